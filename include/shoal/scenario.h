@@ -1,0 +1,44 @@
+/* Scenario files: JSON descriptions of a world and groups of agents.
+ * Every key, unit and default is documented in docs/scenarios.md. */
+#ifndef SHOAL_SCENARIO_H
+#define SHOAL_SCENARIO_H
+
+#include "shoal/shoal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct shoal_scenario_t shoal_scenario_t;
+
+/* Parse a scenario. Errors name the file, line and column for malformed JSON
+ * and the JSON path (e.g. groups[1].vehicle.max_speed) for an unknown key, a
+ * wrong type or an invalid value. On failure *out is NULL. */
+SHOAL_API shoal_status_t shoal_scenario_load_file(const char* path, shoal_scenario_t** out,
+                                                  shoal_error_t* err);
+/* `source_name` is used in error messages only (may be NULL). */
+SHOAL_API shoal_status_t shoal_scenario_load_string(const char* json, size_t length,
+                                                    const char* source_name,
+                                                    shoal_scenario_t** out, shoal_error_t* err);
+SHOAL_API void shoal_scenario_destroy(shoal_scenario_t* scenario);
+
+SHOAL_API const char* shoal_scenario_name(const shoal_scenario_t* scenario);
+SHOAL_API int32_t shoal_scenario_steps(const shoal_scenario_t* scenario);
+SHOAL_API float shoal_scenario_dt(const shoal_scenario_t* scenario);
+SHOAL_API int32_t shoal_scenario_agent_count(const shoal_scenario_t* scenario);
+
+/* A world definition with the scenario's dimensions, seed and threads; the
+ * rest at defaults. */
+SHOAL_API shoal_world_def_t shoal_scenario_world_def(const shoal_scenario_t* scenario);
+
+/* Add every agent of the scenario to `world` (which must have the scenario's
+ * dimensions). Placement is random but fixed by the scenario's seed. On
+ * failure the agents added so far are removed again. */
+SHOAL_API shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario,
+                                                 shoal_world_t* world);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHOAL_SCENARIO_H */

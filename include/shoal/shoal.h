@@ -1,0 +1,347 @@
+/* shoal: a data-oriented, multithreaded crowd and fleet simulator.
+ *
+ * This is the whole public API. Conventions used throughout:
+ *
+ * - Units are SI: meters, seconds, radians, kilograms, newtons. Right-handed
+ *   frame, z up. A 2D world lives in the x-y plane; heading is measured
+ *   counter-clockwise from +x. A 3D world orients agents with unit quaternions
+ *   stored (w, x, y, z); the body's forward axis is +x, left is +y, up is +z.
+ * - Every function that can fail returns a shoal_status_t. On failure nothing
+ *   has changed, and shoal_world_last_error() explains what, where and what was
+ *   expected. Functions without a world take an optional shoal_error_t*.
+ * - Agents are named by shoal_agent_t handles, passed by value. A handle of a
+ *   removed agent is detected as stale (SHOAL_ERR_STALE_HANDLE), never followed.
+ *   The all-zero handle is the null handle.
+ * - The library keeps no global state: worlds are independent. It never prints,
+ *   never aborts on user input, and starts no thread unless the world's thread
+ *   count is above one.
+ * - A world is not safe to call from two threads at once; calls from inside a
+ *   step (a user system) are allowed where documented.
+ */
+#ifndef SHOAL_SHOAL_H
+#define SHOAL_SHOAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shoal/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHOAL_VERSION_MAJOR 0
+#define SHOAL_VERSION_MINOR 1
+#define SHOAL_VERSION_PATCH 0
+
+/* Version of the library actually linked, as "major.minor.patch". */
+SHOAL_API const char* shoal_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and errors                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum shoal_status_t {
+    SHOAL_OK = 0,
+    SHOAL_ERR_INVALID_ARGUMENT = 1, /* NULL, NaN, out of range, bad def */
+    SHOAL_ERR_STALE_HANDLE = 2,     /* removed agent, null or foreign handle */
+    SHOAL_ERR_OUT_OF_MEMORY = 3,    /* an allocation failed; nothing changed */
+    SHOAL_ERR_PARSE = 4,            /* malformed or invalid file contents */
+    SHOAL_ERR_IO = 5,               /* a file could not be opened, read or written */
+    SHOAL_ERR_CAPACITY = 6,         /* a documented size limit was reached */
+    SHOAL_ERR_BUSY = 7,             /* not allowed while the world is stepping */
+    SHOAL_ERR_NOT_FOUND = 8         /* a named thing (system, key) does not exist */
+} shoal_status_t;
+
+/* A short constant name for a status ("invalid argument"). Never NULL. */
+SHOAL_API const char* shoal_status_string(shoal_status_t status);
+
+/* Error details for calls that have no world to keep them in. */
+typedef struct shoal_error_t {
+    shoal_status_t status;
+    char message[512];
+} shoal_error_t;
+
+/* ------------------------------------------------------------------------ */
+/* Handles                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* An agent handle. index1 is the slot index plus one (0 means null); world0 is
+ * a tag of the world that made it, so that a handle from another world is
+ * detected; generation changes each time the slot is reused. */
+typedef struct shoal_agent_t {
+    uint32_t index1;
+    uint16_t world0;
+    uint16_t generation;
+} shoal_agent_t;
+
+static inline int shoal_agent_is_null(shoal_agent_t id) { return id.index1 == 0; }
+static inline int shoal_agent_equal(shoal_agent_t a, shoal_agent_t b)
+{
+    return a.index1 == b.index1 && a.world0 == b.world0 && a.generation == b.generation;
+}
+
+typedef struct shoal_world_t shoal_world_t;
+
+/* ------------------------------------------------------------------------ */
+/* Threads and memory                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Work callback handed to a host task system: process items [start, end) as
+ * worker `worker` (0 <= worker < thread_count). */
+typedef void shoal_task_fn(int32_t start, int32_t end, uint32_t worker, void* task_ctx);
+
+/* Host task system hooks (like an engine's job system). enqueue_task must
+ * eventually call fn over [0, item_count) in ranges of at least min_range
+ * items, possibly on other threads, passing a worker index unique among the
+ * calls running at the same time and below the world's thread_count. It may
+ * run everything inline and return NULL. finish_task waits for a task that
+ * enqueue_task returned (it is not called for NULL). The calling thread always
+ * takes part in the work, so progress never depends on host threads. */
+typedef void* shoal_enqueue_task_fn(shoal_task_fn* fn, int32_t item_count, int32_t min_range,
+                                    void* task_ctx, void* user_ctx);
+typedef void shoal_finish_task_fn(void* task, void* user_ctx);
+
+/* Allocation hooks. alloc returns memory aligned to `align` (a power of two,
+ * at most 64) or NULL on failure; free receives the size given to alloc. */
+typedef void* shoal_alloc_fn(size_t size, size_t align, void* user_ctx);
+typedef void shoal_free_fn(void* ptr, size_t size, void* user_ctx);
+
+typedef enum shoal_backend_t {
+    SHOAL_BACKEND_AUTO = 0,   /* host tasks if given, else OpenMP if threads > 1, else serial */
+    SHOAL_BACKEND_SERIAL = 1, /* everything on the calling thread */
+    SHOAL_BACKEND_OPENMP = 2, /* OpenMP threads (the calling thread is worker 0) */
+    SHOAL_BACKEND_HOST = 3    /* enqueue_task / finish_task */
+} shoal_backend_t;
+
+/* ------------------------------------------------------------------------ */
+/* World                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct shoal_world_def_t {
+    int32_t dimensions;        /* 2 or 3. Default 2. */
+    uint64_t seed;             /* seeds every random draw in the world. Default 1. */
+    int32_t thread_count;      /* 0: $SHOAL_THREADS, else physical cores (hwloc). Default 0. */
+    shoal_backend_t backend;   /* Default AUTO. */
+    int32_t bind_threads;      /* nonzero: pin OpenMP workers to cores (hwloc). Default 0. */
+    int32_t initial_capacity;  /* agents to reserve room for. Default 1024. */
+    shoal_enqueue_task_fn* enqueue_task; /* host task system, optional */
+    shoal_finish_task_fn* finish_task;
+    void* task_user_ctx;
+    shoal_alloc_fn* alloc;     /* optional; both or neither */
+    shoal_free_fn* free;
+    void* alloc_user_ctx;
+    int32_t internal_value;    /* set by shoal_world_default_def(); leave it alone */
+} shoal_world_def_t;
+
+/* A definition with every field at its default. Always start from this. */
+SHOAL_API shoal_world_def_t shoal_world_default_def(void);
+
+/* Create a world. On failure *out_world is NULL and err (optional) says why. */
+SHOAL_API shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** out_world,
+                                            shoal_error_t* err);
+
+/* Destroy a world and everything in it. NULL is ignored. */
+SHOAL_API void shoal_world_destroy(shoal_world_t* world);
+
+/* Advance by dt seconds (finite, > 0): one pass through every stage. */
+SHOAL_API shoal_status_t shoal_world_step(shoal_world_t* world, float dt);
+
+/* The message of the last failed call on this world ("" if none). Valid until
+ * the next call on the world. */
+SHOAL_API const char* shoal_world_last_error(const shoal_world_t* world);
+
+SHOAL_API int32_t shoal_world_dimensions(const shoal_world_t* world);
+SHOAL_API int32_t shoal_world_agent_count(const shoal_world_t* world);
+SHOAL_API int32_t shoal_world_thread_count(const shoal_world_t* world);
+SHOAL_API shoal_backend_t shoal_world_backend(const shoal_world_t* world);
+SHOAL_API uint64_t shoal_world_step_count(const shoal_world_t* world);
+SHOAL_API double shoal_world_time(const shoal_world_t* world); /* simulated seconds */
+
+/* A 64-bit digest of all simulation state (every live agent's handle, state,
+ * parameters and behaviors, in handle order, plus the step count). Equal
+ * inputs give equal hashes for any thread count and backend. */
+SHOAL_API uint64_t shoal_world_state_hash(const shoal_world_t* world);
+
+/* ------------------------------------------------------------------------ */
+/* Agents                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Physical limits and inertia of an agent's vehicle (seed "Basic vehicle
+ * dynamics"): m dV/dt = F, I d2(theta)/dt2 = tau, |F| <= max_force,
+ * |tau| <= max_torque, |V| <= max_speed, |omega| <= max_turn_rate. */
+typedef struct shoal_vehicle_t {
+    float mass;          /* kg, > 0. Default 1 */
+    float inertia;       /* kg m^2, > 0. Default 1 */
+    float max_force;     /* N, >= 0. Default 20 */
+    float max_torque;    /* N m, >= 0. Default 20 */
+    float max_speed;     /* m/s, >= 0. Default 5 */
+    float max_turn_rate; /* rad/s, >= 0. Default 3 */
+    float radius;        /* m, >= 0: bounding sphere. Default 0.5 */
+} shoal_vehicle_t;
+
+/* Gains of the controller that turns (V_d, theta_d) into F and tau. */
+typedef struct shoal_control_t {
+    float speed_gain;    /* 1/s: force = m * speed_gain * velocity error. Default 4 */
+    float heading_gain;  /* 1/s^2: torque = I * (heading_gain * angle error ... */
+    float turn_damping;  /* 1/s:            ... - turn_damping * omega). Default 6 */
+} shoal_control_t;
+
+/* Steering behaviors. Each produces a desired velocity; an agent's behaviors
+ * combine as the weighted sum of those velocities (seed 003). */
+typedef enum shoal_behavior_t {
+    SHOAL_BEHAVIOR_SEEK = 0,   /* toward the target at max speed */
+    SHOAL_BEHAVIOR_FLEE = 1,   /* away from the threat at max speed */
+    SHOAL_BEHAVIOR_ARRIVE = 2, /* V = K_arrive e: slows to a stop at the target */
+    SHOAL_BEHAVIOR_DEPART = 3, /* V = K_depart (-e)/|e|^2 from the threat */
+    SHOAL_BEHAVIOR_COUNT_ = 4
+} shoal_behavior_t;
+
+/* Room reserved in definitions for behaviors added by later versions. */
+#define SHOAL_BEHAVIOR_SLOTS 16
+
+/* Short lower-case name ("seek"), or NULL for an unknown behavior. */
+SHOAL_API const char* shoal_behavior_name(shoal_behavior_t behavior);
+
+typedef struct shoal_agent_def_t {
+    float position[3];    /* m; z ignored in 2D */
+    float velocity[3];    /* m/s, world frame; z ignored in 2D */
+    float heading;        /* rad: 2D heading; in 3D the initial yaw */
+    float pitch;          /* rad: 3D initial pitch (nose up positive); ignored in 2D */
+    shoal_vehicle_t vehicle;
+    shoal_control_t control;
+    float weights[SHOAL_BEHAVIOR_SLOTS]; /* per shoal_behavior_t; 0 = off. Default all 0 */
+    float arrive_gain;    /* K_arrival, 1/s, > 0. Default 1 */
+    float depart_gain;    /* K_departure, m^2/s, > 0. Default 10 */
+    float target[3];      /* seek and arrive toward this point */
+    float threat[3];      /* flee and depart from this point */
+    uint32_t group;       /* a label for the user (colors, statistics). Default 0 */
+    uint64_t user_value;  /* opaque to the library. Default 0 */
+    int32_t internal_value; /* set by shoal_agent_default_def(); leave it alone */
+} shoal_agent_def_t;
+
+SHOAL_API shoal_agent_def_t shoal_agent_default_def(void);
+SHOAL_API shoal_vehicle_t shoal_vehicle_default(void);
+SHOAL_API shoal_control_t shoal_control_default(void);
+
+/* Add an agent. Between steps it is live at once; from inside a step (a user
+ * system) the handle is returned at once and the agent goes live at the next
+ * stage boundary. */
+SHOAL_API shoal_status_t shoal_agent_add(shoal_world_t* world, const shoal_agent_def_t* def,
+                                         shoal_agent_t* out_id);
+
+/* Remove an agent; its handle and every copy of it become stale. From inside
+ * a step the removal is applied at the next stage boundary. */
+SHOAL_API shoal_status_t shoal_agent_remove(shoal_world_t* world, shoal_agent_t id);
+
+/* 1 if the handle names a live (or pending) agent of this world, else 0. */
+SHOAL_API int shoal_agent_is_valid(const shoal_world_t* world, shoal_agent_t id);
+
+/* The kinematic state of one agent. */
+typedef struct shoal_agent_state_t {
+    float position[3];
+    float velocity[3];     /* world frame */
+    float heading;         /* 2D heading; in 3D the yaw of the forward axis */
+    float orientation[4];  /* unit quaternion (w, x, y, z); in 2D a yaw rotation */
+    float angular_velocity[3]; /* rad/s, world frame; 2D uses [2] */
+} shoal_agent_state_t;
+
+SHOAL_API shoal_status_t shoal_agent_get_state(const shoal_world_t* world, shoal_agent_t id,
+                                               shoal_agent_state_t* out_state);
+
+/* Set position, velocity and orientation directly (no removal, no dynamics).
+ * Angular velocity is set to zero. In 2D `orientation` is ignored and
+ * `heading` used; in 3D `orientation` (normalized here) is used. velocity is
+ * clamped to the vehicle's max speed. */
+SHOAL_API shoal_status_t shoal_agent_teleport(shoal_world_t* world, shoal_agent_t id,
+                                              const float position[3], const float velocity[3],
+                                              float heading, const float orientation[4]);
+
+SHOAL_API shoal_status_t shoal_agent_set_target(shoal_world_t* world, shoal_agent_t id,
+                                                const float target[3]);
+SHOAL_API shoal_status_t shoal_agent_set_threat(shoal_world_t* world, shoal_agent_t id,
+                                                const float threat[3]);
+SHOAL_API shoal_status_t shoal_agent_set_vehicle(shoal_world_t* world, shoal_agent_t id,
+                                                 const shoal_vehicle_t* vehicle);
+SHOAL_API shoal_status_t shoal_agent_set_control(shoal_world_t* world, shoal_agent_t id,
+                                                 const shoal_control_t* control);
+/* Weight 0 turns a behavior off. */
+SHOAL_API shoal_status_t shoal_agent_set_behavior(shoal_world_t* world, shoal_agent_t id,
+                                                  shoal_behavior_t behavior, float weight);
+SHOAL_API shoal_status_t shoal_agent_set_gains(shoal_world_t* world, shoal_agent_t id,
+                                               float arrive_gain, float depart_gain);
+SHOAL_API shoal_status_t shoal_agent_set_user_value(shoal_world_t* world, shoal_agent_t id,
+                                                    uint64_t value);
+SHOAL_API shoal_status_t shoal_agent_get_user_value(const shoal_world_t* world, shoal_agent_t id,
+                                                    uint64_t* out_value);
+/* The definition that would recreate this agent as it is now. */
+SHOAL_API shoal_status_t shoal_agent_get_def(const shoal_world_t* world, shoal_agent_t id,
+                                             shoal_agent_def_t* out_def);
+
+/* Bulk read, in the world's storage order (which may change between steps).
+ * Every pointer is optional. Arrays hold `capacity` entries: ids[n],
+ * positions[3n], velocities[3n], headings[n], orientations[4n] (w,x,y,z).
+ * Writes min(capacity, agent count) entries and sets *out_count to that. */
+typedef struct shoal_agent_batch_t {
+    shoal_agent_t* ids;
+    float* positions;
+    float* velocities;
+    float* headings;
+    float* orientations;
+    uint64_t* user_values;
+    uint32_t* groups;
+} shoal_agent_batch_t;
+
+SHOAL_API shoal_status_t shoal_world_read_agents(const shoal_world_t* world,
+                                                 const shoal_agent_batch_t* batch,
+                                                 int32_t capacity, int32_t* out_count);
+
+/* ------------------------------------------------------------------------ */
+/* Stages, systems and statistics                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef enum shoal_stage_t {
+    SHOAL_STAGE_SENSE = 0,     /* spatial structures, neighbor data */
+    SHOAL_STAGE_DECIDE = 1,    /* behaviors write desired velocity */
+    SHOAL_STAGE_PLAN = 2,      /* planner searches */
+    SHOAL_STAGE_CONTROL = 3,   /* intent -> force and torque */
+    SHOAL_STAGE_INTEGRATE = 4, /* dynamics; the only writer of positions/velocities */
+    SHOAL_STAGE_OBSERVE = 5,   /* metrics, recordings */
+    SHOAL_STAGE_COUNT_ = 6
+} shoal_stage_t;
+
+SHOAL_API const char* shoal_stage_name(shoal_stage_t stage);
+
+typedef struct shoal_system_stats_t {
+    const char* name;   /* owned by the world */
+    shoal_stage_t stage;
+    int32_t enabled;
+    uint64_t calls;     /* times run */
+    uint64_t ns_total;  /* wall nanoseconds over all calls */
+    uint64_t agents;    /* agents touched over all calls */
+} shoal_system_stats_t;
+
+/* Systems run in stage order, then registration order within a stage. */
+SHOAL_API int32_t shoal_world_system_count(const shoal_world_t* world);
+SHOAL_API shoal_status_t shoal_world_system_stats(const shoal_world_t* world, int32_t index,
+                                                  shoal_system_stats_t* out_stats);
+SHOAL_API shoal_status_t shoal_world_set_system_enabled(shoal_world_t* world, const char* name,
+                                                        int enabled);
+SHOAL_API void shoal_world_reset_stats(shoal_world_t* world);
+
+/* A user system: called once per step at its place in its stage, on the
+ * thread that called shoal_world_step. It may read agents and call the
+ * shoal_agent_* setters; adds and removes are applied at the stage boundary.
+ * Returning non-OK stops the step with that status after the current stage's
+ * pending changes are applied. */
+typedef shoal_status_t shoal_system_fn(shoal_world_t* world, float dt, void* user_ctx);
+
+SHOAL_API shoal_status_t shoal_world_add_system(shoal_world_t* world, const char* name,
+                                                shoal_stage_t stage, shoal_system_fn* fn,
+                                                void* user_ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHOAL_SHOAL_H */

@@ -1,0 +1,677 @@
+/* Agents: definitions, validation, the slot table and the public agent API.
+ *
+ * Every setter works the same way: read the agent's current definition (from
+ * its row, or from the queued add if it is still pending), change it, validate
+ * the result, and only then write it back. A failed call changes nothing. */
+#include <math.h>
+#include <string.h>
+
+#include "ecs/world.h"
+#include "simd/vec.h"
+
+#define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
+
+static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {"seek", "flee", "arrive",
+                                                                  "depart"};
+
+const char* shoal_behavior_name(shoal_behavior_t b)
+{
+    return (unsigned)b < SHOAL_BEHAVIOR_COUNT_ ? behavior_names[b] : NULL;
+}
+
+shoal_vehicle_t shoal_vehicle_default(void)
+{
+    shoal_vehicle_t v = {1.0f, 1.0f, 20.0f, 20.0f, 5.0f, 3.0f, 0.5f};
+    return v;
+}
+
+shoal_control_t shoal_control_default(void)
+{
+    /* Heading loop critically damped at 3 rad/s: Kp = 9, Kd = 6. */
+    shoal_control_t c = {4.0f, 9.0f, 6.0f};
+    return c;
+}
+
+shoal_agent_def_t shoal_agent_default_def(void)
+{
+    shoal_agent_def_t d;
+    memset(&d, 0, sizeof d);
+    d.vehicle = shoal_vehicle_default();
+    d.control = shoal_control_default();
+    d.arrive_gain = 1.0f;
+    d.depart_gain = 10.0f;
+    d.internal_value = AGENT_DEF_COOKIE;
+    return d;
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+static int check_finite(world_t* w, const char* where, const char* field, const float* v, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(v[i])) {
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%d] must be finite, got %g", where,
+                       field, i, (double)v[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int check_min(world_t* w, const char* where, const char* field, float v, float lo,
+                     int strict)
+{
+    int ok = isfinite(v) && (strict ? v > lo : v >= lo);
+    if (!ok)
+        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite and %s %g, got %g", where,
+                   field, strict ? ">" : ">=", (double)lo, (double)v);
+    return ok;
+}
+
+shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    if (!d) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: def is NULL", where);
+    if (d->internal_value != AGENT_DEF_COOKIE)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: def was not initialized with shoal_agent_default_def()", where);
+    const shoal_vehicle_t* v = &d->vehicle;
+    const shoal_control_t* c = &d->control;
+    int ok = check_finite(w, where, "position", d->position, 3) &&
+             check_finite(w, where, "velocity", d->velocity, 3) &&
+             check_finite(w, where, "heading", &d->heading, 1) &&
+             check_finite(w, where, "pitch", &d->pitch, 1) &&
+             check_finite(w, where, "target", d->target, 3) &&
+             check_finite(w, where, "threat", d->threat, 3) &&
+             check_min(w, where, "vehicle.mass", v->mass, 0.0f, 1) &&
+             check_min(w, where, "vehicle.inertia", v->inertia, 0.0f, 1) &&
+             check_min(w, where, "vehicle.max_force", v->max_force, 0.0f, 0) &&
+             check_min(w, where, "vehicle.max_torque", v->max_torque, 0.0f, 0) &&
+             check_min(w, where, "vehicle.max_speed", v->max_speed, 0.0f, 0) &&
+             check_min(w, where, "vehicle.max_turn_rate", v->max_turn_rate, 0.0f, 0) &&
+             check_min(w, where, "vehicle.radius", v->radius, 0.0f, 0) &&
+             check_min(w, where, "control.speed_gain", c->speed_gain, 0.0f, 0) &&
+             check_min(w, where, "control.heading_gain", c->heading_gain, 0.0f, 0) &&
+             check_min(w, where, "control.turn_damping", c->turn_damping, 0.0f, 0) &&
+             check_min(w, where, "arrive_gain", d->arrive_gain, 0.0f, 1) &&
+             check_min(w, where, "depart_gain", d->depart_gain, 0.0f, 1);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    for (int b = 0; b < SHOAL_BEHAVIOR_SLOTS; ++b) {
+        float wt = d->weights[b];
+        if (b >= SHOAL_BEHAVIOR_COUNT_) {
+            if (wt != 0.0f)
+                return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                                  "%s: weights[%d] is not a behavior of this version (0..%d)",
+                                  where, b, SHOAL_BEHAVIOR_COUNT_ - 1);
+            continue;
+        }
+        if (!isfinite(wt) || wt < 0.0f)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: weights[%s] must be finite and >= 0, got %g", where,
+                              behavior_names[b], (double)wt);
+    }
+    return SHOAL_OK;
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+static void write_params(world_t* w, int32_t row, const shoal_agent_def_t* d)
+{
+    int z = w->dims == 3;
+    AGENT_F(w, AC_MASS)[row] = d->vehicle.mass;
+    AGENT_F(w, AC_INERTIA)[row] = d->vehicle.inertia;
+    AGENT_F(w, AC_MAX_FORCE)[row] = d->vehicle.max_force;
+    AGENT_F(w, AC_MAX_TORQUE)[row] = d->vehicle.max_torque;
+    AGENT_F(w, AC_MAX_SPEED)[row] = d->vehicle.max_speed;
+    AGENT_F(w, AC_MAX_TURN_RATE)[row] = d->vehicle.max_turn_rate;
+    AGENT_F(w, AC_RADIUS)[row] = d->vehicle.radius;
+    AGENT_F(w, AC_SPEED_GAIN)[row] = d->control.speed_gain;
+    AGENT_F(w, AC_HEADING_GAIN)[row] = d->control.heading_gain;
+    AGENT_F(w, AC_TURN_DAMPING)[row] = d->control.turn_damping;
+    AGENT_F(w, AC_W_SEEK)[row] = d->weights[SHOAL_BEHAVIOR_SEEK];
+    AGENT_F(w, AC_W_FLEE)[row] = d->weights[SHOAL_BEHAVIOR_FLEE];
+    AGENT_F(w, AC_W_ARRIVE)[row] = d->weights[SHOAL_BEHAVIOR_ARRIVE];
+    AGENT_F(w, AC_W_DEPART)[row] = d->weights[SHOAL_BEHAVIOR_DEPART];
+    AGENT_F(w, AC_ARRIVE_GAIN)[row] = d->arrive_gain;
+    AGENT_F(w, AC_DEPART_GAIN)[row] = d->depart_gain;
+    AGENT_F(w, AC_TARGET_X)[row] = d->target[0];
+    AGENT_F(w, AC_TARGET_Y)[row] = d->target[1];
+    AGENT_F(w, AC_TARGET_Z)[row] = z ? d->target[2] : 0.0f;
+    AGENT_F(w, AC_THREAT_X)[row] = d->threat[0];
+    AGENT_F(w, AC_THREAT_Y)[row] = d->threat[1];
+    AGENT_F(w, AC_THREAT_Z)[row] = z ? d->threat[2] : 0.0f;
+    TABLE_COL(&w->agents, uint32_t, AC_GROUP)[row] = d->group;
+    TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[row] = d->user_value;
+}
+
+static void read_params(const world_t* w, int32_t row, shoal_agent_def_t* d)
+{
+    d->vehicle.mass = AGENT_F(w, AC_MASS)[row];
+    d->vehicle.inertia = AGENT_F(w, AC_INERTIA)[row];
+    d->vehicle.max_force = AGENT_F(w, AC_MAX_FORCE)[row];
+    d->vehicle.max_torque = AGENT_F(w, AC_MAX_TORQUE)[row];
+    d->vehicle.max_speed = AGENT_F(w, AC_MAX_SPEED)[row];
+    d->vehicle.max_turn_rate = AGENT_F(w, AC_MAX_TURN_RATE)[row];
+    d->vehicle.radius = AGENT_F(w, AC_RADIUS)[row];
+    d->control.speed_gain = AGENT_F(w, AC_SPEED_GAIN)[row];
+    d->control.heading_gain = AGENT_F(w, AC_HEADING_GAIN)[row];
+    d->control.turn_damping = AGENT_F(w, AC_TURN_DAMPING)[row];
+    memset(d->weights, 0, sizeof d->weights);
+    d->weights[SHOAL_BEHAVIOR_SEEK] = AGENT_F(w, AC_W_SEEK)[row];
+    d->weights[SHOAL_BEHAVIOR_FLEE] = AGENT_F(w, AC_W_FLEE)[row];
+    d->weights[SHOAL_BEHAVIOR_ARRIVE] = AGENT_F(w, AC_W_ARRIVE)[row];
+    d->weights[SHOAL_BEHAVIOR_DEPART] = AGENT_F(w, AC_W_DEPART)[row];
+    d->arrive_gain = AGENT_F(w, AC_ARRIVE_GAIN)[row];
+    d->depart_gain = AGENT_F(w, AC_DEPART_GAIN)[row];
+    d->target[0] = AGENT_F(w, AC_TARGET_X)[row];
+    d->target[1] = AGENT_F(w, AC_TARGET_Y)[row];
+    d->target[2] = AGENT_F(w, AC_TARGET_Z)[row];
+    d->threat[0] = AGENT_F(w, AC_THREAT_X)[row];
+    d->threat[1] = AGENT_F(w, AC_THREAT_Y)[row];
+    d->threat[2] = AGENT_F(w, AC_THREAT_Z)[row];
+    d->group = TABLE_COL(&w->agents, uint32_t, AC_GROUP)[row];
+    d->user_value = TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[row];
+}
+
+/* Position, velocity (clamped to max speed) and orientation; spin zeroed. */
+static void write_pose(world_t* w, int32_t row, const float p[3], const float v[3], float heading,
+                       quat q)
+{
+    int three = w->dims == 3;
+    float vmax = AGENT_F(w, AC_MAX_SPEED)[row];
+    float vx = v[0], vy = v[1], vz = three ? v[2] : 0.0f;
+    float speed = sqrtf(vx * vx + vy * vy + vz * vz);
+    if (speed > vmax) {
+        float k = speed > 0.0f ? vmax / speed : 0.0f;
+        vx *= k;
+        vy *= k;
+        vz *= k;
+    }
+    AGENT_F(w, AC_POS_X)[row] = p[0];
+    AGENT_F(w, AC_POS_Y)[row] = p[1];
+    AGENT_F(w, AC_POS_Z)[row] = three ? p[2] : 0.0f;
+    AGENT_F(w, AC_VEL_X)[row] = vx;
+    AGENT_F(w, AC_VEL_Y)[row] = vy;
+    AGENT_F(w, AC_VEL_Z)[row] = vz;
+    if (!three) q = quat_from_yaw_pitch_roll(heading, 0.0f, 0.0f);
+    AGENT_F(w, AC_HEADING)[row] = three ? quat_yaw(q) : angle_wrap(heading);
+    AGENT_F(w, AC_QW)[row] = q.w;
+    AGENT_F(w, AC_QX)[row] = q.x;
+    AGENT_F(w, AC_QY)[row] = q.y;
+    AGENT_F(w, AC_QZ)[row] = q.z;
+    AGENT_F(w, AC_OMEGA_X)[row] = 0.0f;
+    AGENT_F(w, AC_OMEGA_Y)[row] = 0.0f;
+    AGENT_F(w, AC_OMEGA_Z)[row] = 0.0f;
+}
+
+static quat row_quat(const world_t* w, int32_t row)
+{
+    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
+              AGENT_F(w, AC_QZ)[row]};
+    return q;
+}
+
+void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* d)
+{
+    write_params(w, row, d);
+    write_pose(w, row, d->position, d->velocity, d->heading,
+               quat_from_yaw_pitch_roll(d->heading, d->pitch, 0.0f));
+}
+
+static void read_def(const world_t* w, int32_t row, shoal_agent_def_t* d)
+{
+    *d = shoal_agent_default_def();
+    read_params(w, row, d);
+    d->position[0] = AGENT_F(w, AC_POS_X)[row];
+    d->position[1] = AGENT_F(w, AC_POS_Y)[row];
+    d->position[2] = AGENT_F(w, AC_POS_Z)[row];
+    d->velocity[0] = AGENT_F(w, AC_VEL_X)[row];
+    d->velocity[1] = AGENT_F(w, AC_VEL_Y)[row];
+    d->velocity[2] = AGENT_F(w, AC_VEL_Z)[row];
+    d->heading = AGENT_F(w, AC_HEADING)[row];
+    d->pitch = w->dims == 3 ? quat_pitch(row_quat(w, row)) : 0.0f;
+}
+
+/* ---- slots -------------------------------------------------------------- */
+
+int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, const char* where)
+{
+    if (id.index1 == 0) {
+        world_failc(w, SHOAL_ERR_STALE_HANDLE, "%s: the handle is null", where);
+        return -1;
+    }
+    uint32_t slot = id.index1 - 1;
+    if (id.world0 != w->tag || slot >= (uint32_t)w->slot_high) {
+        world_failc(w, SHOAL_ERR_STALE_HANDLE,
+                    "%s: handle {index %u, generation %u} does not belong to this world", where,
+                    (unsigned)slot, (unsigned)id.generation);
+        return -1;
+    }
+    const slot_t* s = &w->slots[slot];
+    int usable = s->state == SLOT_LIVE || (allow_pending && s->state == SLOT_PENDING);
+    if (s->generation != id.generation || !usable) {
+        world_failc(w, SHOAL_ERR_STALE_HANDLE,
+                    "%s: handle {index %u, generation %u} is stale: that agent was removed",
+                    where, (unsigned)slot, (unsigned)id.generation);
+        return -1;
+    }
+    return (int32_t)slot;
+}
+
+/* Room for one more slot; all or nothing. */
+static int reserve_slot(world_t* w)
+{
+    if (w->free_head != UINT32_MAX || w->slot_high < w->slot_capacity) return 1;
+    int64_t cap = (int64_t)w->slot_capacity * 2;
+    if (cap < 16) cap = 16;
+    if (cap > INT32_MAX / 2) return 0;
+    slot_t* fresh = (slot_t*)mem_calloc(&w->alloc, (size_t)cap * sizeof(slot_t));
+    if (!fresh) return 0;
+    memcpy(fresh, w->slots, (size_t)w->slot_high * sizeof(slot_t));
+    mem_free(&w->alloc, w->slots, (size_t)w->slot_capacity * sizeof(slot_t));
+    w->slots = fresh;
+    w->slot_capacity = (int32_t)cap;
+    return 1;
+}
+
+static uint32_t take_slot(world_t* w)
+{
+    uint32_t slot;
+    if (w->free_head != UINT32_MAX) {
+        slot = w->free_head;
+        w->free_head = w->slots[slot].next_free;
+    } else {
+        slot = (uint32_t)w->slot_high++;
+        w->slots[slot].generation = 1;
+    }
+    return slot;
+}
+
+static void release_slot(world_t* w, uint32_t slot)
+{
+    slot_t* s = &w->slots[slot];
+    s->state = SLOT_FREE;
+    s->remove_queued = 0;
+    s->row = -1;
+    s->generation = (uint16_t)(s->generation + 1);
+    if (s->generation == 0) s->generation = 1;
+    s->next_free = w->free_head;
+    w->free_head = slot;
+}
+
+static shoal_agent_t make_handle(const world_t* w, uint32_t slot)
+{
+    shoal_agent_t id = {slot + 1, w->tag, w->slots[slot].generation};
+    return id;
+}
+
+static void insert_live(world_t* w, uint32_t slot, const shoal_agent_def_t* def)
+{
+    int32_t row = table_push(&w->agents, slot);
+    agent_write_row(w, row, def);
+    w->slots[slot].row = row;
+    w->slots[slot].state = SLOT_LIVE;
+}
+
+static void remove_live(world_t* w, uint32_t slot)
+{
+    uint32_t moved = table_swap_remove(&w->agents, w->slots[slot].row);
+    if (moved != UINT32_MAX) w->slots[moved].row = w->slots[slot].row;
+    release_slot(w, slot);
+}
+
+static int reserve_command(world_t* w)
+{
+    if (w->command_count < w->command_capacity) return 1;
+    int32_t cap = w->command_capacity ? w->command_capacity * 2 : 64;
+    command_t* fresh = (command_t*)mem_alloc(&w->alloc, (size_t)cap * sizeof(command_t));
+    if (!fresh) return 0;
+    if (w->command_count) memcpy(fresh, w->commands, (size_t)w->command_count * sizeof(command_t));
+    mem_free(&w->alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
+    w->commands = fresh;
+    w->command_capacity = cap;
+    return 1;
+}
+
+static command_t* pending_add(world_t* w, uint32_t slot)
+{
+    for (int32_t i = w->command_count - 1; i >= 0; --i)
+        if (w->commands[i].is_add && w->commands[i].slot == slot) return &w->commands[i];
+    return NULL;
+}
+
+shoal_status_t world_apply_commands(world_t* w)
+{
+    /* Capacity for every queued add was reserved when it was queued, so
+     * applying cannot fail half-way. */
+    for (int32_t i = 0; i < w->command_count; ++i) {
+        command_t* c = &w->commands[i];
+        if (c->is_add) {
+            insert_live(w, c->slot, &c->def);
+            w->pending_adds--;
+        } else if (w->slots[c->slot].state == SLOT_LIVE) {
+            remove_live(w, c->slot);
+        }
+    }
+    w->command_count = 0;
+    return SHOAL_OK;
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, shoal_agent_t* out_id)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (out_id) memset(out_id, 0, sizeof *out_id);
+    shoal_status_t st = agent_validate_def(w, def, "agent_add");
+    if (st != SHOAL_OK) return st;
+    int32_t live_after = w->agents.count + w->pending_adds + 1;
+    if (live_after > INT32_MAX / 2)
+        return world_fail(w, SHOAL_ERR_CAPACITY, "agent_add: at most %d agents", INT32_MAX / 2);
+    if (!reserve_slot(w) || !table_reserve(&w->agents, &w->alloc, live_after) ||
+        (w->in_step && !reserve_command(w)))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory growing to %d agents",
+                          (int)live_after);
+    uint32_t slot = take_slot(w);
+    if (w->in_step) {
+        command_t* c = &w->commands[w->command_count++];
+        c->slot = slot;
+        c->is_add = 1;
+        c->def = *def;
+        w->slots[slot].state = SLOT_PENDING;
+        w->pending_adds++;
+    } else {
+        insert_live(w, slot, def);
+    }
+    if (out_id) *out_id = make_handle(w, slot);
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_agent_remove(shoal_world_t* w, shoal_agent_t id)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    int32_t slot = world_resolve(w, id, 1, "agent_remove");
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    if (!w->in_step) {
+        remove_live(w, (uint32_t)slot);
+        return SHOAL_OK;
+    }
+    if (w->slots[slot].remove_queued) return SHOAL_OK;
+    if (!reserve_command(w))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_remove: out of memory queueing removal");
+    command_t* c = &w->commands[w->command_count++];
+    c->slot = (uint32_t)slot;
+    c->is_add = 0;
+    w->slots[slot].remove_queued = 1;
+    return SHOAL_OK;
+}
+
+int shoal_agent_is_valid(const shoal_world_t* w, shoal_agent_t id)
+{
+    if (!w || id.index1 == 0 || id.world0 != w->tag) return 0;
+    uint32_t slot = id.index1 - 1;
+    if (slot >= (uint32_t)w->slot_high) return 0;
+    const slot_t* s = &w->slots[slot];
+    return s->generation == id.generation && (s->state == SLOT_LIVE || s->state == SLOT_PENDING);
+}
+
+shoal_status_t shoal_agent_get_def(const shoal_world_t* w, shoal_agent_t id, shoal_agent_def_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_def: out_def is NULL");
+    int32_t slot = world_resolve(w, id, 1, "agent_get_def");
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    if (w->slots[slot].state == SLOT_PENDING)
+        *out = pending_add((world_t*)(uintptr_t)w, (uint32_t)slot)->def;
+    else
+        read_def(w, w->slots[slot].row, out);
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
+                                     shoal_agent_state_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_state: out_state is NULL");
+    int32_t slot = world_resolve(w, id, 0, "agent_get_state");
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    int32_t row = w->slots[slot].row;
+    out->position[0] = AGENT_F(w, AC_POS_X)[row];
+    out->position[1] = AGENT_F(w, AC_POS_Y)[row];
+    out->position[2] = AGENT_F(w, AC_POS_Z)[row];
+    out->velocity[0] = AGENT_F(w, AC_VEL_X)[row];
+    out->velocity[1] = AGENT_F(w, AC_VEL_Y)[row];
+    out->velocity[2] = AGENT_F(w, AC_VEL_Z)[row];
+    out->heading = AGENT_F(w, AC_HEADING)[row];
+    quat q = w->dims == 3 ? row_quat(w, row) : quat_from_yaw_pitch_roll(out->heading, 0.0f, 0.0f);
+    out->orientation[0] = q.w;
+    out->orientation[1] = q.x;
+    out->orientation[2] = q.y;
+    out->orientation[3] = q.z;
+    out->angular_velocity[0] = AGENT_F(w, AC_OMEGA_X)[row];
+    out->angular_velocity[1] = AGENT_F(w, AC_OMEGA_Y)[row];
+    out->angular_velocity[2] = AGENT_F(w, AC_OMEGA_Z)[row];
+    return SHOAL_OK;
+}
+
+/* Read-modify-validate-write of an agent's parameters (see the file comment). */
+typedef void def_edit_fn(shoal_agent_def_t* def, const void* arg);
+
+static shoal_status_t edit_agent(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
+                                 const void* arg)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    int32_t slot = world_resolve(w, id, 1, where);
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    command_t* pending = w->slots[slot].state == SLOT_PENDING ? pending_add(w, (uint32_t)slot) : NULL;
+    shoal_agent_def_t def;
+    if (pending)
+        def = pending->def;
+    else
+        read_def(w, w->slots[slot].row, &def);
+    edit(&def, arg);
+    shoal_status_t st = agent_validate_def(w, &def, where);
+    if (st != SHOAL_OK) return st;
+    if (pending)
+        pending->def = def;
+    else
+        write_params(w, w->slots[slot].row, &def);
+    return SHOAL_OK;
+}
+
+static void edit_target(shoal_agent_def_t* d, const void* a) { memcpy(d->target, a, sizeof d->target); }
+static void edit_threat(shoal_agent_def_t* d, const void* a) { memcpy(d->threat, a, sizeof d->threat); }
+static void edit_vehicle(shoal_agent_def_t* d, const void* a) { d->vehicle = *(const shoal_vehicle_t*)a; }
+static void edit_control(shoal_agent_def_t* d, const void* a) { d->control = *(const shoal_control_t*)a; }
+static void edit_user(shoal_agent_def_t* d, const void* a) { d->user_value = *(const uint64_t*)a; }
+static void edit_gains(shoal_agent_def_t* d, const void* a)
+{
+    d->arrive_gain = ((const float*)a)[0];
+    d->depart_gain = ((const float*)a)[1];
+}
+typedef struct behavior_arg {
+    int32_t behavior;
+    float weight;
+} behavior_arg;
+static void edit_behavior(shoal_agent_def_t* d, const void* a)
+{
+    const behavior_arg* b = (const behavior_arg*)a;
+    d->weights[b->behavior] = b->weight;
+}
+
+#define REQUIRE_PTR(w, p, where, name)                                                        \
+    do {                                                                                      \
+        if (!(w)) return SHOAL_ERR_INVALID_ARGUMENT;                                          \
+        if (!(p)) return world_fail((w), SHOAL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", where, name); \
+    } while (0)
+
+shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const float target[3])
+{
+    REQUIRE_PTR(w, target, "agent_set_target", "target");
+    return edit_agent(w, id, "agent_set_target", edit_target, target);
+}
+
+shoal_status_t shoal_agent_set_threat(shoal_world_t* w, shoal_agent_t id, const float threat[3])
+{
+    REQUIRE_PTR(w, threat, "agent_set_threat", "threat");
+    return edit_agent(w, id, "agent_set_threat", edit_threat, threat);
+}
+
+shoal_status_t shoal_agent_set_vehicle(shoal_world_t* w, shoal_agent_t id, const shoal_vehicle_t* v)
+{
+    REQUIRE_PTR(w, v, "agent_set_vehicle", "vehicle");
+    return edit_agent(w, id, "agent_set_vehicle", edit_vehicle, v);
+}
+
+shoal_status_t shoal_agent_set_control(shoal_world_t* w, shoal_agent_t id, const shoal_control_t* c)
+{
+    REQUIRE_PTR(w, c, "agent_set_control", "control");
+    return edit_agent(w, id, "agent_set_control", edit_control, c);
+}
+
+shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoal_behavior_t behavior,
+                                        float weight)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if ((unsigned)behavior >= SHOAL_BEHAVIOR_COUNT_)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "agent_set_behavior: unknown behavior %d (expected 0..%d)", (int)behavior,
+                          SHOAL_BEHAVIOR_COUNT_ - 1);
+    behavior_arg arg = {(int32_t)behavior, weight};
+    return edit_agent(w, id, "agent_set_behavior", edit_behavior, &arg);
+}
+
+shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,
+                                     float depart_gain)
+{
+    float gains[2] = {arrive_gain, depart_gain};
+    return edit_agent(w, id, "agent_set_gains", edit_gains, gains);
+}
+
+shoal_status_t shoal_agent_set_user_value(shoal_world_t* w, shoal_agent_t id, uint64_t value)
+{
+    return edit_agent(w, id, "agent_set_user_value", edit_user, &value);
+}
+
+shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t id, uint64_t* out)
+{
+    shoal_agent_def_t def;
+    if (w && !out)
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_user_value: out_value is NULL");
+    shoal_status_t st = shoal_agent_get_def(w, id, &def);
+    if (st == SHOAL_OK) *out = def.user_value;
+    return st;
+}
+
+shoal_status_t shoal_agent_teleport(shoal_world_t* w, shoal_agent_t id, const float position[3],
+                                    const float velocity[3], float heading, const float orientation[4])
+{
+    static const char* where = "agent_teleport";
+    REQUIRE_PTR(w, position, where, "position");
+    REQUIRE_PTR(w, velocity, where, "velocity");
+    if (w->dims == 3 && !orientation)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: orientation is NULL in a 3D world", where);
+    int32_t slot = world_resolve(w, id, 1, where);
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    int ok = check_finite(w, where, "position", position, 3) &&
+             check_finite(w, where, "velocity", velocity, 3) &&
+             check_finite(w, where, "heading", &heading, 1) &&
+             (w->dims == 2 || check_finite(w, where, "orientation", orientation, 4));
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    quat q = {1.0f, 0.0f, 0.0f, 0.0f};
+    if (w->dims == 3) {
+        q.w = orientation[0];
+        q.x = orientation[1];
+        q.y = orientation[2];
+        q.z = orientation[3];
+        float n = sqrtf(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+        if (!(n > 1e-6f) || !isfinite(n))
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: orientation must be a nonzero quaternion (w, x, y, z)", where);
+        q = quat_normalize(q);
+    }
+    if (w->slots[slot].state == SLOT_PENDING) {
+        shoal_agent_def_t* d = &pending_add(w, (uint32_t)slot)->def;
+        memcpy(d->position, position, sizeof d->position);
+        memcpy(d->velocity, velocity, sizeof d->velocity);
+        d->heading = w->dims == 3 ? quat_yaw(q) : heading;
+        d->pitch = w->dims == 3 ? quat_pitch(q) : 0.0f;
+        return SHOAL_OK;
+    }
+    write_pose(w, w->slots[slot].row, position, velocity, heading, q);
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent_batch_t* b,
+                                       int32_t capacity, int32_t* out_count)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!b) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "read_agents: batch is NULL");
+    if (capacity < 0)
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "read_agents: capacity must be >= 0, got %d",
+                           (int)capacity);
+    int32_t n = w->agents.count < capacity ? w->agents.count : capacity;
+    const uint32_t* slots = table_slots(&w->agents);
+    const float* px = AGENT_F(w, AC_POS_X);
+    const float* py = AGENT_F(w, AC_POS_Y);
+    const float* pz = AGENT_F(w, AC_POS_Z);
+    const float* vx = AGENT_F(w, AC_VEL_X);
+    const float* vy = AGENT_F(w, AC_VEL_Y);
+    const float* vz = AGENT_F(w, AC_VEL_Z);
+    const float* hd = AGENT_F(w, AC_HEADING);
+    for (int32_t i = 0; i < n; ++i) {
+        if (b->ids) b->ids[i] = make_handle(w, slots[i]);
+        if (b->positions) {
+            b->positions[3 * i] = px[i];
+            b->positions[3 * i + 1] = py[i];
+            b->positions[3 * i + 2] = pz[i];
+        }
+        if (b->velocities) {
+            b->velocities[3 * i] = vx[i];
+            b->velocities[3 * i + 1] = vy[i];
+            b->velocities[3 * i + 2] = vz[i];
+        }
+        if (b->headings) b->headings[i] = hd[i];
+        if (b->orientations) {
+            quat q = w->dims == 3 ? row_quat(w, i) : quat_from_yaw_pitch_roll(hd[i], 0.0f, 0.0f);
+            b->orientations[4 * i] = q.w;
+            b->orientations[4 * i + 1] = q.x;
+            b->orientations[4 * i + 2] = q.y;
+            b->orientations[4 * i + 3] = q.z;
+        }
+        if (b->user_values) b->user_values[i] = TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[i];
+        if (b->groups) b->groups[i] = TABLE_COL(&w->agents, uint32_t, AC_GROUP)[i];
+    }
+    if (out_count) *out_count = n;
+    return SHOAL_OK;
+}
+
+shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
+{
+    int32_t n = w->agents.count;
+    if (n == 0) return SHOAL_OK;
+    size_t scratch_size = (size_t)w->agents.capacity * table_widest(&w->agents);
+    size_t seen_size = (size_t)n;
+    void* scratch = mem_alloc(&w->alloc, scratch_size);
+    uint8_t* seen = (uint8_t*)mem_calloc(&w->alloc, seen_size);
+    shoal_status_t st = SHOAL_OK;
+    if (!scratch || !seen) {
+        st = world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "permute_agents: out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) {
+            st = world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                            "permute_agents: perm[%d] = %d is out of range or repeated", (int)i,
+                            (int)perm[i]);
+            goto done;
+        }
+        seen[perm[i]] = 1;
+    }
+    table_permute(&w->agents, perm, scratch);
+    const uint32_t* slots = table_slots(&w->agents);
+    for (int32_t i = 0; i < n; ++i) w->slots[slots[i]].row = i;
+done:
+    mem_free(&w->alloc, seen, seen_size);
+    mem_free(&w->alloc, scratch, scratch_size);
+    return st;
+}

@@ -1,0 +1,30 @@
+/* An optional component: a table of its own plus a sparse index from entity
+ * slot to row (-1 where the entity does not have it). Systems iterate the
+ * table densely and so touch only the agents that have the component. */
+#ifndef SHOAL_COMPONENT_H
+#define SHOAL_COMPONENT_H
+
+#include "ecs/table.h"
+
+typedef struct component_t {
+    table_t table;
+    int32_t* sparse;
+    int32_t sparse_capacity;
+} component_t;
+
+void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count);
+void component_release(component_t* comp, const allocator_t* a);
+/* Make the sparse index cover slots [0, slot_capacity). All or nothing. */
+int component_reserve_slots(component_t* comp, const allocator_t* a, int32_t slot_capacity);
+/* Give `slot` the component (zeroed row); returns its row, or -1 when memory
+ * ran out (nothing changed). Adding it twice returns the existing row. */
+int32_t component_add(component_t* comp, const allocator_t* a, uint32_t slot);
+void component_remove(component_t* comp, uint32_t slot);
+static inline int32_t component_row(const component_t* comp, uint32_t slot)
+{
+    return (int32_t)slot < comp->sparse_capacity ? comp->sparse[slot] : -1;
+}
+/* Reorder rows (new row i = old row perm[i]) and fix the sparse index. */
+void component_permute(component_t* comp, const int32_t* perm, void* scratch);
+
+#endif /* SHOAL_COMPONENT_H */

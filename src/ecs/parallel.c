@@ -1,0 +1,142 @@
+/* Parallel-for backends.
+ *
+ * Work is cut into blocks. With OpenMP, a static schedule gives worker j the
+ * j-th contiguous share; a claimed schedule lets workers take blocks from a
+ * shared atomic counter. With a host task system, the library enqueues one
+ * item per extra worker "seat" (seats 1..T-1) and runs seat 0 on the calling
+ * thread; every seat claims blocks from the same counter, so the caller alone
+ * finishes the loop if the host never gets round to the task (no deadlock on
+ * a busy or single-threaded host pool), and a seat number is a worker index
+ * that no two running calls share. */
+#include "ecs/parallel.h"
+
+#include <hwloc.h>
+#include <omp.h>
+#include <stdatomic.h>
+
+#define PAR_ALIGN 16
+
+typedef struct par_job {
+    par_fn* fn;
+    void* ctx;
+    int32_t count;
+    int32_t block;
+    int32_t block_count;
+    atomic_int next;
+} par_job;
+
+static void job_claim_loop(par_job* job, int32_t worker)
+{
+    for (;;) {
+        int32_t b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+        if (b >= job->block_count) return;
+        int32_t begin = b * job->block;
+        int32_t end = begin + job->block;
+        if (end > job->count) end = job->count;
+        job->fn(begin, end, worker, job->ctx);
+    }
+}
+
+/* Host trampoline: items are seats 1..T-1. */
+static void host_seat_task(int32_t start, int32_t end, uint32_t host_worker, void* task_ctx)
+{
+    (void)host_worker;
+    par_job* job = (par_job*)task_ctx;
+    for (int32_t seat = start; seat < end; ++seat) job_claim_loop(job, seat + 1);
+}
+
+static int32_t round_block(int64_t block)
+{
+    block = (block + PAR_ALIGN - 1) / PAR_ALIGN * PAR_ALIGN;
+    return block < PAR_ALIGN ? PAR_ALIGN : (int32_t)block;
+}
+
+static void bind_current_thread(world_t* w, int32_t worker)
+{
+    hwloc_topology_t topo = (hwloc_topology_t)w->topology;
+    if (!topo) return;
+    int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    if (cores <= 0) return;
+    hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)(worker % cores));
+    if (core && core->cpuset) hwloc_set_cpubind(topo, core->cpuset, HWLOC_CPUBIND_THREAD);
+}
+
+static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
+{
+    int32_t threads = w->thread_count;
+    int bind = w->bind_threads && !w->threads_bound;
+#pragma omp parallel num_threads(threads)
+    {
+        int32_t worker = (int32_t)omp_get_thread_num();
+        int32_t team = (int32_t)omp_get_num_threads();
+        if (bind) bind_current_thread(w, worker);
+        if (schedule == PAR_CLAIMED) {
+            job_claim_loop(job, worker);
+        } else {
+            /* Contiguous shares, cut at multiples of PAR_ALIGN items. */
+            int64_t per = ((int64_t)job->count + team - 1) / team;
+            int64_t share = (per + PAR_ALIGN - 1) / PAR_ALIGN * PAR_ALIGN;
+            int64_t begin = share * worker;
+            int64_t end = begin + share;
+            if (end > job->count) end = job->count;
+            if (begin < end) job->fn((int32_t)begin, (int32_t)end, worker, job->ctx);
+        }
+    }
+    if (bind) w->threads_bound = 1;
+}
+
+void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+             void* ctx)
+{
+    if (count <= 0) return;
+    int32_t threads = w->thread_count;
+    if (min_block < 1) min_block = 1;
+    if (threads <= 1 || w->backend == SHOAL_BACKEND_SERIAL || count <= min_block) {
+        fn(0, count, 0, ctx);
+        return;
+    }
+    par_job job;
+    job.fn = fn;
+    job.ctx = ctx;
+    job.count = count;
+    /* Claimed schedules cut about four blocks per worker for balance. */
+    int64_t per = schedule == PAR_CLAIMED ? ((int64_t)count + 4 * threads - 1) / (4 * threads)
+                                          : ((int64_t)count + threads - 1) / threads;
+    job.block = round_block(per > min_block ? per : min_block);
+    job.block_count = (int32_t)(((int64_t)count + job.block - 1) / job.block);
+    atomic_init(&job.next, 0);
+
+    if (w->backend == SHOAL_BACKEND_HOST) {
+        int32_t seats = threads - 1;
+        if (seats > job.block_count - 1) seats = job.block_count - 1;
+        void* task = NULL;
+        if (seats > 0) task = w->enqueue_task(host_seat_task, seats, 1, &job, w->task_user_ctx);
+        job_claim_loop(&job, 0);
+        if (task) w->finish_task(task, w->task_user_ctx);
+        return;
+    }
+    run_openmp(w, &job, schedule);
+}
+
+int32_t par_physical_cores(void** topology)
+{
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return 1;
+    if (hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
+        return 1;
+    }
+    int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    if (cores <= 0) cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    if (cores <= 0) cores = 1;
+    if (topology)
+        *topology = topo;
+    else
+        hwloc_topology_destroy(topo);
+    return cores;
+}
+
+void par_release_topology(void* topology)
+{
+    if (topology) hwloc_topology_destroy((hwloc_topology_t)topology);
+}

@@ -1,0 +1,31 @@
+/* The one parallel-for of the library. Every data-parallel loop goes through
+ * it, whatever the backend (serial, OpenMP, a host's task system). The calling
+ * thread always takes part, and the split of work never changes results:
+ * callbacks write only per-item outputs, so any partition gives the same
+ * state. `worker` is in [0, thread_count) and unique among concurrent calls,
+ * for indexing per-worker scratch memory. */
+#ifndef SHOAL_PARALLEL_H
+#define SHOAL_PARALLEL_H
+
+#include <stdint.h>
+
+#include "ecs/world.h"
+
+typedef void par_fn(int32_t begin, int32_t end, int32_t worker, void* ctx);
+
+typedef enum par_schedule {
+    PAR_STATIC = 0,  /* one contiguous range per worker: even cost per item */
+    PAR_CLAIMED = 1  /* workers claim blocks of min_block items: uneven cost */
+} par_schedule;
+
+/* Run fn over [0, count). Ranges start at multiples of 16 items (a cache line
+ * of floats) except possibly the first, so workers never share a line. */
+void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+             void* ctx);
+
+/* Physical core count from hwloc (at least 1); loads and keeps a topology in
+ * *topology when non-NULL. */
+int32_t par_physical_cores(void** topology);
+void par_release_topology(void* topology);
+
+#endif /* SHOAL_PARALLEL_H */

@@ -1,0 +1,40 @@
+/* Counter-based random numbers: a draw is a pure function of (seed, key,
+ * counter, stream), so results never depend on thread count or call order.
+ * The mixer is SplitMix64's finalizer applied in a chain, which passes
+ * BigCrush as a counter-based generator for the uses here (placement, noise). */
+#ifndef SHOAL_RNG_H
+#define SHOAL_RNG_H
+
+#include <stdint.h>
+
+static inline uint64_t rng_mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* 64 random bits for (seed, key, counter, stream). */
+static inline uint64_t rng_bits(uint64_t seed, uint64_t key, uint64_t counter, uint32_t stream)
+{
+    uint64_t h = rng_mix64(seed ^ 0x5851f42d4c957f2dull);
+    h = rng_mix64(h ^ key);
+    h = rng_mix64(h ^ counter);
+    return rng_mix64(h ^ (uint64_t)stream);
+}
+
+/* Uniform float in [0, 1), 24 bits of resolution. */
+static inline float rng_unit(uint64_t seed, uint64_t key, uint64_t counter, uint32_t stream)
+{
+    return (float)(rng_bits(seed, key, counter, stream) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* Uniform float in [lo, hi). */
+static inline float rng_range(uint64_t seed, uint64_t key, uint64_t counter, uint32_t stream,
+                              float lo, float hi)
+{
+    return lo + (hi - lo) * rng_unit(seed, key, counter, stream);
+}
+
+#endif /* SHOAL_RNG_H */

@@ -1,0 +1,130 @@
+/* Systems and stages. Systems sit in one array kept in step order: by stage,
+ * then by registration within the stage. A stage runs its enabled systems in
+ * that order, timing each call. */
+#include <string.h>
+
+#include "ecs/world.h"
+
+shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
+                                     system_run_fn* run, shoal_system_fn* user_fn, void* ctx)
+{
+    if (!name || !*name)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: name is empty");
+    if (strlen(name) >= SYSTEM_NAME_MAX)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "add_system: name '%s' is longer than %d characters", name,
+                          SYSTEM_NAME_MAX - 1);
+    if ((unsigned)stage >= SHOAL_STAGE_COUNT_)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: unknown stage %d", (int)stage);
+    for (int32_t i = 0; i < w->system_count; ++i)
+        if (strcmp(w->systems[i].name, name) == 0)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "add_system: a system named '%s' already exists", name);
+    if (w->system_count >= WORLD_MAX_SYSTEMS)
+        return world_fail(w, SHOAL_ERR_CAPACITY, "add_system: at most %d systems",
+                          WORLD_MAX_SYSTEMS);
+    int32_t at = w->system_count;
+    while (at > 0 && w->systems[at - 1].stage > stage) --at;
+    memmove(&w->systems[at + 1], &w->systems[at], (size_t)(w->system_count - at) * sizeof(system_t));
+    system_t* s = &w->systems[at];
+    memset(s, 0, sizeof *s);
+    strcpy(s->name, name);
+    s->stage = stage;
+    s->enabled = 1;
+    s->run = run;
+    s->user_fn = user_fn;
+    s->ctx = ctx;
+    w->system_count++;
+    return SHOAL_OK;
+}
+
+shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
+{
+    for (int32_t i = 0; i < w->system_count; ++i) {
+        system_t* s = &w->systems[i];
+        if (s->stage != stage || !s->enabled) continue;
+        uint64_t t0 = world_now_ns();
+        int64_t touched;
+        if (s->user_fn) {
+            shoal_status_t st = s->user_fn(w, dt, s->ctx);
+            touched = st == SHOAL_OK ? 0 : -(int64_t)st;
+        } else {
+            touched = s->run(w, dt, s->ctx);
+        }
+        s->ns_total += world_now_ns() - t0;
+        s->calls++;
+        if (touched < 0) {
+            if (w->error[0] == '\0' || s->user_fn)
+                world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name,
+                           shoal_status_string((shoal_status_t)(-touched)));
+            return (shoal_status_t)(-touched);
+        }
+        s->agents += (uint64_t)touched;
+    }
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_world_add_system(shoal_world_t* w, const char* name, shoal_stage_t stage,
+                                      shoal_system_fn* fn, void* user_ctx)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "add_system: called from inside a step");
+    if (!fn) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: fn is NULL");
+    return world_register_system(w, name, stage, NULL, fn, user_ctx);
+}
+
+int32_t shoal_world_system_count(const shoal_world_t* w) { return w ? w->system_count : 0; }
+
+shoal_status_t shoal_world_system_stats(const shoal_world_t* w, int32_t index,
+                                        shoal_system_stats_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "system_stats: out_stats is NULL");
+    if (index < 0 || index >= w->system_count)
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT,
+                           "system_stats: index %d out of range 0..%d", (int)index,
+                           (int)w->system_count - 1);
+    const system_t* s = &w->systems[index];
+    out->name = s->name;
+    out->stage = s->stage;
+    out->enabled = s->enabled;
+    out->calls = s->calls;
+    out->ns_total = s->ns_total;
+    out->agents = s->agents;
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_world_set_system_enabled(shoal_world_t* w, const char* name, int enabled)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!name) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "set_system_enabled: name is NULL");
+    if (w->in_step)
+        return world_fail(w, SHOAL_ERR_BUSY, "set_system_enabled: called from inside a step");
+    for (int32_t i = 0; i < w->system_count; ++i) {
+        if (strcmp(w->systems[i].name, name) == 0) {
+            w->systems[i].enabled = enabled != 0;
+            return SHOAL_OK;
+        }
+    }
+    return world_fail(w, SHOAL_ERR_NOT_FOUND, "set_system_enabled: no system named '%s'", name);
+}
+
+void shoal_world_reset_stats(shoal_world_t* w)
+{
+    if (!w) return;
+    for (int32_t i = 0; i < w->system_count; ++i) {
+        w->systems[i].calls = 0;
+        w->systems[i].ns_total = 0;
+        w->systems[i].agents = 0;
+    }
+}
+
+#include "systems/systems.h"
+
+void world_register_builtin_systems(world_t* w)
+{
+    /* Names are unique and the table has room: these cannot fail. */
+    world_register_system(w, "steer", SHOAL_STAGE_DECIDE, steer_run, NULL, NULL);
+    world_register_system(w, "control", SHOAL_STAGE_CONTROL, control_run, NULL, NULL);
+    world_register_system(w, "integrate", SHOAL_STAGE_INTEGRATE, integrate_run, NULL, NULL);
+}

@@ -1,0 +1,203 @@
+/* Dense SoA tables, optional components and default memory hooks. */
+#include "ecs/table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecs/component.h"
+
+static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+static void* default_alloc(size_t size, size_t align, void* ctx)
+{
+    (void)ctx;
+    return aligned_alloc(align, round_up(size, align));
+}
+
+static void default_free(void* ptr, size_t size, void* ctx)
+{
+    (void)size;
+    (void)ctx;
+    free(ptr);
+}
+
+allocator_t allocator_default(void)
+{
+    allocator_t a = {default_alloc, default_free, NULL};
+    return a;
+}
+
+void* mem_alloc(const allocator_t* a, size_t size)
+{
+    if (size == 0) return NULL;
+    return a->alloc(size, 64, a->ctx);
+}
+
+void* mem_calloc(const allocator_t* a, size_t size)
+{
+    void* p = mem_alloc(a, size);
+    if (p) memset(p, 0, size);
+    return p;
+}
+
+void mem_free(const allocator_t* a, void* ptr, size_t size)
+{
+    if (ptr) a->free(ptr, size, a->ctx);
+}
+
+void table_init(table_t* t, const uint16_t* elem_sizes, int32_t column_count)
+{
+    memset(t, 0, sizeof *t);
+    t->column_count = column_count;
+    for (int32_t c = 0; c < column_count; ++c) t->elem_size[c] = elem_sizes[c];
+}
+
+void table_release(table_t* t, const allocator_t* a)
+{
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        mem_free(a, t->columns[c], (size_t)t->capacity * t->elem_size[c]);
+        t->columns[c] = NULL;
+    }
+    t->count = 0;
+    t->capacity = 0;
+}
+
+int table_reserve(table_t* t, const allocator_t* a, int32_t capacity)
+{
+    if (capacity <= t->capacity) return 1;
+    /* Grow geometrically so that adding agents one by one stays linear. */
+    int64_t want = (int64_t)t->capacity * 3 / 2;
+    if (want < capacity) want = capacity;
+    want = (int64_t)round_up((size_t)want, TABLE_PAD);
+    if (want > INT32_MAX - TABLE_PAD) return 0;
+    void* fresh[TABLE_MAX_COLUMNS] = {0};
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        fresh[c] = mem_alloc(a, (size_t)want * t->elem_size[c]);
+        if (!fresh[c]) {
+            for (int32_t k = 0; k < c; ++k) mem_free(a, fresh[k], (size_t)want * t->elem_size[k]);
+            return 0;
+        }
+    }
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        size_t used = (size_t)t->count * t->elem_size[c];
+        size_t total = (size_t)want * t->elem_size[c];
+        if (used) memcpy(fresh[c], t->columns[c], used);
+        memset((char*)fresh[c] + used, 0, total - used);
+        mem_free(a, t->columns[c], (size_t)t->capacity * t->elem_size[c]);
+        t->columns[c] = fresh[c];
+    }
+    t->capacity = (int32_t)want;
+    return 1;
+}
+
+int32_t table_push(table_t* t, uint32_t slot)
+{
+    int32_t row = t->count++;
+    table_slots(t)[row] = slot; /* the rest of the row is already zero */
+    return row;
+}
+
+uint32_t table_swap_remove(table_t* t, int32_t row)
+{
+    int32_t last = t->count - 1;
+    uint32_t moved = UINT32_MAX;
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        size_t sz = t->elem_size[c];
+        char* base = (char*)t->columns[c];
+        if (row != last) memcpy(base + (size_t)row * sz, base + (size_t)last * sz, sz);
+        memset(base + (size_t)last * sz, 0, sz);
+    }
+    if (row != last) moved = table_slots(t)[row];
+    t->count = last;
+    return moved;
+}
+
+uint16_t table_widest(const table_t* t)
+{
+    uint16_t w = 0;
+    for (int32_t c = 0; c < t->column_count; ++c)
+        if (t->elem_size[c] > w) w = t->elem_size[c];
+    return w;
+}
+
+void table_permute(table_t* t, const int32_t* perm, void* scratch)
+{
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        size_t sz = t->elem_size[c];
+        const char* src = (const char*)t->columns[c];
+        char* dst = (char*)scratch;
+        switch (sz) {
+        case 4:
+            for (int32_t i = 0; i < t->count; ++i)
+                ((uint32_t*)(void*)dst)[i] = ((const uint32_t*)(const void*)src)[perm[i]];
+            break;
+        case 8:
+            for (int32_t i = 0; i < t->count; ++i)
+                ((uint64_t*)(void*)dst)[i] = ((const uint64_t*)(const void*)src)[perm[i]];
+            break;
+        default:
+            for (int32_t i = 0; i < t->count; ++i)
+                memcpy(dst + (size_t)i * sz, src + (size_t)perm[i] * sz, sz);
+            break;
+        }
+        memcpy(t->columns[c], scratch, (size_t)t->count * sz);
+    }
+}
+
+/* ---- optional components ---------------------------------------------- */
+
+void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count)
+{
+    table_init(&comp->table, elem_sizes, column_count);
+    comp->sparse = NULL;
+    comp->sparse_capacity = 0;
+}
+
+void component_release(component_t* comp, const allocator_t* a)
+{
+    table_release(&comp->table, a);
+    mem_free(a, comp->sparse, (size_t)comp->sparse_capacity * sizeof(int32_t));
+    comp->sparse = NULL;
+    comp->sparse_capacity = 0;
+}
+
+int component_reserve_slots(component_t* comp, const allocator_t* a, int32_t slot_capacity)
+{
+    if (slot_capacity <= comp->sparse_capacity) return 1;
+    int32_t* fresh = (int32_t*)mem_alloc(a, (size_t)slot_capacity * sizeof(int32_t));
+    if (!fresh) return 0;
+    if (comp->sparse_capacity)
+        memcpy(fresh, comp->sparse, (size_t)comp->sparse_capacity * sizeof(int32_t));
+    for (int32_t i = comp->sparse_capacity; i < slot_capacity; ++i) fresh[i] = -1;
+    mem_free(a, comp->sparse, (size_t)comp->sparse_capacity * sizeof(int32_t));
+    comp->sparse = fresh;
+    comp->sparse_capacity = slot_capacity;
+    return 1;
+}
+
+int32_t component_add(component_t* comp, const allocator_t* a, uint32_t slot)
+{
+    if ((int32_t)slot >= comp->sparse_capacity) return -1;
+    if (comp->sparse[slot] >= 0) return comp->sparse[slot];
+    if (!table_reserve(&comp->table, a, comp->table.count + 1)) return -1;
+    int32_t row = table_push(&comp->table, slot);
+    comp->sparse[slot] = row;
+    return row;
+}
+
+void component_remove(component_t* comp, uint32_t slot)
+{
+    if ((int32_t)slot >= comp->sparse_capacity) return;
+    int32_t row = comp->sparse[slot];
+    if (row < 0) return;
+    uint32_t moved = table_swap_remove(&comp->table, row);
+    if (moved != UINT32_MAX) comp->sparse[moved] = row;
+    comp->sparse[slot] = -1;
+}
+
+void component_permute(component_t* comp, const int32_t* perm, void* scratch)
+{
+    table_permute(&comp->table, perm, scratch);
+    const uint32_t* slots = table_slots(&comp->table);
+    for (int32_t i = 0; i < comp->table.count; ++i) comp->sparse[slots[i]] = i;
+}

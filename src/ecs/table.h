@@ -1,0 +1,52 @@
+/* A table is one component's dense storage: a set of columns (SoA), each a
+ * 64-byte aligned array whose capacity is a multiple of 16 elements, so SIMD
+ * loops can run over whole lanes without scalar tails. Rows at and beyond
+ * `count` are kept zeroed: padded lanes read harmless values.
+ *
+ * Column 0 is always the owning entity slot (uint32). */
+#ifndef SHOAL_TABLE_H
+#define SHOAL_TABLE_H
+
+#include <stdint.h>
+
+#include "ecs/memory.h"
+
+#define TABLE_MAX_COLUMNS 64
+#define TABLE_PAD 16 /* elements; 16 floats = 64 bytes = the widest lane count */
+
+typedef struct table_t {
+    int32_t count;
+    int32_t capacity;
+    int32_t column_count;
+    uint16_t elem_size[TABLE_MAX_COLUMNS];
+    void* columns[TABLE_MAX_COLUMNS];
+} table_t;
+
+/* Describe the columns; allocates nothing. Column 0 must be the uint32 slot. */
+void table_init(table_t* t, const uint16_t* elem_sizes, int32_t column_count);
+void table_release(table_t* t, const allocator_t* a);
+
+/* Grow to hold at least `capacity` rows. All or nothing: on failure the
+ * table is unchanged. */
+int table_reserve(table_t* t, const allocator_t* a, int32_t capacity);
+
+/* Append a zeroed row (capacity must already allow it); returns its index. */
+int32_t table_push(table_t* t, uint32_t slot);
+
+/* Remove `row` by moving the last row into it. Returns the slot of the moved
+ * row, or UINT32_MAX when `row` was the last one. */
+uint32_t table_swap_remove(table_t* t, int32_t row);
+
+/* Reorder rows: new row i = old row perm[i], for every column. perm is a
+ * permutation of [0, count). scratch must hold capacity * the widest element.
+ * The caller updates whatever maps slots to rows (see component_permute). */
+void table_permute(table_t* t, const int32_t* perm, void* scratch);
+
+/* Bytes of the widest column element. */
+uint16_t table_widest(const table_t* t);
+
+static inline uint32_t* table_slots(const table_t* t) { return (uint32_t*)t->columns[0]; }
+
+#define TABLE_COL(t, type, index) ((type*)(t)->columns[(index)])
+
+#endif /* SHOAL_TABLE_H */

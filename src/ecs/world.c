@@ -1,0 +1,254 @@
+/* World lifetime, the step, errors and accessors. */
+#include "ecs/world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ecs/parallel.h"
+#include "ecs/rng.h"
+
+/* A cookie in the definitions' internal_value tells a def that came from
+ * shoal_*_default_def() from one that was left uninitialized. */
+#define WORLD_DEF_COOKIE 0x5348574c /* "SHWL" */
+#define MAX_THREADS 1024
+#define MAX_AGENTS (INT32_MAX / 2)
+
+const char* shoal_version(void) { return "0.1.0"; }
+
+const char* shoal_status_string(shoal_status_t status)
+{
+    switch (status) {
+    case SHOAL_OK: return "ok";
+    case SHOAL_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case SHOAL_ERR_STALE_HANDLE: return "stale handle";
+    case SHOAL_ERR_OUT_OF_MEMORY: return "out of memory";
+    case SHOAL_ERR_PARSE: return "parse error";
+    case SHOAL_ERR_IO: return "i/o error";
+    case SHOAL_ERR_CAPACITY: return "capacity exceeded";
+    case SHOAL_ERR_BUSY: return "busy";
+    case SHOAL_ERR_NOT_FOUND: return "not found";
+    }
+    return "unknown status";
+}
+
+const char* shoal_stage_name(shoal_stage_t stage)
+{
+    static const char* const names[SHOAL_STAGE_COUNT_] = {"sense",   "decide",    "plan",
+                                                          "control", "integrate", "observe"};
+    return (unsigned)stage < SHOAL_STAGE_COUNT_ ? names[stage] : "unknown";
+}
+
+shoal_status_t world_fail(world_t* w, shoal_status_t status, const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+shoal_status_t world_failc(const world_t* w, shoal_status_t status, const char* fmt, ...)
+{
+    /* The error buffer is mutable state that even const queries report into
+     * (as errno is for const-looking libc calls). */
+    world_t* mw = (world_t*)(uintptr_t)w;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(mw->error, sizeof mw->error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+uint64_t world_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static shoal_status_t set_err(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static shoal_status_t set_err(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
+{
+    if (err) {
+        err->status = status;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+shoal_world_def_t shoal_world_default_def(void)
+{
+    shoal_world_def_t def;
+    memset(&def, 0, sizeof def);
+    def.dimensions = 2;
+    def.seed = 1;
+    def.thread_count = 0;
+    def.backend = SHOAL_BACKEND_AUTO;
+    def.initial_capacity = 1024;
+    def.internal_value = WORLD_DEF_COOKIE;
+    return def;
+}
+
+/* Thread count from $SHOAL_THREADS: 0 when unset, -1 when malformed. */
+static int32_t env_threads(const char** text)
+{
+    const char* s = getenv("SHOAL_THREADS");
+    *text = s;
+    if (!s || !*s) return 0;
+    char* end = NULL;
+    long v = strtol(s, &end, 10);
+    if (*end != '\0' || v < 1 || v > MAX_THREADS) return -1;
+    return (int32_t)v;
+}
+
+shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** out_world,
+                                  shoal_error_t* err)
+{
+    if (err) {
+        err->status = SHOAL_OK;
+        err->message[0] = '\0';
+    }
+    if (!out_world) return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: out_world is NULL");
+    *out_world = NULL;
+    if (!def) return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: def is NULL");
+    if (def->internal_value != WORLD_DEF_COOKIE)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: def was not initialized with shoal_world_default_def()");
+    if (def->dimensions != 2 && def->dimensions != 3)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: dimensions must be 2 or 3, got %d", (int)def->dimensions);
+    if (def->thread_count < 0 || def->thread_count > MAX_THREADS)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: thread_count must be in 0..%d (0 = automatic), got %d",
+                       MAX_THREADS, (int)def->thread_count);
+    if (def->initial_capacity < 0 || def->initial_capacity > MAX_AGENTS)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: initial_capacity must be in 0..%d, got %d", MAX_AGENTS,
+                       (int)def->initial_capacity);
+    if ((def->alloc == NULL) != (def->free == NULL))
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: alloc and free hooks must be given together");
+    if ((def->enqueue_task == NULL) != (def->finish_task == NULL))
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: enqueue_task and finish_task must be given together");
+    if ((unsigned)def->backend > SHOAL_BACKEND_HOST)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: unknown backend %d",
+                       (int)def->backend);
+    if (def->backend == SHOAL_BACKEND_HOST && !def->enqueue_task)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: backend HOST needs enqueue_task and finish_task");
+
+    int32_t threads = def->thread_count;
+    void* topology = NULL;
+    if (threads == 0) {
+        const char* text = NULL;
+        threads = env_threads(&text);
+        if (threads < 0)
+            return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                           "world_create: SHOAL_THREADS='%s' is not a thread count (expected 1..%d)",
+                           text, MAX_THREADS);
+    }
+    if (threads == 0 || def->bind_threads) {
+        int32_t cores = par_physical_cores(&topology);
+        if (threads == 0) threads = cores;
+    }
+
+    allocator_t alloc = allocator_default();
+    if (def->alloc) {
+        alloc.alloc = def->alloc;
+        alloc.free = def->free;
+        alloc.ctx = def->alloc_user_ctx;
+    }
+    world_t* w = (world_t*)mem_calloc(&alloc, sizeof *w);
+    if (!w) {
+        par_release_topology(topology);
+        return set_err(err, SHOAL_ERR_OUT_OF_MEMORY, "world_create: out of memory");
+    }
+    w->alloc = alloc;
+    w->dims = def->dimensions;
+    w->seed = def->seed;
+    /* The tag only tells worlds apart for foreign-handle checks; it never
+     * enters simulation state. */
+    w->tag = (uint16_t)(rng_mix64((uint64_t)(uintptr_t)w ^ def->seed) | 1u);
+    w->free_head = UINT32_MAX;
+    w->thread_count = threads;
+    w->topology = topology;
+    w->bind_threads = def->bind_threads;
+    w->enqueue_task = def->enqueue_task;
+    w->finish_task = def->finish_task;
+    w->task_user_ctx = def->task_user_ctx;
+    shoal_backend_t backend = def->backend;
+    if (backend == SHOAL_BACKEND_AUTO)
+        backend = def->enqueue_task ? SHOAL_BACKEND_HOST
+                  : threads > 1     ? SHOAL_BACKEND_OPENMP
+                                    : SHOAL_BACKEND_SERIAL;
+    if (backend == SHOAL_BACKEND_SERIAL) w->thread_count = 1;
+    w->backend = backend;
+
+    uint16_t sizes[AC_COUNT_];
+    for (int c = 0; c < AC_COUNT_; ++c) sizes[c] = sizeof(float);
+    sizes[AC_SLOT] = sizeof(uint32_t);
+    sizes[AC_GROUP] = sizeof(uint32_t);
+    sizes[AC_USER_VALUE] = sizeof(uint64_t);
+    table_init(&w->agents, sizes, AC_COUNT_);
+
+    int32_t cap = def->initial_capacity > 0 ? def->initial_capacity : 16;
+    w->slots = (slot_t*)mem_calloc(&alloc, (size_t)cap * sizeof(slot_t));
+    if (!w->slots || !table_reserve(&w->agents, &alloc, cap)) {
+        shoal_world_destroy(w);
+        return set_err(err, SHOAL_ERR_OUT_OF_MEMORY,
+                       "world_create: out of memory reserving %d agents", (int)cap);
+    }
+    w->slot_capacity = cap;
+    world_register_builtin_systems(w);
+    *out_world = w;
+    return SHOAL_OK;
+}
+
+void shoal_world_destroy(shoal_world_t* w)
+{
+    if (!w) return;
+    allocator_t alloc = w->alloc;
+    table_release(&w->agents, &alloc);
+    mem_free(&alloc, w->slots, (size_t)w->slot_capacity * sizeof(slot_t));
+    mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
+    par_release_topology(w->topology);
+    mem_free(&alloc, w, sizeof *w);
+}
+
+shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "world_step: called from inside a step");
+    if (!(dt > 0.0f) || !isfinite(dt))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "world_step: dt must be finite and > 0 seconds, got %g", (double)dt);
+    w->in_step = 1;
+    shoal_status_t status = SHOAL_OK;
+    for (int s = 0; s < SHOAL_STAGE_COUNT_ && status == SHOAL_OK; ++s) {
+        status = world_run_stage(w, (shoal_stage_t)s, dt);
+        shoal_status_t applied = world_apply_commands(w);
+        if (status == SHOAL_OK) status = applied;
+    }
+    w->in_step = 0;
+    if (status == SHOAL_OK) {
+        w->step_count++;
+        w->time += (double)dt;
+    }
+    return status;
+}
+
+const char* shoal_world_last_error(const shoal_world_t* w) { return w ? w->error : "world is NULL"; }
+int32_t shoal_world_dimensions(const shoal_world_t* w) { return w ? w->dims : 0; }
+int32_t shoal_world_agent_count(const shoal_world_t* w) { return w ? w->agents.count : 0; }
+int32_t shoal_world_thread_count(const shoal_world_t* w) { return w ? w->thread_count : 0; }
+shoal_backend_t shoal_world_backend(const shoal_world_t* w) { return w ? w->backend : SHOAL_BACKEND_SERIAL; }
+uint64_t shoal_world_step_count(const shoal_world_t* w) { return w ? w->step_count : 0; }
+double shoal_world_time(const shoal_world_t* w) { return w ? w->time : 0.0; }

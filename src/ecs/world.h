@@ -1,0 +1,153 @@
+/* The world: entity slots, the agent table, systems and threads.
+ * Internal; the public face is include/shoal/shoal.h. */
+#ifndef SHOAL_WORLD_H
+#define SHOAL_WORLD_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "ecs/component.h"
+#include "ecs/memory.h"
+#include "ecs/table.h"
+#include "shoal/shoal.h"
+
+/* Columns of the agent table, which every agent has. Grouped hot to cold:
+ * state the integrator advances every step, intent and actuation written by
+ * decide/control, per-agent parameters read every step, and cold values the
+ * library only stores. 2D worlds use HEADING and OMEGA_Z; 3D worlds use the
+ * quaternion and the full angular velocity. */
+enum agent_column {
+    AC_SLOT = 0, /* uint32: owning entity slot */
+    /* state */
+    AC_POS_X, AC_POS_Y, AC_POS_Z,
+    AC_VEL_X, AC_VEL_Y, AC_VEL_Z,
+    AC_HEADING,
+    AC_QW, AC_QX, AC_QY, AC_QZ,
+    AC_OMEGA_X, AC_OMEGA_Y, AC_OMEGA_Z,
+    /* intent (decide) and actuation (control) */
+    AC_DESIRED_X, AC_DESIRED_Y, AC_DESIRED_Z,
+    AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z,
+    AC_TORQUE_X, AC_TORQUE_Y, AC_TORQUE_Z,
+    /* vehicle and control parameters */
+    AC_MASS, AC_INERTIA, AC_MAX_FORCE, AC_MAX_TORQUE, AC_MAX_SPEED, AC_MAX_TURN_RATE,
+    AC_RADIUS, AC_SPEED_GAIN, AC_HEADING_GAIN, AC_TURN_DAMPING,
+    /* behaviors */
+    AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART, AC_ARRIVE_GAIN, AC_DEPART_GAIN,
+    AC_TARGET_X, AC_TARGET_Y, AC_TARGET_Z, AC_THREAT_X, AC_THREAT_Y, AC_THREAT_Z,
+    /* cold */
+    AC_GROUP,      /* uint32 */
+    AC_USER_VALUE, /* uint64 */
+    AC_COUNT_
+};
+
+#define AGENT_F(w, col) TABLE_COL(&(w)->agents, float, (col))
+
+enum slot_state { SLOT_FREE = 0, SLOT_LIVE = 1, SLOT_PENDING = 2 };
+
+typedef struct slot_t {
+    int32_t row;        /* row in the agent table while live */
+    uint32_t next_free; /* free-list link while free */
+    uint16_t generation;
+    uint8_t state;
+    uint8_t remove_queued;
+} slot_t;
+
+/* Internal system callback: returns the number of agents it touched, or a
+ * negative shoal_status_t to stop the step. */
+typedef struct shoal_world_t world_t;
+typedef int64_t system_run_fn(world_t* world, float dt, void* ctx);
+
+#define SYSTEM_NAME_MAX 32
+#define WORLD_MAX_SYSTEMS 64
+
+typedef struct system_t {
+    char name[SYSTEM_NAME_MAX];
+    shoal_stage_t stage;
+    int32_t enabled;
+    system_run_fn* run;
+    shoal_system_fn* user_fn;
+    void* ctx;
+    uint64_t calls;
+    uint64_t ns_total;
+    uint64_t agents;
+} system_t;
+
+/* A change requested from inside a step, applied at the next stage boundary. */
+typedef struct command_t {
+    uint32_t slot;
+    int32_t is_add;
+    shoal_agent_def_t def; /* for adds */
+} command_t;
+
+struct shoal_world_t {
+    allocator_t alloc;
+    int32_t dims;
+    uint64_t seed;
+    uint16_t tag;
+    int32_t in_step;
+
+    /* entities */
+    slot_t* slots;
+    int32_t slot_capacity;
+    int32_t slot_high; /* slots [0, slot_high) have been used */
+    uint32_t free_head; /* UINT32_MAX when empty */
+    int32_t pending_adds;
+
+    table_t agents;
+
+    command_t* commands;
+    int32_t command_count;
+    int32_t command_capacity;
+
+    system_t systems[WORLD_MAX_SYSTEMS];
+    int32_t system_count;
+
+    /* threads */
+    int32_t thread_count;
+    shoal_backend_t backend;
+    int32_t bind_threads;
+    int32_t threads_bound;
+    shoal_enqueue_task_fn* enqueue_task;
+    shoal_finish_task_fn* finish_task;
+    void* task_user_ctx;
+    void* topology; /* hwloc_topology_t, or NULL */
+
+    uint64_t step_count;
+    double time;
+
+    char error[512];
+};
+
+/* Record an error message and return `status` (printf-style). */
+shoal_status_t world_fail(world_t* w, shoal_status_t status, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Same, but for const access paths where the message buffer is still ours. */
+shoal_status_t world_failc(const world_t* w, shoal_status_t status, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Handle to slot index, or -1 (and an error recorded) when not valid. With
+ * allow_pending, agents queued for addition count as valid. */
+int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, const char* where);
+
+/* Systems. */
+shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
+                                     system_run_fn* run, shoal_system_fn* user_fn, void* ctx);
+shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt);
+
+/* Agents (agent.c). */
+shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* def, const char* where);
+void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* def);
+shoal_status_t world_apply_commands(world_t* w);
+void world_register_builtin_systems(world_t* w);
+
+/* Time in nanoseconds from a monotonic clock. */
+uint64_t world_now_ns(void);
+
+
+
+/* Reorder the agent table: new row i = old row perm[i]. Handles stay valid
+ * (slots are re-pointed at their new rows). perm must be a permutation of
+ * [0, agent count); it is checked. Needs scratch memory: fails with
+ * SHOAL_ERR_OUT_OF_MEMORY, changing nothing, when that cannot be had. */
+shoal_status_t world_permute_agents(world_t* w, const int32_t* perm);
+#endif /* SHOAL_WORLD_H */
