@@ -1,0 +1,146 @@
+/* One state_hash for every backend and worker count (DESIGN.md "Threads").
+ * Runs inside Criterion's forked test child, never in the runner's parent,
+ * because libgomp is not fork-safe. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "support.h"
+
+/* A minimal host task system: each enqueue starts one thread that runs the
+ * whole item range as host worker 1 (the library's seats are what index
+ * scratch memory, so any host worker numbering is allowed). */
+typedef struct host_task {
+    pthread_t thread;
+    shoal_task_fn* fn;
+    int32_t count;
+    void* ctx;
+} host_task;
+
+static void* host_thread(void* arg)
+{
+    host_task* t = (host_task*)arg;
+    t->fn(0, t->count, 1, t->ctx);
+    return NULL;
+}
+
+static int host_enqueued = 0;
+
+static void* host_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx,
+                          void* user_ctx)
+{
+    (void)min_range;
+    (void)user_ctx;
+    host_task* t = malloc(sizeof *t);
+    t->fn = fn;
+    t->count = count;
+    t->ctx = task_ctx;
+    host_enqueued++;
+    if (pthread_create(&t->thread, NULL, host_thread, t) != 0) {
+        fn(0, count, 1, task_ctx); /* run inline when no thread can be had */
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void host_finish(void* task, void* user_ctx)
+{
+    (void)user_ctx;
+    host_task* t = (host_task*)task;
+    pthread_join(t->thread, NULL);
+    free(t);
+}
+
+/* A host that never runs anything itself: enqueue returns a task that is
+ * only executed (if at all) at finish time. The caller must finish the loop
+ * alone, proving progress never depends on host threads. */
+typedef struct lazy_task {
+    shoal_task_fn* fn;
+    int32_t count;
+    void* ctx;
+} lazy_task;
+
+static void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx,
+                          void* user_ctx)
+{
+    (void)min_range;
+    (void)user_ctx;
+    lazy_task* t = malloc(sizeof *t);
+    t->fn = fn;
+    t->count = count;
+    t->ctx = task_ctx;
+    return t;
+}
+
+static void lazy_finish(void* task, void* user_ctx)
+{
+    (void)user_ctx;
+    lazy_task* t = (lazy_task*)task;
+    t->fn(0, t->count, 0, t->ctx);
+    free(t);
+}
+
+static uint64_t run_hash(int dims, int threads, shoal_backend_t backend, int host_kind)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.thread_count = threads;
+    def.backend = backend;
+    def.seed = 99;
+    if (host_kind == 1) {
+        def.enqueue_task = host_enqueue;
+        def.finish_task = host_finish;
+    } else if (host_kind == 2) {
+        def.enqueue_task = lazy_enqueue;
+        def.finish_task = lazy_finish;
+    }
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_world_backend(w), backend);
+    populate_mixed(w, 5000, 5);
+    step_n(w, 60, 1.0f / 60.0f);
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    return h;
+}
+
+static void check_all_backends(int dims)
+{
+    uint64_t ref = run_hash(dims, 1, SHOAL_BACKEND_SERIAL, 0);
+    for (int t = 1; t <= 4; ++t) {
+        uint64_t h = run_hash(dims, t, SHOAL_BACKEND_OPENMP, 0);
+        cr_assert_eq(h, ref, "openmp with %d threads: %016llx != serial %016llx", t,
+                     (unsigned long long)h, (unsigned long long)ref);
+    }
+    for (int t = 2; t <= 4; ++t) {
+        host_enqueued = 0;
+        uint64_t h = run_hash(dims, t, SHOAL_BACKEND_HOST, 1);
+        cr_assert_gt(host_enqueued, 0, "the host task system was used");
+        cr_assert_eq(h, ref, "host tasks with %d workers differ", t);
+        cr_assert_eq(run_hash(dims, t, SHOAL_BACKEND_HOST, 2), ref,
+                     "lazy host with %d workers differs", t);
+    }
+    cr_assert_eq(run_hash(dims, 2, SHOAL_BACKEND_OPENMP, 0), run_hash(dims, 2, SHOAL_BACKEND_OPENMP, 0),
+                 "repeated runs differ");
+}
+
+Test(determinism, one_hash_for_every_backend_2d, .timeout = 120) { check_all_backends(2); }
+Test(determinism, one_hash_for_every_backend_3d, .timeout = 120) { check_all_backends(3); }
+
+Test(determinism, hash_sees_state_changes)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    populate_mixed(w, 10, 1);
+    uint64_t h0 = shoal_world_state_hash(w);
+    shoal_agent_t id;
+    shoal_agent_batch_t b = {.ids = &id};
+    int32_t n;
+    shoal_world_read_agents(w, &b, 1, &n);
+    float target[3] = {1e-3f, 0, 0};
+    cr_assert_eq(shoal_agent_set_target(w, id, target), SHOAL_OK);
+    cr_assert_neq(shoal_world_state_hash(w), h0);
+    shoal_world_destroy(w);
+}
