@@ -1,0 +1,562 @@
+/* Tests of the `shoal` command as a user or a script sees it: the built
+ * binary is spawned with pipes (posix_spawn, never system(), so no shell
+ * quoting gets in the way) and its exit code, stdout and stderr examined.
+ *
+ * The scenarios are the repository's scenarios/tiny.json (fast) and files
+ * made here under a mkdtemp directory. The test process itself never starts
+ * OpenMP: the threads run in the spawned binary. */
+#define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, ptsname: the pty test */
+
+#include <criterion/criterion.h>
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <regex.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+#define TINY SHOAL_SOURCE_DIR "/scenarios/tiny.json"
+
+typedef struct cli_output_t {
+    int status; /* exit code; 128 + signal if the binary was killed */
+    char* out;  /* stdout, NUL-terminated */
+    char* err;  /* stderr (or what the terminal saw, with a pty), NUL-terminated */
+} cli_output_t;
+
+typedef struct buffer_t {
+    char* data;
+    size_t length;
+    size_t capacity;
+} buffer_t;
+
+static void buffer_append(buffer_t* b, const char* data, size_t length)
+{
+    if (b->length + length + 1 > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 4096;
+        while (b->length + length + 1 > capacity) {
+            capacity *= 2;
+        }
+        b->data = realloc(b->data, capacity);
+        cr_assert_not_null(b->data);
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->length, data, length);
+    b->length += length;
+    b->data[b->length] = '\0';
+}
+
+/* Read both streams at once so that neither pipe can fill up and stall
+ * the child. A pty's master reads EIO, not 0, once the child is gone. */
+static void drain(int out_fd, int err_fd, buffer_t* out, buffer_t* err)
+{
+    struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    buffer_t* targets[2] = {out, err};
+    int open_count = 2;
+    while (open_count > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            cr_assert_eq(errno, EINTR, "poll: %s", strerror(errno));
+            continue;
+        }
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || fds[i].revents == 0) {
+                continue;
+            }
+            char chunk[4096];
+            ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
+            if (n > 0) {
+                buffer_append(targets[i], chunk, (size_t)n);
+            } else if (n == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_count -= 1;
+            }
+        }
+    }
+}
+
+/* Run `shoal <args...>` (args NULL-terminated). With tty_stderr the
+ * child's stderr is the slave side of a pseudo-terminal; returns 0 if no
+ * pty is available then (the caller skips). */
+static int run_cli_with(const char* const* args, int tty_stderr, cli_output_t* result)
+{
+    const char* argv[32] = {SHOAL_CLI_PATH};
+    int argc = 1;
+    for (; args[argc - 1] != NULL; ++argc) {
+        cr_assert_lt(argc, 31);
+        argv[argc] = args[argc - 1];
+    }
+    argv[argc] = NULL;
+
+    int out_pipe[2];
+    int err_pair[2]; /* [0] read by us, [1] given to the child */
+    cr_assert_eq(pipe(out_pipe), 0);
+    if (tty_stderr) {
+        int master = posix_openpt(O_RDWR | O_NOCTTY);
+        if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+            close(out_pipe[0]);
+            close(out_pipe[1]);
+            if (master >= 0) {
+                close(master);
+            }
+            return 0;
+        }
+        int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+        cr_assert_geq(slave, 0, "open pty slave: %s", strerror(errno));
+        err_pair[0] = master;
+        err_pair[1] = slave;
+    } else {
+        cr_assert_eq(pipe(err_pair), 0);
+    }
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err_pair[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
+    posix_spawn_file_actions_addclose(&actions, out_pipe[1]);
+    posix_spawn_file_actions_addclose(&actions, err_pair[0]);
+    posix_spawn_file_actions_addclose(&actions, err_pair[1]);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    cr_assert_eq(rc, 0, "cannot spawn %s: %s", SHOAL_CLI_PATH, strerror(rc));
+    close(out_pipe[1]);
+    close(err_pair[1]);
+
+    buffer_t out = {0}, err = {0};
+    buffer_append(&out, "", 0);
+    buffer_append(&err, "", 0);
+    drain(out_pipe[0], err_pair[0], &out, &err);
+
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0) {
+        cr_assert_eq(errno, EINTR);
+    }
+    result->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    result->out = out.data;
+    result->err = err.data;
+    return 1;
+}
+
+static void run_cli(const char* const* args, cli_output_t* result)
+{
+    run_cli_with(args, 0, result);
+}
+
+static void output_free(cli_output_t* result)
+{
+    free(result->out);
+    free(result->err);
+}
+
+/* Run with --json, insist on success and exactly one JSON object. */
+static cJSON* run_json(const char* const* args)
+{
+    cli_output_t r;
+    run_cli(args, &r);
+    cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
+    size_t length = strlen(r.out);
+    cr_assert(length > 0 && r.out[length - 1] == '\n', "stdout must end in a newline: [%s]", r.out);
+    const char* end = NULL;
+    /* require_null_terminated: anything after the object but blanks fails. */
+    cJSON* root = cJSON_ParseWithOpts(r.out, &end, 1);
+    cr_assert_not_null(root, "stdout is not one JSON value: [%s]", r.out);
+    cr_assert(cJSON_IsObject(root));
+    cr_assert_eq(strchr(r.err, '\r'), NULL, "no progress output with --json");
+    output_free(&r);
+    return root;
+}
+
+static const char* json_string(const cJSON* root, const char* key)
+{
+    const cJSON* item = cJSON_GetObjectItemCaseSensitive(root, key);
+    cr_assert(cJSON_IsString(item), "\"%s\" must be a string", key);
+    return item->valuestring;
+}
+
+static double json_number(const cJSON* root, const char* key)
+{
+    const cJSON* item = cJSON_GetObjectItemCaseSensitive(root, key);
+    cr_assert(cJSON_IsNumber(item), "\"%s\" must be a number", key);
+    return item->valuedouble;
+}
+
+static double max_system_calls(const cJSON* root)
+{
+    const cJSON* systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
+    cr_assert(cJSON_IsArray(systems));
+    double most = -1.0;
+    const cJSON* system;
+    cJSON_ArrayForEach(system, systems)
+    {
+        double calls = json_number(system, "calls");
+        most = calls > most ? calls : most;
+    }
+    return most;
+}
+
+static int matches(const char* text, const char* pattern)
+{
+    regex_t re;
+    cr_assert_eq(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0, "bad regex %s", pattern);
+    int found = regexec(&re, text, 0, NULL, 0) == 0;
+    regfree(&re);
+    return found;
+}
+
+/* A scratch directory per test, removed with its files at the end. */
+typedef struct scratch_t {
+    char dir[64];
+    char paths[4][128];
+    int count;
+} scratch_t;
+
+static const char* scratch_write(scratch_t* s, const char* name, const char* contents)
+{
+    if (s->dir[0] == '\0') {
+        strcpy(s->dir, "/tmp/shoal_cli_XXXXXX");
+        cr_assert_not_null(mkdtemp(s->dir), "mkdtemp: %s", strerror(errno));
+    }
+    cr_assert_lt(s->count, 4);
+    /* Build the path in a local buffer: gcc -O3 cannot prove that s->dir
+     * and s->paths do not overlap and warns (-Werror=restrict). */
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s/%s", s->dir, name);
+    char* path = s->paths[s->count++];
+    memcpy(path, buf, sizeof buf);
+    if (contents != NULL) {
+        FILE* f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(contents, f);
+        fclose(f);
+    }
+    return path;
+}
+
+static void scratch_remove(scratch_t* s)
+{
+    for (int i = 0; i < s->count; ++i) {
+        unlink(s->paths[i]);
+    }
+    if (s->dir[0] != '\0') {
+        rmdir(s->dir);
+    }
+}
+
+static char* read_text(const char* path)
+{
+    FILE* f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    buffer_t b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        buffer_append(&b, chunk, n);
+    }
+    fclose(f);
+    cr_assert_not_null(b.data, "%s is empty", path);
+    return b.data;
+}
+
+TestSuite(cli, .timeout = 120);
+
+Test(cli, json_has_every_key_with_its_type)
+{
+    cJSON* root = run_json((const char*[]){"run", TINY, "--steps", "5", "--json", NULL});
+    cr_expect_gt(strlen(json_string(root, "scenario")), 0);
+    cr_expect_gt(json_number(root, "agents"), 0);
+    double dims = json_number(root, "dimensions");
+    cr_expect(dims == 2 || dims == 3, "dimensions %g", dims);
+    cr_expect_geq(json_number(root, "threads"), 1);
+    const char* backend = json_string(root, "backend");
+    cr_expect(strcmp(backend, "serial") == 0 || strcmp(backend, "openmp") == 0 ||
+                  strcmp(backend, "host") == 0,
+              "backend %s", backend);
+    cr_expect_eq(json_number(root, "steps"), 5);
+    cr_expect_gt(json_number(root, "dt"), 0);
+    cr_expect_geq(json_number(root, "seconds"), 0);
+    cr_expect_gt(json_number(root, "agent_steps_per_s"), 0);
+    const char* hash = json_string(root, "state_hash");
+    cr_expect_eq(strlen(hash), 16, "state_hash %s", hash);
+    cr_expect(matches(hash, "^[0-9a-f]{16}$"), "state_hash %s", hash);
+
+    const cJSON* systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
+    cr_assert(cJSON_IsArray(systems));
+    cr_assert_gt(cJSON_GetArraySize(systems), 0);
+    const cJSON* system;
+    cJSON_ArrayForEach(system, systems)
+    {
+        cr_expect(cJSON_IsObject(system));
+        cr_expect_gt(strlen(json_string(system, "name")), 0);
+        cr_expect_gt(strlen(json_string(system, "stage")), 0);
+        cr_expect_leq(json_number(system, "calls"), 5);
+        cr_expect_geq(json_number(system, "ms_total"), 0);
+        cr_expect_geq(json_number(system, "ms_per_step"), 0);
+        cr_expect_geq(json_number(system, "agents"), 0);
+    }
+    /* Every enabled system runs once per step. */
+    cr_expect_eq(max_system_calls(root), 5);
+    cJSON_Delete(root);
+}
+
+Test(cli, state_hash_same_for_one_and_two_threads)
+{
+    cJSON* one = run_json((const char*[]){"run", TINY, "--steps", "20", "--threads", "1", "--json",
+                                          NULL});
+    cJSON* two = run_json((const char*[]){"run", TINY, "--steps", "20", "--threads=2", "--json",
+                                          NULL});
+    cr_expect_eq(json_number(one, "threads"), 1);
+    cr_expect_eq(json_number(two, "threads"), 2);
+    cr_expect_str_eq(json_string(one, "state_hash"), json_string(two, "state_hash"));
+    cJSON_Delete(one);
+    cJSON_Delete(two);
+}
+
+Test(cli, state_hash_same_for_two_runs)
+{
+    const char* args[] = {"run", TINY, "--steps", "20", "--json", NULL};
+    cJSON* first = run_json(args);
+    cJSON* second = run_json(args);
+    cr_expect_str_eq(json_string(first, "state_hash"), json_string(second, "state_hash"));
+    cJSON_Delete(first);
+    cJSON_Delete(second);
+}
+
+Test(cli, steps_option_sets_step_count)
+{
+    cJSON* three = run_json((const char*[]){"run", TINY, "--steps", "3", "--json", NULL});
+    cJSON* seven = run_json((const char*[]){"run", TINY, "--steps=7", "--json", NULL});
+    cJSON* none = run_json((const char*[]){"run", "--json", "--steps", "0", TINY, NULL});
+    cr_expect_eq(json_number(three, "steps"), 3);
+    cr_expect_eq(json_number(seven, "steps"), 7);
+    cr_expect_eq(json_number(none, "steps"), 0);
+    cr_expect_eq(max_system_calls(three), 3);
+    cr_expect_eq(max_system_calls(seven), 7);
+    cr_expect_eq(max_system_calls(none), 0);
+    /* The hash covers the step count, so different lengths must differ. */
+    cr_expect_str_neq(json_string(three, "state_hash"), json_string(seven, "state_hash"));
+    cJSON_Delete(three);
+    cJSON_Delete(seven);
+    cJSON_Delete(none);
+}
+
+Test(cli, text_output_has_summary_and_aligned_table)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "5", NULL}, &r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    const char* labels[] = {"scenario", "agents", "dimensions", "threads", "backend",
+                            "steps", "wall seconds", "agent-steps/s", "state_hash"};
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; ++i) {
+        cr_expect_not_null(strstr(r.out, labels[i]), "no '%s' in:\n%s", labels[i], r.out);
+    }
+    const char* columns[] = {"system", "stage", "calls", "ms total", "ms/step", "ns/agent"};
+    for (size_t i = 0; i < sizeof columns / sizeof columns[0]; ++i) {
+        cr_expect_not_null(strstr(r.out, columns[i]), "no column '%s' in:\n%s", columns[i], r.out);
+    }
+    cr_expect(matches(r.out, "state_hash +[0-9a-f]{16}\n"), "%s", r.out);
+
+    /* Aligned: the "calls" header ends in the same column as the counts. */
+    const char* header = strstr(r.out, "system ");
+    cr_assert_not_null(header);
+    const char* calls = strstr(header, "calls");
+    cr_assert_not_null(calls);
+    size_t calls_end = (size_t)(calls - header) + strlen("calls");
+    const char* row = strchr(header, '\n') + 1;
+    cr_assert_gt(strlen(row), calls_end);
+    cr_expect(row[calls_end - 1] >= '0' && row[calls_end - 1] <= '9', "calls column misaligned:\n%s",
+              header);
+    cr_expect_eq(row[calls_end], ' ', "calls column misaligned:\n%s", header);
+    /* ... and the total row's "ms total" figure ends under its header. */
+    const char* total = strstr(header, "\nall systems");
+    cr_assert_not_null(total, "no total row:\n%s", header);
+    total += 1;
+    size_t ms_end = (size_t)(strstr(header, "ms total") - header) + strlen("ms total");
+    cr_assert_gt(strlen(total), ms_end);
+    cr_expect(total[ms_end - 1] >= '0' && total[ms_end - 1] <= '9', "total misaligned:\n%s",
+              header);
+    cr_expect_eq(total[ms_end], ' ', "total misaligned:\n%s", header);
+
+    /* Same run as JSON: same hash. */
+    cJSON* root = run_json((const char*[]){"run", TINY, "--steps", "5", "--json", NULL});
+    cr_expect_not_null(strstr(r.out, json_string(root, "state_hash")));
+    cJSON_Delete(root);
+    output_free(&r);
+}
+
+Test(cli, missing_file_names_the_path)
+{
+    scratch_t s = {0};
+    const char* path = scratch_write(&s, "does_not_exist.json", NULL);
+    cli_output_t r;
+    run_cli((const char*[]){"run", path, "--steps", "1", NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_empty(r.out);
+    cr_expect_eq(strncmp(r.err, "shoal: ", 7), 0, "stderr: %s", r.err);
+    cr_expect_not_null(strstr(r.err, path), "stderr: %s", r.err);
+    output_free(&r);
+    scratch_remove(&s);
+}
+
+Test(cli, malformed_json_gives_line_and_column)
+{
+    scratch_t s = {0};
+    /* The '@' on line 3 is where a key should be. */
+    const char* path = scratch_write(&s, "broken.json", "{\n  \"name\": \"broken\",\n  @\n}\n");
+    cli_output_t r;
+    run_cli((const char*[]){"run", path, "--json", NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_empty(r.out);
+    cr_expect_eq(strncmp(r.err, "shoal: ", 7), 0, "stderr: %s", r.err);
+    cr_expect_not_null(strstr(r.err, path), "stderr: %s", r.err);
+    cr_expect(matches(r.err, ":3:[0-9]+"), "no line:col of line 3 in: %s", r.err);
+    output_free(&r);
+    scratch_remove(&s);
+}
+
+Test(cli, unknown_key_names_its_json_path)
+{
+    /* Take the real tiny scenario and add one key it cannot know, inside
+     * the first group if there are groups, so the path has some depth. */
+    char* text = read_text(TINY);
+    cJSON* root = cJSON_Parse(text);
+    free(text);
+    cr_assert_not_null(root, "tiny.json does not parse");
+    const char* expected = "bogus_key_9";
+    cJSON* groups = cJSON_GetObjectItemCaseSensitive(root, "groups");
+    cJSON* first = cJSON_IsArray(groups) ? cJSON_GetArrayItem(groups, 0) : NULL;
+    if (cJSON_IsObject(first)) {
+        cr_assert_not_null(cJSON_AddNumberToObject(first, "bogus_key_9", 1));
+        expected = "groups[0].bogus_key_9";
+    } else {
+        cr_assert_not_null(cJSON_AddNumberToObject(root, "bogus_key_9", 1));
+    }
+    char* bad = cJSON_Print(root);
+    cJSON_Delete(root);
+    scratch_t s = {0};
+    const char* path = scratch_write(&s, "unknown_key.json", bad);
+    cJSON_free(bad);
+
+    cli_output_t r;
+    run_cli((const char*[]){"run", path, "--steps", "1", NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_empty(r.out);
+    cr_expect_eq(strncmp(r.err, "shoal: ", 7), 0, "stderr: %s", r.err);
+    cr_expect_not_null(strstr(r.err, expected), "no '%s' in: %s", expected, r.err);
+    output_free(&r);
+    scratch_remove(&s);
+}
+
+Test(cli, bad_command_lines_exit_2)
+{
+    struct {
+        const char* args[6];
+        const char* named; /* stderr must mention this */
+    } cases[] = {
+        {{"run", TINY, "--frobnicate", NULL}, "--frobnicate"},
+        {{"run", TINY, "--steps", "abc", NULL}, "abc"},
+        {{"run", TINY, "--steps", "-1", NULL}, "-1"},
+        {{"run", TINY, "--steps=12x", NULL}, "12x"},
+        {{"run", TINY, "--steps", NULL}, "--steps"},
+        {{"run", TINY, "--threads", "0", NULL}, "--threads"},
+        {{"run", TINY, "--threads", "1025", NULL}, "1025"},
+        {{"run", TINY, "--threads=two", NULL}, "two"},
+        {{"run", TINY, TINY, NULL}, "one scenario"},
+        {{"frobnicate", NULL}, "frobnicate"},
+        {{"--frobnicate", NULL}, "--frobnicate"},
+        {{NULL}, "run"}, /* no command: the help on stderr lists them */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        cli_output_t r;
+        run_cli(cases[i].args, &r);
+        cr_expect_eq(r.status, 2, "case %zu (%s): exit %d", i, cases[i].named, r.status);
+        cr_expect_str_empty(r.out, "case %zu: stdout %s", i, r.out);
+        cr_expect_not_null(strstr(r.err, cases[i].named), "case %zu: stderr %s", i, r.err);
+        if (cases[i].args[0] != NULL) {
+            cr_expect_eq(strncmp(r.err, "shoal: ", 7), 0, "case %zu: stderr %s", i, r.err);
+        }
+        output_free(&r);
+    }
+}
+
+Test(cli, help_mentions_every_option)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"run", "--help", NULL}, &r);
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_empty(r.err);
+    const char* words[] = {"--steps", "--threads", "--json", "--quiet", "--help", "FILE",
+                           "default.json", "state_hash", "agent_steps_per_s", "systems",
+                           "ms_per_step", "Exit codes"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i) {
+        cr_expect_not_null(strstr(r.out, words[i]), "run --help lacks '%s'", words[i]);
+    }
+    output_free(&r);
+
+    run_cli((const char*[]){"--help", NULL}, &r);
+    cr_expect_eq(r.status, 0);
+    cr_expect(matches(r.out, "\n +run +"), "shoal --help lists no run: %s", r.out);
+    output_free(&r);
+
+    run_cli((const char*[]){"help", "run", NULL}, &r);
+    cr_expect_eq(r.status, 0);
+    cr_expect_not_null(strstr(r.out, "--threads"));
+    output_free(&r);
+
+    run_cli((const char*[]){"--version", NULL}, &r);
+    cr_expect_eq(r.status, 0);
+    cr_expect(matches(r.out, "^shoal [0-9]+\\.[0-9]+\\.[0-9]+"), "version: %s", r.out);
+    output_free(&r);
+}
+
+Test(cli, no_progress_when_piped)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "200", NULL}, &r);
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_eq(strchr(r.err, '\r'), NULL, "progress written to a pipe: %s", r.err);
+    cr_expect_eq(strchr(r.out, '\r'), NULL);
+    cr_expect_str_empty(r.err);
+    output_free(&r);
+}
+
+Test(cli, progress_only_on_a_terminal_without_quiet)
+{
+    cli_output_t r;
+    /* Linux always has /dev/ptmx; failing here is louder than a skip. */
+    cr_assert(run_cli_with((const char*[]){"run", TINY, "--steps", "50", NULL}, 1, &r),
+              "no pseudo-terminal available");
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_not_null(strchr(r.err, '\r'), "no progress bar on a terminal");
+    cr_expect_not_null(strstr(r.err, "100%"), "progress never reached 100%%: %s", r.err);
+    cr_expect_eq(strchr(r.out, '\r'), NULL, "progress leaked into stdout");
+    output_free(&r);
+
+    run_cli_with((const char*[]){"run", TINY, "--steps", "50", "--quiet", NULL}, 1, &r);
+    cr_expect_eq(r.status, 0);
+    cr_expect_eq(strchr(r.err, '\r'), NULL, "progress despite --quiet: %s", r.err);
+    output_free(&r);
+
+    run_cli_with((const char*[]){"run", TINY, "--steps", "50", "--json", NULL}, 1, &r);
+    cr_expect_eq(r.status, 0);
+    cr_expect_eq(strchr(r.err, '\r'), NULL, "progress despite --json: %s", r.err);
+    output_free(&r);
+}
+
+Test(cli, default_file_is_scenarios_default_json)
+{
+    /* Criterion runs each test in its own process, so chdir stays local. */
+    cr_assert_eq(chdir(SHOAL_SOURCE_DIR), 0);
+    cJSON* root = run_json((const char*[]){"run", "--steps", "1", "--json", NULL});
+    cr_expect_str_eq(json_string(root, "file"), "scenarios/default.json");
+    cJSON_Delete(root);
+}

@@ -1,0 +1,66 @@
+/* Declarations shared by the `shoal` command's subcommands.
+ *
+ * Each subcommand is one function `int cmd_<name>(int argc, char** argv)`
+ * with argv[0] the subcommand's own name, so a subcommand parses its options
+ * exactly like a small program of its own. It returns one of the CLI_EXIT_*
+ * codes; main() returns that code unchanged. Adding a subcommand means
+ * writing its function, declaring it here and adding one line to the table
+ * in tools/shoal.c.
+ *
+ * Conventions every subcommand follows (so scripts can rely on them):
+ * - errors go to stderr as "shoal: <message>" (cli_error), nothing else does
+ *   except progress shown on a terminal;
+ * - exit 0 on success, 1 when the work itself failed (bad scenario, I/O, a
+ *   library error), 2 when the command line was wrong;
+ * - `--help` / `-h` prints the subcommand's help to stdout and exits 0.
+ */
+#ifndef SHOAL_TOOLS_CLI_H
+#define SHOAL_TOOLS_CLI_H
+
+#include <stdint.h>
+
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAILURE = 1, /* bad scenario, I/O or runtime error */
+    CLI_EXIT_USAGE = 2    /* bad command line */
+};
+
+typedef int cli_command_fn(int argc, char** argv);
+
+/* One line of the dispatch table in tools/shoal.c. */
+typedef struct cli_command_t {
+    const char* name;    /* as typed after `shoal` */
+    const char* summary; /* one line for `shoal --help` */
+    cli_command_fn* run;
+} cli_command_t;
+
+/* Subcommands. */
+int cmd_run(int argc, char** argv);
+
+/* ---- helpers, defined in tools/shoal.c ---- */
+
+/* Print "shoal: <formatted message>\n" to stderr. */
+void cli_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+/* Report a command-line mistake of subcommand `command` and point at its
+ * help; returns CLI_EXIT_USAGE so callers can `return cli_usage_error(...)`. */
+int cli_usage_error(const char* command, const char* format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Match argv[*index] against an option that takes a value, in either the
+ * "--name VALUE" or the "--name=VALUE" form. Returns 0 if the argument is a
+ * different option, 1 if it matched (then *value is set and *index points at
+ * the last argument consumed), or -1 if it matched but the value is missing
+ * (the usage error has been printed). */
+int cli_option_value(const char* command, int argc, char** argv, int* index, const char* name,
+                     const char** value);
+
+/* Parse a whole decimal integer in [min, max]. Leading/trailing junk, an
+ * empty string or overflow are rejected. Returns 1 on success, 0 otherwise
+ * (nothing printed: the caller knows which option it was). */
+int cli_parse_int(const char* text, int64_t min, int64_t max, int64_t* out);
+
+/* Seconds on CLOCK_MONOTONIC: for measuring intervals, not wall dates. */
+double cli_now_seconds(void);
+
+#endif /* SHOAL_TOOLS_CLI_H */

@@ -1,0 +1,484 @@
+/* `shoal run`: load a scenario, step it, report throughput, the state hash
+ * and what each system cost.
+ *
+ * Decisions worth knowing:
+ * - Only the stepping loop is timed (not loading or populating), because
+ *   the number people compare is steady-state agent-steps per second.
+ * - Agent-steps are counted step by step (agents alive before each step),
+ *   so the rate stays right if a scenario spawns or removes agents.
+ * - System statistics are reset after populating, so the table describes
+ *   exactly the steps that were timed. "share of step" divides a system's
+ *   time by the loop's wall time: the shares sum to less than 100% by the
+ *   scheduling and stage-boundary overhead, which is worth seeing.
+ * - The progress bar goes to stderr and only to a terminal: stdout stays
+ *   clean for pipes and --json, and logs never fill with '\r' lines. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "shoal/scenario.h"
+#include "shoal/shoal.h"
+
+#include "cli.h"
+
+#define RUN_DEFAULT_PATH "scenarios/default.json"
+#define RUN_MAX_THREADS 1024
+
+/* Redraw at most this often: a terminal redrawn every step slows a fast
+ * run down and flickers. */
+#define PROGRESS_INTERVAL_S 0.1
+#define PROGRESS_BAR_WIDTH 30
+
+typedef struct run_options_t {
+    const char* path;
+    int64_t steps;   /* -1: the scenario's own */
+    int32_t threads; /* 0: the scenario's own (or its default) */
+    int json;
+    int quiet;
+} run_options_t;
+
+typedef struct run_result_t {
+    int64_t steps;        /* steps actually run */
+    double seconds;       /* wall time of the stepping loop */
+    uint64_t agent_steps; /* sum over steps of the agents alive in that step */
+} run_result_t;
+
+typedef struct progress_t {
+    int enabled;
+    double start;
+    double last_draw;
+    int64_t total;
+} progress_t;
+
+static void print_help(void)
+{
+    printf(
+        "Usage: shoal run [FILE] [--steps N] [--threads T] [--json] [--quiet]\n"
+        "\n"
+        "Load the scenario FILE, build its world, step it N times at the scenario's dt\n"
+        "and report throughput, the final state hash and the cost of every system.\n"
+        "\n"
+        "Arguments:\n"
+        "  FILE             scenario file (JSON, see docs/scenarios.md). Default:\n"
+        "                   " RUN_DEFAULT_PATH " in the current directory"
+#ifdef SHOAL_DEFAULT_SCENARIO
+        ",\n                   else " SHOAL_DEFAULT_SCENARIO
+#endif
+        ".\n"
+        "\n"
+        "Options (a value can also be given as --option=VALUE):\n"
+        "  --steps N        number of steps, an integer >= 0. Default: the scenario's\n"
+        "                   \"steps\".\n"
+        "  --threads T      worker threads, 1..%d. Default: the scenario's \"threads\";\n"
+        "                   if that is 0, $SHOAL_THREADS, else the physical core count.\n"
+        "                   The state hash is the same for every thread count.\n"
+        "  --json           print one JSON object (one line) on stdout instead of text.\n"
+        "  --quiet, -q      no progress bar. (The bar is only ever drawn when stderr is\n"
+        "                   a terminal, and never with --json.)\n"
+        "  --help, -h       show this help.\n"
+        "\n"
+        "Text output: the scenario, agents, dimensions, threads, backend, steps, wall\n"
+        "seconds of the stepping loop, agent-steps per second and state_hash, then a\n"
+        "table of systems in step order: calls, ms total, ms/step, share of step\n"
+        "(percent of the loop's wall time; the rest is scheduling overhead) and\n"
+        "ns/agent (time per agent touched).\n"
+        "\n"
+        "JSON keys:\n"
+        "  scenario (string), file (string), agents (number, after populating),\n"
+        "  dimensions, threads, backend (\"serial\", \"openmp\" or \"host\"), steps, dt\n"
+        "  (seconds), seconds (wall time of the stepping loop only), agent_steps,\n"
+        "  agent_steps_per_s, state_hash (string of 16 lowercase hex digits), version,\n"
+        "  systems: array of {name, stage, enabled, calls, ms_total, ms_per_step,\n"
+        "  share (0..1 of the loop's wall time), agents (agents touched over all\n"
+        "  calls), ns_per_agent}.\n"
+        "\n"
+        "Exit codes: 0 success; 1 the scenario could not be read or is invalid, or the\n"
+        "simulation failed; 2 bad command line. Errors go to stderr as \"shoal: ...\".\n",
+        RUN_MAX_THREADS);
+}
+
+/* Returns -1 to go on, or the exit code to stop with (help, usage error). */
+static int parse_options(int argc, char** argv, run_options_t* opt)
+{
+    const char* command = argv[0];
+    int only_files = 0; /* after "--" every argument is a file name */
+    for (int i = 1; i < argc; ++i) {
+        const char* arg = argv[i];
+        const char* value = NULL;
+        int matched = 0;
+        int64_t number = 0;
+        if (!only_files && arg[0] == '-' && arg[1] != '\0') {
+            if (strcmp(arg, "--") == 0) {
+                only_files = 1;
+                continue;
+            }
+            if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+                print_help();
+                return CLI_EXIT_OK;
+            }
+            if (strcmp(arg, "--json") == 0) {
+                opt->json = 1;
+                continue;
+            }
+            if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+                opt->quiet = 1;
+                continue;
+            }
+            matched = cli_option_value(command, argc, argv, &i, "--steps", &value);
+            if (matched < 0) {
+                return CLI_EXIT_USAGE;
+            }
+            if (matched) {
+                if (!cli_parse_int(value, 0, INT64_MAX, &number)) {
+                    return cli_usage_error(command,
+                                           "--steps needs an integer >= 0, not '%s'", value);
+                }
+                opt->steps = number;
+                continue;
+            }
+            matched = cli_option_value(command, argc, argv, &i, "--threads", &value);
+            if (matched < 0) {
+                return CLI_EXIT_USAGE;
+            }
+            if (matched) {
+                if (!cli_parse_int(value, 1, RUN_MAX_THREADS, &number)) {
+                    return cli_usage_error(command, "--threads needs an integer in 1..%d, not '%s'",
+                                           RUN_MAX_THREADS, value);
+                }
+                opt->threads = (int32_t)number;
+                continue;
+            }
+            return cli_usage_error(command, "unknown option '%s'", arg);
+        }
+        if (opt->path != NULL) {
+            return cli_usage_error(command, "one scenario file at a time ('%s' and '%s')",
+                                   opt->path, arg);
+        }
+        opt->path = arg;
+    }
+    return -1;
+}
+
+static const char* default_path(void)
+{
+    if (access(RUN_DEFAULT_PATH, F_OK) == 0) {
+        return RUN_DEFAULT_PATH;
+    }
+#ifdef SHOAL_DEFAULT_SCENARIO
+    /* Lets an installed or out-of-tree binary find its own scenarios. */
+    if (access(SHOAL_DEFAULT_SCENARIO, F_OK) == 0) {
+        return SHOAL_DEFAULT_SCENARIO;
+    }
+#endif
+    /* Neither exists: loading this fails with an error that names it. */
+    return RUN_DEFAULT_PATH;
+}
+
+/* The public API has no name function for backends; these are the words the
+ * help text and JSON promise. */
+static const char* backend_name(shoal_backend_t backend)
+{
+    switch (backend) {
+    case SHOAL_BACKEND_AUTO: return "auto";
+    case SHOAL_BACKEND_SERIAL: return "serial";
+    case SHOAL_BACKEND_OPENMP: return "openmp";
+    case SHOAL_BACKEND_HOST: return "host";
+    }
+    return "unknown";
+}
+
+static void progress_draw(progress_t* progress, int64_t done, double now)
+{
+    double fraction = progress->total > 0 ? (double)done / (double)progress->total : 1.0;
+    int filled = (int)(fraction * PROGRESS_BAR_WIDTH);
+    char bar[PROGRESS_BAR_WIDTH + 1];
+    for (int i = 0; i < PROGRESS_BAR_WIDTH; ++i) {
+        bar[i] = i < filled ? '#' : '.';
+    }
+    bar[PROGRESS_BAR_WIDTH] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%  step %" PRId64 "/%" PRId64 "  %.1f s", bar,
+            (int)(fraction * 100.0), done, progress->total, now - progress->start);
+    fflush(stderr);
+    progress->last_draw = now;
+}
+
+static void progress_clear(const progress_t* progress)
+{
+    if (progress->enabled) {
+        /* Wide enough for any line progress_draw writes. */
+        fprintf(stderr, "\r%*s\r", PROGRESS_BAR_WIDTH + 60, "");
+        fflush(stderr);
+    }
+}
+
+/* Step `steps` times. On failure prints the error and returns nonzero;
+ * result->steps says how far it got. */
+static int step_world(shoal_world_t* world, int64_t steps, float dt, int show_progress,
+                      run_result_t* result)
+{
+    progress_t progress = {show_progress, 0.0, 0.0, steps};
+    double start = cli_now_seconds();
+    progress.start = start;
+    if (progress.enabled) {
+        progress_draw(&progress, 0, start);
+    }
+    int failed = 0;
+    int64_t step = 0;
+    for (; step < steps; ++step) {
+        result->agent_steps += (uint64_t)shoal_world_agent_count(world);
+        if (shoal_world_step(world, dt) != SHOAL_OK) {
+            failed = 1;
+            break;
+        }
+        if (progress.enabled) {
+            double now = cli_now_seconds();
+            if (now - progress.last_draw >= PROGRESS_INTERVAL_S || step + 1 == steps) {
+                progress_draw(&progress, step + 1, now);
+            }
+        }
+    }
+    result->seconds = cli_now_seconds() - start;
+    result->steps = step;
+    progress_clear(&progress);
+    if (failed) {
+        cli_error("step %" PRId64 ": %s", step + 1, shoal_world_last_error(world));
+    }
+    return failed;
+}
+
+static double ms_per_step(const shoal_system_stats_t* stats, int64_t steps)
+{
+    return steps > 0 ? (double)stats->ns_total * 1e-6 / (double)steps : 0.0;
+}
+
+static double share_of_loop(const shoal_system_stats_t* stats, double seconds)
+{
+    return seconds > 0.0 ? (double)stats->ns_total * 1e-9 / seconds : 0.0;
+}
+
+static double agent_steps_per_s(const run_result_t* result)
+{
+    return result->seconds > 0.0 ? (double)result->agent_steps / result->seconds : 0.0;
+}
+
+static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* world,
+                       int32_t agents, float dt, const run_result_t* result)
+{
+    printf("scenario         %s\n", shoal_scenario_name(scenario));
+    printf("agents           %" PRId32 "\n", agents);
+    printf("dimensions       %" PRId32 "\n", shoal_world_dimensions(world));
+    printf("threads          %" PRId32 "\n", shoal_world_thread_count(world));
+    printf("backend          %s\n", backend_name(shoal_world_backend(world)));
+    printf("steps            %" PRId64 " (dt %g s)\n", result->steps, (double)dt);
+    printf("wall seconds     %.6f\n", result->seconds);
+    printf("agent-steps/s    %.0f\n", agent_steps_per_s(result));
+    printf("state_hash       %016" PRIx64 "\n", shoal_world_state_hash(world));
+
+    int32_t count = shoal_world_system_count(world);
+    int name_width = (int)strlen("all systems"); /* the total row's label */
+    int stage_width = (int)strlen("stage");
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_system_stats_t stats;
+        if (shoal_world_system_stats(world, i, &stats) != SHOAL_OK) {
+            continue;
+        }
+        int n = (int)strlen(stats.name);
+        int s = (int)strlen(shoal_stage_name(stats.stage));
+        name_width = n > name_width ? n : name_width;
+        stage_width = s > stage_width ? s : stage_width;
+    }
+    printf("\n%-*s  %-*s  %8s  %10s  %9s  %8s  %9s\n", name_width, "system", stage_width,
+           "stage", "calls", "ms total", "ms/step", "% step", "ns/agent");
+    uint64_t ns_sum = 0;
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_system_stats_t stats;
+        if (shoal_world_system_stats(world, i, &stats) != SHOAL_OK) {
+            continue;
+        }
+        ns_sum += stats.ns_total;
+        char per_agent[32];
+        if (stats.agents > 0) {
+            snprintf(per_agent, sizeof per_agent, "%.2f",
+                     (double)stats.ns_total / (double)stats.agents);
+        } else {
+            snprintf(per_agent, sizeof per_agent, "-");
+        }
+        printf("%-*s  %-*s  %8" PRIu64 "  %10.3f  %9.4f  %8.1f  %9s%s\n", name_width, stats.name,
+               stage_width, shoal_stage_name(stats.stage), stats.calls,
+               (double)stats.ns_total * 1e-6, ms_per_step(&stats, result->steps),
+               100.0 * share_of_loop(&stats, result->seconds), per_agent,
+               stats.enabled ? "" : "  (disabled)");
+    }
+    /* The total row shows how much of the loop the systems account for. */
+    shoal_system_stats_t total = {0};
+    total.ns_total = ns_sum;
+    printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "all systems", stage_width, "",
+           "", (double)ns_sum * 1e-6, ms_per_step(&total, result->steps),
+           100.0 * share_of_loop(&total, result->seconds));
+}
+
+/* cJSON's add functions return NULL on allocation failure (and accept a
+ * NULL parent), so it is enough to remember whether any of them failed. */
+static int add_number(cJSON* object, const char* key, double value)
+{
+    return cJSON_AddNumberToObject(object, key, value) != NULL;
+}
+
+static int add_string(cJSON* object, const char* key, const char* value)
+{
+    return cJSON_AddStringToObject(object, key, value) != NULL;
+}
+
+static cJSON* systems_json(const shoal_world_t* world, const run_result_t* result)
+{
+    cJSON* systems = cJSON_CreateArray();
+    int ok = systems != NULL;
+    int32_t count = shoal_world_system_count(world);
+    for (int32_t i = 0; ok && i < count; ++i) {
+        shoal_system_stats_t stats;
+        if (shoal_world_system_stats(world, i, &stats) != SHOAL_OK) {
+            continue;
+        }
+        cJSON* system = cJSON_CreateObject();
+        if (system == NULL || !cJSON_AddItemToArray(systems, system)) {
+            cJSON_Delete(system);
+            ok = 0;
+            break;
+        }
+        ok &= add_string(system, "name", stats.name);
+        ok &= add_string(system, "stage", shoal_stage_name(stats.stage));
+        ok &= cJSON_AddBoolToObject(system, "enabled", stats.enabled != 0) != NULL;
+        ok &= add_number(system, "calls", (double)stats.calls);
+        ok &= add_number(system, "ms_total", (double)stats.ns_total * 1e-6);
+        ok &= add_number(system, "ms_per_step", ms_per_step(&stats, result->steps));
+        ok &= add_number(system, "share", share_of_loop(&stats, result->seconds));
+        ok &= add_number(system, "agents", (double)stats.agents);
+        ok &= add_number(system, "ns_per_agent",
+                         stats.agents > 0 ? (double)stats.ns_total / (double)stats.agents : 0.0);
+    }
+    if (!ok) {
+        cJSON_Delete(systems);
+        return NULL;
+    }
+    return systems;
+}
+
+static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* world,
+                      const char* path, int32_t agents, float dt, const run_result_t* result)
+{
+    char hash[17];
+    snprintf(hash, sizeof hash, "%016" PRIx64, shoal_world_state_hash(world));
+
+    cJSON* root = cJSON_CreateObject();
+    int ok = root != NULL;
+    ok &= add_string(root, "scenario", shoal_scenario_name(scenario));
+    ok &= add_string(root, "file", path);
+    ok &= add_number(root, "agents", agents);
+    ok &= add_number(root, "dimensions", shoal_world_dimensions(world));
+    ok &= add_number(root, "threads", shoal_world_thread_count(world));
+    ok &= add_string(root, "backend", backend_name(shoal_world_backend(world)));
+    ok &= add_number(root, "steps", (double)result->steps);
+    ok &= add_number(root, "dt", (double)dt);
+    ok &= add_number(root, "seconds", result->seconds);
+    ok &= add_number(root, "agent_steps", (double)result->agent_steps);
+    ok &= add_number(root, "agent_steps_per_s", agent_steps_per_s(result));
+    ok &= add_string(root, "state_hash", hash);
+    ok &= add_string(root, "version", shoal_version());
+    cJSON* systems = ok ? systems_json(world, result) : NULL;
+    if (systems != NULL && !cJSON_AddItemToObject(root, "systems", systems)) {
+        cJSON_Delete(systems);
+        systems = NULL;
+    }
+    char* text = (ok && systems != NULL) ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    if (text == NULL) {
+        cli_error("out of memory while writing JSON");
+        return 1;
+    }
+    puts(text);
+    cJSON_free(text);
+    return 0;
+}
+
+/* Report a scenario error so that it always names the file, whatever the
+ * loader's message says. */
+static void scenario_error(const char* path, const shoal_error_t* err, shoal_status_t status)
+{
+    const char* message = err->message[0] != '\0' ? err->message : shoal_status_string(status);
+    if (strstr(message, path) != NULL) {
+        cli_error("%s", message);
+    } else {
+        cli_error("%s: %s", path, message);
+    }
+}
+
+int cmd_run(int argc, char** argv)
+{
+    run_options_t opt = {NULL, -1, 0, 0, 0};
+    int stop = parse_options(argc, argv, &opt);
+    if (stop >= 0) {
+        return stop;
+    }
+    const char* path = opt.path != NULL ? opt.path : default_path();
+
+    shoal_error_t err = {SHOAL_OK, ""};
+    shoal_scenario_t* scenario = NULL;
+    shoal_status_t status = shoal_scenario_load_file(path, &scenario, &err);
+    if (status != SHOAL_OK) {
+        scenario_error(path, &err, status);
+        return CLI_EXIT_FAILURE;
+    }
+
+    int exit_code = CLI_EXIT_FAILURE;
+    shoal_world_t* world = NULL;
+    shoal_world_def_t def = shoal_scenario_world_def(scenario);
+    if (opt.threads > 0) {
+        def.thread_count = opt.threads;
+    }
+    err = (shoal_error_t){SHOAL_OK, ""};
+    status = shoal_world_create(&def, &world, &err);
+    if (status != SHOAL_OK) {
+        cli_error("cannot create the world: %s",
+                  err.message[0] != '\0' ? err.message : shoal_status_string(status));
+        goto done;
+    }
+    if (shoal_scenario_populate(scenario, world) != SHOAL_OK) {
+        cli_error("%s: cannot add the agents: %s", path, shoal_world_last_error(world));
+        goto done;
+    }
+    shoal_world_reset_stats(world);
+
+    int64_t steps = opt.steps >= 0 ? opt.steps : (int64_t)shoal_scenario_steps(scenario);
+    float dt = shoal_scenario_dt(scenario);
+    int32_t agents = shoal_world_agent_count(world);
+    int show_progress = !opt.json && !opt.quiet && isatty(STDERR_FILENO);
+    run_result_t result = {0, 0.0, 0};
+    if (step_world(world, steps, dt, show_progress, &result) != 0) {
+        goto done;
+    }
+
+    if (opt.json) {
+        if (print_json(scenario, world, path, agents, dt, &result) != 0) {
+            goto done;
+        }
+    } else {
+        print_text(scenario, world, agents, dt, &result);
+    }
+    /* A full disk or closed pipe must not look like success to a script. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("cannot write the output");
+        goto done;
+    }
+    exit_code = CLI_EXIT_OK;
+
+done:
+    shoal_world_destroy(world);
+    shoal_scenario_destroy(scenario);
+    return exit_code;
+}

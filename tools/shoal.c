@@ -1,0 +1,173 @@
+/* The `shoal` command: finds the subcommand in a table and hands it the rest
+ * of the command line. The small helpers every subcommand shares (error
+ * format, option matching, integer parsing, a monotonic clock) live here too
+ * so that the subcommands agree on them; see tools/cli.h. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "shoal/shoal.h"
+
+#include "cli.h"
+
+/* The subcommands, in the order `shoal --help` lists them. One line each. */
+static const cli_command_t commands[] = {
+    {"run", "load a scenario, step it and report throughput and per-system costs", cmd_run},
+};
+
+#define COMMAND_COUNT ((int)(sizeof(commands) / sizeof(commands[0])))
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CLI_VERSION \
+    STR(SHOAL_VERSION_MAJOR) "." STR(SHOAL_VERSION_MINOR) "." STR(SHOAL_VERSION_PATCH)
+
+void cli_error(const char* format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fputs("shoal: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+}
+
+int cli_usage_error(const char* command, const char* format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "shoal: %s: ", command);
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\nTry 'shoal %s --help'.\n", command);
+    va_end(args);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_option_value(const char* command, int argc, char** argv, int* index, const char* name,
+                     const char** value)
+{
+    const char* arg = argv[*index];
+    size_t length = strlen(name);
+    if (strncmp(arg, name, length) != 0) {
+        return 0;
+    }
+    if (arg[length] == '=') {
+        *value = arg + length + 1;
+        return 1;
+    }
+    if (arg[length] != '\0') {
+        return 0; /* a longer option that merely starts with `name` */
+    }
+    if (*index + 1 >= argc) {
+        cli_usage_error(command, "option '%s' needs a value", name);
+        return -1;
+    }
+    *index += 1;
+    *value = argv[*index];
+    return 1;
+}
+
+int cli_parse_int(const char* text, int64_t min, int64_t max, int64_t* out)
+{
+    /* strtoll alone would accept leading blanks, a '+' and an empty string;
+     * a command line means what it literally says, so insist on digits. */
+    const char* digits = (text[0] == '-') ? text + 1 : text;
+    if (digits[0] < '0' || digits[0] > '9') {
+        return 0;
+    }
+    errno = 0;
+    char* end = NULL;
+    long long value = strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value < min || value > max) {
+        return 0;
+    }
+    *out = (int64_t)value;
+    return 1;
+}
+
+double cli_now_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+static void print_help(FILE* out)
+{
+    fprintf(out,
+            "Usage: shoal <command> [options]\n"
+            "\n"
+            "shoal simulates crowds and fleets of autonomous agents.\n"
+            "\n"
+            "Commands:\n");
+    for (int i = 0; i < COMMAND_COUNT; ++i) {
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    }
+    fprintf(out,
+            "\n"
+            "Options:\n"
+            "  -h, --help     show this help (also: shoal help [command])\n"
+            "  --version      show the version of the command and of the library\n"
+            "\n"
+            "Run 'shoal <command> --help' for the options of a command.\n"
+            "Exit codes: 0 success, 1 failure (scenario, I/O, simulation), 2 bad usage.\n");
+}
+
+static const cli_command_t* find_command(const char* name)
+{
+    for (int i = 0; i < COMMAND_COUNT; ++i) {
+        if (strcmp(commands[i].name, name) == 0) {
+            return &commands[i];
+        }
+    }
+    return NULL;
+}
+
+int main(int argc, char** argv)
+{
+    if (argc < 2) {
+        /* No command is a usage mistake: help goes to stderr so a script
+         * that forgot the command sees it fail rather than print help. */
+        print_help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char* name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+        print_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        /* The library may be a shared object newer than this binary. */
+        printf("shoal %s (library %s)\n", CLI_VERSION, shoal_version());
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            print_help(stdout);
+            return CLI_EXIT_OK;
+        }
+        const cli_command_t* command = find_command(argv[2]);
+        if (command == NULL) {
+            cli_error("unknown command '%s' (see 'shoal --help')", argv[2]);
+            return CLI_EXIT_USAGE;
+        }
+        char help_option[] = "--help";
+        char* help_argv[] = {argv[2], help_option, NULL};
+        return command->run(2, help_argv);
+    }
+    const cli_command_t* command = find_command(name);
+    if (command == NULL) {
+        if (name[0] == '-') {
+            cli_error("unknown option '%s' (see 'shoal --help')", name);
+        } else {
+            cli_error("unknown command '%s' (see 'shoal --help')", name);
+        }
+        return CLI_EXIT_USAGE;
+    }
+    return command->run(argc - 1, argv + 1);
+}
