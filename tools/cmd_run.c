@@ -180,19 +180,6 @@ static const char* default_path(void)
     return RUN_DEFAULT_PATH;
 }
 
-/* The public API has no name function for backends; these are the words the
- * help text and JSON promise. */
-static const char* backend_name(shoal_backend_t backend)
-{
-    switch (backend) {
-    case SHOAL_BACKEND_AUTO: return "auto";
-    case SHOAL_BACKEND_SERIAL: return "serial";
-    case SHOAL_BACKEND_OPENMP: return "openmp";
-    case SHOAL_BACKEND_HOST: return "host";
-    }
-    return "unknown";
-}
-
 static void progress_draw(progress_t* progress, int64_t done, double now)
 {
     double fraction = progress->total > 0 ? (double)done / (double)progress->total : 1.0;
@@ -274,7 +261,7 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     printf("agents           %" PRId32 "\n", agents);
     printf("dimensions       %" PRId32 "\n", shoal_world_dimensions(world));
     printf("threads          %" PRId32 "\n", shoal_world_thread_count(world));
-    printf("backend          %s\n", backend_name(shoal_world_backend(world)));
+    printf("backend          %s\n", shoal_backend_name(shoal_world_backend(world)));
     printf("steps            %" PRId64 " (dt %g s)\n", result->steps, (double)dt);
     printf("wall seconds     %.6f\n", result->seconds);
     printf("agent-steps/s    %.0f\n", agent_steps_per_s(result));
@@ -382,7 +369,7 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
     ok &= add_number(root, "agents", agents);
     ok &= add_number(root, "dimensions", shoal_world_dimensions(world));
     ok &= add_number(root, "threads", shoal_world_thread_count(world));
-    ok &= add_string(root, "backend", backend_name(shoal_world_backend(world)));
+    ok &= add_string(root, "backend", shoal_backend_name(shoal_world_backend(world)));
     ok &= add_number(root, "steps", (double)result->steps);
     ok &= add_number(root, "dt", (double)dt);
     ok &= add_number(root, "seconds", result->seconds);

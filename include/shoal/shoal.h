@@ -114,6 +114,9 @@ typedef enum shoal_backend_t {
     SHOAL_BACKEND_HOST = 3    /* enqueue_task / finish_task */
 } shoal_backend_t;
 
+/* "auto", "serial", "openmp" or "host"; "unknown" otherwise. Never NULL. */
+SHOAL_API const char* shoal_backend_name(shoal_backend_t backend);
+
 /* ------------------------------------------------------------------------ */
 /* World                                                                     */
 /* ------------------------------------------------------------------------ */

@@ -34,6 +34,17 @@ const char* shoal_status_string(shoal_status_t status)
     return "unknown status";
 }
 
+const char* shoal_backend_name(shoal_backend_t backend)
+{
+    switch (backend) {
+    case SHOAL_BACKEND_AUTO: return "auto";
+    case SHOAL_BACKEND_SERIAL: return "serial";
+    case SHOAL_BACKEND_OPENMP: return "openmp";
+    case SHOAL_BACKEND_HOST: return "host";
+    }
+    return "unknown";
+}
+
 const char* shoal_stage_name(shoal_stage_t stage)
 {
     static const char* const names[SHOAL_STAGE_COUNT_] = {"sense",   "decide",    "plan",

@@ -52,12 +52,16 @@ static void control_range_2d(int32_t begin, int32_t end, int32_t worker, void* v
 
     for (int32_t i = begin; i < end; ++i) {
         float vd = sqrtf(dx[i] * dx[i] + dy[i] * dy[i]);
+        float cs = cosf(heading[i]), sn = sinf(heading[i]);
         float err = 0.0f, fwd = 0.0f;
         if (vd > STEER_HOLD_SPEED) {
-            err = angle_diff(atan2f(dy[i], dx[i]), heading[i]);
-            fwd = fminf(vd, vmax[i]) * fmaxf(0.0f, cosf(err));
+            /* Heading error from the desired direction in body axes: the
+             * seed's atan(e_y / e_x), with cos(err) as the forward part. */
+            float ex = (cs * dx[i] + sn * dy[i]) / vd;
+            float ey = (cs * dy[i] - sn * dx[i]) / vd;
+            err = atan2f(ey, ex);
+            fwd = fminf(vd, vmax[i]) * fmaxf(0.0f, ex);
         }
-        float cs = cosf(heading[i]), sn = sinf(heading[i]);
         float u = cs * vx[i] + sn * vy[i];  /* body forward */
         float v = -sn * vx[i] + cs * vy[i]; /* body left */
         float g = mass[i] * fminf(kv[i], inv_dt);
