@@ -27,6 +27,12 @@ SHOAL_API int32_t shoal_scenario_steps(const shoal_scenario_t* scenario);
 SHOAL_API float shoal_scenario_dt(const shoal_scenario_t* scenario);
 SHOAL_API int32_t shoal_scenario_agent_count(const shoal_scenario_t* scenario);
 
+/* Groups, in file order; an agent's `group` label is its group's index. */
+SHOAL_API int32_t shoal_scenario_group_count(const shoal_scenario_t* scenario);
+/* The group's name, or NULL when index is out of range. Owned by the scenario. */
+SHOAL_API const char* shoal_scenario_group_name(const shoal_scenario_t* scenario, int32_t index);
+SHOAL_API int32_t shoal_scenario_group_size(const shoal_scenario_t* scenario, int32_t index);
+
 /* A world definition with the scenario's dimensions, seed and threads; the
  * rest at defaults. */
 SHOAL_API shoal_world_def_t shoal_scenario_world_def(const shoal_scenario_t* scenario);
