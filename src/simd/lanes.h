@@ -1,0 +1,520 @@
+/* Lane types: the one place that knows about SIMD registers.
+ *
+ * Kernels are written once against `lanef` (SHOAL_LANES floats), `lanei`
+ * (SHOAL_LANES int32) and `lanem` (a per-lane true/false mask) and compile to
+ * AVX-512, AVX2/AVX, SSE2 or NEON through SIMDe, or to plain scalar code.
+ *
+ * Width, fixed at compile time:
+ *   SHOAL_DISABLE_SIMD defined   -> 1 lane of plain C: the reference build that
+ *                                   tests compare against (wins over the rest)
+ *   SHOAL_SIMD_WIDTH = 4, 8, 16  -> that width; SIMDe emulates what the CPU lacks
+ *   otherwise                    -> 16 with __AVX512F__, 8 with __AVX__/__AVX2__,
+ *                                   else 4 (SSE2 on x86, NEON on ARM, portable C)
+ *
+ * Every type is a one-member struct, also in the scalar build. That makes
+ * `a + b` on lanes, or passing a mask where floats are expected, a compile
+ * error in every build, not just in some; the wrapper costs nothing once the
+ * functions are inlined.
+ *
+ * Results are the same in every build, lane by lane, as the scalar reference:
+ * add, sub, mul, div and sqrt are IEEE correctly rounded; lane_fma is
+ * unfused (see below); min/max/compare/select have the exact C meanings
+ * written next to them, including NaN and signed zero. Denormals are kept
+ * (nothing here sets flush-to-zero). Exceptions:
+ *   - lane_hsum depends on the width (it sums a different number of lanes);
+ *   - lane_ftoi of NaN or values outside int32 is unspecified;
+ *   - SIMDe's ARMv7 (32-bit) NEON sqrt is an estimate, not correctly rounded.
+ *
+ * The operations (all static inline; "m" is a lanem, "i" a lanei):
+ *   memory    lane_load/loadu/store/storeu, lane_load_partial/store_partial,
+ *             lane_set1, lane_zero, lane_extract, lane_iota
+ *   math      lane_add/sub/mul/div, lane_fma, lane_min/max/clamp, lane_abs,
+ *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum
+ *   compare   lane_cmp_lt/le/gt/ge/eq/neq -> m
+ *   masks     lane_mask_and/or/not/andnot/any/all/bits/first,
+ *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
+ *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/iota (no
+ *             overflow allowed),
+ *             lane_itof (exact below 2^24), lane_ftoi (truncates like a C cast),
+ *             lane_gather(base, i) = base[i] per lane: every lane's index
+ *             must be valid, so pad index lists with a real index (the agent
+ *             itself) and mask the result, rather than leaving garbage.
+ *
+ * Arrays that kernels walk with lane_load/lane_store are SHOAL_LANE_ALIGN
+ * (64-byte) aligned and padded to a multiple of SHOAL_MAX_LANES, so any width
+ * runs whole lanes to the end with no scalar tail (see lane_pad).
+ */
+#ifndef SHOAL_LANES_H
+#define SHOAL_LANES_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Forcing a width the target lacks (SHOAL_SIMD_WIDTH=16 without AVX-512)
+ * passes emulated 64-byte vectors between SIMDe's inline functions, which
+ * clang reports as an ABI change (-Wpsabi, fatal under -Werror). All of it is
+ * inlined within this header, so no ABI is involved; GCC's equivalent is a
+ * note that its pragmas cannot silence (add -Wno-psabi to quiet it). */
+#if defined(__clang__) && defined(__has_warning)
+#if __has_warning("-Wpsabi")
+#define SHOAL__PSABI_PUSHED
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wpsabi"
+#endif
+#endif
+
+/* Padding unit for lane arrays: the widest width, so one layout serves every
+ * build. 16 floats = 64 bytes = one cache line. */
+#define SHOAL_MAX_LANES 16
+#define SHOAL_LANE_ALIGN 64
+
+#if defined(SHOAL_DISABLE_SIMD)
+#define SHOAL_LANES 1
+#elif defined(SHOAL_SIMD_WIDTH)
+#if SHOAL_SIMD_WIDTH == 4 || SHOAL_SIMD_WIDTH == 8 || SHOAL_SIMD_WIDTH == 16
+#define SHOAL_LANES SHOAL_SIMD_WIDTH
+#else
+#error "SHOAL_SIMD_WIDTH must be 4, 8 or 16 (define SHOAL_DISABLE_SIMD for scalar)"
+#endif
+#elif defined(__AVX512F__)
+#define SHOAL_LANES 16
+#elif defined(__AVX2__) || defined(__AVX__)
+#define SHOAL_LANES 8
+#else
+#define SHOAL_LANES 4
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Per-width primitives. SHOAL__PS/SI/EPI32 paste the SIMDe name of an op for */
+/* the chosen register size, so the ops whose names only differ by prefix are */
+/* written once further down.                                                */
+/* ------------------------------------------------------------------------ */
+
+#if SHOAL_LANES == 16
+#include <simde/x86/avx512.h>
+
+typedef struct lanef { simde__m512 v; } lanef;
+typedef struct lanei { simde__m512i v; } lanei;
+typedef struct lanem { simde__mmask16 v; } lanem; /* bit i = lane i */
+
+#define SHOAL__PS(op) simde_mm512_##op##_ps
+#define SHOAL__SI(op) simde_mm512_##op##_si512
+#define SHOAL__EPI32(op) simde_mm512_##op##_epi32
+#define SHOAL__CMP(a, b, pred) simde_mm512_cmp_ps_mask(a, b, pred)
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define SHOAL__FMA_NATIVE 1
+#else
+#define SHOAL__FMA_NATIVE 0
+#endif
+
+static inline lanem lane_mask_and(lanem a, lanem b)
+{
+    return (lanem){ (simde__mmask16)(a.v & b.v) };
+}
+static inline lanem lane_mask_or(lanem a, lanem b)
+{
+    return (lanem){ (simde__mmask16)(a.v | b.v) };
+}
+static inline lanem lane_mask_not(lanem a) { return (lanem){ (simde__mmask16)~a.v }; }
+static inline uint32_t lane_mask_bits(lanem m) { return m.v; }
+static inline lanef lane_select(lanem m, lanef a, lanef b)
+{
+    return (lanef){ simde_mm512_mask_blend_ps(m.v, b.v, a.v) };
+}
+/* imm 0x09 = round toward -inf, no precision exception. */
+static inline lanef lane_floor(lanef a) { return (lanef){ simde_mm512_roundscale_ps(a.v, 0x09) }; }
+
+/* SIMDe 0.7.4 has no 512-bit gather or int32<->float conversion: use the
+ * native instruction when there is one, else go through memory. */
+static inline lanef lane_itof(lanei a)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanef){ _mm512_cvtepi32_ps(a.v) };
+#else
+    int32_t i[16];
+    float f[16];
+    simde_mm512_storeu_si512(i, a.v);
+    for (int k = 0; k < 16; k++) f[k] = (float)i[k];
+    return (lanef){ simde_mm512_loadu_ps(f) };
+#endif
+}
+
+static inline lanei lane_ftoi(lanef a)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanei){ _mm512_cvttps_epi32(a.v) };
+#else
+    int32_t i[16];
+    float f[16];
+    simde_mm512_storeu_ps(f, a.v);
+    for (int k = 0; k < 16; k++) i[k] = (int32_t)f[k];
+    return (lanei){ simde_mm512_loadu_si512(i) };
+#endif
+}
+
+static inline lanef lane_gather(const float* base, lanei idx)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanef){ _mm512_i32gather_ps(idx.v, base, 4) };
+#else
+    int32_t i[16];
+    float f[16];
+    simde_mm512_storeu_si512(i, idx.v);
+    for (int k = 0; k < 16; k++) f[k] = base[i[k]];
+    return (lanef){ simde_mm512_loadu_ps(f) };
+#endif
+}
+
+#elif SHOAL_LANES == 8
+#include <simde/x86/avx2.h>
+#include <simde/x86/fma.h>
+
+typedef struct lanef { simde__m256 v; } lanef;
+typedef struct lanei { simde__m256i v; } lanei;
+typedef struct lanem { simde__m256 v; } lanem; /* each lane all ones or all zeros */
+
+#define SHOAL__PS(op) simde_mm256_##op##_ps
+#define SHOAL__SI(op) simde_mm256_##op##_si256
+#define SHOAL__EPI32(op) simde_mm256_##op##_epi32
+#define SHOAL__CMP(a, b, pred) simde_mm256_cmp_ps(a, b, pred)
+#if defined(SIMDE_X86_FMA_NATIVE)
+#define SHOAL__FMA_NATIVE 1
+#else
+#define SHOAL__FMA_NATIVE 0
+#endif
+#define SHOAL__ONES() simde_mm256_castsi256_ps(simde_mm256_set1_epi32(-1))
+
+static inline lanef lane_select(lanem m, lanef a, lanef b)
+{
+    return (lanef){ simde_mm256_blendv_ps(b.v, a.v, m.v) };
+}
+static inline lanef lane_floor(lanef a) { return (lanef){ simde_mm256_floor_ps(a.v) }; }
+static inline lanef lane_itof(lanei a) { return (lanef){ simde_mm256_cvtepi32_ps(a.v) }; }
+static inline lanei lane_ftoi(lanef a) { return (lanei){ simde_mm256_cvttps_epi32(a.v) }; }
+static inline lanef lane_gather(const float* base, lanei idx)
+{
+    return (lanef){ simde_mm256_i32gather_ps(base, idx.v, 4) };
+}
+
+#elif SHOAL_LANES == 4
+#include <simde/x86/avx2.h> /* 128-bit gather; pulls in SSE2..SSE4.1 */
+#include <simde/x86/fma.h>
+
+typedef struct lanef { simde__m128 v; } lanef;
+typedef struct lanei { simde__m128i v; } lanei;
+typedef struct lanem { simde__m128 v; } lanem; /* each lane all ones or all zeros */
+
+#define SHOAL__PS(op) simde_mm_##op##_ps
+#define SHOAL__SI(op) simde_mm_##op##_si128
+#define SHOAL__EPI32(op) simde_mm_##op##_epi32
+#define SHOAL__CMP(a, b, pred) simde_mm_cmp_ps(a, b, pred)
+#if defined(SIMDE_X86_FMA_NATIVE)
+#define SHOAL__FMA_NATIVE 1
+#else
+#define SHOAL__FMA_NATIVE 0
+#endif
+#define SHOAL__ONES() simde_mm_castsi128_ps(simde_mm_set1_epi32(-1))
+
+static inline lanef lane_select(lanem m, lanef a, lanef b)
+{
+    return (lanef){ simde_mm_blendv_ps(b.v, a.v, m.v) };
+}
+static inline lanef lane_floor(lanef a) { return (lanef){ simde_mm_floor_ps(a.v) }; }
+static inline lanef lane_itof(lanei a) { return (lanef){ simde_mm_cvtepi32_ps(a.v) }; }
+static inline lanei lane_ftoi(lanef a) { return (lanei){ simde_mm_cvttps_epi32(a.v) }; }
+static inline lanef lane_gather(const float* base, lanei idx)
+{
+    return (lanef){ simde_mm_i32gather_ps(base, idx.v, 4) };
+}
+
+#endif
+
+#if SHOAL_LANES == 4 || SHOAL_LANES == 8
+/* Vector masks (8 and 4 lanes) are float registers with all-ones lanes. */
+static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){ SHOAL__PS(and)(a.v, b.v) }; }
+static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){ SHOAL__PS(or)(a.v, b.v) }; }
+static inline lanem lane_mask_not(lanem a) { return (lanem){ SHOAL__PS(xor)(a.v, SHOAL__ONES()) }; }
+static inline uint32_t lane_mask_bits(lanem m) { return (uint32_t)SHOAL__PS(movemask)(m.v); }
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Operations with the same shape at every SIMD width.                       */
+/* ------------------------------------------------------------------------ */
+
+#if SHOAL_LANES > 1
+/* lane_load/lane_store need SHOAL_LANES * 4-byte alignment (lane arrays have
+ * 64); the u variants take any address. */
+static inline lanef lane_load(const float* p) { return (lanef){ SHOAL__PS(load)(p) }; }
+static inline lanef lane_loadu(const float* p) { return (lanef){ SHOAL__PS(loadu)(p) }; }
+static inline void lane_store(float* p, lanef a) { SHOAL__PS(store)(p, a.v); }
+static inline void lane_storeu(float* p, lanef a) { SHOAL__PS(storeu)(p, a.v); }
+static inline lanef lane_set1(float x) { return (lanef){ SHOAL__PS(set1)(x) }; }
+static inline lanef lane_zero(void) { return (lanef){ SHOAL__PS(setzero)() }; }
+
+static inline lanef lane_add(lanef a, lanef b) { return (lanef){ SHOAL__PS(add)(a.v, b.v) }; }
+static inline lanef lane_sub(lanef a, lanef b) { return (lanef){ SHOAL__PS(sub)(a.v, b.v) }; }
+static inline lanef lane_mul(lanef a, lanef b) { return (lanef){ SHOAL__PS(mul)(a.v, b.v) }; }
+static inline lanef lane_div(lanef a, lanef b) { return (lanef){ SHOAL__PS(div)(a.v, b.v) }; }
+/* x86 semantics, kept by SIMDe everywhere: a < b ? a : b, so a NaN in either
+ * operand or min(+0, -0) gives b. The scalar build writes the same ternary. */
+static inline lanef lane_min(lanef a, lanef b) { return (lanef){ SHOAL__PS(min)(a.v, b.v) }; }
+static inline lanef lane_max(lanef a, lanef b) { return (lanef){ SHOAL__PS(max)(a.v, b.v) }; }
+static inline lanef lane_sqrt(lanef a) { return (lanef){ SHOAL__PS(sqrt)(a.v) }; }
+/* Sign-bit operations, like fabsf and unary minus: abs(-0) = +0, neg(+0) = -0,
+ * and NaNs only change sign. (0 - a would turn -0 into +0.) */
+static inline lanef lane_abs(lanef a)
+{
+    return (lanef){ SHOAL__PS(andnot)(SHOAL__PS(set1)(-0.0f), a.v) };
+}
+static inline lanef lane_neg(lanef a)
+{
+    return (lanef){ SHOAL__PS(xor)(SHOAL__PS(set1)(-0.0f), a.v) };
+}
+
+/* Ordered compares (false if either is NaN), except neq which is C's !=
+ * (true if either is NaN), so !(a == b) == (a != b) as in scalar code. */
+static inline lanem lane_cmp_lt(lanef a, lanef b)
+{
+    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_LT_OQ) };
+}
+static inline lanem lane_cmp_le(lanef a, lanef b)
+{
+    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_LE_OQ) };
+}
+static inline lanem lane_cmp_gt(lanef a, lanef b)
+{
+    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_GT_OQ) };
+}
+static inline lanem lane_cmp_ge(lanef a, lanef b)
+{
+    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_GE_OQ) };
+}
+static inline lanem lane_cmp_eq(lanef a, lanef b)
+{
+    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_EQ_OQ) };
+}
+static inline lanem lane_cmp_neq(lanef a, lanef b)
+{
+    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_NEQ_UQ) };
+}
+
+/* int32 lanes: indices for gathers and spatial-hash cells. Results must fit
+ * in int32: SIMDe's emulation computes them with signed C arithmetic, where
+ * overflow is undefined (and the scalar build lets UBSan catch it). */
+static inline lanei lanei_load(const int32_t* p)
+{
+    return (lanei){ SHOAL__SI(load)((const void*)p) };
+}
+static inline lanei lanei_loadu(const int32_t* p)
+{
+    return (lanei){ SHOAL__SI(loadu)((const void*)p) };
+}
+static inline void lanei_store(int32_t* p, lanei a) { SHOAL__SI(store)((void*)p, a.v); }
+static inline void lanei_storeu(int32_t* p, lanei a) { SHOAL__SI(storeu)((void*)p, a.v); }
+static inline lanei lanei_set1(int32_t x) { return (lanei){ SHOAL__EPI32(set1)(x) }; }
+static inline lanei lanei_add(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(add)(a.v, b.v) }; }
+static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(sub)(a.v, b.v) }; }
+static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(mullo)(a.v, b.v) }; }
+
+#else /* SHOAL_LANES == 1: the scalar reference, plain C on one value. */
+
+typedef struct lanef { float v; } lanef;
+typedef struct lanei { int32_t v; } lanei;
+typedef struct lanem { bool v; } lanem;
+
+static inline lanef lane_load(const float* p) { return (lanef){ *p }; }
+static inline lanef lane_loadu(const float* p) { return (lanef){ *p }; }
+static inline void lane_store(float* p, lanef a) { *p = a.v; }
+static inline void lane_storeu(float* p, lanef a) { *p = a.v; }
+static inline lanef lane_set1(float x) { return (lanef){ x }; }
+static inline lanef lane_zero(void) { return (lanef){ 0.0f }; }
+
+static inline lanef lane_add(lanef a, lanef b) { return (lanef){ a.v + b.v }; }
+static inline lanef lane_sub(lanef a, lanef b) { return (lanef){ a.v - b.v }; }
+static inline lanef lane_mul(lanef a, lanef b) { return (lanef){ a.v * b.v }; }
+static inline lanef lane_div(lanef a, lanef b) { return (lanef){ a.v / b.v }; }
+static inline lanef lane_min(lanef a, lanef b) { return (lanef){ a.v < b.v ? a.v : b.v }; }
+static inline lanef lane_max(lanef a, lanef b) { return (lanef){ a.v > b.v ? a.v : b.v }; }
+static inline lanef lane_sqrt(lanef a) { return (lanef){ sqrtf(a.v) }; }
+static inline lanef lane_abs(lanef a) { return (lanef){ fabsf(a.v) }; }
+static inline lanef lane_neg(lanef a) { return (lanef){ -a.v }; }
+static inline lanef lane_floor(lanef a) { return (lanef){ floorf(a.v) }; }
+
+static inline lanem lane_cmp_lt(lanef a, lanef b) { return (lanem){ a.v < b.v }; }
+static inline lanem lane_cmp_le(lanef a, lanef b) { return (lanem){ a.v <= b.v }; }
+static inline lanem lane_cmp_gt(lanef a, lanef b) { return (lanem){ a.v > b.v }; }
+static inline lanem lane_cmp_ge(lanef a, lanef b) { return (lanem){ a.v >= b.v }; }
+static inline lanem lane_cmp_eq(lanef a, lanef b) { return (lanem){ a.v == b.v }; }
+static inline lanem lane_cmp_neq(lanef a, lanef b) { return (lanem){ a.v != b.v }; }
+static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){ a.v && b.v }; }
+static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){ a.v || b.v }; }
+static inline lanem lane_mask_not(lanem a) { return (lanem){ !a.v }; }
+static inline uint32_t lane_mask_bits(lanem m) { return m.v ? 1u : 0u; }
+static inline lanef lane_select(lanem m, lanef a, lanef b) { return m.v ? a : b; }
+
+static inline lanei lanei_load(const int32_t* p) { return (lanei){ *p }; }
+static inline lanei lanei_loadu(const int32_t* p) { return (lanei){ *p }; }
+static inline void lanei_store(int32_t* p, lanei a) { *p = a.v; }
+static inline void lanei_storeu(int32_t* p, lanei a) { *p = a.v; }
+static inline lanei lanei_set1(int32_t x) { return (lanei){ x }; }
+static inline lanei lanei_add(lanei a, lanei b) { return (lanei){ a.v + b.v }; }
+static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){ a.v - b.v }; }
+static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){ a.v * b.v }; }
+static inline lanef lane_itof(lanei a) { return (lanef){ (float)a.v }; }
+static inline lanei lane_ftoi(lanef a) { return (lanei){ (int32_t)a.v }; }
+static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){ base[idx.v] }; }
+
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Built from the above, identical for every width.                          */
+/* ------------------------------------------------------------------------ */
+
+/* a * b + c. Unfused by default (a rounded product, then a rounded sum) so a
+ * kernel gives the same bits as scalar code compiled with -ffp-contract=off.
+ * With SHOAL_LANE_FUSED defined it is one fused rounding, as fmaf(). SIMDe
+ * 0.7.4 silently computes an unfused a*b+c when it emulates fmadd, so unless
+ * the width has a native x86 FMA we call fmaf() per lane to stay fused. */
+static inline lanef lane_fma(lanef a, lanef b, lanef c)
+{
+#if !defined(SHOAL_LANE_FUSED)
+    return lane_add(lane_mul(a, b), c);
+#elif SHOAL_LANES == 1
+    return (lanef){ fmaf(a.v, b.v, c.v) };
+#elif SHOAL__FMA_NATIVE
+    return (lanef){ SHOAL__PS(fmadd)(a.v, b.v, c.v) };
+#else
+    float fa[SHOAL_LANES], fb[SHOAL_LANES], fc[SHOAL_LANES];
+    lane_storeu(fa, a);
+    lane_storeu(fb, b);
+    lane_storeu(fc, c);
+    for (int i = 0; i < SHOAL_LANES; i++) fa[i] = fmaf(fa[i], fb[i], fc[i]);
+    return lane_loadu(fa);
+#endif
+}
+
+/* 1 / sqrt(a), computed exactly as that: two correctly rounded operations,
+ * relative error at most 2^-23 (1 + 2^-23) (about 1 ulp), and the same bits
+ * at every width and on every ISA. Hardware estimates (rsqrtps 12 bits, rsqrt14 14 bits,
+ * NEON vrsqrte 8 bits) differ from each other even after a Newton step, which
+ * would make results depend on the build. rsqrt(0) = +inf, rsqrt(-0) = -inf,
+ * rsqrt(+inf) = 0, negative -> NaN: guard with lane_max(x, tiny) if needed. */
+static inline lanef lane_rsqrt(lanef a) { return lane_div(lane_set1(1.0f), lane_sqrt(a)); }
+
+static inline lanef lane_clamp(lanef x, lanef lo, lanef hi)
+{
+    return lane_min(lane_max(x, lo), hi);
+}
+
+/* acc + x where m is set; acc unchanged (bit for bit, -0 stays -0) elsewhere.
+ * The accumulate step of neighbor loops, whose masks say "is a neighbor". */
+static inline lanef lane_masked_add(lanef acc, lanem m, lanef x)
+{
+    return lane_select(m, lane_add(acc, x), acc);
+}
+
+static inline bool lane_mask_any(lanem m) { return lane_mask_bits(m) != 0; }
+static inline bool lane_mask_all(lanem m)
+{
+    return lane_mask_bits(m) == (uint32_t)((1ull << SHOAL_LANES) - 1);
+}
+/* a && !b */
+static inline lanem lane_mask_andnot(lanem a, lanem b)
+{
+    return lane_mask_and(a, lane_mask_not(b));
+}
+
+/* Lane numbers 0, 1, ..., SHOAL_LANES - 1: add the loop base to get indices. */
+static inline lanei lanei_iota(void)
+{
+    static const int32_t iota[SHOAL_MAX_LANES] = { 0, 1, 2,  3,  4,  5,  6,  7,
+                                                   8, 9, 10, 11, 12, 13, 14, 15 };
+    return lanei_loadu(iota);
+}
+
+static inline lanef lane_iota(void)
+{
+    static const float iota[SHOAL_MAX_LANES] = { 0, 1, 2,  3,  4,  5,  6,  7,
+                                                 8, 9, 10, 11, 12, 13, 14, 15 };
+    return lane_loadu(iota);
+}
+
+/* Lanes 0 .. n-1 set: the valid lanes of a block that starts n items before
+ * the end. Any n is fine (n <= 0: none, n >= SHOAL_LANES: all). */
+static inline lanem lane_mask_first(int n)
+{
+    float limit = n < 0 ? 0.0f : (n > SHOAL_LANES ? (float)SHOAL_LANES : (float)n);
+    return lane_cmp_lt(lane_iota(), lane_set1(limit));
+}
+
+/* Value of lane i (0 <= i < SHOAL_LANES). For tests and debugging; slow. */
+static inline float lane_extract(lanef a, int i)
+{
+    float t[SHOAL_LANES];
+    lane_storeu(t, a);
+    return t[i];
+}
+
+/* Sum of all lanes in a fixed order, so a given width always gives the same
+ * bits: a halving tree, t[i] += t[i + h] for h = N/2, N/4, ..., 1, i < h.
+ * For N = 4 that is (l0 + l2) + (l1 + l3); for N = 1 it is l0. It is done in
+ * memory with scalar adds, not with shuffles, so no ISA can reorder it. The
+ * order differs between widths: a reduction that must match across builds
+ * has to reduce in a width-independent order itself. */
+static inline float lane_hsum(lanef a)
+{
+    float t[SHOAL_LANES];
+    lane_storeu(t, a);
+    for (int h = SHOAL_LANES / 2; h >= 1; h /= 2) {
+        for (int i = 0; i < h; i++) t[i] += t[i + h];
+    }
+    return t[0];
+}
+
+/* First n lanes from p (n clamped to [0, SHOAL_LANES]), zeros in the rest.
+ * Never touches p[n] or beyond, unlike a full load. */
+static inline lanef lane_load_partial(const float* p, int n)
+{
+    float t[SHOAL_LANES] = { 0.0f };
+    n = n < 0 ? 0 : (n > SHOAL_LANES ? SHOAL_LANES : n);
+    if (n > 0) memcpy(t, p, (size_t)n * sizeof(float)); /* p may be NULL when n is 0 */
+    return lane_loadu(t);
+}
+
+/* Store the first n lanes of a to p (n clamped); p[n..] is left untouched. */
+static inline void lane_store_partial(float* p, lanef a, int n)
+{
+    float t[SHOAL_LANES];
+    n = n < 0 ? 0 : (n > SHOAL_LANES ? SHOAL_LANES : n);
+    lane_storeu(t, a);
+    if (n > 0) memcpy(p, t, (size_t)n * sizeof(float));
+}
+
+/* n rounded up to the padding unit: the element count to allocate for a lane
+ * array of n items. */
+static inline size_t lane_pad(size_t n)
+{
+    return (n + SHOAL_MAX_LANES - 1) / SHOAL_MAX_LANES * SHOAL_MAX_LANES;
+}
+
+#if defined(SHOAL__PSABI_PUSHED)
+#pragma clang diagnostic pop
+#endif
+
+/* SIMDe's emulated 512-bit loops ask for "#pragma clang loop vectorize
+ * (enable)"; when clang cannot honour it, it warns (-Wpass-failed) in the
+ * kernel that inlined the loop. Emulated width 16 only: it is no bug. This
+ * one stays off for the rest of the translation unit, since that is where the
+ * warning lands. */
+#if SHOAL_LANES == 16 && !defined(SIMDE_X86_AVX512F_NATIVE) && defined(__clang__)
+#if defined(__has_warning)
+#if __has_warning("-Wpass-failed")
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
+#endif
+#endif
+
+#endif /* SHOAL_LANES_H */
