@@ -128,6 +128,17 @@ typedef struct shoal_world_def_t {
     shoal_backend_t backend;   /* Default AUTO. */
     int32_t bind_threads;      /* nonzero: pin OpenMP workers to cores (hwloc). Default 0. */
     int32_t initial_capacity;  /* agents to reserve room for. Default 1024. */
+    /* Space. With wrap, the box [bounds_min, bounds_max) is a torus: agents
+     * leaving one side enter the other and neighbors see across the edges.
+     * Without it space is unbounded (bounds unused). */
+    int32_t wrap;              /* Default 0 */
+    float bounds_min[3];       /* m. Default 0 */
+    float bounds_max[3];       /* m, > bounds_min on used axes when wrap. Default 0 */
+    /* Spatial hash cell edge, m; 0 = the largest neighbor radius. Default 0. */
+    float cell_size;
+    /* Reorder agent storage by cell every this many steps (0 = never), so
+     * neighbors are adjacent in memory. Default 8. */
+    int32_t reorder_interval;
     shoal_enqueue_task_fn* enqueue_task; /* host task system, optional */
     shoal_finish_task_fn* finish_task;
     void* task_user_ctx;
@@ -191,16 +202,75 @@ typedef struct shoal_control_t {
 } shoal_control_t;
 
 /* Steering behaviors. Each produces a desired velocity; an agent's behaviors
- * combine as the weighted sum of those velocities (seed 003). */
+ * combine as the weighted sum of those velocities (seed 003). The weight of
+ * separation, alignment and cohesion is the seed's c_separate, c_alignment,
+ * c_cohesion; their sum is V_flock. */
 typedef enum shoal_behavior_t {
-    SHOAL_BEHAVIOR_SEEK = 0,   /* toward the target at max speed */
-    SHOAL_BEHAVIOR_FLEE = 1,   /* away from the threat at max speed */
-    SHOAL_BEHAVIOR_ARRIVE = 2, /* V = K_arrive e: slows to a stop at the target */
-    SHOAL_BEHAVIOR_DEPART = 3, /* V = K_depart (-e)/|e|^2 from the threat */
-    SHOAL_BEHAVIOR_COUNT_ = 4
+    SHOAL_BEHAVIOR_SEEK = 0,      /* toward the target at max speed */
+    SHOAL_BEHAVIOR_FLEE = 1,      /* away from the threat at max speed */
+    SHOAL_BEHAVIOR_ARRIVE = 2,    /* V = K_arrive e: slows to a stop at the target */
+    SHOAL_BEHAVIOR_DEPART = 3,    /* V = K_depart (-e)/|e|^2 from the threat */
+    SHOAL_BEHAVIOR_SEPARATE = 4,  /* V = K_sep sum d_i/|d_i|^2 over neighbors (see shoal_neighbors_t) */
+    SHOAL_BEHAVIOR_ALIGN = 5,     /* V = K_align mean neighbor velocity */
+    SHOAL_BEHAVIOR_COHERE = 6,    /* V = K_cohesion (neighbor center - x) */
+    SHOAL_BEHAVIOR_WANDER = 7,    /* V = V_0 + V_wander, a seeded random walk (shoal_wander_t) */
+    SHOAL_BEHAVIOR_PURSUE = 8,    /* seek the predicted position of pursuit.target */
+    SHOAL_BEHAVIOR_EVADE = 9,     /* flee the predicted position of pursuit.target */
+    SHOAL_BEHAVIOR_FOLLOW = 10,   /* arrive at a point behind follow.leader */
+    SHOAL_BEHAVIOR_AVOID = 11,    /* steer around the world's obstacles (shoal_avoid_t) */
+    SHOAL_BEHAVIOR_COUNT_ = 12
 } shoal_behavior_t;
 
-/* Room reserved in definitions for behaviors added by later versions. */
+/* Neighborhood of the group behaviors (separation, alignment, cohesion). A
+ * neighbor is any other agent within `radius`, inside the field of view,
+ * and, with a cap, among the `max_neighbors` nearest. Each counts with
+ * weight w_i = 1. */
+typedef struct shoal_neighbors_t {
+    float radius;            /* m, > 0. Default 2 */
+    float fov;               /* rad in (0, 2 pi]: full cone angle around the heading. Default 2 pi */
+    int32_t max_neighbors;   /* 0: no cap; else only the nearest N count. Default 0 */
+    float separation_gain;   /* K_separate, m^2/s, >= 0. Default 1 */
+    float alignment_gain;    /* K_align, >= 0. Default 1 */
+    float cohesion_gain;     /* K_cohesion, 1/s, >= 0. Default 1 */
+} shoal_neighbors_t;
+
+/* Wander (seed 003): each step a random unit vector scaled by `noise` is
+ * added to the wander velocity, which is renormalized to `strength`; the
+ * desired velocity is V_0 + V_wander with V_0 = cruise_speed along the
+ * heading. Random draws are keyed by (world seed, agent, step). */
+typedef struct shoal_wander_t {
+    float cruise_speed; /* |V_0|, m/s, >= 0. Default 2 */
+    float strength;     /* K_wander, m/s, >= 0. Default 1 */
+    float noise;        /* K_noise, m/s, >= 0. Default 0.5 */
+} shoal_wander_t;
+
+/* Pursuit and evasion of another agent with linear prediction: the target's
+ * position after T = min(distance / own max speed, max_prediction). */
+typedef struct shoal_pursuit_t {
+    shoal_agent_t target;  /* an agent of the same world; a stale one is ignored */
+    float max_prediction;  /* s, >= 0. Default 2 */
+} shoal_pursuit_t;
+
+/* Leader following (seed 003): arrival at a point `behind + behind_per_speed
+ * * |V_leader|` meters behind the leader; combine with SEPARATE. */
+typedef struct shoal_follow_t {
+    shoal_agent_t leader;   /* an agent of the same world; a stale one is ignored */
+    float behind;           /* m, >= 0. Default 2 */
+    float behind_per_speed; /* s, >= 0. Default 0.5 */
+    float arrive_gain;      /* K_arrival for the follow point, 1/s, > 0. Default 1 */
+} shoal_follow_t;
+
+/* Obstacle avoidance (seed 003): keep a cylinder of radius r_B and length
+ * lookahead_time * |V| ahead free of the world's obstacles (bounding
+ * spheres). The nearest obstacle in the cylinder repels with magnitude
+ * K_avoid V_max / (1 + (|d| - (r_B + r_o))^2), along the normal field -d/|d|
+ * or, with `tangential`, the tangential field t = k x n. */
+typedef struct shoal_avoid_t {
+    float lookahead_time; /* T_avoid, s, >= 0. Default 2 */
+    float gain;           /* K_avoid, >= 0. Default 1 */
+    int32_t tangential;   /* 0: normal field, 1: tangential field. Default 0 */
+} shoal_avoid_t;
+
 #define SHOAL_BEHAVIOR_SLOTS 16
 
 /* Short lower-case name ("seek"), or NULL for an unknown behavior. */
@@ -218,6 +288,11 @@ typedef struct shoal_agent_def_t {
     float depart_gain;    /* K_departure, m^2/s, > 0. Default 10 */
     float target[3];      /* seek and arrive toward this point */
     float threat[3];      /* flee and depart from this point */
+    shoal_neighbors_t neighbors; /* used when SEPARATE, ALIGN or COHERE has weight */
+    shoal_wander_t wander;       /* used when WANDER has weight */
+    shoal_pursuit_t pursuit;     /* used when PURSUE or EVADE has weight */
+    shoal_follow_t follow;       /* used when FOLLOW has weight */
+    shoal_avoid_t avoid;         /* used when AVOID has weight */
     uint32_t group;       /* a label for the user (colors, statistics). Default 0 */
     uint64_t user_value;  /* opaque to the library. Default 0 */
     int32_t internal_value; /* set by shoal_agent_default_def(); leave it alone */
@@ -226,6 +301,11 @@ typedef struct shoal_agent_def_t {
 SHOAL_API shoal_agent_def_t shoal_agent_default_def(void);
 SHOAL_API shoal_vehicle_t shoal_vehicle_default(void);
 SHOAL_API shoal_control_t shoal_control_default(void);
+SHOAL_API shoal_neighbors_t shoal_neighbors_default(void);
+SHOAL_API shoal_wander_t shoal_wander_default(void);
+SHOAL_API shoal_pursuit_t shoal_pursuit_default(void);
+SHOAL_API shoal_follow_t shoal_follow_default(void);
+SHOAL_API shoal_avoid_t shoal_avoid_default(void);
 
 /* Add an agent. Between steps it is live at once; from inside a step (a user
  * system) the handle is returned at once and the agent goes live at the next
@@ -271,6 +351,16 @@ SHOAL_API shoal_status_t shoal_agent_set_control(shoal_world_t* world, shoal_age
 /* Weight 0 turns a behavior off. */
 SHOAL_API shoal_status_t shoal_agent_set_behavior(shoal_world_t* world, shoal_agent_t id,
                                                   shoal_behavior_t behavior, float weight);
+SHOAL_API shoal_status_t shoal_agent_set_neighbors(shoal_world_t* world, shoal_agent_t id,
+                                                   const shoal_neighbors_t* neighbors);
+SHOAL_API shoal_status_t shoal_agent_set_wander(shoal_world_t* world, shoal_agent_t id,
+                                                const shoal_wander_t* wander);
+SHOAL_API shoal_status_t shoal_agent_set_pursuit(shoal_world_t* world, shoal_agent_t id,
+                                                 const shoal_pursuit_t* pursuit);
+SHOAL_API shoal_status_t shoal_agent_set_follow(shoal_world_t* world, shoal_agent_t id,
+                                                const shoal_follow_t* follow);
+SHOAL_API shoal_status_t shoal_agent_set_avoid(shoal_world_t* world, shoal_agent_t id,
+                                               const shoal_avoid_t* avoid);
 SHOAL_API shoal_status_t shoal_agent_set_gains(shoal_world_t* world, shoal_agent_t id,
                                                float arrive_gain, float depart_gain);
 SHOAL_API shoal_status_t shoal_agent_set_user_value(shoal_world_t* world, shoal_agent_t id,
@@ -298,6 +388,17 @@ typedef struct shoal_agent_batch_t {
 SHOAL_API shoal_status_t shoal_world_read_agents(const shoal_world_t* world,
                                                  const shoal_agent_batch_t* batch,
                                                  int32_t capacity, int32_t* out_count);
+
+/* ------------------------------------------------------------------------ */
+/* Obstacles                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Static obstacles (bounding spheres; circles in 2D) that AVOID steers
+ * around. Ids are small integers, stable until removed. */
+SHOAL_API shoal_status_t shoal_world_add_obstacle(shoal_world_t* world, const float center[3],
+                                                  float radius, int32_t* out_id);
+SHOAL_API shoal_status_t shoal_world_remove_obstacle(shoal_world_t* world, int32_t id);
+SHOAL_API int32_t shoal_world_obstacle_count(const shoal_world_t* world);
 
 /* ------------------------------------------------------------------------ */
 /* Stages, systems and statistics                                            */

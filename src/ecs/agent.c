@@ -11,8 +11,9 @@
 
 #define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
 
-static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {"seek", "flee", "arrive",
-                                                                  "depart"};
+static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {
+    "seek", "flee", "arrive", "depart", "separate", "align", "cohere", "wander", "pursue", "evade",
+    "follow", "avoid"};
 
 const char* shoal_behavior_name(shoal_behavior_t b)
 {
@@ -32,12 +33,53 @@ shoal_control_t shoal_control_default(void)
     return c;
 }
 
+shoal_neighbors_t shoal_neighbors_default(void)
+{
+    shoal_neighbors_t n = {2.0f, VEC_TWO_PI, 0, 1.0f, 1.0f, 1.0f};
+    return n;
+}
+
+shoal_wander_t shoal_wander_default(void)
+{
+    shoal_wander_t v = {2.0f, 1.0f, 0.5f};
+    return v;
+}
+
+shoal_pursuit_t shoal_pursuit_default(void)
+{
+    shoal_pursuit_t p;
+    memset(&p, 0, sizeof p);
+    p.max_prediction = 2.0f;
+    return p;
+}
+
+shoal_follow_t shoal_follow_default(void)
+{
+    shoal_follow_t f;
+    memset(&f, 0, sizeof f);
+    f.behind = 2.0f;
+    f.behind_per_speed = 0.5f;
+    f.arrive_gain = 1.0f;
+    return f;
+}
+
+shoal_avoid_t shoal_avoid_default(void)
+{
+    shoal_avoid_t a = {2.0f, 1.0f, 0};
+    return a;
+}
+
 shoal_agent_def_t shoal_agent_default_def(void)
 {
     shoal_agent_def_t d;
     memset(&d, 0, sizeof d);
     d.vehicle = shoal_vehicle_default();
     d.control = shoal_control_default();
+    d.neighbors = shoal_neighbors_default();
+    d.wander = shoal_wander_default();
+    d.pursuit = shoal_pursuit_default();
+    d.follow = shoal_follow_default();
+    d.avoid = shoal_avoid_default();
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;
     d.internal_value = AGENT_DEF_COOKIE;
@@ -93,8 +135,39 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
              check_min(w, where, "control.heading_gain", c->heading_gain, 0.0f, 0) &&
              check_min(w, where, "control.turn_damping", c->turn_damping, 0.0f, 0) &&
              check_min(w, where, "arrive_gain", d->arrive_gain, 0.0f, 1) &&
-             check_min(w, where, "depart_gain", d->depart_gain, 0.0f, 1);
+             check_min(w, where, "depart_gain", d->depart_gain, 0.0f, 1) &&
+             check_min(w, where, "neighbors.radius", d->neighbors.radius, 0.0f, 1) &&
+             check_min(w, where, "neighbors.fov", d->neighbors.fov, 0.0f, 1) &&
+             check_min(w, where, "neighbors.separation_gain", d->neighbors.separation_gain, 0.0f, 0) &&
+             check_min(w, where, "neighbors.alignment_gain", d->neighbors.alignment_gain, 0.0f, 0) &&
+             check_min(w, where, "neighbors.cohesion_gain", d->neighbors.cohesion_gain, 0.0f, 0) &&
+             check_min(w, where, "wander.cruise_speed", d->wander.cruise_speed, 0.0f, 0) &&
+             check_min(w, where, "wander.strength", d->wander.strength, 0.0f, 0) &&
+             check_min(w, where, "wander.noise", d->wander.noise, 0.0f, 0) &&
+             check_min(w, where, "pursuit.max_prediction", d->pursuit.max_prediction, 0.0f, 0) &&
+             check_min(w, where, "follow.behind", d->follow.behind, 0.0f, 0) &&
+             check_min(w, where, "follow.behind_per_speed", d->follow.behind_per_speed, 0.0f, 0) &&
+             check_min(w, where, "follow.arrive_gain", d->follow.arrive_gain, 0.0f, 1) &&
+             check_min(w, where, "avoid.lookahead_time", d->avoid.lookahead_time, 0.0f, 0) &&
+             check_min(w, where, "avoid.gain", d->avoid.gain, 0.0f, 0);
     if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (d->neighbors.fov > VEC_TWO_PI)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: neighbors.fov must be in (0, 2 pi] rad, got %g", where,
+                          (double)d->neighbors.fov);
+    if (d->neighbors.max_neighbors < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
+                          (int)d->neighbors.max_neighbors);
+    if (d->avoid.tangential != 0 && d->avoid.tangential != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: avoid.tangential must be 0 or 1, got %d",
+                          where, (int)d->avoid.tangential);
+    if (d->pursuit.target.index1 != 0 && d->pursuit.target.world0 != w->tag)
+        return world_fail(w, SHOAL_ERR_STALE_HANDLE,
+                          "%s: pursuit.target does not belong to this world", where);
+    if (d->follow.leader.index1 != 0 && d->follow.leader.world0 != w->tag)
+        return world_fail(w, SHOAL_ERR_STALE_HANDLE,
+                          "%s: follow.leader does not belong to this world", where);
     for (int b = 0; b < SHOAL_BEHAVIOR_SLOTS; ++b) {
         float wt = d->weights[b];
         if (b >= SHOAL_BEHAVIOR_COUNT_) {
@@ -135,10 +208,12 @@ static void write_params(world_t* w, int32_t row, const shoal_agent_def_t* d)
     AGENT_F(w, AC_DEPART_GAIN)[row] = d->depart_gain;
     AGENT_F(w, AC_TARGET_X)[row] = d->target[0];
     AGENT_F(w, AC_TARGET_Y)[row] = d->target[1];
-    AGENT_F(w, AC_TARGET_Z)[row] = z ? d->target[2] : 0.0f;
     AGENT_F(w, AC_THREAT_X)[row] = d->threat[0];
     AGENT_F(w, AC_THREAT_Y)[row] = d->threat[1];
-    AGENT_F(w, AC_THREAT_Z)[row] = z ? d->threat[2] : 0.0f;
+    if (z) {
+        AGENT_F(w, AC_TARGET_Z)[row] = d->target[2];
+        AGENT_F(w, AC_THREAT_Z)[row] = d->threat[2];
+    }
     TABLE_COL(&w->agents, uint32_t, AC_GROUP)[row] = d->group;
     TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[row] = d->user_value;
 }
@@ -164,12 +239,163 @@ static void read_params(const world_t* w, int32_t row, shoal_agent_def_t* d)
     d->depart_gain = AGENT_F(w, AC_DEPART_GAIN)[row];
     d->target[0] = AGENT_F(w, AC_TARGET_X)[row];
     d->target[1] = AGENT_F(w, AC_TARGET_Y)[row];
-    d->target[2] = AGENT_F(w, AC_TARGET_Z)[row];
+    d->target[2] = w->dims == 3 ? AGENT_F(w, AC_TARGET_Z)[row] : 0.0f;
     d->threat[0] = AGENT_F(w, AC_THREAT_X)[row];
     d->threat[1] = AGENT_F(w, AC_THREAT_Y)[row];
-    d->threat[2] = AGENT_F(w, AC_THREAT_Z)[row];
+    d->threat[2] = w->dims == 3 ? AGENT_F(w, AC_THREAT_Z)[row] : 0.0f;
     d->group = TABLE_COL(&w->agents, uint32_t, AC_GROUP)[row];
     d->user_value = TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[row];
+}
+
+/* ---- optional components ------------------------------------------------ */
+
+static int needs_component(const shoal_agent_def_t* d, int comp)
+{
+    const float* wt = d->weights;
+    switch (comp) {
+    case COMP_NEIGHBORS:
+        return wt[SHOAL_BEHAVIOR_SEPARATE] != 0.0f || wt[SHOAL_BEHAVIOR_ALIGN] != 0.0f ||
+               wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
+    case COMP_WANDER: return wt[SHOAL_BEHAVIOR_WANDER] != 0.0f;
+    case COMP_PURSUIT: return wt[SHOAL_BEHAVIOR_PURSUE] != 0.0f || wt[SHOAL_BEHAVIOR_EVADE] != 0.0f;
+    case COMP_FOLLOW: return wt[SHOAL_BEHAVIOR_FOLLOW] != 0.0f;
+    case COMP_AVOID: return wt[SHOAL_BEHAVIOR_AVOID] != 0.0f;
+    }
+    return 0;
+}
+
+/* Room for a row in every component the definition needs; all or nothing
+ * in effect (growing a table that ends up unused is harmless). */
+static int reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t extra)
+{
+    for (int k = 0; k < COMP_COUNT_; ++k) {
+        if (!needs_component(d, k)) continue;
+        table_t* t = &w->comps[k].table;
+        if (!table_reserve(t, &w->alloc, t->count + extra)) return 0;
+    }
+    return 1;
+}
+
+static uint32_t stored_tag(shoal_agent_t id) { return ((uint32_t)id.world0 << 16) | id.generation; }
+
+static shoal_agent_t stored_handle(uint32_t index1, uint32_t tag)
+{
+    shoal_agent_t id = {index1, (uint16_t)(tag >> 16), (uint16_t)(tag & 0xffffu)};
+    return id;
+}
+
+/* Add, update or drop the agent's component rows to match the definition.
+ * Capacity was reserved beforehand, so this cannot fail. `heading` seeds
+ * the wander velocity of a newly added wander row. */
+static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward)
+{
+    const float* wt = d->weights;
+    for (int k = 0; k < COMP_COUNT_; ++k) {
+        component_t* c = &w->comps[k];
+        if (!needs_component(d, k)) {
+            component_remove(c, slot);
+            continue;
+        }
+        int fresh = component_row(c, slot) < 0;
+        int32_t r = component_add(c, &w->alloc, slot);
+        switch (k) {
+        case COMP_NEIGHBORS: {
+            const shoal_neighbors_t* n = &d->neighbors;
+            COMP_F(w, k, NB_RADIUS)[r] = n->radius;
+            COMP_F(w, k, NB_FOV)[r] = n->fov;
+            /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
+            COMP_F(w, k, NB_FOV_COS)[r] = n->fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * n->fov);
+            COMP_I(w, k, NB_MAX)[r] = n->max_neighbors;
+            COMP_F(w, k, NB_K_SEP)[r] = n->separation_gain;
+            COMP_F(w, k, NB_K_ALI)[r] = n->alignment_gain;
+            COMP_F(w, k, NB_K_COH)[r] = n->cohesion_gain;
+            COMP_F(w, k, NB_W_SEP)[r] = wt[SHOAL_BEHAVIOR_SEPARATE];
+            COMP_F(w, k, NB_W_ALI)[r] = wt[SHOAL_BEHAVIOR_ALIGN];
+            COMP_F(w, k, NB_W_COH)[r] = wt[SHOAL_BEHAVIOR_COHERE];
+            break;
+        }
+        case COMP_WANDER:
+            COMP_F(w, k, WD_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_WANDER];
+            COMP_F(w, k, WD_CRUISE)[r] = d->wander.cruise_speed;
+            COMP_F(w, k, WD_STRENGTH)[r] = d->wander.strength;
+            COMP_F(w, k, WD_NOISE)[r] = d->wander.noise;
+            if (fresh) { /* the walk starts straight ahead */
+                COMP_F(w, k, WD_VX)[r] = d->wander.strength * forward.x;
+                COMP_F(w, k, WD_VY)[r] = d->wander.strength * forward.y;
+                COMP_F(w, k, WD_VZ)[r] = w->dims == 3 ? d->wander.strength * forward.z : 0.0f;
+            }
+            break;
+        case COMP_PURSUIT:
+            COMP_U(w, k, PU_TARGET_INDEX1)[r] = d->pursuit.target.index1;
+            COMP_U(w, k, PU_TARGET_TAG)[r] = stored_tag(d->pursuit.target);
+            COMP_F(w, k, PU_W_PURSUE)[r] = wt[SHOAL_BEHAVIOR_PURSUE];
+            COMP_F(w, k, PU_W_EVADE)[r] = wt[SHOAL_BEHAVIOR_EVADE];
+            COMP_F(w, k, PU_MAX_PREDICTION)[r] = d->pursuit.max_prediction;
+            break;
+        case COMP_FOLLOW:
+            COMP_U(w, k, FO_LEADER_INDEX1)[r] = d->follow.leader.index1;
+            COMP_U(w, k, FO_LEADER_TAG)[r] = stored_tag(d->follow.leader);
+            COMP_F(w, k, FO_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_FOLLOW];
+            COMP_F(w, k, FO_BEHIND)[r] = d->follow.behind;
+            COMP_F(w, k, FO_BEHIND_PER_SPEED)[r] = d->follow.behind_per_speed;
+            COMP_F(w, k, FO_ARRIVE_GAIN)[r] = d->follow.arrive_gain;
+            break;
+        case COMP_AVOID:
+            COMP_F(w, k, AV_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_AVOID];
+            COMP_F(w, k, AV_LOOKAHEAD)[r] = d->avoid.lookahead_time;
+            COMP_F(w, k, AV_GAIN)[r] = d->avoid.gain;
+            COMP_U(w, k, AV_TANGENTIAL)[r] = (uint32_t)d->avoid.tangential;
+            break;
+        }
+    }
+}
+
+static void read_components(const world_t* w, uint32_t slot, shoal_agent_def_t* d)
+{
+    for (int k = 0; k < COMP_COUNT_; ++k) {
+        int32_t r = component_row(&w->comps[k], slot);
+        if (r < 0) continue;
+        switch (k) {
+        case COMP_NEIGHBORS:
+            d->neighbors.radius = COMP_F(w, k, NB_RADIUS)[r];
+            d->neighbors.fov = COMP_F(w, k, NB_FOV)[r];
+            d->neighbors.max_neighbors = COMP_I(w, k, NB_MAX)[r];
+            d->neighbors.separation_gain = COMP_F(w, k, NB_K_SEP)[r];
+            d->neighbors.alignment_gain = COMP_F(w, k, NB_K_ALI)[r];
+            d->neighbors.cohesion_gain = COMP_F(w, k, NB_K_COH)[r];
+            d->weights[SHOAL_BEHAVIOR_SEPARATE] = COMP_F(w, k, NB_W_SEP)[r];
+            d->weights[SHOAL_BEHAVIOR_ALIGN] = COMP_F(w, k, NB_W_ALI)[r];
+            d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
+            break;
+        case COMP_WANDER:
+            d->weights[SHOAL_BEHAVIOR_WANDER] = COMP_F(w, k, WD_WEIGHT)[r];
+            d->wander.cruise_speed = COMP_F(w, k, WD_CRUISE)[r];
+            d->wander.strength = COMP_F(w, k, WD_STRENGTH)[r];
+            d->wander.noise = COMP_F(w, k, WD_NOISE)[r];
+            break;
+        case COMP_PURSUIT:
+            d->pursuit.target = stored_handle(COMP_U(w, k, PU_TARGET_INDEX1)[r],
+                                              COMP_U(w, k, PU_TARGET_TAG)[r]);
+            d->weights[SHOAL_BEHAVIOR_PURSUE] = COMP_F(w, k, PU_W_PURSUE)[r];
+            d->weights[SHOAL_BEHAVIOR_EVADE] = COMP_F(w, k, PU_W_EVADE)[r];
+            d->pursuit.max_prediction = COMP_F(w, k, PU_MAX_PREDICTION)[r];
+            break;
+        case COMP_FOLLOW:
+            d->follow.leader = stored_handle(COMP_U(w, k, FO_LEADER_INDEX1)[r],
+                                             COMP_U(w, k, FO_LEADER_TAG)[r]);
+            d->weights[SHOAL_BEHAVIOR_FOLLOW] = COMP_F(w, k, FO_WEIGHT)[r];
+            d->follow.behind = COMP_F(w, k, FO_BEHIND)[r];
+            d->follow.behind_per_speed = COMP_F(w, k, FO_BEHIND_PER_SPEED)[r];
+            d->follow.arrive_gain = COMP_F(w, k, FO_ARRIVE_GAIN)[r];
+            break;
+        case COMP_AVOID:
+            d->weights[SHOAL_BEHAVIOR_AVOID] = COMP_F(w, k, AV_WEIGHT)[r];
+            d->avoid.lookahead_time = COMP_F(w, k, AV_LOOKAHEAD)[r];
+            d->avoid.gain = COMP_F(w, k, AV_GAIN)[r];
+            d->avoid.tangential = (int32_t)COMP_U(w, k, AV_TANGENTIAL)[r];
+            break;
+        }
+    }
 }
 
 /* Position, velocity (clamped to max speed) and orientation; spin zeroed. */
@@ -188,47 +414,56 @@ static void write_pose(world_t* w, int32_t row, const float p[3], const float v[
     }
     AGENT_F(w, AC_POS_X)[row] = p[0];
     AGENT_F(w, AC_POS_Y)[row] = p[1];
-    AGENT_F(w, AC_POS_Z)[row] = three ? p[2] : 0.0f;
     AGENT_F(w, AC_VEL_X)[row] = vx;
     AGENT_F(w, AC_VEL_Y)[row] = vy;
+    AGENT_F(w, AC_OMEGA_Z)[row] = 0.0f;
+    if (!three) {
+        AGENT_F(w, AC_HEADING)[row] = angle_wrap(heading);
+        return;
+    }
+    AGENT_F(w, AC_POS_Z)[row] = p[2];
     AGENT_F(w, AC_VEL_Z)[row] = vz;
-    if (!three) q = quat_from_yaw_pitch_roll(heading, 0.0f, 0.0f);
-    AGENT_F(w, AC_HEADING)[row] = three ? quat_yaw(q) : angle_wrap(heading);
+    AGENT_F(w, AC_HEADING)[row] = quat_yaw(q);
     AGENT_F(w, AC_QW)[row] = q.w;
     AGENT_F(w, AC_QX)[row] = q.x;
     AGENT_F(w, AC_QY)[row] = q.y;
     AGENT_F(w, AC_QZ)[row] = q.z;
     AGENT_F(w, AC_OMEGA_X)[row] = 0.0f;
     AGENT_F(w, AC_OMEGA_Y)[row] = 0.0f;
-    AGENT_F(w, AC_OMEGA_Z)[row] = 0.0f;
 }
 
 static quat row_quat(const world_t* w, int32_t row)
 {
+    if (w->dims == 2) return quat_from_yaw(AGENT_F(w, AC_HEADING)[row]);
     quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
               AGENT_F(w, AC_QZ)[row]};
     return q;
 }
 
+static vec3 row_forward(const world_t* w, int32_t row) { return quat_forward(row_quat(w, row)); }
+
 void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* d)
 {
+    quat q = quat_from_yaw_pitch_roll(d->heading, w->dims == 3 ? d->pitch : 0.0f, 0.0f);
     write_params(w, row, d);
-    write_pose(w, row, d->position, d->velocity, d->heading,
-               quat_from_yaw_pitch_roll(d->heading, d->pitch, 0.0f));
+    write_pose(w, row, d->position, d->velocity, d->heading, q);
+    write_components(w, table_slots(&w->agents)[row], d, quat_forward(q));
 }
 
 static void read_def(const world_t* w, int32_t row, shoal_agent_def_t* d)
 {
+    int three = w->dims == 3;
     *d = shoal_agent_default_def();
     read_params(w, row, d);
+    read_components(w, table_slots(&w->agents)[row], d);
     d->position[0] = AGENT_F(w, AC_POS_X)[row];
     d->position[1] = AGENT_F(w, AC_POS_Y)[row];
-    d->position[2] = AGENT_F(w, AC_POS_Z)[row];
+    d->position[2] = three ? AGENT_F(w, AC_POS_Z)[row] : 0.0f;
     d->velocity[0] = AGENT_F(w, AC_VEL_X)[row];
     d->velocity[1] = AGENT_F(w, AC_VEL_Y)[row];
-    d->velocity[2] = AGENT_F(w, AC_VEL_Z)[row];
+    d->velocity[2] = three ? AGENT_F(w, AC_VEL_Z)[row] : 0.0f;
     d->heading = AGENT_F(w, AC_HEADING)[row];
-    d->pitch = w->dims == 3 ? quat_pitch(row_quat(w, row)) : 0.0f;
+    d->pitch = three ? quat_pitch(row_quat(w, row)) : 0.0f;
 }
 
 /* ---- slots -------------------------------------------------------------- */
@@ -257,13 +492,16 @@ int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, con
     return (int32_t)slot;
 }
 
-/* Room for one more slot; all or nothing. */
+/* Room for one more slot, in the slot table and every component's sparse
+ * index; all or nothing (a sparse index that grew stays valid). */
 static int reserve_slot(world_t* w)
 {
     if (w->free_head != UINT32_MAX || w->slot_high < w->slot_capacity) return 1;
     int64_t cap = (int64_t)w->slot_capacity * 2;
     if (cap < 16) cap = 16;
     if (cap > INT32_MAX / 2) return 0;
+    for (int k = 0; k < COMP_COUNT_; ++k)
+        if (!component_reserve_slots(&w->comps[k], &w->alloc, (int32_t)cap)) return 0;
     slot_t* fresh = (slot_t*)mem_calloc(&w->alloc, (size_t)cap * sizeof(slot_t));
     if (!fresh) return 0;
     memcpy(fresh, w->slots, (size_t)w->slot_high * sizeof(slot_t));
@@ -314,6 +552,7 @@ static void insert_live(world_t* w, uint32_t slot, const shoal_agent_def_t* def)
 
 static void remove_live(world_t* w, uint32_t slot)
 {
+    for (int k = 0; k < COMP_COUNT_; ++k) component_remove(&w->comps[k], slot);
     uint32_t moved = table_swap_remove(&w->agents, w->slots[slot].row);
     if (moved != UINT32_MAX) w->slots[moved].row = w->slots[slot].row;
     release_slot(w, slot);
@@ -367,8 +606,10 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     int32_t live_after = w->agents.count + w->pending_adds + 1;
     if (live_after > INT32_MAX / 2)
         return world_fail(w, SHOAL_ERR_CAPACITY, "agent_add: at most %d agents", INT32_MAX / 2);
+    /* Queued adds each reserve their component rows now, so applying the
+     * queue at the stage boundary cannot run out of memory. */
     if (!reserve_slot(w) || !table_reserve(&w->agents, &w->alloc, live_after) ||
-        (w->in_step && !reserve_command(w)))
+        !reserve_components(w, def, 1 + w->pending_adds) || (w->in_step && !reserve_command(w)))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory growing to %d agents",
                           (int)live_after);
     uint32_t slot = take_slot(w);
@@ -435,20 +676,21 @@ shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
     int32_t slot = world_resolve(w, id, 0, "agent_get_state");
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
     int32_t row = w->slots[slot].row;
+    int three = w->dims == 3;
     out->position[0] = AGENT_F(w, AC_POS_X)[row];
     out->position[1] = AGENT_F(w, AC_POS_Y)[row];
-    out->position[2] = AGENT_F(w, AC_POS_Z)[row];
+    out->position[2] = three ? AGENT_F(w, AC_POS_Z)[row] : 0.0f;
     out->velocity[0] = AGENT_F(w, AC_VEL_X)[row];
     out->velocity[1] = AGENT_F(w, AC_VEL_Y)[row];
-    out->velocity[2] = AGENT_F(w, AC_VEL_Z)[row];
+    out->velocity[2] = three ? AGENT_F(w, AC_VEL_Z)[row] : 0.0f;
     out->heading = AGENT_F(w, AC_HEADING)[row];
-    quat q = w->dims == 3 ? row_quat(w, row) : quat_from_yaw_pitch_roll(out->heading, 0.0f, 0.0f);
+    quat q = row_quat(w, row);
     out->orientation[0] = q.w;
     out->orientation[1] = q.x;
     out->orientation[2] = q.y;
     out->orientation[3] = q.z;
-    out->angular_velocity[0] = AGENT_F(w, AC_OMEGA_X)[row];
-    out->angular_velocity[1] = AGENT_F(w, AC_OMEGA_Y)[row];
+    out->angular_velocity[0] = three ? AGENT_F(w, AC_OMEGA_X)[row] : 0.0f;
+    out->angular_velocity[1] = three ? AGENT_F(w, AC_OMEGA_Y)[row] : 0.0f;
     out->angular_velocity[2] = AGENT_F(w, AC_OMEGA_Z)[row];
     return SHOAL_OK;
 }
@@ -471,10 +713,15 @@ static shoal_status_t edit_agent(world_t* w, shoal_agent_t id, const char* where
     edit(&def, arg);
     shoal_status_t st = agent_validate_def(w, &def, where);
     if (st != SHOAL_OK) return st;
-    if (pending)
+    if (!reserve_components(w, &def, 1 + w->pending_adds))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
+    if (pending) {
         pending->def = def;
-    else
-        write_params(w, w->slots[slot].row, &def);
+    } else {
+        int32_t row = w->slots[slot].row;
+        write_params(w, row, &def);
+        write_components(w, (uint32_t)slot, &def, row_forward(w, row));
+    }
     return SHOAL_OK;
 }
 
@@ -538,6 +785,42 @@ shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoa
                           SHOAL_BEHAVIOR_COUNT_ - 1);
     behavior_arg arg = {(int32_t)behavior, weight};
     return edit_agent(w, id, "agent_set_behavior", edit_behavior, &arg);
+}
+
+static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors = *(const shoal_neighbors_t*)a; }
+static void edit_wander(shoal_agent_def_t* d, const void* a) { d->wander = *(const shoal_wander_t*)a; }
+static void edit_pursuit(shoal_agent_def_t* d, const void* a) { d->pursuit = *(const shoal_pursuit_t*)a; }
+static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(const shoal_follow_t*)a; }
+static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const shoal_avoid_t*)a; }
+
+shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
+{
+    REQUIRE_PTR(w, n, "agent_set_neighbors", "neighbors");
+    return edit_agent(w, id, "agent_set_neighbors", edit_neighbors, n);
+}
+
+shoal_status_t shoal_agent_set_wander(shoal_world_t* w, shoal_agent_t id, const shoal_wander_t* v)
+{
+    REQUIRE_PTR(w, v, "agent_set_wander", "wander");
+    return edit_agent(w, id, "agent_set_wander", edit_wander, v);
+}
+
+shoal_status_t shoal_agent_set_pursuit(shoal_world_t* w, shoal_agent_t id, const shoal_pursuit_t* p)
+{
+    REQUIRE_PTR(w, p, "agent_set_pursuit", "pursuit");
+    return edit_agent(w, id, "agent_set_pursuit", edit_pursuit, p);
+}
+
+shoal_status_t shoal_agent_set_follow(shoal_world_t* w, shoal_agent_t id, const shoal_follow_t* f)
+{
+    REQUIRE_PTR(w, f, "agent_set_follow", "follow");
+    return edit_agent(w, id, "agent_set_follow", edit_follow, f);
+}
+
+shoal_status_t shoal_agent_set_avoid(shoal_world_t* w, shoal_agent_t id, const shoal_avoid_t* a)
+{
+    REQUIRE_PTR(w, a, "agent_set_avoid", "avoid");
+    return edit_agent(w, id, "agent_set_avoid", edit_avoid, a);
 }
 
 shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,
@@ -623,16 +906,16 @@ shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent
         if (b->positions) {
             b->positions[3 * i] = px[i];
             b->positions[3 * i + 1] = py[i];
-            b->positions[3 * i + 2] = pz[i];
+            b->positions[3 * i + 2] = pz ? pz[i] : 0.0f;
         }
         if (b->velocities) {
             b->velocities[3 * i] = vx[i];
             b->velocities[3 * i + 1] = vy[i];
-            b->velocities[3 * i + 2] = vz[i];
+            b->velocities[3 * i + 2] = vz ? vz[i] : 0.0f;
         }
         if (b->headings) b->headings[i] = hd[i];
         if (b->orientations) {
-            quat q = w->dims == 3 ? row_quat(w, i) : quat_from_yaw_pitch_roll(hd[i], 0.0f, 0.0f);
+            quat q = row_quat(w, i);
             b->orientations[4 * i] = q.w;
             b->orientations[4 * i + 1] = q.x;
             b->orientations[4 * i + 2] = q.y;
@@ -645,11 +928,46 @@ shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent
     return SHOAL_OK;
 }
 
+size_t world_permute_scratch_size(const world_t* w)
+{
+    size_t size = (size_t)w->agents.capacity * table_widest(&w->agents);
+    for (int k = 0; k < COMP_COUNT_; ++k) { /* row permutation + one column */
+        const table_t* t = &w->comps[k].table;
+        size_t need = (size_t)t->count * sizeof(int32_t) + (size_t)t->capacity * table_widest(t);
+        if (need > size) size = need;
+    }
+    return size;
+}
+
+void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch)
+{
+    int32_t n = w->agents.count;
+    table_permute(&w->agents, perm, scratch);
+    const uint32_t* slots = table_slots(&w->agents);
+    for (int32_t i = 0; i < n; ++i) w->slots[slots[i]].row = i;
+    /* Put every component's rows in agent-row order too: walking agents in
+     * row order then walks each component forward. Scratch holds the
+     * component's row permutation and one column. */
+    for (int k = 0; k < COMP_COUNT_; ++k) {
+        component_t* c = &w->comps[k];
+        int32_t m = c->table.count;
+        if (m == 0) continue;
+        int32_t* cperm = (int32_t*)scratch;
+        void* cscratch = cperm + m;
+        int32_t j = 0;
+        for (int32_t i = 0; i < n && j < m; ++i) {
+            int32_t r = component_row(c, slots[i]);
+            if (r >= 0) cperm[j++] = r;
+        }
+        component_permute(c, cperm, cscratch);
+    }
+}
+
 shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
 {
     int32_t n = w->agents.count;
     if (n == 0) return SHOAL_OK;
-    size_t scratch_size = (size_t)w->agents.capacity * table_widest(&w->agents);
+    size_t scratch_size = world_permute_scratch_size(w);
     size_t seen_size = (size_t)n;
     void* scratch = mem_alloc(&w->alloc, scratch_size);
     uint8_t* seen = (uint8_t*)mem_calloc(&w->alloc, seen_size);
@@ -667,9 +985,7 @@ shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
         }
         seen[perm[i]] = 1;
     }
-    table_permute(&w->agents, perm, scratch);
-    const uint32_t* slots = table_slots(&w->agents);
-    for (int32_t i = 0; i < n; ++i) w->slots[slots[i]].row = i;
+    world_permute_agents_unchecked(w, perm, scratch);
 done:
     mem_free(&w->alloc, seen, seen_size);
     mem_free(&w->alloc, scratch, scratch_size);

@@ -1,7 +1,7 @@
 /* state_hash: a digest of all simulation state, independent of storage
  * order. Agents are visited in slot order (not dense order, which the sense
- * stage may permute), and each contributes its handle and every column of
- * its row, bit patterns included (so -0.0 and 0.0 differ: equal hashes mean
+ * stage may permute), and each contributes its handle, every column of its
+ * row and of its component rows, bit patterns included (so -0.0 and 0.0 differ: equal hashes mean
  * bit-identical state). */
 #include <string.h>
 
@@ -29,6 +29,7 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
         int bits = 0;
         for (int32_t c = 1; c < t->column_count; ++c) {
             uint16_t sz = t->elem_size[c];
+            if (sz == 0) continue;
             if (sz == 8) {
                 uint64_t v;
                 memcpy(&v, (const char*)t->columns[c] + (size_t)row * 8, 8);
@@ -46,6 +47,25 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
             }
         }
         if (bits) h = absorb(h, acc);
+        /* Optional components: parameters and state (the wander walk). */
+        for (int k = 0; k < COMP_COUNT_; ++k) {
+            const component_t* comp = &w->comps[k];
+            int32_t r = component_row(comp, (uint32_t)s);
+            if (r < 0) continue;
+            h = absorb(h, 0xc0de0000u + (uint64_t)k);
+            for (int32_t c = 1; c < comp->table.column_count; ++c) {
+                uint32_t v;
+                memcpy(&v, (const char*)comp->table.columns[c] + (size_t)r * 4, 4);
+                h = absorb(h, v);
+            }
+        }
+    }
+    /* Obstacles, by id. */
+    for (int32_t i = 0; i < w->obstacle_high; ++i) {
+        uint32_t v[4];
+        memcpy(v, w->obstacles[i], sizeof v);
+        h = absorb(h, ((uint64_t)v[0] << 32) | v[1]);
+        h = absorb(h, ((uint64_t)v[2] << 32) | v[3]);
     }
     return rng_mix64(h);
 }

@@ -124,7 +124,14 @@ void shoal_world_reset_stats(shoal_world_t* w)
 void world_register_builtin_systems(world_t* w)
 {
     /* Names are unique and the table has room: these cannot fail. */
+    world_register_system(w, "spatial_hash", SHOAL_STAGE_SENSE, spatial_hash_run, NULL, NULL);
     world_register_system(w, "steer", SHOAL_STAGE_DECIDE, steer_run, NULL, NULL);
+    world_register_system(w, "neighbors", SHOAL_STAGE_DECIDE, neighbors_run, NULL, NULL);
+    world_register_system(w, "wander", SHOAL_STAGE_DECIDE, wander_run, NULL, NULL);
+    world_register_system(w, "pursuit", SHOAL_STAGE_DECIDE, pursuit_run, NULL, NULL);
+    world_register_system(w, "follow", SHOAL_STAGE_DECIDE, follow_run, NULL, NULL);
+    world_register_system(w, "avoid", SHOAL_STAGE_DECIDE, avoid_run, NULL, NULL);
     world_register_system(w, "control", SHOAL_STAGE_CONTROL, control_run, NULL, NULL);
     world_register_system(w, "integrate", SHOAL_STAGE_INTEGRATE, integrate_run, NULL, NULL);
+    world_register_system(w, "wrap", SHOAL_STAGE_INTEGRATE, wrap_run, NULL, NULL);
 }

@@ -72,6 +72,7 @@ int table_reserve(table_t* t, const allocator_t* a, int32_t capacity)
     if (want > INT32_MAX - TABLE_PAD) return 0;
     void* fresh[TABLE_MAX_COLUMNS] = {0};
     for (int32_t c = 0; c < t->column_count; ++c) {
+        if (t->elem_size[c] == 0) continue; /* a column this world does not use */
         fresh[c] = mem_alloc(a, (size_t)want * t->elem_size[c]);
         if (!fresh[c]) {
             for (int32_t k = 0; k < c; ++k) mem_free(a, fresh[k], (size_t)want * t->elem_size[k]);
@@ -79,6 +80,7 @@ int table_reserve(table_t* t, const allocator_t* a, int32_t capacity)
         }
     }
     for (int32_t c = 0; c < t->column_count; ++c) {
+        if (t->elem_size[c] == 0) continue;
         size_t used = (size_t)t->count * t->elem_size[c];
         size_t total = (size_t)want * t->elem_size[c];
         if (used) memcpy(fresh[c], t->columns[c], used);
@@ -103,6 +105,7 @@ uint32_t table_swap_remove(table_t* t, int32_t row)
     uint32_t moved = UINT32_MAX;
     for (int32_t c = 0; c < t->column_count; ++c) {
         size_t sz = t->elem_size[c];
+        if (sz == 0) continue;
         char* base = (char*)t->columns[c];
         if (row != last) memcpy(base + (size_t)row * sz, base + (size_t)last * sz, sz);
         memset(base + (size_t)last * sz, 0, sz);
@@ -124,6 +127,7 @@ void table_permute(table_t* t, const int32_t* perm, void* scratch)
 {
     for (int32_t c = 0; c < t->column_count; ++c) {
         size_t sz = t->elem_size[c];
+        if (sz == 0) continue;
         const char* src = (const char*)t->columns[c];
         char* dst = (char*)scratch;
         switch (sz) {

@@ -3,7 +3,9 @@
  * loops can run over whole lanes without scalar tails. Rows at and beyond
  * `count` are kept zeroed: padded lanes read harmless values.
  *
- * Column 0 is always the owning entity slot (uint32). */
+ * Column 0 is always the owning entity slot (uint32). A column may have
+ * element size 0: it is then never allocated (a 3D-only column of a 2D
+ * world) and its pointer stays NULL. */
 #ifndef SHOAL_TABLE_H
 #define SHOAL_TABLE_H
 

@@ -9,6 +9,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
+#include "systems/spatial_hash.h"
 
 /* A cookie in the definitions' internal_value tells a def that came from
  * shoal_*_default_def() from one that was left uninitialized. */
@@ -103,6 +104,7 @@ shoal_world_def_t shoal_world_default_def(void)
     def.thread_count = 0;
     def.backend = SHOAL_BACKEND_AUTO;
     def.initial_capacity = 1024;
+    def.reorder_interval = 8;
     def.internal_value = WORLD_DEF_COOKIE;
     return def;
 }
@@ -143,6 +145,23 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
         return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: initial_capacity must be in 0..%d, got %d", MAX_AGENTS,
                        (int)def->initial_capacity);
+    if (def->reorder_interval < 0)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: reorder_interval must be >= 0 steps, got %d",
+                       (int)def->reorder_interval);
+    if (!isfinite(def->cell_size) || def->cell_size < 0.0f)
+        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                       "world_create: cell_size must be finite and >= 0 m (0 = automatic), got %g",
+                       (double)def->cell_size);
+    for (int k = 0; k < def->dimensions; ++k) {
+        if (!isfinite(def->bounds_min[k]) || !isfinite(def->bounds_max[k]))
+            return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                           "world_create: bounds_min[%d] and bounds_max[%d] must be finite", k, k);
+        if (def->wrap && !(def->bounds_max[k] > def->bounds_min[k]))
+            return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+                           "world_create: with wrap, bounds_max[%d] (%g) must be > bounds_min[%d] (%g)",
+                           k, (double)def->bounds_max[k], k, (double)def->bounds_min[k]);
+    }
     if ((def->alloc == NULL) != (def->free == NULL))
         return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: alloc and free hooks must be given together");
@@ -203,16 +222,33 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     if (backend == SHOAL_BACKEND_SERIAL) w->thread_count = 1;
     w->backend = backend;
 
+    w->wrap = def->wrap != 0;
+    for (int k = 0; k < 3; ++k) {
+        w->bounds_min[k] = k < w->dims ? def->bounds_min[k] : 0.0f;
+        w->bounds_max[k] = k < w->dims ? def->bounds_max[k] : 0.0f;
+    }
+    w->cell_size = def->cell_size;
+    w->reorder_interval = def->reorder_interval;
+
+    /* 3D-only columns take no memory in a 2D world. */
     uint16_t sizes[AC_COUNT_];
-    for (int c = 0; c < AC_COUNT_; ++c) sizes[c] = sizeof(float);
+    for (int c = 0; c < AC_COUNT_; ++c)
+        sizes[c] = agent_column_used(w->dims, c) ? sizeof(float) : 0;
     sizes[AC_SLOT] = sizeof(uint32_t);
     sizes[AC_GROUP] = sizeof(uint32_t);
     sizes[AC_USER_VALUE] = sizeof(uint64_t);
     table_init(&w->agents, sizes, AC_COUNT_);
+    static const int32_t comp_columns[COMP_COUNT_] = {NB_COUNT_, WD_COUNT_, PU_COUNT_, FO_COUNT_,
+                                                      AV_COUNT_};
+    uint16_t four[TABLE_MAX_COLUMNS];
+    for (int c = 0; c < TABLE_MAX_COLUMNS; ++c) four[c] = 4;
+    for (int k = 0; k < COMP_COUNT_; ++k) component_init(&w->comps[k], four, comp_columns[k]);
 
     int32_t cap = def->initial_capacity > 0 ? def->initial_capacity : 16;
     w->slots = (slot_t*)mem_calloc(&alloc, (size_t)cap * sizeof(slot_t));
-    if (!w->slots || !table_reserve(&w->agents, &alloc, cap)) {
+    int ok = w->slots && table_reserve(&w->agents, &alloc, cap);
+    for (int k = 0; k < COMP_COUNT_ && ok; ++k) ok = component_reserve_slots(&w->comps[k], &alloc, cap);
+    if (!ok) {
         shoal_world_destroy(w);
         return set_err(err, SHOAL_ERR_OUT_OF_MEMORY,
                        "world_create: out of memory reserving %d agents", (int)cap);
@@ -228,6 +264,9 @@ void shoal_world_destroy(shoal_world_t* w)
     if (!w) return;
     allocator_t alloc = w->alloc;
     table_release(&w->agents, &alloc);
+    for (int k = 0; k < COMP_COUNT_; ++k) component_release(&w->comps[k], &alloc);
+    grid_destroy(w);
+    mem_free(&alloc, w->obstacles, (size_t)w->obstacle_capacity * sizeof *w->obstacles);
     mem_free(&alloc, w->slots, (size_t)w->slot_capacity * sizeof(slot_t));
     mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
     par_release_topology(w->topology);
@@ -263,3 +302,83 @@ int32_t shoal_world_thread_count(const shoal_world_t* w) { return w ? w->thread_
 shoal_backend_t shoal_world_backend(const shoal_world_t* w) { return w ? w->backend : SHOAL_BACKEND_SERIAL; }
 uint64_t shoal_world_step_count(const shoal_world_t* w) { return w ? w->step_count : 0; }
 double shoal_world_time(const shoal_world_t* w) { return w ? w->time : 0.0; }
+
+int agent_column_used(int dims, int col)
+{
+    if (dims == 3) return 1;
+    switch (col) {
+    case AC_POS_Z: case AC_VEL_Z: case AC_QW: case AC_QX: case AC_QY: case AC_QZ:
+    case AC_OMEGA_X: case AC_OMEGA_Y: case AC_DESIRED_Z: case AC_FORCE_Z:
+    case AC_TORQUE_X: case AC_TORQUE_Y: case AC_TARGET_Z: case AC_THREAT_Z:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag)
+{
+    if (index1 == 0 || (tag >> 16) != w->tag) return -1;
+    uint32_t slot = index1 - 1;
+    if (slot >= (uint32_t)w->slot_high) return -1;
+    const slot_t* s = &w->slots[slot];
+    if (s->state != SLOT_LIVE || s->generation != (uint16_t)(tag & 0xffffu)) return -1;
+    return s->row;
+}
+
+/* ---- obstacles ---------------------------------------------------------- */
+
+shoal_status_t shoal_world_add_obstacle(shoal_world_t* w, const float center[3], float radius,
+                                        int32_t* out_id)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (out_id) *out_id = -1;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "add_obstacle: called from inside a step");
+    if (!center) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_obstacle: center is NULL");
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(center[k]))
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "add_obstacle: center[%d] must be finite, got %g", k, (double)center[k]);
+    if (!isfinite(radius) || radius < 0.0f)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "add_obstacle: radius must be finite and >= 0 m, got %g", (double)radius);
+    int32_t id = -1;
+    for (int32_t i = 0; i < w->obstacle_high; ++i)
+        if (w->obstacles[i][3] < 0.0f) {
+            id = i;
+            break;
+        }
+    if (id < 0) {
+        if (w->obstacle_high == w->obstacle_capacity) {
+            int32_t cap = w->obstacle_capacity ? w->obstacle_capacity * 2 : 16;
+            float(*fresh)[4] = mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
+            if (!fresh) return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "add_obstacle: out of memory");
+            if (w->obstacle_high)
+                memcpy(fresh, w->obstacles, (size_t)w->obstacle_high * sizeof *fresh);
+            mem_free(&w->alloc, w->obstacles, (size_t)w->obstacle_capacity * sizeof *fresh);
+            w->obstacles = fresh;
+            w->obstacle_capacity = cap;
+        }
+        id = w->obstacle_high++;
+    }
+    w->obstacles[id][0] = center[0];
+    w->obstacles[id][1] = center[1];
+    w->obstacles[id][2] = w->dims == 3 ? center[2] : 0.0f;
+    w->obstacles[id][3] = radius;
+    w->obstacle_count++;
+    if (out_id) *out_id = id;
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_world_remove_obstacle(shoal_world_t* w, int32_t id)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "remove_obstacle: called from inside a step");
+    if (id < 0 || id >= w->obstacle_high || w->obstacles[id][3] < 0.0f)
+        return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_obstacle: no obstacle with id %d", (int)id);
+    w->obstacles[id][3] = -1.0f;
+    w->obstacle_count--;
+    return SHOAL_OK;
+}
+
+int32_t shoal_world_obstacle_count(const shoal_world_t* w) { return w ? w->obstacle_count : 0; }

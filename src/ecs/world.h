@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ecs/component.h"
+#include "ecs/components.h"
 #include "ecs/memory.h"
 #include "ecs/table.h"
 #include "shoal/shoal.h"
@@ -94,6 +95,21 @@ struct shoal_world_t {
     int32_t pending_adds;
 
     table_t agents;
+    component_t comps[COMP_COUNT_];
+
+    /* space */
+    int32_t wrap;
+    float bounds_min[3];
+    float bounds_max[3];
+    float cell_size;
+    int32_t reorder_interval;
+    struct grid_t* grid; /* the spatial hash (systems/spatial_hash.c) */
+
+    /* obstacles: center xyz, radius; radius < 0 marks a free id */
+    float (*obstacles)[4];
+    int32_t obstacle_high;
+    int32_t obstacle_capacity;
+    int32_t obstacle_count;
 
     command_t* commands;
     int32_t command_count;
@@ -140,6 +156,13 @@ void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* def);
 shoal_status_t world_apply_commands(world_t* w);
 void world_register_builtin_systems(world_t* w);
 
+/* 1 if column `col` of the agent table exists in a world of `dims`. */
+int agent_column_used(int dims, int col);
+
+/* The agent row of a stored handle (index1, world0 << 16 | generation), or
+ * -1 when that agent is gone. Read-only: safe from parallel systems. */
+int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag);
+
 /* Time in nanoseconds from a monotonic clock. */
 uint64_t world_now_ns(void);
 
@@ -150,4 +173,8 @@ uint64_t world_now_ns(void);
  * [0, agent count); it is checked. Needs scratch memory: fails with
  * SHOAL_ERR_OUT_OF_MEMORY, changing nothing, when that cannot be had. */
 shoal_status_t world_permute_agents(world_t* w, const int32_t* perm);
+/* The same without checks or allocation, for the sense stage: perm must be a
+ * permutation and scratch hold world_permute_scratch_size() bytes. */
+void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch);
+size_t world_permute_scratch_size(const world_t* w);
 #endif /* SHOAL_WORLD_H */

@@ -18,6 +18,7 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     world_t* w = ((steer_ctx*)vctx)->w;
+    const int three = w->dims == 3; /* z columns do not exist in 2D */
     const float* px = AGENT_F(w, AC_POS_X);
     const float* py = AGENT_F(w, AC_POS_Y);
     const float* pz = AGENT_F(w, AC_POS_Z);
@@ -45,8 +46,8 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t i = begin; i < end; ++i) {
         float vx = 0.0f, vy = 0.0f, vz = 0.0f;
         /* e: error toward the target; f: error toward the threat. */
-        float ex = tx[i] - px[i], ey = ty[i] - py[i], ez = tz[i] - pz[i];
-        float fx = hx[i] - px[i], fy = hy[i] - py[i], fz = hz[i] - pz[i];
+        float ex = tx[i] - px[i], ey = ty[i] - py[i], ez = three ? tz[i] - pz[i] : 0.0f;
+        float fx = hx[i] - px[i], fy = hy[i] - py[i], fz = three ? hz[i] - pz[i] : 0.0f;
         float e2 = ex * ex + ey * ey + ez * ez;
         float f2 = fx * fx + fy * fy + fz * fz;
         float e = sqrtf(e2), f = sqrtf(f2);
@@ -96,7 +97,7 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         }
         dx[i] = vx;
         dy[i] = vy;
-        dz[i] = vz;
+        if (three) dz[i] = vz;
     }
 }
 

@@ -1,0 +1,400 @@
+/* Separation, alignment and cohesion over the spatial hash (seed 003,
+ * "Group behaviors"), written once on the lane layer.
+ *
+ * Work goes cell by cell: for a cell, the agents of its 3x3 (3x3x3) block
+ * of cells are packed into a contiguous per-worker buffer, then every agent
+ * of the cell that has the neighbors component runs the pair kernel over
+ * that buffer a full lane at a time. Packing once per cell costs about as
+ * much as one agent's pass and leaves the kernel with full, aligned lanes.
+ *
+ * For agent i and each neighbor j (within radius, inside the field of view,
+ * not i itself), with d = x_j - x_i (minimal image on a torus) and w_j = 1:
+ *   separation  S = sum -d / |d|^2        V_sep = K_sep S
+ *   alignment   A = sum v_j               V_ali = K_align A / n
+ *   cohesion    C = sum d                 V_coh = K_coh C / n  (= x_cm - x)
+ * and desired += c_sep V_sep + c_ali V_ali + c_coh V_coh. Cohesion uses
+ * offsets rather than absolute positions, which keeps precision far from
+ * the origin and is exact across torus edges.
+ *
+ * With max_neighbors > 0 and more neighbors than that, only the nearest
+ * count (ties broken by packing order); that path is scalar and rare. */
+#include <math.h>
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "simd/lanes.h"
+#include "simd/vec.h"
+#include "systems/spatial_hash.h"
+#include "systems/systems.h"
+
+/* Below this squared distance two agents count as coincident: separation
+ * then pushes them apart along x as if they were one radius apart, in
+ * opposite directions, instead of dividing by zero. */
+#define COINCIDENT_D2 1e-12f
+
+#define MAX_BLOCK 27
+
+typedef struct nb_scratch {
+    float* cx; float* cy; float* cz;    /* packed candidate positions */
+    float* cvx; float* cvy; float* cvz; /* and velocities */
+    float* d2;                          /* capped path: distances */
+    int32_t* idx;                       /* capped path: pack indices */
+} nb_scratch;
+
+typedef struct nb_ctx {
+    world_t* w;
+    grid_t* g;
+    nb_scratch* scratch; /* one per worker */
+    int32_t* worker_max; /* one per worker: largest pack */
+    int64_t* worker_agents;
+} nb_ctx;
+
+/* Integer cell of sorted agent k. */
+static void cell_of(const grid_t* g, int32_t k, int32_t c[3])
+{
+    c[0] = grid_coord(g, g->sx[k], 0);
+    c[1] = grid_coord(g, g->sy[k], 1);
+    c[2] = g->dims == 3 ? grid_coord(g, g->sz[k], 2) : 0;
+}
+
+/* Distinct buckets of the block of cells around `c`; returns how many. */
+static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out)
+{
+    int count = 0;
+    int zr = g->dims == 3 ? 1 : 0;
+    for (int dz = -zr; dz <= zr; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                int32_t ix = c[0] + dx, iy = c[1] + dy, iz = c[2] + dz;
+                if (g->wrap) {
+                    ix = (ix + g->n[0]) % g->n[0];
+                    iy = (iy + g->n[1]) % g->n[1];
+                    if (zr) iz = (iz + g->n[2]) % g->n[2];
+                }
+                uint32_t b = grid_bucket(g, ix, iy, iz);
+                int seen = 0;
+                for (int k = 0; k < count; ++k) seen |= out[k] == b;
+                if (!seen) out[count++] = b;
+            }
+    return count;
+}
+
+/* Pack the agents of `buckets` into s; returns the count and sets
+ * *self_base to where bucket `own` starts in the pack. */
+static int32_t pack_block(const grid_t* g, const uint32_t* buckets, int nb, uint32_t own,
+                          nb_scratch* s, int32_t* self_base)
+{
+    int32_t m = 0;
+    int three = g->dims == 3;
+    for (int b = 0; b < nb; ++b) {
+        int32_t lo = g->cell_start[buckets[b]], hi = g->cell_start[buckets[b] + 1];
+        if (buckets[b] == own) *self_base = m;
+        int32_t len = hi - lo;
+        memcpy(s->cx + m, g->sx + lo, (size_t)len * sizeof(float));
+        memcpy(s->cy + m, g->sy + lo, (size_t)len * sizeof(float));
+        memcpy(s->cvx + m, g->svx + lo, (size_t)len * sizeof(float));
+        memcpy(s->cvy + m, g->svy + lo, (size_t)len * sizeof(float));
+        if (three) {
+            memcpy(s->cz + m, g->sz + lo, (size_t)len * sizeof(float));
+            memcpy(s->cvz + m, g->svz + lo, (size_t)len * sizeof(float));
+        }
+        m += len;
+    }
+    /* Zero one lane past the end: masked lanes then read finite values. */
+    for (int32_t j = m; j < m + SHOAL_LANES; ++j) {
+        s->cx[j] = s->cy[j] = s->cvx[j] = s->cvy[j] = 0.0f;
+        if (three) s->cz[j] = s->cvz[j] = 0.0f;
+    }
+    return m;
+}
+
+/* Minimal image of an offset on a torus axis (|d| < extent on entry). */
+static inline lanef lane_min_image(lanef d, lanef ext, lanef half)
+{
+    d = lane_select(lane_cmp_gt(d, half), lane_sub(d, ext), d);
+    return lane_select(lane_cmp_lt(d, lane_neg(half)), lane_add(d, ext), d);
+}
+
+static inline float min_image(float d, float ext)
+{
+    if (d > 0.5f * ext) return d - ext;
+    if (d < -0.5f * ext) return d + ext;
+    return d;
+}
+
+typedef struct sums {
+    float n;
+    float sep[3], ali[3], coh[3];
+} sums;
+
+typedef struct agent_in {
+    float x[3];
+    float fwd[3];
+    float r2, radius, fov_cos;
+    int32_t self; /* index in the pack */
+} agent_in;
+
+/* The lane kernel over a pack of m candidates. */
+static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+                   float* d2_keep)
+{
+    int three = g->dims == 3;
+    int fov = a->fov_cos > -1.0f;
+    lanef xi = lane_set1(a->x[0]), yi = lane_set1(a->x[1]), zi = lane_set1(a->x[2]);
+    lanef fx = lane_set1(a->fwd[0]), fy = lane_set1(a->fwd[1]), fz = lane_set1(a->fwd[2]);
+    lanef r2 = lane_set1(a->r2), fcos = lane_set1(a->fov_cos);
+    lanef mf = lane_set1((float)m), self = lane_set1((float)a->self);
+    lanef ex = lane_set1(g->extent[0]), ey = lane_set1(g->extent[1]), ez = lane_set1(g->extent[2]);
+    lanef hx = lane_set1(0.5f * g->extent[0]), hy = lane_set1(0.5f * g->extent[1]);
+    lanef hz = lane_set1(0.5f * g->extent[2]);
+    lanef tiny = lane_set1(COINCIDENT_D2), inv_r = lane_set1(1.0f / a->radius);
+    lanef one = lane_set1(1.0f), zero = lane_zero();
+    lanef n = zero, sx = zero, sy = zero, sz = zero, ax = zero, ay = zero, az = zero;
+    lanef cx = zero, cy = zero, cz = zero;
+    lanef idx = lane_iota(), step = lane_set1((float)SHOAL_LANES);
+    for (int32_t j = 0; j < m; j += SHOAL_LANES, idx = lane_add(idx, step)) {
+        lanef dx = lane_sub(lane_loadu(s->cx + j), xi);
+        lanef dy = lane_sub(lane_loadu(s->cy + j), yi);
+        lanef dz = three ? lane_sub(lane_loadu(s->cz + j), zi) : zero;
+        if (g->wrap) {
+            dx = lane_min_image(dx, ex, hx);
+            dy = lane_min_image(dy, ey, hy);
+            if (three) dz = lane_min_image(dz, ez, hz);
+        }
+        lanef d2 = lane_add(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)), lane_mul(dz, dz));
+        lanem ok = lane_mask_and(lane_cmp_lt(idx, mf), lane_cmp_neq(idx, self));
+        ok = lane_mask_and(ok, lane_cmp_le(d2, r2));
+        if (fov) {
+            lanef dot = lane_add(lane_add(lane_mul(fx, dx), lane_mul(fy, dy)), lane_mul(fz, dz));
+            ok = lane_mask_and(ok, lane_cmp_ge(dot, lane_mul(fcos, lane_sqrt(d2))));
+        }
+        if (d2_keep) lane_storeu(d2_keep + j, lane_select(ok, d2, lane_set1(-1.0f)));
+        if (!lane_mask_any(ok)) continue;
+        /* Separation: -d/|d|^2; coincident pairs push apart along x, the
+         * lower pack index toward -x, as if one radius apart. */
+        lanem coincident = lane_cmp_lt(d2, tiny);
+        lanef inv = lane_div(one, lane_max(d2, tiny));
+        lanef push = lane_select(lane_cmp_lt(idx, self), inv_r, lane_neg(inv_r));
+        lanef tx = lane_select(coincident, push, lane_mul(lane_neg(dx), inv));
+        lanef ty = lane_select(coincident, zero, lane_mul(lane_neg(dy), inv));
+        lanef tz = lane_select(coincident, zero, lane_mul(lane_neg(dz), inv));
+        n = lane_masked_add(n, ok, one);
+        sx = lane_masked_add(sx, ok, tx);
+        sy = lane_masked_add(sy, ok, ty);
+        ax = lane_masked_add(ax, ok, lane_loadu(s->cvx + j));
+        ay = lane_masked_add(ay, ok, lane_loadu(s->cvy + j));
+        cx = lane_masked_add(cx, ok, dx);
+        cy = lane_masked_add(cy, ok, dy);
+        if (three) {
+            sz = lane_masked_add(sz, ok, tz);
+            az = lane_masked_add(az, ok, lane_loadu(s->cvz + j));
+            cz = lane_masked_add(cz, ok, dz);
+        }
+    }
+    out->n = lane_hsum(n);
+    out->sep[0] = lane_hsum(sx);
+    out->sep[1] = lane_hsum(sy);
+    out->sep[2] = lane_hsum(sz);
+    out->ali[0] = lane_hsum(ax);
+    out->ali[1] = lane_hsum(ay);
+    out->ali[2] = lane_hsum(az);
+    out->coh[0] = lane_hsum(cx);
+    out->coh[1] = lane_hsum(cy);
+    out->coh[2] = lane_hsum(cz);
+}
+
+/* The nearest `cap` of the neighbors the kernel marked (d2_keep >= 0),
+ * summed in pack order. Selection by (d2, pack index): a total order, so
+ * the result is unique. */
+static void nearest_sums(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
+                         int32_t cap, sums* out)
+{
+    int32_t k = 0;
+    for (int32_t j = 0; j < m; ++j)
+        if (s->d2[j] >= 0.0f) s->idx[k++] = j;
+    /* Partial selection sort: cap is small next to the candidates. */
+    for (int32_t i = 0; i < cap && i < k; ++i) {
+        int32_t best = i;
+        for (int32_t j = i + 1; j < k; ++j) {
+            float dj = s->d2[s->idx[j]], db = s->d2[s->idx[best]];
+            if (dj < db || (dj == db && s->idx[j] < s->idx[best])) best = j;
+        }
+        int32_t t = s->idx[i];
+        s->idx[i] = s->idx[best];
+        s->idx[best] = t;
+    }
+    if (k > cap) k = cap;
+    /* Sum in pack order for a fixed rounding. */
+    for (int32_t i = 1; i < k; ++i)
+        for (int32_t j = i; j > 0 && s->idx[j - 1] > s->idx[j]; --j) {
+            int32_t t = s->idx[j];
+            s->idx[j] = s->idx[j - 1];
+            s->idx[j - 1] = t;
+        }
+    memset(out, 0, sizeof *out);
+    int three = g->dims == 3;
+    for (int32_t i = 0; i < k; ++i) {
+        int32_t j = s->idx[i];
+        float d[3] = {s->cx[j] - a->x[0], s->cy[j] - a->x[1], three ? s->cz[j] - a->x[2] : 0.0f};
+        if (g->wrap)
+            for (int c = 0; c < g->dims; ++c) d[c] = min_image(d[c], g->extent[c]);
+        float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        float v[3] = {s->cvx[j], s->cvy[j], three ? s->cvz[j] : 0.0f};
+        out->n += 1.0f;
+        if (d2 < COINCIDENT_D2) {
+            out->sep[0] += j < a->self ? 1.0f / a->radius : -1.0f / a->radius;
+        } else {
+            for (int c = 0; c < 3; ++c) out->sep[c] += -d[c] * (1.0f / d2);
+        }
+        for (int c = 0; c < 3; ++c) {
+            out->ali[c] += v[c];
+            out->coh[c] += d[c];
+        }
+    }
+}
+
+/* Largest pack any cell will need, so scratch is sized before the pass. */
+static void max_pack_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    nb_ctx* c = (nb_ctx*)vctx;
+    const grid_t* g = c->g;
+    uint32_t buckets[MAX_BLOCK];
+    int32_t best = c->worker_max[worker];
+    for (int32_t q = begin; q < end; ++q) {
+        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
+        /* Hash collisions can mix cells in a bucket: look at each agent's
+         * cell whenever it differs from the previous one. */
+        int32_t last[3] = {INT32_MIN, 0, 0};
+        for (int32_t k = lo; k < hi; ++k) {
+            int32_t cell[3];
+            cell_of(g, k, cell);
+            if (cell[0] == last[0] && cell[1] == last[1] && cell[2] == last[2]) continue;
+            memcpy(last, cell, sizeof last);
+            int nb = block_buckets(g, cell, buckets);
+            int32_t m = 0;
+            for (int b = 0; b < nb; ++b) m += g->cell_start[buckets[b] + 1] - g->cell_start[buckets[b]];
+            if (m > best) best = m;
+        }
+    }
+    c->worker_max[worker] = best;
+}
+
+static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    nb_ctx* c = (nb_ctx*)vctx;
+    world_t* w = c->w;
+    const grid_t* g = c->g;
+    nb_scratch* s = &c->scratch[worker];
+    const component_t* comp = &w->comps[COMP_NEIGHBORS];
+    const uint32_t* slots = table_slots(&w->agents);
+    const float* heading = AGENT_F(w, AC_HEADING);
+    float* dx = AGENT_F(w, AC_DESIRED_X);
+    float* dy = AGENT_F(w, AC_DESIRED_Y);
+    float* dz = g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL;
+    uint32_t buckets[MAX_BLOCK];
+    int64_t touched = 0;
+    for (int32_t q = begin; q < end; ++q) {
+        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
+        int32_t packed[3] = {INT32_MIN, 0, 0};
+        int32_t m = 0, self_base = 0;
+        for (int32_t k = lo; k < hi; ++k) {
+            int32_t row = g->order[k];
+            int32_t cr = component_row(comp, slots[row]);
+            if (cr < 0) continue;
+            int32_t cell[3];
+            cell_of(g, k, cell);
+            if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
+                int nb = block_buckets(g, cell, buckets);
+                m = pack_block(g, buckets, nb, (uint32_t)q, s, &self_base);
+                memcpy(packed, cell, sizeof packed);
+            }
+            agent_in a;
+            a.x[0] = g->sx[k];
+            a.x[1] = g->sy[k];
+            a.x[2] = g->dims == 3 ? g->sz[k] : 0.0f;
+            a.radius = TABLE_COL(&comp->table, float, NB_RADIUS)[cr];
+            a.r2 = a.radius * a.radius;
+            a.fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS)[cr];
+            a.self = self_base + (k - lo);
+            a.fwd[0] = a.fwd[1] = a.fwd[2] = 0.0f;
+            if (a.fov_cos > -1.0f) {
+                if (g->dims == 3) {
+                    quat qt = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
+                               AGENT_F(w, AC_QZ)[row]};
+                    vec3 f = quat_forward(qt);
+                    a.fwd[0] = f.x;
+                    a.fwd[1] = f.y;
+                    a.fwd[2] = f.z;
+                } else {
+                    a.fwd[0] = cosf(heading[row]);
+                    a.fwd[1] = sinf(heading[row]);
+                }
+            }
+            int32_t cap = TABLE_COL(&comp->table, int32_t, NB_MAX)[cr];
+            sums r;
+            kernel(g, s, m, &a, &r, cap > 0 ? s->d2 : NULL);
+            if (cap > 0 && r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
+            touched++;
+            if (r.n == 0.0f) continue;
+            float inv_n = 1.0f / r.n;
+            float ks = TABLE_COL(&comp->table, float, NB_K_SEP)[cr] * TABLE_COL(&comp->table, float, NB_W_SEP)[cr];
+            float ka = TABLE_COL(&comp->table, float, NB_K_ALI)[cr] * TABLE_COL(&comp->table, float, NB_W_ALI)[cr] * inv_n;
+            float kc = TABLE_COL(&comp->table, float, NB_K_COH)[cr] * TABLE_COL(&comp->table, float, NB_W_COH)[cr] * inv_n;
+            dx[row] += ks * r.sep[0] + ka * r.ali[0] + kc * r.coh[0];
+            dy[row] += ks * r.sep[1] + ka * r.ali[1] + kc * r.coh[1];
+            if (dz) dz[row] += ks * r.sep[2] + ka * r.ali[2] + kc * r.coh[2];
+        }
+    }
+    c->worker_agents[worker] += touched;
+}
+
+int64_t neighbors_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    grid_t* g = w->grid;
+    if (!g || g->count == 0) return 0;
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int32_t wmax[1024];
+    int64_t wagents[1024];
+    memset(wmax, 0, (size_t)workers * sizeof *wmax);
+    memset(wagents, 0, (size_t)workers * sizeof *wagents);
+    nb_ctx c = {w, g, NULL, wmax, wagents};
+    par_for(w, g->bucket_count, 256, PAR_CLAIMED, max_pack_range, &c);
+    int32_t most = 0;
+    for (int32_t i = 0; i < workers; ++i) most = wmax[i] > most ? wmax[i] : most;
+
+    /* Per-worker packs: 8 arrays of `per` floats each, kept in the grid
+     * and grown only when a step needs more. */
+    size_t per = (size_t)most + 2 * SHOAL_MAX_LANES;
+    per = (per + 15) / 16 * 16; /* keep every array 64-byte aligned */
+    size_t need = per * 8 * (size_t)workers;
+    if (need > g->nb_mem_floats) {
+        float* mem = mem_alloc(&w->alloc, need * sizeof(float));
+        if (!mem) {
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY,
+                       "neighbors: out of memory for packs of %zu candidates", per);
+            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+        }
+        mem_free(&w->alloc, g->nb_mem, g->nb_mem_floats * sizeof(float));
+        g->nb_mem = mem;
+        g->nb_mem_floats = need;
+    }
+    nb_scratch s[1024];
+    for (int32_t i = 0; i < workers; ++i) {
+        float* block = g->nb_mem + (size_t)i * per * 8;
+        s[i].cx = block;
+        s[i].cy = block + per;
+        s[i].cz = block + 2 * per;
+        s[i].cvx = block + 3 * per;
+        s[i].cvy = block + 4 * per;
+        s[i].cvz = block + 5 * per;
+        s[i].d2 = block + 6 * per;
+        s[i].idx = (int32_t*)(block + 7 * per);
+    }
+    c.scratch = s;
+    par_for(w, g->bucket_count, 64, PAR_CLAIMED, neighbors_range, &c);
+    int64_t touched = 0;
+    for (int32_t i = 0; i < workers; ++i) touched += wagents[i];
+    return touched;
+}

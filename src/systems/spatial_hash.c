@@ -1,0 +1,389 @@
+/* The spatial hash: see spatial_hash.h for what it leaves behind.
+ *
+ * The counting sort is stable and deterministic for any thread count: the
+ * agents are cut into `blocks` contiguous ranges (one per worker, but any
+ * cut gives the same result), each block counts its keys, a prefix over
+ * (bucket, block) in that order gives every block its write position in
+ * every bucket, and each block scatters its agents in row order. Within a
+ * bucket, agents thus stay in row order whoever processed them. */
+#include "systems/spatial_hash.h"
+
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "systems/systems.h"
+
+#define MIN_BUCKETS 1024
+#define PREFIX_CHUNK 4096
+
+static size_t padded(int32_t n) { return (size_t)n + SHOAL_PAD_FLOATS; }
+
+static void free_arrays(world_t* w, grid_t* g)
+{
+    const allocator_t* a = &w->alloc;
+    size_t n = padded(g->capacity);
+    mem_free(a, g->key, n * sizeof(uint32_t));
+    mem_free(a, g->order, n * sizeof(int32_t));
+    mem_free(a, g->sx, n * sizeof(float));
+    mem_free(a, g->sy, n * sizeof(float));
+    mem_free(a, g->sz, n * sizeof(float));
+    mem_free(a, g->svx, n * sizeof(float));
+    mem_free(a, g->svy, n * sizeof(float));
+    mem_free(a, g->svz, n * sizeof(float));
+    g->key = NULL;
+    g->order = NULL;
+    g->sx = g->sy = g->sz = g->svx = g->svy = g->svz = NULL;
+    g->capacity = 0;
+}
+
+void grid_destroy(world_t* w)
+{
+    grid_t* g = w->grid;
+    if (!g) return;
+    const allocator_t* a = &w->alloc;
+    free_arrays(w, g);
+    mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
+    mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
+    mem_free(a, g->perm_scratch, g->perm_scratch_size);
+    mem_free(a, g->nb_mem, g->nb_mem_floats * sizeof(float));
+    mem_free(a, g, sizeof *g);
+    w->grid = NULL;
+}
+
+/* Grow the per-agent arrays, the bucket arrays and the permutation scratch.
+ * Nothing is freed until every new block is had, so a failure leaves the
+ * grid as it was. */
+static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32_t blocks)
+{
+    const allocator_t* a = &w->alloc;
+    int three = w->dims == 3;
+    if (n > g->capacity) {
+        int32_t cap = n + n / 4;
+        size_t m = padded(cap);
+        void* p[8] = {mem_calloc(a, m * 4), mem_calloc(a, m * 4), mem_calloc(a, m * 4),
+                      mem_calloc(a, m * 4), three ? mem_calloc(a, m * 4) : NULL,
+                      mem_calloc(a, m * 4), mem_calloc(a, m * 4),
+                      three ? mem_calloc(a, m * 4) : NULL};
+        int ok = 1;
+        for (int i = 0; i < 8; ++i)
+            if (!p[i] && (three || (i != 4 && i != 7))) ok = 0;
+        if (!ok) {
+            for (int i = 0; i < 8; ++i) mem_free(a, p[i], m * 4);
+            return 0;
+        }
+        free_arrays(w, g);
+        g->key = p[0];
+        g->order = p[1];
+        g->sx = p[2];
+        g->sy = p[3];
+        g->sz = p[4];
+        g->svx = p[5];
+        g->svy = p[6];
+        g->svz = p[7];
+        g->capacity = cap;
+    }
+    if (buckets > g->bucket_capacity || blocks > g->worker_capacity) {
+        int32_t bcap = buckets > g->bucket_capacity ? buckets : g->bucket_capacity;
+        int32_t wcap = blocks > g->worker_capacity ? blocks : g->worker_capacity;
+        int32_t* start = mem_alloc(a, ((size_t)bcap + 1) * sizeof(int32_t));
+        int32_t* hist = mem_alloc(a, (size_t)wcap * bcap * sizeof(int32_t));
+        if (!start || !hist) {
+            mem_free(a, start, ((size_t)bcap + 1) * sizeof(int32_t));
+            mem_free(a, hist, (size_t)wcap * bcap * sizeof(int32_t));
+            return 0;
+        }
+        mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
+        mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
+        g->cell_start = start;
+        g->histogram = hist;
+        g->bucket_capacity = bcap;
+        g->worker_capacity = wcap;
+    }
+    size_t need = world_permute_scratch_size(w);
+    if (need > g->perm_scratch_size) {
+        void* s = mem_alloc(a, need);
+        if (!s) return 0;
+        mem_free(a, g->perm_scratch, g->perm_scratch_size);
+        g->perm_scratch = s;
+        g->perm_scratch_size = need;
+    }
+    return 1;
+}
+
+/* Cell edge: the largest neighbor radius, a hair wider so that float
+ * rounding of position/cell can never put a neighbor at exactly the radius
+ * two cells away; a configured cell_size may only make cells larger. */
+static float cell_edge(const world_t* w)
+{
+    const component_t* c = &w->comps[COMP_NEIGHBORS];
+    const float* radius = TABLE_COL(&c->table, float, NB_RADIUS);
+    float r = 0.0f;
+    for (int32_t i = 0; i < c->table.count; ++i) r = radius[i] > r ? radius[i] : r;
+    r *= 1.0f + 1e-5f;
+    if (w->cell_size > r) r = w->cell_size;
+    return r > 0.0f ? r : 1.0f;
+}
+
+static void configure(world_t* w, grid_t* g, int32_t n)
+{
+    float cell = cell_edge(w);
+    g->dims = w->dims;
+    g->wrap = w->wrap;
+    g->direct = 0;
+    double total = 1.0;
+    for (int k = 0; k < 3; ++k) {
+        g->n[k] = 1;
+        g->origin[k] = w->bounds_min[k];
+        g->extent[k] = w->bounds_max[k] - w->bounds_min[k];
+        g->inv_cell[k] = 1.0f / cell;
+        if (k < w->dims && w->wrap) {
+            /* Whole cells only, each at least `cell` wide. */
+            double cells = floor((double)g->extent[k] / cell);
+            if (cells < 1.0) cells = 1.0;
+            if (cells > 1 << 20) cells = 1 << 20;
+            g->n[k] = (int32_t)cells;
+            g->inv_cell[k] = (float)(cells / (double)g->extent[k]);
+            total *= cells;
+        }
+    }
+    int32_t pow2 = MIN_BUCKETS;
+    while (pow2 < n && pow2 < (1 << 30)) pow2 <<= 1;
+    /* A torus indexes its cells directly unless it has far more cells than
+     * agents (a huge sparse box): then its cells are hashed like unbounded
+     * space, with coordinates still wrapped. */
+    if (w->wrap && total <= 4.0 * pow2) {
+        g->direct = 1;
+        g->bucket_count = (int32_t)total;
+        g->bucket_mask = 0;
+    } else {
+        g->bucket_count = pow2;
+        g->bucket_mask = (uint32_t)pow2 - 1u;
+    }
+}
+
+/* Wrap a coordinate into [origin, origin + extent) (torus), exactly as the
+ * wrap system does, so sorted copies and stored positions agree. */
+static inline float wrap_into(float p, float origin, float extent)
+{
+    float f = p - origin;
+    if (f >= 0.0f && f < extent) return p;
+    f -= extent * floorf(f / extent);
+    if (f >= extent) f = 0.0f; /* rounding at the upper edge */
+    return origin + f;
+}
+
+typedef struct sort_ctx {
+    world_t* w;
+    grid_t* g;
+    int32_t n;
+    int32_t blocks;
+    int32_t block_size;
+    int32_t chunks;
+    int32_t* chunk_base;
+} sort_ctx;
+
+static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    const float* px = AGENT_F(c->w, AC_POS_X);
+    const float* py = AGENT_F(c->w, AC_POS_Y);
+    const float* pz = g->dims == 3 ? AGENT_F(c->w, AC_POS_Z) : NULL;
+    for (int32_t b = begin; b < end; ++b) {
+        int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
+        memset(hist, 0, (size_t)g->bucket_count * sizeof(int32_t));
+        int32_t lo = b * c->block_size, hi = lo + c->block_size;
+        if (hi > c->n) hi = c->n;
+        for (int32_t i = lo; i < hi; ++i) {
+            /* The same wrapped coordinates the sorted copies hold, so the
+             * neighbor kernel finds every agent in the cell it computes. */
+            float x = px[i], y = py[i], z = pz ? pz[i] : 0.0f;
+            if (g->wrap) {
+                x = wrap_into(x, g->origin[0], g->extent[0]);
+                y = wrap_into(y, g->origin[1], g->extent[1]);
+                if (pz) z = wrap_into(z, g->origin[2], g->extent[2]);
+            }
+            int32_t ix = grid_coord(g, x, 0), iy = grid_coord(g, y, 1);
+            int32_t iz = pz ? grid_coord(g, z, 2) : 0;
+            uint32_t key = grid_bucket(g, ix, iy, iz);
+            g->key[i] = key;
+            hist[key]++;
+        }
+    }
+}
+
+/* Chunk totals over all blocks. */
+static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t lo = ch * PREFIX_CHUNK, hi = lo + PREFIX_CHUNK;
+        if (hi > g->bucket_count) hi = g->bucket_count;
+        int32_t total = 0;
+        for (int32_t b = 0; b < c->blocks; ++b) {
+            const int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
+            for (int32_t q = lo; q < hi; ++q) total += hist[q];
+        }
+        c->chunk_base[ch] = total;
+    }
+}
+
+/* Turn counts into write positions, (bucket, block) order. */
+static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t lo = ch * PREFIX_CHUNK, hi = lo + PREFIX_CHUNK;
+        if (hi > g->bucket_count) hi = g->bucket_count;
+        int32_t running = c->chunk_base[ch];
+        for (int32_t q = lo; q < hi; ++q) {
+            g->cell_start[q] = running;
+            for (int32_t b = 0; b < c->blocks; ++b) {
+                int32_t* slot = g->histogram + (size_t)b * g->bucket_count + q;
+                int32_t count = *slot;
+                *slot = running;
+                running += count;
+            }
+        }
+    }
+}
+
+static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    for (int32_t b = begin; b < end; ++b) {
+        int32_t* next = g->histogram + (size_t)b * g->bucket_count;
+        int32_t lo = b * c->block_size, hi = lo + c->block_size;
+        if (hi > c->n) hi = c->n;
+        for (int32_t i = lo; i < hi; ++i) g->order[next[g->key[i]]++] = i;
+    }
+}
+
+static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    world_t* w = c->w;
+    const float* px = AGENT_F(w, AC_POS_X);
+    const float* py = AGENT_F(w, AC_POS_Y);
+    const float* vx = AGENT_F(w, AC_VEL_X);
+    const float* vy = AGENT_F(w, AC_VEL_Y);
+    int three = g->dims == 3;
+    const float* pz = three ? AGENT_F(w, AC_POS_Z) : NULL;
+    const float* vz = three ? AGENT_F(w, AC_VEL_Z) : NULL;
+    for (int32_t k = begin; k < end; ++k) {
+        int32_t r = g->order[k];
+        float x = px[r], y = py[r];
+        if (g->wrap) {
+            x = wrap_into(x, g->origin[0], g->extent[0]);
+            y = wrap_into(y, g->origin[1], g->extent[1]);
+        }
+        g->sx[k] = x;
+        g->sy[k] = y;
+        g->svx[k] = vx[r];
+        g->svy[k] = vy[r];
+        if (three) {
+            g->sz[k] = g->wrap ? wrap_into(pz[r], g->origin[2], g->extent[2]) : pz[r];
+            g->svz[k] = vz[r];
+        }
+    }
+}
+
+int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    int32_t n = w->agents.count;
+    if (w->comps[COMP_NEIGHBORS].table.count == 0 || n == 0) {
+        if (w->grid) w->grid->count = 0;
+        return 0;
+    }
+    if (!w->grid) {
+        w->grid = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
+        if (!w->grid) {
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory");
+            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+        }
+    }
+    grid_t* g = w->grid;
+    configure(w, g, n);
+    int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
+    if (blocks > n) blocks = n;
+    if (!grid_reserve(w, g, n, g->bucket_count, blocks)) {
+        g->count = 0;
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory for %d agents", (int)n);
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    int32_t chunk_base_local[256];
+    sort_ctx c = {w, g, n, blocks, (n + blocks - 1) / blocks,
+                  (g->bucket_count + PREFIX_CHUNK - 1) / PREFIX_CHUNK, NULL};
+    /* Chunk bases live in the (already sized) histogram tail when there are
+     * more chunks than the local array holds. */
+    int32_t* heap_base = NULL;
+    if (c.chunks <= 256) {
+        c.chunk_base = chunk_base_local;
+    } else {
+        heap_base = mem_alloc(&w->alloc, (size_t)c.chunks * sizeof(int32_t));
+        if (!heap_base) {
+            g->count = 0;
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory");
+            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+        }
+        c.chunk_base = heap_base;
+    }
+
+    par_for(w, blocks, 1, PAR_CLAIMED, count_blocks, &c);
+    par_for(w, c.chunks, 1, PAR_CLAIMED, prefix_totals, &c);
+    int32_t running = 0;
+    for (int32_t ch = 0; ch < c.chunks; ++ch) {
+        int32_t t = c.chunk_base[ch];
+        c.chunk_base[ch] = running;
+        running += t;
+    }
+    par_for(w, c.chunks, 1, PAR_CLAIMED, prefix_offsets, &c);
+    g->cell_start[g->bucket_count] = n;
+    par_for(w, blocks, 1, PAR_CLAIMED, scatter_blocks, &c);
+    mem_free(&w->alloc, heap_base, (size_t)c.chunks * sizeof(int32_t));
+
+    /* Every reorder_interval steps, put the agent table itself in cell
+     * order: the sorted order becomes the identity and later per-step
+     * copies read memory almost sequentially. */
+    if (w->reorder_interval > 0 && g->steps_since_reorder % w->reorder_interval == 0) {
+        world_permute_agents_unchecked(w, g->order, g->perm_scratch);
+        for (int32_t k = 0; k < n; ++k) g->order[k] = k;
+    }
+    g->steps_since_reorder++;
+    g->count = n;
+    par_for(w, n, 2048, PAR_STATIC, copy_sorted, &c);
+    return n;
+}
+
+/* ---- wrap: keep positions inside a torus box (integrate stage) ---------- */
+
+static void wrap_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = (world_t*)vctx;
+    for (int k = 0; k < w->dims; ++k) {
+        float* p = AGENT_F(w, AC_POS_X + k);
+        float origin = w->bounds_min[k], extent = w->bounds_max[k] - w->bounds_min[k];
+        for (int32_t i = begin; i < end; ++i) p[i] = wrap_into(p[i], origin, extent);
+    }
+}
+
+int64_t wrap_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    if (!w->wrap) return 0;
+    par_for(w, w->agents.count, 4096, PAR_STATIC, wrap_range, w);
+    return w->agents.count;
+}

@@ -1,0 +1,83 @@
+/* The spatial hash (sense stage): a uniform grid of cells whose edge is the
+ * largest neighbor radius, so every neighbor of an agent lies in the 3x3
+ * (2D) or 3x3x3 (3D) block of cells around it. Rebuilt every step by a
+ * stable parallel counting sort, which leaves:
+ *
+ * - `order`: agent rows sorted by cell (within a cell, by row);
+ * - `cell_start`: for each bucket b, its agents are order[cell_start[b] ..
+ *   cell_start[b + 1]);
+ * - sorted copies of positions and velocities (`sx`, `svx`, ...), so the
+ *   neighbor kernel reads each cell's candidates as one contiguous run.
+ *
+ * Bounded worlds (wrap) index cells directly; unbounded worlds hash integer
+ * cell coordinates into a power-of-two table. Every reorder_interval steps
+ * the agent table itself is permuted into cell order, so the per-step copy
+ * into sorted arrays reads memory nearly sequentially. */
+#ifndef SHOAL_SPATIAL_HASH_H
+#define SHOAL_SPATIAL_HASH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "ecs/world.h"
+
+/* Extra floats after every per-agent array, so lane loads that run past
+ * the last agent stay inside the allocation. */
+#define SHOAL_PAD_FLOATS 16
+
+typedef struct grid_t {
+    int32_t dims;
+    int32_t wrap;
+    int32_t direct;       /* buckets are cell indices (torus) rather than hashes */
+    float inv_cell[3];    /* cells per meter along each axis */
+    int32_t n[3];         /* cells per axis (torus) */
+    float origin[3];      /* bounds_min (torus) */
+    float extent[3];      /* bounds_max - bounds_min (torus) */
+    int32_t bucket_count;
+    uint32_t bucket_mask; /* hashed: bucket_count - 1 */
+
+    int32_t count;        /* agents sorted this step (0: no grid this step) */
+    int32_t capacity;     /* of the per-agent arrays */
+    int32_t bucket_capacity;
+    int32_t worker_capacity;
+    uint32_t* key;        /* bucket of each agent row */
+    int32_t* order;       /* sorted position -> agent row */
+    int32_t* cell_start;  /* bucket_count + 1 */
+    int32_t* histogram;   /* blocks x bucket_count */
+    float* sx; float* sy; float* sz;     /* sorted positions (wrapped into the box) */
+    float* svx; float* svy; float* svz;  /* sorted velocities */
+    void* perm_scratch;   /* for reordering the agent table */
+    size_t perm_scratch_size;
+    int64_t steps_since_reorder;
+    float* nb_mem;        /* the neighbors system's per-worker packs */
+    size_t nb_mem_floats;
+} grid_t;
+
+/* Bucket of integer cell coordinates (already wrapped in torus mode). */
+static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int32_t iz)
+{
+    if (g->direct) return (uint32_t)((iz * g->n[1] + iy) * g->n[0] + ix);
+    /* Large odd multipliers spread neighboring cells over the table. */
+    uint32_t h = (uint32_t)ix * 0x8da6b343u ^ (uint32_t)iy * 0xd8163841u ^ (uint32_t)iz * 0xcb1ab31fu;
+    return (h ^ (h >> 15)) & g->bucket_mask;
+}
+
+/* Integer cell coordinate of a position along one axis. */
+static inline int32_t grid_coord(const grid_t* g, float p, int axis)
+{
+    float c = g->wrap ? (p - g->origin[axis]) * g->inv_cell[axis] : p * g->inv_cell[axis];
+    float f = floorf(c);
+    /* Clamp so that wildly distant agents stay representable. */
+    if (f > 1.0e9f) f = 1.0e9f;
+    if (f < -1.0e9f) f = -1.0e9f;
+    int32_t i = (int32_t)f;
+    if (g->wrap) {
+        i %= g->n[axis];
+        if (i < 0) i += g->n[axis];
+    }
+    return i;
+}
+
+void grid_destroy(world_t* w);
+
+#endif /* SHOAL_SPATIAL_HASH_H */
