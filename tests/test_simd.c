@@ -465,3 +465,20 @@ Test(simd, pad)
     cr_assert_eq(lane_pad(17), 32);
     cr_assert_eq(lane_pad(1000000), 1000000);
 }
+
+Test(simd, rcp_fast_is_accurate)
+{
+    /* Normal positive values over many binades, as separation uses them. */
+    for (int i = 0; i < 20000; ++i) {
+        float x[SHOAL_MAX_LANES];
+        for (int l = 0; l < SHOAL_LANES; ++l)
+            x[l] = ldexpf(1.0f + (float)((i * 7919 + l * 104729) % 100000) / 100000.0f, (i % 80) - 40);
+        float got[SHOAL_MAX_LANES];
+        lane_storeu(got, lane_rcp_fast(lane_loadu(x)));
+        for (int l = 0; l < SHOAL_LANES; ++l) {
+            double want = 1.0 / (double)x[l];
+            cr_assert_leq(fabs((double)got[l] - want) / want, 1.0 / (1 << 21), "1/%g = %g", (double)x[l],
+                          (double)got[l]);
+        }
+    }
+}

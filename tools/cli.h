@@ -36,6 +36,7 @@ typedef struct cli_command_t {
 
 /* Subcommands. */
 int cmd_run(int argc, char** argv);
+int cmd_bench(int argc, char** argv); /* bench/bench_flock.c */
 
 /* ---- helpers, defined in tools/shoal.c ---- */
 

@@ -404,6 +404,28 @@ static inline lanef lane_fma(lanef a, lanef b, lanef c)
  * rsqrt(+inf) = 0, negative -> NaN: guard with lane_max(x, tiny) if needed. */
 static inline lanef lane_rsqrt(lanef a) { return lane_div(lane_set1(1.0f), lane_sqrt(a)); }
 
+/* Fast 1 / a for hot loops where a divide's throughput matters (a 512-bit
+ * divide issues about once per 16 cycles): the hardware estimate refined by
+ * Newton steps, r' = r (2 - a r), to a relative error below 2^-21 for
+ * normal finite a > 0 (the tests check it). Unlike lane_div the bits depend
+ * on the ISA, so results match within a build (any thread count), not
+ * between builds; the scalar build divides exactly. Guard a away from 0. */
+static inline lanef lane_rcp_fast(lanef a)
+{
+    /* SIMDe 0.7.4 has no rcp14: use the native instruction where there is
+     * one and an exact divide elsewhere. */
+#if SHOAL_LANES == 16 && defined(SIMDE_X86_AVX512F_NATIVE)
+    lanef r = {_mm512_rcp14_ps(a.v)}; /* 14 bits: one step gives ~28 */
+    return lane_mul(r, lane_sub(lane_set1(2.0f), lane_mul(a, r)));
+#elif SHOAL_LANES == 8 && defined(SIMDE_X86_AVX_NATIVE)
+    lanef r = {_mm256_rcp_ps(a.v)}; /* 12 bits: two steps give ~24 */
+    r = lane_mul(r, lane_sub(lane_set1(2.0f), lane_mul(a, r)));
+    return lane_mul(r, lane_sub(lane_set1(2.0f), lane_mul(a, r)));
+#else
+    return lane_div(lane_set1(1.0f), a);
+#endif
+}
+
 static inline lanef lane_clamp(lanef x, lanef lo, lanef hi)
 {
     return lane_min(lane_max(x, lo), hi);
@@ -460,11 +482,13 @@ static inline float lane_extract(lanef a, int i)
 
 /* Sum of all lanes in a fixed order, so a given width always gives the same
  * bits: a halving tree, t[i] += t[i + h] for h = N/2, N/4, ..., 1, i < h.
- * For N = 4 that is (l0 + l2) + (l1 + l3); for N = 1 it is l0. It is done in
- * memory with scalar adds, not with shuffles, so no ISA can reorder it. The
- * order differs between widths: a reduction that must match across builds
- * has to reduce in a width-independent order itself. */
-static inline float lane_hsum(lanef a)
+ * For N = 4 that is (l0 + l2) + (l1 + l3); for N = 1 it is l0. The shuffles
+ * below perform exactly those additions (float addition is commutative, so
+ * t[i] + t[i + h] and t[i + h] + t[i] are the same bits); the scalar loop is
+ * the reference the tests compare with. The order differs between widths:
+ * a reduction that must match across builds has to reduce in a
+ * width-independent order itself. */
+static inline float lane_hsum_reference(lanef a)
 {
     float t[SHOAL_LANES];
     lane_storeu(t, a);
@@ -472,6 +496,29 @@ static inline float lane_hsum(lanef a)
         for (int i = 0; i < h; i++) t[i] += t[i + h];
     }
     return t[0];
+}
+
+static inline float lane_hsum(lanef a)
+{
+#if SHOAL_LANES == 1
+    return a.v;
+#else
+#if SHOAL_LANES == 16
+    simde__m256 lo8 = simde_mm512_castps512_ps256(a.v);
+    simde__m256 hi8 = simde_mm256_castpd_ps(simde_mm512_extractf64x4_pd(simde_mm512_castps_pd(a.v), 1));
+    simde__m256 s8 = simde_mm256_add_ps(lo8, hi8);
+#elif SHOAL_LANES == 8
+    simde__m256 s8 = a.v;
+#endif
+#if SHOAL_LANES >= 8
+    simde__m128 s4 = simde_mm_add_ps(simde_mm256_castps256_ps128(s8), simde_mm256_extractf128_ps(s8, 1));
+#else
+    simde__m128 s4 = a.v;
+#endif
+    simde__m128 s2 = simde_mm_add_ps(s4, simde_mm_movehl_ps(s4, s4));
+    simde__m128 s1 = simde_mm_add_ss(s2, simde_mm_shuffle_ps(s2, s2, 1));
+    return simde_mm_cvtss_f32(s1);
+#endif
 }
 
 /* First n lanes from p (n clamped to [0, SHOAL_LANES]), zeros in the rest.

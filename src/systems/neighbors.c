@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ecs/parallel.h"
+#include "ecs/rng.h"
 #include "simd/lanes.h"
 #include "simd/vec.h"
 #include "systems/spatial_hash.h"
@@ -47,6 +48,8 @@ typedef struct nb_ctx {
     nb_scratch* scratch; /* one per worker */
     int32_t* worker_max; /* one per worker: largest pack */
     int64_t* worker_agents;
+    int64_t* worker_pairs;
+    int64_t* worker_found;
 } nb_ctx;
 
 /* Integer cell of sorted agent k. */
@@ -55,6 +58,15 @@ static void cell_of(const grid_t* g, int32_t k, int32_t c[3])
     c[0] = grid_coord(g, g->sx[k], 0);
     c[1] = grid_coord(g, g->sy[k], 1);
     c[2] = g->dims == 3 ? grid_coord(g, g->sz[k], 2) : 0;
+}
+
+/* Cell of a bucket of a directly indexed torus grid. */
+static void cell_of_bucket(const grid_t* g, uint32_t b, int32_t c[3])
+{
+    c[0] = (int32_t)(b % (uint32_t)g->n[0]);
+    b /= (uint32_t)g->n[0];
+    c[1] = (int32_t)(b % (uint32_t)g->n[1]);
+    c[2] = (int32_t)(b / (uint32_t)g->n[1]);
 }
 
 /* Distinct buckets of the block of cells around `c`; returns how many. */
@@ -66,10 +78,10 @@ static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out)
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
                 int32_t ix = c[0] + dx, iy = c[1] + dy, iz = c[2] + dz;
-                if (g->wrap) {
-                    ix = (ix + g->n[0]) % g->n[0];
-                    iy = (iy + g->n[1]) % g->n[1];
-                    if (zr) iz = (iz + g->n[2]) % g->n[2];
+                if (g->wrap) { /* c is in range, so one correction wraps */
+                    ix = ix < 0 ? ix + g->n[0] : ix >= g->n[0] ? ix - g->n[0] : ix;
+                    iy = iy < 0 ? iy + g->n[1] : iy >= g->n[1] ? iy - g->n[1] : iy;
+                    if (zr) iz = iz < 0 ? iz + g->n[2] : iz >= g->n[2] ? iz - g->n[2] : iz;
                 }
                 uint32_t b = grid_bucket(g, ix, iy, iz);
                 int seen = 0;
@@ -86,19 +98,41 @@ static int32_t pack_block(const grid_t* g, const uint32_t* buckets, int nb, uint
 {
     int32_t m = 0;
     int three = g->dims == 3;
-    for (int b = 0; b < nb; ++b) {
-        int32_t lo = g->cell_start[buckets[b]], hi = g->cell_start[buckets[b] + 1];
-        if (buckets[b] == own) *self_base = m;
+    for (int b = 0; b < nb;) {
+        /* Buckets listed x-fastest are consecutive along a row of a direct
+         * grid: copy such a run of cells as one range. */
+        int e = b + 1;
+        while (e < nb && buckets[e] == buckets[e - 1] + 1) ++e;
+        int32_t lo = g->cell_start[buckets[b]], hi = g->cell_start[buckets[e - 1] + 1];
+        for (int k = b; k < e; ++k)
+            if (buckets[k] == own) *self_base = m + (g->cell_start[own] - lo);
+        const float* restrict sx = g->sx + lo;
+        const float* restrict sy = g->sy + lo;
+        const float* restrict vx = g->svx + lo;
+        const float* restrict vy = g->svy + lo;
+        float* restrict cx = s->cx + m;
+        float* restrict cy = s->cy + m;
+        float* restrict cvx = s->cvx + m;
+        float* restrict cvy = s->cvy + m;
         int32_t len = hi - lo;
-        memcpy(s->cx + m, g->sx + lo, (size_t)len * sizeof(float));
-        memcpy(s->cy + m, g->sy + lo, (size_t)len * sizeof(float));
-        memcpy(s->cvx + m, g->svx + lo, (size_t)len * sizeof(float));
-        memcpy(s->cvy + m, g->svy + lo, (size_t)len * sizeof(float));
+        for (int32_t i = 0; i < len; ++i) {
+            cx[i] = sx[i];
+            cy[i] = sy[i];
+            cvx[i] = vx[i];
+            cvy[i] = vy[i];
+        }
         if (three) {
-            memcpy(s->cz + m, g->sz + lo, (size_t)len * sizeof(float));
-            memcpy(s->cvz + m, g->svz + lo, (size_t)len * sizeof(float));
+            const float* restrict sz = g->sz + lo;
+            const float* restrict vz = g->svz + lo;
+            float* restrict cz = s->cz + m;
+            float* restrict cvz = s->cvz + m;
+            for (int32_t i = 0; i < len; ++i) {
+                cz[i] = sz[i];
+                cvz[i] = vz[i];
+            }
         }
         m += len;
+        b = e;
     }
     /* Zero one lane past the end: masked lanes then read finite values. */
     for (int32_t j = m; j < m + SHOAL_LANES; ++j) {
@@ -134,11 +168,13 @@ typedef struct agent_in {
     int32_t self; /* index in the pack */
 } agent_in;
 
-/* The lane kernel over a pack of m candidates. */
-static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
-                   float* d2_keep)
+/* The lane kernel over a pack of m candidates. Always inlined into one
+ * copy per (dimensions, torus) pair, so the 2D copy does no z arithmetic
+ * and the unbounded copies no minimal-image selects. */
+static inline __attribute__((always_inline)) void
+kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+            float* d2_keep, const int three, const int wrap)
 {
-    int three = g->dims == 3;
     int fov = a->fov_cos > -1.0f;
     lanef xi = lane_set1(a->x[0]), yi = lane_set1(a->x[1]), zi = lane_set1(a->x[2]);
     lanef fx = lane_set1(a->fwd[0]), fy = lane_set1(a->fwd[1]), fz = lane_set1(a->fwd[2]);
@@ -148,37 +184,41 @@ static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_
     lanef hx = lane_set1(0.5f * g->extent[0]), hy = lane_set1(0.5f * g->extent[1]);
     lanef hz = lane_set1(0.5f * g->extent[2]);
     lanef tiny = lane_set1(COINCIDENT_D2), inv_r = lane_set1(1.0f / a->radius);
-    lanef one = lane_set1(1.0f), zero = lane_zero();
-    lanef n = zero, sx = zero, sy = zero, sz = zero, ax = zero, ay = zero, az = zero;
+    lanef zero = lane_zero();
+    lanef sx = zero, sy = zero, sz = zero, ax = zero, ay = zero, az = zero;
     lanef cx = zero, cy = zero, cz = zero;
     lanef idx = lane_iota(), step = lane_set1((float)SHOAL_LANES);
+    int32_t count = 0;
     for (int32_t j = 0; j < m; j += SHOAL_LANES, idx = lane_add(idx, step)) {
         lanef dx = lane_sub(lane_loadu(s->cx + j), xi);
         lanef dy = lane_sub(lane_loadu(s->cy + j), yi);
-        lanef dz = three ? lane_sub(lane_loadu(s->cz + j), zi) : zero;
-        if (g->wrap) {
+        lanef dz = zero;
+        if (three) dz = lane_sub(lane_loadu(s->cz + j), zi);
+        if (wrap) {
             dx = lane_min_image(dx, ex, hx);
             dy = lane_min_image(dy, ey, hy);
             if (three) dz = lane_min_image(dz, ez, hz);
         }
-        lanef d2 = lane_add(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)), lane_mul(dz, dz));
+        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) d2 = lane_add(d2, lane_mul(dz, dz));
         lanem ok = lane_mask_and(lane_cmp_lt(idx, mf), lane_cmp_neq(idx, self));
         ok = lane_mask_and(ok, lane_cmp_le(d2, r2));
         if (fov) {
-            lanef dot = lane_add(lane_add(lane_mul(fx, dx), lane_mul(fy, dy)), lane_mul(fz, dz));
+            lanef dot = lane_add(lane_mul(fx, dx), lane_mul(fy, dy));
+            if (three) dot = lane_add(dot, lane_mul(fz, dz));
             ok = lane_mask_and(ok, lane_cmp_ge(dot, lane_mul(fcos, lane_sqrt(d2))));
         }
         if (d2_keep) lane_storeu(d2_keep + j, lane_select(ok, d2, lane_set1(-1.0f)));
-        if (!lane_mask_any(ok)) continue;
+        uint32_t bits = lane_mask_bits(ok);
+        if (!bits) continue;
+        count += __builtin_popcount(bits);
         /* Separation: -d/|d|^2; coincident pairs push apart along x, the
          * lower pack index toward -x, as if one radius apart. */
         lanem coincident = lane_cmp_lt(d2, tiny);
-        lanef inv = lane_div(one, lane_max(d2, tiny));
+        lanef inv = lane_rcp_fast(lane_max(d2, tiny));
         lanef push = lane_select(lane_cmp_lt(idx, self), inv_r, lane_neg(inv_r));
         lanef tx = lane_select(coincident, push, lane_mul(lane_neg(dx), inv));
         lanef ty = lane_select(coincident, zero, lane_mul(lane_neg(dy), inv));
-        lanef tz = lane_select(coincident, zero, lane_mul(lane_neg(dz), inv));
-        n = lane_masked_add(n, ok, one);
         sx = lane_masked_add(sx, ok, tx);
         sy = lane_masked_add(sy, ok, ty);
         ax = lane_masked_add(ax, ok, lane_loadu(s->cvx + j));
@@ -186,21 +226,38 @@ static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_
         cx = lane_masked_add(cx, ok, dx);
         cy = lane_masked_add(cy, ok, dy);
         if (three) {
+            lanef tz = lane_select(coincident, zero, lane_mul(lane_neg(dz), inv));
             sz = lane_masked_add(sz, ok, tz);
             az = lane_masked_add(az, ok, lane_loadu(s->cvz + j));
             cz = lane_masked_add(cz, ok, dz);
         }
     }
-    out->n = lane_hsum(n);
+    out->n = (float)count;
     out->sep[0] = lane_hsum(sx);
     out->sep[1] = lane_hsum(sy);
-    out->sep[2] = lane_hsum(sz);
     out->ali[0] = lane_hsum(ax);
     out->ali[1] = lane_hsum(ay);
-    out->ali[2] = lane_hsum(az);
     out->coh[0] = lane_hsum(cx);
     out->coh[1] = lane_hsum(cy);
-    out->coh[2] = lane_hsum(cz);
+    out->sep[2] = three ? lane_hsum(sz) : 0.0f;
+    out->ali[2] = three ? lane_hsum(az) : 0.0f;
+    out->coh[2] = three ? lane_hsum(cz) : 0.0f;
+}
+
+static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+                   float* d2_keep)
+{
+    if (g->dims == 3) {
+        if (g->wrap)
+            kernel_impl(g, s, m, a, out, d2_keep, 1, 1);
+        else
+            kernel_impl(g, s, m, a, out, d2_keep, 1, 0);
+    } else {
+        if (g->wrap)
+            kernel_impl(g, s, m, a, out, d2_keep, 0, 1);
+        else
+            kernel_impl(g, s, m, a, out, d2_keep, 0, 0);
+    }
 }
 
 /* The nearest `cap` of the neighbors the kernel marked (d2_keep >= 0),
@@ -263,11 +320,16 @@ static void max_pack_range(int32_t begin, int32_t end, int32_t worker, void* vct
     for (int32_t q = begin; q < end; ++q) {
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
         /* Hash collisions can mix cells in a bucket: look at each agent's
-         * cell whenever it differs from the previous one. */
+         * cell whenever it differs from the previous one. A direct grid's
+         * bucket is one cell. */
         int32_t last[3] = {INT32_MIN, 0, 0};
+        if (g->direct && hi > lo) hi = lo + 1;
         for (int32_t k = lo; k < hi; ++k) {
             int32_t cell[3];
-            cell_of(g, k, cell);
+            if (g->direct)
+                cell_of_bucket(g, (uint32_t)q, cell);
+            else
+                cell_of(g, k, cell);
             if (cell[0] == last[0] && cell[1] == last[1] && cell[2] == last[2]) continue;
             memcpy(last, cell, sizeof last);
             int nb = block_buckets(g, cell, buckets);
@@ -286,23 +348,27 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     const grid_t* g = c->g;
     nb_scratch* s = &c->scratch[worker];
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
-    const uint32_t* slots = table_slots(&w->agents);
     const float* heading = AGENT_F(w, AC_HEADING);
     float* dx = AGENT_F(w, AC_DESIRED_X);
     float* dy = AGENT_F(w, AC_DESIRED_Y);
     float* dz = g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL;
     uint32_t buckets[MAX_BLOCK];
-    int64_t touched = 0;
+    int64_t touched = 0, pairs = 0, found = 0;
     for (int32_t q = begin; q < end; ++q) {
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
         int32_t packed[3] = {INT32_MIN, 0, 0};
         int32_t m = 0, self_base = 0;
         for (int32_t k = lo; k < hi; ++k) {
-            int32_t row = g->order[k];
-            int32_t cr = component_row(comp, slots[row]);
+            int32_t cr = g->scomp[k];
             if (cr < 0) continue;
+            int32_t row = g->order[k];
             int32_t cell[3];
-            cell_of(g, k, cell);
+            if (g->direct) {
+                if (packed[0] == INT32_MIN) cell_of_bucket(g, (uint32_t)q, cell);
+                else memcpy(cell, packed, sizeof cell);
+            } else {
+                cell_of(g, k, cell);
+            }
             if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
                 int nb = block_buckets(g, cell, buckets);
                 m = pack_block(g, buckets, nb, (uint32_t)q, s, &self_base);
@@ -335,6 +401,8 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
             kernel(g, s, m, &a, &r, cap > 0 ? s->d2 : NULL);
             if (cap > 0 && r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
             touched++;
+            pairs += m;
+            found += (int64_t)r.n;
             if (r.n == 0.0f) continue;
             float inv_n = 1.0f / r.n;
             float ks = TABLE_COL(&comp->table, float, NB_K_SEP)[cr] * TABLE_COL(&comp->table, float, NB_W_SEP)[cr];
@@ -346,6 +414,8 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
         }
     }
     c->worker_agents[worker] += touched;
+    c->worker_pairs[worker] += pairs;
+    c->worker_found[worker] += found;
 }
 
 int64_t neighbors_run(world_t* w, float dt, void* ctx)
@@ -356,10 +426,12 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     if (!g || g->count == 0) return 0;
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     int32_t wmax[1024];
-    int64_t wagents[1024];
+    int64_t wagents[1024], wpairs[1024], wfound[1024];
     memset(wmax, 0, (size_t)workers * sizeof *wmax);
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
-    nb_ctx c = {w, g, NULL, wmax, wagents};
+    memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
+    memset(wfound, 0, (size_t)workers * sizeof *wfound);
+    nb_ctx c = {w, g, NULL, wmax, wagents, wpairs, wfound};
     par_for(w, g->bucket_count, 256, PAR_CLAIMED, max_pack_range, &c);
     int32_t most = 0;
     for (int32_t i = 0; i < workers; ++i) most = wmax[i] > most ? wmax[i] : most;
@@ -395,6 +467,68 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     c.scratch = s;
     par_for(w, g->bucket_count, 64, PAR_CLAIMED, neighbors_range, &c);
     int64_t touched = 0;
-    for (int32_t i = 0; i < workers; ++i) touched += wagents[i];
+    g->pair_tests = g->neighbor_sum = 0;
+    for (int32_t i = 0; i < workers; ++i) {
+        touched += wagents[i];
+        g->pair_tests += wpairs[i];
+        g->neighbor_sum += wfound[i];
+    }
+    g->kernel_agents = touched;
     return touched;
+}
+
+int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations, double* seconds)
+{
+    /* A cube (square) of candidates of side 2, radius 1 around its center:
+     * about half (a third in 3D) of the candidates are neighbors, which is
+     * what a 3x3 block with K neighbors per agent looks like. */
+    if (candidates < 1) candidates = 1;
+    if (candidates > 1 << 16) candidates = 1 << 16;
+    size_t per = ((size_t)candidates + 2 * SHOAL_MAX_LANES + 15) / 16 * 16;
+    allocator_t alloc = allocator_default();
+    float* mem = mem_alloc(&alloc, per * 8 * sizeof(float));
+    if (!mem) {
+        *seconds = 0.0;
+        return 0;
+    }
+    grid_t g;
+    memset(&g, 0, sizeof g);
+    g.dims = dims;
+    /* The torus copy of the kernel, as in `bench flock`; the box is large
+     * enough that no offset actually wraps. */
+    g.wrap = 1;
+    g.extent[0] = g.extent[1] = g.extent[2] = 1000.0f;
+    nb_scratch s = {mem, mem + per, mem + 2 * per, mem + 3 * per, mem + 4 * per, mem + 5 * per,
+                    mem + 6 * per, (int32_t*)(mem + 7 * per)};
+    for (int32_t j = 0; j < candidates + SHOAL_LANES; ++j) {
+        int live = j < candidates;
+        s.cx[j] = live ? rng_range(1, (uint64_t)j, 0, 0, -1.5f, 1.5f) : 0.0f;
+        s.cy[j] = live ? rng_range(1, (uint64_t)j, 0, 1, -1.5f, 1.5f) : 0.0f;
+        s.cz[j] = live && dims == 3 ? rng_range(1, (uint64_t)j, 0, 2, -1.5f, 1.5f) : 0.0f;
+        s.cvx[j] = live ? rng_range(1, (uint64_t)j, 1, 0, -1.0f, 1.0f) : 0.0f;
+        s.cvy[j] = live ? rng_range(1, (uint64_t)j, 1, 1, -1.0f, 1.0f) : 0.0f;
+        s.cvz[j] = 0.0f;
+    }
+    agent_in a;
+    memset(&a, 0, sizeof a);
+    a.radius = 1.0f;
+    a.r2 = 1.0f;
+    a.fov_cos = -1.0f;
+    a.self = 0;
+    float sink = 0.0f;
+    uint64_t t0 = world_now_ns();
+    for (int64_t it = 0; it < iterations; ++it) {
+        /* Move the agent around so the compiler cannot hoist the kernel. */
+        a.x[0] = s.cx[it % candidates];
+        a.x[1] = s.cy[it % candidates];
+        a.self = (int32_t)(it % candidates);
+        sums r;
+        kernel(&g, &s, candidates, &a, &r, NULL);
+        sink += r.n + r.sep[0];
+    }
+    *seconds = (double)(world_now_ns() - t0) * 1e-9;
+    volatile float keep = sink;
+    (void)keep;
+    mem_free(&alloc, mem, per * 8 * sizeof(float));
+    return iterations * candidates;
 }

@@ -30,6 +30,8 @@ static void free_arrays(world_t* w, grid_t* g)
     mem_free(a, g->svx, n * sizeof(float));
     mem_free(a, g->svy, n * sizeof(float));
     mem_free(a, g->svz, n * sizeof(float));
+    mem_free(a, g->scomp, n * sizeof(int32_t));
+    g->scomp = NULL;
     g->key = NULL;
     g->order = NULL;
     g->sx = g->sy = g->sz = g->svx = g->svy = g->svz = NULL;
@@ -60,15 +62,15 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
     if (n > g->capacity) {
         int32_t cap = n + n / 4;
         size_t m = padded(cap);
-        void* p[8] = {mem_calloc(a, m * 4), mem_calloc(a, m * 4), mem_calloc(a, m * 4),
+        void* p[9] = {mem_calloc(a, m * 4), mem_calloc(a, m * 4), mem_calloc(a, m * 4),
                       mem_calloc(a, m * 4), three ? mem_calloc(a, m * 4) : NULL,
                       mem_calloc(a, m * 4), mem_calloc(a, m * 4),
-                      three ? mem_calloc(a, m * 4) : NULL};
+                      three ? mem_calloc(a, m * 4) : NULL, mem_calloc(a, m * 4)};
         int ok = 1;
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < 9; ++i)
             if (!p[i] && (three || (i != 4 && i != 7))) ok = 0;
         if (!ok) {
-            for (int i = 0; i < 8; ++i) mem_free(a, p[i], m * 4);
+            for (int i = 0; i < 9; ++i) mem_free(a, p[i], m * 4);
             return 0;
         }
         free_arrays(w, g);
@@ -80,6 +82,7 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
         g->svx = p[5];
         g->svy = p[6];
         g->svz = p[7];
+        g->scomp = p[8];
         g->capacity = cap;
     }
     if (buckets > g->bucket_capacity || blocks > g->worker_capacity) {
@@ -279,8 +282,11 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
     int three = g->dims == 3;
     const float* pz = three ? AGENT_F(w, AC_POS_Z) : NULL;
     const float* vz = three ? AGENT_F(w, AC_VEL_Z) : NULL;
+    const uint32_t* slots = table_slots(&w->agents);
+    const component_t* comp = &w->comps[COMP_NEIGHBORS];
     for (int32_t k = begin; k < end; ++k) {
         int32_t r = g->order[k];
+        g->scomp[k] = component_row(comp, slots[r]);
         float x = px[r], y = py[r];
         if (g->wrap) {
             x = wrap_into(x, g->origin[0], g->extent[0]);

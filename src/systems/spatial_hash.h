@@ -46,12 +46,24 @@ typedef struct grid_t {
     int32_t* histogram;   /* blocks x bucket_count */
     float* sx; float* sy; float* sz;     /* sorted positions (wrapped into the box) */
     float* svx; float* svy; float* svz;  /* sorted velocities */
+    int32_t* scomp;       /* sorted position -> neighbors component row, or -1 */
     void* perm_scratch;   /* for reordering the agent table */
     size_t perm_scratch_size;
     int64_t steps_since_reorder;
     float* nb_mem;        /* the neighbors system's per-worker packs */
     size_t nb_mem_floats;
+    /* Counters of the last neighbors pass, for benchmarks: candidate pairs
+     * examined, neighbors found, agents processed. */
+    int64_t pair_tests;
+    int64_t neighbor_sum;
+    int64_t kernel_agents;
 } grid_t;
+
+/* Run the neighbor pair kernel `iterations` times over one pack of
+ * `candidates` agents that stays in cache, with no hashing or packing: the
+ * ceiling the flock step is measured against. Returns the pair tests done
+ * and sets *seconds to the time taken. */
+int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations, double* seconds);
 
 /* Bucket of integer cell coordinates (already wrapped in torus mode). */
 static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int32_t iz)

@@ -1,0 +1,328 @@
+/* `shoal bench flock` and `shoal bench kernel`: the flocking throughput
+ * benchmarks of bench/README.md.
+ *
+ * flock: N boids (separation, alignment, cohesion, wander) in a torus box
+ * sized so that an agent has K neighbors within its radius on average
+ * (2D: side = sqrt(N pi R^2 / K); 3D: side = cbrt(N 4/3 pi R^3 / K)).
+ * Warm-up steps run first and are not timed; the figures are for the timed
+ * steps only. Memory is what the library allocated through the world's
+ * allocator hooks at its peak, divided by N.
+ *
+ * kernel: the same pair kernel over one cache-resident pack of candidates,
+ * no hashing, no packing: the ceiling the flock step is measured against. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecs/rng.h"
+#include "ecs/world.h"
+#include "shoal/shoal.h"
+#include "simd/lanes.h"
+#include "systems/spatial_hash.h"
+#include "tools/cli.h"
+
+#define BENCH_PI 3.14159265358979323846
+
+typedef struct bench_opts {
+    int dims;
+    int64_t agents;
+    int64_t steps;
+    int64_t warmup;
+    int64_t threads;
+    double neighbors; /* K */
+    double radius;
+    int64_t reorder;
+    int json;
+    int bind;
+} bench_opts;
+
+/* Allocation hooks that count live bytes and remember the peak. */
+typedef struct counting_alloc {
+    size_t live;
+    size_t peak;
+} counting_alloc;
+
+static void* count_alloc(size_t size, size_t align, void* ctx)
+{
+    counting_alloc* c = (counting_alloc*)ctx;
+    void* p = aligned_alloc(align, (size + align - 1) / align * align);
+    if (p) {
+        c->live += size;
+        if (c->live > c->peak) c->peak = c->live;
+    }
+    return p;
+}
+
+static void count_free(void* p, size_t size, void* ctx)
+{
+    counting_alloc* c = (counting_alloc*)ctx;
+    c->live -= size;
+    free(p);
+}
+
+static double box_side(const bench_opts* o)
+{
+    double n = (double)o->agents, r = o->radius, k = o->neighbors;
+    if (o->dims == 2) return sqrt(n * BENCH_PI * r * r / k);
+    return cbrt(n * 4.0 / 3.0 * BENCH_PI * r * r * r / k);
+}
+
+static int populate(shoal_world_t* w, const bench_opts* o, double side)
+{
+    for (int64_t i = 0; i < o->agents; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        for (int k = 0; k < o->dims; ++k)
+            d.position[k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, 0.0f, (float)side);
+        d.heading = rng_range(11, (uint64_t)i, 1, 0, -3.14159f, 3.14159f);
+        d.pitch = o->dims == 3 ? rng_range(11, (uint64_t)i, 1, 1, -0.5f, 0.5f) : 0.0f;
+        d.velocity[0] = 2.0f * cosf(d.heading);
+        d.velocity[1] = 2.0f * sinf(d.heading);
+        d.vehicle.max_speed = 4.0f;
+        d.vehicle.radius = 0.3f;
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.5f;
+        d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
+        d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
+        d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+        d.neighbors.radius = (float)o->radius;
+        d.wander.cruise_speed = 2.0f;
+        if (shoal_agent_add(w, &d, NULL) != SHOAL_OK) return 0;
+    }
+    return 1;
+}
+
+static int bench_flock(const bench_opts* o)
+{
+    double side = box_side(o);
+    counting_alloc counter = {0, 0};
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = o->dims;
+    def.thread_count = (int32_t)o->threads;
+    def.bind_threads = o->bind;
+    def.initial_capacity = (int32_t)o->agents;
+    def.reorder_interval = (int32_t)o->reorder;
+    def.wrap = 1;
+    for (int k = 0; k < o->dims; ++k) def.bounds_max[k] = (float)side;
+    def.alloc = count_alloc;
+    def.free = count_free;
+    def.alloc_user_ctx = &counter;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    if (shoal_world_create(&def, &w, &err) != SHOAL_OK) {
+        cli_error("bench flock: %s", err.message);
+        return CLI_EXIT_FAILURE;
+    }
+    if (!populate(w, o, side)) {
+        cli_error("bench flock: %s", shoal_world_last_error(w));
+        shoal_world_destroy(w);
+        return CLI_EXIT_FAILURE;
+    }
+    const float dt = 1.0f / 60.0f;
+    for (int64_t s = 0; s < o->warmup; ++s) {
+        if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
+    }
+    shoal_world_reset_stats(w);
+    int64_t pairs = 0, found = 0, kernel_agents = 0;
+    double t0 = cli_now_seconds();
+    for (int64_t s = 0; s < o->steps; ++s) {
+        if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
+        if (w->grid) {
+            pairs += w->grid->pair_tests;
+            found += w->grid->neighbor_sum;
+            kernel_agents += w->grid->kernel_agents;
+        }
+    }
+    double seconds = cli_now_seconds() - t0;
+    double agent_steps = (double)o->agents * (double)o->steps;
+    double bytes_per_agent = (double)counter.peak / (double)o->agents;
+    char hash[17];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)shoal_world_state_hash(w));
+    double mean_nb = kernel_agents ? (double)found / (double)kernel_agents : 0.0;
+
+    if (o->json) {
+        cJSON* root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "bench", "flock");
+        cJSON_AddNumberToObject(root, "dim", o->dims);
+        cJSON_AddNumberToObject(root, "agents", (double)o->agents);
+        cJSON_AddNumberToObject(root, "steps", (double)o->steps);
+        cJSON_AddNumberToObject(root, "warmup", (double)o->warmup);
+        cJSON_AddNumberToObject(root, "threads", shoal_world_thread_count(w));
+        cJSON_AddNumberToObject(root, "lanes", SHOAL_LANES);
+        cJSON_AddNumberToObject(root, "neighbors_target", o->neighbors);
+        cJSON_AddNumberToObject(root, "radius", o->radius);
+        cJSON_AddNumberToObject(root, "box_side", side);
+        cJSON_AddNumberToObject(root, "reorder_interval", (double)o->reorder);
+        cJSON_AddNumberToObject(root, "seconds", seconds);
+        cJSON_AddNumberToObject(root, "agent_steps_per_s", agent_steps / seconds);
+        cJSON_AddNumberToObject(root, "pair_tests_per_s", (double)pairs / seconds);
+        cJSON_AddNumberToObject(root, "mean_neighbors", mean_nb);
+        cJSON_AddNumberToObject(root, "bytes_per_agent", bytes_per_agent);
+        cJSON_AddStringToObject(root, "state_hash", hash);
+        cJSON* systems = cJSON_AddArrayToObject(root, "systems");
+        for (int32_t i = 0; i < shoal_world_system_count(w); ++i) {
+            shoal_system_stats_t st;
+            shoal_world_system_stats(w, i, &st);
+            if (st.calls == 0) continue;
+            cJSON* s = cJSON_CreateObject();
+            cJSON_AddStringToObject(s, "name", st.name);
+            cJSON_AddStringToObject(s, "stage", shoal_stage_name(st.stage));
+            cJSON_AddNumberToObject(s, "ms_per_step", (double)st.ns_total * 1e-6 / (double)st.calls);
+            cJSON_AddNumberToObject(s, "ns_per_agent", (double)st.ns_total / (double)st.calls / (double)o->agents);
+            cJSON_AddItemToArray(systems, s);
+        }
+        char* text = cJSON_PrintUnformatted(root);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(root);
+    } else {
+        printf("flock %dD: %lld agents, K = %g, radius %g m, box %.1f m, %d threads, %d lanes\n",
+               o->dims, (long long)o->agents, o->neighbors, o->radius, side,
+               (int)shoal_world_thread_count(w), SHOAL_LANES);
+        printf("steps            %lld (+%lld warm-up)\n", (long long)o->steps, (long long)o->warmup);
+        printf("seconds          %.4f\n", seconds);
+        printf("agent-steps/s    %.4g\n", agent_steps / seconds);
+        printf("pair tests/s     %.4g\n", (double)pairs / seconds);
+        printf("mean neighbors   %.2f\n", mean_nb);
+        printf("bytes per agent  %.1f\n", bytes_per_agent);
+        printf("state_hash       %s\n\n", hash);
+        printf("%-14s %-10s %10s %10s\n", "system", "stage", "ms/step", "ns/agent");
+        for (int32_t i = 0; i < shoal_world_system_count(w); ++i) {
+            shoal_system_stats_t st;
+            shoal_world_system_stats(w, i, &st);
+            if (st.calls == 0) continue;
+            double ms = (double)st.ns_total * 1e-6 / (double)st.calls;
+            printf("%-14s %-10s %10.3f %10.2f\n", st.name, shoal_stage_name(st.stage), ms,
+                   ms * 1e6 / (double)o->agents);
+        }
+    }
+    shoal_world_destroy(w);
+    return CLI_EXIT_OK;
+step_failed:
+    cli_error("bench flock: step failed: %s", shoal_world_last_error(w));
+    shoal_world_destroy(w);
+    return CLI_EXIT_FAILURE;
+}
+
+static int bench_kernel(const bench_opts* o)
+{
+    /* Candidates per pack: what a 3x3 (3x3x3) block holds at density K. */
+    double per_cell = o->dims == 2 ? o->neighbors / BENCH_PI : o->neighbors * 3.0 / (4.0 * BENCH_PI);
+    int32_t candidates = (int32_t)ceil(per_cell * (o->dims == 2 ? 9.0 : 27.0));
+    int64_t iterations = o->steps > 0 ? o->steps * 10000 : 2000000;
+    double seconds = 0.0;
+    int64_t pairs = neighbors_bench_kernel(o->dims, candidates, iterations, &seconds);
+    if (pairs == 0 || seconds <= 0.0) {
+        cli_error("bench kernel: could not run");
+        return CLI_EXIT_FAILURE;
+    }
+    if (o->json) {
+        cJSON* root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "bench", "kernel");
+        cJSON_AddNumberToObject(root, "dim", o->dims);
+        cJSON_AddNumberToObject(root, "lanes", SHOAL_LANES);
+        cJSON_AddNumberToObject(root, "candidates", candidates);
+        cJSON_AddNumberToObject(root, "iterations", (double)iterations);
+        cJSON_AddNumberToObject(root, "seconds", seconds);
+        cJSON_AddNumberToObject(root, "pair_tests_per_s", (double)pairs / seconds);
+        char* text = cJSON_PrintUnformatted(root);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(root);
+    } else {
+        printf("kernel %dD: %d candidates per pack, %lld agents, %d lanes, one thread\n", o->dims,
+               (int)candidates, (long long)iterations, SHOAL_LANES);
+        printf("seconds          %.4f\n", seconds);
+        printf("pair tests/s     %.4g\n", (double)pairs / seconds);
+    }
+    return CLI_EXIT_OK;
+}
+
+static void bench_help(void)
+{
+    printf("Usage: shoal bench flock|kernel [options]\n\n"
+           "  flock   boids (separation, alignment, cohesion, wander) in a torus box sized so\n"
+           "          that an agent has K neighbors within its radius on average\n"
+           "  kernel  the same pair kernel on one cache-resident pack, one thread: the\n"
+           "          ceiling for flock's pair_tests_per_s\n\n"
+           "Options:\n"
+           "  --dim 2|3          dimensions (default 2)\n"
+           "  --agents N         agents (default 100000)\n"
+           "  --steps S          timed steps (default 100; kernel: S x 10000 agents)\n"
+           "  --warmup W         untimed steps first (default 10)\n"
+           "  --threads T        threads (default: physical cores)\n"
+           "  --neighbors K      mean neighbor count to size the box for (default 20)\n"
+           "  --radius R         neighbor radius, m (default 2)\n"
+           "  --reorder N        reorder storage by cell every N steps, 0 = never (default 8)\n"
+           "  --bind             pin threads to cores (hwloc)\n"
+           "  --json             one JSON object on stdout: agents, steps, threads, seconds,\n"
+           "                     agent_steps_per_s, pair_tests_per_s, mean_neighbors,\n"
+           "                     bytes_per_agent, state_hash, systems [{name, stage,\n"
+           "                     ms_per_step, ns_per_agent}] (kernel: pair_tests_per_s)\n");
+}
+
+int cmd_bench(int argc, char** argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        bench_help();
+        return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+    const char* which = argv[1];
+    if (strcmp(which, "flock") && strcmp(which, "kernel"))
+        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock or kernel)", which);
+    bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 8, 0, 0};
+    for (int i = 2; i < argc; ++i) {
+        const char* v = NULL;
+        int r;
+        int64_t n;
+        if (!strcmp(argv[i], "--json")) {
+            o.json = 1;
+        } else if (!strcmp(argv[i], "--bind")) {
+            o.bind = 1;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            bench_help();
+            return CLI_EXIT_OK;
+        } else if ((r = cli_option_value("bench", argc, argv, &i, "--dim", &v)) != 0) {
+            if (r < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 2, 3, &n)) return cli_usage_error("bench", "--dim must be 2 or 3, got '%s'", v);
+            o.dims = (int)n;
+        } else if ((r = cli_option_value("bench", argc, argv, &i, "--agents", &v)) != 0) {
+            if (r < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 1, 100000000, &o.agents))
+                return cli_usage_error("bench", "--agents must be in 1..100000000, got '%s'", v);
+        } else if ((r = cli_option_value("bench", argc, argv, &i, "--steps", &v)) != 0) {
+            if (r < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 1, 1000000000, &o.steps))
+                return cli_usage_error("bench", "--steps must be a positive integer, got '%s'", v);
+        } else if ((r = cli_option_value("bench", argc, argv, &i, "--warmup", &v)) != 0) {
+            if (r < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 0, 1000000000, &o.warmup))
+                return cli_usage_error("bench", "--warmup must be an integer >= 0, got '%s'", v);
+        } else if ((r = cli_option_value("bench", argc, argv, &i, "--threads", &v)) != 0) {
+            if (r < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 1, 1024, &o.threads))
+                return cli_usage_error("bench", "--threads must be in 1..1024, got '%s'", v);
+        } else if ((r = cli_option_value("bench", argc, argv, &i, "--reorder", &v)) != 0) {
+            if (r < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 0, 1000000, &o.reorder))
+                return cli_usage_error("bench", "--reorder must be an integer >= 0, got '%s'", v);
+        } else if ((r = cli_option_value("bench", argc, argv, &i, "--neighbors", &v)) != 0 ||
+                   (r = cli_option_value("bench", argc, argv, &i, "--radius", &v)) != 0) {
+            if (r < 0) return CLI_EXIT_USAGE;
+            int is_k = strncmp(argv[i - (strchr(argv[i], '=') ? 0 : 1)], "--neighbors", 11) == 0;
+            char* end = NULL;
+            double x = strtod(v, &end);
+            if (!end || *end || !(x > 0.0) || !isfinite(x))
+                return cli_usage_error("bench", "%s must be a number > 0, got '%s'",
+                                       is_k ? "--neighbors" : "--radius", v);
+            if (is_k)
+                o.neighbors = x;
+            else
+                o.radius = x;
+        } else {
+            return cli_usage_error("bench", "unknown option '%s'", argv[i]);
+        }
+    }
+    return strcmp(which, "flock") == 0 ? bench_flock(&o) : bench_kernel(&o);
+}
