@@ -271,7 +271,7 @@ static int reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t ex
     for (int k = 0; k < COMP_COUNT_; ++k) {
         if (!needs_component(d, k)) continue;
         table_t* t = &w->comps[k].table;
-        if (!table_reserve(t, &w->alloc, t->count + extra)) return 0;
+        if (!table_reserve_within(t, &w->alloc, t->count + extra, w->agents.capacity)) return 0;
     }
     return 1;
 }

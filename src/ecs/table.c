@@ -64,9 +64,17 @@ void table_release(table_t* t, const allocator_t* a)
 
 int table_reserve(table_t* t, const allocator_t* a, int32_t capacity)
 {
+    return table_reserve_within(t, a, capacity, INT32_MAX);
+}
+
+int table_reserve_within(table_t* t, const allocator_t* a, int32_t capacity, int32_t limit)
+{
     if (capacity <= t->capacity) return 1;
-    /* Grow geometrically so that adding agents one by one stays linear. */
+    /* Grow geometrically so that adding agents one by one stays linear, but
+     * never past `limit` (a component never has more rows than there are
+     * agents, so its growth stops at the agent table's capacity). */
     int64_t want = (int64_t)t->capacity * 3 / 2;
+    if (want > limit) want = limit;
     if (want < capacity) want = capacity;
     want = (int64_t)round_up((size_t)want, TABLE_PAD);
     if (want > INT32_MAX - TABLE_PAD) return 0;

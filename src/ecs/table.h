@@ -31,6 +31,8 @@ void table_release(table_t* t, const allocator_t* a);
 /* Grow to hold at least `capacity` rows. All or nothing: on failure the
  * table is unchanged. */
 int table_reserve(table_t* t, const allocator_t* a, int32_t capacity);
+/* The same, with geometric growth capped at `limit` rows. */
+int table_reserve_within(table_t* t, const allocator_t* a, int32_t capacity, int32_t limit);
 
 /* Append a zeroed row (capacity must already allow it); returns its index. */
 int32_t table_push(table_t* t, uint32_t slot);

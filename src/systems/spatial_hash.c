@@ -61,6 +61,7 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
     int three = w->dims == 3;
     if (n > g->capacity) {
         int32_t cap = n + n / 4;
+        if (cap > w->agents.capacity) cap = w->agents.capacity; /* never more than agents */
         size_t m = padded(cap);
         void* p[9] = {mem_calloc(a, m * 4), mem_calloc(a, m * 4), mem_calloc(a, m * 4),
                       mem_calloc(a, m * 4), three ? mem_calloc(a, m * 4) : NULL,
