@@ -197,26 +197,35 @@ Test(scenario, every_file_in_scenarios_loads)
     cr_expect_geq(files, 3);
 }
 
-Test(scenario, docs_example_loads)
+Test(scenario, docs_examples_load)
 {
-    /* The complete example in docs/scenarios.md is the first ```json block. */
+    /* Every ```json block in docs/scenarios.md is a whole scenario; the
+     * first is the complete example, the second the flocking one. */
     FILE* f = fopen(SHOAL_SOURCE_DIR "/docs/scenarios.md", "rb");
     cr_assert_not_null(f, "docs/scenarios.md: %s", strerror(errno));
-    static char doc[65536];
+    static char doc[131072];
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     fclose(f);
+    cr_assert_lt(n, sizeof doc - 1, "docs/scenarios.md outgrew the test's buffer");
     doc[n] = '\0';
-    char* start = strstr(doc, "```json\n");
-    cr_assert_not_null(start, "no ```json block in docs/scenarios.md");
-    start += 8;
-    char* end = strstr(start, "```");
-    cr_assert_not_null(end);
-    *end = '\0';
-    shoal_scenario_t* s = load_text(start);
-    cr_expect_str_eq(shoal_scenario_name(s), "example");
-    cr_expect_eq(shoal_scenario_agent_count(s), 1300);
-    shoal_world_destroy(populated(s));
-    shoal_scenario_destroy(s);
+    int blocks = 0;
+    const char* fence = "```json\n";
+    for (char* start = strstr(doc, fence); start != NULL; start = strstr(start, fence)) {
+        start += 8;
+        char* end = strstr(start, "```");
+        cr_assert_not_null(end);
+        *end = '\0';
+        shoal_scenario_t* s = load_text(start);
+        if (blocks == 0) {
+            cr_expect_str_eq(shoal_scenario_name(s), "example");
+            cr_expect_eq(shoal_scenario_agent_count(s), 1300);
+        }
+        shoal_world_destroy(populated(s));
+        shoal_scenario_destroy(s);
+        blocks++;
+        start = end + 3;
+    }
+    cr_expect_geq(blocks, 2, "the complete and the flocking example");
 }
 
 /* ---- defaults ---- */
@@ -233,13 +242,27 @@ Test(scenario, omitted_keys_take_documented_defaults)
     cr_expect_eq(def.seed, 1);
     cr_expect_eq(def.thread_count, 0);
 
+    cr_expect_eq(def.wrap, 0);
+    cr_expect_eq(def.cell_size, 0.0f);
+    cr_expect_eq(def.reorder_interval, shoal_world_default_def().reorder_interval);
+
     shoal_world_t* w = populated(s);
+    cr_expect_eq(shoal_world_obstacle_count(w), 0);
     agents_t a = read_agents(w);
     shoal_vehicle_t v = shoal_vehicle_default();
+    shoal_neighbors_t nb = shoal_neighbors_default();
+    shoal_wander_t wa = shoal_wander_default();
+    shoal_avoid_t av = shoal_avoid_default();
+    shoal_follow_t fo = shoal_follow_default();
     for (int32_t i = 0; i < a.count; i++) {
         shoal_agent_def_t d;
         cr_assert_eq(shoal_agent_get_def(w, a.ids[i], &d), SHOAL_OK);
         cr_expect_eq(memcmp(&d.vehicle, &v, sizeof v), 0, "vehicle is not the default");
+        cr_expect_eq(memcmp(&d.neighbors, &nb, sizeof nb), 0, "neighbors is not the default");
+        cr_expect_eq(memcmp(&d.wander, &wa, sizeof wa), 0, "wander is not the default");
+        cr_expect_eq(memcmp(&d.avoid, &av, sizeof av), 0, "avoid is not the default");
+        cr_expect_eq(d.follow.behind, fo.behind);
+        cr_expect(shoal_agent_is_null(d.follow.leader) && shoal_agent_is_null(d.pursuit.target));
         for (int b = 0; b < SHOAL_BEHAVIOR_SLOTS; b++) cr_expect_eq(d.weights[b], 0.0f);
         /* Default spawn: a disc of radius 10 around the origin, at rest. */
         cr_expect_leq(hypotf(a.positions[3 * i], a.positions[3 * i + 1]), 10.0f + 1e-4f);
@@ -298,8 +321,10 @@ Test(scenario, unknown_key_names_its_path_and_a_suggestion)
     /* seek has no gain: only arrive and depart do. */
     expect_error(ONE_GROUP("", ", \"behaviors\": {\"seek\": {\"gain\": 2}}"),
                  "unknown key 'groups[0].behaviors.seek.gain'");
-    expect_error(ONE_GROUP("", ", \"behaviors\": {\"wander\": {}}"),
-                 "unknown key 'groups[0].behaviors.wander'");
+    expect_error(ONE_GROUP("", ", \"behaviors\": {\"wobble\": {}}"),
+                 "unknown key 'groups[0].behaviors.wobble'");
+    expect_error(ONE_GROUP("", ", \"behaviors\": {\"wandr\": {}}"),
+                 "unknown key 'groups[0].behaviors.wandr'; did you mean 'wander'?");
     expect_error(ONE_GROUP("", ", \"spawn\": {\"radious\": 3}"),
                  "unknown key 'groups[0].spawn.radious'; did you mean 'radius'?");
 }
@@ -666,6 +691,533 @@ Test(scenario, sphere_shell_with_inward_pitch_in_3d)
     }
     cr_expect(above > 100 && above < 200, "%d of 300 above the equator", above);
     agents_free(&a);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+/* ---- flocking: world, obstacles, group behaviors, references ---- */
+
+#define TWO_PI_F 6.28318530717958647692f
+
+/* Handles of the agents labeled `group`, in storage order; returns how many. */
+static int32_t group_ids(const shoal_world_t* w, uint32_t group, shoal_agent_t* out, int32_t cap)
+{
+    agents_t a = read_agents(w);
+    int32_t n = 0;
+    for (int32_t i = 0; i < a.count; i++)
+        if (a.groups[i] == group && n < cap) out[n++] = a.ids[i];
+    agents_free(&a);
+    return n;
+}
+
+static shoal_agent_def_t def_of(const shoal_world_t* w, shoal_agent_t id)
+{
+    shoal_agent_def_t d;
+    cr_assert_eq(shoal_agent_get_def(w, id, &d), SHOAL_OK);
+    return d;
+}
+
+/* The agents of a group that follows "previous" (no first_leader), in the
+ * order they were added: the first follows nobody, each next one the one
+ * before. Fails unless the leaders form exactly that chain. */
+static void chain_order(const shoal_world_t* w, const shoal_agent_t* ids, int32_t n,
+                        shoal_agent_t first_leader, shoal_agent_t* out)
+{
+    shoal_agent_t at = first_leader;
+    for (int32_t k = 0; k < n; k++) {
+        int found = 0;
+        for (int32_t i = 0; i < n; i++) {
+            if (!shoal_agent_equal(def_of(w, ids[i]).follow.leader, at)) continue;
+            cr_assert_eq(found, 0, "two agents follow the same leader at link %d", k);
+            out[k] = ids[i];
+            found = 1;
+        }
+        cr_assert_eq(found, 1, "the chain breaks at link %d", k);
+        at = out[k];
+    }
+}
+
+Test(scenario, flock2d_is_a_wrapped_boid_flock)
+{
+    shoal_scenario_t* s = load_path(SCENARIOS "/flock2d.json");
+    cr_expect_eq(shoal_scenario_agent_count(s), 50000);
+    cr_expect_eq(shoal_scenario_steps(s), 600);
+    cr_expect_eq(shoal_scenario_dt(s), 1.0f / 60.0f);
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    cr_expect_eq(def.dimensions, 2);
+    cr_expect_eq(def.wrap, 1);
+    cr_expect(def.bounds_min[0] == -100.0f && def.bounds_min[1] == -100.0f);
+    cr_expect(def.bounds_max[0] == 100.0f && def.bounds_max[1] == 100.0f);
+
+    shoal_world_t* w = populated(s);
+    cr_expect_eq(shoal_world_obstacle_count(w), 0);
+    agents_t a = read_agents(w);
+    for (int32_t i = 0; i < a.count; i++) {
+        float x = a.positions[3 * i], y = a.positions[3 * i + 1];
+        cr_assert(x >= -100.0f && x <= 100.0f && y >= -100.0f && y <= 100.0f,
+                  "agent %d at (%g, %g) is outside the box", i, (double)x, (double)y);
+    }
+    shoal_agent_def_t d = def_of(w, a.ids[0]);
+    const shoal_behavior_t boids[4] = {SHOAL_BEHAVIOR_SEPARATE, SHOAL_BEHAVIOR_ALIGN,
+                                       SHOAL_BEHAVIOR_COHERE, SHOAL_BEHAVIOR_WANDER};
+    for (int b = 0; b < SHOAL_BEHAVIOR_COUNT_; b++) {
+        int on = 0;
+        for (int k = 0; k < 4; k++) on |= b == (int)boids[k];
+        cr_expect_eq(d.weights[b] > 0.0f, on, "behavior %s", shoal_behavior_name(b));
+    }
+    cr_expect_eq(d.neighbors.radius, 2.0f);
+    cr_expect_eq(d.neighbors.fov, TWO_PI_F, "fov_deg 360 is the full circle");
+    /* Sized for about 10 to 20 neighbors within the radius at the start. */
+    double area = (double)(def.bounds_max[0] - def.bounds_min[0]) *
+                  (def.bounds_max[1] - def.bounds_min[1]);
+    double expected = a.count / area * 3.14159265358979 * d.neighbors.radius * d.neighbors.radius;
+    cr_expect(expected >= 10.0 && expected <= 20.0, "%.1f neighbors expected", expected);
+    agents_free(&a);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, fish3d_is_a_school_among_obstacles)
+{
+    shoal_scenario_t* s = load_path(SCENARIOS "/fish3d.json");
+    int32_t n = shoal_scenario_agent_count(s);
+    cr_expect(n >= 2000 && n <= 4000, "%d fish", n);
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    cr_expect_eq(def.dimensions, 3);
+    cr_expect_eq(def.wrap, 0, "unbounded");
+
+    shoal_world_t* w = populated(s);
+    int32_t obstacles = shoal_world_obstacle_count(w);
+    cr_expect(obstacles >= 8 && obstacles <= 12, "%d obstacles", obstacles);
+    agents_t a = read_agents(w);
+    shoal_agent_def_t d = def_of(w, a.ids[0]);
+    const shoal_behavior_t used[5] = {SHOAL_BEHAVIOR_SEPARATE, SHOAL_BEHAVIOR_ALIGN,
+                                      SHOAL_BEHAVIOR_COHERE, SHOAL_BEHAVIOR_WANDER,
+                                      SHOAL_BEHAVIOR_AVOID};
+    for (int k = 0; k < 5; k++)
+        cr_expect_gt(d.weights[used[k]], 0.0f, "%s", shoal_behavior_name(used[k]));
+    cr_expect_eq(d.avoid.tangential, 1);
+    cr_expect_float_eq(d.neighbors.fov, 300.0f * TWO_PI_F / 360.0f, 1e-5f);
+    agents_free(&a);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, convoy_follows_previous_behind_the_lead)
+{
+    shoal_scenario_t* s = load_path(SCENARIOS "/convoy.json");
+    cr_assert_eq(shoal_scenario_group_count(s), 2);
+    cr_expect_str_eq(shoal_scenario_group_name(s, 0), "lead");
+    cr_expect_str_eq(shoal_scenario_group_name(s, 1), "convoy");
+    cr_assert_eq(shoal_scenario_group_size(s, 0), 1);
+    int32_t n = shoal_scenario_group_size(s, 1);
+    cr_assert(n >= 10 && n <= 30, "%d vehicles in the convoy", n);
+
+    shoal_world_t* w = populated(s);
+    shoal_agent_t lead, ids[30], chain[30];
+    cr_assert_eq(group_ids(w, 0, &lead, 1), 1);
+    cr_assert_eq(group_ids(w, 1, ids, 30), n);
+    /* The first vehicle follows the lead, each next one the one before. */
+    chain_order(w, ids, n, lead, chain);
+    for (int32_t k = 0; k < n; k++) {
+        shoal_agent_def_t d = def_of(w, chain[k]);
+        cr_expect_gt(d.weights[SHOAL_BEHAVIOR_FOLLOW], 0.0f);
+        cr_expect_gt(d.weights[SHOAL_BEHAVIOR_SEPARATE], 0.0f);
+        cr_expect_eq(d.follow.behind, 3.0f);
+        cr_expect_eq(d.follow.behind_per_speed, 0.5f);
+        cr_expect_eq(d.follow.arrive_gain, 1.5f);
+    }
+    shoal_agent_def_t l = def_of(w, lead);
+    cr_expect(shoal_agent_is_null(l.follow.leader), "the lead follows nobody");
+    cr_expect_gt(l.weights[SHOAL_BEHAVIOR_ARRIVE], 0.0f);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, references_become_handles_of_earlier_groups)
+{
+    shoal_scenario_t* s = load_text(
+        "{\"groups\": ["
+        " {\"name\": \"a\", \"count\": 3, \"follow\": {\"leader\": \"previous\"},"
+        "  \"behaviors\": {\"follow\": {}}},"
+        " {\"count\": 2, \"behaviors\": {\"pursue\": {\"weight\": 2}, \"follow\": {}},"
+        "  \"pursuit\": {\"target\": {\"group\": \"a\", \"index\": 2}, \"max_prediction\": 1.5},"
+        "  \"follow\": {\"leader\": {\"group\": \"a\"}, \"behind\": 4}},"
+        " {\"count\": 1, \"behaviors\": {\"evade\": {}},"
+        "  \"pursuit\": {\"target\": {\"group\": \"group1\", \"index\": 1}}}"
+        "]}");
+    shoal_world_t* w = populated(s);
+    shoal_agent_t a[3], b[2], c, a_added[3];
+    cr_assert_eq(group_ids(w, 0, a, 3), 3);
+    cr_assert_eq(group_ids(w, 1, b, 2), 2);
+    cr_assert_eq(group_ids(w, 2, &c, 1), 1);
+    /* "previous" without first_leader: a's first agent follows nobody. (The
+     * world keeps follow parameters only for agents that follow, hence the
+     * behavior in group a.) */
+    const shoal_agent_t null_handle = {0, 0, 0};
+    chain_order(w, a, 3, null_handle, a_added);
+    for (int i = 0; i < 2; i++) {
+        shoal_agent_def_t d = def_of(w, b[i]);
+        cr_expect(shoal_agent_equal(d.pursuit.target, a_added[2]), "target is a's agent 2");
+        cr_expect(shoal_agent_equal(d.follow.leader, a_added[0]), "index defaults to 0");
+        cr_expect_eq(d.pursuit.max_prediction, 1.5f);
+        cr_expect_eq(d.follow.behind, 4.0f);
+        cr_expect_eq(d.weights[SHOAL_BEHAVIOR_PURSUE], 2.0f);
+        cr_expect_eq(d.weights[SHOAL_BEHAVIOR_FOLLOW], 1.0f);
+    }
+    /* group1 is the default name of the unnamed second group. Which of b is
+     * its agent 1 is fixed by add order: the one that is not b's first. */
+    shoal_agent_def_t dc = def_of(w, c);
+    cr_expect(shoal_agent_equal(dc.pursuit.target, b[0]) ||
+              shoal_agent_equal(dc.pursuit.target, b[1]));
+    cr_expect_eq(dc.weights[SHOAL_BEHAVIOR_EVADE], 1.0f);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, behavior_parameter_objects_reach_the_agents)
+{
+    shoal_scenario_t* s = load_text(ONE_GROUP(
+        "",
+        ", \"neighbors\": {\"radius\": 3.5, \"fov_deg\": 180, \"max_neighbors\": 7,"
+        " \"separation_gain\": 0.5, \"alignment_gain\": 2, \"cohesion_gain\": 0.25},"
+        " \"wander\": {\"cruise_speed\": 3, \"strength\": 2, \"noise\": 0.1},"
+        " \"avoid\": {\"lookahead_time\": 0.5, \"gain\": 4, \"tangential\": true},"
+        " \"behaviors\": {\"separate\": {\"weight\": 0.5}, \"align\": {}, \"cohere\": {\"weight\": 0},"
+        " \"wander\": {\"weight\": 3}, \"avoid\": {}}"));
+    shoal_world_t* w = populated(s);
+    agents_t a = read_agents(w);
+    for (int32_t i = 0; i < a.count; i++) {
+        shoal_agent_def_t d = def_of(w, a.ids[i]);
+        cr_expect_eq(d.neighbors.radius, 3.5f);
+        cr_expect_float_eq(d.neighbors.fov, TWO_PI_F / 2.0f, 1e-6f, "180 degrees is pi");
+        cr_expect_eq(d.neighbors.max_neighbors, 7);
+        cr_expect_eq(d.neighbors.separation_gain, 0.5f);
+        cr_expect_eq(d.neighbors.alignment_gain, 2.0f);
+        cr_expect_eq(d.neighbors.cohesion_gain, 0.25f);
+        cr_expect(d.wander.cruise_speed == 3.0f && d.wander.strength == 2.0f &&
+                  d.wander.noise == 0.1f);
+        cr_expect(d.avoid.lookahead_time == 0.5f && d.avoid.gain == 4.0f && d.avoid.tangential == 1);
+        cr_expect_eq(d.weights[SHOAL_BEHAVIOR_SEPARATE], 0.5f);
+        cr_expect_eq(d.weights[SHOAL_BEHAVIOR_ALIGN], 1.0f, "{} is weight 1");
+        cr_expect_eq(d.weights[SHOAL_BEHAVIOR_COHERE], 0.0f);
+        cr_expect_eq(d.weights[SHOAL_BEHAVIOR_WANDER], 3.0f);
+        cr_expect_eq(d.weights[SHOAL_BEHAVIOR_AVOID], 1.0f);
+    }
+    agents_free(&a);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+
+    /* fov in radians, up to and including the full circle. */
+    s = load_text(ONE_GROUP("", ", \"neighbors\": {\"fov\": 6.283185307179586}"));
+    w = populated(s);
+    agents_t b = read_agents(w);
+    cr_expect_eq(def_of(w, b.ids[0]).neighbors.fov, TWO_PI_F);
+    agents_free(&b);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, world_object_fills_the_world_def)
+{
+    shoal_scenario_t* s = load_text(
+        "{\"dimensions\": 3, \"world\": {\"wrap\": true, \"bounds_min\": [-10, -20, 0],"
+        " \"bounds_max\": [10, 20, 5], \"cell_size\": 2.5, \"reorder_interval\": 0},"
+        " \"groups\": [{\"count\": 50, \"spawn\": {\"shape\": \"box\", \"center\": [0, 0, 2.5],"
+        " \"size\": [20, 40, 5]}}]}");
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    cr_expect_eq(def.wrap, 1);
+    const float lo[3] = {-10.0f, -20.0f, 0.0f}, hi[3] = {10.0f, 20.0f, 5.0f};
+    cr_expect_eq(memcmp(def.bounds_min, lo, sizeof lo), 0);
+    cr_expect_eq(memcmp(def.bounds_max, hi, sizeof hi), 0);
+    cr_expect_eq(def.cell_size, 2.5f);
+    cr_expect_eq(def.reorder_interval, 0);
+    /* A spawn box exactly the world box is inside it; the world accepts it. */
+    shoal_world_destroy(populated(s));
+    shoal_scenario_destroy(s);
+
+    s = load_text(ONE_GROUP("\"world\": {\"wrap\": false, \"reorder_interval\": 3}, ", ""));
+    def = shoal_scenario_world_def(s);
+    cr_expect_eq(def.wrap, 0);
+    cr_expect_eq(def.reorder_interval, 3);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, obstacles_are_added_before_the_agents)
+{
+    shoal_scenario_t* s = load_text(
+        "{\"obstacles\": [{\"center\": [0, 5], \"radius\": 1}, {\"center\": [3, -2], \"radius\": 0},"
+        " {\"center\": [-7, 1], \"radius\": 2.5}], \"groups\": [{\"count\": 4}]}");
+    shoal_world_t* w = populated(s);
+    cr_expect_eq(shoal_world_obstacle_count(w), 3);
+    /* A second populate adds them again, like the agents. */
+    cr_expect_eq(shoal_scenario_populate(s, w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_expect_eq(shoal_world_obstacle_count(w), 6);
+    cr_expect_eq(shoal_world_agent_count(w), 8);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+/* ---- errors of the flocking keys ---- */
+
+Test(scenario, flocking_keys_unknown_or_of_wrong_type)
+{
+    expect_error(ONE_GROUP("\"world\": {\"wrapp\": true}, ", ""),
+                 "test.json: unknown key 'world.wrapp'; did you mean 'wrap'?");
+    expect_error(ONE_GROUP("\"obstacles\": [{\"center\": [0, 0], \"radius\": 1},"
+                           " {\"centre\": [0, 0], \"radius\": 1}], ", ""),
+                 "unknown key 'obstacles[1].centre'; did you mean 'center'?");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"radus\": 2}"),
+                 "unknown key 'groups[0].neighbors.radus'; did you mean 'radius'?");
+    expect_error(ONE_GROUP("", ", \"behaviors\": {\"separate\": {\"gain\": 2}}"),
+                 "unknown key 'groups[0].behaviors.separate.gain'");
+    expect_error(ONE_GROUP("", ", \"wander\": {\"cruise\": 2}"),
+                 "unknown key 'groups[0].wander.cruise'");
+    expect_error(ONE_GROUP("", ", \"avoid\": {\"lookahed_time\": 2}"),
+                 "unknown key 'groups[0].avoid.lookahed_time'; did you mean 'lookahead_time'?");
+    expect_error("{\"groups\": [{\"name\": \"l\", \"count\": 1}, {\"count\": 1, \"follow\":"
+                 " {\"leader\": {\"group\": \"l\", \"idx\": 0}}}]}",
+                 "unknown key 'groups[1].follow.leader.idx'");
+    expect_error(ONE_GROUP("\"world\": {\"wrap\": 1}, ", ""),
+                 "test.json: world.wrap: expected true or false, got a number");
+    expect_error(ONE_GROUP("", ", \"avoid\": {\"tangential\": \"yes\"}"),
+                 "groups[0].avoid.tangential: expected true or false, got a string");
+    expect_error(ONE_GROUP("\"world\": [], ", ""), "world: expected an object, got an array");
+    expect_error(ONE_GROUP("\"obstacles\": {}, ", ""),
+                 "obstacles: expected an array of objects, got an object");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"max_neighbors\": 2.5}"),
+                 "groups[0].neighbors.max_neighbors: must be an integer, got 2.5");
+    expect_error(ONE_GROUP("", ", \"follow\": {\"leader\": 3}"),
+                 "groups[0].follow.leader: expected {\"group\": name, \"index\": i} or "
+                 "\"previous\", got a number");
+    expect_error(ONE_GROUP("", ", \"follow\": {\"leader\": \"previus\"}"),
+                 "groups[0].follow.leader: expected {\"group\": name, \"index\": i} or "
+                 "\"previous\", got \"previus\"; did you mean \"previous\"?");
+}
+
+Test(scenario, flocking_values_out_of_range)
+{
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"radius\": 0}"),
+                 "test.json: groups[0].neighbors.radius: must be > 0, got 0");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"max_neighbors\": -1}"),
+                 "groups[0].neighbors.max_neighbors: must be >= 0, got -1");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"cohesion_gain\": -1}"),
+                 "groups[0].neighbors.cohesion_gain: must be >= 0, got -1");
+    expect_error(ONE_GROUP("", ", \"wander\": {\"noise\": -0.5}"),
+                 "groups[0].wander.noise: must be >= 0, got -0.5");
+    expect_error(ONE_GROUP("", ", \"pursuit\": {\"max_prediction\": -1}"),
+                 "groups[0].pursuit.max_prediction: must be >= 0, got -1");
+    expect_error(ONE_GROUP("", ", \"follow\": {\"arrive_gain\": 0}"),
+                 "groups[0].follow.arrive_gain: must be > 0, got 0");
+    expect_error(ONE_GROUP("", ", \"avoid\": {\"gain\": -2}"),
+                 "groups[0].avoid.gain: must be >= 0, got -2");
+    expect_error(ONE_GROUP("", ", \"behaviors\": {\"align\": {\"weight\": -1}}"),
+                 "groups[0].behaviors.align.weight: must be >= 0, got -1");
+    expect_error(ONE_GROUP("\"world\": {\"cell_size\": -1}, ", ""),
+                 "world.cell_size: must be >= 0, got -1");
+    expect_error(ONE_GROUP("\"world\": {\"reorder_interval\": -1}, ", ""),
+                 "world.reorder_interval: must be >= 0, got -1");
+    expect_error(ONE_GROUP("\"obstacles\": [{\"center\": [1, 2], \"radius\": -1}], ", ""),
+                 "test.json: obstacles[0].radius: must be >= 0, got -1");
+    expect_error(ONE_GROUP("\"obstacles\": [{\"center\": [1, 2]}], ", ""),
+                 "missing required key 'obstacles[0].radius'");
+    expect_error(ONE_GROUP("\"obstacles\": [{\"radius\": 1}], ", ""),
+                 "missing required key 'obstacles[0].center'");
+    expect_error(ONE_GROUP("\"obstacles\": [{\"center\": [1, 2, 3], \"radius\": 1}], ", ""),
+                 "obstacles[0].center: expected 2 numbers [x, y] in a 2D scenario, got 3");
+}
+
+Test(scenario, fov_and_fov_deg)
+{
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"fov\": 3, \"fov_deg\": 180}"),
+                 "test.json: groups[0].neighbors.fov_deg: give either fov (radians) or fov_deg "
+                 "(degrees), not both");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"fov\": 7}"),
+                 "groups[0].neighbors.fov: must be in (0, 2 pi = 6.283185], got 7");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"fov_deg\": 361}"),
+                 "groups[0].neighbors.fov_deg: must be in (0, 360], got 361");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"fov\": 0}"),
+                 "groups[0].neighbors.fov: must be > 0, got 0");
+    expect_error(ONE_GROUP("", ", \"neighbors\": {\"fov_deg\": -90}"),
+                 "groups[0].neighbors.fov_deg: must be > 0, got -90");
+}
+
+Test(scenario, references_must_name_an_earlier_group_and_a_real_index)
+{
+    /* forward: populate adds groups in file order */
+    expect_error("{\"groups\": [{\"name\": \"f\", \"count\": 2, \"behaviors\": {\"follow\": {}},"
+                 " \"follow\": {\"leader\": {\"group\": \"l\"}}}, {\"name\": \"l\", \"count\": 1}]}",
+                 "test.json: groups[0].follow.leader.group: 'l' is groups[1], which comes later: "
+                 "a forward reference");
+    expect_error("{\"groups\": [{\"count\": 2, \"follow\": {\"leader\": \"previous\", \"first_leader\":"
+                 " {\"group\": \"l\"}}}, {\"name\": \"l\", \"count\": 1}]}",
+                 "groups[0].follow.first_leader.group: 'l' is groups[1], which comes later");
+    expect_error("{\"groups\": [{\"count\": 2, \"pursuit\": {\"target\": {\"group\": \"group1\"}}},"
+                 " {\"count\": 1}]}",
+                 "groups[0].pursuit.target.group: 'group1' is groups[1], which comes later");
+    /* the group itself: only "previous" may point into it */
+    expect_error("{\"groups\": [{\"name\": \"a\", \"count\": 2, \"pursuit\":"
+                 " {\"target\": {\"group\": \"a\", \"index\": 1}}}]}",
+                 "groups[0].pursuit.target.group: 'a' is this group");
+    /* no such group */
+    expect_error("{\"groups\": [{\"name\": \"lead\", \"count\": 1}, {\"count\": 3, \"pursuit\":"
+                 " {\"target\": {\"group\": \"leed\"}}}]}",
+                 "test.json: groups[1].pursuit.target.group: no group is named 'leed'; did you "
+                 "mean 'lead'?");
+    expect_error("{\"groups\": [{\"name\": \"lead\", \"count\": 1}, {\"count\": 3, \"pursuit\":"
+                 " {\"target\": {\"group\": \"zebra\"}}}]}",
+                 "groups[1].pursuit.target.group: no group is named 'zebra'");
+    /* index outside the group */
+    expect_error("{\"groups\": [{\"name\": \"lead\", \"count\": 1}, {\"count\": 3, \"follow\":"
+                 " {\"leader\": \"previous\", \"first_leader\": {\"group\": \"lead\", \"index\": 1}}}]}",
+                 "test.json: groups[1].follow.first_leader.index: must be < 1, the size of group "
+                 "'lead', got 1");
+    expect_error("{\"groups\": [{\"name\": \"e\", \"count\": 0}, {\"count\": 3, \"follow\":"
+                 " {\"leader\": {\"group\": \"e\"}}}]}",
+                 "groups[1].follow.leader.index: group 'e' has no agents");
+    expect_error("{\"groups\": [{\"name\": \"a\", \"count\": 4}, {\"count\": 3, \"pursuit\":"
+                 " {\"target\": {\"group\": \"a\", \"index\": -1}}}]}",
+                 "groups[1].pursuit.target.index: must be >= 0, got -1");
+    /* malformed references */
+    expect_error("{\"groups\": [{\"name\": \"a\", \"count\": 4}, {\"count\": 3, \"pursuit\":"
+                 " {\"target\": {\"index\": 0}}}]}",
+                 "missing required key 'groups[1].pursuit.target.group'");
+    expect_error("{\"groups\": [{\"name\": \"a\", \"count\": 4}, {\"count\": 3, \"pursuit\":"
+                 " {\"target\": {\"group\": 0}}}]}",
+                 "groups[1].pursuit.target.group: expected a group name (a string), got a number");
+    expect_error("{\"groups\": [{\"name\": \"a\", \"count\": 1}, {\"name\": \"a\", \"count\": 1},"
+                 " {\"count\": 1, \"pursuit\": {\"target\": {\"group\": \"a\"}}}]}",
+                 "groups[2].pursuit.target.group: 'a' names more than one group (groups[0] and "
+                 "groups[1])");
+    expect_error("{\"groups\": [{\"name\": \"a\", \"count\": 1}, {\"count\": 1, \"follow\":"
+                 " {\"leader\": {\"group\": \"a\"}, \"first_leader\": {\"group\": \"a\"}}}]}",
+                 "groups[1].follow.first_leader: only used with \"leader\": \"previous\"");
+}
+
+Test(scenario, behaviors_that_need_an_agent_must_have_one)
+{
+    expect_error(ONE_GROUP("", ", \"behaviors\": {\"pursue\": {}}"),
+                 "test.json: missing required key 'groups[0].pursuit.target' (behaviors.pursue "
+                 "needs an agent)");
+    expect_error(ONE_GROUP("", ", \"behaviors\": {\"evade\": {}}, \"pursuit\": {}"),
+                 "missing required key 'groups[0].pursuit.target' (behaviors.evade needs an "
+                 "agent)");
+    expect_error(ONE_GROUP("", ", \"behaviors\": {\"follow\": {\"weight\": 0.5}}"),
+                 "missing required key 'groups[0].follow.leader' (behaviors.follow needs a "
+                 "leader)");
+    /* Weight 0 is off: nothing to steer by is then fine. So is "previous"
+     * without first_leader: the first agent follows nobody. */
+    shoal_scenario_destroy(
+        load_text(ONE_GROUP("", ", \"behaviors\": {\"pursue\": {\"weight\": 0}}")));
+    shoal_scenario_destroy(load_text(ONE_GROUP(
+        "", ", \"behaviors\": {\"follow\": {}}, \"follow\": {\"leader\": \"previous\"}")));
+}
+
+Test(scenario, wrap_needs_a_box_that_holds_every_spawn)
+{
+    expect_error(ONE_GROUP("\"world\": {\"wrap\": true}, ", ""),
+                 "test.json: missing required key 'world.bounds_min' (wrap is true");
+    expect_error(ONE_GROUP("\"world\": {\"wrap\": true, \"bounds_min\": [0, 0]}, ", ""),
+                 "missing required key 'world.bounds_max' (wrap is true");
+    expect_error(ONE_GROUP("\"world\": {\"bounds_min\": [0, 0], \"bounds_max\": [1, 1]}, ", ""),
+                 "test.json: world.bounds_min: only used with \"wrap\": true");
+    expect_error(ONE_GROUP("\"world\": {\"wrap\": false, \"bounds_max\": [1, 1]}, ", ""),
+                 "world.bounds_max: only used with \"wrap\": true");
+    expect_error(ONE_GROUP("\"world\": {\"wrap\": true, \"bounds_min\": [-50, 5],"
+                           " \"bounds_max\": [50, 5]}, ", ""),
+                 "world.bounds_max[1]: must be > bounds_min[1] (5) with wrap, got 5");
+    expect_error(ONE_GROUP("\"world\": {\"wrap\": true, \"bounds_min\": [-50, -50, -50],"
+                           " \"bounds_max\": [50, 50, 50]}, ", ""),
+                 "world.bounds_min: expected 2 numbers [x, y] in a 2D scenario, got 3");
+    /* spawn regions outside the box, named by group */
+    const char* box = "\"world\": {\"wrap\": true, \"bounds_min\": [-50, -50],"
+                      " \"bounds_max\": [50, 50]}, ";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{%s\"groups\": [{\"count\": 1}, {\"name\": \"g\", \"count\": 5, \"spawn\":"
+             " {\"center\": [45, 0], \"radius\": 10}}]}", box);
+    expect_error(text, "test.json: groups[1].spawn: group 'g' spawns agents at x from 35 to 55, "
+                       "outside the wrapped world box (world.bounds_min[0] = -50 to "
+                       "world.bounds_max[0] = 50)");
+    snprintf(text, sizeof text,
+             "{%s\"groups\": [{\"count\": 5, \"spawn\": {\"shape\": \"box\", \"center\": [0, 0],"
+             " \"size\": [20, 101]}}]}", box);
+    expect_error(text, "groups[0].spawn: group 'group0' spawns agents at y from -50.5 to 50.5");
+    snprintf(text, sizeof text,
+             "{%s\"groups\": [{\"count\": 5, \"spawn\": {\"shape\": \"point\","
+             " \"center\": [0, -51]}}]}",
+             box);
+    expect_error(text, "groups[0].spawn: group 'group0' spawns agents at y from -51 to -51");
+    /* The default spawn (a disc of radius 10) counts too. */
+    expect_error(ONE_GROUP("\"world\": {\"wrap\": true, \"bounds_min\": [-5, -5],"
+                           " \"bounds_max\": [5, 5]}, ", ""),
+                 "groups[0].spawn: group 'group0' spawns agents at x from -10 to 10");
+    snprintf(text, sizeof text,
+             "{%s\"obstacles\": [{\"center\": [60, 0], \"radius\": 1}],"
+             " \"groups\": [{\"count\": 1}]}",
+             box);
+    expect_error(text, "obstacles[0].center: x = 60 is outside the wrapped world box (-50 to 50)");
+}
+
+/* An allocator that fails once `alloc_budget` allocations have been made. */
+static int alloc_budget = -1;
+
+static void* budget_alloc(size_t size, size_t align, void* ctx)
+{
+    (void)ctx;
+    if (alloc_budget == 0) return NULL;
+    if (alloc_budget > 0) alloc_budget--;
+    size_t rounded = (size + align - 1) / align * align;
+    return aligned_alloc(align, rounded ? rounded : align);
+}
+
+Test(scenario, failed_populate_removes_agents_and_obstacles)
+{
+    /* Make populate fail at every allocation it can make in turn: each time
+     * the world must be left as it was, without the scenario's obstacles and
+     * agents (including those that follow and pursue others). */
+    shoal_scenario_t* s = load_text(
+        "{\"obstacles\": [{\"center\": [0, 5], \"radius\": 1}, {\"center\": [3, -2], \"radius\": 2},"
+        " {\"center\": [9, 9], \"radius\": 3}],"
+        " \"groups\": [{\"name\": \"lead\", \"count\": 1, \"behaviors\": {\"wander\": {}}},"
+        " {\"count\": 40,"
+        "  \"follow\": {\"leader\": \"previous\", \"first_leader\": {\"group\": \"lead\"}},"
+        "  \"behaviors\": {\"follow\": {}, \"separate\": {}, \"avoid\": {}}},"
+        " {\"count\": 30, \"pursuit\": {\"target\": {\"group\": \"lead\"}},"
+        "  \"behaviors\": {\"pursue\": {}, \"cohere\": {}}}]}");
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    def.thread_count = 1;
+    def.backend = SHOAL_BACKEND_SERIAL;
+    def.initial_capacity = 16; /* the scenario's agents need the world to grow */
+    def.alloc = budget_alloc;
+    def.free = test_free;
+    shoal_world_t* w = NULL;
+    cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
+    shoal_agent_def_t mine = shoal_agent_default_def();
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(w, &mine, &id), SHOAL_OK);
+    const float center[3] = {-20.0f, 0.0f, 0.0f};
+    cr_assert_eq(shoal_world_add_obstacle(w, center, 1.0f, NULL), SHOAL_OK);
+
+    int failures = 0, after_obstacles = 0;
+    shoal_status_t st = SHOAL_ERR_OUT_OF_MEMORY;
+    for (int budget = 0; budget < 10000 && st != SHOAL_OK; budget++) {
+        alloc_budget = budget;
+        st = shoal_scenario_populate(s, w);
+        alloc_budget = -1;
+        if (st == SHOAL_OK) break;
+        cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "budget %d: %s", budget, shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_agent_count(w), 1, "budget %d: agents left behind", budget);
+        cr_assert_eq(shoal_world_obstacle_count(w), 1, "budget %d: obstacles left behind", budget);
+        cr_assert(shoal_agent_is_valid(w, id));
+        after_obstacles += strstr(shoal_world_last_error(w), "obstacle") == NULL;
+        failures++;
+    }
+    cr_expect_eq(st, SHOAL_OK, "populate never succeeded: %s", shoal_world_last_error(w));
+    cr_expect_gt(failures, 0, "no allocation could be made to fail");
+    cr_expect_gt(after_obstacles, 0, "no failure happened after the obstacles were in");
+    cr_expect_eq(shoal_world_agent_count(w), 72);
+    cr_expect_eq(shoal_world_obstacle_count(w), 4);
     shoal_world_destroy(w);
     shoal_scenario_destroy(s);
 }

@@ -33,13 +33,16 @@ SHOAL_API int32_t shoal_scenario_group_count(const shoal_scenario_t* scenario);
 SHOAL_API const char* shoal_scenario_group_name(const shoal_scenario_t* scenario, int32_t index);
 SHOAL_API int32_t shoal_scenario_group_size(const shoal_scenario_t* scenario, int32_t index);
 
-/* A world definition with the scenario's dimensions, seed and threads; the
- * rest at defaults. */
+/* A world definition with the scenario's dimensions, seed, threads and
+ * "world" settings (wrap, bounds, cell_size, reorder_interval); the rest at
+ * defaults. */
 SHOAL_API shoal_world_def_t shoal_scenario_world_def(const shoal_scenario_t* scenario);
 
-/* Add every agent of the scenario to `world` (which must have the scenario's
- * dimensions). Placement is random but fixed by the scenario's seed. On
- * failure the agents added so far are removed again. */
+/* Add the scenario's obstacles, then every agent, group by group in file
+ * order, to `world` (which must have the scenario's dimensions; create it
+ * from shoal_scenario_world_def). Placement is random but fixed by the
+ * scenario's seed. On failure the obstacles and agents added so far are
+ * removed again. */
 SHOAL_API shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario,
                                                  shoal_world_t* world);
 

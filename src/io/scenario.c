@@ -1,6 +1,8 @@
 /* Scenario files: a JSON description of a world (dimensions, seed, dt, steps,
- * threads) and of groups of agents placed by a spawn shape. docs/scenarios.md
- * is the reference for every key; this file is its only reader.
+ * threads, space), its obstacles, and groups of agents placed by a spawn
+ * shape. docs/scenarios.md is the reference for every key; this file and
+ * scenario_behaviors.c (a group's behaviors and their parameters) are its
+ * only readers.
  *
  * Decisions:
  * - Parsing is strict. An unknown key, a duplicate key, a wrong type or a value
@@ -9,16 +11,21 @@
  * - cJSON keeps no source positions for values, so only malformed JSON gets a
  *   line:column; every other error names the JSON path instead.
  * - The loaded scenario holds plain structs, not the cJSON tree: the tree is
- *   freed at once and populate has no JSON left to fail on.
+ *   freed at once and populate has no JSON left to fail on. References to
+ *   agents (pursuit targets, leaders) are checked while parsing too, so that
+ *   populate only looks handles up.
  * - Placement draws are rng_unit(seed, agent index in the scenario, draw,
  *   stream) with a fixed draw number per purpose, so an agent's placement is a
  *   pure function of its index: no generator state, no dependence on order.
  * - populate uses only the public API, like any host would, and keeps the
- *   handles it added so that a failure removes exactly those again.
+ *   handles and obstacle ids it added so that a failure removes exactly those
+ *   again. It adds obstacles first, then groups in file order, which is why a
+ *   reference may only point to an earlier group: its handles exist by then.
+ * - With "wrap", a spawn region must lie inside the box. The world would wrap
+ *   a position outside it silently, which hides a box or spawn mistake.
  */
 #include "shoal/scenario.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -31,6 +38,7 @@
 
 #include "ecs/rng.h"
 #include "ecs/world.h"
+#include "io/scenario_parse.h"
 
 #define MAX_BYTES ((size_t)64 * 1024 * 1024)
 #define MAX_AGENTS 100000000
@@ -41,20 +49,6 @@
 #define MAX_SEED 9007199254740992.0
 /* Random stream of placement, apart from the streams the world draws from. */
 #define PLACEMENT_STREAM 0x5ce7a210u
-#define PI 3.14159265358979323846
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-#ifdef __GNUC__
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
-
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        shoal_status_t try_status_ = (expr);                                                       \
-        if (try_status_ != SHOAL_OK) return try_status_;                                           \
-    } while (0)
 
 enum { SHAPE_POINT, SHAPE_DISC, SHAPE_RING, SHAPE_BOX };
 enum { DIR_FIXED, DIR_RANDOM, DIR_INWARD, DIR_OUTWARD }; /* DIR_RANDOM.. as in DIRECTION_NAMES */
@@ -62,48 +56,37 @@ enum { DIR_FIXED, DIR_RANDOM, DIR_INWARD, DIR_OUTWARD }; /* DIR_RANDOM.. as in D
  * draws 0 to 2 for x, y, z. */
 enum { DRAW_RADIUS = 0, DRAW_ANGLE = 1, DRAW_AZIMUTH = 2, DRAW_HEADING = 3, DRAW_PITCH = 4 };
 
-typedef struct group_t {
-    char* name;
-    int32_t count, shape, heading_mode, pitch_mode;
-    float heading, pitch; /* rad, used when the mode is DIR_FIXED */
-    float center[3], size[3], radius, speed;
-    shoal_vehicle_t vehicle;
-    shoal_control_t control;
-    float weights[SHOAL_BEHAVIOR_SLOTS], arrive_gain, depart_gain;
-    int32_t target_antipode;
-    float target[3], threat[3];
-} group_t;
+typedef struct obstacle_t {
+    float center[3], radius;
+} obstacle_t;
 
 struct shoal_scenario_t {
     char* name;
-    int32_t dimensions, steps, threads, agent_count, group_count;
+    int32_t dimensions, steps, threads, agent_count, group_count, obstacle_count;
     uint64_t seed;
     float dt;
+    /* "world": space and spatial hash, as in shoal_world_def_t */
+    int32_t wrap, reorder_interval;
+    float bounds_min[3], bounds_max[3], cell_size;
     group_t* groups;
+    obstacle_t* obstacles;
 };
 
-/* Parsing state: where errors go, and the JSON path of the object being read
- * ("groups[1].vehicle"); readers name the key within it. */
-typedef struct parser_t {
-    const char* source;
-    shoal_error_t* err;
-    int32_t dimensions;
-    size_t path_len;
-    char path[256];
-} parser_t;
-
-/* Known keys of each kind of object. Behavior keys follow shoal_behavior_t. */
-static const char* const ROOT_KEYS[] = {"name",  "dimensions", "seed",  "dt",
-                                        "steps", "threads",    "groups"};
-static const char* const GROUP_KEYS[] = {"name",    "count",     "spawn",  "vehicle",
-                                         "control", "behaviors", "target", "threat"};
+/* Known keys of each kind of object (a group's behavior keys are in
+ * scenario_behaviors.c). */
+static const char* const ROOT_KEYS[] = {"name",    "dimensions", "seed",   "dt",       "steps",
+                                        "threads", "world",      "groups", "obstacles"};
+static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size",
+                                         "reorder_interval"};
+static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
+static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
+                                         "behaviors", "target", "threat", "neighbors", "wander",
+                                         "pursuit",   "follow", "avoid"};
 static const char* const SPAWN_KEYS[] = {"shape",   "center", "radius", "size",
                                          "heading", "pitch",  "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
                                            "max_speed", "max_turn_rate", "radius"};
 static const char* const CONTROL_KEYS[] = {"speed_gain", "heading_gain", "turn_damping"};
-static const char* const BEHAVIOR_KEYS[] = {"seek", "flee", "arrive", "depart"};
-static const char* const WEIGHT_GAIN_KEYS[] = {"weight", "gain"};
 static const char* const SHAPE_NAMES[] = {"point", "disc", "ring", "box"};
 static const char* const DIRECTION_NAMES[] = {"random", "inward", "outward"};
 
@@ -143,7 +126,7 @@ PRINTF_LIKE(4, 5) static shoal_status_t set_error(shoal_error_t* err, shoal_stat
 
 /* "<source>: <path>.<key>: <message>" for an invalid value. `key` may be
  * NULL (the object itself) or an element index "[2]". */
-PRINTF_LIKE(3, 4) static shoal_status_t fail_at(parser_t* p, const char* key, const char* fmt, ...)
+shoal_status_t parser_fail(parser_t* p, const char* key, const char* fmt, ...)
 {
     char where[400];
     size_t at = append(where, sizeof where, 0, "%s: %s", p->source, p->path);
@@ -156,7 +139,18 @@ PRINTF_LIKE(3, 4) static shoal_status_t fail_at(parser_t* p, const char* key, co
     return SHOAL_ERR_PARSE;
 }
 
-static size_t path_push(parser_t* p, const char* key, int index)
+shoal_status_t parser_missing(parser_t* p, const char* key, const char* why)
+{
+    return set_error(p->err, SHOAL_ERR_PARSE, p->source, "missing required key '%s%s%s'%s%s",
+                     p->path, p->path_len ? "." : "", key, why ? " " : "", why ? why : "");
+}
+
+shoal_status_t parser_out_of_memory(parser_t* p)
+{
+    return set_error(p->err, SHOAL_ERR_OUT_OF_MEMORY, p->source, "out of memory");
+}
+
+size_t parser_push(parser_t* p, const char* key, int index)
 {
     size_t old = p->path_len;
     p->path_len = key ? append(p->path, sizeof p->path, old, "%s%s", old ? "." : "", key)
@@ -164,13 +158,13 @@ static size_t path_push(parser_t* p, const char* key, int index)
     return old;
 }
 
-static void path_pop(parser_t* p, size_t old)
+void parser_pop(parser_t* p, size_t old)
 {
     p->path_len = old;
     p->path[old] = '\0';
 }
 
-static const char* type_name(const cJSON* v)
+const char* parser_type_name(const cJSON* v)
 {
     if (cJSON_IsNumber(v)) return "a number";
     if (cJSON_IsString(v)) return "a string";
@@ -190,7 +184,7 @@ static const char* format_number(char buf[32], double d)
 }
 
 /* User text made safe to quote: control bytes become '?', long text is cut. */
-static const char* printable(char buf[64], const char* s)
+const char* parser_printable(char buf[64], const char* s)
 {
     size_t i = 0;
     for (; s[i] != '\0' && i < 56; i++) {
@@ -233,7 +227,7 @@ static size_t edit_distance(const char* a, const char* b)
 
 /* The name closest to `s` when it is a likely typo (one edit for names up to
  * five letters, two for longer ones), else NULL. */
-static const char* suggest(const char* s, const char* const* names, size_t n)
+const char* parser_suggest(const char* s, const char* const* names, size_t n)
 {
     const char* best = NULL;
     size_t best_d = SIZE_MAX;
@@ -250,11 +244,11 @@ static const char* suggest(const char* s, const char* const* names, size_t n)
  * duplicates as separate children, so they can be seen here. Every key before
  * the first duplicate is a distinct known key, so the inner loop runs at most
  * n times per child whatever the size of the object. */
-static shoal_status_t check_object(parser_t* p, const cJSON* obj, const char* const* keys,
-                                   size_t n)
+shoal_status_t parser_check_object(parser_t* p, const cJSON* obj, const char* const* keys, size_t n)
 {
     char shown[64];
-    if (!cJSON_IsObject(obj)) return fail_at(p, NULL, "expected an object, got %s", type_name(obj));
+    if (!cJSON_IsObject(obj))
+        return parser_fail(p, NULL, "expected an object, got %s", parser_type_name(obj));
     const cJSON* child = NULL;
     cJSON_ArrayForEach(child, obj)
     {
@@ -262,18 +256,18 @@ static shoal_status_t check_object(parser_t* p, const cJSON* obj, const char* co
         while (i < n && strcmp(child->string, keys[i]) != 0) i++;
         if (i == n) {
             if (p->err == NULL) return SHOAL_ERR_PARSE;
-            const char* close = suggest(child->string, keys, n);
-            size_t old = path_push(p, printable(shown, child->string), 0);
+            const char* close = parser_suggest(child->string, keys, n);
+            size_t old = parser_push(p, parser_printable(shown, child->string), 0);
             set_error(p->err, SHOAL_ERR_PARSE, p->source, "unknown key '%s'%s%s%s", p->path,
                       close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
-            path_pop(p, old);
+            parser_pop(p, old);
             return SHOAL_ERR_PARSE;
         }
         for (const cJSON* prev = obj->child; prev != child; prev = prev->next) {
             if (strcmp(prev->string, child->string) == 0) {
-                size_t old = path_push(p, child->string, 0);
+                size_t old = parser_push(p, child->string, 0);
                 set_error(p->err, SHOAL_ERR_PARSE, p->source, "duplicate key '%s'", p->path);
-                path_pop(p, old);
+                parser_pop(p, old);
                 return SHOAL_ERR_PARSE;
             }
         }
@@ -287,16 +281,17 @@ static shoal_status_t read_float(parser_t* p, const cJSON* v, const char* key, d
                                  int exclusive, float* out)
 {
     char a[32], b[32], c[32];
-    if (!cJSON_IsNumber(v)) return fail_at(p, key, "expected a number, got %s", type_name(v));
+    if (!cJSON_IsNumber(v))
+        return parser_fail(p, key, "expected a number, got %s", parser_type_name(v));
     double d = v->valuedouble;
     if (!isfinite(d) || fabs(d) > FLT_MAX)
-        return fail_at(p, key, "must be finite and at most %g in magnitude", (double)FLT_MAX);
+        return parser_fail(p, key, "must be finite and at most %g in magnitude", (double)FLT_MAX);
     if (exclusive ? !(d > min) : !(d >= min))
-        return fail_at(p, key, "must be %s %s, got %s", exclusive ? ">" : ">=",
-                       format_number(a, min), format_number(b, d));
+        return parser_fail(p, key, "must be %s %s, got %s",
+                           exclusive ? ">" : ">=", format_number(a, min), format_number(b, d));
     if (exclusive && !((float)d > (float)min)) /* a tiny double can round to a float 0 */
-        return fail_at(p, key, "must be > %s, got %s (%s as a float)", format_number(a, min),
-                       format_number(b, d), format_number(c, (double)(float)d));
+        return parser_fail(p, key, "must be > %s, got %s (%s as a float)", format_number(a, min),
+                           format_number(b, d), format_number(c, (double)(float)d));
     *out = (float)d;
     return SHOAL_OK;
 }
@@ -305,13 +300,16 @@ static shoal_status_t read_integer(parser_t* p, const cJSON* v, const char* key,
                                    double max, int64_t* out)
 {
     char a[32], b[32];
-    if (!cJSON_IsNumber(v)) return fail_at(p, key, "expected an integer, got %s", type_name(v));
+    if (!cJSON_IsNumber(v))
+        return parser_fail(p, key, "expected an integer, got %s", parser_type_name(v));
     double d = v->valuedouble;
-    if (!isfinite(d)) return fail_at(p, key, "must be a finite integer");
-    if (d != floor(d)) return fail_at(p, key, "must be an integer, got %s", format_number(a, d));
+    if (!isfinite(d)) return parser_fail(p, key, "must be a finite integer");
+    if (d != floor(d))
+        return parser_fail(p, key, "must be an integer, got %s", format_number(a, d));
     if (d < min || d > max)
-        return fail_at(p, key, "must be %s %s, got %s", d < min ? ">=" : "<=",
-                       format_number(a, d < min ? min : max), format_number(b, d));
+        return parser_fail(p, key, "must be %s %s, got %s",
+                           d < min ? ">=" : "<=", format_number(a, d < min ? min : max),
+                           format_number(b, d));
     *out = (int64_t)d;
     return SHOAL_OK;
 }
@@ -322,11 +320,11 @@ static shoal_status_t read_vector(parser_t* p, const cJSON* v, const char* key, 
 {
     const char* names = p->dimensions == 3 ? names3 : names2;
     if (!cJSON_IsArray(v))
-        return fail_at(p, key, "expected an array %s, got %s", names, type_name(v));
+        return parser_fail(p, key, "expected an array %s, got %s", names, parser_type_name(v));
     int n = cJSON_GetArraySize(v);
     if (n != p->dimensions)
-        return fail_at(p, key, "expected %d numbers %s in a %dD scenario, got %d", p->dimensions,
-                       names, p->dimensions, n);
+        return parser_fail(p, key, "expected %d numbers %s in a %dD scenario, got %d",
+                           p->dimensions, names, p->dimensions, n);
     char element[80];
     float tmp[3] = {0.0f, 0.0f, 0.0f};
     int i = 0;
@@ -354,43 +352,53 @@ static shoal_status_t read_choice(parser_t* p, const cJSON* v, const char* key,
         *out = -1;
         return read_float(p, v, key, -DBL_MAX, 0, number);
     }
-    if (!cJSON_IsString(v)) return fail_at(p, key, "expected %s, got %s", list, type_name(v));
+    if (!cJSON_IsString(v))
+        return parser_fail(p, key, "expected %s, got %s", list, parser_type_name(v));
     for (size_t i = 0; i < n; i++) {
         if (strcmp(v->valuestring, names[i]) == 0) {
             *out = (int32_t)i;
             return SHOAL_OK;
         }
     }
-    const char* close = suggest(v->valuestring, names, n);
-    return fail_at(p, key, "expected %s, got \"%s\"%s%s%s", list, printable(shown, v->valuestring),
-                   close ? "; did you mean \"" : "", close ? close : "", close ? "\"?" : "");
+    const char* close = parser_suggest(v->valuestring, names, n);
+    return parser_fail(p, key, "expected %s, got \"%s\"%s%s%s", list,
+                       parser_printable(shown, v->valuestring), close ? "; did you mean \"" : "",
+                       close ? close : "", close ? "\"?" : "");
 }
 
 static shoal_status_t read_name(parser_t* p, const cJSON* v, const char* key, char** out)
 {
-    if (!cJSON_IsString(v)) return fail_at(p, key, "expected a string, got %s", type_name(v));
+    if (!cJSON_IsString(v))
+        return parser_fail(p, key, "expected a string, got %s", parser_type_name(v));
     size_t n = strlen(v->valuestring);
-    if (n > MAX_NAME) return fail_at(p, key, "must be at most %d bytes, got %zu", MAX_NAME, n);
-    if ((*out = copy_string(v->valuestring)) == NULL)
-        return set_error(p->err, SHOAL_ERR_OUT_OF_MEMORY, p->source, "out of memory");
+    if (n > MAX_NAME) return parser_fail(p, key, "must be at most %d bytes, got %zu", MAX_NAME, n);
+    if ((*out = copy_string(v->valuestring)) == NULL) return parser_out_of_memory(p);
     return SHOAL_OK;
 }
 
 /* Getters: read obj[key] when present, else leave *out at its default. */
-#define MEMBER(obj, key) cJSON_GetObjectItemCaseSensitive((obj), (key))
-
-static shoal_status_t get_float(parser_t* p, const cJSON* obj, const char* key, double min,
+shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, double min,
                                 int exclusive, float* out)
 {
     const cJSON* v = MEMBER(obj, key);
     return v != NULL ? read_float(p, v, key, min, exclusive, out) : SHOAL_OK;
 }
 
-static shoal_status_t get_integer(parser_t* p, const cJSON* obj, const char* key, double min,
+shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min,
                                   double max, int64_t* out)
 {
     const cJSON* v = MEMBER(obj, key);
     return v != NULL ? read_integer(p, v, key, min, max, out) : SHOAL_OK;
+}
+
+shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, int32_t* out)
+{
+    const cJSON* v = MEMBER(obj, key);
+    if (v == NULL) return SHOAL_OK;
+    if (!cJSON_IsBool(v))
+        return parser_fail(p, key, "expected true or false, got %s", parser_type_name(v));
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return SHOAL_OK;
 }
 
 static shoal_status_t get_point(parser_t* p, const cJSON* obj, const char* key, float out[3])
@@ -411,90 +419,51 @@ static shoal_status_t get_direction(parser_t* p, const cJSON* obj, const char* k
     return SHOAL_OK;
 }
 
-/* Runs `parse` on obj[key], with the key on the path, when the key is there. */
-#define PARSE_MEMBER(p, obj, key, parse, out)                                                      \
-    do {                                                                                           \
-        const cJSON* member_ = MEMBER((obj), (key));                                               \
-        if (member_ != NULL) {                                                                     \
-            size_t old_ = path_push((p), (key), 0);                                                \
-            shoal_status_t s_ = parse((p), member_, (out));                                        \
-            path_pop((p), old_);                                                                   \
-            TRY(s_);                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* ---- Scenario structure ---- */
 
 static shoal_status_t parse_spawn(parser_t* p, const cJSON* v, group_t* g)
 {
-    TRY(check_object(p, v, SPAWN_KEYS, COUNT_OF(SPAWN_KEYS)));
+    TRY(parser_check_object(p, v, SPAWN_KEYS, COUNT_OF(SPAWN_KEYS)));
     const cJSON* shape = MEMBER(v, "shape");
     if (shape != NULL)
         TRY(read_choice(p, shape, "shape", SHAPE_NAMES, COUNT_OF(SHAPE_NAMES), &g->shape, NULL));
     TRY(get_point(p, v, "center", g->center));
-    TRY(get_float(p, v, "radius", 0.0, 0, &g->radius));
+    TRY(parser_get_float(p, v, "radius", 0.0, 0, &g->radius));
     const cJSON* size = MEMBER(v, "size");
     if (size != NULL) TRY(read_vector(p, size, "size", 0.0, "[w, h]", "[w, h, d]", g->size));
     TRY(get_direction(p, v, "heading", &g->heading_mode, &g->heading));
     /* 2D agents have no pitch; accepting one would hide a mistake. */
     if (p->dimensions == 2 && MEMBER(v, "pitch") != NULL)
-        return fail_at(p, "pitch", "only allowed in 3D scenarios (dimensions is 2)");
+        return parser_fail(p, "pitch", "only allowed in 3D scenarios (dimensions is 2)");
     TRY(get_direction(p, v, "pitch", &g->pitch_mode, &g->pitch));
-    return get_float(p, v, "speed", 0.0, 0, &g->speed);
+    return parser_get_float(p, v, "speed", 0.0, 0, &g->speed);
 }
 
 static shoal_status_t parse_vehicle(parser_t* p, const cJSON* v, shoal_vehicle_t* out)
 {
-    TRY(check_object(p, v, VEHICLE_KEYS, COUNT_OF(VEHICLE_KEYS)));
-    TRY(get_float(p, v, "mass", 0.0, 1, &out->mass));
-    TRY(get_float(p, v, "inertia", 0.0, 1, &out->inertia));
-    TRY(get_float(p, v, "max_force", 0.0, 0, &out->max_force));
-    TRY(get_float(p, v, "max_torque", 0.0, 0, &out->max_torque));
-    TRY(get_float(p, v, "max_speed", 0.0, 0, &out->max_speed));
-    TRY(get_float(p, v, "max_turn_rate", 0.0, 0, &out->max_turn_rate));
-    return get_float(p, v, "radius", 0.0, 0, &out->radius);
+    TRY(parser_check_object(p, v, VEHICLE_KEYS, COUNT_OF(VEHICLE_KEYS)));
+    TRY(parser_get_float(p, v, "mass", 0.0, 1, &out->mass));
+    TRY(parser_get_float(p, v, "inertia", 0.0, 1, &out->inertia));
+    TRY(parser_get_float(p, v, "max_force", 0.0, 0, &out->max_force));
+    TRY(parser_get_float(p, v, "max_torque", 0.0, 0, &out->max_torque));
+    TRY(parser_get_float(p, v, "max_speed", 0.0, 0, &out->max_speed));
+    TRY(parser_get_float(p, v, "max_turn_rate", 0.0, 0, &out->max_turn_rate));
+    return parser_get_float(p, v, "radius", 0.0, 0, &out->radius);
 }
 
 static shoal_status_t parse_control(parser_t* p, const cJSON* v, shoal_control_t* out)
 {
-    TRY(check_object(p, v, CONTROL_KEYS, COUNT_OF(CONTROL_KEYS)));
-    TRY(get_float(p, v, "speed_gain", 0.0, 0, &out->speed_gain));
-    TRY(get_float(p, v, "heading_gain", 0.0, 0, &out->heading_gain));
-    return get_float(p, v, "turn_damping", 0.0, 0, &out->turn_damping);
-}
-
-/* One behavior entry: {"weight"} or, for arrive and depart, {"weight", "gain"}.
- * A "gain" on seek or flee is an unknown key: they have none. */
-static shoal_status_t parse_behavior(parser_t* p, const cJSON* v, float* weight, float* gain)
-{
-    *weight = 1.0f;
-    TRY(check_object(p, v, WEIGHT_GAIN_KEYS, gain != NULL ? 2 : 1));
-    TRY(get_float(p, v, "weight", 0.0, 0, weight));
-    return gain != NULL ? get_float(p, v, "gain", 0.0, 1, gain) : SHOAL_OK;
-}
-
-static shoal_status_t parse_behaviors(parser_t* p, const cJSON* v, group_t* g)
-{
-    TRY(check_object(p, v, BEHAVIOR_KEYS, COUNT_OF(BEHAVIOR_KEYS)));
-    for (int b = 0; b < (int)COUNT_OF(BEHAVIOR_KEYS); b++) {
-        const cJSON* e = MEMBER(v, BEHAVIOR_KEYS[b]);
-        if (e == NULL) continue;
-        float* gain = b == SHOAL_BEHAVIOR_ARRIVE   ? &g->arrive_gain
-                      : b == SHOAL_BEHAVIOR_DEPART ? &g->depart_gain
-                                                   : NULL;
-        size_t old = path_push(p, BEHAVIOR_KEYS[b], 0);
-        shoal_status_t s = parse_behavior(p, e, &g->weights[b], gain);
-        path_pop(p, old);
-        TRY(s);
-    }
-    return SHOAL_OK;
+    TRY(parser_check_object(p, v, CONTROL_KEYS, COUNT_OF(CONTROL_KEYS)));
+    TRY(parser_get_float(p, v, "speed_gain", 0.0, 0, &out->speed_gain));
+    TRY(parser_get_float(p, v, "heading_gain", 0.0, 0, &out->heading_gain));
+    return parser_get_float(p, v, "turn_damping", 0.0, 0, &out->turn_damping);
 }
 
 static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_t* g,
                                   int64_t* total)
 {
     char buf[32];
-    TRY(check_object(p, v, GROUP_KEYS, COUNT_OF(GROUP_KEYS)));
+    TRY(parser_check_object(p, v, GROUP_KEYS, COUNT_OF(GROUP_KEYS)));
     g->shape = SHAPE_DISC;
     g->heading_mode = DIR_RANDOM;
     g->pitch_mode = DIR_FIXED;
@@ -503,32 +472,27 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
     g->size[2] = p->dimensions == 3 ? 20.0f : 0.0f;
     g->vehicle = shoal_vehicle_default();
     g->control = shoal_control_default();
-    shoal_agent_def_t defaults = shoal_agent_default_def();
-    g->arrive_gain = defaults.arrive_gain;
-    g->depart_gain = defaults.depart_gain;
+    behaviors_set_defaults(g);
 
     const cJSON* name = MEMBER(v, "name");
     if (name != NULL) {
         TRY(read_name(p, name, "name", &g->name));
     } else {
         snprintf(buf, sizeof buf, "group%d", index);
-        if ((g->name = copy_string(buf)) == NULL)
-            return set_error(p->err, SHOAL_ERR_OUT_OF_MEMORY, p->source, "out of memory");
+        if ((g->name = copy_string(buf)) == NULL) return parser_out_of_memory(p);
     }
-    if (MEMBER(v, "count") == NULL)
-        return set_error(p->err, SHOAL_ERR_PARSE, p->source, "missing required key '%s.count'",
-                         p->path);
+    if (MEMBER(v, "count") == NULL) return parser_missing(p, "count", NULL);
     int64_t count = 0;
-    TRY(get_integer(p, v, "count", 0.0, MAX_AGENTS, &count));
+    TRY(parser_get_integer(p, v, "count", 0.0, MAX_AGENTS, &count));
     if ((*total += count) > MAX_AGENTS)
-        return fail_at(p, "count", "the total agent count would be %" PRId64
-                       ", above the limit of %d", *total, MAX_AGENTS);
+        return parser_fail(p, "count",
+                           "the total agent count would be %" PRId64 ", above the limit of %d",
+                           *total, MAX_AGENTS);
     g->count = (int32_t)count;
 
     PARSE_MEMBER(p, v, "spawn", parse_spawn, g);
     PARSE_MEMBER(p, v, "vehicle", parse_vehicle, &g->vehicle);
     PARSE_MEMBER(p, v, "control", parse_control, &g->control);
-    PARSE_MEMBER(p, v, "behaviors", parse_behaviors, g);
     const cJSON* target = MEMBER(v, "target");
     if (cJSON_IsString(target)) {
         static const char* const antipode[] = {"antipode"};
@@ -539,32 +503,134 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
         TRY(get_point(p, v, "target", g->target));
     }
     TRY(get_point(p, v, "threat", g->threat));
+    TRY(behaviors_parse_group(p, v, g));
 
     /* The world would clamp a faster start; say so instead of hiding it. */
     if (g->speed > g->vehicle.max_speed) {
         char a[32], b[32];
-        return fail_at(p, "spawn.speed", "must be <= vehicle.max_speed (%s), got %s",
-                       format_number(a, g->vehicle.max_speed), format_number(b, g->speed));
+        return parser_fail(p, "spawn.speed", "must be <= vehicle.max_speed (%s), got %s",
+                           format_number(a, g->vehicle.max_speed), format_number(b, g->speed));
     }
     return SHOAL_OK;
+}
+
+/* "world": space and the spatial hash. Bounds belong to wrap: without it
+ * space is unbounded and a box would be ignored, so giving one is an error. */
+static shoal_status_t parse_world(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    char key[32];
+    TRY(parser_check_object(p, v, WORLD_KEYS, COUNT_OF(WORLD_KEYS)));
+    TRY(parser_get_bool(p, v, "wrap", &s->wrap));
+    for (int i = 0; i < 2; i++) {
+        const char* name = i == 0 ? "bounds_min" : "bounds_max";
+        if (MEMBER(v, name) == NULL) {
+            if (s->wrap) return parser_missing(p, name, "(wrap is true: the box is the torus)");
+        } else if (!s->wrap) {
+            return parser_fail(p, name, "only used with \"wrap\": true (without it space "
+                                        "is unbounded)");
+        }
+        TRY(get_point(p, v, name, i == 0 ? s->bounds_min : s->bounds_max));
+    }
+    for (int k = 0; s->wrap && k < p->dimensions; k++) {
+        if (!(s->bounds_max[k] > s->bounds_min[k])) {
+            snprintf(key, sizeof key, "bounds_max[%d]", k);
+            return parser_fail(p, key, "must be > bounds_min[%d] (%g) with wrap, got %g", k,
+                               (double)s->bounds_min[k], (double)s->bounds_max[k]);
+        }
+    }
+    int64_t reorder = s->reorder_interval;
+    TRY(parser_get_float(p, v, "cell_size", 0.0, 0, &s->cell_size));
+    TRY(parser_get_integer(p, v, "reorder_interval", 0.0, INT32_MAX, &reorder));
+    s->reorder_interval = (int32_t)reorder;
+    return SHOAL_OK;
+}
+
+/* The first axis on which [lo, hi] leaves the wrapped box, or -1. The box is
+ * closed here: on a torus bounds_max is the same place as bounds_min. */
+static int outside_box(const shoal_scenario_t* s, const double lo[3], const double hi[3])
+{
+    for (int k = 0; s->wrap && k < s->dimensions; k++)
+        if (lo[k] < s->bounds_min[k] || hi[k] > s->bounds_max[k]) return k;
+    return -1;
+}
+
+static shoal_status_t parse_obstacle(parser_t* p, const cJSON* v, const shoal_scenario_t* s,
+                                     obstacle_t* o)
+{
+    TRY(parser_check_object(p, v, OBSTACLE_KEYS, COUNT_OF(OBSTACLE_KEYS)));
+    if (MEMBER(v, "center") == NULL) return parser_missing(p, "center", NULL);
+    if (MEMBER(v, "radius") == NULL) return parser_missing(p, "radius", NULL);
+    TRY(get_point(p, v, "center", o->center));
+    TRY(parser_get_float(p, v, "radius", 0.0, 0, &o->radius));
+    const double c[3] = {o->center[0], o->center[1], o->center[2]};
+    int k = outside_box(s, c, c);
+    if (k >= 0)
+        return parser_fail(p, "center", "%c = %g is outside the wrapped world box (%g to %g)",
+                           "xyz"[k], (double)o->center[k], (double)s->bounds_min[k],
+                           (double)s->bounds_max[k]);
+    return SHOAL_OK;
+}
+
+/* "obstacles": spheres (circles in 2D) that avoid steers around. */
+static shoal_status_t parse_obstacles(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    if (!cJSON_IsArray(v))
+        return parser_fail(p, NULL, "expected an array of objects, got %s", parser_type_name(v));
+    int n = cJSON_GetArraySize(v);
+    if (n > 0 && (s->obstacles = calloc((size_t)n, sizeof *s->obstacles)) == NULL)
+        return parser_out_of_memory(p);
+    const cJSON* e = NULL;
+    cJSON_ArrayForEach(e, v)
+    {
+        size_t at = parser_push(p, NULL, s->obstacle_count);
+        shoal_status_t st = parse_obstacle(p, e, s, &s->obstacles[s->obstacle_count]);
+        parser_pop(p, at);
+        TRY(st);
+        s->obstacle_count++;
+    }
+    return SHOAL_OK;
+}
+
+/* With wrap, the spawn region (its bounding box, which for a disc, ring or
+ * box is the region itself as far as leaving an axis-aligned box goes) must
+ * lie inside the world box. */
+static shoal_status_t check_spawn_in_box(parser_t* p, const shoal_scenario_t* s, const group_t* g)
+{
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        double half = g->shape == SHAPE_BOX     ? 0.5 * g->size[k]
+                      : g->shape == SHAPE_POINT ? 0.0
+                                                : g->radius;
+        lo[k] = g->center[k] - half;
+        hi[k] = g->center[k] + half;
+    }
+    int k = outside_box(s, lo, hi);
+    if (k < 0) return SHOAL_OK;
+    char shown[64];
+    return parser_fail(p, "spawn",
+                       "group '%s' spawns agents at %c from %g to %g, outside the wrapped world "
+                       "box (world.bounds_min[%d] = %g to world.bounds_max[%d] = %g)",
+                       parser_printable(shown, g->name), "xyz"[k], lo[k], hi[k], k,
+                       (double)s->bounds_min[k], k, (double)s->bounds_max[k]);
 }
 
 static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_t* s)
 {
     if (!cJSON_IsObject(root))
         return set_error(p->err, SHOAL_ERR_PARSE, p->source,
-                         "the top level must be an object, got %s", type_name(root));
-    TRY(check_object(p, root, ROOT_KEYS, COUNT_OF(ROOT_KEYS)));
+                         "the top level must be an object, got %s", parser_type_name(root));
+    TRY(parser_check_object(p, root, ROOT_KEYS, COUNT_OF(ROOT_KEYS)));
 
     /* dimensions first, whatever the key order: vector lengths depend on it. */
     const cJSON* dims = MEMBER(root, "dimensions");
     if (dims != NULL) {
         char a[32];
         if (!cJSON_IsNumber(dims))
-            return fail_at(p, "dimensions", "expected an integer, got %s", type_name(dims));
+            return parser_fail(p, "dimensions", "expected an integer, got %s",
+                               parser_type_name(dims));
         if (dims->valuedouble != 2.0 && dims->valuedouble != 3.0)
-            return fail_at(p, "dimensions", "must be 2 or 3, got %s",
-                           format_number(a, dims->valuedouble));
+            return parser_fail(p, "dimensions", "must be 2 or 3, got %s",
+                               format_number(a, dims->valuedouble));
         s->dimensions = (int32_t)dims->valuedouble;
     }
     p->dimensions = s->dimensions;
@@ -572,40 +638,46 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     const cJSON* name = MEMBER(root, "name");
     if (name != NULL) TRY(read_name(p, name, "name", &s->name));
     int64_t seed = (int64_t)s->seed, steps = s->steps, threads = s->threads;
-    TRY(get_integer(p, root, "seed", 0.0, MAX_SEED, &seed));
-    TRY(get_float(p, root, "dt", 0.0, 1, &s->dt));
-    TRY(get_integer(p, root, "steps", 0.0, INT32_MAX, &steps));
-    TRY(get_integer(p, root, "threads", 0.0, MAX_THREADS, &threads));
+    TRY(parser_get_integer(p, root, "seed", 0.0, MAX_SEED, &seed));
+    TRY(parser_get_float(p, root, "dt", 0.0, 1, &s->dt));
+    TRY(parser_get_integer(p, root, "steps", 0.0, INT32_MAX, &steps));
+    TRY(parser_get_integer(p, root, "threads", 0.0, MAX_THREADS, &threads));
     s->seed = (uint64_t)seed;
     s->steps = (int32_t)steps;
     s->threads = (int32_t)threads;
+    /* World and obstacles before groups: spawn regions are checked against
+     * the world box. */
+    PARSE_MEMBER(p, root, "world", parse_world, s);
+    PARSE_MEMBER(p, root, "obstacles", parse_obstacles, s);
 
     const cJSON* groups = MEMBER(root, "groups");
-    if (groups == NULL)
-        return set_error(p->err, SHOAL_ERR_PARSE, p->source, "missing required key 'groups'");
+    if (groups == NULL) return parser_missing(p, "groups", NULL);
     if (!cJSON_IsArray(groups))
-        return fail_at(p, "groups", "expected an array of objects, got %s", type_name(groups));
+        return parser_fail(p, "groups", "expected an array of objects, got %s",
+                           parser_type_name(groups));
     int n = cJSON_GetArraySize(groups);
-    if (n == 0) return fail_at(p, "groups", "must hold at least one group");
-    if ((s->groups = calloc((size_t)n, sizeof *s->groups)) == NULL)
-        return set_error(p->err, SHOAL_ERR_OUT_OF_MEMORY, p->source, "out of memory");
+    if (n == 0) return parser_fail(p, "groups", "must hold at least one group");
+    if ((s->groups = calloc((size_t)n, sizeof *s->groups)) == NULL) return parser_out_of_memory(p);
 
     int64_t total = 0;
     const cJSON* g = NULL;
-    size_t old = path_push(p, "groups", 0);
+    size_t old = parser_push(p, "groups", 0);
+    p->groups = s->groups;
+    p->groups_json = groups;
     cJSON_ArrayForEach(g, groups)
     {
-        size_t at = path_push(p, NULL, s->group_count);
+        size_t at = parser_push(p, NULL, s->group_count);
         /* Counted before parsing so that destroy frees a partly read group. */
-        int i = s->group_count++;
+        int i = p->group = s->group_count++;
         shoal_status_t st = parse_group(p, g, i, &s->groups[i], &total);
-        path_pop(p, at);
+        if (st == SHOAL_OK) st = check_spawn_in_box(p, s, &s->groups[i]);
+        parser_pop(p, at);
         TRY(st);
     }
-    path_pop(p, old);
+    parser_pop(p, old);
     s->agent_count = (int32_t)total;
     if (s->name == NULL && (s->name = copy_string("scenario")) == NULL)
-        return set_error(p->err, SHOAL_ERR_OUT_OF_MEMORY, p->source, "out of memory");
+        return parser_out_of_memory(p);
     return SHOAL_OK;
 }
 
@@ -683,6 +755,12 @@ shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const
         s->seed = 1;
         s->dt = 1.0f / 60.0f;
         s->steps = 600;
+        shoal_world_def_t world = shoal_world_default_def();
+        s->wrap = world.wrap;
+        memcpy(s->bounds_min, world.bounds_min, sizeof s->bounds_min);
+        memcpy(s->bounds_max, world.bounds_max, sizeof s->bounds_max);
+        s->cell_size = world.cell_size;
+        s->reorder_interval = world.reorder_interval;
         parser_t p = {.source = source, .err = err, .dimensions = 2};
         status = parse_root(&p, root, s);
     }
@@ -762,6 +840,7 @@ void shoal_scenario_destroy(shoal_scenario_t* scenario)
     if (scenario == NULL) return;
     for (int32_t i = 0; i < scenario->group_count; i++) free(scenario->groups[i].name);
     free(scenario->groups);
+    free(scenario->obstacles);
     free(scenario->name);
     free(scenario);
 }
@@ -793,6 +872,11 @@ shoal_world_def_t shoal_scenario_world_def(const shoal_scenario_t* scenario)
         def.dimensions = scenario->dimensions;
         def.seed = scenario->seed;
         def.thread_count = scenario->threads;
+        def.wrap = scenario->wrap;
+        memcpy(def.bounds_min, scenario->bounds_min, sizeof def.bounds_min);
+        memcpy(def.bounds_max, scenario->bounds_max, sizeof def.bounds_max);
+        def.cell_size = scenario->cell_size;
+        def.reorder_interval = scenario->reorder_interval;
     }
     return def;
 }
@@ -861,6 +945,18 @@ static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t ke
     def->pitch = (float)pitch;
 }
 
+/* The handle of the agent `ref` names, from the handles added so far: groups
+ * are added in file order, so group j's agents follow the earlier groups'. */
+static shoal_agent_t ref_handle(const shoal_scenario_t* s, const shoal_agent_t* added,
+                                agent_ref_t ref)
+{
+    const shoal_agent_t none = {0, 0, 0};
+    if (ref.group < 0) return none;
+    int32_t first = 0;
+    for (int32_t j = 0; j < ref.group; j++) first += s->groups[j].count;
+    return added[first + ref.index];
+}
+
 shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_world_t* world)
 {
     if (scenario == NULL || world == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
@@ -871,12 +967,24 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
                           (int)shoal_world_dimensions(world));
 
     size_t n = scenario->agent_count > 0 ? (size_t)scenario->agent_count : 1;
+    size_t m = scenario->obstacle_count > 0 ? (size_t)scenario->obstacle_count : 1;
     shoal_agent_t* added = malloc(n * sizeof *added);
-    if (added == NULL)
+    int32_t* obstacle_ids = malloc(m * sizeof *obstacle_ids);
+    if (added == NULL || obstacle_ids == NULL) {
+        free(added);
+        free(obstacle_ids);
         return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY,
-                          "scenario_populate: out of memory for %zu handles", n);
+                          "scenario_populate: out of memory for %zu handles", n + m);
+    }
 
     shoal_status_t status = SHOAL_OK;
+    int32_t obstacles = 0;
+    for (int32_t i = 0; i < scenario->obstacle_count && status == SHOAL_OK; i++) {
+        const obstacle_t* o = &scenario->obstacles[i];
+        status = shoal_world_add_obstacle(world, o->center, o->radius, &obstacle_ids[obstacles]);
+        obstacles += status == SHOAL_OK;
+    }
+
     int32_t done = 0;
     uint64_t key = 0;
     for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {
@@ -887,18 +995,32 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
         memcpy(def.weights, g->weights, sizeof def.weights);
         def.arrive_gain = g->arrive_gain;
         def.depart_gain = g->depart_gain;
+        def.neighbors = g->neighbors;
+        def.wander = g->wander;
+        def.pursuit = g->pursuit;
+        def.pursuit.target = ref_handle(scenario, added, g->pursuit_target);
+        def.follow = g->follow;
+        def.follow.leader = ref_handle(scenario, added, g->leader);
+        def.avoid = g->avoid;
         def.group = (uint32_t)gi;
         for (int32_t i = 0; i < g->count && status == SHOAL_OK; i++, key++) {
+            /* "previous": the agent added just before, in this group. */
+            if (g->follow_previous)
+                def.follow.leader =
+                    i == 0 ? ref_handle(scenario, added, g->first_leader) : added[done - 1];
             place_agent(scenario, g, key, &def);
             status = shoal_agent_add(world, &def, &added[done]);
             done += status == SHOAL_OK;
         }
     }
     /* Undo newest first. The world's last error still describes the add that
-     * failed: removing a live agent does not fail. */
-    if (status != SHOAL_OK)
+     * failed: removing a live agent or obstacle does not fail. */
+    if (status != SHOAL_OK) {
         while (done > 0) shoal_agent_remove(world, added[--done]);
+        while (obstacles > 0) shoal_world_remove_obstacle(world, obstacle_ids[--obstacles]);
+    }
     free(added);
+    free(obstacle_ids);
     return status;
 }
 

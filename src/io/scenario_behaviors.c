@@ -1,0 +1,273 @@
+/* A group's steering behaviors in a scenario file: the "behaviors" object
+ * (which behaviors run, and their weights) and the parameter objects
+ * "neighbors", "wander", "pursuit", "follow" and "avoid", with the
+ * references they hold from a group's agents to other agents (a pursuit
+ * target, a leader). docs/scenarios.md is the reference for every key.
+ *
+ * Decisions:
+ * - Defaults are the shoal_*_default() functions, so a key left out means
+ *   what it means in the C API.
+ * - Handles exist only once populate has added the agents, so a reference
+ *   names a group and an index in it, and may only point to an earlier group
+ *   (or, as "leader": "previous", to the agent before in the same group).
+ *   Names are looked up among all groups of the file, so that a later
+ *   group's name is reported as a forward reference rather than as unknown,
+ *   and a name shared by two groups as ambiguous.
+ * - pursue, evade and follow without an agent to steer by would do nothing
+ *   at all; that is an error, for the same reason an unknown key is one.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/scenario_parse.h"
+
+/* Behavior keys, in shoal_behavior_t order. */
+static const char* const BEHAVIOR_KEYS[] = {"seek",     "flee",  "arrive", "depart",
+                                            "separate", "align", "cohere", "wander",
+                                            "pursue",   "evade", "follow", "avoid"};
+_Static_assert(COUNT_OF(BEHAVIOR_KEYS) == SHOAL_BEHAVIOR_COUNT_, "a behavior key per behavior");
+
+static const char* const WEIGHT_GAIN_KEYS[] = {"weight", "gain"};
+static const char* const NEIGHBORS_KEYS[] = {
+    "radius",         "fov",          "fov_deg", "max_neighbors", "separation_gain",
+    "alignment_gain", "cohesion_gain"};
+static const char* const WANDER_KEYS[] = {"cruise_speed", "strength", "noise"};
+static const char* const PURSUIT_KEYS[] = {"target", "max_prediction"};
+static const char* const FOLLOW_KEYS[] = {"leader", "first_leader", "behind", "behind_per_speed",
+                                          "arrive_gain"};
+static const char* const AVOID_KEYS[] = {"lookahead_time", "gain", "tangential"};
+static const char* const REF_KEYS[] = {"group", "index"};
+static const char* const PREVIOUS[] = {"previous"};
+
+void behaviors_set_defaults(group_t* g)
+{
+    shoal_agent_def_t def = shoal_agent_default_def();
+    g->arrive_gain = def.arrive_gain;
+    g->depart_gain = def.depart_gain;
+    g->neighbors = shoal_neighbors_default();
+    g->wander = shoal_wander_default();
+    g->pursuit = shoal_pursuit_default();
+    g->follow = shoal_follow_default();
+    g->avoid = shoal_avoid_default();
+    g->pursuit_target.group = g->leader.group = g->first_leader.group = -1;
+}
+
+/* ---- "behaviors" ---- */
+
+/* One behavior entry: {"weight"} or, for arrive and depart, {"weight", "gain"}.
+ * A "gain" on any other is an unknown key: the rest have none, or keep their
+ * parameters in their own object. */
+static shoal_status_t parse_behavior(parser_t* p, const cJSON* v, float* weight, float* gain)
+{
+    *weight = 1.0f;
+    TRY(parser_check_object(p, v, WEIGHT_GAIN_KEYS, gain != NULL ? 2 : 1));
+    TRY(parser_get_float(p, v, "weight", 0.0, 0, weight));
+    return gain != NULL ? parser_get_float(p, v, "gain", 0.0, 1, gain) : SHOAL_OK;
+}
+
+static shoal_status_t parse_behaviors(parser_t* p, const cJSON* v, group_t* g)
+{
+    TRY(parser_check_object(p, v, BEHAVIOR_KEYS, COUNT_OF(BEHAVIOR_KEYS)));
+    for (int b = 0; b < (int)COUNT_OF(BEHAVIOR_KEYS); b++) {
+        const cJSON* e = MEMBER(v, BEHAVIOR_KEYS[b]);
+        if (e == NULL) continue;
+        float* gain = b == SHOAL_BEHAVIOR_ARRIVE   ? &g->arrive_gain
+                      : b == SHOAL_BEHAVIOR_DEPART ? &g->depart_gain
+                                                   : NULL;
+        size_t old = parser_push(p, BEHAVIOR_KEYS[b], 0);
+        shoal_status_t s = parse_behavior(p, e, &g->weights[b], gain);
+        parser_pop(p, old);
+        TRY(s);
+    }
+    return SHOAL_OK;
+}
+
+/* ---- references to agents ---- */
+
+/* The name group element `g` (index j) has: its "name", else "group<j>". */
+static const char* file_group_name(const cJSON* g, int j, char buf[32])
+{
+    const cJSON* name = cJSON_IsObject(g) ? MEMBER(g, "name") : NULL;
+    if (cJSON_IsString(name)) return name->valuestring;
+    snprintf(buf, 32, "group%d", j);
+    return buf;
+}
+
+/* The index of the group named by `v`, which must be an earlier group. */
+static shoal_status_t resolve_group(parser_t* p, const cJSON* v, int32_t* out)
+{
+    char shown[64], buf[32];
+    if (!cJSON_IsString(v))
+        return parser_fail(p, "group", "expected a group name (a string), got %s",
+                           parser_type_name(v));
+    const char* name = v->valuestring;
+    int found = -1, again = -1, j = 0;
+    const cJSON* g = NULL;
+    cJSON_ArrayForEach(g, p->groups_json)
+    {
+        if (strcmp(file_group_name(g, j, buf), name) == 0) {
+            if (found < 0)
+                found = j;
+            else if (again < 0)
+                again = j;
+        }
+        j++;
+    }
+    parser_printable(shown, name);
+    if (found < 0) {
+        /* Suggest among the groups a reference could name: the earlier ones. */
+        const char* close = NULL;
+        for (int k = 0; k < p->group && close == NULL; k++)
+            close = parser_suggest(name, (const char* const*)&p->groups[k].name, 1);
+        return parser_fail(p, "group", "no group is named '%s'%s%s%s", shown,
+                           close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+    }
+    if (again >= 0)
+        return parser_fail(p, "group",
+                           "'%s' names more than one group (groups[%d] and groups[%d]); a "
+                           "referenced group needs a name of its own",
+                           shown, found, again);
+    if (found > p->group)
+        return parser_fail(p, "group",
+                           "'%s' is groups[%d], which comes later: a forward reference. A "
+                           "reference may only point to an earlier group, because groups are "
+                           "added in file order",
+                           shown, found);
+    if (found == p->group)
+        return parser_fail(p, "group",
+                           "'%s' is this group: a reference may only point to an earlier group "
+                           "(use \"leader\": \"previous\" to follow within a group)",
+                           shown);
+    *out = found;
+    return SHOAL_OK;
+}
+
+/* {"group": name, "index": i}: agent i of an earlier group. */
+static shoal_status_t parse_ref(parser_t* p, const cJSON* v, agent_ref_t* out)
+{
+    char shown[64];
+    TRY(parser_check_object(p, v, REF_KEYS, COUNT_OF(REF_KEYS)));
+    const cJSON* group = MEMBER(v, "group");
+    if (group == NULL) return parser_missing(p, "group", NULL);
+    int32_t gi = -1;
+    int64_t index = 0;
+    TRY(resolve_group(p, group, &gi));
+    TRY(parser_get_integer(p, v, "index", 0.0, INT32_MAX, &index));
+    const group_t* target = &p->groups[gi];
+    if (index >= target->count) {
+        parser_printable(shown, target->name);
+        if (target->count == 0) return parser_fail(p, "index", "group '%s' has no agents", shown);
+        return parser_fail(p, "index", "must be < %d, the size of group '%s', got %lld",
+                           (int)target->count, shown, (long long)index);
+    }
+    out->group = gi;
+    out->index = (int32_t)index;
+    return SHOAL_OK;
+}
+
+/* ---- parameter objects ---- */
+
+static shoal_status_t parse_neighbors(parser_t* p, const cJSON* v, group_t* g)
+{
+    shoal_neighbors_t* n = &g->neighbors;
+    TRY(parser_check_object(p, v, NEIGHBORS_KEYS, COUNT_OF(NEIGHBORS_KEYS)));
+    TRY(parser_get_float(p, v, "radius", 0.0, 1, &n->radius));
+    const cJSON* rad = MEMBER(v, "fov");
+    const cJSON* deg = MEMBER(v, "fov_deg");
+    if (rad != NULL && deg != NULL)
+        return parser_fail(p, "fov_deg",
+                           "give either fov (radians) or fov_deg (degrees), not both");
+    /* The full cone angle, compared as the float the world will check. */
+    float fov = n->fov;
+    const char* key = deg != NULL ? "fov_deg" : "fov";
+    double scale = deg != NULL ? PI / 180.0 : 1.0;
+    TRY(parser_get_float(p, v, key, 0.0, 1, &fov));
+    if (rad != NULL || deg != NULL) {
+        float angle = (float)(fov * scale);
+        if (!(angle > 0.0f && angle <= (float)(2.0 * PI)))
+            return parser_fail(p, key, "must be in (0, %s], got %g",
+                               deg != NULL ? "360" : "2 pi = 6.283185", (double)fov);
+        n->fov = angle;
+    }
+    int64_t cap = n->max_neighbors;
+    TRY(parser_get_integer(p, v, "max_neighbors", 0.0, INT32_MAX, &cap));
+    n->max_neighbors = (int32_t)cap;
+    TRY(parser_get_float(p, v, "separation_gain", 0.0, 0, &n->separation_gain));
+    TRY(parser_get_float(p, v, "alignment_gain", 0.0, 0, &n->alignment_gain));
+    return parser_get_float(p, v, "cohesion_gain", 0.0, 0, &n->cohesion_gain);
+}
+
+static shoal_status_t parse_wander(parser_t* p, const cJSON* v, group_t* g)
+{
+    TRY(parser_check_object(p, v, WANDER_KEYS, COUNT_OF(WANDER_KEYS)));
+    TRY(parser_get_float(p, v, "cruise_speed", 0.0, 0, &g->wander.cruise_speed));
+    TRY(parser_get_float(p, v, "strength", 0.0, 0, &g->wander.strength));
+    return parser_get_float(p, v, "noise", 0.0, 0, &g->wander.noise);
+}
+
+static shoal_status_t parse_pursuit(parser_t* p, const cJSON* v, group_t* g)
+{
+    TRY(parser_check_object(p, v, PURSUIT_KEYS, COUNT_OF(PURSUIT_KEYS)));
+    PARSE_MEMBER(p, v, "target", parse_ref, &g->pursuit_target);
+    return parser_get_float(p, v, "max_prediction", 0.0, 0, &g->pursuit.max_prediction);
+}
+
+static shoal_status_t parse_follow(parser_t* p, const cJSON* v, group_t* g)
+{
+    TRY(parser_check_object(p, v, FOLLOW_KEYS, COUNT_OF(FOLLOW_KEYS)));
+    const cJSON* leader = MEMBER(v, "leader");
+    if (cJSON_IsString(leader)) {
+        if (strcmp(leader->valuestring, PREVIOUS[0]) != 0) {
+            char shown[64];
+            const char* close = parser_suggest(leader->valuestring, PREVIOUS, 1);
+            return parser_fail(p, "leader",
+                               "expected {\"group\": name, \"index\": i} or \"previous\", got "
+                               "\"%s\"%s",
+                               parser_printable(shown, leader->valuestring),
+                               close ? "; did you mean \"previous\"?" : "");
+        }
+        g->follow_previous = 1;
+    } else if (leader != NULL && !cJSON_IsObject(leader)) {
+        return parser_fail(p, "leader",
+                           "expected {\"group\": name, \"index\": i} or \"previous\", got %s",
+                           parser_type_name(leader));
+    } else {
+        PARSE_MEMBER(p, v, "leader", parse_ref, &g->leader);
+    }
+    if (!g->follow_previous && MEMBER(v, "first_leader") != NULL)
+        return parser_fail(p, "first_leader", "only used with \"leader\": \"previous\"");
+    PARSE_MEMBER(p, v, "first_leader", parse_ref, &g->first_leader);
+    TRY(parser_get_float(p, v, "behind", 0.0, 0, &g->follow.behind));
+    TRY(parser_get_float(p, v, "behind_per_speed", 0.0, 0, &g->follow.behind_per_speed));
+    return parser_get_float(p, v, "arrive_gain", 0.0, 1, &g->follow.arrive_gain);
+}
+
+static shoal_status_t parse_avoid(parser_t* p, const cJSON* v, group_t* g)
+{
+    TRY(parser_check_object(p, v, AVOID_KEYS, COUNT_OF(AVOID_KEYS)));
+    TRY(parser_get_float(p, v, "lookahead_time", 0.0, 0, &g->avoid.lookahead_time));
+    TRY(parser_get_float(p, v, "gain", 0.0, 0, &g->avoid.gain));
+    return parser_get_bool(p, v, "tangential", &g->avoid.tangential);
+}
+
+shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
+{
+    PARSE_MEMBER(p, v, "behaviors", parse_behaviors, g);
+    PARSE_MEMBER(p, v, "neighbors", parse_neighbors, g);
+    PARSE_MEMBER(p, v, "wander", parse_wander, g);
+    PARSE_MEMBER(p, v, "pursuit", parse_pursuit, g);
+    PARSE_MEMBER(p, v, "follow", parse_follow, g);
+    PARSE_MEMBER(p, v, "avoid", parse_avoid, g);
+
+    /* A behavior that has no agent to steer by would be silently inert. */
+    if (g->pursuit_target.group < 0) {
+        if (g->weights[SHOAL_BEHAVIOR_PURSUE] > 0.0f)
+            return parser_missing(p, "pursuit.target", "(behaviors.pursue needs an agent)");
+        if (g->weights[SHOAL_BEHAVIOR_EVADE] > 0.0f)
+            return parser_missing(p, "pursuit.target", "(behaviors.evade needs an agent)");
+    }
+    if (g->weights[SHOAL_BEHAVIOR_FOLLOW] > 0.0f && g->leader.group < 0 && !g->follow_previous)
+        return parser_missing(p, "follow.leader", "(behaviors.follow needs a leader)");
+    return SHOAL_OK;
+}
