@@ -144,3 +144,40 @@ Test(determinism, hash_sees_state_changes)
     cr_assert_neq(shoal_world_state_hash(w), h0);
     shoal_world_destroy(w);
 }
+
+/* Two worlds built alike in one process hash alike, even with behaviors
+ * that store handles of other agents (whose world tags, taken from the
+ * world's address, differ: both worlds are alive at once). */
+static shoal_world_t* chase_world(void)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t lead = shoal_agent_default_def();
+    lead.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+    shoal_agent_t leader;
+    cr_assert_eq(shoal_agent_add(w, &lead, &leader), SHOAL_OK);
+    for (int i = 0; i < 20; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = (float)i;
+        d.weights[i % 2 ? SHOAL_BEHAVIOR_PURSUE : SHOAL_BEHAVIOR_FOLLOW] = 1.0f;
+        d.pursuit.target = leader;
+        d.follow.leader = leader;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    step_n(w, 30, 1.0f / 60.0f);
+    return w;
+}
+
+Test(determinism, stored_handles_do_not_leak_world_addresses_into_the_hash)
+{
+    shoal_world_t* a = chase_world();
+    shoal_world_t* b = chase_world();
+    shoal_agent_t ida, idb;
+    shoal_agent_batch_t ba = {.ids = &ida}, bb = {.ids = &idb};
+    int32_t n;
+    shoal_world_read_agents(a, &ba, 1, &n);
+    shoal_world_read_agents(b, &bb, 1, &n);
+    cr_assert_neq(ida.world0, idb.world0, "the two worlds have different tags");
+    cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b));
+    shoal_world_destroy(a);
+    shoal_world_destroy(b);
+}

@@ -56,6 +56,10 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
             for (int32_t c = 1; c < comp->table.column_count; ++c) {
                 uint32_t v;
                 memcpy(&v, (const char*)comp->table.columns[c] + (size_t)r * 4, 4);
+                /* A stored handle's world tag comes from the world's address:
+                 * only its generation is state. */
+                if ((k == COMP_PURSUIT && c == PU_TARGET_TAG) || (k == COMP_FOLLOW && c == FO_LEADER_TAG))
+                    v &= 0xffffu;
                 h = absorb(h, v);
             }
         }

@@ -1,0 +1,118 @@
+/* Leader following (seed 003, "Leader Following"): arrival at a point
+ * behind the leader,
+ *
+ *   s     = behind + behind_per_speed |v_l|       (the seed's offset "which
+ *           can vary based on the vehicle velocity": looser when faster)
+ *   x_f   = p_l - s u,   u = v_l / |v_l|, or the leader's forward axis when
+ *           |v_l| < 1e-3 m/s (a stopped leader's velocity has no direction)
+ *   e     = x_f - p
+ *   V     = K_arrival e, |V| capped at min(V_max, sqrt(2 a_brake |e|)),
+ *           a_brake = 0.5 F_max / m                 ("Arrival/Departure")
+ *
+ * and the desired velocity gets weight * V added. The cap is steer.c's
+ * arrive, for the same reason: K e alone overshoots whenever it exceeds the
+ * speed the force limit can still stop from within |e|.
+ *
+ * The seed's V_leaderfollow = c_separate V_separate + c_arrival V_arrival:
+ * this system is the arrival term (weight = c_arrival); the separation term
+ * is the SEPARATE behavior of the `neighbors` system, which a follower turns
+ * on with its own weight (c_separate). Keeping them apart means one
+ * separation code path for flocks and convoys.
+ *
+ * Following a moving point with a proportional law lags: at a steady leader
+ * speed v the follower settles v / K_arrival further back than x_f. That is
+ * the seed's law; a larger arrive_gain tightens it, but above about 2 per s
+ * a vehicle limited in turn rate starts weaving (the lag is then so short
+ * that a small side error swings the command's direction a lot).
+ *
+ * A stopped leader's forward axis places the point. The controller cannot
+ * reverse: a follower that overshoots its point turns around, and its
+ * heading and velocity place the point of the one behind it, so a long
+ * convoy coming to a stop can fold up.
+ *
+ * A stale, null or self leader gives no command and no error (the handle
+ * may go stale at any step; shoal_agent_is_valid tells the owner). Reads the
+ * leader's position, velocity and orientation only: integration writes
+ * those in a later stage, so no other decide thread is writing them. */
+#include <math.h>
+
+#include "ecs/parallel.h"
+#include "simd/vec.h"
+#include "systems/systems.h"
+
+/* Below this leader speed (m/s) the velocity direction is noise. */
+#define FOLLOW_STILL_SPEED 1e-3f
+
+typedef struct follow_ctx {
+    world_t* w;
+} follow_ctx;
+
+static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = ((follow_ctx*)vctx)->w;
+    const int three = w->dims == 3;
+    const uint32_t* slots = table_slots(&w->comps[COMP_FOLLOW].table);
+    const uint32_t* lindex = COMP_U(w, COMP_FOLLOW, FO_LEADER_INDEX1);
+    const uint32_t* ltag = COMP_U(w, COMP_FOLLOW, FO_LEADER_TAG);
+    const float* weight = COMP_F(w, COMP_FOLLOW, FO_WEIGHT);
+    const float* behind = COMP_F(w, COMP_FOLLOW, FO_BEHIND);
+    const float* per_speed = COMP_F(w, COMP_FOLLOW, FO_BEHIND_PER_SPEED);
+    const float* gain = COMP_F(w, COMP_FOLLOW, FO_ARRIVE_GAIN);
+    const float* px = AGENT_F(w, AC_POS_X);
+    const float* py = AGENT_F(w, AC_POS_Y);
+    const float* pz = AGENT_F(w, AC_POS_Z);
+    const float* vx = AGENT_F(w, AC_VEL_X);
+    const float* vy = AGENT_F(w, AC_VEL_Y);
+    const float* vz = AGENT_F(w, AC_VEL_Z);
+    const float* mass = AGENT_F(w, AC_MASS);
+    const float* fmax = AGENT_F(w, AC_MAX_FORCE);
+    const float* vmax = AGENT_F(w, AC_MAX_SPEED);
+    float* dx = AGENT_F(w, AC_DESIRED_X);
+    float* dy = AGENT_F(w, AC_DESIRED_Y);
+    float* dz = AGENT_F(w, AC_DESIRED_Z);
+
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = w->slots[slots[r]].row;
+        int32_t l = world_row_of_stored(w, lindex[r], ltag[r]);
+        if (l < 0 || l == i) continue;
+
+        vec3 vl = {vx[l], vy[l], three ? vz[l] : 0.0f};
+        float speed_l = vec3_length(vl);
+        vec3 u;
+        if (speed_l >= FOLLOW_STILL_SPEED) {
+            u = vec3_scale(vl, 1.0f / speed_l);
+        } else if (three) {
+            quat q = {AGENT_F(w, AC_QW)[l], AGENT_F(w, AC_QX)[l], AGENT_F(w, AC_QY)[l],
+                      AGENT_F(w, AC_QZ)[l]};
+            u = quat_forward(q);
+        } else {
+            float h = AGENT_F(w, AC_HEADING)[l];
+            u = (vec3){cosf(h), sinf(h), 0.0f};
+        }
+        float s = behind[r] + per_speed[r] * speed_l;
+        vec3 e = {px[l] - s * u.x - px[i], py[l] - s * u.y - py[i],
+                  three ? pz[l] - s * u.z - pz[i] : 0.0f};
+        float dist = vec3_length(e);
+        if (!(dist > 0.0f)) continue; /* on the point: arrival asks for nothing */
+
+        float speed = gain[r] * dist;
+        float a_brake = 0.5f * fmax[i] / mass[i];
+        float cap = fminf(vmax[i], sqrtf(2.0f * a_brake * dist));
+        if (speed > cap) speed = cap;
+        float k = weight[r] * speed / dist;
+        dx[i] += k * e.x;
+        dy[i] += k * e.y;
+        if (three) dz[i] += k * e.z;
+    }
+}
+
+int64_t follow_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    int32_t count = w->comps[COMP_FOLLOW].table.count;
+    follow_ctx c = {w};
+    par_for(w, count, 512, PAR_STATIC, follow_range, &c);
+    return count;
+}

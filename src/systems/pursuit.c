@@ -1,0 +1,109 @@
+/* Pursuit and evasion: seek or flee (seed 003, "Seek/Flee") aimed at where
+ * the target agent will be rather than where it is.
+ *
+ * The seed's Seek/Flee take a fixed point; a moving target needs a
+ * prediction (Reynolds' pursuit). The target is assumed to keep its current
+ * velocity for T seconds, T being the time this agent needs to cover the
+ * present distance at its top speed, capped by max_prediction:
+ *
+ *   d = p_t - p,   T = min(|d| / max(V_max, 1e-6), max_prediction)
+ *   e = p_t + v_t T - p
+ *   pursue: V = V_max e / |e|      evade: V = -V_max e / |e|
+ *
+ * and the desired velocity gets w_pursue V_pursue + w_evade V_evade added.
+ * V_d = V_max for both, as in the seed. Seeking a point it is on gives no
+ * command (as steer's seek); evading from there flees along the agent's own
+ * forward axis (as steer's flee): any direction leaves, ahead is cheapest.
+ *
+ * A target that is gone (stale handle), null, or the agent itself gives no
+ * command and no error: handles held in components may go stale at any
+ * step, and the owner learns that from shoal_agent_is_valid.
+ *
+ * Reads the target's position and velocity only: those columns are written
+ * by integration in a later stage, so reading another row here races with
+ * nothing. Never reads another agent's desired velocity, which other decide
+ * threads are writing. */
+#include <math.h>
+
+#include "ecs/parallel.h"
+#include "simd/vec.h"
+#include "systems/systems.h"
+
+typedef struct pursuit_ctx {
+    world_t* w;
+} pursuit_ctx;
+
+static vec3 load_pos(const world_t* w, int32_t row, int three)
+{
+    return (vec3){AGENT_F(w, AC_POS_X)[row], AGENT_F(w, AC_POS_Y)[row],
+                  three ? AGENT_F(w, AC_POS_Z)[row] : 0.0f};
+}
+
+static vec3 load_vel(const world_t* w, int32_t row, int three)
+{
+    return (vec3){AGENT_F(w, AC_VEL_X)[row], AGENT_F(w, AC_VEL_Y)[row],
+                  three ? AGENT_F(w, AC_VEL_Z)[row] : 0.0f};
+}
+
+/* The body's forward axis: heading in 2D, the quaternion's +x in 3D. */
+static vec3 forward_of(const world_t* w, int32_t row, int three)
+{
+    if (!three) {
+        float h = AGENT_F(w, AC_HEADING)[row];
+        return (vec3){cosf(h), sinf(h), 0.0f};
+    }
+    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
+              AGENT_F(w, AC_QZ)[row]};
+    return quat_forward(q);
+}
+
+static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = ((pursuit_ctx*)vctx)->w;
+    const int three = w->dims == 3;
+    const uint32_t* slots = table_slots(&w->comps[COMP_PURSUIT].table);
+    const uint32_t* tindex = COMP_U(w, COMP_PURSUIT, PU_TARGET_INDEX1);
+    const uint32_t* ttag = COMP_U(w, COMP_PURSUIT, PU_TARGET_TAG);
+    const float* w_pursue = COMP_F(w, COMP_PURSUIT, PU_W_PURSUE);
+    const float* w_evade = COMP_F(w, COMP_PURSUIT, PU_W_EVADE);
+    const float* max_pred = COMP_F(w, COMP_PURSUIT, PU_MAX_PREDICTION);
+    const float* vmax = AGENT_F(w, AC_MAX_SPEED);
+    float* dx = AGENT_F(w, AC_DESIRED_X);
+    float* dy = AGENT_F(w, AC_DESIRED_Y);
+    float* dz = AGENT_F(w, AC_DESIRED_Z);
+
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = w->slots[slots[r]].row;
+        int32_t t = world_row_of_stored(w, tindex[r], ttag[r]);
+        if (t < 0 || t == i) continue;
+
+        vec3 p = load_pos(w, i, three);
+        vec3 d = vec3_sub(load_pos(w, t, three), p);
+        float T = fminf(vec3_length(d) / fmaxf(vmax[i], 1e-6f), max_pred[r]);
+        vec3 e = vec3_add(d, vec3_scale(load_vel(w, t, three), T)); /* predicted - p */
+        vec3 dir = vec3_normalize(e);
+        int on_point = dir.x == 0.0f && dir.y == 0.0f && dir.z == 0.0f;
+
+        vec3 v = vec3_zero();
+        if (w_pursue[r] != 0.0f && !on_point) v = vec3_scale(dir, w_pursue[r] * vmax[i]);
+        if (w_evade[r] != 0.0f) {
+            vec3 away = on_point ? forward_of(w, i, three) : vec3_neg(dir);
+            v = vec3_add(v, vec3_scale(away, w_evade[r] * vmax[i]));
+        }
+        dx[i] += v.x;
+        dy[i] += v.y;
+        if (three) dz[i] += v.z;
+    }
+}
+
+int64_t pursuit_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    int32_t count = w->comps[COMP_PURSUIT].table.count;
+    pursuit_ctx c = {w};
+    /* Even cost per agent (one random read of the target): static blocks. */
+    par_for(w, count, 512, PAR_STATIC, pursuit_range, &c);
+    return count;
+}
