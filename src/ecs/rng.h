@@ -24,6 +24,26 @@ static inline uint64_t rng_bits(uint64_t seed, uint64_t key, uint64_t counter, u
     return rng_mix64(h ^ (uint64_t)stream);
 }
 
+/* Several draws for one (seed, key, counter) share the first three mixing
+ * rounds: rng_stream(rng_base(s, k, c), stream) == rng_bits(s, k, c, stream). */
+static inline uint64_t rng_base(uint64_t seed, uint64_t key, uint64_t counter)
+{
+    uint64_t h = rng_mix64(seed ^ 0x5851f42d4c957f2dull);
+    h = rng_mix64(h ^ key);
+    return rng_mix64(h ^ counter);
+}
+
+static inline uint64_t rng_stream(uint64_t base, uint32_t stream)
+{
+    return rng_mix64(base ^ (uint64_t)stream);
+}
+
+/* Uniform float in [-1, 1) from 64 random bits (24 bits of resolution). */
+static inline float rng_signed_unit(uint64_t bits)
+{
+    return (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
 /* Uniform float in [0, 1), 24 bits of resolution. */
 static inline float rng_unit(uint64_t seed, uint64_t key, uint64_t counter, uint32_t stream)
 {

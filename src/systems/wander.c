@@ -65,9 +65,10 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         int32_t i = w->slots[slot].row;
         uint64_t key = (uint64_t)slot | ((uint64_t)w->slots[slot].generation << 32);
 
-        vec3 n = {rng_range(seed, key, step, WANDER_STREAM + 0u, -1.0f, 1.0f),
-                  rng_range(seed, key, step, WANDER_STREAM + 1u, -1.0f, 1.0f),
-                  three ? rng_range(seed, key, step, WANDER_STREAM + 2u, -1.0f, 1.0f) : 0.0f};
+        uint64_t base = rng_base(seed, key, step);
+        vec3 n = {rng_signed_unit(rng_stream(base, WANDER_STREAM + 0u)),
+                  rng_signed_unit(rng_stream(base, WANDER_STREAM + 1u)),
+                  three ? rng_signed_unit(rng_stream(base, WANDER_STREAM + 2u)) : 0.0f};
         n = vec3_normalize(n);
         if (n.x == 0.0f && n.y == 0.0f && n.z == 0.0f) n.x = 1.0f;
 
