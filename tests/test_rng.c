@@ -14,7 +14,8 @@ Test(rng, shared_base_equals_full_draw)
 
 Test(rng, draws_are_uniform_and_in_range)
 {
-    /* 64 bins of 100,000 draws: every bin within 5% of its expectation. */
+    /* 64 bins of 100,000 draws: every bin within 5 standard deviations
+     * (about 39 draws) of its expectation of 1562.5. */
     int bins[64] = {0};
     for (uint64_t i = 0; i < 100000; ++i) {
         float u = rng_unit(1, i, 3, 0);
@@ -23,7 +24,7 @@ Test(rng, draws_are_uniform_and_in_range)
         cr_assert(v >= -1.0f && v < 1.0f);
         bins[(int)(u * 64.0f)]++;
     }
-    for (int b = 0; b < 64; ++b) cr_assert(bins[b] > 1484 && bins[b] < 1641, "bin %d: %d", b, bins[b]);
+    for (int b = 0; b < 64; ++b) cr_assert(bins[b] > 1365 && bins[b] < 1760, "bin %d: %d", b, bins[b]);
     cr_assert_neq(rng_bits(1, 2, 3, 4), rng_bits(1, 2, 3, 5), "streams differ");
     cr_assert_neq(rng_bits(1, 2, 3, 4), rng_bits(2, 2, 3, 4), "seeds differ");
 }
