@@ -74,7 +74,8 @@ static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int3
     return (h ^ (h >> 15)) & g->bucket_mask;
 }
 
-/* Integer cell coordinate of a position along one axis. */
+/* Integer cell coordinate of a position along one axis. On a torus the
+ * position must already be wrapped into the box. */
 static inline int32_t grid_coord(const grid_t* g, float p, int axis)
 {
     float c = g->wrap ? (p - g->origin[axis]) * g->inv_cell[axis] : p * g->inv_cell[axis];
@@ -84,7 +85,9 @@ static inline int32_t grid_coord(const grid_t* g, float p, int axis)
     if (f < -1.0e9f) f = -1.0e9f;
     int32_t i = (int32_t)f;
     if (g->wrap) {
-        i %= g->n[axis];
+        /* Positions are wrapped into the box first, so i is in [0, n]
+         * (n only by rounding at the upper edge): no division needed. */
+        if (i >= g->n[axis]) i -= g->n[axis];
         if (i < 0) i += g->n[axis];
     }
     return i;
