@@ -12,11 +12,20 @@
  * to the one with the desired yaw and pitch and no roll.
  *
  * Gains are capped at 1/dt so that a large step cannot overshoot the
- * commanded velocity (explicit Euler is unstable for gain * dt > 2). */
+ * commanded velocity (explicit Euler is unstable for gain * dt > 2).
+ *
+ * Both kernels run a lane of agents at a time with lane_math.h's sincos and
+ * atan2 instead of libm, so the scalar build computes the same bits as the
+ * SIMD ones. Every lane is one agent's own arithmetic, so the split of
+ * [0, count) into ranges cannot change a result. The last partial lane of a
+ * range is loaded and stored with the partial operations: rows past the
+ * range are never touched, so no assumption about the split or the padding
+ * is needed, and padded rows stay zero. */
 #include <math.h>
 
 #include "ecs/parallel.h"
-#include "simd/vec.h"
+#include "simd/lane_math.h"
+#include "simd/lanes.h"
 #include "systems/systems.h"
 
 typedef struct control_ctx {
@@ -24,112 +33,205 @@ typedef struct control_ctx {
     float dt;
 } control_ctx;
 
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+/* n >= SHOAL_LANES: a whole lane; fewer: the first n rows only. */
+static inline lanef load_n(const float* p, int32_t n)
+{
+    return n >= SHOAL_LANES ? lane_loadu(p) : lane_load_partial(p, n);
+}
+
+static inline void store_n(float* p, lanef v, int32_t n)
+{
+    if (n >= SHOAL_LANES)
+        lane_storeu(p, v);
+    else
+        lane_store_partial(p, v, n);
+}
+
+/* ---- 2D ------------------------------------------------------------------ */
+
+typedef struct cols_2d {
+    const float *vx, *vy, *heading, *omega, *dx, *dy;
+    const float *mass, *inertia, *fmax, *tmax, *vmax, *kv, *kh, *kd;
+    float *fx, *fy, *tz;
+} cols_2d;
+
+/* Rows [i, i + n) (n <= SHOAL_LANES). Inlined twice: with n = SHOAL_LANES
+ * for the body of a range, where the partial paths fold away, and once for
+ * a range's tail. */
+static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d* c, int32_t i,
+                                                                     int32_t n, lanef inv_dt)
+{
+    lanef vx = load_n(c->vx + i, n), vy = load_n(c->vy + i, n);
+    lanef dx = load_n(c->dx + i, n), dy = load_n(c->dy + i, n);
+    lanef heading = load_n(c->heading + i, n), omega = load_n(c->omega + i, n);
+    lanef mass = load_n(c->mass + i, n), inertia = load_n(c->inertia + i, n);
+    lanef fmax = load_n(c->fmax + i, n), tmax = load_n(c->tmax + i, n);
+    lanef vmax = load_n(c->vmax + i, n), kv = load_n(c->kv + i, n);
+    lanef kh = load_n(c->kh + i, n), kd = load_n(c->kd + i, n);
+    const lanef zero = lane_zero(), one = lane_set1(1.0f);
+
+    lanef vd = lane_sqrt(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)));
+    lanef sn, cs;
+    lane_sincos(heading, &sn, &cs);
+    /* Heading error from the desired direction in body axes: the seed's
+     * atan(e_y / e_x) (atan2 needs no division by V_d), with
+     * cos(err) = e_x / V_d as the forward part. Below the hold speed there
+     * is no direction: err = 0 and V_fwd = 0. */
+    lanem steer = lane_cmp_gt(vd, lane_set1(STEER_HOLD_SPEED));
+    lanef ex = lane_add(lane_mul(cs, dx), lane_mul(sn, dy));
+    lanef ey = lane_sub(lane_mul(cs, dy), lane_mul(sn, dx));
+    lanef err = lane_select(steer, lane_atan2(ey, ex), zero);
+    lanef cos_err = lane_div(ex, lane_select(steer, vd, one));
+    lanef fwd = lane_select(steer, lane_mul(lane_min(vd, vmax), lane_max(zero, cos_err)), zero);
+
+    lanef u = lane_add(lane_mul(cs, vx), lane_mul(sn, vy)); /* body forward */
+    lanef v = lane_sub(lane_mul(cs, vy), lane_mul(sn, vx)); /* body left */
+    lanef g = lane_mul(mass, lane_min(kv, inv_dt));
+    lanef fbx = lane_mul(g, lane_sub(fwd, u));
+    lanef fby = lane_mul(g, lane_sub(zero, v));
+    lanef fn_sq = lane_add(lane_mul(fbx, fbx), lane_mul(fby, fby));
+    lanef fn = lane_sqrt(fn_sq);
+    lanem clip = lane_cmp_gt(fn, fmax);
+    lanef k = lane_div(fmax, lane_select(clip, fn, one));
+    fbx = lane_select(clip, lane_mul(fbx, k), fbx);
+    fby = lane_select(clip, lane_mul(fby, k), fby);
+    /* R(z, theta) F_B */
+    store_n(c->fx + i, lane_sub(lane_mul(cs, fbx), lane_mul(sn, fby)), n);
+    store_n(c->fy + i, lane_add(lane_mul(sn, fbx), lane_mul(cs, fby)), n);
+
+    lanef damping = lane_mul(lane_min(kd, inv_dt), omega);
+    lanef tau = lane_mul(inertia, lane_sub(lane_mul(kh, err), damping));
+    store_n(c->tz + i, lane_min(lane_max(tau, lane_neg(tmax)), tmax), n);
+}
 
 static void control_range_2d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const control_ctx* c = (const control_ctx*)vctx;
-    world_t* w = c->w;
-    const float inv_dt = 1.0f / c->dt;
-    const float* vx = AGENT_F(w, AC_VEL_X);
-    const float* vy = AGENT_F(w, AC_VEL_Y);
-    const float* heading = AGENT_F(w, AC_HEADING);
-    const float* omega = AGENT_F(w, AC_OMEGA_Z);
-    const float* dx = AGENT_F(w, AC_DESIRED_X);
-    const float* dy = AGENT_F(w, AC_DESIRED_Y);
-    const float* mass = AGENT_F(w, AC_MASS);
-    const float* inertia = AGENT_F(w, AC_INERTIA);
-    const float* fmax = AGENT_F(w, AC_MAX_FORCE);
-    const float* tmax = AGENT_F(w, AC_MAX_TORQUE);
-    const float* vmax = AGENT_F(w, AC_MAX_SPEED);
-    const float* kv = AGENT_F(w, AC_SPEED_GAIN);
-    const float* kh = AGENT_F(w, AC_HEADING_GAIN);
-    const float* kd = AGENT_F(w, AC_TURN_DAMPING);
-    float* fx = AGENT_F(w, AC_FORCE_X);
-    float* fy = AGENT_F(w, AC_FORCE_Y);
-    float* tz = AGENT_F(w, AC_TORQUE_Z);
+    const control_ctx* ctx = (const control_ctx*)vctx;
+    world_t* w = ctx->w;
+    const cols_2d c = {
+        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y),
+        .heading = AGENT_F(w, AC_HEADING), .omega = AGENT_F(w, AC_OMEGA_Z),
+        .dx = AGENT_F(w, AC_DESIRED_X), .dy = AGENT_F(w, AC_DESIRED_Y),
+        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
+        .fmax = AGENT_F(w, AC_MAX_FORCE), .tmax = AGENT_F(w, AC_MAX_TORQUE),
+        .vmax = AGENT_F(w, AC_MAX_SPEED), .kv = AGENT_F(w, AC_SPEED_GAIN),
+        .kh = AGENT_F(w, AC_HEADING_GAIN), .kd = AGENT_F(w, AC_TURN_DAMPING),
+        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
+    };
+    const lanef inv_dt = lane_set1(1.0f / ctx->dt);
+    int32_t i = begin;
+    for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) control_lanes_2d(&c, i, SHOAL_LANES, inv_dt);
+    if (i < end) control_lanes_2d(&c, i, end - i, inv_dt);
+}
 
-    for (int32_t i = begin; i < end; ++i) {
-        float vd = sqrtf(dx[i] * dx[i] + dy[i] * dy[i]);
-        float cs = cosf(heading[i]), sn = sinf(heading[i]);
-        float err = 0.0f, fwd = 0.0f;
-        if (vd > STEER_HOLD_SPEED) {
-            /* Heading error from the desired direction in body axes: the
-             * seed's atan(e_y / e_x), with cos(err) as the forward part. */
-            float ex = (cs * dx[i] + sn * dy[i]) / vd;
-            float ey = (cs * dy[i] - sn * dx[i]) / vd;
-            err = atan2f(ey, ex);
-            fwd = fminf(vd, vmax[i]) * fmaxf(0.0f, ex);
-        }
-        float u = cs * vx[i] + sn * vy[i];  /* body forward */
-        float v = -sn * vx[i] + cs * vy[i]; /* body left */
-        float g = mass[i] * fminf(kv[i], inv_dt);
-        float fbx = g * (fwd - u), fby = g * (0.0f - v);
-        float fn = sqrtf(fbx * fbx + fby * fby);
-        if (fn > fmax[i]) {
-            float k = fmax[i] / fn;
-            fbx *= k;
-            fby *= k;
-        }
-        fx[i] = cs * fbx - sn * fby; /* R(z, theta) F_B */
-        fy[i] = sn * fbx + cs * fby;
-        float tau = inertia[i] * (kh[i] * err - fminf(kd[i], inv_dt) * omega[i]);
-        tz[i] = clampf(tau, -tmax[i], tmax[i]);
-    }
+/* ---- 3D ------------------------------------------------------------------ */
+
+typedef struct cols_3d {
+    const float *qw, *qx, *qy, *qz, *vx, *vy, *vz, *ox, *oy, *oz, *dx, *dy, *dz;
+    const float *mass, *inertia, *fmax, *tmax, *vmax, *kv, *kh, *kd;
+    float *fx, *fy, *fz, *tx, *ty, *tz;
+} cols_3d;
+
+static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d* c, int32_t i,
+                                                                     int32_t n, lanef inv_dt)
+{
+    const laneq q = { load_n(c->qw + i, n), load_n(c->qx + i, n), load_n(c->qy + i, n),
+                      load_n(c->qz + i, n) };
+    const lanev3 vel = { load_n(c->vx + i, n), load_n(c->vy + i, n), load_n(c->vz + i, n) };
+    const lanev3 omega = { load_n(c->ox + i, n), load_n(c->oy + i, n), load_n(c->oz + i, n) };
+    const lanev3 desired = { load_n(c->dx + i, n), load_n(c->dy + i, n), load_n(c->dz + i, n) };
+    lanef mass = load_n(c->mass + i, n), inertia = load_n(c->inertia + i, n);
+    lanef fmax = load_n(c->fmax + i, n), tmax = load_n(c->tmax + i, n);
+    lanef vmax = load_n(c->vmax + i, n), kv = load_n(c->kv + i, n);
+    lanef kh = load_n(c->kh + i, n), kd = load_n(c->kd + i, n);
+    const lanef zero = lane_zero(), one = lane_set1(1.0f);
+
+    lanef vd = lane_sqrt(lanev3_dot(desired, desired));
+    lanem steer = lane_cmp_gt(vd, lane_set1(STEER_HOLD_SPEED));
+    lanev3 d = lanev3_scale(desired, lane_div(one, lane_select(steer, vd, one)));
+    /* Desired attitude: yaw and pitch of d, no roll, i.e.
+     * qd = qz(yaw) qy(-pitch) = (cy cp, sy sp, -cy sp, sy cp) in half-angle
+     * cosines and sines (quat_from_yaw_pitch_roll with roll 0, multiplied
+     * out). The half angles need no trig: with h = |d_xy| = cos(pitch),
+     *   (1 + cos a, sin a) = 2 cos(a/2) (cos(a/2), sin(a/2)),
+     *   (sin a, 1 - cos a) = 2 sin(a/2) (cos(a/2), sin(a/2)),
+     * so (h + d_x, d_y) points along (cy, sy) for |yaw| <= pi/2 and
+     * (d_y, h - d_x) beyond (both free of cancellation; the second may be
+     * -(cy, sy), the same rotation, and e below is sign-normalized anyway),
+     * and (1 + h, d_z) along (cp, sp). One normalization of the product
+     * serves both. Straight up or down the yaw is 0, as atan2(0, 0):
+     * below h = 1e-18 (where d_z rounds to +-1 and the yaw is noise) so
+     * that the squares below stay normal floats (|(yc, ys)| >= h). */
+    lanef h = lane_sqrt(lane_add(lane_mul(d.x, d.x), lane_mul(d.y, d.y)));
+    lanem ahead = lane_cmp_ge(d.x, zero);
+    lanem level = lane_cmp_gt(h, lane_set1(1e-18f));
+    lanef yc = lane_select(level, lane_select(ahead, lane_add(h, d.x), d.y), one);
+    lanef ys = lane_select(level, lane_select(ahead, d.y, lane_sub(h, d.x)), zero);
+    lanef pc = lane_add(one, h), ps = d.z;
+    lanef norm_sq = lane_mul(lane_add(lane_mul(yc, yc), lane_mul(ys, ys)),
+                             lane_add(lane_mul(pc, pc), lane_mul(ps, ps)));
+    lanef inv_norm = lane_div(one, lane_sqrt(norm_sq));
+    const laneq qd = { lane_mul(lane_mul(yc, pc), inv_norm), lane_mul(lane_mul(ys, ps), inv_norm),
+                       lane_neg(lane_mul(lane_mul(yc, ps), inv_norm)),
+                       lane_mul(lane_mul(ys, pc), inv_norm) };
+    /* Rotation vector of qd q*, the shorter way round (w >= 0):
+     * axis * angle = v * 2 atan2(|v|, w) / |v|, and 0 where |v| = 0. */
+    laneq e = laneq_mul(qd, laneq_conj(q));
+    lanem flip = lane_cmp_lt(e.w, zero);
+    e = (laneq){ lane_select(flip, lane_neg(e.w), e.w), lane_select(flip, lane_neg(e.x), e.x),
+                 lane_select(flip, lane_neg(e.y), e.y), lane_select(flip, lane_neg(e.z), e.z) };
+    lanev3 ev = { e.x, e.y, e.z };
+    lanef s = lane_sqrt(lanev3_dot(ev, ev));
+    lanem turn = lane_mask_and(steer, lane_cmp_gt(s, zero));
+    lanef angle = lane_mul(lane_set1(2.0f), lane_atan2(s, e.w));
+    lanef per_s = lane_select(turn, lane_div(angle, lane_select(turn, s, one)), zero);
+    lanev3 rot = lanev3_scale(ev, per_s); /* world frame */
+
+    lanev3 forward = laneq_rotate(q, (lanev3){ one, zero, zero });
+    lanef cos_err = lane_max(zero, lanev3_dot(forward, d));
+    lanef fwd = lane_select(steer, lane_mul(lane_min(vd, vmax), cos_err), zero);
+
+    lanev3 vb = laneq_unrotate(q, vel);
+    lanef g = lane_mul(mass, lane_min(kv, inv_dt));
+    lanev3 fb = { lane_mul(g, lane_sub(fwd, vb.x)), lane_mul(g, lane_neg(vb.y)),
+                  lane_mul(g, lane_neg(vb.z)) };
+    fb = lanev3_clamp_length(fb, fmax);
+    lanev3 f = laneq_rotate(q, fb);
+    lanev3 damping = lanev3_scale(omega, lane_min(kd, inv_dt));
+    lanev3 tau = lanev3_scale(lanev3_sub(lanev3_scale(rot, kh), damping), inertia);
+    tau = lanev3_clamp_length(tau, tmax);
+    store_n(c->fx + i, f.x, n);
+    store_n(c->fy + i, f.y, n);
+    store_n(c->fz + i, f.z, n);
+    store_n(c->tx + i, tau.x, n);
+    store_n(c->ty + i, tau.y, n);
+    store_n(c->tz + i, tau.z, n);
 }
 
 static void control_range_3d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const control_ctx* c = (const control_ctx*)vctx;
-    world_t* w = c->w;
-    const float inv_dt = 1.0f / c->dt;
-    float* fx = AGENT_F(w, AC_FORCE_X);
-    float* fy = AGENT_F(w, AC_FORCE_Y);
-    float* fz = AGENT_F(w, AC_FORCE_Z);
-    float* tx = AGENT_F(w, AC_TORQUE_X);
-    float* ty = AGENT_F(w, AC_TORQUE_Y);
-    float* tz = AGENT_F(w, AC_TORQUE_Z);
-
-    for (int32_t i = begin; i < end; ++i) {
-        quat q = {AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i],
-                  AGENT_F(w, AC_QZ)[i]};
-        vec3 vel = {AGENT_F(w, AC_VEL_X)[i], AGENT_F(w, AC_VEL_Y)[i], AGENT_F(w, AC_VEL_Z)[i]};
-        vec3 omega = {AGENT_F(w, AC_OMEGA_X)[i], AGENT_F(w, AC_OMEGA_Y)[i], AGENT_F(w, AC_OMEGA_Z)[i]};
-        vec3 desired = {AGENT_F(w, AC_DESIRED_X)[i], AGENT_F(w, AC_DESIRED_Y)[i],
-                        AGENT_F(w, AC_DESIRED_Z)[i]};
-        float mass = AGENT_F(w, AC_MASS)[i], inertia = AGENT_F(w, AC_INERTIA)[i];
-        float vmax = AGENT_F(w, AC_MAX_SPEED)[i];
-        float vd = vec3_length(desired);
-        vec3 rot = {0.0f, 0.0f, 0.0f};
-        float fwd = 0.0f;
-        if (vd > STEER_HOLD_SPEED) {
-            vec3 d = vec3_scale(desired, 1.0f / vd);
-            float yaw_d = atan2f(d.y, d.x);
-            float pitch_d = asinf(clampf(d.z, -1.0f, 1.0f));
-            quat qd = quat_from_yaw_pitch_roll(yaw_d, pitch_d, 0.0f);
-            vec3 axis;
-            float angle = quat_to_axis_angle(quat_mul(qd, quat_conj(q)), &axis);
-            rot = vec3_scale(axis, angle); /* world-frame rotation vector */
-            fwd = fminf(vd, vmax) * fmaxf(0.0f, vec3_dot(quat_forward(q), d));
-        }
-        vec3 vb = quat_unrotate(q, vel);
-        float g = mass * fminf(AGENT_F(w, AC_SPEED_GAIN)[i], inv_dt);
-        vec3 fb = {g * (fwd - vb.x), g * -vb.y, g * -vb.z};
-        fb = vec3_clamp_length(fb, AGENT_F(w, AC_MAX_FORCE)[i]);
-        vec3 f = quat_rotate(q, fb);
-        float kh = AGENT_F(w, AC_HEADING_GAIN)[i];
-        float kd = fminf(AGENT_F(w, AC_TURN_DAMPING)[i], inv_dt);
-        vec3 tau = vec3_scale(vec3_sub(vec3_scale(rot, kh), vec3_scale(omega, kd)), inertia);
-        tau = vec3_clamp_length(tau, AGENT_F(w, AC_MAX_TORQUE)[i]);
-        fx[i] = f.x;
-        fy[i] = f.y;
-        fz[i] = f.z;
-        tx[i] = tau.x;
-        ty[i] = tau.y;
-        tz[i] = tau.z;
-    }
+    const control_ctx* ctx = (const control_ctx*)vctx;
+    world_t* w = ctx->w;
+    const cols_3d c = {
+        .qw = AGENT_F(w, AC_QW), .qx = AGENT_F(w, AC_QX), .qy = AGENT_F(w, AC_QY),
+        .qz = AGENT_F(w, AC_QZ),
+        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = AGENT_F(w, AC_VEL_Z),
+        .ox = AGENT_F(w, AC_OMEGA_X), .oy = AGENT_F(w, AC_OMEGA_Y), .oz = AGENT_F(w, AC_OMEGA_Z),
+        .dx = AGENT_F(w, AC_DESIRED_X), .dy = AGENT_F(w, AC_DESIRED_Y),
+        .dz = AGENT_F(w, AC_DESIRED_Z),
+        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
+        .fmax = AGENT_F(w, AC_MAX_FORCE), .tmax = AGENT_F(w, AC_MAX_TORQUE),
+        .vmax = AGENT_F(w, AC_MAX_SPEED), .kv = AGENT_F(w, AC_SPEED_GAIN),
+        .kh = AGENT_F(w, AC_HEADING_GAIN), .kd = AGENT_F(w, AC_TURN_DAMPING),
+        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .fz = AGENT_F(w, AC_FORCE_Z),
+        .tx = AGENT_F(w, AC_TORQUE_X), .ty = AGENT_F(w, AC_TORQUE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
+    };
+    const lanef inv_dt = lane_set1(1.0f / ctx->dt);
+    int32_t i = begin;
+    for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) control_lanes_3d(&c, i, SHOAL_LANES, inv_dt);
+    if (i < end) control_lanes_3d(&c, i, end - i, inv_dt);
 }
 
 int64_t control_run(world_t* w, float dt, void* ctx)

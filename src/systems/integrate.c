@@ -4,11 +4,18 @@
  * clamped to V_max, then position with the new velocity; angular velocity
  * clamped to the max turn rate, then heading (2D) or the quaternion (3D).
  * Clamping after each update is what guarantees the limits hold every step,
- * whatever the controller asked for. */
+ * whatever the controller asked for.
+ *
+ * Both kernels run a lane of agents at a time (lane_math.h for the angle
+ * wrap, the quaternion and the 3D yaw), the last partial lane of a range
+ * with partial loads and stores, as in control.c: no row outside the range
+ * is read or written, so padded rows stay zero. Padding lanes have mass and
+ * inertia 0; they divide by 1 instead so that no lane computes a NaN. */
 #include <math.h>
 
 #include "ecs/parallel.h"
-#include "simd/vec.h"
+#include "simd/lane_math.h"
+#include "simd/lanes.h"
 #include "systems/systems.h"
 
 typedef struct integrate_ctx {
@@ -16,81 +23,151 @@ typedef struct integrate_ctx {
     float dt;
 } integrate_ctx;
 
+static inline lanef load_n(const float* p, int32_t n)
+{
+    return n >= SHOAL_LANES ? lane_loadu(p) : lane_load_partial(p, n);
+}
+
+static inline void store_n(float* p, lanef v, int32_t n)
+{
+    if (n >= SHOAL_LANES)
+        lane_storeu(p, v);
+    else
+        lane_store_partial(p, v, n);
+}
+
+/* x where x > 0, else 1: a divisor for rows that may be padding. */
+static inline lanef positive_or_one(lanef x)
+{
+    return lane_select(lane_cmp_gt(x, lane_zero()), x, lane_set1(1.0f));
+}
+
+/* ---- 2D ------------------------------------------------------------------ */
+
+typedef struct cols_2d {
+    float *px, *py, *vx, *vy, *heading, *omega;
+    const float *fx, *fy, *tz, *mass, *inertia, *vmax, *wmax;
+} cols_2d;
+
+static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d* c, int32_t i,
+                                                                       int32_t n, lanef dt)
+{
+    lanef fx = load_n(c->fx + i, n), fy = load_n(c->fy + i, n), tz = load_n(c->tz + i, n);
+    /* Divides are the bottleneck here (a 512-bit one issues about every 16
+     * cycles): one for 1/m serves both force components. */
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(load_n(c->mass + i, n)));
+    lanef inertia = positive_or_one(load_n(c->inertia + i, n));
+    lanef vmax = load_n(c->vmax + i, n), wmax = load_n(c->wmax + i, n);
+
+    lanef nvx = lane_add(load_n(c->vx + i, n), lane_mul(lane_mul(fx, inv_m), dt));
+    lanef nvy = lane_add(load_n(c->vy + i, n), lane_mul(lane_mul(fy, inv_m), dt));
+    lanef s2 = lane_add(lane_mul(nvx, nvx), lane_mul(nvy, nvy));
+    lanem over = lane_cmp_gt(s2, lane_mul(vmax, vmax));
+    lanef k = lane_div(vmax, lane_sqrt(lane_select(over, s2, lane_set1(1.0f))));
+    nvx = lane_select(over, lane_mul(nvx, k), nvx);
+    nvy = lane_select(over, lane_mul(nvy, k), nvy);
+    store_n(c->vx + i, nvx, n);
+    store_n(c->vy + i, nvy, n);
+    store_n(c->px + i, lane_add(load_n(c->px + i, n), lane_mul(nvx, dt)), n);
+    store_n(c->py + i, lane_add(load_n(c->py + i, n), lane_mul(nvy, dt)), n);
+
+    lanef om = lane_add(load_n(c->omega + i, n), lane_mul(lane_div(tz, inertia), dt));
+    om = lane_min(lane_max(om, lane_neg(wmax)), wmax);
+    store_n(c->omega + i, om, n);
+    lanef heading = lane_add(load_n(c->heading + i, n), lane_mul(om, dt));
+    store_n(c->heading + i, lane_wrap_angle(heading), n);
+}
+
 static void integrate_range_2d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const integrate_ctx* c = (const integrate_ctx*)vctx;
-    world_t* w = c->w;
-    const float dt = c->dt;
-    float* px = AGENT_F(w, AC_POS_X);
-    float* py = AGENT_F(w, AC_POS_Y);
-    float* vx = AGENT_F(w, AC_VEL_X);
-    float* vy = AGENT_F(w, AC_VEL_Y);
-    float* heading = AGENT_F(w, AC_HEADING);
-    float* omega = AGENT_F(w, AC_OMEGA_Z);
-    const float* fx = AGENT_F(w, AC_FORCE_X);
-    const float* fy = AGENT_F(w, AC_FORCE_Y);
-    const float* tz = AGENT_F(w, AC_TORQUE_Z);
-    const float* mass = AGENT_F(w, AC_MASS);
-    const float* inertia = AGENT_F(w, AC_INERTIA);
-    const float* vmax = AGENT_F(w, AC_MAX_SPEED);
-    const float* wmax = AGENT_F(w, AC_MAX_TURN_RATE);
+    const integrate_ctx* ctx = (const integrate_ctx*)vctx;
+    world_t* w = ctx->w;
+    const cols_2d c = {
+        .px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y),
+        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y),
+        .heading = AGENT_F(w, AC_HEADING), .omega = AGENT_F(w, AC_OMEGA_Z),
+        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
+        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
+        .vmax = AGENT_F(w, AC_MAX_SPEED), .wmax = AGENT_F(w, AC_MAX_TURN_RATE),
+    };
+    const lanef dt = lane_set1(ctx->dt);
+    int32_t i = begin;
+    for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_2d(&c, i, SHOAL_LANES, dt);
+    if (i < end) integrate_lanes_2d(&c, i, end - i, dt);
+}
 
-    for (int32_t i = begin; i < end; ++i) {
-        float nvx = vx[i] + fx[i] / mass[i] * dt;
-        float nvy = vy[i] + fy[i] / mass[i] * dt;
-        float s2 = nvx * nvx + nvy * nvy;
-        if (s2 > vmax[i] * vmax[i]) {
-            float k = vmax[i] / sqrtf(s2);
-            nvx *= k;
-            nvy *= k;
-        }
-        vx[i] = nvx;
-        vy[i] = nvy;
-        px[i] += nvx * dt;
-        py[i] += nvy * dt;
-        float om = omega[i] + tz[i] / inertia[i] * dt;
-        om = om > wmax[i] ? wmax[i] : om < -wmax[i] ? -wmax[i] : om;
-        omega[i] = om;
-        heading[i] = angle_wrap(heading[i] + om * dt);
-    }
+/* ---- 3D ------------------------------------------------------------------ */
+
+typedef struct cols_3d {
+    float *px, *py, *pz, *vx, *vy, *vz, *ox, *oy, *oz, *qw, *qx, *qy, *qz, *heading;
+    const float *fx, *fy, *fz, *tx, *ty, *tz, *mass, *inertia, *vmax, *wmax;
+} cols_3d;
+
+static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d* c, int32_t i,
+                                                                       int32_t n, lanef dt)
+{
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(load_n(c->mass + i, n)));
+    lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(load_n(c->inertia + i, n)));
+
+    lanev3 v = { load_n(c->vx + i, n), load_n(c->vy + i, n), load_n(c->vz + i, n) };
+    const lanev3 f = { load_n(c->fx + i, n), load_n(c->fy + i, n), load_n(c->fz + i, n) };
+    v = lanev3_add(v, lanev3_scale(lanev3_scale(f, inv_m), dt));
+    v = lanev3_clamp_length(v, load_n(c->vmax + i, n));
+    store_n(c->vx + i, v.x, n);
+    store_n(c->vy + i, v.y, n);
+    store_n(c->vz + i, v.z, n);
+    store_n(c->px + i, lane_add(load_n(c->px + i, n), lane_mul(v.x, dt)), n);
+    store_n(c->py + i, lane_add(load_n(c->py + i, n), lane_mul(v.y, dt)), n);
+    store_n(c->pz + i, lane_add(load_n(c->pz + i, n), lane_mul(v.z, dt)), n);
+
+    lanev3 om = { load_n(c->ox + i, n), load_n(c->oy + i, n), load_n(c->oz + i, n) };
+    const lanev3 tau = { load_n(c->tx + i, n), load_n(c->ty + i, n), load_n(c->tz + i, n) };
+    om = lanev3_add(om, lanev3_scale(lanev3_scale(tau, inv_i), dt));
+    om = lanev3_clamp_length(om, load_n(c->wmax + i, n));
+    store_n(c->ox + i, om.x, n);
+    store_n(c->oy + i, om.y, n);
+    store_n(c->oz + i, om.z, n);
+
+    /* quat_integrate: one explicit step of dq/dt = 0.5 (0, omega) q (omega
+     * in the world frame), renormalized. Padding lanes (q = 0) come out as
+     * the identity but are not stored. */
+    laneq q = { load_n(c->qw + i, n), load_n(c->qx + i, n), load_n(c->qy + i, n),
+                load_n(c->qz + i, n) };
+    laneq dq = laneq_mul((laneq){ lane_zero(), om.x, om.y, om.z }, q);
+    lanef h = lane_mul(lane_set1(0.5f), dt);
+    q = (laneq){ lane_add(q.w, lane_mul(h, dq.w)), lane_add(q.x, lane_mul(h, dq.x)),
+                 lane_add(q.y, lane_mul(h, dq.y)), lane_add(q.z, lane_mul(h, dq.z)) };
+    q = laneq_normalize(q);
+    store_n(c->qw + i, q.w, n);
+    store_n(c->qx + i, q.x, n);
+    store_n(c->qy + i, q.y, n);
+    store_n(c->qz + i, q.z, n);
+    /* quat_yaw: the heading of the forward axis. */
+    lanev3 forward = laneq_rotate(q, (lanev3){ lane_set1(1.0f), lane_zero(), lane_zero() });
+    store_n(c->heading + i, lane_atan2(forward.y, forward.x), n);
 }
 
 static void integrate_range_3d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const integrate_ctx* c = (const integrate_ctx*)vctx;
-    world_t* w = c->w;
-    const float dt = c->dt;
-    for (int32_t i = begin; i < end; ++i) {
-        float inv_m = 1.0f / AGENT_F(w, AC_MASS)[i];
-        float inv_i = 1.0f / AGENT_F(w, AC_INERTIA)[i];
-        vec3 v = {AGENT_F(w, AC_VEL_X)[i] + AGENT_F(w, AC_FORCE_X)[i] * inv_m * dt,
-                  AGENT_F(w, AC_VEL_Y)[i] + AGENT_F(w, AC_FORCE_Y)[i] * inv_m * dt,
-                  AGENT_F(w, AC_VEL_Z)[i] + AGENT_F(w, AC_FORCE_Z)[i] * inv_m * dt};
-        v = vec3_clamp_length(v, AGENT_F(w, AC_MAX_SPEED)[i]);
-        AGENT_F(w, AC_VEL_X)[i] = v.x;
-        AGENT_F(w, AC_VEL_Y)[i] = v.y;
-        AGENT_F(w, AC_VEL_Z)[i] = v.z;
-        AGENT_F(w, AC_POS_X)[i] += v.x * dt;
-        AGENT_F(w, AC_POS_Y)[i] += v.y * dt;
-        AGENT_F(w, AC_POS_Z)[i] += v.z * dt;
-        vec3 om = {AGENT_F(w, AC_OMEGA_X)[i] + AGENT_F(w, AC_TORQUE_X)[i] * inv_i * dt,
-                   AGENT_F(w, AC_OMEGA_Y)[i] + AGENT_F(w, AC_TORQUE_Y)[i] * inv_i * dt,
-                   AGENT_F(w, AC_OMEGA_Z)[i] + AGENT_F(w, AC_TORQUE_Z)[i] * inv_i * dt};
-        om = vec3_clamp_length(om, AGENT_F(w, AC_MAX_TURN_RATE)[i]);
-        AGENT_F(w, AC_OMEGA_X)[i] = om.x;
-        AGENT_F(w, AC_OMEGA_Y)[i] = om.y;
-        AGENT_F(w, AC_OMEGA_Z)[i] = om.z;
-        quat q = {AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i],
-                  AGENT_F(w, AC_QZ)[i]};
-        q = quat_integrate(q, om, dt);
-        AGENT_F(w, AC_QW)[i] = q.w;
-        AGENT_F(w, AC_QX)[i] = q.x;
-        AGENT_F(w, AC_QY)[i] = q.y;
-        AGENT_F(w, AC_QZ)[i] = q.z;
-        AGENT_F(w, AC_HEADING)[i] = quat_yaw(q);
-    }
+    const integrate_ctx* ctx = (const integrate_ctx*)vctx;
+    world_t* w = ctx->w;
+    const cols_3d c = {
+        .px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y), .pz = AGENT_F(w, AC_POS_Z),
+        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = AGENT_F(w, AC_VEL_Z),
+        .ox = AGENT_F(w, AC_OMEGA_X), .oy = AGENT_F(w, AC_OMEGA_Y), .oz = AGENT_F(w, AC_OMEGA_Z),
+        .qw = AGENT_F(w, AC_QW), .qx = AGENT_F(w, AC_QX), .qy = AGENT_F(w, AC_QY),
+        .qz = AGENT_F(w, AC_QZ), .heading = AGENT_F(w, AC_HEADING),
+        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .fz = AGENT_F(w, AC_FORCE_Z),
+        .tx = AGENT_F(w, AC_TORQUE_X), .ty = AGENT_F(w, AC_TORQUE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
+        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
+        .vmax = AGENT_F(w, AC_MAX_SPEED), .wmax = AGENT_F(w, AC_MAX_TURN_RATE),
+    };
+    const lanef dt = lane_set1(ctx->dt);
+    int32_t i = begin;
+    for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_3d(&c, i, SHOAL_LANES, dt);
+    if (i < end) integrate_lanes_3d(&c, i, end - i, dt);
 }
 
 int64_t integrate_run(world_t* w, float dt, void* ctx)
