@@ -298,6 +298,7 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
         }
         int fresh = component_row(c, slot) < 0;
         int32_t r = component_add(c, &w->alloc, slot);
+        TABLE_COL(&c->table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
         switch (k) {
         case COMP_NEIGHBORS: {
             const shoal_neighbors_t* n = &d->neighbors;
@@ -315,6 +316,7 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
             break;
         }
         case COMP_WANDER:
+            COMP_U(w, k, WD_KEY)[r] = w->slots[slot].generation;
             COMP_F(w, k, WD_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_WANDER];
             COMP_F(w, k, WD_CRUISE)[r] = d->wander.cruise_speed;
             COMP_F(w, k, WD_STRENGTH)[r] = d->wander.strength;
@@ -545,16 +547,28 @@ static shoal_agent_t make_handle(const world_t* w, uint32_t slot)
 static void insert_live(world_t* w, uint32_t slot, const shoal_agent_def_t* def)
 {
     int32_t row = table_push(&w->agents, slot);
-    agent_write_row(w, row, def);
     w->slots[slot].row = row;
     w->slots[slot].state = SLOT_LIVE;
+    agent_write_row(w, row, def);
+}
+
+/* Point the component rows of `slot` at its agent row again. */
+static void sync_component_rows(world_t* w, uint32_t slot)
+{
+    for (int k = 0; k < COMP_COUNT_; ++k) {
+        int32_t r = component_row(&w->comps[k], slot);
+        if (r >= 0) TABLE_COL(&w->comps[k].table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
+    }
 }
 
 static void remove_live(world_t* w, uint32_t slot)
 {
     for (int k = 0; k < COMP_COUNT_; ++k) component_remove(&w->comps[k], slot);
     uint32_t moved = table_swap_remove(&w->agents, w->slots[slot].row);
-    if (moved != UINT32_MAX) w->slots[moved].row = w->slots[slot].row;
+    if (moved != UINT32_MAX) {
+        w->slots[moved].row = w->slots[slot].row;
+        sync_component_rows(w, moved);
+    }
     release_slot(w, slot);
 }
 
@@ -960,6 +974,9 @@ void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scrat
             if (r >= 0) cperm[j++] = r;
         }
         component_permute(c, cperm, cscratch);
+        const uint32_t* cslots = table_slots(&c->table);
+        int32_t* crow = TABLE_COL(&c->table, int32_t, COMP_ROW);
+        for (int32_t r = 0; r < m; ++r) crow[r] = w->slots[cslots[r]].row;
     }
 }
 

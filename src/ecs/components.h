@@ -3,6 +3,10 @@
  * component's table holds that behavior's parameters (and state, for
  * wander). Column 0 of every component is the owning slot (uint32).
  *
+ * Column 1 is the owning agent's current row in the agent table (int32),
+ * kept up to date by the world through removals and reorders, so systems
+ * reach agent columns without a random lookup in the slot table.
+ *
  * Component rows are kept in agent-row order after every reorder of the
  * agent table, so a system that walks a component densely also walks the
  * agent columns forward. */
@@ -20,7 +24,7 @@ enum component_id {
 
 /* neighbors: all float but NB_MAX (int32) */
 enum {
-    NB_SLOT = 0,
+    NB_SLOT = 0, NB_ROW,
     NB_RADIUS, NB_FOV, NB_FOV_COS, NB_MAX,
     NB_K_SEP, NB_K_ALI, NB_K_COH,
     NB_W_SEP, NB_W_ALI, NB_W_COH,
@@ -29,7 +33,8 @@ enum {
 
 /* wander: weight and parameters, then the wander velocity (state) */
 enum {
-    WD_SLOT = 0,
+    WD_SLOT = 0, WD_ROW,
+    WD_KEY, /* uint32: the slot's generation, the high half of the random key */
     WD_WEIGHT, WD_CRUISE, WD_STRENGTH, WD_NOISE,
     WD_VX, WD_VY, WD_VZ,
     WD_COUNT_
@@ -37,7 +42,7 @@ enum {
 
 /* pursuit: the target handle as two uint32 (index1, world0 << 16 | generation) */
 enum {
-    PU_SLOT = 0,
+    PU_SLOT = 0, PU_ROW,
     PU_TARGET_INDEX1, PU_TARGET_TAG,
     PU_W_PURSUE, PU_W_EVADE, PU_MAX_PREDICTION,
     PU_COUNT_
@@ -45,7 +50,7 @@ enum {
 
 /* follow: the leader handle as two uint32, like pursuit */
 enum {
-    FO_SLOT = 0,
+    FO_SLOT = 0, FO_ROW,
     FO_LEADER_INDEX1, FO_LEADER_TAG,
     FO_WEIGHT, FO_BEHIND, FO_BEHIND_PER_SPEED, FO_ARRIVE_GAIN,
     FO_COUNT_
@@ -53,10 +58,13 @@ enum {
 
 /* avoid: AV_TANGENTIAL is uint32 */
 enum {
-    AV_SLOT = 0,
+    AV_SLOT = 0, AV_ROW,
     AV_WEIGHT, AV_LOOKAHEAD, AV_GAIN, AV_TANGENTIAL,
     AV_COUNT_
 };
+
+/* Column 1 of every component. */
+#define COMP_ROW 1
 
 #define COMP_F(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, float, (col))
 #define COMP_U(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, uint32_t, (col))

@@ -73,7 +73,7 @@ static void avoid_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     (void)worker;
     world_t* w = ((avoid_ctx*)vctx)->w;
     const int three = w->dims == 3;
-    const uint32_t* slots = table_slots(&w->comps[COMP_AVOID].table);
+    const int32_t* agent_row = TABLE_COL(&w->comps[COMP_AVOID].table, int32_t, COMP_ROW);
     const float* weight = COMP_F(w, COMP_AVOID, AV_WEIGHT);
     const float* lookahead = COMP_F(w, COMP_AVOID, AV_LOOKAHEAD);
     const float* gain = COMP_F(w, COMP_AVOID, AV_GAIN);
@@ -93,7 +93,7 @@ static void avoid_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const int32_t obs_high = w->obstacle_high;
 
     for (int32_t r = begin; r < end; ++r) {
-        int32_t i = w->slots[slots[r]].row;
+        int32_t i = agent_row[r];
         vec3 p = {px[i], py[i], three ? pz[i] : 0.0f};
         vec3 vel = {vx[i], vy[i], three ? vz[i] : 0.0f};
         float speed = vec3_length(vel);

@@ -52,7 +52,7 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     (void)worker;
     world_t* w = ((follow_ctx*)vctx)->w;
     const int three = w->dims == 3;
-    const uint32_t* slots = table_slots(&w->comps[COMP_FOLLOW].table);
+    const int32_t* agent_row = TABLE_COL(&w->comps[COMP_FOLLOW].table, int32_t, COMP_ROW);
     const uint32_t* lindex = COMP_U(w, COMP_FOLLOW, FO_LEADER_INDEX1);
     const uint32_t* ltag = COMP_U(w, COMP_FOLLOW, FO_LEADER_TAG);
     const float* weight = COMP_F(w, COMP_FOLLOW, FO_WEIGHT);
@@ -73,7 +73,7 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     float* dz = AGENT_F(w, AC_DESIRED_Z);
 
     for (int32_t r = begin; r < end; ++r) {
-        int32_t i = w->slots[slots[r]].row;
+        int32_t i = agent_row[r];
         int32_t l = world_row_of_stored(w, lindex[r], ltag[r]);
         if (l < 0 || l == i) continue;
 

@@ -69,66 +69,87 @@ static void cell_of_bucket(const grid_t* g, uint32_t b, int32_t c[3])
     c[2] = (int32_t)(b / (uint32_t)g->n[1]);
 }
 
-/* Distinct buckets of the block of cells around `c`; returns how many. */
-static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out)
+/* Whether packs carry torus images: on a torus at least 3 cells wide on
+ * every axis, the cells across an edge are copied shifted by the box
+ * extent, so every candidate sits at its nearest image of the agent's cell
+ * and the kernel needs no minimal-image arithmetic. (A neighbor is within
+ * one cell, at most a third of the box, so the adjacent image is the
+ * nearest.) Narrower tori keep the minimal-image kernel. */
+static int packs_shifted(const grid_t* g)
+{
+    return g->wrap && g->n[0] >= 3 && g->n[1] >= 3 && (g->dims == 2 || g->n[2] >= 3);
+}
+
+/* Distinct buckets of the block of cells around `c`, and for each the
+ * shift to apply to its positions (nonzero only across a torus edge when
+ * packs_shifted()); returns how many. */
+static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out, float (*shift)[3])
 {
     int count = 0;
     int zr = g->dims == 3 ? 1 : 0;
+    int shifted = packs_shifted(g);
+    /* A direct grid at least 3 cells wide on every axis has 9 (27)
+     * distinct cells around any cell: no duplicates to look for. */
+    int distinct = g->direct && g->n[0] >= 3 && g->n[1] >= 3 && (!zr || g->n[2] >= 3);
     for (int dz = -zr; dz <= zr; ++dz)
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
-                int32_t ix = c[0] + dx, iy = c[1] + dy, iz = c[2] + dz;
+                int32_t i[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
+                float sh[3] = {0.0f, 0.0f, 0.0f};
                 if (g->wrap) { /* c is in range, so one correction wraps */
-                    ix = ix < 0 ? ix + g->n[0] : ix >= g->n[0] ? ix - g->n[0] : ix;
-                    iy = iy < 0 ? iy + g->n[1] : iy >= g->n[1] ? iy - g->n[1] : iy;
-                    if (zr) iz = iz < 0 ? iz + g->n[2] : iz >= g->n[2] ? iz - g->n[2] : iz;
+                    for (int k = 0; k < 2 + zr; ++k) {
+                        if (i[k] < 0) {
+                            i[k] += g->n[k];
+                            sh[k] = -g->extent[k];
+                        } else if (i[k] >= g->n[k]) {
+                            i[k] -= g->n[k];
+                            sh[k] = g->extent[k];
+                        }
+                    }
                 }
-                uint32_t b = grid_bucket(g, ix, iy, iz);
+                uint32_t b = grid_bucket(g, i[0], i[1], i[2]);
                 int seen = 0;
-                for (int k = 0; k < count; ++k) seen |= out[k] == b;
-                if (!seen) out[count++] = b;
+                if (!distinct)
+                    for (int k = 0; k < count; ++k) seen |= out[k] == b;
+                if (seen) continue;
+                if (shift) {
+                    for (int k = 0; k < 3; ++k) shift[count][k] = shifted ? sh[k] : 0.0f;
+                }
+                out[count++] = b;
             }
     return count;
 }
 
 /* Pack the agents of `buckets` into s; returns the count and sets
  * *self_base to where bucket `own` starts in the pack. */
-static int32_t pack_block(const grid_t* g, const uint32_t* buckets, int nb, uint32_t own,
-                          nb_scratch* s, int32_t* self_base)
+static int32_t pack_block(const grid_t* g, const uint32_t* buckets, const float (*shift)[3], int nb,
+                          uint32_t own, nb_scratch* s, int32_t* self_base)
 {
     int32_t m = 0;
     int three = g->dims == 3;
     for (int b = 0; b < nb;) {
         /* Buckets listed x-fastest are consecutive along a row of a direct
-         * grid: copy such a run of cells as one range. */
+         * grid: copy such a run of cells (with one shift) as one range. */
         int e = b + 1;
-        while (e < nb && buckets[e] == buckets[e - 1] + 1) ++e;
+        while (e < nb && buckets[e] == buckets[e - 1] + 1 && shift[e][0] == shift[b][0] &&
+               shift[e][1] == shift[b][1] && shift[e][2] == shift[b][2])
+            ++e;
         int32_t lo = g->cell_start[buckets[b]], hi = g->cell_start[buckets[e - 1] + 1];
         for (int k = b; k < e; ++k)
             if (buckets[k] == own) *self_base = m + (g->cell_start[own] - lo);
-        const float* restrict sx = g->sx + lo;
-        const float* restrict sy = g->sy + lo;
-        const float* restrict vx = g->svx + lo;
-        const float* restrict vy = g->svy + lo;
-        float* restrict cx = s->cx + m;
-        float* restrict cy = s->cy + m;
-        float* restrict cvx = s->cvx + m;
-        float* restrict cvy = s->cvy + m;
+        size_t bytes = (size_t)(hi - lo) * sizeof(float);
         int32_t len = hi - lo;
-        for (int32_t i = 0; i < len; ++i) {
-            cx[i] = sx[i];
-            cy[i] = sy[i];
-            cvx[i] = vx[i];
-            cvy[i] = vy[i];
-        }
-        if (three) {
-            const float* restrict sz = g->sz + lo;
-            const float* restrict vz = g->svz + lo;
-            float* restrict cz = s->cz + m;
-            float* restrict cvz = s->cvz + m;
-            for (int32_t i = 0; i < len; ++i) {
-                cz[i] = sz[i];
-                cvz[i] = vz[i];
+        memcpy(s->cvx + m, g->svx + lo, bytes);
+        memcpy(s->cvy + m, g->svy + lo, bytes);
+        if (three) memcpy(s->cvz + m, g->svz + lo, bytes);
+        const float* src[3] = {g->sx + lo, g->sy + lo, three ? g->sz + lo : NULL};
+        float* dst[3] = {s->cx + m, s->cy + m, s->cz + m};
+        for (int k = 0; k < 2 + three; ++k) {
+            if (shift[b][k] == 0.0f) {
+                memcpy(dst[k], src[k], bytes);
+            } else {
+                float d = shift[b][k];
+                for (int32_t i = 0; i < len; ++i) dst[k][i] = src[k][i] + d;
             }
         }
         m += len;
@@ -247,13 +268,14 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
 static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
                    float* d2_keep)
 {
+    int wrap = g->wrap && !packs_shifted(g);
     if (g->dims == 3) {
-        if (g->wrap)
+        if (wrap)
             kernel_impl(g, s, m, a, out, d2_keep, 1, 1);
         else
             kernel_impl(g, s, m, a, out, d2_keep, 1, 0);
     } else {
-        if (g->wrap)
+        if (wrap)
             kernel_impl(g, s, m, a, out, d2_keep, 0, 1);
         else
             kernel_impl(g, s, m, a, out, d2_keep, 0, 0);
@@ -310,33 +332,16 @@ static void nearest_sums(const grid_t* g, const nb_scratch* s, int32_t m, const 
     }
 }
 
-/* Largest pack any cell will need, so scratch is sized before the pass. */
-static void max_pack_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+/* Largest bucket, to bound the packs: a block of 9 (27) buckets holds at
+ * most that many times the largest, and never more than all agents. */
+static void max_bucket_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     nb_ctx* c = (nb_ctx*)vctx;
-    const grid_t* g = c->g;
-    uint32_t buckets[MAX_BLOCK];
+    const int32_t* start = c->g->cell_start;
     int32_t best = c->worker_max[worker];
     for (int32_t q = begin; q < end; ++q) {
-        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
-        /* Hash collisions can mix cells in a bucket: look at each agent's
-         * cell whenever it differs from the previous one. A direct grid's
-         * bucket is one cell. */
-        int32_t last[3] = {INT32_MIN, 0, 0};
-        if (g->direct && hi > lo) hi = lo + 1;
-        for (int32_t k = lo; k < hi; ++k) {
-            int32_t cell[3];
-            if (g->direct)
-                cell_of_bucket(g, (uint32_t)q, cell);
-            else
-                cell_of(g, k, cell);
-            if (cell[0] == last[0] && cell[1] == last[1] && cell[2] == last[2]) continue;
-            memcpy(last, cell, sizeof last);
-            int nb = block_buckets(g, cell, buckets);
-            int32_t m = 0;
-            for (int b = 0; b < nb; ++b) m += g->cell_start[buckets[b] + 1] - g->cell_start[buckets[b]];
-            if (m > best) best = m;
-        }
+        int32_t size = start[q + 1] - start[q];
+        best = size > best ? size : best;
     }
     c->worker_max[worker] = best;
 }
@@ -353,6 +358,7 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     float* dy = AGENT_F(w, AC_DESIRED_Y);
     float* dz = g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL;
     uint32_t buckets[MAX_BLOCK];
+    float shift[MAX_BLOCK][3];
     int64_t touched = 0, pairs = 0, found = 0;
     for (int32_t q = begin; q < end; ++q) {
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
@@ -370,8 +376,8 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
                 cell_of(g, k, cell);
             }
             if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
-                int nb = block_buckets(g, cell, buckets);
-                m = pack_block(g, buckets, nb, (uint32_t)q, s, &self_base);
+                int nb = block_buckets(g, cell, buckets, shift);
+                m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s, &self_base);
                 memcpy(packed, cell, sizeof packed);
             }
             agent_in a;
@@ -432,9 +438,11 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
     nb_ctx c = {w, g, NULL, wmax, wagents, wpairs, wfound};
-    par_for(w, g->bucket_count, 256, PAR_CLAIMED, max_pack_range, &c);
-    int32_t most = 0;
+    par_for(w, g->bucket_count, 4096, PAR_STATIC, max_bucket_range, &c);
+    int64_t most = 0;
     for (int32_t i = 0; i < workers; ++i) most = wmax[i] > most ? wmax[i] : most;
+    most *= g->dims == 3 ? 27 : 9;
+    if (most > g->count) most = g->count;
 
     /* Per-worker packs: 8 arrays of `per` floats each, kept in the grid
      * and grown only when a step needs more. */
@@ -494,10 +502,9 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
     grid_t g;
     memset(&g, 0, sizeof g);
     g.dims = dims;
-    /* The torus copy of the kernel, as in `bench flock`; the box is large
-     * enough that no offset actually wraps. */
-    g.wrap = 1;
-    g.extent[0] = g.extent[1] = g.extent[2] = 1000.0f;
+    /* The copy of the kernel `bench flock` runs: its torus packs carry
+     * shifted images, so it uses the kernel without minimal image. */
+    g.wrap = 0;
     nb_scratch s = {mem, mem + per, mem + 2 * per, mem + 3 * per, mem + 4 * per, mem + 5 * per,
                     mem + 6 * per, (int32_t*)(mem + 7 * per)};
     for (int32_t j = 0; j < candidates + SHOAL_LANES; ++j) {

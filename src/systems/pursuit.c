@@ -62,7 +62,7 @@ static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     (void)worker;
     world_t* w = ((pursuit_ctx*)vctx)->w;
     const int three = w->dims == 3;
-    const uint32_t* slots = table_slots(&w->comps[COMP_PURSUIT].table);
+    const int32_t* agent_row = TABLE_COL(&w->comps[COMP_PURSUIT].table, int32_t, COMP_ROW);
     const uint32_t* tindex = COMP_U(w, COMP_PURSUIT, PU_TARGET_INDEX1);
     const uint32_t* ttag = COMP_U(w, COMP_PURSUIT, PU_TARGET_TAG);
     const float* w_pursue = COMP_F(w, COMP_PURSUIT, PU_W_PURSUE);
@@ -74,7 +74,7 @@ static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     float* dz = AGENT_F(w, AC_DESIRED_Z);
 
     for (int32_t r = begin; r < end; ++r) {
-        int32_t i = w->slots[slots[r]].row;
+        int32_t i = agent_row[r];
         int32_t t = world_row_of_stored(w, tindex[r], ttag[r]);
         if (t < 0 || t == i) continue;
 

@@ -12,8 +12,9 @@
  * Choices the seed leaves open:
  * - n is drawn from the cube and normalized, without rejecting the corners:
  *   the direction is then not exactly uniform (it leans toward the
- *   diagonals), but a draw costs a fixed d numbers and the walk only needs
- *   some jitter. |n| = 0 (probability ~0) gives +x.
+ *   diagonals), but a draw costs a fixed amount and the walk only needs
+ *   some jitter. x and y come from the two halves of one 64-bit draw, z
+ *   from a second. |n| = 0 (probability ~0) gives +x.
  * - When V_wander + r_noise is zero (K_noise = K_wander and the draw is
  *   exactly opposite), the old direction is kept rather than inventing one.
  * - forward is the heading (2D) or the quaternion's +x axis (3D), not the
@@ -29,6 +30,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
+#include "simd/lane_math.h"
 #include "simd/vec.h"
 #include "systems/systems.h"
 
@@ -62,26 +64,40 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
     for (int32_t r = begin; r < end; ++r) {
         uint32_t slot = slots[r];
-        int32_t i = w->slots[slot].row;
-        uint64_t key = (uint64_t)slot | ((uint64_t)w->slots[slot].generation << 32);
+        int32_t i = TABLE_COL(t, int32_t, COMP_ROW)[r];
+        uint64_t key = (uint64_t)slot | ((uint64_t)COMP_U(w, COMP_WANDER, WD_KEY)[r] << 32);
 
-        uint64_t base = rng_base(seed, key, step);
-        vec3 n = {rng_signed_unit(rng_stream(base, WANDER_STREAM + 0u)),
-                  rng_signed_unit(rng_stream(base, WANDER_STREAM + 1u)),
-                  three ? rng_signed_unit(rng_stream(base, WANDER_STREAM + 2u)) : 0.0f};
-        n = vec3_normalize(n);
-        if (n.x == 0.0f && n.y == 0.0f && n.z == 0.0f) n.x = 1.0f;
-
-        vec3 vw = {wvx[r], wvy[r], three ? wvz[r] : 0.0f};
-        vec3 sum = vec3_add(vw, vec3_scale(n, noise[r]));
-        vec3 dir = vec3_normalize(sum);
-        if (dir.x == 0.0f && dir.y == 0.0f && dir.z == 0.0f) dir = vec3_normalize(vw);
-        /* dir is zero only when both are (K_wander = K_noise = 0): then
-         * V_wander = 0 as well, which is what K_wander = 0 asks for. */
-        vw = vec3_scale(dir, strength[r]);
-        wvx[r] = vw.x;
-        wvy[r] = vw.y;
-        wvz[r] = vw.z;
+        /* One 64-bit draw gives x and y (24 bits each); z takes a second. */
+        uint64_t bits = rng_base(seed, key, step);
+        float nx = (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
+        float ny = (float)((bits >> 16) & 0xffffffu) * (2.0f / 16777216.0f) - 1.0f;
+        float nz = three ? rng_signed_unit(rng_stream(bits, WANDER_STREAM)) : 0.0f;
+        float n2 = nx * nx + ny * ny + nz * nz;
+        if (n2 > 0.0f) {
+            float inv = 1.0f / sqrtf(n2);
+            nx *= inv;
+            ny *= inv;
+            nz *= inv;
+        } else {
+            nx = 1.0f;
+        }
+        float vx = wvx[r] + noise[r] * nx, vy = wvy[r] + noise[r] * ny;
+        float vz = three ? wvz[r] + noise[r] * nz : 0.0f;
+        float v2 = vx * vx + vy * vy + vz * vz;
+        if (v2 > 0.0f) {
+            float k = strength[r] / sqrtf(v2);
+            vx *= k;
+            vy *= k;
+            vz *= k;
+        } else { /* keep the old direction (see the file comment) */
+            vx = wvx[r];
+            vy = wvy[r];
+            vz = three ? wvz[r] : 0.0f;
+        }
+        wvx[r] = vx;
+        wvy[r] = vy;
+        wvz[r] = vz;
+        vec3 vw = {vx, vy, vz};
 
         vec3 fwd;
         if (three) {
@@ -89,7 +105,9 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                       AGENT_F(w, AC_QZ)[i]};
             fwd = quat_forward(q);
         } else {
-            fwd = (vec3){cosf(heading[i]), sinf(heading[i]), 0.0f};
+            float sn, cs;
+            fast_sincosf(heading[i], &sn, &cs);
+            fwd = (vec3){cs, sn, 0.0f};
         }
         vec3 v = vec3_add(vec3_scale(fwd, cruise[r]), vw); /* V_0 + V_wander */
         dx[i] += weight[r] * v.x;
