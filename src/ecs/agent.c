@@ -215,7 +215,14 @@ static void write_params(world_t* w, int32_t row, const shoal_agent_def_t* d)
         AGENT_F(w, AC_THREAT_Z)[row] = d->threat[2];
     }
     TABLE_COL(&w->agents, uint32_t, AC_GROUP)[row] = d->group;
-    TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[row] = d->user_value;
+    TABLE_COL(&w->agents, uint32_t, AC_USER_LO)[row] = (uint32_t)d->user_value;
+    TABLE_COL(&w->agents, uint32_t, AC_USER_HI)[row] = (uint32_t)(d->user_value >> 32);
+}
+
+static uint64_t row_user_value(const world_t* w, int32_t row)
+{
+    return (uint64_t)TABLE_COL(&w->agents, uint32_t, AC_USER_LO)[row] |
+           (uint64_t)TABLE_COL(&w->agents, uint32_t, AC_USER_HI)[row] << 32;
 }
 
 static void read_params(const world_t* w, int32_t row, shoal_agent_def_t* d)
@@ -244,7 +251,7 @@ static void read_params(const world_t* w, int32_t row, shoal_agent_def_t* d)
     d->threat[1] = AGENT_F(w, AC_THREAT_Y)[row];
     d->threat[2] = w->dims == 3 ? AGENT_F(w, AC_THREAT_Z)[row] : 0.0f;
     d->group = TABLE_COL(&w->agents, uint32_t, AC_GROUP)[row];
-    d->user_value = TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[row];
+    d->user_value = row_user_value(w, row);
 }
 
 /* ---- optional components ------------------------------------------------ */
@@ -270,6 +277,8 @@ static int reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t ex
 {
     for (int k = 0; k < COMP_COUNT_; ++k) {
         if (!needs_component(d, k)) continue;
+        /* A component's sparse index exists once some agent needs it. */
+        if (!component_reserve_slots(&w->comps[k], &w->alloc, w->slot_capacity)) return 0;
         table_t* t = &w->comps[k].table;
         if (!table_reserve_within(t, &w->alloc, t->count + extra, w->agents.capacity)) return 0;
     }
@@ -503,7 +512,9 @@ static int reserve_slot(world_t* w)
     if (cap < 16) cap = 16;
     if (cap > INT32_MAX / 2) return 0;
     for (int k = 0; k < COMP_COUNT_; ++k)
-        if (!component_reserve_slots(&w->comps[k], &w->alloc, (int32_t)cap)) return 0;
+        if (w->comps[k].sparse_capacity > 0 &&
+            !component_reserve_slots(&w->comps[k], &w->alloc, (int32_t)cap))
+            return 0;
     slot_t* fresh = (slot_t*)mem_calloc(&w->alloc, (size_t)cap * sizeof(slot_t));
     if (!fresh) return 0;
     memcpy(fresh, w->slots, (size_t)w->slot_high * sizeof(slot_t));
@@ -935,7 +946,7 @@ shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent
             b->orientations[4 * i + 2] = q.y;
             b->orientations[4 * i + 3] = q.z;
         }
-        if (b->user_values) b->user_values[i] = TABLE_COL(&w->agents, uint64_t, AC_USER_VALUE)[i];
+        if (b->user_values) b->user_values[i] = row_user_value(w, i);
         if (b->groups) b->groups[i] = TABLE_COL(&w->agents, uint32_t, AC_GROUP)[i];
     }
     if (out_count) *out_count = n;
@@ -945,35 +956,33 @@ shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent
 size_t world_permute_scratch_size(const world_t* w)
 {
     size_t size = (size_t)w->agents.capacity * table_widest(&w->agents);
-    for (int k = 0; k < COMP_COUNT_; ++k) { /* row permutation + one column */
+    for (int k = 0; k < COMP_COUNT_; ++k) { /* one column of a component */
         const table_t* t = &w->comps[k].table;
-        size_t need = (size_t)t->count * sizeof(int32_t) + (size_t)t->capacity * table_widest(t);
+        size_t need = (size_t)t->capacity * table_widest(t);
         if (need > size) size = need;
     }
     return size;
 }
 
-void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch)
+void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
+                                    int32_t* component_perm)
 {
     int32_t n = w->agents.count;
     table_permute(&w->agents, perm, scratch);
     const uint32_t* slots = table_slots(&w->agents);
     for (int32_t i = 0; i < n; ++i) w->slots[slots[i]].row = i;
     /* Put every component's rows in agent-row order too: walking agents in
-     * row order then walks each component forward. Scratch holds the
-     * component's row permutation and one column. */
+     * row order then walks each component forward. */
     for (int k = 0; k < COMP_COUNT_; ++k) {
         component_t* c = &w->comps[k];
         int32_t m = c->table.count;
         if (m == 0) continue;
-        int32_t* cperm = (int32_t*)scratch;
-        void* cscratch = cperm + m;
         int32_t j = 0;
         for (int32_t i = 0; i < n && j < m; ++i) {
             int32_t r = component_row(c, slots[i]);
-            if (r >= 0) cperm[j++] = r;
+            if (r >= 0) component_perm[j++] = r;
         }
-        component_permute(c, cperm, cscratch);
+        component_permute(c, component_perm, scratch);
         const uint32_t* cslots = table_slots(&c->table);
         int32_t* crow = TABLE_COL(&c->table, int32_t, COMP_ROW);
         for (int32_t r = 0; r < m; ++r) crow[r] = w->slots[cslots[r]].row;
@@ -986,10 +995,12 @@ shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
     if (n == 0) return SHOAL_OK;
     size_t scratch_size = world_permute_scratch_size(w);
     size_t seen_size = (size_t)n;
+    size_t cperm_size = (size_t)n * sizeof(int32_t);
     void* scratch = mem_alloc(&w->alloc, scratch_size);
     uint8_t* seen = (uint8_t*)mem_calloc(&w->alloc, seen_size);
+    int32_t* cperm = (int32_t*)mem_alloc(&w->alloc, cperm_size);
     shoal_status_t st = SHOAL_OK;
-    if (!scratch || !seen) {
+    if (!scratch || !seen || !cperm) {
         st = world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "permute_agents: out of memory");
         goto done;
     }
@@ -1002,8 +1013,9 @@ shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
         }
         seen[perm[i]] = 1;
     }
-    world_permute_agents_unchecked(w, perm, scratch);
+    world_permute_agents_unchecked(w, perm, scratch, cperm);
 done:
+    mem_free(&w->alloc, cperm, cperm_size);
     mem_free(&w->alloc, seen, seen_size);
     mem_free(&w->alloc, scratch, scratch_size);
     return st;

@@ -236,7 +236,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
         sizes[c] = agent_column_used(w->dims, c) ? sizeof(float) : 0;
     sizes[AC_SLOT] = sizeof(uint32_t);
     sizes[AC_GROUP] = sizeof(uint32_t);
-    sizes[AC_USER_VALUE] = sizeof(uint64_t);
+
     table_init(&w->agents, sizes, AC_COUNT_);
     static const int32_t comp_columns[COMP_COUNT_] = {NB_COUNT_, WD_COUNT_, PU_COUNT_, FO_COUNT_,
                                                       AV_COUNT_};
@@ -247,7 +247,6 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     int32_t cap = def->initial_capacity > 0 ? def->initial_capacity : 16;
     w->slots = (slot_t*)mem_calloc(&alloc, (size_t)cap * sizeof(slot_t));
     int ok = w->slots && table_reserve(&w->agents, &alloc, cap);
-    for (int k = 0; k < COMP_COUNT_ && ok; ++k) ok = component_reserve_slots(&w->comps[k], &alloc, cap);
     if (!ok) {
         shoal_world_destroy(w);
         return set_err(err, SHOAL_ERR_OUT_OF_MEMORY,

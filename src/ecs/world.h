@@ -37,7 +37,9 @@ enum agent_column {
     AC_TARGET_X, AC_TARGET_Y, AC_TARGET_Z, AC_THREAT_X, AC_THREAT_Y, AC_THREAT_Z,
     /* cold */
     AC_GROUP,      /* uint32 */
-    AC_USER_VALUE, /* uint64 */
+    AC_USER_LO,    /* uint32: low half of the user value */
+    AC_USER_HI,    /* uint32: high half (two 4-byte columns keep every
+                    * column 4 bytes wide, so reorder scratch stays small) */
     AC_COUNT_
 };
 
@@ -174,7 +176,9 @@ uint64_t world_now_ns(void);
  * SHOAL_ERR_OUT_OF_MEMORY, changing nothing, when that cannot be had. */
 shoal_status_t world_permute_agents(world_t* w, const int32_t* perm);
 /* The same without checks or allocation, for the sense stage: perm must be a
- * permutation and scratch hold world_permute_scratch_size() bytes. */
-void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch);
+ * permutation, scratch hold world_permute_scratch_size() bytes and
+ * component_perm room for one int32 per agent. */
+void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
+                                    int32_t* component_perm);
 size_t world_permute_scratch_size(const world_t* w);
 #endif /* SHOAL_WORLD_H */

@@ -364,7 +364,9 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
      * order: the sorted order becomes the identity and later per-step
      * copies read memory almost sequentially. */
     if (w->reorder_interval > 0 && g->steps_since_reorder % w->reorder_interval == 0) {
-        world_permute_agents_unchecked(w, g->order, g->perm_scratch);
+        /* The bucket keys are spent once scattered: they hold the
+         * components' row permutations. */
+        world_permute_agents_unchecked(w, g->order, g->perm_scratch, (int32_t*)g->key);
         for (int32_t k = 0; k < n; ++k) g->order[k] = k;
     }
     g->steps_since_reorder++;
