@@ -233,26 +233,33 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
         uint32_t bits = lane_mask_bits(ok);
         if (!bits) continue;
         count += __builtin_popcount(bits);
-        /* Separation: -d/|d|^2; coincident pairs push apart along x, the
-         * lower pack index toward -x, as if one radius apart. */
-        lanem coincident = lane_cmp_lt(d2, tiny);
+        /* Coincident pairs (rare) get no d/|d|^2 term (it would be huge or
+         * 0/0) but a push along x as if one radius apart, the lower pack
+         * index toward -x. */
+        lanem coincident = lane_mask_and(ok, lane_cmp_lt(d2, tiny));
+        lanem sep_ok = ok;
+        if (lane_mask_any(coincident)) {
+            sep_ok = lane_mask_andnot(ok, coincident); /* ok and not coincident */
+            lanef push = lane_select(lane_cmp_lt(idx, self), lane_neg(inv_r), inv_r);
+            sx = lane_masked_add(sx, coincident, push);
+        }
+        /* Separation sums +d/|d|^2 here and is negated once at the end. */
         lanef inv = lane_rcp_fast(lane_max(d2, tiny));
-        lanef push = lane_select(lane_cmp_lt(idx, self), inv_r, lane_neg(inv_r));
-        lanef tx = lane_select(coincident, push, lane_mul(lane_neg(dx), inv));
-        lanef ty = lane_select(coincident, zero, lane_mul(lane_neg(dy), inv));
-        sx = lane_masked_add(sx, ok, tx);
-        sy = lane_masked_add(sy, ok, ty);
+        sx = lane_masked_add(sx, sep_ok, lane_mul(dx, inv));
+        sy = lane_masked_add(sy, sep_ok, lane_mul(dy, inv));
         ax = lane_masked_add(ax, ok, lane_loadu(s->cvx + j));
         ay = lane_masked_add(ay, ok, lane_loadu(s->cvy + j));
         cx = lane_masked_add(cx, ok, dx);
         cy = lane_masked_add(cy, ok, dy);
         if (three) {
-            lanef tz = lane_select(coincident, zero, lane_mul(lane_neg(dz), inv));
-            sz = lane_masked_add(sz, ok, tz);
+            sz = lane_masked_add(sz, sep_ok, lane_mul(dz, inv));
             az = lane_masked_add(az, ok, lane_loadu(s->cvz + j));
             cz = lane_masked_add(cz, ok, dz);
         }
     }
+    sx = lane_neg(sx);
+    sy = lane_neg(sy);
+    sz = lane_neg(sz);
     out->n = (float)count;
     out->sep[0] = lane_hsum(sx);
     out->sep[1] = lane_hsum(sy);
