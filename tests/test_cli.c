@@ -560,3 +560,46 @@ Test(cli, default_file_is_scenarios_default_json)
     cr_expect_str_eq(json_string(root, "file"), "scenarios/default.json");
     cJSON_Delete(root);
 }
+
+/* The benchmarks run and report what bench/README.md promises; their
+ * figures are checked by people reading them, never against a clock here. */
+Test(cli, bench_flock_reports_its_keys)
+{
+    for (int dim = 2; dim <= 3; ++dim) {
+        const char* d = dim == 2 ? "2" : "3";
+        cJSON* root = run_json((const char*[]){"bench", "flock", "--dim", d, "--agents", "3000", "--steps",
+                                               "3", "--warmup", "1", "--threads", "2", "--json", NULL});
+        cr_expect_eq(json_number(root, "agents"), 3000);
+        cr_expect_eq(json_number(root, "steps"), 3);
+        cr_expect_eq(json_number(root, "threads"), 2);
+        cr_expect_gt(json_number(root, "seconds"), 0);
+        cr_expect_gt(json_number(root, "agent_steps_per_s"), 0);
+        cr_expect_gt(json_number(root, "pair_tests_per_s"), 0);
+        /* The box is sized for K = 20: the measured mean is near it. */
+        double k = json_number(root, "mean_neighbors");
+        cr_expect(k > 14.0 && k < 26.0, "%dD mean_neighbors %g", dim, k);
+        cr_expect_gt(json_number(root, "bytes_per_agent"), 0);
+        cr_expect(matches(json_string(root, "state_hash"), "^[0-9a-f]{16}$"));
+        cr_expect(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "systems")));
+        cJSON_Delete(root);
+    }
+    cJSON* kernel = run_json((const char*[]){"bench", "kernel", "--steps", "1", "--json", NULL});
+    cr_expect_gt(json_number(kernel, "pair_tests_per_s"), 0);
+    cJSON_Delete(kernel);
+}
+
+Test(cli, bench_rejects_bad_options)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "flock", "--dim", "4", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect_not_null(strstr(r.err, "--dim"), "%s", r.err);
+    output_free(&r);
+    run_cli((const char*[]){"bench", "swim", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect_not_null(strstr(r.err, "swim"), "%s", r.err);
+    output_free(&r);
+    run_cli((const char*[]){"bench", "flock", "--neighbors", "-3", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    output_free(&r);
+}
