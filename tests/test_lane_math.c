@@ -425,7 +425,7 @@ static ref_out ref_control_2d(world_t* w, int i, float dt)
         float ex = (cs * dx + sn * dy) / vd;
         float ey = (cs * dy - sn * dx) / vd;
         err = atan2f(ey, ex);
-        fwd = fminf(vd, AGENT_F(w, AC_MAX_SPEED)[i]) * fmaxf(0.0f, ex);
+        fwd = fminf(vd, AGENT_F(w, AC_MAX_SPEED)[i]) * fminf(1.0f, fmaxf(0.0f, 1.0f + ex));
     }
     float u = cs * vx + sn * vy, v = -sn * vx + cs * vy;
     float g = AGENT_F(w, AC_MASS)[i] * fminf(AGENT_F(w, AC_SPEED_GAIN)[i], inv_dt);
@@ -474,7 +474,8 @@ static ref_out ref_control_3d(world_t* w, int i, float dt)
         vec3 axis;
         angle = quat_to_axis_angle(quat_mul(qd, quat_conj(q)), &axis);
         rot = vec3_scale(axis, angle);
-        fwd = fminf(vd, AGENT_F(w, AC_MAX_SPEED)[i]) * fmaxf(0.0f, vec3_dot(quat_forward(q), d));
+        fwd = fminf(vd, AGENT_F(w, AC_MAX_SPEED)[i]) *
+              fminf(1.0f, fmaxf(0.0f, 1.0f + vec3_dot(quat_forward(q), d)));
     }
     vec3 vb = quat_unrotate(q, vel);
     float g = AGENT_F(w, AC_MASS)[i] * fminf(AGENT_F(w, AC_SPEED_GAIN)[i], inv_dt);

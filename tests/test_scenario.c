@@ -1221,3 +1221,33 @@ Test(scenario, failed_populate_removes_agents_and_obstacles)
     shoal_world_destroy(w);
     shoal_scenario_destroy(s);
 }
+
+/* Directed seek to one waypoint from a scenario file. */
+Test(scenario, dseek_keys_reach_the_agents)
+{
+    shoal_scenario_t* s = load_text(
+        "{\"groups\": [{\"count\": 3, \"behaviors\": {\"dseek\": {\"weight\": 1}},"
+        " \"dseek\": {\"waypoint\": [10, -4], \"direction\": [0, 2], \"speed\": 3, \"r_min\": 2.5,"
+        " \"reach_radius\": 0.5}}]}");
+    shoal_world_t* w = populated(s);
+    shoal_agent_t ids[3];
+    cr_assert_eq(group_ids(w, 0, ids, 3), 3);
+    shoal_agent_def_t d = def_of(w, ids[2]);
+    cr_expect_eq(d.weights[SHOAL_BEHAVIOR_DSEEK], 1.0f);
+    cr_expect_eq(d.dseek.waypoint.position[0], 10.0f);
+    cr_expect_eq(d.dseek.waypoint.position[1], -4.0f);
+    cr_expect_eq(d.dseek.waypoint.direction[1], 1.0f, "the direction is normalized");
+    cr_expect_eq(d.dseek.waypoint.speed, 3.0f);
+    cr_expect_eq(d.dseek.r_min, 2.5f);
+    cr_expect_eq(d.dseek.reach_radius, 0.5f);
+    cr_expect_eq(d.dseek.route, -1);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+
+    expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"waypoint\": [1, 2], \"direction\": [0, 0]}}]}",
+                 "groups[0].dseek.direction: must be a nonzero vector");
+    expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"direction\": [1, 0]}}]}",
+                 "groups[0].dseek.waypoint");
+    expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"waypoint\": [1, 2, 3], \"direction\": [1, 0]}}]}",
+                 "groups[0].dseek.waypoint");
+}

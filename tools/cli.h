@@ -37,6 +37,7 @@ typedef struct cli_command_t {
 /* Subcommands. */
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv); /* bench/bench_flock.c */
+int cmd_dseek(int argc, char** argv);
 
 /* ---- helpers, defined in tools/shoal.c ---- */
 

@@ -18,6 +18,7 @@
 /* The subcommands, in the order `shoal --help` lists them. One line each. */
 static const cli_command_t commands[] = {
     {"run", "load a scenario, step it and report throughput and per-system costs", cmd_run},
+    {"dseek", "one agent arriving at a waypoint with a heading (directed seek); error grids", cmd_dseek},
     {"bench", "throughput benchmarks: flock (boids at K neighbors) and kernel (pair ceiling)", cmd_bench},
 };
 

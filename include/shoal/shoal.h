@@ -218,7 +218,8 @@ typedef enum shoal_behavior_t {
     SHOAL_BEHAVIOR_EVADE = 9,     /* flee the predicted position of pursuit.target */
     SHOAL_BEHAVIOR_FOLLOW = 10,   /* arrive at a point behind follow.leader */
     SHOAL_BEHAVIOR_AVOID = 11,    /* steer around the world's obstacles (shoal_avoid_t) */
-    SHOAL_BEHAVIOR_COUNT_ = 12
+    SHOAL_BEHAVIOR_DSEEK = 12,    /* directed seek: reach a waypoint heading a given way (shoal_dseek_t) */
+    SHOAL_BEHAVIOR_COUNT_ = 13
 } shoal_behavior_t;
 
 /* Neighborhood of the group behaviors (separation, alignment, cohesion). A
@@ -265,6 +266,27 @@ typedef struct shoal_follow_t {
  * spheres). The nearest obstacle in the cylinder repels with magnitude
  * K_avoid V_max / (1 + (|d| - (r_B + r_o))^2), along the normal field -d/|d|
  * or, with `tangential`, the tangential field t = k x n. */
+/* A waypoint of directed seek: where, which way to be heading there, and
+ * how fast to be going. */
+typedef struct shoal_waypoint_t {
+    float position[3];  /* m; z ignored in 2D */
+    float direction[3]; /* unit heading wanted at the waypoint; z ignored in 2D */
+    float speed;        /* m/s at the waypoint, >= 0; 0 = the vehicle's max speed */
+} shoal_waypoint_t;
+
+/* Directed seek (Jakob, "Directional extensions of seek steering
+ * behavior"): steer along the shorter of the two three-segment paths
+ * (turn, straight, turn) that arrive at the waypoint along its direction
+ * without turning tighter than the minimum turn radius. The waypoint is
+ * `waypoint`, or the current one of `route` (see shoal_world_add_route);
+ * a route advances when the agent comes within reach_radius. */
+typedef struct shoal_dseek_t {
+    shoal_waypoint_t waypoint; /* used when route < 0 */
+    int32_t route;             /* a route of this world, or -1. Default -1 */
+    float r_min;               /* m, >= 0; 0 = speed / max_turn_rate of the vehicle. Default 0 */
+    float reach_radius;        /* m, >= 0; 0 = half the turn radius. Default 0 */
+} shoal_dseek_t;
+
 typedef struct shoal_avoid_t {
     float lookahead_time; /* T_avoid, s, >= 0. Default 2 */
     float gain;           /* K_avoid, >= 0. Default 1 */
@@ -293,6 +315,7 @@ typedef struct shoal_agent_def_t {
     shoal_pursuit_t pursuit;     /* used when PURSUE or EVADE has weight */
     shoal_follow_t follow;       /* used when FOLLOW has weight */
     shoal_avoid_t avoid;         /* used when AVOID has weight */
+    shoal_dseek_t dseek;         /* used when DSEEK has weight */
     uint32_t group;       /* a label for the user (colors, statistics). Default 0 */
     uint64_t user_value;  /* opaque to the library. Default 0 */
     int32_t internal_value; /* set by shoal_agent_default_def(); leave it alone */
@@ -306,6 +329,7 @@ SHOAL_API shoal_wander_t shoal_wander_default(void);
 SHOAL_API shoal_pursuit_t shoal_pursuit_default(void);
 SHOAL_API shoal_follow_t shoal_follow_default(void);
 SHOAL_API shoal_avoid_t shoal_avoid_default(void);
+SHOAL_API shoal_dseek_t shoal_dseek_default(void);
 
 /* Add an agent. Between steps it is live at once; from inside a step (a user
  * system) the handle is returned at once and the agent goes live at the next
@@ -361,6 +385,8 @@ SHOAL_API shoal_status_t shoal_agent_set_follow(shoal_world_t* world, shoal_agen
                                                 const shoal_follow_t* follow);
 SHOAL_API shoal_status_t shoal_agent_set_avoid(shoal_world_t* world, shoal_agent_t id,
                                                const shoal_avoid_t* avoid);
+SHOAL_API shoal_status_t shoal_agent_set_dseek(shoal_world_t* world, shoal_agent_t id,
+                                               const shoal_dseek_t* dseek);
 SHOAL_API shoal_status_t shoal_agent_set_gains(shoal_world_t* world, shoal_agent_t id,
                                                float arrive_gain, float depart_gain);
 SHOAL_API shoal_status_t shoal_agent_set_user_value(shoal_world_t* world, shoal_agent_t id,
@@ -399,6 +425,29 @@ SHOAL_API shoal_status_t shoal_world_add_obstacle(shoal_world_t* world, const fl
                                                   float radius, int32_t* out_id);
 SHOAL_API shoal_status_t shoal_world_remove_obstacle(shoal_world_t* world, int32_t id);
 SHOAL_API int32_t shoal_world_obstacle_count(const shoal_world_t* world);
+
+/* ------------------------------------------------------------------------ */
+/* Routes and formations (directed seek)                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A chain of waypoints that agents with DSEEK can follow (dseek.route).
+ * The points are copied. Route ids are 0, 1, 2, ... in creation order. */
+SHOAL_API shoal_status_t shoal_world_add_route(shoal_world_t* world, const shoal_waypoint_t* points,
+                                               int32_t count, int32_t* out_route);
+SHOAL_API int32_t shoal_world_route_count(const shoal_world_t* world);
+/* Index of the waypoint an agent is heading for on its route; equals the
+ * route's length once the last one is reached. */
+SHOAL_API shoal_status_t shoal_agent_route_index(const shoal_world_t* world, shoal_agent_t id,
+                                                 int32_t* out_index);
+
+/* Directed formation arrival: give each member (DSEEK weight 1) the
+ * waypoint of its slot, anchor.position + R offsets[i], where R turns the
+ * formation frame (+x along anchor.direction, +y to its left, +z up) into
+ * the world, all arriving along anchor.direction at anchor.speed. All or
+ * nothing: if any member is stale, nothing changes. */
+SHOAL_API shoal_status_t shoal_formation_arrive(shoal_world_t* world, const shoal_agent_t* members,
+                                                int32_t count, const float (*offsets)[3],
+                                                const shoal_waypoint_t* anchor);
 
 /* ------------------------------------------------------------------------ */
 /* Stages, systems and statistics                                            */

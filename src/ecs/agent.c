@@ -13,7 +13,7 @@
 
 static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {
     "seek", "flee", "arrive", "depart", "separate", "align", "cohere", "wander", "pursue", "evade",
-    "follow", "avoid"};
+    "follow", "avoid", "dseek"};
 
 const char* shoal_behavior_name(shoal_behavior_t b)
 {
@@ -69,6 +69,15 @@ shoal_avoid_t shoal_avoid_default(void)
     return a;
 }
 
+shoal_dseek_t shoal_dseek_default(void)
+{
+    shoal_dseek_t d;
+    memset(&d, 0, sizeof d);
+    d.waypoint.direction[0] = 1.0f;
+    d.route = -1;
+    return d;
+}
+
 shoal_agent_def_t shoal_agent_default_def(void)
 {
     shoal_agent_def_t d;
@@ -80,6 +89,7 @@ shoal_agent_def_t shoal_agent_default_def(void)
     d.pursuit = shoal_pursuit_default();
     d.follow = shoal_follow_default();
     d.avoid = shoal_avoid_default();
+    d.dseek = shoal_dseek_default();
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;
     d.internal_value = AGENT_DEF_COOKIE;
@@ -159,6 +169,25 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
                           (int)d->neighbors.max_neighbors);
+    {
+        const shoal_dseek_t* ds = &d->dseek;
+        int fine = check_finite(w, where, "dseek.waypoint.position", ds->waypoint.position, 3) &&
+                   check_finite(w, where, "dseek.waypoint.direction", ds->waypoint.direction, 3) &&
+                   check_min(w, where, "dseek.waypoint.speed", ds->waypoint.speed, 0.0f, 0) &&
+                   check_min(w, where, "dseek.r_min", ds->r_min, 0.0f, 0) &&
+                   check_min(w, where, "dseek.reach_radius", ds->reach_radius, 0.0f, 0);
+        if (!fine) return SHOAL_ERR_INVALID_ARGUMENT;
+        if (ds->route < -1 || ds->route >= w->route_count)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: dseek.route must be -1 or a route of this world (0..%d), got %d",
+                              where, (int)w->route_count - 1, (int)ds->route);
+        const float* dir = ds->waypoint.direction;
+        float n = dir[0] * dir[0] + dir[1] * dir[1] + (w->dims == 3 ? dir[2] * dir[2] : 0.0f);
+        if (d->weights[SHOAL_BEHAVIOR_DSEEK] != 0.0f && ds->route < 0 && fabsf(sqrtf(n) - 1.0f) > 1e-3f)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: dseek.waypoint.direction must be a unit vector, has length %g",
+                              where, (double)sqrtf(n));
+    }
     if (d->avoid.tangential != 0 && d->avoid.tangential != 1)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: avoid.tangential must be 0 or 1, got %d",
                           where, (int)d->avoid.tangential);
@@ -267,6 +296,7 @@ static int needs_component(const shoal_agent_def_t* d, int comp)
     case COMP_PURSUIT: return wt[SHOAL_BEHAVIOR_PURSUE] != 0.0f || wt[SHOAL_BEHAVIOR_EVADE] != 0.0f;
     case COMP_FOLLOW: return wt[SHOAL_BEHAVIOR_FOLLOW] != 0.0f;
     case COMP_AVOID: return wt[SHOAL_BEHAVIOR_AVOID] != 0.0f;
+    case COMP_DSEEK: return wt[SHOAL_BEHAVIOR_DSEEK] != 0.0f;
     }
     return 0;
 }
@@ -351,6 +381,22 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
             COMP_F(w, k, FO_BEHIND_PER_SPEED)[r] = d->follow.behind_per_speed;
             COMP_F(w, k, FO_ARRIVE_GAIN)[r] = d->follow.arrive_gain;
             break;
+        case COMP_DSEEK: {
+            const shoal_dseek_t* ds = &d->dseek;
+            /* A new route (or a fresh row) starts at its first waypoint. */
+            if (fresh || COMP_I(w, k, DS_ROUTE)[r] != ds->route) COMP_I(w, k, DS_INDEX)[r] = 0;
+            COMP_F(w, k, DS_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_DSEEK];
+            for (int a = 0; a < 3; ++a) {
+                COMP_F(w, k, DS_WP_X + a)[r] = ds->waypoint.position[a];
+                COMP_F(w, k, DS_DIR_X + a)[r] = ds->waypoint.direction[a];
+            }
+            if (w->dims == 2) COMP_F(w, k, DS_WP_Z)[r] = COMP_F(w, k, DS_DIR_Z)[r] = 0.0f;
+            COMP_F(w, k, DS_SPEED)[r] = ds->waypoint.speed;
+            COMP_I(w, k, DS_ROUTE)[r] = ds->route;
+            COMP_F(w, k, DS_R_MIN)[r] = ds->r_min;
+            COMP_F(w, k, DS_REACH)[r] = ds->reach_radius;
+            break;
+        }
         case COMP_AVOID:
             COMP_F(w, k, AV_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_AVOID];
             COMP_F(w, k, AV_LOOKAHEAD)[r] = d->avoid.lookahead_time;
@@ -398,6 +444,17 @@ static void read_components(const world_t* w, uint32_t slot, shoal_agent_def_t* 
             d->follow.behind = COMP_F(w, k, FO_BEHIND)[r];
             d->follow.behind_per_speed = COMP_F(w, k, FO_BEHIND_PER_SPEED)[r];
             d->follow.arrive_gain = COMP_F(w, k, FO_ARRIVE_GAIN)[r];
+            break;
+        case COMP_DSEEK:
+            d->weights[SHOAL_BEHAVIOR_DSEEK] = COMP_F(w, k, DS_WEIGHT)[r];
+            for (int a = 0; a < 3; ++a) {
+                d->dseek.waypoint.position[a] = COMP_F(w, k, DS_WP_X + a)[r];
+                d->dseek.waypoint.direction[a] = COMP_F(w, k, DS_DIR_X + a)[r];
+            }
+            d->dseek.waypoint.speed = COMP_F(w, k, DS_SPEED)[r];
+            d->dseek.route = COMP_I(w, k, DS_ROUTE)[r];
+            d->dseek.r_min = COMP_F(w, k, DS_R_MIN)[r];
+            d->dseek.reach_radius = COMP_F(w, k, DS_REACH)[r];
             break;
         case COMP_AVOID:
             d->weights[SHOAL_BEHAVIOR_AVOID] = COMP_F(w, k, AV_WEIGHT)[r];
@@ -817,6 +874,26 @@ static void edit_wander(shoal_agent_def_t* d, const void* a) { d->wander = *(con
 static void edit_pursuit(shoal_agent_def_t* d, const void* a) { d->pursuit = *(const shoal_pursuit_t*)a; }
 static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(const shoal_follow_t*)a; }
 static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const shoal_avoid_t*)a; }
+static void edit_dseek(shoal_agent_def_t* d, const void* a) { d->dseek = *(const shoal_dseek_t*)a; }
+
+shoal_status_t shoal_agent_set_dseek(shoal_world_t* w, shoal_agent_t id, const shoal_dseek_t* ds)
+{
+    REQUIRE_PTR(w, ds, "agent_set_dseek", "dseek");
+    return edit_agent(w, id, "agent_set_dseek", edit_dseek, ds);
+}
+
+shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id, int32_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_route_index: out_index is NULL");
+    int32_t slot = world_resolve(w, id, 0, "agent_route_index");
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    int32_t r = component_row(&w->comps[COMP_DSEEK], (uint32_t)slot);
+    if (r < 0)
+        return world_failc(w, SHOAL_ERR_NOT_FOUND, "agent_route_index: the agent has no directed seek");
+    *out = COMP_I(w, COMP_DSEEK, DS_INDEX)[r];
+    return SHOAL_OK;
+}
 
 shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
 {

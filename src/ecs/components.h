@@ -19,6 +19,7 @@ enum component_id {
     COMP_PURSUIT,       /* pursue, evade */
     COMP_FOLLOW,
     COMP_AVOID,
+    COMP_DSEEK,
     COMP_COUNT_
 };
 
@@ -65,6 +66,14 @@ enum {
 
 /* Column 1 of every component. */
 #define COMP_ROW 1
+
+/* dseek: DS_ROUTE and DS_INDEX are int32 */
+enum {
+    DS_SLOT = 0, DS_ROW,
+    DS_WEIGHT, DS_WP_X, DS_WP_Y, DS_WP_Z, DS_DIR_X, DS_DIR_Y, DS_DIR_Z, DS_SPEED,
+    DS_ROUTE, DS_INDEX, DS_R_MIN, DS_REACH,
+    DS_COUNT_
+};
 
 #define COMP_F(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, float, (col))
 #define COMP_U(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, uint32_t, (col))

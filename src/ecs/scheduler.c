@@ -131,6 +131,7 @@ void world_register_builtin_systems(world_t* w)
     world_register_system(w, "pursuit", SHOAL_STAGE_DECIDE, pursuit_run, NULL, NULL);
     world_register_system(w, "follow", SHOAL_STAGE_DECIDE, follow_run, NULL, NULL);
     world_register_system(w, "avoid", SHOAL_STAGE_DECIDE, avoid_run, NULL, NULL);
+    world_register_system(w, "dseek", SHOAL_STAGE_DECIDE, dseek_run, NULL, NULL);
     world_register_system(w, "control", SHOAL_STAGE_CONTROL, control_run, NULL, NULL);
     world_register_system(w, "integrate", SHOAL_STAGE_INTEGRATE, integrate_run, NULL, NULL);
     world_register_system(w, "wrap", SHOAL_STAGE_INTEGRATE, wrap_run, NULL, NULL);

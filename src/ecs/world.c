@@ -239,7 +239,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
 
     table_init(&w->agents, sizes, AC_COUNT_);
     static const int32_t comp_columns[COMP_COUNT_] = {NB_COUNT_, WD_COUNT_, PU_COUNT_, FO_COUNT_,
-                                                      AV_COUNT_};
+                                                      AV_COUNT_, DS_COUNT_};
     uint16_t four[TABLE_MAX_COLUMNS];
     for (int c = 0; c < TABLE_MAX_COLUMNS; ++c) four[c] = 4;
     for (int k = 0; k < COMP_COUNT_; ++k) component_init(&w->comps[k], four, comp_columns[k]);
@@ -266,6 +266,8 @@ void shoal_world_destroy(shoal_world_t* w)
     for (int k = 0; k < COMP_COUNT_; ++k) component_release(&w->comps[k], &alloc);
     grid_destroy(w);
     mem_free(&alloc, w->obstacles, (size_t)w->obstacle_capacity * sizeof *w->obstacles);
+    mem_free(&alloc, w->route_points, (size_t)w->route_point_capacity * sizeof *w->route_points);
+    mem_free(&alloc, w->routes, (size_t)w->route_capacity * sizeof *w->routes);
     mem_free(&alloc, w->slots, (size_t)w->slot_capacity * sizeof(slot_t));
     mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
     par_release_topology(w->topology);

@@ -113,6 +113,15 @@ struct shoal_world_t {
     int32_t obstacle_capacity;
     int32_t obstacle_count;
 
+    /* routes of directed seek: route r is route_points[routes[r][0] ..
+     * routes[r][0] + routes[r][1]) */
+    shoal_waypoint_t* route_points;
+    int32_t route_point_count;
+    int32_t route_point_capacity;
+    int32_t (*routes)[2];
+    int32_t route_count;
+    int32_t route_capacity;
+
     command_t* commands;
     int32_t command_count;
     int32_t command_capacity;

@@ -81,7 +81,7 @@ static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "ce
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
                                          "behaviors", "target", "threat", "neighbors", "wander",
-                                         "pursuit",   "follow", "avoid"};
+                                         "pursuit",   "follow", "avoid",     "dseek"};
 static const char* const SPAWN_KEYS[] = {"shape",   "center", "radius", "size",
                                          "heading", "pitch",  "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
@@ -315,7 +315,7 @@ static shoal_status_t read_integer(parser_t* p, const cJSON* v, const char* key,
 }
 
 /* An array of exactly `dimensions` numbers, each >= min. */
-static shoal_status_t read_vector(parser_t* p, const cJSON* v, const char* key, double min,
+shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, double min,
                                   const char* names2, const char* names3, float out[3])
 {
     const char* names = p->dimensions == 3 ? names3 : names2;
@@ -404,7 +404,7 @@ shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, i
 static shoal_status_t get_point(parser_t* p, const cJSON* obj, const char* key, float out[3])
 {
     const cJSON* v = MEMBER(obj, key);
-    return v != NULL ? read_vector(p, v, key, -DBL_MAX, "[x, y]", "[x, y, z]", out) : SHOAL_OK;
+    return v != NULL ? parser_read_vector(p, v, key, -DBL_MAX, "[x, y]", "[x, y, z]", out) : SHOAL_OK;
 }
 
 /* heading or pitch: radians, or "random", "inward" or "outward". */
@@ -430,7 +430,7 @@ static shoal_status_t parse_spawn(parser_t* p, const cJSON* v, group_t* g)
     TRY(get_point(p, v, "center", g->center));
     TRY(parser_get_float(p, v, "radius", 0.0, 0, &g->radius));
     const cJSON* size = MEMBER(v, "size");
-    if (size != NULL) TRY(read_vector(p, size, "size", 0.0, "[w, h]", "[w, h, d]", g->size));
+    if (size != NULL) TRY(parser_read_vector(p, size, "size", 0.0, "[w, h]", "[w, h, d]", g->size));
     TRY(get_direction(p, v, "heading", &g->heading_mode, &g->heading));
     /* 2D agents have no pitch; accepting one would hide a mistake. */
     if (p->dimensions == 2 && MEMBER(v, "pitch") != NULL)
@@ -1002,6 +1002,7 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
         def.follow = g->follow;
         def.follow.leader = ref_handle(scenario, added, g->leader);
         def.avoid = g->avoid;
+        def.dseek = g->dseek;
         def.group = (uint32_t)gi;
         for (int32_t i = 0; i < g->count && status == SHOAL_OK; i++, key++) {
             /* "previous": the agent added just before, in this group. */

@@ -16,6 +16,7 @@
  * - pursue, evade and follow without an agent to steer by would do nothing
  *   at all; that is an error, for the same reason an unknown key is one.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +26,8 @@
 /* Behavior keys, in shoal_behavior_t order. */
 static const char* const BEHAVIOR_KEYS[] = {"seek",     "flee",  "arrive", "depart",
                                             "separate", "align", "cohere", "wander",
-                                            "pursue",   "evade", "follow", "avoid"};
+                                            "pursue",   "evade", "follow", "avoid",
+                                            "dseek"};
 _Static_assert(COUNT_OF(BEHAVIOR_KEYS) == SHOAL_BEHAVIOR_COUNT_, "a behavior key per behavior");
 
 static const char* const WEIGHT_GAIN_KEYS[] = {"weight", "gain"};
@@ -37,6 +39,7 @@ static const char* const PURSUIT_KEYS[] = {"target", "max_prediction"};
 static const char* const FOLLOW_KEYS[] = {"leader", "first_leader", "behind", "behind_per_speed",
                                           "arrive_gain"};
 static const char* const AVOID_KEYS[] = {"lookahead_time", "gain", "tangential"};
+static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "r_min", "reach_radius"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -50,6 +53,7 @@ void behaviors_set_defaults(group_t* g)
     g->pursuit = shoal_pursuit_default();
     g->follow = shoal_follow_default();
     g->avoid = shoal_avoid_default();
+    g->dseek = shoal_dseek_default();
     g->pursuit_target.group = g->leader.group = g->first_leader.group = -1;
 }
 
@@ -251,6 +255,27 @@ static shoal_status_t parse_avoid(parser_t* p, const cJSON* v, group_t* g)
     return parser_get_bool(p, v, "tangential", &g->avoid.tangential);
 }
 
+/* Directed seek to one waypoint: {"waypoint": [..], "direction": [..]
+ * (any nonzero vector; normalized here), "speed", "r_min",
+ * "reach_radius"}. Routes are set through the API for now. */
+static shoal_status_t parse_dseek(parser_t* p, const cJSON* v, group_t* g)
+{
+    TRY(parser_check_object(p, v, DSEEK_KEYS, COUNT_OF(DSEEK_KEYS)));
+    const cJSON* wp = cJSON_GetObjectItemCaseSensitive(v, "waypoint");
+    const cJSON* dir = cJSON_GetObjectItemCaseSensitive(v, "direction");
+    if (!wp) return parser_missing(p, "waypoint", NULL);
+    if (!dir) return parser_missing(p, "direction", NULL);
+    TRY(parser_read_vector(p, wp, "waypoint", -DBL_MAX, "[x, y]", "[x, y, z]", g->dseek.waypoint.position));
+    float d[3] = {0.0f, 0.0f, 0.0f};
+    TRY(parser_read_vector(p, dir, "direction", -DBL_MAX, "[dx, dy]", "[dx, dy, dz]", d));
+    double n = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+    if (!(n > 1e-6)) return parser_fail(p, "direction", "must be a nonzero vector");
+    for (int k = 0; k < 3; ++k) g->dseek.waypoint.direction[k] = (float)(d[k] / n);
+    TRY(parser_get_float(p, v, "speed", 0.0, 0, &g->dseek.waypoint.speed));
+    TRY(parser_get_float(p, v, "r_min", 0.0, 0, &g->dseek.r_min));
+    return parser_get_float(p, v, "reach_radius", 0.0, 0, &g->dseek.reach_radius);
+}
+
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
 {
     PARSE_MEMBER(p, v, "behaviors", parse_behaviors, g);
@@ -259,6 +284,7 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "pursuit", parse_pursuit, g);
     PARSE_MEMBER(p, v, "follow", parse_follow, g);
     PARSE_MEMBER(p, v, "avoid", parse_avoid, g);
+    PARSE_MEMBER(p, v, "dseek", parse_dseek, g);
 
     /* A behavior that has no agent to steer by would be silently inert. */
     if (g->pursuit_target.group < 0) {

@@ -66,6 +66,7 @@ typedef struct group_t {
     shoal_pursuit_t pursuit;
     shoal_follow_t follow;
     shoal_avoid_t avoid;
+    shoal_dseek_t dseek;
     agent_ref_t pursuit_target, leader, first_leader;
     int32_t follow_previous; /* each agent follows the one added before it in this group */
 } group_t;
@@ -110,6 +111,11 @@ shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key
                                   double max, int64_t* out);
 /* A JSON boolean, stored as 0 or 1. */
 shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, int32_t* out);
+
+/* The array obj-member `key` (v is that member) of exactly `dimensions`
+ * numbers, each >= min; names2/names3 describe it ("[x, y]"). */
+shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, double min,
+                                  const char* names2, const char* names3, float out[3]);
 
 /* "a number", "a string", ... for "expected X, got Y". */
 const char* parser_type_name(const cJSON* v);

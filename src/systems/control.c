@@ -5,8 +5,12 @@
  * desired direction. Speed: a proportional law on the body-frame velocity
  * error toward (V_fwd, 0[, 0]), so one force both drives along the heading
  * and cancels side slip (the grip of wheels, a keel or thrusters), clipped to
- * |F| <= F_max. V_fwd = V_d max(0, cos(heading error)): a vehicle slows while
- * it turns toward a direction behind it instead of driving a wide circle.
+ * |F| <= F_max. V_fwd = V_d min(1, max(0, 1 + cos(heading error))): full
+ * speed while the wanted direction is within 90 degrees of the heading (a
+ * vehicle turns without braking, which directed seek's turn-radius
+ * geometry relies on), then slowing to a stop as it points straight behind,
+ * so a vehicle turns around a target behind it instead of driving a wide
+ * circle.
  * Heading: a PD law tau = I (K_h e - K_d omega), clipped to |tau| <= tau_max.
  * In 3D the heading error e is the rotation vector from the current attitude
  * to the one with the desired yaw and pitch and no roll.
@@ -82,7 +86,8 @@ static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d
     lanef ey = lane_sub(lane_mul(cs, dy), lane_mul(sn, dx));
     lanef err = lane_select(steer, lane_atan2(ey, ex), zero);
     lanef cos_err = lane_div(ex, lane_select(steer, vd, one));
-    lanef fwd = lane_select(steer, lane_mul(lane_min(vd, vmax), lane_max(zero, cos_err)), zero);
+    lanef factor = lane_min(one, lane_max(zero, lane_add(one, cos_err)));
+    lanef fwd = lane_select(steer, lane_mul(lane_min(vd, vmax), factor), zero);
 
     lanef u = lane_add(lane_mul(cs, vx), lane_mul(sn, vy)); /* body forward */
     lanef v = lane_sub(lane_mul(cs, vy), lane_mul(sn, vx)); /* body left */
@@ -189,8 +194,8 @@ static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d
     lanev3 rot = lanev3_scale(ev, per_s); /* world frame */
 
     lanev3 forward = laneq_rotate(q, (lanev3){ one, zero, zero });
-    lanef cos_err = lane_max(zero, lanev3_dot(forward, d));
-    lanef fwd = lane_select(steer, lane_mul(lane_min(vd, vmax), cos_err), zero);
+    lanef factor = lane_min(one, lane_max(zero, lane_add(one, lanev3_dot(forward, d))));
+    lanef fwd = lane_select(steer, lane_mul(lane_min(vd, vmax), factor), zero);
 
     lanev3 vb = laneq_unrotate(q, vel);
     lanef g = lane_mul(mass, lane_min(kv, inv_dt));

@@ -9,6 +9,7 @@
  * | decide    | pursuit   | pos/vel of self and target, pursuit comp | desired velocity (+=) |
  * | decide    | follow    | pos/vel of self and leader, follow comp  | desired velocity (+=) |
  * | decide    | avoid     | pos, vel, radius, obstacles, avoid comp  | desired velocity (+=) |
+ * | decide    | dseek     | pos, vel, heading/quat, routes, dseek comp | desired (+=), route index |
  * | control   | control   | vel, heading/quat, omega, desired, gains | force, torque    |
  * | integrate | integrate | force, torque, limits                    | pos, vel, heading/quat, omega |
  * | integrate | wrap      | pos (torus worlds only)                  | pos                |
@@ -33,6 +34,7 @@ int64_t wander_run(world_t* w, float dt, void* ctx);
 int64_t pursuit_run(world_t* w, float dt, void* ctx);
 int64_t follow_run(world_t* w, float dt, void* ctx);
 int64_t avoid_run(world_t* w, float dt, void* ctx);
+int64_t dseek_run(world_t* w, float dt, void* ctx);
 int64_t control_run(world_t* w, float dt, void* ctx);
 int64_t integrate_run(world_t* w, float dt, void* ctx);
 int64_t wrap_run(world_t* w, float dt, void* ctx);
