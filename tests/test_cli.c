@@ -603,3 +603,56 @@ Test(cli, bench_rejects_bad_options)
     cr_expect_eq(r.status, 2);
     output_free(&r);
 }
+
+Test(cli, dseek_reports_an_arrival_and_writes_a_trace)
+{
+    char dir[] = "/tmp/shoal_dseek_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char trace[128];
+    snprintf(trace, sizeof trace, "%s/trace.csv", dir);
+    cJSON* root = run_json((const char*[]){"dseek", "--from", "12,0,0.3", "--to", "0,0,0", "--rmin", "2",
+                                           "--speed", "5", "--trace", trace, "--json", NULL});
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "reached")));
+    cr_expect_leq(json_number(root, "position_error"), 0.1);
+    cr_expect_leq(json_number(root, "heading_error_deg"), 3.0);
+    /* Longer than the straight line: it has to come round to face +x. */
+    cr_expect_gt(json_number(root, "path_length"), 12.0);
+    cr_expect_gt(json_number(root, "time"), 0.0);
+    cJSON_Delete(root);
+    FILE* f = fopen(trace, "r");
+    cr_assert_not_null(f, "no trace written");
+    char line[256];
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "t,x,y,heading\n");
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) rows++;
+    fclose(f);
+    cr_expect_gt(rows, 100);
+    remove(trace);
+    rmdir(dir);
+
+    cJSON* r3 = run_json((const char*[]){"dseek", "--from", "0,0,0,0,1,0", "--to", "30,5,4,1,0,0", "--rmin",
+                                         "2", "--speed", "5", "--json", NULL});
+    cr_expect(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(r3, "reached")));
+    cr_expect_leq(json_number(r3, "position_error"), 0.6);
+    cJSON_Delete(r3);
+}
+
+Test(cli, dseek_rejects_bad_usage)
+{
+    const char* const* cases[] = {
+        (const char*[]){"dseek", "--to", "0,0,0", "--rmin", "2", "--speed", "5", NULL},
+        (const char*[]){"dseek", "--from", "1,2", "--to", "0,0,0", "--rmin", "2", "--speed", "5", NULL},
+        (const char*[]){"dseek", "--from", "1,2,0", "--to", "0,0,0", "--rmin", "-2", "--speed", "5", NULL},
+        (const char*[]){"dseek", "--from", "1,2,0", "--to", "0,0,0,1,0,0", "--rmin", "2", "--speed", "5", NULL},
+        (const char*[]){"dseek", "--from", "0,0,0,0,0,0", "--to", "5,0,0,1,0,0", "--rmin", "2", "--speed", "5", NULL},
+        (const char*[]){"dseek", "--grid", "fast", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        cli_output_t r;
+        run_cli(cases[i], &r);
+        cr_expect_eq(r.status, 2, "case %zu: exit %d, stderr %s", i, r.status, r.err);
+        cr_expect_gt(strlen(r.err), 0);
+        output_free(&r);
+    }
+}
