@@ -222,3 +222,35 @@ Test(dseek_world, bad_input_is_rejected)
     cr_assert_eq(shoal_world_agent_count(w), 0);
     shoal_world_destroy(w);
 }
+
+Test(dseek_world, the_public_function_rejects_degenerate_input_without_nan)
+{
+    const float pos[2] = {0, 0}, head[2] = {1, 0}, wp[2] = {10, 0}, dir[2] = {0, 1};
+    float out[2] = {NAN, NAN};
+    shoal_error_t err;
+    cr_assert_eq(shoal_dseek_steer_2d(pos, head, wp, dir, 2.0f, out, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_float_eq(out[0] * out[0] + out[1] * out[1], 1.0f, 1e-5f);
+    cr_assert_geq(out[0] * head[0] + out[1] * head[1], -1e-6f, "at most 90 degrees from the heading");
+
+    const float zero[2] = {0, 0}, nan2[2] = {NAN, 0}, longer[2] = {2, 0};
+    struct { const float *p, *h, *w, *d; float r; const char* what; } bad[] = {
+        {pos, head, wp, zero, 2.0f, "zero waypoint direction"},
+        {pos, head, wp, longer, 2.0f, "waypoint direction not unit"},
+        {pos, head, wp, dir, 0.0f, "r_min 0"},
+        {pos, head, wp, dir, -1.0f, "negative r_min"},
+        {nan2, head, wp, dir, 2.0f, "NaN position"},
+        {pos, head, pos, dir, 2.0f, "A = W with another heading"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        out[0] = out[1] = NAN;
+        cr_assert_eq(shoal_dseek_steer_2d(bad[i].p, bad[i].h, bad[i].w, bad[i].d, bad[i].r, out, &err),
+                     SHOAL_ERR_INVALID_ARGUMENT, "%s", bad[i].what);
+        cr_assert_gt(strlen(err.message), 10, "%s: message", bad[i].what);
+        cr_assert(isfinite(out[0]) && isfinite(out[1]), "%s: NaN output", bad[i].what);
+    }
+    const float p3[3] = {0, 0, 0}, h3[3] = {1, 0, 0}, w3[3] = {10, 3, 2}, d3[3] = {0, 0, 0};
+    float o3[3];
+    cr_assert_eq(shoal_dseek_steer_3d(p3, h3, w3, d3, 2.0f, o3, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(isfinite(o3[0]) && isfinite(o3[1]) && isfinite(o3[2]));
+    cr_assert_eq(shoal_dseek_steer_2d(NULL, head, wp, dir, 2.0f, out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+}

@@ -427,6 +427,25 @@ SHOAL_API shoal_status_t shoal_world_remove_obstacle(shoal_world_t* world, int32
 SHOAL_API int32_t shoal_world_obstacle_count(const shoal_world_t* world);
 
 /* ------------------------------------------------------------------------ */
+/* Directed seek as a stateless function                                     */
+/* ------------------------------------------------------------------------ */
+
+/* The steering direction of directed seek for an agent at `position` heading
+ * along `heading` (unit), toward `waypoint` with wanted heading `direction`
+ * (unit), turning no tighter than `r_min` (m, > 0): the behavior the DSEEK
+ * system runs, for callers with vehicles of their own. Writes a unit vector
+ * at most 90 degrees from `heading` to out_steer (2 floats in 2D, 3 in 3D).
+ * Bad input (NaN, r_min <= 0, a direction not of unit length, position on
+ * the waypoint with another heading) gives SHOAL_ERR_INVALID_ARGUMENT, the
+ * reason in err, and still a finite out_steer (the heading). */
+SHOAL_API shoal_status_t shoal_dseek_steer_2d(const float position[2], const float heading[2],
+                                              const float waypoint[2], const float direction[2],
+                                              float r_min, float out_steer[2], shoal_error_t* err);
+SHOAL_API shoal_status_t shoal_dseek_steer_3d(const float position[3], const float heading[3],
+                                              const float waypoint[3], const float direction[3],
+                                              float r_min, float out_steer[3], shoal_error_t* err);
+
+/* ------------------------------------------------------------------------ */
 /* Routes and formations (directed seek)                                     */
 /* ------------------------------------------------------------------------ */
 

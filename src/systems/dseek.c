@@ -17,6 +17,7 @@
  * A route advances to its next waypoint when the agent comes within
  * reach_radius of the current one (half the turn radius by default). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ecs/parallel.h"
@@ -242,6 +243,61 @@ shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* mem
             st = shoal_agent_set_behavior(w, members[i], SHOAL_BEHAVIOR_DSEEK, 1.0f);
         if (st == SHOAL_OK) st = shoal_agent_set_dseek(w, members[i], &ds);
         if (st != SHOAL_OK) return st; /* only out of memory can get here */
+    }
+    return SHOAL_OK;
+}
+
+/* ---- the stateless public function -------------------------------------- */
+
+static shoal_status_t steer_fail(shoal_error_t* err, const char* message)
+{
+    if (err) {
+        err->status = SHOAL_ERR_INVALID_ARGUMENT;
+        snprintf(err->message, sizeof err->message, "dseek_steer: %s", message);
+    }
+    return SHOAL_ERR_INVALID_ARGUMENT;
+}
+
+shoal_status_t shoal_dseek_steer_2d(const float position[2], const float heading[2],
+                                    const float waypoint[2], const float direction[2], float r_min,
+                                    float out_steer[2], shoal_error_t* err)
+{
+    if (!position || !heading || !waypoint || !direction || !out_steer)
+        return steer_fail(err, "every pointer argument is required");
+    dseek_params prm = dseek_default_params(r_min);
+    dseek_result2 res;
+    dseek_status st = dseek_steer_2d((vec2){position[0], position[1]}, (vec2){heading[0], heading[1]},
+                                     (vec2){waypoint[0], waypoint[1]}, (vec2){direction[0], direction[1]},
+                                     &prm, &res);
+    out_steer[0] = res.steer.x;
+    out_steer[1] = res.steer.y;
+    if (st != DSEEK_OK) return steer_fail(err, res.message);
+    if (err) {
+        err->status = SHOAL_OK;
+        err->message[0] = '\0';
+    }
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_dseek_steer_3d(const float position[3], const float heading[3],
+                                    const float waypoint[3], const float direction[3], float r_min,
+                                    float out_steer[3], shoal_error_t* err)
+{
+    if (!position || !heading || !waypoint || !direction || !out_steer)
+        return steer_fail(err, "every pointer argument is required");
+    dseek_params prm = dseek_default_params(r_min);
+    dseek_result3 res;
+    dseek_status st = dseek_steer_3d((vec3){position[0], position[1], position[2]},
+                                     (vec3){heading[0], heading[1], heading[2]},
+                                     (vec3){waypoint[0], waypoint[1], waypoint[2]},
+                                     (vec3){direction[0], direction[1], direction[2]}, &prm, &res);
+    out_steer[0] = res.steer.x;
+    out_steer[1] = res.steer.y;
+    out_steer[2] = res.steer.z;
+    if (st != DSEEK_OK) return steer_fail(err, res.message);
+    if (err) {
+        err->status = SHOAL_OK;
+        err->message[0] = '\0';
     }
     return SHOAL_OK;
 }
