@@ -113,8 +113,7 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             steer = (vec3){res.steer.x, res.steer.y, 0.0f};
         }
         /* Brake toward the waypoint speed as arrival does. */
-        float a_brake = 0.5f * AGENT_F(w, AC_MAX_FORCE)[i] / AGENT_F(w, AC_MASS)[i];
-        float cmd = fminf(vmax, sqrtf(v_w * v_w + 2.0f * a_brake * dist));
+        float cmd = braking_speed(vmax, dist, v_w, vmax, AGENT_F(w, AC_MAX_FORCE)[i], AGENT_F(w, AC_MASS)[i]);
         float k = COMP_F(w, COMP_DSEEK, DS_WEIGHT)[r] * cmd;
         AGENT_F(w, AC_DESIRED_X)[i] += k * steer.x;
         AGENT_F(w, AC_DESIRED_Y)[i] += k * steer.y;

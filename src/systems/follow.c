@@ -96,10 +96,7 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         float dist = vec3_length(e);
         if (!(dist > 0.0f)) continue; /* on the point: arrival asks for nothing */
 
-        float speed = gain[r] * dist;
-        float a_brake = 0.5f * fmax[i] / mass[i];
-        float cap = fminf(vmax[i], sqrtf(2.0f * a_brake * dist));
-        if (speed > cap) speed = cap;
+        float speed = braking_speed(gain[r] * dist, dist, 0.0f, vmax[i], fmax[i], mass[i]);
         float k = weight[r] * speed / dist;
         dx[i] += k * e.x;
         dy[i] += k * e.y;

@@ -71,14 +71,8 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         }
         if (w_arrive[i] != 0.0f && e > 0.0f) {
-            /* V = K_arrival e, capped by the speed from which the vehicle can
-             * still brake to rest within e using half its force: the seed's
-             * proportional law alone overshoots whenever K e exceeds what
-             * the force limit can stop. */
-            float speed = k_arrive[i] * e;
-            float a_brake = 0.5f * fmax[i] / mass[i];
-            float cap = fminf(vmax[i], sqrtf(2.0f * a_brake * e));
-            if (speed > cap) speed = cap;
+            /* V = K_arrival e, capped so the vehicle can still stop. */
+            float speed = braking_speed(k_arrive[i] * e, e, 0.0f, vmax[i], fmax[i], mass[i]);
             float k = w_arrive[i] * speed / e;
             vx += k * ex;
             vy += k * ey;

@@ -21,11 +21,26 @@
 #ifndef SHOAL_SYSTEMS_H
 #define SHOAL_SYSTEMS_H
 
+#include <math.h>
+
 #include "ecs/world.h"
 
 /* Below this speed command an agent holds its heading instead of steering
  * toward the (numerically meaningless) direction of a tiny vector. */
 #define STEER_HOLD_SPEED 1e-4f
+
+/* The arrival speed law shared by arrive, follow and directed seek: the
+ * requested speed, capped by the speed from which the vehicle can still
+ * slow to end_speed within `dist` using half its force (the seed's
+ * proportional law alone overshoots whenever K e exceeds what the force
+ * limit can stop). */
+static inline float braking_speed(float wanted, float dist, float end_speed, float vmax, float fmax,
+                                  float mass)
+{
+    float a_brake = 0.5f * fmax / mass;
+    float cap = fminf(vmax, sqrtf(end_speed * end_speed + 2.0f * a_brake * dist));
+    return wanted < cap ? wanted : cap;
+}
 
 int64_t spatial_hash_run(world_t* w, float dt, void* ctx);
 int64_t steer_run(world_t* w, float dt, void* ctx);
