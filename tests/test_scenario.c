@@ -1184,7 +1184,11 @@ Test(scenario, failed_populate_removes_agents_and_obstacles)
         "  \"follow\": {\"leader\": \"previous\", \"first_leader\": {\"group\": \"lead\"}},"
         "  \"behaviors\": {\"follow\": {}, \"separate\": {}, \"avoid\": {}}},"
         " {\"count\": 30, \"pursuit\": {\"target\": {\"group\": \"lead\"}},"
-        "  \"behaviors\": {\"pursue\": {}, \"cohere\": {}}}]}");
+        "  \"behaviors\": {\"pursue\": {}, \"cohere\": {}}},"
+        " {\"count\": 4, \"behaviors\": {\"dseek\": {}}, \"dseek\": {\"route\": ["
+        "  {\"position\": [5, 5], \"direction\": [1, 0]}, {\"position\": [9, 0], \"direction\": [0, -1]}]}},"
+        " {\"count\": 2, \"formation\": {\"anchor\": {\"position\": [0, 0], \"direction\": [1, 0]},"
+        "  \"offsets\": [[0, 0], [-3, 0]]}}]}");
     shoal_world_def_t def = shoal_scenario_world_def(s);
     def.thread_count = 1;
     def.backend = SHOAL_BACKEND_SERIAL;
@@ -1209,6 +1213,7 @@ Test(scenario, failed_populate_removes_agents_and_obstacles)
         cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "budget %d: %s", budget, shoal_world_last_error(w));
         cr_assert_eq(shoal_world_agent_count(w), 1, "budget %d: agents left behind", budget);
         cr_assert_eq(shoal_world_obstacle_count(w), 1, "budget %d: obstacles left behind", budget);
+        cr_assert_eq(shoal_world_route_count(w), 0, "budget %d: routes left behind", budget);
         cr_assert(shoal_agent_is_valid(w, id));
         after_obstacles += strstr(shoal_world_last_error(w), "obstacle") == NULL;
         failures++;
@@ -1216,8 +1221,9 @@ Test(scenario, failed_populate_removes_agents_and_obstacles)
     cr_expect_eq(st, SHOAL_OK, "populate never succeeded: %s", shoal_world_last_error(w));
     cr_expect_gt(failures, 0, "no allocation could be made to fail");
     cr_expect_gt(after_obstacles, 0, "no failure happened after the obstacles were in");
-    cr_expect_eq(shoal_world_agent_count(w), 72);
+    cr_expect_eq(shoal_world_agent_count(w), 78);
     cr_expect_eq(shoal_world_obstacle_count(w), 4);
+    cr_expect_eq(shoal_world_route_count(w), 1);
     shoal_world_destroy(w);
     shoal_scenario_destroy(s);
 }
@@ -1250,4 +1256,46 @@ Test(scenario, dseek_keys_reach_the_agents)
                  "groups[0].dseek.waypoint");
     expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"waypoint\": [1, 2, 3], \"direction\": [1, 0]}}]}",
                  "groups[0].dseek.waypoint");
+}
+
+Test(scenario, dseek_routes_and_formations)
+{
+    shoal_scenario_t* s = load_path(SCENARIOS "/formation.json");
+    shoal_world_t* w = populated(s);
+    cr_expect_eq(shoal_world_route_count(w), 1);
+    shoal_agent_t patrol[3], wedge[5];
+    cr_assert_eq(group_ids(w, 0, patrol, 3), 3);
+    cr_assert_eq(group_ids(w, 1, wedge, 5), 5);
+    shoal_agent_def_t d = def_of(w, patrol[1]);
+    cr_expect_eq(d.dseek.route, 0);
+    cr_expect_eq(d.weights[SHOAL_BEHAVIOR_DSEEK], 1.0f);
+    /* Wedge slot 3: 12 m behind (+y, since the anchor faces -y) and 12 m to
+     * the left (+x when facing -y... left of -y is +x). */
+    d = def_of(w, wedge[3]);
+    cr_expect_eq(d.weights[SHOAL_BEHAVIOR_DSEEK], 1.0f, "formation arrival turns dseek on");
+    cr_expect_float_eq(d.dseek.waypoint.position[0], 92.0f, 1e-4f);
+    cr_expect_float_eq(d.dseek.waypoint.position[1], -48.0f, 1e-4f);
+    cr_expect_float_eq(d.dseek.waypoint.direction[1], -1.0f, 1e-6f);
+    cr_expect_float_eq(d.dseek.waypoint.speed, 3.0f, 1e-6f);
+    /* Run it: every patrol agent completes the route. */
+    for (int step = 0; step < shoal_scenario_steps(s); ++step)
+        cr_assert_eq(shoal_world_step(w, shoal_scenario_dt(s)), SHOAL_OK);
+    for (int i = 0; i < 3; ++i) {
+        int32_t index = -1;
+        cr_assert_eq(shoal_agent_route_index(w, patrol[i], &index), SHOAL_OK);
+        cr_expect_eq(index, 3, "patrol %d stopped at waypoint %d", i, index);
+    }
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+
+    expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"route\": [], \"r_min\": 1}}]}",
+                 "groups[0].dseek.route: expected a non-empty array");
+    expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"route\": [{\"position\": [0, 0]}]}}]}",
+                 "groups[0].dseek.route[0].direction");
+    expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"waypoint\": [0, 0], \"direction\": [1, 0],"
+                 " \"route\": [{\"position\": [0, 0], \"direction\": [1, 0]}]}}]}",
+                 "groups[0].dseek.route: give either");
+    expect_error("{\"groups\": [{\"count\": 2, \"formation\": {\"anchor\": {\"position\": [0, 0],"
+                 " \"direction\": [1, 0]}, \"offsets\": [[0, 0]]}}]}",
+                 "groups[0].formation.offsets: expected an array of 2 offsets");
 }

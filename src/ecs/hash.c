@@ -71,5 +71,14 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
         h = absorb(h, ((uint64_t)v[0] << 32) | v[1]);
         h = absorb(h, ((uint64_t)v[2] << 32) | v[3]);
     }
+    /* Routes of directed seek. */
+    for (int32_t i = 0; i < w->route_point_count; ++i) {
+        const shoal_waypoint_t* p = &w->route_points[i];
+        uint32_t v[7];
+        memcpy(v, p->position, 12);
+        memcpy(v + 3, p->direction, 12);
+        memcpy(v + 6, &p->speed, 4);
+        for (int k = 0; k < 7; ++k) h = absorb(h, v[k]);
+    }
     return rng_mix64(h);
 }

@@ -174,6 +174,10 @@ int agent_column_used(int dims, int col);
  * -1 when that agent is gone. Read-only: safe from parallel systems. */
 int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag);
 
+/* Drop the routes added after the first `count` (undoing a failed
+ * populate; no agent may use them). */
+void world_truncate_routes(world_t* w, int32_t count);
+
 /* Time in nanoseconds from a monotonic clock. */
 uint64_t world_now_ns(void);
 

@@ -81,7 +81,8 @@ static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "ce
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
                                          "behaviors", "target", "threat", "neighbors", "wander",
-                                         "pursuit",   "follow", "avoid",     "dseek"};
+                                         "pursuit",   "follow", "avoid",     "dseek",
+                                         "formation"};
 static const char* const SPAWN_KEYS[] = {"shape",   "center", "radius", "size",
                                          "heading", "pitch",  "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
@@ -838,7 +839,11 @@ shoal_status_t shoal_scenario_load_file(const char* path, shoal_scenario_t** out
 void shoal_scenario_destroy(shoal_scenario_t* scenario)
 {
     if (scenario == NULL) return;
-    for (int32_t i = 0; i < scenario->group_count; i++) free(scenario->groups[i].name);
+    for (int32_t i = 0; i < scenario->group_count; i++) {
+        free(scenario->groups[i].name);
+        free(scenario->groups[i].route);
+        free(scenario->groups[i].formation_offsets);
+    }
     free(scenario->groups);
     free(scenario->obstacles);
     free(scenario->name);
@@ -985,10 +990,17 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
         obstacles += status == SHOAL_OK;
     }
 
+    /* Routes first (agents name them); undone by truncation on failure. */
+    int32_t routes_before = shoal_world_route_count(world);
     int32_t done = 0;
     uint64_t key = 0;
     for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {
         const group_t* g = &scenario->groups[gi];
+        int32_t route = -1;
+        if (g->route_length > 0)
+            status = shoal_world_add_route(world, g->route, g->route_length, &route);
+        if (status != SHOAL_OK) break;
+        int32_t group_start = done;
         shoal_agent_def_t def = shoal_agent_default_def();
         def.vehicle = g->vehicle;
         def.control = g->control;
@@ -1003,6 +1015,7 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
         def.follow.leader = ref_handle(scenario, added, g->leader);
         def.avoid = g->avoid;
         def.dseek = g->dseek;
+        if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;
         for (int32_t i = 0; i < g->count && status == SHOAL_OK; i++, key++) {
             /* "previous": the agent added just before, in this group. */
@@ -1013,12 +1026,16 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
             status = shoal_agent_add(world, &def, &added[done]);
             done += status == SHOAL_OK;
         }
+        if (status == SHOAL_OK && g->formation_offsets)
+            status = shoal_formation_arrive(world, added + group_start, g->count,
+                                            (const float(*)[3])g->formation_offsets, &g->formation_anchor);
     }
     /* Undo newest first. The world's last error still describes the add that
      * failed: removing a live agent or obstacle does not fail. */
     if (status != SHOAL_OK) {
         while (done > 0) shoal_agent_remove(world, added[--done]);
         while (obstacles > 0) shoal_world_remove_obstacle(world, obstacle_ids[--obstacles]);
+        world_truncate_routes(world, routes_before);
     }
     free(added);
     free(obstacle_ids);

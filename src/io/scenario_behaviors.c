@@ -19,6 +19,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/scenario_parse.h"
@@ -39,7 +40,10 @@ static const char* const PURSUIT_KEYS[] = {"target", "max_prediction"};
 static const char* const FOLLOW_KEYS[] = {"leader", "first_leader", "behind", "behind_per_speed",
                                           "arrive_gain"};
 static const char* const AVOID_KEYS[] = {"lookahead_time", "gain", "tangential"};
-static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "r_min", "reach_radius"};
+static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "route", "r_min",
+                                         "reach_radius"};
+static const char* const WAYPOINT_KEYS[] = {"position", "direction", "speed"};
+static const char* const FORMATION_KEYS[] = {"anchor", "offsets"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -255,25 +259,116 @@ static shoal_status_t parse_avoid(parser_t* p, const cJSON* v, group_t* g)
     return parser_get_bool(p, v, "tangential", &g->avoid.tangential);
 }
 
-/* Directed seek to one waypoint: {"waypoint": [..], "direction": [..]
- * (any nonzero vector; normalized here), "speed", "r_min",
- * "reach_radius"}. Routes are set through the API for now. */
+/* A direction: any nonzero vector, normalized. */
+static shoal_status_t read_direction(parser_t* p, const cJSON* v, const char* key, float out[3])
+{
+    float d[3] = {0.0f, 0.0f, 0.0f};
+    TRY(parser_read_vector(p, v, key, -DBL_MAX, "[dx, dy]", "[dx, dy, dz]", d));
+    double n = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+    if (!(n > 1e-6)) return parser_fail(p, key, "must be a nonzero vector");
+    for (int k = 0; k < 3; ++k) out[k] = (float)(d[k] / n);
+    return SHOAL_OK;
+}
+
+/* {"position": [..], "direction": [..], "speed": v} */
+static shoal_status_t parse_waypoint(parser_t* p, const cJSON* v, shoal_waypoint_t* out)
+{
+    TRY(parser_check_object(p, v, WAYPOINT_KEYS, COUNT_OF(WAYPOINT_KEYS)));
+    const cJSON* pos = cJSON_GetObjectItemCaseSensitive(v, "position");
+    const cJSON* dir = cJSON_GetObjectItemCaseSensitive(v, "direction");
+    if (!pos) return parser_missing(p, "position", NULL);
+    if (!dir) return parser_missing(p, "direction", NULL);
+    TRY(parser_read_vector(p, pos, "position", -DBL_MAX, "[x, y]", "[x, y, z]", out->position));
+    TRY(read_direction(p, dir, "direction", out->direction));
+    return parser_get_float(p, v, "speed", 0.0, 0, &out->speed);
+}
+
+/* An array of waypoints into a malloc'd array. */
+static shoal_status_t parse_waypoints(parser_t* p, const cJSON* v, const char* key,
+                                      shoal_waypoint_t** out, int32_t* count)
+{
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1)
+        return parser_fail(p, key, "expected a non-empty array of waypoints, got %s", parser_type_name(v));
+    int32_t n = cJSON_GetArraySize(v);
+    *out = calloc((size_t)n, sizeof **out);
+    if (!*out) return parser_out_of_memory(p);
+    *count = n;
+    size_t old = parser_push(p, key, 0);
+    int32_t i = 0;
+    const cJSON* item;
+    cJSON_ArrayForEach(item, v)
+    {
+        size_t at = parser_push(p, NULL, i);
+        shoal_status_t st = parse_waypoint(p, item, &(*out)[i]);
+        parser_pop(p, at);
+        if (st != SHOAL_OK) {
+            parser_pop(p, old);
+            return st;
+        }
+        i++;
+    }
+    parser_pop(p, old);
+    return SHOAL_OK;
+}
+
+/* Directed seek: one waypoint {"waypoint": [..], "direction": [..] (any
+ * nonzero vector; normalized), "speed"} or a "route" of waypoint objects,
+ * plus "r_min" and "reach_radius". */
 static shoal_status_t parse_dseek(parser_t* p, const cJSON* v, group_t* g)
 {
     TRY(parser_check_object(p, v, DSEEK_KEYS, COUNT_OF(DSEEK_KEYS)));
     const cJSON* wp = cJSON_GetObjectItemCaseSensitive(v, "waypoint");
     const cJSON* dir = cJSON_GetObjectItemCaseSensitive(v, "direction");
-    if (!wp) return parser_missing(p, "waypoint", NULL);
-    if (!dir) return parser_missing(p, "direction", NULL);
-    TRY(parser_read_vector(p, wp, "waypoint", -DBL_MAX, "[x, y]", "[x, y, z]", g->dseek.waypoint.position));
-    float d[3] = {0.0f, 0.0f, 0.0f};
-    TRY(parser_read_vector(p, dir, "direction", -DBL_MAX, "[dx, dy]", "[dx, dy, dz]", d));
-    double n = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
-    if (!(n > 1e-6)) return parser_fail(p, "direction", "must be a nonzero vector");
-    for (int k = 0; k < 3; ++k) g->dseek.waypoint.direction[k] = (float)(d[k] / n);
-    TRY(parser_get_float(p, v, "speed", 0.0, 0, &g->dseek.waypoint.speed));
+    const cJSON* route = cJSON_GetObjectItemCaseSensitive(v, "route");
+    if (route && (wp || dir))
+        return parser_fail(p, "route", "give either \"route\" or \"waypoint\" and \"direction\", not both");
+    if (route) {
+        TRY(parse_waypoints(p, route, "route", &g->route, &g->route_length));
+    } else {
+        if (!wp) return parser_missing(p, "waypoint", "(or a \"route\")");
+        if (!dir) return parser_missing(p, "direction", NULL);
+        TRY(parser_read_vector(p, wp, "waypoint", -DBL_MAX, "[x, y]", "[x, y, z]",
+                               g->dseek.waypoint.position));
+        TRY(read_direction(p, dir, "direction", g->dseek.waypoint.direction));
+        TRY(parser_get_float(p, v, "speed", 0.0, 0, &g->dseek.waypoint.speed));
+    }
     TRY(parser_get_float(p, v, "r_min", 0.0, 0, &g->dseek.r_min));
     return parser_get_float(p, v, "reach_radius", 0.0, 0, &g->dseek.reach_radius);
+}
+
+/* Directed formation arrival: {"anchor": waypoint, "offsets": [[x, y(, z)],
+ * ...]} with one offset per agent of the group, in the formation's frame
+ * (+x along the anchor direction, +y to its left). */
+static shoal_status_t parse_formation(parser_t* p, const cJSON* v, group_t* g)
+{
+    TRY(parser_check_object(p, v, FORMATION_KEYS, COUNT_OF(FORMATION_KEYS)));
+    const cJSON* anchor = cJSON_GetObjectItemCaseSensitive(v, "anchor");
+    const cJSON* offsets = cJSON_GetObjectItemCaseSensitive(v, "offsets");
+    if (!anchor) return parser_missing(p, "anchor", NULL);
+    if (!offsets) return parser_missing(p, "offsets", NULL);
+    size_t at = parser_push(p, "anchor", 0);
+    shoal_status_t st = parse_waypoint(p, anchor, &g->formation_anchor);
+    parser_pop(p, at);
+    TRY(st);
+    if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != g->count)
+        return parser_fail(p, "offsets", "expected an array of %d offsets (one per agent of the group)",
+                           (int)g->count);
+    if (g->count == 0) return SHOAL_OK;
+    g->formation_offsets = calloc((size_t)g->count, sizeof *g->formation_offsets);
+    if (!g->formation_offsets) return parser_out_of_memory(p);
+    size_t old = parser_push(p, "offsets", 0);
+    int32_t i = 0;
+    const cJSON* item;
+    cJSON_ArrayForEach(item, offsets)
+    {
+        char name[24];
+        snprintf(name, sizeof name, "[%d]", (int)i);
+        st = parser_read_vector(p, item, name, -DBL_MAX, "[x, y]", "[x, y, z]", g->formation_offsets[i]);
+        if (st != SHOAL_OK) break;
+        i++;
+    }
+    parser_pop(p, old);
+    return st;
 }
 
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
@@ -285,6 +380,7 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "follow", parse_follow, g);
     PARSE_MEMBER(p, v, "avoid", parse_avoid, g);
     PARSE_MEMBER(p, v, "dseek", parse_dseek, g);
+    PARSE_MEMBER(p, v, "formation", parse_formation, g);
 
     /* A behavior that has no agent to steer by would be silently inert. */
     if (g->pursuit_target.group < 0) {

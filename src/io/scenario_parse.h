@@ -67,6 +67,10 @@ typedef struct group_t {
     shoal_follow_t follow;
     shoal_avoid_t avoid;
     shoal_dseek_t dseek;
+    shoal_waypoint_t* route;       /* dseek.route in the file: made a world route by populate */
+    int32_t route_length;
+    shoal_waypoint_t formation_anchor;
+    float (*formation_offsets)[3]; /* one per agent when the group arrives in formation */
     agent_ref_t pursuit_target, leader, first_leader;
     int32_t follow_previous; /* each agent follows the one added before it in this group */
 } group_t;

@@ -194,6 +194,13 @@ shoal_status_t shoal_world_add_route(shoal_world_t* w, const shoal_waypoint_t* p
 
 int32_t shoal_world_route_count(const shoal_world_t* w) { return w ? w->route_count : 0; }
 
+void world_truncate_routes(world_t* w, int32_t count)
+{
+    if (count < 0 || count >= w->route_count) return;
+    w->route_point_count = w->routes[count][0];
+    w->route_count = count;
+}
+
 /* ---- formation arrival -------------------------------------------------- */
 
 shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* members, int32_t count,
