@@ -322,8 +322,11 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     }
     grid_t* g = w->grid;
     configure(w, g, n);
+    /* One block per worker, but each block costs a histogram of every
+     * bucket: at most 64 blocks, and none under 4096 agents. */
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
-    if (blocks > n) blocks = n;
+    if (blocks > 64) blocks = 64;
+    if (blocks > (n + 4095) / 4096) blocks = (n + 4095) / 4096;
     if (!grid_reserve(w, g, n, g->bucket_count, blocks)) {
         g->count = 0;
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory for %d agents", (int)n);
