@@ -181,3 +181,22 @@ Test(determinism, stored_handles_do_not_leak_world_addresses_into_the_hash)
     shoal_world_destroy(a);
     shoal_world_destroy(b);
 }
+
+Test(determinism, bound_threads_give_the_same_hash)
+{
+    /* Pinning workers to cores (hwloc) changes where they run, not what
+     * they compute. */
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 2;
+    def.backend = SHOAL_BACKEND_OPENMP;
+    def.bind_threads = 1;
+    def.seed = 99;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    populate_mixed(w, 5000, 5);
+    step_n(w, 60, 1.0f / 60.0f);
+    uint64_t bound = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    cr_assert_eq(bound, run_hash(2, 1, SHOAL_BACKEND_SERIAL, 0));
+}
