@@ -386,6 +386,21 @@ Test(simd, hsum_fixed_order)
 #endif
 }
 
+/* lane_hsum4 gives each vector's lane_hsum, bit for bit. */
+Test(simd, hsum4_matches_hsum)
+{
+    make_inputs(0x5eed000c);
+    for (int i = 0; i + 4 * SHOAL_LANES <= N_VALUES; i += 4 * SHOAL_LANES) {
+        lanef v[4];
+        for (int k = 0; k < 4; k++) v[k] = lane_load(in_a + i + k * SHOAL_LANES);
+        float got[4];
+        lane_hsum4(v[0], v[1], v[2], v[3], got);
+        for (int k = 0; k < 4; k++)
+            cr_assert(same(got[k], lane_hsum(v[k])), "hsum4 at %d, %d: %a, hsum %a", i, k, got[k],
+                      lane_hsum(v[k]));
+    }
+}
+
 Test(simd, gather)
 {
     enum { TABLE = 1000 };

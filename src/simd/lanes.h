@@ -29,7 +29,7 @@
  *   memory    lane_load/loadu/store/storeu, lane_load_partial/store_partial,
  *             lane_set1, lane_zero, lane_extract, lane_iota
  *   math      lane_add/sub/mul/div, lane_fma, lane_min/max/clamp, lane_abs,
- *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum
+ *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum, lane_hsum4
  *   compare   lane_cmp_lt/le/gt/ge/eq/neq -> m
  *   masks     lane_mask_and/or/not/andnot/any/all/bits/first,
  *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
@@ -518,6 +518,43 @@ static inline float lane_hsum(lanef a)
     simde__m128 s2 = simde_mm_add_ps(s4, simde_mm_movehl_ps(s4, s4));
     simde__m128 s1 = simde_mm_add_ss(s2, simde_mm_shuffle_ps(s2, s2, 1));
     return simde_mm_cvtss_f32(s1);
+#endif
+}
+
+/* Four lane_hsum at once, out[k] bit-identical to lane_hsum of the k-th
+ * argument: each vector is folded to four lanes as lane_hsum does, then the
+ * last two levels of the four run side by side in one register. */
+static inline void lane_hsum4(lanef a, lanef b, lanef c, lanef d, float out[4])
+{
+#if SHOAL_LANES == 1
+    out[0] = a.v;
+    out[1] = b.v;
+    out[2] = c.v;
+    out[3] = d.v;
+#else
+    simde__m128 v4[4];
+    const lanef in[4] = {a, b, c, d};
+    for (int k = 0; k < 4; ++k) {
+#if SHOAL_LANES == 16
+        simde__m256 lo8 = simde_mm512_castps512_ps256(in[k].v);
+        simde__m256 hi8 = simde_mm256_castpd_ps(simde_mm512_extractf64x4_pd(simde_mm512_castps_pd(in[k].v), 1));
+        simde__m256 s8 = simde_mm256_add_ps(lo8, hi8);
+#elif SHOAL_LANES == 8
+        simde__m256 s8 = in[k].v;
+#endif
+#if SHOAL_LANES >= 8
+        v4[k] = simde_mm_add_ps(simde_mm256_castps256_ps128(s8), simde_mm256_extractf128_ps(s8, 1));
+#else
+        v4[k] = in[k].v;
+#endif
+    }
+    /* [a0 + a2, a1 + a3, b0 + b2, b1 + b3] and the same for c, d */
+    simde__m128 ab = simde_mm_add_ps(simde_mm_movelh_ps(v4[0], v4[1]), simde_mm_movehl_ps(v4[1], v4[0]));
+    simde__m128 cd = simde_mm_add_ps(simde_mm_movelh_ps(v4[2], v4[3]), simde_mm_movehl_ps(v4[3], v4[2]));
+    /* even + odd lanes: (x0 + x2) + (x1 + x3) for each of a, b, c, d */
+    simde__m128 even = simde_mm_shuffle_ps(ab, cd, SIMDE_MM_SHUFFLE(2, 0, 2, 0));
+    simde__m128 odd = simde_mm_shuffle_ps(ab, cd, SIMDE_MM_SHUFFLE(3, 1, 3, 1));
+    simde_mm_storeu_ps(out, simde_mm_add_ps(even, odd));
 #endif
 }
 

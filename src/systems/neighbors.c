@@ -261,19 +261,28 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
     sy = lane_neg(sy);
     sz = lane_neg(sz);
     out->n = (float)count;
-    out->sep[0] = lane_hsum(sx);
-    out->sep[1] = lane_hsum(sy);
-    out->ali[0] = lane_hsum(ax);
-    out->ali[1] = lane_hsum(ay);
-    out->coh[0] = lane_hsum(cx);
-    out->coh[1] = lane_hsum(cy);
-    out->sep[2] = three ? lane_hsum(sz) : 0.0f;
-    out->ali[2] = three ? lane_hsum(az) : 0.0f;
-    out->coh[2] = three ? lane_hsum(cz) : 0.0f;
+    float h[4];
+    lane_hsum4(sx, sy, ax, ay, h);
+    out->sep[0] = h[0];
+    out->sep[1] = h[1];
+    out->ali[0] = h[2];
+    out->ali[1] = h[3];
+    if (three) {
+        lane_hsum4(cx, cy, sz, az, h);
+        out->sep[2] = h[2];
+        out->ali[2] = h[3];
+        out->coh[2] = lane_hsum(cz);
+    } else {
+        lane_hsum4(cx, cy, zero, zero, h);
+        out->sep[2] = out->ali[2] = out->coh[2] = 0.0f;
+    }
+    out->coh[0] = h[0];
+    out->coh[1] = h[1];
 }
 
-static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
-                   float* d2_keep)
+static inline __attribute__((always_inline)) void
+kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+       float* d2_keep)
 {
     int wrap = g->wrap && !packs_shifted(g);
     if (g->dims == 3) {
@@ -286,6 +295,157 @@ static void kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_
             kernel_impl(g, s, m, a, out, d2_keep, 0, 1);
         else
             kernel_impl(g, s, m, a, out, d2_keep, 0, 0);
+    }
+}
+
+/* The lane kernel for two agents of the same pack in one pass: the
+ * candidate loads and the range mask are shared, every per-agent sum is
+ * accumulated exactly as kernel_impl does, so each agent gets the same bits
+ * as from its own pass. No capped path (d2_keep). */
+static inline __attribute__((always_inline)) void
+kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
+             const agent_in* b, sums* oa, sums* ob, const int three, const int wrap)
+{
+    int fova = a->fov_cos > -1.0f, fovb = b->fov_cos > -1.0f;
+    lanef xa = lane_set1(a->x[0]), ya = lane_set1(a->x[1]), za = lane_set1(a->x[2]);
+    lanef xb = lane_set1(b->x[0]), yb = lane_set1(b->x[1]), zb = lane_set1(b->x[2]);
+    lanef r2a = lane_set1(a->r2), r2b = lane_set1(b->r2);
+    lanef mf = lane_set1((float)m);
+    lanef selfa = lane_set1((float)a->self), selfb = lane_set1((float)b->self);
+    lanef ex = lane_set1(g->extent[0]), ey = lane_set1(g->extent[1]), ez = lane_set1(g->extent[2]);
+    lanef hx = lane_set1(0.5f * g->extent[0]), hy = lane_set1(0.5f * g->extent[1]);
+    lanef hz = lane_set1(0.5f * g->extent[2]);
+    lanef tiny = lane_set1(COINCIDENT_D2);
+    lanef zero = lane_zero();
+    lanef sxa = zero, sya = zero, sza = zero, axa = zero, aya = zero, aza = zero;
+    lanef cxa = zero, cya = zero, cza = zero;
+    lanef sxb = zero, syb = zero, szb = zero, axb = zero, ayb = zero, azb = zero;
+    lanef cxb = zero, cyb = zero, czb = zero;
+    lanef idx = lane_iota(), step = lane_set1((float)SHOAL_LANES);
+    int32_t ca = 0, cb = 0;
+    for (int32_t j = 0; j < m; j += SHOAL_LANES, idx = lane_add(idx, step)) {
+        lanef px = lane_loadu(s->cx + j), py = lane_loadu(s->cy + j);
+        lanef pz = three ? lane_loadu(s->cz + j) : zero;
+        lanem in = lane_cmp_lt(idx, mf);
+        lanef dxa = lane_sub(px, xa), dya = lane_sub(py, ya), dza = zero;
+        lanef dxb = lane_sub(px, xb), dyb = lane_sub(py, yb), dzb = zero;
+        if (three) {
+            dza = lane_sub(pz, za);
+            dzb = lane_sub(pz, zb);
+        }
+        if (wrap) {
+            dxa = lane_min_image(dxa, ex, hx);
+            dya = lane_min_image(dya, ey, hy);
+            dxb = lane_min_image(dxb, ex, hx);
+            dyb = lane_min_image(dyb, ey, hy);
+            if (three) {
+                dza = lane_min_image(dza, ez, hz);
+                dzb = lane_min_image(dzb, ez, hz);
+            }
+        }
+        lanef d2a = lane_add(lane_mul(dxa, dxa), lane_mul(dya, dya));
+        lanef d2b = lane_add(lane_mul(dxb, dxb), lane_mul(dyb, dyb));
+        if (three) {
+            d2a = lane_add(d2a, lane_mul(dza, dza));
+            d2b = lane_add(d2b, lane_mul(dzb, dzb));
+        }
+        lanem oka = lane_mask_and(lane_mask_and(in, lane_cmp_neq(idx, selfa)), lane_cmp_le(d2a, r2a));
+        lanem okb = lane_mask_and(lane_mask_and(in, lane_cmp_neq(idx, selfb)), lane_cmp_le(d2b, r2b));
+        if (fova) {
+            lanef dot = lane_add(lane_mul(lane_set1(a->fwd[0]), dxa), lane_mul(lane_set1(a->fwd[1]), dya));
+            if (three) dot = lane_add(dot, lane_mul(lane_set1(a->fwd[2]), dza));
+            oka = lane_mask_and(oka, lane_cmp_ge(dot, lane_mul(lane_set1(a->fov_cos), lane_sqrt(d2a))));
+        }
+        if (fovb) {
+            lanef dot = lane_add(lane_mul(lane_set1(b->fwd[0]), dxb), lane_mul(lane_set1(b->fwd[1]), dyb));
+            if (three) dot = lane_add(dot, lane_mul(lane_set1(b->fwd[2]), dzb));
+            okb = lane_mask_and(okb, lane_cmp_ge(dot, lane_mul(lane_set1(b->fov_cos), lane_sqrt(d2b))));
+        }
+        uint32_t bitsa = lane_mask_bits(oka), bitsb = lane_mask_bits(okb);
+        if (!(bitsa | bitsb)) continue;
+        ca += __builtin_popcount(bitsa);
+        cb += __builtin_popcount(bitsb);
+        lanef vx = lane_loadu(s->cvx + j), vy = lane_loadu(s->cvy + j);
+        lanef vz = three ? lane_loadu(s->cvz + j) : zero;
+        /* Coincident pairs: see kernel_impl. */
+        lanem seqa = oka, seqb = okb;
+        lanem coa = lane_mask_and(oka, lane_cmp_lt(d2a, tiny));
+        lanem cob = lane_mask_and(okb, lane_cmp_lt(d2b, tiny));
+        if (lane_mask_any(lane_mask_or(coa, cob))) {
+            seqa = lane_mask_andnot(oka, coa);
+            seqb = lane_mask_andnot(okb, cob);
+            lanef ira = lane_set1(1.0f / a->radius), irb = lane_set1(1.0f / b->radius);
+            sxa = lane_masked_add(sxa, coa, lane_select(lane_cmp_lt(idx, selfa), lane_neg(ira), ira));
+            sxb = lane_masked_add(sxb, cob, lane_select(lane_cmp_lt(idx, selfb), lane_neg(irb), irb));
+        }
+        lanef inva = lane_rcp_fast(lane_max(d2a, tiny)), invb = lane_rcp_fast(lane_max(d2b, tiny));
+        sxa = lane_masked_add(sxa, seqa, lane_mul(dxa, inva));
+        sya = lane_masked_add(sya, seqa, lane_mul(dya, inva));
+        axa = lane_masked_add(axa, oka, vx);
+        aya = lane_masked_add(aya, oka, vy);
+        cxa = lane_masked_add(cxa, oka, dxa);
+        cya = lane_masked_add(cya, oka, dya);
+        sxb = lane_masked_add(sxb, seqb, lane_mul(dxb, invb));
+        syb = lane_masked_add(syb, seqb, lane_mul(dyb, invb));
+        axb = lane_masked_add(axb, okb, vx);
+        ayb = lane_masked_add(ayb, okb, vy);
+        cxb = lane_masked_add(cxb, okb, dxb);
+        cyb = lane_masked_add(cyb, okb, dyb);
+        if (three) {
+            sza = lane_masked_add(sza, seqa, lane_mul(dza, inva));
+            aza = lane_masked_add(aza, oka, vz);
+            cza = lane_masked_add(cza, oka, dza);
+            szb = lane_masked_add(szb, seqb, lane_mul(dzb, invb));
+            azb = lane_masked_add(azb, okb, vz);
+            czb = lane_masked_add(czb, okb, dzb);
+        }
+    }
+    oa->n = (float)ca;
+    ob->n = (float)cb;
+    float h[4];
+    lane_hsum4(lane_neg(sxa), lane_neg(sya), lane_neg(sxb), lane_neg(syb), h);
+    oa->sep[0] = h[0];
+    oa->sep[1] = h[1];
+    ob->sep[0] = h[2];
+    ob->sep[1] = h[3];
+    lane_hsum4(axa, aya, axb, ayb, h);
+    oa->ali[0] = h[0];
+    oa->ali[1] = h[1];
+    ob->ali[0] = h[2];
+    ob->ali[1] = h[3];
+    lane_hsum4(cxa, cya, cxb, cyb, h);
+    oa->coh[0] = h[0];
+    oa->coh[1] = h[1];
+    ob->coh[0] = h[2];
+    ob->coh[1] = h[3];
+    if (three) {
+        lane_hsum4(lane_neg(sza), aza, cza, lane_neg(szb), h);
+        oa->sep[2] = h[0];
+        oa->ali[2] = h[1];
+        oa->coh[2] = h[2];
+        ob->sep[2] = h[3];
+        ob->ali[2] = lane_hsum(azb);
+        ob->coh[2] = lane_hsum(czb);
+    } else {
+        oa->sep[2] = oa->ali[2] = oa->coh[2] = 0.0f;
+        ob->sep[2] = ob->ali[2] = ob->coh[2] = 0.0f;
+    }
+}
+
+static inline __attribute__((always_inline)) void kernel2(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
+                    const agent_in* b, sums* oa, sums* ob)
+{
+    int wrap = g->wrap && !packs_shifted(g);
+    if (g->dims == 3) {
+        if (wrap)
+            kernel2_impl(g, s, m, a, b, oa, ob, 1, 1);
+        else
+            kernel2_impl(g, s, m, a, b, oa, ob, 1, 0);
+    } else {
+        if (wrap)
+            kernel2_impl(g, s, m, a, b, oa, ob, 0, 1);
+        else
+            kernel2_impl(g, s, m, a, b, oa, ob, 0, 0);
     }
 }
 
@@ -353,6 +513,20 @@ static void max_bucket_range(int32_t begin, int32_t end, int32_t worker, void* v
     c->worker_max[worker] = best;
 }
 
+/* desired += c_sep V_sep + c_ali V_ali + c_coh V_coh for component row cr. */
+static void apply_sums(const component_t* comp, int32_t cr, int32_t row, const sums* r, float* dx,
+                       float* dy, float* dz)
+{
+    if (r->n == 0.0f) return;
+    float inv_n = 1.0f / r->n;
+    float ks = TABLE_COL(&comp->table, float, NB_K_SEP)[cr] * TABLE_COL(&comp->table, float, NB_W_SEP)[cr];
+    float ka = TABLE_COL(&comp->table, float, NB_K_ALI)[cr] * TABLE_COL(&comp->table, float, NB_W_ALI)[cr] * inv_n;
+    float kc = TABLE_COL(&comp->table, float, NB_K_COH)[cr] * TABLE_COL(&comp->table, float, NB_W_COH)[cr] * inv_n;
+    dx[row] += ks * r->sep[0] + ka * r->ali[0] + kc * r->coh[0];
+    dy[row] += ks * r->sep[1] + ka * r->ali[1] + kc * r->coh[1];
+    if (dz) dz[row] += ks * r->sep[2] + ka * r->ali[2] + kc * r->coh[2];
+}
+
 static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     nb_ctx* c = (nb_ctx*)vctx;
@@ -371,6 +545,8 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
         int32_t packed[3] = {INT32_MIN, 0, 0};
         int32_t m = 0, self_base = 0;
+        agent_in pend = {.self = 0};
+        int32_t pend_cr = -1, pend_row = 0;
         for (int32_t k = lo; k < hi; ++k) {
             int32_t cr = g->scomp[k];
             if (cr < 0) continue;
@@ -383,6 +559,13 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
                 cell_of(g, k, cell);
             }
             if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
+                if (pend_cr >= 0) { /* its pack is about to be replaced */
+                    sums r;
+                    kernel(g, s, m, &pend, &r, NULL);
+                    found += (int64_t)r.n;
+                    apply_sums(comp, pend_cr, pend_row, &r, dx, dy, dz);
+                    pend_cr = -1;
+                }
                 int nb = block_buckets(g, cell, buckets, shift);
                 m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s, &self_base);
                 memcpy(packed, cell, sizeof packed);
@@ -410,20 +593,36 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
                 }
             }
             int32_t cap = TABLE_COL(&comp->table, int32_t, NB_MAX)[cr];
-            sums r;
-            kernel(g, s, m, &a, &r, cap > 0 ? s->d2 : NULL);
-            if (cap > 0 && r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
             touched++;
             pairs += m;
+            if (cap > 0) {
+                sums r;
+                kernel(g, s, m, &a, &r, s->d2);
+                if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
+                found += (int64_t)r.n;
+                apply_sums(comp, cr, row, &r, dx, dy, dz);
+                continue;
+            }
+            /* Uncapped agents of one pack go through the kernel in pairs. */
+            if (pend_cr < 0) {
+                pend = a;
+                pend_cr = cr;
+                pend_row = row;
+                continue;
+            }
+            sums rp, r;
+            kernel2(g, s, m, &pend, &a, &rp, &r);
+            found += (int64_t)rp.n + (int64_t)r.n;
+            apply_sums(comp, pend_cr, pend_row, &rp, dx, dy, dz);
+            apply_sums(comp, cr, row, &r, dx, dy, dz);
+            pend_cr = -1;
+        }
+        if (pend_cr >= 0) {
+            sums r;
+            kernel(g, s, m, &pend, &r, NULL);
             found += (int64_t)r.n;
-            if (r.n == 0.0f) continue;
-            float inv_n = 1.0f / r.n;
-            float ks = TABLE_COL(&comp->table, float, NB_K_SEP)[cr] * TABLE_COL(&comp->table, float, NB_W_SEP)[cr];
-            float ka = TABLE_COL(&comp->table, float, NB_K_ALI)[cr] * TABLE_COL(&comp->table, float, NB_W_ALI)[cr] * inv_n;
-            float kc = TABLE_COL(&comp->table, float, NB_K_COH)[cr] * TABLE_COL(&comp->table, float, NB_W_COH)[cr] * inv_n;
-            dx[row] += ks * r.sep[0] + ka * r.ali[0] + kc * r.coh[0];
-            dy[row] += ks * r.sep[1] + ka * r.ali[1] + kc * r.coh[1];
-            if (dz) dz[row] += ks * r.sep[2] + ka * r.ali[2] + kc * r.coh[2];
+            apply_sums(comp, pend_cr, pend_row, &r, dx, dy, dz);
+            pend_cr = -1;
         }
     }
     c->worker_agents[worker] += touched;

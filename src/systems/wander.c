@@ -42,6 +42,85 @@ typedef struct wander_ctx {
     world_t* w;
 } wander_ctx;
 
+/* Rows go through in blocks: a scalar pass draws the noise and gathers the
+ * agent-indexed inputs into small buffers, a lane pass does the two
+ * normalizations and the sincos, and a scalar pass scatters the result into
+ * the agent-indexed desired velocity. The lane pass computes the same
+ * correctly rounded operations as a scalar loop would (sqrt, div, and
+ * -ffp-contract=off), so the bits do not depend on the lane count. */
+#define WANDER_BLOCK 128 /* a multiple of every lane count */
+
+typedef struct wander_block {
+    _Alignas(SHOAL_LANE_ALIGN) float nx[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float ny[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float nz[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float fx[WANDER_BLOCK]; /* heading (2D) or forward x (3D) */
+    _Alignas(SHOAL_LANE_ALIGN) float fy[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float fz[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float ox[WANDER_BLOCK]; /* weight * V, per row */
+    _Alignas(SHOAL_LANE_ALIGN) float oy[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float oz[WANDER_BLOCK];
+    /* Row-indexed columns for a partial block, copied so that the lane pass
+     * never reads or writes past the end of a range. */
+    _Alignas(SHOAL_LANE_ALIGN) float wvx[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float wvy[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float wvz[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float noise[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float strength[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float cruise[WANDER_BLOCK];
+    _Alignas(SHOAL_LANE_ALIGN) float weight[WANDER_BLOCK];
+    int32_t row[WANDER_BLOCK];
+} wander_block;
+
+/* The lane pass over n rows (n a multiple of SHOAL_LANES): the row-indexed
+ * columns are passed in (either the tables' own or the block's copies). */
+static void wander_lanes(wander_block* b, int32_t n, int three, float* wvx, float* wvy,
+                         float* wvz, const float* noise, const float* strength,
+                         const float* cruise, const float* weight)
+{
+    const lanef zero = lane_zero(), one = lane_set1(1.0f);
+    for (int32_t k = 0; k < n; k += SHOAL_LANES) {
+        lanef nx = lane_load(b->nx + k), ny = lane_load(b->ny + k);
+        lanef nz = three ? lane_load(b->nz + k) : zero;
+        lanef n2 = lane_add(lane_add(lane_mul(nx, nx), lane_mul(ny, ny)), lane_mul(nz, nz));
+        lanem npos = lane_cmp_gt(n2, zero);
+        lanef inv = lane_div(one, lane_sqrt(n2));
+        nx = lane_select(npos, lane_mul(nx, inv), one);
+        ny = lane_select(npos, lane_mul(ny, inv), zero);
+        nz = lane_select(npos, lane_mul(nz, inv), zero);
+
+        lanef ns = lane_loadu(noise + k);
+        lanef ox = lane_loadu(wvx + k), oy = lane_loadu(wvy + k);
+        lanef oz = three ? lane_loadu(wvz + k) : zero;
+        lanef vx = lane_add(ox, lane_mul(ns, nx)), vy = lane_add(oy, lane_mul(ns, ny));
+        lanef vz = three ? lane_add(oz, lane_mul(ns, nz)) : zero;
+        lanef v2 = lane_add(lane_add(lane_mul(vx, vx), lane_mul(vy, vy)), lane_mul(vz, vz));
+        lanem vpos = lane_cmp_gt(v2, zero);
+        lanef kk = lane_div(lane_loadu(strength + k), lane_sqrt(v2));
+        /* v2 == 0 keeps the old direction (see the file comment) */
+        vx = lane_select(vpos, lane_mul(vx, kk), ox);
+        vy = lane_select(vpos, lane_mul(vy, kk), oy);
+        vz = lane_select(vpos, lane_mul(vz, kk), oz);
+        lane_storeu(wvx + k, vx);
+        lane_storeu(wvy + k, vy);
+        lane_storeu(wvz + k, vz);
+
+        lanef fx, fy, fz;
+        if (three) {
+            fx = lane_load(b->fx + k);
+            fy = lane_load(b->fy + k);
+            fz = lane_load(b->fz + k);
+        } else {
+            lane_sincos(lane_load(b->fx + k), &fy, &fx);
+            fz = zero;
+        }
+        lanef cr = lane_loadu(cruise + k), wt = lane_loadu(weight + k);
+        lane_store(b->ox + k, lane_mul(wt, lane_add(lane_mul(fx, cr), vx))); /* V_0 + V_wander */
+        lane_store(b->oy + k, lane_mul(wt, lane_add(lane_mul(fy, cr), vy)));
+        lane_store(b->oz + k, lane_mul(wt, lane_add(lane_mul(fz, cr), vz)));
+    }
+}
+
 static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -49,6 +128,8 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const int three = w->dims == 3; /* z, quaternion columns exist only in 3D */
     const table_t* t = &w->comps[COMP_WANDER].table;
     const uint32_t* slots = table_slots(t);
+    const int32_t* rows = TABLE_COL(t, int32_t, COMP_ROW);
+    const uint32_t* keys = COMP_U(w, COMP_WANDER, WD_KEY);
     const float* weight = COMP_F(w, COMP_WANDER, WD_WEIGHT);
     const float* cruise = COMP_F(w, COMP_WANDER, WD_CRUISE);
     const float* strength = COMP_F(w, COMP_WANDER, WD_STRENGTH);
@@ -61,58 +142,64 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     float* dy = AGENT_F(w, AC_DESIRED_Y);
     float* dz = AGENT_F(w, AC_DESIRED_Z);
     const uint64_t seed = w->seed, step = w->step_count;
+    wander_block b;
 
-    for (int32_t r = begin; r < end; ++r) {
-        uint32_t slot = slots[r];
-        int32_t i = TABLE_COL(t, int32_t, COMP_ROW)[r];
-        uint64_t key = (uint64_t)slot | ((uint64_t)COMP_U(w, COMP_WANDER, WD_KEY)[r] << 32);
-
-        /* One 64-bit draw gives x and y (24 bits each); z takes a second. */
-        uint64_t bits = rng_base(seed, key, step);
-        float nx = (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
-        float ny = (float)((bits >> 16) & 0xffffffu) * (2.0f / 16777216.0f) - 1.0f;
-        float nz = three ? rng_signed_unit(rng_stream(bits, WANDER_STREAM)) : 0.0f;
-        float n2 = nx * nx + ny * ny + nz * nz;
-        if (n2 > 0.0f) {
-            float inv = 1.0f / sqrtf(n2);
-            nx *= inv;
-            ny *= inv;
-            nz *= inv;
+    for (int32_t r0 = begin; r0 < end; r0 += WANDER_BLOCK) {
+        int32_t m = end - r0 < WANDER_BLOCK ? end - r0 : WANDER_BLOCK;
+        for (int32_t k = 0; k < m; ++k) {
+            int32_t r = r0 + k;
+            int32_t i = rows[r];
+            b.row[k] = i;
+            uint64_t key = (uint64_t)slots[r] | ((uint64_t)keys[r] << 32);
+            /* One 64-bit draw gives x and y (24 bits each); z takes a second. */
+            uint64_t bits = rng_base(seed, key, step);
+            b.nx[k] = (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
+            b.ny[k] = (float)((bits >> 16) & 0xffffffu) * (2.0f / 16777216.0f) - 1.0f;
+            if (three) {
+                b.nz[k] = rng_signed_unit(rng_stream(bits, WANDER_STREAM));
+                quat q = {AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i],
+                          AGENT_F(w, AC_QZ)[i]};
+                vec3 fwd = quat_forward(q);
+                b.fx[k] = fwd.x;
+                b.fy[k] = fwd.y;
+                b.fz[k] = fwd.z;
+            } else {
+                b.fx[k] = heading[i];
+            }
+        }
+        if (m == WANDER_BLOCK) {
+            wander_lanes(&b, m, three, wvx + r0, wvy + r0, wvz + r0, noise + r0, strength + r0,
+                         cruise + r0, weight + r0);
         } else {
-            nx = 1.0f;
+            /* Partial block: pad to whole lanes with harmless values. */
+            int32_t n = (m + SHOAL_LANES - 1) / SHOAL_LANES * SHOAL_LANES;
+            for (int32_t k = 0; k < n; ++k) {
+                int in = k < m;
+                int32_t r = r0 + k;
+                b.wvx[k] = in ? wvx[r] : 0.0f;
+                b.wvy[k] = in ? wvy[r] : 0.0f;
+                b.wvz[k] = in ? wvz[r] : 0.0f;
+                b.noise[k] = in ? noise[r] : 0.0f;
+                b.strength[k] = in ? strength[r] : 0.0f;
+                b.cruise[k] = in ? cruise[r] : 0.0f;
+                b.weight[k] = in ? weight[r] : 0.0f;
+                if (!in) b.nx[k] = b.ny[k] = b.nz[k] = b.fx[k] = b.fy[k] = b.fz[k] = 0.0f;
+            }
+            wander_lanes(&b, n, three, b.wvx, b.wvy, b.wvz, b.noise, b.strength, b.cruise,
+                         b.weight);
+            for (int32_t k = 0; k < m; ++k) {
+                wvx[r0 + k] = b.wvx[k];
+                wvy[r0 + k] = b.wvy[k];
+                wvz[r0 + k] = b.wvz[k];
+            }
         }
-        float vx = wvx[r] + noise[r] * nx, vy = wvy[r] + noise[r] * ny;
-        float vz = three ? wvz[r] + noise[r] * nz : 0.0f;
-        float v2 = vx * vx + vy * vy + vz * vz;
-        if (v2 > 0.0f) {
-            float k = strength[r] / sqrtf(v2);
-            vx *= k;
-            vy *= k;
-            vz *= k;
-        } else { /* keep the old direction (see the file comment) */
-            vx = wvx[r];
-            vy = wvy[r];
-            vz = three ? wvz[r] : 0.0f;
+        for (int32_t k = 0; k < m; ++k) {
+            int32_t i = b.row[k];
+            dx[i] += b.ox[k];
+            dy[i] += b.oy[k];
         }
-        wvx[r] = vx;
-        wvy[r] = vy;
-        wvz[r] = vz;
-        vec3 vw = {vx, vy, vz};
-
-        vec3 fwd;
-        if (three) {
-            quat q = {AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i],
-                      AGENT_F(w, AC_QZ)[i]};
-            fwd = quat_forward(q);
-        } else {
-            float sn, cs;
-            fast_sincosf(heading[i], &sn, &cs);
-            fwd = (vec3){cs, sn, 0.0f};
-        }
-        vec3 v = vec3_add(vec3_scale(fwd, cruise[r]), vw); /* V_0 + V_wander */
-        dx[i] += weight[r] * v.x;
-        dy[i] += weight[r] * v.y;
-        if (three) dz[i] += weight[r] * v.z;
+        if (three)
+            for (int32_t k = 0; k < m; ++k) dz[b.row[k]] += b.oz[k];
     }
 }
 
