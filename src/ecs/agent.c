@@ -1044,8 +1044,13 @@ size_t world_permute_scratch_size(const world_t* w)
 void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
                                     int32_t* component_perm)
 {
-    int32_t n = w->agents.count;
     table_permute(&w->agents, perm, scratch);
+    world_finish_agent_permute(w, scratch, component_perm);
+}
+
+void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_perm)
+{
+    int32_t n = w->agents.count;
     const uint32_t* slots = table_slots(&w->agents);
     for (int32_t i = 0; i < n; ++i) w->slots[slots[i]].row = i;
     /* Put every component's rows in agent-row order too: walking agents in

@@ -131,29 +131,32 @@ uint16_t table_widest(const table_t* t)
     return w;
 }
 
+void table_permute_column(table_t* t, int32_t c, const int32_t* perm, void* scratch)
+{
+    size_t sz = t->elem_size[c];
+    if (sz == 0) return;
+    const char* src = (const char*)t->columns[c];
+    char* dst = (char*)scratch;
+    switch (sz) {
+    case 4:
+        for (int32_t i = 0; i < t->count; ++i)
+            ((uint32_t*)(void*)dst)[i] = ((const uint32_t*)(const void*)src)[perm[i]];
+        break;
+    case 8:
+        for (int32_t i = 0; i < t->count; ++i)
+            ((uint64_t*)(void*)dst)[i] = ((const uint64_t*)(const void*)src)[perm[i]];
+        break;
+    default:
+        for (int32_t i = 0; i < t->count; ++i)
+            memcpy(dst + (size_t)i * sz, src + (size_t)perm[i] * sz, sz);
+        break;
+    }
+    memcpy(t->columns[c], scratch, (size_t)t->count * sz);
+}
+
 void table_permute(table_t* t, const int32_t* perm, void* scratch)
 {
-    for (int32_t c = 0; c < t->column_count; ++c) {
-        size_t sz = t->elem_size[c];
-        if (sz == 0) continue;
-        const char* src = (const char*)t->columns[c];
-        char* dst = (char*)scratch;
-        switch (sz) {
-        case 4:
-            for (int32_t i = 0; i < t->count; ++i)
-                ((uint32_t*)(void*)dst)[i] = ((const uint32_t*)(const void*)src)[perm[i]];
-            break;
-        case 8:
-            for (int32_t i = 0; i < t->count; ++i)
-                ((uint64_t*)(void*)dst)[i] = ((const uint64_t*)(const void*)src)[perm[i]];
-            break;
-        default:
-            for (int32_t i = 0; i < t->count; ++i)
-                memcpy(dst + (size_t)i * sz, src + (size_t)perm[i] * sz, sz);
-            break;
-        }
-        memcpy(t->columns[c], scratch, (size_t)t->count * sz);
-    }
+    for (int32_t c = 0; c < t->column_count; ++c) table_permute_column(t, c, perm, scratch);
 }
 
 /* ---- optional components ---------------------------------------------- */

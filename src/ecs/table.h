@@ -45,6 +45,10 @@ uint32_t table_swap_remove(table_t* t, int32_t row);
  * permutation of [0, count). scratch must hold capacity * the widest element.
  * The caller updates whatever maps slots to rows (see component_permute). */
 void table_permute(table_t* t, const int32_t* perm, void* scratch);
+/* One column of table_permute: columns are independent, so several
+ * workers may permute different columns at once, each with its own
+ * scratch. */
+void table_permute_column(table_t* t, int32_t c, const int32_t* perm, void* scratch);
 
 /* Bytes of the widest column element. */
 uint16_t table_widest(const table_t* t);

@@ -304,6 +304,19 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+typedef struct permute_ctx {
+    table_t* table;
+    const int32_t* perm;
+    float* scratch[6]; /* one per worker */
+} permute_ctx;
+
+static void permute_columns(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    permute_ctx* c = (permute_ctx*)vctx;
+    for (int32_t col = begin; col < end; ++col)
+        table_permute_column(c->table, col, c->perm, c->scratch[worker]);
+}
+
 int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
@@ -367,9 +380,19 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
      * order: the sorted order becomes the identity and later per-step
      * copies read memory almost sequentially. */
     if (w->reorder_interval > 0 && g->steps_since_reorder % w->reorder_interval == 0) {
-        /* The bucket keys are spent once scattered: they hold the
-         * components' row permutations. */
-        world_permute_agents_unchecked(w, g->order, g->perm_scratch, (int32_t*)g->key);
+        /* Columns are independent: workers permute them in parallel, each
+         * with one of the sorted-copy arrays (free until copy_sorted below)
+         * as its scratch. The bucket keys are spent once scattered: they
+         * hold the components' row permutations. */
+        float* spare[6] = {g->sx, g->sy, g->svx, g->svy, g->sz, g->svz};
+        int32_t spares = g->dims == 3 ? 6 : 4;
+        if (w->thread_count > 1 && w->thread_count <= spares) {
+            permute_ctx pc = {&w->agents, g->order, {spare[0], spare[1], spare[2], spare[3], spare[4], spare[5]}};
+            par_for(w, w->agents.column_count, 1, PAR_CLAIMED, permute_columns, &pc);
+            world_finish_agent_permute(w, g->perm_scratch, (int32_t*)g->key);
+        } else {
+            world_permute_agents_unchecked(w, g->order, g->perm_scratch, (int32_t*)g->key);
+        }
         for (int32_t k = 0; k < n; ++k) g->order[k] = k;
     }
     g->steps_since_reorder++;
