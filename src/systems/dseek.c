@@ -73,8 +73,8 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         if (!current_waypoint(w, r, &wp)) continue; /* route finished */
         float vmax = AGENT_F(w, AC_MAX_SPEED)[i];
         float wmax = AGENT_F(w, AC_MAX_TURN_RATE)[i];
-        vec3 p = {AGENT_F(w, AC_POS_X)[i], AGENT_F(w, AC_POS_Y)[i], three ? AGENT_F(w, AC_POS_Z)[i] : 0.0f};
-        vec3 v = {AGENT_F(w, AC_VEL_X)[i], AGENT_F(w, AC_VEL_Y)[i], three ? AGENT_F(w, AC_VEL_Z)[i] : 0.0f};
+        vec3 p = agent_position(w, i);
+        vec3 v = agent_velocity(w, i);
         vec3 target = {wp.position[0], wp.position[1], three ? wp.position[2] : 0.0f};
         float v_w = wp.speed > 0.0f ? fminf(wp.speed, vmax) : vmax;
         float speed = vec3_length(v);
@@ -99,10 +99,9 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         dseek_params prm = dseek_default_params(radius);
         vec3 steer;
         if (three) {
-            quat q = {AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i], AGENT_F(w, AC_QZ)[i]};
             vec3 dw = vec3_normalize((vec3){wp.direction[0], wp.direction[1], wp.direction[2]});
             dseek_result3 res;
-            dseek_steer_3d(p, quat_forward(q), target, dw, &prm, &res);
+            dseek_steer_3d(p, agent_forward(w, i), target, dw, &prm, &res);
             steer = res.steer;
         } else {
             float sn, cs;

@@ -82,13 +82,8 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         vec3 u;
         if (speed_l >= FOLLOW_STILL_SPEED) {
             u = vec3_scale(vl, 1.0f / speed_l);
-        } else if (three) {
-            quat q = {AGENT_F(w, AC_QW)[l], AGENT_F(w, AC_QX)[l], AGENT_F(w, AC_QY)[l],
-                      AGENT_F(w, AC_QZ)[l]};
-            u = quat_forward(q);
         } else {
-            float h = AGENT_F(w, AC_HEADING)[l];
-            u = (vec3){cosf(h), sinf(h), 0.0f};
+            u = agent_forward(w, l);
         }
         float s = behind[r] + per_speed[r] * speed_l;
         vec3 e = {px[l] - s * u.x - px[i], py[l] - s * u.y - py[i],

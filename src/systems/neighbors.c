@@ -534,7 +534,6 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     const grid_t* g = c->g;
     nb_scratch* s = &c->scratch[worker];
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
-    const float* heading = AGENT_F(w, AC_HEADING);
     float* dx = AGENT_F(w, AC_DESIRED_X);
     float* dy = AGENT_F(w, AC_DESIRED_Y);
     float* dz = g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL;
@@ -580,17 +579,10 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
             a.self = self_base + (k - lo);
             a.fwd[0] = a.fwd[1] = a.fwd[2] = 0.0f;
             if (a.fov_cos > -1.0f) {
-                if (g->dims == 3) {
-                    quat qt = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
-                               AGENT_F(w, AC_QZ)[row]};
-                    vec3 f = quat_forward(qt);
-                    a.fwd[0] = f.x;
-                    a.fwd[1] = f.y;
-                    a.fwd[2] = f.z;
-                } else {
-                    a.fwd[0] = cosf(heading[row]);
-                    a.fwd[1] = sinf(heading[row]);
-                }
+                vec3 f = agent_forward(w, row);
+                a.fwd[0] = f.x;
+                a.fwd[1] = f.y;
+                a.fwd[2] = f.z;
             }
             int32_t cap = TABLE_COL(&comp->table, int32_t, NB_MAX)[cr];
             touched++;

@@ -33,30 +33,6 @@ typedef struct pursuit_ctx {
     world_t* w;
 } pursuit_ctx;
 
-static vec3 load_pos(const world_t* w, int32_t row, int three)
-{
-    return (vec3){AGENT_F(w, AC_POS_X)[row], AGENT_F(w, AC_POS_Y)[row],
-                  three ? AGENT_F(w, AC_POS_Z)[row] : 0.0f};
-}
-
-static vec3 load_vel(const world_t* w, int32_t row, int three)
-{
-    return (vec3){AGENT_F(w, AC_VEL_X)[row], AGENT_F(w, AC_VEL_Y)[row],
-                  three ? AGENT_F(w, AC_VEL_Z)[row] : 0.0f};
-}
-
-/* The body's forward axis: heading in 2D, the quaternion's +x in 3D. */
-static vec3 forward_of(const world_t* w, int32_t row, int three)
-{
-    if (!three) {
-        float h = AGENT_F(w, AC_HEADING)[row];
-        return (vec3){cosf(h), sinf(h), 0.0f};
-    }
-    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
-              AGENT_F(w, AC_QZ)[row]};
-    return quat_forward(q);
-}
-
 static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -78,17 +54,17 @@ static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         int32_t t = world_row_of_stored(w, tindex[r], ttag[r]);
         if (t < 0 || t == i) continue;
 
-        vec3 p = load_pos(w, i, three);
-        vec3 d = vec3_sub(load_pos(w, t, three), p);
+        vec3 p = agent_position(w, i);
+        vec3 d = vec3_sub(agent_position(w, t), p);
         float T = fminf(vec3_length(d) / fmaxf(vmax[i], 1e-6f), max_pred[r]);
-        vec3 e = vec3_add(d, vec3_scale(load_vel(w, t, three), T)); /* predicted - p */
+        vec3 e = vec3_add(d, vec3_scale(agent_velocity(w, t), T)); /* predicted - p */
         vec3 dir = vec3_normalize(e);
         int on_point = dir.x == 0.0f && dir.y == 0.0f && dir.z == 0.0f;
 
         vec3 v = vec3_zero();
         if (w_pursue[r] != 0.0f && !on_point) v = vec3_scale(dir, w_pursue[r] * vmax[i]);
         if (w_evade[r] != 0.0f) {
-            vec3 away = on_point ? forward_of(w, i, three) : vec3_neg(dir);
+            vec3 away = on_point ? agent_forward(w, i) : vec3_neg(dir);
             v = vec3_add(v, vec3_scale(away, w_evade[r] * vmax[i]));
         }
         dx[i] += v.x;

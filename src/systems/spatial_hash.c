@@ -231,7 +231,7 @@ static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx
             const int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
             for (int32_t q = lo; q < hi; ++q) total += hist[q];
         }
-        c->chunk_base[ch] = total;
+        c->chunk_base[ch * PREFIX_CHUNK] = total;
     }
 }
 
@@ -244,7 +244,7 @@ static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vct
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t lo = ch * PREFIX_CHUNK, hi = lo + PREFIX_CHUNK;
         if (hi > g->bucket_count) hi = g->bucket_count;
-        int32_t running = c->chunk_base[ch];
+        int32_t running = c->chunk_base[ch * PREFIX_CHUNK];
         for (int32_t q = lo; q < hi; ++q) {
             g->cell_start[q] = running;
             for (int32_t b = 0; b < c->blocks; ++b) {
@@ -345,36 +345,23 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory for %d agents", (int)n);
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
-    int32_t chunk_base_local[256];
+    /* A chunk's base is kept in cell_start at the chunk's first bucket: that
+     * is the value prefix_offsets writes there anyway, and nothing else reads
+     * it before, so the prefix needs no memory of its own. */
     sort_ctx c = {w, g, n, blocks, (n + blocks - 1) / blocks,
-                  (g->bucket_count + PREFIX_CHUNK - 1) / PREFIX_CHUNK, NULL};
-    /* Chunk bases live in the (already sized) histogram tail when there are
-     * more chunks than the local array holds. */
-    int32_t* heap_base = NULL;
-    if (c.chunks <= 256) {
-        c.chunk_base = chunk_base_local;
-    } else {
-        heap_base = mem_alloc(&w->alloc, (size_t)c.chunks * sizeof(int32_t));
-        if (!heap_base) {
-            g->count = 0;
-            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory");
-            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
-        }
-        c.chunk_base = heap_base;
-    }
+                  (g->bucket_count + PREFIX_CHUNK - 1) / PREFIX_CHUNK, g->cell_start};
 
     par_for(w, blocks, 1, PAR_CLAIMED, count_blocks, &c);
     par_for(w, c.chunks, 1, PAR_CLAIMED, prefix_totals, &c);
     int32_t running = 0;
     for (int32_t ch = 0; ch < c.chunks; ++ch) {
-        int32_t t = c.chunk_base[ch];
-        c.chunk_base[ch] = running;
+        int32_t t = c.chunk_base[ch * PREFIX_CHUNK];
+        c.chunk_base[ch * PREFIX_CHUNK] = running;
         running += t;
     }
     par_for(w, c.chunks, 1, PAR_CLAIMED, prefix_offsets, &c);
     g->cell_start[g->bucket_count] = n;
     par_for(w, blocks, 1, PAR_CLAIMED, scatter_blocks, &c);
-    mem_free(&w->alloc, heap_base, (size_t)c.chunks * sizeof(int32_t));
 
     /* Every reorder_interval steps, put the agent table itself in cell
      * order: the sorted order becomes the identity and later per-step

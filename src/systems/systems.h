@@ -24,10 +24,37 @@
 #include <math.h>
 
 #include "ecs/world.h"
+#include "simd/vec.h"
 
 /* Below this speed command an agent holds its heading instead of steering
  * toward the (numerically meaningless) direction of a tiny vector. */
 #define STEER_HOLD_SPEED 1e-4f
+
+/* One agent's position, velocity and forward axis as vec3 (z = 0 in a 2D
+ * world, whose 3D columns do not exist), for the per-agent scalar systems.
+ * The forward axis is the heading in 2D and the quaternion's +x in 3D. */
+static inline vec3 agent_position(const world_t* w, int32_t row)
+{
+    return (vec3){AGENT_F(w, AC_POS_X)[row], AGENT_F(w, AC_POS_Y)[row],
+                  w->dims == 3 ? AGENT_F(w, AC_POS_Z)[row] : 0.0f};
+}
+
+static inline vec3 agent_velocity(const world_t* w, int32_t row)
+{
+    return (vec3){AGENT_F(w, AC_VEL_X)[row], AGENT_F(w, AC_VEL_Y)[row],
+                  w->dims == 3 ? AGENT_F(w, AC_VEL_Z)[row] : 0.0f};
+}
+
+static inline vec3 agent_forward(const world_t* w, int32_t row)
+{
+    if (w->dims != 3) {
+        float h = AGENT_F(w, AC_HEADING)[row];
+        return (vec3){cosf(h), sinf(h), 0.0f};
+    }
+    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
+              AGENT_F(w, AC_QZ)[row]};
+    return quat_forward(q);
+}
 
 /* The arrival speed law shared by arrive, follow and directed seek: the
  * requested speed, capped by the speed from which the vehicle can still
