@@ -52,7 +52,11 @@ typedef struct gv_params {
     float wheelbase;         /* m, front to rear axle (bicycle model) */
     float max_steer;         /* rad, largest road-wheel angle */
     float steer_rate;        /* rad/s, how fast the road-wheel angle moves */
-    float max_yaw_rate;      /* rad/s, turn-rate cap (tracked vehicles); 0 = none */
+    float max_yaw_rate;      /* rad/s, turn-rate cap (tracked vehicles, hovercraft). 0: none,
+                              * and the heading turns no faster than grip allows
+                              * (understeer); > 0: the hull turns up to this rate
+                              * whatever the grip and the velocity follows as grip
+                              * allows (slides, drifts). docs/vehicles.md */
     float engine_force;      /* N at throttle 1, forward */
     float reverse_force;     /* N at throttle -1 when reversing */
     float brake_force;       /* N at throttle -1 when braking */
