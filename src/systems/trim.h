@@ -73,10 +73,11 @@ size_t trim_table_bytes(const trim_table_t* t);
 
 /* Save to / load from a file: a versioned little-endian binary with a
  * checksum. Load fails (returns -1, message in msg, t untouched) on a
- * missing, truncated or corrupted file. */
+ * missing, truncated or corrupted file; free_fn releases the entries it
+ * allocated before finding a fault in them (the checksum is at the end). */
 int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_size);
-int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn, void* ctx,
-                    char* msg, int msg_size);
+int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
+                    trim_free_fn* free_fn, void* ctx, char* msg, int msg_size);
 
 /* The relative state during integration of one interval. */
 typedef struct trim_rel {

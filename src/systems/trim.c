@@ -1,0 +1,660 @@
+/* Pre-integrated trim trajectories (issue 6, seed 004 section 3.2); the
+ * header says what each function computes, this file how.
+ *
+ * The one integrator. Substep k (0-based) of n = spec->substeps, with
+ * h = interval / n, from controls ci to cf:
+ *
+ *   s   = ((float)k + 0.5f) / (float)n            (k >= n: the final rates)
+ *   w_a = wi_a + (wf_a - wi_a) * s                 for each axis a
+ *   Om  = (0, roll, -pitch, yaw)                   body rates as a quaternion
+ *   d   = rot (x) Om                               Hamilton product, quat_mul
+ *   rot = quat_normalize(rot + (0.5f * h) * d)     componentwise, then unit
+ *   f   = quat_forward(rot)
+ *   pos = pos + f * h                              componentwise
+ *
+ * Why these choices:
+ * - Rates at the substep's midpoint: for linearly interpolated rates the
+ *   midpoint rule integrates the turned angle exactly, so a yaw-only
+ *   trajectory turns (wi + wf) T / 2 up to the quaternion step's own error.
+ * - Rotation by an explicit Euler step of dq/dt = 0.5 q (0, omega_body)
+ *   (body-frame rates multiply on the right), not by an exact axis-angle
+ *   increment: it needs only +, -, *, / and sqrt, which IEEE 754 rounds
+ *   correctly, so with -ffp-contract=off a table built on one machine equals
+ *   the online integration on any other, bit for bit. sinf/cosf differ
+ *   between C libraries and would break that for saved tables.
+ * - The position advances along the facing *after* the rotation update
+ *   (semi-implicit Euler): the last substep then moves along the stored
+ *   facing vector. Either order is first order in h.
+ * - In 2D (axes == 1) the rates are (0, 0, yaw): rot keeps x = y = 0 and
+ *   the facing keeps z = 0 exactly (every product feeding them has a zero
+ *   factor), so planar trajectories stay exactly planar.
+ *
+ * The table is built from trim_rel_start and rel_step, the body of
+ * trim_integrate_step, so the stored end states are the online integration
+ * by construction (the tests compare them bit for bit).
+ */
+#define _POSIX_C_SOURCE 200809L /* getpid, fsync, fileno */
+
+#include "systems/trim.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(trim_entry_t) == 40, "a trim entry is 10 floats (seed 004: 40 bytes)");
+_Static_assert(sizeof(float) == sizeof(uint32_t), "the file format stores IEEE binary32 floats");
+
+/* Bounds checked by trim_spec_valid. */
+#define TRIM_MAX_SAMPLES 64
+#define TRIM_MAX_SUBSTEPS 100000
+/* A table may hold at most this many bytes of entries (controls^2 * 40):
+ * about 2,590 controls. The paper's largest model had 80,000 paths, 3.2 MB. */
+#define TRIM_MAX_TABLE_BYTES ((uint64_t)256 << 20)
+
+/* File format, every field little-endian:
+ *   0  char[8] "SHOALTRM"
+ *   8  u32     version (1)
+ *  12  i32     axes
+ *  16  i32[3]  samples
+ *  28  f32[3]  max_rate
+ *  40  f32     interval
+ *  44  i32     substeps
+ *  48  i32     controls
+ *  52  f32[10] per entry (pos xyz, facing xyz, rot wxyz), controls^2 of
+ *              them in table order [initial * controls + final]
+ *  end u64     FNV-1a 64 of every byte before it */
+#define TRIM_FILE_VERSION 1u
+#define TRIM_HEADER_BYTES 52
+#define TRIM_ENTRY_BYTES 40
+#define TRIM_CHECKSUM_BYTES 8
+#define TRIM_FNV_OFFSET 0xcbf29ce484222325ull
+#define TRIM_FNV_PRIME 0x100000001b3ull
+/* Entries go through a stack buffer this many at a time. */
+#define TRIM_IO_ENTRIES 256
+
+static const char trim_magic[8] = { 'S', 'H', 'O', 'A', 'L', 'T', 'R', 'M' };
+
+/* snprintf into an optional caller buffer. */
+static void set_msg(char* msg, int msg_size, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_msg(char* msg, int msg_size, const char* fmt, ...)
+{
+    if (msg == NULL || msg_size <= 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, (size_t)msg_size, fmt, ap);
+    va_end(ap);
+}
+
+/* Without caller hooks the table lives in the C heap. */
+static void* trim_default_alloc(void* ctx, size_t bytes)
+{
+    (void)ctx;
+    return malloc(bytes);
+}
+
+static void trim_default_free(void* ctx, void* p, size_t bytes)
+{
+    (void)ctx;
+    (void)bytes;
+    free(p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Specs and controls                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Product of the used axes' samples; only meaningful for a valid spec. */
+static int32_t spec_controls(const trim_spec_t* spec)
+{
+    int32_t n = 1;
+    for (int32_t a = 0; a < spec->axes; ++a) n *= spec->samples[a];
+    return n;
+}
+
+/* The spec a table keeps: unused axes read as one sample of rate 0, so
+ * that two tables of the same model compare (and save) equal whatever the
+ * caller left in those fields. */
+static trim_spec_t spec_canonical(const trim_spec_t* spec)
+{
+    trim_spec_t c = *spec;
+    for (int32_t a = c.axes; a < TRIM_MAX_AXES; ++a) {
+        c.samples[a] = 1;
+        c.max_rate[a] = 0.0f;
+    }
+    return c;
+}
+
+int trim_spec_valid(const trim_spec_t* spec, char* msg, int msg_size)
+{
+    if (spec == NULL) {
+        set_msg(msg, msg_size, "spec must not be NULL");
+        return 0;
+    }
+    if (spec->axes < 1 || spec->axes > TRIM_MAX_AXES) {
+        set_msg(msg, msg_size, "axes must be in [1, %d], got %d", TRIM_MAX_AXES, (int)spec->axes);
+        return 0;
+    }
+    for (int32_t a = 0; a < spec->axes; ++a) {
+        if (spec->samples[a] < 1 || spec->samples[a] > TRIM_MAX_SAMPLES) {
+            set_msg(msg, msg_size, "samples[%d] must be in [1, %d], got %d", (int)a,
+                    TRIM_MAX_SAMPLES, (int)spec->samples[a]);
+            return 0;
+        }
+        if (!(isfinite(spec->max_rate[a]) && spec->max_rate[a] > 0.0f)) {
+            set_msg(msg, msg_size, "max_rate[%d] must be finite and > 0, got %g", (int)a,
+                    (double)spec->max_rate[a]);
+            return 0;
+        }
+    }
+    if (!(isfinite(spec->interval) && spec->interval > 0.0f)) {
+        set_msg(msg, msg_size, "interval must be finite and > 0, got %g", (double)spec->interval);
+        return 0;
+    }
+    if (spec->substeps < 1 || spec->substeps > TRIM_MAX_SUBSTEPS) {
+        set_msg(msg, msg_size, "substeps must be in [1, %d], got %d", TRIM_MAX_SUBSTEPS,
+                (int)spec->substeps);
+        return 0;
+    }
+    /* samples <= 64 on <= 3 axes: the product fits int32 (262,144). */
+    uint64_t n = (uint64_t)spec_controls(spec);
+    uint64_t bytes = n * n * sizeof(trim_entry_t);
+    if (bytes > TRIM_MAX_TABLE_BYTES) {
+        set_msg(msg, msg_size,
+                "samples give %llu controls, a table of %llu bytes (controls^2 * 40); "
+                "at most %llu bytes (256 MiB) are allowed",
+                (unsigned long long)n, (unsigned long long)bytes,
+                (unsigned long long)TRIM_MAX_TABLE_BYTES);
+        return 0;
+    }
+    return 1;
+}
+
+/* Sample i of n on [-max, max]. The integer numerator makes the middle
+ * sample of an odd count exactly 0, the ends exactly +-max, and samples i
+ * and n-1-i exact negatives of each other (mirror symmetry of the table). */
+static float axis_rate(float max_rate, int32_t i, int32_t n)
+{
+    if (n <= 1) return 0.0f;
+    return max_rate * ((float)(2 * i - (n - 1)) / (float)(n - 1));
+}
+
+void trim_control_rates(const trim_spec_t* spec, int32_t c, float rates[TRIM_MAX_AXES])
+{
+    for (int a = 0; a < TRIM_MAX_AXES; ++a) rates[a] = 0.0f;
+    /* Out-of-range controls (and a bad axis count) fly straight rather than
+     * index past the sampling: the library does not abort. */
+    if (spec->axes < 1 || spec->axes > TRIM_MAX_AXES || c < 0) return;
+    int32_t rest = c;
+    for (int32_t a = 0; a < spec->axes; ++a) {
+        int32_t n = spec->samples[a];
+        if (n < 1) return;
+        rates[a] = axis_rate(spec->max_rate[a], rest % n, n);
+        rest /= n;
+    }
+    if (rest != 0)
+        for (int a = 0; a < TRIM_MAX_AXES; ++a) rates[a] = 0.0f;
+}
+
+/* The control whose every axis sits at the sample nearest 0: the middle
+ * one for odd counts, the one just below 0 for even counts. */
+static int32_t spec_straight(const trim_spec_t* spec)
+{
+    int32_t c = 0, stride = 1;
+    for (int32_t a = 0; a < spec->axes; ++a) {
+        c += (spec->samples[a] - 1) / 2 * stride;
+        stride *= spec->samples[a];
+    }
+    return c;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Integration                                                                */
+/* ------------------------------------------------------------------------ */
+
+trim_rel_t trim_rel_start(void)
+{
+    return (trim_rel_t){ .pos = vec3_zero(), .rot = quat_identity(), .k = 0 };
+}
+
+/* The substep itself, from the two controls' rates: trim_integrate_step
+ * and the table build both come here, the build with the rates looked up
+ * once per entry instead of once per substep. */
+static inline void rel_step(const float wi[TRIM_MAX_AXES], const float wf[TRIM_MAX_AXES],
+                            int32_t substeps, float interval, trim_rel_t* r)
+{
+    float w[TRIM_MAX_AXES];
+    int32_t n = substeps > 0 ? substeps : 1;
+    /* Past the interval the rates have reached the target and stay there,
+     * as a vehicle given no new control would fly. */
+    if (r->k < n) {
+        float s = ((float)r->k + 0.5f) / (float)n;
+        for (int a = 0; a < TRIM_MAX_AXES; ++a) w[a] = wi[a] + (wf[a] - wi[a]) * s;
+    } else {
+        for (int a = 0; a < TRIM_MAX_AXES; ++a) w[a] = wf[a];
+    }
+    float h = interval / (float)n;
+
+    /* Body rates: yaw about +z, pitch about -y (nose up), roll about +x. */
+    quat omega = { 0.0f, w[2], -w[1], w[0] };
+    quat q = r->rot;
+    quat d = quat_mul(q, omega);
+    float hh = 0.5f * h;
+    r->rot = quat_normalize((quat){ q.w + hh * d.w, q.x + hh * d.x, q.y + hh * d.y, q.z + hh * d.z });
+
+    vec3 f = quat_forward(r->rot);
+    r->pos = (vec3){ r->pos.x + f.x * h, r->pos.y + f.y * h, r->pos.z + f.z * h };
+    if (r->k < INT32_MAX) r->k += 1;
+}
+
+void trim_integrate_step(const trim_spec_t* spec, int32_t ci, int32_t cf, trim_rel_t* r)
+{
+    float wi[TRIM_MAX_AXES], wf[TRIM_MAX_AXES];
+    trim_control_rates(spec, ci, wi);
+    trim_control_rates(spec, cf, wf);
+    rel_step(wi, wf, spec->substeps, spec->interval, r);
+}
+
+trim_pose_t trim_compose(trim_pose_t start, vec3 rel_pos, quat rel_rot, float speed)
+{
+    /* Fixed order, shared by plans and execution: scale the unit-speed
+     * offset, rotate it into the world, add; the orientation is renormalized
+     * so that chains of intervals do not drift off the unit sphere. */
+    vec3 scaled = { rel_pos.x * speed, rel_pos.y * speed, rel_pos.z * speed };
+    vec3 d = quat_rotate(start.rot, scaled);
+    trim_pose_t out;
+    out.pos = (vec3){ start.pos.x + d.x, start.pos.y + d.y, start.pos.z + d.z };
+    out.rot = quat_normalize(quat_mul(start.rot, rel_rot));
+    return out;
+}
+
+trim_pose_t trim_apply(const trim_table_t* t, trim_pose_t start, int32_t ci, int32_t cf,
+                       float speed)
+{
+    /* A control outside the table leaves the pose where it is. */
+    if (t == NULL || t->entries == NULL || ci < 0 || cf < 0 || ci >= t->controls ||
+        cf >= t->controls)
+        return start;
+    const trim_entry_t* e = &t->entries[(size_t)ci * (size_t)t->controls + (size_t)cf];
+    return trim_compose(start, e->pos, e->rot, speed);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tables                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static size_t entries_bytes(int32_t controls)
+{
+    return (size_t)controls * (size_t)controls * sizeof(trim_entry_t);
+}
+
+int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* alloc_fn,
+                     void* ctx)
+{
+    if (t == NULL || !trim_spec_valid(spec, NULL, 0)) return -1;
+    if (alloc_fn == NULL) alloc_fn = trim_default_alloc;
+    trim_spec_t s = spec_canonical(spec);
+    int32_t n = spec_controls(&s);
+    trim_entry_t* entries = (trim_entry_t*)alloc_fn(ctx, entries_bytes(n));
+    if (entries == NULL) return -1;
+
+    for (int32_t ci = 0; ci < n; ++ci) {
+        float wi[TRIM_MAX_AXES];
+        trim_control_rates(&s, ci, wi);
+        for (int32_t cf = 0; cf < n; ++cf) {
+            float wf[TRIM_MAX_AXES];
+            trim_control_rates(&s, cf, wf);
+            trim_rel_t r = trim_rel_start();
+            for (int32_t k = 0; k < s.substeps; ++k) rel_step(wi, wf, s.substeps, s.interval, &r);
+            trim_entry_t* e = &entries[(size_t)ci * (size_t)n + (size_t)cf];
+            e->pos = r.pos;
+            e->facing = quat_forward(r.rot);
+            e->rot = r.rot;
+        }
+    }
+    t->spec = s;
+    t->controls = n;
+    t->straight = spec_straight(&s);
+    t->entries = entries;
+    return 0;
+}
+
+void trim_table_free(trim_table_t* t, trim_free_fn* free_fn, void* ctx)
+{
+    if (t == NULL) return;
+    if (t->entries != NULL) {
+        if (free_fn == NULL) free_fn = trim_default_free;
+        free_fn(ctx, t->entries, entries_bytes(t->controls));
+    }
+    memset(t, 0, sizeof *t);
+}
+
+size_t trim_table_bytes(const trim_table_t* t)
+{
+    if (t == NULL || t->entries == NULL || t->controls <= 0) return 0;
+    return entries_bytes(t->controls);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Files                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Bytes are assembled by shifts, so the format is little-endian on any host. */
+static void put_u32(uint8_t* p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get_u32(const uint8_t* p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_i32(uint8_t* p, int32_t v) { put_u32(p, (uint32_t)v); }
+
+static int32_t get_i32(const uint8_t* p)
+{
+    /* Two's complement without relying on an out-of-range conversion. */
+    uint32_t u = get_u32(p);
+    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) + INT32_MIN;
+}
+
+static void put_f32(uint8_t* p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    put_u32(p, u);
+}
+
+static float get_f32(const uint8_t* p)
+{
+    uint32_t u = get_u32(p);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static void put_u64(uint8_t* p, uint64_t v)
+{
+    put_u32(p, (uint32_t)v);
+    put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t get_u64(const uint8_t* p)
+{
+    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= TRIM_FNV_PRIME;
+    }
+    return h;
+}
+
+static void encode_header(uint8_t* p, const trim_spec_t* s, int32_t controls)
+{
+    memcpy(p, trim_magic, sizeof trim_magic);
+    put_u32(p + 8, TRIM_FILE_VERSION);
+    put_i32(p + 12, s->axes);
+    for (int a = 0; a < TRIM_MAX_AXES; ++a) put_i32(p + 16 + 4 * a, s->samples[a]);
+    for (int a = 0; a < TRIM_MAX_AXES; ++a) put_f32(p + 28 + 4 * a, s->max_rate[a]);
+    put_f32(p + 40, s->interval);
+    put_i32(p + 44, s->substeps);
+    put_i32(p + 48, controls);
+}
+
+static void encode_entry(uint8_t* p, const trim_entry_t* e)
+{
+    const float v[10] = { e->pos.x,    e->pos.y,    e->pos.z, e->facing.x, e->facing.y,
+                          e->facing.z, e->rot.w,    e->rot.x, e->rot.y,    e->rot.z };
+    for (int i = 0; i < 10; ++i) put_f32(p + 4 * i, v[i]);
+}
+
+/* Decodes one entry; 0 when a value is not finite. */
+static int decode_entry(const uint8_t* p, trim_entry_t* e)
+{
+    float v[10];
+    int finite = 1;
+    for (int i = 0; i < 10; ++i) {
+        v[i] = get_f32(p + 4 * i);
+        if (!isfinite(v[i])) finite = 0;
+    }
+    e->pos = (vec3){ v[0], v[1], v[2] };
+    e->facing = (vec3){ v[3], v[4], v[5] };
+    e->rot = (quat){ v[6], v[7], v[8], v[9] };
+    return finite;
+}
+
+static uint64_t file_bytes(int32_t controls)
+{
+    return (uint64_t)TRIM_HEADER_BYTES + (uint64_t)controls * (uint64_t)controls * TRIM_ENTRY_BYTES +
+           TRIM_CHECKSUM_BYTES;
+}
+
+int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_size)
+{
+    if (path == NULL) {
+        set_msg(msg, msg_size, "trim table: path must not be NULL");
+        return -1;
+    }
+    if (t == NULL || t->entries == NULL) {
+        set_msg(msg, msg_size, "trim table %s: nothing to save (no entries)", path);
+        return -1;
+    }
+    char why[160];
+    if (!trim_spec_valid(&t->spec, why, sizeof why)) {
+        set_msg(msg, msg_size, "trim table %s: bad spec: %s", path, why);
+        return -1;
+    }
+    if (t->controls != spec_controls(&t->spec)) {
+        set_msg(msg, msg_size, "trim table %s: controls %d does not match the spec's %d", path,
+                (int)t->controls, (int)spec_controls(&t->spec));
+        return -1;
+    }
+
+    /* Written beside the destination, then renamed over it: readers see the
+     * old file or the whole new one, never a partial write. */
+    char tmp[4096];
+    int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (len < 0 || (size_t)len >= sizeof tmp) {
+        set_msg(msg, msg_size, "trim table %s: path too long", path);
+        return -1;
+    }
+    FILE* f = fopen(tmp, "wb");
+    if (f == NULL) {
+        set_msg(msg, msg_size, "trim table %s: cannot create %s: %s", path, tmp, strerror(errno));
+        return -1;
+    }
+
+    trim_spec_t s = spec_canonical(&t->spec);
+    uint8_t buf[TRIM_IO_ENTRIES * TRIM_ENTRY_BYTES];
+    uint64_t h = TRIM_FNV_OFFSET;
+    int ok = 1;
+    encode_header(buf, &s, t->controls);
+    h = fnv1a(h, buf, TRIM_HEADER_BYTES);
+    ok = fwrite(buf, 1, TRIM_HEADER_BYTES, f) == TRIM_HEADER_BYTES;
+
+    size_t total = (size_t)t->controls * (size_t)t->controls;
+    for (size_t i = 0; ok && i < total; i += TRIM_IO_ENTRIES) {
+        size_t m = total - i < TRIM_IO_ENTRIES ? total - i : TRIM_IO_ENTRIES;
+        for (size_t j = 0; j < m; ++j) encode_entry(buf + j * TRIM_ENTRY_BYTES, &t->entries[i + j]);
+        size_t bytes = m * TRIM_ENTRY_BYTES;
+        h = fnv1a(h, buf, bytes);
+        ok = fwrite(buf, 1, bytes, f) == bytes;
+    }
+    if (ok) {
+        put_u64(buf, h);
+        ok = fwrite(buf, 1, TRIM_CHECKSUM_BYTES, f) == TRIM_CHECKSUM_BYTES;
+    }
+    /* fsync before the rename: after a crash the name then holds the old
+     * table or the complete new one. */
+    if (ok) ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int err = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) {
+        remove(tmp);
+        set_msg(msg, msg_size, "trim table %s: write failed: %s", path,
+                err != 0 ? strerror(err) : "I/O error");
+        return -1;
+    }
+    return 0;
+}
+
+int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
+                    trim_free_fn* free_fn, void* ctx, char* msg, int msg_size)
+{
+    if (path == NULL || t == NULL) {
+        set_msg(msg, msg_size, "trim table: path and t must not be NULL");
+        return -1;
+    }
+    if (alloc_fn == NULL) alloc_fn = trim_default_alloc;
+    if (free_fn == NULL) free_fn = trim_default_free;
+
+    FILE* f = fopen(path, "rb");
+    if (f == NULL) {
+        set_msg(msg, msg_size, "trim table %s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    long end = -1;
+    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
+    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        set_msg(msg, msg_size, "trim table %s: cannot determine its size", path);
+        fclose(f);
+        return -1;
+    }
+    uint64_t got = (uint64_t)end;
+
+    uint8_t buf[TRIM_IO_ENTRIES * TRIM_ENTRY_BYTES];
+    size_t head = got < TRIM_HEADER_BYTES ? (size_t)got : TRIM_HEADER_BYTES;
+    if (fread(buf, 1, head, f) != head) {
+        set_msg(msg, msg_size, "trim table %s: read failed", path);
+        fclose(f);
+        return -1;
+    }
+    /* The magic is judged on the bytes there are: a stub of another file is
+     * "not a trim table", a cut-off trim table is "truncated". */
+    size_t magic_have = head < sizeof trim_magic ? head : sizeof trim_magic;
+    if (memcmp(buf, trim_magic, magic_have) != 0) {
+        set_msg(msg, msg_size, "trim table %s: not a trim table (bad magic)", path);
+        fclose(f);
+        return -1;
+    }
+    const uint64_t min_bytes = TRIM_HEADER_BYTES + TRIM_CHECKSUM_BYTES;
+    if (got < min_bytes) {
+        set_msg(msg, msg_size, "trim table %s: truncated: expected at least %llu bytes, got %llu",
+                path, (unsigned long long)min_bytes, (unsigned long long)got);
+        fclose(f);
+        return -1;
+    }
+    uint32_t version = get_u32(buf + 8);
+    if (version != TRIM_FILE_VERSION) {
+        set_msg(msg, msg_size, "trim table %s: unsupported version %lu (this build reads %u)", path,
+                (unsigned long)version, TRIM_FILE_VERSION);
+        fclose(f);
+        return -1;
+    }
+    trim_spec_t s;
+    s.axes = get_i32(buf + 12);
+    for (int a = 0; a < TRIM_MAX_AXES; ++a) s.samples[a] = get_i32(buf + 16 + 4 * a);
+    for (int a = 0; a < TRIM_MAX_AXES; ++a) s.max_rate[a] = get_f32(buf + 28 + 4 * a);
+    s.interval = get_f32(buf + 40);
+    s.substeps = get_i32(buf + 44);
+    int32_t controls = get_i32(buf + 48);
+    char why[160];
+    if (!trim_spec_valid(&s, why, sizeof why)) {
+        set_msg(msg, msg_size, "trim table %s: bad spec: %s", path, why);
+        fclose(f);
+        return -1;
+    }
+    for (int a = 0; a < TRIM_MAX_AXES; ++a) {
+        if (!isfinite(s.max_rate[a])) {
+            set_msg(msg, msg_size, "trim table %s: bad spec: max_rate[%d] is not finite", path, a);
+            fclose(f);
+            return -1;
+        }
+    }
+    if (controls != spec_controls(&s)) {
+        set_msg(msg, msg_size, "trim table %s: controls %d does not match the spec's %d", path,
+                (int)controls, (int)spec_controls(&s));
+        fclose(f);
+        return -1;
+    }
+    uint64_t expected = file_bytes(controls);
+    if (got != expected) {
+        set_msg(msg, msg_size, "trim table %s: %s: expected %llu bytes, got %llu", path,
+                got < expected ? "truncated" : "trailing data", (unsigned long long)expected,
+                (unsigned long long)got);
+        fclose(f);
+        return -1;
+    }
+
+    size_t bytes = entries_bytes(controls);
+    trim_entry_t* entries = (trim_entry_t*)alloc_fn(ctx, bytes);
+    if (entries == NULL) {
+        set_msg(msg, msg_size, "trim table %s: out of memory (%zu bytes)", path, bytes);
+        fclose(f);
+        return -1;
+    }
+    uint64_t h = fnv1a(TRIM_FNV_OFFSET, buf, TRIM_HEADER_BYTES);
+    size_t total = (size_t)controls * (size_t)controls;
+    size_t first_bad = total; /* first entry holding a non-finite value */
+    const char* fault = NULL;
+    for (size_t i = 0; i < total; i += TRIM_IO_ENTRIES) {
+        size_t m = total - i < TRIM_IO_ENTRIES ? total - i : TRIM_IO_ENTRIES;
+        size_t want = m * TRIM_ENTRY_BYTES;
+        if (fread(buf, 1, want, f) != want) {
+            fault = "read failed (file changed while reading?)";
+            break;
+        }
+        h = fnv1a(h, buf, want);
+        for (size_t j = 0; j < m; ++j)
+            if (!decode_entry(buf + j * TRIM_ENTRY_BYTES, &entries[i + j]) && first_bad == total)
+                first_bad = i + j;
+    }
+    if (fault == NULL) {
+        if (fread(buf, 1, TRIM_CHECKSUM_BYTES, f) != TRIM_CHECKSUM_BYTES) {
+            fault = "read failed (file changed while reading?)";
+        } else if (get_u64(buf) != h) {
+            set_msg(msg, msg_size,
+                    "trim table %s: checksum mismatch (stored %016llx, computed %016llx)", path,
+                    (unsigned long long)get_u64(buf), (unsigned long long)h);
+            fault = "";
+        }
+    }
+    fclose(f);
+    /* A valid checksum over a non-finite value means the writer itself was
+     * wrong, not the disk: still refused, a NaN would poison every plan. */
+    if (fault == NULL && first_bad < total) {
+        set_msg(msg, msg_size,
+                "trim table %s: entry %zu (initial %zu, final %zu) holds a non-finite value", path,
+                first_bad, first_bad / (size_t)controls, first_bad % (size_t)controls);
+        fault = "";
+    }
+    if (fault != NULL) {
+        if (fault[0] != '\0') set_msg(msg, msg_size, "trim table %s: %s", path, fault);
+        free_fn(ctx, entries, bytes);
+        return -1;
+    }
+
+    t->spec = spec_canonical(&s);
+    t->controls = controls;
+    t->straight = spec_straight(&s);
+    t->entries = entries;
+    return 0;
+}
