@@ -8,6 +8,7 @@
 
 #include "ecs/world.h"
 #include "simd/vec.h"
+#include "systems/ground.h"
 
 #define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
 
@@ -90,6 +91,9 @@ shoal_agent_def_t shoal_agent_default_def(void)
     d.follow = shoal_follow_default();
     d.avoid = shoal_avoid_default();
     d.dseek = shoal_dseek_default();
+    d.ground.enabled = 0;
+    shoal_ground_vehicle_preset("car", &d.ground.vehicle, NULL);
+    d.ground.follow = shoal_path_follow_default();
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;
     d.internal_value = AGENT_DEF_COOKIE;
@@ -187,6 +191,10 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
             return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                               "%s: dseek.waypoint.direction must be a unit vector, has length %g",
                               where, (double)sqrtf(n));
+    }
+    {
+        shoal_status_t st = ground_validate(w, &d->ground, where);
+        if (st != SHOAL_OK) return st;
     }
     if (d->avoid.tangential != 0 && d->avoid.tangential != 1)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: avoid.tangential must be 0 or 1, got %d",
@@ -297,6 +305,7 @@ static int needs_component(const shoal_agent_def_t* d, int comp)
     case COMP_FOLLOW: return wt[SHOAL_BEHAVIOR_FOLLOW] != 0.0f;
     case COMP_AVOID: return wt[SHOAL_BEHAVIOR_AVOID] != 0.0f;
     case COMP_DSEEK: return wt[SHOAL_BEHAVIOR_DSEEK] != 0.0f;
+    case COMP_GROUND: return d->ground.enabled != 0;
     }
     return 0;
 }
@@ -403,6 +412,9 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
             COMP_F(w, k, AV_GAIN)[r] = d->avoid.gain;
             COMP_U(w, k, AV_TANGENTIAL)[r] = (uint32_t)d->avoid.tangential;
             break;
+        case COMP_GROUND: /* after the pose: a fresh vehicle starts from it */
+            ground_write_component(w, r, d, fresh);
+            break;
         }
     }
 }
@@ -461,6 +473,9 @@ static void read_components(const world_t* w, uint32_t slot, shoal_agent_def_t* 
             d->avoid.lookahead_time = COMP_F(w, k, AV_LOOKAHEAD)[r];
             d->avoid.gain = COMP_F(w, k, AV_GAIN)[r];
             d->avoid.tangential = (int32_t)COMP_U(w, k, AV_TANGENTIAL)[r];
+            break;
+        case COMP_GROUND:
+            ground_read_component(w, r, &d->ground);
             break;
         }
     }
@@ -882,6 +897,33 @@ shoal_status_t shoal_agent_set_dseek(shoal_world_t* w, shoal_agent_t id, const s
     return edit_agent(w, id, "agent_set_dseek", edit_dseek, ds);
 }
 
+static void edit_ground(shoal_agent_def_t* d, const void* a) { d->ground = *(const shoal_ground_t*)a; }
+static void edit_path(shoal_agent_def_t* d, const void* a) { d->ground.follow.path = *(const int32_t*)a; }
+
+shoal_status_t shoal_agent_set_ground(shoal_world_t* w, shoal_agent_t id, const shoal_ground_t* g)
+{
+    REQUIRE_PTR(w, g, "agent_set_ground", "ground");
+    return edit_agent(w, id, "agent_set_ground", edit_ground, g);
+}
+
+shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t path_id)
+{
+    static const char* where = "agent_set_path";
+    shoal_agent_def_t def;
+    shoal_status_t st = shoal_agent_get_def(w, id, &def);
+    if (st != SHOAL_OK) return st;
+    if (!def.ground.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: the agent is not a ground vehicle (its ground.enabled is 0)", where);
+    st = edit_agent(w, id, where, edit_path, &path_id);
+    if (st != SHOAL_OK) return st;
+    /* Even the same path starts over (edit_agent restarts only a new one). */
+    int32_t slot = (int32_t)id.index1 - 1;
+    int32_t r = component_row(&w->comps[COMP_GROUND], (uint32_t)slot);
+    if (w->slots[slot].state == SLOT_LIVE && r >= 0) ground_restart_run(w, r);
+    return SHOAL_OK;
+}
+
 shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id, int32_t* out)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
@@ -983,6 +1025,10 @@ shoal_status_t shoal_agent_teleport(shoal_world_t* w, shoal_agent_t id, const fl
         return SHOAL_OK;
     }
     write_pose(w, w->slots[slot].row, position, velocity, heading, q);
+    /* A ground vehicle takes its yaw and speeds from the new pose (its own
+     * governors, not vehicle.max_speed, bound the speed). */
+    int32_t gr = component_row(&w->comps[COMP_GROUND], (uint32_t)slot);
+    if (gr >= 0) ground_after_teleport(w, gr, velocity);
     return SHOAL_OK;
 }
 

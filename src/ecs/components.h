@@ -20,6 +20,7 @@ enum component_id {
     COMP_FOLLOW,
     COMP_AVOID,
     COMP_DSEEK,
+    COMP_GROUND,        /* ground vehicles: an agent has it when ground.enabled */
     COMP_COUNT_
 };
 
@@ -73,6 +74,36 @@ enum {
     DS_WEIGHT, DS_WP_X, DS_WP_Y, DS_WP_Z, DS_DIR_X, DS_DIR_Y, DS_DIR_Z, DS_SPEED,
     DS_ROUTE, DS_INDEX, DS_R_MIN, DS_REACH,
     DS_COUNT_
+};
+
+/* ground: a ground vehicle (systems/ground.c). GR_FOLLOWER, GR_PATH, GR_N,
+ * GR_MAX_RECOVERIES, the counters (GR_FAILED, GR_STUCK_EVENTS, GR_TELEPORTS,
+ * GR_FRAMES, GR_INSIDE_FRAMES, GR_STUCK_FRAMES) and the flags (GR_CONTACT,
+ * GR_COMPLETED, GR_INSIDE, GR_STUCK) are int32; the rest float. GR_YAW is the vehicle's own heading: the
+ * agent's heading and quaternion are written from it each step (integrate
+ * does not preserve a 3D yaw bit for bit). */
+enum {
+    GR_SLOT = 0, GR_ROW,
+    /* vehicle parameters (gv_params_t) */
+    GR_MASS, GR_WHEELBASE, GR_MAX_STEER, GR_STEER_RATE, GR_MAX_YAW_RATE, GR_ENGINE_FORCE,
+    GR_REVERSE_FORCE, GR_BRAKE_FORCE, GR_DRAG, GR_ROLLING, GR_TRACTION, GR_MAX_SPEED,
+    GR_MAX_REVERSE_SPEED, GR_RADIUS,
+    /* vehicle state (gv_state_t, position aside: the agent's) */
+    GR_YAW, GR_V, GR_V_LAT, GR_STEER, GR_YAW_RATE, GR_CONTACT,
+    /* inputs: manual (shoal_agent_set_drive) and last applied */
+    GR_DRIVE_THROTTLE, GR_DRIVE_STEERING, GR_THROTTLE, GR_STEERING,
+    /* follower parameters (pf_params_t) and path */
+    GR_FOLLOWER, GR_PATH, GR_A_LAT, GR_DH, GR_N, GR_V_MIN, GR_V_MAX, GR_BASELINE_GAIN,
+    GR_LOOKAHEAD_MIN, GR_LOOKAHEAD_TIME, GR_LOOKAHEAD_MAX, GR_KP, GR_KI, GR_ARRIVE_RADIUS,
+    GR_STUCK_WINDOW, GR_STUCK_PROGRESS, GR_REVERSE_TIME, GR_MAX_RECOVERIES,
+    /* follower state (pf_state_t) */
+    GR_S, GR_PI_INTEGRAL, GR_WINDOW_TIME, GR_WINDOW_S, GR_RECOVER_TIME, GR_RECOVER_STEER,
+    GR_FAILED, GR_STUCK_EVENTS, GR_TELEPORTS, GR_COMPLETED,
+    /* last follower outputs (pf_command_t) */
+    GR_TARGET_SPEED, GR_TARGET_X, GR_TARGET_Y, GR_TARGET_Z, GR_CTE, GR_INSIDE, GR_STUCK,
+    /* run metrics since the path was set */
+    GR_FRAMES, GR_DRIVE_TIME, GR_DISTANCE, GR_CTE_SUM, GR_INSIDE_FRAMES, GR_STUCK_FRAMES,
+    GR_COUNT_
 };
 
 #define COMP_F(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, float, (col))

@@ -7,6 +7,7 @@
 
 #include "ecs/rng.h"
 #include "ecs/world.h"
+#include "systems/ground.h"
 
 static uint64_t absorb(uint64_t h, uint64_t word)
 {
@@ -80,5 +81,7 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
         memcpy(v + 6, &p->speed, 4);
         for (int k = 0; k < 7; ++k) h = absorb(h, v[k]);
     }
+    /* Paths and terrain of ground vehicles (nothing when there are none). */
+    h = ground_hash(w, h, absorb);
     return rng_mix64(h);
 }

@@ -13,7 +13,9 @@
 
 #include "ecs/memory.h"
 
-#define TABLE_MAX_COLUMNS 64
+/* The widest table is the ground-vehicle component (67 columns). The cap
+ * sizes table_t itself (a few per world), never per-agent memory. */
+#define TABLE_MAX_COLUMNS 80
 #define TABLE_PAD 16 /* elements; 16 floats = 64 bytes = the widest lane count */
 
 typedef struct table_t {

@@ -9,6 +9,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
+#include "systems/ground.h"
 #include "systems/spatial_hash.h"
 
 /* A cookie in the definitions' internal_value tells a def that came from
@@ -239,7 +240,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
 
     table_init(&w->agents, sizes, AC_COUNT_);
     static const int32_t comp_columns[COMP_COUNT_] = {NB_COUNT_, WD_COUNT_, PU_COUNT_, FO_COUNT_,
-                                                      AV_COUNT_, DS_COUNT_};
+                                                      AV_COUNT_, DS_COUNT_, GR_COUNT_};
     uint16_t four[TABLE_MAX_COLUMNS];
     for (int c = 0; c < TABLE_MAX_COLUMNS; ++c) four[c] = 4;
     for (int k = 0; k < COMP_COUNT_; ++k) component_init(&w->comps[k], four, comp_columns[k]);
@@ -265,6 +266,7 @@ void shoal_world_destroy(shoal_world_t* w)
     table_release(&w->agents, &alloc);
     for (int k = 0; k < COMP_COUNT_; ++k) component_release(&w->comps[k], &alloc);
     grid_destroy(w);
+    ground_release(w);
     mem_free(&alloc, w->obstacles, (size_t)w->obstacle_capacity * sizeof *w->obstacles);
     mem_free(&alloc, w->route_points, (size_t)w->route_point_capacity * sizeof *w->route_points);
     mem_free(&alloc, w->routes, (size_t)w->route_capacity * sizeof *w->routes);

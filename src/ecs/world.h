@@ -122,6 +122,10 @@ struct shoal_world_t {
     int32_t route_count;
     int32_t route_capacity;
 
+    /* ground vehicles' paths, terrain and obstacle cache (systems/ground.h);
+     * NULL until a path or a terrain is set or a ground vehicle steps */
+    struct ground_world* ground;
+
     command_t* commands;
     int32_t command_count;
     int32_t command_capacity;

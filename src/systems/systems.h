@@ -10,8 +10,11 @@
  * | decide    | follow    | pos/vel of self and leader, follow comp  | desired velocity (+=) |
  * | decide    | avoid     | pos, vel, radius, obstacles, avoid comp  | desired velocity (+=) |
  * | decide    | dseek     | pos, vel, heading/quat, routes, dseek comp | desired (+=), route index |
+ * | decide    | path_follow | pos, paths, ground comp               | ground inputs, follower state (ground.c) |
  * | control   | control   | vel, heading/quat, omega, desired, gains | force, torque    |
+ * | control   | ground_control | ground comp                         | force, torque, vel, omega of ground rows := 0 |
  * | integrate | integrate | force, torque, limits                    | pos, vel, heading/quat, omega |
+ * | integrate | ground_vehicle | pos, ground comp, terrain, obstacles | pos, vel, heading/quat, omega of ground rows |
  * | integrate | wrap      | pos (torus worlds only)                  | pos                |
  *
  * Each is data-parallel over agents through par_for and writes only its own
@@ -80,5 +83,8 @@ int64_t dseek_run(world_t* w, float dt, void* ctx);
 int64_t control_run(world_t* w, float dt, void* ctx);
 int64_t integrate_run(world_t* w, float dt, void* ctx);
 int64_t wrap_run(world_t* w, float dt, void* ctx);
+int64_t path_follow_run(world_t* w, float dt, void* ctx);
+int64_t ground_control_run(world_t* w, float dt, void* ctx);
+int64_t ground_vehicle_run(world_t* w, float dt, void* ctx);
 
 #endif /* SHOAL_SYSTEMS_H */

@@ -1,0 +1,296 @@
+/* Ground vehicles as agents (issue 5): three systems over COMP_GROUND.
+ *
+ * | stage     | system         | reads                                   | writes |
+ * |-----------|----------------|-----------------------------------------|--------|
+ * | decide    | path_follow    | pos, GR yaw/v, paths, follower columns  | GR inputs, follower state, outputs, metrics; pose on a teleport |
+ * | control   | ground_control | (after control)                         | force, torque, vel, omega of ground rows := 0 |
+ * | integrate | ground_vehicle | pos, GR state and inputs, terrain, obstacles (after integrate, before wrap) | pos, heading/quat, vel, omega; GR state |
+ *
+ * Ground rows and the core dynamics. The agent table has no column to mark
+ * a ground row (memory budget: every agent column costs 4 bytes at a
+ * million agents), so control and integrate run on ground rows too and are
+ * neutralized: ground_control zeroes their force, torque, velocity and
+ * angular velocity after control, so integrate computes v = 0 + 0 dt,
+ * x + 0 dt = x (bit for bit), omega = 0. The 2D heading comes back
+ * unchanged too, but the 3D quaternion is renormalized and the heading
+ * recomputed from it by a polynomial atan2, so a vehicle never reads its
+ * yaw back from the agent: the yaw lives in GR_YAW, and ground_vehicle
+ * rewrites position, heading, quaternion, velocity and angular velocity
+ * from the vehicle state after integrate. Between steps an agent's
+ * velocity is the vehicle's world velocity, which other agents (pursuit,
+ * neighbors) see.
+ *
+ * Obstacles: the world's bounding spheres become vertical cylinders
+ * (x, y, radius), copied once per step into a list that the parallel pass
+ * only reads. */
+#include <math.h>
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "systems/ground.h"
+#include "systems/systems.h"
+
+typedef struct ground_ctx {
+    world_t* w;
+    float dt;
+    terrain_t terrain;
+    const gv_obstacle_t* obstacles;
+    int32_t obstacle_count;
+} ground_ctx;
+
+/* ---- the agent's pose ---------------------------------------------------- */
+
+void ground_write_agent_pose(world_t* w, const terrain_t* terrain, int32_t row, float x, float y,
+                             float yaw, float v, float v_lat, float yaw_rate)
+{
+    float c = cosf(yaw), s = sinf(yaw);
+    vec2 grad;
+    float z = terrain_height(terrain, x, y, &grad);
+    /* v and v_lat are speeds along the ground (ground_vehicle.h, (V5)): on
+     * slopes sigma_f = grad . forward and sigma_l = grad . left they cover
+     * v / sqrt(1 + sigma_f^2) and v_lat / sqrt(1 + sigma_l^2) horizontally,
+     * and climb grad . (horizontal velocity). */
+    float sf = grad.x * c + grad.y * s;
+    float sl = -grad.x * s + grad.y * c;
+    float hf = v / sqrtf(1.0f + sf * sf), hl = v_lat / sqrtf(1.0f + sl * sl);
+    float vx = c * hf - s * hl;
+    float vy = s * hf + c * hl;
+    AGENT_F(w, AC_POS_X)[row] = x;
+    AGENT_F(w, AC_POS_Y)[row] = y;
+    AGENT_F(w, AC_VEL_X)[row] = vx;
+    AGENT_F(w, AC_VEL_Y)[row] = vy;
+    AGENT_F(w, AC_HEADING)[row] = yaw;
+    AGENT_F(w, AC_OMEGA_Z)[row] = yaw_rate;
+    if (w->dims != 3) return;
+    /* Attitude on the ground: pitch is the slope along the heading,
+     * atan(sigma_f); the roll then turns the body's left axis into the
+     * ground plane: tan(roll) = sigma_l / sqrt(1 + sigma_f^2) (the left
+     * side higher rolls the left side up, a positive roll). */
+    quat q = quat_from_yaw_pitch_roll(yaw, atanf(sf), atan2f(sl, sqrtf(1.0f + sf * sf)));
+    AGENT_F(w, AC_POS_Z)[row] = z;
+    AGENT_F(w, AC_VEL_Z)[row] = grad.x * vx + grad.y * vy;
+    AGENT_F(w, AC_QW)[row] = q.w;
+    AGENT_F(w, AC_QX)[row] = q.x;
+    AGENT_F(w, AC_QY)[row] = q.y;
+    AGENT_F(w, AC_QZ)[row] = q.z;
+    AGENT_F(w, AC_OMEGA_X)[row] = 0.0f;
+    AGENT_F(w, AC_OMEGA_Y)[row] = 0.0f;
+}
+
+/* ---- decide: path_follow --------------------------------------------------- */
+
+static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const ground_ctx* ctx = (const ground_ctx*)vctx;
+    world_t* w = ctx->w;
+    const int k = COMP_GROUND;
+    const int three = w->dims == 3;
+    const int32_t* agent_row = COMP_I(w, k, GR_ROW);
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t path_id = COMP_I(w, k, GR_PATH)[r];
+        if (path_id < 0) { /* manual driving */
+            COMP_F(w, k, GR_THROTTLE)[r] = COMP_F(w, k, GR_DRIVE_THROTTLE)[r];
+            COMP_F(w, k, GR_STEERING)[r] = COMP_F(w, k, GR_DRIVE_STEERING)[r];
+            continue;
+        }
+        int32_t i = agent_row[r];
+        const pf_path_t* path = &w->ground->paths[path_id].path;
+        pf_params_t prm = ground_pf_params(w, r);
+        pf_state_t st;
+        st.s = COMP_F(w, k, GR_S)[r];
+        st.pi.integral = COMP_F(w, k, GR_PI_INTEGRAL)[r];
+        st.window_time = COMP_F(w, k, GR_WINDOW_TIME)[r];
+        st.window_s = COMP_F(w, k, GR_WINDOW_S)[r];
+        st.recover_time = COMP_F(w, k, GR_RECOVER_TIME)[r];
+        st.recover_steer = COMP_F(w, k, GR_RECOVER_STEER)[r];
+        st.failed_recoveries = COMP_I(w, k, GR_FAILED)[r];
+        st.stuck_events = COMP_I(w, k, GR_STUCK_EVENTS)[r];
+        st.teleports = COMP_I(w, k, GR_TELEPORTS)[r];
+        st.completed = COMP_I(w, k, GR_COMPLETED)[r];
+        int was_completed = st.completed;
+        pf_vehicle_t veh;
+        veh.pos = (vec3){AGENT_F(w, AC_POS_X)[i], AGENT_F(w, AC_POS_Y)[i],
+                         three ? AGENT_F(w, AC_POS_Z)[i] : 0.0f};
+        veh.yaw = COMP_F(w, k, GR_YAW)[r];
+        veh.v = COMP_F(w, k, GR_V)[r];
+        veh.wheelbase = COMP_F(w, k, GR_WHEELBASE)[r];
+        veh.max_steer = COMP_F(w, k, GR_MAX_STEER)[r];
+        pf_command_t cmd;
+        pf_follow(&prm, path, &st, &veh, ctx->dt, &cmd);
+
+        COMP_F(w, k, GR_S)[r] = st.s;
+        COMP_F(w, k, GR_PI_INTEGRAL)[r] = st.pi.integral;
+        COMP_F(w, k, GR_WINDOW_TIME)[r] = st.window_time;
+        COMP_F(w, k, GR_WINDOW_S)[r] = st.window_s;
+        COMP_F(w, k, GR_RECOVER_TIME)[r] = st.recover_time;
+        COMP_F(w, k, GR_RECOVER_STEER)[r] = st.recover_steer;
+        COMP_I(w, k, GR_FAILED)[r] = st.failed_recoveries;
+        COMP_I(w, k, GR_STUCK_EVENTS)[r] = st.stuck_events;
+        COMP_I(w, k, GR_TELEPORTS)[r] = st.teleports;
+        COMP_I(w, k, GR_COMPLETED)[r] = st.completed;
+        COMP_F(w, k, GR_THROTTLE)[r] = cmd.throttle;
+        COMP_F(w, k, GR_STEERING)[r] = cmd.steering;
+        COMP_F(w, k, GR_TARGET_SPEED)[r] = cmd.target_speed;
+        COMP_F(w, k, GR_TARGET_X)[r] = cmd.target_point.x;
+        COMP_F(w, k, GR_TARGET_Y)[r] = cmd.target_point.y;
+        COMP_F(w, k, GR_TARGET_Z)[r] = cmd.target_point.z;
+        COMP_F(w, k, GR_CTE)[r] = cmd.cte;
+        COMP_I(w, k, GR_INSIDE)[r] = cmd.inside_corridor;
+        COMP_I(w, k, GR_STUCK)[r] = cmd.stuck;
+        if (!was_completed) {
+            COMP_I(w, k, GR_FRAMES)[r]++;
+            COMP_F(w, k, GR_DRIVE_TIME)[r] += ctx->dt;
+            COMP_F(w, k, GR_CTE_SUM)[r] += cmd.cte;
+            COMP_I(w, k, GR_INSIDE_FRAMES)[r] += cmd.inside_corridor != 0;
+            COMP_I(w, k, GR_STUCK_FRAMES)[r] += cmd.stuck != 0;
+        }
+        if (cmd.teleport) {
+            /* The stuck manager's last resort: the vehicle is put back on
+             * the path at rest (its own row only, so no other agent's
+             * reads race with it). */
+            float yaw = angle_wrap(cmd.teleport_yaw);
+            COMP_F(w, k, GR_YAW)[r] = yaw;
+            COMP_F(w, k, GR_V)[r] = 0.0f;
+            COMP_F(w, k, GR_V_LAT)[r] = 0.0f;
+            COMP_F(w, k, GR_STEER)[r] = 0.0f;
+            COMP_F(w, k, GR_YAW_RATE)[r] = 0.0f;
+            ground_write_agent_pose(w, &ctx->terrain, i, cmd.teleport_pos.x, cmd.teleport_pos.y, yaw,
+                                    0.0f, 0.0f, 0.0f);
+        }
+    }
+}
+
+static void fill_ctx(world_t* w, float dt, ground_ctx* c)
+{
+    memset(c, 0, sizeof *c);
+    c->w = w;
+    c->dt = dt;
+    c->terrain = ground_terrain(w);
+}
+
+int64_t path_follow_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    int32_t count = w->comps[COMP_GROUND].table.count;
+    if (count == 0) return 0;
+    ground_ctx c;
+    fill_ctx(w, dt, &c);
+    /* Cost per vehicle varies (Algorithm 1, the projection): claimed blocks. */
+    par_for(w, count, 64, PAR_CLAIMED, follow_range, &c);
+    return count;
+}
+
+/* ---- control: ground_control ----------------------------------------------- */
+
+static void hold_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = ((const ground_ctx*)vctx)->w;
+    const int32_t* agent_row = COMP_I(w, COMP_GROUND, GR_ROW);
+    static const int cols_2d[] = {AC_FORCE_X, AC_FORCE_Y, AC_TORQUE_Z, AC_VEL_X, AC_VEL_Y, AC_OMEGA_Z};
+    static const int cols_3d[] = {AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z, AC_TORQUE_X, AC_TORQUE_Y,
+                                  AC_TORQUE_Z, AC_VEL_X,   AC_VEL_Y,   AC_VEL_Z,    AC_OMEGA_X,
+                                  AC_OMEGA_Y, AC_OMEGA_Z};
+    const int* cols = w->dims == 3 ? cols_3d : cols_2d;
+    int ncols = w->dims == 3 ? 12 : 6;
+    for (int c = 0; c < ncols; ++c) {
+        float* col = AGENT_F(w, cols[c]);
+        for (int32_t r = begin; r < end; ++r) col[agent_row[r]] = 0.0f;
+    }
+}
+
+int64_t ground_control_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    int32_t count = w->comps[COMP_GROUND].table.count;
+    if (count == 0) return 0;
+    ground_ctx c;
+    fill_ctx(w, dt, &c);
+    par_for(w, count, 1024, PAR_STATIC, hold_range, &c);
+    return count;
+}
+
+/* ---- integrate: ground_vehicle --------------------------------------------- */
+
+static void vehicle_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const ground_ctx* ctx = (const ground_ctx*)vctx;
+    world_t* w = ctx->w;
+    const int k = COMP_GROUND;
+    const int three = w->dims == 3;
+    const int32_t* agent_row = COMP_I(w, k, GR_ROW);
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = agent_row[r];
+        gv_params_t p = ground_gv_params(w, r);
+        gv_state_t s;
+        float x0 = AGENT_F(w, AC_POS_X)[i], y0 = AGENT_F(w, AC_POS_Y)[i];
+        s.pos = (vec3){x0, y0, 0.0f};
+        s.yaw = COMP_F(w, k, GR_YAW)[r];
+        s.v = COMP_F(w, k, GR_V)[r];
+        s.v_lat = COMP_F(w, k, GR_V_LAT)[r];
+        s.steer = COMP_F(w, k, GR_STEER)[r];
+        s.yaw_rate = COMP_F(w, k, GR_YAW_RATE)[r];
+        s.contact = COMP_I(w, k, GR_CONTACT)[r];
+        gv_step(&p, &ctx->terrain, ctx->obstacles, ctx->obstacle_count, &s, COMP_F(w, k, GR_THROTTLE)[r],
+                COMP_F(w, k, GR_STEERING)[r], ctx->dt);
+        COMP_F(w, k, GR_YAW)[r] = s.yaw;
+        COMP_F(w, k, GR_V)[r] = s.v;
+        COMP_F(w, k, GR_V_LAT)[r] = s.v_lat;
+        COMP_F(w, k, GR_STEER)[r] = s.steer;
+        COMP_F(w, k, GR_YAW_RATE)[r] = s.yaw_rate;
+        COMP_I(w, k, GR_CONTACT)[r] = s.contact;
+        if (COMP_I(w, k, GR_PATH)[r] >= 0 && !COMP_I(w, k, GR_COMPLETED)[r]) {
+            /* Distance over the ground: in 3D with the climb between the
+             * terrain heights under the two positions. */
+            float dx = s.pos.x - x0, dy = s.pos.y - y0, dz = 0.0f;
+            if (three) dz = s.pos.z - terrain_height(&ctx->terrain, x0, y0, NULL);
+            COMP_F(w, k, GR_DISTANCE)[r] += sqrtf(dx * dx + dy * dy + dz * dz);
+        }
+        ground_write_agent_pose(w, &ctx->terrain, i, s.pos.x, s.pos.y, s.yaw, s.v, s.v_lat, s.yaw_rate);
+    }
+}
+
+/* The world's obstacles as cylinders, into the ground data's list. */
+static int gather_obstacles(world_t* w, ground_world_t* g)
+{
+    if (g->obstacle_capacity < w->obstacle_high) {
+        int32_t cap = w->obstacle_capacity;
+        gv_obstacle_t* fresh = (gv_obstacle_t*)mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
+        if (!fresh) return 0;
+        mem_free(&w->alloc, g->obstacles, (size_t)g->obstacle_capacity * sizeof *fresh);
+        g->obstacles = fresh;
+        g->obstacle_capacity = cap;
+    }
+    int32_t n = 0;
+    for (int32_t i = 0; i < w->obstacle_high; ++i) {
+        if (w->obstacles[i][3] < 0.0f) continue; /* a free id */
+        g->obstacles[n].x = w->obstacles[i][0];
+        g->obstacles[n].y = w->obstacles[i][1];
+        g->obstacles[n].radius = w->obstacles[i][3];
+        n++;
+    }
+    g->obstacle_count = n;
+    return 1;
+}
+
+int64_t ground_vehicle_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    int32_t count = w->comps[COMP_GROUND].table.count;
+    if (count == 0) return 0;
+    ground_ctx c;
+    fill_ctx(w, dt, &c);
+    if (w->obstacle_count > 0) {
+        ground_world_t* g = ground_world_get(w);
+        if (!g || !gather_obstacles(w, g)) {
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "ground_vehicle: out of memory for the obstacle list");
+            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+        }
+        c.obstacles = g->obstacles;
+        c.obstacle_count = g->obstacle_count;
+    }
+    par_for(w, count, 256, PAR_STATIC, vehicle_range, &c);
+    return count;
+}
