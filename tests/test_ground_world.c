@@ -235,6 +235,7 @@ Test(ground_world, a_vehicle_driving_into_an_obstacle_stops_at_it)
     const float center[3] = {40, 0, 0};
     cr_assert_eq(shoal_world_add_obstacle(w, center, 3.0f, NULL), SHOAL_OK);
     shoal_agent_def_t d = ground_def(0, 0, 0, -1);
+    const float r = d.ground.vehicle.radius;
     shoal_agent_t id;
     cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK);
     cr_assert_eq(shoal_agent_set_drive(w, id, 1.0f, 0.0f), SHOAL_OK);
@@ -242,14 +243,14 @@ Test(ground_world, a_vehicle_driving_into_an_obstacle_stops_at_it)
     for (int s = 0; s < 60 * 15; ++s) {
         step_n(w, 1, DT);
         shoal_agent_state_t st = agent_state(w, id);
-        cr_assert_leq(st.position[0], 40.0f - 3.0f - 2.2f + 1e-3f, "inside the obstacle at x = %g",
+        cr_assert_leq(st.position[0], 40.0f - 3.0f - r + 1e-3f, "inside the obstacle at x = %g",
                       (double)st.position[0]);
         touched |= ground_status(w, id).contact;
     }
     shoal_ground_status_t g = ground_status(w, id);
     shoal_agent_state_t st = agent_state(w, id);
     cr_assert(touched && g.contact, "pressed against the obstacle");
-    cr_assert_float_eq(st.position[0], 40.0f - 3.0f - 2.2f, 0.05f, "stopped at it: x = %g",
+    cr_assert_float_eq(st.position[0], 40.0f - 3.0f - r, 0.05f, "stopped at it: x = %g",
                        (double)st.position[0]);
     cr_assert_lt(fabsf(g.speed), 1e-3f, "no speed into it (%g)", (double)g.speed);
     cr_assert_lt(fabsf(st.velocity[0]), 1e-3f);
@@ -261,11 +262,12 @@ Test(ground_world, a_boxed_in_vehicle_is_teleported_and_counted)
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
     const float path[] = {0, 0, 0, 100, 0, 0};
     cr_assert_eq(shoal_world_add_path(w, path, 2, 2.0f, NULL), SHOAL_OK);
-    /* Eight posts touching the car (radius 2.2) all round, 12 m off the
-     * path: it cannot move. */
+    /* Eight posts touching the car all round, 12 m off the path: it cannot
+     * move. */
+    const float touch = ground_def(0, 12, 0, 0).ground.vehicle.radius + 1.5f;
     for (int k = 0; k < 8; ++k) {
         float a = (float)k * 0.7853982f;
-        const float c[3] = {3.7f * cosf(a), 12.0f + 3.7f * sinf(a), 0};
+        const float c[3] = {touch * cosf(a), 12.0f + touch * sinf(a), 0};
         cr_assert_eq(shoal_world_add_obstacle(w, c, 1.5f, NULL), SHOAL_OK);
     }
     shoal_agent_def_t d = ground_def(0, 12, 0, 0);
@@ -288,12 +290,12 @@ Test(ground_world, a_boxed_in_vehicle_is_teleported_and_counted)
     cr_assert_geq(g.stuck_events, 3, "two failed recoveries, then the teleport (%d events)",
                   g.stuck_events);
     cr_assert_gt(g.stuck_frames, 0);
-    /* Put on the path 1 m ahead of its progress (s = 0), along it, at rest. */
+    /* Put on the path 10 m ahead of its progress (s = 0), along it, at rest. */
     shoal_agent_state_t st = agent_state(w, id);
-    cr_assert_float_eq(st.position[0], 1.0f, 1e-3f);
+    cr_assert_float_eq(st.position[0], 10.0f, 1e-3f);
     cr_assert_float_eq(st.position[1], 0.0f, 1e-3f);
     cr_assert_float_eq(st.heading, 0.0f, 1e-3f, "along the path");
-    cr_assert_float_eq(g.path_s, 1.0f, 1e-3f);
+    cr_assert_float_eq(g.path_s, 10.0f, 1e-3f);
     /* Free again, it drives on; its counters stay. */
     step_n(w, 60 * 3, DT);
     g = ground_status(w, id);

@@ -665,7 +665,7 @@ Test(path_follow, stuck_manager_recovers_then_teleports)
         if (c.teleport) {
             teleport_frame = i;
             cr_assert(c.new_stuck_event, "a teleport follows a stuck event");
-            cr_assert_float_eq(c.teleport_pos.x, 1.0f, 1e-4f); /* 1 m ahead of the projection */
+            cr_assert_float_eq(c.teleport_pos.x, 10.0f, 1e-4f); /* 10 m ahead of the projection */
             cr_assert_float_eq(c.teleport_pos.y, 0.0f, 1e-6f);
             cr_assert_float_eq(c.teleport_yaw, 0.0f, 1e-6f);
         }

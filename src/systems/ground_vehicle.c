@@ -39,21 +39,21 @@ static const gv_params_t PRESETS[GV_PRESET_COUNT] = {
         .steer_rate = 2.0f, .max_yaw_rate = 0.0f,
         .engine_force = 3600.0f, .reverse_force = 1800.0f, .brake_force = 5000.0f,
         .drag = 0.6f, .rolling = 0.02f, .traction = 0.9f,
-        .max_speed = 25.0f, .max_reverse_speed = 6.0f, .radius = 1.3f,
+        .max_speed = 25.0f, .max_reverse_speed = 6.0f, .radius = 1.2f,
     },
     {
         .name = "car", .mass = 1400.0f, .wheelbase = 2.7f, .max_steer = 32.0f * DEG,
         .steer_rate = 1.5f, .max_yaw_rate = 0.0f,
         .engine_force = 6400.0f, .reverse_force = 3200.0f, .brake_force = 11000.0f,
         .drag = 0.4f, .rolling = 0.015f, .traction = 0.85f,
-        .max_speed = 30.0f, .max_reverse_speed = 6.0f, .radius = 2.2f,
+        .max_speed = 30.0f, .max_reverse_speed = 6.0f, .radius = 1.5f,
     },
     {
         .name = "apc", .mass = 9000.0f, .wheelbase = 3.5f, .max_steer = 28.0f * DEG,
         .steer_rate = 1.0f, .max_yaw_rate = 0.0f,
         .engine_force = 45000.0f, .reverse_force = 22000.0f, .brake_force = 60000.0f,
         .drag = 2.5f, .rolling = 0.02f, .traction = 0.75f,
-        .max_speed = 25.0f, .max_reverse_speed = 5.0f, .radius = 2.9f,
+        .max_speed = 25.0f, .max_reverse_speed = 5.0f, .radius = 2.2f,
     },
     {
         /* Hard: a 12.9 m turning circle radius, slow steering (0.5 rad/s,
@@ -62,27 +62,28 @@ static const gv_params_t PRESETS[GV_PRESET_COUNT] = {
         .steer_rate = 0.5f, .max_yaw_rate = 0.0f,
         .engine_force = 60000.0f, .reverse_force = 24000.0f, .brake_force = 80000.0f,
         .drag = 4.5f, .rolling = 0.012f, .traction = 0.6f,
-        .max_speed = 12.0f, .max_reverse_speed = 3.0f, .radius = 4.5f,
+        .max_speed = 12.0f, .max_reverse_speed = 3.0f, .radius = 3.0f,
     },
     {
-        /* Hard: skid steering turns the hull at most 0.35 rad/s, so its
-         * turning radius grows with speed (v / 0.35: 28.6 m at 10 m/s). */
-        .name = "tank", .mass = 45000.0f, .wheelbase = 4.0f, .max_steer = 40.0f * DEG,
-        .steer_rate = 1.0f, .max_yaw_rate = 0.35f,
+        /* Hard: skid steering turns the hull at most 0.5 rad/s, so its
+         * turning radius grows with speed (v / 0.5: 20 m at 10 m/s), though
+         * it can turn tightly when slow (3.4 m geometric radius). */
+        .name = "tank", .mass = 45000.0f, .wheelbase = 4.0f, .max_steer = 50.0f * DEG,
+        .steer_rate = 1.0f, .max_yaw_rate = 0.5f,
         .engine_force = 200000.0f, .reverse_force = 100000.0f, .brake_force = 300000.0f,
         .drag = 5.0f, .rolling = 0.04f, .traction = 0.9f,
-        .max_speed = 11.0f, .max_reverse_speed = 5.0f, .radius = 3.8f,
+        .max_speed = 11.0f, .max_reverse_speed = 5.0f, .radius = 2.8f,
     },
     {
-        /* Hard: 0.15 g of grip while its rudders turn the hull at up to
+        /* Hard: 0.3 g of grip while its rudders turn the hull at up to
          * 0.6 rad/s (it slides), weak braking, and a thrust that climbs a
          * 30 % grade only near full throttle (0.93 holds it still) and a
          * 45 % grade not at all. Its top speed is drag-limited: 14.0 m/s. */
         .name = "hovercraft", .mass = 2500.0f, .wheelbase = 3.0f, .max_steer = 30.0f * DEG,
         .steer_rate = 1.5f, .max_yaw_rate = 0.6f,
         .engine_force = 7800.0f, .reverse_force = 3000.0f, .brake_force = 3500.0f,
-        .drag = 38.5f, .rolling = 0.01f, .traction = 0.15f,
-        .max_speed = 16.0f, .max_reverse_speed = 4.0f, .radius = 2.5f,
+        .drag = 38.5f, .rolling = 0.01f, .traction = 0.3f,
+        .max_speed = 16.0f, .max_reverse_speed = 4.0f, .radius = 2.2f,
     },
 };
 

@@ -30,8 +30,10 @@
 /* ... and this far beyond progress + lookahead_max: room for a frame of
  * fast driving without reaching a far part of a path that doubles back. */
 #define PF_SEARCH_AHEAD 10.0f
-/* A teleport puts the vehicle this far (m) ahead of its progress. */
-#define PF_TELEPORT_AHEAD 1.0f
+/* A teleport puts the vehicle this far (m) ahead of its progress: about two
+ * vehicle lengths, past the corner or obstacle that held it (1 m was
+ * measured to leave a truck stuck at the same corner again). */
+#define PF_TELEPORT_AHEAD 10.0f
 /* Pure pursuit returns straight wheels for a target closer than this (m):
  * the circle through a coincident target is undefined. */
 #define PF_PP_MIN_DISTANCE 1e-6f

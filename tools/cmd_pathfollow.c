@@ -1,0 +1,715 @@
+/* `shoal pathfollow` (one vehicle on one course) and `shoal experiment
+ * pathfollow` (the Table I experiment of issue 5).
+ *
+ * Course files are JSON:
+ *   {"name": "...", "half_width": 4,
+ *    "waypoints": [[x, y, z], ...]            (or [x, y]: z from the terrain),
+ *    "terrain": {"nx": .., "ny": .., "origin": [x, y], "cell": c,
+ *                "heights": [row-major, y then x]}        (optional: flat),
+ *    "obstacles": [[x, y, radius], ...]}                  (optional)
+ * `shoal experiment pathfollow --export-courses DIR` writes the experiment's
+ * courses in this form. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "shoal/shoal.h"
+#include "tools/cli.h"
+#include "tools/courses.h"
+#include "tools/pathfollow_runs.h"
+
+static const char* const vehicle_names[6] = {"buggy", "car", "apc", "truck", "tank", "hovercraft"};
+enum { VEHICLES = 6, FOLLOWERS = 3 };
+static const char* const follower_names[FOLLOWERS] = {"baseline", "proposed", "tuned"};
+
+/* ---- course files -------------------------------------------------------- */
+
+static char* read_file(const char* path, char* err, int err_size)
+{
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, (size_t)err_size, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char* buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+        if (n + 1 == cap) {
+            char* p = realloc(buf, cap * 2);
+            if (!p) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = p;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        snprintf(err, (size_t)err_size, "cannot read %s", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static int json_float(const cJSON* item, float* out)
+{
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) return 0;
+    *out = (float)item->valuedouble;
+    return 1;
+}
+
+/* Load a course file. Waypoints are checked by the library when the path
+ * is added; here only the shape of the file. */
+static int course_load(const char* path, course_t* c, char* err, int err_size)
+{
+    memset(c, 0, sizeof *c);
+    char* text = read_file(path, err, err_size);
+    if (!text) return -1;
+    cJSON* root = cJSON_Parse(text);
+    free(text);
+    int rc = -1;
+    if (!root || !cJSON_IsObject(root)) {
+        snprintf(err, (size_t)err_size, "%s: not a JSON object", path);
+        goto done;
+    }
+    const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "name");
+    snprintf(c->name, sizeof c->name, "%s", cJSON_IsString(name) ? name->valuestring : "course");
+    if (!json_float(cJSON_GetObjectItemCaseSensitive(root, "half_width"), &c->half_width)) {
+        snprintf(err, (size_t)err_size, "%s: half_width: expected a finite number", path);
+        goto done;
+    }
+    const cJSON* terrain = cJSON_GetObjectItemCaseSensitive(root, "terrain");
+    if (terrain) {
+        const cJSON* nx = cJSON_GetObjectItemCaseSensitive(terrain, "nx");
+        const cJSON* ny = cJSON_GetObjectItemCaseSensitive(terrain, "ny");
+        const cJSON* origin = cJSON_GetObjectItemCaseSensitive(terrain, "origin");
+        const cJSON* heights = cJSON_GetObjectItemCaseSensitive(terrain, "heights");
+        if (!cJSON_IsNumber(nx) || !cJSON_IsNumber(ny) || nx->valueint < 2 || ny->valueint < 2 ||
+            nx->valueint > 4096 || ny->valueint > 4096) {
+            snprintf(err, (size_t)err_size, "%s: terrain.nx, terrain.ny: expected integers in [2, 4096]",
+                     path);
+            goto done;
+        }
+        c->nx = nx->valueint;
+        c->ny = ny->valueint;
+        if (!cJSON_IsArray(origin) || cJSON_GetArraySize(origin) != 2 ||
+            !json_float(cJSON_GetArrayItem(origin, 0), &c->origin[0]) ||
+            !json_float(cJSON_GetArrayItem(origin, 1), &c->origin[1])) {
+            snprintf(err, (size_t)err_size, "%s: terrain.origin: expected [x, y]", path);
+            goto done;
+        }
+        if (!json_float(cJSON_GetObjectItemCaseSensitive(terrain, "cell"), &c->cell) || c->cell <= 0) {
+            snprintf(err, (size_t)err_size, "%s: terrain.cell: expected a number > 0", path);
+            goto done;
+        }
+        int n = c->nx * c->ny;
+        if (!cJSON_IsArray(heights) || cJSON_GetArraySize(heights) != n) {
+            snprintf(err, (size_t)err_size, "%s: terrain.heights: expected %d numbers (nx * ny)", path, n);
+            goto done;
+        }
+        c->heights = malloc((size_t)n * sizeof(float));
+        if (!c->heights) goto oom;
+        int i = 0;
+        for (const cJSON* h = heights->child; h; h = h->next, ++i)
+            if (!json_float(h, &c->heights[i])) {
+                snprintf(err, (size_t)err_size, "%s: terrain.heights[%d]: expected a finite number", path, i);
+                goto done;
+            }
+    }
+    const cJSON* obstacles = cJSON_GetObjectItemCaseSensitive(root, "obstacles");
+    if (obstacles) {
+        if (!cJSON_IsArray(obstacles)) {
+            snprintf(err, (size_t)err_size, "%s: obstacles: expected an array of [x, y, radius]", path);
+            goto done;
+        }
+        int n = cJSON_GetArraySize(obstacles);
+        c->obstacles = calloc((size_t)(n > 0 ? n : 1), sizeof *c->obstacles);
+        if (!c->obstacles) goto oom;
+        int i = 0;
+        for (const cJSON* o = obstacles->child; o; o = o->next, ++i) {
+            int ok = cJSON_IsArray(o) && cJSON_GetArraySize(o) == 3;
+            for (int k = 0; ok && k < 3; ++k) ok = json_float(cJSON_GetArrayItem(o, k), &c->obstacles[i][k]);
+            if (!ok || c->obstacles[i][2] <= 0) {
+                snprintf(err, (size_t)err_size, "%s: obstacles[%d]: expected [x, y, radius > 0]", path, i);
+                goto done;
+            }
+        }
+        c->obstacle_count = n;
+    }
+    const cJSON* wps = cJSON_GetObjectItemCaseSensitive(root, "waypoints");
+    if (!cJSON_IsArray(wps)) {
+        snprintf(err, (size_t)err_size, "%s: waypoints: expected an array of [x, y] or [x, y, z]", path);
+        goto done;
+    }
+    int n = cJSON_GetArraySize(wps);
+    c->xyz = calloc((size_t)(n > 0 ? 3 * n : 3), sizeof(float));
+    if (!c->xyz) goto oom;
+    int i = 0;
+    for (const cJSON* p = wps->child; p; p = p->next, ++i) {
+        int size = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : 0;
+        int ok = size == 2 || size == 3;
+        for (int k = 0; ok && k < size; ++k) ok = json_float(cJSON_GetArrayItem(p, k), &c->xyz[3 * i + k]);
+        if (!ok) {
+            snprintf(err, (size_t)err_size, "%s: waypoints[%d]: expected [x, y] or [x, y, z], finite", path, i);
+            goto done;
+        }
+        if (size == 2) c->xyz[3 * i + 2] = course_height(c, c->xyz[3 * i], c->xyz[3 * i + 1]);
+    }
+    c->count = n;
+    rc = 0;
+    goto done;
+oom:
+    snprintf(err, (size_t)err_size, "%s: out of memory", path);
+done:
+    cJSON_Delete(root);
+    if (rc != 0) course_free(c);
+    return rc;
+}
+
+static cJSON* float_array(const float* v, int n)
+{
+    cJSON* a = cJSON_CreateArray();
+    for (int i = 0; a && i < n; ++i) cJSON_AddItemToArray(a, cJSON_CreateNumber(round((double)v[i] * 1e4) / 1e4));
+    return a;
+}
+
+static int course_save(const course_t* c, const char* path, char* err, int err_size)
+{
+    cJSON* root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "name", c->name);
+    cJSON_AddStringToObject(root, "about", c->about);
+    cJSON_AddNumberToObject(root, "half_width", c->half_width);
+    cJSON* t = cJSON_AddObjectToObject(root, "terrain");
+    cJSON_AddNumberToObject(t, "nx", c->nx);
+    cJSON_AddNumberToObject(t, "ny", c->ny);
+    cJSON_AddItemToObject(t, "origin", float_array(c->origin, 2));
+    cJSON_AddNumberToObject(t, "cell", c->cell);
+    cJSON_AddItemToObject(t, "heights", float_array(c->heights, c->nx * c->ny));
+    cJSON* obs = cJSON_AddArrayToObject(root, "obstacles");
+    for (int i = 0; i < c->obstacle_count; ++i) cJSON_AddItemToArray(obs, float_array(c->obstacles[i], 3));
+    cJSON* wps = cJSON_AddArrayToObject(root, "waypoints");
+    for (int i = 0; i < c->count; ++i) cJSON_AddItemToArray(wps, float_array(c->xyz + 3 * i, 3));
+    char* text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    FILE* f = text ? fopen(path, "w") : NULL;
+    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    if (!ok) snprintf(err, (size_t)err_size, "cannot write %.400s", path);
+    return ok ? 0 : -1;
+}
+
+/* ---- follower parameters ------------------------------------------------- */
+
+static shoal_path_follow_t follower_defaults(shoal_follower_t kind)
+{
+    shoal_path_follow_t f = shoal_path_follow_default();
+    f.follower = kind;
+    return f;
+}
+
+static cJSON* follow_json(const shoal_path_follow_t* f)
+{
+    cJSON* o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "a_lat", f->a_lat);
+    cJSON_AddNumberToObject(o, "kp", f->kp);
+    cJSON_AddNumberToObject(o, "ki", f->ki);
+    cJSON_AddNumberToObject(o, "lookahead_min", f->lookahead_min);
+    cJSON_AddNumberToObject(o, "lookahead_time", f->lookahead_time);
+    return o;
+}
+
+static cJSON* result_json(const run_result* r)
+{
+    cJSON* o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "completed", r->completed);
+    cJSON_AddNumberToObject(o, "stuck_events", r->stuck_events);
+    cJSON_AddNumberToObject(o, "teleports", r->teleports);
+    cJSON_AddNumberToObject(o, "time", r->time);
+    cJSON_AddNumberToObject(o, "cte_mean", r->cte_mean);
+    cJSON_AddNumberToObject(o, "inside_corridor_pct", r->inside_pct);
+    cJSON_AddNumberToObject(o, "speed_mean", r->speed_mean);
+    cJSON_AddNumberToObject(o, "distance", r->distance);
+    return o;
+}
+
+static int parse_follower(const char* s, shoal_follower_t* out)
+{
+    if (strcmp(s, "proposed") == 0) *out = SHOAL_FOLLOWER_PROPOSED;
+    else if (strcmp(s, "baseline") == 0) *out = SHOAL_FOLLOWER_BASELINE;
+    else return 0;
+    return 1;
+}
+
+/* ---- shoal pathfollow ---------------------------------------------------- */
+
+static void pathfollow_help(void)
+{
+    printf("Usage: shoal pathfollow --vehicle NAME (--path FILE | --course NAME) [options]\n\n"
+           "Drive one ground vehicle along one path with the path follower and report\n"
+           "the run's metrics.\n\n"
+           "  --vehicle NAME        buggy, car, apc, truck, tank or hovercraft\n"
+           "  --path FILE           a course file (JSON: waypoints, half_width, optional\n"
+           "                        terrain and obstacles; see docs/vehicles.md)\n"
+           "  --course NAME         one of the experiment's courses instead (hairpins,\n"
+           "                        slalom, switchbacks, uturn-corridor, steep-climb,\n"
+           "                        chicane, spiral, city-blocks, rolling-hills, side-slope,\n"
+           "                        and the tuning courses oval, zigzag, hill-loop, narrow-s,\n"
+           "                        ridge-hairpins, gates, crest)\n"
+           "  --follower KIND       proposed (default) or baseline\n"
+           "  --csv FILE            write the trajectory, a line per frame\n"
+           "  --json                one JSON object instead of text\n");
+}
+
+static int find_course(const char* name, course_t* c)
+{
+    for (int tuning = 0; tuning < 2; ++tuning) {
+        int count = tuning ? COURSE_TUNING_COUNT : COURSE_TEST_COUNT;
+        for (int i = 0; i < count; ++i) {
+            if (course_make(i, tuning, c) != 0) return -1;
+            if (strcmp(c->name, name) == 0) return 0;
+            course_free(c);
+        }
+    }
+    return 1;
+}
+
+int cmd_pathfollow(int argc, char** argv)
+{
+    const char *vehicle = NULL, *path = NULL, *course_name = NULL, *csv = NULL, *kind = "proposed";
+    int json = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char* v = NULL;
+        int m;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            pathfollow_help();
+            return CLI_EXIT_OK;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--vehicle", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            vehicle = v;
+        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--path", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            path = v;
+        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--course", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            course_name = v;
+        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--follower", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            kind = v;
+        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--csv", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            csv = v;
+        } else {
+            return cli_usage_error("pathfollow", "unknown option '%s'", argv[i]);
+        }
+    }
+    if (!vehicle) return cli_usage_error("pathfollow", "--vehicle is required");
+    if (!path == !course_name) return cli_usage_error("pathfollow", "give one of --path and --course");
+    shoal_follower_t follower;
+    if (!parse_follower(kind, &follower))
+        return cli_usage_error("pathfollow", "--follower: expected proposed or baseline, got '%s'", kind);
+    shoal_ground_vehicle_t veh;
+    if (shoal_ground_vehicle_preset(vehicle, &veh, NULL) != SHOAL_OK)
+        return cli_usage_error("pathfollow",
+                               "--vehicle: unknown '%s' (buggy, car, apc, truck, tank, hovercraft)",
+                               vehicle);
+    char err[512];
+    course_t c;
+    if (path) {
+        if (course_load(path, &c, err, sizeof err) != 0) {
+            cli_error("%s", err);
+            return CLI_EXIT_FAILURE;
+        }
+    } else {
+        int r = find_course(course_name, &c);
+        if (r < 0) {
+            cli_error("out of memory");
+            return CLI_EXIT_FAILURE;
+        }
+        if (r > 0) return cli_usage_error("pathfollow", "--course: unknown course '%s'", course_name);
+    }
+    shoal_path_follow_t f = follower_defaults(follower);
+    run_result r;
+    memset(&r, 0, sizeof r);
+    const char* csvs[1] = {csv};
+    int rc = pf_run_course(&c, 1, &veh, &f, csvs, &r, err, sizeof err);
+    if (rc != 0) {
+        cli_error("%s", err);
+        course_free(&c);
+        return CLI_EXIT_FAILURE;
+    }
+    if (json) {
+        cJSON* o = result_json(&r);
+        cJSON_AddStringToObject(o, "vehicle", vehicle);
+        cJSON_AddStringToObject(o, "course", c.name);
+        cJSON_AddStringToObject(o, "follower", kind);
+        char* text = cJSON_PrintUnformatted(o);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(o);
+    } else {
+        printf("%s on %s (%s follower): %s in %.1f s, %.0f m at %.2f m/s mean\n"
+               "cross-track error mean %.2f m, inside the corridor %.1f%% of frames\n"
+               "stuck events %d (teleports %d)\n",
+               vehicle, c.name, kind, r.completed ? "completed" : "NOT completed", r.time, r.distance,
+               r.speed_mean, r.cte_mean, r.inside_pct, r.stuck_events, r.teleports);
+    }
+    course_free(&c);
+    return CLI_EXIT_OK;
+}
+
+/* ---- shoal experiment pathfollow ----------------------------------------- */
+
+typedef struct column {
+    run_result runs[COURSE_TEST_COUNT][VEHICLES];
+    int stuck_trials, stuck_events, teleports, completed;
+    double cte_mean, time_mean, inside_mean, speed_mean;
+    int per_vehicle[VEHICLES];
+    double soak_drive, soak_spe;
+    int soak_stuck, soak_routes;
+} column;
+
+static void summarize(column* col)
+{
+    int n = 0;
+    for (int c = 0; c < COURSE_TEST_COUNT; ++c)
+        for (int v = 0; v < VEHICLES; ++v) {
+            const run_result* r = &col->runs[c][v];
+            col->stuck_trials += r->stuck_events > 0;
+            col->stuck_events += r->stuck_events;
+            col->teleports += r->teleports;
+            col->completed += r->completed;
+            col->cte_mean += r->cte_mean;
+            col->time_mean += r->time;
+            col->inside_mean += r->inside_pct;
+            col->speed_mean += r->speed_mean;
+            col->per_vehicle[v] += r->stuck_events;
+            n++;
+        }
+    col->cte_mean /= n;
+    col->time_mean /= n;
+    col->inside_mean /= n;
+    col->speed_mean /= n;
+}
+
+static void experiment_help(void)
+{
+    printf("Usage: shoal experiment pathfollow [options]\n\n"
+           "The Table I experiment: ten test courses, six vehicles, three followers\n"
+           "(baseline, proposed with the paper's parameters, proposed with per-vehicle\n"
+           "parameters from a Nelder-Mead tuner run on seven other courses), then the soak\n"
+           "run (64 vehicles on random routes through a town).\n\n"
+           "  --json                one JSON object instead of the table\n"
+           "  --runs-dir DIR        write every run's trajectory as CSV under DIR\n"
+           "  --tune-evals N        cost evaluations per vehicle for the tuner (default 60)\n"
+           "  --soak-seconds S      length of each soak trial (default 300)\n"
+           "  --soak-trials N       soak trials per follower (default 5)\n"
+           "  --export-courses DIR  write the courses as JSON course files and exit\n");
+}
+
+static int make_dir(const char* path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
+    return -1;
+}
+
+static int export_courses(const char* dir)
+{
+    if (make_dir(dir) != 0) {
+        cli_error("cannot create %s: %s", dir, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    char err[512], path[1024];
+    for (int tuning = 0; tuning < 2; ++tuning)
+        for (int i = 0; i < (tuning ? COURSE_TUNING_COUNT : COURSE_TEST_COUNT); ++i) {
+            course_t c;
+            if (course_make(i, tuning, &c) != 0) {
+                cli_error("out of memory");
+                return CLI_EXIT_FAILURE;
+            }
+            snprintf(path, sizeof path, "%s/%s%s.json", dir, tuning ? "tuning-" : "", c.name);
+            int rc = course_save(&c, path, err, sizeof err);
+            course_free(&c);
+            if (rc != 0) {
+                cli_error("%s", err);
+                return CLI_EXIT_FAILURE;
+            }
+        }
+    return CLI_EXIT_OK;
+}
+
+static int experiment_pathfollow(int argc, char** argv)
+{
+    const char *runs_dir = NULL, *export_dir = NULL;
+    int json = 0;
+    int64_t tune_evals = 60, soak_trials = 5, soak_seconds = 300;
+    for (int i = 1; i < argc; ++i) {
+        const char* v = NULL;
+        int m;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            experiment_help();
+            return CLI_EXIT_OK;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--runs-dir", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            runs_dir = v;
+        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--export-courses", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            export_dir = v;
+        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--tune-evals", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 0, 100000, &tune_evals))
+                return cli_usage_error("experiment", "--tune-evals: expected an integer in [0, 100000]");
+        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--soak-seconds", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 0, 86400, &soak_seconds))
+                return cli_usage_error("experiment", "--soak-seconds: expected an integer in [0, 86400]");
+        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--soak-trials", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 0, 1000, &soak_trials))
+                return cli_usage_error("experiment", "--soak-trials: expected an integer in [0, 1000]");
+        } else {
+            return cli_usage_error("experiment", "unknown option '%s'", argv[i]);
+        }
+    }
+    if (export_dir) return export_courses(export_dir);
+    if (runs_dir) {
+        char sub[1024];
+        int bad = make_dir(runs_dir) != 0;
+        for (int f = 0; f < FOLLOWERS && !bad; ++f) {
+            snprintf(sub, sizeof sub, "%s/%s", runs_dir, follower_names[f]);
+            bad = make_dir(sub) != 0;
+        }
+        if (bad) {
+            cli_error("cannot create the run directories under %s: %s", runs_dir, strerror(errno));
+            return CLI_EXIT_FAILURE;
+        }
+    }
+    double t0 = cli_now_seconds();
+    column* cols = calloc(FOLLOWERS, sizeof *cols);
+    course_t* courses = calloc(COURSE_TEST_COUNT, sizeof *courses);
+    shoal_ground_vehicle_t veh[VEHICLES];
+    shoal_path_follow_t params[FOLLOWERS][VEHICLES];
+    double tuned_cost[VEHICLES];
+    int tuned_evals[VEHICLES];
+    int failed = 0;
+    char err[512] = "";
+    if (!cols || !courses) {
+        cli_error("out of memory");
+        free(cols);
+        free(courses);
+        return CLI_EXIT_FAILURE;
+    }
+    for (int c = 0; c < COURSE_TEST_COUNT; ++c)
+        if (course_make(c, 0, &courses[c]) != 0) failed = 1;
+    for (int v = 0; v < VEHICLES; ++v) {
+        if (shoal_ground_vehicle_preset(vehicle_names[v], &veh[v], NULL) != SHOAL_OK) failed = 1;
+        params[0][v] = follower_defaults(SHOAL_FOLLOWER_BASELINE);
+        params[1][v] = follower_defaults(SHOAL_FOLLOWER_PROPOSED);
+    }
+    if (failed) {
+        cli_error("out of memory building the courses");
+        goto out;
+    }
+    /* the tuner, one vehicle per thread */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int v = 0; v < VEHICLES; ++v) {
+        char e[512];
+        tuned_evals[v] = pf_tune_vehicle(&veh[v], &params[1][v], (int)tune_evals, &params[2][v],
+                                         &tuned_cost[v], e, sizeof e);
+        if (tuned_evals[v] < 0) {
+#pragma omp critical
+            {
+                failed = 1;
+                snprintf(err, sizeof err, "%s", e);
+            }
+        }
+    }
+    double t_tune = cli_now_seconds() - t0;
+    /* the 3 x 10 courses, six vehicles in each world */
+#pragma omp parallel for schedule(dynamic, 1) collapse(2)
+    for (int f = 0; f < FOLLOWERS; ++f)
+        for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
+            if (failed) continue;
+            char e[512];
+            char names[VEHICLES][1024];
+            const char* csvs[VEHICLES];
+            for (int v = 0; v < VEHICLES; ++v) {
+                csvs[v] = NULL;
+                if (runs_dir) {
+                    snprintf(names[v], sizeof names[v], "%s/%s/%s-%s.csv", runs_dir, follower_names[f],
+                             courses[c].name, vehicle_names[v]);
+                    csvs[v] = names[v];
+                }
+            }
+            if (pf_run_course(&courses[c], VEHICLES, veh, params[f], csvs, cols[f].runs[c], e,
+                              sizeof e) != 0) {
+#pragma omp critical
+                {
+                    failed = 1;
+                    snprintf(err, sizeof err, "%s", e);
+                }
+            }
+        }
+    double t_runs = cli_now_seconds() - t0 - t_tune;
+    /* soak: every follower, every trial */
+    soak_result soak[FOLLOWERS][64];
+    memset(soak, 0, sizeof soak);
+    if (soak_trials > 64) soak_trials = 64;
+#pragma omp parallel for schedule(dynamic, 1) collapse(2)
+    for (int f = 0; f < FOLLOWERS; ++f)
+        for (int t = 0; t < (int)soak_trials; ++t) {
+            if (failed) continue;
+            char e[512];
+            shoal_follower_t kind = f == 0 ? SHOAL_FOLLOWER_BASELINE : SHOAL_FOLLOWER_PROPOSED;
+            if (pf_soak(kind, params[f], 64, (double)soak_seconds, 1000u + (uint64_t)t, &soak[f][t], e,
+                        sizeof e) != 0) {
+#pragma omp critical
+                {
+                    failed = 1;
+                    snprintf(err, sizeof err, "%s", e);
+                }
+            }
+        }
+    double t_soak = cli_now_seconds() - t0 - t_tune - t_runs;
+    if (failed) {
+        cli_error("%s", err);
+        goto out;
+    }
+    for (int f = 0; f < FOLLOWERS; ++f) {
+        summarize(&cols[f]);
+        for (int t = 0; t < (int)soak_trials; ++t) {
+            cols[f].soak_drive += soak[f][t].drive_seconds;
+            cols[f].soak_stuck += soak[f][t].stuck_events;
+            cols[f].soak_routes += soak[f][t].routes_completed;
+        }
+        cols[f].soak_spe = cols[f].soak_stuck > 0 ? cols[f].soak_drive / cols[f].soak_stuck : INFINITY;
+    }
+    int runs = COURSE_TEST_COUNT * VEHICLES;
+    if (json) {
+        cJSON* root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "experiment", "pathfollow");
+        cJSON_AddNumberToObject(root, "runs_per_follower", runs);
+        cJSON_AddNumberToObject(root, "dt", PF_RUN_DT);
+        cJSON_AddNumberToObject(root, "time_limit", PF_RUN_TIME_LIMIT);
+        cJSON* soak_o = cJSON_CreateObject();
+        for (int f = 0; f < FOLLOWERS; ++f) {
+            const column* col = &cols[f];
+            cJSON* o = cJSON_AddObjectToObject(root, follower_names[f]);
+            cJSON_AddNumberToObject(o, "stuck_trials", col->stuck_trials);
+            cJSON_AddNumberToObject(o, "stuck_events", col->stuck_events);
+            cJSON_AddNumberToObject(o, "teleports", col->teleports);
+            cJSON_AddNumberToObject(o, "cte_mean", col->cte_mean);
+            cJSON_AddNumberToObject(o, "total_time_mean", col->time_mean);
+            cJSON_AddNumberToObject(o, "inside_corridor_pct", col->inside_mean);
+            cJSON_AddNumberToObject(o, "speed_mean", col->speed_mean);
+            cJSON_AddNumberToObject(o, "completed", col->completed);
+            cJSON* pv = cJSON_AddObjectToObject(o, "per_vehicle");
+            for (int v = 0; v < VEHICLES; ++v) cJSON_AddNumberToObject(pv, vehicle_names[v], col->per_vehicle[v]);
+            if (f == 2) {
+                cJSON* tp = cJSON_AddObjectToObject(o, "tuned_parameters");
+                for (int v = 0; v < VEHICLES; ++v) {
+                    cJSON* p = follow_json(&params[2][v]);
+                    cJSON_AddNumberToObject(p, "evaluations", tuned_evals[v]);
+                    cJSON_AddNumberToObject(p, "cost", tuned_cost[v]);
+                    cJSON_AddItemToObject(tp, vehicle_names[v], p);
+                }
+            }
+            cJSON* runs_o = cJSON_AddObjectToObject(o, "runs");
+            for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
+                cJSON* co = cJSON_AddObjectToObject(runs_o, courses[c].name);
+                for (int v = 0; v < VEHICLES; ++v)
+                    cJSON_AddItemToObject(co, vehicle_names[v], result_json(&col->runs[c][v]));
+            }
+            cJSON* so = cJSON_AddObjectToObject(soak_o, follower_names[f]);
+            cJSON_AddNumberToObject(so, "drive_seconds", col->soak_drive);
+            cJSON_AddNumberToObject(so, "stuck_events", col->soak_stuck);
+            cJSON_AddNumberToObject(so, "routes_completed", col->soak_routes);
+            if (isfinite(col->soak_spe)) cJSON_AddNumberToObject(so, "seconds_per_stuck", col->soak_spe);
+            else cJSON_AddNullToObject(so, "seconds_per_stuck");
+        }
+        cJSON_AddNumberToObject(soak_o, "vehicles", 64);
+        cJSON_AddNumberToObject(soak_o, "trials", (double)soak_trials);
+        cJSON_AddNumberToObject(soak_o, "seconds_per_trial", (double)soak_seconds);
+        cJSON_AddItemToObject(root, "soak", soak_o);
+        cJSON* tm = cJSON_AddObjectToObject(root, "wall_seconds");
+        cJSON_AddNumberToObject(tm, "tuning", t_tune);
+        cJSON_AddNumberToObject(tm, "runs", t_runs);
+        cJSON_AddNumberToObject(tm, "soak", t_soak);
+        char* text = cJSON_PrintUnformatted(root);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(root);
+    } else {
+        printf("%-36s %10s %10s %22s\n", "", "Baseline", "Ours", "Ours (vehicle-tuned)");
+        printf("%-36s %10d %10d %22d\n", "Total stuck trials (/60) (lower)", cols[0].stuck_trials,
+               cols[1].stuck_trials, cols[2].stuck_trials);
+        printf("%-36s %10d %10d %22d\n", "Total stuck events (lower)", cols[0].stuck_events,
+               cols[1].stuck_events, cols[2].stuck_events);
+        printf("%-36s %10.2f %10.2f %22.2f\n", "Cross track error mean (m) (lower)", cols[0].cte_mean,
+               cols[1].cte_mean, cols[2].cte_mean);
+        printf("%-36s %10.1f %10.1f %22.1f\n", "Total time mean (s) (lower)", cols[0].time_mean,
+               cols[1].time_mean, cols[2].time_mean);
+        printf("%-36s %10.0f %10.0f %22.0f\n", "Inside corridor mean (%) (higher)", cols[0].inside_mean,
+               cols[1].inside_mean, cols[2].inside_mean);
+        printf("%-36s %10.2f %10.2f %22.2f\n", "Speed mean (m/s) (higher)", cols[0].speed_mean,
+               cols[1].speed_mean, cols[2].speed_mean);
+        printf("%-36s %10d %10d %22d\n", "Completed (/60) (higher)", cols[0].completed, cols[1].completed,
+               cols[2].completed);
+        printf("%-36s %10d %10d %22d\n", "Teleports (of the stuck events)", cols[0].teleports,
+               cols[1].teleports, cols[2].teleports);
+        printf("Breakdown of stuck events by vehicle (lower)\n");
+        for (int v = 0; v < VEHICLES; ++v)
+            printf("  %-34s %10d %10d %22d\n", vehicle_names[v], cols[0].per_vehicle[v],
+                   cols[1].per_vehicle[v], cols[2].per_vehicle[v]);
+        printf("Soak: 64 vehicles, %d x %d s: seconds of driving per stuck event\n", (int)soak_trials,
+               (int)soak_seconds);
+        printf("%-36s %10.0f %10.0f %22.0f\n", "  seconds per stuck (higher)", cols[0].soak_spe,
+               cols[1].soak_spe, cols[2].soak_spe);
+        printf("%-36s %10d %10d %22d\n", "  stuck events", cols[0].soak_stuck, cols[1].soak_stuck,
+               cols[2].soak_stuck);
+        printf("(wall time: tuning %.1f s, runs %.1f s, soak %.1f s)\n", t_tune, t_runs, t_soak);
+    }
+out:
+    for (int c = 0; c < COURSE_TEST_COUNT; ++c) course_free(&courses[c]);
+    free(courses);
+    free(cols);
+    return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
+
+static void experiment_list_help(void)
+{
+    printf("Usage: shoal experiment NAME [options]\n\n"
+           "  pathfollow   ground-vehicle path following: Table I of the paper and a soak run\n\n"
+           "'shoal experiment NAME --help' describes one experiment's options.\n");
+}
+
+int cmd_experiment(int argc, char** argv)
+{
+    if (argc < 2) {
+        experiment_list_help();
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        experiment_list_help();
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "pathfollow") == 0) return experiment_pathfollow(argc - 1, argv + 1);
+    return cli_usage_error("experiment", "unknown experiment '%s' (pathfollow)", argv[1]);
+}
