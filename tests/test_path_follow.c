@@ -401,6 +401,12 @@ Test(path_follow, pure_pursuit_signs)
     /* The circle through the target: 90 degrees to the side at distance d
      * needs curvature 2 / d, so tan(delta) = 2 L / d. */
     cr_assert_float_eq(pf_pure_pursuit(o, 0.0f, 2.0f, vec3_make(0, 8, 0), 0), atanf(0.5f), 1e-6f);
+    /* Targets behind get the 90-degree turn toward their side, not less. */
+    float l_d = sqrtf(104.0f);
+    cr_assert_float_eq(pf_pure_pursuit(o, 0.0f, 2.0f, vec3_make(-10, 2, 0), 0), atanf(4.0f / l_d), 1e-6f);
+    cr_assert_float_eq(pf_pure_pursuit(o, 0.0f, 2.0f, vec3_make(-10, -2, 0), 0), -atanf(4.0f / l_d), 1e-6f);
+    cr_assert_float_eq(pf_pure_pursuit(o, 0.0f, 2.0f, vec3_make(-10, 0.0f, 0), 0), atanf(0.4f), 1e-6f,
+                       "straight behind: turn left");
 }
 
 /* Drives a kinematic bicycle (reference point on the rear axle) along the
@@ -618,6 +624,7 @@ Test(path_follow, params_valid_names_the_field)
     EXPECT_BAD(stuck_progress, 0.0f, "stuck_progress");
     EXPECT_BAD(reverse_time, -1.0f, "reverse_time");
     EXPECT_BAD(max_recoveries, -1, "max_recoveries");
+    EXPECT_BAD(vehicle_limits, 2, "vehicle_limits");
 #undef EXPECT_BAD
 }
 
@@ -625,7 +632,7 @@ Test(path_follow, params_valid_names_the_field)
 
 static pf_vehicle_t vehicle_at(float x, float y, float yaw, float v)
 {
-    pf_vehicle_t veh = { vec3_make(x, y, 0), yaw, v, 2.5f, 0.6f };
+    pf_vehicle_t veh = { vec3_make(x, y, 0), yaw, v, 2.5f, 0.6f, 0.0f, 0.0f };
     return veh;
 }
 
@@ -744,6 +751,110 @@ Test(path_follow, completion_brakes)
     pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
     cr_assert_eq(c.throttle, 0.0f, "standing still: no reverse");
     cr_assert(!c.inside_corridor);
+}
+
+/* vehicle_limits: the proposed target speed comes down to the vehicle's grip
+ * and turn rate; with 0 it is Algorithm 1 whatever the vehicle. */
+Test(path_follow, vehicle_limits_cap_the_target_speed)
+{
+    static test_path tp;
+    /* A circle of radius 20 m, waypoints every 2 degrees. */
+    for (int i = 0; i <= 180; ++i) {
+        float a = (float)i * (3.14159265f / 90.0f);
+        xyz_buf[3 * i] = 20.0f * cosf(a);
+        xyz_buf[3 * i + 1] = 20.0f * sinf(a);
+        xyz_buf[3 * i + 2] = 0.0f;
+    }
+    build(&tp, xyz_buf, 181, 3.0f);
+    pf_params_t p = pf_params_default(PF_PROPOSED);
+    vec3 pos = vec3_make(20.0f, 0.0f, 0.0f);
+    vec3 p2;
+    float k = pf_max_curvature(&p, &tp.path, pos, 0.0f, &p2);
+    cr_assert_gt(k, 0.0f);
+    cr_assert_float_eq(vec3_distance(p2, pos), p.dh, 1e-4f, "P~[2] is dh from the vehicle");
+    float v_paper = pf_target_speed(&p, &tp.path, pos, 0.0f);
+    cr_assert_float_eq(v_paper, fminf(sqrtf(0.4f * 9.81f / k), 10.0f), 1e-4f);
+    /* Facing along the circle, the heading curve bends like the circle. */
+    const float yaw = 1.5707963f;
+    float kh = pf_bezier_max_curvature(vec3_make(20.0f, -p.dh, 0.0f), pos, p2);
+    float k_eff = fmaxf(k, kh);
+    cr_assert_lt(k_eff, 1.5f * k, "no more than the circle's own curves (%g vs %g)", (double)kh,
+                 (double)k);
+    pf_state_t st;
+    pf_command_t c;
+    /* Plenty of grip, no yaw cap. */
+    pf_vehicle_t veh = { pos, yaw, 0.0f, 2.5f, 0.6f, 0.0f, 0.9f };
+    pf_state_init(&st);
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, fminf(sqrtf(0.4f * 9.81f / k_eff), 10.0f), 1e-4f);
+    /* 0.2 g of grip: eq. (1) with 0.2 instead of 0.4. */
+    veh.traction = 0.2f;
+    pf_state_init(&st);
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, sqrtf(0.2f * 9.81f / k_eff), 1e-4f);
+    /* A turn-rate cap of 0.2 rad/s: no faster than 0.2 / kappa. */
+    veh.traction = 0.9f;
+    veh.max_yaw_rate = 0.2f;
+    pf_state_init(&st);
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, fmaxf(0.2f / k_eff, p.v_min), 1e-4f);
+    cr_assert_lt(c.target_speed, v_paper);
+    /* vehicle_limits 0: the paper's Algorithm 1 whatever the vehicle. */
+    p.vehicle_limits = 0;
+    veh.traction = 0.1f;
+    pf_state_init(&st);
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, v_paper, 1e-5f);
+}
+
+/* Mid-corner: on a straight path but facing 60 degrees off it, Algorithm 1
+ * alone asks for v_max; with vehicle_limits the heading curve slows it. */
+Test(path_follow, vehicle_limits_slow_a_vehicle_facing_off_the_path)
+{
+    static test_path tp;
+    const float line[] = { 0, 0, 0, 100, 0, 0 };
+    build(&tp, line, 2, 3.0f);
+    pf_params_t p = pf_params_default(PF_PROPOSED);
+    pf_vehicle_t veh = { vec3_make(10.0f, 0.0f, 0.0f), 1.0471976f, 5.0f, 2.5f, 0.6f, 0.0f, 0.9f };
+    pf_state_t st;
+    pf_command_t c;
+    pf_state_init(&st);
+    st.s = 10.0f;
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_lt(c.target_speed, 0.7f * p.v_max, "facing 60 degrees off: %g m/s", (double)c.target_speed);
+    veh.yaw = 0.0f; /* facing along it */
+    pf_state_init(&st);
+    st.s = 10.0f;
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, p.v_max, 1e-6f);
+    p.vehicle_limits = 0;
+    veh.yaw = 1.0471976f;
+    pf_state_init(&st);
+    st.s = 10.0f;
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, p.v_max, 1e-6f, "Algorithm 1 alone ignores the facing");
+}
+
+/* A closed route ends where it starts: standing at its start is not
+ * completing it; coming round to the end is. */
+Test(path_follow, a_loop_is_not_completed_at_its_start)
+{
+    pf_params_t p = pf_params_default(PF_PROPOSED);
+    static test_path tp;
+    const float loop[] = { 0, 0, 0, -40, 0, 0, -40, -40, 0, 0, -40, 0, 0, 0, 0 };
+    build(&tp, loop, 5, 4.0f);
+    pf_state_t st;
+    pf_state_init(&st);
+    pf_vehicle_t veh = vehicle_at(0.0f, 0.0f, 3.14159265f, 0.0f);
+    pf_command_t c;
+    for (int i = 0; i < 10; ++i) pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_eq(st.completed, 0, "at the start of a loop");
+    cr_assert_gt(c.throttle, 0.0f, "it drives off");
+    /* Round the loop: progress near the end, 2 m before the end point. */
+    st.s = 150.0f;
+    veh = vehicle_at(0.0f, -2.0f, 1.5707963f, 4.0f);
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_eq(st.completed, 1, "at the end of the loop (s = %g)", (double)st.s);
 }
 
 /* A whole drive: the follower on a bicycle with first-order longitudinal

@@ -24,8 +24,13 @@
 #include "tools/pathfollow_runs.h"
 
 static const char* const vehicle_names[6] = {"buggy", "car", "apc", "truck", "tank", "hovercraft"};
-enum { VEHICLES = 6, FOLLOWERS = 3 };
-static const char* const follower_names[FOLLOWERS] = {"baseline", "proposed", "tuned"};
+/* The Table I columns, and a fourth: the proposed follower with the
+ * paper's Algorithm 1 alone (vehicle_limits 0), to show what the extension
+ * does. */
+enum { VEHICLES = 6, FOLLOWERS = 4 };
+static const char* const follower_names[FOLLOWERS] = {"baseline", "proposed", "tuned", "proposed_alg1"};
+static const char* const follower_titles[FOLLOWERS] = {"Baseline", "Ours", "Ours (tuned)",
+                                                       "Ours (Alg. 1 only)"};
 
 /* ---- course files -------------------------------------------------------- */
 
@@ -382,6 +387,7 @@ typedef struct column {
     int per_vehicle[VEHICLES];
     double soak_drive, soak_spe;
     int soak_stuck, soak_routes;
+    int soak_by_vehicle[VEHICLES];
 } column;
 
 static void summarize(column* col)
@@ -410,10 +416,11 @@ static void summarize(column* col)
 static void experiment_help(void)
 {
     printf("Usage: shoal experiment pathfollow [options]\n\n"
-           "The Table I experiment: ten test courses, six vehicles, three followers\n"
-           "(baseline, proposed with the paper's parameters, proposed with per-vehicle\n"
-           "parameters from a Nelder-Mead tuner run on seven other courses), then the soak\n"
-           "run (64 vehicles on random routes through a town).\n\n"
+           "The Table I experiment: ten test courses, six vehicles, four followers\n"
+           "(baseline; proposed with the paper's parameters; proposed with per-vehicle\n"
+           "parameters from a Nelder-Mead tuner run on seven other courses; proposed with\n"
+           "the paper's Algorithm 1 alone, without the vehicle limits), then the soak run\n"
+           "(64 vehicles on random routes through a town).\n\n"
            "  --json                one JSON object instead of the table\n"
            "  --runs-dir DIR        write every run's trajectory as CSV under DIR\n"
            "  --tune-evals N        cost evaluations per vehicle for the tuner (default 60)\n"
@@ -522,6 +529,8 @@ static int experiment_pathfollow(int argc, char** argv)
         if (shoal_ground_vehicle_preset(vehicle_names[v], &veh[v], NULL) != SHOAL_OK) failed = 1;
         params[0][v] = follower_defaults(SHOAL_FOLLOWER_BASELINE);
         params[1][v] = follower_defaults(SHOAL_FOLLOWER_PROPOSED);
+        params[3][v] = follower_defaults(SHOAL_FOLLOWER_PROPOSED);
+        params[3][v].vehicle_limits = 0;
     }
     if (failed) {
         cli_error("out of memory building the courses");
@@ -598,6 +607,7 @@ static int experiment_pathfollow(int argc, char** argv)
             cols[f].soak_drive += soak[f][t].drive_seconds;
             cols[f].soak_stuck += soak[f][t].stuck_events;
             cols[f].soak_routes += soak[f][t].routes_completed;
+            for (int v = 0; v < VEHICLES; ++v) cols[f].soak_by_vehicle[v] += soak[f][t].stuck_by_preset[v];
         }
         cols[f].soak_spe = cols[f].soak_stuck > 0 ? cols[f].soak_drive / cols[f].soak_stuck : INFINITY;
     }
@@ -641,6 +651,8 @@ static int experiment_pathfollow(int argc, char** argv)
             cJSON_AddNumberToObject(so, "drive_seconds", col->soak_drive);
             cJSON_AddNumberToObject(so, "stuck_events", col->soak_stuck);
             cJSON_AddNumberToObject(so, "routes_completed", col->soak_routes);
+            cJSON* spv = cJSON_AddObjectToObject(so, "per_vehicle");
+            for (int v = 0; v < VEHICLES; ++v) cJSON_AddNumberToObject(spv, vehicle_names[v], col->soak_by_vehicle[v]);
             if (isfinite(col->soak_spe)) cJSON_AddNumberToObject(so, "seconds_per_stuck", col->soak_spe);
             else cJSON_AddNullToObject(so, "seconds_per_stuck");
         }
@@ -657,33 +669,46 @@ static int experiment_pathfollow(int argc, char** argv)
         free(text);
         cJSON_Delete(root);
     } else {
-        printf("%-36s %10s %10s %22s\n", "", "Baseline", "Ours", "Ours (vehicle-tuned)");
-        printf("%-36s %10d %10d %22d\n", "Total stuck trials (/60) (lower)", cols[0].stuck_trials,
-               cols[1].stuck_trials, cols[2].stuck_trials);
-        printf("%-36s %10d %10d %22d\n", "Total stuck events (lower)", cols[0].stuck_events,
-               cols[1].stuck_events, cols[2].stuck_events);
-        printf("%-36s %10.2f %10.2f %22.2f\n", "Cross track error mean (m) (lower)", cols[0].cte_mean,
-               cols[1].cte_mean, cols[2].cte_mean);
-        printf("%-36s %10.1f %10.1f %22.1f\n", "Total time mean (s) (lower)", cols[0].time_mean,
-               cols[1].time_mean, cols[2].time_mean);
-        printf("%-36s %10.0f %10.0f %22.0f\n", "Inside corridor mean (%) (higher)", cols[0].inside_mean,
-               cols[1].inside_mean, cols[2].inside_mean);
-        printf("%-36s %10.2f %10.2f %22.2f\n", "Speed mean (m/s) (higher)", cols[0].speed_mean,
-               cols[1].speed_mean, cols[2].speed_mean);
-        printf("%-36s %10d %10d %22d\n", "Completed (/60) (higher)", cols[0].completed, cols[1].completed,
-               cols[2].completed);
-        printf("%-36s %10d %10d %22d\n", "Teleports (of the stuck events)", cols[0].teleports,
-               cols[1].teleports, cols[2].teleports);
+        printf("%-36s", "");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %19s", follower_titles[f]);
+        printf("\n");
+#define ROW_I(title, field)                                                              \
+    do {                                                                                 \
+        printf("%-36s", title);                                                          \
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %19d", cols[f].field);              \
+        printf("\n");                                                                    \
+    } while (0)
+#define ROW_F(title, fmt, field)                                                         \
+    do {                                                                                 \
+        printf("%-36s", title);                                                          \
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %19" fmt, cols[f].field);           \
+        printf("\n");                                                                    \
+    } while (0)
+        ROW_I("Total stuck trials (/60) (lower)", stuck_trials);
+        ROW_I("Total stuck events (lower)", stuck_events);
+        ROW_F("Cross track error mean (m) (lower)", ".2f", cte_mean);
+        ROW_F("Total time mean (s) (lower)", ".1f", time_mean);
+        ROW_F("Inside corridor mean (%) (higher)", ".0f", inside_mean);
+        ROW_F("Speed mean (m/s) (higher)", ".2f", speed_mean);
+        ROW_I("Completed (/60) (higher)", completed);
+        ROW_I("Teleports (of the stuck events)", teleports);
         printf("Breakdown of stuck events by vehicle (lower)\n");
-        for (int v = 0; v < VEHICLES; ++v)
-            printf("  %-34s %10d %10d %22d\n", vehicle_names[v], cols[0].per_vehicle[v],
-                   cols[1].per_vehicle[v], cols[2].per_vehicle[v]);
+        for (int v = 0; v < VEHICLES; ++v) {
+            printf("  %-34s", vehicle_names[v]);
+            for (int f = 0; f < FOLLOWERS; ++f) printf(" %19d", cols[f].per_vehicle[v]);
+            printf("\n");
+        }
         printf("Soak: 64 vehicles, %d x %d s: seconds of driving per stuck event\n", (int)soak_trials,
                (int)soak_seconds);
-        printf("%-36s %10.0f %10.0f %22.0f\n", "  seconds per stuck (higher)", cols[0].soak_spe,
-               cols[1].soak_spe, cols[2].soak_spe);
-        printf("%-36s %10d %10d %22d\n", "  stuck events", cols[0].soak_stuck, cols[1].soak_stuck,
-               cols[2].soak_stuck);
+        ROW_F("  seconds per stuck (higher)", ".0f", soak_spe);
+        ROW_I("  stuck events", soak_stuck);
+        for (int v = 0; v < VEHICLES; ++v) {
+            printf("    %-32s", vehicle_names[v]);
+            for (int f = 0; f < FOLLOWERS; ++f) printf(" %19d", cols[f].soak_by_vehicle[v]);
+            printf("\n");
+        }
+#undef ROW_I
+#undef ROW_F
         printf("(wall time: tuning %.1f s, runs %.1f s, soak %.1f s)\n", t_tune, t_runs, t_soak);
     }
 out:

@@ -23,12 +23,12 @@ static float flat(float x, float y)
     return 0.0f;
 }
 
-/* One round hill, 24 m high: grades up to 32% on its flanks (the steepest
- * the hovercraft climbs, near full throttle). */
+/* One round hill, 22 m high: grades up to 29% on its flanks (the
+ * hovercraft climbs that only near full throttle). */
 static float big_hill(float x, float y)
 {
     float s = 45.0f;
-    return 24.0f * expf(-(x * x + y * y) / (2.0f * s * s));
+    return 22.0f * expf(-(x * x + y * y) / (2.0f * s * s));
 }
 
 /* A smooth step from 0 to `h` over [a, b] (cubic: steepest grade 1.5 h/(b-a)). */
@@ -73,11 +73,11 @@ static float tuning_slope(float x, float y)
     return 0.12f * x + 3.0f * sinf(y / 10.0f);
 }
 
-/* Tuning: an 18% slope along +y. */
+/* Tuning: a 28% slope along +y. */
 static float tuning_ramp(float x, float y)
 {
     (void)x;
-    return 0.18f * y;
+    return 0.28f * y;
 }
 
 /* Tuning: a crest 20 m high around x = 100 (steepest about 32%). */
@@ -251,7 +251,7 @@ static int make_test(int index, course_t* c)
         }
         add_point(&b, 250, 0);
         return finish(&b, c, flat, "slalom", "12 poles, 20 m apart, path 6 m either side", 3.0f);
-    case 2: { /* switchbacks up the west flank of a 24 m hill, then down its east side */
+    case 2: { /* switchbacks up the west flank of a 22 m hill, then down its east side */
         float xs[4] = {-120, -90, -60, -30};
         add_point(&b, -120, -60);
         for (int k = 0; k < 4; ++k) {
@@ -262,7 +262,7 @@ static int make_test(int index, course_t* c)
         add_point(&b, 0, 0);
         add_point(&b, 60, 0);
         add_point(&b, 110, 10);
-        return finish(&b, c, big_hill, "switchbacks", "switchbacks 30 m apart up a 24 m hill, then down",
+        return finish(&b, c, big_hill, "switchbacks", "switchbacks 30 m apart up a 22 m hill, then down",
                       4.0f);
     }
     case 3: /* a U-turn at the end of a walled two-lane corridor */
@@ -369,7 +369,7 @@ static int make_tuning(int index, course_t* c)
             if (k % 3 == 1) add_obstacle(&b, x, y + 5.0f, 1.5f);
         }
         return finish(&b, c, tuning_slope, "narrow-s", "tight S-bends up a 12% slope", 2.5f);
-    case 4: /* hairpins 16 m wide on an 18% slope */
+    case 4: /* hairpins 16 m wide on a 28% slope */
         add_point(&b, 0, 0);
         for (int k = 0; k < 3; ++k) {
             float y = 16.0f * (float)k;
@@ -377,7 +377,7 @@ static int make_tuning(int index, course_t* c)
             add_point(&b, (k % 2 == 0) ? 60.0f : 0.0f, y + 16.0f);
         }
         add_point(&b, 0, 48);
-        return finish(&b, c, tuning_ramp, "ridge-hairpins", "hairpins 16 m wide climbing an 18% slope",
+        return finish(&b, c, tuning_ramp, "ridge-hairpins", "hairpins 16 m wide climbing a 28% slope",
                       3.5f);
     case 5: /* gates of poles, 8 m steps every 22 m */
         add_point(&b, 0, 0);
@@ -427,10 +427,11 @@ int town_make(course_t* out)
             float x, y;
             town_node_xy(i, j, &x, &y);
             float cx = x + 0.5f * TOWN_SPACING, cy = y + 0.5f * TOWN_SPACING;
-            /* a building in the block, and a rock near one corner */
+            /* a building in the block, and a rock beside one of its
+             * streets, its edge 5 m from the street's centre line */
             add_obstacle(&b, cx, cy, 11.0f);
             float ox = ((i + j) % 2) ? 13.0f : -13.0f;
-            add_obstacle(&b, cx + ox, cy - 13.0f, 2.5f);
+            add_obstacle(&b, cx + ox, cy, 2.0f);
         }
     return finish(&b, out, town_hills, "town", "7x7 street grid over 5 m hills", 4.0f);
 }
@@ -445,10 +446,10 @@ static uint32_t next_u32(uint64_t* s)
 }
 
 int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint64_t* rng,
-                   float* xyz, int32_t max, int32_t* end_ix, int32_t* end_iy)
+                   float* xyz, int32_t max, int32_t* end_ix, int32_t* end_iy, int32_t* dir)
 {
     static const int32_t dirs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
-    int32_t n = 0, last = -1;
+    int32_t n = 0, last = *dir, first = 1;
     float x, y;
     town_node_xy(ix, iy, &x, &y);
     if (n < max) {
@@ -470,7 +471,8 @@ int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint6
         ix += dirs[d][0];
         iy += dirs[d][1];
         town_node_xy(ix, iy, &x, &y);
-        if (d == last && n > 1) n--; /* straight on: extend the last leg */
+        if (d == last && !first) n--; /* straight on: extend the last leg */
+        first = 0;
         xyz[3 * n] = x;
         xyz[3 * n + 1] = y;
         xyz[3 * n + 2] = course_height(town, x, y);
@@ -479,5 +481,6 @@ int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint6
     }
     *end_ix = ix;
     *end_iy = iy;
+    *dir = last;
     return n;
 }

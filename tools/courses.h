@@ -44,9 +44,11 @@ float course_height(const course_t* c, float x, float y);
 /* A random route for the soak run on the "town" map: a random walk of
  * `legs` blocks on its street grid starting at street node (ix, iy); writes
  * up to max waypoints to xyz and returns the count. The walk never turns
- * back on itself. rng is a 64-bit state advanced here. */
+ * back on itself, nor on the direction *dir (0..3: +x, +y, -x, -y; -1 for
+ * none) it arrived by; *dir is set to the last leg's direction. rng is a
+ * 64-bit state advanced here. */
 int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint64_t* rng,
-                   float* xyz, int32_t max, int32_t* end_ix, int32_t* end_iy);
+                   float* xyz, int32_t max, int32_t* end_ix, int32_t* end_iy, int32_t* dir);
 /* The town: rolling hills, a grid of streets between blocks of obstacles. */
 int town_make(course_t* out);
 /* Street grid of the town: nodes at town_node_xy(i, j), i, j in [0, TOWN_N). */

@@ -170,7 +170,7 @@ done:
 /* ---- tuner --------------------------------------------------------------- */
 
 /* The searched parameters and their ranges; the tuner works on [0, 1]^D. */
-static const double tune_lo[PF_TUNE_DIM] = {0.1, 0.1, 0.0, 2.0, 0.1};
+static const double tune_lo[PF_TUNE_DIM] = {0.1, 0.2, 0.05, 2.0, 0.1};
 static const double tune_hi[PF_TUNE_DIM] = {1.0, 2.0, 1.5, 12.0, 1.5};
 
 void pf_tune_apply(const double x[PF_TUNE_DIM], shoal_path_follow_t* f)
@@ -339,7 +339,7 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
     shoal_world_t* w = course_world(&town, err, err_size);
     shoal_agent_t* ids = calloc((size_t)vehicles, sizeof *ids);
     int32_t* paths = calloc((size_t)vehicles, sizeof *paths);
-    int32_t(*node)[2] = calloc((size_t)vehicles, sizeof *node);
+    int32_t(*node)[3] = calloc((size_t)vehicles, sizeof *node); /* ix, iy, direction */
     int* last_stuck = calloc((size_t)vehicles, sizeof *last_stuck);
     int* last_tele = calloc((size_t)vehicles, sizeof *last_tele);
     if (!w || !ids || !paths || !node || !last_stuck || !last_tele) {
@@ -356,8 +356,9 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
         d.ground.follow = per_vehicle ? per_vehicle[i % 6] : shoal_path_follow_default();
         d.ground.follow.follower = follower;
         int32_t ix = (int32_t)(soak_rand(&rng) % TOWN_N), iy = (int32_t)(soak_rand(&rng) % TOWN_N);
+        node[i][2] = -1;
         int32_t n = town_route(&town, ix, iy, SOAK_LEGS, &rng, xyz, SOAK_MAX_POINTS, &node[i][0],
-                               &node[i][1]);
+                               &node[i][1], &node[i][2]);
         if (shoal_world_add_path(w, xyz, n, town.half_width, &paths[i]) != SHOAL_OK) goto lib_fail;
         d.ground.follow.path = paths[i];
         d.position[0] = xyz[0];
@@ -375,13 +376,14 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
             if (shoal_agent_get_ground(w, ids[i], &g) != SHOAL_OK) goto lib_fail;
             if (!g.stuck) out->drive_seconds += dt;
             out->stuck_events += g.stuck_events - last_stuck[i];
+            out->stuck_by_preset[i % 6] += g.stuck_events - last_stuck[i];
             out->teleports += g.teleports - last_tele[i];
             last_stuck[i] = g.stuck_events;
             last_tele[i] = g.teleports;
             if (g.completed) {
                 out->routes_completed++;
                 int32_t n = town_route(&town, node[i][0], node[i][1], SOAK_LEGS, &rng, xyz,
-                                       SOAK_MAX_POINTS, &node[i][0], &node[i][1]);
+                                       SOAK_MAX_POINTS, &node[i][0], &node[i][1], &node[i][2]);
                 /* the route starts where the vehicle is: replace the path it
                  * follows, between frames */
                 if (shoal_world_set_path(w, paths[i], xyz, n, town.half_width) != SHOAL_OK ||

@@ -56,6 +56,7 @@ typedef struct soak_result {
     int stuck_events;
     int teleports;
     int routes_completed;
+    int stuck_by_preset[6]; /* the presets in gv order: buggy, car, apc, truck, tank, hovercraft */
 } soak_result;
 int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles,
             double seconds, uint64_t seed, soak_result* out, char* err, int err_size);

@@ -362,12 +362,21 @@ typedef struct shoal_path_follow_t {
     /* speed control: throttle = kp e + ki integral(e) (the baseline has no ki) */
     float kp;              /* throttle per m/s of speed error, >= 0. Default 0.5 */
     float ki;              /* throttle per m of accumulated error, >= 0. Default 0.25 */
-    float arrive_radius;   /* m: the path is completed within this of its end, >= 0. Default 3 */
+    float arrive_radius;   /* m: the path is completed within this of its end (and with its
+                            * progress near the end: a loop passes its end at its start),
+                            * >= 0. Default 3 */
     /* stuck manager */
     float stuck_window;    /* s: progress must exceed stuck_progress within it, > 0. Default 4 */
     float stuck_progress;  /* m of path, > 0. Default 1.5 */
     float reverse_time;    /* s of reversing with counter-steer per recovery, >= 0. Default 2 */
     int32_t max_recoveries; /* recoveries without progress before a teleport, >= 0. Default 3 */
+    /* proposed follower: 1 = the target speed also respects the vehicle
+     * itself, an extension of the paper: a_lat no higher than its traction,
+     * v no higher than max_yaw_rate / curvature, and one more Bezier curve
+     * that bends by the angle between its facing and the path ahead (so it
+     * is slowed until it faces along the path); 0 = the paper's Algorithm 1
+     * exactly, which sees only the vehicle's position. Default 1 */
+    int32_t vehicle_limits;
 } shoal_path_follow_t;
 
 /* An agent that is a ground vehicle. It then ignores its behaviors,

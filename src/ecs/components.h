@@ -77,7 +77,7 @@ enum {
 };
 
 /* ground: a ground vehicle (systems/ground.c). GR_FOLLOWER, GR_PATH, GR_N,
- * GR_MAX_RECOVERIES, the counters (GR_FAILED, GR_STUCK_EVENTS, GR_TELEPORTS,
+ * GR_MAX_RECOVERIES, GR_VEHICLE_LIMITS, the counters (GR_FAILED, GR_STUCK_EVENTS, GR_TELEPORTS,
  * GR_FRAMES, GR_INSIDE_FRAMES, GR_STUCK_FRAMES) and the flags (GR_CONTACT,
  * GR_COMPLETED, GR_INSIDE, GR_STUCK) are int32; the rest float. GR_YAW is the vehicle's own heading: the
  * agent's heading and quaternion are written from it each step (integrate
@@ -95,7 +95,7 @@ enum {
     /* follower parameters (pf_params_t) and path */
     GR_FOLLOWER, GR_PATH, GR_A_LAT, GR_DH, GR_N, GR_V_MIN, GR_V_MAX, GR_BASELINE_GAIN,
     GR_LOOKAHEAD_MIN, GR_LOOKAHEAD_TIME, GR_LOOKAHEAD_MAX, GR_KP, GR_KI, GR_ARRIVE_RADIUS,
-    GR_STUCK_WINDOW, GR_STUCK_PROGRESS, GR_REVERSE_TIME, GR_MAX_RECOVERIES,
+    GR_STUCK_WINDOW, GR_STUCK_PROGRESS, GR_REVERSE_TIME, GR_MAX_RECOVERIES, GR_VEHICLE_LIMITS,
     /* follower state (pf_state_t) */
     GR_S, GR_PI_INTEGRAL, GR_WINDOW_TIME, GR_WINDOW_S, GR_RECOVER_TIME, GR_RECOVER_STEER,
     GR_FAILED, GR_STUCK_EVENTS, GR_TELEPORTS, GR_COMPLETED,

@@ -116,6 +116,8 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         veh.v = COMP_F(w, k, GR_V)[r];
         veh.wheelbase = COMP_F(w, k, GR_WHEELBASE)[r];
         veh.max_steer = COMP_F(w, k, GR_MAX_STEER)[r];
+        veh.max_yaw_rate = COMP_F(w, k, GR_MAX_YAW_RATE)[r];
+        veh.traction = COMP_F(w, k, GR_TRACTION)[r];
         pf_command_t cmd;
         pf_follow(&prm, path, &st, &veh, ctx->dt, &cmd);
 

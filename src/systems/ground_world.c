@@ -112,6 +112,7 @@ static shoal_path_follow_t follow_from_pf(const pf_params_t* p, int32_t path)
     f.stuck_progress = p->stuck_progress;
     f.reverse_time = p->reverse_time;
     f.max_recoveries = p->max_recoveries;
+    f.vehicle_limits = p->vehicle_limits;
     return f;
 }
 
@@ -134,6 +135,7 @@ static pf_params_t pf_from_follow(const shoal_path_follow_t* f)
     p.stuck_progress = f->stuck_progress;
     p.reverse_time = f->reverse_time;
     p.max_recoveries = f->max_recoveries;
+    p.vehicle_limits = f->vehicle_limits;
     return p;
 }
 
@@ -249,6 +251,7 @@ pf_params_t ground_pf_params(const world_t* w, int32_t r)
     p.stuck_progress = COMP_F(w, COMP_GROUND, GR_STUCK_PROGRESS)[r];
     p.reverse_time = COMP_F(w, COMP_GROUND, GR_REVERSE_TIME)[r];
     p.max_recoveries = COMP_I(w, COMP_GROUND, GR_MAX_RECOVERIES)[r];
+    p.vehicle_limits = COMP_I(w, COMP_GROUND, GR_VEHICLE_LIMITS)[r];
     return p;
 }
 
@@ -360,6 +363,7 @@ void ground_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, i
     COMP_F(w, k, GR_STUCK_PROGRESS)[r] = f->stuck_progress;
     COMP_F(w, k, GR_REVERSE_TIME)[r] = f->reverse_time;
     COMP_I(w, k, GR_MAX_RECOVERIES)[r] = f->max_recoveries;
+    COMP_I(w, k, GR_VEHICLE_LIMITS)[r] = f->vehicle_limits;
     /* A fresh row is all zero: wheels straight, inputs released. Its motion
      * starts from the definition's heading and velocity. */
     if (fresh) place_vehicle(w, r, d->heading, d->velocity);

@@ -314,6 +314,9 @@ pf_params_t pf_params_default(pf_kind_t kind)
     p.stuck_progress = 1.5f;
     p.reverse_time = 2.0f;
     p.max_recoveries = 3;
+    /* The proposed follower respects the vehicle's grip and turn rate (an
+     * extension of the paper; 0 gives Algorithm 1 exactly). */
+    p.vehicle_limits = 1;
     return p;
 }
 
@@ -368,6 +371,10 @@ int pf_params_valid(const pf_params_t* p, char* msg, int msg_size)
         return bad_float(msg, msg_size, "stuck_progress", "finite and > 0 (m)", p->stuck_progress);
     if (!(isfinite(p->reverse_time) && p->reverse_time >= 0.0f))
         return bad_float(msg, msg_size, "reverse_time", "finite and >= 0 (s)", p->reverse_time);
+    if (p->vehicle_limits != 0 && p->vehicle_limits != 1) {
+        set_msg(msg, msg_size, "vehicle_limits must be 0 or 1, got %d", (int)p->vehicle_limits);
+        return 0;
+    }
     if (p->max_recoveries < 0) {
         set_msg(msg, msg_size, "max_recoveries must be >= 0, got %d", (int)p->max_recoveries);
         return 0;
@@ -417,8 +424,10 @@ static int next_at_distance(const pf_path_t* path, vec3 q, float dh, int32_t* se
     return 0;
 }
 
-float pf_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle)
+float pf_max_curvature(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle,
+                       vec3* first)
 {
+    if (first) *first = pos;
     /* P~ streams through a window of its last three points (lines 5-9 need
      * no more), so n has no storage limit. */
     vec3 tri[3];
@@ -450,6 +459,7 @@ float pf_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 pos, flo
             next = end;
             ended = 1;
         }
+        if (have == 1 && first) *first = next;
         if (have < 3) {
             tri[have++] = next;
         } else {
@@ -459,11 +469,24 @@ float pf_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 pos, flo
         }
         if (have == 3) k_max = fmaxf(k_max, pf_bezier_max_curvature(tri[0], tri[1], tri[2]));
     }
-    /* Lines 10-11, eq. (1). A straight P~ (k_max 0) and one with a cusp
-     * (infinite k_max) land on the limits without dividing by zero. */
+    return k_max;
+}
+
+/* Lines 10-11, eq. (1), with lateral acceleration a_lat (in g) and, when
+ * yaw_cap > 0, no faster than a vehicle turning at most yaw_cap can follow
+ * curvature k_max. A straight P~ (k_max 0) and one with a cusp (infinite
+ * k_max) land on the limits without dividing by zero. */
+static float speed_for_curvature(const pf_params_t* p, float k_max, float a_lat, float yaw_cap)
+{
     if (!(k_max > 0.0f)) return p->v_max;
-    float v = sqrtf(p->a_lat * PF_GRAVITY / k_max);
+    float v = sqrtf(a_lat * PF_GRAVITY / k_max);
+    if (yaw_cap > 0.0f) v = fminf(v, yaw_cap / k_max);
     return clampf(v, p->v_min, p->v_max);
+}
+
+float pf_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle)
+{
+    return speed_for_curvature(p, pf_max_curvature(p, path, pos, s_vehicle, NULL), p->a_lat, 0.0f);
 }
 
 float pf_baseline_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 forward,
@@ -522,8 +545,15 @@ float pf_pure_pursuit(vec3 pos, float yaw, float wheelbase, vec3 target_point, i
     float axis = reverse ? yaw + VEC_PI : yaw;
     float alpha = angle_diff(atan2f(dy, dx), axis);
     /* The circle through the target tangent to the axis has curvature
-     * 2 sin(alpha) / l_d; a bicycle drives it with tan(delta) = L kappa. */
-    float delta = atanf(2.0f * wheelbase * sinf(alpha) / ld);
+     * 2 sin(alpha) / l_d; a bicycle drives it with tan(delta) = L kappa.
+     * A target behind the axis (|alpha| > 90 degrees) would get less and
+     * less steering as it comes round to straight behind (sin -> 0), and a
+     * vehicle whose target is behind it would drive away from it: there the
+     * turn is held at the 90-degree value, toward the target's side (left
+     * when exactly behind). */
+    float sa = sinf(alpha);
+    if (cosf(alpha) < 0.0f) sa = sa < -1e-6f ? -1.0f : 1.0f;
+    float delta = atanf(2.0f * wheelbase * sa / ld);
     /* Reversing (v < 0), yaw rate v tan(delta) / L has the opposite sign of
      * the wheel angle, so turning the path of motion toward a target on the
      * left of the rear axis takes the wheels to the right. */
@@ -559,8 +589,13 @@ void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
     out->cte = cte;
     out->inside_corridor = cte <= path->half_width;
 
-    if (!st->completed && (vec3_distance(veh->pos, end) <= p->arrive_radius ||
-                           st->s >= path->length - 0.5f * p->arrive_radius))
+    /* Near the last waypoint counts only near the end of the path too: a
+     * route that loops back past its start would otherwise be "completed"
+     * where it begins. */
+    if (!st->completed &&
+        ((vec3_distance(veh->pos, end) <= p->arrive_radius &&
+          path->length - st->s <= p->lookahead_max + p->arrive_radius) ||
+         st->s >= path->length - 0.5f * p->arrive_radius))
         st->completed = 1;
     if (st->completed) {
         /* Brake to a stop, then release: below PF_STOP_SPEED a negative
@@ -582,7 +617,29 @@ void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
         vec3 forward = vec3_make(cosf(veh->yaw), sinf(veh->yaw), 0.0f);
         out->target_speed = pf_baseline_target_speed(p, path, forward, st->s, lookahead);
     } else {
-        out->target_speed = pf_target_speed(p, path, veh->pos, st->s);
+        vec3 p2;
+        float k_max = pf_max_curvature(p, path, veh->pos, st->s, &p2);
+        float a_lat = p->a_lat, yaw_cap = 0.0f;
+        if (p->vehicle_limits) {
+            /* Algorithm 1 sees where the vehicle is, not where it faces: just
+             * past a corner its curves lie on the straight ahead and it asks
+             * for v_max while the vehicle is still turning. The curve from
+             * dh behind the vehicle along its facing, through it, to P~[2]
+             * bends by the heading error, in the same measure. Not while
+             * reversing (the facing is not the direction of travel). */
+            if (veh->v >= 0.0f && vec3_distance(p2, veh->pos) > PF_END_EPS) {
+                vec3 f = vec3_make(cosf(veh->yaw), sinf(veh->yaw), 0.0f);
+                vec3 behind = vec3_sub(veh->pos, vec3_scale(f, p->dh));
+                k_max = fmaxf(k_max, pf_bezier_max_curvature(behind, veh->pos, p2));
+            }
+            /* Eq. (1) assumes the tyres hold a_lat and the vehicle turns as
+             * tightly as that allows. A vehicle with less grip slides at
+             * that speed, and one whose turn rate is capped (tracks,
+             * rudders) swings wide: cap both by the vehicle's own limits. */
+            if (veh->traction > 0.0f) a_lat = fminf(a_lat, veh->traction);
+            yaw_cap = veh->max_yaw_rate;
+        }
+        out->target_speed = speed_for_curvature(p, k_max, a_lat, yaw_cap);
     }
 
     /* Modules 3 and 4: throttle (PI, or P for the baseline) and pure pursuit. */

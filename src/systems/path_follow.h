@@ -85,14 +85,23 @@ typedef struct pf_params {
     float lookahead_min, lookahead_time, lookahead_max;
     /* speed control: throttle = kp e + ki integral(e) (ki unused by baseline) */
     float kp, ki;
-    /* completion: within this distance of the last waypoint, or projected
-     * within it of the path's end */
+    /* completion: within this distance of the last waypoint while the
+     * progress is within lookahead_max + arrive_radius of the path's end (a
+     * loop passes its end point at its start), or progress within half of
+     * it of the end */
     float arrive_radius;
     /* stuck manager */
     float stuck_window;   /* s: progress must exceed stuck_progress within it */
     float stuck_progress; /* m of arc length */
     float reverse_time;   /* s of reverse with counter-steer per recovery */
     int32_t max_recoveries; /* recoveries without progress before a teleport */
+    /* proposed only: 1 = the target speed also respects the vehicle itself
+     * (pf_vehicle_t): a_lat no higher than its grip, v no higher than
+     * max_yaw_rate / kappa, and one more curve, the Bezier (pos - dh
+     * forward, pos, P~[2]), so that a vehicle not yet facing along the path
+     * (mid-corner, off the path) is slowed until it is; 0 = Algorithm 1 as
+     * the paper gives it (which sees only the vehicle's position) */
+    int32_t vehicle_limits;
 } pf_params_t;
 
 pf_params_t pf_params_default(pf_kind_t kind);
@@ -101,6 +110,12 @@ int pf_params_valid(const pf_params_t* p, char* msg, int msg_size);
 /* Algorithm 1: target speed for a vehicle at pos whose projection on the path
  * is at arc length s_vehicle. */
 float pf_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle);
+/* Lines 1-9 of Algorithm 1 alone: the largest curvature of the Bezier curves
+ * through the resampled points (0 straight, INFINITY at a cusp). When
+ * first is not NULL it receives P~[2], the first resampled point after the
+ * vehicle (pos itself when there is none). */
+float pf_max_curvature(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle,
+                       vec3* first);
 
 /* Baseline target speed: from the largest angle between `forward` and the
  * path segments between s_vehicle and s_vehicle + lookahead. */
@@ -117,7 +132,10 @@ float pf_pi_update(pf_pi_t* pi, float kp, float ki, float error, float dt);
 
 /* Pure pursuit: road-wheel angle (rad, + left) that steers a bicycle of the
  * given wheelbase at pos/yaw onto the circle through target_point; in
- * reverse (reverse != 0) the geometry uses the rear direction. */
+ * reverse (reverse != 0) the geometry uses the rear direction. A target
+ * more than 90 degrees off the axis gets the 90-degree turn toward its side
+ * (left when straight behind), so the vehicle comes round instead of
+ * driving away. */
 float pf_pure_pursuit(vec3 pos, float yaw, float wheelbase, vec3 target_point, int reverse);
 
 /* Per-vehicle follower state. Zero-initialize, or pf_state_init. */
@@ -142,6 +160,8 @@ typedef struct pf_vehicle {
     float v;         /* signed forward speed */
     float wheelbase;
     float max_steer;
+    float max_yaw_rate; /* rad/s, 0 = none (used with vehicle_limits) */
+    float traction;     /* g, lateral grip, 0 = unknown (used with vehicle_limits) */
 } pf_vehicle_t;
 
 /* What the follower returns each frame. */
