@@ -656,3 +656,99 @@ Test(cli, dseek_rejects_bad_usage)
         output_free(&r);
     }
 }
+
+/* ---- path following (issue 5) --------------------------------------------- */
+
+static double member_number(const cJSON* root, const char* object, const char* key)
+{
+    const cJSON* o = cJSON_GetObjectItemCaseSensitive(root, object);
+    cr_assert(cJSON_IsObject(o), "\"%s\" must be an object", object);
+    return json_number(o, key);
+}
+
+/* The experiment's must-hold: the proposed column has fewer stuck events and
+ * a lower mean total time than the baseline, and the tuned column is no
+ * worse than the proposed one on either. Deterministic: the same figures on
+ * every machine and thread count. The soak is left out here (0 trials). */
+Test(cli, pathfollow_experiment_table_i_ordering, .timeout = 600)
+{
+    cJSON* root = run_json((const char*[]){"experiment", "pathfollow", "--soak-trials", "0", "--json", NULL});
+    const char* followers[] = {"baseline", "proposed", "tuned", "proposed_alg1"};
+    const char* keys[] = {"stuck_trials", "stuck_events", "cte_mean", "total_time_mean",
+                          "inside_corridor_pct", "speed_mean", "completed"};
+    for (size_t f = 0; f < 4; ++f)
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) member_number(root, followers[f], keys[k]);
+    double stuck_b = member_number(root, "baseline", "stuck_events");
+    double stuck_p = member_number(root, "proposed", "stuck_events");
+    double stuck_t = member_number(root, "tuned", "stuck_events");
+    double time_b = member_number(root, "baseline", "total_time_mean");
+    double time_p = member_number(root, "proposed", "total_time_mean");
+    double time_t = member_number(root, "tuned", "total_time_mean");
+    cr_expect_lt(stuck_p, stuck_b, "stuck events: proposed %g, baseline %g", stuck_p, stuck_b);
+    cr_expect_lt(time_p, time_b, "total time: proposed %g, baseline %g", time_p, time_b);
+    cr_expect_leq(stuck_t, stuck_p, "stuck events: tuned %g, proposed %g", stuck_t, stuck_p);
+    cr_expect_leq(time_t, time_p, "total time: tuned %g, proposed %g", time_t, time_p);
+    const cJSON* pv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "proposed"),
+                                                       "per_vehicle");
+    double sum = 0.0;
+    const char* vehicles[] = {"buggy", "car", "apc", "truck", "tank", "hovercraft"};
+    for (size_t v = 0; v < 6; ++v) sum += json_number(pv, vehicles[v]);
+    cr_expect_eq(sum, stuck_p, "the per-vehicle breakdown adds up");
+    cr_expect(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "soak")));
+    cJSON_Delete(root);
+}
+
+static void write_text(const char* path, const char* text)
+{
+    FILE* f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(cli, pathfollow_single_runs_and_bad_paths)
+{
+    cJSON* root = run_json((const char*[]){"pathfollow", "--vehicle", "car", "--course", "hairpins", "--json",
+                                           NULL});
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
+    cr_expect_lt(json_number(root, "cte_mean"), 1.0);
+    cr_expect_gt(json_number(root, "speed_mean"), 3.0);
+    cJSON_Delete(root);
+
+    char dir[] = "/tmp/shoal_paths_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char good[128], one[128], repeated[128], empty[128];
+    snprintf(good, sizeof good, "%s/good.json", dir);
+    snprintf(one, sizeof one, "%s/one.json", dir);
+    snprintf(repeated, sizeof repeated, "%s/repeated.json", dir);
+    snprintf(empty, sizeof empty, "%s/empty.json", dir);
+    write_text(good, "{\"half_width\": 3, \"waypoints\": [[0, 0], [40, 0], [40, 30]]}");
+    write_text(one, "{\"half_width\": 3, \"waypoints\": [[0, 0]]}");
+    write_text(repeated, "{\"half_width\": 3, \"waypoints\": [[0, 0], [10, 0], [10, 0], [20, 5]]}");
+    write_text(empty, "{\"half_width\": 3, \"waypoints\": []}");
+    root = run_json((const char*[]){"pathfollow", "--vehicle", "tank", "--path", good, "--follower", "baseline",
+                                    "--json", NULL});
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
+    cJSON_Delete(root);
+    struct {
+        const char* path;
+        const char* says;
+    } bad[] = {{one, "one waypoint"}, {repeated, "repeats"}, {empty, "empty"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        cli_output_t r;
+        run_cli((const char*[]){"pathfollow", "--vehicle", "car", "--path", bad[i].path, NULL}, &r);
+        cr_expect_eq(r.status, 1, "%s: exit %d", bad[i].path, r.status);
+        cr_expect_not_null(strstr(r.err, bad[i].says), "%s: stderr [%s]", bad[i].path, r.err);
+        output_free(&r);
+    }
+    cli_output_t r;
+    run_cli((const char*[]){"pathfollow", "--vehicle", "bicycle", "--course", "hairpins", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect_not_null(strstr(r.err, "bicycle"));
+    output_free(&r);
+    remove(good);
+    remove(one);
+    remove(repeated);
+    remove(empty);
+    rmdir(dir);
+}
