@@ -22,6 +22,7 @@
 #include "shoal/shoal.h"
 #include "simd/lanes.h"
 #include "systems/spatial_hash.h"
+#include "bench/bench_planner.h"
 #include "tools/cli.h"
 
 #define BENCH_PI 3.14159265358979323846
@@ -241,11 +242,12 @@ static int bench_kernel(const bench_opts* o)
 
 static void bench_help(void)
 {
-    printf("Usage: shoal bench flock|kernel [options]\n\n"
+    printf("Usage: shoal bench flock|kernel|planner [options]\n\n"
            "  flock   boids (separation, alignment, cohesion, wander) in a torus box sized so\n"
            "          that an agent has K neighbors within its radius on average\n"
            "  kernel  the same pair kernel on one cache-resident pack, one thread: the\n"
-           "          ceiling for flock's pair_tests_per_s\n\n"
+           "          ceiling for flock's pair_tests_per_s\n"
+           "  planner planner agents in an asteroid field (`shoal bench planner --help`)\n\n"
            "Options:\n"
            "  --dim 2|3          dimensions (default 2)\n"
            "  --agents N         agents (default 100000)\n"
@@ -269,8 +271,9 @@ int cmd_bench(int argc, char** argv)
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     const char* which = argv[1];
+    if (!strcmp(which, "planner")) return bench_planner(argc, argv);
     if (strcmp(which, "flock") && strcmp(which, "kernel"))
-        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock or kernel)", which);
+        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel or planner)", which);
     bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 8, 0, 0};
     for (int i = 2; i < argc; ++i) {
         const char* v = NULL;

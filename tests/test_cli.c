@@ -588,6 +588,37 @@ Test(cli, bench_flock_reports_its_keys)
     cJSON_Delete(kernel);
 }
 
+Test(cli, bench_planner_reports_its_keys)
+{
+    /* The same scene on 1 and 2 threads: one hash. */
+    char hash[2][17];
+    for (int t = 0; t < 2; ++t) {
+        cJSON* root = run_json((const char*[]){"bench", "planner", "--agents", "300", "--sim-seconds", "1.5",
+                                               "--threads", t ? "2" : "1", "--json", NULL});
+        cr_expect_eq(json_number(root, "agents"), 300);
+        cr_expect_eq(json_number(root, "threads"), t + 1);
+        cr_expect_float_eq(json_number(root, "sim_seconds"), 1.5, 1e-6);
+        cr_expect_gt(json_number(root, "wall_seconds"), 0);
+        cr_expect_gt(json_number(root, "realtime_factor"), 0);
+        cr_expect_gt(json_number(root, "searches_per_s"), 0);
+        cr_expect_gt(json_number(root, "ms_per_search"), 0);
+        double g = json_number(root, "goodness_mean");
+        cr_expect(g > 0.0 && g <= 1.0, "goodness_mean %g", g);
+        /* Everyone plans at its first step, then once per 1 s interval. */
+        cr_expect_geq(json_number(root, "searches"), 300 + 300 / 2);
+        const char* h = json_string(root, "state_hash");
+        cr_expect(matches(h, "^[0-9a-f]{16}$"));
+        snprintf(hash[t], sizeof hash[t], "%s", h);
+        cJSON_Delete(root);
+    }
+    cr_expect_str_eq(hash[0], hash[1]);
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "planner", "--sim-seconds", "0", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect_not_null(strstr(r.err, "--sim-seconds"), "%s", r.err);
+    output_free(&r);
+}
+
 Test(cli, bench_rejects_bad_options)
 {
     cli_output_t r;

@@ -40,6 +40,7 @@ int cmd_bench(int argc, char** argv); /* bench/bench_flock.c */
 int cmd_dseek(int argc, char** argv);
 int cmd_pathfollow(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int cmd_experiment(int argc, char** argv);   /* tools/cmd_pathfollow.c */
+int experiment_planner(int argc, char** argv); /* tools/cmd_planner_experiment.c */
 
 /* ---- helpers, defined in tools/shoal.c ---- */
 

@@ -721,7 +721,8 @@ out:
 static void experiment_list_help(void)
 {
     printf("Usage: shoal experiment NAME [options]\n\n"
-           "  pathfollow   ground-vehicle path following: Table I of the paper and a soak run\n\n"
+           "  pathfollow   ground-vehicle path following: Table I of the paper and a soak run\n"
+           "  planner      planner agents: Figures 6 and 7 of seed 004 and a 15 v 15 fleet battle\n\n"
            "'shoal experiment NAME --help' describes one experiment's options.\n");
 }
 
@@ -736,5 +737,6 @@ int cmd_experiment(int argc, char** argv)
         return CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "pathfollow") == 0) return experiment_pathfollow(argc - 1, argv + 1);
-    return cli_usage_error("experiment", "unknown experiment '%s' (pathfollow)", argv[1]);
+    if (strcmp(argv[1], "planner") == 0) return experiment_planner(argc - 1, argv + 1);
+    return cli_usage_error("experiment", "unknown experiment '%s' (pathfollow, planner)", argv[1]);
 }

@@ -20,7 +20,7 @@ static const cli_command_t commands[] = {
     {"run", "load a scenario, step it and report throughput and per-system costs", cmd_run},
     {"dseek", "one agent arriving at a waypoint with a heading (directed seek); error grids", cmd_dseek},
     {"pathfollow", "one ground vehicle following one path (the Table I follower or the baseline)", cmd_pathfollow},
-    {"experiment", "the papers' experiments: pathfollow (Table I and a soak run)", cmd_experiment},
+    {"experiment", "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle)", cmd_experiment},
     {"bench", "throughput benchmarks: flock (boids at K neighbors) and kernel (pair ceiling)", cmd_bench},
 };
 

@@ -9,6 +9,7 @@
 #include "ecs/world.h"
 #include "simd/vec.h"
 #include "systems/ground.h"
+#include "systems/planner.h"
 
 #define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
 
@@ -94,6 +95,7 @@ shoal_agent_def_t shoal_agent_default_def(void)
     d.ground.enabled = 0;
     shoal_ground_vehicle_preset("car", &d.ground.vehicle, NULL);
     d.ground.follow = shoal_path_follow_default();
+    d.planner = shoal_planner_default();
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;
     d.internal_value = AGENT_DEF_COOKIE;
@@ -194,6 +196,8 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
     }
     {
         shoal_status_t st = ground_validate(w, &d->ground, where);
+        if (st != SHOAL_OK) return st;
+        st = planner_validate(w, d, where);
         if (st != SHOAL_OK) return st;
     }
     if (d->avoid.tangential != 0 && d->avoid.tangential != 1)
@@ -306,6 +310,7 @@ static int needs_component(const shoal_agent_def_t* d, int comp)
     case COMP_AVOID: return wt[SHOAL_BEHAVIOR_AVOID] != 0.0f;
     case COMP_DSEEK: return wt[SHOAL_BEHAVIOR_DSEEK] != 0.0f;
     case COMP_GROUND: return d->ground.enabled != 0;
+    case COMP_PLANNER: return d->planner.enabled != 0;
     }
     return 0;
 }
@@ -415,6 +420,9 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
         case COMP_GROUND: /* after the pose: a fresh vehicle starts from it */
             ground_write_component(w, r, d, fresh);
             break;
+        case COMP_PLANNER: /* likewise: a fresh planner agent's first interval */
+            planner_write_component(w, r, d, fresh);
+            break;
         }
     }
 }
@@ -476,6 +484,9 @@ static void read_components(const world_t* w, uint32_t slot, shoal_agent_def_t* 
             break;
         case COMP_GROUND:
             ground_read_component(w, r, &d->ground);
+            break;
+        case COMP_PLANNER:
+            planner_read_component(w, r, &d->planner);
             break;
         }
     }
@@ -699,6 +710,7 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (out_id) memset(out_id, 0, sizeof *out_id);
     shoal_status_t st = agent_validate_def(w, def, "agent_add");
+    if (st == SHOAL_OK) st = planner_check_goal_agent(w, &def->planner, "agent_add");
     if (st != SHOAL_OK) return st;
     int32_t live_after = w->agents.count + w->pending_adds + 1;
     if (live_after > INT32_MAX / 2)
@@ -709,6 +721,9 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
         !reserve_components(w, def, 1 + w->pending_adds) || (w->in_step && !reserve_command(w)))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory growing to %d agents",
                           (int)live_after);
+    /* The first planner agent of a world without a trim table builds the
+     * default one. */
+    if (def->planner.enabled && !planner_prepare(w, "agent_add")) return SHOAL_ERR_OUT_OF_MEMORY;
     uint32_t slot = take_slot(w);
     if (w->in_step) {
         command_t* c = &w->commands[w->command_count++];
@@ -812,6 +827,7 @@ static shoal_status_t edit_agent(world_t* w, shoal_agent_t id, const char* where
     if (st != SHOAL_OK) return st;
     if (!reserve_components(w, &def, 1 + w->pending_adds))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
+    if (def.planner.enabled && !planner_prepare(w, where)) return SHOAL_ERR_OUT_OF_MEMORY;
     if (pending) {
         pending->def = def;
     } else {
@@ -924,6 +940,50 @@ shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t 
     return SHOAL_OK;
 }
 
+typedef struct goal_arg {
+    shoal_plan_goal_t goal;
+    const float* point;
+    shoal_agent_t agent;
+} goal_arg;
+
+static void edit_goal(shoal_agent_def_t* d, const void* a)
+{
+    const goal_arg* g = (const goal_arg*)a;
+    d->planner.goal = g->goal;
+    if (g->point) memcpy(d->planner.goal_point, g->point, sizeof d->planner.goal_point);
+    if (g->goal == SHOAL_PLAN_GOAL_PURSUE || g->goal == SHOAL_PLAN_GOAL_EVADE) d->planner.goal_agent = g->agent;
+}
+
+shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, shoal_plan_goal_t goal,
+                                            const float point[3], shoal_agent_t agent)
+{
+    static const char* where = "agent_set_planner_goal";
+    shoal_agent_def_t def;
+    shoal_status_t st = shoal_agent_get_def(w, id, &def);
+    if (st != SHOAL_OK) return st;
+    if (!def.planner.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: the agent is not a planner agent (its planner.enabled is 0)", where);
+    if ((unsigned)goal > (unsigned)SHOAL_PLAN_GOAL_EVADE)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: goal must be SHOAL_PLAN_GOAL_NONE (0), SEEK (1), FLEE (2), PURSUE (3) "
+                          "or EVADE (4), got %d",
+                          where, (int)goal);
+    int uses_agent = goal == SHOAL_PLAN_GOAL_PURSUE || goal == SHOAL_PLAN_GOAL_EVADE;
+    if (!point && (goal == SHOAL_PLAN_GOAL_SEEK || goal == SHOAL_PLAN_GOAL_FLEE))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: point is NULL; goal %s needs a point", where,
+                          goal == SHOAL_PLAN_GOAL_SEEK ? "SEEK" : "FLEE");
+    if (uses_agent && shoal_agent_equal(agent, id))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a planner agent cannot pursue or evade itself",
+                          where);
+    goal_arg arg = {goal, point, agent};
+    edit_goal(&def, &arg);
+    st = planner_validate(w, &def, where);
+    if (st == SHOAL_OK) st = planner_check_goal_agent(w, &def.planner, where);
+    if (st != SHOAL_OK) return st;
+    return edit_agent(w, id, where, edit_goal, &arg);
+}
+
 shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id, int32_t* out)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
@@ -1029,6 +1089,10 @@ shoal_status_t shoal_agent_teleport(shoal_world_t* w, shoal_agent_t id, const fl
      * governors, not vehicle.max_speed, bound the speed). */
     int32_t gr = component_row(&w->comps[COMP_GROUND], (uint32_t)slot);
     if (gr >= 0) ground_after_teleport(w, gr, velocity);
+    /* A planner agent starts a new interval from the new pose (its velocity
+     * is its speed along the facing, whatever was given). */
+    int32_t pr = component_row(&w->comps[COMP_PLANNER], (uint32_t)slot);
+    if (pr >= 0) planner_after_teleport(w, pr);
     return SHOAL_OK;
 }
 

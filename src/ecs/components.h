@@ -21,6 +21,7 @@ enum component_id {
     COMP_AVOID,
     COMP_DSEEK,
     COMP_GROUND,        /* ground vehicles: an agent has it when ground.enabled */
+    COMP_PLANNER,       /* planner agents: an agent has it when planner.enabled */
     COMP_COUNT_
 };
 
@@ -104,6 +105,40 @@ enum {
     /* run metrics since the path was set */
     GR_FRAMES, GR_DRIVE_TIME, GR_DISTANCE, GR_CTE_SUM, GR_INSIDE_FRAMES, GR_STUCK_FRAMES,
     GR_COUNT_
+};
+
+/* planner: a planner agent (systems/planner.c). Integer columns: PL_GOAL,
+ * PL_AVOID, PL_STRATEGY, PL_MAX_DEPTH, PL_MIN_DEPTH, PL_MAX_EXPANSIONS,
+ * PL_K_SKIP, PL_N_V, PL_K, PL_LEN, PL_CI, PL_CF, PL_NEXT, PL_PLAN_NOW,
+ * PL_OVERLAP, PL_COLLISIONS; uint32: PL_GOAL_INDEX1, PL_GOAL_TAG (a stored handle, as
+ * pursuit's), PL_PERM_OFFSET and the halves of the 64-bit statistics
+ * (*_LO, *_HI: int64 or double bits); the rest float.
+ *
+ * The interval state: the pose at the interval's start (PL_START_*), the
+ * relative state of the trim integration (PL_REL_*, PL_K substeps done of
+ * PL_LEN: the table's substeps but for a first interval cut short to the
+ * agent's phase), the controls it runs from and to (PL_CI -> PL_CF), the
+ * speed it runs at (PL_RUN_SPEED, taken from PL_SPEED at each interval's
+ * start), the control planned for the next interval (PL_NEXT, -1 for none)
+ * and PL_PLAN_NOW, set on a new (or teleported) agent whose current interval
+ * is still to be planned. The agent's pose is trim_compose(start, rel, run
+ * speed), rewritten every step. */
+enum {
+    PL_SLOT = 0, PL_ROW,
+    /* parameters (shoal_planner_t) */
+    PL_SPEED, PL_RADIUS, PL_GOAL, PL_GOAL_X, PL_GOAL_Y, PL_GOAL_Z, PL_GOAL_INDEX1, PL_GOAL_TAG,
+    PL_AVOID, PL_STRATEGY, PL_DISCOUNT, PL_OPTIMISM, PL_MAX_DEPTH, PL_MIN_DEPTH,
+    PL_MAX_EXPANSIONS, PL_K_SKIP, PL_N_V, PL_COLLAPSE, PL_DAMPING,
+    /* interval state */
+    PL_START_X, PL_START_Y, PL_START_Z, PL_START_QW, PL_START_QX, PL_START_QY, PL_START_QZ,
+    PL_REL_X, PL_REL_Y, PL_REL_Z, PL_REL_QW, PL_REL_QX, PL_REL_QY, PL_REL_QZ,
+    PL_K, PL_LEN, PL_CI, PL_CF, PL_NEXT, PL_PLAN_NOW, PL_RUN_SPEED, PL_PERM_OFFSET, PL_OVERLAP,
+    /* statistics */
+    PL_SEARCHES_LO, PL_SEARCHES_HI, PL_GOODNESS_LO, PL_GOODNESS_HI,
+    PL_NS_LO, PL_NS_HI, /* wall time: never hashed */
+    PL_STATES_LO, PL_STATES_HI, PL_EXPANDED_LO, PL_EXPANDED_HI,
+    PL_COLLISIONS, PL_LAST_GOODNESS,
+    PL_COUNT_
 };
 
 #define COMP_F(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, float, (col))

@@ -8,6 +8,7 @@
 #include "ecs/rng.h"
 #include "ecs/world.h"
 #include "systems/ground.h"
+#include "systems/planner.h"
 
 static uint64_t absorb(uint64_t h, uint64_t word)
 {
@@ -59,8 +60,11 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
                 memcpy(&v, (const char*)comp->table.columns[c] + (size_t)r * 4, 4);
                 /* A stored handle's world tag comes from the world's address:
                  * only its generation is state. */
-                if ((k == COMP_PURSUIT && c == PU_TARGET_TAG) || (k == COMP_FOLLOW && c == FO_LEADER_TAG))
+                if ((k == COMP_PURSUIT && c == PU_TARGET_TAG) || (k == COMP_FOLLOW && c == FO_LEADER_TAG) ||
+                    (k == COMP_PLANNER && c == PL_GOAL_TAG))
                     v &= 0xffffu;
+                /* Search timings are wall time, a statistic, not state. */
+                if (k == COMP_PLANNER && (c == PL_NS_LO || c == PL_NS_HI)) continue;
                 h = absorb(h, v);
             }
         }
@@ -71,6 +75,16 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
         memcpy(v, w->obstacles[i], sizeof v);
         h = absorb(h, ((uint64_t)v[0] << 32) | v[1]);
         h = absorb(h, ((uint64_t)v[2] << 32) | v[3]);
+        /* A moving obstacle's velocity (static ones add nothing, so their
+         * worlds hash as before velocities existed). */
+        const float* vel = w->obstacle_velocities[i];
+        if (vel[0] != 0.0f || vel[1] != 0.0f || vel[2] != 0.0f) {
+            uint32_t u[3];
+            memcpy(u, vel, sizeof u);
+            h = absorb(h, 0x7e1000000000ull | (uint64_t)(uint32_t)i);
+            h = absorb(h, ((uint64_t)u[0] << 32) | u[1]);
+            h = absorb(h, u[2]);
+        }
     }
     /* Routes of directed seek. */
     for (int32_t i = 0; i < w->route_point_count; ++i) {
@@ -83,5 +97,7 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
     }
     /* Paths and terrain of ground vehicles (nothing when there are none). */
     h = ground_hash(w, h, absorb);
+    /* The trim table's spec and the planner clock (nothing without them). */
+    h = planner_hash(w, h, absorb);
     return rng_mix64(h);
 }

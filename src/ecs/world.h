@@ -107,11 +107,17 @@ struct shoal_world_t {
     int32_t reorder_interval;
     struct grid_t* grid; /* the spatial hash (systems/spatial_hash.c) */
 
-    /* obstacles: center xyz, radius; radius < 0 marks a free id */
+    /* obstacles: center xyz, radius; radius < 0 marks a free id. Their
+     * velocities (m/s, zero for static ones and free ids) in a parallel
+     * array of the same capacity; the obstacle_move system moves the
+     * moving_obstacles ones every step. */
     float (*obstacles)[4];
+    float (*obstacle_velocities)[3];
     int32_t obstacle_high;
     int32_t obstacle_capacity;
     int32_t obstacle_count;
+    int32_t moving_obstacles;
+    uint32_t obstacle_version; /* changes with every add and remove */
 
     /* routes of directed seek: route r is route_points[routes[r][0] ..
      * routes[r][0] + routes[r][1]) */
@@ -125,6 +131,10 @@ struct shoal_world_t {
     /* ground vehicles' paths, terrain and obstacle cache (systems/ground.h);
      * NULL until a path or a terrain is set or a ground vehicle steps */
     struct ground_world* ground;
+
+    /* planner agents' trim table, scene and search memory (systems/planner.h);
+     * NULL until a table is set or a planner agent is added */
+    struct planner_world* planner;
 
     command_t* commands;
     int32_t command_count;

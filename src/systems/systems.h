@@ -15,6 +15,10 @@
  * | control   | ground_control | ground comp                         | force, torque, vel, omega of ground rows := 0 |
  * | integrate | integrate | force, torque, limits                    | pos, vel, heading/quat, omega |
  * | integrate | ground_vehicle | pos, ground comp, terrain, obstacles | pos, vel, heading/quat, omega of ground rows |
+ * | plan      | planner   | planner comp, obstacles, pos/vel of goal agents | planner comp (next control, stats) (planner.c) |
+ * | control   | planner_control | planner comp                         | force, torque, vel, omega of planner rows := 0 |
+ * | integrate | planner_move | planner comp, obstacles                | pos, vel, heading/quat, omega of planner rows; planner comp |
+ * | integrate | obstacle_move | obstacle velocities                   | obstacle centers |
  * | integrate | wrap      | pos (torus worlds only)                  | pos                |
  *
  * Each is data-parallel over agents through par_for and writes only its own
@@ -86,5 +90,9 @@ int64_t wrap_run(world_t* w, float dt, void* ctx);
 int64_t path_follow_run(world_t* w, float dt, void* ctx);
 int64_t ground_control_run(world_t* w, float dt, void* ctx);
 int64_t ground_vehicle_run(world_t* w, float dt, void* ctx);
+int64_t planner_run(world_t* w, float dt, void* ctx);
+int64_t planner_control_run(world_t* w, float dt, void* ctx);
+int64_t planner_move_run(world_t* w, float dt, void* ctx);
+int64_t obstacle_move_run(world_t* w, float dt, void* ctx);
 
 #endif /* SHOAL_SYSTEMS_H */

@@ -1,0 +1,652 @@
+/* Planner agents as agents (issue 6, part 4 "Parallel planner stage"):
+ * four systems over COMP_PLANNER and the world's obstacles.
+ *
+ * | stage     | system          | reads                                        | writes |
+ * |-----------|-----------------|----------------------------------------------|--------|
+ * | plan      | planner         | PL interval state and parameters, obstacles, pos/vel of goal agents (step start) | PL_NEXT, permutation offset, statistics |
+ * | control   | planner_control | (after control)                              | force, torque, vel, omega of planner rows := 0 |
+ * | integrate | planner_move    | PL interval state, PL_NEXT, obstacle scene (after integrate, before wrap) | PL interval state, collisions; pos, heading/quat, vel, omega |
+ * | integrate | obstacle_move   | obstacle velocities (after planner_move)     | obstacle centers |
+ *
+ * Time. A planner agent advances by substeps of h = interval / substeps of
+ * the world's trim table. The world keeps one planner clock: each step
+ * advances floor((leftover + dt) / h) substeps and keeps the rest for the
+ * next step, so dt = h is exactly one substep per step. An agent's interval
+ * runs from control c_i to c_f, integrated substep by substep with
+ * trim_integrate_step from the interval's start pose and composed with
+ * trim_compose: the agent is where the table says, bit for bit, at every
+ * interval's end (tests/test_planner_world.c). When more than one interval
+ * ends within a step (dt above the interval) the later ones hold the last
+ * control (no second search in one step).
+ *
+ * Staggering. An agent replans when its interval ends. Its intervals end
+ * when (planner clock + phase(slot)) is a multiple of the substep count,
+ * with phase(slot) the fractional part of slot times the golden ratio
+ * (a Weyl sequence: consecutive slots spread evenly over the phases), so
+ * the searches of N agents added together spread at N/S per step (S
+ * substeps per interval) whatever the order they were added in. A new (or
+ * teleported) agent is planned at its first step, for a first interval cut
+ * short to its phase: it flies the first substeps of the table trajectory
+ * its search chose (so no agent ever flies unplanned), then replans on its
+ * phase. N agents added at once thus make one step of N searches; an agent
+ * added from inside a step after the plan stage flies that first interval
+ * straight.
+ *
+ * The search of an interval that ends j substeps into the step is run in
+ * the plan stage from the pose the agent will have then (planner_pose_ahead:
+ * the same arithmetic as planner_move). It sees goal agents as of the
+ * step's start (position + velocity columns, predicted j substeps ahead)
+ * and obstacles as of the step's start: for j > 0 (steps longer than a
+ * substep) moving obstacles are seen up to one step early. Searches run in
+ * parallel across agents (claimed blocks: their cost varies), each with
+ * its worker's preallocated scratch; each writes only its own agent's
+ * component row, so results do not depend on the thread count. Search time
+ * (world_now_ns around plan_search) is a statistic only.
+ *
+ * Planner rows and the core dynamics, as for ground vehicles (ground.c):
+ * control and integrate run on planner rows too; planner_control zeroes
+ * their force, torque, velocity and angular velocity so integrate leaves
+ * their position in place, and planner_move rewrites the whole pose.
+ *
+ * Collisions are counted per substep: the agent's sphere against every
+ * obstacle at that substep's time (through the step's scene); an event is
+ * a substep that overlaps some obstacle after one that overlapped none.
+ *
+ * In a torus world every interval starts from a position wrapped into the
+ * box; searches see the obstacles without their periodic images. */
+#include <math.h>
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "systems/planner.h"
+#include "systems/systems.h"
+
+/* A step never advances more substeps than this; the rest of a longer dt is
+ * dropped (a runaway dt would otherwise loop for ages). */
+#define PLANNER_MAX_STEP_SUBSTEPS (1 << 20)
+
+/* ---- helpers -------------------------------------------------------------- */
+
+int32_t planner_phase(uint32_t slot, int32_t substeps)
+{
+    /* frac((slot + 1) * golden ratio) in 32-bit fixed point, times S. */
+    uint32_t frac = (slot + 1u) * 0x9e3779b9u;
+    return (int32_t)(((uint64_t)frac * (uint64_t)(uint32_t)substeps) >> 32);
+}
+
+static inline float wrap_into(float p, float origin, float extent)
+{
+    /* As the wrap system does (spatial_hash.c). */
+    float f = p - origin;
+    if (f >= 0.0f && f < extent) return p;
+    f -= extent * floorf(f / extent);
+    if (f >= extent) f = 0.0f;
+    return origin + f;
+}
+
+trim_pose_t planner_wrap_pose(const world_t* w, trim_pose_t p)
+{
+    if (!w->wrap) return p;
+    float* c[3] = {&p.pos.x, &p.pos.y, &p.pos.z};
+    for (int k = 0; k < w->dims; ++k)
+        *c[k] = wrap_into(*c[k], w->bounds_min[k], w->bounds_max[k] - w->bounds_min[k]);
+    return p;
+}
+
+static trim_pose_t load_start(const world_t* w, int32_t r)
+{
+    const int k = COMP_PLANNER;
+    trim_pose_t p;
+    p.pos = (vec3){COMP_F(w, k, PL_START_X)[r], COMP_F(w, k, PL_START_Y)[r], COMP_F(w, k, PL_START_Z)[r]};
+    p.rot = (quat){COMP_F(w, k, PL_START_QW)[r], COMP_F(w, k, PL_START_QX)[r],
+                   COMP_F(w, k, PL_START_QY)[r], COMP_F(w, k, PL_START_QZ)[r]};
+    return p;
+}
+
+static trim_rel_t load_rel(const world_t* w, int32_t r)
+{
+    const int k = COMP_PLANNER;
+    trim_rel_t rel;
+    rel.pos = (vec3){COMP_F(w, k, PL_REL_X)[r], COMP_F(w, k, PL_REL_Y)[r], COMP_F(w, k, PL_REL_Z)[r]};
+    rel.rot = (quat){COMP_F(w, k, PL_REL_QW)[r], COMP_F(w, k, PL_REL_QX)[r], COMP_F(w, k, PL_REL_QY)[r],
+                     COMP_F(w, k, PL_REL_QZ)[r]};
+    rel.k = COMP_I(w, k, PL_K)[r];
+    return rel;
+}
+
+trim_pose_t planner_pose_ahead(const world_t* w, int32_t r, int32_t ahead)
+{
+    const trim_spec_t* spec = &w->planner->table.spec;
+    const int k = COMP_PLANNER;
+    trim_rel_t rel = load_rel(w, r);
+    int32_t ci = COMP_I(w, k, PL_CI)[r], cf = COMP_I(w, k, PL_CF)[r];
+    for (int32_t i = 0; i < ahead; ++i) trim_integrate_step(spec, ci, cf, &rel);
+    return trim_compose(load_start(w, r), rel.pos, rel.rot, COMP_F(w, k, PL_RUN_SPEED)[r]);
+}
+
+void planner_write_agent_pose(world_t* w, int32_t row, trim_pose_t pose, float speed,
+                              const float rates[TRIM_MAX_AXES])
+{
+    vec3 f = quat_forward(pose.rot);
+    AGENT_F(w, AC_POS_X)[row] = pose.pos.x;
+    AGENT_F(w, AC_POS_Y)[row] = pose.pos.y;
+    AGENT_F(w, AC_VEL_X)[row] = f.x * speed;
+    AGENT_F(w, AC_VEL_Y)[row] = f.y * speed;
+    AGENT_F(w, AC_HEADING)[row] = atan2f(f.y, f.x);
+    if (w->dims != 3) {
+        AGENT_F(w, AC_OMEGA_Z)[row] = rates[0];
+        return;
+    }
+    AGENT_F(w, AC_POS_Z)[row] = pose.pos.z;
+    AGENT_F(w, AC_VEL_Z)[row] = f.z * speed;
+    AGENT_F(w, AC_QW)[row] = pose.rot.w;
+    AGENT_F(w, AC_QX)[row] = pose.rot.x;
+    AGENT_F(w, AC_QY)[row] = pose.rot.y;
+    AGENT_F(w, AC_QZ)[row] = pose.rot.z;
+    /* Body rates (roll about +x, pitch about -y, yaw about +z) in the world frame. */
+    vec3 omega = quat_rotate(pose.rot, (vec3){rates[2], -rates[1], rates[0]});
+    AGENT_F(w, AC_OMEGA_X)[row] = omega.x;
+    AGENT_F(w, AC_OMEGA_Y)[row] = omega.y;
+    AGENT_F(w, AC_OMEGA_Z)[row] = omega.z;
+}
+
+int32_t planner_step_substeps(world_t* w, float dt)
+{
+    planner_world_t* pw = w->planner;
+    if (pw->step_stamp == w->step_count + 1) return pw->step_substeps;
+    const trim_spec_t* spec = &pw->table.spec;
+    double h = (double)(spec->interval / (float)spec->substeps);
+    double total = pw->leftover + (double)dt;
+    /* The tiny slack keeps a dt that is a whole number of substeps from
+     * losing one to rounding in the division. */
+    double m = floor(total / h + 1e-9);
+    double left = total - m * h;
+    if (m > (double)PLANNER_MAX_STEP_SUBSTEPS) {
+        m = (double)PLANNER_MAX_STEP_SUBSTEPS;
+        left = 0.0;
+    }
+    if (left < 0.0) left = 0.0;
+    pw->step_leftover = pw->leftover;
+    pw->leftover = left;
+    pw->step_substeps = (int32_t)m;
+    pw->substep_clock += (uint64_t)m;
+    pw->step_stamp = w->step_count + 1;
+    return pw->step_substeps;
+}
+
+const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
+{
+    planner_world_t* pw = w->planner;
+    if (pw->scene_stamp == w->step_count + 1) return pw->scene;
+    if (w->obstacle_count == 0) {
+        pw->scene = NULL;
+        pw->scene_stamp = w->step_count + 1;
+        return NULL;
+    }
+    /* Moving spheres are indexed by their sweep over the longest look-ahead
+     * of any planner agent (and at least the step, for the collision count). */
+    const table_t* t = &w->comps[COMP_PLANNER].table;
+    int32_t depth = 1;
+    for (int32_t r = 0; r < t->count; ++r)
+        if (COMP_I(w, COMP_PLANNER, PL_MAX_DEPTH)[r] > depth) depth = COMP_I(w, COMP_PLANNER, PL_MAX_DEPTH)[r];
+    const trim_spec_t* spec = &pw->table.spec;
+    float horizon = fmaxf((float)depth * spec->interval, dt + spec->interval / (float)spec->substeps);
+    /* Static obstacles that did not change since the last scene: keep it. */
+    if (pw->scene && w->moving_obstacles == 0 && pw->scene_version == w->obstacle_version &&
+        pw->scene_horizon == horizon) {
+        pw->scene_stamp = w->step_count + 1;
+        return pw->scene;
+    }
+    pw->scene = NULL;
+    const allocator_t* a = &w->alloc;
+    if (pw->sphere_capacity < w->obstacle_count) {
+        int32_t cap = w->obstacle_capacity;
+        plan_sphere_t* fresh = (plan_sphere_t*)mem_alloc(a, (size_t)cap * sizeof *fresh);
+        if (!fresh) {
+            *failed = 1;
+            return NULL;
+        }
+        mem_free(a, pw->spheres, (size_t)pw->sphere_capacity * sizeof *fresh);
+        pw->spheres = fresh;
+        pw->sphere_capacity = cap;
+    }
+    int32_t n = 0;
+    for (int32_t i = 0; i < w->obstacle_high; ++i) {
+        const float* o = w->obstacles[i];
+        if (o[3] < 0.0f) continue; /* a free id */
+        const float* v = w->obstacle_velocities[i];
+        pw->spheres[n].center = (vec3){o[0], o[1], o[2]};
+        pw->spheres[n].radius = o[3];
+        pw->spheres[n].velocity = (vec3){v[0], v[1], v[2]};
+        n++;
+    }
+    size_t bytes = plan_scene_bytes(n);
+    if (pw->scene_bytes < bytes) {
+        void* fresh = mem_alloc(a, bytes);
+        if (!fresh) {
+            *failed = 1;
+            return NULL;
+        }
+        mem_free(a, pw->scene_memory, pw->scene_bytes);
+        pw->scene_memory = fresh;
+        pw->scene_bytes = bytes;
+    }
+    pw->scene = plan_scene_build(pw->scene_memory, pw->spheres, n, horizon);
+    if (!pw->scene) {
+        /* Only a moving obstacle flown out of the float range gets here. */
+        *failed = 2;
+        return NULL;
+    }
+    pw->scene_stamp = w->step_count + 1;
+    pw->scene_version = w->obstacle_version;
+    pw->scene_horizon = horizon;
+    return pw->scene;
+}
+
+static int64_t scene_failure(world_t* w, const char* system, int failed)
+{
+    if (failed == 1) {
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for the obstacle scene", system);
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+               "%s: the obstacle scene cannot be built (an obstacle is no longer finite)", system);
+    return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
+}
+
+/* ---- plan: planner ---------------------------------------------------------- */
+
+#define PLAN_MSG PLANNER_MSG
+
+typedef struct plan_ctx {
+    world_t* w;
+    const plan_scene_t* scene;
+    const int32_t* list;
+    double h;              /* s per substep */
+    double leftover;       /* planner clock lag at the step's start, s */
+    int32_t* fail_at;      /* per worker: lowest failing list index, or INT32_MAX */
+    char (*msg)[PLAN_MSG]; /* per worker */
+} plan_ctx;
+
+/* Nodes one search of component row r may visit: the root plus each
+ * expansion's successors (single-step: the root's only). */
+static int64_t search_nodes(const world_t* w, int32_t r, int32_t controls)
+{
+    const int k = COMP_PLANNER;
+    int64_t per;
+    switch (COMP_I(w, k, PL_STRATEGY)[r]) {
+    case SHOAL_PLAN_SINGLE_STEP: return 1 + (int64_t)controls;
+    case SHOAL_PLAN_UNIFORM: per = controls / COMP_I(w, k, PL_K_SKIP)[r] + 2; break;
+    default: per = (COMP_I(w, k, PL_N_V)[r] < controls ? COMP_I(w, k, PL_N_V)[r] : controls) + 1; break;
+    }
+    if (per > (int64_t)controls + 1) per = (int64_t)controls + 1;
+    int64_t nodes = 1 + (int64_t)COMP_I(w, k, PL_MAX_EXPANSIONS)[r] * per;
+    return nodes < PLANNER_MAX_NODES ? nodes : PLANNER_MAX_NODES;
+}
+
+static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const plan_ctx* c = (const plan_ctx*)vctx;
+    world_t* w = c->w;
+    const planner_world_t* pw = w->planner;
+    const trim_table_t* table = &pw->table;
+    const int k = COMP_PLANNER;
+    const int three = w->dims == 3;
+    plan_scratch_t scratch;
+    plan_scratch_init(&scratch, pw->scratch[worker], pw->scratch_bytes);
+    for (int32_t i = begin; i < end; ++i) {
+        int32_t r = c->list[i];
+        /* A new agent plans the interval it starts now, from its start pose
+         * and the rates of its initial control; the others the interval that
+         * starts when theirs ends, `ahead` substeps into the step. */
+        int now = COMP_I(w, k, PL_PLAN_NOW)[r] != 0;
+        int32_t ahead = now ? 0 : COMP_I(w, k, PL_LEN)[r] - COMP_I(w, k, PL_K)[r];
+        float speed = COMP_F(w, k, PL_SPEED)[r];
+        plan_query_t q;
+        memset(&q, 0, sizeof q);
+        q.table = table;
+        if (now) {
+            q.pose = load_start(w, r);
+            q.control = COMP_I(w, k, PL_CI)[r];
+        } else {
+            q.pose = planner_wrap_pose(w, planner_pose_ahead(w, r, ahead));
+            q.control = COMP_I(w, k, PL_CF)[r];
+        }
+        q.speed = speed;
+        /* Inflated by the arcs' distance from their chords (planner.h). */
+        q.radius = COMP_F(w, k, PL_RADIUS)[r] + speed * pw->chord_slack;
+        q.scene = c->scene;
+        q.permutation = pw->permutation;
+        q.permutation_offset = COMP_U(w, k, PL_PERM_OFFSET)[r];
+
+        plan_behavior_t b[2];
+        int32_t nb = 0;
+        memset(b, 0, sizeof b);
+        int32_t goal = COMP_I(w, k, PL_GOAL)[r];
+        if (goal == SHOAL_PLAN_GOAL_SEEK || goal == SHOAL_PLAN_GOAL_FLEE) {
+            b[nb].kind = goal == SHOAL_PLAN_GOAL_SEEK ? PLAN_SEEK : PLAN_FLEE;
+            b[nb].point = (vec3){COMP_F(w, k, PL_GOAL_X)[r], COMP_F(w, k, PL_GOAL_Y)[r],
+                                 COMP_F(w, k, PL_GOAL_Z)[r]};
+            nb++;
+        } else if (goal == SHOAL_PLAN_GOAL_PURSUE || goal == SHOAL_PLAN_GOAL_EVADE) {
+            int32_t target = world_row_of_stored(w, COMP_U(w, k, PL_GOAL_INDEX1)[r], COMP_U(w, k, PL_GOAL_TAG)[r]);
+            if (target >= 0) { /* a removed target is ignored */
+                /* As of the step's start, predicted to the search's time. */
+                float ahead_s = (float)((double)ahead * c->h - c->leftover);
+                vec3 p = agent_position(w, target), v = agent_velocity(w, target);
+                if (!three) p.z = v.z = 0.0f;
+                b[nb].kind = goal == SHOAL_PLAN_GOAL_PURSUE ? PLAN_PURSUE : PLAN_EVADE;
+                b[nb].point = vec3_add(p, vec3_scale(v, ahead_s));
+                b[nb].velocity = v;
+                nb++;
+            }
+        }
+        if (COMP_I(w, k, PL_AVOID)[r] && c->scene) b[nb++].kind = PLAN_AVOID_COLLISION;
+        q.behaviors = b;
+        q.behavior_count = nb;
+
+        plan_params_t p = plan_params_default((plan_strategy_t)COMP_I(w, k, PL_STRATEGY)[r]);
+        p.discount = COMP_F(w, k, PL_DISCOUNT)[r];
+        p.optimism = COMP_F(w, k, PL_OPTIMISM)[r];
+        p.max_depth = COMP_I(w, k, PL_MAX_DEPTH)[r];
+        p.min_depth = COMP_I(w, k, PL_MIN_DEPTH)[r];
+        p.max_expansions = COMP_I(w, k, PL_MAX_EXPANSIONS)[r];
+        p.max_seconds = 0.0; /* deterministic: no time budget */
+        p.k_skip = COMP_I(w, k, PL_K_SKIP)[r];
+        p.n_v = COMP_I(w, k, PL_N_V)[r];
+        p.collapse = COMP_F(w, k, PL_COLLAPSE)[r];
+        p.damping = COMP_F(w, k, PL_DAMPING)[r];
+
+        plan_result_t res;
+        uint64_t t0 = world_now_ns();
+        int rc = plan_search(&p, &q, &scratch, &res, c->msg[worker], PLAN_MSG);
+        uint64_t t1 = world_now_ns();
+        if (rc != 0) {
+            if (i < c->fail_at[worker]) c->fail_at[worker] = i;
+            COMP_I(w, k, PL_NEXT)[r] = -1;
+            continue;
+        }
+        if (now) {
+            COMP_I(w, k, PL_CF)[r] = res.control;
+            COMP_I(w, k, PL_PLAN_NOW)[r] = 0;
+        } else {
+            COMP_I(w, k, PL_NEXT)[r] = res.control;
+        }
+        COMP_U(w, k, PL_PERM_OFFSET)[r] =
+            (uint32_t)(((uint64_t)q.permutation_offset + (uint64_t)p.n_v) % (uint64_t)table->controls);
+        planner_set_u64(w, PL_SEARCHES_LO, r, planner_get_u64(w, PL_SEARCHES_LO, r) + 1u);
+        planner_set_f64(w, PL_GOODNESS_LO, r, planner_get_f64(w, PL_GOODNESS_LO, r) + (double)res.goodness);
+        planner_set_f64(w, PL_NS_LO, r, planner_get_f64(w, PL_NS_LO, r) + (double)(t1 - t0));
+        planner_set_u64(w, PL_STATES_LO, r, planner_get_u64(w, PL_STATES_LO, r) + (uint64_t)res.visited);
+        planner_set_u64(w, PL_EXPANDED_LO, r, planner_get_u64(w, PL_EXPANDED_LO, r) + (uint64_t)res.expanded);
+        COMP_F(w, k, PL_LAST_GOODNESS)[r] = res.goodness;
+    }
+}
+
+/* Room for the step's list, and (reserve_scratch) every worker's search
+ * memory, grown before the parallel pass. */
+static int reserve_list(world_t* w, planner_world_t* pw, int32_t count)
+{
+    const allocator_t* a = &w->alloc;
+    if (pw->replan_capacity < count) {
+        int32_t cap = w->comps[COMP_PLANNER].table.capacity;
+        if (cap < count) cap = count;
+        int32_t* fresh = (int32_t*)mem_alloc(a, (size_t)cap * sizeof(int32_t));
+        if (!fresh) return 0;
+        mem_free(a, pw->replan, (size_t)pw->replan_capacity * sizeof(int32_t));
+        pw->replan = fresh;
+        pw->replan_capacity = cap;
+    }
+    return 1;
+}
+
+static int reserve_scratch(world_t* w, planner_world_t* pw, size_t bytes)
+{
+    const allocator_t* a = &w->alloc;
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    if (pw->scratch_workers >= workers && pw->scratch_bytes >= bytes) return 1;
+    if (bytes < pw->scratch_bytes) bytes = pw->scratch_bytes;
+    if (workers < pw->scratch_workers) workers = pw->scratch_workers;
+    void** blocks = (void**)mem_calloc(a, (size_t)workers * sizeof(void*));
+    int32_t* fail_at = (int32_t*)mem_alloc(a, (size_t)workers * sizeof(int32_t));
+    char(*fail_msg)[PLAN_MSG] = mem_alloc(a, (size_t)workers * PLAN_MSG);
+    int ok = blocks && fail_at && fail_msg;
+    for (int32_t i = 0; ok && i < workers; ++i) ok = (blocks[i] = mem_alloc(a, bytes)) != NULL;
+    if (!ok) {
+        for (int32_t i = 0; blocks && i < workers; ++i) mem_free(a, blocks[i], bytes);
+        mem_free(a, blocks, (size_t)workers * sizeof(void*));
+        mem_free(a, fail_at, (size_t)workers * sizeof(int32_t));
+        mem_free(a, fail_msg, (size_t)workers * PLAN_MSG);
+        return 0;
+    }
+    planner_free_search_memory(w, pw);
+    pw->scratch = blocks;
+    pw->fail_at = fail_at;
+    pw->fail_msg = fail_msg;
+    pw->scratch_workers = workers;
+    pw->scratch_bytes = bytes;
+    return 1;
+}
+
+int64_t planner_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    const int k = COMP_PLANNER;
+    int32_t count = w->comps[k].table.count;
+    if (count == 0) return 0;
+    planner_world_t* pw = w->planner;
+    int32_t m = planner_step_substeps(w, dt);
+    int32_t n = pw->table.spec.substeps;
+    if (!reserve_list(w, pw, count)) {
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "planner: out of memory for the search list");
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    /* The agents whose interval ends within this step's substeps, in row
+     * order; the search memory their budgets need. */
+    int32_t searches = 0;
+    int64_t nodes = 1;
+    for (int32_t r = 0; r < count; ++r) {
+        if (!COMP_I(w, k, PL_PLAN_NOW)[r] && COMP_I(w, k, PL_LEN)[r] - COMP_I(w, k, PL_K)[r] >= m) continue;
+        pw->replan[searches++] = r;
+        int64_t need = search_nodes(w, r, pw->table.controls);
+        if (need > nodes) nodes = need;
+    }
+    if (searches == 0) return 0;
+    int failed = 0;
+    const plan_scene_t* scene = planner_step_scene(w, dt, &failed);
+    if (failed) return scene_failure(w, "planner", failed);
+    if (!reserve_scratch(w, pw, plan_scratch_bytes((int32_t)nodes))) {
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "planner: out of memory for %lld search states per worker",
+                   (long long)nodes);
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    int32_t workers = pw->scratch_workers;
+    plan_ctx c;
+    c.w = w;
+    c.scene = scene;
+    c.list = pw->replan;
+    c.h = (double)(pw->table.spec.interval / (float)n);
+    c.leftover = pw->step_leftover;
+    c.fail_at = pw->fail_at;
+    c.msg = pw->fail_msg;
+    for (int32_t i = 0; i < workers; ++i) {
+        c.fail_at[i] = INT32_MAX;
+        c.msg[i][0] = '\0';
+    }
+    par_for(w, searches, 1, PAR_CLAIMED, plan_range, &c);
+    /* A failed search means an agent's state went bad (validation keeps
+     * parameters sane): the step stops, naming the first one in row order. */
+    int32_t worst = INT32_MAX, who = -1;
+    for (int32_t i = 0; i < workers; ++i)
+        if (c.fail_at[i] < worst) {
+            worst = c.fail_at[i];
+            who = i;
+        }
+    if (who >= 0) {
+        uint32_t slot = table_slots(&w->comps[k].table)[pw->replan[worst]];
+        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "planner: the search of agent {index %u} failed: %s",
+                   (unsigned)slot, c.msg[who]);
+        return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
+    }
+    return searches;
+}
+
+/* ---- control: planner_control ---------------------------------------------- */
+
+static void hold_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = (world_t*)vctx;
+    const int32_t* agent_row = COMP_I(w, COMP_PLANNER, PL_ROW);
+    static const int cols_2d[] = {AC_FORCE_X, AC_FORCE_Y, AC_TORQUE_Z, AC_VEL_X, AC_VEL_Y, AC_OMEGA_Z};
+    static const int cols_3d[] = {AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z, AC_TORQUE_X, AC_TORQUE_Y,
+                                  AC_TORQUE_Z, AC_VEL_X,   AC_VEL_Y,   AC_VEL_Z,    AC_OMEGA_X,
+                                  AC_OMEGA_Y, AC_OMEGA_Z};
+    const int* cols = w->dims == 3 ? cols_3d : cols_2d;
+    int ncols = w->dims == 3 ? 12 : 6;
+    for (int c = 0; c < ncols; ++c) {
+        float* col = AGENT_F(w, cols[c]);
+        for (int32_t r = begin; r < end; ++r) col[agent_row[r]] = 0.0f;
+    }
+}
+
+int64_t planner_control_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    int32_t count = w->comps[COMP_PLANNER].table.count;
+    if (count == 0) return 0;
+    par_for(w, count, 1024, PAR_STATIC, hold_range, w);
+    return count;
+}
+
+/* ---- integrate: planner_move ------------------------------------------------ */
+
+typedef struct move_ctx {
+    world_t* w;
+    const plan_scene_t* scene;
+    int32_t m;
+    double h;
+    double leftover;
+} move_ctx;
+
+static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const move_ctx* c = (const move_ctx*)vctx;
+    world_t* w = c->w;
+    const trim_table_t* table = &w->planner->table;
+    const trim_spec_t* spec = &table->spec;
+    const int32_t n = spec->substeps;
+    const int k = COMP_PLANNER;
+    for (int32_t r = begin; r < end; ++r) {
+        trim_pose_t start = load_start(w, r);
+        trim_rel_t rel = load_rel(w, r);
+        int32_t ci = COMP_I(w, k, PL_CI)[r], cf = COMP_I(w, k, PL_CF)[r];
+        int32_t next = COMP_I(w, k, PL_NEXT)[r];
+        int32_t len = COMP_I(w, k, PL_LEN)[r];
+        int32_t overlap = COMP_I(w, k, PL_OVERLAP)[r];
+        int32_t collisions = COMP_I(w, k, PL_COLLISIONS)[r];
+        float run_speed = COMP_F(w, k, PL_RUN_SPEED)[r];
+        float radius = COMP_F(w, k, PL_RADIUS)[r];
+        int restarted = 0;
+        int posed = 0;
+        /* Not planned (added after this step's plan stage, or the planner
+         * system is off): the first interval is flown as it is, straight. */
+        COMP_I(w, k, PL_PLAN_NOW)[r] = 0;
+        trim_pose_t now;
+        for (int32_t s = 0; s < c->m; ++s) {
+            if (rel.k >= len) {
+                /* The interval ends: the next starts where the table says
+                 * this one ends, from the control the search chose (or,
+                 * without one, holding the current one). */
+                start = planner_wrap_pose(w, trim_compose(start, rel.pos, rel.rot, run_speed));
+                ci = cf;
+                if (next >= 0) cf = next;
+                next = -1;
+                run_speed = COMP_F(w, k, PL_SPEED)[r];
+                rel = trim_rel_start();
+                len = n;
+                restarted = 1;
+            }
+            trim_integrate_step(spec, ci, cf, &rel);
+            posed = 0;
+            if (c->scene) {
+                now = trim_compose(start, rel.pos, rel.rot, run_speed);
+                posed = 1;
+                float t = (float)((double)(s + 1) * c->h - c->leftover);
+                int hit = plan_scene_hit(c->scene, now.pos, t, now.pos, t, radius);
+                if (hit && !overlap) collisions++;
+                overlap = hit;
+            }
+        }
+        if (restarted) {
+            COMP_F(w, k, PL_START_X)[r] = start.pos.x;
+            COMP_F(w, k, PL_START_Y)[r] = start.pos.y;
+            COMP_F(w, k, PL_START_Z)[r] = start.pos.z;
+            COMP_F(w, k, PL_START_QW)[r] = start.rot.w;
+            COMP_F(w, k, PL_START_QX)[r] = start.rot.x;
+            COMP_F(w, k, PL_START_QY)[r] = start.rot.y;
+            COMP_F(w, k, PL_START_QZ)[r] = start.rot.z;
+            COMP_I(w, k, PL_CI)[r] = ci;
+            COMP_I(w, k, PL_CF)[r] = cf;
+            COMP_I(w, k, PL_NEXT)[r] = next;
+            COMP_F(w, k, PL_RUN_SPEED)[r] = run_speed;
+            COMP_I(w, k, PL_LEN)[r] = len;
+        }
+        COMP_F(w, k, PL_REL_X)[r] = rel.pos.x;
+        COMP_F(w, k, PL_REL_Y)[r] = rel.pos.y;
+        COMP_F(w, k, PL_REL_Z)[r] = rel.pos.z;
+        COMP_F(w, k, PL_REL_QW)[r] = rel.rot.w;
+        COMP_F(w, k, PL_REL_QX)[r] = rel.rot.x;
+        COMP_F(w, k, PL_REL_QY)[r] = rel.rot.y;
+        COMP_F(w, k, PL_REL_QZ)[r] = rel.rot.z;
+        COMP_I(w, k, PL_K)[r] = rel.k;
+        COMP_I(w, k, PL_OVERLAP)[r] = overlap;
+        COMP_I(w, k, PL_COLLISIONS)[r] = collisions;
+        /* The body rates of the substep just flown, for the angular velocity. */
+        float wi[TRIM_MAX_AXES], wf[TRIM_MAX_AXES], rates[TRIM_MAX_AXES];
+        trim_control_rates(spec, ci, wi);
+        trim_control_rates(spec, cf, wf);
+        float f = rel.k > 0 ? ((float)rel.k - 0.5f) / (float)n : 0.0f;
+        if (f > 1.0f) f = 1.0f;
+        for (int a = 0; a < TRIM_MAX_AXES; ++a) rates[a] = wi[a] + (wf[a] - wi[a]) * f;
+        if (!posed) now = trim_compose(start, rel.pos, rel.rot, run_speed);
+        planner_write_agent_pose(w, COMP_I(w, k, PL_ROW)[r], now, run_speed, rates);
+    }
+}
+
+int64_t planner_move_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    int32_t count = w->comps[COMP_PLANNER].table.count;
+    if (count == 0) return 0;
+    planner_world_t* pw = w->planner;
+    move_ctx c;
+    c.w = w;
+    c.m = planner_step_substeps(w, dt);
+    c.h = (double)(pw->table.spec.interval / (float)pw->table.spec.substeps);
+    c.leftover = pw->step_leftover;
+    int failed = 0;
+    c.scene = planner_step_scene(w, dt, &failed);
+    if (failed) return scene_failure(w, "planner_move", failed);
+    par_for(w, count, 256, PAR_STATIC, move_range, &c);
+    return count;
+}
+
+/* ---- integrate: obstacle_move ----------------------------------------------- */
+
+int64_t obstacle_move_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    if (w->moving_obstacles == 0) return 0;
+    for (int32_t i = 0; i < w->obstacle_high; ++i) {
+        float* o = w->obstacles[i];
+        const float* v = w->obstacle_velocities[i];
+        if (o[3] < 0.0f) continue;
+        o[0] += v[0] * dt;
+        o[1] += v[1] * dt;
+        o[2] += v[2] * dt;
+    }
+    return 0; /* touches no agent */
+}
