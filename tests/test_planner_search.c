@@ -654,6 +654,8 @@ Test(planner_search, strategies_visit_what_they_should)
     int uniform_visited = r.visited;
     cr_assert_eq(uniform_visited, 1 + 9 + 81 + 729);
     p.strategy = PLAN_ADAPTIVE;
+    p.n_v = 9; /* 9, 5, 3 per state (the default collapses from all 17) */
+    p.collapse = 0.6f;
     cr_assert_eq(plan_search(&p, &q, &sc.s, &r, msg, sizeof msg), 0, "%s", msg);
     cr_assert_geq(r.visited, 1 + 9 + 9 * 5 + 45 * 3, "adaptive visited %d", r.visited);
     cr_assert_leq(r.visited, 1 + 10 + 10 * 6 + 60 * 4, "adaptive visited %d", r.visited);
@@ -780,8 +782,8 @@ Test(planner_search, bad_parameters_are_named)
     }
     plan_params_t d = plan_params_default(PLAN_UNIFORM);
     cr_assert(d.discount == 0.8f && d.optimism == 0.5f && d.max_depth == 6 && d.min_depth == 3 &&
-              d.max_expansions == 400 && d.max_seconds == 0.0 && d.k_skip == 2 && d.n_v == 9 &&
-              d.collapse == 0.6f && d.damping == 0.02f);
+              d.max_expansions == 400 && d.max_seconds == 0.0 && d.k_skip == 2 && d.n_v == 121 &&
+              d.collapse == 0.2f && d.damping == 0.02f);
     plan_params_t ss = plan_params_default(PLAN_SINGLE_STEP);
     cr_assert(ss.max_depth == 1 && ss.min_depth == 1);
 

@@ -861,16 +861,9 @@ int experiment_planner(int argc, char** argv)
     m->seconds = (int)seconds;
     m->threads = (int)threads;
     m->battle = battle;
-    /* The library's defaults but for adaptive sampling: every control at
-     * the root (n_v is capped at the table's 17 or 121) and a steep
-     * collapse (121, 24, 5, 1, ... in 3D; 17, 17, 5, 1, ... in 2D). With
-     * the default n_v = 9 the root sees 9 random controls and the
-     * straight one: in a tight spot it can miss the one clear way out
-     * that the previous search had planned, and hit (1 and 18 collisions
-     * over 60 runs of 2D seek and 3D pursuit). */
+    /* The library's defaults (adaptive: every control at the root, then a
+     * steep collapse; see plan_params_default for why). */
     m->planner = shoal_planner_default();
-    m->planner.n_v = 121;
-    m->planner.collapse = 0.2f;
 
     /* Costly jobs first (3D before 2D, uniform first), so the dynamic
      * schedule ends evenly; results land by (config, strategy, run). */

@@ -481,8 +481,9 @@ typedef struct shoal_planner_t {
     int32_t min_depth;        /* in 1..max_depth. Default 3 */
     int32_t max_expansions;   /* expansions per search, 1..1000000. Default 400 */
     int32_t k_skip;           /* uniform: every k_skip-th control, >= 1. Default 2 */
-    int32_t n_v;              /* adaptive: controls expanded at depth 0, >= 1. Default 9 */
-    float collapse;           /* adaptive: c in (0, 1], n_v c^depth controls. Default 0.6 */
+    int32_t n_v;              /* adaptive: controls expanded at depth 0 (capped at the table's
+                               * count), >= 1. Default 121: all of them */
+    float collapse;           /* adaptive: c in (0, 1], n_v c^depth controls. Default 0.2 */
     float damping;            /* bias to straighter paths, in [0, 1). Default 0.02 */
 } shoal_planner_t;
 
