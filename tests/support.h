@@ -5,8 +5,27 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <shoal/shoal.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "ecs/rng.h"
+
+/* splitmix64: the unit tests' own seeded stream of random inputs, one
+ * state word advanced per draw, so a test's sequence depends on its seed
+ * and its order of draws only. */
+static inline uint64_t next_u64(uint64_t* s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi) from the top 24 bits of one draw. */
+static inline float uniform(uint64_t* s, float lo, float hi)
+{
+    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
+}
 
 static inline shoal_world_t* make_world(int dims, int threads, shoal_backend_t backend)
 {
@@ -40,6 +59,54 @@ static inline void populate_mixed(shoal_world_t* w, int count, uint64_t seed)
         d.weights[i % 4] = 1.0f;
         if (i % 7 == 0) d.weights[(i + 1) % 4] = 0.5f;
         cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+}
+
+/* The world of the tests that mix ordinary agents with ground vehicles or
+ * planner agents (test_ground_world.c, test_planner_world.c): a 2D torus
+ * of 160 m on two OpenMP threads, seed 7, with path 0 along y = 65 for the
+ * vehicles, far from the ordinary agents. */
+static inline shoal_world_t* make_shared_torus(void)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 2;
+    def.backend = SHOAL_BACKEND_OPENMP;
+    def.seed = 7;
+    def.wrap = 1;
+    def.bounds_min[0] = def.bounds_min[1] = -80.0f;
+    def.bounds_max[0] = def.bounds_max[1] = 80.0f;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    const float path[] = {-60, 65, 0, 60, 65, 0, 60, 75, 0};
+    cr_assert_eq(shoal_world_add_path(w, path, 3, 2.0f, NULL), SHOAL_OK);
+    return w;
+}
+
+/* Ordinary agent i of that world: seek/flee/arrive/depart in turn, some
+ * separating and some wandering, placed by the fixed seed 5. */
+static inline shoal_agent_def_t shared_ordinary_def(int i)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.position[0] = rng_range(5, (uint64_t)i, 0, 0, -50.0f, 50.0f);
+    d.position[1] = rng_range(5, (uint64_t)i, 0, 1, -50.0f, 50.0f);
+    d.target[0] = rng_range(5, (uint64_t)i, 1, 0, -50.0f, 50.0f);
+    d.heading = rng_range(5, (uint64_t)i, 2, 0, -3.0f, 3.0f);
+    d.weights[i % 4] = 1.0f;
+    if (i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    if (i % 5 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+    return d;
+}
+
+/* Every system whose name starts with `prefix` or is `also` touched no
+ * agent in the last step. */
+static inline void assert_systems_idle(shoal_world_t* w, const char* prefix, const char* also)
+{
+    for (int i = 0; i < shoal_world_system_count(w); ++i) {
+        shoal_system_stats_t s;
+        shoal_world_system_stats(w, i, &s);
+        if (!strncmp(s.name, prefix, strlen(prefix)) || !strcmp(s.name, also))
+            cr_assert_eq(s.agents, 0, "%s touched agents", s.name);
     }
 }
 

@@ -12,25 +12,13 @@
 
 #include "simd/vec.h"
 #include "systems/dseek_geom.h"
+#include "support.h"
 
 #define DEG (VEC_PI / 180.0f)
 #define R_MIN 2.5f            /* m, turn radius of the simulated agents */
 #define STEP (0.02f * R_MIN)  /* V dt, m */
 #define POS_TOL (0.05f * R_MIN)
 #define HEAD_TOL (3.0f * DEG)
-
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t* s, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
-}
 
 /* Finite and of unit length (a NaN fails every comparison). */
 static int finite_unit2(vec2 v) { return fabsf(vec2_length(v) - 1.0f) < 1e-5f; }

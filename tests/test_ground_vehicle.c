@@ -13,23 +13,11 @@
 
 #include "simd/vec.h"
 #include "systems/ground_vehicle.h"
+#include "support.h"
 
 #define DT 0.01f
 #define G GV_GRAVITY
 #define DEG (VEC_PI / 180.0f)
-
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t* s, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
-}
 
 /* A plane z = grade * x over [-2 km, 2 km]^2. */
 typedef struct plane {

@@ -468,27 +468,9 @@ Test(ground_world, one_hash_for_serial_and_openmp, .timeout = 120)
  * kernel, whatever the far agent is.) */
 static shoal_world_t* ordinary_world(int with_vehicles, shoal_agent_t* ids, int n)
 {
-    shoal_world_def_t def = shoal_world_default_def();
-    def.thread_count = 2;
-    def.backend = SHOAL_BACKEND_OPENMP;
-    def.seed = 7;
-    def.wrap = 1;
-    def.bounds_min[0] = def.bounds_min[1] = -80.0f;
-    def.bounds_max[0] = def.bounds_max[1] = 80.0f;
-    shoal_world_t* w = NULL;
-    shoal_error_t err;
-    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
-    const float path[] = {-60, 65, 0, 60, 65, 0, 60, 75, 0};
-    cr_assert_eq(shoal_world_add_path(w, path, 3, 2.0f, NULL), SHOAL_OK);
+    shoal_world_t* w = make_shared_torus();
     for (int i = 0; i < n; ++i) {
-        shoal_agent_def_t d = shoal_agent_default_def();
-        d.position[0] = rng_range(5, (uint64_t)i, 0, 0, -50.0f, 50.0f);
-        d.position[1] = rng_range(5, (uint64_t)i, 0, 1, -50.0f, 50.0f);
-        d.target[0] = rng_range(5, (uint64_t)i, 1, 0, -50.0f, 50.0f);
-        d.heading = rng_range(5, (uint64_t)i, 2, 0, -3.0f, 3.0f);
-        d.weights[i % 4] = 1.0f;
-        if (i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
-        if (i % 5 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+        shoal_agent_def_t d = shared_ordinary_def(i);
         cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK);
         if (i % 50 == 0) { /* interleaved in storage with the others */
             shoal_agent_def_t g = ground_def(-60.0f + (float)(i / 50) * 2.0f, 63.0f, 0.0f, 0);
@@ -541,12 +523,7 @@ Test(ground_world, idle_ground_systems_leave_the_hash_alone)
         }
         step_n(w, 30, DT);
         h[off] = shoal_world_state_hash(w);
-        for (int i = 0; i < shoal_world_system_count(w); ++i) {
-            shoal_system_stats_t s;
-            shoal_world_system_stats(w, i, &s);
-            if (!strncmp(s.name, "ground", 6) || !strcmp(s.name, "path_follow"))
-                cr_assert_eq(s.agents, 0, "%s touched agents", s.name);
-        }
+        assert_systems_idle(w, "ground", "path_follow");
         shoal_world_destroy(w);
     }
     cr_assert_eq(h[0], h[1]);

@@ -10,21 +10,9 @@
 
 #include "simd/vec.h"
 #include "systems/path_follow.h"
+#include "support.h"
 
 #define G 9.81
-
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t* s, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
-}
 
 /* A path with its own storage. */
 #define MAX_WP 8192

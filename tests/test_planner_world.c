@@ -730,12 +730,7 @@ Test(planner_world, idle_planner_systems_leave_ordinary_agents_and_ground_vehicl
         }
         step_n(w, 60, DT);
         h[off] = shoal_world_state_hash(w);
-        for (int i = 0; i < shoal_world_system_count(w); ++i) {
-            shoal_system_stats_t s;
-            shoal_world_system_stats(w, i, &s);
-            if (!strncmp(s.name, "planner", 7) || !strcmp(s.name, "obstacle_move"))
-                cr_assert_eq(s.agents, 0, "%s touched agents", s.name);
-        }
+        assert_systems_idle(w, "planner", "obstacle_move");
         shoal_world_destroy(w);
     }
     cr_assert_eq(h[0], h[1]);
@@ -747,27 +742,9 @@ Test(planner_world, idle_planner_systems_leave_ordinary_agents_and_ground_vehicl
  * test_ground_world.c, so no neighbor list mixes them. */
 static shoal_world_t* shared_world(int with_planners, shoal_agent_t* ids, int n)
 {
-    shoal_world_def_t def = shoal_world_default_def();
-    def.thread_count = 2;
-    def.backend = SHOAL_BACKEND_OPENMP;
-    def.seed = 7;
-    def.wrap = 1;
-    def.bounds_min[0] = def.bounds_min[1] = -80.0f;
-    def.bounds_max[0] = def.bounds_max[1] = 80.0f;
-    shoal_world_t* w = NULL;
-    shoal_error_t err;
-    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
-    const float path[] = {-60, 65, 0, 60, 65, 0, 60, 75, 0};
-    cr_assert_eq(shoal_world_add_path(w, path, 3, 2.0f, NULL), SHOAL_OK);
+    shoal_world_t* w = make_shared_torus();
     for (int i = 0; i < n; ++i) {
-        shoal_agent_def_t d = shoal_agent_default_def();
-        d.position[0] = rng_range(5, (uint64_t)i, 0, 0, -50.0f, 50.0f);
-        d.position[1] = rng_range(5, (uint64_t)i, 0, 1, -50.0f, 50.0f);
-        d.target[0] = rng_range(5, (uint64_t)i, 1, 0, -50.0f, 50.0f);
-        d.heading = rng_range(5, (uint64_t)i, 2, 0, -3.0f, 3.0f);
-        d.weights[i % 4] = 1.0f;
-        if (i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
-        if (i % 5 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+        shoal_agent_def_t d = shared_ordinary_def(i);
         if (i % 100 == 0) {
             d.ground.enabled = 1;
             d.ground.follow.path = 0;

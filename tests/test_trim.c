@@ -17,6 +17,7 @@
 
 #include "simd/vec.h"
 #include "systems/trim.h"
+#include "support.h"
 
 _Static_assert(sizeof(trim_entry_t) == 40, "seed 004: 12 + 12 + 16 bytes per path");
 
@@ -49,19 +50,6 @@ static void build(trim_table_t* t, const trim_spec_t* spec)
 static const trim_entry_t* entry(const trim_table_t* t, int32_t ci, int32_t cf)
 {
     return &t->entries[(size_t)ci * (size_t)t->controls + (size_t)cf];
-}
-
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t* s, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
 }
 
 #define TWO_PI 6.283185307179586

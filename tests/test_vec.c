@@ -7,19 +7,7 @@
 #include <stdint.h>
 
 #include "simd/vec.h"
-
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t* s, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
-}
+#include "support.h"
 
 static vec3 random_vec3(uint64_t* s, float r)
 {

@@ -586,6 +586,29 @@ int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, con
     return (int32_t)slot;
 }
 
+int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const char* kind,
+                            const char* field, const char* where, shoal_status_t* st)
+{
+    int32_t slot = world_resolve(w, id, 1, where);
+    if (slot < 0) {
+        *st = SHOAL_ERR_STALE_HANDLE;
+        return -1;
+    }
+    if (w->slots[slot].state == SLOT_PENDING) {
+        *st = world_failc(w, SHOAL_ERR_BUSY,
+                          "%s: the agent was added during this step; it is live once the step ends", where);
+        return -1;
+    }
+    int32_t r = component_row(&w->comps[comp], (uint32_t)slot);
+    if (r < 0) {
+        *st = world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: the agent is not %s (its %s.enabled is 0)",
+                          where, kind, field);
+        return -1;
+    }
+    *st = SHOAL_OK;
+    return r;
+}
+
 /* Room for one more slot, in the slot table and every component's sparse
  * index; all or nothing (a sparse index that grew stays valid). */
 static int reserve_slot(world_t* w)

@@ -169,6 +169,12 @@ shoal_status_t world_failc(const world_t* w, shoal_status_t status, const char* 
 /* Handle to slot index, or -1 (and an error recorded) when not valid. With
  * allow_pending, agents queued for addition count as valid. */
 int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, const char* where);
+/* Handle to the row of a live agent in component comp, or -1 with *st set
+ * and the error recorded: stale, still pending (added during this step) or
+ * without the component. `kind` names what the agent is not ("a ground
+ * vehicle") and `field` the definition part that enables it ("ground"). */
+int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const char* kind,
+                            const char* field, const char* where, shoal_status_t* st);
 
 /* Systems. */
 shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,

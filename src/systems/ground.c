@@ -163,21 +163,25 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
-static void fill_ctx(world_t* w, float dt, ground_ctx* c)
+/* The number of ground rows; when there are any, *c is ready for a pass
+ * over them (without obstacles). */
+static int32_t fill_ctx(world_t* w, float dt, ground_ctx* c)
 {
+    int32_t count = w->comps[COMP_GROUND].table.count;
+    if (count == 0) return 0;
     memset(c, 0, sizeof *c);
     c->w = w;
     c->dt = dt;
     c->terrain = ground_terrain(w);
+    return count;
 }
 
 int64_t path_follow_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    int32_t count = w->comps[COMP_GROUND].table.count;
-    if (count == 0) return 0;
     ground_ctx c;
-    fill_ctx(w, dt, &c);
+    int32_t count = fill_ctx(w, dt, &c);
+    if (count == 0) return 0;
     /* Cost per vehicle varies (Algorithm 1, the projection): claimed blocks. */
     par_for(w, count, 64, PAR_CLAIMED, follow_range, &c);
     return count;
@@ -185,32 +189,11 @@ int64_t path_follow_run(world_t* w, float dt, void* ctx)
 
 /* ---- control: ground_control ----------------------------------------------- */
 
-static void hold_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    (void)worker;
-    world_t* w = ((const ground_ctx*)vctx)->w;
-    const int32_t* agent_row = COMP_I(w, COMP_GROUND, GR_ROW);
-    static const int cols_2d[] = {AC_FORCE_X, AC_FORCE_Y, AC_TORQUE_Z, AC_VEL_X, AC_VEL_Y, AC_OMEGA_Z};
-    static const int cols_3d[] = {AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z, AC_TORQUE_X, AC_TORQUE_Y,
-                                  AC_TORQUE_Z, AC_VEL_X,   AC_VEL_Y,   AC_VEL_Z,    AC_OMEGA_X,
-                                  AC_OMEGA_Y, AC_OMEGA_Z};
-    const int* cols = w->dims == 3 ? cols_3d : cols_2d;
-    int ncols = w->dims == 3 ? 12 : 6;
-    for (int c = 0; c < ncols; ++c) {
-        float* col = AGENT_F(w, cols[c]);
-        for (int32_t r = begin; r < end; ++r) col[agent_row[r]] = 0.0f;
-    }
-}
-
 int64_t ground_control_run(world_t* w, float dt, void* ctx)
 {
+    (void)dt;
     (void)ctx;
-    int32_t count = w->comps[COMP_GROUND].table.count;
-    if (count == 0) return 0;
-    ground_ctx c;
-    fill_ctx(w, dt, &c);
-    par_for(w, count, 1024, PAR_STATIC, hold_range, &c);
-    return count;
+    return control_hold_rows(w, COMP_GROUND, GR_ROW);
 }
 
 /* ---- integrate: ground_vehicle --------------------------------------------- */
@@ -280,10 +263,9 @@ static int gather_obstacles(world_t* w, ground_world_t* g)
 int64_t ground_vehicle_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    int32_t count = w->comps[COMP_GROUND].table.count;
-    if (count == 0) return 0;
     ground_ctx c;
-    fill_ctx(w, dt, &c);
+    int32_t count = fill_ctx(w, dt, &c);
+    if (count == 0) return 0;
     if (w->obstacle_count > 0) {
         ground_world_t* g = ground_world_get(w);
         if (!g || !gather_obstacles(w, g)) {

@@ -5,10 +5,10 @@
  * there). */
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "systems/ground_vehicle.h"
+#include "systems/msg.h"
 
 #define DEG (VEC_PI / 180.0f)
 
@@ -113,22 +113,20 @@ static int check_field(const char* field, float value, bound b, float below, cha
     int ok = isfinite(value) && (b == ABOVE_ZERO ? value > 0.0f : value >= 0.0f);
     if (ok && isfinite(below)) ok = value < below;
     if (ok) return 1;
-    if (msg != NULL && msg_size > 0) {
-        const char* range = b == ABOVE_ZERO ? "> 0" : ">= 0";
-        if (isfinite(below))
-            snprintf(msg, (size_t)msg_size, "%s: expected a finite number %s and < %g, got %g",
-                     field, range, (double)below, (double)value);
-        else
-            snprintf(msg, (size_t)msg_size, "%s: expected a finite number %s, got %g", field,
-                     range, (double)value);
-    }
+    const char* range = b == ABOVE_ZERO ? "> 0" : ">= 0";
+    if (isfinite(below))
+        set_msg(msg, msg_size, "%s: expected a finite number %s and < %g, got %g", field, range,
+                (double)below, (double)value);
+    else
+        set_msg(msg, msg_size, "%s: expected a finite number %s, got %g", field, range,
+                (double)value);
     return 0;
 }
 
 int gv_params_valid(const gv_params_t* p, char* msg, int msg_size)
 {
     if (p == NULL) {
-        if (msg != NULL && msg_size > 0) snprintf(msg, (size_t)msg_size, "params: NULL");
+        set_msg(msg, msg_size, "params: NULL");
         return 0;
     }
     /* The bicycle needs tan(max_steer) finite and positive: below pi/2. The

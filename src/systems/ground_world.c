@@ -555,24 +555,7 @@ shoal_status_t shoal_world_set_path(shoal_world_t* w, int32_t id, const float* x
 /* The component row of a live ground vehicle, or -1 with the error. */
 static int32_t ground_row(const world_t* w, shoal_agent_t id, const char* where, shoal_status_t* st)
 {
-    int32_t slot = world_resolve(w, id, 1, where);
-    if (slot < 0) {
-        *st = SHOAL_ERR_STALE_HANDLE;
-        return -1;
-    }
-    if (w->slots[slot].state == SLOT_PENDING) {
-        *st = world_failc(w, SHOAL_ERR_BUSY, "%s: the agent was added during this step; it is live once the step ends",
-                          where);
-        return -1;
-    }
-    int32_t r = component_row(&w->comps[COMP_GROUND], (uint32_t)slot);
-    if (r < 0) {
-        *st = world_failc(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: the agent is not a ground vehicle (its ground.enabled is 0)", where);
-        return -1;
-    }
-    *st = SHOAL_OK;
-    return r;
+    return world_component_row(w, id, COMP_GROUND, "a ground vehicle", "ground", where, st);
 }
 
 shoal_status_t shoal_agent_set_drive(shoal_world_t* w, shoal_agent_t id, float throttle, float steering)

@@ -6,10 +6,9 @@
  * right case instead of rounding noise. */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "systems/msg.h"
 #include "systems/path_follow.h"
 
 /* Gravitational acceleration of eq. (1), m/s^2. */
@@ -47,18 +46,6 @@
 #define PF_MAX_N 1000
 
 static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
-
-/* snprintf into an optional caller buffer. */
-static void set_msg(char* msg, int msg_size, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_msg(char* msg, int msg_size, const char* fmt, ...)
-{
-    if (msg == NULL || msg_size <= 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, (size_t)msg_size, fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Paths                                                                      */

@@ -93,35 +93,14 @@ trim_pose_t planner_wrap_pose(const world_t* w, trim_pose_t p)
     return p;
 }
 
-static trim_pose_t load_start(const world_t* w, int32_t r)
-{
-    const int k = COMP_PLANNER;
-    trim_pose_t p;
-    p.pos = (vec3){COMP_F(w, k, PL_START_X)[r], COMP_F(w, k, PL_START_Y)[r], COMP_F(w, k, PL_START_Z)[r]};
-    p.rot = (quat){COMP_F(w, k, PL_START_QW)[r], COMP_F(w, k, PL_START_QX)[r],
-                   COMP_F(w, k, PL_START_QY)[r], COMP_F(w, k, PL_START_QZ)[r]};
-    return p;
-}
-
-static trim_rel_t load_rel(const world_t* w, int32_t r)
-{
-    const int k = COMP_PLANNER;
-    trim_rel_t rel;
-    rel.pos = (vec3){COMP_F(w, k, PL_REL_X)[r], COMP_F(w, k, PL_REL_Y)[r], COMP_F(w, k, PL_REL_Z)[r]};
-    rel.rot = (quat){COMP_F(w, k, PL_REL_QW)[r], COMP_F(w, k, PL_REL_QX)[r], COMP_F(w, k, PL_REL_QY)[r],
-                     COMP_F(w, k, PL_REL_QZ)[r]};
-    rel.k = COMP_I(w, k, PL_K)[r];
-    return rel;
-}
-
 trim_pose_t planner_pose_ahead(const world_t* w, int32_t r, int32_t ahead)
 {
     const trim_spec_t* spec = &w->planner->table.spec;
     const int k = COMP_PLANNER;
-    trim_rel_t rel = load_rel(w, r);
+    trim_rel_t rel = planner_load_rel(w, r);
     int32_t ci = COMP_I(w, k, PL_CI)[r], cf = COMP_I(w, k, PL_CF)[r];
     for (int32_t i = 0; i < ahead; ++i) trim_integrate_step(spec, ci, cf, &rel);
-    return trim_compose(load_start(w, r), rel.pos, rel.rot, COMP_F(w, k, PL_RUN_SPEED)[r]);
+    return trim_compose(planner_load_start(w, r), rel.pos, rel.rot, COMP_F(w, k, PL_RUN_SPEED)[r]);
 }
 
 void planner_write_agent_pose(world_t* w, int32_t row, trim_pose_t pose, float speed,
@@ -306,7 +285,7 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         memset(&q, 0, sizeof q);
         q.table = table;
         if (now) {
-            q.pose = load_start(w, r);
+            q.pose = planner_load_start(w, r);
             q.control = COMP_I(w, k, PL_CI)[r];
         } else {
             q.pose = planner_wrap_pose(w, planner_pose_ahead(w, r, ahead));
@@ -493,31 +472,11 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
 
 /* ---- control: planner_control ---------------------------------------------- */
 
-static void hold_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    (void)worker;
-    world_t* w = (world_t*)vctx;
-    const int32_t* agent_row = COMP_I(w, COMP_PLANNER, PL_ROW);
-    static const int cols_2d[] = {AC_FORCE_X, AC_FORCE_Y, AC_TORQUE_Z, AC_VEL_X, AC_VEL_Y, AC_OMEGA_Z};
-    static const int cols_3d[] = {AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z, AC_TORQUE_X, AC_TORQUE_Y,
-                                  AC_TORQUE_Z, AC_VEL_X,   AC_VEL_Y,   AC_VEL_Z,    AC_OMEGA_X,
-                                  AC_OMEGA_Y, AC_OMEGA_Z};
-    const int* cols = w->dims == 3 ? cols_3d : cols_2d;
-    int ncols = w->dims == 3 ? 12 : 6;
-    for (int c = 0; c < ncols; ++c) {
-        float* col = AGENT_F(w, cols[c]);
-        for (int32_t r = begin; r < end; ++r) col[agent_row[r]] = 0.0f;
-    }
-}
-
 int64_t planner_control_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
     (void)ctx;
-    int32_t count = w->comps[COMP_PLANNER].table.count;
-    if (count == 0) return 0;
-    par_for(w, count, 1024, PAR_STATIC, hold_range, w);
-    return count;
+    return control_hold_rows(w, COMP_PLANNER, PL_ROW);
 }
 
 /* ---- integrate: planner_move ------------------------------------------------ */
@@ -540,8 +499,8 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const int32_t n = spec->substeps;
     const int k = COMP_PLANNER;
     for (int32_t r = begin; r < end; ++r) {
-        trim_pose_t start = load_start(w, r);
-        trim_rel_t rel = load_rel(w, r);
+        trim_pose_t start = planner_load_start(w, r);
+        trim_rel_t rel = planner_load_rel(w, r);
         int32_t ci = COMP_I(w, k, PL_CI)[r], cf = COMP_I(w, k, PL_CF)[r];
         int32_t next = COMP_I(w, k, PL_NEXT)[r];
         int32_t len = COMP_I(w, k, PL_LEN)[r];
@@ -581,27 +540,14 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         }
         if (restarted) {
-            COMP_F(w, k, PL_START_X)[r] = start.pos.x;
-            COMP_F(w, k, PL_START_Y)[r] = start.pos.y;
-            COMP_F(w, k, PL_START_Z)[r] = start.pos.z;
-            COMP_F(w, k, PL_START_QW)[r] = start.rot.w;
-            COMP_F(w, k, PL_START_QX)[r] = start.rot.x;
-            COMP_F(w, k, PL_START_QY)[r] = start.rot.y;
-            COMP_F(w, k, PL_START_QZ)[r] = start.rot.z;
+            planner_store_start(w, r, start);
             COMP_I(w, k, PL_CI)[r] = ci;
             COMP_I(w, k, PL_CF)[r] = cf;
             COMP_I(w, k, PL_NEXT)[r] = next;
             COMP_F(w, k, PL_RUN_SPEED)[r] = run_speed;
             COMP_I(w, k, PL_LEN)[r] = len;
         }
-        COMP_F(w, k, PL_REL_X)[r] = rel.pos.x;
-        COMP_F(w, k, PL_REL_Y)[r] = rel.pos.y;
-        COMP_F(w, k, PL_REL_Z)[r] = rel.pos.z;
-        COMP_F(w, k, PL_REL_QW)[r] = rel.rot.w;
-        COMP_F(w, k, PL_REL_QX)[r] = rel.rot.x;
-        COMP_F(w, k, PL_REL_QY)[r] = rel.rot.y;
-        COMP_F(w, k, PL_REL_QZ)[r] = rel.rot.z;
-        COMP_I(w, k, PL_K)[r] = rel.k;
+        planner_store_rel(w, r, rel);
         COMP_I(w, k, PL_OVERLAP)[r] = overlap;
         COMP_I(w, k, PL_COLLISIONS)[r] = collisions;
         /* The body rates of the substep just flown, for the angular velocity. */

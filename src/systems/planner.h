@@ -118,6 +118,54 @@ trim_pose_t planner_wrap_pose(const world_t* w, trim_pose_t p);
 /* The stagger phase of a slot, in [0, substeps). */
 int32_t planner_phase(uint32_t slot, int32_t substeps);
 
+/* Component row r's interval state: the start pose (PL_START_*) and the
+ * motion relative to it (PL_REL_* and the substeps done, PL_K). */
+static inline trim_pose_t planner_load_start(const world_t* w, int32_t r)
+{
+    const int k = COMP_PLANNER;
+    trim_pose_t p;
+    p.pos = (vec3){COMP_F(w, k, PL_START_X)[r], COMP_F(w, k, PL_START_Y)[r], COMP_F(w, k, PL_START_Z)[r]};
+    p.rot = (quat){COMP_F(w, k, PL_START_QW)[r], COMP_F(w, k, PL_START_QX)[r],
+                   COMP_F(w, k, PL_START_QY)[r], COMP_F(w, k, PL_START_QZ)[r]};
+    return p;
+}
+
+static inline void planner_store_start(world_t* w, int32_t r, trim_pose_t p)
+{
+    const int k = COMP_PLANNER;
+    COMP_F(w, k, PL_START_X)[r] = p.pos.x;
+    COMP_F(w, k, PL_START_Y)[r] = p.pos.y;
+    COMP_F(w, k, PL_START_Z)[r] = p.pos.z;
+    COMP_F(w, k, PL_START_QW)[r] = p.rot.w;
+    COMP_F(w, k, PL_START_QX)[r] = p.rot.x;
+    COMP_F(w, k, PL_START_QY)[r] = p.rot.y;
+    COMP_F(w, k, PL_START_QZ)[r] = p.rot.z;
+}
+
+static inline trim_rel_t planner_load_rel(const world_t* w, int32_t r)
+{
+    const int k = COMP_PLANNER;
+    trim_rel_t rel;
+    rel.pos = (vec3){COMP_F(w, k, PL_REL_X)[r], COMP_F(w, k, PL_REL_Y)[r], COMP_F(w, k, PL_REL_Z)[r]};
+    rel.rot = (quat){COMP_F(w, k, PL_REL_QW)[r], COMP_F(w, k, PL_REL_QX)[r], COMP_F(w, k, PL_REL_QY)[r],
+                     COMP_F(w, k, PL_REL_QZ)[r]};
+    rel.k = COMP_I(w, k, PL_K)[r];
+    return rel;
+}
+
+static inline void planner_store_rel(world_t* w, int32_t r, trim_rel_t rel)
+{
+    const int k = COMP_PLANNER;
+    COMP_F(w, k, PL_REL_X)[r] = rel.pos.x;
+    COMP_F(w, k, PL_REL_Y)[r] = rel.pos.y;
+    COMP_F(w, k, PL_REL_Z)[r] = rel.pos.z;
+    COMP_F(w, k, PL_REL_QW)[r] = rel.rot.w;
+    COMP_F(w, k, PL_REL_QX)[r] = rel.rot.x;
+    COMP_F(w, k, PL_REL_QY)[r] = rel.rot.y;
+    COMP_F(w, k, PL_REL_QZ)[r] = rel.rot.z;
+    COMP_I(w, k, PL_K)[r] = rel.k;
+}
+
 /* Write the agent row's pose columns (position, heading or quaternion,
  * velocity = speed along the facing, angular velocity from the rates). */
 void planner_write_agent_pose(world_t* w, int32_t row, trim_pose_t pose, float speed,

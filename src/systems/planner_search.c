@@ -11,11 +11,11 @@
 #include "systems/planner_search.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include "systems/msg.h"
 
 static inline float clamp01(float x)
 {
@@ -27,17 +27,6 @@ static inline float clamp01(float x)
 
 static inline int vec3_finite(vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 static inline int vec3_has_nan(vec3 v) { return isnan(v.x) || isnan(v.y) || isnan(v.z); }
-
-static void set_msg(char* msg, int msg_size, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_msg(char* msg, int msg_size, const char* fmt, ...)
-{
-    if (msg == NULL || msg_size <= 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, (size_t)msg_size, fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Scene: a multi-resolution spatial hash of spheres                         */

@@ -470,18 +470,6 @@ static trim_pose_t row_pose(const world_t* w, int32_t row)
     return p;
 }
 
-static void set_start(world_t* w, int32_t r, trim_pose_t p)
-{
-    const int k = COMP_PLANNER;
-    COMP_F(w, k, PL_START_X)[r] = p.pos.x;
-    COMP_F(w, k, PL_START_Y)[r] = p.pos.y;
-    COMP_F(w, k, PL_START_Z)[r] = p.pos.z;
-    COMP_F(w, k, PL_START_QW)[r] = p.rot.w;
-    COMP_F(w, k, PL_START_QX)[r] = p.rot.x;
-    COMP_F(w, k, PL_START_QY)[r] = p.rot.y;
-    COMP_F(w, k, PL_START_QZ)[r] = p.rot.z;
-}
-
 /* A new interval from the agent's current pose, to be planned at the next
  * step (PL_PLAN_NOW) from the rates of the straight control, and cut short
  * to end on the agent's phase (planner.c), so that the intervals of agents
@@ -492,19 +480,11 @@ static void restart_interval(world_t* w, int32_t r)
     const planner_world_t* pw = w->planner;
     int32_t row = COMP_I(w, k, PL_ROW)[r];
     trim_pose_t start = planner_wrap_pose(w, row_pose(w, row));
-    set_start(w, r, start);
-    trim_rel_t rel = trim_rel_start();
-    COMP_F(w, k, PL_REL_X)[r] = rel.pos.x;
-    COMP_F(w, k, PL_REL_Y)[r] = rel.pos.y;
-    COMP_F(w, k, PL_REL_Z)[r] = rel.pos.z;
-    COMP_F(w, k, PL_REL_QW)[r] = rel.rot.w;
-    COMP_F(w, k, PL_REL_QX)[r] = rel.rot.x;
-    COMP_F(w, k, PL_REL_QY)[r] = rel.rot.y;
-    COMP_F(w, k, PL_REL_QZ)[r] = rel.rot.z;
+    planner_store_start(w, r, start);
+    planner_store_rel(w, r, trim_rel_start()); /* substeps done (PL_K): 0 */
     int32_t n = pw->table.spec.substeps;
     uint32_t slot = table_slots(&w->comps[k].table)[r];
     uint64_t due = (pw->substep_clock + (uint64_t)planner_phase(slot, n)) % (uint64_t)n;
-    COMP_I(w, k, PL_K)[r] = 0;
     COMP_I(w, k, PL_LEN)[r] = due == 0 ? n : n - (int32_t)due;
     COMP_I(w, k, PL_CI)[r] = pw->table.straight;
     COMP_I(w, k, PL_CF)[r] = pw->table.straight;
@@ -583,24 +563,7 @@ void planner_after_teleport(world_t* w, int32_t r) { restart_interval(w, r); }
 /* The component row of a live planner agent, or -1 with the error. */
 static int32_t planner_row(const world_t* w, shoal_agent_t id, const char* where, shoal_status_t* st)
 {
-    int32_t slot = world_resolve(w, id, 1, where);
-    if (slot < 0) {
-        *st = SHOAL_ERR_STALE_HANDLE;
-        return -1;
-    }
-    if (w->slots[slot].state == SLOT_PENDING) {
-        *st = world_failc(w, SHOAL_ERR_BUSY,
-                          "%s: the agent was added during this step; it is live once the step ends", where);
-        return -1;
-    }
-    int32_t r = component_row(&w->comps[COMP_PLANNER], (uint32_t)slot);
-    if (r < 0) {
-        *st = world_failc(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: the agent is not a planner agent (its planner.enabled is 0)", where);
-        return -1;
-    }
-    *st = SHOAL_OK;
-    return r;
+    return world_component_row(w, id, COMP_PLANNER, "a planner agent", "planner", where, st);
 }
 
 shoal_status_t shoal_agent_get_planner(const shoal_world_t* w, shoal_agent_t id, shoal_planner_status_t* out)
@@ -632,10 +595,7 @@ int planner_interval_of(const world_t* w, shoal_agent_t id, planner_interval_t* 
     int32_t r = component_row(&w->comps[COMP_PLANNER], slot);
     if (r < 0) return 0;
     const int k = COMP_PLANNER;
-    out->start.pos = (vec3){COMP_F(w, k, PL_START_X)[r], COMP_F(w, k, PL_START_Y)[r],
-                            COMP_F(w, k, PL_START_Z)[r]};
-    out->start.rot = (quat){COMP_F(w, k, PL_START_QW)[r], COMP_F(w, k, PL_START_QX)[r],
-                            COMP_F(w, k, PL_START_QY)[r], COMP_F(w, k, PL_START_QZ)[r]};
+    out->start = planner_load_start(w, r);
     out->now = planner_pose_ahead(w, r, 0);
     out->initial_control = COMP_I(w, k, PL_CI)[r];
     out->final_control = COMP_I(w, k, PL_CF)[r];

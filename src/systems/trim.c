@@ -38,11 +38,12 @@
 #include "systems/trim.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "systems/msg.h"
 
 _Static_assert(sizeof(trim_entry_t) == 40, "a trim entry is 10 floats (seed 004: 40 bytes)");
 _Static_assert(sizeof(float) == sizeof(uint32_t), "the file format stores IEEE binary32 floats");
@@ -76,18 +77,6 @@ _Static_assert(sizeof(float) == sizeof(uint32_t), "the file format stores IEEE b
 #define TRIM_IO_ENTRIES 256
 
 static const char trim_magic[8] = { 'S', 'H', 'O', 'A', 'L', 'T', 'R', 'M' };
-
-/* snprintf into an optional caller buffer. */
-static void set_msg(char* msg, int msg_size, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_msg(char* msg, int msg_size, const char* fmt, ...)
-{
-    if (msg == NULL || msg_size <= 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, (size_t)msg_size, fmt, ap);
-    va_end(ap);
-}
 
 /* Without caller hooks the table lives in the C heap. */
 static void* trim_default_alloc(void* ctx, size_t bytes)
