@@ -11,7 +11,10 @@
  *   time by the loop's wall time: the shares sum to less than 100% by the
  *   scheduling and stage-boundary overhead, which is worth seeing.
  * - The progress bar goes to stderr and only to a terminal: stdout stays
- *   clean for pipes and --json, and logs never fill with '\r' lines. */
+ *   clean for pipes and --json, and logs never fill with '\r' lines.
+ * - --record writes the initial state, every K-th step and the last step
+ *   (docs/recording.md). Writing frames is excluded from the timed seconds,
+ *   so a recorded run reports the same throughput as an unrecorded one. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -22,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "shoal/recording.h"
 #include "shoal/scenario.h"
 #include "shoal/shoal.h"
 
@@ -41,6 +45,8 @@ typedef struct run_options_t {
     int32_t threads; /* 0: the scenario's own (or its default) */
     int json;
     int quiet;
+    const char* record;   /* --record FILE, or NULL */
+    int64_t record_every; /* --record-every K; 0: not given (1) */
 } run_options_t;
 
 typedef struct run_result_t {
@@ -48,6 +54,14 @@ typedef struct run_result_t {
     double seconds;       /* wall time of the stepping loop */
     uint64_t agent_steps; /* sum over steps of the agents alive in that step */
 } run_result_t;
+
+/* A run's recording: frames at step 0 (written by open_recording), every
+ * `every` steps and at the last step. */
+typedef struct run_recording_t {
+    shoal_recorder_t* recorder; /* NULL: not recording */
+    int64_t every;
+    double seconds; /* wall time spent writing frames */
+} run_recording_t;
 
 typedef struct progress_t {
     int enabled;
@@ -60,6 +74,7 @@ static void print_help(void)
 {
     printf(
         "Usage: shoal run [FILE] [--steps N] [--threads T] [--json] [--quiet]\n"
+        "                 [--record OUT [--record-every K]]\n"
         "\n"
         "Load the scenario FILE, build its world, step it N times at the scenario's dt\n"
         "and report throughput, the final state hash and the cost of every system.\n"
@@ -81,6 +96,10 @@ static void print_help(void)
         "  --json           print one JSON object (one line) on stdout instead of text.\n"
         "  --quiet, -q      no progress bar. (The bar is only ever drawn when stderr is\n"
         "                   a terminal, and never with --json.)\n"
+        "  --record OUT     write a recording to OUT (docs/recording.md): the initial\n"
+        "                   state, every K-th step and the last step, with the scenario\n"
+        "                   inside. View it with 'shoal view OUT'.\n"
+        "  --record-every K record every K-th step, an integer >= 1. Default: 1.\n"
         "  --help, -h       show this help.\n"
         "\n"
         "Text output: the scenario, agents, dimensions, threads, backend, steps, wall\n"
@@ -142,6 +161,26 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
                 opt->steps = number;
                 continue;
             }
+            matched = cli_option_value(command, argc, argv, &i, "--record", &value);
+            if (matched < 0) {
+                return CLI_EXIT_USAGE;
+            }
+            if (matched) {
+                opt->record = value;
+                continue;
+            }
+            matched = cli_option_value(command, argc, argv, &i, "--record-every", &value);
+            if (matched < 0) {
+                return CLI_EXIT_USAGE;
+            }
+            if (matched) {
+                if (!cli_parse_int(value, 1, INT32_MAX, &number)) {
+                    return cli_usage_error(command,
+                                           "--record-every needs an integer >= 1, not '%s'", value);
+                }
+                opt->record_every = number;
+                continue;
+            }
             matched = cli_option_value(command, argc, argv, &i, "--threads", &value);
             if (matched < 0) {
                 return CLI_EXIT_USAGE;
@@ -161,6 +200,9 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
                                    opt->path, arg);
         }
         opt->path = arg;
+    }
+    if (opt->record_every > 0 && opt->record == NULL) {
+        return cli_usage_error(command, "--record-every needs --record");
     }
     return -1;
 }
@@ -204,10 +246,28 @@ static void progress_clear(const progress_t* progress)
     }
 }
 
+/* Append the world's current state to the recording, if there is one. On
+ * failure prints the error and returns nonzero. */
+static int record_frame(run_recording_t* recording, const shoal_world_t* world)
+{
+    if (recording->recorder == NULL) {
+        return 0;
+    }
+    double start = cli_now_seconds();
+    shoal_error_t err = {SHOAL_OK, ""};
+    shoal_status_t status = shoal_recording_write_frame(recording->recorder, world, &err);
+    recording->seconds += cli_now_seconds() - start;
+    if (status != SHOAL_OK) {
+        cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
+        return 1;
+    }
+    return 0;
+}
+
 /* Step `steps` times. On failure prints the error and returns nonzero;
  * result->steps says how far it got. */
 static int step_world(shoal_world_t* world, int64_t steps, float dt, int show_progress,
-                      run_result_t* result)
+                      run_recording_t* recording, run_result_t* result)
 {
     progress_t progress = {show_progress, 0.0, 0.0, steps};
     double start = cli_now_seconds();
@@ -215,12 +275,19 @@ static int step_world(shoal_world_t* world, int64_t steps, float dt, int show_pr
     if (progress.enabled) {
         progress_draw(&progress, 0, start);
     }
-    int failed = 0;
+    int failed = 0; /* 1: a step failed, 2: recording failed (already reported) */
     int64_t step = 0;
+    double recording_before = recording->seconds;
     for (; step < steps; ++step) {
         result->agent_steps += (uint64_t)shoal_world_agent_count(world);
         if (shoal_world_step(world, dt) != SHOAL_OK) {
             failed = 1;
+            break;
+        }
+        if (((step + 1) % recording->every == 0 || step + 1 == steps) &&
+            record_frame(recording, world) != 0) {
+            failed = 2;
+            step += 1;
             break;
         }
         if (progress.enabled) {
@@ -230,10 +297,10 @@ static int step_world(shoal_world_t* world, int64_t steps, float dt, int show_pr
             }
         }
     }
-    result->seconds = cli_now_seconds() - start;
+    result->seconds = cli_now_seconds() - start - (recording->seconds - recording_before);
     result->steps = step;
     progress_clear(&progress);
-    if (failed) {
+    if (failed == 1) {
         cli_error("step %" PRId64 ": %s", step + 1, shoal_world_last_error(world));
     }
     return failed;
@@ -393,6 +460,104 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
     return 0;
 }
 
+/* The scenario file's text, for the recording's header; NULL if it cannot
+ * be read again (the recording then goes without it). */
+static char* read_scenario_text(const char* path)
+{
+    FILE* f = fopen(path, "rb");
+    if (f == NULL) {
+        return NULL;
+    }
+    size_t size = 0, capacity = 0;
+    char* text = NULL;
+    for (;;) {
+        if (size + 1 >= capacity) {
+            capacity = capacity ? capacity * 2 : 4096;
+            char* grown = realloc(text, capacity);
+            if (grown == NULL || capacity > ((size_t)64 << 20)) {
+                free(grown != NULL ? grown : text);
+                fclose(f);
+                return NULL;
+            }
+            text = grown;
+        }
+        size_t got = fread(text + size, 1, capacity - size - 1, f);
+        size += got;
+        if (got == 0) {
+            break;
+        }
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed || memchr(text, '\0', size) != NULL) {
+        free(text);
+        return NULL;
+    }
+    text[size] = '\0';
+    return text;
+}
+
+/* The scenario's group names, one per line (group label k is line k). */
+static char* group_names(const shoal_scenario_t* scenario)
+{
+    int32_t count = shoal_scenario_group_count(scenario);
+    size_t length = 1;
+    for (int32_t i = 0; i < count; ++i) {
+        length += strlen(shoal_scenario_group_name(scenario, i)) + 1;
+    }
+    char* names = malloc(length);
+    if (names == NULL) {
+        return NULL;
+    }
+    size_t at = 0;
+    for (int32_t i = 0; i < count; ++i) {
+        const char* name = shoal_scenario_group_name(scenario, i);
+        size_t n = strlen(name);
+        memcpy(names + at, name, n);
+        at += n;
+        if (i + 1 < count) {
+            names[at++] = '\n';
+        }
+    }
+    names[at] = '\0';
+    return names;
+}
+
+/* Create the recording with the scenario in its header and write the
+ * initial state as frame 0. On failure prints the error, returns nonzero. */
+static int open_recording(const run_options_t* opt, const char* path,
+                          const shoal_scenario_t* scenario, const shoal_world_def_t* def,
+                          const shoal_world_t* world, int64_t steps, float dt,
+                          run_recording_t* recording)
+{
+    shoal_recording_header_t header = shoal_recording_default_header();
+    header.dimensions = shoal_world_dimensions(world);
+    header.dt = dt;
+    header.record_every = (int32_t)recording->every;
+    header.steps_hint = (uint64_t)steps;
+    header.wrap = def->wrap != 0;
+    for (int k = 0; k < 3; ++k) {
+        header.bounds_min[k] = def->bounds_min[k];
+        header.bounds_max[k] = def->bounds_max[k];
+    }
+    header.scenario_name = shoal_scenario_name(scenario);
+    char* names = group_names(scenario);
+    char* text = read_scenario_text(path);
+    header.group_names = names;
+    header.scenario_text = text;
+    shoal_error_t err = {SHOAL_OK, ""};
+    shoal_status_t status = names == NULL ? SHOAL_ERR_OUT_OF_MEMORY
+                                          : shoal_recording_open(opt->record, &header,
+                                                                 &recording->recorder, &err);
+    free(names);
+    free(text);
+    if (status != SHOAL_OK) {
+        cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
+        return 1;
+    }
+    return record_frame(recording, world);
+}
+
 /* Report a scenario error so that it always names the file, whatever the
  * loader's message says. */
 static void scenario_error(const char* path, const shoal_error_t* err, shoal_status_t status)
@@ -407,7 +572,7 @@ static void scenario_error(const char* path, const shoal_error_t* err, shoal_sta
 
 int cmd_run(int argc, char** argv)
 {
-    run_options_t opt = {NULL, -1, 0, 0, 0};
+    run_options_t opt = {.steps = -1}; /* designated: the other fields start at zero */
     int stop = parse_options(argc, argv, &opt);
     if (stop >= 0) {
         return stop;
@@ -424,6 +589,7 @@ int cmd_run(int argc, char** argv)
 
     int exit_code = CLI_EXIT_FAILURE;
     shoal_world_t* world = NULL;
+    run_recording_t recording = {NULL, 1, 0.0};
     shoal_world_def_t def = shoal_scenario_world_def(scenario);
     if (opt.threads > 0) {
         def.thread_count = opt.threads;
@@ -446,7 +612,22 @@ int cmd_run(int argc, char** argv)
     int32_t agents = shoal_world_agent_count(world);
     int show_progress = !opt.json && !opt.quiet && isatty(STDERR_FILENO);
     run_result_t result = {0, 0.0, 0};
-    if (step_world(world, steps, dt, show_progress, &result) != 0) {
+    recording.every = opt.record_every > 0 ? opt.record_every : 1;
+    if (opt.record != NULL &&
+        open_recording(&opt, path, scenario, &def, world, steps, dt, &recording) != 0) {
+        goto done;
+    }
+    if (step_world(world, steps, dt, show_progress, &recording, &result) != 0) {
+        goto done;
+    }
+    /* Closed here, not at `done`, so that a failure to finish the file is
+     * reported and fails the run. */
+    int64_t frames = shoal_recording_frames_written(recording.recorder);
+    shoal_recorder_t* recorder = recording.recorder;
+    recording.recorder = NULL;
+    err = (shoal_error_t){SHOAL_OK, ""};
+    if (shoal_recording_close(recorder, &err) != SHOAL_OK) {
+        cli_error("%s", err.message);
         goto done;
     }
 
@@ -456,6 +637,9 @@ int cmd_run(int argc, char** argv)
         }
     } else {
         print_text(scenario, world, agents, dt, &result);
+        if (opt.record != NULL) {
+            printf("\nrecording        %s (%" PRId64 " frames)\n", opt.record, frames);
+        }
     }
     /* A full disk or closed pipe must not look like success to a script. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -465,6 +649,8 @@ int cmd_run(int argc, char** argv)
     exit_code = CLI_EXIT_OK;
 
 done:
+    /* After a failure the frames so far are kept, closed as a whole file. */
+    shoal_recording_close(recording.recorder, NULL);
     shoal_world_destroy(world);
     shoal_scenario_destroy(scenario);
     return exit_code;

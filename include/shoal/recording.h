@@ -1,0 +1,148 @@
+/* Recordings: what a world looked like, frame by frame, in a compact,
+ * versioned binary file (docs/recording.md is the byte-level reference).
+ *
+ * A recording is a header (dimensions, dt, units, space, the scenario's name,
+ * group names and JSON text) followed by frames. A frame is the world at one
+ * step: the step count and time, then every live agent's id (its handle's
+ * index1 and generation), group, position and heading (2D) or orientation
+ * quaternion (3D). Agents may appear and disappear between frames; within a
+ * frame they are in ascending id order, whatever the world's storage order.
+ *
+ * Writing streams: every frame goes to the file (flushed) as it is written,
+ * so a recording cut short by a crash keeps its finished frames, and
+ * shoal_recording_load with SHOAL_RECORDING_ALLOW_TRUNCATED reads them.
+ * Reading loads and checks the whole file up front (magic, version, sizes,
+ * every checksum, every count and value), so that a frame handed out is
+ * always complete and finite. A damaged file gives an error naming the file,
+ * the frame and the byte offset; it never crashes.
+ */
+#ifndef SHOAL_RECORDING_H
+#define SHOAL_RECORDING_H
+
+#include "shoal/shoal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The format version this library writes and reads. */
+#define SHOAL_RECORDING_VERSION 1
+
+/* The header of a recording. Strings are UTF-8 without NUL bytes; when
+ * writing, NULL means empty (units: "m,s,rad"). A loaded recording owns the
+ * strings of the header it returns. */
+typedef struct shoal_recording_header_t {
+    int32_t dimensions;        /* 2 or 3. Default 2 */
+    float dt;                  /* s per simulation step, finite and > 0. Default 1/60 */
+    int32_t record_every;      /* steps between frames, >= 1 (informative). Default 1 */
+    uint64_t steps_hint;       /* steps the run was asked for; 0 = unknown. Default 0 */
+    int32_t wrap;              /* 1: positions are on the torus [bounds_min, bounds_max) */
+    float bounds_min[3];       /* m. Default 0 (and wrap 0) */
+    float bounds_max[3];       /* m. Default 0 */
+    const char* units;         /* "m,s,rad": length, time, angle. Default NULL (that) */
+    const char* scenario_name; /* Default NULL */
+    const char* group_names;   /* group label k is the k-th line ('\n'-separated). Default NULL */
+    const char* scenario_text; /* the scenario file (JSON), for reproducing the run. Default NULL */
+    int32_t internal_value;    /* set by shoal_recording_default_header(); leave it alone */
+} shoal_recording_header_t;
+
+/* A header with every field at its default. Always start from this. */
+SHOAL_API shoal_recording_header_t shoal_recording_default_header(void);
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct shoal_recorder_t shoal_recorder_t;
+
+/* Create (or truncate) `path` and write the header. On failure *out is NULL,
+ * nothing is left open and err (optional) says why. */
+SHOAL_API shoal_status_t shoal_recording_open(const char* path,
+                                              const shoal_recording_header_t* header,
+                                              shoal_recorder_t** out, shoal_error_t* err);
+
+/* Append one frame: every live agent of `world` (read through
+ * shoal_world_read_agents), sorted by id, with the world's step count and
+ * time. The world must have the header's dimensions, and its step count may
+ * not go back. Call it between steps, or from a user system in the OBSERVE
+ * stage. The frame is flushed to the file before this returns. A failed
+ * write leaves the recorder broken: later writes fail, close still frees. */
+SHOAL_API shoal_status_t shoal_recording_write_frame(shoal_recorder_t* recorder,
+                                                     const shoal_world_t* world,
+                                                     shoal_error_t* err);
+
+/* Frames written so far. */
+SHOAL_API int64_t shoal_recording_frames_written(const shoal_recorder_t* recorder);
+
+/* Write the end record (which marks the recording complete) and close the
+ * file. Frees the recorder even on failure. NULL is ignored (OK). */
+SHOAL_API shoal_status_t shoal_recording_close(shoal_recorder_t* recorder, shoal_error_t* err);
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct shoal_recording_t shoal_recording_t;
+
+/* Flags of shoal_recording_load. */
+enum {
+    /* Accept a recording that ends early: keep the frames before the first
+     * frame that is cut off or damaged (or the missing end record) instead
+     * of failing. shoal_recording_damage() then says what was dropped. A
+     * damaged header still fails. */
+    SHOAL_RECORDING_ALLOW_TRUNCATED = 1
+};
+
+/* Load and check a whole recording. Errors (SHOAL_ERR_IO, SHOAL_ERR_PARSE,
+ * SHOAL_ERR_OUT_OF_MEMORY) name the file, the byte offset and, past the
+ * header, the frame; a file cut short says how many frames are complete.
+ * On failure *out is NULL. */
+SHOAL_API shoal_status_t shoal_recording_load(const char* path, uint32_t flags,
+                                              shoal_recording_t** out, shoal_error_t* err);
+
+/* The same from bytes in memory (copied as needed; the caller keeps them).
+ * `source_name` names the bytes in error messages (may be NULL). */
+SHOAL_API shoal_status_t shoal_recording_load_memory(const void* data, size_t size,
+                                                     const char* source_name, uint32_t flags,
+                                                     shoal_recording_t** out, shoal_error_t* err);
+
+SHOAL_API void shoal_recording_destroy(shoal_recording_t* recording);
+
+/* The header; its strings are never NULL ("" when absent) and live as long
+ * as the recording. */
+SHOAL_API const shoal_recording_header_t* shoal_recording_header(const shoal_recording_t* rec);
+
+SHOAL_API int32_t shoal_recording_frame_count(const shoal_recording_t* recording);
+
+/* 1 if the file ended with its end record (the writer closed it). */
+SHOAL_API int shoal_recording_is_complete(const shoal_recording_t* recording);
+
+/* Why frames were dropped under SHOAL_RECORDING_ALLOW_TRUNCATED (the error
+ * the load would have given otherwise), or "" for a complete recording. */
+SHOAL_API const char* shoal_recording_damage(const shoal_recording_t* recording);
+
+/* One frame. Arrays hold `count` entries, owned by the recording: ids[n]
+ * (handle index1, ascending), generations[n], groups[n], positions[dims*n]
+ * (x, y[, z] per agent), and in 2D headings[n] (rad) with orientations NULL,
+ * in 3D orientations[4n] (w, x, y, z) with headings NULL. */
+typedef struct shoal_recording_frame_t {
+    uint64_t step;             /* world step count when recorded */
+    double time;               /* s, simulated time */
+    int32_t count;             /* agents in the frame, >= 0 */
+    const uint32_t* ids;
+    const uint32_t* generations;
+    const uint32_t* groups;
+    const float* positions;
+    const float* headings;
+    const float* orientations;
+} shoal_recording_frame_t;
+
+/* Frame `index` (0 <= index < frame count); INVALID_ARGUMENT otherwise. */
+SHOAL_API shoal_status_t shoal_recording_frame(const shoal_recording_t* recording, int32_t index,
+                                               shoal_recording_frame_t* out_frame);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHOAL_RECORDING_H */

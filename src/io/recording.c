@@ -1,0 +1,983 @@
+/* Recordings: the writer and the reader of the format in docs/recording.md
+ * (the byte layout is repeated below, because the code is checked against
+ * it line by line).
+ *
+ * Decisions:
+ * - Little-endian, every field and array 4-byte aligned, arrays not
+ *   interleaved: a reader can point typed arrays at a frame (the viewer
+ *   does), and one agent costs 24 bytes in 2D, 40 in 3D.
+ * - Agents are written in ascending id (handle index1) order. The world's
+ *   storage order changes when it reorders by cell; ids do not, so frames
+ *   then compare and compress well, the output is the same for any thread
+ *   count, and a reader can find an agent by binary search or walk two
+ *   frames side by side (the viewer's trails do).
+ * - CRC-32 (the zlib and PNG polynomial) per header and per frame, not one
+ *   over the whole file: a file cut short keeps checkable frames, and the
+ *   viewer computes the same sum in JavaScript with 32-bit integers.
+ * - An end record marks a recording its writer closed. Without it the file
+ *   is reported as truncated after its last complete frame, so a run that
+ *   crashed is never mistaken for a finished one.
+ * - The reader checks everything before it returns (sizes against the bytes
+ *   there are before any allocation, checksums, ids ascending, values
+ *   finite), so a corrupt file costs an error message, never a crash or a
+ *   huge allocation, and a consumer need not check again.
+ * - No global state: the CRC table lives in the recorder and on the
+ *   reader's stack.
+ *
+ * Layout (offsets in bytes):
+ *   header  0 char[8] "SHOALREC"   8 u32 version   12 u32 header_size
+ *          16 u32 dimensions      20 u32 flags (0) 24 f32 dt   28 u32 record_every
+ *          32 u64 steps_hint      40 u32 wrap      44 f32[3] bounds_min
+ *          56 f32[3] bounds_max   68 u32 units, 72 u32 name, 76 u32 groups,
+ *          80 u32 scenario lengths; 84 the four strings, zero padding to a
+ *          multiple of 4, then u32 CRC-32 of every header byte before it.
+ *   frame   0 "FRAM"  4 u32 index  8 u64 step  16 f64 time  24 u32 count n
+ *          28 u32 flags (0)  32 u32 ids[n], u32 generations[n], u32 groups[n],
+ *          f32 positions[dims n], f32 headings[n] (2D) or f32 quaternions[4n]
+ *          (3D), u32 CRC-32 of the frame's bytes before it.
+ *   end     0 "DONE"  4 u32 frame count  8 u32 CRC-32 of bytes 0..7.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "shoal/recording.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE binary32 and binary64");
+
+#define REC_HEADER_FIXED 84u
+#define REC_FRAME_FIXED 32u
+#define REC_END_BYTES 12u
+#define REC_TAG_FRAME 0x4D415246u /* "FRAM" read as a little-endian u32 */
+#define REC_TAG_END 0x454E4F44u   /* "DONE" */
+#define REC_MAX_UNITS 255u
+#define REC_MAX_NAME 4096u
+#define REC_MAX_GROUPS ((uint32_t)1 << 20)
+#define REC_MAX_SCENARIO ((uint32_t)64 << 20)
+#define REC_HEADER_COOKIE 0x52454331 /* shoal_recording_default_header() was used */
+#define REC_DEFAULT_UNITS "m,s,rad"
+
+static const char rec_magic[8] = {'S', 'H', 'O', 'A', 'L', 'R', 'E', 'C'};
+
+/* ------------------------------------------------------------------------ */
+/* Bytes                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Assembled by shifts, so the format is little-endian on any host. */
+static void put_u32(uint8_t* p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get_u32(const uint8_t* p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_u64(uint8_t* p, uint64_t v)
+{
+    put_u32(p, (uint32_t)v);
+    put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t get_u64(const uint8_t* p)
+{
+    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static void put_f32(uint8_t* p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    put_u32(p, u);
+}
+
+static float get_f32(const uint8_t* p)
+{
+    uint32_t u = get_u32(p);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static void put_f64(uint8_t* p, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    put_u64(p, u);
+}
+
+static double get_f64(const uint8_t* p)
+{
+    uint64_t u = get_u64(p);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static void crc_init(uint32_t table[256])
+{
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        table[i] = c;
+    }
+}
+
+static uint32_t crc32(const uint32_t table[256], const uint8_t* p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xFFu] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+static uint64_t align4(uint64_t n) { return (n + 3u) & ~(uint64_t)3u; }
+
+/* Bytes of one agent in a frame: id, generation, group, position, and a
+ * heading (2D) or a quaternion (3D). */
+static uint64_t agent_bytes(int32_t dims)
+{
+    return 12u + 4u * (uint64_t)dims + (dims == 2 ? 4u : 16u);
+}
+
+static uint64_t frame_bytes(int32_t dims, uint64_t count)
+{
+    return REC_FRAME_FIXED + count * agent_bytes(dims) + 4u;
+}
+
+#if defined(__GNUC__)
+#define REC_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define REC_PRINTF_LIKE(f, a)
+#endif
+
+REC_PRINTF_LIKE(3, 4)
+static shoal_status_t fail(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
+{
+    if (err != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        err->status = status;
+    }
+    return status;
+}
+
+static const char* or_empty(const char* s) { return s != NULL ? s : ""; }
+
+shoal_recording_header_t shoal_recording_default_header(void)
+{
+    shoal_recording_header_t h;
+    memset(&h, 0, sizeof h);
+    h.dimensions = 2;
+    h.dt = 1.0f / 60.0f;
+    h.record_every = 1;
+    h.internal_value = REC_HEADER_COOKIE;
+    return h;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct shoal_recorder_t {
+    FILE* file;
+    char* path;
+    int32_t dims;
+    int broken; /* a write failed: the file's tail is unknown */
+    int64_t frames;
+    uint64_t offset; /* bytes written so far */
+    uint64_t last_step;
+    uint32_t crc[256];
+    /* scratch, grown to the largest frame */
+    int32_t capacity;
+    shoal_agent_t* ids;
+    uint32_t* groups;
+    float* positions; /* 3 per agent, as read_agents writes them */
+    float* headings;
+    float* orientations;
+    uint64_t* order; /* index1 << 32 | row, sorted */
+    uint8_t* bytes;
+    size_t bytes_capacity;
+};
+
+static shoal_status_t write_bytes(shoal_recorder_t* r, const uint8_t* p, size_t n,
+                                  shoal_error_t* err)
+{
+    /* Flushed at once: a crash later keeps this frame (the reader's
+     * ALLOW_TRUNCATED mode reads it back). */
+    if (fwrite(p, 1, n, r->file) != n || fflush(r->file) != 0) {
+        r->broken = 1;
+        return fail(err, SHOAL_ERR_IO, "recording %s: write failed at byte %" PRIu64 ": %s",
+                    r->path, r->offset, strerror(errno));
+    }
+    r->offset += n;
+    return SHOAL_OK;
+}
+
+static shoal_status_t check_header(const char* path, const shoal_recording_header_t* h,
+                                   shoal_error_t* err)
+{
+    if (h->internal_value != REC_HEADER_COOKIE)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: the header must start from shoal_recording_default_header()",
+                    path);
+    if (h->dimensions != 2 && h->dimensions != 3)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: dimensions must be 2 or 3, got %d", path, (int)h->dimensions);
+    if (!isfinite(h->dt) || h->dt <= 0.0f)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: dt must be finite and > 0, got %g", path, (double)h->dt);
+    if (h->record_every < 1)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: record_every must be >= 1, got %d", path, (int)h->record_every);
+    if (h->wrap != 0 && h->wrap != 1)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: wrap must be 0 or 1, got %d",
+                    path, (int)h->wrap);
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(h->bounds_min[k]) || !isfinite(h->bounds_max[k]))
+            return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: bounds[%d] is not finite",
+                        path, k);
+    const char* names[4] = {"units", "scenario_name", "group_names", "scenario_text"};
+    const char* texts[4] = {h->units, h->scenario_name, h->group_names, h->scenario_text};
+    const uint32_t limits[4] = {REC_MAX_UNITS, REC_MAX_NAME, REC_MAX_GROUPS, REC_MAX_SCENARIO};
+    for (int i = 0; i < 4; ++i)
+        if (texts[i] != NULL && strlen(texts[i]) > limits[i])
+            return fail(err, SHOAL_ERR_CAPACITY,
+                        "recording %s: %s is longer than %" PRIu32 " bytes", path, names[i],
+                        limits[i]);
+    return SHOAL_OK;
+}
+
+static void recorder_free(shoal_recorder_t* r)
+{
+    free(r->path);
+    free(r->ids);
+    free(r->groups);
+    free(r->positions);
+    free(r->headings);
+    free(r->orientations);
+    free(r->order);
+    free(r->bytes);
+    free(r);
+}
+
+shoal_status_t shoal_recording_open(const char* path, const shoal_recording_header_t* header,
+                                    shoal_recorder_t** out, shoal_error_t* err)
+{
+    if (out != NULL) *out = NULL;
+    if (path == NULL || header == NULL || out == NULL)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording: %s is NULL",
+                    path == NULL     ? "path"
+                    : header == NULL ? "header"
+                                     : "out");
+    shoal_status_t status = check_header(path, header, err);
+    if (status != SHOAL_OK) return status;
+
+    const char* units = header->units != NULL ? header->units : REC_DEFAULT_UNITS;
+    const char* texts[4] = {units, or_empty(header->scenario_name), or_empty(header->group_names),
+                            or_empty(header->scenario_text)};
+    uint32_t lengths[4];
+    uint64_t strings = 0;
+    for (int i = 0; i < 4; ++i) {
+        lengths[i] = (uint32_t)strlen(texts[i]);
+        strings += lengths[i];
+    }
+    uint64_t size = align4(REC_HEADER_FIXED + strings) + 4u;
+
+    shoal_recorder_t* r = calloc(1, sizeof *r);
+    uint8_t* h = calloc(1, (size_t)size);
+    if (r == NULL || h == NULL || (r->path = strdup(path)) == NULL) {
+        free(h);
+        if (r != NULL) recorder_free(r);
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", path);
+    }
+    r->dims = header->dimensions;
+    crc_init(r->crc);
+
+    memcpy(h, rec_magic, sizeof rec_magic);
+    put_u32(h + 8, SHOAL_RECORDING_VERSION);
+    put_u32(h + 12, (uint32_t)size);
+    put_u32(h + 16, (uint32_t)header->dimensions);
+    put_u32(h + 20, 0u);
+    put_f32(h + 24, header->dt);
+    put_u32(h + 28, (uint32_t)header->record_every);
+    put_u64(h + 32, header->steps_hint);
+    put_u32(h + 40, (uint32_t)header->wrap);
+    for (int k = 0; k < 3; ++k) {
+        put_f32(h + 44 + 4 * k, header->bounds_min[k]);
+        put_f32(h + 56 + 4 * k, header->bounds_max[k]);
+    }
+    size_t at = REC_HEADER_FIXED;
+    for (int i = 0; i < 4; ++i) {
+        put_u32(h + 68 + 4 * i, lengths[i]);
+        memcpy(h + at, texts[i], lengths[i]);
+        at += lengths[i];
+    }
+    put_u32(h + size - 4, crc32(r->crc, h, (size_t)size - 4));
+
+    r->file = fopen(path, "wb");
+    if (r->file == NULL) {
+        status = fail(err, SHOAL_ERR_IO, "recording %s: cannot create: %s", path, strerror(errno));
+    } else {
+        status = write_bytes(r, h, (size_t)size, err);
+    }
+    free(h);
+    if (status != SHOAL_OK) {
+        if (r->file != NULL) fclose(r->file);
+        recorder_free(r);
+        return status;
+    }
+    *out = r;
+    return SHOAL_OK;
+}
+
+static int compare_u64(const void* a, const void* b)
+{
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Grow the scratch arrays to `count` agents; 0 on allocation failure. */
+static int reserve(shoal_recorder_t* r, int32_t count)
+{
+    if (count <= r->capacity) return 1;
+    size_t n = (size_t)count;
+    shoal_agent_t* ids = realloc(r->ids, n * sizeof *ids);
+    if (ids != NULL) r->ids = ids;
+    uint32_t* groups = realloc(r->groups, n * sizeof *groups);
+    if (groups != NULL) r->groups = groups;
+    float* positions = realloc(r->positions, 3 * n * sizeof *positions);
+    if (positions != NULL) r->positions = positions;
+    float* headings = realloc(r->headings, n * sizeof *headings);
+    if (headings != NULL) r->headings = headings;
+    float* orientations = realloc(r->orientations, 4 * n * sizeof *orientations);
+    if (orientations != NULL) r->orientations = orientations;
+    uint64_t* order = realloc(r->order, n * sizeof *order);
+    if (order != NULL) r->order = order;
+    size_t bytes = (size_t)frame_bytes(r->dims, n);
+    uint8_t* buffer = realloc(r->bytes, bytes);
+    if (buffer != NULL) {
+        r->bytes = buffer;
+        r->bytes_capacity = bytes;
+    }
+    if (ids == NULL || groups == NULL || positions == NULL || headings == NULL ||
+        orientations == NULL || order == NULL || buffer == NULL)
+        return 0;
+    r->capacity = count;
+    return 1;
+}
+
+shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_world_t* world,
+                                           shoal_error_t* err)
+{
+    if (r == NULL || world == NULL)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording: %s is NULL",
+                    r == NULL ? "recorder" : "world");
+    if (r->broken) return fail(err, SHOAL_ERR_IO, "recording %s: an earlier write failed", r->path);
+    if (shoal_world_dimensions(world) != r->dims)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: the world has %d dimensions, the recording %d", r->path,
+                    (int)shoal_world_dimensions(world), (int)r->dims);
+    uint64_t step = shoal_world_step_count(world);
+    if (r->frames > 0 && step < r->last_step)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: step %" PRIu64 " is before the last frame's step %" PRIu64,
+                    r->path, step, r->last_step);
+    if (r->frames >= INT32_MAX)
+        return fail(err, SHOAL_ERR_CAPACITY, "recording %s: %d frames is the limit", r->path,
+                    INT32_MAX);
+    int32_t count = shoal_world_agent_count(world);
+    if (!reserve(r, count))
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory for %d agents",
+                    r->path, (int)count);
+    shoal_agent_batch_t batch = {r->ids,          r->positions, NULL,     r->headings,
+                                 r->orientations, NULL,         r->groups};
+    int32_t n = 0;
+    shoal_status_t status = shoal_world_read_agents(world, &batch, count, &n);
+    if (status != SHOAL_OK)
+        return fail(err, status, "recording %s: reading the agents failed: %s", r->path,
+                    shoal_world_last_error(world));
+
+    for (int32_t i = 0; i < n; ++i) r->order[i] = (uint64_t)r->ids[i].index1 << 32 | (uint32_t)i;
+    qsort(r->order, (size_t)n, sizeof *r->order, compare_u64);
+
+    const int32_t dims = r->dims;
+    const size_t un = (size_t)n;
+    uint8_t* p = r->bytes;
+    put_u32(p, REC_TAG_FRAME);
+    put_u32(p + 4, (uint32_t)r->frames);
+    put_u64(p + 8, step);
+    put_f64(p + 16, shoal_world_time(world));
+    put_u32(p + 24, (uint32_t)n);
+    put_u32(p + 28, 0u);
+    uint8_t* ids = p + REC_FRAME_FIXED;
+    uint8_t* gens = ids + 4 * un;
+    uint8_t* groups = gens + 4 * un;
+    uint8_t* pos = groups + 4 * un;
+    uint8_t* rot = pos + 4 * (size_t)dims * un;
+    for (size_t j = 0; j < un; ++j) {
+        size_t i = (size_t)(r->order[j] & 0xFFFFFFFFu);
+        put_u32(ids + 4 * j, r->ids[i].index1);
+        put_u32(gens + 4 * j, r->ids[i].generation);
+        put_u32(groups + 4 * j, r->groups[i]);
+        for (int k = 0; k < dims; ++k)
+            put_f32(pos + 4 * ((size_t)dims * j + (size_t)k), r->positions[3 * i + (size_t)k]);
+        if (dims == 2) {
+            put_f32(rot + 4 * j, r->headings[i]);
+        } else {
+            for (int k = 0; k < 4; ++k)
+                put_f32(rot + 16 * j + 4 * (size_t)k, r->orientations[4 * i + (size_t)k]);
+        }
+    }
+    size_t bytes = (size_t)frame_bytes(dims, un);
+    put_u32(p + bytes - 4, crc32(r->crc, p, bytes - 4));
+    status = write_bytes(r, p, bytes, err);
+    if (status != SHOAL_OK) return status;
+    r->frames += 1;
+    r->last_step = step;
+    return SHOAL_OK;
+}
+
+int64_t shoal_recording_frames_written(const shoal_recorder_t* r)
+{
+    return r != NULL ? r->frames : 0;
+}
+
+shoal_status_t shoal_recording_close(shoal_recorder_t* r, shoal_error_t* err)
+{
+    if (r == NULL) return SHOAL_OK;
+    shoal_status_t status = SHOAL_OK;
+    if (r->broken) {
+        status = fail(err, SHOAL_ERR_IO, "recording %s: an earlier write failed", r->path);
+    } else {
+        uint8_t end[REC_END_BYTES];
+        put_u32(end, REC_TAG_END);
+        put_u32(end + 4, (uint32_t)r->frames);
+        put_u32(end + 8, crc32(r->crc, end, 8));
+        status = write_bytes(r, end, sizeof end, err);
+    }
+    if (fclose(r->file) != 0 && status == SHOAL_OK)
+        status =
+            fail(err, SHOAL_ERR_IO, "recording %s: close failed: %s", r->path, strerror(errno));
+    recorder_free(r);
+    return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct shoal_recording_t {
+    shoal_recording_header_t header;
+    char* strings; /* the header's four strings, NUL-terminated, back to back */
+    int32_t frame_count;
+    int complete;
+    char damage[512];
+    shoal_recording_frame_t* frames;
+    uint32_t* u32_pool; /* ids, generations, groups of every frame */
+    float* f32_pool;    /* positions, then headings or quaternions, of every frame */
+};
+
+/* What the parser knows while it walks the bytes. */
+typedef struct reader_t {
+    const uint8_t* data;
+    uint64_t size;
+    const char* source;
+    shoal_error_t* err;
+    uint32_t crc[256];
+    int32_t dims;
+} reader_t;
+
+/* A frame found valid by the first pass. */
+typedef struct frame_span_t {
+    uint64_t offset;
+    uint32_t count;
+} frame_span_t;
+
+#define SOURCE_FAIL(rd, status, ...) fail((rd)->err, status, __VA_ARGS__)
+
+static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_t* out_size)
+{
+    const uint8_t* d = rd->data;
+    const uint64_t size = rd->size;
+    const char* src = rd->source;
+    size_t have = size < sizeof rec_magic ? (size_t)size : sizeof rec_magic;
+    /* A stub of another file is "not a recording"; a cut-off one is "truncated". */
+    if (memcmp(d, rec_magic, have) != 0)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: not a shoal recording (bad magic at byte 0)", src);
+    if (size < 12)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: truncated in the header: the file has %" PRIu64 " bytes",
+                           src, size);
+    uint32_t version = get_u32(d + 8);
+    if (version != SHOAL_RECORDING_VERSION)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: byte 8: unsupported version %" PRIu32
+                           " (this build reads version %d)",
+                           src, version, SHOAL_RECORDING_VERSION);
+    if (size < REC_HEADER_FIXED + 4)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: truncated in the header: the file has %" PRIu64
+                           " bytes, a header at least %u",
+                           src, size, REC_HEADER_FIXED + 4);
+    const uint32_t limits[4] = {REC_MAX_UNITS, REC_MAX_NAME, REC_MAX_GROUPS, REC_MAX_SCENARIO};
+    const char* what[4] = {"units", "scenario name", "group names", "scenario text"};
+    uint32_t lengths[4];
+    uint64_t strings = 0;
+    for (int i = 0; i < 4; ++i) {
+        lengths[i] = get_u32(d + 68 + 4 * i);
+        if (lengths[i] > limits[i])
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: byte %d: %s length %" PRIu32
+                               " is above its limit %" PRIu32 " (corrupt header)",
+                               src, 68 + 4 * i, what[i], lengths[i], limits[i]);
+        strings += lengths[i];
+    }
+    uint64_t header_size = align4(REC_HEADER_FIXED + strings) + 4u;
+    if (get_u32(d + 12) != header_size)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: byte 12: header size %" PRIu32
+                           " does not match its string lengths (%" PRIu64 "; corrupt header)",
+                           src, get_u32(d + 12), header_size);
+    if (size < header_size)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: truncated in the header: it needs %" PRIu64
+                           " bytes, the file has %" PRIu64,
+                           src, header_size, size);
+    uint32_t stored = get_u32(d + header_size - 4);
+    uint32_t computed = crc32(rd->crc, d, (size_t)header_size - 4);
+    if (stored != computed)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: byte %" PRIu64
+                           ": header checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+                           ")",
+                           src, header_size - 4, stored, computed);
+
+    shoal_recording_header_t* h = &rec->header;
+    *h = shoal_recording_default_header();
+    uint32_t dims = get_u32(d + 16);
+    uint32_t flags = get_u32(d + 20);
+    uint32_t every = get_u32(d + 28);
+    uint32_t wrap = get_u32(d + 40);
+    h->dt = get_f32(d + 24);
+    h->steps_hint = get_u64(d + 32);
+    for (int k = 0; k < 3; ++k) {
+        h->bounds_min[k] = get_f32(d + 44 + 4 * k);
+        h->bounds_max[k] = get_f32(d + 56 + 4 * k);
+    }
+    const char* bad = NULL;
+    int at = 0;
+    if (dims != 2 && dims != 3) {
+        bad = "dimensions must be 2 or 3";
+        at = 16;
+    } else if (flags != 0) {
+        bad = "unknown flags";
+        at = 20;
+    } else if (!isfinite(h->dt) || h->dt <= 0.0f) {
+        bad = "dt must be finite and > 0";
+        at = 24;
+    } else if (every < 1 || every > INT32_MAX) {
+        bad = "record_every out of range";
+        at = 28;
+    } else if (wrap > 1) {
+        bad = "wrap must be 0 or 1";
+        at = 40;
+    }
+    for (int k = 0; bad == NULL && k < 3; ++k)
+        if (!isfinite(h->bounds_min[k]) || !isfinite(h->bounds_max[k])) {
+            bad = "bounds are not finite";
+            at = 44;
+        }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: byte %d: %s", src, at, bad);
+    h->dimensions = (int32_t)dims;
+    h->record_every = (int32_t)every;
+    h->wrap = (int32_t)wrap;
+    rd->dims = (int32_t)dims;
+
+    rec->strings = malloc((size_t)strings + 4);
+    if (rec->strings == NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", src);
+    const char** fields[4] = {&h->units, &h->scenario_name, &h->group_names, &h->scenario_text};
+    size_t from = REC_HEADER_FIXED, to = 0;
+    for (int i = 0; i < 4; ++i) {
+        memcpy(rec->strings + to, d + from, lengths[i]);
+        rec->strings[to + lengths[i]] = '\0';
+        *fields[i] = rec->strings + to;
+        from += lengths[i];
+        to += (size_t)lengths[i] + 1;
+    }
+    *out_size = header_size;
+    return SHOAL_OK;
+}
+
+/* "truncated after frame N (N+1 complete frames)" or "after the header". */
+static void after_text(char* buf, size_t size, int32_t frames)
+{
+    if (frames == 0)
+        snprintf(buf, size, "truncated after the header (no complete frame)");
+    else
+        snprintf(buf, size, "truncated after frame %d (%d complete frames)", (int)(frames - 1),
+                 (int)frames);
+}
+
+/* Check the frame at `off` (index `index`); on success set its span and
+ * the offset after it. */
+static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uint64_t* last_step,
+                                  double* last_time, frame_span_t* span, uint64_t* next)
+{
+    const uint8_t* p = rd->data + off;
+    const uint64_t left = rd->size - off;
+    const char* src = rd->source;
+    char cut[96];
+    after_text(cut, sizeof cut, index);
+    if (left < REC_FRAME_FIXED)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: frame %d at byte %" PRIu64
+                           " is cut off after %" PRIu64 " bytes",
+                           src, cut, (int)index, off, left);
+    uint32_t index_stored = get_u32(p + 4);
+    uint64_t step = get_u64(p + 8);
+    double time = get_f64(p + 16);
+    uint32_t count = get_u32(p + 24);
+    if (count > INT32_MAX)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64
+                           ": agent count %" PRIu32 " is above 2^31 - 1 (corrupt)",
+                           src, (int)index, off, off + 24, count);
+    uint64_t bytes = frame_bytes(rd->dims, count);
+    if (bytes > left)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: frame %d at byte %" PRIu64 " needs %" PRIu64
+                           " bytes for %" PRIu32 " agents, the file ends %" PRIu64 " bytes later",
+                           src, cut, (int)index, off, bytes, count, left);
+    uint32_t stored = get_u32(p + bytes - 4);
+    uint32_t computed = crc32(rd->crc, p, (size_t)bytes - 4);
+    if (stored != computed)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64
+                           ": checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+                           "): the frame is corrupt",
+                           src, (int)index, off, stored, computed);
+    const char* bad = NULL;
+    uint64_t at = off;
+    if (index_stored != (uint32_t)index) {
+        bad = "wrong frame index";
+        at = off + 4;
+    } else if (get_u32(p + 28) != 0) {
+        bad = "unknown flags";
+        at = off + 28;
+    } else if (index > 0 && step < *last_step) {
+        bad = "step goes back";
+        at = off + 8;
+    } else if (!isfinite(time) || (index > 0 && time < *last_time)) {
+        bad = "time is not finite or goes back";
+        at = off + 16;
+    }
+    const uint8_t* ids = p + REC_FRAME_FIXED;
+    const uint8_t* gens = ids + 4 * (size_t)count;
+    const uint8_t* floats = gens + 8 * (size_t)count; /* after the groups */
+    for (uint32_t i = 0; bad == NULL && i < count; ++i) {
+        uint32_t id = get_u32(ids + 4 * i);
+        if (id == 0 || (i > 0 && id <= get_u32(ids + 4 * (i - 1)))) {
+            bad = "agent ids are not ascending and nonzero";
+            at = off + REC_FRAME_FIXED + 4 * i;
+        } else if (get_u32(gens + 4 * i) > 0xFFFFu) {
+            bad = "generation above 65535";
+            at = (uint64_t)(gens - rd->data) + 4 * i;
+        }
+    }
+    uint64_t float_count = count * (uint64_t)(rd->dims + (rd->dims == 2 ? 1 : 4));
+    for (uint64_t i = 0; bad == NULL && i < float_count; ++i) {
+        if (!isfinite(get_f32(floats + 4 * i))) {
+            bad = "a position or orientation is not finite";
+            at = (uint64_t)(floats - rd->data) + 4 * i;
+        }
+    }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
+                           (int)index, off, at, bad);
+    *last_step = step;
+    *last_time = time;
+    span->offset = off;
+    span->count = count;
+    *next = off + bytes;
+    return SHOAL_OK;
+}
+
+/* The end record at `off` after `frames` frames. */
+static shoal_status_t check_end(reader_t* rd, uint64_t off, int32_t frames)
+{
+    const uint8_t* p = rd->data + off;
+    char cut[96];
+    after_text(cut, sizeof cut, frames);
+    if (rd->size - off < REC_END_BYTES)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: the end record at byte %" PRIu64 " is cut off",
+                           rd->source, cut, off);
+    if (get_u32(p + 8) != crc32(rd->crc, p, 8) || get_u32(p + 4) != (uint32_t)frames)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: the end record at byte %" PRIu64
+                           " is corrupt (it must count %d frames)",
+                           rd->source, off, (int)frames);
+    if (rd->size - off > REC_END_BYTES)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: byte %" PRIu64 ": %" PRIu64
+                           " bytes of trailing data after the end record",
+                           rd->source, off + REC_END_BYTES, rd->size - off - REC_END_BYTES);
+    return SHOAL_OK;
+}
+
+/* Walk the frames. Stops at the end record (complete) or the first problem:
+ * the error is in rd->err, and *out_count frames before it are valid. */
+static shoal_status_t scan_frames(reader_t* rd, uint64_t off, frame_span_t** spans,
+                                  int32_t* out_count, int* complete)
+{
+    int32_t n = 0, capacity = 0;
+    uint64_t last_step = 0;
+    double last_time = 0.0;
+    *complete = 0;
+    for (;;) {
+        if (off == rd->size) {
+            char cut[96];
+            after_text(cut, sizeof cut, n);
+            *out_count = n;
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: %s: no end record at byte %" PRIu64
+                               " (the writer did not close it)",
+                               rd->source, cut, off);
+        }
+        uint32_t tag = rd->size - off >= 4 ? get_u32(rd->data + off) : 0;
+        if (tag == REC_TAG_END) {
+            shoal_status_t status = check_end(rd, off, n);
+            *complete = status == SHOAL_OK;
+            *out_count = n;
+            return status;
+        }
+        if (tag != REC_TAG_FRAME) {
+            char cut[96];
+            after_text(cut, sizeof cut, n);
+            *out_count = n;
+            if (rd->size - off < 4)
+                return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                                   "recording %s: %s: frame %d at byte %" PRIu64 " is cut off",
+                                   rd->source, cut, (int)n, off);
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: byte %" PRIu64
+                               ": expected frame %d or the end record, found neither (corrupt)",
+                               rd->source, off, (int)n);
+        }
+        if (n == INT32_MAX) {
+            *out_count = n;
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: more than %d frames", rd->source,
+                               INT32_MAX);
+        }
+        if (n == capacity) {
+            int32_t grown = capacity < 64              ? 64
+                            : capacity < INT32_MAX / 2 ? capacity * 2
+                                                       : INT32_MAX;
+            frame_span_t* more = realloc(*spans, (size_t)grown * sizeof *more);
+            if (more == NULL) {
+                *out_count = n;
+                return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory",
+                                   rd->source);
+            }
+            *spans = more;
+            capacity = grown;
+        }
+        shoal_status_t status = check_frame(rd, off, n, &last_step, &last_time, &(*spans)[n], &off);
+        if (status != SHOAL_OK) {
+            *out_count = n;
+            return status;
+        }
+        n += 1;
+    }
+}
+
+/* Decode the checked frames into the recording's pools. */
+static shoal_status_t decode_frames(reader_t* rd, shoal_recording_t* rec, const frame_span_t* spans,
+                                    int32_t count)
+{
+    const int32_t dims = rd->dims;
+    const uint64_t rot = dims == 2 ? 1u : 4u;
+    uint64_t agents = 0;
+    for (int32_t f = 0; f < count; ++f) agents += spans[f].count;
+    /* Every agent took agent_bytes() of the file, so these fit in memory
+     * as surely as the file did. */
+    rec->frames = calloc((size_t)count + 1, sizeof *rec->frames);
+    rec->u32_pool = malloc((size_t)(3 * agents + 1) * sizeof(uint32_t));
+    rec->f32_pool = malloc((size_t)(((uint64_t)dims + rot) * agents + 1) * sizeof(float));
+    if (rec->frames == NULL || rec->u32_pool == NULL || rec->f32_pool == NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
+    uint32_t* u = rec->u32_pool;
+    float* fl = rec->f32_pool;
+    for (int32_t f = 0; f < count; ++f) {
+        const uint8_t* p = rd->data + spans[f].offset;
+        const size_t n = spans[f].count;
+        shoal_recording_frame_t* fr = &rec->frames[f];
+        fr->step = get_u64(p + 8);
+        fr->time = get_f64(p + 16);
+        fr->count = (int32_t)n;
+        const uint8_t* src = p + REC_FRAME_FIXED;
+        for (size_t i = 0; i < 3 * n; ++i) u[i] = get_u32(src + 4 * i);
+        fr->ids = u;
+        fr->generations = u + n;
+        fr->groups = u + 2 * n;
+        u += 3 * n;
+        src += 12 * n;
+        size_t floats = ((size_t)dims + (size_t)rot) * n;
+        for (size_t i = 0; i < floats; ++i) fl[i] = get_f32(src + 4 * i);
+        fr->positions = fl;
+        fr->headings = dims == 2 ? fl + 2 * n : NULL;
+        fr->orientations = dims == 3 ? fl + 3 * n : NULL;
+        fl += floats;
+    }
+    rec->frame_count = count;
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const char* source_name,
+                                           uint32_t flags, shoal_recording_t** out,
+                                           shoal_error_t* err)
+{
+    const char* source = source_name != NULL ? source_name : "<memory>";
+    if (out != NULL) *out = NULL;
+    if (out == NULL || (data == NULL && size > 0))
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: %s is NULL", source,
+                    out == NULL ? "out" : "data");
+    if ((flags & ~(uint32_t)SHOAL_RECORDING_ALLOW_TRUNCATED) != 0)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: unknown flags 0x%" PRIx32,
+                    source, flags);
+    if (size == 0) return fail(err, SHOAL_ERR_PARSE, "recording %s: the file is empty", source);
+
+    shoal_recording_t* rec = calloc(1, sizeof *rec);
+    reader_t* rd = malloc(sizeof *rd); /* the CRC table is 1 KiB: kept off small stacks */
+    if (rec == NULL || rd == NULL) {
+        free(rec);
+        free(rd);
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", source);
+    }
+    *rd = (reader_t){(const uint8_t*)data, (uint64_t)size, source, err, {0}, 0};
+    crc_init(rd->crc);
+
+    uint64_t off = 0;
+    frame_span_t* spans = NULL;
+    int32_t count = 0;
+    shoal_status_t status = parse_header(rd, rec, &off);
+    if (status == SHOAL_OK) {
+        /* Frame problems go to a local error first: ALLOW_TRUNCATED keeps
+         * the message as the damage note instead of failing. */
+        shoal_error_t frame_err = {SHOAL_OK, ""};
+        rd->err = &frame_err;
+        status = scan_frames(rd, off, &spans, &count, &rec->complete);
+        rd->err = err;
+        if (status == SHOAL_ERR_PARSE && (flags & SHOAL_RECORDING_ALLOW_TRUNCATED)) {
+            snprintf(rec->damage, sizeof rec->damage, "%s", frame_err.message);
+            status = SHOAL_OK;
+        } else if (status != SHOAL_OK) {
+            fail(err, status, "%s", frame_err.message);
+        }
+    }
+    if (status == SHOAL_OK) status = decode_frames(rd, rec, spans, count);
+    free(spans);
+    free(rd);
+    if (status != SHOAL_OK) {
+        shoal_recording_destroy(rec);
+        return status;
+    }
+    *out = rec;
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_recording_load(const char* path, uint32_t flags, shoal_recording_t** out,
+                                    shoal_error_t* err)
+{
+    if (out != NULL) *out = NULL;
+    if (path == NULL || out == NULL)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording: %s is NULL",
+                    path == NULL ? "path" : "out");
+    FILE* f = fopen(path, "rb");
+    if (f == NULL)
+        return fail(err, SHOAL_ERR_IO, "recording %s: cannot open: %s", path, strerror(errno));
+    /* Read to the end rather than trusting a size: works for pipes too. */
+    uint8_t* data = NULL;
+    size_t size = 0, capacity = 0;
+    shoal_status_t status = SHOAL_OK;
+    for (;;) {
+        if (size == capacity) {
+            size_t grown = capacity < 65536 ? 65536 : capacity * 2;
+            uint8_t* more = grown > capacity ? realloc(data, grown) : NULL;
+            if (more == NULL) {
+                status = fail(err, SHOAL_ERR_OUT_OF_MEMORY,
+                              "recording %s: out of memory after %zu bytes", path, size);
+                break;
+            }
+            data = more;
+            capacity = grown;
+        }
+        size_t got = fread(data + size, 1, capacity - size, f);
+        size += got;
+        if (got == 0) {
+            if (ferror(f))
+                status = fail(err, SHOAL_ERR_IO, "recording %s: read failed at byte %zu: %s", path,
+                              size, strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (status == SHOAL_OK) status = shoal_recording_load_memory(data, size, path, flags, out, err);
+    free(data);
+    return status;
+}
+
+void shoal_recording_destroy(shoal_recording_t* rec)
+{
+    if (rec == NULL) return;
+    free(rec->strings);
+    free(rec->frames);
+    free(rec->u32_pool);
+    free(rec->f32_pool);
+    free(rec);
+}
+
+const shoal_recording_header_t* shoal_recording_header(const shoal_recording_t* rec)
+{
+    return rec != NULL ? &rec->header : NULL;
+}
+
+int32_t shoal_recording_frame_count(const shoal_recording_t* rec)
+{
+    return rec != NULL ? rec->frame_count : 0;
+}
+
+int shoal_recording_is_complete(const shoal_recording_t* rec)
+{
+    return rec != NULL && rec->complete;
+}
+
+const char* shoal_recording_damage(const shoal_recording_t* rec)
+{
+    return rec != NULL ? rec->damage : "";
+}
+
+shoal_status_t shoal_recording_frame(const shoal_recording_t* rec, int32_t index,
+                                     shoal_recording_frame_t* out_frame)
+{
+    if (rec == NULL || out_frame == NULL || index < 0 || index >= rec->frame_count)
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    *out_frame = rec->frames[index];
+    return SHOAL_OK;
+}

@@ -1,0 +1,635 @@
+/* Recordings (include/shoal/recording.h, docs/recording.md): write a world
+ * whose agents come and go, read it back and compare every value exactly;
+ * then damage the file every way a disk or a crash can (cut at every
+ * offset, a flipped byte at every offset, another magic or version,
+ * trailing bytes) and insist on a clear error and never a crash. Last, the
+ * command: `shoal run --record` and `shoal view`.
+ *
+ * Worlds are serial (one thread): Criterion forks, and nothing here needs
+ * OpenMP. Run under the asan-ubsan preset too. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <shoal/recording.h>
+
+#include "support.h"
+
+extern char** environ;
+
+#define TINY SHOAL_SOURCE_DIR "/scenarios/tiny.json"
+#define MAX_FRAMES 16
+#define MAX_AGENTS 256
+
+/* What the test saw in the world when it wrote each frame, sorted by id. */
+typedef struct expected_frame_t {
+    uint64_t step;
+    double time;
+    int32_t count;
+    uint32_t ids[MAX_AGENTS], generations[MAX_AGENTS], groups[MAX_AGENTS];
+    float positions[3 * MAX_AGENTS], headings[MAX_AGENTS], orientations[4 * MAX_AGENTS];
+} expected_frame_t;
+
+typedef struct expected_t {
+    int dims;
+    int32_t frames;
+    expected_frame_t frame[MAX_FRAMES];
+} expected_t;
+
+static char scratch_dir[64];
+
+static void scratch_init(void)
+{
+    strcpy(scratch_dir, "/tmp/shoal_rec_XXXXXX");
+    cr_assert_not_null(mkdtemp(scratch_dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void scratch_path(char* out, size_t size, const char* name)
+{
+    snprintf(out, size, "%s/%s", scratch_dir, name);
+}
+
+static void scratch_cleanup(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch_dir);
+    (void)!system(cmd);
+}
+
+/* Capture the world as the recording should show it: the test's own
+ * sorting, independent of the writer's. */
+static void capture(const shoal_world_t* w, expected_frame_t* f)
+{
+    int32_t n = shoal_world_agent_count(w);
+    cr_assert_leq(n, MAX_AGENTS);
+    static shoal_agent_t ids[MAX_AGENTS];
+    static uint32_t groups[MAX_AGENTS];
+    static float pos[3 * MAX_AGENTS], head[MAX_AGENTS], rot[4 * MAX_AGENTS];
+    shoal_agent_batch_t batch = {ids, pos, NULL, head, rot, NULL, groups};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &batch, MAX_AGENTS, &got), SHOAL_OK);
+    int32_t order[MAX_AGENTS];
+    for (int32_t i = 0; i < got; ++i) order[i] = i;
+    for (int32_t i = 1; i < got; ++i) /* insertion sort by index1 */
+        for (int32_t j = i; j > 0 && ids[order[j - 1]].index1 > ids[order[j]].index1; --j) {
+            int32_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    f->step = shoal_world_step_count(w);
+    f->time = shoal_world_time(w);
+    f->count = got;
+    for (int32_t j = 0; j < got; ++j) {
+        int32_t i = order[j];
+        f->ids[j] = ids[i].index1;
+        f->generations[j] = ids[i].generation;
+        f->groups[j] = groups[i];
+        memcpy(&f->positions[3 * j], &pos[3 * i], 3 * sizeof(float));
+        f->headings[j] = head[i];
+        memcpy(&f->orientations[4 * j], &rot[4 * i], 4 * sizeof(float));
+    }
+}
+
+static shoal_agent_t add_agent(shoal_world_t* w, int i)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.position[0] = (float)(i % 17) * 3.0f - 20.0f;
+    d.position[1] = (float)(i % 5) * 4.0f - 8.0f;
+    d.position[2] = shoal_world_dimensions(w) == 3 ? (float)(i % 3) : 0.0f;
+    d.heading = (float)i * 0.37f;
+    d.pitch = shoal_world_dimensions(w) == 3 ? 0.2f : 0.0f;
+    d.target[0] = 30.0f;
+    d.target[1] = (float)i;
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    d.group = (uint32_t)(i % 3) + (i % 11 == 0 ? 1000000u : 0u);
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    return id;
+}
+
+/* Write `frames` frames of a world whose agents come and go: between frames
+ * some are removed (their slots are then reused with a new generation) and
+ * new ones are added; one frame has no agents at all. */
+static void write_recording(const char* path, int dims, int frames, expected_t* ex)
+{
+    shoal_world_t* w = make_world(dims, 1, SHOAL_BACKEND_SERIAL);
+    shoal_recording_header_t h = shoal_recording_default_header();
+    h.dimensions = dims;
+    h.dt = 0.05f;
+    h.record_every = 2;
+    h.steps_hint = (uint64_t)(2 * frames);
+    h.scenario_name = "churn";
+    h.group_names = "red\ngreen\nblue";
+    h.scenario_text = "{\"name\": \"churn\"}";
+    shoal_recorder_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_open(path, &h, &rec, &err), SHOAL_OK, "%s", err.message);
+
+    shoal_agent_t live[MAX_AGENTS];
+    int live_count = 0, next = 0;
+    for (; live_count < 40; ++live_count) live[live_count] = add_agent(w, next++);
+    ex->dims = dims;
+    ex->frames = frames;
+    for (int f = 0; f < frames; ++f) {
+        capture(w, &ex->frame[f]);
+        cr_assert_eq(shoal_recording_write_frame(rec, w, &err), SHOAL_OK, "%s", err.message);
+        cr_assert_eq(shoal_recording_frames_written(rec), f + 1);
+        if (f == frames / 2) { /* everyone leaves: an empty frame next */
+            for (int i = 0; i < live_count; ++i) shoal_agent_remove(w, live[i]);
+            live_count = 0;
+        } else {
+            int kept = 0;
+            for (int i = 0; i < live_count; ++i) {
+                if ((i + f) % 4 == 0) {
+                    cr_assert_eq(shoal_agent_remove(w, live[i]), SHOAL_OK);
+                } else {
+                    live[kept++] = live[i];
+                }
+            }
+            live_count = kept;
+            for (int k = 0; k < 7 + f && live_count < MAX_AGENTS; ++k)
+                live[live_count++] = add_agent(w, next++);
+        }
+        step_n(w, 2, h.dt);
+    }
+    cr_assert_eq(shoal_recording_close(rec, &err), SHOAL_OK, "%s", err.message);
+    shoal_world_destroy(w);
+}
+
+static void expect_frames_equal(const shoal_recording_t* rec, const expected_t* ex, int32_t frames)
+{
+    for (int32_t f = 0; f < frames; ++f) {
+        const expected_frame_t* e = &ex->frame[f];
+        shoal_recording_frame_t fr;
+        cr_assert_eq(shoal_recording_frame(rec, f, &fr), SHOAL_OK);
+        cr_assert_eq(fr.step, e->step, "frame %d", f);
+        cr_assert_eq(fr.time, e->time, "frame %d", f); /* exact: stored as f64 */
+        cr_assert_eq(fr.count, e->count, "frame %d", f);
+        size_t n = (size_t)e->count;
+        cr_assert_arr_eq(fr.ids, e->ids, n * 4, "frame %d ids", f);
+        cr_assert_arr_eq(fr.generations, e->generations, n * 4, "frame %d generations", f);
+        cr_assert_arr_eq(fr.groups, e->groups, n * 4, "frame %d groups", f);
+        for (size_t i = 0; i < n; ++i) {
+            cr_assert_arr_eq(&fr.positions[(size_t)ex->dims * i], &e->positions[3 * i],
+                             (size_t)ex->dims * sizeof(float), "frame %d agent %zu", f, i);
+            if (ex->dims == 2) {
+                cr_assert_null(fr.orientations);
+                cr_assert_arr_eq(&fr.headings[i], &e->headings[i], sizeof(float));
+            } else {
+                cr_assert_null(fr.headings);
+                cr_assert_arr_eq(&fr.orientations[4 * i], &e->orientations[4 * i],
+                                 4 * sizeof(float));
+            }
+        }
+    }
+}
+
+static void round_trip(int dims)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "churn.rec");
+    static expected_t ex;
+    write_recording(path, dims, 9, &ex);
+
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load(path, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    cr_expect_eq(h->dimensions, dims);
+    cr_expect_eq(h->dt, 0.05f);
+    cr_expect_eq(h->record_every, 2);
+    cr_expect_eq(h->steps_hint, 18u);
+    cr_expect_str_eq(h->units, "m,s,rad");
+    cr_expect_str_eq(h->scenario_name, "churn");
+    cr_expect_str_eq(h->group_names, "red\ngreen\nblue");
+    cr_expect_str_eq(h->scenario_text, "{\"name\": \"churn\"}");
+    cr_expect_eq(shoal_recording_is_complete(rec), 1);
+    cr_expect_str_eq(shoal_recording_damage(rec), "");
+    cr_assert_eq(shoal_recording_frame_count(rec), 9);
+    expect_frames_equal(rec, &ex, 9);
+
+    /* Agents did come and go, and a reused slot has a new generation. */
+    shoal_recording_frame_t first, last, empty;
+    shoal_recording_frame(rec, 0, &first);
+    shoal_recording_frame(rec, 8, &last);
+    shoal_recording_frame(rec, 5, &empty);
+    cr_expect_eq(empty.count, 0);
+    cr_expect_neq(first.count, last.count);
+    int reused = 0;
+    for (int32_t i = 0; i < last.count; ++i) reused |= last.generations[i] > 0;
+    cr_expect(reused, "no slot was reused");
+    shoal_recording_frame_t none;
+    cr_expect_eq(shoal_recording_frame(rec, 9, &none), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_recording_frame(rec, -1, &none), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_recording_destroy(rec);
+    scratch_cleanup();
+}
+
+TestSuite(recording, .timeout = 120);
+
+Test(recording, round_trip_2d) { round_trip(2); }
+
+Test(recording, round_trip_3d) { round_trip(3); }
+
+static uint8_t* read_all(const char* path, size_t* size)
+{
+    FILE* f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t* data = malloc((size_t)n + 1);
+    cr_assert_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
+/* Offsets of frame starts (and of the end record), from the frame sizes. */
+static size_t header_bytes(const uint8_t* data)
+{
+    return (size_t)data[12] | (size_t)data[13] << 8 | (size_t)data[14] << 16;
+}
+
+Test(recording, every_truncation_is_a_clear_error)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "cut.rec");
+    static expected_t ex;
+    write_recording(path, 2, 5, &ex);
+    size_t size = 0;
+    uint8_t* data = read_all(path, &size);
+    size_t header = header_bytes(data);
+    size_t frame_end[MAX_FRAMES];
+    size_t at = header;
+    for (int f = 0; f < ex.frames; ++f) {
+        at += 36 + 24 * (size_t)ex.frame[f].count;
+        frame_end[f] = at;
+    }
+    cr_assert_eq(at + 12, size, "layout as documented");
+
+    for (size_t cut = 0; cut < size; ++cut) {
+        shoal_recording_t* rec = NULL;
+        shoal_error_t err = {SHOAL_OK, ""};
+        shoal_status_t st = shoal_recording_load_memory(data, cut, "cut.rec", 0, &rec, &err);
+        cr_assert_eq(st, SHOAL_ERR_PARSE, "cut at %zu: status %d", cut, st);
+        cr_assert_null(rec);
+        cr_assert_not_null(strstr(err.message, "cut.rec"), "cut %zu: %s", cut, err.message);
+        int complete = 0;
+        while (complete < ex.frames && frame_end[complete] <= cut) complete++;
+        if (cut == 0) {
+            cr_assert_not_null(strstr(err.message, "empty"), "%s", err.message);
+        } else if (cut < header) {
+            cr_assert_not_null(strstr(err.message, "truncated in the header"), "cut %zu: %s", cut,
+                               err.message);
+        } else {
+            char want[64];
+            if (complete == 0)
+                snprintf(want, sizeof want, "truncated after the header");
+            else
+                snprintf(want, sizeof want, "truncated after frame %d (%d complete", complete - 1,
+                         complete);
+            cr_assert_not_null(strstr(err.message, want), "cut %zu: want '%s' in: %s", cut, want,
+                               err.message);
+        }
+
+        /* The valid prefix, on request. */
+        st = shoal_recording_load_memory(data, cut, "cut.rec", SHOAL_RECORDING_ALLOW_TRUNCATED,
+                                         &rec, &err);
+        if (cut < header) {
+            cr_assert_eq(st, SHOAL_ERR_PARSE, "cut %zu", cut);
+            continue;
+        }
+        cr_assert_eq(st, SHOAL_OK, "cut %zu: %s", cut, err.message);
+        cr_assert_eq(shoal_recording_frame_count(rec), complete, "cut %zu", cut);
+        cr_assert_eq(shoal_recording_is_complete(rec), 0);
+        cr_assert_not_null(strstr(shoal_recording_damage(rec), "truncated"), "cut %zu", cut);
+        expect_frames_equal(rec, &ex, complete);
+        shoal_recording_destroy(rec);
+    }
+    free(data);
+    scratch_cleanup();
+}
+
+Test(recording, every_flipped_byte_is_detected)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "flip.rec");
+    static expected_t ex;
+    write_recording(path, 3, 4, &ex);
+    size_t size = 0;
+    uint8_t* data = read_all(path, &size);
+    const uint8_t masks[] = {0x01, 0x80, 0xFF};
+    for (size_t at = 0; at < size; ++at) {
+        for (size_t m = 0; m < sizeof masks; ++m) {
+            data[at] ^= masks[m];
+            shoal_recording_t* rec = NULL;
+            shoal_error_t err = {SHOAL_OK, ""};
+            shoal_status_t st = shoal_recording_load_memory(data, size, "flip.rec", 0, &rec, &err);
+            cr_assert_eq(st, SHOAL_ERR_PARSE, "byte %zu ^ %02x: status %d", at, masks[m], st);
+            cr_assert_null(rec);
+            cr_assert_not_null(strstr(err.message, "flip.rec"), "%s", err.message);
+            cr_assert_not_null(strstr(err.message, "byte"), "no offset in: %s", err.message);
+            /* The prefix reader never crashes and keeps only intact frames. */
+            st = shoal_recording_load_memory(data, size, "flip.rec",
+                                             SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err);
+            if (st == SHOAL_OK) {
+                int32_t n = shoal_recording_frame_count(rec);
+                cr_assert_leq(n, ex.frames);
+                expect_frames_equal(rec, &ex, n);
+                cr_assert_neq(shoal_recording_damage(rec)[0], '\0');
+                shoal_recording_destroy(rec);
+            }
+            data[at] ^= masks[m];
+        }
+    }
+    free(data);
+    scratch_cleanup();
+}
+
+/* Rewrite the header's CRC after patching it, so that the check under test
+ * is the one that fires, not the checksum. */
+static void fix_header_crc(uint8_t* data)
+{
+    size_t h = header_bytes(data);
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < h - 4; ++i) {
+        c ^= data[i];
+        for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    c ^= 0xFFFFFFFFu;
+    for (int k = 0; k < 4; ++k) data[h - 4 + (size_t)k] = (uint8_t)(c >> (8 * k));
+}
+
+static void expect_load_error(const uint8_t* data, size_t size, const char* text)
+{
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", SHOAL_RECORDING_ALLOW_TRUNCATED,
+                                             &rec, &err),
+                 SHOAL_ERR_PARSE);
+    cr_assert_null(rec);
+    cr_assert_not_null(strstr(err.message, text), "want '%s' in: %s", text, err.message);
+}
+
+Test(recording, bad_magic_version_and_trailing_data)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "bad.rec");
+    static expected_t ex;
+    write_recording(path, 2, 3, &ex);
+    size_t size = 0;
+    uint8_t* data = read_all(path, &size);
+
+    data[3] = 'X';
+    expect_load_error(data, size, "not a shoal recording (bad magic at byte 0)");
+    expect_load_error((const uint8_t*)"{\"name\": 1}", 11, "not a shoal recording");
+    data[3] = 'A';
+
+    data[8] = 2;
+    fix_header_crc(data);
+    expect_load_error(data, size, "unsupported version 2 (this build reads version 1)");
+    data[8] = 1;
+    data[16] = 4; /* dimensions */
+    fix_header_crc(data);
+    expect_load_error(data, size, "byte 16: dimensions must be 2 or 3");
+    data[16] = 2;
+    fix_header_crc(data);
+
+    uint8_t* longer = malloc(size + 5);
+    memcpy(longer, data, size);
+    memcpy(longer + size, "extra", 5);
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load_memory(longer, size + 5, "bad.rec", 0, &rec, &err),
+                 SHOAL_ERR_PARSE);
+    cr_expect_not_null(strstr(err.message, "5 bytes of trailing data after the end record"), "%s",
+                       err.message);
+    /* Without the end record: the writer did not close it. */
+    cr_assert_eq(shoal_recording_load_memory(data, size - 12, "bad.rec", 0, &rec, &err),
+                 SHOAL_ERR_PARSE);
+    cr_expect_not_null(
+        strstr(err.message, "truncated after frame 2 (3 complete frames): no end record"), "%s",
+        err.message);
+    cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", 0, &rec, &err), SHOAL_OK, "%s",
+                 err.message);
+    shoal_recording_destroy(rec);
+    free(longer);
+    free(data);
+    scratch_cleanup();
+}
+
+Test(recording, writer_errors_name_the_file)
+{
+    shoal_recorder_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    shoal_recording_header_t h = shoal_recording_default_header();
+    cr_expect_eq(shoal_recording_open("/nonexistent-dir/x.rec", &h, &rec, &err), SHOAL_ERR_IO);
+    cr_expect_null(rec);
+    cr_expect_not_null(strstr(err.message, "/nonexistent-dir/x.rec: cannot create"), "%s",
+                       err.message);
+
+    shoal_recording_header_t raw;
+    memset(&raw, 0, sizeof raw);
+    raw.dimensions = 2;
+    raw.dt = 0.1f;
+    raw.record_every = 1;
+    cr_expect_eq(shoal_recording_open("/tmp/x.rec", &raw, &rec, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(err.message, "shoal_recording_default_header"), "%s", err.message);
+    h.dt = -1.0f;
+    cr_expect_eq(shoal_recording_open("/tmp/x.rec", &h, &rec, &err), SHOAL_ERR_INVALID_ARGUMENT);
+
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "dims.rec");
+    h = shoal_recording_default_header();
+    cr_assert_eq(shoal_recording_open(path, &h, &rec, &err), SHOAL_OK, "%s", err.message);
+    shoal_world_t* w3 = make_world(3, 1, SHOAL_BACKEND_SERIAL);
+    cr_expect_eq(shoal_recording_write_frame(rec, w3, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(err.message, "3 dimensions, the recording 2"), "%s", err.message);
+    cr_expect_eq(shoal_recording_close(rec, &err), SHOAL_OK);
+    cr_expect_eq(shoal_recording_close(NULL, &err), SHOAL_OK);
+    shoal_world_destroy(w3);
+
+    /* Closed with no frames: a valid, empty, complete recording. */
+    shoal_recording_t* loaded = NULL;
+    cr_assert_eq(shoal_recording_load(path, 0, &loaded, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_recording_frame_count(loaded), 0);
+    cr_expect_eq(shoal_recording_is_complete(loaded), 1);
+    shoal_recording_destroy(loaded);
+    cr_expect_eq(shoal_recording_load("/nonexistent-dir/x.rec", 0, &loaded, &err), SHOAL_ERR_IO);
+    cr_expect_not_null(strstr(err.message, "/nonexistent-dir/x.rec: cannot open"), "%s",
+                       err.message);
+    scratch_cleanup();
+}
+
+/* ---- the command ---- */
+
+/* Run `shoal args...` with stdout and stderr into files; returns the exit code. */
+static int run_shoal(const char* const* args, const char* out_path, const char* err_path)
+{
+    const char* argv[16] = {SHOAL_CLI_PATH};
+    int argc = 1;
+    for (; args[argc - 1] != NULL; ++argc) argv[argc] = args[argc - 1];
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    cr_assert_eq(rc, 0, "spawn: %s", strerror(rc));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char* slurp(const char* path)
+{
+    size_t size = 0;
+    uint8_t* data = read_all(path, &size);
+    data[size] = '\0';
+    return (char*)data;
+}
+
+Test(recording, cli_run_record_is_readable)
+{
+    scratch_init();
+    char rec_path[128], out[128], errf[128];
+    scratch_path(rec_path, sizeof rec_path, "tiny.rec");
+    scratch_path(out, sizeof out, "out.txt");
+    scratch_path(errf, sizeof errf, "err.txt");
+    int code = run_shoal((const char*[]){"run", TINY, "--steps", "10", "--record", rec_path,
+                                         "--record-every=3", "--quiet", "--threads", "1", NULL},
+                         out, errf);
+    char* text = slurp(errf);
+    cr_assert_eq(code, 0, "stderr: %s", text);
+    free(text);
+    text = slurp(out);
+    cr_expect_not_null(strstr(text, "(5 frames)"), "%s", text);
+    free(text);
+
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load(rec_path, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    cr_expect_eq(h->dimensions, 2);
+    cr_expect_eq(h->record_every, 3);
+    cr_expect_eq(h->steps_hint, 10u);
+    cr_expect_str_eq(h->scenario_name, "tiny");
+    cr_expect_str_eq(h->group_names, "crossers\nseekers");
+    cr_expect_not_null(strstr(h->scenario_text, "\"antipode\""));
+    const uint64_t steps[] = {0, 3, 6, 9, 10}; /* every 3rd step and the last */
+    cr_assert_eq(shoal_recording_frame_count(rec), 5);
+    for (int32_t f = 0; f < 5; ++f) {
+        shoal_recording_frame_t fr;
+        shoal_recording_frame(rec, f, &fr);
+        cr_expect_eq(fr.step, steps[f]);
+        cr_expect_float_eq(fr.time, (double)steps[f] * (double)h->dt, 1e-6);
+        cr_expect_eq(fr.count, 200);
+        cr_expect_eq(fr.groups[0], 0u);
+        cr_expect_eq(fr.groups[199], 1u); /* seekers are added last */
+    }
+    shoal_recording_destroy(rec);
+
+    /* `shoal view`: one HTML file with the recording inside. */
+    char html[128];
+    scratch_path(html, sizeof html, "tiny.html");
+    code = run_shoal((const char*[]){"view", rec_path, "-o", html, NULL}, out, errf);
+    text = slurp(errf);
+    cr_assert_eq(code, 0, "stderr: %s", text);
+    free(text);
+    text = slurp(out);
+    cr_expect_not_null(strstr(text, html), "prints the page's path: %s", text);
+    free(text);
+    text = slurp(html);
+    cr_expect_not_null(strstr(text, "id=\"recording\" data-name=\"tiny.rec\">\nU0hPQUxSRU"),
+                       "the recording is embedded as base64");
+    cr_expect_null(strstr(text, "http://"), "no network");
+    cr_expect_null(strstr(text, "https://"), "no network");
+    free(text);
+
+    /* A damaged recording: a clear error, exit 1, no page. */
+    FILE* f = fopen(rec_path, "r+b");
+    fseek(f, 300, SEEK_SET);
+    fputc('!', f);
+    fclose(f);
+    char html2[128];
+    scratch_path(html2, sizeof html2, "bad.html");
+    code = run_shoal((const char*[]){"view", rec_path, "-o", html2, NULL}, out, errf);
+    text = slurp(errf);
+    cr_expect_eq(code, 1, "stderr: %s", text);
+    cr_expect_not_null(strstr(text, "checksum mismatch"), "%s", text);
+    cr_expect_neq(access(html2, F_OK), 0, "no page for a bad recording");
+    free(text);
+    scratch_cleanup();
+}
+
+/* A run killed mid-way (SIGKILL: no close, no end record) leaves its
+ * finished frames readable: frames are flushed as they are written. */
+Test(recording, killed_run_keeps_its_frames)
+{
+    scratch_init();
+    char rec_path[128];
+    scratch_path(rec_path, sizeof rec_path, "killed.rec");
+    const char* argv[] = {SHOAL_CLI_PATH, "run", TINY, "--steps", "100000000", "--threads", "1",
+                          "--quiet", "--record", rec_path, NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    cr_assert_eq(rc, 0, "spawn: %s", strerror(rc));
+    /* Wait for a few frames (200 agents: 4836 bytes each), at most 60 s. */
+    for (int i = 0; i < 6000; ++i) {
+        FILE* f = fopen(rec_path, "rb");
+        long size = 0;
+        if (f != NULL) {
+            fseek(f, 0, SEEK_END);
+            size = ftell(f);
+            fclose(f);
+        }
+        if (size > 20 * 4836) break;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR);
+    cr_assert(WIFSIGNALED(status), "the run ended before it was killed");
+
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load(rec_path, 0, &rec, &err), SHOAL_ERR_PARSE);
+    cr_expect_not_null(strstr(err.message, "truncated after frame"), "%s", err.message);
+    cr_assert_eq(shoal_recording_load(rec_path, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err),
+                 SHOAL_OK, "%s", err.message);
+    cr_expect_geq(shoal_recording_frame_count(rec), 20);
+    cr_expect_eq(shoal_recording_is_complete(rec), 0);
+    for (int32_t f = 0; f < shoal_recording_frame_count(rec); ++f) {
+        shoal_recording_frame_t fr;
+        shoal_recording_frame(rec, f, &fr);
+        cr_expect_eq(fr.step, (uint64_t)f);
+        cr_expect_eq(fr.count, 200);
+    }
+    shoal_recording_destroy(rec);
+    scratch_cleanup();
+}

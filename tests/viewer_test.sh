@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# End-to-end test of the viewer: record a run, make the page with
+# `shoal view`, open it in headless Chromium and check, from the DOM after a
+# few seconds of (virtual) time, that frames advanced and agents were drawn,
+# in the 2D and the 3D view; then the same for a recording cut short (the
+# page must still play its complete frames); last, save a screenshot.
+#
+# The page reports itself in <pre id="status">frame=.. frames=.. advanced=..
+# drawn=..</pre> (and window.shoalViewer); --dump-dom prints the DOM after
+# --virtual-time-budget milliseconds of page time.
+#
+# Usage: viewer_test.sh SHOAL CHROMIUM SOURCE_DIR OUT_DIR
+# The screenshot is OUT_DIR/viewer.png; the script prints its path.
+set -euo pipefail
+
+shoal=$1
+chromium=$2
+src=$3
+out=$4
+
+mkdir -p "$out"
+rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/*.html "$out"/viewer.png "$out"/profile-*
+
+fail() {
+  echo "viewer test: FAIL: $*" >&2
+  exit 1
+}
+
+# Chromium as root needs --no-sandbox; a fresh profile per launch lets
+# parallel runs coexist; /dev/shm is small in containers.
+browse() {
+  local profile
+  profile=$(mktemp -d "$out/profile-XXXXXX")
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+    --hide-scrollbars --no-first-run --mute-audio --user-data-dir="$profile" "$@" \
+    2>>"$out/chromium.log" || fail "chromium exited with $? (see $out/chromium.log)"
+  rm -rf "$profile"
+}
+
+# Print the page's status line after 3 s of page time (the DOM is kept).
+status_of() {
+  local dom="$out/dom-$2.html"
+  browse --virtual-time-budget=3000 --dump-dom "$1" >"$dom"
+  grep -o '<pre id="status">[^<]*</pre>' "$dom" | sed 's/<[^>]*>//g' ||
+    fail "no status line in $dom"
+}
+
+field() { # field NAME STATUS -> the number after NAME=
+  sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<<"$2"
+}
+
+check_playing() { # check_playing STATUS FRAMES AGENTS WHAT
+  local status=$1
+  [[ $status != *error=* ]] || fail "$4: the page reports an error: $status"
+  [ "$(field frames "$status")" = "$2" ] || fail "$4: expected frames=$2: $status"
+  [ "$(field advanced "$status")" -gt 0 ] || fail "$4: no frame advanced: $status"
+  [ "$(field drawn "$status")" = "$3" ] || fail "$4: expected drawn=$3 agents: $status"
+  echo "viewer test: $4: $status"
+}
+
+# 60 steps of tiny.json (200 agents): the initial frame and one per step.
+"$shoal" run "$src/scenarios/tiny.json" --steps 60 --threads 1 --quiet \
+  --record "$out/rec.bin" >"$out/run.txt"
+"$shoal" view "$out/rec.bin" -o "$out/view.html" >"$out/view.txt"
+[ "$(cat "$out/view.txt")" = "$out/view.html" ] || fail "shoal view printed: $(cat "$out/view.txt")"
+if grep -qE 'https?://' "$out/view.html"; then fail "the page refers to the network"; fi
+
+# #click makes the page click its first drawn agent (real pointer events).
+check_playing "$(status_of "file://$out/view.html#click" 2d)" 61 200 "2D view"
+grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>' "$out/dom-2d.html" ||
+  fail "a click on an agent shows no id and state (see $out/dom-2d.html)"
+check_playing "$(status_of "file://$out/view.html#view=3d" 3d)" 61 200 "3D view"
+
+# Cut in the middle of frame 40: `shoal view` warns, the page plays 40 frames.
+size=$(stat -c %s "$out/rec.bin")
+head -c $((size - 21 * 4836 - 12 + 100)) "$out/rec.bin" >"$out/cut.bin"
+"$shoal" view "$out/cut.bin" -o "$out/cut.html" >/dev/null 2>"$out/cut.txt"
+grep -q "truncated after frame 39 (40 complete frames)" "$out/cut.txt" ||
+  fail "no truncation warning from shoal view: $(cat "$out/cut.txt")"
+check_playing "$(status_of "file://$out/cut.html" cut)" 40 200 "truncated recording"
+grep -q 'truncated after frame 39' "$out/dom-cut.html" || fail "the page shows no truncation warning"
+
+browse --virtual-time-budget=1500 --window-size=1024,768 --screenshot="$out/viewer.png" \
+  "file://$out/view.html#click"
+[ -f "$out/viewer.png" ] || fail "no screenshot"
+bytes=$(stat -c %s "$out/viewer.png")
+# A blank 1024x768 page compresses to a few KB; agents and trails make tens.
+[ "$bytes" -gt 20000 ] || fail "the screenshot is nearly empty ($bytes bytes)"
+echo "viewer test: screenshot $out/viewer.png ($bytes bytes)"
+echo "viewer test: OK"
