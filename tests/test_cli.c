@@ -496,7 +496,7 @@ Test(cli, help_mentions_every_option)
     cr_expect_str_empty(r.err);
     const char* words[] = {"--steps", "--threads", "--json", "--quiet", "--help", "FILE",
                            "default.json", "state_hash", "agent_steps_per_s", "systems",
-                           "ms_per_step", "Exit codes"};
+                           "ms_per_step", "Exit codes", "--stats", "--trace"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i) {
         cr_expect_not_null(strstr(r.out, words[i]), "run --help lacks '%s'", words[i]);
     }
@@ -782,4 +782,83 @@ Test(cli, pathfollow_single_runs_and_bad_paths)
     remove(repeated);
     remove(empty);
     rmdir(dir);
+}
+
+/* --trace writes Chrome trace-event JSON naming every system; --stats lists
+ * every system, idle ones included; a trace that cannot be written fails
+ * the run with the path in the message and leaves no temporary file. */
+Test(cli, trace_and_stats_cover_every_system)
+{
+    scratch_t s = {0};
+    const char* trace = scratch_write(&s, "trace.json", NULL);
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "5", "--threads", "2", "--trace", trace,
+                            "--stats", NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
+    cr_expect_not_null(strstr(r.out, "outside systems"), "%s", r.out);
+
+    char* text = read_text(trace);
+    cJSON* root = cJSON_Parse(text);
+    cr_assert_not_null(root, "the trace is not JSON");
+    cr_expect_str_eq(json_string(root, "displayTimeUnit"), "ms");
+    const cJSON* events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    cr_assert(cJSON_IsArray(events));
+    int complete = 0, thread_names = 0;
+    const cJSON* e;
+    cJSON_ArrayForEach(e, events)
+    {
+        const char* ph = json_string(e, "ph");
+        if (strcmp(ph, "M") == 0) {
+            thread_names += strcmp(json_string(e, "name"), "thread_name") == 0;
+            continue;
+        }
+        cr_assert_str_eq(ph, "X");
+        complete++;
+        json_string(e, "name");
+        json_string(e, "cat");
+        cr_expect_geq(json_number(e, "ts"), 0.0);
+        cr_expect_geq(json_number(e, "dur"), 0.0);
+        cr_expect_eq(json_number(e, "pid"), 1.0);
+        cr_expect_geq(json_number(e, "tid"), 0.0);
+    }
+    cr_expect_gt(complete, 0);
+    cr_expect_eq(thread_names, 2, "one thread_name per worker");
+
+    cJSON* run = run_json((const char*[]){"run", TINY, "--steps", "5", "--json", NULL});
+    const cJSON* systems = cJSON_GetObjectItemCaseSensitive(run, "systems");
+    cr_assert(cJSON_IsArray(systems));
+    const cJSON* system;
+    cJSON_ArrayForEach(system, systems)
+    {
+        const char* name = json_string(system, "name");
+        int spans = 0;
+        cJSON_ArrayForEach(e, events)
+        {
+            if (strcmp(json_string(e, "ph"), "X") == 0 &&
+                strcmp(json_string(e, "name"), name) == 0) {
+                spans++;
+            }
+        }
+        cr_expect_geq(spans, 5, "system %s: %d spans for 5 steps", name, spans);
+        char row[64];
+        snprintf(row, sizeof row, "\n%s ", name);
+        cr_expect_not_null(strstr(r.out, row), "--stats lacks %s:\n%s", name, r.out);
+    }
+    cJSON_Delete(run);
+    cJSON_Delete(root);
+    free(text);
+    output_free(&r);
+
+    /* An unwritable trace: exit 1, the path named, nothing left behind. */
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/missing/trace.json", s.dir);
+    run_cli((const char*[]){"run", TINY, "--steps", "2", "--trace", bad, NULL}, &r);
+    cr_expect_eq(r.status, 1, "exit %d", r.status);
+    cr_expect_not_null(strstr(r.err, bad), "stderr: %s", r.err);
+    output_free(&r);
+    run_cli((const char*[]){"run", TINY, "--trace", NULL}, &r);
+    cr_expect_eq(r.status, 2, "--trace without a file is a usage error");
+    output_free(&r);
+    scratch_remove(&s);
 }

@@ -14,13 +14,25 @@
  *   clean for pipes and --json, and logs never fill with '\r' lines.
  * - --record writes the initial state, every K-th step and the last step
  *   (docs/recording.md). Writing frames is excluded from the timed seconds,
- *   so a recorded run reports the same throughput as an unrecorded one. */
+ *   so a recorded run reports the same throughput as an unrecorded one.
+ * - The default table lists only the systems that touched agents (a crowd
+ *   of seekers need not read about the planner); --stats lists every
+ *   system, idle and disabled ones included, and the loop time no system
+ *   accounts for. --json always has every system.
+ * - --trace records with the library's tracer (shoal_world_set_trace) and
+ *   writes Chrome trace-event JSON after the run, through a temporary file
+ *   renamed into place, so a failed or interrupted write never leaves half
+ *   a trace under the requested name. Timestamps are microseconds from the
+ *   first step's start. Tracing's own cost (two clock reads and a store
+ *   per span) stays inside the timed loop, where it belongs. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -47,7 +59,15 @@ typedef struct run_options_t {
     int quiet;
     const char* record;   /* --record FILE, or NULL */
     int64_t record_every; /* --record-every K; 0: not given (1) */
+    int stats;            /* --stats: the full table of systems */
+    const char* trace;    /* --trace FILE, or NULL */
 } run_options_t;
+
+/* Trace events kept per buffer: enough for every span of a few thousand
+ * steps, within a fixed total budget whatever the thread count. */
+#define TRACE_EVENTS_PER_STEP 128
+#define TRACE_MIN_EVENTS 4096
+#define TRACE_TOTAL_EVENTS (1 << 22)
 
 typedef struct run_result_t {
     int64_t steps;        /* steps actually run */
@@ -74,7 +94,7 @@ static void print_help(void)
 {
     printf(
         "Usage: shoal run [FILE] [--steps N] [--threads T] [--json] [--quiet]\n"
-        "                 [--record OUT [--record-every K]]\n"
+        "                 [--record OUT [--record-every K]] [--stats] [--trace OUT]\n"
         "\n"
         "Load the scenario FILE, build its world, step it N times at the scenario's dt\n"
         "and report throughput, the final state hash and the cost of every system.\n"
@@ -100,13 +120,21 @@ static void print_help(void)
         "                   state, every K-th step and the last step, with the scenario\n"
         "                   inside. View it with 'shoal view OUT'.\n"
         "  --record-every K record every K-th step, an integer >= 1. Default: 1.\n"
+        "  --stats          list every system in the table (by default only those that\n"
+        "                   touched agents are listed), with the loop time no system\n"
+        "                   accounts for. No effect on --json, which has every system.\n"
+        "  --trace OUT      write a Chrome trace-event JSON file to OUT: a span per step,\n"
+        "                   per system and step, and per block of agents on each worker\n"
+        "                   thread where a system runs in parallel. Open it in\n"
+        "                   https://ui.perfetto.dev or chrome://tracing. Events beyond a\n"
+        "                   fixed buffer are dropped with a warning on stderr.\n"
         "  --help, -h       show this help.\n"
         "\n"
         "Text output: the scenario, agents, dimensions, threads, backend, steps, wall\n"
         "seconds of the stepping loop, agent-steps per second and state_hash, then a\n"
-        "table of systems in step order: calls, ms total, ms/step, share of step\n"
-        "(percent of the loop's wall time; the rest is scheduling overhead) and\n"
-        "ns/agent (time per agent touched).\n"
+        "table of systems in step order (those that touched agents; all with --stats):\n"
+        "stage, calls, ms total, ms/step, share of step (percent of the loop's wall\n"
+        "time; the rest is scheduling overhead) and ns/agent (time per agent touched).\n"
         "\n"
         "JSON keys:\n"
         "  scenario (string), file (string), agents (number, after populating),\n"
@@ -143,6 +171,21 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
             }
             if (strcmp(arg, "--json") == 0) {
                 opt->json = 1;
+                continue;
+            }
+            if (strcmp(arg, "--stats") == 0) {
+                opt->stats = 1;
+                continue;
+            }
+            matched = cli_option_value(command, argc, argv, &i, "--trace", &value);
+            if (matched < 0) {
+                return CLI_EXIT_USAGE;
+            }
+            if (matched) {
+                if (value[0] == '\0') {
+                    return cli_usage_error(command, "--trace needs a file name");
+                }
+                opt->trace = value;
                 continue;
             }
             if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -321,8 +364,14 @@ static double agent_steps_per_s(const run_result_t* result)
     return result->seconds > 0.0 ? (double)result->agent_steps / result->seconds : 0.0;
 }
 
+/* A system worth a line in the default table: it did work. */
+static int system_listed(const shoal_system_stats_t* stats, int all)
+{
+    return all || stats->agents > 0;
+}
+
 static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* world,
-                       int32_t agents, float dt, const run_result_t* result)
+                       int32_t agents, float dt, const run_result_t* result, int all)
 {
     printf("scenario         %s\n", shoal_scenario_name(scenario));
     printf("agents           %" PRId32 "\n", agents);
@@ -335,11 +384,15 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     printf("state_hash       %016" PRIx64 "\n", shoal_world_state_hash(world));
 
     int32_t count = shoal_world_system_count(world);
-    int name_width = (int)strlen("all systems"); /* the total row's label */
+    /* The total rows' labels are the narrowest the column may be. */
+    int name_width = (int)strlen(all ? "outside systems" : "all systems");
     int stage_width = (int)strlen("stage");
     for (int32_t i = 0; i < count; ++i) {
         shoal_system_stats_t stats;
         if (shoal_world_system_stats(world, i, &stats) != SHOAL_OK) {
+            continue;
+        }
+        if (!system_listed(&stats, all)) {
             continue;
         }
         int n = (int)strlen(stats.name);
@@ -350,12 +403,17 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     printf("\n%-*s  %-*s  %8s  %10s  %9s  %8s  %9s\n", name_width, "system", stage_width,
            "stage", "calls", "ms total", "ms/step", "% step", "ns/agent");
     uint64_t ns_sum = 0;
+    int32_t hidden = 0;
     for (int32_t i = 0; i < count; ++i) {
         shoal_system_stats_t stats;
         if (shoal_world_system_stats(world, i, &stats) != SHOAL_OK) {
             continue;
         }
         ns_sum += stats.ns_total;
+        if (!system_listed(&stats, all)) {
+            hidden++;
+            continue;
+        }
         char per_agent[32];
         if (stats.agents > 0) {
             snprintf(per_agent, sizeof per_agent, "%.2f",
@@ -375,6 +433,19 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "all systems", stage_width, "",
            "", (double)ns_sum * 1e-6, ms_per_step(&total, result->steps),
            100.0 * share_of_loop(&total, result->seconds));
+    if (all) {
+        /* What the loop spent outside systems: stage boundaries (applying
+         * adds and removes), scheduling, the driver's own bookkeeping. */
+        double loop_ns = result->seconds * 1e9;
+        shoal_system_stats_t rest = {0};
+        rest.ns_total = loop_ns > (double)ns_sum ? (uint64_t)(loop_ns - (double)ns_sum) : 0;
+        printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "outside systems",
+               stage_width, "", "", (double)rest.ns_total * 1e-6, ms_per_step(&rest, result->steps),
+               100.0 * share_of_loop(&rest, result->seconds));
+    } else if (hidden > 0) {
+        printf("(%" PRId32 " system%s that touched no agents not listed; --stats lists all)\n",
+               hidden, hidden == 1 ? "" : "s");
+    }
 }
 
 /* cJSON's add functions return NULL on allocation failure (and accept a
@@ -458,6 +529,120 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
     puts(text);
     cJSON_free(text);
     return 0;
+}
+
+/* A JSON string (quotes included) for a system or scenario name. */
+static void put_json_string(FILE* f, const char* text)
+{
+    fputc('"', f);
+    for (const unsigned char* c = (const unsigned char*)text; *c != '\0'; ++c) {
+        if (*c == '"' || *c == '\\') {
+            fprintf(f, "\\%c", *c);
+        } else if (*c < 0x20) {
+            fprintf(f, "\\u%04x", *c);
+        } else {
+            fputc(*c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* Chrome trace-event JSON ("JSON object format"): metadata naming the
+ * process and each worker thread, then complete ("X") events. A step and
+ * the system spans go on the stepping thread, which is worker 0 (tid 0),
+ * so worker 0's block spans nest inside their system's span there. */
+static int write_trace_events(FILE* f, const shoal_world_t* world, const char* scenario_name)
+{
+    int32_t count = shoal_world_trace_count(world);
+    uint64_t origin = UINT64_MAX;
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_trace_event_t e;
+        if (shoal_world_trace_event(world, i, &e) == SHOAL_OK && e.start_ns < origin) {
+            origin = e.start_ns;
+        }
+    }
+    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", f);
+    fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":", f);
+    put_json_string(f, scenario_name);
+    fputs("}}", f);
+    int32_t threads = shoal_world_thread_count(world);
+    for (int32_t t = 0; t < threads; ++t) {
+        fprintf(f,
+                ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId32
+                ",\"args\":{\"name\":\"worker %" PRId32 "%s\"}}",
+                t, t, t == 0 ? " (stepping thread)" : "");
+        fprintf(f,
+                ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId32
+                ",\"args\":{\"sort_index\":%" PRId32 "}}",
+                t, t);
+    }
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_trace_event_t e;
+        if (shoal_world_trace_event(world, i, &e) != SHOAL_OK) {
+            continue;
+        }
+        const char* category = e.stage == SHOAL_STAGE_COUNT_ ? "step" : shoal_stage_name(e.stage);
+        fputs(",\n{\"name\":", f);
+        put_json_string(f, e.name);
+        fputs(",\"cat\":", f);
+        put_json_string(f, category);
+        fprintf(f,
+                ",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%" PRId32
+                ",\"args\":{\"step\":%" PRIu64 ",\"%s\":%" PRId32 "}}",
+                (double)(e.start_ns - origin) * 1e-3, (double)(e.end_ns - e.start_ns) * 1e-3,
+                e.worker > 0 ? e.worker : 0, e.step, e.worker >= 0 ? "items" : "agents", e.items);
+    }
+    fputs("\n]}\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* Write the trace to a temporary file next to `path`, then rename it into
+ * place. On failure prints the error, removes the temporary file and
+ * returns nonzero. */
+static int write_trace(const char* path, const shoal_world_t* world, const char* scenario_name)
+{
+    size_t length = strlen(path);
+    char* temp = malloc(length + sizeof ".tmp.XXXXXX");
+    if (temp == NULL) {
+        cli_error("out of memory while writing the trace");
+        return 1;
+    }
+    memcpy(temp, path, length);
+    memcpy(temp + length, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+    int fd = mkstemp(temp);
+    if (fd < 0) {
+        cli_error("cannot write the trace '%s': %s", path, strerror(errno));
+        free(temp);
+        return 1;
+    }
+    /* mkstemp makes the file private (0600); give it the mode a plain
+     * fopen would have. */
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE* f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL) {
+        cli_error("cannot write the trace '%s': %s", path, strerror(errno));
+        close(fd);
+        remove(temp);
+        free(temp);
+        return 1;
+    }
+    int failed = write_trace_events(f, world, scenario_name) != 0;
+    int saved = errno;
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    if (!failed && rename(temp, path) != 0) {
+        failed = 1;
+        saved = errno;
+    }
+    if (failed) {
+        cli_error("cannot write the trace '%s': %s", path, strerror(saved));
+        remove(temp);
+    }
+    free(temp);
+    return failed;
 }
 
 /* The scenario file's text, for the recording's header; NULL if it cannot
@@ -617,6 +802,16 @@ int cmd_run(int argc, char** argv)
         open_recording(&opt, path, scenario, &def, world, steps, dt, &recording) != 0) {
         goto done;
     }
+    if (opt.trace != NULL) {
+        int64_t per_buffer = (steps + 1) * TRACE_EVENTS_PER_STEP;
+        int64_t budget = TRACE_TOTAL_EVENTS / (shoal_world_thread_count(world) + 1);
+        per_buffer = per_buffer < budget ? per_buffer : budget;
+        per_buffer = per_buffer > TRACE_MIN_EVENTS ? per_buffer : TRACE_MIN_EVENTS;
+        if (shoal_world_set_trace(world, (int32_t)per_buffer) != SHOAL_OK) {
+            cli_error("cannot trace: %s", shoal_world_last_error(world));
+            goto done;
+        }
+    }
     if (step_world(world, steps, dt, show_progress, &recording, &result) != 0) {
         goto done;
     }
@@ -631,14 +826,30 @@ int cmd_run(int argc, char** argv)
         goto done;
     }
 
+    if (opt.trace != NULL) {
+        if (write_trace(opt.trace, world, shoal_scenario_name(scenario)) != 0) {
+            goto done;
+        }
+        uint64_t dropped = shoal_world_trace_dropped(world);
+        if (dropped > 0) {
+            fprintf(stderr,
+                    "shoal: warning: trace buffers full: %" PRIu64
+                    " events dropped; trace fewer steps for a complete trace\n",
+                    dropped);
+        }
+    }
     if (opt.json) {
         if (print_json(scenario, world, path, agents, dt, &result) != 0) {
             goto done;
         }
     } else {
-        print_text(scenario, world, agents, dt, &result);
+        print_text(scenario, world, agents, dt, &result, opt.stats);
         if (opt.record != NULL) {
             printf("\nrecording        %s (%" PRId64 " frames)\n", opt.record, frames);
+        }
+        if (opt.trace != NULL) {
+            printf("%strace            %s (%" PRId32 " events)\n", opt.record != NULL ? "" : "\n",
+                   opt.trace, shoal_world_trace_count(world));
         }
     }
     /* A full disk or closed pipe must not look like success to a script. */

@@ -837,6 +837,49 @@ SHOAL_API shoal_status_t shoal_world_set_system_enabled(shoal_world_t* world, co
                                                         int enabled);
 SHOAL_API void shoal_world_reset_stats(shoal_world_t* world);
 
+/* Tracing: an opt-in recorder of when each system ran, for profilers
+ * (`shoal run --trace` turns it into Chrome trace-event JSON for Perfetto
+ * and chrome://tracing). While on, every step records a span for the whole
+ * step, one per enabled system run, and, inside systems that use the
+ * library's parallel-for, one per block of agents a worker processed (with
+ * several threads, a system thus shows on every thread it ran on). Worker 0
+ * is the thread that called shoal_world_step, so its block spans nest inside
+ * the system span. Times come from a monotonic clock in nanoseconds.
+ *
+ * Events go into fixed buffers allocated when tracing is turned on (one for
+ * step and system spans, one per worker, `capacity` events each), so
+ * recording never allocates or locks; once a buffer is full its further
+ * events are dropped and counted. Tracing never changes simulation results.
+ * Off (the default), it costs one branch per system and per parallel loop. */
+typedef struct shoal_trace_event_t {
+    const char* name;    /* system name, or "step" (owned by the world; valid
+                          * while the system exists) */
+    shoal_stage_t stage; /* the system's stage; SHOAL_STAGE_COUNT_ for a step */
+    int32_t worker;      /* -1: a step or whole-system span on the stepping
+                          * thread; >= 0: a block span of that worker */
+    int32_t items;       /* agents (items) in a block span; agents a system
+                          * touched for a system span; agents for a step */
+    uint64_t step;       /* the step it belongs to (step count before the step) */
+    uint64_t start_ns;   /* monotonic clock, ns */
+    uint64_t end_ns;
+} shoal_trace_event_t;
+
+/* Turn tracing on with room for `capacity` events (> 0) per buffer, or off
+ * with 0. Either way the events recorded so far are discarded. Fails with
+ * BUSY inside a step, OUT_OF_MEMORY (tracing stays as it was) if the
+ * buffers cannot be had, INVALID_ARGUMENT for capacity < 0. */
+SHOAL_API shoal_status_t shoal_world_set_trace(shoal_world_t* world, int32_t capacity);
+/* Events recorded since tracing was turned on or cleared (0 when off). */
+SHOAL_API int32_t shoal_world_trace_count(const shoal_world_t* world);
+/* Event `index` in [0, count): step and system spans first, in the order
+ * they ended, then each worker's block spans in worker order. */
+SHOAL_API shoal_status_t shoal_world_trace_event(const shoal_world_t* world, int32_t index,
+                                                 shoal_trace_event_t* out_event);
+/* Events dropped because a buffer was full since the last clear. */
+SHOAL_API uint64_t shoal_world_trace_dropped(const shoal_world_t* world);
+/* Discard the recorded events (and the dropped count), keeping tracing on. */
+SHOAL_API void shoal_world_clear_trace(shoal_world_t* world);
+
 /* A user system: called once per step at its place in its stage, on the
  * thread that called shoal_world_step. It may read agents and call the
  * shoal_agent_* setters; adds and removes are applied at the stage boundary.

@@ -10,6 +10,8 @@
  * that no two running calls share. */
 #include "ecs/parallel.h"
 
+#include "ecs/trace.h"
+
 #include <hwloc.h>
 #include <omp.h>
 #include <stdatomic.h>
@@ -85,10 +87,43 @@ static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
     if (bind) w->threads_bound = 1;
 }
 
+/* With tracing on, each block runs through this wrapper, which times it and
+ * records it in its worker's own buffer. Off, par_for calls fn directly:
+ * the loops themselves never test for tracing. */
+typedef struct traced_job {
+    par_fn* fn;
+    void* ctx;
+    trace_t* trace;
+    int32_t system_id;
+    uint64_t step;
+} traced_job;
+
+static void traced_block(int32_t begin, int32_t end, int32_t worker, void* ctx)
+{
+    const traced_job* t = (const traced_job*)ctx;
+    uint64_t t0 = world_now_ns();
+    t->fn(begin, end, worker, t->ctx);
+    trace_record(t->trace, 1 + worker, t->system_id, end - begin, t->step, t0, world_now_ns());
+}
+
+static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule,
+                    par_fn* fn, void* ctx);
+
 void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
              void* ctx)
 {
     if (count <= 0) return;
+    if (w->trace && w->trace_system >= 0) {
+        traced_job t = {fn, ctx, w->trace, w->trace_system, w->step_count};
+        par_run(w, count, min_block, schedule, traced_block, &t);
+        return;
+    }
+    par_run(w, count, min_block, schedule, fn, ctx);
+}
+
+static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule,
+                    par_fn* fn, void* ctx)
+{
     int32_t threads = w->thread_count;
     if (min_block < 1) min_block = 1;
     if (threads <= 1 || w->backend == SHOAL_BACKEND_SERIAL || count <= min_block) {

@@ -3,6 +3,7 @@
  * that order, timing each call. */
 #include <string.h>
 
+#include "ecs/trace.h"
 #include "ecs/world.h"
 
 shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
@@ -34,6 +35,7 @@ shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t
     s->run = run;
     s->user_fn = user_fn;
     s->ctx = ctx;
+    s->id = w->system_count; /* systems are never removed: counts are unique */
     w->system_count++;
     return SHOAL_OK;
 }
@@ -43,6 +45,10 @@ shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
     for (int32_t i = 0; i < w->system_count; ++i) {
         system_t* s = &w->systems[i];
         if (s->stage != stage || !s->enabled) continue;
+        /* A user system cannot turn tracing on or off (BUSY in a step), so
+         * the pointer read here holds for the whole call. */
+        trace_t* trace = w->trace;
+        if (trace) w->trace_system = s->id;
         uint64_t t0 = world_now_ns();
         int64_t touched;
         if (s->user_fn) {
@@ -51,8 +57,14 @@ shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
         } else {
             touched = s->run(w, dt, s->ctx);
         }
-        s->ns_total += world_now_ns() - t0;
+        uint64_t t1 = world_now_ns();
+        s->ns_total += t1 - t0;
         s->calls++;
+        if (trace) {
+            w->trace_system = -1;
+            trace_record(trace, 0, s->id, touched > INT32_MAX ? INT32_MAX : touched > 0 ? (int32_t)touched : 0,
+                         w->step_count, t0, t1);
+        }
         if (touched < 0) {
             if (w->error[0] == '\0' || s->user_fn)
                 world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name,

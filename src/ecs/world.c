@@ -9,6 +9,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
+#include "ecs/trace.h"
 #include "systems/ground.h"
 #include "systems/planner.h"
 #include "systems/spatial_hash.h"
@@ -256,6 +257,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
                        "world_create: out of memory reserving %d agents", (int)cap);
     }
     w->slot_capacity = cap;
+    w->trace_system = -1;
     world_register_builtin_systems(w);
     *out_world = w;
     return SHOAL_OK;
@@ -278,6 +280,7 @@ void shoal_world_destroy(shoal_world_t* w)
     mem_free(&alloc, w->slots, (size_t)w->slot_capacity * sizeof(slot_t));
     mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
     par_release_topology(w->topology);
+    trace_destroy(w->trace, &alloc);
     mem_free(&alloc, w, sizeof *w);
 }
 
@@ -289,12 +292,17 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "world_step: dt must be finite and > 0 seconds, got %g", (double)dt);
     w->in_step = 1;
+    uint64_t trace_start = w->trace ? world_now_ns() : 0;
+    int32_t agents_before = w->agents.count;
     shoal_status_t status = SHOAL_OK;
     for (int s = 0; s < SHOAL_STAGE_COUNT_ && status == SHOAL_OK; ++s) {
         status = world_run_stage(w, (shoal_stage_t)s, dt);
         shoal_status_t applied = world_apply_commands(w);
         if (status == SHOAL_OK) status = applied;
     }
+    if (w->trace)
+        trace_record(w->trace, 0, TRACE_STEP_ID, agents_before, w->step_count, trace_start,
+                     world_now_ns());
     w->in_step = 0;
     if (status == SHOAL_OK) {
         w->step_count++;

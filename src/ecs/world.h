@@ -70,6 +70,7 @@ typedef struct system_t {
     system_run_fn* run;
     shoal_system_fn* user_fn;
     void* ctx;
+    int32_t id; /* registration order: stable while systems are inserted */
     uint64_t calls;
     uint64_t ns_total;
     uint64_t agents;
@@ -155,6 +156,11 @@ struct shoal_world_t {
 
     uint64_t step_count;
     double time;
+
+    /* tracing (ecs/trace.h): NULL when off; trace_system is the id of the
+     * system running now, -1 outside systems */
+    struct trace_t* trace;
+    int32_t trace_system;
 
     char error[512];
 };

@@ -1,0 +1,235 @@
+/* The tracer (shoal_world_set_trace): what it records, that it never changes
+ * results, and that a full buffer drops events instead of failing. Worlds
+ * with OpenMP threads run only inside Criterion's forked test children. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "support.h"
+
+#define FLOCK_AGENTS 4000
+
+/* A flock dense enough that neighbors and the spatial hash split their work
+ * between two workers. */
+static shoal_world_t* make_flock(int threads)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = threads;
+    def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+    def.seed = 11;
+    def.wrap = 1;
+    def.bounds_min[0] = def.bounds_min[1] = -40.0f;
+    def.bounds_max[0] = def.bounds_max[1] = 40.0f;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    uint64_t s = 5;
+    for (int i = 0; i < FLOCK_AGENTS; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = uniform(&s, -40.0f, 40.0f);
+        d.position[1] = uniform(&s, -40.0f, 40.0f);
+        d.heading = uniform(&s, -3.0f, 3.0f);
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+        d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
+        d.weights[SHOAL_BEHAVIOR_COHERE] = 0.5f;
+        d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    return w;
+}
+
+static shoal_trace_event_t event_at(const shoal_world_t* w, int32_t i)
+{
+    shoal_trace_event_t e;
+    cr_assert_eq(shoal_world_trace_event(w, i, &e), SHOAL_OK, "%s", shoal_world_last_error(w));
+    return e;
+}
+
+TestSuite(trace, .timeout = 120);
+
+Test(trace, off_by_default_and_argument_checks)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    populate_mixed(w, 50, 3);
+    cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    cr_expect_eq(shoal_world_trace_count(w), 0);
+    cr_expect_eq(shoal_world_trace_dropped(w), 0);
+    shoal_trace_event_t e;
+    cr_expect_eq(shoal_world_trace_event(w, 0, &e), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_set_trace(w, -1), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_set_trace(NULL, 10), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_trace_count(NULL), 0);
+    cr_assert_eq(shoal_world_set_trace(w, 100), SHOAL_OK);
+    cr_expect_eq(shoal_world_trace_event(w, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    cr_expect_gt(shoal_world_trace_count(w), 0);
+    shoal_world_clear_trace(w);
+    cr_expect_eq(shoal_world_trace_count(w), 0);
+    cr_assert_eq(shoal_world_set_trace(w, 0), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    cr_expect_eq(shoal_world_trace_count(w), 0, "off again: nothing recorded");
+    shoal_world_destroy(w);
+}
+
+/* Set tracing from inside a step: refused. */
+static shoal_status_t try_trace(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    *(shoal_status_t*)ctx = shoal_world_set_trace(w, 0);
+    return SHOAL_OK;
+}
+
+Test(trace, every_enabled_system_each_step_nested_in_the_step)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    populate_mixed(w, 200, 9);
+    shoal_status_t inside = SHOAL_OK;
+    cr_assert_eq(shoal_world_add_system(w, "probe", SHOAL_STAGE_OBSERVE, try_trace, &inside),
+                 SHOAL_OK);
+    cr_assert_eq(shoal_world_set_system_enabled(w, "wander", 0), SHOAL_OK);
+    cr_assert_eq(shoal_world_set_trace(w, 4096), SHOAL_OK);
+    enum { STEPS = 4 };
+    for (int k = 0; k < STEPS; ++k) cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    cr_expect_eq(inside, SHOAL_ERR_BUSY, "set_trace inside a step must be refused");
+
+    int32_t systems = shoal_world_system_count(w);
+    int32_t count = shoal_world_trace_count(w);
+    cr_expect_eq(shoal_world_trace_dropped(w), 0);
+    for (uint64_t step = 0; step < STEPS; ++step) {
+        /* The step's span. */
+        shoal_trace_event_t outer = {0};
+        int steps_found = 0;
+        for (int32_t i = 0; i < count; ++i) {
+            shoal_trace_event_t e = event_at(w, i);
+            if (e.step == step && strcmp(e.name, "step") == 0) {
+                outer = e;
+                steps_found++;
+            }
+        }
+        cr_assert_eq(steps_found, 1, "step %d: one step span", (int)step);
+        cr_expect_eq(outer.worker, -1);
+        cr_expect_eq(outer.stage, SHOAL_STAGE_COUNT_);
+        cr_expect_leq(outer.start_ns, outer.end_ns);
+        for (int32_t j = 0; j < systems; ++j) {
+            shoal_system_stats_t stats;
+            cr_assert_eq(shoal_world_system_stats(w, j, &stats), SHOAL_OK);
+            int found = 0;
+            for (int32_t i = 0; i < count; ++i) {
+                shoal_trace_event_t e = event_at(w, i);
+                if (e.step != step || e.worker != -1 || strcmp(e.name, stats.name) != 0) continue;
+                found++;
+                cr_expect_eq(e.stage, stats.stage, "%s", e.name);
+                cr_expect(e.start_ns >= outer.start_ns && e.end_ns <= outer.end_ns,
+                          "step %d: %s not inside its step", (int)step, e.name);
+                cr_expect_leq(e.start_ns, e.end_ns);
+            }
+            cr_expect_eq(found, stats.enabled ? 1 : 0, "step %d: system %s spans %d", (int)step,
+                         stats.name, found);
+        }
+    }
+    /* System spans of a step come in step order: stage by stage. */
+    shoal_stage_t previous = SHOAL_STAGE_SENSE;
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_trace_event_t e = event_at(w, i);
+        if (e.worker != -1 || e.step != 0) continue;
+        if (e.stage == SHOAL_STAGE_COUNT_) break;
+        cr_expect_geq(e.stage, previous, "%s out of stage order", e.name);
+        previous = e.stage;
+    }
+    shoal_world_destroy(w);
+}
+
+/* Block spans of `system` in `step`, summed per worker; each must lie
+ * inside the system's own span. Returns the number of block spans. */
+static int block_items(const shoal_world_t* w, uint64_t step, const char* system, int64_t items[2])
+{
+    int32_t count = shoal_world_trace_count(w);
+    shoal_trace_event_t outer = {0};
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_trace_event_t e = event_at(w, i);
+        if (e.step == step && e.worker == -1 && strcmp(e.name, system) == 0) outer = e;
+    }
+    cr_assert_not_null(outer.name, "step %d: no %s span", (int)step, system);
+    int blocks = 0;
+    items[0] = items[1] = 0;
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_trace_event_t e = event_at(w, i);
+        if (e.step != step || e.worker < 0 || strcmp(e.name, system) != 0) continue;
+        cr_assert_lt(e.worker, 2);
+        cr_expect_eq(e.stage, outer.stage);
+        cr_expect(e.start_ns >= outer.start_ns && e.end_ns <= outer.end_ns,
+                  "a block span of %s outside its system's span", system);
+        items[e.worker] += e.items;
+        blocks++;
+    }
+    return blocks;
+}
+
+Test(trace, per_worker_spans_with_two_threads)
+{
+    shoal_world_t* w = make_flock(2);
+    cr_assert_eq(shoal_world_set_trace(w, 1 << 14), SHOAL_OK);
+    enum { STEPS = 3 };
+    for (int k = 0; k < STEPS; ++k) cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    cr_expect_eq(shoal_world_trace_dropped(w), 0);
+    for (uint64_t step = 0; step < STEPS; ++step) {
+        int64_t items[2];
+        /* integrate cuts one static share per worker: both always show. */
+        cr_expect_geq(block_items(w, step, "integrate", items), 2);
+        cr_expect_gt(items[0], 0, "step %d: worker 0 ran no integrate block", (int)step);
+        cr_expect_gt(items[1], 0, "step %d: worker 1 ran no integrate block", (int)step);
+        cr_expect_eq(items[0] + items[1], FLOCK_AGENTS);
+        /* neighbors' blocks are claimed: which worker takes them varies,
+         * but they are there. */
+        cr_expect_gt(block_items(w, step, "neighbors", items), 0);
+        cr_expect_gt(items[0] + items[1], 0);
+    }
+    shoal_world_destroy(w);
+}
+
+Test(trace, same_state_hash_with_tracing_on_and_off)
+{
+    for (int threads = 1; threads <= 2; ++threads) {
+        shoal_world_t* off = make_flock(threads);
+        shoal_world_t* on = make_flock(threads);
+        /* A tiny buffer also exercises the dropping path mid-run. */
+        cr_assert_eq(shoal_world_set_trace(on, threads == 1 ? 1 << 12 : 7), SHOAL_OK);
+        for (int k = 0; k < 12; ++k) {
+            cr_assert_eq(shoal_world_step(off, 0.02f), SHOAL_OK);
+            cr_assert_eq(shoal_world_step(on, 0.02f), SHOAL_OK);
+        }
+        cr_expect_gt(shoal_world_trace_count(on), 0);
+        cr_expect_eq(shoal_world_state_hash(on), shoal_world_state_hash(off),
+                     "%d threads: tracing changed the state", threads);
+        shoal_world_destroy(off);
+        shoal_world_destroy(on);
+    }
+}
+
+Test(trace, full_buffers_drop_and_count)
+{
+    shoal_world_t* w = make_flock(2);
+    enum { CAPACITY = 5 };
+    cr_assert_eq(shoal_world_set_trace(w, CAPACITY), SHOAL_OK);
+    for (int k = 0; k < 10; ++k) cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    int32_t count = shoal_world_trace_count(w);
+    cr_expect_leq(count, CAPACITY * 3, "at most capacity per buffer (1 + 2 workers)");
+    cr_expect_geq(count, CAPACITY, "the span buffer filled up");
+    uint64_t dropped = shoal_world_trace_dropped(w);
+    /* Ten steps have at least (systems + 1) spans each on the span buffer. */
+    uint64_t spans = 10u * (uint64_t)(shoal_world_system_count(w) + 1);
+    cr_expect_geq(dropped, spans - CAPACITY, "dropped %llu", (unsigned long long)dropped);
+    /* The kept spans are the first ones (of step 0), still readable. */
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_trace_event_t e = event_at(w, i);
+        if (e.worker == -1) cr_expect_eq(e.step, 0, "kept spans are from the first step");
+    }
+    shoal_world_clear_trace(w);
+    cr_expect_eq(shoal_world_trace_dropped(w), 0);
+    cr_expect_eq(shoal_world_trace_count(w), 0);
+    /* Turning it off and on again (another capacity) works the same. */
+    cr_assert_eq(shoal_world_set_trace(w, 1 << 12), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    cr_expect_eq(shoal_world_trace_dropped(w), 0);
+    cr_expect_gt(shoal_world_trace_count(w), shoal_world_system_count(w));
+    shoal_world_destroy(w);
+}
