@@ -920,3 +920,70 @@ Test(planner_search, same_query_same_result)
     free(ts.memory);
     trim_table_free(&t, test_free, NULL);
 }
+
+/* ---- the search tree hook (plan_tree_node, for `shoal plot search`) ----- */
+
+Test(planner_search, tree_hook_reads_the_search_without_changing_it)
+{
+    trim_table_t t = build_table(1, 17, 1.6f, 1.0f, 10);
+    plan_sphere_t spheres[3] = { { vec3_make(6, 1, 0), 1.5f, vec3_zero() },
+                                 { vec3_make(9, -3, 0), 2.0f, vec3_zero() },
+                                 { vec3_make(2, -1, 0), 0.6f, vec3_zero() } };
+    test_scene ts = make_scene(spheres, 3, 8.0f);
+    plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(20, 0, 0), vec3_zero() },
+                               { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
+    plan_query_t q = base_query(&t, beh, 2);
+    q.scene = ts.scene;
+    int32_t perm[17];
+    for (int i = 0; i < 17; ++i) perm[i] = (i * 5) % 17;
+    q.permutation = perm;
+    test_scratch a = make_scratch(400 * 18 + 1), b = make_scratch(400 * 18 + 1);
+    for (int st = 0; st < 3; ++st) {
+        plan_params_t p = plan_params_default((plan_strategy_t)st);
+        plan_result_t r1, r2;
+        char msg[200] = "";
+        cr_assert_eq(plan_search(&p, &q, &a.s, &r1, msg, sizeof msg), 0, "%s", msg);
+        int crashed = 0;
+        plan_tree_node_t root;
+        cr_assert_eq(plan_tree_node(&a.s, 0, &root), 0);
+        cr_assert_eq(root.parent, -1);
+        cr_assert_eq(root.depth, 0);
+        cr_assert_eq(root.control, q.control);
+        for (int32_t i = 1; i < r1.visited; ++i) {
+            plan_tree_node_t n, par;
+            cr_assert_eq(plan_tree_node(&a.s, i, &n), 0);
+            cr_assert(n.parent >= 0 && n.parent < i, "strategy %d: state %d has parent %d", st, i, n.parent);
+            cr_assert_eq(plan_tree_node(&a.s, n.parent, &par), 0);
+            cr_assert_eq(n.depth, par.depth + 1);
+            cr_assert(!par.crashed, "a crashed state was expanded");
+            /* The pose is the table's successor of the parent, bit for bit. */
+            trim_pose_t want = trim_apply(&t, par.pose, par.control, n.control, q.speed);
+            cr_assert(memcmp(&want, &n.pose, sizeof want) == 0, "strategy %d: state %d pose", st, i);
+            crashed += n.crashed;
+        }
+        cr_assert_gt(crashed, 0, "strategy %d: no segment hit the spheres in front", st);
+        /* The leaf's first step is the result's control, its depth the result's. */
+        plan_tree_node_t leaf;
+        cr_assert_eq(plan_tree_node(&a.s, r1.leaf, &leaf), 0);
+        cr_assert_eq(leaf.depth, r1.depth);
+        cr_assert(!leaf.crashed);
+        int32_t i = r1.leaf;
+        plan_tree_node_t n = leaf;
+        while (n.depth > 1) {
+            i = n.parent;
+            plan_tree_node(&a.s, i, &n);
+        }
+        cr_assert_eq(n.control, r1.control);
+        /* Reading the tree changed nothing: another scratch, same answer. */
+        cr_assert_eq(plan_search(&p, &q, &b.s, &r2, msg, sizeof msg), 0, "%s", msg);
+        cr_assert(memcmp(&r1, &r2, sizeof r1) == 0, "strategy %d: results differ", st);
+    }
+    plan_tree_node_t out;
+    cr_assert_eq(plan_tree_node(&a.s, -1, &out), -1);
+    cr_assert_eq(plan_tree_node(&a.s, a.s.node_capacity, &out), -1);
+    cr_assert_eq(plan_tree_node(NULL, 0, &out), -1);
+    free(a.memory);
+    free(b.memory);
+    free(ts.memory);
+    trim_table_free(&t, test_free, NULL);
+}

@@ -923,5 +923,24 @@ int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* s
     out->expanded = expanded;
     out->visited = s.node_count;
     out->budget_hit = budget_hit;
+    out->leaf = best;
+    return 0;
+}
+
+int plan_tree_node(const plan_scratch_t* scratch, int32_t index, plan_tree_node_t* out)
+{
+    if (scratch == NULL || scratch->memory == NULL || out == NULL || index < 0 ||
+        index >= scratch->node_capacity)
+        return -1;
+    /* The same alignment as plan_search's node array. */
+    size_t pad = (16u - ((uintptr_t)scratch->memory & 15u)) & 15u;
+    const plan_node_t* n = (const plan_node_t*)((const unsigned char*)scratch->memory + pad) + index;
+    out->pose = n->pose;
+    out->parent = n->parent;
+    out->control = n->control;
+    out->depth = n->depth;
+    out->crashed = n->crashed;
+    out->g = n->g;
+    out->v = n->v;
     return 0;
 }

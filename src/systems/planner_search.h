@@ -125,6 +125,7 @@ typedef struct plan_result {
     int32_t expanded;     /* states expanded */
     int32_t visited;      /* states visited (evaluated) */
     int32_t budget_hit;   /* 1 when the budget stopped the search */
+    int32_t leaf;         /* the chosen leaf's index in the search tree (plan_tree_node) */
 } plan_result_t;
 
 /* Per-worker scratch: node pool and priority queue, sized once. */
@@ -142,5 +143,22 @@ void plan_scratch_init(plan_scratch_t* s, void* memory, size_t bytes);
  * stops as if its budget were spent (budget_hit = 1). */
 int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* scratch,
                 plan_result_t* out, char* msg, int msg_size);
+
+/* The search tree a plan_search left in its scratch, for pictures and
+ * tests (`shoal plot search`): state `index` in [0, result.visited), 0 the
+ * root, every other state's parent visited before it. Reading it costs the
+ * search nothing (the states are the scratch memory it worked in) and is
+ * valid until the scratch's next search. */
+typedef struct plan_tree_node {
+    trim_pose_t pose; /* where the state is */
+    int32_t parent;   /* -1 for the root */
+    int32_t control;  /* the control of the segment from the parent (root: the one executing) */
+    int32_t depth;
+    int32_t crashed;  /* the segment from the parent hit a sphere */
+    float g;          /* goodness of that segment */
+    float v;          /* value: discounted goodness summed from the root */
+} plan_tree_node_t;
+/* Returns 0, or -1 (out untouched) when index is outside the scratch's pool. */
+int plan_tree_node(const plan_scratch_t* scratch, int32_t index, plan_tree_node_t* out);
 
 #endif
