@@ -16,6 +16,7 @@
 #include "shoal/shoal.h"
 #include "simd/vec.h"
 #include "tools/cli.h"
+#include "tools/dseek_run.h"
 
 static void dseek_help(void)
 {
@@ -66,13 +67,7 @@ static int count_commas(const char* s)
     return n;
 }
 
-typedef struct pose {
-    float p[3];
-    float d[3]; /* unit heading */
-    float heading, pitch;
-} pose;
-
-static int parse_pose(const char* text, int dims, pose* out)
+int dseek_parse_pose(const char* text, int dims, dseek_pose* out)
 {
     float v[6];
     memset(out, 0, sizeof *out);
@@ -97,17 +92,21 @@ static int parse_pose(const char* text, int dims, pose* out)
     return 1;
 }
 
-typedef struct sim_result {
-    double position_error, heading_error_deg, path_length, time;
-    int64_t steps;
-    int reached;
-} sim_result;
+/* `--trace`: one CSV line per sample. */
+static void write_trace(void* ctx, int dims, double t, const shoal_agent_state_t* s)
+{
+    FILE* trace = ctx;
+    quat q = {s->orientation[0], s->orientation[1], s->orientation[2], s->orientation[3]};
+    if (dims == 2)
+        fprintf(trace, "%.5f,%.6f,%.6f,%.6f\n", t, s->position[0], s->position[1], s->heading);
+    else
+        fprintf(trace, "%.5f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t, s->position[0], s->position[1],
+                s->position[2], quat_yaw(q), quat_pitch(q));
+}
 
-/* Fly one agent from a to b. kinematic: the near-kinematic vehicle; else
- * the core's default vehicle and controller with only its speed and turn
- * rate set. Returns 0 (and prints) on a library or file error. */
-static int simulate(int dims, const pose* a, const pose* b, double rmin, double speed, double dt,
-                    double max_time, int kinematic, FILE* trace, sim_result* out)
+int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rmin, double speed,
+                   double dt, double max_time, int kinematic, dseek_sample_fn* sample, void* ctx,
+                   dseek_sim_result* out)
 {
     shoal_world_def_t wdef = shoal_world_default_def();
     wdef.dimensions = dims;
@@ -152,13 +151,7 @@ static int simulate(int dims, const pose* a, const pose* b, double rmin, double 
         shoal_agent_state_t s;
         shoal_agent_get_state(w, id, &s);
         quat q = {s.orientation[0], s.orientation[1], s.orientation[2], s.orientation[3]};
-        if (trace) {
-            if (dims == 2)
-                fprintf(trace, "%.5f,%.6f,%.6f,%.6f\n", t, s.position[0], s.position[1], s.heading);
-            else
-                fprintf(trace, "%.5f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t, s.position[0], s.position[1],
-                        s.position[2], quat_yaw(q), quat_pitch(q));
-        }
+        if (sample) sample(ctx, dims, t, &s);
         double dd = 0.0, seg = 0.0;
         for (int k = 0; k < 3; ++k) {
             double e = s.position[k] - b->p[k], m = s.position[k] - prev[k];
@@ -200,7 +193,7 @@ static int simulate(int dims, const pose* a, const pose* b, double rmin, double 
  * headings. */
 static int run_grid(int dims, double rmin, double speed, double dt, int kinematic, int json)
 {
-    pose b;
+    dseek_pose b;
     memset(&b, 0, sizeof b);
     b.d[0] = 1.0f;
     int64_t runs = 0, reached = 0;
@@ -209,7 +202,7 @@ static int run_grid(int dims, double rmin, double speed, double dt, int kinemati
         for (int bearing = 0; bearing < 20; ++bearing)
             for (int h = 0; h < 5; ++h) {
                 double dist = rmin * (4.0 + 4.0 * ring), ang = bearing * 0.314159265;
-                pose a;
+                dseek_pose a;
                 memset(&a, 0, sizeof a);
                 a.p[0] = (float)(dist * cos(ang));
                 a.p[1] = (float)(dist * sin(ang));
@@ -224,8 +217,9 @@ static int run_grid(int dims, double rmin, double speed, double dt, int kinemati
                     a.d[2] = sinf(a.pitch);
                 }
                 double max_time = 20.0 * (dist / speed + 2.0 * 3.14159265 * rmin / speed);
-                sim_result r;
-                if (!simulate(dims, &a, &b, rmin, speed, dt, max_time, kinematic, NULL, &r)) return CLI_EXIT_FAILURE;
+                dseek_sim_result r;
+                if (!dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, kinematic, NULL, NULL, &r))
+                    return CLI_EXIT_FAILURE;
                 runs++;
                 reached += r.reached;
                 worst_pos = fmax(worst_pos, r.position_error);
@@ -317,11 +311,11 @@ int cmd_dseek(int argc, char** argv)
     int dims = count_commas(from) == 2 ? 2 : 3;
     if (count_commas(to) != count_commas(from))
         return cli_usage_error("dseek", "--from and --to must both be 2D (x,y,heading) or 3D (x,y,z,dx,dy,dz)");
-    pose a, b;
-    if (!parse_pose(from, dims, &a))
+    dseek_pose a, b;
+    if (!dseek_parse_pose(from, dims, &a))
         return cli_usage_error("dseek", "--from '%s' is not %s", from,
                                dims == 2 ? "x,y,heading" : "x,y,z,dx,dy,dz with a nonzero direction");
-    if (!parse_pose(to, dims, &b))
+    if (!dseek_parse_pose(to, dims, &b))
         return cli_usage_error("dseek", "--to '%s' is not %s", to,
                                dims == 2 ? "x,y,heading" : "x,y,z,dx,dy,dz with a nonzero direction");
     if (dt <= 0.0) dt = 0.02 * rmin / speed;
@@ -338,8 +332,8 @@ int cmd_dseek(int argc, char** argv)
         }
         fprintf(trace, dims == 2 ? "t,x,y,heading\n" : "t,x,y,z,heading,pitch\n");
     }
-    sim_result r;
-    int ok = simulate(dims, &a, &b, rmin, speed, dt, max_time, 1, trace, &r);
+    dseek_sim_result r;
+    int ok = dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, 1, trace ? write_trace : NULL, trace, &r);
     if (trace && fclose(trace) != 0 && ok) {
         cli_error("dseek: writing '%s' failed", trace_path);
         return CLI_EXIT_FAILURE;

@@ -279,19 +279,6 @@ static void pathfollow_help(void)
            "  --json                one JSON object instead of text\n");
 }
 
-static int find_course(const char* name, course_t* c)
-{
-    for (int tuning = 0; tuning < 2; ++tuning) {
-        int count = tuning ? COURSE_TUNING_COUNT : COURSE_TEST_COUNT;
-        for (int i = 0; i < count; ++i) {
-            if (course_make(i, tuning, c) != 0) return -1;
-            if (strcmp(c->name, name) == 0) return 0;
-            course_free(c);
-        }
-    }
-    return 1;
-}
-
 int cmd_pathfollow(int argc, char** argv)
 {
     const char *vehicle = NULL, *path = NULL, *course_name = NULL, *csv = NULL, *kind = "proposed";
@@ -341,7 +328,7 @@ int cmd_pathfollow(int argc, char** argv)
             return CLI_EXIT_FAILURE;
         }
     } else {
-        int r = find_course(course_name, &c);
+        int r = course_find(course_name, &c);
         if (r < 0) {
             cli_error("out of memory");
             return CLI_EXIT_FAILURE;

@@ -484,3 +484,16 @@ int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint6
     *dir = last;
     return n;
 }
+
+int course_find(const char* name, course_t* c)
+{
+    for (int tuning = 0; tuning < 2; ++tuning) {
+        int count = tuning ? COURSE_TUNING_COUNT : COURSE_TEST_COUNT;
+        for (int i = 0; i < count; ++i) {
+            if (course_make(i, tuning, c) != 0) return -1;
+            if (strcmp(c->name, name) == 0) return 0;
+            course_free(c);
+        }
+    }
+    return 1;
+}

@@ -37,6 +37,9 @@ enum { COURSE_TEST_COUNT = 10, COURSE_TUNING_COUNT = 7 };
  * Returns 0 on success, -1 when out of memory or index out of range. */
 int course_make(int index, int tuning, course_t* out);
 void course_free(course_t* c);
+/* Build the test or tuning course called `name` into c. Returns 0, 1 when
+ * no course has that name, -1 when out of memory. */
+int course_find(const char* name, course_t* c);
 
 /* Ground height of a course at (x, y) (bilinear, like the library). */
 float course_height(const course_t* c, float x, float y);

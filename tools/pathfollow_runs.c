@@ -58,6 +58,15 @@ int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* ve
                   const shoal_path_follow_t* follow, const char* const* csv_paths,
                   run_result* out, char* err, int err_size)
 {
+    return pf_run_course_observed(c, count, vehicles, follow, csv_paths, NULL, NULL, out, err,
+                                  err_size);
+}
+
+int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
+                           const shoal_path_follow_t* follow, const char* const* csv_paths,
+                           pf_observe_fn* observe, void* ctx, run_result* out, char* err,
+                           int err_size)
+{
     int rc = -1;
     shoal_world_t* w = course_world(c, err, err_size);
     if (!w) return -1;
@@ -134,6 +143,7 @@ int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* ve
                         g.throttle, g.steering, g.cte, g.inside_corridor, g.stuck, g.stuck_events,
                         g.teleports);
             out[i].stuck_events = g.stuck_events;
+            if (observe) observe(ctx, i, t, &s, &g);
             if (g.completed) {
                 k->done = 1;
                 k->time = t;

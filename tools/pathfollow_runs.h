@@ -34,6 +34,15 @@ int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* ve
                   const shoal_path_follow_t* follow, const char* const* csv_paths,
                   run_result* out, char* err, int err_size);
 
+/* The same with an observer: `observe` (optional) sees every vehicle's
+ * state and ground status after every frame until it completes. */
+typedef void pf_observe_fn(void* ctx, int vehicle, double t, const shoal_agent_state_t* s,
+                           const shoal_ground_status_t* g);
+int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
+                           const shoal_path_follow_t* follow, const char* const* csv_paths,
+                           pf_observe_fn* observe, void* ctx, run_result* out, char* err,
+                           int err_size);
+
 /* The parameters the tuner searches, as a vector. */
 enum { PF_TUNE_DIM = 5 };
 void pf_tune_apply(const double x[PF_TUNE_DIM], shoal_path_follow_t* f);

@@ -1,0 +1,427 @@
+/* `shoal plot` as a user sees it: the built binary is spawned (posix_spawn,
+ * output into files under a mkdtemp directory), and the pictures it writes
+ * are read back with cairo. A PNG must have the size asked for and a real
+ * drawing: coloured pixels (trajectories are coloured, the frame, grid and
+ * text are grey), and for recordings, trace pixels exactly where the run's
+ * positions say, through the metre-to-pixel mapping the command prints.
+ * An SVG must be SVG with path elements. Bad input exits non-zero with a
+ * message.
+ *
+ * Worlds made here are serial (one thread): the test process starts no
+ * OpenMP (see tests/CMakeLists.txt). */
+#define _XOPEN_SOURCE 700
+
+#include <criterion/criterion.h>
+
+#include <cairo.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <shoal/recording.h>
+#include <shoal/shoal.h>
+
+extern char** environ;
+
+typedef struct plot_run_t {
+    int status;
+    char out[4096];
+    char err[4096];
+} plot_run_t;
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/shoal_plot_XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void cleanup_tmpdir(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    (void)system(cmd);
+}
+
+TestSuite(plot, .init = make_tmpdir, .fini = cleanup_tmpdir);
+
+static void slurp(const char* path, char* buf, size_t size)
+{
+    FILE* f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* Run `shoal plot ARGS...` (NULL-terminated). */
+static void plot_cli(plot_run_t* r, const char* const* args)
+{
+    char out_path[300], err_path[300];
+    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
+    const char* argv[40] = {SHOAL_CLI_PATH, "plot"};
+    int n = 2;
+    for (int i = 0; args[i] && n < 39; ++i) argv[n++] = args[i];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &fa, NULL, (char* const*)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "posix_spawn: %s", strerror(rc));
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    slurp(out_path, r->out, sizeof r->out);
+    slurp(err_path, r->err, sizeof r->err);
+}
+
+static void tmp_path(char* buf, size_t size, const char* name)
+{
+    snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+/* The mapping the command prints: px = x0 + s x, py = y0 - s y. */
+typedef struct view_t {
+    double x0, y0, s;
+} view_t;
+
+static view_t parse_view(const char* out)
+{
+    view_t v;
+    const char* p = strstr(out, "view: px = ");
+    cr_assert_not_null(p, "no view in: %s", out);
+    cr_assert_eq(sscanf(p, "view: px = %lf + %lf x, py = %lf", &v.x0, &v.s, &v.y0), 3, "view: %s", p);
+    cr_assert_gt(v.s, 0.0);
+    return v;
+}
+
+typedef struct png_t {
+    cairo_surface_t* s;
+    int w, h, stride;
+    const unsigned char* data;
+} png_t;
+
+static png_t load_png(const char* path, int w, int h)
+{
+    png_t p;
+    p.s = cairo_image_surface_create_from_png(path);
+    cr_assert_eq(cairo_surface_status(p.s), CAIRO_STATUS_SUCCESS, "%s: %s", path,
+                 cairo_status_to_string(cairo_surface_status(p.s)));
+    p.w = cairo_image_surface_get_width(p.s);
+    p.h = cairo_image_surface_get_height(p.s);
+    cr_assert_eq(p.w, w, "%s: width %d, asked %d", path, p.w, w);
+    cr_assert_eq(p.h, h, "%s: height %d, asked %d", path, p.h, h);
+    cairo_surface_flush(p.s);
+    p.data = cairo_image_surface_get_data(p.s);
+    p.stride = cairo_image_surface_get_stride(p.s);
+    return p;
+}
+
+static void pixel(const png_t* p, int x, int y, int* r, int* g, int* b)
+{
+    uint32_t v;
+    memcpy(&v, p->data + (size_t)y * (size_t)p->stride + 4u * (size_t)x, 4);
+    *r = (int)(v >> 16 & 255);
+    *g = (int)(v >> 8 & 255);
+    *b = (int)(v & 255);
+}
+
+/* Coloured: far from grey (background, grid, frame and text are grey). */
+static int coloured(const png_t* p, int x, int y)
+{
+    if (x < 0 || y < 0 || x >= p->w || y >= p->h) return 0;
+    int r, g, b;
+    pixel(p, x, y, &r, &g, &b);
+    int hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+    return hi - lo > 50;
+}
+
+static int coloured_near(const png_t* p, double x, double y, int reach)
+{
+    for (int dy = -reach; dy <= reach; ++dy)
+        for (int dx = -reach; dx <= reach; ++dx)
+            if (coloured(p, (int)floor(x) + dx, (int)floor(y) + dy)) return 1;
+    return 0;
+}
+
+static int count_coloured(const png_t* p)
+{
+    int n = 0;
+    for (int y = 0; y < p->h; ++y)
+        for (int x = 0; x < p->w; ++x) n += coloured(p, x, y);
+    return n;
+}
+
+static void check_svg(const char* path)
+{
+    static char buf[1 << 16];
+    slurp(path, buf, sizeof buf);
+    cr_assert(strncmp(buf, "<?xml", 5) == 0 || strncmp(buf, "<svg", 4) == 0, "%s is not SVG: %.40s", path, buf);
+    cr_assert_not_null(strstr(buf, "<svg"), "%s: no <svg element", path);
+    cr_assert_not_null(strstr(buf, "<path"), "%s: no path element", path);
+}
+
+/* ---- recordings ------------------------------------------------------------ */
+
+/* One agent seeking a far target from `start` along +x: a straight track
+ * at up to 10 m/s; frames every step. Positions go to xy (2 per frame). */
+static int record_line(const char* path, int wrap, const float start[2], int steps, float* xy)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 1;
+    def.backend = SHOAL_BACKEND_SERIAL;
+    def.wrap = wrap;
+    if (wrap) {
+        def.bounds_max[0] = def.bounds_max[1] = 100.0f;
+    }
+    shoal_world_t* w = NULL;
+    shoal_error_t e;
+    cr_assert_eq(shoal_world_create(&def, &w, &e), SHOAL_OK, "%s", e.message);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.position[0] = start[0];
+    d.position[1] = start[1];
+    d.heading = 0.0f;
+    d.velocity[0] = 10.0f;
+    d.vehicle.max_speed = 10.0f;
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    d.target[0] = start[0] + 1000.0f;
+    d.target[1] = start[1];
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_recording_header_t h = shoal_recording_default_header();
+    h.dt = 0.05f;
+    h.scenario_name = "line";
+    h.group_names = "runner";
+    h.wrap = wrap;
+    if (wrap) h.bounds_max[0] = h.bounds_max[1] = 100.0f;
+    shoal_recorder_t* rec = NULL;
+    cr_assert_eq(shoal_recording_open(path, &h, &rec, &e), SHOAL_OK, "%s", e.message);
+    int frames = 0;
+    for (int k = 0; k <= steps; ++k) {
+        cr_assert_eq(shoal_recording_write_frame(rec, w, &e), SHOAL_OK, "%s", e.message);
+        shoal_agent_state_t s;
+        shoal_agent_get_state(w, id, &s);
+        xy[2 * frames] = s.position[0];
+        xy[2 * frames + 1] = s.position[1];
+        frames++;
+        if (k < steps) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    }
+    cr_assert_eq(shoal_recording_close(rec, &e), SHOAL_OK, "%s", e.message);
+    shoal_world_destroy(w);
+    return frames;
+}
+
+Test(plot, run_traces_are_where_the_agent_went)
+{
+    char rec[300], png[300];
+    tmp_path(rec, sizeof rec, "line.rec");
+    tmp_path(png, sizeof png, "line.png");
+    float xy[2 * 101];
+    int frames = record_line(rec, 0, (const float[2]){-20.0f, 5.0f}, 100, xy);
+    plot_run_t r;
+    plot_cli(&r, (const char*[]){"run", rec, "-o", png, "--width", "640", "--height", "480", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    view_t v = parse_view(r.out);
+    png_t p = load_png(png, 640, 480);
+    /* Every recorded position is on the trace; 4 m off the line is not. */
+    for (int k = 0; k < frames; k += 5) {
+        double px = v.x0 + v.s * xy[2 * k], py = v.y0 - v.s * xy[2 * k + 1];
+        cr_assert(coloured_near(&p, px, py, 1), "frame %d at (%.2f, %.2f) -> px (%.1f, %.1f) not drawn", k,
+                  xy[2 * k], xy[2 * k + 1], px, py);
+        double qy = v.y0 - v.s * (xy[2 * k + 1] + 4.0);
+        if (k + 5 < frames) /* the last pose has an arrow head */
+            cr_assert(!coloured_near(&p, px, qy, 0), "frame %d: pixels 4 m above the track are coloured", k);
+    }
+    cairo_surface_destroy(p.s);
+}
+
+Test(plot, run_breaks_lines_at_torus_edges)
+{
+    char rec[300], png[300];
+    tmp_path(rec, sizeof rec, "wrap.rec");
+    tmp_path(png, sizeof png, "wrap.png");
+    float xy[2 * 41];
+    /* 40 steps of 0.5 m from x = 85: across the edge at 100, back in at 0. */
+    int frames = record_line(rec, 1, (const float[2]){85.0f, 50.0f}, 40, xy);
+    int wrapped = 0;
+    for (int k = 1; k < frames; ++k) wrapped |= xy[2 * k] < xy[2 * k - 2];
+    cr_assert(wrapped, "the agent never wrapped (last x %.2f)", xy[2 * (frames - 1)]);
+    plot_run_t r;
+    plot_cli(&r, (const char*[]){"run", rec, "-o", png, NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    view_t v = parse_view(r.out);
+    png_t p = load_png(png, 960, 720);
+    /* Both pieces drawn, nothing across the middle of the box. */
+    for (int k = 0; k < frames; k += 4)
+        cr_assert(coloured_near(&p, v.x0 + v.s * xy[2 * k], v.y0 - v.s * xy[2 * k + 1], 1), "frame %d not drawn", k);
+    for (double x = 20.0; x <= 80.0; x += 5.0)
+        cr_assert(!coloured_near(&p, v.x0 + v.s * x, v.y0 - v.s * 50.0, 1),
+                  "a line crosses the box at x = %.0f: the wrap was not broken", x);
+    cairo_surface_destroy(p.s);
+}
+
+Test(plot, run_of_a_scenario_recording_png_and_svg)
+{
+    char rec[300], png[300], svg[300];
+    tmp_path(rec, sizeof rec, "tiny.rec");
+    tmp_path(png, sizeof png, "tiny.png");
+    tmp_path(svg, sizeof svg, "tiny.svg");
+    /* A real scenario through `shoal run --record`, on one thread. */
+    const char* argv[] = {SHOAL_CLI_PATH, "run", SHOAL_SOURCE_DIR "/scenarios/tiny.json", "--threads", "1", "--steps",
+                          "60", "--quiet", "--record", rec, NULL};
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    cr_assert_eq(posix_spawn(&pid, SHOAL_CLI_PATH, &fa, NULL, (char* const*)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    waitpid(pid, &status, 0);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "shoal run --record failed");
+    plot_run_t r;
+    plot_cli(&r, (const char*[]){"run", rec, "-o", png, "--width=800", "--height=500", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_assert_not_null(strstr(r.out, "200 agents"), "%s", r.out);
+    png_t p = load_png(png, 800, 500);
+    cr_assert_gt(count_coloured(&p), 3000, "too few coloured pixels for 200 traces");
+    cairo_surface_destroy(p.s);
+    plot_cli(&r, (const char*[]){"run", rec, "-o", svg, NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    check_svg(svg);
+}
+
+/* ---- the other kinds ---------------------------------------------------------- */
+
+/* Run a kind to a PNG and an SVG; returns the PNG's coloured pixel count
+ * and the view. */
+static int kind_pictures(const char* const* kind_args, const char* name, view_t* view)
+{
+    char png[300], svg[300];
+    snprintf(png, sizeof png, "%s/%s.png", tmpdir, name);
+    snprintf(svg, sizeof svg, "%s/%s.svg", tmpdir, name);
+    const char* args[32];
+    int n = 0;
+    for (; kind_args[n]; ++n) args[n] = kind_args[n];
+    args[n] = "-o";
+    args[n + 1] = png;
+    args[n + 2] = "--width";
+    args[n + 3] = "700";
+    args[n + 4] = "--height";
+    args[n + 5] = "520";
+    args[n + 6] = NULL;
+    plot_run_t r;
+    plot_cli(&r, args);
+    cr_assert_eq(r.status, 0, "%s: exit %d: %s", name, r.status, r.err);
+    cr_assert_str_empty(r.err, "%s: stderr: %s", name, r.err);
+    if (view) *view = parse_view(r.out);
+    png_t p = load_png(png, 700, 520);
+    int count = count_coloured(&p);
+    cairo_surface_destroy(p.s);
+    args[n + 1] = svg;
+    plot_cli(&r, args);
+    cr_assert_eq(r.status, 0, "%s (svg): exit %d: %s", name, r.status, r.err);
+    check_svg(svg);
+    return count;
+}
+
+Test(plot, dseek_draws_start_waypoint_and_plan)
+{
+    view_t v;
+    int count = kind_pictures((const char*[]){"dseek", "--from", "0,0,1.5708", "--to", "12,-4,3.1416", NULL}, "dseek",
+                              &v);
+    cr_assert_gt(count, 1500, "dseek: %d coloured pixels", count);
+    char png[300];
+    tmp_path(png, sizeof png, "dseek.png");
+    png_t p = load_png(png, 700, 520);
+    /* The flown path leaves A (under the start arrow, so look beside it)
+     * and the waypoint's arrow sits on W. */
+    cr_assert(coloured_near(&p, v.x0, v.y0, 8), "nothing drawn at the start");
+    cr_assert(coloured_near(&p, v.x0 + 12.0 * v.s, v.y0 + 4.0 * v.s, 2), "nothing drawn at the waypoint");
+    cairo_surface_destroy(p.s);
+}
+
+Test(plot, pathfollow_draws_the_course_and_track)
+{
+    view_t v;
+    int count = kind_pictures((const char*[]){"pathfollow", "--vehicle", "car", "--course", "slalom", NULL},
+                              "pathfollow", &v);
+    cr_assert_gt(count, 2000, "pathfollow: %d coloured pixels", count);
+}
+
+Test(plot, trim_fans_2d_and_3d)
+{
+    int c2 = kind_pictures((const char*[]){"trim", NULL}, "trim2", NULL);
+    cr_assert_gt(c2, 3000, "trim 2D: %d coloured pixels", c2);
+    int c3 = kind_pictures((const char*[]){"trim", "--dim", "3", "--speed", "5", NULL}, "trim3", NULL);
+    cr_assert_gt(c3, 3000, "trim 3D: %d coloured pixels", c3);
+    int c1 = kind_pictures((const char*[]){"trim", "--initial", "0", NULL}, "trim1", NULL);
+    cr_assert_gt(c1, 1000, "trim, one initial control: %d coloured pixels", c1);
+}
+
+Test(plot, search_tree_for_each_strategy)
+{
+    const char* strategies[3] = {"single", "uniform", "adaptive"};
+    int counts[3];
+    for (int i = 0; i < 3; ++i) {
+        char name[32];
+        snprintf(name, sizeof name, "search_%s", strategies[i]);
+        counts[i] = kind_pictures((const char*[]){"search", "--strategy", strategies[i], "--expansions", "100", NULL},
+                                  name, NULL);
+        cr_assert_gt(counts[i], 500, "%s: %d coloured pixels", strategies[i], counts[i]);
+    }
+    /* A one-step fan draws far less than a 100-expansion tree. */
+    cr_assert_lt(counts[0], counts[1], "single %d, uniform %d", counts[0], counts[1]);
+}
+
+/* ---- bad input -------------------------------------------------------------- */
+
+static void expect_failure(const char* const* args, int status, const char* message)
+{
+    plot_run_t r;
+    plot_cli(&r, args);
+    cr_assert_eq(r.status, status, "exit %d (wanted %d); stderr: %s", r.status, status, r.err);
+    cr_assert_not_null(strstr(r.err, message), "stderr \"%s\" lacks \"%s\"", r.err, message);
+}
+
+Test(plot, bad_input_is_refused_with_a_message)
+{
+    char png[300], rec[300], bad[300];
+    tmp_path(png, sizeof png, "x.png");
+    tmp_path(rec, sizeof rec, "missing.rec");
+    tmp_path(bad, sizeof bad, "garbage.rec");
+    FILE* f = fopen(bad, "wb");
+    cr_assert_not_null(f);
+    fputs("not a recording", f);
+    fclose(f);
+    expect_failure((const char*[]){NULL}, 2, "which kind");
+    expect_failure((const char*[]){"pie", "-o", png, NULL}, 2, "unknown kind 'pie'");
+    expect_failure((const char*[]){"trim", NULL}, 2, "-o FILE.png");
+    expect_failure((const char*[]){"trim", "-o", "picture.jpg", NULL}, 2, "expected a file name ending in .png or .svg");
+    expect_failure((const char*[]){"trim", "-o", png, "--width", "10", NULL}, 2, "--width must be");
+    expect_failure((const char*[]){"trim", "--dim", "4", "-o", png, NULL}, 2, "--dim must be 2 or 3");
+    expect_failure((const char*[]){"trim", "--initial", "999", "-o", png, NULL}, 2, "controls 0 to 16");
+    expect_failure((const char*[]){"run", "-o", png, NULL}, 2, "which recording");
+    expect_failure((const char*[]){"run", rec, "-o", png, NULL}, 1, "missing.rec");
+    expect_failure((const char*[]){"run", bad, "-o", png, NULL}, 1, "garbage.rec");
+    expect_failure((const char*[]){"dseek", "--from", "1,2", "-o", png, NULL}, 2, "is not x,y,heading");
+    expect_failure((const char*[]){"dseek", "--rmin", "-1", "-o", png, NULL}, 2, "--rmin must be a number > 0");
+    expect_failure((const char*[]){"pathfollow", "--course", "slalom", "-o", png, NULL}, 2, "--vehicle NAME");
+    expect_failure((const char*[]){"pathfollow", "--vehicle", "bike", "--course", "slalom", "-o", png, NULL}, 2,
+                   "unknown 'bike'");
+    expect_failure((const char*[]){"pathfollow", "--vehicle", "car", "--course", "moon", "-o", png, NULL}, 2,
+                   "unknown course 'moon'");
+    expect_failure((const char*[]){"search", "--strategy", "greedy", "-o", png, NULL}, 2, "--strategy");
+    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.png", NULL}, 1, "cannot write");
+    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.svg", NULL}, 1, "cannot write");
+    /* Nothing was written by any of them. */
+    cr_assert_neq(access(png, F_OK), 0, "a refused command wrote %s", png);
+}

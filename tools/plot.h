@@ -1,0 +1,123 @@
+/* `shoal plot`: pictures of runs with cairo (PNG or SVG, chosen by the
+ * output file's extension).
+ *
+ * A picture is a canvas with a title line, a legend line and one or more
+ * panels. A panel maps a rectangle of the world (metres) onto a rectangle
+ * of pixels at one scale for both axes, so that circles stay circles and
+ * distances can be read off the axes: a panel never stretches one axis.
+ * Drawing inside a panel is in world coordinates (plot_panel_begin sets
+ * cairo's matrix, with y up); line widths are given in pixels.
+ *
+ * The kinds live in cmd_plot.c (run, the command itself), plot_dseek.c,
+ * plot_pathfollow.c and plot_trim.c (trim fans and search trees).
+ */
+#ifndef SHOAL_TOOLS_PLOT_H
+#define SHOAL_TOOLS_PLOT_H
+
+#include <cairo.h>
+#include <stdint.h>
+
+#define PLOT_PI 3.14159265358979323846
+
+/* Options every kind takes (parsed by cmd_plot.c). */
+typedef struct plot_options_t {
+    const char* output; /* -o FILE.png | FILE.svg */
+    int width, height;  /* px; default 960 x 720 */
+} plot_options_t;
+
+/* An RGB colour, components in [0, 1]. */
+typedef struct plot_rgb_t {
+    double r, g, b;
+} plot_rgb_t;
+
+/* One panel: a world rectangle shown in a pixel rectangle. */
+typedef struct plot_panel_t {
+    double px0, py0, pw, ph; /* the pixel rectangle (top-left corner, size) */
+    double xmin, xmax, ymin, ymax; /* world rectangle actually shown (after fitting) */
+    double scale;             /* px per m, the same on both axes */
+    const char* xlabel;       /* axis names, e.g. "x (m)" */
+    const char* ylabel;
+} plot_panel_t;
+
+typedef struct plot_t {
+    cairo_surface_t* surface;
+    cairo_t* cr;
+    int width, height;
+    int svg; /* 1: SVG surface writing to path; 0: image surface saved as PNG */
+    char path[1024];
+    double legend_x; /* where the next legend entry goes */
+    int legend_row;  /* 0 or 1 */
+} plot_t;
+
+/* Open a canvas for `path` (.png or .svg, any case). Returns 0, or -1 with
+ * a message in err: an unknown extension (usage) or a file that cannot be
+ * created (SVG opens it here; PNG is written at plot_close). */
+int plot_open(plot_t* p, const char* path, int width, int height, char* err, int err_size);
+/* Finish and write the file. Returns 0, or -1 with a message in err. Frees
+ * the canvas either way. */
+int plot_close(plot_t* p, char* err, int err_size);
+/* The extension check alone: 1 for .png, 2 for .svg, 0 otherwise. */
+int plot_format(const char* path);
+
+/* Title (top line, bold) and a smaller subtitle under it (may be NULL). */
+void plot_title(plot_t* p, const char* title, const char* subtitle);
+
+/* Legend entries along the bottom line, left to right. style: 0 line,
+ * 1 filled dot, 2 dashed line, 3 thick translucent band. */
+void plot_legend(plot_t* p, plot_rgb_t color, int style, const char* label);
+
+/* Fit a world rectangle into the pixel rectangle (x, y, w, h) with one
+ * scale for both axes (the shorter side gets the slack, centred), then
+ * draw the panel's background, grid, ticks and labels. */
+void plot_panel_setup(plot_t* p, plot_panel_t* panel, double x, double y, double w, double h,
+                      double xmin, double xmax, double ymin, double ymax, const char* xlabel,
+                      const char* ylabel);
+/* The standard single panel: the canvas minus title, legend and margins. */
+void plot_panel_full(plot_t* p, plot_panel_t* panel, double xmin, double xmax, double ymin,
+                     double ymax, const char* xlabel, const char* ylabel);
+/* Draw in world coordinates, clipped to the panel, until plot_panel_end. */
+void plot_panel_begin(plot_t* p, const plot_panel_t* panel);
+void plot_panel_end(plot_t* p);
+/* A scale bar in the panel's lower right corner (a round length). */
+void plot_scale_bar(plot_t* p, const plot_panel_t* panel);
+
+/* World -> pixel for a panel. */
+void plot_to_px(const plot_panel_t* panel, double x, double y, double* px, double* py);
+
+/* Helpers valid between plot_panel_begin and plot_panel_end (world units
+ * for geometry, pixels for widths and marker sizes). */
+void plot_set_color(plot_t* p, plot_rgb_t c, double alpha);
+void plot_stroke_px(plot_t* p, double width_px);     /* stroke with a width in pixels */
+void plot_dash_px(plot_t* p, double on_px, double off_px); /* 0, 0: solid */
+void plot_circle(plot_t* p, double x, double y, double r); /* adds a circle path */
+void plot_dot(plot_t* p, const plot_panel_t* panel, double x, double y, double r_px);
+/* An arrow of `length_px` from (x, y) along heading (rad), filled head. */
+void plot_arrow(plot_t* p, const plot_panel_t* panel, double x, double y, double heading,
+                double length_px, double width_px);
+/* Text at a world point, offset by (dx, dy) pixels. */
+void plot_text_at(plot_t* p, const plot_panel_t* panel, double x, double y, double dx, double dy,
+                  const char* text);
+
+/* Colours: a qualitative palette (index wraps) and a sequential map of
+ * t in [0, 1] (dark blue - teal - yellow, readable on white). */
+plot_rgb_t plot_palette(int index);
+plot_rgb_t plot_colormap(double t);
+/* A colour bar for the sequential map, in the legend line. */
+void plot_colorbar(plot_t* p, double lo, double hi, const char* label);
+
+/* Round "nice" step (1, 2 or 5 times a power of ten) near span / count. */
+double plot_nice_step(double span, int count);
+
+/* Kinds (argv[0] is the kind's name). */
+int plot_kind_run(int argc, char** argv, const plot_options_t* o);
+int plot_kind_dseek(int argc, char** argv, const plot_options_t* o);
+int plot_kind_pathfollow(int argc, char** argv, const plot_options_t* o);
+int plot_kind_trim(int argc, char** argv, const plot_options_t* o);
+int plot_kind_search(int argc, char** argv, const plot_options_t* o);
+
+/* Print the summary line every kind ends with: the file, its size, and the
+ * first panel's mapping (px = x0 + scale * x, py = y0 - scale * y), which
+ * lets scripts and tests find a world point in the picture. */
+void plot_report(const plot_t* p, const plot_panel_t* panel, const char* what);
+
+#endif /* SHOAL_TOOLS_PLOT_H */

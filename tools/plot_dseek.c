@@ -1,0 +1,224 @@
+/* `shoal plot dseek`: one directed-seek run (seed 000, Figure 5). The run
+ * is `shoal dseek`'s (dseek_simulate: the near-kinematic vehicle through
+ * the world); the plan drawn over it is the geometry code's answer at the
+ * start pose (dseek_steer_2d), so the picture shows what was planned and
+ * what was flown, from the same code that steers. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "systems/dseek_geom.h"
+#include "tools/cli.h"
+#include "tools/dseek_run.h"
+#include "tools/plot.h"
+
+/* DSEEK plans with r = 1.15 V / omega_max (src/systems/dseek.c,
+ * DSEEK_RADIUS_MARGIN), and the run's vehicle turns at V / rmin. */
+#define PLOT_DSEEK_MARGIN 1.15
+
+typedef struct track {
+    double* xy;
+    int count, capacity, failed;
+} track;
+
+static void collect(void* ctx, int dims, double t, const shoal_agent_state_t* s)
+{
+    (void)dims;
+    (void)t;
+    track* k = ctx;
+    if (k->failed) return;
+    if (k->count == k->capacity) {
+        int cap = k->capacity ? 2 * k->capacity : 1024;
+        double* p = realloc(k->xy, (size_t)cap * 2 * sizeof(double));
+        if (!p) {
+            k->failed = 1;
+            return;
+        }
+        k->xy = p;
+        k->capacity = cap;
+    }
+    k->xy[2 * k->count] = s->position[0];
+    k->xy[2 * k->count + 1] = s->position[1];
+    k->count++;
+}
+
+/* An arc of the plan: from point `from` around centre c by phi (rad) in
+ * orientation turn (+1 counter-clockwise). */
+static void arc_path(cairo_t* cr, vec2 c, vec2 from, double r, int turn, double phi)
+{
+    double a0 = atan2(from.y - c.y, from.x - c.x);
+    cairo_new_sub_path(cr);
+    if (turn > 0) cairo_arc(cr, c.x, c.y, r, a0, a0 + phi);
+    else cairo_arc_negative(cr, c.x, c.y, r, a0, a0 - phi);
+}
+
+static void grow(double* b, double x, double y, double r)
+{
+    b[0] = fmin(b[0], x - r);
+    b[1] = fmax(b[1], x + r);
+    b[2] = fmin(b[2], y - r);
+    b[3] = fmax(b[3], y + r);
+}
+
+int plot_kind_dseek(int argc, char** argv, const plot_options_t* o)
+{
+    const char *from = "0,0,1.5708", *to = "10,-3,3.1416";
+    double rmin = 2.0, speed = 5.0;
+    for (int i = 1; i < argc; ++i) {
+        const char* v = NULL;
+        int m;
+        if ((m = cli_option_value("plot", argc, argv, &i, "--from", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            from = v;
+        } else if ((m = cli_option_value("plot", argc, argv, &i, "--to", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            to = v;
+        } else if ((m = cli_option_value("plot", argc, argv, &i, "--rmin", &v)) != 0 ||
+                   (m = cli_option_value("plot", argc, argv, &i, "--speed", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            int is_rmin = !strncmp(argv[i], "--rmin=", 7) || !strcmp(argv[i - 1], "--rmin");
+            char* end = NULL;
+            double x = strtod(v, &end);
+            if (!end || *end || !(x > 0.0) || !isfinite(x))
+                return cli_usage_error("plot", "dseek: %s must be a number > 0, got '%s'",
+                                       is_rmin ? "--rmin" : "--speed", v);
+            if (is_rmin) rmin = x;
+            else speed = x;
+        } else {
+            return cli_usage_error("plot", "dseek: unknown option '%s'", argv[i]);
+        }
+    }
+    dseek_pose a, b;
+    if (!dseek_parse_pose(from, 2, &a))
+        return cli_usage_error("plot", "dseek: --from '%s' is not x,y,heading (plots are 2D)", from);
+    if (!dseek_parse_pose(to, 2, &b))
+        return cli_usage_error("plot", "dseek: --to '%s' is not x,y,heading (plots are 2D)", to);
+
+    /* The run, exactly as `shoal dseek --from .. --to .. --rmin .. --speed ..`. */
+    double dt = 0.02 * rmin / speed;
+    double dist0 = hypot(a.p[0] - b.p[0], a.p[1] - b.p[1]);
+    double max_time = 20.0 * (dist0 / speed + 2.0 * PLOT_PI * rmin / speed);
+    track tr = {0};
+    dseek_sim_result res;
+    if (!dseek_simulate(2, &a, &b, rmin, speed, dt, max_time, 1, collect, &tr, &res)) {
+        free(tr.xy);
+        return CLI_EXIT_FAILURE;
+    }
+    if (tr.failed) {
+        free(tr.xy);
+        cli_error("plot: out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+
+    /* The plan at the start pose. */
+    double r = PLOT_DSEEK_MARGIN * rmin;
+    dseek_params prm = dseek_default_params((float)r);
+    vec2 A = {a.p[0], a.p[1]}, dA = {a.d[0], a.d[1]}, W = {b.p[0], b.p[1]}, dW = {b.d[0], b.d[1]};
+    dseek_result2 plan;
+    int have_plan = dseek_steer_2d(A, dA, W, dW, &prm, &plan) == DSEEK_OK && isfinite(plan.total_angle) &&
+                    plan.stage != DSEEK_CLOSE;
+    vec2 kA[2] = {{A.x - (float)r * dA.y, A.y + (float)r * dA.x}, {A.x + (float)r * dA.y, A.y - (float)r * dA.x}};
+    vec2 kW[2] = {{W.x - (float)r * dW.y, W.y + (float)r * dW.x}, {W.x + (float)r * dW.y, W.y - (float)r * dW.x}};
+
+    double bounds[4] = {1e300, -1e300, 1e300, -1e300};
+    for (int i = 0; i < tr.count; ++i) grow(bounds, tr.xy[2 * i], tr.xy[2 * i + 1], 0.0);
+    for (int i = 0; i < 2; ++i) {
+        grow(bounds, kA[i].x, kA[i].y, r);
+        grow(bounds, kW[i].x, kW[i].y, r);
+    }
+    double pad = 0.06 * fmax(bounds[1] - bounds[0], bounds[3] - bounds[2]);
+
+    char err[512];
+    plot_t p;
+    if (plot_open(&p, o->output, o->width, o->height, err, sizeof err) != 0) {
+        free(tr.xy);
+        cli_error("plot: %s", err);
+        return CLI_EXIT_FAILURE;
+    }
+    char title[256], sub[256];
+    snprintf(title, sizeof title, "Directed seek: (%g, %g) heading %.0f deg to (%g, %g) heading %.0f deg",
+             a.p[0], a.p[1], a.heading * 180.0 / PLOT_PI, b.p[0], b.p[1], b.heading * 180.0 / PLOT_PI);
+    snprintf(sub, sizeof sub,
+             "turn radius %g m at %g m/s (plans with r = %.3g m); %s: miss %.3f m, heading error %.2f deg, "
+             "path %.1f m in %.2f s",
+             rmin, speed, r, res.reached ? "reached" : "NOT reached", res.position_error,
+             res.heading_error_deg, res.path_length, res.time);
+    plot_title(&p, title, sub);
+    plot_panel_t panel;
+    plot_panel_full(&p, &panel, bounds[0] - pad, bounds[1] + pad, bounds[2] - pad, bounds[3] + pad, "x (m)",
+                    "y (m)");
+    plot_panel_begin(&p, &panel);
+    cairo_t* cr = p.cr;
+    const plot_rgb_t grey = {0.55, 0.55, 0.6}, plan_c = {0.835, 0.369, 0.0}, flown_c = {0.0, 0.447, 0.698},
+                     mark_c = {0.15, 0.15, 0.18}, way_c = {0.0, 0.62, 0.451};
+    /* Every osculating circle: the agent's two, and k_W and k'_W. */
+    for (int i = 0; i < 2; ++i) {
+        plot_circle(&p, kA[i].x, kA[i].y, r);
+        plot_circle(&p, kW[i].x, kW[i].y, r);
+    }
+    plot_set_color(&p, grey, 0.8);
+    plot_dash_px(&p, 5, 4);
+    plot_stroke_px(&p, 1.0);
+    plot_dash_px(&p, 0, 0);
+    if (have_plan) {
+        /* The chosen circles, then the path: arc on k_A, tangent, arc on k_W. */
+        plot_circle(&p, plan.center_agent.x, plan.center_agent.y, r);
+        plot_circle(&p, plan.center_waypoint.x, plan.center_waypoint.y, r);
+        plot_set_color(&p, plan_c, 0.45);
+        plot_stroke_px(&p, 1.2);
+        plot_set_color(&p, plan_c, 1.0);
+        plot_dot(&p, &panel, plan.center_agent.x, plan.center_agent.y, 2.5);
+        plot_dot(&p, &panel, plan.center_waypoint.x, plan.center_waypoint.y, 2.5);
+        arc_path(cr, plan.center_agent, A, r, plan.agent_turn, plan.phi_agent);
+        cairo_line_to(cr, plan.tangent_to.x, plan.tangent_to.y);
+        arc_path(cr, plan.center_waypoint, plan.tangent_to, r, plan.waypoint_turn, plan.phi_waypoint);
+        plot_set_color(&p, plan_c, 0.9);
+        plot_dash_px(&p, 9, 5);
+        plot_stroke_px(&p, 3.0);
+        plot_dash_px(&p, 0, 0);
+        plot_set_color(&p, plan_c, 1.0);
+        plot_dot(&p, &panel, plan.tangent_from.x, plan.tangent_from.y, 3.5);
+        plot_dot(&p, &panel, plan.tangent_to.x, plan.tangent_to.y, 3.5);
+    }
+    /* What was flown. */
+    for (int i = 0; i < tr.count; ++i) {
+        if (i == 0) cairo_move_to(cr, tr.xy[0], tr.xy[1]);
+        else cairo_line_to(cr, tr.xy[2 * i], tr.xy[2 * i + 1]);
+    }
+    plot_set_color(&p, flown_c, 1.0);
+    plot_stroke_px(&p, 2.0);
+    plot_set_color(&p, mark_c, 1.0);
+    plot_arrow(&p, &panel, A.x, A.y, a.heading, 34, 2.2);
+    plot_set_color(&p, way_c, 1.0);
+    plot_arrow(&p, &panel, W.x, W.y, b.heading, 34, 2.2);
+    plot_dot(&p, &panel, W.x, W.y, 4);
+    plot_set_color(&p, mark_c, 1.0);
+    plot_text_at(&p, &panel, A.x, A.y, -14, 18, "A");
+    plot_text_at(&p, &panel, W.x, W.y, -14, 18, "W");
+    if (have_plan) {
+        plot_text_at(&p, &panel, plan.center_agent.x, plan.center_agent.y, 6, -6, "k_A");
+        plot_text_at(&p, &panel, plan.center_waypoint.x, plan.center_waypoint.y, 6, -6, "k_W");
+    }
+    plot_panel_end(&p);
+    plot_scale_bar(&p, &panel);
+    plot_legend(&p, flown_c, 0, "flown path");
+    if (have_plan) {
+        char label[128];
+        snprintf(label, sizeof label, "plan at start (%s: arc %.0f deg, tangent %.1f m, arc %.0f deg)",
+                 plan.path_is_cross ? "cross" : "direct", plan.phi_agent * 180.0 / PLOT_PI, plan.tangent_length,
+                 plan.phi_waypoint * 180.0 / PLOT_PI);
+        plot_legend(&p, plan_c, 2, label);
+    }
+    plot_legend(&p, grey, 2, "osculating circles");
+    plot_legend(&p, way_c, 0, "waypoint heading");
+    free(tr.xy);
+    if (plot_close(&p, err, sizeof err) != 0) {
+        cli_error("plot: %s", err);
+        return CLI_EXIT_FAILURE;
+    }
+    snprintf(title, sizeof title, "directed seek, %s", res.reached ? "reached" : "not reached");
+    plot_report(&p, &panel, title);
+    return CLI_EXIT_OK;
+}
