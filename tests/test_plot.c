@@ -242,6 +242,10 @@ Test(plot, run_traces_are_where_the_agent_went)
             cr_assert(!coloured_near(&p, px, qy, 0), "frame %d: pixels 4 m above the track are coloured", k);
     }
     cairo_surface_destroy(p.s);
+    /* A side view needs a third dimension. */
+    plot_cli(&r, (const char*[]){"run", rec, "--view", "side", "-o", png, NULL});
+    cr_assert_eq(r.status, 2, "exit %d", r.status);
+    cr_assert_not_null(strstr(r.err, "needs a 3D recording"), "%s", r.err);
 }
 
 Test(plot, run_breaks_lines_at_torus_edges)

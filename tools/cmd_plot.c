@@ -26,8 +26,9 @@ static void plot_help(void)
            "  run RECORDING          trajectory traces of every agent in a recording\n"
            "                         (shoal run --record), coloured by group, with the\n"
            "                         scenario's obstacles; lines break where an agent\n"
-           "                         wraps around a torus; 3D is seen from above (x-y)\n"
+           "                         wraps around a torus\n"
            "      --every K          use every K-th frame (default 1)\n"
+           "      --view top|side    3D: seen from above (x-y, default) or the side (x-z)\n"
            "  dseek                  one directed-seek run (as `shoal dseek`): the flown\n"
            "                         path, the osculating circles and the planned\n"
            "                         3-segment path (arc, tangent, arc) at the start\n"
@@ -141,8 +142,8 @@ done:
 
 typedef struct obstacle_list {
     int count;
-    float (*c)[3]; /* x, y, radius */
-    float (*v)[2]; /* velocity x, y (moving obstacles) */
+    float (*c)[4]; /* x, y, z, radius */
+    float (*v)[3]; /* velocity (moving obstacles) */
 } obstacle_list;
 
 /* The obstacles of the scenario a recording was made from: the scenario
@@ -184,11 +185,9 @@ static int scenario_obstacles(const char* scenario_text, obstacle_list* out, cha
     for (int32_t id = 0; out->count < n && id < 4 * n + 64; ++id) {
         float c[3], v[3], r;
         if (shoal_world_get_obstacle(w, id, c, v, &r) != SHOAL_OK) continue;
-        out->c[out->count][0] = c[0];
-        out->c[out->count][1] = c[1];
-        out->c[out->count][2] = r;
-        out->v[out->count][0] = v[0];
-        out->v[out->count][1] = v[1];
+        memcpy(out->c[out->count], c, sizeof c);
+        out->c[out->count][3] = r;
+        memcpy(out->v[out->count], v, sizeof v);
         out->count++;
     }
     rc = 0;
@@ -203,11 +202,14 @@ done:
     return rc;
 }
 
-static float frame_heading(const shoal_recording_frame_t* f, int dims, int i)
+/* The direction an agent faces in the picture: its heading (2D), or its
+ * forward axis projected on the view's plane (3D: x-y, or x-z for `ay` 2). */
+static float frame_heading(const shoal_recording_frame_t* f, int dims, int i, int ay)
 {
     if (dims == 2) return f->headings[i];
     const float* q = f->orientations + 4 * i;
-    return quat_yaw((quat){q[0], q[1], q[2], q[3]});
+    vec3 fwd = quat_forward((quat){q[0], q[1], q[2], q[3]});
+    return atan2f(ay == 2 ? fwd.z : fwd.y, fwd.x);
 }
 
 /* The k-th line of the group names ("" when missing), into buf. */
@@ -237,6 +239,7 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
 {
     const char* path = NULL;
     int64_t every = 1;
+    int ay = 1; /* the picture's vertical axis: y (from above) or z (from the side) */
     for (int i = 1; i < argc; ++i) {
         const char* v = NULL;
         int m = cli_option_value("plot", argc, argv, &i, "--every", &v);
@@ -244,6 +247,11 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
         if (m > 0) {
             if (!cli_parse_int(v, 1, 1000000, &every))
                 return cli_usage_error("plot", "--every must be an integer >= 1, got '%s'", v);
+        } else if ((m = cli_option_value("plot", argc, argv, &i, "--view", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            if (!strcmp(v, "top")) ay = 1;
+            else if (!strcmp(v, "side")) ay = 2;
+            else return cli_usage_error("plot", "run: --view: expected top or side, got '%s'", v);
         } else if (argv[i][0] == '-') {
             return cli_usage_error("plot", "run: unknown option '%s'", argv[i]);
         } else if (path) {
@@ -262,6 +270,10 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
     }
     const shoal_recording_header_t* h = shoal_recording_header(rec);
     int dims = h->dimensions, frames = shoal_recording_frame_count(rec);
+    if (ay == 2 && dims != 3) {
+        shoal_recording_destroy(rec);
+        return cli_usage_error("plot", "run: --view side needs a 3D recording (%s is 2D)", path);
+    }
     if (frames == 0) {
         cli_error("plot: %s has no complete frame to draw", path);
         shoal_recording_destroy(rec);
@@ -280,7 +292,7 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
     for (int k = 0; k < frames; ++k) {
         shoal_recording_frame(rec, k, &f);
         for (int i = 0; i < f.count; ++i) {
-            double x = f.positions[dims * i], y = f.positions[dims * i + 1];
+            double x = f.positions[dims * i], y = f.positions[dims * i + ay];
             xmin = fmin(xmin, x);
             xmax = fmax(xmax, x);
             ymin = fmin(ymin, y);
@@ -291,17 +303,17 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
         if (f.count > agents_seen) agents_seen = f.count;
     }
     for (int i = 0; i < obs.count; ++i) {
-        xmin = fmin(xmin, obs.c[i][0] - obs.c[i][2]);
-        xmax = fmax(xmax, obs.c[i][0] + obs.c[i][2]);
-        ymin = fmin(ymin, obs.c[i][1] - obs.c[i][2]);
-        ymax = fmax(ymax, obs.c[i][1] + obs.c[i][2]);
+        xmin = fmin(xmin, obs.c[i][0] - obs.c[i][3]);
+        xmax = fmax(xmax, obs.c[i][0] + obs.c[i][3]);
+        ymin = fmin(ymin, obs.c[i][ay] - obs.c[i][3]);
+        ymax = fmax(ymax, obs.c[i][ay] + obs.c[i][3]);
     }
     double wrap_w = 0.0, wrap_h = 0.0;
     if (h->wrap) {
         xmin = h->bounds_min[0];
         xmax = h->bounds_max[0];
-        ymin = h->bounds_min[1];
-        ymax = h->bounds_max[1];
+        ymin = h->bounds_min[ay];
+        ymax = h->bounds_max[ay];
         wrap_w = xmax - xmin;
         wrap_h = ymax - ymin;
     } else if (xmin <= xmax) {
@@ -333,23 +345,24 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
     char every_note[48] = "";
     if (every > 1) snprintf(every_note, sizeof every_note, " (every %lld-th drawn)", (long long)every);
     snprintf(sub, sizeof sub, "%s: %d frames%s, %dD%s%s", path, frames, every_note, dims,
-             dims == 3 ? " seen from above (x-y)" : "", h->wrap ? ", torus (lines break at the edges)" : "");
+             dims == 2 ? "" : ay == 2 ? " seen from the side (x-z)" : " seen from above (x-y)",
+             h->wrap ? ", torus (lines break at the edges)" : "");
     plot_title(&p, title, sub);
     plot_panel_t panel;
-    plot_panel_full(&p, &panel, xmin, xmax, ymin, ymax, "x (m)", "y (m)");
+    plot_panel_full(&p, &panel, xmin, xmax, ymin, ymax, "x (m)", ay == 2 ? "z (m)" : "y (m)");
     plot_panel_begin(&p, &panel);
     cairo_t* cr = p.cr;
 
     for (int i = 0; i < obs.count; ++i) {
-        plot_circle(&p, obs.c[i][0], obs.c[i][1], obs.c[i][2]);
+        plot_circle(&p, obs.c[i][0], obs.c[i][ay], obs.c[i][3]);
         plot_set_color(&p, (plot_rgb_t){0.45, 0.45, 0.48}, 0.35);
         cairo_fill_preserve(cr);
         plot_set_color(&p, (plot_rgb_t){0.3, 0.3, 0.33}, 0.9);
         plot_stroke_px(&p, 1.2);
         double dur = t1 - t0;
-        if (obs.v[i][0] != 0.0f || obs.v[i][1] != 0.0f) { /* where a moving one went */
-            cairo_move_to(cr, obs.c[i][0], obs.c[i][1]);
-            cairo_line_to(cr, obs.c[i][0] + obs.v[i][0] * dur, obs.c[i][1] + obs.v[i][1] * dur);
+        if (obs.v[i][0] != 0.0f || obs.v[i][ay] != 0.0f) { /* where a moving one went */
+            cairo_move_to(cr, obs.c[i][0], obs.c[i][ay]);
+            cairo_line_to(cr, obs.c[i][0] + obs.v[i][0] * dur, obs.c[i][ay] + obs.v[i][ay] * dur);
             plot_dash_px(&p, 4, 3);
             plot_stroke_px(&p, 1.0);
             plot_dash_px(&p, 0, 0);
@@ -381,7 +394,7 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
             for (int i = 0; i < f.count; ++i) {
                 if ((int)(f.groups[i] % 8) != color) continue;
                 uint32_t id = f.ids[i];
-                float x = f.positions[dims * i], y = f.positions[dims * i + 1];
+                float x = f.positions[dims * i], y = f.positions[dims * i + ay];
                 int joined = last_frame[id] == drawn && drawn >= 0 && last_gen[id] == f.generations[i];
                 if (joined && h->wrap) /* crossed an edge of the torus: break the line */
                     joined = fabs(x - last[2 * id]) < 0.5 * wrap_w && fabs(y - last[2 * id + 1]) < 0.5 * wrap_h;
@@ -402,9 +415,9 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
     /* Where every agent ended, facing its heading. */
     shoal_recording_frame(rec, frames - 1, &f);
     for (int i = 0; i < f.count; ++i) {
-        double x = f.positions[dims * i], y = f.positions[dims * i + 1];
+        double x = f.positions[dims * i], y = f.positions[dims * i + ay];
         plot_set_color(&p, plot_palette((int)(f.groups[i] % 8)), 1.0);
-        if (f.count <= 400) plot_arrow(&p, &panel, x, y, frame_heading(&f, dims, i), 9.0, 1.6);
+        if (f.count <= 400) plot_arrow(&p, &panel, x, y, frame_heading(&f, dims, i, ay), 9.0, 1.6);
         else plot_dot(&p, &panel, x, y, 1.4);
     }
     plot_panel_end(&p);
