@@ -341,7 +341,7 @@ static int kind_pictures(const char* const* kind_args, const char* name, view_t*
 Test(plot, dseek_draws_start_waypoint_and_plan)
 {
     view_t v;
-    int count = kind_pictures((const char*[]){"dseek", "--from", "0,0,1.5708", "--to", "12,-4,3.1416", NULL}, "dseek",
+    int count = kind_pictures((const char*[]){"dseek", "--from", "0,0,1.5708", "--to", "12,-4,3.1416", "--replans", "4", NULL}, "dseek",
                               &v);
     cr_assert_gt(count, 1500, "dseek: %d coloured pixels", count);
     char png[300];

@@ -34,6 +34,7 @@ static void plot_help(void)
            "                         3-segment path (arc, tangent, arc) at the start\n"
            "      --from x,y,heading --to x,y,heading --rmin R --speed V\n"
            "                         (defaults: 0,0,1.5708  10,-3,3.1416  2  5)\n"
+           "      --replans N        also the plans of N later poses along the flight\n"
            "  pathfollow             one ground vehicle on one course (as `shoal\n"
            "                         pathfollow`): path, corridor, obstacles, terrain\n"
            "                         shading and the track coloured by speed; stuck\n"

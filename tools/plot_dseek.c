@@ -19,7 +19,7 @@
 #define PLOT_DSEEK_MARGIN 1.15
 
 typedef struct track {
-    double* xy;
+    double* xy; /* x, y, heading per sample */
     int count, capacity, failed;
 } track;
 
@@ -31,7 +31,7 @@ static void collect(void* ctx, int dims, double t, const shoal_agent_state_t* s)
     if (k->failed) return;
     if (k->count == k->capacity) {
         int cap = k->capacity ? 2 * k->capacity : 1024;
-        double* p = realloc(k->xy, (size_t)cap * 2 * sizeof(double));
+        double* p = realloc(k->xy, (size_t)cap * 3 * sizeof(double));
         if (!p) {
             k->failed = 1;
             return;
@@ -39,8 +39,9 @@ static void collect(void* ctx, int dims, double t, const shoal_agent_state_t* s)
         k->xy = p;
         k->capacity = cap;
     }
-    k->xy[2 * k->count] = s->position[0];
-    k->xy[2 * k->count + 1] = s->position[1];
+    k->xy[3 * k->count] = s->position[0];
+    k->xy[3 * k->count + 1] = s->position[1];
+    k->xy[3 * k->count + 2] = s->heading;
     k->count++;
 }
 
@@ -66,10 +67,15 @@ int plot_kind_dseek(int argc, char** argv, const plot_options_t* o)
 {
     const char *from = "0,0,1.5708", *to = "10,-3,3.1416";
     double rmin = 2.0, speed = 5.0;
+    int64_t replans = 0;
     for (int i = 1; i < argc; ++i) {
         const char* v = NULL;
         int m;
-        if ((m = cli_option_value("plot", argc, argv, &i, "--from", &v)) != 0) {
+        if ((m = cli_option_value("plot", argc, argv, &i, "--replans", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 0, 50, &replans))
+                return cli_usage_error("plot", "dseek: --replans must be an integer in [0, 50], got '%s'", v);
+        } else if ((m = cli_option_value("plot", argc, argv, &i, "--from", &v)) != 0) {
             if (m < 0) return CLI_EXIT_USAGE;
             from = v;
         } else if ((m = cli_option_value("plot", argc, argv, &i, "--to", &v)) != 0) {
@@ -123,7 +129,7 @@ int plot_kind_dseek(int argc, char** argv, const plot_options_t* o)
     vec2 kW[2] = {{W.x - (float)r * dW.y, W.y + (float)r * dW.x}, {W.x + (float)r * dW.y, W.y - (float)r * dW.x}};
 
     double bounds[4] = {1e300, -1e300, 1e300, -1e300};
-    for (int i = 0; i < tr.count; ++i) grow(bounds, tr.xy[2 * i], tr.xy[2 * i + 1], 0.0);
+    for (int i = 0; i < tr.count; ++i) grow(bounds, tr.xy[3 * i], tr.xy[3 * i + 1], 0.0);
     for (int i = 0; i < 2; ++i) {
         grow(bounds, kA[i].x, kA[i].y, r);
         grow(bounds, kW[i].x, kW[i].y, r);
@@ -162,6 +168,25 @@ int plot_kind_dseek(int argc, char** argv, const plot_options_t* o)
     plot_dash_px(&p, 5, 4);
     plot_stroke_px(&p, 1.0);
     plot_dash_px(&p, 0, 0);
+    /* The plans of later poses along the flight, faint: how the plan the
+     * agent follows changes as it goes (it replans every step). */
+    for (int j = 1; j <= replans; ++j) {
+        int k = (int)((int64_t)j * tr.count / (replans + 1));
+        vec2 P = {(float)tr.xy[3 * k], (float)tr.xy[3 * k + 1]};
+        vec2 dP = {cosf((float)tr.xy[3 * k + 2]), sinf((float)tr.xy[3 * k + 2])};
+        dseek_result2 later;
+        if (dseek_steer_2d(P, dP, W, dW, &prm, &later) != DSEEK_OK || !isfinite(later.total_angle) ||
+            later.stage == DSEEK_CLOSE)
+            continue;
+        if (later.stage == DSEEK_STAGE_I) arc_path(cr, later.center_agent, P, r, later.agent_turn, later.phi_agent);
+        else cairo_move_to(cr, P.x, P.y);
+        if (later.stage != DSEEK_STAGE_III) cairo_line_to(cr, later.tangent_to.x, later.tangent_to.y);
+        vec2 arc_from = later.stage == DSEEK_STAGE_III ? P : later.tangent_to;
+        arc_path(cr, later.center_waypoint, arc_from, r, later.waypoint_turn, later.phi_waypoint);
+        plot_set_color(&p, plan_c, 0.35);
+        plot_stroke_px(&p, 1.2);
+        plot_dot(&p, &panel, P.x, P.y, 2.0);
+    }
     if (have_plan) {
         /* The chosen circles, then the path: arc on k_A, tangent, arc on k_W. */
         plot_circle(&p, plan.center_agent.x, plan.center_agent.y, r);
@@ -185,7 +210,7 @@ int plot_kind_dseek(int argc, char** argv, const plot_options_t* o)
     /* What was flown. */
     for (int i = 0; i < tr.count; ++i) {
         if (i == 0) cairo_move_to(cr, tr.xy[0], tr.xy[1]);
-        else cairo_line_to(cr, tr.xy[2 * i], tr.xy[2 * i + 1]);
+        else cairo_line_to(cr, tr.xy[3 * i], tr.xy[3 * i + 1]);
     }
     plot_set_color(&p, flown_c, 1.0);
     plot_stroke_px(&p, 2.0);
@@ -210,6 +235,11 @@ int plot_kind_dseek(int argc, char** argv, const plot_options_t* o)
                  plan.path_is_cross ? "cross" : "direct", plan.phi_agent * 180.0 / PLOT_PI, plan.tangent_length,
                  plan.phi_waypoint * 180.0 / PLOT_PI);
         plot_legend(&p, plan_c, 2, label);
+    }
+    if (replans > 0) {
+        char label[64];
+        snprintf(label, sizeof label, "plans at %d later poses", (int)replans);
+        plot_legend(&p, plan_c, 0, label);
     }
     plot_legend(&p, grey, 2, "osculating circles");
     plot_legend(&p, way_c, 0, "waypoint heading");
