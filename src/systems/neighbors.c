@@ -120,6 +120,53 @@ static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out, flo
     return count;
 }
 
+/* Copy n floats a lane at a time, adding `shift` (0 for a plain copy: x + 0
+ * is x for every finite x, so the bits are those of memcpy). The last lane
+ * may run up to SHOAL_LANES - 1 floats past n on both sides: the sorted
+ * arrays carry SHOAL_PAD_FLOATS of padding, and the pack's slack absorbs the
+ * writes, which the next run or the zeroed tail overwrites. */
+static inline void copy_run(float* dst, const float* src, int32_t n, float shift)
+{
+    if (shift == 0.0f) {
+        for (int32_t i = 0; i < n; i += SHOAL_LANES) lane_storeu(dst + i, lane_loadu(src + i));
+    } else {
+        lanef d = lane_set1(shift);
+        for (int32_t i = 0; i < n; i += SHOAL_LANES)
+            lane_storeu(dst + i, lane_add(lane_loadu(src + i), d));
+    }
+}
+
+/* Append sorted agents [lo, hi) to the pack at m, positions shifted by sh. */
+static inline int32_t pack_run(const grid_t* g, nb_scratch* s, int32_t m, int32_t lo, int32_t hi,
+                               const float sh[3], int three)
+{
+    int32_t len = hi - lo;
+    copy_run(s->cx + m, g->sx + lo, len, sh[0]);
+    copy_run(s->cy + m, g->sy + lo, len, sh[1]);
+    copy_run(s->cvx + m, g->svx + lo, len, 0.0f);
+    copy_run(s->cvy + m, g->svy + lo, len, 0.0f);
+    if (three) {
+        copy_run(s->cz + m, g->sz + lo, len, sh[2]);
+        copy_run(s->cvz + m, g->svz + lo, len, 0.0f);
+    }
+    return m + len;
+}
+
+/* Zero one lane past the end of a pack of m: masked lanes then read finite
+ * values. */
+static inline void pack_finish(nb_scratch* s, int32_t m, int three)
+{
+    lanef z = lane_zero();
+    lane_storeu(s->cx + m, z);
+    lane_storeu(s->cy + m, z);
+    lane_storeu(s->cvx + m, z);
+    lane_storeu(s->cvy + m, z);
+    if (three) {
+        lane_storeu(s->cz + m, z);
+        lane_storeu(s->cvz + m, z);
+    }
+}
+
 /* Pack the agents of `buckets` into s; returns the count and sets
  * *self_base to where bucket `own` starts in the pack. */
 static int32_t pack_block(const grid_t* g, const uint32_t* buckets, const float (*shift)[3], int nb,
@@ -137,30 +184,40 @@ static int32_t pack_block(const grid_t* g, const uint32_t* buckets, const float 
         int32_t lo = g->cell_start[buckets[b]], hi = g->cell_start[buckets[e - 1] + 1];
         for (int k = b; k < e; ++k)
             if (buckets[k] == own) *self_base = m + (g->cell_start[own] - lo);
-        size_t bytes = (size_t)(hi - lo) * sizeof(float);
-        int32_t len = hi - lo;
-        memcpy(s->cvx + m, g->svx + lo, bytes);
-        memcpy(s->cvy + m, g->svy + lo, bytes);
-        if (three) memcpy(s->cvz + m, g->svz + lo, bytes);
-        const float* src[3] = {g->sx + lo, g->sy + lo, three ? g->sz + lo : NULL};
-        float* dst[3] = {s->cx + m, s->cy + m, s->cz + m};
-        for (int k = 0; k < 2 + three; ++k) {
-            if (shift[b][k] == 0.0f) {
-                memcpy(dst[k], src[k], bytes);
-            } else {
-                float d = shift[b][k];
-                for (int32_t i = 0; i < len; ++i) dst[k][i] = src[k][i] + d;
-            }
-        }
-        m += len;
+        m = pack_run(g, s, m, lo, hi, shift[b], three);
         b = e;
     }
-    /* Zero one lane past the end: masked lanes then read finite values. */
-    for (int32_t j = m; j < m + SHOAL_LANES; ++j) {
-        s->cx[j] = s->cy[j] = s->cvx[j] = s->cvy[j] = 0.0f;
-        if (three) s->cz[j] = s->cvz[j] = 0.0f;
-    }
+    pack_finish(s, m, three);
     return m;
+}
+
+/* The pack of a cell of a direct grid that touches no torus edge: its
+ * block is 3 (9) runs of 3 consecutive buckets, the same ranges and order
+ * block_buckets and pack_block produce, found without listing buckets. */
+static int32_t pack_interior(const grid_t* g, const int32_t c[3], nb_scratch* s,
+                             int32_t* self_base)
+{
+    static const float none[3] = {0.0f, 0.0f, 0.0f};
+    int three = g->dims == 3;
+    int32_t nx = g->n[0], row = nx, plane = nx * g->n[1];
+    int32_t own = (c[2] * g->n[1] + c[1]) * nx + c[0];
+    int32_t m = 0;
+    for (int dz = three ? -1 : 0; dz <= (three ? 1 : 0); ++dz)
+        for (int dy = -1; dy <= 1; ++dy) {
+            int32_t first = own + dz * plane + dy * row - 1;
+            int32_t lo = g->cell_start[first], hi = g->cell_start[first + 3];
+            if (dz == 0 && dy == 0) *self_base = m + (g->cell_start[own] - lo);
+            m = pack_run(g, s, m, lo, hi, none, three);
+        }
+    pack_finish(s, m, three);
+    return m;
+}
+
+/* Whether the block around cell c of a direct grid stays inside the grid. */
+static inline int cell_interior(const grid_t* g, const int32_t c[3])
+{
+    return c[0] >= 1 && c[0] < g->n[0] - 1 && c[1] >= 1 && c[1] < g->n[1] - 1 &&
+           (g->dims == 2 || (c[2] >= 1 && c[2] < g->n[2] - 1));
 }
 
 /* Minimal image of an offset on a torus axis (|d| < extent on entry). */
@@ -565,8 +622,13 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
                     apply_sums(comp, pend_cr, pend_row, &r, dx, dy, dz);
                     pend_cr = -1;
                 }
-                int nb = block_buckets(g, cell, buckets, shift);
-                m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s, &self_base);
+                if (g->direct && cell_interior(g, cell)) {
+                    m = pack_interior(g, cell, s, &self_base);
+                } else {
+                    int nb = block_buckets(g, cell, buckets, shift);
+                    m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s,
+                                   &self_base);
+                }
                 memcpy(packed, cell, sizeof packed);
             }
             agent_in a;

@@ -285,9 +285,15 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const float* vz = three ? AGENT_F(w, AC_VEL_Z) : NULL;
     const uint32_t* slots = table_slots(&w->agents);
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
+    /* Component rows follow agent-row order, so in a flock where every
+     * agent has the component, component row r usually belongs to agent row
+     * r: checking that (a near-sequential read) avoids the sparse index's
+     * random one. */
+    const int32_t* comp_agent_row = TABLE_COL(&comp->table, int32_t, COMP_ROW);
+    const int32_t comp_count = comp->table.count;
     for (int32_t k = begin; k < end; ++k) {
         int32_t r = g->order[k];
-        g->scomp[k] = component_row(comp, slots[r]);
+        g->scomp[k] = r < comp_count && comp_agent_row[r] == r ? r : component_row(comp, slots[r]);
         float x = px[r], y = py[r];
         if (g->wrap) {
             x = wrap_into(x, g->origin[0], g->extent[0]);

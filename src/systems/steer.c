@@ -44,6 +44,15 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     float* dz = AGENT_F(w, AC_DESIRED_Z);
 
     for (int32_t i = begin; i < end; ++i) {
+        /* Most agents of a flock use none of these behaviors: clear their
+         * desired velocity without reading targets and threats (the same
+         * zeros the full path would write). */
+        if (w_seek[i] == 0.0f && w_flee[i] == 0.0f && w_arrive[i] == 0.0f && w_depart[i] == 0.0f) {
+            dx[i] = 0.0f;
+            dy[i] = 0.0f;
+            if (three) dz[i] = 0.0f;
+            continue;
+        }
         float vx = 0.0f, vy = 0.0f, vz = 0.0f;
         /* e: error toward the target; f: error toward the threat. */
         float ex = tx[i] - px[i], ey = ty[i] - py[i], ez = three ? tz[i] - pz[i] : 0.0f;
