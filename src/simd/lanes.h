@@ -28,7 +28,7 @@
  * The operations (all static inline; "m" is a lanem, "i" a lanei):
  *   memory    lane_load/loadu/store/storeu, lane_load_partial/store_partial,
  *             lane_set1, lane_zero, lane_extract, lane_iota
- *   math      lane_add/sub/mul/div, lane_fma, lane_min/max/clamp, lane_abs,
+ *   math      lane_add/sub/mul/div, lane_fma, lane_fma_fast, lane_min/max/clamp, lane_abs,
  *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum, lane_hsum4
  *   compare   lane_cmp_lt/le/gt/ge/eq/neq -> m
  *   masks     lane_mask_and/or/not/andnot/any/all/bits/first,
@@ -393,6 +393,22 @@ static inline lanef lane_fma(lanef a, lanef b, lanef c)
     lane_storeu(fc, c);
     for (int i = 0; i < SHOAL_LANES; i++) fa[i] = fmaf(fa[i], fb[i], fc[i]);
     return lane_loadu(fa);
+#endif
+}
+
+/* a * b + c for hot loops: one fused rounding where the width has a native
+ * FMA (and in the scalar build when the compiler targets a CPU with one), a
+ * rounded product and a rounded sum elsewhere. One instruction instead of
+ * two, and never slower; like lane_rcp_fast, the bits depend on the build,
+ * not on the thread count. */
+static inline lanef lane_fma_fast(lanef a, lanef b, lanef c)
+{
+#if SHOAL_LANES == 1 && defined(__FMA__)
+    return (lanef){ fmaf(a.v, b.v, c.v) };
+#elif SHOAL_LANES > 1 && SHOAL__FMA_NATIVE
+    return (lanef){ SHOAL__PS(fmadd)(a.v, b.v, c.v) };
+#else
+    return lane_add(lane_mul(a, b), c);
 #endif
 }
 

@@ -277,8 +277,8 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
             dy = lane_min_image(dy, ey, hy);
             if (three) dz = lane_min_image(dz, ez, hz);
         }
-        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-        if (three) d2 = lane_add(d2, lane_mul(dz, dz));
+        lanef d2 = lane_fma_fast(dy, dy, lane_mul(dx, dx));
+        if (three) d2 = lane_fma_fast(dz, dz, d2);
         lanem ok = lane_mask_and(lane_cmp_lt(idx, mf), lane_cmp_neq(idx, self));
         ok = lane_mask_and(ok, lane_cmp_le(d2, r2));
         if (fov) {
@@ -302,14 +302,14 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
         }
         /* Separation sums +d/|d|^2 here and is negated once at the end. */
         lanef inv = lane_rcp_fast(lane_max(d2, tiny));
-        sx = lane_masked_add(sx, sep_ok, lane_mul(dx, inv));
-        sy = lane_masked_add(sy, sep_ok, lane_mul(dy, inv));
+        sx = lane_select(sep_ok, lane_fma_fast(dx, inv, sx), sx);
+        sy = lane_select(sep_ok, lane_fma_fast(dy, inv, sy), sy);
         ax = lane_masked_add(ax, ok, lane_loadu(s->cvx + j));
         ay = lane_masked_add(ay, ok, lane_loadu(s->cvy + j));
         cx = lane_masked_add(cx, ok, dx);
         cy = lane_masked_add(cy, ok, dy);
         if (three) {
-            sz = lane_masked_add(sz, sep_ok, lane_mul(dz, inv));
+            sz = lane_select(sep_ok, lane_fma_fast(dz, inv, sz), sz);
             az = lane_masked_add(az, ok, lane_loadu(s->cvz + j));
             cz = lane_masked_add(cz, ok, dz);
         }
@@ -400,11 +400,11 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
                 dzb = lane_min_image(dzb, ez, hz);
             }
         }
-        lanef d2a = lane_add(lane_mul(dxa, dxa), lane_mul(dya, dya));
-        lanef d2b = lane_add(lane_mul(dxb, dxb), lane_mul(dyb, dyb));
+        lanef d2a = lane_fma_fast(dya, dya, lane_mul(dxa, dxa));
+        lanef d2b = lane_fma_fast(dyb, dyb, lane_mul(dxb, dxb));
         if (three) {
-            d2a = lane_add(d2a, lane_mul(dza, dza));
-            d2b = lane_add(d2b, lane_mul(dzb, dzb));
+            d2a = lane_fma_fast(dza, dza, d2a);
+            d2b = lane_fma_fast(dzb, dzb, d2b);
         }
         lanem oka = lane_mask_and(lane_mask_and(in, lane_cmp_neq(idx, selfa)), lane_cmp_le(d2a, r2a));
         lanem okb = lane_mask_and(lane_mask_and(in, lane_cmp_neq(idx, selfb)), lane_cmp_le(d2b, r2b));
@@ -436,23 +436,23 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
             sxb = lane_masked_add(sxb, cob, lane_select(lane_cmp_lt(idx, selfb), lane_neg(irb), irb));
         }
         lanef inva = lane_rcp_fast(lane_max(d2a, tiny)), invb = lane_rcp_fast(lane_max(d2b, tiny));
-        sxa = lane_masked_add(sxa, seqa, lane_mul(dxa, inva));
-        sya = lane_masked_add(sya, seqa, lane_mul(dya, inva));
+        sxa = lane_select(seqa, lane_fma_fast(dxa, inva, sxa), sxa);
+        sya = lane_select(seqa, lane_fma_fast(dya, inva, sya), sya);
         axa = lane_masked_add(axa, oka, vx);
         aya = lane_masked_add(aya, oka, vy);
         cxa = lane_masked_add(cxa, oka, dxa);
         cya = lane_masked_add(cya, oka, dya);
-        sxb = lane_masked_add(sxb, seqb, lane_mul(dxb, invb));
-        syb = lane_masked_add(syb, seqb, lane_mul(dyb, invb));
+        sxb = lane_select(seqb, lane_fma_fast(dxb, invb, sxb), sxb);
+        syb = lane_select(seqb, lane_fma_fast(dyb, invb, syb), syb);
         axb = lane_masked_add(axb, okb, vx);
         ayb = lane_masked_add(ayb, okb, vy);
         cxb = lane_masked_add(cxb, okb, dxb);
         cyb = lane_masked_add(cyb, okb, dyb);
         if (three) {
-            sza = lane_masked_add(sza, seqa, lane_mul(dza, inva));
+            sza = lane_select(seqa, lane_fma_fast(dza, inva, sza), sza);
             aza = lane_masked_add(aza, oka, vz);
             cza = lane_masked_add(cza, oka, dza);
-            szb = lane_masked_add(szb, seqb, lane_mul(dzb, invb));
+            szb = lane_select(seqb, lane_fma_fast(dzb, invb, szb), szb);
             azb = lane_masked_add(azb, okb, vz);
             czb = lane_masked_add(czb, okb, dzb);
         }
@@ -570,18 +570,24 @@ static void max_bucket_range(int32_t begin, int32_t end, int32_t worker, void* v
     c->worker_max[worker] = best;
 }
 
+/* The neighbors component's gains and weights, and the desired velocity
+ * columns, looked up once per range. */
+typedef struct nb_out {
+    const float *k_sep, *k_ali, *k_coh, *w_sep, *w_ali, *w_coh;
+    float *dx, *dy, *dz; /* dz NULL in 2D */
+} nb_out;
+
 /* desired += c_sep V_sep + c_ali V_ali + c_coh V_coh for component row cr. */
-static void apply_sums(const component_t* comp, int32_t cr, int32_t row, const sums* r, float* dx,
-                       float* dy, float* dz)
+static inline void apply_sums(const nb_out* o, int32_t cr, int32_t row, const sums* r)
 {
     if (r->n == 0.0f) return;
     float inv_n = 1.0f / r->n;
-    float ks = TABLE_COL(&comp->table, float, NB_K_SEP)[cr] * TABLE_COL(&comp->table, float, NB_W_SEP)[cr];
-    float ka = TABLE_COL(&comp->table, float, NB_K_ALI)[cr] * TABLE_COL(&comp->table, float, NB_W_ALI)[cr] * inv_n;
-    float kc = TABLE_COL(&comp->table, float, NB_K_COH)[cr] * TABLE_COL(&comp->table, float, NB_W_COH)[cr] * inv_n;
-    dx[row] += ks * r->sep[0] + ka * r->ali[0] + kc * r->coh[0];
-    dy[row] += ks * r->sep[1] + ka * r->ali[1] + kc * r->coh[1];
-    if (dz) dz[row] += ks * r->sep[2] + ka * r->ali[2] + kc * r->coh[2];
+    float ks = o->k_sep[cr] * o->w_sep[cr];
+    float ka = o->k_ali[cr] * o->w_ali[cr] * inv_n;
+    float kc = o->k_coh[cr] * o->w_coh[cr] * inv_n;
+    o->dx[row] += ks * r->sep[0] + ka * r->ali[0] + kc * r->coh[0];
+    o->dy[row] += ks * r->sep[1] + ka * r->ali[1] + kc * r->coh[1];
+    if (o->dz) o->dz[row] += ks * r->sep[2] + ka * r->ali[2] + kc * r->coh[2];
 }
 
 static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -591,9 +597,15 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     const grid_t* g = c->g;
     nb_scratch* s = &c->scratch[worker];
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
-    float* dx = AGENT_F(w, AC_DESIRED_X);
-    float* dy = AGENT_F(w, AC_DESIRED_Y);
-    float* dz = g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL;
+    const nb_out out = {
+        TABLE_COL(&comp->table, float, NB_K_SEP), TABLE_COL(&comp->table, float, NB_K_ALI),
+        TABLE_COL(&comp->table, float, NB_K_COH), TABLE_COL(&comp->table, float, NB_W_SEP),
+        TABLE_COL(&comp->table, float, NB_W_ALI), TABLE_COL(&comp->table, float, NB_W_COH),
+        AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
+        g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL};
+    const float* nb_radius = TABLE_COL(&comp->table, float, NB_RADIUS);
+    const float* nb_fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS);
+    const int32_t* nb_max = TABLE_COL(&comp->table, int32_t, NB_MAX);
     uint32_t buckets[MAX_BLOCK];
     float shift[MAX_BLOCK][3];
     int64_t touched = 0, pairs = 0, found = 0;
@@ -619,7 +631,7 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
                     sums r;
                     kernel(g, s, m, &pend, &r, NULL);
                     found += (int64_t)r.n;
-                    apply_sums(comp, pend_cr, pend_row, &r, dx, dy, dz);
+                    apply_sums(&out, pend_cr, pend_row, &r);
                     pend_cr = -1;
                 }
                 if (g->direct && cell_interior(g, cell)) {
@@ -635,9 +647,9 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
             a.x[0] = g->sx[k];
             a.x[1] = g->sy[k];
             a.x[2] = g->dims == 3 ? g->sz[k] : 0.0f;
-            a.radius = TABLE_COL(&comp->table, float, NB_RADIUS)[cr];
+            a.radius = nb_radius[cr];
             a.r2 = a.radius * a.radius;
-            a.fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS)[cr];
+            a.fov_cos = nb_fov_cos[cr];
             a.self = self_base + (k - lo);
             a.fwd[0] = a.fwd[1] = a.fwd[2] = 0.0f;
             if (a.fov_cos > -1.0f) {
@@ -646,7 +658,7 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
                 a.fwd[1] = f.y;
                 a.fwd[2] = f.z;
             }
-            int32_t cap = TABLE_COL(&comp->table, int32_t, NB_MAX)[cr];
+            int32_t cap = nb_max[cr];
             touched++;
             pairs += m;
             if (cap > 0) {
@@ -654,7 +666,7 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
                 kernel(g, s, m, &a, &r, s->d2);
                 if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
                 found += (int64_t)r.n;
-                apply_sums(comp, cr, row, &r, dx, dy, dz);
+                apply_sums(&out, cr, row, &r);
                 continue;
             }
             /* Uncapped agents of one pack go through the kernel in pairs. */
@@ -667,15 +679,15 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
             sums rp, r;
             kernel2(g, s, m, &pend, &a, &rp, &r);
             found += (int64_t)rp.n + (int64_t)r.n;
-            apply_sums(comp, pend_cr, pend_row, &rp, dx, dy, dz);
-            apply_sums(comp, cr, row, &r, dx, dy, dz);
+            apply_sums(&out, pend_cr, pend_row, &rp);
+            apply_sums(&out, cr, row, &r);
             pend_cr = -1;
         }
         if (pend_cr >= 0) {
             sums r;
             kernel(g, s, m, &pend, &r, NULL);
             found += (int64_t)r.n;
-            apply_sums(comp, pend_cr, pend_row, &r, dx, dy, dz);
+            apply_sums(&out, pend_cr, pend_row, &r);
             pend_cr = -1;
         }
     }
