@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ecs/parallel.h"
+#include "simd/lanes.h"
 #include "systems/systems.h"
 
 #define MIN_BUCKETS 1024
@@ -186,6 +187,38 @@ typedef struct sort_ctx {
     int32_t* chunk_base;
 } sort_ctx;
 
+/* Bucket of agent row i, from the same wrapped coordinates the sorted
+ * copies hold, so the neighbor kernel finds every agent in the cell it
+ * computes. */
+static inline uint32_t agent_key(const grid_t* g, const float* px, const float* py,
+                                 const float* pz, int32_t i)
+{
+    float x = px[i], y = py[i], z = pz ? pz[i] : 0.0f;
+    if (g->wrap) {
+        x = wrap_into(x, g->origin[0], g->extent[0]);
+        y = wrap_into(y, g->origin[1], g->extent[1]);
+        if (pz) z = wrap_into(z, g->origin[2], g->extent[2]);
+    }
+    int32_t ix = grid_coord(g, x, 0), iy = grid_coord(g, y, 1);
+    int32_t iz = pz ? grid_coord(g, z, 2) : 0;
+    return grid_bucket(g, ix, iy, iz);
+}
+
+/* Cell coordinates of one lane of positions along an axis of a direct grid
+ * (torus), or 0 in *ok when any lane is outside the box (the caller then
+ * takes the scalar path, which wraps). Inside the box this is grid_coord's
+ * arithmetic, operation for operation: (p - origin) * inv_cell, floor, and
+ * n subtracted at the upper edge. */
+static inline lanei lane_coord(const grid_t* g, lanef p, int axis, int* ok)
+{
+    lanef f = lane_sub(p, lane_set1(g->origin[axis]));
+    lanem inside = lane_mask_and(lane_cmp_ge(f, lane_zero()), lane_cmp_lt(f, lane_set1(g->extent[axis])));
+    *ok &= lane_mask_all(inside);
+    lanef n = lane_set1((float)g->n[axis]);
+    lanef c = lane_floor(lane_mul(f, lane_set1(g->inv_cell[axis])));
+    return lane_ftoi(lane_select(lane_cmp_ge(c, n), lane_sub(c, n), c));
+}
+
 static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -199,18 +232,27 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
         memset(hist, 0, (size_t)g->bucket_count * sizeof(int32_t));
         int32_t lo = b * c->block_size, hi = lo + c->block_size;
         if (hi > c->n) hi = c->n;
-        for (int32_t i = lo; i < hi; ++i) {
-            /* The same wrapped coordinates the sorted copies hold, so the
-             * neighbor kernel finds every agent in the cell it computes. */
-            float x = px[i], y = py[i], z = pz ? pz[i] : 0.0f;
-            if (g->wrap) {
-                x = wrap_into(x, g->origin[0], g->extent[0]);
-                y = wrap_into(y, g->origin[1], g->extent[1]);
-                if (pz) z = wrap_into(z, g->origin[2], g->extent[2]);
+        int32_t i = lo;
+        if (g->direct) {
+            /* Keys a lane at a time; positions are normally inside the box
+             * already (the wrap system keeps them there). */
+            lanei n0 = lanei_set1(g->n[0]), n1 = lanei_set1(g->n[1]);
+            for (; i + SHOAL_LANES <= hi; i += SHOAL_LANES) {
+                int ok = 1;
+                lanei ix = lane_coord(g, lane_loadu(px + i), 0, &ok);
+                lanei iy = lane_coord(g, lane_loadu(py + i), 1, &ok);
+                lanei iz = pz ? lane_coord(g, lane_loadu(pz + i), 2, &ok) : lanei_set1(0);
+                if (ok) {
+                    lanei k = lanei_add(lanei_mul(lanei_add(lanei_mul(iz, n1), iy), n0), ix);
+                    lanei_storeu((int32_t*)g->key + i, k);
+                } else {
+                    for (int32_t j = i; j < i + SHOAL_LANES; ++j) g->key[j] = agent_key(g, px, py, pz, j);
+                }
+                for (int32_t j = i; j < i + SHOAL_LANES; ++j) hist[g->key[j]]++;
             }
-            int32_t ix = grid_coord(g, x, 0), iy = grid_coord(g, y, 1);
-            int32_t iz = pz ? grid_coord(g, z, 2) : 0;
-            uint32_t key = grid_bucket(g, ix, iy, iz);
+        }
+        for (; i < hi; ++i) {
+            uint32_t key = agent_key(g, px, py, pz, i);
             g->key[i] = key;
             hist[key]++;
         }
@@ -403,7 +445,16 @@ static void wrap_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int k = 0; k < w->dims; ++k) {
         float* p = AGENT_F(w, AC_POS_X + k);
         float origin = w->bounds_min[k], extent = w->bounds_max[k] - w->bounds_min[k];
-        for (int32_t i = begin; i < end; ++i) p[i] = wrap_into(p[i], origin, extent);
+        /* Nearly every agent is still inside: test a lane at a time and
+         * rewrite only lanes that left the box. (Columns are padded to
+         * whole lanes, so the last load stays inside the column.) */
+        lanef lo = lane_set1(origin), ext = lane_set1(extent);
+        for (int32_t i = begin; i < end; i += SHOAL_LANES) {
+            lanef f = lane_sub(lane_loadu(p + i), lo);
+            if (lane_mask_all(lane_mask_and(lane_cmp_ge(f, lane_zero()), lane_cmp_lt(f, ext)))) continue;
+            int32_t stop = i + SHOAL_LANES < end ? i + SHOAL_LANES : end;
+            for (int32_t j = i; j < stop; ++j) p[j] = wrap_into(p[j], origin, extent);
+        }
     }
 }
 
