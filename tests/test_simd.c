@@ -188,6 +188,28 @@ Test(simd, fma)
 #endif
 }
 
+/* lane_fma_fast is fused exactly where the build has a native FMA for the
+ * width (the scalar build: where the compiler targets one), unfused
+ * elsewhere: every lane must be one or the other as the build says. */
+#if (SHOAL_LANES == 1 && defined(__FMA__)) || (SHOAL_LANES > 1 && SHOAL__FMA_NATIVE)
+static float ref_fma_fast(float a, float b, float c) { return fmaf(a, b, c); }
+#define FMA_FAST_FUSED 1
+#else
+static float ref_fma_fast(float a, float b, float c) { return a * b + c; }
+#define FMA_FAST_FUSED 0
+#endif
+
+Test(simd, fma_fast)
+{
+    make_inputs(0x5eed0013);
+    for (int i = 0; i < N_VALUES; i += SHOAL_LANES)
+        lane_store(out + i, lane_fma_fast(lane_load(in_a + i), lane_load(in_b + i), lane_load(in_c + i)));
+    check_outputs("lane_fma_fast", ref_fma_fast);
+    lanef x = lane_set1(1.0f + 0x1p-12f);
+    float r = lane_extract(lane_fma_fast(x, x, lane_set1(-1.0f)), 0);
+    cr_assert_eq(r, FMA_FAST_FUSED ? 0x1p-11f + 0x1p-24f : 0x1p-11f, "fused %d: got %a", FMA_FAST_FUSED, (double)r);
+}
+
 Test(simd, clamp)
 {
     make_inputs(0x5eed0004);
