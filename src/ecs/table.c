@@ -131,11 +131,29 @@ uint16_t table_widest(const table_t* t)
     return w;
 }
 
+/* Whether every element of a column has the same bits. A permutation then
+ * changes nothing, and parameter columns (mass, gains, weights) are often
+ * the same for a whole flock: a sequential read that stops at the first
+ * difference is far cheaper than a gather and a copy. */
+static int column_uniform(const char* src, int32_t n, size_t sz)
+{
+    if (sz == 4) {
+        const uint32_t* v = (const uint32_t*)(const void*)src;
+        for (int32_t i = 1; i < n; ++i)
+            if (v[i] != v[0]) return 0;
+        return 1;
+    }
+    for (int32_t i = 1; i < n; ++i)
+        if (memcmp(src + (size_t)i * sz, src, sz) != 0) return 0;
+    return 1;
+}
+
 void table_permute_column(table_t* t, int32_t c, const int32_t* perm, void* scratch)
 {
     size_t sz = t->elem_size[c];
     if (sz == 0) return;
     const char* src = (const char*)t->columns[c];
+    if (column_uniform(src, t->count, sz)) return;
     char* dst = (char*)scratch;
     switch (sz) {
     case 4:
