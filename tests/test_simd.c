@@ -329,6 +329,21 @@ Test(simd, mask_logic)
     cr_assert(!lane_mask_all(lane_mask_not(lane_mask_first(1))));
 }
 
+Test(simd, mask_from_bits_round_trips)
+{
+    const uint32_t full = (uint32_t)((1ull << SHOAL_LANES) - 1);
+    uint64_t st = 0x5eed0021;
+    for (int k = 0; k < 1000; ++k) {
+        uint32_t bits = (uint32_t)(next_u64(&st) >> 17);
+        lanem m = lane_mask_from_bits(bits);
+        cr_assert_eq(lane_mask_bits(m), bits & full, "bits %08x", bits);
+        /* A usable mask: selects lane i exactly when bit i is set. */
+        lanef v = lane_select(m, lane_set1(1.0f), lane_zero());
+        for (int i = 0; i < SHOAL_LANES; ++i)
+            cr_assert_eq(lane_extract(v, i), (bits >> i) & 1u ? 1.0f : 0.0f, "lane %d of %08x", i, bits);
+    }
+}
+
 Test(simd, mask_first)
 {
     const uint32_t all = (uint32_t)((1ull << SHOAL_LANES) - 1);

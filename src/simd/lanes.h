@@ -31,7 +31,7 @@
  *   math      lane_add/sub/mul/div, lane_fma, lane_fma_fast, lane_min/max/clamp, lane_abs,
  *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum, lane_hsum4
  *   compare   lane_cmp_lt/le/gt/ge/eq/neq -> m
- *   masks     lane_mask_and/or/not/andnot/any/all/bits/first,
+ *   masks     lane_mask_and/or/not/andnot/any/all/bits/from_bits/first,
  *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
  *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/iota (no
  *             overflow allowed),
@@ -120,6 +120,7 @@ static inline lanem lane_mask_or(lanem a, lanem b)
 }
 static inline lanem lane_mask_not(lanem a) { return (lanem){ (simde__mmask16)~a.v }; }
 static inline uint32_t lane_mask_bits(lanem m) { return m.v; }
+static inline lanem lane_mask_from_bits(uint32_t bits) { return (lanem){ (simde__mmask16)bits }; }
 static inline lanef lane_select(lanem m, lanef a, lanef b)
 {
     return (lanef){ simde_mm512_mask_blend_ps(m.v, b.v, a.v) };
@@ -186,6 +187,7 @@ typedef struct lanem { simde__m256 v; } lanem; /* each lane all ones or all zero
 #define SHOAL__FMA_NATIVE 0
 #endif
 #define SHOAL__ONES() simde_mm256_castsi256_ps(simde_mm256_set1_epi32(-1))
+#define SHOAL__CASTPS(x) simde_mm256_castsi256_ps(x)
 
 static inline lanef lane_select(lanem m, lanef a, lanef b)
 {
@@ -217,6 +219,7 @@ typedef struct lanem { simde__m128 v; } lanem; /* each lane all ones or all zero
 #define SHOAL__FMA_NATIVE 0
 #endif
 #define SHOAL__ONES() simde_mm_castsi128_ps(simde_mm_set1_epi32(-1))
+#define SHOAL__CASTPS(x) simde_mm_castsi128_ps(x)
 
 static inline lanef lane_select(lanem m, lanef a, lanef b)
 {
@@ -238,6 +241,13 @@ static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){ SHOAL__PS(
 static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){ SHOAL__PS(or)(a.v, b.v) }; }
 static inline lanem lane_mask_not(lanem a) { return (lanem){ SHOAL__PS(xor)(a.v, SHOAL__ONES()) }; }
 static inline uint32_t lane_mask_bits(lanem m) { return (uint32_t)SHOAL__PS(movemask)(m.v); }
+static inline lanem lane_mask_from_bits(uint32_t bits)
+{
+    static const int32_t lane_bit[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+    lanei b = { SHOAL__SI(loadu)((const void*)lane_bit) };
+    lanei m = { SHOAL__SI(and)(b.v, SHOAL__EPI32(set1)((int32_t)bits)) };
+    return (lanem){ SHOAL__CASTPS(SHOAL__EPI32(cmpeq)(m.v, b.v)) };
+}
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -353,6 +363,7 @@ static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){ a.v && b.v
 static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){ a.v || b.v }; }
 static inline lanem lane_mask_not(lanem a) { return (lanem){ !a.v }; }
 static inline uint32_t lane_mask_bits(lanem m) { return m.v ? 1u : 0u; }
+static inline lanem lane_mask_from_bits(uint32_t bits) { return (lanem){ (bits & 1u) != 0 }; }
 static inline lanef lane_select(lanem m, lanef a, lanef b) { return m.v ? a : b; }
 
 static inline lanei lanei_load(const int32_t* p) { return (lanei){ *p }; }

@@ -234,6 +234,28 @@ static inline float min_image(float d, float ext)
     return d;
 }
 
+/* Lanes j .. j + SHOAL_LANES - 1 of a pack of m candidates that hold a
+ * candidate other than the agent itself (pack index self), as mask bits:
+ * built with scalar arithmetic, which keeps the vector units and registers
+ * for the distances. */
+#define LANES_FULL ((uint32_t)((1ull << SHOAL_LANES) - 1))
+static inline uint32_t live_bits(int32_t j, int32_t m, int32_t self)
+{
+    int32_t left = m - j;
+    uint32_t bits = left >= SHOAL_LANES ? LANES_FULL : (1u << left) - 1u;
+    uint32_t off = (uint32_t)(self - j);
+    if (off < (uint32_t)SHOAL_LANES) bits &= ~(1u << off);
+    return bits;
+}
+
+/* Lanes of j .. j + SHOAL_LANES - 1 whose pack index is below self. */
+static inline uint32_t below_bits(int32_t j, int32_t self)
+{
+    int32_t k = self - j;
+    if (k <= 0) return 0;
+    return k >= SHOAL_LANES ? LANES_FULL : (1u << k) - 1u;
+}
+
 typedef struct sums {
     float n;
     float sep[3], ali[3], coh[3];
@@ -257,7 +279,6 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
     lanef xi = lane_set1(a->x[0]), yi = lane_set1(a->x[1]), zi = lane_set1(a->x[2]);
     lanef fx = lane_set1(a->fwd[0]), fy = lane_set1(a->fwd[1]), fz = lane_set1(a->fwd[2]);
     lanef r2 = lane_set1(a->r2), fcos = lane_set1(a->fov_cos);
-    lanef mf = lane_set1((float)m), self = lane_set1((float)a->self);
     lanef ex = lane_set1(g->extent[0]), ey = lane_set1(g->extent[1]), ez = lane_set1(g->extent[2]);
     lanef hx = lane_set1(0.5f * g->extent[0]), hy = lane_set1(0.5f * g->extent[1]);
     lanef hz = lane_set1(0.5f * g->extent[2]);
@@ -265,9 +286,8 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
     lanef zero = lane_zero();
     lanef sx = zero, sy = zero, sz = zero, ax = zero, ay = zero, az = zero;
     lanef cx = zero, cy = zero, cz = zero;
-    lanef idx = lane_iota(), step = lane_set1((float)SHOAL_LANES);
     int32_t count = 0;
-    for (int32_t j = 0; j < m; j += SHOAL_LANES, idx = lane_add(idx, step)) {
+    for (int32_t j = 0; j < m; j += SHOAL_LANES) {
         lanef dx = lane_sub(lane_loadu(s->cx + j), xi);
         lanef dy = lane_sub(lane_loadu(s->cy + j), yi);
         lanef dz = zero;
@@ -279,8 +299,7 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
         }
         lanef d2 = lane_fma_fast(dy, dy, lane_mul(dx, dx));
         if (three) d2 = lane_fma_fast(dz, dz, d2);
-        lanem ok = lane_mask_and(lane_cmp_lt(idx, mf), lane_cmp_neq(idx, self));
-        ok = lane_mask_and(ok, lane_cmp_le(d2, r2));
+        lanem ok = lane_mask_and(lane_mask_from_bits(live_bits(j, m, a->self)), lane_cmp_le(d2, r2));
         if (fov) {
             lanef dot = lane_add(lane_mul(fx, dx), lane_mul(fy, dy));
             if (three) dot = lane_add(dot, lane_mul(fz, dz));
@@ -297,7 +316,7 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
         lanem sep_ok = ok;
         if (lane_mask_any(coincident)) {
             sep_ok = lane_mask_andnot(ok, coincident); /* ok and not coincident */
-            lanef push = lane_select(lane_cmp_lt(idx, self), lane_neg(inv_r), inv_r);
+            lanef push = lane_select(lane_mask_from_bits(below_bits(j, a->self)), lane_neg(inv_r), inv_r);
             sx = lane_masked_add(sx, coincident, push);
         }
         /* Separation sums +d/|d|^2 here and is negated once at the end. */
@@ -367,8 +386,6 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
     lanef xa = lane_set1(a->x[0]), ya = lane_set1(a->x[1]), za = lane_set1(a->x[2]);
     lanef xb = lane_set1(b->x[0]), yb = lane_set1(b->x[1]), zb = lane_set1(b->x[2]);
     lanef r2a = lane_set1(a->r2), r2b = lane_set1(b->r2);
-    lanef mf = lane_set1((float)m);
-    lanef selfa = lane_set1((float)a->self), selfb = lane_set1((float)b->self);
     lanef ex = lane_set1(g->extent[0]), ey = lane_set1(g->extent[1]), ez = lane_set1(g->extent[2]);
     lanef hx = lane_set1(0.5f * g->extent[0]), hy = lane_set1(0.5f * g->extent[1]);
     lanef hz = lane_set1(0.5f * g->extent[2]);
@@ -378,12 +395,10 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
     lanef cxa = zero, cya = zero, cza = zero;
     lanef sxb = zero, syb = zero, szb = zero, axb = zero, ayb = zero, azb = zero;
     lanef cxb = zero, cyb = zero, czb = zero;
-    lanef idx = lane_iota(), step = lane_set1((float)SHOAL_LANES);
     int32_t ca = 0, cb = 0;
-    for (int32_t j = 0; j < m; j += SHOAL_LANES, idx = lane_add(idx, step)) {
+    for (int32_t j = 0; j < m; j += SHOAL_LANES) {
         lanef px = lane_loadu(s->cx + j), py = lane_loadu(s->cy + j);
         lanef pz = three ? lane_loadu(s->cz + j) : zero;
-        lanem in = lane_cmp_lt(idx, mf);
         lanef dxa = lane_sub(px, xa), dya = lane_sub(py, ya), dza = zero;
         lanef dxb = lane_sub(px, xb), dyb = lane_sub(py, yb), dzb = zero;
         if (three) {
@@ -406,8 +421,8 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
             d2a = lane_fma_fast(dza, dza, d2a);
             d2b = lane_fma_fast(dzb, dzb, d2b);
         }
-        lanem oka = lane_mask_and(lane_mask_and(in, lane_cmp_neq(idx, selfa)), lane_cmp_le(d2a, r2a));
-        lanem okb = lane_mask_and(lane_mask_and(in, lane_cmp_neq(idx, selfb)), lane_cmp_le(d2b, r2b));
+        lanem oka = lane_mask_and(lane_mask_from_bits(live_bits(j, m, a->self)), lane_cmp_le(d2a, r2a));
+        lanem okb = lane_mask_and(lane_mask_from_bits(live_bits(j, m, b->self)), lane_cmp_le(d2b, r2b));
         if (fova) {
             lanef dot = lane_add(lane_mul(lane_set1(a->fwd[0]), dxa), lane_mul(lane_set1(a->fwd[1]), dya));
             if (three) dot = lane_add(dot, lane_mul(lane_set1(a->fwd[2]), dza));
@@ -432,8 +447,8 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
             seqa = lane_mask_andnot(oka, coa);
             seqb = lane_mask_andnot(okb, cob);
             lanef ira = lane_set1(1.0f / a->radius), irb = lane_set1(1.0f / b->radius);
-            sxa = lane_masked_add(sxa, coa, lane_select(lane_cmp_lt(idx, selfa), lane_neg(ira), ira));
-            sxb = lane_masked_add(sxb, cob, lane_select(lane_cmp_lt(idx, selfb), lane_neg(irb), irb));
+            sxa = lane_masked_add(sxa, coa, lane_select(lane_mask_from_bits(below_bits(j, a->self)), lane_neg(ira), ira));
+            sxb = lane_masked_add(sxb, cob, lane_select(lane_mask_from_bits(below_bits(j, b->self)), lane_neg(irb), irb));
         }
         lanef inva = lane_rcp_fast(lane_max(d2a, tiny)), invb = lane_rcp_fast(lane_max(d2b, tiny));
         sxa = lane_select(seqa, lane_fma_fast(dxa, inva, sxa), sxa);
