@@ -296,7 +296,16 @@ Test(plot, run_of_a_scenario_recording_png_and_svg)
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_assert_not_null(strstr(r.out, "200 agents"), "%s", r.out);
     png_t p = load_png(png, 800, 500);
-    cr_assert_gt(count_coloured(&p), 3000, "too few coloured pixels for 200 traces");
+    int all = count_coloured(&p);
+    cr_assert_gt(all, 3000, "too few coloured pixels for 200 traces");
+    cairo_surface_destroy(p.s);
+    /* --agents 10: every 20th agent, far less ink. */
+    plot_cli(&r, (const char*[]){"run", rec, "--agents", "10", "-o", png, "--width=800", "--height=500", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_assert_not_null(strstr(r.out, "every 20-th"), "%s", r.out);
+    p = load_png(png, 800, 500);
+    int some = count_coloured(&p);
+    cr_assert(some > 100 && some < all / 4, "--agents 10: %d coloured pixels, all 200: %d", some, all);
     cairo_surface_destroy(p.s);
     plot_cli(&r, (const char*[]){"run", rec, "-o", svg, NULL});
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);

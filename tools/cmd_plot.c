@@ -28,6 +28,7 @@ static void plot_help(void)
            "                         scenario's obstacles; lines break where an agent\n"
            "                         wraps around a torus\n"
            "      --every K          use every K-th frame (default 1)\n"
+           "      --agents N         at most about N agents (every k-th handle index)\n"
            "      --view top|side    3D: seen from above (x-y, default) or the side (x-z)\n"
            "  dseek                  one directed-seek run (as `shoal dseek`): the flown\n"
            "                         path, the osculating circles and the planned\n"
@@ -239,7 +240,7 @@ static const char* group_name(const char* names, int k, char* buf, size_t size)
 int plot_kind_run(int argc, char** argv, const plot_options_t* o)
 {
     const char* path = NULL;
-    int64_t every = 1;
+    int64_t every = 1, max_agents = 0;
     int ay = 1; /* the picture's vertical axis: y (from above) or z (from the side) */
     for (int i = 1; i < argc; ++i) {
         const char* v = NULL;
@@ -248,6 +249,10 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
         if (m > 0) {
             if (!cli_parse_int(v, 1, 1000000, &every))
                 return cli_usage_error("plot", "--every must be an integer >= 1, got '%s'", v);
+        } else if ((m = cli_option_value("plot", argc, argv, &i, "--agents", &v)) != 0) {
+            if (m < 0) return CLI_EXIT_USAGE;
+            if (!cli_parse_int(v, 1, INT32_MAX, &max_agents))
+                return cli_usage_error("plot", "--agents must be an integer >= 1, got '%s'", v);
         } else if ((m = cli_option_value("plot", argc, argv, &i, "--view", &v)) != 0) {
             if (m < 0) return CLI_EXIT_USAGE;
             if (!strcmp(v, "top")) ay = 1;
@@ -340,9 +345,14 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
     double t0 = f.time;
     shoal_recording_frame(rec, frames - 1, &f);
     double t1 = f.time;
-    char title[256], sub[512];
-    snprintf(title, sizeof title, "%s: trajectories of %lld agents, t = %.2f to %.2f s",
-             h->scenario_name[0] ? h->scenario_name : "recording", (long long)agents_seen, t0, t1);
+    /* --agents N: a fixed subset, every stride-th handle index. */
+    uint32_t stride = 1;
+    if (max_agents > 0 && agents_seen > max_agents)
+        stride = (uint32_t)((agents_seen + max_agents - 1) / max_agents);
+    char title[256], sub[512], subset[64] = "";
+    if (stride > 1) snprintf(subset, sizeof subset, " (every %u-th by id drawn)", stride);
+    snprintf(title, sizeof title, "%s: trajectories of %lld agents%s, t = %.2f to %.2f s",
+             h->scenario_name[0] ? h->scenario_name : "recording", (long long)agents_seen, subset, t0, t1);
     char every_note[48] = "";
     if (every > 1) snprintf(every_note, sizeof every_note, " (every %lld-th drawn)", (long long)every);
     snprintf(sub, sizeof sub, "%s: %d frames%s, %dD%s%s", path, frames, every_note, dims,
@@ -382,19 +392,34 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
         plot_panel_end(&p);
         goto close;
     }
-    double alpha = agents_seen <= 50 ? 0.85 : agents_seen <= 1000 ? 0.5 : 0.25;
-    double width = agents_seen <= 50 ? 1.6 : 1.0;
-    /* One path per colour: a stroke composites its whole path once, so
-     * segments of one colour never darken where they join. */
+    if (h->wrap) { /* the torus box */
+        cairo_rectangle(cr, xmin, ymin, xmax - xmin, ymax - ymin);
+        plot_set_color(&p, (plot_rgb_t){0.3, 0.3, 0.33}, 0.8);
+        plot_dash_px(&p, 6, 4);
+        plot_stroke_px(&p, 1.0);
+        plot_dash_px(&p, 0, 0);
+    }
+    int64_t shown = (agents_seen + stride - 1) / stride; /* about how many are drawn */
+    double alpha = shown <= 50 ? 0.85 : shown <= 1000 ? 0.5 : 0.25;
+    double width = shown <= 50 ? 1.6 : 1.0;
+    /* Segments of one colour must not darken where they cross or join, so
+     * each colour is composited once. PNG: a group per colour, stroked
+     * opaque in pieces of a few thousand segments (cairo rasterizes one
+     * huge path far slower than many small ones), then painted with alpha.
+     * SVG: one path per colour with the alpha (nothing is rasterized; and
+     * cairo 1.16's SVG surface leaks groups). */
     int colors = (int)max_group + 1 < 8 ? (int)max_group + 1 : 8;
+    int grouped = !p.svg;
     for (int color = 0; color < colors; ++color) {
         for (size_t s = 0; s < slots; ++s) last_frame[s] = -1;
-        int drawn = -1;
+        int drawn = -1, pending = 0;
+        if (grouped) cairo_push_group(cr);
+        plot_set_color(&p, plot_palette(color), grouped ? 1.0 : alpha);
         for (int k = 0; k < frames; k += (int)every) {
             shoal_recording_frame(rec, k, &f);
             for (int i = 0; i < f.count; ++i) {
-                if ((int)(f.groups[i] % 8) != color) continue;
                 uint32_t id = f.ids[i];
+                if ((int)(f.groups[i] % 8) != color || id % stride != 0) continue;
                 float x = f.positions[dims * i], y = f.positions[dims * i + ay];
                 int joined = last_frame[id] == drawn && drawn >= 0 && last_gen[id] == f.generations[i];
                 if (joined && h->wrap) /* crossed an edge of the torus: break the line */
@@ -402,6 +427,10 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
                 if (joined) {
                     cairo_move_to(cr, last[2 * id], last[2 * id + 1]);
                     cairo_line_to(cr, x, y);
+                    if (grouped && ++pending == 4096) {
+                        plot_stroke_px(&p, width);
+                        pending = 0;
+                    }
                 }
                 last[2 * id] = x;
                 last[2 * id + 1] = y;
@@ -410,16 +439,25 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
             }
             drawn = k;
         }
-        plot_set_color(&p, plot_palette(color), alpha);
         plot_stroke_px(&p, width);
+        if (grouped) {
+            cairo_pop_group_to_source(cr);
+            cairo_paint_with_alpha(cr, alpha);
+        }
     }
-    /* Where every agent ended, facing its heading. */
+    /* Where every agent ended: facing its heading when few, else a dot.
+     * (A dot is filled on its own: cairo fills one path of 50,000
+     * overlapping circles several times slower than 50,000 small ones.) */
     shoal_recording_frame(rec, frames - 1, &f);
-    for (int i = 0; i < f.count; ++i) {
-        double x = f.positions[dims * i], y = f.positions[dims * i + ay];
-        plot_set_color(&p, plot_palette((int)(f.groups[i] % 8)), 1.0);
-        if (f.count <= 400) plot_arrow(&p, &panel, x, y, frame_heading(&f, dims, i, ay), 9.0, 1.6);
-        else plot_dot(&p, &panel, x, y, 1.4);
+    int arrows = shown <= 400;
+    for (int color = 0; color < colors; ++color) {
+        plot_set_color(&p, plot_palette(color), 1.0);
+        for (int i = 0; i < f.count; ++i) {
+            if ((int)(f.groups[i] % 8) != color || f.ids[i] % stride != 0) continue;
+            double x = f.positions[dims * i], y = f.positions[dims * i + ay];
+            if (arrows) plot_arrow(&p, &panel, x, y, frame_heading(&f, dims, i, ay), 9.0, 1.6);
+            else plot_dot(&p, &panel, x, y, 1.4);
+        }
     }
     plot_panel_end(&p);
     plot_scale_bar(&p, &panel);
@@ -429,7 +467,8 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
     }
     if (max_group >= 8) plot_legend(&p, plot_palette(0), 0, "(colours repeat past 8 groups)");
     if (obs.count > 0) plot_legend(&p, (plot_rgb_t){0.45, 0.45, 0.48}, 3, "obstacles");
-    plot_legend(&p, (plot_rgb_t){0.15, 0.15, 0.18}, 1, f.count <= 400 ? "arrow: last pose" : "dot: last position");
+    plot_legend(&p, (plot_rgb_t){0.15, 0.15, 0.18}, 1, arrows ? "arrow: last pose" : "dot: last position");
+    if (h->wrap) plot_legend(&p, (plot_rgb_t){0.3, 0.3, 0.33}, 2, "torus box");
 close:
     free(last);
     free(last_frame);
@@ -442,7 +481,7 @@ close:
         return CLI_EXIT_FAILURE;
     }
     if (rc == CLI_EXIT_OK) {
-        snprintf(title, sizeof title, "%lld agents, %d frames", (long long)agents_seen, frames);
+        snprintf(title, sizeof title, "%lld agents%s, %d frames", (long long)agents_seen, subset, frames);
         plot_report(&p, &panel, title);
     }
     return rc;
