@@ -297,7 +297,7 @@ static void read_params(const world_t* w, int32_t row, shoal_agent_def_t* d)
 
 /* ---- optional components ------------------------------------------------ */
 
-static int needs_component(const shoal_agent_def_t* d, int comp)
+int agent_needs_component(const shoal_agent_def_t* d, int comp)
 {
     const float* wt = d->weights;
     switch (comp) {
@@ -320,7 +320,7 @@ static int needs_component(const shoal_agent_def_t* d, int comp)
 static int reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t extra)
 {
     for (int k = 0; k < COMP_COUNT_; ++k) {
-        if (!needs_component(d, k)) continue;
+        if (!agent_needs_component(d, k)) continue;
         /* A component's sparse index exists once some agent needs it. */
         if (!component_reserve_slots(&w->comps[k], &w->alloc, w->slot_capacity)) return 0;
         table_t* t = &w->comps[k].table;
@@ -345,7 +345,7 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
     const float* wt = d->weights;
     for (int k = 0; k < COMP_COUNT_; ++k) {
         component_t* c = &w->comps[k];
-        if (!needs_component(d, k)) {
+        if (!agent_needs_component(d, k)) {
             component_remove(c, slot);
             continue;
         }

@@ -193,6 +193,10 @@ void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* def);
 shoal_status_t world_apply_commands(world_t* w);
 void world_register_builtin_systems(world_t* w);
 
+/* 1 if an agent of definition d has component comp (a behavior that
+ * needs it has a nonzero weight, or ground/planner is enabled). */
+int agent_needs_component(const shoal_agent_def_t* d, int comp);
+
 /* 1 if column `col` of the agent table exists in a world of `dims`. */
 int agent_column_used(int dims, int col);
 

@@ -41,6 +41,8 @@
 
 #include "shoal/recording.h"
 
+#include "io/bytes.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -49,7 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE binary32 and binary64");
 
 #define REC_HEADER_FIXED 84u
 #define REC_FRAME_FIXED 32u
@@ -68,61 +69,6 @@ static const char rec_magic[8] = {'S', 'H', 'O', 'A', 'L', 'R', 'E', 'C'};
 /* ------------------------------------------------------------------------ */
 /* Bytes                                                                      */
 /* ------------------------------------------------------------------------ */
-
-/* Assembled by shifts, so the format is little-endian on any host. */
-static void put_u32(uint8_t* p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_u32(const uint8_t* p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_u64(uint8_t* p, uint64_t v)
-{
-    put_u32(p, (uint32_t)v);
-    put_u32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint64_t get_u64(const uint8_t* p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-static void put_f32(uint8_t* p, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    put_u32(p, u);
-}
-
-static float get_f32(const uint8_t* p)
-{
-    uint32_t u = get_u32(p);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static void put_f64(uint8_t* p, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    put_u64(p, u);
-}
-
-static double get_f64(const uint8_t* p)
-{
-    uint64_t u = get_u64(p);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
 
 static void crc_init(uint32_t table[256])
 {

@@ -85,6 +85,13 @@ void planner_free_search_memory(world_t* w, planner_world_t* pw);
  * memory (the world's error is then set, with `where`). */
 int planner_prepare(world_t* w, const char* where);
 
+/* Make `fresh` (its entries from the world's allocator) the world's trim
+ * table with the given chord slack, as a snapshot recorded them: checked
+ * against the world's dimensions; the permutation is drawn from the seed.
+ * Takes ownership of `fresh` in every case (freed on failure). */
+shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack,
+                                     const char* where);
+
 /* Check a definition's planner part (fully only when enabled); the message
  * names the field as "planner.discount" etc. The goal agent is checked to
  * belong to this world here; that it is live, by planner_check_goal_agent

@@ -183,8 +183,10 @@ static float table_chord_slack(const trim_table_t* t)
 }
 
 /* Make `fresh` the world's table (taking ownership): the permutation and
- * the chord slack with it. On failure `fresh` is freed and nothing changes. */
-static shoal_status_t install_table(world_t* w, trim_table_t* fresh, const char* where)
+ * the chord slack with it (computed when slack < 0). On failure `fresh` is
+ * freed and nothing changes. */
+static shoal_status_t install_table_slack(world_t* w, trim_table_t* fresh, float slack,
+                                          const char* where)
 {
     const allocator_t* a = &w->alloc;
     planner_world_t* pw = planner_world_get(w);
@@ -205,7 +207,7 @@ static shoal_status_t install_table(world_t* w, trim_table_t* fresh, const char*
         perm[i] = perm[j];
         perm[j] = tmp;
     }
-    float slack = table_chord_slack(fresh);
+    if (slack < 0.0f) slack = table_chord_slack(fresh);
     if (pw->has_table) trim_table_free(&pw->table, table_free, (void*)(uintptr_t)a);
     mem_free(a, pw->permutation, (size_t)pw->permutation_count * sizeof(int32_t));
     pw->table = *fresh;
@@ -217,6 +219,25 @@ static shoal_status_t install_table(world_t* w, trim_table_t* fresh, const char*
     const int32_t count = w->comps[COMP_PLANNER].table.count;
     for (int32_t r = 0; r < count; ++r) COMP_U(w, COMP_PLANNER, PL_PERM_OFFSET)[r] %= (uint32_t)n;
     return SHOAL_OK;
+}
+
+static shoal_status_t install_table(world_t* w, trim_table_t* fresh, const char* where)
+{
+    return install_table_slack(w, fresh, -1.0f, where);
+}
+
+shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack,
+                                     const char* where)
+{
+    shoal_status_t st = check_spec(w, &fresh->spec, where);
+    if (st == SHOAL_OK && !(isfinite(chord_slack) && chord_slack >= 0.0f))
+        st = world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                        "%s: chord slack must be finite and >= 0, got %g", where, (double)chord_slack);
+    if (st != SHOAL_OK) {
+        trim_table_free(fresh, table_free, (void*)(uintptr_t)&w->alloc);
+        return st;
+    }
+    return install_table_slack(w, fresh, chord_slack, where);
 }
 
 static shoal_status_t build_table(world_t* w, const trim_spec_t* s, const char* where)

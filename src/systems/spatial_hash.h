@@ -80,8 +80,9 @@ static inline int32_t grid_coord(const grid_t* g, float p, int axis)
 {
     float c = g->wrap ? (p - g->origin[axis]) * g->inv_cell[axis] : p * g->inv_cell[axis];
     float f = floorf(c);
-    /* Clamp so that wildly distant agents stay representable. */
-    if (f > 1.0e9f) f = 1.0e9f;
+    /* Clamp so that wildly distant agents stay representable (a NaN, from
+     * a position that overflowed, goes to the upper clamp). */
+    if (!(f <= 1.0e9f)) f = 1.0e9f;
     if (f < -1.0e9f) f = -1.0e9f;
     int32_t i = (int32_t)f;
     if (g->wrap) {
@@ -89,6 +90,9 @@ static inline int32_t grid_coord(const grid_t* g, float p, int axis)
          * (n only by rounding at the upper edge): no division needed. */
         if (i >= g->n[axis]) i -= g->n[axis];
         if (i < 0) i += g->n[axis];
+        /* Only a non-finite position is still outside: cell 0 keeps the
+         * bucket in range. */
+        if ((uint32_t)i >= (uint32_t)g->n[axis]) i = 0;
     }
     return i;
 }

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/bytes.h"
 #include "systems/msg.h"
 
 _Static_assert(sizeof(trim_entry_t) == 40, "a trim entry is 10 floats (seed 004: 40 bytes)");
@@ -71,8 +72,6 @@ _Static_assert(sizeof(float) == sizeof(uint32_t), "the file format stores IEEE b
 #define TRIM_HEADER_BYTES 52
 #define TRIM_ENTRY_BYTES 40
 #define TRIM_CHECKSUM_BYTES 8
-#define TRIM_FNV_OFFSET 0xcbf29ce484222325ull
-#define TRIM_FNV_PRIME 0x100000001b3ull
 /* Entries go through a stack buffer this many at a time. */
 #define TRIM_IO_ENTRIES 256
 
@@ -311,6 +310,44 @@ int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* al
     return 0;
 }
 
+int trim_table_adopt(trim_table_t* t, const trim_spec_t* spec, int32_t controls,
+                     trim_entry_t* entries, char* msg, int msg_size)
+{
+    char why[160];
+    if (t == NULL || entries == NULL) {
+        set_msg(msg, msg_size, "trim table: t and entries must not be NULL");
+        return -1;
+    }
+    if (!trim_spec_valid(spec, why, sizeof why)) {
+        set_msg(msg, msg_size, "bad spec: %s", why);
+        return -1;
+    }
+    trim_spec_t s = spec_canonical(spec);
+    if (controls != spec_controls(&s)) {
+        set_msg(msg, msg_size, "controls %d does not match the spec's %d", (int)controls,
+                (int)spec_controls(&s));
+        return -1;
+    }
+    size_t total = (size_t)controls * (size_t)controls;
+    for (size_t i = 0; i < total; ++i) {
+        const trim_entry_t* e = &entries[i];
+        const float v[10] = { e->pos.x, e->pos.y, e->pos.z, e->facing.x, e->facing.y,
+                              e->facing.z, e->rot.w, e->rot.x, e->rot.y, e->rot.z };
+        for (int k = 0; k < 10; ++k) {
+            if (!isfinite(v[k])) {
+                set_msg(msg, msg_size, "entry %zu (initial %zu, final %zu) holds a non-finite value",
+                        i, i / (size_t)controls, i % (size_t)controls);
+                return -1;
+            }
+        }
+    }
+    t->spec = s;
+    t->controls = controls;
+    t->straight = spec_straight(&s);
+    t->entries = entries;
+    return 0;
+}
+
 void trim_table_free(trim_table_t* t, trim_free_fn* free_fn, void* ctx)
 {
     if (t == NULL) return;
@@ -330,64 +367,6 @@ size_t trim_table_bytes(const trim_table_t* t)
 /* ------------------------------------------------------------------------ */
 /* Files                                                                      */
 /* ------------------------------------------------------------------------ */
-
-/* Bytes are assembled by shifts, so the format is little-endian on any host. */
-static void put_u32(uint8_t* p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_u32(const uint8_t* p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_i32(uint8_t* p, int32_t v) { put_u32(p, (uint32_t)v); }
-
-static int32_t get_i32(const uint8_t* p)
-{
-    /* Two's complement without relying on an out-of-range conversion. */
-    uint32_t u = get_u32(p);
-    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) + INT32_MIN;
-}
-
-static void put_f32(uint8_t* p, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    put_u32(p, u);
-}
-
-static float get_f32(const uint8_t* p)
-{
-    uint32_t u = get_u32(p);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static void put_u64(uint8_t* p, uint64_t v)
-{
-    put_u32(p, (uint32_t)v);
-    put_u32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint64_t get_u64(const uint8_t* p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-static uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= TRIM_FNV_PRIME;
-    }
-    return h;
-}
 
 static void encode_header(uint8_t* p, const trim_spec_t* s, int32_t controls)
 {
@@ -466,7 +445,7 @@ int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_
 
     trim_spec_t s = spec_canonical(&t->spec);
     uint8_t buf[TRIM_IO_ENTRIES * TRIM_ENTRY_BYTES];
-    uint64_t h = TRIM_FNV_OFFSET;
+    uint64_t h = FNV1A_OFFSET;
     int ok = 1;
     encode_header(buf, &s, t->controls);
     h = fnv1a(h, buf, TRIM_HEADER_BYTES);
@@ -600,7 +579,7 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
         fclose(f);
         return -1;
     }
-    uint64_t h = fnv1a(TRIM_FNV_OFFSET, buf, TRIM_HEADER_BYTES);
+    uint64_t h = fnv1a(FNV1A_OFFSET, buf, TRIM_HEADER_BYTES);
     size_t total = (size_t)controls * (size_t)controls;
     size_t first_bad = total; /* first entry holding a non-finite value */
     const char* fault = NULL;

@@ -79,6 +79,14 @@ int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_
 int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
                     trim_free_fn* free_fn, void* ctx, char* msg, int msg_size);
 
+/* Make `t` a table of `spec` from entries decoded elsewhere (a world
+ * snapshot), taking ownership of `entries` (controls^2 of them) on success.
+ * Returns 0; -1 and a message, t untouched and entries still the caller's,
+ * when the spec is bad, `controls` is not the spec's or an entry holds a
+ * non-finite value. */
+int trim_table_adopt(trim_table_t* t, const trim_spec_t* spec, int32_t controls,
+                     trim_entry_t* entries, char* msg, int msg_size);
+
 /* The relative state during integration of one interval. */
 typedef struct trim_rel {
     vec3 pos;   /* relative position at unit speed */

@@ -1,0 +1,92 @@
+/* Snapshots: a whole world saved to a file or to memory, and loaded back as
+ * a new world that continues bit for bit (docs/snapshot.md is the byte-level
+ * reference).
+ *
+ * What a snapshot holds: every agent's columns and component rows in their
+ * storage order, the slot table (generations and the free list, so handles
+ * given out before the save resolve in the loaded world, and agents added
+ * after it get the same handles), the world's handle tag, seed, step count
+ * and time, space settings, obstacles (moving ones with their velocities),
+ * directed-seek routes, ground paths and terrain, the trim table and the
+ * planner clock, the spatial hash's reorder phase, and which built-in systems
+ * are enabled. A world loaded from it and stepped gives the same
+ * shoal_world_state_hash at every step as the world it was saved from.
+ *
+ * What it does not hold: runtime settings (thread count, backend, thread
+ * binding, allocation hooks, host task callbacks), which come from the
+ * definition given at load and may differ from the saving world's without
+ * changing any result; tracing (off in a loaded world); per-system timing
+ * statistics (zero in a loaded world); user systems (shoal_world_add_system),
+ * whose functions and contexts cannot be saved. A world with user systems can
+ * be saved: the snapshot lists their names, and the caller adds them again
+ * after loading, in the same order, to get the same step.
+ *
+ * The format is versioned, little-endian, and checked by an FNV-1a 64 checksum
+ * over the whole file before anything is built. Loading then validates every
+ * count, index, enum and value (a checksum only catches accidents), so any
+ * bytes give either a complete world or an error, never a crash or a
+ * half-built world. Files are written atomically: a temporary file in the
+ * same directory, flushed and synced, then renamed over the destination. */
+#ifndef SHOAL_SNAPSHOT_H
+#define SHOAL_SNAPSHOT_H
+
+#include "shoal/shoal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The format version this library writes; it reads this version only. */
+#define SHOAL_SNAPSHOT_VERSION 1
+
+/* Save `world` to `path`, atomically: the destination then holds either its
+ * previous contents (on any failure, and after a crash during the save) or
+ * the whole snapshot; the temporary file (`path` + ".tmp." + process id) is
+ * removed on failure. The world is not changed (its last-error message
+ * aside).
+ *
+ * Errors: INVALID_ARGUMENT (NULL path); BUSY (called from inside a step:
+ * a user system cannot save the world it is stepping, whose state is half
+ * way through the stages); IO (the temporary file could not be created,
+ * written, synced or renamed; the message names the file and the system's
+ * reason); OUT_OF_MEMORY. */
+SHOAL_API shoal_status_t shoal_world_save_snapshot(const shoal_world_t* world, const char* path);
+
+/* Save `world` into a caller-owned buffer. *out_size (required) receives the
+ * snapshot's size in bytes. With buffer NULL this only measures (returns OK);
+ * with a buffer of `capacity` < *out_size it returns CAPACITY and writes
+ * nothing; otherwise it writes *out_size bytes. Saving the same world twice
+ * gives identical bytes. BUSY from inside a step, as above. */
+SHOAL_API shoal_status_t shoal_world_save_snapshot_memory(const shoal_world_t* world, void* buffer,
+                                                          size_t capacity, size_t* out_size);
+
+/* Load a snapshot file as a new world. `def` (optional; NULL means
+ * shoal_world_default_def()) gives the runtime settings: thread_count,
+ * backend, bind_threads, alloc/free hooks, enqueue/finish task hooks and
+ * their contexts, and initial_capacity (at least the snapshot's agents are
+ * reserved). Its simulation fields (dimensions, seed, wrap, bounds,
+ * cell_size, reorder_interval) are ignored: the snapshot's are used. On
+ * success *out_world owns a world that the caller destroys with
+ * shoal_world_destroy. On failure *out_world is NULL, nothing is left
+ * allocated, and err (optional) says what was wrong and where (section,
+ * agent, column or byte offset).
+ *
+ * Errors: INVALID_ARGUMENT (NULL arguments, a bad def); IO (the file cannot
+ * be opened or read); PARSE (not a snapshot, another version, truncated,
+ * trailing bytes, checksum mismatch, or contents that fail validation);
+ * OUT_OF_MEMORY. */
+SHOAL_API shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def_t* def,
+                                                   shoal_world_t** out_world, shoal_error_t* err);
+
+/* The same from `size` bytes at `data` (not retained: the caller may free
+ * them on return). Any bytes are safe to pass. */
+SHOAL_API shoal_status_t shoal_world_load_snapshot_memory(const void* data, size_t size,
+                                                          const shoal_world_def_t* def,
+                                                          shoal_world_t** out_world,
+                                                          shoal_error_t* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHOAL_SNAPSHOT_H */

@@ -1,0 +1,639 @@
+/* World snapshots: bit-identical continuation after a save and a load (2D
+ * and 3D, any thread counts, a world that uses every kind of state), round
+ * trips through memory and files, damaged and forged snapshots, and saves
+ * that fail half way. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <shoal/snapshot.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support.h"
+
+#define DT (1.0f / 30.0f)
+#define MAX_IDS 160
+
+/* A world that holds every kind of state a snapshot must carry. */
+typedef struct mixed {
+    shoal_world_t* w;
+    shoal_agent_t ids[MAX_IDS];
+    int live[MAX_IDS];
+    int count;
+} mixed_t;
+
+static shoal_agent_t add(mixed_t* m, const shoal_agent_def_t* d)
+{
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(m->w, d, &id), SHOAL_OK, "%s", shoal_world_last_error(m->w));
+    cr_assert_lt(m->count, MAX_IDS);
+    m->live[m->count] = 1;
+    m->ids[m->count++] = id;
+    return id;
+}
+
+static shoal_agent_def_t flock_def(int dims, int i)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    for (int k = 0; k < dims; ++k) {
+        d.position[k] = rng_range(3, (uint64_t)i, 0, (uint32_t)k, -40.0f, 40.0f);
+        d.velocity[k] = rng_range(3, (uint64_t)i, 1, (uint32_t)k, -2.0f, 2.0f);
+        d.target[k] = rng_range(3, (uint64_t)i, 2, (uint32_t)k, -40.0f, 40.0f);
+    }
+    d.heading = rng_range(3, (uint64_t)i, 3, 0, -3.0f, 3.0f);
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_ALIGN] = 0.5f;
+    d.weights[SHOAL_BEHAVIOR_COHERE] = 0.3f;
+    d.neighbors.radius = 6.0f;
+    if (i % 3 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.7f;
+    if (i % 4 == 0) d.weights[SHOAL_BEHAVIOR_SEEK] = 0.4f;
+    if (i % 5 == 0) d.weights[SHOAL_BEHAVIOR_AVOID] = 1.0f;
+    if (i % 7 == 0) d.neighbors.max_neighbors = 4;
+    return d;
+}
+
+static void build_mixed(mixed_t* m, int dims, int threads)
+{
+    memset(m, 0, sizeof *m);
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.thread_count = threads;
+    def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+    def.seed = 11;
+    def.reorder_interval = 5;
+    if (dims == 2) { /* a torus in 2D, unbounded space in 3D */
+        def.wrap = 1;
+        def.bounds_min[0] = def.bounds_min[1] = -100.0f;
+        def.bounds_max[0] = def.bounds_max[1] = 100.0f;
+    }
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &m->w, &err), SHOAL_OK, "%s", err.message);
+    shoal_world_t* w = m->w;
+
+    const float c0[3] = {10, 10, 0}, c1[3] = {-20, 5, 0}, c2[3] = {0, -25, 0}, v2[3] = {1.5f, 0.5f, 0};
+    cr_assert_eq(shoal_world_add_obstacle(w, c0, 3.0f, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_obstacle(w, c1, 2.0f, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_moving_obstacle(w, c2, v2, 2.5f, NULL), SHOAL_OK);
+
+    /* Directed seek along a route. */
+    shoal_waypoint_t pts[3];
+    memset(pts, 0, sizeof pts);
+    const float xs[3] = {30, 30, 0}, ys[3] = {0, 30, 30}, dirs[3][2] = {{1, 0}, {0, 1}, {-1, 0}};
+    for (int i = 0; i < 3; ++i) {
+        pts[i].position[0] = xs[i];
+        pts[i].position[1] = ys[i];
+        pts[i].direction[0] = dirs[i][0];
+        pts[i].direction[1] = dirs[i][1];
+    }
+    int32_t route = -1;
+    cr_assert_eq(shoal_world_add_route(w, pts, 3, &route), SHOAL_OK, "%s", shoal_world_last_error(w));
+
+    /* Ground vehicles: terrain and a path. */
+    static float heights[21 * 21];
+    for (int j = 0; j < 21; ++j)
+        for (int i = 0; i < 21; ++i) heights[j * 21 + i] = 0.05f * (float)i + 0.5f * sinf(0.3f * (float)j);
+    shoal_terrain_t t = {21, 21, {-100.0f, -100.0f}, 10.0f, heights};
+    cr_assert_eq(shoal_world_set_terrain(w, &t), SHOAL_OK, "%s", shoal_world_last_error(w));
+    const float path[] = {-60, 60, 0, 0, 60, 0, 40, 70, 0, 60, 90, 0};
+    int32_t path_id = -1;
+    cr_assert_eq(shoal_world_add_path(w, path, 4, 2.0f, &path_id), SHOAL_OK, "%s", shoal_world_last_error(w));
+
+    for (int i = 0; i < 60; ++i) {
+        shoal_agent_def_t d = flock_def(dims, i);
+        add(m, &d);
+    }
+    for (int i = 0; i < 6; ++i) { /* pursuers of agent 0 and followers of agent 1 */
+        shoal_agent_def_t d = flock_def(dims, 100 + i);
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 0.0f;
+        if (i % 2) {
+            d.weights[SHOAL_BEHAVIOR_PURSUE] = 1.0f;
+            d.pursuit.target = m->ids[0];
+        } else {
+            d.weights[SHOAL_BEHAVIOR_FOLLOW] = 1.0f;
+            d.follow.leader = m->ids[1];
+        }
+        add(m, &d);
+    }
+    for (int i = 0; i < 3; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = -10.0f * (float)i;
+        d.position[1] = -40.0f;
+        d.weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+        d.dseek.route = route;
+        add(m, &d);
+    }
+    for (int i = 0; i < 3; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = -60.0f + 8.0f * (float)i;
+        d.position[1] = 58.0f;
+        d.ground.enabled = 1;
+        d.ground.follow.path = i < 2 ? path_id : -1;
+        shoal_agent_t id = add(m, &d);
+        if (i == 2) cr_assert_eq(shoal_agent_set_drive(w, id, 0.6f, 0.2f), SHOAL_OK);
+    }
+    for (int i = 0; i < 4; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = 50.0f + 5.0f * (float)i;
+        d.position[1] = -50.0f;
+        d.heading = 1.0f * (float)i;
+        d.planner.enabled = 1;
+        d.planner.max_expansions = 40;
+        d.planner.goal_point[0] = -30.0f;
+        d.planner.goal_point[1] = 20.0f * (float)i;
+        if (dims == 3) d.planner.goal_point[2] = 5.0f;
+        if (i == 3) {
+            d.planner.goal = SHOAL_PLAN_GOAL_PURSUE;
+            d.planner.goal_agent = m->ids[2];
+        }
+        add(m, &d);
+    }
+    /* Holes in the slot table, and slots reused with new generations. */
+    for (int i = 5; i < 40; i += 5) {
+        cr_assert_eq(shoal_agent_remove(w, m->ids[i]), SHOAL_OK);
+        m->live[i] = 0;
+    }
+    for (int i = 0; i < 4; ++i) {
+        shoal_agent_def_t d = flock_def(dims, 200 + i);
+        add(m, &d);
+    }
+    cr_assert_eq(shoal_world_set_system_enabled(w, "follow", 0), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_set_system_enabled(w, "follow", 1), SHOAL_OK);
+}
+
+static void* save_memory(const shoal_world_t* w, size_t* size)
+{
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, size), SHOAL_OK, "%s", shoal_world_last_error(w));
+    void* buf = malloc(*size);
+    cr_assert_not_null(buf);
+    size_t written = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, *size, &written), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
+    cr_assert_eq(written, *size);
+    return buf;
+}
+
+static shoal_world_t* load_memory(const void* buf, size_t size, int threads)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = threads;
+    def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, &def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_not_null(w);
+    return w;
+}
+
+/* Save after n steps, go on m steps; load, go on m steps: same hashes at
+ * every step, the same agents behind the same handles. */
+static void check_continuation(int dims, int save_threads, int load_threads)
+{
+    mixed_t m;
+    build_mixed(&m, dims, save_threads);
+    step_n(m.w, 25, DT);
+    size_t size = 0;
+    void* buf = save_memory(m.w, &size);
+    uint64_t at_save = shoal_world_state_hash(m.w);
+    shoal_world_t* copy = load_memory(buf, size, load_threads);
+    cr_assert_eq(shoal_world_state_hash(copy), at_save, "the loaded world hashes as the saved one");
+    cr_assert_eq(shoal_world_step_count(copy), shoal_world_step_count(m.w));
+    cr_assert_eq(shoal_world_time(copy), shoal_world_time(m.w));
+    cr_assert_eq(shoal_world_agent_count(copy), shoal_world_agent_count(m.w));
+    cr_assert_eq(shoal_world_thread_count(copy), load_threads);
+    for (int i = 0; i < m.count; ++i) {
+        cr_assert_eq(shoal_agent_is_valid(copy, m.ids[i]), m.live[i], "handle %d", i);
+        if (!m.live[i]) continue;
+        shoal_agent_state_t a, b;
+        cr_assert_eq(shoal_agent_get_state(m.w, m.ids[i], &a), SHOAL_OK);
+        cr_assert_eq(shoal_agent_get_state(copy, m.ids[i], &b), SHOAL_OK, "%s", shoal_world_last_error(copy));
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "agent %d's state", i);
+    }
+    for (int s = 0; s < 40; ++s) {
+        cr_assert_eq(shoal_world_step(m.w, DT), SHOAL_OK, "%s", shoal_world_last_error(m.w));
+        cr_assert_eq(shoal_world_step(copy, DT), SHOAL_OK, "%s", shoal_world_last_error(copy));
+        cr_assert_eq(shoal_world_state_hash(copy), shoal_world_state_hash(m.w), "step %d after the load", s);
+    }
+    /* Agents added after the load get the handles the original gives. */
+    shoal_agent_def_t d = flock_def(dims, 300);
+    shoal_agent_t a, b;
+    cr_assert_eq(shoal_agent_add(m.w, &d, &a), SHOAL_OK);
+    cr_assert_eq(shoal_agent_add(copy, &d, &b), SHOAL_OK);
+    cr_assert(shoal_agent_equal(a, b), "the free list and generations came through");
+    step_n(m.w, 3, DT);
+    step_n(copy, 3, DT);
+    cr_assert_eq(shoal_world_state_hash(copy), shoal_world_state_hash(m.w));
+    free(buf);
+    shoal_world_destroy(copy);
+    shoal_world_destroy(m.w);
+}
+
+Test(snapshot, continuation_2d_one_thread) { check_continuation(2, 1, 1); }
+Test(snapshot, continuation_2d_two_threads) { check_continuation(2, 2, 2); }
+Test(snapshot, continuation_2d_across_thread_counts) { check_continuation(2, 2, 1); }
+Test(snapshot, continuation_3d_one_thread) { check_continuation(3, 1, 1); }
+Test(snapshot, continuation_3d_two_threads) { check_continuation(3, 2, 2); }
+Test(snapshot, continuation_3d_across_thread_counts) { check_continuation(3, 1, 2); }
+
+Test(snapshot, the_uninterrupted_run_and_the_resumed_one_agree)
+{
+    /* The same run twice from scratch, one of them saved and resumed in the
+     * middle: the final hashes agree (the saved world itself is not used
+     * after the save). */
+    mixed_t a, b;
+    build_mixed(&a, 2, 1);
+    build_mixed(&b, 2, 1);
+    step_n(a.w, 60, DT);
+    step_n(b.w, 30, DT);
+    size_t size = 0;
+    void* buf = save_memory(b.w, &size);
+    shoal_world_destroy(b.w);
+    shoal_world_t* resumed = load_memory(buf, size, 2);
+    step_n(resumed, 30, DT);
+    cr_assert_eq(shoal_world_state_hash(resumed), shoal_world_state_hash(a.w));
+    free(buf);
+    shoal_world_destroy(resumed);
+    shoal_world_destroy(a.w);
+}
+
+Test(snapshot, saving_is_repeatable_and_a_loaded_world_saves_the_same_bytes)
+{
+    mixed_t m;
+    build_mixed(&m, 3, 1);
+    step_n(m.w, 10, DT);
+    uint64_t hash = shoal_world_state_hash(m.w);
+    size_t n1 = 0, n2 = 0, n3 = 0;
+    void* one = save_memory(m.w, &n1);
+    void* two = save_memory(m.w, &n2);
+    cr_assert_eq(shoal_world_state_hash(m.w), hash, "saving changes nothing");
+    cr_assert_eq(n1, n2);
+    cr_assert_eq(memcmp(one, two, n1), 0, "two saves, the same bytes");
+    shoal_world_t* copy = load_memory(one, n1, 1);
+    void* three = save_memory(copy, &n3);
+    cr_assert_eq(n3, n1);
+    cr_assert_eq(memcmp(one, three, n1), 0, "a loaded world saves the bytes it came from");
+    /* A buffer too small: CAPACITY, the size, nothing written. */
+    unsigned char small[64];
+    memset(small, 0xab, sizeof small);
+    size_t need = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(m.w, small, sizeof small, &need), SHOAL_ERR_CAPACITY);
+    cr_assert_eq(need, n1);
+    for (size_t i = 0; i < sizeof small; ++i) cr_assert_eq(small[i], 0xab);
+    free(one);
+    free(two);
+    free(three);
+    shoal_world_destroy(copy);
+    shoal_world_destroy(m.w);
+}
+
+static char* temp_dir(void)
+{
+    char templ[] = "/tmp/shoal_snapshot_XXXXXX";
+    char* dir = mkdtemp(templ);
+    cr_assert_not_null(dir);
+    return strdup(dir);
+}
+
+static void* read_all(const char* path, size_t* size)
+{
+    FILE* f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void* buf = malloc((size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+/* Entries of `dir` other than . and .. */
+static int dir_entries(const char* dir)
+{
+    DIR* d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+Test(snapshot, file_round_trip)
+{
+    mixed_t m;
+    build_mixed(&m, 2, 2);
+    step_n(m.w, 12, DT);
+    char* dir = temp_dir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/world.snap", dir);
+    cr_assert_eq(shoal_world_save_snapshot(m.w, path), SHOAL_OK, "%s", shoal_world_last_error(m.w));
+    cr_assert_eq(dir_entries(dir), 1, "no temporary file is left");
+    size_t fsize = 0, msize = 0;
+    void* fbytes = read_all(path, &fsize);
+    void* mbytes = save_memory(m.w, &msize);
+    cr_assert_eq(fsize, msize);
+    cr_assert_eq(memcmp(fbytes, mbytes, fsize), 0, "the file holds the memory snapshot");
+    shoal_world_t* copy = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot(path, NULL, &copy, &err), SHOAL_OK, "%s", err.message);
+    step_n(m.w, 10, DT);
+    step_n(copy, 10, DT);
+    cr_assert_eq(shoal_world_state_hash(copy), shoal_world_state_hash(m.w));
+    /* Missing files are I/O errors. */
+    shoal_world_t* none = (shoal_world_t*)&err;
+    snprintf(path, sizeof path, "%s/missing.snap", dir);
+    cr_assert_eq(shoal_world_load_snapshot(path, NULL, &none, &err), SHOAL_ERR_IO);
+    cr_assert_null(none);
+    cr_assert(strstr(err.message, "missing.snap") != NULL, "%s", err.message);
+    snprintf(path, sizeof path, "%s/world.snap", dir);
+    remove(path);
+    rmdir(dir);
+    free(dir);
+    free(fbytes);
+    free(mbytes);
+    shoal_world_destroy(copy);
+    shoal_world_destroy(m.w);
+}
+
+/* A small world for the damage tests: every section non-empty, few agents,
+ * so that thousands of loads stay fast. */
+static shoal_world_t* small_world(void)
+{
+    mixed_t m;
+    build_mixed(&m, 2, 1);
+    for (int i = 0; i < m.count; i += 1)
+        if (m.live[i] && i % 8 != 0 && i < 60) shoal_agent_remove(m.w, m.ids[i]);
+    step_n(m.w, 6, DT);
+    return m.w;
+}
+
+static void expect_rejected(const void* buf, size_t size, const char* what)
+{
+    shoal_world_t* w = (shoal_world_t*)(uintptr_t)1;
+    shoal_error_t err;
+    shoal_status_t st = shoal_world_load_snapshot_memory(buf, size, NULL, &w, &err);
+    cr_assert_eq(st, SHOAL_ERR_PARSE, "%s: status %d (%s)", what, (int)st, err.message);
+    cr_assert_null(w, "%s: no world", what);
+    cr_assert_eq(err.status, st);
+    cr_assert(strlen(err.message) > 10, "%s: a message (%s)", what, err.message);
+}
+
+Test(snapshot, every_truncation_is_rejected)
+{
+    shoal_world_t* w = small_world();
+    size_t size = 0;
+    unsigned char* buf = save_memory(w, &size);
+    for (size_t n = 0; n < size; ++n) {
+        /* A copy of exactly n bytes, so that ASan sees any read past it. */
+        unsigned char* cut = malloc(n ? n : 1);
+        memcpy(cut, buf, n);
+        expect_rejected(cut, n, "truncated");
+        free(cut);
+    }
+    shoal_error_t err;
+    shoal_world_t* out = NULL;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size - 1, NULL, &out, &err), SHOAL_ERR_PARSE);
+    cr_assert(strstr(err.message, "truncated") != NULL, "%s", err.message);
+    unsigned char* longer = calloc(size + 4, 1);
+    memcpy(longer, buf, size);
+    cr_assert_eq(shoal_world_load_snapshot_memory(longer, size + 4, NULL, &out, &err), SHOAL_ERR_PARSE);
+    cr_assert(strstr(err.message, "trailing") != NULL, "%s", err.message);
+    free(longer);
+    free(buf);
+    shoal_world_destroy(w);
+}
+
+Test(snapshot, single_byte_corruptions_are_rejected)
+{
+    shoal_world_t* w = small_world();
+    size_t size = 0;
+    unsigned char* buf = save_memory(w, &size);
+    uint64_t rng = 99;
+    /* Every byte of the header and the first sections, then a dense sample. */
+    for (size_t i = 0; i < size; i += i < 4096 ? 1 : 7) {
+        unsigned char keep = buf[i];
+        buf[i] = (unsigned char)(keep ^ (1u + (unsigned)(next_u64(&rng) % 255u)));
+        expect_rejected(buf, size, "corrupted");
+        buf[i] = keep;
+    }
+    shoal_world_destroy(load_memory(buf, size, 1)); /* restored: loads again */
+    free(buf);
+    shoal_world_destroy(w);
+}
+
+/* Recompute the checksum after an edit, as a forger would. */
+static void reseal(unsigned char* buf, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < size - 8; ++i) {
+        h ^= buf[i];
+        h *= 0x100000001b3ull;
+    }
+    for (int k = 0; k < 8; ++k) buf[size - 8 + (size_t)k] = (unsigned char)(h >> (8 * k));
+}
+
+Test(snapshot, forged_snapshots_load_whole_or_not_at_all)
+{
+    /* With the checksum forged, a changed byte must give an error or a
+     * world that steps: never a crash (ASan and UBSan watch this run), a
+     * leak, or a half-built world. */
+    shoal_world_t* w = small_world();
+    size_t size = 0;
+    unsigned char* buf = save_memory(w, &size);
+    unsigned char* work = malloc(size);
+    uint64_t rng = 5;
+    int rejected = 0, loaded = 0;
+    /* One thread: no hwloc probe per load. */
+    shoal_world_def_t serial = shoal_world_default_def();
+    serial.thread_count = 1;
+    for (int trial = 0; trial < 2000; ++trial) {
+        memcpy(work, buf, size);
+        size_t at = trial < 1000 ? (size_t)trial % (size < 1000 ? size - 8 : 1000)
+                                 : (size_t)(next_u64(&rng) % (size - 8));
+        uint64_t r = next_u64(&rng);
+        switch (r % 4) {
+        case 0: work[at] ^= (unsigned char)(1u << ((r >> 8) % 8)); break;
+        case 1: work[at] = 0xff; break;
+        case 2: work[at] = 0x00; break;
+        default: work[at] = (unsigned char)(r >> 16); break;
+        }
+        reseal(work, size);
+        shoal_world_t* out = NULL;
+        shoal_error_t err;
+        shoal_status_t st = shoal_world_load_snapshot_memory(work, size, &serial, &out, &err);
+        if (st != SHOAL_OK) {
+            cr_assert_null(out);
+            cr_assert(st == SHOAL_ERR_PARSE || st == SHOAL_ERR_OUT_OF_MEMORY, "byte %zu: %d %s", at,
+                      (int)st, err.message);
+            cr_assert(err.message[0] != '\0');
+            rejected++;
+            continue;
+        }
+        loaded++;
+        for (int s = 0; s < 2; ++s) shoal_world_step(out, DT);
+        shoal_world_destroy(out);
+    }
+    cr_assert_gt(rejected, 100, "forged counts and indexes are caught (%d)", rejected);
+    cr_assert_gt(loaded, 10, "a changed float is still a world (%d)", loaded);
+    free(work);
+    free(buf);
+    shoal_world_destroy(w);
+}
+
+Test(snapshot, an_interrupted_save_leaves_the_previous_file)
+{
+    mixed_t m;
+    build_mixed(&m, 3, 1);
+    char* dir = temp_dir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/world.snap", dir);
+    cr_assert_eq(shoal_world_save_snapshot(m.w, path), SHOAL_OK, "%s", shoal_world_last_error(m.w));
+    size_t before_size = 0;
+    void* before = read_all(path, &before_size);
+    step_n(m.w, 3, DT);
+    for (int i = 0; i < 40; ++i) {
+        shoal_agent_def_t d = flock_def(3, 400 + i);
+        add(&m, &d);
+    }
+    /* The file size limit makes the write fail half way, as a full disk
+     * would (this test runs in a process of its own). */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {(rlim_t)(before_size / 2), (rlim_t)RLIM_INFINITY};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    shoal_status_t st = shoal_world_save_snapshot(m.w, path);
+    lim.rlim_cur = RLIM_INFINITY;
+    setrlimit(RLIMIT_FSIZE, &lim);
+    cr_assert_eq(st, SHOAL_ERR_IO, "%s", shoal_world_last_error(m.w));
+    cr_assert(strstr(shoal_world_last_error(m.w), "world.snap") != NULL, "%s", shoal_world_last_error(m.w));
+    cr_assert_eq(dir_entries(dir), 1, "the temporary file was removed");
+    size_t after_size = 0;
+    void* after = read_all(path, &after_size);
+    cr_assert_eq(after_size, before_size);
+    cr_assert_eq(memcmp(before, after, before_size), 0, "the previous snapshot is intact");
+    shoal_world_t* old = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot(path, NULL, &old, &err), SHOAL_OK, "%s", err.message);
+    shoal_world_destroy(old);
+
+    /* A directory that does not exist, and a destination that is a
+     * directory (the rename fails): I/O errors, nothing left behind. */
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/no/such/dir/w.snap", dir);
+    cr_assert_eq(shoal_world_save_snapshot(m.w, bad), SHOAL_ERR_IO);
+    snprintf(bad, sizeof bad, "%s/sub", dir);
+    cr_assert_eq(mkdir(bad, 0700), 0);
+    cr_assert_eq(shoal_world_save_snapshot(m.w, bad), SHOAL_ERR_IO);
+    cr_assert_eq(dir_entries(dir), 2, "the snapshot and the directory, no temporary file");
+    rmdir(bad);
+    remove(path);
+    rmdir(dir);
+    free(dir);
+    free(before);
+    free(after);
+    shoal_world_destroy(m.w);
+}
+
+static shoal_status_t saving_system(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    size_t size = 0;
+    *(shoal_status_t*)ctx = shoal_world_save_snapshot_memory(w, NULL, 0, &size);
+    return SHOAL_OK;
+}
+
+static shoal_status_t nudge_system(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    shoal_agent_t id = *(const shoal_agent_t*)ctx;
+    const float target[3] = {(float)shoal_world_step_count(w), 3.0f, 0.0f};
+    return shoal_agent_set_target(w, id, target);
+}
+
+Test(snapshot, user_systems_are_added_again_by_the_caller)
+{
+    mixed_t m;
+    build_mixed(&m, 2, 1);
+    shoal_status_t inside = SHOAL_OK;
+    cr_assert_eq(shoal_world_add_system(m.w, "saver", SHOAL_STAGE_OBSERVE, saving_system, &inside), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_system(m.w, "nudge", SHOAL_STAGE_DECIDE, nudge_system, &m.ids[3]), SHOAL_OK);
+    step_n(m.w, 5, DT);
+    cr_assert_eq(inside, SHOAL_ERR_BUSY, "no saving from inside a step");
+    size_t size = 0;
+    void* buf = save_memory(m.w, &size);
+    shoal_world_t* copy = load_memory(buf, size, 1);
+    cr_assert_eq(shoal_world_system_count(copy), shoal_world_system_count(m.w) - 2,
+                 "user systems are not restored");
+    cr_assert_eq(shoal_world_add_system(copy, "saver", SHOAL_STAGE_OBSERVE, saving_system, &inside), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_system(copy, "nudge", SHOAL_STAGE_DECIDE, nudge_system, &m.ids[3]), SHOAL_OK);
+    step_n(m.w, 10, DT);
+    step_n(copy, 10, DT);
+    cr_assert_eq(shoal_world_state_hash(copy), shoal_world_state_hash(m.w));
+    free(buf);
+    shoal_world_destroy(copy);
+    shoal_world_destroy(m.w);
+}
+
+Test(snapshot, disabled_systems_stay_disabled)
+{
+    mixed_t m;
+    build_mixed(&m, 2, 1);
+    cr_assert_eq(shoal_world_set_system_enabled(m.w, "wander", 0), SHOAL_OK);
+    size_t size = 0;
+    void* buf = save_memory(m.w, &size);
+    shoal_world_t* copy = load_memory(buf, size, 1);
+    for (int i = 0; i < shoal_world_system_count(copy); ++i) {
+        shoal_system_stats_t a, b;
+        shoal_world_system_stats(m.w, i, &a);
+        shoal_world_system_stats(copy, i, &b);
+        cr_assert_str_eq(a.name, b.name);
+        cr_assert_eq(a.enabled, b.enabled, "%s", a.name);
+    }
+    step_n(m.w, 8, DT);
+    step_n(copy, 8, DT);
+    cr_assert_eq(shoal_world_state_hash(copy), shoal_world_state_hash(m.w));
+    free(buf);
+    shoal_world_destroy(copy);
+    shoal_world_destroy(m.w);
+}
+
+Test(snapshot, bad_arguments)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot(NULL, "x"), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_save_snapshot(w, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    void* buf = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, NULL, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_world_t* out = NULL;
+    cr_assert_eq(shoal_world_load_snapshot_memory(NULL, 5, NULL, &out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_load_snapshot(NULL, NULL, &out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_world_def_t def;
+    memset(&def, 0, sizeof def); /* not from shoal_world_default_def() */
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, &def, &out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_null(out);
+    cr_assert(strstr(err.message, "default_def") != NULL, "%s", err.message);
+    /* An empty world round-trips too. */
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &out, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_world_state_hash(out), shoal_world_state_hash(w));
+    /* Another version is refused by number. */
+    unsigned char* other = malloc(size);
+    memcpy(other, buf, size);
+    other[8] = 2;
+    shoal_world_t* none = NULL;
+    cr_assert_eq(shoal_world_load_snapshot_memory(other, size, NULL, &none, &err), SHOAL_ERR_PARSE);
+    cr_assert(strstr(err.message, "version 2") != NULL, "%s", err.message);
+    free(other);
+    free(buf);
+    shoal_world_destroy(out);
+    shoal_world_destroy(w);
+}
