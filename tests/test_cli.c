@@ -496,7 +496,8 @@ Test(cli, help_mentions_every_option)
     cr_expect_str_empty(r.err);
     const char* words[] = {"--steps", "--threads", "--json", "--quiet", "--help", "FILE",
                            "default.json", "state_hash", "agent_steps_per_s", "systems",
-                           "ms_per_step", "Exit codes", "--stats", "--trace"};
+                           "ms_per_step", "Exit codes", "--stats", "--trace", "--save",
+                           "--resume"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i) {
         cr_expect_not_null(strstr(r.out, words[i]), "run --help lacks '%s'", words[i]);
     }
@@ -859,6 +860,70 @@ Test(cli, trace_and_stats_cover_every_system)
     output_free(&r);
     run_cli((const char*[]){"run", TINY, "--trace", NULL}, &r);
     cr_expect_eq(r.status, 2, "--trace without a file is a usage error");
+    output_free(&r);
+    scratch_remove(&s);
+}
+
+/* `run --steps 200` and `run --steps 100 --save F` then `run --resume F
+ * --steps 100` end in the same state, for any thread counts. */
+static void check_resume(const char* scenario, const char* threads_a, const char* threads_b)
+{
+    scratch_t s = {0};
+    const char* snap = scratch_write(&s, "half.snap", NULL);
+    cJSON* whole = run_json((const char*[]){"run", scenario, "--steps", "200", "--json", NULL});
+    cJSON* first = run_json((const char*[]){"run", scenario, "--steps", "100", "--threads", threads_a,
+                                            "--save", snap, "--json", NULL});
+    cJSON* second = run_json((const char*[]){"run", scenario, "--resume", snap, "--steps", "100",
+                                             "--threads", threads_b, "--json", NULL});
+    cr_expect_str_neq(json_string(first, "state_hash"), json_string(whole, "state_hash"));
+    cr_expect_str_eq(json_string(second, "state_hash"), json_string(whole, "state_hash"), "%s", scenario);
+    cr_expect_eq(json_number(second, "steps"), 100);
+    cJSON_Delete(whole);
+    cJSON_Delete(first);
+    cJSON_Delete(second);
+    scratch_remove(&s);
+}
+
+Test(cli, resume_continues_like_an_uninterrupted_run)
+{
+    check_resume(TINY, "1", "2");
+    check_resume(SHOAL_SOURCE_DIR "/scenarios/formation.json", "2", "1");
+}
+
+Test(cli, resume_runs_the_remaining_steps_and_rejects_bad_snapshots)
+{
+    scratch_t s = {0};
+    const char* snap = scratch_write(&s, "w.snap", NULL);
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "30", "--save", snap, NULL}, &r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(matches(r.out, "snapshot +.*w\\.snap \\(step 30\\)"), "%s", r.out);
+    output_free(&r);
+    cJSON* full = run_json((const char*[]){"run", TINY, "--json", NULL});
+    cJSON* rest = run_json((const char*[]){"run", TINY, "--resume", snap, "--json", NULL});
+    cr_expect_eq(json_number(rest, "steps") + 30, json_number(full, "steps"), "the scenario's remaining steps");
+    cr_expect_str_eq(json_string(rest, "state_hash"), json_string(full, "state_hash"));
+    cJSON_Delete(full);
+    cJSON_Delete(rest);
+
+    /* A damaged snapshot: exit 1, a message naming the file, no output. */
+    FILE* f = fopen(snap, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, 100, SEEK_SET);
+    fputc(0x5a, f);
+    fclose(f);
+    run_cli((const char*[]){"run", TINY, "--resume", snap, NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect(matches(r.err, "^shoal: cannot resume: .*w\\.snap: checksum mismatch"), "%s", r.err);
+    cr_expect_str_empty(r.out);
+    output_free(&r);
+    const char* missing = scratch_write(&s, "missing.snap", NULL);
+    run_cli((const char*[]){"run", TINY, "--resume", missing, NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect(matches(r.err, "missing\\.snap: cannot open"), "%s", r.err);
+    output_free(&r);
+    run_cli((const char*[]){"run", TINY, "--save", NULL}, &r);
+    cr_expect_eq(r.status, 2);
     output_free(&r);
     scratch_remove(&s);
 }

@@ -39,6 +39,7 @@
 
 #include "shoal/recording.h"
 #include "shoal/scenario.h"
+#include "shoal/snapshot.h"
 #include "shoal/shoal.h"
 
 #include "cli.h"
@@ -61,6 +62,8 @@ typedef struct run_options_t {
     int64_t record_every; /* --record-every K; 0: not given (1) */
     int stats;            /* --stats: the full table of systems */
     const char* trace;    /* --trace FILE, or NULL */
+    const char* save;     /* --save FILE, or NULL */
+    const char* resume;   /* --resume FILE, or NULL */
 } run_options_t;
 
 /* Trace events kept per buffer: enough for every span of a few thousand
@@ -95,6 +98,7 @@ static void print_help(void)
     printf(
         "Usage: shoal run [FILE] [--steps N] [--threads T] [--json] [--quiet]\n"
         "                 [--record OUT [--record-every K]] [--stats] [--trace OUT]\n"
+        "                 [--save OUT] [--resume SNAPSHOT]\n"
         "\n"
         "Load the scenario FILE, build its world, step it N times at the scenario's dt\n"
         "and report throughput, the final state hash and the cost of every system.\n"
@@ -128,6 +132,13 @@ static void print_help(void)
         "                   thread where a system runs in parallel. Open it in\n"
         "                   https://ui.perfetto.dev or chrome://tracing. Events beyond a\n"
         "                   fixed buffer are dropped with a warning on stderr.\n"
+        "  --save OUT       after the last step, save the world to the snapshot OUT\n"
+        "                   (docs/snapshot.md), atomically.\n"
+        "  --resume SNAPSHOT  start from the world saved in SNAPSHOT instead of\n"
+        "                   populating the scenario, then run --steps more steps\n"
+        "                   (default: the scenario's \"steps\" minus the steps already\n"
+        "                   done). Give the scenario that made it: its dt is used.\n"
+        "                   The final state_hash equals that of an uninterrupted run.\n"
         "  --help, -h       show this help.\n"
         "\n"
         "Text output: the scenario, agents, dimensions, threads, backend, steps, wall\n"
@@ -186,6 +197,28 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
                     return cli_usage_error(command, "--trace needs a file name");
                 }
                 opt->trace = value;
+                continue;
+            }
+            matched = cli_option_value(command, argc, argv, &i, "--save", &value);
+            if (matched < 0) {
+                return CLI_EXIT_USAGE;
+            }
+            if (matched) {
+                if (value[0] == '\0') {
+                    return cli_usage_error(command, "--save needs a file name");
+                }
+                opt->save = value;
+                continue;
+            }
+            matched = cli_option_value(command, argc, argv, &i, "--resume", &value);
+            if (matched < 0) {
+                return CLI_EXIT_USAGE;
+            }
+            if (matched) {
+                if (value[0] == '\0') {
+                    return cli_usage_error(command, "--resume needs a file name");
+                }
+                opt->resume = value;
                 continue;
             }
             if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -780,19 +813,34 @@ int cmd_run(int argc, char** argv)
         def.thread_count = opt.threads;
     }
     err = (shoal_error_t){SHOAL_OK, ""};
-    status = shoal_world_create(&def, &world, &err);
-    if (status != SHOAL_OK) {
-        cli_error("cannot create the world: %s",
-                  err.message[0] != '\0' ? err.message : shoal_status_string(status));
-        goto done;
-    }
-    if (shoal_scenario_populate(scenario, world) != SHOAL_OK) {
-        cli_error("%s: cannot add the agents: %s", path, shoal_world_last_error(world));
-        goto done;
+    if (opt.resume != NULL) {
+        /* The snapshot's world replaces the scenario's population; the
+         * scenario still gives dt and the step budget. */
+        status = shoal_world_load_snapshot(opt.resume, &def, &world, &err);
+        if (status != SHOAL_OK) {
+            cli_error("cannot resume: %s",
+                      err.message[0] != '\0' ? err.message : shoal_status_string(status));
+            goto done;
+        }
+    } else {
+        status = shoal_world_create(&def, &world, &err);
+        if (status != SHOAL_OK) {
+            cli_error("cannot create the world: %s",
+                      err.message[0] != '\0' ? err.message : shoal_status_string(status));
+            goto done;
+        }
+        if (shoal_scenario_populate(scenario, world) != SHOAL_OK) {
+            cli_error("%s: cannot add the agents: %s", path, shoal_world_last_error(world));
+            goto done;
+        }
     }
     shoal_world_reset_stats(world);
 
     int64_t steps = opt.steps >= 0 ? opt.steps : (int64_t)shoal_scenario_steps(scenario);
+    if (opt.resume != NULL && opt.steps < 0) {
+        uint64_t done_steps = shoal_world_step_count(world);
+        steps = done_steps < (uint64_t)steps ? steps - (int64_t)done_steps : 0;
+    }
     float dt = shoal_scenario_dt(scenario);
     int32_t agents = shoal_world_agent_count(world);
     int show_progress = !opt.json && !opt.quiet && isatty(STDERR_FILENO);
@@ -826,6 +874,10 @@ int cmd_run(int argc, char** argv)
         goto done;
     }
 
+    if (opt.save != NULL && shoal_world_save_snapshot(world, opt.save) != SHOAL_OK) {
+        cli_error("cannot save the snapshot: %s", shoal_world_last_error(world));
+        goto done;
+    }
     if (opt.trace != NULL) {
         if (write_trace(opt.trace, world, shoal_scenario_name(scenario)) != 0) {
             goto done;
@@ -850,6 +902,15 @@ int cmd_run(int argc, char** argv)
         if (opt.trace != NULL) {
             printf("%strace            %s (%" PRId32 " events)\n", opt.record != NULL ? "" : "\n",
                    opt.trace, shoal_world_trace_count(world));
+        }
+        if (opt.resume != NULL) {
+            printf("%sresumed from     %s\n", opt.record != NULL || opt.trace != NULL ? "" : "\n",
+                   opt.resume);
+        }
+        if (opt.save != NULL) {
+            printf("%ssnapshot         %s (step %" PRIu64 ")\n",
+                   opt.record != NULL || opt.trace != NULL || opt.resume != NULL ? "" : "\n",
+                   opt.save, shoal_world_step_count(world));
         }
     }
     /* A full disk or closed pipe must not look like success to a script. */
