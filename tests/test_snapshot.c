@@ -351,6 +351,8 @@ Test(snapshot, file_round_trip)
     cr_assert_eq(shoal_world_load_snapshot(path, NULL, &none, &err), SHOAL_ERR_IO);
     cr_assert_null(none);
     cr_assert(strstr(err.message, "missing.snap") != NULL, "%s", err.message);
+    cr_assert_eq(shoal_world_load_snapshot(dir, NULL, &none, &err), SHOAL_ERR_IO, "a directory");
+    cr_assert(strstr(err.message, "not a regular file") != NULL, "%s", err.message);
     snprintf(path, sizeof path, "%s/world.snap", dir);
     remove(path);
     rmdir(dir);

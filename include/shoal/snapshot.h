@@ -67,7 +67,11 @@ SHOAL_API shoal_status_t shoal_world_save_snapshot_memory(const shoal_world_t* w
  * reserved). Its simulation fields (dimensions, seed, wrap, bounds,
  * cell_size, reorder_interval) are ignored: the snapshot's are used. On
  * success *out_world owns a world that the caller destroys with
- * shoal_world_destroy. On failure *out_world is NULL, nothing is left
+ * shoal_world_destroy. The new world keeps the saved world's handle tag, so
+ * handles from the saved world name the same agents in it (two worlds loaded
+ * from one snapshot therefore accept each other's handles). A def with
+ * thread_count 1 skips the hardware probe that thread_count 0 does, which
+ * matters when loading many snapshots. On failure *out_world is NULL, nothing is left
  * allocated, and err (optional) says what was wrong and where (section,
  * agent, column or byte offset).
  *

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ecs/world.h"
 #include "io/bytes.h"
@@ -851,6 +852,11 @@ shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def
     if (!path) return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot: path is NULL");
     FILE* f = fopen(path, "rb");
     if (!f) return set_err(err, SHOAL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat info;
+    if (fstat(fileno(f), &info) != 0 || !S_ISREG(info.st_mode)) {
+        fclose(f);
+        return set_err(err, SHOAL_ERR_IO, "%s: not a regular file", path);
+    }
     long end = -1;
     if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
     if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
