@@ -1,4 +1,5 @@
 /* World lifetime, the step, errors and accessors. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (not declared by strict C11 headers alone) */
 #include "ecs/world.h"
 
 #include <math.h>
