@@ -591,6 +591,73 @@ Test(trim, save_load_round_trip_and_failures)
     cr_assert_eq(rmdir(dir), 0, "%s left behind: %s", dir, strerror(errno));
 }
 
+/* The memory load is the file load's parser: the same table from the same
+ * bytes, and the same messages (with the caller's name) for damaged bytes. */
+Test(trim, load_memory_matches_the_file_load)
+{
+    char dir[] = "/tmp/shoal_trim_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    char path[256];
+    snprintf(path, sizeof path, "%s/roll.trim", dir);
+    trim_spec_t s = spec_roll();
+    trim_table_t t;
+    build(&t, &s);
+    char msg[300] = "";
+    cr_assert_eq(trim_table_save(&t, path, msg, sizeof msg), 0, "%s", msg);
+    unsigned char* bytes;
+    long n = read_file(path, &bytes);
+    cr_assert_gt(n, 60);
+
+    counting c = { 0 };
+    trim_table_t back;
+    cr_assert_eq(trim_table_load_memory(&back, bytes, (size_t)n, "roll", count_alloc, count_free,
+                                        &c, msg, sizeof msg),
+                 0, "%s", msg);
+    cr_assert(memcmp(&back.spec, &t.spec, sizeof t.spec) == 0);
+    cr_assert_eq(back.controls, t.controls);
+    cr_assert_eq(back.straight, t.straight);
+    cr_assert(memcmp(back.entries, t.entries, trim_table_bytes(&t)) == 0);
+    trim_table_free(&back, count_free, &c);
+    cr_assert_eq(c.live_bytes, 0);
+
+    /* Damaged bytes: cut short at every length around the header and the
+     * end, one flipped bit, one byte too many; every one fails with the
+     * name in the message and nothing kept. */
+    long cuts[] = { 0, 1, 7, 8, 51, 52, 59, 60, n - 9, n - 8, n - 1 };
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; ++i) {
+        trim_table_t untouched = { 0 };
+        cr_assert_eq(trim_table_load_memory(&untouched, bytes, (size_t)cuts[i], "roll", count_alloc,
+                                            count_free, &c, msg, sizeof msg),
+                     -1, "cut at %ld loaded", cuts[i]);
+        cr_assert(strstr(msg, "trim table roll: truncated") != NULL, "cut at %ld: %s", cuts[i], msg);
+        cr_assert_null(untouched.entries);
+        cr_assert_eq(c.live_bytes, 0);
+    }
+    unsigned char* copy = malloc((size_t)n + 1);
+    cr_assert_not_null(copy);
+    memcpy(copy, bytes, (size_t)n);
+    copy[n / 2] ^= 0x10;
+    cr_assert_eq(trim_table_load_memory(&back, copy, (size_t)n, NULL, count_alloc, count_free, &c,
+                                        msg, sizeof msg),
+                 -1);
+    cr_assert(strstr(msg, "trim table (memory): checksum mismatch") != NULL, "%s", msg);
+    memcpy(copy, bytes, (size_t)n);
+    copy[n] = 0;
+    cr_assert_eq(trim_table_load_memory(&back, copy, (size_t)n + 1, "roll", NULL, NULL, NULL, msg,
+                                        sizeof msg),
+                 -1);
+    cr_assert(strstr(msg, "trailing data") != NULL, "%s", msg);
+    cr_assert_eq(c.live_bytes, 0);
+    cr_assert_eq(trim_table_load_memory(&back, NULL, 4, "roll", NULL, NULL, NULL, msg, sizeof msg),
+                 -1);
+
+    free(copy);
+    free(bytes);
+    trim_table_free(&t, NULL, NULL);
+    unlink(path);
+    cr_assert_eq(rmdir(dir), 0, "%s left behind: %s", dir, strerror(errno));
+}
+
 /* ---- 6. Spec validation ------------------------------------------------ */
 
 Test(trim, spec_valid_names_the_field)

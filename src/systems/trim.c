@@ -484,35 +484,37 @@ int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_
     return 0;
 }
 
-int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
-                    trim_free_fn* free_fn, void* ctx, char* msg, int msg_size)
+/* Where a table is read from: a file, streamed through a stack buffer, or
+ * bytes in memory. The parser below reads only through source_read, so a
+ * file and a buffer go through the same checks (and fuzzing the memory load
+ * covers the file load). */
+typedef struct trim_source {
+    const char* name;    /* in messages: the path, or the caller's name */
+    uint64_t size;       /* bytes in all */
+    FILE* file;          /* NULL: read from data */
+    const uint8_t* data;
+    uint64_t at;         /* bytes of data consumed */
+} trim_source_t;
+
+/* n bytes into buf; 0 when there are fewer left (or the file fails). */
+static int source_read(trim_source_t* src, uint8_t* buf, size_t n)
 {
-    if (path == NULL || t == NULL) {
-        set_msg(msg, msg_size, "trim table: path and t must not be NULL");
-        return -1;
-    }
-    if (alloc_fn == NULL) alloc_fn = trim_default_alloc;
-    if (free_fn == NULL) free_fn = trim_default_free;
+    if (src->file != NULL) return fread(buf, 1, n, src->file) == n;
+    if (n > src->size - src->at) return 0;
+    memcpy(buf, src->data + src->at, n);
+    src->at += n;
+    return 1;
+}
 
-    FILE* f = fopen(path, "rb");
-    if (f == NULL) {
-        set_msg(msg, msg_size, "trim table %s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
-    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        set_msg(msg, msg_size, "trim table %s: cannot determine its size", path);
-        fclose(f);
-        return -1;
-    }
-    uint64_t got = (uint64_t)end;
-
+static int load_source(trim_table_t* t, trim_source_t* src, trim_alloc_fn* alloc_fn,
+                       trim_free_fn* free_fn, void* ctx, char* msg, int msg_size)
+{
+    const char* path = src->name;
+    uint64_t got = src->size;
     uint8_t buf[TRIM_IO_ENTRIES * TRIM_ENTRY_BYTES];
     size_t head = got < TRIM_HEADER_BYTES ? (size_t)got : TRIM_HEADER_BYTES;
-    if (fread(buf, 1, head, f) != head) {
+    if (!source_read(src, buf, head)) {
         set_msg(msg, msg_size, "trim table %s: read failed", path);
-        fclose(f);
         return -1;
     }
     /* The magic is judged on the bytes there are: a stub of another file is
@@ -520,21 +522,18 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
     size_t magic_have = head < sizeof trim_magic ? head : sizeof trim_magic;
     if (memcmp(buf, trim_magic, magic_have) != 0) {
         set_msg(msg, msg_size, "trim table %s: not a trim table (bad magic)", path);
-        fclose(f);
         return -1;
     }
     const uint64_t min_bytes = TRIM_HEADER_BYTES + TRIM_CHECKSUM_BYTES;
     if (got < min_bytes) {
         set_msg(msg, msg_size, "trim table %s: truncated: expected at least %llu bytes, got %llu",
                 path, (unsigned long long)min_bytes, (unsigned long long)got);
-        fclose(f);
         return -1;
     }
     uint32_t version = get_u32(buf + 8);
     if (version != TRIM_FILE_VERSION) {
         set_msg(msg, msg_size, "trim table %s: unsupported version %lu (this build reads %u)", path,
                 (unsigned long)version, TRIM_FILE_VERSION);
-        fclose(f);
         return -1;
     }
     trim_spec_t s;
@@ -547,20 +546,17 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
     char why[160];
     if (!trim_spec_valid(&s, why, sizeof why)) {
         set_msg(msg, msg_size, "trim table %s: bad spec: %s", path, why);
-        fclose(f);
         return -1;
     }
     for (int a = 0; a < TRIM_MAX_AXES; ++a) {
         if (!isfinite(s.max_rate[a])) {
             set_msg(msg, msg_size, "trim table %s: bad spec: max_rate[%d] is not finite", path, a);
-            fclose(f);
             return -1;
         }
     }
     if (controls != spec_controls(&s)) {
         set_msg(msg, msg_size, "trim table %s: controls %d does not match the spec's %d", path,
                 (int)controls, (int)spec_controls(&s));
-        fclose(f);
         return -1;
     }
     uint64_t expected = file_bytes(controls);
@@ -568,7 +564,6 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
         set_msg(msg, msg_size, "trim table %s: %s: expected %llu bytes, got %llu", path,
                 got < expected ? "truncated" : "trailing data", (unsigned long long)expected,
                 (unsigned long long)got);
-        fclose(f);
         return -1;
     }
 
@@ -576,7 +571,6 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
     trim_entry_t* entries = (trim_entry_t*)alloc_fn(ctx, bytes);
     if (entries == NULL) {
         set_msg(msg, msg_size, "trim table %s: out of memory (%zu bytes)", path, bytes);
-        fclose(f);
         return -1;
     }
     uint64_t h = fnv1a(FNV1A_OFFSET, buf, TRIM_HEADER_BYTES);
@@ -586,7 +580,7 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
     for (size_t i = 0; i < total; i += TRIM_IO_ENTRIES) {
         size_t m = total - i < TRIM_IO_ENTRIES ? total - i : TRIM_IO_ENTRIES;
         size_t want = m * TRIM_ENTRY_BYTES;
-        if (fread(buf, 1, want, f) != want) {
+        if (!source_read(src, buf, want)) {
             fault = "read failed (file changed while reading?)";
             break;
         }
@@ -596,7 +590,7 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
                 first_bad = i + j;
     }
     if (fault == NULL) {
-        if (fread(buf, 1, TRIM_CHECKSUM_BYTES, f) != TRIM_CHECKSUM_BYTES) {
+        if (!source_read(src, buf, TRIM_CHECKSUM_BYTES)) {
             fault = "read failed (file changed while reading?)";
         } else if (get_u64(buf) != h) {
             set_msg(msg, msg_size,
@@ -605,7 +599,6 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
             fault = "";
         }
     }
-    fclose(f);
     /* A valid checksum over a non-finite value means the writer itself was
      * wrong, not the disk: still refused, a NaN would poison every plan. */
     if (fault == NULL && first_bad < total) {
@@ -625,4 +618,44 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
     t->straight = spec_straight(&s);
     t->entries = entries;
     return 0;
+}
+
+int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
+                    trim_free_fn* free_fn, void* ctx, char* msg, int msg_size)
+{
+    if (path == NULL || t == NULL) {
+        set_msg(msg, msg_size, "trim table: path and t must not be NULL");
+        return -1;
+    }
+    FILE* f = fopen(path, "rb");
+    if (f == NULL) {
+        set_msg(msg, msg_size, "trim table %s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    long end = -1;
+    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
+    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        set_msg(msg, msg_size, "trim table %s: cannot determine its size", path);
+        fclose(f);
+        return -1;
+    }
+    trim_source_t src = { .name = path, .size = (uint64_t)end, .file = f };
+    int rc = load_source(t, &src, alloc_fn ? alloc_fn : trim_default_alloc,
+                         free_fn ? free_fn : trim_default_free, ctx, msg, msg_size);
+    fclose(f);
+    return rc;
+}
+
+int trim_table_load_memory(trim_table_t* t, const void* data, size_t size, const char* name,
+                           trim_alloc_fn* alloc_fn, trim_free_fn* free_fn, void* ctx, char* msg,
+                           int msg_size)
+{
+    if (t == NULL || (data == NULL && size > 0)) {
+        set_msg(msg, msg_size, "trim table: t and data must not be NULL");
+        return -1;
+    }
+    trim_source_t src = { .name = name ? name : "(memory)", .size = size,
+                          .data = (const uint8_t*)data };
+    return load_source(t, &src, alloc_fn ? alloc_fn : trim_default_alloc,
+                       free_fn ? free_fn : trim_default_free, ctx, msg, msg_size);
 }

@@ -78,6 +78,12 @@ size_t trim_table_bytes(const trim_table_t* t);
 int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_size);
 int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
                     trim_free_fn* free_fn, void* ctx, char* msg, int msg_size);
+/* The same from `size` bytes at `data` (the file's bytes; the caller keeps
+ * them). `name` stands for the path in messages (NULL: "(memory)"). The
+ * file load is this parser reading from the file. */
+int trim_table_load_memory(trim_table_t* t, const void* data, size_t size, const char* name,
+                           trim_alloc_fn* alloc_fn, trim_free_fn* free_fn, void* ctx, char* msg,
+                           int msg_size);
 
 /* Make `t` a table of `spec` from entries decoded elsewhere (a world
  * snapshot), taking ownership of `entries` (controls^2 of them) on success.
