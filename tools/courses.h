@@ -12,6 +12,7 @@
 #ifndef SHOAL_TOOLS_COURSES_H
 #define SHOAL_TOOLS_COURSES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct course_t {
@@ -57,5 +58,14 @@ int town_make(course_t* out);
 /* Street grid of the town: nodes at town_node_xy(i, j), i, j in [0, TOWN_N). */
 enum { TOWN_N = 7 };
 void town_node_xy(int32_t i, int32_t j, float* x, float* y);
+
+/* Course files (tools/course_file.c). Each returns 0, or -1 with a message
+ * naming the file and the key in err. course_parse reads `length` bytes of
+ * JSON at `text` (no NUL needed); `name` stands for the file in messages.
+ * On failure *c holds nothing to free. */
+int course_parse(const char* text, size_t length, const char* name, course_t* c, char* err,
+                 int err_size);
+int course_load(const char* path, course_t* c, char* err, int err_size);
+int course_save(const course_t* c, const char* path, char* err, int err_size);
 
 #endif

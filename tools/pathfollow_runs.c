@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static shoal_world_t* course_world(const course_t* c, char* err, int err_size)
+shoal_world_t* pf_course_world(const course_t* c, char* err, int err_size)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = 3;
@@ -68,7 +68,7 @@ int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehi
                            int err_size)
 {
     int rc = -1;
-    shoal_world_t* w = course_world(c, err, err_size);
+    shoal_world_t* w = pf_course_world(c, err, err_size);
     if (!w) return -1;
     shoal_agent_t* ids = calloc((size_t)count, sizeof *ids);
     tracker* tr = calloc((size_t)count, sizeof *tr);
@@ -346,7 +346,7 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
         return -1;
     }
     int rc = -1;
-    shoal_world_t* w = course_world(&town, err, err_size);
+    shoal_world_t* w = pf_course_world(&town, err, err_size);
     shoal_agent_t* ids = calloc((size_t)vehicles, sizeof *ids);
     int32_t* paths = calloc((size_t)vehicles, sizeof *paths);
     int32_t(*node)[3] = calloc((size_t)vehicles, sizeof *node); /* ix, iy, direction */

@@ -25,6 +25,10 @@ typedef struct run_result {
     double stuck_time; /* s spent in recovery manoeuvres */
 } run_result;
 
+/* A 3D world (one thread) with course c's terrain and obstacles, no path
+ * and no agents yet; NULL with a message in err on a library error. */
+shoal_world_t* pf_course_world(const course_t* c, char* err, int err_size);
+
 /* Drive `count` vehicles (each with its own vehicle and follower
  * parameters; follow[i].path is set here) over course c in one world, until
  * all are done or the time limit. When csv_paths[i] is not NULL, write that
