@@ -1,0 +1,128 @@
+/* Fuzz target: recordings (shoal_recording_load_memory), strict and with
+ * SHOAL_RECORDING_ALLOW_TRUNCATED. A loaded recording promises complete,
+ * finite frames (include/shoal/recording.h): every frame is read back and
+ * checked against that promise.
+ *
+ * Every input is loaded as it is and again with its CRC-32s recomputed
+ * (zlib's crc32, the format's polynomial; as libpng's fuzzer ignores CRCs):
+ * otherwise almost every mutation stops at a checksum and the checks behind
+ * it go unfuzzed. That the resealed seeds load also checks the library's
+ * CRC against zlib's. */
+#include <math.h>
+#include <zlib.h>
+
+#include "shoal/recording.h"
+#include "tests/fuzz/fuzz.h"
+
+static void check_recording(const shoal_recording_t* r)
+{
+    const shoal_recording_header_t* h = shoal_recording_header(r);
+    FUZZ_CHECK(h != NULL, "no header");
+    FUZZ_CHECK(h->dimensions == 2 || h->dimensions == 3, "dimensions %d", (int)h->dimensions);
+    FUZZ_CHECK(isfinite(h->dt) && h->dt > 0.0f, "dt %g", (double)h->dt);
+    FUZZ_CHECK(h->units && h->scenario_name && h->group_names && h->scenario_text,
+               "a NULL header string");
+    (void)strlen(h->units);
+    (void)strlen(h->scenario_name);
+    (void)strlen(h->group_names);
+    (void)strlen(h->scenario_text);
+    (void)strlen(shoal_recording_damage(r));
+    int32_t frames = shoal_recording_frame_count(r), dims = h->dimensions;
+    FUZZ_CHECK(frames >= 0, "frame count %d", (int)frames);
+    for (int32_t f = 0; f < frames; ++f) {
+        shoal_recording_frame_t fr;
+        FUZZ_CHECK(shoal_recording_frame(r, f, &fr) == SHOAL_OK, "frame %d of %d", (int)f,
+                   (int)frames);
+        FUZZ_CHECK(fr.count >= 0, "frame %d: count %d", (int)f, (int)fr.count);
+        FUZZ_CHECK(isfinite(fr.time), "frame %d: time", (int)f);
+        for (int32_t i = 0; i < fr.count; ++i) {
+            FUZZ_CHECK(i == 0 || fr.ids[i] > fr.ids[i - 1], "frame %d: ids not ascending", (int)f);
+            (void)fr.generations[i];
+            (void)fr.groups[i];
+            for (int32_t k = 0; k < dims; ++k)
+                FUZZ_CHECK(isfinite(fr.positions[dims * i + k]), "frame %d: position", (int)f);
+            if (dims == 2) {
+                FUZZ_CHECK(fr.headings && !fr.orientations && isfinite(fr.headings[i]),
+                           "frame %d: heading", (int)f);
+            } else {
+                FUZZ_CHECK(fr.orientations && !fr.headings, "frame %d: orientation", (int)f);
+                for (int k = 0; k < 4; ++k)
+                    FUZZ_CHECK(isfinite(fr.orientations[4 * i + k]), "frame %d: orientation",
+                               (int)f);
+            }
+        }
+    }
+    shoal_recording_frame_t fr;
+    FUZZ_CHECK(shoal_recording_frame(r, frames, &fr) == SHOAL_ERR_INVALID_ARGUMENT,
+               "frame past the end");
+    FUZZ_CHECK(shoal_recording_frame(r, -1, &fr) == SHOAL_ERR_INVALID_ARGUMENT, "frame -1");
+}
+
+static uint32_t get_u32(const uint8_t* p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_crc(uint8_t* p, size_t covered)
+{
+    uint32_t c = (uint32_t)crc32(0L, p, (uInt)covered);
+    for (int i = 0; i < 4; ++i) p[covered + (size_t)i] = (uint8_t)(c >> (8 * i));
+}
+
+/* Recompute the header's, every whole frame's and the end record's CRC
+ * where docs/recording.md puts them, walking the sizes the bytes claim. */
+static void reseal(uint8_t* d, size_t size)
+{
+    if (size < 20) return;
+    uint64_t h = get_u32(d + 12);
+    if (h < 8 || h > size) return;
+    put_crc(d, (size_t)h - 4);
+    uint64_t per_agent = get_u32(d + 16) == 3 ? 40 : 24;
+    for (uint64_t at = h; at + 12 <= size;) {
+        if (memcmp(d + at, "FRAM", 4) == 0 && at + 32 <= size) {
+            uint64_t bytes = 36 + per_agent * get_u32(d + at + 24);
+            if (at + bytes > size) return;
+            put_crc(d + at, (size_t)bytes - 4);
+            at += bytes;
+        } else {
+            if (memcmp(d + at, "DONE", 4) == 0) put_crc(d + at, 8);
+            return;
+        }
+    }
+}
+
+static void load(const uint8_t* data, size_t size)
+{
+    static const uint32_t flags[2] = {0, SHOAL_RECORDING_ALLOW_TRUNCATED};
+    int loaded[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+        shoal_recording_t* r = (shoal_recording_t*)(uintptr_t)1;
+        shoal_error_t err;
+        memset(&err, 0, sizeof err);
+        shoal_status_t st = shoal_recording_load_memory(data, size, "fuzz", flags[k], &r, &err);
+        if (st != SHOAL_OK) {
+            FUZZ_CHECK(r == NULL, "a failed load left *out set");
+            FUZZ_CHECK(err.status == st && err.message[0] != '\0', "a failed load gave no message");
+            continue;
+        }
+        loaded[k] = 1;
+        FUZZ_CHECK(r != NULL, "load succeeded without a recording");
+        if (k == 0) FUZZ_CHECK(shoal_recording_is_complete(r), "a strict load of an incomplete file");
+        check_recording(r);
+        shoal_recording_destroy(r);
+    }
+    /* Whatever loads strictly also loads when truncation is allowed. */
+    FUZZ_CHECK(!loaded[0] || loaded[1], "strict load passed, tolerant load failed");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    load(data, size);
+    uint8_t* sealed = malloc(size > 0 ? size : 1);
+    if (!sealed) return 0;
+    memcpy(sealed, data, size);
+    reseal(sealed, size);
+    if (memcmp(sealed, data, size) != 0) load(sealed, size);
+    free(sealed);
+    return 0;
+}

@@ -1,0 +1,77 @@
+/* Fuzz target: scenario files (shoal_scenario_load_string), then, for a
+ * scenario that loads, the world it describes: created, populated and
+ * stepped a few times on one thread.
+ *
+ * A scenario may ask for up to 100,000,000 agents and 2^31 steps, which is
+ * legitimate for a file but not for one fuzz input, so the world part runs
+ * only for scenarios of at most FUZZ_MAX_AGENTS agents and steps at most
+ * FUZZ_MAX_STEPS times. Everything the parser accepts still goes through
+ * shoal_scenario_world_def and the accessors. */
+#include <math.h>
+
+#include "shoal/scenario.h"
+#include "shoal/shoal.h"
+#include "tests/fuzz/fuzz.h"
+
+enum { FUZZ_MAX_AGENTS = 256, FUZZ_MAX_STEPS = 4 };
+
+static void run_world(const shoal_scenario_t* s)
+{
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    def.thread_count = 1;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    shoal_status_t st = shoal_world_create(&def, &w, &err);
+    if (st != SHOAL_OK) {
+        FUZZ_CHECK(w == NULL && err.message[0] != '\0', "world_create failed without a message");
+        return;
+    }
+    st = shoal_scenario_populate(s, w);
+    if (st != SHOAL_OK) {
+        FUZZ_CHECK(shoal_world_last_error(w)[0] != '\0', "populate failed without a message");
+        /* A failed populate removes what it added. */
+        FUZZ_CHECK(shoal_world_agent_count(w) == 0, "populate failed and left %d agents",
+                   (int)shoal_world_agent_count(w));
+        shoal_world_destroy(w);
+        return;
+    }
+    FUZZ_CHECK(shoal_world_agent_count(w) == shoal_scenario_agent_count(s),
+               "populated %d agents, the scenario has %d", (int)shoal_world_agent_count(w),
+               (int)shoal_scenario_agent_count(s));
+    int32_t steps = shoal_scenario_steps(s);
+    if (steps > FUZZ_MAX_STEPS) steps = FUZZ_MAX_STEPS;
+    for (int32_t i = 0; i < steps; ++i) {
+        st = shoal_world_step(w, shoal_scenario_dt(s));
+        FUZZ_CHECK(st == SHOAL_OK, "step %d failed: %s", (int)i, shoal_world_last_error(w));
+    }
+    (void)shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    shoal_scenario_t* s = (shoal_scenario_t*)(uintptr_t)1;
+    shoal_error_t err;
+    memset(&err, 0, sizeof err);
+    shoal_status_t st = shoal_scenario_load_string((const char*)data, size, "fuzz", &s, &err);
+    if (st != SHOAL_OK) {
+        FUZZ_CHECK(s == NULL, "a failed load left *out set");
+        FUZZ_CHECK(err.status == st && err.message[0] != '\0', "a failed load gave no message");
+        FUZZ_CHECK(memchr(err.message, '\0', sizeof err.message) != NULL, "unterminated message");
+        return 0;
+    }
+    FUZZ_CHECK(s != NULL, "load succeeded without a scenario");
+    FUZZ_CHECK(shoal_scenario_name(s) != NULL, "no name");
+    FUZZ_CHECK(isfinite(shoal_scenario_dt(s)) && shoal_scenario_dt(s) > 0.0f, "dt %g",
+               (double)shoal_scenario_dt(s));
+    int32_t groups = shoal_scenario_group_count(s), total = 0;
+    for (int32_t g = 0; g < groups; ++g) {
+        FUZZ_CHECK(shoal_scenario_group_name(s, g) != NULL, "group %d has no name", (int)g);
+        total += shoal_scenario_group_size(s, g);
+    }
+    FUZZ_CHECK(total == shoal_scenario_agent_count(s), "group sizes add to %d, agent count %d",
+               (int)total, (int)shoal_scenario_agent_count(s));
+    if (shoal_scenario_agent_count(s) <= FUZZ_MAX_AGENTS) run_world(s);
+    shoal_scenario_destroy(s);
+    return 0;
+}
