@@ -19,12 +19,32 @@
 #include "criterion/criterion.h"
 
 static shim_test_t* registered;
+static shim_suite_t* suites;
 static int failed_here; /* in a child: a cr_expect* failed */
 
 void shim_register(shim_test_t* test)
 {
     test->next = registered;
     registered = test;
+}
+
+void shim_register_suite(shim_suite_t* suite)
+{
+    suite->next = suites;
+    suites = suite;
+}
+
+/* In the child: the suite's and the test's init, the test, their fini. */
+static void run_test(const shim_test_t* t)
+{
+    const shim_options_t* suite = NULL;
+    for (const shim_suite_t* s = suites; s; s = s->next)
+        if (strcmp(s->name, t->suite) == 0) suite = s->options;
+    if (suite && suite->init) suite->init();
+    if (t->options->init) t->options->init();
+    t->fn();
+    if (t->options->fini) t->options->fini();
+    if (suite && suite->fini) suite->fini();
 }
 
 void shim_fail(const char* file, int line, int fatal, const char* expr, const char* format, ...)
@@ -140,7 +160,7 @@ int main(int argc, char** argv)
             }
             if (pid == 0) {
                 alarm(timeout);
-                tests[next]->fn();
+                run_test(tests[next]);
                 fflush(NULL);
                 exit(failed_here ? 1 : 0);
             }

@@ -22,32 +22,58 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Options of Test() and TestSuite(): the ones shoal's tests use. init and
+ * fini run in the test's process before and after it (a suite's around each
+ * of its tests, as in Criterion); timeout is accepted and ignored, the
+ * runner has one timeout for every test. */
+typedef struct shim_options_t {
+    int unused_; /* lets the option list after it be empty */
+    double timeout;
+    void (*init)(void);
+    void (*fini)(void);
+} shim_options_t;
+
 typedef struct shim_test_t {
     const char* suite;
     const char* name;
     void (*fn)(void);
+    const shim_options_t* options;
     struct shim_test_t* next;
 } shim_test_t;
 
+typedef struct shim_suite_t {
+    const char* name;
+    const shim_options_t* options;
+    struct shim_suite_t* next;
+} shim_suite_t;
+
 void shim_register(shim_test_t* test);
+void shim_register_suite(shim_suite_t* suite);
 /* Reports a failure at file:line; fatal ends the test (exit 1). The
  * message format may be empty. */
 void shim_fail(const char* file, int line, int fatal, const char* expr, const char* format, ...)
     __attribute__((format(printf, 5, 6)));
 void shim_log(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
-/* Test options (.timeout = ...) are accepted and ignored: the runner has one
- * timeout for every test. */
-#define Test(suite, name, ...)                                                       \
-    static void shim_fn_##suite##_##name(void);                                      \
-    static shim_test_t shim_test_##suite##_##name = {#suite, #name,                  \
-                                                     shim_fn_##suite##_##name, NULL}; \
-    __attribute__((constructor)) static void shim_reg_##suite##_##name(void)         \
-    {                                                                                \
-        shim_register(&shim_test_##suite##_##name);                                  \
-    }                                                                                \
+#define Test(suite, name, ...)                                                        \
+    static void shim_fn_##suite##_##name(void);                                       \
+    static const shim_options_t shim_opt_##suite##_##name = {.unused_ = 0, __VA_ARGS__}; \
+    static shim_test_t shim_test_##suite##_##name = {                                 \
+        #suite, #name, shim_fn_##suite##_##name, &shim_opt_##suite##_##name, NULL};   \
+    __attribute__((constructor)) static void shim_reg_##suite##_##name(void)          \
+    {                                                                                 \
+        shim_register(&shim_test_##suite##_##name);                                   \
+    }                                                                                 \
     static void shim_fn_##suite##_##name(void)
-#define TestSuite(suite, ...) extern int shim_suite_##suite##_options
+
+#define TestSuite(suite, ...)                                                           \
+    static const shim_options_t shim_suite_opt_##suite = {.unused_ = 0, __VA_ARGS__};   \
+    static shim_suite_t shim_suite_##suite = {#suite, &shim_suite_opt_##suite, NULL};   \
+    __attribute__((constructor)) static void shim_suite_reg_##suite(void)               \
+    {                                                                                   \
+        shim_register_suite(&shim_suite_##suite);                                       \
+    }                                                                                   \
+    extern int shim_suite_declared_##suite
 
 /* "" before the optional message turns "no message" into an empty format. */
 #define SHIM_CHECK(fatal, cond, expr, ...)                                   \
