@@ -639,3 +639,70 @@ Test(snapshot, bad_arguments)
     shoal_world_destroy(out);
     shoal_world_destroy(w);
 }
+
+/* Allocation hooks that count what is outstanding, and can fail the n-th
+ * allocation. */
+typedef struct counting_alloc {
+    int64_t bytes;
+    int64_t calls;
+    int64_t fail_at; /* 0: never */
+} counting_alloc_t;
+
+static void* count_alloc(size_t size, size_t align, void* ctx)
+{
+    counting_alloc_t* c = (counting_alloc_t*)ctx;
+    if (c->fail_at && ++c->calls == c->fail_at) return NULL;
+    void* p = aligned_alloc(align, (size + align - 1) / align * align);
+    if (p) c->bytes += (int64_t)size;
+    return p;
+}
+
+static void count_free(void* p, size_t size, void* ctx)
+{
+    ((counting_alloc_t*)ctx)->bytes -= (int64_t)size;
+    free(p);
+}
+
+Test(snapshot, loads_use_the_given_allocator_and_give_back_everything)
+{
+    mixed_t m;
+    build_mixed(&m, 3, 1);
+    step_n(m.w, 4, DT);
+    size_t size = 0;
+    void* buf = save_memory(m.w, &size);
+    counting_alloc_t c = {0, 0, 0};
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 1;
+    def.alloc = count_alloc;
+    def.free = count_free;
+    def.alloc_user_ctx = &c;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, &def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_gt(c.bytes, 0, "the world's memory comes from the hooks");
+    step_n(w, 2, DT);
+    shoal_world_destroy(w);
+    cr_assert_eq(c.bytes, 0, "all of it is given back");
+    /* Every allocation of a load failing in turn: out of memory, nothing
+     * left allocated. */
+    int64_t total_calls = 0;
+    {
+        counting_alloc_t probe = {0, 0, INT64_MAX};
+        def.alloc_user_ctx = &probe;
+        cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, &def, &w, &err), SHOAL_OK);
+        total_calls = probe.calls;
+        shoal_world_destroy(w);
+    }
+    cr_assert_gt(total_calls, 10);
+    for (int64_t k = 1; k <= total_calls; ++k) {
+        counting_alloc_t f = {0, 0, k};
+        def.alloc_user_ctx = &f;
+        w = (shoal_world_t*)(uintptr_t)1;
+        shoal_status_t st = shoal_world_load_snapshot_memory(buf, size, &def, &w, &err);
+        cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "allocation %lld: %d %s", (long long)k, (int)st, err.message);
+        cr_assert_null(w);
+        cr_assert_eq(f.bytes, 0, "allocation %lld failing leaks %lld bytes", (long long)k, (long long)f.bytes);
+    }
+    free(buf);
+    shoal_world_destroy(m.w);
+}

@@ -251,13 +251,15 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
 
     int32_t cap = def->initial_capacity > 0 ? def->initial_capacity : 16;
     w->slots = (slot_t*)mem_calloc(&alloc, (size_t)cap * sizeof(slot_t));
+    /* Set before the check: destroying a half-made world hands the free
+     * hook the size the block was allocated with. */
+    w->slot_capacity = w->slots ? cap : 0;
     int ok = w->slots && table_reserve(&w->agents, &alloc, cap);
     if (!ok) {
         shoal_world_destroy(w);
         return set_err(err, SHOAL_ERR_OUT_OF_MEMORY,
                        "world_create: out of memory reserving %d agents", (int)cap);
     }
-    w->slot_capacity = cap;
     w->trace_system = -1;
     world_register_builtin_systems(w);
     *out_world = w;

@@ -33,7 +33,7 @@
  * trim_integrate_step, so the stored end states are the online integration
  * by construction (the tests compare them bit for bit).
  */
-#define _POSIX_C_SOURCE 200809L /* getpid, fsync, fileno */
+#define _POSIX_C_SOURCE 200809L
 
 #include "systems/trim.h"
 
@@ -41,8 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "io/atomic_file.h"
 #include "io/bytes.h"
 #include "systems/msg.h"
 
@@ -429,56 +429,28 @@ int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_
         return -1;
     }
 
-    /* Written beside the destination, then renamed over it: readers see the
-     * old file or the whole new one, never a partial write. */
-    char tmp[4096];
-    int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (len < 0 || (size_t)len >= sizeof tmp) {
-        set_msg(msg, msg_size, "trim table %s: path too long", path);
+    /* Encoded in memory, then written beside the destination and renamed
+     * over it (io/atomic_file.h): readers see the old file or the whole new
+     * one, never a partial write. */
+    uint64_t total_bytes = file_bytes(t->controls);
+    uint8_t* data = (uint8_t*)malloc((size_t)total_bytes);
+    if (data == NULL) {
+        set_msg(msg, msg_size, "trim table %s: out of memory (%llu bytes)", path,
+                (unsigned long long)total_bytes);
         return -1;
     }
-    FILE* f = fopen(tmp, "wb");
-    if (f == NULL) {
-        set_msg(msg, msg_size, "trim table %s: cannot create %s: %s", path, tmp, strerror(errno));
-        return -1;
-    }
-
     trim_spec_t s = spec_canonical(&t->spec);
-    uint8_t buf[TRIM_IO_ENTRIES * TRIM_ENTRY_BYTES];
-    uint64_t h = FNV1A_OFFSET;
-    int ok = 1;
-    encode_header(buf, &s, t->controls);
-    h = fnv1a(h, buf, TRIM_HEADER_BYTES);
-    ok = fwrite(buf, 1, TRIM_HEADER_BYTES, f) == TRIM_HEADER_BYTES;
-
+    encode_header(data, &s, t->controls);
     size_t total = (size_t)t->controls * (size_t)t->controls;
-    for (size_t i = 0; ok && i < total; i += TRIM_IO_ENTRIES) {
-        size_t m = total - i < TRIM_IO_ENTRIES ? total - i : TRIM_IO_ENTRIES;
-        for (size_t j = 0; j < m; ++j) encode_entry(buf + j * TRIM_ENTRY_BYTES, &t->entries[i + j]);
-        size_t bytes = m * TRIM_ENTRY_BYTES;
-        h = fnv1a(h, buf, bytes);
-        ok = fwrite(buf, 1, bytes, f) == bytes;
-    }
-    if (ok) {
-        put_u64(buf, h);
-        ok = fwrite(buf, 1, TRIM_CHECKSUM_BYTES, f) == TRIM_CHECKSUM_BYTES;
-    }
-    /* fsync before the rename: after a crash the name then holds the old
-     * table or the complete new one. */
-    if (ok) ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int err = ok ? 0 : errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok) {
-        remove(tmp);
-        set_msg(msg, msg_size, "trim table %s: write failed: %s", path,
-                err != 0 ? strerror(err) : "I/O error");
+    for (size_t i = 0; i < total; ++i)
+        encode_entry(data + TRIM_HEADER_BYTES + i * TRIM_ENTRY_BYTES, &t->entries[i]);
+    size_t body = (size_t)total_bytes - TRIM_CHECKSUM_BYTES;
+    put_u64(data + body, fnv1a(FNV1A_OFFSET, data, body));
+    char why_io[480];
+    int failed = atomic_write_file(path, data, (size_t)total_bytes, why_io, sizeof why_io);
+    free(data);
+    if (failed) {
+        set_msg(msg, msg_size, "trim table %s: %s", path, why_io);
         return -1;
     }
     return 0;
