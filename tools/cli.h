@@ -43,6 +43,7 @@ int cmd_plot(int argc, char** argv); /* tools/cmd_plot.c */
 int cmd_pathfollow(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int cmd_experiment(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int experiment_planner(int argc, char** argv); /* tools/cmd_planner_experiment.c */
+int cmd_soak(int argc, char** argv);         /* tools/cmd_soak.c */
 
 /* ---- helpers, defined in tools/shoal.c ---- */
 
