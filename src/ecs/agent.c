@@ -747,6 +747,10 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     /* The first planner agent of a world without a trim table builds the
      * default one. */
     if (def->planner.enabled && !planner_prepare(w, "agent_add")) return SHOAL_ERR_OUT_OF_MEMORY;
+    /* An agent added inside a step goes live at a stage boundary, after the
+     * step reserved the memory of its later stages: reserve its share now. */
+    if (w->in_step && (!planner_reserve_def(w, def) || (def->ground.enabled && !ground_reserve_step(w, 1))))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory for the agent's step memory");
     uint32_t slot = take_slot(w);
     if (w->in_step) {
         command_t* c = &w->commands[w->command_count++];
@@ -760,6 +764,25 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     }
     if (out_id) *out_id = make_handle(w, slot);
     return SHOAL_OK;
+}
+
+void world_undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before)
+{
+    int32_t slot = world_resolve(w, id, 0, "undo_add");
+    if (slot < 0 || w->in_step) return;
+    remove_live(w, (uint32_t)slot);
+    /* remove_live pushed the slot on the free list with the next
+     * generation; its next_free is the slot the add took it before. */
+    slot_t* s = &w->slots[slot];
+    if (slot >= slot_high_before) {
+        /* a fresh slot: the newest one, and the add took it from slot_high */
+        w->free_head = s->next_free;
+        memset(s, 0, sizeof *s);
+        w->slot_high = slot;
+    } else {
+        /* taken from the free list's head, where it is again */
+        s->generation = s->generation == 1 ? UINT16_MAX : (uint16_t)(s->generation - 1);
+    }
 }
 
 shoal_status_t shoal_agent_remove(shoal_world_t* w, shoal_agent_t id)
@@ -851,6 +874,8 @@ static shoal_status_t edit_agent(world_t* w, shoal_agent_t id, const char* where
     if (!reserve_components(w, &def, 1 + w->pending_adds))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
     if (def.planner.enabled && !planner_prepare(w, where)) return SHOAL_ERR_OUT_OF_MEMORY;
+    if (w->in_step && (!planner_reserve_def(w, &def) || (def.ground.enabled && !ground_reserve_step(w, 1))))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for the agent's step memory", where);
     if (pending) {
         pending->def = def;
     } else {

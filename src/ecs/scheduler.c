@@ -51,7 +51,9 @@ shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
         if (trace) w->trace_system = s->id;
         uint64_t t0 = world_now_ns();
         int64_t touched;
+        uint32_t errors_before = 0;
         if (s->user_fn) {
+            errors_before = w->error_count;
             shoal_status_t st = s->user_fn(w, dt, s->ctx);
             touched = st == SHOAL_OK ? 0 : -(int64_t)st;
         } else {
@@ -66,9 +68,16 @@ shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
                          w->step_count, t0, t1);
         }
         if (touched < 0) {
-            if (w->error[0] == '\0' || s->user_fn)
+            /* A user system that returns a library call's failure keeps
+             * that call's message (what, where), prefixed with the system. */
+            if (s->user_fn && w->error_count != errors_before) {
+                char inner[sizeof w->error];
+                memcpy(inner, w->error, sizeof inner);
+                world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name, inner);
+            } else if (w->error[0] == '\0' || s->user_fn) {
                 world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name,
                            shoal_status_string((shoal_status_t)(-touched)));
+            }
             return (shoal_status_t)(-touched);
         }
         s->agents += (uint64_t)touched;

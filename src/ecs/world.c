@@ -63,6 +63,7 @@ shoal_status_t world_fail(world_t* w, shoal_status_t status, const char* fmt, ..
     va_start(ap, fmt);
     vsnprintf(w->error, sizeof w->error, fmt, ap);
     va_end(ap);
+    w->error_count++;
     return status;
 }
 
@@ -75,6 +76,7 @@ shoal_status_t world_failc(const world_t* w, shoal_status_t status, const char* 
     va_start(ap, fmt);
     vsnprintf(mw->error, sizeof mw->error, fmt, ap);
     va_end(ap);
+    mw->error_count++;
     return status;
 }
 
@@ -294,6 +296,10 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
     if (!(dt > 0.0f) || !isfinite(dt))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "world_step: dt must be finite and > 0 seconds, got %g", (double)dt);
+    /* Memory the built-in systems may need is grown before the first stage,
+     * so that running out of it fails the step before anything changed
+     * (the spatial hash, the first system, grows its own before it writes). */
+    if (!planner_reserve_step(w) || !ground_reserve_step(w, 0)) return SHOAL_ERR_OUT_OF_MEMORY;
     w->in_step = 1;
     uint64_t trace_start = w->trace ? world_now_ns() : 0;
     int32_t agents_before = w->agents.count;
@@ -458,3 +464,8 @@ shoal_status_t shoal_world_remove_obstacle(shoal_world_t* w, int32_t id)
 }
 
 int32_t shoal_world_obstacle_count(const shoal_world_t* w) { return w ? w->obstacle_count : 0; }
+
+void world_truncate_obstacles(world_t* w, int32_t high)
+{
+    while (w->obstacle_high > high && w->obstacles[w->obstacle_high - 1][3] < 0.0f) w->obstacle_high--;
+}

@@ -163,6 +163,7 @@ struct shoal_world_t {
     int32_t trace_system;
 
     char error[512];
+    uint32_t error_count; /* errors recorded so far: tells a fresh message from an old one */
 };
 
 /* Record an error message and return `status` (printf-style). */
@@ -207,6 +208,17 @@ int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag);
 /* Drop the routes added after the first `count` (undoing a failed
  * populate; no agent may use them). */
 void world_truncate_routes(world_t* w, int32_t count);
+
+/* Undo the newest add exactly, between steps: the agent is removed and
+ * its slot put back as it was (the generation it had, or unused again when
+ * it was a fresh slot, at or above `slot_high_before`, the slot_high of
+ * before the adds), so that a failed populate leaves the same handles to
+ * come. Adds must be undone newest first. */
+void world_undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before);
+/* After removing the obstacles added last: forget free ids at or above
+ * `high` (the obstacle_high of before the adds), so that ids and the state
+ * hash are as before. */
+void world_truncate_obstacles(world_t* w, int32_t high);
 
 /* Time in nanoseconds from a monotonic clock. */
 uint64_t world_now_ns(void);

@@ -971,16 +971,22 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
                           scenario->name, (int)scenario->dimensions,
                           (int)shoal_world_dimensions(world));
 
+    if (world->in_step)
+        return world_fail(world, SHOAL_ERR_BUSY, "scenario_populate: called from inside a step");
+    /* Scratch from the world's allocator: a host that gives the world its
+     * memory gives it for this too. */
     size_t n = scenario->agent_count > 0 ? (size_t)scenario->agent_count : 1;
     size_t m = scenario->obstacle_count > 0 ? (size_t)scenario->obstacle_count : 1;
-    shoal_agent_t* added = malloc(n * sizeof *added);
-    int32_t* obstacle_ids = malloc(m * sizeof *obstacle_ids);
+    shoal_agent_t* added = mem_alloc(&world->alloc, n * sizeof *added);
+    int32_t* obstacle_ids = mem_alloc(&world->alloc, m * sizeof *obstacle_ids);
     if (added == NULL || obstacle_ids == NULL) {
-        free(added);
-        free(obstacle_ids);
+        mem_free(&world->alloc, added, n * sizeof *added);
+        mem_free(&world->alloc, obstacle_ids, m * sizeof *obstacle_ids);
         return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY,
                           "scenario_populate: out of memory for %zu handles", n + m);
     }
+    int32_t slot_high_before = world->slot_high;
+    int32_t obstacle_high_before = world->obstacle_high;
 
     shoal_status_t status = SHOAL_OK;
     int32_t obstacles = 0;
@@ -1030,15 +1036,18 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
             status = shoal_formation_arrive(world, added + group_start, g->count,
                                             (const float(*)[3])g->formation_offsets, &g->formation_anchor);
     }
-    /* Undo newest first. The world's last error still describes the add that
-     * failed: removing a live agent or obstacle does not fail. */
+    /* Undo newest first, exactly: the handles, obstacle ids and routes to
+     * come are those the world would have given without this call. The
+     * world's last error still describes the add that failed: undoing does
+     * not fail. */
     if (status != SHOAL_OK) {
-        while (done > 0) shoal_agent_remove(world, added[--done]);
+        while (done > 0) world_undo_add(world, added[--done], slot_high_before);
         while (obstacles > 0) shoal_world_remove_obstacle(world, obstacle_ids[--obstacles]);
+        world_truncate_obstacles(world, obstacle_high_before);
         world_truncate_routes(world, routes_before);
     }
-    free(added);
-    free(obstacle_ids);
+    mem_free(&world->alloc, added, n * sizeof *added);
+    mem_free(&world->alloc, obstacle_ids, m * sizeof *obstacle_ids);
     return status;
 }
 

@@ -260,6 +260,26 @@ static int gather_obstacles(world_t* w, ground_world_t* g)
     return 1;
 }
 
+int ground_reserve_step(world_t* w, int adding)
+{
+    if (w->obstacle_count == 0 || (!adding && w->comps[COMP_GROUND].table.count == 0)) return 1;
+    ground_world_t* g = ground_world_get(w);
+    if (g && g->obstacle_capacity >= w->obstacle_high) return 1;
+    if (g) {
+        int32_t cap = w->obstacle_capacity;
+        gv_obstacle_t* fresh = (gv_obstacle_t*)mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
+        if (fresh) {
+            mem_free(&w->alloc, g->obstacles, (size_t)g->obstacle_capacity * sizeof *fresh);
+            g->obstacles = fresh;
+            g->obstacle_capacity = cap;
+            return 1;
+        }
+    }
+    world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for the ground vehicles' obstacle list",
+               adding ? "agent_add" : "world_step");
+    return 0;
+}
+
 int64_t ground_vehicle_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;

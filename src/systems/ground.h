@@ -39,6 +39,11 @@ typedef struct ground_world {
 ground_world_t* ground_world_get(world_t* w);
 /* Free everything of w->ground (world destruction). */
 void ground_release(world_t* w);
+/* Grow, before a step's first stage, the obstacle list ground_vehicle_run
+ * fills (adding: for a vehicle added inside the step, which may be the
+ * first), so that a step out of memory fails before anything changed. 0
+ * when out of memory (the error is set). */
+int ground_reserve_step(world_t* w, int adding);
 /* The terrain ground vehicles drive on (flat when none was set). */
 terrain_t ground_terrain(const world_t* w);
 int32_t ground_path_count(const world_t* w);

@@ -711,6 +711,44 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     c->worker_found[worker] += found;
 }
 
+/* Floats of the per-worker packs this step needs (8 arrays of `*per`
+ * floats per worker), from the grid's largest bucket. */
+static size_t pack_floats(world_t* w, grid_t* g, int32_t count, size_t* per_out)
+{
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int32_t wmax[1024];
+    memset(wmax, 0, (size_t)workers * sizeof *wmax);
+    nb_ctx c = {w, g, NULL, wmax, NULL, NULL, NULL};
+    par_for(w, g->bucket_count, 4096, PAR_STATIC, max_bucket_range, &c);
+    int64_t most = 0;
+    for (int32_t i = 0; i < workers; ++i) most = wmax[i] > most ? wmax[i] : most;
+    most *= g->dims == 3 ? 27 : 9;
+    if (most > count) most = count;
+    size_t per = (size_t)most + 2 * SHOAL_MAX_LANES;
+    per = (per + 15) / 16 * 16; /* keep every array 64-byte aligned */
+    *per_out = per;
+    return per * 8 * (size_t)workers;
+}
+
+int neighbors_reserve(world_t* w, grid_t* g, int32_t count)
+{
+    size_t per;
+    size_t need = pack_floats(w, g, count, &per);
+    g->nb_per = 0;
+    if (need > g->nb_mem_floats) {
+        float* mem = mem_alloc(&w->alloc, need * sizeof(float));
+        if (!mem) {
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "neighbors: out of memory for packs of %zu candidates", per);
+            return 0;
+        }
+        mem_free(&w->alloc, g->nb_mem, g->nb_mem_floats * sizeof(float));
+        g->nb_mem = mem;
+        g->nb_mem_floats = need;
+    }
+    g->nb_per = per;
+    return 1;
+}
+
 int64_t neighbors_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
@@ -725,27 +763,12 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
     nb_ctx c = {w, g, NULL, wmax, wagents, wpairs, wfound};
-    par_for(w, g->bucket_count, 4096, PAR_STATIC, max_bucket_range, &c);
-    int64_t most = 0;
-    for (int32_t i = 0; i < workers; ++i) most = wmax[i] > most ? wmax[i] : most;
-    most *= g->dims == 3 ? 27 : 9;
-    if (most > g->count) most = g->count;
-
-    /* Per-worker packs: 8 arrays of `per` floats each, kept in the grid
-     * and grown only when a step needs more. */
-    size_t per = (size_t)most + 2 * SHOAL_MAX_LANES;
-    per = (per + 15) / 16 * 16; /* keep every array 64-byte aligned */
-    size_t need = per * 8 * (size_t)workers;
-    if (need > g->nb_mem_floats) {
-        float* mem = mem_alloc(&w->alloc, need * sizeof(float));
-        if (!mem) {
-            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY,
-                       "neighbors: out of memory for packs of %zu candidates", per);
-            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
-        }
-        mem_free(&w->alloc, g->nb_mem, g->nb_mem_floats * sizeof(float));
-        g->nb_mem = mem;
-        g->nb_mem_floats = need;
+    /* The spatial hash sized and grew the packs (neighbors_reserve) before
+     * the step changed anything. */
+    size_t per = g->nb_per;
+    if (per == 0 || per * 8 * (size_t)workers > g->nb_mem_floats) {
+        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "neighbors: the spatial hash did not run this step");
+        return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
     }
     nb_scratch s[1024];
     for (int32_t i = 0; i < workers; ++i) {

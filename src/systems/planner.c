@@ -407,6 +407,72 @@ static int reserve_scratch(world_t* w, planner_world_t* pw, size_t bytes)
     return 1;
 }
 
+/* Search memory for `nodes` states per worker, sized as planner_run sizes it. */
+static size_t scratch_bytes_for(int64_t nodes)
+{
+    if (nodes < 1) nodes = 1;
+    if (nodes > PLANNER_MAX_NODES) nodes = PLANNER_MAX_NODES;
+    return plan_scratch_bytes((int32_t)nodes);
+}
+
+int planner_reserve_step(world_t* w)
+{
+    const int k = COMP_PLANNER;
+    planner_world_t* pw = w->planner;
+    int32_t count = w->comps[k].table.count;
+    if (count == 0 || !pw || !pw->has_table) return 1;
+    const allocator_t* a = &w->alloc;
+    if (!reserve_list(w, pw, count)) goto out_of_memory;
+    /* The scene's spheres and memory, as planner_step_scene grows them. */
+    if (w->obstacle_count > 0 && pw->sphere_capacity < w->obstacle_count) {
+        int32_t cap = w->obstacle_capacity;
+        plan_sphere_t* fresh = (plan_sphere_t*)mem_alloc(a, (size_t)cap * sizeof *fresh);
+        if (!fresh) goto out_of_memory;
+        mem_free(a, pw->spheres, (size_t)pw->sphere_capacity * sizeof *fresh);
+        pw->spheres = fresh;
+        pw->sphere_capacity = cap;
+    }
+    size_t bytes = w->obstacle_count > 0 ? plan_scene_bytes(w->obstacle_count) : 0;
+    if (pw->scene_bytes < bytes) {
+        void* fresh = mem_alloc(a, bytes);
+        if (!fresh) goto out_of_memory;
+        /* the cached scene lived in the old memory */
+        pw->scene = NULL;
+        pw->scene_stamp = 0;
+        mem_free(a, pw->scene_memory, pw->scene_bytes);
+        pw->scene_memory = fresh;
+        pw->scene_bytes = bytes;
+    }
+    /* Any agent may search this step (a goal set from a user system plans
+     * at once): room for the largest search. */
+    int64_t nodes = 1;
+    for (int32_t r = 0; r < count; ++r) {
+        int64_t need = search_nodes(w, r, pw->table.controls);
+        if (need > nodes) nodes = need;
+    }
+    if (!reserve_scratch(w, pw, scratch_bytes_for(nodes))) goto out_of_memory;
+    return 1;
+out_of_memory:
+    world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "world_step: out of memory for the planner's search memory");
+    return 0;
+}
+
+int planner_reserve_def(world_t* w, const shoal_agent_def_t* d)
+{
+    planner_world_t* pw = w->planner;
+    if (!d->planner.enabled || !pw || !pw->has_table) return 1;
+    int64_t controls = pw->table.controls, per;
+    switch (d->planner.strategy) {
+    case SHOAL_PLAN_SINGLE_STEP: per = 0; break;
+    case SHOAL_PLAN_UNIFORM: per = controls / d->planner.k_skip + 2; break;
+    default: per = (d->planner.n_v < controls ? d->planner.n_v : controls) + 1; break;
+    }
+    if (per > controls + 1) per = controls + 1;
+    int64_t nodes = per == 0 ? 1 + controls : 1 + (int64_t)d->planner.max_expansions * per;
+    return reserve_list(w, pw, w->comps[COMP_PLANNER].table.capacity) &&
+           reserve_scratch(w, pw, scratch_bytes_for(nodes));
+}
+
 int64_t planner_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;

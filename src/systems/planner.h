@@ -91,6 +91,14 @@ int planner_prepare(world_t* w, const char* where);
  * Takes ownership of `fresh` in every case (freed on failure). */
 shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack,
                                      const char* where);
+/* Grow, before a step's first stage, everything planner_run can allocate
+ * in it (list, scene, every worker's search memory for the largest search
+ * of the planner agents now live), so that a step out of memory fails
+ * before anything changed. 0 when out of memory (the error is set). */
+int planner_reserve_step(world_t* w);
+/* The same for one more planner agent added inside a step (its search
+ * memory), so that the plan stage after it goes live cannot fail. */
+int planner_reserve_def(world_t* w, const shoal_agent_def_t* d);
 
 /* Check a definition's planner part (fully only when enabled); the message
  * names the field as "planner.discount" etc. The goal agent is checked to

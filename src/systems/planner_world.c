@@ -638,7 +638,9 @@ static uint32_t float_bits(float f)
 uint64_t planner_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t, uint64_t))
 {
     const planner_world_t* pw = w->planner;
-    if (!pw) return h;
+    /* Planner data that holds no state yet (made by a call that then ran
+     * out of memory) hashes as none: the hash is of state, not memory. */
+    if (!pw || (!pw->has_table && pw->substep_clock == 0 && pw->leftover == 0)) return h;
     h = absorb(h, 0x706c616e00000000ull | (uint64_t)(uint32_t)pw->has_table);
     if (pw->has_table) {
         const trim_spec_t* s = &pw->table.spec;

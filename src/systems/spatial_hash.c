@@ -409,12 +409,23 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     }
     par_for(w, c.chunks, 1, PAR_CLAIMED, prefix_offsets, &c);
     g->cell_start[g->bucket_count] = n;
+    /* The neighbors' packs, sized from the bucket counts just made, before
+     * the agent table is reordered: out of memory here changes nothing. */
+    if (!neighbors_reserve(w, g, n)) {
+        g->count = 0;
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
     par_for(w, blocks, 1, PAR_CLAIMED, scatter_blocks, &c);
 
     /* Every reorder_interval steps, put the agent table itself in cell
      * order: the sorted order becomes the identity and later per-step
      * copies read memory almost sequentially. */
-    if (w->reorder_interval > 0 && g->steps_since_reorder % w->reorder_interval == 0) {
+    /* Keyed to the step count, which a failed step does not advance: a
+     * step repeated after running out of memory reorders as the first try
+     * did (a stable sort of sorted rows changes nothing), so the storage
+     * order, and the floating-point sums that follow it, stay those of a
+     * run that never failed. */
+    if (w->reorder_interval > 0 && w->step_count % (uint64_t)w->reorder_interval == 0) {
         /* Columns are independent: workers permute them in parallel, each
          * with one of the sorted-copy arrays (free until copy_sorted below)
          * as its scratch. The bucket keys are spent once scattered: they
@@ -430,7 +441,6 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         }
         for (int32_t k = 0; k < n; ++k) g->order[k] = k;
     }
-    g->steps_since_reorder++;
     g->count = n;
     par_for(w, n, 2048, PAR_STATIC, copy_sorted, &c);
     return n;

@@ -49,15 +49,21 @@ typedef struct grid_t {
     int32_t* scomp;       /* sorted position -> neighbors component row, or -1 */
     void* perm_scratch;   /* for reordering the agent table */
     size_t perm_scratch_size;
-    int64_t steps_since_reorder;
     float* nb_mem;        /* the neighbors system's per-worker packs */
     size_t nb_mem_floats;
+    size_t nb_per;        /* floats per pack array this step (0: not sized) */
     /* Counters of the last neighbors pass, for benchmarks: candidate pairs
      * examined, neighbors found, agents processed. */
     int64_t pair_tests;
     int64_t neighbor_sum;
     int64_t kernel_agents;
 } grid_t;
+
+/* Size the neighbors system's packs for this step's grid of `count` agents
+ * (its buckets counted) and grow them: the spatial hash calls it before it
+ * reorders anything, so a step out of memory fails before any change. 0
+ * when out of memory (the world's error is set). */
+int neighbors_reserve(world_t* w, grid_t* g, int32_t count);
 
 /* Run the neighbor pair kernel `iterations` times over one pack of
  * `candidates` agents that stays in cache, with no hashing or packing: the
