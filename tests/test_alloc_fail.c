@@ -339,7 +339,7 @@ static uint64_t run_script(const shoal_scenario_t* sc, int threads, shoal_backen
     DO(s, shoal_agent_set_planner_goal(s->w, planners[1], SHOAL_PLAN_GOAL_SEEK, goal, (shoal_agent_t){0}));
     const float offsets[2][3] = {{0, 0, 0}, {-3, 3, 0}};
     shoal_waypoint_t anchor = {{0, 30, 0}, {1, 0, 0}, 2.0f};
-    shoal_agent_t members[2] = {flock[7], flock[1]};
+    shoal_agent_t members[2] = {flock[1], flock[7]};
     DO(s, shoal_formation_arrive(s->w, members, 2, offsets, &anchor));
     DO(s, shoal_world_remove_obstacle(s->w, 0));
     DO(s, shoal_world_add_obstacle(s->w, c, 4.0f, &oid));

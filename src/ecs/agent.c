@@ -329,6 +329,14 @@ static int reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t ex
     return 1;
 }
 
+int world_reserve_behavior_rows(world_t* w, shoal_behavior_t behavior, int32_t rows)
+{
+    shoal_agent_def_t d;
+    memset(&d, 0, sizeof d);
+    d.weights[behavior] = 1.0f;
+    return reserve_components(w, &d, rows + w->pending_adds);
+}
+
 static uint32_t stored_tag(shoal_agent_t id) { return ((uint32_t)id.world0 << 16) | id.generation; }
 
 static shoal_agent_t stored_handle(uint32_t index1, uint32_t tag)
@@ -813,17 +821,24 @@ int shoal_agent_is_valid(const shoal_world_t* w, shoal_agent_t id)
     return s->generation == id.generation && (s->state == SLOT_LIVE || s->state == SLOT_PENDING);
 }
 
-shoal_status_t shoal_agent_get_def(const shoal_world_t* w, shoal_agent_t id, shoal_agent_def_t* out)
+/* The definition of a live or pending agent; errors name `where`. */
+static shoal_status_t read_agent_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
+                                     const char* where)
 {
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_def: out_def is NULL");
-    int32_t slot = world_resolve(w, id, 1, "agent_get_def");
+    int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
     if (w->slots[slot].state == SLOT_PENDING)
         *out = pending_add((world_t*)(uintptr_t)w, (uint32_t)slot)->def;
     else
         read_def(w, w->slots[slot].row, out);
     return SHOAL_OK;
+}
+
+shoal_status_t shoal_agent_get_def(const shoal_world_t* w, shoal_agent_t id, shoal_agent_def_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_def: out_def is NULL");
+    return read_agent_def(w, id, out, "agent_get_def");
 }
 
 shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
@@ -955,6 +970,19 @@ static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(con
 static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const shoal_avoid_t*)a; }
 static void edit_dseek(shoal_agent_def_t* d, const void* a) { d->dseek = *(const shoal_dseek_t*)a; }
 
+static void edit_dseek_on(shoal_agent_def_t* d, const void* a)
+{
+    if (d->weights[SHOAL_BEHAVIOR_DSEEK] == 0.0f) d->weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+    d->dseek = *(const shoal_dseek_t*)a;
+}
+
+void world_dseek_on_def(shoal_agent_def_t* d, const shoal_dseek_t* ds) { edit_dseek_on(d, ds); }
+
+shoal_status_t world_set_dseek_on(world_t* w, shoal_agent_t id, const shoal_dseek_t* ds, const char* where)
+{
+    return edit_agent(w, id, where, edit_dseek_on, ds);
+}
+
 shoal_status_t shoal_agent_set_dseek(shoal_world_t* w, shoal_agent_t id, const shoal_dseek_t* ds)
 {
     REQUIRE_PTR(w, ds, "agent_set_dseek", "dseek");
@@ -973,8 +1001,9 @@ shoal_status_t shoal_agent_set_ground(shoal_world_t* w, shoal_agent_t id, const 
 shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t path_id)
 {
     static const char* where = "agent_set_path";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     shoal_agent_def_t def;
-    shoal_status_t st = shoal_agent_get_def(w, id, &def);
+    shoal_status_t st = read_agent_def(w, id, &def, where);
     if (st != SHOAL_OK) return st;
     if (!def.ground.enabled)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
@@ -1006,8 +1035,9 @@ shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, 
                                             const float point[3], shoal_agent_t agent)
 {
     static const char* where = "agent_set_planner_goal";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     shoal_agent_def_t def;
-    shoal_status_t st = shoal_agent_get_def(w, id, &def);
+    shoal_status_t st = read_agent_def(w, id, &def, where);
     if (st != SHOAL_OK) return st;
     if (!def.planner.enabled)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
@@ -1090,9 +1120,9 @@ shoal_status_t shoal_agent_set_user_value(shoal_world_t* w, shoal_agent_t id, ui
 shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t id, uint64_t* out)
 {
     shoal_agent_def_t def;
-    if (w && !out)
-        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_user_value: out_value is NULL");
-    shoal_status_t st = shoal_agent_get_def(w, id, &def);
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_user_value: out_value is NULL");
+    shoal_status_t st = read_agent_def(w, id, &def, "agent_get_user_value");
     if (st == SHOAL_OK) *out = def.user_value;
     return st;
 }

@@ -209,6 +209,17 @@ int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag);
  * populate; no agent may use them). */
 void world_truncate_routes(world_t* w, int32_t count);
 
+/* Room for `rows` more agents with `behavior` in its component (beyond
+ * the queued adds), so that turning it on for them cannot run out of
+ * memory half-way through a group. 0 when out of memory. */
+int world_reserve_behavior_rows(world_t* w, shoal_behavior_t behavior, int32_t rows);
+
+/* DSEEK on (weight 1 unless it has one) with these parameters, in one
+ * validated change (formation_arrive); world_dseek_on_def makes the same
+ * change to a definition, for checking it first. */
+shoal_status_t world_set_dseek_on(world_t* w, shoal_agent_t id, const shoal_dseek_t* ds, const char* where);
+void world_dseek_on_def(shoal_agent_def_t* d, const shoal_dseek_t* ds);
+
 /* Undo the newest add exactly, between steps: the agent is removed and
  * its slot put back as it was (the generation it had, or unused again when
  * it was a fresh slot, at or above `slot_high_before`, the slot_high of

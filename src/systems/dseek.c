@@ -202,6 +202,20 @@ void world_truncate_routes(world_t* w, int32_t count)
 
 /* ---- formation arrival -------------------------------------------------- */
 
+/* A member's directed-seek parameters: its slot, anchor.position + R offset. */
+static shoal_dseek_t formation_slot(const shoal_agent_def_t* def, const shoal_waypoint_t* anchor,
+                                    const float offset[3], vec3 fx, vec3 fy, vec3 fz)
+{
+    vec3 o = vec3_add(vec3_add(vec3_scale(fx, offset[0]), vec3_scale(fy, offset[1])), vec3_scale(fz, offset[2]));
+    shoal_dseek_t ds = def->dseek;
+    ds.route = -1;
+    ds.waypoint = *anchor;
+    ds.waypoint.position[0] += o.x;
+    ds.waypoint.position[1] += o.y;
+    ds.waypoint.position[2] += o.z;
+    return ds;
+}
+
 shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* members, int32_t count,
                                       const float (*offsets)[3], const shoal_waypoint_t* anchor)
 {
@@ -223,31 +237,36 @@ shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* mem
     if (vec3_length(fy) < 1e-6f) fy = (vec3){0.0f, 1.0f, 0.0f};
     fy = vec3_normalize(fy);
     vec3 fz = vec3_cross(fx, fy);
-    /* Validate everything first, then change: all or nothing. */
+    /* Validate everything first, then change: all or nothing. Each
+     * member's new definition is checked as a whole (a huge offset can make
+     * a slot that is not finite). */
     for (int32_t i = 0; i < count; ++i) {
         if (world_resolve(w, members[i], 1, "formation_arrive") < 0) return SHOAL_ERR_STALE_HANDLE;
         for (int c = 0; c < 3; ++c)
             if (!isfinite(offsets[i][c]))
                 return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                                   "formation_arrive: offsets[%d][%d] must be finite", (int)i, c);
-    }
-    for (int32_t i = 0; i < count; ++i) {
         shoal_agent_def_t def;
         shoal_status_t st = shoal_agent_get_def(w, members[i], &def);
         if (st != SHOAL_OK) return st;
-        vec3 o = vec3_add(vec3_add(vec3_scale(fx, offsets[i][0]), vec3_scale(fy, offsets[i][1])),
-                          vec3_scale(fz, offsets[i][2]));
-        shoal_dseek_t ds = def.dseek;
-        ds.route = -1;
-        ds.waypoint = *anchor;
-        ds.waypoint.position[0] += o.x;
-        ds.waypoint.position[1] += o.y;
-        ds.waypoint.position[2] += o.z;
-        /* The behavior first: parameters are kept only while it has weight. */
-        if (def.weights[SHOAL_BEHAVIOR_DSEEK] == 0.0f)
-            st = shoal_agent_set_behavior(w, members[i], SHOAL_BEHAVIOR_DSEEK, 1.0f);
-        if (st == SHOAL_OK) st = shoal_agent_set_dseek(w, members[i], &ds);
-        if (st != SHOAL_OK) return st; /* only out of memory can get here */
+        shoal_dseek_t ds = formation_slot(&def, anchor, offsets[i], fx, fy, fz);
+        world_dseek_on_def(&def, &ds);
+        char where[48];
+        snprintf(where, sizeof where, "formation_arrive: member %d", (int)i);
+        st = agent_validate_def(w, &def, where);
+        if (st != SHOAL_OK) return st;
+    }
+    /* Turning DSEEK on is the only change that needs memory: had for every
+     * member first, so that running out cannot stop half-way. */
+    if (!world_reserve_behavior_rows(w, SHOAL_BEHAVIOR_DSEEK, count))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "formation_arrive: out of memory for %d members",
+                          (int)count);
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_agent_def_t def;
+        shoal_status_t st = shoal_agent_get_def(w, members[i], &def);
+        shoal_dseek_t ds = formation_slot(&def, anchor, offsets[i], fx, fy, fz);
+        if (st == SHOAL_OK) st = world_set_dseek_on(w, members[i], &ds, "formation_arrive");
+        if (st != SHOAL_OK) return st; /* checked and reserved above: cannot happen */
     }
     return SHOAL_OK;
 }

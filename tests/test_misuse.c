@@ -1,0 +1,677 @@
+/* API misuse: every public function called with NULL pointers, null, stale
+ * and foreign handles, NaN and infinite values, zero or negative sizes,
+ * out-of-range ids and enums, and in the wrong order (from inside a step).
+ * Each case asserts the documented status (docs/errors.md), that the
+ * world's last error names the function and the problem, and that the
+ * world is unchanged: state hash, counts, and a bulk read in handle order,
+ * byte for byte.
+ *
+ * The cases are tables: one line per call, with the status expected and
+ * two pieces of the message (where: the function; what: the field or the
+ * rule). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <shoal/recording.h>
+#include <shoal/scenario.h>
+#include <shoal/shoal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CAP 64
+
+/* The world every case runs against: a flock agent, a ground vehicle on
+ * path 0, a planner agent, a plain agent, an obstacle, a route; handles
+ * that are stale (removed), foreign (another world's) and null. */
+typedef struct fixture_t {
+    shoal_world_t* w;
+    shoal_world_t* other;
+    shoal_agent_t flock, vehicle, planner, plain, stale, foreign, null;
+    int32_t obstacle, route, path;
+} fixture_t;
+
+/* Everything a failed call must leave as it was. */
+typedef struct snapshot_t {
+    uint64_t hash, steps;
+    int32_t agents, obstacles, routes, paths, systems, traces, n;
+    shoal_agent_t ids[CAP];
+    float pos[3 * CAP], vel[3 * CAP], head[CAP], ori[4 * CAP];
+    uint64_t user[CAP];
+    uint32_t groups[CAP];
+} snapshot_t;
+
+static void take(const shoal_world_t* w, snapshot_t* s)
+{
+    memset(s, 0, sizeof *s);
+    s->hash = shoal_world_state_hash(w);
+    s->steps = shoal_world_step_count(w);
+    s->agents = shoal_world_agent_count(w);
+    s->obstacles = shoal_world_obstacle_count(w);
+    s->routes = shoal_world_route_count(w);
+    s->paths = shoal_world_path_count(w);
+    s->systems = shoal_world_system_count(w);
+    s->traces = shoal_world_trace_count(w);
+    shoal_agent_batch_t b = {s->ids, s->pos, s->vel, s->head, s->ori, s->user, s->groups};
+    cr_assert_eq(shoal_world_read_agents(w, &b, CAP, &s->n), SHOAL_OK);
+    /* handle order: storage order may change between steps, not state */
+    for (int32_t i = 1; i < s->n; ++i)
+        for (int32_t j = i; j > 0 && s->ids[j - 1].index1 > s->ids[j].index1; --j) {
+#define SWAP(arr, width)                                                    \
+    for (int k_ = 0; k_ < (width); ++k_) {                                  \
+        __typeof__(arr[0]) t_ = arr[(width) * j + k_];                      \
+        arr[(width) * j + k_] = arr[(width) * (j - 1) + k_];                \
+        arr[(width) * (j - 1) + k_] = t_;                                   \
+    }
+            SWAP(s->ids, 1) SWAP(s->pos, 3) SWAP(s->vel, 3) SWAP(s->head, 1) SWAP(s->ori, 4)
+            SWAP(s->user, 1) SWAP(s->groups, 1)
+#undef SWAP
+        }
+}
+
+static void assert_unchanged(const snapshot_t* a, const shoal_world_t* w, const char* name)
+{
+    snapshot_t* b = malloc(sizeof *b);
+    cr_assert_not_null(b);
+    take(w, b);
+    cr_assert_eq(b->hash, a->hash, "%s: state hash changed", name);
+    cr_assert_eq(b->steps, a->steps, "%s: step count changed", name);
+    cr_assert_eq(b->agents, a->agents, "%s: agent count changed", name);
+    cr_assert_eq(b->obstacles, a->obstacles, "%s: obstacle count changed", name);
+    cr_assert_eq(b->routes, a->routes, "%s: route count changed", name);
+    cr_assert_eq(b->paths, a->paths, "%s: path count changed", name);
+    cr_assert_eq(b->systems, a->systems, "%s: system count changed", name);
+    cr_assert_eq(b->traces, a->traces, "%s: trace changed", name);
+    cr_assert_eq(memcmp(a, b, sizeof *a), 0, "%s: the bulk read changed", name);
+    free(b);
+}
+
+static shoal_world_t* new_world(int dims)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.thread_count = 1;
+    def.seed = 11;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    return w;
+}
+
+static void setup(fixture_t* f)
+{
+    memset(f, 0, sizeof *f);
+    f->w = new_world(2);
+    f->other = new_world(2);
+    shoal_world_t* w = f->w;
+    const float path[] = {0, 40, 0, 60, 40, 0, 60, 60, 0};
+    cr_assert_eq(shoal_world_add_path(w, path, 3, 3.0f, &f->path), SHOAL_OK);
+    const float c[3] = {20, -20, 0};
+    cr_assert_eq(shoal_world_add_obstacle(w, c, 2.0f, &f->obstacle), SHOAL_OK);
+    shoal_waypoint_t route[2] = {{{10, 0, 0}, {1, 0, 0}, 0}, {{20, 10, 0}, {0, 1, 0}, 0}};
+    cr_assert_eq(shoal_world_add_route(w, route, 2, &f->route), SHOAL_OK);
+
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+    d.weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+    d.dseek.route = f->route;
+    d.target[0] = 30.0f;
+    d.user_value = 1;
+    cr_assert_eq(shoal_agent_add(w, &d, &f->flock), SHOAL_OK);
+    shoal_agent_def_t v = shoal_agent_default_def();
+    v.position[1] = 40.0f;
+    v.ground.enabled = 1;
+    v.ground.follow.path = f->path;
+    v.user_value = 2;
+    cr_assert_eq(shoal_agent_add(w, &v, &f->vehicle), SHOAL_OK);
+    shoal_agent_def_t p = shoal_agent_default_def();
+    p.position[0] = -30.0f;
+    p.planner.enabled = 1;
+    p.planner.max_expansions = 50;
+    p.planner.goal_point[0] = 30.0f;
+    p.user_value = 3;
+    cr_assert_eq(shoal_agent_add(w, &p, &f->planner), SHOAL_OK);
+    shoal_agent_def_t q = shoal_agent_default_def();
+    q.position[0] = 5.0f;
+    q.weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
+    q.user_value = 4;
+    cr_assert_eq(shoal_agent_add(w, &q, &f->plain), SHOAL_OK);
+    cr_assert_eq(shoal_agent_add(w, &q, &f->stale), SHOAL_OK);
+    cr_assert_eq(shoal_agent_remove(w, f->stale), SHOAL_OK);
+    cr_assert_eq(shoal_agent_add(f->other, &q, &f->foreign), SHOAL_OK);
+    for (int i = 0; i < 5; ++i) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+}
+
+static void teardown(fixture_t* f)
+{
+    shoal_world_destroy(f->w);
+    shoal_world_destroy(f->other);
+}
+
+/* One table line: a call on the fixture, what it must return, and two
+ * pieces its message must contain. */
+typedef shoal_status_t case_fn(fixture_t* f);
+typedef struct case_t {
+    const char* name;
+    case_fn* fn;
+    shoal_status_t expected;
+    const char* where;
+    const char* what;
+} case_t;
+
+static void run_cases(const case_t* cases, int count)
+{
+    fixture_t f;
+    setup(&f);
+    snapshot_t* before = malloc(sizeof *before);
+    cr_assert_not_null(before);
+    for (int i = 0; i < count; ++i) {
+        const case_t* c = &cases[i];
+        take(f.w, before);
+        shoal_status_t st = c->fn(&f);
+        const char* msg = shoal_world_last_error(f.w);
+        cr_expect_eq(st, c->expected, "%s: got %s, expected %s (%s)", c->name, shoal_status_string(st),
+                     shoal_status_string(c->expected), msg);
+        cr_expect(strstr(msg, c->where) != NULL, "%s: message '%s' does not name '%s'", c->name, msg, c->where);
+        cr_expect(strstr(msg, c->what) != NULL, "%s: message '%s' does not say '%s'", c->name, msg, c->what);
+        assert_unchanged(before, f.w, c->name);
+    }
+    free(before);
+    teardown(&f);
+}
+
+#define NAN3 {NAN, 0, 0}
+#define INF3 {0, INFINITY, 0}
+#define NINF3 {0, 0, -INFINITY}
+
+/* X(name, status, where, what, body): body returns a status, with the
+ * fixture as f and its world as w. */
+#define DEFINE_CASE(name, status, where, what, ...)                                             \
+    static shoal_status_t case_##name(fixture_t* f)                                            \
+    {                                                                                           \
+        shoal_world_t* w = f->w;                                                                \
+        (void)w;                                                                                \
+        __VA_ARGS__                                                                             \
+    }
+#define LIST_CASE(name, status, where, what, ...) {#name, case_##name, status, where, what},
+
+#define INV SHOAL_ERR_INVALID_ARGUMENT
+#define STALE SHOAL_ERR_STALE_HANDLE
+#define NOTF SHOAL_ERR_NOT_FOUND
+#define BUSY SHOAL_ERR_BUSY
+#define CAPY SHOAL_ERR_CAPACITY
+
+/* ---- world, steps, systems, traces, obstacles, routes ------------------ */
+
+#define WORLD_CASES(X)                                                                              \
+    X(step_zero, INV, "world_step", "dt", return shoal_world_step(w, 0.0f);)                         \
+    X(step_negative, INV, "world_step", "dt", return shoal_world_step(w, -0.1f);)                    \
+    X(step_nan, INV, "world_step", "dt", return shoal_world_step(w, NAN);)                           \
+    X(step_inf, INV, "world_step", "dt", return shoal_world_step(w, INFINITY);)                      \
+    X(step_neg_inf, INV, "world_step", "dt", return shoal_world_step(w, -INFINITY);)                 \
+    X(read_null_batch, INV, "read_agents", "batch", int32_t n; return shoal_world_read_agents(w, NULL, 4, &n);) \
+    X(read_negative_capacity, INV, "read_agents", "capacity",                                         \
+      shoal_agent_t ids[4]; shoal_agent_batch_t b = {.ids = ids}; int32_t n;                           \
+      return shoal_world_read_agents(w, &b, -1, &n);)                                                 \
+    X(stats_null, INV, "system_stats", "NULL", return shoal_world_system_stats(w, 0, NULL);)         \
+    X(stats_negative, INV, "system_stats", "index", shoal_system_stats_t s;                          \
+      return shoal_world_system_stats(w, -1, &s);)                                                    \
+    X(stats_past_end, INV, "system_stats", "index", shoal_system_stats_t s;                          \
+      return shoal_world_system_stats(w, shoal_world_system_count(w), &s);)                           \
+    X(enable_null_name, INV, "set_system_enabled", "name", return shoal_world_set_system_enabled(w, NULL, 0);) \
+    X(enable_unknown, NOTF, "set_system_enabled", "no_such", return shoal_world_set_system_enabled(w, "no_such", 0);) \
+    X(system_null_fn, INV, "add_system", "fn", return shoal_world_add_system(w, "x", SHOAL_STAGE_DECIDE, NULL, NULL);) \
+    X(system_null_name, INV, "add_system", "name", return shoal_world_add_system(w, NULL, SHOAL_STAGE_DECIDE, dummy_system, NULL);) \
+    X(system_empty_name, INV, "add_system", "name", return shoal_world_add_system(w, "", SHOAL_STAGE_DECIDE, dummy_system, NULL);) \
+    X(system_long_name, INV, "add_system", "name",                                                    \
+      return shoal_world_add_system(w, "a_name_much_longer_than_thirty_two_bytes", SHOAL_STAGE_DECIDE, dummy_system, NULL);) \
+    X(system_duplicate, INV, "add_system", "steer", return shoal_world_add_system(w, "steer", SHOAL_STAGE_DECIDE, dummy_system, NULL);) \
+    X(system_stage_negative, INV, "add_system", "stage", return shoal_world_add_system(w, "x", (shoal_stage_t)-1, dummy_system, NULL);) \
+    X(system_stage_past_end, INV, "add_system", "stage", return shoal_world_add_system(w, "x", SHOAL_STAGE_COUNT_, dummy_system, NULL);) \
+    X(trace_negative, INV, "set_trace", "capacity", return shoal_world_set_trace(w, -1);)           \
+    X(trace_event_null, INV, "trace_event", "NULL", return shoal_world_trace_event(w, 0, NULL);)    \
+    X(trace_event_range, INV, "trace_event", "index", shoal_trace_event_t e;                         \
+      return shoal_world_trace_event(w, 0, &e);)                                                      \
+    X(obstacle_null, INV, "add_obstacle", "center", return shoal_world_add_obstacle(w, NULL, 1.0f, NULL);) \
+    X(obstacle_nan, INV, "add_obstacle", "center[0]", const float c[3] = NAN3; return shoal_world_add_obstacle(w, c, 1.0f, NULL);) \
+    X(obstacle_inf, INV, "add_obstacle", "center[1]", const float c[3] = INF3; return shoal_world_add_obstacle(w, c, 1.0f, NULL);) \
+    X(obstacle_neg_inf, INV, "add_obstacle", "center[2]", const float c[3] = NINF3; return shoal_world_add_obstacle(w, c, 1.0f, NULL);) \
+    X(obstacle_radius_negative, INV, "add_obstacle", "radius", const float c[3] = {0}; return shoal_world_add_obstacle(w, c, -1.0f, NULL);) \
+    X(obstacle_radius_nan, INV, "add_obstacle", "radius", const float c[3] = {0}; return shoal_world_add_obstacle(w, c, NAN, NULL);) \
+    X(obstacle_radius_inf, INV, "add_obstacle", "radius", const float c[3] = {0}; return shoal_world_add_obstacle(w, c, INFINITY, NULL);) \
+    X(moving_null_velocity, INV, "add_moving_obstacle", "velocity", const float c[3] = {0};          \
+      return shoal_world_add_moving_obstacle(w, c, NULL, 1.0f, NULL);)                                \
+    X(moving_nan_velocity, INV, "add_moving_obstacle", "velocity[0]", const float c[3] = {0};        \
+      const float v[3] = NAN3; return shoal_world_add_moving_obstacle(w, c, v, 1.0f, NULL);)         \
+    X(moving_inf_velocity, INV, "add_moving_obstacle", "velocity[1]", const float c[3] = {0};        \
+      const float v[3] = INF3; return shoal_world_add_moving_obstacle(w, c, v, 1.0f, NULL);)         \
+    X(remove_obstacle_negative, NOTF, "remove_obstacle", "-1", return shoal_world_remove_obstacle(w, -1);) \
+    X(remove_obstacle_unknown, NOTF, "remove_obstacle", "99", return shoal_world_remove_obstacle(w, 99);) \
+    X(get_obstacle_unknown, NOTF, "get_obstacle", "99", float c[3]; return shoal_world_get_obstacle(w, 99, c, NULL, NULL);) \
+    X(route_null, INV, "add_route", "NULL", return shoal_world_add_route(w, NULL, 2, NULL);)         \
+    X(route_zero, INV, "add_route", "count 0", shoal_waypoint_t p[1] = {{{0}, {1, 0, 0}, 0}};       \
+      return shoal_world_add_route(w, p, 0, NULL);)                                                   \
+    X(route_negative, INV, "add_route", "count -3", shoal_waypoint_t p[1] = {{{0}, {1, 0, 0}, 0}};  \
+      return shoal_world_add_route(w, p, -3, NULL);)                                                  \
+    X(route_nan, INV, "add_route", "waypoint 1", shoal_waypoint_t p[2] = {{{0}, {1, 0, 0}, 0},      \
+      {{NAN, 0, 0}, {1, 0, 0}, 0}}; return shoal_world_add_route(w, p, 2, NULL);)                    \
+    X(route_not_unit, INV, "add_route", "unit", shoal_waypoint_t p[1] = {{{0}, {2, 0, 0}, 0}};      \
+      return shoal_world_add_route(w, p, 1, NULL);)                                                   \
+    X(route_negative_speed, INV, "add_route", "speed", shoal_waypoint_t p[1] = {{{0}, {1, 0, 0}, -1}}; \
+      return shoal_world_add_route(w, p, 1, NULL);)                                                   \
+    X(route_inf_speed, INV, "add_route", "speed", shoal_waypoint_t p[1] = {{{0}, {1, 0, 0}, INFINITY}}; \
+      return shoal_world_add_route(w, p, 1, NULL);)
+
+static shoal_status_t dummy_system(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)w;
+    (void)dt;
+    (void)ctx;
+    return SHOAL_OK;
+}
+
+WORLD_CASES(DEFINE_CASE)
+static const case_t world_cases[] = {WORLD_CASES(LIST_CASE)};
+
+Test(misuse, world_steps_systems_traces_obstacles_routes)
+{
+    run_cases(world_cases, (int)(sizeof world_cases / sizeof world_cases[0]));
+}
+
+/* ---- handles: null, stale, foreign for every call that takes one ------- */
+
+#define HANDLE_CALLS(X, H, WHAT)                                                                          \
+    X(remove_##H, STALE, "agent_remove", WHAT, return shoal_agent_remove(w, f->H);)                    \
+    X(get_state_##H, STALE, "agent_get_state", WHAT, shoal_agent_state_t s;                            \
+      return shoal_agent_get_state(w, f->H, &s);)                                                     \
+    X(get_def_##H, STALE, "agent_get_def", WHAT, shoal_agent_def_t d; return shoal_agent_get_def(w, f->H, &d);) \
+    X(teleport_##H, STALE, "agent_teleport", WHAT, const float p[3] = {0};                             \
+      return shoal_agent_teleport(w, f->H, p, p, 0.0f, NULL);)                                        \
+    X(set_target_##H, STALE, "agent_set_target", WHAT, const float p[3] = {0};                         \
+      return shoal_agent_set_target(w, f->H, p);)                                                     \
+    X(set_threat_##H, STALE, "agent_set_threat", WHAT, const float p[3] = {0};                         \
+      return shoal_agent_set_threat(w, f->H, p);)                                                     \
+    X(set_vehicle_##H, STALE, "agent_set_vehicle", WHAT, shoal_vehicle_t v = shoal_vehicle_default();  \
+      return shoal_agent_set_vehicle(w, f->H, &v);)                                                   \
+    X(set_control_##H, STALE, "agent_set_control", WHAT, shoal_control_t c = shoal_control_default();  \
+      return shoal_agent_set_control(w, f->H, &c);)                                                   \
+    X(set_behavior_##H, STALE, "agent_set_behavior", WHAT,                                             \
+      return shoal_agent_set_behavior(w, f->H, SHOAL_BEHAVIOR_SEEK, 1.0f);)                           \
+    X(set_neighbors_##H, STALE, "agent_set_neighbors", WHAT, shoal_neighbors_t n = shoal_neighbors_default(); \
+      return shoal_agent_set_neighbors(w, f->H, &n);)                                                 \
+    X(set_wander_##H, STALE, "agent_set_wander", WHAT, shoal_wander_t n = shoal_wander_default();      \
+      return shoal_agent_set_wander(w, f->H, &n);)                                                    \
+    X(set_pursuit_##H, STALE, "agent_set_pursuit", WHAT, shoal_pursuit_t n = shoal_pursuit_default();  \
+      return shoal_agent_set_pursuit(w, f->H, &n);)                                                   \
+    X(set_follow_##H, STALE, "agent_set_follow", WHAT, shoal_follow_t n = shoal_follow_default();      \
+      return shoal_agent_set_follow(w, f->H, &n);)                                                    \
+    X(set_avoid_##H, STALE, "agent_set_avoid", WHAT, shoal_avoid_t n = shoal_avoid_default();          \
+      return shoal_agent_set_avoid(w, f->H, &n);)                                                     \
+    X(set_dseek_##H, STALE, "agent_set_dseek", WHAT, shoal_dseek_t n = shoal_dseek_default();          \
+      return shoal_agent_set_dseek(w, f->H, &n);)                                                     \
+    X(set_gains_##H, STALE, "agent_set_gains", WHAT, return shoal_agent_set_gains(w, f->H, 1.0f, 1.0f);) \
+    X(set_user_##H, STALE, "agent_set_user_value", WHAT, return shoal_agent_set_user_value(w, f->H, 7);) \
+    X(get_user_##H, STALE, "agent_get_user_value", WHAT, uint64_t u; return shoal_agent_get_user_value(w, f->H, &u);) \
+    X(route_index_##H, STALE, "agent_route_index", WHAT, int32_t i; return shoal_agent_route_index(w, f->H, &i);) \
+    X(set_path_##H, STALE, "agent_set_path", WHAT, return shoal_agent_set_path(w, f->H, 0);)          \
+    X(set_drive_##H, STALE, "agent_set_drive", WHAT, return shoal_agent_set_drive(w, f->H, 0.5f, 0.0f);) \
+    X(set_ground_##H, STALE, "agent_set_ground", WHAT, shoal_ground_t g = shoal_agent_default_def().ground; \
+      return shoal_agent_set_ground(w, f->H, &g);)                                                    \
+    X(get_ground_##H, STALE, "agent_get_ground", WHAT, shoal_ground_status_t g;                        \
+      return shoal_agent_get_ground(w, f->H, &g);)                                                    \
+    X(get_planner_##H, STALE, "agent_get_planner", WHAT, shoal_planner_status_t g;                     \
+      return shoal_agent_get_planner(w, f->H, &g);)                                                   \
+    X(set_goal_##H, STALE, "agent_set_planner_goal", WHAT, const float p[3] = {0};                     \
+      return shoal_agent_set_planner_goal(w, f->H, SHOAL_PLAN_GOAL_SEEK, p, f->null);)                \
+    X(formation_##H, STALE, "formation_arrive", WHAT, shoal_agent_t m[2] = {f->flock, f->H};           \
+      const float o[2][3] = {{0}, {1, 0, 0}}; shoal_waypoint_t a = {{0}, {1, 0, 0}, 0};              \
+      return shoal_formation_arrive(w, m, 2, o, &a);)
+
+#define HANDLE_CASES(X)                                                                             \
+    HANDLE_CALLS(X, null, "null") HANDLE_CALLS(X, stale, "stale") HANDLE_CALLS(X, foreign, "does not belong") \
+    X(pursuit_foreign_target, STALE, "agent_set_pursuit", "pursuit.target",                          \
+      shoal_pursuit_t n = shoal_pursuit_default(); n.target = f->foreign;                              \
+      return shoal_agent_set_pursuit(w, f->flock, &n);)                                               \
+    X(follow_foreign_leader, STALE, "agent_set_follow", "follow.leader",                             \
+      shoal_follow_t n = shoal_follow_default(); n.leader = f->foreign;                                \
+      return shoal_agent_set_follow(w, f->flock, &n);)                                                \
+    X(goal_agent_null, INV, "agent_set_planner_goal", "agent",                                       \
+      return shoal_agent_set_planner_goal(w, f->planner, SHOAL_PLAN_GOAL_PURSUE, NULL, f->null);)     \
+    X(goal_agent_stale, STALE, "agent_set_planner_goal", "not a live agent",                                    \
+      return shoal_agent_set_planner_goal(w, f->planner, SHOAL_PLAN_GOAL_PURSUE, NULL, f->stale);)    \
+    X(goal_agent_foreign, STALE, "agent_set_planner_goal", "does not belong",                        \
+      return shoal_agent_set_planner_goal(w, f->planner, SHOAL_PLAN_GOAL_EVADE, NULL, f->foreign);)   \
+    X(goal_agent_itself, INV, "agent_set_planner_goal", "itself",                                    \
+      return shoal_agent_set_planner_goal(w, f->planner, SHOAL_PLAN_GOAL_PURSUE, NULL, f->planner);)
+HANDLE_CASES(DEFINE_CASE)
+static const case_t handle_cases[] = {HANDLE_CASES(LIST_CASE)};
+
+Test(misuse, null_stale_and_foreign_handles)
+{
+    run_cases(handle_cases, (int)(sizeof handle_cases / sizeof handle_cases[0]));
+    fixture_t f;
+    setup(&f);
+    cr_assert_not(shoal_agent_is_valid(f.w, f.null));
+    cr_assert_not(shoal_agent_is_valid(f.w, f.stale));
+    cr_assert_not(shoal_agent_is_valid(f.w, f.foreign));
+    cr_assert(shoal_agent_is_valid(f.w, f.flock));
+    /* A forged generation and a forged index are stale too. */
+    shoal_agent_t forged = f.flock;
+    forged.generation++;
+    cr_assert_not(shoal_agent_is_valid(f.w, forged));
+    forged = f.flock;
+    forged.index1 = 1000000;
+    cr_assert_not(shoal_agent_is_valid(f.w, forged));
+    const float p[3] = {0};
+    cr_assert_eq(shoal_agent_set_target(f.w, forged, p), SHOAL_ERR_STALE_HANDLE);
+    teardown(&f);
+}
+
+/* ---- agent definitions: every field that has a rule ------------------- */
+
+typedef void def_fn(shoal_agent_def_t* d, const fixture_t* f);
+typedef struct def_case_t {
+    const char* name;
+    def_fn* fn;
+    shoal_status_t expected;
+    const char* what;
+} def_case_t;
+
+#define DEFINE_DEF(name, status, what, ...)                                                     \
+    static void def_##name(shoal_agent_def_t* d, const fixture_t* f)                           \
+    {                                                                                           \
+        (void)f;                                                                                \
+        __VA_ARGS__                                                                             \
+    }
+#define LIST_DEF(name, status, what, ...) {#name, def_##name, status, what},
+
+#define PLANNER(body) d->planner.enabled = 1; body
+#define GROUND(body) d->ground.enabled = 1; body
+
+#define DEF_CASES(X)                                                                                \
+    X(uninitialized, INV, "shoal_agent_default_def", d->internal_value = 0;)                        \
+    X(position_nan, INV, "position[0]", d->position[0] = NAN;)                                      \
+    X(position_inf, INV, "position[2]", d->position[2] = INFINITY;)                                 \
+    X(velocity_nan, INV, "velocity[1]", d->velocity[1] = NAN;)                                      \
+    X(heading_inf, INV, "heading", d->heading = -INFINITY;)                                         \
+    X(pitch_nan, INV, "pitch", d->pitch = NAN;)                                                     \
+    X(target_nan, INV, "target[0]", d->target[0] = NAN;)                                            \
+    X(threat_inf, INV, "threat[1]", d->threat[1] = INFINITY;)                                       \
+    X(mass_zero, INV, "vehicle.mass", d->vehicle.mass = 0.0f;)                                      \
+    X(mass_negative, INV, "vehicle.mass", d->vehicle.mass = -1.0f;)                                 \
+    X(inertia_nan, INV, "vehicle.inertia", d->vehicle.inertia = NAN;)                               \
+    X(max_force_negative, INV, "vehicle.max_force", d->vehicle.max_force = -1.0f;)                  \
+    X(max_torque_inf, INV, "vehicle.max_torque", d->vehicle.max_torque = INFINITY;)                 \
+    X(max_speed_negative, INV, "vehicle.max_speed", d->vehicle.max_speed = -0.5f;)                  \
+    X(max_turn_rate_nan, INV, "vehicle.max_turn_rate", d->vehicle.max_turn_rate = NAN;)             \
+    X(radius_negative, INV, "vehicle.radius", d->vehicle.radius = -1.0f;)                           \
+    X(speed_gain_nan, INV, "control.speed_gain", d->control.speed_gain = NAN;)                      \
+    X(heading_gain_negative, INV, "control.heading_gain", d->control.heading_gain = -1.0f;)         \
+    X(turn_damping_inf, INV, "control.turn_damping", d->control.turn_damping = INFINITY;)           \
+    X(arrive_gain_zero, INV, "arrive_gain", d->arrive_gain = 0.0f;)                                 \
+    X(depart_gain_negative, INV, "depart_gain", d->depart_gain = -1.0f;)                            \
+    X(weight_nan, INV, "weights[seek]", d->weights[SHOAL_BEHAVIOR_SEEK] = NAN;)                     \
+    X(weight_negative, INV, "weights[wander]", d->weights[SHOAL_BEHAVIOR_WANDER] = -1.0f;)          \
+    X(weight_inf, INV, "weights[avoid]", d->weights[SHOAL_BEHAVIOR_AVOID] = INFINITY;)              \
+    X(weight_unknown_slot, INV, "weights[13]", d->weights[13] = 1.0f;)                              \
+    X(neighbors_radius_zero, INV, "neighbors.radius", d->neighbors.radius = 0.0f;)                  \
+    X(neighbors_fov_zero, INV, "neighbors.fov", d->neighbors.fov = 0.0f;)                           \
+    X(neighbors_fov_large, INV, "neighbors.fov", d->neighbors.fov = 7.0f;)                          \
+    X(neighbors_cap_negative, INV, "neighbors.max_neighbors", d->neighbors.max_neighbors = -1;)     \
+    X(separation_gain_nan, INV, "neighbors.separation_gain", d->neighbors.separation_gain = NAN;)   \
+    X(wander_noise_negative, INV, "wander.noise", d->wander.noise = -1.0f;)                         \
+    X(wander_cruise_inf, INV, "wander.cruise_speed", d->wander.cruise_speed = INFINITY;)            \
+    X(prediction_negative, INV, "pursuit.max_prediction", d->pursuit.max_prediction = -1.0f;)       \
+    X(pursuit_foreign, STALE, "pursuit.target", d->pursuit.target = f->foreign;)                    \
+    X(follow_foreign, STALE, "follow.leader", d->follow.leader = f->foreign;)                       \
+    X(follow_gain_zero, INV, "follow.arrive_gain", d->follow.arrive_gain = 0.0f;)                   \
+    X(follow_behind_nan, INV, "follow.behind", d->follow.behind = NAN;)                             \
+    X(avoid_lookahead_negative, INV, "avoid.lookahead_time", d->avoid.lookahead_time = -1.0f;)      \
+    X(avoid_tangential_two, INV, "avoid.tangential", d->avoid.tangential = 2;)                      \
+    X(dseek_route_unknown, INV, "dseek.route", d->dseek.route = 99;)                                \
+    X(dseek_route_negative, INV, "dseek.route", d->dseek.route = -2;)                               \
+    X(dseek_position_nan, INV, "dseek.waypoint.position", d->dseek.waypoint.position[1] = NAN;)     \
+    X(dseek_not_unit, INV, "unit", d->weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;                         \
+      d->dseek.waypoint.direction[0] = 3.0f;)                                                       \
+    X(dseek_r_min_negative, INV, "dseek.r_min", d->dseek.r_min = -1.0f;)                            \
+    X(ground_enabled_two, INV, "ground.enabled", d->ground.enabled = 2;)                            \
+    X(ground_mass_zero, INV, "ground.vehicle.mass", GROUND(d->ground.vehicle.mass = 0.0f;))        \
+    X(ground_steer_too_large, INV, "ground.vehicle.max_steer", GROUND(d->ground.vehicle.max_steer = 2.0f;)) \
+    X(ground_rolling_one, INV, "ground.vehicle.rolling", GROUND(d->ground.vehicle.rolling = 1.0f;)) \
+    X(ground_traction_nan, INV, "ground.vehicle.traction", GROUND(d->ground.vehicle.traction = NAN;)) \
+    X(ground_follower_unknown, INV, "ground.follow.follower", GROUND(d->ground.follow.follower = (shoal_follower_t)5;)) \
+    X(ground_path_unknown, INV, "ground.follow.path", GROUND(d->ground.follow.path = 7;))          \
+    X(ground_n_too_small, INV, "ground.follow.n", GROUND(d->ground.follow.n = 2;))                  \
+    X(ground_v_max_below_v_min, INV, "ground.follow", GROUND(d->ground.follow.v_min = 20.0f;))      \
+    X(ground_lookahead_nan, INV, "ground.follow.lookahead_min", GROUND(d->ground.follow.lookahead_min = NAN;)) \
+    X(ground_and_planner, INV, "both", GROUND(d->planner.enabled = 1;))                             \
+    X(planner_enabled_two, INV, "planner.enabled", d->planner.enabled = 2;)                         \
+    X(planner_speed_zero, INV, "planner.speed", PLANNER(d->planner.speed = 0.0f;))                  \
+    X(planner_radius_nan, INV, "planner.radius", PLANNER(d->planner.radius = NAN;))                 \
+    X(planner_goal_unknown, INV, "planner.goal", PLANNER(d->planner.goal = (shoal_plan_goal_t)9;))  \
+    X(planner_goal_point_inf, INV, "planner.goal_point[1]", PLANNER(d->planner.goal_point[1] = INFINITY;)) \
+    X(planner_pursue_null, INV, "planner.goal_agent", PLANNER(d->planner.goal = SHOAL_PLAN_GOAL_PURSUE;)) \
+    X(planner_pursue_foreign, STALE, "planner.goal_agent", PLANNER(d->planner.goal = SHOAL_PLAN_GOAL_EVADE; \
+      d->planner.goal_agent = f->foreign;))                                                         \
+    X(planner_pursue_stale, STALE, "planner.goal_agent", PLANNER(d->planner.goal = SHOAL_PLAN_GOAL_PURSUE; \
+      d->planner.goal_agent = f->stale;))                                                           \
+    X(planner_avoid_two, INV, "planner.avoid_collisions", PLANNER(d->planner.avoid_collisions = 2;)) \
+    X(planner_strategy_unknown, INV, "planner.strategy", PLANNER(d->planner.strategy = (shoal_plan_strategy_t)3;)) \
+    X(planner_discount_one, INV, "planner.discount", PLANNER(d->planner.discount = 1.0f;))          \
+    X(planner_optimism_two, INV, "planner.optimism", PLANNER(d->planner.optimism = 2.0f;))          \
+    X(planner_depth_zero, INV, "planner.max_depth", PLANNER(d->planner.max_depth = 0;))             \
+    X(planner_depth_huge, INV, "planner.max_depth", PLANNER(d->planner.max_depth = 65;))            \
+    X(planner_min_depth_over, INV, "planner.min_depth", PLANNER(d->planner.min_depth = 7;))         \
+    X(planner_expansions_zero, INV, "planner.max_expansions", PLANNER(d->planner.max_expansions = 0;)) \
+    X(planner_expansions_huge, INV, "planner.max_expansions", PLANNER(d->planner.max_expansions = 2000000000;)) \
+    X(planner_k_skip_zero, INV, "planner.k_skip", PLANNER(d->planner.k_skip = 0;))                  \
+    X(planner_n_v_zero, INV, "planner.n_v", PLANNER(d->planner.n_v = 0;))                           \
+    X(planner_collapse_zero, INV, "planner.collapse", PLANNER(d->planner.collapse = 0.0f;))         \
+    X(planner_damping_one, INV, "planner.damping", PLANNER(d->planner.damping = 1.0f;))
+
+DEF_CASES(DEFINE_DEF)
+static const def_case_t def_cases[] = {DEF_CASES(LIST_DEF)};
+
+Test(misuse, agent_definitions)
+{
+    fixture_t f;
+    setup(&f);
+    snapshot_t* before = malloc(sizeof *before);
+    cr_assert_not_null(before);
+    for (size_t i = 0; i < sizeof def_cases / sizeof def_cases[0]; ++i) {
+        const def_case_t* c = &def_cases[i];
+        shoal_agent_def_t d = shoal_agent_default_def();
+        c->fn(&d, &f);
+        take(f.w, before);
+        shoal_agent_t id = f.flock;
+        shoal_status_t st = shoal_agent_add(f.w, &d, &id);
+        const char* msg = shoal_world_last_error(f.w);
+        cr_expect_eq(st, c->expected, "%s: got %s (%s)", c->name, shoal_status_string(st), msg);
+        cr_expect(strstr(msg, "agent_add") != NULL && strstr(msg, c->what) != NULL,
+                  "%s: message '%s' does not name agent_add and '%s'", c->name, msg, c->what);
+        cr_expect(shoal_agent_is_null(id), "%s: out_id is not the null handle", c->name);
+        assert_unchanged(before, f.w, c->name);
+    }
+    /* The same rules hold when an agent is changed through its setters. */
+    shoal_vehicle_t v = shoal_vehicle_default();
+    v.mass = NAN;
+    take(f.w, before);
+    cr_expect_eq(shoal_agent_set_vehicle(f.w, f.flock, &v), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(shoal_world_last_error(f.w), "agent_set_vehicle: vehicle.mass") != NULL, "%s",
+              shoal_world_last_error(f.w));
+    assert_unchanged(before, f.w, "set_vehicle NaN mass");
+    free(before);
+    teardown(&f);
+}
+
+/* ---- setters, ground vehicles, paths, terrain, planner, trim tables ---- */
+
+static const float heights4[4] = {0, 1, 2, 3};
+
+#define SETTER_CASES(X)                                                                             \
+    X(get_state_null_out, INV, "agent_get_state", "NULL", return shoal_agent_get_state(w, f->flock, NULL);) \
+    X(get_def_null_out, INV, "agent_get_def", "NULL", return shoal_agent_get_def(w, f->flock, NULL);) \
+    X(get_user_null_out, INV, "agent_get_user_value", "NULL", return shoal_agent_get_user_value(w, f->flock, NULL);) \
+    X(route_index_null_out, INV, "agent_route_index", "NULL", return shoal_agent_route_index(w, f->flock, NULL);) \
+    X(teleport_null_position, INV, "agent_teleport", "position", const float v[3] = {0};            \
+      return shoal_agent_teleport(w, f->flock, NULL, v, 0.0f, NULL);)                                 \
+    X(teleport_null_velocity, INV, "agent_teleport", "velocity", const float v[3] = {0};            \
+      return shoal_agent_teleport(w, f->flock, v, NULL, 0.0f, NULL);)                                 \
+    X(teleport_nan_position, INV, "agent_teleport", "position[0]", const float p[3] = NAN3, v[3] = {0}; \
+      return shoal_agent_teleport(w, f->flock, p, v, 0.0f, NULL);)                                    \
+    X(teleport_inf_velocity, INV, "agent_teleport", "velocity[1]", const float p[3] = {0}, v[3] = INF3; \
+      return shoal_agent_teleport(w, f->flock, p, v, 0.0f, NULL);)                                    \
+    X(teleport_nan_heading, INV, "agent_teleport", "heading", const float p[3] = {0};               \
+      return shoal_agent_teleport(w, f->flock, p, p, NAN, NULL);)                                     \
+    X(target_null, INV, "agent_set_target", "target", return shoal_agent_set_target(w, f->flock, NULL);) \
+    X(target_nan, INV, "agent_set_target", "target[0]", const float p[3] = NAN3; return shoal_agent_set_target(w, f->flock, p);) \
+    X(target_inf, INV, "agent_set_target", "target[1]", const float p[3] = INF3; return shoal_agent_set_target(w, f->flock, p);) \
+    X(threat_null, INV, "agent_set_threat", "threat", return shoal_agent_set_threat(w, f->flock, NULL);) \
+    X(threat_neg_inf, INV, "agent_set_threat", "threat[2]", const float p[3] = NINF3; return shoal_agent_set_threat(w, f->flock, p);) \
+    X(vehicle_null, INV, "agent_set_vehicle", "vehicle", return shoal_agent_set_vehicle(w, f->flock, NULL);) \
+    X(vehicle_speed_nan, INV, "agent_set_vehicle", "vehicle.max_speed", shoal_vehicle_t v = shoal_vehicle_default(); \
+      v.max_speed = NAN; return shoal_agent_set_vehicle(w, f->flock, &v);)                            \
+    X(control_null, INV, "agent_set_control", "control", return shoal_agent_set_control(w, f->flock, NULL);) \
+    X(control_inf, INV, "agent_set_control", "control.speed_gain", shoal_control_t c = shoal_control_default(); \
+      c.speed_gain = INFINITY; return shoal_agent_set_control(w, f->flock, &c);)                      \
+    X(behavior_negative, INV, "agent_set_behavior", "behavior", return shoal_agent_set_behavior(w, f->flock, (shoal_behavior_t)-1, 1.0f);) \
+    X(behavior_past_end, INV, "agent_set_behavior", "behavior", return shoal_agent_set_behavior(w, f->flock, SHOAL_BEHAVIOR_COUNT_, 1.0f);) \
+    X(behavior_huge, INV, "agent_set_behavior", "behavior", return shoal_agent_set_behavior(w, f->flock, (shoal_behavior_t)1000, 1.0f);) \
+    X(behavior_weight_nan, INV, "agent_set_behavior", "weights[seek]", return shoal_agent_set_behavior(w, f->flock, SHOAL_BEHAVIOR_SEEK, NAN);) \
+    X(behavior_weight_negative, INV, "agent_set_behavior", "weights[flee]", return shoal_agent_set_behavior(w, f->flock, SHOAL_BEHAVIOR_FLEE, -1.0f);) \
+    X(neighbors_null, INV, "agent_set_neighbors", "neighbors", return shoal_agent_set_neighbors(w, f->flock, NULL);) \
+    X(neighbors_radius_inf, INV, "agent_set_neighbors", "neighbors.radius", shoal_neighbors_t n = shoal_neighbors_default(); \
+      n.radius = INFINITY; return shoal_agent_set_neighbors(w, f->flock, &n);)                        \
+    X(wander_null, INV, "agent_set_wander", "wander", return shoal_agent_set_wander(w, f->flock, NULL);) \
+    X(wander_nan, INV, "agent_set_wander", "wander.strength", shoal_wander_t n = shoal_wander_default(); \
+      n.strength = NAN; return shoal_agent_set_wander(w, f->flock, &n);)                              \
+    X(pursuit_null, INV, "agent_set_pursuit", "pursuit", return shoal_agent_set_pursuit(w, f->flock, NULL);) \
+    X(follow_null, INV, "agent_set_follow", "follow", return shoal_agent_set_follow(w, f->flock, NULL);) \
+    X(avoid_null, INV, "agent_set_avoid", "avoid", return shoal_agent_set_avoid(w, f->flock, NULL);) \
+    X(avoid_gain_negative, INV, "agent_set_avoid", "avoid.gain", shoal_avoid_t n = shoal_avoid_default(); \
+      n.gain = -2.0f; return shoal_agent_set_avoid(w, f->flock, &n);)                                 \
+    X(dseek_null, INV, "agent_set_dseek", "dseek", return shoal_agent_set_dseek(w, f->flock, NULL);) \
+    X(dseek_route_unknown, INV, "agent_set_dseek", "dseek.route", shoal_dseek_t n = shoal_dseek_default(); \
+      n.route = 5; return shoal_agent_set_dseek(w, f->flock, &n);)                                    \
+    X(gains_nan, INV, "agent_set_gains", "arrive_gain", return shoal_agent_set_gains(w, f->flock, NAN, 1.0f);) \
+    X(gains_zero, INV, "agent_set_gains", "depart_gain", return shoal_agent_set_gains(w, f->flock, 1.0f, 0.0f);) \
+    X(formation_null_members, INV, "formation_arrive", "members", const float o[1][3] = {{0}};      \
+      shoal_waypoint_t a = {{0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, NULL, 1, o, &a);)    \
+    X(formation_null_offsets, INV, "formation_arrive", "offsets", shoal_waypoint_t a = {{0}, {1, 0, 0}, 0}; \
+      return shoal_formation_arrive(w, &f->flock, 1, NULL, &a);)                                      \
+    X(formation_null_anchor, INV, "formation_arrive", "anchor", const float o[1][3] = {{0}};        \
+      return shoal_formation_arrive(w, &f->flock, 1, o, NULL);)                                       \
+    X(formation_zero, INV, "formation_arrive", "count", const float o[1][3] = {{0}};                \
+      shoal_waypoint_t a = {{0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, &f->flock, 0, o, &a);) \
+    X(formation_negative, INV, "formation_arrive", "count", const float o[1][3] = {{0}};            \
+      shoal_waypoint_t a = {{0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, &f->flock, -4, o, &a);) \
+    X(formation_nan_offset, INV, "formation_arrive", "offsets[1][0]", shoal_agent_t m[2] = {f->flock, f->plain}; \
+      const float o[2][3] = {{0}, {NAN, 0, 0}}; shoal_waypoint_t a = {{0}, {1, 0, 0}, 0};            \
+      return shoal_formation_arrive(w, m, 2, o, &a);)                                                 \
+    X(formation_anchor_not_unit, INV, "formation_arrive", "anchor.direction", const float o[1][3] = {{0}}; \
+      shoal_waypoint_t a = {{0}, {0, 0, 0}, 0}; return shoal_formation_arrive(w, &f->flock, 1, o, &a);) \
+    X(formation_anchor_nan, INV, "formation_arrive: member 0", "dseek.waypoint.position[0]",        \
+      shoal_agent_t m[2] = {f->flock, f->plain}; const float o[2][3] = {{0}, {0}};                    \
+      shoal_waypoint_t a = {{NAN, 0, 0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, m, 2, o, &a);) \
+    X(formation_slot_overflow, INV, "formation_arrive: member 1", "dseek.waypoint.position[0]",     \
+      shoal_agent_t m[2] = {f->flock, f->plain}; const float o[2][3] = {{0}, {3e38f, 0, 0}};          \
+      shoal_waypoint_t a = {{3e38f, 0, 0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, m, 2, o, &a);) \
+    X(terrain_one_sample, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {1, 2, {0, 0}, 1.0f, heights4}; \
+      return shoal_world_set_terrain(w, &t);)                                                         \
+    X(terrain_negative, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {-2, 2, {0, 0}, 1.0f, heights4}; \
+      return shoal_world_set_terrain(w, &t);)                                                         \
+    X(terrain_too_many, CAPY, "set_terrain", "too many", shoal_terrain_t t = {1 << 20, 1 << 20, {0, 0}, 1.0f, heights4}; \
+      return shoal_world_set_terrain(w, &t);)                                                         \
+    X(terrain_cell_zero, INV, "set_terrain", "cell", shoal_terrain_t t = {2, 2, {0, 0}, 0.0f, heights4}; \
+      return shoal_world_set_terrain(w, &t);)                                                         \
+    X(terrain_cell_nan, INV, "set_terrain", "cell", shoal_terrain_t t = {2, 2, {0, 0}, NAN, heights4}; \
+      return shoal_world_set_terrain(w, &t);)                                                         \
+    X(terrain_origin_inf, INV, "set_terrain", "origin[1]", shoal_terrain_t t = {2, 2, {0, INFINITY}, 1.0f, heights4}; \
+      return shoal_world_set_terrain(w, &t);)                                                         \
+    X(terrain_null_heights, INV, "set_terrain", "heights", shoal_terrain_t t = {2, 2, {0, 0}, 1.0f, NULL}; \
+      return shoal_world_set_terrain(w, &t);)                                                         \
+    X(terrain_nan_height, INV, "set_terrain", "heights[3]", const float h[4] = {0, 0, 0, NAN};      \
+      shoal_terrain_t t = {2, 2, {0, 0}, 1.0f, h}; return shoal_world_set_terrain(w, &t);)           \
+    X(path_null, INV, "add_path", "xyz", return shoal_world_add_path(w, NULL, 2, 1.0f, NULL);)      \
+    X(path_one_point, INV, "add_path", "2", const float p[3] = {0}; return shoal_world_add_path(w, p, 1, 1.0f, NULL);) \
+    X(path_negative_count, INV, "add_path", "2", const float p[3] = {0}; return shoal_world_add_path(w, p, -5, 1.0f, NULL);) \
+    X(path_nan_point, INV, "add_path", "waypoint 1", const float p[6] = {0, 0, 0, NAN, 1, 0};        \
+      return shoal_world_add_path(w, p, 2, 1.0f, NULL);)                                              \
+    X(path_repeated_point, INV, "add_path", "waypoint 1", const float p[6] = {1, 1, 0, 1, 1, 0};     \
+      return shoal_world_add_path(w, p, 2, 1.0f, NULL);)                                              \
+    X(path_width_zero, INV, "add_path", "half_width", const float p[6] = {0, 0, 0, 5, 0, 0};         \
+      return shoal_world_add_path(w, p, 2, 0.0f, NULL);)                                              \
+    X(path_width_nan, INV, "add_path", "half_width", const float p[6] = {0, 0, 0, 5, 0, 0};          \
+      return shoal_world_add_path(w, p, 2, NAN, NULL);)                                               \
+    X(set_path_unknown, NOTF, "set_path", "7", const float p[6] = {0, 0, 0, 5, 0, 0};               \
+      return shoal_world_set_path(w, 7, p, 2, 1.0f);)                                                 \
+    X(set_path_negative, NOTF, "set_path", "-1", const float p[6] = {0, 0, 0, 5, 0, 0};             \
+      return shoal_world_set_path(w, -1, p, 2, 1.0f);)                                                \
+    X(set_path_bad_points, INV, "set_path", "waypoint", const float p[6] = {0, 0, 0, INFINITY, 0, 0}; \
+      return shoal_world_set_path(w, 0, p, 2, 1.0f);)                                                 \
+    X(agent_path_unknown, INV, "agent_set_path", "path", return shoal_agent_set_path(w, f->vehicle, 3);) \
+    X(agent_path_not_vehicle, INV, "agent_set_path", "not a ground vehicle", return shoal_agent_set_path(w, f->flock, 0);) \
+    X(drive_nan, INV, "agent_set_drive", "throttle", return shoal_agent_set_drive(w, f->vehicle, NAN, 0.0f);) \
+    X(drive_inf, INV, "agent_set_drive", "steering", return shoal_agent_set_drive(w, f->vehicle, 0.0f, INFINITY);) \
+    X(drive_not_vehicle, INV, "agent_set_drive", "ground vehicle", return shoal_agent_set_drive(w, f->plain, 0.5f, 0.0f);) \
+    X(ground_null, INV, "agent_set_ground", "ground", return shoal_agent_set_ground(w, f->vehicle, NULL);) \
+    X(ground_bad_mass, INV, "agent_set_ground", "ground.vehicle.mass", shoal_ground_t g = shoal_agent_default_def().ground; \
+      g.enabled = 1; g.vehicle.mass = -3.0f; return shoal_agent_set_ground(w, f->vehicle, &g);)       \
+    X(ground_on_planner, INV, "agent_set_ground", "both", shoal_ground_t g = shoal_agent_default_def().ground; \
+      g.enabled = 1; return shoal_agent_set_ground(w, f->planner, &g);)                              \
+    X(get_ground_null_out, INV, "agent_get_ground", "NULL", return shoal_agent_get_ground(w, f->vehicle, NULL);) \
+    X(get_ground_not_vehicle, INV, "agent_get_ground", "ground vehicle", shoal_ground_status_t g;   \
+      return shoal_agent_get_ground(w, f->flock, &g);)                                                \
+    X(get_planner_null_out, INV, "agent_get_planner", "NULL", return shoal_agent_get_planner(w, f->planner, NULL);) \
+    X(get_planner_not_planner, INV, "agent_get_planner", "planner agent", shoal_planner_status_t p; \
+      return shoal_agent_get_planner(w, f->flock, &p);)                                               \
+    X(goal_not_planner, INV, "agent_set_planner_goal", "planner agent", const float p[3] = {0};      \
+      return shoal_agent_set_planner_goal(w, f->flock, SHOAL_PLAN_GOAL_SEEK, p, f->null);)            \
+    X(goal_unknown, INV, "agent_set_planner_goal", "goal", const float p[3] = {0};                  \
+      return shoal_agent_set_planner_goal(w, f->planner, (shoal_plan_goal_t)17, p, f->null);)         \
+    X(goal_negative, INV, "agent_set_planner_goal", "goal", const float p[3] = {0};                 \
+      return shoal_agent_set_planner_goal(w, f->planner, (shoal_plan_goal_t)-1, p, f->null);)         \
+    X(goal_seek_null_point, INV, "agent_set_planner_goal", "point", return shoal_agent_set_planner_goal(w, f->planner, SHOAL_PLAN_GOAL_FLEE, NULL, f->null);) \
+    X(goal_seek_nan_point, INV, "agent_set_planner_goal", "goal_point[0]", const float p[3] = NAN3; \
+      return shoal_agent_set_planner_goal(w, f->planner, SHOAL_PLAN_GOAL_SEEK, p, f->null);)         \
+    X(trim_null, INV, "set_trim_table", "spec", return shoal_world_set_trim_table(w, NULL);)         \
+    X(trim_axes_3d_in_2d, INV, "set_trim_table", "axes", shoal_trim_spec_t s = shoal_trim_spec_default(3); \
+      return shoal_world_set_trim_table(w, &s);)                                                      \
+    X(trim_samples_zero, INV, "set_trim_table", "samples", shoal_trim_spec_t s = shoal_trim_spec_default(2); \
+      s.samples[0] = 0; return shoal_world_set_trim_table(w, &s);)                                    \
+    X(trim_samples_huge, INV, "set_trim_table", "samples", shoal_trim_spec_t s = shoal_trim_spec_default(2); \
+      s.samples[0] = 65; return shoal_world_set_trim_table(w, &s);)                                   \
+    X(trim_rate_nan, INV, "set_trim_table", "max_rate", shoal_trim_spec_t s = shoal_trim_spec_default(2); \
+      s.max_rate[0] = NAN; return shoal_world_set_trim_table(w, &s);)                                 \
+    X(trim_interval_zero, INV, "set_trim_table", "interval", shoal_trim_spec_t s = shoal_trim_spec_default(2); \
+      s.interval = 0.0f; return shoal_world_set_trim_table(w, &s);)                                   \
+    X(trim_interval_inf, INV, "set_trim_table", "interval", shoal_trim_spec_t s = shoal_trim_spec_default(2); \
+      s.interval = INFINITY; return shoal_world_set_trim_table(w, &s);)                               \
+    X(trim_substeps_zero, INV, "set_trim_table", "substeps", shoal_trim_spec_t s = shoal_trim_spec_default(2); \
+      s.substeps = 0; return shoal_world_set_trim_table(w, &s);)                                      \
+    X(trim_substeps_huge, INV, "set_trim_table", "substeps", shoal_trim_spec_t s = shoal_trim_spec_default(2); \
+      s.substeps = 100001; return shoal_world_set_trim_table(w, &s);)                                 \
+    X(trim_other_spec_with_planners, BUSY, "set_trim_table", "planner agents",                     \
+      shoal_trim_spec_t s = shoal_trim_spec_default(2); s.samples[0] = 9;                             \
+      return shoal_world_set_trim_table(w, &s);)                                                      \
+    X(trim_save_null_path, INV, "save_trim_table", "path", return shoal_world_save_trim_table(w, NULL);) \
+    X(trim_save_bad_dir, SHOAL_ERR_IO, "save_trim_table", "/nonexistent/dir",                       \
+      return shoal_world_save_trim_table(w, "/nonexistent/dir/table.trim");)                          \
+    X(trim_load_null_path, INV, "load_trim_table", "path", return shoal_world_load_trim_table(w, NULL);) \
+    X(trim_load_missing, SHOAL_ERR_IO, "load_trim_table", "/nonexistent/table.trim",                \
+      return shoal_world_load_trim_table(w, "/nonexistent/table.trim");)                              \
+    X(trim_load_not_a_table, SHOAL_ERR_PARSE, "load_trim_table", SHOAL_SOURCE_DIR,                  \
+      return shoal_world_load_trim_table(w, SHOAL_SOURCE_DIR "/scenarios/tiny.json");)
+
+SETTER_CASES(DEFINE_CASE)
+static const case_t setter_cases[] = {SETTER_CASES(LIST_CASE)};
+
+Test(misuse, setters_ground_paths_terrain_planner_trim)
+{
+    run_cases(setter_cases, (int)(sizeof setter_cases / sizeof setter_cases[0]));
+}
