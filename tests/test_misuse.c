@@ -675,3 +675,108 @@ Test(misuse, setters_ground_paths_terrain_planner_trim)
 {
     run_cases(setter_cases, (int)(sizeof setter_cases / sizeof setter_cases[0]));
 }
+
+/* ---- wrong order: calls from inside a step ----------------------------- */
+
+#define INSTEP_CASES(X)                                                                             \
+    X(step, "world_step", return shoal_world_step(w, 0.05f);)                                      \
+    X(add_obstacle, "add_obstacle", const float c[3] = {0}; return shoal_world_add_obstacle(w, c, 1.0f, NULL);) \
+    X(add_moving_obstacle, "add_moving_obstacle", const float c[3] = {0};                           \
+      return shoal_world_add_moving_obstacle(w, c, c, 1.0f, NULL);)                                  \
+    X(remove_obstacle, "remove_obstacle", return shoal_world_remove_obstacle(w, f->obstacle);)     \
+    X(add_route, "add_route", shoal_waypoint_t p[1] = {{{0}, {1, 0, 0}, 0}};                        \
+      return shoal_world_add_route(w, p, 1, NULL);)                                                  \
+    X(set_terrain, "set_terrain", shoal_terrain_t t = {2, 2, {0, 0}, 1.0f, heights4};               \
+      return shoal_world_set_terrain(w, &t);)                                                        \
+    X(add_path, "add_path", const float p[6] = {0, 0, 0, 5, 0, 0}; return shoal_world_add_path(w, p, 2, 1.0f, NULL);) \
+    X(set_path, "set_path", const float p[6] = {0, 0, 0, 5, 0, 0}; return shoal_world_set_path(w, 0, p, 2, 1.0f);) \
+    X(set_trim_table, "set_trim_table", shoal_trim_spec_t s = shoal_trim_spec_default(2);           \
+      return shoal_world_set_trim_table(w, &s);)                                                     \
+    X(load_trim_table, "load_trim_table", return shoal_world_load_trim_table(w, "/nonexistent");)  \
+    X(set_trace, "set_trace", return shoal_world_set_trace(w, 16);)                                 \
+    X(add_system, "add_system", return shoal_world_add_system(w, "late", SHOAL_STAGE_OBSERVE, dummy_system, NULL);) \
+    X(set_system_enabled, "set_system_enabled", return shoal_world_set_system_enabled(w, "steer", 0);) \
+    X(populate, "scenario_populate", return populate_tiny(w);)                                      \
+    X(destroy, "world_destroy", shoal_world_destroy(w); return SHOAL_ERR_BUSY;)                    \
+    X(state_of_pending, "agent_get_state", shoal_agent_def_t d = shoal_agent_default_def(); shoal_agent_t id; \
+      cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK); shoal_agent_state_t st;                  \
+      shoal_status_t r = shoal_agent_get_state(w, id, &st); shoal_agent_remove(w, id); return r;)    \
+    X(drive_pending, "agent_set_drive", shoal_agent_def_t d = shoal_agent_default_def(); d.ground.enabled = 1; \
+      shoal_agent_t id; cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK);                        \
+      shoal_status_t r = shoal_agent_set_drive(w, id, 1.0f, 0.0f); shoal_agent_remove(w, id); return r;)
+
+static shoal_status_t populate_tiny(shoal_world_t* w)
+{
+    shoal_scenario_t* sc = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_scenario_load_file(SHOAL_SOURCE_DIR "/scenarios/tiny.json", &sc, &err), SHOAL_OK);
+    shoal_status_t st = shoal_scenario_populate(sc, w);
+    shoal_scenario_destroy(sc);
+    return st;
+}
+
+#define DEFINE_INSTEP(name, where, ...)                                                          \
+    static shoal_status_t instep_##name(fixture_t* f)                                           \
+    {                                                                                           \
+        shoal_world_t* w = f->w;                                                                \
+        __VA_ARGS__                                                                             \
+    }
+#define LIST_INSTEP(name, where, ...) {#name, instep_##name, SHOAL_ERR_BUSY, where, "step"},
+INSTEP_CASES(DEFINE_INSTEP)
+static const case_t instep_cases[] = {INSTEP_CASES(LIST_INSTEP)};
+#define INSTEP_COUNT ((int)(sizeof instep_cases / sizeof instep_cases[0]))
+
+typedef struct instep_result_t {
+    fixture_t* f;
+    shoal_status_t status[INSTEP_COUNT];
+    char message[INSTEP_COUNT][256];
+    int ran;
+} instep_result_t;
+
+static shoal_status_t instep_system(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    instep_result_t* r = ctx;
+    for (int i = 0; i < INSTEP_COUNT; ++i) {
+        r->status[i] = instep_cases[i].fn(r->f);
+        snprintf(r->message[i], sizeof r->message[i], "%s", shoal_world_last_error(w));
+    }
+    r->ran = 1;
+    return SHOAL_OK;
+}
+
+Test(misuse, calls_from_inside_a_step)
+{
+    fixture_t f;
+    setup(&f);
+    instep_result_t* r = calloc(1, sizeof *r);
+    r->f = &f;
+    cr_assert_eq(shoal_world_add_system(f.w, "misuse", SHOAL_STAGE_DECIDE, instep_system, r), SHOAL_OK);
+    snapshot_t* before = malloc(sizeof *before);
+    take(f.w, before);
+    uint64_t steps = shoal_world_step_count(f.w);
+    cr_assert_eq(shoal_world_step(f.w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(f.w));
+    cr_assert(r->ran);
+    for (int i = 0; i < INSTEP_COUNT; ++i) {
+        const case_t* c = &instep_cases[i];
+        cr_expect_eq(r->status[i], SHOAL_ERR_BUSY, "%s: got %s (%s)", c->name, shoal_status_string(r->status[i]),
+                     r->message[i]);
+        cr_expect(strstr(r->message[i], c->where) != NULL && strstr(r->message[i], "step") != NULL,
+                  "%s: message '%s'", c->name, r->message[i]);
+    }
+    /* The step went on and none of them changed the world. */
+    cr_assert_eq(shoal_world_step_count(f.w), steps + 1);
+    cr_assert_eq(shoal_world_agent_count(f.w), before->agents);
+    cr_assert_eq(shoal_world_obstacle_count(f.w), before->obstacles);
+    cr_assert_eq(shoal_world_route_count(f.w), before->routes);
+    cr_assert_eq(shoal_world_path_count(f.w), before->paths);
+    cr_assert_eq(shoal_world_system_count(f.w), before->systems);
+    cr_assert_eq(shoal_world_trace_count(f.w), 0);
+    shoal_system_stats_t s;
+    cr_assert_eq(shoal_world_system_stats(f.w, 1, &s), SHOAL_OK);
+    cr_assert_str_eq(s.name, "steer");
+    cr_assert(s.enabled);
+    free(before);
+    free(r);
+    teardown(&f);
+}

@@ -155,7 +155,8 @@ SHOAL_API shoal_world_def_t shoal_world_default_def(void);
 SHOAL_API shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** out_world,
                                             shoal_error_t* err);
 
-/* Destroy a world and everything in it. NULL is ignored. */
+/* Destroy a world and everything in it. NULL is ignored; so is a call from
+ * inside the world's own step (a user system), which records an error. */
 SHOAL_API void shoal_world_destroy(shoal_world_t* world);
 
 /* Advance by dt seconds (finite, > 0): one pass through every stage. */
@@ -552,6 +553,8 @@ typedef struct shoal_agent_state_t {
     float angular_velocity[3]; /* rad/s, world frame; 2D uses [2] */
 } shoal_agent_state_t;
 
+/* An agent added inside the current step has no state until it goes live
+ * at the stage boundary: SHOAL_ERR_BUSY. */
 SHOAL_API shoal_status_t shoal_agent_get_state(const shoal_world_t* world, shoal_agent_t id,
                                                shoal_agent_state_t* out_state);
 

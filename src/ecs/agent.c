@@ -821,6 +821,13 @@ int shoal_agent_is_valid(const shoal_world_t* w, shoal_agent_t id)
     return s->generation == id.generation && (s->state == SLOT_LIVE || s->state == SLOT_PENDING);
 }
 
+/* An agent added during this step has no state until the stage boundary. */
+static shoal_status_t pending_busy(const world_t* w, const char* where)
+{
+    return world_failc(w, SHOAL_ERR_BUSY, "%s: the agent was added during this step; it is live once the step ends",
+                       where);
+}
+
 /* The definition of a live or pending agent; errors name `where`. */
 static shoal_status_t read_agent_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
                                      const char* where)
@@ -846,8 +853,9 @@ shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_state: out_state is NULL");
-    int32_t slot = world_resolve(w, id, 0, "agent_get_state");
+    int32_t slot = world_resolve(w, id, 1, "agent_get_state");
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    if (w->slots[slot].state == SLOT_PENDING) return pending_busy(w, "agent_get_state");
     int32_t row = w->slots[slot].row;
     int three = w->dims == 3;
     out->position[0] = AGENT_F(w, AC_POS_X)[row];
@@ -1066,8 +1074,9 @@ shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id,
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_route_index: out_index is NULL");
-    int32_t slot = world_resolve(w, id, 0, "agent_route_index");
+    int32_t slot = world_resolve(w, id, 1, "agent_route_index");
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    if (w->slots[slot].state == SLOT_PENDING) return pending_busy(w, "agent_route_index");
     int32_t r = component_row(&w->comps[COMP_DSEEK], (uint32_t)slot);
     if (r < 0)
         return world_failc(w, SHOAL_ERR_NOT_FOUND, "agent_route_index: the agent has no directed seek");

@@ -271,6 +271,13 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
 void shoal_world_destroy(shoal_world_t* w)
 {
     if (!w) return;
+    /* From inside its own step the world is still in use by the step that
+     * called the system: the call is ignored (and said so), as SQLite's
+     * close refuses while statements run. */
+    if (w->in_step) {
+        world_fail(w, SHOAL_ERR_BUSY, "world_destroy: called from inside a step; ignored");
+        return;
+    }
     allocator_t alloc = w->alloc;
     table_release(&w->agents, &alloc);
     for (int k = 0; k < COMP_COUNT_; ++k) component_release(&w->comps[k], &alloc);
