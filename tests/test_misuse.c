@@ -780,3 +780,248 @@ Test(misuse, calls_from_inside_a_step)
     free(r);
     teardown(&f);
 }
+
+/* ---- functions without a world: errors go to shoal_error_t ------------- */
+
+typedef void def_edit_fn(shoal_world_def_t* d);
+#define CREATE_CASES(X)                                                                             \
+    X(uninitialized, "shoal_world_default_def", d->internal_value = 0;)                            \
+    X(dimensions_one, "dimensions", d->dimensions = 1;)                                             \
+    X(dimensions_four, "dimensions", d->dimensions = 4;)                                            \
+    X(threads_negative, "thread_count", d->thread_count = -1;)                                      \
+    X(threads_huge, "thread_count", d->thread_count = 1000000;)                                     \
+    X(capacity_negative, "initial_capacity", d->initial_capacity = -5;)                             \
+    X(capacity_huge, "initial_capacity", d->initial_capacity = INT32_MAX;)                          \
+    X(reorder_negative, "reorder_interval", d->reorder_interval = -1;)                              \
+    X(cell_nan, "cell_size", d->cell_size = NAN;)                                                   \
+    X(cell_negative, "cell_size", d->cell_size = -1.0f;)                                            \
+    X(cell_inf, "cell_size", d->cell_size = INFINITY;)                                              \
+    X(bounds_nan, "bounds_min[0]", d->wrap = 1; d->bounds_min[0] = NAN; d->bounds_max[0] = d->bounds_max[1] = 1;) \
+    X(bounds_empty, "bounds_max[1]", d->wrap = 1; d->bounds_max[0] = 1; d->bounds_max[1] = 0;)    \
+    X(bounds_inverted, "bounds_max[0]", d->wrap = 1; d->bounds_min[0] = 5; d->bounds_max[0] = d->bounds_max[1] = 1;) \
+    X(alloc_without_free, "alloc and free", d->alloc = (shoal_alloc_fn*)1;)                         \
+    X(free_without_alloc, "alloc and free", d->free = (shoal_free_fn*)1;)                           \
+    X(enqueue_without_finish, "enqueue_task and finish_task", d->enqueue_task = (shoal_enqueue_task_fn*)1;) \
+    X(backend_unknown, "backend", d->backend = (shoal_backend_t)9;)                                 \
+    X(backend_negative, "backend", d->backend = (shoal_backend_t)-1;)                               \
+    X(host_without_hooks, "HOST", d->backend = SHOAL_BACKEND_HOST;)
+
+#define DEFINE_CREATE(name, what, ...) static void create_##name(shoal_world_def_t* d) { __VA_ARGS__ }
+#define LIST_CREATE(name, what, ...) {#name, create_##name, what},
+CREATE_CASES(DEFINE_CREATE)
+static const struct {
+    const char* name;
+    def_edit_fn* fn;
+    const char* what;
+} create_cases[] = {CREATE_CASES(LIST_CREATE)};
+
+Test(misuse, world_create)
+{
+    for (size_t i = 0; i < sizeof create_cases / sizeof create_cases[0]; ++i) {
+        shoal_world_def_t d = shoal_world_default_def();
+        create_cases[i].fn(&d);
+        shoal_world_t* w = (shoal_world_t*)&d; /* must be set to NULL */
+        shoal_error_t err = {SHOAL_OK, ""};
+        shoal_status_t st = shoal_world_create(&d, &w, &err);
+        cr_expect_eq(st, SHOAL_ERR_INVALID_ARGUMENT, "%s: got %s (%s)", create_cases[i].name,
+                     shoal_status_string(st), err.message);
+        cr_expect_eq(err.status, st, "%s: err.status", create_cases[i].name);
+        cr_expect_null(w, "%s: out_world not NULL", create_cases[i].name);
+        cr_expect(strstr(err.message, "world_create") && strstr(err.message, create_cases[i].what),
+                  "%s: message '%s' does not say '%s'", create_cases[i].name, err.message, create_cases[i].what);
+        if (w) shoal_world_destroy(w);
+    }
+    shoal_world_def_t d = shoal_world_default_def();
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(NULL, NULL, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "out_world"), "%s", err.message);
+    shoal_world_t* w = NULL;
+    cr_assert_eq(shoal_world_create(NULL, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "def is NULL"), "%s", err.message);
+    cr_assert_eq(shoal_world_create(&d, NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT); /* err is optional */
+    setenv("SHOAL_THREADS", "many", 1);
+    d.thread_count = 0;
+    cr_assert_eq(shoal_world_create(&d, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "SHOAL_THREADS='many'"), "%s", err.message);
+    cr_assert_null(w);
+    unsetenv("SHOAL_THREADS");
+}
+
+/* Huge sizes: an allocator that refuses anything over 64 MiB stands for a
+ * machine without the memory (a real allocation of that size could
+ * succeed and be touched). Each fails with OUT_OF_MEMORY, changes nothing
+ * and leaks nothing. */
+typedef struct capped_t {
+    int64_t live;
+} capped_t;
+static void* capped_alloc(size_t size, size_t align, void* ctx)
+{
+    if (size > ((size_t)64 << 20)) return NULL;
+    void* p = aligned_alloc(align, (size + align - 1) / align * align);
+    if (p) ((capped_t*)ctx)->live++;
+    return p;
+}
+static void capped_free(void* p, size_t size, void* ctx)
+{
+    (void)size;
+    ((capped_t*)ctx)->live--;
+    free(p);
+}
+
+Test(misuse, huge_sizes_fail_cleanly)
+{
+    capped_t cap = {0};
+    shoal_world_def_t d = shoal_world_default_def();
+    d.thread_count = 1;
+    d.alloc = capped_alloc;
+    d.free = capped_free;
+    d.alloc_user_ctx = &cap;
+    d.initial_capacity = INT32_MAX / 2;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&d, &w, &err), SHOAL_ERR_OUT_OF_MEMORY, "%s", err.message);
+    cr_assert(strstr(err.message, "world_create: out of memory"), "%s", err.message);
+    cr_assert_null(w);
+    cr_assert_eq(cap.live, 0);
+    d.initial_capacity = 16;
+    cr_assert_eq(shoal_world_create(&d, &w, &err), SHOAL_OK, "%s", err.message);
+    shoal_agent_def_t a = shoal_agent_default_def();
+    cr_assert_eq(shoal_agent_add(w, &a, NULL), SHOAL_OK);
+    uint64_t hash = shoal_world_state_hash(w);
+    cr_assert_eq(shoal_world_set_trace(w, INT32_MAX / 2), SHOAL_ERR_OUT_OF_MEMORY);
+    cr_assert(strstr(shoal_world_last_error(w), "set_trace: out of memory"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_trace_count(w), 0);
+    float* heights = calloc((size_t)4200 * 4200, sizeof(float));
+    cr_assert_not_null(heights);
+    shoal_terrain_t t = {4200, 4200, {0, 0}, 1.0f, heights};
+    cr_assert_eq(shoal_world_set_terrain(w, &t), SHOAL_ERR_OUT_OF_MEMORY);
+    cr_assert(strstr(shoal_world_last_error(w), "set_terrain: out of memory"), "%s", shoal_world_last_error(w));
+    free(heights);
+    cr_assert_eq(shoal_world_state_hash(w), hash);
+    cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_world_destroy(w);
+    cr_assert_eq(cap.live, 0);
+}
+
+Test(misuse, null_world)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    shoal_agent_t id = {1, 1, 1};
+    const float p[3] = {0};
+    int32_t n = 0;
+    shoal_agent_batch_t b = {0};
+    cr_assert_eq(shoal_world_step(NULL, 0.1f), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_add(NULL, &d, &id), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_remove(NULL, id), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_set_target(NULL, id, p), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_set_path(NULL, id, 0), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_set_planner_goal(NULL, id, SHOAL_PLAN_GOAL_SEEK, p, id), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_get_user_value(NULL, id, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_read_agents(NULL, &b, 1, &n), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_add_obstacle(NULL, p, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_add_moving_obstacle(NULL, p, p, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_add_path(NULL, p, 1, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_set_terrain(NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_set_trim_table(NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_save_trim_table(NULL, "x"), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_set_trace(NULL, 1), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_add_system(NULL, "x", SHOAL_STAGE_SENSE, dummy_system, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_scenario_populate(NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_is_valid(NULL, id), 0);
+    cr_assert_eq(shoal_world_agent_count(NULL), 0);
+    cr_assert_eq(shoal_world_state_hash(NULL), 0);
+    cr_assert_eq(shoal_world_trace_count(NULL), 0);
+    cr_assert_str_eq(shoal_world_last_error(NULL), "world is NULL");
+    shoal_world_destroy(NULL);
+    shoal_world_reset_stats(NULL);
+    shoal_world_clear_trace(NULL);
+    /* Names of values out of range are never NULL. */
+    cr_assert_str_eq(shoal_status_string((shoal_status_t)99), "unknown status");
+    cr_assert_str_eq(shoal_backend_name((shoal_backend_t)99), "unknown");
+    cr_assert_str_eq(shoal_stage_name((shoal_stage_t)-1), "unknown");
+    cr_assert_null(shoal_behavior_name((shoal_behavior_t)99));
+    cr_assert_null(shoal_behavior_name((shoal_behavior_t)-1));
+}
+
+Test(misuse, scenarios_recordings_dseek_presets)
+{
+    shoal_error_t err;
+    shoal_scenario_t* sc = (shoal_scenario_t*)&err;
+    cr_assert_eq(shoal_scenario_load_string(NULL, 4, "x", &sc, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_null(sc);
+    cr_assert_eq(shoal_scenario_load_string("{}", 2, "x", NULL, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_scenario_load_string("{", 1, "src", &sc, &err), SHOAL_ERR_PARSE);
+    cr_assert(strstr(err.message, "src"), "%s", err.message);
+    cr_assert_eq(shoal_scenario_load_string("", 0, "empty", &sc, &err), SHOAL_ERR_PARSE);
+    cr_assert_eq(shoal_scenario_load_file(NULL, &sc, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_scenario_load_file("/nonexistent/s.json", &sc, &err), SHOAL_ERR_IO);
+    cr_assert(strstr(err.message, "/nonexistent/s.json"), "%s", err.message);
+    cr_assert_null(sc);
+    cr_assert_eq(shoal_scenario_agent_count(NULL), 0);
+    cr_assert_null(shoal_scenario_group_name(NULL, 0));
+    shoal_scenario_destroy(NULL);
+    /* A 3D scenario into a 2D world: refused, world unchanged. */
+    cr_assert_eq(shoal_scenario_load_file(SHOAL_SOURCE_DIR "/scenarios/fish3d.json", &sc, &err), SHOAL_OK, "%s", err.message);
+    shoal_world_t* w = new_world(2);
+    uint64_t h = shoal_world_state_hash(w);
+    cr_assert_eq(shoal_scenario_populate(sc, w), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "scenario_populate") && strstr(shoal_world_last_error(w), "3D"),
+              "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_state_hash(w), h);
+    cr_assert_eq(shoal_scenario_populate(NULL, w), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_scenario_destroy(sc);
+
+    /* Recordings. */
+    shoal_recording_header_t hd = shoal_recording_default_header();
+    shoal_recorder_t* rec = (shoal_recorder_t*)&err;
+    cr_assert_eq(shoal_recording_open(NULL, &hd, &rec, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_null(rec);
+    cr_assert_eq(shoal_recording_open("/tmp/x.rec", NULL, &rec, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    hd.dt = NAN;
+    cr_assert_eq(shoal_recording_open("/tmp/x.rec", &hd, &rec, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "dt"), "%s", err.message);
+    hd = shoal_recording_default_header();
+    hd.internal_value = 0;
+    cr_assert_eq(shoal_recording_open("/tmp/x.rec", &hd, &rec, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    hd = shoal_recording_default_header();
+    cr_assert_eq(shoal_recording_open("/nonexistent/dir/x.rec", &hd, &rec, &err), SHOAL_ERR_IO);
+    cr_assert_null(rec);
+    cr_assert_eq(shoal_recording_write_frame(NULL, w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_recording_close(NULL, &err), SHOAL_OK); /* documented: NULL is ignored */
+    shoal_recording_t* r = (shoal_recording_t*)&err;
+    cr_assert_eq(shoal_recording_load(NULL, 0, &r, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_recording_load("/nonexistent/x.rec", 0, &r, &err), SHOAL_ERR_IO);
+    cr_assert_null(r);
+    cr_assert_eq(shoal_recording_load_memory(NULL, 16, "m", 0, &r, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_recording_load_memory("garbage!garbage!", 16, "m", 0, &r, &err), SHOAL_ERR_PARSE);
+    cr_assert(strstr(err.message, "m"), "%s", err.message);
+    cr_assert_null(r);
+    shoal_recording_frame_t fr;
+    cr_assert_eq(shoal_recording_frame(NULL, 0, &fr), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_recording_frame_count(NULL), 0);
+    shoal_recording_destroy(NULL);
+
+    /* Directed seek as a function: bad input still leaves a finite steer. */
+    float out[3] = {NAN, NAN, NAN};
+    const float pos[3] = {0}, head[3] = {1, 0, 0}, wp[3] = {10, 0, 0}, dir[3] = {0, 1, 0}, nan3[3] = NAN3;
+    cr_assert_eq(shoal_dseek_steer_2d(pos, head, wp, dir, 0.0f, out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(isfinite(out[0]) && isfinite(out[1]), "steer not finite");
+    cr_assert(strstr(err.message, "dseek_steer"), "%s", err.message);
+    cr_assert_eq(shoal_dseek_steer_2d(pos, head, wp, dir, NAN, out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_dseek_steer_2d(nan3, head, wp, dir, 1.0f, out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_dseek_steer_3d(pos, head, wp, head, -1.0f, out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_dseek_steer_3d(pos, head, nan3, head, 1.0f, out, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]), "steer not finite");
+    cr_assert_eq(shoal_dseek_steer_2d(NULL, head, wp, dir, 1.0f, out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    const float long_dir[3] = {3, 0, 0};
+    cr_assert_eq(shoal_dseek_steer_2d(pos, head, wp, long_dir, 1.0f, out, &err), SHOAL_ERR_INVALID_ARGUMENT);
+
+    /* Presets. */
+    shoal_ground_vehicle_t gv = shoal_agent_default_def().ground.vehicle, keep = gv;
+    cr_assert_eq(shoal_ground_vehicle_preset("boat", &gv, &err), SHOAL_ERR_NOT_FOUND);
+    cr_assert(strstr(err.message, "boat") && strstr(err.message, "hovercraft"), "%s", err.message);
+    cr_assert_eq(memcmp(&gv, &keep, sizeof gv), 0);
+    cr_assert_eq(shoal_ground_vehicle_preset(NULL, &gv, &err), SHOAL_ERR_NOT_FOUND);
+    cr_assert_eq(shoal_ground_vehicle_preset("car", NULL, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_world_destroy(w);
+}
