@@ -107,10 +107,12 @@ static void write_world(writer_t* wr, const world_t* w)
     w_i32(wr, w->reorder_interval);
     w_u64(wr, w->step_count);
     w_f64(wr, w->time);
-    /* The spatial hash's reorder phase: the only part of the grid that
-     * outlives a step (everything else is rebuilt by every sense stage). */
+    /* The spatial hash's reorder phase: steps since the last reorder. The
+     * reorder is keyed to the step count, so this is informative (the
+     * loader checks it and needs nothing else); the grid itself is rebuilt
+     * by every sense stage. */
     w_u32(wr, w->grid != NULL);
-    w_u64(wr, w->grid ? (uint64_t)w->grid->steps_since_reorder : 0u);
+    w_u64(wr, w->grid && w->reorder_interval > 0 ? w->step_count % (uint64_t)w->reorder_interval : 0u);
     end_section(wr, s);
 }
 

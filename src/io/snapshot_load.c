@@ -803,7 +803,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     if (head.has_grid) {
         w->grid = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
         if (!w->grid) r_fail(&rd, "out of memory");
-        else w->grid->steps_since_reorder = (int64_t)head.steps_since_reorder;
+        /* the reorder phase follows from the step count restored above */
     }
     int ok = !rd.failed && begin_section(&rd, size, SNAP_SLOTS, "SLOT") && read_slots(&rd, w) &&
              begin_section(&rd, size, SNAP_AGENTS, "AGNT") && read_agents(&rd, w);
