@@ -720,6 +720,15 @@ Test(trim, spec_valid_names_the_field)
     cr_assert(trim_spec_valid(&big, msg, sizeof msg), "%s", msg);
     big.samples[0] = 41; /* 2624 controls: 275 MB, refused */
     cr_assert_not(trim_spec_valid(&big, msg, sizeof msg));
+    /* A substep below a microsecond: refused, it would only cost time. */
+    trim_spec_t tiny = ok;
+    tiny.interval = 1e-40f;
+    cr_assert_not(trim_spec_valid(&tiny, msg, sizeof msg));
+    cr_assert(strstr(msg, "interval / substeps (the Euler substep) must be at least 1e-06 s") != NULL,
+              "%s", msg);
+    tiny.interval = 1.0f;
+    tiny.substeps = 100000;
+    cr_assert(trim_spec_valid(&tiny, msg, sizeof msg), "1e-5 s substeps are fine: %s", msg);
 }
 
 /* ---- 7. Determinism ---------------------------------------------------- */

@@ -428,7 +428,8 @@ typedef struct shoal_trim_spec_t {
     int32_t samples[3];   /* per axis, 1..64 (odd counts include the straight rate 0) */
     float max_rate[3];    /* rad/s per axis, > 0: samples span [-max_rate, max_rate] */
     float interval;       /* s, the control interval, > 0 */
-    int32_t substeps;     /* Euler steps per interval, 1..100000 */
+    int32_t substeps;     /* Euler steps per interval, 1..100000, with interval / substeps
+                           * >= 1e-6 s (each step flies dt / that substeps per agent) */
 } shoal_trim_spec_t;
 
 /* The default table of a world of `dimensions`:

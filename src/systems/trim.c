@@ -52,6 +52,8 @@ _Static_assert(sizeof(float) == sizeof(uint32_t), "the file format stores IEEE b
 /* Bounds checked by trim_spec_valid. */
 #define TRIM_MAX_SAMPLES 64
 #define TRIM_MAX_SUBSTEPS 100000
+/* s: the shortest Euler substep (interval / substeps) a spec may ask for. */
+#define TRIM_MIN_SUBSTEP 1e-6
 /* A table may hold at most this many bytes of entries (controls^2 * 40):
  * about 2,590 controls. The paper's largest model had 80,000 paths, 3.2 MB. */
 #define TRIM_MAX_TABLE_BYTES ((uint64_t)256 << 20)
@@ -145,6 +147,17 @@ int trim_spec_valid(const trim_spec_t* spec, char* msg, int msg_size)
     if (spec->substeps < 1 || spec->substeps > TRIM_MAX_SUBSTEPS) {
         set_msg(msg, msg_size, "substeps must be in [1, %d], got %d", TRIM_MAX_SUBSTEPS,
                 (int)spec->substeps);
+        return 0;
+    }
+    /* The world flies dt / (interval / substeps) Euler substeps per planner
+     * agent and step (at most 2^20): a substep far below any vehicle's time
+     * scale buys no accuracy and makes every step that long (a forged table
+     * or snapshot with a denormal interval took 2^20 substeps per agent). */
+    double substep = (double)spec->interval / (double)spec->substeps;
+    if (substep < TRIM_MIN_SUBSTEP) {
+        set_msg(msg, msg_size,
+                "interval / substeps (the Euler substep) must be at least %g s, got %g s",
+                TRIM_MIN_SUBSTEP, substep);
         return 0;
     }
     /* samples <= 64 on <= 3 axes: the product fits int32 (262,144). */

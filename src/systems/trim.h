@@ -38,7 +38,8 @@ typedef struct trim_spec {
     int32_t samples[TRIM_MAX_AXES]; /* samples per axis (>= 1; odd counts include 0) */
     float max_rate[TRIM_MAX_AXES];  /* rad/s: axis k samples [-max_rate, +max_rate] */
     float interval;                 /* s, the control interval T (> 0) */
-    int32_t substeps;               /* Euler steps per interval (>= 1) */
+    int32_t substeps;               /* Euler steps per interval (>= 1; interval / substeps
+                                     * >= 1e-6 s) */
 } trim_spec_t;
 
 /* One trajectory's end, relative to its start, at unit speed. 40 bytes. */
