@@ -65,9 +65,10 @@ typedef struct grid_t {
  * when out of memory (the world's error is set). */
 int neighbors_reserve(world_t* w, grid_t* g, int32_t count);
 
-/* Run the neighbor pair kernel `iterations` times over one pack of
- * `candidates` agents that stays in cache, with no hashing or packing: the
- * ceiling the flock step is measured against. Returns the pair tests done
+/* Run the neighbor pair kernel for `iterations` agents (two per pass, as
+ * the flock step runs them) over one pack of `candidates` agents that stays
+ * in cache, with no hashing or packing: the ceiling the flock step is
+ * measured against. Returns the pair tests done
  * and sets *seconds to the time taken. */
 int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations, double* seconds);
 
