@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,8 @@ static char* read_file(const char* path, size_t* size, char* err, int err_size)
 
 static int json_float(const cJSON* item, float* out)
 {
-    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) return 0;
+    /* Finite as a float: a double beyond FLT_MAX (3e39) would become inf. */
+    if (!cJSON_IsNumber(item) || !(fabs(item->valuedouble) <= FLT_MAX)) return 0;
     *out = (float)item->valuedouble;
     return 1;
 }
