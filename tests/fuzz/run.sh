@@ -31,7 +31,12 @@ for t in "${targets[@]}"; do
   # 256 MB at once (inputs are at most 64 KB).
   log="$build/fuzz-$t.log"
   rc=0
-  "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=65536 \
+  # FUZZ_SEED and FUZZ_RUNS (CI sets both) make a run repeatable: the same
+  # mutations in the same order, at most FUZZ_RUNS inputs within the time.
+  repeat=()
+  [ -n "${FUZZ_SEED:-}" ] && repeat+=(-seed="$FUZZ_SEED")
+  [ -n "${FUZZ_RUNS:-}" ] && repeat+=(-runs="$FUZZ_RUNS")
+  "$bin" "${repeat[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t-" "${dict[@]}" \
     "$work" "$here/corpus/$t" >"$log" 2>&1 || rc=$?
   grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|peak_rss_mb)|ERROR|SUMMARY|fuzz check failed|Test unit written" "$log" || true
