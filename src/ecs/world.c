@@ -87,9 +87,7 @@ uint64_t world_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static shoal_status_t set_err(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static shoal_status_t set_err(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
+shoal_status_t error_set(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
 {
     if (err) {
         err->status = status;
@@ -134,51 +132,51 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
         err->status = SHOAL_OK;
         err->message[0] = '\0';
     }
-    if (!out_world) return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: out_world is NULL");
+    if (!out_world) return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: out_world is NULL");
     *out_world = NULL;
-    if (!def) return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: def is NULL");
+    if (!def) return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: def is NULL");
     if (def->internal_value != WORLD_DEF_COOKIE)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: def was not initialized with shoal_world_default_def()");
     if (def->dimensions != 2 && def->dimensions != 3)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: dimensions must be 2 or 3, got %d", (int)def->dimensions);
     if (def->thread_count < 0 || def->thread_count > MAX_THREADS)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: thread_count must be in 0..%d (0 = automatic), got %d",
                        MAX_THREADS, (int)def->thread_count);
     if (def->initial_capacity < 0 || def->initial_capacity > MAX_AGENTS)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: initial_capacity must be in 0..%d, got %d", MAX_AGENTS,
                        (int)def->initial_capacity);
     if (def->reorder_interval < 0)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: reorder_interval must be >= 0 steps, got %d",
                        (int)def->reorder_interval);
     if (!isfinite(def->cell_size) || def->cell_size < 0.0f)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: cell_size must be finite and >= 0 m (0 = automatic), got %g",
                        (double)def->cell_size);
     for (int k = 0; k < def->dimensions; ++k) {
         if (!isfinite(def->bounds_min[k]) || !isfinite(def->bounds_max[k]))
-            return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+            return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                            "world_create: bounds_min[%d] and bounds_max[%d] must be finite", k, k);
         if (def->wrap && !(def->bounds_max[k] > def->bounds_min[k]))
-            return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+            return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                            "world_create: with wrap, bounds_max[%d] (%g) must be > bounds_min[%d] (%g)",
                            k, (double)def->bounds_max[k], k, (double)def->bounds_min[k]);
     }
     if ((def->alloc == NULL) != (def->free == NULL))
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: alloc and free hooks must be given together");
     if ((def->enqueue_task == NULL) != (def->finish_task == NULL))
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: enqueue_task and finish_task must be given together");
     if ((unsigned)def->backend > SHOAL_BACKEND_HOST)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: unknown backend %d",
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: unknown backend %d",
                        (int)def->backend);
     if (def->backend == SHOAL_BACKEND_HOST && !def->enqueue_task)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: backend HOST needs enqueue_task and finish_task");
 
     int32_t threads = def->thread_count;
@@ -187,7 +185,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
         const char* text = NULL;
         threads = env_threads(&text);
         if (threads < 0)
-            return set_err(err, SHOAL_ERR_INVALID_ARGUMENT,
+            return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                            "world_create: SHOAL_THREADS='%s' is not a thread count (expected 1..%d)",
                            text, MAX_THREADS);
     }
@@ -205,7 +203,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     world_t* w = (world_t*)mem_calloc(&alloc, sizeof *w);
     if (!w) {
         par_release_topology(topology);
-        return set_err(err, SHOAL_ERR_OUT_OF_MEMORY, "world_create: out of memory");
+        return error_set(err, SHOAL_ERR_OUT_OF_MEMORY, "world_create: out of memory");
     }
     w->alloc = alloc;
     w->dims = def->dimensions;
@@ -259,7 +257,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     int ok = w->slots && table_reserve(&w->agents, &alloc, cap);
     if (!ok) {
         shoal_world_destroy(w);
-        return set_err(err, SHOAL_ERR_OUT_OF_MEMORY,
+        return error_set(err, SHOAL_ERR_OUT_OF_MEMORY,
                        "world_create: out of memory reserving %d agents", (int)cap);
     }
     w->trace_system = -1;

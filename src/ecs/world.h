@@ -173,6 +173,11 @@ shoal_status_t world_fail(world_t* w, shoal_status_t status, const char* fmt, ..
 shoal_status_t world_failc(const world_t* w, shoal_status_t status, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Fill a caller's shoal_error_t (when err is not NULL) and return `status`
+ * (printf-style): for calls that have no world to hold the message. */
+shoal_status_t error_set(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Handle to slot index, or -1 (and an error recorded) when not valid. With
  * allow_pending, agents queued for addition count as valid. */
 int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, const char* where);

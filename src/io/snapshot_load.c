@@ -737,19 +737,6 @@ static int check_agents(reader_t* rd, world_t* w)
 
 /* ---- loading ---------------------------------------------------------------- */
 
-static shoal_status_t set_err(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static shoal_status_t set_err(shoal_error_t* err, shoal_status_t status, const char* fmt, ...)
-{
-    if (err) {
-        err->status = status;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
 
 static shoal_status_t load(const uint8_t* p, size_t size, const char* source, const shoal_world_def_t* def,
                            shoal_world_t** out, shoal_error_t* err)
@@ -757,29 +744,29 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     /* The frame of the file, all judged before anything is built. */
     size_t have = size < sizeof snap_magic ? size : sizeof snap_magic;
     if (size == 0 || memcmp(p, snap_magic, have) != 0)
-        return set_err(err, SHOAL_ERR_PARSE, "%s: not a shoal snapshot (bad magic)", source);
+        return error_set(err, SHOAL_ERR_PARSE, "%s: not a shoal snapshot (bad magic)", source);
     const size_t min = SNAP_HEADER_BYTES + SNAP_CHECKSUM_BYTES;
     if (size < min)
-        return set_err(err, SHOAL_ERR_PARSE, "%s: truncated: %zu bytes, a snapshot has at least %zu",
+        return error_set(err, SHOAL_ERR_PARSE, "%s: truncated: %zu bytes, a snapshot has at least %zu",
                        source, size, min);
     uint32_t version = get_u32(p + 8);
     if (version != SHOAL_SNAPSHOT_VERSION)
-        return set_err(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads version %d",
+        return error_set(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads version %d",
                        source, version, SHOAL_SNAPSHOT_VERSION);
     uint64_t declared = get_u64(p + 16);
     if (declared != size)
-        return set_err(err, SHOAL_ERR_PARSE, "%s: %s: the header says %llu bytes, there are %zu", source,
+        return error_set(err, SHOAL_ERR_PARSE, "%s: %s: the header says %llu bytes, there are %zu", source,
                        declared > size ? "truncated" : "trailing bytes", (unsigned long long)declared,
                        size);
     uint64_t stored = get_u64(p + size - SNAP_CHECKSUM_BYTES);
     uint64_t computed = fnv1a(FNV1A_OFFSET, p, size - SNAP_CHECKSUM_BYTES);
     if (stored != computed)
-        return set_err(err, SHOAL_ERR_PARSE,
+        return error_set(err, SHOAL_ERR_PARSE,
                        "%s: checksum mismatch (stored %016llx, computed %016llx): the file is damaged",
                        source, (unsigned long long)stored, (unsigned long long)computed);
     if (get_u32(p + 12) != SNAP_HEADER_BYTES || get_u32(p + 24) != SNAP_SECTION_COUNT ||
         get_u32(p + 28) != 0)
-        return set_err(err, SHOAL_ERR_PARSE,
+        return error_set(err, SHOAL_ERR_PARSE,
                        "%s: header: %u header bytes, %u sections, flags %u; expected %u, %u and 0",
                        source, get_u32(p + 12), get_u32(p + 24), get_u32(p + 28), SNAP_HEADER_BYTES,
                        SNAP_SECTION_COUNT);
@@ -791,12 +778,12 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     shoal_world_def_t user = def ? *def : shoal_world_default_def();
     world_head_t head;
     if (!begin_section(&rd, size, SNAP_WORLD, "WRLD") || !read_world(&rd, &user, &head))
-        return set_err(err, SHOAL_ERR_PARSE, "%s: %s", source, rd.msg);
+        return error_set(err, SHOAL_ERR_PARSE, "%s: %s", source, rd.msg);
     shoal_world_t* w = NULL;
     shoal_error_t cerr;
     shoal_status_t st = shoal_world_create(&head.def, &w, &cerr);
     if (st != SHOAL_OK)
-        return set_err(err, st, "%s: %s", source, cerr.message);
+        return error_set(err, st, "%s: %s", source, cerr.message);
     w->tag = (uint16_t)head.tag;
     w->step_count = head.step_count;
     w->time = head.time;
@@ -823,7 +810,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     if (!ok) {
         shoal_status_t status = strstr(rd.msg, "out of memory") ? SHOAL_ERR_OUT_OF_MEMORY : SHOAL_ERR_PARSE;
         shoal_world_destroy(w);
-        return set_err(err, status, "%s: %s", source, rd.msg);
+        return error_set(err, status, "%s: %s", source, rd.msg);
     }
     w->error[0] = '\0';
     *out = w;
@@ -833,46 +820,46 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
 shoal_status_t shoal_world_load_snapshot_memory(const void* data, size_t size, const shoal_world_def_t* def,
                                                 shoal_world_t** out_world, shoal_error_t* err)
 {
-    set_err(err, SHOAL_OK, "%s", "");
+    error_set(err, SHOAL_OK, "%s", "");
     if (!out_world)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot_memory: out_world is NULL");
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot_memory: out_world is NULL");
     *out_world = NULL;
     if (!data && size > 0)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot_memory: data is NULL");
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot_memory: data is NULL");
     return load((const uint8_t*)data, size, "snapshot", def, out_world, err);
 }
 
 shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def_t* def,
                                          shoal_world_t** out_world, shoal_error_t* err)
 {
-    set_err(err, SHOAL_OK, "%s", "");
+    error_set(err, SHOAL_OK, "%s", "");
     if (!out_world)
-        return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot: out_world is NULL");
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot: out_world is NULL");
     *out_world = NULL;
-    if (!path) return set_err(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot: path is NULL");
+    if (!path) return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot: path is NULL");
     FILE* f = fopen(path, "rb");
-    if (!f) return set_err(err, SHOAL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return error_set(err, SHOAL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat info;
     if (fstat(fileno(f), &info) != 0 || !S_ISREG(info.st_mode)) {
         fclose(f);
-        return set_err(err, SHOAL_ERR_IO, "%s: not a regular file", path);
+        return error_set(err, SHOAL_ERR_IO, "%s: not a regular file", path);
     }
     long end = -1;
     if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
     if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
-        return set_err(err, SHOAL_ERR_IO, "%s: cannot determine its size", path);
+        return error_set(err, SHOAL_ERR_IO, "%s: cannot determine its size", path);
     }
     size_t size = (size_t)end;
     uint8_t* data = (uint8_t*)malloc(size ? size : 1);
     if (!data) {
         fclose(f);
-        return set_err(err, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, size);
+        return error_set(err, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, size);
     }
     int read_ok = fread(data, 1, size, f) == size;
     fclose(f);
     shoal_status_t st = read_ok ? load(data, size, path, def, out_world, err)
-                                : set_err(err, SHOAL_ERR_IO, "%s: read failed", path);
+                                : error_set(err, SHOAL_ERR_IO, "%s: read failed", path);
     free(data);
     return st;
 }
