@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ecs/parallel.h"
 #include "ecs/world.h"
 #include "simd/vec.h"
 #include "systems/ground.h"
@@ -1265,6 +1266,87 @@ void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_pe
         const uint32_t* cslots = table_slots(&c->table);
         int32_t* crow = TABLE_COL(&c->table, int32_t, COMP_ROW);
         for (int32_t r = 0; r < m; ++r) crow[r] = w->slots[cslots[r]].row;
+    }
+}
+
+/* ---- the parallel reorder of the sense stage ---------------------------- */
+
+typedef struct par_permute_ctx {
+    world_t* w;
+    table_t* table;           /* whose columns the column tasks permute */
+    const int32_t* perm;      /* new row i = old row perm[i] */
+    float* const* spare;      /* one scratch column per task */
+    int32_t spares;
+    component_t* comp;        /* the component of the row passes */
+    int32_t* comp_perm;       /* component_rows' output */
+} par_permute_ctx;
+
+/* Task j permutes columns j, j + spares, ... with spare[j] as scratch: the
+ * scratch belongs to the task, so any number of workers may run tasks. */
+static void permute_column_tasks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    for (int32_t j = begin; j < end; ++j)
+        for (int32_t col = j; col < c->table->column_count; col += c->spares)
+            table_permute_column(c->table, col, c->perm, c->spare[j]);
+}
+
+static void point_slots(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = ((par_permute_ctx*)vctx)->w;
+    const uint32_t* slots = table_slots(&w->agents);
+    for (int32_t i = begin; i < end; ++i) w->slots[slots[i]].row = i;
+}
+
+/* A component every agent has: its new row i is the row of agent row i. */
+static void component_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    const uint32_t* slots = table_slots(&c->w->agents);
+    for (int32_t i = begin; i < end; ++i) c->comp_perm[i] = component_row(c->comp, slots[i]);
+}
+
+static void point_component(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    const uint32_t* cslots = table_slots(&c->comp->table);
+    int32_t* crow = TABLE_COL(&c->comp->table, int32_t, COMP_ROW);
+    for (int32_t r = begin; r < end; ++r) {
+        c->comp->sparse[cslots[r]] = r;
+        crow[r] = c->w->slots[cslots[r]].row;
+    }
+}
+
+void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare,
+                                   int32_t spares, int32_t* component_perm)
+{
+    int32_t n = w->agents.count;
+    par_permute_ctx c = {w, &w->agents, perm, spare, spares, NULL, component_perm};
+    par_for(w, spares, 1, PAR_CLAIMED | PAR_TASKS, permute_column_tasks, &c);
+    par_for(w, n, 4096, PAR_STATIC, point_slots, &c);
+    const uint32_t* slots = table_slots(&w->agents);
+    for (int k = 0; k < COMP_COUNT_; ++k) {
+        component_t* comp = &w->comps[k];
+        int32_t m = comp->table.count;
+        if (m == 0) continue;
+        c.comp = comp;
+        c.table = &comp->table;
+        c.perm = component_perm;
+        if (m == n) {
+            par_for(w, n, 4096, PAR_STATIC, component_rows, &c);
+        } else {
+            int32_t j = 0;
+            for (int32_t i = 0; i < n && j < m; ++i) {
+                int32_t r = component_row(comp, slots[i]);
+                if (r >= 0) component_perm[j++] = r;
+            }
+        }
+        par_for(w, spares, 1, PAR_CLAIMED | PAR_TASKS, permute_column_tasks, &c);
+        par_for(w, m, 4096, PAR_STATIC, point_component, &c);
     }
 }
 

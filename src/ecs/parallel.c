@@ -24,6 +24,7 @@ typedef struct par_job {
     int32_t count;
     int32_t block;
     int32_t block_count;
+    int32_t align; /* ranges start at multiples of this many items */
     atomic_int next;
 } par_job;
 
@@ -47,10 +48,10 @@ static void host_seat_task(int32_t start, int32_t end, uint32_t host_worker, voi
     for (int32_t seat = start; seat < end; ++seat) job_claim_loop(job, seat + 1);
 }
 
-static int32_t round_block(int64_t block)
+static int32_t round_block(int64_t block, int32_t align)
 {
-    block = (block + PAR_ALIGN - 1) / PAR_ALIGN * PAR_ALIGN;
-    return block < PAR_ALIGN ? PAR_ALIGN : (int32_t)block;
+    block = (block + align - 1) / align * align;
+    return block < align ? align : (int32_t)block;
 }
 
 static void bind_current_thread(world_t* w, int32_t worker)
@@ -72,12 +73,12 @@ static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
         int32_t worker = (int32_t)omp_get_thread_num();
         int32_t team = (int32_t)omp_get_num_threads();
         if (bind) bind_current_thread(w, worker);
-        if (schedule == PAR_CLAIMED) {
+        if (schedule & PAR_CLAIMED) {
             job_claim_loop(job, worker);
         } else {
-            /* Contiguous shares, cut at multiples of PAR_ALIGN items. */
+            /* Contiguous shares, cut at multiples of job->align items. */
             int64_t per = ((int64_t)job->count + team - 1) / team;
-            int64_t share = (per + PAR_ALIGN - 1) / PAR_ALIGN * PAR_ALIGN;
+            int64_t share = (per + job->align - 1) / job->align * job->align;
             int64_t begin = share * worker;
             int64_t end = begin + share;
             if (end > job->count) end = job->count;
@@ -134,10 +135,13 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
     job.fn = fn;
     job.ctx = ctx;
     job.count = count;
-    /* Claimed schedules cut about four blocks per worker for balance. */
-    int64_t per = schedule == PAR_CLAIMED ? ((int64_t)count + 4 * threads - 1) / (4 * threads)
-                                          : ((int64_t)count + threads - 1) / threads;
-    job.block = round_block(per > min_block ? per : min_block);
+    job.align = schedule & PAR_TASKS ? 1 : PAR_ALIGN;
+    /* Claimed schedules cut about four blocks per worker for balance (tasks:
+     * one task per block, they are few and coarse). */
+    int64_t per = schedule & PAR_CLAIMED
+                      ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
+                      : ((int64_t)count + threads - 1) / threads;
+    job.block = round_block(per > min_block ? per : min_block, job.align);
     job.block_count = (int32_t)(((int64_t)count + job.block - 1) / job.block);
     atomic_init(&job.next, 0);
 

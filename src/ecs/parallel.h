@@ -15,11 +15,17 @@ typedef void par_fn(int32_t begin, int32_t end, int32_t worker, void* ctx);
 
 typedef enum par_schedule {
     PAR_STATIC = 0,  /* one contiguous range per worker: even cost per item */
-    PAR_CLAIMED = 1  /* workers claim blocks of min_block items: uneven cost */
+    PAR_CLAIMED = 1, /* workers claim blocks of min_block items: uneven cost */
+    /* Flag: items are tasks (sort blocks, columns, prefix chunks), not rows
+     * of per-agent arrays, so ranges are not cut at multiples of 16 items:
+     * PAR_STATIC | PAR_TASKS gives worker j exactly the j-th share of a few
+     * items (two sort blocks on two threads: one each). */
+    PAR_TASKS = 2
 } par_schedule;
 
-/* Run fn over [0, count). Ranges start at multiples of 16 items (a cache line
- * of floats) except possibly the first, so workers never share a line. */
+/* Run fn over [0, count). Unless PAR_TASKS is set, ranges start at multiples
+ * of 16 items (a cache line of floats) except possibly the first, so workers
+ * never share a line. */
 void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
              void* ctx);
 

@@ -256,4 +256,10 @@ size_t world_permute_scratch_size(const world_t* w);
  * permuted (by table_permute or column by column): re-point the slots and
  * put every component in the new agent-row order. */
 void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_perm);
+/* world_permute_agents_unchecked spread over the world's workers (the same
+ * result for any thread count). Every column is 4 bytes wide, so each of
+ * the `spares` arrays, of at least agent-count floats, can be a column's
+ * scratch; up to `spares` columns are permuted at once. */
+void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare,
+                                   int32_t spares, int32_t* component_perm);
 #endif /* SHOAL_WORLD_H */

@@ -518,7 +518,8 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
         c.fail_at[i] = INT32_MAX;
         c.msg[i][0] = '\0';
     }
-    par_for(w, searches, 1, PAR_CLAIMED, plan_range, &c);
+    /* Each search is a task: even a handful of them spread over the workers. */
+    par_for(w, searches, 1, PAR_CLAIMED | PAR_TASKS, plan_range, &c);
     /* A failed search means an agent's state went bad (validation keeps
      * parameters sane): the step stops, naming the first one in row order. */
     int32_t worst = INT32_MAX, who = -1;

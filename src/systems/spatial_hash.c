@@ -47,13 +47,12 @@ void grid_destroy(world_t* w)
     free_arrays(w, g);
     mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
     mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
-    mem_free(a, g->perm_scratch, g->perm_scratch_size);
     mem_free(a, g->nb_mem, g->nb_mem_floats * sizeof(float));
     mem_free(a, g, sizeof *g);
     w->grid = NULL;
 }
 
-/* Grow the per-agent arrays, the bucket arrays and the permutation scratch.
+/* Grow the per-agent arrays and the bucket arrays.
  * Nothing is freed until every new block is had, so a failure leaves the
  * grid as it was. */
 static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32_t blocks)
@@ -104,14 +103,6 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
         g->bucket_capacity = bcap;
         g->worker_capacity = wcap;
     }
-    size_t need = world_permute_scratch_size(w);
-    if (need > g->perm_scratch_size) {
-        void* s = mem_alloc(a, need);
-        if (!s) return 0;
-        mem_free(a, g->perm_scratch, g->perm_scratch_size);
-        g->perm_scratch = s;
-        g->perm_scratch_size = need;
-    }
     return 1;
 }
 
@@ -122,8 +113,18 @@ static float cell_edge(const world_t* w)
 {
     const component_t* c = &w->comps[COMP_NEIGHBORS];
     const float* radius = TABLE_COL(&c->table, float, NB_RADIUS);
+    const int32_t count = c->table.count;
+    /* Radii are finite and non-negative (checked when set), so the maximum
+     * is the same in any order: lanes first, then the tail. This runs every
+     * step on one thread, so it has to be cheap. */
+    lanef m = lane_zero();
+    int32_t i = 0;
+    for (; i + SHOAL_LANES <= count; i += SHOAL_LANES) m = lane_max(m, lane_loadu(radius + i));
+    float lanes[SHOAL_LANES];
+    lane_storeu(lanes, m);
     float r = 0.0f;
-    for (int32_t i = 0; i < c->table.count; ++i) r = radius[i] > r ? radius[i] : r;
+    for (int k = 0; k < SHOAL_LANES; ++k) r = lanes[k] > r ? lanes[k] : r;
+    for (; i < count; ++i) r = radius[i] > r ? radius[i] : r;
     r *= 1.0f + 1e-5f;
     if (w->cell_size > r) r = w->cell_size;
     return r > 0.0f ? r : 1.0f;
@@ -352,19 +353,6 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
-typedef struct permute_ctx {
-    table_t* table;
-    const int32_t* perm;
-    float* scratch[6]; /* one per worker */
-} permute_ctx;
-
-static void permute_columns(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    permute_ctx* c = (permute_ctx*)vctx;
-    for (int32_t col = begin; col < end; ++col)
-        table_permute_column(c->table, col, c->perm, c->scratch[worker]);
-}
-
 int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
@@ -399,15 +387,15 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     sort_ctx c = {w, g, n, blocks, (n + blocks - 1) / blocks,
                   (g->bucket_count + PREFIX_CHUNK - 1) / PREFIX_CHUNK, g->cell_start};
 
-    par_for(w, blocks, 1, PAR_CLAIMED, count_blocks, &c);
-    par_for(w, c.chunks, 1, PAR_CLAIMED, prefix_totals, &c);
+    par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
+    par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_totals, &c);
     int32_t running = 0;
     for (int32_t ch = 0; ch < c.chunks; ++ch) {
         int32_t t = c.chunk_base[ch * PREFIX_CHUNK];
         c.chunk_base[ch * PREFIX_CHUNK] = running;
         running += t;
     }
-    par_for(w, c.chunks, 1, PAR_CLAIMED, prefix_offsets, &c);
+    par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_offsets, &c);
     g->cell_start[g->bucket_count] = n;
     /* The neighbors' packs, sized from the bucket counts just made, before
      * the agent table is reordered: out of memory here changes nothing. */
@@ -415,7 +403,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         g->count = 0;
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
-    par_for(w, blocks, 1, PAR_CLAIMED, scatter_blocks, &c);
+    par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, scatter_blocks, &c);
 
     /* Every reorder_interval steps, put the agent table itself in cell
      * order: the sorted order becomes the identity and later per-step
@@ -426,19 +414,12 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
      * order, and the floating-point sums that follow it, stay those of a
      * run that never failed. */
     if (w->reorder_interval > 0 && w->step_count % (uint64_t)w->reorder_interval == 0) {
-        /* Columns are independent: workers permute them in parallel, each
-         * with one of the sorted-copy arrays (free until copy_sorted below)
-         * as its scratch. The bucket keys are spent once scattered: they
-         * hold the components' row permutations. */
+        /* Columns are independent: workers permute them in parallel, with
+         * the sorted-copy arrays (free until copy_sorted below) as scratch
+         * columns. The bucket keys are spent once scattered: they hold the
+         * components' row permutations. */
         float* spare[6] = {g->sx, g->sy, g->svx, g->svy, g->sz, g->svz};
-        int32_t spares = g->dims == 3 ? 6 : 4;
-        if (w->thread_count > 1 && w->thread_count <= spares) {
-            permute_ctx pc = {&w->agents, g->order, {spare[0], spare[1], spare[2], spare[3], spare[4], spare[5]}};
-            par_for(w, w->agents.column_count, 1, PAR_CLAIMED, permute_columns, &pc);
-            world_finish_agent_permute(w, g->perm_scratch, (int32_t*)g->key);
-        } else {
-            world_permute_agents_unchecked(w, g->order, g->perm_scratch, (int32_t*)g->key);
-        }
+        world_permute_agents_parallel(w, g->order, spare, g->dims == 3 ? 6 : 4, (int32_t*)g->key);
         for (int32_t k = 0; k < n; ++k) g->order[k] = k;
     }
     g->count = n;

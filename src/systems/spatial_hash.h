@@ -47,8 +47,6 @@ typedef struct grid_t {
     float* sx; float* sy; float* sz;     /* sorted positions (wrapped into the box) */
     float* svx; float* svy; float* svz;  /* sorted velocities */
     int32_t* scomp;       /* sorted position -> neighbors component row, or -1 */
-    void* perm_scratch;   /* for reordering the agent table */
-    size_t perm_scratch_size;
     float* nb_mem;        /* the neighbors system's per-worker packs */
     size_t nb_mem_floats;
     size_t nb_per;        /* floats per pack array this step (0: not sized) */
