@@ -12,6 +12,15 @@ Test(rng, shared_base_equals_full_draw)
     }
 }
 
+Test(rng, seed_round_done_once_equals_the_base)
+{
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+        uint64_t round = rng_seed_round(seed * 0x9e37u);
+        for (uint64_t k = 0; k < 200; ++k)
+            cr_assert_eq(rng_base_from(round, k << 29 | k, k * 3u), rng_base(seed * 0x9e37u, k << 29 | k, k * 3u));
+    }
+}
+
 Test(rng, draws_are_uniform_and_in_range)
 {
     /* 64 bins of 100,000 draws: every bin within 5 standard deviations

@@ -33,6 +33,17 @@ static inline uint64_t rng_base(uint64_t seed, uint64_t key, uint64_t counter)
     return rng_mix64(h ^ counter);
 }
 
+/* rng_base with its first round, which depends on the seed alone, done once
+ * for many draws: rng_base_from(rng_seed_round(s), k, c) == rng_base(s, k, c).
+ * A loop of these over arrays is plain 64-bit arithmetic, which compilers
+ * vectorize. */
+static inline uint64_t rng_seed_round(uint64_t seed) { return rng_mix64(seed ^ 0x5851f42d4c957f2dull); }
+
+static inline uint64_t rng_base_from(uint64_t seed_round, uint64_t key, uint64_t counter)
+{
+    return rng_mix64(rng_mix64(seed_round ^ key) ^ counter);
+}
+
 static inline uint64_t rng_stream(uint64_t base, uint32_t stream)
 {
     return rng_mix64(base ^ (uint64_t)stream);

@@ -27,6 +27,7 @@
  * runs it, so the walk is the same for any thread count. The generation in
  * the key gives an agent that reuses a slot a walk of its own. */
 #include <math.h>
+#include <string.h>
 
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
@@ -141,31 +142,47 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     float* dx = AGENT_F(w, AC_DESIRED_X);
     float* dy = AGENT_F(w, AC_DESIRED_Y);
     float* dz = AGENT_F(w, AC_DESIRED_Z);
-    const uint64_t seed = w->seed, step = w->step_count;
+    const uint64_t seed_round = rng_seed_round(w->seed), step = w->step_count;
     wander_block b;
+    uint64_t bits[WANDER_BLOCK];
 
     for (int32_t r0 = begin; r0 < end; r0 += WANDER_BLOCK) {
         int32_t m = end - r0 < WANDER_BLOCK ? end - r0 : WANDER_BLOCK;
+        /* The draws: integer arithmetic only, which the compiler vectorizes
+         * (64-bit lanes), in every build alike. One 64-bit draw gives x and
+         * y (24 bits each); z takes a second. */
         for (int32_t k = 0; k < m; ++k) {
-            int32_t r = r0 + k;
-            int32_t i = rows[r];
-            b.row[k] = i;
-            uint64_t key = (uint64_t)slots[r] | ((uint64_t)keys[r] << 32);
-            /* One 64-bit draw gives x and y (24 bits each); z takes a second. */
-            uint64_t bits = rng_base(seed, key, step);
-            b.nx[k] = (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
-            b.ny[k] = (float)((bits >> 16) & 0xffffffu) * (2.0f / 16777216.0f) - 1.0f;
-            if (three) {
-                b.nz[k] = rng_signed_unit(rng_stream(bits, WANDER_STREAM));
+            uint64_t key = (uint64_t)slots[r0 + k] | ((uint64_t)keys[r0 + k] << 32);
+            bits[k] = rng_base_from(seed_round, key, step);
+        }
+        for (int32_t k = 0; k < m; ++k) {
+            b.nx[k] = (float)(int32_t)(bits[k] >> 40) * (2.0f / 16777216.0f) - 1.0f;
+            b.ny[k] = (float)(int32_t)((bits[k] >> 16) & 0xffffffu) * (2.0f / 16777216.0f) - 1.0f;
+        }
+        if (three)
+            for (int32_t k = 0; k < m; ++k)
+                b.nz[k] = (float)(int32_t)(rng_stream(bits[k], WANDER_STREAM) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+        /* Agent rows: after a reorder, a flock whose agents all wander has
+         * component row r at agent row r, so a block's rows are usually one
+         * run and gather and scatter become plain loads and stores. */
+        const int32_t i0 = rows[r0];
+        int run = 1;
+        for (int32_t k = 0; k < m; ++k) run &= rows[r0 + k] == i0 + k;
+        for (int32_t k = 0; k < m; ++k) b.row[k] = rows[r0 + k];
+        if (three) {
+            for (int32_t k = 0; k < m; ++k) {
+                int32_t i = b.row[k];
                 quat q = {AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i],
                           AGENT_F(w, AC_QZ)[i]};
                 vec3 fwd = quat_forward(q);
                 b.fx[k] = fwd.x;
                 b.fy[k] = fwd.y;
                 b.fz[k] = fwd.z;
-            } else {
-                b.fx[k] = heading[i];
             }
+        } else if (run) {
+            memcpy(b.fx, heading + i0, (size_t)m * sizeof(float));
+        } else {
+            for (int32_t k = 0; k < m; ++k) b.fx[k] = heading[b.row[k]];
         }
         if (m == WANDER_BLOCK) {
             wander_lanes(&b, m, three, wvx + r0, wvy + r0, wvz + r0, noise + r0, strength + r0,
@@ -193,13 +210,24 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 wvz[r0 + k] = b.wvz[k];
             }
         }
-        for (int32_t k = 0; k < m; ++k) {
-            int32_t i = b.row[k];
-            dx[i] += b.ox[k];
-            dy[i] += b.oy[k];
+        if (run) {
+            float* rx = dx + i0;
+            float* ry = dy + i0;
+            for (int32_t k = 0; k < m; ++k) rx[k] += b.ox[k];
+            for (int32_t k = 0; k < m; ++k) ry[k] += b.oy[k];
+            if (three) {
+                float* rz = dz + i0;
+                for (int32_t k = 0; k < m; ++k) rz[k] += b.oz[k];
+            }
+        } else {
+            for (int32_t k = 0; k < m; ++k) {
+                int32_t i = b.row[k];
+                dx[i] += b.ox[k];
+                dy[i] += b.oy[k];
+            }
+            if (three)
+                for (int32_t k = 0; k < m; ++k) dz[b.row[k]] += b.oz[k];
         }
-        if (three)
-            for (int32_t k = 0; k < m; ++k) dz[b.row[k]] += b.oz[k];
     }
 }
 
