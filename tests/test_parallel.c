@@ -80,6 +80,21 @@ Test(parallel, row_ranges_start_on_cache_lines)
     shoal_world_destroy(w);
 }
 
+static void check_affine(int threads)
+{
+    shoal_world_t* w = make_world(2, threads, SHOAL_BACKEND_OPENMP);
+    call_log log = {0};
+    par_for(w, 1000, 64, PAR_AFFINE, log_call, &log);
+    assert_partition(&log, 1000);
+    cr_assert_eq(atomic_load(&log.calls), 16, "blocks of 64 items: 16 calls");
+    for (int k = 0; k < atomic_load(&log.calls); ++k)
+        cr_assert(log.worker[k] >= 0 && log.worker[k] < threads, "worker %d", log.worker[k]);
+    shoal_world_destroy(w);
+}
+
+Test(parallel, affine_blocks_are_each_run_once_on_two_threads) { check_affine(2); }
+Test(parallel, affine_blocks_are_each_run_once_on_three_threads) { check_affine(3); }
+
 /* Two worlds built alike; some agents flock and some wander, so one
  * component has every agent and others only some. */
 static shoal_world_t* make_reorder_world(int dims, int threads, int all_flock)

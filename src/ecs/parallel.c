@@ -18,6 +18,8 @@
 
 #define PAR_ALIGN 16
 
+#define PAR_MAX_SHARES 1024 /* the world's thread limit */
+
 typedef struct par_job {
     par_fn* fn;
     void* ctx;
@@ -26,17 +28,45 @@ typedef struct par_job {
     int32_t block_count;
     int32_t align; /* ranges start at multiples of this many items */
     atomic_int next;
+    /* PAR_AFFINE: `shares` shares of share_blocks blocks each; share_next[j]
+     * counts the blocks taken from share j. */
+    int32_t shares;
+    int32_t share_blocks;
+    atomic_int* share_next;
 } par_job;
+
+static void job_run_block(const par_job* job, int32_t b, int32_t worker)
+{
+    int32_t begin = b * job->block;
+    int32_t end = begin + job->block;
+    if (end > job->count) end = job->count;
+    job->fn(begin, end, worker, job->ctx);
+}
+
+/* Blocks of share j one at a time, until none is left. */
+static void job_drain_share(par_job* job, int32_t j, int32_t worker)
+{
+    int32_t first = j * job->share_blocks;
+    for (;;) {
+        int32_t k = atomic_fetch_add_explicit(&job->share_next[j], 1, memory_order_relaxed);
+        if (k >= job->share_blocks || first + k >= job->block_count) return;
+        job_run_block(job, first + k, worker);
+    }
+}
+
+/* Own share first, then whatever the others left, nearest share first. */
+static void job_affine_loop(par_job* job, int32_t worker)
+{
+    int32_t own = worker % job->shares;
+    for (int32_t d = 0; d < job->shares; ++d) job_drain_share(job, (own + d) % job->shares, worker);
+}
 
 static void job_claim_loop(par_job* job, int32_t worker)
 {
     for (;;) {
         int32_t b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
         if (b >= job->block_count) return;
-        int32_t begin = b * job->block;
-        int32_t end = begin + job->block;
-        if (end > job->count) end = job->count;
-        job->fn(begin, end, worker, job->ctx);
+        job_run_block(job, b, worker);
     }
 }
 
@@ -73,7 +103,9 @@ static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
         int32_t worker = (int32_t)omp_get_thread_num();
         int32_t team = (int32_t)omp_get_num_threads();
         if (bind) bind_current_thread(w, worker);
-        if (schedule & PAR_CLAIMED) {
+        if (schedule & PAR_AFFINE) {
+            job_affine_loop(job, worker);
+        } else if (schedule & PAR_CLAIMED) {
             job_claim_loop(job, worker);
         } else {
             /* Contiguous shares, cut at multiples of job->align items. */
@@ -141,9 +173,19 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
     int64_t per = schedule & PAR_CLAIMED
                       ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
                       : ((int64_t)count + threads - 1) / threads;
+    if (schedule & PAR_AFFINE) per = min_block;
     job.block = round_block(per > min_block ? per : min_block, job.align);
     job.block_count = (int32_t)(((int64_t)count + job.block - 1) / job.block);
     atomic_init(&job.next, 0);
+    atomic_int share_next[PAR_MAX_SHARES];
+    job.shares = 0;
+    job.share_blocks = 0;
+    job.share_next = share_next;
+    if ((schedule & PAR_AFFINE) && w->backend != SHOAL_BACKEND_HOST) {
+        job.shares = threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES;
+        job.share_blocks = (job.block_count + job.shares - 1) / job.shares;
+        for (int32_t j = 0; j < job.shares; ++j) atomic_init(&share_next[j], 0);
+    }
 
     if (w->backend == SHOAL_BACKEND_HOST) {
         int32_t seats = threads - 1;

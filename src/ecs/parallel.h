@@ -20,7 +20,12 @@ typedef enum par_schedule {
      * of per-agent arrays, so ranges are not cut at multiples of 16 items:
      * PAR_STATIC | PAR_TASKS gives worker j exactly the j-th share of a few
      * items (two sort blocks on two threads: one each). */
-    PAR_TASKS = 2
+    PAR_TASKS = 2,
+    /* Worker j starts on the j-th contiguous share, in blocks of min_block
+     * items, then takes blocks left in other shares. The data a worker
+     * touches stays where the static systems before and after put it (on
+     * its own core's caches), and uneven costs still even out. */
+    PAR_AFFINE = 4
 } par_schedule;
 
 /* Run fn over [0, count). Unless PAR_TASKS is set, ranges start at multiples

@@ -783,7 +783,10 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
         s[i].idx = (int32_t*)(block + 7 * per);
     }
     c.scratch = s;
-    par_for(w, g->bucket_count, 64, PAR_CLAIMED, neighbors_range, &c);
+    /* Each worker starts on its own contiguous share of cells, whose agents
+     * the static systems around this one also give it, and then helps with
+     * what is left of the others. */
+    par_for(w, g->bucket_count, 64, PAR_AFFINE, neighbors_range, &c);
     int64_t touched = 0;
     g->pair_tests = g->neighbor_sum = 0;
     for (int32_t i = 0; i < workers; ++i) {
