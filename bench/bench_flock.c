@@ -256,7 +256,7 @@ static void bench_help(void)
            "  --threads T        threads (default: physical cores)\n"
            "  --neighbors K      mean neighbor count to size the box for (default 20)\n"
            "  --radius R         neighbor radius, m (default 2)\n"
-           "  --reorder N        reorder storage by cell every N steps, 0 = never (default 8)\n"
+           "  --reorder N        reorder storage by cell every N steps, 0 = never (default 32)\n"
            "  --bind             pin threads to cores (hwloc)\n"
            "  --json             one JSON object on stdout: agents, steps, threads, seconds,\n"
            "                     agent_steps_per_s, pair_tests_per_s, mean_neighbors,\n"
@@ -274,7 +274,7 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "planner")) return bench_planner(argc, argv);
     if (strcmp(which, "flock") && strcmp(which, "kernel"))
         return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel or planner)", which);
-    bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 8, 0, 0};
+    bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 32, 0, 0};
     for (int i = 2; i < argc; ++i) {
         const char* v = NULL;
         int r;

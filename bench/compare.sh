@@ -6,7 +6,7 @@
 set -euo pipefail
 old=$1 new=$2 repeat=${3:-2}
 run() { # bin dim agents threads steps
-  "$1" bench flock --dim "$2" --agents "$3" --neighbors 20 --threads "$4" --reorder 8 --steps "$5" --json
+  "$1" bench flock --dim "$2" --agents "$3" --neighbors 20 --threads "$4" --steps "$5" --json
 }
 for scene in "2 100000 1" "2 100000 2" "3 100000 1" "3 100000 2" "2 1000000 2" "2 1000000 1"; do
   read -r dim agents threads <<<"$scene"

@@ -20,7 +20,7 @@ echo "dim,agents,neighbors,threads,reorder,steps,agent_steps_per_s,pair_tests_pe
 for scene in $scenes; do
   IFS=: read -r dim agents k <<<"$scene"
   for threads in 1 2; do
-    for reorder in 0 1 8; do
+    for reorder in 0 1 8 32; do
       best=""
       for _ in $(seq "$repeat"); do
         line=$($shoal bench flock --dim "$dim" --agents "$agents" --neighbors "$k" --threads "$threads" \

@@ -137,7 +137,7 @@ typedef struct shoal_world_def_t {
     /* Spatial hash cell edge, m; 0 = the largest neighbor radius. Default 0. */
     float cell_size;
     /* Reorder agent storage by cell every this many steps (0 = never), so
-     * neighbors are adjacent in memory. Default 8. */
+     * neighbors are adjacent in memory. Default 32. */
     int32_t reorder_interval;
     shoal_enqueue_task_fn* enqueue_task; /* host task system, optional */
     shoal_finish_task_fn* finish_task;

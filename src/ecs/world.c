@@ -108,7 +108,7 @@ shoal_world_def_t shoal_world_default_def(void)
     def.thread_count = 0;
     def.backend = SHOAL_BACKEND_AUTO;
     def.initial_capacity = 1024;
-    def.reorder_interval = 8;
+    def.reorder_interval = 32;
     def.internal_value = WORLD_DEF_COOKIE;
     return def;
 }
