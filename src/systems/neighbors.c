@@ -120,35 +120,41 @@ static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out, flo
     return count;
 }
 
-/* Copy n floats a lane at a time, adding `shift` (0 for a plain copy: x + 0
- * is x for every finite x, so the bits are those of memcpy). The last lane
- * may run up to SHOAL_LANES - 1 floats past n on both sides: the sorted
- * arrays carry SHOAL_PAD_FLOATS of padding, and the pack's slack absorbs the
- * writes, which the next run or the zeroed tail overwrites. */
-static inline void copy_run(float* dst, const float* src, int32_t n, float shift)
-{
-    if (shift == 0.0f) {
-        for (int32_t i = 0; i < n; i += SHOAL_LANES) lane_storeu(dst + i, lane_loadu(src + i));
-    } else {
-        lanef d = lane_set1(shift);
-        for (int32_t i = 0; i < n; i += SHOAL_LANES)
-            lane_storeu(dst + i, lane_add(lane_loadu(src + i), d));
-    }
-}
-
-/* Append sorted agents [lo, hi) to the pack at m, positions shifted by sh. */
+/* Append sorted agents [lo, hi) to the pack at m, positions shifted by sh
+ * (a zero shift copies: see below). Every array goes through one loop, and
+ * the first two lanes are copied whatever the run's length: a run is
+ * usually 3 cells of a few agents, so the copy is then branch-free, where a
+ * loop per array whose trip count follows the run's length mispredicts on
+ * almost every run. Copies run up to 2 lanes past hi in the sorted arrays
+ * (their SHOAL_PAD_FLOATS of padding) and past the pack's end (its slack),
+ * and the next run or pack_finish overwrites what lies past m + hi - lo. */
 static inline int32_t pack_run(const grid_t* g, nb_scratch* s, int32_t m, int32_t lo, int32_t hi,
                                const float sh[3], int three)
 {
-    int32_t len = hi - lo;
-    copy_run(s->cx + m, g->sx + lo, len, sh[0]);
-    copy_run(s->cy + m, g->sy + lo, len, sh[1]);
-    copy_run(s->cvx + m, g->svx + lo, len, 0.0f);
-    copy_run(s->cvy + m, g->svy + lo, len, 0.0f);
-    if (three) {
-        copy_run(s->cz + m, g->sz + lo, len, sh[2]);
-        copy_run(s->cvz + m, g->svz + lo, len, 0.0f);
-    }
+    const int32_t len = hi - lo;
+    /* x + 0 is x for every position but -0, which would become +0: a zero
+     * shift is not added, so the pack holds the sorted copies' bits. */
+    const int shifted = sh[0] != 0.0f || sh[1] != 0.0f || sh[2] != 0.0f;
+    const lanef hx = lane_set1(sh[0]), hy = lane_set1(sh[1]), hz = lane_set1(sh[2]);
+    int32_t i = 0;
+    do {
+        for (int u = 0; u < 2; ++u, i += SHOAL_LANES) {
+            lanef x = lane_loadu(g->sx + lo + i), y = lane_loadu(g->sy + lo + i);
+            if (shifted) {
+                x = lane_add(x, hx);
+                y = lane_add(y, hy);
+            }
+            lane_storeu(s->cx + m + i, x);
+            lane_storeu(s->cy + m + i, y);
+            lane_storeu(s->cvx + m + i, lane_loadu(g->svx + lo + i));
+            lane_storeu(s->cvy + m + i, lane_loadu(g->svy + lo + i));
+            if (three) {
+                lanef z = lane_loadu(g->sz + lo + i);
+                lane_storeu(s->cz + m + i, shifted ? lane_add(z, hz) : z);
+                lane_storeu(s->cvz + m + i, lane_loadu(g->svz + lo + i));
+            }
+        }
+    } while (i < len);
     return m + len;
 }
 

@@ -20,10 +20,12 @@
 #include <stdint.h>
 
 #include "ecs/world.h"
+#include "simd/lanes.h"
 
 /* Extra floats after every per-agent array, so lane loads that run past
- * the last agent stay inside the allocation. */
-#define SHOAL_PAD_FLOATS 16
+ * the last agent stay inside the allocation (the neighbors' packing reads
+ * up to two lanes past a run). */
+#define SHOAL_PAD_FLOATS (2 * SHOAL_MAX_LANES)
 
 typedef struct grid_t {
     int32_t dims;
