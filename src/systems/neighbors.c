@@ -45,7 +45,6 @@ typedef struct nb_scratch {
 typedef struct nb_ctx {
     world_t* w;
     grid_t* g;
-    nb_scratch* scratch; /* one per worker */
     int32_t* worker_max; /* one per worker: largest pack */
     int64_t* worker_agents;
     int64_t* worker_pairs;
@@ -611,120 +610,204 @@ static inline void apply_sums(const nb_out* o, int32_t cr, int32_t row, const su
     if (o->dz) o->dz[row] += ks * r->sep[2] + ka * r->ali[2] + kc * r->coh[2];
 }
 
+/* What the agent passes of one range read and write. */
+typedef struct nb_env {
+    world_t* w;
+    const grid_t* g;
+    nb_out out;
+    const float* radius;
+    const float* fov_cos;
+    const int32_t* max;
+} nb_env;
+
+/* An uncapped agent waiting for a partner to share a kernel pass. */
+typedef struct nb_pending {
+    agent_in a;
+    int32_t cr, row; /* cr < 0: none */
+} nb_pending;
+
+typedef struct nb_counts {
+    int64_t touched, pairs, found;
+} nb_counts;
+
+/* Run the pending agent alone (its pack is about to be replaced). */
+static inline void pending_flush(const nb_env* e, const nb_scratch* s, int32_t m, nb_pending* p,
+                                 nb_counts* n)
+{
+    if (p->cr < 0) return;
+    sums r;
+    kernel(e->g, s, m, &p->a, &r, NULL);
+    n->found += (int64_t)r.n;
+    apply_sums(&e->out, p->cr, p->row, &r);
+    p->cr = -1;
+}
+
+/* Sorted agent k (component row cr), whose block is packed in s (m
+ * candidates, k itself at pack index self): capped agents run alone,
+ * uncapped ones in pairs through kernel2. */
+static inline void agent_pass(const nb_env* e, nb_scratch* s, int32_t m, int32_t self, int32_t k,
+                              int32_t cr, nb_pending* p, nb_counts* n)
+{
+    const grid_t* g = e->g;
+    int32_t row = g->order[k];
+    agent_in a;
+    a.x[0] = g->sx[k];
+    a.x[1] = g->sy[k];
+    a.x[2] = g->dims == 3 ? g->sz[k] : 0.0f;
+    a.radius = e->radius[cr];
+    a.r2 = a.radius * a.radius;
+    a.fov_cos = e->fov_cos[cr];
+    a.self = self;
+    a.fwd[0] = a.fwd[1] = a.fwd[2] = 0.0f;
+    if (a.fov_cos > -1.0f) {
+        vec3 f = agent_forward(e->w, row);
+        a.fwd[0] = f.x;
+        a.fwd[1] = f.y;
+        a.fwd[2] = f.z;
+    }
+    int32_t cap = e->max[cr];
+    n->touched++;
+    n->pairs += m;
+    if (cap > 0) {
+        sums r;
+        kernel(g, s, m, &a, &r, s->d2);
+        if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
+        n->found += (int64_t)r.n;
+        apply_sums(&e->out, cr, row, &r);
+        return;
+    }
+    if (p->cr < 0) {
+        p->a = a;
+        p->cr = cr;
+        p->row = row;
+        return;
+    }
+    sums rp, r;
+    kernel2(g, s, m, &p->a, &a, &rp, &r);
+    n->found += (int64_t)rp.n + (int64_t)r.n;
+    apply_sums(&e->out, p->cr, p->row, &rp);
+    apply_sums(&e->out, cr, row, &r);
+    p->cr = -1;
+}
+
+/* The pack of bucket q of a direct grid (one cell). */
+static inline int32_t pack_cell(const grid_t* g, uint32_t q, nb_scratch* s, int32_t* self_base)
+{
+    int32_t cell[3];
+    cell_of_bucket(g, q, cell);
+    if (cell_interior(g, cell)) return pack_interior(g, cell, s, self_base);
+    uint32_t buckets[MAX_BLOCK];
+    float shift[MAX_BLOCK][3];
+    int nb = block_buckets(g, cell, buckets, shift);
+    return pack_block(g, buckets, (const float(*)[3])shift, nb, q, s, self_base);
+}
+
+/* First bucket in [q, end) holding agents, or end. */
+static inline int32_t next_occupied(const grid_t* g, int32_t q, int32_t end)
+{
+    while (q < end && g->cell_start[q + 1] == g->cell_start[q]) ++q;
+    return q;
+}
+
+/* A direct grid: a bucket is one cell, packed once for all its agents. */
+static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n)
+{
+    const grid_t* g = e->g;
+    nb_pending p = {.cr = -1};
+    for (int32_t q = next_occupied(g, begin, end); q < end; q = next_occupied(g, q + 1, end)) {
+        int32_t self_base = 0;
+        int32_t m = pack_cell(g, (uint32_t)q, s, &self_base);
+        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
+        for (int32_t k = lo; k < hi; ++k) {
+            int32_t cr = g->scomp[k];
+            if (cr >= 0) agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n);
+        }
+        pending_flush(e, s, m, &p, n);
+    }
+}
+
+/* A hashed grid: a bucket may hold agents of several cells, in row order;
+ * the pack is rebuilt whenever the cell changes. */
+static void range_hashed(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n)
+{
+    const grid_t* g = e->g;
+    uint32_t buckets[MAX_BLOCK];
+    float shift[MAX_BLOCK][3];
+    for (int32_t q = begin; q < end; ++q) {
+        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
+        int32_t packed[3] = {INT32_MIN, 0, 0};
+        int32_t m = 0, self_base = 0;
+        nb_pending p = {.cr = -1};
+        for (int32_t k = lo; k < hi; ++k) {
+            int32_t cr = g->scomp[k];
+            if (cr < 0) continue;
+            int32_t cell[3];
+            cell_of(g, k, cell);
+            if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
+                pending_flush(e, s, m, &p, n);
+                int nb = block_buckets(g, cell, buckets, shift);
+                m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s, &self_base);
+                memcpy(packed, cell, sizeof packed);
+            }
+            agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n);
+        }
+        pending_flush(e, s, m, &p, n);
+    }
+}
+
+/* Floats of one worker's scratch: a pack (6 arrays) and the capped path's
+ * d2 and idx. */
+#define NB_ARRAYS 8
+
+static void worker_scratch(const grid_t* g, int32_t worker, nb_scratch* s)
+{
+    size_t per = g->nb_per;
+    float* block = g->nb_mem + (size_t)worker * per * NB_ARRAYS;
+    s->cx = block;
+    s->cy = block + per;
+    s->cz = block + 2 * per;
+    s->cvx = block + 3 * per;
+    s->cvy = block + 4 * per;
+    s->cvz = block + 5 * per;
+    s->d2 = block + 6 * per;
+    s->idx = (int32_t*)(block + 7 * per);
+}
+
 static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     nb_ctx* c = (nb_ctx*)vctx;
     world_t* w = c->w;
     const grid_t* g = c->g;
-    nb_scratch* s = &c->scratch[worker];
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
-    const nb_out out = {
-        TABLE_COL(&comp->table, float, NB_K_SEP), TABLE_COL(&comp->table, float, NB_K_ALI),
-        TABLE_COL(&comp->table, float, NB_K_COH), TABLE_COL(&comp->table, float, NB_W_SEP),
-        TABLE_COL(&comp->table, float, NB_W_ALI), TABLE_COL(&comp->table, float, NB_W_COH),
-        AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
-        g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL};
-    const float* nb_radius = TABLE_COL(&comp->table, float, NB_RADIUS);
-    const float* nb_fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS);
-    const int32_t* nb_max = TABLE_COL(&comp->table, int32_t, NB_MAX);
-    uint32_t buckets[MAX_BLOCK];
-    float shift[MAX_BLOCK][3];
-    int64_t touched = 0, pairs = 0, found = 0;
-    for (int32_t q = begin; q < end; ++q) {
-        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
-        int32_t packed[3] = {INT32_MIN, 0, 0};
-        int32_t m = 0, self_base = 0;
-        agent_in pend = {.self = 0};
-        int32_t pend_cr = -1, pend_row = 0;
-        for (int32_t k = lo; k < hi; ++k) {
-            int32_t cr = g->scomp[k];
-            if (cr < 0) continue;
-            int32_t row = g->order[k];
-            int32_t cell[3];
-            if (g->direct) {
-                if (packed[0] == INT32_MIN) cell_of_bucket(g, (uint32_t)q, cell);
-                else memcpy(cell, packed, sizeof cell);
-            } else {
-                cell_of(g, k, cell);
-            }
-            if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
-                if (pend_cr >= 0) { /* its pack is about to be replaced */
-                    sums r;
-                    kernel(g, s, m, &pend, &r, NULL);
-                    found += (int64_t)r.n;
-                    apply_sums(&out, pend_cr, pend_row, &r);
-                    pend_cr = -1;
-                }
-                if (g->direct && cell_interior(g, cell)) {
-                    m = pack_interior(g, cell, s, &self_base);
-                } else {
-                    int nb = block_buckets(g, cell, buckets, shift);
-                    m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s,
-                                   &self_base);
-                }
-                memcpy(packed, cell, sizeof packed);
-            }
-            agent_in a;
-            a.x[0] = g->sx[k];
-            a.x[1] = g->sy[k];
-            a.x[2] = g->dims == 3 ? g->sz[k] : 0.0f;
-            a.radius = nb_radius[cr];
-            a.r2 = a.radius * a.radius;
-            a.fov_cos = nb_fov_cos[cr];
-            a.self = self_base + (k - lo);
-            a.fwd[0] = a.fwd[1] = a.fwd[2] = 0.0f;
-            if (a.fov_cos > -1.0f) {
-                vec3 f = agent_forward(w, row);
-                a.fwd[0] = f.x;
-                a.fwd[1] = f.y;
-                a.fwd[2] = f.z;
-            }
-            int32_t cap = nb_max[cr];
-            touched++;
-            pairs += m;
-            if (cap > 0) {
-                sums r;
-                kernel(g, s, m, &a, &r, s->d2);
-                if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
-                found += (int64_t)r.n;
-                apply_sums(&out, cr, row, &r);
-                continue;
-            }
-            /* Uncapped agents of one pack go through the kernel in pairs. */
-            if (pend_cr < 0) {
-                pend = a;
-                pend_cr = cr;
-                pend_row = row;
-                continue;
-            }
-            sums rp, r;
-            kernel2(g, s, m, &pend, &a, &rp, &r);
-            found += (int64_t)rp.n + (int64_t)r.n;
-            apply_sums(&out, pend_cr, pend_row, &rp);
-            apply_sums(&out, cr, row, &r);
-            pend_cr = -1;
-        }
-        if (pend_cr >= 0) {
-            sums r;
-            kernel(g, s, m, &pend, &r, NULL);
-            found += (int64_t)r.n;
-            apply_sums(&out, pend_cr, pend_row, &r);
-            pend_cr = -1;
-        }
-    }
-    c->worker_agents[worker] += touched;
-    c->worker_pairs[worker] += pairs;
-    c->worker_found[worker] += found;
+    const nb_env e = {
+        w, g,
+        {TABLE_COL(&comp->table, float, NB_K_SEP), TABLE_COL(&comp->table, float, NB_K_ALI),
+         TABLE_COL(&comp->table, float, NB_K_COH), TABLE_COL(&comp->table, float, NB_W_SEP),
+         TABLE_COL(&comp->table, float, NB_W_ALI), TABLE_COL(&comp->table, float, NB_W_COH),
+         AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
+         g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
+        TABLE_COL(&comp->table, float, NB_RADIUS), TABLE_COL(&comp->table, float, NB_FOV_COS),
+        TABLE_COL(&comp->table, int32_t, NB_MAX)};
+    nb_scratch s;
+    worker_scratch(g, worker, &s);
+    nb_counts n = {0, 0, 0};
+    if (g->direct)
+        range_direct(&e, &s, begin, end, &n);
+    else
+        range_hashed(&e, &s, begin, end, &n);
+    c->worker_agents[worker] += n.touched;
+    c->worker_pairs[worker] += n.pairs;
+    c->worker_found[worker] += n.found;
 }
 
-/* Floats of the per-worker packs this step needs (8 arrays of `*per`
- * floats per worker), from the grid's largest bucket. */
+/* Floats of the per-worker scratch this step needs (NB_ARRAYS arrays of
+ * `*per` floats per worker), from the grid's largest bucket. */
 static size_t pack_floats(world_t* w, grid_t* g, int32_t count, size_t* per_out)
 {
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     int32_t wmax[1024];
     memset(wmax, 0, (size_t)workers * sizeof *wmax);
-    nb_ctx c = {w, g, NULL, wmax, NULL, NULL, NULL};
+    nb_ctx c = {w, g, wmax, NULL, NULL, NULL};
     par_for(w, g->bucket_count, 4096, PAR_STATIC, max_bucket_range, &c);
     int64_t most = 0;
     for (int32_t i = 0; i < workers; ++i) most = wmax[i] > most ? wmax[i] : most;
@@ -733,7 +816,7 @@ static size_t pack_floats(world_t* w, grid_t* g, int32_t count, size_t* per_out)
     size_t per = (size_t)most + 2 * SHOAL_MAX_LANES;
     per = (per + 15) / 16 * 16; /* keep every array 64-byte aligned */
     *per_out = per;
-    return per * 8 * (size_t)workers;
+    return per * NB_ARRAYS * (size_t)workers;
 }
 
 int neighbors_reserve(world_t* w, grid_t* g, int32_t count)
@@ -768,27 +851,14 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
-    nb_ctx c = {w, g, NULL, wmax, wagents, wpairs, wfound};
+    nb_ctx c = {w, g, wmax, wagents, wpairs, wfound};
     /* The spatial hash sized and grew the packs (neighbors_reserve) before
      * the step changed anything. */
     size_t per = g->nb_per;
-    if (per == 0 || per * 8 * (size_t)workers > g->nb_mem_floats) {
+    if (per == 0 || per * NB_ARRAYS * (size_t)workers > g->nb_mem_floats) {
         world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "neighbors: the spatial hash did not run this step");
         return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
     }
-    nb_scratch s[1024];
-    for (int32_t i = 0; i < workers; ++i) {
-        float* block = g->nb_mem + (size_t)i * per * 8;
-        s[i].cx = block;
-        s[i].cy = block + per;
-        s[i].cz = block + 2 * per;
-        s[i].cvx = block + 3 * per;
-        s[i].cvy = block + 4 * per;
-        s[i].cvz = block + 5 * per;
-        s[i].d2 = block + 6 * per;
-        s[i].idx = (int32_t*)(block + 7 * per);
-    }
-    c.scratch = s;
     /* Each worker starts on its own contiguous share of cells, whose agents
      * the static systems around this one also give it, and then helps with
      * what is left of the others. */
