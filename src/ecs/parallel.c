@@ -18,8 +18,6 @@
 
 #define PAR_ALIGN 16
 
-#define PAR_MAX_SHARES 1024 /* the world's thread limit */
-
 typedef struct par_job {
     par_fn* fn;
     void* ctx;
@@ -177,12 +175,12 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
     job.block = round_block(per > min_block ? per : min_block, job.align);
     job.block_count = (int32_t)(((int64_t)count + job.block - 1) / job.block);
     atomic_init(&job.next, 0);
-    atomic_int share_next[PAR_MAX_SHARES];
+    atomic_int share_next[SHOAL_MAX_THREADS];
     job.shares = 0;
     job.share_blocks = 0;
     job.share_next = share_next;
     if ((schedule & PAR_AFFINE) && w->backend != SHOAL_BACKEND_HOST) {
-        job.shares = threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES;
+        job.shares = threads < SHOAL_MAX_THREADS ? threads : SHOAL_MAX_THREADS;
         job.share_blocks = (job.block_count + job.shares - 1) / job.shares;
         for (int32_t j = 0; j < job.shares; ++j) atomic_init(&share_next[j], 0);
     }

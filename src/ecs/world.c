@@ -18,7 +18,6 @@
 /* A cookie in the definitions' internal_value tells a def that came from
  * shoal_*_default_def() from one that was left uninitialized. */
 #define WORLD_DEF_COOKIE 0x5348574c /* "SHWL" */
-#define MAX_THREADS 1024
 #define MAX_AGENTS (INT32_MAX / 2)
 
 const char* shoal_version(void) { return "0.1.0"; }
@@ -121,7 +120,7 @@ static int32_t env_threads(const char** text)
     if (!s || !*s) return 0;
     char* end = NULL;
     long v = strtol(s, &end, 10);
-    if (*end != '\0' || v < 1 || v > MAX_THREADS) return -1;
+    if (*end != '\0' || v < 1 || v > SHOAL_MAX_THREADS) return -1;
     return (int32_t)v;
 }
 
@@ -141,10 +140,10 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     if (def->dimensions != 2 && def->dimensions != 3)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: dimensions must be 2 or 3, got %d", (int)def->dimensions);
-    if (def->thread_count < 0 || def->thread_count > MAX_THREADS)
+    if (def->thread_count < 0 || def->thread_count > SHOAL_MAX_THREADS)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: thread_count must be in 0..%d (0 = automatic), got %d",
-                       MAX_THREADS, (int)def->thread_count);
+                       SHOAL_MAX_THREADS, (int)def->thread_count);
     if (def->initial_capacity < 0 || def->initial_capacity > MAX_AGENTS)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: initial_capacity must be in 0..%d, got %d", MAX_AGENTS,
@@ -187,7 +186,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
         if (threads < 0)
             return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                            "world_create: SHOAL_THREADS='%s' is not a thread count (expected 1..%d)",
-                           text, MAX_THREADS);
+                           text, SHOAL_MAX_THREADS);
     }
     if (threads == 0 || def->bind_threads) {
         int32_t cores = par_physical_cores(&topology);

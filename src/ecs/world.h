@@ -60,6 +60,10 @@ typedef struct slot_t {
 typedef struct shoal_world_t world_t;
 typedef int64_t system_run_fn(world_t* world, float dt, void* ctx);
 
+/* The most threads a world may have (thread_count and $SHOAL_THREADS):
+ * per-worker tables on the stack are this long. */
+#define SHOAL_MAX_THREADS 1024
+
 #define SYSTEM_NAME_MAX 32
 #define WORLD_MAX_SYSTEMS 64
 

@@ -45,7 +45,6 @@ typedef struct nb_scratch {
 typedef struct nb_ctx {
     world_t* w;
     grid_t* g;
-    int32_t* worker_max; /* one per worker: largest pack */
     int64_t* worker_agents;
     int64_t* worker_pairs;
     int64_t* worker_found;
@@ -576,20 +575,6 @@ static void nearest_sums(const grid_t* g, const nb_scratch* s, int32_t m, const 
     }
 }
 
-/* Largest bucket, to bound the packs: a block of 9 (27) buckets holds at
- * most that many times the largest, and never more than all agents. */
-static void max_bucket_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    nb_ctx* c = (nb_ctx*)vctx;
-    const int32_t* start = c->g->cell_start;
-    int32_t best = c->worker_max[worker];
-    for (int32_t q = begin; q < end; ++q) {
-        int32_t size = start[q + 1] - start[q];
-        best = size > best ? size : best;
-    }
-    c->worker_max[worker] = best;
-}
-
 /* The neighbors component's gains and weights, and the desired velocity
  * columns, looked up once per range. */
 typedef struct nb_out {
@@ -801,17 +786,13 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
 }
 
 /* Floats of the per-worker scratch this step needs (NB_ARRAYS arrays of
- * `*per` floats per worker), from the grid's largest bucket. */
-static size_t pack_floats(world_t* w, grid_t* g, int32_t count, size_t* per_out)
+ * `*per` floats per worker): a block of 9 (27) buckets holds at most that
+ * many times the largest, and never more than all agents. */
+static size_t pack_floats(const world_t* w, const grid_t* g, int32_t count, int32_t largest,
+                          size_t* per_out)
 {
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
-    int32_t wmax[1024];
-    memset(wmax, 0, (size_t)workers * sizeof *wmax);
-    nb_ctx c = {w, g, wmax, NULL, NULL, NULL};
-    par_for(w, g->bucket_count, 4096, PAR_STATIC, max_bucket_range, &c);
-    int64_t most = 0;
-    for (int32_t i = 0; i < workers; ++i) most = wmax[i] > most ? wmax[i] : most;
-    most *= g->dims == 3 ? 27 : 9;
+    int64_t most = (int64_t)largest * (g->dims == 3 ? 27 : 9);
     if (most > count) most = count;
     size_t per = (size_t)most + 2 * SHOAL_MAX_LANES;
     per = (per + 15) / 16 * 16; /* keep every array 64-byte aligned */
@@ -819,10 +800,10 @@ static size_t pack_floats(world_t* w, grid_t* g, int32_t count, size_t* per_out)
     return per * NB_ARRAYS * (size_t)workers;
 }
 
-int neighbors_reserve(world_t* w, grid_t* g, int32_t count)
+int neighbors_reserve(world_t* w, grid_t* g, int32_t count, int32_t largest)
 {
     size_t per;
-    size_t need = pack_floats(w, g, count, &per);
+    size_t need = pack_floats(w, g, count, largest, &per);
     g->nb_per = 0;
     if (need > g->nb_mem_floats) {
         float* mem = mem_alloc(&w->alloc, need * sizeof(float));
@@ -845,13 +826,11 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     grid_t* g = w->grid;
     if (!g || g->count == 0) return 0;
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
-    int32_t wmax[1024];
-    int64_t wagents[1024], wpairs[1024], wfound[1024];
-    memset(wmax, 0, (size_t)workers * sizeof *wmax);
+    int64_t wagents[SHOAL_MAX_THREADS], wpairs[SHOAL_MAX_THREADS], wfound[SHOAL_MAX_THREADS];
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
-    nb_ctx c = {w, g, wmax, wagents, wpairs, wfound};
+    nb_ctx c = {w, g, wagents, wpairs, wfound};
     /* The spatial hash sized and grew the packs (neighbors_reserve) before
      * the step changed anything. */
     size_t per = g->nb_per;

@@ -16,6 +16,7 @@
 
 #define MIN_BUCKETS 1024
 #define PREFIX_CHUNK 4096
+#define SERIAL_PREFIX (1 << 16)
 
 static size_t padded(int32_t n) { return (size_t)n + SHOAL_PAD_FLOATS; }
 
@@ -186,6 +187,7 @@ typedef struct sort_ctx {
     int32_t block_size;
     int32_t chunks;
     int32_t* chunk_base;
+    int32_t* largest; /* per worker: the largest bucket its prefix saw */
 } sort_ctx;
 
 /* Bucket of agent row i, from the same wrapped coordinates the sorted
@@ -278,12 +280,13 @@ static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx
     }
 }
 
-/* Turn counts into write positions, (bucket, block) order. */
+/* Turn counts into write positions, (bucket, block) order, noting the
+ * largest bucket (which sizes the neighbors' packs). */
 static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    (void)worker;
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
+    int32_t largest = c->largest[worker];
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t lo = ch * PREFIX_CHUNK, hi = lo + PREFIX_CHUNK;
         if (hi > g->bucket_count) hi = g->bucket_count;
@@ -296,8 +299,11 @@ static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vct
                 *slot = running;
                 running += count;
             }
+            int32_t size = running - g->cell_start[q];
+            largest = size > largest ? size : largest;
         }
     }
+    c->largest[worker] = largest;
 }
 
 static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -384,22 +390,36 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     /* A chunk's base is kept in cell_start at the chunk's first bucket: that
      * is the value prefix_offsets writes there anyway, and nothing else reads
      * it before, so the prefix needs no memory of its own. */
+    int32_t largest[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    memset(largest, 0, (size_t)workers * sizeof *largest);
     sort_ctx c = {w, g, n, blocks, (n + blocks - 1) / blocks,
-                  (g->bucket_count + PREFIX_CHUNK - 1) / PREFIX_CHUNK, g->cell_start};
+                  (g->bucket_count + PREFIX_CHUNK - 1) / PREFIX_CHUNK, g->cell_start, largest};
 
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
-    par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_totals, &c);
+    /* A prefix over fewer than SERIAL_PREFIX counts is quicker on this
+     * thread than two parallel rounds (each a wake-up and a barrier). */
+    const int serial = (int64_t)g->bucket_count * blocks <= SERIAL_PREFIX;
+    if (serial)
+        prefix_totals(0, c.chunks, 0, &c);
+    else
+        par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_totals, &c);
     int32_t running = 0;
     for (int32_t ch = 0; ch < c.chunks; ++ch) {
         int32_t t = c.chunk_base[ch * PREFIX_CHUNK];
         c.chunk_base[ch * PREFIX_CHUNK] = running;
         running += t;
     }
-    par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_offsets, &c);
+    if (serial)
+        prefix_offsets(0, c.chunks, 0, &c);
+    else
+        par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_offsets, &c);
     g->cell_start[g->bucket_count] = n;
+    int32_t most = 0;
+    for (int32_t i = 0; i < workers; ++i) most = largest[i] > most ? largest[i] : most;
     /* The neighbors' packs, sized from the bucket counts just made, before
      * the agent table is reordered: out of memory here changes nothing. */
-    if (!neighbors_reserve(w, g, n)) {
+    if (!neighbors_reserve(w, g, n, most)) {
         g->count = 0;
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }

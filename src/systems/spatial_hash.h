@@ -60,10 +60,10 @@ typedef struct grid_t {
 } grid_t;
 
 /* Size the neighbors system's packs for this step's grid of `count` agents
- * (its buckets counted) and grow them: the spatial hash calls it before it
- * reorders anything, so a step out of memory fails before any change. 0
- * when out of memory (the world's error is set). */
-int neighbors_reserve(world_t* w, grid_t* g, int32_t count);
+ * whose largest bucket holds `largest`, and grow them: the spatial hash
+ * calls it before it reorders anything, so a step out of memory fails
+ * before any change. 0 when out of memory (the world's error is set). */
+int neighbors_reserve(world_t* w, grid_t* g, int32_t count, int32_t largest);
 
 /* Run the neighbor pair kernel for `iterations` agents (two per pass, as
  * the flock step runs them) over one pack of `candidates` agents that stays
