@@ -80,6 +80,60 @@ Test(parallel, row_ranges_start_on_cache_lines)
     shoal_world_destroy(w);
 }
 
+/* A host task system that runs an enqueued task only when it is finished,
+ * on the calling thread: the library's own seat finishes the loop. */
+typedef struct lazy_task {
+    shoal_task_fn* fn;
+    int32_t count;
+    void* ctx;
+} lazy_task;
+
+static void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx,
+                          void* user_ctx)
+{
+    (void)min_range;
+    (void)user_ctx;
+    lazy_task* t = malloc(sizeof *t);
+    cr_assert_not_null(t);
+    *t = (lazy_task){fn, count, task_ctx};
+    return t;
+}
+
+static void lazy_finish(void* task, void* user_ctx)
+{
+    (void)user_ctx;
+    lazy_task* t = (lazy_task*)task;
+    t->fn(0, t->count, 0, t->ctx);
+    free(t);
+}
+
+static shoal_world_t* make_host_world(int threads)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = threads;
+    def.backend = SHOAL_BACKEND_HOST;
+    def.enqueue_task = lazy_enqueue;
+    def.finish_task = lazy_finish;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    return w;
+}
+
+Test(parallel, host_tasks_cover_every_schedule)
+{
+    shoal_world_t* w = make_host_world(3);
+    const int schedules[4] = {PAR_STATIC | PAR_TASKS, PAR_CLAIMED | PAR_TASKS, PAR_AFFINE, PAR_STATIC};
+    for (int k = 0; k < 4; ++k) {
+        call_log log = {0};
+        par_for(w, 1000, 64, schedules[k], log_call, &log);
+        assert_partition(&log, 1000);
+        for (int c = 0; c < atomic_load(&log.calls); ++c)
+            cr_assert(log.worker[c] >= 0 && log.worker[c] < 3, "worker %d", log.worker[c]);
+    }
+    shoal_world_destroy(w);
+}
+
 static void check_affine(int threads)
 {
     shoal_world_t* w = make_world(2, threads, SHOAL_BACKEND_OPENMP);
@@ -100,9 +154,10 @@ Test(parallel, affine_blocks_are_each_run_once_on_three_threads) { check_affine(
 static shoal_world_t* make_reorder_world(int dims, int threads, int all_flock)
 {
     shoal_world_t* w = make_world(dims, threads, threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL);
-    for (int i = 0; i < 700; ++i) {
+    /* Above 4096 agents the slot and component passes split over workers. */
+    for (int i = 0; i < 5000; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
-        for (int k = 0; k < dims; ++k) d.position[k] = rng_range(3, (uint64_t)i, 0, (uint32_t)k, -30.0f, 30.0f);
+        for (int k = 0; k < dims; ++k) d.position[k] = rng_range(3, (uint64_t)i, 0, (uint32_t)k, -80.0f, 80.0f);
         d.heading = rng_range(3, (uint64_t)i, 1, 0, -3.0f, 3.0f);
         if (all_flock || i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
         if (i % 4 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;

@@ -1239,6 +1239,11 @@ size_t world_permute_scratch_size(const world_t* w)
     return size;
 }
 
+/* The second half of a reorder, once the agent table's columns have been
+ * permuted: re-point the slots and put every component in the new
+ * agent-row order. */
+static void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_perm);
+
 void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
                                     int32_t* component_perm)
 {
@@ -1246,7 +1251,7 @@ void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scrat
     world_finish_agent_permute(w, scratch, component_perm);
 }
 
-void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_perm)
+static void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_perm)
 {
     int32_t n = w->agents.count;
     const uint32_t* slots = table_slots(&w->agents);

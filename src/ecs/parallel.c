@@ -7,7 +7,12 @@
  * thread; every seat claims blocks from the same counter, so the caller alone
  * finishes the loop if the host never gets round to the task (no deadlock on
  * a busy or single-threaded host pool), and a seat number is a worker index
- * that no two running calls share. */
+ * that no two running calls share.
+ *
+ * PAR_TASKS cuts ranges at any item instead of at cache lines. PAR_AFFINE
+ * gives OpenMP worker j the j-th contiguous share first and lets it take
+ * blocks left in other shares afterwards; with host tasks, where seats are
+ * not tied to threads, it is the claimed schedule. */
 #include "ecs/parallel.h"
 
 #include "ecs/trace.h"
@@ -30,8 +35,17 @@ typedef struct par_job {
      * counts the blocks taken from share j. */
     int32_t shares;
     int32_t share_blocks;
-    atomic_int* share_next;
+    struct share_counter* share_next;
 } par_job;
+
+/* At most this many shares: with more workers, several start on the same
+ * share. Each counter has its own cache line, so a worker taking blocks of
+ * its share does not pull the line of another's. */
+#define PAR_MAX_SHARES 64
+
+typedef struct share_counter {
+    _Alignas(64) atomic_int next;
+} share_counter;
 
 static void job_run_block(const par_job* job, int32_t b, int32_t worker)
 {
@@ -46,7 +60,7 @@ static void job_drain_share(par_job* job, int32_t j, int32_t worker)
 {
     int32_t first = j * job->share_blocks;
     for (;;) {
-        int32_t k = atomic_fetch_add_explicit(&job->share_next[j], 1, memory_order_relaxed);
+        int32_t k = atomic_fetch_add_explicit(&job->share_next[j].next, 1, memory_order_relaxed);
         if (k >= job->share_blocks || first + k >= job->block_count) return;
         job_run_block(job, first + k, worker);
     }
@@ -175,14 +189,14 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
     job.block = round_block(per > min_block ? per : min_block, job.align);
     job.block_count = (int32_t)(((int64_t)count + job.block - 1) / job.block);
     atomic_init(&job.next, 0);
-    atomic_int share_next[SHOAL_MAX_THREADS];
+    share_counter share_next[PAR_MAX_SHARES];
     job.shares = 0;
     job.share_blocks = 0;
     job.share_next = share_next;
     if ((schedule & PAR_AFFINE) && w->backend != SHOAL_BACKEND_HOST) {
-        job.shares = threads < SHOAL_MAX_THREADS ? threads : SHOAL_MAX_THREADS;
+        job.shares = threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES;
         job.share_blocks = (job.block_count + job.shares - 1) / job.shares;
-        for (int32_t j = 0; j < job.shares; ++j) atomic_init(&share_next[j], 0);
+        for (int32_t j = 0; j < job.shares; ++j) atomic_init(&share_next[j].next, 0);
     }
 
     if (w->backend == SHOAL_BACKEND_HOST) {

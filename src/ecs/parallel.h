@@ -18,13 +18,15 @@ typedef enum par_schedule {
     PAR_CLAIMED = 1, /* workers claim blocks of min_block items: uneven cost */
     /* Flag: items are tasks (sort blocks, columns, prefix chunks), not rows
      * of per-agent arrays, so ranges are not cut at multiples of 16 items:
-     * PAR_STATIC | PAR_TASKS gives worker j exactly the j-th share of a few
-     * items (two sort blocks on two threads: one each). */
+     * with OpenMP, PAR_STATIC | PAR_TASKS gives worker j exactly the j-th
+     * share of a few items (two sort blocks on two threads: one each); host
+     * tasks claim them one at a time. */
     PAR_TASKS = 2,
     /* Worker j starts on the j-th contiguous share, in blocks of min_block
      * items, then takes blocks left in other shares. The data a worker
      * touches stays where the static systems before and after put it (on
-     * its own core's caches), and uneven costs still even out. */
+     * its own core's caches), and uneven costs still even out. With host
+     * tasks this is PAR_CLAIMED in blocks of min_block. */
     PAR_AFFINE = 4
 } par_schedule;
 

@@ -190,7 +190,8 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     }
     if (threads == 0 || def->bind_threads) {
         int32_t cores = par_physical_cores(&topology);
-        if (threads == 0) threads = cores;
+        /* A machine with more cores than the limit gets the limit. */
+        if (threads == 0) threads = cores < SHOAL_MAX_THREADS ? cores : SHOAL_MAX_THREADS;
     }
 
     allocator_t alloc = allocator_default();

@@ -256,10 +256,6 @@ shoal_status_t world_permute_agents(world_t* w, const int32_t* perm);
 void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
                                     int32_t* component_perm);
 size_t world_permute_scratch_size(const world_t* w);
-/* The second half of a reorder, once the agent table's columns have been
- * permuted (by table_permute or column by column): re-point the slots and
- * put every component in the new agent-row order. */
-void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_perm);
 /* world_permute_agents_unchecked spread over the world's workers (the same
  * result for any thread count). Every column is 4 bytes wide, so each of
  * the `spares` arrays, of at least agent-count floats, can be a column's

@@ -42,7 +42,6 @@
 
 #define MAX_BYTES ((size_t)64 * 1024 * 1024)
 #define MAX_AGENTS 100000000
-#define MAX_THREADS 1024
 #define MAX_NAME 255
 /* JSON integers arrive as doubles, exact only up to 2^53: a larger seed
  * would silently be another seed. */
@@ -642,7 +641,7 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     TRY(parser_get_integer(p, root, "seed", 0.0, MAX_SEED, &seed));
     TRY(parser_get_float(p, root, "dt", 0.0, 1, &s->dt));
     TRY(parser_get_integer(p, root, "steps", 0.0, INT32_MAX, &steps));
-    TRY(parser_get_integer(p, root, "threads", 0.0, MAX_THREADS, &threads));
+    TRY(parser_get_integer(p, root, "threads", 0.0, SHOAL_MAX_THREADS, &threads));
     s->seed = (uint64_t)seed;
     s->steps = (int32_t)steps;
     s->threads = (int32_t)threads;

@@ -130,25 +130,22 @@ static inline int32_t pack_run(const grid_t* g, nb_scratch* s, int32_t m, int32_
                                const float sh[3], int three)
 {
     const int32_t len = hi - lo;
-    /* x + 0 is x for every position but -0, which would become +0: a zero
-     * shift is not added, so the pack holds the sorted copies' bits. */
-    const int shifted = sh[0] != 0.0f || sh[1] != 0.0f || sh[2] != 0.0f;
+    /* x + 0 is x for every position but -0, which would become +0: an
+     * axis's zero shift is not added, so the pack holds the sorted copies'
+     * bits wherever nothing is shifted. */
+    const int on_x = sh[0] != 0.0f, on_y = sh[1] != 0.0f, on_z = sh[2] != 0.0f;
     const lanef hx = lane_set1(sh[0]), hy = lane_set1(sh[1]), hz = lane_set1(sh[2]);
     int32_t i = 0;
     do {
         for (int u = 0; u < 2; ++u, i += SHOAL_LANES) {
             lanef x = lane_loadu(g->sx + lo + i), y = lane_loadu(g->sy + lo + i);
-            if (shifted) {
-                x = lane_add(x, hx);
-                y = lane_add(y, hy);
-            }
-            lane_storeu(s->cx + m + i, x);
-            lane_storeu(s->cy + m + i, y);
+            lane_storeu(s->cx + m + i, on_x ? lane_add(x, hx) : x);
+            lane_storeu(s->cy + m + i, on_y ? lane_add(y, hy) : y);
             lane_storeu(s->cvx + m + i, lane_loadu(g->svx + lo + i));
             lane_storeu(s->cvy + m + i, lane_loadu(g->svy + lo + i));
             if (three) {
                 lanef z = lane_loadu(g->sz + lo + i);
-                lane_storeu(s->cz + m + i, shifted ? lane_add(z, hz) : z);
+                lane_storeu(s->cz + m + i, on_z ? lane_add(z, hz) : z);
                 lane_storeu(s->cvz + m + i, lane_loadu(g->svz + lo + i));
             }
         }
@@ -700,10 +697,13 @@ static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
     const grid_t* g = e->g;
     nb_pending p = {.cr = -1};
     for (int32_t q = next_occupied(g, begin, end); q < end; q = next_occupied(g, q + 1, end)) {
+        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
+        int32_t first = lo; /* a cell without the component is not packed */
+        while (first < hi && g->scomp[first] < 0) ++first;
+        if (first == hi) continue;
         int32_t self_base = 0;
         int32_t m = pack_cell(g, (uint32_t)q, s, &self_base);
-        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
-        for (int32_t k = lo; k < hi; ++k) {
+        for (int32_t k = first; k < hi; ++k) {
             int32_t cr = g->scomp[k];
             if (cr >= 0) agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n);
         }
