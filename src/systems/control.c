@@ -243,7 +243,7 @@ int64_t control_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
     control_ctx c = {w, dt};
-    par_for(w, w->agents.count, 1024, PAR_STATIC, w->dims == 3 ? control_range_3d : control_range_2d,
+    par_for(w, w->agents.count, 1024, PAR_AFFINE, w->dims == 3 ? control_range_3d : control_range_2d,
             &c);
     return w->agents.count;
 }

@@ -443,7 +443,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         for (int32_t k = 0; k < n; ++k) g->order[k] = k;
     }
     g->count = n;
-    par_for(w, n, 2048, PAR_STATIC, copy_sorted, &c);
+    par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
     return n;
 }
 
@@ -474,6 +474,6 @@ int64_t wrap_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     if (!w->wrap) return 0;
-    par_for(w, w->agents.count, 4096, PAR_STATIC, wrap_range, w);
+    par_for(w, w->agents.count, 4096, PAR_AFFINE, wrap_range, w);
     return w->agents.count;
 }

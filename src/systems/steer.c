@@ -184,6 +184,6 @@ int64_t steer_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     steer_ctx c = {w};
-    par_for(w, w->agents.count, 1024, PAR_STATIC, steer_range, &c);
+    par_for(w, w->agents.count, 1024, PAR_AFFINE, steer_range, &c);
     return w->agents.count;
 }

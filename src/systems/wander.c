@@ -237,6 +237,6 @@ int64_t wander_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_WANDER].table.count;
     wander_ctx c = {w};
-    par_for(w, count, 512, PAR_STATIC, wander_range, &c);
+    par_for(w, count, 512, PAR_AFFINE, wander_range, &c);
     return count;
 }
