@@ -386,7 +386,7 @@ Test(ground_world, a_teleported_vehicle_takes_its_pose_and_finds_its_progress)
 /* A 3D world with terrain and obstacles: ordinary agents of every kind
  * (seek, flee, arrive, depart; some flocking) and ground vehicles of every
  * preset on paths over the terrain, with removals and additions on the
- * way (the table is reordered every 8 steps by the spatial hash). */
+ * way (the spatial hash reorders the table every 32 steps, the default). */
 static uint64_t mixed_ground_hash(int threads, shoal_backend_t backend, int check_rows)
 {
     shoal_world_t* w = make_world(3, threads, backend);

@@ -496,7 +496,7 @@ Test(group, invalid_parameters_are_rejected)
 
 /* 3000 agents, each with one of wander, pursue, evade, follow or avoid, plus
  * seek, among 20 obstacles: enough rows that every system splits its table
- * across workers (and the sense stage reorders rows every 8 steps). Every
+ * across workers (and the sense stage reorders rows every 32 steps). Every
  * agent's state after 2 s, in handle order, must be the same bits for the
  * serial backend and 1 to 3 OpenMP threads. (States rather than
  * state_hash: the hash also digests the stored pursuit/follow handles,
