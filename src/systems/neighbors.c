@@ -613,12 +613,45 @@ typedef struct nb_counts {
 } nb_counts;
 
 /* Run the pending agent alone (its pack is about to be replaced). */
-static inline void pending_flush(const nb_env* e, const nb_scratch* s, int32_t m, nb_pending* p,
-                                 nb_counts* n)
+/* The agent pass below comes in one copy per (dimensions, torus) pair,
+ * with that pair's kernels inlined and no others: each copy's registers go
+ * to its own kernel (with all eight kernels inlined into one function, the
+ * 3D pair kernel spilled its constants to the stack). `variant` -1 picks
+ * the variant at run time (the hashed grids' path). */
+#define KV_2D 0
+#define KV_2D_WRAP 1
+#define KV_3D 2
+#define KV_3D_WRAP 3
+
+static inline int kernel_variant(const grid_t* g)
+{
+    int wrap = g->wrap && !packs_shifted(g);
+    return (g->dims == 3 ? 2 : 0) + wrap;
+}
+
+static inline __attribute__((always_inline)) void
+kernel_v(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+         float* d2_keep, const int variant)
+{
+    if (variant < 0) kernel(g, s, m, a, out, d2_keep);
+    else kernel_impl(g, s, m, a, out, d2_keep, variant >= KV_3D, variant & 1);
+}
+
+static inline __attribute__((always_inline)) void
+kernel2_v(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, const agent_in* b,
+          sums* oa, sums* ob, const int variant)
+{
+    if (variant < 0) kernel2(g, s, m, a, b, oa, ob);
+    else kernel2_impl(g, s, m, a, b, oa, ob, variant >= KV_3D, variant & 1);
+}
+
+static inline __attribute__((always_inline)) void
+pending_flush(const nb_env* e, const nb_scratch* s, int32_t m, nb_pending* p, nb_counts* n,
+              const int variant)
 {
     if (p->cr < 0) return;
     sums r;
-    kernel(e->g, s, m, &p->a, &r, NULL);
+    kernel_v(e->g, s, m, &p->a, &r, NULL, variant);
     n->found += (int64_t)r.n;
     apply_sums(&e->out, p->cr, p->row, &r);
     p->cr = -1;
@@ -627,8 +660,9 @@ static inline void pending_flush(const nb_env* e, const nb_scratch* s, int32_t m
 /* Sorted agent k (component row cr), whose block is packed in s (m
  * candidates, k itself at pack index self): capped agents run alone,
  * uncapped ones in pairs through kernel2. */
-static inline void agent_pass(const nb_env* e, nb_scratch* s, int32_t m, int32_t self, int32_t k,
-                              int32_t cr, nb_pending* p, nb_counts* n)
+static inline __attribute__((always_inline)) void
+agent_pass(const nb_env* e, nb_scratch* s, int32_t m, int32_t self, int32_t k, int32_t cr,
+           nb_pending* p, nb_counts* n, const int variant)
 {
     const grid_t* g = e->g;
     int32_t row = g->order[k];
@@ -652,7 +686,7 @@ static inline void agent_pass(const nb_env* e, nb_scratch* s, int32_t m, int32_t
     n->pairs += m;
     if (cap > 0) {
         sums r;
-        kernel(g, s, m, &a, &r, s->d2);
+        kernel_v(g, s, m, &a, &r, s->d2, variant);
         if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
         n->found += (int64_t)r.n;
         apply_sums(&e->out, cr, row, &r);
@@ -665,7 +699,7 @@ static inline void agent_pass(const nb_env* e, nb_scratch* s, int32_t m, int32_t
         return;
     }
     sums rp, r;
-    kernel2(g, s, m, &p->a, &a, &rp, &r);
+    kernel2_v(g, s, m, &p->a, &a, &rp, &r, variant);
     n->found += (int64_t)rp.n + (int64_t)r.n;
     apply_sums(&e->out, p->cr, p->row, &rp);
     apply_sums(&e->out, cr, row, &r);
@@ -692,7 +726,9 @@ static inline int32_t next_occupied(const grid_t* g, int32_t q, int32_t end)
 }
 
 /* A direct grid: a bucket is one cell, packed once for all its agents. */
-static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n)
+static inline __attribute__((always_inline)) void
+range_direct_v(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n,
+               const int variant)
 {
     const grid_t* g = e->g;
     nb_pending p = {.cr = -1};
@@ -705,10 +741,28 @@ static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
         int32_t m = pack_cell(g, (uint32_t)q, s, &self_base);
         for (int32_t k = first; k < hi; ++k) {
             int32_t cr = g->scomp[k];
-            if (cr >= 0) agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n);
+            if (cr >= 0) agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n, variant);
         }
-        pending_flush(e, s, m, &p, n);
+        pending_flush(e, s, m, &p, n, variant);
     }
+}
+
+#define RANGE_DIRECT(name, variant)                                                          \
+    static __attribute__((noinline)) void name(const nb_env* e, nb_scratch* s, int32_t begin, \
+                                               int32_t end, nb_counts* n)                   \
+    {                                                                                        \
+        range_direct_v(e, s, begin, end, n, variant);                                        \
+    }
+RANGE_DIRECT(range_direct_2d, KV_2D)
+RANGE_DIRECT(range_direct_2d_wrap, KV_2D_WRAP)
+RANGE_DIRECT(range_direct_3d, KV_3D)
+RANGE_DIRECT(range_direct_3d_wrap, KV_3D_WRAP)
+
+static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n)
+{
+    static void (*const by_variant[4])(const nb_env*, nb_scratch*, int32_t, int32_t, nb_counts*) = {
+        range_direct_2d, range_direct_2d_wrap, range_direct_3d, range_direct_3d_wrap};
+    by_variant[kernel_variant(e->g)](e, s, begin, end, n);
 }
 
 /* A hashed grid: a bucket may hold agents of several cells, in row order;
@@ -729,14 +783,14 @@ static void range_hashed(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
             int32_t cell[3];
             cell_of(g, k, cell);
             if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
-                pending_flush(e, s, m, &p, n);
+                pending_flush(e, s, m, &p, n, -1);
                 int nb = block_buckets(g, cell, buckets, shift);
                 m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s, &self_base);
                 memcpy(packed, cell, sizeof packed);
             }
-            agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n);
+            agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n, -1);
         }
-        pending_flush(e, s, m, &p, n);
+        pending_flush(e, s, m, &p, n, -1);
     }
 }
 
