@@ -6,6 +6,7 @@
 #include <math.h>
 #include <shoal/shoal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ecs/rng.h"
@@ -25,6 +26,35 @@ static inline uint64_t next_u64(uint64_t* s)
 static inline float uniform(uint64_t* s, float lo, float hi)
 {
     return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
+}
+
+/* A host task system that never runs anything itself: enqueue returns a
+ * task that is only executed, on the calling thread, when it is finished.
+ * The library's own seat must finish the loop alone, proving progress never
+ * depends on host threads. */
+typedef struct lazy_task {
+    shoal_task_fn* fn;
+    int32_t count;
+    void* ctx;
+} lazy_task;
+
+static inline void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range,
+                                 void* task_ctx, void* user_ctx)
+{
+    (void)min_range;
+    (void)user_ctx;
+    lazy_task* t = (lazy_task*)malloc(sizeof *t);
+    cr_assert_not_null(t);
+    *t = (lazy_task){fn, count, task_ctx};
+    return t;
+}
+
+static inline void lazy_finish(void* task, void* user_ctx)
+{
+    (void)user_ctx;
+    lazy_task* t = (lazy_task*)task;
+    t->fn(0, t->count, 0, t->ctx);
+    free(t);
 }
 
 static inline shoal_world_t* make_world(int dims, int threads, shoal_backend_t backend)

@@ -53,35 +53,6 @@ static void host_finish(void* task, void* user_ctx)
     free(t);
 }
 
-/* A host that never runs anything itself: enqueue returns a task that is
- * only executed (if at all) at finish time. The caller must finish the loop
- * alone, proving progress never depends on host threads. */
-typedef struct lazy_task {
-    shoal_task_fn* fn;
-    int32_t count;
-    void* ctx;
-} lazy_task;
-
-static void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx,
-                          void* user_ctx)
-{
-    (void)min_range;
-    (void)user_ctx;
-    lazy_task* t = malloc(sizeof *t);
-    t->fn = fn;
-    t->count = count;
-    t->ctx = task_ctx;
-    return t;
-}
-
-static void lazy_finish(void* task, void* user_ctx)
-{
-    (void)user_ctx;
-    lazy_task* t = (lazy_task*)task;
-    t->fn(0, t->count, 0, t->ctx);
-    free(t);
-}
-
 static uint64_t run_hash(int dims, int threads, shoal_backend_t backend, int host_kind)
 {
     shoal_world_def_t def = shoal_world_default_def();

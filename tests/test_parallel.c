@@ -80,33 +80,6 @@ Test(parallel, row_ranges_start_on_cache_lines)
     shoal_world_destroy(w);
 }
 
-/* A host task system that runs an enqueued task only when it is finished,
- * on the calling thread: the library's own seat finishes the loop. */
-typedef struct lazy_task {
-    shoal_task_fn* fn;
-    int32_t count;
-    void* ctx;
-} lazy_task;
-
-static void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx,
-                          void* user_ctx)
-{
-    (void)min_range;
-    (void)user_ctx;
-    lazy_task* t = malloc(sizeof *t);
-    cr_assert_not_null(t);
-    *t = (lazy_task){fn, count, task_ctx};
-    return t;
-}
-
-static void lazy_finish(void* task, void* user_ctx)
-{
-    (void)user_ctx;
-    lazy_task* t = (lazy_task*)task;
-    t->fn(0, t->count, 0, t->ctx);
-    free(t);
-}
-
 static shoal_world_t* make_host_world(int threads)
 {
     shoal_world_def_t def = shoal_world_default_def();
