@@ -1,11 +1,13 @@
 /* Separation, alignment and cohesion over the spatial hash (seed 003,
  * "Group behaviors"), written once on the lane layer.
  *
- * Work goes cell by cell: for a cell, the agents of its 3x3 (3x3x3) block
- * of cells are packed into a contiguous per-worker buffer, then every agent
- * of the cell that has the neighbors component runs the pair kernel over
- * that buffer a full lane at a time. Packing once per cell costs about as
- * much as one agent's pass and leaves the kernel with full, aligned lanes.
+ * Work goes cell by cell: the agents of a cell's 3x3 (3x3x3) block of cells
+ * lie contiguous in a per-worker buffer (a pack), and every agent of the
+ * cell that has the neighbors component runs the pair kernel over it a full
+ * lane at a time, two agents per pass. On a direct grid the pack is a
+ * window of a strip that grows column by column along a row of cells (see
+ * nb_strip), so each cell is copied 3 (9) times per step instead of 9
+ * (27); hashed grids and narrow tori pack each block anew.
  *
  * For agent i and each neighbor j (within radius, inside the field of view,
  * not i itself), with d = x_j - x_i (minimal image on a torus) and w_j = 1:
@@ -192,33 +194,179 @@ static int32_t pack_block(const grid_t* g, const uint32_t* buckets, const float 
     return m;
 }
 
-/* The pack of a cell of a direct grid that touches no torus edge: its
- * block is 3 (9) runs of 3 consecutive buckets, the same ranges and order
- * block_buckets and pack_block produce, found without listing buckets. */
-static int32_t pack_interior(const grid_t* g, const int32_t c[3], nb_scratch* s,
-                             int32_t* self_base)
+/* Strips. Cells of a direct grid go along x, so the blocks of consecutive
+ * cells of a row overlap in two of their three columns of cells (a column:
+ * the 3 (9) cells at one x of the rows around the cell's). A worker keeps
+ * one strip per row: columns appended in x order, each its cells' agents
+ * in (z, y) order, shifted where they lie across a torus edge. The block
+ * of cell x is then the strip's columns x - 1 .. x + 1, contiguous, and
+ * each cell is copied once per column it belongs to (3 times in 2D, 9 in
+ * 3D) instead of once per block (9 and 27 times). A block's content and
+ * order do not depend on where its strip began, so results do not depend
+ * on how cells are split between workers. */
+typedef struct nb_strip {
+    int32_t y, z;      /* row of cells (y = INT32_MIN: none) */
+    int32_t next;      /* column the next append adds */
+    int32_t len;       /* candidates in the strip */
+    int32_t room;      /* start over when len passes this */
+    int32_t start[4];  /* start of column c at [c & 3] (the last 4 columns) */
+    int32_t own[4];    /* where the column's middle cell starts */
+    int shifted;       /* some row of the column lies across a torus edge */
+    int32_t rows[9];   /* bucket of each row's cell at x = 0, in (z, y) order */
+    float shy[9], shz[9];
+} nb_strip;
+
+/* Whether cells can go through strips: a direct grid at least 3 cells
+ * wide on every axis, so a block's 9 (27) cells are distinct and packs
+ * carry torus images. */
+static inline int strips_ok(const grid_t* g)
 {
-    static const float none[3] = {0.0f, 0.0f, 0.0f};
-    int three = g->dims == 3;
-    int32_t nx = g->n[0], row = nx, plane = nx * g->n[1];
-    int32_t own = (c[2] * g->n[1] + c[1]) * nx + c[0];
-    int32_t m = 0;
-    for (int dz = three ? -1 : 0; dz <= (three ? 1 : 0); ++dz)
-        for (int dy = -1; dy <= 1; ++dy) {
-            int32_t first = own + dz * plane + dy * row - 1;
-            int32_t lo = g->cell_start[first], hi = g->cell_start[first + 3];
-            if (dz == 0 && dy == 0) *self_base = m + (g->cell_start[own] - lo);
-            m = pack_run(g, s, m, lo, hi, none, three);
-        }
-    pack_finish(s, m, three);
-    return m;
+    return g->direct && packs_shifted(g);
 }
 
-/* Whether the block around cell c of a direct grid stays inside the grid. */
-static inline int cell_interior(const grid_t* g, const int32_t c[3])
+/* Cell index and torus shift of coordinate i (within one cell of the grid)
+ * along axis k. */
+static inline int32_t strip_wrap(const grid_t* g, int32_t i, int k, float* shift)
 {
-    return c[0] >= 1 && c[0] < g->n[0] - 1 && c[1] >= 1 && c[1] < g->n[1] - 1 &&
-           (g->dims == 2 || (c[2] >= 1 && c[2] < g->n[2] - 1));
+    *shift = 0.0f;
+    if (i < 0) {
+        *shift = -g->extent[k];
+        return i + g->n[k];
+    }
+    if (i >= g->n[k]) {
+        *shift = g->extent[k];
+        return i - g->n[k];
+    }
+    return i;
+}
+
+/* Start an empty strip on the row of cell c, at column x. */
+static void strip_row(const grid_t* g, nb_strip* st, const int32_t c[3], int32_t x)
+{
+    int three = g->dims == 3;
+    st->y = c[1];
+    st->z = c[2];
+    st->next = x;
+    st->len = 0;
+    st->shifted = 0;
+    int r = 0;
+    for (int dz = three ? -1 : 0; dz <= (three ? 1 : 0); ++dz) {
+        float shz = 0.0f;
+        int32_t cz = three ? strip_wrap(g, c[2] + dz, 2, &shz) : 0;
+        for (int dy = -1; dy <= 1; ++dy, ++r) {
+            float shy;
+            int32_t cy = strip_wrap(g, c[1] + dy, 1, &shy);
+            st->rows[r] = (cz * g->n[1] + cy) * g->n[0];
+            st->shy[r] = shy;
+            st->shz[r] = shz;
+            st->shifted |= shy != 0.0f || shz != 0.0f;
+        }
+    }
+}
+
+/* Append column x: the cells of the strip's rows at x, each copied a lane
+ * at a time (a cell holds a few agents, so one lane is nearly always all
+ * of it). Copies run up to a lane past each cell in the sorted arrays
+ * (their padding) and in the strip (its slack); the next cell or
+ * pack_finish overwrites what lies past the end. `shifted`: some row or
+ * the column lies across a torus edge; an axis's zero shift is not added
+ * (x + 0 would turn a -0 into +0), so the strip holds the sorted copies'
+ * bits wherever nothing is shifted. */
+static inline __attribute__((always_inline)) void
+strip_column(const grid_t* g, nb_scratch* restrict s, nb_strip* st, int32_t x, const int three,
+             const int shifted)
+{
+    float shx;
+    int32_t cx = strip_wrap(g, x, 0, &shx);
+    const int32_t* restrict cell_start = g->cell_start;
+    const float* restrict sx = g->sx;
+    const float* restrict sy = g->sy;
+    const float* restrict sz = g->sz;
+    const float* restrict svx = g->svx;
+    const float* restrict svy = g->svy;
+    const float* restrict svz = g->svz;
+    float* restrict px = s->cx;
+    float* restrict py = s->cy;
+    float* restrict pz = s->cz;
+    float* restrict pvx = s->cvx;
+    float* restrict pvy = s->cvy;
+    float* restrict pvz = s->cvz;
+    const lanef hx = lane_set1(shx);
+    const int nrows = three ? 9 : 3, mid = three ? 4 : 1;
+    int32_t m = st->len;
+    st->start[x & 3] = m;
+    for (int r = 0; r < nrows; ++r) {
+        int32_t b = st->rows[r] + cx;
+        int32_t lo = cell_start[b], len = cell_start[b + 1] - lo;
+        if (r == mid) st->own[x & 3] = m;
+        const lanef hy = lane_set1(st->shy[r]), hz = lane_set1(st->shz[r]);
+        const int on_x = shifted && shx != 0.0f, on_y = shifted && st->shy[r] != 0.0f;
+        const int on_z = shifted && three && st->shz[r] != 0.0f;
+        for (int32_t i = 0; i < len; i += SHOAL_LANES) {
+            lanef vx = lane_loadu(sx + lo + i), vy = lane_loadu(sy + lo + i);
+            lane_storeu(px + m + i, on_x ? lane_add(vx, hx) : vx);
+            lane_storeu(py + m + i, on_y ? lane_add(vy, hy) : vy);
+            lane_storeu(pvx + m + i, lane_loadu(svx + lo + i));
+            lane_storeu(pvy + m + i, lane_loadu(svy + lo + i));
+            if (three) {
+                lanef vz = lane_loadu(sz + lo + i);
+                lane_storeu(pz + m + i, on_z ? lane_add(vz, hz) : vz);
+                lane_storeu(pvz + m + i, lane_loadu(svz + lo + i));
+            }
+        }
+        m += len;
+    }
+    st->len = m;
+    st->next = x + 1;
+}
+
+/* Bring the strip to the block of cell c: columns c[0] - 1 .. c[0] + 1 of
+ * its row. Sets *base (where the block starts in the strip) and
+ * *self_base (where cell c starts in the block); returns the block's
+ * candidates. */
+static inline __attribute__((always_inline)) int32_t
+strip_block(const grid_t* g, nb_scratch* s, nb_strip* st, const int32_t c[3], int32_t* base,
+            int32_t* self_base, const int three)
+{
+    int32_t x = c[0];
+    /* A new row, or a gap of empty cells: start over at column x - 1. */
+    if (c[1] != st->y || c[2] != st->z) strip_row(g, st, c, x - 1);
+    if (st->next < x - 1) {
+        st->next = x - 1;
+        st->len = 0;
+    }
+    while (st->next <= x + 1) {
+        int32_t col = st->next;
+        if (st->len > st->room) {
+            /* Full: move the columns still needed (x - 1 .. col - 1) to the
+             * front. */
+            int32_t keep = col > x - 1 ? st->start[(x - 1) & 3] : st->len;
+            int32_t moved = st->len - keep;
+            if (moved > 0) {
+                memmove(s->cx, s->cx + keep, (size_t)moved * sizeof(float));
+                memmove(s->cy, s->cy + keep, (size_t)moved * sizeof(float));
+                memmove(s->cvx, s->cvx + keep, (size_t)moved * sizeof(float));
+                memmove(s->cvy, s->cvy + keep, (size_t)moved * sizeof(float));
+                if (three) {
+                    memmove(s->cz, s->cz + keep, (size_t)moved * sizeof(float));
+                    memmove(s->cvz, s->cvz + keep, (size_t)moved * sizeof(float));
+                }
+            }
+            for (int32_t k = x - 1; k < col; ++k) {
+                st->start[k & 3] -= keep;
+                st->own[k & 3] -= keep;
+            }
+            st->len = moved;
+        }
+        if (st->shifted || col < 0 || col >= g->n[0])
+            strip_column(g, s, st, col, three, 1);
+        else
+            strip_column(g, s, st, col, three, 0);
+    }
+    pack_finish(s, st->len, three);
+    *base = st->start[(x - 1) & 3];
+    *self_base = st->own[x & 3] - *base;
+    return st->len - *base;
 }
 
 /* Minimal image of an offset on a torus axis (|d| < extent on entry). */
@@ -602,17 +750,10 @@ typedef struct nb_env {
     const int32_t* max;
 } nb_env;
 
-/* An uncapped agent waiting for a partner to share a kernel pass. */
-typedef struct nb_pending {
-    agent_in a;
-    int32_t cr, row; /* cr < 0: none */
-} nb_pending;
-
 typedef struct nb_counts {
     int64_t touched, pairs, found;
 } nb_counts;
 
-/* Run the pending agent alone (its pack is about to be replaced). */
 /* The agent pass below comes in one copy per (dimensions, torus) pair,
  * with that pair's kernels inlined and no others: each copy's registers go
  * to its own kernel (with all eight kernels inlined into one function, the
@@ -645,73 +786,11 @@ kernel2_v(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, co
     else kernel2_impl(g, s, m, a, b, oa, ob, variant >= KV_3D, variant & 1);
 }
 
-static inline __attribute__((always_inline)) void
-pending_flush(const nb_env* e, const nb_scratch* s, int32_t m, nb_pending* p, nb_counts* n,
-              const int variant)
-{
-    if (p->cr < 0) return;
-    sums r;
-    kernel_v(e->g, s, m, &p->a, &r, NULL, variant);
-    n->found += (int64_t)r.n;
-    apply_sums(&e->out, p->cr, p->row, &r);
-    p->cr = -1;
-}
-
-/* Sorted agent k (component row cr), whose block is packed in s (m
- * candidates, k itself at pack index self): capped agents run alone,
- * uncapped ones in pairs through kernel2. */
-static inline __attribute__((always_inline)) void
-agent_pass(const nb_env* e, nb_scratch* s, int32_t m, int32_t self, int32_t k, int32_t cr,
-           nb_pending* p, nb_counts* n, const int variant)
-{
-    const grid_t* g = e->g;
-    int32_t row = g->order[k];
-    agent_in a;
-    a.x[0] = g->sx[k];
-    a.x[1] = g->sy[k];
-    a.x[2] = g->dims == 3 ? g->sz[k] : 0.0f;
-    a.radius = e->radius[cr];
-    a.r2 = a.radius * a.radius;
-    a.fov_cos = e->fov_cos[cr];
-    a.self = self;
-    a.fwd[0] = a.fwd[1] = a.fwd[2] = 0.0f;
-    if (a.fov_cos > -1.0f) {
-        vec3 f = agent_forward(e->w, row);
-        a.fwd[0] = f.x;
-        a.fwd[1] = f.y;
-        a.fwd[2] = f.z;
-    }
-    int32_t cap = e->max[cr];
-    n->touched++;
-    n->pairs += m;
-    if (cap > 0) {
-        sums r;
-        kernel_v(g, s, m, &a, &r, s->d2, variant);
-        if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
-        n->found += (int64_t)r.n;
-        apply_sums(&e->out, cr, row, &r);
-        return;
-    }
-    if (p->cr < 0) {
-        p->a = a;
-        p->cr = cr;
-        p->row = row;
-        return;
-    }
-    sums rp, r;
-    kernel2_v(g, s, m, &p->a, &a, &rp, &r, variant);
-    n->found += (int64_t)rp.n + (int64_t)r.n;
-    apply_sums(&e->out, p->cr, p->row, &rp);
-    apply_sums(&e->out, cr, row, &r);
-    p->cr = -1;
-}
-
-/* The pack of bucket q of a direct grid (one cell). */
+/* The pack of bucket q of a direct grid (one cell) too narrow for strips. */
 static inline int32_t pack_cell(const grid_t* g, uint32_t q, nb_scratch* s, int32_t* self_base)
 {
     int32_t cell[3];
     cell_of_bucket(g, q, cell);
-    if (cell_interior(g, cell)) return pack_interior(g, cell, s, self_base);
     uint32_t buckets[MAX_BLOCK];
     float shift[MAX_BLOCK][3];
     int nb = block_buckets(g, cell, buckets, shift);
@@ -725,25 +804,112 @@ static inline int32_t next_occupied(const grid_t* g, int32_t q, int32_t end)
     return q;
 }
 
-/* A direct grid: a bucket is one cell, packed once for all its agents. */
+/* Agent inputs of sorted agent k (component row cr) at pack index self. */
+static inline __attribute__((always_inline)) void
+agent_load(const nb_env* e, int32_t k, int32_t cr, int32_t self, agent_in* a)
+{
+    const grid_t* g = e->g;
+    a->x[0] = g->sx[k];
+    a->x[1] = g->sy[k];
+    a->x[2] = g->dims == 3 ? g->sz[k] : 0.0f;
+    a->radius = e->radius[cr];
+    a->r2 = a->radius * a->radius;
+    a->fov_cos = e->fov_cos[cr];
+    a->self = self;
+    a->fwd[0] = a->fwd[1] = a->fwd[2] = 0.0f;
+    if (a->fov_cos > -1.0f) {
+        vec3 f = agent_forward(e->w, g->order[k]);
+        a->fwd[0] = f.x;
+        a->fwd[1] = f.y;
+        a->fwd[2] = f.z;
+    }
+}
+
+/* The agents [first, hi) of one cell, whose block is packed in s (m
+ * candidates, sorted agent k at pack index k + self0): capped agents run
+ * alone, the others in pairs through kernel2, an odd one last alone. */
+static inline __attribute__((always_inline)) void
+cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t first, int32_t hi,
+            nb_counts* n, const int variant)
+{
+    const grid_t* g = e->g;
+    int32_t pend = -1, touched = 0;
+    for (int32_t k = first; k < hi; ++k) {
+        int32_t cr = g->scomp[k];
+        if (cr < 0) continue;
+        ++touched;
+        if (e->max[cr] > 0) {
+            agent_in a;
+            agent_load(e, k, cr, k + self0, &a);
+            sums r;
+            kernel_v(g, s, m, &a, &r, s->d2, variant);
+            if (r.n > (float)e->max[cr]) nearest_sums(g, s, m, &a, e->max[cr], &r);
+            n->found += (int64_t)r.n;
+            apply_sums(&e->out, cr, g->order[k], &r);
+            continue;
+        }
+        if (pend < 0) {
+            pend = k;
+            continue;
+        }
+        int32_t pcr = g->scomp[pend];
+        agent_in a, b;
+        agent_load(e, pend, pcr, pend + self0, &a);
+        agent_load(e, k, cr, k + self0, &b);
+        sums ra, rb;
+        kernel2_v(g, s, m, &a, &b, &ra, &rb, variant);
+        n->found += (int64_t)ra.n + (int64_t)rb.n;
+        apply_sums(&e->out, pcr, g->order[pend], &ra);
+        apply_sums(&e->out, cr, g->order[k], &rb);
+        pend = -1;
+    }
+    if (pend >= 0) {
+        int32_t pcr = g->scomp[pend];
+        agent_in a;
+        agent_load(e, pend, pcr, pend + self0, &a);
+        sums r;
+        kernel_v(g, s, m, &a, &r, NULL, variant);
+        n->found += (int64_t)r.n;
+        apply_sums(&e->out, pcr, g->order[pend], &r);
+    }
+    n->touched += touched;
+    n->pairs += (int64_t)touched * m;
+}
+
+/* A direct grid: a bucket is one cell, packed once for all its agents,
+ * through strips when the grid allows them. */
 static inline __attribute__((always_inline)) void
 range_direct_v(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n,
                const int variant)
 {
     const grid_t* g = e->g;
-    nb_pending p = {.cr = -1};
+    const int strips = strips_ok(g);
+    /* A strip holds nb_per - 2 lanes: a column appended past `room` would
+     * not fit for sure, so the strip moves its last columns to the front. */
+    const int32_t column_most = g->nb_largest * (g->dims == 3 ? 9 : 3);
+    nb_strip st = {.y = INT32_MIN, .room = (int32_t)g->nb_per - 2 * SHOAL_MAX_LANES - column_most};
     for (int32_t q = next_occupied(g, begin, end); q < end; q = next_occupied(g, q + 1, end)) {
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
         int32_t first = lo; /* a cell without the component is not packed */
         while (first < hi && g->scomp[first] < 0) ++first;
         if (first == hi) continue;
-        int32_t self_base = 0;
-        int32_t m = pack_cell(g, (uint32_t)q, s, &self_base);
-        for (int32_t k = first; k < hi; ++k) {
-            int32_t cr = g->scomp[k];
-            if (cr >= 0) agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n, variant);
+        int32_t self_base = 0, m;
+        if (strips) {
+            int32_t cell[3], base;
+            cell_of_bucket(g, (uint32_t)q, cell);
+            m = strip_block(g, s, &st, cell, &base, &self_base, variant >= KV_3D);
+            nb_scratch v = *s;
+            v.cx += base;
+            v.cy += base;
+            v.cz += base;
+            v.cvx += base;
+            v.cvy += base;
+            v.cvz += base;
+            cell_agents(e, &v, m, self_base - lo, first, hi, n, variant);
+        } else {
+            m = pack_cell(g, (uint32_t)q, s, &self_base);
+            cell_agents(e, s, m, self_base - lo, first, hi, n, variant);
         }
-        pending_flush(e, s, m, &p, n, variant);
     }
 }
 
@@ -766,7 +932,8 @@ static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
 }
 
 /* A hashed grid: a bucket may hold agents of several cells, in row order;
- * the pack is rebuilt whenever the cell changes. */
+ * the pack is rebuilt whenever the cell changes, and each run of agents of
+ * one cell goes through cell_agents. */
 static void range_hashed(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n)
 {
     const grid_t* g = e->g;
@@ -776,27 +943,35 @@ static void range_hashed(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
         int32_t packed[3] = {INT32_MIN, 0, 0};
         int32_t m = 0, self_base = 0;
-        nb_pending p = {.cr = -1};
-        for (int32_t k = lo; k < hi; ++k) {
-            int32_t cr = g->scomp[k];
-            if (cr < 0) continue;
-            int32_t cell[3];
+        int32_t k = lo;
+        while (k < hi && g->scomp[k] < 0) ++k;
+        while (k < hi) {
+            int32_t cell[3], other[3];
             cell_of(g, k, cell);
+            /* The run: up to the next agent with the component in another cell. */
+            int32_t run_end = k + 1;
+            for (; run_end < hi; ++run_end) {
+                if (g->scomp[run_end] < 0) continue;
+                cell_of(g, run_end, other);
+                if (other[0] != cell[0] || other[1] != cell[1] || other[2] != cell[2]) break;
+            }
             if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
-                pending_flush(e, s, m, &p, n, -1);
                 int nb = block_buckets(g, cell, buckets, shift);
                 m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s, &self_base);
                 memcpy(packed, cell, sizeof packed);
             }
-            agent_pass(e, s, m, self_base + (k - lo), k, cr, &p, n, -1);
+            cell_agents(e, s, m, self_base - lo, k, run_end, n, -1);
+            k = run_end;
         }
-        pending_flush(e, s, m, &p, n, -1);
     }
 }
 
 /* Floats of one worker's scratch: a pack (6 arrays) and the capped path's
  * d2 and idx. */
 #define NB_ARRAYS 8
+
+/* Candidates a worker's pack arrays hold at least. */
+#define NB_STRIP_FLOATS 2048
 
 static void worker_scratch(const grid_t* g, int32_t worker, nb_scratch* s)
 {
@@ -848,6 +1023,8 @@ static size_t pack_floats(const world_t* w, const grid_t* g, int32_t count, int3
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     int64_t most = (int64_t)largest * (g->dims == 3 ? 27 : 9);
     if (most > count) most = count;
+    /* Strips want room for many columns before they have to start over. */
+    if (most < NB_STRIP_FLOATS) most = NB_STRIP_FLOATS;
     size_t per = (size_t)most + 2 * SHOAL_MAX_LANES;
     per = (per + 15) / 16 * 16; /* keep every array 64-byte aligned */
     *per_out = per;
@@ -870,6 +1047,7 @@ int neighbors_reserve(world_t* w, grid_t* g, int32_t count, int32_t largest)
         g->nb_mem_floats = need;
     }
     g->nb_per = per;
+    g->nb_largest = largest;
     return 1;
 }
 

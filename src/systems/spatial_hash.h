@@ -52,6 +52,7 @@ typedef struct grid_t {
     float* nb_mem;        /* the neighbors system's per-worker packs */
     size_t nb_mem_floats;
     size_t nb_per;        /* floats per pack array this step (0: not sized) */
+    int32_t nb_largest;   /* agents in the largest bucket this step */
     /* Counters of the last neighbors pass, for benchmarks: candidate pairs
      * examined, neighbors found, agents processed. */
     int64_t pair_tests;
