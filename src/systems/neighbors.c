@@ -1122,7 +1122,7 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
     a.r2 = 1.0f;
     a.fov_cos = -1.0f;
     a.self = 0;
-    float sink = 0.0f;
+    float sink[20] = {0.0f};
     uint64_t t0 = world_now_ns();
     /* Agents go through in pairs, as the flock step runs them (kernel2);
      * each pass is two agents' worth of pair tests. */
@@ -1140,10 +1140,24 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
         b.self = ib;
         sums ra, rb;
         kernel2(&g, &s, candidates, &a, &b, &ra, &rb);
-        sink += ra.n + ra.sep[0] + rb.n;
+        /* Every sum is used, as the step uses them (otherwise the compiler
+         * drops the alignment and cohesion sums from the loop), each into
+         * its own total so that no chain of additions sets the pace. */
+        for (int c = 0; c < 3; ++c) {
+            sink[c] += ra.sep[c];
+            sink[3 + c] += ra.ali[c];
+            sink[6 + c] += ra.coh[c];
+            sink[9 + c] += rb.sep[c];
+            sink[12 + c] += rb.ali[c];
+            sink[15 + c] += rb.coh[c];
+        }
+        sink[18] += ra.n;
+        sink[19] += rb.n;
     }
     *seconds = (double)(world_now_ns() - t0) * 1e-9;
-    volatile float keep = sink;
+    float total = 0.0f;
+    for (int k = 0; k < 20; ++k) total += sink[k];
+    volatile float keep = total;
     (void)keep;
     mem_free(&alloc, mem, per * 8 * sizeof(float));
     return (iterations + 1) / 2 * 2 * candidates;
