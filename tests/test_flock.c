@@ -20,6 +20,8 @@ typedef struct flock_case {
     int count;
     float box;       /* side of the spawn box, m */
     int reorder;     /* reorder_interval */
+    int shared;      /* 1: every agent gets the same parameters */
+    int change_one;  /* 1: one step, then one agent's radius changes */
 } flock_case;
 
 static shoal_world_t* flock_world(const flock_case* fc, int threads, shoal_backend_t backend)
@@ -53,10 +55,10 @@ static void add_flockers(shoal_world_t* w, const flock_case* fc, uint64_t seed)
         }
         d.heading = rng_range(seed, (uint64_t)i, 2, 0, -3.0f, 3.0f);
         d.pitch = fc->dims == 3 ? rng_range(seed, (uint64_t)i, 2, 1, -1.0f, 1.0f) : 0.0f;
-        d.weights[SHOAL_BEHAVIOR_SEPARATE] = rng_range(seed, (uint64_t)i, 3, 0, 0.5f, 2.0f);
-        d.weights[SHOAL_BEHAVIOR_ALIGN] = rng_range(seed, (uint64_t)i, 3, 1, 0.5f, 2.0f);
-        d.weights[SHOAL_BEHAVIOR_COHERE] = rng_range(seed, (uint64_t)i, 3, 2, 0.5f, 2.0f);
-        d.neighbors.radius = rng_range(seed, (uint64_t)i, 4, 0, 1.0f, 3.0f);
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = fc->shared ? 1.2f : rng_range(seed, (uint64_t)i, 3, 0, 0.5f, 2.0f);
+        d.weights[SHOAL_BEHAVIOR_ALIGN] = fc->shared ? 0.8f : rng_range(seed, (uint64_t)i, 3, 1, 0.5f, 2.0f);
+        d.weights[SHOAL_BEHAVIOR_COHERE] = fc->shared ? 1.5f : rng_range(seed, (uint64_t)i, 3, 2, 0.5f, 2.0f);
+        d.neighbors.radius = fc->shared ? 2.0f : rng_range(seed, (uint64_t)i, 4, 0, 1.0f, 3.0f);
         d.neighbors.fov = fc->fov;
         d.neighbors.max_neighbors = fc->cap;
         d.neighbors.separation_gain = 0.7f;
@@ -202,6 +204,18 @@ static void check_against_brute_force(flock_case fc)
      * velocity the decide stage left, from the state before the step. */
     cr_assert_eq(shoal_world_set_system_enabled(w, "control", 0), SHOAL_OK);
     cr_assert_eq(shoal_world_set_system_enabled(w, "integrate", 0), SHOAL_OK);
+    if (fc.change_one) {
+        /* A step with the parameters as they are, then a new radius for
+         * one agent that takes part: the next step must use it. */
+        step_n(w, 1, 0.01f);
+        snapshot before = take_snapshot(w);
+        int i = 0;
+        while (before.defs[i].weights[SHOAL_BEHAVIOR_SEPARATE] == 0.0f) ++i;
+        shoal_neighbors_t n = before.defs[i].neighbors;
+        n.radius *= 1.4f;
+        cr_assert_eq(shoal_agent_set_neighbors(w, before.ids[i], &n), SHOAL_OK);
+        free_snapshot(&before);
+    }
     snapshot s = take_snapshot(w);
     step_n(w, 1, 0.01f);
     int checked = 0, with_neighbors = 0, skipped = 0;
@@ -241,7 +255,7 @@ static void sweep(int dims)
         for (int fov = 0; fov <= 1; ++fov)
             for (int cap = 0; cap <= 1; ++cap) {
                 flock_case fc = {dims, wrap, fov ? 2.1f : VEC_TWO_PI, cap ? 4 : 0, 0.0f, 700,
-                                 box, 8};
+                                 box, 8, 0, 0};
                 check_against_brute_force(fc);
             }
 }
@@ -249,31 +263,43 @@ static void sweep(int dims)
 Test(flock, matches_brute_force_2d, .timeout = 60) { sweep(2); }
 Test(flock, matches_brute_force_3d, .timeout = 60) { sweep(3); }
 
+/* One parameter set for the whole flock (the pass then reads one row of
+ * parameters for every agent), and the same after one agent's radius
+ * changed (the pass must see that the parameters differ again). */
+Test(flock, shared_parameters_match_brute_force, .timeout = 60)
+{
+    for (int dims = 2; dims <= 3; ++dims)
+        for (int change = 0; change <= 1; ++change) {
+            flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, 700, dims == 2 ? 24.0f : 11.0f, 8, 1, change};
+            check_against_brute_force(fc);
+        }
+}
+
 /* Torus rows with more agents than a worker's strip holds (2,048
  * candidates), so strips move their last columns to the front and go on. */
 Test(flock, long_strips_match_brute_force, .timeout = 120)
 {
-    flock_case two = {2, 1, VEC_TWO_PI, 0, 0.0f, 8000, 24.0f, 8};
+    flock_case two = {2, 1, VEC_TWO_PI, 0, 0.0f, 8000, 24.0f, 8, 0, 0};
     check_against_brute_force(two);
-    flock_case three = {3, 1, VEC_TWO_PI, 0, 0.0f, 7000, 11.0f, 8};
+    flock_case three = {3, 1, VEC_TWO_PI, 0, 0.0f, 7000, 11.0f, 8, 0, 0};
     check_against_brute_force(three);
 }
 
 Test(flock, matches_brute_force_far_from_origin, .timeout = 60)
 {
     /* Unbounded cells at coordinates of 1e6 m: far outside any grid. */
-    flock_case fc2 = {2, 0, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8};
+    flock_case fc2 = {2, 0, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0};
     check_against_brute_force(fc2);
-    flock_case fc3 = {3, 0, VEC_TWO_PI, 0, -1.0e6f, 500, 11.0f, 8};
+    flock_case fc3 = {3, 0, VEC_TWO_PI, 0, -1.0e6f, 500, 11.0f, 8, 0, 0};
     check_against_brute_force(fc3);
     /* And a torus whose box sits there. */
-    flock_case ft = {2, 1, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8};
+    flock_case ft = {2, 1, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0};
     check_against_brute_force(ft);
 }
 
 Test(flock, neighbors_are_found_across_the_torus_edge)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 20.0f, 8};
+    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 20.0f, 8, 0, 0};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
@@ -295,7 +321,7 @@ Test(flock, neighbors_are_found_across_the_torus_edge)
 
 Test(flock, agents_crossing_the_edge_stay_in_the_box)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 10.0f, 8};
+    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 10.0f, 8, 0, 0};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
@@ -321,7 +347,7 @@ Test(flock, agents_crossing_the_edge_stay_in_the_box)
 
 static void all_at_one_point(int dims)
 {
-    flock_case fc = {dims, 0, VEC_TWO_PI, 0, 0.0f, 0, 1.0f, 8};
+    flock_case fc = {dims, 0, VEC_TWO_PI, 0, 0.0f, 0, 1.0f, 8, 0, 0};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     for (int i = 0; i < 300; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
@@ -357,7 +383,7 @@ Test(flock, all_agents_at_one_point_give_no_nan_3d) { all_at_one_point(3); }
 
 static uint64_t flock_hash(int dims, int wrap, int threads, shoal_backend_t backend, int reorder)
 {
-    flock_case fc = {dims, wrap, 2.5f, 6, 0.0f, 3000, dims == 2 ? 60.0f : 18.0f, reorder};
+    flock_case fc = {dims, wrap, 2.5f, 6, 0.0f, 3000, dims == 2 ? 60.0f : 18.0f, reorder, 0, 0};
     shoal_world_t* w = flock_world(&fc, threads, backend);
     add_flockers(w, &fc, 23);
     step_n(w, 40, 1.0f / 60.0f);
@@ -385,7 +411,7 @@ Test(flock, reordering_storage_keeps_handles_and_results)
     /* Reordering changes only the order of summation inside a cell: over a
      * few steps the two runs agree to float rounding, and every handle
      * still names the same agent (checked through its user value). */
-    flock_case fc = {2, 1, 2.5f, 6, 0.0f, 2000, 50.0f, 1};
+    flock_case fc = {2, 1, 2.5f, 6, 0.0f, 2000, 50.0f, 1, 0, 0};
     shoal_world_t* w1 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     fc.reorder = 0;
     shoal_world_t* w0 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);

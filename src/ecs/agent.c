@@ -360,6 +360,7 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
         }
         int fresh = component_row(c, slot) < 0;
         int32_t r = component_add(c, &w->alloc, slot);
+        c->version++;
         TABLE_COL(&c->table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
         switch (k) {
         case COMP_NEIGHBORS: {

@@ -10,6 +10,11 @@ typedef struct component_t {
     table_t table;
     int32_t* sparse;
     int32_t sparse_capacity;
+    /* Bumped whenever a row is written from an agent definition: what a
+     * system derives from the columns (say, that a parameter is the same
+     * for every row) holds while this is unchanged. Removing rows and
+     * reordering them do not bump it. */
+    uint64_t version;
 } component_t;
 
 void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count);

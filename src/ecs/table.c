@@ -184,6 +184,7 @@ void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t colum
     table_init(&comp->table, elem_sizes, column_count);
     comp->sparse = NULL;
     comp->sparse_capacity = 0;
+    comp->version = 0;
 }
 
 void component_release(component_t* comp, const allocator_t* a)

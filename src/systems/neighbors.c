@@ -727,7 +727,8 @@ typedef struct nb_out {
     float *dx, *dy, *dz; /* dz NULL in 2D */
 } nb_out;
 
-/* desired += c_sep V_sep + c_ali V_ali + c_coh V_coh for component row cr. */
+/* desired += c_sep V_sep + c_ali V_ali + c_coh V_coh, with the parameters
+ * of component row cr. */
 static inline void apply_sums(const nb_out* o, int32_t cr, int32_t row, const sums* r)
 {
     if (r->n == 0.0f) return;
@@ -748,6 +749,11 @@ typedef struct nb_env {
     const float* radius;
     const float* fov_cos;
     const int32_t* max;
+    /* Parameters of component row cr are at row cr & pmask: 0 when every
+     * parameter column holds one value, so all agents read row 0 (a few
+     * cache lines) instead of their own rows (several misses per agent
+     * once rows drift from the sorted order between reorders). */
+    int32_t pmask;
 } nb_env;
 
 typedef struct nb_counts {
@@ -812,9 +818,9 @@ agent_load(const nb_env* e, int32_t k, int32_t cr, int32_t self, agent_in* a)
     a->x[0] = g->sx[k];
     a->x[1] = g->sy[k];
     a->x[2] = g->dims == 3 ? g->sz[k] : 0.0f;
-    a->radius = e->radius[cr];
+    a->radius = e->radius[cr & e->pmask];
     a->r2 = a->radius * a->radius;
-    a->fov_cos = e->fov_cos[cr];
+    a->fov_cos = e->fov_cos[cr & e->pmask];
     a->self = self;
     a->fwd[0] = a->fwd[1] = a->fwd[2] = 0.0f;
     if (a->fov_cos > -1.0f) {
@@ -838,14 +844,15 @@ cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t fi
         int32_t cr = g->scomp[k];
         if (cr < 0) continue;
         ++touched;
-        if (e->max[cr] > 0) {
+        if (e->max[cr & e->pmask] > 0) {
             agent_in a;
             agent_load(e, k, cr, k + self0, &a);
             sums r;
             kernel_v(g, s, m, &a, &r, s->d2, variant);
-            if (r.n > (float)e->max[cr]) nearest_sums(g, s, m, &a, e->max[cr], &r);
+            int32_t cap = e->max[cr & e->pmask];
+            if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
             n->found += (int64_t)r.n;
-            apply_sums(&e->out, cr, g->order[k], &r);
+            apply_sums(&e->out, cr & e->pmask, g->order[k], &r);
             continue;
         }
         if (pend < 0) {
@@ -859,8 +866,8 @@ cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t fi
         sums ra, rb;
         kernel2_v(g, s, m, &a, &b, &ra, &rb, variant);
         n->found += (int64_t)ra.n + (int64_t)rb.n;
-        apply_sums(&e->out, pcr, g->order[pend], &ra);
-        apply_sums(&e->out, cr, g->order[k], &rb);
+        apply_sums(&e->out, pcr & e->pmask, g->order[pend], &ra);
+        apply_sums(&e->out, cr & e->pmask, g->order[k], &rb);
         pend = -1;
     }
     if (pend >= 0) {
@@ -870,7 +877,7 @@ cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t fi
         sums r;
         kernel_v(g, s, m, &a, &r, NULL, variant);
         n->found += (int64_t)r.n;
-        apply_sums(&e->out, pcr, g->order[pend], &r);
+        apply_sums(&e->out, pcr & e->pmask, g->order[pend], &r);
     }
     n->touched += touched;
     n->pairs += (int64_t)touched * m;
@@ -1001,7 +1008,7 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
          AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
          g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
         TABLE_COL(&comp->table, float, NB_RADIUS), TABLE_COL(&comp->table, float, NB_FOV_COS),
-        TABLE_COL(&comp->table, int32_t, NB_MAX)};
+        TABLE_COL(&comp->table, int32_t, NB_MAX), g->nb_params_state == 1 ? 0 : -1};
     nb_scratch s;
     worker_scratch(g, worker, &s);
     nb_counts n = {0, 0, 0};
@@ -1051,6 +1058,28 @@ int neighbors_reserve(world_t* w, grid_t* g, int32_t count, int32_t largest)
     return 1;
 }
 
+/* Whether every column the agent passes read holds one value (compared as
+ * bits), rechecked only when the component's rows were written since. */
+static void params_uniform(const world_t* w, grid_t* g)
+{
+    const component_t* comp = &w->comps[COMP_NEIGHBORS];
+    if (g->nb_params_state != 0 && g->nb_params_version == comp->version) return;
+    static const int cols[] = {NB_RADIUS, NB_FOV_COS, NB_MAX, NB_K_SEP, NB_K_ALI,
+                               NB_K_COH, NB_W_SEP, NB_W_ALI, NB_W_COH};
+    int uniform = 1;
+    int32_t n = comp->table.count;
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0] && uniform; ++c) {
+        const uint32_t* v = TABLE_COL(&comp->table, uint32_t, cols[c]);
+        for (int32_t i = 1; i < n; ++i)
+            if (v[i] != v[0]) {
+                uniform = 0;
+                break;
+            }
+    }
+    g->nb_params_state = uniform ? 1 : 2;
+    g->nb_params_version = comp->version;
+}
+
 int64_t neighbors_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
@@ -1063,6 +1092,7 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
     nb_ctx c = {w, g, wagents, wpairs, wfound};
+    params_uniform(w, g);
     /* The spatial hash sized and grew the packs (neighbors_reserve) before
      * the step changed anything. */
     size_t per = g->nb_per;
