@@ -155,17 +155,19 @@ static inline int32_t pack_run(const grid_t* g, nb_scratch* s, int32_t m, int32_
     return m + len;
 }
 
-/* Zero one lane past the end of a pack of m: masked lanes then read finite
- * values. */
+/* One lane past the end of a pack of m: candidates at +infinity with zero
+ * velocity. Their distance is infinite (or NaN from an infinite position),
+ * which no radius admits, so the kernel needs no mask for a pack's last,
+ * partial lane. */
 static inline void pack_finish(nb_scratch* s, int32_t m, int three)
 {
-    lanef z = lane_zero();
-    lane_storeu(s->cx + m, z);
-    lane_storeu(s->cy + m, z);
+    lanef z = lane_zero(), far = lane_set1(INFINITY);
+    lane_storeu(s->cx + m, far);
+    lane_storeu(s->cy + m, far);
     lane_storeu(s->cvx + m, z);
     lane_storeu(s->cvy + m, z);
     if (three) {
-        lane_storeu(s->cz + m, z);
+        lane_storeu(s->cz + m, far);
         lane_storeu(s->cvz + m, z);
     }
 }
@@ -383,18 +385,15 @@ static inline float min_image(float d, float ext)
     return d;
 }
 
-/* Lanes j .. j + SHOAL_LANES - 1 of a pack of m candidates that hold a
- * candidate other than the agent itself (pack index self), as mask bits:
- * built with scalar arithmetic, which keeps the vector units and registers
- * for the distances. */
+/* Lanes j .. j + SHOAL_LANES - 1 (j a multiple of SHOAL_LANES) other than
+ * the agent itself (pack index self), as mask bits: scalar arithmetic,
+ * which keeps the vector units and registers for the distances. Lanes past
+ * the pack's end need no mask (pack_finish). */
 #define LANES_FULL ((uint32_t)((1ull << SHOAL_LANES) - 1))
-static inline uint32_t live_bits(int32_t j, int32_t m, int32_t self)
+static inline uint32_t live_bits(int32_t j, int32_t self)
 {
-    int32_t left = m - j;
-    uint32_t bits = left >= SHOAL_LANES ? LANES_FULL : (1u << left) - 1u;
     uint32_t off = (uint32_t)(self - j);
-    if (off < (uint32_t)SHOAL_LANES) bits &= ~(1u << off);
-    return bits;
+    return off < (uint32_t)SHOAL_LANES ? LANES_FULL & ~(1u << off) : LANES_FULL;
 }
 
 /* Lanes of j .. j + SHOAL_LANES - 1 whose pack index is below self. */
@@ -448,7 +447,7 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
         }
         lanef d2 = lane_fma_fast(dy, dy, lane_mul(dx, dx));
         if (three) d2 = lane_fma_fast(dz, dz, d2);
-        lanem ok = lane_mask_and(lane_mask_from_bits(live_bits(j, m, a->self)), lane_cmp_le(d2, r2));
+        lanem ok = lane_mask_and(lane_mask_from_bits(live_bits(j, a->self)), lane_cmp_le(d2, r2));
         if (fov) {
             lanef dot = lane_add(lane_mul(fx, dx), lane_mul(fy, dy));
             if (three) dot = lane_add(dot, lane_mul(fz, dz));
@@ -570,8 +569,8 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
             d2a = lane_fma_fast(dza, dza, d2a);
             d2b = lane_fma_fast(dzb, dzb, d2b);
         }
-        lanem oka = lane_mask_and(lane_mask_from_bits(live_bits(j, m, a->self)), lane_cmp_le(d2a, r2a));
-        lanem okb = lane_mask_and(lane_mask_from_bits(live_bits(j, m, b->self)), lane_cmp_le(d2b, r2b));
+        lanem oka = lane_mask_and(lane_mask_from_bits(live_bits(j, a->self)), lane_cmp_le(d2a, r2a));
+        lanem okb = lane_mask_and(lane_mask_from_bits(live_bits(j, b->self)), lane_cmp_le(d2b, r2b));
         if (fova) {
             lanef dot = lane_add(lane_mul(lane_set1(a->fwd[0]), dxa), lane_mul(lane_set1(a->fwd[1]), dya));
             if (three) dot = lane_add(dot, lane_mul(lane_set1(a->fwd[2]), dza));
@@ -1139,9 +1138,10 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
                     mem + 6 * per, (int32_t*)(mem + 7 * per)};
     for (int32_t j = 0; j < candidates + SHOAL_LANES; ++j) {
         int live = j < candidates;
-        s.cx[j] = live ? rng_range(1, (uint64_t)j, 0, 0, -1.5f, 1.5f) : 0.0f;
-        s.cy[j] = live ? rng_range(1, (uint64_t)j, 0, 1, -1.5f, 1.5f) : 0.0f;
-        s.cz[j] = live && dims == 3 ? rng_range(1, (uint64_t)j, 0, 2, -1.5f, 1.5f) : 0.0f;
+        /* Past the end: what pack_finish leaves there. */
+        s.cx[j] = live ? rng_range(1, (uint64_t)j, 0, 0, -1.5f, 1.5f) : INFINITY;
+        s.cy[j] = live ? rng_range(1, (uint64_t)j, 0, 1, -1.5f, 1.5f) : INFINITY;
+        s.cz[j] = !live ? INFINITY : dims == 3 ? rng_range(1, (uint64_t)j, 0, 2, -1.5f, 1.5f) : 0.0f;
         s.cvx[j] = live ? rng_range(1, (uint64_t)j, 1, 0, -1.0f, 1.0f) : 0.0f;
         s.cvy[j] = live ? rng_range(1, (uint64_t)j, 1, 1, -1.0f, 1.0f) : 0.0f;
         s.cvz[j] = 0.0f;
