@@ -454,9 +454,10 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
             ok = lane_mask_and(ok, lane_cmp_ge(dot, lane_mul(fcos, lane_sqrt(d2))));
         }
         if (d2_keep) lane_storeu(d2_keep + j, lane_select(ok, d2, lane_set1(-1.0f)));
-        uint32_t bits = lane_mask_bits(ok);
-        if (!bits) continue;
-        count += __builtin_popcount(bits);
+        /* No skipping of lanes without neighbors: which lanes have none
+         * follows the data, and the mispredicted branch cost more than the
+         * masked work it saved (3D pass 15 % faster without it). */
+        count += __builtin_popcount(lane_mask_bits(ok));
         /* Coincident pairs (rare) get no d/|d|^2 term (it would be huge or
          * 0/0) but a push along x as if one radius apart, the lower pack
          * index toward -x. */
@@ -581,10 +582,9 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
             if (three) dot = lane_add(dot, lane_mul(lane_set1(b->fwd[2]), dzb));
             okb = lane_mask_and(okb, lane_cmp_ge(dot, lane_mul(lane_set1(b->fov_cos), lane_sqrt(d2b))));
         }
-        uint32_t bitsa = lane_mask_bits(oka), bitsb = lane_mask_bits(okb);
-        if (!(bitsa | bitsb)) continue;
-        ca += __builtin_popcount(bitsa);
-        cb += __builtin_popcount(bitsb);
+        /* No skip of lanes without neighbors: see kernel_impl. */
+        ca += __builtin_popcount(lane_mask_bits(oka));
+        cb += __builtin_popcount(lane_mask_bits(okb));
         lanef vx = lane_loadu(s->cvx + j), vy = lane_loadu(s->cvy + j);
         lanef vz = three ? lane_loadu(s->cvz + j) : zero;
         /* Coincident pairs: see kernel_impl. */
