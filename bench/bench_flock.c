@@ -38,6 +38,7 @@ typedef struct bench_opts {
     int64_t reorder;
     int json;
     int bind;
+    int mixed; /* per-agent weights, so no parameter column is uniform */
 } bench_opts;
 
 /* Allocation hooks that count live bytes and remember the peak. */
@@ -86,6 +87,9 @@ static int populate(shoal_world_t* w, const bench_opts* o, double side)
         d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.5f;
         d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
         d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
+        if (o->mixed) /* each agent its own weights, within 10 % */
+            for (int b = SHOAL_BEHAVIOR_SEPARATE; b <= SHOAL_BEHAVIOR_COHERE; ++b)
+                d.weights[b] *= rng_range(11, (uint64_t)i, 2, (uint32_t)b, 0.9f, 1.1f);
         d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
         d.neighbors.radius = (float)o->radius;
         d.wander.cruise_speed = 2.0f;
@@ -155,6 +159,7 @@ static int bench_flock(const bench_opts* o)
         cJSON_AddNumberToObject(root, "radius", o->radius);
         cJSON_AddNumberToObject(root, "box_side", side);
         cJSON_AddNumberToObject(root, "reorder_interval", (double)o->reorder);
+        cJSON_AddBoolToObject(root, "mixed", o->mixed);
         cJSON_AddNumberToObject(root, "seconds", seconds);
         cJSON_AddNumberToObject(root, "agent_steps_per_s", agent_steps / seconds);
         cJSON_AddNumberToObject(root, "pair_tests_per_s", (double)pairs / seconds);
@@ -178,9 +183,9 @@ static int bench_flock(const bench_opts* o)
         free(text);
         cJSON_Delete(root);
     } else {
-        printf("flock %dD: %lld agents, K = %g, radius %g m, box %.1f m, %d threads, %d lanes\n",
+        printf("flock %dD: %lld agents, K = %g, radius %g m, box %.1f m, %d threads, %d lanes%s\n",
                o->dims, (long long)o->agents, o->neighbors, o->radius, side,
-               (int)shoal_world_thread_count(w), SHOAL_LANES);
+               (int)shoal_world_thread_count(w), SHOAL_LANES, o->mixed ? ", mixed parameters" : "");
         printf("steps            %lld (+%lld warm-up)\n", (long long)o->steps, (long long)o->warmup);
         printf("seconds          %.4f\n", seconds);
         printf("agent-steps/s    %.4g\n", agent_steps / seconds);
@@ -258,6 +263,9 @@ static void bench_help(void)
            "  --radius R         neighbor radius, m (default 2)\n"
            "  --reorder N        reorder storage by cell every N steps, 0 = never (default 32)\n"
            "  --bind             pin threads to cores (hwloc)\n"
+           "  --mixed            every agent its own behavior weights (within 10 %%), so\n"
+           "                     the neighbors pass reads each agent's parameter row; by\n"
+           "                     default the flock shares one parameter set\n"
            "  --json             one JSON object on stdout: agents, steps, threads, seconds,\n"
            "                     agent_steps_per_s, pair_tests_per_s, mean_neighbors,\n"
            "                     bytes_per_agent, state_hash, systems [{name, stage,\n"
@@ -274,7 +282,7 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "planner")) return bench_planner(argc, argv);
     if (strcmp(which, "flock") && strcmp(which, "kernel"))
         return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel or planner)", which);
-    bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 32, 0, 0};
+    bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 32, 0, 0, 0};
     for (int i = 2; i < argc; ++i) {
         const char* v = NULL;
         int r;
@@ -283,6 +291,8 @@ int cmd_bench(int argc, char** argv)
             o.json = 1;
         } else if (!strcmp(argv[i], "--bind")) {
             o.bind = 1;
+        } else if (!strcmp(argv[i], "--mixed")) {
+            o.mixed = 1;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             bench_help();
             return CLI_EXIT_OK;

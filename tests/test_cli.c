@@ -584,6 +584,12 @@ Test(cli, bench_flock_reports_its_keys)
         cr_expect(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "systems")));
         cJSON_Delete(root);
     }
+    /* Per-agent weights: the same keys, and the flag. */
+    cJSON* mixed = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "2", "--warmup",
+                                            "1", "--mixed", "--json", NULL});
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mixed, "mixed")));
+    cr_expect_gt(json_number(mixed, "pair_tests_per_s"), 0);
+    cJSON_Delete(mixed);
     cJSON* kernel = run_json((const char*[]){"bench", "kernel", "--steps", "1", "--json", NULL});
     cr_expect_gt(json_number(kernel, "pair_tests_per_s"), 0);
     cJSON_Delete(kernel);
