@@ -275,6 +275,29 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
         }
 }
 
+/* The neighbors pass redoes its check of the parameter columns when the
+ * component's version moves: a definition written again as it was leaves
+ * it alone, a changed one moves it. */
+Test(flock, component_version_moves_only_when_a_row_changes)
+{
+    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 50, 24.0f, 8, 1, 0};
+    shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
+    add_flockers(w, &fc, 3);
+    snapshot s = take_snapshot(w);
+    const uint64_t* version = &w->comps[COMP_NEIGHBORS].version;
+    uint64_t v0 = *version;
+    shoal_neighbors_t n = s.defs[0].neighbors;
+    cr_assert_eq(shoal_agent_set_neighbors(w, s.ids[0], &n), SHOAL_OK);
+    cr_assert_eq(*version, v0, "the same values written again");
+    cr_assert_eq(shoal_agent_set_behavior(w, s.ids[0], SHOAL_BEHAVIOR_WANDER, 1.0f), SHOAL_OK);
+    cr_assert_eq(*version, v0, "another component's weight");
+    n.radius += 0.25f;
+    cr_assert_eq(shoal_agent_set_neighbors(w, s.ids[0], &n), SHOAL_OK);
+    cr_assert_neq(*version, v0, "a new radius");
+    free_snapshot(&s);
+    shoal_world_destroy(w);
+}
+
 /* Torus rows with more agents than a worker's strip holds (2,048
  * candidates), so strips move their last columns to the front and go on. */
 Test(flock, long_strips_match_brute_force, .timeout = 120)

@@ -346,9 +346,27 @@ static shoal_agent_t stored_handle(uint32_t index1, uint32_t tag)
     return id;
 }
 
+/* Row r of a component, every column's element one after another, into buf
+ * (ROW_BYTES_MAX bytes); returns how many bytes, or 0 when the row is wider. */
+#define ROW_BYTES_MAX 1024
+static size_t row_bytes(const table_t* t, int32_t r, unsigned char* buf)
+{
+    size_t n = 0;
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        size_t sz = t->elem_size[c];
+        if (n + sz > ROW_BYTES_MAX) return 0;
+        memcpy(buf + n, (const char*)t->columns[c] + (size_t)r * sz, sz);
+        n += sz;
+    }
+    return n;
+}
+
 /* Add, update or drop the agent's component rows to match the definition.
  * Capacity was reserved beforehand, so this cannot fail. `heading` seeds
- * the wander velocity of a newly added wander row. */
+ * the wander velocity of a newly added wander row. A component's version
+ * moves when a row is added or a row's bytes change, not when a definition
+ * is written again as it was (an edit of one part of an agent rewrites all
+ * its components). */
 static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward)
 {
     const float* wt = d->weights;
@@ -360,7 +378,8 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
         }
         int fresh = component_row(c, slot) < 0;
         int32_t r = component_add(c, &w->alloc, slot);
-        c->version++;
+        unsigned char before[ROW_BYTES_MAX], after[ROW_BYTES_MAX];
+        size_t size = fresh ? 0 : row_bytes(&c->table, r, before);
         TABLE_COL(&c->table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
         switch (k) {
         case COMP_NEIGHBORS: {
@@ -434,6 +453,8 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
             planner_write_component(w, r, d, fresh);
             break;
         }
+        if (size == 0 || row_bytes(&c->table, r, after) != size || memcmp(before, after, size) != 0)
+            c->version++;
     }
 }
 
