@@ -426,6 +426,28 @@ static void determinism(int dims)
     }
 }
 
+/* Dense rows that refill strips, a shared parameter set, no field of view
+ * or cap (two agents per kernel pass): one hash for 1, 2 and 3 threads. */
+static uint64_t dense_hash(int dims, int threads, shoal_backend_t backend)
+{
+    flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, dims == 2 ? 8000 : 7000, dims == 2 ? 24.0f : 11.0f, 8, 1, 0};
+    shoal_world_t* w = flock_world(&fc, threads, backend);
+    add_flockers(w, &fc, 29);
+    step_n(w, 10, 1.0f / 60.0f);
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    return h;
+}
+
+Test(flock, one_hash_for_any_thread_count_with_long_strips, .timeout = 120)
+{
+    for (int dims = 2; dims <= 3; ++dims) {
+        uint64_t ref = dense_hash(dims, 1, SHOAL_BACKEND_SERIAL);
+        for (int t = 2; t <= 3; ++t)
+            cr_assert_eq(dense_hash(dims, t, SHOAL_BACKEND_OPENMP), ref, "%dD: %d threads differ", dims, t);
+    }
+}
+
 Test(flock, one_hash_for_any_thread_count_2d, .timeout = 120) { determinism(2); }
 Test(flock, one_hash_for_any_thread_count_3d, .timeout = 120) { determinism(3); }
 
