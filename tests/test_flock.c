@@ -22,6 +22,7 @@ typedef struct flock_case {
     int reorder;     /* reorder_interval */
     int shared;      /* 1: every agent gets the same parameters */
     int change_one;  /* 1: one step, then one agent's radius changes */
+    int sense_edits; /* 1: a sense-stage system removes agents and drops components */
 } flock_case;
 
 static shoal_world_t* flock_world(const flock_case* fc, int threads, shoal_backend_t backend)
@@ -196,6 +197,26 @@ static int reference(const snapshot* s, const flock_case* fc, int i, double out[
     return !ambiguous;
 }
 
+/* After the spatial hash (a user system in the sense stage runs after the
+ * built-in ones): remove every 7th agent of the snapshot (applied at the
+ * stage boundary, which moves rows) and turn off the flocking behaviors of
+ * every 11th (the setter drops its neighbors row at once). */
+static int removed_in_sense(int i) { return i % 7 == 3; }
+static int dropped_in_sense(int i) { return i % 11 == 5; }
+
+static shoal_status_t sense_edits(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    const snapshot* s = (const snapshot*)ctx;
+    for (int i = 0; i < s->n; ++i) {
+        if (removed_in_sense(i)) cr_assert_eq(shoal_agent_remove(w, s->ids[i]), SHOAL_OK);
+        if (dropped_in_sense(i) && !removed_in_sense(i))
+            for (int b = SHOAL_BEHAVIOR_SEPARATE; b <= SHOAL_BEHAVIOR_COHERE; ++b)
+                cr_assert_eq(shoal_agent_set_behavior(w, s->ids[i], (shoal_behavior_t)b, 0.0f), SHOAL_OK);
+    }
+    return SHOAL_OK;
+}
+
 static void check_against_brute_force(flock_case fc)
 {
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
@@ -217,10 +238,15 @@ static void check_against_brute_force(flock_case fc)
         free_snapshot(&before);
     }
     snapshot s = take_snapshot(w);
+    if (fc.sense_edits)
+        cr_assert_eq(shoal_world_add_system(w, "sense_edits", SHOAL_STAGE_SENSE, sense_edits, &s), SHOAL_OK);
     step_n(w, 1, 0.01f);
     int checked = 0, with_neighbors = 0, skipped = 0;
     for (int i = 0; i < s.n; ++i) {
         if (s.defs[i].weights[SHOAL_BEHAVIOR_SEPARATE] == 0.0f) continue;
+        /* Removed agents are gone; agents that lost the behaviors get none
+         * of it. The others still see every agent as the hash sensed it. */
+        if (fc.sense_edits && (removed_in_sense(i) || dropped_in_sense(i))) continue;
         double ref[3], scale[3];
         if (!reference(&s, &fc, i, ref, scale)) {
             skipped++;
@@ -240,7 +266,7 @@ static void check_against_brute_force(flock_case fc)
         checked++;
         with_neighbors += scale[0] > 0.0;
     }
-    cr_assert_gt(checked, fc.count / 2);
+    cr_assert_gt(checked, fc.sense_edits ? fc.count / 3 : fc.count / 2);
     cr_assert_lt(skipped, checked / 20 + 5, "%d agents had a candidate on the edge of float rounding", skipped);
     cr_assert_gt(with_neighbors, checked / 2, "the density gives most agents neighbors");
     free_snapshot(&s);
@@ -255,7 +281,7 @@ static void sweep(int dims)
         for (int fov = 0; fov <= 1; ++fov)
             for (int cap = 0; cap <= 1; ++cap) {
                 flock_case fc = {dims, wrap, fov ? 2.1f : VEC_TWO_PI, cap ? 4 : 0, 0.0f, 700,
-                                 box, 8, 0, 0};
+                                 box, 8, 0, 0, 0};
                 check_against_brute_force(fc);
             }
 }
@@ -270,7 +296,7 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
 {
     for (int dims = 2; dims <= 3; ++dims)
         for (int change = 0; change <= 1; ++change) {
-            flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, 700, dims == 2 ? 24.0f : 11.0f, 8, 1, change};
+            flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, 700, dims == 2 ? 24.0f : 11.0f, 8, 1, change, 0};
             check_against_brute_force(fc);
         }
 }
@@ -280,7 +306,7 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
  * it alone, a changed one moves it. */
 Test(flock, component_version_moves_only_when_a_row_changes)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 50, 24.0f, 8, 1, 0};
+    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 50, 24.0f, 8, 1, 0, 0};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     add_flockers(w, &fc, 3);
     snapshot s = take_snapshot(w);
@@ -298,31 +324,46 @@ Test(flock, component_version_moves_only_when_a_row_changes)
     shoal_world_destroy(w);
 }
 
+/* Agents removed, and components dropped, by a system that runs after the
+ * spatial hash: the neighbors pass of that step writes each remaining agent's
+ * own row with its own parameters (bounded and unbounded, shared and mixed
+ * parameters). */
+Test(flock, edits_after_the_spatial_hash_match_brute_force, .timeout = 60)
+{
+    for (int dims = 2; dims <= 3; ++dims)
+        for (int wrap = 0; wrap <= 1; ++wrap)
+            for (int shared = 0; shared <= 1; ++shared) {
+                flock_case fc = {dims, wrap, VEC_TWO_PI, 0, 0.0f, 700, dims == 2 ? 24.0f : 11.0f, 8,
+                                 shared, 0, 1};
+                check_against_brute_force(fc);
+            }
+}
+
 /* Torus rows with more agents than a worker's strip holds (2,048
  * candidates), so strips move their last columns to the front and go on. */
 Test(flock, long_strips_match_brute_force, .timeout = 120)
 {
-    flock_case two = {2, 1, VEC_TWO_PI, 0, 0.0f, 8000, 24.0f, 8, 0, 0};
+    flock_case two = {2, 1, VEC_TWO_PI, 0, 0.0f, 8000, 24.0f, 8, 0, 0, 0};
     check_against_brute_force(two);
-    flock_case three = {3, 1, VEC_TWO_PI, 0, 0.0f, 7000, 11.0f, 8, 0, 0};
+    flock_case three = {3, 1, VEC_TWO_PI, 0, 0.0f, 7000, 11.0f, 8, 0, 0, 0};
     check_against_brute_force(three);
 }
 
 Test(flock, matches_brute_force_far_from_origin, .timeout = 60)
 {
     /* Unbounded cells at coordinates of 1e6 m: far outside any grid. */
-    flock_case fc2 = {2, 0, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0};
+    flock_case fc2 = {2, 0, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0, 0};
     check_against_brute_force(fc2);
-    flock_case fc3 = {3, 0, VEC_TWO_PI, 0, -1.0e6f, 500, 11.0f, 8, 0, 0};
+    flock_case fc3 = {3, 0, VEC_TWO_PI, 0, -1.0e6f, 500, 11.0f, 8, 0, 0, 0};
     check_against_brute_force(fc3);
     /* And a torus whose box sits there. */
-    flock_case ft = {2, 1, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0};
+    flock_case ft = {2, 1, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0, 0};
     check_against_brute_force(ft);
 }
 
 Test(flock, neighbors_are_found_across_the_torus_edge)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 20.0f, 8, 0, 0};
+    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 20.0f, 8, 0, 0, 0};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
@@ -344,7 +385,7 @@ Test(flock, neighbors_are_found_across_the_torus_edge)
 
 Test(flock, agents_crossing_the_edge_stay_in_the_box)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 10.0f, 8, 0, 0};
+    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 10.0f, 8, 0, 0, 0};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
@@ -370,7 +411,7 @@ Test(flock, agents_crossing_the_edge_stay_in_the_box)
 
 static void all_at_one_point(int dims)
 {
-    flock_case fc = {dims, 0, VEC_TWO_PI, 0, 0.0f, 0, 1.0f, 8, 0, 0};
+    flock_case fc = {dims, 0, VEC_TWO_PI, 0, 0.0f, 0, 1.0f, 8, 0, 0, 0};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     for (int i = 0; i < 300; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
@@ -406,7 +447,7 @@ Test(flock, all_agents_at_one_point_give_no_nan_3d) { all_at_one_point(3); }
 
 static uint64_t flock_hash(int dims, int wrap, int threads, shoal_backend_t backend, int reorder)
 {
-    flock_case fc = {dims, wrap, 2.5f, 6, 0.0f, 3000, dims == 2 ? 60.0f : 18.0f, reorder, 0, 0};
+    flock_case fc = {dims, wrap, 2.5f, 6, 0.0f, 3000, dims == 2 ? 60.0f : 18.0f, reorder, 0, 0, 0};
     shoal_world_t* w = flock_world(&fc, threads, backend);
     add_flockers(w, &fc, 23);
     step_n(w, 40, 1.0f / 60.0f);
@@ -430,7 +471,7 @@ static void determinism(int dims)
  * or cap (two agents per kernel pass): one hash for 1, 2 and 3 threads. */
 static uint64_t dense_hash(int dims, int threads, shoal_backend_t backend)
 {
-    flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, dims == 2 ? 8000 : 7000, dims == 2 ? 24.0f : 11.0f, 8, 1, 0};
+    flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, dims == 2 ? 8000 : 7000, dims == 2 ? 24.0f : 11.0f, 8, 1, 0, 0};
     shoal_world_t* w = flock_world(&fc, threads, backend);
     add_flockers(w, &fc, 29);
     step_n(w, 10, 1.0f / 60.0f);
@@ -456,7 +497,7 @@ Test(flock, reordering_storage_keeps_handles_and_results)
     /* Reordering changes only the order of summation inside a cell: over a
      * few steps the two runs agree to float rounding, and every handle
      * still names the same agent (checked through its user value). */
-    flock_case fc = {2, 1, 2.5f, 6, 0.0f, 2000, 50.0f, 1, 0, 0};
+    flock_case fc = {2, 1, 2.5f, 6, 0.0f, 2000, 50.0f, 1, 0, 0, 0};
     shoal_world_t* w1 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     fc.reorder = 0;
     shoal_world_t* w0 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);

@@ -11,6 +11,7 @@
 #include "simd/vec.h"
 #include "systems/ground.h"
 #include "systems/planner.h"
+#include "systems/spatial_hash.h"
 
 #define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
 
@@ -346,6 +347,21 @@ static shoal_agent_t stored_handle(uint32_t index1, uint32_t tag)
     return id;
 }
 
+/* Drop the agent's row of component k; the grid of this step, if any,
+ * follows the neighbors rows that move. */
+static void remove_component(world_t* w, int k, uint32_t slot)
+{
+    component_t* c = &w->comps[k];
+    int32_t r = component_row(c, slot);
+    if (r < 0) return;
+    int32_t last = c->table.count - 1;
+    uint32_t moved = r < last ? table_slots(&c->table)[last] : UINT32_MAX;
+    component_remove(c, slot);
+    if (k == COMP_NEIGHBORS)
+        grid_neighbors_row_removed(w, w->slots[slot].row, r,
+                                   moved != UINT32_MAX ? w->slots[moved].row : -1);
+}
+
 /* Row r of a component, every column's element one after another, into buf
  * (ROW_BYTES_MAX bytes); returns how many bytes, or 0 when the row is wider. */
 #define ROW_BYTES_MAX 1024
@@ -373,7 +389,7 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
     for (int k = 0; k < COMP_COUNT_; ++k) {
         component_t* c = &w->comps[k];
         if (!agent_needs_component(d, k)) {
-            component_remove(c, slot);
+            remove_component(w, k, slot);
             continue;
         }
         int fresh = component_row(c, slot) < 0;
@@ -711,9 +727,10 @@ static void sync_component_rows(world_t* w, uint32_t slot)
 
 static void remove_live(world_t* w, uint32_t slot)
 {
-    for (int k = 0; k < COMP_COUNT_; ++k) component_remove(&w->comps[k], slot);
+    for (int k = 0; k < COMP_COUNT_; ++k) remove_component(w, k, slot);
     uint32_t moved = table_swap_remove(&w->agents, w->slots[slot].row);
     if (moved != UINT32_MAX) {
+        grid_agent_row_moved(w, w->agents.count, w->slots[slot].row);
         w->slots[moved].row = w->slots[slot].row;
         sync_component_rows(w, moved);
     }

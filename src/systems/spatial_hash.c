@@ -443,8 +443,44 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         for (int32_t k = 0; k < n; ++k) g->order[k] = k;
     }
     g->count = n;
+    g->positions_valid = 0;
     par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
     return n;
+}
+
+/* ---- rows that move after the hash (see spatial_hash.h) ---------------- */
+
+/* Sorted position of the agent at `row` in this step's grid, or -1 (rows
+ * past the sorted count hold agents added since). The positions live in
+ * key, free once the scatter is done, and are built on first use: rows
+ * rarely move within a step. */
+static int32_t grid_position(grid_t* g, int32_t row)
+{
+    int32_t* pos = (int32_t*)(void*)g->key;
+    if (!g->positions_valid) {
+        for (int32_t k = 0; k < g->count; ++k) pos[g->order[k]] = k;
+        g->positions_valid = 1;
+    }
+    return row >= 0 && row < g->count ? pos[row] : -1;
+}
+
+void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row)
+{
+    grid_t* g = w->grid;
+    if (!g || g->count == 0) return;
+    int32_t k = grid_position(g, agent_row);
+    if (k >= 0) g->scomp[k] = -1;
+    int32_t moved = grid_position(g, moved_agent_row);
+    if (moved >= 0) g->scomp[moved] = cr;
+}
+
+void grid_agent_row_moved(world_t* w, int32_t from, int32_t to)
+{
+    grid_t* g = w->grid;
+    if (!g || g->count == 0) return;
+    int32_t k = grid_position(g, from);
+    if (to < g->count) ((int32_t*)(void*)g->key)[to] = k;
+    if (k >= 0) g->order[k] = to;
 }
 
 /* ---- wrap: keep positions inside a torus box (integrate stage) ---------- */

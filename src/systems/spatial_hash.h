@@ -62,7 +62,22 @@ typedef struct grid_t {
     int64_t pair_tests;
     int64_t neighbor_sum;
     int64_t kernel_agents;
+    /* key holds each agent row's sorted position (built on first use after
+     * the hash, see grid_position) */
+    int32_t positions_valid;
 } grid_t;
+
+/* Rows that move after the spatial hash ran and before the step ends (a
+ * system's removal applied at a stage boundary, or a setter that drops an
+ * agent's neighbors component) keep this step's grid true to the tables, so
+ * the neighbors pass reads and writes the rows the agents now have. The
+ * agents still count as they were sensed (a removed agent stays a neighbor
+ * of others for the rest of the step). */
+/* The neighbors row of the agent at `agent_row` was removed, and the agent
+ * at `moved_agent_row` (-1: none) had its row moved into `cr`. */
+void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row);
+/* The agent at row `from` (the last) moved into row `to` (removed). */
+void grid_agent_row_moved(world_t* w, int32_t from, int32_t to);
 
 /* Size the neighbors system's packs for this step's grid of `count` agents
  * whose largest bucket holds `largest`, and grow them: the spatial hash
