@@ -445,15 +445,21 @@ static void all_at_one_point(int dims)
 Test(flock, all_agents_at_one_point_give_no_nan_2d) { all_at_one_point(2); }
 Test(flock, all_agents_at_one_point_give_no_nan_3d) { all_at_one_point(3); }
 
-static uint64_t flock_hash(int dims, int wrap, int threads, shoal_backend_t backend, int reorder)
+/* The state hash after `steps` steps of a case's flock (seed `seed`). */
+static uint64_t case_hash(flock_case fc, int threads, shoal_backend_t backend, uint64_t seed, int steps)
 {
-    flock_case fc = {dims, wrap, 2.5f, 6, 0.0f, 3000, dims == 2 ? 60.0f : 18.0f, reorder, 0, 0, 0};
     shoal_world_t* w = flock_world(&fc, threads, backend);
-    add_flockers(w, &fc, 23);
-    step_n(w, 40, 1.0f / 60.0f);
+    add_flockers(w, &fc, seed);
+    step_n(w, steps, 1.0f / 60.0f);
     uint64_t h = shoal_world_state_hash(w);
     shoal_world_destroy(w);
     return h;
+}
+
+static uint64_t flock_hash(int dims, int wrap, int threads, shoal_backend_t backend, int reorder)
+{
+    flock_case fc = {dims, wrap, 2.5f, 6, 0.0f, 3000, dims == 2 ? 60.0f : 18.0f, reorder, 0, 0, 0};
+    return case_hash(fc, threads, backend, 23, 40);
 }
 
 static void determinism(int dims)
@@ -472,12 +478,7 @@ static void determinism(int dims)
 static uint64_t dense_hash(int dims, int threads, shoal_backend_t backend)
 {
     flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, dims == 2 ? 8000 : 7000, dims == 2 ? 24.0f : 11.0f, 8, 1, 0, 0};
-    shoal_world_t* w = flock_world(&fc, threads, backend);
-    add_flockers(w, &fc, 29);
-    step_n(w, 10, 1.0f / 60.0f);
-    uint64_t h = shoal_world_state_hash(w);
-    shoal_world_destroy(w);
-    return h;
+    return case_hash(fc, threads, backend, 29, 10);
 }
 
 Test(flock, one_hash_for_any_thread_count_with_long_strips, .timeout = 120)
