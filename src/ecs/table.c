@@ -148,6 +148,11 @@ static int column_uniform(const char* src, int32_t n, size_t sz)
     return 1;
 }
 
+int table_column_uniform(const table_t* t, int32_t c)
+{
+    return column_uniform((const char*)t->columns[c], t->count, t->elem_size[c]);
+}
+
 void table_permute_column(table_t* t, int32_t c, const int32_t* perm, void* scratch)
 {
     size_t sz = t->elem_size[c];

@@ -43,6 +43,9 @@ int32_t table_push(table_t* t, uint32_t slot);
  * row, or UINT32_MAX when `row` was the last one. */
 uint32_t table_swap_remove(table_t* t, int32_t row);
 
+/* Whether every element of column c has the same bits. */
+int table_column_uniform(const table_t* t, int32_t c);
+
 /* Reorder rows: new row i = old row perm[i], for every column. perm is a
  * permutation of [0, count). scratch must hold capacity * the widest element.
  * The caller updates whatever maps slots to rows (see component_permute). */

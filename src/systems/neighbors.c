@@ -1066,15 +1066,8 @@ static void params_uniform(const world_t* w, grid_t* g)
     static const int cols[] = {NB_RADIUS, NB_FOV_COS, NB_MAX, NB_K_SEP, NB_K_ALI,
                                NB_K_COH, NB_W_SEP, NB_W_ALI, NB_W_COH};
     int uniform = 1;
-    int32_t n = comp->table.count;
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0] && uniform; ++c) {
-        const uint32_t* v = TABLE_COL(&comp->table, uint32_t, cols[c]);
-        for (int32_t i = 1; i < n; ++i)
-            if (v[i] != v[0]) {
-                uniform = 0;
-                break;
-            }
-    }
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0] && uniform; ++c)
+        uniform = table_column_uniform(&comp->table, cols[c]);
     g->nb_params_state = uniform ? 1 : 2;
     g->nb_params_version = comp->version;
 }
