@@ -133,10 +133,10 @@ static int bench_flock(const bench_opts* o)
     double t0 = cli_now_seconds();
     for (int64_t s = 0; s < o->steps; ++s) {
         if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
-        if (w->grid) {
-            pairs += w->grid->pair_tests;
-            found += w->grid->neighbor_sum;
-            kernel_agents += w->grid->kernel_agents;
+        if (grid_data(w)) {
+            pairs += grid_data(w)->pair_tests;
+            found += grid_data(w)->neighbor_sum;
+            kernel_agents += grid_data(w)->kernel_agents;
         }
     }
     double seconds = cli_now_seconds() - t0;

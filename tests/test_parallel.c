@@ -6,6 +6,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/world.h"
+#include "systems/components.h"
 #include "support.h"
 
 #define MAX_CALLS 64
@@ -175,7 +176,7 @@ static void check_parallel_reorder(int dims, int all_flock)
 
     assert_tables_equal(&ref->agents, &par->agents, "agents");
     int32_t used = 0;
-    for (int k = 0; k < COMP_COUNT_; ++k) {
+    for (int k = 0; k < ref->comp_count; ++k) {
         const component_t* a = &ref->comps[k];
         const component_t* b = &par->comps[k];
         assert_tables_equal(&a->table, &b->table, "component");

@@ -9,9 +9,6 @@
 #include "ecs/parallel.h"
 #include "ecs/world.h"
 #include "simd/vec.h"
-#include "systems/ground.h"
-#include "systems/planner.h"
-#include "systems/spatial_hash.h"
 
 #define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
 
@@ -106,7 +103,7 @@ shoal_agent_def_t shoal_agent_default_def(void)
 
 /* ---- validation --------------------------------------------------------- */
 
-static int check_finite(world_t* w, const char* where, const char* field, const float* v, int n)
+int def_check_finite(world_t* w, const char* where, const char* field, const float* v, int n)
 {
     for (int i = 0; i < n; ++i) {
         if (!isfinite(v[i])) {
@@ -118,8 +115,8 @@ static int check_finite(world_t* w, const char* where, const char* field, const 
     return 1;
 }
 
-static int check_min(world_t* w, const char* where, const char* field, float v, float lo,
-                     int strict)
+int def_check_min(world_t* w, const char* where, const char* field, float v, float lo,
+                  int strict)
 {
     int ok = isfinite(v) && (strict ? v > lo : v >= lo);
     if (!ok)
@@ -136,81 +133,32 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
                           "%s: def was not initialized with shoal_agent_default_def()", where);
     const shoal_vehicle_t* v = &d->vehicle;
     const shoal_control_t* c = &d->control;
-    int ok = check_finite(w, where, "position", d->position, 3) &&
-             check_finite(w, where, "velocity", d->velocity, 3) &&
-             check_finite(w, where, "heading", &d->heading, 1) &&
-             check_finite(w, where, "pitch", &d->pitch, 1) &&
-             check_finite(w, where, "target", d->target, 3) &&
-             check_finite(w, where, "threat", d->threat, 3) &&
-             check_min(w, where, "vehicle.mass", v->mass, 0.0f, 1) &&
-             check_min(w, where, "vehicle.inertia", v->inertia, 0.0f, 1) &&
-             check_min(w, where, "vehicle.max_force", v->max_force, 0.0f, 0) &&
-             check_min(w, where, "vehicle.max_torque", v->max_torque, 0.0f, 0) &&
-             check_min(w, where, "vehicle.max_speed", v->max_speed, 0.0f, 0) &&
-             check_min(w, where, "vehicle.max_turn_rate", v->max_turn_rate, 0.0f, 0) &&
-             check_min(w, where, "vehicle.radius", v->radius, 0.0f, 0) &&
-             check_min(w, where, "control.speed_gain", c->speed_gain, 0.0f, 0) &&
-             check_min(w, where, "control.heading_gain", c->heading_gain, 0.0f, 0) &&
-             check_min(w, where, "control.turn_damping", c->turn_damping, 0.0f, 0) &&
-             check_min(w, where, "arrive_gain", d->arrive_gain, 0.0f, 1) &&
-             check_min(w, where, "depart_gain", d->depart_gain, 0.0f, 1) &&
-             check_min(w, where, "neighbors.radius", d->neighbors.radius, 0.0f, 1) &&
-             check_min(w, where, "neighbors.fov", d->neighbors.fov, 0.0f, 1) &&
-             check_min(w, where, "neighbors.separation_gain", d->neighbors.separation_gain, 0.0f, 0) &&
-             check_min(w, where, "neighbors.alignment_gain", d->neighbors.alignment_gain, 0.0f, 0) &&
-             check_min(w, where, "neighbors.cohesion_gain", d->neighbors.cohesion_gain, 0.0f, 0) &&
-             check_min(w, where, "wander.cruise_speed", d->wander.cruise_speed, 0.0f, 0) &&
-             check_min(w, where, "wander.strength", d->wander.strength, 0.0f, 0) &&
-             check_min(w, where, "wander.noise", d->wander.noise, 0.0f, 0) &&
-             check_min(w, where, "pursuit.max_prediction", d->pursuit.max_prediction, 0.0f, 0) &&
-             check_min(w, where, "follow.behind", d->follow.behind, 0.0f, 0) &&
-             check_min(w, where, "follow.behind_per_speed", d->follow.behind_per_speed, 0.0f, 0) &&
-             check_min(w, where, "follow.arrive_gain", d->follow.arrive_gain, 0.0f, 1) &&
-             check_min(w, where, "avoid.lookahead_time", d->avoid.lookahead_time, 0.0f, 0) &&
-             check_min(w, where, "avoid.gain", d->avoid.gain, 0.0f, 0);
+    int ok = def_check_finite(w, where, "position", d->position, 3) &&
+             def_check_finite(w, where, "velocity", d->velocity, 3) &&
+             def_check_finite(w, where, "heading", &d->heading, 1) &&
+             def_check_finite(w, where, "pitch", &d->pitch, 1) &&
+             def_check_finite(w, where, "target", d->target, 3) &&
+             def_check_finite(w, where, "threat", d->threat, 3) &&
+             def_check_min(w, where, "vehicle.mass", v->mass, 0.0f, 1) &&
+             def_check_min(w, where, "vehicle.inertia", v->inertia, 0.0f, 1) &&
+             def_check_min(w, where, "vehicle.max_force", v->max_force, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.max_torque", v->max_torque, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.max_speed", v->max_speed, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.max_turn_rate", v->max_turn_rate, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.radius", v->radius, 0.0f, 0) &&
+             def_check_min(w, where, "control.speed_gain", c->speed_gain, 0.0f, 0) &&
+             def_check_min(w, where, "control.heading_gain", c->heading_gain, 0.0f, 0) &&
+             def_check_min(w, where, "control.turn_damping", c->turn_damping, 0.0f, 0) &&
+             def_check_min(w, where, "arrive_gain", d->arrive_gain, 0.0f, 1) &&
+             def_check_min(w, where, "depart_gain", d->depart_gain, 0.0f, 1);
     if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (d->neighbors.fov > VEC_TWO_PI)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: neighbors.fov must be in (0, 2 pi] rad, got %g", where,
-                          (double)d->neighbors.fov);
-    if (d->neighbors.max_neighbors < 0)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
-                          (int)d->neighbors.max_neighbors);
-    {
-        const shoal_dseek_t* ds = &d->dseek;
-        int fine = check_finite(w, where, "dseek.waypoint.position", ds->waypoint.position, 3) &&
-                   check_finite(w, where, "dseek.waypoint.direction", ds->waypoint.direction, 3) &&
-                   check_min(w, where, "dseek.waypoint.speed", ds->waypoint.speed, 0.0f, 0) &&
-                   check_min(w, where, "dseek.r_min", ds->r_min, 0.0f, 0) &&
-                   check_min(w, where, "dseek.reach_radius", ds->reach_radius, 0.0f, 0);
-        if (!fine) return SHOAL_ERR_INVALID_ARGUMENT;
-        if (ds->route < -1 || ds->route >= w->route_count)
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                              "%s: dseek.route must be -1 or a route of this world (0..%d), got %d",
-                              where, (int)w->route_count - 1, (int)ds->route);
-        const float* dir = ds->waypoint.direction;
-        float n = dir[0] * dir[0] + dir[1] * dir[1] + (w->dims == 3 ? dir[2] * dir[2] : 0.0f);
-        if (d->weights[SHOAL_BEHAVIOR_DSEEK] != 0.0f && ds->route < 0 && fabsf(sqrtf(n) - 1.0f) > 1e-3f)
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                              "%s: dseek.waypoint.direction must be a unit vector, has length %g",
-                              where, (double)sqrtf(n));
-    }
-    {
-        shoal_status_t st = ground_validate(w, &d->ground, where);
-        if (st != SHOAL_OK) return st;
-        st = planner_validate(w, d, where);
+    /* Each module checks its part, whether or not the agent uses it. */
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (!mod->validate) continue;
+        shoal_status_t st = mod->validate(w, d, where);
         if (st != SHOAL_OK) return st;
     }
-    if (d->avoid.tangential != 0 && d->avoid.tangential != 1)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: avoid.tangential must be 0 or 1, got %d",
-                          where, (int)d->avoid.tangential);
-    if (d->pursuit.target.index1 != 0 && d->pursuit.target.world0 != w->tag)
-        return world_fail(w, SHOAL_ERR_STALE_HANDLE,
-                          "%s: pursuit.target does not belong to this world", where);
-    if (d->follow.leader.index1 != 0 && d->follow.leader.world0 != w->tag)
-        return world_fail(w, SHOAL_ERR_STALE_HANDLE,
-                          "%s: follow.leader does not belong to this world", where);
     for (int b = 0; b < SHOAL_BEHAVIOR_SLOTS; ++b) {
         float wt = d->weights[b];
         if (b >= SHOAL_BEHAVIOR_COUNT_) {
@@ -299,30 +247,17 @@ static void read_params(const world_t* w, int32_t row, shoal_agent_def_t* d)
 
 /* ---- optional components ------------------------------------------------ */
 
-int agent_needs_component(const shoal_agent_def_t* d, int comp)
+int agent_needs_component(const world_t* w, const shoal_agent_def_t* d, int comp)
 {
-    const float* wt = d->weights;
-    switch (comp) {
-    case COMP_NEIGHBORS:
-        return wt[SHOAL_BEHAVIOR_SEPARATE] != 0.0f || wt[SHOAL_BEHAVIOR_ALIGN] != 0.0f ||
-               wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
-    case COMP_WANDER: return wt[SHOAL_BEHAVIOR_WANDER] != 0.0f;
-    case COMP_PURSUIT: return wt[SHOAL_BEHAVIOR_PURSUE] != 0.0f || wt[SHOAL_BEHAVIOR_EVADE] != 0.0f;
-    case COMP_FOLLOW: return wt[SHOAL_BEHAVIOR_FOLLOW] != 0.0f;
-    case COMP_AVOID: return wt[SHOAL_BEHAVIOR_AVOID] != 0.0f;
-    case COMP_DSEEK: return wt[SHOAL_BEHAVIOR_DSEEK] != 0.0f;
-    case COMP_GROUND: return d->ground.enabled != 0;
-    case COMP_PLANNER: return d->planner.enabled != 0;
-    }
-    return 0;
+    return w->comp_module[comp]->needs(d);
 }
 
 /* Room for a row in every component the definition needs; all or nothing
  * in effect (growing a table that ends up unused is harmless). */
 static int reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t extra)
 {
-    for (int k = 0; k < COMP_COUNT_; ++k) {
-        if (!agent_needs_component(d, k)) continue;
+    for (int k = 0; k < w->comp_count; ++k) {
+        if (!agent_needs_component(w, d, k)) continue;
         /* A component's sparse index exists once some agent needs it. */
         if (!component_reserve_slots(&w->comps[k], &w->alloc, w->slot_capacity)) return 0;
         table_t* t = &w->comps[k].table;
@@ -331,35 +266,52 @@ static int reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t ex
     return 1;
 }
 
-int world_reserve_behavior_rows(world_t* w, shoal_behavior_t behavior, int32_t rows)
+int world_reserve_def_rows(world_t* w, const shoal_agent_def_t* d, int32_t rows)
 {
-    shoal_agent_def_t d;
-    memset(&d, 0, sizeof d);
-    d.weights[behavior] = 1.0f;
-    return reserve_components(w, &d, rows + w->pending_adds);
+    return reserve_components(w, d, rows + w->pending_adds);
 }
 
-static uint32_t stored_tag(shoal_agent_t id) { return ((uint32_t)id.world0 << 16) | id.generation; }
+/* Module-wide memory, then step memory when inside a step, for an agent of
+ * definition d: the modules' prepare and reserve_add_in_step hooks. */
+static shoal_status_t prepare_modules(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    for (int k = 0; k < w->comp_count; ++k) {
+        const module_t* m = w->comp_module[k];
+        if (!m->needs(d)) continue;
+        if (m->prepare && !m->prepare(w, d, where)) return SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    if (!w->in_step) return SHOAL_OK;
+    for (int32_t i = 0; i < w->registry->module_count; ++i) {
+        const module_t* m = w->registry->modules[i];
+        if (m->reserve_add_in_step && !m->reserve_add_in_step(w, d))
+            return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for the agent's step memory",
+                              where);
+    }
+    return SHOAL_OK;
+}
 
-static shoal_agent_t stored_handle(uint32_t index1, uint32_t tag)
+uint32_t agent_stored_tag(shoal_agent_t id) { return ((uint32_t)id.world0 << 16) | id.generation; }
+
+shoal_agent_t agent_stored_handle(uint32_t index1, uint32_t tag)
 {
     shoal_agent_t id = {index1, (uint16_t)(tag >> 16), (uint16_t)(tag & 0xffffu)};
     return id;
 }
 
-/* Drop the agent's row of component k; the grid of this step, if any,
- * follows the neighbors rows that move. */
+/* Drop the agent's row of component k; its module hears of it first (the
+ * grid of this step follows the neighbors rows that move). */
 static void remove_component(world_t* w, int k, uint32_t slot)
 {
     component_t* c = &w->comps[k];
     int32_t r = component_row(c, slot);
     if (r < 0) return;
-    int32_t last = c->table.count - 1;
-    uint32_t moved = r < last ? table_slots(&c->table)[last] : UINT32_MAX;
+    const module_t* m = w->comp_module[k];
+    if (m->row_removed) {
+        int32_t last = c->table.count - 1;
+        uint32_t moved = r < last ? table_slots(&c->table)[last] : UINT32_MAX;
+        m->row_removed(w, w->slots[slot].row, r, moved != UINT32_MAX ? w->slots[moved].row : -1);
+    }
     component_remove(c, slot);
-    if (k == COMP_NEIGHBORS)
-        grid_neighbors_row_removed(w, w->slots[slot].row, r,
-                                   moved != UINT32_MAX ? w->slots[moved].row : -1);
 }
 
 /* Row r of a component, every column's element one after another, into buf
@@ -378,17 +330,17 @@ static size_t row_bytes(const table_t* t, int32_t r, unsigned char* buf)
 }
 
 /* Add, update or drop the agent's component rows to match the definition.
- * Capacity was reserved beforehand, so this cannot fail. `heading` seeds
- * the wander velocity of a newly added wander row. A component's version
+ * Capacity was reserved beforehand, so this cannot fail. `forward` seeds
+ * what a fresh row starts from (the wander walk). A component's version
  * moves when a row is added or a row's bytes change, not when a definition
  * is written again as it was (an edit of one part of an agent rewrites all
  * its components). */
 static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward)
 {
-    const float* wt = d->weights;
-    for (int k = 0; k < COMP_COUNT_; ++k) {
+    for (int k = 0; k < w->comp_count; ++k) {
         component_t* c = &w->comps[k];
-        if (!agent_needs_component(d, k)) {
+        const module_t* m = w->comp_module[k];
+        if (!m->needs(d)) {
             remove_component(w, k, slot);
             continue;
         }
@@ -397,78 +349,7 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
         unsigned char before[ROW_BYTES_MAX], after[ROW_BYTES_MAX];
         size_t size = fresh ? 0 : row_bytes(&c->table, r, before);
         TABLE_COL(&c->table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
-        switch (k) {
-        case COMP_NEIGHBORS: {
-            const shoal_neighbors_t* n = &d->neighbors;
-            COMP_F(w, k, NB_RADIUS)[r] = n->radius;
-            COMP_F(w, k, NB_FOV)[r] = n->fov;
-            /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
-            COMP_F(w, k, NB_FOV_COS)[r] = n->fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * n->fov);
-            COMP_I(w, k, NB_MAX)[r] = n->max_neighbors;
-            COMP_F(w, k, NB_K_SEP)[r] = n->separation_gain;
-            COMP_F(w, k, NB_K_ALI)[r] = n->alignment_gain;
-            COMP_F(w, k, NB_K_COH)[r] = n->cohesion_gain;
-            COMP_F(w, k, NB_W_SEP)[r] = wt[SHOAL_BEHAVIOR_SEPARATE];
-            COMP_F(w, k, NB_W_ALI)[r] = wt[SHOAL_BEHAVIOR_ALIGN];
-            COMP_F(w, k, NB_W_COH)[r] = wt[SHOAL_BEHAVIOR_COHERE];
-            break;
-        }
-        case COMP_WANDER:
-            COMP_U(w, k, WD_KEY)[r] = w->slots[slot].generation;
-            COMP_F(w, k, WD_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_WANDER];
-            COMP_F(w, k, WD_CRUISE)[r] = d->wander.cruise_speed;
-            COMP_F(w, k, WD_STRENGTH)[r] = d->wander.strength;
-            COMP_F(w, k, WD_NOISE)[r] = d->wander.noise;
-            if (fresh) { /* the walk starts straight ahead */
-                COMP_F(w, k, WD_VX)[r] = d->wander.strength * forward.x;
-                COMP_F(w, k, WD_VY)[r] = d->wander.strength * forward.y;
-                COMP_F(w, k, WD_VZ)[r] = w->dims == 3 ? d->wander.strength * forward.z : 0.0f;
-            }
-            break;
-        case COMP_PURSUIT:
-            COMP_U(w, k, PU_TARGET_INDEX1)[r] = d->pursuit.target.index1;
-            COMP_U(w, k, PU_TARGET_TAG)[r] = stored_tag(d->pursuit.target);
-            COMP_F(w, k, PU_W_PURSUE)[r] = wt[SHOAL_BEHAVIOR_PURSUE];
-            COMP_F(w, k, PU_W_EVADE)[r] = wt[SHOAL_BEHAVIOR_EVADE];
-            COMP_F(w, k, PU_MAX_PREDICTION)[r] = d->pursuit.max_prediction;
-            break;
-        case COMP_FOLLOW:
-            COMP_U(w, k, FO_LEADER_INDEX1)[r] = d->follow.leader.index1;
-            COMP_U(w, k, FO_LEADER_TAG)[r] = stored_tag(d->follow.leader);
-            COMP_F(w, k, FO_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_FOLLOW];
-            COMP_F(w, k, FO_BEHIND)[r] = d->follow.behind;
-            COMP_F(w, k, FO_BEHIND_PER_SPEED)[r] = d->follow.behind_per_speed;
-            COMP_F(w, k, FO_ARRIVE_GAIN)[r] = d->follow.arrive_gain;
-            break;
-        case COMP_DSEEK: {
-            const shoal_dseek_t* ds = &d->dseek;
-            /* A new route (or a fresh row) starts at its first waypoint. */
-            if (fresh || COMP_I(w, k, DS_ROUTE)[r] != ds->route) COMP_I(w, k, DS_INDEX)[r] = 0;
-            COMP_F(w, k, DS_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_DSEEK];
-            for (int a = 0; a < 3; ++a) {
-                COMP_F(w, k, DS_WP_X + a)[r] = ds->waypoint.position[a];
-                COMP_F(w, k, DS_DIR_X + a)[r] = ds->waypoint.direction[a];
-            }
-            if (w->dims == 2) COMP_F(w, k, DS_WP_Z)[r] = COMP_F(w, k, DS_DIR_Z)[r] = 0.0f;
-            COMP_F(w, k, DS_SPEED)[r] = ds->waypoint.speed;
-            COMP_I(w, k, DS_ROUTE)[r] = ds->route;
-            COMP_F(w, k, DS_R_MIN)[r] = ds->r_min;
-            COMP_F(w, k, DS_REACH)[r] = ds->reach_radius;
-            break;
-        }
-        case COMP_AVOID:
-            COMP_F(w, k, AV_WEIGHT)[r] = wt[SHOAL_BEHAVIOR_AVOID];
-            COMP_F(w, k, AV_LOOKAHEAD)[r] = d->avoid.lookahead_time;
-            COMP_F(w, k, AV_GAIN)[r] = d->avoid.gain;
-            COMP_U(w, k, AV_TANGENTIAL)[r] = (uint32_t)d->avoid.tangential;
-            break;
-        case COMP_GROUND: /* after the pose: a fresh vehicle starts from it */
-            ground_write_component(w, r, d, fresh);
-            break;
-        case COMP_PLANNER: /* likewise: a fresh planner agent's first interval */
-            planner_write_component(w, r, d, fresh);
-            break;
-        }
+        if (m->write_row) m->write_row(w, r, slot, d, forward, fresh);
         if (size == 0 || row_bytes(&c->table, r, after) != size || memcmp(before, after, size) != 0)
             c->version++;
     }
@@ -476,66 +357,10 @@ static void write_components(world_t* w, uint32_t slot, const shoal_agent_def_t*
 
 static void read_components(const world_t* w, uint32_t slot, shoal_agent_def_t* d)
 {
-    for (int k = 0; k < COMP_COUNT_; ++k) {
+    for (int k = 0; k < w->comp_count; ++k) {
         int32_t r = component_row(&w->comps[k], slot);
-        if (r < 0) continue;
-        switch (k) {
-        case COMP_NEIGHBORS:
-            d->neighbors.radius = COMP_F(w, k, NB_RADIUS)[r];
-            d->neighbors.fov = COMP_F(w, k, NB_FOV)[r];
-            d->neighbors.max_neighbors = COMP_I(w, k, NB_MAX)[r];
-            d->neighbors.separation_gain = COMP_F(w, k, NB_K_SEP)[r];
-            d->neighbors.alignment_gain = COMP_F(w, k, NB_K_ALI)[r];
-            d->neighbors.cohesion_gain = COMP_F(w, k, NB_K_COH)[r];
-            d->weights[SHOAL_BEHAVIOR_SEPARATE] = COMP_F(w, k, NB_W_SEP)[r];
-            d->weights[SHOAL_BEHAVIOR_ALIGN] = COMP_F(w, k, NB_W_ALI)[r];
-            d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
-            break;
-        case COMP_WANDER:
-            d->weights[SHOAL_BEHAVIOR_WANDER] = COMP_F(w, k, WD_WEIGHT)[r];
-            d->wander.cruise_speed = COMP_F(w, k, WD_CRUISE)[r];
-            d->wander.strength = COMP_F(w, k, WD_STRENGTH)[r];
-            d->wander.noise = COMP_F(w, k, WD_NOISE)[r];
-            break;
-        case COMP_PURSUIT:
-            d->pursuit.target = stored_handle(COMP_U(w, k, PU_TARGET_INDEX1)[r],
-                                              COMP_U(w, k, PU_TARGET_TAG)[r]);
-            d->weights[SHOAL_BEHAVIOR_PURSUE] = COMP_F(w, k, PU_W_PURSUE)[r];
-            d->weights[SHOAL_BEHAVIOR_EVADE] = COMP_F(w, k, PU_W_EVADE)[r];
-            d->pursuit.max_prediction = COMP_F(w, k, PU_MAX_PREDICTION)[r];
-            break;
-        case COMP_FOLLOW:
-            d->follow.leader = stored_handle(COMP_U(w, k, FO_LEADER_INDEX1)[r],
-                                             COMP_U(w, k, FO_LEADER_TAG)[r]);
-            d->weights[SHOAL_BEHAVIOR_FOLLOW] = COMP_F(w, k, FO_WEIGHT)[r];
-            d->follow.behind = COMP_F(w, k, FO_BEHIND)[r];
-            d->follow.behind_per_speed = COMP_F(w, k, FO_BEHIND_PER_SPEED)[r];
-            d->follow.arrive_gain = COMP_F(w, k, FO_ARRIVE_GAIN)[r];
-            break;
-        case COMP_DSEEK:
-            d->weights[SHOAL_BEHAVIOR_DSEEK] = COMP_F(w, k, DS_WEIGHT)[r];
-            for (int a = 0; a < 3; ++a) {
-                d->dseek.waypoint.position[a] = COMP_F(w, k, DS_WP_X + a)[r];
-                d->dseek.waypoint.direction[a] = COMP_F(w, k, DS_DIR_X + a)[r];
-            }
-            d->dseek.waypoint.speed = COMP_F(w, k, DS_SPEED)[r];
-            d->dseek.route = COMP_I(w, k, DS_ROUTE)[r];
-            d->dseek.r_min = COMP_F(w, k, DS_R_MIN)[r];
-            d->dseek.reach_radius = COMP_F(w, k, DS_REACH)[r];
-            break;
-        case COMP_AVOID:
-            d->weights[SHOAL_BEHAVIOR_AVOID] = COMP_F(w, k, AV_WEIGHT)[r];
-            d->avoid.lookahead_time = COMP_F(w, k, AV_LOOKAHEAD)[r];
-            d->avoid.gain = COMP_F(w, k, AV_GAIN)[r];
-            d->avoid.tangential = (int32_t)COMP_U(w, k, AV_TANGENTIAL)[r];
-            break;
-        case COMP_GROUND:
-            ground_read_component(w, r, &d->ground);
-            break;
-        case COMP_PLANNER:
-            planner_read_component(w, r, &d->planner);
-            break;
-        }
+        const module_t* m = w->comp_module[k];
+        if (r >= 0 && m->read_row) m->read_row(w, r, d);
     }
 }
 
@@ -664,7 +489,7 @@ static int reserve_slot(world_t* w)
     int64_t cap = (int64_t)w->slot_capacity * 2;
     if (cap < 16) cap = 16;
     if (cap > INT32_MAX / 2) return 0;
-    for (int k = 0; k < COMP_COUNT_; ++k)
+    for (int k = 0; k < w->comp_count; ++k)
         if (w->comps[k].sparse_capacity > 0 &&
             !component_reserve_slots(&w->comps[k], &w->alloc, (int32_t)cap))
             return 0;
@@ -719,7 +544,7 @@ static void insert_live(world_t* w, uint32_t slot, const shoal_agent_def_t* def)
 /* Point the component rows of `slot` at its agent row again. */
 static void sync_component_rows(world_t* w, uint32_t slot)
 {
-    for (int k = 0; k < COMP_COUNT_; ++k) {
+    for (int k = 0; k < w->comp_count; ++k) {
         int32_t r = component_row(&w->comps[k], slot);
         if (r >= 0) TABLE_COL(&w->comps[k].table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
     }
@@ -727,10 +552,13 @@ static void sync_component_rows(world_t* w, uint32_t slot)
 
 static void remove_live(world_t* w, uint32_t slot)
 {
-    for (int k = 0; k < COMP_COUNT_; ++k) remove_component(w, k, slot);
+    for (int k = 0; k < w->comp_count; ++k) remove_component(w, k, slot);
     uint32_t moved = table_swap_remove(&w->agents, w->slots[slot].row);
     if (moved != UINT32_MAX) {
-        grid_agent_row_moved(w, w->agents.count, w->slots[slot].row);
+        for (int32_t m = 0; m < w->registry->module_count; ++m) {
+            const module_t* mod = w->registry->modules[m];
+            if (mod->agent_row_moved) mod->agent_row_moved(w, w->agents.count, w->slots[slot].row);
+        }
         w->slots[moved].row = w->slots[slot].row;
         sync_component_rows(w, moved);
     }
@@ -781,7 +609,10 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (out_id) memset(out_id, 0, sizeof *out_id);
     shoal_status_t st = agent_validate_def(w, def, "agent_add");
-    if (st == SHOAL_OK) st = planner_check_goal_agent(w, &def->planner, "agent_add");
+    for (int32_t m = 0; st == SHOAL_OK && m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->validate_add) st = mod->validate_add(w, def, "agent_add");
+    }
     if (st != SHOAL_OK) return st;
     int32_t live_after = w->agents.count + w->pending_adds + 1;
     if (live_after > INT32_MAX / 2)
@@ -792,13 +623,12 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
         !reserve_components(w, def, 1 + w->pending_adds) || (w->in_step && !reserve_command(w)))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory growing to %d agents",
                           (int)live_after);
-    /* The first planner agent of a world without a trim table builds the
-     * default one. */
-    if (def->planner.enabled && !planner_prepare(w, "agent_add")) return SHOAL_ERR_OUT_OF_MEMORY;
-    /* An agent added inside a step goes live at a stage boundary, after the
-     * step reserved the memory of its later stages: reserve its share now. */
-    if (w->in_step && (!planner_reserve_def(w, def) || (def->ground.enabled && !ground_reserve_step(w, 1))))
-        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory for the agent's step memory");
+    /* Module-wide memory the agent calls for (the first planner agent of a
+     * world without a trim table builds the default one); an agent added
+     * inside a step goes live at a stage boundary, after the step reserved
+     * the memory of its later stages, so it reserves its share now. */
+    st = prepare_modules(w, def, "agent_add");
+    if (st != SHOAL_OK) return st;
     uint32_t slot = take_slot(w);
     if (w->in_step) {
         command_t* c = &w->commands[w->command_count++];
@@ -868,9 +698,8 @@ static shoal_status_t pending_busy(const world_t* w, const char* where)
                        where);
 }
 
-/* The definition of a live or pending agent; errors name `where`. */
-static shoal_status_t read_agent_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
-                                     const char* where)
+shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
+                              const char* where)
 {
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
@@ -885,7 +714,7 @@ shoal_status_t shoal_agent_get_def(const shoal_world_t* w, shoal_agent_t id, sho
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_def: out_def is NULL");
-    return read_agent_def(w, id, out, "agent_get_def");
+    return agent_read_def(w, id, out, "agent_get_def");
 }
 
 shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
@@ -916,11 +745,8 @@ shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
     return SHOAL_OK;
 }
 
-/* Read-modify-validate-write of an agent's parameters (see the file comment). */
-typedef void def_edit_fn(shoal_agent_def_t* def, const void* arg);
-
-static shoal_status_t edit_agent(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
-                                 const void* arg)
+shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
+                          const void* arg)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     int32_t slot = world_resolve(w, id, 1, where);
@@ -936,9 +762,8 @@ static shoal_status_t edit_agent(world_t* w, shoal_agent_t id, const char* where
     if (st != SHOAL_OK) return st;
     if (!reserve_components(w, &def, 1 + w->pending_adds))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
-    if (def.planner.enabled && !planner_prepare(w, where)) return SHOAL_ERR_OUT_OF_MEMORY;
-    if (w->in_step && (!planner_reserve_def(w, &def) || (def.ground.enabled && !ground_reserve_step(w, 1))))
-        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for the agent's step memory", where);
+    st = prepare_modules(w, &def, where);
+    if (st != SHOAL_OK) return st;
     if (pending) {
         pending->def = def;
     } else {
@@ -978,25 +803,25 @@ static void edit_behavior(shoal_agent_def_t* d, const void* a)
 shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const float target[3])
 {
     REQUIRE_PTR(w, target, "agent_set_target", "target");
-    return edit_agent(w, id, "agent_set_target", edit_target, target);
+    return agent_edit(w, id, "agent_set_target", edit_target, target);
 }
 
 shoal_status_t shoal_agent_set_threat(shoal_world_t* w, shoal_agent_t id, const float threat[3])
 {
     REQUIRE_PTR(w, threat, "agent_set_threat", "threat");
-    return edit_agent(w, id, "agent_set_threat", edit_threat, threat);
+    return agent_edit(w, id, "agent_set_threat", edit_threat, threat);
 }
 
 shoal_status_t shoal_agent_set_vehicle(shoal_world_t* w, shoal_agent_t id, const shoal_vehicle_t* v)
 {
     REQUIRE_PTR(w, v, "agent_set_vehicle", "vehicle");
-    return edit_agent(w, id, "agent_set_vehicle", edit_vehicle, v);
+    return agent_edit(w, id, "agent_set_vehicle", edit_vehicle, v);
 }
 
 shoal_status_t shoal_agent_set_control(shoal_world_t* w, shoal_agent_t id, const shoal_control_t* c)
 {
     REQUIRE_PTR(w, c, "agent_set_control", "control");
-    return edit_agent(w, id, "agent_set_control", edit_control, c);
+    return agent_edit(w, id, "agent_set_control", edit_control, c);
 }
 
 shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoal_behavior_t behavior,
@@ -1008,7 +833,7 @@ shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoa
                           "agent_set_behavior: unknown behavior %d (expected 0..%d)", (int)behavior,
                           SHOAL_BEHAVIOR_COUNT_ - 1);
     behavior_arg arg = {(int32_t)behavior, weight};
-    return edit_agent(w, id, "agent_set_behavior", edit_behavior, &arg);
+    return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg);
 }
 
 static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors = *(const shoal_neighbors_t*)a; }
@@ -1016,154 +841,47 @@ static void edit_wander(shoal_agent_def_t* d, const void* a) { d->wander = *(con
 static void edit_pursuit(shoal_agent_def_t* d, const void* a) { d->pursuit = *(const shoal_pursuit_t*)a; }
 static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(const shoal_follow_t*)a; }
 static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const shoal_avoid_t*)a; }
-static void edit_dseek(shoal_agent_def_t* d, const void* a) { d->dseek = *(const shoal_dseek_t*)a; }
-
-static void edit_dseek_on(shoal_agent_def_t* d, const void* a)
-{
-    if (d->weights[SHOAL_BEHAVIOR_DSEEK] == 0.0f) d->weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
-    d->dseek = *(const shoal_dseek_t*)a;
-}
-
-void world_dseek_on_def(shoal_agent_def_t* d, const shoal_dseek_t* ds) { edit_dseek_on(d, ds); }
-
-shoal_status_t world_set_dseek_on(world_t* w, shoal_agent_t id, const shoal_dseek_t* ds, const char* where)
-{
-    return edit_agent(w, id, where, edit_dseek_on, ds);
-}
-
-shoal_status_t shoal_agent_set_dseek(shoal_world_t* w, shoal_agent_t id, const shoal_dseek_t* ds)
-{
-    REQUIRE_PTR(w, ds, "agent_set_dseek", "dseek");
-    return edit_agent(w, id, "agent_set_dseek", edit_dseek, ds);
-}
-
-static void edit_ground(shoal_agent_def_t* d, const void* a) { d->ground = *(const shoal_ground_t*)a; }
-static void edit_path(shoal_agent_def_t* d, const void* a) { d->ground.follow.path = *(const int32_t*)a; }
-
-shoal_status_t shoal_agent_set_ground(shoal_world_t* w, shoal_agent_t id, const shoal_ground_t* g)
-{
-    REQUIRE_PTR(w, g, "agent_set_ground", "ground");
-    return edit_agent(w, id, "agent_set_ground", edit_ground, g);
-}
-
-shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t path_id)
-{
-    static const char* where = "agent_set_path";
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    shoal_agent_def_t def;
-    shoal_status_t st = read_agent_def(w, id, &def, where);
-    if (st != SHOAL_OK) return st;
-    if (!def.ground.enabled)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: the agent is not a ground vehicle (its ground.enabled is 0)", where);
-    st = edit_agent(w, id, where, edit_path, &path_id);
-    if (st != SHOAL_OK) return st;
-    /* Even the same path starts over (edit_agent restarts only a new one). */
-    int32_t slot = (int32_t)id.index1 - 1;
-    int32_t r = component_row(&w->comps[COMP_GROUND], (uint32_t)slot);
-    if (w->slots[slot].state == SLOT_LIVE && r >= 0) ground_restart_run(w, r);
-    return SHOAL_OK;
-}
-
-typedef struct goal_arg {
-    shoal_plan_goal_t goal;
-    const float* point;
-    shoal_agent_t agent;
-} goal_arg;
-
-static void edit_goal(shoal_agent_def_t* d, const void* a)
-{
-    const goal_arg* g = (const goal_arg*)a;
-    d->planner.goal = g->goal;
-    if (g->point) memcpy(d->planner.goal_point, g->point, sizeof d->planner.goal_point);
-    if (g->goal == SHOAL_PLAN_GOAL_PURSUE || g->goal == SHOAL_PLAN_GOAL_EVADE) d->planner.goal_agent = g->agent;
-}
-
-shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, shoal_plan_goal_t goal,
-                                            const float point[3], shoal_agent_t agent)
-{
-    static const char* where = "agent_set_planner_goal";
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    shoal_agent_def_t def;
-    shoal_status_t st = read_agent_def(w, id, &def, where);
-    if (st != SHOAL_OK) return st;
-    if (!def.planner.enabled)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: the agent is not a planner agent (its planner.enabled is 0)", where);
-    if ((unsigned)goal > (unsigned)SHOAL_PLAN_GOAL_EVADE)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: goal must be SHOAL_PLAN_GOAL_NONE (0), SEEK (1), FLEE (2), PURSUE (3) "
-                          "or EVADE (4), got %d",
-                          where, (int)goal);
-    int uses_agent = goal == SHOAL_PLAN_GOAL_PURSUE || goal == SHOAL_PLAN_GOAL_EVADE;
-    if (!point && (goal == SHOAL_PLAN_GOAL_SEEK || goal == SHOAL_PLAN_GOAL_FLEE))
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: point is NULL; goal %s needs a point", where,
-                          goal == SHOAL_PLAN_GOAL_SEEK ? "SEEK" : "FLEE");
-    if (uses_agent && shoal_agent_equal(agent, id))
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a planner agent cannot pursue or evade itself",
-                          where);
-    goal_arg arg = {goal, point, agent};
-    edit_goal(&def, &arg);
-    st = planner_validate(w, &def, where);
-    if (st == SHOAL_OK) st = planner_check_goal_agent(w, &def.planner, where);
-    if (st != SHOAL_OK) return st;
-    return edit_agent(w, id, where, edit_goal, &arg);
-}
-
-shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id, int32_t* out)
-{
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_route_index: out_index is NULL");
-    int32_t slot = world_resolve(w, id, 1, "agent_route_index");
-    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
-    if (w->slots[slot].state == SLOT_PENDING) return pending_busy(w, "agent_route_index");
-    int32_t r = component_row(&w->comps[COMP_DSEEK], (uint32_t)slot);
-    if (r < 0)
-        return world_failc(w, SHOAL_ERR_NOT_FOUND, "agent_route_index: the agent has no directed seek");
-    *out = COMP_I(w, COMP_DSEEK, DS_INDEX)[r];
-    return SHOAL_OK;
-}
 
 shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
 {
     REQUIRE_PTR(w, n, "agent_set_neighbors", "neighbors");
-    return edit_agent(w, id, "agent_set_neighbors", edit_neighbors, n);
+    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n);
 }
 
 shoal_status_t shoal_agent_set_wander(shoal_world_t* w, shoal_agent_t id, const shoal_wander_t* v)
 {
     REQUIRE_PTR(w, v, "agent_set_wander", "wander");
-    return edit_agent(w, id, "agent_set_wander", edit_wander, v);
+    return agent_edit(w, id, "agent_set_wander", edit_wander, v);
 }
 
 shoal_status_t shoal_agent_set_pursuit(shoal_world_t* w, shoal_agent_t id, const shoal_pursuit_t* p)
 {
     REQUIRE_PTR(w, p, "agent_set_pursuit", "pursuit");
-    return edit_agent(w, id, "agent_set_pursuit", edit_pursuit, p);
+    return agent_edit(w, id, "agent_set_pursuit", edit_pursuit, p);
 }
 
 shoal_status_t shoal_agent_set_follow(shoal_world_t* w, shoal_agent_t id, const shoal_follow_t* f)
 {
     REQUIRE_PTR(w, f, "agent_set_follow", "follow");
-    return edit_agent(w, id, "agent_set_follow", edit_follow, f);
+    return agent_edit(w, id, "agent_set_follow", edit_follow, f);
 }
 
 shoal_status_t shoal_agent_set_avoid(shoal_world_t* w, shoal_agent_t id, const shoal_avoid_t* a)
 {
     REQUIRE_PTR(w, a, "agent_set_avoid", "avoid");
-    return edit_agent(w, id, "agent_set_avoid", edit_avoid, a);
+    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a);
 }
 
 shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,
                                      float depart_gain)
 {
     float gains[2] = {arrive_gain, depart_gain};
-    return edit_agent(w, id, "agent_set_gains", edit_gains, gains);
+    return agent_edit(w, id, "agent_set_gains", edit_gains, gains);
 }
 
 shoal_status_t shoal_agent_set_user_value(shoal_world_t* w, shoal_agent_t id, uint64_t value)
 {
-    return edit_agent(w, id, "agent_set_user_value", edit_user, &value);
+    return agent_edit(w, id, "agent_set_user_value", edit_user, &value);
 }
 
 shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t id, uint64_t* out)
@@ -1171,7 +889,7 @@ shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t 
     shoal_agent_def_t def;
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_user_value: out_value is NULL");
-    shoal_status_t st = read_agent_def(w, id, &def, "agent_get_user_value");
+    shoal_status_t st = agent_read_def(w, id, &def, "agent_get_user_value");
     if (st == SHOAL_OK) *out = def.user_value;
     return st;
 }
@@ -1186,10 +904,10 @@ shoal_status_t shoal_agent_teleport(shoal_world_t* w, shoal_agent_t id, const fl
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: orientation is NULL in a 3D world", where);
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
-    int ok = check_finite(w, where, "position", position, 3) &&
-             check_finite(w, where, "velocity", velocity, 3) &&
-             check_finite(w, where, "heading", &heading, 1) &&
-             (w->dims == 2 || check_finite(w, where, "orientation", orientation, 4));
+    int ok = def_check_finite(w, where, "position", position, 3) &&
+             def_check_finite(w, where, "velocity", velocity, 3) &&
+             def_check_finite(w, where, "heading", &heading, 1) &&
+             (w->dims == 2 || def_check_finite(w, where, "orientation", orientation, 4));
     if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
     quat q = {1.0f, 0.0f, 0.0f, 0.0f};
     if (w->dims == 3) {
@@ -1212,14 +930,13 @@ shoal_status_t shoal_agent_teleport(shoal_world_t* w, shoal_agent_t id, const fl
         return SHOAL_OK;
     }
     write_pose(w, w->slots[slot].row, position, velocity, heading, q);
-    /* A ground vehicle takes its yaw and speeds from the new pose (its own
-     * governors, not vehicle.max_speed, bound the speed). */
-    int32_t gr = component_row(&w->comps[COMP_GROUND], (uint32_t)slot);
-    if (gr >= 0) ground_after_teleport(w, gr, velocity);
-    /* A planner agent starts a new interval from the new pose (its velocity
-     * is its speed along the facing, whatever was given). */
-    int32_t pr = component_row(&w->comps[COMP_PLANNER], (uint32_t)slot);
-    if (pr >= 0) planner_after_teleport(w, pr);
+    /* Modules that move their agents themselves take the new pose (a
+     * ground vehicle its yaw and speeds, a planner agent a new interval). */
+    for (int k = 0; k < w->comp_count; ++k) {
+        int32_t r = component_row(&w->comps[k], (uint32_t)slot);
+        const module_t* m = w->comp_module[k];
+        if (r >= 0 && m->teleported) m->teleported(w, r, velocity);
+    }
     return SHOAL_OK;
 }
 
@@ -1270,7 +987,7 @@ shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent
 size_t world_permute_scratch_size(const world_t* w)
 {
     size_t size = (size_t)w->agents.capacity * table_widest(&w->agents);
-    for (int k = 0; k < COMP_COUNT_; ++k) { /* one column of a component */
+    for (int k = 0; k < w->comp_count; ++k) { /* one column of a component */
         const table_t* t = &w->comps[k].table;
         size_t need = (size_t)t->capacity * table_widest(t);
         if (need > size) size = need;
@@ -1297,7 +1014,7 @@ static void world_finish_agent_permute(world_t* w, void* scratch, int32_t* compo
     for (int32_t i = 0; i < n; ++i) w->slots[slots[i]].row = i;
     /* Put every component's rows in agent-row order too: walking agents in
      * row order then walks each component forward. */
-    for (int k = 0; k < COMP_COUNT_; ++k) {
+    for (int k = 0; k < w->comp_count; ++k) {
         component_t* c = &w->comps[k];
         int32_t m = c->table.count;
         if (m == 0) continue;
@@ -1373,7 +1090,7 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     par_for(w, spares, 1, PAR_CLAIMED | PAR_TASKS, permute_column_tasks, &c);
     par_for(w, n, 4096, PAR_STATIC, point_slots, &c);
     const uint32_t* slots = table_slots(&w->agents);
-    for (int k = 0; k < COMP_COUNT_; ++k) {
+    for (int k = 0; k < w->comp_count; ++k) {
         component_t* comp = &w->comps[k];
         int32_t m = comp->table.count;
         if (m == 0) continue;

@@ -7,8 +7,6 @@
 
 #include "ecs/rng.h"
 #include "ecs/world.h"
-#include "systems/ground.h"
-#include "systems/planner.h"
 
 static uint64_t absorb(uint64_t h, uint64_t word)
 {
@@ -50,54 +48,27 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
         }
         if (bits) h = absorb(h, acc);
         /* Optional components: parameters and state (the wander walk). */
-        for (int k = 0; k < COMP_COUNT_; ++k) {
+        for (int k = 0; k < w->comp_count; ++k) {
             const component_t* comp = &w->comps[k];
             int32_t r = component_row(comp, (uint32_t)s);
             if (r < 0) continue;
+            const uint8_t* flags = w->comp_module[k]->column_flags;
             h = absorb(h, 0xc0de0000u + (uint64_t)k);
             for (int32_t c = 1; c < comp->table.column_count; ++c) {
                 uint32_t v;
                 memcpy(&v, (const char*)comp->table.columns[c] + (size_t)r * 4, 4);
-                /* A stored handle's world tag comes from the world's address:
-                 * only its generation is state. */
-                if ((k == COMP_PURSUIT && c == PU_TARGET_TAG) || (k == COMP_FOLLOW && c == FO_LEADER_TAG) ||
-                    (k == COMP_PLANNER && c == PL_GOAL_TAG))
-                    v &= 0xffffu;
-                /* Search timings are wall time, a statistic, not state. */
-                if (k == COMP_PLANNER && (c == PL_NS_LO || c == PL_NS_HI)) continue;
+                uint8_t f = flags ? flags[c] : 0;
+                if (f & COLUMN_NOT_STATE) continue;
+                if (f & COLUMN_HANDLE_TAG) v &= 0xffffu;
                 h = absorb(h, v);
             }
         }
     }
-    /* Obstacles, by id. */
-    for (int32_t i = 0; i < w->obstacle_high; ++i) {
-        uint32_t v[4];
-        memcpy(v, w->obstacles[i], sizeof v);
-        h = absorb(h, ((uint64_t)v[0] << 32) | v[1]);
-        h = absorb(h, ((uint64_t)v[2] << 32) | v[3]);
-        /* A moving obstacle's velocity (static ones add nothing, so their
-         * worlds hash as before velocities existed). */
-        const float* vel = w->obstacle_velocities[i];
-        if (vel[0] != 0.0f || vel[1] != 0.0f || vel[2] != 0.0f) {
-            uint32_t u[3];
-            memcpy(u, vel, sizeof u);
-            h = absorb(h, 0x7e1000000000ull | (uint64_t)(uint32_t)i);
-            h = absorb(h, ((uint64_t)u[0] << 32) | u[1]);
-            h = absorb(h, u[2]);
-        }
+    /* Module-wide state (obstacles, routes, paths and terrain, the trim
+     * table and planner clock), in registry order. */
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->hash) h = mod->hash(w, h, absorb);
     }
-    /* Routes of directed seek. */
-    for (int32_t i = 0; i < w->route_point_count; ++i) {
-        const shoal_waypoint_t* p = &w->route_points[i];
-        uint32_t v[7];
-        memcpy(v, p->position, 12);
-        memcpy(v + 3, p->direction, 12);
-        memcpy(v + 6, &p->speed, 4);
-        for (int k = 0; k < 7; ++k) h = absorb(h, v[k]);
-    }
-    /* Paths and terrain of ground vehicles (nothing when there are none). */
-    h = ground_hash(w, h, absorb);
-    /* The trim table's spec and the planner clock (nothing without them). */
-    h = planner_hash(w, h, absorb);
     return rng_mix64(h);
 }

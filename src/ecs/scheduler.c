@@ -140,34 +140,10 @@ void shoal_world_reset_stats(shoal_world_t* w)
     }
 }
 
-#include "systems/systems.h"
-
 void world_register_builtin_systems(world_t* w)
 {
     /* Names are unique and the table has room: these cannot fail. */
-    world_register_system(w, "spatial_hash", SHOAL_STAGE_SENSE, spatial_hash_run, NULL, NULL);
-    world_register_system(w, "steer", SHOAL_STAGE_DECIDE, steer_run, NULL, NULL);
-    world_register_system(w, "neighbors", SHOAL_STAGE_DECIDE, neighbors_run, NULL, NULL);
-    world_register_system(w, "wander", SHOAL_STAGE_DECIDE, wander_run, NULL, NULL);
-    world_register_system(w, "pursuit", SHOAL_STAGE_DECIDE, pursuit_run, NULL, NULL);
-    world_register_system(w, "follow", SHOAL_STAGE_DECIDE, follow_run, NULL, NULL);
-    world_register_system(w, "avoid", SHOAL_STAGE_DECIDE, avoid_run, NULL, NULL);
-    world_register_system(w, "dseek", SHOAL_STAGE_DECIDE, dseek_run, NULL, NULL);
-    world_register_system(w, "path_follow", SHOAL_STAGE_DECIDE, path_follow_run, NULL, NULL);
-    /* Planner agents' searches (systems/planner.c). */
-    world_register_system(w, "planner", SHOAL_STAGE_PLAN, planner_run, NULL, NULL);
-    world_register_system(w, "control", SHOAL_STAGE_CONTROL, control_run, NULL, NULL);
-    /* Ground vehicles: after control, their rows' force, torque and speeds
-     * are zeroed so integrate leaves them in place; after integrate, their
-     * own model moves them (systems/ground.c). */
-    world_register_system(w, "ground_control", SHOAL_STAGE_CONTROL, ground_control_run, NULL, NULL);
-    world_register_system(w, "planner_control", SHOAL_STAGE_CONTROL, planner_control_run, NULL, NULL);
-    world_register_system(w, "integrate", SHOAL_STAGE_INTEGRATE, integrate_run, NULL, NULL);
-    world_register_system(w, "ground_vehicle", SHOAL_STAGE_INTEGRATE, ground_vehicle_run, NULL, NULL);
-    /* Planner agents fly their trim trajectories (the same neutralizing of
-     * control and integrate as ground vehicles); obstacles move after
-     * everyone has seen them where they were. */
-    world_register_system(w, "planner_move", SHOAL_STAGE_INTEGRATE, planner_move_run, NULL, NULL);
-    world_register_system(w, "obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, NULL, NULL);
-    world_register_system(w, "wrap", SHOAL_STAGE_INTEGRATE, wrap_run, NULL, NULL);
+    const registry_t* r = w->registry;
+    for (int32_t i = 0; i < r->system_count; ++i)
+        world_register_system(w, r->systems[i].name, r->systems[i].stage, r->systems[i].run, NULL, NULL);
 }

@@ -11,9 +11,6 @@
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
 #include "ecs/trace.h"
-#include "systems/ground.h"
-#include "systems/planner.h"
-#include "systems/spatial_hash.h"
 
 /* A cookie in the definitions' internal_value tells a def that came from
  * shoal_*_default_def() from one that was left uninitialized. */
@@ -242,12 +239,17 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     sizes[AC_GROUP] = sizeof(uint32_t);
 
     table_init(&w->agents, sizes, AC_COUNT_);
-    static const int32_t comp_columns[COMP_COUNT_] = {NB_COUNT_, WD_COUNT_, PU_COUNT_, FO_COUNT_,
-                                                      AV_COUNT_, DS_COUNT_, GR_COUNT_,
-                                                      PL_COUNT_};
+    /* Every module's component, numbered in registry order; every column of
+     * a component is 4 bytes wide. */
+    w->registry = builtin_registry();
     uint16_t four[TABLE_MAX_COLUMNS];
     for (int c = 0; c < TABLE_MAX_COLUMNS; ++c) four[c] = 4;
-    for (int k = 0; k < COMP_COUNT_; ++k) component_init(&w->comps[k], four, comp_columns[k]);
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->column_count <= 0) continue;
+        component_init(&w->comps[w->comp_count], four, mod->column_count);
+        w->comp_module[w->comp_count++] = mod;
+    }
 
     int32_t cap = def->initial_capacity > 0 ? def->initial_capacity : 16;
     w->slots = (slot_t*)mem_calloc(&alloc, (size_t)cap * sizeof(slot_t));
@@ -255,6 +257,10 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
      * hook the size the block was allocated with. */
     w->slot_capacity = w->slots ? cap : 0;
     int ok = w->slots && table_reserve(&w->agents, &alloc, cap);
+    for (int32_t m = 0; ok && m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->init) ok = mod->init(w);
+    }
     if (!ok) {
         shoal_world_destroy(w);
         return error_set(err, SHOAL_ERR_OUT_OF_MEMORY,
@@ -278,15 +284,13 @@ void shoal_world_destroy(shoal_world_t* w)
     }
     allocator_t alloc = w->alloc;
     table_release(&w->agents, &alloc);
-    for (int k = 0; k < COMP_COUNT_; ++k) component_release(&w->comps[k], &alloc);
-    grid_destroy(w);
-    ground_release(w);
-    planner_release(w);
-    mem_free(&alloc, w->obstacles, (size_t)w->obstacle_capacity * sizeof *w->obstacles);
-    mem_free(&alloc, w->obstacle_velocities,
-             (size_t)w->obstacle_capacity * sizeof *w->obstacle_velocities);
-    mem_free(&alloc, w->route_points, (size_t)w->route_point_capacity * sizeof *w->route_points);
-    mem_free(&alloc, w->routes, (size_t)w->route_capacity * sizeof *w->routes);
+    for (int k = 0; k < w->comp_count; ++k) component_release(&w->comps[k], &alloc);
+    /* A world that failed half-way through its creation has a registry
+     * whose modules may hold no data yet: release hooks accept that. */
+    for (int32_t m = 0; w->registry && m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->release) mod->release(w);
+    }
     mem_free(&alloc, w->slots, (size_t)w->slot_capacity * sizeof(slot_t));
     mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
     par_release_topology(w->topology);
@@ -304,7 +308,10 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
     /* Memory the built-in systems may need is grown before the first stage,
      * so that running out of it fails the step before anything changed
      * (the spatial hash, the first system, grows its own before it writes). */
-    if (!planner_reserve_step(w) || !ground_reserve_step(w, 0)) return SHOAL_ERR_OUT_OF_MEMORY;
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->reserve_step && !mod->reserve_step(w)) return SHOAL_ERR_OUT_OF_MEMORY;
+    }
     w->in_step = 1;
     uint64_t trace_start = w->trace ? world_now_ns() : 0;
     int32_t agents_before = w->agents.count;
@@ -354,123 +361,4 @@ int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag)
     const slot_t* s = &w->slots[slot];
     if (s->state != SLOT_LIVE || s->generation != (uint16_t)(tag & 0xffffu)) return -1;
     return s->row;
-}
-
-/* ---- obstacles ---------------------------------------------------------- */
-
-static int vec3_nonzero(const float v[3]) { return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f; }
-
-/* Both add calls: validate, take a free id (or grow both arrays), store. */
-static shoal_status_t add_obstacle(world_t* w, const char* where, const float center[3],
-                                   const float velocity[3], float radius, int32_t* out_id)
-{
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (out_id) *out_id = -1;
-    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
-    if (!center) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: center is NULL", where);
-    for (int k = 0; k < 3; ++k)
-        if (!isfinite(center[k]))
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: center[%d] must be finite, got %g",
-                              where, k, (double)center[k]);
-    float vel[3] = {0.0f, 0.0f, 0.0f};
-    if (velocity) {
-        for (int k = 0; k < 3; ++k)
-            if (!isfinite(velocity[k]))
-                return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                                  "%s: velocity[%d] must be finite, got %g", where, k,
-                                  (double)velocity[k]);
-        vel[0] = velocity[0];
-        vel[1] = velocity[1];
-        vel[2] = w->dims == 3 ? velocity[2] : 0.0f;
-    }
-    if (!isfinite(radius) || radius < 0.0f)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: radius must be finite and >= 0 m, got %g", where, (double)radius);
-    int32_t id = -1;
-    for (int32_t i = 0; i < w->obstacle_high; ++i)
-        if (w->obstacles[i][3] < 0.0f) {
-            id = i;
-            break;
-        }
-    if (id < 0) {
-        if (w->obstacle_high == w->obstacle_capacity) {
-            int32_t cap = w->obstacle_capacity ? w->obstacle_capacity * 2 : 16;
-            float(*fresh)[4] = mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
-            float(*fresh_v)[3] = mem_calloc(&w->alloc, (size_t)cap * sizeof *fresh_v);
-            if (!fresh || !fresh_v) {
-                mem_free(&w->alloc, fresh, (size_t)cap * sizeof *fresh);
-                mem_free(&w->alloc, fresh_v, (size_t)cap * sizeof *fresh_v);
-                return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
-            }
-            if (w->obstacle_high) {
-                memcpy(fresh, w->obstacles, (size_t)w->obstacle_high * sizeof *fresh);
-                memcpy(fresh_v, w->obstacle_velocities, (size_t)w->obstacle_high * sizeof *fresh_v);
-            }
-            mem_free(&w->alloc, w->obstacles, (size_t)w->obstacle_capacity * sizeof *fresh);
-            mem_free(&w->alloc, w->obstacle_velocities, (size_t)w->obstacle_capacity * sizeof *fresh_v);
-            w->obstacles = fresh;
-            w->obstacle_velocities = fresh_v;
-            w->obstacle_capacity = cap;
-        }
-        id = w->obstacle_high++;
-    }
-    w->obstacles[id][0] = center[0];
-    w->obstacles[id][1] = center[1];
-    w->obstacles[id][2] = w->dims == 3 ? center[2] : 0.0f;
-    w->obstacles[id][3] = radius;
-    memcpy(w->obstacle_velocities[id], vel, sizeof vel);
-    if (vec3_nonzero(vel)) w->moving_obstacles++;
-    w->obstacle_count++;
-    w->obstacle_version++;
-    if (out_id) *out_id = id;
-    return SHOAL_OK;
-}
-
-shoal_status_t shoal_world_add_obstacle(shoal_world_t* w, const float center[3], float radius,
-                                        int32_t* out_id)
-{
-    return add_obstacle(w, "add_obstacle", center, NULL, radius, out_id);
-}
-
-shoal_status_t shoal_world_add_moving_obstacle(shoal_world_t* w, const float center[3],
-                                               const float velocity[3], float radius, int32_t* out_id)
-{
-    if (w && !velocity) {
-        if (out_id) *out_id = -1;
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_moving_obstacle: velocity is NULL");
-    }
-    return add_obstacle(w, "add_moving_obstacle", center, velocity, radius, out_id);
-}
-
-shoal_status_t shoal_world_get_obstacle(const shoal_world_t* w, int32_t id, float center[3],
-                                        float velocity[3], float* radius)
-{
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (id < 0 || id >= w->obstacle_high || w->obstacles[id][3] < 0.0f)
-        return world_failc(w, SHOAL_ERR_NOT_FOUND, "get_obstacle: no obstacle with id %d", (int)id);
-    if (center) memcpy(center, w->obstacles[id], 3 * sizeof(float));
-    if (velocity) memcpy(velocity, w->obstacle_velocities[id], 3 * sizeof(float));
-    if (radius) *radius = w->obstacles[id][3];
-    return SHOAL_OK;
-}
-
-shoal_status_t shoal_world_remove_obstacle(shoal_world_t* w, int32_t id)
-{
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "remove_obstacle: called from inside a step");
-    if (id < 0 || id >= w->obstacle_high || w->obstacles[id][3] < 0.0f)
-        return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_obstacle: no obstacle with id %d", (int)id);
-    w->obstacles[id][3] = -1.0f;
-    if (vec3_nonzero(w->obstacle_velocities[id])) w->moving_obstacles--;
-    memset(w->obstacle_velocities[id], 0, 3 * sizeof(float));
-    w->obstacle_count--;
-    w->obstacle_version++;
-    return SHOAL_OK;
-}
-
-int32_t shoal_world_obstacle_count(const shoal_world_t* w) { return w ? w->obstacle_count : 0; }
-
-void world_truncate_obstacles(world_t* w, int32_t high)
-{
-    while (w->obstacle_high > high && w->obstacles[w->obstacle_high - 1][3] < 0.0f) w->obstacle_high--;
 }

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "ecs/component.h"
-#include "ecs/components.h"
 #include "ecs/memory.h"
+#include "ecs/module.h"
 #include "ecs/table.h"
 #include "shoal/shoal.h"
 
@@ -57,8 +57,17 @@ typedef struct slot_t {
 
 /* Internal system callback: returns the number of agents it touched, or a
  * negative shoal_status_t to stop the step. */
-typedef struct shoal_world_t world_t;
 typedef int64_t system_run_fn(world_t* world, float dt, void* ctx);
+
+/* One row of the step table (systems/step.c): the built-in systems in step
+ * order. reads and writes document the columns; they are not enforced. */
+struct system_def_t {
+    const char* name;
+    shoal_stage_t stage;
+    system_run_fn* run;
+    const char* reads;
+    const char* writes;
+};
 
 /* The most threads a world may have (thread_count and $SHOAL_THREADS):
  * per-worker tables on the stack are this long. */
@@ -102,7 +111,16 @@ struct shoal_world_t {
     int32_t pending_adds;
 
     table_t agents;
-    component_t comps[COMP_COUNT_];
+    /* Components (optional per-agent tables), numbered in registry order;
+     * comp_module[k] is the module that owns component k. */
+    component_t comps[WORLD_MAX_COMPONENTS];
+    const module_t* comp_module[WORLD_MAX_COMPONENTS];
+    int32_t comp_count;
+    /* The modules (ecs/module.h) and their module-wide data, by module
+     * index: the spatial hash's grid, obstacles, routes, ground vehicles'
+     * paths and terrain, planner agents' trim table and search memory. */
+    const registry_t* registry;
+    void* module_data[WORLD_MAX_MODULES];
 
     /* space */
     int32_t wrap;
@@ -110,36 +128,6 @@ struct shoal_world_t {
     float bounds_max[3];
     float cell_size;
     int32_t reorder_interval;
-    struct grid_t* grid; /* the spatial hash (systems/spatial_hash.c) */
-
-    /* obstacles: center xyz, radius; radius < 0 marks a free id. Their
-     * velocities (m/s, zero for static ones and free ids) in a parallel
-     * array of the same capacity; the obstacle_move system moves the
-     * moving_obstacles ones every step. */
-    float (*obstacles)[4];
-    float (*obstacle_velocities)[3];
-    int32_t obstacle_high;
-    int32_t obstacle_capacity;
-    int32_t obstacle_count;
-    int32_t moving_obstacles;
-    uint32_t obstacle_version; /* changes with every add and remove */
-
-    /* routes of directed seek: route r is route_points[routes[r][0] ..
-     * routes[r][0] + routes[r][1]) */
-    shoal_waypoint_t* route_points;
-    int32_t route_point_count;
-    int32_t route_point_capacity;
-    int32_t (*routes)[2];
-    int32_t route_count;
-    int32_t route_capacity;
-
-    /* ground vehicles' paths, terrain and obstacle cache (systems/ground.h);
-     * NULL until a path or a terrain is set or a ground vehicle steps */
-    struct ground_world* ground;
-
-    /* planner agents' trim table, scene and search memory (systems/planner.h);
-     * NULL until a table is set or a planner agent is added */
-    struct planner_world* planner;
 
     command_t* commands;
     int32_t command_count;
@@ -203,9 +191,14 @@ void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* def);
 shoal_status_t world_apply_commands(world_t* w);
 void world_register_builtin_systems(world_t* w);
 
-/* 1 if an agent of definition d has component comp (a behavior that
- * needs it has a nonzero weight, or ground/planner is enabled). */
-int agent_needs_component(const shoal_agent_def_t* d, int comp);
+/* Checks of a definition's fields that record the error ("%s: <field> must
+ * be finite ...") and return 0 when they fail: every element finite, and
+ * finite and >= lo (> lo when strict). */
+int def_check_finite(world_t* w, const char* where, const char* field, const float* v, int n);
+int def_check_min(world_t* w, const char* where, const char* field, float v, float lo, int strict);
+
+/* 1 if an agent of definition d has component comp (its module's needs). */
+int agent_needs_component(const world_t* w, const shoal_agent_def_t* d, int comp);
 
 /* 1 if column `col` of the agent table exists in a world of `dims`. */
 int agent_column_used(int dims, int col);
@@ -213,21 +206,24 @@ int agent_column_used(int dims, int col);
 /* The agent row of a stored handle (index1, world0 << 16 | generation), or
  * -1 when that agent is gone. Read-only: safe from parallel systems. */
 int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag);
+/* A handle as two stored uint32 columns, and back. */
+uint32_t agent_stored_tag(shoal_agent_t id);
+shoal_agent_t agent_stored_handle(uint32_t index1, uint32_t tag);
 
-/* Drop the routes added after the first `count` (undoing a failed
- * populate; no agent may use them). */
-void world_truncate_routes(world_t* w, int32_t count);
+/* Room for `rows` more agents of definition d in every component d needs
+ * (beyond the queued adds), so that turning it on for them cannot run out
+ * of memory half-way through a group. 0 when out of memory. */
+int world_reserve_def_rows(world_t* w, const shoal_agent_def_t* d, int32_t rows);
 
-/* Room for `rows` more agents with `behavior` in its component (beyond
- * the queued adds), so that turning it on for them cannot run out of
- * memory half-way through a group. 0 when out of memory. */
-int world_reserve_behavior_rows(world_t* w, shoal_behavior_t behavior, int32_t rows);
-
-/* DSEEK on (weight 1 unless it has one) with these parameters, in one
- * validated change (formation_arrive); world_dseek_on_def makes the same
- * change to a definition, for checking it first. */
-shoal_status_t world_set_dseek_on(world_t* w, shoal_agent_t id, const shoal_dseek_t* ds, const char* where);
-void world_dseek_on_def(shoal_agent_def_t* d, const shoal_dseek_t* ds);
+/* Read-modify-validate-write of a live or pending agent's definition (the
+ * setters' one path, agent.c's file comment): `edit` changes the current
+ * definition, which is validated and written back only if valid. */
+typedef void def_edit_fn(shoal_agent_def_t* def, const void* arg);
+shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
+                          const void* arg);
+/* The definition of a live or pending agent; errors name `where`. */
+shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
+                              const char* where);
 
 /* Undo the newest add exactly, between steps: the agent is removed and
  * its slot put back as it was (the generation it had, or unused again when
@@ -235,10 +231,6 @@ void world_dseek_on_def(shoal_agent_def_t* d, const shoal_dseek_t* ds);
  * before the adds), so that a failed populate leaves the same handles to
  * come. Adds must be undone newest first. */
 void world_undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before);
-/* After removing the obstacles added last: forget free ids at or above
- * `high` (the obstacle_high of before the adds), so that ids and the state
- * hash are as before. */
-void world_truncate_obstacles(world_t* w, int32_t high);
 
 /* Time in nanoseconds from a monotonic clock. */
 uint64_t world_now_ns(void);

@@ -39,6 +39,8 @@
 #include "ecs/rng.h"
 #include "ecs/world.h"
 #include "io/scenario_parse.h"
+#include "systems/dseek.h"
+#include "systems/obstacles.h"
 
 #define MAX_BYTES ((size_t)64 * 1024 * 1024)
 #define MAX_AGENTS 100000000
@@ -985,7 +987,7 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
                           "scenario_populate: out of memory for %zu handles", n + m);
     }
     int32_t slot_high_before = world->slot_high;
-    int32_t obstacle_high_before = world->obstacle_high;
+    int32_t obstacle_high_before = obstacles_of(world)->obstacle_high;
 
     shoal_status_t status = SHOAL_OK;
     int32_t obstacles = 0;

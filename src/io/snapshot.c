@@ -21,7 +21,9 @@
 #include "io/bytes.h"
 #include "io/snapshot_format.h"
 #include "shoal/snapshot.h"
+#include "systems/dseek.h"
 #include "systems/ground.h"
+#include "systems/obstacles.h"
 #include "systems/planner.h"
 #include "systems/spatial_hash.h"
 
@@ -111,8 +113,8 @@ static void write_world(writer_t* wr, const world_t* w)
      * reorder is keyed to the step count, so this is informative (the
      * loader checks it and needs nothing else); the grid itself is rebuilt
      * by every sense stage. */
-    w_u32(wr, w->grid != NULL);
-    w_u64(wr, w->grid && w->reorder_interval > 0 ? w->step_count % (uint64_t)w->reorder_interval : 0u);
+    w_u32(wr, grid_data(w) != NULL);
+    w_u64(wr, grid_data(w) && w->reorder_interval > 0 ? w->step_count % (uint64_t)w->reorder_interval : 0u);
     end_section(wr, s);
 }
 
@@ -143,13 +145,13 @@ static void write_table(writer_t* wr, const table_t* t)
 static void write_obstacles(writer_t* wr, const world_t* w)
 {
     size_t s = begin_section(wr, SNAP_OBSTACLES);
-    w_u32(wr, (uint32_t)w->obstacle_high);
-    w_u32(wr, (uint32_t)w->obstacle_count);
-    w_u32(wr, (uint32_t)w->moving_obstacles);
-    w_u32(wr, w->obstacle_version);
-    for (int32_t i = 0; i < w->obstacle_high; ++i) {
-        for (int k = 0; k < 4; ++k) w_f32(wr, w->obstacles[i][k]);
-        for (int k = 0; k < 3; ++k) w_f32(wr, w->obstacle_velocities[i][k]);
+    w_u32(wr, (uint32_t)obstacles_of(w)->obstacle_high);
+    w_u32(wr, (uint32_t)obstacles_of(w)->obstacle_count);
+    w_u32(wr, (uint32_t)obstacles_of(w)->moving_obstacles);
+    w_u32(wr, obstacles_of(w)->obstacle_version);
+    for (int32_t i = 0; i < obstacles_of(w)->obstacle_high; ++i) {
+        for (int k = 0; k < 4; ++k) w_f32(wr, obstacles_of(w)->obstacles[i][k]);
+        for (int k = 0; k < 3; ++k) w_f32(wr, obstacles_of(w)->obstacle_velocities[i][k]);
     }
     end_section(wr, s);
 }
@@ -157,17 +159,17 @@ static void write_obstacles(writer_t* wr, const world_t* w)
 static void write_routes(writer_t* wr, const world_t* w)
 {
     size_t s = begin_section(wr, SNAP_ROUTES);
-    w_u32(wr, (uint32_t)w->route_point_count);
-    w_u32(wr, (uint32_t)w->route_count);
-    for (int32_t i = 0; i < w->route_point_count; ++i) {
-        const shoal_waypoint_t* p = &w->route_points[i];
+    w_u32(wr, (uint32_t)routes_of(w)->route_point_count);
+    w_u32(wr, (uint32_t)routes_of(w)->route_count);
+    for (int32_t i = 0; i < routes_of(w)->route_point_count; ++i) {
+        const shoal_waypoint_t* p = &routes_of(w)->route_points[i];
         for (int k = 0; k < 3; ++k) w_f32(wr, p->position[k]);
         for (int k = 0; k < 3; ++k) w_f32(wr, p->direction[k]);
         w_f32(wr, p->speed);
     }
-    for (int32_t i = 0; i < w->route_count; ++i) {
-        w_i32(wr, w->routes[i][0]);
-        w_i32(wr, w->routes[i][1]);
+    for (int32_t i = 0; i < routes_of(w)->route_count; ++i) {
+        w_i32(wr, routes_of(w)->routes[i][0]);
+        w_i32(wr, routes_of(w)->routes[i][1]);
     }
     end_section(wr, s);
 }
@@ -175,7 +177,7 @@ static void write_routes(writer_t* wr, const world_t* w)
 static void write_ground(writer_t* wr, const world_t* w)
 {
     size_t s = begin_section(wr, SNAP_GROUND);
-    const ground_world_t* g = w->ground;
+    const ground_world_t* g = ground_data(w);
     w_u32(wr, g != NULL);
     if (g) {
         /* Waypoints as the world keeps them (z = 0 in 2D); arc lengths are
@@ -209,7 +211,7 @@ static void write_ground(writer_t* wr, const world_t* w)
 static void write_planner(writer_t* wr, const world_t* w)
 {
     size_t s = begin_section(wr, SNAP_PLANNER);
-    const planner_world_t* pw = w->planner;
+    const planner_world_t* pw = planner_data(w);
     w_u32(wr, pw != NULL);
     if (pw) {
         w_u32(wr, (uint32_t)pw->has_table);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ecs/world.h"
+#include "systems/components.h"
 
 #define SNAP_HEADER_BYTES 32u
 #define SNAP_SECTION_BYTES 16u

@@ -31,7 +31,9 @@
 #include "io/bytes.h"
 #include "io/snapshot_format.h"
 #include "shoal/snapshot.h"
+#include "systems/dseek.h"
 #include "systems/ground.h"
+#include "systems/obstacles.h"
 #include "systems/planner.h"
 #include "systems/spatial_hash.h"
 
@@ -351,16 +353,16 @@ static int read_obstacles(reader_t* rd, world_t* w)
     if (!r_count(rd, high, 28, INT32_MAX / 64, "obstacle ids")) return 0;
     if (high > 0) {
         size_t cap = high;
-        w->obstacles = mem_alloc(&w->alloc, cap * sizeof *w->obstacles);
-        w->obstacle_velocities = mem_calloc(&w->alloc, cap * sizeof *w->obstacle_velocities);
-        w->obstacle_capacity = (int32_t)high;
-        if (!w->obstacles || !w->obstacle_velocities)
+        obstacles_of(w)->obstacles = mem_alloc(&w->alloc, cap * sizeof *obstacles_of(w)->obstacles);
+        obstacles_of(w)->obstacle_velocities = mem_calloc(&w->alloc, cap * sizeof *obstacles_of(w)->obstacle_velocities);
+        obstacles_of(w)->obstacle_capacity = (int32_t)high;
+        if (!obstacles_of(w)->obstacles || !obstacles_of(w)->obstacle_velocities)
             return r_fail(rd, "out of memory for %u obstacles", high);
     }
     uint32_t live = 0, live_moving = 0;
     for (uint32_t i = 0; i < high; ++i) {
-        float* o = w->obstacles[i];
-        float* v = w->obstacle_velocities[i];
+        float* o = obstacles_of(w)->obstacles[i];
+        float* v = obstacles_of(w)->obstacle_velocities[i];
         for (int k = 0; k < 4; ++k) o[k] = r_f32(rd);
         for (int k = 0; k < 3; ++k) v[k] = r_f32(rd);
         if (rd->failed) return 0;
@@ -382,10 +384,10 @@ static int read_obstacles(reader_t* rd, world_t* w)
     if (live != count || live_moving != moving)
         return r_fail(rd, "counts say %u obstacles (%u moving), the ids hold %u (%u moving)", count,
                       moving, live, live_moving);
-    w->obstacle_high = (int32_t)high;
-    w->obstacle_count = (int32_t)count;
-    w->moving_obstacles = (int32_t)moving;
-    w->obstacle_version = version;
+    obstacles_of(w)->obstacle_high = (int32_t)high;
+    obstacles_of(w)->obstacle_count = (int32_t)count;
+    obstacles_of(w)->moving_obstacles = (int32_t)moving;
+    obstacles_of(w)->obstacle_version = version;
     return 1;
 }
 
@@ -395,17 +397,17 @@ static int read_routes(reader_t* rd, world_t* w)
     if (!r_count(rd, points, 28, INT32_MAX / 64, "route points")) return 0;
     if (!r_count(rd, routes, 8, points, "routes")) return 0;
     if (points > 0) {
-        w->route_points = mem_alloc(&w->alloc, (size_t)points * sizeof *w->route_points);
-        if (!w->route_points) return r_fail(rd, "out of memory for %u route points", points);
-        w->route_point_capacity = (int32_t)points;
+        routes_of(w)->route_points = mem_alloc(&w->alloc, (size_t)points * sizeof *routes_of(w)->route_points);
+        if (!routes_of(w)->route_points) return r_fail(rd, "out of memory for %u route points", points);
+        routes_of(w)->route_point_capacity = (int32_t)points;
     }
     if (routes > 0) {
-        w->routes = mem_alloc(&w->alloc, (size_t)routes * sizeof *w->routes);
-        if (!w->routes) return r_fail(rd, "out of memory for %u routes", routes);
-        w->route_capacity = (int32_t)routes;
+        routes_of(w)->routes = mem_alloc(&w->alloc, (size_t)routes * sizeof *routes_of(w)->routes);
+        if (!routes_of(w)->routes) return r_fail(rd, "out of memory for %u routes", routes);
+        routes_of(w)->route_capacity = (int32_t)routes;
     }
     for (uint32_t i = 0; i < points; ++i) {
-        shoal_waypoint_t* p = &w->route_points[i];
+        shoal_waypoint_t* p = &routes_of(w)->route_points[i];
         for (int k = 0; k < 3; ++k) p->position[k] = r_f32(rd);
         for (int k = 0; k < 3; ++k) p->direction[k] = r_f32(rd);
         p->speed = r_f32(rd);
@@ -422,12 +424,12 @@ static int read_routes(reader_t* rd, world_t* w)
         if (start < 0 || n < 1 || (int64_t)start + n > (int64_t)points)
             return r_fail(rd, "route %u: points [%d, %d + %d) are not within the %u route points", i,
                           (int)start, (int)start, (int)n, points);
-        w->routes[i][0] = start;
-        w->routes[i][1] = n;
+        routes_of(w)->routes[i][0] = start;
+        routes_of(w)->routes[i][1] = n;
     }
     if (!end_section(rd)) return 0;
-    w->route_point_count = (int32_t)points;
-    w->route_count = (int32_t)routes;
+    routes_of(w)->route_point_count = (int32_t)points;
+    routes_of(w)->route_count = (int32_t)routes;
     return 1;
 }
 
@@ -683,16 +685,16 @@ static int check_state(reader_t* rd, const world_t* w)
     const table_t* ds = &w->comps[COMP_DSEEK].table;
     for (int32_t r = 0; r < ds->count; ++r) {
         int32_t route = COMP_I(w, COMP_DSEEK, DS_ROUTE)[r], index = COMP_I(w, COMP_DSEEK, DS_INDEX)[r];
-        int32_t len = route >= 0 && route < w->route_count ? w->routes[route][1] : 0;
+        int32_t len = route >= 0 && route < routes_of(w)->route_count ? routes_of(w)->routes[route][1] : 0;
         if (index < 0 || index > len)
             return r_fail(rd, "directed-seek row %d: waypoint index %d is outside [0, %d]", (int)r,
                           (int)index, (int)len);
     }
     const table_t* pl = &w->comps[COMP_PLANNER].table;
     if (pl->count == 0) return 1;
-    if (!w->planner || !w->planner->has_table)
+    if (!planner_data(w) || !planner_data(w)->has_table)
         return r_fail(rd, "%d planner agents but no trim table", (int)pl->count);
-    const trim_table_t* t = &w->planner->table;
+    const trim_table_t* t = &planner_data(w)->table;
     const int k = COMP_PLANNER;
     for (int32_t r = 0; r < pl->count; ++r) {
         int32_t kk = COMP_I(w, k, PL_K)[r], len = COMP_I(w, k, PL_LEN)[r];
@@ -728,9 +730,9 @@ static int check_agents(reader_t* rd, world_t* w)
             agent_validate_def(w, &def, "agent") != SHOAL_OK)
             return r_fail(rd, "agent row %d (slot %u): %s", (int)r, s, w->error);
         for (int k = 0; k < COMP_COUNT_; ++k)
-            if (agent_needs_component(&def, k) != (component_row(&w->comps[k], s) >= 0))
+            if (agent_needs_component(w, &def, k) != (component_row(&w->comps[k], s) >= 0))
                 return r_fail(rd, "agent row %d (slot %u): component %d %s", (int)r, s, k,
-                              agent_needs_component(&def, k) ? "is missing" : "is not used by its weights");
+                              agent_needs_component(w, &def, k) ? "is missing" : "is not used by its weights");
     }
     return 1;
 }
@@ -788,8 +790,8 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     w->step_count = head.step_count;
     w->time = head.time;
     if (head.has_grid) {
-        w->grid = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
-        if (!w->grid) r_fail(&rd, "out of memory");
+        w->module_data[MOD_NEIGHBORS] = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
+        if (!grid_data(w)) r_fail(&rd, "out of memory");
         /* the reorder phase follows from the step count restored above */
     }
     int ok = !rd.failed && begin_section(&rd, size, SNAP_SLOTS, "SLOT") && read_slots(&rd, w) &&

@@ -44,6 +44,7 @@
 
 #include "ecs/parallel.h"
 #include "simd/vec.h"
+#include "systems/obstacles.h"
 #include "systems/systems.h"
 
 /* Below this speed (m/s) the velocity has no direction to look along. */
@@ -89,8 +90,8 @@ static void avoid_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     float* dx = AGENT_F(w, AC_DESIRED_X);
     float* dy = AGENT_F(w, AC_DESIRED_Y);
     float* dz = AGENT_F(w, AC_DESIRED_Z);
-    const float(*obs)[4] = (const float(*)[4])w->obstacles;
-    const int32_t obs_high = w->obstacle_high;
+    const float(*obs)[4] = (const float(*)[4])obstacles_of(w)->obstacles;
+    const int32_t obs_high = obstacles_of(w)->obstacle_high;
 
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = agent_row[r];
@@ -144,3 +145,49 @@ int64_t avoid_run(world_t* w, float dt, void* ctx)
     par_for(w, count, 256, PAR_STATIC, avoid_range, &c);
     return count;
 }
+
+/* ---- the module ------------------------------------------------------------ */
+
+static int avoid_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_AVOID] != 0.0f; }
+
+static shoal_status_t avoid_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    int ok = def_check_min(w, where, "avoid.lookahead_time", d->avoid.lookahead_time, 0.0f, 0) &&
+             def_check_min(w, where, "avoid.gain", d->avoid.gain, 0.0f, 0);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (d->avoid.tangential != 0 && d->avoid.tangential != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: avoid.tangential must be 0 or 1, got %d", where,
+                          (int)d->avoid.tangential);
+    return SHOAL_OK;
+}
+
+static void avoid_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    const int k = COMP_AVOID;
+    COMP_F(w, k, AV_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_AVOID];
+    COMP_F(w, k, AV_LOOKAHEAD)[r] = d->avoid.lookahead_time;
+    COMP_F(w, k, AV_GAIN)[r] = d->avoid.gain;
+    COMP_U(w, k, AV_TANGENTIAL)[r] = (uint32_t)d->avoid.tangential;
+}
+
+static void avoid_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_AVOID;
+    d->weights[SHOAL_BEHAVIOR_AVOID] = COMP_F(w, k, AV_WEIGHT)[r];
+    d->avoid.lookahead_time = COMP_F(w, k, AV_LOOKAHEAD)[r];
+    d->avoid.gain = COMP_F(w, k, AV_GAIN)[r];
+    d->avoid.tangential = (int32_t)COMP_U(w, k, AV_TANGENTIAL)[r];
+}
+
+const module_t avoid_module = {
+    .name = "avoid",
+    .column_count = AV_COUNT_,
+    .needs = avoid_needs,
+    .validate = avoid_validate,
+    .write_row = avoid_write_row,
+    .read_row = avoid_read_row,
+};

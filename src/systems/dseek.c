@@ -23,6 +23,7 @@
 #include "ecs/parallel.h"
 #include "simd/lane_math.h"
 #include "simd/vec.h"
+#include "systems/dseek.h"
 #include "systems/dseek_geom.h"
 #include "systems/systems.h"
 
@@ -56,8 +57,9 @@ static int current_waypoint(const world_t* w, int32_t r, shoal_waypoint_t* out)
         return 1;
     }
     int32_t index = COMP_I(w, COMP_DSEEK, DS_INDEX)[r];
-    if (index >= w->routes[route][1]) return 0;
-    *out = w->route_points[w->routes[route][0] + index];
+    const route_set_t* rs = routes_of(w);
+    if (index >= rs->routes[route][1]) return 0;
+    *out = rs->route_points[rs->routes[route][0] + index];
     return 1;
 }
 
@@ -160,44 +162,185 @@ shoal_status_t shoal_world_add_route(shoal_world_t* w, const shoal_waypoint_t* p
                               "add_route: waypoint %d: speed must be finite and >= 0, got %g", (int)i,
                               (double)p->speed);
     }
-    if (w->route_point_count > INT32_MAX / 2 - count)
+    route_set_t* rs = routes_of(w);
+    if (rs->route_point_count > INT32_MAX / 2 - count)
         return world_fail(w, SHOAL_ERR_CAPACITY, "add_route: too many waypoints");
     /* Grow both arrays before changing anything. */
-    int32_t need = w->route_point_count + count;
-    if (need > w->route_point_capacity) {
-        int32_t cap = w->route_point_capacity * 2 > need ? w->route_point_capacity * 2 : need;
+    int32_t need = rs->route_point_count + count;
+    if (need > rs->route_point_capacity) {
+        int32_t cap = rs->route_point_capacity * 2 > need ? rs->route_point_capacity * 2 : need;
         shoal_waypoint_t* fresh = mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
         if (!fresh) return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "add_route: out of memory");
-        if (w->route_point_count) memcpy(fresh, w->route_points, (size_t)w->route_point_count * sizeof *fresh);
-        mem_free(&w->alloc, w->route_points, (size_t)w->route_point_capacity * sizeof *fresh);
-        w->route_points = fresh;
-        w->route_point_capacity = cap;
+        if (rs->route_point_count) memcpy(fresh, rs->route_points, (size_t)rs->route_point_count * sizeof *fresh);
+        mem_free(&w->alloc, rs->route_points, (size_t)rs->route_point_capacity * sizeof *fresh);
+        rs->route_points = fresh;
+        rs->route_point_capacity = cap;
     }
-    if (w->route_count == w->route_capacity) {
-        int32_t cap = w->route_capacity ? w->route_capacity * 2 : 8;
+    if (rs->route_count == rs->route_capacity) {
+        int32_t cap = rs->route_capacity ? rs->route_capacity * 2 : 8;
         int32_t(*fresh)[2] = mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
         if (!fresh) return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "add_route: out of memory");
-        if (w->route_count) memcpy(fresh, w->routes, (size_t)w->route_count * sizeof *fresh);
-        mem_free(&w->alloc, w->routes, (size_t)w->route_capacity * sizeof *fresh);
-        w->routes = fresh;
-        w->route_capacity = cap;
+        if (rs->route_count) memcpy(fresh, rs->routes, (size_t)rs->route_count * sizeof *fresh);
+        mem_free(&w->alloc, rs->routes, (size_t)rs->route_capacity * sizeof *fresh);
+        rs->routes = fresh;
+        rs->route_capacity = cap;
     }
-    memcpy(w->route_points + w->route_point_count, points, (size_t)count * sizeof *points);
-    w->routes[w->route_count][0] = w->route_point_count;
-    w->routes[w->route_count][1] = count;
-    w->route_point_count += count;
-    if (out_route) *out_route = w->route_count;
-    w->route_count++;
+    memcpy(rs->route_points + rs->route_point_count, points, (size_t)count * sizeof *points);
+    rs->routes[rs->route_count][0] = rs->route_point_count;
+    rs->routes[rs->route_count][1] = count;
+    rs->route_point_count += count;
+    if (out_route) *out_route = rs->route_count;
+    rs->route_count++;
     return SHOAL_OK;
 }
 
-int32_t shoal_world_route_count(const shoal_world_t* w) { return w ? w->route_count : 0; }
+int32_t shoal_world_route_count(const shoal_world_t* w) { return w ? routes_of(w)->route_count : 0; }
 
 void world_truncate_routes(world_t* w, int32_t count)
 {
-    if (count < 0 || count >= w->route_count) return;
-    w->route_point_count = w->routes[count][0];
-    w->route_count = count;
+    route_set_t* rs = routes_of(w);
+    if (count < 0 || count >= rs->route_count) return;
+    rs->route_point_count = rs->routes[count][0];
+    rs->route_count = count;
+}
+
+/* ---- the module: component, routes, setters ------------------------------ */
+
+static int dseek_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_DSEEK] != 0.0f; }
+
+static shoal_status_t dseek_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    const shoal_dseek_t* ds = &d->dseek;
+    int fine = def_check_finite(w, where, "dseek.waypoint.position", ds->waypoint.position, 3) &&
+               def_check_finite(w, where, "dseek.waypoint.direction", ds->waypoint.direction, 3) &&
+               def_check_min(w, where, "dseek.waypoint.speed", ds->waypoint.speed, 0.0f, 0) &&
+               def_check_min(w, where, "dseek.r_min", ds->r_min, 0.0f, 0) &&
+               def_check_min(w, where, "dseek.reach_radius", ds->reach_radius, 0.0f, 0);
+    if (!fine) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (ds->route < -1 || ds->route >= routes_of(w)->route_count)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: dseek.route must be -1 or a route of this world (0..%d), got %d", where,
+                          (int)routes_of(w)->route_count - 1, (int)ds->route);
+    const float* dir = ds->waypoint.direction;
+    float n = dir[0] * dir[0] + dir[1] * dir[1] + (w->dims == 3 ? dir[2] * dir[2] : 0.0f);
+    if (d->weights[SHOAL_BEHAVIOR_DSEEK] != 0.0f && ds->route < 0 && fabsf(sqrtf(n) - 1.0f) > 1e-3f)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: dseek.waypoint.direction must be a unit vector, has length %g", where,
+                          (double)sqrtf(n));
+    return SHOAL_OK;
+}
+
+static void dseek_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            int fresh)
+{
+    (void)slot;
+    (void)forward;
+    const int k = COMP_DSEEK;
+    const shoal_dseek_t* ds = &d->dseek;
+    /* A new route (or a fresh row) starts at its first waypoint. */
+    if (fresh || COMP_I(w, k, DS_ROUTE)[r] != ds->route) COMP_I(w, k, DS_INDEX)[r] = 0;
+    COMP_F(w, k, DS_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_DSEEK];
+    for (int a = 0; a < 3; ++a) {
+        COMP_F(w, k, DS_WP_X + a)[r] = ds->waypoint.position[a];
+        COMP_F(w, k, DS_DIR_X + a)[r] = ds->waypoint.direction[a];
+    }
+    if (w->dims == 2) COMP_F(w, k, DS_WP_Z)[r] = COMP_F(w, k, DS_DIR_Z)[r] = 0.0f;
+    COMP_F(w, k, DS_SPEED)[r] = ds->waypoint.speed;
+    COMP_I(w, k, DS_ROUTE)[r] = ds->route;
+    COMP_F(w, k, DS_R_MIN)[r] = ds->r_min;
+    COMP_F(w, k, DS_REACH)[r] = ds->reach_radius;
+}
+
+static void dseek_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_DSEEK;
+    d->weights[SHOAL_BEHAVIOR_DSEEK] = COMP_F(w, k, DS_WEIGHT)[r];
+    for (int a = 0; a < 3; ++a) {
+        d->dseek.waypoint.position[a] = COMP_F(w, k, DS_WP_X + a)[r];
+        d->dseek.waypoint.direction[a] = COMP_F(w, k, DS_DIR_X + a)[r];
+    }
+    d->dseek.waypoint.speed = COMP_F(w, k, DS_SPEED)[r];
+    d->dseek.route = COMP_I(w, k, DS_ROUTE)[r];
+    d->dseek.r_min = COMP_F(w, k, DS_R_MIN)[r];
+    d->dseek.reach_radius = COMP_F(w, k, DS_REACH)[r];
+}
+
+static int dseek_init(world_t* w)
+{
+    route_set_t* rs = (route_set_t*)mem_calloc(&w->alloc, sizeof *rs);
+    w->module_data[MOD_DSEEK] = rs;
+    return rs != NULL;
+}
+
+static void dseek_release(world_t* w)
+{
+    route_set_t* rs = routes_of(w);
+    if (!rs) return;
+    mem_free(&w->alloc, rs->route_points, (size_t)rs->route_point_capacity * sizeof *rs->route_points);
+    mem_free(&w->alloc, rs->routes, (size_t)rs->route_capacity * sizeof *rs->routes);
+    mem_free(&w->alloc, rs, sizeof *rs);
+    w->module_data[MOD_DSEEK] = NULL;
+}
+
+/* Routes of directed seek. */
+static uint64_t dseek_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
+{
+    const route_set_t* rs = routes_of(w);
+    for (int32_t i = 0; i < rs->route_point_count; ++i) {
+        const shoal_waypoint_t* p = &rs->route_points[i];
+        uint32_t v[7];
+        memcpy(v, p->position, 12);
+        memcpy(v + 3, p->direction, 12);
+        memcpy(v + 6, &p->speed, 4);
+        for (int k = 0; k < 7; ++k) h = absorb(h, v[k]);
+    }
+    return h;
+}
+
+const module_t dseek_module = {
+    .name = "dseek",
+    .column_count = DS_COUNT_,
+    .init = dseek_init,
+    .release = dseek_release,
+    .needs = dseek_needs,
+    .validate = dseek_validate,
+    .write_row = dseek_write_row,
+    .read_row = dseek_read_row,
+    .hash = dseek_hash,
+};
+
+static void edit_dseek(shoal_agent_def_t* d, const void* a) { d->dseek = *(const shoal_dseek_t*)a; }
+
+/* DSEEK on (weight 1 unless it has one) with these parameters. */
+static void edit_dseek_on(shoal_agent_def_t* d, const void* a)
+{
+    if (d->weights[SHOAL_BEHAVIOR_DSEEK] == 0.0f) d->weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+    d->dseek = *(const shoal_dseek_t*)a;
+}
+
+static void dseek_on_def(shoal_agent_def_t* d, const shoal_dseek_t* ds) { edit_dseek_on(d, ds); }
+
+shoal_status_t shoal_agent_set_dseek(shoal_world_t* w, shoal_agent_t id, const shoal_dseek_t* ds)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!ds) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_set_dseek: dseek is NULL");
+    return agent_edit(w, id, "agent_set_dseek", edit_dseek, ds);
+}
+
+shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id, int32_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_route_index: out_index is NULL");
+    int32_t slot = world_resolve(w, id, 1, "agent_route_index");
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    if (w->slots[slot].state == SLOT_PENDING)
+        return world_failc(w, SHOAL_ERR_BUSY,
+                           "agent_route_index: the agent was added during this step; it is live once the step ends");
+    int32_t r = component_row(&w->comps[COMP_DSEEK], (uint32_t)slot);
+    if (r < 0)
+        return world_failc(w, SHOAL_ERR_NOT_FOUND, "agent_route_index: the agent has no directed seek");
+    *out = COMP_I(w, COMP_DSEEK, DS_INDEX)[r];
+    return SHOAL_OK;
 }
 
 /* ---- formation arrival -------------------------------------------------- */
@@ -250,7 +393,7 @@ shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* mem
         shoal_status_t st = shoal_agent_get_def(w, members[i], &def);
         if (st != SHOAL_OK) return st;
         shoal_dseek_t ds = formation_slot(&def, anchor, offsets[i], fx, fy, fz);
-        world_dseek_on_def(&def, &ds);
+        dseek_on_def(&def, &ds);
         char where[48];
         snprintf(where, sizeof where, "formation_arrive: member %d", (int)i);
         st = agent_validate_def(w, &def, where);
@@ -258,14 +401,16 @@ shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* mem
     }
     /* Turning DSEEK on is the only change that needs memory: had for every
      * member first, so that running out cannot stop half-way. */
-    if (!world_reserve_behavior_rows(w, SHOAL_BEHAVIOR_DSEEK, count))
+    shoal_agent_def_t dseek_on = shoal_agent_default_def();
+    dseek_on.weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+    if (!world_reserve_def_rows(w, &dseek_on, count))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "formation_arrive: out of memory for %d members",
                           (int)count);
     for (int32_t i = 0; i < count; ++i) {
         shoal_agent_def_t def;
         shoal_status_t st = shoal_agent_get_def(w, members[i], &def);
         shoal_dseek_t ds = formation_slot(&def, anchor, offsets[i], fx, fy, fz);
-        if (st == SHOAL_OK) st = world_set_dseek_on(w, members[i], &ds, "formation_arrive");
+        if (st == SHOAL_OK) st = agent_edit(w, members[i], "formation_arrive", edit_dseek_on, &ds);
         if (st != SHOAL_OK) return st; /* checked and reserved above: cannot happen */
     }
     return SHOAL_OK;

@@ -28,6 +28,7 @@
 
 #include "ecs/parallel.h"
 #include "systems/ground.h"
+#include "systems/obstacles.h"
 #include "systems/systems.h"
 
 typedef struct ground_ctx {
@@ -95,7 +96,7 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             continue;
         }
         int32_t i = agent_row[r];
-        const pf_path_t* path = &w->ground->paths[path_id].path;
+        const pf_path_t* path = &ground_data(w)->paths[path_id].path;
         pf_params_t prm = ground_pf_params(w, r);
         pf_state_t st;
         st.s = COMP_F(w, k, GR_S)[r];
@@ -240,8 +241,8 @@ static void vehicle_range(int32_t begin, int32_t end, int32_t worker, void* vctx
 /* The world's obstacles as cylinders, into the ground data's list. */
 static int gather_obstacles(world_t* w, ground_world_t* g)
 {
-    if (g->obstacle_capacity < w->obstacle_high) {
-        int32_t cap = w->obstacle_capacity;
+    if (g->obstacle_capacity < obstacles_of(w)->obstacle_high) {
+        int32_t cap = obstacles_of(w)->obstacle_capacity;
         gv_obstacle_t* fresh = (gv_obstacle_t*)mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
         if (!fresh) return 0;
         mem_free(&w->alloc, g->obstacles, (size_t)g->obstacle_capacity * sizeof *fresh);
@@ -249,11 +250,11 @@ static int gather_obstacles(world_t* w, ground_world_t* g)
         g->obstacle_capacity = cap;
     }
     int32_t n = 0;
-    for (int32_t i = 0; i < w->obstacle_high; ++i) {
-        if (w->obstacles[i][3] < 0.0f) continue; /* a free id */
-        g->obstacles[n].x = w->obstacles[i][0];
-        g->obstacles[n].y = w->obstacles[i][1];
-        g->obstacles[n].radius = w->obstacles[i][3];
+    for (int32_t i = 0; i < obstacles_of(w)->obstacle_high; ++i) {
+        if (obstacles_of(w)->obstacles[i][3] < 0.0f) continue; /* a free id */
+        g->obstacles[n].x = obstacles_of(w)->obstacles[i][0];
+        g->obstacles[n].y = obstacles_of(w)->obstacles[i][1];
+        g->obstacles[n].radius = obstacles_of(w)->obstacles[i][3];
         n++;
     }
     g->obstacle_count = n;
@@ -262,11 +263,11 @@ static int gather_obstacles(world_t* w, ground_world_t* g)
 
 int ground_reserve_step(world_t* w, int adding)
 {
-    if (w->obstacle_count == 0 || (!adding && w->comps[COMP_GROUND].table.count == 0)) return 1;
+    if (obstacles_of(w)->obstacle_count == 0 || (!adding && w->comps[COMP_GROUND].table.count == 0)) return 1;
     ground_world_t* g = ground_world_get(w);
-    if (g && g->obstacle_capacity >= w->obstacle_high) return 1;
+    if (g && g->obstacle_capacity >= obstacles_of(w)->obstacle_high) return 1;
     if (g) {
-        int32_t cap = w->obstacle_capacity;
+        int32_t cap = obstacles_of(w)->obstacle_capacity;
         gv_obstacle_t* fresh = (gv_obstacle_t*)mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
         if (fresh) {
             mem_free(&w->alloc, g->obstacles, (size_t)g->obstacle_capacity * sizeof *fresh);
@@ -286,7 +287,7 @@ int64_t ground_vehicle_run(world_t* w, float dt, void* ctx)
     ground_ctx c;
     int32_t count = fill_ctx(w, dt, &c);
     if (count == 0) return 0;
-    if (w->obstacle_count > 0) {
+    if (obstacles_of(w)->obstacle_count > 0) {
         ground_world_t* g = ground_world_get(w);
         if (!g || !gather_obstacles(w, g)) {
             world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "ground_vehicle: out of memory for the obstacle list");

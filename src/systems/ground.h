@@ -9,6 +9,7 @@
 #define SHOAL_GROUND_H
 
 #include "ecs/world.h"
+#include "systems/components.h"
 #include "simd/vec.h"
 #include "systems/ground_vehicle.h"
 #include "systems/path_follow.h"
@@ -35,9 +36,16 @@ typedef struct ground_world {
     int32_t obstacle_capacity;
 } ground_world_t;
 
+/* The world's ground data (module-wide data of the ground module), NULL
+ * until a path or a terrain is set or a ground vehicle steps. */
+static inline ground_world_t* ground_data(const world_t* w)
+{
+    return (ground_world_t*)w->module_data[MOD_GROUND];
+}
+
 /* The world's ground data, created on first use; NULL when out of memory. */
 ground_world_t* ground_world_get(world_t* w);
-/* Free everything of w->ground (world destruction). */
+/* Free everything of ground_data(w) (world destruction). */
 void ground_release(world_t* w);
 /* Grow, before a step's first stage, the obstacle list ground_vehicle_run
  * fills (adding: for a vehicle added inside the step, which may be the

@@ -22,8 +22,8 @@
 
 ground_world_t* ground_world_get(world_t* w)
 {
-    if (!w->ground) w->ground = (ground_world_t*)mem_calloc(&w->alloc, sizeof(ground_world_t));
-    return w->ground;
+    if (!ground_data(w)) w->module_data[MOD_GROUND] = (ground_world_t*)mem_calloc(&w->alloc, sizeof(ground_world_t));
+    return ground_data(w);
 }
 
 static void free_path(world_t* w, ground_path_t* p)
@@ -35,7 +35,7 @@ static void free_path(world_t* w, ground_path_t* p)
 
 void ground_release(world_t* w)
 {
-    ground_world_t* g = w->ground;
+    ground_world_t* g = ground_data(w);
     if (!g) return;
     for (int32_t i = 0; i < g->path_count; ++i) free_path(w, &g->paths[i]);
     mem_free(&w->alloc, g->paths, (size_t)g->path_capacity * sizeof *g->paths);
@@ -43,17 +43,17 @@ void ground_release(world_t* w)
         mem_free(&w->alloc, g->heights, (size_t)g->terrain.nx * (size_t)g->terrain.ny * sizeof(float));
     mem_free(&w->alloc, g->obstacles, (size_t)g->obstacle_capacity * sizeof *g->obstacles);
     mem_free(&w->alloc, g, sizeof *g);
-    w->ground = NULL;
+    w->module_data[MOD_GROUND] = NULL;
 }
 
 terrain_t ground_terrain(const world_t* w)
 {
     terrain_t flat;
     memset(&flat, 0, sizeof flat);
-    return w->ground ? w->ground->terrain : flat;
+    return ground_data(w) ? ground_data(w)->terrain : flat;
 }
 
-int32_t ground_path_count(const world_t* w) { return w->ground ? w->ground->path_count : 0; }
+int32_t ground_path_count(const world_t* w) { return ground_data(w) ? ground_data(w)->path_count : 0; }
 int32_t shoal_world_path_count(const shoal_world_t* w) { return w ? ground_path_count(w) : 0; }
 
 /* ---- presets and defaults ------------------------------------------------ */
@@ -278,7 +278,7 @@ void ground_refind_progress(world_t* w, int32_t r)
 {
     int32_t path = COMP_I(w, COMP_GROUND, GR_PATH)[r];
     if (path < 0 || path >= ground_path_count(w)) return;
-    const pf_path_t* p = &w->ground->paths[path].path;
+    const pf_path_t* p = &ground_data(w)->paths[path].path;
     int32_t row = COMP_I(w, COMP_GROUND, GR_ROW)[r];
     float s = pf_path_project(p, follower_position(w, row), 0.0f, p->length, NULL);
     COMP_F(w, COMP_GROUND, GR_S)[r] = s;
@@ -394,7 +394,7 @@ shoal_status_t shoal_world_set_terrain(shoal_world_t* w, const shoal_terrain_t* 
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
     if (!t || t->nx == 0) {
-        ground_world_t* g = w->ground;
+        ground_world_t* g = ground_data(w);
         if (g && g->heights) {
             mem_free(&w->alloc, g->heights, (size_t)g->terrain.nx * (size_t)g->terrain.ny * sizeof(float));
             g->heights = NULL;
@@ -541,7 +541,7 @@ shoal_status_t shoal_world_set_path(shoal_world_t* w, int32_t id, const float* x
     ground_path_t fresh;
     shoal_status_t st = build_path(w, where, xyz, count, half_width, &fresh);
     if (st != SHOAL_OK) return st;
-    ground_world_t* g = w->ground;
+    ground_world_t* g = ground_data(w);
     free_path(w, &g->paths[id]);
     g->paths[id] = fresh;
     const table_t* t = &w->comps[COMP_GROUND].table;
@@ -623,7 +623,7 @@ static uint32_t float_bits(float f)
 
 uint64_t ground_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t, uint64_t))
 {
-    const ground_world_t* g = w->ground;
+    const ground_world_t* g = ground_data(w);
     if (!g) return h;
     for (int32_t i = 0; i < g->path_count; ++i) {
         const pf_path_t* p = &g->paths[i].path;
@@ -645,3 +645,79 @@ uint64_t ground_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t, 
     }
     return h;
 }
+
+/* ---- the module ------------------------------------------------------------ */
+
+static int ground_needs(const shoal_agent_def_t* d) { return d->ground.enabled != 0; }
+
+static shoal_status_t ground_validate_def(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    return ground_validate(w, &d->ground, where);
+}
+
+static int ground_reserve_add(world_t* w, const shoal_agent_def_t* d)
+{
+    return !d->ground.enabled || ground_reserve_step(w, 1);
+}
+
+static int ground_reserve_any(world_t* w) { return ground_reserve_step(w, 0); }
+
+/* After the pose: a fresh vehicle starts from it. */
+static void ground_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                             int fresh)
+{
+    (void)slot;
+    (void)forward;
+    ground_write_component(w, r, d, fresh);
+}
+
+static void ground_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    ground_read_component(w, r, &d->ground);
+}
+
+const module_t ground_module = {
+    .name = "ground",
+    .column_count = GR_COUNT_,
+    .release = ground_release,
+    .needs = ground_needs,
+    .validate = ground_validate_def,
+    .reserve_add_in_step = ground_reserve_add,
+    .reserve_step = ground_reserve_any,
+    .write_row = ground_write_row,
+    .read_row = ground_read_row,
+    /* A ground vehicle takes its yaw and speeds from the new pose (its own
+     * governors, not vehicle.max_speed, bound the speed). */
+    .teleported = ground_after_teleport,
+    .hash = ground_hash,
+};
+
+static void edit_ground(shoal_agent_def_t* d, const void* a) { d->ground = *(const shoal_ground_t*)a; }
+static void edit_path(shoal_agent_def_t* d, const void* a) { d->ground.follow.path = *(const int32_t*)a; }
+
+shoal_status_t shoal_agent_set_ground(shoal_world_t* w, shoal_agent_t id, const shoal_ground_t* g)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!g) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_set_ground: ground is NULL");
+    return agent_edit(w, id, "agent_set_ground", edit_ground, g);
+}
+
+shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t path_id)
+{
+    static const char* where = "agent_set_path";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    shoal_agent_def_t def;
+    shoal_status_t st = agent_read_def(w, id, &def, where);
+    if (st != SHOAL_OK) return st;
+    if (!def.ground.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: the agent is not a ground vehicle (its ground.enabled is 0)", where);
+    st = agent_edit(w, id, where, edit_path, &path_id);
+    if (st != SHOAL_OK) return st;
+    /* Even the same path starts over (agent_edit restarts only a new one). */
+    int32_t slot = (int32_t)id.index1 - 1;
+    int32_t r = component_row(&w->comps[COMP_GROUND], (uint32_t)slot);
+    if (w->slots[slot].state == SLOT_LIVE && r >= 0) ground_restart_run(w, r);
+    return SHOAL_OK;
+}
+

@@ -1076,7 +1076,7 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
     (void)ctx;
-    grid_t* g = w->grid;
+    grid_t* g = grid_data(w);
     if (!g || g->count == 0) return 0;
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     int64_t wagents[SHOAL_MAX_THREADS], wpairs[SHOAL_MAX_THREADS], wfound[SHOAL_MAX_THREADS];

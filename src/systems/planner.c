@@ -59,6 +59,7 @@
 
 #include "ecs/parallel.h"
 #include "systems/planner.h"
+#include "systems/obstacles.h"
 #include "systems/systems.h"
 
 /* A step never advances more substeps than this; the rest of a longer dt is
@@ -95,7 +96,7 @@ trim_pose_t planner_wrap_pose(const world_t* w, trim_pose_t p)
 
 trim_pose_t planner_pose_ahead(const world_t* w, int32_t r, int32_t ahead)
 {
-    const trim_spec_t* spec = &w->planner->table.spec;
+    const trim_spec_t* spec = &planner_data(w)->table.spec;
     const int k = COMP_PLANNER;
     trim_rel_t rel = planner_load_rel(w, r);
     int32_t ci = COMP_I(w, k, PL_CI)[r], cf = COMP_I(w, k, PL_CF)[r];
@@ -131,7 +132,7 @@ void planner_write_agent_pose(world_t* w, int32_t row, trim_pose_t pose, float s
 
 int32_t planner_step_substeps(world_t* w, float dt)
 {
-    planner_world_t* pw = w->planner;
+    planner_world_t* pw = planner_data(w);
     if (pw->step_stamp == w->step_count + 1) return pw->step_substeps;
     const trim_spec_t* spec = &pw->table.spec;
     double h = (double)(spec->interval / (float)spec->substeps);
@@ -155,9 +156,9 @@ int32_t planner_step_substeps(world_t* w, float dt)
 
 const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
 {
-    planner_world_t* pw = w->planner;
+    planner_world_t* pw = planner_data(w);
     if (pw->scene_stamp == w->step_count + 1) return pw->scene;
-    if (w->obstacle_count == 0) {
+    if (obstacles_of(w)->obstacle_count == 0) {
         pw->scene = NULL;
         pw->scene_stamp = w->step_count + 1;
         return NULL;
@@ -171,15 +172,15 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
     const trim_spec_t* spec = &pw->table.spec;
     float horizon = fmaxf((float)depth * spec->interval, dt + spec->interval / (float)spec->substeps);
     /* Static obstacles that did not change since the last scene: keep it. */
-    if (pw->scene && w->moving_obstacles == 0 && pw->scene_version == w->obstacle_version &&
+    if (pw->scene && obstacles_of(w)->moving_obstacles == 0 && pw->scene_version == obstacles_of(w)->obstacle_version &&
         pw->scene_horizon == horizon) {
         pw->scene_stamp = w->step_count + 1;
         return pw->scene;
     }
     pw->scene = NULL;
     const allocator_t* a = &w->alloc;
-    if (pw->sphere_capacity < w->obstacle_count) {
-        int32_t cap = w->obstacle_capacity;
+    if (pw->sphere_capacity < obstacles_of(w)->obstacle_count) {
+        int32_t cap = obstacles_of(w)->obstacle_capacity;
         plan_sphere_t* fresh = (plan_sphere_t*)mem_alloc(a, (size_t)cap * sizeof *fresh);
         if (!fresh) {
             *failed = 1;
@@ -190,10 +191,10 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
         pw->sphere_capacity = cap;
     }
     int32_t n = 0;
-    for (int32_t i = 0; i < w->obstacle_high; ++i) {
-        const float* o = w->obstacles[i];
+    for (int32_t i = 0; i < obstacles_of(w)->obstacle_high; ++i) {
+        const float* o = obstacles_of(w)->obstacles[i];
         if (o[3] < 0.0f) continue; /* a free id */
-        const float* v = w->obstacle_velocities[i];
+        const float* v = obstacles_of(w)->obstacle_velocities[i];
         pw->spheres[n].center = (vec3){o[0], o[1], o[2]};
         pw->spheres[n].radius = o[3];
         pw->spheres[n].velocity = (vec3){v[0], v[1], v[2]};
@@ -217,7 +218,7 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
         return NULL;
     }
     pw->scene_stamp = w->step_count + 1;
-    pw->scene_version = w->obstacle_version;
+    pw->scene_version = obstacles_of(w)->obstacle_version;
     pw->scene_horizon = horizon;
     return pw->scene;
 }
@@ -267,7 +268,7 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const plan_ctx* c = (const plan_ctx*)vctx;
     world_t* w = c->w;
-    const planner_world_t* pw = w->planner;
+    const planner_world_t* pw = planner_data(w);
     const trim_table_t* table = &pw->table;
     const int k = COMP_PLANNER;
     const int three = w->dims == 3;
@@ -418,21 +419,21 @@ static size_t scratch_bytes_for(int64_t nodes)
 int planner_reserve_step(world_t* w)
 {
     const int k = COMP_PLANNER;
-    planner_world_t* pw = w->planner;
+    planner_world_t* pw = planner_data(w);
     int32_t count = w->comps[k].table.count;
     if (count == 0 || !pw || !pw->has_table) return 1;
     const allocator_t* a = &w->alloc;
     if (!reserve_list(w, pw, count)) goto out_of_memory;
     /* The scene's spheres and memory, as planner_step_scene grows them. */
-    if (w->obstacle_count > 0 && pw->sphere_capacity < w->obstacle_count) {
-        int32_t cap = w->obstacle_capacity;
+    if (obstacles_of(w)->obstacle_count > 0 && pw->sphere_capacity < obstacles_of(w)->obstacle_count) {
+        int32_t cap = obstacles_of(w)->obstacle_capacity;
         plan_sphere_t* fresh = (plan_sphere_t*)mem_alloc(a, (size_t)cap * sizeof *fresh);
         if (!fresh) goto out_of_memory;
         mem_free(a, pw->spheres, (size_t)pw->sphere_capacity * sizeof *fresh);
         pw->spheres = fresh;
         pw->sphere_capacity = cap;
     }
-    size_t bytes = w->obstacle_count > 0 ? plan_scene_bytes(w->obstacle_count) : 0;
+    size_t bytes = obstacles_of(w)->obstacle_count > 0 ? plan_scene_bytes(obstacles_of(w)->obstacle_count) : 0;
     if (pw->scene_bytes < bytes) {
         void* fresh = mem_alloc(a, bytes);
         if (!fresh) goto out_of_memory;
@@ -459,7 +460,7 @@ out_of_memory:
 
 int planner_reserve_def(world_t* w, const shoal_agent_def_t* d)
 {
-    planner_world_t* pw = w->planner;
+    planner_world_t* pw = planner_data(w);
     if (!d->planner.enabled || !pw || !pw->has_table) return 1;
     int64_t controls = pw->table.controls, per;
     switch (d->planner.strategy) {
@@ -479,7 +480,7 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     const int k = COMP_PLANNER;
     int32_t count = w->comps[k].table.count;
     if (count == 0) return 0;
-    planner_world_t* pw = w->planner;
+    planner_world_t* pw = planner_data(w);
     int32_t m = planner_step_substeps(w, dt);
     int32_t n = pw->table.spec.substeps;
     if (!reserve_list(w, pw, count)) {
@@ -561,7 +562,7 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     (void)worker;
     const move_ctx* c = (const move_ctx*)vctx;
     world_t* w = c->w;
-    const trim_table_t* table = &w->planner->table;
+    const trim_table_t* table = &planner_data(w)->table;
     const trim_spec_t* spec = &table->spec;
     const int32_t n = spec->substeps;
     const int k = COMP_PLANNER;
@@ -634,7 +635,7 @@ int64_t planner_move_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_PLANNER].table.count;
     if (count == 0) return 0;
-    planner_world_t* pw = w->planner;
+    planner_world_t* pw = planner_data(w);
     move_ctx c;
     c.w = w;
     c.m = planner_step_substeps(w, dt);
@@ -645,21 +646,4 @@ int64_t planner_move_run(world_t* w, float dt, void* ctx)
     if (failed) return scene_failure(w, "planner_move", failed);
     par_for(w, count, 256, PAR_STATIC, move_range, &c);
     return count;
-}
-
-/* ---- integrate: obstacle_move ----------------------------------------------- */
-
-int64_t obstacle_move_run(world_t* w, float dt, void* ctx)
-{
-    (void)ctx;
-    if (w->moving_obstacles == 0) return 0;
-    for (int32_t i = 0; i < w->obstacle_high; ++i) {
-        float* o = w->obstacles[i];
-        const float* v = w->obstacle_velocities[i];
-        if (o[3] < 0.0f) continue;
-        o[0] += v[0] * dt;
-        o[1] += v[1] * dt;
-        o[2] += v[2] * dt;
-    }
-    return 0; /* touches no agent */
 }

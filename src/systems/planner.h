@@ -13,6 +13,7 @@
 #define SHOAL_PLANNER_H
 
 #include "ecs/world.h"
+#include "systems/components.h"
 #include "systems/planner_search.h"
 #include "systems/trim.h"
 
@@ -73,9 +74,16 @@ typedef struct planner_world {
     size_t scratch_bytes;
 } planner_world_t;
 
+/* The world's planner data (module-wide data of the planner module), NULL
+ * until a table is set or a planner agent is added. */
+static inline planner_world_t* planner_data(const world_t* w)
+{
+    return (planner_world_t*)w->module_data[MOD_PLANNER];
+}
+
 /* The world's planner data, created on first use; NULL when out of memory. */
 planner_world_t* planner_world_get(world_t* w);
-/* Free everything of w->planner (world destruction). */
+/* Free everything of planner_data(w) (world destruction). */
 void planner_release(world_t* w);
 /* Free the per-worker search memory (it is grown again when needed). */
 void planner_free_search_memory(world_t* w, planner_world_t* pw);

@@ -26,8 +26,8 @@
 
 planner_world_t* planner_world_get(world_t* w)
 {
-    if (!w->planner) w->planner = (planner_world_t*)mem_calloc(&w->alloc, sizeof(planner_world_t));
-    return w->planner;
+    if (!planner_data(w)) w->module_data[MOD_PLANNER] = (planner_world_t*)mem_calloc(&w->alloc, sizeof(planner_world_t));
+    return planner_data(w);
 }
 
 static void* table_alloc(void* ctx, size_t bytes) { return mem_alloc((const allocator_t*)ctx, bytes); }
@@ -49,7 +49,7 @@ void planner_free_search_memory(world_t* w, planner_world_t* pw)
 
 void planner_release(world_t* w)
 {
-    planner_world_t* pw = w->planner;
+    planner_world_t* pw = planner_data(w);
     if (!pw) return;
     const allocator_t* a = &w->alloc;
     if (pw->has_table) trim_table_free(&pw->table, table_free, (void*)(uintptr_t)a);
@@ -59,7 +59,7 @@ void planner_release(world_t* w)
     mem_free(a, pw->replan, (size_t)pw->replan_capacity * sizeof(int32_t));
     planner_free_search_memory(w, pw);
     mem_free(a, pw, sizeof *pw);
-    w->planner = NULL;
+    w->module_data[MOD_PLANNER] = NULL;
 }
 
 /* ---- trim tables ----------------------------------------------------------- */
@@ -147,8 +147,8 @@ static shoal_status_t check_spec(world_t* w, const trim_spec_t* s, const char* w
 static shoal_status_t check_replaceable(world_t* w, const trim_spec_t* s, const char* where)
 {
     int32_t agents = w->comps[COMP_PLANNER].table.count;
-    if (agents == 0 || !w->planner || !w->planner->has_table) return SHOAL_OK;
-    if (spec_equal(&w->planner->table.spec, s)) return SHOAL_OK;
+    if (agents == 0 || !planner_data(w) || !planner_data(w)->has_table) return SHOAL_OK;
+    if (spec_equal(&planner_data(w)->table.spec, s)) return SHOAL_OK;
     return world_fail(w, SHOAL_ERR_BUSY,
                       "%s: %d planner agents use the current trim table; set the table before "
                       "adding planner agents (or remove them first)",
@@ -273,7 +273,7 @@ shoal_status_t shoal_world_set_trim_table(shoal_world_t* w, const shoal_trim_spe
     if (st != SHOAL_OK) return st;
     st = check_replaceable(w, &s, where);
     if (st != SHOAL_OK) return st;
-    if (w->planner && w->planner->has_table && spec_equal(&w->planner->table.spec, &s)) return SHOAL_OK;
+    if (planner_data(w) && planner_data(w)->has_table && spec_equal(&planner_data(w)->table.spec, &s)) return SHOAL_OK;
     return build_table(w, &s, where);
 }
 
@@ -282,12 +282,12 @@ shoal_status_t shoal_world_save_trim_table(const shoal_world_t* w, const char* p
     static const char* where = "world_save_trim_table";
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!path) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: path is NULL", where);
-    if (!w->planner || !w->planner->has_table)
+    if (!planner_data(w) || !planner_data(w)->has_table)
         return world_failc(w, SHOAL_ERR_NOT_FOUND,
                            "%s: the world has no trim table yet (set one, or add a planner agent)",
                            where);
     char msg[512];
-    if (trim_table_save(&w->planner->table, path, msg, sizeof msg) != 0)
+    if (trim_table_save(&planner_data(w)->table, path, msg, sizeof msg) != 0)
         return world_failc(w, SHOAL_ERR_IO, "%s: %s", where, msg);
     return SHOAL_OK;
 }
@@ -498,7 +498,7 @@ static trim_pose_t row_pose(const world_t* w, int32_t row)
 static void restart_interval(world_t* w, int32_t r)
 {
     const int k = COMP_PLANNER;
-    const planner_world_t* pw = w->planner;
+    const planner_world_t* pw = planner_data(w);
     int32_t row = COMP_I(w, k, PL_ROW)[r];
     trim_pose_t start = planner_wrap_pose(w, row_pose(w, row));
     planner_store_start(w, r, start);
@@ -543,7 +543,7 @@ void planner_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, 
     COMP_F(w, k, PL_DAMPING)[r] = p->damping;
     if (!fresh) return;
     /* A fresh row is all zero (statistics included). */
-    const planner_world_t* pw = w->planner;
+    const planner_world_t* pw = planner_data(w);
     uint32_t slot = table_slots(&w->comps[k].table)[r];
     uint64_t bits = rng_bits(w->seed, 0x6f66667365742121ull, slot, 0);
     COMP_U(w, k, PL_PERM_OFFSET)[r] = (uint32_t)(bits % (uint64_t)pw->table.controls);
@@ -637,7 +637,7 @@ static uint32_t float_bits(float f)
 
 uint64_t planner_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t, uint64_t))
 {
-    const planner_world_t* pw = w->planner;
+    const planner_world_t* pw = planner_data(w);
     /* Planner data that holds no state yet (made by a call that then ran
      * out of memory) hashes as none: the hash is of state, not memory. */
     if (!pw || (!pw->has_table && pw->substep_clock == 0 && pw->leftover == 0)) return h;
@@ -654,3 +654,108 @@ uint64_t planner_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t,
     h = absorb(h, pw->substep_clock);
     return absorb(h, leftover);
 }
+
+/* ---- the module ------------------------------------------------------------ */
+
+static int planner_needs(const shoal_agent_def_t* d) { return d->planner.enabled != 0; }
+
+static shoal_status_t planner_validate_add(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    return planner_check_goal_agent(w, &d->planner, where);
+}
+
+/* The first planner agent of a world without a trim table builds the
+ * default one. */
+static int planner_prepare_def(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    (void)d;
+    return planner_prepare(w, where);
+}
+
+static void planner_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                              int fresh)
+{
+    (void)slot;
+    (void)forward;
+    planner_write_component(w, r, d, fresh); /* after the pose: a fresh agent's first interval */
+}
+
+static void planner_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    planner_read_component(w, r, &d->planner);
+}
+
+/* A planner agent starts a new interval from the new pose (its velocity is
+ * its speed along the facing, whatever was given). */
+static void planner_teleported(world_t* w, int32_t r, const float velocity[3])
+{
+    (void)velocity;
+    planner_after_teleport(w, r);
+}
+
+/* Search timings are wall time, a statistic, not state. */
+static const uint8_t planner_flags[PL_COUNT_] = {
+    [PL_GOAL_TAG] = COLUMN_HANDLE_TAG, [PL_NS_LO] = COLUMN_NOT_STATE, [PL_NS_HI] = COLUMN_NOT_STATE};
+
+const module_t planner_module = {
+    .name = "planner",
+    .column_count = PL_COUNT_,
+    .column_flags = planner_flags,
+    .release = planner_release,
+    .needs = planner_needs,
+    .validate = planner_validate,
+    .validate_add = planner_validate_add,
+    .prepare = planner_prepare_def,
+    .reserve_add_in_step = planner_reserve_def,
+    .reserve_step = planner_reserve_step,
+    .write_row = planner_write_row,
+    .read_row = planner_read_row,
+    .teleported = planner_teleported,
+    .hash = planner_hash,
+};
+
+typedef struct goal_arg {
+    shoal_plan_goal_t goal;
+    const float* point;
+    shoal_agent_t agent;
+} goal_arg;
+
+static void edit_goal(shoal_agent_def_t* d, const void* a)
+{
+    const goal_arg* g = (const goal_arg*)a;
+    d->planner.goal = g->goal;
+    if (g->point) memcpy(d->planner.goal_point, g->point, sizeof d->planner.goal_point);
+    if (g->goal == SHOAL_PLAN_GOAL_PURSUE || g->goal == SHOAL_PLAN_GOAL_EVADE) d->planner.goal_agent = g->agent;
+}
+
+shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, shoal_plan_goal_t goal,
+                                            const float point[3], shoal_agent_t agent)
+{
+    static const char* where = "agent_set_planner_goal";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    shoal_agent_def_t def;
+    shoal_status_t st = agent_read_def(w, id, &def, where);
+    if (st != SHOAL_OK) return st;
+    if (!def.planner.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: the agent is not a planner agent (its planner.enabled is 0)", where);
+    if ((unsigned)goal > (unsigned)SHOAL_PLAN_GOAL_EVADE)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: goal must be SHOAL_PLAN_GOAL_NONE (0), SEEK (1), FLEE (2), PURSUE (3) "
+                          "or EVADE (4), got %d",
+                          where, (int)goal);
+    int uses_agent = goal == SHOAL_PLAN_GOAL_PURSUE || goal == SHOAL_PLAN_GOAL_EVADE;
+    if (!point && (goal == SHOAL_PLAN_GOAL_SEEK || goal == SHOAL_PLAN_GOAL_FLEE))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: point is NULL; goal %s needs a point", where,
+                          goal == SHOAL_PLAN_GOAL_SEEK ? "SEEK" : "FLEE");
+    if (uses_agent && shoal_agent_equal(agent, id))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a planner agent cannot pursue or evade itself",
+                          where);
+    goal_arg arg = {goal, point, agent};
+    edit_goal(&def, &arg);
+    st = planner_validate(w, &def, where);
+    if (st == SHOAL_OK) st = planner_check_goal_agent(w, &def.planner, where);
+    if (st != SHOAL_OK) return st;
+    return agent_edit(w, id, where, edit_goal, &arg);
+}
+

@@ -42,7 +42,7 @@ static void free_arrays(world_t* w, grid_t* g)
 
 void grid_destroy(world_t* w)
 {
-    grid_t* g = w->grid;
+    grid_t* g = grid_data(w);
     if (!g) return;
     const allocator_t* a = &w->alloc;
     free_arrays(w, g);
@@ -50,7 +50,7 @@ void grid_destroy(world_t* w)
     mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
     mem_free(a, g->nb_mem, g->nb_mem_floats * sizeof(float));
     mem_free(a, g, sizeof *g);
-    w->grid = NULL;
+    w->module_data[MOD_NEIGHBORS] = NULL;
 }
 
 /* Grow the per-agent arrays and the bucket arrays.
@@ -365,17 +365,17 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t n = w->agents.count;
     if (w->comps[COMP_NEIGHBORS].table.count == 0 || n == 0) {
-        if (w->grid) w->grid->count = 0;
+        if (grid_data(w)) grid_data(w)->count = 0;
         return 0;
     }
-    if (!w->grid) {
-        w->grid = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
-        if (!w->grid) {
+    if (!grid_data(w)) {
+        w->module_data[MOD_NEIGHBORS] = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
+        if (!grid_data(w)) {
             world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory");
             return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
         }
     }
-    grid_t* g = w->grid;
+    grid_t* g = grid_data(w);
     configure(w, g, n);
     /* One block per worker, but each block costs a histogram of every
      * bucket: at most 64 blocks, and none under 4096 agents. */
@@ -466,7 +466,7 @@ static int32_t grid_position(grid_t* g, int32_t row)
 
 void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row)
 {
-    grid_t* g = w->grid;
+    grid_t* g = grid_data(w);
     if (!g || g->count == 0) return;
     int32_t k = grid_position(g, agent_row);
     if (k >= 0) g->scomp[k] = -1;
@@ -476,7 +476,7 @@ void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32
 
 void grid_agent_row_moved(world_t* w, int32_t from, int32_t to)
 {
-    grid_t* g = w->grid;
+    grid_t* g = grid_data(w);
     if (!g || g->count == 0) return;
     int32_t k = grid_position(g, from);
     if (to < g->count) ((int32_t*)(void*)g->key)[to] = k;
@@ -513,3 +513,80 @@ int64_t wrap_run(world_t* w, float dt, void* ctx)
     par_for(w, w->agents.count, 4096, PAR_AFFINE, wrap_range, w);
     return w->agents.count;
 }
+
+/* ---- the neighbors module: separation, alignment and cohesion's component,
+ * and the grid that the spatial hash builds for them ---------------------- */
+
+static int neighbors_needs(const shoal_agent_def_t* d)
+{
+    const float* wt = d->weights;
+    return wt[SHOAL_BEHAVIOR_SEPARATE] != 0.0f || wt[SHOAL_BEHAVIOR_ALIGN] != 0.0f ||
+           wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
+}
+
+static shoal_status_t neighbors_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    const shoal_neighbors_t* n = &d->neighbors;
+    int ok = def_check_min(w, where, "neighbors.radius", n->radius, 0.0f, 1) &&
+             def_check_min(w, where, "neighbors.fov", n->fov, 0.0f, 1) &&
+             def_check_min(w, where, "neighbors.separation_gain", n->separation_gain, 0.0f, 0) &&
+             def_check_min(w, where, "neighbors.alignment_gain", n->alignment_gain, 0.0f, 0) &&
+             def_check_min(w, where, "neighbors.cohesion_gain", n->cohesion_gain, 0.0f, 0);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (n->fov > VEC_TWO_PI)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: neighbors.fov must be in (0, 2 pi] rad, got %g",
+                          where, (double)n->fov);
+    if (n->max_neighbors < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
+                          (int)n->max_neighbors);
+    return SHOAL_OK;
+}
+
+static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                                int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    const int k = COMP_NEIGHBORS;
+    const shoal_neighbors_t* n = &d->neighbors;
+    const float* wt = d->weights;
+    COMP_F(w, k, NB_RADIUS)[r] = n->radius;
+    COMP_F(w, k, NB_FOV)[r] = n->fov;
+    /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
+    COMP_F(w, k, NB_FOV_COS)[r] = n->fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * n->fov);
+    COMP_I(w, k, NB_MAX)[r] = n->max_neighbors;
+    COMP_F(w, k, NB_K_SEP)[r] = n->separation_gain;
+    COMP_F(w, k, NB_K_ALI)[r] = n->alignment_gain;
+    COMP_F(w, k, NB_K_COH)[r] = n->cohesion_gain;
+    COMP_F(w, k, NB_W_SEP)[r] = wt[SHOAL_BEHAVIOR_SEPARATE];
+    COMP_F(w, k, NB_W_ALI)[r] = wt[SHOAL_BEHAVIOR_ALIGN];
+    COMP_F(w, k, NB_W_COH)[r] = wt[SHOAL_BEHAVIOR_COHERE];
+}
+
+static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_NEIGHBORS;
+    d->neighbors.radius = COMP_F(w, k, NB_RADIUS)[r];
+    d->neighbors.fov = COMP_F(w, k, NB_FOV)[r];
+    d->neighbors.max_neighbors = COMP_I(w, k, NB_MAX)[r];
+    d->neighbors.separation_gain = COMP_F(w, k, NB_K_SEP)[r];
+    d->neighbors.alignment_gain = COMP_F(w, k, NB_K_ALI)[r];
+    d->neighbors.cohesion_gain = COMP_F(w, k, NB_K_COH)[r];
+    d->weights[SHOAL_BEHAVIOR_SEPARATE] = COMP_F(w, k, NB_W_SEP)[r];
+    d->weights[SHOAL_BEHAVIOR_ALIGN] = COMP_F(w, k, NB_W_ALI)[r];
+    d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
+}
+
+const module_t neighbors_module = {
+    .name = "neighbors",
+    .column_count = NB_COUNT_,
+    .release = grid_destroy,
+    .needs = neighbors_needs,
+    .validate = neighbors_validate,
+    .write_row = neighbors_write_row,
+    .read_row = neighbors_read_row,
+    .row_removed = grid_neighbors_row_removed,
+    .agent_row_moved = grid_agent_row_moved,
+};

@@ -21,6 +21,7 @@
 
 #include "ecs/world.h"
 #include "simd/lanes.h"
+#include "systems/components.h"
 
 /* Extra floats after every per-agent array, so lane loads that run past
  * the last agent stay inside the allocation (the neighbors' packing reads
@@ -66,6 +67,10 @@ typedef struct grid_t {
      * the hash, see grid_position) */
     int32_t positions_valid;
 } grid_t;
+
+/* The spatial hash of the last sense stage (module-wide data of the
+ * neighbors module), NULL before the first step. */
+static inline grid_t* grid_data(const world_t* w) { return (grid_t*)w->module_data[MOD_NEIGHBORS]; }
 
 /* Rows that move after the spatial hash ran and before the step ends (a
  * system's removal applied at a stage boundary, or a setter that drops an

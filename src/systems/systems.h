@@ -1,30 +1,5 @@
-/* The built-in systems, in step order (DESIGN.md "The step"):
- *
- * | stage     | system    | reads                                   | writes           |
- * |-----------|-----------|-----------------------------------------|------------------|
- * | sense     | spatial_hash | pos, vel                              | grid (sorted copies), agent order |
- * | decide    | steer     | pos, vel, heading, limits, behaviors     | desired velocity (=) |
- * | decide    | neighbors | grid, heading, neighbors component       | desired velocity (+=) |
- * | decide    | wander    | heading, wander component (its state)    | desired (+=), wander velocity |
- * | decide    | pursuit   | pos/vel of self and target, pursuit comp | desired velocity (+=) |
- * | decide    | follow    | pos/vel of self and leader, follow comp  | desired velocity (+=) |
- * | decide    | avoid     | pos, vel, radius, obstacles, avoid comp  | desired velocity (+=) |
- * | decide    | dseek     | pos, vel, heading/quat, routes, dseek comp | desired (+=), route index |
- * | decide    | path_follow | pos, paths, ground comp               | ground inputs, follower state (ground.c) |
- * | control   | control   | vel, heading/quat, omega, desired, gains | force, torque    |
- * | control   | ground_control | ground comp                         | force, torque, vel, omega of ground rows := 0 |
- * | integrate | integrate | force, torque, limits                    | pos, vel, heading/quat, omega |
- * | integrate | ground_vehicle | pos, ground comp, terrain, obstacles | pos, vel, heading/quat, omega of ground rows |
- * | plan      | planner   | planner comp, obstacles, pos/vel of goal agents | planner comp (next control, stats) (planner.c) |
- * | control   | planner_control | planner comp                         | force, torque, vel, omega of planner rows := 0 |
- * | integrate | planner_move | planner comp, obstacles                | pos, vel, heading/quat, omega of planner rows; planner comp |
- * | integrate | obstacle_move | obstacle velocities                   | obstacle centers |
- * | integrate | wrap      | pos (torus worlds only)                  | pos                |
- *
- * Each is data-parallel over agents through par_for and writes only its own
- * output columns, so any split of the agents gives the same result. steer
- * sets the desired velocity; the decide systems after it each add their
- * weighted term to it, one system after another (never concurrently). */
+/* The built-in systems' run functions and what they share. Their order,
+ * stages and the columns they read and write are in one table, step.c. */
 #ifndef SHOAL_SYSTEMS_H
 #define SHOAL_SYSTEMS_H
 
@@ -32,6 +7,7 @@
 
 #include "ecs/world.h"
 #include "simd/vec.h"
+#include "systems/components.h"
 
 /* Below this speed command an agent holds its heading instead of steering
  * toward the (numerically meaningless) direction of a tiny vector. */

@@ -240,3 +240,49 @@ int64_t wander_run(world_t* w, float dt, void* ctx)
     par_for(w, count, 512, PAR_AFFINE, wander_range, &c);
     return count;
 }
+
+/* ---- the module ------------------------------------------------------------ */
+
+static int wander_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_WANDER] != 0.0f; }
+
+static shoal_status_t wander_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    int ok = def_check_min(w, where, "wander.cruise_speed", d->wander.cruise_speed, 0.0f, 0) &&
+             def_check_min(w, where, "wander.strength", d->wander.strength, 0.0f, 0) &&
+             def_check_min(w, where, "wander.noise", d->wander.noise, 0.0f, 0);
+    return ok ? SHOAL_OK : SHOAL_ERR_INVALID_ARGUMENT;
+}
+
+static void wander_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                             int fresh)
+{
+    const int k = COMP_WANDER;
+    COMP_U(w, k, WD_KEY)[r] = w->slots[slot].generation;
+    COMP_F(w, k, WD_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_WANDER];
+    COMP_F(w, k, WD_CRUISE)[r] = d->wander.cruise_speed;
+    COMP_F(w, k, WD_STRENGTH)[r] = d->wander.strength;
+    COMP_F(w, k, WD_NOISE)[r] = d->wander.noise;
+    if (fresh) { /* the walk starts straight ahead */
+        COMP_F(w, k, WD_VX)[r] = d->wander.strength * forward.x;
+        COMP_F(w, k, WD_VY)[r] = d->wander.strength * forward.y;
+        COMP_F(w, k, WD_VZ)[r] = w->dims == 3 ? d->wander.strength * forward.z : 0.0f;
+    }
+}
+
+static void wander_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_WANDER;
+    d->weights[SHOAL_BEHAVIOR_WANDER] = COMP_F(w, k, WD_WEIGHT)[r];
+    d->wander.cruise_speed = COMP_F(w, k, WD_CRUISE)[r];
+    d->wander.strength = COMP_F(w, k, WD_STRENGTH)[r];
+    d->wander.noise = COMP_F(w, k, WD_NOISE)[r];
+}
+
+const module_t wander_module = {
+    .name = "wander",
+    .column_count = WD_COUNT_,
+    .needs = wander_needs,
+    .validate = wander_validate,
+    .write_row = wander_write_row,
+    .read_row = wander_read_row,
+};

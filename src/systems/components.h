@@ -13,6 +13,24 @@
 #ifndef SHOAL_COMPONENTS_H
 #define SHOAL_COMPONENTS_H
 
+#include "ecs/world.h"
+
+/* The built-in modules, in registry order (step.c): the order of their
+ * components in w->comps, and of their module-wide data in the state hash
+ * and in snapshots. */
+enum module_id {
+    MOD_NEIGHBORS = 0, /* component NEIGHBORS; data: the spatial hash (grid_t) */
+    MOD_WANDER,
+    MOD_PURSUIT,
+    MOD_FOLLOW,
+    MOD_AVOID,
+    MOD_OBSTACLES,     /* no component; data: the world's obstacles (obstacles.h) */
+    MOD_DSEEK,         /* data: routes */
+    MOD_GROUND,        /* data: paths, terrain (ground_world_t) */
+    MOD_PLANNER,       /* data: trim table, scene, search memory (planner_world_t) */
+    MOD_COUNT_
+};
+
 enum component_id {
     COMP_NEIGHBORS = 0, /* separation, alignment, cohesion */
     COMP_WANDER,
@@ -65,9 +83,6 @@ enum {
     AV_WEIGHT, AV_LOOKAHEAD, AV_GAIN, AV_TANGENTIAL,
     AV_COUNT_
 };
-
-/* Column 1 of every component. */
-#define COMP_ROW 1
 
 /* dseek: DS_ROUTE and DS_INDEX are int32 */
 enum {

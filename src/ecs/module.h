@@ -1,0 +1,108 @@
+/* Modules: how the core reaches behaviors, vehicle models and planners
+ * without knowing them (DESIGN.md "Modules: the core knows no system").
+ *
+ * A module is one row of a registry that src/systems/ provides
+ * (builtin_registry(), declared here and defined there, so the core links
+ * against the modules but includes none of their headers). A module may own
+ * a component (an optional per-agent table, see component.h) and module-wide
+ * data (the grid, paths and terrain, trim tables, routes, obstacles) behind
+ * w->module_data[id]. The core calls its hooks at fixed points; each hook may
+ * be NULL. Hooks run between steps or at stage boundaries, on the calling
+ * thread, unless they say otherwise.
+ *
+ * The order of the registry is part of the state hash and of the snapshot
+ * format: components are numbered in registry order, and module-wide data is
+ * hashed in registry order. */
+#ifndef SHOAL_ECS_MODULE_H
+#define SHOAL_ECS_MODULE_H
+
+#include <stdint.h>
+
+#include "shoal/shoal.h"
+#include "simd/vec.h"
+
+typedef struct shoal_world_t world_t;
+
+/* Column flags of a component. Every column of a component is 4 bytes wide
+ * (an f32, i32 or u32); column 0 is the owning slot and column 1 the owning
+ * agent's row (COMP_ROW), which the core maintains. */
+enum column_flag {
+    COLUMN_HANDLE_TAG = 1u << 0, /* the (world0 << 16 | generation) half of a stored handle:
+                                  * only the generation is state (the world tag comes from
+                                  * the world's address) */
+    COLUMN_NOT_STATE = 1u << 1,  /* a statistic such as wall time: never hashed */
+};
+
+/* Column 1 of every component. */
+#define COMP_ROW 1
+
+typedef uint64_t hash_absorb_fn(uint64_t h, uint64_t word);
+
+typedef struct module_t {
+    const char* name;
+    /* Its component: column_count > 0 gives the module one, whose index in
+     * w->comps is its position among the registry's modules that have one. */
+    int32_t column_count;
+    const uint8_t* column_flags; /* column_count entries, or NULL for none */
+
+    /* Module-wide data: w->module_data[module index]. init makes it when a
+     * world is created (0 when out of memory); release frees it. */
+    int (*init)(world_t* w);
+    void (*release)(world_t* w);
+
+    /* Whether an agent of definition d has the component. */
+    int (*needs)(const shoal_agent_def_t* d);
+    /* Check the module's part of a definition (whether or not the agent
+     * needs the component); the message names the field. */
+    shoal_status_t (*validate)(world_t* w, const shoal_agent_def_t* d, const char* where);
+    /* Extra checks for a new agent only (a goal agent that must be live). */
+    shoal_status_t (*validate_add)(world_t* w, const shoal_agent_def_t* d, const char* where);
+    /* Module-wide memory a definition that needs the component calls for
+     * (a planner agent's trim table); 0 when out of memory, with the error
+     * recorded. */
+    int (*prepare)(world_t* w, const shoal_agent_def_t* d, const char* where);
+    /* Step memory for an agent of definition d added (or changed) inside a
+     * step, which goes live at a stage boundary after the step reserved its
+     * memory; 0 when out of memory. */
+    int (*reserve_add_in_step)(world_t* w, const shoal_agent_def_t* d);
+    /* Step memory, before the first stage, so that a step out of memory
+     * fails before anything changed; 0 when out of memory. */
+    int (*reserve_step)(world_t* w);
+
+    /* Write row r of the component from a definition (the agent row, pose
+     * included, is already written). `fresh`: the row was just added.
+     * `forward` is the agent's forward axis. */
+    void (*write_row)(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                      int fresh);
+    /* Read row r back into the module's part of a definition. */
+    void (*read_row)(const world_t* w, int32_t r, shoal_agent_def_t* d);
+    /* The agent of `agent_row` lost its row r of the component; the last row
+     * moved into r, and its agent's row is moved_agent_row (-1 when r was the
+     * last). Called before the rows move. */
+    void (*row_removed)(world_t* w, int32_t agent_row, int32_t r, int32_t moved_agent_row);
+    /* An agent row moved from `from` to `to` (a removal's swap). */
+    void (*agent_row_moved)(world_t* w, int32_t from, int32_t to);
+    /* The agent of row r of the component was teleported; velocity is the
+     * one given. */
+    void (*teleported)(world_t* w, int32_t r, const float velocity[3]);
+
+    /* Module-wide state into the state hash (after every agent). */
+    uint64_t (*hash)(const world_t* w, uint64_t h, hash_absorb_fn* absorb);
+} module_t;
+
+#define WORLD_MAX_MODULES 32
+#define WORLD_MAX_COMPONENTS 32
+
+typedef struct system_def_t system_def_t;
+
+/* The built-in modules and systems (src/systems/step.c). */
+typedef struct registry_t {
+    const module_t* const* modules;
+    int32_t module_count;
+    const system_def_t* systems;
+    int32_t system_count;
+} registry_t;
+
+const registry_t* builtin_registry(void);
+
+#endif /* SHOAL_ECS_MODULE_H */

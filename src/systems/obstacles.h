@@ -1,0 +1,35 @@
+/* The world's obstacles: spheres (circles in 2D) that avoid, ground
+ * vehicles and planner agents steer round, some of them moving at a
+ * constant velocity (obstacles.c owns them; they are module-wide data of
+ * the obstacles module). */
+#ifndef SHOAL_SYSTEMS_OBSTACLES_H
+#define SHOAL_SYSTEMS_OBSTACLES_H
+
+#include "systems/components.h"
+
+/* center xyz, radius; radius < 0 marks a free id. Velocities (m/s, zero
+ * for static ones and free ids) in a parallel array of the same capacity;
+ * the obstacle_move system moves the moving ones every step. */
+typedef struct obstacle_set_t {
+    float (*obstacles)[4];
+    float (*obstacle_velocities)[3];
+    int32_t obstacle_high;
+    int32_t obstacle_capacity;
+    int32_t obstacle_count;
+    int32_t moving_obstacles;
+    uint32_t obstacle_version; /* changes with every add and remove */
+} obstacle_set_t;
+
+static inline obstacle_set_t* obstacles_of(const world_t* w)
+{
+    return (obstacle_set_t*)w->module_data[MOD_OBSTACLES];
+}
+
+/* After removing the obstacles added last: forget free ids at or above
+ * `high` (the obstacle_high of before the adds), so that ids and the state
+ * hash are as before. */
+void world_truncate_obstacles(world_t* w, int32_t high);
+
+extern const module_t obstacles_module;
+
+#endif /* SHOAL_SYSTEMS_OBSTACLES_H */
