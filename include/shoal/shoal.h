@@ -899,4 +899,7 @@ SHOAL_API shoal_status_t shoal_world_add_system(shoal_world_t* world, const char
 }
 #endif
 
+/* Extending a world: user components, columns, bulk calls, parallel systems. */
+#include "shoal/extend.h"
+
 #endif /* SHOAL_SHOAL_H */

@@ -273,7 +273,7 @@ int world_reserve_def_rows(world_t* w, const shoal_agent_def_t* d, int32_t rows)
 
 /* Module-wide memory, then step memory when inside a step, for an agent of
  * definition d: the modules' prepare and reserve_add_in_step hooks. */
-static shoal_status_t prepare_modules(world_t* w, const shoal_agent_def_t* d, const char* where)
+shoal_status_t agent_prepare_modules(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
     for (int k = 0; k < w->comp_count; ++k) {
         const module_t* m = w->comp_module[k];
@@ -408,12 +408,18 @@ static quat row_quat(const world_t* w, int32_t row)
 
 static vec3 row_forward(const world_t* w, int32_t row) { return quat_forward(row_quat(w, row)); }
 
-void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* d)
+vec3 agent_write_state(world_t* w, int32_t row, const shoal_agent_def_t* d)
 {
     quat q = quat_from_yaw_pitch_roll(d->heading, w->dims == 3 ? d->pitch : 0.0f, 0.0f);
     write_params(w, row, d);
     write_pose(w, row, d->position, d->velocity, d->heading, q);
-    write_components(w, table_slots(&w->agents)[row], d, quat_forward(q));
+    return quat_forward(q);
+}
+
+void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* d)
+{
+    vec3 forward = agent_write_state(w, row, d);
+    write_components(w, table_slots(&w->agents)[row], d, forward);
 }
 
 static void read_def(const world_t* w, int32_t row, shoal_agent_def_t* d)
@@ -481,12 +487,12 @@ int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const 
     return r;
 }
 
-/* Room for one more slot, in the slot table and every component's sparse
- * index; all or nothing (a sparse index that grew stays valid). */
-static int reserve_slot(world_t* w)
+int agent_reserve_slots(world_t* w, int32_t extra)
 {
-    if (w->free_head != UINT32_MAX || w->slot_high < w->slot_capacity) return 1;
+    if (extra == 1 && w->free_head != UINT32_MAX) return 1;
+    if ((int64_t)w->slot_high + extra <= w->slot_capacity) return 1;
     int64_t cap = (int64_t)w->slot_capacity * 2;
+    if (cap < (int64_t)w->slot_high + extra) cap = (int64_t)w->slot_high + extra;
     if (cap < 16) cap = 16;
     if (cap > INT32_MAX / 2) return 0;
     for (int k = 0; k < w->comp_count; ++k)
@@ -502,7 +508,11 @@ static int reserve_slot(world_t* w)
     return 1;
 }
 
-static uint32_t take_slot(world_t* w)
+/* Room for one more slot, in the slot table and every component's sparse
+ * index; all or nothing (a sparse index that grew stays valid). */
+static int reserve_slot(world_t* w) { return agent_reserve_slots(w, 1); }
+
+uint32_t agent_take_slot(world_t* w)
 {
     uint32_t slot;
     if (w->free_head != UINT32_MAX) {
@@ -536,6 +546,8 @@ static shoal_agent_t make_handle(const world_t* w, uint32_t slot)
 static void insert_live(world_t* w, uint32_t slot, const shoal_agent_def_t* def)
 {
     int32_t row = table_push(&w->agents, slot);
+    user_push(w, slot);
+    w->structure_version++;
     w->slots[slot].row = row;
     w->slots[slot].state = SLOT_LIVE;
     agent_write_row(w, row, def);
@@ -550,10 +562,12 @@ static void sync_component_rows(world_t* w, uint32_t slot)
     }
 }
 
-static void remove_live(world_t* w, uint32_t slot)
+void agent_remove_live(world_t* w, uint32_t slot)
 {
     for (int k = 0; k < w->comp_count; ++k) remove_component(w, k, slot);
     uint32_t moved = table_swap_remove(&w->agents, w->slots[slot].row);
+    user_swap_remove(w, w->slots[slot].row);
+    w->structure_version++;
     if (moved != UINT32_MAX) {
         for (int32_t m = 0; m < w->registry->module_count; ++m) {
             const module_t* mod = w->registry->modules[m];
@@ -595,7 +609,7 @@ shoal_status_t world_apply_commands(world_t* w)
             insert_live(w, c->slot, &c->def);
             w->pending_adds--;
         } else if (w->slots[c->slot].state == SLOT_LIVE) {
-            remove_live(w, c->slot);
+            agent_remove_live(w, c->slot);
         }
     }
     w->command_count = 0;
@@ -620,6 +634,7 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     /* Queued adds each reserve their component rows now, so applying the
      * queue at the stage boundary cannot run out of memory. */
     if (!reserve_slot(w) || !table_reserve(&w->agents, &w->alloc, live_after) ||
+        !user_reserve(w, w->agents.capacity) ||
         !reserve_components(w, def, 1 + w->pending_adds) || (w->in_step && !reserve_command(w)))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory growing to %d agents",
                           (int)live_after);
@@ -627,9 +642,9 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
      * world without a trim table builds the default one); an agent added
      * inside a step goes live at a stage boundary, after the step reserved
      * the memory of its later stages, so it reserves its share now. */
-    st = prepare_modules(w, def, "agent_add");
+    st = agent_prepare_modules(w, def, "agent_add");
     if (st != SHOAL_OK) return st;
-    uint32_t slot = take_slot(w);
+    uint32_t slot = agent_take_slot(w);
     if (w->in_step) {
         command_t* c = &w->commands[w->command_count++];
         c->slot = slot;
@@ -648,7 +663,7 @@ void world_undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before)
 {
     int32_t slot = world_resolve(w, id, 0, "undo_add");
     if (slot < 0 || w->in_step) return;
-    remove_live(w, (uint32_t)slot);
+    agent_remove_live(w, (uint32_t)slot);
     /* remove_live pushed the slot on the free list with the next
      * generation; its next_free is the slot the add took it before. */
     slot_t* s = &w->slots[slot];
@@ -669,7 +684,7 @@ shoal_status_t shoal_agent_remove(shoal_world_t* w, shoal_agent_t id)
     int32_t slot = world_resolve(w, id, 1, "agent_remove");
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
     if (!w->in_step) {
-        remove_live(w, (uint32_t)slot);
+        agent_remove_live(w, (uint32_t)slot);
         return SHOAL_OK;
     }
     if (w->slots[slot].remove_queued) return SHOAL_OK;
@@ -762,7 +777,7 @@ shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_e
     if (st != SHOAL_OK) return st;
     if (!reserve_components(w, &def, 1 + w->pending_adds))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
-    st = prepare_modules(w, &def, where);
+    st = agent_prepare_modules(w, &def, where);
     if (st != SHOAL_OK) return st;
     if (pending) {
         pending->def = def;
@@ -1004,6 +1019,8 @@ void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scrat
                                     int32_t* component_perm)
 {
     table_permute(&w->agents, perm, scratch);
+    user_permute(w, perm);
+    w->structure_version++;
     world_finish_agent_permute(w, scratch, component_perm);
 }
 
@@ -1088,6 +1105,8 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     int32_t n = w->agents.count;
     par_permute_ctx c = {w, &w->agents, perm, spare, spares, NULL, component_perm};
     par_for(w, spares, 1, PAR_CLAIMED | PAR_TASKS, permute_column_tasks, &c);
+    user_permute(w, perm);
+    w->structure_version++;
     par_for(w, n, 4096, PAR_STATIC, point_slots, &c);
     const uint32_t* slots = table_slots(&w->agents);
     for (int k = 0; k < w->comp_count; ++k) {

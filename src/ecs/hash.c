@@ -47,6 +47,7 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
             }
         }
         if (bits) h = absorb(h, acc);
+        h = user_hash_row(w, row, h, absorb);
         /* Optional components: parameters and state (the wander walk). */
         for (int k = 0; k < w->comp_count; ++k) {
             const component_t* comp = &w->comps[k];

@@ -3,6 +3,7 @@
  * that order, timing each call. */
 #include <string.h>
 
+#include "ecs/parallel.h"
 #include "ecs/trace.h"
 #include "ecs/world.h"
 
@@ -40,6 +41,33 @@ shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t
     return SHOAL_OK;
 }
 
+typedef struct block_ctx {
+    world_t* w;
+    const system_t* s;
+    const int32_t* rows; /* a component's agent rows, or NULL */
+} block_ctx;
+
+static void run_block(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    block_ctx* c = (block_ctx*)vctx;
+    shoal_block_t b = {c->rows ? 0 : begin, end - begin, c->rows ? c->rows + begin : NULL, worker};
+    c->s->block_fn(c->w, &b, c->s->ctx);
+}
+
+/* A parallel user system: its blocks through the one parallel-for. */
+static int64_t run_block_system(world_t* w, const system_t* s)
+{
+    block_ctx c = {w, s, NULL};
+    int32_t count = w->agents.count;
+    if (s->block_comp >= 0) {
+        const component_t* comp = &w->comps[s->block_comp];
+        count = comp->table.count;
+        c.rows = TABLE_COL(&comp->table, const int32_t, COMP_ROW);
+    }
+    if (count > 0) par_for(w, count, s->min_block, PAR_STATIC, run_block, &c);
+    return count;
+}
+
 shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
 {
     for (int32_t i = 0; i < w->system_count; ++i) {
@@ -52,7 +80,9 @@ shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
         uint64_t t0 = world_now_ns();
         int64_t touched;
         uint32_t errors_before = 0;
-        if (s->user_fn) {
+        if (s->block_fn) {
+            touched = run_block_system(w, s);
+        } else if (s->user_fn) {
             errors_before = w->error_count;
             shoal_status_t st = s->user_fn(w, dt, s->ctx);
             touched = st == SHOAL_OK ? 0 : -(int64_t)st;
@@ -92,6 +122,39 @@ shoal_status_t shoal_world_add_system(shoal_world_t* w, const char* name, shoal_
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "add_system: called from inside a step");
     if (!fn) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: fn is NULL");
     return world_register_system(w, name, stage, NULL, fn, user_ctx);
+}
+
+shoal_status_t shoal_world_add_parallel_system(shoal_world_t* w, const char* name, shoal_stage_t stage,
+                                               const char* component, int32_t min_block, shoal_block_fn* fn,
+                                               void* user_ctx)
+{
+    static const char* where = "add_parallel_system";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
+    if (!fn) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: fn is NULL", where);
+    if (min_block < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: min_block must be >= 0 (0 = 1024), got %d", where,
+                          (int)min_block);
+    int32_t comp = -1;
+    if (component) {
+        for (int32_t k = 0; k < w->comp_count; ++k)
+            if (strcmp(w->comp_module[k]->name, component) == 0) comp = k;
+        if (comp < 0)
+            return world_fail(w, SHOAL_ERR_NOT_FOUND,
+                              "%s: no built-in component named '%s' (neighbors, wander, pursuit, follow, "
+                              "avoid, dseek, ground, planner)",
+                              where, component);
+    }
+    shoal_status_t st = world_register_system(w, name, stage, NULL, NULL, user_ctx);
+    if (st != SHOAL_OK) return st;
+    for (int32_t i = 0; i < w->system_count; ++i) {
+        system_t* s = &w->systems[i];
+        if (strcmp(s->name, name) != 0) continue;
+        s->block_fn = fn;
+        s->block_comp = comp;
+        s->min_block = min_block > 0 ? min_block : 1024;
+    }
+    return SHOAL_OK;
 }
 
 int32_t shoal_world_system_count(const shoal_world_t* w) { return w ? w->system_count : 0; }

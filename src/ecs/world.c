@@ -209,6 +209,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
      * enters simulation state. */
     w->tag = (uint16_t)(rng_mix64((uint64_t)(uintptr_t)w ^ def->seed) | 1u);
     w->free_head = UINT32_MAX;
+    w->structure_version = 1;
     w->thread_count = threads;
     w->topology = topology;
     w->bind_threads = def->bind_threads;
@@ -284,6 +285,7 @@ void shoal_world_destroy(shoal_world_t* w)
     }
     allocator_t alloc = w->alloc;
     table_release(&w->agents, &alloc);
+    user_release(w);
     for (int k = 0; k < w->comp_count; ++k) component_release(&w->comps[k], &alloc);
     /* A world that failed half-way through its creation has a registry
      * whose modules may hold no data yet: release hooks accept that. */

@@ -10,6 +10,7 @@
 #include "ecs/memory.h"
 #include "ecs/module.h"
 #include "ecs/table.h"
+#include "shoal/extend.h"
 #include "shoal/shoal.h"
 
 /* Columns of the agent table, which every agent has. Grouped hot to cold:
@@ -82,12 +83,27 @@ typedef struct system_t {
     int32_t enabled;
     system_run_fn* run;
     shoal_system_fn* user_fn;
+    /* A parallel user system: fn per block of rows, over every agent
+     * (comp < 0) or over the rows of component comp. */
+    shoal_block_fn* block_fn;
+    int32_t block_comp;
+    int32_t min_block;
     void* ctx;
     int32_t id; /* registration order: stable while systems are inserted */
     uint64_t calls;
     uint64_t ns_total;
     uint64_t agents;
 } system_t;
+
+/* A user component's description (shoal_world_add_component). */
+#define USER_VALUE_BYTES 128 /* the widest element: 16 u64 */
+typedef struct user_column_t {
+    char name[32];
+    shoal_column_type_t type;
+    int32_t width;
+    uint16_t elem_size; /* width * size of type */
+    unsigned char default_value[USER_VALUE_BYTES];
+} user_column_t;
 
 /* A change requested from inside a step, applied at the next stage boundary. */
 typedef struct command_t {
@@ -121,6 +137,19 @@ struct shoal_world_t {
      * paths and terrain, planner agents' trim table and search memory. */
     const registry_t* registry;
     void* module_data[WORLD_MAX_MODULES];
+
+    /* User components (user.c): a table of their own whose row i belongs
+     * to agent row i (column 0 the slot, then one column per component,
+     * each element `width` values wide). Nothing is allocated until the
+     * first one is added. user_scratch holds one column while a reorder
+     * permutes them. */
+    table_t user;
+    user_column_t user_cols[SHOAL_MAX_USER_COMPONENTS];
+    int32_t user_count;
+    void* user_scratch;
+    size_t user_scratch_size;
+    /* Changes whenever rows move (shoal_world_structure_version). */
+    uint64_t structure_version;
 
     /* space */
     int32_t wrap;
@@ -224,6 +253,26 @@ shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_e
 /* The definition of a live or pending agent; errors name `where`. */
 shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
                               const char* where);
+
+/* Pieces of an add, for bulk adds (bulk.c): room for `extra` more slots;
+ * take a slot; write an agent row's parameters and pose from d, returning
+ * the forward axis; module-wide and step memory for agents of d; remove a
+ * live agent at once. */
+int agent_reserve_slots(world_t* w, int32_t extra);
+uint32_t agent_take_slot(world_t* w);
+vec3 agent_write_state(world_t* w, int32_t row, const shoal_agent_def_t* d);
+shoal_status_t agent_prepare_modules(world_t* w, const shoal_agent_def_t* d, const char* where);
+void agent_remove_live(world_t* w, uint32_t slot);
+
+/* User components (user.c), kept row for row with the agent table. */
+int user_reserve(world_t* w, int32_t capacity);
+void user_push(world_t* w, uint32_t slot);
+void user_swap_remove(world_t* w, int32_t row);
+void user_permute(world_t* w, const int32_t* perm);
+void user_release(world_t* w);
+uint64_t user_hash_row(const world_t* w, int32_t row, uint64_t h, hash_absorb_fn* absorb);
+/* Whether a system was added by the user (saved as listed, not restored). */
+static inline int system_is_user(const system_t* s) { return s->user_fn != NULL || s->block_fn != NULL; }
 
 /* Undo the newest add exactly, between steps: the agent is removed and
  * its slot put back as it was (the generation it had, or unused again when

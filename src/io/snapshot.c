@@ -256,7 +256,7 @@ static void write_systems(writer_t* wr, const world_t* w)
         w_bytes(wr, name, sizeof name);
         w_u32(wr, (uint32_t)sy->stage);
         w_u32(wr, sy->enabled != 0);
-        w_u32(wr, sy->user_fn != NULL); /* listed, not restored */
+        w_u32(wr, system_is_user(sy)); /* listed, not restored */
     }
     end_section(wr, s);
 }
@@ -297,6 +297,9 @@ static void encode(writer_t* wr, const world_t* w)
  * half way through the stages. */
 static shoal_status_t check_saveable(const world_t* w, const char* where)
 {
+    if (w->user_count > 0)
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT,
+                           "%s: the world has user components, which snapshots do not carry yet", where);
     if (w->in_step || w->command_count != 0 || w->pending_adds != 0)
         return world_failc(w, SHOAL_ERR_BUSY,
                            "%s: called from inside a step; save between steps", where);

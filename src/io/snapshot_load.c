@@ -580,7 +580,7 @@ static int read_systems(reader_t* rd, world_t* w)
     uint32_t count = r_u32(rd);
     if (!r_count(rd, count, SNAP_NAME_BYTES + 12, WORLD_MAX_SYSTEMS, "system count")) return 0;
     int32_t builtin = 0, expected = 0;
-    for (int32_t i = 0; i < w->system_count; ++i) expected += w->systems[i].user_fn == NULL;
+    for (int32_t i = 0; i < w->system_count; ++i) expected += !system_is_user(&w->systems[i]);
     for (uint32_t i = 0; i < count; ++i) {
         const uint8_t* raw = r_take(rd, SNAP_NAME_BYTES);
         uint32_t stage = r_u32(rd), enabled = r_u32(rd), user = r_u32(rd);
@@ -596,7 +596,7 @@ static int read_systems(reader_t* rd, world_t* w)
         system_t* found = NULL;
         for (int32_t k = 0; k < w->system_count; ++k)
             if (strcmp(w->systems[k].name, name) == 0) found = &w->systems[k];
-        if (!found || found->user_fn || (uint32_t)found->stage != stage)
+        if (!found || system_is_user(found) || (uint32_t)found->stage != stage)
             return r_fail(rd, "built-in system '%s' (stage %u) does not exist in this version", name, stage);
         found->enabled = (int32_t)enabled;
         builtin++;
