@@ -1,4 +1,5 @@
-/* Tests of the scenario loader (src/io/scenario.c): the bundled scenarios
+/* Tests of scenario files (src/io/json_reader.c, scenario.c,
+ * scenario_behaviors.c, scenario_populate.c): the bundled scenarios
  * load and populate, every documented error gives its status and a message
  * naming where the problem is, and placement is right and reproducible.
  *

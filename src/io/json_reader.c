@@ -1,0 +1,410 @@
+/* The strict JSON reader (json_reader.h): text to a cJSON tree, with
+ * malformed JSON reported by line and column, and the typed readers that
+ * walk the tree with a JSON path, so that every error names what is wrong,
+ * where, and what was expected.
+ *
+ * Decisions:
+ * - Parsing is strict. An unknown key, a duplicate key, a wrong type or a value
+ *   out of range is an error naming its JSON path, because a silently ignored
+ *   typo ("max_sped") gives a run that looks right and is not.
+ * - cJSON keeps no source positions for values, so only malformed JSON gets a
+ *   line:column; every other error names the JSON path instead.
+ * - Messages quote user text through parser_printable, so that a message
+ *   never carries control bytes into a terminal or a JSON report.
+ */
+#include "io/json_reader.h"
+
+#include <ctype.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Messages ---- */
+
+/* Appends to a fixed buffer, keeping the offset clamped so that a long
+ * message is cut, never overflowed. */
+PRINTF_LIKE(4, 5) static size_t append(char* buf, size_t cap, size_t at, const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = at + 1 < cap ? vsnprintf(buf + at, cap - at, fmt, ap) : 0;
+    va_end(ap);
+    return n < 0 ? at : (size_t)n >= cap - at ? cap - 1 : at + (size_t)n;
+}
+
+/* "<where>: <message>" into err, or the message alone when where is NULL. */
+static shoal_status_t verror(shoal_error_t* err, shoal_status_t status, const char* where,
+                             const char* fmt, va_list ap)
+{
+    if (err == NULL) return status;
+    size_t at = where ? append(err->message, sizeof err->message, 0, "%s: ", where) : 0;
+    vsnprintf(err->message + at, sizeof err->message - at, fmt, ap);
+    err->status = status;
+    return status;
+}
+
+shoal_status_t json_error(shoal_error_t* err, shoal_status_t status, const char* where,
+                          const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(err, status, where, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* "<source>: <path>.<key>: <message>" for an invalid value. `key` may be
+ * NULL (the object itself) or an element index "[2]". */
+shoal_status_t parser_fail(parser_t* p, const char* key, const char* fmt, ...)
+{
+    char where[400];
+    size_t at = append(where, sizeof where, 0, "%s: %s", p->source, p->path);
+    if (key != NULL)
+        append(where, sizeof where, at, "%s%s", p->path_len && key[0] != '[' ? "." : "", key);
+    va_list ap;
+    va_start(ap, fmt);
+    verror(p->err, SHOAL_ERR_PARSE, where, fmt, ap);
+    va_end(ap);
+    return SHOAL_ERR_PARSE;
+}
+
+shoal_status_t parser_missing(parser_t* p, const char* key, const char* why)
+{
+    return json_error(p->err, SHOAL_ERR_PARSE, p->source, "missing required key '%s%s%s'%s%s",
+                      p->path, p->path_len ? "." : "", key, why ? " " : "", why ? why : "");
+}
+
+shoal_status_t parser_out_of_memory(parser_t* p)
+{
+    return json_error(p->err, SHOAL_ERR_OUT_OF_MEMORY, p->source, "out of memory");
+}
+
+size_t parser_push(parser_t* p, const char* key, int index)
+{
+    size_t old = p->path_len;
+    p->path_len = key ? append(p->path, sizeof p->path, old, "%s%s", old ? "." : "", key)
+                      : append(p->path, sizeof p->path, old, "[%d]", index);
+    return old;
+}
+
+void parser_pop(parser_t* p, size_t old)
+{
+    p->path_len = old;
+    p->path[old] = '\0';
+}
+
+const char* parser_type_name(const cJSON* v)
+{
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsArray(v)) return "an array";
+    return "an object";
+}
+
+/* "0.1", not "0.10000000000000001". */
+const char* json_format_number(char buf[32], double d)
+{
+    snprintf(buf, 32, "%.15g", d);
+    if (strtod(buf, NULL) != d) snprintf(buf, 32, "%.17g", d);
+    return buf;
+}
+
+/* User text made safe to quote: control bytes become '?', long text is cut. */
+const char* parser_printable(char buf[64], const char* s)
+{
+    size_t i = 0;
+    for (; s[i] != '\0' && i < 56; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    }
+    if (s[i] != '\0') memcpy(buf + i, "...", 3), i += 3;
+    buf[i] = '\0';
+    return buf;
+}
+
+char* json_copy_string(const char* s)
+{
+    size_t n = strlen(s) + 1;
+    char* c = malloc(n);
+    return c != NULL ? memcpy(c, s, n) : NULL;
+}
+
+/* Levenshtein distance, ignoring case; SIZE_MAX for long strings. */
+static size_t edit_distance(const char* a, const char* b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[65];
+    if (la > 64 || lb > 64) return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (tolower((unsigned char)a[i - 1]) !=
+                                  tolower((unsigned char)b[j - 1]));
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The name closest to `s` when it is a likely typo (one edit for names up to
+ * five letters, two for longer ones), else NULL. */
+const char* parser_suggest(const char* s, const char* const* names, size_t n)
+{
+    const char* best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(s, names[i]);
+        if (d <= (strlen(names[i]) > 5 ? 2u : 1u) && d < best_d) best = names[i], best_d = d;
+    }
+    return best;
+}
+
+/* ---- Typed readers: each checks one value, `key` naming it in messages ---- */
+
+/* Rejects unknown and duplicate keys in document order. cJSON keeps
+ * duplicates as separate children, so they can be seen here. Every key before
+ * the first duplicate is a distinct known key, so the inner loop runs at most
+ * n times per child whatever the size of the object. */
+shoal_status_t parser_check_object(parser_t* p, const cJSON* obj, const char* const* keys, size_t n)
+{
+    char shown[64];
+    if (!cJSON_IsObject(obj))
+        return parser_fail(p, NULL, "expected an object, got %s", parser_type_name(obj));
+    const cJSON* child = NULL;
+    cJSON_ArrayForEach(child, obj)
+    {
+        size_t i = 0;
+        while (i < n && strcmp(child->string, keys[i]) != 0) i++;
+        if (i == n) {
+            if (p->err == NULL) return SHOAL_ERR_PARSE;
+            const char* close = parser_suggest(child->string, keys, n);
+            size_t old = parser_push(p, parser_printable(shown, child->string), 0);
+            json_error(p->err, SHOAL_ERR_PARSE, p->source, "unknown key '%s'%s%s%s", p->path,
+                       close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+            parser_pop(p, old);
+            return SHOAL_ERR_PARSE;
+        }
+        for (const cJSON* prev = obj->child; prev != child; prev = prev->next) {
+            if (strcmp(prev->string, child->string) == 0) {
+                size_t old = parser_push(p, child->string, 0);
+                json_error(p->err, SHOAL_ERR_PARSE, p->source, "duplicate key '%s'", p->path);
+                parser_pop(p, old);
+                return SHOAL_ERR_PARSE;
+            }
+        }
+    }
+    return SHOAL_OK;
+}
+
+/* A finite number that fits a float and is >= min (> min when `exclusive`).
+ * -DBL_MAX as min allows any finite value. */
+static shoal_status_t read_float(parser_t* p, const cJSON* v, const char* key, double min,
+                                 int exclusive, float* out)
+{
+    char a[32], b[32], c[32];
+    if (!cJSON_IsNumber(v))
+        return parser_fail(p, key, "expected a number, got %s", parser_type_name(v));
+    double d = v->valuedouble;
+    if (!isfinite(d) || fabs(d) > FLT_MAX)
+        return parser_fail(p, key, "must be finite and at most %g in magnitude", (double)FLT_MAX);
+    if (exclusive ? !(d > min) : !(d >= min))
+        return parser_fail(p, key, "must be %s %s, got %s", exclusive ? ">" : ">=",
+                           json_format_number(a, min), json_format_number(b, d));
+    if (exclusive && !((float)d > (float)min)) /* a tiny double can round to a float 0 */
+        return parser_fail(p, key, "must be > %s, got %s (%s as a float)",
+                           json_format_number(a, min), json_format_number(b, d),
+                           json_format_number(c, (double)(float)d));
+    *out = (float)d;
+    return SHOAL_OK;
+}
+
+static shoal_status_t read_integer(parser_t* p, const cJSON* v, const char* key, double min,
+                                   double max, int64_t* out)
+{
+    char a[32], b[32];
+    if (!cJSON_IsNumber(v))
+        return parser_fail(p, key, "expected an integer, got %s", parser_type_name(v));
+    double d = v->valuedouble;
+    if (!isfinite(d)) return parser_fail(p, key, "must be a finite integer");
+    if (d != floor(d))
+        return parser_fail(p, key, "must be an integer, got %s", json_format_number(a, d));
+    if (d < min || d > max)
+        return parser_fail(p, key, "must be %s %s, got %s",
+                           d < min ? ">=" : "<=", json_format_number(a, d < min ? min : max),
+                           json_format_number(b, d));
+    *out = (int64_t)d;
+    return SHOAL_OK;
+}
+
+/* An array of exactly `dimensions` numbers, each >= min. */
+shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, double min,
+                                  const char* names2, const char* names3, float out[3])
+{
+    const char* names = p->dimensions == 3 ? names3 : names2;
+    if (!cJSON_IsArray(v))
+        return parser_fail(p, key, "expected an array %s, got %s", names, parser_type_name(v));
+    int n = cJSON_GetArraySize(v);
+    if (n != p->dimensions)
+        return parser_fail(p, key, "expected %d numbers %s in a %dD scenario, got %d",
+                           p->dimensions, names, p->dimensions, n);
+    char element[80];
+    float tmp[3] = {0.0f, 0.0f, 0.0f};
+    int i = 0;
+    const cJSON* e = NULL;
+    cJSON_ArrayForEach(e, v)
+    {
+        snprintf(element, sizeof element, "%s[%d]", key, i);
+        TRY(read_float(p, e, element, min, 0, &tmp[i]));
+        i++;
+    }
+    memcpy(out, tmp, sizeof tmp);
+    return SHOAL_OK;
+}
+
+/* One of `names` (*out = its index) or, when `number` is not NULL, a number
+ * in radians (*out = -1). */
+shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key,
+                                  const char* const* names, size_t n, int32_t* out,
+                                  float* number)
+{
+    char list[128], shown[64];
+    size_t at = append(list, sizeof list, 0, "%sone of", number ? "a number or " : "");
+    for (size_t i = 0; i < n; i++)
+        at = append(list, sizeof list, at, "%s \"%s\"", i ? "," : "", names[i]);
+    if (number != NULL && cJSON_IsNumber(v)) {
+        *out = -1;
+        return read_float(p, v, key, -DBL_MAX, 0, number);
+    }
+    if (!cJSON_IsString(v))
+        return parser_fail(p, key, "expected %s, got %s", list, parser_type_name(v));
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v->valuestring, names[i]) == 0) {
+            *out = (int32_t)i;
+            return SHOAL_OK;
+        }
+    }
+    const char* close = parser_suggest(v->valuestring, names, n);
+    return parser_fail(p, key, "expected %s, got \"%s\"%s%s%s", list,
+                       parser_printable(shown, v->valuestring), close ? "; did you mean \"" : "",
+                       close ? close : "", close ? "\"?" : "");
+}
+
+shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, size_t max_bytes,
+                                char** out)
+{
+    if (!cJSON_IsString(v))
+        return parser_fail(p, key, "expected a string, got %s", parser_type_name(v));
+    size_t n = strlen(v->valuestring);
+    if (n > max_bytes)
+        return parser_fail(p, key, "must be at most %zu bytes, got %zu", max_bytes, n);
+    if ((*out = json_copy_string(v->valuestring)) == NULL) return parser_out_of_memory(p);
+    return SHOAL_OK;
+}
+
+/* Getters: read obj[key] when present, else leave *out at its default. */
+shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, double min,
+                                int exclusive, float* out)
+{
+    const cJSON* v = MEMBER(obj, key);
+    return v != NULL ? read_float(p, v, key, min, exclusive, out) : SHOAL_OK;
+}
+
+shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min,
+                                  double max, int64_t* out)
+{
+    const cJSON* v = MEMBER(obj, key);
+    return v != NULL ? read_integer(p, v, key, min, max, out) : SHOAL_OK;
+}
+
+shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, int32_t* out)
+{
+    const cJSON* v = MEMBER(obj, key);
+    if (v == NULL) return SHOAL_OK;
+    if (!cJSON_IsBool(v))
+        return parser_fail(p, key, "expected true or false, got %s", parser_type_name(v));
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return SHOAL_OK;
+}
+
+shoal_status_t parser_get_point(parser_t* p, const cJSON* obj, const char* key, float out[3])
+{
+    const cJSON* v = MEMBER(obj, key);
+    return v != NULL ? parser_read_vector(p, v, key, -DBL_MAX, "[x, y]", "[x, y, z]", out)
+                     : SHOAL_OK;
+}
+
+/* ---- Documents ---- */
+
+/* "<source>:<line>:<column>: malformed JSON (...)" for the byte at `pos`.
+ * Lines and columns are 1-based; columns count UTF-8 characters, as editors
+ * do, and ignore a byte-order mark (cJSON skips it too). */
+static shoal_status_t malformed(const char* source, const char* text, size_t length, size_t pos,
+                                int after_value, shoal_error_t* err)
+{
+    char what[64];
+    size_t line = 1, start = 0, column = 1;
+    for (size_t i = 0; i < pos; i++)
+        if (text[i] == '\n') line++, start = i + 1;
+    if (start == 0 && pos >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) start = 3;
+    for (size_t i = start; i < pos; i++) column += ((unsigned char)text[i] & 0xC0) != 0x80;
+
+    unsigned char c = pos < length ? (unsigned char)text[pos] : 0;
+    if (pos >= length)
+        snprintf(what, sizeof what, "unexpected end of input");
+    else if (c == 0)
+        snprintf(what, sizeof what, "unexpected NUL byte");
+    else if (after_value)
+        snprintf(what, sizeof what, "unexpected content after the top-level value");
+    else if (c == '\n' || c == '\r')
+        snprintf(what, sizeof what, "unexpected end of line");
+    else if (c < 0x20 || c >= 0x7f)
+        snprintf(what, sizeof what, "unexpected byte 0x%02X", c);
+    else
+        snprintf(what, sizeof what, "unexpected '%c'", c);
+    return json_error(err, SHOAL_ERR_PARSE, NULL, "%s:%zu:%zu: malformed JSON (%s)", source, line,
+                      column, what);
+}
+
+shoal_status_t json_parse(const char* json, size_t length, const char* source, cJSON** root,
+                          shoal_error_t* err)
+{
+    *root = NULL;
+    /* cJSON wants a terminated string; the caller's text need not be one. */
+    char* text = malloc(length + 1);
+    if (text == NULL) return json_error(err, SHOAL_ERR_OUT_OF_MEMORY, source, "out of memory");
+    if (length > 0) memcpy(text, json, length);
+    text[length] = '\0';
+
+    /* Parsed without require_null_terminated and the rest checked here: the
+     * same test, but the message can then say what is wrong. The rest must be
+     * cJSON whitespace (bytes 1 to 32) up to `length`, so an embedded NUL is
+     * caught too. A NULL tree may also mean cJSON ran out of memory; it does
+     * not say which. */
+    const char* end = NULL;
+    cJSON* tree = cJSON_ParseWithOpts(text, &end, 0);
+    size_t pos = end != NULL ? (size_t)(end - text) : 0;
+    shoal_status_t status = SHOAL_OK;
+    if (tree == NULL) {
+        status = malformed(source, text, length, pos, 0, err);
+    } else {
+        while (pos < length && (unsigned char)text[pos] <= 32 && text[pos] != '\0') pos++;
+        if (pos < length) status = malformed(source, text, length, pos, 1, err);
+    }
+    free(text);
+    if (status != SHOAL_OK) {
+        cJSON_Delete(tree);
+        return status;
+    }
+    *root = tree;
+    return SHOAL_OK;
+}
