@@ -18,6 +18,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,16 +115,64 @@ const char* json_format_number(char buf[32], double d)
     return buf;
 }
 
-/* User text made safe to quote: control bytes become '?', long text is cut. */
+/* ---- Text that reaches output ----
+ *
+ * Names end up in terminals, JSON reports, recordings and traces. Text that
+ * is not UTF-8 makes a JSON report invalid, and control characters (ESC
+ * starts a terminal escape sequence) act on the terminal instead of being
+ * shown, so names must be UTF-8 without control characters, and messages
+ * quote any other user text through parser_printable. */
+
+/* The UTF-8 character at s[0..n) (n >= 1): its length in bytes, with *cp
+ * its code point, or 0 when the bytes there are not UTF-8: a stray
+ * continuation byte, a cut sequence, an overlong form, a surrogate or a
+ * value above U+10FFFF (RFC 3629). */
+static size_t utf8_decode(const unsigned char* s, size_t n, uint32_t* cp)
+{
+    static const uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
+    size_t len = s[0] < 0x80           ? 1
+                 : (s[0] & 0xE0) == 0xC0 ? 2
+                 : (s[0] & 0xF0) == 0xE0 ? 3
+                 : (s[0] & 0xF8) == 0xF0 ? 4
+                                         : 0;
+    if (len == 0 || len > n) return 0;
+    uint32_t c = len == 1 ? s[0] : s[0] & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        c = c << 6 | (s[i] & 0x3Fu);
+    }
+    if (c < smallest[len] || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) return 0;
+    *cp = c;
+    return len;
+}
+
+/* C0 controls (U+0000 to U+001F, ESC among them), DEL and the C1 controls
+ * (U+0080 to U+009F, which some terminals take as CSI and the like). */
+static int is_control(uint32_t cp)
+{
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+}
+
+/* User text made safe to quote: a control character or a byte that is not
+ * UTF-8 becomes '?', and long text is cut at a character boundary. */
 const char* parser_printable(char buf[64], const char* s)
 {
-    size_t i = 0;
-    for (; s[i] != '\0' && i < 56; i++) {
-        unsigned char c = (unsigned char)s[i];
-        buf[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    const unsigned char* u = (const unsigned char*)s;
+    size_t n = strlen(s), i = 0, at = 0;
+    while (i < n && at < 56) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode(u + i, n - i, &cp);
+        if (len == 0 || is_control(cp)) {
+            buf[at++] = '?';
+            i += len > 0 ? len : 1;
+            continue;
+        }
+        if (at + len > 56) break;
+        memcpy(buf + at, u + i, len);
+        at += len, i += len;
     }
-    if (s[i] != '\0') memcpy(buf + i, "...", 3), i += 3;
-    buf[i] = '\0';
+    if (i < n) memcpy(buf + at, "...", 3), at += 3;
+    buf[at] = '\0';
     return buf;
 }
 
@@ -307,6 +356,23 @@ shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, si
     size_t n = strlen(v->valuestring);
     if (n > max_bytes)
         return parser_fail(p, key, "must be at most %zu bytes, got %zu", max_bytes, n);
+    const unsigned char* u = (const unsigned char*)v->valuestring;
+    for (size_t i = 0; i < n;) {
+        char shown[64];
+        uint32_t cp = 0;
+        size_t len = utf8_decode(u + i, n - i, &cp);
+        if (len == 0)
+            return parser_fail(p, key,
+                               "must be UTF-8 text without control characters; got \"%s\", "
+                               "whose byte %zu (0x%02X) is not UTF-8",
+                               parser_printable(shown, v->valuestring), i + 1, u[i]);
+        if (is_control(cp))
+            return parser_fail(p, key,
+                               "must be UTF-8 text without control characters; got \"%s\", "
+                               "whose byte %zu is U+%04X, a control character",
+                               parser_printable(shown, v->valuestring), i + 1, (unsigned)cp);
+        i += len;
+    }
     if ((*out = json_copy_string(v->valuestring)) == NULL) return parser_out_of_memory(p);
     return SHOAL_OK;
 }
@@ -345,18 +411,26 @@ shoal_status_t parser_get_point(parser_t* p, const cJSON* obj, const char* key, 
 
 /* ---- Documents ---- */
 
-/* "<source>:<line>:<column>: malformed JSON (...)" for the byte at `pos`.
- * Lines and columns are 1-based; columns count UTF-8 characters, as editors
- * do, and ignore a byte-order mark (cJSON skips it too). */
+/* The line and column of byte `pos`, both 1-based. Columns count UTF-8
+ * characters, as editors do, and ignore a byte-order mark (cJSON skips it
+ * too). */
+static void text_position(const char* text, size_t pos, size_t* line, size_t* column)
+{
+    size_t start = 0;
+    *line = 1, *column = 1;
+    for (size_t i = 0; i < pos; i++)
+        if (text[i] == '\n') ++*line, start = i + 1;
+    if (start == 0 && pos >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) start = 3;
+    for (size_t i = start; i < pos; i++) *column += ((unsigned char)text[i] & 0xC0) != 0x80;
+}
+
+/* "<source>:<line>:<column>: malformed JSON (...)" for the byte at `pos`. */
 static shoal_status_t malformed(const char* source, const char* text, size_t length, size_t pos,
                                 int after_value, shoal_error_t* err)
 {
     char what[64];
-    size_t line = 1, start = 0, column = 1;
-    for (size_t i = 0; i < pos; i++)
-        if (text[i] == '\n') line++, start = i + 1;
-    if (start == 0 && pos >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) start = 3;
-    for (size_t i = start; i < pos; i++) column += ((unsigned char)text[i] & 0xC0) != 0x80;
+    size_t line, column;
+    text_position(text, pos, &line, &column);
 
     unsigned char c = pos < length ? (unsigned char)text[pos] : 0;
     if (pos >= length)
@@ -373,6 +447,27 @@ static shoal_status_t malformed(const char* source, const char* text, size_t len
         snprintf(what, sizeof what, "unexpected '%c'", c);
     return json_error(err, SHOAL_ERR_PARSE, NULL, "%s:%zu:%zu: malformed JSON (%s)", source, line,
                       column, what);
+}
+
+/* Where the first \u0000 escape inside a string of text[0, end) starts, or
+ * SIZE_MAX. cJSON decodes \u0000 into a NUL byte inside the string and keeps
+ * no length, so every reader would see the string end there: "name\u0000x"
+ * would be the key "name", "disc\u0000x" the shape "disc". cJSON does not
+ * say how long a string it parsed was, so the text of a document it accepted
+ * is scanned instead: inside a string a backslash escapes the character
+ * after it, and outside strings there are no escapes. */
+static size_t find_escaped_nul(const char* text, size_t end)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < end; i++) {
+        if (text[i] == '"') {
+            in_string = !in_string;
+        } else if (in_string && text[i] == '\\') {
+            if (end - i > 5 && memcmp(text + i + 1, "u0000", 5) == 0) return i;
+            i++;
+        }
+    }
+    return SIZE_MAX;
 }
 
 shoal_status_t json_parse(const char* json, size_t length, const char* source, cJSON** root,
@@ -399,6 +494,15 @@ shoal_status_t json_parse(const char* json, size_t length, const char* source, c
     } else {
         while (pos < length && (unsigned char)text[pos] <= 32 && text[pos] != '\0') pos++;
         if (pos < length) status = malformed(source, text, length, pos, 1, err);
+    }
+    size_t nul = status == SHOAL_OK ? find_escaped_nul(text, pos) : SIZE_MAX;
+    if (nul != SIZE_MAX) {
+        size_t line, column;
+        text_position(text, nul, &line, &column);
+        status = json_error(err, SHOAL_ERR_PARSE, NULL,
+                            "%s:%zu:%zu: a string holds \\u0000 (NUL), which would end it "
+                            "there; strings must not hold NUL",
+                            source, line, column);
     }
     free(text);
     if (status != SHOAL_OK) {
