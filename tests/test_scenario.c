@@ -407,6 +407,82 @@ Test(scenario, integers_must_be_integral)
     shoal_scenario_destroy(s);
 }
 
+/* The seed the world def gets from `top` spliced into a one-group scenario. */
+static uint64_t seed_of(const char* top)
+{
+    char json[256];
+    snprintf(json, sizeof json, ONE_GROUP("%s", ""), top);
+    shoal_scenario_t* s = load_text(json);
+    uint64_t seed = shoal_scenario_world_def(s).seed;
+    shoal_scenario_destroy(s);
+    return seed;
+}
+
+Test(scenario, seeds_are_exact_or_an_error)
+{
+    /* 2^53 + 1 reads as the double 2^53: it was taken for 2^53, silently. */
+    expect_error(ONE_GROUP("\"seed\": 9007199254740993, ", ""),
+                 "test.json: seed: must be <= 9007199254740992 (2^53) as a JSON number, got "
+                 "9007199254740993: larger numbers are not exact in JSON (read as a double, this "
+                 "one is 9007199254740992); give a seed up to 2^64 - 1 as a string of decimal "
+                 "digits instead, e.g. \"9007199254740993\"");
+    /* Exactly representable, but above the limit all the same: another JSON
+     * reader may not read it exactly. */
+    expect_error(ONE_GROUP("\"seed\": 9007199254740994, ", ""),
+                 "e.g. \"9007199254740994\"");
+    expect_error(ONE_GROUP("\"seed\": 18446744073709551615, ", ""),
+                 "e.g. \"18446744073709551615\"");
+    expect_error(ONE_GROUP("\"seed\": 18446744073709551616, ", ""),
+                 "seed: must be <= 9007199254740992 (2^53) as a JSON number, got "
+                 "18446744073709551616, which is above 2^64 - 1 too");
+    expect_error(ONE_GROUP("\"seed\": 1e300, ", ""), "which is above 2^64 - 1 too");
+    /* Not integers, though the double they read as is one. */
+    expect_error(ONE_GROUP("\"seed\": 1.00000000000000001, ", ""),
+                 "seed: must be an integer, got 1.00000000000000001 (which a double rounds to "
+                 "an integer)");
+    expect_error(ONE_GROUP("\"seed\": 4503599627370497.5, ", ""),
+                 "seed: must be an integer, got 4503599627370497.5");
+    expect_error(ONE_GROUP("\"seed\": 1e-400, ", ""), "seed: must be an integer, got 1e-400");
+    expect_error(ONE_GROUP("\"seed\": 2.5, ", ""), "seed: must be an integer, got 2.5");
+    expect_error(ONE_GROUP("\"seed\": -3, ", ""), "seed: must be >= 0, got -3");
+    expect_error(ONE_GROUP("\"seed\": -1e30, ", ""), "seed: must be >= 0, got -1e30");
+    expect_error(ONE_GROUP("\"seed\": true, ", ""),
+                 "seed: expected an integer (or a string of decimal digits), got a boolean");
+
+    /* Up to 2^53, numbers are exact, in any notation that is an integer. */
+    cr_expect_eq(seed_of("\"seed\": 9007199254740992, "), 9007199254740992u);
+    cr_expect_eq(seed_of("\"seed\": 9007199254740991, "), 9007199254740991u);
+    cr_expect_eq(seed_of("\"seed\": 0, "), 0u);
+    cr_expect_eq(seed_of("\"seed\": -0, "), 0u);
+    cr_expect_eq(seed_of("\"seed\": 3e1, "), 30u);
+    cr_expect_eq(seed_of("\"seed\": 2.50e1, "), 25u);
+    cr_expect_eq(seed_of("\"seed\": 0.0042e4, "), 42u);
+    cr_expect_eq(seed_of("\"seed\": 12345678901234560e-1, "), 1234567890123456u);
+    expect_error(ONE_GROUP("\"seed\": 0.0042e3, ", ""), "seed: must be an integer, got 0.0042e3");
+}
+
+Test(scenario, seeds_as_strings_of_digits_reach_2_to_the_64)
+{
+    cr_expect_eq(seed_of("\"seed\": \"18446744073709551615\", "), UINT64_MAX);
+    cr_expect_eq(seed_of("\"seed\": \"9007199254740993\", "), 9007199254740993u);
+    cr_expect_eq(seed_of("\"seed\": \"0\", "), 0u);
+    cr_expect_eq(seed_of("\"seed\": \"007\", "), 7u);
+    /* A string seed is the number it spells: "7" places agents as 7 does. */
+    cr_expect_eq(seed_of("\"seed\": \"7\", "), seed_of("\"seed\": 7, "));
+    expect_error(ONE_GROUP("\"seed\": \"18446744073709551616\", ", ""),
+                 "seed: must be at most 18446744073709551615 (2^64 - 1), got 18446744073709551616");
+    expect_error(ONE_GROUP("\"seed\": \"\", ", ""),
+                 "seed: expected a string of decimal digits, got \"\"");
+    const char* bad[] = {"-1", "+1", " 1", "1 ", "1e3", "0x10", "1.0", "12a"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char top[64], expected[96];
+        snprintf(top, sizeof top, "{\"seed\": \"%s\", \"groups\": [{\"count\": 1}]}", bad[i]);
+        snprintf(expected, sizeof expected,
+                 "seed: expected a string of decimal digits, got \"%s\"", bad[i]);
+        expect_error(top, expected);
+    }
+}
+
 Test(scenario, duplicate_keys_are_errors)
 {
     expect_error("{\"groups\": [{\"count\": 1, \"count\": 2}]}",

@@ -392,6 +392,165 @@ shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key
     return v != NULL ? read_integer(p, v, key, min, max, out) : SHOAL_OK;
 }
 
+/* ---- Exact integers beyond what a double holds ---- */
+
+#define TWO_TO_53 9007199254740992.0
+
+/* Counts, in document order, the numbers of the tree at `node` (and its
+ * siblings) that come before `target`; 1 when target was reached. The
+ * recursion is as deep as the JSON nests, which cJSON bounds (1000). */
+static int count_numbers_before(const cJSON* node, const cJSON* target, size_t* k)
+{
+    for (; node != NULL; node = node->next) {
+        if (node == target) return 1;
+        if (cJSON_IsNumber(node)) ++*k;
+        if (node->child != NULL && count_numbers_before(node->child, target, k)) return 1;
+    }
+    return 0;
+}
+
+/* The text of the number `v` of the parsed document: the k-th number token
+ * of the text, k counted in the tree. cJSON keeps no positions, but its tree
+ * and the text hold the same numbers in the same order, and outside strings
+ * a number is the only token that starts with '-' or a digit. 0 when not
+ * found, which a text cJSON accepted does not give. */
+static int number_text(const parser_t* p, const cJSON* v, const char** lit, size_t* len)
+{
+    size_t k = 0;
+    if (p->text == NULL || !count_numbers_before(p->root, v, &k)) return 0;
+    const char* t = p->text;
+    int in_string = 0;
+    for (size_t i = 0; i < p->text_length; i++) {
+        if (in_string) {
+            if (t[i] == '\\') i++;
+            else if (t[i] == '"') in_string = 0;
+        } else if (t[i] == '"') {
+            in_string = 1;
+        } else if (t[i] == '-' || (t[i] >= '0' && t[i] <= '9')) {
+            size_t start = i;
+            while (i < p->text_length && t[i] != '\0' && strchr("0123456789+-.eE", t[i])) i++;
+            if (k-- == 0) {
+                *lit = t + start, *len = i - start;
+                return 1;
+            }
+            i--;
+        }
+    }
+    return 0;
+}
+
+/* The decimal digits of the integer a JSON number literal denotes (its sign
+ * aside), without leading zeros ("0" for zero), into digits[0..32): 1 when
+ * they fit, 0 for an integer of more than 30 digits, -1 when the literal is
+ * not exactly an integer ("1.5", "1e-400", "1.00000000000000001"). Exact:
+ * digits are moved, never computed with. */
+static int literal_integer(const char* lit, size_t len, char digits[32])
+{
+    char sig[80]; /* significant digits: cJSON reads at most 63 characters */
+    size_t n = 0, i = 0;
+    long exp10 = 0, e = 0;
+    int point = 0, esign = 1;
+    if (i < len && lit[i] == '-') i++;
+    for (; i < len && lit[i] != 'e' && lit[i] != 'E'; i++) {
+        if (lit[i] == '.') {
+            point = 1;
+        } else if (n == 0 && lit[i] == '0') {
+            exp10 -= point; /* a leading zero: only its place counts */
+        } else {
+            if (n == sizeof sig) return -1;
+            sig[n++] = lit[i];
+            exp10 -= point;
+        }
+    }
+    if (i < len) {
+        i++;
+        if (i < len && (lit[i] == '+' || lit[i] == '-')) esign = lit[i++] == '-' ? -1 : 1;
+        for (; i < len; i++) e = e < 100000 ? e * 10 + (lit[i] - '0') : e;
+    }
+    if (n == 0) { /* zero, whatever its exponent */
+        memcpy(digits, "0", 2);
+        return 1;
+    }
+    exp10 += esign * e;
+    while (n > 0 && sig[n - 1] == '0') n--, exp10++;
+    if (exp10 < 0) return -1;
+    if ((long)n + exp10 > 30) return 0;
+    memcpy(digits, sig, n);
+    memset(digits + n, '0', (size_t)exp10);
+    digits[n + (size_t)exp10] = '\0';
+    return 1;
+}
+
+/* Decimal digits to a uint64_t; 0 when they exceed 2^64 - 1. */
+static int digits_to_uint64(const char* digits, uint64_t* out)
+{
+    uint64_t n = 0;
+    for (const char* c = digits; *c != '\0'; c++) {
+        unsigned d = (unsigned)(*c - '0');
+        if (n > (UINT64_MAX - d) / 10) return 0;
+        n = n * 10 + d;
+    }
+    *out = n;
+    return 1;
+}
+
+shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key, uint64_t* out)
+{
+    char shown[64], digits[32], a[32];
+    const cJSON* v = MEMBER(obj, key);
+    if (v == NULL) return SHOAL_OK;
+    if (cJSON_IsString(v)) {
+        const char* s = v->valuestring;
+        size_t n = strspn(s, "0123456789");
+        if (n == 0 || s[n] != '\0')
+            return parser_fail(p, key, "expected a string of decimal digits, got \"%s\"",
+                               parser_printable(shown, s));
+        if (!digits_to_uint64(s, out))
+            return parser_fail(p, key, "must be at most 18446744073709551615 (2^64 - 1), got %s",
+                               parser_printable(shown, s));
+        return SHOAL_OK;
+    }
+    if (!cJSON_IsNumber(v))
+        return parser_fail(p, key,
+                           "expected an integer (or a string of decimal digits), got %s",
+                           parser_type_name(v));
+    double d = v->valuedouble;
+    if (!isfinite(d)) return parser_fail(p, key, "must be a finite integer");
+    const char* lit = NULL;
+    size_t len = 0;
+    if (!number_text(p, v, &lit, &len)) {
+        /* Not reached with a tree cJSON parsed from p->text. Without the
+         * text, only values below 2^53 are surely what the file says. */
+        if (d != floor(d) || d < 0.0 || d >= TWO_TO_53)
+            return parser_fail(p, key, "must be an integer from 0 to 2^53 - 1, got %s",
+                               json_format_number(a, d));
+        *out = (uint64_t)d;
+        return SHOAL_OK;
+    }
+    snprintf(shown, sizeof shown, "%.*s%s", (int)(len < 56 ? len : 56), lit,
+             len > 56 ? "..." : "");
+    int whole = literal_integer(lit, len, digits);
+    if (whole < 0)
+        return parser_fail(p, key, "must be an integer, got %s%s", shown,
+                           d == floor(d) ? " (which a double rounds to an integer)" : "");
+    if (lit[0] == '-' && (whole == 0 || strcmp(digits, "0") != 0))
+        return parser_fail(p, key, "must be >= 0, got %s", shown);
+    uint64_t n = 0;
+    if (whole == 0 || !digits_to_uint64(digits, &n))
+        return parser_fail(p, key,
+                           "must be <= 9007199254740992 (2^53) as a JSON number, got %s, which "
+                           "is above 2^64 - 1 too", shown);
+    if (n > (uint64_t)TWO_TO_53)
+        return parser_fail(p, key,
+                           "must be <= 9007199254740992 (2^53) as a JSON number, got %s: larger "
+                           "numbers are not exact in JSON (read as a double, this one is %s); "
+                           "give a seed up to 2^64 - 1 as a string of decimal digits instead, "
+                           "e.g. \"%s\"",
+                           shown, json_format_number(a, d), digits);
+    *out = n;
+    return SHOAL_OK;
+}
+
 shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, int32_t* out)
 {
     const cJSON* v = MEMBER(obj, key);

@@ -76,6 +76,11 @@ shoal_status_t json_parse(const char* json, size_t length, const char* source, c
 typedef struct parser_t {
     const char* source;
     shoal_error_t* err;
+    /* The text the tree was parsed from, for the readers that need a
+     * number's own digits (parser_get_uint64). */
+    const char* text;
+    size_t text_length;
+    const cJSON* root;
     int32_t dimensions;
     size_t path_len;
     char path[256];
@@ -105,6 +110,12 @@ shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, 
                                 int exclusive, float* out);
 shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min,
                                   double max, int64_t* out);
+/* An unsigned 64-bit integer: a JSON number that is exactly an integer from
+ * 0 to 2^53, or, for any value up to 2^64 - 1, a string of decimal digits.
+ * Most JSON readers (cJSON among them) hold numbers as doubles, exact only
+ * up to 2^53, so a larger number would silently be another one: the
+ * number's own text is checked, not the double cJSON made of it. */
+shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key, uint64_t* out);
 /* A JSON boolean, stored as 0 or 1. */
 shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, int32_t* out);
 /* A point obj[key] ([x, y] or [x, y, z]) when present. */

@@ -29,9 +29,6 @@
 #define MAX_BYTES ((size_t)64 * 1024 * 1024)
 #define MAX_AGENTS 100000000
 #define MAX_NAME 255
-/* JSON integers arrive as doubles, exact only up to 2^53: a larger seed
- * would silently be another seed. */
-#define MAX_SEED 9007199254740992.0
 
 /* Known keys of each kind of object (a group's behavior keys are in
  * scenario_behaviors.c). */
@@ -283,12 +280,11 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
 
     const cJSON* name = MEMBER(root, "name");
     if (name != NULL) TRY(parser_read_name(p, name, "name", MAX_NAME, &s->name));
-    int64_t seed = (int64_t)s->seed, steps = s->steps, threads = s->threads;
-    TRY(parser_get_integer(p, root, "seed", 0.0, MAX_SEED, &seed));
+    int64_t steps = s->steps, threads = s->threads;
+    TRY(parser_get_uint64(p, root, "seed", &s->seed));
     TRY(parser_get_float(p, root, "dt", 0.0, 1, &s->dt));
     TRY(parser_get_integer(p, root, "steps", 0.0, INT32_MAX, &steps));
     TRY(parser_get_integer(p, root, "threads", 0.0, SHOAL_MAX_THREADS, &threads));
-    s->seed = (uint64_t)seed;
     s->steps = (int32_t)steps;
     s->threads = (int32_t)threads;
     /* World and obstacles before groups: spawn regions are checked against
@@ -358,7 +354,8 @@ shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const
         memcpy(s->bounds_max, world.bounds_max, sizeof s->bounds_max);
         s->cell_size = world.cell_size;
         s->reorder_interval = world.reorder_interval;
-        parser_t p = {.source = source, .err = err, .dimensions = 2};
+        parser_t p = {.source = source, .err = err, .text = json, .text_length = length,
+                      .root = root, .dimensions = 2};
         status = parse_root(&p, root, s);
     }
     cJSON_Delete(root);
