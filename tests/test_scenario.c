@@ -1,4 +1,5 @@
-/* Tests of the scenario loader (src/io/scenario.c): the bundled scenarios
+/* Tests of scenario files (src/io/json_reader.c, scenario.c,
+ * scenario_behaviors.c, scenario_populate.c): the bundled scenarios
  * load and populate, every documented error gives its status and a message
  * naming where the problem is, and placement is right and reproducible.
  *
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz/safe_text.h"
 #include "shoal/scenario.h"
 
 #define SCENARIOS SHOAL_SOURCE_DIR "/scenarios"
@@ -405,11 +407,185 @@ Test(scenario, integers_must_be_integral)
     shoal_scenario_destroy(s);
 }
 
+/* The seed the world def gets from `top` spliced into a one-group scenario. */
+static uint64_t seed_of(const char* top)
+{
+    char json[256];
+    snprintf(json, sizeof json, ONE_GROUP("%s", ""), top);
+    shoal_scenario_t* s = load_text(json);
+    uint64_t seed = shoal_scenario_world_def(s).seed;
+    shoal_scenario_destroy(s);
+    return seed;
+}
+
+Test(scenario, seeds_are_exact_or_an_error)
+{
+    /* 2^53 + 1 reads as the double 2^53: it was taken for 2^53, silently. */
+    expect_error(ONE_GROUP("\"seed\": 9007199254740993, ", ""),
+                 "test.json: seed: must be <= 9007199254740992 (2^53) as a JSON number, got "
+                 "9007199254740993: larger numbers are not exact in JSON (read as a double, this "
+                 "one is 9007199254740992); give a seed up to 2^64 - 1 as a string of decimal "
+                 "digits instead, e.g. \"9007199254740993\"");
+    /* Exactly representable, but above the limit all the same: another JSON
+     * reader may not read it exactly. */
+    expect_error(ONE_GROUP("\"seed\": 9007199254740994, ", ""),
+                 "e.g. \"9007199254740994\"");
+    expect_error(ONE_GROUP("\"seed\": 18446744073709551615, ", ""),
+                 "e.g. \"18446744073709551615\"");
+    expect_error(ONE_GROUP("\"seed\": 18446744073709551616, ", ""),
+                 "seed: must be <= 9007199254740992 (2^53) as a JSON number, got "
+                 "18446744073709551616, which is above 2^64 - 1 too");
+    expect_error(ONE_GROUP("\"seed\": 1e300, ", ""), "which is above 2^64 - 1 too");
+    /* Not integers, though the double they read as is one. */
+    expect_error(ONE_GROUP("\"seed\": 1.00000000000000001, ", ""),
+                 "seed: must be an integer, got 1.00000000000000001 (which a double rounds to "
+                 "an integer)");
+    expect_error(ONE_GROUP("\"seed\": 4503599627370497.5, ", ""),
+                 "seed: must be an integer, got 4503599627370497.5");
+    expect_error(ONE_GROUP("\"seed\": 1e-400, ", ""), "seed: must be an integer, got 1e-400");
+    expect_error(ONE_GROUP("\"seed\": 2.5, ", ""), "seed: must be an integer, got 2.5");
+    expect_error(ONE_GROUP("\"seed\": -3, ", ""), "seed: must be >= 0, got -3");
+    expect_error(ONE_GROUP("\"seed\": -1e30, ", ""), "seed: must be >= 0, got -1e30");
+    expect_error(ONE_GROUP("\"seed\": true, ", ""),
+                 "seed: expected an integer (or a string of decimal digits), got a boolean");
+
+    /* Up to 2^53, numbers are exact, in any notation that is an integer. */
+    cr_expect_eq(seed_of("\"seed\": 9007199254740992, "), 9007199254740992u);
+    cr_expect_eq(seed_of("\"seed\": 9007199254740991, "), 9007199254740991u);
+    cr_expect_eq(seed_of("\"seed\": 0, "), 0u);
+    cr_expect_eq(seed_of("\"seed\": -0, "), 0u);
+    cr_expect_eq(seed_of("\"seed\": 3e1, "), 30u);
+    cr_expect_eq(seed_of("\"seed\": 2.50e1, "), 25u);
+    cr_expect_eq(seed_of("\"seed\": 0.0042e4, "), 42u);
+    cr_expect_eq(seed_of("\"seed\": 12345678901234560e-1, "), 1234567890123456u);
+    expect_error(ONE_GROUP("\"seed\": 0.0042e3, ", ""), "seed: must be an integer, got 0.0042e3");
+}
+
+Test(scenario, seeds_as_strings_of_digits_reach_2_to_the_64)
+{
+    cr_expect_eq(seed_of("\"seed\": \"18446744073709551615\", "), UINT64_MAX);
+    cr_expect_eq(seed_of("\"seed\": \"9007199254740993\", "), 9007199254740993u);
+    cr_expect_eq(seed_of("\"seed\": \"0\", "), 0u);
+    cr_expect_eq(seed_of("\"seed\": \"007\", "), 7u);
+    /* A string seed is the number it spells: "7" places agents as 7 does. */
+    cr_expect_eq(seed_of("\"seed\": \"7\", "), seed_of("\"seed\": 7, "));
+    expect_error(ONE_GROUP("\"seed\": \"18446744073709551616\", ", ""),
+                 "seed: must be at most 18446744073709551615 (2^64 - 1), got 18446744073709551616");
+    expect_error(ONE_GROUP("\"seed\": \"\", ", ""),
+                 "seed: expected a string of decimal digits, got \"\"");
+    const char* bad[] = {"-1", "+1", " 1", "1 ", "1e3", "0x10", "1.0", "12a"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char top[64], expected[96];
+        snprintf(top, sizeof top, "{\"seed\": \"%s\", \"groups\": [{\"count\": 1}]}", bad[i]);
+        snprintf(expected, sizeof expected,
+                 "seed: expected a string of decimal digits, got \"%s\"", bad[i]);
+        expect_error(top, expected);
+    }
+}
+
 Test(scenario, duplicate_keys_are_errors)
 {
     expect_error("{\"groups\": [{\"count\": 1, \"count\": 2}]}",
                  "test.json: duplicate key 'groups[0].count'");
     expect_error("{\"seed\": 1, \"groups\": [{\"count\": 1}], \"seed\": 1}", "duplicate key 'seed'");
+}
+
+/* ---- names and other text that reaches output ---- */
+
+/* The load fails as expect_error says, and its message is safe text. */
+static void expect_safe_error(const char* json, const char* expected)
+{
+    expect_error(json, expected);
+    shoal_error_t err = {SHOAL_OK, ""};
+    shoal_scenario_t* s = NULL;
+    shoal_scenario_load_string(json, strlen(json), "test.json", &s, &err);
+    cr_expect(is_safe_text(err.message), "message is not safe text: %s", err.message);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, names_must_be_utf8_without_control_characters)
+{
+    /* An escape sequence would recolor the terminal `shoal run` prints to. */
+    expect_safe_error("{\"name\": \"red\\u001b[31m\", \"groups\": [{\"count\": 1}]}",
+                      "test.json: name: must be UTF-8 text without control characters; got "
+                      "\"red?[31m\", whose byte 4 is U+001B, a control character");
+    /* Bytes that are not UTF-8 would make `shoal run --json` print invalid JSON. */
+    expect_safe_error("{\"groups\": [{\"count\": 1}, {\"name\": \"a\xff" "b\", \"count\": 1}]}",
+                      "test.json: groups[1].name: must be UTF-8 text without control "
+                      "characters; got \"a?b\", whose byte 2 (0xFF) is not UTF-8");
+    const char* bad[] = {
+        "\\u0007",         /* BEL */
+        "\\t",             /* a C0 control written as its escape */
+        "\x01",            /* a raw C0 byte, which cJSON lets through */
+        "\\u007f",         /* DEL */
+        "\\u0085",         /* NEL, a C1 control */
+        "\xc2\x9b" "2J",   /* CSI as raw bytes: clears some terminals */
+        "\xc0\xaf",        /* an overlong '/' */
+        "\xed\xa0\x80",    /* a surrogate encoded in UTF-8 */
+        "\xf4\x90\x80\x80", /* above U+10FFFF */
+        "\xe2\x82",        /* a cut sequence */
+        "\x80",            /* a stray continuation byte */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[128];
+        snprintf(json, sizeof json, "{\"groups\": [{\"count\": 1, \"name\": \"x%s\"}]}", bad[i]);
+        expect_safe_error(json, "groups[0].name: must be UTF-8 text without control characters");
+        snprintf(json, sizeof json, "{\"name\": \"%sx\", \"groups\": [{\"count\": 1}]}", bad[i]);
+        expect_safe_error(json, "test.json: name: must be UTF-8 text without control characters");
+    }
+}
+
+Test(scenario, utf8_names_load_as_written)
+{
+    /* 2, 3 and 4 byte characters, written raw and as escapes (a surrogate
+     * pair for the fish), and U+00A0, the first character after C1. */
+    shoal_scenario_t* s = load_text("{\"name\": \"Z\xc3\xbcrich \xe5\x8c\x97\xe4\xba\xac "
+                                    "\\ud83d\\udc1f\\u00a0\", \"groups\": [{\"count\": 1, "
+                                    "\"name\": \"\xf0\x9f\x90\x9f\"}]}");
+    cr_expect_str_eq(shoal_scenario_name(s), "Z\xc3\xbcrich \xe5\x8c\x97\xe4\xba\xac "
+                                             "\xf0\x9f\x90\x9f\xc2\xa0");
+    cr_expect_str_eq(shoal_scenario_group_name(s, 0), "\xf0\x9f\x90\x9f");
+    shoal_scenario_destroy(s);
+    /* An escaped backslash before "u0000" is text, not the escape. */
+    s = load_text("{\"name\": \"a\\\\u0000\", \"groups\": [{\"count\": 1}]}");
+    cr_expect_str_eq(shoal_scenario_name(s), "a\\u0000");
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, nul_escapes_in_strings_are_errors)
+{
+    /* cJSON would cut each of these strings at the NUL: a name "ab", a key
+     * "name" and a shape "disc" that the file does not say. */
+    expect_safe_error("{\"name\": \"ab\\u0000cd\", \"groups\": [{\"count\": 1}]}",
+                      "test.json:1:13: a string holds \\u0000 (NUL), which would end it there");
+    expect_safe_error("{\"groups\": [{\"count\": 1,\n  \"name\\u0000x\": \"a\"}]}",
+                      "test.json:2:8: a string holds \\u0000 (NUL)");
+    expect_safe_error(ONE_GROUP("", ", \"spawn\": {\"shape\": \"disc\\u0000x\"}"),
+                      "a string holds \\u0000 (NUL)");
+    expect_safe_error("{\"groups\": [{\"count\": 1, \"name\": \"\\u0000\"}]}",
+                      "test.json:1:35: a string holds \\u0000 (NUL)");
+}
+
+Test(scenario, quoted_user_text_in_messages_is_safe)
+{
+    /* Unknown keys, names that are not choices and references are quoted
+     * in messages; their control characters and stray bytes become '?'. */
+    expect_safe_error("{\"\xff\\u001b\\u0085x\": 1, \"groups\": [{\"count\": 1}]}",
+                      "test.json: unknown key '???x'");
+    expect_safe_error(ONE_GROUP("", ", \"spawn\": {\"shape\": \"d\\u009bisc\"}"),
+                      "got \"d?isc\"");
+    expect_safe_error("{\"groups\": [{\"name\": \"lead\", \"count\": 1}, {\"count\": 3, \"pursuit\":"
+                      " {\"target\": {\"group\": \"\xe2\x82\\u0007\", \"index\": 0}},"
+                      " \"behaviors\": {\"pursue\": {}}}]}",
+                      "no group is named '?\?\?'");
+    /* Long text is cut at a character boundary, never inside one: 40 "é"
+     * are 80 bytes, cut after 28 of them. */
+    char json[256], name[96] = "", cut[96] = "";
+    for (int i = 0; i < 40; i++) strcat(name, "\xc3\xa9");
+    for (int i = 0; i < 28; i++) strcat(cut, "\xc3\xa9");
+    strcat(cut, "...'");
+    snprintf(json, sizeof json, ONE_GROUP("", ", \"spawn\": {\"%s\": 1}"), name);
+    expect_safe_error(json, cut);
 }
 
 Test(scenario, groups_are_required_and_not_empty)

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/scenario_parse.h"
+#include "io/scenario_model.h"
 
 /* Behavior keys, in shoal_behavior_t order. */
 static const char* const BEHAVIOR_KEYS[] = {"seek",     "flee",  "arrive", "depart",

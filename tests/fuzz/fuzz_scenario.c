@@ -12,6 +12,7 @@
 #include "shoal/scenario.h"
 #include "shoal/shoal.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/safe_text.h"
 
 enum { FUZZ_MAX_AGENTS = 256, FUZZ_MAX_STEPS = 4 };
 
@@ -58,15 +59,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         FUZZ_CHECK(s == NULL, "a failed load left *out set");
         FUZZ_CHECK(err.status == st && err.message[0] != '\0', "a failed load gave no message");
         FUZZ_CHECK(memchr(err.message, '\0', sizeof err.message) != NULL, "unterminated message");
+        FUZZ_CHECK(is_safe_text(err.message), "message is not safe to print: %s", err.message);
         return 0;
     }
     FUZZ_CHECK(s != NULL, "load succeeded without a scenario");
     FUZZ_CHECK(shoal_scenario_name(s) != NULL, "no name");
+    FUZZ_CHECK(is_safe_text(shoal_scenario_name(s)), "name is not safe to print");
     FUZZ_CHECK(isfinite(shoal_scenario_dt(s)) && shoal_scenario_dt(s) > 0.0f, "dt %g",
                (double)shoal_scenario_dt(s));
     int32_t groups = shoal_scenario_group_count(s), total = 0;
     for (int32_t g = 0; g < groups; ++g) {
         FUZZ_CHECK(shoal_scenario_group_name(s, g) != NULL, "group %d has no name", (int)g);
+        FUZZ_CHECK(is_safe_text(shoal_scenario_group_name(s, g)), "group %d's name is not safe",
+                   (int)g);
         total += shoal_scenario_group_size(s, g);
     }
     FUZZ_CHECK(total == shoal_scenario_agent_count(s), "group sizes add to %d, agent count %d",

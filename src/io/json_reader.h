@@ -1,10 +1,14 @@
-/* The scenario parser's shared state and typed readers, for the two files
- * that read scenarios: scenario.c (the file, world, obstacles, groups, spawn,
- * vehicle, control; loading and populate) and scenario_behaviors.c (the
- * behaviors of a group and their parameter objects, and references from one
- * group's agents to another's). Nothing outside src/io uses it. */
-#ifndef SHOAL_IO_SCENARIO_PARSE_H
-#define SHOAL_IO_SCENARIO_PARSE_H
+/* The strict JSON reader: a JSON document parsed from text (malformed JSON
+ * reported by line and column), and typed readers that walk its cJSON tree
+ * with the JSON path of the value being read, so that every error says what
+ * is wrong, where ("groups[1].vehicle.max_speed") and what was expected.
+ * Unknown and duplicate keys, wrong types and values out of range are errors.
+ *
+ * It knows nothing of scenarios: scenario.c and scenario_behaviors.c (the
+ * schema) use it to build the in-memory scenario. Nothing outside src/io
+ * uses it. */
+#ifndef SHOAL_IO_JSON_READER_H
+#define SHOAL_IO_JSON_READER_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -13,7 +17,6 @@
 #include "shoal/shoal.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-#define PI 3.14159265358979323846
 
 #ifdef __GNUC__
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -41,53 +44,47 @@
         }                                                                                          \
     } while (0)
 
-/* One agent of the scenario named by group and index within it; group -1 is
- * nobody. References are checked while parsing (the group exists, comes
- * before the referring group, and has the index), so populate only looks the
- * handle up. */
-typedef struct agent_ref_t {
-    int32_t group, index;
-} agent_ref_t;
+struct group_t;
 
-typedef struct group_t {
-    char* name;
-    int32_t count, shape, heading_mode, pitch_mode;
-    float heading, pitch; /* rad, used when the mode is DIR_FIXED */
-    float center[3], size[3], radius, speed;
-    shoal_vehicle_t vehicle;
-    shoal_control_t control;
-    float weights[SHOAL_BEHAVIOR_SLOTS], arrive_gain, depart_gain;
-    int32_t target_antipode;
-    float target[3], threat[3];
-    /* Behavior parameters; the handles in pursuit and follow stay null here
-     * and are filled from the references below by populate. */
-    shoal_neighbors_t neighbors;
-    shoal_wander_t wander;
-    shoal_pursuit_t pursuit;
-    shoal_follow_t follow;
-    shoal_avoid_t avoid;
-    shoal_dseek_t dseek;
-    shoal_waypoint_t* route;       /* dseek.route in the file: made a world route by populate */
-    int32_t route_length;
-    shoal_waypoint_t formation_anchor;
-    float (*formation_offsets)[3]; /* one per agent when the group arrives in formation */
-    agent_ref_t pursuit_target, leader, first_leader;
-    int32_t follow_previous; /* each agent follows the one added before it in this group */
-} group_t;
+/* ---- Documents ---- */
+
+/* "<where>: <message>" into err (when not NULL), or the message alone when
+ * where is NULL; returns `status`. */
+PRINTF_LIKE(4, 5)
+shoal_status_t json_error(shoal_error_t* err, shoal_status_t status, const char* where,
+                          const char* fmt, ...);
+
+/* Parses `length` bytes of `json` (which need not be terminated) into
+ * *root. The whole text must be one JSON value and whitespace: anything
+ * else, an embedded NUL included, is "<source>:<line>:<column>: malformed
+ * JSON (...)". On failure *root is NULL. */
+shoal_status_t json_parse(const char* json, size_t length, const char* source, cJSON** root,
+                          shoal_error_t* err);
+
+/* ---- Walking the tree ---- */
 
 /* Parsing state: where errors go, and the JSON path of the object being read
- * ("groups[1].vehicle"); readers name the key within it. While a group is
- * read, `groups` holds the groups read so far and `group` is its index, so
- * that references can be checked against earlier groups; `groups_json` is
- * the whole array, so that a reference to a later group can be told apart
- * from a name that does not exist. */
+ * ("groups[1].vehicle"); readers name the key within it. `dimensions` is the
+ * length of every vector.
+ *
+ * The last three fields are the schema's, carried here so that every reader
+ * takes one state; the reader never looks at them. While a group is read,
+ * `groups` holds the groups read so far and `group` is its index, so that
+ * references can be checked against earlier groups; `groups_json` is the
+ * whole array, so that a reference to a later group can be told apart from a
+ * name that does not exist. */
 typedef struct parser_t {
     const char* source;
     shoal_error_t* err;
+    /* The text the tree was parsed from, for the readers that need a
+     * number's own digits (parser_get_uint64). */
+    const char* text;
+    size_t text_length;
+    const cJSON* root;
     int32_t dimensions;
     size_t path_len;
     char path[256];
-    const group_t* groups;
+    const struct group_t* groups;
     int32_t group;
     const cJSON* groups_json;
 } parser_t;
@@ -113,13 +110,31 @@ shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, 
                                 int exclusive, float* out);
 shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min,
                                   double max, int64_t* out);
+/* An unsigned 64-bit integer: a JSON number that is exactly an integer from
+ * 0 to 2^53, or, for any value up to 2^64 - 1, a string of decimal digits.
+ * Most JSON readers (cJSON among them) hold numbers as doubles, exact only
+ * up to 2^53, so a larger number would silently be another one: the
+ * number's own text is checked, not the double cJSON made of it. */
+shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key, uint64_t* out);
 /* A JSON boolean, stored as 0 or 1. */
 shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, int32_t* out);
+/* A point obj[key] ([x, y] or [x, y, z]) when present. */
+shoal_status_t parser_get_point(parser_t* p, const cJSON* obj, const char* key, float out[3]);
 
 /* The array obj-member `key` (v is that member) of exactly `dimensions`
  * numbers, each >= min; names2/names3 describe it ("[x, y]"). */
 shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, double min,
                                   const char* names2, const char* names3, float out[3]);
+/* One of `names` (*out = its index) or, when `number` is not NULL, a number
+ * in radians (*out = -1). */
+shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key,
+                                  const char* const* names, size_t n, int32_t* out,
+                                  float* number);
+/* A name: a string of at most `max_bytes` bytes, copied into *out (malloc'd). */
+shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, size_t max_bytes,
+                                char** out);
+
+/* ---- Message helpers ---- */
 
 /* "a number", "a string", ... for "expected X, got Y". */
 const char* parser_type_name(const cJSON* v);
@@ -127,11 +142,9 @@ const char* parser_type_name(const cJSON* v);
 const char* parser_printable(char buf[64], const char* s);
 /* The name closest to `s` when it is a likely typo, else NULL. */
 const char* parser_suggest(const char* s, const char* const* names, size_t n);
+/* Shortest text that reads back as the same double. */
+const char* json_format_number(char buf[32], double d);
+/* A malloc'd copy of s, or NULL. */
+char* json_copy_string(const char* s);
 
-/* scenario_behaviors.c: defaults of a group's behavior fields, and the
- * group keys "behaviors", "neighbors", "wander", "pursuit", "follow" and
- * "avoid" of the group object `v` (whose other keys scenario.c reads). */
-void behaviors_set_defaults(group_t* g);
-shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g);
-
-#endif /* SHOAL_IO_SCENARIO_PARSE_H */
+#endif /* SHOAL_IO_JSON_READER_H */

@@ -1,0 +1,76 @@
+/* The in-memory scenario: what the schema (scenario.c, and
+ * scenario_behaviors.c for a group's behaviors) builds from a file, and what
+ * populate (scenario_populate.c) adds to a world. Plain structs, not the
+ * cJSON tree: the tree is freed once the file is read, so populate has no
+ * JSON left to fail on. Nothing outside src/io uses it. */
+#ifndef SHOAL_IO_SCENARIO_MODEL_H
+#define SHOAL_IO_SCENARIO_MODEL_H
+
+#include <stdint.h>
+
+#include "io/json_reader.h"
+#include "shoal/shoal.h"
+
+#define PI 3.14159265358979323846
+
+enum { SHAPE_POINT, SHAPE_DISC, SHAPE_RING, SHAPE_BOX };
+enum { DIR_FIXED, DIR_RANDOM, DIR_INWARD, DIR_OUTWARD }; /* DIR_RANDOM.. as in DIRECTION_NAMES */
+
+/* One agent of the scenario named by group and index within it; group -1 is
+ * nobody. References are checked while parsing (the group exists, comes
+ * before the referring group, and has the index), so populate only looks the
+ * handle up. */
+typedef struct agent_ref_t {
+    int32_t group, index;
+} agent_ref_t;
+
+typedef struct group_t {
+    char* name;
+    int32_t count, shape, heading_mode, pitch_mode;
+    float heading, pitch; /* rad, used when the mode is DIR_FIXED */
+    float center[3], size[3], radius, speed;
+    shoal_vehicle_t vehicle;
+    shoal_control_t control;
+    float weights[SHOAL_BEHAVIOR_SLOTS], arrive_gain, depart_gain;
+    int32_t target_antipode;
+    float target[3], threat[3];
+    /* Behavior parameters; the handles in pursuit and follow stay null here
+     * and are filled from the references below by populate. */
+    shoal_neighbors_t neighbors;
+    shoal_wander_t wander;
+    shoal_pursuit_t pursuit;
+    shoal_follow_t follow;
+    shoal_avoid_t avoid;
+    shoal_dseek_t dseek;
+    shoal_waypoint_t* route;       /* dseek.route in the file: made a world route by populate */
+    int32_t route_length;
+    shoal_waypoint_t formation_anchor;
+    float (*formation_offsets)[3]; /* one per agent when the group arrives in formation */
+    agent_ref_t pursuit_target, leader, first_leader;
+    int32_t follow_previous; /* each agent follows the one added before it in this group */
+} group_t;
+
+typedef struct obstacle_t {
+    float center[3], radius;
+} obstacle_t;
+
+struct shoal_scenario_t {
+    char* name;
+    int32_t dimensions, steps, threads, agent_count, group_count, obstacle_count;
+    uint64_t seed;
+    float dt;
+    /* "world": space and spatial hash, as in shoal_world_def_t */
+    int32_t wrap, reorder_interval;
+    float bounds_min[3], bounds_max[3], cell_size;
+    group_t* groups;
+    obstacle_t* obstacles;
+};
+
+/* scenario_behaviors.c: defaults of a group's behavior fields, and the
+ * group keys "behaviors", "neighbors", "wander", "pursuit", "follow",
+ * "avoid", "dseek" and "formation" of the group object `v` (whose other keys
+ * scenario.c reads). */
+void behaviors_set_defaults(group_t* g);
+shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g);
+
+#endif /* SHOAL_IO_SCENARIO_MODEL_H */

@@ -1,0 +1,243 @@
+/* Populate: adds a loaded scenario (scenario_model.h) to a world, obstacles
+ * first, then the agents of each group in file order, placed from the
+ * scenario's seed.
+ *
+ * Decisions:
+ * - Placement draws are rng_unit(seed, agent index in the scenario, draw,
+ *   stream) with a fixed draw number per purpose, so an agent's placement is a
+ *   pure function of its index: no generator state, no dependence on order.
+ * - Groups are added in file order, which is why a reference may only point
+ *   to an earlier group: its handles exist by then.
+ * - Adding uses only the public API, like any host would. A failure leaves
+ *   the world as it was; that is the one thing the public API cannot do, and
+ *   populate_all_or_nothing, at the end of this file, is the only code here
+ *   that reaches into the world for it.
+ */
+#include "shoal/scenario.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ecs/rng.h"
+#include "io/scenario_model.h"
+
+/* Random stream of placement, apart from the streams the world draws from. */
+#define PLACEMENT_STREAM 0x5ce7a210u
+
+/* Draw numbers (rng_unit's counter) of one agent's placement. A box uses
+ * draws 0 to 2 for x, y, z. */
+enum { DRAW_RADIUS = 0, DRAW_ANGLE = 1, DRAW_AZIMUTH = 2, DRAW_HEADING = 3, DRAW_PITCH = 4 };
+
+/* ---- Placement ---- */
+
+/* Angle of direction (x, y, z) for an "inward" (sign -1) or "outward" (+1)
+ * heading or pitch. The center itself has no direction: 0 there. */
+static double radial_angle(const double off[3], double sign, int pitch)
+{
+    if (off[0] == 0.0 && off[1] == 0.0 && (!pitch || off[2] == 0.0)) return 0.0;
+    return pitch ? atan2(sign * off[2], hypot(off[0], off[1]))
+                 : atan2(sign * off[1], sign * off[0]);
+}
+
+/* Fills the placed fields of def for agent `key` (its index in the scenario).
+ * A disc's radius is R sqrt(u) in 2D and R cbrt(u) in 3D so that density is
+ * uniform over the area or volume; a 3D direction is uniform on the sphere
+ * (z uniform in [-1, 1], azimuth uniform). */
+static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t key,
+                        shoal_agent_def_t* def)
+{
+    const int d3 = s->dimensions == 3;
+    double u[5], off[3] = {0.0, 0.0, 0.0};
+    for (uint32_t k = 0; k < 5; k++) u[k] = rng_unit(s->seed, key, k, PLACEMENT_STREAM);
+
+    if (g->shape == SHAPE_DISC || g->shape == SHAPE_RING) {
+        int disc = g->shape == SHAPE_DISC;
+        if (d3) {
+            double r = g->radius * (disc ? cbrt(u[DRAW_RADIUS]) : 1.0);
+            double z = 1.0 - 2.0 * u[DRAW_ANGLE], phi = 2.0 * PI * u[DRAW_AZIMUTH];
+            double rho = sqrt(fmax(0.0, 1.0 - z * z));
+            off[0] = r * rho * cos(phi);
+            off[1] = r * rho * sin(phi);
+            off[2] = r * z;
+        } else {
+            double r = g->radius * (disc ? sqrt(u[DRAW_RADIUS]) : 1.0);
+            double a = 2.0 * PI * u[DRAW_ANGLE];
+            off[0] = r * cos(a);
+            off[1] = r * sin(a);
+        }
+    } else if (g->shape == SHAPE_BOX) {
+        for (int k = 0; k < (d3 ? 3 : 2); k++) off[k] = (u[k] - 0.5) * g->size[k];
+    }
+
+    double heading = g->heading, pitch = 0.0;
+    if (g->heading_mode == DIR_RANDOM) heading = 2.0 * PI * u[DRAW_HEADING] - PI;
+    if (g->heading_mode >= DIR_INWARD)
+        heading = radial_angle(off, g->heading_mode == DIR_INWARD ? -1.0 : 1.0, 0);
+    if (d3) {
+        pitch = g->pitch;
+        if (g->pitch_mode == DIR_RANDOM) pitch = (u[DRAW_PITCH] - 0.5) * (PI / 2.0);
+        if (g->pitch_mode >= DIR_INWARD)
+            pitch = radial_angle(off, g->pitch_mode == DIR_INWARD ? -1.0 : 1.0, 1);
+    }
+    const double forward[3] = {cos(pitch) * cos(heading), cos(pitch) * sin(heading), sin(pitch)};
+
+    for (int k = 0; k < 3; k++) {
+        def->position[k] = (float)(g->center[k] + off[k]);
+        def->velocity[k] = g->speed > 0.0f ? (float)(g->speed * forward[k]) : 0.0f; /* no -0 */
+        /* The antipode: the spawn position reflected through the center. */
+        def->target[k] = g->target_antipode ? (float)(g->center[k] - off[k]) : g->target[k];
+        def->threat[k] = g->threat[k];
+    }
+    def->heading = (float)heading;
+    def->pitch = (float)pitch;
+}
+
+/* The handle of the agent `ref` names, from the handles added so far: groups
+ * are added in file order, so group j's agents follow the earlier groups'. */
+static shoal_agent_t ref_handle(const shoal_scenario_t* s, const shoal_agent_t* added,
+                                agent_ref_t ref)
+{
+    const shoal_agent_t none = {0, 0, 0};
+    if (ref.group < 0) return none;
+    int32_t first = 0;
+    for (int32_t j = 0; j < ref.group; j++) first += s->groups[j].count;
+    return added[first + ref.index];
+}
+
+/* ---- Adding ---- */
+
+/* What one populate has added so far, so that a failure can take exactly
+ * that away again: handles in the order added, and obstacle ids. */
+typedef struct added_t {
+    shoal_agent_t* agents;
+    int32_t* obstacles;
+    int32_t agent_count, obstacle_count;
+} added_t;
+
+/* Adds the obstacles, then group by group its route (agents name it), its
+ * agents and its formation, through the public API, recording into `added`
+ * what it added. Stops at the first failure, whose message the world holds. */
+static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world_t* world,
+                                   added_t* added)
+{
+    shoal_status_t status = SHOAL_OK;
+    for (int32_t i = 0; i < scenario->obstacle_count && status == SHOAL_OK; i++) {
+        const obstacle_t* o = &scenario->obstacles[i];
+        status = shoal_world_add_obstacle(world, o->center, o->radius,
+                                          &added->obstacles[added->obstacle_count]);
+        added->obstacle_count += status == SHOAL_OK;
+    }
+
+    uint64_t key = 0;
+    for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {
+        const group_t* g = &scenario->groups[gi];
+        int32_t route = -1;
+        if (g->route_length > 0)
+            status = shoal_world_add_route(world, g->route, g->route_length, &route);
+        if (status != SHOAL_OK) break;
+        shoal_agent_t* members = added->agents + added->agent_count;
+        shoal_agent_def_t def = shoal_agent_default_def();
+        def.vehicle = g->vehicle;
+        def.control = g->control;
+        memcpy(def.weights, g->weights, sizeof def.weights);
+        def.arrive_gain = g->arrive_gain;
+        def.depart_gain = g->depart_gain;
+        def.neighbors = g->neighbors;
+        def.wander = g->wander;
+        def.pursuit = g->pursuit;
+        def.pursuit.target = ref_handle(scenario, added->agents, g->pursuit_target);
+        def.follow = g->follow;
+        def.follow.leader = ref_handle(scenario, added->agents, g->leader);
+        def.avoid = g->avoid;
+        def.dseek = g->dseek;
+        if (route >= 0) def.dseek.route = route;
+        def.group = (uint32_t)gi;
+        for (int32_t i = 0; i < g->count && status == SHOAL_OK; i++, key++) {
+            /* "previous": the agent added just before, in this group. */
+            if (g->follow_previous)
+                def.follow.leader = i == 0 ? ref_handle(scenario, added->agents, g->first_leader)
+                                           : added->agents[added->agent_count - 1];
+            place_agent(scenario, g, key, &def);
+            status = shoal_agent_add(world, &def, &added->agents[added->agent_count]);
+            added->agent_count += status == SHOAL_OK;
+        }
+        if (status == SHOAL_OK && g->formation_offsets)
+            status = shoal_formation_arrive(world, members, g->count,
+                                            (const float(*)[3])g->formation_offsets,
+                                            &g->formation_anchor);
+    }
+    return status;
+}
+
+/* ---- The one place this file reaches into the world ----
+ *
+ * A populate adds everything or leaves the world exactly as it found it: not
+ * only its agents, obstacles and routes, but the handles, obstacle ids and
+ * route ids that later adds will get, and so the state hash. The public API
+ * can remove agents and obstacles, but cannot give back a slot's generation,
+ * an obstacle id or a route, so this function reads and rewinds world
+ * internals: slot_high and obstacle_high before the adds, then
+ * world_undo_add, world_truncate_obstacles and world_truncate_routes.
+ *
+ * It also does the three other things the public API has no call for:
+ * refusing to run inside a step (adds would be queued, and could not be
+ * undone), taking its scratch from the world's allocator (a host that gives
+ * the world its memory gives it for this too), and recording errors on the
+ * world. A bulk-add API in the world that is all-or-nothing by itself will
+ * replace this function; add_scenario above needs no change for that.
+ *
+ * world.h is included here, not at the top, so that the compiler holds the
+ * code above to the public API.
+ */
+#include "ecs/world.h"
+#include "systems/dseek.h"
+#include "systems/obstacles.h"
+
+static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
+                                              shoal_world_t* world)
+{
+    if (shoal_world_dimensions(world) != scenario->dimensions)
+        return world_fail(world, SHOAL_ERR_INVALID_ARGUMENT,
+                          "scenario_populate: scenario '%s' is %dD but the world is %dD",
+                          scenario->name, (int)scenario->dimensions,
+                          (int)shoal_world_dimensions(world));
+
+    if (world->in_step)
+        return world_fail(world, SHOAL_ERR_BUSY, "scenario_populate: called from inside a step");
+    size_t n = scenario->agent_count > 0 ? (size_t)scenario->agent_count : 1;
+    size_t m = scenario->obstacle_count > 0 ? (size_t)scenario->obstacle_count : 1;
+    added_t added = {mem_alloc(&world->alloc, n * sizeof *added.agents),
+                     mem_alloc(&world->alloc, m * sizeof *added.obstacles), 0, 0};
+    if (added.agents == NULL || added.obstacles == NULL) {
+        mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
+        mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
+        return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY,
+                          "scenario_populate: out of memory for %zu handles", n + m);
+    }
+    int32_t slot_high_before = world->slot_high;
+    int32_t obstacle_high_before = obstacles_of(world)->obstacle_high;
+    int32_t routes_before = shoal_world_route_count(world);
+
+    shoal_status_t status = add_scenario(scenario, world, &added);
+    /* Undo newest first, exactly: the handles, obstacle ids and routes to
+     * come are those the world would have given without this call. The
+     * world's last error still describes the add that failed: undoing does
+     * not fail. */
+    if (status != SHOAL_OK) {
+        while (added.agent_count > 0)
+            world_undo_add(world, added.agents[--added.agent_count], slot_high_before);
+        while (added.obstacle_count > 0)
+            shoal_world_remove_obstacle(world, added.obstacles[--added.obstacle_count]);
+        world_truncate_obstacles(world, obstacle_high_before);
+        world_truncate_routes(world, routes_before);
+    }
+    mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
+    mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
+    return status;
+}
+
+shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_world_t* world)
+{
+    if (scenario == NULL || world == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
+    return populate_all_or_nothing(scenario, world);
+}
