@@ -20,19 +20,16 @@
  *   system, idle and disabled ones included, and the loop time no system
  *   accounts for. --json always has every system.
  * - --trace records with the library's tracer (shoal_world_set_trace) and
- *   writes Chrome trace-event JSON after the run, through a temporary file
- *   renamed into place, so a failed or interrupted write never leaves half
- *   a trace under the requested name. Timestamps are microseconds from the
- *   first step's start. Tracing's own cost (two clock reads and a store
- *   per span) stays inside the timed loop, where it belongs. */
+ *   writes Chrome trace-event JSON after the run with
+ *   shoal_world_write_trace (atomic: never half a trace under the requested
+ *   name). Tracing's own cost (two clock reads and a store per span) stays
+ *   inside the timed loop, where it belongs. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -564,120 +561,6 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
     return 0;
 }
 
-/* A JSON string (quotes included) for a system or scenario name. */
-static void put_json_string(FILE* f, const char* text)
-{
-    fputc('"', f);
-    for (const unsigned char* c = (const unsigned char*)text; *c != '\0'; ++c) {
-        if (*c == '"' || *c == '\\') {
-            fprintf(f, "\\%c", *c);
-        } else if (*c < 0x20) {
-            fprintf(f, "\\u%04x", *c);
-        } else {
-            fputc(*c, f);
-        }
-    }
-    fputc('"', f);
-}
-
-/* Chrome trace-event JSON ("JSON object format"): metadata naming the
- * process and each worker thread, then complete ("X") events. A step and
- * the system spans go on the stepping thread, which is worker 0 (tid 0),
- * so worker 0's block spans nest inside their system's span there. */
-static int write_trace_events(FILE* f, const shoal_world_t* world, const char* scenario_name)
-{
-    int32_t count = shoal_world_trace_count(world);
-    uint64_t origin = UINT64_MAX;
-    for (int32_t i = 0; i < count; ++i) {
-        shoal_trace_event_t e;
-        if (shoal_world_trace_event(world, i, &e) == SHOAL_OK && e.start_ns < origin) {
-            origin = e.start_ns;
-        }
-    }
-    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", f);
-    fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":", f);
-    put_json_string(f, scenario_name);
-    fputs("}}", f);
-    int32_t threads = shoal_world_thread_count(world);
-    for (int32_t t = 0; t < threads; ++t) {
-        fprintf(f,
-                ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId32
-                ",\"args\":{\"name\":\"worker %" PRId32 "%s\"}}",
-                t, t, t == 0 ? " (stepping thread)" : "");
-        fprintf(f,
-                ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId32
-                ",\"args\":{\"sort_index\":%" PRId32 "}}",
-                t, t);
-    }
-    for (int32_t i = 0; i < count; ++i) {
-        shoal_trace_event_t e;
-        if (shoal_world_trace_event(world, i, &e) != SHOAL_OK) {
-            continue;
-        }
-        const char* category = e.stage == SHOAL_STAGE_COUNT_ ? "step" : shoal_stage_name(e.stage);
-        fputs(",\n{\"name\":", f);
-        put_json_string(f, e.name);
-        fputs(",\"cat\":", f);
-        put_json_string(f, category);
-        fprintf(f,
-                ",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%" PRId32
-                ",\"args\":{\"step\":%" PRIu64 ",\"%s\":%" PRId32 "}}",
-                (double)(e.start_ns - origin) * 1e-3, (double)(e.end_ns - e.start_ns) * 1e-3,
-                e.worker > 0 ? e.worker : 0, e.step, e.worker >= 0 ? "items" : "agents", e.items);
-    }
-    fputs("\n]}\n", f);
-    return ferror(f) ? -1 : 0;
-}
-
-/* Write the trace to a temporary file next to `path`, then rename it into
- * place. On failure prints the error, removes the temporary file and
- * returns nonzero. */
-static int write_trace(const char* path, const shoal_world_t* world, const char* scenario_name)
-{
-    size_t length = strlen(path);
-    char* temp = malloc(length + sizeof ".tmp.XXXXXX");
-    if (temp == NULL) {
-        cli_error("out of memory while writing the trace");
-        return 1;
-    }
-    memcpy(temp, path, length);
-    memcpy(temp + length, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(temp);
-    if (fd < 0) {
-        cli_error("cannot write the trace '%s': %s", path, strerror(errno));
-        free(temp);
-        return 1;
-    }
-    /* mkstemp makes the file private (0600); give it the mode a plain
-     * fopen would have. */
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE* f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (f == NULL) {
-        cli_error("cannot write the trace '%s': %s", path, strerror(errno));
-        close(fd);
-        remove(temp);
-        free(temp);
-        return 1;
-    }
-    int failed = write_trace_events(f, world, scenario_name) != 0;
-    int saved = errno;
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        saved = errno;
-    }
-    if (!failed && rename(temp, path) != 0) {
-        failed = 1;
-        saved = errno;
-    }
-    if (failed) {
-        cli_error("cannot write the trace '%s': %s", path, strerror(saved));
-        remove(temp);
-    }
-    free(temp);
-    return failed;
-}
-
 /* The scenario file's text, for the recording's header; NULL if it cannot
  * be read again (the recording then goes without it). */
 static char* read_scenario_text(const char* path)
@@ -879,7 +762,8 @@ int cmd_run(int argc, char** argv)
         goto done;
     }
     if (opt.trace != NULL) {
-        if (write_trace(opt.trace, world, shoal_scenario_name(scenario)) != 0) {
+        if (shoal_world_write_trace(world, opt.trace, shoal_scenario_name(scenario)) != SHOAL_OK) {
+            cli_error("cannot write the trace '%s': %s", opt.trace, shoal_world_last_error(world));
             goto done;
         }
         uint64_t dropped = shoal_world_trace_dropped(world);

@@ -250,8 +250,8 @@ SHOAL_API shoal_status_t shoal_world_set_system_enabled(shoal_world_t* world, co
 SHOAL_API void shoal_world_reset_stats(shoal_world_t* world);
 
 /* Tracing: an opt-in recorder of when each system ran, for profilers
- * (`shoal run --trace` turns it into Chrome trace-event JSON for Perfetto
- * and chrome://tracing). While on,
+ * (shoal_world_write_trace turns it into Chrome trace-event JSON for
+ * Perfetto and chrome://tracing; `shoal run --trace` does that). While on,
  * every step records a span for the whole step, one per enabled system run,
  * and, inside systems that use the library's parallel-for, one per block of
  * agents a worker processed (with several threads, a system thus shows on
@@ -280,6 +280,22 @@ SHOAL_API shoal_status_t shoal_world_trace_event(const shoal_world_t* world, int
 SHOAL_API uint64_t shoal_world_trace_dropped(const shoal_world_t* world);
 /* Discard the recorded events (and the dropped count), keeping tracing on. */
 SHOAL_API void shoal_world_clear_trace(shoal_world_t* world);
+/* Write the recorded events to the file `path` as Chrome trace-event JSON
+ * (the spec's "JSON object format", which https://ui.perfetto.dev and
+ * chrome://tracing open): metadata naming the process `process_name` (NULL:
+ * "shoal") and each worker thread, then one complete ("X") event per span,
+ * named after its system ("step" for a step), its stage as the category, on
+ * its worker's thread (step and system spans on worker 0, the stepping
+ * thread), with the step and the agents or items in args. ts and dur are
+ * microseconds; ts counts from the earliest recorded event. With tracing off
+ * or nothing recorded, the file has the metadata only. The events stay
+ * recorded. The file is written to a temporary file beside `path` and
+ * renamed over it, so `path` holds the old file or the whole new trace, never
+ * part of one. Errors: INVALID_ARGUMENT for a NULL or empty path, BUSY inside
+ * a step, IO when the file cannot be written (the message names the file and
+ * the system's reason; nothing is left behind). */
+SHOAL_API shoal_status_t shoal_world_write_trace(const shoal_world_t* world, const char* path,
+                                                 const char* process_name);
 
 /* Add a user system (a shoal_system_fn, see shoal/types.h) named `name`
  * to `stage`; it runs after the systems registered before it there. */
