@@ -35,6 +35,8 @@
 #endif
 
 #include "shoal/shoal.h"
+
+#include "ecs/rng.h"
 #include "tools/cli.h"
 
 enum { STRATEGIES = 3, CONFIGS = 5, MAX_ROLES = 2, BATTLE_SIDE = 15 };
@@ -121,13 +123,7 @@ typedef struct rng_t {
     uint64_t state;
 } rng_t;
 
-static uint64_t rng_next(rng_t* r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rng_next(rng_t* r) { return rng_splitmix64(&r->state); }
 
 static float rng_uniform(rng_t* r, float lo, float hi)
 {

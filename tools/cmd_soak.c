@@ -43,6 +43,8 @@
 
 #include "shoal/shoal.h"
 
+#include "ecs/rng.h"
+
 #include "cli.h"
 
 #define SOAK_SPEED_TOL 1e-4f     /* relative, on |V| <= max_speed */
@@ -209,20 +211,12 @@ static int parse_options(int argc, char** argv, soak_options_t* o)
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static float uniform(uint64_t* s, float lo, float hi)
 {
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
+    return lo + (hi - lo) * ((float)(rng_splitmix64(s) >> 40) * (1.0f / 16777216.0f));
 }
 
-static int below(uint64_t* s, int n) { return n > 0 ? (int)(next_u64(s) % (uint64_t)n) : 0; }
+static int below(uint64_t* s, int n) { return n > 0 ? (int)(rng_splitmix64(s) % (uint64_t)n) : 0; }
 
 static double rss_mib(void)
 {
