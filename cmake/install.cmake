@@ -34,6 +34,9 @@ install(TARGETS shoal_shared EXPORT shoalSharedTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT shoal_Development)
 install(TARGETS shoal_static EXPORT shoalStaticTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT shoal_Development)
+# Every header of include/shoal/ (shoal.h includes id.h, types.h, ground.h and
+# planner.h; a new public header is installed without a change here, and
+# tests/install_test.sh checks that each is installed and compiles alone).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/shoal DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT shoal_Development FILES_MATCHING PATTERN "*.h")
 

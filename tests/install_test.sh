@@ -42,8 +42,16 @@ if [ -z "$pc" ] || [ "$(echo "$pc" | wc -l)" -ne 1 ]; then
   fail "expected one shoal.pc, found: '$pc'"
 fi
 libdir=$(dirname "$(dirname "$pc")")
-for f in include/shoal/shoal.h include/shoal/export.h; do
-  [ -f "$prefix/$f" ] || fail "missing $f"
+# Every public header is installed (shoal.h includes the others), and each
+# compiles on its own, so a host may include any one of them first.
+for f in "$source_dir"/include/shoal/*.h; do
+  h=include/shoal/$(basename "$f")
+  [ -f "$prefix/$h" ] || fail "missing $h"
+  # (the typedef: a header of macros only would leave an empty unit)
+  printf '#include <shoal/%s>\ntypedef int header_test_t;\n' "$(basename "$f")" > "$tmp/header.c"
+  # shellcheck disable=SC2086
+  "$cc" -std=c11 $host_flags -I"$prefix/include" -c "$tmp/header.c" -o "$tmp/header.o" ||
+    fail "$h does not compile on its own"
 done
 for f in libshoal.a libshoal.so cmake/shoal/shoalConfig.cmake cmake/shoal/shoalConfigVersion.cmake \
          cmake/shoal/shoalSharedTargets.cmake cmake/shoal/shoalStaticTargets.cmake; do

@@ -11,21 +11,11 @@
 
 #include "ecs/rng.h"
 
-/* splitmix64: the unit tests' own seeded stream of random inputs, one
- * state word advanced per draw, so a test's sequence depends on its seed
- * and its order of draws only. */
-static inline uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [lo, hi) from the top 24 bits of one draw. */
+/* Uniform in [lo, hi) from the top 24 bits of one draw of the tests'
+ * seeded stream (rng_splitmix64). */
 static inline float uniform(uint64_t* s, float lo, float hi)
 {
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
+    return lo + (hi - lo) * ((float)(rng_splitmix64(s) >> 40) * (1.0f / 16777216.0f));
 }
 
 /* A host task system that never runs anything itself: enqueue returns a

@@ -26,25 +26,22 @@
 #include "simd/lane_math.h"
 #include "systems/systems.h"
 
+#include "support.h"
+
 #define PI_D 3.14159265358979323846
 
-static uint64_t next_u64(uint64_t* s)
-{
-    *s += 0x9e3779b97f4a7c15ull;
-    return rng_mix64(*s);
-}
-
-/* Uniform in [lo, hi). */
-static float uniform(uint64_t* s, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
-}
+/* The start of a test's stream of inputs (rng_splitmix64, uniform() of
+ * support.h). These streams were first drawn by a generator that advanced
+ * its state before mixing it with rng_mix64, which adds the gamma again:
+ * one gamma ahead of rng_splitmix64 from the same literal. Starting one
+ * gamma on keeps every input, and so every measured error, as it was. */
+static uint64_t lane_seed(uint64_t n) { return n + 0x9e3779b97f4a7c15ull; }
 
 /* A finite float with random bits (any exponent, denormals included). */
 static float random_finite(uint64_t* s)
 {
     for (;;) {
-        uint32_t bits = (uint32_t)next_u64(s);
+        uint32_t bits = (uint32_t)rng_splitmix64(s);
         float f;
         memcpy(&f, &bits, sizeof f);
         if (isfinite(f)) return f;
@@ -143,13 +140,13 @@ Test(lane_math, sincos_dense_grid_over_four_turns)
 
 Test(lane_math, sincos_random_and_large)
 {
-    uint64_t s = 11;
+    uint64_t s = lane_seed(11);
     for (int i = 0; i < N_GRID; ++i) {
         switch (i & 3) {
         case 0: grid[i] = uniform(&s, -4.0f * VEC_PI, 4.0f * VEC_PI); break;
         case 1: grid[i] = uniform(&s, -12867.0f, 12867.0f); break;
         case 2: grid[i] = uniform(&s, -100.0f, 100.0f); break;
-        default: grid[i] = ldexpf(uniform(&s, 1.0f, 2.0f), (int)(next_u64(&s) % 150) - 149) *
+        default: grid[i] = ldexpf(uniform(&s, 1.0f, 2.0f), (int)(rng_splitmix64(&s) % 150) - 149) *
                            (i & 4 ? -1.0f : 1.0f); /* tiny, to the denormals */
         }
     }
@@ -159,10 +156,10 @@ Test(lane_math, sincos_random_and_large)
 Test(lane_math, sincos_principal_range_in_ulps)
 {
     /* No reduction on [-pi/4, pi/4]: relative accuracy, down to tiny x. */
-    uint64_t s = 12;
+    uint64_t s = lane_seed(12);
     for (int i = 0; i < N_GRID; ++i) {
         grid[i] = i & 1 ? uniform(&s, -LM_PI_4_HI, LM_PI_4_HI)
-                        : ldexpf(uniform(&s, 1.0f, 2.0f), -(int)(next_u64(&s) % 120)) *
+                        : ldexpf(uniform(&s, 1.0f, 2.0f), -(int)(rng_splitmix64(&s) % 120)) *
                               (i & 2 ? -1.0f : 1.0f);
         if (fabsf(grid[i]) > 0.785398f) grid[i] = 0.5f;
     }
@@ -198,7 +195,7 @@ Test(lane_math, sincos_edges)
 
 Test(lane_math, sincos_huge_finite_stays_in_range_and_nan_propagates)
 {
-    uint64_t s = 13;
+    uint64_t s = lane_seed(13);
     long bad = 0;
     for (int i = 0; i < 100000; ++i) {
         float x = random_finite(&s), sn, cs;
@@ -258,7 +255,7 @@ Test(lane_math, atan2_dense_circle_at_many_scales)
 
 Test(lane_math, atan2_random_finite)
 {
-    uint64_t s = 21;
+    uint64_t s = lane_seed(21);
     for (int i = 0; i < N_GRID; ++i) {
         if (i & 1) {
             grid_y[i] = random_finite(&s);
@@ -314,7 +311,7 @@ Test(lane_math, atan2_edges_and_quadrants)
 
 Test(lane_math, wrap_angle)
 {
-    uint64_t s = 31;
+    uint64_t s = lane_seed(31);
     for (int i = 0; i < N_GRID; ++i) {
         switch (i % 4) {
         case 0: grid[i] = uniform(&s, -VEC_PI, VEC_PI); break;
@@ -323,7 +320,7 @@ Test(lane_math, wrap_angle)
         default: {
             /* Around odd multiples of pi, where the rounded quotient can
              * pick the wrong turn. */
-            float m = (float)(2 * (int)(next_u64(&s) % 16384) - 16383);
+            float m = (float)(2 * (int)(rng_splitmix64(&s) % 16384) - 16383);
             grid[i] = (float)(m * PI_D) + uniform(&s, -1e-3f, 1e-3f) * fabsf(m);
         }
         }
@@ -364,7 +361,7 @@ Test(lane_math, same_bits_in_every_build)
 {
     enum { N = 65536 };
     static float x[N], y[N], out[4][N];
-    uint64_t s = 41;
+    uint64_t s = lane_seed(41);
     for (int i = 0; i < N; ++i) {
         x[i] = i & 1 ? uniform(&s, -40.0f, 40.0f) : random_finite(&s);
         y[i] = uniform(&s, -40.0f, 40.0f);

@@ -162,7 +162,7 @@ static void check_parallel_reorder(int dims, int all_flock)
     for (int32_t i = 0; i < n; ++i) perm[i] = i;
     uint64_t s = 99;
     for (int32_t i = n - 1; i > 0; --i) { /* a seeded shuffle */
-        int32_t j = (int32_t)(next_u64(&s) % (uint64_t)(i + 1));
+        int32_t j = (int32_t)(rng_splitmix64(&s) % (uint64_t)(i + 1));
         int32_t t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;

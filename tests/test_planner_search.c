@@ -334,7 +334,7 @@ static void scene_moving_matches_brute_force(int dims, uint64_t seed)
     test_scene ts = make_scene(spheres, N, horizon);
     int hits = 0, misses = 0;
     for (int it = 0; it < 6000; ++it) {
-        const plan_sphere_t* near = &spheres[next_u64(&rng) % N];
+        const plan_sphere_t* near = &spheres[rng_splitmix64(&rng) % N];
         float t0 = uniform(&rng, 0.0f, horizon - 0.5f);
         float t1 = fminf(horizon, t0 + uniform(&rng, 0.0f, 1.0f));
         float tm = uniform(&rng, t0, t1);
@@ -478,7 +478,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         memset(&q, 0, sizeof q);
         q.table = &table;
         q.pose = (trim_pose_t){ vec3_zero(), quat_from_yaw(uniform(&rng, -3.0f, 3.0f)) };
-        q.control = (int32_t)(next_u64(&rng) % 5);
+        q.control = (int32_t)(rng_splitmix64(&rng) % 5);
         q.speed = uniform(&rng, 1.0f, 3.0f);
         q.radius = 0.3f;
         q.behaviors = beh;

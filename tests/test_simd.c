@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecs/rng.h"
 #include "simd/lanes.h"
 
 #define N_EDGE 24
@@ -35,22 +36,14 @@ static _Alignas(SHOAL_LANE_ALIGN) float in_b[N_VALUES];
 static _Alignas(SHOAL_LANE_ALIGN) float in_c[N_VALUES];
 static _Alignas(SHOAL_LANE_ALIGN) float out[N_VALUES];
 
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float next_unit(uint64_t* s) { return (float)(next_u64(s) >> 40) * (1.0f / 16777216.0f); }
+static float next_unit(uint64_t* s) { return (float)(rng_splitmix64(s) >> 40) * (1.0f / 16777216.0f); }
 
 /* Four kinds of random value in turn, so every kind meets every other. */
 static float next_value(uint64_t* s, int kind)
 {
     switch (kind & 3) {
     case 0: {
-        uint32_t bits = (uint32_t)next_u64(s);
+        uint32_t bits = (uint32_t)rng_splitmix64(s);
         float f;
         memcpy(&f, &bits, sizeof f);
         return f;
@@ -58,8 +51,8 @@ static float next_value(uint64_t* s, int kind)
     case 1: return next_unit(s) * 2.0f - 1.0f;
     case 2: return next_unit(s) * 2e4f - 1e4f;
     default: {
-        float mag = ldexpf(1.0f + next_unit(s), (int)(next_u64(s) % 260) - 140);
-        return (next_u64(s) & 1) ? -mag : mag;
+        float mag = ldexpf(1.0f + next_unit(s), (int)(rng_splitmix64(s) % 260) - 140);
+        return (rng_splitmix64(s) & 1) ? -mag : mag;
     }
     }
 }
@@ -334,7 +327,7 @@ Test(simd, mask_from_bits_round_trips)
     const uint32_t full = (uint32_t)((1ull << SHOAL_LANES) - 1);
     uint64_t st = 0x5eed0021;
     for (int k = 0; k < 1000; ++k) {
-        uint32_t bits = (uint32_t)(next_u64(&st) >> 17);
+        uint32_t bits = (uint32_t)(rng_splitmix64(&st) >> 17);
         lanem m = lane_mask_from_bits(bits);
         cr_assert_eq(lane_mask_bits(m), bits & full, "bits %08x", bits);
         /* A usable mask: selects lane i exactly when bit i is set. */
@@ -446,7 +439,7 @@ Test(simd, gather)
     uint64_t s = 0x5eed000c;
     for (int i = 0; i < TABLE; i++) table[i] = next_value(&s, i);
     for (int i = 0; i < N_VALUES; i++) /* both ends of the table, then anywhere */
-        idx[i] = i < 2 ? i * (TABLE - 1) : (int32_t)(next_u64(&s) % TABLE);
+        idx[i] = i < 2 ? i * (TABLE - 1) : (int32_t)(rng_splitmix64(&s) % TABLE);
     for (int i = 0; i < N_VALUES; i += SHOAL_LANES)
         lane_store(out + i, lane_gather(table, lanei_loadu(idx + i)));
     for (int i = 0; i < N_VALUES; i++)
@@ -461,8 +454,8 @@ Test(simd, int_lanes)
      * |sa| < 2^14 and |sb| < 2^15 for mul. Includes negatives and zeros. */
     uint64_t s = 0x5eed000d;
     for (int i = 0; i < N; i++) {
-        a[i] = (int32_t)(next_u64(&s) % (2u << 30)) - (1 << 30);
-        b[i] = i % 7 ? (int32_t)(next_u64(&s) % (2u << 30)) - (1 << 30) : 0;
+        a[i] = (int32_t)(rng_splitmix64(&s) % (2u << 30)) - (1 << 30);
+        b[i] = i % 7 ? (int32_t)(rng_splitmix64(&s) % (2u << 30)) - (1 << 30) : 0;
         sa[i] = a[i] / (1 << 16);
         sb[i] = b[i] / (1 << 15);
     }
@@ -494,8 +487,8 @@ Test(simd, int_float_conversion)
     uint64_t s = 0x5eed000e;
     for (int i = 0; i < N; i++) {
         /* Exactly representable ones, and any int32 (rounded to nearest). */
-        ints[i] = i % 2 ? (int32_t)(next_u64(&s) % (1u << 25)) - (1 << 24)
-                        : (int32_t)(uint32_t)next_u64(&s);
+        ints[i] = i % 2 ? (int32_t)(rng_splitmix64(&s) % (1u << 25)) - (1 << 24)
+                        : (int32_t)(uint32_t)rng_splitmix64(&s);
         float f = next_unit(&s) * 4.2e9f - 2.1e9f; /* in [-2.1e9, 2.1e9], inside int32 */
         floats[i] = i < 6 ? edges[i] : f;
     }

@@ -420,7 +420,7 @@ Test(snapshot, single_byte_corruptions_are_rejected)
     /* Every byte of the header and the first sections, then a dense sample. */
     for (size_t i = 0; i < size; i += i < 4096 ? 1 : 7) {
         unsigned char keep = buf[i];
-        buf[i] = (unsigned char)(keep ^ (1u + (unsigned)(next_u64(&rng) % 255u)));
+        buf[i] = (unsigned char)(keep ^ (1u + (unsigned)(rng_splitmix64(&rng) % 255u)));
         expect_rejected(buf, size, "corrupted");
         buf[i] = keep;
     }
@@ -457,8 +457,8 @@ Test(snapshot, forged_snapshots_load_whole_or_not_at_all)
     for (int trial = 0; trial < 2000; ++trial) {
         memcpy(work, buf, size);
         size_t at = trial < 1000 ? (size_t)trial % (size < 1000 ? size - 8 : 1000)
-                                 : (size_t)(next_u64(&rng) % (size - 8));
-        uint64_t r = next_u64(&rng);
+                                 : (size_t)(rng_splitmix64(&rng) % (size - 8));
+        uint64_t r = rng_splitmix64(&rng);
         switch (r % 4) {
         case 0: work[at] ^= (unsigned char)(1u << ((r >> 8) % 8)); break;
         case 1: work[at] = 0xff; break;

@@ -1,8 +1,14 @@
 /* The tracer (shoal_world_set_trace): what it records, that it never changes
  * results, and that a full buffer drops events instead of failing. Worlds
  * with OpenMP threads run only inside Criterion's forked test children. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -236,5 +242,102 @@ Test(trace, full_buffers_drop_and_count)
     cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
     cr_expect_eq(shoal_world_trace_dropped(w), 0);
     cr_expect_gt(shoal_world_trace_count(w), shoal_world_system_count(w));
+    shoal_world_destroy(w);
+}
+
+/* Writing a trace from inside a step: refused. */
+static shoal_status_t try_write(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    *(shoal_status_t*)ctx = shoal_world_write_trace(w, "unused.json", NULL);
+    return SHOAL_OK;
+}
+
+static char* slurp(const char* path)
+{
+    FILE* f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* text = calloc(1, (size_t)size + 1);
+    cr_assert_eq(fread(text, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    return text;
+}
+
+/* shoal_world_write_trace: Chrome trace-event JSON with one complete event
+ * per recorded span, microseconds from the first; argument, BUSY and I/O
+ * errors that leave no file behind. */
+Test(trace, write_trace_as_chrome_json)
+{
+    shoal_world_t* w = make_flock(2);
+    char dir[] = "/tmp/shoal-trace-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[128], bad[160];
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    snprintf(bad, sizeof bad, "%s/missing/trace.json", dir);
+
+    cr_expect_eq(shoal_world_write_trace(NULL, path, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_write_trace(w, NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_write_trace(w, "", NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_status_t inside = SHOAL_OK;
+    cr_assert_eq(shoal_world_add_system(w, "writer", SHOAL_STAGE_OBSERVE, try_write, &inside),
+                 SHOAL_OK);
+    cr_assert_eq(shoal_world_set_trace(w, 4096), SHOAL_OK);
+    for (int k = 0; k < 3; ++k) cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
+    cr_expect_eq(inside, SHOAL_ERR_BUSY);
+
+    cr_expect_eq(shoal_world_write_trace(w, bad, "flock"), SHOAL_ERR_IO);
+    cr_expect_not_null(strstr(shoal_world_last_error(w), bad), "%s", shoal_world_last_error(w));
+
+    int32_t count = shoal_world_trace_count(w);
+    cr_assert_eq(shoal_world_write_trace(w, path, "a \"quoted\" name"), SHOAL_OK,
+                 "%s", shoal_world_last_error(w));
+    cr_expect_eq(shoal_world_trace_count(w), count, "the events stay recorded");
+    char* text = slurp(path);
+    cJSON* root = cJSON_Parse(text);
+    cr_assert_not_null(root, "not JSON: %.200s", text);
+    const cJSON* events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    cr_assert(cJSON_IsArray(events));
+    int complete = 0, threads = 0, at_zero = 0;
+    const char* process = NULL;
+    const cJSON* e;
+    cJSON_ArrayForEach(e, events)
+    {
+        const char* ph = cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring;
+        const char* name = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
+        const cJSON* args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        if (strcmp(ph, "M") == 0) {
+            threads += strcmp(name, "thread_name") == 0;
+            if (strcmp(name, "process_name") == 0)
+                process = cJSON_GetObjectItemCaseSensitive(args, "name")->valuestring;
+            continue;
+        }
+        cr_assert_str_eq(ph, "X");
+        complete++;
+        double ts = cJSON_GetObjectItemCaseSensitive(e, "ts")->valuedouble;
+        cr_expect_geq(ts, 0.0);
+        at_zero += ts == 0.0;
+        cr_expect_geq(cJSON_GetObjectItemCaseSensitive(e, "dur")->valuedouble, 0.0);
+        cr_expect_lt(cJSON_GetObjectItemCaseSensitive(args, "step")->valuedouble, 3.0);
+    }
+    cr_expect_eq(complete, count, "one complete event per recorded span");
+    cr_expect_eq(threads, 2, "one thread_name per worker");
+    cr_expect_geq(at_zero, 1, "times count from the earliest event");
+    cr_assert_not_null(process);
+    cr_expect_str_eq(process, "a \"quoted\" name");
+    cJSON_Delete(root);
+    free(text);
+
+    /* Only trace.json is left: no temporary file from the failed write. */
+    DIR* d = opendir(dir);
+    struct dirent* entry;
+    int files = 0;
+    while ((entry = readdir(d)) != NULL) files += entry->d_name[0] != '.';
+    closedir(d);
+    cr_expect_eq(files, 1);
+    remove(path);
+    rmdir(dir);
     shoal_world_destroy(w);
 }

@@ -54,7 +54,7 @@ static const trim_entry_t* entry(const trim_table_t* t, int32_t ci, int32_t cf)
 
 #define TWO_PI 6.283185307179586
 
-static int32_t pick(uint64_t* s, int32_t n) { return (int32_t)(next_u64(s) % (uint64_t)n); }
+static int32_t pick(uint64_t* s, int32_t n) { return (int32_t)(rng_splitmix64(s) % (uint64_t)n); }
 
 static float qlen(quat q) { return sqrtf(quat_dot(q, q)); }
 

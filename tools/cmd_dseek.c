@@ -16,31 +16,59 @@
 #include "shoal/shoal.h"
 #include "simd/vec.h"
 #include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "tools/dseek_run.h"
 
-static void dseek_help(void)
+typedef struct dseek_options_t {
+    const char *from, *to, *trace, *grid;
+    double rmin, speed, dt, max_time;
+    int json;
+} dseek_options_t;
+
+static int parse_grid(const char* command, const char* name, const char* value, void* opts)
 {
-    printf("Usage: shoal dseek --from POSE --to POSE --rmin R --speed V [options]\n\n"
-           "Simulate one agent arriving at a waypoint with a given heading (directed seek)\n"
-           "and report how close it came. SI units: meters, seconds, radians.\n\n"
-           "  --from x,y,heading         2D start pose (heading in radians from +x)\n"
-           "  --from x,y,z,dx,dy,dz      3D start: position and heading direction\n"
-           "  --to   (same form)         the waypoint and the heading wanted there\n"
-           "  --rmin R                   minimum turn radius, m (> 0)\n"
-           "  --speed V                  cruise speed, m/s (> 0); turn rate is V / R\n"
-           "  --dt DT                    time step, s (default 0.02 R / V)\n"
-           "  --max-time T               give up after T s (default: 20 (d / V + 2 pi R / V))\n"
-           "  --trace FILE               write the trajectory as CSV: t,x,y[,z],heading[,pitch]\n"
-           "  --json                     one JSON object: reached, position_error,\n"
-           "                             heading_error_deg, path_length, time, steps\n"
-           "  --grid kinematic|core|kinematic3d|core3d\n"
-           "                             instead of one run, the 1,000 start poses of the\n"
-           "                             acceptance grid (4 to 40 r_min around the waypoint)\n"
-           "                             with the near-kinematic vehicle or the core's default\n"
-           "                             dynamics; prints reached counts and error statistics\n"
-           "                             (--rmin defaults to 2, --speed to 5 here)\n\n"
-           "reached means: closest approach within 0.05 R with the heading within 3 degrees.\n");
+    if (strcmp(value, "kinematic") && strcmp(value, "core") && strcmp(value, "kinematic3d") &&
+        strcmp(value, "core3d"))
+        return cli_usage_error(command, "%s must be kinematic, core, kinematic3d or core3d, got '%s'",
+                               name, value);
+    ((dseek_options_t*)opts)->grid = value;
+    return 0;
 }
+
+#define DSEEK_POSITIVE(name, metavar, field, help)                                               \
+    {name, NULL, metavar, CLI_NUMBER, CLI_FIELD(dseek_options_t, field), 0, INFINITY,            \
+     CLI_ABOVE_MIN, NULL, help}
+
+static const cli_option_t dseek_options[] = {
+    {"--from", NULL, "POSE", CLI_STRING, CLI_FIELD(dseek_options_t, from), 0, 0, 0, NULL,
+     "the start pose: x,y,heading in 2D (heading in radians from +x), or x,y,z,dx,dy,dz in 3D "
+     "(position and heading direction)"},
+    {"--to", NULL, "POSE", CLI_STRING, CLI_FIELD(dseek_options_t, to), 0, 0, 0, NULL,
+     "the waypoint and the heading wanted there, in the form of --from"},
+    DSEEK_POSITIVE("--rmin", "R", rmin, "minimum turn radius, m (> 0)"),
+    DSEEK_POSITIVE("--speed", "V", speed, "cruise speed, m/s (> 0); turn rate is V / R"),
+    DSEEK_POSITIVE("--dt", "DT", dt, "time step, s (default 0.02 R / V)"),
+    DSEEK_POSITIVE("--max-time", "T", max_time,
+                   "give up after T s (default: 20 (d / V + 2 pi R / V))"),
+    {"--trace", NULL, "FILE", CLI_STRING, CLI_FIELD(dseek_options_t, trace), 0, 0, 0, NULL,
+     "write the trajectory as CSV: t,x,y[,z],heading[,pitch]"},
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(dseek_options_t, json), 0, 0, 0, NULL,
+     "one JSON object: reached, position_error, heading_error_deg, path_length, time, steps, dt"},
+    {"--grid", NULL, "kinematic|core|kinematic3d|core3d", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_grid,
+     "instead of one run, the 1,000 start poses of the acceptance grid (4 to 40 r_min around "
+     "the waypoint) with the near-kinematic vehicle or the core's default dynamics; prints "
+     "reached counts and error statistics (--rmin defaults to 2, --speed to 5 here)"},
+};
+
+static const cli_spec_t dseek_spec = {
+    .command = "dseek",
+    .usage = "--from POSE --to POSE --rmin R --speed V [options]",
+    .about = "Simulate one agent arriving at a waypoint with a given heading (directed seek)\n"
+             "and report how close it came. SI units: meters, seconds, radians.\n",
+    .options = dseek_options,
+    .option_count = CLI_COUNT(dseek_options),
+    .details = "reached means: closest approach within 0.05 R with the heading within 3 degrees.\n",
+};
 
 /* Parse "a,b,c,..." into exactly n floats. */
 static int parse_floats(const char* text, float* out, int n)
@@ -254,51 +282,12 @@ static int run_grid(int dims, double rmin, double speed, double dt, int kinemati
 
 int cmd_dseek(int argc, char** argv)
 {
-    const char *from = NULL, *to = NULL, *trace_path = NULL, *grid = NULL;
-    double rmin = 0.0, speed = 0.0, dt = 0.0, max_time = 0.0;
-    int json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int r;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            dseek_help();
-            return CLI_EXIT_OK;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if ((r = cli_option_value("dseek", argc, argv, &i, "--from", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            from = v;
-        } else if ((r = cli_option_value("dseek", argc, argv, &i, "--to", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            to = v;
-        } else if ((r = cli_option_value("dseek", argc, argv, &i, "--trace", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            trace_path = v;
-        } else if ((r = cli_option_value("dseek", argc, argv, &i, "--grid", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            grid = v;
-            if (strcmp(grid, "kinematic") && strcmp(grid, "core") && strcmp(grid, "kinematic3d") &&
-                strcmp(grid, "core3d"))
-                return cli_usage_error("dseek", "--grid must be kinematic, core, kinematic3d or core3d, got '%s'",
-                                       grid);
-        } else {
-            const char* names[4] = {"--rmin", "--speed", "--dt", "--max-time"};
-            double* slots[4] = {&rmin, &speed, &dt, &max_time};
-            int matched = 0;
-            for (int k = 0; k < 4 && !matched; ++k) {
-                r = cli_option_value("dseek", argc, argv, &i, names[k], &v);
-                if (r < 0) return CLI_EXIT_USAGE;
-                if (r == 0) continue;
-                matched = 1;
-                char* end = NULL;
-                double x = strtod(v, &end);
-                if (!end || *end || !(x > 0.0) || !isfinite(x))
-                    return cli_usage_error("dseek", "%s must be a number > 0, got '%s'", names[k], v);
-                *slots[k] = x;
-            }
-            if (!matched) return cli_usage_error("dseek", "unknown option '%s'", argv[i]);
-        }
-    }
+    dseek_options_t opt = {0};
+    int stop = cli_parse(&dseek_spec, argc, argv, &opt, NULL, NULL);
+    if (stop >= 0) return stop;
+    const char *from = opt.from, *to = opt.to, *trace_path = opt.trace, *grid = opt.grid;
+    double rmin = opt.rmin, speed = opt.speed, dt = opt.dt, max_time = opt.max_time;
+    int json = opt.json;
     if (grid) {
         if (rmin <= 0.0) rmin = 2.0;
         if (speed <= 0.0) speed = 5.0;

@@ -12,6 +12,7 @@
 
 #include "shoal/shoal.h"
 #include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "tools/courses.h"
 #include "tools/pathfollow_runs.h"
 
@@ -68,55 +69,47 @@ static int parse_follower(const char* s, shoal_follower_t* out)
 
 /* ---- shoal pathfollow ---------------------------------------------------- */
 
-static void pathfollow_help(void)
-{
-    printf("Usage: shoal pathfollow --vehicle NAME (--path FILE | --course NAME) [options]\n\n"
-           "Drive one ground vehicle along one path with the path follower and report\n"
-           "the run's metrics.\n\n"
-           "  --vehicle NAME        buggy, car, apc, truck, tank or hovercraft\n"
-           "  --path FILE           a course file (JSON: waypoints, half_width, optional\n"
-           "                        terrain and obstacles; see docs/vehicles.md)\n"
-           "  --course NAME         one of the experiment's courses instead (hairpins,\n"
-           "                        slalom, switchbacks, uturn-corridor, steep-climb,\n"
-           "                        chicane, spiral, city-blocks, rolling-hills, side-slope,\n"
-           "                        and the tuning courses oval, zigzag, hill-loop, narrow-s,\n"
-           "                        ridge-hairpins, gates, crest)\n"
-           "  --follower KIND       proposed (default) or baseline\n"
-           "  --csv FILE            write the trajectory, a line per frame\n"
-           "  --json                one JSON object instead of text\n");
-}
+typedef struct pathfollow_options_t {
+    const char *vehicle, *path, *course, *follower, *csv;
+    int json;
+} pathfollow_options_t;
+
+#define PF_STRING(name, metavar, field, help)                                                    \
+    {name, NULL, metavar, CLI_STRING, CLI_FIELD(pathfollow_options_t, field), 0, 0, 0, NULL, help}
+
+static const cli_option_t pathfollow_options[] = {
+    PF_STRING("--vehicle", "NAME", vehicle, "buggy, car, apc, truck, tank or hovercraft"),
+    PF_STRING("--path", "FILE", path,
+              "a course file (JSON: waypoints, half_width, optional terrain and obstacles; see "
+              "docs/vehicles.md)"),
+    PF_STRING("--course", "NAME", course,
+              "one of the experiment's courses instead (hairpins, slalom, switchbacks, "
+              "uturn-corridor, steep-climb, chicane, spiral, city-blocks, rolling-hills, "
+              "side-slope, and the tuning courses oval, zigzag, hill-loop, narrow-s, "
+              "ridge-hairpins, gates, crest)"),
+    PF_STRING("--follower", "KIND", follower, "proposed (default) or baseline"),
+    PF_STRING("--csv", "FILE", csv, "write the trajectory, a line per frame"),
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(pathfollow_options_t, json), 0, 0, 0, NULL,
+     "one JSON object instead of text"},
+};
+
+static const cli_spec_t pathfollow_spec = {
+    .command = "pathfollow",
+    .usage = "--vehicle NAME (--path FILE | --course NAME) [options]",
+    .about = "Drive one ground vehicle along one path with the path follower and report\n"
+             "the run's metrics.\n",
+    .options = pathfollow_options,
+    .option_count = CLI_COUNT(pathfollow_options),
+};
 
 int cmd_pathfollow(int argc, char** argv)
 {
-    const char *vehicle = NULL, *path = NULL, *course_name = NULL, *csv = NULL, *kind = "proposed";
-    int json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int m;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            pathfollow_help();
-            return CLI_EXIT_OK;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--vehicle", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            vehicle = v;
-        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--path", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            path = v;
-        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--course", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            course_name = v;
-        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--follower", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            kind = v;
-        } else if ((m = cli_option_value("pathfollow", argc, argv, &i, "--csv", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            csv = v;
-        } else {
-            return cli_usage_error("pathfollow", "unknown option '%s'", argv[i]);
-        }
-    }
+    pathfollow_options_t opt = {.follower = "proposed"};
+    int stop = cli_parse(&pathfollow_spec, argc, argv, &opt, NULL, NULL);
+    if (stop >= 0) return stop;
+    const char *vehicle = opt.vehicle, *path = opt.path, *course_name = opt.course,
+               *csv = opt.csv, *kind = opt.follower;
+    int json = opt.json;
     if (!vehicle) return cli_usage_error("pathfollow", "--vehicle is required");
     if (!path == !course_name) return cli_usage_error("pathfollow", "give one of --path and --course");
     shoal_follower_t follower;
@@ -207,22 +200,6 @@ static void summarize(column* col)
     col->speed_mean /= n;
 }
 
-static void experiment_help(void)
-{
-    printf("Usage: shoal experiment pathfollow [options]\n\n"
-           "The Table I experiment: ten test courses, six vehicles, four followers\n"
-           "(baseline; proposed with the paper's parameters; proposed with per-vehicle\n"
-           "parameters from a Nelder-Mead tuner run on seven other courses; proposed with\n"
-           "the paper's Algorithm 1 alone, without the vehicle limits), then the soak run\n"
-           "(64 vehicles on random routes through a town).\n\n"
-           "  --json                one JSON object instead of the table\n"
-           "  --runs-dir DIR        write every run's trajectory as CSV under DIR\n"
-           "  --tune-evals N        cost evaluations per vehicle for the tuner (default 60)\n"
-           "  --soak-seconds S      length of each soak trial (default 300)\n"
-           "  --soak-trials N       soak trials per follower (default 5)\n"
-           "  --export-courses DIR  write the courses as JSON course files and exit\n");
-}
-
 static int make_dir(const char* path)
 {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
@@ -254,41 +231,48 @@ static int export_courses(const char* dir)
     return CLI_EXIT_OK;
 }
 
+typedef struct experiment_options_t {
+    const char *runs_dir, *export_dir;
+    int json;
+    int64_t tune_evals, soak_trials, soak_seconds;
+} experiment_options_t;
+
+static const cli_option_t experiment_options[] = {
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(experiment_options_t, json), 0, 0, 0, NULL,
+     "one JSON object instead of the table"},
+    {"--runs-dir", NULL, "DIR", CLI_STRING, CLI_FIELD(experiment_options_t, runs_dir), 0, 0, 0,
+     NULL, "write every run's trajectory as CSV under DIR"},
+    {"--tune-evals", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, tune_evals), 0, 100000,
+     0, NULL, "cost evaluations per vehicle for the tuner, 0..100000 (default 60)"},
+    {"--soak-seconds", NULL, "S", CLI_INT, CLI_FIELD(experiment_options_t, soak_seconds), 0,
+     86400, 0, NULL, "length of each soak trial, whole seconds 0..86400 (default 300)"},
+    {"--soak-trials", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, soak_trials), 0, 1000,
+     0, NULL, "soak trials per follower, 0..1000 (default 5)"},
+    {"--export-courses", NULL, "DIR", CLI_STRING, CLI_FIELD(experiment_options_t, export_dir), 0,
+     0, 0, NULL, "write the courses as JSON course files and exit"},
+};
+
+static const cli_spec_t experiment_spec = {
+    .command = "experiment pathfollow",
+    .usage = "[options]",
+    .about = "The Table I experiment: ten test courses, six vehicles, four followers\n"
+             "(baseline; proposed with the paper's parameters; proposed with per-vehicle\n"
+             "parameters from a Nelder-Mead tuner run on seven other courses; proposed with\n"
+             "the paper's Algorithm 1 alone, without the vehicle limits), then the soak run\n"
+             "(64 vehicles on random routes through a town).\n",
+    .options = experiment_options,
+    .option_count = CLI_COUNT(experiment_options),
+};
+
 static int experiment_pathfollow(int argc, char** argv)
 {
-    const char *runs_dir = NULL, *export_dir = NULL;
-    int json = 0;
-    int64_t tune_evals = 60, soak_trials = 5, soak_seconds = 300;
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int m;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            experiment_help();
-            return CLI_EXIT_OK;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--runs-dir", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            runs_dir = v;
-        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--export-courses", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            export_dir = v;
-        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--tune-evals", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 100000, &tune_evals))
-                return cli_usage_error("experiment", "--tune-evals: expected an integer in [0, 100000]");
-        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--soak-seconds", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 86400, &soak_seconds))
-                return cli_usage_error("experiment", "--soak-seconds: expected an integer in [0, 86400]");
-        } else if ((m = cli_option_value("experiment", argc, argv, &i, "--soak-trials", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 1000, &soak_trials))
-                return cli_usage_error("experiment", "--soak-trials: expected an integer in [0, 1000]");
-        } else {
-            return cli_usage_error("experiment", "unknown option '%s'", argv[i]);
-        }
-    }
+    experiment_options_t opt = {.tune_evals = 60, .soak_trials = 5, .soak_seconds = 300};
+    int stop = cli_parse(&experiment_spec, argc, argv, &opt, NULL, NULL);
+    if (stop >= 0) return stop;
+    const char *runs_dir = opt.runs_dir, *export_dir = opt.export_dir;
+    int json = opt.json;
+    int64_t tune_evals = opt.tune_evals, soak_trials = opt.soak_trials,
+            soak_seconds = opt.soak_seconds;
     if (export_dir) return export_courses(export_dir);
     if (runs_dir) {
         char sub[1024];
@@ -517,7 +501,8 @@ static void experiment_list_help(void)
     printf("Usage: shoal experiment NAME [options]\n\n"
            "  pathfollow   ground-vehicle path following: Table I of the paper and a soak run\n"
            "  planner      planner agents: Figures 6 and 7 of seed 004 and a 15 v 15 fleet battle\n\n"
-           "'shoal experiment NAME --help' describes one experiment's options.\n");
+           "'shoal experiment NAME --help' describes one experiment's options.\n\n");
+    fputs(cli_exit_codes_help, stdout);
 }
 
 int cmd_experiment(int argc, char** argv)

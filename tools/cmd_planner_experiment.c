@@ -35,7 +35,10 @@
 #endif
 
 #include "shoal/shoal.h"
+
+#include "ecs/rng.h"
 #include "tools/cli.h"
+#include "tools/cli_options.h"
 
 enum { STRATEGIES = 3, CONFIGS = 5, MAX_ROLES = 2, BATTLE_SIDE = 15 };
 
@@ -121,13 +124,7 @@ typedef struct rng_t {
     uint64_t state;
 } rng_t;
 
-static uint64_t rng_next(rng_t* r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rng_next(rng_t* r) { return rng_splitmix64(&r->state); }
 
 static float rng_uniform(rng_t* r, float lo, float hi)
 {
@@ -786,60 +783,45 @@ static void print_tables(const summary_t* m)
     printf("(wall time: runs %.1f s, battle %.1f s)\n", m->wall_runs, m->wall_battle);
 }
 
-static void experiment_planner_help(void)
-{
-    printf("Usage: shoal experiment planner [options]\n\n"
-           "The experiments of seed 004 section 4 with planner agents: Figure 6 (mean\n"
-           "goodness of the chosen path segments and collisions in five configurations,\n"
-           "for single-step, uniform and adaptive search), Figure 7 (ms per search of a\n"
-           "single ship, 2D with 17 controls and 3D with 121) and the 15 against 15\n"
-           "fleet battle.\n\n"
-           "  --runs N        randomized runs per configuration and strategy (default 60)\n"
-           "  --seconds S     simulated seconds per run and for the battle (default 40;\n"
-           "                  a run also ends when the seeker reaches its goal)\n"
-           "  --threads T     runs in parallel (default: every core); the battle world\n"
-           "                  steps on T threads. Only timings depend on T\n"
-           "  --no-battle     skip the fleet battle\n"
-           "  --json          one JSON object instead of the tables\n");
-}
+typedef struct planner_options_t {
+    int64_t runs, seconds, threads;
+    int json, no_battle;
+} planner_options_t;
 
-/* An integer option in [min, max]: 1 matched (value in *out), 0 not this
- * option, -1 a usage error (printed). */
-static int int_option(int argc, char** argv, int* i, const char* name, int64_t min, int64_t max,
-                      int64_t* out)
-{
-    const char* v = NULL;
-    int m = cli_option_value("experiment planner", argc, argv, i, name, &v);
-    if (m <= 0) return m;
-    if (!cli_parse_int(v, min, max, out)) {
-        cli_usage_error("experiment planner", "%s: expected an integer in [%lld, %lld]", name,
-                        (long long)min, (long long)max);
-        return -1;
-    }
-    return 1;
-}
+static const cli_option_t planner_options[] = {
+    {"--runs", NULL, "N", CLI_INT, CLI_FIELD(planner_options_t, runs), 1, 100000, 0, NULL,
+     "randomized runs per configuration and strategy, 1..100000 (default 60)"},
+    {"--seconds", NULL, "S", CLI_INT, CLI_FIELD(planner_options_t, seconds), 1, 3600, 0, NULL,
+     "simulated seconds per run and for the battle, 1..3600 (default 40; a run also ends "
+     "when the seeker reaches its goal)"},
+    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(planner_options_t, threads), 0, 1024, 0, NULL,
+     "runs in parallel, 0..1024 (default 0: every core); the battle world steps on T "
+     "threads. Only timings depend on T"},
+    {"--no-battle", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, no_battle), 0, 0, 0, NULL,
+     "skip the fleet battle"},
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, json), 0, 0, 0, NULL,
+     "one JSON object instead of the tables"},
+};
+
+static const cli_spec_t planner_spec = {
+    .command = "experiment planner",
+    .usage = "[options]",
+    .about = "The experiments of seed 004 section 4 with planner agents: Figure 6 (mean\n"
+             "goodness of the chosen path segments and collisions in five configurations,\n"
+             "for single-step, uniform and adaptive search), Figure 7 (ms per search of a\n"
+             "single ship, 2D with 17 controls and 3D with 121) and the 15 against 15\n"
+             "fleet battle.\n",
+    .options = planner_options,
+    .option_count = CLI_COUNT(planner_options),
+};
 
 int experiment_planner(int argc, char** argv)
 {
-    int64_t runs = 60, seconds = 40, threads = 0;
-    int json = 0, battle = 1;
-    for (int i = 1; i < argc; ++i) {
-        int m;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            experiment_planner_help();
-            return CLI_EXIT_OK;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--no-battle") == 0) {
-            battle = 0;
-        } else if ((m = int_option(argc, argv, &i, "--runs", 1, 100000, &runs)) != 0 ||
-                   (m = int_option(argc, argv, &i, "--seconds", 1, 3600, &seconds)) != 0 ||
-                   (m = int_option(argc, argv, &i, "--threads", 0, 1024, &threads)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-        } else {
-            return cli_usage_error("experiment planner", "unknown option '%s'", argv[i]);
-        }
-    }
+    planner_options_t opt = {.runs = 60, .seconds = 40};
+    int stop = cli_parse(&planner_spec, argc, argv, &opt, NULL, NULL);
+    if (stop >= 0) return stop;
+    int64_t runs = opt.runs, seconds = opt.seconds, threads = opt.threads;
+    int json = opt.json, battle = !opt.no_battle;
 #ifdef _OPENMP
     if (threads == 0) threads = omp_get_num_procs();
 #else

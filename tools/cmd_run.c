@@ -20,19 +20,16 @@
  *   system, idle and disabled ones included, and the loop time no system
  *   accounts for. --json always has every system.
  * - --trace records with the library's tracer (shoal_world_set_trace) and
- *   writes Chrome trace-event JSON after the run, through a temporary file
- *   renamed into place, so a failed or interrupted write never leaves half
- *   a trace under the requested name. Timestamps are microseconds from the
- *   first step's start. Tracing's own cost (two clock reads and a store
- *   per span) stays inside the timed loop, where it belongs. */
+ *   writes Chrome trace-event JSON after the run with
+ *   shoal_world_write_trace (atomic: never half a trace under the requested
+ *   name). Tracing's own cost (two clock reads and a store per span) stays
+ *   inside the timed loop, where it belongs. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -43,6 +40,7 @@
 #include "shoal/shoal.h"
 
 #include "cli.h"
+#include "cli_options.h"
 
 #define RUN_DEFAULT_PATH "scenarios/default.json"
 #define RUN_MAX_THREADS 1024
@@ -93,54 +91,58 @@ typedef struct progress_t {
     int64_t total;
 } progress_t;
 
-static void print_help(void)
-{
-    printf(
-        "Usage: shoal run [FILE] [--steps N] [--threads T] [--json] [--quiet]\n"
-        "                 [--record OUT [--record-every K]] [--stats] [--trace OUT]\n"
-        "                 [--save OUT] [--resume SNAPSHOT]\n"
-        "\n"
-        "Load the scenario FILE, build its world, step it N times at the scenario's dt\n"
-        "and report throughput, the final state hash and the cost of every system.\n"
-        "\n"
-        "Arguments:\n"
-        "  FILE             scenario file (JSON, see docs/scenarios.md). Default:\n"
-        "                   " RUN_DEFAULT_PATH " in the current directory"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const cli_option_t run_options[] = {
+    {"--steps", NULL, "N", CLI_INT, CLI_FIELD(run_options_t, steps), 0, (double)INT64_MAX, 0, NULL,
+     "number of steps, an integer >= 0. Default: the scenario's \"steps\"."},
+    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(run_options_t, threads), 1, RUN_MAX_THREADS, 0,
+     NULL,
+     "worker threads, 1.." STR(RUN_MAX_THREADS) ". Default: the scenario's \"threads\"; if "
+     "that is 0, $SHOAL_THREADS, else the physical core count. The state hash is the same for "
+     "every thread count."},
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(run_options_t, json), 0, 0, 0, NULL,
+     "print one JSON object (one line) on stdout instead of text."},
+    {"--quiet", "-q", NULL, CLI_FLAG, CLI_FIELD(run_options_t, quiet), 0, 0, 0, NULL,
+     "no progress bar. (The bar is only ever drawn when stderr is a terminal, and never with "
+     "--json.)"},
+    {"--record", NULL, "OUT", CLI_STRING, CLI_FIELD(run_options_t, record), 0, 0, 0, NULL,
+     "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
+     "last step, with the scenario inside. View it with 'shoal view OUT'."},
+    {"--record-every", NULL, "K", CLI_INT, CLI_FIELD(run_options_t, record_every), 1, INT32_MAX, 0,
+     NULL, "record every K-th step, an integer >= 1. Default: 1."},
+    {"--stats", NULL, NULL, CLI_FLAG, CLI_FIELD(run_options_t, stats), 0, 0, 0, NULL,
+     "list every system in the table (by default only those that touched agents are listed), "
+     "with the loop time no system accounts for. No effect on --json, which has every system."},
+    {"--trace", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, trace), 0, 0, 0, NULL,
+     "write a Chrome trace-event JSON file to OUT: a span per step, per system and step, and per "
+     "block of agents on each worker thread where a system runs in parallel. Open it in "
+     "https://ui.perfetto.dev or chrome://tracing. Events beyond a fixed buffer are dropped "
+     "with a warning on stderr."},
+    {"--save", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, save), 0, 0, 0, NULL,
+     "after the last step, save the world to the snapshot OUT (docs/snapshot.md), atomically."},
+    {"--resume", NULL, "SNAPSHOT", CLI_FILE, CLI_FIELD(run_options_t, resume), 0, 0, 0, NULL,
+     "start from the world saved in SNAPSHOT instead of populating the scenario, then run "
+     "--steps more steps (default: the scenario's \"steps\" minus the steps already done). "
+     "Give the scenario that made it: its dt is used. The final state_hash equals that of an "
+     "uninterrupted run."},
+};
+
+static const cli_spec_t run_spec = {
+    .command = "run",
+    .usage = "[FILE] [options]",
+    .about = "Load the scenario FILE, build its world, step it N times at the scenario's dt\n"
+             "and report throughput, the final state hash and the cost of every system.\n",
+    .arguments = "  FILE                  scenario file (JSON, see docs/scenarios.md). Default:\n"
+                 "                        " RUN_DEFAULT_PATH " in the current directory"
 #ifdef SHOAL_DEFAULT_SCENARIO
-        ",\n                   else " SHOAL_DEFAULT_SCENARIO
+                 ",\n                        else " SHOAL_DEFAULT_SCENARIO
 #endif
-        ".\n"
-        "\n"
-        "Options (a value can also be given as --option=VALUE):\n"
-        "  --steps N        number of steps, an integer >= 0. Default: the scenario's\n"
-        "                   \"steps\".\n"
-        "  --threads T      worker threads, 1..%d. Default: the scenario's \"threads\";\n"
-        "                   if that is 0, $SHOAL_THREADS, else the physical core count.\n"
-        "                   The state hash is the same for every thread count.\n"
-        "  --json           print one JSON object (one line) on stdout instead of text.\n"
-        "  --quiet, -q      no progress bar. (The bar is only ever drawn when stderr is\n"
-        "                   a terminal, and never with --json.)\n"
-        "  --record OUT     write a recording to OUT (docs/recording.md): the initial\n"
-        "                   state, every K-th step and the last step, with the scenario\n"
-        "                   inside. View it with 'shoal view OUT'.\n"
-        "  --record-every K record every K-th step, an integer >= 1. Default: 1.\n"
-        "  --stats          list every system in the table (by default only those that\n"
-        "                   touched agents are listed), with the loop time no system\n"
-        "                   accounts for. No effect on --json, which has every system.\n"
-        "  --trace OUT      write a Chrome trace-event JSON file to OUT: a span per step,\n"
-        "                   per system and step, and per block of agents on each worker\n"
-        "                   thread where a system runs in parallel. Open it in\n"
-        "                   https://ui.perfetto.dev or chrome://tracing. Events beyond a\n"
-        "                   fixed buffer are dropped with a warning on stderr.\n"
-        "  --save OUT       after the last step, save the world to the snapshot OUT\n"
-        "                   (docs/snapshot.md), atomically.\n"
-        "  --resume SNAPSHOT  start from the world saved in SNAPSHOT instead of\n"
-        "                   populating the scenario, then run --steps more steps\n"
-        "                   (default: the scenario's \"steps\" minus the steps already\n"
-        "                   done). Give the scenario that made it: its dt is used.\n"
-        "                   The final state_hash equals that of an uninterrupted run.\n"
-        "  --help, -h       show this help.\n"
-        "\n"
+                 ".\n",
+    .options = run_options,
+    .option_count = CLI_COUNT(run_options),
+    .details =
         "Text output: the scenario, agents, dimensions, threads, backend, steps, wall\n"
         "seconds of the stepping loop, agent-steps per second and state_hash, then a\n"
         "table of systems in step order (those that touched agents; all with --stats):\n"
@@ -154,131 +156,19 @@ static void print_help(void)
         "  agent_steps_per_s, state_hash (string of 16 lowercase hex digits), version,\n"
         "  systems: array of {name, stage, enabled, calls, ms_total, ms_per_step,\n"
         "  share (0..1 of the loop's wall time), agents (agents touched over all\n"
-        "  calls), ns_per_agent}.\n"
-        "\n"
-        "Exit codes: 0 success; 1 the scenario could not be read or is invalid, or the\n"
-        "simulation failed; 2 bad command line. Errors go to stderr as \"shoal: ...\".\n",
-        RUN_MAX_THREADS);
-}
+        "  calls), ns_per_agent}.\n",
+    .max_positional = 1,
+    .positional = "scenario file",
+};
 
 /* Returns -1 to go on, or the exit code to stop with (help, usage error). */
 static int parse_options(int argc, char** argv, run_options_t* opt)
 {
-    const char* command = argv[0];
-    int only_files = 0; /* after "--" every argument is a file name */
-    for (int i = 1; i < argc; ++i) {
-        const char* arg = argv[i];
-        const char* value = NULL;
-        int matched = 0;
-        int64_t number = 0;
-        if (!only_files && arg[0] == '-' && arg[1] != '\0') {
-            if (strcmp(arg, "--") == 0) {
-                only_files = 1;
-                continue;
-            }
-            if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-                print_help();
-                return CLI_EXIT_OK;
-            }
-            if (strcmp(arg, "--json") == 0) {
-                opt->json = 1;
-                continue;
-            }
-            if (strcmp(arg, "--stats") == 0) {
-                opt->stats = 1;
-                continue;
-            }
-            matched = cli_option_value(command, argc, argv, &i, "--trace", &value);
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                if (value[0] == '\0') {
-                    return cli_usage_error(command, "--trace needs a file name");
-                }
-                opt->trace = value;
-                continue;
-            }
-            matched = cli_option_value(command, argc, argv, &i, "--save", &value);
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                if (value[0] == '\0') {
-                    return cli_usage_error(command, "--save needs a file name");
-                }
-                opt->save = value;
-                continue;
-            }
-            matched = cli_option_value(command, argc, argv, &i, "--resume", &value);
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                if (value[0] == '\0') {
-                    return cli_usage_error(command, "--resume needs a file name");
-                }
-                opt->resume = value;
-                continue;
-            }
-            if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-                opt->quiet = 1;
-                continue;
-            }
-            matched = cli_option_value(command, argc, argv, &i, "--steps", &value);
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                if (!cli_parse_int(value, 0, INT64_MAX, &number)) {
-                    return cli_usage_error(command,
-                                           "--steps needs an integer >= 0, not '%s'", value);
-                }
-                opt->steps = number;
-                continue;
-            }
-            matched = cli_option_value(command, argc, argv, &i, "--record", &value);
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                opt->record = value;
-                continue;
-            }
-            matched = cli_option_value(command, argc, argv, &i, "--record-every", &value);
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                if (!cli_parse_int(value, 1, INT32_MAX, &number)) {
-                    return cli_usage_error(command,
-                                           "--record-every needs an integer >= 1, not '%s'", value);
-                }
-                opt->record_every = number;
-                continue;
-            }
-            matched = cli_option_value(command, argc, argv, &i, "--threads", &value);
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                if (!cli_parse_int(value, 1, RUN_MAX_THREADS, &number)) {
-                    return cli_usage_error(command, "--threads needs an integer in 1..%d, not '%s'",
-                                           RUN_MAX_THREADS, value);
-                }
-                opt->threads = (int32_t)number;
-                continue;
-            }
-            return cli_usage_error(command, "unknown option '%s'", arg);
-        }
-        if (opt->path != NULL) {
-            return cli_usage_error(command, "one scenario file at a time ('%s' and '%s')",
-                                   opt->path, arg);
-        }
-        opt->path = arg;
-    }
+    int count = 0;
+    int stop = cli_parse(&run_spec, argc, argv, opt, &opt->path, &count);
+    if (stop >= 0) return stop;
     if (opt->record_every > 0 && opt->record == NULL) {
-        return cli_usage_error(command, "--record-every needs --record");
+        return cli_usage_error(run_spec.command, "--record-every needs --record");
     }
     return -1;
 }
@@ -564,120 +454,6 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
     return 0;
 }
 
-/* A JSON string (quotes included) for a system or scenario name. */
-static void put_json_string(FILE* f, const char* text)
-{
-    fputc('"', f);
-    for (const unsigned char* c = (const unsigned char*)text; *c != '\0'; ++c) {
-        if (*c == '"' || *c == '\\') {
-            fprintf(f, "\\%c", *c);
-        } else if (*c < 0x20) {
-            fprintf(f, "\\u%04x", *c);
-        } else {
-            fputc(*c, f);
-        }
-    }
-    fputc('"', f);
-}
-
-/* Chrome trace-event JSON ("JSON object format"): metadata naming the
- * process and each worker thread, then complete ("X") events. A step and
- * the system spans go on the stepping thread, which is worker 0 (tid 0),
- * so worker 0's block spans nest inside their system's span there. */
-static int write_trace_events(FILE* f, const shoal_world_t* world, const char* scenario_name)
-{
-    int32_t count = shoal_world_trace_count(world);
-    uint64_t origin = UINT64_MAX;
-    for (int32_t i = 0; i < count; ++i) {
-        shoal_trace_event_t e;
-        if (shoal_world_trace_event(world, i, &e) == SHOAL_OK && e.start_ns < origin) {
-            origin = e.start_ns;
-        }
-    }
-    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", f);
-    fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":", f);
-    put_json_string(f, scenario_name);
-    fputs("}}", f);
-    int32_t threads = shoal_world_thread_count(world);
-    for (int32_t t = 0; t < threads; ++t) {
-        fprintf(f,
-                ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId32
-                ",\"args\":{\"name\":\"worker %" PRId32 "%s\"}}",
-                t, t, t == 0 ? " (stepping thread)" : "");
-        fprintf(f,
-                ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRId32
-                ",\"args\":{\"sort_index\":%" PRId32 "}}",
-                t, t);
-    }
-    for (int32_t i = 0; i < count; ++i) {
-        shoal_trace_event_t e;
-        if (shoal_world_trace_event(world, i, &e) != SHOAL_OK) {
-            continue;
-        }
-        const char* category = e.stage == SHOAL_STAGE_COUNT_ ? "step" : shoal_stage_name(e.stage);
-        fputs(",\n{\"name\":", f);
-        put_json_string(f, e.name);
-        fputs(",\"cat\":", f);
-        put_json_string(f, category);
-        fprintf(f,
-                ",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%" PRId32
-                ",\"args\":{\"step\":%" PRIu64 ",\"%s\":%" PRId32 "}}",
-                (double)(e.start_ns - origin) * 1e-3, (double)(e.end_ns - e.start_ns) * 1e-3,
-                e.worker > 0 ? e.worker : 0, e.step, e.worker >= 0 ? "items" : "agents", e.items);
-    }
-    fputs("\n]}\n", f);
-    return ferror(f) ? -1 : 0;
-}
-
-/* Write the trace to a temporary file next to `path`, then rename it into
- * place. On failure prints the error, removes the temporary file and
- * returns nonzero. */
-static int write_trace(const char* path, const shoal_world_t* world, const char* scenario_name)
-{
-    size_t length = strlen(path);
-    char* temp = malloc(length + sizeof ".tmp.XXXXXX");
-    if (temp == NULL) {
-        cli_error("out of memory while writing the trace");
-        return 1;
-    }
-    memcpy(temp, path, length);
-    memcpy(temp + length, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(temp);
-    if (fd < 0) {
-        cli_error("cannot write the trace '%s': %s", path, strerror(errno));
-        free(temp);
-        return 1;
-    }
-    /* mkstemp makes the file private (0600); give it the mode a plain
-     * fopen would have. */
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE* f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (f == NULL) {
-        cli_error("cannot write the trace '%s': %s", path, strerror(errno));
-        close(fd);
-        remove(temp);
-        free(temp);
-        return 1;
-    }
-    int failed = write_trace_events(f, world, scenario_name) != 0;
-    int saved = errno;
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        saved = errno;
-    }
-    if (!failed && rename(temp, path) != 0) {
-        failed = 1;
-        saved = errno;
-    }
-    if (failed) {
-        cli_error("cannot write the trace '%s': %s", path, strerror(saved));
-        remove(temp);
-    }
-    free(temp);
-    return failed;
-}
-
 /* The scenario file's text, for the recording's header; NULL if it cannot
  * be read again (the recording then goes without it). */
 static char* read_scenario_text(const char* path)
@@ -879,7 +655,8 @@ int cmd_run(int argc, char** argv)
         goto done;
     }
     if (opt.trace != NULL) {
-        if (write_trace(opt.trace, world, shoal_scenario_name(scenario)) != 0) {
+        if (shoal_world_write_trace(world, opt.trace, shoal_scenario_name(scenario)) != SHOAL_OK) {
+            cli_error("cannot write the trace '%s': %s", opt.trace, shoal_world_last_error(world));
             goto done;
         }
         uint64_t dropped = shoal_world_trace_dropped(world);

@@ -43,7 +43,10 @@
 
 #include "shoal/shoal.h"
 
+#include "ecs/rng.h"
+
 #include "cli.h"
+#include "cli_options.h"
 
 #define SOAK_SPEED_TOL 1e-4f     /* relative, on |V| <= max_speed */
 #define SOAK_TURN_TOL 1e-3f      /* relative, on |omega| <= max_turn_rate */
@@ -114,115 +117,63 @@ typedef struct soak_t {
     char first_violation[512];
 } soak_t;
 
-static void print_help(void)
-{
-    printf("Usage: shoal soak [--minutes M] [--steps N] [--threads T] [--agents N] [--seed S]\n"
-           "                  [--vehicles N] [--planners N] [--shadow-threads T] [--json]\n"
-           "                  [--progress SECONDS]\n"
-           "\n"
-           "Run a mixed world (a flock with neighbors, wander and obstacle avoidance on a\n"
-           "torus; static and moving obstacles; ground vehicles of every preset on two loop\n"
-           "paths; planner agents) for a long time, adding, removing and teleporting agents\n"
-           "as it goes, and check every invariant every step: finite state, speeds and turn\n"
-           "rates within the limits, positions on the torus, handles valid and stale ones\n"
-           "rejected, agent counts, misuse probes rejected without changing the world, the\n"
-           "state hash equal to a shadow world's given the same calls, and resident memory\n"
-           "not growing after warm-up. Prints a report; exits 1 on any violation.\n"
-           "\n"
-           "Options (a value can also be given as --option=VALUE):\n"
-           "  --minutes M          run for M minutes (a decimal). Default 1 unless --steps.\n"
-           "  --steps N            stop after N steps (with --minutes: whichever comes first).\n"
-           "  --threads T          threads of the main world, 1..256. Default 1.\n"
-           "  --shadow-threads T   threads of the shadow world, 0 = no shadow. Default 1.\n"
-           "  --agents N           flock agents (the population moves around N). Default 2000.\n"
-           "  --vehicles N         ground vehicles. Default 12.\n"
-           "  --planners N         planner agents. Default 12.\n"
-           "  --seed S             seed of the world and of the script. Default 1.\n"
-           "  --json               print the report as one JSON object.\n"
-           "  --progress SECONDS   print a progress line this often (stdout). Default none.\n"
-           "  --help, -h           show this help.\n"
-           "\n"
-           "Exit codes: 0 no violation; 1 a violation (or a failed setup); 2 bad command line.\n");
-}
+#define SOAK_INT(name, metavar, field, lo, hi, help)                                             \
+    {name, NULL, metavar, CLI_INT, CLI_FIELD(soak_options_t, field), lo, hi, 0, NULL, help}
 
-static int parse_double(const char* text, double min, double max, double* out)
-{
-    char* end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || *end != '\0' || !(v >= min && v <= max)) return 0;
-    *out = v;
-    return 1;
-}
+static const cli_option_t soak_options[] = {
+    {"--minutes", NULL, "M", CLI_NUMBER, CLI_FIELD(soak_options_t, minutes), 0, 1e6, CLI_ABOVE_MIN,
+     NULL, "run for M minutes (a decimal). Default 1 unless --steps."},
+    SOAK_INT("--steps", "N", steps, 1, (double)INT64_MAX,
+             "stop after N steps (with --minutes: whichever comes first)."),
+    SOAK_INT("--threads", "T", threads, 1, 256, "threads of the main world, 1..256. Default 1."),
+    SOAK_INT("--shadow-threads", "T", shadow_threads, 0, 256,
+             "threads of the shadow world, 0 = no shadow. Default 1."),
+    SOAK_INT("--agents", "N", agents, 0, 1000000,
+             "flock agents (the population moves around N). Default 2000."),
+    SOAK_INT("--vehicles", "N", vehicles, 0, 1000, "ground vehicles. Default 12."),
+    SOAK_INT("--planners", "N", planners, 0, 1000, "planner agents. Default 12."),
+    SOAK_INT("--seed", "S", seed, 0, (double)INT64_MAX,
+             "seed of the world and of the script. Default 1."),
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(soak_options_t, json), 0, 0, 0, NULL,
+     "print the report as one JSON object."},
+    {"--progress", NULL, "SECONDS", CLI_NUMBER, CLI_FIELD(soak_options_t, progress), 0, 1e6, 0,
+     NULL, "print a progress line this often (stdout). Default none."},
+};
+
+static const cli_spec_t soak_spec = {
+    .command = "soak",
+    .usage = "[options]",
+    .about = "Run a mixed world (a flock with neighbors, wander and obstacle avoidance on a\n"
+             "torus; static and moving obstacles; ground vehicles of every preset on two loop\n"
+             "paths; planner agents) for a long time, adding, removing and teleporting agents\n"
+             "as it goes, and check every invariant every step: finite state, speeds and turn\n"
+             "rates within the limits, positions on the torus, handles valid and stale ones\n"
+             "rejected, agent counts, misuse probes rejected without changing the world, the\n"
+             "state hash equal to a shadow world's given the same calls, and resident memory\n"
+             "not growing after warm-up. Prints a report; exits 1 on any violation (or a\n"
+             "failed setup).\n",
+    .options = soak_options,
+    .option_count = CLI_COUNT(soak_options),
+};
 
 static int parse_options(int argc, char** argv, soak_options_t* o)
 {
-    const char* cmd = argv[0];
     *o = (soak_options_t){.threads = 1, .shadow_threads = 1, .agents = 2000, .vehicles = 12,
                           .planners = 12, .seed = 1};
-    for (int i = 1; i < argc; ++i) {
-        const char* a = argv[i];
-        const char* v = NULL;
-        int64_t n = 0;
-        int r;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            print_help();
-            return CLI_EXIT_OK;
-        }
-        if (!strcmp(a, "--json")) {
-            o->json = 1;
-            continue;
-        }
-#define SOAK_INT_OPT(name, lo, hi, field)                                                       \
-    if ((r = cli_option_value(cmd, argc, argv, &i, name, &v)) != 0) {                           \
-        if (r < 0) return CLI_EXIT_USAGE;                                                       \
-        if (!cli_parse_int(v, lo, hi, &n))                                                      \
-            return cli_usage_error(cmd, "%s wants an integer in [%lld, %lld], not '%s'", name,  \
-                                   (long long)(lo), (long long)(hi), v);                        \
-        o->field = n;                                                                           \
-        continue;                                                                               \
-    }
-        SOAK_INT_OPT("--steps", 1, INT64_MAX, steps)
-        SOAK_INT_OPT("--threads", 1, 256, threads)
-        SOAK_INT_OPT("--shadow-threads", 0, 256, shadow_threads)
-        SOAK_INT_OPT("--agents", 0, 1000000, agents)
-        SOAK_INT_OPT("--vehicles", 0, 1000, vehicles)
-        SOAK_INT_OPT("--planners", 0, 1000, planners)
-        SOAK_INT_OPT("--seed", 0, INT64_MAX, seed)
-#undef SOAK_INT_OPT
-        if ((r = cli_option_value(cmd, argc, argv, &i, "--minutes", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!parse_double(v, 1e-6, 1e6, &o->minutes))
-                return cli_usage_error(cmd, "--minutes wants a number in (0, 1e6], not '%s'", v);
-            continue;
-        }
-        if ((r = cli_option_value(cmd, argc, argv, &i, "--progress", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!parse_double(v, 0.0, 1e6, &o->progress))
-                return cli_usage_error(cmd, "--progress wants seconds >= 0, not '%s'", v);
-            continue;
-        }
-        return cli_usage_error(cmd, "unknown argument '%s'", a);
-    }
+    int stop = cli_parse(&soak_spec, argc, argv, o, NULL, NULL);
+    if (stop >= 0) return stop;
     if (o->minutes == 0.0 && o->steps == 0) o->minutes = 1.0;
     return -1;
 }
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static uint64_t next_u64(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static float uniform(uint64_t* s, float lo, float hi)
 {
-    return lo + (hi - lo) * ((float)(next_u64(s) >> 40) * (1.0f / 16777216.0f));
+    return lo + (hi - lo) * ((float)(rng_splitmix64(s) >> 40) * (1.0f / 16777216.0f));
 }
 
-static int below(uint64_t* s, int n) { return n > 0 ? (int)(next_u64(s) % (uint64_t)n) : 0; }
+static int below(uint64_t* s, int n) { return n > 0 ? (int)(rng_splitmix64(s) % (uint64_t)n) : 0; }
 
 static double rss_mib(void)
 {

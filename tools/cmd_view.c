@@ -26,6 +26,7 @@
 #include "shoal/recording.h"
 
 #include "cli.h"
+#include "cli_options.h"
 
 extern char** environ;
 
@@ -45,73 +46,39 @@ typedef struct view_options_t {
     int open;
 } view_options_t;
 
-static void print_help(void)
-{
-    printf("Usage: shoal view FILE [-o OUT] [--open]\n"
-           "\n"
-           "Write one self-contained HTML page that plays the recording FILE (made by\n"
-           "'shoal run --record FILE'), and print its path. The page needs no network and\n"
-           "no server: open it in a browser. It shows a 2D top view and a 3D orbit view\n"
-           "(drag to rotate, shift-drag to pan, wheel to zoom), with play/pause, a frame\n"
-           "slider, speed, trails and colors by group or speed; click an agent to see its\n"
-           "id, group, position, heading and speed. Keys: space, left/right, t, v.\n"
-           "\n"
-           "Options (a value can also be given as --option=VALUE):\n"
-           "  -o, --output OUT  the page to write. Default: FILE.html.\n"
-           "  --open            also open the page in the default browser (xdg-open).\n"
-           "  --help, -h        show this help.\n"
-           "\n"
-           "The recording is checked first (docs/recording.md): a damaged one is an error;\n"
-           "one cut short (a run that crashed) gives a warning and a page of its complete\n"
-           "frames. The viewer itself is tools/viewer/viewer.html; it also opens\n"
-           "recordings from a file picker.\n"
-           "\n"
-           "Exit codes: 0 success; 1 the recording is unreadable or damaged, or the page\n"
-           "cannot be written or opened; 2 bad command line.\n");
-}
+static const cli_option_t view_options[] = {
+    {"--output", "-o", "OUT", CLI_STRING, CLI_FIELD(view_options_t, output), 0, 0, 0, NULL,
+     "the page to write. Default: FILE.html."},
+    {"--open", NULL, NULL, CLI_FLAG, CLI_FIELD(view_options_t, open), 0, 0, 0, NULL,
+     "also open the page in the default browser (xdg-open)."},
+};
+
+static const cli_spec_t view_spec = {
+    .command = "view",
+    .usage = "FILE [options]",
+    .about = "Write one self-contained HTML page that plays the recording FILE (made by\n"
+             "'shoal run --record FILE'), and print its path. The page needs no network and\n"
+             "no server: open it in a browser. It shows a 2D top view and a 3D orbit view\n"
+             "(drag to rotate, shift-drag to pan, wheel to zoom), with play/pause, a frame\n"
+             "slider, speed, trails and colors by group or speed; click an agent to see its\n"
+             "id, group, position, heading and speed. Keys: space, left/right, t, v.\n",
+    .options = view_options,
+    .option_count = CLI_COUNT(view_options),
+    .details = "The recording is checked first (docs/recording.md): a damaged one is an error;\n"
+               "one cut short (a run that crashed) gives a warning and a page of its complete\n"
+               "frames. The viewer itself is tools/viewer/viewer.html; it also opens\n"
+               "recordings from a file picker.\n",
+    .max_positional = 1,
+    .positional = "recording",
+};
 
 /* Returns -1 to go on, or the exit code to stop with (help, usage error). */
 static int parse_options(int argc, char** argv, view_options_t* opt)
 {
-    const char* command = argv[0];
-    int only_files = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char* arg = argv[i];
-        const char* value = NULL;
-        if (!only_files && arg[0] == '-' && arg[1] != '\0') {
-            if (strcmp(arg, "--") == 0) {
-                only_files = 1;
-                continue;
-            }
-            if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-                print_help();
-                return CLI_EXIT_OK;
-            }
-            if (strcmp(arg, "--open") == 0) {
-                opt->open = 1;
-                continue;
-            }
-            int matched = cli_option_value(command, argc, argv, &i, "--output", &value);
-            if (matched == 0) {
-                matched = cli_option_value(command, argc, argv, &i, "-o", &value);
-            }
-            if (matched < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (matched) {
-                opt->output = value;
-                continue;
-            }
-            return cli_usage_error(command, "unknown option '%s'", arg);
-        }
-        if (opt->input != NULL) {
-            return cli_usage_error(command, "one recording at a time ('%s' and '%s')", opt->input,
-                                   arg);
-        }
-        opt->input = arg;
-    }
+    int stop = cli_parse(&view_spec, argc, argv, opt, &opt->input, NULL);
+    if (stop >= 0) return stop;
     if (opt->input == NULL) {
-        return cli_usage_error(command, "which recording? (shoal view FILE)");
+        return cli_usage_error(view_spec.command, "which recording? (shoal view FILE)");
     }
     return -1;
 }

@@ -3,6 +3,8 @@
  * waypoint list. Waypoints get their z from the sampled terrain. */
 #include "courses.h"
 
+#include "ecs/rng.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,15 +438,6 @@ int town_make(course_t* out)
     return finish(&b, out, town_hills, "town", "7x7 street grid over 5 m hills", 4.0f);
 }
 
-static uint32_t next_u32(uint64_t* s)
-{
-    /* splitmix64 */
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (uint32_t)((z ^ (z >> 31)) >> 32);
-}
-
 int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint64_t* rng,
                    float* xyz, int32_t max, int32_t* end_ix, int32_t* end_iy, int32_t* dir)
 {
@@ -467,7 +460,7 @@ int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint6
             options[count++] = d;
         }
         if (count == 0) break;
-        int32_t d = options[next_u32(rng) % (uint32_t)count];
+        int32_t d = options[(uint32_t)(rng_splitmix64(rng) >> 32) % (uint32_t)count];
         ix += dirs[d][0];
         iy += dirs[d][1];
         town_node_xy(ix, iy, &x, &y);

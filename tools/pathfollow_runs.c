@@ -7,6 +7,8 @@
  * completes the path or the time limit. */
 #include "tools/pathfollow_runs.h"
 
+#include "ecs/rng.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,13 +328,8 @@ int pf_tune_vehicle(const shoal_ground_vehicle_t* vehicle, const shoal_path_foll
 
 /* ---- soak ---------------------------------------------------------------- */
 
-static uint32_t soak_rand(uint64_t* s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (uint32_t)((z ^ (z >> 31)) >> 32);
-}
+/* The top 32 bits of a draw, as the soak's town routes always used. */
+static uint32_t soak_rand(uint64_t* s) { return (uint32_t)(rng_splitmix64(s) >> 32); }
 
 enum { SOAK_LEGS = 8, SOAK_MAX_POINTS = SOAK_LEGS + 2 };
 

@@ -49,6 +49,19 @@ static inline uint64_t rng_stream(uint64_t base, uint32_t stream)
     return rng_mix64(base ^ (uint64_t)stream);
 }
 
+/* SplitMix64 as a sequential generator, for the tests and tools that want
+ * a stream of numbers from one seed (the library itself draws by counter,
+ * above, never from a stream). One state word advances by the golden gamma
+ * per draw and the draw is the mix of the new state, so a stream depends on
+ * its seed and its order of draws only; tests, course layouts and pinned
+ * results depend on its exact numbers. */
+static inline uint64_t rng_splitmix64(uint64_t* state)
+{
+    uint64_t z = *state;
+    *state = z + 0x9e3779b97f4a7c15ull;
+    return rng_mix64(z); /* rng_mix64 adds the gamma itself */
+}
+
 /* Uniform float in [-1, 1) from 64 random bits (24 bits of resolution). */
 static inline float rng_signed_unit(uint64_t bits)
 {
