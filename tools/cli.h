@@ -12,7 +12,10 @@
  *   except progress shown on a terminal;
  * - exit 0 on success, 1 when the work itself failed (bad scenario, I/O, a
  *   library error), 2 when the command line was wrong;
- * - `--help` / `-h` prints the subcommand's help to stdout and exits 0.
+ * - `--help` / `-h` prints the subcommand's help to stdout and exits 0;
+ * - options are declared once, in a table (tools/cli_options.h), from which
+ *   both parsing and `--help` come. (plot and bench still parse by hand with
+ *   cli_option_value below.)
  */
 #ifndef SHOAL_TOOLS_CLI_H
 #define SHOAL_TOOLS_CLI_H
