@@ -39,8 +39,9 @@
 #include "shoal/types.h"
 #include "shoal/ground.h"
 #include "shoal/planner.h"
-/* Extension headers (user components, column access, bulk adds, parallel
- * user systems) are included here, after the definitions they build on. */
+/* The extension header (user components, column access, bulk adds,
+ * parallel user systems) is included at the end, after the functions it
+ * builds on. */
 
 #ifdef __cplusplus
 extern "C" {
