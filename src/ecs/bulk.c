@@ -22,6 +22,78 @@ static int finite_array(world_t* w, const char* where, const char* name, const f
     return 1;
 }
 
+/* ---- growing tables on the workers -------------------------------------- */
+
+/* A new column array is filled (the old rows copied, the rest zeroed) in
+ * chunks of this many bytes, each chunk a task: the pages of a large table
+ * are first touched by the workers, not all by the calling thread. */
+#define FILL_CHUNK ((size_t)1 << 20)
+
+typedef struct fill_ctx {
+    const table_t* t;
+    void* const* fresh;
+    int32_t want;
+    int32_t first_task[TABLE_MAX_COLUMNS + 1]; /* column c's tasks start here */
+} fill_ctx;
+
+static void fill_tasks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const fill_ctx* c = (const fill_ctx*)vctx;
+    const table_t* t = c->t;
+    for (int32_t task = begin; task < end; ++task) {
+        int32_t col = 0;
+        while (c->first_task[col + 1] <= task) ++col;
+        size_t sz = t->elem_size[col];
+        size_t used = (size_t)t->count * sz, total = (size_t)c->want * sz;
+        size_t lo = (size_t)(task - c->first_task[col]) * FILL_CHUNK;
+        size_t hi = lo + FILL_CHUNK < total ? lo + FILL_CHUNK : total;
+        char* dst = (char*)c->fresh[col];
+        size_t copy_end = used < hi ? used : hi;
+        if (lo < copy_end) memcpy(dst + lo, (const char*)t->columns[col] + lo, copy_end - lo);
+        size_t zero_from = used > lo ? used : lo;
+        if (zero_from < hi) memset(dst + zero_from, 0, hi - zero_from);
+    }
+}
+
+/* table_reserve_within with the copying and zeroing spread over the
+ * world's workers; all or nothing. */
+static int reserve_parallel(world_t* w, table_t* t, int32_t capacity, int32_t limit)
+{
+    int32_t want = table_grown_capacity(t, capacity, limit);
+    if (want < 0) return 0;
+    if (want == t->capacity) return 1;
+    void* fresh[TABLE_MAX_COLUMNS] = {0};
+    fill_ctx c;
+    c.t = t;
+    c.fresh = fresh;
+    c.want = want;
+    int32_t tasks = 0;
+    for (int32_t col = 0; col < t->column_count; ++col) {
+        c.first_task[col] = tasks;
+        if (t->elem_size[col] == 0) continue;
+        size_t total = (size_t)want * t->elem_size[col];
+        fresh[col] = mem_alloc(&w->alloc, total);
+        if (!fresh[col]) {
+            for (int32_t k = 0; k < col; ++k)
+                if (fresh[k]) mem_free(&w->alloc, fresh[k], (size_t)want * t->elem_size[k]);
+            return 0;
+        }
+        tasks += (int32_t)((total + FILL_CHUNK - 1) / FILL_CHUNK);
+    }
+    c.first_task[t->column_count] = tasks;
+    par_for(w, tasks, 1, PAR_CLAIMED | PAR_TASKS, fill_tasks, &c);
+    for (int32_t col = 0; col < t->column_count; ++col) {
+        if (t->elem_size[col] == 0) continue;
+        mem_free(&w->alloc, t->columns[col], (size_t)t->capacity * t->elem_size[col]);
+        t->columns[col] = fresh[col];
+    }
+    t->capacity = want;
+    return 1;
+}
+
+/* ---- writing the new rows, column by column ------------------------------ */
+
 typedef struct bulk_ctx {
     world_t* w;
     const shoal_agent_def_t* def;
@@ -31,41 +103,157 @@ typedef struct bulk_ctx {
     int32_t comp_base[WORLD_MAX_COMPONENTS]; /* first new row per component, -1: not needed */
 } bulk_ctx;
 
+static void fill_f(float* col, int32_t lo, int32_t hi, float v)
+{
+    for (int32_t i = lo; i < hi; ++i) col[i] = v;
+}
+
+static void fill_u(uint32_t* col, int32_t lo, int32_t hi, uint32_t v)
+{
+    for (int32_t i = lo; i < hi; ++i) col[i] = v;
+}
+
+/* Component `axis` of an xyz array, or the definition's value. */
+static void fill_xyz(float* col, int32_t lo, int32_t hi, const float* xyz, int axis, float v)
+{
+    if (!xyz) {
+        fill_f(col, lo, hi, v);
+        return;
+    }
+    for (int32_t i = lo; i < hi; ++i) col[i] = xyz[3 * (int64_t)(i - lo) + axis];
+}
+
+/* Rows [base + begin, base + end): what agent_write_state writes for each
+ * agent (agent.c's write_params and write_pose), one column at a time.
+ * Columns a definition leaves at zero (intent, actuation, spin) are zero
+ * already: rows past a table's count are kept zeroed. */
+static void bulk_agent_columns(bulk_ctx* c, int32_t begin, int32_t end)
+{
+    world_t* w = c->w;
+    const shoal_agent_def_t* d = c->def;
+    const shoal_agent_arrays_t* a = c->a;
+    const int three = w->dims == 3;
+    int32_t lo = c->base + begin, hi = c->base + end;
+    uint32_t* slot_col = table_slots(&w->agents);
+    for (int32_t i = begin; i < end; ++i) slot_col[c->base + i] = c->slots[i];
+    static const int param_cols[] = {AC_MASS, AC_INERTIA, AC_MAX_FORCE, AC_MAX_TORQUE, AC_MAX_SPEED,
+                                     AC_MAX_TURN_RATE, AC_RADIUS, AC_SPEED_GAIN, AC_HEADING_GAIN,
+                                     AC_TURN_DAMPING, AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART,
+                                     AC_ARRIVE_GAIN, AC_DEPART_GAIN};
+    const float param_vals[] = {d->vehicle.mass, d->vehicle.inertia, d->vehicle.max_force,
+                                d->vehicle.max_torque, d->vehicle.max_speed, d->vehicle.max_turn_rate,
+                                d->vehicle.radius, d->control.speed_gain, d->control.heading_gain,
+                                d->control.turn_damping, d->weights[SHOAL_BEHAVIOR_SEEK],
+                                d->weights[SHOAL_BEHAVIOR_FLEE], d->weights[SHOAL_BEHAVIOR_ARRIVE],
+                                d->weights[SHOAL_BEHAVIOR_DEPART], d->arrive_gain, d->depart_gain};
+    for (size_t k = 0; k < sizeof param_cols / sizeof param_cols[0]; ++k)
+        fill_f(AGENT_F(w, param_cols[k]), lo, hi, param_vals[k]);
+    const float* tg = a->targets ? a->targets + 3 * (int64_t)begin : NULL;
+    for (int axis = 0; axis < 2 + three; ++axis) {
+        fill_xyz(AGENT_F(w, AC_TARGET_X + axis), lo, hi, tg, axis, d->target[axis]);
+        fill_f(AGENT_F(w, AC_THREAT_X + axis), lo, hi, d->threat[axis]);
+    }
+    uint32_t* group = TABLE_COL(&w->agents, uint32_t, AC_GROUP);
+    if (a->groups)
+        for (int32_t i = begin; i < end; ++i) group[c->base + i] = a->groups[i];
+    else
+        fill_u(group, lo, hi, d->group);
+    uint32_t* ulo = TABLE_COL(&w->agents, uint32_t, AC_USER_LO);
+    uint32_t* uhi = TABLE_COL(&w->agents, uint32_t, AC_USER_HI);
+    for (int32_t i = begin; i < end; ++i) {
+        uint64_t u = a->user_values ? a->user_values[i] : d->user_value;
+        ulo[c->base + i] = (uint32_t)u;
+        uhi[c->base + i] = (uint32_t)(u >> 32);
+    }
+    /* The pose: position, velocity clamped to max speed, orientation. */
+    const float* ps = a->positions ? a->positions + 3 * (int64_t)begin : NULL;
+    for (int axis = 0; axis < 2 + three; ++axis)
+        fill_xyz(AGENT_F(w, AC_POS_X + axis), lo, hi, ps, axis, d->position[axis]);
+    float* vx = AGENT_F(w, AC_VEL_X);
+    float* vy = AGENT_F(w, AC_VEL_Y);
+    float* vz = three ? AGENT_F(w, AC_VEL_Z) : NULL;
+    float vmax = d->vehicle.max_speed;
+    for (int32_t i = begin; i < end; ++i) {
+        const float* v = a->velocities ? a->velocities + 3 * (int64_t)i : d->velocity;
+        float x = v[0], y = v[1], z = three ? v[2] : 0.0f;
+        float speed = sqrtf(x * x + y * y + z * z);
+        if (speed > vmax) {
+            float k = speed > 0.0f ? vmax / speed : 0.0f;
+            x *= k;
+            y *= k;
+            z *= k;
+        }
+        vx[c->base + i] = x;
+        vy[c->base + i] = y;
+        if (three) vz[c->base + i] = z;
+    }
+    float* heading = AGENT_F(w, AC_HEADING);
+    if (!three) {
+        float h0 = angle_wrap(d->heading);
+        for (int32_t i = begin; i < end; ++i) heading[c->base + i] = a->headings ? angle_wrap(a->headings[i]) : h0;
+        return;
+    }
+    float *qw = AGENT_F(w, AC_QW), *qx = AGENT_F(w, AC_QX), *qy = AGENT_F(w, AC_QY), *qz = AGENT_F(w, AC_QZ);
+    quat q0 = quat_from_yaw_pitch_roll(d->heading, d->pitch, 0.0f);
+    for (int32_t i = begin; i < end; ++i) {
+        quat q = a->headings ? quat_from_yaw_pitch_roll(a->headings[i], d->pitch, 0.0f) : q0;
+        int32_t r = c->base + i;
+        heading[r] = quat_yaw(q);
+        qw[r] = q.w;
+        qx[r] = q.x;
+        qy[r] = q.y;
+        qz[r] = q.z;
+    }
+}
+
+/* The forward axis of new row `row` (as agent_write_state returns it). */
+static vec3 row_forward(const world_t* w, const shoal_agent_def_t* d, const shoal_agent_arrays_t* a, int32_t i)
+{
+    float h = a->headings ? a->headings[i] : d->heading;
+    /* (i is only read when headings are given) */
+    return quat_forward(quat_from_yaw_pitch_roll(h, w->dims == 3 ? d->pitch : 0.0f, 0.0f));
+}
+
 static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     bulk_ctx* c = (bulk_ctx*)vctx;
     world_t* w = c->w;
     const shoal_agent_arrays_t* a = c->a;
-    shoal_agent_def_t d = *c->def; /* one copy per block, patched per agent */
-    for (int32_t i = begin; i < end; ++i) {
-        if (a->positions) memcpy(d.position, a->positions + 3 * (int64_t)i, sizeof d.position);
-        if (a->velocities) memcpy(d.velocity, a->velocities + 3 * (int64_t)i, sizeof d.velocity);
-        if (a->headings) d.heading = a->headings[i];
-        if (a->targets) memcpy(d.target, a->targets + 3 * (int64_t)i, sizeof d.target);
-        if (a->groups) d.group = a->groups[i];
-        if (a->user_values) d.user_value = a->user_values[i];
-        int32_t row = c->base + i;
-        uint32_t slot = c->slots[i];
-        table_slots(&w->agents)[row] = slot;
-        vec3 forward = agent_write_state(w, row, &d);
-        if (w->user_count > 0) {
-            table_slots(&w->user)[row] = slot;
-            for (int32_t u = 0; u < w->user_count; ++u) {
-                const user_column_t* col = &w->user_cols[u];
-                memcpy((char*)w->user.columns[u + 1] + (size_t)row * col->elem_size, col->default_value,
-                       col->elem_size);
-            }
+    bulk_agent_columns(c, begin, end);
+    if (w->user_count > 0) {
+        for (int32_t i = begin; i < end; ++i) table_slots(&w->user)[c->base + i] = c->slots[i];
+        for (int32_t u = 0; u < w->user_count; ++u) {
+            const user_column_t* col = &w->user_cols[u];
+            char* dst = (char*)w->user.columns[u + 1];
+            for (int32_t i = begin; i < end; ++i)
+                memcpy(dst + (size_t)(c->base + i) * col->elem_size, col->default_value, col->elem_size);
         }
-        for (int k = 0; k < w->comp_count; ++k) {
-            if (c->comp_base[k] < 0) continue;
-            component_t* comp = &w->comps[k];
+    }
+    /* Component rows: their module writes each from the agent's own
+     * definition (the shared one with the agent's values patched in). */
+    shoal_agent_def_t d = *c->def;
+    vec3 shared_forward = row_forward(w, c->def, a, 0); /* used when no headings are given */
+    for (int k = 0; k < w->comp_count; ++k) {
+        if (c->comp_base[k] < 0) continue;
+        component_t* comp = &w->comps[k];
+        const module_t* m = w->comp_module[k];
+        uint32_t* cslots = table_slots(&comp->table);
+        int32_t* crow = TABLE_COL(&comp->table, int32_t, COMP_ROW);
+        for (int32_t i = begin; i < end; ++i) {
             int32_t r = c->comp_base[k] + i;
-            table_slots(&comp->table)[r] = slot;
-            TABLE_COL(&comp->table, int32_t, COMP_ROW)[r] = row;
+            uint32_t slot = c->slots[i];
+            cslots[r] = slot;
+            crow[r] = c->base + i;
             comp->sparse[slot] = r;
-            const module_t* m = w->comp_module[k];
-            if (m->write_row) m->write_row(w, r, slot, &d, forward, 1);
+            if (!m->write_row) continue;
+            if (a->positions) memcpy(d.position, a->positions + 3 * (int64_t)i, sizeof d.position);
+            if (a->velocities) memcpy(d.velocity, a->velocities + 3 * (int64_t)i, sizeof d.velocity);
+            if (a->headings) d.heading = a->headings[i];
+            if (a->targets) memcpy(d.target, a->targets + 3 * (int64_t)i, sizeof d.target);
+            if (a->groups) d.group = a->groups[i];
+            if (a->user_values) d.user_value = a->user_values[i];
+            m->write_row(w, r, slot, &d, a->headings ? row_forward(w, c->def, a, i) : shared_forward, 1);
         }
     }
 }
@@ -98,8 +286,14 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     int32_t live_after = w->agents.count + count;
     size_t slots_size = (size_t)count * sizeof(uint32_t);
     uint32_t* slots = (uint32_t*)mem_alloc(&w->alloc, slots_size);
-    int ok = slots && agent_reserve_slots(w, count) && table_reserve(&w->agents, &w->alloc, live_after) &&
-             user_reserve(w, w->agents.capacity) && world_reserve_def_rows(w, def, count);
+    int ok = slots && agent_reserve_slots(w, count) && reserve_parallel(w, &w->agents, live_after, INT32_MAX) &&
+             user_reserve(w, w->agents.capacity);
+    for (int k = 0; ok && k < w->comp_count; ++k) {
+        if (!agent_needs_component(w, def, k)) continue;
+        table_t* t = &w->comps[k].table;
+        ok = component_reserve_slots(&w->comps[k], &w->alloc, w->slot_capacity) &&
+             reserve_parallel(w, t, t->count + count, w->agents.capacity);
+    }
     if (!ok) {
         mem_free(&w->alloc, slots, slots_size);
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory growing to %d agents", where,

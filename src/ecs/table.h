@@ -36,6 +36,10 @@ int table_reserve(table_t* t, const allocator_t* a, int32_t capacity);
 /* The same, with geometric growth capped at `limit` rows. */
 int table_reserve_within(table_t* t, const allocator_t* a, int32_t capacity, int32_t limit);
 
+/* The capacity table_reserve_within would grow to (the current one when
+ * it is enough; -1 past the limit of int32 rows). */
+int32_t table_grown_capacity(const table_t* t, int32_t capacity, int32_t limit);
+
 /* Append a zeroed row (capacity must already allow it); returns its index. */
 int32_t table_push(table_t* t, uint32_t slot);
 
