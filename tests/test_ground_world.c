@@ -519,7 +519,6 @@ Test(ground_world, idle_ground_systems_leave_the_hash_alone)
         populate_mixed(w, 500, 4);
         if (off) {
             cr_assert_eq(shoal_world_set_system_enabled(w, "path_follow", 0), SHOAL_OK);
-            cr_assert_eq(shoal_world_set_system_enabled(w, "ground_control", 0), SHOAL_OK);
             cr_assert_eq(shoal_world_set_system_enabled(w, "ground_vehicle", 0), SHOAL_OK);
         }
         step_n(w, 30, DT);

@@ -724,7 +724,6 @@ Test(planner_world, idle_planner_systems_leave_ordinary_agents_and_ground_vehicl
         }
         if (off) {
             cr_assert_eq(shoal_world_set_system_enabled(w, "planner", 0), SHOAL_OK);
-            cr_assert_eq(shoal_world_set_system_enabled(w, "planner_control", 0), SHOAL_OK);
             cr_assert_eq(shoal_world_set_system_enabled(w, "planner_move", 0), SHOAL_OK);
             cr_assert_eq(shoal_world_set_system_enabled(w, "obstacle_move", 0), SHOAL_OK);
         }

@@ -634,7 +634,7 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     /* Queued adds each reserve their component rows now, so applying the
      * queue at the stage boundary cannot run out of memory. */
     if (!reserve_slot(w) || !table_reserve(&w->agents, &w->alloc, live_after) ||
-        !user_reserve(w, w->agents.capacity) ||
+        !user_reserve(w, w->agents.capacity) || !world_reserve_row_mask(w) ||
         !reserve_components(w, def, 1 + w->pending_adds) || (w->in_step && !reserve_command(w)))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory growing to %d agents",
                           (int)live_after);

@@ -287,7 +287,7 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     size_t slots_size = (size_t)count * sizeof(uint32_t);
     uint32_t* slots = (uint32_t*)mem_alloc(&w->alloc, slots_size);
     int ok = slots && agent_reserve_slots(w, count) && reserve_parallel(w, &w->agents, live_after, INT32_MAX) &&
-             user_reserve(w, w->agents.capacity);
+             user_reserve(w, w->agents.capacity) && world_reserve_row_mask(w);
     for (int k = 0; ok && k < w->comp_count; ++k) {
         if (!agent_needs_component(w, def, k)) continue;
         table_t* t = &w->comps[k].table;

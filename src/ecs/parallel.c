@@ -20,6 +20,7 @@
 #include <hwloc.h>
 #include <omp.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #define PAR_ALIGN 16
 
@@ -232,4 +233,61 @@ int32_t par_physical_cores(void** topology)
 void par_release_topology(void* topology)
 {
     if (topology) hwloc_topology_destroy((hwloc_topology_t)topology);
+}
+
+/* ---- agent rows without some components --------------------------------- */
+
+int world_reserve_row_mask(world_t* w)
+{
+    size_t words = ((size_t)w->agents.capacity + 63) / 64;
+    if (words <= w->row_mask_words) return 1;
+    uint64_t* fresh = (uint64_t*)mem_alloc(&w->alloc, words * sizeof *fresh);
+    if (!fresh) return 0;
+    mem_free(&w->alloc, w->row_mask, w->row_mask_words * sizeof *w->row_mask);
+    w->row_mask = fresh;
+    w->row_mask_words = words;
+    return 1;
+}
+
+typedef struct rows_ctx {
+    const uint64_t* mask; /* bit set: the row is left out */
+    par_fn* fn;
+    void* ctx;
+} rows_ctx;
+
+/* The runs of rows in [begin, end) whose bit is clear. */
+static void run_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const rows_ctx* c = (const rows_ctx*)vctx;
+    int32_t i = begin;
+    while (i < end) {
+        while (i < end && (c->mask[i >> 6] >> (i & 63) & 1u)) ++i;
+        int32_t run = i;
+        while (i < end && !(c->mask[i >> 6] >> (i & 63) & 1u)) ++i;
+        if (i > run) c->fn(run, i, worker, c->ctx);
+    }
+}
+
+int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par_fn* fn, void* ctx)
+{
+    int32_t n = w->agents.count;
+    uint32_t without = w->running_without;
+    int32_t left_out = 0;
+    for (int32_t k = 0; k < w->comp_count; ++k)
+        if (without >> k & 1u) left_out += w->comps[k].table.count;
+    if (left_out == 0) {
+        par_for(w, n, min_block, schedule, fn, ctx);
+        return n;
+    }
+    /* The mask was reserved with the agent table (world_reserve_row_mask). */
+    memset(w->row_mask, 0, ((size_t)n + 63) / 64 * sizeof *w->row_mask);
+    for (int32_t k = 0; k < w->comp_count; ++k) {
+        if (!(without >> k & 1u)) continue;
+        const table_t* t = &w->comps[k].table;
+        const int32_t* rows = TABLE_COL(t, const int32_t, COMP_ROW);
+        for (int32_t r = 0; r < t->count; ++r) w->row_mask[rows[r] >> 6] |= 1ull << (rows[r] & 63);
+    }
+    rows_ctx c = {w->row_mask, fn, ctx};
+    par_for(w, n, min_block, schedule, run_rows, &c);
+    return n - left_out;
 }

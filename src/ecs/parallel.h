@@ -36,6 +36,15 @@ typedef enum par_schedule {
 void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
              void* ctx);
 
+/* Run fn over the agent rows [0, agent count) as par_for does, but only
+ * over the rows of agents that have none of the components of the running
+ * system's `without` mask (system_def_t): each block is cut into runs of
+ * rows around the others. fn must treat any [begin, end) as those rows
+ * exactly (row-wise work with partial lanes at the ends), so the result
+ * for a row does not depend on where a run starts. Returns the number of
+ * rows run over. */
+int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par_fn* fn, void* ctx);
+
 /* Physical core count from hwloc (at least 1); loads and keeps a topology in
  * *topology when non-NULL. */
 int32_t par_physical_cores(void** topology);

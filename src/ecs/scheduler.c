@@ -87,7 +87,9 @@ shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
             shoal_status_t st = s->user_fn(w, dt, s->ctx);
             touched = st == SHOAL_OK ? 0 : -(int64_t)st;
         } else {
+            w->running_without = s->without;
             touched = s->run(w, dt, s->ctx);
+            w->running_without = 0;
         }
         uint64_t t1 = world_now_ns();
         s->ns_total += t1 - t0;
@@ -207,6 +209,9 @@ void world_register_builtin_systems(world_t* w)
 {
     /* Names are unique and the table has room: these cannot fail. */
     const registry_t* r = w->registry;
-    for (int32_t i = 0; i < r->system_count; ++i)
+    for (int32_t i = 0; i < r->system_count; ++i) {
         world_register_system(w, r->systems[i].name, r->systems[i].stage, r->systems[i].run, NULL, NULL);
+        for (int32_t k = 0; k < w->system_count; ++k)
+            if (w->systems[k].run == r->systems[i].run) w->systems[k].without = r->systems[i].without;
+    }
 }

@@ -257,7 +257,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     /* Set before the check: destroying a half-made world hands the free
      * hook the size the block was allocated with. */
     w->slot_capacity = w->slots ? cap : 0;
-    int ok = w->slots && table_reserve(&w->agents, &alloc, cap);
+    int ok = w->slots && table_reserve(&w->agents, &alloc, cap) && world_reserve_row_mask(w);
     for (int32_t m = 0; ok && m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];
         if (mod->init) ok = mod->init(w);
@@ -286,6 +286,7 @@ void shoal_world_destroy(shoal_world_t* w)
     allocator_t alloc = w->alloc;
     table_release(&w->agents, &alloc);
     user_release(w);
+    mem_free(&alloc, w->row_mask, w->row_mask_words * sizeof *w->row_mask);
     for (int k = 0; k < w->comp_count; ++k) component_release(&w->comps[k], &alloc);
     /* A world that failed half-way through its creation has a registry
      * whose modules may hold no data yet: release hooks accept that. */

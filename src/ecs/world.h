@@ -68,6 +68,9 @@ struct system_def_t {
     system_run_fn* run;
     const char* reads;
     const char* writes;
+    /* Components (bits by component index) whose agents the system leaves
+     * out: it runs over its rows through par_for_agents. */
+    uint32_t without;
 };
 
 /* The most threads a world may have (thread_count and $SHOAL_THREADS):
@@ -88,6 +91,7 @@ typedef struct system_t {
     shoal_block_fn* block_fn;
     int32_t block_comp;
     int32_t min_block;
+    uint32_t without; /* a built-in system skips the agents of these components */
     void* ctx;
     int32_t id; /* registration order: stable while systems are inserted */
     uint64_t calls;
@@ -150,6 +154,11 @@ struct shoal_world_t {
     size_t user_scratch_size;
     /* Changes whenever rows move (shoal_world_structure_version). */
     uint64_t structure_version;
+    /* par_for_agents: the components whose agents the running system
+     * leaves out, and a bit per agent row to mark them. */
+    uint32_t running_without;
+    uint64_t* row_mask;
+    size_t row_mask_words;
 
     /* space */
     int32_t wrap;
@@ -253,6 +262,10 @@ shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_e
 /* The definition of a live or pending agent; errors name `where`. */
 shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
                               const char* where);
+
+/* Room for the row mask of par_for_agents (parallel.c): one bit per agent
+ * row of the table's capacity, grown with it. 0 when out of memory. */
+int world_reserve_row_mask(world_t* w);
 
 /* Pieces of an add, for bulk adds (bulk.c): room for `extra` more slots;
  * take a slot; write an agent row's parameters and pose from d, returning

@@ -297,7 +297,8 @@ static int read_agents(reader_t* rd, world_t* w)
     if (columns != (uint32_t)t->column_count)
         return r_fail(rd, "%u agent columns, this version has %d", columns, (int)t->column_count);
     if (!r_count(rd, count, used_columns(t) * 4, INT32_MAX / 2, "agent count")) return 0;
-    if (!table_reserve(t, &w->alloc, (int32_t)count)) return r_fail(rd, "out of memory for %u agents", count);
+    if (!table_reserve(t, &w->alloc, (int32_t)count) || !world_reserve_row_mask(w))
+        return r_fail(rd, "out of memory for %u agents", count);
     if (!read_columns(rd, t, (int32_t)count)) return 0;
     if (!end_section(rd)) return 0;
     /* Rows and live slots must map one to one. */
@@ -593,6 +594,10 @@ static int read_systems(reader_t* rd, world_t* w)
             return r_fail(rd, "system '%s': stage %u, enabled %u, user %u out of range", name, stage,
                           enabled, user);
         if (user) continue; /* user systems are the caller's to add again */
+        /* Systems of earlier versions whose work is now done otherwise:
+         * control and integrate leave ground vehicles and planner agents
+         * out instead of these zeroing their rows. */
+        if (strcmp(name, "ground_control") == 0 || strcmp(name, "planner_control") == 0) continue;
         system_t* found = NULL;
         for (int32_t k = 0; k < w->system_count; ++k)
             if (strcmp(w->systems[k].name, name) == 0) found = &w->systems[k];

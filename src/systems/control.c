@@ -243,41 +243,5 @@ int64_t control_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
     control_ctx c = {w, dt};
-    par_for(w, w->agents.count, 1024, PAR_AFFINE, w->dims == 3 ? control_range_3d : control_range_2d,
-            &c);
-    return w->agents.count;
-}
-
-/* ---- rows that another system moves ---------------------------------------- */
-
-typedef struct hold_ctx {
-    world_t* w;
-    const int32_t* agent_row;
-} hold_ctx;
-
-static void hold_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    (void)worker;
-    const hold_ctx* ctx = (const hold_ctx*)vctx;
-    world_t* w = ctx->w;
-    const int32_t* agent_row = ctx->agent_row;
-    static const int held_2d[] = {AC_FORCE_X, AC_FORCE_Y, AC_TORQUE_Z, AC_VEL_X, AC_VEL_Y, AC_OMEGA_Z};
-    static const int held_3d[] = {AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z, AC_TORQUE_X, AC_TORQUE_Y,
-                                  AC_TORQUE_Z, AC_VEL_X,   AC_VEL_Y,   AC_VEL_Z,    AC_OMEGA_X,
-                                  AC_OMEGA_Y, AC_OMEGA_Z};
-    const int* cols = w->dims == 3 ? held_3d : held_2d;
-    int ncols = w->dims == 3 ? 12 : 6;
-    for (int c = 0; c < ncols; ++c) {
-        float* col = AGENT_F(w, cols[c]);
-        for (int32_t r = begin; r < end; ++r) col[agent_row[r]] = 0.0f;
-    }
-}
-
-int64_t control_hold_rows(world_t* w, int comp, int row_column)
-{
-    int32_t count = w->comps[comp].table.count;
-    if (count == 0) return 0;
-    hold_ctx c = {w, COMP_I(w, comp, row_column)};
-    par_for(w, count, 1024, PAR_STATIC, hold_range, &c);
-    return count;
+    return par_for_agents(w, 1024, PAR_AFFINE, w->dims == 3 ? control_range_3d : control_range_2d, &c);
 }

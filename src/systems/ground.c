@@ -1,22 +1,16 @@
-/* Ground vehicles as agents (issue 5): three systems over COMP_GROUND.
+/* Ground vehicles as agents: two systems over COMP_GROUND (their rows in
+ * the step table, step.c).
  *
  * | stage     | system         | reads                                   | writes |
  * |-----------|----------------|-----------------------------------------|--------|
  * | decide    | path_follow    | pos, GR yaw/v, paths, follower columns  | GR inputs, follower state, outputs, metrics; pose on a teleport |
- * | control   | ground_control | (after control)                         | force, torque, vel, omega of ground rows := 0 |
- * | integrate | ground_vehicle | pos, GR state and inputs, terrain, obstacles (after integrate, before wrap) | pos, heading/quat, vel, omega; GR state |
+ * | integrate | ground_vehicle | pos, GR state and inputs, terrain, obstacles (after integrate, before wrap) | pos, heading/quat, vel, omega, force and torque := 0; GR state |
  *
- * Ground rows and the core dynamics. The agent table has no column to mark
- * a ground row (memory budget: every agent column costs 4 bytes at a
- * million agents), so control and integrate run on ground rows too and are
- * neutralized: ground_control zeroes their force, torque, velocity and
- * angular velocity after control, so integrate computes v = 0 + 0 dt,
- * x + 0 dt = x (bit for bit), omega = 0. The 2D heading comes back
- * unchanged too, but the 3D quaternion is renormalized and the heading
- * recomputed from it by a polynomial atan2, so a vehicle never reads its
- * yaw back from the agent: the yaw lives in GR_YAW, and ground_vehicle
- * rewrites position, heading, quaternion, velocity and angular velocity
- * from the vehicle state after integrate. Between steps an agent's
+ * Ground rows and the core dynamics: control and integrate leave the agents
+ * with this component out (their `without` in the step table), and
+ * ground_vehicle writes the whole pose, the velocities and a zero
+ * actuation from the vehicle state. The yaw lives in GR_YAW (a 3D
+ * quaternion would not give it back bit for bit). Between steps an agent's
  * velocity is the vehicle's world velocity, which other agents (pursuit,
  * neighbors) see.
  *
@@ -62,7 +56,15 @@ void ground_write_agent_pose(world_t* w, const terrain_t* terrain, int32_t row, 
     AGENT_F(w, AC_VEL_Y)[row] = vy;
     AGENT_F(w, AC_HEADING)[row] = yaw;
     AGENT_F(w, AC_OMEGA_Z)[row] = yaw_rate;
+    /* The vehicle model moves the agent: no force or torque acts on it
+     * (control and integrate leave its row out). */
+    AGENT_F(w, AC_FORCE_X)[row] = 0.0f;
+    AGENT_F(w, AC_FORCE_Y)[row] = 0.0f;
+    AGENT_F(w, AC_TORQUE_Z)[row] = 0.0f;
     if (w->dims != 3) return;
+    AGENT_F(w, AC_FORCE_Z)[row] = 0.0f;
+    AGENT_F(w, AC_TORQUE_X)[row] = 0.0f;
+    AGENT_F(w, AC_TORQUE_Y)[row] = 0.0f;
     /* Attitude on the ground: pitch is the slope along the heading,
      * atan(sigma_f); the roll then turns the body's left axis into the
      * ground plane: tan(roll) = sigma_l / sqrt(1 + sigma_f^2) (the left
@@ -186,15 +188,6 @@ int64_t path_follow_run(world_t* w, float dt, void* ctx)
     /* Cost per vehicle varies (Algorithm 1, the projection): claimed blocks. */
     par_for(w, count, 64, PAR_CLAIMED, follow_range, &c);
     return count;
-}
-
-/* ---- control: ground_control ----------------------------------------------- */
-
-int64_t ground_control_run(world_t* w, float dt, void* ctx)
-{
-    (void)dt;
-    (void)ctx;
-    return control_hold_rows(w, COMP_GROUND, GR_ROW);
 }
 
 /* ---- integrate: ground_vehicle --------------------------------------------- */

@@ -4,7 +4,7 @@
  *
  * ground_world.c owns the data, the public path/terrain/driving API and the
  * component's columns; ground.c owns the three systems (path_follow,
- * ground_control, ground_vehicle) and the pose a vehicle gives its agent. */
+ * ground_vehicle) and the pose a vehicle gives its agent. */
 #ifndef SHOAL_GROUND_H
 #define SHOAL_GROUND_H
 

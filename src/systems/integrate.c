@@ -174,7 +174,5 @@ int64_t integrate_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
     integrate_ctx c = {w, dt};
-    par_for(w, w->agents.count, 1024, PAR_AFFINE,
-            w->dims == 3 ? integrate_range_3d : integrate_range_2d, &c);
-    return w->agents.count;
+    return par_for_agents(w, 1024, PAR_AFFINE, w->dims == 3 ? integrate_range_3d : integrate_range_2d, &c);
 }

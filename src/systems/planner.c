@@ -1,11 +1,10 @@
-/* Planner agents as agents (issue 6, part 4 "Parallel planner stage"):
- * four systems over COMP_PLANNER and the world's obstacles.
+/* Planner agents as agents: three systems over COMP_PLANNER and the
+ * world's obstacles (their rows in the step table, step.c).
  *
  * | stage     | system          | reads                                        | writes |
  * |-----------|-----------------|----------------------------------------------|--------|
  * | plan      | planner         | PL interval state and parameters, obstacles, pos/vel of goal agents (step start) | PL_NEXT, permutation offset, statistics |
- * | control   | planner_control | (after control)                              | force, torque, vel, omega of planner rows := 0 |
- * | integrate | planner_move    | PL interval state, PL_NEXT, obstacle scene (after integrate, before wrap) | PL interval state, collisions; pos, heading/quat, vel, omega |
+ * | integrate | planner_move    | PL interval state, PL_NEXT, obstacle scene (after integrate, before wrap) | PL interval state, collisions; pos, heading/quat, vel, omega, force and torque := 0 |
  * | integrate | obstacle_move   | obstacle velocities (after planner_move)     | obstacle centers |
  *
  * Time. A planner agent advances by substeps of h = interval / substeps of
@@ -44,9 +43,8 @@
  * (world_now_ns around plan_search) is a statistic only.
  *
  * Planner rows and the core dynamics, as for ground vehicles (ground.c):
- * control and integrate run on planner rows too; planner_control zeroes
- * their force, torque, velocity and angular velocity so integrate leaves
- * their position in place, and planner_move rewrites the whole pose.
+ * control and integrate leave them out, and planner_move writes the whole
+ * pose, the velocities and a zero actuation.
  *
  * Collisions are counted per substep: the agent's sphere against every
  * obstacle at that substep's time (through the step's scene); an event is
@@ -113,10 +111,18 @@ void planner_write_agent_pose(world_t* w, int32_t row, trim_pose_t pose, float s
     AGENT_F(w, AC_VEL_X)[row] = f.x * speed;
     AGENT_F(w, AC_VEL_Y)[row] = f.y * speed;
     AGENT_F(w, AC_HEADING)[row] = atan2f(f.y, f.x);
+    /* The trim trajectory moves the agent: no force or torque acts on it
+     * (control and integrate leave its row out). */
+    AGENT_F(w, AC_FORCE_X)[row] = 0.0f;
+    AGENT_F(w, AC_FORCE_Y)[row] = 0.0f;
+    AGENT_F(w, AC_TORQUE_Z)[row] = 0.0f;
     if (w->dims != 3) {
         AGENT_F(w, AC_OMEGA_Z)[row] = rates[0];
         return;
     }
+    AGENT_F(w, AC_FORCE_Z)[row] = 0.0f;
+    AGENT_F(w, AC_TORQUE_X)[row] = 0.0f;
+    AGENT_F(w, AC_TORQUE_Y)[row] = 0.0f;
     AGENT_F(w, AC_POS_Z)[row] = pose.pos.z;
     AGENT_F(w, AC_VEL_Z)[row] = f.z * speed;
     AGENT_F(w, AC_QW)[row] = pose.rot.w;
@@ -536,15 +542,6 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
         return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
     }
     return searches;
-}
-
-/* ---- control: planner_control ---------------------------------------------- */
-
-int64_t planner_control_run(world_t* w, float dt, void* ctx)
-{
-    (void)dt;
-    (void)ctx;
-    return control_hold_rows(w, COMP_PLANNER, PL_ROW);
 }
 
 /* ---- integrate: planner_move ------------------------------------------------ */

@@ -6,7 +6,7 @@
  *
  * planner_world.c owns the data, the public trim-table, status and goal
  * API and the component's columns; planner.c owns the four systems
- * (planner, planner_control, planner_move, obstacle_move). The pure parts
+ * (planner, planner_move, obstacle_move). The pure parts
  * are trim.h (tables, the one integrator) and planner_search.h (behaviors,
  * scene, search). */
 #ifndef SHOAL_PLANNER_H

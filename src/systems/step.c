@@ -10,9 +10,8 @@
  * steer sets the desired velocity; the decide systems after it each add
  * their weighted term to it, one system after another (never concurrently).
  * Ground vehicles and planner agents move themselves: control and integrate
- * run over their rows too, and ground_control and planner_control zero their
- * force, torque and speeds after control so that integrate leaves them in
- * place, bit for bit. */
+ * leave their rows out (`without`, par_for_agents), and ground_vehicle and
+ * planner_move write their whole pose, speeds and (zero) actuation. */
 #include "systems/dseek.h"
 #include "systems/obstacles.h"
 #include "systems/systems.h"
@@ -30,44 +29,46 @@ static const module_t* const modules[MOD_COUNT_] = {
     [MOD_PLANNER] = &planner_module,
 };
 
+/* Agents that a module of their own moves (ground vehicles, planner
+ * agents): control and integrate leave them out. */
+#define MOVES_ITSELF ((1u << COMP_GROUND) | (1u << COMP_PLANNER))
+
 static const system_def_t systems[] = {
     /* sense */
     {"spatial_hash", SHOAL_STAGE_SENSE, spatial_hash_run, "pos, vel",
-     "grid (sorted copies); agent order every reorder_interval steps"},
+     "grid (sorted copies); agent order every reorder_interval steps", 0},
     /* decide */
     {"steer", SHOAL_STAGE_DECIDE, steer_run, "pos, vel, heading, limits, behavior weights, target, threat",
-     "desired velocity (=)"},
-    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)"},
+     "desired velocity (=)", 0},
+    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0},
     {"wander", SHOAL_STAGE_DECIDE, wander_run, "heading, wander component (its walk)",
-     "desired (+=), wander walk"},
+     "desired (+=), wander walk", 0},
     {"pursuit", SHOAL_STAGE_DECIDE, pursuit_run, "pos, vel of self and target, pursuit component",
-     "desired velocity (+=)"},
+     "desired velocity (+=)", 0},
     {"follow", SHOAL_STAGE_DECIDE, follow_run, "pos, vel of self and leader, follow component",
-     "desired velocity (+=)"},
+     "desired velocity (+=)", 0},
     {"avoid", SHOAL_STAGE_DECIDE, avoid_run, "pos, vel, radius, obstacles, avoid component",
-     "desired velocity (+=)"},
+     "desired velocity (+=)", 0},
     {"dseek", SHOAL_STAGE_DECIDE, dseek_run, "pos, vel, heading or quat, routes, dseek component",
-     "desired (+=), route index"},
+     "desired (+=), route index", 0},
     {"path_follow", SHOAL_STAGE_DECIDE, path_follow_run, "pos, paths, ground component",
-     "ground inputs and follower state"},
+     "ground inputs and follower state", 0},
     /* plan */
     {"planner", SHOAL_STAGE_PLAN, planner_run, "planner component, obstacles, pos and vel of goal agents",
-     "planner component (next control, statistics)"},
+     "planner component (next control, statistics)", 0},
     /* control */
-    {"control", SHOAL_STAGE_CONTROL, control_run, "vel, heading or quat, omega, desired, gains", "force, torque"},
-    {"ground_control", SHOAL_STAGE_CONTROL, ground_control_run, "ground component",
-     "force, torque, vel, omega of ground rows := 0"},
-    {"planner_control", SHOAL_STAGE_CONTROL, planner_control_run, "planner component",
-     "force, torque, vel, omega of planner rows := 0"},
+    {"control", SHOAL_STAGE_CONTROL, control_run, "vel, heading or quat, omega, desired, gains", "force, torque",
+     MOVES_ITSELF},
     /* integrate */
-    {"integrate", SHOAL_STAGE_INTEGRATE, integrate_run, "force, torque, limits", "pos, vel, heading or quat, omega"},
+    {"integrate", SHOAL_STAGE_INTEGRATE, integrate_run, "force, torque, limits", "pos, vel, heading or quat, omega",
+     MOVES_ITSELF},
     {"ground_vehicle", SHOAL_STAGE_INTEGRATE, ground_vehicle_run, "pos, ground component, terrain, obstacles",
-     "pos, vel, heading or quat, omega of ground rows; ground component"},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0},
     {"planner_move", SHOAL_STAGE_INTEGRATE, planner_move_run, "planner component, obstacles",
-     "pos, vel, heading or quat, omega of planner rows; planner component"},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0},
     /* obstacles move after everyone has seen them where they were */
-    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers"},
-    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos"},
+    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0},
+    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0},
 };
 
 static const registry_t registry = {modules, MOD_COUNT_, systems, (int32_t)(sizeof systems / sizeof systems[0])};

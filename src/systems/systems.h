@@ -64,20 +64,10 @@ int64_t control_run(world_t* w, float dt, void* ctx);
 int64_t integrate_run(world_t* w, float dt, void* ctx);
 int64_t wrap_run(world_t* w, float dt, void* ctx);
 int64_t path_follow_run(world_t* w, float dt, void* ctx);
-int64_t ground_control_run(world_t* w, float dt, void* ctx);
 int64_t ground_vehicle_run(world_t* w, float dt, void* ctx);
 int64_t planner_run(world_t* w, float dt, void* ctx);
-int64_t planner_control_run(world_t* w, float dt, void* ctx);
 int64_t planner_move_run(world_t* w, float dt, void* ctx);
 int64_t obstacle_move_run(world_t* w, float dt, void* ctx);
 
-/* Rows that a system of their own moves (ground vehicles, planner agents)
- * have no agent column that would let control and integrate skip them, so
- * they run there too and are neutralized (ground.c): this zeroes the force,
- * torque, velocity and angular velocity of the agents that component comp
- * lists in its int column row_column (the agent row of each of its rows),
- * after control, so integrate leaves their position as it is, bit for bit.
- * Returns the number of rows (control.c). */
-int64_t control_hold_rows(world_t* w, int comp, int row_column);
 
 #endif /* SHOAL_SYSTEMS_H */
