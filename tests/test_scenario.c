@@ -424,18 +424,19 @@ Test(scenario, seeds_are_exact_or_an_error)
     expect_error(ONE_GROUP("\"seed\": 9007199254740993, ", ""),
                  "test.json: seed: must be <= 9007199254740992 (2^53) as a JSON number, got "
                  "9007199254740993: larger numbers are not exact in JSON (read as a double, this "
-                 "one is 9007199254740992); give a seed up to 2^64 - 1 as a string of decimal "
-                 "digits instead, e.g. \"9007199254740993\"");
+                 "one is 9007199254740992); give it as a string of decimal digits "
+                 "instead (up to 2^64 - 1): \"9007199254740993\"");
     /* Exactly representable, but above the limit all the same: another JSON
      * reader may not read it exactly. */
     expect_error(ONE_GROUP("\"seed\": 9007199254740994, ", ""),
-                 "e.g. \"9007199254740994\"");
+                 "(up to 2^64 - 1): \"9007199254740994\"");
     expect_error(ONE_GROUP("\"seed\": 18446744073709551615, ", ""),
-                 "e.g. \"18446744073709551615\"");
+                 "(up to 2^64 - 1): \"18446744073709551615\"");
     expect_error(ONE_GROUP("\"seed\": 18446744073709551616, ", ""),
                  "seed: must be <= 9007199254740992 (2^53) as a JSON number, got "
                  "18446744073709551616, which is above 2^64 - 1 too");
     expect_error(ONE_GROUP("\"seed\": 1e300, ", ""), "which is above 2^64 - 1 too");
+    expect_error(ONE_GROUP("\"seed\": 1e400, ", ""), "got 1e400, which is above 2^64 - 1 too");
     /* Not integers, though the double they read as is one. */
     expect_error(ONE_GROUP("\"seed\": 1.00000000000000001, ", ""),
                  "seed: must be an integer, got 1.00000000000000001 (which a double rounds to "

@@ -514,8 +514,9 @@ shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key,
         return parser_fail(p, key,
                            "expected an integer (or a string of decimal digits), got %s",
                            parser_type_name(v));
+    /* No test of the double alone: "1e400" reads as inf, but its text says
+     * better what is wrong with it. */
     double d = v->valuedouble;
-    if (!isfinite(d)) return parser_fail(p, key, "must be a finite integer");
     const char* lit = NULL;
     size_t len = 0;
     if (!number_text(p, v, &lit, &len)) {
@@ -544,8 +545,8 @@ shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key,
         return parser_fail(p, key,
                            "must be <= 9007199254740992 (2^53) as a JSON number, got %s: larger "
                            "numbers are not exact in JSON (read as a double, this one is %s); "
-                           "give a seed up to 2^64 - 1 as a string of decimal digits instead, "
-                           "e.g. \"%s\"",
+                           "give it as a string of decimal digits instead (up to 2^64 - 1): "
+                           "\"%s\"",
                            shown, json_format_number(a, d), digits);
     *out = n;
     return SHOAL_OK;
