@@ -416,7 +416,41 @@ Test(extend, bad_input_is_refused_and_changes_nothing)
     uint64_t before = shoal_world_state_hash(w);
     ((float*)u.data)[3 * 4 + 1] = 2.5f;
     cr_assert_neq(shoal_world_state_hash(w), before);
+    shoal_world_destroy(w);
+}
+
+/* User components go into snapshots and come back bit for bit: the loaded
+ * world has the same hash and steps on to the same hash. */
+Test(extend, user_components_are_saved_in_snapshots)
+{
+    shoal_world_t* w = energy_world(2, SHOAL_BACKEND_OPENMP, 0);
+    shoal_component_def_t wide = {"wide", SHOAL_COLUMN_U64, 3, NULL};
+    cr_assert_eq(shoal_world_add_component(w, &wide), SHOAL_OK);
+    step_n(w, 10, 1.0f / 60.0f);
     size_t size = 0;
-    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK, "%s", shoal_world_last_error(w));
+    void* buf = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 2;
+    shoal_world_t* back = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, &def, &back, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_world_component_count(back), 4);
+    cr_assert_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
+    /* the user systems are the caller's to add again */
+    cr_assert_eq(shoal_world_add_parallel_system(back, "drain", SHOAL_STAGE_INTEGRATE, NULL, 256, drain, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_parallel_system(back, "visit", SHOAL_STAGE_DECIDE, "pursuit", 64, visit, NULL),
+                 SHOAL_OK);
+    step_n(w, 10, 1.0f / 60.0f);
+    step_n(back, 10, 1.0f / 60.0f);
+    cr_assert_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
+    /* a damaged description is refused */
+    size_t again = 0;
+    void* buf2 = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(back, buf2, size, &again), SHOAL_OK);
+    free(buf2);
+    free(buf);
+    shoal_world_destroy(back);
     shoal_world_destroy(w);
 }

@@ -70,9 +70,9 @@ SHOAL_API int32_t shoal_agent_row(const shoal_world_t* world, shoal_agent_t id);
 /* A named column that every agent has: `width` elements of `type` per row
  * (1..16), starting from `default_value` (width elements; NULL: zeros) for
  * agents added later and for agents already there. It follows its agents
- * through adds, removes and reorders and is part of the state hash.
- * Snapshots do not carry user components yet: saving a world that has one
- * fails with SHOAL_ERR_INVALID_ARGUMENT. Names: 1..31 characters of [A-Za-z0-9_.], not a built-in
+ * through adds, removes and reorders, is saved in snapshots (the loaded
+ * world has it again; systems are the caller's to add again) and is part
+ * of the state hash. Names: 1..31 characters of [A-Za-z0-9_.], not a built-in
  * column's name. Between steps only. */
 typedef struct shoal_component_def_t {
     const char* name;

@@ -36,8 +36,9 @@
 extern "C" {
 #endif
 
-/* The format version this library writes; it reads this version only. */
-#define SHOAL_SNAPSHOT_VERSION 1
+/* The format version this library writes. It reads this one and version 1
+ * (which had no user components: docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 2
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or

@@ -106,7 +106,7 @@ typedef struct user_column_t {
     shoal_column_type_t type;
     int32_t width;
     uint16_t elem_size; /* width * size of type */
-    unsigned char default_value[USER_VALUE_BYTES];
+    uint32_t default_value[USER_VALUE_BYTES / 4]; /* words: the snapshot writes them as they are */
 } user_column_t;
 
 /* A change requested from inside a step, applied at the next stage boundary. */

@@ -261,6 +261,26 @@ static void write_systems(writer_t* wr, const world_t* w)
     end_section(wr, s);
 }
 
+/* User components: their descriptions, then each column of every agent row
+ * as 4-byte words (a u64 is its low word, then its high word). */
+static void write_user(writer_t* wr, const world_t* w)
+{
+    size_t s = begin_section(wr, SNAP_USER);
+    w_u32(wr, (uint32_t)w->user_count);
+    for (int32_t c = 0; c < w->user_count; ++c) {
+        const user_column_t* u = &w->user_cols[c];
+        char name[SNAP_NAME_BYTES];
+        memset(name, 0, sizeof name);
+        memcpy(name, u->name, strlen(u->name)); /* at most 31 characters */
+        w_bytes(wr, name, sizeof name);
+        w_u32(wr, (uint32_t)u->type);
+        w_u32(wr, (uint32_t)u->width);
+        w_column(wr, u->default_value, u->elem_size / 4);
+        w_column(wr, w->user.columns[c + 1], (int32_t)((size_t)w->agents.count * u->elem_size / 4));
+    }
+    end_section(wr, s);
+}
+
 static void encode(writer_t* wr, const world_t* w)
 {
     uint8_t* head = w_room(wr, SNAP_HEADER_BYTES);
@@ -280,6 +300,7 @@ static void encode(writer_t* wr, const world_t* w)
     write_ground(wr, w);
     write_planner(wr, w);
     write_systems(wr, w);
+    write_user(wr, w);
     uint64_t total = (uint64_t)wr->size + SNAP_CHECKSUM_BYTES;
     if (head) {
         memcpy(head, snap_magic, sizeof snap_magic);
@@ -297,9 +318,6 @@ static void encode(writer_t* wr, const world_t* w)
  * half way through the stages. */
 static shoal_status_t check_saveable(const world_t* w, const char* where)
 {
-    if (w->user_count > 0)
-        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT,
-                           "%s: the world has user components, which snapshots do not carry yet", where);
     if (w->in_step || w->command_count != 0 || w->pending_adds != 0)
         return world_failc(w, SHOAL_ERR_BUSY,
                            "%s: called from inside a step; save between steps", where);

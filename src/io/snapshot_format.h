@@ -32,9 +32,12 @@ _Static_assert(SYSTEM_NAME_MAX <= 32, "a system name fits its snapshot record");
 #define SNAP_GROUND SNAP_TAG('G', 'R', 'N', 'D')
 #define SNAP_PLANNER SNAP_TAG('P', 'L', 'A', 'N')
 #define SNAP_SYSTEMS SNAP_TAG('S', 'Y', 'S', 'T')
+#define SNAP_USER SNAP_TAG('U', 'S', 'E', 'R')
 
-/* WRLD, SLOT, AGNT, one COMP per component, OBST, ROUT, GRND, PLAN, SYST. */
-#define SNAP_SECTION_COUNT (3u + (uint32_t)COMP_COUNT_ + 5u)
+/* WRLD, SLOT, AGNT, one COMP per component, OBST, ROUT, GRND, PLAN, SYST,
+ * and since version 2 USER (the user components). */
+#define SNAP_SECTION_COUNT_V1 (3u + (uint32_t)COMP_COUNT_ + 5u)
+#define SNAP_SECTION_COUNT (SNAP_SECTION_COUNT_V1 + 1u)
 
 static const char snap_magic[8] = {'S', 'H', 'O', 'A', 'L', 'S', 'N', 'P'};
 

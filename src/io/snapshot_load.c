@@ -612,6 +612,37 @@ static int read_systems(reader_t* rd, world_t* w)
     return 1;
 }
 
+/* User components: each added to the world as its description says (the
+ * same checks as shoal_world_add_component), then its column read. */
+static int read_user(reader_t* rd, world_t* w)
+{
+    uint32_t count = r_u32(rd);
+    if (!r_count(rd, count, SNAP_NAME_BYTES + 12, SHOAL_MAX_USER_COMPONENTS, "user component count")) return 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint8_t* raw = r_take(rd, SNAP_NAME_BYTES);
+        uint32_t type = r_u32(rd), width = r_u32(rd);
+        if (rd->failed) return 0;
+        char name[SNAP_NAME_BYTES];
+        memcpy(name, raw, sizeof name);
+        if (name[SNAP_NAME_BYTES - 1] != '\0') return r_fail(rd, "user component %u: the name is not NUL-terminated", i);
+        if (type < SHOAL_COLUMN_F32 || type > SHOAL_COLUMN_U64 || width < 1 || width > 16)
+            return r_fail(rd, "user component %u: type %u, width %u out of range", i, type, width);
+        uint32_t words = width * (type == SHOAL_COLUMN_U64 ? 2u : 1u);
+        uint32_t def_words[32];
+        for (uint32_t k = 0; k < words; ++k) def_words[k] = r_u32(rd);
+        if (rd->failed) return 0;
+        shoal_component_def_t cdef = {name, (shoal_column_type_t)type, (int32_t)width, def_words};
+        if (shoal_world_add_component(w, &cdef) != SHOAL_OK)
+            return r_fail(rd, "user component %u: %s", i, w->error);
+        uint64_t n = (uint64_t)w->agents.count * words;
+        if (n * 4 > r_left(rd)) return r_fail(rd, "user component '%s': %llu words, only %zu bytes left", name,
+                                              (unsigned long long)n, r_left(rd));
+        uint32_t* col = (uint32_t*)w->user.columns[w->user_count];
+        for (uint64_t k = 0; k < n; ++k) col[k] = r_u32(rd);
+    }
+    return end_section(rd);
+}
+
 /* ---- validation of the agents --------------------------------------------- */
 
 /* Integer columns (int32 or uint32) of each component; the rest are floats,
@@ -757,9 +788,10 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         return error_set(err, SHOAL_ERR_PARSE, "%s: truncated: %zu bytes, a snapshot has at least %zu",
                        source, size, min);
     uint32_t version = get_u32(p + 8);
-    if (version != SHOAL_SNAPSHOT_VERSION)
-        return error_set(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads version %d",
+    if (version != 1 && version != SHOAL_SNAPSHOT_VERSION)
+        return error_set(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads versions 1 and %d",
                        source, version, SHOAL_SNAPSHOT_VERSION);
+    uint32_t sections = version == 1 ? SNAP_SECTION_COUNT_V1 : SNAP_SECTION_COUNT;
     uint64_t declared = get_u64(p + 16);
     if (declared != size)
         return error_set(err, SHOAL_ERR_PARSE, "%s: %s: the header says %llu bytes, there are %zu", source,
@@ -771,12 +803,11 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         return error_set(err, SHOAL_ERR_PARSE,
                        "%s: checksum mismatch (stored %016llx, computed %016llx): the file is damaged",
                        source, (unsigned long long)stored, (unsigned long long)computed);
-    if (get_u32(p + 12) != SNAP_HEADER_BYTES || get_u32(p + 24) != SNAP_SECTION_COUNT ||
-        get_u32(p + 28) != 0)
+    if (get_u32(p + 12) != SNAP_HEADER_BYTES || get_u32(p + 24) != sections || get_u32(p + 28) != 0)
         return error_set(err, SHOAL_ERR_PARSE,
                        "%s: header: %u header bytes, %u sections, flags %u; expected %u, %u and 0",
                        source, get_u32(p + 12), get_u32(p + 24), get_u32(p + 28), SNAP_HEADER_BYTES,
-                       SNAP_SECTION_COUNT);
+                       sections);
 
     reader_t rd;
     memset(&rd, 0, sizeof rd);
@@ -808,8 +839,8 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
          begin_section(&rd, size, SNAP_GROUND, "GRND") && read_ground(&rd, w) &&
          begin_section(&rd, size, SNAP_PLANNER, "PLAN") && read_planner(&rd, w) &&
          begin_section(&rd, size, SNAP_SYSTEMS, "SYST") && read_systems(&rd, w);
+    if (version >= 2) ok = ok && begin_section(&rd, size, SNAP_USER, "USER") && read_user(&rd, w);
     if (ok && rd.off != size - SNAP_CHECKSUM_BYTES) {
-        rd.section = "SYST";
         ok = r_fail(&rd, "%zu bytes between the last section and the checksum",
                     size - SNAP_CHECKSUM_BYTES - rd.off);
     }
