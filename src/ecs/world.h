@@ -229,6 +229,14 @@ void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* def);
 shoal_status_t world_apply_commands(world_t* w);
 void world_register_builtin_systems(world_t* w);
 
+/* Return INVALID_ARGUMENT from a public call when the world or pointer p is
+ * NULL, naming the argument. */
+#define REQUIRE_PTR(w, p, where, name)                                                        \
+    do {                                                                                      \
+        if (!(w)) return SHOAL_ERR_INVALID_ARGUMENT;                                          \
+        if (!(p)) return world_fail((w), SHOAL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", where, name); \
+    } while (0)
+
 /* Checks of a definition's fields that record the error ("%s: <field> must
  * be finite ...") and return 0 when they fail: every element finite, and
  * finite and >= lo (> lo when strict). */
@@ -266,6 +274,23 @@ shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_de
 /* Room for the row mask of par_for_agents (parallel.c): one bit per agent
  * row of the table's capacity, grown with it. 0 when out of memory. */
 int world_reserve_row_mask(world_t* w);
+
+/* An agent's rows (agent_row.c): the agent table's parameter columns and
+ * pose from a definition (the pose's speed clamped to max speed, spin
+ * zeroed); every component row from a definition (added, updated or dropped
+ * to match it; capacity reserved beforehand with agent_reserve_components,
+ * which is all or nothing in effect); one component row dropped; the
+ * orientation, forward axis and user value of a row; the whole definition
+ * read back from a live row. */
+void agent_write_params(world_t* w, int32_t row, const shoal_agent_def_t* d);
+void agent_write_pose(world_t* w, int32_t row, const float p[3], const float v[3], float heading, quat q);
+void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward);
+int agent_reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t extra);
+void agent_remove_component(world_t* w, int k, uint32_t slot);
+quat agent_row_quat(const world_t* w, int32_t row);
+vec3 agent_row_forward(const world_t* w, int32_t row);
+uint64_t agent_row_user_value(const world_t* w, int32_t row);
+void agent_read_row(const world_t* w, int32_t row, shoal_agent_def_t* d);
 
 /* Pieces of an add, for bulk adds (bulk.c): room for `extra` more slots;
  * take a slot; write an agent row's parameters and pose from d, returning

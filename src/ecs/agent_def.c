@@ -1,0 +1,176 @@
+/* Agent definitions: the defaults of every part (shoal_*_default) and the
+ * checks of a definition, which each module completes with its own
+ * (module_t.validate). */
+#include <math.h>
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "ecs/world.h"
+#include "simd/vec.h"
+
+#define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
+
+static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {
+    "seek", "flee", "arrive", "depart", "separate", "align", "cohere", "wander", "pursue", "evade",
+    "follow", "avoid", "dseek"};
+
+const char* shoal_behavior_name(shoal_behavior_t b)
+{
+    return (unsigned)b < SHOAL_BEHAVIOR_COUNT_ ? behavior_names[b] : NULL;
+}
+
+shoal_vehicle_t shoal_vehicle_default(void)
+{
+    shoal_vehicle_t v = {1.0f, 1.0f, 20.0f, 20.0f, 5.0f, 3.0f, 0.5f};
+    return v;
+}
+
+shoal_control_t shoal_control_default(void)
+{
+    /* Heading loop critically damped at 3 rad/s: Kp = 9, Kd = 6. */
+    shoal_control_t c = {4.0f, 9.0f, 6.0f};
+    return c;
+}
+
+shoal_neighbors_t shoal_neighbors_default(void)
+{
+    shoal_neighbors_t n = {2.0f, VEC_TWO_PI, 0, 1.0f, 1.0f, 1.0f};
+    return n;
+}
+
+shoal_wander_t shoal_wander_default(void)
+{
+    shoal_wander_t v = {2.0f, 1.0f, 0.5f};
+    return v;
+}
+
+shoal_pursuit_t shoal_pursuit_default(void)
+{
+    shoal_pursuit_t p;
+    memset(&p, 0, sizeof p);
+    p.max_prediction = 2.0f;
+    return p;
+}
+
+shoal_follow_t shoal_follow_default(void)
+{
+    shoal_follow_t f;
+    memset(&f, 0, sizeof f);
+    f.behind = 2.0f;
+    f.behind_per_speed = 0.5f;
+    f.arrive_gain = 1.0f;
+    return f;
+}
+
+shoal_avoid_t shoal_avoid_default(void)
+{
+    shoal_avoid_t a = {2.0f, 1.0f, 0};
+    return a;
+}
+
+shoal_dseek_t shoal_dseek_default(void)
+{
+    shoal_dseek_t d;
+    memset(&d, 0, sizeof d);
+    d.waypoint.direction[0] = 1.0f;
+    d.route = -1;
+    return d;
+}
+
+shoal_agent_def_t shoal_agent_default_def(void)
+{
+    shoal_agent_def_t d;
+    memset(&d, 0, sizeof d);
+    d.vehicle = shoal_vehicle_default();
+    d.control = shoal_control_default();
+    d.neighbors = shoal_neighbors_default();
+    d.wander = shoal_wander_default();
+    d.pursuit = shoal_pursuit_default();
+    d.follow = shoal_follow_default();
+    d.avoid = shoal_avoid_default();
+    d.dseek = shoal_dseek_default();
+    d.ground.enabled = 0;
+    shoal_ground_vehicle_preset("car", &d.ground.vehicle, NULL);
+    d.ground.follow = shoal_path_follow_default();
+    d.planner = shoal_planner_default();
+    d.arrive_gain = 1.0f;
+    d.depart_gain = 10.0f;
+    d.internal_value = AGENT_DEF_COOKIE;
+    return d;
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+int def_check_finite(world_t* w, const char* where, const char* field, const float* v, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(v[i])) {
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%d] must be finite, got %g", where,
+                       field, i, (double)v[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int def_check_min(world_t* w, const char* where, const char* field, float v, float lo,
+                  int strict)
+{
+    int ok = isfinite(v) && (strict ? v > lo : v >= lo);
+    if (!ok)
+        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite and %s %g, got %g", where,
+                   field, strict ? ">" : ">=", (double)lo, (double)v);
+    return ok;
+}
+
+shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    if (!d) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: def is NULL", where);
+    if (d->internal_value != AGENT_DEF_COOKIE)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: def was not initialized with shoal_agent_default_def()", where);
+    const shoal_vehicle_t* v = &d->vehicle;
+    const shoal_control_t* c = &d->control;
+    int ok = def_check_finite(w, where, "position", d->position, 3) &&
+             def_check_finite(w, where, "velocity", d->velocity, 3) &&
+             def_check_finite(w, where, "heading", &d->heading, 1) &&
+             def_check_finite(w, where, "pitch", &d->pitch, 1) &&
+             def_check_finite(w, where, "target", d->target, 3) &&
+             def_check_finite(w, where, "threat", d->threat, 3) &&
+             def_check_min(w, where, "vehicle.mass", v->mass, 0.0f, 1) &&
+             def_check_min(w, where, "vehicle.inertia", v->inertia, 0.0f, 1) &&
+             def_check_min(w, where, "vehicle.max_force", v->max_force, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.max_torque", v->max_torque, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.max_speed", v->max_speed, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.max_turn_rate", v->max_turn_rate, 0.0f, 0) &&
+             def_check_min(w, where, "vehicle.radius", v->radius, 0.0f, 0) &&
+             def_check_min(w, where, "control.speed_gain", c->speed_gain, 0.0f, 0) &&
+             def_check_min(w, where, "control.heading_gain", c->heading_gain, 0.0f, 0) &&
+             def_check_min(w, where, "control.turn_damping", c->turn_damping, 0.0f, 0) &&
+             def_check_min(w, where, "arrive_gain", d->arrive_gain, 0.0f, 1) &&
+             def_check_min(w, where, "depart_gain", d->depart_gain, 0.0f, 1);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    /* Each module checks its part, whether or not the agent uses it. */
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (!mod->validate) continue;
+        shoal_status_t st = mod->validate(w, d, where);
+        if (st != SHOAL_OK) return st;
+    }
+    for (int b = 0; b < SHOAL_BEHAVIOR_SLOTS; ++b) {
+        float wt = d->weights[b];
+        if (b >= SHOAL_BEHAVIOR_COUNT_) {
+            if (wt != 0.0f)
+                return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                                  "%s: weights[%d] is not a behavior of this version (0..%d)",
+                                  where, b, SHOAL_BEHAVIOR_COUNT_ - 1);
+            continue;
+        }
+        if (!isfinite(wt) || wt < 0.0f)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: weights[%s] must be finite and >= 0, got %g", where,
+                              behavior_names[b], (double)wt);
+    }
+    return SHOAL_OK;
+}
+

@@ -1,0 +1,122 @@
+/* The public setters of an agent's parameters, each one change through
+ * agent_edit (agent.c). Setters of a module's own parameters live with the
+ * module (dseek, ground vehicles, planner agents). */
+#include <string.h>
+
+#include "ecs/world.h"
+
+static void edit_target(shoal_agent_def_t* d, const void* a) { memcpy(d->target, a, sizeof d->target); }
+static void edit_threat(shoal_agent_def_t* d, const void* a) { memcpy(d->threat, a, sizeof d->threat); }
+static void edit_vehicle(shoal_agent_def_t* d, const void* a) { d->vehicle = *(const shoal_vehicle_t*)a; }
+static void edit_control(shoal_agent_def_t* d, const void* a) { d->control = *(const shoal_control_t*)a; }
+static void edit_user(shoal_agent_def_t* d, const void* a) { d->user_value = *(const uint64_t*)a; }
+static void edit_gains(shoal_agent_def_t* d, const void* a)
+{
+    d->arrive_gain = ((const float*)a)[0];
+    d->depart_gain = ((const float*)a)[1];
+}
+typedef struct behavior_arg {
+    int32_t behavior;
+    float weight;
+} behavior_arg;
+static void edit_behavior(shoal_agent_def_t* d, const void* a)
+{
+    const behavior_arg* b = (const behavior_arg*)a;
+    d->weights[b->behavior] = b->weight;
+}
+
+
+shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const float target[3])
+{
+    REQUIRE_PTR(w, target, "agent_set_target", "target");
+    return agent_edit(w, id, "agent_set_target", edit_target, target);
+}
+
+shoal_status_t shoal_agent_set_threat(shoal_world_t* w, shoal_agent_t id, const float threat[3])
+{
+    REQUIRE_PTR(w, threat, "agent_set_threat", "threat");
+    return agent_edit(w, id, "agent_set_threat", edit_threat, threat);
+}
+
+shoal_status_t shoal_agent_set_vehicle(shoal_world_t* w, shoal_agent_t id, const shoal_vehicle_t* v)
+{
+    REQUIRE_PTR(w, v, "agent_set_vehicle", "vehicle");
+    return agent_edit(w, id, "agent_set_vehicle", edit_vehicle, v);
+}
+
+shoal_status_t shoal_agent_set_control(shoal_world_t* w, shoal_agent_t id, const shoal_control_t* c)
+{
+    REQUIRE_PTR(w, c, "agent_set_control", "control");
+    return agent_edit(w, id, "agent_set_control", edit_control, c);
+}
+
+shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoal_behavior_t behavior,
+                                        float weight)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if ((unsigned)behavior >= SHOAL_BEHAVIOR_COUNT_)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "agent_set_behavior: unknown behavior %d (expected 0..%d)", (int)behavior,
+                          SHOAL_BEHAVIOR_COUNT_ - 1);
+    behavior_arg arg = {(int32_t)behavior, weight};
+    return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg);
+}
+
+static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors = *(const shoal_neighbors_t*)a; }
+static void edit_wander(shoal_agent_def_t* d, const void* a) { d->wander = *(const shoal_wander_t*)a; }
+static void edit_pursuit(shoal_agent_def_t* d, const void* a) { d->pursuit = *(const shoal_pursuit_t*)a; }
+static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(const shoal_follow_t*)a; }
+static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const shoal_avoid_t*)a; }
+
+shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
+{
+    REQUIRE_PTR(w, n, "agent_set_neighbors", "neighbors");
+    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n);
+}
+
+shoal_status_t shoal_agent_set_wander(shoal_world_t* w, shoal_agent_t id, const shoal_wander_t* v)
+{
+    REQUIRE_PTR(w, v, "agent_set_wander", "wander");
+    return agent_edit(w, id, "agent_set_wander", edit_wander, v);
+}
+
+shoal_status_t shoal_agent_set_pursuit(shoal_world_t* w, shoal_agent_t id, const shoal_pursuit_t* p)
+{
+    REQUIRE_PTR(w, p, "agent_set_pursuit", "pursuit");
+    return agent_edit(w, id, "agent_set_pursuit", edit_pursuit, p);
+}
+
+shoal_status_t shoal_agent_set_follow(shoal_world_t* w, shoal_agent_t id, const shoal_follow_t* f)
+{
+    REQUIRE_PTR(w, f, "agent_set_follow", "follow");
+    return agent_edit(w, id, "agent_set_follow", edit_follow, f);
+}
+
+shoal_status_t shoal_agent_set_avoid(shoal_world_t* w, shoal_agent_t id, const shoal_avoid_t* a)
+{
+    REQUIRE_PTR(w, a, "agent_set_avoid", "avoid");
+    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a);
+}
+
+shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,
+                                     float depart_gain)
+{
+    float gains[2] = {arrive_gain, depart_gain};
+    return agent_edit(w, id, "agent_set_gains", edit_gains, gains);
+}
+
+shoal_status_t shoal_agent_set_user_value(shoal_world_t* w, shoal_agent_t id, uint64_t value)
+{
+    return agent_edit(w, id, "agent_set_user_value", edit_user, &value);
+}
+
+shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t id, uint64_t* out)
+{
+    shoal_agent_def_t def;
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_user_value: out_value is NULL");
+    shoal_status_t st = agent_read_def(w, id, &def, "agent_get_user_value");
+    if (st == SHOAL_OK) *out = def.user_value;
+    return st;
+}
+
