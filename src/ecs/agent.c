@@ -334,7 +334,7 @@ shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
 }
 
 shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
-                          const void* arg)
+                          const void* arg, int components)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     int32_t slot = world_resolve(w, id, 1, where);
@@ -357,7 +357,7 @@ shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_e
     } else {
         int32_t row = w->slots[slot].row;
         agent_write_params(w, row, &def);
-        agent_write_components(w, (uint32_t)slot, &def, agent_row_forward(w, row));
+        if (components) agent_write_components(w, (uint32_t)slot, &def, agent_row_forward(w, row));
     }
     return SHOAL_OK;
 }

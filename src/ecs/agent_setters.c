@@ -28,26 +28,37 @@ static void edit_behavior(shoal_agent_def_t* d, const void* a)
 
 shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const float target[3])
 {
-    REQUIRE_PTR(w, target, "agent_set_target", "target");
-    return agent_edit(w, id, "agent_set_target", edit_target, target);
+    static const char* where = "agent_set_target";
+    REQUIRE_PTR(w, target, where, "target");
+    int32_t slot = world_resolve(w, id, 1, where);
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    if (w->slots[slot].state == SLOT_PENDING) return agent_edit(w, id, where, edit_target, target, 0);
+    /* The per-frame call of a crowd: only the target columns change, and the
+     * rest of the agent is valid already. */
+    if (!def_check_finite(w, where, "target", target, 3)) return SHOAL_ERR_INVALID_ARGUMENT;
+    int32_t row = w->slots[slot].row;
+    AGENT_F(w, AC_TARGET_X)[row] = target[0];
+    AGENT_F(w, AC_TARGET_Y)[row] = target[1];
+    if (w->dims == 3) AGENT_F(w, AC_TARGET_Z)[row] = target[2];
+    return SHOAL_OK;
 }
 
 shoal_status_t shoal_agent_set_threat(shoal_world_t* w, shoal_agent_t id, const float threat[3])
 {
     REQUIRE_PTR(w, threat, "agent_set_threat", "threat");
-    return agent_edit(w, id, "agent_set_threat", edit_threat, threat);
+    return agent_edit(w, id, "agent_set_threat", edit_threat, threat, 0);
 }
 
 shoal_status_t shoal_agent_set_vehicle(shoal_world_t* w, shoal_agent_t id, const shoal_vehicle_t* v)
 {
     REQUIRE_PTR(w, v, "agent_set_vehicle", "vehicle");
-    return agent_edit(w, id, "agent_set_vehicle", edit_vehicle, v);
+    return agent_edit(w, id, "agent_set_vehicle", edit_vehicle, v, 0);
 }
 
 shoal_status_t shoal_agent_set_control(shoal_world_t* w, shoal_agent_t id, const shoal_control_t* c)
 {
     REQUIRE_PTR(w, c, "agent_set_control", "control");
-    return agent_edit(w, id, "agent_set_control", edit_control, c);
+    return agent_edit(w, id, "agent_set_control", edit_control, c, 0);
 }
 
 shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoal_behavior_t behavior,
@@ -59,7 +70,7 @@ shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoa
                           "agent_set_behavior: unknown behavior %d (expected 0..%d)", (int)behavior,
                           SHOAL_BEHAVIOR_COUNT_ - 1);
     behavior_arg arg = {(int32_t)behavior, weight};
-    return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg);
+    return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg, AGENT_EDIT_COMPONENTS);
 }
 
 static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors = *(const shoal_neighbors_t*)a; }
@@ -71,43 +82,43 @@ static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const
 shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
 {
     REQUIRE_PTR(w, n, "agent_set_neighbors", "neighbors");
-    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n);
+    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n, AGENT_EDIT_COMPONENTS);
 }
 
 shoal_status_t shoal_agent_set_wander(shoal_world_t* w, shoal_agent_t id, const shoal_wander_t* v)
 {
     REQUIRE_PTR(w, v, "agent_set_wander", "wander");
-    return agent_edit(w, id, "agent_set_wander", edit_wander, v);
+    return agent_edit(w, id, "agent_set_wander", edit_wander, v, AGENT_EDIT_COMPONENTS);
 }
 
 shoal_status_t shoal_agent_set_pursuit(shoal_world_t* w, shoal_agent_t id, const shoal_pursuit_t* p)
 {
     REQUIRE_PTR(w, p, "agent_set_pursuit", "pursuit");
-    return agent_edit(w, id, "agent_set_pursuit", edit_pursuit, p);
+    return agent_edit(w, id, "agent_set_pursuit", edit_pursuit, p, AGENT_EDIT_COMPONENTS);
 }
 
 shoal_status_t shoal_agent_set_follow(shoal_world_t* w, shoal_agent_t id, const shoal_follow_t* f)
 {
     REQUIRE_PTR(w, f, "agent_set_follow", "follow");
-    return agent_edit(w, id, "agent_set_follow", edit_follow, f);
+    return agent_edit(w, id, "agent_set_follow", edit_follow, f, AGENT_EDIT_COMPONENTS);
 }
 
 shoal_status_t shoal_agent_set_avoid(shoal_world_t* w, shoal_agent_t id, const shoal_avoid_t* a)
 {
     REQUIRE_PTR(w, a, "agent_set_avoid", "avoid");
-    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a);
+    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a, AGENT_EDIT_COMPONENTS);
 }
 
 shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,
                                      float depart_gain)
 {
     float gains[2] = {arrive_gain, depart_gain};
-    return agent_edit(w, id, "agent_set_gains", edit_gains, gains);
+    return agent_edit(w, id, "agent_set_gains", edit_gains, gains, 0);
 }
 
 shoal_status_t shoal_agent_set_user_value(shoal_world_t* w, shoal_agent_t id, uint64_t value)
 {
-    return agent_edit(w, id, "agent_set_user_value", edit_user, &value);
+    return agent_edit(w, id, "agent_set_user_value", edit_user, &value, 0);
 }
 
 shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t id, uint64_t* out)

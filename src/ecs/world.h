@@ -266,7 +266,12 @@ int world_reserve_def_rows(world_t* w, const shoal_agent_def_t* d, int32_t rows)
  * definition, which is validated and written back only if valid. */
 typedef void def_edit_fn(shoal_agent_def_t* def, const void* arg);
 shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
-                          const void* arg);
+                          const void* arg, int components);
+/* agent_edit's `components`: 0 when the edit changes nothing a module
+ * reads (target, threat, vehicle, control, gains, user value), so only the
+ * agent table is rewritten; AGENT_EDIT_COMPONENTS when it may change a
+ * component (weights, a module's parameters). */
+#define AGENT_EDIT_COMPONENTS 1
 /* The definition of a live or pending agent; errors name `where`. */
 shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
                               const char* where);
