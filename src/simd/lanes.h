@@ -27,6 +27,7 @@
  *
  * The operations (all static inline; "m" is a lanem, "i" a lanei):
  *   memory    lane_load/loadu/store/storeu, lane_load_partial/store_partial,
+ *             lane_load_n/store_n (a whole lane, or the first n items),
  *             lane_set1, lane_zero, lane_extract, lane_iota
  *   math      lane_add/sub/mul/div, lane_fma, lane_fma_fast, lane_min/max/clamp, lane_abs,
  *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum, lane_hsum4
@@ -602,6 +603,22 @@ static inline void lane_store_partial(float* p, lanef a, int n)
     n = n < 0 ? 0 : (n > SHOAL_LANES ? SHOAL_LANES : n);
     lane_storeu(t, a);
     if (n > 0) memcpy(p, t, (size_t)n * sizeof(float));
+}
+
+/* n >= SHOAL_LANES: a whole (unaligned) lane; fewer: the first n items only,
+ * as lane_load_partial and lane_store_partial. For row-wise kernels run over
+ * any [begin, end): the full lanes, then one partial lane. */
+static inline lanef lane_load_n(const float* p, int32_t n)
+{
+    return n >= SHOAL_LANES ? lane_loadu(p) : lane_load_partial(p, n);
+}
+
+static inline void lane_store_n(float* p, lanef v, int32_t n)
+{
+    if (n >= SHOAL_LANES)
+        lane_storeu(p, v);
+    else
+        lane_store_partial(p, v, n);
 }
 
 /* n rounded up to the padding unit: the element count to allocate for a lane

@@ -37,19 +37,6 @@ typedef struct control_ctx {
     float dt;
 } control_ctx;
 
-/* n >= SHOAL_LANES: a whole lane; fewer: the first n rows only. */
-static inline lanef load_n(const float* p, int32_t n)
-{
-    return n >= SHOAL_LANES ? lane_loadu(p) : lane_load_partial(p, n);
-}
-
-static inline void store_n(float* p, lanef v, int32_t n)
-{
-    if (n >= SHOAL_LANES)
-        lane_storeu(p, v);
-    else
-        lane_store_partial(p, v, n);
-}
 
 /* ---- 2D ------------------------------------------------------------------ */
 
@@ -65,13 +52,13 @@ typedef struct cols_2d {
 static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d* c, int32_t i,
                                                                      int32_t n, lanef inv_dt)
 {
-    lanef vx = load_n(c->vx + i, n), vy = load_n(c->vy + i, n);
-    lanef dx = load_n(c->dx + i, n), dy = load_n(c->dy + i, n);
-    lanef heading = load_n(c->heading + i, n), omega = load_n(c->omega + i, n);
-    lanef mass = load_n(c->mass + i, n), inertia = load_n(c->inertia + i, n);
-    lanef fmax = load_n(c->fmax + i, n), tmax = load_n(c->tmax + i, n);
-    lanef vmax = load_n(c->vmax + i, n), kv = load_n(c->kv + i, n);
-    lanef kh = load_n(c->kh + i, n), kd = load_n(c->kd + i, n);
+    lanef vx = lane_load_n(c->vx + i, n), vy = lane_load_n(c->vy + i, n);
+    lanef dx = lane_load_n(c->dx + i, n), dy = lane_load_n(c->dy + i, n);
+    lanef heading = lane_load_n(c->heading + i, n), omega = lane_load_n(c->omega + i, n);
+    lanef mass = lane_load_n(c->mass + i, n), inertia = lane_load_n(c->inertia + i, n);
+    lanef fmax = lane_load_n(c->fmax + i, n), tmax = lane_load_n(c->tmax + i, n);
+    lanef vmax = lane_load_n(c->vmax + i, n), kv = lane_load_n(c->kv + i, n);
+    lanef kh = lane_load_n(c->kh + i, n), kd = lane_load_n(c->kd + i, n);
     const lanef zero = lane_zero(), one = lane_set1(1.0f);
 
     lanef vd = lane_sqrt(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)));
@@ -101,12 +88,12 @@ static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d
     fbx = lane_select(clip, lane_mul(fbx, k), fbx);
     fby = lane_select(clip, lane_mul(fby, k), fby);
     /* R(z, theta) F_B */
-    store_n(c->fx + i, lane_sub(lane_mul(cs, fbx), lane_mul(sn, fby)), n);
-    store_n(c->fy + i, lane_add(lane_mul(sn, fbx), lane_mul(cs, fby)), n);
+    lane_store_n(c->fx + i, lane_sub(lane_mul(cs, fbx), lane_mul(sn, fby)), n);
+    lane_store_n(c->fy + i, lane_add(lane_mul(sn, fbx), lane_mul(cs, fby)), n);
 
     lanef damping = lane_mul(lane_min(kd, inv_dt), omega);
     lanef tau = lane_mul(inertia, lane_sub(lane_mul(kh, err), damping));
-    store_n(c->tz + i, lane_min(lane_max(tau, lane_neg(tmax)), tmax), n);
+    lane_store_n(c->tz + i, lane_min(lane_max(tau, lane_neg(tmax)), tmax), n);
 }
 
 static void control_range_2d(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -141,15 +128,15 @@ typedef struct cols_3d {
 static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d* c, int32_t i,
                                                                      int32_t n, lanef inv_dt)
 {
-    const laneq q = { load_n(c->qw + i, n), load_n(c->qx + i, n), load_n(c->qy + i, n),
-                      load_n(c->qz + i, n) };
-    const lanev3 vel = { load_n(c->vx + i, n), load_n(c->vy + i, n), load_n(c->vz + i, n) };
-    const lanev3 omega = { load_n(c->ox + i, n), load_n(c->oy + i, n), load_n(c->oz + i, n) };
-    const lanev3 desired = { load_n(c->dx + i, n), load_n(c->dy + i, n), load_n(c->dz + i, n) };
-    lanef mass = load_n(c->mass + i, n), inertia = load_n(c->inertia + i, n);
-    lanef fmax = load_n(c->fmax + i, n), tmax = load_n(c->tmax + i, n);
-    lanef vmax = load_n(c->vmax + i, n), kv = load_n(c->kv + i, n);
-    lanef kh = load_n(c->kh + i, n), kd = load_n(c->kd + i, n);
+    const laneq q = { lane_load_n(c->qw + i, n), lane_load_n(c->qx + i, n), lane_load_n(c->qy + i, n),
+                      lane_load_n(c->qz + i, n) };
+    const lanev3 vel = { lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n) };
+    const lanev3 omega = { lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n) };
+    const lanev3 desired = { lane_load_n(c->dx + i, n), lane_load_n(c->dy + i, n), lane_load_n(c->dz + i, n) };
+    lanef mass = lane_load_n(c->mass + i, n), inertia = lane_load_n(c->inertia + i, n);
+    lanef fmax = lane_load_n(c->fmax + i, n), tmax = lane_load_n(c->tmax + i, n);
+    lanef vmax = lane_load_n(c->vmax + i, n), kv = lane_load_n(c->kv + i, n);
+    lanef kh = lane_load_n(c->kh + i, n), kd = lane_load_n(c->kd + i, n);
     const lanef zero = lane_zero(), one = lane_set1(1.0f);
 
     lanef vd = lane_sqrt(lanev3_dot(desired, desired));
@@ -206,12 +193,12 @@ static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d
     lanev3 damping = lanev3_scale(omega, lane_min(kd, inv_dt));
     lanev3 tau = lanev3_scale(lanev3_sub(lanev3_scale(rot, kh), damping), inertia);
     tau = lanev3_clamp_length(tau, tmax);
-    store_n(c->fx + i, f.x, n);
-    store_n(c->fy + i, f.y, n);
-    store_n(c->fz + i, f.z, n);
-    store_n(c->tx + i, tau.x, n);
-    store_n(c->ty + i, tau.y, n);
-    store_n(c->tz + i, tau.z, n);
+    lane_store_n(c->fx + i, f.x, n);
+    lane_store_n(c->fy + i, f.y, n);
+    lane_store_n(c->fz + i, f.z, n);
+    lane_store_n(c->tx + i, tau.x, n);
+    lane_store_n(c->ty + i, tau.y, n);
+    lane_store_n(c->tz + i, tau.z, n);
 }
 
 static void control_range_3d(int32_t begin, int32_t end, int32_t worker, void* vctx)

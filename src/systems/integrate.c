@@ -23,18 +23,6 @@ typedef struct integrate_ctx {
     float dt;
 } integrate_ctx;
 
-static inline lanef load_n(const float* p, int32_t n)
-{
-    return n >= SHOAL_LANES ? lane_loadu(p) : lane_load_partial(p, n);
-}
-
-static inline void store_n(float* p, lanef v, int32_t n)
-{
-    if (n >= SHOAL_LANES)
-        lane_storeu(p, v);
-    else
-        lane_store_partial(p, v, n);
-}
 
 /* x where x > 0, else 1: a divisor for rows that may be padding. */
 static inline lanef positive_or_one(lanef x)
@@ -52,30 +40,30 @@ typedef struct cols_2d {
 static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d* c, int32_t i,
                                                                        int32_t n, lanef dt)
 {
-    lanef fx = load_n(c->fx + i, n), fy = load_n(c->fy + i, n), tz = load_n(c->tz + i, n);
+    lanef fx = lane_load_n(c->fx + i, n), fy = lane_load_n(c->fy + i, n), tz = lane_load_n(c->tz + i, n);
     /* Divides are the bottleneck here (a 512-bit one issues about every 16
      * cycles): one for 1/m serves both force components. */
-    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(load_n(c->mass + i, n)));
-    lanef inertia = positive_or_one(load_n(c->inertia + i, n));
-    lanef vmax = load_n(c->vmax + i, n), wmax = load_n(c->wmax + i, n);
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(lane_load_n(c->mass + i, n)));
+    lanef inertia = positive_or_one(lane_load_n(c->inertia + i, n));
+    lanef vmax = lane_load_n(c->vmax + i, n), wmax = lane_load_n(c->wmax + i, n);
 
-    lanef nvx = lane_add(load_n(c->vx + i, n), lane_mul(lane_mul(fx, inv_m), dt));
-    lanef nvy = lane_add(load_n(c->vy + i, n), lane_mul(lane_mul(fy, inv_m), dt));
+    lanef nvx = lane_add(lane_load_n(c->vx + i, n), lane_mul(lane_mul(fx, inv_m), dt));
+    lanef nvy = lane_add(lane_load_n(c->vy + i, n), lane_mul(lane_mul(fy, inv_m), dt));
     lanef s2 = lane_add(lane_mul(nvx, nvx), lane_mul(nvy, nvy));
     lanem over = lane_cmp_gt(s2, lane_mul(vmax, vmax));
     lanef k = lane_div(vmax, lane_sqrt(lane_select(over, s2, lane_set1(1.0f))));
     nvx = lane_select(over, lane_mul(nvx, k), nvx);
     nvy = lane_select(over, lane_mul(nvy, k), nvy);
-    store_n(c->vx + i, nvx, n);
-    store_n(c->vy + i, nvy, n);
-    store_n(c->px + i, lane_add(load_n(c->px + i, n), lane_mul(nvx, dt)), n);
-    store_n(c->py + i, lane_add(load_n(c->py + i, n), lane_mul(nvy, dt)), n);
+    lane_store_n(c->vx + i, nvx, n);
+    lane_store_n(c->vy + i, nvy, n);
+    lane_store_n(c->px + i, lane_add(lane_load_n(c->px + i, n), lane_mul(nvx, dt)), n);
+    lane_store_n(c->py + i, lane_add(lane_load_n(c->py + i, n), lane_mul(nvy, dt)), n);
 
-    lanef om = lane_add(load_n(c->omega + i, n), lane_mul(lane_div(tz, inertia), dt));
+    lanef om = lane_add(lane_load_n(c->omega + i, n), lane_mul(lane_div(tz, inertia), dt));
     om = lane_min(lane_max(om, lane_neg(wmax)), wmax);
-    store_n(c->omega + i, om, n);
-    lanef heading = lane_add(load_n(c->heading + i, n), lane_mul(om, dt));
-    store_n(c->heading + i, lane_wrap_angle(heading), n);
+    lane_store_n(c->omega + i, om, n);
+    lanef heading = lane_add(lane_load_n(c->heading + i, n), lane_mul(om, dt));
+    lane_store_n(c->heading + i, lane_wrap_angle(heading), n);
 }
 
 static void integrate_range_2d(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -107,45 +95,45 @@ typedef struct cols_3d {
 static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d* c, int32_t i,
                                                                        int32_t n, lanef dt)
 {
-    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(load_n(c->mass + i, n)));
-    lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(load_n(c->inertia + i, n)));
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(lane_load_n(c->mass + i, n)));
+    lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(lane_load_n(c->inertia + i, n)));
 
-    lanev3 v = { load_n(c->vx + i, n), load_n(c->vy + i, n), load_n(c->vz + i, n) };
-    const lanev3 f = { load_n(c->fx + i, n), load_n(c->fy + i, n), load_n(c->fz + i, n) };
+    lanev3 v = { lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n) };
+    const lanev3 f = { lane_load_n(c->fx + i, n), lane_load_n(c->fy + i, n), lane_load_n(c->fz + i, n) };
     v = lanev3_add(v, lanev3_scale(lanev3_scale(f, inv_m), dt));
-    v = lanev3_clamp_length(v, load_n(c->vmax + i, n));
-    store_n(c->vx + i, v.x, n);
-    store_n(c->vy + i, v.y, n);
-    store_n(c->vz + i, v.z, n);
-    store_n(c->px + i, lane_add(load_n(c->px + i, n), lane_mul(v.x, dt)), n);
-    store_n(c->py + i, lane_add(load_n(c->py + i, n), lane_mul(v.y, dt)), n);
-    store_n(c->pz + i, lane_add(load_n(c->pz + i, n), lane_mul(v.z, dt)), n);
+    v = lanev3_clamp_length(v, lane_load_n(c->vmax + i, n));
+    lane_store_n(c->vx + i, v.x, n);
+    lane_store_n(c->vy + i, v.y, n);
+    lane_store_n(c->vz + i, v.z, n);
+    lane_store_n(c->px + i, lane_add(lane_load_n(c->px + i, n), lane_mul(v.x, dt)), n);
+    lane_store_n(c->py + i, lane_add(lane_load_n(c->py + i, n), lane_mul(v.y, dt)), n);
+    lane_store_n(c->pz + i, lane_add(lane_load_n(c->pz + i, n), lane_mul(v.z, dt)), n);
 
-    lanev3 om = { load_n(c->ox + i, n), load_n(c->oy + i, n), load_n(c->oz + i, n) };
-    const lanev3 tau = { load_n(c->tx + i, n), load_n(c->ty + i, n), load_n(c->tz + i, n) };
+    lanev3 om = { lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n) };
+    const lanev3 tau = { lane_load_n(c->tx + i, n), lane_load_n(c->ty + i, n), lane_load_n(c->tz + i, n) };
     om = lanev3_add(om, lanev3_scale(lanev3_scale(tau, inv_i), dt));
-    om = lanev3_clamp_length(om, load_n(c->wmax + i, n));
-    store_n(c->ox + i, om.x, n);
-    store_n(c->oy + i, om.y, n);
-    store_n(c->oz + i, om.z, n);
+    om = lanev3_clamp_length(om, lane_load_n(c->wmax + i, n));
+    lane_store_n(c->ox + i, om.x, n);
+    lane_store_n(c->oy + i, om.y, n);
+    lane_store_n(c->oz + i, om.z, n);
 
     /* quat_integrate: one explicit step of dq/dt = 0.5 (0, omega) q (omega
      * in the world frame), renormalized. Padding lanes (q = 0) come out as
      * the identity but are not stored. */
-    laneq q = { load_n(c->qw + i, n), load_n(c->qx + i, n), load_n(c->qy + i, n),
-                load_n(c->qz + i, n) };
+    laneq q = { lane_load_n(c->qw + i, n), lane_load_n(c->qx + i, n), lane_load_n(c->qy + i, n),
+                lane_load_n(c->qz + i, n) };
     laneq dq = laneq_mul((laneq){ lane_zero(), om.x, om.y, om.z }, q);
     lanef h = lane_mul(lane_set1(0.5f), dt);
     q = (laneq){ lane_add(q.w, lane_mul(h, dq.w)), lane_add(q.x, lane_mul(h, dq.x)),
                  lane_add(q.y, lane_mul(h, dq.y)), lane_add(q.z, lane_mul(h, dq.z)) };
     q = laneq_normalize(q);
-    store_n(c->qw + i, q.w, n);
-    store_n(c->qx + i, q.x, n);
-    store_n(c->qy + i, q.y, n);
-    store_n(c->qz + i, q.z, n);
+    lane_store_n(c->qw + i, q.w, n);
+    lane_store_n(c->qx + i, q.x, n);
+    lane_store_n(c->qy + i, q.y, n);
+    lane_store_n(c->qz + i, q.z, n);
     /* quat_yaw: the heading of the forward axis. */
     lanev3 forward = laneq_rotate(q, (lanev3){ lane_set1(1.0f), lane_zero(), lane_zero() });
-    store_n(c->heading + i, lane_atan2(forward.y, forward.x), n);
+    lane_store_n(c->heading + i, lane_atan2(forward.y, forward.x), n);
 }
 
 static void integrate_range_3d(int32_t begin, int32_t end, int32_t worker, void* vctx)
