@@ -13,7 +13,7 @@
 
 /* Per-agent arrays for N agents, fixed by seed. */
 typedef struct arrays_t {
-    float pos[3 * N], vel[3 * N], head[N], tgt[3 * N];
+    float pos[3 * N], vel[3 * N], head[N], tgt[3 * N], pitch[N];
     uint64_t user[N];
 } arrays_t;
 
@@ -26,6 +26,7 @@ static void fill_arrays(arrays_t* a, int dims, uint64_t seed)
             a->tgt[3 * i + k] = k < dims ? rng_range(seed, (uint64_t)i, 2, (uint32_t)k, -60.0f, 60.0f) : 0.0f;
         }
         a->head[i] = rng_range(seed, (uint64_t)i, 3, 0, -3.0f, 3.0f);
+        a->pitch[i] = dims == 3 ? rng_range(seed, (uint64_t)i, 3, 1, -0.8f, 0.8f) : 0.0f;
         a->user[i] = 1000 + (uint64_t)i;
     }
 }
@@ -49,7 +50,7 @@ static shoal_world_t* populate(int dims, int bulk, const arrays_t* a)
     for (int i = 0; i < 20; ++i) cr_assert_eq(shoal_agent_add(w, &d, &first[i]), SHOAL_OK);
     for (int i = 0; i < 20; i += 3) cr_assert_eq(shoal_agent_remove(w, first[i]), SHOAL_OK);
     if (bulk) {
-        shoal_agent_arrays_t arr = {a->pos, a->vel, a->head, a->tgt, NULL, a->user};
+        shoal_agent_arrays_t arr = {a->pos, a->vel, a->head, a->tgt, NULL, a->user, a->pitch};
         cr_assert_eq(shoal_agents_add(w, &d, &arr, N, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
     } else {
         for (int i = 0; i < N; ++i) {
@@ -58,6 +59,7 @@ static shoal_world_t* populate(int dims, int bulk, const arrays_t* a)
             memcpy(e.velocity, a->vel + 3 * i, sizeof e.velocity);
             memcpy(e.target, a->tgt + 3 * i, sizeof e.target);
             e.heading = a->head[i];
+            e.pitch = a->pitch[i];
             e.user_value = a->user[i];
             cr_assert_eq(shoal_agent_add(w, &e, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
         }
@@ -75,7 +77,7 @@ static shoal_world_t* populate(int dims, int bulk, const arrays_t* a)
         for (int kind = 0; kind < 2; ++kind) {
             shoal_agent_def_t* base = kind ? &p : &g;
             if (bulk) {
-                shoal_agent_arrays_t arr = {a->pos, NULL, a->head, NULL, NULL, NULL};
+                shoal_agent_arrays_t arr = {a->pos, NULL, a->head, NULL, NULL, NULL, NULL};
                 cr_assert_eq(shoal_agents_add(w, base, &arr, 8, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
             } else {
                 for (int i = 0; i < 8; ++i) {
@@ -118,7 +120,7 @@ Test(extend, bulk_add_is_all_or_nothing)
     uint64_t h = shoal_world_state_hash(w);
     uint64_t v = shoal_world_structure_version(w);
     a.pos[3 * (N - 1) + 1] = NAN;
-    shoal_agent_arrays_t arr = {a.pos, NULL, NULL, NULL, NULL, NULL};
+    shoal_agent_arrays_t arr = {a.pos, NULL, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(shoal_agents_add(w, &d, &arr, N, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(shoal_world_last_error(w), "positions[") != NULL, "%s", shoal_world_last_error(w));
     cr_assert_eq(shoal_agents_add(w, &d, &arr, -1, NULL), SHOAL_ERR_INVALID_ARGUMENT);
@@ -214,7 +216,7 @@ static shoal_world_t* energy_world(int threads, shoal_backend_t backend, int hos
     static arrays_t a;
     fill_arrays(&a, 2, 9);
     shoal_agent_def_t flock = flock_def();
-    shoal_agent_arrays_t arr = {a.pos, a.vel, a.head, a.tgt, NULL, NULL};
+    shoal_agent_arrays_t arr = {a.pos, a.vel, a.head, a.tgt, NULL, NULL, NULL};
     cr_assert_eq(shoal_agents_add(w, &flock, &arr, 1000, NULL), SHOAL_OK); /* separation: the grid reorders */
     cr_assert_eq(shoal_world_add_parallel_system(w, "drain", SHOAL_STAGE_INTEGRATE, NULL, 256, drain, NULL),
                  SHOAL_OK, "%s", shoal_world_last_error(w));

@@ -97,6 +97,7 @@ typedef struct shoal_agent_arrays_t {
     const float* targets;    /* count * 3 */
     const uint32_t* groups;  /* count */
     const uint64_t* user_values; /* count */
+    const float* pitches;    /* count (3D; ignored in 2D) */
 } shoal_agent_arrays_t;
 
 /* Add `count` agents of definition `def`, each with its values from

@@ -195,8 +195,11 @@ static void bulk_agent_columns(bulk_ctx* c, int32_t begin, int32_t end)
     }
     float *qw = AGENT_F(w, AC_QW), *qx = AGENT_F(w, AC_QX), *qy = AGENT_F(w, AC_QY), *qz = AGENT_F(w, AC_QZ);
     quat q0 = quat_from_yaw_pitch_roll(d->heading, d->pitch, 0.0f);
+    int each = a->headings || a->pitches;
     for (int32_t i = begin; i < end; ++i) {
-        quat q = a->headings ? quat_from_yaw_pitch_roll(a->headings[i], d->pitch, 0.0f) : q0;
+        quat q = each ? quat_from_yaw_pitch_roll(a->headings ? a->headings[i] : d->heading,
+                                                 a->pitches ? a->pitches[i] : d->pitch, 0.0f)
+                      : q0;
         int32_t r = c->base + i;
         heading[r] = quat_yaw(q);
         qw[r] = q.w;
@@ -209,9 +212,10 @@ static void bulk_agent_columns(bulk_ctx* c, int32_t begin, int32_t end)
 /* The forward axis of new row `row` (as agent_write_state returns it). */
 static vec3 row_forward(const world_t* w, const shoal_agent_def_t* d, const shoal_agent_arrays_t* a, int32_t i)
 {
+    /* (i is only read when headings or pitches are given) */
     float h = a->headings ? a->headings[i] : d->heading;
-    /* (i is only read when headings are given) */
-    return quat_forward(quat_from_yaw_pitch_roll(h, w->dims == 3 ? d->pitch : 0.0f, 0.0f));
+    float p = w->dims != 3 ? 0.0f : a->pitches ? a->pitches[i] : d->pitch;
+    return quat_forward(quat_from_yaw_pitch_roll(h, p, 0.0f));
 }
 
 static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -233,7 +237,8 @@ static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
     /* Component rows: their module writes each from the agent's own
      * definition (the shared one with the agent's values patched in). */
     shoal_agent_def_t d = *c->def;
-    vec3 shared_forward = row_forward(w, c->def, a, 0); /* used when no headings are given */
+    int each_forward = a->headings || (a->pitches && w->dims == 3);
+    vec3 shared_forward = row_forward(w, c->def, a, 0); /* used when no headings or pitches are given */
     for (int k = 0; k < w->comp_count; ++k) {
         if (c->comp_base[k] < 0) continue;
         component_t* comp = &w->comps[k];
@@ -250,10 +255,11 @@ static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
             if (a->positions) memcpy(d.position, a->positions + 3 * (int64_t)i, sizeof d.position);
             if (a->velocities) memcpy(d.velocity, a->velocities + 3 * (int64_t)i, sizeof d.velocity);
             if (a->headings) d.heading = a->headings[i];
+            if (a->pitches) d.pitch = a->pitches[i];
             if (a->targets) memcpy(d.target, a->targets + 3 * (int64_t)i, sizeof d.target);
             if (a->groups) d.group = a->groups[i];
             if (a->user_values) d.user_value = a->user_values[i];
-            m->write_row(w, r, slot, &d, a->headings ? row_forward(w, c->def, a, i) : shared_forward, 1);
+            m->write_row(w, r, slot, &d, each_forward ? row_forward(w, c->def, a, i) : shared_forward, 1);
         }
     }
 }
@@ -278,7 +284,8 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     if (!finite_array(w, where, "positions", a->positions, a->positions ? 3 * n : 0) ||
         !finite_array(w, where, "velocities", a->velocities, a->velocities ? 3 * n : 0) ||
         !finite_array(w, where, "headings", a->headings, a->headings ? n : 0) ||
-        !finite_array(w, where, "targets", a->targets, a->targets ? 3 * n : 0))
+        !finite_array(w, where, "targets", a->targets, a->targets ? 3 * n : 0) ||
+        !finite_array(w, where, "pitches", a->pitches, a->pitches && w->dims == 3 ? n : 0))
         return SHOAL_ERR_INVALID_ARGUMENT;
     if (count == 0) return SHOAL_OK;
     if ((int64_t)w->agents.count + count > INT32_MAX / 2)

@@ -112,7 +112,29 @@ typedef struct added_t {
     shoal_agent_t* agents;
     int32_t* obstacles;
     int32_t agent_count, obstacle_count;
+    float* placement; /* add_group_bulk's arrays */
 } added_t;
+
+/* A group's agents in one shoal_agents_add: each one's placement (position,
+ * velocity, target, heading, pitch) in arrays, the rest from `def`. The
+ * arrays are `block`: 11 floats per agent of the largest group. */
+static shoal_status_t add_group_bulk(const shoal_scenario_t* scenario, const group_t* g, uint64_t key,
+                                     shoal_world_t* world, shoal_agent_def_t* def, shoal_agent_t* out,
+                                     float* block)
+{
+    size_t n = (size_t)g->count;
+    float *pos = block, *vel = block + 3 * n, *tgt = block + 6 * n, *head = block + 9 * n, *pitch = block + 10 * n;
+    for (size_t i = 0; i < n; ++i) {
+        place_agent(scenario, g, key + i, def);
+        memcpy(pos + 3 * i, def->position, 3 * sizeof(float));
+        memcpy(vel + 3 * i, def->velocity, 3 * sizeof(float));
+        memcpy(tgt + 3 * i, def->target, 3 * sizeof(float));
+        head[i] = def->heading;
+        pitch[i] = def->pitch;
+    }
+    shoal_agent_arrays_t arrays = {pos, vel, head, tgt, NULL, NULL, pitch};
+    return shoal_agents_add(world, def, &arrays, g->count, out);
+}
 
 /* Adds the obstacles, then group by group its route (agents name it), its
  * agents and its formation, through the public API, recording into `added`
@@ -152,14 +174,22 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.dseek = g->dseek;
         if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;
-        for (int32_t i = 0; i < g->count && status == SHOAL_OK; i++, key++) {
-            /* "previous": the agent added just before, in this group. */
-            if (g->follow_previous)
+        if (g->follow_previous) {
+            /* "previous": each agent follows the one added just before, in
+             * this group: one definition each. */
+            for (int32_t i = 0; i < g->count && status == SHOAL_OK; i++, key++) {
                 def.follow.leader = i == 0 ? ref_handle(scenario, added->agents, g->first_leader)
                                            : added->agents[added->agent_count - 1];
-            place_agent(scenario, g, key, &def);
-            status = shoal_agent_add(world, &def, &added->agents[added->agent_count]);
-            added->agent_count += status == SHOAL_OK;
+                place_agent(scenario, g, key, &def);
+                status = shoal_agent_add(world, &def, &added->agents[added->agent_count]);
+                added->agent_count += status == SHOAL_OK;
+            }
+        } else {
+            /* One definition and the placed values per agent, in one bulk
+             * add (the same world as one add after another). */
+            status = add_group_bulk(scenario, g, key, world, &def, members, added->placement);
+            if (status == SHOAL_OK) added->agent_count += g->count;
+            key += (uint64_t)g->count;
         }
         if (status == SHOAL_OK && g->formation_offsets)
             status = shoal_formation_arrive(world, members, g->count,
@@ -183,8 +213,9 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
  * refusing to run inside a step (adds would be queued, and could not be
  * undone), taking its scratch from the world's allocator (a host that gives
  * the world its memory gives it for this too), and recording errors on the
- * world. A bulk-add API in the world that is all-or-nothing by itself will
- * replace this function; add_scenario above needs no change for that.
+ * world. Each group's add (shoal_agents_add) is all or nothing by itself;
+ * a populate of several groups, routes and obstacles still needs this
+ * rewind when a later one fails.
  *
  * world.h is included here, not at the top, so that the compiler holds the
  * code above to the public API.
@@ -206,11 +237,16 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
         return world_fail(world, SHOAL_ERR_BUSY, "scenario_populate: called from inside a step");
     size_t n = scenario->agent_count > 0 ? (size_t)scenario->agent_count : 1;
     size_t m = scenario->obstacle_count > 0 ? (size_t)scenario->obstacle_count : 1;
+    size_t largest = 1;
+    for (int32_t gi = 0; gi < scenario->group_count; gi++)
+        if ((size_t)scenario->groups[gi].count > largest) largest = (size_t)scenario->groups[gi].count;
+    size_t p = largest * 11 * sizeof(float);
     added_t added = {mem_alloc(&world->alloc, n * sizeof *added.agents),
-                     mem_alloc(&world->alloc, m * sizeof *added.obstacles), 0, 0};
-    if (added.agents == NULL || added.obstacles == NULL) {
+                     mem_alloc(&world->alloc, m * sizeof *added.obstacles), 0, 0, mem_alloc(&world->alloc, p)};
+    if (added.agents == NULL || added.obstacles == NULL || added.placement == NULL) {
         mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
         mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
+        mem_free(&world->alloc, added.placement, p);
         return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY,
                           "scenario_populate: out of memory for %zu handles", n + m);
     }
@@ -233,6 +269,7 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
     }
     mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
     mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
+    mem_free(&world->alloc, added.placement, p);
     return status;
 }
 
