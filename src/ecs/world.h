@@ -46,6 +46,24 @@ enum agent_column {
 
 #define AGENT_F(w, col) TABLE_COL(&(w)->agents, float, (col))
 
+/* A system's view of the agent table: every column's array, fetched once
+ * per run (agent_view) instead of column by column in each block. 3D-only
+ * columns are NULL in a 2D world. Bytes per agent: 4 per column. */
+typedef struct agent_view_t {
+    /* state: written by integrate (and the modules that move their agents) */
+    float *px, *py, *pz, *vx, *vy, *vz, *heading, *qw, *qx, *qy, *qz, *ox, *oy, *oz;
+    /* intent (decide) and actuation (control) */
+    float *dx, *dy, *dz, *fx, *fy, *fz, *tx, *ty, *tz;
+    /* vehicle, control and behavior parameters */
+    float *mass, *inertia, *max_force, *max_torque, *max_speed, *max_turn_rate, *radius;
+    float *speed_gain, *heading_gain, *turn_damping;
+    float *w_seek, *w_flee, *w_arrive, *w_depart, *arrive_gain, *depart_gain;
+    float *target_x, *target_y, *target_z, *threat_x, *threat_y, *threat_z;
+    uint32_t* group;
+} agent_view_t;
+
+static inline agent_view_t agent_view(const struct shoal_world_t* w);
+
 enum slot_state { SLOT_FREE = 0, SLOT_LIVE = 1, SLOT_PENDING = 2 };
 
 typedef struct slot_t {
@@ -346,4 +364,22 @@ size_t world_permute_scratch_size(const world_t* w);
  * scratch; up to `spares` columns are permuted at once. */
 void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare,
                                    int32_t spares, int32_t* component_perm);
+static inline agent_view_t agent_view(const world_t* w)
+{
+    const table_t* t = &w->agents;
+#define C(col) TABLE_COL(t, float, col)
+    agent_view_t v = {
+        C(AC_POS_X), C(AC_POS_Y), C(AC_POS_Z), C(AC_VEL_X), C(AC_VEL_Y), C(AC_VEL_Z), C(AC_HEADING),
+        C(AC_QW), C(AC_QX), C(AC_QY), C(AC_QZ), C(AC_OMEGA_X), C(AC_OMEGA_Y), C(AC_OMEGA_Z),
+        C(AC_DESIRED_X), C(AC_DESIRED_Y), C(AC_DESIRED_Z), C(AC_FORCE_X), C(AC_FORCE_Y), C(AC_FORCE_Z),
+        C(AC_TORQUE_X), C(AC_TORQUE_Y), C(AC_TORQUE_Z),
+        C(AC_MASS), C(AC_INERTIA), C(AC_MAX_FORCE), C(AC_MAX_TORQUE), C(AC_MAX_SPEED), C(AC_MAX_TURN_RATE),
+        C(AC_RADIUS), C(AC_SPEED_GAIN), C(AC_HEADING_GAIN), C(AC_TURN_DAMPING),
+        C(AC_W_SEEK), C(AC_W_FLEE), C(AC_W_ARRIVE), C(AC_W_DEPART), C(AC_ARRIVE_GAIN), C(AC_DEPART_GAIN),
+        C(AC_TARGET_X), C(AC_TARGET_Y), C(AC_TARGET_Z), C(AC_THREAT_X), C(AC_THREAT_Y), C(AC_THREAT_Z),
+        TABLE_COL(t, uint32_t, AC_GROUP)};
+#undef C
+    return v;
+}
+
 #endif /* SHOAL_WORLD_H */

@@ -52,8 +52,18 @@
 /* Below this |V x d| / (|V||d|) the sides of a head-on obstacle are noise. */
 #define AVOID_PARALLEL_SIN 1e-6f
 
+/* The avoid component's columns. */
+typedef struct avoid_view {
+    const int32_t* agent_row;
+    const float *weight, *lookahead, *gain;
+    const uint32_t* tangential;
+} avoid_view;
+
+/* Reads pos, vel, max speed, radius and the obstacles; writes desired (+=). */
 typedef struct avoid_ctx {
     world_t* w;
+    agent_view_t a;
+    avoid_view v;
 } avoid_ctx;
 
 static int is_zero(vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
@@ -72,24 +82,16 @@ static vec3 tangent_dir(vec3 u, vec3 d, float dist, vec3 n)
 static void avoid_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((avoid_ctx*)vctx)->w;
+    const avoid_ctx* c = (const avoid_ctx*)vctx;
+    const world_t* w = c->w;
     const int three = w->dims == 3;
-    const int32_t* agent_row = TABLE_COL(&w->comps[COMP_AVOID].table, int32_t, COMP_ROW);
-    const float* weight = COMP_F(w, COMP_AVOID, AV_WEIGHT);
-    const float* lookahead = COMP_F(w, COMP_AVOID, AV_LOOKAHEAD);
-    const float* gain = COMP_F(w, COMP_AVOID, AV_GAIN);
-    const uint32_t* tangential = COMP_U(w, COMP_AVOID, AV_TANGENTIAL);
-    const float* px = AGENT_F(w, AC_POS_X);
-    const float* py = AGENT_F(w, AC_POS_Y);
-    const float* pz = AGENT_F(w, AC_POS_Z);
-    const float* vx = AGENT_F(w, AC_VEL_X);
-    const float* vy = AGENT_F(w, AC_VEL_Y);
-    const float* vz = AGENT_F(w, AC_VEL_Z);
-    const float* vmax = AGENT_F(w, AC_MAX_SPEED);
-    const float* radius = AGENT_F(w, AC_RADIUS);
-    float* dx = AGENT_F(w, AC_DESIRED_X);
-    float* dy = AGENT_F(w, AC_DESIRED_Y);
-    float* dz = AGENT_F(w, AC_DESIRED_Z);
+    const int32_t* agent_row = c->v.agent_row;
+    const float *weight = c->v.weight, *lookahead = c->v.lookahead, *gain = c->v.gain;
+    const uint32_t* tangential = c->v.tangential;
+    const float *px = c->a.px, *py = c->a.py, *pz = c->a.pz;
+    const float *vx = c->a.vx, *vy = c->a.vy, *vz = c->a.vz;
+    const float *vmax = c->a.max_speed, *radius = c->a.radius;
+    float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
     const float(*obs)[4] = (const float(*)[4])obstacles_of(w)->obstacles;
     const int32_t obs_high = obstacles_of(w)->obstacle_high;
 
@@ -140,7 +142,10 @@ int64_t avoid_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     int32_t count = w->comps[COMP_AVOID].table.count;
-    avoid_ctx c = {w};
+    const int k = COMP_AVOID;
+    avoid_ctx c = {w, agent_view(w),
+                   {COMP_I(w, k, COMP_ROW), COMP_F(w, k, AV_WEIGHT), COMP_F(w, k, AV_LOOKAHEAD),
+                    COMP_F(w, k, AV_GAIN), COMP_U(w, k, AV_TANGENTIAL)}};
     /* Every agent tests every obstacle: even cost, static blocks. */
     par_for(w, count, 256, PAR_STATIC, avoid_range, &c);
     return count;

@@ -43,34 +43,34 @@
 /* Below this leader speed (m/s) the velocity direction is noise. */
 #define FOLLOW_STILL_SPEED 1e-3f
 
+/* The follow component's columns: reads the leader handle and parameters. */
+typedef struct follow_view {
+    const int32_t* agent_row;
+    const uint32_t *lindex, *ltag;
+    const float *weight, *behind, *per_speed, *gain;
+} follow_view;
+
+/* Reads pos, vel (self and leader), mass, max force, max speed; writes
+ * desired (+=). */
 typedef struct follow_ctx {
     world_t* w;
+    agent_view_t a;
+    follow_view f;
 } follow_ctx;
 
 static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((follow_ctx*)vctx)->w;
+    const follow_ctx* c = (const follow_ctx*)vctx;
+    const world_t* w = c->w;
     const int three = w->dims == 3;
-    const int32_t* agent_row = TABLE_COL(&w->comps[COMP_FOLLOW].table, int32_t, COMP_ROW);
-    const uint32_t* lindex = COMP_U(w, COMP_FOLLOW, FO_LEADER_INDEX1);
-    const uint32_t* ltag = COMP_U(w, COMP_FOLLOW, FO_LEADER_TAG);
-    const float* weight = COMP_F(w, COMP_FOLLOW, FO_WEIGHT);
-    const float* behind = COMP_F(w, COMP_FOLLOW, FO_BEHIND);
-    const float* per_speed = COMP_F(w, COMP_FOLLOW, FO_BEHIND_PER_SPEED);
-    const float* gain = COMP_F(w, COMP_FOLLOW, FO_ARRIVE_GAIN);
-    const float* px = AGENT_F(w, AC_POS_X);
-    const float* py = AGENT_F(w, AC_POS_Y);
-    const float* pz = AGENT_F(w, AC_POS_Z);
-    const float* vx = AGENT_F(w, AC_VEL_X);
-    const float* vy = AGENT_F(w, AC_VEL_Y);
-    const float* vz = AGENT_F(w, AC_VEL_Z);
-    const float* mass = AGENT_F(w, AC_MASS);
-    const float* fmax = AGENT_F(w, AC_MAX_FORCE);
-    const float* vmax = AGENT_F(w, AC_MAX_SPEED);
-    float* dx = AGENT_F(w, AC_DESIRED_X);
-    float* dy = AGENT_F(w, AC_DESIRED_Y);
-    float* dz = AGENT_F(w, AC_DESIRED_Z);
+    const int32_t* agent_row = c->f.agent_row;
+    const uint32_t *lindex = c->f.lindex, *ltag = c->f.ltag;
+    const float *weight = c->f.weight, *behind = c->f.behind, *per_speed = c->f.per_speed, *gain = c->f.gain;
+    const float *px = c->a.px, *py = c->a.py, *pz = c->a.pz;
+    const float *vx = c->a.vx, *vy = c->a.vy, *vz = c->a.vz;
+    const float *mass = c->a.mass, *fmax = c->a.max_force, *vmax = c->a.max_speed;
+    float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
 
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = agent_row[r];
@@ -104,7 +104,11 @@ int64_t follow_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     int32_t count = w->comps[COMP_FOLLOW].table.count;
-    follow_ctx c = {w};
+    const int k = COMP_FOLLOW;
+    follow_ctx c = {w, agent_view(w),
+                    {COMP_I(w, k, COMP_ROW), COMP_U(w, k, FO_LEADER_INDEX1), COMP_U(w, k, FO_LEADER_TAG),
+                     COMP_F(w, k, FO_WEIGHT), COMP_F(w, k, FO_BEHIND), COMP_F(w, k, FO_BEHIND_PER_SPEED),
+                     COMP_F(w, k, FO_ARRIVE_GAIN)}};
     par_for(w, count, 512, PAR_STATIC, follow_range, &c);
     return count;
 }

@@ -29,25 +29,31 @@
 #include "simd/vec.h"
 #include "systems/systems.h"
 
+/* The pursuit component's columns: the target handle, weights, horizon. */
+typedef struct pursuit_view {
+    const int32_t* agent_row;
+    const uint32_t *tindex, *ttag;
+    const float *w_pursue, *w_evade, *max_pred;
+} pursuit_view;
+
+/* Reads pos, vel, forward of self and target, max speed; writes desired (+=). */
 typedef struct pursuit_ctx {
     world_t* w;
+    agent_view_t a;
+    pursuit_view p;
 } pursuit_ctx;
 
 static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((pursuit_ctx*)vctx)->w;
+    const pursuit_ctx* c = (const pursuit_ctx*)vctx;
+    const world_t* w = c->w;
     const int three = w->dims == 3;
-    const int32_t* agent_row = TABLE_COL(&w->comps[COMP_PURSUIT].table, int32_t, COMP_ROW);
-    const uint32_t* tindex = COMP_U(w, COMP_PURSUIT, PU_TARGET_INDEX1);
-    const uint32_t* ttag = COMP_U(w, COMP_PURSUIT, PU_TARGET_TAG);
-    const float* w_pursue = COMP_F(w, COMP_PURSUIT, PU_W_PURSUE);
-    const float* w_evade = COMP_F(w, COMP_PURSUIT, PU_W_EVADE);
-    const float* max_pred = COMP_F(w, COMP_PURSUIT, PU_MAX_PREDICTION);
-    const float* vmax = AGENT_F(w, AC_MAX_SPEED);
-    float* dx = AGENT_F(w, AC_DESIRED_X);
-    float* dy = AGENT_F(w, AC_DESIRED_Y);
-    float* dz = AGENT_F(w, AC_DESIRED_Z);
+    const int32_t* agent_row = c->p.agent_row;
+    const uint32_t *tindex = c->p.tindex, *ttag = c->p.ttag;
+    const float *w_pursue = c->p.w_pursue, *w_evade = c->p.w_evade, *max_pred = c->p.max_pred;
+    const float* vmax = c->a.max_speed;
+    float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
 
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = agent_row[r];
@@ -78,7 +84,10 @@ int64_t pursuit_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     int32_t count = w->comps[COMP_PURSUIT].table.count;
-    pursuit_ctx c = {w};
+    const int k = COMP_PURSUIT;
+    pursuit_ctx c = {w, agent_view(w),
+                     {COMP_I(w, k, COMP_ROW), COMP_U(w, k, PU_TARGET_INDEX1), COMP_U(w, k, PU_TARGET_TAG),
+                      COMP_F(w, k, PU_W_PURSUE), COMP_F(w, k, PU_W_EVADE), COMP_F(w, k, PU_MAX_PREDICTION)}};
     /* Even cost per agent (one random read of the target): static blocks. */
     par_for(w, count, 512, PAR_STATIC, pursuit_range, &c);
     return count;
