@@ -73,30 +73,84 @@ static double box_side(const bench_opts* o)
     return cbrt(n * 4.0 / 3.0 * BENCH_PI * r * r * r / k);
 }
 
+/* The flock's shared definition: everything but the per-agent values. */
+static shoal_agent_def_t flock_def(const bench_opts* o)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.vehicle.max_speed = 4.0f;
+    d.vehicle.radius = 0.3f;
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.5f;
+    d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+    d.neighbors.radius = (float)o->radius;
+    d.wander.cruise_speed = 2.0f;
+    return d;
+}
+
+/* Agent i's own values, from the counter-based generator keyed by i: the
+ * scene does not depend on how agents are added. */
+static void flock_agent(const bench_opts* o, double side, int64_t i, shoal_agent_def_t* d)
+{
+    for (int k = 0; k < o->dims; ++k)
+        d->position[k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, 0.0f, (float)side);
+    d->heading = rng_range(11, (uint64_t)i, 1, 0, -3.14159f, 3.14159f);
+    d->pitch = o->dims == 3 ? rng_range(11, (uint64_t)i, 1, 1, -0.5f, 0.5f) : 0.0f;
+    d->velocity[0] = 2.0f * cosf(d->heading);
+    d->velocity[1] = 2.0f * sinf(d->heading);
+    if (o->mixed) /* each agent its own weights, within 10 % */
+        for (int b = SHOAL_BEHAVIOR_SEPARATE; b <= SHOAL_BEHAVIOR_COHERE; ++b)
+            d->weights[b] *= rng_range(11, (uint64_t)i, 2, (uint32_t)b, 0.9f, 1.1f);
+}
+
+/* Agents per bulk add: arrays of 7 floats per agent stay a few MB whatever
+ * --agents is, and the world is the same as one add for all of them (a
+ * bulk add equals its agents added one at a time, in order). */
+#define POPULATE_CHUNK 65536
+
+/* 2D flocks that share one parameter set go through the bulk add, with
+ * per-agent positions, velocities and headings. The others are added one
+ * at a time: a 3D agent's own pitch and a --mixed agent's own weights are
+ * not among the per-agent arrays of shoal_agents_add, and every agent's
+ * values differ, so no two agents share a definition to group by.
+ * Returns 1, 0 for an error of the world (shoal_world_last_error), -1 when
+ * out of memory here. */
 static int populate(shoal_world_t* w, const bench_opts* o, double side)
 {
-    for (int64_t i = 0; i < o->agents; ++i) {
-        shoal_agent_def_t d = shoal_agent_default_def();
-        for (int k = 0; k < o->dims; ++k)
-            d.position[k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, 0.0f, (float)side);
-        d.heading = rng_range(11, (uint64_t)i, 1, 0, -3.14159f, 3.14159f);
-        d.pitch = o->dims == 3 ? rng_range(11, (uint64_t)i, 1, 1, -0.5f, 0.5f) : 0.0f;
-        d.velocity[0] = 2.0f * cosf(d.heading);
-        d.velocity[1] = 2.0f * sinf(d.heading);
-        d.vehicle.max_speed = 4.0f;
-        d.vehicle.radius = 0.3f;
-        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.5f;
-        d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
-        d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
-        if (o->mixed) /* each agent its own weights, within 10 % */
-            for (int b = SHOAL_BEHAVIOR_SEPARATE; b <= SHOAL_BEHAVIOR_COHERE; ++b)
-                d.weights[b] *= rng_range(11, (uint64_t)i, 2, (uint32_t)b, 0.9f, 1.1f);
-        d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
-        d.neighbors.radius = (float)o->radius;
-        d.wander.cruise_speed = 2.0f;
-        if (shoal_agent_add(w, &d, NULL) != SHOAL_OK) return 0;
+    shoal_agent_def_t shared = flock_def(o);
+    if (o->dims == 3 || o->mixed) {
+        for (int64_t i = 0; i < o->agents; ++i) {
+            shoal_agent_def_t d = shared;
+            flock_agent(o, side, i, &d);
+            if (shoal_agent_add(w, &d, NULL) != SHOAL_OK) return 0;
+        }
+        return 1;
     }
-    return 1;
+    int64_t chunk = o->agents < POPULATE_CHUNK ? o->agents : POPULATE_CHUNK;
+    float* positions = malloc((size_t)chunk * 3 * sizeof(float));
+    float* velocities = malloc((size_t)chunk * 3 * sizeof(float));
+    float* headings = malloc((size_t)chunk * sizeof(float));
+    int ok = positions && velocities && headings ? 1 : -1;
+    for (int64_t first = 0; ok == 1 && first < o->agents; first += chunk) {
+        int64_t n = o->agents - first < chunk ? o->agents - first : chunk;
+        for (int64_t j = 0; j < n; ++j) {
+            shoal_agent_def_t d = shared;
+            flock_agent(o, side, first + j, &d);
+            memcpy(positions + 3 * j, d.position, 3 * sizeof(float));
+            memcpy(velocities + 3 * j, d.velocity, 3 * sizeof(float));
+            headings[j] = d.heading;
+        }
+        shoal_agent_arrays_t arrays;
+        memset(&arrays, 0, sizeof arrays);
+        arrays.positions = positions;
+        arrays.velocities = velocities;
+        arrays.headings = headings;
+        ok = shoal_agents_add(w, &shared, &arrays, (int32_t)n, NULL) == SHOAL_OK;
+    }
+    free(positions);
+    free(velocities);
+    free(headings);
+    return ok;
 }
 
 static int bench_flock(const bench_opts* o)
@@ -121,8 +175,9 @@ static int bench_flock(const bench_opts* o)
         cli_error("bench flock: %s", err.message);
         return CLI_EXIT_FAILURE;
     }
-    if (!populate(w, o, side)) {
-        cli_error("bench flock: %s", shoal_world_last_error(w));
+    int populated = populate(w, o, side);
+    if (populated != 1) {
+        cli_error("bench flock: %s", populated < 0 ? "out of memory" : shoal_world_last_error(w));
         shoal_world_destroy(w);
         return CLI_EXIT_FAILURE;
     }
