@@ -25,6 +25,7 @@
 #include "systems/spatial_hash.h"
 #include "bench/bench_planner.h"
 #include "tools/cli.h"
+#include "tools/cli_options.h"
 
 #define BENCH_PI 3.14159265358979323846
 
@@ -305,98 +306,97 @@ static int bench_kernel(const bench_opts* o)
     return CLI_EXIT_OK;
 }
 
-static void bench_help(void)
+/* ---- options ---------------------------------------------------------------- */
+
+#define FLOCK_INT(name, metavar, field, lo, hi, help)                                             \
+    {name, NULL, metavar, CLI_INT, CLI_FIELD(bench_opts, field), lo, hi, 0, NULL, help}
+#define FLOCK_FLAG(name, field, help)                                                             \
+    {name, NULL, NULL, CLI_FLAG, CLI_FIELD(bench_opts, field), 0, 0, 0, NULL, help}
+#define FLOCK_POSITIVE(name, metavar, field, help)                                                \
+    {name, NULL, metavar, CLI_NUMBER, CLI_FIELD(bench_opts, field), 0, INFINITY, CLI_ABOVE_MIN,    \
+     NULL, help}
+
+/* flock and kernel fill one struct; kernel's table has the rows it reads. */
+#define DIM_ROW FLOCK_INT("--dim", "2|3", dims, 2, 3, "dimensions (default 2)")
+#define NEIGHBORS_ROW                                                                             \
+    FLOCK_POSITIVE("--neighbors", "K", neighbors, "mean neighbor count to size the box for (default 20)")
+#define JSON_ROW(what) FLOCK_FLAG("--json", json, "one JSON object on stdout: " what)
+
+static const cli_option_t flock_options[] = {
+    DIM_ROW,
+    FLOCK_INT("--agents", "N", agents, 1, 100000000, "agents, 1..100000000 (default 100000)"),
+    FLOCK_INT("--steps", "S", steps, 1, 1000000000, "timed steps (default 100)"),
+    FLOCK_INT("--warmup", "W", warmup, 0, 1000000000, "untimed steps first (default 10)"),
+    FLOCK_INT("--threads", "T", threads, 1, 1024, "threads, 1..1024 (default: physical cores)"),
+    NEIGHBORS_ROW,
+    FLOCK_POSITIVE("--radius", "R", radius, "neighbor radius, m (default 2)"),
+    FLOCK_INT("--reorder", "N", reorder, 0, 1000000,
+              "reorder storage by cell every N steps, 0 = never (default 32)"),
+    FLOCK_FLAG("--bind", bind, "pin threads to cores (hwloc)"),
+    FLOCK_FLAG("--mixed", mixed,
+               "every agent its own behavior weights (within 10 %), so the neighbors pass reads "
+               "each agent's parameter row; by default the flock shares one parameter set"),
+    JSON_ROW("see below"),
+};
+
+static const cli_spec_t flock_spec = {
+    .command = "bench flock",
+    .usage = "[options]",
+    .about = "Boids (separation, alignment, cohesion, wander) in a torus box sized so that an\n"
+             "agent has K neighbors within its radius on average. Warm-up steps are not\n"
+             "timed; the figures are for the timed steps only.\n",
+    .options = flock_options,
+    .option_count = CLI_COUNT(flock_options),
+    .details = "--json prints: bench, dim, agents, steps, warmup, threads, lanes,\n"
+               "neighbors_target, radius, box_side, reorder_interval, mixed, setup_seconds\n"
+               "(world creation and population), seconds, agent_steps_per_s,\n"
+               "pair_tests_per_s, mean_neighbors, bytes_per_agent, state_hash, systems\n"
+               "[{name, stage, ms_per_step, ns_per_agent}].\n",
+};
+
+static const cli_option_t kernel_options[] = {
+    DIM_ROW,
+    FLOCK_INT("--steps", "S", steps, 1, 1000000000,
+              "run the kernel for S x 10000 agents (default 100: 1,000,000)"),
+    NEIGHBORS_ROW,
+    JSON_ROW("bench, dim, lanes, candidates, iterations, seconds, pair_tests_per_s"),
+};
+
+static const cli_spec_t kernel_spec = {
+    .command = "bench kernel",
+    .usage = "[options]",
+    .about = "The flock's pair kernel over one cache-resident pack of candidates (what a\n"
+             "3x3 (3x3x3) block of cells holds at K neighbors), no hashing, no packing, one\n"
+             "thread: the ceiling for flock's pair_tests_per_s.\n",
+    .options = kernel_options,
+    .option_count = CLI_COUNT(kernel_options),
+};
+
+static void bench_help(FILE* out)
 {
-    printf("Usage: shoal bench flock|kernel|planner [options]\n\n"
-           "  flock   boids (separation, alignment, cohesion, wander) in a torus box sized so\n"
-           "          that an agent has K neighbors within its radius on average\n"
-           "  kernel  the same pair kernel on one cache-resident pack, one thread: the\n"
-           "          ceiling for flock's pair_tests_per_s\n"
-           "  planner planner agents in an asteroid field (`shoal bench planner --help`)\n\n"
-           "Options:\n"
-           "  --dim 2|3          dimensions (default 2)\n"
-           "  --agents N         agents (default 100000)\n"
-           "  --steps S          timed steps (default 100; kernel: S x 10000 agents)\n"
-           "  --warmup W         untimed steps first (default 10)\n"
-           "  --threads T        threads (default: physical cores)\n"
-           "  --neighbors K      mean neighbor count to size the box for (default 20)\n"
-           "  --radius R         neighbor radius, m (default 2)\n"
-           "  --reorder N        reorder storage by cell every N steps, 0 = never (default 32)\n"
-           "  --bind             pin threads to cores (hwloc)\n"
-           "  --mixed            every agent its own behavior weights (within 10 %%), so\n"
-           "                     the neighbors pass reads each agent's parameter row; by\n"
-           "                     default the flock shares one parameter set\n"
-           "  --json             one JSON object on stdout: agents, steps, threads,\n"
-           "                     setup_seconds, seconds, agent_steps_per_s, pair_tests_per_s,\n"
-           "                     mean_neighbors,\n"
-           "                     bytes_per_agent, state_hash, systems [{name, stage,\n"
-           "                     ms_per_step, ns_per_agent}] (kernel: pair_tests_per_s)\n");
+    fprintf(out, "Usage: shoal bench flock|kernel|planner [options]\n\n"
+                 "  flock    boids (separation, alignment, cohesion, wander) in a torus box sized\n"
+                 "           so that an agent has K neighbors within its radius on average\n"
+                 "  kernel   the same pair kernel on one cache-resident pack, one thread: the\n"
+                 "           ceiling for flock's pair_tests_per_s\n"
+                 "  planner  planner agents in an asteroid field\n\n"
+                 "'shoal bench NAME --help' lists a benchmark's options.\n\n");
+    fputs(cli_exit_codes_help, out);
 }
 
 int cmd_bench(int argc, char** argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        bench_help();
+        bench_help(stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     const char* which = argv[1];
-    if (!strcmp(which, "planner")) return bench_planner(argc, argv);
-    if (strcmp(which, "flock") && strcmp(which, "kernel"))
+    if (!strcmp(which, "planner")) return bench_planner(argc - 1, argv + 1);
+    int flock = !strcmp(which, "flock");
+    if (!flock && strcmp(which, "kernel"))
         return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel or planner)", which);
     bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 32, 0, 0, 0};
-    for (int i = 2; i < argc; ++i) {
-        const char* v = NULL;
-        int r;
-        int64_t n;
-        if (!strcmp(argv[i], "--json")) {
-            o.json = 1;
-        } else if (!strcmp(argv[i], "--bind")) {
-            o.bind = 1;
-        } else if (!strcmp(argv[i], "--mixed")) {
-            o.mixed = 1;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            bench_help();
-            return CLI_EXIT_OK;
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--dim", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 2, 3, &n)) return cli_usage_error("bench", "--dim must be 2 or 3, got '%s'", v);
-            o.dims = (int)n;
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--agents", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 100000000, &o.agents))
-                return cli_usage_error("bench", "--agents must be in 1..100000000, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--steps", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 1000000000, &o.steps))
-                return cli_usage_error("bench", "--steps must be a positive integer, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--warmup", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 1000000000, &o.warmup))
-                return cli_usage_error("bench", "--warmup must be an integer >= 0, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--threads", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 1024, &o.threads))
-                return cli_usage_error("bench", "--threads must be in 1..1024, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--reorder", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 1000000, &o.reorder))
-                return cli_usage_error("bench", "--reorder must be an integer >= 0, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--neighbors", &v)) != 0 ||
-                   (r = cli_option_value("bench", argc, argv, &i, "--radius", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            int is_k = strncmp(argv[i - (strchr(argv[i], '=') ? 0 : 1)], "--neighbors", 11) == 0;
-            char* end = NULL;
-            double x = strtod(v, &end);
-            if (!end || *end || !(x > 0.0) || !isfinite(x))
-                return cli_usage_error("bench", "%s must be a number > 0, got '%s'",
-                                       is_k ? "--neighbors" : "--radius", v);
-            if (is_k)
-                o.neighbors = x;
-            else
-                o.radius = x;
-        } else {
-            return cli_usage_error("bench", "unknown option '%s'", argv[i]);
-        }
-    }
-    return strcmp(which, "flock") == 0 ? bench_flock(&o) : bench_kernel(&o);
+    int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
+    if (stop >= 0) return stop;
+    return flock ? bench_flock(&o) : bench_kernel(&o);
 }
