@@ -6,7 +6,8 @@
  * (2D: side = sqrt(N pi R^2 / K); 3D: side = cbrt(N 4/3 pi R^3 / K)).
  * Warm-up steps run first and are not timed; the figures are for the timed
  * steps only. Memory is what the library allocated through the world's
- * allocator hooks at its peak, divided by N.
+ * allocator hooks at its peak, divided by N. setup_seconds is the world's
+ * creation and population, apart from the step figures.
  *
  * kernel: the same pair kernel over one cache-resident pack of candidates,
  * no hashing, no packing: the ceiling the flock step is measured against. */
@@ -24,6 +25,7 @@
 #include "systems/spatial_hash.h"
 #include "bench/bench_planner.h"
 #include "tools/cli.h"
+#include "tools/cli_options.h"
 
 #define BENCH_PI 3.14159265358979323846
 
@@ -72,30 +74,84 @@ static double box_side(const bench_opts* o)
     return cbrt(n * 4.0 / 3.0 * BENCH_PI * r * r * r / k);
 }
 
+/* The flock's shared definition: everything but the per-agent values. */
+static shoal_agent_def_t flock_def(const bench_opts* o)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.vehicle.max_speed = 4.0f;
+    d.vehicle.radius = 0.3f;
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.5f;
+    d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+    d.neighbors.radius = (float)o->radius;
+    d.wander.cruise_speed = 2.0f;
+    return d;
+}
+
+/* Agent i's own values, from the counter-based generator keyed by i: the
+ * scene does not depend on how agents are added. */
+static void flock_agent(const bench_opts* o, double side, int64_t i, shoal_agent_def_t* d)
+{
+    for (int k = 0; k < o->dims; ++k)
+        d->position[k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, 0.0f, (float)side);
+    d->heading = rng_range(11, (uint64_t)i, 1, 0, -3.14159f, 3.14159f);
+    d->pitch = o->dims == 3 ? rng_range(11, (uint64_t)i, 1, 1, -0.5f, 0.5f) : 0.0f;
+    d->velocity[0] = 2.0f * cosf(d->heading);
+    d->velocity[1] = 2.0f * sinf(d->heading);
+    if (o->mixed) /* each agent its own weights, within 10 % */
+        for (int b = SHOAL_BEHAVIOR_SEPARATE; b <= SHOAL_BEHAVIOR_COHERE; ++b)
+            d->weights[b] *= rng_range(11, (uint64_t)i, 2, (uint32_t)b, 0.9f, 1.1f);
+}
+
+/* Agents per bulk add: arrays of 7 floats per agent stay a few MB whatever
+ * --agents is, and the world is the same as one add for all of them (a
+ * bulk add equals its agents added one at a time, in order). */
+#define POPULATE_CHUNK 65536
+
+/* 2D flocks that share one parameter set go through the bulk add, with
+ * per-agent positions, velocities and headings. The others are added one
+ * at a time: a 3D agent's own pitch and a --mixed agent's own weights are
+ * not among the per-agent arrays of shoal_agents_add, and every agent's
+ * values differ, so no two agents share a definition to group by.
+ * Returns 1, 0 for an error of the world (shoal_world_last_error), -1 when
+ * out of memory here. */
 static int populate(shoal_world_t* w, const bench_opts* o, double side)
 {
-    for (int64_t i = 0; i < o->agents; ++i) {
-        shoal_agent_def_t d = shoal_agent_default_def();
-        for (int k = 0; k < o->dims; ++k)
-            d.position[k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, 0.0f, (float)side);
-        d.heading = rng_range(11, (uint64_t)i, 1, 0, -3.14159f, 3.14159f);
-        d.pitch = o->dims == 3 ? rng_range(11, (uint64_t)i, 1, 1, -0.5f, 0.5f) : 0.0f;
-        d.velocity[0] = 2.0f * cosf(d.heading);
-        d.velocity[1] = 2.0f * sinf(d.heading);
-        d.vehicle.max_speed = 4.0f;
-        d.vehicle.radius = 0.3f;
-        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.5f;
-        d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
-        d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
-        if (o->mixed) /* each agent its own weights, within 10 % */
-            for (int b = SHOAL_BEHAVIOR_SEPARATE; b <= SHOAL_BEHAVIOR_COHERE; ++b)
-                d.weights[b] *= rng_range(11, (uint64_t)i, 2, (uint32_t)b, 0.9f, 1.1f);
-        d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
-        d.neighbors.radius = (float)o->radius;
-        d.wander.cruise_speed = 2.0f;
-        if (shoal_agent_add(w, &d, NULL) != SHOAL_OK) return 0;
+    shoal_agent_def_t shared = flock_def(o);
+    if (o->dims == 3 || o->mixed) {
+        for (int64_t i = 0; i < o->agents; ++i) {
+            shoal_agent_def_t d = shared;
+            flock_agent(o, side, i, &d);
+            if (shoal_agent_add(w, &d, NULL) != SHOAL_OK) return 0;
+        }
+        return 1;
     }
-    return 1;
+    int64_t chunk = o->agents < POPULATE_CHUNK ? o->agents : POPULATE_CHUNK;
+    float* positions = malloc((size_t)chunk * 3 * sizeof(float));
+    float* velocities = malloc((size_t)chunk * 3 * sizeof(float));
+    float* headings = malloc((size_t)chunk * sizeof(float));
+    int ok = positions && velocities && headings ? 1 : -1;
+    for (int64_t first = 0; ok == 1 && first < o->agents; first += chunk) {
+        int64_t n = o->agents - first < chunk ? o->agents - first : chunk;
+        for (int64_t j = 0; j < n; ++j) {
+            shoal_agent_def_t d = shared;
+            flock_agent(o, side, first + j, &d);
+            memcpy(positions + 3 * j, d.position, 3 * sizeof(float));
+            memcpy(velocities + 3 * j, d.velocity, 3 * sizeof(float));
+            headings[j] = d.heading;
+        }
+        shoal_agent_arrays_t arrays;
+        memset(&arrays, 0, sizeof arrays);
+        arrays.positions = positions;
+        arrays.velocities = velocities;
+        arrays.headings = headings;
+        ok = shoal_agents_add(w, &shared, &arrays, (int32_t)n, NULL) == SHOAL_OK;
+    }
+    free(positions);
+    free(velocities);
+    free(headings);
+    return ok;
 }
 
 static int bench_flock(const bench_opts* o)
@@ -115,15 +171,18 @@ static int bench_flock(const bench_opts* o)
     def.alloc_user_ctx = &counter;
     shoal_world_t* w = NULL;
     shoal_error_t err;
+    double setup_start = cli_now_seconds();
     if (shoal_world_create(&def, &w, &err) != SHOAL_OK) {
         cli_error("bench flock: %s", err.message);
         return CLI_EXIT_FAILURE;
     }
-    if (!populate(w, o, side)) {
-        cli_error("bench flock: %s", shoal_world_last_error(w));
+    int populated = populate(w, o, side);
+    if (populated != 1) {
+        cli_error("bench flock: %s", populated < 0 ? "out of memory" : shoal_world_last_error(w));
         shoal_world_destroy(w);
         return CLI_EXIT_FAILURE;
     }
+    double setup_seconds = cli_now_seconds() - setup_start;
     const float dt = 1.0f / 60.0f;
     for (int64_t s = 0; s < o->warmup; ++s) {
         if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
@@ -160,6 +219,7 @@ static int bench_flock(const bench_opts* o)
         cJSON_AddNumberToObject(root, "box_side", side);
         cJSON_AddNumberToObject(root, "reorder_interval", (double)o->reorder);
         cJSON_AddBoolToObject(root, "mixed", o->mixed);
+        cJSON_AddNumberToObject(root, "setup_seconds", setup_seconds);
         cJSON_AddNumberToObject(root, "seconds", seconds);
         cJSON_AddNumberToObject(root, "agent_steps_per_s", agent_steps / seconds);
         cJSON_AddNumberToObject(root, "pair_tests_per_s", (double)pairs / seconds);
@@ -187,6 +247,7 @@ static int bench_flock(const bench_opts* o)
                o->dims, (long long)o->agents, o->neighbors, o->radius, side,
                (int)shoal_world_thread_count(w), SHOAL_LANES, o->mixed ? ", mixed parameters" : "");
         printf("steps            %lld (+%lld warm-up)\n", (long long)o->steps, (long long)o->warmup);
+        printf("setup seconds    %.4f\n", setup_seconds);
         printf("seconds          %.4f\n", seconds);
         printf("agent-steps/s    %.4g\n", agent_steps / seconds);
         printf("pair tests/s     %.4g\n", (double)pairs / seconds);
@@ -245,97 +306,97 @@ static int bench_kernel(const bench_opts* o)
     return CLI_EXIT_OK;
 }
 
-static void bench_help(void)
+/* ---- options ---------------------------------------------------------------- */
+
+#define FLOCK_INT(name, metavar, field, lo, hi, help)                                             \
+    {name, NULL, metavar, CLI_INT, CLI_FIELD(bench_opts, field), lo, hi, 0, NULL, help}
+#define FLOCK_FLAG(name, field, help)                                                             \
+    {name, NULL, NULL, CLI_FLAG, CLI_FIELD(bench_opts, field), 0, 0, 0, NULL, help}
+#define FLOCK_POSITIVE(name, metavar, field, help)                                                \
+    {name, NULL, metavar, CLI_NUMBER, CLI_FIELD(bench_opts, field), 0, INFINITY, CLI_ABOVE_MIN,    \
+     NULL, help}
+
+/* flock and kernel fill one struct; kernel's table has the rows it reads. */
+#define DIM_ROW FLOCK_INT("--dim", "2|3", dims, 2, 3, "dimensions (default 2)")
+#define NEIGHBORS_ROW                                                                             \
+    FLOCK_POSITIVE("--neighbors", "K", neighbors, "mean neighbor count to size the box for (default 20)")
+#define JSON_ROW(what) FLOCK_FLAG("--json", json, "one JSON object on stdout: " what)
+
+static const cli_option_t flock_options[] = {
+    DIM_ROW,
+    FLOCK_INT("--agents", "N", agents, 1, 100000000, "agents, 1..100000000 (default 100000)"),
+    FLOCK_INT("--steps", "S", steps, 1, 1000000000, "timed steps (default 100)"),
+    FLOCK_INT("--warmup", "W", warmup, 0, 1000000000, "untimed steps first (default 10)"),
+    FLOCK_INT("--threads", "T", threads, 1, 1024, "threads, 1..1024 (default: physical cores)"),
+    NEIGHBORS_ROW,
+    FLOCK_POSITIVE("--radius", "R", radius, "neighbor radius, m (default 2)"),
+    FLOCK_INT("--reorder", "N", reorder, 0, 1000000,
+              "reorder storage by cell every N steps, 0 = never (default 32)"),
+    FLOCK_FLAG("--bind", bind, "pin threads to cores (hwloc)"),
+    FLOCK_FLAG("--mixed", mixed,
+               "every agent its own behavior weights (within 10 %), so the neighbors pass reads "
+               "each agent's parameter row; by default the flock shares one parameter set"),
+    JSON_ROW("see below"),
+};
+
+static const cli_spec_t flock_spec = {
+    .command = "bench flock",
+    .usage = "[options]",
+    .about = "Boids (separation, alignment, cohesion, wander) in a torus box sized so that an\n"
+             "agent has K neighbors within its radius on average. Warm-up steps are not\n"
+             "timed; the figures are for the timed steps only.\n",
+    .options = flock_options,
+    .option_count = CLI_COUNT(flock_options),
+    .details = "--json prints: bench, dim, agents, steps, warmup, threads, lanes,\n"
+               "neighbors_target, radius, box_side, reorder_interval, mixed, setup_seconds\n"
+               "(world creation and population), seconds, agent_steps_per_s,\n"
+               "pair_tests_per_s, mean_neighbors, bytes_per_agent, state_hash, systems\n"
+               "[{name, stage, ms_per_step, ns_per_agent}].\n",
+};
+
+static const cli_option_t kernel_options[] = {
+    DIM_ROW,
+    FLOCK_INT("--steps", "S", steps, 1, 1000000000,
+              "run the kernel for S x 10000 agents (default 100: 1,000,000)"),
+    NEIGHBORS_ROW,
+    JSON_ROW("bench, dim, lanes, candidates, iterations, seconds, pair_tests_per_s"),
+};
+
+static const cli_spec_t kernel_spec = {
+    .command = "bench kernel",
+    .usage = "[options]",
+    .about = "The flock's pair kernel over one cache-resident pack of candidates (what a\n"
+             "3x3 (3x3x3) block of cells holds at K neighbors), no hashing, no packing, one\n"
+             "thread: the ceiling for flock's pair_tests_per_s.\n",
+    .options = kernel_options,
+    .option_count = CLI_COUNT(kernel_options),
+};
+
+static void bench_help(FILE* out)
 {
-    printf("Usage: shoal bench flock|kernel|planner [options]\n\n"
-           "  flock   boids (separation, alignment, cohesion, wander) in a torus box sized so\n"
-           "          that an agent has K neighbors within its radius on average\n"
-           "  kernel  the same pair kernel on one cache-resident pack, one thread: the\n"
-           "          ceiling for flock's pair_tests_per_s\n"
-           "  planner planner agents in an asteroid field (`shoal bench planner --help`)\n\n"
-           "Options:\n"
-           "  --dim 2|3          dimensions (default 2)\n"
-           "  --agents N         agents (default 100000)\n"
-           "  --steps S          timed steps (default 100; kernel: S x 10000 agents)\n"
-           "  --warmup W         untimed steps first (default 10)\n"
-           "  --threads T        threads (default: physical cores)\n"
-           "  --neighbors K      mean neighbor count to size the box for (default 20)\n"
-           "  --radius R         neighbor radius, m (default 2)\n"
-           "  --reorder N        reorder storage by cell every N steps, 0 = never (default 32)\n"
-           "  --bind             pin threads to cores (hwloc)\n"
-           "  --mixed            every agent its own behavior weights (within 10 %%), so\n"
-           "                     the neighbors pass reads each agent's parameter row; by\n"
-           "                     default the flock shares one parameter set\n"
-           "  --json             one JSON object on stdout: agents, steps, threads, seconds,\n"
-           "                     agent_steps_per_s, pair_tests_per_s, mean_neighbors,\n"
-           "                     bytes_per_agent, state_hash, systems [{name, stage,\n"
-           "                     ms_per_step, ns_per_agent}] (kernel: pair_tests_per_s)\n");
+    fprintf(out, "Usage: shoal bench flock|kernel|planner [options]\n\n"
+                 "  flock    boids (separation, alignment, cohesion, wander) in a torus box sized\n"
+                 "           so that an agent has K neighbors within its radius on average\n"
+                 "  kernel   the same pair kernel on one cache-resident pack, one thread: the\n"
+                 "           ceiling for flock's pair_tests_per_s\n"
+                 "  planner  planner agents in an asteroid field\n\n"
+                 "'shoal bench NAME --help' lists a benchmark's options.\n\n");
+    fputs(cli_exit_codes_help, out);
 }
 
 int cmd_bench(int argc, char** argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        bench_help();
+        bench_help(stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     const char* which = argv[1];
-    if (!strcmp(which, "planner")) return bench_planner(argc, argv);
-    if (strcmp(which, "flock") && strcmp(which, "kernel"))
+    if (!strcmp(which, "planner")) return bench_planner(argc - 1, argv + 1);
+    int flock = !strcmp(which, "flock");
+    if (!flock && strcmp(which, "kernel"))
         return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel or planner)", which);
     bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 32, 0, 0, 0};
-    for (int i = 2; i < argc; ++i) {
-        const char* v = NULL;
-        int r;
-        int64_t n;
-        if (!strcmp(argv[i], "--json")) {
-            o.json = 1;
-        } else if (!strcmp(argv[i], "--bind")) {
-            o.bind = 1;
-        } else if (!strcmp(argv[i], "--mixed")) {
-            o.mixed = 1;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            bench_help();
-            return CLI_EXIT_OK;
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--dim", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 2, 3, &n)) return cli_usage_error("bench", "--dim must be 2 or 3, got '%s'", v);
-            o.dims = (int)n;
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--agents", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 100000000, &o.agents))
-                return cli_usage_error("bench", "--agents must be in 1..100000000, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--steps", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 1000000000, &o.steps))
-                return cli_usage_error("bench", "--steps must be a positive integer, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--warmup", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 1000000000, &o.warmup))
-                return cli_usage_error("bench", "--warmup must be an integer >= 0, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--threads", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 1024, &o.threads))
-                return cli_usage_error("bench", "--threads must be in 1..1024, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--reorder", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 1000000, &o.reorder))
-                return cli_usage_error("bench", "--reorder must be an integer >= 0, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--neighbors", &v)) != 0 ||
-                   (r = cli_option_value("bench", argc, argv, &i, "--radius", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            int is_k = strncmp(argv[i - (strchr(argv[i], '=') ? 0 : 1)], "--neighbors", 11) == 0;
-            char* end = NULL;
-            double x = strtod(v, &end);
-            if (!end || *end || !(x > 0.0) || !isfinite(x))
-                return cli_usage_error("bench", "%s must be a number > 0, got '%s'",
-                                       is_k ? "--neighbors" : "--radius", v);
-            if (is_k)
-                o.neighbors = x;
-            else
-                o.radius = x;
-        } else {
-            return cli_usage_error("bench", "unknown option '%s'", argv[i]);
-        }
-    }
-    return strcmp(which, "flock") == 0 ? bench_flock(&o) : bench_kernel(&o);
+    int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
+    if (stop >= 0) return stop;
+    return flock ? bench_flock(&o) : bench_kernel(&o);
 }

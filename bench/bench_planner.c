@@ -36,6 +36,7 @@
 #include "ecs/rng.h"
 #include "shoal/shoal.h"
 #include "tools/cli.h"
+#include "tools/cli_options.h"
 
 /* Expansions per search of the scale scenario (see the file comment). */
 #define BENCH_PLANNER_EXPANSIONS 64
@@ -48,23 +49,6 @@ typedef struct planner_opts {
     int64_t seed;
     int json;
 } planner_opts;
-
-static void planner_help(void)
-{
-    printf("Usage: shoal bench planner [options]\n\n"
-           "N planner agents in 2D (adaptive search, seek plus collision avoidance) among N/2\n"
-           "static asteroids in a square of side 25 sqrt(N) m, 1 s control intervals, 60 Hz steps\n\n"
-           "Options:\n"
-           "  --agents N         planner agents (default 10000)\n"
-           "  --threads T        threads (default: physical cores)\n"
-           "  --sim-seconds S    simulated seconds (default 10)\n"
-           "  --expansions E     max_expansions per search (default %d)\n"
-           "  --seed S           scene seed (default 1)\n"
-           "  --json             one JSON object on stdout: agents, threads, sim_seconds,\n"
-           "                     wall_seconds, realtime_factor, searches_per_s, ms_per_search,\n"
-           "                     goodness_mean, state_hash, and more\n",
-           BENCH_PLANNER_EXPANSIONS);
-}
 
 typedef struct asteroid {
     float x, y, r;
@@ -294,43 +278,39 @@ static int run_planner_bench(const planner_opts* o)
     return CLI_EXIT_OK;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const cli_option_t planner_options[] = {
+    {"--agents", NULL, "N", CLI_INT, CLI_FIELD(planner_opts, agents), 1, 10000000, 0, NULL,
+     "planner agents, 1..10000000 (default 10000)"},
+    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(planner_opts, threads), 1, 1024, 0, NULL,
+     "threads, 1..1024 (default: physical cores)"},
+    {"--sim-seconds", NULL, "S", CLI_NUMBER, CLI_FIELD(planner_opts, sim_seconds), 0, 1e6,
+     CLI_ABOVE_MIN, NULL, "simulated seconds, in (0, 1e6] (default 10)"},
+    {"--expansions", NULL, "E", CLI_INT, CLI_FIELD(planner_opts, expansions), 1, 1000000, 0, NULL,
+     "max_expansions per search, 1..1000000 (default " STR(BENCH_PLANNER_EXPANSIONS) ")"},
+    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(planner_opts, seed), 0, (double)INT64_MAX, 0, NULL,
+     "scene seed, an integer >= 0 (default 1)"},
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_opts, json), 0, 0, 0, NULL,
+     "one JSON object on stdout: agents, threads, sim_seconds, wall_seconds, realtime_factor, "
+     "searches_per_s, ms_per_search, goodness_mean, state_hash, and more"},
+};
+
+static const cli_spec_t planner_spec = {
+    .command = "bench planner",
+    .usage = "[options]",
+    .about = "N planner agents in 2D (adaptive search, seek plus collision avoidance) among\n"
+             "N/2 static asteroids in a square of side 25 sqrt(N) m, 1 s control intervals,\n"
+             "60 Hz steps.\n",
+    .options = planner_options,
+    .option_count = CLI_COUNT(planner_options),
+};
+
 int bench_planner(int argc, char** argv)
 {
     planner_opts o = {10000, 0, 10.0, BENCH_PLANNER_EXPANSIONS, 1, 0};
-    for (int i = 2; i < argc; ++i) {
-        const char* v = NULL;
-        int r;
-        if (!strcmp(argv[i], "--json")) {
-            o.json = 1;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            planner_help();
-            return CLI_EXIT_OK;
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--agents", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 10000000, &o.agents))
-                return cli_usage_error("bench", "--agents must be in 1..10000000, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--threads", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 1024, &o.threads))
-                return cli_usage_error("bench", "--threads must be in 1..1024, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--expansions", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 1000000, &o.expansions))
-                return cli_usage_error("bench", "--expansions must be in 1..1000000, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--seed", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, INT64_MAX, &o.seed))
-                return cli_usage_error("bench", "--seed must be an integer >= 0, got '%s'", v);
-        } else if ((r = cli_option_value("bench", argc, argv, &i, "--sim-seconds", &v)) != 0) {
-            if (r < 0) return CLI_EXIT_USAGE;
-            char* end = NULL;
-            double x = strtod(v, &end);
-            if (!end || *end || !(x > 0.0) || !(x <= 1e6))
-                return cli_usage_error("bench", "--sim-seconds must be a number in (0, 1e6], got '%s'", v);
-            o.sim_seconds = x;
-        } else {
-            return cli_usage_error("bench", "unknown option '%s'", argv[i]);
-        }
-    }
+    int stop = cli_parse(&planner_spec, argc, argv, &o, NULL, NULL);
+    if (stop >= 0) return stop;
     return run_planner_bench(&o);
 }

@@ -1,6 +1,6 @@
 /* `shoal bench planner` (bench/bench_planner.c), dispatched from
- * `shoal bench` (bench/bench_flock.c): argv as cmd_bench got it, argv[1]
- * being "planner". */
+ * `shoal bench` (bench/bench_flock.c): argv[0] is "planner", the options
+ * follow. */
 #ifndef SHOAL_BENCH_PLANNER_H
 #define SHOAL_BENCH_PLANNER_H
 

@@ -3,7 +3,11 @@
 # against the installed package the ways a host programmer would:
 #   - CMake, find_package(shoal) -> shoal::shoal (shared) and shoal::static;
 #   - pkg-config, the example's Makefile (shared) and a static link by hand.
-# Each host binary is run (it exits non-zero on any library error). Also
+# Each host binary is run (it exits non-zero on any library error). Then
+# examples/custom_system (user components and parallel systems through
+# shoal/extend.h) is built the same ways, with CMake against shoal::shoal
+# and with its Makefile, and run: it checks its own results and that 1 and
+# 2 threads give one world, and exits non-zero otherwise. Also
 # checks the installed layout, the SONAME, and that the shared library
 # exports exactly the SHOAL_API functions of the installed headers: every
 # exported symbol starts with shoal_, every declared function is exported.
@@ -156,4 +160,24 @@ run_host pc-static "$tmp/pc-static/host"
 hashes=$(cat "$tmp"/*.hash | sort -u)
 [ "$(echo "$hashes" | wc -l)" -eq 1 ] || fail "the host builds disagree on the state hash: $hashes"
 
-step "ok: 4 host builds ran, state hash $hashes"
+# examples/custom_system: the extension API from an installed package.
+# (Its state hash is its own world's, unrelated to the host's.)
+step "CMake custom_system, shared"
+bdir=$tmp/cmake-custom
+cmake -S "$source_dir/examples/custom_system" -B "$bdir" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$host_flags" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF > "$tmp/cmake-custom.log" 2>&1 ||
+  { cat "$tmp/cmake-custom.log"; fail "configuring custom_system"; }
+cmake --build "$bdir" > "$tmp/build-custom.log" 2>&1 ||
+  { cat "$tmp/build-custom.log"; fail "building custom_system"; }
+needed "$bdir/custom_system" | grep -x "$soname" > /dev/null || fail "custom_system does not need $soname"
+"$bdir/custom_system" || fail "custom_system (CMake) exited with $?"
+
+step "pkg-config custom_system (examples/custom_system/Makefile), shared"
+mkdir "$tmp/pc-custom"
+make -s -C "$tmp/pc-custom" -f "$source_dir/examples/custom_system/Makefile" CC="$cc" \
+  CFLAGS="-O2 $host_flags" || fail "make custom_system with pkg-config"
+LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/pc-custom/custom_system" ||
+  fail "custom_system (pkg-config) exited with $?"
+
+step "ok: 4 host builds ran, state hash $hashes; 2 custom_system builds ran"

@@ -1,7 +1,8 @@
 /* The subcommands' option tables (tools/cli_options.c): help and parsing
  * agree. Every option a help page lists is accepted by its subcommand, every
  * option literal in the tools' sources that a subcommand accepts is on its
- * help page, and every help page ends with the same "Exit codes" section.
+ * help page, and every help page (the pages that list the kinds of
+ * experiment, plot and bench too) ends with the same "Exit codes" section.
  * An option given as --name=1 followed by an unknown one makes the command
  * stop with a usage error before doing any work, whether or not 1 is a
  * valid value, so the probes are quick and side-effect free. */
@@ -72,9 +73,11 @@ static void probe_free(probe_t* p)
 
 /* The subcommands whose options come from a table, as typed after `shoal`. */
 static const char* const commands[][2] = {
-    {"run", NULL},        {"view", NULL},       {"dseek", NULL},
-    {"soak", NULL},       {"pathfollow", NULL}, {"experiment", "pathfollow"},
-    {"experiment", "planner"},
+    {"run", NULL},          {"view", NULL},          {"dseek", NULL},
+    {"soak", NULL},         {"pathfollow", NULL},    {"experiment", "pathfollow"},
+    {"experiment", "planner"}, {"plot", "run"},      {"plot", "dseek"},
+    {"plot", "pathfollow"}, {"plot", "trim"},        {"plot", "search"},
+    {"bench", "flock"},     {"bench", "kernel"},     {"bench", "planner"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -210,17 +213,30 @@ Test(cli_options, every_option_a_command_accepts_is_on_its_help_page, .timeout =
     }
 }
 
+/* The pages of the commands with kinds, which list the kinds. */
+static const char* const kind_lists[] = {"experiment", "plot", "bench"};
+
 Test(cli_options, every_help_page_ends_with_the_same_exit_codes)
 {
     char* first = NULL;
-    for (size_t c = 0; c < COMMAND_COUNT; ++c) {
-        char* help = help_of(c);
+    size_t lists = sizeof kind_lists / sizeof kind_lists[0];
+    for (size_t c = 0; c < COMMAND_COUNT + lists; ++c) {
+        const char* name = c < COMMAND_COUNT ? commands[c][0] : kind_lists[c - COMMAND_COUNT];
+        char* help = NULL;
+        if (c < COMMAND_COUNT) {
+            help = help_of(c);
+        } else {
+            probe_t p = run((const char*[]){name, "--help", NULL});
+            cr_assert_eq(p.status, 0, "%s --help: exit %d", name, p.status);
+            free(p.err);
+            help = p.out;
+        }
         char* section = strstr(help, "\nExit codes:\n");
-        cr_assert_not_null(section, "%s --help has no Exit codes section", commands[c][0]);
+        cr_assert_not_null(section, "%s --help has no Exit codes section", name);
         if (first == NULL) {
             first = strdup(section);
         } else {
-            cr_expect_str_eq(section, first, "%s --help ends differently", commands[c][0]);
+            cr_expect_str_eq(section, first, "%s --help ends differently", name);
         }
         free(help);
     }
@@ -236,5 +252,32 @@ Test(cli_options, a_typo_gets_a_suggestion)
     p = run((const char*[]){"soak", "--json=1", NULL});
     cr_expect_eq(p.status, 2);
     cr_expect_not_null(strstr(p.err, "takes no value"), "%s", p.err);
+    probe_free(&p);
+    /* A plot kind suggests its own options and the shared ones. */
+    p = run((const char*[]){"plot", "trim", "--widht=300", NULL});
+    cr_expect_eq(p.status, 2);
+    cr_expect_not_null(strstr(p.err, "did you mean '--width'?"), "%s", p.err);
+    probe_free(&p);
+    p = run((const char*[]){"plot", "search", "--expansion", "5", NULL});
+    cr_expect_eq(p.status, 2);
+    cr_expect_not_null(strstr(p.err, "did you mean '--expansions'?"), "%s", p.err);
+    probe_free(&p);
+}
+
+/* The options every plot kind shares parse with the kind's own, in any
+ * order and in both forms, into their own fields. */
+Test(cli_options, plot_kinds_take_the_shared_options)
+{
+    probe_t p = run((const char*[]){"plot", "trim", "--width=10", "-o", "x.png", NULL});
+    cr_expect_eq(p.status, 2);
+    cr_expect_not_null(strstr(p.err, "--width needs an integer in 200..8000, not '10'"), "%s", p.err);
+    probe_free(&p);
+    p = run((const char*[]){"plot", "trim", "--height", "9000", "--dim", "3", "-o", "x.png", NULL});
+    cr_expect_eq(p.status, 2);
+    cr_expect_not_null(strstr(p.err, "--height needs"), "%s", p.err);
+    probe_free(&p);
+    p = run((const char*[]){"plot", "dseek", "--output=x.jpg", NULL});
+    cr_expect_eq(p.status, 2);
+    cr_expect_not_null(strstr(p.err, "expected a file name ending in .png or .svg"), "%s", p.err);
     probe_free(&p);
 }

@@ -420,14 +420,14 @@ Test(plot, bad_input_is_refused_with_a_message)
     expect_failure((const char*[]){"pie", "-o", png, NULL}, 2, "unknown kind 'pie'");
     expect_failure((const char*[]){"trim", NULL}, 2, "-o FILE.png");
     expect_failure((const char*[]){"trim", "-o", "picture.jpg", NULL}, 2, "expected a file name ending in .png or .svg");
-    expect_failure((const char*[]){"trim", "-o", png, "--width", "10", NULL}, 2, "--width must be");
-    expect_failure((const char*[]){"trim", "--dim", "4", "-o", png, NULL}, 2, "--dim must be 2 or 3");
+    expect_failure((const char*[]){"trim", "-o", png, "--width", "10", NULL}, 2, "--width needs an integer in 200..8000");
+    expect_failure((const char*[]){"trim", "--dim", "4", "-o", png, NULL}, 2, "--dim needs an integer in 2..3");
     expect_failure((const char*[]){"trim", "--initial", "999", "-o", png, NULL}, 2, "controls 0 to 16");
     expect_failure((const char*[]){"run", "-o", png, NULL}, 2, "which recording");
     expect_failure((const char*[]){"run", rec, "-o", png, NULL}, 1, "missing.rec");
     expect_failure((const char*[]){"run", bad, "-o", png, NULL}, 1, "garbage.rec");
     expect_failure((const char*[]){"dseek", "--from", "1,2", "-o", png, NULL}, 2, "is not x,y,heading");
-    expect_failure((const char*[]){"dseek", "--rmin", "-1", "-o", png, NULL}, 2, "--rmin must be a number > 0");
+    expect_failure((const char*[]){"dseek", "--rmin", "-1", "-o", png, NULL}, 2, "--rmin needs a number > 0");
     expect_failure((const char*[]){"pathfollow", "--course", "slalom", "-o", png, NULL}, 2, "--vehicle NAME");
     expect_failure((const char*[]){"pathfollow", "--vehicle", "bike", "--course", "slalom", "-o", png, NULL}, 2,
                    "unknown 'bike'");

@@ -14,8 +14,9 @@
  *   library error), 2 when the command line was wrong;
  * - `--help` / `-h` prints the subcommand's help to stdout and exits 0;
  * - options are declared once, in a table (tools/cli_options.h), from which
- *   both parsing and `--help` come. (plot and bench still parse by hand with
- *   cli_option_value below.)
+ *   both parsing and `--help` come; a command with kinds (`plot`, `bench`,
+ *   `experiment`) has a table per kind, and a help page of its own that
+ *   lists the kinds and ends with the same Exit codes section.
  */
 #ifndef SHOAL_TOOLS_CLI_H
 #define SHOAL_TOOLS_CLI_H
@@ -57,14 +58,6 @@ void cli_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
  * help; returns CLI_EXIT_USAGE so callers can `return cli_usage_error(...)`. */
 int cli_usage_error(const char* command, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
-
-/* Match argv[*index] against an option that takes a value, in either the
- * "--name VALUE" or the "--name=VALUE" form. Returns 0 if the argument is a
- * different option, 1 if it matched (then *value is set and *index points at
- * the last argument consumed), or -1 if it matched but the value is missing
- * (the usage error has been printed). */
-int cli_option_value(const char* command, int argc, char** argv, int* index, const char* name,
-                     const char** value);
 
 /* Parse a whole decimal integer in [min, max]. Leading/trailing junk, an
  * empty string or overflow are rejected. Returns 1 on success, 0 otherwise

@@ -50,31 +50,40 @@ static const char* closest_option(const cli_spec_t* spec, const char* arg)
     size_t length = equals ? (size_t)(equals - arg) : strlen(arg);
     const char* best = NULL;
     size_t best_distance = 3;
-    for (int i = 0; i < spec->option_count; ++i) {
-        const char* name = spec->options[i].name;
-        size_t d = edit_distance(arg, length, name, best_distance);
-        if (d < best_distance && d * 3 < strlen(name)) {
-            best = name;
-            best_distance = d;
+    const cli_option_t* tables[2] = {spec->options, spec->shared_options};
+    const int counts[2] = {spec->option_count, spec->shared_options ? spec->shared_option_count : 0};
+    for (int t = 0; t < 2; ++t) {
+        for (int i = 0; i < counts[t]; ++i) {
+            const char* name = tables[t][i].name;
+            size_t d = edit_distance(arg, length, name, best_distance);
+            if (d < best_distance && d * 3 < strlen(name)) {
+                best = name;
+                best_distance = d;
+            }
         }
     }
     return best;
 }
 
+/* The row of `arg` in the spec's own table, then in the shared one; *shared
+ * says which (the row's field is then at shared_offset). */
 static const cli_option_t* find_option(const cli_spec_t* spec, const char* arg,
-                                       const char** inline_value)
+                                       const char** inline_value, int* shared)
 {
     *inline_value = NULL;
-    for (int i = 0; i < spec->option_count; ++i) {
-        const cli_option_t* o = &spec->options[i];
-        const char* names[2] = {o->name, o->alias};
-        for (int k = 0; k < 2; ++k) {
-            if (names[k] == NULL) continue;
-            size_t n = strlen(names[k]);
-            if (strncmp(arg, names[k], n) != 0) continue;
-            if (arg[n] == '\0') return o;
-            if (arg[n] == '=') {
-                *inline_value = arg + n + 1;
+    const cli_option_t* tables[2] = {spec->options, spec->shared_options};
+    const int counts[2] = {spec->option_count, spec->shared_options ? spec->shared_option_count : 0};
+    for (int t = 0; t < 2; ++t) {
+        for (int i = 0; i < counts[t]; ++i) {
+            const cli_option_t* o = &tables[t][i];
+            const char* names[2] = {o->name, o->alias};
+            for (int k = 0; k < 2; ++k) {
+                if (names[k] == NULL) continue;
+                size_t n = strlen(names[k]);
+                if (strncmp(arg, names[k], n) != 0) continue;
+                if (arg[n] != '\0' && arg[n] != '=') continue;
+                if (arg[n] == '=') *inline_value = arg + n + 1;
+                *shared = t == 1;
                 return o;
             }
         }
@@ -178,7 +187,8 @@ int cli_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const c
                 return CLI_EXIT_OK;
             }
             const char* value = NULL;
-            const cli_option_t* o = find_option(spec, arg, &value);
+            int shared = 0;
+            const cli_option_t* o = find_option(spec, arg, &value, &shared);
             if (o == NULL) {
                 const char* close = closest_option(spec, arg);
                 return cli_usage_error(command, "unknown option '%s'%s%s%s", arg,
@@ -194,7 +204,8 @@ int cli_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const c
                 }
                 value = argv[++i];
             }
-            int code = store(spec, o, value, opts);
+            void* fields = shared ? (char*)opts + spec->shared_offset : opts;
+            int code = store(spec, o, value, fields);
             if (code != 0) return code;
             continue;
         }
@@ -260,19 +271,25 @@ static void print_option(FILE* out, const char* left, const char* help)
     print_wrapped(out, help, HELP_COLUMN, HELP_COLUMN);
 }
 
+void cli_print_options(const cli_option_t* options, int count, FILE* out)
+{
+    char left[128];
+    for (int i = 0; i < count; ++i) {
+        const cli_option_t* o = &options[i];
+        snprintf(left, sizeof left, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "",
+                 o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        print_option(out, left, o->help);
+    }
+}
+
 void cli_print_help(const cli_spec_t* spec, FILE* out)
 {
     fprintf(out, "Usage: shoal %s %s\n\n", spec->command, spec->usage);
     if (spec->about != NULL) fprintf(out, "%s\n", spec->about);
     if (spec->arguments != NULL) fprintf(out, "Arguments:\n%s\n", spec->arguments);
     fprintf(out, "Options (a value can be given as --option VALUE or --option=VALUE):\n");
-    char left[128];
-    for (int i = 0; i < spec->option_count; ++i) {
-        const cli_option_t* o = &spec->options[i];
-        snprintf(left, sizeof left, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "",
-                 o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        print_option(out, left, o->help);
-    }
+    cli_print_options(spec->options, spec->option_count, out);
+    if (spec->shared_options != NULL) cli_print_options(spec->shared_options, spec->shared_option_count, out);
     print_option(out, "-h, --help", "show this help.");
     fputc('\n', out);
     if (spec->details != NULL) fprintf(out, "%s\n", spec->details);

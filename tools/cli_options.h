@@ -58,6 +58,15 @@ typedef struct cli_spec_t {
     const cli_option_t* options;
     int option_count;
     const char* details;     /* after the options, before "Exit codes" (NULL: none) */
+    /* Options that several specs share (those every `plot` kind takes):
+     * one table, parsed and listed after `options`, its rows' fields at
+     * `shared_offset` in the options struct plus their own offset. So the
+     * shared rows are declared once, against a struct of their own, which
+     * each spec's options struct embeds (CLI_FIELD(kind_t, shared) gives
+     * its offset). NULL: none. */
+    const cli_option_t* shared_options;
+    int shared_option_count;
+    size_t shared_offset;
     /* Arguments that are not options: at most max_positional of them, each
      * `positional` ("recording", "scenario file") in messages. */
     int max_positional;
@@ -76,6 +85,10 @@ int cli_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const c
 
 /* The help: usage, about, arguments, options, details, exit codes. */
 void cli_print_help(const cli_spec_t* spec, FILE* out);
+
+/* Option rows as the help lists them, for a page that is not one spec's
+ * (`shoal plot --help` lists the options every kind shares). */
+void cli_print_options(const cli_option_t* options, int count, FILE* out);
 
 /* The section every help page ends with. */
 extern const char cli_exit_codes_help[];

@@ -17,58 +17,69 @@
 #include "tools/cli.h"
 #include "tools/plot.h"
 
+/* ---- the options every kind shares, and the dispatch ---------------------- */
+
+const cli_option_t plot_shared_options[] = {
+    {"--output", "-o", "FILE", CLI_FILE, CLI_FIELD(plot_options_t, output), 0, 0, 0, NULL,
+     "the picture: a name ending in .png or .svg (required)"},
+    {"--width", NULL, "W", CLI_INT, CLI_FIELD(plot_options_t, width), 200, 8000, 0, NULL,
+     "picture width in px, 200..8000 (default 960)"},
+    {"--height", NULL, "H", CLI_INT, CLI_FIELD(plot_options_t, height), 200, 8000, 0, NULL,
+     "picture height in px, 200..8000 (default 720)"},
+};
+
+int plot_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const plot_options_t* common,
+               const char** positionals, int* positional_count)
+{
+    int stop = cli_parse(spec, argc, argv, opts, positionals, positional_count);
+    if (stop >= 0) return stop;
+    if (!common->output) return cli_usage_error(spec->command, "-o FILE.png or -o FILE.svg is required");
+    if (plot_format(common->output) == 0)
+        return cli_usage_error(spec->command, "output '%s': expected a file name ending in .png or .svg",
+                               common->output);
+    return -1;
+}
+
+typedef struct plot_kind_entry {
+    const char* name;    /* with its arguments, as the help lists it */
+    const char* summary;
+    int (*run)(int argc, char** argv);
+} plot_kind_entry;
+
+static const plot_kind_entry kinds[] = {
+    {"run RECORDING", "trajectory traces of every agent in a recording",
+     plot_kind_run},
+    {"dseek", "one directed-seek run: the flown path and the planned one",
+     plot_kind_dseek},
+    {"pathfollow", "one ground vehicle on one course, its track coloured by speed",
+     plot_kind_pathfollow},
+    {"trim", "fans of trim trajectories from one initial control",
+     plot_kind_trim},
+    {"search", "a planner's search tree through an obstacle field",
+     plot_kind_search},
+};
+#define KIND_COUNT (sizeof kinds / sizeof kinds[0])
+
+/* A kind's name is its entry's first word. */
+static int kind_is(const plot_kind_entry* k, const char* name)
+{
+    size_t n = strcspn(k->name, " ");
+    return strlen(name) == n && strncmp(k->name, name, n) == 0;
+}
+
 static void plot_help(void)
 {
     printf("Usage: shoal plot KIND [options] -o FILE.png|FILE.svg\n\n"
            "Draw a picture with cairo; PNG or SVG by the output's extension. Every\n"
            "panel has one scale for both axes (metres), a grid, ticks and a scale bar.\n\n"
-           "Kinds:\n"
-           "  run RECORDING          trajectory traces of every agent in a recording\n"
-           "                         (shoal run --record), coloured by group, with the\n"
-           "                         scenario's obstacles; lines break where an agent\n"
-           "                         wraps around a torus\n"
-           "      --every K          use every K-th frame (default 1)\n"
-           "      --agents N         at most about N agents (every k-th handle index)\n"
-           "      --view top|side    3D: seen from above (x-y, default) or the side (x-z)\n"
-           "  dseek                  one directed-seek run (as `shoal dseek`): the flown\n"
-           "                         path, the osculating circles and the planned\n"
-           "                         3-segment path (arc, tangent, arc) at the start\n"
-           "      --from x,y,heading --to x,y,heading --rmin R --speed V\n"
-           "                         (defaults: 0,0,1.5708  10,-3,3.1416  2  5)\n"
-           "      --replans N        also the plans of N later poses along the flight\n"
-           "  pathfollow             one ground vehicle on one course (as `shoal\n"
-           "                         pathfollow`): path, corridor, obstacles, terrain\n"
-           "                         shading and the track coloured by speed; stuck\n"
-           "                         events and teleports marked\n"
-           "      --vehicle NAME --course NAME [--follower proposed|baseline]\n"
-           "  trim                   fans of trim trajectories from one initial control to\n"
-           "                         every final control (the default trim table)\n"
-           "      --dim 2|3          2D: one panel per initial yaw rate (0, half, max);\n"
-           "                         3D: top (x-y) and side (x-z) views (default 2)\n"
-           "      --initial C        one panel from control index C instead\n"
-           "      --speed V          m/s (default 1: lengths per unit speed)\n"
-           "  search                 a planner's search tree for one agent seeking a goal\n"
-           "                         through an obstacle field: visited trajectories,\n"
-           "                         crashed ones, the chosen plan\n"
-           "      --strategy single|uniform|adaptive (default adaptive)\n"
-           "      --obstacles N --seed S --expansions E --speed V\n"
-           "                         (defaults 14, 1, the planner's 400, 5)\n\n"
-           "Options of every kind:\n"
-           "  -o, --output FILE      .png or .svg (required)\n"
-           "  --width W, --height H  picture size in px (default 960 x 720; 200..8000)\n\n"
-           "The command prints one line: the file, its size and the first panel's\n"
-           "mapping from metres to pixels.\n");
+           "Kinds ('shoal plot KIND --help' lists a kind's own options):\n");
+    for (size_t i = 0; i < KIND_COUNT; ++i) printf("  %-15s %s\n", kinds[i].name, kinds[i].summary);
+    printf("\nOptions of every kind:\n");
+    cli_print_options(plot_shared_options, PLOT_SHARED_OPTION_COUNT, stdout);
+    printf("\nThe command prints one line: the file, its size and the first panel's\n"
+           "mapping from metres to pixels.\n\n");
+    fputs(cli_exit_codes_help, stdout);
 }
-
-typedef struct plot_kind_entry {
-    const char* name;
-    int (*run)(int argc, char** argv, const plot_options_t* o);
-} plot_kind_entry;
-
-static const plot_kind_entry kinds[] = {
-    {"run", plot_kind_run},       {"dseek", plot_kind_dseek}, {"pathfollow", plot_kind_pathfollow},
-    {"trim", plot_kind_trim},     {"search", plot_kind_search},
-};
 
 int cmd_plot(int argc, char** argv)
 {
@@ -77,67 +88,10 @@ int cmd_plot(int argc, char** argv)
         plot_help();
         return CLI_EXIT_OK;
     }
-    const plot_kind_entry* kind = NULL;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i)
-        if (!strcmp(kinds[i].name, argv[1])) kind = &kinds[i];
-    if (!kind)
-        return cli_usage_error("plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim or search)",
-                               argv[1]);
-    /* Take the shared options out; the kind sees the rest. */
-    plot_options_t o = {NULL, 960, 720};
-    char** rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
-    int n = 0, rc = CLI_EXIT_OK;
-    rest[n++] = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const char* v = NULL;
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            plot_help();
-            free(rest);
-            return CLI_EXIT_OK;
-        }
-        if ((m = cli_option_value("plot", argc, argv, &i, "-o", &v)) != 0 ||
-            (m = cli_option_value("plot", argc, argv, &i, "--output", &v)) != 0) {
-            if (m < 0) goto usage;
-            o.output = v;
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--width", &v)) != 0 ||
-                   (m = cli_option_value("plot", argc, argv, &i, "--height", &v)) != 0) {
-            if (m < 0) goto usage;
-            /* "--width=W" is one argument; "--width W" two. */
-            const char* opt = (!strncmp(argv[i], "--width=", 8) || !strncmp(argv[i], "--height=", 9))
-                                  ? argv[i] : argv[i - 1];
-            int is_width = strncmp(opt, "--width", 7) == 0;
-            int64_t x;
-            if (!cli_parse_int(v, 200, 8000, &x)) {
-                rc = cli_usage_error("plot", "%s must be an integer in [200, 8000], got '%s'",
-                                     is_width ? "--width" : "--height", v);
-                goto done;
-            }
-            if (is_width) o.width = (int)x;
-            else o.height = (int)x;
-        } else {
-            rest[n++] = argv[i];
-        }
-    }
-    if (!o.output) {
-        rc = cli_usage_error("plot", "-o FILE.png or -o FILE.svg is required");
-        goto done;
-    }
-    if (plot_format(o.output) == 0) {
-        rc = cli_usage_error("plot", "output '%s': expected a file name ending in .png or .svg", o.output);
-        goto done;
-    }
-    rc = kind->run(n, rest, &o);
-    goto done;
-usage:
-    rc = CLI_EXIT_USAGE;
-done:
-    free(rest);
-    return rc;
+    for (size_t i = 0; i < KIND_COUNT; ++i)
+        if (kind_is(&kinds[i], argv[1])) return kinds[i].run(argc - 1, argv + 1);
+    return cli_usage_error("plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim or search)",
+                           argv[1]);
 }
 
 /* ---- run: trajectory traces of a recording --------------------------------- */
@@ -237,36 +191,57 @@ static const char* group_name(const char* names, int k, char* buf, size_t size)
     return buf;
 }
 
-int plot_kind_run(int argc, char** argv, const plot_options_t* o)
+typedef struct plot_run_options_t {
+    plot_options_t common;
+    int64_t every, agents;
+    int ay; /* the picture's vertical axis: 1 y (from above) or 2 z (from the side) */
+} plot_run_options_t;
+
+static int parse_view(const char* command, const char* name, const char* value, void* opts)
 {
+    plot_run_options_t* o = opts;
+    if (!strcmp(value, "top")) o->ay = 1;
+    else if (!strcmp(value, "side")) o->ay = 2;
+    else return cli_usage_error(command, "%s: expected top or side, got '%s'", name, value);
+    return 0;
+}
+
+static const cli_option_t run_options[] = {
+    {"--every", NULL, "K", CLI_INT, CLI_FIELD(plot_run_options_t, every), 1, 1000000, 0, NULL,
+     "use every K-th frame, 1..1000000 (default 1)"},
+    {"--agents", NULL, "N", CLI_INT, CLI_FIELD(plot_run_options_t, agents), 1, INT32_MAX, 0, NULL,
+     "draw at most about N agents (every k-th handle index; default all)"},
+    {"--view", NULL, "top|side", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_view,
+     "3D: seen from above (x-y, default) or from the side (x-z)"},
+};
+
+static const cli_spec_t run_spec = {
+    .command = "plot run",
+    .usage = "RECORDING [options] -o FILE.png|FILE.svg",
+    .about = "Trajectory traces of every agent in a recording (shoal run --record), coloured\n"
+             "by group, with the scenario's obstacles; lines break where an agent wraps\n"
+             "around a torus.\n",
+    .arguments = "  RECORDING             a recording file (a truncated one is drawn up to its\n"
+                 "                        last complete frame)\n",
+    .options = run_options,
+    .option_count = CLI_COUNT(run_options),
+    .details = "The command prints one line: the file, its size and the panel's mapping from\n"
+               "metres to pixels.\n",
+    .max_positional = 1,
+    .positional = "recording",
+    PLOT_SHARED(plot_run_options_t),
+};
+
+int plot_kind_run(int argc, char** argv)
+{
+    plot_run_options_t opt = {.common = PLOT_OPTIONS_DEFAULT, .every = 1, .ay = 1};
     const char* path = NULL;
-    int64_t every = 1, max_agents = 0;
-    int ay = 1; /* the picture's vertical axis: y (from above) or z (from the side) */
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int m = cli_option_value("plot", argc, argv, &i, "--every", &v);
-        if (m < 0) return CLI_EXIT_USAGE;
-        if (m > 0) {
-            if (!cli_parse_int(v, 1, 1000000, &every))
-                return cli_usage_error("plot", "--every must be an integer >= 1, got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--agents", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, INT32_MAX, &max_agents))
-                return cli_usage_error("plot", "--agents must be an integer >= 1, got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--view", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!strcmp(v, "top")) ay = 1;
-            else if (!strcmp(v, "side")) ay = 2;
-            else return cli_usage_error("plot", "run: --view: expected top or side, got '%s'", v);
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error("plot", "run: unknown option '%s'", argv[i]);
-        } else if (path) {
-            return cli_usage_error("plot", "run: one recording only (got '%s' and '%s')", path, argv[i]);
-        } else {
-            path = argv[i];
-        }
-    }
-    if (!path) return cli_usage_error("plot", "run: which recording? (shoal plot run FILE -o OUT.png)");
+    int stop = plot_parse(&run_spec, argc, argv, &opt, &opt.common, &path, NULL);
+    if (stop >= 0) return stop;
+    if (!path) return cli_usage_error("plot run", "which recording? (shoal plot run FILE -o OUT.png)");
+    const plot_options_t* o = &opt.common;
+    int64_t every = opt.every, max_agents = opt.agents;
+    int ay = opt.ay;
 
     shoal_recording_t* rec = NULL;
     shoal_error_t e;
@@ -278,7 +253,7 @@ int plot_kind_run(int argc, char** argv, const plot_options_t* o)
     int dims = h->dimensions, frames = shoal_recording_frame_count(rec);
     if (ay == 2 && dims != 3) {
         shoal_recording_destroy(rec);
-        return cli_usage_error("plot", "run: --view side needs a 3D recording (%s is 2D)", path);
+        return cli_usage_error("plot run", "--view side needs a 3D recording (%s is 2D)", path);
     }
     if (frames == 0) {
         cli_error("plot: %s has no complete frame to draw", path);

@@ -15,15 +15,38 @@
 #define SHOAL_TOOLS_PLOT_H
 
 #include <cairo.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "tools/cli_options.h"
 
 #define PLOT_PI 3.14159265358979323846
 
-/* Options every kind takes (parsed by cmd_plot.c). */
+/* Options every kind takes: rows in plot_shared_options (cmd_plot.c),
+ * which each kind's spec lists after its own (PLOT_SHARED), into this
+ * struct as the `common` member of the kind's options struct. */
 typedef struct plot_options_t {
-    const char* output; /* -o FILE.png | FILE.svg */
-    int width, height;  /* px; default 960 x 720 */
+    const char* output;    /* -o FILE.png | FILE.svg */
+    int32_t width, height; /* px; default 960 x 720 */
 } plot_options_t;
+
+#define PLOT_OPTIONS_DEFAULT {NULL, 960, 720}
+
+/* A constant, so that a spec's initializer can use it; the definition in
+ * cmd_plot.c must have exactly this many rows (its type would conflict). */
+#define PLOT_SHARED_OPTION_COUNT 3
+extern const cli_option_t plot_shared_options[PLOT_SHARED_OPTION_COUNT];
+
+/* In a kind's cli_spec_t: the shared rows, stored into `common` of the
+ * kind's options struct `type`. */
+#define PLOT_SHARED(type)                                                                         \
+    .shared_options = plot_shared_options, .shared_option_count = PLOT_SHARED_OPTION_COUNT,       \
+    .shared_offset = offsetof(type, common)
+
+/* cli_parse for a kind, then the checks of the shared options (-o given,
+ * with a .png or .svg name). Returns -1 to go on, or the exit code. */
+int plot_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const plot_options_t* common,
+               const char** positionals, int* positional_count);
 
 /* An RGB colour, components in [0, 1]. */
 typedef struct plot_rgb_t {
@@ -108,12 +131,13 @@ void plot_colorbar(plot_t* p, double lo, double hi, const char* label);
 /* Round "nice" step (1, 2 or 5 times a power of ten) near span / count. */
 double plot_nice_step(double span, int count);
 
-/* Kinds (argv[0] is the kind's name). */
-int plot_kind_run(int argc, char** argv, const plot_options_t* o);
-int plot_kind_dseek(int argc, char** argv, const plot_options_t* o);
-int plot_kind_pathfollow(int argc, char** argv, const plot_options_t* o);
-int plot_kind_trim(int argc, char** argv, const plot_options_t* o);
-int plot_kind_search(int argc, char** argv, const plot_options_t* o);
+/* Kinds, each a subcommand of its own (argv[0] is the kind's name) that
+ * parses its options and the shared ones with plot_parse. */
+int plot_kind_run(int argc, char** argv);
+int plot_kind_dseek(int argc, char** argv);
+int plot_kind_pathfollow(int argc, char** argv);
+int plot_kind_trim(int argc, char** argv);
+int plot_kind_search(int argc, char** argv);
 
 /* Print the summary line every kind ends with: the file, its size, and the
  * first panel's mapping (px = x0 + scale * x, py = y0 - scale * y), which

@@ -63,44 +63,56 @@ static void grow(double* b, double x, double y, double r)
     b[3] = fmax(b[3], y + r);
 }
 
-int plot_kind_dseek(int argc, char** argv, const plot_options_t* o)
+typedef struct plot_dseek_options_t {
+    plot_options_t common;
+    const char *from, *to;
+    double rmin, speed;
+    int64_t replans;
+} plot_dseek_options_t;
+
+#define DSEEK_POSITIVE(name, metavar, field, help)                                               \
+    {name, NULL, metavar, CLI_NUMBER, CLI_FIELD(plot_dseek_options_t, field), 0, INFINITY,       \
+     CLI_ABOVE_MIN, NULL, help}
+
+static const cli_option_t dseek_options[] = {
+    {"--from", NULL, "POSE", CLI_STRING, CLI_FIELD(plot_dseek_options_t, from), 0, 0, 0, NULL,
+     "the start pose x,y,heading (heading in radians from +x; default 0,0,1.5708)"},
+    {"--to", NULL, "POSE", CLI_STRING, CLI_FIELD(plot_dseek_options_t, to), 0, 0, 0, NULL,
+     "the waypoint and the heading wanted there, x,y,heading (default 10,-3,3.1416)"},
+    DSEEK_POSITIVE("--rmin", "R", rmin, "minimum turn radius, m (> 0; default 2)"),
+    DSEEK_POSITIVE("--speed", "V", speed, "cruise speed, m/s (> 0; default 5)"),
+    {"--replans", NULL, "N", CLI_INT, CLI_FIELD(plot_dseek_options_t, replans), 0, 50, 0, NULL,
+     "also the plans of N later poses along the flight, 0..50 (default 0)"},
+};
+
+static const cli_spec_t dseek_spec = {
+    .command = "plot dseek",
+    .usage = "[options] -o FILE.png|FILE.svg",
+    .about = "One directed-seek run (as `shoal dseek`, 2D): the flown path, the osculating\n"
+             "circles and the planned 3-segment path (arc, tangent, arc) at the start.\n",
+    .options = dseek_options,
+    .option_count = CLI_COUNT(dseek_options),
+    PLOT_SHARED(plot_dseek_options_t),
+};
+
+int plot_kind_dseek(int argc, char** argv)
 {
-    const char *from = "0,0,1.5708", *to = "10,-3,3.1416";
-    double rmin = 2.0, speed = 5.0;
-    int64_t replans = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int m;
-        if ((m = cli_option_value("plot", argc, argv, &i, "--replans", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 50, &replans))
-                return cli_usage_error("plot", "dseek: --replans must be an integer in [0, 50], got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--from", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            from = v;
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--to", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            to = v;
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--rmin", &v)) != 0 ||
-                   (m = cli_option_value("plot", argc, argv, &i, "--speed", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            int is_rmin = !strncmp(argv[i], "--rmin=", 7) || !strcmp(argv[i - 1], "--rmin");
-            char* end = NULL;
-            double x = strtod(v, &end);
-            if (!end || *end || !(x > 0.0) || !isfinite(x))
-                return cli_usage_error("plot", "dseek: %s must be a number > 0, got '%s'",
-                                       is_rmin ? "--rmin" : "--speed", v);
-            if (is_rmin) rmin = x;
-            else speed = x;
-        } else {
-            return cli_usage_error("plot", "dseek: unknown option '%s'", argv[i]);
-        }
-    }
+    plot_dseek_options_t opt = {.common = PLOT_OPTIONS_DEFAULT,
+                                .from = "0,0,1.5708",
+                                .to = "10,-3,3.1416",
+                                .rmin = 2.0,
+                                .speed = 5.0};
+    int stop = plot_parse(&dseek_spec, argc, argv, &opt, &opt.common, NULL, NULL);
+    if (stop >= 0) return stop;
+    const plot_options_t* o = &opt.common;
+    const char *from = opt.from, *to = opt.to;
+    double rmin = opt.rmin, speed = opt.speed;
+    int64_t replans = opt.replans;
     dseek_pose a, b;
     if (!dseek_parse_pose(from, 2, &a))
-        return cli_usage_error("plot", "dseek: --from '%s' is not x,y,heading (plots are 2D)", from);
+        return cli_usage_error("plot dseek", "--from '%s' is not x,y,heading (plots are 2D)", from);
     if (!dseek_parse_pose(to, 2, &b))
-        return cli_usage_error("plot", "dseek: --to '%s' is not x,y,heading (plots are 2D)", to);
+        return cli_usage_error("plot dseek", "--to '%s' is not x,y,heading (plots are 2D)", to);
 
     /* The run, exactly as `shoal dseek --from .. --to .. --rmin .. --speed ..`. */
     double dt = 0.02 * rmin / speed;

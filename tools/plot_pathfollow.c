@@ -99,35 +99,48 @@ static void draw_terrain(plot_t* p, const course_t* c, float* hmin_out, float* h
     cairo_surface_destroy(img);
 }
 
-int plot_kind_pathfollow(int argc, char** argv, const plot_options_t* o)
+typedef struct plot_pathfollow_options_t {
+    plot_options_t common;
+    const char *vehicle, *course, *follower;
+} plot_pathfollow_options_t;
+
+static const cli_option_t pathfollow_options[] = {
+    {"--vehicle", NULL, "NAME", CLI_STRING, CLI_FIELD(plot_pathfollow_options_t, vehicle), 0, 0, 0,
+     NULL, "buggy, car, apc, truck, tank or hovercraft (required)"},
+    {"--course", NULL, "NAME", CLI_STRING, CLI_FIELD(plot_pathfollow_options_t, course), 0, 0, 0,
+     NULL, "one of the experiment's courses, as `shoal pathfollow --course` (required)"},
+    {"--follower", NULL, "KIND", CLI_STRING, CLI_FIELD(plot_pathfollow_options_t, follower), 0, 0,
+     0, NULL, "proposed (default) or baseline"},
+};
+
+static const cli_spec_t pathfollow_spec = {
+    .command = "plot pathfollow",
+    .usage = "--vehicle NAME --course NAME [options] -o FILE.png|FILE.svg",
+    .about = "One ground vehicle on one course (as `shoal pathfollow`): path, corridor,\n"
+             "obstacles, terrain shading and the track coloured by speed; stuck events and\n"
+             "teleports marked.\n",
+    .options = pathfollow_options,
+    .option_count = CLI_COUNT(pathfollow_options),
+    PLOT_SHARED(plot_pathfollow_options_t),
+};
+
+int plot_kind_pathfollow(int argc, char** argv)
 {
-    const char *vehicle = NULL, *course_name = NULL, *kind = "proposed";
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int m;
-        if ((m = cli_option_value("plot", argc, argv, &i, "--vehicle", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            vehicle = v;
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--course", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            course_name = v;
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--follower", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            kind = v;
-        } else {
-            return cli_usage_error("plot", "pathfollow: unknown option '%s'", argv[i]);
-        }
-    }
+    plot_pathfollow_options_t opt = {.common = PLOT_OPTIONS_DEFAULT, .follower = "proposed"};
+    int stop = plot_parse(&pathfollow_spec, argc, argv, &opt, &opt.common, NULL, NULL);
+    if (stop >= 0) return stop;
+    const plot_options_t* o = &opt.common;
+    const char *vehicle = opt.vehicle, *course_name = opt.course, *kind = opt.follower;
     if (!vehicle || !course_name)
-        return cli_usage_error("plot", "pathfollow: --vehicle NAME and --course NAME are required");
+        return cli_usage_error("plot pathfollow", "--vehicle NAME and --course NAME are required");
     shoal_path_follow_t follow = shoal_path_follow_default();
     if (!strcmp(kind, "proposed")) follow.follower = SHOAL_FOLLOWER_PROPOSED;
     else if (!strcmp(kind, "baseline")) follow.follower = SHOAL_FOLLOWER_BASELINE;
-    else return cli_usage_error("plot", "pathfollow: --follower: expected proposed or baseline, got '%s'", kind);
+    else return cli_usage_error("plot pathfollow", "--follower: expected proposed or baseline, got '%s'", kind);
     shoal_ground_vehicle_t veh;
     if (shoal_ground_vehicle_preset(vehicle, &veh, NULL) != SHOAL_OK)
-        return cli_usage_error("plot", "pathfollow: --vehicle: unknown '%s' (buggy, car, apc, truck, tank, "
-                                       "hovercraft)", vehicle);
+        return cli_usage_error("plot pathfollow", "--vehicle: unknown '%s' (buggy, car, apc, truck, tank, "
+                                                  "hovercraft)", vehicle);
     course_t c;
     int found = course_find(course_name, &c);
     if (found < 0) {
@@ -135,7 +148,7 @@ int plot_kind_pathfollow(int argc, char** argv, const plot_options_t* o)
         return CLI_EXIT_FAILURE;
     }
     if (found > 0)
-        return cli_usage_error("plot", "pathfollow: --course: unknown course '%s' (see shoal pathfollow --help)",
+        return cli_usage_error("plot pathfollow", "--course: unknown course '%s' (see shoal pathfollow --help)",
                                course_name);
 
     pf_track tr = {0};

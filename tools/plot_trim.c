@@ -97,30 +97,40 @@ static void polyline(cairo_t* cr, const float* pts, int n, int view)
 
 /* ---- trim fans -------------------------------------------------------------- */
 
-int plot_kind_trim(int argc, char** argv, const plot_options_t* o)
+typedef struct plot_trim_options_t {
+    plot_options_t common;
+    int64_t dims, initial;
+    double speed;
+} plot_trim_options_t;
+
+static const cli_option_t trim_options[] = {
+    {"--dim", NULL, "2|3", CLI_INT, CLI_FIELD(plot_trim_options_t, dims), 2, 3, 0, NULL,
+     "2D: one panel per initial yaw rate (0, half, max); 3D: top (x-y) and side (x-z) views "
+     "(default 2)"},
+    {"--initial", NULL, "C", CLI_INT, CLI_FIELD(plot_trim_options_t, initial), 0, 1000000, 0, NULL,
+     "one panel from control index C instead"},
+    {"--speed", NULL, "V", CLI_NUMBER, CLI_FIELD(plot_trim_options_t, speed), 0, INFINITY,
+     CLI_ABOVE_MIN, NULL, "m/s (> 0; default 1: lengths per unit speed)"},
+};
+
+static const cli_spec_t trim_spec = {
+    .command = "plot trim",
+    .usage = "[options] -o FILE.png|FILE.svg",
+    .about = "Fans of trim trajectories from one initial control to every final control\n"
+             "(the default trim table).\n",
+    .options = trim_options,
+    .option_count = CLI_COUNT(trim_options),
+    PLOT_SHARED(plot_trim_options_t),
+};
+
+int plot_kind_trim(int argc, char** argv)
 {
-    int64_t dims = 2, initial = -1;
-    double speed = 1.0;
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int m;
-        if ((m = cli_option_value("plot", argc, argv, &i, "--dim", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 2, 3, &dims)) return cli_usage_error("plot", "trim: --dim must be 2 or 3, got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--initial", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 1000000, &initial))
-                return cli_usage_error("plot", "trim: --initial must be a control index >= 0, got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--speed", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            char* end = NULL;
-            speed = strtod(v, &end);
-            if (!end || *end || !(speed > 0.0) || !isfinite(speed))
-                return cli_usage_error("plot", "trim: --speed must be a number > 0, got '%s'", v);
-        } else {
-            return cli_usage_error("plot", "trim: unknown option '%s'", argv[i]);
-        }
-    }
+    plot_trim_options_t opt = {.common = PLOT_OPTIONS_DEFAULT, .dims = 2, .initial = -1, .speed = 1.0};
+    int stop = plot_parse(&trim_spec, argc, argv, &opt, &opt.common, NULL, NULL);
+    if (stop >= 0) return stop;
+    const plot_options_t* o = &opt.common;
+    int64_t dims = opt.dims, initial = opt.initial;
+    double speed = opt.speed;
     trim_table_t t;
     if (default_table((int)dims, &t) != 0) {
         cli_error("plot: out of memory building the trim table");
@@ -130,7 +140,7 @@ int plot_kind_trim(int argc, char** argv, const plot_options_t* o)
     if (initial >= t.controls) {
         int32_t controls = t.controls;
         trim_table_free(&t, trim_release, NULL);
-        return cli_usage_error("plot", "trim: --initial %lld: the %dD table has controls 0 to %d",
+        return cli_usage_error("plot trim", "--initial %lld: the %dD table has controls 0 to %d",
                                (long long)initial, (int)dims, controls - 1);
     }
     /* Initial controls: 2D three panels (yaw rate 0, half, max) like
@@ -258,44 +268,64 @@ int plot_kind_trim(int argc, char** argv, const plot_options_t* o)
 
 /* ---- search tree -------------------------------------------------------------- */
 
-int plot_kind_search(int argc, char** argv, const plot_options_t* o)
+typedef struct plot_search_options_t {
+    plot_options_t common;
+    int64_t obstacles, seed, expansions;
+    double speed;
+    plan_strategy_t strategy;
+    const char* strategy_name;
+} plot_search_options_t;
+
+static int parse_strategy(const char* command, const char* name, const char* value, void* opts)
 {
-    int64_t obstacles = 14, seed = 1, expansions = -1;
-    double speed = 5.0;
-    plan_strategy_t strategy = PLAN_ADAPTIVE;
-    const char* strategy_name = "adaptive";
-    for (int i = 1; i < argc; ++i) {
-        const char* v = NULL;
-        int m;
-        if ((m = cli_option_value("plot", argc, argv, &i, "--strategy", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!strcmp(v, "single")) strategy = PLAN_SINGLE_STEP;
-            else if (!strcmp(v, "uniform")) strategy = PLAN_UNIFORM;
-            else if (!strcmp(v, "adaptive")) strategy = PLAN_ADAPTIVE;
-            else return cli_usage_error("plot", "search: --strategy: expected single, uniform or adaptive, got '%s'", v);
-            strategy_name = v;
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--obstacles", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, 1000, &obstacles))
-                return cli_usage_error("plot", "search: --obstacles must be an integer in [0, 1000], got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--seed", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 0, INT64_MAX, &seed))
-                return cli_usage_error("plot", "search: --seed must be an integer >= 0, got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--expansions", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (!cli_parse_int(v, 1, 20000, &expansions))
-                return cli_usage_error("plot", "search: --expansions must be an integer in [1, 20000], got '%s'", v);
-        } else if ((m = cli_option_value("plot", argc, argv, &i, "--speed", &v)) != 0) {
-            if (m < 0) return CLI_EXIT_USAGE;
-            char* end = NULL;
-            speed = strtod(v, &end);
-            if (!end || *end || !(speed > 0.0) || speed > 100.0)
-                return cli_usage_error("plot", "search: --speed must be a number in (0, 100], got '%s'", v);
-        } else {
-            return cli_usage_error("plot", "search: unknown option '%s'", argv[i]);
-        }
-    }
+    plot_search_options_t* o = opts;
+    if (!strcmp(value, "single")) o->strategy = PLAN_SINGLE_STEP;
+    else if (!strcmp(value, "uniform")) o->strategy = PLAN_UNIFORM;
+    else if (!strcmp(value, "adaptive")) o->strategy = PLAN_ADAPTIVE;
+    else return cli_usage_error(command, "%s: expected single, uniform or adaptive, got '%s'", name, value);
+    o->strategy_name = value;
+    return 0;
+}
+
+static const cli_option_t search_options[] = {
+    {"--strategy", NULL, "single|uniform|adaptive", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_strategy,
+     "the search (default adaptive)"},
+    {"--obstacles", NULL, "N", CLI_INT, CLI_FIELD(plot_search_options_t, obstacles), 0, 1000, 0,
+     NULL, "circles in the field, 0..1000 (default 14)"},
+    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(plot_search_options_t, seed), 0, (double)INT64_MAX, 0,
+     NULL, "the field's seed, an integer >= 0 (default 1)"},
+    {"--expansions", NULL, "E", CLI_INT, CLI_FIELD(plot_search_options_t, expansions), 1, 20000, 0,
+     NULL, "max_expansions of the search, 1..20000 (default: the planner's 400)"},
+    {"--speed", NULL, "V", CLI_NUMBER, CLI_FIELD(plot_search_options_t, speed), 0, 100,
+     CLI_ABOVE_MIN, NULL, "m/s, in (0, 100] (default 5)"},
+};
+
+static const cli_spec_t search_spec = {
+    .command = "plot search",
+    .usage = "[options] -o FILE.png|FILE.svg",
+    .about = "A planner's search tree for one agent seeking a goal through an obstacle\n"
+             "field: visited trajectories, crashed ones, the chosen plan.\n",
+    .options = search_options,
+    .option_count = CLI_COUNT(search_options),
+    PLOT_SHARED(plot_search_options_t),
+};
+
+int plot_kind_search(int argc, char** argv)
+{
+    plot_search_options_t opt = {.common = PLOT_OPTIONS_DEFAULT,
+                                 .obstacles = 14,
+                                 .seed = 1,
+                                 .expansions = -1,
+                                 .speed = 5.0,
+                                 .strategy = PLAN_ADAPTIVE,
+                                 .strategy_name = "adaptive"};
+    int stop = plot_parse(&search_spec, argc, argv, &opt, &opt.common, NULL, NULL);
+    if (stop >= 0) return stop;
+    const plot_options_t* o = &opt.common;
+    int64_t obstacles = opt.obstacles, seed = opt.seed, expansions = opt.expansions;
+    double speed = opt.speed;
+    plan_strategy_t strategy = opt.strategy;
+    const char* strategy_name = opt.strategy_name;
     plan_params_t prm = plan_params_default(strategy);
     if (expansions > 0) prm.max_expansions = (int32_t)expansions;
     trim_table_t t;

@@ -1,6 +1,6 @@
 /* The `shoal` command: finds the subcommand in a table and hands it the rest
  * of the command line. The small helpers every subcommand shares (error
- * format, option matching, integer parsing, a monotonic clock) live here too
+ * format, integer parsing, a monotonic clock) live here too
  * so that the subcommands agree on them; see tools/cli.h. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -53,30 +53,6 @@ int cli_usage_error(const char* command, const char* format, ...)
     fprintf(stderr, "\nTry 'shoal %s --help'.\n", command);
     va_end(args);
     return CLI_EXIT_USAGE;
-}
-
-int cli_option_value(const char* command, int argc, char** argv, int* index, const char* name,
-                     const char** value)
-{
-    const char* arg = argv[*index];
-    size_t length = strlen(name);
-    if (strncmp(arg, name, length) != 0) {
-        return 0;
-    }
-    if (arg[length] == '=') {
-        *value = arg + length + 1;
-        return 1;
-    }
-    if (arg[length] != '\0') {
-        return 0; /* a longer option that merely starts with `name` */
-    }
-    if (*index + 1 >= argc) {
-        cli_usage_error(command, "option '%s' needs a value", name);
-        return -1;
-    }
-    *index += 1;
-    *value = argv[*index];
-    return 1;
 }
 
 int cli_parse_int(const char* text, int64_t min, int64_t max, int64_t* out)
