@@ -109,17 +109,17 @@ static void flock_agent(const bench_opts* o, double side, int64_t i, shoal_agent
  * bulk add equals its agents added one at a time, in order). */
 #define POPULATE_CHUNK 65536
 
-/* 2D flocks that share one parameter set go through the bulk add, with
- * per-agent positions, velocities and headings. The others are added one
- * at a time: a 3D agent's own pitch and a --mixed agent's own weights are
- * not among the per-agent arrays of shoal_agents_add, and every agent's
- * values differ, so no two agents share a definition to group by.
+/* Flocks that share one parameter set go through the bulk add, with
+ * per-agent positions, velocities, headings and (3D) pitches. --mixed
+ * flocks are added one at a time: each agent's own weights are not among
+ * the per-agent arrays of shoal_agents_add, and every agent's values
+ * differ, so no two agents share a definition to group by.
  * Returns 1, 0 for an error of the world (shoal_world_last_error), -1 when
  * out of memory here. */
 static int populate(shoal_world_t* w, const bench_opts* o, double side)
 {
     shoal_agent_def_t shared = flock_def(o);
-    if (o->dims == 3 || o->mixed) {
+    if (o->mixed) {
         for (int64_t i = 0; i < o->agents; ++i) {
             shoal_agent_def_t d = shared;
             flock_agent(o, side, i, &d);
@@ -131,7 +131,8 @@ static int populate(shoal_world_t* w, const bench_opts* o, double side)
     float* positions = malloc((size_t)chunk * 3 * sizeof(float));
     float* velocities = malloc((size_t)chunk * 3 * sizeof(float));
     float* headings = malloc((size_t)chunk * sizeof(float));
-    int ok = positions && velocities && headings ? 1 : -1;
+    float* pitches = malloc((size_t)chunk * sizeof(float));
+    int ok = positions && velocities && headings && pitches ? 1 : -1;
     for (int64_t first = 0; ok == 1 && first < o->agents; first += chunk) {
         int64_t n = o->agents - first < chunk ? o->agents - first : chunk;
         for (int64_t j = 0; j < n; ++j) {
@@ -140,17 +141,20 @@ static int populate(shoal_world_t* w, const bench_opts* o, double side)
             memcpy(positions + 3 * j, d.position, 3 * sizeof(float));
             memcpy(velocities + 3 * j, d.velocity, 3 * sizeof(float));
             headings[j] = d.heading;
+            pitches[j] = d.pitch;
         }
         shoal_agent_arrays_t arrays;
         memset(&arrays, 0, sizeof arrays);
         arrays.positions = positions;
         arrays.velocities = velocities;
         arrays.headings = headings;
+        arrays.pitches = pitches;
         ok = shoal_agents_add(w, &shared, &arrays, (int32_t)n, NULL) == SHOAL_OK;
     }
     free(positions);
     free(velocities);
     free(headings);
+    free(pitches);
     return ok;
 }
 
