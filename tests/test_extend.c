@@ -456,3 +456,27 @@ Test(extend, user_components_are_saved_in_snapshots)
     shoal_world_destroy(back);
     shoal_world_destroy(w);
 }
+
+/* The step table is the one registration: the systems are listed in step
+ * order (shoal run --stats prints this list), stage by stage, and user
+ * systems come after the built-in ones of their stage. */
+Test(extend, systems_are_listed_in_step_order)
+{
+    static const char* const order[] = {"spatial_hash", "steer", "neighbors", "wander", "pursuit",
+                                        "follow", "avoid", "dseek", "path_follow", "mine",
+                                        "planner", "control", "integrate", "ground_vehicle",
+                                        "planner_move", "obstacle_move", "wrap"};
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    cr_assert_eq(shoal_world_add_parallel_system(w, "mine", SHOAL_STAGE_DECIDE, NULL, 0, drain, NULL), SHOAL_OK);
+    int n = shoal_world_system_count(w);
+    cr_assert_eq(n, (int)(sizeof order / sizeof order[0]));
+    shoal_stage_t last = SHOAL_STAGE_SENSE;
+    for (int i = 0; i < n; ++i) {
+        shoal_system_stats_t s;
+        cr_assert_eq(shoal_world_system_stats(w, i, &s), SHOAL_OK);
+        cr_assert_str_eq(s.name, order[i], "system %d", i);
+        cr_assert_geq(s.stage, last, "%s runs in an earlier stage than the one before it", s.name);
+        last = s.stage;
+    }
+    shoal_world_destroy(w);
+}
