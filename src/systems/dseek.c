@@ -40,23 +40,36 @@
  * so turns in a tilted plane need more slack. */
 #define DSEEK_RADIUS_MARGIN_3D 1.3f
 
+/* The dseek component's columns: the waypoint (or route and index, which
+ * this system advances), radii and weight. */
+typedef struct dseek_view {
+    const int32_t* agent_row;
+    const float *weight, *wp[3], *dir[3], *speed, *r_min, *reach;
+    const int32_t* route;
+    int32_t* index;
+} dseek_view;
+
+/* Reads pos, vel, heading or quaternion, max speed, turn rate and force,
+ * mass, routes; writes desired (+=) and the route index. */
 typedef struct dseek_ctx {
     world_t* w;
+    agent_view_t a;
+    dseek_view d;
 } dseek_ctx;
 
 /* The waypoint component row r is heading for; 0 when its route is done. */
-static int current_waypoint(const world_t* w, int32_t r, shoal_waypoint_t* out)
+static int current_waypoint(const world_t* w, const dseek_view* d, int32_t r, shoal_waypoint_t* out)
 {
-    int32_t route = COMP_I(w, COMP_DSEEK, DS_ROUTE)[r];
+    int32_t route = d->route[r];
     if (route < 0) {
         for (int c = 0; c < 3; ++c) {
-            out->position[c] = COMP_F(w, COMP_DSEEK, DS_WP_X + c)[r];
-            out->direction[c] = COMP_F(w, COMP_DSEEK, DS_DIR_X + c)[r];
+            out->position[c] = d->wp[c][r];
+            out->direction[c] = d->dir[c][r];
         }
-        out->speed = COMP_F(w, COMP_DSEEK, DS_SPEED)[r];
+        out->speed = d->speed[r];
         return 1;
     }
-    int32_t index = COMP_I(w, COMP_DSEEK, DS_INDEX)[r];
+    int32_t index = d->index[r];
     const route_set_t* rs = routes_of(w);
     if (index >= rs->routes[route][1]) return 0;
     *out = rs->route_points[rs->routes[route][0] + index];
@@ -66,34 +79,35 @@ static int current_waypoint(const world_t* w, int32_t r, shoal_waypoint_t* out)
 static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((dseek_ctx*)vctx)->w;
+    const dseek_ctx* c = (const dseek_ctx*)vctx;
+    const world_t* w = c->w;
+    const agent_view_t* a = &c->a;
+    const dseek_view* d = &c->d;
     const int three = w->dims == 3;
-    const int32_t* agent_row = TABLE_COL(&w->comps[COMP_DSEEK].table, int32_t, COMP_ROW);
     for (int32_t r = begin; r < end; ++r) {
-        int32_t i = agent_row[r];
+        int32_t i = d->agent_row[r];
         shoal_waypoint_t wp;
-        if (!current_waypoint(w, r, &wp)) continue; /* route finished */
-        float vmax = AGENT_F(w, AC_MAX_SPEED)[i];
-        float wmax = AGENT_F(w, AC_MAX_TURN_RATE)[i];
+        if (!current_waypoint(w, d, r, &wp)) continue; /* route finished */
+        float vmax = a->max_speed[i];
+        float wmax = a->max_turn_rate[i];
         vec3 p = agent_position(w, i);
         vec3 v = agent_velocity(w, i);
         vec3 target = {wp.position[0], wp.position[1], three ? wp.position[2] : 0.0f};
         float v_w = wp.speed > 0.0f ? fminf(wp.speed, vmax) : vmax;
         float speed = vec3_length(v);
-        float radius = COMP_F(w, COMP_DSEEK, DS_R_MIN)[r];
+        float radius = d->r_min[r];
         if (radius <= 0.0f) {
             float turn_speed = fmaxf(fmaxf(speed, v_w), DSEEK_MIN_SPEED_FRACTION * vmax);
             float margin = three ? DSEEK_RADIUS_MARGIN_3D : DSEEK_RADIUS_MARGIN;
             radius = wmax > 0.0f ? margin * turn_speed / wmax : 1e6f;
         }
         if (!(radius > 0.0f)) radius = 1e-3f;
-        float reach = COMP_F(w, COMP_DSEEK, DS_REACH)[r];
+        float reach = d->reach[r];
         if (reach <= 0.0f) reach = 0.5f * radius;
         float dist = vec3_distance(p, target);
-        int32_t route = COMP_I(w, COMP_DSEEK, DS_ROUTE)[r];
-        if (route >= 0 && dist <= reach) { /* this system owns DS_INDEX */
-            COMP_I(w, COMP_DSEEK, DS_INDEX)[r]++;
-            if (!current_waypoint(w, r, &wp)) continue;
+        if (d->route[r] >= 0 && dist <= reach) { /* this system owns DS_INDEX */
+            d->index[r]++;
+            if (!current_waypoint(w, d, r, &wp)) continue;
             target = (vec3){wp.position[0], wp.position[1], three ? wp.position[2] : 0.0f};
             v_w = wp.speed > 0.0f ? fminf(wp.speed, vmax) : vmax;
             dist = vec3_distance(p, target);
@@ -107,18 +121,18 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             steer = res.steer;
         } else {
             float sn, cs;
-            fast_sincosf(AGENT_F(w, AC_HEADING)[i], &sn, &cs);
+            fast_sincosf(a->heading[i], &sn, &cs);
             vec2 dw = vec2_normalize((vec2){wp.direction[0], wp.direction[1]});
             dseek_result2 res;
             dseek_steer_2d((vec2){p.x, p.y}, (vec2){cs, sn}, (vec2){target.x, target.y}, dw, &prm, &res);
             steer = (vec3){res.steer.x, res.steer.y, 0.0f};
         }
         /* Brake toward the waypoint speed as arrival does. */
-        float cmd = braking_speed(vmax, dist, v_w, vmax, AGENT_F(w, AC_MAX_FORCE)[i], AGENT_F(w, AC_MASS)[i]);
-        float k = COMP_F(w, COMP_DSEEK, DS_WEIGHT)[r] * cmd;
-        AGENT_F(w, AC_DESIRED_X)[i] += k * steer.x;
-        AGENT_F(w, AC_DESIRED_Y)[i] += k * steer.y;
-        if (three) AGENT_F(w, AC_DESIRED_Z)[i] += k * steer.z;
+        float cmd = braking_speed(vmax, dist, v_w, vmax, a->max_force[i], a->mass[i]);
+        float k = d->weight[r] * cmd;
+        a->dx[i] += k * steer.x;
+        a->dy[i] += k * steer.y;
+        if (three) a->dz[i] += k * steer.z;
     }
 }
 
@@ -127,7 +141,13 @@ int64_t dseek_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     int32_t count = w->comps[COMP_DSEEK].table.count;
-    dseek_ctx c = {w};
+    const int k = COMP_DSEEK;
+    dseek_ctx c = {w, agent_view(w),
+                   {COMP_I(w, k, COMP_ROW), COMP_F(w, k, DS_WEIGHT),
+                    {COMP_F(w, k, DS_WP_X), COMP_F(w, k, DS_WP_Y), COMP_F(w, k, DS_WP_Z)},
+                    {COMP_F(w, k, DS_DIR_X), COMP_F(w, k, DS_DIR_Y), COMP_F(w, k, DS_DIR_Z)},
+                    COMP_F(w, k, DS_SPEED), COMP_F(w, k, DS_R_MIN), COMP_F(w, k, DS_REACH),
+                    COMP_I(w, k, DS_ROUTE), COMP_I(w, k, DS_INDEX)}};
     par_for(w, count, 256, PAR_STATIC, dseek_range, &c);
     return count;
 }
