@@ -68,3 +68,88 @@ Test(reliability, obstacle_ids_reuse_the_lowest_free_one)
     shoal_world_destroy(w);
 }
 
+/* ---- world tags: worlds loaded from one snapshot refuse each other's handles */
+
+static void* save_to_memory(shoal_world_t* w, size_t* size)
+{
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, size), SHOAL_OK);
+    void* buf = malloc(*size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, *size, size), SHOAL_OK);
+    return buf;
+}
+
+Test(reliability, worlds_loaded_from_one_snapshot_refuse_each_others_handles)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    shoal_agent_t ids[3];
+    for (int i = 0; i < 3; ++i) {
+        d.position[0] = (float)i * 3.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK);
+    }
+    /* A pursuer: its stored target handle must follow its world's tag. */
+    d.weights[SHOAL_BEHAVIOR_PURSUE] = 1.0f;
+    d.pursuit.target = ids[0];
+    shoal_agent_t pursuer;
+    cr_assert_eq(shoal_agent_add(w, &d, &pursuer), SHOAL_OK);
+    size_t size = 0;
+    void* buf = save_to_memory(w, &size);
+    uint64_t hash = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+
+    /* Saved world gone: the first load keeps its tag (kept handles work). */
+    shoal_world_t *a = NULL, *b = NULL;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &a, NULL), SHOAL_OK);
+    cr_assert(shoal_agent_is_valid(a, ids[1]));
+    /* The second load while the first lives: another tag. */
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &b, NULL), SHOAL_OK);
+    cr_assert_not(shoal_agent_is_valid(b, ids[1]), "b accepted a's handle");
+    cr_assert_eq(shoal_agent_remove(b, ids[1]), SHOAL_ERR_STALE_HANDLE);
+    cr_assert(strstr(shoal_world_last_error(b), "does not belong to this world"), "%s",
+              shoal_world_last_error(b));
+    cr_assert_eq(shoal_world_agent_count(a), 4);
+    cr_assert_eq(shoal_world_agent_count(b), 4);
+    /* b's own handles, and its pursuer still pursues (its stored handle
+     * was re-tagged), so both worlds go on alike. */
+    shoal_agent_t b_ids[4];
+    int32_t n = 0;
+    shoal_agent_batch_t batch = {0};
+    batch.ids = b_ids;
+    cr_assert_eq(shoal_world_read_agents(b, &batch, 4, &n), SHOAL_OK);
+    cr_assert_eq(n, 4);
+    for (int i = 0; i < 4; ++i) {
+        cr_assert(shoal_agent_is_valid(b, b_ids[i]));
+        cr_assert_not(shoal_agent_is_valid(a, b_ids[i]), "a accepted b's handle");
+    }
+    shoal_agent_def_t got;
+    shoal_agent_t b_pursuer = pursuer;
+    b_pursuer.world0 = b_ids[0].world0;
+    cr_assert_eq(shoal_agent_get_def(b, b_pursuer, &got), SHOAL_OK, "%s", shoal_world_last_error(b));
+    cr_assert_eq(got.pursuit.target.world0, b_ids[0].world0);
+    cr_assert_eq(shoal_world_state_hash(a), hash);
+    cr_assert_eq(shoal_world_state_hash(b), hash);
+    for (int s = 0; s < 5; ++s) {
+        cr_assert_eq(shoal_world_step(a, 0.05f), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(b, 0.05f), SHOAL_OK);
+        cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b), "step %d", s);
+    }
+    free(buf);
+    shoal_world_destroy(a);
+    shoal_world_destroy(b);
+}
+
+Test(reliability, live_worlds_never_share_a_tag)
+{
+    enum { N = 64 };
+    shoal_world_t* w[N];
+    shoal_agent_t id[N];
+    shoal_agent_def_t d = shoal_agent_default_def();
+    for (int i = 0; i < N; ++i) {
+        w[i] = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        cr_assert_eq(shoal_agent_add(w[i], &d, &id[i]), SHOAL_OK);
+    }
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j)
+            cr_assert_eq(shoal_agent_is_valid(w[i], id[j]), i == j, "world %d, handle of %d", i, j);
+    for (int i = 0; i < N; ++i) shoal_world_destroy(w[i]);
+}

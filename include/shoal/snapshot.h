@@ -67,9 +67,14 @@ SHOAL_API shoal_status_t shoal_world_save_snapshot_memory(const shoal_world_t* w
  * reserved). Its simulation fields (dimensions, seed, wrap, bounds,
  * cell_size, reorder_interval) are ignored: the snapshot's are used. On
  * success *out_world owns a world that the caller destroys with
- * shoal_world_destroy. The new world keeps the saved world's handle tag, so
- * handles from the saved world name the same agents in it (two worlds loaded
- * from one snapshot therefore accept each other's handles). A def with
+ * shoal_world_destroy. The new world keeps the saved world's handle tag when
+ * no live world of the process holds it, so handles kept from the saved
+ * world name the same agents in it after that world is destroyed (or in
+ * another process). While a world with that tag lives (the saved world
+ * itself, or the same snapshot loaded before), the new world gets a tag of
+ * its own: the two refuse each other's handles (STALE_HANDLE, "does not
+ * belong to this world"), and its agents' handles differ from the saved
+ * ones in world0 only (index1 and generation are kept). A def with
  * thread_count 1 skips the hardware probe that thread_count 0 does, which
  * matters when loading many snapshots. On failure *out_world is NULL, nothing is left
  * allocated, and err (optional) says what was wrong and where (section,

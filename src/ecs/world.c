@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "ecs/parallel.h"
-#include "ecs/rng.h"
 #include "ecs/trace.h"
 
 /* A cookie in the definitions' internal_value tells a def that came from
@@ -207,7 +206,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     w->seed = def->seed;
     /* The tag only tells worlds apart for foreign-handle checks; it never
      * enters simulation state. */
-    w->tag = (uint16_t)(rng_mix64((uint64_t)(uintptr_t)w ^ def->seed) | 1u);
+    world_tag_claim(w);
     w->free_head = UINT32_MAX;
     w->structure_version = 1;
     w->thread_count = threads;
@@ -297,6 +296,7 @@ void shoal_world_destroy(shoal_world_t* w)
     mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
     par_release_topology(w->topology);
     trace_destroy(w->trace, &alloc);
+    world_tag_release(w);
     mem_free(&alloc, w, sizeof *w);
 }
 

@@ -786,7 +786,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     shoal_status_t st = shoal_world_create(&head.def, &w, &cerr);
     if (st != SHOAL_OK)
         return error_set(err, st, "%s: %s", source, cerr.message);
-    w->tag = (uint16_t)head.tag;
+    world_tag_adopt(w, (uint16_t)head.tag); /* or a fresh tag when a live world holds it */
     w->step_count = head.step_count;
     w->time = head.time;
     if (head.has_grid) {
@@ -808,6 +808,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         ok = r_fail(&rd, "%zu bytes between the last section and the checksum",
                     size - SNAP_CHECKSUM_BYTES - rd.off);
     }
+    if (ok) world_retag_stored_handles(w, (uint16_t)head.tag);
     ok = ok && check_floats(&rd, w) && check_state(&rd, w) && check_agents(&rd, w);
     if (!ok) {
         shoal_status_t status = strstr(rd.msg, "out of memory") ? SHOAL_ERR_OUT_OF_MEMORY : SHOAL_ERR_PARSE;
