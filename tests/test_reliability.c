@@ -2,8 +2,13 @@
  * failed on the library before its fix. CLI-level cases are in
  * tests/test_cli.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <shoal/recording.h>
+#include <shoal/scenario.h>
 #include <shoal/snapshot.h>
 
 #include "support.h"
@@ -152,4 +157,64 @@ Test(reliability, live_worlds_never_share_a_tag)
         for (int j = 0; j < N; ++j)
             cr_assert_eq(shoal_agent_is_valid(w[i], id[j]), i == j, "world %d, handle of %d", i, j);
     for (int i = 0; i < N; ++i) shoal_world_destroy(w[i]);
+}
+
+/* ---- outputs and readers: one rule each (io/atomic_file.h, io/file_read.h) */
+
+Test(reliability, library_outputs_refuse_symlinks_and_directories, .timeout = 30)
+{
+    char dir[] = "/tmp/shoal_rel_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char link[64], target[64], sub[64];
+    snprintf(link, sizeof link, "%s/link", dir);
+    snprintf(target, sizeof target, "%s/target", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    cr_assert_eq(symlink(target, link), 0);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    populate_mixed(w, 10, 3);
+    cr_assert_eq(shoal_world_save_snapshot(w, link), SHOAL_ERR_IO);
+    cr_assert(strstr(shoal_world_last_error(w), "symbolic link"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_save_snapshot(w, sub), SHOAL_ERR_IO);
+    cr_assert(strstr(shoal_world_last_error(w), "is a directory"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_write_trace(w, link, "x"), SHOAL_ERR_IO);
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode));
+    cr_assert_neq(access(target, F_OK), 0, "written through the link");
+    cr_assert_eq(shoal_world_save_snapshot(w, "/dev/null"), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(stat("/dev/null", &st), 0);
+    cr_assert(S_ISCHR(st.st_mode));
+    shoal_world_destroy(w);
+    unlink(link);
+    rmdir(sub);
+    rmdir(dir);
+}
+
+Test(reliability, library_readers_refuse_fifos_and_devices_without_blocking, .timeout = 30)
+{
+    char dir[] = "/tmp/shoal_rel_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    const char* paths[] = {fifo, "/dev/zero"};
+    for (int i = 0; i < 2; ++i) {
+        shoal_error_t err;
+        shoal_world_t* loaded = NULL;
+        cr_expect_eq(shoal_world_load_snapshot(paths[i], NULL, &loaded, &err), SHOAL_ERR_IO, "%s", err.message);
+        cr_expect(strstr(err.message, "not a regular file"), "%s", err.message);
+        shoal_recording_t* rec = NULL;
+        cr_expect_eq(shoal_recording_load(paths[i], 0, &rec, &err), SHOAL_ERR_IO, "%s", err.message);
+        cr_expect(strstr(err.message, "not a regular file"), "%s", err.message);
+        shoal_scenario_t* sc = NULL;
+        cr_expect_eq(shoal_scenario_load_file(paths[i], &sc, &err), SHOAL_ERR_IO, "%s", err.message);
+        cr_expect(strstr(err.message, "not a regular file"), "%s", err.message);
+        shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        cr_expect_eq(shoal_world_load_trim_table(w, paths[i]), SHOAL_ERR_IO);
+        cr_expect(strstr(shoal_world_last_error(w), "not a regular file"), "%s", shoal_world_last_error(w));
+        shoal_world_destroy(w);
+    }
+    unlink(fifo);
+    rmdir(dir);
 }

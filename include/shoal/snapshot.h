@@ -42,7 +42,10 @@ extern "C" {
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or
  * the whole snapshot; the temporary file (`path` + ".tmp." + process id) is
- * removed on failure. The world is not changed (its last-error message
+ * removed on failure, and such files left by killed processes are removed
+ * too. A character device or FIFO (/dev/null) is written through; a
+ * symbolic link, directory, block device or socket is refused with IO
+ * (docs/errors.md, "Files read and written"). The world is not changed (its last-error message
  * aside).
  *
  * Errors: INVALID_ARGUMENT (NULL path); BUSY (called from inside a step:
@@ -81,7 +84,8 @@ SHOAL_API shoal_status_t shoal_world_save_snapshot_memory(const shoal_world_t* w
  * agent, column or byte offset).
  *
  * Errors: INVALID_ARGUMENT (NULL arguments, a bad def); IO (the file cannot
- * be opened or read); PARSE (not a snapshot, another version, truncated,
+ * be opened or read, or is not a regular file: it is opened without
+ * blocking, so a FIFO is refused at once); CAPACITY (over 4 GiB); PARSE (not a snapshot, another version, truncated,
  * trailing bytes, checksum mismatch, or contents that fail validation);
  * OUT_OF_MEMORY. */
 SHOAL_API shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def_t* def,
