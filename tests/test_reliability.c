@@ -218,3 +218,53 @@ Test(reliability, library_readers_refuse_fifos_and_devices_without_blocking, .ti
     unlink(fifo);
     rmdir(dir);
 }
+
+/* ---- finite state: no accepted input overflows the step ------------------ */
+
+Test(reliability, huge_vehicle_limits_and_steps_are_refused)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.vehicle.max_speed = 3.4e38f;
+    d.vehicle.max_force = 3.4e38f;
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "vehicle.max_force must be finite, >= 0 and <= 1e+09"), "%s",
+              shoal_world_last_error(w));
+    d = shoal_agent_default_def();
+    d.vehicle.mass = 1e-30f;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_ERR_INVALID_ARGUMENT);
+    /* The largest accepted values, stepped at the longest step: finite, and
+     * the world's own snapshot loads. */
+    d = shoal_agent_default_def();
+    d.vehicle.max_speed = 1e9f;
+    d.vehicle.max_force = 1e9f;
+    d.vehicle.max_torque = 1e9f;
+    d.vehicle.max_turn_rate = 1e9f;
+    d.vehicle.mass = 1e-6f;
+    d.vehicle.inertia = 1e-6f;
+    d.control.speed_gain = d.control.heading_gain = d.control.turn_damping = 1e9f;
+    d.target[0] = 1e9f;
+    d.position[1] = -1e9f;
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1e9f;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    uint64_t before = shoal_world_state_hash(w);
+    cr_assert_eq(shoal_world_step(w, 1e38f), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "dt must be finite, > 0 and <= 1000 seconds"), "%s",
+              shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_state_hash(w), before, "a refused step changed the world");
+    for (int s = 0; s < 3; ++s) cr_assert_eq(shoal_world_step(w, 1000.0f), SHOAL_OK);
+    shoal_agent_state_t st;
+    cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
+    for (int k = 0; k < 3; ++k) {
+        cr_assert(isfinite(st.position[k]) && isfinite(st.velocity[k]), "state %d not finite", k);
+    }
+    size_t size = 0;
+    void* buf = save_to_memory(w, &size);
+    shoal_world_t* copy = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &copy, &err), SHOAL_OK, "%s", err.message);
+    free(buf);
+    shoal_world_destroy(copy);
+    shoal_world_destroy(w);
+}

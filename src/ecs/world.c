@@ -304,9 +304,11 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "world_step: called from inside a step");
-    if (!(dt > 0.0f) || !isfinite(dt))
+    /* An upper bound too: dt = 1e38 moved agents to inf (speed * dt). */
+    if (!(dt > 0.0f) || !isfinite(dt) || dt > WORLD_MAX_DT)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "world_step: dt must be finite and > 0 seconds, got %g", (double)dt);
+                          "world_step: dt must be finite, > 0 and <= %g seconds, got %g",
+                          (double)WORLD_MAX_DT, (double)dt);
     /* Memory the built-in systems may need is grown before the first stage,
      * so that running out of it fails the step before anything changed
      * (the spatial hash, the first system, grows its own before it writes). */

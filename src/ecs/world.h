@@ -225,6 +225,11 @@ void world_register_builtin_systems(world_t* w);
  * be finite ...") and return 0 when they fail: every element finite, and
  * finite and >= lo (> lo when strict). */
 int def_check_finite(world_t* w, const char* where, const char* field, const float* v, int n);
+/* The largest parameter of a definition (agent.c says why),
+ * the smallest mass and inertia, and the longest step (world.c). */
+#define DEF_MAX_MAGNITUDE 1e9f
+#define DEF_MIN_MASS 1e-6f
+#define WORLD_MAX_DT 1e3f
 int def_check_min(world_t* w, const char* where, const char* field, float v, float lo, int strict);
 
 /* 1 if an agent of definition d has component comp (its module's needs). */

@@ -200,7 +200,7 @@ FILE* output_open_in_place(const char* path, char* msg, int msg_size)
     if (dest == DEST_THROUGH) return open_through(path, msg, msg_size);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
     if (fd < 0) {
-        set_msg(msg, msg_size, "cannot create %s: %s", path, strerror(errno));
+        set_msg(msg, msg_size, "%s: cannot create: %s", path, strerror(errno));
         return NULL;
     }
     FILE* f = fdopen(fd, "wb");
