@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -932,4 +934,202 @@ Test(cli, resume_runs_the_remaining_steps_and_rejects_bad_snapshots)
     cr_expect_eq(r.status, 2);
     output_free(&r);
     scratch_remove(&s);
+}
+
+/* ---- issue 18: outputs, readers, extreme options, --resume checks ------- */
+
+/* Files under a scratch directory, by name (the scratch_t above holds four). */
+typedef struct scratch_dir_t {
+    char dir[64];
+    char path[256];
+} scratch_dir_t;
+
+static const char* in_dir(scratch_dir_t* d, const char* name)
+{
+    if (d->dir[0] == '\0') {
+        strcpy(d->dir, "/tmp/shoal_cli_XXXXXX");
+        cr_assert_not_null(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
+    }
+    snprintf(d->path, sizeof d->path, "%s/%s", d->dir, name);
+    return d->path;
+}
+
+static void scratch_dir_remove(scratch_dir_t* d)
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", d->dir);
+    if (d->dir[0] != '\0') cr_expect_eq(system(command), 0);
+}
+
+Test(cli, outputs_refuse_links_and_directories_and_write_devices_through)
+{
+    scratch_dir_t d = {0};
+    char link[256], dir[256], target[256];
+    snprintf(target, sizeof target, "%s", in_dir(&d, "target.snap"));
+    snprintf(link, sizeof link, "%s", in_dir(&d, "link"));
+    snprintf(dir, sizeof dir, "%s", in_dir(&d, "dir"));
+    cr_assert_eq(symlink(target, link), 0);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    const char* flags[] = {"--save", "--trace", "--record"};
+    for (int i = 0; i < 3; ++i) {
+        cli_output_t r;
+        run_cli((const char*[]){"run", TINY, "--steps", "2", flags[i], link, NULL}, &r);
+        cr_expect_eq(r.status, 1, "%s to a symlink: exit %d", flags[i], r.status);
+        cr_expect(matches(r.err, "link: it is a symbolic link"), "%s: %s", flags[i], r.err);
+        output_free(&r);
+        struct stat st;
+        cr_expect_eq(lstat(link, &st), 0);
+        cr_expect(S_ISLNK(st.st_mode), "%s replaced the symlink", flags[i]);
+        cr_expect_neq(access(target, F_OK), 0, "%s wrote through the symlink", flags[i]);
+        run_cli((const char*[]){"run", TINY, "--steps", "2", flags[i], dir, NULL}, &r);
+        cr_expect_eq(r.status, 1);
+        cr_expect(matches(r.err, "dir: it is a directory"), "%s: %s", flags[i], r.err);
+        output_free(&r);
+        /* A device is written through and stays a device. */
+        run_cli((const char*[]){"run", TINY, "--steps", "2", flags[i], "/dev/null", NULL}, &r);
+        cr_expect_eq(r.status, 0, "%s /dev/null: %s", flags[i], r.err);
+        output_free(&r);
+        cr_expect_eq(stat("/dev/null", &st), 0);
+        cr_expect(S_ISCHR(st.st_mode), "/dev/null is no longer a device");
+    }
+    /* shoal view -o: the same rule. */
+    const char* rec = in_dir(&d, "r.rec");
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "2", "--record", rec, NULL}, &r);
+    output_free(&r);
+    run_cli((const char*[]){"view", d.path, "-o", link, NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect(matches(r.err, "symbolic link"), "%s", r.err);
+    output_free(&r);
+    scratch_dir_remove(&d);
+}
+
+Test(cli, a_save_removes_temporaries_of_dead_writers)
+{
+    scratch_dir_t d = {0};
+    char snap[256], stale[300], alive[300];
+    snprintf(snap, sizeof snap, "%s", in_dir(&d, "w.snap"));
+    snprintf(stale, sizeof stale, "%s.tmp.%d", snap, 999999999); /* beyond pid_max */
+    snprintf(alive, sizeof alive, "%s.tmp.%d", snap, (int)getpid());
+    FILE* f = fopen(stale, "w");
+    fputs("half a snapshot", f);
+    fclose(f);
+    f = fopen(alive, "w"); /* a live process's save: left alone */
+    fclose(f);
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "2", "--save", snap, NULL}, &r);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    output_free(&r);
+    cr_expect_neq(access(stale, F_OK), 0, "the dead writer's temporary is still there");
+    cr_expect_eq(access(alive, F_OK), 0, "a live writer's temporary was removed");
+    scratch_dir_remove(&d);
+}
+
+Test(cli, readers_refuse_devices_and_fifos_without_blocking, .timeout = 30)
+{
+    scratch_dir_t d = {0};
+    char fifo[256];
+    snprintf(fifo, sizeof fifo, "%s", in_dir(&d, "fifo"));
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    const char* const* cases[] = {
+        (const char*[]){"view", "/dev/zero", NULL},
+        (const char*[]){"view", fifo, NULL},
+        (const char*[]){"run", fifo, NULL},
+        (const char*[]){"run", "/dev/zero", NULL},
+        (const char*[]){"run", TINY, "--resume", fifo, NULL},
+        (const char*[]){"run", TINY, "--resume", "/dev/zero", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        cli_output_t r;
+        run_cli(cases[i], &r);
+        cr_expect_eq(r.status, 1, "case %zu: exit %d", i, r.status);
+        cr_expect(matches(r.err, "not a regular file: it is a (FIFO|character device)"), "case %zu: %s", i,
+                  r.err);
+        output_free(&r);
+    }
+    scratch_dir_remove(&d);
+}
+
+Test(cli, snapshots_of_the_same_run_are_identical)
+{
+    scratch_dir_t d = {0};
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s", in_dir(&d, "a.snap"));
+    snprintf(b, sizeof b, "%s", in_dir(&d, "b.snap"));
+    cli_output_t r;
+    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--steps", "5", "--save", a, NULL}, &r);
+    output_free(&r);
+    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--steps", "5", "--save", b, NULL}, &r);
+    output_free(&r);
+    char* x = read_text(a);
+    char* y = read_text(b);
+    FILE* fa = fopen(a, "rb");
+    fseek(fa, 0, SEEK_END);
+    long size = ftell(fa);
+    fclose(fa);
+    cr_assert_gt(size, 64);
+    cr_expect_eq(memcmp(x, y, (size_t)size), 0, "two runs saved different bytes");
+    free(x);
+    free(y);
+    scratch_dir_remove(&d);
+}
+
+Test(cli, resume_checks_the_snapshot_against_the_scenario)
+{
+    scratch_dir_t d = {0};
+    char snap[256];
+    snprintf(snap, sizeof snap, "%s", in_dir(&d, "w.snap"));
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "3", "--save", snap, NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    output_free(&r);
+    /* Another dimension count: an error. */
+    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/fish3d.json", "--resume", snap, "--steps", "1",
+                            NULL},
+            &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect(matches(r.err, "cannot resume: .*w\\.snap holds a 2D world, the scenario .*fish3d\\.json is 3D"),
+              "%s", r.err);
+    output_free(&r);
+    /* Another agent count: a warning, and the run goes on. */
+    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--resume", snap, "--steps",
+                            "1", NULL},
+            &r);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(matches(r.err, "warning: .*w\\.snap holds 200 agents, the scenario .*formation\\.json has"), "%s",
+              r.err);
+    output_free(&r);
+    scratch_dir_remove(&d);
+}
+
+/* --steps near 2^63 with --trace: the trace buffer's size overflowed int64
+ * (UBSan: signed integer overflow). The run would take for ever: it is
+ * stopped after a second and its stderr read for a sanitizer report. */
+Test(cli, huge_steps_with_trace_computes_no_overflow)
+{
+    scratch_dir_t d = {0};
+    char trace[256], err_path[256];
+    snprintf(trace, sizeof trace, "%s", in_dir(&d, "t.json"));
+    snprintf(err_path, sizeof err_path, "%s", in_dir(&d, "stderr"));
+    const char* argv[] = {SHOAL_CLI_PATH, "run", TINY, "--steps", "9223372036854775807", "--trace", trace,
+                          "-q", "--threads", "1", NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    cr_assert_eq(posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    sleep(1);
+    kill(pid, SIGKILL);
+    int status;
+    waitpid(pid, &status, 0);
+    struct stat st;
+    cr_assert_eq(stat(err_path, &st), 0);
+    if (st.st_size > 0) { /* read_text refuses an empty file */
+        char* text = read_text(err_path);
+        cr_expect_null(strstr(text, "runtime error"), "%s", text);
+        free(text);
+    }
+    scratch_dir_remove(&d);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "shoal/shoal.h"
+#include "io/atomic_file.h"
 #include "simd/vec.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
@@ -314,9 +315,10 @@ int cmd_dseek(int argc, char** argv)
     if (max_time <= 0.0) max_time = 20.0 * (dist0 / speed + 2.0 * 3.14159265 * rmin / speed);
     FILE* trace = NULL;
     if (trace_path) {
-        trace = fopen(trace_path, "w");
+        char why[480];
+        trace = output_open_in_place(trace_path, why, sizeof why); /* io/atomic_file.h */
         if (!trace) {
-            cli_error("dseek: cannot write '%s'", trace_path);
+            cli_error("dseek: %s", why);
             return CLI_EXIT_FAILURE;
         }
         fprintf(trace, dims == 2 ? "t,x,y,heading\n" : "t,x,y,z,heading,pitch\n");

@@ -40,6 +40,7 @@
 #include "shoal/shoal.h"
 
 #include "cli.h"
+#include "io/file_read.h"
 #include "cli_options.h"
 
 #define RUN_DEFAULT_PATH "scenarios/default.json"
@@ -458,37 +459,15 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
  * be read again (the recording then goes without it). */
 static char* read_scenario_text(const char* path)
 {
-    FILE* f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    size_t size = 0, capacity = 0;
-    char* text = NULL;
-    for (;;) {
-        if (size + 1 >= capacity) {
-            capacity = capacity ? capacity * 2 : 4096;
-            char* grown = realloc(text, capacity);
-            if (grown == NULL || capacity > ((size_t)64 << 20)) {
-                free(grown != NULL ? grown : text);
-                fclose(f);
-                return NULL;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + size, 1, capacity - size - 1, f);
-        size += got;
-        if (got == 0) {
-            break;
-        }
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed || memchr(text, '\0', size) != NULL) {
+    /* io/file_read.h: a regular file, bounded, opened without blocking. */
+    void* text = NULL;
+    size_t size = 0;
+    if (file_read_all(path, (uint64_t)64 << 20, &text, &size, NULL, 0) != FILE_READ_OK) return NULL;
+    if (memchr(text, '\0', size) != NULL) {
         free(text);
         return NULL;
     }
-    text[size] = '\0';
-    return text;
+    return (char*)text; /* NUL-terminated by file_read_all */
 }
 
 /* The scenario's group names, one per line (group label k is line k). */
@@ -564,6 +543,31 @@ static void scenario_error(const char* path, const shoal_error_t* err, shoal_sta
     }
 }
 
+/* A snapshot given to --resume against the scenario that names the run.
+ * Other dimensions make the scenario's dt, steps and name describe another
+ * world: an error. Another agent count may be meant (a world saved by a
+ * host that added or removed agents) but often is the wrong file: a
+ * warning. (A snapshot carries no scenario name to compare.) */
+static int check_resume(const char* snapshot, const char* path, const shoal_scenario_t* scenario,
+                        const shoal_world_t* world)
+{
+    int32_t dims = shoal_world_dimensions(world);
+    shoal_world_def_t def = shoal_scenario_world_def(scenario);
+    if (dims != def.dimensions) {
+        cli_error("cannot resume: %s holds a %dD world, the scenario %s is %dD", snapshot,
+                  (int)dims, path, (int)def.dimensions);
+        return 1;
+    }
+    int32_t have = shoal_world_agent_count(world), want = shoal_scenario_agent_count(scenario);
+    if (have != want) {
+        fprintf(stderr,
+                "shoal: warning: %s holds %" PRId32 " agents, the scenario %s has %" PRId32
+                "; running the snapshot's world (is it from this scenario?)\n",
+                snapshot, have, path, want);
+    }
+    return 0;
+}
+
 int cmd_run(int argc, char** argv)
 {
     run_options_t opt = {.steps = -1}; /* designated: the other fields start at zero */
@@ -598,6 +602,7 @@ int cmd_run(int argc, char** argv)
                       err.message[0] != '\0' ? err.message : shoal_status_string(status));
             goto done;
         }
+        if (check_resume(opt.resume, path, scenario, world) != 0) goto done;
     } else {
         status = shoal_world_create(&def, &world, &err);
         if (status != SHOAL_OK) {
@@ -627,9 +632,12 @@ int cmd_run(int argc, char** argv)
         goto done;
     }
     if (opt.trace != NULL) {
-        int64_t per_buffer = (steps + 1) * TRACE_EVENTS_PER_STEP;
+        /* (steps + 1) * 128 overflowed int64 (undefined behavior) for
+         * --steps near 2^63: compare steps with the budget first. */
         int64_t budget = TRACE_TOTAL_EVENTS / (shoal_world_thread_count(world) + 1);
-        per_buffer = per_buffer < budget ? per_buffer : budget;
+        int64_t per_buffer = steps < budget / TRACE_EVENTS_PER_STEP
+                                 ? (steps + 1) * TRACE_EVENTS_PER_STEP
+                                 : budget;
         per_buffer = per_buffer > TRACE_MIN_EVENTS ? per_buffer : TRACE_MIN_EVENTS;
         if (shoal_world_set_trace(world, (int32_t)per_buffer) != SHOAL_OK) {
             cli_error("cannot trace: %s", shoal_world_last_error(world));

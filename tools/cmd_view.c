@@ -12,7 +12,8 @@
  *   still made into a page, with a warning: its complete frames are worth
  *   seeing, which is the point of writing frames as the run goes.
  * - The page is written beside OUT and renamed over it, so OUT is never
- *   left half written. */
+ *   left half written; a device is written through and a symlink or
+ *   directory refused (io/atomic_file.h, the rule of every output). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -26,6 +27,8 @@
 #include "shoal/recording.h"
 
 #include "cli.h"
+#include "io/atomic_file.h"
+#include "io/file_read.h"
 #include "cli_options.h"
 
 extern char** environ;
@@ -83,43 +86,18 @@ static int parse_options(int argc, char** argv, view_options_t* opt)
     return -1;
 }
 
-/* The whole file, or NULL with the error printed. */
+/* The whole file, or NULL with the error printed: a regular file of at
+ * most 4 GiB, opened without blocking (io/file_read.h; /dev/zero grew the
+ * buffer until memory ran out, a FIFO without writer blocked). */
 static unsigned char* read_file(const char* path, size_t* out_size)
 {
-    FILE* f = fopen(path, "rb");
-    if (f == NULL) {
-        cli_error("recording %s: cannot open: %s", path, strerror(errno));
+    void* data = NULL;
+    char why[256];
+    if (file_read_all(path, FILE_LIMIT_RECORDING, &data, out_size, why, sizeof why) != FILE_READ_OK) {
+        cli_error("recording %s: %s", path, why);
         return NULL;
     }
-    unsigned char* data = NULL;
-    size_t size = 0, capacity = 0;
-    for (;;) {
-        if (size == capacity) {
-            size_t grown = capacity ? capacity * 2 : 65536;
-            unsigned char* more = grown > capacity ? realloc(data, grown) : NULL;
-            if (more == NULL) {
-                cli_error("recording %s: out of memory after %zu bytes", path, size);
-                free(data);
-                fclose(f);
-                return NULL;
-            }
-            data = more;
-            capacity = grown;
-        }
-        size_t got = fread(data + size, 1, capacity - size, f);
-        size += got;
-        if (got == 0) {
-            break;
-        }
-    }
-    if (ferror(f)) {
-        cli_error("recording %s: read failed: %s", path, strerror(errno));
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    *out_size = size;
-    return data;
+    return (unsigned char*)data;
 }
 
 static int write_base64(FILE* out, const unsigned char* data, size_t size)
@@ -171,19 +149,13 @@ static int write_page(const char* path, const char* input, const unsigned char* 
         cli_error("the viewer page has no recording slot (a broken build?)");
         return 1;
     }
-    size_t length = strlen(path) + 32;
-    char* tmp = malloc(length);
-    if (tmp == NULL) {
-        cli_error("out of memory");
+    char why[480];
+    atomic_file_t file; /* io/atomic_file.h: the one output rule */
+    if (atomic_file_open(&file, path, why, sizeof why) != 0) {
+        cli_error("%s", why);
         return 1;
     }
-    snprintf(tmp, length, "%s.tmp.%ld", path, (long)getpid());
-    FILE* out = fopen(tmp, "wb");
-    if (out == NULL) {
-        cli_error("%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
-        return 1;
-    }
+    FILE* out = file.f;
     /* Everything up to the slot's closing ">", the name and the data, then
      * the rest of the page from "</script>" on. */
     size_t head = (size_t)(slot - page) + strlen(VIEW_SLOT) - strlen("></script>");
@@ -199,21 +171,15 @@ static int write_page(const char* path, const char* input, const unsigned char* 
         size_t rest = viewer_html_size - (size_t)(tail - page);
         ok = fwrite(tail, 1, rest, out) == rest;
     }
-    int err = ok ? 0 : errno;
-    if (fclose(out) != 0 && ok) {
-        ok = 0;
-        err = errno;
+    /* A failed write set the stream's error flag (ok only skips the writes
+     * after it): the commit then fails with its reason, removes the
+     * temporary file and leaves OUT as it was. */
+    (void)ok;
+    if (atomic_file_commit(&file, why, sizeof why) != 0) {
+        cli_error("%s", why);
+        return 1;
     }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok) {
-        remove(tmp);
-        cli_error("%s: cannot write: %s", path, err != 0 ? strerror(err) : "I/O error");
-    }
-    free(tmp);
-    return ok ? 0 : 1;
+    return 0;
 }
 
 /* Hand the page to the desktop's browser; returns the exit code. */

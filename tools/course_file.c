@@ -19,42 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/atomic_file.h"
+#include "io/file_read.h"
 #include "tools/courses.h"
 
+/* A regular file of at most 64 MiB, opened without blocking
+ * (io/file_read.h), NUL-terminated. */
 static char* read_file(const char* path, size_t* size, char* err, int err_size)
 {
-    FILE* f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, (size_t)err_size, "cannot open %s: %s", path, strerror(errno));
+    void* data = NULL;
+    char why[256];
+    if (file_read_all(path, FILE_LIMIT_COURSE, &data, size, why, sizeof why) != FILE_READ_OK) {
+        snprintf(err, (size_t)err_size, "course file %.300s: %s", path, why);
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    char* buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-        if (n + 1 == cap) {
-            char* p = realloc(buf, cap * 2);
-            if (!p) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = p;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        snprintf(err, (size_t)err_size, "cannot read %s", path);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *size = n;
-    return buf;
+    return (char*)data;
 }
 
 static int json_float(const cJSON* item, float* out)
@@ -207,11 +186,16 @@ int course_save(const course_t* c, const char* path, char* err, int err_size)
     for (int i = 0; i < c->count; ++i) cJSON_AddItemToArray(wps, float_array(c->xyz + 3 * i, 3));
     char* text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    FILE* f = text ? fopen(path, "w") : NULL;
-    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0) ok = 0;
+    /* Through the one output rule (io/atomic_file.h): written whole or not
+     * at all, no symlink followed, a device written through. */
+    if (!text) {
+        snprintf(err, (size_t)err_size, "cannot write %.400s: out of memory", path);
+        return -1;
+    }
+    size_t length = strlen(text);
+    text[length] = '\n'; /* replaces the NUL: written by size, not as a string */
+    int failed = atomic_write_file(path, text, length + 1, err, err_size);
     free(text);
-    if (!ok) snprintf(err, (size_t)err_size, "cannot write %.400s", path);
-    return ok ? 0 : -1;
+    return failed ? -1 : 0;
 }
 

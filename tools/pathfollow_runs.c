@@ -8,6 +8,7 @@
 #include "tools/pathfollow_runs.h"
 
 #include "ecs/rng.h"
+#include "io/atomic_file.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,9 +102,8 @@ int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehi
         }
         memcpy(tr[i].last, d.position, sizeof tr[i].last);
         if (csv_paths && csv_paths[i]) {
-            csv[i] = fopen(csv_paths[i], "w");
+            csv[i] = output_open_in_place(csv_paths[i], err, err_size); /* io/atomic_file.h */
             if (!csv[i]) {
-                snprintf(err, (size_t)err_size, "cannot write %s", csv_paths[i]);
                 goto done;
             }
             fprintf(csv[i], "t,x,y,z,yaw,speed,target_speed,throttle,steering,cte,inside,stuck,"

@@ -75,7 +75,8 @@ SHOAL_API shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_
  * inside the world's own step (a user system), which records an error. */
 SHOAL_API void shoal_world_destroy(shoal_world_t* world);
 
-/* Advance by dt seconds (finite, > 0): one pass through every stage. */
+/* Advance by dt seconds (finite, > 0 and <= 1000: a longer step moved fast
+ * agents to inf): one pass through every stage. */
 SHOAL_API shoal_status_t shoal_world_step(shoal_world_t* world, float dt);
 
 /* The message of the last failed call on this world ("" if none). Valid until
@@ -106,7 +107,11 @@ SHOAL_API const char* shoal_behavior_name(shoal_behavior_t behavior);
 
 /* Add an agent. Between steps it is live at once; from inside a step (a user
  * system) the handle is returned at once and the agent goes live at the next
- * stage boundary. */
+ * stage boundary. `out_id` may be NULL: the agent is added all the same (OK)
+ * and its handle can be found later (shoal_world_read_agents, user values).
+ * Every parameter of the definition (limits, gains, radii, weights, times)
+ * is at most 1e9, and mass and inertia at least 1e-6: larger limits made
+ * the step's products overflow to inf and NaN. */
 SHOAL_API shoal_status_t shoal_agent_add(shoal_world_t* world, const shoal_agent_def_t* def,
                                          shoal_agent_t* out_id);
 

@@ -43,7 +43,10 @@ extern "C" {
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or
  * the whole snapshot; the temporary file (`path` + ".tmp." + process id) is
- * removed on failure. The world is not changed (its last-error message
+ * removed on failure, and such files left by killed processes are removed
+ * too. A character device or FIFO (/dev/null) is written through; a
+ * symbolic link, directory, block device or socket is refused with IO
+ * (docs/errors.md, "Files read and written"). The world is not changed (its last-error message
  * aside).
  *
  * Errors: INVALID_ARGUMENT (NULL path); BUSY (called from inside a step:
@@ -68,16 +71,22 @@ SHOAL_API shoal_status_t shoal_world_save_snapshot_memory(const shoal_world_t* w
  * reserved). Its simulation fields (dimensions, seed, wrap, bounds,
  * cell_size, reorder_interval) are ignored: the snapshot's are used. On
  * success *out_world owns a world that the caller destroys with
- * shoal_world_destroy. The new world keeps the saved world's handle tag, so
- * handles from the saved world name the same agents in it (two worlds loaded
- * from one snapshot therefore accept each other's handles). A def with
+ * shoal_world_destroy. The new world keeps the saved world's handle tag when
+ * no live world of the process holds it, so handles kept from the saved
+ * world name the same agents in it after that world is destroyed (or in
+ * another process). While a world with that tag lives (the saved world
+ * itself, or the same snapshot loaded before), the new world gets a tag of
+ * its own: the two refuse each other's handles (STALE_HANDLE, "does not
+ * belong to this world"), and its agents' handles differ from the saved
+ * ones in world0 only (index1 and generation are kept). A def with
  * thread_count 1 skips the hardware probe that thread_count 0 does, which
  * matters when loading many snapshots. On failure *out_world is NULL, nothing is left
  * allocated, and err (optional) says what was wrong and where (section,
  * agent, column or byte offset).
  *
  * Errors: INVALID_ARGUMENT (NULL arguments, a bad def); IO (the file cannot
- * be opened or read); PARSE (not a snapshot, another version, truncated,
+ * be opened or read, or is not a regular file: it is opened without
+ * blocking, so a FIFO is refused at once); CAPACITY (over 4 GiB); PARSE (not a snapshot, another version, truncated,
  * trailing bytes, checksum mismatch, or contents that fail validation);
  * OUT_OF_MEMORY. */
 SHOAL_API shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def_t* def,

@@ -101,6 +101,8 @@ shoal_agent_def_t shoal_agent_default_def(void)
 
 /* ---- validation --------------------------------------------------------- */
 
+/* State (positions, velocities, targets) is only required finite: it moves,
+ * and a snapshot of any state a step reached must load again. */
 int def_check_finite(world_t* w, const char* where, const char* field, const float* v, int n)
 {
     for (int i = 0; i < n; ++i) {
@@ -113,13 +115,21 @@ int def_check_finite(world_t* w, const char* where, const char* field, const flo
     return 1;
 }
 
+/* Parameters (limits, gains, radii, times), which no step changes, are at
+ * most DEF_MAX_MAGNITUDE: finite alone let max_speed = max_force = 3.4e38
+ * through, whose products in the step (speed * dt, a gain times a speed,
+ * their squares in a norm) overflowed to inf and NaN, and the world then
+ * failed its own snapshot's check. 1e9 (m/s, N, 1/s, s ...) is past any
+ * crowd, fleet or orbit the library is for, and leaves room for the
+ * product of two such values and its square within a float. */
 int def_check_min(world_t* w, const char* where, const char* field, float v, float lo,
                   int strict)
 {
-    int ok = isfinite(v) && (strict ? v > lo : v >= lo);
+    int ok = isfinite(v) && (strict ? v > lo : v >= lo) && v <= DEF_MAX_MAGNITUDE;
     if (!ok)
-        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite and %s %g, got %g", where,
-                   field, strict ? ">" : ">=", (double)lo, (double)v);
+        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite, %s %g and <= %g, got %g",
+                   where, field, strict ? ">" : ">=", (double)lo, (double)DEF_MAX_MAGNITUDE,
+                   (double)v);
     return ok;
 }
 
@@ -137,8 +147,9 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
              def_check_finite(w, where, "pitch", &d->pitch, 1) &&
              def_check_finite(w, where, "target", d->target, 3) &&
              def_check_finite(w, where, "threat", d->threat, 3) &&
-             def_check_min(w, where, "vehicle.mass", v->mass, 0.0f, 1) &&
-             def_check_min(w, where, "vehicle.inertia", v->inertia, 0.0f, 1) &&
+             /* force / mass is an acceleration: a floor keeps it finite */
+             def_check_min(w, where, "vehicle.mass", v->mass, DEF_MIN_MASS, 0) &&
+             def_check_min(w, where, "vehicle.inertia", v->inertia, DEF_MIN_MASS, 0) &&
              def_check_min(w, where, "vehicle.max_force", v->max_force, 0.0f, 0) &&
              def_check_min(w, where, "vehicle.max_torque", v->max_torque, 0.0f, 0) &&
              def_check_min(w, where, "vehicle.max_speed", v->max_speed, 0.0f, 0) &&

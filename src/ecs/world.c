@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "ecs/parallel.h"
-#include "ecs/rng.h"
 #include "ecs/trace.h"
 
 /* A cookie in the definitions' internal_value tells a def that came from
@@ -207,7 +206,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     w->seed = def->seed;
     /* The tag only tells worlds apart for foreign-handle checks; it never
      * enters simulation state. */
-    w->tag = (uint16_t)(rng_mix64((uint64_t)(uintptr_t)w ^ def->seed) | 1u);
+    world_tag_claim(w);
     w->free_head = UINT32_MAX;
     w->structure_version = 1;
     w->thread_count = threads;
@@ -298,6 +297,7 @@ void shoal_world_destroy(shoal_world_t* w)
     mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
     par_release_topology(w->topology);
     trace_destroy(w->trace, &alloc);
+    world_tag_release(w);
     mem_free(&alloc, w, sizeof *w);
 }
 
@@ -305,9 +305,11 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "world_step: called from inside a step");
-    if (!(dt > 0.0f) || !isfinite(dt))
+    /* An upper bound too: dt = 1e38 moved agents to inf (speed * dt). */
+    if (!(dt > 0.0f) || !isfinite(dt) || dt > WORLD_MAX_DT)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "world_step: dt must be finite and > 0 seconds, got %g", (double)dt);
+                          "world_step: dt must be finite, > 0 and <= %g seconds, got %g",
+                          (double)WORLD_MAX_DT, (double)dt);
     /* Memory the built-in systems may need is grown before the first stage,
      * so that running out of it fails the step before anything changed
      * (the spatial hash, the first system, grows its own before it writes). */

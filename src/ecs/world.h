@@ -138,7 +138,8 @@ struct shoal_world_t {
     allocator_t alloc;
     int32_t dims;
     uint64_t seed;
-    uint16_t tag;
+    uint16_t tag;     /* handles' world0 (world_tag.c) */
+    uint8_t tag_owned; /* this world holds its tag in the live-tag set */
     int32_t in_step;
 
     /* entities */
@@ -259,6 +260,11 @@ void world_register_builtin_systems(world_t* w);
  * be finite ...") and return 0 when they fail: every element finite, and
  * finite and >= lo (> lo when strict). */
 int def_check_finite(world_t* w, const char* where, const char* field, const float* v, int n);
+/* The largest parameter of a definition (agent.c says why),
+ * the smallest mass and inertia, and the longest step (world.c). */
+#define DEF_MAX_MAGNITUDE 1e9f
+#define DEF_MIN_MASS 1e-6f
+#define WORLD_MAX_DT 1e3f
 int def_check_min(world_t* w, const char* where, const char* field, float v, float lo, int strict);
 
 /* 1 if an agent of definition d has component comp (its module's needs). */
@@ -270,6 +276,14 @@ int agent_column_used(int dims, int col);
 /* The agent row of a stored handle (index1, world0 << 16 | generation), or
  * -1 when that agent is gone. Read-only: safe from parallel systems. */
 int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag);
+/* Handle tags (world_tag.c). claim: a tag no live world holds (at
+ * creation); release: give it back (at destroy); adopt: take `saved`
+ * instead when no live world holds it (a snapshot load); retag: rewrite the
+ * stored handles (COLUMN_HANDLE_TAG columns) of tag `from` to the world's. */
+void world_tag_claim(world_t* w);
+void world_tag_release(world_t* w);
+void world_tag_adopt(world_t* w, uint16_t saved);
+void world_retag_stored_handles(world_t* w, uint16_t from);
 /* A handle as two stored uint32 columns, and back. */
 uint32_t agent_stored_tag(shoal_agent_t id);
 shoal_agent_t agent_stored_handle(uint32_t index1, uint32_t tag);

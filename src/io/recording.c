@@ -41,7 +41,9 @@
 
 #include "shoal/recording.h"
 
+#include "io/atomic_file.h"
 #include "io/bytes.h"
+#include "io/file_read.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -272,9 +274,13 @@ shoal_status_t shoal_recording_open(const char* path, const shoal_recording_head
     }
     put_u32(h + size - 4, crc32(r->crc, h, (size_t)size - 4));
 
-    r->file = fopen(path, "wb");
+    /* Written in place (a crashed run keeps its complete frames), by the
+     * one output rule (io/atomic_file.h): no symlink followed, a device or
+     * FIFO written through, a directory refused. */
+    char why[480];
+    r->file = output_open_in_place(path, why, sizeof why);
     if (r->file == NULL) {
-        status = fail(err, SHOAL_ERR_IO, "recording %s: cannot create: %s", path, strerror(errno));
+        status = fail(err, SHOAL_ERR_IO, "recording: %s", why);
     } else {
         status = write_bytes(r, h, (size_t)size, err);
     }
@@ -855,35 +861,17 @@ shoal_status_t shoal_recording_load(const char* path, uint32_t flags, shoal_reco
     if (path == NULL || out == NULL)
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording: %s is NULL",
                     path == NULL ? "path" : "out");
-    FILE* f = fopen(path, "rb");
-    if (f == NULL)
-        return fail(err, SHOAL_ERR_IO, "recording %s: cannot open: %s", path, strerror(errno));
-    /* Read to the end rather than trusting a size: works for pipes too. */
-    uint8_t* data = NULL;
-    size_t size = 0, capacity = 0;
-    shoal_status_t status = SHOAL_OK;
-    for (;;) {
-        if (size == capacity) {
-            size_t grown = capacity < 65536 ? 65536 : capacity * 2;
-            uint8_t* more = grown > capacity ? realloc(data, grown) : NULL;
-            if (more == NULL) {
-                status = fail(err, SHOAL_ERR_OUT_OF_MEMORY,
-                              "recording %s: out of memory after %zu bytes", path, size);
-                break;
-            }
-            data = more;
-            capacity = grown;
-        }
-        size_t got = fread(data + size, 1, capacity - size, f);
-        size += got;
-        if (got == 0) {
-            if (ferror(f))
-                status = fail(err, SHOAL_ERR_IO, "recording %s: read failed at byte %zu: %s", path,
-                              size, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
+    /* A regular file of at most 4 GiB, opened without blocking
+     * (io/file_read.h): /dev/zero or a FIFO used to read for ever. */
+    void* data = NULL;
+    size_t size = 0;
+    char msg[256];
+    file_read_error_t e = file_read_all(path, FILE_LIMIT_RECORDING, &data, &size, msg, sizeof msg);
+    shoal_status_t status = e == FILE_READ_OK          ? SHOAL_OK
+                            : e == FILE_READ_TOO_LARGE ? SHOAL_ERR_CAPACITY
+                            : e == FILE_READ_NO_MEMORY ? SHOAL_ERR_OUT_OF_MEMORY
+                                                       : SHOAL_ERR_IO;
+    if (status != SHOAL_OK) fail(err, status, "recording %s: %s", path, msg);
     if (status == SHOAL_OK) status = shoal_recording_load_memory(data, size, path, flags, out, err);
     free(data);
     return status;

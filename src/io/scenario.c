@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ecs/world.h" /* SHOAL_MAX_THREADS, the limit of "threads" */
+#include "io/file_read.h"
 #include "io/scenario_model.h"
 
 #define MAX_BYTES ((size_t)64 * 1024 * 1024)
@@ -371,45 +372,19 @@ shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const
     return SHOAL_OK;
 }
 
-/* Reads a whole file of at most MAX_BYTES, growing the buffer as it goes so
- * that pipes work too; one byte more than the limit tells a file too large. */
+/* The whole file (io/file_read.h: a regular file of at most MAX_BYTES,
+ * opened without blocking). */
 static shoal_status_t read_file(const char* path, char** out, size_t* out_length,
                                 shoal_error_t* err)
 {
-    FILE* f = fopen(path, "rb");
-    if (f == NULL) return json_error(err, SHOAL_ERR_IO, path, "cannot open: %s", strerror(errno));
-    size_t cap = 0, length = 0;
-    char* buf = NULL;
-    shoal_status_t status = SHOAL_OK;
-    while (status == SHOAL_OK) {
-        if (length == cap) {
-            size_t grown = cap == 0 ? 65536 : (cap * 2 < MAX_BYTES + 1 ? cap * 2 : MAX_BYTES + 1);
-            char* bigger = grown > cap ? realloc(buf, grown) : NULL;
-            if (grown <= cap)
-                status = json_error(err, SHOAL_ERR_CAPACITY, path,
-                                    "file is above the 64 MiB limit for a scenario");
-            else if (bigger == NULL)
-                status = json_error(err, SHOAL_ERR_OUT_OF_MEMORY, path, "out of memory");
-            else
-                buf = bigger, cap = grown;
-            continue;
-        }
-        errno = 0;
-        size_t want = cap - length, got = fread(buf + length, 1, want, f);
-        length += got;
-        if (got < want && ferror(f)) /* e.g. EISDIR: a directory opens but does not read */
-            status = json_error(err, SHOAL_ERR_IO, path, "cannot read: %s",
-                                strerror(errno ? errno : EIO));
-        else if (got < want)
-            break;
-    }
-    fclose(f);
-    if (status != SHOAL_OK) {
-        free(buf);
-        return status;
-    }
-    *out = buf;
-    *out_length = length;
+    char msg[256];
+    void* data = NULL;
+    file_read_error_t e = file_read_all(path, MAX_BYTES, &data, out_length, msg, sizeof msg);
+    if (e == FILE_READ_TOO_LARGE)
+        return json_error(err, SHOAL_ERR_CAPACITY, path, "%s for a scenario", msg);
+    if (e == FILE_READ_NO_MEMORY) return json_error(err, SHOAL_ERR_OUT_OF_MEMORY, path, "%s", msg);
+    if (e != FILE_READ_OK) return json_error(err, SHOAL_ERR_IO, path, "%s", msg);
+    *out = (char*)data;
     return SHOAL_OK;
 }
 

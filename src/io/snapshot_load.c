@@ -29,6 +29,7 @@
 
 #include "ecs/world.h"
 #include "io/bytes.h"
+#include "io/file_read.h"
 #include "io/snapshot_format.h"
 #include "shoal/snapshot.h"
 #include "systems/dseek.h"
@@ -822,7 +823,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     shoal_status_t st = shoal_world_create(&head.def, &w, &cerr);
     if (st != SHOAL_OK)
         return error_set(err, st, "%s: %s", source, cerr.message);
-    w->tag = (uint16_t)head.tag;
+    world_tag_adopt(w, (uint16_t)head.tag); /* or a fresh tag when a live world holds it */
     w->step_count = head.step_count;
     w->time = head.time;
     if (head.has_grid) {
@@ -844,6 +845,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         ok = r_fail(&rd, "%zu bytes between the last section and the checksum",
                     size - SNAP_CHECKSUM_BYTES - rd.off);
     }
+    if (ok) world_retag_stored_handles(w, (uint16_t)head.tag);
     ok = ok && check_floats(&rd, w) && check_state(&rd, w) && check_agents(&rd, w);
     if (!ok) {
         shoal_status_t status = strstr(rd.msg, "out of memory") ? SHOAL_ERR_OUT_OF_MEMORY : SHOAL_ERR_PARSE;
@@ -875,29 +877,18 @@ shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot: out_world is NULL");
     *out_world = NULL;
     if (!path) return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot: path is NULL");
-    FILE* f = fopen(path, "rb");
-    if (!f) return error_set(err, SHOAL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat info;
-    if (fstat(fileno(f), &info) != 0 || !S_ISREG(info.st_mode)) {
-        fclose(f);
-        return error_set(err, SHOAL_ERR_IO, "%s: not a regular file", path);
-    }
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
-    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return error_set(err, SHOAL_ERR_IO, "%s: cannot determine its size", path);
-    }
-    size_t size = (size_t)end;
-    uint8_t* data = (uint8_t*)malloc(size ? size : 1);
-    if (!data) {
-        fclose(f);
-        return error_set(err, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, size);
-    }
-    int read_ok = fread(data, 1, size, f) == size;
-    fclose(f);
-    shoal_status_t st = read_ok ? load(data, size, path, def, out_world, err)
-                                : error_set(err, SHOAL_ERR_IO, "%s: read failed", path);
+    /* A regular file of at most 4 GiB, opened without blocking
+     * (io/file_read.h). */
+    void* data = NULL;
+    size_t size = 0;
+    char msg[256];
+    file_read_error_t e = file_read_all(path, FILE_LIMIT_SNAPSHOT, &data, &size, msg, sizeof msg);
+    if (e != FILE_READ_OK)
+        return error_set(err, e == FILE_READ_TOO_LARGE   ? SHOAL_ERR_CAPACITY
+                              : e == FILE_READ_NO_MEMORY ? SHOAL_ERR_OUT_OF_MEMORY
+                                                         : SHOAL_ERR_IO,
+                         "%s: %s", path, msg);
+    shoal_status_t st = load((const uint8_t*)data, size, path, def, out_world, err);
     free(data);
     return st;
 }

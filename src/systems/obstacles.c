@@ -1,7 +1,10 @@
 /* The obstacles module: the world's obstacles (obstacles.h), their public
  * API, the obstacle_move system and their part of the state hash. Obstacle
  * ids are indexes; a removed id is reused by the next add (the lowest free
- * one). */
+ * one: ids, and so the state hash, are part of the golden results). The
+ * lowest free id comes from a two-level bitmap (obstacles.h), so an add
+ * costs O(1) amortized (at worst one pass over high / 4096 summary words)
+ * instead of a scan of every id. */
 #include <math.h>
 #include <string.h>
 
@@ -22,6 +25,9 @@ static void obstacles_release(world_t* w)
     mem_free(&w->alloc, obs->obstacles, (size_t)obs->obstacle_capacity * sizeof *obs->obstacles);
     mem_free(&w->alloc, obs->obstacle_velocities,
              (size_t)obs->obstacle_capacity * sizeof *obs->obstacle_velocities);
+    mem_free(&w->alloc, obs->free_bits, (size_t)obs->free_bit_words * sizeof *obs->free_bits);
+    mem_free(&w->alloc, obs->free_summary,
+             (size_t)obs->free_summary_words * sizeof *obs->free_summary);
     mem_free(&w->alloc, obs, sizeof *obs);
     w->module_data[MOD_OBSTACLES] = NULL;
 }
@@ -74,6 +80,60 @@ int64_t obstacle_move_run(world_t* w, float dt, void* ctx)
     return 0; /* touches no agent */
 }
 
+/* ---- free ids ---------------------------------------------------------------- */
+
+static void free_mark(obstacle_set_t* obs, int32_t id)
+{
+    int32_t word = id >> 6;
+    obs->free_bits[word] |= 1ull << (id & 63);
+    obs->free_summary[word >> 6] |= 1ull << (word & 63);
+    if ((word >> 6) < obs->free_hint) obs->free_hint = word >> 6;
+}
+
+/* (Re)build the bitmap from the radii: sized for obstacle_capacity, so that
+ * every id a remove can free has its bit. 0 when out of memory (nothing
+ * changed but the bitmap, which stays invalid). */
+static int free_build(world_t* w, obstacle_set_t* obs)
+{
+    int32_t bit_words = (obs->obstacle_capacity + 63) / 64;
+    int32_t summary_words = (bit_words + 63) / 64;
+    if (bit_words > obs->free_bit_words || summary_words > obs->free_summary_words) {
+        uint64_t* bits = mem_alloc(&w->alloc, (size_t)bit_words * sizeof *bits);
+        uint64_t* summary = mem_alloc(&w->alloc, (size_t)summary_words * sizeof *summary);
+        if (!bits || !summary) {
+            mem_free(&w->alloc, bits, (size_t)bit_words * sizeof *bits);
+            mem_free(&w->alloc, summary, (size_t)summary_words * sizeof *summary);
+            return 0;
+        }
+        mem_free(&w->alloc, obs->free_bits, (size_t)obs->free_bit_words * sizeof *bits);
+        mem_free(&w->alloc, obs->free_summary, (size_t)obs->free_summary_words * sizeof *summary);
+        obs->free_bits = bits;
+        obs->free_summary = summary;
+        obs->free_bit_words = bit_words;
+        obs->free_summary_words = summary_words;
+    }
+    memset(obs->free_bits, 0, (size_t)obs->free_bit_words * sizeof *obs->free_bits);
+    memset(obs->free_summary, 0, (size_t)obs->free_summary_words * sizeof *obs->free_summary);
+    obs->free_hint = obs->free_summary_words;
+    for (int32_t i = 0; i < obs->obstacle_high; ++i)
+        if (obs->obstacles[i][3] < 0.0f) free_mark(obs, i);
+    obs->free_valid = 1;
+    return 1;
+}
+
+/* The lowest free id, taken out of the bitmap (which is valid and has one). */
+static int32_t free_take_lowest(obstacle_set_t* obs)
+{
+    int32_t j = obs->free_hint;
+    while (obs->free_summary[j] == 0) ++j;
+    obs->free_hint = j;
+    int32_t word = j * 64 + __builtin_ctzll(obs->free_summary[j]);
+    int32_t id = word * 64 + __builtin_ctzll(obs->free_bits[word]);
+    obs->free_bits[word] &= obs->free_bits[word] - 1;
+    if (obs->free_bits[word] == 0) obs->free_summary[j] &= ~(1ull << (word & 63));
+    return id;
+}
+
 /* ---- the public API -------------------------------------------------------- */
 
 static int vec3_nonzero(const float v[3]) { return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f; }
@@ -106,12 +166,11 @@ static shoal_status_t add_obstacle(world_t* w, const char* where, const float ce
                           "%s: radius must be finite and >= 0 m, got %g", where, (double)radius);
     obstacle_set_t* obs = obstacles_of(w);
     int32_t id = -1;
-    for (int32_t i = 0; i < obs->obstacle_high; ++i)
-        if (obs->obstacles[i][3] < 0.0f) {
-            id = i;
-            break;
-        }
-    if (id < 0) {
+    if (obs->obstacle_count < obs->obstacle_high) { /* a free id exists: the lowest one */
+        if (!obs->free_valid && !free_build(w, obs))
+            return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
+        id = free_take_lowest(obs);
+    } else {
         if (obs->obstacle_high == obs->obstacle_capacity) {
             int32_t cap = obs->obstacle_capacity ? obs->obstacle_capacity * 2 : 16;
             float(*fresh)[4] = mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
@@ -130,6 +189,7 @@ static shoal_status_t add_obstacle(world_t* w, const char* where, const float ce
             obs->obstacles = fresh;
             obs->obstacle_velocities = fresh_v;
             obs->obstacle_capacity = cap;
+            obs->free_valid = 0; /* too small for the new ids: rebuilt when needed */
         }
         id = obs->obstacle_high++;
     }
@@ -182,6 +242,7 @@ shoal_status_t shoal_world_remove_obstacle(shoal_world_t* w, int32_t id)
     if (id < 0 || id >= obs->obstacle_high || obs->obstacles[id][3] < 0.0f)
         return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_obstacle: no obstacle with id %d", (int)id);
     obs->obstacles[id][3] = -1.0f;
+    if (obs->free_valid) free_mark(obs, id);
     if (vec3_nonzero(obs->obstacle_velocities[id])) obs->moving_obstacles--;
     memset(obs->obstacle_velocities[id], 0, 3 * sizeof(float));
     obs->obstacle_count--;
@@ -195,4 +256,5 @@ void world_truncate_obstacles(world_t* w, int32_t high)
 {
     obstacle_set_t* obs = obstacles_of(w);
     while (obs->obstacle_high > high && obs->obstacles[obs->obstacle_high - 1][3] < 0.0f) obs->obstacle_high--;
+    obs->free_valid = 0; /* free ids past the new high are gone */
 }

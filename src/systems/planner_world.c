@@ -20,7 +20,9 @@
 #include <string.h>
 
 #include "ecs/rng.h"
+#include "io/file_read.h"
 #include "systems/planner.h"
+#include "systems/trim.h"
 
 /* ---- world data ---------------------------------------------------------- */
 
@@ -298,9 +300,13 @@ shoal_status_t shoal_world_load_trim_table(shoal_world_t* w, const char* path)
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
     if (!path) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: path is NULL", where);
-    FILE* probe = fopen(path, "rb");
-    if (!probe)
-        return world_fail(w, SHOAL_ERR_IO, "%s: cannot open %s: %s", where, path, strerror(errno));
+    /* Unreadable, not a regular file or too large: IO, before the parser
+     * (whose failures are PARSE). */
+    uint64_t size = 0;
+    file_read_error_t error;
+    char why[256];
+    FILE* probe = file_open_regular(path, TRIM_MAX_FILE_BYTES, &size, &error, why, sizeof why);
+    if (!probe) return world_fail(w, SHOAL_ERR_IO, "%s: %s: %s", where, path, why);
     fclose(probe);
     trim_table_t fresh;
     memset(&fresh, 0, sizeof fresh);

@@ -44,6 +44,7 @@
 
 #include "io/atomic_file.h"
 #include "io/bytes.h"
+#include "io/file_read.h"
 #include "systems/msg.h"
 
 _Static_assert(sizeof(trim_entry_t) == 40, "a trim entry is 10 floats (seed 004: 40 bytes)");
@@ -612,19 +613,17 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
         set_msg(msg, msg_size, "trim table: path and t must not be NULL");
         return -1;
     }
-    FILE* f = fopen(path, "rb");
+    /* A regular file no larger than the largest valid table, opened
+     * without blocking (io/file_read.h). */
+    uint64_t size = 0;
+    file_read_error_t error;
+    char why[256];
+    FILE* f = file_open_regular(path, TRIM_MAX_FILE_BYTES, &size, &error, why, sizeof why);
     if (f == NULL) {
-        set_msg(msg, msg_size, "trim table %s: cannot open: %s", path, strerror(errno));
+        set_msg(msg, msg_size, "trim table %s: %s", path, why);
         return -1;
     }
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
-    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        set_msg(msg, msg_size, "trim table %s: cannot determine its size", path);
-        fclose(f);
-        return -1;
-    }
-    trim_source_t src = { .name = path, .size = (uint64_t)end, .file = f };
+    trim_source_t src = { .name = path, .size = size, .file = f };
     int rc = load_source(t, &src, alloc_fn ? alloc_fn : trim_default_alloc,
                          free_fn ? free_fn : trim_default_free, ctx, msg, msg_size);
     fclose(f);

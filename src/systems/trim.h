@@ -30,6 +30,10 @@
 
 #include "simd/vec.h"
 
+/* The largest trim table file read: 256 MiB of entries plus the header and
+ * controls (a larger one cannot be valid, so it is refused before reading). */
+#define TRIM_MAX_FILE_BYTES (((uint64_t)256 << 20) + 4096)
+
 enum { TRIM_MAX_AXES = 3 };
 
 /* How a table samples its control axes. */
