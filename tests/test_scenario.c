@@ -1476,3 +1476,17 @@ Test(scenario, dseek_routes_and_formations)
                  " \"direction\": [1, 0]}, \"offsets\": [[0, 0]]}}]}",
                  "groups[0].formation.offsets: expected an array of 2 offsets");
 }
+
+/* A dt the world would refuse at its first step is refused when loading
+ * (found by fuzzing: "dt": 01016666666666666666 loaded, then failed). */
+Test(scenario, dt_above_the_step_limit_is_refused)
+{
+    const char* json = "{\"name\": \"x\", \"dimensions\": 2, \"dt\": 1e18, \"groups\": [{\"count\": 1}]}";
+    shoal_scenario_t* sc = NULL;
+    shoal_error_t err;
+    cr_assert_neq(shoal_scenario_load_string(json, strlen(json), "dt.json", &sc, &err), SHOAL_OK);
+    cr_assert(strstr(err.message, "dt") && strstr(err.message, "1000"), "%s", err.message);
+    const char* ok = "{\"name\": \"x\", \"dimensions\": 2, \"dt\": 1000, \"groups\": [{\"count\": 1}]}";
+    cr_assert_eq(shoal_scenario_load_string(ok, strlen(ok), "dt.json", &sc, &err), SHOAL_OK, "%s", err.message);
+    shoal_scenario_destroy(sc);
+}

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "simd/vec.h"
-#include "systems/trim.h"
+#include "io/trim_file.h"
 #include "support.h"
 
 _Static_assert(sizeof(trim_entry_t) == 40, "seed 004: 12 + 12 + 16 bytes per path");

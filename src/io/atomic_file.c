@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "systems/msg.h"
+#include "base/msg.h"
 
 enum { DEST_REPLACE, DEST_THROUGH, DEST_REFUSED };
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "systems/msg.h"
+#include "base/msg.h"
 
 void file_size_text(uint64_t bytes, char* out, int out_size)
 {

@@ -42,7 +42,7 @@
 #include "shoal/recording.h"
 
 #include "io/atomic_file.h"
-#include "io/bytes.h"
+#include "base/bytes.h"
 #include "io/file_read.h"
 
 #include <errno.h>

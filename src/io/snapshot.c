@@ -18,7 +18,7 @@
 
 #include "ecs/world.h"
 #include "io/atomic_file.h"
-#include "io/bytes.h"
+#include "base/bytes.h"
 #include "io/snapshot_format.h"
 #include "shoal/snapshot.h"
 #include "systems/dseek.h"

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 
 #include "ecs/world.h"
-#include "io/bytes.h"
+#include "base/bytes.h"
 #include "io/file_read.h"
 #include "io/snapshot_format.h"
 #include "shoal/snapshot.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "systems/ground_vehicle.h"
-#include "systems/msg.h"
+#include "base/msg.h"
 
 #define DEG (VEC_PI / 180.0f)
 

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "systems/msg.h"
+#include "base/msg.h"
 #include "systems/path_follow.h"
 
 /* Gravitational acceleration of eq. (1), m/s^2. */

@@ -92,6 +92,13 @@ void planner_free_search_memory(world_t* w, planner_world_t* pw);
  * (the default one of its dimensions when none was set). 0 when out of
  * memory (the world's error is then set, with `where`). */
 int planner_prepare(world_t* w, const char* where);
+/* Make a table read from a file the world's (io/trim_file.c): its spec
+ * checked, then installed; freed on failure. planner_table_alloc and
+ * planner_table_free are the hooks of the world's tables (over its
+ * allocator, ctx = &w->alloc). */
+shoal_status_t planner_install_loaded_table(world_t* w, trim_table_t* fresh, const char* where);
+void* planner_table_alloc(void* ctx, size_t bytes);
+void planner_table_free(void* ctx, void* p, size_t bytes);
 
 /* Make `fresh` (its entries from the world's allocator) the world's trim
  * table with the given chord slack, as a snapshot recorded them: checked

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "systems/msg.h"
+#include "base/msg.h"
 
 static inline float clamp01(float x)
 {

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "ecs/rng.h"
-#include "io/file_read.h"
 #include "systems/planner.h"
 #include "systems/trim.h"
 
@@ -32,8 +31,8 @@ planner_world_t* planner_world_get(world_t* w)
     return planner_data(w);
 }
 
-static void* table_alloc(void* ctx, size_t bytes) { return mem_alloc((const allocator_t*)ctx, bytes); }
-static void table_free(void* ctx, void* p, size_t bytes) { mem_free((const allocator_t*)ctx, p, bytes); }
+void* planner_table_alloc(void* ctx, size_t bytes) { return mem_alloc((const allocator_t*)ctx, bytes); }
+void planner_table_free(void* ctx, void* p, size_t bytes) { mem_free((const allocator_t*)ctx, p, bytes); }
 
 void planner_free_search_memory(world_t* w, planner_world_t* pw)
 {
@@ -54,7 +53,7 @@ void planner_release(world_t* w)
     planner_world_t* pw = planner_data(w);
     if (!pw) return;
     const allocator_t* a = &w->alloc;
-    if (pw->has_table) trim_table_free(&pw->table, table_free, (void*)(uintptr_t)a);
+    if (pw->has_table) trim_table_free(&pw->table, planner_table_free, (void*)(uintptr_t)a);
     mem_free(a, pw->permutation, (size_t)pw->permutation_count * sizeof(int32_t));
     mem_free(a, pw->spheres, (size_t)pw->sphere_capacity * sizeof(plan_sphere_t));
     mem_free(a, pw->scene_memory, pw->scene_bytes);
@@ -196,7 +195,7 @@ static shoal_status_t install_table_slack(world_t* w, trim_table_t* fresh, float
     int32_t* perm = (int32_t*)mem_alloc(a, (size_t)n * sizeof(int32_t));
     if (!pw || !perm) {
         mem_free(a, perm, (size_t)n * sizeof(int32_t));
-        trim_table_free(fresh, table_free, (void*)(uintptr_t)a);
+        trim_table_free(fresh, planner_table_free, (void*)(uintptr_t)a);
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
     }
     /* Fisher-Yates from the counter-based generator: the same world seed
@@ -210,7 +209,7 @@ static shoal_status_t install_table_slack(world_t* w, trim_table_t* fresh, float
         perm[j] = tmp;
     }
     if (slack < 0.0f) slack = table_chord_slack(fresh);
-    if (pw->has_table) trim_table_free(&pw->table, table_free, (void*)(uintptr_t)a);
+    if (pw->has_table) trim_table_free(&pw->table, planner_table_free, (void*)(uintptr_t)a);
     mem_free(a, pw->permutation, (size_t)pw->permutation_count * sizeof(int32_t));
     pw->table = *fresh;
     pw->has_table = 1;
@@ -236,7 +235,7 @@ shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chor
         st = world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                         "%s: chord slack must be finite and >= 0, got %g", where, (double)chord_slack);
     if (st != SHOAL_OK) {
-        trim_table_free(fresh, table_free, (void*)(uintptr_t)&w->alloc);
+        trim_table_free(fresh, planner_table_free, (void*)(uintptr_t)&w->alloc);
         return st;
     }
     return install_table_slack(w, fresh, chord_slack, where);
@@ -246,7 +245,7 @@ static shoal_status_t build_table(world_t* w, const trim_spec_t* s, const char* 
 {
     trim_table_t fresh;
     memset(&fresh, 0, sizeof fresh);
-    if (trim_table_build(&fresh, s, table_alloc, (void*)(uintptr_t)&w->alloc) != 0)
+    if (trim_table_build(&fresh, s, planner_table_alloc, (void*)(uintptr_t)&w->alloc) != 0)
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for the trim table", where);
     return install_table(w, &fresh, where);
 }
@@ -279,49 +278,15 @@ shoal_status_t shoal_world_set_trim_table(shoal_world_t* w, const shoal_trim_spe
     return build_table(w, &s, where);
 }
 
-shoal_status_t shoal_world_save_trim_table(const shoal_world_t* w, const char* path)
+shoal_status_t planner_install_loaded_table(world_t* w, trim_table_t* fresh, const char* where)
 {
-    static const char* where = "world_save_trim_table";
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (!path) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: path is NULL", where);
-    if (!planner_data(w) || !planner_data(w)->has_table)
-        return world_failc(w, SHOAL_ERR_NOT_FOUND,
-                           "%s: the world has no trim table yet (set one, or add a planner agent)",
-                           where);
-    char msg[512];
-    if (trim_table_save(&planner_data(w)->table, path, msg, sizeof msg) != 0)
-        return world_failc(w, SHOAL_ERR_IO, "%s: %s", where, msg);
-    return SHOAL_OK;
-}
-
-shoal_status_t shoal_world_load_trim_table(shoal_world_t* w, const char* path)
-{
-    static const char* where = "world_load_trim_table";
-    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
-    if (!path) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: path is NULL", where);
-    /* Unreadable, not a regular file or too large: IO, before the parser
-     * (whose failures are PARSE). */
-    uint64_t size = 0;
-    file_read_error_t error;
-    char why[256];
-    FILE* probe = file_open_regular(path, TRIM_MAX_FILE_BYTES, &size, &error, why, sizeof why);
-    if (!probe) return world_fail(w, SHOAL_ERR_IO, "%s: %s: %s", where, path, why);
-    fclose(probe);
-    trim_table_t fresh;
-    memset(&fresh, 0, sizeof fresh);
-    char msg[480];
-    void* ctx = (void*)(uintptr_t)&w->alloc;
-    if (trim_table_load(&fresh, path, table_alloc, table_free, ctx, msg, sizeof msg) != 0)
-        return world_fail(w, strstr(msg, "out of memory") ? SHOAL_ERR_OUT_OF_MEMORY : SHOAL_ERR_PARSE,
-                          "%s: %s", where, msg);
-    shoal_status_t st = check_spec(w, &fresh.spec, where);
-    if (st == SHOAL_OK) st = check_replaceable(w, &fresh.spec, where);
+    shoal_status_t st = check_spec(w, &fresh->spec, where);
+    if (st == SHOAL_OK) st = check_replaceable(w, &fresh->spec, where);
     if (st != SHOAL_OK) {
-        trim_table_free(&fresh, table_free, ctx);
+        trim_table_free(fresh, planner_table_free, (void*)(uintptr_t)&w->alloc);
         return st;
     }
-    return install_table(w, &fresh, where);
+    return install_table(w, fresh, where);
 }
 
 /* ---- definitions ------------------------------------------------------------ */

@@ -30,10 +30,6 @@
 
 #include "simd/vec.h"
 
-/* The largest trim table file read: 256 MiB of entries plus the header and
- * controls (a larger one cannot be valid, so it is refused before reading). */
-#define TRIM_MAX_FILE_BYTES (((uint64_t)256 << 20) + 4096)
-
 enum { TRIM_MAX_AXES = 3 };
 
 /* How a table samples its control axes. */
@@ -76,19 +72,15 @@ int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* al
 void trim_table_free(trim_table_t* t, trim_free_fn* free_fn, void* ctx);
 size_t trim_table_bytes(const trim_table_t* t);
 
-/* Save to / load from a file: a versioned little-endian binary with a
- * checksum. Load fails (returns -1, message in msg, t untouched) on a
- * missing, truncated or corrupted file; free_fn releases the entries it
- * allocated before finding a fault in them (the checksum is at the end). */
-int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_size);
-int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
-                    trim_free_fn* free_fn, void* ctx, char* msg, int msg_size);
-/* The same from `size` bytes at `data` (the file's bytes; the caller keeps
- * them). `name` stands for the path in messages (NULL: "(memory)"). The
- * file load is this parser reading from the file. */
-int trim_table_load_memory(trim_table_t* t, const void* data, size_t size, const char* name,
-                           trim_alloc_fn* alloc_fn, trim_free_fn* free_fn, void* ctx, char* msg,
-                           int msg_size);
+/* The parts of a spec and a table that the file format (io/trim_file.c)
+ * shares: the control count a spec gives, the spec as tables store it, the
+ * bytes of controls^2 entries, and the C heap as the default hooks. */
+int32_t trim_spec_controls(const trim_spec_t* spec);
+int32_t trim_spec_straight(const trim_spec_t* spec); /* the straight control's index */
+trim_spec_t trim_spec_canonical(const trim_spec_t* spec);
+size_t trim_entries_bytes(int32_t controls);
+void* trim_heap_alloc(void* ctx, size_t bytes);
+void trim_heap_free(void* ctx, void* p, size_t bytes);
 
 /* Make `t` a table of `spec` from entries decoded elsewhere (a world
  * snapshot), taking ownership of `entries` (controls^2 of them) on success.

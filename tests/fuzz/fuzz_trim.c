@@ -9,7 +9,7 @@
  * mutation stops at the checksum and the checks behind it go unfuzzed. */
 #include <math.h>
 
-#include "systems/trim.h"
+#include "io/trim_file.h"
 #include "tests/fuzz/fuzz.h"
 
 typedef struct counter {

@@ -1,8 +1,8 @@
 /* The (msg, msg_size) convention of the systems' validators and file
  * loaders: an optional caller buffer that receives why a call failed. NULL
  * or a size of 0 means the caller does not want the text. */
-#ifndef SHOAL_SYSTEMS_MSG_H
-#define SHOAL_SYSTEMS_MSG_H
+#ifndef SHOAL_BASE_MSG_H
+#define SHOAL_BASE_MSG_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,4 +20,4 @@ static inline void set_msg(char* msg, int msg_size, const char* fmt, ...)
     va_end(ap);
 }
 
-#endif /* SHOAL_SYSTEMS_MSG_H */
+#endif /* SHOAL_BASE_MSG_H */

@@ -2,8 +2,8 @@
  * formats (trim tables, recordings, snapshots). Values are assembled by
  * shifts, so every format is little-endian on any host, and floats travel
  * as their IEEE bit patterns (a NaN's payload, -0.0 and 0.0 survive). */
-#ifndef SHOAL_IO_BYTES_H
-#define SHOAL_IO_BYTES_H
+#ifndef SHOAL_BASE_BYTES_H
+#define SHOAL_BASE_BYTES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -87,4 +87,4 @@ static inline uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n)
     return h;
 }
 
-#endif /* SHOAL_IO_BYTES_H */
+#endif /* SHOAL_BASE_BYTES_H */
