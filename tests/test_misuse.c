@@ -283,6 +283,73 @@ Test(misuse, world_steps_systems_traces_obstacles_routes)
     run_cases(world_cases, (int)(sizeof world_cases / sizeof world_cases[0]));
 }
 
+/* ---- the extension API (shoal/extend.h) --------------------------------- */
+
+static void misuse_block(shoal_world_t* w, const shoal_block_t* b, void* ctx)
+{
+    (void)w;
+    (void)b;
+    (void)ctx;
+}
+
+#define EXTEND_CASES(X)                                                                             \
+    X(column_null_name, INV, "world_column", "name", shoal_column_t c; return shoal_world_column(w, NULL, &c);) \
+    X(column_null_out, INV, "world_column", "out_column", return shoal_world_column(w, "heading", NULL);) \
+    X(column_unknown, NOTF, "world_column", "no.such", shoal_column_t c; return shoal_world_column(w, "no.such", &c);) \
+    X(column_3d_only, NOTF, "world_column", "3D", shoal_column_t c; return shoal_world_column(w, "position.z", &c);) \
+    X(row_handles_null, INV, "world_row_handles", "out", return shoal_world_row_handles(w, 0, 1, NULL);) \
+    X(row_handles_past_end, INV, "world_row_handles", "rows", shoal_agent_t h[CAP];                \
+      return shoal_world_row_handles(w, 1, CAP, h);)                                                \
+    X(row_handles_negative, INV, "world_row_handles", "rows", shoal_agent_t h[1];                  \
+      return shoal_world_row_handles(w, -1, 1, h);)                                                 \
+    X(component_null, INV, "world_add_component", "def", return shoal_world_add_component(w, NULL);) \
+    X(component_bad_name, INV, "world_add_component", "name",                                       \
+      shoal_component_def_t c = {"no spaces", SHOAL_COLUMN_F32, 1, NULL}; return shoal_world_add_component(w, &c);) \
+    X(component_builtin_name, INV, "world_add_component", "built-in",                               \
+      shoal_component_def_t c = {"heading", SHOAL_COLUMN_F32, 1, NULL}; return shoal_world_add_component(w, &c);) \
+    X(component_bad_type, INV, "world_add_component", "type",                                       \
+      shoal_component_def_t c = {"ok", (shoal_column_type_t)7, 1, NULL}; return shoal_world_add_component(w, &c);) \
+    X(component_bad_width, INV, "world_add_component", "width",                                     \
+      shoal_component_def_t c = {"ok", SHOAL_COLUMN_U64, 17, NULL}; return shoal_world_add_component(w, &c);) \
+    X(agents_add_null_def, INV, "agents_add", "def", return shoal_agents_add(w, NULL, NULL, 1, NULL);) \
+    X(agents_add_negative, INV, "agents_add", "count", shoal_agent_def_t d = shoal_agent_default_def(); \
+      return shoal_agents_add(w, &d, NULL, -1, NULL);)                                               \
+    X(agents_add_nan, INV, "agents_add", "positions[", shoal_agent_def_t d = shoal_agent_default_def(); \
+      const float p[6] = {0, 0, 0, 0, NAN, 0}; shoal_agent_arrays_t a = {p, NULL, NULL, NULL, NULL, NULL, NULL}; \
+      return shoal_agents_add(w, &d, &a, 2, NULL);)                                                  \
+    X(agents_add_bad_def, INV, "agents_add", "vehicle.mass", shoal_agent_def_t d = shoal_agent_default_def(); \
+      d.vehicle.mass = -1.0f; return shoal_agents_add(w, &d, NULL, 2, NULL);)                        \
+    X(agents_remove_null, INV, "agents_remove", "ids", return shoal_agents_remove(w, NULL, 1);)     \
+    X(agents_remove_negative, INV, "agents_remove", "count", return shoal_agents_remove(w, &f->flock, -1);) \
+    X(agents_remove_stale, STALE, "agents_remove", "stale", shoal_agent_t ids[2] = {f->flock, f->stale}; \
+      return shoal_agents_remove(w, ids, 2);)                                                        \
+    X(agents_remove_repeat, INV, "agents_remove", "repeats", shoal_agent_t ids[2] = {f->flock, f->flock}; \
+      return shoal_agents_remove(w, ids, 2);)                                                        \
+    X(set_targets_null, INV, "agents_set_targets", "targets", return shoal_agents_set_targets(w, &f->flock, 1, NULL);) \
+    X(set_targets_nan, INV, "agents_set_targets", "targets[", const float t[3] = NAN3;             \
+      return shoal_agents_set_targets(w, &f->flock, 1, t);)                                          \
+    X(agents_teleport_null, INV, "agents_teleport", "positions", return shoal_agents_teleport(w, &f->flock, 1, NULL, NULL);) \
+    X(agents_teleport_foreign, STALE, "agents_teleport", "does not belong", const float p[3] = {0};       \
+      return shoal_agents_teleport(w, &f->foreign, 1, p, NULL);)                                     \
+    X(parallel_null_fn, INV, "add_parallel_system", "fn",                                           \
+      return shoal_world_add_parallel_system(w, "x", SHOAL_STAGE_DECIDE, NULL, 0, NULL, NULL);)      \
+    X(parallel_unknown_component, NOTF, "add_parallel_system", "nope",                              \
+      return shoal_world_add_parallel_system(w, "x", SHOAL_STAGE_DECIDE, "nope", 0, misuse_block, NULL);) \
+    X(parallel_negative_block, INV, "add_parallel_system", "min_block",                             \
+      return shoal_world_add_parallel_system(w, "x", SHOAL_STAGE_DECIDE, NULL, -1, misuse_block, NULL);) \
+    X(parallel_bad_stage, INV, "add_system", "stage",                                               \
+      return shoal_world_add_parallel_system(w, "x", (shoal_stage_t)9, NULL, 0, misuse_block, NULL);) \
+    X(parallel_duplicate, INV, "add_system", "steer",                                               \
+      return shoal_world_add_parallel_system(w, "steer", SHOAL_STAGE_DECIDE, NULL, 0, misuse_block, NULL);)
+
+EXTEND_CASES(DEFINE_CASE)
+static const case_t extend_cases[] = {EXTEND_CASES(LIST_CASE)};
+
+Test(misuse, extension_api)
+{
+    run_cases(extend_cases, (int)(sizeof extend_cases / sizeof extend_cases[0]));
+}
+
 /* ---- handles: null, stale, foreign for every call that takes one ------- */
 
 #define HANDLE_CALLS(X, H, WHAT)                                                                          \
@@ -697,6 +764,17 @@ Test(misuse, setters_ground_paths_terrain_planner_trim)
     X(add_system, "add_system", return shoal_world_add_system(w, "late", SHOAL_STAGE_OBSERVE, dummy_system, NULL);) \
     X(set_system_enabled, "set_system_enabled", return shoal_world_set_system_enabled(w, "steer", 0);) \
     X(populate, "scenario_populate", return populate_tiny(w);)                                      \
+    X(add_component, "world_add_component", shoal_component_def_t c = {"late", SHOAL_COLUMN_F32, 1, NULL}; \
+      return shoal_world_add_component(w, &c);)                                                      \
+    X(add_parallel_system, "add_parallel_system",                                                   \
+      return shoal_world_add_parallel_system(w, "late", SHOAL_STAGE_OBSERVE, NULL, 0, misuse_block, NULL);) \
+    X(agents_add, "agents_add", shoal_agent_def_t d = shoal_agent_default_def();                    \
+      return shoal_agents_add(w, &d, NULL, 1, NULL);)                                                \
+    X(agents_remove, "agents_remove", return shoal_agents_remove(w, &f->flock, 1);)                 \
+    X(agents_set_targets, "agents_set_targets", const float t[3] = {0};                             \
+      return shoal_agents_set_targets(w, &f->flock, 1, t);)                                          \
+    X(agents_teleport, "agents_teleport", const float p[3] = {0};                                   \
+      return shoal_agents_teleport(w, &f->flock, 1, p, NULL);)                                       \
     X(destroy, "world_destroy", shoal_world_destroy(w); return SHOAL_ERR_BUSY;)                    \
     X(state_of_pending, "agent_get_state", shoal_agent_def_t d = shoal_agent_default_def(); shoal_agent_t id; \
       cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK); shoal_agent_state_t st;                  \
@@ -927,6 +1005,19 @@ Test(misuse, null_world)
     cr_assert_eq(shoal_world_set_trace(NULL, 1), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert_eq(shoal_world_add_system(NULL, "x", SHOAL_STAGE_SENSE, dummy_system, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert_eq(shoal_scenario_populate(NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_column_t col;
+    cr_assert_eq(shoal_world_column(NULL, "heading", &col), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_row_handles(NULL, 0, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_row(NULL, id), -1);
+    cr_assert_eq(shoal_world_add_component(NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agents_add(NULL, &d, NULL, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agents_remove(NULL, &id, 1), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agents_set_targets(NULL, &id, 1, p), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agents_teleport(NULL, &id, 1, p, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_add_parallel_system(NULL, "x", SHOAL_STAGE_DECIDE, NULL, 0, misuse_block, NULL),
+                 SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_structure_version(NULL), 0u);
+    cr_assert_eq(shoal_world_component_count(NULL), 0);
     cr_assert_eq(shoal_agent_is_valid(NULL, id), 0);
     cr_assert_eq(shoal_world_agent_count(NULL), 0);
     cr_assert_eq(shoal_world_state_hash(NULL), 0);
