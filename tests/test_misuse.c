@@ -647,7 +647,7 @@ static const float heights4[4] = {0, 1, 2, 3};
       shoal_waypoint_t a = {{NAN, 0, 0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, m, 2, o, &a);) \
     X(formation_slot_overflow, INV, "formation_arrive: member 1", "dseek.waypoint.position[0]",     \
       shoal_agent_t m[2] = {f->flock, f->plain}; const float o[2][3] = {{0}, {3e38f, 0, 0}};          \
-      shoal_waypoint_t a = {{3e38f, 0, 0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, m, 2, o, &a);) \
+      shoal_waypoint_t a = {{1e17f, 0, 0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, m, 2, o, &a);) \
     X(terrain_one_sample, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {1, 2, {0, 0}, 1.0f, heights4}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
     X(terrain_negative, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {-2, 2, {0, 0}, 1.0f, heights4}; \

@@ -268,3 +268,43 @@ Test(reliability, huge_vehicle_limits_and_steps_are_refused)
     shoal_world_destroy(copy);
     shoal_world_destroy(w);
 }
+
+/* Coordinates are bounded (DEF_MAX_COORDINATE, 1e18 m) where they enter:
+ * with speeds of at most 1e9 m/s and steps of at most 1000 s, no accepted
+ * position grows out of float's range in any run of practical length. */
+Test(reliability, coordinates_beyond_range_are_refused)
+{
+    shoal_world_def_t wd = shoal_world_default_def();
+    wd.thread_count = 1;
+    shoal_world_t* w = NULL;
+    cr_assert_eq(shoal_world_create(&wd, &w, NULL), SHOAL_OK);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.position[0] = 3e38f;
+    cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "position[0]"), "%s", shoal_world_last_error(w));
+    d.position[0] = 1e18f;
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    const float far[3] = {-2e18f, 0, 0}, zero[3] = {0, 0, 0};
+    cr_assert_eq(shoal_agent_teleport(w, id, far, zero, 0.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_set_target(w, id, far), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agents_set_targets(w, &id, 1, far), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agents_teleport(w, &id, 1, far, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_add_obstacle(w, far, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    const float fast[3] = {1e10f, 0, 0};
+    cr_assert_eq(shoal_world_add_moving_obstacle(w, zero, fast, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_agent_arrays_t a = {far, NULL, NULL, NULL, NULL, NULL, NULL};
+    cr_assert_eq(shoal_agents_add(w, &d, &a, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    /* the largest accepted values step and stay finite */
+    d.vehicle.max_speed = 1e9f;
+    d.vehicle.max_force = 1e9f;
+    d.velocity[0] = 1e9f;
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    d.target[0] = -1e18f;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int i = 0; i < 50; ++i) cr_assert_eq(shoal_world_step(w, 1000.0f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_agent_state_t s;
+    cr_assert_eq(shoal_agent_get_state(w, id, &s), SHOAL_OK);
+    cr_assert(isfinite(s.position[0]) && isfinite(s.velocity[0]), "%g %g", (double)s.position[0], (double)s.velocity[0]);
+    shoal_world_destroy(w);
+}

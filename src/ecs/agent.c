@@ -372,7 +372,7 @@ shoal_status_t shoal_agent_teleport(shoal_world_t* w, shoal_agent_t id, const fl
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: orientation is NULL in a 3D world", where);
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
-    int ok = def_check_finite(w, where, "position", position, 3) &&
+    int ok = def_check_coordinates(w, where, "position", position, 3) &&
              def_check_finite(w, where, "velocity", velocity, 3) &&
              def_check_finite(w, where, "heading", &heading, 1) &&
              (w->dims == 2 || def_check_finite(w, where, "orientation", orientation, 4));

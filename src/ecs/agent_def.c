@@ -115,6 +115,18 @@ int def_check_finite(world_t* w, const char* where, const char* field, const flo
     return 1;
 }
 
+int def_check_coordinates(world_t* w, const char* where, const char* field, const float* v, int n)
+{
+    if (!def_check_finite(w, where, field, v, n)) return 0;
+    for (int i = 0; i < n; ++i)
+        if (fabsf(v[i]) > DEF_MAX_COORDINATE) {
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%d] must be within +-%g m, got %g", where, field, i,
+                       (double)DEF_MAX_COORDINATE, (double)v[i]);
+            return 0;
+        }
+    return 1;
+}
+
 /* Parameters (limits, gains, radii, times), which no step changes, are at
  * most DEF_MAX_MAGNITUDE: finite alone let max_speed = max_force = 3.4e38
  * through, whose products in the step (speed * dt, a gain times a speed,
@@ -141,12 +153,12 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
                           "%s: def was not initialized with shoal_agent_default_def()", where);
     const shoal_vehicle_t* v = &d->vehicle;
     const shoal_control_t* c = &d->control;
-    int ok = def_check_finite(w, where, "position", d->position, 3) &&
+    int ok = def_check_coordinates(w, where, "position", d->position, 3) &&
              def_check_finite(w, where, "velocity", d->velocity, 3) &&
              def_check_finite(w, where, "heading", &d->heading, 1) &&
              def_check_finite(w, where, "pitch", &d->pitch, 1) &&
-             def_check_finite(w, where, "target", d->target, 3) &&
-             def_check_finite(w, where, "threat", d->threat, 3) &&
+             def_check_coordinates(w, where, "target", d->target, 3) &&
+             def_check_coordinates(w, where, "threat", d->threat, 3) &&
              /* force / mass is an acceleration: a floor keeps it finite */
              def_check_min(w, where, "vehicle.mass", v->mass, DEF_MIN_MASS, 0) &&
              def_check_min(w, where, "vehicle.inertia", v->inertia, DEF_MIN_MASS, 0) &&

@@ -35,7 +35,7 @@ shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const 
     if (w->slots[slot].state == SLOT_PENDING) return agent_edit(w, id, where, edit_target, target, 0);
     /* The per-frame call of a crowd: only the target columns change, and the
      * rest of the agent is valid already. */
-    if (!def_check_finite(w, where, "target", target, 3)) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!def_check_coordinates(w, where, "target", target, 3)) return SHOAL_ERR_INVALID_ARGUMENT;
     int32_t row = w->slots[slot].row;
     AGENT_F(w, AC_TARGET_X)[row] = target[0];
     AGENT_F(w, AC_TARGET_Y)[row] = target[1];

@@ -22,6 +22,19 @@ static int finite_array(world_t* w, const char* where, const char* name, const f
     return 1;
 }
 
+/* Coordinates: finite and within +-DEF_MAX_COORDINATE (world.h). */
+static int coordinate_array(world_t* w, const char* where, const char* name, const float* v, int64_t n)
+{
+    if (!finite_array(w, where, name, v, n)) return 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (fabsf(v[i]) > DEF_MAX_COORDINATE) {
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%lld] must be within +-%g m, got %g", where, name,
+                       (long long)i, (double)DEF_MAX_COORDINATE, (double)v[i]);
+            return 0;
+        }
+    return 1;
+}
+
 /* ---- growing tables on the workers -------------------------------------- */
 
 /* A new column array is filled (the old rows copied, the rest zeroed) in
@@ -281,10 +294,10 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     memset(&none, 0, sizeof none);
     const shoal_agent_arrays_t* a = arrays ? arrays : &none;
     int64_t n = count;
-    if (!finite_array(w, where, "positions", a->positions, a->positions ? 3 * n : 0) ||
+    if (!coordinate_array(w, where, "positions", a->positions, a->positions ? 3 * n : 0) ||
         !finite_array(w, where, "velocities", a->velocities, a->velocities ? 3 * n : 0) ||
         !finite_array(w, where, "headings", a->headings, a->headings ? n : 0) ||
-        !finite_array(w, where, "targets", a->targets, a->targets ? 3 * n : 0) ||
+        !coordinate_array(w, where, "targets", a->targets, a->targets ? 3 * n : 0) ||
         !finite_array(w, where, "pitches", a->pitches, a->pitches && w->dims == 3 ? n : 0))
         return SHOAL_ERR_INVALID_ARGUMENT;
     if (count == 0) return SHOAL_OK;
@@ -393,7 +406,7 @@ shoal_status_t shoal_agents_set_targets(shoal_world_t* w, const shoal_agent_t* i
     if (count > 0 && !targets) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: targets is NULL", where);
     shoal_status_t st = begin_handles(w, ids, count, where, 0);
     if (st != SHOAL_OK) return st;
-    if (!finite_array(w, where, "targets", targets, 3 * (int64_t)count)) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!coordinate_array(w, where, "targets", targets, 3 * (int64_t)count)) return SHOAL_ERR_INVALID_ARGUMENT;
     /* The target is an agent column only: no component reads it. */
     for (int32_t i = 0; i < count; ++i) {
         int32_t row = w->slots[ids[i].index1 - 1].row;
@@ -413,7 +426,7 @@ shoal_status_t shoal_agents_teleport(shoal_world_t* w, const shoal_agent_t* ids,
     if (count > 0 && !positions) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: positions is NULL", where);
     shoal_status_t st = begin_handles(w, ids, count, where, 0);
     if (st != SHOAL_OK) return st;
-    if (!finite_array(w, where, "positions", positions, 3 * (int64_t)count) ||
+    if (!coordinate_array(w, where, "positions", positions, 3 * (int64_t)count) ||
         (velocities && !finite_array(w, where, "velocities", velocities, 3 * (int64_t)count)))
         return SHOAL_ERR_INVALID_ARGUMENT;
     /* Each one as shoal_agent_teleport, keeping the agent's orientation. */

@@ -263,9 +263,17 @@ int def_check_finite(world_t* w, const char* where, const char* field, const flo
 /* The largest parameter of a definition (agent.c says why),
  * the smallest mass and inertia, and the longest step (world.c). */
 #define DEF_MAX_MAGNITUDE 1e9f
+/* Coordinates (positions, targets, threats, waypoints, obstacle centers)
+ * are at most this far from the origin, m: with speeds at most 1e9 m/s and
+ * steps at most 1000 s, an agent moves at most 1e12 m a step, so a
+ * position reaches float's range (3.4e38) only after some 1e26 steps, and
+ * differences of coordinates and their squares (4e36) stay finite. */
+#define DEF_MAX_COORDINATE 1e18f
 #define DEF_MIN_MASS 1e-6f
 #define WORLD_MAX_DT 1e3f
 int def_check_min(world_t* w, const char* where, const char* field, float v, float lo, int strict);
+/* Finite and within +-DEF_MAX_COORDINATE. */
+int def_check_coordinates(world_t* w, const char* where, const char* field, const float* v, int n);
 
 /* 1 if an agent of definition d has component comp (its module's needs). */
 int agent_needs_component(const world_t* w, const shoal_agent_def_t* d, int comp);

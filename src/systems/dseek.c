@@ -168,9 +168,12 @@ shoal_status_t shoal_world_add_route(shoal_world_t* w, const shoal_waypoint_t* p
         const shoal_waypoint_t* p = &points[i];
         int dims = w->dims;
         for (int c = 0; c < 3; ++c)
-            if (!isfinite(p->position[c]) || !isfinite(p->direction[c]))
+            if (!isfinite(p->position[c]) || !isfinite(p->direction[c]) ||
+                fabsf(p->position[c]) > DEF_MAX_COORDINATE)
                 return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                                  "add_route: waypoint %d: position and direction must be finite", (int)i);
+                                  "add_route: waypoint %d: position and direction must be finite, the position "
+                                  "within +-%g m",
+                                  (int)i, (double)DEF_MAX_COORDINATE);
         float n = sqrtf(p->direction[0] * p->direction[0] + p->direction[1] * p->direction[1] +
                         (dims == 3 ? p->direction[2] * p->direction[2] : 0.0f));
         if (fabsf(n - 1.0f) > 1e-3f)
@@ -231,7 +234,7 @@ static int dseek_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEH
 static shoal_status_t dseek_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
     const shoal_dseek_t* ds = &d->dseek;
-    int fine = def_check_finite(w, where, "dseek.waypoint.position", ds->waypoint.position, 3) &&
+    int fine = def_check_coordinates(w, where, "dseek.waypoint.position", ds->waypoint.position, 3) &&
                def_check_finite(w, where, "dseek.waypoint.direction", ds->waypoint.direction, 3) &&
                def_check_min(w, where, "dseek.waypoint.speed", ds->waypoint.speed, 0.0f, 0) &&
                def_check_min(w, where, "dseek.r_min", ds->r_min, 0.0f, 0) &&

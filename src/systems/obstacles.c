@@ -146,24 +146,20 @@ static shoal_status_t add_obstacle(world_t* w, const char* where, const float ce
     if (out_id) *out_id = -1;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
     if (!center) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: center is NULL", where);
-    for (int k = 0; k < 3; ++k)
-        if (!isfinite(center[k]))
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: center[%d] must be finite, got %g",
-                              where, k, (double)center[k]);
+    if (!def_check_coordinates(w, where, "center", center, 3)) return SHOAL_ERR_INVALID_ARGUMENT;
     float vel[3] = {0.0f, 0.0f, 0.0f};
     if (velocity) {
+        /* as fast as an agent may be, so that it too stays in range */
         for (int k = 0; k < 3; ++k)
-            if (!isfinite(velocity[k]))
+            if (!isfinite(velocity[k]) || fabsf(velocity[k]) > DEF_MAX_MAGNITUDE)
                 return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                                  "%s: velocity[%d] must be finite, got %g", where, k,
-                                  (double)velocity[k]);
+                                  "%s: velocity[%d] must be finite and within +-%g m/s, got %g", where, k,
+                                  (double)DEF_MAX_MAGNITUDE, (double)velocity[k]);
         vel[0] = velocity[0];
         vel[1] = velocity[1];
         vel[2] = w->dims == 3 ? velocity[2] : 0.0f;
     }
-    if (!isfinite(radius) || radius < 0.0f)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: radius must be finite and >= 0 m, got %g", where, (double)radius);
+    if (!def_check_min(w, where, "radius", radius, 0.0f, 0)) return SHOAL_ERR_INVALID_ARGUMENT;
     obstacle_set_t* obs = obstacles_of(w);
     int32_t id = -1;
     if (obs->obstacle_count < obs->obstacle_high) { /* a free id exists: the lowest one */
