@@ -520,7 +520,7 @@ Test(scenario, names_must_be_utf8_without_control_characters)
         "\x01",            /* a raw C0 byte, which cJSON lets through */
         "\\u007f",         /* DEL */
         "\\u0085",         /* NEL, a C1 control */
-        "\xc2\x9b" "2J",   /* CSI as raw bytes: clears some terminals */
+        "\302\2332J",       /* CSI as raw bytes (octal: C2 9B), then "2J": clears some terminals */
         "\xc0\xaf",        /* an overlong '/' */
         "\xed\xa0\x80",    /* a surrogate encoded in UTF-8 */
         "\xf4\x90\x80\x80", /* above U+10FFFF */
