@@ -31,6 +31,9 @@ enum column_flag {
                                   * only the generation is state (the world tag comes from
                                   * the world's address) */
     COLUMN_NOT_STATE = 1u << 1,  /* a statistic such as wall time: never hashed */
+    COLUMN_BITS = 1u << 2,       /* not a float that must be finite: an int32 or uint32, a
+                                  * bit pattern, or a statistic that may be infinite (the
+                                  * snapshot loader checks the other columns are finite) */
 };
 
 /* Column 1 of every component. */

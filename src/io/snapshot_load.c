@@ -648,39 +648,13 @@ static int read_user(reader_t* rd, world_t* w)
 
 /* Integer columns (int32 or uint32) of each component; the rest are floats,
  * which must be finite. */
-static int column_is_int(int k, int c)
+/* Columns that hold no float to check: the slot and agent row, and those
+ * their module flags (COLUMN_BITS: integers, bit patterns, statistics). */
+static int column_is_int(const world_t* w, int k, int c)
 {
     if (c == 0 || c == COMP_ROW) return 1;
-    switch (k) {
-    case COMP_NEIGHBORS: return c == NB_MAX;
-    case COMP_WANDER: return c == WD_KEY;
-    case COMP_PURSUIT: return c == PU_TARGET_INDEX1 || c == PU_TARGET_TAG;
-    case COMP_FOLLOW: return c == FO_LEADER_INDEX1 || c == FO_LEADER_TAG;
-    case COMP_AVOID: return c == AV_TANGENTIAL;
-    case COMP_DSEEK: return c == DS_ROUTE || c == DS_INDEX;
-    case COMP_GROUND:
-        switch (c) {
-        case GR_CONTACT: case GR_FOLLOWER: case GR_PATH: case GR_N: case GR_MAX_RECOVERIES:
-        case GR_VEHICLE_LIMITS: case GR_FAILED: case GR_STUCK_EVENTS: case GR_TELEPORTS:
-        case GR_COMPLETED: case GR_INSIDE: case GR_STUCK: case GR_FRAMES: case GR_INSIDE_FRAMES:
-        case GR_STUCK_FRAMES:
-            return 1;
-        default: return 0;
-        }
-    case COMP_PLANNER:
-        /* The statistics' halves are bit patterns; the last goodness is a
-         * statistic no system reads (a search may report -inf). */
-        if (c >= PL_SEARCHES_LO && c <= PL_EXPANDED_HI) return 1;
-        switch (c) {
-        case PL_GOAL: case PL_GOAL_INDEX1: case PL_GOAL_TAG: case PL_AVOID: case PL_STRATEGY:
-        case PL_MAX_DEPTH: case PL_MIN_DEPTH: case PL_MAX_EXPANSIONS: case PL_K_SKIP: case PL_N_V:
-        case PL_K: case PL_LEN: case PL_CI: case PL_CF: case PL_NEXT: case PL_PLAN_NOW:
-        case PL_PERM_OFFSET: case PL_OVERLAP: case PL_COLLISIONS: case PL_LAST_GOODNESS:
-            return 1;
-        default: return 0;
-        }
-    }
-    return 0;
+    const uint8_t* flags = w->comp_module[k]->column_flags;
+    return flags != NULL && (flags[c] & COLUMN_BITS) != 0;
 }
 
 static int agent_column_is_int(int c)
@@ -704,7 +678,7 @@ static int check_floats(reader_t* rd, const world_t* w)
     for (int k = 0; k < COMP_COUNT_; ++k) {
         const table_t* ct = &w->comps[k].table;
         for (int c = 0; c < ct->column_count; ++c) {
-            if (column_is_int(k, c)) continue;
+            if (column_is_int(w, k, c)) continue;
             const float* v = (const float*)ct->columns[c];
             for (int32_t r = 0; r < ct->count; ++r)
                 if (!isfinite(v[r]))

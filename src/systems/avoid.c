@@ -188,9 +188,12 @@ static void avoid_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     d->avoid.tangential = (int32_t)COMP_U(w, k, AV_TANGENTIAL)[r];
 }
 
+static const uint8_t avoid_flags[AV_COUNT_] = {[AV_TANGENTIAL] = COLUMN_BITS};
+
 const module_t avoid_module = {
     .name = "avoid",
     .column_count = AV_COUNT_,
+    .column_flags = avoid_flags,
     .needs = avoid_needs,
     .validate = avoid_validate,
     .write_row = avoid_write_row,

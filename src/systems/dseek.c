@@ -320,9 +320,12 @@ static uint64_t dseek_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
     return h;
 }
 
+static const uint8_t dseek_flags[DS_COUNT_] = {[DS_ROUTE] = COLUMN_BITS, [DS_INDEX] = COLUMN_BITS};
+
 const module_t dseek_module = {
     .name = "dseek",
     .column_count = DS_COUNT_,
+    .column_flags = dseek_flags,
     .init = dseek_init,
     .release = dseek_release,
     .needs = dseek_needs,

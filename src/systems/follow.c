@@ -153,7 +153,8 @@ static void follow_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     d->follow.arrive_gain = COMP_F(w, k, FO_ARRIVE_GAIN)[r];
 }
 
-static const uint8_t follow_flags[FO_COUNT_] = {[FO_LEADER_TAG] = COLUMN_HANDLE_TAG};
+static const uint8_t follow_flags[FO_COUNT_] = {[FO_LEADER_INDEX1] = COLUMN_BITS,
+                                                [FO_LEADER_TAG] = COLUMN_HANDLE_TAG | COLUMN_BITS};
 
 const module_t follow_module = {
     .name = "follow",

@@ -676,9 +676,18 @@ static void ground_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     ground_read_component(w, r, &d->ground);
 }
 
+#define B COLUMN_BITS
+static const uint8_t ground_flags[GR_COUNT_] = {
+    [GR_CONTACT] = B, [GR_FOLLOWER] = B, [GR_PATH] = B, [GR_N] = B, [GR_MAX_RECOVERIES] = B,
+    [GR_VEHICLE_LIMITS] = B, [GR_FAILED] = B, [GR_STUCK_EVENTS] = B, [GR_TELEPORTS] = B,
+    [GR_COMPLETED] = B, [GR_INSIDE] = B, [GR_STUCK] = B, [GR_FRAMES] = B, [GR_INSIDE_FRAMES] = B,
+    [GR_STUCK_FRAMES] = B};
+#undef B
+
 const module_t ground_module = {
     .name = "ground",
     .column_count = GR_COUNT_,
+    .column_flags = ground_flags,
     .release = ground_release,
     .needs = ground_needs,
     .validate = ground_validate_def,

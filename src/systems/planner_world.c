@@ -664,9 +664,20 @@ static void planner_teleported(world_t* w, int32_t r, const float velocity[3])
     planner_after_teleport(w, r);
 }
 
-/* Search timings are wall time, a statistic, not state. */
+/* Search timings are wall time, a statistic, not state. The statistics'
+ * halves are bit patterns; the last goodness is a statistic no system reads
+ * (a search may report -inf). */
+#define B COLUMN_BITS
 static const uint8_t planner_flags[PL_COUNT_] = {
-    [PL_GOAL_TAG] = COLUMN_HANDLE_TAG, [PL_NS_LO] = COLUMN_NOT_STATE, [PL_NS_HI] = COLUMN_NOT_STATE};
+    [PL_GOAL] = B, [PL_GOAL_INDEX1] = B, [PL_GOAL_TAG] = COLUMN_HANDLE_TAG | B, [PL_AVOID] = B,
+    [PL_STRATEGY] = B, [PL_MAX_DEPTH] = B, [PL_MIN_DEPTH] = B, [PL_MAX_EXPANSIONS] = B,
+    [PL_K_SKIP] = B, [PL_N_V] = B, [PL_K] = B, [PL_LEN] = B, [PL_CI] = B, [PL_CF] = B,
+    [PL_NEXT] = B, [PL_PLAN_NOW] = B, [PL_PERM_OFFSET] = B, [PL_OVERLAP] = B,
+    [PL_SEARCHES_LO] = B, [PL_SEARCHES_HI] = B, [PL_GOODNESS_LO] = B, [PL_GOODNESS_HI] = B,
+    [PL_NS_LO] = COLUMN_NOT_STATE | B, [PL_NS_HI] = COLUMN_NOT_STATE | B, [PL_STATES_LO] = B,
+    [PL_STATES_HI] = B, [PL_EXPANDED_LO] = B, [PL_EXPANDED_HI] = B, [PL_COLLISIONS] = B,
+    [PL_LAST_GOODNESS] = B};
+#undef B
 
 const module_t planner_module = {
     .name = "planner",

@@ -132,7 +132,8 @@ static void pursuit_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     d->pursuit.max_prediction = COMP_F(w, k, PU_MAX_PREDICTION)[r];
 }
 
-static const uint8_t pursuit_flags[PU_COUNT_] = {[PU_TARGET_TAG] = COLUMN_HANDLE_TAG};
+static const uint8_t pursuit_flags[PU_COUNT_] = {[PU_TARGET_INDEX1] = COLUMN_BITS,
+                                                 [PU_TARGET_TAG] = COLUMN_HANDLE_TAG | COLUMN_BITS};
 
 const module_t pursuit_module = {
     .name = "pursuit",

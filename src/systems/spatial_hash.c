@@ -579,9 +579,12 @@ static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d
     d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
 }
 
+static const uint8_t neighbors_flags[NB_COUNT_] = {[NB_MAX] = COLUMN_BITS};
+
 const module_t neighbors_module = {
     .name = "neighbors",
     .column_count = NB_COUNT_,
+    .column_flags = neighbors_flags,
     .release = grid_destroy,
     .needs = neighbors_needs,
     .validate = neighbors_validate,

@@ -278,9 +278,12 @@ static void wander_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     d->wander.noise = COMP_F(w, k, WD_NOISE)[r];
 }
 
+static const uint8_t wander_flags[WD_COUNT_] = {[WD_KEY] = COLUMN_BITS};
+
 const module_t wander_module = {
     .name = "wander",
     .column_count = WD_COUNT_,
+    .column_flags = wander_flags,
     .needs = wander_needs,
     .validate = wander_validate,
     .write_row = wander_write_row,
