@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "base/byte_io.h"
 #include "shoal/shoal.h"
 #include "simd/vec.h"
 
@@ -91,6 +92,23 @@ typedef struct module_t {
 
     /* Module-wide state into the state hash (after every agent). */
     uint64_t (*hash)(const world_t* w, uint64_t h, hash_absorb_fn* absorb);
+
+    /* Snapshots (docs/snapshot.md). The module's component is one COMP
+     * section; a module with `save` has a section of its own for its
+     * module-wide data, tagged `snapshot_tag` (BYTE_TAG's four letters),
+     * written after the components in registry order. `snapshot_since` is
+     * the first format version that has them (0 or 1 for the first modules; a
+     * loader of older files leaves the module's component and data empty).
+     * `load` reads the payload into a world whose agents and components are
+     * already loaded; it checks what it reads (counts against the bytes
+     * left before allocating) and returns 0 after br_fail. `check_loaded`
+     * runs once every section is read: state columns that no agent
+     * definition carries, judged against the module-wide data. */
+    uint32_t snapshot_tag;
+    uint32_t snapshot_since;
+    void (*save)(const world_t* w, byte_writer_t* wr);
+    int (*load)(world_t* w, byte_reader_t* rd);
+    int (*check_loaded)(const world_t* w, byte_reader_t* rd);
 } module_t;
 
 #define WORLD_MAX_MODULES 32

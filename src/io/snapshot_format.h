@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "ecs/world.h"
-#include "systems/components.h"
+#include "ecs/module.h"
 
 #define SNAP_HEADER_BYTES 32u
 #define SNAP_SECTION_BYTES 16u
@@ -21,23 +21,33 @@
 _Static_assert(SYSTEM_NAME_MAX <= 32, "a system name fits its snapshot record");
 
 /* Section tags: four ASCII letters read as a little-endian u32. */
-#define SNAP_TAG(a, b, c, d) \
-    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define SNAP_TAG(a, b, c, d) BYTE_TAG(a, b, c, d)
 #define SNAP_WORLD SNAP_TAG('W', 'R', 'L', 'D')
 #define SNAP_SLOTS SNAP_TAG('S', 'L', 'O', 'T')
 #define SNAP_AGENTS SNAP_TAG('A', 'G', 'N', 'T')
 #define SNAP_COMPONENT SNAP_TAG('C', 'O', 'M', 'P')
-#define SNAP_OBSTACLES SNAP_TAG('O', 'B', 'S', 'T')
-#define SNAP_ROUTES SNAP_TAG('R', 'O', 'U', 'T')
-#define SNAP_GROUND SNAP_TAG('G', 'R', 'N', 'D')
-#define SNAP_PLANNER SNAP_TAG('P', 'L', 'A', 'N')
 #define SNAP_SYSTEMS SNAP_TAG('S', 'Y', 'S', 'T')
 #define SNAP_USER SNAP_TAG('U', 'S', 'E', 'R')
 
-/* WRLD, SLOT, AGNT, one COMP per component, OBST, ROUT, GRND, PLAN, SYST,
- * and since version 2 USER (the user components). */
-#define SNAP_SECTION_COUNT_V1 (3u + (uint32_t)COMP_COUNT_ + 5u)
-#define SNAP_SECTION_COUNT (SNAP_SECTION_COUNT_V1 + 1u)
+/* Whether a module's component and section are in files of a version. */
+static inline int snap_module_in(const module_t* m, uint32_t version)
+{
+    return (m->snapshot_since ? m->snapshot_since : 1u) <= version;
+}
+
+/* WRLD, SLOT, AGNT, one COMP per component, one section per module with
+ * module-wide data (OBST, ROUT, GRND, PLAN in version 1 and 2), SYST, and
+ * since version 2 USER (the user components). */
+static inline uint32_t snap_section_count(const registry_t* reg, uint32_t version)
+{
+    uint32_t n = 3u;
+    for (int32_t m = 0; m < reg->module_count; ++m) {
+        const module_t* mod = reg->modules[m];
+        if (!snap_module_in(mod, version)) continue;
+        n += (mod->column_count > 0) + (mod->save != NULL);
+    }
+    return n + 1u + (version >= 2u);
+}
 
 static const char snap_magic[8] = {'S', 'H', 'O', 'A', 'L', 'S', 'N', 'P'};
 

@@ -320,6 +320,83 @@ static uint64_t dseek_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
     return h;
 }
 
+/* Snapshot section ROUT: point count, route count, every route point
+ * (position, direction, speed), every route (first point, point count). */
+static void dseek_save(const world_t* w, byte_writer_t* wr)
+{
+    const route_set_t* rs = routes_of(w);
+    bw_u32(wr, (uint32_t)rs->route_point_count);
+    bw_u32(wr, (uint32_t)rs->route_count);
+    for (int32_t i = 0; i < rs->route_point_count; ++i) {
+        const shoal_waypoint_t* p = &rs->route_points[i];
+        for (int k = 0; k < 3; ++k) bw_f32(wr, p->position[k]);
+        for (int k = 0; k < 3; ++k) bw_f32(wr, p->direction[k]);
+        bw_f32(wr, p->speed);
+    }
+    for (int32_t i = 0; i < rs->route_count; ++i) {
+        bw_i32(wr, rs->routes[i][0]);
+        bw_i32(wr, rs->routes[i][1]);
+    }
+}
+
+static int dseek_load(world_t* w, byte_reader_t* rd)
+{
+    route_set_t* rs = routes_of(w);
+    uint32_t points = br_u32(rd), routes = br_u32(rd);
+    if (!br_count(rd, points, 28, INT32_MAX / 64, "route points")) return 0;
+    if (!br_count(rd, routes, 8, points, "routes")) return 0;
+    if (points > 0) {
+        rs->route_points = mem_alloc(&w->alloc, (size_t)points * sizeof *rs->route_points);
+        if (!rs->route_points) return br_fail(rd, "out of memory for %u route points", points);
+        rs->route_point_capacity = (int32_t)points;
+    }
+    if (routes > 0) {
+        rs->routes = mem_alloc(&w->alloc, (size_t)routes * sizeof *rs->routes);
+        if (!rs->routes) return br_fail(rd, "out of memory for %u routes", routes);
+        rs->route_capacity = (int32_t)routes;
+    }
+    for (uint32_t i = 0; i < points; ++i) {
+        shoal_waypoint_t* p = &rs->route_points[i];
+        for (int k = 0; k < 3; ++k) p->position[k] = br_f32(rd);
+        for (int k = 0; k < 3; ++k) p->direction[k] = br_f32(rd);
+        p->speed = br_f32(rd);
+        for (int k = 0; k < 3; ++k)
+            if (!br_finite(rd, p->position[k], "position of route point", (int32_t)i) ||
+                !br_finite(rd, p->direction[k], "direction of route point", (int32_t)i))
+                return 0;
+        if (!br_finite(rd, p->speed, "speed of route point", (int32_t)i)) return 0;
+        if (p->speed < 0.0f) return br_fail(rd, "route point %u: speed %g is negative", i, (double)p->speed);
+    }
+    for (uint32_t i = 0; i < routes; ++i) {
+        int32_t start = br_i32(rd), n = br_i32(rd);
+        if (rd->failed) return 0;
+        if (start < 0 || n < 1 || (int64_t)start + n > (int64_t)points)
+            return br_fail(rd, "route %u: points [%d, %d + %d) are not within the %u route points", i,
+                           (int)start, (int)start, (int)n, points);
+        rs->routes[i][0] = start;
+        rs->routes[i][1] = n;
+    }
+    if (rd->failed) return 0;
+    rs->route_point_count = (int32_t)points;
+    rs->route_count = (int32_t)routes;
+    return 1;
+}
+
+/* The route cursor, which no agent definition carries. */
+static int dseek_check_loaded(const world_t* w, byte_reader_t* rd)
+{
+    const route_set_t* rs = routes_of(w);
+    const table_t* ds = &w->comps[COMP_DSEEK].table;
+    for (int32_t r = 0; r < ds->count; ++r) {
+        int32_t route = COMP_I(w, COMP_DSEEK, DS_ROUTE)[r], index = COMP_I(w, COMP_DSEEK, DS_INDEX)[r];
+        int32_t len = route >= 0 && route < rs->route_count ? rs->routes[route][1] : 0;
+        if (index < 0 || index > len)
+            return br_fail(rd, "directed-seek row %d: waypoint index %d is outside [0, %d]", (int)r,
+                           (int)index, (int)len);
+    }
+    return 1;
+}
+
 static const uint8_t dseek_flags[DS_COUNT_] = {[DS_ROUTE] = COLUMN_BITS, [DS_INDEX] = COLUMN_BITS};
 
 const module_t dseek_module = {
@@ -333,6 +410,10 @@ const module_t dseek_module = {
     .write_row = dseek_write_row,
     .read_row = dseek_read_row,
     .hash = dseek_hash,
+    .snapshot_tag = BYTE_TAG('R', 'O', 'U', 'T'),
+    .save = dseek_save,
+    .load = dseek_load,
+    .check_loaded = dseek_check_loaded,
 };
 
 static void edit_dseek(shoal_agent_def_t* d, const void* a) { d->dseek = *(const shoal_dseek_t*)a; }

@@ -85,6 +85,11 @@ void ground_write_agent_pose(world_t* w, const terrain_t* terrain, int32_t row, 
 gv_params_t ground_gv_params(const world_t* w, int32_t r);
 pf_params_t ground_pf_params(const world_t* w, int32_t r);
 
+/* Paths and terrain to and from the snapshot section GRND
+ * (ground_snapshot.c; the hooks of module.h). */
+void ground_save(const world_t* w, byte_writer_t* wr);
+int ground_load(world_t* w, byte_reader_t* rd);
+
 /* Paths and terrain into the state hash (nothing when there are none). */
 uint64_t ground_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t, uint64_t));
 

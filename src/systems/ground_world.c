@@ -699,6 +699,9 @@ const module_t ground_module = {
      * governors, not vehicle.max_speed, bound the speed). */
     .teleported = ground_after_teleport,
     .hash = ground_hash,
+    .snapshot_tag = BYTE_TAG('G', 'R', 'N', 'D'),
+    .save = ground_save,
+    .load = ground_load,
 };
 
 static void edit_ground(shoal_agent_def_t* d, const void* a) { d->ground = *(const shoal_ground_t*)a; }

@@ -55,11 +55,76 @@ static uint64_t obstacles_hash(const world_t* w, uint64_t h, hash_absorb_fn* abs
     return h;
 }
 
+/* Snapshot section OBST: high id, count, moving count, version, then every
+ * id's center, radius and velocity (a free id has radius < 0 and zero
+ * velocity). The free-id bitmap is derived (free_valid stays 0). */
+static void obstacles_save(const world_t* w, byte_writer_t* wr)
+{
+    const obstacle_set_t* obs = obstacles_of(w);
+    bw_u32(wr, (uint32_t)obs->obstacle_high);
+    bw_u32(wr, (uint32_t)obs->obstacle_count);
+    bw_u32(wr, (uint32_t)obs->moving_obstacles);
+    bw_u32(wr, obs->obstacle_version);
+    for (int32_t i = 0; i < obs->obstacle_high; ++i) {
+        for (int k = 0; k < 4; ++k) bw_f32(wr, obs->obstacles[i][k]);
+        for (int k = 0; k < 3; ++k) bw_f32(wr, obs->obstacle_velocities[i][k]);
+    }
+}
+
+static int obstacles_load(world_t* w, byte_reader_t* rd)
+{
+    obstacle_set_t* obs = obstacles_of(w);
+    uint32_t high = br_u32(rd), count = br_u32(rd), moving = br_u32(rd);
+    uint32_t version = br_u32(rd);
+    if (!br_count(rd, high, 28, INT32_MAX / 64, "obstacle ids")) return 0;
+    if (high > 0) {
+        size_t cap = high;
+        obs->obstacles = mem_alloc(&w->alloc, cap * sizeof *obs->obstacles);
+        obs->obstacle_velocities = mem_calloc(&w->alloc, cap * sizeof *obs->obstacle_velocities);
+        obs->obstacle_capacity = (int32_t)high;
+        if (!obs->obstacles || !obs->obstacle_velocities)
+            return br_fail(rd, "out of memory for %u obstacles", high);
+    }
+    uint32_t live = 0, live_moving = 0;
+    for (uint32_t i = 0; i < high; ++i) {
+        float* o = obs->obstacles[i];
+        float* v = obs->obstacle_velocities[i];
+        for (int k = 0; k < 4; ++k) o[k] = br_f32(rd);
+        for (int k = 0; k < 3; ++k) v[k] = br_f32(rd);
+        if (rd->failed) return 0;
+        for (int k = 0; k < 4; ++k)
+            if (!br_finite(rd, o[k], "obstacle value of id", (int32_t)i)) return 0;
+        for (int k = 0; k < 3; ++k)
+            if (!br_finite(rd, v[k], "obstacle velocity of id", (int32_t)i)) return 0;
+        int nonzero = v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f;
+        if (w->dims == 2 && (o[2] != 0.0f || v[2] != 0.0f))
+            return br_fail(rd, "obstacle %u: z must be 0 in a 2D world", i);
+        if (o[3] < 0.0f) {
+            if (nonzero) return br_fail(rd, "obstacle %u: a free id must have zero velocity", i);
+            continue;
+        }
+        live++;
+        live_moving += nonzero != 0;
+    }
+    if (rd->failed) return 0;
+    if (live != count || live_moving != moving)
+        return br_fail(rd, "counts say %u obstacles (%u moving), the ids hold %u (%u moving)", count,
+                       moving, live, live_moving);
+    obs->obstacle_high = (int32_t)high;
+    obs->obstacle_count = (int32_t)count;
+    obs->moving_obstacles = (int32_t)moving;
+    obs->obstacle_version = version;
+    return 1;
+}
+
 const module_t obstacles_module = {
     .name = "obstacles",
     .init = obstacles_init,
     .release = obstacles_release,
     .hash = obstacles_hash,
+    .snapshot_tag = BYTE_TAG('O', 'B', 'S', 'T'),
+    .save = obstacles_save,
+    .load = obstacles_load,
 };
 
 /* ---- integrate: obstacle_move ----------------------------------------------- */

@@ -106,6 +106,13 @@ void planner_table_free(void* ctx, void* p, size_t bytes);
  * Takes ownership of `fresh` in every case (freed on failure). */
 shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack,
                                      const char* where);
+/* The trim table and the planner clock to and from the snapshot section
+ * PLAN, and the check of the loaded planner rows against them
+ * (planner_snapshot.c; the hooks of module.h). */
+void planner_save(const world_t* w, byte_writer_t* wr);
+int planner_load(world_t* w, byte_reader_t* rd);
+int planner_check_loaded(const world_t* w, byte_reader_t* rd);
+
 /* Grow, before a step's first stage, everything planner_run can allocate
  * in it (list, scene, every worker's search memory for the largest search
  * of the planner agents now live), so that a step out of memory fails

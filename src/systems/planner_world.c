@@ -694,6 +694,10 @@ const module_t planner_module = {
     .read_row = planner_read_row,
     .teleported = planner_teleported,
     .hash = planner_hash,
+    .snapshot_tag = BYTE_TAG('P', 'L', 'A', 'N'),
+    .save = planner_save,
+    .load = planner_load,
+    .check_loaded = planner_check_loaded,
 };
 
 typedef struct goal_arg {
