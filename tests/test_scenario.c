@@ -1405,6 +1405,103 @@ Test(scenario, failed_populate_removes_agents_and_obstacles)
     shoal_scenario_destroy(s);
 }
 
+/* A world with its own agents, a freed obstacle id below the highest and a
+ * route, so that a populate's rollback has slots, ids and routes to give
+ * back as they were. */
+static shoal_world_t* world_before_populate(const shoal_scenario_t* s)
+{
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    def.thread_count = 1;
+    def.backend = SHOAL_BACKEND_SERIAL;
+    def.initial_capacity = 4;
+    def.alloc = budget_alloc;
+    def.free = test_free;
+    shoal_world_t* w = NULL;
+    cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
+    shoal_agent_t a[3];
+    for (int i = 0; i < 3; i++) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = (float)i;
+        cr_assert_eq(shoal_agent_add(w, &d, &a[i]), SHOAL_OK);
+    }
+    cr_assert_eq(shoal_agent_remove(w, a[1]), SHOAL_OK); /* a free slot with generation 2 */
+    int32_t id = -1;
+    const float c0[3] = {50, 50, 0}, c1[3] = {-50, 50, 0};
+    cr_assert_eq(shoal_world_add_obstacle(w, c0, 2.0f, &id), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_obstacle(w, c1, 2.0f, &id), SHOAL_OK);
+    cr_assert_eq(shoal_world_remove_obstacle(w, 0), SHOAL_OK); /* id 0 free below the highest */
+    shoal_waypoint_t wp = {{10, 0, 0}, {1, 0, 0}, 0};
+    int32_t route = -1;
+    cr_assert_eq(shoal_world_add_route(w, &wp, 1, &route), SHOAL_OK);
+    return w;
+}
+
+/* What a world hands out next: an agent handle, an obstacle id, a route. */
+static void next_ids(shoal_world_t* w, shoal_agent_t* agent, int32_t* obstacle, int32_t* route)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_agent_add(w, &d, agent), SHOAL_OK, "%s", shoal_world_last_error(w));
+    const float c[3] = {0, 80, 0};
+    cr_assert_eq(shoal_world_add_obstacle(w, c, 1.0f, obstacle), SHOAL_OK);
+    shoal_waypoint_t wp = {{20, 0, 0}, {0, 1, 0}, 0};
+    cr_assert_eq(shoal_world_add_route(w, &wp, 1, route), SHOAL_OK);
+}
+
+Test(scenario, failed_populate_rolls_back_handles_ids_routes_and_hash)
+{
+    /* Obstacles (one reusing the freed id 0), a routed group, then a group
+     * large enough to make the tables grow. */
+    const char* text =
+        "{\"seed\": 7, \"obstacles\": [{\"center\": [0, 40], \"radius\": 3},"
+        "{\"center\": [0, -40], \"radius\": 3}, {\"center\": [40, 0], \"radius\": 3}],"
+        "\"groups\": [{\"count\": 4, \"behaviors\": {\"dseek\": {\"weight\": 1}},"
+        "\"dseek\": {\"route\": [{\"position\": [0, 0], \"direction\": [1, 0]},"
+        "{\"position\": [30, 0], \"direction\": [0, 1]}]}},"
+        "{\"count\": 300, \"spawn\": {\"shape\": \"disc\", \"radius\": 30}}]}";
+    shoal_scenario_t* s = load_text(text);
+    shoal_world_t* control = world_before_populate(s);
+    uint64_t hash = shoal_world_state_hash(control);
+    shoal_agent_t agent;
+    int32_t obstacle, route;
+    next_ids(control, &agent, &obstacle, &route);
+    cr_expect_eq(obstacle, 0, "the freed id is handed out next");
+
+    int failures = 0, successes = 0;
+    for (int budget = 0; budget < 200 && successes == 0; budget++) {
+        shoal_world_t* w = world_before_populate(s);
+        alloc_budget = budget;
+        shoal_status_t st = shoal_scenario_populate(s, w);
+        alloc_budget = -1;
+        if (st == SHOAL_OK) {
+            successes++;
+            cr_expect_eq(shoal_world_agent_count(w), 2 + 304);
+        } else {
+            failures++;
+            cr_expect_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "budget %d: %s", budget,
+                         shoal_world_last_error(w));
+            cr_expect_eq(shoal_world_agent_count(w), 2, "budget %d", budget);
+            cr_expect_eq(shoal_world_obstacle_count(w), 1, "budget %d", budget);
+            cr_expect_eq(shoal_world_route_count(w), 1, "budget %d", budget);
+            cr_expect_eq(shoal_world_state_hash(w), hash, "budget %d: the state hash moved",
+                         budget);
+            shoal_agent_t a;
+            int32_t o, r;
+            next_ids(w, &a, &o, &r);
+            cr_expect(a.index1 == agent.index1 && a.generation == agent.generation,
+                      "budget %d: next handle %u/%u, expected %u/%u", budget,
+                      (unsigned)a.index1, (unsigned)a.generation, (unsigned)agent.index1,
+                      (unsigned)agent.generation);
+            cr_expect_eq(o, obstacle, "budget %d: next obstacle id", budget);
+            cr_expect_eq(r, route, "budget %d: next route id", budget);
+        }
+        shoal_world_destroy(w);
+    }
+    cr_expect_gt(failures, 3, "populate failed at %d points", failures);
+    cr_expect_eq(successes, 1, "and succeeded once the memory sufficed");
+    shoal_world_destroy(control);
+    shoal_scenario_destroy(s);
+}
+
 /* Directed seek to one waypoint from a scenario file. */
 Test(scenario, dseek_keys_reach_the_agents)
 {

@@ -232,7 +232,7 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     return SHOAL_OK;
 }
 
-void world_undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before)
+static void undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before)
 {
     int32_t slot = world_resolve(w, id, 0, "undo_add");
     if (slot < 0 || w->in_step) return;
@@ -248,6 +248,26 @@ void world_undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before)
     } else {
         /* taken from the free list's head, where it is again */
         s->generation = s->generation == 1 ? UINT16_MAX : (uint16_t)(s->generation - 1);
+    }
+}
+
+void world_mark(const world_t* w, world_mark_t* mark)
+{
+    memset(mark, 0, sizeof *mark);
+    mark->slot_high = w->slot_high;
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->mark) mod->mark(w, mark->module_note[m]);
+    }
+}
+
+void world_rollback(world_t* w, const world_mark_t* mark, const shoal_agent_t* added, int32_t added_count)
+{
+    if (w->in_step) return;
+    while (added_count > 0) undo_add(w, added[--added_count], mark->slot_high);
+    for (int32_t m = w->registry->module_count - 1; m >= 0; --m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->rollback) mod->rollback(w, mark->module_note[m]);
     }
 }
 

@@ -42,6 +42,9 @@ enum column_flag {
 
 typedef uint64_t hash_absorb_fn(uint64_t h, uint64_t word);
 
+/* Words a module may note for a rollback (see mark). */
+#define WORLD_MARK_WORDS 2
+
 typedef struct module_t {
     const char* name;
     /* Its component: column_count > 0 gives the module one, whose index in
@@ -92,6 +95,14 @@ typedef struct module_t {
 
     /* Module-wide state into the state hash (after every agent). */
     uint64_t (*hash)(const world_t* w, uint64_t h, hash_absorb_fn* absorb);
+
+    /* All-or-nothing loaders (world_mark / world_rollback, world.h): note
+     * the extent of the module-wide data, and later forget what was added
+     * after the note (its ids and counts as at the mark, so that the ids
+     * to come and the state hash are as before). The caller removes the
+     * live things it added first, newest first. */
+    void (*mark)(const world_t* w, int64_t note[WORLD_MARK_WORDS]);
+    void (*rollback)(world_t* w, const int64_t note[WORLD_MARK_WORDS]);
 
     /* Snapshots (docs/snapshot.md). The module's component is one COMP
      * section; a module with `save` has a section of its own for its

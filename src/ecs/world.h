@@ -357,12 +357,21 @@ uint64_t user_hash_row(const world_t* w, int32_t row, uint64_t h, hash_absorb_fn
 /* Whether a system was added by the user (saved as listed, not restored). */
 static inline int system_is_user(const system_t* s) { return s->user_fn != NULL || s->block_fn != NULL; }
 
-/* Undo the newest add exactly, between steps: the agent is removed and
- * its slot put back as it was (the generation it had, or unused again when
- * it was a fresh slot, at or above `slot_high_before`, the slot_high of
- * before the adds), so that a failed populate leaves the same handles to
- * come. Adds must be undone newest first. */
-void world_undo_add(world_t* w, shoal_agent_t id, int32_t slot_high_before);
+/* All or nothing for loaders that make many calls (a scenario's
+ * populate), between steps: world_mark notes the world's extent (slots and
+ * each module's data, module.h's mark hook); world_rollback, after the
+ * caller has removed the obstacles it added (newest first), removes the
+ * agents it added, newest first, each slot put back as it was (the
+ * generation it had, or unused again when it was fresh), and has every
+ * module forget what was added after the mark. Handles, ids and the state
+ * hash are then as at the mark. */
+typedef struct world_mark_t {
+    int32_t slot_high;
+    int64_t module_note[WORLD_MAX_MODULES][WORLD_MARK_WORDS];
+} world_mark_t;
+
+void world_mark(const world_t* w, world_mark_t* mark);
+void world_rollback(world_t* w, const world_mark_t* mark, const shoal_agent_t* added, int32_t added_count);
 
 /* Time in nanoseconds from a monotonic clock. */
 uint64_t world_now_ns(void);

@@ -205,9 +205,10 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
  * only its agents, obstacles and routes, but the handles, obstacle ids and
  * route ids that later adds will get, and so the state hash. The public API
  * can remove agents and obstacles, but cannot give back a slot's generation,
- * an obstacle id or a route, so this function reads and rewinds world
- * internals: slot_high and obstacle_high before the adds, then
- * world_undo_add, world_truncate_obstacles and world_truncate_routes.
+ * an obstacle id or a route, so this function takes the core's mark before
+ * the adds (world_mark: the slots and each module's extent) and, on
+ * failure, removes the obstacles it added and rolls the world back to the
+ * mark (world_rollback).
  *
  * It also does the three other things the public API has no call for:
  * refusing to run inside a step (adds would be queued, and could not be
@@ -221,8 +222,6 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
  * code above to the public API.
  */
 #include "ecs/world.h"
-#include "systems/dseek.h"
-#include "systems/obstacles.h"
 
 static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
                                               shoal_world_t* world)
@@ -250,9 +249,8 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
         return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY,
                           "scenario_populate: out of memory for %zu handles", n + m);
     }
-    int32_t slot_high_before = world->slot_high;
-    int32_t obstacle_high_before = obstacles_of(world)->obstacle_high;
-    int32_t routes_before = shoal_world_route_count(world);
+    world_mark_t mark;
+    world_mark(world, &mark);
 
     shoal_status_t status = add_scenario(scenario, world, &added);
     /* Undo newest first, exactly: the handles, obstacle ids and routes to
@@ -260,12 +258,9 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
      * world's last error still describes the add that failed: undoing does
      * not fail. */
     if (status != SHOAL_OK) {
-        while (added.agent_count > 0)
-            world_undo_add(world, added.agents[--added.agent_count], slot_high_before);
         while (added.obstacle_count > 0)
             shoal_world_remove_obstacle(world, added.obstacles[--added.obstacle_count]);
-        world_truncate_obstacles(world, obstacle_high_before);
-        world_truncate_routes(world, routes_before);
+        world_rollback(world, &mark, added.agents, added.agent_count);
     }
     mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
     mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);

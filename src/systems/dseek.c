@@ -320,6 +320,16 @@ static uint64_t dseek_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
     return h;
 }
 
+static void dseek_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
+{
+    note[0] = routes_of(w)->route_count;
+}
+
+static void dseek_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
+{
+    world_truncate_routes(w, (int32_t)note[0]);
+}
+
 /* Snapshot section ROUT: point count, route count, every route point
  * (position, direction, speed), every route (first point, point count). */
 static void dseek_save(const world_t* w, byte_writer_t* wr)
@@ -410,6 +420,8 @@ const module_t dseek_module = {
     .write_row = dseek_write_row,
     .read_row = dseek_read_row,
     .hash = dseek_hash,
+    .mark = dseek_mark,
+    .rollback = dseek_rollback,
     .snapshot_tag = BYTE_TAG('R', 'O', 'U', 'T'),
     .save = dseek_save,
     .load = dseek_load,

@@ -117,11 +117,23 @@ static int obstacles_load(world_t* w, byte_reader_t* rd)
     return 1;
 }
 
+static void obstacles_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
+{
+    note[0] = obstacles_of(w)->obstacle_high;
+}
+
+static void obstacles_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
+{
+    world_truncate_obstacles(w, (int32_t)note[0]);
+}
+
 const module_t obstacles_module = {
     .name = "obstacles",
     .init = obstacles_init,
     .release = obstacles_release,
     .hash = obstacles_hash,
+    .mark = obstacles_mark,
+    .rollback = obstacles_rollback,
     .snapshot_tag = BYTE_TAG('O', 'B', 'S', 'T'),
     .save = obstacles_save,
     .load = obstacles_load,
@@ -302,6 +314,9 @@ shoal_status_t shoal_world_remove_obstacle(shoal_world_t* w, int32_t id)
     obstacle_set_t* obs = obstacles_of(w);
     if (id < 0 || id >= obs->obstacle_high || obs->obstacles[id][3] < 0.0f)
         return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_obstacle: no obstacle with id %d", (int)id);
+    /* A free id is (0, 0, 0, -1) whatever it held, so that worlds with the
+     * same obstacles hash alike however their ids were freed. */
+    obs->obstacles[id][0] = obs->obstacles[id][1] = obs->obstacles[id][2] = 0.0f;
     obs->obstacles[id][3] = -1.0f;
     if (obs->free_valid) free_mark(obs, id);
     if (vec3_nonzero(obs->obstacle_velocities[id])) obs->moving_obstacles--;
