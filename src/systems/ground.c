@@ -28,6 +28,9 @@
 typedef struct ground_ctx {
     world_t* w;
     float dt;
+    agent_view_t a;
+    ground_view_t g;
+    const ground_path_t* paths; /* the world's paths (none added inside a step) */
     terrain_t terrain;
     const gv_obstacle_t* obstacles;
     int32_t obstacle_count;
@@ -35,8 +38,8 @@ typedef struct ground_ctx {
 
 /* ---- the agent's pose ---------------------------------------------------- */
 
-void ground_write_agent_pose(world_t* w, const terrain_t* terrain, int32_t row, float x, float y,
-                             float yaw, float v, float v_lat, float yaw_rate)
+void ground_write_agent_pose(const agent_view_t* a, int three, const terrain_t* terrain, int32_t row,
+                             float x, float y, float yaw, float v, float v_lat, float yaw_rate)
 {
     float c = cosf(yaw), s = sinf(yaw);
     vec2 grad;
@@ -50,34 +53,34 @@ void ground_write_agent_pose(world_t* w, const terrain_t* terrain, int32_t row, 
     float hf = v / sqrtf(1.0f + sf * sf), hl = v_lat / sqrtf(1.0f + sl * sl);
     float vx = c * hf - s * hl;
     float vy = s * hf + c * hl;
-    AGENT_F(w, AC_POS_X)[row] = x;
-    AGENT_F(w, AC_POS_Y)[row] = y;
-    AGENT_F(w, AC_VEL_X)[row] = vx;
-    AGENT_F(w, AC_VEL_Y)[row] = vy;
-    AGENT_F(w, AC_HEADING)[row] = yaw;
-    AGENT_F(w, AC_OMEGA_Z)[row] = yaw_rate;
+    a->px[row] = x;
+    a->py[row] = y;
+    a->vx[row] = vx;
+    a->vy[row] = vy;
+    a->heading[row] = yaw;
+    a->oz[row] = yaw_rate;
     /* The vehicle model moves the agent: no force or torque acts on it
      * (control and integrate leave its row out). */
-    AGENT_F(w, AC_FORCE_X)[row] = 0.0f;
-    AGENT_F(w, AC_FORCE_Y)[row] = 0.0f;
-    AGENT_F(w, AC_TORQUE_Z)[row] = 0.0f;
-    if (w->dims != 3) return;
-    AGENT_F(w, AC_FORCE_Z)[row] = 0.0f;
-    AGENT_F(w, AC_TORQUE_X)[row] = 0.0f;
-    AGENT_F(w, AC_TORQUE_Y)[row] = 0.0f;
+    a->fx[row] = 0.0f;
+    a->fy[row] = 0.0f;
+    a->tz[row] = 0.0f;
+    if (!three) return;
+    a->fz[row] = 0.0f;
+    a->tx[row] = 0.0f;
+    a->ty[row] = 0.0f;
     /* Attitude on the ground: pitch is the slope along the heading,
      * atan(sigma_f); the roll then turns the body's left axis into the
      * ground plane: tan(roll) = sigma_l / sqrt(1 + sigma_f^2) (the left
      * side higher rolls the left side up, a positive roll). */
     quat q = quat_from_yaw_pitch_roll(yaw, atanf(sf), atan2f(sl, sqrtf(1.0f + sf * sf)));
-    AGENT_F(w, AC_POS_Z)[row] = z;
-    AGENT_F(w, AC_VEL_Z)[row] = grad.x * vx + grad.y * vy;
-    AGENT_F(w, AC_QW)[row] = q.w;
-    AGENT_F(w, AC_QX)[row] = q.x;
-    AGENT_F(w, AC_QY)[row] = q.y;
-    AGENT_F(w, AC_QZ)[row] = q.z;
-    AGENT_F(w, AC_OMEGA_X)[row] = 0.0f;
-    AGENT_F(w, AC_OMEGA_Y)[row] = 0.0f;
+    a->pz[row] = z;
+    a->vz[row] = grad.x * vx + grad.y * vy;
+    a->qw[row] = q.w;
+    a->qx[row] = q.x;
+    a->qy[row] = q.y;
+    a->qz[row] = q.z;
+    a->ox[row] = 0.0f;
+    a->oy[row] = 0.0f;
 }
 
 /* ---- decide: path_follow --------------------------------------------------- */
@@ -86,81 +89,80 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     const ground_ctx* ctx = (const ground_ctx*)vctx;
-    world_t* w = ctx->w;
-    const int k = COMP_GROUND;
-    const int three = w->dims == 3;
-    const int32_t* agent_row = COMP_I(w, k, GR_ROW);
+    const int three = ctx->w->dims == 3;
+    const agent_view_t* a = &ctx->a;
+    const ground_view_t* g = &ctx->g;
+    const float dt = ctx->dt;
     for (int32_t r = begin; r < end; ++r) {
-        int32_t path_id = COMP_I(w, k, GR_PATH)[r];
+        int32_t path_id = g->path[r];
         if (path_id < 0) { /* manual driving */
-            COMP_F(w, k, GR_THROTTLE)[r] = COMP_F(w, k, GR_DRIVE_THROTTLE)[r];
-            COMP_F(w, k, GR_STEERING)[r] = COMP_F(w, k, GR_DRIVE_STEERING)[r];
+            g->throttle[r] = g->drive_throttle[r];
+            g->steering[r] = g->drive_steering[r];
             continue;
         }
-        int32_t i = agent_row[r];
-        const pf_path_t* path = &ground_data(w)->paths[path_id].path;
-        pf_params_t prm = ground_pf_params(w, r);
+        int32_t i = g->agent_row[r];
+        const pf_path_t* path = &ctx->paths[path_id].path;
+        pf_params_t prm = ground_view_pf_params(g, r);
         pf_state_t st;
-        st.s = COMP_F(w, k, GR_S)[r];
-        st.pi.integral = COMP_F(w, k, GR_PI_INTEGRAL)[r];
-        st.window_time = COMP_F(w, k, GR_WINDOW_TIME)[r];
-        st.window_s = COMP_F(w, k, GR_WINDOW_S)[r];
-        st.recover_time = COMP_F(w, k, GR_RECOVER_TIME)[r];
-        st.recover_steer = COMP_F(w, k, GR_RECOVER_STEER)[r];
-        st.failed_recoveries = COMP_I(w, k, GR_FAILED)[r];
-        st.stuck_events = COMP_I(w, k, GR_STUCK_EVENTS)[r];
-        st.teleports = COMP_I(w, k, GR_TELEPORTS)[r];
-        st.completed = COMP_I(w, k, GR_COMPLETED)[r];
+        st.s = g->s[r];
+        st.pi.integral = g->pi_integral[r];
+        st.window_time = g->window_time[r];
+        st.window_s = g->window_s[r];
+        st.recover_time = g->recover_time[r];
+        st.recover_steer = g->recover_steer[r];
+        st.failed_recoveries = g->failed[r];
+        st.stuck_events = g->stuck_events[r];
+        st.teleports = g->teleports[r];
+        st.completed = g->completed[r];
         int was_completed = st.completed;
         pf_vehicle_t veh;
-        veh.pos = (vec3){AGENT_F(w, AC_POS_X)[i], AGENT_F(w, AC_POS_Y)[i],
-                         three ? AGENT_F(w, AC_POS_Z)[i] : 0.0f};
-        veh.yaw = COMP_F(w, k, GR_YAW)[r];
-        veh.v = COMP_F(w, k, GR_V)[r];
-        veh.wheelbase = COMP_F(w, k, GR_WHEELBASE)[r];
-        veh.max_steer = COMP_F(w, k, GR_MAX_STEER)[r];
-        veh.max_yaw_rate = COMP_F(w, k, GR_MAX_YAW_RATE)[r];
-        veh.traction = COMP_F(w, k, GR_TRACTION)[r];
+        veh.pos = (vec3){a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        veh.yaw = g->yaw[r];
+        veh.v = g->v[r];
+        veh.wheelbase = g->wheelbase[r];
+        veh.max_steer = g->max_steer[r];
+        veh.max_yaw_rate = g->max_yaw_rate[r];
+        veh.traction = g->traction[r];
         pf_command_t cmd;
-        pf_follow(&prm, path, &st, &veh, ctx->dt, &cmd);
+        pf_follow(&prm, path, &st, &veh, dt, &cmd);
 
-        COMP_F(w, k, GR_S)[r] = st.s;
-        COMP_F(w, k, GR_PI_INTEGRAL)[r] = st.pi.integral;
-        COMP_F(w, k, GR_WINDOW_TIME)[r] = st.window_time;
-        COMP_F(w, k, GR_WINDOW_S)[r] = st.window_s;
-        COMP_F(w, k, GR_RECOVER_TIME)[r] = st.recover_time;
-        COMP_F(w, k, GR_RECOVER_STEER)[r] = st.recover_steer;
-        COMP_I(w, k, GR_FAILED)[r] = st.failed_recoveries;
-        COMP_I(w, k, GR_STUCK_EVENTS)[r] = st.stuck_events;
-        COMP_I(w, k, GR_TELEPORTS)[r] = st.teleports;
-        COMP_I(w, k, GR_COMPLETED)[r] = st.completed;
-        COMP_F(w, k, GR_THROTTLE)[r] = cmd.throttle;
-        COMP_F(w, k, GR_STEERING)[r] = cmd.steering;
-        COMP_F(w, k, GR_TARGET_SPEED)[r] = cmd.target_speed;
-        COMP_F(w, k, GR_TARGET_X)[r] = cmd.target_point.x;
-        COMP_F(w, k, GR_TARGET_Y)[r] = cmd.target_point.y;
-        COMP_F(w, k, GR_TARGET_Z)[r] = cmd.target_point.z;
-        COMP_F(w, k, GR_CTE)[r] = cmd.cte;
-        COMP_I(w, k, GR_INSIDE)[r] = cmd.inside_corridor;
-        COMP_I(w, k, GR_STUCK)[r] = cmd.stuck;
+        g->s[r] = st.s;
+        g->pi_integral[r] = st.pi.integral;
+        g->window_time[r] = st.window_time;
+        g->window_s[r] = st.window_s;
+        g->recover_time[r] = st.recover_time;
+        g->recover_steer[r] = st.recover_steer;
+        g->failed[r] = st.failed_recoveries;
+        g->stuck_events[r] = st.stuck_events;
+        g->teleports[r] = st.teleports;
+        g->completed[r] = st.completed;
+        g->throttle[r] = cmd.throttle;
+        g->steering[r] = cmd.steering;
+        g->target_speed[r] = cmd.target_speed;
+        g->target_x[r] = cmd.target_point.x;
+        g->target_y[r] = cmd.target_point.y;
+        g->target_z[r] = cmd.target_point.z;
+        g->cte[r] = cmd.cte;
+        g->inside[r] = cmd.inside_corridor;
+        g->stuck[r] = cmd.stuck;
         if (!was_completed) {
-            COMP_I(w, k, GR_FRAMES)[r]++;
-            COMP_F(w, k, GR_DRIVE_TIME)[r] += ctx->dt;
-            COMP_F(w, k, GR_CTE_SUM)[r] += cmd.cte;
-            COMP_I(w, k, GR_INSIDE_FRAMES)[r] += cmd.inside_corridor != 0;
-            COMP_I(w, k, GR_STUCK_FRAMES)[r] += cmd.stuck != 0;
+            g->frames[r]++;
+            g->drive_time[r] += dt;
+            g->cte_sum[r] += cmd.cte;
+            g->inside_frames[r] += cmd.inside_corridor != 0;
+            g->stuck_frames[r] += cmd.stuck != 0;
         }
         if (cmd.teleport) {
             /* The stuck manager's last resort: the vehicle is put back on
              * the path at rest (its own row only, so no other agent's
              * reads race with it). */
             float yaw = angle_wrap(cmd.teleport_yaw);
-            COMP_F(w, k, GR_YAW)[r] = yaw;
-            COMP_F(w, k, GR_V)[r] = 0.0f;
-            COMP_F(w, k, GR_V_LAT)[r] = 0.0f;
-            COMP_F(w, k, GR_STEER)[r] = 0.0f;
-            COMP_F(w, k, GR_YAW_RATE)[r] = 0.0f;
-            ground_write_agent_pose(w, &ctx->terrain, i, cmd.teleport_pos.x, cmd.teleport_pos.y, yaw,
+            g->yaw[r] = yaw;
+            g->v[r] = 0.0f;
+            g->v_lat[r] = 0.0f;
+            g->steer[r] = 0.0f;
+            g->yaw_rate[r] = 0.0f;
+            ground_write_agent_pose(a, three, &ctx->terrain, i, cmd.teleport_pos.x, cmd.teleport_pos.y, yaw,
                                     0.0f, 0.0f, 0.0f);
         }
     }
@@ -175,6 +177,9 @@ static int32_t fill_ctx(world_t* w, float dt, ground_ctx* c)
     memset(c, 0, sizeof *c);
     c->w = w;
     c->dt = dt;
+    c->a = agent_view(w);
+    c->g = ground_view(w);
+    c->paths = ground_data(w) ? ground_data(w)->paths : NULL;
     c->terrain = ground_terrain(w);
     return count;
 }
@@ -196,38 +201,37 @@ static void vehicle_range(int32_t begin, int32_t end, int32_t worker, void* vctx
 {
     (void)worker;
     const ground_ctx* ctx = (const ground_ctx*)vctx;
-    world_t* w = ctx->w;
-    const int k = COMP_GROUND;
-    const int three = w->dims == 3;
-    const int32_t* agent_row = COMP_I(w, k, GR_ROW);
+    const int three = ctx->w->dims == 3;
+    const agent_view_t* a = &ctx->a;
+    const ground_view_t* g = &ctx->g;
     for (int32_t r = begin; r < end; ++r) {
-        int32_t i = agent_row[r];
-        gv_params_t p = ground_gv_params(w, r);
+        int32_t i = g->agent_row[r];
+        gv_params_t p = ground_view_gv_params(g, r);
         gv_state_t s;
-        float x0 = AGENT_F(w, AC_POS_X)[i], y0 = AGENT_F(w, AC_POS_Y)[i];
+        float x0 = a->px[i], y0 = a->py[i];
         s.pos = (vec3){x0, y0, 0.0f};
-        s.yaw = COMP_F(w, k, GR_YAW)[r];
-        s.v = COMP_F(w, k, GR_V)[r];
-        s.v_lat = COMP_F(w, k, GR_V_LAT)[r];
-        s.steer = COMP_F(w, k, GR_STEER)[r];
-        s.yaw_rate = COMP_F(w, k, GR_YAW_RATE)[r];
-        s.contact = COMP_I(w, k, GR_CONTACT)[r];
-        gv_step(&p, &ctx->terrain, ctx->obstacles, ctx->obstacle_count, &s, COMP_F(w, k, GR_THROTTLE)[r],
-                COMP_F(w, k, GR_STEERING)[r], ctx->dt);
-        COMP_F(w, k, GR_YAW)[r] = s.yaw;
-        COMP_F(w, k, GR_V)[r] = s.v;
-        COMP_F(w, k, GR_V_LAT)[r] = s.v_lat;
-        COMP_F(w, k, GR_STEER)[r] = s.steer;
-        COMP_F(w, k, GR_YAW_RATE)[r] = s.yaw_rate;
-        COMP_I(w, k, GR_CONTACT)[r] = s.contact;
-        if (COMP_I(w, k, GR_PATH)[r] >= 0 && !COMP_I(w, k, GR_COMPLETED)[r]) {
+        s.yaw = g->yaw[r];
+        s.v = g->v[r];
+        s.v_lat = g->v_lat[r];
+        s.steer = g->steer[r];
+        s.yaw_rate = g->yaw_rate[r];
+        s.contact = g->contact[r];
+        gv_step(&p, &ctx->terrain, ctx->obstacles, ctx->obstacle_count, &s, g->throttle[r], g->steering[r],
+                ctx->dt);
+        g->yaw[r] = s.yaw;
+        g->v[r] = s.v;
+        g->v_lat[r] = s.v_lat;
+        g->steer[r] = s.steer;
+        g->yaw_rate[r] = s.yaw_rate;
+        g->contact[r] = s.contact;
+        if (g->path[r] >= 0 && !g->completed[r]) {
             /* Distance over the ground: in 3D with the climb between the
              * terrain heights under the two positions. */
             float dx = s.pos.x - x0, dy = s.pos.y - y0, dz = 0.0f;
             if (three) dz = s.pos.z - terrain_height(&ctx->terrain, x0, y0, NULL);
-            COMP_F(w, k, GR_DISTANCE)[r] += sqrtf(dx * dx + dy * dy + dz * dz);
+            g->distance[r] += sqrtf(dx * dx + dy * dy + dz * dz);
         }
-        ground_write_agent_pose(w, &ctx->terrain, i, s.pos.x, s.pos.y, s.yaw, s.v, s.v_lat, s.yaw_rate);
+        ground_write_agent_pose(a, three, &ctx->terrain, i, s.pos.x, s.pos.y, s.yaw, s.v, s.v_lat, s.yaw_rate);
     }
 }
 

@@ -8,6 +8,8 @@
 #ifndef SHOAL_GROUND_H
 #define SHOAL_GROUND_H
 
+#include <string.h>
+
 #include "ecs/world.h"
 #include "systems/components.h"
 #include "simd/vec.h"
@@ -77,13 +79,131 @@ void ground_after_teleport(world_t* w, int32_t r, const float velocity[3]);
 /* The agent pose of a vehicle at (x, y) with yaw, forward and sideways
  * speeds and yaw rate: position (z on the terrain in 3D), heading, the
  * quaternion (yaw with the terrain's pitch and roll), world velocity and
- * angular velocity. */
-void ground_write_agent_pose(world_t* w, const terrain_t* terrain, int32_t row, float x, float y,
-                             float yaw, float v, float v_lat, float yaw_rate);
+ * angular velocity, written into agent row `row` of the view `a` (three:
+ * the world is 3D). */
+void ground_write_agent_pose(const agent_view_t* a, int three, const terrain_t* terrain, int32_t row,
+                             float x, float y, float yaw, float v, float v_lat, float yaw_rate);
+
+/* The ground component's columns, fetched once per system run (as
+ * agent_view does for the agent table) and indexed by component row. The
+ * parameters are read-only to the systems; the int32 columns are those
+ * components.h lists. */
+typedef struct ground_view_t {
+    const int32_t* agent_row;
+    /* vehicle parameters (gv_params_t) */
+    const float *mass, *wheelbase, *max_steer, *steer_rate, *max_yaw_rate, *engine_force;
+    const float *reverse_force, *brake_force, *drag, *rolling, *traction, *max_speed;
+    const float *max_reverse_speed, *radius;
+    /* vehicle state */
+    float *yaw, *v, *v_lat, *steer, *yaw_rate;
+    int32_t* contact;
+    /* inputs: manual and last applied */
+    const float *drive_throttle, *drive_steering;
+    float *throttle, *steering;
+    /* follower parameters (pf_params_t) and path */
+    const int32_t *follower, *path;
+    const float *a_lat, *dh;
+    const int32_t* n;
+    const float *v_min, *v_max, *baseline_gain, *lookahead_min, *lookahead_time, *lookahead_max;
+    const float *kp, *ki, *arrive_radius, *stuck_window, *stuck_progress, *reverse_time;
+    const int32_t *max_recoveries, *vehicle_limits;
+    /* follower state (pf_state_t) */
+    float *s, *pi_integral, *window_time, *window_s, *recover_time, *recover_steer;
+    int32_t *failed, *stuck_events, *teleports, *completed;
+    /* last follower outputs (pf_command_t) */
+    float *target_speed, *target_x, *target_y, *target_z, *cte;
+    int32_t *inside, *stuck;
+    /* run metrics */
+    int32_t* frames;
+    float *drive_time, *distance, *cte_sum;
+    int32_t *inside_frames, *stuck_frames;
+} ground_view_t;
+
+static inline ground_view_t ground_view(const world_t* w)
+{
+    const table_t* t = &w->comps[COMP_GROUND].table;
+#define F(col) TABLE_COL(t, float, col)
+#define I(col) TABLE_COL(t, int32_t, col)
+    ground_view_t g = {
+        .agent_row = I(GR_ROW),
+        .mass = F(GR_MASS), .wheelbase = F(GR_WHEELBASE), .max_steer = F(GR_MAX_STEER),
+        .steer_rate = F(GR_STEER_RATE), .max_yaw_rate = F(GR_MAX_YAW_RATE),
+        .engine_force = F(GR_ENGINE_FORCE), .reverse_force = F(GR_REVERSE_FORCE),
+        .brake_force = F(GR_BRAKE_FORCE), .drag = F(GR_DRAG), .rolling = F(GR_ROLLING),
+        .traction = F(GR_TRACTION), .max_speed = F(GR_MAX_SPEED),
+        .max_reverse_speed = F(GR_MAX_REVERSE_SPEED), .radius = F(GR_RADIUS),
+        .yaw = F(GR_YAW), .v = F(GR_V), .v_lat = F(GR_V_LAT), .steer = F(GR_STEER),
+        .yaw_rate = F(GR_YAW_RATE), .contact = I(GR_CONTACT),
+        .drive_throttle = F(GR_DRIVE_THROTTLE), .drive_steering = F(GR_DRIVE_STEERING),
+        .throttle = F(GR_THROTTLE), .steering = F(GR_STEERING),
+        .follower = I(GR_FOLLOWER), .path = I(GR_PATH), .a_lat = F(GR_A_LAT), .dh = F(GR_DH),
+        .n = I(GR_N), .v_min = F(GR_V_MIN), .v_max = F(GR_V_MAX),
+        .baseline_gain = F(GR_BASELINE_GAIN), .lookahead_min = F(GR_LOOKAHEAD_MIN),
+        .lookahead_time = F(GR_LOOKAHEAD_TIME), .lookahead_max = F(GR_LOOKAHEAD_MAX),
+        .kp = F(GR_KP), .ki = F(GR_KI), .arrive_radius = F(GR_ARRIVE_RADIUS),
+        .stuck_window = F(GR_STUCK_WINDOW), .stuck_progress = F(GR_STUCK_PROGRESS),
+        .reverse_time = F(GR_REVERSE_TIME), .max_recoveries = I(GR_MAX_RECOVERIES),
+        .vehicle_limits = I(GR_VEHICLE_LIMITS),
+        .s = F(GR_S), .pi_integral = F(GR_PI_INTEGRAL), .window_time = F(GR_WINDOW_TIME),
+        .window_s = F(GR_WINDOW_S), .recover_time = F(GR_RECOVER_TIME),
+        .recover_steer = F(GR_RECOVER_STEER), .failed = I(GR_FAILED),
+        .stuck_events = I(GR_STUCK_EVENTS), .teleports = I(GR_TELEPORTS),
+        .completed = I(GR_COMPLETED),
+        .target_speed = F(GR_TARGET_SPEED), .target_x = F(GR_TARGET_X), .target_y = F(GR_TARGET_Y),
+        .target_z = F(GR_TARGET_Z), .cte = F(GR_CTE), .inside = I(GR_INSIDE), .stuck = I(GR_STUCK),
+        .frames = I(GR_FRAMES), .drive_time = F(GR_DRIVE_TIME), .distance = F(GR_DISTANCE),
+        .cte_sum = F(GR_CTE_SUM), .inside_frames = I(GR_INSIDE_FRAMES),
+        .stuck_frames = I(GR_STUCK_FRAMES)};
+#undef F
+#undef I
+    return g;
+}
 
 /* Vehicle and follower parameters of component row r. */
-gv_params_t ground_gv_params(const world_t* w, int32_t r);
-pf_params_t ground_pf_params(const world_t* w, int32_t r);
+static inline gv_params_t ground_view_gv_params(const ground_view_t* g, int32_t r)
+{
+    gv_params_t p;
+    memset(&p, 0, sizeof p);
+    p.mass = g->mass[r];
+    p.wheelbase = g->wheelbase[r];
+    p.max_steer = g->max_steer[r];
+    p.steer_rate = g->steer_rate[r];
+    p.max_yaw_rate = g->max_yaw_rate[r];
+    p.engine_force = g->engine_force[r];
+    p.reverse_force = g->reverse_force[r];
+    p.brake_force = g->brake_force[r];
+    p.drag = g->drag[r];
+    p.rolling = g->rolling[r];
+    p.traction = g->traction[r];
+    p.max_speed = g->max_speed[r];
+    p.max_reverse_speed = g->max_reverse_speed[r];
+    p.radius = g->radius[r];
+    return p;
+}
+
+static inline pf_params_t ground_view_pf_params(const ground_view_t* g, int32_t r)
+{
+    pf_kind_t kind = g->follower[r] == SHOAL_FOLLOWER_BASELINE ? PF_BASELINE : PF_PROPOSED;
+    pf_params_t p = pf_params_default(kind);
+    p.a_lat = g->a_lat[r];
+    p.dh = g->dh[r];
+    p.n = g->n[r];
+    p.v_min = g->v_min[r];
+    p.v_max = g->v_max[r];
+    p.baseline_gain = g->baseline_gain[r];
+    p.lookahead_min = g->lookahead_min[r];
+    p.lookahead_time = g->lookahead_time[r];
+    p.lookahead_max = g->lookahead_max[r];
+    p.kp = g->kp[r];
+    p.ki = g->ki[r];
+    p.arrive_radius = g->arrive_radius[r];
+    p.stuck_window = g->stuck_window[r];
+    p.stuck_progress = g->stuck_progress[r];
+    p.reverse_time = g->reverse_time[r];
+    p.max_recoveries = g->max_recoveries[r];
+    p.vehicle_limits = g->vehicle_limits[r];
+    return p;
+}
 
 /* Paths and terrain to and from the snapshot section GRND
  * (ground_snapshot.c; the hooks of module.h). */

@@ -209,52 +209,6 @@ shoal_status_t ground_validate(world_t* w, const shoal_ground_t* g, const char* 
 
 /* ---- component rows ------------------------------------------------------ */
 
-gv_params_t ground_gv_params(const world_t* w, int32_t r)
-{
-    gv_params_t p;
-    memset(&p, 0, sizeof p);
-    p.mass = COMP_F(w, COMP_GROUND, GR_MASS)[r];
-    p.wheelbase = COMP_F(w, COMP_GROUND, GR_WHEELBASE)[r];
-    p.max_steer = COMP_F(w, COMP_GROUND, GR_MAX_STEER)[r];
-    p.steer_rate = COMP_F(w, COMP_GROUND, GR_STEER_RATE)[r];
-    p.max_yaw_rate = COMP_F(w, COMP_GROUND, GR_MAX_YAW_RATE)[r];
-    p.engine_force = COMP_F(w, COMP_GROUND, GR_ENGINE_FORCE)[r];
-    p.reverse_force = COMP_F(w, COMP_GROUND, GR_REVERSE_FORCE)[r];
-    p.brake_force = COMP_F(w, COMP_GROUND, GR_BRAKE_FORCE)[r];
-    p.drag = COMP_F(w, COMP_GROUND, GR_DRAG)[r];
-    p.rolling = COMP_F(w, COMP_GROUND, GR_ROLLING)[r];
-    p.traction = COMP_F(w, COMP_GROUND, GR_TRACTION)[r];
-    p.max_speed = COMP_F(w, COMP_GROUND, GR_MAX_SPEED)[r];
-    p.max_reverse_speed = COMP_F(w, COMP_GROUND, GR_MAX_REVERSE_SPEED)[r];
-    p.radius = COMP_F(w, COMP_GROUND, GR_RADIUS)[r];
-    return p;
-}
-
-pf_params_t ground_pf_params(const world_t* w, int32_t r)
-{
-    pf_kind_t kind = COMP_I(w, COMP_GROUND, GR_FOLLOWER)[r] == SHOAL_FOLLOWER_BASELINE ? PF_BASELINE
-                                                                                      : PF_PROPOSED;
-    pf_params_t p = pf_params_default(kind);
-    p.a_lat = COMP_F(w, COMP_GROUND, GR_A_LAT)[r];
-    p.dh = COMP_F(w, COMP_GROUND, GR_DH)[r];
-    p.n = COMP_I(w, COMP_GROUND, GR_N)[r];
-    p.v_min = COMP_F(w, COMP_GROUND, GR_V_MIN)[r];
-    p.v_max = COMP_F(w, COMP_GROUND, GR_V_MAX)[r];
-    p.baseline_gain = COMP_F(w, COMP_GROUND, GR_BASELINE_GAIN)[r];
-    p.lookahead_min = COMP_F(w, COMP_GROUND, GR_LOOKAHEAD_MIN)[r];
-    p.lookahead_time = COMP_F(w, COMP_GROUND, GR_LOOKAHEAD_TIME)[r];
-    p.lookahead_max = COMP_F(w, COMP_GROUND, GR_LOOKAHEAD_MAX)[r];
-    p.kp = COMP_F(w, COMP_GROUND, GR_KP)[r];
-    p.ki = COMP_F(w, COMP_GROUND, GR_KI)[r];
-    p.arrive_radius = COMP_F(w, COMP_GROUND, GR_ARRIVE_RADIUS)[r];
-    p.stuck_window = COMP_F(w, COMP_GROUND, GR_STUCK_WINDOW)[r];
-    p.stuck_progress = COMP_F(w, COMP_GROUND, GR_STUCK_PROGRESS)[r];
-    p.reverse_time = COMP_F(w, COMP_GROUND, GR_REVERSE_TIME)[r];
-    p.max_recoveries = COMP_I(w, COMP_GROUND, GR_MAX_RECOVERIES)[r];
-    p.vehicle_limits = COMP_I(w, COMP_GROUND, GR_VEHICLE_LIMITS)[r];
-    return p;
-}
-
 void ground_restart_run(world_t* w, int32_t r)
 {
     static const int cols[] = {GR_S, GR_PI_INTEGRAL, GR_WINDOW_TIME, GR_WINDOW_S, GR_RECOVER_TIME,
@@ -321,8 +275,8 @@ static void place_vehicle(world_t* w, int32_t r, float yaw, const float velocity
     COMP_F(w, COMP_GROUND, GR_YAW_RATE)[r] = 0.0f;
     COMP_I(w, COMP_GROUND, GR_CONTACT)[r] = 0;
     terrain_t t = ground_terrain(w);
-    ground_write_agent_pose(w, &t, row, AGENT_F(w, AC_POS_X)[row], AGENT_F(w, AC_POS_Y)[row], yaw, v,
-                            v_lat, 0.0f);
+    agent_view_t a = agent_view(w);
+    ground_write_agent_pose(&a, w->dims == 3, &t, row, a.px[row], a.py[row], yaw, v, v_lat, 0.0f);
 }
 
 void ground_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, int fresh)
@@ -372,8 +326,9 @@ void ground_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, i
 
 void ground_read_component(const world_t* w, int32_t r, shoal_ground_t* out)
 {
-    gv_params_t gv = ground_gv_params(w, r);
-    pf_params_t pf = ground_pf_params(w, r);
+    ground_view_t g = ground_view(w);
+    gv_params_t gv = ground_view_gv_params(&g, r);
+    pf_params_t pf = ground_view_pf_params(&g, r);
     out->enabled = 1;
     out->vehicle = vehicle_from_gv(&gv);
     out->follow = follow_from_pf(&pf, COMP_I(w, COMP_GROUND, GR_PATH)[r]);

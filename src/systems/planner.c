@@ -92,48 +92,46 @@ trim_pose_t planner_wrap_pose(const world_t* w, trim_pose_t p)
     return p;
 }
 
-trim_pose_t planner_pose_ahead(const world_t* w, int32_t r, int32_t ahead)
+trim_pose_t planner_pose_ahead(const trim_spec_t* spec, const planner_view_t* v, int32_t r, int32_t ahead)
 {
-    const trim_spec_t* spec = &planner_data(w)->table.spec;
-    const int k = COMP_PLANNER;
-    trim_rel_t rel = planner_load_rel(w, r);
-    int32_t ci = COMP_I(w, k, PL_CI)[r], cf = COMP_I(w, k, PL_CF)[r];
+    trim_rel_t rel = planner_load_rel(v, r);
+    int32_t ci = v->ci[r], cf = v->cf[r];
     for (int32_t i = 0; i < ahead; ++i) trim_integrate_step(spec, ci, cf, &rel);
-    return trim_compose(planner_load_start(w, r), rel.pos, rel.rot, COMP_F(w, k, PL_RUN_SPEED)[r]);
+    return trim_compose(planner_load_start(v, r), rel.pos, rel.rot, v->run_speed[r]);
 }
 
-void planner_write_agent_pose(world_t* w, int32_t row, trim_pose_t pose, float speed,
+void planner_write_agent_pose(const agent_view_t* a, int three, int32_t row, trim_pose_t pose, float speed,
                               const float rates[TRIM_MAX_AXES])
 {
     vec3 f = quat_forward(pose.rot);
-    AGENT_F(w, AC_POS_X)[row] = pose.pos.x;
-    AGENT_F(w, AC_POS_Y)[row] = pose.pos.y;
-    AGENT_F(w, AC_VEL_X)[row] = f.x * speed;
-    AGENT_F(w, AC_VEL_Y)[row] = f.y * speed;
-    AGENT_F(w, AC_HEADING)[row] = atan2f(f.y, f.x);
+    a->px[row] = pose.pos.x;
+    a->py[row] = pose.pos.y;
+    a->vx[row] = f.x * speed;
+    a->vy[row] = f.y * speed;
+    a->heading[row] = atan2f(f.y, f.x);
     /* The trim trajectory moves the agent: no force or torque acts on it
      * (control and integrate leave its row out). */
-    AGENT_F(w, AC_FORCE_X)[row] = 0.0f;
-    AGENT_F(w, AC_FORCE_Y)[row] = 0.0f;
-    AGENT_F(w, AC_TORQUE_Z)[row] = 0.0f;
-    if (w->dims != 3) {
-        AGENT_F(w, AC_OMEGA_Z)[row] = rates[0];
+    a->fx[row] = 0.0f;
+    a->fy[row] = 0.0f;
+    a->tz[row] = 0.0f;
+    if (!three) {
+        a->oz[row] = rates[0];
         return;
     }
-    AGENT_F(w, AC_FORCE_Z)[row] = 0.0f;
-    AGENT_F(w, AC_TORQUE_X)[row] = 0.0f;
-    AGENT_F(w, AC_TORQUE_Y)[row] = 0.0f;
-    AGENT_F(w, AC_POS_Z)[row] = pose.pos.z;
-    AGENT_F(w, AC_VEL_Z)[row] = f.z * speed;
-    AGENT_F(w, AC_QW)[row] = pose.rot.w;
-    AGENT_F(w, AC_QX)[row] = pose.rot.x;
-    AGENT_F(w, AC_QY)[row] = pose.rot.y;
-    AGENT_F(w, AC_QZ)[row] = pose.rot.z;
+    a->fz[row] = 0.0f;
+    a->tx[row] = 0.0f;
+    a->ty[row] = 0.0f;
+    a->pz[row] = pose.pos.z;
+    a->vz[row] = f.z * speed;
+    a->qw[row] = pose.rot.w;
+    a->qx[row] = pose.rot.x;
+    a->qy[row] = pose.rot.y;
+    a->qz[row] = pose.rot.z;
     /* Body rates (roll about +x, pitch about -y, yaw about +z) in the world frame. */
     vec3 omega = quat_rotate(pose.rot, (vec3){rates[2], -rates[1], rates[0]});
-    AGENT_F(w, AC_OMEGA_X)[row] = omega.x;
-    AGENT_F(w, AC_OMEGA_Y)[row] = omega.y;
-    AGENT_F(w, AC_OMEGA_Z)[row] = omega.z;
+    a->ox[row] = omega.x;
+    a->oy[row] = omega.y;
+    a->oz[row] = omega.z;
 }
 
 int32_t planner_step_substeps(world_t* w, float dt)
@@ -171,10 +169,11 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
     }
     /* Moving spheres are indexed by their sweep over the longest look-ahead
      * of any planner agent (and at least the step, for the collision count). */
-    const table_t* t = &w->comps[COMP_PLANNER].table;
+    const int32_t count = w->comps[COMP_PLANNER].table.count;
+    const int32_t* max_depth = COMP_I(w, COMP_PLANNER, PL_MAX_DEPTH);
     int32_t depth = 1;
-    for (int32_t r = 0; r < t->count; ++r)
-        if (COMP_I(w, COMP_PLANNER, PL_MAX_DEPTH)[r] > depth) depth = COMP_I(w, COMP_PLANNER, PL_MAX_DEPTH)[r];
+    for (int32_t r = 0; r < count; ++r)
+        if (max_depth[r] > depth) depth = max_depth[r];
     const trim_spec_t* spec = &pw->table.spec;
     float horizon = fmaxf((float)depth * spec->interval, dt + spec->interval / (float)spec->substeps);
     /* Static obstacles that did not change since the last scene: keep it. */
@@ -246,6 +245,8 @@ static int64_t scene_failure(world_t* w, const char* system, int failed)
 
 typedef struct plan_ctx {
     world_t* w;
+    agent_view_t a;   /* reads the pos and vel of goal agents */
+    planner_view_t p; /* reads parameters and interval state; writes the plan and statistics */
     const plan_scene_t* scene;
     const int32_t* list;
     double h;              /* s per substep */
@@ -256,28 +257,28 @@ typedef struct plan_ctx {
 
 /* Nodes one search of component row r may visit: the root plus each
  * expansion's successors (single-step: the root's only). */
-static int64_t search_nodes(const world_t* w, int32_t r, int32_t controls)
+static int64_t search_nodes(const planner_view_t* v, int32_t r, int32_t controls)
 {
-    const int k = COMP_PLANNER;
     int64_t per;
-    switch (COMP_I(w, k, PL_STRATEGY)[r]) {
+    switch (v->strategy[r]) {
     case SHOAL_PLAN_SINGLE_STEP: return 1 + (int64_t)controls;
-    case SHOAL_PLAN_UNIFORM: per = controls / COMP_I(w, k, PL_K_SKIP)[r] + 2; break;
-    default: per = (COMP_I(w, k, PL_N_V)[r] < controls ? COMP_I(w, k, PL_N_V)[r] : controls) + 1; break;
+    case SHOAL_PLAN_UNIFORM: per = controls / v->k_skip[r] + 2; break;
+    default: per = (v->n_v[r] < controls ? v->n_v[r] : controls) + 1; break;
     }
     if (per > (int64_t)controls + 1) per = (int64_t)controls + 1;
-    int64_t nodes = 1 + (int64_t)COMP_I(w, k, PL_MAX_EXPANSIONS)[r] * per;
+    int64_t nodes = 1 + (int64_t)v->max_expansions[r] * per;
     return nodes < PLANNER_MAX_NODES ? nodes : PLANNER_MAX_NODES;
 }
 
 static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const plan_ctx* c = (const plan_ctx*)vctx;
-    world_t* w = c->w;
+    const world_t* w = c->w;
     const planner_world_t* pw = planner_data(w);
     const trim_table_t* table = &pw->table;
-    const int k = COMP_PLANNER;
     const int three = w->dims == 3;
+    const agent_view_t* a = &c->a;
+    const planner_view_t* v = &c->p;
     plan_scratch_t scratch;
     plan_scratch_init(&scratch, pw->scratch[worker], pw->scratch_bytes);
     for (int32_t i = begin; i < end; ++i) {
@@ -285,63 +286,62 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         /* A new agent plans the interval it starts now, from its start pose
          * and the rates of its initial control; the others the interval that
          * starts when theirs ends, `ahead` substeps into the step. */
-        int now = COMP_I(w, k, PL_PLAN_NOW)[r] != 0;
-        int32_t ahead = now ? 0 : COMP_I(w, k, PL_LEN)[r] - COMP_I(w, k, PL_K)[r];
-        float speed = COMP_F(w, k, PL_SPEED)[r];
+        int now = v->plan_now[r] != 0;
+        int32_t ahead = now ? 0 : v->len[r] - v->k[r];
+        float speed = v->speed[r];
         plan_query_t q;
         memset(&q, 0, sizeof q);
         q.table = table;
         if (now) {
-            q.pose = planner_load_start(w, r);
-            q.control = COMP_I(w, k, PL_CI)[r];
+            q.pose = planner_load_start(v, r);
+            q.control = v->ci[r];
         } else {
-            q.pose = planner_wrap_pose(w, planner_pose_ahead(w, r, ahead));
-            q.control = COMP_I(w, k, PL_CF)[r];
+            q.pose = planner_wrap_pose(w, planner_pose_ahead(&table->spec, v, r, ahead));
+            q.control = v->cf[r];
         }
         q.speed = speed;
         /* Inflated by the arcs' distance from their chords (planner.h). */
-        q.radius = COMP_F(w, k, PL_RADIUS)[r] + speed * pw->chord_slack;
+        q.radius = v->radius[r] + speed * pw->chord_slack;
         q.scene = c->scene;
         q.permutation = pw->permutation;
-        q.permutation_offset = COMP_U(w, k, PL_PERM_OFFSET)[r];
+        q.permutation_offset = v->perm_offset[r];
 
         plan_behavior_t b[2];
         int32_t nb = 0;
         memset(b, 0, sizeof b);
-        int32_t goal = COMP_I(w, k, PL_GOAL)[r];
+        int32_t goal = v->goal[r];
         if (goal == SHOAL_PLAN_GOAL_SEEK || goal == SHOAL_PLAN_GOAL_FLEE) {
             b[nb].kind = goal == SHOAL_PLAN_GOAL_SEEK ? PLAN_SEEK : PLAN_FLEE;
-            b[nb].point = (vec3){COMP_F(w, k, PL_GOAL_X)[r], COMP_F(w, k, PL_GOAL_Y)[r],
-                                 COMP_F(w, k, PL_GOAL_Z)[r]};
+            b[nb].point = (vec3){v->goal_x[r], v->goal_y[r], v->goal_z[r]};
             nb++;
         } else if (goal == SHOAL_PLAN_GOAL_PURSUE || goal == SHOAL_PLAN_GOAL_EVADE) {
-            int32_t target = world_row_of_stored(w, COMP_U(w, k, PL_GOAL_INDEX1)[r], COMP_U(w, k, PL_GOAL_TAG)[r]);
+            int32_t target = world_row_of_stored(w, v->goal_index1[r], v->goal_tag[r]);
             if (target >= 0) { /* a removed target is ignored */
                 /* As of the step's start, predicted to the search's time. */
                 float ahead_s = (float)((double)ahead * c->h - c->leftover);
-                vec3 p = agent_position(w, target), v = agent_velocity(w, target);
-                if (!three) p.z = v.z = 0.0f;
+                vec3 p = {a->px[target], a->py[target], three ? a->pz[target] : 0.0f};
+                vec3 vel = {a->vx[target], a->vy[target], three ? a->vz[target] : 0.0f};
                 b[nb].kind = goal == SHOAL_PLAN_GOAL_PURSUE ? PLAN_PURSUE : PLAN_EVADE;
-                b[nb].point = vec3_add(p, vec3_scale(v, ahead_s));
-                b[nb].velocity = v;
+                b[nb].point = vec3_add(p, vec3_scale(vel, ahead_s));
+                b[nb].velocity = vel;
                 nb++;
             }
         }
-        if (COMP_I(w, k, PL_AVOID)[r] && c->scene) b[nb++].kind = PLAN_AVOID_COLLISION;
+        if (v->avoid[r] && c->scene) b[nb++].kind = PLAN_AVOID_COLLISION;
         q.behaviors = b;
         q.behavior_count = nb;
 
-        plan_params_t p = plan_params_default((plan_strategy_t)COMP_I(w, k, PL_STRATEGY)[r]);
-        p.discount = COMP_F(w, k, PL_DISCOUNT)[r];
-        p.optimism = COMP_F(w, k, PL_OPTIMISM)[r];
-        p.max_depth = COMP_I(w, k, PL_MAX_DEPTH)[r];
-        p.min_depth = COMP_I(w, k, PL_MIN_DEPTH)[r];
-        p.max_expansions = COMP_I(w, k, PL_MAX_EXPANSIONS)[r];
+        plan_params_t p = plan_params_default((plan_strategy_t)v->strategy[r]);
+        p.discount = v->discount[r];
+        p.optimism = v->optimism[r];
+        p.max_depth = v->max_depth[r];
+        p.min_depth = v->min_depth[r];
+        p.max_expansions = v->max_expansions[r];
         p.max_seconds = 0.0; /* deterministic: no time budget */
-        p.k_skip = COMP_I(w, k, PL_K_SKIP)[r];
-        p.n_v = COMP_I(w, k, PL_N_V)[r];
-        p.collapse = COMP_F(w, k, PL_COLLAPSE)[r];
-        p.damping = COMP_F(w, k, PL_DAMPING)[r];
+        p.k_skip = v->k_skip[r];
+        p.n_v = v->n_v[r];
+        p.collapse = v->collapse[r];
+        p.damping = v->damping[r];
 
         plan_result_t res;
         uint64_t t0 = world_now_ns();
@@ -349,23 +349,27 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         uint64_t t1 = world_now_ns();
         if (rc != 0) {
             if (i < c->fail_at[worker]) c->fail_at[worker] = i;
-            COMP_I(w, k, PL_NEXT)[r] = -1;
+            v->next[r] = -1;
             continue;
         }
         if (now) {
-            COMP_I(w, k, PL_CF)[r] = res.control;
-            COMP_I(w, k, PL_PLAN_NOW)[r] = 0;
+            v->cf[r] = res.control;
+            v->plan_now[r] = 0;
         } else {
-            COMP_I(w, k, PL_NEXT)[r] = res.control;
+            v->next[r] = res.control;
         }
-        COMP_U(w, k, PL_PERM_OFFSET)[r] =
+        v->perm_offset[r] =
             (uint32_t)(((uint64_t)q.permutation_offset + (uint64_t)p.n_v) % (uint64_t)table->controls);
-        planner_set_u64(w, PL_SEARCHES_LO, r, planner_get_u64(w, PL_SEARCHES_LO, r) + 1u);
-        planner_set_f64(w, PL_GOODNESS_LO, r, planner_get_f64(w, PL_GOODNESS_LO, r) + (double)res.goodness);
-        planner_set_f64(w, PL_NS_LO, r, planner_get_f64(w, PL_NS_LO, r) + (double)(t1 - t0));
-        planner_set_u64(w, PL_STATES_LO, r, planner_get_u64(w, PL_STATES_LO, r) + (uint64_t)res.visited);
-        planner_set_u64(w, PL_EXPANDED_LO, r, planner_get_u64(w, PL_EXPANDED_LO, r) + (uint64_t)res.expanded);
-        COMP_F(w, k, PL_LAST_GOODNESS)[r] = res.goodness;
+        planner_set_u64(v->searches_lo, v->searches_hi, r,
+                        planner_get_u64(v->searches_lo, v->searches_hi, r) + 1u);
+        planner_set_f64(v->goodness_lo, v->goodness_hi, r,
+                        planner_get_f64(v->goodness_lo, v->goodness_hi, r) + (double)res.goodness);
+        planner_set_f64(v->ns_lo, v->ns_hi, r, planner_get_f64(v->ns_lo, v->ns_hi, r) + (double)(t1 - t0));
+        planner_set_u64(v->states_lo, v->states_hi, r,
+                        planner_get_u64(v->states_lo, v->states_hi, r) + (uint64_t)res.visited);
+        planner_set_u64(v->expanded_lo, v->expanded_hi, r,
+                        planner_get_u64(v->expanded_lo, v->expanded_hi, r) + (uint64_t)res.expanded);
+        v->last_goodness[r] = res.goodness;
     }
 }
 
@@ -452,9 +456,10 @@ int planner_reserve_step(world_t* w)
     }
     /* Any agent may search this step (a goal set from a user system plans
      * at once): room for the largest search. */
+    const planner_view_t v = planner_view(w);
     int64_t nodes = 1;
     for (int32_t r = 0; r < count; ++r) {
-        int64_t need = search_nodes(w, r, pw->table.controls);
+        int64_t need = search_nodes(&v, r, pw->table.controls);
         if (need > nodes) nodes = need;
     }
     if (!reserve_scratch(w, pw, scratch_bytes_for(nodes))) goto out_of_memory;
@@ -495,12 +500,13 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     }
     /* The agents whose interval ends within this step's substeps, in row
      * order; the search memory their budgets need. */
+    const planner_view_t v = planner_view(w);
     int32_t searches = 0;
     int64_t nodes = 1;
     for (int32_t r = 0; r < count; ++r) {
-        if (!COMP_I(w, k, PL_PLAN_NOW)[r] && COMP_I(w, k, PL_LEN)[r] - COMP_I(w, k, PL_K)[r] >= m) continue;
+        if (!v.plan_now[r] && v.len[r] - v.k[r] >= m) continue;
         pw->replan[searches++] = r;
-        int64_t need = search_nodes(w, r, pw->table.controls);
+        int64_t need = search_nodes(&v, r, pw->table.controls);
         if (need > nodes) nodes = need;
     }
     if (searches == 0) return 0;
@@ -515,6 +521,8 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     int32_t workers = pw->scratch_workers;
     plan_ctx c;
     c.w = w;
+    c.a = agent_view(w);
+    c.p = v;
     c.scene = scene;
     c.list = pw->replan;
     c.h = (double)(pw->table.spec.interval / (float)n);
@@ -548,6 +556,8 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
 
 typedef struct move_ctx {
     world_t* w;
+    agent_view_t a;   /* writes the pose, velocities and actuation */
+    planner_view_t p; /* reads and writes the interval state and collisions */
     const plan_scene_t* scene;
     int32_t m;
     double h;
@@ -558,26 +568,27 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     const move_ctx* c = (const move_ctx*)vctx;
-    world_t* w = c->w;
+    const world_t* w = c->w;
     const trim_table_t* table = &planner_data(w)->table;
     const trim_spec_t* spec = &table->spec;
     const int32_t n = spec->substeps;
-    const int k = COMP_PLANNER;
+    const int three = w->dims == 3;
+    const planner_view_t* v = &c->p;
     for (int32_t r = begin; r < end; ++r) {
-        trim_pose_t start = planner_load_start(w, r);
-        trim_rel_t rel = planner_load_rel(w, r);
-        int32_t ci = COMP_I(w, k, PL_CI)[r], cf = COMP_I(w, k, PL_CF)[r];
-        int32_t next = COMP_I(w, k, PL_NEXT)[r];
-        int32_t len = COMP_I(w, k, PL_LEN)[r];
-        int32_t overlap = COMP_I(w, k, PL_OVERLAP)[r];
-        int32_t collisions = COMP_I(w, k, PL_COLLISIONS)[r];
-        float run_speed = COMP_F(w, k, PL_RUN_SPEED)[r];
-        float radius = COMP_F(w, k, PL_RADIUS)[r];
+        trim_pose_t start = planner_load_start(v, r);
+        trim_rel_t rel = planner_load_rel(v, r);
+        int32_t ci = v->ci[r], cf = v->cf[r];
+        int32_t next = v->next[r];
+        int32_t len = v->len[r];
+        int32_t overlap = v->overlap[r];
+        int32_t collisions = v->collisions[r];
+        float run_speed = v->run_speed[r];
+        float radius = v->radius[r];
         int restarted = 0;
         int posed = 0;
         /* Not planned (added after this step's plan stage, or the planner
          * system is off): the first interval is flown as it is, straight. */
-        COMP_I(w, k, PL_PLAN_NOW)[r] = 0;
+        v->plan_now[r] = 0;
         trim_pose_t now;
         for (int32_t s = 0; s < c->m; ++s) {
             if (rel.k >= len) {
@@ -588,7 +599,7 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 ci = cf;
                 if (next >= 0) cf = next;
                 next = -1;
-                run_speed = COMP_F(w, k, PL_SPEED)[r];
+                run_speed = v->speed[r];
                 rel = trim_rel_start();
                 len = n;
                 restarted = 1;
@@ -605,16 +616,16 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         }
         if (restarted) {
-            planner_store_start(w, r, start);
-            COMP_I(w, k, PL_CI)[r] = ci;
-            COMP_I(w, k, PL_CF)[r] = cf;
-            COMP_I(w, k, PL_NEXT)[r] = next;
-            COMP_F(w, k, PL_RUN_SPEED)[r] = run_speed;
-            COMP_I(w, k, PL_LEN)[r] = len;
+            planner_store_start(v, r, start);
+            v->ci[r] = ci;
+            v->cf[r] = cf;
+            v->next[r] = next;
+            v->run_speed[r] = run_speed;
+            v->len[r] = len;
         }
-        planner_store_rel(w, r, rel);
-        COMP_I(w, k, PL_OVERLAP)[r] = overlap;
-        COMP_I(w, k, PL_COLLISIONS)[r] = collisions;
+        planner_store_rel(v, r, rel);
+        v->overlap[r] = overlap;
+        v->collisions[r] = collisions;
         /* The body rates of the substep just flown, for the angular velocity. */
         float wi[TRIM_MAX_AXES], wf[TRIM_MAX_AXES], rates[TRIM_MAX_AXES];
         trim_control_rates(spec, ci, wi);
@@ -623,7 +634,7 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         if (f > 1.0f) f = 1.0f;
         for (int a = 0; a < TRIM_MAX_AXES; ++a) rates[a] = wi[a] + (wf[a] - wi[a]) * f;
         if (!posed) now = trim_compose(start, rel.pos, rel.rot, run_speed);
-        planner_write_agent_pose(w, COMP_I(w, k, PL_ROW)[r], now, run_speed, rates);
+        planner_write_agent_pose(&c->a, three, v->agent_row[r], now, run_speed, rates);
     }
 }
 
@@ -635,6 +646,8 @@ int64_t planner_move_run(world_t* w, float dt, void* ctx)
     planner_world_t* pw = planner_data(w);
     move_ctx c;
     c.w = w;
+    c.a = agent_view(w);
+    c.p = planner_view(w);
     c.m = planner_step_substeps(w, dt);
     c.h = (double)(pw->table.spec.interval / (float)pw->table.spec.substeps);
     c.leftover = pw->step_leftover;

@@ -12,6 +12,8 @@
 #ifndef SHOAL_PLANNER_H
 #define SHOAL_PLANNER_H
 
+#include <string.h>
+
 #include "ecs/world.h"
 #include "systems/components.h"
 #include "systems/planner_search.h"
@@ -145,10 +147,72 @@ int32_t planner_step_substeps(world_t* w, float dt);
  * obstacles. Sets *failed on out of memory. */
 const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed);
 
+/* The planner component's columns, fetched once per system run (as
+ * agent_view does for the agent table) and indexed by component row. The
+ * parameters are read-only to the systems; the column types are those
+ * components.h lists. */
+typedef struct planner_view_t {
+    const int32_t* agent_row;
+    /* parameters (shoal_planner_t) */
+    const float *speed, *radius;
+    const int32_t* goal;
+    const float *goal_x, *goal_y, *goal_z;
+    const uint32_t *goal_index1, *goal_tag;
+    const int32_t *avoid, *strategy;
+    const float *discount, *optimism;
+    const int32_t *max_depth, *min_depth, *max_expansions, *k_skip, *n_v;
+    const float *collapse, *damping;
+    /* interval state */
+    float *start_x, *start_y, *start_z, *start_qw, *start_qx, *start_qy, *start_qz;
+    float *rel_x, *rel_y, *rel_z, *rel_qw, *rel_qx, *rel_qy, *rel_qz;
+    int32_t *k, *len, *ci, *cf, *next, *plan_now;
+    float* run_speed;
+    uint32_t* perm_offset;
+    int32_t* overlap;
+    /* statistics: 64-bit values in (lo, hi) halves */
+    uint32_t *searches_lo, *searches_hi, *goodness_lo, *goodness_hi, *ns_lo, *ns_hi;
+    uint32_t *states_lo, *states_hi, *expanded_lo, *expanded_hi;
+    int32_t* collisions;
+    float* last_goodness;
+} planner_view_t;
+
+static inline planner_view_t planner_view(const world_t* w)
+{
+    const table_t* t = &w->comps[COMP_PLANNER].table;
+#define F(col) TABLE_COL(t, float, col)
+#define I(col) TABLE_COL(t, int32_t, col)
+#define U(col) TABLE_COL(t, uint32_t, col)
+    planner_view_t v = {
+        .agent_row = I(PL_ROW),
+        .speed = F(PL_SPEED), .radius = F(PL_RADIUS), .goal = I(PL_GOAL), .goal_x = F(PL_GOAL_X),
+        .goal_y = F(PL_GOAL_Y), .goal_z = F(PL_GOAL_Z), .goal_index1 = U(PL_GOAL_INDEX1),
+        .goal_tag = U(PL_GOAL_TAG), .avoid = I(PL_AVOID), .strategy = I(PL_STRATEGY),
+        .discount = F(PL_DISCOUNT), .optimism = F(PL_OPTIMISM), .max_depth = I(PL_MAX_DEPTH),
+        .min_depth = I(PL_MIN_DEPTH), .max_expansions = I(PL_MAX_EXPANSIONS), .k_skip = I(PL_K_SKIP),
+        .n_v = I(PL_N_V), .collapse = F(PL_COLLAPSE), .damping = F(PL_DAMPING),
+        .start_x = F(PL_START_X), .start_y = F(PL_START_Y), .start_z = F(PL_START_Z),
+        .start_qw = F(PL_START_QW), .start_qx = F(PL_START_QX), .start_qy = F(PL_START_QY),
+        .start_qz = F(PL_START_QZ),
+        .rel_x = F(PL_REL_X), .rel_y = F(PL_REL_Y), .rel_z = F(PL_REL_Z), .rel_qw = F(PL_REL_QW),
+        .rel_qx = F(PL_REL_QX), .rel_qy = F(PL_REL_QY), .rel_qz = F(PL_REL_QZ),
+        .k = I(PL_K), .len = I(PL_LEN), .ci = I(PL_CI), .cf = I(PL_CF), .next = I(PL_NEXT),
+        .plan_now = I(PL_PLAN_NOW), .run_speed = F(PL_RUN_SPEED), .perm_offset = U(PL_PERM_OFFSET),
+        .overlap = I(PL_OVERLAP),
+        .searches_lo = U(PL_SEARCHES_LO), .searches_hi = U(PL_SEARCHES_HI),
+        .goodness_lo = U(PL_GOODNESS_LO), .goodness_hi = U(PL_GOODNESS_HI), .ns_lo = U(PL_NS_LO),
+        .ns_hi = U(PL_NS_HI), .states_lo = U(PL_STATES_LO), .states_hi = U(PL_STATES_HI),
+        .expanded_lo = U(PL_EXPANDED_LO), .expanded_hi = U(PL_EXPANDED_HI),
+        .collisions = I(PL_COLLISIONS), .last_goodness = F(PL_LAST_GOODNESS)};
+#undef F
+#undef I
+#undef U
+    return v;
+}
+
 /* The pose of component row r after `ahead` more substeps of its current
  * interval (0: now): trim_compose(start, rel advanced, run speed), exactly
- * what planner_move will compute. */
-trim_pose_t planner_pose_ahead(const world_t* w, int32_t r, int32_t ahead);
+ * what planner_move will compute (spec: the world's trim table's). */
+trim_pose_t planner_pose_ahead(const trim_spec_t* spec, const planner_view_t* v, int32_t r, int32_t ahead);
 /* A pose's position wrapped into a torus world's box (unchanged otherwise),
  * as every interval's start is. */
 trim_pose_t planner_wrap_pose(const world_t* w, trim_pose_t p);
@@ -157,62 +221,78 @@ int32_t planner_phase(uint32_t slot, int32_t substeps);
 
 /* Component row r's interval state: the start pose (PL_START_*) and the
  * motion relative to it (PL_REL_* and the substeps done, PL_K). */
-static inline trim_pose_t planner_load_start(const world_t* w, int32_t r)
+static inline trim_pose_t planner_load_start(const planner_view_t* v, int32_t r)
 {
-    const int k = COMP_PLANNER;
     trim_pose_t p;
-    p.pos = (vec3){COMP_F(w, k, PL_START_X)[r], COMP_F(w, k, PL_START_Y)[r], COMP_F(w, k, PL_START_Z)[r]};
-    p.rot = (quat){COMP_F(w, k, PL_START_QW)[r], COMP_F(w, k, PL_START_QX)[r],
-                   COMP_F(w, k, PL_START_QY)[r], COMP_F(w, k, PL_START_QZ)[r]};
+    p.pos = (vec3){v->start_x[r], v->start_y[r], v->start_z[r]};
+    p.rot = (quat){v->start_qw[r], v->start_qx[r], v->start_qy[r], v->start_qz[r]};
     return p;
 }
 
-static inline void planner_store_start(world_t* w, int32_t r, trim_pose_t p)
+static inline void planner_store_start(const planner_view_t* v, int32_t r, trim_pose_t p)
 {
-    const int k = COMP_PLANNER;
-    COMP_F(w, k, PL_START_X)[r] = p.pos.x;
-    COMP_F(w, k, PL_START_Y)[r] = p.pos.y;
-    COMP_F(w, k, PL_START_Z)[r] = p.pos.z;
-    COMP_F(w, k, PL_START_QW)[r] = p.rot.w;
-    COMP_F(w, k, PL_START_QX)[r] = p.rot.x;
-    COMP_F(w, k, PL_START_QY)[r] = p.rot.y;
-    COMP_F(w, k, PL_START_QZ)[r] = p.rot.z;
+    v->start_x[r] = p.pos.x;
+    v->start_y[r] = p.pos.y;
+    v->start_z[r] = p.pos.z;
+    v->start_qw[r] = p.rot.w;
+    v->start_qx[r] = p.rot.x;
+    v->start_qy[r] = p.rot.y;
+    v->start_qz[r] = p.rot.z;
 }
 
-static inline trim_rel_t planner_load_rel(const world_t* w, int32_t r)
+static inline trim_rel_t planner_load_rel(const planner_view_t* v, int32_t r)
 {
-    const int k = COMP_PLANNER;
     trim_rel_t rel;
-    rel.pos = (vec3){COMP_F(w, k, PL_REL_X)[r], COMP_F(w, k, PL_REL_Y)[r], COMP_F(w, k, PL_REL_Z)[r]};
-    rel.rot = (quat){COMP_F(w, k, PL_REL_QW)[r], COMP_F(w, k, PL_REL_QX)[r], COMP_F(w, k, PL_REL_QY)[r],
-                     COMP_F(w, k, PL_REL_QZ)[r]};
-    rel.k = COMP_I(w, k, PL_K)[r];
+    rel.pos = (vec3){v->rel_x[r], v->rel_y[r], v->rel_z[r]};
+    rel.rot = (quat){v->rel_qw[r], v->rel_qx[r], v->rel_qy[r], v->rel_qz[r]};
+    rel.k = v->k[r];
     return rel;
 }
 
-static inline void planner_store_rel(world_t* w, int32_t r, trim_rel_t rel)
+static inline void planner_store_rel(const planner_view_t* v, int32_t r, trim_rel_t rel)
 {
-    const int k = COMP_PLANNER;
-    COMP_F(w, k, PL_REL_X)[r] = rel.pos.x;
-    COMP_F(w, k, PL_REL_Y)[r] = rel.pos.y;
-    COMP_F(w, k, PL_REL_Z)[r] = rel.pos.z;
-    COMP_F(w, k, PL_REL_QW)[r] = rel.rot.w;
-    COMP_F(w, k, PL_REL_QX)[r] = rel.rot.x;
-    COMP_F(w, k, PL_REL_QY)[r] = rel.rot.y;
-    COMP_F(w, k, PL_REL_QZ)[r] = rel.rot.z;
-    COMP_I(w, k, PL_K)[r] = rel.k;
+    v->rel_x[r] = rel.pos.x;
+    v->rel_y[r] = rel.pos.y;
+    v->rel_z[r] = rel.pos.z;
+    v->rel_qw[r] = rel.rot.w;
+    v->rel_qx[r] = rel.rot.x;
+    v->rel_qy[r] = rel.rot.y;
+    v->rel_qz[r] = rel.rot.z;
+    v->k[r] = rel.k;
 }
 
 /* Write the agent row's pose columns (position, heading or quaternion,
- * velocity = speed along the facing, angular velocity from the rates). */
-void planner_write_agent_pose(world_t* w, int32_t row, trim_pose_t pose, float speed,
+ * velocity = speed along the facing, angular velocity from the rates) into
+ * the view `a` (three: the world is 3D). */
+void planner_write_agent_pose(const agent_view_t* a, int three, int32_t row, trim_pose_t pose, float speed,
                               const float rates[TRIM_MAX_AXES]);
 
-/* 64-bit statistics in two uint32 columns. */
-uint64_t planner_get_u64(const world_t* w, int col_lo, int32_t r);
-void planner_set_u64(world_t* w, int col_lo, int32_t r, uint64_t v);
-double planner_get_f64(const world_t* w, int col_lo, int32_t r);
-void planner_set_f64(world_t* w, int col_lo, int32_t r, double v);
+/* 64-bit statistics in two uint32 columns (the low and high halves). */
+static inline uint64_t planner_get_u64(const uint32_t* lo, const uint32_t* hi, int32_t r)
+{
+    return (uint64_t)lo[r] | (uint64_t)hi[r] << 32;
+}
+
+static inline void planner_set_u64(uint32_t* lo, uint32_t* hi, int32_t r, uint64_t v)
+{
+    lo[r] = (uint32_t)v;
+    hi[r] = (uint32_t)(v >> 32);
+}
+
+static inline double planner_get_f64(const uint32_t* lo, const uint32_t* hi, int32_t r)
+{
+    uint64_t u = planner_get_u64(lo, hi, r);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static inline void planner_set_f64(uint32_t* lo, uint32_t* hi, int32_t r, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    planner_set_u64(lo, hi, r, u);
+}
 
 /* The interval state of a live planner agent, for tests and tools that
  * check plans against execution: start pose, current pose, the controls

@@ -418,33 +418,6 @@ shoal_status_t planner_check_goal_agent(world_t* w, const shoal_planner_t* p, co
 
 /* ---- component rows ------------------------------------------------------ */
 
-uint64_t planner_get_u64(const world_t* w, int col_lo, int32_t r)
-{
-    return (uint64_t)COMP_U(w, COMP_PLANNER, col_lo)[r] |
-           (uint64_t)COMP_U(w, COMP_PLANNER, col_lo + 1)[r] << 32;
-}
-
-void planner_set_u64(world_t* w, int col_lo, int32_t r, uint64_t v)
-{
-    COMP_U(w, COMP_PLANNER, col_lo)[r] = (uint32_t)v;
-    COMP_U(w, COMP_PLANNER, col_lo + 1)[r] = (uint32_t)(v >> 32);
-}
-
-double planner_get_f64(const world_t* w, int col_lo, int32_t r)
-{
-    uint64_t u = planner_get_u64(w, col_lo, r);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-void planner_set_f64(world_t* w, int col_lo, int32_t r, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    planner_set_u64(w, col_lo, r, u);
-}
-
 /* The agent row's pose as a trim pose: its position, and its quaternion
  * (3D) or a yaw quaternion with x = y = 0 exactly (2D). */
 static trim_pose_t row_pose(const world_t* w, int32_t row)
@@ -471,9 +444,10 @@ static void restart_interval(world_t* w, int32_t r)
     const int k = COMP_PLANNER;
     const planner_world_t* pw = planner_data(w);
     int32_t row = COMP_I(w, k, PL_ROW)[r];
+    const planner_view_t v = planner_view(w);
     trim_pose_t start = planner_wrap_pose(w, row_pose(w, row));
-    planner_store_start(w, r, start);
-    planner_store_rel(w, r, trim_rel_start()); /* substeps done (PL_K): 0 */
+    planner_store_start(&v, r, start);
+    planner_store_rel(&v, r, trim_rel_start()); /* substeps done (PL_K): 0 */
     int32_t n = pw->table.spec.substeps;
     uint32_t slot = table_slots(&w->comps[k].table)[r];
     uint64_t due = (pw->substep_clock + (uint64_t)planner_phase(slot, n)) % (uint64_t)n;
@@ -486,7 +460,9 @@ static void restart_interval(world_t* w, int32_t r)
     COMP_I(w, k, PL_OVERLAP)[r] = 0;
     float rates[TRIM_MAX_AXES] = {0.0f, 0.0f, 0.0f};
     trim_control_rates(&pw->table.spec, pw->table.straight, rates);
-    planner_write_agent_pose(w, row, planner_pose_ahead(w, r, 0), COMP_F(w, k, PL_SPEED)[r], rates);
+    agent_view_t a = agent_view(w);
+    planner_write_agent_pose(&a, w->dims == 3, row, planner_pose_ahead(&pw->table.spec, &v, r, 0),
+                             COMP_F(w, k, PL_SPEED)[r], rates);
 }
 
 void planner_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, int fresh)
@@ -566,16 +542,16 @@ shoal_status_t shoal_agent_get_planner(const shoal_world_t* w, shoal_agent_t id,
     shoal_status_t st;
     int32_t r = planner_row(w, id, where, &st);
     if (r < 0) return st;
-    const int k = COMP_PLANNER;
+    const planner_view_t v = planner_view(w);
     memset(out, 0, sizeof *out);
-    out->control = COMP_I(w, k, PL_CF)[r];
-    out->searches = (int64_t)planner_get_u64(w, PL_SEARCHES_LO, r);
-    out->goodness_sum = planner_get_f64(w, PL_GOODNESS_LO, r);
-    out->search_ns_sum = planner_get_f64(w, PL_NS_LO, r);
-    out->states_sum = (int64_t)planner_get_u64(w, PL_STATES_LO, r);
-    out->expanded_sum = (int64_t)planner_get_u64(w, PL_EXPANDED_LO, r);
-    out->collisions = COMP_I(w, k, PL_COLLISIONS)[r];
-    out->last_goodness = COMP_F(w, k, PL_LAST_GOODNESS)[r];
+    out->control = v.cf[r];
+    out->searches = (int64_t)planner_get_u64(v.searches_lo, v.searches_hi, r);
+    out->goodness_sum = planner_get_f64(v.goodness_lo, v.goodness_hi, r);
+    out->search_ns_sum = planner_get_f64(v.ns_lo, v.ns_hi, r);
+    out->states_sum = (int64_t)planner_get_u64(v.states_lo, v.states_hi, r);
+    out->expanded_sum = (int64_t)planner_get_u64(v.expanded_lo, v.expanded_hi, r);
+    out->collisions = v.collisions[r];
+    out->last_goodness = v.last_goodness[r];
     return SHOAL_OK;
 }
 
@@ -586,14 +562,14 @@ int planner_interval_of(const world_t* w, shoal_agent_t id, planner_interval_t* 
     if (w->slots[slot].state != SLOT_LIVE) return 0;
     int32_t r = component_row(&w->comps[COMP_PLANNER], slot);
     if (r < 0) return 0;
-    const int k = COMP_PLANNER;
-    out->start = planner_load_start(w, r);
-    out->now = planner_pose_ahead(w, r, 0);
-    out->initial_control = COMP_I(w, k, PL_CI)[r];
-    out->final_control = COMP_I(w, k, PL_CF)[r];
-    out->substeps_done = COMP_I(w, k, PL_K)[r];
-    out->substeps = COMP_I(w, k, PL_LEN)[r];
-    out->speed = COMP_F(w, k, PL_RUN_SPEED)[r];
+    const planner_view_t v = planner_view(w);
+    out->start = planner_load_start(&v, r);
+    out->now = planner_pose_ahead(&planner_data(w)->table.spec, &v, r, 0);
+    out->initial_control = v.ci[r];
+    out->final_control = v.cf[r];
+    out->substeps_done = v.k[r];
+    out->substeps = v.len[r];
+    out->speed = v.run_speed[r];
     return 1;
 }
 

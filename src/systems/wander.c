@@ -39,8 +39,22 @@
  * that other systems numbering their streams from 0 cannot collide. */
 #define WANDER_STREAM 0x57414e00u /* "WAN\0" */
 
+/* The wander component's columns: the random key, the parameters and the
+ * walk's current wander velocity. */
+typedef struct wander_view {
+    const uint32_t* slot;
+    const int32_t* agent_row;
+    const uint32_t* key;
+    const float *weight, *cruise, *strength, *noise;
+    float *wvx, *wvy, *wvz;
+} wander_view;
+
+/* Reads heading (2D) or the quaternion (3D); writes desired (+=) and the
+ * wander velocity. */
 typedef struct wander_ctx {
     world_t* w;
+    agent_view_t a;
+    wander_view v;
 } wander_ctx;
 
 /* Rows go through in blocks: a scalar pass draws the noise and gathers the
@@ -125,23 +139,17 @@ static void wander_lanes(wander_block* b, int32_t n, int three, float* wvx, floa
 static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((wander_ctx*)vctx)->w;
+    const wander_ctx* c = (const wander_ctx*)vctx;
+    const world_t* w = c->w;
     const int three = w->dims == 3; /* z, quaternion columns exist only in 3D */
-    const table_t* t = &w->comps[COMP_WANDER].table;
-    const uint32_t* slots = table_slots(t);
-    const int32_t* rows = TABLE_COL(t, int32_t, COMP_ROW);
-    const uint32_t* keys = COMP_U(w, COMP_WANDER, WD_KEY);
-    const float* weight = COMP_F(w, COMP_WANDER, WD_WEIGHT);
-    const float* cruise = COMP_F(w, COMP_WANDER, WD_CRUISE);
-    const float* strength = COMP_F(w, COMP_WANDER, WD_STRENGTH);
-    const float* noise = COMP_F(w, COMP_WANDER, WD_NOISE);
-    float* wvx = COMP_F(w, COMP_WANDER, WD_VX);
-    float* wvy = COMP_F(w, COMP_WANDER, WD_VY);
-    float* wvz = COMP_F(w, COMP_WANDER, WD_VZ);
-    const float* heading = AGENT_F(w, AC_HEADING);
-    float* dx = AGENT_F(w, AC_DESIRED_X);
-    float* dy = AGENT_F(w, AC_DESIRED_Y);
-    float* dz = AGENT_F(w, AC_DESIRED_Z);
+    const uint32_t* slots = c->v.slot;
+    const int32_t* rows = c->v.agent_row;
+    const uint32_t* keys = c->v.key;
+    const float *weight = c->v.weight, *cruise = c->v.cruise, *strength = c->v.strength, *noise = c->v.noise;
+    float *wvx = c->v.wvx, *wvy = c->v.wvy, *wvz = c->v.wvz;
+    const float* heading = c->a.heading;
+    const float *qw = c->a.qw, *qx = c->a.qx, *qy = c->a.qy, *qz = c->a.qz;
+    float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
     const uint64_t seed_round = rng_seed_round(w->seed), step = w->step_count;
     wander_block b;
     uint64_t bits[WANDER_BLOCK];
@@ -172,8 +180,7 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         if (three) {
             for (int32_t k = 0; k < m; ++k) {
                 int32_t i = b.row[k];
-                quat q = {AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i],
-                          AGENT_F(w, AC_QZ)[i]};
+                quat q = {qw[i], qx[i], qy[i], qz[i]};
                 vec3 fwd = quat_forward(q);
                 b.fx[k] = fwd.x;
                 b.fy[k] = fwd.y;
@@ -235,8 +242,12 @@ int64_t wander_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
     (void)ctx;
-    int32_t count = w->comps[COMP_WANDER].table.count;
-    wander_ctx c = {w};
+    const int k = COMP_WANDER;
+    int32_t count = w->comps[k].table.count;
+    wander_ctx c = {w, agent_view(w),
+                    {table_slots(&w->comps[k].table), COMP_I(w, k, COMP_ROW), COMP_U(w, k, WD_KEY),
+                     COMP_F(w, k, WD_WEIGHT), COMP_F(w, k, WD_CRUISE), COMP_F(w, k, WD_STRENGTH),
+                     COMP_F(w, k, WD_NOISE), COMP_F(w, k, WD_VX), COMP_F(w, k, WD_VY), COMP_F(w, k, WD_VZ)}};
     par_for(w, count, 512, PAR_AFFINE, wander_range, &c);
     return count;
 }
