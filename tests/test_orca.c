@@ -540,6 +540,13 @@ Test(orca, lp_degenerate_2d)
     cr_assert_eq(orca2_solve(strip, 2, 0, 1.0f, vec2_make(0.4f, 0.0f), scratch, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.y, 0.2f, TOL);
     cr_assert_float_eq(out.x, 0.4f, TOL);
+    /* a huge speed limit: still finite */
+    orca_line2 facing[3] = {line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f), line_n(0.0f, 1.0f, 2.0f)};
+    cr_assert_eq(orca2_solve(facing, 3, 0, 1e30f, vec2_make(0.0f, -1e20f), scratch, &out), ORCA_RELAXED);
+    cr_assert(finite2(out));
+    cr_assert_float_eq(out.x, 0.0f, TOL);
+    cr_assert_eq(orca2_solve(facing + 2, 1, 0, 1e30f, vec2_make(0.0f, -1e20f), scratch, &out), ORCA_FEASIBLE);
+    cr_assert_float_eq(out.y, 2.0f, TOL);
     /* NULL arrays with n > 0 */
     cr_assert_eq(orca2_solve(l, 2, 0, 1.0f, vec2_make(2.0f, 0.0f), NULL, &out), ORCA_NO_ARRAY);
     cr_assert_float_eq(out.x, 1.0f, TOL);

@@ -217,7 +217,7 @@ static int best_on_line2(const orca_line2* lines, int i, float radius, vec2 targ
     const vec2 p = lines[i].point, d = lines[i].dir;
     float off = fabsf(vec2_cross(d, p)); /* the line's distance from the origin */
     if (off > radius) return 0;
-    float half = sqrtf((radius - off) * (radius + off)); /* half the chord */
+    float half = sqrtf(radius - off) * sqrtf(radius + off); /* half the chord */
     float mid = -vec2_dot(p, d);                          /* t of the chord's middle */
     float lo = mid - half, hi = mid + half;
     float slack = ORCA_SLACK * (1.0f + radius);
@@ -353,7 +353,7 @@ static int best_on_plane3(const orca_plane3* planes, int i, float radius, vec3 t
     float h = vec3_dot(planes[i].point, nrm);
     float off = fabsf(h);
     if (off > radius) return 0;
-    float rho = sqrtf((radius - off) * (radius + off));
+    float rho = sqrtf(radius - off) * sqrtf(radius + off);
     vec3 c = vec3_scale(nrm, h);
     vec3 e1 = odd_perp3(nrm);
     vec3 e2 = vec3_cross(nrm, e1);
