@@ -620,6 +620,59 @@ Test(snapshot, disabled_systems_stay_disabled)
     shoal_world_destroy(m.w);
 }
 
+/* A version-3 snapshot rewritten as an older version: its sections copied
+ * but those the older version lacks (the crowd component, COMP id 8, before
+ * version 3; USER before version 2), with that version's header, size and
+ * checksum. Returns the new size; out has room for `size` bytes. */
+static size_t older_version(const unsigned char* in, size_t size, uint32_t version, unsigned char* out)
+{
+    memcpy(out, in, 32);
+    size_t at = 32, to = 32;
+    uint32_t sections = 0;
+    while (at < size - 8) {
+        uint32_t tag = (uint32_t)in[at] | (uint32_t)in[at + 1] << 8 | (uint32_t)in[at + 2] << 16 |
+                       (uint32_t)in[at + 3] << 24;
+        uint64_t bytes = 0;
+        for (int k = 0; k < 8; ++k) bytes |= (uint64_t)in[at + 8 + k] << (8 * k);
+        size_t whole = 16 + (size_t)bytes;
+        int drop = (memcmp(in + at, "USER", 4) == 0 && version < 2) ||
+                   (memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 8 && version < 3);
+        (void)tag;
+        if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 3) {
+            /* the systems of version 3 (orca, crowd_move) out of the list */
+            size_t rec = 32 + 12, start = to;
+            uint32_t count = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8, kept = 0;
+            memcpy(out + to, in + at, 20);
+            to += 20;
+            for (uint32_t i = 0; i < count; ++i) {
+                const unsigned char* r = in + at + 20 + i * rec;
+                if (strcmp((const char*)r, "orca") == 0 || strcmp((const char*)r, "crowd_move") == 0) continue;
+                memcpy(out + to, r, rec);
+                to += rec;
+                kept++;
+            }
+            out[start + 16] = (unsigned char)kept;
+            out[start + 17] = (unsigned char)(kept >> 8);
+            uint64_t payload = to - start - 16;
+            for (int k = 0; k < 8; ++k) out[start + 8 + k] = (unsigned char)(payload >> (8 * k));
+            sections++;
+        } else if (!drop) {
+            memmove(out + to, in + at, whole);
+            to += whole;
+            sections++;
+        }
+        at += whole;
+    }
+    to += 8;
+    out[8] = (unsigned char)version;
+    for (int k = 0; k < 4; ++k) out[24 + k] = (unsigned char)(sections >> (8 * k));
+    for (int k = 0; k < 8; ++k) out[16 + k] = (unsigned char)((uint64_t)to >> (8 * k));
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < to - 8; ++k) h = (h ^ out[k]) * 0x100000001b3ull;
+    for (int k = 0; k < 8; ++k) out[to - 8 + k] = (unsigned char)(h >> (8 * k));
+    return to;
+}
+
 Test(snapshot, bad_arguments)
 {
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
@@ -646,25 +699,21 @@ Test(snapshot, bad_arguments)
     /* Another version is refused by number. */
     unsigned char* other = malloc(size);
     memcpy(other, buf, size);
-    other[8] = 3;
+    other[8] = (unsigned char)(SHOAL_SNAPSHOT_VERSION + 1);
     shoal_world_t* none = NULL;
     cr_assert_eq(shoal_world_load_snapshot_memory(other, size, NULL, &none, &err), SHOAL_ERR_PARSE);
-    cr_assert(strstr(err.message, "version 3") != NULL, "%s", err.message);
-    /* A version-1 file (no USER section) still loads: the same snapshot
-     * without its last section (16 bytes of frame, a zero count), with the
-     * version, section count, size and checksum of version 1. */
-    size_t v1 = size - 20;
-    memcpy(other, buf, v1 - 8);
-    other[8] = 1;
-    uint32_t sections = (uint32_t)other[24] | (uint32_t)other[25] << 8;
-    other[24] = (unsigned char)(sections - 1);
-    for (int k = 0; k < 8; ++k) other[16 + k] = (unsigned char)((uint64_t)v1 >> (8 * k));
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t k = 0; k < v1 - 8; ++k) h = (h ^ other[k]) * 0x100000001b3ull;
-    for (int k = 0; k < 8; ++k) other[v1 - 8 + k] = (unsigned char)(h >> (8 * k));
-    cr_assert_eq(shoal_world_load_snapshot_memory(other, v1, NULL, &none, &err), SHOAL_OK, "%s", err.message);
-    cr_assert_eq(shoal_world_state_hash(none), shoal_world_state_hash(w));
-    shoal_world_destroy(none);
+    char want[32];
+    snprintf(want, sizeof want, "version %d", SHOAL_SNAPSHOT_VERSION + 1);
+    cr_assert(strstr(err.message, want) != NULL, "%s", err.message);
+    /* Files of the older versions still load: version 2 had no crowd
+     * component (COMP section 8), version 1 no USER section either. */
+    for (uint32_t version = 1; version < SHOAL_SNAPSHOT_VERSION; ++version) {
+        size_t n = older_version(buf, size, version, other);
+        cr_assert_eq(shoal_world_load_snapshot_memory(other, n, NULL, &none, &err), SHOAL_OK, "version %u: %s",
+                     version, err.message);
+        cr_assert_eq(shoal_world_state_hash(none), shoal_world_state_hash(w));
+        shoal_world_destroy(none);
+    }
     free(other);
     free(buf);
     shoal_world_destroy(out);

@@ -36,9 +36,10 @@
 extern "C" {
 #endif
 
-/* The format version this library writes. It reads this one and version 1
- * (which had no user components: docs/snapshot.md). */
-#define SHOAL_SNAPSHOT_VERSION 2
+/* The format version this library writes. It reads every version up to
+ * this one: version 1 had no user components, versions 1 and 2 no crowd
+ * agents (docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 3
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or

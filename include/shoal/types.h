@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shoal/crowd.h"   /* shoal_crowd_t, a part of shoal_agent_def_t */
 #include "shoal/export.h"
 #include "shoal/ground.h"  /* shoal_ground_t, a part of shoal_agent_def_t */
 #include "shoal/id.h"
@@ -228,6 +229,7 @@ typedef struct shoal_agent_def_t {
     shoal_dseek_t dseek;         /* used when DSEEK has weight */
     shoal_ground_t ground;       /* a ground vehicle when ground.enabled (see shoal_ground_t) */
     shoal_planner_t planner;     /* a planner agent when planner.enabled (see shoal_planner_t) */
+    shoal_crowd_t crowd;         /* a crowd agent when crowd.enabled (see shoal/crowd.h) */
     uint32_t group;       /* a label for the user (colors, statistics). Default 0 */
     uint64_t user_value;  /* opaque to the library. Default 0 */
     int32_t internal_value; /* set by shoal_agent_default_def(); leave it alone */

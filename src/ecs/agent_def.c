@@ -93,6 +93,7 @@ shoal_agent_def_t shoal_agent_default_def(void)
     shoal_ground_vehicle_preset("car", &d.ground.vehicle, NULL);
     d.ground.follow = shoal_path_follow_default();
     d.planner = shoal_planner_default();
+    d.crowd = shoal_crowd_default();
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;
     d.internal_value = AGENT_DEF_COOKIE;

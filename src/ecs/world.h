@@ -89,6 +89,9 @@ struct system_def_t {
     /* Components (bits by component index) whose agents the system leaves
      * out: it runs over its rows through par_for_agents. */
     uint32_t without;
+    /* The first snapshot format version that lists it (0: version 1), so
+     * that older snapshots, which do not, still load. */
+    uint32_t snapshot_since;
 };
 
 /* The most threads a world may have (thread_count and $SHOAL_THREADS):

@@ -41,7 +41,7 @@ static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
                                          "behaviors", "target", "threat", "neighbors", "wander",
                                          "pursuit",   "follow", "avoid",     "dseek",
-                                         "formation"};
+                                         "formation", "crowd"};
 static const char* const SPAWN_KEYS[] = {"shape",   "center", "radius", "size",
                                          "heading", "pitch",  "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",

@@ -40,6 +40,9 @@ static const char* const PURSUIT_KEYS[] = {"target", "max_prediction"};
 static const char* const FOLLOW_KEYS[] = {"leader", "first_leader", "behind", "behind_per_speed",
                                           "arrive_gain"};
 static const char* const AVOID_KEYS[] = {"lookahead_time", "gain", "tangential"};
+static const char* const CROWD_KEYS[] = {"preset",         "neighbor_distance", "max_neighbors",
+                                         "time_horizon",   "time_horizon_walls", "responsibility",
+                                         "preferred_speed"};
 static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "route", "r_min",
                                          "reach_radius"};
 static const char* const WAYPOINT_KEYS[] = {"position", "direction", "speed"};
@@ -58,6 +61,7 @@ void behaviors_set_defaults(group_t* g)
     g->follow = shoal_follow_default();
     g->avoid = shoal_avoid_default();
     g->dseek = shoal_dseek_default();
+    g->crowd = shoal_crowd_default();
     g->pursuit_target.group = g->leader.group = g->first_leader.group = -1;
 }
 
@@ -259,6 +263,40 @@ static shoal_status_t parse_avoid(parser_t* p, const cJSON* v, group_t* g)
     return parser_get_bool(p, v, "tangential", &g->avoid.tangential);
 }
 
+/* A crowd agent: {"preset", "neighbor_distance", "max_neighbors",
+ * "time_horizon", "time_horizon_walls", "responsibility",
+ * "preferred_speed"}. A preset fills every crowd field and the vehicle's
+ * radius and max_speed, except those the group's "vehicle" object gives. */
+static shoal_status_t parse_crowd(parser_t* p, const cJSON* v, const cJSON* group, group_t* g)
+{
+    TRY(parser_check_object(p, v, CROWD_KEYS, COUNT_OF(CROWD_KEYS)));
+    g->crowd.enabled = 1;
+    const cJSON* preset = cJSON_GetObjectItemCaseSensitive(v, "preset");
+    if (preset) {
+        if (!cJSON_IsString(preset))
+            return parser_fail(p, "preset", "expected a preset name (\"pedestrian\" or \"rvo2\"), got %s",
+                               parser_type_name(preset));
+        shoal_vehicle_t vehicle = g->vehicle;
+        shoal_error_t err;
+        if (shoal_crowd_preset(preset->valuestring, &g->crowd, &vehicle, &err) != SHOAL_OK)
+            return parser_fail(p, "preset", "no preset named '%s' (presets: pedestrian, rvo2)",
+                               preset->valuestring);
+        const cJSON* given = cJSON_GetObjectItemCaseSensitive(group, "vehicle");
+        if (!cJSON_GetObjectItemCaseSensitive(given, "radius")) g->vehicle.radius = vehicle.radius;
+        if (!cJSON_GetObjectItemCaseSensitive(given, "max_speed")) g->vehicle.max_speed = vehicle.max_speed;
+    }
+    TRY(parser_get_float(p, v, "neighbor_distance", 0.0, 1, &g->crowd.neighbor_distance));
+    int64_t max_nb = g->crowd.max_neighbors;
+    TRY(parser_get_integer(p, v, "max_neighbors", 1, 64, &max_nb));
+    g->crowd.max_neighbors = (int32_t)max_nb;
+    TRY(parser_get_float(p, v, "time_horizon", 0.0, 1, &g->crowd.time_horizon));
+    TRY(parser_get_float(p, v, "time_horizon_walls", 0.0, 1, &g->crowd.time_horizon_walls));
+    TRY(parser_get_float(p, v, "responsibility", 0.0, 0, &g->crowd.responsibility));
+    if (g->crowd.responsibility > 1.0f)
+        return parser_fail(p, "responsibility", "must be in [0, 1], got %g", (double)g->crowd.responsibility);
+    return parser_get_float(p, v, "preferred_speed", 0.0, 0, &g->crowd.preferred_speed);
+}
+
 /* A direction: any nonzero vector, normalized. */
 static shoal_status_t read_direction(parser_t* p, const cJSON* v, const char* key, float out[3])
 {
@@ -381,6 +419,13 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "avoid", parse_avoid, g);
     PARSE_MEMBER(p, v, "dseek", parse_dseek, g);
     PARSE_MEMBER(p, v, "formation", parse_formation, g);
+    const cJSON* crowd = MEMBER(v, "crowd");
+    if (crowd) {
+        size_t at = parser_push(p, "crowd", 0);
+        shoal_status_t st = parse_crowd(p, crowd, v, g);
+        parser_pop(p, at);
+        TRY(st);
+    }
 
     /* A behavior that has no agent to steer by would be silently inert. */
     if (g->pursuit_target.group < 0) {

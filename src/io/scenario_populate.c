@@ -172,6 +172,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.follow.leader = ref_handle(scenario, added->agents, g->leader);
         def.avoid = g->avoid;
         def.dseek = g->dseek;
+        def.crowd = g->crowd;
         if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;
         if (g->follow_previous) {

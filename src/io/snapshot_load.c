@@ -259,12 +259,23 @@ static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_ind
     return 1;
 }
 
-static int read_systems(byte_reader_t* rd, world_t* w)
+/* Whether a built-in system of this version is listed in files of `version`. */
+static int system_in_version(const world_t* w, const char* name, uint32_t version)
+{
+    const registry_t* reg = w->registry;
+    for (int32_t k = 0; k < reg->system_count; ++k)
+        if (strcmp(reg->systems[k].name, name) == 0)
+            return (reg->systems[k].snapshot_since ? reg->systems[k].snapshot_since : 1u) <= version;
+    return 1;
+}
+
+static int read_systems(byte_reader_t* rd, world_t* w, uint32_t version)
 {
     uint32_t count = br_u32(rd);
     if (!br_count(rd, count, SNAP_NAME_BYTES + 12, WORLD_MAX_SYSTEMS, "system count")) return 0;
     int32_t builtin = 0, expected = 0;
-    for (int32_t i = 0; i < w->system_count; ++i) expected += !system_is_user(&w->systems[i]);
+    for (int32_t i = 0; i < w->system_count; ++i)
+        expected += !system_is_user(&w->systems[i]) && system_in_version(w, w->systems[i].name, version);
     for (uint32_t i = 0; i < count; ++i) {
         const uint8_t* raw = br_take(rd, SNAP_NAME_BYTES);
         uint32_t stage = br_u32(rd), enabled = br_u32(rd), user = br_u32(rd);
@@ -417,8 +428,8 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         return error_set(err, SHOAL_ERR_PARSE, "%s: truncated: %zu bytes, a snapshot has at least %zu",
                        source, size, min);
     uint32_t version = get_u32(p + 8);
-    if (version != 1 && version != SHOAL_SNAPSHOT_VERSION)
-        return error_set(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads versions 1 and %d",
+    if (version < 1 || version > SHOAL_SNAPSHOT_VERSION)
+        return error_set(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads versions 1 to %d",
                        source, version, SHOAL_SNAPSHOT_VERSION);
     const registry_t* reg = builtin_registry();
     uint32_t sections = snap_section_count(reg, version);
@@ -477,7 +488,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         ok = begin_section(&rd, size, mod->snapshot_tag, name) && mod->load(w, &rd) && end_section(&rd);
         rd.section = "";
     }
-    ok = ok && begin_section(&rd, size, SNAP_SYSTEMS, "SYST") && read_systems(&rd, w);
+    ok = ok && begin_section(&rd, size, SNAP_SYSTEMS, "SYST") && read_systems(&rd, w, version);
     if (version >= 2) ok = ok && begin_section(&rd, size, SNAP_USER, "USER") && read_user(&rd, w);
     if (ok && rd.off != size - SNAP_CHECKSUM_BYTES) {
         ok = br_fail(&rd, "%zu bytes between the last section and the checksum",

@@ -28,6 +28,7 @@ enum module_id {
     MOD_DSEEK,         /* data: routes */
     MOD_GROUND,        /* data: paths, terrain (ground_world_t) */
     MOD_PLANNER,       /* data: trim table, scene, search memory (planner_world_t) */
+    MOD_CROWD,         /* component CROWD; data: statistics (crowd_world_t) */
     MOD_COUNT_
 };
 
@@ -40,6 +41,7 @@ enum component_id {
     COMP_DSEEK,
     COMP_GROUND,        /* ground vehicles: an agent has it when ground.enabled */
     COMP_PLANNER,       /* planner agents: an agent has it when planner.enabled */
+    COMP_CROWD,         /* crowd agents: an agent has it when crowd.enabled */
     COMP_COUNT_
 };
 
@@ -154,6 +156,14 @@ enum {
     PL_STATES_LO, PL_STATES_HI, PL_EXPANDED_LO, PL_EXPANDED_HI,
     PL_COLLISIONS, PL_LAST_GOODNESS,
     PL_COUNT_
+};
+
+/* crowd: parameters of shoal_crowd_t; CR_MAX_NEIGHBORS is int32 */
+enum {
+    CR_SLOT = 0, CR_ROW,
+    CR_NEIGHBOR_DISTANCE, CR_MAX_NEIGHBORS, CR_TAU, CR_TAU_WALLS, CR_RESPONSIBILITY,
+    CR_PREFERRED_SPEED,
+    CR_COUNT_
 };
 
 #define COMP_F(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, float, (col))

@@ -126,6 +126,11 @@ static float cell_edge(const world_t* w)
     float r = 0.0f;
     for (int k = 0; k < SHOAL_LANES; ++k) r = lanes[k] > r ? lanes[k] : r;
     for (; i < count; ++i) r = radius[i] > r ? radius[i] : r;
+    /* Crowd agents look as far as their neighbor distance: the same
+     * reduction over their column. */
+    const component_t* cr = &w->comps[COMP_CROWD];
+    const float* reach = TABLE_COL(&cr->table, float, CR_NEIGHBOR_DISTANCE);
+    for (int32_t k = 0; k < cr->table.count; ++k) r = reach[k] > r ? reach[k] : r;
     r *= 1.0f + 1e-5f;
     if (w->cell_size > r) r = w->cell_size;
     return r > 0.0f ? r : 1.0f;
@@ -364,7 +369,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     int32_t n = w->agents.count;
-    if (w->comps[COMP_NEIGHBORS].table.count == 0 || n == 0) {
+    if ((w->comps[COMP_NEIGHBORS].table.count == 0 && w->comps[COMP_CROWD].table.count == 0) || n == 0) {
         if (grid_data(w)) grid_data(w)->count = 0;
         return 0;
     }

@@ -12,6 +12,7 @@
  * Ground vehicles and planner agents move themselves: control and integrate
  * leave their rows out (`without`, par_for_agents), and ground_vehicle and
  * planner_move write their whole pose, speeds and (zero) actuation. */
+#include "systems/crowd.h"
 #include "systems/dseek.h"
 #include "systems/obstacles.h"
 #include "systems/systems.h"
@@ -26,49 +27,54 @@ static const module_t* const modules[MOD_COUNT_] = {
     [MOD_PURSUIT] = &pursuit_module,     [MOD_FOLLOW] = &follow_module,
     [MOD_AVOID] = &avoid_module,         [MOD_OBSTACLES] = &obstacles_module,
     [MOD_DSEEK] = &dseek_module,         [MOD_GROUND] = &ground_module,
-    [MOD_PLANNER] = &planner_module,
+    [MOD_PLANNER] = &planner_module,     [MOD_CROWD] = &crowd_module,
 };
 
 /* Agents that a module of their own moves (ground vehicles, planner
- * agents): control and integrate leave them out. */
-#define MOVES_ITSELF ((1u << COMP_GROUND) | (1u << COMP_PLANNER))
+ * agents, crowd agents): control and integrate leave them out. */
+#define MOVES_ITSELF ((1u << COMP_GROUND) | (1u << COMP_PLANNER) | (1u << COMP_CROWD))
 
 static const system_def_t systems[] = {
     /* sense */
     {"spatial_hash", SHOAL_STAGE_SENSE, spatial_hash_run, "pos, vel",
-     "grid (sorted copies); agent order every reorder_interval steps", 0},
+     "grid (sorted copies); agent order every reorder_interval steps", 0, 0},
     /* decide */
     {"steer", SHOAL_STAGE_DECIDE, steer_run, "pos, vel, heading, limits, behavior weights, target, threat",
-     "desired velocity (=)", 0},
-    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0},
+     "desired velocity (=)", 0, 0},
+    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0, 0},
     {"wander", SHOAL_STAGE_DECIDE, wander_run, "heading, wander component (its walk)",
-     "desired (+=), wander walk", 0},
+     "desired (+=), wander walk", 0, 0},
     {"pursuit", SHOAL_STAGE_DECIDE, pursuit_run, "pos, vel of self and target, pursuit component",
-     "desired velocity (+=)", 0},
+     "desired velocity (+=)", 0, 0},
     {"follow", SHOAL_STAGE_DECIDE, follow_run, "pos, vel of self and leader, follow component",
-     "desired velocity (+=)", 0},
+     "desired velocity (+=)", 0, 0},
     {"avoid", SHOAL_STAGE_DECIDE, avoid_run, "pos, vel, radius, obstacles, avoid component",
-     "desired velocity (+=)", 0},
+     "desired velocity (+=)", 0, 0},
     {"dseek", SHOAL_STAGE_DECIDE, dseek_run, "pos, vel, heading or quat, routes, dseek component",
-     "desired (+=), route index", 0},
+     "desired (+=), route index", 0, 0},
     {"path_follow", SHOAL_STAGE_DECIDE, path_follow_run, "pos, paths, ground component",
-     "ground inputs and follower state", 0},
+     "ground inputs and follower state", 0, 0},
+    /* last of decide: the steering sum is the preferred velocity */
+    {"orca", SHOAL_STAGE_DECIDE, orca_run, "grid, pos, vel, radius, desired, obstacles, crowd component",
+     "desired velocity (= the avoiding velocity) of crowd rows", 0, 3},
     /* plan */
     {"planner", SHOAL_STAGE_PLAN, planner_run, "planner component, obstacles, pos and vel of goal agents",
-     "planner component (next control, statistics)", 0},
+     "planner component (next control, statistics)", 0, 0},
     /* control */
     {"control", SHOAL_STAGE_CONTROL, control_run, "vel, heading or quat, omega, desired, gains", "force, torque",
-     MOVES_ITSELF},
+     MOVES_ITSELF, 0},
     /* integrate */
     {"integrate", SHOAL_STAGE_INTEGRATE, integrate_run, "force, torque, limits", "pos, vel, heading or quat, omega",
-     MOVES_ITSELF},
+     MOVES_ITSELF, 0},
     {"ground_vehicle", SHOAL_STAGE_INTEGRATE, ground_vehicle_run, "pos, ground component, terrain, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0, 0},
     {"planner_move", SHOAL_STAGE_INTEGRATE, planner_move_run, "planner component, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0, 0},
+    {"crowd_move", SHOAL_STAGE_INTEGRATE, crowd_move_run, "desired of crowd rows",
+     "pos, vel := desired, heading or quat, omega := 0, force := 0, torque := 0 of crowd rows", 0, 3},
     /* obstacles move after everyone has seen them where they were */
-    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0},
-    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0},
+    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0},
+    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0},
 };
 
 static const registry_t registry = {modules, MOD_COUNT_, systems, (int32_t)(sizeof systems / sizeof systems[0])};

@@ -68,6 +68,8 @@ int64_t ground_vehicle_run(world_t* w, float dt, void* ctx);
 int64_t planner_run(world_t* w, float dt, void* ctx);
 int64_t planner_move_run(world_t* w, float dt, void* ctx);
 int64_t obstacle_move_run(world_t* w, float dt, void* ctx);
+int64_t orca_run(world_t* w, float dt, void* ctx);
+int64_t crowd_move_run(world_t* w, float dt, void* ctx);
 
 
 #endif /* SHOAL_SYSTEMS_H */

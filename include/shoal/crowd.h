@@ -1,0 +1,67 @@
+/* shoal/crowd.h: crowd agents, which hold their space: reciprocal
+ * collision avoidance (ORCA) over their neighbors and then move at the
+ * velocity it picked.
+ *
+ * One header per feature that brings its own state and calls (ground.h,
+ * planner.h, crowd.h). It needs only shoal/id.h; shoal/types.h includes it
+ * because the agent definition embeds a shoal_crowd_t, and shoal/shoal.h
+ * includes it, so user code never has to. docs/crowds.md is the guide. */
+#ifndef SHOAL_INCLUDE_CROWD_H
+#define SHOAL_INCLUDE_CROWD_H
+
+#include <stdint.h>
+
+#include "shoal/export.h"
+#include "shoal/id.h"
+
+typedef struct shoal_vehicle_t shoal_vehicle_t; /* shoal/types.h */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A crowd agent (crowd.enabled = 1). Each step its behaviors sum a
+ * preferred velocity as for any agent (seek, arrive, flocking, directed
+ * seek, ...); then ORCA (van den Berg, Guy, Lin and Manocha, "Reciprocal
+ * n-body collision avoidance", 2011) replaces it with the velocity closest
+ * to it that avoids, for `time_horizon` seconds, the `max_neighbors`
+ * nearest agents within `neighbor_distance` (every agent with a radius
+ * counts, crowd agent or not; a neighbor that is not a crowd agent is
+ * avoided fully, as if it would not move aside), within |v| <=
+ * vehicle.max_speed. The agent then moves at that velocity: a crowd agent
+ * is holonomic and kinematic (a pedestrian, a robot on omni wheels), so
+ * control and integrate leave it out; its heading follows its velocity.
+ * Its size is vehicle.radius (> 0 for a crowd agent). */
+typedef struct shoal_crowd_t {
+    int32_t enabled;          /* 0 or 1. Default 0 */
+    float neighbor_distance;  /* m, > 0: how far neighbors are looked for. Default 5 */
+    int32_t max_neighbors;    /* 1 to 64: the nearest this many count. Default 10 */
+    float time_horizon;       /* s, > 0: how far ahead other agents are avoided. Default 2 */
+    float time_horizon_walls; /* s, > 0: the same for the world's obstacles. Default 1 */
+    float responsibility;     /* in [0, 1]: this agent's share of avoiding another crowd agent;
+                               * 0.5 is reciprocal, 0 ignores others, 1 yields fully. Default 0.5 */
+    float preferred_speed;    /* m/s, >= 0: the behaviors' sum is shortened to this length
+                               * before ORCA; 0 = no cap (vehicle.max_speed). Default 0 */
+} shoal_crowd_t;
+
+SHOAL_API shoal_crowd_t shoal_crowd_default(void);
+
+/* Fill a crowd agent's parameters (crowd.enabled = 1) and the vehicle
+ * fields a crowd agent uses (radius, max_speed) from a named preset:
+ * - "pedestrian": radius 0.2 m, preferred speed 1.34 m/s, max speed
+ *   2 m/s, neighbors within 3 m (the 10 nearest), time horizons 2 s for
+ *   agents and 1 s for obstacles, reciprocal (docs/crowds.md says why);
+ * - "rvo2": the parameters of RVO2's Circle example (radius 1.5 m, max
+ *   speed 2 m/s, preferred speed 1 m/s, neighbors within 15 m, the 10
+ *   nearest, time horizons 10 s and 10 s), which `shoal bench crowd` runs.
+ * An unknown or NULL name gives SHOAL_ERR_NOT_FOUND (NULL outputs:
+ * SHOAL_ERR_INVALID_ARGUMENT) with the list of names in err (optional),
+ * and leaves both outputs unchanged. */
+SHOAL_API shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
+                                            shoal_error_t* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHOAL_INCLUDE_CROWD_H */

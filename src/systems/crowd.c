@@ -1,0 +1,510 @@
+/* Crowd agents (shoal/crowd.h): reciprocal collision avoidance in the
+ * decide stage, then a kinematic move in the integrate stage (DESIGN.md
+ * "Crowds: anticipation, then contact"). The math of ORCA is orca.c; this
+ * file finds each agent's constraints and applies the result.
+ *
+ * orca (decide, after every steering system): for each crowd agent, the
+ * preferred velocity is what the behaviors summed (the desired velocity),
+ * capped at crowd.preferred_speed when that is set, plus a jitter of at
+ * most CROWD_JITTER per axis drawn by counter (no shared state) that
+ * breaks the stalls of symmetric scenes. Its neighbors are the
+ * max_neighbors nearest agents within neighbor_distance, found in the
+ * spatial hash (the block of cells around the agent's cell that covers
+ * neighbor_distance; on a hashed grid a bucket shared by two cells of the
+ * block is read once), ties in distance broken by sorted position, so the
+ * choice is one function of the world. Each gives a half-plane (half-space
+ * in 3D); a neighbor that is a crowd agent takes the agent's share
+ * `responsibility` of the avoidance, any other agent (which will not move
+ * aside for it) the whole of it. The world's obstacles closer than
+ * time_horizon_walls * max_speed + their radius and the agent's are hard
+ * constraints, first in the list: each is an agent at the obstacle's
+ * velocity that takes no share. The velocity the linear program picks
+ * (within |v| <= vehicle.max_speed) becomes the desired velocity.
+ *
+ * crowd_move (integrate): a crowd agent moves at its desired velocity:
+ * v := desired, p += v dt; its heading (2D) or yaw and pitch (3D, no roll)
+ * turn to the velocity when it moves faster than CROWD_STILL_SPEED, angular
+ * velocity, force and torque are 0. control and integrate leave crowd
+ * agents out (step.c).
+ *
+ * Every agent's result is its own arithmetic over data no system writes in
+ * the stage, so any split over threads gives the same bits. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "ecs/rng.h"
+#include "simd/vec.h"
+#include "systems/crowd.h"
+#include "systems/obstacles.h"
+#include "systems/orca.h"
+#include "systems/spatial_hash.h"
+#include "systems/systems.h"
+
+/* Below this speed (m/s) a crowd agent keeps its heading. */
+#define CROWD_STILL_SPEED 1e-3f
+/* Symmetry breaking: the preferred velocity moves by up to this much (m/s
+ * per axis) in a direction drawn from (world seed, agent, step). Perfectly
+ * symmetric scenes (a circle of agents bound for their antipodes) otherwise
+ * stall: mirror-image constraints keep every agent's optimum on its line. */
+#define CROWD_JITTER 1e-4f
+#define CROWD_STREAM 0xc40dd17u
+/* Obstacles taken as constraints per agent, the nearest first. */
+#define CROWD_MAX_OBSTACLES 32
+
+shoal_crowd_t shoal_crowd_default(void)
+{
+    shoal_crowd_t c;
+    memset(&c, 0, sizeof c);
+    c.neighbor_distance = 5.0f;
+    c.max_neighbors = 10;
+    c.time_horizon = 2.0f;
+    c.time_horizon_walls = 1.0f;
+    c.responsibility = 0.5f;
+    c.preferred_speed = 0.0f;
+    return c;
+}
+
+typedef struct crowd_preset {
+    const char* name;
+    shoal_crowd_t crowd;
+    float radius, max_speed;
+} crowd_preset;
+
+static const crowd_preset presets[] = {
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f}, 0.2f, 2.0f},
+    {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f}, 1.5f, 2.0f},
+};
+
+shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
+                                  shoal_error_t* err)
+{
+    if (err) {
+        err->status = SHOAL_OK;
+        err->message[0] = '\0';
+    }
+    if (!crowd || !vehicle) {
+        if (err) {
+            err->status = SHOAL_ERR_INVALID_ARGUMENT;
+            snprintf(err->message, sizeof err->message, "crowd_preset: %s is NULL", crowd ? "vehicle" : "crowd");
+        }
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    }
+    const int n = (int)(sizeof presets / sizeof presets[0]);
+    for (int i = 0; name && i < n; ++i)
+        if (strcmp(presets[i].name, name) == 0) {
+            *crowd = presets[i].crowd;
+            vehicle->radius = presets[i].radius;
+            vehicle->max_speed = presets[i].max_speed;
+            return SHOAL_OK;
+        }
+    if (err) {
+        err->status = SHOAL_ERR_NOT_FOUND;
+        snprintf(err->message, sizeof err->message, "crowd_preset: no preset named '%s' (presets: %s, %s)",
+                 name ? name : "(null)", presets[0].name, presets[1].name);
+    }
+    return SHOAL_ERR_NOT_FOUND;
+}
+
+/* The crowd component's columns. */
+typedef struct crowd_view {
+    const int32_t* agent_row;
+    const float *dist, *tau, *tau_walls, *resp, *pref_speed;
+    const int32_t* max_nb;
+} crowd_view;
+
+static crowd_view crowd_view_of(const world_t* w)
+{
+    const int k = COMP_CROWD;
+    return (crowd_view){COMP_I(w, k, COMP_ROW),   COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
+                        COMP_F(w, k, CR_TAU),      COMP_F(w, k, CR_TAU_WALLS),
+                        COMP_F(w, k, CR_RESPONSIBILITY), COMP_F(w, k, CR_PREFERRED_SPEED),
+                        COMP_I(w, k, CR_MAX_NEIGHBORS)};
+}
+
+typedef struct orca_ctx {
+    world_t* w;
+    const grid_t* g;
+    agent_view_t a;
+    crowd_view c;
+    const component_t* crowd;
+    const uint32_t* slots;
+    const obstacle_set_t* obs;
+    float inv_dt;
+    uint64_t seed_round, step;
+    int64_t* relaxed; /* per worker */
+} orca_ctx;
+
+/* The nearest neighbors found so far, ascending by (distance^2, sorted
+ * position). */
+typedef struct nearest {
+    int32_t count, cap;
+    float d2[CROWD_MAX_NEIGHBORS];
+    int32_t k[CROWD_MAX_NEIGHBORS];
+} nearest;
+
+static inline void nearest_offer(nearest* nb, float d2, int32_t k)
+{
+    if (nb->count == nb->cap && !(d2 < nb->d2[nb->count - 1])) return;
+    int32_t at = nb->count < nb->cap ? nb->count++ : nb->cap - 1;
+    /* Sorted positions come in ascending order within a bucket but not
+     * across buckets: compare both keys. */
+    while (at > 0 && (nb->d2[at - 1] > d2 || (nb->d2[at - 1] == d2 && nb->k[at - 1] > k))) {
+        nb->d2[at] = nb->d2[at - 1];
+        nb->k[at] = nb->k[at - 1];
+        at--;
+    }
+    nb->d2[at] = d2;
+    nb->k[at] = k;
+}
+
+/* Offset from the agent to a sorted candidate, the nearest image on a
+ * torus (positions are wrapped into the box, so one correction does). */
+static inline float image(const grid_t* g, float d, int axis)
+{
+    if (!g->wrap) return d;
+    float e = g->extent[axis];
+    if (d > 0.5f * e) return d - e;
+    if (d < -0.5f * e) return d + e;
+    return d;
+}
+
+/* Scan the block of cells around p for the nearest neighbors of the agent
+ * at agent row `self`. */
+static void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
+{
+    const int three = g->dims == 3;
+    const float r2 = range * range;
+    int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
+    if (reach < 1) reach = 1;
+    int32_t c[3] = {grid_coord(g, p[0], 0), grid_coord(g, p[1], 1), three ? grid_coord(g, p[2], 2) : 0};
+    int32_t span[3];
+    for (int a = 0; a < 3; ++a) {
+        span[a] = a < (three ? 3 : 2) ? reach : 0;
+        /* a torus narrower than the block: every cell along the axis once */
+        if (g->wrap && a < (three ? 3 : 2) && 2 * span[a] + 1 > g->n[a]) span[a] = -1;
+    }
+    uint32_t seen[64];
+    int32_t seen_count = 0, seen_overflow = 0;
+    int32_t lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        if (span[a] < 0) {
+            lo[a] = 0;
+            hi[a] = g->n[a] - 1;
+        } else {
+            lo[a] = c[a] - span[a];
+            hi[a] = c[a] + span[a];
+        }
+    }
+    for (int32_t z = lo[2]; z <= hi[2]; ++z)
+        for (int32_t y = lo[1]; y <= hi[1]; ++y)
+            for (int32_t x = lo[0]; x <= hi[0]; ++x) {
+                int32_t q[3] = {x, y, z};
+                if (g->wrap)
+                    for (int a = 0; a < (three ? 3 : 2); ++a) {
+                        if (q[a] < 0) q[a] += g->n[a];
+                        if (q[a] >= g->n[a]) q[a] -= g->n[a];
+                    }
+                uint32_t b = grid_bucket(g, q[0], q[1], q[2]);
+                if (!g->direct) {
+                    /* A bucket two cells of the block share is read once. */
+                    int dup = 0;
+                    for (int32_t s = 0; s < seen_count && !dup; ++s) dup = seen[s] == b;
+                    if (dup) continue;
+                    if (seen_count < 64)
+                        seen[seen_count++] = b;
+                    else
+                        seen_overflow = 1;
+                }
+                int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
+                for (int32_t k = k0; k < k1; ++k) {
+                    float dx = image(g, g->sx[k] - p[0], 0), dy = image(g, g->sy[k] - p[1], 1);
+                    float d2 = dx * dx + dy * dy;
+                    if (three) {
+                        float dz = image(g, g->sz[k] - p[2], 2);
+                        d2 += dz * dz;
+                    }
+                    if (!(d2 < r2) || g->order[k] == self) continue;
+                    if (seen_overflow) {
+                        /* past 64 distinct buckets (a block of more than 64
+                         * cells): drop repeats by position instead */
+                        int dup = 0;
+                        for (int32_t s = 0; s < nb->count && !dup; ++s) dup = nb->k[s] == k;
+                        if (dup) continue;
+                    }
+                    nearest_offer(nb, d2, k);
+                }
+            }
+}
+
+static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const orca_ctx* x = (const orca_ctx*)vctx;
+    const world_t* w = x->w;
+    const grid_t* g = x->g;
+    const agent_view_t* a = &x->a;
+    const crowd_view* c = &x->c;
+    const int three = w->dims == 3;
+    orca_line2 lines[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_line2 line_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_plane3 planes[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_plane3 plane_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    int64_t relaxed = 0;
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = c->agent_row[r];
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        if (g->wrap)
+            for (int ax = 0; ax < (three ? 3 : 2); ++ax) {
+                float e = g->extent[ax], f = p[ax] - g->origin[ax];
+                if (!(f >= 0.0f && f < e)) {
+                    f -= e * floorf(f / e);
+                    if (f >= e) f = 0.0f;
+                    p[ax] = g->origin[ax] + f;
+                }
+            }
+        vec3 vel = {a->vx[i], a->vy[i], three ? a->vz[i] : 0.0f};
+        vec3 pref = {a->dx[i], a->dy[i], three ? a->dz[i] : 0.0f};
+        float cap = c->pref_speed[r];
+        if (cap > 0.0f) {
+            float len2 = vec3_dot(pref, pref);
+            if (len2 > cap * cap) pref = vec3_scale(pref, cap / sqrtf(len2));
+        }
+        uint32_t slot = x->slots[i];
+        uint64_t bits = rng_stream(
+            rng_base_from(x->seed_round, (uint64_t)slot | (uint64_t)w->slots[slot].generation << 32, x->step),
+            CROWD_STREAM);
+        pref.x += CROWD_JITTER * rng_signed_unit(bits);
+        pref.y += CROWD_JITTER * rng_signed_unit(bits << 24);
+        if (three) pref.z += CROWD_JITTER * rng_signed_unit(bits << 48 | bits >> 16);
+        float ri = a->radius[i], vmax = a->max_speed[i];
+        float inv_tau = 1.0f / c->tau[r], inv_tau_w = 1.0f / c->tau_walls[r];
+        float share = c->resp[r];
+        int32_t n = 0;
+
+        /* Obstacles: hard constraints, first. */
+        const obstacle_set_t* obs = x->obs;
+        float reach_w = c->tau_walls[r] * vmax + ri;
+        for (int32_t o = 0; o < obs->obstacle_high && n < CROWD_MAX_OBSTACLES; ++o) {
+            const float* ob = obs->obstacles[o];
+            if (ob[3] < 0.0f) continue;
+            vec3 d = {ob[0] - a->px[i], ob[1] - a->py[i], three ? ob[2] - a->pz[i] : 0.0f};
+            float lim = reach_w + ob[3];
+            if (vec3_dot(d, d) >= lim * lim) continue;
+            const float* ov = obs->obstacle_velocities[o];
+            vec3 rv = {vel.x - ov[0], vel.y - ov[1], three ? vel.z - ov[2] : 0.0f};
+            if (three) {
+                n += orca3_plane_agent(d, rv, ri + ob[3], inv_tau_w, x->inv_dt, 1.0f, vel, &planes[n]);
+            } else {
+                n += orca2_line_agent((vec2){d.x, d.y}, (vec2){rv.x, rv.y}, ri + ob[3], inv_tau_w,
+                                      x->inv_dt, 1.0f, (vec2){vel.x, vel.y}, &lines[n]);
+            }
+        }
+        const int32_t n_static = n;
+
+        /* Neighbors. */
+        if (share > 0.0f && g) {
+            nearest nb;
+            nb.count = 0;
+            nb.cap = c->max_nb[r];
+            find_neighbors(g, p, c->dist[r], i, &nb);
+            for (int32_t m = 0; m < nb.count; ++m) {
+                int32_t k = nb.k[m], j = g->order[k];
+                vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
+                          three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
+                vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
+                int crowd_j = component_row(x->crowd, x->slots[j]) >= 0;
+                float s = crowd_j ? share : 1.0f;
+                float rad = ri + a->radius[j];
+                if (three)
+                    n += orca3_plane_agent(d, rv, rad, inv_tau, x->inv_dt, s, vel, &planes[n]);
+                else
+                    n += orca2_line_agent((vec2){d.x, d.y}, (vec2){rv.x, rv.y}, rad, inv_tau, x->inv_dt, s,
+                                          (vec2){vel.x, vel.y}, &lines[n]);
+            }
+        }
+
+        orca_status st;
+        if (three) {
+            vec3 out;
+            st = orca3_solve(planes, n, n_static, vmax, pref, plane_scratch, line_scratch, &out);
+            a->dx[i] = out.x;
+            a->dy[i] = out.y;
+            a->dz[i] = out.z;
+        } else {
+            vec2 out;
+            st = orca2_solve(lines, n, n_static, vmax, (vec2){pref.x, pref.y}, line_scratch, &out);
+            a->dx[i] = out.x;
+            a->dy[i] = out.y;
+        }
+        relaxed += st != ORCA_FEASIBLE;
+    }
+    x->relaxed[worker] += relaxed;
+}
+
+int64_t orca_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    const component_t* crowd = &w->comps[COMP_CROWD];
+    int32_t count = crowd->table.count;
+    if (count == 0) return 0;
+    const grid_t* g = grid_data(w);
+    if (g && g->count == 0) g = NULL;
+    int64_t relaxed[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
+    orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
+                  1.0f / dt, rng_seed_round(w->seed), w->step_count, relaxed};
+    /* Neighbor counts vary with density: claimed blocks, started where the
+     * rows' data already is. */
+    par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
+    int64_t total = 0;
+    for (int32_t k = 0; k < workers; ++k) total += relaxed[k];
+    crowd_data(w)->relaxed_last = total;
+    crowd_data(w)->relaxed_total += total;
+    return count;
+}
+
+/* ---- integrate: crowd_move ----------------------------------------------- */
+
+typedef struct move_ctx {
+    world_t* w;
+    agent_view_t a;
+    const int32_t* agent_row;
+    float dt;
+} move_ctx;
+
+static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const move_ctx* x = (const move_ctx*)vctx;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    const float dt = x->dt;
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = x->agent_row[r];
+        float vx = a->dx[i], vy = a->dy[i], vz = three ? a->dz[i] : 0.0f;
+        a->vx[i] = vx;
+        a->vy[i] = vy;
+        a->px[i] += vx * dt;
+        a->py[i] += vy * dt;
+        a->fx[i] = a->fy[i] = 0.0f;
+        a->tz[i] = 0.0f;
+        a->oz[i] = 0.0f;
+        if (three) {
+            a->vz[i] = vz;
+            a->pz[i] += vz * dt;
+            a->fz[i] = a->tx[i] = a->ty[i] = 0.0f;
+            a->ox[i] = a->oy[i] = 0.0f;
+            float horiz = sqrtf(vx * vx + vy * vy);
+            if (horiz * horiz + vz * vz > CROWD_STILL_SPEED * CROWD_STILL_SPEED) {
+                float yaw = atan2f(vy, vx), pitch = atan2f(vz, horiz);
+                quat q = quat_from_yaw_pitch_roll(yaw, pitch, 0.0f);
+                a->qw[i] = q.w;
+                a->qx[i] = q.x;
+                a->qy[i] = q.y;
+                a->qz[i] = q.z;
+                a->heading[i] = yaw;
+            }
+        } else if (vx * vx + vy * vy > CROWD_STILL_SPEED * CROWD_STILL_SPEED) {
+            a->heading[i] = atan2f(vy, vx);
+        }
+    }
+}
+
+int64_t crowd_move_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    int32_t count = w->comps[COMP_CROWD].table.count;
+    if (count == 0) return 0;
+    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), dt};
+    par_for(w, count, 1024, PAR_STATIC, move_range, &x);
+    return count;
+}
+
+/* ---- the module ------------------------------------------------------------ */
+
+static int crowd_init(world_t* w)
+{
+    crowd_world_t* cw = (crowd_world_t*)mem_calloc(&w->alloc, sizeof *cw);
+    w->module_data[MOD_CROWD] = cw;
+    return cw != NULL;
+}
+
+static void crowd_release(world_t* w)
+{
+    crowd_world_t* cw = crowd_data(w);
+    if (!cw) return;
+    mem_free(&w->alloc, cw, sizeof *cw);
+    w->module_data[MOD_CROWD] = NULL;
+}
+
+static int crowd_needs(const shoal_agent_def_t* d) { return d->crowd.enabled != 0; }
+
+static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    const shoal_crowd_t* c = &d->crowd;
+    if (c->enabled != 0 && c->enabled != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.enabled must be 0 or 1, got %d", where,
+                          (int)c->enabled);
+    if (!c->enabled) return SHOAL_OK;
+    int ok = def_check_min(w, where, "crowd.neighbor_distance", c->neighbor_distance, 0.0f, 1) &&
+             def_check_min(w, where, "crowd.time_horizon", c->time_horizon, 0.0f, 1) &&
+             def_check_min(w, where, "crowd.time_horizon_walls", c->time_horizon_walls, 0.0f, 1) &&
+             def_check_min(w, where, "crowd.responsibility", c->responsibility, 0.0f, 0) &&
+             def_check_min(w, where, "crowd.preferred_speed", c->preferred_speed, 0.0f, 0);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (c->responsibility > 1.0f)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.responsibility must be in [0, 1], got %g",
+                          where, (double)c->responsibility);
+    if (c->max_neighbors < 1 || c->max_neighbors > CROWD_MAX_NEIGHBORS)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.max_neighbors must be 1 to %d, got %d", where,
+                          CROWD_MAX_NEIGHBORS, (int)c->max_neighbors);
+    if (!(d->vehicle.radius > 0.0f))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: vehicle.radius must be > 0 m for a crowd agent, got %g", where,
+                          (double)d->vehicle.radius);
+    return SHOAL_OK;
+}
+
+static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    const int k = COMP_CROWD;
+    COMP_F(w, k, CR_NEIGHBOR_DISTANCE)[r] = d->crowd.neighbor_distance;
+    COMP_I(w, k, CR_MAX_NEIGHBORS)[r] = d->crowd.max_neighbors;
+    COMP_F(w, k, CR_TAU)[r] = d->crowd.time_horizon;
+    COMP_F(w, k, CR_TAU_WALLS)[r] = d->crowd.time_horizon_walls;
+    COMP_F(w, k, CR_RESPONSIBILITY)[r] = d->crowd.responsibility;
+    COMP_F(w, k, CR_PREFERRED_SPEED)[r] = d->crowd.preferred_speed;
+}
+
+static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_CROWD;
+    d->crowd.enabled = 1;
+    d->crowd.neighbor_distance = COMP_F(w, k, CR_NEIGHBOR_DISTANCE)[r];
+    d->crowd.max_neighbors = COMP_I(w, k, CR_MAX_NEIGHBORS)[r];
+    d->crowd.time_horizon = COMP_F(w, k, CR_TAU)[r];
+    d->crowd.time_horizon_walls = COMP_F(w, k, CR_TAU_WALLS)[r];
+    d->crowd.responsibility = COMP_F(w, k, CR_RESPONSIBILITY)[r];
+    d->crowd.preferred_speed = COMP_F(w, k, CR_PREFERRED_SPEED)[r];
+}
+
+static const uint8_t crowd_flags[CR_COUNT_] = {[CR_MAX_NEIGHBORS] = COLUMN_BITS};
+
+const module_t crowd_module = {
+    .name = "crowd",
+    .column_count = CR_COUNT_,
+    .column_flags = crowd_flags,
+    .init = crowd_init,
+    .release = crowd_release,
+    .needs = crowd_needs,
+    .validate = crowd_validate,
+    .write_row = crowd_write_row,
+    .read_row = crowd_read_row,
+    .snapshot_since = 3,
+};
