@@ -646,7 +646,7 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             to += 20;
             for (uint32_t i = 0; i < count; ++i) {
                 const unsigned char* r = in + at + 20 + i * rec;
-                if (strcmp((const char*)r, "orca") == 0 || strcmp((const char*)r, "crowd_move") == 0) continue;
+                if (!strcmp((const char*)r, "orca") || !strcmp((const char*)r, "crowd_move") || !strcmp((const char*)r, "contacts")) continue;
                 memcpy(out + to, r, rec);
                 to += rec;
                 kept++;

@@ -133,6 +133,7 @@ typedef struct orca_ctx {
     const obstacle_set_t* obs;
     float inv_dt;
     uint64_t seed_round, step;
+    int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
     int64_t* relaxed; /* per worker */
 } orca_ctx;
 
@@ -302,12 +303,17 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         }
         const int32_t n_static = n;
 
-        /* Neighbors. */
-        if (share > 0.0f && g) {
+        /* Neighbors. The nearest few are kept for the contact pass. */
+        int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+        for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
+        if (g) {
             nearest nb;
             nb.count = 0;
-            nb.cap = c->max_nb[r];
+            nb.cap = c->max_nb[r] > CROWD_CONTACT_K ? c->max_nb[r] : CROWD_CONTACT_K;
             find_neighbors(g, p, c->dist[r], i, &nb);
+            for (int32_t m = 0; m < nb.count && m < CROWD_CONTACT_K; ++m) near[m] = nb.k[m];
+            if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
+            if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
             for (int32_t m = 0; m < nb.count; ++m) {
                 int32_t k = nb.k[m], j = g->order[k];
                 vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
@@ -354,7 +360,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
-                  1.0f / dt, rng_seed_round(w->seed), w->step_count, relaxed};
+                  1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near, relaxed};
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
@@ -422,7 +428,280 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     return count;
 }
 
+/* ---- integrate: contacts ---------------------------------------------------- */
+
+/* The contact pass resolves the overlap ORCA left (it plans at dt and
+ * relaxes infeasible constraints), after everything moved: crowd agents
+ * against each other, against other agents (which do not give way) and
+ * against obstacles. Jacobi iterations, so that any split over threads
+ * gives the same bits: each crowd agent computes its push from the
+ * positions of the previous iteration (another crowd agent takes half of a
+ * shared overlap, an obstacle or other agent none), then all move. A
+ * crowd agent with several contacts moves by their sum times
+ * CONTACT_RELAX / contacts (capped at the sum), which keeps packed
+ * clusters from overshooting. Candidates are the CROWD_CONTACT_K nearest
+ * agents the orca pass found this step (agents move at most max_speed dt
+ * in between, far less than any neighbor distance). Iterations stop once
+ * the largest overlap is at most CONTACT_TOLERANCE of the smaller radius
+ * (a reduction by max, the same for any split). Jacobi converges slowly in
+ * a packed cluster (a crowd pressed together from all sides): after
+ * CONTACT_MAX_ITER iterations without convergence, Gauss-Seidel sweeps on
+ * the calling thread take over, over the crowd rows in row order, each
+ * overlap resolved at once (half each for two crowd agents, reading the
+ * positions just written), until the tolerance holds or after
+ * CONTACT_MAX_SWEEPS sweeps. One thread in a fixed order: deterministic,
+ * and needed only in dense steps. Velocities are left as ORCA chose
+ * them. */
+#define CONTACT_TOLERANCE 0.005f
+#define CONTACT_MAX_ITER 16
+#define CONTACT_RELAX 1.5f
+#define CONTACT_MAX_SWEEPS 512
+
+typedef struct contact_ctx {
+    world_t* w;
+    const grid_t* g;
+    agent_view_t a;
+    const int32_t* agent_row;
+    const int32_t* near;
+    const component_t* crowd;
+    const uint32_t* slots;
+    const obstacle_set_t* obs;
+    crowd_world_t* cw;
+    float* worst; /* per worker: largest overlap over the smaller radius */
+    float inv_dt;
+} contact_ctx;
+
+static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    const int32_t agents = x->w->agents.count;
+    float worst = x->worst[worker];
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = x->agent_row[r];
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        float ri = a->radius[i];
+        float push[3] = {0.0f, 0.0f, 0.0f};
+        int32_t contacts = 0;
+        const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+        for (int m = 0; g && m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
+            int32_t j = g->order[near[m]];
+            if (j == i || j < 0 || j >= agents) continue;
+            float d[3] = {a->px[j] - p[0], a->py[j] - p[1], three ? a->pz[j] - p[2] : 0.0f};
+            if (g->wrap)
+                for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], rj = a->radius[j], sum = ri + rj;
+            if (!(dist2 < sum * sum) || !(rj > 0.0f)) continue;
+            float dist = sqrtf(dist2), o = sum - dist;
+            float rel = o / (ri < rj ? ri : rj);
+            worst = rel > worst ? rel : worst;
+            float share = component_row(x->crowd, x->slots[j]) >= 0 ? 0.5f : 1.0f;
+            float u[3] = {1.0f, 0.0f, 0.0f};
+            if (dist > 0.0f) {
+                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+            } else if (j < i) { /* on top of each other: split along x by row */
+                u[0] = -1.0f;
+            }
+            for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
+            contacts++;
+        }
+        const obstacle_set_t* obs = x->obs;
+        for (int32_t o = 0; o < obs->obstacle_high; ++o) {
+            const float* ob = obs->obstacles[o];
+            if (ob[3] < 0.0f) continue;
+            float d[3] = {ob[0] - p[0], ob[1] - p[1], three ? ob[2] - p[2] : 0.0f};
+            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
+            if (!(dist2 < sum * sum)) continue;
+            float dist = sqrtf(dist2), ov = sum - dist;
+            float rel = ov / ri;
+            worst = rel > worst ? rel : worst;
+            float u[3] = {1.0f, 0.0f, 0.0f};
+            if (dist > 0.0f)
+                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+            for (int ax = 0; ax < 3; ++ax) push[ax] -= ov * u[ax];
+            contacts++;
+        }
+        float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
+        if (k > 1.0f) k = 1.0f;
+        x->cw->cx[r] = p[0] + k * push[0];
+        x->cw->cy[r] = p[1] + k * push[1];
+        if (three) x->cw->cz[r] = p[2] + k * push[2];
+    }
+    x->worst[worker] = worst;
+}
+
+static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const int three = x->w->dims == 3;
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = x->agent_row[r];
+        x->a.px[i] = x->cw->cx[r];
+        x->a.py[i] = x->cw->cy[r];
+        if (three) {
+            x->a.pz[i] = x->cw->cz[r];
+        }
+    }
+}
+
+/* One Gauss-Seidel sweep over every crowd row; returns the largest overlap
+ * (over the smaller radius) it met. */
+static float contact_sweep(const contact_ctx* x, int32_t count)
+{
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    const int32_t agents = x->w->agents.count;
+    float worst = 0.0f;
+    for (int32_t r = 0; r < count; ++r) {
+        int32_t i = x->agent_row[r];
+        float ri = a->radius[i];
+        const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+        for (int m = 0; g && m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
+            int32_t j = g->order[near[m]];
+            if (j == i || j < 0 || j >= agents) continue;
+            float d[3] = {a->px[j] - a->px[i], a->py[j] - a->py[i], three ? a->pz[j] - a->pz[i] : 0.0f};
+            if (g->wrap)
+                for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], rj = a->radius[j], sum = ri + rj;
+            if (!(dist2 < sum * sum) || !(rj > 0.0f)) continue;
+            float dist = sqrtf(dist2), o = sum - dist;
+            float rel = o / (ri < rj ? ri : rj);
+            worst = rel > worst ? rel : worst;
+            int crowd_j = component_row(x->crowd, x->slots[j]) >= 0;
+            float u[3] = {1.0f, 0.0f, 0.0f};
+            if (dist > 0.0f) {
+                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+            } else if (j < i) {
+                u[0] = -1.0f;
+            }
+            float mine = crowd_j ? 0.5f * o : o;
+            a->px[i] -= mine * u[0];
+            a->py[i] -= mine * u[1];
+            if (three) a->pz[i] -= mine * u[2];
+            if (crowd_j) {
+                a->px[j] += (o - mine) * u[0];
+                a->py[j] += (o - mine) * u[1];
+                if (three) a->pz[j] += (o - mine) * u[2];
+            }
+        }
+        const obstacle_set_t* obs = x->obs;
+        for (int32_t o = 0; o < obs->obstacle_high; ++o) {
+            const float* ob = obs->obstacles[o];
+            if (ob[3] < 0.0f) continue;
+            float d[3] = {ob[0] - a->px[i], ob[1] - a->py[i], three ? ob[2] - a->pz[i] : 0.0f};
+            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
+            if (!(dist2 < sum * sum)) continue;
+            float dist = sqrtf(dist2), ov = sum - dist;
+            worst = ov / ri > worst ? ov / ri : worst;
+            float u[3] = {1.0f, 0.0f, 0.0f};
+            if (dist > 0.0f)
+                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+            a->px[i] -= ov * u[0];
+            a->py[i] -= ov * u[1];
+            if (three) a->pz[i] -= ov * u[2];
+        }
+    }
+    return worst;
+}
+
+int64_t contacts_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    const component_t* crowd = &w->comps[COMP_CROWD];
+    int32_t count = crowd->table.count;
+    crowd_world_t* cw = crowd_data(w);
+    cw->contact_iterations_last = 0;
+    cw->contact_overlap_last = 0.0f;
+    if (count == 0) return 0;
+    const grid_t* g = grid_data(w);
+    if (g && g->count == 0) g = NULL;
+    float worst[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    contact_ctx x = {w,     g,    agent_view(w),   COMP_I(w, COMP_CROWD, COMP_ROW), cw->near, crowd,
+                     table_slots(&w->agents), obstacles_of(w), cw, worst, 1.0f / dt};
+    int32_t iter = 0;
+    float most = 0.0f;
+    for (;;) {
+        for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+        par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+        most = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        if (most <= CONTACT_TOLERANCE || iter == CONTACT_MAX_ITER) break;
+        par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
+        iter++;
+    }
+    for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter)
+        most = contact_sweep(&x, count);
+    cw->contact_iterations_last = iter;
+    cw->contact_overlap_last = most;
+    return count;
+}
+
 /* ---- the module ------------------------------------------------------------ */
+
+/* Scratch for `rows` crowd rows; 0 when out of memory. */
+static int crowd_reserve(world_t* w, int32_t rows)
+{
+    crowd_world_t* cw = crowd_data(w);
+    if (rows <= cw->capacity) return 1;
+    int32_t cap = rows < 64 ? 64 : rows + rows / 2;
+    size_t old = (size_t)cw->capacity, n = (size_t)cap;
+    int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
+    float* cx = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    float* cy = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    float* cz = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    if (!near || !cx || !cy || !cz) {
+        mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
+        mem_free(&w->alloc, cx, n * sizeof(float));
+        mem_free(&w->alloc, cy, n * sizeof(float));
+        mem_free(&w->alloc, cz, n * sizeof(float));
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
+        return 0;
+    }
+    mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cx, old * sizeof(float));
+    mem_free(&w->alloc, cw->cy, old * sizeof(float));
+    mem_free(&w->alloc, cw->cz, old * sizeof(float));
+    for (size_t k = 0; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
+    cw->near = near;
+    cw->cx = cx;
+    cw->cy = cy;
+    cw->cz = cz;
+    cw->capacity = cap;
+    return 1;
+}
+
+/* Before a step: scratch for every crowd row now live or queued. */
+static int crowd_reserve_step(world_t* w)
+{
+    int32_t rows = w->comps[COMP_CROWD].table.count;
+    return rows == 0 || crowd_reserve(w, rows + w->pending_adds);
+}
+
+/* A crowd agent added inside a step (it goes live at a stage boundary). */
+static int crowd_reserve_add(world_t* w, const shoal_agent_def_t* d)
+{
+    return !d->crowd.enabled || crowd_reserve(w, w->comps[COMP_CROWD].table.count + w->pending_adds + 1);
+}
+
+/* Crowd row r goes; the last row moves into it: its contact candidates
+ * follow it. */
+static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t moved_agent_row)
+{
+    (void)agent_row;
+    crowd_world_t* cw = crowd_data(w);
+    int32_t last = w->comps[COMP_CROWD].table.count - 1;
+    if (!cw->near || r >= cw->capacity || last >= cw->capacity) return;
+    if (moved_agent_row >= 0 && last != r)
+        memcpy(cw->near + (size_t)r * CROWD_CONTACT_K, cw->near + (size_t)last * CROWD_CONTACT_K,
+               CROWD_CONTACT_K * sizeof(int32_t));
+    else
+        for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
+}
 
 static int crowd_init(world_t* w)
 {
@@ -435,6 +714,11 @@ static void crowd_release(world_t* w)
 {
     crowd_world_t* cw = crowd_data(w);
     if (!cw) return;
+    size_t n = (size_t)cw->capacity;
+    mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cx, n * sizeof(float));
+    mem_free(&w->alloc, cw->cy, n * sizeof(float));
+    mem_free(&w->alloc, cw->cz, n * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }
@@ -472,7 +756,9 @@ static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_ag
 {
     (void)slot;
     (void)forward;
-    (void)fresh;
+    crowd_world_t* cw = crowd_data(w);
+    if (fresh && r < cw->capacity) /* no contact candidates until its first orca pass */
+        for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
     const int k = COMP_CROWD;
     COMP_F(w, k, CR_NEIGHBOR_DISTANCE)[r] = d->crowd.neighbor_distance;
     COMP_I(w, k, CR_MAX_NEIGHBORS)[r] = d->crowd.max_neighbors;
@@ -504,6 +790,9 @@ const module_t crowd_module = {
     .release = crowd_release,
     .needs = crowd_needs,
     .validate = crowd_validate,
+    .reserve_add_in_step = crowd_reserve_add,
+    .reserve_step = crowd_reserve_step,
+    .row_removed = crowd_row_removed,
     .write_row = crowd_write_row,
     .read_row = crowd_read_row,
     .snapshot_since = 3,

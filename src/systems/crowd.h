@@ -7,10 +7,20 @@
 /* The most neighbors a crowd agent takes into account (crowd.max_neighbors). */
 #define CROWD_MAX_NEIGHBORS 64
 
-/* Counters of the orca system (not state: never hashed or saved). */
+/* Nearest neighbors kept per crowd agent from the orca pass for the
+ * contact pass of the same step. */
+#define CROWD_CONTACT_K 8
+
+/* The module's data. Scratch lives for one step; the counters are not
+ * state (never hashed or saved). */
 typedef struct crowd_world_t {
-    int64_t relaxed_last;  /* agents whose constraints had no common velocity, last step */
-    int64_t relaxed_total; /* the same, summed over steps */
+    int32_t* near;          /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
+    float *cx, *cy, *cz;    /* contact pass: a crowd row's position after an iteration */
+    int32_t capacity;       /* crowd rows the scratch holds */
+    int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
+    int64_t relaxed_total;  /* the same, summed over steps */
+    int32_t contact_iterations_last; /* contact iterations of the last step */
+    float contact_overlap_last;      /* largest overlap left by the last step, in radii */
 } crowd_world_t;
 
 static inline crowd_world_t* crowd_data(const world_t* w) { return (crowd_world_t*)w->module_data[MOD_CROWD]; }

@@ -74,6 +74,9 @@ static const system_def_t systems[] = {
      "pos, vel := desired, heading or quat, omega := 0, force := 0, torque := 0 of crowd rows", 0, 3},
     /* obstacles move after everyone has seen them where they were */
     {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0},
+    /* after everything moved, obstacles included */
+    {"contacts", SHOAL_STAGE_INTEGRATE, contacts_run, "pos, radius of crowd rows and their nearest, obstacles",
+     "pos of crowd rows", 0, 3},
     {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0},
 };
 
