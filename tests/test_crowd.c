@@ -285,3 +285,175 @@ Test(crowd, scenario_crowd_key_and_preset)
     cr_expect_eq(shoal_scenario_load_string(bad, strlen(bad), "bad.json", &s, &err), SHOAL_ERR_PARSE);
     cr_expect(strstr(err.message, "groups[0].crowd.preset") != NULL, "%s", err.message);
 }
+
+/* ---- walls ---------------------------------------------------------------- */
+
+static shoal_agent_def_t pedestrian(float x, float y, float tx, float ty)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    d.position[0] = x;
+    d.position[1] = y;
+    d.target[0] = tx;
+    d.target[1] = ty;
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    return d;
+}
+
+Test(crowd, bad_walls_are_refused_and_change_nothing)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    const float ok[] = {0, 0, 1, 0, 1, 1};
+    cr_assert_eq(shoal_world_add_wall(w, ok, 3, 1, NULL), SHOAL_OK);
+    uint64_t h = shoal_world_state_hash(w);
+    const float same[] = {0, 0, 2, 0, 2, 0};
+    int32_t id = 7;
+    cr_expect_eq(shoal_world_add_wall(w, same, 3, 0, &id), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(shoal_world_last_error(w), "zero-length") != NULL, "%s", shoal_world_last_error(w));
+    cr_expect_eq(id, -1);
+    const float loop[] = {0, 0, 2, 0, 0, 0};
+    cr_expect_eq(shoal_world_add_wall(w, loop, 3, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT, "the closing segment");
+    const float bad[] = {0, 0, NAN, 1};
+    cr_expect_eq(shoal_world_add_wall(w, bad, 2, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(shoal_world_last_error(w), "points[1]") != NULL, "%s", shoal_world_last_error(w));
+    const float far[] = {0, 0, 2e18f, 1};
+    cr_expect_eq(shoal_world_add_wall(w, far, 2, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_add_wall(w, ok, 1, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_add_wall(w, ok, 2, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT, "a closed wall needs 3");
+    cr_expect_eq(shoal_world_add_wall(w, ok, SHOAL_MAX_WALL_POINTS + 1, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_add_wall(w, NULL, 2, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_add_wall(w, ok, 2, 2, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_remove_wall(w, 1), SHOAL_ERR_NOT_FOUND);
+    cr_expect_eq(shoal_world_wall_count(w), 1);
+    cr_expect_eq(shoal_world_state_hash(w), h, "failed calls changed the world");
+    int32_t segs = 0;
+    float out[12];
+    cr_assert_eq(shoal_world_wall_segments(w, out, 3, &segs), SHOAL_OK);
+    cr_expect_eq(segs, 3, "a closed triangle has three segments");
+    cr_expect(out[8] == 1.0f && out[9] == 1.0f && out[10] == 0.0f && out[11] == 0.0f, "the closing one");
+    cr_assert_eq(shoal_world_remove_wall(w, 0), SHOAL_OK);
+    cr_expect_eq(shoal_world_wall_count(w), 0);
+    cr_expect_neq(shoal_world_state_hash(w), h);
+    shoal_world_destroy(w);
+    shoal_world_t* w3 = make_world(3, 1, SHOAL_BACKEND_SERIAL);
+    cr_expect_eq(shoal_world_add_wall(w3, ok, 2, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(shoal_world_last_error(w3), "2D") != NULL, "%s", shoal_world_last_error(w3));
+    shoal_world_destroy(w3);
+}
+
+/* Pedestrians seeking a point behind a long wall never cross it, with
+ * ORCA's wall constraints and the contact pass together. */
+Test(crowd, nobody_crosses_a_wall)
+{
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    const float wall[] = {0, -20, 0, 20};
+    cr_assert_eq(shoal_world_add_wall(w, wall, 2, 0, NULL), SHOAL_OK);
+    enum { n = 60 };
+    for (int i = 0; i < n; ++i) {
+        shoal_agent_def_t d = pedestrian(-3.0f - 0.5f * (float)(i % 6), -5.0f + (float)(i / 6), 10.0f, 0.0f);
+        d.vehicle.max_speed = 4.0f; /* fast, to tempt a step across */
+        d.crowd.preferred_speed = 4.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    float pos[3 * n];
+    shoal_agent_batch_t b = {.positions = pos};
+    float worst = -INFINITY;
+    for (int s = 0; s < 300; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        int32_t got = 0;
+        cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+        for (int i = 0; i < got; ++i) worst = pos[3 * i] > worst ? pos[3 * i] : worst;
+    }
+    cr_expect_leq(worst, -0.2f * 0.99f, "an agent's center reached x = %.4f (the wall is at 0, radius 0.2)",
+                  (double)worst);
+    shoal_world_destroy(w);
+}
+
+/* A crowd pressed into one side of a closed 5 m box at 5.8 agents/m^2
+ * (area fraction 0.73): no pair overlaps past the tolerance, nobody
+ * leaves the box, on 1 and 2 threads alike. */
+Test(crowd, compressed_crowd_in_a_box)
+{
+    uint64_t hashes[2];
+    for (int t = 1; t <= 2; ++t) {
+        shoal_world_t* w = make_world(2, t, SHOAL_BACKEND_OPENMP);
+        const float box[] = {0, 0, 5, 0, 5, 5, 0, 5};
+        cr_assert_eq(shoal_world_add_wall(w, box, 4, 1, NULL), SHOAL_OK);
+        enum { side = 12, n = side * side };
+        for (int i = 0; i < n; ++i) {
+            float x = 0.21f + (float)(i % side) * (4.58f / (side - 1));
+            float y = 0.21f + (float)(i / side) * (4.58f / (side - 1));
+            shoal_agent_def_t d = pedestrian(x, y, 100.0f, 2.5f);
+            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        }
+        float pos[3 * n];
+        shoal_agent_batch_t b = {.positions = pos};
+        float worst_pair = INFINITY, worst_out = 0.0f;
+        for (int s = 0; s < 200; ++s) {
+            cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+            int32_t got = 0;
+            cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+            for (int i = 0; i < got; ++i) {
+                float x = pos[3 * i], y = pos[3 * i + 1];
+                float out = fmaxf(fmaxf(0.2f - x, x - 4.8f), fmaxf(0.2f - y, y - 4.8f));
+                worst_out = out > worst_out ? out : worst_out;
+                for (int j = i + 1; j < got; ++j) {
+                    float d = hypotf(x - pos[3 * j], y - pos[3 * j + 1]) / 0.4f;
+                    worst_pair = d < worst_pair ? d : worst_pair;
+                }
+            }
+        }
+        cr_expect_geq(worst_pair, 0.99f, "%d threads: a pair at %.4f of the radii sum", t, (double)worst_pair);
+        cr_expect_leq(worst_out, 0.01f * 0.2f, "%d threads: an agent %.4f m into a wall", t, (double)worst_out);
+        hashes[t - 1] = shoal_world_state_hash(w);
+        shoal_world_destroy(w);
+    }
+    cr_expect_eq(hashes[0], hashes[1]);
+}
+
+Test(crowd, walls_in_snapshots_and_scenarios)
+{
+    const char* text =
+        "{\"walls\": [{\"points\": [[-5, -5], [5, -5], [5, 5], [-5, 5]], \"closed\": true},"
+        " {\"points\": [[0, -3], [0, 3]]}],"
+        " \"groups\": [{\"count\": 20, \"spawn\": {\"shape\": \"box\", \"center\": [-2.5, 0], \"size\": [3, 8]},"
+        " \"behaviors\": {\"seek\": {\"weight\": 1}}, \"target\": [3, 0], \"crowd\": {\"preset\": \"pedestrian\"}}]}";
+    shoal_scenario_t* s = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_scenario_load_string(text, strlen(text), "walls.json", &s, &err), SHOAL_OK, "%s", err.message);
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    shoal_world_t* w = NULL;
+    cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_scenario_populate(s, w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_expect_eq(shoal_world_wall_count(w), 2);
+    for (int k = 0; k < 30; ++k) cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK);
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    void* buf = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    shoal_world_t* v = NULL;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &v, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_world_wall_count(v), 2);
+    for (int k = 0; k < 30; ++k) {
+        cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(v, 0.1f), SHOAL_OK);
+    }
+    cr_expect_eq(shoal_world_state_hash(v), shoal_world_state_hash(w));
+    free(buf);
+    shoal_world_destroy(v);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+
+    const char* zero = "{\"walls\": [{\"points\": [[1, 1], [1, 1]]}], \"groups\": [{\"count\": 1}]}";
+    cr_assert_eq(shoal_scenario_load_string(zero, strlen(zero), "zero.json", &s, &err), SHOAL_OK, "%s", err.message);
+    def = shoal_scenario_world_def(s);
+    cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
+    cr_expect_eq(shoal_scenario_populate(s, w), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(shoal_world_last_error(w), "zero-length") != NULL, "%s", shoal_world_last_error(w));
+    cr_expect_eq(shoal_world_wall_count(w), 0, "the failed populate added no wall");
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+    const char* three = "{\"dimensions\": 3, \"walls\": [{\"points\": [[0, 0], [1, 1]]}], \"groups\": [{\"count\": 1}]}";
+    cr_expect_eq(shoal_scenario_load_string(three, strlen(three), "3d.json", &s, &err), SHOAL_ERR_PARSE);
+    cr_expect(strstr(err.message, "walls") != NULL, "%s", err.message);
+}

@@ -621,8 +621,8 @@ Test(snapshot, disabled_systems_stay_disabled)
 }
 
 /* A version-3 snapshot rewritten as an older version: its sections copied
- * but those the older version lacks (the crowd component, COMP id 8, before
- * version 3; USER before version 2), with that version's header, size and
+ * but those the older version lacks (the crowd component, COMP id 8, and
+ * WALL before version 3; USER before version 2), with that version's header, size and
  * checksum. Returns the new size; out has room for `size` bytes. */
 static size_t older_version(const unsigned char* in, size_t size, uint32_t version, unsigned char* out)
 {
@@ -636,7 +636,8 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
         for (int k = 0; k < 8; ++k) bytes |= (uint64_t)in[at + 8 + k] << (8 * k);
         size_t whole = 16 + (size_t)bytes;
         int drop = (memcmp(in + at, "USER", 4) == 0 && version < 2) ||
-                   (memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 8 && version < 3);
+                   (memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 8 && version < 3) ||
+                   (memcmp(in + at, "WALL", 4) == 0 && version < 3);
         (void)tag;
         if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 3) {
             /* the systems of version 3 (orca, crowd_move) out of the list */

@@ -60,6 +60,34 @@ SHOAL_API shoal_crowd_t shoal_crowd_default(void);
 SHOAL_API shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
                                             shoal_error_t* err);
 
+/* ------------------------------------------------------------------------ */
+/* Walls                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Walls are line segments in a 2D world: an open polyline of `count` >= 2
+ * points, or (closed = 1) a polygon of `count` >= 3 points whose last point
+ * joins the first. `points` holds x, y for each point (2 floats a point),
+ * copied. Crowd agents treat walls as obstacles (ORCA, within
+ * crowd.time_horizon_walls) and the contact pass keeps them out of and
+ * from crossing every wall. Ids are 0, 1, 2, ... in creation order; a
+ * removed id is not reused. Walls live in a grid of their own, rebuilt at
+ * the next step after a change. A 3D world has no walls: its obstacles
+ * (spheres) play their part. Refused, with the world unchanged: a 3D world,
+ * NULL points, a count out of range (at most SHOAL_MAX_WALL_POINTS),
+ * coordinates not finite or beyond 1e18 m, two consecutive points equal (a
+ * zero-length segment), and calls inside a step. */
+#define SHOAL_MAX_WALL_POINTS (1 << 20)
+SHOAL_API shoal_status_t shoal_world_add_wall(shoal_world_t* world, const float* points, int32_t count,
+                                              int32_t closed, int32_t* out_id);
+SHOAL_API shoal_status_t shoal_world_remove_wall(shoal_world_t* world, int32_t id);
+/* Walls now in the world (removed ones not counted). */
+SHOAL_API int32_t shoal_world_wall_count(const shoal_world_t* world);
+/* Every segment of every wall, as x0, y0, x1, y1 (4 floats a segment), in
+ * id order: writes at most `capacity` segments and sets *out_count to the
+ * number there are (so a first call with capacity 0 sizes the array). */
+SHOAL_API shoal_status_t shoal_world_wall_segments(const shoal_world_t* world, float* out, int32_t capacity,
+                                                   int32_t* out_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@
 #include "shoal/scenario.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +35,12 @@
 /* Known keys of each kind of object (a group's behavior keys are in
  * scenario_behaviors.c). */
 static const char* const ROOT_KEYS[] = {"name",    "dimensions", "seed",   "dt",       "steps",
-                                        "threads", "world",      "groups", "obstacles"};
+                                        "threads", "world",      "groups", "obstacles",
+                                        "walls"};
 static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size",
                                          "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
+static const char* const WALL_KEYS[] = {"points", "closed"};
 static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
                                          "behaviors", "target", "threat", "neighbors", "wander",
                                          "pursuit",   "follow", "avoid",     "dseek",
@@ -235,6 +238,62 @@ static shoal_status_t parse_obstacles(parser_t* p, const cJSON* v, shoal_scenari
     return SHOAL_OK;
 }
 
+/* A wall: {"points": [[x, y], ...], "closed": false}. The world checks the
+ * rest when populate adds it (zero-length segments, coordinates). */
+static shoal_status_t parse_wall(parser_t* p, const cJSON* v, wall_t* wl)
+{
+    TRY(parser_check_object(p, v, WALL_KEYS, COUNT_OF(WALL_KEYS)));
+    const cJSON* pts = MEMBER(v, "points");
+    if (pts == NULL) return parser_missing(p, "points", NULL);
+    TRY(parser_get_bool(p, v, "closed", &wl->closed));
+    int least = wl->closed ? 3 : 2;
+    if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) < least ||
+        cJSON_GetArraySize(pts) > SHOAL_MAX_WALL_POINTS)
+        return parser_fail(p, "points", "expected an array of %d to %d points [x, y] for %s wall, got %s",
+                           least, SHOAL_MAX_WALL_POINTS, wl->closed ? "a closed" : "an open",
+                           cJSON_IsArray(pts) ? "fewer or more" : parser_type_name(pts));
+    int n = cJSON_GetArraySize(pts);
+    wl->points = calloc((size_t)n * 2, sizeof(float));
+    if (!wl->points) return parser_out_of_memory(p);
+    size_t old = parser_push(p, "points", 0);
+    const cJSON* e = NULL;
+    shoal_status_t st = SHOAL_OK;
+    cJSON_ArrayForEach(e, pts)
+    {
+        char name[24];
+        snprintf(name, sizeof name, "[%d]", (int)wl->count);
+        float q[3] = {0.0f, 0.0f, 0.0f};
+        st = parser_read_vector(p, e, name, -DBL_MAX, "[x, y]", "[x, y]", q);
+        if (st != SHOAL_OK) break;
+        wl->points[2 * wl->count] = q[0];
+        wl->points[2 * wl->count + 1] = q[1];
+        wl->count++;
+    }
+    parser_pop(p, old);
+    return st;
+}
+
+/* "walls": line segments of a 2D world (shoal/crowd.h). */
+static shoal_status_t parse_walls(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    if (!cJSON_IsArray(v))
+        return parser_fail(p, NULL, "expected an array of objects, got %s", parser_type_name(v));
+    if (s->dimensions != 2 && cJSON_GetArraySize(v) > 0)
+        return parser_fail(p, NULL, "walls are line segments of a 2D world; a 3D scenario uses obstacles");
+    int n = cJSON_GetArraySize(v);
+    if (n > 0 && (s->walls = calloc((size_t)n, sizeof *s->walls)) == NULL) return parser_out_of_memory(p);
+    const cJSON* e = NULL;
+    cJSON_ArrayForEach(e, v)
+    {
+        size_t at = parser_push(p, NULL, s->wall_count);
+        shoal_status_t st = parse_wall(p, e, &s->walls[s->wall_count]);
+        parser_pop(p, at);
+        s->wall_count++; /* freed with the scenario even when it failed */
+        TRY(st);
+    }
+    return SHOAL_OK;
+}
+
 /* With wrap, the spawn region (its bounding box, which for a disc, ring or
  * box is the region itself as far as leaving an axis-aligned box goes) must
  * lie inside the world box. */
@@ -296,6 +355,7 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
      * the world box. */
     PARSE_MEMBER(p, root, "world", parse_world, s);
     PARSE_MEMBER(p, root, "obstacles", parse_obstacles, s);
+    PARSE_MEMBER(p, root, "walls", parse_walls, s);
 
     const cJSON* groups = MEMBER(root, "groups");
     if (groups == NULL) return parser_missing(p, "groups", NULL);
@@ -417,6 +477,8 @@ void shoal_scenario_destroy(shoal_scenario_t* scenario)
     }
     free(scenario->groups);
     free(scenario->obstacles);
+    for (int32_t i = 0; i < scenario->wall_count; i++) free(scenario->walls[i].points);
+    free(scenario->walls);
     free(scenario->name);
     free(scenario);
 }

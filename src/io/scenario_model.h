@@ -51,13 +51,19 @@ typedef struct group_t {
     int32_t follow_previous; /* each agent follows the one added before it in this group */
 } group_t;
 
+/* A wall: count points (x, y), open or closed (shoal_world_add_wall). */
+typedef struct wall_t {
+    float* points;
+    int32_t count, closed;
+} wall_t;
+
 typedef struct obstacle_t {
     float center[3], radius;
 } obstacle_t;
 
 struct shoal_scenario_t {
     char* name;
-    int32_t dimensions, steps, threads, agent_count, group_count, obstacle_count;
+    int32_t dimensions, steps, threads, agent_count, group_count, obstacle_count, wall_count;
     uint64_t seed;
     float dt;
     /* "world": space and spatial hash, as in shoal_world_def_t */
@@ -65,6 +71,7 @@ struct shoal_scenario_t {
     float bounds_min[3], bounds_max[3], cell_size;
     group_t* groups;
     obstacle_t* obstacles;
+    wall_t* walls;
 };
 
 /* scenario_behaviors.c: defaults of a group's behavior fields, and the

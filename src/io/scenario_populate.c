@@ -149,6 +149,11 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
                                           &added->obstacles[added->obstacle_count]);
         added->obstacle_count += status == SHOAL_OK;
     }
+    /* Walls: the rollback forgets them (world_rollback). */
+    for (int32_t i = 0; i < scenario->wall_count && status == SHOAL_OK; i++) {
+        const wall_t* wl = &scenario->walls[i];
+        status = shoal_world_add_wall(world, wl->points, wl->count, wl->closed, NULL);
+    }
 
     uint64_t key = 0;
     for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {

@@ -28,6 +28,7 @@ enum module_id {
     MOD_DSEEK,         /* data: routes */
     MOD_GROUND,        /* data: paths, terrain (ground_world_t) */
     MOD_PLANNER,       /* data: trim table, scene, search memory (planner_world_t) */
+    MOD_WALLS,         /* no component; data: the world's walls (walls.h) */
     MOD_CROWD,         /* component CROWD; data: statistics (crowd_world_t) */
     MOD_COUNT_
 };

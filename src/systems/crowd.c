@@ -41,6 +41,7 @@
 #include "systems/orca.h"
 #include "systems/spatial_hash.h"
 #include "systems/systems.h"
+#include "systems/walls.h"
 
 /* Below this speed (m/s) a crowd agent keeps its heading. */
 #define CROWD_STILL_SPEED 1e-3f
@@ -131,6 +132,7 @@ typedef struct orca_ctx {
     const component_t* crowd;
     const uint32_t* slots;
     const obstacle_set_t* obs;
+    const wall_set_t* walls;
     float inv_dt;
     uint64_t seed_round, step;
     int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
@@ -301,6 +303,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                                       x->inv_dt, 1.0f, (vec2){vel.x, vel.y}, &lines[n]);
             }
         }
+        /* Walls (2D): hard constraints too. */
+        if (!three && x->walls->seg_count > 0) {
+            int32_t found[WALL_QUERY_MAX];
+            int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach_w, found);
+            for (int32_t m = 0; m < nw && n < CROWD_MAX_OBSTACLES; ++m) {
+                const float* sg = x->walls->seg[found[m]];
+                vec2 p0 = {sg[0] - a->px[i], sg[1] - a->py[i]}, p1 = {sg[2] - a->px[i], sg[3] - a->py[i]};
+                n += orca2_line_wall(p0, p1, ri, (vec2){vel.x, vel.y}, inv_tau_w, x->inv_dt, &lines[n]);
+            }
+        }
         const int32_t n_static = n;
 
         /* Neighbors. The nearest few are kept for the contact pass. */
@@ -360,7 +372,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
-                  1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near, relaxed};
+                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near, relaxed};
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
@@ -377,6 +389,7 @@ typedef struct move_ctx {
     world_t* w;
     agent_view_t a;
     const int32_t* agent_row;
+    float *x0, *y0;
     float dt;
 } move_ctx;
 
@@ -390,6 +403,8 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = x->agent_row[r];
         float vx = a->dx[i], vy = a->dy[i], vz = three ? a->dz[i] : 0.0f;
+        x->x0[r] = a->px[i];
+        x->y0[r] = a->py[i];
         a->vx[i] = vx;
         a->vy[i] = vy;
         a->px[i] += vx * dt;
@@ -423,7 +438,7 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_CROWD].table.count;
     if (count == 0) return 0;
-    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), dt};
+    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), crowd_data(w)->x0, crowd_data(w)->y0, dt};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
     return count;
 }
@@ -457,6 +472,42 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
 #define CONTACT_RELAX 1.5f
 #define CONTACT_MAX_SWEEPS 512
 
+/* The push that puts an agent of radius ri at (px, py), which was at
+ * (x0, y0) before it moved, back out of segment sg on the side it came
+ * from: 0 when clear. A center that crossed the segment's line within the
+ * segment goes back to the start's side. Returns the overlap over ri. */
+static float wall_push(const float sg[4], float px, float py, float x0, float y0, float ri, float push[2])
+{
+    float qx, qy;
+    walls_nearest(sg, px, py, &qx, &qy);
+    float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
+    float s0 = ex * (y0 - sg[1]) - ey * (x0 - sg[0]);
+    float s1 = ex * (py - sg[1]) - ey * (px - sg[0]);
+    float dx = px - qx, dy = py - qy, dist = sqrtf(dx * dx + dy * dy);
+    int interior = (qx != sg[0] || qy != sg[1]) && (qx != sg[2] || qy != sg[3]);
+    if ((s0 > 0.0f && s1 < 0.0f) || (s0 < 0.0f && s1 > 0.0f) || (interior && s1 == 0.0f && s0 != 0.0f)) {
+        /* crossed (or on the line): to the start's side, ri away */
+        float len = sqrtf(ex * ex + ey * ey), side = s0 > 0.0f ? 1.0f : -1.0f;
+        float nx = -ey / len * side, ny = ex / len * side;
+        push[0] = qx + nx * ri - px;
+        push[1] = qy + ny * ri - py;
+        return (ri + dist) / ri;
+    }
+    if (!(dist < ri)) return 0.0f;
+    float ux, uy;
+    if (dist > 0.0f) {
+        ux = dx / dist;
+        uy = dy / dist;
+    } else { /* on an end point: back toward the start */
+        float bx = x0 - px, by = y0 - py, b = sqrtf(bx * bx + by * by);
+        ux = b > 0.0f ? bx / b : 1.0f;
+        uy = b > 0.0f ? by / b : 0.0f;
+    }
+    push[0] = (ri - dist) * ux;
+    push[1] = (ri - dist) * uy;
+    return (ri - dist) / ri;
+}
+
 typedef struct contact_ctx {
     world_t* w;
     const grid_t* g;
@@ -467,6 +518,7 @@ typedef struct contact_ctx {
     const uint32_t* slots;
     const obstacle_set_t* obs;
     crowd_world_t* cw;
+    const wall_set_t* walls;
     float* worst; /* per worker: largest overlap over the smaller radius */
     float inv_dt;
 } contact_ctx;
@@ -522,6 +574,21 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
                 for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
             for (int ax = 0; ax < 3; ++ax) push[ax] -= ov * u[ax];
             contacts++;
+        }
+        if (!three && x->walls->seg_count > 0) {
+            int32_t found[WALL_QUERY_MAX];
+            float x0 = x->cw->x0[r], y0 = x->cw->y0[r];
+            float reach = ri + sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
+            int32_t nw = walls_query(x->walls, p[0], p[1], reach, found);
+            for (int32_t m = 0; m < nw; ++m) {
+                float wp[2];
+                float rel = wall_push(x->walls->seg[found[m]], p[0], p[1], x0, y0, ri, wp);
+                if (rel <= 0.0f) continue;
+                worst = rel > worst ? rel : worst;
+                push[0] += wp[0];
+                push[1] += wp[1];
+                contacts++;
+            }
         }
         float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
         if (k > 1.0f) k = 1.0f;
@@ -604,6 +671,20 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
             a->py[i] -= ov * u[1];
             if (three) a->pz[i] -= ov * u[2];
         }
+        if (!three && x->walls->seg_count > 0) {
+            int32_t found[WALL_QUERY_MAX];
+            float x0 = x->cw->x0[r], y0 = x->cw->y0[r];
+            float reach = ri + sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
+            int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach, found);
+            for (int32_t m = 0; m < nw; ++m) {
+                float wp[2];
+                float rel = wall_push(x->walls->seg[found[m]], a->px[i], a->py[i], x0, y0, ri, wp);
+                if (rel <= 0.0f) continue;
+                worst = rel > worst ? rel : worst;
+                a->px[i] += wp[0];
+                a->py[i] += wp[1];
+            }
+        }
     }
     return worst;
 }
@@ -622,7 +703,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     float worst[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     contact_ctx x = {w,     g,    agent_view(w),   COMP_I(w, COMP_CROWD, COMP_ROW), cw->near, crowd,
-                     table_slots(&w->agents), obstacles_of(w), cw, worst, 1.0f / dt};
+                     table_slots(&w->agents), obstacles_of(w), cw, walls_of(w), worst, 1.0f / dt};
     int32_t iter = 0;
     float most = 0.0f;
     for (;;) {
@@ -654,7 +735,11 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* cx = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* cy = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* cz = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    if (!near || !cx || !cy || !cz) {
+    float* x0 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    float* y0 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    if (!near || !cx || !cy || !cz || !x0 || !y0) {
+        mem_free(&w->alloc, x0, n * sizeof(float));
+        mem_free(&w->alloc, y0, n * sizeof(float));
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
         mem_free(&w->alloc, cx, n * sizeof(float));
         mem_free(&w->alloc, cy, n * sizeof(float));
@@ -666,7 +751,11 @@ static int crowd_reserve(world_t* w, int32_t rows)
     mem_free(&w->alloc, cw->cx, old * sizeof(float));
     mem_free(&w->alloc, cw->cy, old * sizeof(float));
     mem_free(&w->alloc, cw->cz, old * sizeof(float));
+    mem_free(&w->alloc, cw->x0, old * sizeof(float));
+    mem_free(&w->alloc, cw->y0, old * sizeof(float));
     for (size_t k = 0; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
+    cw->x0 = x0;
+    cw->y0 = y0;
     cw->near = near;
     cw->cx = cx;
     cw->cy = cy;
@@ -719,6 +808,8 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->cx, n * sizeof(float));
     mem_free(&w->alloc, cw->cy, n * sizeof(float));
     mem_free(&w->alloc, cw->cz, n * sizeof(float));
+    mem_free(&w->alloc, cw->x0, n * sizeof(float));
+    mem_free(&w->alloc, cw->y0, n * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }

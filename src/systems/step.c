@@ -16,6 +16,7 @@
 #include "systems/dseek.h"
 #include "systems/obstacles.h"
 #include "systems/systems.h"
+#include "systems/walls.h"
 
 extern const module_t neighbors_module, wander_module, pursuit_module, follow_module, avoid_module,
     ground_module, planner_module;
@@ -27,7 +28,8 @@ static const module_t* const modules[MOD_COUNT_] = {
     [MOD_PURSUIT] = &pursuit_module,     [MOD_FOLLOW] = &follow_module,
     [MOD_AVOID] = &avoid_module,         [MOD_OBSTACLES] = &obstacles_module,
     [MOD_DSEEK] = &dseek_module,         [MOD_GROUND] = &ground_module,
-    [MOD_PLANNER] = &planner_module,     [MOD_CROWD] = &crowd_module,
+    [MOD_PLANNER] = &planner_module,     [MOD_WALLS] = &walls_module,
+    [MOD_CROWD] = &crowd_module,
 };
 
 /* Agents that a module of their own moves (ground vehicles, planner

@@ -1,0 +1,398 @@
+/* The walls module: the world's walls (shoal/crowd.h, walls.h), their
+ * public API, their grid, their part of the state hash and their snapshot
+ * section WALL (format version 3).
+ *
+ * Decisions:
+ * - Walls are kept as their points (a closed wall's last segment joins its
+ *   last point to its first); segments and the grid are derived, rebuilt
+ *   before the first step after a change (the reserve_step hook, so that
+ *   running out of memory fails the step before anything moved), and never
+ *   saved.
+ * - The grid's cell is the mean segment length, at least 1/1024 of the
+ *   walls' extent and 1 mm, so a wall of many short segments gets small
+ *   cells and a few long walls a coarse grid; at most 1024 cells a side.
+ *   A segment is listed in every cell its bounding box overlaps.
+ * - Ids are indexes and never reused: a removed wall keeps its id with no
+ *   points, so ids and the hash of the remaining walls do not move. */
+#include <math.h>
+#include <string.h>
+
+#include "systems/systems.h"
+#include "systems/walls.h"
+
+#define WALL_GRID_MAX 1024
+
+static int walls_init(world_t* w)
+{
+    wall_set_t* ws = (wall_set_t*)mem_calloc(&w->alloc, sizeof *ws);
+    w->module_data[MOD_WALLS] = ws;
+    return ws != NULL;
+}
+
+static void free_derived(world_t* w, wall_set_t* ws)
+{
+    mem_free(&w->alloc, ws->seg, (size_t)ws->seg_capacity * sizeof *ws->seg);
+    mem_free(&w->alloc, ws->cell_start, (size_t)ws->cell_start_capacity * sizeof *ws->cell_start);
+    mem_free(&w->alloc, ws->cell_items, (size_t)ws->cell_items_capacity * sizeof *ws->cell_items);
+    ws->seg = NULL;
+    ws->cell_start = ws->cell_items = NULL;
+    ws->seg_capacity = 0;
+    ws->cell_start_capacity = ws->cell_items_capacity = 0;
+    ws->seg_count = 0;
+    ws->built_valid = 0;
+}
+
+static void walls_release(world_t* w)
+{
+    wall_set_t* ws = walls_of(w);
+    if (!ws) return;
+    free_derived(w, ws);
+    mem_free(&w->alloc, ws->walls, (size_t)ws->wall_capacity * sizeof *ws->walls);
+    mem_free(&w->alloc, ws->points, (size_t)ws->point_capacity * sizeof *ws->points);
+    mem_free(&w->alloc, ws, sizeof *ws);
+    w->module_data[MOD_WALLS] = NULL;
+}
+
+static int32_t wall_segments(const int32_t wall[3])
+{
+    return wall[1] == 0 ? 0 : wall[2] ? wall[1] : wall[1] - 1;
+}
+
+/* Segment k of a wall. */
+static void wall_segment(const wall_set_t* ws, const int32_t wall[3], int32_t k, float out[4])
+{
+    const float* a = ws->points[wall[0] + k];
+    const float* b = ws->points[wall[0] + (k + 1 == wall[1] ? 0 : k + 1)];
+    out[0] = a[0];
+    out[1] = a[1];
+    out[2] = b[0];
+    out[3] = b[1];
+}
+
+static inline int32_t cell_of(const wall_set_t* ws, float v, int axis)
+{
+    float c = floorf((v - ws->origin[axis]) * ws->inv_cell);
+    int32_t n = axis == 0 ? ws->nx : ws->ny;
+    if (!(c >= 0.0f)) return 0;
+    if (c >= (float)(n - 1)) return n - 1;
+    return (int32_t)c;
+}
+
+/* Segments and grid from the walls; 0 when out of memory (nothing lost:
+ * the walls themselves are untouched, the next step tries again). */
+static int walls_build(world_t* w, wall_set_t* ws)
+{
+    int32_t segs = 0;
+    for (int32_t i = 0; i < ws->wall_high; ++i) segs += wall_segments(ws->walls[i]);
+    free_derived(w, ws);
+    if (segs == 0) {
+        ws->built = ws->version;
+        ws->built_valid = 1;
+        return 1;
+    }
+    ws->seg = mem_alloc(&w->alloc, (size_t)segs * sizeof *ws->seg);
+    if (!ws->seg) return 0;
+    ws->seg_capacity = segs;
+    float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    double length = 0.0;
+    for (int32_t i = 0; i < ws->wall_high; ++i)
+        for (int32_t k = 0; k < wall_segments(ws->walls[i]); ++k) {
+            float* s = ws->seg[ws->seg_count++];
+            wall_segment(ws, ws->walls[i], k, s);
+            for (int a = 0; a < 2; ++a) {
+                lo[a] = fminf(lo[a], fminf(s[a], s[a + 2]));
+                hi[a] = fmaxf(hi[a], fmaxf(s[a], s[a + 2]));
+            }
+            length += hypot((double)s[2] - s[0], (double)s[3] - s[1]);
+        }
+    double extent = fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]);
+    double cell = fmax(fmax(length / segs, extent / WALL_GRID_MAX), 1e-3);
+    ws->origin[0] = lo[0];
+    ws->origin[1] = lo[1];
+    ws->inv_cell = (float)(1.0 / cell);
+    ws->nx = (int32_t)fmin(WALL_GRID_MAX, floor(((double)hi[0] - lo[0]) / cell) + 1);
+    ws->ny = (int32_t)fmin(WALL_GRID_MAX, floor(((double)hi[1] - lo[1]) / cell) + 1);
+    int64_t cells = (int64_t)ws->nx * ws->ny;
+    ws->cell_start = mem_calloc(&w->alloc, (size_t)(cells + 1) * sizeof *ws->cell_start);
+    if (!ws->cell_start) return 0;
+    ws->cell_start_capacity = cells + 1;
+    /* Count, prefix, fill: a segment in every cell of its box. */
+    int64_t items = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int32_t s = 0; s < ws->seg_count; ++s) {
+            const float* g = ws->seg[s];
+            int32_t x0 = cell_of(ws, fminf(g[0], g[2]), 0), x1 = cell_of(ws, fmaxf(g[0], g[2]), 0);
+            int32_t y0 = cell_of(ws, fminf(g[1], g[3]), 1), y1 = cell_of(ws, fmaxf(g[1], g[3]), 1);
+            for (int32_t y = y0; y <= y1; ++y)
+                for (int32_t x = x0; x <= x1; ++x) {
+                    int64_t c = (int64_t)y * ws->nx + x;
+                    if (pass == 0)
+                        ws->cell_start[c + 1]++;
+                    else
+                        ws->cell_items[ws->cell_start[c]++] = s;
+                }
+        }
+        if (pass == 0) {
+            for (int64_t c = 0; c < cells; ++c) ws->cell_start[c + 1] += ws->cell_start[c];
+            items = ws->cell_start[cells];
+            ws->cell_items = mem_alloc(&w->alloc, (size_t)(items ? items : 1) * sizeof *ws->cell_items);
+            if (!ws->cell_items) return 0;
+            ws->cell_items_capacity = items ? items : 1;
+        }
+    }
+    /* The fill advanced each start to the next cell's: shift back. */
+    for (int64_t c = cells; c > 0; --c) ws->cell_start[c] = ws->cell_start[c - 1];
+    ws->cell_start[0] = 0;
+    ws->built = ws->version;
+    ws->built_valid = 1;
+    return 1;
+}
+
+int32_t walls_query(const wall_set_t* ws, float x, float y, float reach, int32_t* out)
+{
+    if (!ws->built_valid || ws->seg_count == 0) return 0;
+    int32_t x0 = cell_of(ws, x - reach, 0), x1 = cell_of(ws, x + reach, 0);
+    int32_t y0 = cell_of(ws, y - reach, 1), y1 = cell_of(ws, y + reach, 1);
+    int32_t n = 0;
+    float r2 = reach * reach;
+    for (int32_t cy = y0; cy <= y1; ++cy)
+        for (int32_t cx = x0; cx <= x1; ++cx) {
+            int64_t c = (int64_t)cy * ws->nx + cx;
+            for (int32_t k = ws->cell_start[c]; k < ws->cell_start[c + 1]; ++k) {
+                int32_t s = ws->cell_items[k];
+                int dup = 0;
+                for (int32_t m = 0; m < n && !dup; ++m) dup = out[m] == s;
+                if (dup) continue;
+                float qx, qy;
+                walls_nearest(ws->seg[s], x, y, &qx, &qy);
+                if ((qx - x) * (qx - x) + (qy - y) * (qy - y) >= r2) continue;
+                out[n++] = s;
+                if (n == WALL_QUERY_MAX) return n;
+            }
+        }
+    return n;
+}
+
+static int walls_reserve_step(world_t* w)
+{
+    wall_set_t* ws = walls_of(w);
+    if (ws->built_valid && ws->built == ws->version) return 1;
+    if (walls_build(w, ws)) return 1;
+    free_derived(w, ws);
+    world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "step: out of memory for the grid of %d walls", (int)ws->wall_count);
+    return 0;
+}
+
+/* ---- the public API --------------------------------------------------------- */
+
+static int grow(world_t* w, void** p, int32_t* cap, int32_t need, size_t elem)
+{
+    if (need <= *cap) return 1;
+    int32_t fresh = *cap < 8 ? 8 : *cap;
+    while (fresh < need) fresh = fresh > INT32_MAX / 2 ? need : fresh * 2;
+    void* q = mem_alloc(&w->alloc, (size_t)fresh * elem);
+    if (!q) return 0;
+    if (*p) memcpy(q, *p, (size_t)*cap * elem);
+    mem_free(&w->alloc, *p, (size_t)*cap * elem);
+    *p = q;
+    *cap = fresh;
+    return 1;
+}
+
+shoal_status_t shoal_world_add_wall(shoal_world_t* w, const float* points, int32_t count, int32_t closed,
+                                    int32_t* out_id)
+{
+    static const char* where = "add_wall";
+    if (out_id) *out_id = -1;
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
+    if (w->dims != 2)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: walls are line segments of a 2D world; a 3D world uses obstacles (spheres)", where);
+    if (!points) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: points is NULL", where);
+    if (closed != 0 && closed != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: closed must be 0 or 1, got %d", where, (int)closed);
+    int32_t least = closed ? 3 : 2;
+    if (count < least || count > SHOAL_MAX_WALL_POINTS)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be %d to %d for %s wall, got %d", where,
+                          (int)least, SHOAL_MAX_WALL_POINTS, closed ? "a closed" : "an open", (int)count);
+    for (int32_t i = 0; i < count; ++i) {
+        char field[48];
+        snprintf(field, sizeof field, "points[%d]", (int)i);
+        float p3[3] = {points[2 * i], points[2 * i + 1], 0.0f};
+        if (!def_check_coordinates(w, where, field, p3, 2)) return SHOAL_ERR_INVALID_ARGUMENT;
+        int32_t prev = i > 0 ? i - 1 : closed ? count - 1 : -1;
+        if (prev >= 0 && points[2 * prev] == points[2 * i] && points[2 * prev + 1] == points[2 * i + 1])
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: points[%d] equals points[%d]: a zero-length segment", where, (int)i, (int)prev);
+    }
+    wall_set_t* ws = walls_of(w);
+    if (ws->wall_high == INT32_MAX || ws->point_count > INT32_MAX - count ||
+        !grow(w, (void**)&ws->walls, &ws->wall_capacity, ws->wall_high + 1, sizeof *ws->walls) ||
+        !grow(w, (void**)&ws->points, &ws->point_capacity, ws->point_count + count, sizeof *ws->points))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d points", where, (int)count);
+    int32_t id = ws->wall_high++;
+    ws->walls[id][0] = ws->point_count;
+    ws->walls[id][1] = count;
+    ws->walls[id][2] = closed;
+    memcpy(ws->points[ws->point_count], points, (size_t)count * 2 * sizeof(float));
+    ws->point_count += count;
+    ws->wall_count++;
+    ws->version++;
+    if (out_id) *out_id = id;
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_world_remove_wall(shoal_world_t* w, int32_t id)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "remove_wall: called from inside a step");
+    wall_set_t* ws = walls_of(w);
+    if (id < 0 || id >= ws->wall_high || ws->walls[id][1] == 0)
+        return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_wall: no wall with id %d", (int)id);
+    ws->walls[id][1] = 0; /* its points stay, unreferenced, until the world goes */
+    ws->walls[id][2] = 0;
+    ws->wall_count--;
+    ws->version++;
+    return SHOAL_OK;
+}
+
+int32_t shoal_world_wall_count(const shoal_world_t* w) { return w ? walls_of(w)->wall_count : 0; }
+
+shoal_status_t shoal_world_wall_segments(const shoal_world_t* w, float* out, int32_t capacity, int32_t* out_count)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out_count) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "wall_segments: out_count is NULL");
+    if (capacity < 0 || (capacity > 0 && !out))
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "wall_segments: capacity %d with %s array", (int)capacity,
+                           out ? "an" : "no");
+    const wall_set_t* ws = walls_of(w);
+    int32_t n = 0;
+    for (int32_t i = 0; i < ws->wall_high; ++i)
+        for (int32_t k = 0; k < wall_segments(ws->walls[i]); ++k, ++n)
+            if (n < capacity) wall_segment(ws, ws->walls[i], k, out + 4 * (size_t)n);
+    *out_count = n;
+    return SHOAL_OK;
+}
+
+/* ---- hash, rollback, snapshot ------------------------------------------------- */
+
+/* Live walls by id: id, closed, count, points (nothing when there are none,
+ * so worlds without walls hash as before walls existed). */
+static uint64_t walls_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
+{
+    const wall_set_t* ws = walls_of(w);
+    for (int32_t i = 0; i < ws->wall_high; ++i) {
+        const int32_t* wl = ws->walls[i];
+        if (wl[1] == 0) continue;
+        h = absorb(h, 0x3a11000000000000ull | (uint64_t)(uint32_t)i);
+        h = absorb(h, ((uint64_t)(uint32_t)wl[2] << 32) | (uint32_t)wl[1]);
+        for (int32_t k = 0; k < wl[1]; ++k) {
+            uint32_t v[2];
+            memcpy(v, ws->points[wl[0] + k], sizeof v);
+            h = absorb(h, ((uint64_t)v[0] << 32) | v[1]);
+        }
+    }
+    return h;
+}
+
+static void walls_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
+{
+    note[0] = walls_of(w)->wall_high;
+    note[1] = walls_of(w)->point_count;
+}
+
+static void walls_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
+{
+    wall_set_t* ws = walls_of(w);
+    if (note[0] >= ws->wall_high) return;
+    for (int32_t i = (int32_t)note[0]; i < ws->wall_high; ++i) ws->wall_count -= ws->walls[i][1] != 0;
+    ws->wall_high = (int32_t)note[0];
+    ws->point_count = (int32_t)note[1];
+    ws->version++;
+}
+
+/* Section WALL: u32 ids, u32 points, then per id {u32 first point, u32
+ * count (0: removed), u32 closed}, then the points (f32 x, y). */
+static void walls_save(const world_t* w, byte_writer_t* wr)
+{
+    const wall_set_t* ws = walls_of(w);
+    bw_u32(wr, (uint32_t)ws->wall_high);
+    bw_u32(wr, (uint32_t)ws->point_count);
+    for (int32_t i = 0; i < ws->wall_high; ++i)
+        for (int k = 0; k < 3; ++k) bw_i32(wr, ws->walls[i][k]);
+    for (int32_t i = 0; i < ws->point_count; ++i) {
+        bw_f32(wr, ws->points[i][0]);
+        bw_f32(wr, ws->points[i][1]);
+    }
+}
+
+static int walls_load(world_t* w, byte_reader_t* rd)
+{
+    wall_set_t* ws = walls_of(w);
+    uint32_t high = br_u32(rd), points = br_u32(rd);
+    if (!br_count(rd, high, 12, INT32_MAX / 16, "wall ids")) return 0;
+    if (!br_count(rd, points, 8, INT32_MAX / 16, "wall points")) return 0;
+    if (high > 0 && w->dims != 2) return br_fail(rd, "%u walls in a %dD world: walls are 2D", high, (int)w->dims);
+    if (high > 0) {
+        ws->walls = mem_alloc(&w->alloc, (size_t)high * sizeof *ws->walls);
+        if (!ws->walls) return br_fail(rd, "out of memory for %u walls", high);
+        ws->wall_capacity = (int32_t)high;
+    }
+    if (points > 0) {
+        ws->points = mem_alloc(&w->alloc, (size_t)points * sizeof *ws->points);
+        if (!ws->points) return br_fail(rd, "out of memory for %u wall points", points);
+        ws->point_capacity = (int32_t)points;
+    }
+    int32_t live = 0;
+    for (uint32_t i = 0; i < high; ++i) {
+        int32_t first = br_i32(rd), count = br_i32(rd), closed = br_i32(rd);
+        if (rd->failed) return 0;
+        if (count == 0 ? closed != 0
+                       : (closed != 0 && closed != 1) || count < (closed ? 3 : 2) || first < 0 ||
+                             (int64_t)first + count > (int64_t)points)
+            return br_fail(rd, "wall %u: points [%d, %d + %d), closed %d are not a wall of the %u points", i,
+                           (int)first, (int)first, (int)count, (int)closed, points);
+        ws->walls[i][0] = first;
+        ws->walls[i][1] = count;
+        ws->walls[i][2] = closed;
+        live += count != 0;
+    }
+    for (uint32_t i = 0; i < points; ++i) {
+        ws->points[i][0] = br_f32(rd);
+        ws->points[i][1] = br_f32(rd);
+        if (!br_finite(rd, ws->points[i][0], "x of wall point", (int32_t)i) ||
+            !br_finite(rd, ws->points[i][1], "y of wall point", (int32_t)i))
+            return 0;
+        if (fabsf(ws->points[i][0]) > DEF_MAX_COORDINATE || fabsf(ws->points[i][1]) > DEF_MAX_COORDINATE)
+            return br_fail(rd, "wall point %u is beyond %g m", i, (double)DEF_MAX_COORDINATE);
+    }
+    /* No zero-length segment, as add_wall checks. */
+    for (uint32_t i = 0; i < high; ++i) {
+        const int32_t* wl = ws->walls[i];
+        for (int32_t k = 0; k < wall_segments(wl); ++k) {
+            float s[4];
+            wall_segment(ws, wl, k, s);
+            if (s[0] == s[2] && s[1] == s[3]) return br_fail(rd, "wall %u: segment %d has zero length", i, (int)k);
+        }
+    }
+    ws->wall_high = (int32_t)high;
+    ws->point_count = (int32_t)points;
+    ws->wall_count = live;
+    ws->version = 1;
+    return 1;
+}
+
+const module_t walls_module = {
+    .name = "walls",
+    .init = walls_init,
+    .release = walls_release,
+    .reserve_step = walls_reserve_step,
+    .hash = walls_hash,
+    .mark = walls_mark,
+    .rollback = walls_rollback,
+    .snapshot_tag = BYTE_TAG('W', 'A', 'L', 'L'),
+    .snapshot_since = 3,
+    .save = walls_save,
+    .load = walls_load,
+};
