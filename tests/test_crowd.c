@@ -214,6 +214,10 @@ Test(crowd, bad_parameters_are_refused)
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(shoal_world_last_error(w), "vehicle.radius") != NULL, "%s", shoal_world_last_error(w));
     d = crowd_def(0, 0, 1, 0);
+    d.ground.enabled = 1;
+    cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(shoal_world_last_error(w), "ground vehicle") != NULL, "%s", shoal_world_last_error(w));
+    d = crowd_def(0, 0, 1, 0);
     d.crowd.enabled = 2;
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_world_agent_count(w), 0, "nothing was added");

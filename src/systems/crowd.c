@@ -835,6 +835,10 @@ static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, con
     if (c->max_neighbors < 1 || c->max_neighbors > CROWD_MAX_NEIGHBORS)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.max_neighbors must be 1 to %d, got %d", where,
                           CROWD_MAX_NEIGHBORS, (int)c->max_neighbors);
+    if (d->ground.enabled || d->planner.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: a crowd agent (crowd.enabled) cannot also be a %s: each moves itself", where,
+                          d->ground.enabled ? "ground vehicle (ground.enabled)" : "planner agent (planner.enabled)");
     if (!(d->vehicle.radius > 0.0f))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: vehicle.radius must be > 0 m for a crowd agent, got %g", where,
