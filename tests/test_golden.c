@@ -171,6 +171,7 @@ static void check(const char* name, uint64_t h1, uint64_t h2)
         check(file, scenario_hash(file, 1), scenario_hash(file, 2));                 \
     }
 
+SCENARIO_TEST(behaviors, "behaviors.json")
 SCENARIO_TEST(convoy, "convoy.json")
 SCENARIO_TEST(default_scenario, "default.json")
 SCENARIO_TEST(fish3d, "fish3d.json")
@@ -188,7 +189,7 @@ Test(golden, modules, .timeout = 600)
  * golden hash when it lands. */
 Test(golden, every_scenario_is_pinned)
 {
-    static const char* const pinned[] = {"convoy.json", "default.json", "fish3d.json",
+    static const char* const pinned[] = {"behaviors.json", "convoy.json", "default.json", "fish3d.json",
                                          "flock2d.json", "formation.json", "sphere3d.json",
                                          "tiny.json"};
     char dir_path[512];

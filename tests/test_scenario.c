@@ -126,10 +126,40 @@ static void agents_free(agents_t* a)
 
 /* ---- bundled scenarios ---- */
 
-Test(scenario, default_json_has_four_groups_of_5000)
+/* The default scenario shows crowd agents crossing a walled plaza: four
+ * groups of pedestrians, walls and pillars; behaviors.json keeps the four
+ * basic behaviors that were the default before. */
+Test(scenario, default_json_is_a_plaza_of_crossing_crowds)
 {
     shoal_scenario_t* s = load_path(SCENARIOS "/default.json");
-    cr_expect_str_eq(shoal_scenario_name(s), "default");
+    cr_expect_str_eq(shoal_scenario_name(s), "plaza");
+    cr_expect_eq(shoal_scenario_agent_count(s), 1600);
+    cr_expect_eq(shoal_scenario_steps(s), 2000);
+    cr_expect_eq(shoal_scenario_dt(s), 0.1f);
+    shoal_world_t* w = populated(s);
+    cr_expect_eq(shoal_world_wall_count(w), 4);
+    cr_expect_eq(shoal_world_obstacle_count(w), 4);
+    agents_t a = read_agents(w);
+    int32_t per_group[5] = {0};
+    for (int32_t i = 0; i < a.count; i++) per_group[a.groups[i] < 4 ? a.groups[i] : 4]++;
+    for (int g = 0; g < 4; g++) cr_expect_eq(per_group[g], 400, "group %d", g);
+    for (int32_t i = 0; i < a.count; i += 97) {
+        shoal_agent_def_t d;
+        cr_assert_eq(shoal_agent_get_def(w, a.ids[i], &d), SHOAL_OK);
+        cr_expect_eq(d.crowd.enabled, 1);
+        cr_expect_eq(d.vehicle.radius, 0.2f, "the pedestrian preset");
+        float dx = d.target[0] - d.position[0], dy = d.target[1] - d.position[1];
+        cr_expect_eq(dx * dx + dy * dy, 150.0f * 150.0f, "each walks 150 m across");
+    }
+    agents_free(&a);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, behaviors_json_has_four_groups_of_5000)
+{
+    shoal_scenario_t* s = load_path(SCENARIOS "/behaviors.json");
+    cr_expect_str_eq(shoal_scenario_name(s), "behaviors");
     cr_expect_eq(shoal_scenario_agent_count(s), 20000);
     cr_expect_eq(shoal_scenario_steps(s), 600);
     cr_expect_eq(shoal_scenario_dt(s), 1.0f / 60.0f);

@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +146,8 @@ static const cli_spec_t run_spec = {
     .option_count = CLI_COUNT(run_options),
     .details =
         "Text output: the scenario, agents, dimensions, threads, backend, steps, wall\n"
-        "seconds of the stepping loop, agent-steps per second and state_hash, then a\n"
+        "seconds of the stepping loop, agent-steps per second and state_hash, with crowd\n"
+        "agents a line on them (arrived, closest pair, overlapping: docs/crowds.md), then a\n"
         "table of systems in step order (those that touched agents; all with --stats):\n"
         "stage, calls, ms total, ms/step, share of step (percent of the loop's wall\n"
         "time; the rest is scheduling overhead) and ns/agent (time per agent touched).\n"
@@ -155,6 +157,9 @@ static const cli_spec_t run_spec = {
         "  dimensions, threads, backend (\"serial\", \"openmp\" or \"host\"), steps, dt\n"
         "  (seconds), seconds (wall time of the stepping loop only), agent_steps,\n"
         "  agent_steps_per_s, state_hash (string of 16 lowercase hex digits), version,\n"
+        "  crowd (only with crowd agents): {agents, arrived (within one radius of the\n"
+        "  target), closest_pair (center distance over the radii sum, null: none seen),\n"
+        "  overlapping (agents below 0.99 of it), relaxed_last_step, contact_iterations},\n"
         "  systems: array of {name, stage, enabled, calls, ms_total, ms_per_step,\n"
         "  share (0..1 of the loop's wall time), agents (agents touched over all\n"
         "  calls), ns_per_agent}.\n",
@@ -306,6 +311,12 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     printf("wall seconds     %.6f\n", result->seconds);
     printf("agent-steps/s    %.0f\n", agent_steps_per_s(result));
     printf("state_hash       %016" PRIx64 "\n", shoal_world_state_hash(world));
+    shoal_crowd_stats_t crowd;
+    if (shoal_world_crowd_stats(world, &crowd) == SHOAL_OK && crowd.agents > 0) {
+        printf("crowd            %" PRId32 " agents, %" PRId32 " arrived, closest pair %.3f of the radii sum, "
+               "%" PRId32 " overlapping\n",
+               crowd.agents, crowd.arrived, (double)crowd.closest_pair, crowd.overlapping);
+    }
 
     int32_t count = shoal_world_system_count(world);
     /* The total rows' labels are the narrowest the column may be. */
@@ -439,6 +450,20 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
     ok &= add_number(root, "agent_steps_per_s", agent_steps_per_s(result));
     ok &= add_string(root, "state_hash", hash);
     ok &= add_string(root, "version", shoal_version());
+    shoal_crowd_stats_t crowd;
+    if (ok && shoal_world_crowd_stats(world, &crowd) == SHOAL_OK && crowd.agents > 0) {
+        cJSON* c = cJSON_AddObjectToObject(root, "crowd");
+        ok &= c != NULL;
+        ok = ok && add_number(c, "agents", crowd.agents) && add_number(c, "arrived", crowd.arrived) &&
+             add_number(c, "overlapping", crowd.overlapping) &&
+             add_number(c, "relaxed_last_step", crowd.relaxed_last_step) &&
+             add_number(c, "contact_iterations", crowd.contact_iterations);
+        /* JSON has no infinity: no pair seen is null */
+        if (ok && isfinite(crowd.closest_pair))
+            ok &= add_number(c, "closest_pair", (double)crowd.closest_pair);
+        else if (ok)
+            ok &= cJSON_AddNullToObject(c, "closest_pair") != NULL;
+    }
     cJSON* systems = ok ? systems_json(world, result) : NULL;
     if (systems != NULL && !cJSON_AddItemToObject(root, "systems", systems)) {
         cJSON_Delete(systems);

@@ -60,6 +60,21 @@ SHOAL_API shoal_crowd_t shoal_crowd_default(void);
 SHOAL_API shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
                                             shoal_error_t* err);
 
+/* How the crowd agents stand after the last step. The closest pair is
+ * judged among each crowd agent and the nearest agents its last avoidance
+ * pass saw (CROWD_CONTACT_K of them, the same the contact pass checks), at
+ * their positions now; before the first step no pair is known. */
+typedef struct shoal_crowd_stats_t {
+    int32_t agents;               /* crowd agents */
+    int32_t arrived;              /* within one radius of their target (seek's and arrive's) */
+    float closest_pair;           /* smallest center distance over the sum of radii; INFINITY: none */
+    int32_t overlapping;          /* crowd agents closer than 0.99 of the radii sum to a neighbor */
+    int32_t relaxed_last_step;    /* agents whose constraints had no common velocity (ORCA's fallback) */
+    int32_t contact_iterations;   /* iterations and sweeps of the last contact pass */
+} shoal_crowd_stats_t;
+
+SHOAL_API shoal_status_t shoal_world_crowd_stats(const shoal_world_t* world, shoal_crowd_stats_t* out);
+
 /* ------------------------------------------------------------------------ */
 /* Walls                                                                     */
 /* ------------------------------------------------------------------------ */

@@ -146,6 +146,15 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
         int32_t unused = 0;
         TRY(parser_read_choice(p, target, "target", antipode, 1, &unused, NULL));
         g->target_antipode = 1;
+    } else if (cJSON_IsObject(target)) {
+        static const char* const offset_keys[] = {"offset"};
+        size_t at = parser_push(p, "target", 0);
+        shoal_status_t st = parser_check_object(p, target, offset_keys, 1);
+        if (st == SHOAL_OK && MEMBER(target, "offset") == NULL) st = parser_missing(p, "offset", NULL);
+        if (st == SHOAL_OK) st = parser_get_point(p, target, "offset", g->target);
+        parser_pop(p, at);
+        TRY(st);
+        g->target_offset = 1;
     } else {
         TRY(parser_get_point(p, v, "target", g->target));
     }

@@ -33,6 +33,7 @@ typedef struct group_t {
     shoal_control_t control;
     float weights[SHOAL_BEHAVIOR_SLOTS], arrive_gain, depart_gain;
     int32_t target_antipode;
+    int32_t target_offset; /* target = spawn position + target (the offset) */
     float target[3], threat[3];
     /* Behavior parameters; the handles in pursuit and follow stay null here
      * and are filled from the references below by populate. */

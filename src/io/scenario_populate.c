@@ -85,7 +85,9 @@ static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t ke
         def->position[k] = (float)(g->center[k] + off[k]);
         def->velocity[k] = g->speed > 0.0f ? (float)(g->speed * forward[k]) : 0.0f; /* no -0 */
         /* The antipode: the spawn position reflected through the center. */
-        def->target[k] = g->target_antipode ? (float)(g->center[k] - off[k]) : g->target[k];
+        def->target[k] = g->target_antipode ? (float)(g->center[k] - off[k])
+                         : g->target_offset ? def->position[k] + g->target[k]
+                                            : g->target[k];
         def->threat[k] = g->threat[k];
     }
     def->heading = (float)heading;

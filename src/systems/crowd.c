@@ -722,6 +722,49 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     return count;
 }
 
+/* ---- statistics ------------------------------------------------------------ */
+
+shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "crowd_stats: out is NULL");
+    if (w->in_step) return world_failc(w, SHOAL_ERR_BUSY, "crowd_stats: called from inside a step");
+    const component_t* crowd = &w->comps[COMP_CROWD];
+    const crowd_world_t* cw = crowd_data(w);
+    const grid_t* g = grid_data(w);
+    const agent_view_t a = agent_view(w);
+    const int three = w->dims == 3;
+    const int32_t* agent_row = COMP_I(w, COMP_CROWD, COMP_ROW);
+    const int32_t agents = w->agents.count;
+    memset(out, 0, sizeof *out);
+    out->agents = crowd->table.count;
+    out->closest_pair = INFINITY;
+    out->relaxed_last_step = (int32_t)cw->relaxed_last;
+    out->contact_iterations = cw->contact_iterations_last;
+    for (int32_t r = 0; r < crowd->table.count; ++r) {
+        int32_t i = agent_row[r];
+        float ri = a.radius[i];
+        float ex = a.target_x[i] - a.px[i], ey = a.target_y[i] - a.py[i], ez = three ? a.target_z[i] - a.pz[i] : 0.0f;
+        out->arrived += ex * ex + ey * ey + ez * ez <= ri * ri;
+        if (!g || g->count == 0 || !cw->near || r >= cw->capacity) continue;
+        int over = 0;
+        const int32_t* near = cw->near + (size_t)r * CROWD_CONTACT_K;
+        for (int m = 0; m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
+            if (near[m] >= g->count) continue;
+            int32_t j = g->order[near[m]];
+            if (j == i || j < 0 || j >= agents || !(a.radius[j] > 0.0f)) continue;
+            float d[3] = {a.px[j] - a.px[i], a.py[j] - a.py[i], three ? a.pz[j] - a.pz[i] : 0.0f};
+            if (g->wrap)
+                for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+            float ratio = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (ri + a.radius[j]);
+            out->closest_pair = ratio < out->closest_pair ? ratio : out->closest_pair;
+            over |= ratio < 0.99f;
+        }
+        out->overlapping += over;
+    }
+    return SHOAL_OK;
+}
+
 /* ---- the module ------------------------------------------------------------ */
 
 /* Scratch for `rows` crowd rows; 0 when out of memory. */
