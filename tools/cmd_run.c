@@ -313,9 +313,13 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     printf("state_hash       %016" PRIx64 "\n", shoal_world_state_hash(world));
     shoal_crowd_stats_t crowd;
     if (shoal_world_crowd_stats(world, &crowd) == SHOAL_OK && crowd.agents > 0) {
-        printf("crowd            %" PRId32 " agents, %" PRId32 " arrived, closest pair %.3f of the radii sum, "
-               "%" PRId32 " overlapping\n",
-               crowd.agents, crowd.arrived, (double)crowd.closest_pair, crowd.overlapping);
+        char closest[64];
+        if (isfinite(crowd.closest_pair))
+            snprintf(closest, sizeof closest, "closest pair %.3f of the radii sum", (double)crowd.closest_pair);
+        else
+            snprintf(closest, sizeof closest, "no pair within neighbor distance");
+        printf("crowd            %" PRId32 " agents, %" PRId32 " arrived, %s, %" PRId32 " overlapping\n",
+               crowd.agents, crowd.arrived, closest, crowd.overlapping);
     }
 
     int32_t count = shoal_world_system_count(world);
@@ -636,7 +640,7 @@ int cmd_run(int argc, char** argv)
             goto done;
         }
         if (shoal_scenario_populate(scenario, world) != SHOAL_OK) {
-            cli_error("%s: cannot add the agents: %s", path, shoal_world_last_error(world));
+            cli_error("%s: cannot populate the world: %s", path, shoal_world_last_error(world));
             goto done;
         }
     }
