@@ -35,6 +35,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
+#include "simd/lanes.h"
 #include "simd/vec.h"
 #include "systems/crowd.h"
 #include "systems/obstacles.h"
@@ -139,27 +140,63 @@ typedef struct orca_ctx {
     int64_t* relaxed; /* per worker */
 } orca_ctx;
 
-/* The nearest neighbors found so far, ascending by (distance^2, sorted
- * position). */
+/* The nearest neighbors found so far: while the list is not full, every
+ * offer joins it; once full, an offer nearer than its farthest (by
+ * distance^2, then sorted position) replaces that one. nearest_sort puts
+ * it in ascending order. The set kept is the cap nearest by that order but
+ * for exact ties with the farthest, which keep the one found first. */
 typedef struct nearest {
-    int32_t count, cap;
+    int32_t count, cap, far; /* far: index of the farthest, when full */
     float d2[CROWD_MAX_NEIGHBORS];
     int32_t k[CROWD_MAX_NEIGHBORS];
 } nearest;
 
+static inline int nearest_after(const nearest* nb, int32_t a, int32_t b)
+{
+    return nb->d2[a] > nb->d2[b] || (nb->d2[a] == nb->d2[b] && nb->k[a] > nb->k[b]);
+}
+
+static inline void nearest_find_far(nearest* nb)
+{
+    int32_t f = 0;
+    for (int32_t m = 1; m < nb->count; ++m)
+        if (nearest_after(nb, m, f)) f = m;
+    nb->far = f;
+}
+
 static inline void nearest_offer(nearest* nb, float d2, int32_t k)
 {
-    if (nb->count == nb->cap && !(d2 < nb->d2[nb->count - 1])) return;
-    int32_t at = nb->count < nb->cap ? nb->count++ : nb->cap - 1;
-    /* Sorted positions come in ascending order within a bucket but not
-     * across buckets: compare both keys. */
-    while (at > 0 && (nb->d2[at - 1] > d2 || (nb->d2[at - 1] == d2 && nb->k[at - 1] > k))) {
-        nb->d2[at] = nb->d2[at - 1];
-        nb->k[at] = nb->k[at - 1];
-        at--;
+    if (nb->count < nb->cap) {
+        nb->d2[nb->count] = d2;
+        nb->k[nb->count++] = k;
+        if (nb->count == nb->cap) nearest_find_far(nb);
+        return;
     }
-    nb->d2[at] = d2;
-    nb->k[at] = k;
+    if (!(d2 < nb->d2[nb->far])) return;
+    nb->d2[nb->far] = d2;
+    nb->k[nb->far] = k;
+    nearest_find_far(nb);
+}
+
+/* The bound an offer must beat: r2 until full, then the farthest. */
+static inline float nearest_limit(const nearest* nb, float r2)
+{
+    return nb->count == nb->cap && nb->d2[nb->far] < r2 ? nb->d2[nb->far] : r2;
+}
+
+static void nearest_sort(nearest* nb)
+{
+    for (int32_t i = 1; i < nb->count; ++i) {
+        float d = nb->d2[i];
+        int32_t k = nb->k[i], j = i;
+        while (j > 0 && (nb->d2[j - 1] > d || (nb->d2[j - 1] == d && nb->k[j - 1] > k))) {
+            nb->d2[j] = nb->d2[j - 1];
+            nb->k[j] = nb->k[j - 1];
+            j--;
+        }
+        nb->d2[j] = d;
+        nb->k[j] = k;
+    }
 }
 
 /* Offset from the agent to a sorted candidate, the nearest image on a
@@ -173,12 +210,23 @@ static inline float image(const grid_t* g, float d, int axis)
     return d;
 }
 
+/* image() for a lane of offsets. */
+static inline lanef lane_image(const grid_t* g, lanef d, int axis)
+{
+    if (!g->wrap) return d;
+    float e = g->extent[axis];
+    lanef half = lane_set1(0.5f * e), ext = lane_set1(e);
+    d = lane_select(lane_cmp_gt(d, half), lane_sub(d, ext), d);
+    return lane_select(lane_cmp_lt(d, lane_neg(half)), lane_add(d, ext), d);
+}
+
 /* Scan the block of cells around p for the nearest neighbors of the agent
  * at agent row `self`. */
 static void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
 {
     const int three = g->dims == 3;
     const float r2 = range * range;
+    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
     if (reach < 1) reach = 1;
     int32_t c[3] = {grid_coord(g, p[0], 0), grid_coord(g, p[1], 1), three ? grid_coord(g, p[2], 2) : 0};
@@ -221,22 +269,38 @@ static void find_neighbors(const grid_t* g, const float p[3], float range, int32
                         seen_overflow = 1;
                 }
                 int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
-                for (int32_t k = k0; k < k1; ++k) {
-                    float dx = image(g, g->sx[k] - p[0], 0), dy = image(g, g->sy[k] - p[1], 1);
-                    float d2 = dx * dx + dy * dy;
+                /* A lane of candidates at a time (the sorted arrays are
+                 * padded, so a lane past the run stays inside them; those
+                 * lanes are masked off). Each lane's d^2 is the scalar
+                 * arithmetic, so every SIMD width picks the same. */
+                for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
+                    lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
+                    lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
+                    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
                     if (three) {
-                        float dz = image(g, g->sz[k] - p[2], 2);
-                        d2 += dz * dz;
+                        lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
+                        d2 = lane_add(d2, lane_mul(dz, dz));
                     }
-                    if (!(d2 < r2) || g->order[k] == self) continue;
-                    if (seen_overflow) {
-                        /* past 64 distinct buckets (a block of more than 64
-                         * cells): drop repeats by position instead */
-                        int dup = 0;
-                        for (int32_t s = 0; s < nb->count && !dup; ++s) dup = nb->k[s] == k;
-                        if (dup) continue;
+                    float limit = nearest_limit(nb, r2);
+                    uint32_t bits = lane_mask_bits(lane_mask_and(lane_cmp_lt(d2, lane_set1(limit)),
+                                                                 lane_mask_first(k1 - k)));
+                    if (!bits) continue;
+                    float v[SHOAL_MAX_LANES];
+                    lane_storeu(v, d2);
+                    while (bits) {
+                        int lane = __builtin_ctz(bits);
+                        bits &= bits - 1;
+                        int32_t kk = k + lane;
+                        if (g->order[kk] == self) continue;
+                        if (seen_overflow) {
+                            /* past 64 distinct buckets (a block of more than
+                             * 64 cells): drop repeats by position instead */
+                            int dup = 0;
+                            for (int32_t s = 0; s < nb->count && !dup; ++s) dup = nb->k[s] == kk;
+                            if (dup) continue;
+                        }
+                        nearest_offer(nb, v[lane], kk);
                     }
-                    nearest_offer(nb, d2, k);
                 }
             }
 }
@@ -320,9 +384,10 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
         if (g) {
             nearest nb;
-            nb.count = 0;
+            nb.count = nb.far = 0;
             nb.cap = c->max_nb[r] > CROWD_CONTACT_K ? c->max_nb[r] : CROWD_CONTACT_K;
             find_neighbors(g, p, c->dist[r], i, &nb);
+            nearest_sort(&nb);
             for (int32_t m = 0; m < nb.count && m < CROWD_CONTACT_K; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */

@@ -8,9 +8,10 @@
  *   before the first step after a change (the reserve_step hook, so that
  *   running out of memory fails the step before anything moved), and never
  *   saved.
- * - The grid's cell is the mean segment length, at least 1/1024 of the
- *   walls' extent and 1 mm, so a wall of many short segments gets small
- *   cells and a few long walls a coarse grid; at most 1024 cells a side.
+ * - The grid's cell is the mean segment length but at most 2 m (about a
+ *   pedestrian's query), at least 1/1024 of the walls' extent and 1 mm,
+ *   so a wall of many short segments gets small cells and long walls
+ *   cells of a query's size; at most 1024 cells a side.
  *   A segment is listed in every cell its bounding box overlaps.
  * - Ids are indexes and never reused: a removed wall keeps its id with no
  *   points, so ids and the hash of the remaining walls do not move. */
@@ -21,6 +22,10 @@
 #include "systems/walls.h"
 
 #define WALL_GRID_MAX 1024
+/* Queries reach time_horizon_walls * max_speed + radius: a few meters for
+ * pedestrians. Cells no larger than this keep a query to a few cells and
+ * the segments near it, however long the segments are. */
+#define WALL_CELL_MAX 2.0
 
 static int walls_init(world_t* w)
 {
@@ -106,7 +111,7 @@ static int walls_build(world_t* w, wall_set_t* ws)
             length += hypot((double)s[2] - s[0], (double)s[3] - s[1]);
         }
     double extent = fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]);
-    double cell = fmax(fmax(length / segs, extent / WALL_GRID_MAX), 1e-3);
+    double cell = fmax(fmin(length / segs, WALL_CELL_MAX), fmax(extent / WALL_GRID_MAX, 1e-3));
     ws->origin[0] = lo[0];
     ws->origin[1] = lo[1];
     ws->inv_cell = (float)(1.0 / cell);
