@@ -628,6 +628,69 @@ Test(cli, bench_planner_reports_its_keys)
     output_free(&r);
 }
 
+/* Crowd agents on the grid (2D and 3D), the shuffled grid and the circle:
+ * the keys bench/README.md lists, figures in their ranges, and the same
+ * state on 1 and 2 threads. */
+Test(cli, bench_crowd_reports_its_keys)
+{
+    static const char* const scenes[][2] = {{"grid", "2"}, {"gridshuf", "2"}, {"circle", "2"},
+                                            {"grid", "3"}, {"circle", "3"}};
+    for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; ++k) {
+        char hash[2][17];
+        for (int t = 0; t < 2; ++t) {
+            cJSON* root = run_json((const char*[]){"bench", "crowd", "--scenario", scenes[k][0], "--dim",
+                                                   scenes[k][1], "--agents", "200", "--steps", "20", "--warmup",
+                                                   "5", "--threads", t ? "2" : "1", "--json", NULL});
+            const char* what = scenes[k][0];
+            cr_expect_str_eq(json_string(root, "bench"), "crowd");
+            cr_expect_str_eq(json_string(root, "scenario"), what);
+            cr_expect_eq(json_number(root, "dim"), atoi(scenes[k][1]));
+            cr_expect_eq(json_number(root, "agents"), 200);
+            cr_expect_eq(json_number(root, "steps"), 20);
+            cr_expect_eq(json_number(root, "threads"), t + 1);
+            cr_expect_gt(json_number(root, "lanes"), 0);
+            cr_expect_gt(json_number(root, "seconds"), 0);
+            cr_expect_gt(json_number(root, "agent_steps_per_s"), 0);
+            /* every step measured, warm-up included */
+            cr_expect_eq(json_number(root, "quality_every"), 1);
+            cr_expect_eq(json_number(root, "quality_samples"), 25);
+            /* ORCA keeps the agents apart (within the 1 % that stepping at dt allows) */
+            double gap = json_number(root, "min_pair_distance");
+            cr_expect(gap > 0.9 && gap < 2.0, "%s: min_pair_distance %g", what, gap);
+            cr_expect_geq(json_number(root, "overlaps"), 0);
+            /* 25 steps of 0.25 s at 1 m/s: no one is home yet */
+            cr_expect_gt(json_number(root, "mean_dist_to_goal"), 10.0);
+            double arrived = json_number(root, "arrived");
+            cr_expect(arrived >= 0.0 && arrived <= 1.0, "%s: arrived %g", what, arrived);
+            const char* h = json_string(root, "state_hash");
+            cr_expect(matches(h, "^[0-9a-f]{16}$"));
+            snprintf(hash[t], sizeof hash[t], "%s", h);
+            const cJSON* systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
+            cr_expect(cJSON_IsArray(systems));
+            int orca = 0;
+            const cJSON* s;
+            cJSON_ArrayForEach(s, systems)
+            {
+                const cJSON* name = cJSON_GetObjectItemCaseSensitive(s, "name");
+                orca += cJSON_IsString(name) && strcmp(name->valuestring, "orca") == 0;
+            }
+            cr_expect_eq(orca, 1, "%s: no orca system among the costs", what);
+            cJSON_Delete(root);
+        }
+        cr_expect_str_eq(hash[0], hash[1], "%s %sD: 1 and 2 threads differ", scenes[k][0], scenes[k][1]);
+    }
+    /* Quality at the end only. */
+    cJSON* end = run_json((const char*[]){"bench", "crowd", "--agents", "200", "--steps", "3", "--quality-every",
+                                          "0", "--json", NULL});
+    cr_expect_eq(json_number(end, "quality_samples"), 1);
+    cJSON_Delete(end);
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "crowd", "--scenario", "square", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect_not_null(strstr(r.err, "--scenario"), "%s", r.err);
+    output_free(&r);
+}
+
 Test(cli, bench_rejects_bad_options)
 {
     cli_output_t r;

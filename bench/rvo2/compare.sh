@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# shoal against RVO2 on one scene of `shoal bench crowd`, interleaved: each
+# round runs shoal, then the RVO2 driver (bench/rvo2/build.sh), so both see
+# the same machine load. Both get the same thread count (shoal --threads T,
+# RVO2 OMP_NUM_THREADS=T and --threads T). Usage:
+#   bench/rvo2/compare.sh [--scenario S] [--agents N] [--steps S] [--warmup W]
+#                         [--threads T] [--quality-every K] [--rounds R] [--raw FILE]
+# Defaults: grid, 100000 agents, 100 steps after 10 warm-up, 2 threads,
+# quality at the end only (0), 3 rounds. SHOAL and RVO2_DRIVER override the
+# binaries (build/release/shoal, build/rvo2/rvo2_crowd). Prints one line per
+# run and the ratio shoal / RVO2 of agent_steps_per_s: best over best, and
+# the median of the per-round ratios. --raw appends every run's JSON to FILE.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+shoal=${SHOAL:-$here/build/release/shoal}
+rvo2=${RVO2_DRIVER:-$here/build/rvo2/rvo2_crowd}
+scenario=grid agents=100000 steps=100 warmup=10 threads=2 every=0 rounds=3 raw=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --scenario) scenario=$2 ;;
+    --agents) agents=$2 ;;
+    --steps) steps=$2 ;;
+    --warmup) warmup=$2 ;;
+    --threads) threads=$2 ;;
+    --quality-every) every=$2 ;;
+    --rounds) rounds=$2 ;;
+    --raw) raw=$2 ;;
+    *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+for bin in "$shoal" "$rvo2"; do
+  [ -x "$bin" ] || { echo "compare.sh: $bin is missing (build it first)" >&2; exit 1; }
+done
+args=(--scenario "$scenario" --agents "$agents" --steps "$steps" --warmup "$warmup"
+      --threads "$threads" --quality-every "$every" --json)
+runs=$(mktemp)
+trap 'rm -f "$runs"' EXIT
+for round in $(seq "$rounds"); do
+  OMP_NUM_THREADS=$threads "$shoal" bench crowd "${args[@]}" | sed "s/^{/{\"round\":$round,/" >> "$runs"
+  OMP_NUM_THREADS=$threads "$rvo2" "${args[@]}" | sed "s/^{/{\"round\":$round,/" >> "$runs"
+done
+[ -n "$raw" ] && cat "$runs" >> "$raw"
+python3 - "$runs" <<'PY'
+import json, statistics, sys
+runs = [json.loads(line) for line in open(sys.argv[1])]
+def fmt(x):
+    return "null" if x is None else "%.4f" % x
+for r in runs:
+    print("round %d %-5s %s %dD %d agents, %d threads: %.3f M agent-steps/s, min pair %s, overlaps %d, "
+          "mean dist to goal %.3f, arrived %.4f%s" % (
+        r["round"], r["sim"], r["scenario"], r["dim"], r["agents"], r["threads"],
+        r["agent_steps_per_s"] / 1e6, fmt(r["min_pair_distance"]), r["overlaps"],
+        r["mean_dist_to_goal"], r["arrived"], "  hash " + r["state_hash"] if "state_hash" in r else ""))
+best = {s: max(r["agent_steps_per_s"] for r in runs if r["sim"] == s) for s in ("shoal", "rvo2")}
+ratios = []
+for k in sorted({r["round"] for r in runs}):
+    rate = {r["sim"]: r["agent_steps_per_s"] for r in runs if r["round"] == k}
+    ratios.append(rate["shoal"] / rate["rvo2"])
+print("shoal / rvo2: best over best %.2fx (%.3f M / %.3f M), median per round %.2fx" % (
+    best["shoal"] / best["rvo2"], best["shoal"] / 1e6, best["rvo2"] / 1e6, statistics.median(ratios)))
+PY
