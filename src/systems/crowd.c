@@ -337,10 +337,10 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             float len2 = vec3_dot(pref, pref);
             if (len2 > cap * cap) pref = vec3_scale(pref, cap / sqrtf(len2));
         }
-        uint32_t slot = x->slots[i];
-        uint64_t bits = rng_stream(
-            rng_base_from(x->seed_round, (uint64_t)slot | (uint64_t)w->slots[slot].generation << 32, x->step),
-            CROWD_STREAM);
+        /* keyed by the slot alone: its generation would cost a random read
+         * of the slot table per agent, and a reused slot's new agent taking
+         * the old one's jitter stream does no harm */
+        uint64_t bits = rng_stream(rng_base_from(x->seed_round, (uint64_t)x->slots[i], x->step), CROWD_STREAM);
         pref.x += CROWD_JITTER * rng_signed_unit(bits);
         pref.y += CROWD_JITTER * rng_signed_unit(bits << 24);
         if (three) pref.z += CROWD_JITTER * rng_signed_unit(bits << 48 | bits >> 16);
