@@ -141,10 +141,10 @@ typedef struct orca_ctx {
 } orca_ctx;
 
 /* The nearest neighbors found so far: while the list is not full, every
- * offer joins it; once full, an offer nearer than its farthest (by
- * distance^2, then sorted position) replaces that one. nearest_sort puts
- * it in ascending order. The set kept is the cap nearest by that order but
- * for exact ties with the farthest, which keep the one found first. */
+ * offer joins it; once full, an offer before its farthest (by distance^2,
+ * then sorted position) replaces that one. So the list ends as the cap
+ * first by that order whatever order the offers came in; nearest_sort puts
+ * it in ascending order. */
 typedef struct nearest {
     int32_t count, cap, far; /* far: index of the farthest, when full */
     float d2[CROWD_MAX_NEIGHBORS];
@@ -172,7 +172,7 @@ static inline void nearest_offer(nearest* nb, float d2, int32_t k)
         if (nb->count == nb->cap) nearest_find_far(nb);
         return;
     }
-    if (!(d2 < nb->d2[nb->far])) return;
+    if (!(d2 < nb->d2[nb->far] || (d2 == nb->d2[nb->far] && k < nb->k[nb->far]))) return;
     nb->d2[nb->far] = d2;
     nb->k[nb->far] = k;
     nearest_find_far(nb);
@@ -248,9 +248,13 @@ static void find_neighbors(const grid_t* g, const float p[3], float range, int32
             hi[a] = c[a] + span[a];
         }
     }
-    for (int32_t z = lo[2]; z <= hi[2]; ++z)
-        for (int32_t y = lo[1]; y <= hi[1]; ++y)
-            for (int32_t x = lo[0]; x <= hi[0]; ++x) {
+    /* The agent's own cell first: its nearest are likely there, and the
+     * bound an offer must beat shrinks soonest. */
+    for (int pass = 0; pass < 2; ++pass)
+    for (int32_t z = pass ? lo[2] : c[2]; z <= (pass ? hi[2] : c[2]); ++z)
+        for (int32_t y = pass ? lo[1] : c[1]; y <= (pass ? hi[1] : c[1]); ++y)
+            for (int32_t x = pass ? lo[0] : c[0]; x <= (pass ? hi[0] : c[0]); ++x) {
+                if (pass && x == c[0] && y == c[1] && z == c[2]) continue;
                 int32_t q[3] = {x, y, z};
                 if (g->wrap)
                     for (int a = 0; a < (three ? 3 : 2); ++a) {
@@ -281,8 +285,9 @@ static void find_neighbors(const grid_t* g, const float p[3], float range, int32
                         lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
                         d2 = lane_add(d2, lane_mul(dz, dz));
                     }
+                    /* <=: an offer at the farthest's distance may win on k */
                     float limit = nearest_limit(nb, r2);
-                    uint32_t bits = lane_mask_bits(lane_mask_and(lane_cmp_lt(d2, lane_set1(limit)),
+                    uint32_t bits = lane_mask_bits(lane_mask_and(lane_cmp_le(d2, lane_set1(limit)),
                                                                  lane_mask_first(k1 - k)));
                     if (!bits) continue;
                     float v[SHOAL_MAX_LANES];
@@ -291,7 +296,7 @@ static void find_neighbors(const grid_t* g, const float p[3], float range, int32
                         int lane = __builtin_ctz(bits);
                         bits &= bits - 1;
                         int32_t kk = k + lane;
-                        if (g->order[kk] == self) continue;
+                        if (!(v[lane] < r2) || g->order[kk] == self) continue;
                         if (seen_overflow) {
                             /* past 64 distinct buckets (a block of more than
                              * 64 cells): drop repeats by position instead */
