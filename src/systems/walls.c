@@ -160,21 +160,22 @@ int32_t walls_query(const wall_set_t* ws, float x, float y, float reach, int32_t
     int32_t y0 = cell_of(ws, y - reach, 1), y1 = cell_of(ws, y + reach, 1);
     int32_t n = 0;
     float r2 = reach * reach;
-    for (int32_t cy = y0; cy <= y1; ++cy)
-        for (int32_t cx = x0; cx <= x1; ++cx) {
-            int64_t c = (int64_t)cy * ws->nx + cx;
-            for (int32_t k = ws->cell_start[c]; k < ws->cell_start[c + 1]; ++k) {
-                int32_t s = ws->cell_items[k];
-                int dup = 0;
-                for (int32_t m = 0; m < n && !dup; ++m) dup = out[m] == s;
-                if (dup) continue;
-                float qx, qy;
-                walls_nearest(ws->seg[s], x, y, &qx, &qy);
-                if ((qx - x) * (qx - x) + (qy - y) * (qy - y) >= r2) continue;
-                out[n++] = s;
-                if (n == WALL_QUERY_MAX) return n;
-            }
+    /* Cells are stored row by row, so a row's cells x0..x1 are one run of
+     * items: most rows near an agent hold none, and cost two reads. */
+    for (int32_t cy = y0; cy <= y1; ++cy) {
+        int64_t row = (int64_t)cy * ws->nx;
+        for (int32_t k = ws->cell_start[row + x0]; k < ws->cell_start[row + x1 + 1]; ++k) {
+            int32_t s = ws->cell_items[k];
+            int dup = 0;
+            for (int32_t m = 0; m < n && !dup; ++m) dup = out[m] == s;
+            if (dup) continue;
+            float qx, qy;
+            walls_nearest(ws->seg[s], x, y, &qx, &qy);
+            if ((qx - x) * (qx - x) + (qy - y) * (qy - y) >= r2) continue;
+            out[n++] = s;
+            if (n == WALL_QUERY_MAX) return n;
         }
+    }
     return n;
 }
 
