@@ -531,10 +531,11 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
  * (a reduction by max, the same for any split). Jacobi converges slowly in
  * a packed cluster (a crowd pressed together from all sides): after
  * CONTACT_MAX_ITER iterations without convergence, Gauss-Seidel sweeps on
- * the calling thread take over, over the crowd rows in row order, each
- * overlap resolved at once (half each for two crowd agents, reading the
- * positions just written), until the tolerance holds or after
- * CONTACT_MAX_SWEEPS sweeps. One thread in a fixed order: deterministic,
+ * the calling thread take over, over the crowd rows still overlapping (and
+ * those they push) in row order, each overlap resolved at once (half each
+ * for two crowd agents, reading the positions just written), until the
+ * tolerance holds, checked over every row, or after CONTACT_MAX_SWEEPS
+ * sweeps. One thread in a fixed order: deterministic,
  * and needed only in dense steps. Velocities are left as ORCA chose
  * them. */
 #define CONTACT_TOLERANCE 0.005f
@@ -606,6 +607,8 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         float ri = a->radius[i];
         float push[3] = {0.0f, 0.0f, 0.0f};
+        const float worst_before = worst;
+        worst = 0.0f; /* this row's, then folded into the block's */
         int32_t contacts = 0;
         const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
         for (int m = 0; g && m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
@@ -660,6 +663,8 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
                 contacts++;
             }
         }
+        x->cw->active[r] = worst > CONTACT_TOLERANCE;
+        worst = worst > worst_before ? worst : worst_before;
         float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
         if (k > 1.0f) k = 1.0f;
         x->cw->cx[r] = p[0] + k * push[0];
@@ -684,16 +689,21 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
     }
 }
 
-/* One Gauss-Seidel sweep over every crowd row; returns the largest overlap
- * (over the smaller radius) it met. */
+/* One Gauss-Seidel sweep over the crowd rows marked active, in row order;
+ * a row that met no overlap is unmarked, a crowd agent it pushed is
+ * marked. Returns the largest overlap (over the smaller radius) it met. */
 static float contact_sweep(const contact_ctx* x, int32_t count)
 {
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
     const int32_t agents = x->w->agents.count;
+    uint8_t* active = x->cw->active;
     float worst = 0.0f;
     for (int32_t r = 0; r < count; ++r) {
+        if (!active[r]) continue;
+        const float worst_before = worst;
+        worst = 0.0f;
         int32_t i = x->agent_row[r];
         float ri = a->radius[i];
         const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
@@ -723,6 +733,7 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
                 a->px[j] += (o - mine) * u[0];
                 a->py[j] += (o - mine) * u[1];
                 if (three) a->pz[j] += (o - mine) * u[2];
+                active[component_row(x->crowd, x->slots[j])] = 1;
             }
         }
         const obstacle_set_t* obs = x->obs;
@@ -755,6 +766,8 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
                 a->py[i] += wp[1];
             }
         }
+        active[r] = worst > CONTACT_TOLERANCE;
+        worst = worst > worst_before ? worst : worst_before;
     }
     return worst;
 }
@@ -785,8 +798,18 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
         iter++;
     }
-    for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter)
+    /* Serial sweeps over the rows still overlapping; once they hold, one
+     * parallel check of every row (a row that was never marked may meet a
+     * neighbor a sweep moved) marks what is left, if anything. */
+    for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
         most = contact_sweep(&x, count);
+        if (most <= CONTACT_TOLERANCE) {
+            for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+            par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+            most = 0.0f;
+            for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        }
+    }
     cw->contact_iterations_last = iter;
     cw->contact_overlap_last = most;
     return count;
@@ -850,7 +873,9 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* cz = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* x0 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* y0 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    if (!near || !cx || !cy || !cz || !x0 || !y0) {
+    uint8_t* active = (uint8_t*)mem_alloc(&w->alloc, n);
+    if (!near || !cx || !cy || !cz || !x0 || !y0 || !active) {
+        mem_free(&w->alloc, active, n);
         mem_free(&w->alloc, x0, n * sizeof(float));
         mem_free(&w->alloc, y0, n * sizeof(float));
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
@@ -866,7 +891,9 @@ static int crowd_reserve(world_t* w, int32_t rows)
     mem_free(&w->alloc, cw->cz, old * sizeof(float));
     mem_free(&w->alloc, cw->x0, old * sizeof(float));
     mem_free(&w->alloc, cw->y0, old * sizeof(float));
+    mem_free(&w->alloc, cw->active, old);
     for (size_t k = 0; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
+    cw->active = active;
     cw->x0 = x0;
     cw->y0 = y0;
     cw->near = near;
@@ -923,6 +950,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->cz, n * sizeof(float));
     mem_free(&w->alloc, cw->x0, n * sizeof(float));
     mem_free(&w->alloc, cw->y0, n * sizeof(float));
+    mem_free(&w->alloc, cw->active, n);
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }
