@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <regex.h>
 #include <spawn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1195,4 +1196,41 @@ Test(cli, huge_steps_with_trace_computes_no_overflow)
         free(text);
     }
     scratch_dir_remove(&d);
+}
+
+/* shoal validate crowd --quick --json: every experiment reports, the exit
+ * status says whether the stated requirements held, and the ones this
+ * model meets (free walking within 1 %, no overlap past 1 % of a radius
+ * under compression) are checked here. */
+Test(cli, validate_crowd_reports_every_experiment, .timeout = 300)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--threads", "2", NULL}, &r);
+    cJSON* root = cJSON_Parse(r.out);
+    cr_assert_not_null(root, "stdout is not JSON: [%s] stderr: %s", r.out, r.err);
+    const cJSON* pass = cJSON_GetObjectItemCaseSensitive(root, "pass");
+    cr_assert(cJSON_IsBool(pass));
+    cr_expect_eq(r.status, cJSON_IsTrue(pass) ? 0 : 1, "exit %d", r.status);
+    const cJSON* fw = cJSON_GetObjectItemCaseSensitive(root, "free_walk");
+    cr_expect_lt(json_number(fw, "spread"), 0.01);
+    const cJSON* fd = cJSON_GetObjectItemCaseSensitive(root, "fundamental");
+    cr_assert(cJSON_IsArray(fd));
+    cr_expect_eq(cJSON_GetArraySize(fd), 3);
+    const cJSON* e;
+    cJSON_ArrayForEach(e, fd)
+    {
+        double rho = json_number(e, "density"), v = json_number(e, "speed_time_gap");
+        cr_expect(rho > 0.3 && rho < 5.5, "density %g", rho);
+        /* with the time gap the speed falls with density, near Weidmann's */
+        cr_expect_lt(fabs(json_number(e, "deviation_time_gap")), 0.25, "at %g /m2: %g m/s", rho, v);
+    }
+    const cJSON* bn = cJSON_GetObjectItemCaseSensitive(root, "bottleneck");
+    cr_expect(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(bn, "points")));
+    const cJSON* cf = cJSON_GetObjectItemCaseSensitive(root, "counterflow");
+    cr_expect_gt(json_number(cf, "lane_order_end"), json_number(cf, "lane_order_start"), "lanes form");
+    const cJSON* cp = cJSON_GetObjectItemCaseSensitive(root, "compression");
+    cr_expect_leq(json_number(cp, "overlap"), 0.01);
+    cr_expect_leq(json_number(cp, "penetration"), 0.01);
+    cJSON_Delete(root);
+    output_free(&r);
 }

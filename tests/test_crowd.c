@@ -462,3 +462,35 @@ Test(crowd, walls_in_snapshots_and_scenarios)
     cr_expect_eq(shoal_scenario_load_string(three, strlen(three), "3d.json", &s, &err), SHOAL_ERR_PARSE);
     cr_expect(strstr(err.message, "walls") != NULL, "%s", err.message);
 }
+
+/* crowd.time_gap: a follower keeps time_gap seconds of free walk to the
+ * neighbor ahead that walks its way; one coming the other way does not
+ * slow it (ORCA steers round it instead). */
+Test(crowd, time_gap_slows_a_follower_only)
+{
+    for (int oncoming = 0; oncoming <= 1; ++oncoming) {
+        shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        shoal_agent_def_t lead = pedestrian(0.9f, 0.0f, 100.0f, 0.0f);
+        lead.velocity[0] = 1.34f;
+        if (oncoming) { /* walks toward the follower, off its line by 0.1 m */
+            lead.target[0] = -100.0f;
+            lead.velocity[0] = -1.34f;
+            lead.position[1] = 0.1f;
+        }
+        shoal_agent_def_t follower = pedestrian(0.0f, 0.0f, 100.0f, 0.0f);
+        follower.velocity[0] = 1.34f;
+        follower.crowd.time_gap = 0.5f;
+        shoal_agent_t a, b;
+        cr_assert_eq(shoal_agent_add(w, &lead, &a), SHOAL_OK);
+        cr_assert_eq(shoal_agent_add(w, &follower, &b), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+        shoal_agent_state_t st;
+        shoal_agent_get_state(w, b, &st);
+        float speed = hypotf(st.velocity[0], st.velocity[1]);
+        if (oncoming)
+            cr_expect_gt(speed, 1.1f, "an oncoming agent does not cap the speed: %.3f m/s", (double)speed);
+        else /* free walk 0.9 - 0.4 = 0.5 m over 0.5 s: 1 m/s */
+            cr_expect(fabsf(speed - 1.0f) < 0.02f, "follower at %.3f m/s, expected 1.0", (double)speed);
+        shoal_world_destroy(w);
+    }
+}

@@ -25,6 +25,7 @@ static const cli_command_t commands[] = {
     {"experiment", "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle)", cmd_experiment},
     {"bench", "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd", cmd_bench},
     {"soak", "a long mixed run that checks every invariant every step (reliability)", cmd_soak},
+    {"validate", "the crowd model against pedestrian data: free walking, fundamental diagram, bottleneck", cmd_validate},
 };
 
 #define COMMAND_COUNT ((int)(sizeof(commands) / sizeof(commands[0])))

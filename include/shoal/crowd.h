@@ -42,6 +42,11 @@ typedef struct shoal_crowd_t {
                                * 0.5 is reciprocal, 0 ignores others, 1 yields fully. Default 0.5 */
     float preferred_speed;    /* m/s, >= 0: the behaviors' sum is shortened to this length
                                * before ORCA; 0 = no cap (vehicle.max_speed). Default 0 */
+    float time_gap;           /* s, >= 0: keep this many seconds of free walk to the nearest
+                               * neighbor ahead: the preferred speed is capped at that free
+                               * distance over time_gap (the collision-free speed model of
+                               * Tordeux, Chraibi and Seyfried, 2016), which slows a dense crowd
+                               * as pedestrians slow; 0 = off. Default 0 */
 } shoal_crowd_t;
 
 SHOAL_API shoal_crowd_t shoal_crowd_default(void);

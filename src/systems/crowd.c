@@ -65,6 +65,7 @@ shoal_crowd_t shoal_crowd_default(void)
     c.time_horizon_walls = 1.0f;
     c.responsibility = 0.5f;
     c.preferred_speed = 0.0f;
+    c.time_gap = 0.0f;
     return c;
 }
 
@@ -75,8 +76,8 @@ typedef struct crowd_preset {
 } crowd_preset;
 
 static const crowd_preset presets[] = {
-    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f}, 0.2f, 2.0f},
-    {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f}, 1.5f, 2.0f},
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.0f}, 0.2f, 2.0f},
+    {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f}, 1.5f, 2.0f},
 };
 
 shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
@@ -112,7 +113,7 @@ shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_
 /* The crowd component's columns. */
 typedef struct crowd_view {
     const int32_t* agent_row;
-    const float *dist, *tau, *tau_walls, *resp, *pref_speed;
+    const float *dist, *tau, *tau_walls, *resp, *pref_speed, *time_gap;
     const int32_t* max_nb;
 } crowd_view;
 
@@ -122,7 +123,7 @@ static crowd_view crowd_view_of(const world_t* w)
     return (crowd_view){COMP_I(w, k, COMP_ROW),   COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
                         COMP_F(w, k, CR_TAU),      COMP_F(w, k, CR_TAU_WALLS),
                         COMP_F(w, k, CR_RESPONSIBILITY), COMP_F(w, k, CR_PREFERRED_SPEED),
-                        COMP_I(w, k, CR_MAX_NEIGHBORS)};
+                        COMP_F(w, k, CR_TIME_GAP), COMP_I(w, k, CR_MAX_NEIGHBORS)};
 }
 
 typedef struct orca_ctx {
@@ -395,6 +396,30 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             nearest_sort(&nb);
             for (int32_t m = 0; m < nb.count && m < CROWD_CONTACT_K; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
+            /* The time gap: no faster than the free walk to the nearest
+             * neighbor ahead (in the preferred direction, within the sum
+             * of radii of its line, and walking that way too) takes
+             * time_gap seconds. A neighbor coming the other way or
+             * standing is left to ORCA: waiting for it would deadlock a
+             * counter-flow or a crowd at a door. */
+            float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
+            if (gap_time > 0.0f && speed > 0.0f) {
+                vec3 u = vec3_scale(pref, 1.0f / speed);
+                float free_walk = INFINITY;
+                for (int32_t m = 0; m < nb.count; ++m) {
+                    int32_t k = nb.k[m];
+                    vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
+                              three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
+                    float along = vec3_dot(d, u), rad = ri + a->radius[g->order[k]];
+                    float lateral2 = vec3_dot(d, d) - along * along;
+                    float follows = g->svx[k] * u.x + g->svy[k] * u.y + (three ? g->svz[k] * u.z : 0.0f);
+                    if (!(along > 0.0f) || !(lateral2 < rad * rad) || !(follows > 0.0f)) continue;
+                    float room = along - sqrtf(rad * rad - lateral2);
+                    free_walk = room < free_walk ? room : free_walk;
+                }
+                float limit = fmaxf(0.0f, free_walk) / gap_time;
+                if (limit < speed) pref = vec3_scale(u, limit);
+            }
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
             for (int32_t m = 0; m < nb.count; ++m) {
                 int32_t k = nb.k[m], j = g->order[k];
@@ -968,7 +993,8 @@ static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, con
              def_check_min(w, where, "crowd.time_horizon", c->time_horizon, 0.0f, 1) &&
              def_check_min(w, where, "crowd.time_horizon_walls", c->time_horizon_walls, 0.0f, 1) &&
              def_check_min(w, where, "crowd.responsibility", c->responsibility, 0.0f, 0) &&
-             def_check_min(w, where, "crowd.preferred_speed", c->preferred_speed, 0.0f, 0);
+             def_check_min(w, where, "crowd.preferred_speed", c->preferred_speed, 0.0f, 0) &&
+             def_check_min(w, where, "crowd.time_gap", c->time_gap, 0.0f, 0);
     if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
     if (c->responsibility > 1.0f)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.responsibility must be in [0, 1], got %g",
@@ -1002,6 +1028,7 @@ static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_ag
     COMP_F(w, k, CR_TAU_WALLS)[r] = d->crowd.time_horizon_walls;
     COMP_F(w, k, CR_RESPONSIBILITY)[r] = d->crowd.responsibility;
     COMP_F(w, k, CR_PREFERRED_SPEED)[r] = d->crowd.preferred_speed;
+    COMP_F(w, k, CR_TIME_GAP)[r] = d->crowd.time_gap;
 }
 
 static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
@@ -1014,6 +1041,7 @@ static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     d->crowd.time_horizon_walls = COMP_F(w, k, CR_TAU_WALLS)[r];
     d->crowd.responsibility = COMP_F(w, k, CR_RESPONSIBILITY)[r];
     d->crowd.preferred_speed = COMP_F(w, k, CR_PREFERRED_SPEED)[r];
+    d->crowd.time_gap = COMP_F(w, k, CR_TIME_GAP)[r];
 }
 
 static const uint8_t crowd_flags[CR_COUNT_] = {[CR_MAX_NEIGHBORS] = COLUMN_BITS};

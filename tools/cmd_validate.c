@@ -1,0 +1,537 @@
+/* `shoal validate crowd`: the crowd model (shoal/crowd.h) against what
+ * pedestrians do, with the `pedestrian` preset (docs/crowds.md,
+ * "Validation"). Five experiments, each a small world built through the
+ * public API:
+ *
+ * - free walking: one pedestrian walks 10 m down a 2 m corridor laid along
+ *   0, 45 and 90 degrees; the travel times must agree within 1 %;
+ * - fundamental diagram: a periodic corridor (20 m x 4 m between two
+ *   walls, a torus world) at densities 0.5 to 5 per m^2, everyone bound
+ *   the same way, with the preset and with crowd.time_gap 0.5 s; the mean
+ *   speed after a warm-up against Weidmann's curve
+ *   v = v0 (1 - exp(-gamma (1/rho - 1/rho_max))), v0 1.34 m/s, gamma 1.913
+ *   m^-2, rho_max 5.4 m^-2;
+ * - bottleneck: 100 pedestrians leave a 10 m x 10 m room through an opening
+ *   of 0.8 to 2.4 m; the flow between the 10th and the 90th to pass, and a
+ *   least-squares line flow = a w + b;
+ * - counter-flow: the periodic corridor at 2 per m^2, half each way, 60 s;
+ *   a lane order (the share of each agent's neighbors within 1 m that walk
+ *   its way: 0.5 is mixed, 1 is lanes) and who is stuck (mean speed over
+ *   the last 10 s below 0.1 m/s);
+ * - compression: 144 pedestrians pressed into one side of a closed 5 m box
+ *   (5.76 per m^2): the largest overlap and wall penetration left.
+ *
+ * The figures are measured, not judged, except where docs/crowds.md states
+ * a requirement: free walking within 1 %, no overlap past 1 % of a radius
+ * under compression, nobody stuck in the counter-flow. The exit status is
+ * 1 when one of those fails. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shoal/shoal.h"
+#include "tools/cli.h"
+#include "tools/cli_options.h"
+
+#define VPI 3.14159265358979323846
+#define PED_RADIUS 0.2f
+
+typedef struct validate_opts {
+    int json;
+    int quick;
+    int64_t threads;
+} validate_opts;
+
+static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, int64_t threads)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = 2;
+    def.thread_count = (int32_t)threads;
+    def.seed = 5;
+    def.wrap = wrap;
+    if (wrap) {
+        def.bounds_min[0] = lo_x;
+        def.bounds_min[1] = lo_y;
+        def.bounds_max[0] = hi_x;
+        def.bounds_max[1] = hi_y;
+    }
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    if (shoal_world_create(&def, &w, &err) != SHOAL_OK) {
+        cli_error("validate: %s", err.message);
+        return NULL;
+    }
+    return w;
+}
+
+static shoal_agent_def_t pedestrian(float x, float y)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL);
+    d.position[0] = x;
+    d.position[1] = y;
+    return d;
+}
+
+/* Bound along +x (or -x) for ever: flee from a point far behind. */
+static void walk_along_x(shoal_agent_def_t* d, float sign)
+{
+    d->weights[SHOAL_BEHAVIOR_FLEE] = 1.0f;
+    d->threat[0] = -sign * 1e7f;
+    d->threat[1] = d->position[1];
+}
+
+static int wall(shoal_world_t* w, float x0, float y0, float x1, float y1)
+{
+    const float p[4] = {x0, y0, x1, y1};
+    if (shoal_world_add_wall(w, p, 2, 0, NULL) == SHOAL_OK) return 1;
+    cli_error("validate: %s", shoal_world_last_error(w));
+    return 0;
+}
+
+/* ---- free walking --------------------------------------------------------- */
+
+/* Seconds one pedestrian takes to walk 10 m down a corridor along `deg`,
+ * the crossing interpolated between steps; < 0 on failure. */
+static double free_walk(double deg, float dt, int64_t threads)
+{
+    shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
+    if (!w) return -1.0;
+    double c = cos(deg * VPI / 180.0), s = sin(deg * VPI / 180.0);
+    /* walls at +-1 m from the axis, from -2 m to 14 m along it */
+    float ok = 1;
+    for (int side = -1; side <= 1; side += 2) {
+        double ox = -s * side, oy = c * side;
+        ok = ok && wall(w, (float)(-2 * c + ox), (float)(-2 * s + oy), (float)(14 * c + ox), (float)(14 * s + oy));
+    }
+    shoal_agent_def_t d = pedestrian(0.0f, 0.0f);
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    d.target[0] = (float)(20 * c);
+    d.target[1] = (float)(20 * s);
+    shoal_agent_t id;
+    double t = -1.0;
+    if (ok && shoal_agent_add(w, &d, &id) == SHOAL_OK) {
+        double prev = 0.0;
+        for (int k = 1; k <= (int)(30.0 / dt); ++k) {
+            if (shoal_world_step(w, dt) != SHOAL_OK) break;
+            shoal_agent_state_t st;
+            shoal_agent_get_state(w, id, &st);
+            double along = st.position[0] * c + st.position[1] * s;
+            if (along >= 10.0) {
+                t = (k - 1) * dt + dt * (10.0 - prev) / (along - prev);
+                break;
+            }
+            prev = along;
+        }
+    }
+    shoal_world_destroy(w);
+    return t;
+}
+
+/* ---- the periodic corridor ------------------------------------------------- */
+
+/* The time gap the fundamental diagram is also run with (crowd.time_gap). */
+#define FD_TIME_GAP 0.5f
+#define CORRIDOR_L 20.0f
+#define CORRIDOR_W 4.0f
+
+/* A torus box around a 20 m x 4 m corridor between two walls, filled on a
+ * square lattice at about `rho` per m^2; `counter`: half of them, drawn by
+ * a fixed hash of their place in the lattice (so no lanes to start with),
+ * walk the other way. Returns the world (NULL on failure) and the count. */
+static shoal_world_t* corridor(double rho, int counter, float time_gap, int64_t threads, int32_t* count)
+{
+    shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, threads);
+    if (!w) return NULL;
+    if (!wall(w, 0.0f, 0.0f, CORRIDOR_L, 0.0f) || !wall(w, 0.0f, CORRIDOR_W, CORRIDOR_L, CORRIDOR_W)) {
+        shoal_world_destroy(w);
+        return NULL;
+    }
+    double spacing = sqrt(1.0 / rho);
+    int rows = (int)floor((CORRIDOR_W - 2.0 * PED_RADIUS - 0.02) / spacing) + 1;
+    int cols = (int)floor(CORRIDOR_L / spacing);
+    if (rows < 1) rows = 1;
+    double dy = rows > 1 ? (CORRIDOR_W - 2.0 * PED_RADIUS - 0.02) / (rows - 1) : 0.0, dx = CORRIDOR_L / cols;
+    /* the lattice is as dense as the density asks across the corridor's
+     * usable width; along it, cols fit the length */
+    int n = 0;
+    for (int r = 0; r < rows; ++r)
+        for (int k = 0; k < cols && n < (int)lround(rho * CORRIDOR_L * CORRIDOR_W); ++k) {
+            float x = (float)((k + 0.5 * (r & 1)) * dx), y = (float)(PED_RADIUS + 0.01 + r * dy);
+            if (x >= CORRIDOR_L) x -= CORRIDOR_L;
+            shoal_agent_def_t d = pedestrian(x, y);
+            d.crowd.time_gap = time_gap;
+            uint32_t hash = (uint32_t)n * 2654435761u;
+            int back = counter && (hash >> 31);
+            walk_along_x(&d, back ? -1.0f : 1.0f);
+            d.group = back ? 1 : 0;
+            if (shoal_agent_add(w, &d, NULL) != SHOAL_OK) {
+                cli_error("validate: %s", shoal_world_last_error(w));
+                shoal_world_destroy(w);
+                return NULL;
+            }
+            n++;
+        }
+    *count = n;
+    return w;
+}
+
+/* Mean speed along each agent's own way (group 0: +x, group 1: -x) over
+ * `steps` steps; per-agent sums into `per_agent` when not NULL. */
+static double walk_speed(shoal_world_t* w, int32_t n, float dt, int steps, double* per_agent)
+{
+    float* vel = malloc(sizeof(float) * 3 * (size_t)n);
+    uint32_t* groups = malloc(sizeof(uint32_t) * (size_t)n);
+    shoal_agent_t* ids = malloc(sizeof(shoal_agent_t) * (size_t)n);
+    double sum = 0.0;
+    int samples = 0;
+    if (vel && groups && ids) {
+        if (per_agent) memset(per_agent, 0, sizeof(double) * (size_t)n);
+        for (int k = 0; k < steps; ++k) {
+            if (shoal_world_step(w, dt) != SHOAL_OK) break;
+            shoal_agent_batch_t b = {.ids = ids, .velocities = vel, .groups = groups};
+            int32_t got = 0;
+            shoal_world_read_agents(w, &b, n, &got);
+            for (int32_t i = 0; i < got; ++i) {
+                double v = groups[i] ? -vel[3 * i] : vel[3 * i];
+                sum += v;
+                /* storage order may change: key by handle index */
+                if (per_agent) per_agent[(ids[i].index1 - 1) % (uint32_t)n] += v / steps;
+            }
+            samples += got;
+        }
+    }
+    free(vel);
+    free(groups);
+    free(ids);
+    return samples ? sum / samples : 0.0;
+}
+
+static double weidmann(double rho)
+{
+    return 1.34 * (1.0 - exp(-1.913 * (1.0 / rho - 1.0 / 5.4)));
+}
+
+/* Share of each agent's neighbors within 1 m that walk its way. */
+static double lane_order(shoal_world_t* w, int32_t n)
+{
+    float* pos = malloc(sizeof(float) * 3 * (size_t)n);
+    uint32_t* groups = malloc(sizeof(uint32_t) * (size_t)n);
+    double sum = 0.0;
+    int counted = 0;
+    if (pos && groups) {
+        shoal_agent_batch_t b = {.positions = pos, .groups = groups};
+        int32_t got = 0;
+        shoal_world_read_agents(w, &b, n, &got);
+        for (int32_t i = 0; i < got; ++i) {
+            int same = 0, all = 0;
+            for (int32_t j = 0; j < got; ++j) {
+                if (j == i) continue;
+                float dx = pos[3 * j] - pos[3 * i], dy = pos[3 * j + 1] - pos[3 * i + 1];
+                if (dx > 0.5f * CORRIDOR_L) dx -= CORRIDOR_L;
+                if (dx < -0.5f * CORRIDOR_L) dx += CORRIDOR_L;
+                if (dx * dx + dy * dy > 1.0f) continue;
+                all++;
+                same += groups[j] == groups[i];
+            }
+            if (all) {
+                sum += (double)same / all;
+                counted++;
+            }
+        }
+    }
+    free(pos);
+    free(groups);
+    return counted ? sum / counted : 0.0;
+}
+
+/* ---- the bottleneck --------------------------------------------------------- */
+
+/* Flow (pedestrians per second) through an opening of `width` m: 100
+ * pedestrians in a 10 m room, bound for a point 20 m outside; the 10th to
+ * the 90th to pass. < 0 when fewer than 90 passed in 200 s. */
+static double bottleneck(double width, float dt, int64_t threads, double* t_last)
+{
+    shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
+    if (!w) return -1.0;
+    float h = (float)(width / 2);
+    const float room[8] = {0.0f, 5.0f, -10.0f, 5.0f, -10.0f, -5.0f, 0.0f, -5.0f};
+    int ok = shoal_world_add_wall(w, room, 4, 0, NULL) == SHOAL_OK && wall(w, 0.0f, 5.0f, 0.0f, h) &&
+             wall(w, 0.0f, -h, 0.0f, -5.0f);
+    enum { N = 100 };
+    shoal_agent_t ids[N];
+    for (int i = 0; ok && i < N; ++i) {
+        /* a 10 x 10 lattice, 0.9 m apart, in the room's middle */
+        shoal_agent_def_t d = pedestrian(-9.3f + 0.9f * (float)(i % 10), -4.3f + 0.9f * (float)(i / 10));
+        d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+        d.target[0] = 20.0f;
+        d.target[1] = 0.0f;
+        ok = shoal_agent_add(w, &d, &ids[i]) == SHOAL_OK;
+    }
+    if (!ok) {
+        cli_error("validate: %s", shoal_world_last_error(w));
+        shoal_world_destroy(w);
+        return -1.0;
+    }
+    int passed[N] = {0};
+    double when[N];
+    int count = 0;
+    for (int k = 1; k <= (int)(200.0 / dt) && count < N; ++k) {
+        if (shoal_world_step(w, dt) != SHOAL_OK) break;
+        for (int i = 0; i < N; ++i) {
+            if (passed[i]) continue;
+            shoal_agent_state_t st;
+            shoal_agent_get_state(w, ids[i], &st);
+            if (st.position[0] > 0.0f) {
+                passed[i] = 1;
+                when[count++] = k * dt;
+            }
+        }
+    }
+    shoal_world_destroy(w);
+    *t_last = count ? when[count - 1] : 0.0;
+    if (count < 90) return -1.0;
+    return 80.0 / (when[89] - when[9]);
+}
+
+/* ---- compression ------------------------------------------------------------ */
+
+static void compression(int64_t threads, double* overlap, double* penetration, int steps)
+{
+    *overlap = *penetration = INFINITY;
+    shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
+    if (!w) return;
+    const float box[8] = {0, 0, 5, 0, 5, 5, 0, 5};
+    enum { SIDE = 12, N = SIDE * SIDE };
+    int ok = shoal_world_add_wall(w, box, 4, 1, NULL) == SHOAL_OK;
+    for (int i = 0; ok && i < N; ++i) {
+        shoal_agent_def_t d = pedestrian(0.21f + (float)(i % SIDE) * (4.58f / (SIDE - 1)),
+                                         0.21f + (float)(i / SIDE) * (4.58f / (SIDE - 1)));
+        d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+        d.target[0] = 100.0f;
+        d.target[1] = 2.5f;
+        ok = shoal_agent_add(w, &d, NULL) == SHOAL_OK;
+    }
+    float pos[3 * N];
+    double worst_pair = 0.0, worst_wall = 0.0;
+    for (int k = 0; ok && k < steps; ++k) {
+        if (shoal_world_step(w, 0.1f) != SHOAL_OK) break;
+        shoal_agent_batch_t b = {.positions = pos};
+        int32_t got = 0;
+        shoal_world_read_agents(w, &b, N, &got);
+        for (int i = 0; i < got; ++i) {
+            float x = pos[3 * i], y = pos[3 * i + 1];
+            double out = fmax(fmax(PED_RADIUS - x, x - (5 - PED_RADIUS)), fmax(PED_RADIUS - y, y - (5 - PED_RADIUS)));
+            worst_wall = fmax(worst_wall, out / PED_RADIUS);
+            for (int j = i + 1; j < got; ++j) {
+                double d = hypot(x - pos[3 * j], y - pos[3 * j + 1]);
+                worst_pair = fmax(worst_pair, (2 * PED_RADIUS - d) / PED_RADIUS);
+            }
+        }
+    }
+    shoal_world_destroy(w);
+    if (ok) {
+        *overlap = worst_pair;
+        *penetration = worst_wall;
+    }
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+static const cli_option_t validate_options[] = {
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(validate_opts, json), 0, 0, 0, NULL,
+     "one JSON object on stdout: see below"},
+    {"--quick", NULL, NULL, CLI_FLAG, CLI_FIELD(validate_opts, quick), 0, 0, 0, NULL,
+     "fewer densities and widths and shorter runs (for tests; figures are coarser)"},
+    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(validate_opts, threads), 1, 1024, 0, NULL,
+     "threads (default: physical cores); results are the same for any count"},
+};
+
+static const cli_spec_t validate_spec = {
+    .command = "validate crowd",
+    .usage = "[--json] [--quick] [--threads T]",
+    .about = "The crowd model against pedestrian data, with the pedestrian preset: free\n"
+             "walking along 0, 45 and 90 degrees, the fundamental diagram in a periodic\n"
+             "corridor against Weidmann's curve, flow through a bottleneck of 0.8 to 2.4 m,\n"
+             "counter-flow lanes, and a crowd pressed into a box (docs/crowds.md).\n",
+    .options = validate_options,
+    .option_count = CLI_COUNT(validate_options),
+    .details = "Exit status 1 when a stated requirement fails: free-walking times within 1 %,\n"
+               "no overlap past 1 % of a radius under compression, nobody stuck in the\n"
+               "counter-flow. --json prints: free_walk {angles_deg, seconds, spread}, fundamental\n"
+               "[{density, speed, weidmann, deviation, speed_time_gap, deviation_time_gap}] (the\n"
+               "preset, and with crowd.time_gap 0.5 s), bottleneck {points [{width, flow}],\n"
+               "slope, intercept, r2}, counterflow {agents, lane_order_start, lane_order_end,\n"
+               "stuck}, compression {overlap, penetration} (over a radius), pass.\n",
+};
+
+int cmd_validate(int argc, char** argv)
+{
+    if (argc < 2 || strcmp(argv[1], "crowd") != 0) {
+        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+            cli_print_help(&validate_spec, stdout);
+            return CLI_EXIT_OK;
+        }
+        return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
+    }
+    validate_opts o = {0, 0, 0};
+    int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
+    if (stop >= 0) return stop;
+    const float dt = 0.05f;
+    int pass = 1;
+
+    /* free walking */
+    const double angles[3] = {0.0, 45.0, 90.0};
+    double times[3], lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        times[k] = free_walk(angles[k], dt, o.threads);
+        if (times[k] < 0.0) return CLI_EXIT_FAILURE;
+        lo = fmin(lo, times[k]);
+        hi = fmax(hi, times[k]);
+    }
+    double spread = (hi - lo) / lo;
+    pass &= spread <= 0.01;
+
+    /* fundamental diagram */
+    const double all_rho[10] = {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0};
+    const double quick_rho[3] = {0.5, 2.0, 4.0};
+    const double* rhos = o.quick ? quick_rho : all_rho;
+    int n_rho = o.quick ? 3 : 10;
+    /* the preset as it is (no time gap), and with a time gap of 0.5 s */
+    double fd_rho[10], fd_v[10], fd_gap[10];
+    int warm = (int)((o.quick ? 5.0 : 20.0) / dt), measure = (int)((o.quick ? 5.0 : 20.0) / dt);
+    for (int k = 0; k < n_rho; ++k)
+        for (int variant = 0; variant < 2; ++variant) {
+            int32_t n = 0;
+            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : 0.0f, o.threads, &n);
+            if (!w) return CLI_EXIT_FAILURE;
+            walk_speed(w, n, dt, warm, NULL);
+            (variant ? fd_gap : fd_v)[k] = walk_speed(w, n, dt, measure, NULL);
+            fd_rho[k] = n / (double)(CORRIDOR_L * CORRIDOR_W);
+            shoal_world_destroy(w);
+        }
+
+    /* bottleneck */
+    const double all_w[5] = {0.8, 1.2, 1.6, 2.0, 2.4};
+    const double quick_w[2] = {0.8, 2.4};
+    const double* widths = o.quick ? quick_w : all_w;
+    int n_w = o.quick ? 2 : 5;
+    double flow[5], last[5];
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+    int fit_n = 0;
+    for (int k = 0; k < n_w; ++k) {
+        flow[k] = bottleneck(widths[k], dt, o.threads, &last[k]);
+        if (flow[k] < 0.0) continue;
+        sx += widths[k];
+        sy += flow[k];
+        sxx += widths[k] * widths[k];
+        sxy += widths[k] * flow[k];
+        syy += flow[k] * flow[k];
+        fit_n++;
+    }
+    double slope = NAN, intercept = NAN, r2 = NAN;
+    if (fit_n >= 2) {
+        double den = fit_n * sxx - sx * sx;
+        slope = (fit_n * sxy - sx * sy) / den;
+        intercept = (sy - slope * sx) / fit_n;
+        double ss_tot = syy - sy * sy / fit_n, ss_res = 0.0;
+        for (int k = 0; k < n_w; ++k)
+            if (flow[k] >= 0.0) ss_res += pow(flow[k] - (slope * widths[k] + intercept), 2);
+        r2 = ss_tot > 0.0 ? 1.0 - ss_res / ss_tot : 1.0;
+    }
+
+    /* counter-flow */
+    int32_t cn = 0;
+    shoal_world_t* cw = corridor(2.0, 1, 0.0f, o.threads, &cn);
+    if (!cw) return CLI_EXIT_FAILURE;
+    double order0 = lane_order(cw, cn);
+    double total = o.quick ? 30.0 : 60.0;
+    walk_speed(cw, cn, dt, (int)((total - 10.0) / dt), NULL);
+    double* last10 = malloc(sizeof(double) * (size_t)cn);
+    if (!last10) return CLI_EXIT_FAILURE;
+    walk_speed(cw, cn, dt, (int)(10.0 / dt), last10);
+    double order1 = lane_order(cw, cn);
+    int stuck = 0;
+    for (int32_t i = 0; i < cn; ++i) stuck += last10[i] < 0.1;
+    free(last10);
+    shoal_world_destroy(cw);
+    pass &= stuck == 0;
+
+    /* compression */
+    double overlap, penetration;
+    compression(o.threads, &overlap, &penetration, o.quick ? 60 : 200);
+    pass &= overlap <= 0.01 && penetration <= 0.01;
+
+    if (o.json) {
+        cJSON* root = cJSON_CreateObject();
+        cJSON* fw = cJSON_AddObjectToObject(root, "free_walk");
+        cJSON_AddItemToObject(fw, "angles_deg", cJSON_CreateDoubleArray(angles, 3));
+        cJSON_AddItemToObject(fw, "seconds", cJSON_CreateDoubleArray(times, 3));
+        cJSON_AddNumberToObject(fw, "spread", spread);
+        cJSON* fd = cJSON_AddArrayToObject(root, "fundamental");
+        for (int k = 0; k < n_rho; ++k) {
+            cJSON* e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "density", fd_rho[k]);
+            cJSON_AddNumberToObject(e, "speed", fd_v[k]);
+            cJSON_AddNumberToObject(e, "weidmann", weidmann(fd_rho[k]));
+            cJSON_AddNumberToObject(e, "deviation", fd_v[k] - weidmann(fd_rho[k]));
+            cJSON_AddNumberToObject(e, "speed_time_gap", fd_gap[k]);
+            cJSON_AddNumberToObject(e, "deviation_time_gap", fd_gap[k] - weidmann(fd_rho[k]));
+            cJSON_AddItemToArray(fd, e);
+        }
+        cJSON* bn = cJSON_AddObjectToObject(root, "bottleneck");
+        cJSON* pts = cJSON_AddArrayToObject(bn, "points");
+        for (int k = 0; k < n_w; ++k) {
+            cJSON* e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "width", widths[k]);
+            if (flow[k] >= 0.0)
+                cJSON_AddNumberToObject(e, "flow", flow[k]);
+            else
+                cJSON_AddNullToObject(e, "flow");
+            cJSON_AddItemToArray(pts, e);
+        }
+        if (fit_n >= 2) {
+            cJSON_AddNumberToObject(bn, "slope", slope);
+            cJSON_AddNumberToObject(bn, "intercept", intercept);
+            cJSON_AddNumberToObject(bn, "r2", r2);
+        }
+        cJSON* cf = cJSON_AddObjectToObject(root, "counterflow");
+        cJSON_AddNumberToObject(cf, "agents", cn);
+        cJSON_AddNumberToObject(cf, "lane_order_start", order0);
+        cJSON_AddNumberToObject(cf, "lane_order_end", order1);
+        cJSON_AddNumberToObject(cf, "stuck", stuck);
+        cJSON* cp = cJSON_AddObjectToObject(root, "compression");
+        cJSON_AddNumberToObject(cp, "overlap", overlap);
+        cJSON_AddNumberToObject(cp, "penetration", penetration);
+        cJSON_AddBoolToObject(root, "pass", pass);
+        char* text = cJSON_PrintUnformatted(root);
+        if (text) puts(text);
+        cJSON_free(text);
+        cJSON_Delete(root);
+    } else {
+        printf("free walking, 10 m at 0/45/90 degrees: %.3f, %.3f, %.3f s (spread %.2f %%, at most 1 %%)\n",
+               times[0], times[1], times[2], 100.0 * spread);
+        printf("\nfundamental diagram (periodic corridor 20 m x 4 m), m/s\n");
+        printf("  density /m2   Weidmann   preset  deviation   time gap %.1f s  deviation\n", (double)FD_TIME_GAP);
+        for (int k = 0; k < n_rho; ++k)
+            printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %15.3f  %+9.3f\n", fd_rho[k], weidmann(fd_rho[k]), fd_v[k],
+                   fd_v[k] - weidmann(fd_rho[k]), fd_gap[k], fd_gap[k] - weidmann(fd_rho[k]));
+        printf("\nbottleneck (100 pedestrians, 10 m room)\n  width m   flow /s\n");
+        for (int k = 0; k < n_w; ++k) {
+            if (flow[k] >= 0.0)
+                printf("  %7.2f  %8.3f\n", widths[k], flow[k]);
+            else
+                printf("  %7.2f  fewer than 90 passed in 200 s\n", widths[k]);
+        }
+        if (fit_n >= 2) printf("  fit: flow = %.3f w %+.3f (r2 %.3f)\n", slope, intercept, r2);
+        printf("\ncounter-flow (%d pedestrians, 2 /m2, %.0f s): lane order %.3f -> %.3f, %d stuck\n", (int)cn,
+               total, order0, order1, stuck);
+        printf("compression (144 in a 5 m box): largest overlap %.4f, wall penetration %.4f (of a radius)\n",
+               overlap, penetration);
+        printf("\n%s\n", pass ? "pass" : "FAIL");
+    }
+    return pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
