@@ -617,6 +617,7 @@ typedef struct contact_ctx {
     const wall_set_t* walls;
     float* worst; /* per worker: largest overlap over the smaller radius */
     float inv_dt;
+    int only_active; /* this pass: rows not marked active keep their place */
 } contact_ctx;
 
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -630,6 +631,12 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = x->agent_row[r];
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        if (x->only_active && !x->cw->active[r]) {
+            x->cw->cx[r] = p[0];
+            x->cw->cy[r] = p[1];
+            if (three) x->cw->cz[r] = p[2];
+            continue;
+        }
         float ri = a->radius[i];
         float push[3] = {0.0f, 0.0f, 0.0f};
         const float worst_before = worst;
@@ -811,18 +818,29 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     float worst[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     contact_ctx x = {w,     g,    agent_view(w),   COMP_I(w, COMP_CROWD, COMP_ROW), cw->near, crowd,
-                     table_slots(&w->agents), obstacles_of(w), cw, walls_of(w), worst, 1.0f / dt};
+                     table_slots(&w->agents), obstacles_of(w), cw, walls_of(w), worst, 1.0f / dt, 0};
     int32_t iter = 0;
     float most = 0.0f;
+    /* Most rows touch nothing: after the first pass, iterations look only
+     * at the rows that overlapped at their last check, with a pass over
+     * every row every fourth iteration and before stopping (a row pushed
+     * into another one is marked there). */
     for (;;) {
         for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+        x.only_active = iter % 4 != 0;
         par_for(w, count, 512, PAR_STATIC, contact_range, &x);
         most = 0.0f;
         for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
-        if (most <= CONTACT_TOLERANCE || iter == CONTACT_MAX_ITER) break;
+        if (most <= CONTACT_TOLERANCE && x.only_active) {
+            /* the active rows hold: check them all */
+            iter = (iter / 4 + 1) * 4;
+            continue;
+        }
+        if (most <= CONTACT_TOLERANCE || iter >= CONTACT_MAX_ITER) break;
         par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
         iter++;
     }
+    x.only_active = 0;
     /* Serial sweeps over the rows still overlapping; once they hold, one
      * parallel check of every row (a row that was never marked may meet a
      * neighbor a sweep moved) marks what is left, if anything. */
