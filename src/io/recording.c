@@ -365,7 +365,9 @@ static shoal_status_t build_geometry(shoal_recorder_t* r, const shoal_world_t* w
     uint8_t* radii = centers + 12 * b;
     uint8_t* velocities = radii + 4 * b;
     /* Ids are small integers with holes where obstacles were removed; the
-     * world's live ids are all below its highest, so the scan ends. */
+     * world's live ids are all below its highest, so the scan ends. (A hole
+     * leaves get_obstacle's "no obstacle with id N" as the world's last
+     * error: the public API has no other way to list the ids.) */
     size_t found = 0;
     for (int64_t id = 0; bad == NULL && found < b; ++id) {
         float c[3], v[3], radius;
