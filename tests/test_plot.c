@@ -23,10 +23,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <shoal/crowd.h>
 #include <shoal/recording.h>
 #include <shoal/shoal.h>
 
 extern char** environ;
+
+#define PLOT_TEST_PI 3.14159265358979323846
 
 typedef struct plot_run_t {
     int status;
@@ -173,8 +176,10 @@ static void check_svg(const char* path)
 /* ---- recordings ------------------------------------------------------------ */
 
 /* One agent seeking a far target from `start` along +x: a straight track
- * at up to 10 m/s; frames every step. Positions go to xy (2 per frame). */
-static int record_line(const char* path, int wrap, const float start[2], int steps, float* xy)
+ * at up to 10 m/s; frames every step. Positions go to xy (2 per frame).
+ * `setup` (optional) adds walls and obstacles to the world first. */
+static int record_line(const char* path, int wrap, const float start[2], int steps, float* xy,
+                       void (*setup)(shoal_world_t*))
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.thread_count = 1;
@@ -186,6 +191,7 @@ static int record_line(const char* path, int wrap, const float start[2], int ste
     shoal_world_t* w = NULL;
     shoal_error_t e;
     cr_assert_eq(shoal_world_create(&def, &w, &e), SHOAL_OK, "%s", e.message);
+    if (setup) setup(w);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.position[0] = start[0];
     d.position[1] = start[1];
@@ -226,7 +232,7 @@ Test(plot, run_traces_are_where_the_agent_went)
     tmp_path(rec, sizeof rec, "line.rec");
     tmp_path(png, sizeof png, "line.png");
     float xy[2 * 101];
-    int frames = record_line(rec, 0, (const float[2]){-20.0f, 5.0f}, 100, xy);
+    int frames = record_line(rec, 0, (const float[2]){-20.0f, 5.0f}, 100, xy, NULL);
     plot_run_t r;
     plot_cli(&r, (const char*[]){"run", rec, "-o", png, "--width", "640", "--height", "480", NULL});
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
@@ -255,7 +261,7 @@ Test(plot, run_breaks_lines_at_torus_edges)
     tmp_path(png, sizeof png, "wrap.png");
     float xy[2 * 41];
     /* 40 steps of 0.5 m from x = 85: across the edge at 100, back in at 0. */
-    int frames = record_line(rec, 1, (const float[2]){85.0f, 50.0f}, 40, xy);
+    int frames = record_line(rec, 1, (const float[2]){85.0f, 50.0f}, 40, xy, NULL);
     int wrapped = 0;
     for (int k = 1; k < frames; ++k) wrapped |= xy[2 * k] < xy[2 * k - 2];
     cr_assert(wrapped, "the agent never wrapped (last x %.2f)", xy[2 * (frames - 1)]);
@@ -310,6 +316,196 @@ Test(plot, run_of_a_scenario_recording_png_and_svg)
     plot_cli(&r, (const char*[]){"run", rec, "-o", svg, NULL});
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     check_svg(svg);
+}
+
+/* ---- walls and obstacles ------------------------------------------------------ */
+
+/* Grey and darker than `level` in every channel: the walls' ink (about
+ * 56) below 130, an obstacle's thin rim (about 80, antialiased) below 170;
+ * the background (251), the grid (220 to 230) and an obstacle's fill (about
+ * 205) are lighter. */
+static int dark(const png_t* p, int x, int y, int level)
+{
+    if (x < 0 || y < 0 || x >= p->w || y >= p->h) return 0;
+    int r, g, b;
+    pixel(p, x, y, &r, &g, &b);
+    return r < level && g < level && b < level && !coloured(p, x, y);
+}
+
+static int dark_near_at(const png_t* p, const view_t* v, double x, double y, int reach, int level)
+{
+    double px = v->x0 + v->s * x, py = v->y0 - v->s * y;
+    for (int dy = -reach; dy <= reach; ++dy)
+        for (int dx = -reach; dx <= reach; ++dx)
+            if (dark(p, (int)floor(px) + dx, (int)floor(py) + dy, level)) return 1;
+    return 0;
+}
+
+static int dark_near(const png_t* p, const view_t* v, double x, double y, int reach)
+{
+    return dark_near_at(p, v, x, y, reach, 130);
+}
+
+/* A fence below the agent's track (an open polyline), a closed box above
+ * it, a pillar and a moving obstacle. */
+static const float fence[6] = {-20.0f, -6.0f, 0.0f, -8.0f, 25.0f, -6.0f};
+static const float box[8] = {-10.0f, 14.0f, 10.0f, 14.0f, 10.0f, 22.0f, -10.0f, 22.0f};
+static const float pillar[3] = {20.0f, 18.0f, 0.0f}, mover[3] = {-15.0f, -20.0f, 0.0f};
+static const float mover_velocity[3] = {4.0f, 0.0f, 0.0f};
+
+static void add_walls(shoal_world_t* w)
+{
+    int32_t id;
+    cr_assert_eq(shoal_world_add_wall(w, fence, 3, 0, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_add_wall(w, box, 4, 1, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_add_obstacle(w, pillar, 2.0f, &id), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_moving_obstacle(w, mover, mover_velocity, 1.5f, &id), SHOAL_OK);
+}
+
+/* Every segment is inked along its length, and not 2 m to its side (away
+ * from the other walls and the track). */
+static void expect_walls(const png_t* p, const view_t* v, const float* seg, int count, int drawn)
+{
+    for (int i = 0; i < count; ++i) {
+        const float* s = seg + 4 * i;
+        double len = hypot(s[2] - s[0], s[3] - s[1]), nx = -(s[3] - s[1]) / len, ny = (s[2] - s[0]) / len;
+        for (double t = 0.1; t < 0.95; t += 0.2) {
+            double x = s[0] + t * (s[2] - s[0]), y = s[1] + t * (s[3] - s[1]);
+            cr_assert_eq(dark_near(p, v, x, y, 1), drawn, "segment %d (%.1f, %.1f)-(%.1f, %.1f) at %.1f: %s", i,
+                         s[0], s[1], s[2], s[3], t, drawn ? "not drawn" : "drawn");
+            if (drawn)
+                cr_assert(!dark_near(p, v, x + 2.0 * nx, y + 2.0 * ny, 0) || !dark_near(p, v, x - 2.0 * nx, y - 2.0 * ny, 0),
+                          "segment %d: ink 2 m on both sides", i);
+        }
+    }
+}
+
+/* An obstacle's rim is inked all round, its inside is not. */
+static void expect_obstacle(const png_t* p, const view_t* v, const float c[2], float r, int drawn)
+{
+    for (int k = 0; k < 8; ++k) {
+        double a = k * PLOT_TEST_PI / 4;
+        cr_assert_eq(dark_near_at(p, v, c[0] + r * cos(a), c[1] + r * sin(a), 1, 170), drawn,
+                     "obstacle at (%.1f, %.1f): rim at %d/8 %s", c[0], c[1], k, drawn ? "not drawn" : "drawn");
+    }
+    /* (Above the center: a moving one's path starts there.) */
+    cr_assert(!dark_near_at(p, v, c[0], c[1] + 0.5 * r, 0, 170), "obstacle at (%.1f, %.1f): its inside is inked",
+              c[0], c[1]);
+}
+
+/* The recording without its geometry record, as version 1 wrote it (and
+ * without scenario text when `strip_scenario`: nothing to fall back on). */
+static void write_version_1(const char* from, const char* to)
+{
+    FILE* f = fopen(from, "rb");
+    cr_assert_not_null(f);
+    static uint8_t d[1 << 22];
+    size_t n = fread(d, 1, sizeof d, f);
+    fclose(f);
+    cr_assert_lt(n, sizeof d);
+    size_t h = (size_t)d[12] | (size_t)d[13] << 8 | (size_t)d[14] << 16;
+    cr_assert_eq(memcmp(d + h, "GEOM", 4), 0);
+    uint32_t walls = (uint32_t)d[h + 16] | (uint32_t)d[h + 17] << 8, obstacles = (uint32_t)d[h + 20] | (uint32_t)d[h + 21] << 8;
+    size_t g = 28 + 16 * (size_t)walls + 32 * (size_t)obstacles;
+    memmove(d + h, d + h + g, n - h - g);
+    n -= g;
+    d[8] = 1;
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < h - 4; ++i) {
+        c ^= d[i];
+        for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    c ^= 0xFFFFFFFFu;
+    for (int k = 0; k < 4; ++k) d[h - 4 + (size_t)k] = (uint8_t)(c >> (8 * k));
+    f = fopen(to, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(d, 1, n, f), n);
+    fclose(f);
+}
+
+Test(plot, run_draws_walls_and_obstacles)
+{
+    char rec[300], old[300], png[300];
+    tmp_path(rec, sizeof rec, "walls.rec");
+    tmp_path(old, sizeof old, "walls-v1.rec");
+    tmp_path(png, sizeof png, "walls.png");
+    float xy[2 * 41];
+    int frames = record_line(rec, 0, (const float[2]){-20.0f, 5.0f}, 40, xy, add_walls);
+    float seg[4 * 6];
+    memcpy(seg, fence, 2 * sizeof(float));
+    memcpy(seg + 2, fence + 2, 2 * sizeof(float));
+    memcpy(seg + 4, fence + 2, 4 * sizeof(float));
+    for (int k = 0; k < 4; ++k) { /* the box, closed */
+        seg[8 + 4 * k] = box[2 * k];
+        seg[9 + 4 * k] = box[2 * k + 1];
+        seg[10 + 4 * k] = box[(2 * k + 2) % 8];
+        seg[11 + 4 * k] = box[(2 * k + 3) % 8];
+    }
+    plot_run_t r;
+    plot_cli(&r, (const char*[]){"run", rec, "-o", png, "--width", "800", "--height", "600", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_assert_null(strstr(r.err, "shoal:"), "stderr: %s", r.err); /* (a sanitizer may add its report) */
+    view_t v = parse_view(r.out);
+    png_t p = load_png(png, 800, 600);
+    /* The fence (2 segments) and the box (4). */
+    expect_walls(&p, &v, seg, 6, 1);
+    expect_obstacle(&p, &v, pillar, 2.0f, 1);
+    expect_obstacle(&p, &v, mover, 1.5f, 1); /* where it was at the first frame */
+    /* The track is still drawn (over the walls' picture, between them). */
+    for (int k = 0; k < frames; k += 8)
+        cr_assert(coloured_near(&p, v.x0 + v.s * xy[2 * k], v.y0 - v.s * xy[2 * k + 1], 1), "frame %d", k);
+    cairo_surface_destroy(p.s);
+
+    /* The same run as a version 1 recording: no geometry, and no scenario
+     * text to take it from, so no walls or obstacles (the ink above was
+     * theirs). */
+    write_version_1(rec, old);
+    plot_cli(&r, (const char*[]){"run", old, "-o", png, "--width", "800", "--height", "600", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    view_t v1 = parse_view(r.out);
+    p = load_png(png, 800, 600);
+    expect_walls(&p, &v1, seg, 6, 0);
+    expect_obstacle(&p, &v1, pillar, 2.0f, 0);
+    cairo_surface_destroy(p.s);
+}
+
+/* The default plaza through `shoal run --record`: its 8 wall segments and 4
+ * pillars from the recording; and, for the same run as a version 1
+ * recording, from the scenario text in its header. */
+Test(plot, run_of_the_plaza_draws_its_walls)
+{
+    char rec[300], old[300], png[300];
+    tmp_path(rec, sizeof rec, "plaza.rec");
+    tmp_path(old, sizeof old, "plaza-v1.rec");
+    tmp_path(png, sizeof png, "plaza.png");
+    const char* argv[] = {SHOAL_CLI_PATH, "run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--threads", "1",
+                          "--steps", "5", "--quiet", "--record", rec, NULL};
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    cr_assert_eq(posix_spawn(&pid, SHOAL_CLI_PATH, &fa, NULL, (char* const*)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    waitpid(pid, &status, 0);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "shoal run --record failed");
+    write_version_1(rec, old);
+    /* scenarios/default.json: four open polylines of three points. */
+    const float walls[8][4] = {{-40, -10, -40, -40}, {-40, -40, -10, -40}, {10, -40, 40, -40}, {40, -40, 40, -10},
+                               {40, 10, 40, 40},     {40, 40, 10, 40},     {-10, 40, -40, 40}, {-40, 40, -40, 10}};
+    const float pillars[4][2] = {{-15, -15}, {15, -15}, {15, 15}, {-15, 15}};
+    const char* files[2] = {rec, old};
+    for (int k = 0; k < 2; ++k) {
+        plot_run_t r;
+        plot_cli(&r, (const char*[]){"run", files[k], "-o", png, "--width", "900", "--height", "700", NULL});
+        cr_assert_eq(r.status, 0, "%s: exit %d: %s", files[k], r.status, r.err);
+        cr_assert_null(strstr(r.err, "shoal:"), "%s: stderr: %s", files[k], r.err);
+        view_t v = parse_view(r.out);
+        png_t p = load_png(png, 900, 700);
+        expect_walls(&p, &v, &walls[0][0], 8, 1);
+        for (int i = 0; i < 4; ++i) expect_obstacle(&p, &v, pillars[i], 1.5f, 1);
+        cairo_surface_destroy(p.s);
+    }
 }
 
 /* ---- the other kinds ---------------------------------------------------------- */

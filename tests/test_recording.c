@@ -1,9 +1,10 @@
 /* Recordings (include/shoal/recording.h, docs/recording.md): write a world
- * whose agents come and go, read it back and compare every value exactly;
- * then damage the file every way a disk or a crash can (cut at every
- * offset, a flipped byte at every offset, another magic or version,
- * trailing bytes) and insist on a clear error and never a crash. Last, the
- * command: `shoal run --record` and `shoal view`.
+ * whose agents come and go, with walls and obstacles, read it back and
+ * compare every value exactly; then damage the file every way a disk or a
+ * crash can (cut at every offset, a flipped byte at every offset, another
+ * magic or version, trailing bytes, a damaged geometry record) and insist
+ * on a clear error and never a crash. Version 1 files (no geometry) still
+ * read. Last, the command: `shoal run --record` and `shoal view`.
  *
  * Worlds are serial (one thread): Criterion forks, and nothing here needs
  * OpenMP. Run under the asan-ubsan preset too. */
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,10 +42,19 @@ typedef struct expected_frame_t {
     float positions[3 * MAX_AGENTS], headings[MAX_AGENTS], orientations[4 * MAX_AGENTS];
 } expected_frame_t;
 
+#define MAX_SEGMENTS 16
+#define MAX_OBSTACLES 8
+
 typedef struct expected_t {
     int dims;
     int32_t frames;
     expected_frame_t frame[MAX_FRAMES];
+    /* The geometry at frame 0, as the world's API gave it. */
+    double geometry_time;
+    int32_t segments, obstacles;
+    float walls[4 * MAX_SEGMENTS];
+    int32_t obstacle_ids[MAX_OBSTACLES];
+    float centers[3 * MAX_OBSTACLES], radii[MAX_OBSTACLES], velocities[3 * MAX_OBSTACLES];
 } expected_t;
 
 static char scratch_dir[64];
@@ -117,12 +128,79 @@ static shoal_agent_t add_agent(shoal_world_t* w, int i)
     return id;
 }
 
+/* Walls (2D: an open polyline of 3 points and a closed triangle, 5
+ * segments) and obstacles (a static one, a removed one that leaves a hole
+ * in the ids, a moving one), and what the geometry record should hold. */
+static void add_geometry(shoal_world_t* w, expected_t* ex)
+{
+    int dims = shoal_world_dimensions(w);
+    if (dims == 2) {
+        const float fence[6] = {-30.0f, -12.0f, 0.0f, -12.5f, 30.0f, -12.0f};
+        const float island[6] = {-5.0f, 20.0f, 5.0f, 20.0f, 0.0f, 28.0f};
+        int32_t id = -1;
+        cr_assert_eq(shoal_world_add_wall(w, fence, 3, 0, &id), SHOAL_OK, "%s",
+                     shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_add_wall(w, island, 3, 1, &id), SHOAL_OK, "%s",
+                     shoal_world_last_error(w));
+    }
+    int32_t a = -1, b = -1, c = -1;
+    cr_assert_eq(shoal_world_add_obstacle(w, (const float[3]){12.0f, 6.0f, 1.0f}, 2.5f, &a), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_obstacle(w, (const float[3]){-12.0f, 6.0f, 0.0f}, 1.0f, &b), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_moving_obstacle(w, (const float[3]){0.0f, 40.0f, 2.0f},
+                                                 (const float[3]){1.5f, -0.5f, 0.25f}, 0.75f, &c),
+                 SHOAL_OK);
+    cr_assert_eq(shoal_world_remove_obstacle(w, b), SHOAL_OK); /* ids a and c remain */
+    cr_assert_eq(shoal_world_wall_segments(w, ex->walls, MAX_SEGMENTS, &ex->segments), SHOAL_OK);
+    cr_assert_eq(ex->segments, dims == 2 ? 5 : 0);
+    ex->obstacles = 0;
+    for (int32_t id = 0; id < 16; ++id) {
+        int32_t k = ex->obstacles;
+        if (shoal_world_get_obstacle(w, id, &ex->centers[3 * k], &ex->velocities[3 * k],
+                                     &ex->radii[k]) == SHOAL_OK) {
+            ex->obstacle_ids[k] = id;
+            ex->obstacles += 1;
+        }
+    }
+    cr_assert_eq(ex->obstacles, 2);
+    cr_assert_lt(ex->obstacle_ids[0] + 1, ex->obstacle_ids[1], "no hole in the ids");
+    ex->geometry_time = shoal_world_time(w);
+}
+
+/* Bytes of the geometry record of `ex`. */
+static size_t geometry_size(const expected_t* ex)
+{
+    return 28 + 16 * (size_t)ex->segments + 32 * (size_t)ex->obstacles;
+}
+
+static void expect_geometry_equal(const shoal_recording_t* rec, const expected_t* ex)
+{
+    shoal_recording_geometry_t g;
+    cr_assert_eq(shoal_recording_geometry(rec, &g), SHOAL_OK);
+    cr_expect_eq(g.time, ex->geometry_time);
+    cr_assert_eq(g.wall_count, ex->segments);
+    cr_assert_eq(g.obstacle_count, ex->obstacles);
+    cr_assert_not_null(g.walls);
+    cr_assert_not_null(g.obstacles);
+    cr_assert_arr_eq(g.walls, ex->walls, 4 * (size_t)ex->segments * sizeof(float));
+    for (int32_t k = 0; k < ex->obstacles; ++k) {
+        const shoal_recording_obstacle_t* o = &g.obstacles[k];
+        cr_expect_eq(o->id, ex->obstacle_ids[k], "obstacle %d", k);
+        cr_expect_arr_eq(o->center, &ex->centers[3 * k], 3 * sizeof(float), "obstacle %d", k);
+        cr_expect_eq(o->radius, ex->radii[k], "obstacle %d", k);
+        cr_expect_arr_eq(o->velocity, &ex->velocities[3 * k], 3 * sizeof(float), "obstacle %d", k);
+    }
+}
+
 /* Write `frames` frames of a world whose agents come and go: between frames
  * some are removed (their slots are then reused with a new generation) and
- * new ones are added; one frame has no agents at all. */
+ * new ones are added; one frame has no agents at all. The world has walls
+ * and obstacles; one more of each is added after frame 0 (the recording
+ * keeps the geometry of frame 0). */
 static void write_recording(const char* path, int dims, int frames, expected_t* ex)
 {
     shoal_world_t* w = make_world(dims, 1, SHOAL_BACKEND_SERIAL);
+    step_n(w, 3, 0.05f); /* the geometry's time is frame 0's, not 0 */
+    add_geometry(w, ex);
     shoal_recording_header_t h = shoal_recording_default_header();
     h.dimensions = dims;
     h.dt = 0.05f;
@@ -144,6 +222,16 @@ static void write_recording(const char* path, int dims, int frames, expected_t* 
         capture(w, &ex->frame[f]);
         cr_assert_eq(shoal_recording_write_frame(rec, w, &err), SHOAL_OK, "%s", err.message);
         cr_assert_eq(shoal_recording_frames_written(rec), f + 1);
+        if (f == 0) { /* not recorded: the geometry is written once */
+            int32_t id = -1;
+            if (dims == 2)
+                cr_assert_eq(shoal_world_add_wall(w, (const float[4]){50.0f, 0.0f, 60.0f, 0.0f}, 2,
+                                                  0, &id),
+                             SHOAL_OK);
+            cr_assert_eq(shoal_world_add_obstacle(w, (const float[3]){-40.0f, -40.0f, 0.0f}, 3.0f,
+                                                  &id),
+                         SHOAL_OK);
+        }
         if (f == frames / 2) { /* everyone leaves: an empty frame next */
             for (int i = 0; i < live_count; ++i) shoal_agent_remove(w, live[i]);
             live_count = 0;
@@ -216,8 +304,21 @@ static void round_trip(int dims)
     cr_expect_str_eq(h->scenario_text, "{\"name\": \"churn\"}");
     cr_expect_eq(shoal_recording_is_complete(rec), 1);
     cr_expect_str_eq(shoal_recording_damage(rec), "");
+    cr_expect_eq(shoal_recording_version(rec), SHOAL_RECORDING_VERSION);
+    cr_expect_eq(SHOAL_RECORDING_VERSION, 2);
     cr_assert_eq(shoal_recording_frame_count(rec), 9);
     expect_frames_equal(rec, &ex, 9);
+    /* The geometry of frame 0, at frame 0's time: later walls and obstacles
+     * are not in it. */
+    expect_geometry_equal(rec, &ex);
+    shoal_recording_frame_t zero;
+    shoal_recording_frame(rec, 0, &zero);
+    shoal_recording_geometry_t g;
+    shoal_recording_geometry(rec, &g);
+    cr_expect_eq(g.time, zero.time);
+    cr_expect_gt(g.time, 0.0);
+    cr_expect_eq(shoal_recording_geometry(rec, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_recording_geometry(NULL, &g), SHOAL_ERR_INVALID_ARGUMENT);
 
     /* Agents did come and go, and a reused slot has a new generation. */
     shoal_recording_frame_t first, last, empty;
@@ -272,8 +373,9 @@ Test(recording, every_truncation_is_a_clear_error)
     size_t size = 0;
     uint8_t* data = read_all(path, &size);
     size_t header = header_bytes(data);
+    size_t geometry_end = header + geometry_size(&ex);
     size_t frame_end[MAX_FRAMES];
-    size_t at = header;
+    size_t at = geometry_end;
     for (int f = 0; f < ex.frames; ++f) {
         at += 36 + 24 * (size_t)ex.frame[f].count;
         frame_end[f] = at;
@@ -317,6 +419,16 @@ Test(recording, every_truncation_is_a_clear_error)
         cr_assert_eq(shoal_recording_is_complete(rec), 0);
         cr_assert_not_null(strstr(shoal_recording_damage(rec), "truncated"), "cut %zu", cut);
         expect_frames_equal(rec, &ex, complete);
+        /* Cut inside the geometry record: no geometry (and no frame). */
+        if (cut < geometry_end) {
+            shoal_recording_geometry_t g;
+            cr_assert_eq(shoal_recording_geometry(rec, &g), SHOAL_ERR_NOT_FOUND, "cut %zu", cut);
+            cr_assert_eq(g.wall_count + g.obstacle_count, 0);
+            cr_assert_not_null(strstr(shoal_recording_damage(rec), "geometry record"), "cut %zu: %s",
+                               cut, shoal_recording_damage(rec));
+        } else {
+            expect_geometry_equal(rec, &ex);
+        }
         shoal_recording_destroy(rec);
     }
     free(data);
@@ -332,6 +444,7 @@ Test(recording, every_flipped_byte_is_detected)
     write_recording(path, 3, 4, &ex);
     size_t size = 0;
     uint8_t* data = read_all(path, &size);
+    const size_t geometry_at = header_bytes(data), geometry_end = geometry_at + geometry_size(&ex);
     const uint8_t masks[] = {0x01, 0x80, 0xFF};
     for (size_t at = 0; at < size; ++at) {
         for (size_t m = 0; m < sizeof masks; ++m) {
@@ -344,8 +457,24 @@ Test(recording, every_flipped_byte_is_detected)
             cr_assert_not_null(strstr(err.message, "flip.rec"), "%s", err.message);
             cr_assert_not_null(strstr(err.message, "byte"), "no offset in: %s", err.message);
             /* The prefix reader never crashes and keeps only intact frames. */
+            if (at >= geometry_at && at < geometry_end)
+                cr_assert_not_null(strstr(err.message, "geometry record"), "byte %zu: %s", at,
+                                   err.message);
             st = shoal_recording_load_memory(data, size, "flip.rec",
                                              SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err);
+            /* A damaged geometry record is refused even then, unless its
+             * counts now claim more bytes than the file has: the file
+             * reads as cut off before its first frame. */
+            if (at >= geometry_at && at < geometry_end && st == SHOAL_OK) {
+                cr_assert_eq(shoal_recording_frame_count(rec), 0, "byte %zu", at);
+                cr_assert_not_null(strstr(shoal_recording_damage(rec), "geometry record at byte"),
+                                   "byte %zu: %s", at, shoal_recording_damage(rec));
+                cr_assert(at >= geometry_at + 16 && at < geometry_at + 24, "byte %zu", at);
+            } else if (at >= geometry_at && at < geometry_end) {
+                cr_assert_eq(st, SHOAL_ERR_PARSE, "byte %zu", at);
+                cr_assert_not_null(strstr(err.message, "geometry record"), "byte %zu: %s", at,
+                                   err.message);
+            }
             if (st == SHOAL_OK) {
                 int32_t n = shoal_recording_frame_count(rec);
                 cr_assert_leq(n, ex.frames);
@@ -400,10 +529,13 @@ Test(recording, bad_magic_version_and_trailing_data)
     expect_load_error((const uint8_t*)"{\"name\": 1}", 11, "not a shoal recording");
     data[3] = 'A';
 
-    data[8] = 2;
+    data[8] = 3;
     fix_header_crc(data);
-    expect_load_error(data, size, "unsupported version 2 (this build reads version 1)");
-    data[8] = 1;
+    expect_load_error(data, size, "unsupported version 3 (this build reads versions 1 to 2)");
+    data[8] = 0;
+    fix_header_crc(data);
+    expect_load_error(data, size, "unsupported version 0");
+    data[8] = 2;
     data[16] = 4; /* dimensions */
     fix_header_crc(data);
     expect_load_error(data, size, "byte 16: dimensions must be 2 or 3");
@@ -429,6 +561,179 @@ Test(recording, bad_magic_version_and_trailing_data)
                  err.message);
     shoal_recording_destroy(rec);
     free(longer);
+    free(data);
+    scratch_cleanup();
+}
+
+/* A version 1 file: the same bytes less the geometry record, version 1. */
+static uint8_t* as_version_1(const uint8_t* data, size_t size, const expected_t* ex, size_t* out_size)
+{
+    size_t header = header_bytes(data), geometry = geometry_size(ex);
+    uint8_t* old = malloc(size);
+    memcpy(old, data, header);
+    memcpy(old + header, data + header + geometry, size - header - geometry);
+    old[8] = 1;
+    fix_header_crc(old);
+    *out_size = size - geometry;
+    return old;
+}
+
+Test(recording, version_1_still_reads)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "v2.rec");
+    static expected_t ex;
+    write_recording(path, 2, 6, &ex);
+    size_t size = 0, old_size = 0;
+    uint8_t* data = read_all(path, &size);
+    uint8_t* old = as_version_1(data, size, &ex, &old_size);
+
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load_memory(old, old_size, "v1.rec", 0, &rec, &err), SHOAL_OK, "%s",
+                 err.message);
+    cr_expect_eq(shoal_recording_version(rec), 1);
+    cr_expect_eq(shoal_recording_is_complete(rec), 1);
+    cr_assert_eq(shoal_recording_frame_count(rec), 6);
+    expect_frames_equal(rec, &ex, 6);
+    shoal_recording_geometry_t g;
+    memset(&g, 0xAB, sizeof g);
+    cr_expect_eq(shoal_recording_geometry(rec, &g), SHOAL_ERR_NOT_FOUND);
+    cr_expect_eq(g.wall_count, 0);
+    cr_expect_eq(g.obstacle_count, 0);
+    cr_expect_null(g.walls);
+    cr_expect_null(g.obstacles);
+    shoal_recording_destroy(rec);
+    /* Cut short, it reads as version 1 files always did. */
+    cr_assert_eq(shoal_recording_load_memory(old, old_size - 30, "v1.rec",
+                                             SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err),
+                 SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_recording_frame_count(rec), 5);
+    cr_expect_not_null(strstr(shoal_recording_damage(rec), "truncated after frame 4"), "%s",
+                       shoal_recording_damage(rec));
+    shoal_recording_destroy(rec);
+    /* A version 1 header before a geometry record: the record is not a frame. */
+    data[8] = 1;
+    fix_header_crc(data);
+    cr_assert_eq(shoal_recording_load_memory(data, size, "mixed.rec", 0, &rec, &err),
+                 SHOAL_ERR_PARSE);
+    cr_expect_not_null(strstr(err.message, "expected frame 0 or the end record"), "%s", err.message);
+    free(old);
+    free(data);
+
+    /* The version 1 files `shoal run --record` wrote before version 2 (the
+     * fuzz seeds, kept as they were). */
+    const char* seeds[] = {"tiny-2d.rec", "sphere-3d.rec", "flock-wrap-every2.rec",
+                           "convoy-0steps.rec"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
+        char seed[512];
+        snprintf(seed, sizeof seed, "%s/tests/fuzz/corpus/recording/%s", SHOAL_SOURCE_DIR, seeds[i]);
+        cr_assert_eq(shoal_recording_load(seed, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+        cr_expect_eq(shoal_recording_version(rec), 1, "%s", seeds[i]);
+        cr_expect_gt(shoal_recording_frame_count(rec), 0, "%s", seeds[i]);
+        cr_expect_eq(shoal_recording_geometry(rec, &g), SHOAL_ERR_NOT_FOUND, "%s", seeds[i]);
+        shoal_recording_destroy(rec);
+    }
+    scratch_cleanup();
+}
+
+/* Rewrite the CRC of the geometry record at `at` (`bytes` long). */
+static void fix_record_crc(uint8_t* data, size_t at, size_t bytes)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = at; i < at + bytes - 4; ++i) {
+        c ^= data[i];
+        for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    c ^= 0xFFFFFFFFu;
+    for (int k = 0; k < 4; ++k) data[at + bytes - 4 + (size_t)k] = (uint8_t)(c >> (8 * k));
+}
+
+static void put_le32(uint8_t* p, uint32_t v)
+{
+    for (int k = 0; k < 4; ++k) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+static void put_f32_le(uint8_t* p, float f)
+{
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    put_le32(p, v);
+}
+
+/* Damage one field of the geometry record (then reseal it, so that the
+ * check under test is the one that fires) and expect `text` in the error,
+ * in the strict and the tolerant load alike. */
+static void expect_geometry_error(const uint8_t* data, size_t size, size_t at, size_t bytes,
+                                  size_t field, const uint8_t value[4], int reseal,
+                                  const char* text)
+{
+    uint8_t* bad = malloc(size);
+    memcpy(bad, data, size);
+    memcpy(bad + field, value, 4);
+    if (reseal) fix_record_crc(bad, at, bytes);
+    for (int k = 0; k < 2; ++k) {
+        shoal_recording_t* rec = NULL;
+        shoal_error_t err = {SHOAL_OK, ""};
+        uint32_t flags = k == 0 ? 0 : SHOAL_RECORDING_ALLOW_TRUNCATED;
+        cr_assert_eq(shoal_recording_load_memory(bad, size, "geo.rec", flags, &rec, &err),
+                     SHOAL_ERR_PARSE, "field at %zu, flags %u: loaded", field, flags);
+        cr_assert_null(rec);
+        cr_assert_not_null(strstr(err.message, "geo.rec"), "%s", err.message);
+        cr_assert_not_null(strstr(err.message, text), "want '%s' in: %s", text, err.message);
+    }
+    free(bad);
+}
+
+Test(recording, damaged_geometry_is_refused)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "geo.rec");
+    static expected_t ex;
+    write_recording(path, 2, 3, &ex);
+    size_t size = 0;
+    uint8_t* data = read_all(path, &size);
+    const size_t at = header_bytes(data), bytes = geometry_size(&ex);
+    const size_t walls = at + 24, ids = walls + 16 * (size_t)ex.segments;
+    const size_t radii = ids + 16 * (size_t)ex.obstacles;
+    const size_t velocities = radii + 4 * (size_t)ex.obstacles;
+    char want[160];
+    uint8_t v[4];
+
+    /* A changed coordinate: the checksum. */
+    memcpy(v, data + walls + 8, 4);
+    v[1] ^= 0x10;
+    snprintf(want, sizeof want, "the geometry record at byte %zu: checksum mismatch", at);
+    expect_geometry_error(data, size, at, bytes, walls + 8, v, 0, want);
+    /* Values that a resealed record still may not hold. */
+    put_f32_le(v, NAN);
+    snprintf(want, sizeof want, "byte %zu: a wall coordinate is not finite", walls + 8);
+    expect_geometry_error(data, size, at, bytes, walls + 8, v, 1, want);
+    put_f32_le(v, -1.0f);
+    snprintf(want, sizeof want, "byte %zu: an obstacle radius is negative", radii + 4);
+    expect_geometry_error(data, size, at, bytes, radii + 4, v, 1, want);
+    put_f32_le(v, INFINITY);
+    expect_geometry_error(data, size, at, bytes, velocities + 12, v, 1,
+                          "an obstacle velocity is not finite");
+    put_le32(v, (uint32_t)ex.obstacle_ids[0]);
+    expect_geometry_error(data, size, at, bytes, ids + 4, v, 1, "obstacle ids are not ascending");
+    put_le32(v, 1);
+    expect_geometry_error(data, size, at, bytes, at + 4, v, 1, "unknown flags");
+    put_le32(v, 0x80000000u);
+    expect_geometry_error(data, size, at, bytes, at + 20, v, 1, "obstacle count 2147483648");
+    memcpy(v, "FRAM", 4);
+    snprintf(want, sizeof want, "byte %zu: expected the geometry record", at);
+    expect_geometry_error(data, size, at, bytes, at, v, 1, want);
+
+    /* Intact, it loads (the damage above was in copies). */
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load_memory(data, size, "geo.rec", 0, &rec, &err), SHOAL_OK, "%s",
+                 err.message);
+    expect_geometry_equal(rec, &ex);
+    shoal_recording_destroy(rec);
     free(data);
     scratch_cleanup();
 }
@@ -465,11 +770,16 @@ Test(recording, writer_errors_name_the_file)
     cr_expect_eq(shoal_recording_close(NULL, &err), SHOAL_OK);
     shoal_world_destroy(w3);
 
-    /* Closed with no frames: a valid, empty, complete recording. */
+    /* Closed with no frames: a valid, empty, complete recording, with an
+     * empty geometry record. */
     shoal_recording_t* loaded = NULL;
     cr_assert_eq(shoal_recording_load(path, 0, &loaded, &err), SHOAL_OK, "%s", err.message);
     cr_expect_eq(shoal_recording_frame_count(loaded), 0);
     cr_expect_eq(shoal_recording_is_complete(loaded), 1);
+    shoal_recording_geometry_t g;
+    cr_expect_eq(shoal_recording_geometry(loaded, &g), SHOAL_OK);
+    cr_expect_eq(g.wall_count, 0);
+    cr_expect_eq(g.obstacle_count, 0);
     shoal_recording_destroy(loaded);
     cr_expect_eq(shoal_recording_load("/nonexistent-dir/x.rec", 0, &loaded, &err), SHOAL_ERR_IO);
     cr_expect_not_null(strstr(err.message, "/nonexistent-dir/x.rec: cannot open"), "%s",
@@ -548,6 +858,10 @@ Test(recording, cli_run_record_is_readable)
         cr_expect_eq(fr.groups[0], 0u);
         cr_expect_eq(fr.groups[199], 1u); /* seekers are added last */
     }
+    shoal_recording_geometry_t g;
+    cr_expect_eq(shoal_recording_geometry(rec, &g), SHOAL_OK); /* none, recorded as none */
+    cr_expect_eq(g.wall_count, 0);
+    cr_expect_eq(g.obstacle_count, 0);
     shoal_recording_destroy(rec);
 
     /* `shoal view`: one HTML file with the recording inside. */
@@ -580,6 +894,46 @@ Test(recording, cli_run_record_is_readable)
     cr_expect_not_null(strstr(text, "checksum mismatch"), "%s", text);
     cr_expect_neq(access(html2, F_OK), 0, "no page for a bad recording");
     free(text);
+    scratch_cleanup();
+}
+
+/* The default scenario's plaza: 4 open polylines of 3 points (8 segments)
+ * and 4 pillars, as the scenario file has them. */
+Test(recording, cli_record_keeps_the_plaza_geometry)
+{
+    scratch_init();
+    char rec_path[128], out[128], errf[128];
+    scratch_path(rec_path, sizeof rec_path, "plaza.rec");
+    scratch_path(out, sizeof out, "out.txt");
+    scratch_path(errf, sizeof errf, "err.txt");
+    int code = run_shoal((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--steps",
+                                         "2", "--record", rec_path, "--quiet", "--threads", "1",
+                                         NULL},
+                         out, errf);
+    char* text = slurp(errf);
+    cr_assert_eq(code, 0, "stderr: %s", text);
+    free(text);
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load(rec_path, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+    shoal_recording_geometry_t g;
+    cr_assert_eq(shoal_recording_geometry(rec, &g), SHOAL_OK);
+    cr_expect_eq(g.time, 0.0);
+    cr_assert_eq(g.wall_count, 8);
+    const float first[4] = {-40.0f, -10.0f, -40.0f, -40.0f}, last[4] = {-40.0f, 40.0f, -40.0f, 10.0f};
+    cr_expect_arr_eq(g.walls, first, sizeof first);
+    cr_expect_arr_eq(g.walls + 4 * 7, last, sizeof last);
+    cr_assert_eq(g.obstacle_count, 4);
+    const float pillars[4][2] = {{-15.0f, -15.0f}, {15.0f, -15.0f}, {15.0f, 15.0f}, {-15.0f, 15.0f}};
+    for (int k = 0; k < 4; ++k) {
+        cr_expect_eq(g.obstacles[k].id, k);
+        cr_expect_eq(g.obstacles[k].center[0], pillars[k][0]);
+        cr_expect_eq(g.obstacles[k].center[1], pillars[k][1]);
+        cr_expect_eq(g.obstacles[k].radius, 1.5f);
+        cr_expect_eq(g.obstacles[k].velocity[0], 0.0f);
+    }
+    cr_expect_eq(shoal_recording_frame_count(rec), 3);
+    shoal_recording_destroy(rec);
     scratch_cleanup();
 }
 

@@ -3,14 +3,21 @@
 # `shoal view`, open it in headless Chromium and check, from the DOM after a
 # few seconds of (virtual) time, that frames advanced and agents were drawn,
 # in the 2D and the 3D view; then the same for a recording cut short (the
-# page must still play its complete frames); last, save a screenshot.
+# page must still play its complete frames); then the default plaza, whose
+# walls and obstacles must be drawn in both views, and a version 1
+# recording; last, save screenshots.
 #
 # The page reports itself in <pre id="status">frame=.. frames=.. advanced=..
-# drawn=..</pre> (and window.shoalViewer); --dump-dom prints the DOM after
-# --virtual-time-budget milliseconds of page time.
+# drawn=.. walls=.. obstacles=..</pre> (and window.shoalViewer); --dump-dom
+# prints the DOM after --virtual-time-budget milliseconds of page time. With
+# #probe in the address the page also reads its canvas back where each wall
+# segment's middle and each obstacle's rim should be, right after drawing
+# them, and counts those that show their color (probe_walls=..
+# probe_obstacles=..).
 #
 # Usage: viewer_test.sh SHOAL CHROMIUM SOURCE_DIR OUT_DIR
-# The screenshot is OUT_DIR/viewer.png; the script prints its path.
+# The screenshots are OUT_DIR/viewer.png and OUT_DIR/plaza.png; the script
+# prints their paths.
 set -euo pipefail
 
 shoal=$1
@@ -19,7 +26,7 @@ src=$3
 out=$4
 
 mkdir -p "$out"
-rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/*.html "$out"/viewer.png "$out"/profile-*
+rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/*.html "$out"/*.png "$out"/profile-*
 
 fail() {
   echo "viewer test: FAIL: $*" >&2
@@ -71,6 +78,11 @@ grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>'
   fail "a click on an agent shows no id and state (see $out/dom-2d.html)"
 check_playing "$(status_of "file://$out/view.html#view=3d" 3d)" 61 200 "3D view"
 
+# tiny.json has no walls or obstacles: none drawn.
+st=$(status_of "file://$out/view.html#probe" tiny-probe)
+[ "$(field walls "$st")" = 0 ] && [ "$(field obstacles "$st")" = 0 ] && [ "$(field version "$st")" = 2 ] ||
+  fail "tiny.json: expected walls=0 obstacles=0 version=2: $st"
+
 # Cut in the middle of frame 40: `shoal view` warns, the page plays 40 frames.
 size=$(stat -c %s "$out/rec.bin")
 head -c $((size - 21 * 4836 - 12 + 100)) "$out/rec.bin" >"$out/cut.bin"
@@ -80,6 +92,34 @@ grep -q "truncated after frame 39 (40 complete frames)" "$out/cut.txt" ||
 check_playing "$(status_of "file://$out/cut.html" cut)" 40 200 "truncated recording"
 grep -q 'truncated after frame 39' "$out/dom-cut.html" || fail "the page shows no truncation warning"
 
+# The default plaza: 4 open polylines of 3 points (8 segments) and 4 pillars,
+# drawn in the 2D and the 3D view, and there on the canvas.
+"$shoal" run "$src/scenarios/default.json" --steps 20 --record-every 5 --threads 1 --quiet \
+  --record "$out/plaza.bin" >"$out/run-plaza.txt"
+"$shoal" view "$out/plaza.bin" -o "$out/plaza.html" >/dev/null
+check_geometry() { # check_geometry STATUS WHAT
+  local status=$1
+  check_playing "$status" 5 1600 "$2"
+  [ "$(field walls "$status")" = 8 ] || fail "$2: expected walls=8 (segments drawn): $status"
+  [ "$(field obstacles "$status")" = 4 ] || fail "$2: expected obstacles=4 drawn: $status"
+  [ "$(field probe_walls "$status")" = 8 ] || fail "$2: the canvas shows $(field probe_walls "$status") of 8 walls: $status"
+  [ "$(field probe_obstacles "$status")" = 4 ] || fail "$2: the canvas shows $(field probe_obstacles "$status") of 4 obstacles: $status"
+}
+check_geometry "$(status_of "file://$out/plaza.html#probe" plaza-2d)" "plaza, 2D view"
+check_geometry "$(status_of "file://$out/plaza.html#view=3d&probe" plaza-3d)" "plaza, 3D view"
+
+# A version 1 recording (from before walls were recorded) still plays, without geometry.
+"$shoal" view "$src/tests/fuzz/corpus/recording/tiny-2d.rec" -o "$out/v1.html" >/dev/null
+st=$(status_of "file://$out/v1.html#probe" v1)
+[[ $st != *error=* ]] || fail "version 1: the page reports an error: $st"
+[ "$(field version "$st")" = 1 ] && [ "$(field frames "$st")" -gt 0 ] && [ "$(field drawn "$st")" -gt 0 ] &&
+  [ "$(field walls "$st")" = 0 ] || fail "version 1: $st"
+echo "viewer test: version 1 recording: $st"
+
+browse --virtual-time-budget=1500 --window-size=1024,768 --screenshot="$out/plaza.png" \
+  "file://$out/plaza.html"
+[ -f "$out/plaza.png" ] || fail "no screenshot of the plaza"
+echo "viewer test: screenshot $out/plaza.png ($(stat -c %s "$out/plaza.png") bytes)"
 browse --virtual-time-budget=1500 --window-size=1024,768 --screenshot="$out/viewer.png" \
   "file://$out/view.html#click"
 [ -f "$out/viewer.png" ] || fail "no screenshot"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shoal/crowd.h"
 #include "shoal/recording.h"
 #include "shoal/scenario.h"
 #include "shoal/shoal.h"
@@ -96,16 +97,54 @@ int cmd_plot(int argc, char** argv)
 
 /* ---- run: trajectory traces of a recording --------------------------------- */
 
+/* The scene's static geometry: obstacles and wall segments. */
 typedef struct obstacle_list {
     int count;
-    float (*c)[4]; /* x, y, z, radius */
+    float (*c)[4]; /* x, y, z, radius, at `time` */
     float (*v)[3]; /* velocity (moving obstacles) */
+    double time;   /* s: when the obstacles were at c */
+    int walls;     /* wall segments */
+    float* seg;    /* x0, y0, x1, y1 per segment */
 } obstacle_list;
 
-/* The obstacles of the scenario a recording was made from: the scenario
- * text is loaded and populated into a throw-away world, so they are exactly
- * what the run had. Returns 0; -1 (message in err) when the text does not
- * load, which the caller reports without failing (the traces stand alone). */
+static void geometry_free(obstacle_list* g)
+{
+    free(g->c);
+    free(g->v);
+    free(g->seg);
+    memset(g, 0, sizeof *g);
+}
+
+/* The walls and obstacles a recording holds (version 2 and later). */
+static int recorded_geometry(const shoal_recording_geometry_t* g, obstacle_list* out, char* err, int err_size)
+{
+    memset(out, 0, sizeof *out);
+    out->c = calloc((size_t)g->obstacle_count + 1, sizeof *out->c);
+    out->v = calloc((size_t)g->obstacle_count + 1, sizeof *out->v);
+    out->seg = malloc(4 * (size_t)g->wall_count * sizeof *out->seg + 1);
+    if (!out->c || !out->v || !out->seg) {
+        geometry_free(out);
+        snprintf(err, (size_t)err_size, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < g->obstacle_count; ++i) {
+        memcpy(out->c[i], g->obstacles[i].center, 3 * sizeof(float));
+        out->c[i][3] = g->obstacles[i].radius;
+        memcpy(out->v[i], g->obstacles[i].velocity, 3 * sizeof(float));
+    }
+    memcpy(out->seg, g->walls, 4 * (size_t)g->wall_count * sizeof *out->seg);
+    out->count = g->obstacle_count;
+    out->walls = g->wall_count;
+    out->time = g->time;
+    return 0;
+}
+
+/* The obstacles and walls of the scenario a recording was made from, for
+ * version 1 recordings (which do not hold them): the scenario text is
+ * loaded and populated into a throw-away world, so they are exactly what
+ * the run had at time 0. Returns 0; -1 (message in err) when the text does
+ * not load, which the caller reports without failing (the traces stand
+ * alone). */
 static int scenario_obstacles(const char* scenario_text, obstacle_list* out, char* err, int err_size)
 {
     memset(out, 0, sizeof *out);
@@ -131,12 +170,20 @@ static int scenario_obstacles(const char* scenario_text, obstacle_list* out, cha
         goto done;
     }
     int n = shoal_world_obstacle_count(w);
+    int32_t segments = 0;
+    if (shoal_world_wall_segments(w, NULL, 0, &segments) != SHOAL_OK) segments = 0;
     out->c = calloc((size_t)n + 1, sizeof *out->c);
     out->v = calloc((size_t)n + 1, sizeof *out->v);
-    if (!out->c || !out->v) {
+    out->seg = malloc(4 * (size_t)segments * sizeof *out->seg + 1);
+    if (!out->c || !out->v || !out->seg) {
         snprintf(err, (size_t)err_size, "out of memory");
         goto done;
     }
+    if (segments > 0 && shoal_world_wall_segments(w, out->seg, segments, &segments) != SHOAL_OK) {
+        snprintf(err, (size_t)err_size, "%s", shoal_world_last_error(w));
+        goto done;
+    }
+    out->walls = segments;
     /* Ids are small integers; scan until every obstacle is found. */
     for (int32_t id = 0; out->count < n && id < 4 * n + 64; ++id) {
         float c[3], v[3], r;
@@ -148,15 +195,13 @@ static int scenario_obstacles(const char* scenario_text, obstacle_list* out, cha
     }
     rc = 0;
 done:
-    if (rc != 0) {
-        free(out->c);
-        free(out->v);
-        memset(out, 0, sizeof *out);
-    }
+    if (rc != 0) geometry_free(out);
     shoal_world_destroy(w);
     shoal_scenario_destroy(sc);
     return rc;
 }
+
+static const plot_rgb_t wall_ink = {0.22, 0.22, 0.26};
 
 /* The direction an agent faces in the picture: its heading (2D), or its
  * forward axis projected on the view's plane (3D: x-y, or x-z for `ay` 2). */
@@ -219,8 +264,9 @@ static const cli_spec_t run_spec = {
     .command = "plot run",
     .usage = "RECORDING [options] -o FILE.png|FILE.svg",
     .about = "Trajectory traces of every agent in a recording (shoal run --record), coloured\n"
-             "by group, with the scenario's obstacles; lines break where an agent wraps\n"
-             "around a torus.\n",
+             "by group, with the walls and obstacles (those the recording holds; for an\n"
+             "older recording without them, those of its scenario); lines break where an\n"
+             "agent wraps around a torus.\n",
     .arguments = "  RECORDING             a recording file (a truncated one is drawn up to its\n"
                  "                        last complete frame)\n",
     .options = run_options,
@@ -262,8 +308,13 @@ int plot_kind_run(int argc, char** argv)
     }
     char err[512];
     obstacle_list obs;
-    if (scenario_obstacles(h->scenario_text, &obs, err, sizeof err) != 0)
-        cli_error("plot: obstacles not drawn: %s", err);
+    shoal_recording_geometry_t recorded;
+    if (shoal_recording_geometry(rec, &recorded) == SHOAL_OK) {
+        if (recorded_geometry(&recorded, &obs, err, sizeof err) != 0)
+            cli_error("plot: walls and obstacles not drawn: %s", err);
+    } else if (scenario_obstacles(h->scenario_text, &obs, err, sizeof err) != 0) {
+        cli_error("plot: walls and obstacles not drawn: %s", err);
+    }
 
     /* Extent: the torus box, else everything the agents and obstacles cover. */
     uint32_t max_id = 0, max_group = 0;
@@ -283,11 +334,27 @@ int plot_kind_run(int argc, char** argv)
         }
         if (f.count > agents_seen) agents_seen = f.count;
     }
+    shoal_recording_frame(rec, 0, &f);
+    double t0 = f.time;
+    shoal_recording_frame(rec, frames - 1, &f);
+    double t1 = f.time;
+    /* Obstacles where they were at the first and the last frame (a moving
+     * one goes in a straight line), and the walls. */
     for (int i = 0; i < obs.count; ++i) {
-        xmin = fmin(xmin, obs.c[i][0] - obs.c[i][3]);
-        xmax = fmax(xmax, obs.c[i][0] + obs.c[i][3]);
-        ymin = fmin(ymin, obs.c[i][ay] - obs.c[i][3]);
-        ymax = fmax(ymax, obs.c[i][ay] + obs.c[i][3]);
+        for (int k = 0; k < 2; ++k) {
+            double dt = (k == 0 ? t0 : t1) - obs.time;
+            double x = obs.c[i][0] + obs.v[i][0] * dt, y = obs.c[i][ay] + obs.v[i][ay] * dt;
+            xmin = fmin(xmin, x - obs.c[i][3]);
+            xmax = fmax(xmax, x + obs.c[i][3]);
+            ymin = fmin(ymin, y - obs.c[i][3]);
+            ymax = fmax(ymax, y + obs.c[i][3]);
+        }
+    }
+    for (int i = 0; i < 2 * obs.walls; ++i) {
+        xmin = fmin(xmin, obs.seg[2 * i]);
+        xmax = fmax(xmax, obs.seg[2 * i]);
+        ymin = fmin(ymin, obs.seg[2 * i + 1]);
+        ymax = fmax(ymax, obs.seg[2 * i + 1]);
     }
     double wrap_w = 0.0, wrap_h = 0.0;
     if (h->wrap) {
@@ -311,15 +378,10 @@ int plot_kind_run(int argc, char** argv)
     plot_t p;
     if (plot_open(&p, o->output, o->width, o->height, err, sizeof err) != 0) {
         cli_error("plot: %s", err);
-        free(obs.c);
-        free(obs.v);
+        geometry_free(&obs);
         shoal_recording_destroy(rec);
         return CLI_EXIT_FAILURE;
     }
-    shoal_recording_frame(rec, 0, &f);
-    double t0 = f.time;
-    shoal_recording_frame(rec, frames - 1, &f);
-    double t1 = f.time;
     /* --agents N: a fixed subset, every stride-th handle index. */
     uint32_t stride = 1;
     if (max_agents > 0 && agents_seen > max_agents)
@@ -339,20 +401,33 @@ int plot_kind_run(int argc, char** argv)
     plot_panel_begin(&p, &panel);
     cairo_t* cr = p.cr;
 
-    for (int i = 0; i < obs.count; ++i) {
-        plot_circle(&p, obs.c[i][0], obs.c[i][ay], obs.c[i][3]);
+    for (int i = 0; i < obs.count; ++i) { /* where it was at the first frame */
+        double x = obs.c[i][0] + obs.v[i][0] * (t0 - obs.time), y = obs.c[i][ay] + obs.v[i][ay] * (t0 - obs.time);
+        plot_circle(&p, x, y, obs.c[i][3]);
         plot_set_color(&p, (plot_rgb_t){0.45, 0.45, 0.48}, 0.35);
         cairo_fill_preserve(cr);
         plot_set_color(&p, (plot_rgb_t){0.3, 0.3, 0.33}, 0.9);
         plot_stroke_px(&p, 1.2);
         double dur = t1 - t0;
         if (obs.v[i][0] != 0.0f || obs.v[i][ay] != 0.0f) { /* where a moving one went */
-            cairo_move_to(cr, obs.c[i][0], obs.c[i][ay]);
-            cairo_line_to(cr, obs.c[i][0] + obs.v[i][0] * dur, obs.c[i][ay] + obs.v[i][ay] * dur);
+            cairo_move_to(cr, x, y);
+            cairo_line_to(cr, x + obs.v[i][0] * dur, y + obs.v[i][ay] * dur);
             plot_dash_px(&p, 4, 3);
             plot_stroke_px(&p, 1.0);
             plot_dash_px(&p, 0, 0);
         }
+    }
+    /* Walls: one path of segments, drawn under the traces (agents keep off them). */
+    for (int i = 0; i < obs.walls; ++i) {
+        const float* s = obs.seg + 4 * (size_t)i;
+        cairo_move_to(cr, s[0], s[1]);
+        cairo_line_to(cr, s[2], s[3]);
+    }
+    if (obs.walls > 0) {
+        plot_set_color(&p, wall_ink, 1.0);
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+        plot_stroke_px(&p, 2.4);
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
     }
 
     /* Per agent slot (handle index): where it was in the last drawn frame. */
@@ -441,6 +516,7 @@ int plot_kind_run(int argc, char** argv)
         plot_legend(&p, plot_palette(g), 0, group_name(h->group_names, g, name, sizeof name));
     }
     if (max_group >= 8) plot_legend(&p, plot_palette(0), 0, "(colours repeat past 8 groups)");
+    if (obs.walls > 0) plot_legend(&p, wall_ink, 0, "walls");
     if (obs.count > 0) plot_legend(&p, (plot_rgb_t){0.45, 0.45, 0.48}, 3, "obstacles");
     plot_legend(&p, (plot_rgb_t){0.15, 0.15, 0.18}, 1, arrows ? "arrow: last pose" : "dot: last position");
     if (h->wrap) plot_legend(&p, (plot_rgb_t){0.3, 0.3, 0.33}, 2, "torus box");
@@ -448,8 +524,7 @@ close:
     free(last);
     free(last_frame);
     free(last_gen);
-    free(obs.c);
-    free(obs.v);
+    geometry_free(&obs);
     shoal_recording_destroy(rec);
     if (plot_close(&p, err, sizeof err) != 0) {
         cli_error("plot: %s", err);

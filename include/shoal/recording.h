@@ -2,11 +2,13 @@
  * versioned binary file (docs/recording.md is the byte-level reference).
  *
  * A recording is a header (dimensions, dt, units, space, the scenario's name,
- * group names and JSON text) followed by frames. A frame is the world at one
- * step: the step count and time, then every live agent's id (its handle's
- * index1 and generation), group, position and heading (2D) or orientation
- * quaternion (3D). Agents may appear and disappear between frames; within a
- * frame they are in ascending id order, whatever the world's storage order.
+ * group names and JSON text), the geometry (the world's wall segments and
+ * obstacles, written once, with the first frame) and frames. A frame is the
+ * world at one step: the step count and time, then every live agent's id
+ * (its handle's index1 and generation), group, position and heading (2D) or
+ * orientation quaternion (3D). Agents may appear and disappear between
+ * frames; within a frame they are in ascending id order, whatever the
+ * world's storage order.
  *
  * Writing streams: every frame goes to the file (flushed) as it is written,
  * so a recording cut short by a crash keeps its finished frames, and
@@ -25,8 +27,12 @@
 extern "C" {
 #endif
 
-/* The format version this library writes and reads. */
-#define SHOAL_RECORDING_VERSION 1
+/* The format version this library writes. It reads this one and every
+ * earlier one, back to SHOAL_RECORDING_MIN_VERSION. Version 2 added the
+ * geometry record (the world's walls and obstacles, written once before
+ * the first frame); version 1 files read as recordings without geometry. */
+#define SHOAL_RECORDING_VERSION 2
+#define SHOAL_RECORDING_MIN_VERSION 1
 
 /* The header of a recording. Strings are UTF-8 without NUL bytes; when
  * writing, NULL means empty (units: "m,s,rad"). A loaded recording owns the
@@ -66,7 +72,14 @@ SHOAL_API shoal_status_t shoal_recording_open(const char* path,
  * time. The world must have the header's dimensions, and its step count may
  * not go back. Call it between steps, or from a user system in the OBSERVE
  * stage. The frame is flushed to the file before this returns. A failed
- * write leaves the recorder broken: later writes fail, close still frees. */
+ * write leaves the recorder broken: later writes fail, close still frees.
+ *
+ * The first call also writes the geometry record, before the frame: the
+ * world's wall segments (shoal_world_wall_segments) and obstacles (center,
+ * radius and velocity, shoal_world_get_obstacle) as they are then. The
+ * geometry is written once: walls or obstacles added or removed after the
+ * first frame are not recorded (a moving obstacle's later positions follow
+ * from its velocity). */
 SHOAL_API shoal_status_t shoal_recording_write_frame(shoal_recorder_t* recorder,
                                                      const shoal_world_t* world,
                                                      shoal_error_t* err);
@@ -75,7 +88,8 @@ SHOAL_API shoal_status_t shoal_recording_write_frame(shoal_recorder_t* recorder,
 SHOAL_API int64_t shoal_recording_frames_written(const shoal_recorder_t* recorder);
 
 /* Write the end record (which marks the recording complete) and close the
- * file. Frees the recorder even on failure. NULL is ignored (OK). */
+ * file; a recording closed before its first frame gets an empty geometry
+ * record first. Frees the recorder even on failure. NULL is ignored (OK). */
 SHOAL_API shoal_status_t shoal_recording_close(shoal_recorder_t* recorder, shoal_error_t* err);
 
 /* ------------------------------------------------------------------------ */
@@ -140,6 +154,37 @@ typedef struct shoal_recording_frame_t {
 /* Frame `index` (0 <= index < frame count); INVALID_ARGUMENT otherwise. */
 SHOAL_API shoal_status_t shoal_recording_frame(const shoal_recording_t* recording, int32_t index,
                                                shoal_recording_frame_t* out_frame);
+
+/* The format version of the file that was loaded (1 or 2). */
+SHOAL_API int32_t shoal_recording_version(const shoal_recording_t* recording);
+
+/* One obstacle of the geometry record: a circle (2D, z = 0) or a sphere
+ * (3D). Its center is where it was at the geometry's time; the world moves
+ * obstacles linearly, so at time t it is at center + velocity (t - time). */
+typedef struct shoal_recording_obstacle_t {
+    int32_t id;        /* the world's obstacle id, ascending */
+    float center[3];   /* m, at the geometry's time */
+    float radius;      /* m, >= 0 */
+    float velocity[3]; /* m/s; 0 for a static obstacle */
+} shoal_recording_obstacle_t;
+
+/* The world's static geometry, as it was at the first frame. Arrays are
+ * owned by the recording. */
+typedef struct shoal_recording_geometry_t {
+    double time;         /* s: the world's time when it was read (frame 0's time) */
+    int32_t wall_count;  /* wall segments, >= 0 */
+    const float* walls;  /* 4 * wall_count floats: x0, y0, x1, y1 per segment (m) */
+    int32_t obstacle_count;
+    const shoal_recording_obstacle_t* obstacles;
+} shoal_recording_geometry_t;
+
+/* The recorded walls and obstacles: SHOAL_OK with the geometry (its counts
+ * may be 0), or SHOAL_ERR_NOT_FOUND where the file has none, with *out
+ * zeroed: a version 1 recording (which did not record them), or one cut off
+ * before its geometry record and loaded with ALLOW_TRUNCATED.
+ * INVALID_ARGUMENT for NULL arguments. */
+SHOAL_API shoal_status_t shoal_recording_geometry(const shoal_recording_t* recording,
+                                                  shoal_recording_geometry_t* out);
 
 #ifdef __cplusplus
 }

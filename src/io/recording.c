@@ -23,6 +23,16 @@
  *   huge allocation, and a consumer need not check again.
  * - No global state: the CRC table lives in the recorder and on the
  *   reader's stack.
+ * - Walls and obstacles (version 2) go in one geometry record, written once
+ *   with the first frame, from the world the frame comes from: the header
+ *   is written before there is a world, and the geometry is static within
+ *   a run (walls are added while the scenario is populated; a moving
+ *   obstacle's path follows from its velocity). Later additions and
+ *   removals are not recorded. A damaged geometry record is an error even
+ *   under ALLOW_TRUNCATED, as a damaged header is: frames without their
+ *   walls would be drawn as if the walls were not there. A file that ends
+ *   inside it (a crash before the first frame) is truncated after the
+ *   header, as before.
  *
  * Layout (offsets in bytes):
  *   header  0 char[8] "SHOALREC"   8 u32 version   12 u32 header_size
@@ -35,6 +45,11 @@
  *          28 u32 flags (0)  32 u32 ids[n], u32 generations[n], u32 groups[n],
  *          f32 positions[dims n], f32 headings[n] (2D) or f32 quaternions[4n]
  *          (3D), u32 CRC-32 of the frame's bytes before it.
+ *   geometry (version 2, between the header and frame 0)
+ *           0 "GEOM"  4 u32 flags (0)  8 f64 time  16 u32 segments W
+ *          20 u32 obstacles B  24 f32 segments[4W] (x0 y0 x1 y1), u32 ids[B],
+ *          f32 centers[3B], f32 radii[B], f32 velocities[3B], u32 CRC-32 of
+ *          the record's bytes before it.
  *   end     0 "DONE"  4 u32 frame count  8 u32 CRC-32 of bytes 0..7.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -57,8 +72,12 @@
 #define REC_HEADER_FIXED 84u
 #define REC_FRAME_FIXED 32u
 #define REC_END_BYTES 12u
-#define REC_TAG_FRAME 0x4D415246u /* "FRAM" read as a little-endian u32 */
-#define REC_TAG_END 0x454E4F44u   /* "DONE" */
+#define REC_GEOMETRY_FIXED 24u
+#define REC_SEGMENT_BYTES 16u
+#define REC_OBSTACLE_BYTES 32u /* id, center, radius, velocity */
+#define REC_TAG_FRAME 0x4D415246u    /* "FRAM" read as a little-endian u32 */
+#define REC_TAG_GEOMETRY 0x4D4F4547u /* "GEOM" */
+#define REC_TAG_END 0x454E4F44u      /* "DONE" */
 #define REC_MAX_UNITS 255u
 #define REC_MAX_NAME 4096u
 #define REC_MAX_GROUPS ((uint32_t)1 << 20)
@@ -102,6 +121,11 @@ static uint64_t frame_bytes(int32_t dims, uint64_t count)
     return REC_FRAME_FIXED + count * agent_bytes(dims) + 4u;
 }
 
+static uint64_t geometry_bytes(uint64_t segments, uint64_t obstacles)
+{
+    return REC_GEOMETRY_FIXED + segments * REC_SEGMENT_BYTES + obstacles * REC_OBSTACLE_BYTES + 4u;
+}
+
 #if defined(__GNUC__)
 #define REC_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -143,6 +167,7 @@ struct shoal_recorder_t {
     char* path;
     int32_t dims;
     int broken; /* a write failed: the file's tail is unknown */
+    int geometry_written;
     int64_t frames;
     uint64_t offset; /* bytes written so far */
     uint64_t last_step;
@@ -294,6 +319,98 @@ shoal_status_t shoal_recording_open(const char* path, const shoal_recording_head
     return SHOAL_OK;
 }
 
+/* The geometry record of `world` (NULL: an empty one, for a recording
+ * closed before its first frame), into a new buffer. */
+static shoal_status_t build_geometry(shoal_recorder_t* r, const shoal_world_t* world,
+                                     uint8_t** out, size_t* out_size, shoal_error_t* err)
+{
+    int32_t segments = 0, obstacles = 0;
+    if (world != NULL) {
+        if (shoal_world_wall_segments(world, NULL, 0, &segments) != SHOAL_OK)
+            return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: reading the walls failed: %s",
+                        r->path, shoal_world_last_error(world));
+        obstacles = shoal_world_obstacle_count(world);
+    }
+    if (segments < 0 || obstacles < 0)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: negative wall or obstacle count",
+                    r->path);
+    const size_t w = (size_t)segments, b = (size_t)obstacles;
+    const size_t size = (size_t)geometry_bytes(w, b);
+    uint8_t* p = calloc(1, size);
+    float* seg = malloc(4 * w * sizeof *seg + 1);
+    if (p == NULL || seg == NULL) {
+        free(p);
+        free(seg);
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY,
+                    "recording %s: out of memory for %d wall segments and %d obstacles", r->path,
+                    (int)segments, (int)obstacles);
+    }
+    const char* bad = NULL;
+    int32_t got = 0;
+    if (segments > 0 && (shoal_world_wall_segments(world, seg, segments, &got) != SHOAL_OK ||
+                         got != segments))
+        bad = "the walls changed while they were read";
+    for (size_t i = 0; bad == NULL && i < 4 * w; ++i)
+        if (!isfinite(seg[i])) bad = "a wall coordinate is not finite";
+    put_u32(p, REC_TAG_GEOMETRY);
+    put_u32(p + 4, 0u);
+    put_f64(p + 8, world != NULL ? shoal_world_time(world) : 0.0);
+    put_u32(p + 16, (uint32_t)w);
+    put_u32(p + 20, (uint32_t)b);
+    uint8_t* at = p + REC_GEOMETRY_FIXED;
+    for (size_t i = 0; i < 4 * w; ++i) put_f32(at + 4 * i, seg[i]);
+    free(seg);
+    uint8_t* ids = at + REC_SEGMENT_BYTES * w;
+    uint8_t* centers = ids + 4 * b;
+    uint8_t* radii = centers + 12 * b;
+    uint8_t* velocities = radii + 4 * b;
+    /* Ids are small integers with holes where obstacles were removed; the
+     * world's live ids are all below its highest, so the scan ends. (A hole
+     * leaves get_obstacle's "no obstacle with id N" as the world's last
+     * error: the public API has no other way to list the ids.) */
+    size_t found = 0;
+    for (int64_t id = 0; bad == NULL && found < b; ++id) {
+        float c[3], v[3], radius;
+        if (id > INT32_MAX) {
+            bad = "fewer obstacles than the world counts";
+            break;
+        }
+        if (shoal_world_get_obstacle(world, (int32_t)id, c, v, &radius) != SHOAL_OK) continue;
+        if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(c[2]) || !isfinite(radius) ||
+            radius < 0.0f || !isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+            bad = "an obstacle's center, radius or velocity is not finite";
+        put_u32(ids + 4 * found, (uint32_t)id);
+        for (int k = 0; k < 3; ++k) {
+            put_f32(centers + 12 * found + 4 * (size_t)k, c[k]);
+            put_f32(velocities + 12 * found + 4 * (size_t)k, v[k]);
+        }
+        put_f32(radii + 4 * found, radius);
+        found += 1;
+    }
+    if (bad != NULL) {
+        free(p);
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: geometry: %s", r->path, bad);
+    }
+    put_u32(p + size - 4, crc32(r->crc, p, size - 4));
+    *out = p;
+    *out_size = size;
+    return SHOAL_OK;
+}
+
+/* Write the geometry record once, before the first frame. */
+static shoal_status_t write_geometry(shoal_recorder_t* r, const shoal_world_t* world,
+                                     shoal_error_t* err)
+{
+    if (r->geometry_written) return SHOAL_OK;
+    uint8_t* bytes = NULL;
+    size_t size = 0;
+    shoal_status_t status = build_geometry(r, world, &bytes, &size, err);
+    if (status == SHOAL_OK) status = write_bytes(r, bytes, size, err);
+    free(bytes);
+    if (status == SHOAL_OK) r->geometry_written = 1;
+    return status;
+}
+
 static int compare_u64(const void* a, const void* b)
 {
     uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
@@ -361,6 +478,9 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
         return fail(err, status, "recording %s: reading the agents failed: %s", r->path,
                     shoal_world_last_error(world));
 
+    status = write_geometry(r, world, err);
+    if (status != SHOAL_OK) return status;
+
     for (int32_t i = 0; i < n; ++i) r->order[i] = (uint64_t)r->ids[i].index1 << 32 | (uint32_t)i;
     qsort(r->order, (size_t)n, sizeof *r->order, compare_u64);
 
@@ -412,7 +532,7 @@ shoal_status_t shoal_recording_close(shoal_recorder_t* r, shoal_error_t* err)
     shoal_status_t status = SHOAL_OK;
     if (r->broken) {
         status = fail(err, SHOAL_ERR_IO, "recording %s: an earlier write failed", r->path);
-    } else {
+    } else if ((status = write_geometry(r, NULL, err)) == SHOAL_OK) {
         uint8_t end[REC_END_BYTES];
         put_u32(end, REC_TAG_END);
         put_u32(end + 4, (uint32_t)r->frames);
@@ -433,6 +553,11 @@ shoal_status_t shoal_recording_close(shoal_recorder_t* r, shoal_error_t* err)
 struct shoal_recording_t {
     shoal_recording_header_t header;
     char* strings; /* the header's four strings, NUL-terminated, back to back */
+    int32_t version;
+    int has_geometry; /* version 2 and the geometry record was read */
+    shoal_recording_geometry_t geometry;
+    float* walls;
+    shoal_recording_obstacle_t* obstacles;
     int32_t frame_count;
     int complete;
     char damage[512];
@@ -474,11 +599,12 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
                            "recording %s: truncated in the header: the file has %" PRIu64 " bytes",
                            src, size);
     uint32_t version = get_u32(d + 8);
-    if (version != SHOAL_RECORDING_VERSION)
+    if (version < SHOAL_RECORDING_MIN_VERSION || version > SHOAL_RECORDING_VERSION)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: byte 8: unsupported version %" PRIu32
-                           " (this build reads version %d)",
-                           src, version, SHOAL_RECORDING_VERSION);
+                           " (this build reads versions %d to %d)",
+                           src, version, SHOAL_RECORDING_MIN_VERSION, SHOAL_RECORDING_VERSION);
+    rec->version = (int32_t)version;
     if (size < REC_HEADER_FIXED + 4)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: truncated in the header: the file has %" PRIu64
@@ -572,6 +698,143 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
         to += (size_t)lengths[i] + 1;
     }
     *out_size = header_size;
+    return SHOAL_OK;
+}
+
+/* The geometry record at `off` (version 2). On success sets the offset
+ * after it. A file that ends inside it sets *cut (a crash before the first
+ * frame: ALLOW_TRUNCATED keeps the header); anything else wrong with it is
+ * damage, an error in every mode. */
+static shoal_status_t check_geometry(reader_t* rd, uint64_t off, uint64_t* next, int* cut)
+{
+    const uint8_t* p = rd->data + off;
+    const uint64_t left = rd->size - off;
+    const char* src = rd->source;
+    *cut = 0;
+    if (left >= 4 && get_u32(p) != REC_TAG_GEOMETRY)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: byte %" PRIu64
+                           ": expected the geometry record (walls and obstacles), found something "
+                           "else (corrupt)",
+                           src, off);
+    if (left < REC_GEOMETRY_FIXED) {
+        *cut = 1;
+        if (left == 0)
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: truncated after the header (no complete frame): no "
+                               "geometry record at byte %" PRIu64 " (the writer wrote no frame)",
+                               src, off);
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: truncated after the header (no complete frame): the "
+                           "geometry record at byte %" PRIu64 " is cut off after %" PRIu64
+                           " bytes",
+                           src, off, left);
+    }
+    uint32_t segments = get_u32(p + 16), obstacles = get_u32(p + 20);
+    if (segments > INT32_MAX || obstacles > INT32_MAX)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: the geometry record at byte %" PRIu64 ": byte %" PRIu64
+                           ": %s count %" PRIu32 " is above 2^31 - 1 (corrupt)",
+                           src, off, off + (segments > INT32_MAX ? 16 : 20),
+                           segments > INT32_MAX ? "wall segment" : "obstacle",
+                           segments > INT32_MAX ? segments : obstacles);
+    uint64_t bytes = geometry_bytes(segments, obstacles);
+    if (bytes > left) {
+        *cut = 1;
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: truncated after the header (no complete frame): the "
+                           "geometry record at byte %" PRIu64 " needs %" PRIu64 " bytes for %" PRIu32
+                           " wall segments and %" PRIu32 " obstacles, the file ends %" PRIu64
+                           " bytes later",
+                           src, off, bytes, segments, obstacles, left);
+    }
+    uint32_t stored = get_u32(p + bytes - 4);
+    uint32_t computed = crc32(rd->crc, p, (size_t)bytes - 4);
+    if (stored != computed)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: the geometry record at byte %" PRIu64
+                           ": checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+                           "): the walls and obstacles are corrupt",
+                           src, off, stored, computed);
+    const char* bad = NULL;
+    uint64_t at = off;
+    const uint8_t* seg = p + REC_GEOMETRY_FIXED;
+    const uint8_t* ids = seg + (size_t)REC_SEGMENT_BYTES * segments;
+    const uint8_t* centers = ids + 4 * (size_t)obstacles;
+    const uint8_t* radii = centers + 12 * (size_t)obstacles;
+    const uint8_t* velocities = radii + 4 * (size_t)obstacles;
+    if (get_u32(p + 4) != 0) {
+        bad = "unknown flags";
+        at = off + 4;
+    } else if (!isfinite(get_f64(p + 8))) {
+        bad = "time is not finite";
+        at = off + 8;
+    }
+    for (uint64_t i = 0; bad == NULL && i < 4 * (uint64_t)segments; ++i)
+        if (!isfinite(get_f32(seg + 4 * i))) {
+            bad = "a wall coordinate is not finite";
+            at = (uint64_t)(seg - rd->data) + 4 * i;
+        }
+    for (uint32_t i = 0; bad == NULL && i < obstacles; ++i) {
+        uint32_t id = get_u32(ids + 4 * i);
+        float radius = get_f32(radii + 4 * i);
+        if (id > INT32_MAX || (i > 0 && id <= get_u32(ids + 4 * (i - 1)))) {
+            bad = "obstacle ids are not ascending";
+            at = (uint64_t)(ids - rd->data) + 4 * i;
+        } else if (!isfinite(radius) || radius < 0.0f) {
+            bad = "an obstacle radius is negative or not finite";
+            at = (uint64_t)(radii - rd->data) + 4 * i;
+        }
+        for (int k = 0; bad == NULL && k < 3; ++k) {
+            if (!isfinite(get_f32(centers + 12 * i + 4 * (uint32_t)k))) {
+                bad = "an obstacle center is not finite";
+                at = (uint64_t)(centers - rd->data) + 12 * i + 4 * (uint32_t)k;
+            } else if (!isfinite(get_f32(velocities + 12 * i + 4 * (uint32_t)k))) {
+                bad = "an obstacle velocity is not finite";
+                at = (uint64_t)(velocities - rd->data) + 12 * i + 4 * (uint32_t)k;
+            }
+        }
+    }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: the geometry record at byte %" PRIu64 ": byte %" PRIu64
+                           ": %s",
+                           src, off, at, bad);
+    *next = off + bytes;
+    return SHOAL_OK;
+}
+
+/* Decode the checked geometry record at `off`. */
+static shoal_status_t decode_geometry(reader_t* rd, shoal_recording_t* rec, uint64_t off)
+{
+    const uint8_t* p = rd->data + off;
+    const size_t w = get_u32(p + 16), b = get_u32(p + 20);
+    /* Each took 16 or 32 bytes of the file: these fit as surely as it did. */
+    rec->walls = malloc(4 * w * sizeof *rec->walls + 1);
+    rec->obstacles = malloc(b * sizeof *rec->obstacles + 1);
+    if (rec->walls == NULL || rec->obstacles == NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
+    const uint8_t* seg = p + REC_GEOMETRY_FIXED;
+    for (size_t i = 0; i < 4 * w; ++i) rec->walls[i] = get_f32(seg + 4 * i);
+    const uint8_t* ids = seg + REC_SEGMENT_BYTES * w;
+    const uint8_t* centers = ids + 4 * b;
+    const uint8_t* radii = centers + 12 * b;
+    const uint8_t* velocities = radii + 4 * b;
+    for (size_t i = 0; i < b; ++i) {
+        shoal_recording_obstacle_t* o = &rec->obstacles[i];
+        o->id = (int32_t)get_u32(ids + 4 * i);
+        for (size_t k = 0; k < 3; ++k) {
+            o->center[k] = get_f32(centers + 12 * i + 4 * k);
+            o->velocity[k] = get_f32(velocities + 12 * i + 4 * k);
+        }
+        o->radius = get_f32(radii + 4 * i);
+    }
+    rec->geometry.time = get_f64(p + 8);
+    rec->geometry.wall_count = (int32_t)w;
+    rec->geometry.walls = rec->walls;
+    rec->geometry.obstacle_count = (int32_t)b;
+    rec->geometry.obstacles = rec->obstacles;
+    rec->has_geometry = 1;
     return SHOAL_OK;
 }
 
@@ -829,10 +1092,28 @@ shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const 
     frame_span_t* spans = NULL;
     int32_t count = 0;
     shoal_status_t status = parse_header(rd, rec, &off);
-    if (status == SHOAL_OK) {
-        /* Frame problems go to a local error first: ALLOW_TRUNCATED keeps
-         * the message as the damage note instead of failing. */
-        shoal_error_t frame_err = {SHOAL_OK, ""};
+    int scan = status == SHOAL_OK;
+    /* Problems that ALLOW_TRUNCATED forgives go to a local error first, so
+     * that the message can become the damage note instead. */
+    shoal_error_t frame_err = {SHOAL_OK, ""};
+    if (status == SHOAL_OK && rec->version >= 2) {
+        uint64_t geometry_at = off;
+        int cut = 0;
+        rd->err = &frame_err;
+        status = check_geometry(rd, geometry_at, &off, &cut);
+        rd->err = err;
+        if (status == SHOAL_OK) {
+            status = decode_geometry(rd, rec, geometry_at);
+        } else if (cut && status == SHOAL_ERR_PARSE && (flags & SHOAL_RECORDING_ALLOW_TRUNCATED)) {
+            snprintf(rec->damage, sizeof rec->damage, "%s", frame_err.message);
+            status = SHOAL_OK;
+            scan = 0;
+        } else {
+            fail(err, status, "%s", frame_err.message);
+        }
+        scan = scan && status == SHOAL_OK;
+    }
+    if (scan) {
         rd->err = &frame_err;
         status = scan_frames(rd, off, &spans, &count, &rec->complete);
         rd->err = err;
@@ -881,6 +1162,8 @@ void shoal_recording_destroy(shoal_recording_t* rec)
 {
     if (rec == NULL) return;
     free(rec->strings);
+    free(rec->walls);
+    free(rec->obstacles);
     free(rec->frames);
     free(rec->u32_pool);
     free(rec->f32_pool);
@@ -913,5 +1196,21 @@ shoal_status_t shoal_recording_frame(const shoal_recording_t* rec, int32_t index
     if (rec == NULL || out_frame == NULL || index < 0 || index >= rec->frame_count)
         return SHOAL_ERR_INVALID_ARGUMENT;
     *out_frame = rec->frames[index];
+    return SHOAL_OK;
+}
+
+int32_t shoal_recording_version(const shoal_recording_t* rec)
+{
+    return rec != NULL ? rec->version : 0;
+}
+
+shoal_status_t shoal_recording_geometry(const shoal_recording_t* rec,
+                                        shoal_recording_geometry_t* out)
+{
+    if (out == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (rec == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!rec->has_geometry) return SHOAL_ERR_NOT_FOUND;
+    *out = rec->geometry;
     return SHOAL_OK;
 }

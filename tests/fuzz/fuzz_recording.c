@@ -1,7 +1,7 @@
 /* Fuzz target: recordings (shoal_recording_load_memory), strict and with
  * SHOAL_RECORDING_ALLOW_TRUNCATED. A loaded recording promises complete,
- * finite frames (include/shoal/recording.h): every frame is read back and
- * checked against that promise.
+ * finite frames and geometry (include/shoal/recording.h): every frame, wall
+ * segment and obstacle is read back and checked against that promise.
  *
  * Every input is loaded as it is and again with its CRC-32s recomputed
  * (zlib's crc32, the format's polynomial; as libpng's fuzzer ignores CRCs):
@@ -52,6 +52,33 @@ static void check_recording(const shoal_recording_t* r)
             }
         }
     }
+    int32_t version = shoal_recording_version(r);
+    FUZZ_CHECK(version >= SHOAL_RECORDING_MIN_VERSION && version <= SHOAL_RECORDING_VERSION,
+               "version %d", (int)version);
+    shoal_recording_geometry_t g;
+    shoal_status_t st = shoal_recording_geometry(r, &g);
+    if (st == SHOAL_OK) {
+        FUZZ_CHECK(version >= 2, "geometry in a version %d file", (int)version);
+        FUZZ_CHECK(g.wall_count >= 0 && g.obstacle_count >= 0, "geometry counts");
+        FUZZ_CHECK(g.walls && g.obstacles, "geometry arrays");
+        FUZZ_CHECK(isfinite(g.time), "geometry time");
+        for (int64_t i = 0; i < 4 * (int64_t)g.wall_count; ++i)
+            FUZZ_CHECK(isfinite(g.walls[i]), "wall coordinate %lld", (long long)i);
+        for (int32_t i = 0; i < g.obstacle_count; ++i) {
+            const shoal_recording_obstacle_t* o = &g.obstacles[i];
+            FUZZ_CHECK(o->id >= 0 && (i == 0 || o->id > g.obstacles[i - 1].id), "obstacle ids");
+            FUZZ_CHECK(isfinite(o->radius) && o->radius >= 0.0f, "obstacle %d radius", (int)i);
+            for (int k = 0; k < 3; ++k)
+                FUZZ_CHECK(isfinite(o->center[k]) && isfinite(o->velocity[k]), "obstacle %d", (int)i);
+        }
+    } else {
+        FUZZ_CHECK(st == SHOAL_ERR_NOT_FOUND, "geometry status %d", (int)st);
+        FUZZ_CHECK(g.wall_count == 0 && g.obstacle_count == 0 && !g.walls && !g.obstacles,
+                   "no geometry, yet some");
+        /* Only a version 1 file, or one cut off before any frame. */
+        FUZZ_CHECK(version == 1 || frames == 0, "frames without geometry in version %d",
+                   (int)version);
+    }
     shoal_recording_frame_t fr;
     FUZZ_CHECK(shoal_recording_frame(r, frames, &fr) == SHOAL_ERR_INVALID_ARGUMENT,
                "frame past the end");
@@ -69,8 +96,9 @@ static void put_crc(uint8_t* p, size_t covered)
     for (int i = 0; i < 4; ++i) p[covered + (size_t)i] = (uint8_t)(c >> (8 * i));
 }
 
-/* Recompute the header's, every whole frame's and the end record's CRC
- * where docs/recording.md puts them, walking the sizes the bytes claim. */
+/* Recompute the header's, the geometry record's, every whole frame's and
+ * the end record's CRC where docs/recording.md puts them, walking the sizes
+ * the bytes claim. */
 static void reseal(uint8_t* d, size_t size)
 {
     if (size < 20) return;
@@ -79,7 +107,12 @@ static void reseal(uint8_t* d, size_t size)
     put_crc(d, (size_t)h - 4);
     uint64_t per_agent = get_u32(d + 16) == 3 ? 40 : 24;
     for (uint64_t at = h; at + 12 <= size;) {
-        if (memcmp(d + at, "FRAM", 4) == 0 && at + 32 <= size) {
+        if (memcmp(d + at, "GEOM", 4) == 0 && at + 24 <= size) {
+            uint64_t bytes = 28 + 16 * (uint64_t)get_u32(d + at + 16) + 32 * (uint64_t)get_u32(d + at + 20);
+            if (at + bytes > size) return;
+            put_crc(d + at, (size_t)bytes - 4);
+            at += bytes;
+        } else if (memcmp(d + at, "FRAM", 4) == 0 && at + 32 <= size) {
             uint64_t bytes = 36 + per_agent * get_u32(d + at + 24);
             if (at + bytes > size) return;
             put_crc(d + at, (size_t)bytes - 4);
