@@ -273,14 +273,12 @@ static shoal_status_t parse_crowd(parser_t* p, const cJSON* v, const cJSON* grou
     g->crowd.enabled = 1;
     const cJSON* preset = cJSON_GetObjectItemCaseSensitive(v, "preset");
     if (preset) {
-        if (!cJSON_IsString(preset))
-            return parser_fail(p, "preset", "expected a preset name (\"pedestrian\" or \"rvo2\"), got %s",
-                               parser_type_name(preset));
+        static const char* const names[] = {"pedestrian", "rvo2"};
+        int32_t which = 0;
+        TRY(parser_read_choice(p, preset, "preset", names, COUNT_OF(names), &which, NULL));
         shoal_vehicle_t vehicle = g->vehicle;
-        shoal_error_t err;
-        if (shoal_crowd_preset(preset->valuestring, &g->crowd, &vehicle, &err) != SHOAL_OK)
-            return parser_fail(p, "preset", "no preset named '%s' (presets: pedestrian, rvo2)",
-                               preset->valuestring);
+        if (shoal_crowd_preset(names[which], &g->crowd, &vehicle, NULL) != SHOAL_OK)
+            return parser_fail(p, "preset", "the library has no preset '%s'", names[which]);
         const cJSON* given = cJSON_GetObjectItemCaseSensitive(group, "vehicle");
         if (!cJSON_GetObjectItemCaseSensitive(given, "radius")) g->vehicle.radius = vehicle.radius;
         if (!cJSON_GetObjectItemCaseSensitive(given, "max_speed")) g->vehicle.max_speed = vehicle.max_speed;
