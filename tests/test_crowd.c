@@ -494,3 +494,27 @@ Test(crowd, time_gap_slows_a_follower_only)
         shoal_world_destroy(w);
     }
 }
+
+/* shoal_world_read_obstacles lists live obstacles in id order, holes
+ * skipped, and sizes its arrays with capacity 0. */
+Test(crowd, read_obstacles_lists_live_ids)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    const float c0[3] = {1, 2, 0}, c1[3] = {3, 4, 0}, c2[3] = {5, 6, 0}, v2[3] = {0.5f, 0, 0};
+    cr_assert_eq(shoal_world_add_obstacle(w, c0, 1.0f, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_obstacle(w, c1, 2.0f, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_moving_obstacle(w, c2, v2, 3.0f, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_remove_obstacle(w, 1), SHOAL_OK);
+    int32_t n = -1;
+    cr_assert_eq(shoal_world_read_obstacles(w, NULL, NULL, NULL, NULL, 0, &n), SHOAL_OK);
+    cr_expect_eq(n, 2);
+    int32_t ids[2];
+    float centers[6], radii[2], vel[6];
+    cr_assert_eq(shoal_world_read_obstacles(w, ids, centers, radii, vel, 2, &n), SHOAL_OK);
+    cr_expect(ids[0] == 0 && ids[1] == 2, "ids %d %d", ids[0], ids[1]);
+    cr_expect(centers[3] == 5.0f && centers[4] == 6.0f && radii[1] == 3.0f && vel[3] == 0.5f);
+    cr_expect_eq(shoal_world_last_error(w)[0], '\0', "reading sets no error");
+    cr_expect_eq(shoal_world_read_obstacles(w, ids, NULL, NULL, NULL, 2, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_world_read_obstacles(w, ids, NULL, NULL, NULL, -1, &n), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_world_destroy(w);
+}

@@ -186,6 +186,12 @@ SHOAL_API shoal_status_t shoal_world_add_obstacle(shoal_world_t* world, const fl
                                                   float radius, int32_t* out_id);
 SHOAL_API shoal_status_t shoal_world_remove_obstacle(shoal_world_t* world, int32_t id);
 SHOAL_API int32_t shoal_world_obstacle_count(const shoal_world_t* world);
+/* Every obstacle, in id order: ids[n], centers[3n], radii[n], velocities[3n]
+ * (each array optional), at most `capacity` of them; *out_count is the
+ * number there are (so a first call with capacity 0 sizes the arrays). */
+SHOAL_API shoal_status_t shoal_world_read_obstacles(const shoal_world_t* world, int32_t* ids, float* centers,
+                                                    float* radii, float* velocities, int32_t capacity,
+                                                    int32_t* out_count);
 
 /* A moving obstacle (an asteroid): the world moves it linearly, center +=
  * velocity dt, every step (after the agents have moved). velocity is m/s,

@@ -364,29 +364,37 @@ static shoal_status_t build_geometry(shoal_recorder_t* r, const shoal_world_t* w
     uint8_t* centers = ids + 4 * b;
     uint8_t* radii = centers + 12 * b;
     uint8_t* velocities = radii + 4 * b;
-    /* Ids are small integers with holes where obstacles were removed; the
-     * world's live ids are all below its highest, so the scan ends. (A hole
-     * leaves get_obstacle's "no obstacle with id N" as the world's last
-     * error: the public API has no other way to list the ids.) */
-    size_t found = 0;
-    for (int64_t id = 0; bad == NULL && found < b; ++id) {
-        float c[3], v[3], radius;
-        if (id > INT32_MAX) {
-            bad = "fewer obstacles than the world counts";
-            break;
-        }
-        if (shoal_world_get_obstacle(world, (int32_t)id, c, v, &radius) != SHOAL_OK) continue;
-        if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(c[2]) || !isfinite(radius) ||
-            radius < 0.0f || !isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
-            bad = "an obstacle's center, radius or velocity is not finite";
-        put_u32(ids + 4 * found, (uint32_t)id);
-        for (int k = 0; k < 3; ++k) {
-            put_f32(centers + 12 * found + 4 * (size_t)k, c[k]);
-            put_f32(velocities + 12 * found + 4 * (size_t)k, v[k]);
-        }
-        put_f32(radii + 4 * found, radius);
-        found += 1;
+    /* Every obstacle in id order, in one read (ids have holes where
+     * obstacles were removed). */
+    int32_t* oid = b ? malloc(b * sizeof *oid) : NULL;
+    float* oc = b ? malloc(b * 3 * sizeof *oc) : NULL;
+    float* orad = b ? malloc(b * sizeof *orad) : NULL;
+    float* ov = b ? malloc(b * 3 * sizeof *ov) : NULL;
+    int32_t listed = 0;
+    if (bad == NULL && b > 0) {
+        if (!oid || !oc || !orad || !ov)
+            bad = "out of memory for the obstacles";
+        else if (shoal_world_read_obstacles(world, oid, oc, orad, ov, (int32_t)b, &listed) != SHOAL_OK ||
+                 (size_t)listed != b)
+            bad = "the obstacles changed while they were read";
     }
+    for (size_t i = 0; bad == NULL && i < b; ++i) {
+        const float* c = oc + 3 * i;
+        const float* v = ov + 3 * i;
+        if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(c[2]) || !isfinite(orad[i]) || orad[i] < 0.0f ||
+            !isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+            bad = "an obstacle's center, radius or velocity is not finite";
+        put_u32(ids + 4 * i, (uint32_t)oid[i]);
+        for (int k = 0; k < 3; ++k) {
+            put_f32(centers + 12 * i + 4 * (size_t)k, c[k]);
+            put_f32(velocities + 12 * i + 4 * (size_t)k, v[k]);
+        }
+        put_f32(radii + 4 * i, orad[i]);
+    }
+    free(oid);
+    free(oc);
+    free(orad);
+    free(ov);
     if (bad != NULL) {
         free(p);
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: geometry: %s", r->path, bad);

@@ -328,6 +328,31 @@ shoal_status_t shoal_world_remove_obstacle(shoal_world_t* w, int32_t id)
 
 int32_t shoal_world_obstacle_count(const shoal_world_t* w) { return w ? obstacles_of(w)->obstacle_count : 0; }
 
+shoal_status_t shoal_world_read_obstacles(const shoal_world_t* w, int32_t* ids, float* centers, float* radii,
+                                          float* velocities, int32_t capacity, int32_t* out_count)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out_count) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "read_obstacles: out_count is NULL");
+    if (capacity < 0)
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "read_obstacles: capacity %d is negative",
+                           (int)capacity);
+    const obstacle_set_t* obs = obstacles_of(w);
+    int32_t n = 0;
+    for (int32_t i = 0; i < obs->obstacle_high; ++i) {
+        const float* o = obs->obstacles[i];
+        if (o[3] < 0.0f) continue;
+        if (n < capacity) {
+            if (ids) ids[n] = i;
+            if (centers) memcpy(centers + 3 * (size_t)n, o, 3 * sizeof(float));
+            if (radii) radii[n] = o[3];
+            if (velocities) memcpy(velocities + 3 * (size_t)n, obs->obstacle_velocities[i], 3 * sizeof(float));
+        }
+        n++;
+    }
+    *out_count = n;
+    return SHOAL_OK;
+}
+
 void world_truncate_obstacles(world_t* w, int32_t high)
 {
     obstacle_set_t* obs = obstacles_of(w);
