@@ -25,6 +25,7 @@
 #include "systems/spatial_hash.h"
 #include "bench/bench_crowd.h"
 #include "bench/bench_planner.h"
+#include "bench/bench_systems.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
 
@@ -231,18 +232,7 @@ static int bench_flock(const bench_opts* o)
         cJSON_AddNumberToObject(root, "mean_neighbors", mean_nb);
         cJSON_AddNumberToObject(root, "bytes_per_agent", bytes_per_agent);
         cJSON_AddStringToObject(root, "state_hash", hash);
-        cJSON* systems = cJSON_AddArrayToObject(root, "systems");
-        for (int32_t i = 0; i < shoal_world_system_count(w); ++i) {
-            shoal_system_stats_t st;
-            shoal_world_system_stats(w, i, &st);
-            if (st.calls == 0) continue;
-            cJSON* s = cJSON_CreateObject();
-            cJSON_AddStringToObject(s, "name", st.name);
-            cJSON_AddStringToObject(s, "stage", shoal_stage_name(st.stage));
-            cJSON_AddNumberToObject(s, "ms_per_step", (double)st.ns_total * 1e-6 / (double)st.calls);
-            cJSON_AddNumberToObject(s, "ns_per_agent", (double)st.ns_total / (double)st.calls / (double)o->agents);
-            cJSON_AddItemToArray(systems, s);
-        }
+        bench_systems_json(root, w, o->agents);
         char* text = cJSON_PrintUnformatted(root);
         printf("%s\n", text);
         free(text);
@@ -259,15 +249,7 @@ static int bench_flock(const bench_opts* o)
         printf("mean neighbors   %.2f\n", mean_nb);
         printf("bytes per agent  %.1f\n", bytes_per_agent);
         printf("state_hash       %s\n\n", hash);
-        printf("%-14s %-10s %10s %10s\n", "system", "stage", "ms/step", "ns/agent");
-        for (int32_t i = 0; i < shoal_world_system_count(w); ++i) {
-            shoal_system_stats_t st;
-            shoal_world_system_stats(w, i, &st);
-            if (st.calls == 0) continue;
-            double ms = (double)st.ns_total * 1e-6 / (double)st.calls;
-            printf("%-14s %-10s %10.3f %10.2f\n", st.name, shoal_stage_name(st.stage), ms,
-                   ms * 1e6 / (double)o->agents);
-        }
+        bench_systems_table(w, o->agents);
     }
     shoal_world_destroy(w);
     return CLI_EXIT_OK;
