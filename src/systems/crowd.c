@@ -620,6 +620,51 @@ typedef struct contact_ctx {
     int only_active; /* this pass: rows not marked active keep their place */
 } contact_ctx;
 
+/* Overlap of the agent at row i (at p, radius ri) with agent j: 0 when
+ * they are apart (or j has no radius); else 1, with the overlap o (m), rel
+ * = o over the smaller radius, and u the unit vector from i toward j (two
+ * agents on top of each other split along x by row). */
+static inline int agent_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, int32_t j,
+                                float* o, float* rel, float u[3])
+{
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    float d[3] = {a->px[j] - p[0], a->py[j] - p[1], three ? a->pz[j] - p[2] : 0.0f};
+    if (g->wrap)
+        for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], rj = a->radius[j], sum = ri + rj;
+    if (!(dist2 < sum * sum) || !(rj > 0.0f)) return 0;
+    float dist = sqrtf(dist2);
+    *o = sum - dist;
+    *rel = *o / (ri < rj ? ri : rj);
+    u[0] = 1.0f;
+    u[1] = u[2] = 0.0f;
+    if (dist > 0.0f) {
+        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+    } else if (j < i) {
+        u[0] = -1.0f;
+    }
+    return 1;
+}
+
+/* The same against obstacle ob (center, radius); rel is over ri. */
+static inline int obstacle_overlap(const float ob[4], const float p[3], float ri, int three, float* o, float* rel,
+                                   float u[3])
+{
+    float d[3] = {ob[0] - p[0], ob[1] - p[1], three ? ob[2] - p[2] : 0.0f};
+    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
+    if (!(dist2 < sum * sum)) return 0;
+    float dist = sqrtf(dist2);
+    *o = sum - dist;
+    *rel = *o / ri;
+    u[0] = 1.0f;
+    u[1] = u[2] = 0.0f;
+    if (dist > 0.0f)
+        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+    return 1;
+}
+
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const contact_ctx* x = (const contact_ctx*)vctx;
@@ -645,38 +690,19 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
         for (int m = 0; g && m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
             int32_t j = g->order[near[m]];
-            if (j == i || j < 0 || j >= agents) continue;
-            float d[3] = {a->px[j] - p[0], a->py[j] - p[1], three ? a->pz[j] - p[2] : 0.0f};
-            if (g->wrap)
-                for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
-            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], rj = a->radius[j], sum = ri + rj;
-            if (!(dist2 < sum * sum) || !(rj > 0.0f)) continue;
-            float dist = sqrtf(dist2), o = sum - dist;
-            float rel = o / (ri < rj ? ri : rj);
+            float o, rel, u[3];
+            if (j == i || j < 0 || j >= agents || !agent_overlap(x, i, p, ri, j, &o, &rel, u)) continue;
             worst = rel > worst ? rel : worst;
             float share = component_row(x->crowd, x->slots[j]) >= 0 ? 0.5f : 1.0f;
-            float u[3] = {1.0f, 0.0f, 0.0f};
-            if (dist > 0.0f) {
-                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
-            } else if (j < i) { /* on top of each other: split along x by row */
-                u[0] = -1.0f;
-            }
             for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
             contacts++;
         }
         const obstacle_set_t* obs = x->obs;
-        for (int32_t o = 0; o < obs->obstacle_high; ++o) {
-            const float* ob = obs->obstacles[o];
-            if (ob[3] < 0.0f) continue;
-            float d[3] = {ob[0] - p[0], ob[1] - p[1], three ? ob[2] - p[2] : 0.0f};
-            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
-            if (!(dist2 < sum * sum)) continue;
-            float dist = sqrtf(dist2), ov = sum - dist;
-            float rel = ov / ri;
+        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+            float ov, rel, u[3];
+            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+                continue;
             worst = rel > worst ? rel : worst;
-            float u[3] = {1.0f, 0.0f, 0.0f};
-            if (dist > 0.0f)
-                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
             for (int ax = 0; ax < 3; ++ax) push[ax] -= ov * u[ax];
             contacts++;
         }
@@ -741,22 +767,11 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
         const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
         for (int m = 0; g && m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
             int32_t j = g->order[near[m]];
-            if (j == i || j < 0 || j >= agents) continue;
-            float d[3] = {a->px[j] - a->px[i], a->py[j] - a->py[i], three ? a->pz[j] - a->pz[i] : 0.0f};
-            if (g->wrap)
-                for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
-            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], rj = a->radius[j], sum = ri + rj;
-            if (!(dist2 < sum * sum) || !(rj > 0.0f)) continue;
-            float dist = sqrtf(dist2), o = sum - dist;
-            float rel = o / (ri < rj ? ri : rj);
+            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
+            float o, rel, u[3];
+            if (j == i || j < 0 || j >= agents || !agent_overlap(x, i, p, ri, j, &o, &rel, u)) continue;
             worst = rel > worst ? rel : worst;
             int crowd_j = component_row(x->crowd, x->slots[j]) >= 0;
-            float u[3] = {1.0f, 0.0f, 0.0f};
-            if (dist > 0.0f) {
-                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
-            } else if (j < i) {
-                u[0] = -1.0f;
-            }
             float mine = crowd_j ? 0.5f * o : o;
             a->px[i] -= mine * u[0];
             a->py[i] -= mine * u[1];
@@ -769,17 +784,12 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
             }
         }
         const obstacle_set_t* obs = x->obs;
-        for (int32_t o = 0; o < obs->obstacle_high; ++o) {
-            const float* ob = obs->obstacles[o];
-            if (ob[3] < 0.0f) continue;
-            float d[3] = {ob[0] - a->px[i], ob[1] - a->py[i], three ? ob[2] - a->pz[i] : 0.0f};
-            float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
-            if (!(dist2 < sum * sum)) continue;
-            float dist = sqrtf(dist2), ov = sum - dist;
-            worst = ov / ri > worst ? ov / ri : worst;
-            float u[3] = {1.0f, 0.0f, 0.0f};
-            if (dist > 0.0f)
-                for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+            float ov, rel, u[3];
+            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+                continue;
+            worst = rel > worst ? rel : worst;
             a->px[i] -= ov * u[0];
             a->py[i] -= ov * u[1];
             if (three) a->pz[i] -= ov * u[2];
