@@ -219,7 +219,9 @@ shoal_status_t shoal_world_add_route(shoal_world_t* w, const shoal_waypoint_t* p
 
 int32_t shoal_world_route_count(const shoal_world_t* w) { return w ? routes_of(w)->route_count : 0; }
 
-void world_truncate_routes(world_t* w, int32_t count)
+/* Forget the routes from `count` on (added after a mark), so that route
+ * ids are as before. */
+static void world_truncate_routes(world_t* w, int32_t count)
 {
     route_set_t* rs = routes_of(w);
     if (count < 0 || count >= rs->route_count) return;

@@ -16,10 +16,6 @@ typedef struct route_set_t {
 
 static inline route_set_t* routes_of(const world_t* w) { return (route_set_t*)w->module_data[MOD_DSEEK]; }
 
-/* Drop the routes added after the first `count` (undoing a failed
- * populate; no agent may use them). */
-void world_truncate_routes(world_t* w, int32_t count);
-
 extern const module_t dseek_module;
 
 #endif /* SHOAL_SYSTEMS_DSEEK_H */

@@ -117,6 +117,16 @@ static int obstacles_load(world_t* w, byte_reader_t* rd)
     return 1;
 }
 
+/* After removing the obstacles added last: forget free ids at or above
+ * `high` (the obstacle_high of before the adds), so that ids and the state
+ * hash are as before. */
+static void world_truncate_obstacles(world_t* w, int32_t high)
+{
+    obstacle_set_t* obs = obstacles_of(w);
+    while (obs->obstacle_high > high && obs->obstacles[obs->obstacle_high - 1][3] < 0.0f) obs->obstacle_high--;
+    obs->free_valid = 0; /* free ids past the new high are gone */
+}
+
 static void obstacles_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
 {
     note[0] = obstacles_of(w)->obstacle_high;
@@ -353,9 +363,3 @@ shoal_status_t shoal_world_read_obstacles(const shoal_world_t* w, int32_t* ids, 
     return SHOAL_OK;
 }
 
-void world_truncate_obstacles(world_t* w, int32_t high)
-{
-    obstacle_set_t* obs = obstacles_of(w);
-    while (obs->obstacle_high > high && obs->obstacles[obs->obstacle_high - 1][3] < 0.0f) obs->obstacle_high--;
-    obs->free_valid = 0; /* free ids past the new high are gone */
-}

@@ -38,11 +38,6 @@ static inline obstacle_set_t* obstacles_of(const world_t* w)
     return (obstacle_set_t*)w->module_data[MOD_OBSTACLES];
 }
 
-/* After removing the obstacles added last: forget free ids at or above
- * `high` (the obstacle_high of before the adds), so that ids and the state
- * hash are as before. */
-void world_truncate_obstacles(world_t* w, int32_t high);
-
 extern const module_t obstacles_module;
 
 #endif /* SHOAL_SYSTEMS_OBSTACLES_H */
