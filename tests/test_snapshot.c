@@ -637,17 +637,22 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
         size_t whole = 16 + (size_t)bytes;
         int drop = (memcmp(in + at, "USER", 4) == 0 && version < 2) ||
                    (memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 8 && version < 3) ||
+                   (memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 9 && version < 4) ||
                    (memcmp(in + at, "WALL", 4) == 0 && version < 3);
         (void)tag;
-        if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 3) {
-            /* the systems of version 3 (orca, crowd_move) out of the list */
+        if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 4) {
+            /* the systems of version 3 (orca, crowd_move, contacts) and 4
+             * (contacts_prepare) out of the list */
             size_t rec = 32 + 12, start = to;
             uint32_t count = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8, kept = 0;
             memcpy(out + to, in + at, 20);
             to += 20;
             for (uint32_t i = 0; i < count; ++i) {
                 const unsigned char* r = in + at + 20 + i * rec;
-                if (!strcmp((const char*)r, "orca") || !strcmp((const char*)r, "crowd_move") || !strcmp((const char*)r, "contacts")) continue;
+                const char* name = (const char*)r;
+                if (!strcmp(name, "contacts_prepare") ||
+                    (version < 3 && (!strcmp(name, "orca") || !strcmp(name, "crowd_move") || !strcmp(name, "contacts"))))
+                    continue;
                 memcpy(out + to, r, rec);
                 to += rec;
                 kept++;

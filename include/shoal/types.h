@@ -230,6 +230,10 @@ typedef struct shoal_agent_def_t {
     shoal_ground_t ground;       /* a ground vehicle when ground.enabled (see shoal_ground_t) */
     shoal_planner_t planner;     /* a planner agent when planner.enabled (see shoal_planner_t) */
     shoal_crowd_t crowd;         /* a crowd agent when crowd.enabled (see shoal/crowd.h) */
+    int32_t contacts;     /* 1: the contact pass keeps this agent's body (vehicle.radius; a ground
+                           * vehicle's ground.vehicle.radius) out of the other agents that take part,
+                           * obstacles and walls (docs/crowds.md "Contacts"). Crowd agents always take
+                           * part. 0 or 1. Default 0 */
     uint32_t group;       /* a label for the user (colors, statistics). Default 0 */
     uint64_t user_value;  /* opaque to the library. Default 0 */
     int32_t internal_value; /* set by shoal_agent_default_def(); leave it alone */

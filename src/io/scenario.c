@@ -44,7 +44,7 @@ static const char* const WALL_KEYS[] = {"points", "closed"};
 static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
                                          "behaviors", "target", "threat", "neighbors", "wander",
                                          "pursuit",   "follow", "avoid",     "dseek",
-                                         "formation", "crowd"};
+                                         "formation", "crowd",  "contacts"};
 static const char* const SPAWN_KEYS[] = {"shape",   "center", "radius", "size",
                                          "heading", "pitch",  "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
@@ -140,6 +140,7 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
     PARSE_MEMBER(p, v, "spawn", parse_spawn, g);
     PARSE_MEMBER(p, v, "vehicle", parse_vehicle, &g->vehicle);
     PARSE_MEMBER(p, v, "control", parse_control, &g->control);
+    TRY(parser_get_bool(p, v, "contacts", &g->contacts));
     const cJSON* target = MEMBER(v, "target");
     if (cJSON_IsString(target)) {
         static const char* const antipode[] = {"antipode"};

@@ -44,6 +44,7 @@ typedef struct group_t {
     shoal_avoid_t avoid;
     shoal_dseek_t dseek;
     shoal_crowd_t crowd;           /* enabled by a "crowd" object */
+    int32_t contacts;              /* "contacts": true */
     shoal_waypoint_t* route;       /* dseek.route in the file: made a world route by populate */
     int32_t route_length;
     shoal_waypoint_t formation_anchor;

@@ -180,6 +180,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.avoid = g->avoid;
         def.dseek = g->dseek;
         def.crowd = g->crowd;
+        def.contacts = g->contacts;
         if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;
         if (g->follow_previous) {

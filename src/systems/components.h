@@ -30,6 +30,7 @@ enum module_id {
     MOD_PLANNER,       /* data: trim table, scene, search memory (planner_world_t) */
     MOD_WALLS,         /* no component; data: the world's walls (walls.h) */
     MOD_CROWD,         /* component CROWD; data: statistics (crowd_world_t) */
+    MOD_CONTACT,       /* component CONTACT; data: the contact pass's scratch (contact_world_t) */
     MOD_COUNT_
 };
 
@@ -43,6 +44,7 @@ enum component_id {
     COMP_GROUND,        /* ground vehicles: an agent has it when ground.enabled */
     COMP_PLANNER,       /* planner agents: an agent has it when planner.enabled */
     COMP_CROWD,         /* crowd agents: an agent has it when crowd.enabled */
+    COMP_CONTACT,       /* agents other than crowd agents that take part in contacts */
     COMP_COUNT_
 };
 
@@ -165,6 +167,12 @@ enum {
     CR_NEIGHBOR_DISTANCE, CR_MAX_NEIGHBORS, CR_TAU, CR_TAU_WALLS, CR_RESPONSIBILITY,
     CR_PREFERRED_SPEED, CR_TIME_GAP,
     CR_COUNT_
+};
+
+/* contact: membership only */
+enum {
+    CT_SLOT = 0, CT_ROW,
+    CT_COUNT_
 };
 
 #define COMP_F(w, comp, col) TABLE_COL(&(w)->comps[(comp)].table, float, (col))

@@ -37,7 +37,9 @@
 #include "ecs/rng.h"
 #include "simd/lanes.h"
 #include "simd/vec.h"
+#include "systems/contacts.h"
 #include "systems/crowd.h"
+#include "systems/nearest.h"
 #include "systems/obstacles.h"
 #include "systems/orca.h"
 #include "systems/spatial_hash.h"
@@ -54,6 +56,8 @@
 #define CROWD_STREAM 0xc40dd17u
 /* Obstacles taken as constraints per agent, the nearest first. */
 #define CROWD_MAX_OBSTACLES 32
+
+_Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
 
 shoal_crowd_t shoal_crowd_default(void)
 {
@@ -140,176 +144,6 @@ typedef struct orca_ctx {
     int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
     int64_t* relaxed; /* per worker */
 } orca_ctx;
-
-/* The nearest neighbors found so far: while the list is not full, every
- * offer joins it; once full, an offer before its farthest (by distance^2,
- * then sorted position) replaces that one. So the list ends as the cap
- * first by that order whatever order the offers came in; nearest_sort puts
- * it in ascending order. */
-typedef struct nearest {
-    int32_t count, cap, far; /* far: index of the farthest, when full */
-    float d2[CROWD_MAX_NEIGHBORS];
-    int32_t k[CROWD_MAX_NEIGHBORS];
-} nearest;
-
-static inline int nearest_after(const nearest* nb, int32_t a, int32_t b)
-{
-    return nb->d2[a] > nb->d2[b] || (nb->d2[a] == nb->d2[b] && nb->k[a] > nb->k[b]);
-}
-
-static inline void nearest_find_far(nearest* nb)
-{
-    int32_t f = 0;
-    for (int32_t m = 1; m < nb->count; ++m)
-        if (nearest_after(nb, m, f)) f = m;
-    nb->far = f;
-}
-
-static inline void nearest_offer(nearest* nb, float d2, int32_t k)
-{
-    if (nb->count < nb->cap) {
-        nb->d2[nb->count] = d2;
-        nb->k[nb->count++] = k;
-        if (nb->count == nb->cap) nearest_find_far(nb);
-        return;
-    }
-    if (!(d2 < nb->d2[nb->far] || (d2 == nb->d2[nb->far] && k < nb->k[nb->far]))) return;
-    nb->d2[nb->far] = d2;
-    nb->k[nb->far] = k;
-    nearest_find_far(nb);
-}
-
-/* The bound an offer must beat: r2 until full, then the farthest. */
-static inline float nearest_limit(const nearest* nb, float r2)
-{
-    return nb->count == nb->cap && nb->d2[nb->far] < r2 ? nb->d2[nb->far] : r2;
-}
-
-static void nearest_sort(nearest* nb)
-{
-    for (int32_t i = 1; i < nb->count; ++i) {
-        float d = nb->d2[i];
-        int32_t k = nb->k[i], j = i;
-        while (j > 0 && (nb->d2[j - 1] > d || (nb->d2[j - 1] == d && nb->k[j - 1] > k))) {
-            nb->d2[j] = nb->d2[j - 1];
-            nb->k[j] = nb->k[j - 1];
-            j--;
-        }
-        nb->d2[j] = d;
-        nb->k[j] = k;
-    }
-}
-
-/* Offset from the agent to a sorted candidate, the nearest image on a
- * torus (positions are wrapped into the box, so one correction does). */
-static inline float image(const grid_t* g, float d, int axis)
-{
-    if (!g->wrap) return d;
-    float e = g->extent[axis];
-    if (d > 0.5f * e) return d - e;
-    if (d < -0.5f * e) return d + e;
-    return d;
-}
-
-/* image() for a lane of offsets. */
-static inline lanef lane_image(const grid_t* g, lanef d, int axis)
-{
-    if (!g->wrap) return d;
-    float e = g->extent[axis];
-    lanef half = lane_set1(0.5f * e), ext = lane_set1(e);
-    d = lane_select(lane_cmp_gt(d, half), lane_sub(d, ext), d);
-    return lane_select(lane_cmp_lt(d, lane_neg(half)), lane_add(d, ext), d);
-}
-
-/* Scan the block of cells around p for the nearest neighbors of the agent
- * at agent row `self`. */
-static void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
-{
-    const int three = g->dims == 3;
-    const float r2 = range * range;
-    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-    int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
-    if (reach < 1) reach = 1;
-    int32_t c[3] = {grid_coord(g, p[0], 0), grid_coord(g, p[1], 1), three ? grid_coord(g, p[2], 2) : 0};
-    int32_t span[3];
-    for (int a = 0; a < 3; ++a) {
-        span[a] = a < (three ? 3 : 2) ? reach : 0;
-        /* a torus narrower than the block: every cell along the axis once */
-        if (g->wrap && a < (three ? 3 : 2) && 2 * span[a] + 1 > g->n[a]) span[a] = -1;
-    }
-    uint32_t seen[64];
-    int32_t seen_count = 0, seen_overflow = 0;
-    int32_t lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) {
-        if (span[a] < 0) {
-            lo[a] = 0;
-            hi[a] = g->n[a] - 1;
-        } else {
-            lo[a] = c[a] - span[a];
-            hi[a] = c[a] + span[a];
-        }
-    }
-    /* The agent's own cell first: its nearest are likely there, and the
-     * bound an offer must beat shrinks soonest. */
-    for (int pass = 0; pass < 2; ++pass)
-    for (int32_t z = pass ? lo[2] : c[2]; z <= (pass ? hi[2] : c[2]); ++z)
-        for (int32_t y = pass ? lo[1] : c[1]; y <= (pass ? hi[1] : c[1]); ++y)
-            for (int32_t x = pass ? lo[0] : c[0]; x <= (pass ? hi[0] : c[0]); ++x) {
-                if (pass && x == c[0] && y == c[1] && z == c[2]) continue;
-                int32_t q[3] = {x, y, z};
-                if (g->wrap)
-                    for (int a = 0; a < (three ? 3 : 2); ++a) {
-                        if (q[a] < 0) q[a] += g->n[a];
-                        if (q[a] >= g->n[a]) q[a] -= g->n[a];
-                    }
-                uint32_t b = grid_bucket(g, q[0], q[1], q[2]);
-                if (!g->direct) {
-                    /* A bucket two cells of the block share is read once. */
-                    int dup = 0;
-                    for (int32_t s = 0; s < seen_count && !dup; ++s) dup = seen[s] == b;
-                    if (dup) continue;
-                    if (seen_count < 64)
-                        seen[seen_count++] = b;
-                    else
-                        seen_overflow = 1;
-                }
-                int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
-                /* A lane of candidates at a time (the sorted arrays are
-                 * padded, so a lane past the run stays inside them; those
-                 * lanes are masked off). Each lane's d^2 is the scalar
-                 * arithmetic, so every SIMD width picks the same. */
-                for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
-                    lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
-                    lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
-                    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-                    if (three) {
-                        lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
-                        d2 = lane_add(d2, lane_mul(dz, dz));
-                    }
-                    /* <=: an offer at the farthest's distance may win on k */
-                    float limit = nearest_limit(nb, r2);
-                    uint32_t bits = lane_mask_bits(lane_mask_and(lane_cmp_le(d2, lane_set1(limit)),
-                                                                 lane_mask_first(k1 - k)));
-                    if (!bits) continue;
-                    float v[SHOAL_MAX_LANES];
-                    lane_storeu(v, d2);
-                    while (bits) {
-                        int lane = __builtin_ctz(bits);
-                        bits &= bits - 1;
-                        int32_t kk = k + lane;
-                        if (!(v[lane] < r2) || g->order[kk] == self) continue;
-                        if (seen_overflow) {
-                            /* past 64 distinct buckets (a block of more than
-                             * 64 cells): drop repeats by position instead */
-                            int dup = 0;
-                            for (int32_t s = 0; s < nb->count && !dup; ++s) dup = nb->k[s] == kk;
-                            if (dup) continue;
-                        }
-                        nearest_offer(nb, v[lane], kk);
-                    }
-                }
-            }
-}
 
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -533,338 +367,8 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_CROWD].table.count;
     if (count == 0) return 0;
-    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), crowd_data(w)->x0, crowd_data(w)->y0, dt};
+    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), contact_data(w)->x0, contact_data(w)->y0, dt};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
-    return count;
-}
-
-/* ---- integrate: contacts ---------------------------------------------------- */
-
-/* The contact pass resolves the overlap ORCA left (it plans at dt and
- * relaxes infeasible constraints), after everything moved: crowd agents
- * against each other, against other agents (which do not give way) and
- * against obstacles. Jacobi iterations, so that any split over threads
- * gives the same bits: each crowd agent computes its push from the
- * positions of the previous iteration (another crowd agent takes half of a
- * shared overlap, an obstacle or other agent none), then all move. A
- * crowd agent with several contacts moves by their sum times
- * CONTACT_RELAX / contacts (capped at the sum), which keeps packed
- * clusters from overshooting. Candidates are the CROWD_CONTACT_K nearest
- * agents the orca pass found this step (agents move at most max_speed dt
- * in between, far less than any neighbor distance). Iterations stop once
- * the largest overlap is at most CONTACT_TOLERANCE of the smaller radius
- * (a reduction by max, the same for any split). Jacobi converges slowly in
- * a packed cluster (a crowd pressed together from all sides): after
- * CONTACT_MAX_ITER iterations without convergence, Gauss-Seidel sweeps on
- * the calling thread take over, over the crowd rows still overlapping (and
- * those they push) in row order, each overlap resolved at once (half each
- * for two crowd agents, reading the positions just written), until the
- * tolerance holds, checked over every row, or after CONTACT_MAX_SWEEPS
- * sweeps. One thread in a fixed order: deterministic,
- * and needed only in dense steps. Velocities are left as ORCA chose
- * them. */
-#define CONTACT_TOLERANCE 0.005f
-#define CONTACT_MAX_ITER 16
-#define CONTACT_RELAX 1.5f
-#define CONTACT_MAX_SWEEPS 512
-
-/* The push that puts an agent of radius ri at (px, py), which was at
- * (x0, y0) before it moved, back out of segment sg on the side it came
- * from: 0 when clear. A center that crossed the segment's line within the
- * segment goes back to the start's side. Returns the overlap over ri. */
-static float wall_push(const float sg[4], float px, float py, float x0, float y0, float ri, float push[2])
-{
-    float qx, qy;
-    walls_nearest(sg, px, py, &qx, &qy);
-    float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
-    float s0 = ex * (y0 - sg[1]) - ey * (x0 - sg[0]);
-    float s1 = ex * (py - sg[1]) - ey * (px - sg[0]);
-    float dx = px - qx, dy = py - qy, dist = sqrtf(dx * dx + dy * dy);
-    int interior = (qx != sg[0] || qy != sg[1]) && (qx != sg[2] || qy != sg[3]);
-    if ((s0 > 0.0f && s1 < 0.0f) || (s0 < 0.0f && s1 > 0.0f) || (interior && s1 == 0.0f && s0 != 0.0f)) {
-        /* crossed (or on the line): to the start's side, ri away */
-        float len = sqrtf(ex * ex + ey * ey), side = s0 > 0.0f ? 1.0f : -1.0f;
-        float nx = -ey / len * side, ny = ex / len * side;
-        push[0] = qx + nx * ri - px;
-        push[1] = qy + ny * ri - py;
-        return (ri + dist) / ri;
-    }
-    if (!(dist < ri)) return 0.0f;
-    float ux, uy;
-    if (dist > 0.0f) {
-        ux = dx / dist;
-        uy = dy / dist;
-    } else { /* on an end point: back toward the start */
-        float bx = x0 - px, by = y0 - py, b = sqrtf(bx * bx + by * by);
-        ux = b > 0.0f ? bx / b : 1.0f;
-        uy = b > 0.0f ? by / b : 0.0f;
-    }
-    push[0] = (ri - dist) * ux;
-    push[1] = (ri - dist) * uy;
-    return (ri - dist) / ri;
-}
-
-typedef struct contact_ctx {
-    world_t* w;
-    const grid_t* g;
-    agent_view_t a;
-    const int32_t* agent_row;
-    const int32_t* near;
-    const component_t* crowd;
-    const uint32_t* slots;
-    const obstacle_set_t* obs;
-    crowd_world_t* cw;
-    const wall_set_t* walls;
-    float* worst; /* per worker: largest overlap over the smaller radius */
-    float inv_dt;
-    int only_active; /* this pass: rows not marked active keep their place */
-} contact_ctx;
-
-/* Overlap of the agent at row i (at p, radius ri) with agent j: 0 when
- * they are apart (or j has no radius); else 1, with the overlap o (m), rel
- * = o over the smaller radius, and u the unit vector from i toward j (two
- * agents on top of each other split along x by row). */
-static inline int agent_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, int32_t j,
-                                float* o, float* rel, float u[3])
-{
-    const agent_view_t* a = &x->a;
-    const grid_t* g = x->g;
-    const int three = x->w->dims == 3;
-    float d[3] = {a->px[j] - p[0], a->py[j] - p[1], three ? a->pz[j] - p[2] : 0.0f};
-    if (g->wrap)
-        for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
-    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], rj = a->radius[j], sum = ri + rj;
-    if (!(dist2 < sum * sum) || !(rj > 0.0f)) return 0;
-    float dist = sqrtf(dist2);
-    *o = sum - dist;
-    *rel = *o / (ri < rj ? ri : rj);
-    u[0] = 1.0f;
-    u[1] = u[2] = 0.0f;
-    if (dist > 0.0f) {
-        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
-    } else if (j < i) {
-        u[0] = -1.0f;
-    }
-    return 1;
-}
-
-/* The same against obstacle ob (center, radius); rel is over ri. */
-static inline int obstacle_overlap(const float ob[4], const float p[3], float ri, int three, float* o, float* rel,
-                                   float u[3])
-{
-    float d[3] = {ob[0] - p[0], ob[1] - p[1], three ? ob[2] - p[2] : 0.0f};
-    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
-    if (!(dist2 < sum * sum)) return 0;
-    float dist = sqrtf(dist2);
-    *o = sum - dist;
-    *rel = *o / ri;
-    u[0] = 1.0f;
-    u[1] = u[2] = 0.0f;
-    if (dist > 0.0f)
-        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
-    return 1;
-}
-
-static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    const contact_ctx* x = (const contact_ctx*)vctx;
-    const agent_view_t* a = &x->a;
-    const grid_t* g = x->g;
-    const int three = x->w->dims == 3;
-    const int32_t agents = x->w->agents.count;
-    float worst = x->worst[worker];
-    for (int32_t r = begin; r < end; ++r) {
-        int32_t i = x->agent_row[r];
-        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-        if (x->only_active && !x->cw->active[r]) {
-            x->cw->cx[r] = p[0];
-            x->cw->cy[r] = p[1];
-            if (three) x->cw->cz[r] = p[2];
-            continue;
-        }
-        float ri = a->radius[i];
-        float push[3] = {0.0f, 0.0f, 0.0f};
-        const float worst_before = worst;
-        worst = 0.0f; /* this row's, then folded into the block's */
-        int32_t contacts = 0;
-        const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
-        for (int m = 0; g && m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
-            int32_t j = g->order[near[m]];
-            float o, rel, u[3];
-            if (j == i || j < 0 || j >= agents || !agent_overlap(x, i, p, ri, j, &o, &rel, u)) continue;
-            worst = rel > worst ? rel : worst;
-            float share = component_row(x->crowd, x->slots[j]) >= 0 ? 0.5f : 1.0f;
-            for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
-            contacts++;
-        }
-        const obstacle_set_t* obs = x->obs;
-        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
-            float ov, rel, u[3];
-            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
-                continue;
-            worst = rel > worst ? rel : worst;
-            for (int ax = 0; ax < 3; ++ax) push[ax] -= ov * u[ax];
-            contacts++;
-        }
-        if (!three && x->walls->seg_count > 0) {
-            int32_t found[WALL_QUERY_MAX];
-            float x0 = x->cw->x0[r], y0 = x->cw->y0[r];
-            float reach = ri + sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
-            int32_t nw = walls_query(x->walls, p[0], p[1], reach, found);
-            for (int32_t m = 0; m < nw; ++m) {
-                float wp[2];
-                float rel = wall_push(x->walls->seg[found[m]], p[0], p[1], x0, y0, ri, wp);
-                if (rel <= 0.0f) continue;
-                worst = rel > worst ? rel : worst;
-                push[0] += wp[0];
-                push[1] += wp[1];
-                contacts++;
-            }
-        }
-        x->cw->active[r] = worst > CONTACT_TOLERANCE;
-        worst = worst > worst_before ? worst : worst_before;
-        float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
-        if (k > 1.0f) k = 1.0f;
-        x->cw->cx[r] = p[0] + k * push[0];
-        x->cw->cy[r] = p[1] + k * push[1];
-        if (three) x->cw->cz[r] = p[2] + k * push[2];
-    }
-    x->worst[worker] = worst;
-}
-
-static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    (void)worker;
-    const contact_ctx* x = (const contact_ctx*)vctx;
-    const int three = x->w->dims == 3;
-    for (int32_t r = begin; r < end; ++r) {
-        int32_t i = x->agent_row[r];
-        x->a.px[i] = x->cw->cx[r];
-        x->a.py[i] = x->cw->cy[r];
-        if (three) {
-            x->a.pz[i] = x->cw->cz[r];
-        }
-    }
-}
-
-/* One Gauss-Seidel sweep over the crowd rows marked active, in row order;
- * a row that met no overlap is unmarked, a crowd agent it pushed is
- * marked. Returns the largest overlap (over the smaller radius) it met. */
-static float contact_sweep(const contact_ctx* x, int32_t count)
-{
-    const agent_view_t* a = &x->a;
-    const grid_t* g = x->g;
-    const int three = x->w->dims == 3;
-    const int32_t agents = x->w->agents.count;
-    uint8_t* active = x->cw->active;
-    float worst = 0.0f;
-    for (int32_t r = 0; r < count; ++r) {
-        if (!active[r]) continue;
-        const float worst_before = worst;
-        worst = 0.0f;
-        int32_t i = x->agent_row[r];
-        float ri = a->radius[i];
-        const int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
-        for (int m = 0; g && m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
-            int32_t j = g->order[near[m]];
-            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
-            float o, rel, u[3];
-            if (j == i || j < 0 || j >= agents || !agent_overlap(x, i, p, ri, j, &o, &rel, u)) continue;
-            worst = rel > worst ? rel : worst;
-            int crowd_j = component_row(x->crowd, x->slots[j]) >= 0;
-            float mine = crowd_j ? 0.5f * o : o;
-            a->px[i] -= mine * u[0];
-            a->py[i] -= mine * u[1];
-            if (three) a->pz[i] -= mine * u[2];
-            if (crowd_j) {
-                a->px[j] += (o - mine) * u[0];
-                a->py[j] += (o - mine) * u[1];
-                if (three) a->pz[j] += (o - mine) * u[2];
-                active[component_row(x->crowd, x->slots[j])] = 1;
-            }
-        }
-        const obstacle_set_t* obs = x->obs;
-        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
-            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-            float ov, rel, u[3];
-            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
-                continue;
-            worst = rel > worst ? rel : worst;
-            a->px[i] -= ov * u[0];
-            a->py[i] -= ov * u[1];
-            if (three) a->pz[i] -= ov * u[2];
-        }
-        if (!three && x->walls->seg_count > 0) {
-            int32_t found[WALL_QUERY_MAX];
-            float x0 = x->cw->x0[r], y0 = x->cw->y0[r];
-            float reach = ri + sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
-            int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach, found);
-            for (int32_t m = 0; m < nw; ++m) {
-                float wp[2];
-                float rel = wall_push(x->walls->seg[found[m]], a->px[i], a->py[i], x0, y0, ri, wp);
-                if (rel <= 0.0f) continue;
-                worst = rel > worst ? rel : worst;
-                a->px[i] += wp[0];
-                a->py[i] += wp[1];
-            }
-        }
-        active[r] = worst > CONTACT_TOLERANCE;
-        worst = worst > worst_before ? worst : worst_before;
-    }
-    return worst;
-}
-
-int64_t contacts_run(world_t* w, float dt, void* ctx)
-{
-    (void)ctx;
-    const component_t* crowd = &w->comps[COMP_CROWD];
-    int32_t count = crowd->table.count;
-    crowd_world_t* cw = crowd_data(w);
-    cw->contact_iterations_last = 0;
-    cw->contact_overlap_last = 0.0f;
-    if (count == 0) return 0;
-    const grid_t* g = grid_data(w);
-    if (g && g->count == 0) g = NULL;
-    float worst[SHOAL_MAX_THREADS];
-    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
-    contact_ctx x = {w,     g,    agent_view(w),   COMP_I(w, COMP_CROWD, COMP_ROW), cw->near, crowd,
-                     table_slots(&w->agents), obstacles_of(w), cw, walls_of(w), worst, 1.0f / dt, 0};
-    int32_t iter = 0;
-    float most = 0.0f;
-    /* Most rows touch nothing: after the first pass, iterations look only
-     * at the rows that overlapped at their last check, with a pass over
-     * every row every fourth iteration and before stopping (a row pushed
-     * into another one is marked there). */
-    for (;;) {
-        for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
-        x.only_active = iter % 4 != 0;
-        par_for(w, count, 512, PAR_STATIC, contact_range, &x);
-        most = 0.0f;
-        for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
-        if (most <= CONTACT_TOLERANCE && x.only_active) {
-            /* the active rows hold: check them all */
-            iter = (iter / 4 + 1) * 4;
-            continue;
-        }
-        if (most <= CONTACT_TOLERANCE || iter >= CONTACT_MAX_ITER) break;
-        par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
-        iter++;
-    }
-    x.only_active = 0;
-    /* Serial sweeps over the rows still overlapping; once they hold, one
-     * parallel check of every row (a row that was never marked may meet a
-     * neighbor a sweep moved) marks what is left, if anything. */
-    for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
-        most = contact_sweep(&x, count);
-        if (most <= CONTACT_TOLERANCE) {
-            for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
-            par_for(w, count, 512, PAR_STATIC, contact_range, &x);
-            most = 0.0f;
-            for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
-        }
-    }
-    cw->contact_iterations_last = iter;
-    cw->contact_overlap_last = most;
     return count;
 }
 
@@ -886,7 +390,7 @@ shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats
     out->agents = crowd->table.count;
     out->closest_pair = INFINITY;
     out->relaxed_last_step = (int32_t)cw->relaxed_last;
-    out->contact_iterations = cw->contact_iterations_last;
+    out->contact_iterations = contact_data(w)->iterations_last;
     for (int32_t r = 0; r < crowd->table.count; ++r) {
         int32_t i = agent_row[r];
         float ri = a.radius[i];
@@ -913,7 +417,7 @@ shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats
 
 /* ---- the module ------------------------------------------------------------ */
 
-/* Scratch for `rows` crowd rows; 0 when out of memory. */
+/* Contact candidates for `rows` crowd rows; 0 when out of memory. */
 static int crowd_reserve(world_t* w, int32_t rows)
 {
     crowd_world_t* cw = crowd_data(w);
@@ -921,38 +425,14 @@ static int crowd_reserve(world_t* w, int32_t rows)
     int32_t cap = rows < 64 ? 64 : rows + rows / 2;
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
     int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
-    float* cx = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    float* cy = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    float* cz = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    float* x0 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    float* y0 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    uint8_t* active = (uint8_t*)mem_alloc(&w->alloc, n);
-    if (!near || !cx || !cy || !cz || !x0 || !y0 || !active) {
-        mem_free(&w->alloc, active, n);
-        mem_free(&w->alloc, x0, n * sizeof(float));
-        mem_free(&w->alloc, y0, n * sizeof(float));
-        mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
-        mem_free(&w->alloc, cx, n * sizeof(float));
-        mem_free(&w->alloc, cy, n * sizeof(float));
-        mem_free(&w->alloc, cz, n * sizeof(float));
+    if (!near) {
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
+    if (old) memcpy(near, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
+    for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
     mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
-    mem_free(&w->alloc, cw->cx, old * sizeof(float));
-    mem_free(&w->alloc, cw->cy, old * sizeof(float));
-    mem_free(&w->alloc, cw->cz, old * sizeof(float));
-    mem_free(&w->alloc, cw->x0, old * sizeof(float));
-    mem_free(&w->alloc, cw->y0, old * sizeof(float));
-    mem_free(&w->alloc, cw->active, old);
-    for (size_t k = 0; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
-    cw->active = active;
-    cw->x0 = x0;
-    cw->y0 = y0;
     cw->near = near;
-    cw->cx = cx;
-    cw->cy = cy;
-    cw->cz = cz;
     cw->capacity = cap;
     return 1;
 }
@@ -998,12 +478,6 @@ static void crowd_release(world_t* w)
     if (!cw) return;
     size_t n = (size_t)cw->capacity;
     mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
-    mem_free(&w->alloc, cw->cx, n * sizeof(float));
-    mem_free(&w->alloc, cw->cy, n * sizeof(float));
-    mem_free(&w->alloc, cw->cz, n * sizeof(float));
-    mem_free(&w->alloc, cw->x0, n * sizeof(float));
-    mem_free(&w->alloc, cw->y0, n * sizeof(float));
-    mem_free(&w->alloc, cw->active, n);
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }

@@ -15,14 +15,9 @@
  * state (never hashed or saved). */
 typedef struct crowd_world_t {
     int32_t* near;          /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
-    float *cx, *cy, *cz;    /* contact pass: a crowd row's position after an iteration */
-    float *x0, *y0;         /* 2D: a crowd row's position before crowd_move (walls) */
-    uint8_t* active;        /* contact pass: the row overlapped something at its last check */
     int32_t capacity;       /* crowd rows the scratch holds */
     int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total;  /* the same, summed over steps */
-    int32_t contact_iterations_last; /* contact iterations of the last step */
-    float contact_overlap_last;      /* largest overlap left by the last step, in radii */
 } crowd_world_t;
 
 static inline crowd_world_t* crowd_data(const world_t* w) { return (crowd_world_t*)w->module_data[MOD_CROWD]; }

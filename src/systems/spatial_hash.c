@@ -131,6 +131,17 @@ static float cell_edge(const world_t* w)
     const component_t* cr = &w->comps[COMP_CROWD];
     const float* reach = TABLE_COL(&cr->table, float, CR_NEIGHBOR_DISTANCE);
     for (int32_t k = 0; k < cr->table.count; ++k) r = reach[k] > r ? reach[k] : r;
+    /* Agents that take part in contacts look for bodies that touch: a
+     * cell of two of their radii (a ground vehicle's own) at least. */
+    const component_t* ct = &w->comps[COMP_CONTACT];
+    if (ct->table.count > 0) {
+        const int32_t* rows = TABLE_COL(&ct->table, int32_t, COMP_ROW);
+        const float* body = TABLE_COL(&w->agents, float, AC_RADIUS);
+        for (int32_t k = 0; k < ct->table.count; ++k) r = 2.0f * body[rows[k]] > r ? 2.0f * body[rows[k]] : r;
+        const component_t* gr = &w->comps[COMP_GROUND];
+        const float* gr_radius = TABLE_COL(&gr->table, float, GR_RADIUS);
+        for (int32_t k = 0; k < gr->table.count; ++k) r = 2.0f * gr_radius[k] > r ? 2.0f * gr_radius[k] : r;
+    }
     r *= 1.0f + 1e-5f;
     if (w->cell_size > r) r = w->cell_size;
     return r > 0.0f ? r : 1.0f;
@@ -369,7 +380,9 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     int32_t n = w->agents.count;
-    if ((w->comps[COMP_NEIGHBORS].table.count == 0 && w->comps[COMP_CROWD].table.count == 0) || n == 0) {
+    if ((w->comps[COMP_NEIGHBORS].table.count == 0 && w->comps[COMP_CROWD].table.count == 0 &&
+         w->comps[COMP_CONTACT].table.count == 0) ||
+        n == 0) {
         if (grid_data(w)) grid_data(w)->count = 0;
         return 0;
     }

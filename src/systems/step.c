@@ -12,6 +12,7 @@
  * Ground vehicles and planner agents move themselves: control and integrate
  * leave their rows out (`without`, par_for_agents), and ground_vehicle and
  * planner_move write their whole pose, speeds and (zero) actuation. */
+#include "systems/contacts.h"
 #include "systems/crowd.h"
 #include "systems/dseek.h"
 #include "systems/obstacles.h"
@@ -29,7 +30,7 @@ static const module_t* const modules[MOD_COUNT_] = {
     [MOD_AVOID] = &avoid_module,         [MOD_OBSTACLES] = &obstacles_module,
     [MOD_DSEEK] = &dseek_module,         [MOD_GROUND] = &ground_module,
     [MOD_PLANNER] = &planner_module,     [MOD_WALLS] = &walls_module,
-    [MOD_CROWD] = &crowd_module,
+    [MOD_CROWD] = &crowd_module,         [MOD_CONTACT] = &contact_module,
 };
 
 /* Agents that a module of their own moves (ground vehicles, planner
@@ -65,7 +66,10 @@ static const system_def_t systems[] = {
     /* control */
     {"control", SHOAL_STAGE_CONTROL, control_run, "vel, heading or quat, omega, desired, gains", "force, torque",
      MOVES_ITSELF, 0},
-    /* integrate */
+    /* integrate; first, where every agent that takes part in contacts starts */
+    {"contacts_prepare", SHOAL_STAGE_INTEGRATE, contacts_prepare_run,
+     "grid, pos, vel, radius, mass, max speed of crowd and contact rows",
+     "contact scratch (bodies, starts, candidates of contact rows)", 0, 4},
     {"integrate", SHOAL_STAGE_INTEGRATE, integrate_run, "force, torque, limits", "pos, vel, heading or quat, omega",
      MOVES_ITSELF, 0},
     {"ground_vehicle", SHOAL_STAGE_INTEGRATE, ground_vehicle_run, "pos, ground component, terrain, obstacles",
@@ -77,8 +81,9 @@ static const system_def_t systems[] = {
     /* obstacles move after everyone has seen them where they were */
     {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0},
     /* after everything moved, obstacles included */
-    {"contacts", SHOAL_STAGE_INTEGRATE, contacts_run, "pos, radius of crowd rows and their nearest, obstacles",
-     "pos of crowd rows", 0, 3},
+    {"contacts", SHOAL_STAGE_INTEGRATE, contacts_run,
+     "pos of crowd and contact rows and their nearest, contact scratch, obstacles, walls",
+     "pos of crowd and contact rows", 0, 3},
     {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0},
 };
 

@@ -70,6 +70,7 @@ int64_t planner_move_run(world_t* w, float dt, void* ctx);
 int64_t obstacle_move_run(world_t* w, float dt, void* ctx);
 int64_t orca_run(world_t* w, float dt, void* ctx);
 int64_t crowd_move_run(world_t* w, float dt, void* ctx);
+int64_t contacts_prepare_run(world_t* w, float dt, void* ctx);
 int64_t contacts_run(world_t* w, float dt, void* ctx);
 
 

@@ -1,0 +1,702 @@
+/* The contact pass (DESIGN.md "Crowds: anticipation, then contact"): after
+ * everything moved, the overlap left between agents that take part
+ * (participants: every crowd agent, and any other agent whose definition
+ * asks for `contacts`), and between a participant and an obstacle or a wall,
+ * is resolved by moving positions. Velocities are left as the agents' own
+ * models chose them.
+ *
+ * contacts_prepare (first of integrate, before anything moves), for the
+ * participants that are not crowd agents: their body (vehicle.radius and
+ * mass; a ground vehicle's own), where they start (walls are crossed from
+ * that side only) and their CONTACT_K nearest participants in the spatial
+ * hash within reach of a contact this step (the sum of radii and what both
+ * can travel in dt). Crowd agents' candidates come from the orca pass;
+ * crowd_move records their start; nothing to do in a world of crowd agents
+ * alone.
+ *
+ * contacts (last of integrate but wrap): Jacobi iterations, so that any
+ * split over threads gives the same bits: each participant computes its
+ * push from the positions of the previous iteration, then all move. Of a
+ * shared overlap, two crowd agents take half each; a participant and
+ * another participant shares by inverse mass; a crowd agent against an
+ * agent that does not take part, an obstacle or a wall takes all of it (a
+ * participant that is not a crowd agent ignores agents that do not take
+ * part). A participant with several contacts moves by their sum times
+ * CONTACT_RELAX / contacts (capped at the sum), which keeps packed clusters
+ * from overshooting. Iterations stop once the largest overlap is at most
+ * CONTACT_TOLERANCE of the smaller radius (a reduction by max, the same
+ * for any split). Jacobi converges slowly in a packed cluster (a crowd
+ * pressed together from all sides): after CONTACT_MAX_ITER iterations
+ * without convergence, Gauss-Seidel sweeps on the calling thread take
+ * over, over the participants still overlapping (and those they push) in
+ * participant order, each overlap resolved at once (reading the positions
+ * just written), until the tolerance holds, checked over every
+ * participant, or after CONTACT_MAX_SWEEPS sweeps. One thread in a fixed
+ * order: deterministic, and needed only in dense steps. */
+#include <math.h>
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "systems/contacts.h"
+#include "systems/crowd.h"
+#include "systems/nearest.h"
+#include "systems/obstacles.h"
+#include "systems/spatial_hash.h"
+#include "systems/systems.h"
+#include "systems/walls.h"
+
+#define CONTACT_TOLERANCE 0.005f
+#define CONTACT_MAX_ITER 16
+#define CONTACT_RELAX 1.5f
+#define CONTACT_MAX_SWEEPS 512
+
+_Static_assert(CONTACT_K >= CROWD_CONTACT_K, "a contact row keeps at least as many candidates as a crowd row");
+
+/* The push that puts an agent of radius ri at (px, py), which was at
+ * (x0, y0) before it moved, back out of segment sg on the side it came
+ * from: 0 when clear. A center that crossed the segment's line within the
+ * segment goes back to the start's side. Returns the overlap over ri. */
+static float wall_push(const float sg[4], float px, float py, float x0, float y0, float ri, float push[2])
+{
+    float qx, qy;
+    walls_nearest(sg, px, py, &qx, &qy);
+    float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
+    float s0 = ex * (y0 - sg[1]) - ey * (x0 - sg[0]);
+    float s1 = ex * (py - sg[1]) - ey * (px - sg[0]);
+    float dx = px - qx, dy = py - qy, dist = sqrtf(dx * dx + dy * dy);
+    int interior = (qx != sg[0] || qy != sg[1]) && (qx != sg[2] || qy != sg[3]);
+    if ((s0 > 0.0f && s1 < 0.0f) || (s0 < 0.0f && s1 > 0.0f) || (interior && s1 == 0.0f && s0 != 0.0f)) {
+        /* crossed (or on the line): to the start's side, ri away */
+        float len = sqrtf(ex * ex + ey * ey), side = s0 > 0.0f ? 1.0f : -1.0f;
+        float nx = -ey / len * side, ny = ex / len * side;
+        push[0] = qx + nx * ri - px;
+        push[1] = qy + ny * ri - py;
+        return (ri + dist) / ri;
+    }
+    if (!(dist < ri)) return 0.0f;
+    float ux, uy;
+    if (dist > 0.0f) {
+        ux = dx / dist;
+        uy = dy / dist;
+    } else { /* on an end point: back toward the start */
+        float bx = x0 - px, by = y0 - py, b = sqrtf(bx * bx + by * by);
+        ux = b > 0.0f ? bx / b : 1.0f;
+        uy = b > 0.0f ? by / b : 0.0f;
+    }
+    push[0] = (ri - dist) * ux;
+    push[1] = (ri - dist) * uy;
+    return (ri - dist) / ri;
+}
+
+typedef struct contact_ctx {
+    world_t* w;
+    const grid_t* g;
+    agent_view_t a;
+    const int32_t* crowd_row;   /* agent row of each crowd row */
+    const int32_t* contact_row; /* agent row of each contact row */
+    const int32_t* crowd_near;  /* CONTACT_K per crowd row (orca pass) */
+    const component_t* crowd;
+    const component_t* contact;
+    const uint32_t* slots;
+    const obstacle_set_t* obs;
+    contact_world_t* cw;
+    const wall_set_t* walls;
+    float* worst; /* per worker: largest overlap over the smaller radius */
+    int32_t nc, nt; /* crowd rows, contact rows */
+    int only_active; /* this pass: participants not marked active keep their place */
+} contact_ctx;
+
+static inline int32_t part_row(const contact_ctx* x, int32_t p)
+{
+    return p < x->nc ? x->crowd_row[p] : x->contact_row[p - x->nc];
+}
+
+/* Participant p's candidates: *k of them (the first -1 ends them early). */
+static inline const int32_t* part_near(const contact_ctx* x, int32_t p, int* k)
+{
+    *k = p < x->nc ? CROWD_CONTACT_K : CONTACT_K;
+    return p < x->nc ? x->crowd_near + (size_t)p * CROWD_CONTACT_K : x->cw->near + (size_t)(p - x->nc) * CONTACT_K;
+}
+
+/* The participant of agent row j, or -1 when it does not take part. */
+static inline int32_t part_of(const contact_ctx* x, int32_t j)
+{
+    uint32_t s = x->slots[j];
+    int32_t r = component_row(x->crowd, s);
+    if (r >= 0 || x->nt == 0) return r;
+    r = component_row(x->contact, s);
+    return r >= 0 ? x->nc + r : -1;
+}
+
+/* Participant p's body radius (i: its agent row). */
+static inline float part_radius(const contact_ctx* x, int32_t p, int32_t i)
+{
+    return p < x->nc ? x->a.radius[i] : x->cw->radius[p];
+}
+
+static inline float part_inv_mass(const contact_ctx* x, int32_t p, int32_t i)
+{
+    if (p >= x->nc) return x->cw->inv_mass[p];
+    float m = x->a.mass[i];
+    return m > 0.0f ? 1.0f / m : 1.0f;
+}
+
+/* Of an overlap between participant p (agent row i) and agent row j
+ * (participant q or -1), the part p takes: 0 when p ignores j. */
+static inline float part_share(const contact_ctx* x, int32_t p, int32_t i, int32_t q, int32_t j)
+{
+    if (q < 0) return p < x->nc ? 1.0f : 0.0f;
+    if (p < x->nc && q < x->nc) return 0.5f;
+    float mi = part_inv_mass(x, p, i), mj = part_inv_mass(x, q, j);
+    return mi / (mi + mj);
+}
+
+/* Overlap of a body at p, radius ri, with agent row j of radius rj: 0 when
+ * apart; else 1, with the overlap o (m), rel = o over the smaller radius,
+ * and u the unit vector from p toward j (two bodies on top of each other
+ * split along x by row, i being the first's row). */
+static inline int agent_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, int32_t j, float rj,
+                                float* o, float* rel, float u[3])
+{
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    float d[3] = {a->px[j] - p[0], a->py[j] - p[1], three ? a->pz[j] - p[2] : 0.0f};
+    if (g->wrap)
+        for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + rj;
+    if (!(dist2 < sum * sum) || !(rj > 0.0f)) return 0;
+    float dist = sqrtf(dist2);
+    *o = sum - dist;
+    *rel = *o / (ri < rj ? ri : rj);
+    u[0] = 1.0f;
+    u[1] = u[2] = 0.0f;
+    if (dist > 0.0f) {
+        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+    } else if (j < i) {
+        u[0] = -1.0f;
+    }
+    return 1;
+}
+
+/* The same against obstacle ob (center, radius); rel is over ri. */
+static inline int obstacle_overlap(const float ob[4], const float p[3], float ri, int three, float* o, float* rel,
+                                   float u[3])
+{
+    float d[3] = {ob[0] - p[0], ob[1] - p[1], three ? ob[2] - p[2] : 0.0f};
+    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
+    if (!(dist2 < sum * sum)) return 0;
+    float dist = sqrtf(dist2);
+    *o = sum - dist;
+    *rel = *o / ri;
+    u[0] = 1.0f;
+    u[1] = u[2] = 0.0f;
+    if (dist > 0.0f)
+        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+    return 1;
+}
+
+/* A candidate of participant p: its agent row j and participant q, its
+ * radius; 0 when p does not push against it. */
+static inline int candidate(const contact_ctx* x, int32_t p, int32_t i, int32_t k, int32_t* j, int32_t* q,
+                            float* rj, float* share)
+{
+    const int32_t agents = x->w->agents.count;
+    *j = x->g->order[k];
+    if (*j == i || *j < 0 || *j >= agents) return 0;
+    *q = part_of(x, *j);
+    *share = part_share(x, p, i, *q, *j);
+    if (!(*share > 0.0f)) return 0;
+    *rj = *q >= 0 ? part_radius(x, *q, *j) : x->a.radius[*j];
+    return 1;
+}
+
+static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    contact_world_t* cw = x->cw;
+    float worst = x->worst[worker];
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = part_row(x, r);
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        if (x->only_active && !cw->active[r]) {
+            cw->cx[r] = p[0];
+            cw->cy[r] = p[1];
+            if (three) cw->cz[r] = p[2];
+            continue;
+        }
+        float ri = part_radius(x, r, i);
+        float push[3] = {0.0f, 0.0f, 0.0f};
+        const float worst_before = worst;
+        worst = 0.0f; /* this row's, then folded into the block's */
+        int32_t contacts = 0;
+        int kn;
+        const int32_t* near = part_near(x, r, &kn);
+        for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
+            int32_t j, q;
+            float rj, share, o, rel, u[3];
+            if (!candidate(x, r, i, near[m], &j, &q, &rj, &share) || !agent_overlap(x, i, p, ri, j, rj, &o, &rel, u))
+                continue;
+            worst = rel > worst ? rel : worst;
+            for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
+            contacts++;
+        }
+        const obstacle_set_t* obs = x->obs;
+        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+            float ov, rel, u[3];
+            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+                continue;
+            worst = rel > worst ? rel : worst;
+            for (int ax = 0; ax < 3; ++ax) push[ax] -= ov * u[ax];
+            contacts++;
+        }
+        if (!three && x->walls->seg_count > 0) {
+            int32_t found[WALL_QUERY_MAX];
+            float x0 = cw->x0[r], y0 = cw->y0[r];
+            float reach = ri + sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
+            int32_t nw = walls_query(x->walls, p[0], p[1], reach, found);
+            for (int32_t m = 0; m < nw; ++m) {
+                float wp[2];
+                float rel = wall_push(x->walls->seg[found[m]], p[0], p[1], x0, y0, ri, wp);
+                if (rel <= 0.0f) continue;
+                worst = rel > worst ? rel : worst;
+                push[0] += wp[0];
+                push[1] += wp[1];
+                contacts++;
+            }
+        }
+        cw->active[r] = worst > CONTACT_TOLERANCE;
+        worst = worst > worst_before ? worst : worst_before;
+        float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
+        if (k > 1.0f) k = 1.0f;
+        cw->cx[r] = p[0] + k * push[0];
+        cw->cy[r] = p[1] + k * push[1];
+        if (three) cw->cz[r] = p[2] + k * push[2];
+    }
+    x->worst[worker] = worst;
+}
+
+static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const int three = x->w->dims == 3;
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = part_row(x, r);
+        x->a.px[i] = x->cw->cx[r];
+        x->a.py[i] = x->cw->cy[r];
+        if (three) x->a.pz[i] = x->cw->cz[r];
+    }
+}
+
+/* One Gauss-Seidel sweep over the participants marked active, in order; a
+ * participant that met no overlap is unmarked, one it pushed is marked.
+ * Returns the largest overlap (over the smaller radius) it met. */
+static float contact_sweep(const contact_ctx* x, int32_t count)
+{
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    contact_world_t* cw = x->cw;
+    uint8_t* active = cw->active;
+    float worst = 0.0f;
+    for (int32_t r = 0; r < count; ++r) {
+        if (!active[r]) continue;
+        const float worst_before = worst;
+        worst = 0.0f;
+        int32_t i = part_row(x, r);
+        float ri = part_radius(x, r, i);
+        int kn;
+        const int32_t* near = part_near(x, r, &kn);
+        for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
+            int32_t j, q;
+            float rj, share, o, rel, u[3];
+            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
+            if (!candidate(x, r, i, near[m], &j, &q, &rj, &share) || !agent_overlap(x, i, p, ri, j, rj, &o, &rel, u))
+                continue;
+            worst = rel > worst ? rel : worst;
+            float mine = share * o;
+            a->px[i] -= mine * u[0];
+            a->py[i] -= mine * u[1];
+            if (three) a->pz[i] -= mine * u[2];
+            if (q >= 0) {
+                a->px[j] += (o - mine) * u[0];
+                a->py[j] += (o - mine) * u[1];
+                if (three) a->pz[j] += (o - mine) * u[2];
+                active[q] = 1;
+            }
+        }
+        const obstacle_set_t* obs = x->obs;
+        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+            float ov, rel, u[3];
+            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+                continue;
+            worst = rel > worst ? rel : worst;
+            a->px[i] -= ov * u[0];
+            a->py[i] -= ov * u[1];
+            if (three) a->pz[i] -= ov * u[2];
+        }
+        if (!three && x->walls->seg_count > 0) {
+            int32_t found[WALL_QUERY_MAX];
+            float x0 = cw->x0[r], y0 = cw->y0[r];
+            float reach = ri + sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
+            int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach, found);
+            for (int32_t m = 0; m < nw; ++m) {
+                float wp[2];
+                float rel = wall_push(x->walls->seg[found[m]], a->px[i], a->py[i], x0, y0, ri, wp);
+                if (rel <= 0.0f) continue;
+                worst = rel > worst ? rel : worst;
+                a->px[i] += wp[0];
+                a->py[i] += wp[1];
+            }
+        }
+        active[r] = worst > CONTACT_TOLERANCE;
+        worst = worst > worst_before ? worst : worst_before;
+    }
+    return worst;
+}
+
+static contact_ctx contact_ctx_of(world_t* w, float* worst)
+{
+    contact_ctx x;
+    memset(&x, 0, sizeof x);
+    x.w = w;
+    x.g = grid_data(w);
+    if (x.g && x.g->count == 0) x.g = NULL;
+    x.a = agent_view(w);
+    x.crowd = &w->comps[COMP_CROWD];
+    x.contact = &w->comps[COMP_CONTACT];
+    x.nc = x.crowd->table.count;
+    x.nt = x.contact->table.count;
+    x.crowd_row = COMP_I(w, COMP_CROWD, COMP_ROW);
+    x.contact_row = COMP_I(w, COMP_CONTACT, COMP_ROW);
+    x.crowd_near = crowd_data(w)->near;
+    x.slots = table_slots(&w->agents);
+    x.obs = obstacles_of(w);
+    x.cw = contact_data(w);
+    x.walls = walls_of(w);
+    x.worst = worst;
+    return x;
+}
+
+/* ---- contacts_prepare ------------------------------------------------------ */
+
+typedef struct prepare_ctx {
+    contact_ctx x;
+    const float *gr_radius, *gr_mass, *gr_vmax, *gr_vrev; /* ground component */
+    const component_t* ground;
+    float* reach; /* per worker: largest radius, then largest travel in dt */
+    float* travel;
+    float dt, radius_max, travel_max;
+} prepare_ctx;
+
+/* The body of each contact row (participant x->nc + q) and where it
+ * starts; the largest radius and travel in dt over participants [begin,
+ * end) (crowd rows only contribute those). */
+static void prepare_bodies(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    prepare_ctx* c = (prepare_ctx*)vctx;
+    const contact_ctx* x = &c->x;
+    const agent_view_t* a = &x->a;
+    contact_world_t* cw = x->cw;
+    float rmax = c->reach[worker], tmax = c->travel[worker];
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = part_row(x, r);
+        float radius = a->radius[i], mass = a->mass[i], vmax = a->max_speed[i];
+        int32_t gr = r < x->nc || c->ground->table.count == 0 ? -1 : component_row(c->ground, x->slots[i]);
+        if (gr >= 0) {
+            radius = c->gr_radius[gr];
+            mass = c->gr_mass[gr];
+            vmax = fmaxf(c->gr_vmax[gr], c->gr_vrev[gr]);
+        }
+        if (r >= x->nc) {
+            cw->radius[r] = radius;
+            cw->inv_mass[r] = mass > 0.0f ? 1.0f / mass : 1.0f;
+            cw->x0[r] = a->px[i];
+            cw->y0[r] = a->py[i];
+        }
+        float speed = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] +
+                            (x->w->dims == 3 ? a->vz[i] * a->vz[i] : 0.0f));
+        float travel = fmaxf(speed, vmax) * c->dt;
+        rmax = radius > rmax ? radius : rmax;
+        tmax = travel > tmax ? travel : tmax;
+    }
+    c->reach[worker] = rmax;
+    c->travel[worker] = tmax;
+}
+
+/* The nearest participants of each contact row. */
+static void prepare_near(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const prepare_ctx* c = (const prepare_ctx*)vctx;
+    const contact_ctx* x = &c->x;
+    const grid_t* g = x->g;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    for (int32_t q = begin; q < end; ++q) {
+        int32_t* near = x->cw->near + (size_t)q * CONTACT_K;
+        for (int m = 0; m < CONTACT_K; ++m) near[m] = -1;
+        if (!g) continue;
+        int32_t r = x->nc + q, i = part_row(x, r);
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        if (g->wrap)
+            for (int ax = 0; ax < (three ? 3 : 2); ++ax) {
+                float e = g->extent[ax], f = p[ax] - g->origin[ax];
+                if (!(f >= 0.0f && f < e)) {
+                    f -= e * floorf(f / e);
+                    if (f >= e) f = 0.0f;
+                    p[ax] = g->origin[ax] + f;
+                }
+            }
+        /* a contact needs the bodies to touch after both moved */
+        float range = x->cw->radius[r] + c->radius_max + 2.0f * c->travel_max;
+        nearest nb;
+        nb.count = nb.far = 0;
+        nb.cap = NEAREST_MAX;
+        find_neighbors(g, p, range, i, &nb);
+        nearest_sort(&nb);
+        /* the nearest that take part */
+        int32_t kept = 0;
+        for (int32_t m = 0; m < nb.count && kept < CONTACT_K; ++m)
+            if (part_of(x, g->order[nb.k[m]]) >= 0) near[kept++] = nb.k[m];
+    }
+}
+
+int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    float worst[SHOAL_MAX_THREADS], reach[SHOAL_MAX_THREADS], travel[SHOAL_MAX_THREADS];
+    prepare_ctx c;
+    memset(&c, 0, sizeof c);
+    c.x = contact_ctx_of(w, worst);
+    int32_t count = c.x.nc + c.x.nt;
+    if (c.x.nt == 0) return 0; /* crowd rows: the orca pass and crowd_move did it */
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) reach[k] = travel[k] = 0.0f;
+    c.ground = &w->comps[COMP_GROUND];
+    c.gr_radius = COMP_F(w, COMP_GROUND, GR_RADIUS);
+    c.gr_mass = COMP_F(w, COMP_GROUND, GR_MASS);
+    c.gr_vmax = COMP_F(w, COMP_GROUND, GR_MAX_SPEED);
+    c.gr_vrev = COMP_F(w, COMP_GROUND, GR_MAX_REVERSE_SPEED);
+    c.reach = reach;
+    c.travel = travel;
+    c.dt = dt;
+    par_for(w, count, 1024, PAR_STATIC, prepare_bodies, &c);
+    for (int32_t k = 0; k < workers; ++k) {
+        c.radius_max = reach[k] > c.radius_max ? reach[k] : c.radius_max;
+        c.travel_max = travel[k] > c.travel_max ? travel[k] : c.travel_max;
+    }
+    par_for(w, c.x.nt, 64, PAR_AFFINE, prepare_near, &c);
+    return c.x.nt;
+}
+
+/* ---- contacts --------------------------------------------------------------- */
+
+int64_t contacts_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    (void)dt;
+    float worst[SHOAL_MAX_THREADS];
+    contact_ctx x = contact_ctx_of(w, worst);
+    contact_world_t* cw = x.cw;
+    int32_t count = x.nc + x.nt;
+    cw->iterations_last = 0;
+    cw->overlap_last = 0.0f;
+    if (count == 0) return 0;
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int32_t iter = 0;
+    float most = 0.0f;
+    /* Most participants touch nothing: after the first pass, iterations
+     * look only at those that overlapped at their last check, with a pass
+     * over every one every fourth iteration and before stopping (one
+     * pushed into another is marked there). */
+    for (;;) {
+        for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+        x.only_active = iter % 4 != 0;
+        par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+        most = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        if (most <= CONTACT_TOLERANCE && x.only_active) {
+            /* the active ones hold: check them all */
+            iter = (iter / 4 + 1) * 4;
+            continue;
+        }
+        if (most <= CONTACT_TOLERANCE || iter >= CONTACT_MAX_ITER) break;
+        par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
+        iter++;
+    }
+    x.only_active = 0;
+    /* Serial sweeps over those still overlapping; once they hold, one
+     * parallel check of every participant (one never marked may meet a
+     * neighbor a sweep moved) marks what is left, if anything. */
+    for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
+        most = contact_sweep(&x, count);
+        if (most <= CONTACT_TOLERANCE) {
+            for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+            par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+            most = 0.0f;
+            for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        }
+    }
+    cw->iterations_last = iter;
+    cw->overlap_last = most;
+    return count;
+}
+
+/* ---- the module ------------------------------------------------------------ */
+
+/* Scratch for `parts` participants and `rows` contact rows; 0 when out of
+ * memory (the old scratch stays). */
+static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
+{
+    contact_world_t* cw = contact_data(w);
+    if (rows > cw->near_capacity) {
+        int32_t cap = rows < 64 ? 64 : rows + rows / 2;
+        int32_t* near = (int32_t*)mem_alloc(&w->alloc, (size_t)cap * CONTACT_K * sizeof(int32_t));
+        if (!near) {
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)rows);
+            return 0;
+        }
+        if (cw->near_capacity > 0)
+            memcpy(near, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
+        for (size_t k = (size_t)cw->near_capacity * CONTACT_K; k < (size_t)cap * CONTACT_K; ++k) near[k] = -1;
+        mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
+        cw->near = near;
+        cw->near_capacity = cap;
+    }
+    if (parts <= cw->capacity) return 1;
+    int32_t cap = parts < 64 ? 64 : parts + parts / 2;
+    size_t old = (size_t)cw->capacity, n = (size_t)cap;
+    float* f[7];
+    int ok = 1;
+    for (int k = 0; k < 7; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
+    uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
+    if (!ok || !active) {
+        for (int k = 0; k < 7; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
+        mem_free(&w->alloc, active, n);
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
+        return 0;
+    }
+    float** mine[7] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->radius, &cw->inv_mass};
+    for (int k = 0; k < 7; ++k) {
+        if (old) memcpy(f[k], *mine[k], old * sizeof(float));
+        mem_free(&w->alloc, *mine[k], old * sizeof(float));
+        *mine[k] = f[k];
+    }
+    mem_free(&w->alloc, cw->active, old);
+    cw->active = active;
+    cw->capacity = cap;
+    return 1;
+}
+
+static int32_t participants(const world_t* w)
+{
+    return w->comps[COMP_CROWD].table.count + w->comps[COMP_CONTACT].table.count;
+}
+
+/* Before a step: scratch for every participant now live or queued. */
+static int contact_reserve_step(world_t* w)
+{
+    int32_t parts = participants(w);
+    if (parts == 0) return 1;
+    return contact_reserve(w, parts + w->pending_adds, w->comps[COMP_CONTACT].table.count + w->pending_adds);
+}
+
+static int contact_needs(const shoal_agent_def_t* d) { return d->contacts != 0 && !d->crowd.enabled; }
+
+/* A participant added inside a step (it goes live at a stage boundary). */
+static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)
+{
+    if (!d->crowd.enabled && !contact_needs(d)) return 1;
+    int32_t more = w->pending_adds + 1;
+    return contact_reserve(w, participants(w) + more, w->comps[COMP_CONTACT].table.count + more);
+}
+
+/* Contact row r goes; the last row moves into it: its candidates follow. */
+static void contact_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t moved_agent_row)
+{
+    (void)agent_row;
+    contact_world_t* cw = contact_data(w);
+    int32_t last = w->comps[COMP_CONTACT].table.count - 1;
+    if (!cw->near || r >= cw->near_capacity || last >= cw->near_capacity) return;
+    if (moved_agent_row >= 0 && last != r)
+        memcpy(cw->near + (size_t)r * CONTACT_K, cw->near + (size_t)last * CONTACT_K, CONTACT_K * sizeof(int32_t));
+    else
+        for (int m = 0; m < CONTACT_K; ++m) cw->near[(size_t)r * CONTACT_K + m] = -1;
+}
+
+static int contact_init(world_t* w)
+{
+    contact_world_t* cw = (contact_world_t*)mem_calloc(&w->alloc, sizeof *cw);
+    w->module_data[MOD_CONTACT] = cw;
+    return cw != NULL;
+}
+
+static void contact_release(world_t* w)
+{
+    contact_world_t* cw = contact_data(w);
+    if (!cw) return;
+    size_t n = (size_t)cw->capacity;
+    float** mine[7] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->radius, &cw->inv_mass};
+    for (int k = 0; k < 7; ++k) mem_free(&w->alloc, *mine[k], n * sizeof(float));
+    mem_free(&w->alloc, cw->active, n);
+    mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw, sizeof *cw);
+    w->module_data[MOD_CONTACT] = NULL;
+}
+
+static shoal_status_t contact_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    if (d->contacts != 0 && d->contacts != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: contacts must be 0 or 1, got %d", where,
+                          (int)d->contacts);
+    if (!contact_needs(d)) return SHOAL_OK;
+    if (d->planner.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: a planner agent (planner.enabled) cannot take part in contacts: it flies the "
+                          "trajectory it planned",
+                          where);
+    float body = d->ground.enabled ? d->ground.vehicle.radius : d->vehicle.radius;
+    if (!(body > 0.0f))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be > 0 m for an agent with contacts, got %g",
+                          where, d->ground.enabled ? "ground.vehicle.radius" : "vehicle.radius", (double)body);
+    return SHOAL_OK;
+}
+
+static void contact_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                              int fresh)
+{
+    (void)slot;
+    (void)d;
+    (void)forward;
+    contact_world_t* cw = contact_data(w);
+    if (fresh && r < cw->near_capacity) /* no candidates until its first contacts_prepare */
+        for (int m = 0; m < CONTACT_K; ++m) cw->near[(size_t)r * CONTACT_K + m] = -1;
+}
+
+static void contact_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    (void)w;
+    (void)r;
+    d->contacts = 1;
+}
+
+const module_t contact_module = {
+    .name = "contact",
+    .column_count = CT_COUNT_,
+    .init = contact_init,
+    .release = contact_release,
+    .needs = contact_needs,
+    .validate = contact_validate,
+    .reserve_add_in_step = contact_reserve_add,
+    .reserve_step = contact_reserve_step,
+    .row_removed = contact_row_removed,
+    .write_row = contact_write_row,
+    .read_row = contact_read_row,
+    .snapshot_since = 4,
+};

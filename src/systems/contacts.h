@@ -1,0 +1,39 @@
+/* The contact pass (contacts.c): after everything moved, no two agents
+ * that take part overlap past a tolerance, and none ends inside an
+ * obstacle or across a wall. Crowd agents always take part; any other
+ * agent with a body when its definition asks (`contacts`), through the
+ * contact module's component. */
+#ifndef SHOAL_SYSTEMS_CONTACTS_H
+#define SHOAL_SYSTEMS_CONTACTS_H
+
+#include "systems/components.h"
+
+/* Candidates kept per contact row for the contact pass, found by
+ * contacts_prepare (crowd agents keep CROWD_CONTACT_K from the orca pass,
+ * which keeps them from packing densely). Bodies pressed together touch
+ * up to 6 others in 2D and 12 in 3D. */
+#define CONTACT_K 16
+
+/* The module's data: scratch for one step, indexed by participant: the
+ * crowd rows first (participant r is crowd row r), then the contact rows
+ * (participant crowd count + q is contact row q). The counters are not
+ * state (never hashed or saved). */
+typedef struct contact_world_t {
+    int32_t* near;       /* CONTACT_K sorted positions per contact row, -1: none */
+    int32_t near_capacity;
+    float *cx, *cy, *cz; /* a participant's position after an iteration */
+    float *x0, *y0;      /* 2D: its position before this step moved it (walls) */
+    /* contact rows only (a crowd row's are its agent's radius and mass): */
+    float* radius;       /* its body: a ground vehicle's own radius, else vehicle.radius */
+    float* inv_mass;     /* 1 / mass (a ground vehicle's own mass): shares of a push */
+    uint8_t* active;     /* it overlapped something at its last check */
+    int32_t capacity;    /* participants the scratch holds */
+    int32_t iterations_last; /* contact iterations of the last step */
+    float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
+} contact_world_t;
+
+static inline contact_world_t* contact_data(const world_t* w) { return (contact_world_t*)w->module_data[MOD_CONTACT]; }
+
+extern const module_t contact_module;
+
+#endif /* SHOAL_SYSTEMS_CONTACTS_H */
