@@ -221,6 +221,13 @@ Test(crowd, bad_parameters_are_refused)
     d = crowd_def(0, 0, 1, 0);
     d.crowd.enabled = 2;
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    d = crowd_def(0, 0, 1, 0);
+    d.crowd.side_preference = 1.5f;
+    cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(shoal_world_last_error(w), "crowd.side_preference must be in [0, 1]") != NULL, "%s",
+              shoal_world_last_error(w));
+    d.crowd.side_preference = -0.1f;
+    cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_world_agent_count(w), 0, "nothing was added");
     shoal_crowd_t c = shoal_crowd_default();
     shoal_vehicle_t v = shoal_vehicle_default();
@@ -303,6 +310,45 @@ static shoal_agent_def_t pedestrian(float x, float y, float tx, float ty)
     d.target[1] = ty;
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
     return d;
+}
+
+/* Two pedestrians walking at each other on one line: with the preset's
+ * side preference each steps to its own right (they pass left side to
+ * left side); without it ORCA picks a side from the jitter alone, and each
+ * turns away later. */
+static void head_on(float side, float y_out[2])
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_t ids[2];
+    for (int k = 0; k < 2; ++k) {
+        shoal_agent_def_t d = k ? pedestrian(8.0f, 0.0f, -20.0f, 0.0f) : pedestrian(-8.0f, 0.0f, 20.0f, 0.0f);
+        d.crowd.side_preference = side;
+        cr_assert_eq(shoal_agent_add(w, &d, &ids[k]), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    for (int s = 0; s < 55; ++s) cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK); /* 5.5 s: about to meet */
+    for (int k = 0; k < 2; ++k) {
+        shoal_agent_state_t st;
+        cr_assert_eq(shoal_agent_get_state(w, ids[k], &st), SHOAL_OK);
+        y_out[k] = st.position[1];
+    }
+    shoal_world_destroy(w);
+}
+
+Test(crowd, side_preference_passes_on_the_right)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    cr_expect_eq(d.crowd.side_preference, 1.0f, "the pedestrian preset keeps right");
+    cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    cr_expect_eq(d.crowd.side_preference, 0.0f, "the rvo2 preset is ORCA alone");
+    float y[2];
+    head_on(1.0f, y);
+    /* eastbound's right is -y, westbound's +y */
+    cr_expect_lt(y[0], -0.1f, "the eastbound walker is at y = %.3f", (double)y[0]);
+    cr_expect_gt(y[1], 0.1f, "the westbound walker is at y = %.3f", (double)y[1]);
+    float y0[2];
+    head_on(0.0f, y0);
+    cr_expect_lt(fabsf(y0[0]) + fabsf(y0[1]), fabsf(y[0]) + fabsf(y[1]), "without it they step aside less early");
 }
 
 Test(crowd, bad_walls_are_refused_and_change_nothing)

@@ -662,6 +662,19 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             uint64_t payload = to - start - 16;
             for (int k = 0; k < 8; ++k) out[start + 8 + k] = (unsigned char)(payload >> (8 * k));
             sections++;
+        } else if (!drop && memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 8 && version < 4) {
+            /* the crowd component without its last column (side_preference, version 4) */
+            uint32_t rows = (uint32_t)in[at + 20] | (uint32_t)in[at + 21] << 8 | (uint32_t)in[at + 22] << 16 |
+                            (uint32_t)in[at + 23] << 24;
+            size_t keep = whole - (size_t)rows * 4;
+            memmove(out + to, in + at, keep);
+            uint32_t columns = ((uint32_t)in[at + 24] | (uint32_t)in[at + 25] << 8) - 1;
+            out[to + 24] = (unsigned char)columns;
+            out[to + 25] = (unsigned char)(columns >> 8);
+            uint64_t payload = keep - 16;
+            for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
+            to += keep;
+            sections++;
         } else if (!drop) {
             memmove(out + to, in + at, whole);
             to += whole;
@@ -723,6 +736,56 @@ Test(snapshot, bad_arguments)
     free(other);
     free(buf);
     shoal_world_destroy(out);
+    shoal_world_destroy(w);
+}
+
+/* A version-3 file of crowd agents (no side_preference column) loads with
+ * side_preference 0: the walk it had. */
+Test(snapshot, version_3_crowd_loads_without_side_preference)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    for (int i = 0; i < 5; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+        d.position[0] = 4.0f * (float)i;
+        d.target[1] = 30.0f;
+        d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK);
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    unsigned char* buf = malloc(size);
+    unsigned char* old = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    size_t n = older_version(buf, size, 3, old);
+    cr_assert_lt(n, size, "the version-3 file lacks a column");
+    shoal_world_t* back = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &back, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
+    shoal_agent_t id;
+    shoal_agent_batch_t b = {.ids = &id};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(back, &b, 1, &got), SHOAL_OK);
+    shoal_agent_def_t d;
+    cr_assert_eq(shoal_agent_get_def(back, id, &d), SHOAL_OK);
+    cr_expect_eq(d.crowd.enabled, 1);
+    cr_expect_eq(d.crowd.side_preference, 0.0f);
+    cr_expect_eq(d.crowd.neighbor_distance, 15.0f);
+    /* the same bytes called version 4 (with its section count): the crowd
+     * component's column count is refused */
+    old[8] = 4;
+    old[24] = (unsigned char)(old[24] + 1);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < n - 8; ++k) h = (h ^ old[k]) * 0x100000001b3ull;
+    for (int k = 0; k < 8; ++k) old[n - 8 + k] = (unsigned char)(h >> (8 * k));
+    shoal_world_t* none = NULL;
+    cr_expect_eq(shoal_world_load_snapshot_memory(old, n, NULL, &none, &err), SHOAL_ERR_PARSE);
+    cr_expect(strstr(err.message, "columns, version 4 has") != NULL, "%s", err.message);
+    free(buf);
+    free(old);
+    shoal_world_destroy(back);
     shoal_world_destroy(w);
 }
 

@@ -47,6 +47,11 @@ typedef struct shoal_crowd_t {
                                * distance over time_gap (the collision-free speed model of
                                * Tordeux, Chraibi and Seyfried, 2016), which slows a dense crowd
                                * as pedestrians slow; 0 = off. Default 0 */
+    float side_preference;    /* in [0, 1]: keep right (2D): when a neighbor comes the other
+                               * way within time_horizon of walking, ahead and near the agent's
+                               * line, the preferred velocity turns right, up to the angle
+                               * atan(side_preference) when that neighbor is close (lanes form in
+                               * counter-flows; docs/crowds.md); 0 = off (pure ORCA). Default 0 */
 } shoal_crowd_t;
 
 SHOAL_API shoal_crowd_t shoal_crowd_default(void);
@@ -55,7 +60,8 @@ SHOAL_API shoal_crowd_t shoal_crowd_default(void);
  * fields a crowd agent uses (radius, max_speed) from a named preset:
  * - "pedestrian": radius 0.2 m, preferred speed 1.34 m/s, max speed
  *   2 m/s, neighbors within 3 m (the 10 nearest), time horizons 2 s for
- *   agents and 1 s for obstacles, reciprocal (docs/crowds.md says why);
+ *   agents and 1 s for obstacles, reciprocal, keeping right (side
+ *   preference 1) (docs/crowds.md says why);
  * - "rvo2": the parameters of RVO2's Circle example (radius 1.5 m, max
  *   speed 2 m/s, preferred speed 1 m/s, neighbors within 15 m, the 10
  *   nearest, time horizons 10 s and 10 s), which `shoal bench crowd` runs.

@@ -117,6 +117,10 @@ typedef struct module_t {
      * definition carries, judged against the module-wide data. */
     uint32_t snapshot_tag;
     uint32_t snapshot_since;
+    /* Columns appended in a later version than the component: per column
+     * the first version that has it (NULL or 0: every version with the
+     * component). Files of earlier versions lack it; it loads as 0 bits. */
+    const uint8_t* column_since;
     void (*save)(const world_t* w, byte_writer_t* wr);
     int (*load)(world_t* w, byte_reader_t* rd);
     int (*check_loaded)(const world_t* w, byte_reader_t* rd);

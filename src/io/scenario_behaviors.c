@@ -42,7 +42,7 @@ static const char* const FOLLOW_KEYS[] = {"leader", "first_leader", "behind", "b
 static const char* const AVOID_KEYS[] = {"lookahead_time", "gain", "tangential"};
 static const char* const CROWD_KEYS[] = {"preset",         "neighbor_distance", "max_neighbors",
                                          "time_horizon",   "time_horizon_walls", "responsibility",
-                                         "preferred_speed", "time_gap"};
+                                         "preferred_speed", "time_gap", "side_preference"};
 static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "route", "r_min",
                                          "reach_radius"};
 static const char* const WAYPOINT_KEYS[] = {"position", "direction", "speed"};
@@ -293,7 +293,11 @@ static shoal_status_t parse_crowd(parser_t* p, const cJSON* v, const cJSON* grou
     if (g->crowd.responsibility > 1.0f)
         return parser_fail(p, "responsibility", "must be in [0, 1], got %g", (double)g->crowd.responsibility);
     TRY(parser_get_float(p, v, "preferred_speed", 0.0, 0, &g->crowd.preferred_speed));
-    return parser_get_float(p, v, "time_gap", 0.0, 0, &g->crowd.time_gap);
+    TRY(parser_get_float(p, v, "time_gap", 0.0, 0, &g->crowd.time_gap));
+    TRY(parser_get_float(p, v, "side_preference", 0.0, 0, &g->crowd.side_preference));
+    if (g->crowd.side_preference > 1.0f)
+        return parser_fail(p, "side_preference", "must be in [0, 1], got %g", (double)g->crowd.side_preference);
+    return SHOAL_OK;
 }
 
 /* A direction: any nonzero vector, normalized. */

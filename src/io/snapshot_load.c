@@ -180,10 +180,21 @@ static int read_slots(byte_reader_t* rd, world_t* w)
 }
 
 /* Columns of a table; the caller gave it room for `count` rows. */
-static int read_columns(byte_reader_t* rd, table_t* t, int32_t count)
+/* Whether column c of a table is in files of `version` (since: the
+ * module's column_since, or NULL). */
+static int column_in(const uint8_t* since, int32_t c, uint32_t version)
+{
+    return since == NULL || since[c] == 0 || since[c] <= version;
+}
+
+static int read_columns_of(byte_reader_t* rd, table_t* t, int32_t count, const uint8_t* since, uint32_t version)
 {
     for (int32_t c = 0; c < t->column_count; ++c) {
         if (t->elem_size[c] == 0) continue;
+        if (!column_in(since, c, version)) { /* appended later: 0 bits */
+            memset(t->columns[c], 0, (size_t)count * 4);
+            continue;
+        }
         const uint8_t* p = br_take(rd, (size_t)count * 4);
         if (!p) return 0;
         uint32_t* col = (uint32_t*)t->columns[c];
@@ -193,12 +204,19 @@ static int read_columns(byte_reader_t* rd, table_t* t, int32_t count)
     return 1;
 }
 
-static size_t used_columns(const table_t* t)
+static int read_columns(byte_reader_t* rd, table_t* t, int32_t count)
+{
+    return read_columns_of(rd, t, count, NULL, 0);
+}
+
+static size_t used_columns_in(const table_t* t, const uint8_t* since, uint32_t version)
 {
     size_t n = 0;
-    for (int32_t c = 0; c < t->column_count; ++c) n += t->elem_size[c] != 0;
+    for (int32_t c = 0; c < t->column_count; ++c) n += t->elem_size[c] != 0 && column_in(since, c, version);
     return n;
 }
+
+static size_t used_columns(const table_t* t) { return used_columns_in(t, NULL, 0); }
 
 static int read_agents(byte_reader_t* rd, world_t* w)
 {
@@ -226,21 +244,25 @@ static int read_agents(byte_reader_t* rd, world_t* w)
     return 1;
 }
 
-static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_index)
+static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_index, uint32_t version)
 {
     component_t* comp = &w->comps[k];
     table_t* t = &comp->table;
+    const uint8_t* since = w->comp_module[k]->column_since;
     uint32_t id = br_u32(rd), count = br_u32(rd), columns = br_u32(rd);
     if (rd->failed) return 0;
     if (id != (uint32_t)file_index)
         return br_fail(rd, "component %u where component %d was expected", id, (int)file_index);
-    if (columns != (uint32_t)t->column_count)
-        return br_fail(rd, "component %d: %u columns, this version has %d", k, columns, (int)t->column_count);
-    if (!br_count(rd, count, used_columns(t) * 4, (uint32_t)w->agents.count, "component rows")) return 0;
+    uint32_t expected = 0;
+    for (int32_t c = 0; c < t->column_count; ++c) expected += column_in(since, c, version);
+    if (columns != expected)
+        return br_fail(rd, "component %d: %u columns, version %u has %u", k, columns, version, expected);
+    if (!br_count(rd, count, used_columns_in(t, since, version) * 4, (uint32_t)w->agents.count, "component rows"))
+        return 0;
     if (!component_reserve_slots(comp, &w->alloc, w->slot_capacity) ||
         !table_reserve_within(t, &w->alloc, (int32_t)count, w->agents.capacity))
         return br_fail(rd, "out of memory for %u rows of component %d", count, k);
-    if (!read_columns(rd, t, (int32_t)count)) return 0;
+    if (!read_columns_of(rd, t, (int32_t)count, since, version)) return 0;
     if (!end_section(rd)) return 0;
     const uint32_t* slots = table_slots(t);
     const int32_t* rows = TABLE_COL(t, int32_t, COMP_ROW);
@@ -478,7 +500,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     int32_t file_component = 0;
     for (int k = 0; ok && k < w->comp_count; ++k) {
         if (!snap_module_in(w->comp_module[k], version)) continue;
-        ok = begin_section(&rd, size, SNAP_COMPONENT, "COMP") && read_component(&rd, w, k, file_component++);
+        ok = begin_section(&rd, size, SNAP_COMPONENT, "COMP") && read_component(&rd, w, k, file_component++, version);
     }
     for (int32_t m = 0; ok && m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];

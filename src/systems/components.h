@@ -161,11 +161,14 @@ enum {
     PL_COUNT_
 };
 
-/* crowd: parameters of shoal_crowd_t; CR_MAX_NEIGHBORS is int32 */
+/* crowd: parameters of shoal_crowd_t; CR_MAX_NEIGHBORS is int32.
+ * CR_SIDE_PREFERENCE since snapshot version 4 (files of version 3 have the
+ * columns before it: it loads as 0). */
 enum {
     CR_SLOT = 0, CR_ROW,
     CR_NEIGHBOR_DISTANCE, CR_MAX_NEIGHBORS, CR_TAU, CR_TAU_WALLS, CR_RESPONSIBILITY,
     CR_PREFERRED_SPEED, CR_TIME_GAP,
+    CR_SIDE_PREFERENCE,
     CR_COUNT_
 };
 

@@ -70,6 +70,7 @@ shoal_crowd_t shoal_crowd_default(void)
     c.responsibility = 0.5f;
     c.preferred_speed = 0.0f;
     c.time_gap = 0.0f;
+    c.side_preference = 0.0f;
     return c;
 }
 
@@ -80,8 +81,8 @@ typedef struct crowd_preset {
 } crowd_preset;
 
 static const crowd_preset presets[] = {
-    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.0f}, 0.2f, 2.0f},
-    {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f}, 1.5f, 2.0f},
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.0f, 1.0f}, 0.2f, 2.0f},
+    {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f, 0.0f}, 1.5f, 2.0f},
 };
 
 shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
@@ -117,7 +118,7 @@ shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_
 /* The crowd component's columns. */
 typedef struct crowd_view {
     const int32_t* agent_row;
-    const float *dist, *tau, *tau_walls, *resp, *pref_speed, *time_gap;
+    const float *dist, *tau, *tau_walls, *resp, *pref_speed, *time_gap, *side;
     const int32_t* max_nb;
 } crowd_view;
 
@@ -127,7 +128,8 @@ static crowd_view crowd_view_of(const world_t* w)
     return (crowd_view){COMP_I(w, k, COMP_ROW),   COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
                         COMP_F(w, k, CR_TAU),      COMP_F(w, k, CR_TAU_WALLS),
                         COMP_F(w, k, CR_RESPONSIBILITY), COMP_F(w, k, CR_PREFERRED_SPEED),
-                        COMP_F(w, k, CR_TIME_GAP), COMP_I(w, k, CR_MAX_NEIGHBORS)};
+                        COMP_F(w, k, CR_TIME_GAP), COMP_F(w, k, CR_SIDE_PREFERENCE),
+                        COMP_I(w, k, CR_MAX_NEIGHBORS)};
 }
 
 typedef struct orca_ctx {
@@ -253,6 +255,37 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 }
                 float limit = fmaxf(0.0f, free_walk) / gap_time;
                 if (limit < speed) pref = vec3_scale(u, limit);
+            }
+            /* Keep right (2D): a neighbor coming the other way (faster
+             * than a quarter of the agent's preferred speed toward it),
+             * ahead within time_horizon of walking and within two sums
+             * of radii of its line, turns the preferred velocity to the
+             * right by up to atan(side_preference), more the closer it
+             * is; the speed stays. Both of a pair turn to their own
+             * right, so they pass left side to left side, and opposite
+             * flows sort into lanes instead of pressing head-on. */
+            float side = c->side[r];
+            speed = sqrtf(vec3_dot(pref, pref));
+            if (side > 0.0f && !three && speed > 0.0f) {
+                vec3 u = vec3_scale(pref, 1.0f / speed);
+                vec3 right = {u.y, -u.x, 0.0f};
+                float look = c->tau[r] * speed, closest = 0.0f;
+                for (int32_t m = 0; m < nb.count; ++m) {
+                    int32_t k = nb.k[m];
+                    vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1), 0.0f};
+                    float along = vec3_dot(d, u), lateral = vec3_dot(d, right);
+                    float rad = ri + a->radius[g->order[k]];
+                    float comes = g->svx[k] * u.x + g->svy[k] * u.y;
+                    if (!(along > 0.0f) || !(along < look) || !(fabsf(lateral) < 2.0f * rad) ||
+                        !(comes < -0.25f * speed))
+                        continue;
+                    float near_by = 1.0f - along / look;
+                    closest = near_by > closest ? near_by : closest;
+                }
+                if (closest > 0.0f) {
+                    vec3 turned = vec3_add(pref, vec3_scale(right, side * speed * closest));
+                    pref = vec3_scale(turned, speed / sqrtf(vec3_dot(turned, turned)));
+                }
             }
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
             for (int32_t m = 0; m < nb.count; ++m) {
@@ -496,11 +529,15 @@ static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, con
              def_check_min(w, where, "crowd.time_horizon_walls", c->time_horizon_walls, 0.0f, 1) &&
              def_check_min(w, where, "crowd.responsibility", c->responsibility, 0.0f, 0) &&
              def_check_min(w, where, "crowd.preferred_speed", c->preferred_speed, 0.0f, 0) &&
-             def_check_min(w, where, "crowd.time_gap", c->time_gap, 0.0f, 0);
+             def_check_min(w, where, "crowd.time_gap", c->time_gap, 0.0f, 0) &&
+             def_check_min(w, where, "crowd.side_preference", c->side_preference, 0.0f, 0);
     if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
     if (c->responsibility > 1.0f)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.responsibility must be in [0, 1], got %g",
                           where, (double)c->responsibility);
+    if (c->side_preference > 1.0f)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.side_preference must be in [0, 1], got %g",
+                          where, (double)c->side_preference);
     if (c->max_neighbors < 1 || c->max_neighbors > CROWD_MAX_NEIGHBORS)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.max_neighbors must be 1 to %d, got %d", where,
                           CROWD_MAX_NEIGHBORS, (int)c->max_neighbors);
@@ -531,6 +568,7 @@ static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_ag
     COMP_F(w, k, CR_RESPONSIBILITY)[r] = d->crowd.responsibility;
     COMP_F(w, k, CR_PREFERRED_SPEED)[r] = d->crowd.preferred_speed;
     COMP_F(w, k, CR_TIME_GAP)[r] = d->crowd.time_gap;
+    COMP_F(w, k, CR_SIDE_PREFERENCE)[r] = d->crowd.side_preference;
 }
 
 static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
@@ -544,9 +582,11 @@ static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     d->crowd.responsibility = COMP_F(w, k, CR_RESPONSIBILITY)[r];
     d->crowd.preferred_speed = COMP_F(w, k, CR_PREFERRED_SPEED)[r];
     d->crowd.time_gap = COMP_F(w, k, CR_TIME_GAP)[r];
+    d->crowd.side_preference = COMP_F(w, k, CR_SIDE_PREFERENCE)[r];
 }
 
 static const uint8_t crowd_flags[CR_COUNT_] = {[CR_MAX_NEIGHBORS] = COLUMN_BITS};
+static const uint8_t crowd_since[CR_COUNT_] = {[CR_SIDE_PREFERENCE] = 4};
 
 const module_t crowd_module = {
     .name = "crowd",
@@ -562,4 +602,5 @@ const module_t crowd_module = {
     .write_row = crowd_write_row,
     .read_row = crowd_read_row,
     .snapshot_since = 3,
+    .column_since = crowd_since,
 };
