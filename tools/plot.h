@@ -11,7 +11,8 @@
  * graphs of one quantity against another.
  *
  * The kinds live in cmd_plot.c (run, the command itself), plot_dseek.c,
- * plot_pathfollow.c and plot_trim.c (trim fans and search trees).
+ * plot_pathfollow.c and plot_trim.c (trim fans and search trees);
+ * plot_validate.c draws `shoal validate crowd --plots`.
  */
 #ifndef SHOAL_TOOLS_PLOT_H
 #define SHOAL_TOOLS_PLOT_H
