@@ -1234,3 +1234,55 @@ Test(cli, validate_crowd_reports_every_experiment, .timeout = 300)
     cJSON_Delete(root);
     output_free(&r);
 }
+
+/* shoal validate crowd --quick --plots DIR: DIR (and its parent) made, one
+ * PNG per experiment in it. */
+Test(cli, validate_crowd_plots_one_png_per_experiment, .timeout = 300)
+{
+    scratch_dir_t d = {0};
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", in_dir(&d, "made/plots"));
+    cli_output_t r;
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--threads", "2", "--plots", dir, NULL}, &r);
+    /* 1 is a failed requirement (the counter-flow), not a failed plot */
+    cr_expect(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    cr_expect_str_empty(r.err);
+    cr_expect(strstr(r.out, "plots in ") != NULL, "%s", r.out);
+    static const char* const files[] = {"free_walk.png", "fundamental.png", "bottleneck.png", "counterflow.png",
+                                        "compression.png"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        char path[320];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        FILE* f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s was not written", path);
+        unsigned char head[8] = {0};
+        size_t n = fread(head, 1, sizeof head, f);
+        fclose(f);
+        cr_expect(n == 8 && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0, "%s is not a PNG", path);
+    }
+    output_free(&r);
+    scratch_dir_remove(&d);
+}
+
+/* A --plots path that cannot be a directory: exit 1, the path named, and
+ * nothing run (it is checked before the experiments). */
+Test(cli, validate_crowd_plots_to_an_unwritable_path_fails_naming_it)
+{
+    scratch_dir_t d = {0};
+    char file[256], below[256];
+    snprintf(file, sizeof file, "%s", in_dir(&d, "a_file"));
+    snprintf(below, sizeof below, "%s", in_dir(&d, "a_file/plots"));
+    FILE* f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    const char* paths[2] = {below, file};
+    for (int i = 0; i < 2; ++i) {
+        cli_output_t r;
+        run_cli((const char*[]){"validate", "crowd", "--quick", "--plots", paths[i], NULL}, &r);
+        cr_expect_eq(r.status, 1, "--plots %s: exit %d", paths[i], r.status);
+        cr_expect(strstr(r.err, paths[i]) != NULL, "the error does not name %s: %s", paths[i], r.err);
+        cr_expect_str_empty(r.out, "ran anyway: %s", r.out);
+        output_free(&r);
+    }
+    scratch_dir_remove(&d);
+}

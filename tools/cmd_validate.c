@@ -24,7 +24,11 @@
  * The figures are measured, not judged, except where docs/crowds.md states
  * a requirement: free walking within 1 %, no overlap past 1 % of a radius
  * under compression, nobody stuck in the counter-flow. The exit status is
- * 1 when one of those fails. */
+ * 1 when one of those fails.
+ *
+ * --plots DIR also draws each experiment (tools/plot_validate.c) from the
+ * figures and from series collected only then (validate.h), by reading
+ * the worlds: the figures printed are the same with or without it. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -35,6 +39,7 @@
 #include "shoal/shoal.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
+#include "tools/validate.h"
 
 #define VPI 3.14159265358979323846
 #define PED_RADIUS 0.2f
@@ -43,6 +48,7 @@ typedef struct validate_opts {
     int json;
     int quick;
     int64_t threads;
+    const char* plots;
 } validate_opts;
 
 static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, int64_t threads)
@@ -95,8 +101,9 @@ static int wall(shoal_world_t* w, float x0, float y0, float x1, float y1)
 /* ---- free walking --------------------------------------------------------- */
 
 /* Seconds one pedestrian takes to walk 10 m down a corridor along `deg`,
- * the crossing interpolated between steps; < 0 on failure. */
-static double free_walk(double deg, float dt, int64_t threads)
+ * the crossing interpolated between steps; < 0 on failure. `path` (NULL:
+ * not kept): x, y at the start and after each step, *path_count pairs. */
+static double free_walk(double deg, float dt, int64_t threads, float* path, int* path_count)
 {
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
     if (!w) return -1.0;
@@ -115,10 +122,19 @@ static double free_walk(double deg, float dt, int64_t threads)
     double t = -1.0;
     if (ok && shoal_agent_add(w, &d, &id) == SHOAL_OK) {
         double prev = 0.0;
+        int kept = 0;
+        if (path) {
+            path[kept++] = 0.0f;
+            path[kept++] = 0.0f;
+        }
         for (int k = 1; k <= (int)(30.0 / dt); ++k) {
             if (shoal_world_step(w, dt) != SHOAL_OK) break;
             shoal_agent_state_t st;
             shoal_agent_get_state(w, id, &st);
+            if (path && kept < 2 * VALIDATE_PATH_MAX) {
+                path[kept++] = st.position[0];
+                path[kept++] = st.position[1];
+            }
             double along = st.position[0] * c + st.position[1] * s;
             if (along >= 10.0) {
                 t = (k - 1) * dt + dt * (10.0 - prev) / (along - prev);
@@ -126,6 +142,7 @@ static double free_walk(double deg, float dt, int64_t threads)
             }
             prev = along;
         }
+        if (path) *path_count = kept / 2;
     }
     shoal_world_destroy(w);
     return t;
@@ -179,9 +196,19 @@ static shoal_world_t* corridor(double rho, int counter, float time_gap, int64_t 
     return w;
 }
 
+static double lane_order(shoal_world_t* w, int32_t n);
+
+/* The counter-flow's lane order every `every` steps of walk_speed, for
+ * the pictures; `step` counts the steps walked so far. */
+typedef struct lane_trace_t {
+    validate_plot_data_t* pd;
+    int every, step;
+} lane_trace_t;
+
 /* Mean speed along each agent's own way (group 0: +x, group 1: -x) over
- * `steps` steps; per-agent sums into `per_agent` when not NULL. */
-static double walk_speed(shoal_world_t* w, int32_t n, float dt, int steps, double* per_agent)
+ * `steps` steps; per-agent sums into `per_agent` when not NULL; the lane
+ * order into `trace` when not NULL. */
+static double walk_speed(shoal_world_t* w, int32_t n, float dt, int steps, double* per_agent, lane_trace_t* trace)
 {
     float* vel = malloc(sizeof(float) * 3 * (size_t)n);
     uint32_t* groups = malloc(sizeof(uint32_t) * (size_t)n);
@@ -202,6 +229,11 @@ static double walk_speed(shoal_world_t* w, int32_t n, float dt, int steps, doubl
                 if (per_agent) per_agent[(ids[i].index1 - 1) % (uint32_t)n] += v / steps;
             }
             samples += got;
+            if (trace && ++trace->step % trace->every == 0 && trace->pd->order_count < VALIDATE_ORDER_MAX) {
+                validate_plot_data_t* pd = trace->pd;
+                pd->order_time[pd->order_count] = trace->step * (double)dt;
+                pd->order[pd->order_count++] = lane_order(w, n);
+            }
         }
     }
     free(vel);
@@ -210,9 +242,9 @@ static double walk_speed(shoal_world_t* w, int32_t n, float dt, int steps, doubl
     return samples ? sum / samples : 0.0;
 }
 
-static double weidmann(double rho)
+double validate_weidmann(double rho)
 {
-    return 1.34 * (1.0 - exp(-1.913 * (1.0 / rho - 1.0 / 5.4)));
+    return WEIDMANN_V0 * (1.0 - exp(-WEIDMANN_GAMMA * (1.0 / rho - 1.0 / WEIDMANN_RHO_MAX)));
 }
 
 /* Share of each agent's neighbors within 1 m that walk its way. */
@@ -252,8 +284,9 @@ static double lane_order(shoal_world_t* w, int32_t n)
 
 /* Flow (pedestrians per second) through an opening of `width` m: 100
  * pedestrians in a 10 m room, bound for a point 20 m outside; the 10th to
- * the 90th to pass. < 0 when fewer than 90 passed in 200 s. */
-static double bottleneck(double width, float dt, int64_t threads, double* t_last)
+ * the 90th to pass. < 0 when fewer than 90 passed in 200 s. `times` (NULL:
+ * not kept): when each passed, *passed_count of them. */
+static double bottleneck(double width, float dt, int64_t threads, double* t_last, double* times, int* passed_count)
 {
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
     if (!w) return -1.0;
@@ -261,7 +294,7 @@ static double bottleneck(double width, float dt, int64_t threads, double* t_last
     const float room[8] = {0.0f, 5.0f, -10.0f, 5.0f, -10.0f, -5.0f, 0.0f, -5.0f};
     int ok = shoal_world_add_wall(w, room, 4, 0, NULL) == SHOAL_OK && wall(w, 0.0f, 5.0f, 0.0f, h) &&
              wall(w, 0.0f, -h, 0.0f, -5.0f);
-    enum { N = 100 };
+    enum { N = VALIDATE_EVACUEES };
     shoal_agent_t ids[N];
     for (int i = 0; ok && i < N; ++i) {
         /* a 10 x 10 lattice, 0.9 m apart, in the room's middle */
@@ -292,6 +325,10 @@ static double bottleneck(double width, float dt, int64_t threads, double* t_last
         }
     }
     shoal_world_destroy(w);
+    if (times) {
+        memcpy(times, when, sizeof(double) * (size_t)count);
+        *passed_count = count;
+    }
     *t_last = count ? when[count - 1] : 0.0;
     if (count < 90) return -1.0;
     return 80.0 / (when[89] - when[9]);
@@ -299,13 +336,17 @@ static double bottleneck(double width, float dt, int64_t threads, double* t_last
 
 /* ---- compression ------------------------------------------------------------ */
 
-static void compression(int64_t threads, double* overlap, double* penetration, int steps)
+/* The largest pair overlap and wall penetration over `steps` steps (over
+ * a radius); into pd (NULL: none) also each step's and the final
+ * positions. */
+static void compression(int64_t threads, double* overlap, double* penetration, int steps, validate_plot_data_t* pd)
 {
     *overlap = *penetration = INFINITY;
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
     if (!w) return;
     const float box[8] = {0, 0, 5, 0, 5, 5, 0, 5};
     enum { SIDE = 12, N = SIDE * SIDE };
+    _Static_assert((int)N == (int)VALIDATE_BOX_AGENTS, "validate.h's box");
     int ok = shoal_world_add_wall(w, box, 4, 1, NULL) == SHOAL_OK;
     for (int i = 0; ok && i < N; ++i) {
         shoal_agent_def_t d = pedestrian(0.21f + (float)(i % SIDE) * (4.58f / (SIDE - 1)),
@@ -322,13 +363,26 @@ static void compression(int64_t threads, double* overlap, double* penetration, i
         shoal_agent_batch_t b = {.positions = pos};
         int32_t got = 0;
         shoal_world_read_agents(w, &b, N, &got);
+        /* the worst of this step, then of all: the same maximum */
+        double step_pair = 0.0, step_wall = 0.0;
         for (int i = 0; i < got; ++i) {
             float x = pos[3 * i], y = pos[3 * i + 1];
             double out = fmax(fmax(PED_RADIUS - x, x - (5 - PED_RADIUS)), fmax(PED_RADIUS - y, y - (5 - PED_RADIUS)));
-            worst_wall = fmax(worst_wall, out / PED_RADIUS);
+            step_wall = fmax(step_wall, out / PED_RADIUS);
             for (int j = i + 1; j < got; ++j) {
                 double d = hypot(x - pos[3 * j], y - pos[3 * j + 1]);
-                worst_pair = fmax(worst_pair, (2 * PED_RADIUS - d) / PED_RADIUS);
+                step_pair = fmax(step_pair, (2 * PED_RADIUS - d) / PED_RADIUS);
+            }
+        }
+        worst_pair = fmax(worst_pair, step_pair);
+        worst_wall = fmax(worst_wall, step_wall);
+        if (pd && k < VALIDATE_BOX_STEPS) {
+            pd->step_overlap[k] = step_pair;
+            pd->step_penetration[k] = step_wall;
+            pd->box_steps = k + 1;
+            for (int i = 0; i < got; ++i) {
+                pd->box_xy[2 * i] = pos[3 * i];
+                pd->box_xy[2 * i + 1] = pos[3 * i + 1];
             }
         }
     }
@@ -339,6 +393,32 @@ static void compression(int64_t threads, double* overlap, double* penetration, i
     }
 }
 
+/* For the pictures: where the counter-flow's pedestrians ended, which way
+ * each walks, and who is stuck (last10: mean speeds keyed as walk_speed
+ * keys them). */
+static void final_corridor(shoal_world_t* w, int32_t n, const double* last10, validate_plot_data_t* pd)
+{
+    float* pos = malloc(sizeof(float) * 3 * (size_t)n);
+    uint32_t* groups = malloc(sizeof(uint32_t) * (size_t)n);
+    shoal_agent_t* ids = malloc(sizeof(shoal_agent_t) * (size_t)n);
+    pd->agents = 0;
+    if (pos && groups && ids) {
+        shoal_agent_batch_t b = {.ids = ids, .positions = pos, .groups = groups};
+        int32_t got = 0;
+        shoal_world_read_agents(w, &b, n, &got);
+        for (int32_t i = 0; i < got && i < VALIDATE_CORRIDOR_MAX; ++i) {
+            pd->final_xy[2 * i] = pos[3 * i];
+            pd->final_xy[2 * i + 1] = pos[3 * i + 1];
+            pd->final_group[i] = groups[i] != 0;
+            pd->final_stuck[i] = last10[(ids[i].index1 - 1) % (uint32_t)n] < 0.1;
+            pd->agents = i + 1;
+        }
+    }
+    free(pos);
+    free(groups);
+    free(ids);
+}
+
 /* ---- the command -------------------------------------------------------------- */
 
 static const cli_option_t validate_options[] = {
@@ -346,13 +426,16 @@ static const cli_option_t validate_options[] = {
      "one JSON object on stdout: see below"},
     {"--quick", NULL, NULL, CLI_FLAG, CLI_FIELD(validate_opts, quick), 0, 0, 0, NULL,
      "fewer densities and widths and shorter runs (for tests; figures are coarser)"},
+    {"--plots", NULL, "DIR", CLI_FILE, CLI_FIELD(validate_opts, plots), 0, 0, 0, NULL,
+     "also draw each experiment as an 800 x 500 px PNG in DIR (made if missing): free_walk.png, "
+     "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"},
     {"--threads", NULL, "T", CLI_INT, CLI_FIELD(validate_opts, threads), 1, 1024, 0, NULL,
      "threads (default: physical cores); results are the same for any count"},
 };
 
 static const cli_spec_t validate_spec = {
     .command = "validate crowd",
-    .usage = "[--json] [--quick] [--threads T]",
+    .usage = "[--json] [--quick] [--plots DIR] [--threads T]",
     .about = "The crowd model against pedestrian data, with the pedestrian preset: free\n"
              "walking along 0, 45 and 90 degrees, the fundamental diagram in a periodic\n"
              "corridor against Weidmann's curve, flow through a bottleneck of 0.8 to 2.4 m,\n"
@@ -368,18 +451,10 @@ static const cli_spec_t validate_spec = {
                "stuck}, compression {overlap, penetration} (over a radius), pass.\n",
 };
 
-int cmd_validate(int argc, char** argv)
+/* Run the five experiments and print what they measured; into pd (NULL:
+ * no plots) what the pictures need. Returns the exit code. */
+static int run_experiments(validate_opts o, validate_plot_data_t* pd)
 {
-    if (argc < 2 || strcmp(argv[1], "crowd") != 0) {
-        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-            cli_print_help(&validate_spec, stdout);
-            return CLI_EXIT_OK;
-        }
-        return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
-    }
-    validate_opts o = {0, 0, 0};
-    int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
-    if (stop >= 0) return stop;
     const float dt = 0.05f;
     int pass = 1;
 
@@ -387,7 +462,7 @@ int cmd_validate(int argc, char** argv)
     const double angles[3] = {0.0, 45.0, 90.0};
     double times[3], lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < 3; ++k) {
-        times[k] = free_walk(angles[k], dt, o.threads);
+        times[k] = free_walk(angles[k], dt, o.threads, pd ? pd->path[k] : NULL, pd ? &pd->path_count[k] : NULL);
         if (times[k] < 0.0) return CLI_EXIT_FAILURE;
         lo = fmin(lo, times[k]);
         hi = fmax(hi, times[k]);
@@ -408,8 +483,8 @@ int cmd_validate(int argc, char** argv)
             int32_t n = 0;
             shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : 0.0f, o.threads, &n);
             if (!w) return CLI_EXIT_FAILURE;
-            walk_speed(w, n, dt, warm, NULL);
-            (variant ? fd_gap : fd_v)[k] = walk_speed(w, n, dt, measure, NULL);
+            walk_speed(w, n, dt, warm, NULL, NULL);
+            (variant ? fd_gap : fd_v)[k] = walk_speed(w, n, dt, measure, NULL, NULL);
             fd_rho[k] = n / (double)(CORRIDOR_L * CORRIDOR_W);
             shoal_world_destroy(w);
         }
@@ -423,7 +498,8 @@ int cmd_validate(int argc, char** argv)
     double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
     int fit_n = 0;
     for (int k = 0; k < n_w; ++k) {
-        flow[k] = bottleneck(widths[k], dt, o.threads, &last[k]);
+        flow[k] = bottleneck(widths[k], dt, o.threads, &last[k], pd ? pd->pass_time[k] : NULL,
+                             pd ? &pd->passed[k] : NULL);
         if (flow[k] < 0.0) continue;
         sx += widths[k];
         sy += flow[k];
@@ -449,21 +525,64 @@ int cmd_validate(int argc, char** argv)
     if (!cw) return CLI_EXIT_FAILURE;
     double order0 = lane_order(cw, cn);
     double total = o.quick ? 30.0 : 60.0;
-    walk_speed(cw, cn, dt, (int)((total - 10.0) / dt), NULL);
+    /* the lane order once a second for the pictures */
+    lane_trace_t trace = {pd, (int)lround(1.0 / dt), 0};
+    if (pd) {
+        pd->order_time[0] = 0.0;
+        pd->order[0] = order0;
+        pd->order_count = 1;
+    }
+    walk_speed(cw, cn, dt, (int)((total - 10.0) / dt), NULL, pd ? &trace : NULL);
     double* last10 = malloc(sizeof(double) * (size_t)cn);
     if (!last10) return CLI_EXIT_FAILURE;
-    walk_speed(cw, cn, dt, (int)(10.0 / dt), last10);
+    walk_speed(cw, cn, dt, (int)(10.0 / dt), last10, pd ? &trace : NULL);
     double order1 = lane_order(cw, cn);
+    if (pd && trace.step % trace.every != 0 && pd->order_count < VALIDATE_ORDER_MAX) {
+        /* the end, between two seconds (the step counts round down) */
+        pd->order_time[pd->order_count] = trace.step * (double)dt;
+        pd->order[pd->order_count++] = order1;
+    }
     int stuck = 0;
     for (int32_t i = 0; i < cn; ++i) stuck += last10[i] < 0.1;
+    if (pd) final_corridor(cw, cn, last10, pd);
     free(last10);
     shoal_world_destroy(cw);
     pass &= stuck == 0;
 
     /* compression */
     double overlap, penetration;
-    compression(o.threads, &overlap, &penetration, o.quick ? 60 : 200);
+    compression(o.threads, &overlap, &penetration, o.quick ? 60 : 200, pd);
     pass &= overlap <= 0.01 && penetration <= 0.01;
+
+    if (pd) {
+        pd->quick = o.quick;
+        pd->dt = dt;
+        pd->radius = PED_RADIUS;
+        memcpy(pd->angle_deg, angles, sizeof angles);
+        memcpy(pd->seconds, times, sizeof times);
+        pd->spread = spread;
+        pd->corridor_length = CORRIDOR_L;
+        pd->corridor_width = CORRIDOR_W;
+        pd->densities = n_rho;
+        memcpy(pd->density, fd_rho, sizeof(double) * (size_t)n_rho);
+        memcpy(pd->speed, fd_v, sizeof(double) * (size_t)n_rho);
+        memcpy(pd->speed_time_gap, fd_gap, sizeof(double) * (size_t)n_rho);
+        pd->time_gap = FD_TIME_GAP;
+        pd->warm_s = warm * (double)dt;
+        pd->measure_s = measure * (double)dt;
+        pd->widths = n_w;
+        memcpy(pd->width, widths, sizeof(double) * (size_t)n_w);
+        memcpy(pd->flow, flow, sizeof(double) * (size_t)n_w);
+        pd->fit = fit_n >= 2;
+        pd->slope = slope;
+        pd->intercept = intercept;
+        pd->r2 = r2;
+        pd->counter_seconds = total;
+        pd->stuck = stuck;
+        pd->box_side = 5.0;
+        pd->overlap = overlap;
+        pd->penetration = penetration;
+    }
 
     if (o.json) {
         cJSON* root = cJSON_CreateObject();
@@ -476,10 +595,10 @@ int cmd_validate(int argc, char** argv)
             cJSON* e = cJSON_CreateObject();
             cJSON_AddNumberToObject(e, "density", fd_rho[k]);
             cJSON_AddNumberToObject(e, "speed", fd_v[k]);
-            cJSON_AddNumberToObject(e, "weidmann", weidmann(fd_rho[k]));
-            cJSON_AddNumberToObject(e, "deviation", fd_v[k] - weidmann(fd_rho[k]));
+            cJSON_AddNumberToObject(e, "weidmann", validate_weidmann(fd_rho[k]));
+            cJSON_AddNumberToObject(e, "deviation", fd_v[k] - validate_weidmann(fd_rho[k]));
             cJSON_AddNumberToObject(e, "speed_time_gap", fd_gap[k]);
-            cJSON_AddNumberToObject(e, "deviation_time_gap", fd_gap[k] - weidmann(fd_rho[k]));
+            cJSON_AddNumberToObject(e, "deviation_time_gap", fd_gap[k] - validate_weidmann(fd_rho[k]));
             cJSON_AddItemToArray(fd, e);
         }
         cJSON* bn = cJSON_AddObjectToObject(root, "bottleneck");
@@ -517,8 +636,8 @@ int cmd_validate(int argc, char** argv)
         printf("\nfundamental diagram (periodic corridor 20 m x 4 m), m/s\n");
         printf("  density /m2   Weidmann   preset  deviation   time gap %.1f s  deviation\n", (double)FD_TIME_GAP);
         for (int k = 0; k < n_rho; ++k)
-            printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %15.3f  %+9.3f\n", fd_rho[k], weidmann(fd_rho[k]), fd_v[k],
-                   fd_v[k] - weidmann(fd_rho[k]), fd_gap[k], fd_gap[k] - weidmann(fd_rho[k]));
+            printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %15.3f  %+9.3f\n", fd_rho[k], validate_weidmann(fd_rho[k]), fd_v[k],
+                   fd_v[k] - validate_weidmann(fd_rho[k]), fd_gap[k], fd_gap[k] - validate_weidmann(fd_rho[k]));
         printf("\nbottleneck (100 pedestrians, 10 m room)\n  width m   flow /s\n");
         for (int k = 0; k < n_w; ++k) {
             if (flow[k] >= 0.0)
@@ -534,4 +653,44 @@ int cmd_validate(int argc, char** argv)
         printf("\n%s\n", pass ? "pass" : "FAIL");
     }
     return pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+int cmd_validate(int argc, char** argv)
+{
+    if (argc < 2 || strcmp(argv[1], "crowd") != 0) {
+        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+            cli_print_help(&validate_spec, stdout);
+            return CLI_EXIT_OK;
+        }
+        return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
+    }
+    validate_opts o = {0, 0, 0, NULL};
+    int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
+    if (stop >= 0) return stop;
+    char err[1200];
+    validate_plot_data_t* pd = NULL;
+    if (o.plots) {
+        /* before the experiments, which take a while */
+        if (validate_plot_dir(o.plots, err, sizeof err) != 0) {
+            cli_error("validate: %s", err);
+            return CLI_EXIT_FAILURE;
+        }
+        pd = calloc(1, sizeof *pd);
+        if (!pd) {
+            cli_error("validate: out of memory");
+            return CLI_EXIT_FAILURE;
+        }
+    }
+    int rc = run_experiments(o, pd);
+    if (pd && pd->densities > 0) { /* 0: the experiments stopped on an error */
+        if (validate_write_plots(o.plots, pd, err, sizeof err) != 0) {
+            cli_error("validate: %s", err);
+            rc = CLI_EXIT_FAILURE;
+        } else if (!o.json) {
+            printf("plots in %s: free_walk.png, fundamental.png, bottleneck.png, counterflow.png, compression.png\n",
+                   o.plots);
+        }
+    }
+    free(pd);
+    return rc;
 }

@@ -2,14 +2,17 @@
  * output file's extension).
  *
  * A picture is a canvas with a title line, a legend line and one or more
- * panels. A panel maps a rectangle of the world (metres) onto a rectangle
- * of pixels at one scale for both axes, so that circles stay circles and
- * distances can be read off the axes: a panel never stretches one axis.
- * Drawing inside a panel is in world coordinates (plot_panel_begin sets
- * cairo's matrix, with y up); line widths are given in pixels.
+ * panels or charts. A panel maps a rectangle of the world (metres) onto a
+ * rectangle of pixels at one scale for both axes, so that circles stay
+ * circles and distances can be read off the axes: a panel never stretches
+ * one axis. Drawing inside a panel is in world coordinates
+ * (plot_panel_begin sets cairo's matrix, with y up); line widths are given
+ * in pixels. A chart (below) has a scale of its own on each axis, for
+ * graphs of one quantity against another.
  *
  * The kinds live in cmd_plot.c (run, the command itself), plot_dseek.c,
- * plot_pathfollow.c and plot_trim.c (trim fans and search trees).
+ * plot_pathfollow.c and plot_trim.c (trim fans and search trees);
+ * plot_validate.c draws `shoal validate crowd --plots`.
  */
 #ifndef SHOAL_TOOLS_PLOT_H
 #define SHOAL_TOOLS_PLOT_H
@@ -130,6 +133,71 @@ void plot_colorbar(plot_t* p, double lo, double hi, const char* label);
 
 /* Round "nice" step (1, 2 or 5 times a power of ten) near span / count. */
 double plot_nice_step(double span, int count);
+
+/* The part [fx0, fx1] x [fy0, fy1] (fractions, y down) of the canvas
+ * between the title and the legend, less room left of and below it for
+ * tick labels and axis titles: where a panel or a chart of a picture
+ * with several of them goes (0, 1, 0, 1 is plot_panel_full's rectangle). */
+void plot_area(const plot_t* p, double fx0, double fx1, double fy0, double fy1, double* x, double* y,
+               double* w, double* h);
+
+/* ---- charts ------------------------------------------------------------------
+ * A chart is a panel with a linear scale of its own on each axis (speed
+ * against density, a count against time): unlike a map panel it stretches.
+ * It has grid lines and numbered ticks at round steps on both axes, and the
+ * axes' titles. Series are drawn in pixels over the chart (a line or a
+ * marker keeps its size whatever the scales), clipped to it. */
+typedef struct plot_chart_t {
+    double px0, py0, pw, ph;       /* the pixel rectangle (top-left corner, size) */
+    double xmin, xmax, ymin, ymax; /* the values at its edges */
+} plot_chart_t;
+
+typedef enum plot_line_t { PLOT_LINE_NONE, PLOT_LINE_SOLID, PLOT_LINE_DASHED, PLOT_LINE_DOTTED } plot_line_t;
+typedef enum plot_mark_t {
+    PLOT_MARK_NONE,
+    PLOT_MARK_DOT,
+    PLOT_MARK_SQUARE,
+    PLOT_MARK_TRIANGLE,
+    PLOT_MARK_CROSS,
+    PLOT_MARK_RING
+} plot_mark_t;
+
+/* One series: count points (x[i], y[i]); a point with a NaN coordinate is
+ * skipped and breaks the line. The label (NULL: none) becomes a legend
+ * entry that shows the line and the marker. */
+typedef struct plot_series_t {
+    const double* x;
+    const double* y;
+    int count;
+    plot_rgb_t color;
+    plot_line_t line;
+    plot_mark_t mark;
+    const char* label;
+} plot_series_t;
+
+/* Widen [*lo, *hi] to multiples of the round step for about `count`
+ * ticks, so that a chart's edges fall on ticks. */
+void plot_nice_range(double* lo, double* hi, int count);
+/* Set a chart over the pixel rectangle (x, y, w, h) showing [xmin, xmax]
+ * x [ymin, ymax] (an empty range is widened by 1 each way), and draw its
+ * background, grid, ticks, tick values and axis titles (may be NULL). */
+void plot_chart_setup(plot_t* p, plot_chart_t* chart, double x, double y, double w, double h, double xmin,
+                      double xmax, double ymin, double ymax, const char* xlabel, const char* ylabel);
+/* Value -> pixel for a chart. */
+void plot_chart_to_px(const plot_chart_t* chart, double x, double y, double* px, double* py);
+/* Draw a series (and its legend entry when it has a label). */
+void plot_chart_series(plot_t* p, const plot_chart_t* chart, const plot_series_t* series);
+/* A translucent band between lo[i] and hi[i] over x[i] (i < count, x
+ * increasing), drawn first so that series stay on top; label: a legend
+ * entry (style 3), or NULL. */
+void plot_chart_band(plot_t* p, const plot_chart_t* chart, const double* x, const double* lo, const double* hi,
+                     int count, plot_rgb_t color, const char* label);
+/* Text at a chart point, offset by (dx, dy) pixels; align 0 left, 0.5
+ * centre, 1 right of the point. */
+void plot_chart_text(plot_t* p, const plot_chart_t* chart, double x, double y, double dx, double dy, double align,
+                     const char* text);
+/* The legend entry of a series alone (plot_chart_series adds it). */
+void plot_legend_series(plot_t* p, const plot_series_t* series);
 
 /* Kinds, each a subcommand of its own (argv[0] is the kind's name) that
  * parses its options and the shared ones with plot_parse. */

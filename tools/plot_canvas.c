@@ -310,11 +310,21 @@ void plot_panel_setup(plot_t* p, plot_panel_t* panel, double x, double y, double
     cairo_restore(cr);
 }
 
+void plot_area(const plot_t* p, double fx0, double fx1, double fy0, double fy1, double* x, double* y,
+               double* w, double* h)
+{
+    double full_h = p->height - TITLE_H - LEGEND_H;
+    *x = fx0 * p->width + MARGIN_L;
+    *y = TITLE_H + fy0 * full_h;
+    *w = (fx1 - fx0) * p->width - MARGIN_L - MARGIN_R;
+    *h = (fy1 - fy0) * full_h - MARGIN_B;
+}
+
 void plot_panel_full(plot_t* p, plot_panel_t* panel, double xmin, double xmax, double ymin,
                      double ymax, const char* xlabel, const char* ylabel)
 {
-    double x = MARGIN_L, y = TITLE_H;
-    double w = p->width - MARGIN_L - MARGIN_R, h = p->height - TITLE_H - LEGEND_H - MARGIN_B;
+    double x, y, w, h;
+    plot_area(p, 0.0, 1.0, 0.0, 1.0, &x, &y, &w, &h);
     plot_panel_setup(p, panel, x, y, w, h, xmin, xmax, ymin, ymax, xlabel, ylabel);
 }
 
@@ -353,6 +363,238 @@ void plot_scale_bar(plot_t* p, const plot_panel_t* panel)
     cairo_stroke(cr);
     text(p, 0.5 * (x0 + x1), y - 8, 11, 0, 0.5, buf);
     cairo_restore(cr);
+}
+
+/* ---- charts ------------------------------------------------------------------ */
+
+void plot_nice_range(double* lo, double* hi, int count)
+{
+    double step = plot_nice_step(*hi - *lo, count);
+    *lo = floor(*lo / step + 1e-9) * step;
+    *hi = ceil(*hi / step - 1e-9) * step;
+}
+
+void plot_chart_to_px(const plot_chart_t* chart, double x, double y, double* px, double* py)
+{
+    *px = chart->px0 + (x - chart->xmin) * chart->pw / (chart->xmax - chart->xmin);
+    *py = chart->py0 + chart->ph - (y - chart->ymin) * chart->ph / (chart->ymax - chart->ymin);
+}
+
+void plot_chart_setup(plot_t* p, plot_chart_t* chart, double x, double y, double w, double h, double xmin,
+                      double xmax, double ymin, double ymax, const char* xlabel, const char* ylabel)
+{
+    cairo_t* cr = p->cr;
+    if (!(xmax - xmin > 0.0)) {
+        xmin -= 1.0;
+        xmax += 1.0;
+    }
+    if (!(ymax - ymin > 0.0)) {
+        ymin -= 1.0;
+        ymax += 1.0;
+    }
+    *chart = (plot_chart_t){x, y, w, h, xmin, xmax, ymin, ymax};
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_fill(cr);
+    cairo_set_line_width(cr, 1.0);
+    char buf[32];
+    /* A step per axis, about one tick per 80 px across and 50 px up; a
+     * tick within a thousandth of a step of an edge still counts. */
+    double xstep = plot_nice_step(xmax - xmin, (int)fmax(2.0, w / 80.0));
+    double ystep = plot_nice_step(ymax - ymin, (int)fmax(2.0, h / 50.0));
+    for (double k = ceil(xmin / xstep - 1e-3); k * xstep <= xmax + 1e-3 * xstep; k += 1.0) {
+        double v = k * xstep, px, py;
+        plot_chart_to_px(chart, v, ymin, &px, &py);
+        px = floor(px) + 0.5;
+        cairo_set_source_rgb(cr, grid_ink.r, grid_ink.g, grid_ink.b);
+        cairo_move_to(cr, px, y);
+        cairo_line_to(cr, px, y + h);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, ink.r, ink.g, ink.b);
+        format_tick(buf, sizeof buf, v, xstep);
+        text(p, px, y + h + 15, 11, 0, 0.5, buf);
+    }
+    for (double k = ceil(ymin / ystep - 1e-3); k * ystep <= ymax + 1e-3 * ystep; k += 1.0) {
+        double v = k * ystep, px, py;
+        plot_chart_to_px(chart, xmin, v, &px, &py);
+        py = floor(py) + 0.5;
+        cairo_set_source_rgb(cr, grid_ink.r, grid_ink.g, grid_ink.b);
+        cairo_move_to(cr, x, py);
+        cairo_line_to(cr, x + w, py);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, ink.r, ink.g, ink.b);
+        format_tick(buf, sizeof buf, v, ystep);
+        text(p, x - 5, py + 4, 11, 0, 1.0, buf);
+    }
+    cairo_set_source_rgb(cr, 0.55, 0.56, 0.6);
+    cairo_rectangle(cr, x + 0.5, y + 0.5, w - 1.0, h - 1.0);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, ink.r, ink.g, ink.b);
+    if (xlabel) text(p, x + 0.5 * w, y + h + 32, 12, 0, 0.5, xlabel);
+    if (ylabel) {
+        cairo_save(cr);
+        cairo_translate(cr, x - 42, y + 0.5 * h);
+        cairo_rotate(cr, -PLOT_PI / 2);
+        text(p, 0, 0, 12, 0, 0.5, ylabel);
+        cairo_restore(cr);
+    }
+    cairo_restore(cr);
+}
+
+/* Line styles in pixels: dots are zero-length dashes with round caps. */
+static void line_style(cairo_t* cr, plot_line_t line)
+{
+    static const double dashed[2] = {6.0, 4.0}, dotted[2] = {0.0, 4.0};
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    if (line == PLOT_LINE_DASHED)
+        cairo_set_dash(cr, dashed, 2, 0.0);
+    else if (line == PLOT_LINE_DOTTED)
+        cairo_set_dash(cr, dotted, 2, 0.0);
+    else
+        cairo_set_dash(cr, NULL, 0, 0.0);
+}
+
+/* A marker of radius r px centred on (x, y) px. */
+static void marker(cairo_t* cr, plot_mark_t mark, double x, double y, double r)
+{
+    cairo_new_path(cr);
+    switch (mark) {
+    case PLOT_MARK_NONE:
+        return;
+    case PLOT_MARK_DOT:
+        cairo_arc(cr, x, y, r, 0.0, 2.0 * PLOT_PI);
+        cairo_fill(cr);
+        return;
+    case PLOT_MARK_SQUARE:
+        cairo_rectangle(cr, x - 0.85 * r, y - 0.85 * r, 1.7 * r, 1.7 * r);
+        cairo_fill(cr);
+        return;
+    case PLOT_MARK_TRIANGLE:
+        cairo_move_to(cr, x, y - 1.15 * r);
+        cairo_line_to(cr, x + r, y + 0.7 * r);
+        cairo_line_to(cr, x - r, y + 0.7 * r);
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        return;
+    case PLOT_MARK_CROSS:
+        cairo_move_to(cr, x - r, y - r);
+        cairo_line_to(cr, x + r, y + r);
+        cairo_move_to(cr, x - r, y + r);
+        cairo_line_to(cr, x + r, y - r);
+        cairo_set_dash(cr, NULL, 0, 0.0);
+        cairo_set_line_width(cr, 2.2);
+        cairo_stroke(cr);
+        return;
+    case PLOT_MARK_RING:
+        cairo_arc(cr, x, y, r, 0.0, 2.0 * PLOT_PI);
+        cairo_set_dash(cr, NULL, 0, 0.0);
+        cairo_set_line_width(cr, 1.6);
+        cairo_stroke(cr);
+        return;
+    }
+}
+
+enum { MARK_R = 4 };
+
+void plot_chart_series(plot_t* p, const plot_chart_t* chart, const plot_series_t* s)
+{
+    cairo_t* cr = p->cr;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, s->color.r, s->color.g, s->color.b);
+    if (s->line != PLOT_LINE_NONE) {
+        cairo_save(cr);
+        cairo_rectangle(cr, chart->px0, chart->py0, chart->pw, chart->ph);
+        cairo_clip(cr);
+        cairo_new_path(cr);
+        int open = 0;
+        for (int i = 0; i < s->count; ++i) {
+            if (!isfinite(s->x[i]) || !isfinite(s->y[i])) {
+                open = 0;
+                continue;
+            }
+            double px, py;
+            plot_chart_to_px(chart, s->x[i], s->y[i], &px, &py);
+            if (open)
+                cairo_line_to(cr, px, py);
+            else
+                cairo_move_to(cr, px, py);
+            open = 1;
+        }
+        line_style(cr, s->line);
+        cairo_set_line_width(cr, 2.0);
+        cairo_stroke(cr);
+        cairo_restore(cr);
+    }
+    if (s->mark != PLOT_MARK_NONE) {
+        /* markers on an edge (a zero) show whole */
+        cairo_rectangle(cr, chart->px0 - 2 * MARK_R, chart->py0 - 2 * MARK_R, chart->pw + 4 * MARK_R,
+                        chart->ph + 4 * MARK_R);
+        cairo_clip(cr);
+        for (int i = 0; i < s->count; ++i) {
+            if (!isfinite(s->x[i]) || !isfinite(s->y[i])) continue;
+            double px, py;
+            plot_chart_to_px(chart, s->x[i], s->y[i], &px, &py);
+            marker(cr, s->mark, px, py, MARK_R);
+        }
+    }
+    cairo_restore(cr);
+    if (s->label) plot_legend_series(p, s);
+}
+
+void plot_chart_band(plot_t* p, const plot_chart_t* chart, const double* x, const double* lo, const double* hi,
+                     int count, plot_rgb_t color, const char* label)
+{
+    cairo_t* cr = p->cr;
+    cairo_save(cr);
+    cairo_rectangle(cr, chart->px0, chart->py0, chart->pw, chart->ph);
+    cairo_clip(cr);
+    cairo_new_path(cr);
+    double px, py;
+    for (int i = 0; i < count; ++i) {
+        plot_chart_to_px(chart, x[i], hi[i], &px, &py);
+        cairo_line_to(cr, px, py);
+    }
+    for (int i = count - 1; i >= 0; --i) {
+        plot_chart_to_px(chart, x[i], lo[i], &px, &py);
+        cairo_line_to(cr, px, py);
+    }
+    cairo_close_path(cr);
+    cairo_set_source_rgba(cr, color.r, color.g, color.b, 0.2);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    if (label) plot_legend(p, color, 3, label);
+}
+
+void plot_chart_text(plot_t* p, const plot_chart_t* chart, double x, double y, double dx, double dy, double align,
+                     const char* s)
+{
+    double px, py;
+    plot_chart_to_px(chart, x, y, &px, &py);
+    cairo_save(p->cr);
+    cairo_set_source_rgb(p->cr, ink.r, ink.g, ink.b);
+    text(p, px + dx, py + dy, 11, 0, align, s);
+    cairo_restore(p->cr);
+}
+
+void plot_legend_series(plot_t* p, const plot_series_t* s)
+{
+    cairo_t* cr = p->cr;
+    double x = legend_place(p, 28 + text_width(p, 12, s->label)), y = legend_y(p);
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, s->color.r, s->color.g, s->color.b);
+    if (s->line != PLOT_LINE_NONE) {
+        cairo_move_to(cr, x, y);
+        cairo_line_to(cr, x + 22, y);
+        line_style(cr, s->line);
+        cairo_set_line_width(cr, 2.0);
+        cairo_stroke(cr);
+    }
+    marker(cr, s->mark, x + 11, y, MARK_R);
+    cairo_restore(cr);
+    cairo_set_source_rgb(cr, ink.r, ink.g, ink.b);
+    text(p, x + 28, y + 4, 12, 0, 0.0, s->label);
+    p->legend_x = x + 28 + text_width(p, 12, s->label) + 18;
 }
 
 /* ---- drawing in world coordinates ------------------------------------------ */
