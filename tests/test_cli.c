@@ -1235,6 +1235,25 @@ Test(cli, validate_crowd_reports_every_experiment, .timeout = 300)
     output_free(&r);
 }
 
+/* --seed: one seed gives one result (any thread count); another seed is
+ * another sample; a seed that is not a whole number is refused. */
+Test(cli, validate_crowd_seed_is_a_sample, .timeout = 300)
+{
+    cli_output_t a, b, c, bad;
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--seed", "3", "--threads", "1", NULL}, &a);
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--seed=3", "--threads", "2", NULL}, &b);
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--seed", "4", "--threads", "2", NULL}, &c);
+    cr_expect_str_eq(a.out, b.out, "the same seed on 1 and 2 threads");
+    cr_expect_str_neq(a.out, c.out, "seeds 3 and 4 should be different samples");
+    run_cli((const char*[]){"validate", "crowd", "--seed", "x", NULL}, &bad);
+    cr_expect_eq(bad.status, 2, "exit %d", bad.status);
+    cr_expect(strstr(bad.err, "--seed") != NULL, "%s", bad.err);
+    output_free(&a);
+    output_free(&b);
+    output_free(&c);
+    output_free(&bad);
+}
+
 /* shoal validate crowd --quick --plots DIR: DIR (and its parent) made, one
  * PNG per experiment in it. */
 Test(cli, validate_crowd_plots_one_png_per_experiment, .timeout = 300)

@@ -12,6 +12,7 @@
  *   v = v0 (1 - exp(-gamma (1/rho - 1/rho_max))), v0 1.34 m/s, gamma 1.913
  *   m^-2, rho_max 5.4 m^-2;
  * - bottleneck: 100 pedestrians leave a 10 m x 10 m room through an opening
+ *   (bound for the opening, then for a point 20 m beyond it)
  *   of 0.8 to 2.4 m; the flow between the 10th and the 90th to pass, and a
  *   least-squares line flow = a w + b;
  * - counter-flow: the periodic corridor at 2 per m^2, half each way, 60 s;
@@ -49,14 +50,15 @@ typedef struct validate_opts {
     int quick;
     int64_t threads;
     const char* plots;
+    int64_t seed; /* the worlds' seed (jitter draws) */
 } validate_opts;
 
-static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, int64_t threads)
+static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, const validate_opts* o)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = 2;
-    def.thread_count = (int32_t)threads;
-    def.seed = 5;
+    def.thread_count = (int32_t)o->threads;
+    def.seed = (uint64_t)o->seed;
     def.wrap = wrap;
     if (wrap) {
         def.bounds_min[0] = lo_x;
@@ -103,9 +105,9 @@ static int wall(shoal_world_t* w, float x0, float y0, float x1, float y1)
 /* Seconds one pedestrian takes to walk 10 m down a corridor along `deg`,
  * the crossing interpolated between steps; < 0 on failure. `path` (NULL:
  * not kept): x, y at the start and after each step, *path_count pairs. */
-static double free_walk(double deg, float dt, int64_t threads, float* path, int* path_count)
+static double free_walk(double deg, float dt, const validate_opts* o, float* path, int* path_count)
 {
-    shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
+    shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
     if (!w) return -1.0;
     double c = cos(deg * VPI / 180.0), s = sin(deg * VPI / 180.0);
     /* walls at +-1 m from the axis, from -2 m to 14 m along it */
@@ -159,9 +161,9 @@ static double free_walk(double deg, float dt, int64_t threads, float* path, int*
  * square lattice at about `rho` per m^2; `counter`: half of them, drawn by
  * a fixed hash of their place in the lattice (so no lanes to start with),
  * walk the other way. Returns the world (NULL on failure) and the count. */
-static shoal_world_t* corridor(double rho, int counter, float time_gap, int64_t threads, int32_t* count)
+static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts* o, int32_t* count)
 {
-    shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, threads);
+    shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, o);
     if (!w) return NULL;
     if (!wall(w, 0.0f, 0.0f, CORRIDOR_L, 0.0f) || !wall(w, 0.0f, CORRIDOR_W, CORRIDOR_L, CORRIDOR_W)) {
         shoal_world_destroy(w);
@@ -286,9 +288,9 @@ static double lane_order(shoal_world_t* w, int32_t n)
  * pedestrians in a 10 m room, bound for a point 20 m outside; the 10th to
  * the 90th to pass. < 0 when fewer than 90 passed in 200 s. `times` (NULL:
  * not kept): when each passed, *passed_count of them. */
-static double bottleneck(double width, float dt, int64_t threads, double* t_last, double* times, int* passed_count)
+static double bottleneck(double width, float dt, const validate_opts* o, double* t_last, double* times, int* passed_count)
 {
-    shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
+    shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
     if (!w) return -1.0;
     float h = (float)(width / 2);
     const float room[8] = {0.0f, 5.0f, -10.0f, 5.0f, -10.0f, -5.0f, 0.0f, -5.0f};
@@ -299,8 +301,9 @@ static double bottleneck(double width, float dt, int64_t threads, double* t_last
     for (int i = 0; ok && i < N; ++i) {
         /* a 10 x 10 lattice, 0.9 m apart, in the room's middle */
         shoal_agent_def_t d = pedestrian(-9.3f + 0.9f * (float)(i % 10), -4.3f + 0.9f * (float)(i / 10));
+        /* first the door (0.5 m past its middle), then on, 20 m out */
         d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
-        d.target[0] = 20.0f;
+        d.target[0] = 0.5f;
         d.target[1] = 0.0f;
         ok = shoal_agent_add(w, &d, &ids[i]) == SHOAL_OK;
     }
@@ -321,6 +324,8 @@ static double bottleneck(double width, float dt, int64_t threads, double* t_last
             if (st.position[0] > 0.0f) {
                 passed[i] = 1;
                 when[count++] = k * dt;
+                const float out[3] = {20.0f, 0.0f, 0.0f};
+                shoal_agent_set_target(w, ids[i], out);
             }
         }
     }
@@ -339,10 +344,10 @@ static double bottleneck(double width, float dt, int64_t threads, double* t_last
 /* The largest pair overlap and wall penetration over `steps` steps (over
  * a radius); into pd (NULL: none) also each step's and the final
  * positions. */
-static void compression(int64_t threads, double* overlap, double* penetration, int steps, validate_plot_data_t* pd)
+static void compression(const validate_opts* o, double* overlap, double* penetration, int steps, validate_plot_data_t* pd)
 {
     *overlap = *penetration = INFINITY;
-    shoal_world_t* w = new_world(0, 0, 0, 0, 0, threads);
+    shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
     if (!w) return;
     const float box[8] = {0, 0, 5, 0, 5, 5, 0, 5};
     enum { SIDE = 12, N = SIDE * SIDE };
@@ -431,11 +436,14 @@ static const cli_option_t validate_options[] = {
      "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"},
     {"--threads", NULL, "T", CLI_INT, CLI_FIELD(validate_opts, threads), 1, 1024, 0, NULL,
      "threads (default: physical cores); results are the same for any count"},
+    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(validate_opts, seed), 0, 9007199254740992.0, 0, NULL,
+     "the worlds' seed (default 5): the jitter that breaks symmetric stalls draws from it, so each seed is "
+     "another sample of the same experiments"},
 };
 
 static const cli_spec_t validate_spec = {
     .command = "validate crowd",
-    .usage = "[--json] [--quick] [--plots DIR] [--threads T]",
+    .usage = "[--json] [--quick] [--plots DIR] [--threads T] [--seed S]",
     .about = "The crowd model against pedestrian data, with the pedestrian preset: free\n"
              "walking along 0, 45 and 90 degrees, the fundamental diagram in a periodic\n"
              "corridor against Weidmann's curve, flow through a bottleneck of 0.8 to 2.4 m,\n"
@@ -462,7 +470,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
     const double angles[3] = {0.0, 45.0, 90.0};
     double times[3], lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < 3; ++k) {
-        times[k] = free_walk(angles[k], dt, o.threads, pd ? pd->path[k] : NULL, pd ? &pd->path_count[k] : NULL);
+        times[k] = free_walk(angles[k], dt, &o, pd ? pd->path[k] : NULL, pd ? &pd->path_count[k] : NULL);
         if (times[k] < 0.0) return CLI_EXIT_FAILURE;
         lo = fmin(lo, times[k]);
         hi = fmax(hi, times[k]);
@@ -481,7 +489,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
     for (int k = 0; k < n_rho; ++k)
         for (int variant = 0; variant < 2; ++variant) {
             int32_t n = 0;
-            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : 0.0f, o.threads, &n);
+            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : 0.0f, &o, &n);
             if (!w) return CLI_EXIT_FAILURE;
             walk_speed(w, n, dt, warm, NULL, NULL);
             (variant ? fd_gap : fd_v)[k] = walk_speed(w, n, dt, measure, NULL, NULL);
@@ -498,7 +506,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
     double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
     int fit_n = 0;
     for (int k = 0; k < n_w; ++k) {
-        flow[k] = bottleneck(widths[k], dt, o.threads, &last[k], pd ? pd->pass_time[k] : NULL,
+        flow[k] = bottleneck(widths[k], dt, &o, &last[k], pd ? pd->pass_time[k] : NULL,
                              pd ? &pd->passed[k] : NULL);
         if (flow[k] < 0.0) continue;
         sx += widths[k];
@@ -521,7 +529,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
 
     /* counter-flow */
     int32_t cn = 0;
-    shoal_world_t* cw = corridor(2.0, 1, 0.0f, o.threads, &cn);
+    shoal_world_t* cw = corridor(2.0, 1, 0.0f, &o, &cn);
     if (!cw) return CLI_EXIT_FAILURE;
     double order0 = lane_order(cw, cn);
     double total = o.quick ? 30.0 : 60.0;
@@ -551,7 +559,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
 
     /* compression */
     double overlap, penetration;
-    compression(o.threads, &overlap, &penetration, o.quick ? 60 : 200, pd);
+    compression(&o, &overlap, &penetration, o.quick ? 60 : 200, pd);
     pass &= overlap <= 0.01 && penetration <= 0.01;
 
     if (pd) {
@@ -664,7 +672,7 @@ int cmd_validate(int argc, char** argv)
         }
         return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
     }
-    validate_opts o = {0, 0, 0, NULL};
+    validate_opts o = {0, 0, 0, NULL, 5};
     int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
     char err[1200];

@@ -198,7 +198,7 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
 {
     char sub[320], buf[96];
     snprintf(sub, sizeof sub,
-             "100 pedestrians leave a 10 m x 10 m room; the flow is 80 over the time from the 10th to the 90th out%s",
+             "100 pedestrians leave a 10 m x 10 m room for the opening; the flow is 80 over the time from the 10th to the 90th out%s",
              d->fit ? "" : "; no fit (fewer than two widths flowed)");
     note_quick(sub, sizeof sub, d);
     plot_title(p, "Bottleneck: flow through an opening against its width", sub);
@@ -227,6 +227,12 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
         plot_chart_series(p, &chart,
                           &(plot_series_t){fx, fy, 2, reference_ink, PLOT_LINE_DASHED, PLOT_MARK_NONE, buf});
     }
+    /* what people do: a specific flow of about 1.9 per m and s through
+     * openings of 1 m and more (docs/crowds.md) */
+    double rx[2] = {1.0, 2.6}, ry[2] = {1.9, 1.9 * 2.6};
+    plot_chart_series(p, &chart,
+                      &(plot_series_t){rx, ry, 2, plot_palette(2), PLOT_LINE_SOLID, PLOT_MARK_NONE,
+                                       "experiments: about 1.9 w (per m and s)"});
     plot_chart_series(p, &chart,
                       &(plot_series_t){d->width, flowed, d->widths, plot_palette(0), PLOT_LINE_NONE, PLOT_MARK_DOT,
                                        "measured"});
