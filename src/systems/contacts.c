@@ -2,8 +2,9 @@
  * everything moved, the overlap left between agents that take part
  * (participants: every crowd agent, and any other agent whose definition
  * asks for `contacts`), and between a participant and an obstacle or a wall,
- * is resolved by moving positions. Velocities are left as the agents' own
- * models chose them.
+ * is resolved by moving positions; a participant that was moved then has
+ * the velocity it really moved at over the step (ground vehicles keep
+ * their model's state).
  *
  * contacts_prepare (first of integrate, before anything moves), for the
  * participants that are not crowd agents: their body (vehicle.radius and
@@ -269,6 +270,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             }
         }
         cw->active[r] = worst > CONTACT_TOLERANCE;
+        if (contacts > 0) cw->touched[r] = 1;
         worst = worst > worst_before ? worst : worst_before;
         float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
         if (k > 1.0f) k = 1.0f;
@@ -318,6 +320,7 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
             if (!candidate(x, r, i, near[m], &j, &q, &rj, &share) || !agent_overlap(x, i, p, ri, j, rj, &o, &rel, u))
                 continue;
             worst = rel > worst ? rel : worst;
+            cw->touched[r] = 1;
             float mine = share * o;
             a->px[i] -= mine * u[0];
             a->py[i] -= mine * u[1];
@@ -327,6 +330,7 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
                 a->py[j] += (o - mine) * u[1];
                 if (three) a->pz[j] += (o - mine) * u[2];
                 active[q] = 1;
+                cw->touched[q] = 1;
             }
         }
         const obstacle_set_t* obs = x->obs;
@@ -336,6 +340,7 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
             if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
                 continue;
             worst = rel > worst ? rel : worst;
+            cw->touched[r] = 1;
             a->px[i] -= ov * u[0];
             a->py[i] -= ov * u[1];
             if (three) a->pz[i] -= ov * u[2];
@@ -350,6 +355,7 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
                 float rel = wall_push(x->walls->seg[found[m]], a->px[i], a->py[i], x0, y0, ri, wp);
                 if (rel <= 0.0f) continue;
                 worst = rel > worst ? rel : worst;
+                cw->touched[r] = 1;
                 a->px[i] += wp[0];
                 a->py[i] += wp[1];
             }
@@ -418,6 +424,7 @@ static void prepare_bodies(int32_t begin, int32_t end, int32_t worker, void* vct
             cw->inv_mass[r] = mass > 0.0f ? 1.0f / mass : 1.0f;
             cw->x0[r] = a->px[i];
             cw->y0[r] = a->py[i];
+            if (x->w->dims == 3) cw->z0[r] = a->pz[i];
         }
         float speed = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] +
                             (x->w->dims == 3 ? a->vz[i] * a->vz[i] : 0.0f));
@@ -497,10 +504,37 @@ int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
 
 /* ---- contacts --------------------------------------------------------------- */
 
+typedef struct velocity_ctx {
+    const contact_ctx* x;
+    const component_t* ground;
+    float inv_dt;
+} velocity_ctx;
+
+/* A participant the pass moved walks at what it moved: v = (p - p0) / dt
+ * (position-based dynamics), so that next step the others see how fast it
+ * really goes (a crowd agent held in a jam no longer shows the velocity it
+ * pressed with). Ground vehicles keep their model's state. */
+static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const velocity_ctx* c = (const velocity_ctx*)vctx;
+    const contact_ctx* x = c->x;
+    const contact_world_t* cw = x->cw;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    for (int32_t r = begin; r < end; ++r) {
+        if (!cw->touched[r]) continue;
+        int32_t i = part_row(x, r);
+        if (r >= x->nc && c->ground->table.count > 0 && component_row(c->ground, x->slots[i]) >= 0) continue;
+        a->vx[i] = (a->px[i] - cw->x0[r]) * c->inv_dt;
+        a->vy[i] = (a->py[i] - cw->y0[r]) * c->inv_dt;
+        if (three) a->vz[i] = (a->pz[i] - cw->z0[r]) * c->inv_dt;
+    }
+}
+
 int64_t contacts_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    (void)dt;
     float worst[SHOAL_MAX_THREADS];
     contact_ctx x = contact_ctx_of(w, worst);
     contact_world_t* cw = x.cw;
@@ -511,6 +545,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     int32_t iter = 0;
     float most = 0.0f;
+    memset(cw->touched, 0, (size_t)count);
     /* Most participants touch nothing: after the first pass, iterations
      * look only at those that overlapped at their last check, with a pass
      * over every one every fourth iteration and before stopping (one
@@ -545,6 +580,8 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     }
     cw->iterations_last = iter;
     cw->overlap_last = most;
+    velocity_ctx vc = {&x, &w->comps[COMP_GROUND], 1.0f / dt};
+    par_for(w, count, 1024, PAR_STATIC, contact_velocities, &vc);
     return count;
 }
 
@@ -572,24 +609,28 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     if (parts <= cw->capacity) return 1;
     int32_t cap = parts < 64 ? 64 : parts + parts / 2;
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
-    float* f[7];
+    float* f[8];
     int ok = 1;
-    for (int k = 0; k < 7; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
+    for (int k = 0; k < 8; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
     uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
-    if (!ok || !active) {
-        for (int k = 0; k < 7; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
+    uint8_t* touched = (uint8_t*)mem_calloc(&w->alloc, n);
+    if (!ok || !active || !touched) {
+        for (int k = 0; k < 8; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
         mem_free(&w->alloc, active, n);
+        mem_free(&w->alloc, touched, n);
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
         return 0;
     }
-    float** mine[7] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->radius, &cw->inv_mass};
-    for (int k = 0; k < 7; ++k) {
+    float** mine[8] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
+    for (int k = 0; k < 8; ++k) {
         if (old) memcpy(f[k], *mine[k], old * sizeof(float));
         mem_free(&w->alloc, *mine[k], old * sizeof(float));
         *mine[k] = f[k];
     }
     mem_free(&w->alloc, cw->active, old);
+    mem_free(&w->alloc, cw->touched, old);
     cw->active = active;
+    cw->touched = touched;
     cw->capacity = cap;
     return 1;
 }
@@ -642,9 +683,10 @@ static void contact_release(world_t* w)
     contact_world_t* cw = contact_data(w);
     if (!cw) return;
     size_t n = (size_t)cw->capacity;
-    float** mine[7] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->radius, &cw->inv_mass};
-    for (int k = 0; k < 7; ++k) mem_free(&w->alloc, *mine[k], n * sizeof(float));
+    float** mine[8] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
+    for (int k = 0; k < 8; ++k) mem_free(&w->alloc, *mine[k], n * sizeof(float));
     mem_free(&w->alloc, cw->active, n);
+    mem_free(&w->alloc, cw->touched, n);
     mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CONTACT] = NULL;

@@ -22,11 +22,12 @@ typedef struct contact_world_t {
     int32_t* near;       /* CONTACT_K sorted positions per contact row, -1: none */
     int32_t near_capacity;
     float *cx, *cy, *cz; /* a participant's position after an iteration */
-    float *x0, *y0;      /* 2D: its position before this step moved it (walls) */
+    float *x0, *y0, *z0; /* its position before this step moved it (walls, velocities) */
     /* contact rows only (a crowd row's are its agent's radius and mass): */
     float* radius;       /* its body: a ground vehicle's own radius, else vehicle.radius */
     float* inv_mass;     /* 1 / mass (a ground vehicle's own mass): shares of a push */
     uint8_t* active;     /* it overlapped something at its last check */
+    uint8_t* touched;    /* the pass moved it this step */
     int32_t capacity;    /* participants the scratch holds */
     int32_t iterations_last; /* contact iterations of the last step */
     float overlap_last;      /* largest overlap left by the last step, over the smaller radius */

@@ -351,7 +351,7 @@ typedef struct move_ctx {
     world_t* w;
     agent_view_t a;
     const int32_t* agent_row;
-    float *x0, *y0;
+    float *x0, *y0, *z0;
     float dt;
 } move_ctx;
 
@@ -367,6 +367,7 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         float vx = a->dx[i], vy = a->dy[i], vz = three ? a->dz[i] : 0.0f;
         x->x0[r] = a->px[i];
         x->y0[r] = a->py[i];
+        if (three) x->z0[r] = a->pz[i];
         a->vx[i] = vx;
         a->vy[i] = vy;
         a->px[i] += vx * dt;
@@ -400,7 +401,8 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_CROWD].table.count;
     if (count == 0) return 0;
-    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), contact_data(w)->x0, contact_data(w)->y0, dt};
+    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), contact_data(w)->x0, contact_data(w)->y0,
+                  contact_data(w)->z0, dt};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
     return count;
 }
