@@ -463,10 +463,9 @@ static void prepare_near(int32_t begin, int32_t end, int32_t worker, void* vctx)
         /* a contact needs the bodies to touch after both moved */
         float range = x->cw->radius[r] + c->radius_max + 2.0f * c->travel_max;
         nearest nb;
-        nb.count = nb.far = 0;
+        nb.count = 0;
         nb.cap = NEAREST_MAX;
         find_neighbors(g, p, range, i, &nb);
-        nearest_sort(&nb);
         /* the nearest that take part */
         int32_t kept = 0;
         for (int32_t m = 0; m < nb.count && kept < CONTACT_K; ++m)

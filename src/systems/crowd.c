@@ -226,10 +226,9 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
         if (g) {
             nearest nb;
-            nb.count = nb.far = 0;
+            nb.count = 0;
             nb.cap = c->max_nb[r] > CROWD_CONTACT_K ? c->max_nb[r] : CROWD_CONTACT_K;
             find_neighbors(g, p, c->dist[r], i, &nb);
-            nearest_sort(&nb);
             for (int32_t m = 0; m < nb.count && m < CROWD_CONTACT_K; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             /* The time gap: no faster than the free walk to the nearest

@@ -13,63 +13,39 @@
 /* The most neighbors a list keeps (crowd.max_neighbors is at most this). */
 #define NEAREST_MAX 64
 
-/* The nearest neighbors found so far: while the list is not full, every
- * offer joins it; once full, an offer before its farthest (by distance^2,
- * then sorted position) replaces that one. So the list ends as the cap
- * first by that order whatever order the offers came in; nearest_sort puts
- * it in ascending order. */
+/* The nearest neighbors found so far, kept in ascending order of
+ * (distance^2, sorted position): while the list is not full, every offer
+ * joins it; once full, an offer before its last replaces that one. So the
+ * list ends as the cap first by that order whatever order the offers came
+ * in. */
 typedef struct nearest {
-    int32_t count, cap, far; /* far: index of the farthest, when full */
+    int32_t count, cap;
     float d2[NEAREST_MAX];
     int32_t k[NEAREST_MAX];
 } nearest;
 
-static inline int nearest_after(const nearest* nb, int32_t a, int32_t b)
-{
-    return nb->d2[a] > nb->d2[b] || (nb->d2[a] == nb->d2[b] && nb->k[a] > nb->k[b]);
-}
-
-static inline void nearest_find_far(nearest* nb)
-{
-    int32_t f = 0;
-    for (int32_t m = 1; m < nb->count; ++m)
-        if (nearest_after(nb, m, f)) f = m;
-    nb->far = f;
-}
-
 static inline void nearest_offer(nearest* nb, float d2, int32_t k)
 {
-    if (nb->count < nb->cap) {
-        nb->d2[nb->count] = d2;
-        nb->k[nb->count++] = k;
-        if (nb->count == nb->cap) nearest_find_far(nb);
-        return;
+    int32_t n = nb->count;
+    if (n == nb->cap) {
+        if (!(d2 < nb->d2[n - 1] || (d2 == nb->d2[n - 1] && k < nb->k[n - 1]))) return;
+        n--; /* the last goes */
     }
-    if (!(d2 < nb->d2[nb->far] || (d2 == nb->d2[nb->far] && k < nb->k[nb->far]))) return;
-    nb->d2[nb->far] = d2;
-    nb->k[nb->far] = k;
-    nearest_find_far(nb);
+    int32_t j = n;
+    while (j > 0 && (nb->d2[j - 1] > d2 || (nb->d2[j - 1] == d2 && nb->k[j - 1] > k))) {
+        nb->d2[j] = nb->d2[j - 1];
+        nb->k[j] = nb->k[j - 1];
+        j--;
+    }
+    nb->d2[j] = d2;
+    nb->k[j] = k;
+    nb->count = n + 1;
 }
 
-/* The bound an offer must beat: r2 until full, then the farthest. */
+/* The bound an offer must beat: r2 until full, then the last. */
 static inline float nearest_limit(const nearest* nb, float r2)
 {
-    return nb->count == nb->cap && nb->d2[nb->far] < r2 ? nb->d2[nb->far] : r2;
-}
-
-static inline void nearest_sort(nearest* nb)
-{
-    for (int32_t i = 1; i < nb->count; ++i) {
-        float d = nb->d2[i];
-        int32_t k = nb->k[i], j = i;
-        while (j > 0 && (nb->d2[j - 1] > d || (nb->d2[j - 1] == d && nb->k[j - 1] > k))) {
-            nb->d2[j] = nb->d2[j - 1];
-            nb->k[j] = nb->k[j - 1];
-            j--;
-        }
-        nb->d2[j] = d;
-        nb->k[j] = k;
-    }
+    return nb->count == nb->cap && nb->d2[nb->cap - 1] < r2 ? nb->d2[nb->cap - 1] : r2;
 }
 
 /* Offset from the agent to a sorted candidate, the nearest image on a
