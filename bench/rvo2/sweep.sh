@@ -4,7 +4,7 @@
 #      and circle, then the 3D sphere (circle) and 3D grid against RVO2-3D,
 #      at 100k agents on 1 and 2 threads;
 #   2. shoal alone, 2D grid at 100k and at 1M agents, interleaved per round
-#      (100k then 1M): 3 rounds on 2 threads, 1 round on 1 thread.
+#      (100k then 1M): 3 rounds on 2 threads (SCALE_ROUNDS), 1 on 1 thread.
 # Every run is 100 timed steps after 10 warm-up, quality at the end only.
 #   bench/rvo2/sweep.sh RAW_FILE [LOG_FILE]
 # RAW_FILE gets every run's JSON, one a line, with "group" (pairs / scale)
@@ -47,6 +47,6 @@ scale() {  # threads round
       | tee -a "$log"
   done
 }
-for r in 1 2 3; do scale 2 "$r"; done
+for r in $(seq "${SCALE_ROUNDS:-3}"); do scale 2 "$r"; done
 scale 1 1
 note "done"
