@@ -5,13 +5,21 @@
 // normalized when longer than 1, set on every agent before each doStep (in
 // parallel, as the example does), plus a perturbation of at most 1e-4 m/s
 // per axis drawn per agent and step, as shoal's crowd agents get one
-// (CROWD_JITTER in src/systems/crowd.c) and RVO2's Blocks example adds one:
-// without it a perfectly even circle can stall on its symmetry.
+// (CROWD_JITTER in src/systems/crowd.c, the same bits per axis) and RVO2's
+// Blocks example adds one: without it a perfectly even circle can stall on
+// its symmetry.
+//
+// Built with -DCROWD_RVO3D against RVO2-3D (https://github.com/snape/RVO2-3D,
+// a separate library with the same header and namespace names, so one
+// binary cannot hold both) it is the 3D driver, rvo2_crowd3d: the scenes of
+// `shoal bench crowd --dim 3` with the same parameters (RVO2-3D's
+// setAgentDefaults(15, 10, 10, 1.5, 2) has no obstacle horizon; its Sphere
+// example steps 0.125 s, this driver 0.25 s as shoal does).
 //
 // Timing: each step (setting the preferred velocities, then doStep) alone,
 // summed over the timed steps; warm-up steps are not timed. Quality is
 // measured between steps, outside the timed part, exactly as shoal's bench
-// does. 2D only (RVO2-3D is a separate library).
+// does.
 //
 // RVO2 itself is not part of this repository: bench/rvo2/build.sh builds
 // this file against an RVO2 source checkout.
@@ -32,9 +40,21 @@
 
 namespace {
 
+#ifdef CROWD_RVO3D
+const int kDims = 3;
+const char* const kName = "rvo2_crowd3d";
+const char* const kSim = "rvo2-3d";
+typedef RVO::Vector3 Vec;
+#else
+const int kDims = 2;
+const char* const kName = "rvo2_crowd";
+const char* const kSim = "rvo2";
+typedef RVO::Vector2 Vec;
+#endif
+
 struct Options {
     int scenario = CROWD_GRID;
-    int dims = 2;
+    int dims = kDims;
     int64_t agents = 100000;
     int64_t steps = 100;
     int64_t warmup = 10;
@@ -49,10 +69,11 @@ const float kJitter = 1e-4f;
 void usage(FILE* out)
 {
     std::fprintf(out,
-                 "Usage: rvo2_crowd [--scenario grid|gridshuf|circle] [--agents N] [--steps S]\n"
-                 "                  [--warmup W] [--threads T] [--dim 2] [--quality-every K] [--json]\n"
-                 "RVO2 on the scenes of `shoal bench crowd` (bench/README.md, Crowd).\n"
-                 "--threads T sets OpenMP's thread count (default: OMP_NUM_THREADS or all).\n");
+                 "Usage: %s [--scenario grid|gridshuf|circle] [--agents N] [--steps S]\n"
+                 "         [--warmup W] [--threads T] [--dim %d] [--quality-every K] [--json]\n"
+                 "%s on the %dD scenes of `shoal bench crowd` (bench/README.md, Crowd).\n"
+                 "--threads T sets OpenMP's thread count (default: OMP_NUM_THREADS or all).\n",
+                 kName, kDims, kDims == 3 ? "RVO2-3D" : "RVO2", kDims);
 }
 
 bool parse_int(const char* text, int64_t lo, int64_t hi, int64_t* out)
@@ -78,7 +99,7 @@ int parse(int argc, char** argv, Options* o)
             continue;
         }
         if (i + 1 >= argc) {
-            std::fprintf(stderr, "rvo2_crowd: %s needs a value (or is unknown)\n", a);
+            std::fprintf(stderr, "%s: %s needs a value (or is unknown)\n", kName, a);
             return 2;
         }
         const char* v = argv[++i];
@@ -98,14 +119,16 @@ int parse(int argc, char** argv, Options* o)
         } else if (!std::strcmp(a, "--quality-every")) {
             ok = parse_int(v, 0, 1000000000, &o->quality_every);
         } else if (!std::strcmp(a, "--dim")) {
-            ok = parse_int(v, 2, 2, &n);
-            if (!ok) std::fprintf(stderr, "rvo2_crowd: RVO2 is 2D only (--dim 2)\n");
+            ok = parse_int(v, kDims, kDims, &n);
+            if (!ok)
+                std::fprintf(stderr, "%s: this driver is %dD only (--dim %d; %s)\n", kName, kDims, kDims,
+                             kDims == 3 ? "rvo2_crowd is the 2D one" : "rvo2_crowd3d is the 3D one");
         } else {
-            std::fprintf(stderr, "rvo2_crowd: unknown option '%s'\n", a);
+            std::fprintf(stderr, "%s: unknown option '%s'\n", kName, a);
             return 2;
         }
         if (!ok) {
-            std::fprintf(stderr, "rvo2_crowd: bad value '%s' for %s\n", v, a);
+            std::fprintf(stderr, "%s: bad value '%s' for %s\n", kName, v, a);
             return 2;
         }
     }
@@ -118,7 +141,9 @@ double now_seconds()
 }
 
 struct Figures {
-    std::vector<float> x, y, r;
+    std::vector<float> x, y, z, r;
+    // z, or nullptr in 2D (as crowd_scene.h takes it)
+    const float* zs() const { return kDims == 3 ? z.data() : nullptr; }
 };
 
 void read_positions(const RVO::RVOSimulator& sim, Figures* f)
@@ -126,11 +151,15 @@ void read_positions(const RVO::RVOSimulator& sim, Figures* f)
     const std::size_t n = sim.getNumAgents();
     f->x.resize(n);
     f->y.resize(n);
+    if (kDims == 3) f->z.resize(n);
     f->r.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const RVO::Vector2& p = sim.getAgentPosition(i);
+        const Vec& p = sim.getAgentPosition(i);
         f->x[i] = p.x();
         f->y[i] = p.y();
+#ifdef CROWD_RVO3D
+        f->z[i] = p.z();
+#endif
         f->r[i] = sim.getAgentRadius(i);
     }
 }
@@ -152,14 +181,23 @@ int main(int argc, char** argv)
 
     double setup_start = now_seconds();
     std::vector<float> pos(3 * n), goal(3 * n);
-    crowd_layout(o.scenario, 2, o.agents, pos.data(), goal.data());
+    crowd_layout(o.scenario, kDims, o.agents, pos.data(), goal.data());
     RVO::RVOSimulator sim;
     sim.setTimeStep(kDt);
+#ifdef CROWD_RVO3D
+    sim.setAgentDefaults(15.0f, 10U, 10.0f, 1.5f, 2.0f);
+#else
     sim.setAgentDefaults(15.0f, 10U, 10.0f, 10.0f, 1.5f, 2.0f);
-    std::vector<RVO::Vector2> goals(n);
+#endif
+    std::vector<Vec> goals(n);
     for (std::size_t i = 0; i < n; ++i) {
-        sim.addAgent(RVO::Vector2(pos[3 * i], pos[3 * i + 1]));
-        goals[i] = RVO::Vector2(goal[3 * i], goal[3 * i + 1]);
+#ifdef CROWD_RVO3D
+        sim.addAgent(Vec(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]));
+        goals[i] = Vec(goal[3 * i], goal[3 * i + 1], goal[3 * i + 2]);
+#else
+        sim.addAgent(Vec(pos[3 * i], pos[3 * i + 1]));
+        goals[i] = Vec(goal[3 * i], goal[3 * i + 1]);
+#endif
     }
     double setup_seconds = now_seconds() - setup_start;
 
@@ -174,12 +212,17 @@ int main(int argc, char** argv)
 #pragma omp parallel for
 #endif
         for (std::size_t i = 0; i < n; ++i) {
-            RVO::Vector2 v = goals[i] - sim.getAgentPosition(i);
+            Vec v = goals[i] - sim.getAgentPosition(i);
             if (RVO::absSq(v) > 1.0f) v = RVO::normalize(v);
             // the perturbation: a pure function of (agent, step)
             uint64_t state = (static_cast<uint64_t>(i) << 32) ^ static_cast<uint64_t>(s);
             uint64_t bits = rng_splitmix64(&state);
-            v = v + RVO::Vector2(kJitter * rng_signed_unit(bits), kJitter * rng_signed_unit(bits << 24));
+#ifdef CROWD_RVO3D
+            v = v + Vec(kJitter * rng_signed_unit(bits), kJitter * rng_signed_unit(bits << 24),
+                        kJitter * rng_signed_unit(bits << 48 | bits >> 16));
+#else
+            v = v + Vec(kJitter * rng_signed_unit(bits), kJitter * rng_signed_unit(bits << 24));
+#endif
             sim.setAgentPrefVelocity(i, v);
         }
         sim.doStep();
@@ -187,22 +230,25 @@ int main(int argc, char** argv)
         if (s > o.warmup) seconds += t1 - t0;
         if (crowd_quality_due(s, total, o.quality_every)) {
             read_positions(sim, &f);
-            if (!crowd_quality_measure(&q, o.agents, f.x.data(), f.y.data(), nullptr, f.r.data())) {
-                std::fprintf(stderr, "rvo2_crowd: out of memory\n");
+            if (!crowd_quality_measure(&q, o.agents, f.x.data(), f.y.data(), f.zs(), f.r.data())) {
+                std::fprintf(stderr, "%s: out of memory\n", kName);
                 return 1;
             }
             quality_seconds += now_seconds() - t1;
         }
     }
     read_positions(sim, &f);
-    std::vector<float> gx(n), gy(n);
+    std::vector<float> gx(n), gy(n), gz(kDims == 3 ? n : 0);
     for (std::size_t i = 0; i < n; ++i) {
         gx[i] = goals[i].x();
         gy[i] = goals[i].y();
+#ifdef CROWD_RVO3D
+        gz[i] = goals[i].z();
+#endif
     }
     double mean_dist = 0.0, arrived = 0.0;
-    crowd_goal_figures(o.agents, f.x.data(), f.y.data(), nullptr, gx.data(), gy.data(), nullptr, f.r.data(),
-                       &mean_dist, &arrived);
+    crowd_goal_figures(o.agents, f.x.data(), f.y.data(), f.zs(), gx.data(), gy.data(),
+                       kDims == 3 ? gz.data() : nullptr, f.r.data(), &mean_dist, &arrived);
     crowd_quality_free(&q);
     const double agent_steps = static_cast<double>(o.agents) * static_cast<double>(o.steps);
     const char* scenario = crowd_scenario_name(o.scenario);
@@ -213,18 +259,18 @@ int main(int argc, char** argv)
         std::snprintf(min_pair, sizeof min_pair, "null");
 
     if (o.json) {
-        std::printf("{\"bench\":\"crowd\",\"sim\":\"rvo2\",\"scenario\":\"%s\",\"dim\":2,\"agents\":%lld,"
+        std::printf("{\"bench\":\"crowd\",\"sim\":\"%s\",\"scenario\":\"%s\",\"dim\":%d,\"agents\":%lld,"
                     "\"steps\":%lld,\"warmup\":%lld,\"threads\":%d,\"dt\":%g,\"setup_seconds\":%.17g,"
                     "\"seconds\":%.17g,\"agent_steps_per_s\":%.17g,\"quality_every\":%lld,"
                     "\"quality_samples\":%lld,\"quality_seconds\":%.17g,\"min_pair_distance\":%s,"
                     "\"overlaps\":%lld,\"mean_dist_to_goal\":%.17g,\"arrived\":%.17g}\n",
-                    scenario, static_cast<long long>(o.agents), static_cast<long long>(o.steps),
+                    kSim, scenario, kDims, static_cast<long long>(o.agents), static_cast<long long>(o.steps),
                     static_cast<long long>(o.warmup), threads, static_cast<double>(kDt), setup_seconds, seconds,
                     agent_steps / seconds, static_cast<long long>(o.quality_every),
                     static_cast<long long>(q.samples), quality_seconds, min_pair,
                     static_cast<long long>(q.overlaps), mean_dist, arrived);
     } else {
-        std::printf("rvo2 crowd 2D %s: %lld agents, %d threads, dt %g s\n", scenario,
+        std::printf("%s crowd %dD %s: %lld agents, %d threads, dt %g s\n", kSim, kDims, scenario,
                     static_cast<long long>(o.agents), threads, static_cast<double>(kDt));
         std::printf("steps             %lld (+%lld warm-up)\n", static_cast<long long>(o.steps),
                     static_cast<long long>(o.warmup));
