@@ -398,6 +398,7 @@ typedef struct prepare_ctx {
     float* reach; /* per worker: largest radius, then largest travel in dt */
     float* travel;
     float dt, radius_max, travel_max;
+    const int32_t* sorted_at; /* each agent row's sorted position */
 } prepare_ctx;
 
 /* The body of each contact row (participant x->nc + q) and where it
@@ -465,7 +466,7 @@ static void prepare_near(int32_t begin, int32_t end, int32_t worker, void* vctx)
         nearest nb;
         nb.count = 0;
         nb.cap = NEAREST_MAX;
-        find_neighbors(g, p, range, i, &nb);
+        find_neighbors(g, p, range, i < g->count ? c->sorted_at[i] : -1, &nb);
         /* the nearest that take part */
         int32_t kept = 0;
         for (int32_t m = 0; m < nb.count && kept < CONTACT_K; ++m)
@@ -497,6 +498,7 @@ int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
         c.radius_max = reach[k] > c.radius_max ? reach[k] : c.radius_max;
         c.travel_max = travel[k] > c.travel_max ? travel[k] : c.travel_max;
     }
+    if (c.x.g) c.sorted_at = grid_positions(grid_data(w));
     par_for(w, c.x.nt, 64, PAR_AFFINE, prepare_near, &c);
     return c.x.nt;
 }

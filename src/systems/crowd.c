@@ -145,6 +145,7 @@ typedef struct orca_ctx {
     uint64_t seed_round, step;
     int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
     int64_t* relaxed; /* per worker */
+    const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
 } orca_ctx;
 
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -228,7 +229,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             nearest nb;
             nb.count = 0;
             nb.cap = c->max_nb[r] > CROWD_CONTACT_K ? c->max_nb[r] : CROWD_CONTACT_K;
-            find_neighbors(g, p, c->dist[r], i, &nb);
+            find_neighbors(g, p, c->dist[r], i < g->count ? x->sorted_at[i] : -1, &nb);
             for (int32_t m = 0; m < nb.count && m < CROWD_CONTACT_K; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             /* The time gap: no faster than the free walk to the nearest
@@ -333,7 +334,8 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
-                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near, relaxed};
+                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near, relaxed,
+                  g ? grid_positions(grid_data(w)) : NULL};
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);

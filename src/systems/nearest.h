@@ -70,7 +70,7 @@ static inline lanef lane_image(const grid_t* g, lanef d, int axis)
 }
 
 /* Scan the block of cells around p for the nearest neighbors of the agent
- * at agent row `self`. */
+ * at sorted position `self` (grid_positions; -1: none to leave out). */
 static inline void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
 {
     const int three = g->dims == 3;
@@ -145,7 +145,7 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
                         int lane = __builtin_ctz(bits);
                         bits &= bits - 1;
                         int32_t kk = k + lane;
-                        if (!(v[lane] < r2) || g->order[kk] == self) continue;
+                        if (!(v[lane] < r2) || kk == self) continue;
                         if (seen_overflow) {
                             /* past 64 distinct buckets (a block of more than
                              * 64 cells): drop repeats by position instead */

@@ -472,13 +472,19 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
  * past the sorted count hold agents added since). The positions live in
  * key, free once the scatter is done, and are built on first use: rows
  * rarely move within a step. */
-static int32_t grid_position(grid_t* g, int32_t row)
+const int32_t* grid_positions(grid_t* g)
 {
     int32_t* pos = (int32_t*)(void*)g->key;
     if (!g->positions_valid) {
         for (int32_t k = 0; k < g->count; ++k) pos[g->order[k]] = k;
         g->positions_valid = 1;
     }
+    return pos;
+}
+
+static int32_t grid_position(grid_t* g, int32_t row)
+{
+    const int32_t* pos = grid_positions(g);
     return row >= 0 && row < g->count ? pos[row] : -1;
 }
 

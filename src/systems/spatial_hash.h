@@ -68,6 +68,11 @@ typedef struct grid_t {
     int32_t positions_valid;
 } grid_t;
 
+/* Each agent row's sorted position this step (agent rows [0, g->count)),
+ * built on first use after the hash: one thread, not inside a parallel
+ * pass. */
+const int32_t* grid_positions(grid_t* g);
+
 /* The spatial hash of the last sense stage (module-wide data of the
  * neighbors module), NULL before the first step. */
 static inline grid_t* grid_data(const world_t* w) { return (grid_t*)w->module_data[MOD_NEIGHBORS]; }
