@@ -197,19 +197,37 @@ static inline int obstacle_overlap(const float ob[4], const float p[3], float ri
     return 1;
 }
 
-/* A candidate of participant p: its agent row j and participant q, its
- * radius; 0 when p does not push against it. */
-static inline int candidate(const contact_ctx* x, int32_t p, int32_t i, int32_t k, int32_t* j, int32_t* q,
-                            float* rj, float* share)
+/* Candidate k (a sorted position) of participant p (agent row i, at pos,
+ * radius ri): 1 when p pushes against it and they overlap, with its agent
+ * row j, participant q (or -1), p's share and the overlap (o, rel, u as
+ * agent_overlap). With crowd agents alone (every participant's body its
+ * vehicle.radius, every share > 0), the overlap is tested first, so the
+ * many candidates that do not touch cost no look-up of who they are. */
+static inline int candidate(const contact_ctx* x, int32_t p, int32_t i, const float pos[3], float ri, int32_t k,
+                            int32_t* j, int32_t* q, float* share, float* o, float* rel, float u[3])
 {
     const int32_t agents = x->w->agents.count;
     *j = x->g->order[k];
     if (*j == i || *j < 0 || *j >= agents) return 0;
+    if (x->nt == 0) {
+        if (!agent_overlap(x, i, pos, ri, *j, x->a.radius[*j], o, rel, u)) return 0;
+        *q = part_of(x, *j);
+        *share = part_share(x, p, i, *q, *j);
+        return 1;
+    }
     *q = part_of(x, *j);
     *share = part_share(x, p, i, *q, *j);
     if (!(*share > 0.0f)) return 0;
-    *rj = *q >= 0 ? part_radius(x, *q, *j) : x->a.radius[*j];
-    return 1;
+    float rj = *q >= 0 ? part_radius(x, *q, *j) : x->a.radius[*j];
+    return agent_overlap(x, i, pos, ri, *j, rj, o, rel, u);
+}
+
+/* Whether any of the 8 flags at f is set (scans skip idle stretches). */
+static inline int any8(const uint8_t* f)
+{
+    uint64_t word;
+    memcpy(&word, f, sizeof word);
+    return word != 0;
 }
 
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -221,14 +239,15 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     contact_world_t* cw = x->cw;
     float worst = x->worst[worker];
     for (int32_t r = begin; r < end; ++r) {
+        if (x->only_active) { /* the others stay where they are */
+            if (!(r & 7) && r + 8 <= end && !any8(cw->active + r)) {
+                r += 7;
+                continue;
+            }
+            if (!cw->active[r]) continue;
+        }
         int32_t i = part_row(x, r);
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-        if (x->only_active && !cw->active[r]) {
-            cw->cx[r] = p[0];
-            cw->cy[r] = p[1];
-            if (three) cw->cz[r] = p[2];
-            continue;
-        }
         float ri = part_radius(x, r, i);
         float push[3] = {0.0f, 0.0f, 0.0f};
         const float worst_before = worst;
@@ -238,9 +257,8 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         const int32_t* near = part_near(x, r, &kn);
         for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
             int32_t j, q;
-            float rj, share, o, rel, u[3];
-            if (!candidate(x, r, i, near[m], &j, &q, &rj, &share) || !agent_overlap(x, i, p, ri, j, rj, &o, &rel, u))
-                continue;
+            float share, o, rel, u[3];
+            if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
             worst = rel > worst ? rel : worst;
             for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
             contacts++;
@@ -270,6 +288,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             }
         }
         cw->active[r] = worst > CONTACT_TOLERANCE;
+        cw->moved[r] = contacts > 0;
         if (contacts > 0) cw->touched[r] = 1;
         worst = worst > worst_before ? worst : worst_before;
         float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
@@ -281,12 +300,20 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     x->worst[worker] = worst;
 }
 
+/* Each participant the last iteration pushed goes where it computed. */
 static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     const contact_ctx* x = (const contact_ctx*)vctx;
     const int three = x->w->dims == 3;
+    uint8_t* moved = x->cw->moved;
     for (int32_t r = begin; r < end; ++r) {
+        if (!(r & 7) && r + 8 <= end && !any8(moved + r)) {
+            r += 7;
+            continue;
+        }
+        if (!moved[r]) continue;
+        moved[r] = 0;
         int32_t i = part_row(x, r);
         x->a.px[i] = x->cw->cx[r];
         x->a.py[i] = x->cw->cy[r];
@@ -306,6 +333,10 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
     uint8_t* active = cw->active;
     float worst = 0.0f;
     for (int32_t r = 0; r < count; ++r) {
+        if (!(r & 7) && r + 8 <= count && !any8(active + r)) {
+            r += 7;
+            continue;
+        }
         if (!active[r]) continue;
         const float worst_before = worst;
         worst = 0.0f;
@@ -315,10 +346,9 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
         const int32_t* near = part_near(x, r, &kn);
         for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
             int32_t j, q;
-            float rj, share, o, rel, u[3];
+            float share, o, rel, u[3];
             const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
-            if (!candidate(x, r, i, near[m], &j, &q, &rj, &share) || !agent_overlap(x, i, p, ri, j, rj, &o, &rel, u))
-                continue;
+            if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
             worst = rel > worst ? rel : worst;
             cw->touched[r] = 1;
             float mine = share * o;
@@ -547,6 +577,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     int32_t iter = 0;
     float most = 0.0f;
     memset(cw->touched, 0, (size_t)count);
+    memset(cw->moved, 0, (size_t)count);
     /* Most participants touch nothing: after the first pass, iterations
      * look only at those that overlapped at their last check, with a pass
      * over every one every fourth iteration and before stopping (one
@@ -615,10 +646,12 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     for (int k = 0; k < 8; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
     uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* touched = (uint8_t*)mem_calloc(&w->alloc, n);
-    if (!ok || !active || !touched) {
+    uint8_t* moved = (uint8_t*)mem_calloc(&w->alloc, n);
+    if (!ok || !active || !touched || !moved) {
         for (int k = 0; k < 8; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
         mem_free(&w->alloc, active, n);
         mem_free(&w->alloc, touched, n);
+        mem_free(&w->alloc, moved, n);
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
         return 0;
     }
@@ -630,8 +663,10 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     }
     mem_free(&w->alloc, cw->active, old);
     mem_free(&w->alloc, cw->touched, old);
+    mem_free(&w->alloc, cw->moved, old);
     cw->active = active;
     cw->touched = touched;
+    cw->moved = moved;
     cw->capacity = cap;
     return 1;
 }
@@ -688,6 +723,7 @@ static void contact_release(world_t* w)
     for (int k = 0; k < 8; ++k) mem_free(&w->alloc, *mine[k], n * sizeof(float));
     mem_free(&w->alloc, cw->active, n);
     mem_free(&w->alloc, cw->touched, n);
+    mem_free(&w->alloc, cw->moved, n);
     mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CONTACT] = NULL;

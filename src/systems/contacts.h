@@ -28,6 +28,7 @@ typedef struct contact_world_t {
     float* inv_mass;     /* 1 / mass (a ground vehicle's own mass): shares of a push */
     uint8_t* active;     /* it overlapped something at its last check */
     uint8_t* touched;    /* the pass moved it this step */
+    uint8_t* moved;      /* the last Jacobi iteration pushed it (to be applied) */
     int32_t capacity;    /* participants the scratch holds */
     int32_t iterations_last; /* contact iterations of the last step */
     float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
