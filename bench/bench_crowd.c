@@ -47,6 +47,7 @@ typedef struct crowd_opts {
     int64_t warmup;
     int64_t threads;
     int64_t quality_every;
+    int64_t seed; /* < 0: the world default's */
     int json;
 } crowd_opts;
 
@@ -119,6 +120,7 @@ static int bench_crowd_run(const crowd_opts* o)
     def.dimensions = o->dims;
     def.thread_count = (int32_t)o->threads;
     def.initial_capacity = (int32_t)o->agents;
+    if (o->seed >= 0) def.seed = (uint64_t)o->seed;
     shoal_world_t* w = NULL;
     shoal_error_t err;
     double setup_start = cli_now_seconds();
@@ -168,6 +170,7 @@ static int bench_crowd_run(const crowd_opts* o)
         cJSON_AddNumberToObject(root, "steps", (double)o->steps);
         cJSON_AddNumberToObject(root, "warmup", (double)o->warmup);
         cJSON_AddNumberToObject(root, "threads", shoal_world_thread_count(w));
+        cJSON_AddNumberToObject(root, "seed", (double)(o->seed >= 0 ? (uint64_t)o->seed : shoal_world_default_def().seed));
         cJSON_AddNumberToObject(root, "lanes", SHOAL_LANES);
         cJSON_AddNumberToObject(root, "dt", CROWD_DT);
         cJSON_AddNumberToObject(root, "setup_seconds", setup_seconds);
@@ -253,6 +256,9 @@ static const cli_option_t crowd_options[] = {
     CROWD_INT("--quality-every", "K", quality_every, 0, 1000000000,
               "measure the quality figures after every K-th step, warm-up included, and after the "
               "last; 0 = after the last only (default 1)"),
+    CROWD_INT("--seed", "S", seed, 0, 9007199254740992.0,
+              "the world's seed (default: the library's default), from which the jitter that breaks "
+              "symmetric stalls is drawn: each seed is another sample of the same scene"),
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(crowd_opts, json), 0, 0, 0, NULL,
      "one JSON object on stdout: see below"},
 };
@@ -278,7 +284,7 @@ static const cli_spec_t crowd_spec = {
 
 int bench_crowd(int argc, char** argv)
 {
-    crowd_opts o = {CROWD_GRID, 2, 100000, 100, 10, 0, 1, 0};
+    crowd_opts o = {CROWD_GRID, 2, 100000, 100, 10, 0, 1, -1, 0};
     int stop = cli_parse(&crowd_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     return bench_crowd_run(&o);

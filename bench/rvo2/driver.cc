@@ -60,6 +60,7 @@ struct Options {
     int64_t warmup = 10;
     int64_t threads = 0;
     int64_t quality_every = 1;
+    int64_t seed = 0; // mixed into the perturbation's bits: each seed another sample
     bool json = false;
 };
 
@@ -70,7 +71,7 @@ void usage(FILE* out)
 {
     std::fprintf(out,
                  "Usage: %s [--scenario grid|gridshuf|circle] [--agents N] [--steps S]\n"
-                 "         [--warmup W] [--threads T] [--dim %d] [--quality-every K] [--json]\n"
+                 "         [--warmup W] [--threads T] [--seed S] [--dim %d] [--quality-every K] [--json]\n"
                  "%s on the %dD scenes of `shoal bench crowd` (bench/README.md, Crowd).\n"
                  "--threads T sets OpenMP's thread count (default: OMP_NUM_THREADS or all).\n",
                  kName, kDims, kDims == 3 ? "RVO2-3D" : "RVO2", kDims);
@@ -118,6 +119,8 @@ int parse(int argc, char** argv, Options* o)
             ok = parse_int(v, 1, 1024, &o->threads);
         } else if (!std::strcmp(a, "--quality-every")) {
             ok = parse_int(v, 0, 1000000000, &o->quality_every);
+        } else if (!std::strcmp(a, "--seed")) {
+            ok = parse_int(v, 0, INT64_MAX, &o->seed);
         } else if (!std::strcmp(a, "--dim")) {
             ok = parse_int(v, kDims, kDims, &n);
             if (!ok)
@@ -215,7 +218,8 @@ int main(int argc, char** argv)
             Vec v = goals[i] - sim.getAgentPosition(i);
             if (RVO::absSq(v) > 1.0f) v = RVO::normalize(v);
             // the perturbation: a pure function of (agent, step)
-            uint64_t state = (static_cast<uint64_t>(i) << 32) ^ static_cast<uint64_t>(s);
+            uint64_t state = ((static_cast<uint64_t>(i) << 32) ^ static_cast<uint64_t>(s)) ^
+                             static_cast<uint64_t>(o.seed) * 0x9e3779b97f4a7c15ull;
             uint64_t bits = rng_splitmix64(&state);
 #ifdef CROWD_RVO3D
             v = v + Vec(kJitter * rng_signed_unit(bits), kJitter * rng_signed_unit(bits << 24),
