@@ -699,12 +699,8 @@ static void contact_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_
 {
     (void)agent_row;
     contact_world_t* cw = contact_data(w);
-    int32_t last = w->comps[COMP_CONTACT].table.count - 1;
-    if (!cw->near || r >= cw->near_capacity || last >= cw->near_capacity) return;
-    if (moved_agent_row >= 0 && last != r)
-        memcpy(cw->near + (size_t)r * CONTACT_K, cw->near + (size_t)last * CONTACT_K, CONTACT_K * sizeof(int32_t));
-    else
-        for (int m = 0; m < CONTACT_K; ++m) cw->near[(size_t)r * CONTACT_K + m] = -1;
+    near_row_removed(cw->near, cw->near_capacity, CONTACT_K, r, w->comps[COMP_CONTACT].table.count - 1,
+                     moved_agent_row);
 }
 
 static int contact_init(world_t* w)

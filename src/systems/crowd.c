@@ -492,13 +492,8 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
 {
     (void)agent_row;
     crowd_world_t* cw = crowd_data(w);
-    int32_t last = w->comps[COMP_CROWD].table.count - 1;
-    if (!cw->near || r >= cw->capacity || last >= cw->capacity) return;
-    if (moved_agent_row >= 0 && last != r)
-        memcpy(cw->near + (size_t)r * CROWD_CONTACT_K, cw->near + (size_t)last * CROWD_CONTACT_K,
-               CROWD_CONTACT_K * sizeof(int32_t));
-    else
-        for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
+    near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, w->comps[COMP_CROWD].table.count - 1,
+                     moved_agent_row);
 }
 
 static int crowd_init(world_t* w)

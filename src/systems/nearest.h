@@ -6,6 +6,7 @@
 #define SHOAL_SYSTEMS_NEAREST_H
 
 #include <math.h>
+#include <string.h>
 
 #include "simd/lanes.h"
 #include "systems/spatial_hash.h"
@@ -46,6 +47,19 @@ static inline void nearest_offer(nearest* nb, float d2, int32_t k)
 static inline float nearest_limit(const nearest* nb, float r2)
 {
     return nb->count == nb->cap && nb->d2[nb->cap - 1] < r2 ? nb->d2[nb->cap - 1] : r2;
+}
+
+/* Lists of k candidates a row (crowd rows, contact rows), `capacity` rows:
+ * row r goes and the last row (`last`) moves into it when moved_agent_row
+ * >= 0, its list with it; else row r's list is emptied. */
+static inline void near_row_removed(int32_t* near, int32_t capacity, int k, int32_t r, int32_t last,
+                                    int32_t moved_agent_row)
+{
+    if (!near || r >= capacity || last >= capacity) return;
+    if (moved_agent_row >= 0 && last != r)
+        memcpy(near + (size_t)r * (size_t)k, near + (size_t)last * (size_t)k, (size_t)k * sizeof(int32_t));
+    else
+        for (int m = 0; m < k; ++m) near[(size_t)r * (size_t)k + (size_t)m] = -1;
 }
 
 /* Offset from the agent to a sorted candidate, the nearest image on a
