@@ -192,7 +192,7 @@ static int read_columns_of(byte_reader_t* rd, table_t* t, int32_t count, const u
     for (int32_t c = 0; c < t->column_count; ++c) {
         if (t->elem_size[c] == 0) continue;
         if (!column_in(since, c, version)) { /* appended later: 0 bits */
-            memset(t->columns[c], 0, (size_t)count * 4);
+            if (count > 0) memset(t->columns[c], 0, (size_t)count * 4);
             continue;
         }
         const uint8_t* p = br_take(rd, (size_t)count * 4);
