@@ -619,6 +619,14 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
 
 /* ---- the module ------------------------------------------------------------ */
 
+/* The per-participant float arrays, in one list for growing and freeing. */
+#define CONTACT_FLOAT_ARRAYS 8
+static void contact_float_arrays(contact_world_t* cw, float** out[CONTACT_FLOAT_ARRAYS])
+{
+    float** all[CONTACT_FLOAT_ARRAYS] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
+    memcpy(out, all, sizeof all);
+}
+
 /* Scratch for `parts` participants and `rows` contact rows; 0 when out of
  * memory (the old scratch stays). */
 static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
@@ -641,22 +649,23 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     if (parts <= cw->capacity) return 1;
     int32_t cap = parts < 64 ? 64 : parts + parts / 2;
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
-    float* f[8];
+    float* f[CONTACT_FLOAT_ARRAYS];
     int ok = 1;
-    for (int k = 0; k < 8; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
+    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
     uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* touched = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* moved = (uint8_t*)mem_calloc(&w->alloc, n);
     if (!ok || !active || !touched || !moved) {
-        for (int k = 0; k < 8; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
+        for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
         mem_free(&w->alloc, active, n);
         mem_free(&w->alloc, touched, n);
         mem_free(&w->alloc, moved, n);
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
         return 0;
     }
-    float** mine[8] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
-    for (int k = 0; k < 8; ++k) {
+    float** mine[CONTACT_FLOAT_ARRAYS];
+    contact_float_arrays(cw, mine);
+    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) {
         if (old) memcpy(f[k], *mine[k], old * sizeof(float));
         mem_free(&w->alloc, *mine[k], old * sizeof(float));
         *mine[k] = f[k];
@@ -715,8 +724,9 @@ static void contact_release(world_t* w)
     contact_world_t* cw = contact_data(w);
     if (!cw) return;
     size_t n = (size_t)cw->capacity;
-    float** mine[8] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
-    for (int k = 0; k < 8; ++k) mem_free(&w->alloc, *mine[k], n * sizeof(float));
+    float** mine[CONTACT_FLOAT_ARRAYS];
+    contact_float_arrays(cw, mine);
+    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) mem_free(&w->alloc, *mine[k], n * sizeof(float));
     mem_free(&w->alloc, cw->active, n);
     mem_free(&w->alloc, cw->touched, n);
     mem_free(&w->alloc, cw->moved, n);
