@@ -13,7 +13,7 @@
  * neighbor_distance; on a hashed grid a bucket shared by two cells of the
  * block is read once), ties in distance broken by sorted position, so the
  * choice is one function of the world. Each gives a half-plane (half-space
- * in 3D); a neighbor that is a crowd agent takes the agent's share
+ * in 3D) for bodies of CROWD_PLAN_RADIUS times the sum of radii; a neighbor that is a crowd agent takes the agent's share
  * `responsibility` of the avoidance, any other agent (which will not move
  * aside for it) the whole of it. The world's obstacles closer than
  * time_horizon_walls * max_speed + their radius and the agent's are hard
@@ -56,6 +56,12 @@
 #define CROWD_STREAM 0xc40dd17u
 /* Obstacles taken as constraints per agent, the nearest first. */
 #define CROWD_MAX_OBSTACLES 32
+/* ORCA plans against neighbors with this fraction of the sum of radii. The
+ * contact pass holds bodies at the full sum, so touching neighbors keep a
+ * small gap in planning and may slide past each other; with the full sum
+ * every touching pair counts as overlapping and each must move apart at
+ * once, which locks dense jams (docs/crowds.md "Jams"). */
+#define CROWD_PLAN_RADIUS 0.95f
 
 _Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
 
@@ -226,11 +232,12 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
         for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
         if (g) {
+            const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
             nearest nb;
             nb.count = 0;
-            nb.cap = c->max_nb[r] > CROWD_CONTACT_K ? c->max_nb[r] : CROWD_CONTACT_K;
+            nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
             find_neighbors(g, p, c->dist[r], i < g->count ? x->sorted_at[i] : -1, &nb);
-            for (int32_t m = 0; m < nb.count && m < CROWD_CONTACT_K; ++m) near[m] = nb.k[m];
+            for (int32_t m = 0; m < nb.count && m < keep; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             /* The time gap: no faster than the free walk to the nearest
              * neighbor ahead (in the preferred direction, within the sum
@@ -295,7 +302,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
                 int crowd_j = component_row(x->crowd, x->slots[j]) >= 0;
                 float s = crowd_j ? share : 1.0f;
-                float rad = ri + a->radius[j];
+                float rad = CROWD_PLAN_RADIUS * (ri + a->radius[j]);
                 if (three)
                     n += orca3_plane_agent(d, rv, rad, inv_tau, x->inv_dt, s, vel, &planes[n]);
                 else

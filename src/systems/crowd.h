@@ -8,8 +8,13 @@
 #define CROWD_MAX_NEIGHBORS 64
 
 /* Nearest neighbors kept per crowd agent from the orca pass for the
- * contact pass of the same step. */
-#define CROWD_CONTACT_K 8
+ * contact pass of the same step: CROWD_CONTACT_K_2D in 2D, and in 3D
+ * CROWD_CONTACT_K, the most equal spheres that can touch one (12): a
+ * sphere pressed in a 3D jam has more touching neighbors than 8, and one
+ * left off every list is never pushed out. CROWD_CONTACT_K is the stride
+ * of the list. */
+#define CROWD_CONTACT_K 12
+#define CROWD_CONTACT_K_2D 8
 
 /* The module's data. Scratch lives for one step; the counters are not
  * state (never hashed or saved). */
