@@ -56,25 +56,81 @@ static void world_finish_agent_permute(world_t* w, void* scratch, int32_t* compo
 
 /* ---- the parallel reorder of the sense stage ---------------------------- */
 
+/* At most this many scratch columns are used at once. */
+#define PERMUTE_MAX_SPARES 8
+
 typedef struct par_permute_ctx {
     world_t* w;
-    table_t* table;           /* whose columns the column tasks permute */
+    table_t* table;           /* whose columns the passes permute */
     const int32_t* perm;      /* new row i = old row perm[i] */
-    float* const* spare;      /* one scratch column per task */
+    float* const* spare;      /* scratch columns, one per column of a group */
     int32_t spares;
+    int32_t group[PERMUTE_MAX_SPARES]; /* this pass's columns */
+    int32_t group_size;
+    int32_t copy_back[PERMUTE_MAX_SPARES]; /* second pass: columns to write */
+    uint8_t* differs;         /* [worker * spares + j]: a gathered value differed from row 0's */
     component_t* comp;        /* the component of the row passes */
     int32_t* comp_perm;       /* component_rows' output */
 } par_permute_ctx;
 
-/* Task j permutes columns j, j + spares, ... with spare[j] as scratch: the
- * scratch belongs to the task, so any number of workers may run tasks. */
-static void permute_column_tasks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+/* First pass over a block of rows: gather each column of the group into
+ * its scratch column, noting whether any value differs from row 0's (a
+ * column of one value is left as it is: permuting it changes nothing).
+ * Every worker takes rows of every column, so all of them take part
+ * however few columns a table has. */
+static void gather_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    const int32_t* perm = c->perm;
+    for (int32_t j = 0; j < c->group_size; ++j) {
+        const uint32_t* src = (const uint32_t*)c->table->columns[c->group[j]];
+        uint32_t* dst = (uint32_t*)(void*)c->spare[j];
+        uint32_t first = src[0], diff = 0;
+        for (int32_t i = begin; i < end; ++i) {
+            uint32_t v = src[perm[i]];
+            dst[i] = v;
+            diff |= v ^ first;
+        }
+        if (diff) c->differs[(size_t)worker * c->spares + j] = 1;
+    }
+}
+
+/* Second pass: the gathered columns that hold more than one value go
+ * back into the table. */
+static void copy_back_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     par_permute_ctx* c = (par_permute_ctx*)vctx;
-    for (int32_t j = begin; j < end; ++j)
-        for (int32_t col = j; col < c->table->column_count; col += c->spares)
-            table_permute_column(c->table, col, c->perm, c->spare[j]);
+    for (int32_t j = 0; j < c->group_size; ++j) {
+        if (!c->copy_back[j]) continue;
+        uint32_t* dst = (uint32_t*)c->table->columns[c->group[j]];
+        memcpy(dst + begin, (const uint32_t*)(const void*)c->spare[j] + begin, (size_t)(end - begin) * sizeof *dst);
+    }
+}
+
+/* Permute every column of c->table by c->perm over `rows` rows: groups of
+ * up to `spares` columns, each gathered in one parallel pass over the
+ * rows and written back in another. */
+static void permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows)
+{
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    table_t* t = c->table;
+    int32_t col = 0;
+    while (col < t->column_count) {
+        c->group_size = 0;
+        for (; col < t->column_count && c->group_size < c->spares; ++col)
+            if (t->elem_size[col] != 0) c->group[c->group_size++] = col;
+        if (c->group_size == 0) break;
+        memset(c->differs, 0, (size_t)workers * c->spares);
+        par_for(w, rows, 4096, PAR_STATIC, gather_rows, c);
+        int any = 0;
+        for (int32_t j = 0; j < c->group_size; ++j) {
+            c->copy_back[j] = 0;
+            for (int32_t k = 0; k < workers; ++k) c->copy_back[j] |= c->differs[(size_t)k * c->spares + j];
+            any |= c->copy_back[j];
+        }
+        if (any) par_for(w, rows, 4096, PAR_STATIC, copy_back_rows, c);
+    }
 }
 
 static void point_slots(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -110,8 +166,16 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
                                    int32_t spares, int32_t* component_perm)
 {
     int32_t n = w->agents.count;
-    par_permute_ctx c = {w, &w->agents, perm, spare, spares, NULL, component_perm};
-    par_for(w, spares, 1, PAR_CLAIMED | PAR_TASKS, permute_column_tasks, &c);
+    if (spares > PERMUTE_MAX_SPARES) spares = PERMUTE_MAX_SPARES;
+    uint8_t differs[SHOAL_MAX_THREADS * 2]; /* workers x spares flags */
+    par_permute_ctx c = {.w = w, .table = &w->agents, .perm = perm, .spare = spare, .spares = spares,
+                         .comp_perm = component_perm};
+    /* The flags need workers x spares bytes; beyond the stack array's room
+     * (more than 256 workers), fewer columns go at once. */
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    while ((size_t)workers * c.spares > sizeof differs && c.spares > 1) c.spares--;
+    c.differs = differs;
+    permute_table_rows(w, &c, n);
     user_permute(w, perm);
     w->structure_version++;
     par_for(w, n, 4096, PAR_STATIC, point_slots, &c);
@@ -132,7 +196,7 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
                 if (r >= 0) component_perm[j++] = r;
             }
         }
-        par_for(w, spares, 1, PAR_CLAIMED | PAR_TASKS, permute_column_tasks, &c);
+        permute_table_rows(w, &c, m);
         par_for(w, m, 4096, PAR_STATIC, point_component, &c);
     }
 }

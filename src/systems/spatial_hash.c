@@ -15,8 +15,8 @@
 #include "systems/systems.h"
 
 #define MIN_BUCKETS 1024
-#define PREFIX_CHUNK 4096
-#define SERIAL_PREFIX (1 << 16)
+#define PREFIX_CHUNK 1024
+#define SERIAL_PREFIX (1 << 14)
 
 static size_t padded(int32_t n) { return (size_t)n + SHOAL_PAD_FLOATS; }
 
@@ -107,30 +107,55 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
     return 1;
 }
 
+/* The largest value of a column of non-negative floats, a lane at a time
+ * on every worker: the maximum is the same in any order, so the split
+ * changes nothing. Rows [0, count) are padded to whole lanes with zeros. */
+typedef struct max_ctx {
+    const float* col;
+    float* best; /* per worker */
+} max_ctx;
+
+static void max_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    max_ctx* c = (max_ctx*)vctx;
+    lanef m = lane_zero();
+    int32_t i = begin;
+    for (; i + SHOAL_LANES <= end; i += SHOAL_LANES) m = lane_max(m, lane_loadu(c->col + i));
+    float lanes[SHOAL_LANES];
+    lane_storeu(lanes, m);
+    float r = c->best[worker];
+    for (int k = 0; k < SHOAL_LANES; ++k) r = lanes[k] > r ? lanes[k] : r;
+    for (; i < end; ++i) r = c->col[i] > r ? c->col[i] : r;
+    c->best[worker] = r;
+}
+
+static float column_max(world_t* w, const float* col, int32_t count)
+{
+    if (count <= 0) return 0.0f;
+    float best[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) best[k] = 0.0f;
+    max_ctx c = {col, best};
+    par_for(w, count, 16384, PAR_STATIC, max_range, &c);
+    float r = 0.0f;
+    for (int32_t k = 0; k < workers; ++k) r = best[k] > r ? best[k] : r;
+    return r;
+}
+
 /* Cell edge: the largest neighbor radius, a hair wider so that float
  * rounding of position/cell can never put a neighbor at exactly the radius
  * two cells away; a configured cell_size may only make cells larger. */
-static float cell_edge(const world_t* w)
+static float cell_edge(world_t* w)
 {
-    const component_t* c = &w->comps[COMP_NEIGHBORS];
-    const float* radius = TABLE_COL(&c->table, float, NB_RADIUS);
-    const int32_t count = c->table.count;
     /* Radii are finite and non-negative (checked when set), so the maximum
-     * is the same in any order: lanes first, then the tail. This runs every
-     * step on one thread, so it has to be cheap. */
-    lanef m = lane_zero();
-    int32_t i = 0;
-    for (; i + SHOAL_LANES <= count; i += SHOAL_LANES) m = lane_max(m, lane_loadu(radius + i));
-    float lanes[SHOAL_LANES];
-    lane_storeu(lanes, m);
-    float r = 0.0f;
-    for (int k = 0; k < SHOAL_LANES; ++k) r = lanes[k] > r ? lanes[k] : r;
-    for (; i < count; ++i) r = radius[i] > r ? radius[i] : r;
+     * is the same in any order and on any split over workers. */
+    const component_t* c = &w->comps[COMP_NEIGHBORS];
+    float r = column_max(w, TABLE_COL(&c->table, float, NB_RADIUS), c->table.count);
     /* Crowd agents look as far as their neighbor distance: the same
      * reduction over their column. */
     const component_t* cr = &w->comps[COMP_CROWD];
-    const float* reach = TABLE_COL(&cr->table, float, CR_NEIGHBOR_DISTANCE);
-    for (int32_t k = 0; k < cr->table.count; ++k) r = reach[k] > r ? reach[k] : r;
+    float reach = column_max(w, TABLE_COL(&cr->table, float, CR_NEIGHBOR_DISTANCE), cr->table.count);
+    r = reach > r ? reach : r;
     /* Agents that take part in contacts look for bodies that touch: a
      * cell of two of their radii (a ground vehicle's own) at least. */
     const component_t* ct = &w->comps[COMP_CONTACT];
@@ -195,15 +220,28 @@ static inline float wrap_into(float p, float origin, float extent)
     return origin + f;
 }
 
+/* At most this many sort blocks (each a histogram of its own). */
+#define MAX_BLOCKS 64
+
 typedef struct sort_ctx {
     world_t* w;
     grid_t* g;
     int32_t n;
     int32_t blocks;
     int32_t block_size;
+    int32_t chunk;    /* buckets per prefix chunk */
     int32_t chunks;
     int32_t* chunk_base;
     int32_t* largest; /* per worker: the largest bucket its prefix saw */
+    /* Block b's keys lie in [lo[b], hi[b]] (hi < lo: an empty block), and
+     * its histogram holds only that range: the count of bucket q is at
+     * histogram[b * bucket_count + q - lo[b]]. Storage sorted by cell (the
+     * reorder) gives each block a narrow range, so clearing, counting and
+     * the prefix cost about one pass over the buckets in all, not one per
+     * block. */
+    int32_t lo[MAX_BLOCKS];
+    int32_t hi[MAX_BLOCKS];
+    int fused; /* the scatter writes the sorted copies too */
 } sort_ctx;
 
 /* Bucket of agent row i, from the same wrapped coordinates the sorted
@@ -247,8 +285,6 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const float* py = AGENT_F(c->w, AC_POS_Y);
     const float* pz = g->dims == 3 ? AGENT_F(c->w, AC_POS_Z) : NULL;
     for (int32_t b = begin; b < end; ++b) {
-        int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
-        memset(hist, 0, (size_t)g->bucket_count * sizeof(int32_t));
         int32_t lo = b * c->block_size, hi = lo + c->block_size;
         if (hi > c->n) hi = c->n;
         int32_t i = lo;
@@ -267,15 +303,35 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 } else {
                     for (int32_t j = i; j < i + SHOAL_LANES; ++j) g->key[j] = agent_key(g, px, py, pz, j);
                 }
-                for (int32_t j = i; j < i + SHOAL_LANES; ++j) hist[g->key[j]]++;
             }
         }
-        for (; i < hi; ++i) {
-            uint32_t key = agent_key(g, px, py, pz, i);
-            g->key[i] = key;
-            hist[key]++;
+        for (; i < hi; ++i) g->key[i] = agent_key(g, px, py, pz, i);
+        uint32_t kmin = UINT32_MAX, kmax = 0;
+        for (i = lo; i < hi; ++i) {
+            uint32_t k = g->key[i];
+            kmin = k < kmin ? k : kmin;
+            kmax = k > kmax ? k : kmax;
         }
+        if (lo >= hi) {
+            c->lo[b] = 0;
+            c->hi[b] = -1;
+            continue;
+        }
+        c->lo[b] = (int32_t)kmin;
+        c->hi[b] = (int32_t)kmax;
+        int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
+        memset(hist, 0, ((size_t)(kmax - kmin) + 1) * sizeof(int32_t));
+        for (i = lo; i < hi; ++i) hist[g->key[i] - kmin]++;
     }
+}
+
+/* The blocks whose key range meets buckets [qlo, qhi), in block order. */
+static int32_t chunk_blocks(const sort_ctx* c, int32_t qlo, int32_t qhi, int32_t* list)
+{
+    int32_t m = 0;
+    for (int32_t b = 0; b < c->blocks; ++b)
+        if (c->lo[b] < qhi && c->hi[b] >= qlo && c->hi[b] >= c->lo[b]) list[m++] = b;
+    return m;
 }
 
 /* Chunk totals over all blocks. */
@@ -284,15 +340,19 @@ static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx
     (void)worker;
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
+    int32_t list[MAX_BLOCKS];
     for (int32_t ch = begin; ch < end; ++ch) {
-        int32_t lo = ch * PREFIX_CHUNK, hi = lo + PREFIX_CHUNK;
-        if (hi > g->bucket_count) hi = g->bucket_count;
-        int32_t total = 0;
-        for (int32_t b = 0; b < c->blocks; ++b) {
+        int32_t qlo = ch * c->chunk, qhi = qlo + c->chunk;
+        if (qhi > g->bucket_count) qhi = g->bucket_count;
+        int32_t m = chunk_blocks(c, qlo, qhi, list), total = 0;
+        for (int32_t j = 0; j < m; ++j) {
+            int32_t b = list[j];
             const int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
-            for (int32_t q = lo; q < hi; ++q) total += hist[q];
+            int32_t from = qlo > c->lo[b] ? qlo : c->lo[b];
+            int32_t to = qhi - 1 < c->hi[b] ? qhi - 1 : c->hi[b];
+            for (int32_t q = from; q <= to; ++q) total += hist[q - c->lo[b]];
         }
-        c->chunk_base[ch * PREFIX_CHUNK] = total;
+        c->chunk_base[ch * c->chunk] = total;
     }
 }
 
@@ -303,14 +363,18 @@ static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vct
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
     int32_t largest = c->largest[worker];
+    int32_t list[MAX_BLOCKS];
     for (int32_t ch = begin; ch < end; ++ch) {
-        int32_t lo = ch * PREFIX_CHUNK, hi = lo + PREFIX_CHUNK;
-        if (hi > g->bucket_count) hi = g->bucket_count;
-        int32_t running = c->chunk_base[ch * PREFIX_CHUNK];
-        for (int32_t q = lo; q < hi; ++q) {
+        int32_t qlo = ch * c->chunk, qhi = qlo + c->chunk;
+        if (qhi > g->bucket_count) qhi = g->bucket_count;
+        int32_t m = chunk_blocks(c, qlo, qhi, list);
+        int32_t running = c->chunk_base[ch * c->chunk];
+        for (int32_t q = qlo; q < qhi; ++q) {
             g->cell_start[q] = running;
-            for (int32_t b = 0; b < c->blocks; ++b) {
-                int32_t* slot = g->histogram + (size_t)b * g->bucket_count + q;
+            for (int32_t j = 0; j < m; ++j) {
+                int32_t b = list[j];
+                if (q < c->lo[b] || q > c->hi[b]) continue;
+                int32_t* slot = g->histogram + (size_t)b * g->bucket_count + (q - c->lo[b]);
                 int32_t count = *slot;
                 *slot = running;
                 running += count;
@@ -322,56 +386,84 @@ static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vct
     c->largest[worker] = largest;
 }
 
+/* The sorted copies' sources and targets. */
+typedef struct sorted_view {
+    const float *px, *py, *pz, *vx, *vy, *vz;
+    const uint32_t* slots;
+    const component_t* comp;
+    const int32_t* comp_agent_row;
+    int32_t comp_count;
+} sorted_view;
+
+static sorted_view sorted_sources(const world_t* w, const grid_t* g)
+{
+    int three = g->dims == 3;
+    const component_t* comp = &w->comps[COMP_NEIGHBORS];
+    sorted_view v = {AGENT_F(w, AC_POS_X), AGENT_F(w, AC_POS_Y), three ? AGENT_F(w, AC_POS_Z) : NULL,
+                     AGENT_F(w, AC_VEL_X), AGENT_F(w, AC_VEL_Y), three ? AGENT_F(w, AC_VEL_Z) : NULL,
+                     table_slots(&w->agents), comp, TABLE_COL(&comp->table, int32_t, COMP_ROW),
+                     comp->table.count};
+    return v;
+}
+
+/* Sorted position k holds agent row r. */
+static inline void put_sorted(grid_t* g, const sorted_view* v, int32_t k, int32_t r)
+{
+    /* Component rows follow agent-row order, so in a flock where every
+     * agent has the component, component row r usually belongs to agent row
+     * r: checking that (a near-sequential read) avoids the sparse index's
+     * random one. */
+    g->scomp[k] = r < v->comp_count && v->comp_agent_row[r] == r ? r : component_row(v->comp, v->slots[r]);
+    float x = v->px[r], y = v->py[r];
+    if (g->wrap) {
+        x = wrap_into(x, g->origin[0], g->extent[0]);
+        y = wrap_into(y, g->origin[1], g->extent[1]);
+    }
+    g->sx[k] = x;
+    g->sy[k] = y;
+    g->svx[k] = v->vx[r];
+    g->svy[k] = v->vy[r];
+    if (v->pz) {
+        g->sz[k] = g->wrap ? wrap_into(v->pz[r], g->origin[2], g->extent[2]) : v->pz[r];
+        g->svz[k] = v->vz[r];
+    }
+}
+
 static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
+    sorted_view v = sorted_sources(c->w, g);
     for (int32_t b = begin; b < end; ++b) {
         int32_t* next = g->histogram + (size_t)b * g->bucket_count;
-        int32_t lo = b * c->block_size, hi = lo + c->block_size;
-        if (hi > c->n) hi = c->n;
-        for (int32_t i = lo; i < hi; ++i) g->order[next[g->key[i]]++] = i;
+        uint32_t lo = (uint32_t)c->lo[b];
+        int32_t first = b * c->block_size, last = first + c->block_size;
+        if (last > c->n) last = c->n;
+        if (c->fused) {
+            /* Each agent goes straight to its sorted position: its row is
+             * read in order and the copies are written near it. */
+            for (int32_t i = first; i < last; ++i) {
+                int32_t k = next[g->key[i] - lo]++;
+                g->order[k] = i;
+                put_sorted(g, &v, k, i);
+            }
+        } else {
+            for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
+        }
     }
 }
 
-static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
+/* After a reorder the table is in sorted order: position k is row k. */
+static void copy_identity(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
-    world_t* w = c->w;
-    const float* px = AGENT_F(w, AC_POS_X);
-    const float* py = AGENT_F(w, AC_POS_Y);
-    const float* vx = AGENT_F(w, AC_VEL_X);
-    const float* vy = AGENT_F(w, AC_VEL_Y);
-    int three = g->dims == 3;
-    const float* pz = three ? AGENT_F(w, AC_POS_Z) : NULL;
-    const float* vz = three ? AGENT_F(w, AC_VEL_Z) : NULL;
-    const uint32_t* slots = table_slots(&w->agents);
-    const component_t* comp = &w->comps[COMP_NEIGHBORS];
-    /* Component rows follow agent-row order, so in a flock where every
-     * agent has the component, component row r usually belongs to agent row
-     * r: checking that (a near-sequential read) avoids the sparse index's
-     * random one. */
-    const int32_t* comp_agent_row = TABLE_COL(&comp->table, int32_t, COMP_ROW);
-    const int32_t comp_count = comp->table.count;
+    sorted_view v = sorted_sources(c->w, g);
     for (int32_t k = begin; k < end; ++k) {
-        int32_t r = g->order[k];
-        g->scomp[k] = r < comp_count && comp_agent_row[r] == r ? r : component_row(comp, slots[r]);
-        float x = px[r], y = py[r];
-        if (g->wrap) {
-            x = wrap_into(x, g->origin[0], g->extent[0]);
-            y = wrap_into(y, g->origin[1], g->extent[1]);
-        }
-        g->sx[k] = x;
-        g->sy[k] = y;
-        g->svx[k] = vx[r];
-        g->svy[k] = vy[r];
-        if (three) {
-            g->sz[k] = g->wrap ? wrap_into(pz[r], g->origin[2], g->extent[2]) : pz[r];
-            g->svz[k] = vz[r];
-        }
+        g->order[k] = k;
+        put_sorted(g, &v, k, k);
     }
 }
 
@@ -395,37 +487,50 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     }
     grid_t* g = grid_data(w);
     configure(w, g, n);
-    /* One block per worker, but each block costs a histogram of every
-     * bucket: at most 64 blocks, and none under 4096 agents. */
+    /* One block per worker (at most MAX_BLOCKS), none under 4096 agents. */
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
-    if (blocks > 64) blocks = 64;
+    if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
     if (blocks > (n + 4095) / 4096) blocks = (n + 4095) / 4096;
     if (!grid_reserve(w, g, n, g->bucket_count, blocks)) {
         g->count = 0;
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory for %d agents", (int)n);
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
+    /* Keyed to the step count, which a failed step does not advance: a
+     * step repeated after running out of memory reorders as the first try
+     * did (a stable sort of sorted rows changes nothing), so the storage
+     * order, and the floating-point sums that follow it, stay those of a
+     * run that never failed. */
+    const int reorder = w->reorder_interval > 0 && w->step_count % (uint64_t)w->reorder_interval == 0;
     /* A chunk's base is kept in cell_start at the chunk's first bucket: that
      * is the value prefix_offsets writes there anyway, and nothing else reads
      * it before, so the prefix needs no memory of its own. */
     int32_t largest[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(largest, 0, (size_t)workers * sizeof *largest);
-    sort_ctx c = {w, g, n, blocks, (n + blocks - 1) / blocks,
-                  (g->bucket_count + PREFIX_CHUNK - 1) / PREFIX_CHUNK, g->cell_start, largest};
+    /* About four prefix chunks per worker, of at least PREFIX_CHUNK
+     * buckets: the positions are the same for any cut. */
+    int32_t chunk = (int32_t)(((int64_t)g->bucket_count + 4 * workers - 1) / (4 * workers));
+    if (chunk < PREFIX_CHUNK) chunk = PREFIX_CHUNK;
+    sort_ctx c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
+                  .chunk = chunk, .chunks = (g->bucket_count + chunk - 1) / chunk,
+                  .chunk_base = g->cell_start, .largest = largest, .fused = !reorder};
 
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
-    /* A prefix over fewer than SERIAL_PREFIX counts is quicker on this
-     * thread than two parallel rounds (each a wake-up and a barrier). */
-    const int serial = (int64_t)g->bucket_count * blocks <= SERIAL_PREFIX;
+    /* The prefix visits every bucket once and every block's range once. Up
+     * to SERIAL_PREFIX of those it is quicker on this thread than two
+     * parallel rounds (each a wake-up and a barrier). */
+    int64_t visits = g->bucket_count;
+    for (int32_t b = 0; b < blocks; ++b) visits += c.hi[b] - c.lo[b] + 1;
+    const int serial = visits <= SERIAL_PREFIX || c.chunks == 1;
     if (serial)
         prefix_totals(0, c.chunks, 0, &c);
     else
         par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_totals, &c);
     int32_t running = 0;
     for (int32_t ch = 0; ch < c.chunks; ++ch) {
-        int32_t t = c.chunk_base[ch * PREFIX_CHUNK];
-        c.chunk_base[ch * PREFIX_CHUNK] = running;
+        int32_t t = c.chunk_base[ch * chunk];
+        c.chunk_base[ch * chunk] = running;
         running += t;
     }
     if (serial)
@@ -441,28 +546,22 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         g->count = 0;
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
+    /* Most steps the scatter writes the sorted copies as it goes. */
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, scatter_blocks, &c);
 
-    /* Every reorder_interval steps, put the agent table itself in cell
-     * order: the sorted order becomes the identity and later per-step
-     * copies read memory almost sequentially. */
-    /* Keyed to the step count, which a failed step does not advance: a
-     * step repeated after running out of memory reorders as the first try
-     * did (a stable sort of sorted rows changes nothing), so the storage
-     * order, and the floating-point sums that follow it, stay those of a
-     * run that never failed. */
-    if (w->reorder_interval > 0 && w->step_count % (uint64_t)w->reorder_interval == 0) {
-        /* Columns are independent: workers permute them in parallel, with
-         * the sorted-copy arrays (free until copy_sorted below) as scratch
-         * columns. The bucket keys are spent once scattered: they hold the
-         * components' row permutations. */
+    if (reorder) {
+        /* Every reorder_interval steps, put the agent table itself in cell
+         * order: the sorted order becomes the identity and later scatters
+         * read and write memory almost sequentially. The sorted-copy arrays
+         * (written after this) are the permutation's scratch columns; the
+         * bucket keys, spent once scattered, hold the components' row
+         * permutations. */
         float* spare[6] = {g->sx, g->sy, g->svx, g->svy, g->sz, g->svz};
         world_permute_agents_parallel(w, g->order, spare, g->dims == 3 ? 6 : 4, (int32_t*)g->key);
-        for (int32_t k = 0; k < n; ++k) g->order[k] = k;
+        par_for(w, n, 2048, PAR_STATIC, copy_identity, &c);
     }
     g->count = n;
     g->positions_valid = 0;
-    par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
     return n;
 }
 
