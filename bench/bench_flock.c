@@ -26,6 +26,7 @@
 #include "bench/bench_crowd.h"
 #include "bench/bench_flock.h"
 #include "bench/bench_planner.h"
+#include "bench/bench_scaling.h"
 #include "bench/bench_systems.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
@@ -389,14 +390,16 @@ static const cli_spec_t kernel_spec = {
 
 static void bench_help(FILE* out)
 {
-    fprintf(out, "Usage: shoal bench flock|kernel|planner|crowd [options]\n\n"
+    fprintf(out, "Usage: shoal bench flock|kernel|planner|crowd|scaling [options]\n\n"
                  "  flock    boids (separation, alignment, cohesion, wander) in a torus box sized\n"
                  "           so that an agent has K neighbors within its radius on average\n"
                  "  kernel   the same pair kernel on one cache-resident pack, one thread: the\n"
                  "           ceiling for flock's pair_tests_per_s\n"
                  "  planner  planner agents in an asteroid field\n"
                  "  crowd    crowd agents (ORCA) with RVO2's Circle parameters: two blocks\n"
-                 "           walking through each other, or a circle bound for its antipodes\n\n"
+                 "           walking through each other, or a circle bound for its antipodes\n"
+                 "  scaling  flock, crowd or planner swept over thread counts: rates, speed-ups\n"
+                 "           per system, and one state_hash for every count\n\n"
                  "'shoal bench NAME --help' lists a benchmark's options.\n\n");
     fputs(cli_exit_codes_help, out);
 }
@@ -410,9 +413,10 @@ int cmd_bench(int argc, char** argv)
     const char* which = argv[1];
     if (!strcmp(which, "planner")) return bench_planner(argc - 1, argv + 1);
     if (!strcmp(which, "crowd")) return bench_crowd(argc - 1, argv + 1);
+    if (!strcmp(which, "scaling")) return bench_scaling(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
-        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner or crowd)", which);
+        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd or scaling)", which);
     bench_opts o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;

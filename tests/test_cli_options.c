@@ -78,7 +78,7 @@ static const char* const commands[][2] = {
     {"experiment", "planner"}, {"plot", "run"},      {"plot", "dseek"},
     {"plot", "pathfollow"}, {"plot", "trim"},        {"plot", "search"},
     {"bench", "flock"},     {"bench", "kernel"},     {"bench", "planner"},
-    {"bench", "crowd"},     {"validate", "crowd"},
+    {"bench", "crowd"},     {"bench", "scaling"},    {"validate", "crowd"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -164,6 +164,7 @@ static int source_options(char names[][48], int max)
                                   "tools/plot_dseek.c", "tools/plot_pathfollow.c",
                                   "tools/plot_trim.c", "bench/bench_flock.c",
                                   "bench/bench_planner.c", "bench/bench_crowd.c",
+                                  "bench/bench_scaling.c",
                                   "tools/cmd_validate.c"};
     regex_t re;
     cr_assert_eq(regcomp(&re, "\"(--[a-z][a-z0-9-]*)", REG_EXTENDED), 0);
