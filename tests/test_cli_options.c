@@ -77,6 +77,7 @@ static const char* const commands[][2] = {
     {"soak", NULL},         {"pathfollow", NULL},    {"experiment", "pathfollow"},
     {"experiment", "planner"}, {"plot", "run"},      {"plot", "dseek"},
     {"plot", "pathfollow"}, {"plot", "trim"},        {"plot", "search"},
+    {"plot", "scaling"},
     {"bench", "flock"},     {"bench", "kernel"},     {"bench", "planner"},
     {"bench", "crowd"},     {"bench", "scaling"},    {"validate", "crowd"},
 };
@@ -162,7 +163,7 @@ static int source_options(char names[][48], int max)
                                   "tools/cmd_soak.c", "tools/cmd_pathfollow.c",
                                   "tools/cmd_planner_experiment.c", "tools/cmd_plot.c",
                                   "tools/plot_dseek.c", "tools/plot_pathfollow.c",
-                                  "tools/plot_trim.c", "bench/bench_flock.c",
+                                  "tools/plot_trim.c", "tools/plot_scaling.c", "bench/bench_flock.c",
                                   "bench/bench_planner.c", "bench/bench_crowd.c",
                                   "bench/bench_scaling.c",
                                   "tools/cmd_validate.c"};

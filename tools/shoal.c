@@ -19,7 +19,7 @@
 static const cli_command_t commands[] = {
     {"run", "load a scenario, step it and report throughput and per-system costs", cmd_run},
     {"view", "make a recording (run --record) one HTML page that plays it in a browser", cmd_view},
-    {"plot", "PNG/SVG pictures: run traces, dseek plans, path following, trim fans, search trees", cmd_plot},
+    {"plot", "PNG/SVG pictures: run traces, dseek plans, path following, trim fans, search trees, scaling", cmd_plot},
     {"dseek", "one agent arriving at a waypoint with a heading (directed seek); error grids", cmd_dseek},
     {"pathfollow", "one ground vehicle following one path (the Table I follower or the baseline)", cmd_pathfollow},
     {"experiment", "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle)", cmd_experiment},
