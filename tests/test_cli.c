@@ -1080,6 +1080,7 @@ Test(cli, validate_crowd_seed_is_a_sample, .timeout = 300)
     output_free(&bad);
 }
 
+#if SHOAL_WITH_PLOT
 /* shoal validate crowd --quick --plots DIR: DIR (and its parent) made, one
  * PNG per experiment in it. */
 Test(cli, validate_crowd_plots_one_png_per_experiment, .timeout = 300)
@@ -1131,3 +1132,32 @@ Test(cli, validate_crowd_plots_to_an_unwritable_path_fails_naming_it)
     }
     scratch_dir_remove(&d);
 }
+#else
+/* A build without cairo has every command but `plot`: `plot` (any kind,
+ * --help too) and `validate crowd --plots` say so and how to get it, exit
+ * 2, and run nothing; validate without --plots still runs. */
+Test(cli, plot_says_this_build_has_none_and_how_to_get_it)
+{
+    static const char* const lines[][8] = {
+        {"plot", NULL},
+        {"plot", "--help", NULL},
+        {"plot", "scaling", "sweep.jsonl", "-o", "scaling.png", NULL},
+        {"plot", "run", "x.rec", "-o", "x.png", NULL},
+        {"validate", "crowd", "--quick", "--plots", "/nonexistent/plots", NULL},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
+        cli_output_t r;
+        run_cli(lines[i], &r);
+        cr_expect_eq(r.status, 2, "%s %s: exit %d", lines[i][0], lines[i][1] ? lines[i][1] : "", r.status);
+        cr_expect_str_empty(r.out, "ran anyway: %s", r.out);
+        cr_expect(strstr(r.err, "this build of shoal has no plot support") != NULL, "%s", r.err);
+        cr_expect(strstr(r.err, "libcairo2-dev") != NULL && strstr(r.err, "-DSHOAL_WITH_PLOT=ON") != NULL, "%s",
+                  r.err);
+        output_free(&r);
+    }
+    cli_output_t r;
+    run_cli((const char*[]){"--help", NULL}, &r);
+    cr_expect(strstr(r.out, "plot         not in this build") != NULL, "%s", r.out);
+    output_free(&r);
+}
+#endif /* SHOAL_WITH_PLOT */

@@ -75,9 +75,11 @@ static void probe_free(probe_t* p)
 static const char* const commands[][2] = {
     {"run", NULL},          {"view", NULL},          {"dseek", NULL},
     {"soak", NULL},         {"pathfollow", NULL},    {"experiment", "pathfollow"},
-    {"experiment", "planner"}, {"plot", "run"},      {"plot", "dseek"},
-    {"plot", "pathfollow"}, {"plot", "trim"},        {"plot", "search"},
-    {"plot", "scaling"},
+    {"experiment", "planner"},
+#if SHOAL_WITH_PLOT
+    {"plot", "run"},        {"plot", "dseek"},       {"plot", "pathfollow"},
+    {"plot", "trim"},       {"plot", "search"},      {"plot", "scaling"},
+#endif
     {"bench", "flock"},     {"bench", "kernel"},     {"bench", "planner"},
     {"bench", "crowd"},     {"bench", "scaling"},    {"validate", "crowd"},
 };
@@ -218,7 +220,11 @@ Test(cli_options, every_option_a_command_accepts_is_on_its_help_page, .timeout =
 }
 
 /* The pages of the commands with kinds, which list the kinds. */
-static const char* const kind_lists[] = {"experiment", "plot", "bench"};
+static const char* const kind_lists[] = {"experiment", "bench",
+#if SHOAL_WITH_PLOT
+                                         "plot",
+#endif
+};
 
 Test(cli_options, every_help_page_ends_with_the_same_exit_codes)
 {
@@ -257,6 +263,7 @@ Test(cli_options, a_typo_gets_a_suggestion)
     cr_expect_eq(p.status, 2);
     cr_expect_not_null(strstr(p.err, "takes no value"), "%s", p.err);
     probe_free(&p);
+#if SHOAL_WITH_PLOT
     /* A plot kind suggests its own options and the shared ones. */
     p = run((const char*[]){"plot", "trim", "--widht=300", NULL});
     cr_expect_eq(p.status, 2);
@@ -266,7 +273,10 @@ Test(cli_options, a_typo_gets_a_suggestion)
     cr_expect_eq(p.status, 2);
     cr_expect_not_null(strstr(p.err, "did you mean '--expansions'?"), "%s", p.err);
     probe_free(&p);
+#endif
 }
+
+#if SHOAL_WITH_PLOT
 
 /* The options every plot kind shares parse with the kind's own, in any
  * order and in both forms, into their own fields. */
@@ -285,3 +295,4 @@ Test(cli_options, plot_kinds_take_the_shared_options)
     cr_expect_not_null(strstr(p.err, "expected a file name ending in .png or .svg"), "%s", p.err);
     probe_free(&p);
 }
+#endif /* SHOAL_WITH_PLOT */
