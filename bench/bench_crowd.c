@@ -36,7 +36,7 @@
 #include "tools/cli.h"
 #include "tools/cli_options.h"
 
-#define CROWD_DT 0.25f
+#define CROWD_DT BENCH_CROWD_DT
 #define CROWD_CHUNK 65536
 
 typedef struct crowd_opts {
@@ -114,7 +114,9 @@ static int measure(shoal_world_t* w, const crowd_opts* o, crowd_quality* q)
     return crowd_quality_measure(q, c.n, c.x, c.y, c.z, c.r);
 }
 
-static int bench_crowd_run(const crowd_opts* o)
+/* The scene's world on o->threads threads, populated. Returns CLI_EXIT_OK,
+ * or prints the error (after "command: ") and returns CLI_EXIT_FAILURE. */
+static int crowd_world(const char* command, const crowd_opts* o, shoal_world_t** out)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = o->dims;
@@ -123,17 +125,37 @@ static int bench_crowd_run(const crowd_opts* o)
     if (o->seed >= 0) def.seed = (uint64_t)o->seed;
     shoal_world_t* w = NULL;
     shoal_error_t err;
-    double setup_start = cli_now_seconds();
     if (shoal_world_create(&def, &w, &err) != SHOAL_OK) {
-        cli_error("bench crowd: %s", err.message);
+        cli_error("%s: %s", command, err.message);
         return CLI_EXIT_FAILURE;
     }
     int populated = populate(w, o);
     if (populated != 1) {
-        cli_error("bench crowd: %s", populated < 0 ? "out of memory" : shoal_world_last_error(w));
+        cli_error("%s: %s", command, populated < 0 ? "out of memory" : shoal_world_last_error(w));
         shoal_world_destroy(w);
         return CLI_EXIT_FAILURE;
     }
+    *out = w;
+    return CLI_EXIT_OK;
+}
+
+/* The defaults of `shoal bench crowd`: the grid, 2D, quality measured
+ * after every step, the library's seed, threads 0 (physical cores). */
+#define CROWD_DEFAULTS {CROWD_GRID, 2, BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, 0, 1, -1, 0}
+
+int bench_crowd_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
+{
+    crowd_opts o = CROWD_DEFAULTS;
+    o.agents = agents;
+    o.threads = threads;
+    return crowd_world(command, &o, out);
+}
+
+static int bench_crowd_run(const crowd_opts* o)
+{
+    shoal_world_t* w = NULL;
+    double setup_start = cli_now_seconds();
+    if (crowd_world("bench crowd", o, &w) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
     double setup_seconds = cli_now_seconds() - setup_start;
 
     crowd_quality q;
@@ -284,7 +306,7 @@ static const cli_spec_t crowd_spec = {
 
 int bench_crowd(int argc, char** argv)
 {
-    crowd_opts o = {CROWD_GRID, 2, 100000, 100, 10, 0, 1, -1, 0};
+    crowd_opts o = CROWD_DEFAULTS;
     int stop = cli_parse(&crowd_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     return bench_crowd_run(&o);

@@ -1,8 +1,27 @@
 /* `shoal bench crowd` (bench/bench_crowd.c), dispatched from `shoal bench`
- * (bench/bench_flock.c): argv[0] is "crowd", the options follow. */
+ * (bench/bench_flock.c): argv[0] is "crowd", the options follow. Its scene
+ * is shared with `shoal bench scaling` (bench/bench_scaling.c). */
 #ifndef SHOAL_BENCH_CROWD_H
 #define SHOAL_BENCH_CROWD_H
 
+#include <stdint.h>
+
+#include "shoal/shoal.h"
+
+/* `shoal bench crowd`'s defaults: agents, timed steps, untimed steps
+ * first, and the step (s). */
+#define BENCH_CROWD_AGENTS 100000
+#define BENCH_CROWD_STEPS 100
+#define BENCH_CROWD_WARMUP 10
+#define BENCH_CROWD_DT 0.25f
+
 int bench_crowd(int argc, char** argv);
+
+/* The grid scene with `shoal bench crowd`'s other defaults (2D, the
+ * "rvo2" preset, the library's seed): `agents` crowd agents on `threads`
+ * threads (0: the library's default). Returns CLI_EXIT_OK with the world in
+ * *out, or prints the error after "command: " and returns
+ * CLI_EXIT_FAILURE. */
+int bench_crowd_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out);
 
 #endif /* SHOAL_BENCH_CROWD_H */

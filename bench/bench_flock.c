@@ -24,7 +24,9 @@
 #include "simd/lanes.h"
 #include "systems/spatial_hash.h"
 #include "bench/bench_crowd.h"
+#include "bench/bench_flock.h"
 #include "bench/bench_planner.h"
+#include "bench/bench_scaling.h"
 #include "bench/bench_systems.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
@@ -160,10 +162,13 @@ static int populate(shoal_world_t* w, const bench_opts* o, double side)
     return ok;
 }
 
-static int bench_flock(const bench_opts* o)
+/* The flock's world on o->threads threads, populated; its allocations are
+ * counted in `counter` when it is not NULL (it must outlive the world).
+ * Returns CLI_EXIT_OK, or prints the error (after "command: ") and returns
+ * CLI_EXIT_FAILURE. */
+static int flock_world(const char* command, const bench_opts* o, counting_alloc* counter, shoal_world_t** out)
 {
     double side = box_side(o);
-    counting_alloc counter = {0, 0};
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = o->dims;
     def.thread_count = (int32_t)o->threads;
@@ -172,24 +177,48 @@ static int bench_flock(const bench_opts* o)
     def.reorder_interval = (int32_t)o->reorder;
     def.wrap = 1;
     for (int k = 0; k < o->dims; ++k) def.bounds_max[k] = (float)side;
-    def.alloc = count_alloc;
-    def.free = count_free;
-    def.alloc_user_ctx = &counter;
+    if (counter) {
+        def.alloc = count_alloc;
+        def.free = count_free;
+        def.alloc_user_ctx = counter;
+    }
     shoal_world_t* w = NULL;
     shoal_error_t err;
-    double setup_start = cli_now_seconds();
     if (shoal_world_create(&def, &w, &err) != SHOAL_OK) {
-        cli_error("bench flock: %s", err.message);
+        cli_error("%s: %s", command, err.message);
         return CLI_EXIT_FAILURE;
     }
     int populated = populate(w, o, side);
     if (populated != 1) {
-        cli_error("bench flock: %s", populated < 0 ? "out of memory" : shoal_world_last_error(w));
+        cli_error("%s: %s", command, populated < 0 ? "out of memory" : shoal_world_last_error(w));
         shoal_world_destroy(w);
         return CLI_EXIT_FAILURE;
     }
+    *out = w;
+    return CLI_EXIT_OK;
+}
+
+/* The defaults of `shoal bench flock`: 2D, K = 20, R = 2 m, reorder every
+ * 32 steps, threads 0 (the library's default: physical cores). */
+#define FLOCK_DEFAULTS {2, BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, 0, 20.0, 2.0, 32, 0, 0, 0}
+
+int bench_flock_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
+{
+    bench_opts o = FLOCK_DEFAULTS;
+    o.agents = agents;
+    o.threads = threads;
+    return flock_world(command, &o, NULL, out);
+}
+
+static int bench_flock(const bench_opts* o)
+{
+    double side = box_side(o);
+    counting_alloc counter = {0, 0};
+    shoal_world_t* w = NULL;
+    double setup_start = cli_now_seconds();
+    if (flock_world("bench flock", o, &counter, &w) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
     double setup_seconds = cli_now_seconds() - setup_start;
-    const float dt = 1.0f / 60.0f;
+    const float dt = BENCH_FLOCK_DT;
     for (int64_t s = 0; s < o->warmup; ++s) {
         if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
     }
@@ -361,14 +390,16 @@ static const cli_spec_t kernel_spec = {
 
 static void bench_help(FILE* out)
 {
-    fprintf(out, "Usage: shoal bench flock|kernel|planner|crowd [options]\n\n"
+    fprintf(out, "Usage: shoal bench flock|kernel|planner|crowd|scaling [options]\n\n"
                  "  flock    boids (separation, alignment, cohesion, wander) in a torus box sized\n"
                  "           so that an agent has K neighbors within its radius on average\n"
                  "  kernel   the same pair kernel on one cache-resident pack, one thread: the\n"
                  "           ceiling for flock's pair_tests_per_s\n"
                  "  planner  planner agents in an asteroid field\n"
                  "  crowd    crowd agents (ORCA) with RVO2's Circle parameters: two blocks\n"
-                 "           walking through each other, or a circle bound for its antipodes\n\n"
+                 "           walking through each other, or a circle bound for its antipodes\n"
+                 "  scaling  flock, crowd or planner swept over thread counts: rates, speed-ups\n"
+                 "           per system, and one state_hash for every count\n\n"
                  "'shoal bench NAME --help' lists a benchmark's options.\n\n");
     fputs(cli_exit_codes_help, out);
 }
@@ -382,10 +413,11 @@ int cmd_bench(int argc, char** argv)
     const char* which = argv[1];
     if (!strcmp(which, "planner")) return bench_planner(argc - 1, argv + 1);
     if (!strcmp(which, "crowd")) return bench_crowd(argc - 1, argv + 1);
+    if (!strcmp(which, "scaling")) return bench_scaling(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
-        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner or crowd)", which);
-    bench_opts o = {2, 100000, 100, 10, 0, 20.0, 2.0, 32, 0, 0, 0};
+        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd or scaling)", which);
+    bench_opts o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
     return flock ? bench_flock(&o) : bench_kernel(&o);

@@ -147,9 +147,14 @@ static int build_scene(shoal_world_t* w, const planner_opts* o, double side, int
     return ok;
 }
 
-static int run_planner_bench(const planner_opts* o)
+/* The scene's world on o->threads threads: the trim table, the asteroids
+ * and the agents (their count in *asteroids, the square's side in *side).
+ * Returns CLI_EXIT_OK, or prints the error (after "command: ") and returns
+ * CLI_EXIT_FAILURE. */
+static int planner_world(const char* command, const planner_opts* o, shoal_world_t** out, int64_t* asteroids,
+                         double* side)
 {
-    double side = 25.0 * sqrt((double)o->agents);
+    *side = 25.0 * sqrt((double)o->agents);
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = 2;
     def.thread_count = (int32_t)o->threads;
@@ -158,17 +163,40 @@ static int run_planner_bench(const planner_opts* o)
     shoal_world_t* w = NULL;
     shoal_error_t err;
     if (shoal_world_create(&def, &w, &err) != SHOAL_OK) {
-        cli_error("bench planner: %s", err.message);
+        cli_error("%s: %s", command, err.message);
         return CLI_EXIT_FAILURE;
     }
-    int64_t asteroids = 0;
     shoal_trim_spec_t spec = shoal_trim_spec_default(2);
-    if (shoal_world_set_trim_table(w, &spec) != SHOAL_OK || !build_scene(w, o, side, &asteroids)) {
-        cli_error("bench planner: building the scene: %s", shoal_world_last_error(w));
+    if (shoal_world_set_trim_table(w, &spec) != SHOAL_OK || !build_scene(w, o, *side, asteroids)) {
+        cli_error("%s: building the scene: %s", command, shoal_world_last_error(w));
         shoal_world_destroy(w);
         return CLI_EXIT_FAILURE;
     }
-    const float dt = 1.0f / 60.0f;
+    *out = w;
+    return CLI_EXIT_OK;
+}
+
+/* The defaults of `shoal bench planner`: 10 simulated seconds, seed 1,
+ * threads 0 (physical cores). */
+#define PLANNER_DEFAULTS {BENCH_PLANNER_AGENTS, 0, BENCH_PLANNER_SECONDS, BENCH_PLANNER_EXPANSIONS, 1, 0}
+
+int bench_planner_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
+{
+    planner_opts o = PLANNER_DEFAULTS;
+    o.agents = agents;
+    o.threads = threads;
+    int64_t asteroids = 0;
+    double side = 0.0;
+    return planner_world(command, &o, out, &asteroids, &side);
+}
+
+static int run_planner_bench(const planner_opts* o)
+{
+    shoal_world_t* w = NULL;
+    int64_t asteroids = 0;
+    double side = 0.0;
+    if (planner_world("bench planner", o, &w, &asteroids, &side) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
+    const float dt = BENCH_PLANNER_DT;
     int64_t steps = (int64_t)llround(o->sim_seconds * 60.0);
     double t0 = cli_now_seconds();
     for (int64_t s = 0; s < steps; ++s) {
@@ -309,7 +337,7 @@ static const cli_spec_t planner_spec = {
 
 int bench_planner(int argc, char** argv)
 {
-    planner_opts o = {10000, 0, 10.0, BENCH_PLANNER_EXPANSIONS, 1, 0};
+    planner_opts o = PLANNER_DEFAULTS;
     int stop = cli_parse(&planner_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     return run_planner_bench(&o);

@@ -75,10 +75,13 @@ static void probe_free(probe_t* p)
 static const char* const commands[][2] = {
     {"run", NULL},          {"view", NULL},          {"dseek", NULL},
     {"soak", NULL},         {"pathfollow", NULL},    {"experiment", "pathfollow"},
-    {"experiment", "planner"}, {"plot", "run"},      {"plot", "dseek"},
-    {"plot", "pathfollow"}, {"plot", "trim"},        {"plot", "search"},
+    {"experiment", "planner"},
+#if SHOAL_WITH_PLOT
+    {"plot", "run"},        {"plot", "dseek"},       {"plot", "pathfollow"},
+    {"plot", "trim"},       {"plot", "search"},      {"plot", "scaling"},
+#endif
     {"bench", "flock"},     {"bench", "kernel"},     {"bench", "planner"},
-    {"bench", "crowd"},     {"validate", "crowd"},
+    {"bench", "crowd"},     {"bench", "scaling"},    {"validate", "crowd"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -162,8 +165,9 @@ static int source_options(char names[][48], int max)
                                   "tools/cmd_soak.c", "tools/cmd_pathfollow.c",
                                   "tools/cmd_planner_experiment.c", "tools/cmd_plot.c",
                                   "tools/plot_dseek.c", "tools/plot_pathfollow.c",
-                                  "tools/plot_trim.c", "bench/bench_flock.c",
+                                  "tools/plot_trim.c", "tools/plot_scaling.c", "bench/bench_flock.c",
                                   "bench/bench_planner.c", "bench/bench_crowd.c",
+                                  "bench/bench_scaling.c",
                                   "tools/cmd_validate.c"};
     regex_t re;
     cr_assert_eq(regcomp(&re, "\"(--[a-z][a-z0-9-]*)", REG_EXTENDED), 0);
@@ -216,7 +220,11 @@ Test(cli_options, every_option_a_command_accepts_is_on_its_help_page, .timeout =
 }
 
 /* The pages of the commands with kinds, which list the kinds. */
-static const char* const kind_lists[] = {"experiment", "plot", "bench"};
+static const char* const kind_lists[] = {"experiment", "bench",
+#if SHOAL_WITH_PLOT
+                                         "plot",
+#endif
+};
 
 Test(cli_options, every_help_page_ends_with_the_same_exit_codes)
 {
@@ -255,6 +263,7 @@ Test(cli_options, a_typo_gets_a_suggestion)
     cr_expect_eq(p.status, 2);
     cr_expect_not_null(strstr(p.err, "takes no value"), "%s", p.err);
     probe_free(&p);
+#if SHOAL_WITH_PLOT
     /* A plot kind suggests its own options and the shared ones. */
     p = run((const char*[]){"plot", "trim", "--widht=300", NULL});
     cr_expect_eq(p.status, 2);
@@ -264,7 +273,10 @@ Test(cli_options, a_typo_gets_a_suggestion)
     cr_expect_eq(p.status, 2);
     cr_expect_not_null(strstr(p.err, "did you mean '--expansions'?"), "%s", p.err);
     probe_free(&p);
+#endif
 }
+
+#if SHOAL_WITH_PLOT
 
 /* The options every plot kind shares parse with the kind's own, in any
  * order and in both forms, into their own fields. */
@@ -283,3 +295,4 @@ Test(cli_options, plot_kinds_take_the_shared_options)
     cr_expect_not_null(strstr(p.err, "expected a file name ending in .png or .svg"), "%s", p.err);
     probe_free(&p);
 }
+#endif /* SHOAL_WITH_PLOT */

@@ -62,13 +62,14 @@ static void slurp(const char* path, char* buf, size_t size)
     if (f) fclose(f);
 }
 
-/* Run `shoal plot ARGS...` (NULL-terminated). */
-static void plot_cli(plot_run_t* r, const char* const* args)
+/* Run `shoal COMMAND ARGS...` (NULL-terminated); stdout and stderr stay in
+ * the files stdout and stderr of the test's directory too. */
+static void shoal_cli(plot_run_t* r, const char* command, const char* const* args)
 {
     char out_path[300], err_path[300];
     snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
     snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    const char* argv[40] = {SHOAL_CLI_PATH, "plot"};
+    const char* argv[40] = {SHOAL_CLI_PATH, command};
     int n = 2;
     for (int i = 0; args[i] && n < 39; ++i) argv[n++] = args[i];
     argv[n] = NULL;
@@ -85,6 +86,12 @@ static void plot_cli(plot_run_t* r, const char* const* args)
     r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     slurp(out_path, r->out, sizeof r->out);
     slurp(err_path, r->err, sizeof r->err);
+}
+
+/* Run `shoal plot ARGS...` (NULL-terminated). */
+static void plot_cli(plot_run_t* r, const char* const* args)
+{
+    shoal_cli(r, "plot", args);
 }
 
 static void tmp_path(char* buf, size_t size, const char* name)
@@ -592,8 +599,6 @@ Test(plot, search_tree_for_each_strategy)
     cr_assert_lt(counts[0], counts[1], "single %d, uniform %d", counts[0], counts[1]);
 }
 
-/* ---- bad input -------------------------------------------------------------- */
-
 static void expect_failure(const char* const* args, int status, const char* message)
 {
     plot_run_t r;
@@ -601,6 +606,161 @@ static void expect_failure(const char* const* args, int status, const char* mess
     cr_assert_eq(r.status, status, "exit %d (wanted %d); stderr: %s", r.status, status, r.err);
     cr_assert_not_null(strstr(r.err, message), "stderr \"%s\" lacks \"%s\"", r.err, message);
 }
+
+/* ---- scaling: speed-up against threads of a sweep ------------------------------ */
+
+/* The same sweep as `bench scaling --json` and `--csv` write it (fewer
+ * keys and columns than they have, which the reader does not need):
+ * 1, 2 and 4 threads, 4 oversubscribed, the step and three systems, one
+ * of them under 2 % of the step. */
+static const char scaling_jsonl[] =
+    "{\"bench\":\"scaling\",\"scene\":\"flock\",\"agents\":20000,\"rounds\":2,\"threads\":1,"
+    "\"oversubscribed\":false,\"ms_per_step\":2.0,\"speedup\":1,\"hashes_agree\":true,\"systems\":["
+    "{\"name\":\"neighbors\",\"stage\":\"decide\",\"ms_per_step\":1.5,\"speedup\":1},"
+    "{\"name\":\"spatial_hash\",\"stage\":\"sense\",\"ms_per_step\":0.3,\"speedup\":1},"
+    "{\"name\":\"wrap\",\"stage\":\"integrate\",\"ms_per_step\":0.01,\"speedup\":1}]}\n"
+    "{\"bench\":\"scaling\",\"scene\":\"flock\",\"agents\":20000,\"rounds\":2,\"threads\":2,"
+    "\"oversubscribed\":false,\"ms_per_step\":1.1,\"speedup\":1.8,\"hashes_agree\":true,\"systems\":["
+    "{\"name\":\"neighbors\",\"stage\":\"decide\",\"ms_per_step\":0.8,\"speedup\":1.9},"
+    "{\"name\":\"spatial_hash\",\"stage\":\"sense\",\"ms_per_step\":0.2,\"speedup\":1.5},"
+    "{\"name\":\"wrap\",\"stage\":\"integrate\",\"ms_per_step\":0.01,\"speedup\":null}]}\n"
+    "{\"bench\":\"scaling\",\"scene\":\"flock\",\"agents\":20000,\"rounds\":2,\"threads\":4,"
+    "\"oversubscribed\":true,\"ms_per_step\":1.6,\"speedup\":1.25,\"hashes_agree\":true,\"systems\":["
+    "{\"name\":\"neighbors\",\"stage\":\"decide\",\"ms_per_step\":0.9,\"speedup\":1.7},"
+    "{\"name\":\"spatial_hash\",\"stage\":\"sense\",\"ms_per_step\":0.6,\"speedup\":0.5},"
+    "{\"name\":\"wrap\",\"stage\":\"integrate\",\"ms_per_step\":0.02,\"speedup\":0.5}]}\n";
+
+static const char scaling_csv[] =
+    "scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,ms_per_step,speedup,"
+    "rate_unit,best_rate,median_rate,state_hash,hashes_agree\n"
+    "flock,20000,20,10,2,1,1,0,step,all,2.0,1,agent_steps_per_s,1e7,1e7,00000000000000aa,1\n"
+    "flock,20000,20,10,2,1,1,0,neighbors,decide,1.5,1,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,1,1,0,spatial_hash,sense,0.3,1,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,1,1,0,wrap,integrate,0.01,1,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,2,2,0,step,all,1.1,1.8,agent_steps_per_s,1.8e7,1.8e7,00000000000000aa,1\n"
+    "flock,20000,20,10,2,2,2,0,neighbors,decide,0.8,1.9,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,2,2,0,spatial_hash,sense,0.2,1.5,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,2,2,0,wrap,integrate,0.01,,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,4,4,1,step,all,1.6,1.25,agent_steps_per_s,1.25e7,1.2e7,00000000000000aa,1\n"
+    "flock,20000,20,10,2,4,4,1,neighbors,decide,0.9,1.7,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,4,4,1,spatial_hash,sense,0.6,0.5,agent_steps_per_s,,,00000000000000aa,1\n"
+    "flock,20000,20,10,2,4,4,1,wrap,integrate,0.02,0.5,agent_steps_per_s,,,00000000000000aa,1\n";
+
+/* Pixels tinted red (the oversubscribed band, the orange line): red well
+ * above blue, in a 700 x 520 picture. */
+static int count_reddish(const char* path)
+{
+    png_t p = load_png(path, 700, 520);
+    int n = 0;
+    for (int y = 0; y < p.h; ++y)
+        for (int x = 0; x < p.w; ++x) {
+            int r, g, b;
+            pixel(&p, x, y, &r, &g, &b);
+            n += r - b > 20 && r > g;
+        }
+    cairo_surface_destroy(p.s);
+    return n;
+}
+
+static void write_text(const char* path, const char* text)
+{
+    FILE* f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* JSON lines and CSV of one sweep give the same picture (its coloured
+ * pixels: the text, which names the file, is grey); the step, two systems
+ * (wrap is under 2 % of the step) and the shaded oversubscribed count. */
+Test(plot, scaling_from_json_lines_and_csv_alike)
+{
+    char jsonl[300], csv[300];
+    tmp_path(jsonl, sizeof jsonl, "sweep.jsonl");
+    tmp_path(csv, sizeof csv, "sweep.csv");
+    write_text(jsonl, scaling_jsonl);
+    write_text(csv, scaling_csv);
+    int from_json = kind_pictures((const char*[]){"scaling", jsonl, NULL}, "scaling_json", NULL);
+    int from_csv = kind_pictures((const char*[]){"scaling", csv, NULL}, "scaling_csv", NULL);
+    cr_expect_gt(from_json, 1500, "scaling: %d coloured pixels", from_json);
+    cr_expect_eq(from_json, from_csv, "JSON lines %d, CSV %d coloured pixels", from_json, from_csv);
+    /* the pale red band over 2..4 threads is half the chart */
+    char png_json[300];
+    tmp_path(png_json, sizeof png_json, "scaling_json.png");
+    int band = count_reddish(png_json);
+    cr_expect_gt(band, 60000, "oversubscribed band: %d reddish pixels", band);
+    char png[300];
+    tmp_path(png, sizeof png, "scaling.png");
+    plot_run_t r;
+    plot_cli(&r, (const char*[]){"scaling", jsonl, "-o", png, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_not_null(strstr(r.out, "speed-up of the step and 2 systems at 3 thread counts"), "%s", r.out);
+    plot_cli(&r, (const char*[]){"scaling", csv, "--min-share", "0", "-o", png, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_not_null(strstr(r.out, "speed-up of the step and 3 systems at 3 thread counts"), "%s", r.out);
+    /* without the oversubscribed count, far less is coloured */
+    char two[300];
+    tmp_path(two, sizeof two, "two.jsonl");
+    write_text(two, scaling_jsonl);
+    FILE* f = fopen(two, "r+");
+    cr_assert_not_null(f);
+    const char* third = strstr(scaling_jsonl, "\n") + 1;
+    third = strstr(third, "\n") + 1;
+    cr_assert_eq(ftruncate(fileno(f), (off_t)(third - scaling_jsonl)), 0);
+    fclose(f);
+    kind_pictures((const char*[]){"scaling", two, NULL}, "scaling_two", NULL);
+    char png_two[300];
+    tmp_path(png_two, sizeof png_two, "scaling_two.png");
+    int no_band = count_reddish(png_two);
+    cr_expect_lt(no_band, band / 4, "no band: %d reddish pixels, with the band %d", no_band, band);
+}
+
+/* A real sweep, as the command writes it, draws. */
+Test(plot, scaling_of_a_bench_sweep, .timeout = 120)
+{
+    plot_run_t r;
+    shoal_cli(&r, "bench",
+              (const char*[]){"scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3", "--rounds", "1",
+                              "--json", NULL});
+    cr_assert_eq(r.status, 0, "bench scaling: %s", r.err);
+    char out[300], sweep[300];
+    tmp_path(out, sizeof out, "stdout");
+    tmp_path(sweep, sizeof sweep, "bench.jsonl");
+    cr_assert_eq(rename(out, sweep), 0);
+    int count = kind_pictures((const char*[]){"scaling", sweep, NULL}, "scaling_bench", NULL);
+    cr_expect_gt(count, 500, "scaling: %d coloured pixels", count);
+}
+
+Test(plot, scaling_refuses_bad_sweeps_naming_the_line)
+{
+    char png[300], missing[300], bad[300];
+    tmp_path(png, sizeof png, "s.png");
+    tmp_path(missing, sizeof missing, "missing.jsonl");
+    tmp_path(bad, sizeof bad, "bad.txt");
+    expect_failure((const char*[]){"scaling", "-o", png, NULL}, 2, "which sweep?");
+    expect_failure((const char*[]){"scaling", missing, "-o", png, NULL}, 1, "missing.jsonl");
+    static const char* const cases[][2] = {
+        {"{\"threads\":1,\"speedup\":1}\n{\"threads\":2,\"speedup\":1.5\n", "bad.txt line 2: not JSON"},
+        {"{\"threads\":0,\"speedup\":1}\n", "line 1: \"threads\" must be a whole number >= 1"},
+        {"{\"speedup\":1}\n", "line 1: \"threads\" must be"},
+        {"{\"threads\":1,\"speedup\":\"fast\"}\n", "line 1: \"speedup\" must be a number or null"},
+        {"{\"threads\":1,\"speedup\":1}\n{\"threads\":1,\"speedup\":1}\n", "line 2: thread count 1 again"},
+        {"a,b,c\n1,2,3\n", "line 1: expected JSON lines or a CSV header with the columns threads, system and speedup"},
+        {"threads,system,speedup\n1,step,1\n2,step\n", "line 3: 2 fields, the header has 3"},
+        {"threads,system,speedup\n1,step,1\nx,step,2\n", "line 3: threads 'x' is not a whole number >= 1"},
+        {"threads,system,speedup\n1,step,1\n2,step,quick\n", "line 3: speedup 'quick' is not a number"},
+        {"threads,system,speedup\n1,neighbors,1\n", "no speed-up of the step at 1 thread"},
+        {"", "empty: no thread counts"},
+        {" \n\n", "empty: no thread counts"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        write_text(bad, cases[i][0]);
+        expect_failure((const char*[]){"scaling", bad, "-o", png, NULL}, 1, cases[i][1]);
+    }
+    cr_assert_neq(access(png, F_OK), 0, "a refused command wrote %s", png);
+}
+
+/* ---- bad input -------------------------------------------------------------- */
 
 Test(plot, bad_input_is_refused_with_a_message)
 {

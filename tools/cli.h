@@ -43,7 +43,7 @@ int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv); /* bench/bench_flock.c */
 int cmd_dseek(int argc, char** argv);
 int cmd_view(int argc, char** argv); /* tools/cmd_view.c */
-int cmd_plot(int argc, char** argv); /* tools/cmd_plot.c */
+int cmd_plot(int argc, char** argv); /* tools/cmd_plot.c; without plot support, tools/shoal.c */
 int cmd_pathfollow(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int cmd_experiment(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int experiment_planner(int argc, char** argv); /* tools/cmd_planner_experiment.c */
@@ -64,6 +64,12 @@ int cli_usage_error(const char* command, const char* format, ...)
  * empty string or overflow are rejected. Returns 1 on success, 0 otherwise
  * (nothing printed: the caller knows which option it was). */
 int cli_parse_int(const char* text, int64_t min, int64_t max, int64_t* out);
+
+#if !SHOAL_WITH_PLOT
+/* In a build without plot support (SHOAL_WITH_PLOT off: no cairo): print
+ * that `command` needs it and how to get it; returns CLI_EXIT_USAGE. */
+int cli_no_plot(const char* command);
+#endif
 
 /* Seconds on CLOCK_MONOTONIC: for measuring intervals, not wall dates. */
 double cli_now_seconds(void);

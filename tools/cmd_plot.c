@@ -2,8 +2,8 @@
  *
  * This file parses the options every kind shares, dispatches to the kind
  * and holds the `run` kind (trajectory traces of a recording). The other
- * kinds are in plot_dseek.c, plot_pathfollow.c and plot_trim.c; the canvas
- * is plot_canvas.c. */
+ * kinds are in plot_dseek.c, plot_pathfollow.c, plot_trim.c and
+ * plot_scaling.c; the canvas is plot_canvas.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +58,8 @@ static const plot_kind_entry kinds[] = {
      plot_kind_trim},
     {"search", "a planner's search tree through an obstacle field",
      plot_kind_search},
+    {"scaling FILE", "speed-up against threads of a 'shoal bench scaling' sweep",
+     plot_kind_scaling},
 };
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 
@@ -72,7 +74,8 @@ static void plot_help(void)
 {
     printf("Usage: shoal plot KIND [options] -o FILE.png|FILE.svg\n\n"
            "Draw a picture with cairo; PNG or SVG by the output's extension. Every\n"
-           "panel has one scale for both axes (metres), a grid, ticks and a scale bar.\n\n"
+           "panel has one scale for both axes (metres), a grid, ticks and a scale bar;\n"
+           "a chart (scaling) has a scale of its own on each axis.\n\n"
            "Kinds ('shoal plot KIND --help' lists a kind's own options):\n");
     for (size_t i = 0; i < KIND_COUNT; ++i) printf("  %-15s %s\n", kinds[i].name, kinds[i].summary);
     printf("\nOptions of every kind:\n");
@@ -84,14 +87,14 @@ static void plot_help(void)
 
 int cmd_plot(int argc, char** argv)
 {
-    if (argc < 2) return cli_usage_error("plot", "which kind? (run, dseek, pathfollow, trim, search)");
+    if (argc < 2) return cli_usage_error("plot", "which kind? (run, dseek, pathfollow, trim, search, scaling)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         plot_help();
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < KIND_COUNT; ++i)
         if (kind_is(&kinds[i], argv[1])) return kinds[i].run(argc - 1, argv + 1);
-    return cli_usage_error("plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim or search)",
+    return cli_usage_error("plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim, search or scaling)",
                            argv[1]);
 }
 

@@ -426,6 +426,12 @@ static void final_corridor(shoal_world_t* w, int32_t n, const double* last10, va
 
 /* ---- the command -------------------------------------------------------------- */
 
+#if SHOAL_WITH_PLOT
+#define PLOTS_AVAILABILITY ""
+#else
+#define PLOTS_AVAILABILITY " (not in this build, which has no plot support: see 'shoal plot')"
+#endif
+
 static const cli_option_t validate_options[] = {
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(validate_opts, json), 0, 0, 0, NULL,
      "one JSON object on stdout: see below"},
@@ -433,7 +439,8 @@ static const cli_option_t validate_options[] = {
      "fewer densities and widths and shorter runs (for tests; figures are coarser)"},
     {"--plots", NULL, "DIR", CLI_FILE, CLI_FIELD(validate_opts, plots), 0, 0, 0, NULL,
      "also draw each experiment as an 800 x 500 px PNG in DIR (made if missing): free_walk.png, "
-     "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"},
+     "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"
+     PLOTS_AVAILABILITY},
     {"--threads", NULL, "T", CLI_INT, CLI_FIELD(validate_opts, threads), 1, 1024, 0, NULL,
      "threads (default: physical cores); results are the same for any count"},
     {"--seed", NULL, "S", CLI_INT, CLI_FIELD(validate_opts, seed), 0, 9007199254740992.0, 0, NULL,
@@ -675,8 +682,9 @@ int cmd_validate(int argc, char** argv)
     validate_opts o = {0, 0, 0, NULL, 5};
     int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
-    char err[1200];
     validate_plot_data_t* pd = NULL;
+#if SHOAL_WITH_PLOT
+    char err[1200];
     if (o.plots) {
         /* before the experiments, which take a while */
         if (validate_plot_dir(o.plots, err, sizeof err) != 0) {
@@ -689,7 +697,11 @@ int cmd_validate(int argc, char** argv)
             return CLI_EXIT_FAILURE;
         }
     }
+#else
+    if (o.plots) return cli_no_plot("validate crowd --plots");
+#endif
     int rc = run_experiments(o, pd);
+#if SHOAL_WITH_PLOT
     if (pd && pd->densities > 0) { /* 0: the experiments stopped on an error */
         if (validate_write_plots(o.plots, pd, err, sizeof err) != 0) {
             cli_error("validate: %s", err);
@@ -699,6 +711,7 @@ int cmd_validate(int argc, char** argv)
                    o.plots);
         }
     }
+#endif
     free(pd);
     return rc;
 }

@@ -11,7 +11,8 @@
  * graphs of one quantity against another.
  *
  * The kinds live in cmd_plot.c (run, the command itself), plot_dseek.c,
- * plot_pathfollow.c and plot_trim.c (trim fans and search trees);
+ * plot_pathfollow.c, plot_trim.c (trim fans and search trees) and
+ * plot_scaling.c (speed-up against threads of `shoal bench scaling`);
  * plot_validate.c draws `shoal validate crowd --plots`.
  */
 #ifndef SHOAL_TOOLS_PLOT_H
@@ -206,6 +207,7 @@ int plot_kind_dseek(int argc, char** argv);
 int plot_kind_pathfollow(int argc, char** argv);
 int plot_kind_trim(int argc, char** argv);
 int plot_kind_search(int argc, char** argv);
+int plot_kind_scaling(int argc, char** argv); /* plot_scaling.c */
 
 /* Print the summary line every kind ends with: the file, its size, and the
  * first panel's mapping (px = x0 + scale * x, py = y0 - scale * y), which

@@ -19,11 +19,15 @@
 static const cli_command_t commands[] = {
     {"run", "load a scenario, step it and report throughput and per-system costs", cmd_run},
     {"view", "make a recording (run --record) one HTML page that plays it in a browser", cmd_view},
-    {"plot", "PNG/SVG pictures: run traces, dseek plans, path following, trim fans, search trees", cmd_plot},
+#if SHOAL_WITH_PLOT
+    {"plot", "PNG/SVG pictures: run traces, dseek plans, path following, trim fans, search trees, scaling", cmd_plot},
+#else
+    {"plot", "not in this build (no cairo): 'shoal plot' says how to get it", cmd_plot},
+#endif
     {"dseek", "one agent arriving at a waypoint with a heading (directed seek); error grids", cmd_dseek},
     {"pathfollow", "one ground vehicle following one path (the Table I follower or the baseline)", cmd_pathfollow},
     {"experiment", "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle)", cmd_experiment},
-    {"bench", "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd", cmd_bench},
+    {"bench", "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd, scaling (thread sweep)", cmd_bench},
     {"soak", "a long mixed run that checks every invariant every step (reliability)", cmd_soak},
     {"validate", "the crowd model against pedestrian data: free walking, fundamental diagram, bottleneck", cmd_validate},
 };
@@ -73,6 +77,26 @@ int cli_parse_int(const char* text, int64_t min, int64_t max, int64_t* out)
     *out = (int64_t)value;
     return 1;
 }
+
+#if !SHOAL_WITH_PLOT
+int cli_no_plot(const char* command)
+{
+    cli_error("%s: this build of shoal has no plot support (it was configured without cairo). "
+              "To get it, install cairo's development files (apt-get install libcairo2-dev) and "
+              "configure again with -DSHOAL_WITH_PLOT=ON, e.g. 'cmake --preset release "
+              "-DSHOAL_WITH_PLOT=ON'.",
+              command);
+    return CLI_EXIT_USAGE;
+}
+
+/* `shoal plot` in a build without cairo: every kind, and --help, says so. */
+int cmd_plot(int argc, char** argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_no_plot("plot");
+}
+#endif
 
 double cli_now_seconds(void)
 {

@@ -1,0 +1,571 @@
+/* `shoal bench scaling`: one scene swept over thread counts.
+ *
+ * For each thread count the scene of `shoal bench flock`, `crowd` (grid)
+ * or `planner` is built anew (bench_flock_scene and its siblings), warm-up
+ * steps run untimed, the world's stats are reset and the timed steps run
+ * between two clock reads. Rounds are interleaved (round 1 at every
+ * thread count, then round 2, ...) so that a change in the machine's load
+ * spreads over the thread counts instead of landing on one of them.
+ *
+ * Figures per thread count: the best and the median rate over the rounds
+ * (agent-steps/s; for the planner the real-time factor, simulated seconds
+ * per wall second), the speed-up over the first thread count listed (best
+ * over best), and per system (the world's system stats, as
+ * bench/bench_systems.h reads them) the best ms per step and its speed-up
+ * over the first thread count. Every run's state_hash must be the same:
+ * a world steps to one state whatever its thread count (docs: "determinism
+ * is designed"), so a difference fails the command. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench/bench_scaling.h"
+
+#include <cjson/cJSON.h>
+#include <hwloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench_crowd.h"
+#include "bench/bench_flock.h"
+#include "bench/bench_planner.h"
+#include "bench/bench_systems.h"
+#include "shoal/shoal.h"
+#include "simd/lanes.h"
+#include "tools/cli.h"
+#include "tools/cli_options.h"
+
+#define SCALING_MAX_COUNTS 32   /* thread counts in one sweep */
+#define SCALING_MAX_SYSTEMS 64  /* distinct systems a scene runs */
+#define SCALING_MAX_THREADS 1024
+
+typedef struct scaling_scene {
+    const char* name;
+    int64_t agents, steps, warmup; /* the scene's bench defaults */
+    float dt;
+    int realtime; /* 1: the rate is the real-time factor, else agent-steps/s */
+    int (*build)(const char* command, int64_t agents, int32_t threads, shoal_world_t** out);
+} scaling_scene;
+
+static const scaling_scene scenes[] = {
+    {"flock", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock_scene},
+    {"crowd", BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, BENCH_CROWD_DT, 0, bench_crowd_scene},
+    {"planner", BENCH_PLANNER_AGENTS, (int64_t)(BENCH_PLANNER_SECONDS * 60.0), 0, BENCH_PLANNER_DT, 1,
+     bench_planner_scene},
+};
+#define SCENE_COUNT ((int)(sizeof scenes / sizeof scenes[0]))
+
+typedef struct scaling_opts {
+    int32_t threads[SCALING_MAX_COUNTS];
+    int counts; /* 0: powers of two up to the physical cores */
+    int64_t agents, steps, warmup; /* -1: the scene's default */
+    int64_t rounds;
+    int json, csv;
+} scaling_opts;
+
+/* One system across the sweep: best ms per step at each thread count
+ * (NaN where it did not run). */
+typedef struct scaling_system {
+    char name[48];
+    char stage[16];
+    double best_ms[SCALING_MAX_COUNTS];
+} scaling_system;
+
+typedef struct scaling_result {
+    const scaling_scene* scene;
+    int64_t agents, steps, warmup, rounds;
+    int counts;
+    int32_t threads[SCALING_MAX_COUNTS]; /* as asked */
+    int32_t used[SCALING_MAX_COUNTS];    /* as the world reports */
+    double* rates;                       /* [count * rounds + round] */
+    uint64_t* hashes;                    /* the same layout */
+    scaling_system systems[SCALING_MAX_SYSTEMS];
+    int system_count;
+    int cores, pus; /* physical cores and hardware threads (hwloc), 0 when unknown */
+} scaling_result;
+
+/* ---- the machine ------------------------------------------------------------ */
+
+static void machine_cores(int* cores, int* pus)
+{
+    *cores = *pus = 0;
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return;
+    if (hwloc_topology_load(topo) == 0) {
+        *cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        *pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+        if (*cores <= 0) *cores = *pus;
+    }
+    hwloc_topology_destroy(topo);
+    if (*cores < 0) *cores = 0;
+    if (*pus < *cores) *pus = *cores;
+}
+
+/* "" when t fits the machine; else why not, into buf. */
+static const char* oversubscription(const scaling_result* r, int32_t t, char* buf, size_t size)
+{
+    buf[0] = '\0';
+    if (r->pus > 0 && t > r->pus)
+        snprintf(buf, size, "oversubscribed: %d threads on %d hardware threads", (int)t, r->pus);
+    else if (r->cores > 0 && t > r->cores)
+        snprintf(buf, size, "%d threads on %d physical cores (SMT)", (int)t, r->cores);
+    return buf;
+}
+
+/* ---- one run ----------------------------------------------------------------- */
+
+static scaling_system* find_system(scaling_result* r, const bench_system_t* s)
+{
+    for (int i = 0; i < r->system_count; ++i)
+        if (!strcmp(r->systems[i].name, s->name) && !strcmp(r->systems[i].stage, s->stage)) return &r->systems[i];
+    if (r->system_count == SCALING_MAX_SYSTEMS) return NULL;
+    scaling_system* sys = &r->systems[r->system_count++];
+    snprintf(sys->name, sizeof sys->name, "%s", s->name);
+    snprintf(sys->stage, sizeof sys->stage, "%s", s->stage);
+    for (int k = 0; k < SCALING_MAX_COUNTS; ++k) sys->best_ms[k] = NAN;
+    return sys;
+}
+
+/* Build the scene on r->threads[k] threads, step it, and record round
+ * `round`. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (message printed). */
+static int run_once(scaling_result* r, int k, int64_t round)
+{
+    const scaling_scene* sc = r->scene;
+    shoal_world_t* w = NULL;
+    if (sc->build("bench scaling", r->agents, r->threads[k], &w) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
+    r->used[k] = shoal_world_thread_count(w);
+    for (int64_t s = 0; s < r->warmup; ++s)
+        if (shoal_world_step(w, sc->dt) != SHOAL_OK) goto step_failed;
+    shoal_world_reset_stats(w);
+    double t0 = cli_now_seconds();
+    for (int64_t s = 0; s < r->steps; ++s)
+        if (shoal_world_step(w, sc->dt) != SHOAL_OK) goto step_failed;
+    double seconds = cli_now_seconds() - t0;
+    if (seconds <= 0.0) seconds = 1e-9;
+    size_t at = (size_t)k * (size_t)r->rounds + (size_t)round;
+    r->rates[at] = sc->realtime ? (double)r->steps * (double)sc->dt / seconds
+                                : (double)r->agents * (double)r->steps / seconds;
+    r->hashes[at] = shoal_world_state_hash(w);
+    bench_system_t s;
+    for (int32_t i = 0; i < shoal_world_system_count(w); ++i) {
+        if (!bench_system_read(w, i, &s)) continue;
+        scaling_system* sys = find_system(r, &s);
+        if (!sys) continue; /* more distinct systems than the table holds: not reported */
+        if (isnan(sys->best_ms[k]) || s.ms_per_step < sys->best_ms[k]) sys->best_ms[k] = s.ms_per_step;
+    }
+    shoal_world_destroy(w);
+    return CLI_EXIT_OK;
+step_failed:
+    cli_error("bench scaling: %s on %d threads: step failed: %s", sc->name, (int)r->threads[k],
+              shoal_world_last_error(w));
+    shoal_world_destroy(w);
+    return CLI_EXIT_FAILURE;
+}
+
+/* ---- figures ----------------------------------------------------------------- */
+
+static int compare_double(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct count_figures {
+    double best, median;
+    double speedup;   /* best over the first count's best */
+    int rounds_agree; /* every round's hash the same */
+} count_figures;
+
+static count_figures figures_of(const scaling_result* r, int k)
+{
+    double sorted[1024];
+    int64_t n = r->rounds < 1024 ? r->rounds : 1024;
+    const double* rates = r->rates + (size_t)k * (size_t)r->rounds;
+    memcpy(sorted, rates, (size_t)n * sizeof(double));
+    qsort(sorted, (size_t)n, sizeof(double), compare_double);
+    count_figures f;
+    f.best = sorted[n - 1];
+    f.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    double base = r->rates[0];
+    for (int64_t i = 1; i < r->rounds; ++i) base = fmax(base, r->rates[i]);
+    f.speedup = base > 0.0 ? f.best / base : NAN;
+    f.rounds_agree = 1;
+    const uint64_t* hashes = r->hashes + (size_t)k * (size_t)r->rounds;
+    for (int64_t i = 1; i < r->rounds; ++i) f.rounds_agree &= hashes[i] == hashes[0];
+    return f;
+}
+
+/* The best ms per step of the whole step at count k: the best rate's. */
+static double step_ms(const scaling_result* r, const count_figures* f)
+{
+    if (!(f->best > 0.0)) return NAN;
+    double seconds = r->scene->realtime ? (double)r->steps * (double)r->scene->dt / f->best
+                                        : (double)r->agents * (double)r->steps / f->best;
+    return seconds * 1e3 / (double)r->steps;
+}
+
+/* A system's speed-up at count k over the first count; NaN when either
+ * time is missing or zero. */
+static double system_speedup(const scaling_system* s, int k)
+{
+    double base = s->best_ms[0], now = s->best_ms[k];
+    return base > 0.0 && now > 0.0 ? base / now : NAN;
+}
+
+static int hashes_agree(const scaling_result* r)
+{
+    size_t n = (size_t)r->counts * (size_t)r->rounds;
+    for (size_t i = 1; i < n; ++i)
+        if (r->hashes[i] != r->hashes[0]) return 0;
+    return 1;
+}
+
+static const char* rate_unit(const scaling_result* r)
+{
+    return r->scene->realtime ? "realtime_factor" : "agent_steps_per_s";
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static void add_number_or_null(cJSON* o, const char* key, double x)
+{
+    if (isfinite(x)) cJSON_AddNumberToObject(o, key, x);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static void print_json(const scaling_result* r)
+{
+    int agree = hashes_agree(r);
+    char note[96], hash[17];
+    for (int k = 0; k < r->counts; ++k) {
+        count_figures f = figures_of(r, k);
+        cJSON* root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "bench", "scaling");
+        cJSON_AddStringToObject(root, "scene", r->scene->name);
+        cJSON_AddNumberToObject(root, "agents", (double)r->agents);
+        cJSON_AddNumberToObject(root, "steps", (double)r->steps);
+        cJSON_AddNumberToObject(root, "warmup", (double)r->warmup);
+        cJSON_AddNumberToObject(root, "rounds", (double)r->rounds);
+        cJSON_AddNumberToObject(root, "threads", r->threads[k]);
+        cJSON_AddNumberToObject(root, "threads_used", r->used[k]);
+        cJSON_AddNumberToObject(root, "baseline_threads", r->threads[0]);
+        cJSON_AddNumberToObject(root, "cores", r->cores);
+        cJSON_AddNumberToObject(root, "hardware_threads", r->pus);
+        cJSON_AddBoolToObject(root, "oversubscribed", oversubscription(r, r->threads[k], note, sizeof note)[0] != '\0');
+        cJSON_AddNumberToObject(root, "lanes", SHOAL_LANES);
+        cJSON_AddStringToObject(root, "rate_unit", rate_unit(r));
+        cJSON_AddNumberToObject(root, "best_rate", f.best);
+        cJSON_AddNumberToObject(root, "median_rate", f.median);
+        cJSON* rates = cJSON_AddArrayToObject(root, "rates");
+        for (int64_t i = 0; i < r->rounds; ++i)
+            cJSON_AddItemToArray(rates, cJSON_CreateNumber(r->rates[(size_t)k * (size_t)r->rounds + (size_t)i]));
+        add_number_or_null(root, "ms_per_step", step_ms(r, &f));
+        add_number_or_null(root, "speedup", f.speedup);
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds]);
+        cJSON_AddStringToObject(root, "state_hash", hash);
+        cJSON* hashes = cJSON_AddArrayToObject(root, "state_hashes");
+        for (int64_t i = 0; i < r->rounds; ++i) {
+            snprintf(hash, sizeof hash, "%016llx",
+                     (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds + (size_t)i]);
+            cJSON_AddItemToArray(hashes, cJSON_CreateString(hash));
+        }
+        cJSON_AddBoolToObject(root, "hashes_agree", agree);
+        cJSON* systems = cJSON_AddArrayToObject(root, "systems");
+        for (int i = 0; i < r->system_count; ++i) {
+            const scaling_system* s = &r->systems[i];
+            if (isnan(s->best_ms[k])) continue;
+            cJSON* o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", s->name);
+            cJSON_AddStringToObject(o, "stage", s->stage);
+            cJSON_AddNumberToObject(o, "ms_per_step", s->best_ms[k]);
+            add_number_or_null(o, "speedup", system_speedup(s, k));
+            cJSON_AddItemToArray(systems, o);
+        }
+        char* text = cJSON_PrintUnformatted(root);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(root);
+    }
+}
+
+/* A CSV number: empty when not finite. */
+static void csv_number(double x)
+{
+    if (isfinite(x)) printf(",%.6g", x);
+    else printf(",");
+}
+
+static void print_csv(const scaling_result* r)
+{
+    int agree = hashes_agree(r);
+    char note[96];
+    printf("scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,ms_per_step,"
+           "speedup,rate_unit,best_rate,median_rate,state_hash,hashes_agree\n");
+    for (int k = 0; k < r->counts; ++k) {
+        count_figures f = figures_of(r, k);
+        int over = oversubscription(r, r->threads[k], note, sizeof note)[0] != '\0';
+        char head[160];
+        snprintf(head, sizeof head, "%s,%lld,%lld,%lld,%lld,%d,%d,%d", r->scene->name, (long long)r->agents,
+                 (long long)r->steps, (long long)r->warmup, (long long)r->rounds, (int)r->threads[k],
+                 (int)r->used[k], over);
+        char tail[40];
+        snprintf(tail, sizeof tail, ",%016llx,%d", (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds],
+                 agree);
+        printf("%s,step,all", head);
+        csv_number(step_ms(r, &f));
+        csv_number(f.speedup);
+        printf(",%s", rate_unit(r));
+        csv_number(f.best);
+        csv_number(f.median);
+        printf("%s\n", tail);
+        for (int i = 0; i < r->system_count; ++i) {
+            const scaling_system* s = &r->systems[i];
+            if (isnan(s->best_ms[k])) continue;
+            printf("%s,%s,%s", head, s->name, s->stage);
+            csv_number(s->best_ms[k]);
+            csv_number(system_speedup(s, k));
+            printf(",%s,,%s\n", rate_unit(r), tail);
+        }
+    }
+}
+
+/* Systems under this share of the step at the first count are left out of
+ * the text table: their times are a few microseconds of start and end, and
+ * their speed-ups noise. JSON and CSV have them all. */
+#define TABLE_MIN_SHARE 0.01
+
+static void print_text(const scaling_result* r)
+{
+    const char* unit = r->scene->realtime ? "real-time factor" : "agent-steps/s";
+    printf("scaling %s: %lld agents, %lld steps (+%lld warm-up), %lld round%s per thread count, %d lanes\n",
+           r->scene->name, (long long)r->agents, (long long)r->steps, (long long)r->warmup,
+           (long long)r->rounds, r->rounds == 1 ? "" : "s", SHOAL_LANES);
+    if (r->cores > 0)
+        printf("machine: %d physical cores, %d hardware threads\n", r->cores, r->pus);
+    else
+        printf("machine: core count unknown (hwloc could not read the topology)\n");
+    printf("speed-up: best over the best at %d thread%s\n\n", (int)r->threads[0], r->threads[0] == 1 ? "" : "s");
+    printf("%7s %14s %14s %9s  %-16s\n", "threads", r->scene->realtime ? "best rtf" : "best", "median", "speed-up",
+           "state_hash");
+    char note[96];
+    int over = 0;
+    for (int k = 0; k < r->counts; ++k) {
+        count_figures f = figures_of(r, k);
+        char used[32] = "";
+        if (r->used[k] != r->threads[k]) snprintf(used, sizeof used, " (ran %d)", (int)r->used[k]);
+        printf("%7d %14.4g %14.4g %8.2fx  %016llx%s%s", (int)r->threads[k], f.best, f.median, f.speedup,
+               (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds], f.rounds_agree ? "" : " (rounds differ)",
+               used);
+        if (oversubscription(r, r->threads[k], note, sizeof note)[0]) {
+            printf("  %s", note);
+            over = 1;
+        }
+        printf("\n");
+    }
+    printf("(%s; best and median over the rounds)\n", unit);
+    if (over)
+        printf("Thread counts above the machine's hardware threads share cores: their figures measure\n"
+               "oversubscription, not scaling.\n");
+
+    count_figures f0 = figures_of(r, 0);
+    double base_step = step_ms(r, &f0);
+    printf("\nper system: best ms per step at %d thread%s, and the speed-up at each count\n",
+           (int)r->threads[0], r->threads[0] == 1 ? "" : "s");
+    printf("%-16s %-10s %9s", "system", "stage", "ms/step");
+    for (int k = 1; k < r->counts; ++k) {
+        char head[16];
+        snprintf(head, sizeof head, "x%d", (int)r->threads[k]);
+        printf(" %7s", head);
+    }
+    printf("\n%-16s %-10s %9.3f", "step", "all", base_step);
+    for (int k = 1; k < r->counts; ++k) printf(" %6.2fx", figures_of(r, k).speedup);
+    printf("\n");
+    int hidden = 0;
+    for (int i = 0; i < r->system_count; ++i) {
+        const scaling_system* s = &r->systems[i];
+        if (!(s->best_ms[0] >= TABLE_MIN_SHARE * base_step)) {
+            hidden++;
+            continue;
+        }
+        printf("%-16s %-10s %9.3f", s->name, s->stage, s->best_ms[0]);
+        for (int k = 1; k < r->counts; ++k) {
+            double x = system_speedup(s, k);
+            if (isfinite(x)) printf(" %6.2fx", x);
+            else printf(" %7s", "-");
+        }
+        printf("\n");
+    }
+    if (hidden)
+        printf("(%d system%s under %.0f %% of the step left out; --json and --csv list them)\n", hidden,
+               hidden == 1 ? "" : "s", TABLE_MIN_SHARE * 100.0);
+    size_t runs = (size_t)r->counts * (size_t)r->rounds;
+    if (hashes_agree(r))
+        printf("\nstate_hash: the same in all %zu runs\n", runs);
+    else
+        printf("\nstate_hash: DIFFERS between runs: the sweep is not deterministic\n");
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define THREADS_EXPECTED "a comma-separated list of thread counts in 1.." STR(SCALING_MAX_THREADS) ", e.g. 1,2,4"
+
+static int parse_threads(const char* command, const char* name, const char* value, void* opts)
+{
+    scaling_opts* o = opts;
+    o->counts = 0;
+    if (value[0] == '\0') return cli_usage_error(command, "%s: expected %s, got an empty value", name, THREADS_EXPECTED);
+    const char* p = value;
+    for (int item = 1;; ++item) {
+        size_t n = strcspn(p, ",");
+        if (n == 0)
+            return cli_usage_error(command, "%s '%s': item %d is empty (expected %s)", name, value, item,
+                                   THREADS_EXPECTED);
+        char text[32];
+        int64_t t = 0;
+        if (n >= sizeof text) n = sizeof text - 1;
+        memcpy(text, p, n);
+        text[n] = '\0';
+        if (!cli_parse_int(text, 1, SCALING_MAX_THREADS, &t))
+            return cli_usage_error(command, "%s '%s': item %d, '%s', is not a thread count in 1..%d (expected %s)",
+                                   name, value, item, text, SCALING_MAX_THREADS, THREADS_EXPECTED);
+        for (int i = 0; i < o->counts; ++i)
+            if (o->threads[i] == (int32_t)t)
+                return cli_usage_error(command, "%s '%s': %lld is listed twice", name, value, (long long)t);
+        if (o->counts == SCALING_MAX_COUNTS)
+            return cli_usage_error(command, "%s '%s': more than %d thread counts", name, value, SCALING_MAX_COUNTS);
+        o->threads[o->counts++] = (int32_t)t;
+        p += strcspn(p, ",");
+        if (*p == '\0') break;
+        ++p; /* past the comma: a trailing one leaves an empty item */
+    }
+    return 0;
+}
+
+#define SCALING_INT(name, metavar, field, lo, hi, help)                                           \
+    {name, NULL, metavar, CLI_INT, CLI_FIELD(scaling_opts, field), lo, hi, 0, NULL, help}
+
+static const cli_option_t scaling_options[] = {
+    {"--threads", NULL, "T1,T2,...", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_threads,
+     "the thread counts, in the order run; speed-ups are over the first (default: 1 and the powers of "
+     "two below the physical cores, then the core count: 1,2 on 2 cores, 1,2,4,8,16 on 16). Counts "
+     "above the machine's hardware threads run, oversubscribed, and are marked so"},
+    SCALING_INT("--agents", "N", agents, 2, 100000000,
+                "agents, 2..100000000 (default: the scene's bench default: flock 100000, crowd 100000, "
+                "planner 10000)"),
+    SCALING_INT("--steps", "S", steps, 1, 1000000000,
+                "timed steps (default: flock 100, crowd 100 of 0.25 s, planner 600 of 1/60 s)"),
+    SCALING_INT("--warmup", "W", warmup, 0, 1000000000,
+                "untimed steps first (default: flock 10, crowd 10, planner 0)"),
+    SCALING_INT("--rounds", "R", rounds, 1, 1000, "runs per thread count, 1..1000 (default 3)"),
+    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, json), 0, 0, 0, NULL,
+     "JSON lines on stdout: one object per thread count (see below)"},
+    {"--csv", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, csv), 0, 0, 0, NULL,
+     "CSV on stdout: a header, then one row per thread count and system (see below)"},
+};
+
+static const cli_spec_t scaling_spec = {
+    .command = "bench scaling",
+    .usage = "[flock|crowd|planner] [options]",
+    .about = "One scene swept over thread counts: for each count the scene is built anew and\n"
+             "run R times (rounds interleaved over the counts), warm-up steps untimed. The\n"
+             "scenes are those of 'shoal bench flock', 'shoal bench crowd' (grid) and 'shoal\n"
+             "bench planner' with their defaults. Every run must end in the same state_hash:\n"
+             "exit 1 when one differs.\n",
+    .arguments = "  flock|crowd|planner   the scene (default flock)\n",
+    .options = scaling_options,
+    .option_count = CLI_COUNT(scaling_options),
+    .details = "Rate: agent-steps/s (flock, crowd) or the real-time factor, simulated over wall\n"
+               "seconds (planner). Speed-up: the best rate over the first count's best rate; a\n"
+               "system's: its best ms per step at the first count over that at this count.\n"
+               "--json prints one object per thread count and line: bench (\"scaling\"), scene,\n"
+               "agents, steps, warmup, rounds, threads, threads_used, baseline_threads, cores,\n"
+               "hardware_threads, oversubscribed, lanes, rate_unit (agent_steps_per_s or\n"
+               "realtime_factor), best_rate, median_rate, rates (each round's), ms_per_step\n"
+               "(the best), speedup, state_hash (round 1's), state_hashes, hashes_agree (over\n"
+               "the whole sweep), systems [{name, stage, ms_per_step, speedup}].\n"
+               "--csv columns: scene, agents, steps, warmup, rounds, threads, threads_used,\n"
+               "oversubscribed, system (\"step\" for the whole step, stage \"all\"), stage,\n"
+               "ms_per_step, speedup, rate_unit, best_rate, median_rate (step rows only),\n"
+               "state_hash, hashes_agree. 'shoal plot scaling' draws either.\n",
+    .max_positional = 1,
+    .positional = "scene",
+};
+
+/* 1 and the powers of two below `cores`, then `cores`. */
+static int default_threads(int cores, int32_t* out)
+{
+    if (cores < 1) cores = 1;
+    int n = 0;
+    for (int32_t t = 1; t < cores && n < SCALING_MAX_COUNTS - 1; t *= 2) out[n++] = t;
+    out[n++] = cores > SCALING_MAX_THREADS ? SCALING_MAX_THREADS : cores;
+    return n;
+}
+
+int bench_scaling(int argc, char** argv)
+{
+    scaling_opts o;
+    memset(&o, 0, sizeof o);
+    o.agents = o.steps = o.warmup = -1;
+    o.rounds = 3;
+    const char* name = NULL;
+    int stop = cli_parse(&scaling_spec, argc, argv, &o, &name, NULL);
+    if (stop >= 0) return stop;
+    if (o.json && o.csv) return cli_usage_error("bench scaling", "--json and --csv: one output format at a time");
+    const scaling_scene* scene = &scenes[0];
+    if (name) {
+        scene = NULL;
+        for (int i = 0; i < SCENE_COUNT && !scene; ++i)
+            if (!strcmp(scenes[i].name, name)) scene = &scenes[i];
+        if (!scene)
+            return cli_usage_error("bench scaling", "unknown scene '%s' (expected flock, crowd or planner)", name);
+    }
+
+    scaling_result r;
+    memset(&r, 0, sizeof r);
+    r.scene = scene;
+    r.agents = o.agents >= 0 ? o.agents : scene->agents;
+    r.steps = o.steps >= 0 ? o.steps : scene->steps;
+    r.warmup = o.warmup >= 0 ? o.warmup : scene->warmup;
+    r.rounds = o.rounds;
+    machine_cores(&r.cores, &r.pus);
+    if (o.counts > 0) {
+        r.counts = o.counts;
+        memcpy(r.threads, o.threads, sizeof r.threads);
+    } else {
+        r.counts = default_threads(r.cores, r.threads);
+    }
+    size_t runs = (size_t)r.counts * (size_t)r.rounds;
+    r.rates = calloc(runs, sizeof *r.rates);
+    r.hashes = calloc(runs, sizeof *r.hashes);
+    int rc = CLI_EXIT_OK;
+    if (!r.rates || !r.hashes) {
+        cli_error("bench scaling: out of memory");
+        rc = CLI_EXIT_FAILURE;
+    }
+    int progress = isatty(STDERR_FILENO);
+    for (int64_t round = 0; rc == CLI_EXIT_OK && round < r.rounds; ++round) {
+        for (int k = 0; rc == CLI_EXIT_OK && k < r.counts; ++k) {
+            if (progress)
+                fprintf(stderr, "\rbench scaling: %s, round %lld of %lld, %d threads   ", scene->name,
+                        (long long)round + 1, (long long)r.rounds, (int)r.threads[k]);
+            rc = run_once(&r, k, round);
+        }
+    }
+    if (progress) fprintf(stderr, "\r%60s\r", "");
+    if (rc == CLI_EXIT_OK) {
+        if (o.json) print_json(&r);
+        else if (o.csv) print_csv(&r);
+        else print_text(&r);
+        if (!hashes_agree(&r)) {
+            cli_error("bench scaling: %s: the state_hash differs between runs (thread counts or rounds): "
+                      "stepping is not deterministic",
+                      scene->name);
+            rc = CLI_EXIT_FAILURE;
+        }
+    }
+    free(r.rates);
+    free(r.hashes);
+    return rc;
+}
