@@ -69,9 +69,7 @@ static void fill_tasks(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
-/* table_reserve_within with the copying and zeroing spread over the
- * world's workers; all or nothing. */
-static int reserve_parallel(world_t* w, table_t* t, int32_t capacity, int32_t limit)
+int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
 {
     int32_t want = table_grown_capacity(t, capacity, limit);
     if (want < 0) return 0;
@@ -306,13 +304,13 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     int32_t live_after = w->agents.count + count;
     size_t slots_size = (size_t)count * sizeof(uint32_t);
     uint32_t* slots = (uint32_t*)mem_alloc(&w->alloc, slots_size);
-    int ok = slots && agent_reserve_slots(w, count) && reserve_parallel(w, &w->agents, live_after, INT32_MAX) &&
+    int ok = slots && agent_reserve_slots(w, count) && world_table_reserve(w, &w->agents, live_after, INT32_MAX) &&
              user_reserve(w, w->agents.capacity) && world_reserve_row_mask(w);
     for (int k = 0; ok && k < w->comp_count; ++k) {
         if (!agent_needs_component(w, def, k)) continue;
         table_t* t = &w->comps[k].table;
         ok = component_reserve_slots(&w->comps[k], &w->alloc, w->slot_capacity) &&
-             reserve_parallel(w, t, t->count + count, w->agents.capacity);
+             world_table_reserve(w, t, t->count + count, w->agents.capacity);
     }
     if (!ok) {
         mem_free(&w->alloc, slots, slots_size);

@@ -256,7 +256,9 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     /* Set before the check: destroying a half-made world hands the free
      * hook the size the block was allocated with. */
     w->slot_capacity = w->slots ? cap : 0;
-    int ok = w->slots && table_reserve(&w->agents, &alloc, cap) && world_reserve_row_mask(w);
+    /* The agent table is zeroed on the workers: a big initial capacity is
+     * gigabytes of fresh pages. */
+    int ok = w->slots && world_table_reserve(w, &w->agents, cap, INT32_MAX) && world_reserve_row_mask(w);
     for (int32_t m = 0; ok && m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];
         if (mod->init) ok = mod->init(w);

@@ -392,6 +392,10 @@ shoal_status_t world_permute_agents(world_t* w, const int32_t* perm);
 void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
                                     int32_t* component_perm);
 size_t world_permute_scratch_size(const world_t* w);
+/* table_reserve_within with the copying and zeroing spread over the
+ * world's workers, so that the pages of a big table are first touched by
+ * them, not all by the calling thread; all or nothing. */
+int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit);
 /* world_permute_agents_unchecked spread over the world's workers (the same
  * result for any thread count). Every column is 4 bytes wide, so each of
  * the `spares` arrays, of at least agent-count floats, can be a column's
