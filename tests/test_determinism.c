@@ -171,3 +171,63 @@ Test(determinism, bound_threads_give_the_same_hash)
     shoal_world_destroy(w);
     cr_assert_eq(bound, run_hash(2, 1, SHOAL_BACKEND_SERIAL, 0));
 }
+
+/* A flock big enough that the spatial hash cuts it into one sort block per
+ * worker (up to 16 blocks of 4096+ agents), whose prefix over the buckets
+ * runs in parallel chunks, and that reorders its storage every 3 steps:
+ * some agents without the neighbors component and half of them wandering,
+ * so components with fewer rows than agents are permuted too. */
+static uint64_t big_flock_hash(int threads, int wrap, int host)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = threads;
+    def.seed = 21;
+    def.reorder_interval = 3;
+    def.wrap = wrap;
+    def.bounds_min[0] = def.bounds_min[1] = -300.0f;
+    def.bounds_max[0] = def.bounds_max[1] = 300.0f;
+    if (host) {
+        def.backend = SHOAL_BACKEND_HOST;
+        def.enqueue_task = host_enqueue;
+        def.finish_task = host_finish;
+    }
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    const int n = 72000;
+    for (int i = 0; i < n; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = rng_range(21, (uint64_t)i, 0, 0, -290.0f, 290.0f);
+        d.position[1] = rng_range(21, (uint64_t)i, 0, 1, -290.0f, 290.0f);
+        d.heading = rng_range(21, (uint64_t)i, 1, 0, -3.1f, 3.1f);
+        d.neighbors.radius = 3.0f;
+        if (i % 11 == 0) {
+            d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f; /* no neighbors component */
+        } else {
+            d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.5f;
+            d.weights[SHOAL_BEHAVIOR_ALIGN] = 1.0f;
+            d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
+        }
+        if (i % 2 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    step_n(w, 9, 1.0f / 30.0f);
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    return h;
+}
+
+static void check_big_flock(int wrap)
+{
+    uint64_t ref = big_flock_hash(1, wrap, 0);
+    const int counts[] = {2, 3, 8, 16};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
+        uint64_t h = big_flock_hash(counts[k], wrap, 0);
+        cr_assert_eq(h, ref, "%d threads: %016llx != 1 thread %016llx", counts[k], (unsigned long long)h,
+                     (unsigned long long)ref);
+    }
+    cr_assert_eq(big_flock_hash(5, wrap, 1), ref, "host tasks with 5 workers differ");
+}
+
+Test(determinism, sort_blocks_one_hash_for_1_to_16_threads_torus, .timeout = 240) { check_big_flock(1); }
+Test(determinism, sort_blocks_one_hash_for_1_to_16_threads_unbounded, .timeout = 240) { check_big_flock(0); }
