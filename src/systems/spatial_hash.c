@@ -241,7 +241,6 @@ typedef struct sort_ctx {
      * block. */
     int32_t lo[MAX_BLOCKS];
     int32_t hi[MAX_BLOCKS];
-    int fused; /* the scatter writes the sorted copies too */
 } sort_ctx;
 
 /* Bucket of agent row i, from the same wrapped coordinates the sorted
@@ -434,24 +433,26 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
     (void)worker;
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
-    sorted_view v = sorted_sources(c->w, g);
     for (int32_t b = begin; b < end; ++b) {
         int32_t* next = g->histogram + (size_t)b * g->bucket_count;
         uint32_t lo = (uint32_t)c->lo[b];
         int32_t first = b * c->block_size, last = first + c->block_size;
         if (last > c->n) last = c->n;
-        if (c->fused) {
-            /* Each agent goes straight to its sorted position: its row is
-             * read in order and the copies are written near it. */
-            for (int32_t i = first; i < last; ++i) {
-                int32_t k = next[g->key[i] - lo]++;
-                g->order[k] = i;
-                put_sorted(g, &v, k, i);
-            }
-        } else {
-            for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
-        }
+        for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
     }
+}
+
+/* The sorted copies, read through the order: near-sequential reads of
+ * rows that a recent reorder left in cell order, sequential writes.
+ * (Writing them from the scatter instead, in row order, was slower: its
+ * writes land out of order across eight arrays.) */
+static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    sorted_view v = sorted_sources(c->w, g);
+    for (int32_t k = begin; k < end; ++k) put_sorted(g, &v, k, g->order[k]);
 }
 
 /* After a reorder the table is in sorted order: position k is row k. */
@@ -514,7 +515,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     if (chunk < PREFIX_CHUNK) chunk = PREFIX_CHUNK;
     sort_ctx c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
                   .chunk = chunk, .chunks = (g->bucket_count + chunk - 1) / chunk,
-                  .chunk_base = g->cell_start, .largest = largest, .fused = !reorder};
+                  .chunk_base = g->cell_start, .largest = largest};
 
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     /* The prefix visits every bucket once and every block's range once. Up
@@ -546,19 +547,20 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         g->count = 0;
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
-    /* Most steps the scatter writes the sorted copies as it goes. */
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, scatter_blocks, &c);
 
     if (reorder) {
         /* Every reorder_interval steps, put the agent table itself in cell
-         * order: the sorted order becomes the identity and later scatters
-         * read and write memory almost sequentially. The sorted-copy arrays
+         * order: the sorted order becomes the identity and later copies
+         * read memory almost sequentially. The sorted-copy arrays
          * (written after this) are the permutation's scratch columns; the
          * bucket keys, spent once scattered, hold the components' row
          * permutations. */
         float* spare[6] = {g->sx, g->sy, g->svx, g->svy, g->sz, g->svz};
         world_permute_agents_parallel(w, g->order, spare, g->dims == 3 ? 6 : 4, (int32_t*)g->key);
-        par_for(w, n, 2048, PAR_STATIC, copy_identity, &c);
+        par_for(w, n, 2048, PAR_AFFINE, copy_identity, &c);
+    } else {
+        par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
     }
     g->count = n;
     g->positions_valid = 0;
