@@ -107,6 +107,9 @@
 /* m/s: the least desired speed the guard leaves (above STEER_HOLD_SPEED,
  * so that the controller still turns toward it). */
 #define GUARD_MIN_SPEED 1e-3f
+/* The square-root-free far test skips an obstacle only beyond this factor
+ * of the near distance squared (float rounding is far below it). */
+#define GUARD_FAR_SLACK 1.01f
 
 /* The avoid component's columns. */
 typedef struct avoid_view {
@@ -149,8 +152,8 @@ static void guard(const avoid_ctx* c, int32_t i, vec3 p, vec3 vel, float speed, 
     float wlen = vec3_length(want);
     if (!(wlen > STEER_HOLD_SPEED)) return; /* no direction: the controller brakes */
     vec3 dir = vec3_scale(want, 1.0f / wlen);
-    vec3 fwd = three ? quat_forward((quat){a->qw[i], a->qx[i], a->qy[i], a->qz[i]})
-                     : (vec3){cosf(a->heading[i]), sinf(a->heading[i]), 0.0f};
+    vec3 fwd = vec3_zero(); /* the heading, found at the first near obstacle */
+    int have_fwd = 0;
     float vref = fmaxf(speed, fminf(wlen, a->max_speed[i]));
     /* The velocity turns no faster than the heading may (max turn rate),
      * nor than the force bends it (|V| omega <= F_max / m). */
@@ -175,10 +178,21 @@ static void guard(const avoid_ctx* c, int32_t i, vec3 p, vec3 vel, float speed, 
         float ro = obs[o][3];
         if (ro < 0.0f) continue; /* a removed id */
         vec3 d = {p.x - obs[o][0], p.y - obs[o][1], three ? p.z - obs[o][2] : 0.0f};
-        float dist = vec3_length(d);
+        /* Far (gap >= run + rho and gap >= V / brake): nothing to bound.
+         * First without a square root, with room to spare for rounding, so
+         * that the exact test below alone decides. */
+        float near = rb + ro + fmaxf(margin + rho, brake > 0.0f ? vref / brake : 0.0f);
+        float dist_sq = vec3_dot(d, d);
+        if (dist_sq > GUARD_FAR_SLACK * near * near) continue;
+        float dist = sqrtf(dist_sq);
         float gap = dist - (rb + ro);
         float e = gap - margin; /* room left to turn in */
-        if (e >= rho && !(brake > 0.0f && gap < vref / brake)) continue; /* far: nothing to bound */
+        if (e >= rho && !(brake > 0.0f && gap < vref / brake)) continue;
+        if (!have_fwd) {
+            fwd = three ? quat_forward((quat){a->qw[i], a->qx[i], a->qy[i], a->qz[i]})
+                        : (vec3){cosf(a->heading[i]), sinf(a->heading[i]), 0.0f};
+            have_fwd = 1;
+        }
         /* n: the outward normal at the agent's side of the obstacle */
         vec3 n = dist > 0.0f ? vec3_scale(d, 1.0f / dist)
                              : (speed > 0.0f ? vec3_scale(vel, -1.0f / speed) : vec3_neg(fwd));
