@@ -463,7 +463,7 @@ Test(extend, user_components_are_saved_in_snapshots)
 Test(extend, systems_are_listed_in_step_order)
 {
     static const char* const order[] = {"spatial_hash", "steer", "neighbors", "wander", "pursuit",
-                                        "follow", "avoid", "dseek", "path_follow", "orca", "mine",
+                                        "follow", "dseek", "avoid", "path_follow", "orca", "mine",
                                         "planner", "control", "contacts_prepare", "integrate", "ground_vehicle",
                                         "planner_move", "crowd_move", "obstacle_move", "contacts", "wrap"};
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);

@@ -360,10 +360,10 @@ Test(group, follow_ignores_removed_leader)
 
 /* ---- obstacle avoidance ------------------------------------------------------ */
 
-/* Penetration tolerance: the agent's bounding circle may dip this far into
- * the obstacle's (control acts through force and turn-rate limits, so the
- * field steers with a lag). */
-#define AVOID_TOL 0.05f
+/* Penetration tolerance: none. The field steers with a lag (control acts
+ * through force and turn-rate limits), and the no-entry guard allows for
+ * it, so the agent's bounding circle never dips into the obstacle's. */
+#define AVOID_TOL 0.0f
 
 /* An agent (r_B 0.5, max 5 m/s) seeks a point straight behind an obstacle
  * (r_o 2 at x = 15, target x = 30), head-on and with the obstacle shifted
@@ -372,10 +372,10 @@ Test(group, follow_ignores_removed_leader)
  * above -AVOID_TOL at every step, and the agent must pass within 1 m of the
  * target (seek drives through it at full speed).
  *
- * Gains: the normal field with K_avoid 2, T_avoid 2 s. The tangential field
- * has no radial part: at the obstacle's flank t points along the motion and
- * cannot resist seek pulling inward, so only an early, strong turn keeps
- * the agent out: K_avoid 8, T_avoid 2.5 s (at K 2 it cuts 1.2 m deep). */
+ * Both fields at shoal_avoid_default() (K_avoid 1, T_avoid 2 s): the
+ * no-entry guard keeps the agent out where the field alone would not (the
+ * tangential field has no radial part and cut 1.2 m deep at K_avoid 2);
+ * tests/test_avoid_grid.c covers offsets, speeds and radii. */
 static void avoid_reaches_target(int dims, int tangential)
 {
     static const float offsets[][2] = {{0, 0}, {0.3f, 0}, {-0.7f, 0}, {1.0f, 0}, {0, 0.3f}, {0.4f, 0.4f}};
@@ -390,8 +390,6 @@ static void avoid_reaches_target(int dims, int tangential)
         shoal_agent_def_t d = shoal_agent_default_def();
         d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
         d.weights[SHOAL_BEHAVIOR_AVOID] = 1.0f;
-        d.avoid.gain = tangential ? 8.0f : 2.0f;
-        d.avoid.lookahead_time = tangential ? 2.5f : 2.0f;
         d.avoid.tangential = tangential;
         memcpy(d.target, target, sizeof d.target);
         shoal_agent_t id = add(w, d);

@@ -47,6 +47,7 @@ int cmd_plot(int argc, char** argv); /* tools/cmd_plot.c; without plot support, 
 int cmd_pathfollow(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int cmd_experiment(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int experiment_planner(int argc, char** argv); /* tools/cmd_planner_experiment.c */
+int experiment_avoid(int argc, char** argv);   /* tools/cmd_avoid_experiment.c */
 int cmd_soak(int argc, char** argv);         /* tools/cmd_soak.c */
 int cmd_validate(int argc, char** argv);     /* tools/cmd_validate.c */
 

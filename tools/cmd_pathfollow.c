@@ -500,7 +500,8 @@ static void experiment_list_help(void)
 {
     printf("Usage: shoal experiment NAME [options]\n\n"
            "  pathfollow   ground-vehicle path following: Table I of the paper and a soak run\n"
-           "  planner      planner agents: Figures 6 and 7 of seed 004 and a 15 v 15 fleet battle\n\n"
+           "  planner      planner agents: Figures 6 and 7 of seed 004 and a 15 v 15 fleet battle\n"
+           "  avoid        obstacle avoidance (seed 003) over offsets, speeds and radii: entries\n\n"
            "'shoal experiment NAME --help' describes one experiment's options.\n\n");
     fputs(cli_exit_codes_help, stdout);
 }
@@ -517,5 +518,6 @@ int cmd_experiment(int argc, char** argv)
     }
     if (strcmp(argv[1], "pathfollow") == 0) return experiment_pathfollow(argc - 1, argv + 1);
     if (strcmp(argv[1], "planner") == 0) return experiment_planner(argc - 1, argv + 1);
-    return cli_usage_error("experiment", "unknown experiment '%s' (pathfollow, planner)", argv[1]);
+    if (strcmp(argv[1], "avoid") == 0) return experiment_avoid(argc - 1, argv + 1);
+    return cli_usage_error("experiment", "unknown experiment '%s' (pathfollow, planner, avoid)", argv[1]);
 }

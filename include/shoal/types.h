@@ -200,7 +200,15 @@ typedef struct shoal_dseek_t {
  * lookahead_time * |V| ahead free of the world's obstacles (bounding
  * spheres). The nearest obstacle in the cylinder repels with magnitude
  * K_avoid V_max / (1 + (|d| - (r_B + r_o))^2), along the normal field -d/|d|
- * or, with `tangential`, the tangential field t = k x n. */
+ * or, with `tangential`, the tangential field t = k x n. Then a no-entry
+ * guard bounds the agent's whole desired velocity (every behavior's sum)
+ * near each obstacle: how steeply it may point in, from the vehicle's turn
+ * radius and turning lag, and how fast the agent may drive along a heading
+ * that points in, from the gap. With it, at these defaults and the default
+ * vehicle and controller, agents that seek, arrive, flock or directed-seek
+ * past an obstacle do not enter it, with either field (docs/avoidance.md,
+ * `shoal experiment avoid`). The guard is part of AVOID: an agent without
+ * the behavior has none. */
 typedef struct shoal_avoid_t {
     float lookahead_time; /* T_avoid, s, >= 0. Default 2 */
     float gain;           /* K_avoid, >= 0. Default 1 */

@@ -51,10 +51,13 @@ static const system_def_t systems[] = {
      "desired velocity (+=)", 0, 0},
     {"follow", SHOAL_STAGE_DECIDE, follow_run, "pos, vel of self and leader, follow component",
      "desired velocity (+=)", 0, 0},
-    {"avoid", SHOAL_STAGE_DECIDE, avoid_run, "pos, vel, radius, obstacles, avoid component",
-     "desired velocity (+=)", 0, 0},
     {"dseek", SHOAL_STAGE_DECIDE, dseek_run, "pos, vel, heading or quat, routes, dseek component",
      "desired (+=), route index", 0, 0},
+    /* after every behavior that adds to the desired velocity: its no-entry
+     * guard bounds the whole sum */
+    {"avoid", SHOAL_STAGE_DECIDE, avoid_run,
+     "pos, vel, heading or quat, limits, gains, radius, obstacles, avoid component, desired",
+     "desired velocity (+=, then bounded near obstacles)", 0, 0},
     {"path_follow", SHOAL_STAGE_DECIDE, path_follow_run, "pos, paths, ground component",
      "ground inputs and follower state", 0, 0},
     /* last of decide: the steering sum is the preferred velocity */
