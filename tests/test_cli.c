@@ -419,6 +419,13 @@ Test(cli, bench_flock_reports_its_keys)
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mixed, "mixed")));
     cr_expect_gt(json_number(mixed, "pair_tests_per_s"), 0);
     cJSON_Delete(mixed);
+    /* The library's share of the setup, and no hash when asked. */
+    cJSON* lean = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "1", "--warmup", "0",
+                                           "--no-hash", "--json", NULL});
+    double add = json_number(lean, "add_seconds");
+    cr_expect(add > 0.0 && add <= json_number(lean, "setup_seconds"), "add_seconds %g", add);
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(lean, "state_hash")));
+    cJSON_Delete(lean);
     cJSON* kernel = run_json((const char*[]){"bench", "kernel", "--steps", "1", "--json", NULL});
     cr_expect_gt(json_number(kernel, "pair_tests_per_s"), 0);
     cJSON_Delete(kernel);
