@@ -237,6 +237,15 @@ int bench_flock_scene(const char* command, int64_t agents, int32_t threads, shoa
     return flock_world(command, &o, NULL, out, NULL);
 }
 
+int bench_flock3d_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
+{
+    bench_opts o = FLOCK_DEFAULTS;
+    o.dims = 3;
+    o.agents = agents;
+    o.threads = threads;
+    return flock_world(command, &o, NULL, out, NULL);
+}
+
 static int bench_flock(const bench_opts* o)
 {
     double side = box_side(o);

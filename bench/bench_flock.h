@@ -19,5 +19,7 @@
  * the world in *out, or prints the error after "command: " and returns
  * CLI_EXIT_FAILURE. */
 int bench_flock_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out);
+/* The same in 3D (`bench flock --dim 3`). */
+int bench_flock3d_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out);
 
 #endif /* SHOAL_BENCH_FLOCK_H */

@@ -49,6 +49,7 @@ typedef struct scaling_scene {
 
 static const scaling_scene scenes[] = {
     {"flock", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock_scene},
+    {"flock3d", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock3d_scene},
     {"crowd", BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, BENCH_CROWD_DT, 0, bench_crowd_scene},
     {"planner", BENCH_PLANNER_AGENTS, (int64_t)(BENCH_PLANNER_SECONDS * 60.0), 0, BENCH_PLANNER_DT, 1,
      bench_planner_scene},
@@ -467,13 +468,14 @@ static const cli_option_t scaling_options[] = {
 
 static const cli_spec_t scaling_spec = {
     .command = "bench scaling",
-    .usage = "[flock|crowd|planner] [options]",
+    .usage = "[flock|flock3d|crowd|planner] [options]",
     .about = "One scene swept over thread counts: for each count the scene is built anew and\n"
              "run R times (rounds interleaved over the counts), warm-up steps untimed. The\n"
              "scenes are those of 'shoal bench flock', 'shoal bench crowd' (grid) and 'shoal\n"
              "bench planner' with their defaults. Every run must end in the same state_hash:\n"
              "exit 1 when one differs.\n",
-    .arguments = "  flock|crowd|planner   the scene (default flock)\n",
+    .arguments = "  flock|flock3d|crowd|planner\n"
+                 "                        the scene (default flock; flock3d: bench flock --dim 3)\n",
     .options = scaling_options,
     .option_count = CLI_COUNT(scaling_options),
     .details = "Rate: agent-steps/s (flock, crowd) or the real-time factor, simulated over wall\n"
@@ -519,7 +521,7 @@ int bench_scaling(int argc, char** argv)
         for (int i = 0; i < SCENE_COUNT && !scene; ++i)
             if (!strcmp(scenes[i].name, name)) scene = &scenes[i];
         if (!scene)
-            return cli_usage_error("bench scaling", "unknown scene '%s' (expected flock, crowd or planner)", name);
+            return cli_usage_error("bench scaling", "unknown scene '%s' (expected flock, flock3d, crowd or planner)", name);
     }
 
     scaling_result r;

@@ -233,10 +233,38 @@ Test(bench_scaling, bad_thread_lists_are_usage_errors)
     cli_output_t r;
     run_cli((const char*[]){"bench", "scaling", "swarm", NULL}, &r);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "unknown scene 'swarm' (expected flock, crowd or planner)") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "unknown scene 'swarm' (expected flock, flock3d, crowd or planner)") != NULL, "%s", r.err);
     output_free(&r);
     run_cli((const char*[]){"bench", "scaling", "--json", "--csv", NULL}, &r);
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "one output format at a time") != NULL, "%s", r.err);
+    output_free(&r);
+}
+
+Test(bench_scaling, the_3d_flock_sweeps_with_one_hash)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "scaling", "flock3d", "--threads", "1,3", "--agents", "6000", "--steps", "2",
+                            "--rounds", "1", "--json", NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cJSON* lines[2];
+    json_lines(r.out, lines, 2);
+    for (int k = 0; k < 2; ++k) {
+        cr_expect_str_eq(json_string(lines[k], "scene"), "flock3d");
+        cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lines[k], "hashes_agree")));
+    }
+    /* Not the 2D flock's world: another hash for the same agents and steps. */
+    cli_output_t r2;
+    run_cli((const char*[]){"bench", "scaling", "flock", "--threads", "1", "--agents", "6000", "--steps", "2",
+                            "--rounds", "1", "--json", NULL},
+            &r2);
+    cr_assert_eq(r2.status, 0, "exit %d: %s", r2.status, r2.err);
+    cJSON* flat[1];
+    json_lines(r2.out, flat, 1);
+    cr_expect_str_neq(json_string(flat[0], "state_hash"), json_string(lines[0], "state_hash"));
+    cJSON_Delete(flat[0]);
+    for (int k = 0; k < 2; ++k) cJSON_Delete(lines[k]);
+    output_free(&r2);
     output_free(&r);
 }
