@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The many-core measurements in one command, for a machine with 16 cores:
+#   bench/many_cores.sh [--quick] [OUT_DIR]
+# runs the thread sweeps and big flocks the many-core targets are stated in
+# (bench/README.md, "Many cores"), writes every run's JSON lines into OUT_DIR
+# (default: $OUT, else ./many-cores) and prints a summary beside the
+# targets. `shoal` must be on PATH (the device tool's build-and-run.sh puts
+# its build there). --quick runs the same commands on small worlds and two
+# threads: a check of the script, not a measurement. About 2 minutes on the
+# 16-core Xeon at full size.
+set -euo pipefail
+quick=0
+if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
+out=${1:-${OUT:-./many-cores}}
+mkdir -p "$out"
+if [ $quick = 1 ]; then
+  T=1,2; TOP=2; A100K=4000; A1M=8000; A10M=80000; A100M=160000; CROWD=3000; PLAN=200; R=1
+else
+  T=1,2,4,8,16; TOP=16; A100K=100000; A1M=1000000; A10M=10000000; A100M=100000000; CROWD=100000; PLAN=10000; R=3
+fi
+say() { echo "== $*" >&2; }
+
+say "flock 2D ${A100K}: threads $T"
+shoal bench scaling flock --threads $T --agents $A100K --rounds $R --json > "$out/scaling-flock-100k.jsonl"
+say "flock 2D ${A1M}: threads 1,$TOP"
+shoal bench scaling flock --threads 1,$TOP --agents $A1M --rounds $R --json > "$out/scaling-flock-1m.jsonl"
+say "flock 3D ${A100K}: threads $T"
+shoal bench scaling flock3d --threads $T --agents $A100K --rounds $R --json > "$out/scaling-flock3d-100k.jsonl"
+say "crowd grid ${CROWD}: threads 1,$TOP"
+shoal bench scaling crowd --threads 1,$TOP --agents $CROWD --steps 20 --warmup 2 --rounds 1 --json \
+  > "$out/scaling-crowd.jsonl"
+say "planner ${PLAN}: threads 1,$TOP"
+shoal bench scaling planner --threads 1,$TOP --agents $PLAN --steps 300 --rounds 1 --json \
+  > "$out/scaling-planner.jsonl"
+# 10M against 1M on all cores, interleaved, best of R; then 100M once
+: > "$out/big.jsonl"
+for r in $(seq $R); do
+  for n in $A1M $A10M; do
+    say "flock 2D $n, $TOP threads, round $r"
+    shoal bench flock --agents $n --threads $TOP --steps 30 --warmup 2 --no-hash --json >> "$out/big.jsonl"
+  done
+done
+say "flock 2D $A100M, $TOP threads"
+shoal bench flock --agents $A100M --threads $TOP --steps 3 --warmup 1 --no-hash --json >> "$out/big.jsonl"
+
+python3 - "$out" "$A1M" "$A10M" "$A100M" <<'PY'
+import json, sys, os
+out, a1m, a10m, a100m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+def lines(name):
+    with open(os.path.join(out, name)) as f:
+        return [json.loads(l) for l in f if l.strip()]
+print("scene                          threads  best rate    speed-up  target  hashes")
+targets = {"scaling-flock-100k.jsonl": 11, "scaling-flock-1m.jsonl": 13, "scaling-flock3d-100k.jsonl": 12,
+           "scaling-crowd.jsonl": 12, "scaling-planner.jsonl": 12}
+for name, target in targets.items():
+    for d in lines(name):
+        tag = "%s %d" % (d["scene"], d["agents"])
+        mark = ("%5.1fx" % target) if d["threads"] == 16 else ""
+        print("%-30s %7d  %10.4g  %7.2fx  %6s  %s" % (tag, d["threads"], d["best_rate"], d["speedup"], mark,
+                                                     "agree" if d["hashes_agree"] else "DIFFER"))
+    hs = [s for d in lines(name) for s in d["systems"] if s["name"] == "spatial_hash" and s.get("speedup")]
+    if hs and name == "scaling-flock-1m.jsonl":
+        print("%-30s %7s  spatial_hash speed-up %.2fx (target 10x)" % ("", "", hs[-1]["speedup"]))
+big = lines("big.jsonl")
+def best(n):
+    runs = [d for d in big if d["agents"] == n]
+    return max(runs, key=lambda d: d["agent_steps_per_s"]) if runs else None
+b1, b10, b100 = best(a1m), best(a10m), best(a100m)
+if b1 and b10:
+    print("flock 2D %d at %d threads: %.4g agent-steps/s = %.0f %% of %d's %.4g (target 90 %%), %.1f bytes per agent"
+          % (a10m, b10["threads"], b10["agent_steps_per_s"], 100 * b10["agent_steps_per_s"] / b1["agent_steps_per_s"],
+             a1m, b1["agent_steps_per_s"], b10["bytes_per_agent"]))
+if b100:
+    print("flock 2D %d: setup %.2f s, of which the library (world_create, bulk adds) %.2f s (target 10 s); %.4g agent-steps/s"
+          % (a100m, b100["setup_seconds"], b100["add_seconds"], b100["agent_steps_per_s"]))
+PY
