@@ -154,6 +154,13 @@ static void check(const char* name, uint64_t h1, uint64_t h2)
     cr_assert_eq(h1, h2, "%s: 1 thread %016" PRIx64 ", 2 threads %016" PRIx64, name, h1, h2);
     for (size_t i = 0; i < sizeof GOLDEN / sizeof GOLDEN[0]; ++i) {
         if (GOLDEN[i].lanes != SHOAL_LANES || strcmp(GOLDEN[i].name, name) != 0) continue;
+        if (GOLDEN[i].hash == 0) {
+            /* Not pinned at this width (golden_hashes.inc says why): the
+             * threads still agree; the value to record goes to the log. */
+            cr_log_warn("%s: not pinned at %d lanes; record {\"%s\", %d, 0x%016" PRIx64 "ull}", name,
+                        SHOAL_LANES, name, SHOAL_LANES, h1);
+            return;
+        }
         cr_assert_eq(h1, GOLDEN[i].hash,
                      "%s moved: pinned 0x%016" PRIx64 ", got 0x%016" PRIx64 " (%d lanes); a "
                      "commit that moves it says which behavior changed and why",
