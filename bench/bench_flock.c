@@ -439,7 +439,9 @@ static const cli_spec_t kernel_spec = {
 
 static void bench_help(FILE* out)
 {
-    fprintf(out, "Usage: shoal bench flock|kernel|planner|crowd|scaling [options]\n\n"
+    fprintf(out, "Usage: shoal bench KIND [options]\n\n"
+                 "Measure the simulation's throughput on fixed scenes (bench/README.md).\n\n"
+                 "Kinds ('shoal bench KIND --help' lists a kind's own options):\n"
                  "  flock    boids (separation, alignment, cohesion, wander) in a torus box sized\n"
                  "           so that an agent has K neighbors within its radius on average\n"
                  "  kernel   the same pair kernel on one cache-resident pack, one thread: the\n"
@@ -448,8 +450,7 @@ static void bench_help(FILE* out)
                  "  crowd    crowd agents (ORCA) with RVO2's Circle parameters: two blocks\n"
                  "           walking through each other, or a circle bound for its antipodes\n"
                  "  scaling  flock, crowd or planner swept over thread counts: rates, speed-ups\n"
-                 "           per system, and one state_hash for every count\n\n"
-                 "'shoal bench NAME --help' lists a benchmark's options.\n\n");
+                 "           per system, and one state_hash for every count\n\n");
     fputs(cli_exit_codes_help, out);
 }
 

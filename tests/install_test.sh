@@ -11,6 +11,11 @@
 # checks the installed layout, the SONAME, and that the shared library
 # exports exactly the SHOAL_API functions of the installed headers: every
 # exported symbol starts with shoal_, every declared function is exported.
+# In a build with the command (BUILD_DIR/shoal), also installs it like a
+# tool: bin/shoal, share/shoal/scenarios, share/shoal/viewer; then moves the
+# whole prefix elsewhere and runs `shoal run` from an unrelated directory,
+# with no scenario (the shipped default), a bare scenario name, through a
+# link and through PATH, comparing state hashes with the build tree's runs.
 #
 # usage: install_test.sh BUILD_DIR SOURCE_DIR [C_COMPILER] [SANITIZE] [CONFIG]
 #   SANITIZE: the build's SHOAL_SANITIZE (e.g. address,undefined). A host of a
@@ -180,4 +185,54 @@ make -s -C "$tmp/pc-custom" -f "$source_dir/examples/custom_system/Makefile" CC=
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/pc-custom/custom_system" ||
   fail "custom_system (pkg-config) exited with $?"
 
-step "ok: 4 host builds ran, state hash $hashes; 2 custom_system builds ran"
+# The command, installed like a tool, from a prefix moved after installing.
+tool="no shoal command in this build"
+if [ -x "$build_dir/shoal" ]; then
+  step "the shoal command and its files, from a moved prefix"
+  [ -x "$prefix/bin/shoal" ] || fail "missing bin/shoal"
+  for f in "$source_dir"/scenarios/*.json; do
+    [ -f "$prefix/share/shoal/scenarios/$(basename "$f")" ] ||
+      fail "missing share/shoal/scenarios/$(basename "$f")"
+  done
+  [ -f "$prefix/share/shoal/viewer/viewer.html" ] || fail "missing share/shoal/viewer/viewer.html"
+  moved=$tmp/elsewhere/shoal-prefix
+  mkdir -p "$tmp/elsewhere" "$tmp/cwd"
+  mv "$prefix" "$moved"
+  # state_hash and file of a `shoal run ... --json` line.
+  run_json() {
+    local out status=0
+    out=$("$@" --steps 3 --threads 1 --json) || status=$?
+    [ $status -eq 0 ] || fail "'$*' exited with $status"
+    hash=$(echo "$out" | sed -n 's/.*"state_hash":"\([0-9a-f]*\)".*/\1/p')
+    file=$(echo "$out" | sed -n 's/.*"file":"\([^"]*\)".*/\1/p')
+    [ -n "$hash" ] || fail "'$*' printed no state_hash: $out"
+  }
+  run_json "$build_dir/shoal" run "$source_dir/scenarios/default.json"
+  want_default=$hash
+  run_json "$build_dir/shoal" run "$source_dir/scenarios/tiny.json"
+  want_tiny=$hash
+  cd "$tmp/cwd"
+  run_json "$moved/bin/shoal" run
+  [ "$hash" = "$want_default" ] || fail "'shoal run' from the moved prefix: hash $hash, not default.json's $want_default"
+  [ "$file" = "$(cd "$moved" && pwd -P)/share/shoal/scenarios/default.json" ] ||
+    fail "'shoal run' from the moved prefix ran $file, not its share/shoal/scenarios/default.json"
+  run_json "$moved/bin/shoal" run tiny.json
+  [ "$hash" = "$want_tiny" ] || fail "'shoal run tiny.json' from the moved prefix: hash $hash, not $want_tiny"
+  run_json "$moved/bin/shoal" run scenarios/tiny.json
+  [ "$hash" = "$want_tiny" ] || fail "'shoal run scenarios/tiny.json' from the moved prefix: hash $hash"
+  ln -s "$moved/bin/shoal" "$tmp/cwd/shoal-link"
+  run_json "$tmp/cwd/shoal-link" run
+  [ "$hash" = "$want_default" ] || fail "'shoal run' through a link: hash $hash, not $want_default"
+  run_json env PATH="$moved/bin:$PATH" shoal run
+  [ "$hash" = "$want_default" ] || fail "'shoal run' through PATH: hash $hash, not $want_default"
+  # A name found nowhere fails, saying where it looked.
+  status=0
+  "$moved/bin/shoal" run no_such_scenario.json 2> "$tmp/missing.err" || status=$?
+  [ $status -eq 1 ] || fail "a missing scenario exited with $status, not 1"
+  grep -F "$(cd "$moved" && pwd -P)/share/shoal/scenarios" "$tmp/missing.err" > /dev/null ||
+    fail "a missing scenario's error does not name the shipped scenarios: $(cat "$tmp/missing.err")"
+  cd - > /dev/null
+  tool="the command ran from a moved prefix"
+fi
+
+step "ok: 4 host builds ran, state hash $hashes; 2 custom_system builds ran; $tool"

@@ -234,6 +234,7 @@ static void run_cases(const case_t* cases, int count)
     X(system_stage_negative, INV, "add_system", "stage", return shoal_world_add_system(w, "x", (shoal_stage_t)-1, dummy_system, NULL);) \
     X(system_stage_past_end, INV, "add_system", "stage", return shoal_world_add_system(w, "x", SHOAL_STAGE_COUNT_, dummy_system, NULL);) \
     X(trace_negative, INV, "set_trace", "capacity", return shoal_world_set_trace(w, -1);)           \
+    X(trace_limit_negative, INV, "set_trace_limit", "limit", return shoal_world_set_trace_limit(w, -1);) \
     X(trace_event_null, INV, "trace_event", "NULL", return shoal_world_trace_event(w, 0, NULL);)    \
     X(trace_event_range, INV, "trace_event", "index", shoal_trace_event_t e;                         \
       return shoal_world_trace_event(w, 0, &e);)                                                      \
@@ -761,6 +762,7 @@ Test(misuse, setters_ground_paths_terrain_planner_trim)
       return shoal_world_set_trim_table(w, &s);)                                                     \
     X(load_trim_table, "load_trim_table", return shoal_world_load_trim_table(w, "/nonexistent");)  \
     X(set_trace, "set_trace", return shoal_world_set_trace(w, 16);)                                 \
+    X(set_trace_limit, "set_trace_limit", return shoal_world_set_trace_limit(w, 1024);)             \
     X(add_system, "add_system", return shoal_world_add_system(w, "late", SHOAL_STAGE_OBSERVE, dummy_system, NULL);) \
     X(set_system_enabled, "set_system_enabled", return shoal_world_set_system_enabled(w, "steer", 0);) \
     X(populate, "scenario_populate", return populate_tiny(w);)                                      \
@@ -1003,6 +1005,7 @@ Test(misuse, null_world)
     cr_assert_eq(shoal_world_set_trim_table(NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert_eq(shoal_world_save_trim_table(NULL, "x"), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert_eq(shoal_world_set_trace(NULL, 1), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_world_set_trace_limit(NULL, 1), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert_eq(shoal_world_add_system(NULL, "x", SHOAL_STAGE_SENSE, dummy_system, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert_eq(shoal_scenario_populate(NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     shoal_column_t col;

@@ -245,6 +245,58 @@ Test(trace, full_buffers_drop_and_count)
     shoal_world_destroy(w);
 }
 
+/* With a growth limit the buffers grow between steps: a run far longer than
+ * the first capacity keeps every event, and the world is the one an
+ * untraced run reaches. A limit below what the run needs stops the growth
+ * there: the rest is dropped and counted, as with fixed buffers. */
+Test(trace, buffers_grow_between_steps_up_to_the_limit)
+{
+    enum { STEPS = 40, FIRST = 256 };
+    shoal_world_t* off = make_flock(2);
+    shoal_world_t* grown = make_flock(2);
+    shoal_world_t* capped = make_flock(2);
+    cr_assert_eq(shoal_world_set_trace_limit(grown, 1 << 20), SHOAL_OK);
+    cr_assert_eq(shoal_world_set_trace(grown, FIRST), SHOAL_OK);
+    /* The limit holds whichever is set first. */
+    cr_assert_eq(shoal_world_set_trace(capped, FIRST), SHOAL_OK);
+    cr_assert_eq(shoal_world_set_trace_limit(capped, 2 * FIRST), SHOAL_OK);
+    for (int k = 0; k < STEPS; ++k) {
+        cr_assert_eq(shoal_world_step(off, 0.02f), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(grown, 0.02f), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(capped, 0.02f), SHOAL_OK);
+    }
+    cr_expect_eq(shoal_world_trace_dropped(grown), 0, "dropped %llu events",
+                 (unsigned long long)shoal_world_trace_dropped(grown));
+    int32_t count = shoal_world_trace_count(grown);
+    int32_t systems = shoal_world_system_count(grown);
+    cr_expect_gt(count, 3 * FIRST, "%d events: the buffers did not grow", (int)count);
+    /* Every step kept its step span and the worker blocks of every step. */
+    int steps_seen[STEPS] = {0};
+    int worker_steps[2][STEPS] = {{0}};
+    for (int32_t i = 0; i < count; ++i) {
+        shoal_trace_event_t e = event_at(grown, i);
+        cr_assert_lt(e.step, (uint64_t)STEPS);
+        if (e.worker < 0 && strcmp(e.name, "step") == 0) steps_seen[e.step]++;
+        if (e.worker >= 0) worker_steps[e.worker][e.step]++;
+    }
+    for (int k = 0; k < STEPS; ++k) {
+        cr_expect_eq(steps_seen[k], 1, "step %d: %d step spans", k, steps_seen[k]);
+        cr_expect_gt(worker_steps[0][k], 0, "step %d: no blocks on worker 0", k);
+        cr_expect_gt(worker_steps[1][k], 0, "step %d: no blocks on worker 1", k);
+    }
+    cr_expect_gt(count, STEPS * (systems + 1) / 2);
+    cr_expect_eq(shoal_world_state_hash(grown), shoal_world_state_hash(off));
+    cr_expect_gt(shoal_world_trace_dropped(capped), 0);
+    cr_expect_leq(shoal_world_trace_count(capped), 3 * 2 * FIRST, "grew past the limit");
+    int32_t spans = 0;
+    for (int32_t i = 0; i < shoal_world_trace_count(capped); ++i) spans += event_at(capped, i).worker < 0;
+    cr_expect_eq(spans, 2 * FIRST, "the span buffer holds %d, not the limit", (int)spans);
+    cr_expect_eq(shoal_world_state_hash(capped), shoal_world_state_hash(off));
+    shoal_world_destroy(off);
+    shoal_world_destroy(grown);
+    shoal_world_destroy(capped);
+}
+
 /* Writing a trace from inside a step: refused. */
 static shoal_status_t try_write(shoal_world_t* w, float dt, void* ctx)
 {

@@ -81,7 +81,7 @@ static const cli_option_t pathfollow_options[] = {
     PF_STRING("--vehicle", "NAME", vehicle, "buggy, car, apc, truck, tank or hovercraft"),
     PF_STRING("--path", "FILE", path,
               "a course file (JSON: waypoints, half_width, optional terrain and obstacles; see "
-              "docs/vehicles.md)"),
+              "docs/vehicles.md, Course files)"),
     PF_STRING("--course", "NAME", course,
               "one of the experiment's courses instead (hairpins, slalom, switchbacks, "
               "uturn-corridor, steep-climb, chicane, spiral, city-blocks, rolling-hills, "
@@ -498,11 +498,12 @@ out:
 
 static void experiment_list_help(void)
 {
-    printf("Usage: shoal experiment NAME [options]\n\n"
+    printf("Usage: shoal experiment KIND [options]\n\n"
+           "Run one of the papers' experiments and report what it measures.\n\n"
+           "Kinds ('shoal experiment KIND --help' lists a kind's own options):\n"
            "  pathfollow   ground-vehicle path following: Table I of the paper and a soak run\n"
            "  planner      planner agents: Figures 6 and 7 of seed 004 and a 15 v 15 fleet battle\n"
-           "  avoid        obstacle avoidance (seed 003) over offsets, speeds and radii: entries\n\n"
-           "'shoal experiment NAME --help' describes one experiment's options.\n\n");
+           "  avoid        obstacle avoidance (seed 003) over offsets, speeds and radii: entries\n\n");
     fputs(cli_exit_codes_help, stdout);
 }
 

@@ -23,7 +23,18 @@
  *   writes Chrome trace-event JSON after the run with
  *   shoal_world_write_trace (atomic: never half a trace under the requested
  *   name). Tracing's own cost (two clock reads and a store per span) stays
- *   inside the timed loop, where it belongs. */
+ *   inside the timed loop, where it belongs. How many block spans a step
+ *   makes depends on the agents, the threads and each system's schedule, so
+ *   the buffers are not sized from a guess: they start at a size that holds
+ *   the first steps and grow between steps (shoal_world_set_trace_limit),
+ *   up to a memory limit that only very long runs reach. --trace-capacity
+ *   fixes their size instead.
+ * - --seed replaces the scenario's seed before anything is built, so it
+ *   seeds both the world and the placement of agents: the run is the one
+ *   the same file with that "seed" would give.
+ * - A scenario FILE that does not exist as given, and the default one, are
+ *   looked for among the files shipped with the command (tools/data_dir.c):
+ *   `shoal run flock2d.json` works from any directory, installed or not. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -43,8 +54,10 @@
 #include "cli.h"
 #include "io/file_read.h"
 #include "cli_options.h"
+#include "data_dir.h"
 
 #define RUN_DEFAULT_PATH "scenarios/default.json"
+#define RUN_SCENARIO_DIR "scenarios"
 #define RUN_MAX_THREADS 1024
 
 /* Redraw at most this often: a terminal redrawn every step slows a fast
@@ -64,13 +77,21 @@ typedef struct run_options_t {
     const char* trace;    /* --trace FILE, or NULL */
     const char* save;     /* --save FILE, or NULL */
     const char* resume;   /* --resume FILE, or NULL */
+    int has_seed;         /* --seed given */
+    uint64_t seed;        /* --seed S */
+    int32_t trace_capacity; /* --trace-capacity N; 0: not given (growing buffers) */
 } run_options_t;
 
-/* Trace events kept per buffer: enough for every span of a few thousand
- * steps, within a fixed total budget whatever the thread count. */
+/* The trace buffers' first size, in events each: room for the spans of a
+ * few hundred steps (they then grow), at least TRACE_MIN_EVENTS, so the
+ * first step, whose count the library cannot know yet, fits. */
 #define TRACE_EVENTS_PER_STEP 128
 #define TRACE_MIN_EVENTS 4096
-#define TRACE_TOTAL_EVENTS (1 << 22)
+#define TRACE_FIRST_EVENTS (1 << 16)
+/* What the buffers may grow to, all of them together: 2^25 events of 32
+ * bytes, 1 GiB. */
+#define TRACE_TOTAL_EVENTS (1 << 25)
+#define TRACE_EVENT_BYTES 32
 
 typedef struct run_result_t {
     int64_t steps;        /* steps actually run */
@@ -96,9 +117,39 @@ typedef struct progress_t {
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* --seed: a scenario's seed rules (docs/scenarios.md), on a command line:
+ * decimal digits only (no sign, blanks or exponent), up to 2^64 - 1. */
+static int parse_seed(const char* command, const char* name, const char* value, void* opts)
+{
+    run_options_t* opt = (run_options_t*)opts;
+    size_t n = strspn(value, "0123456789");
+    uint64_t seed = 0;
+    int ok = n > 0 && value[n] == '\0';
+    for (size_t i = 0; ok && i < n; ++i) {
+        uint64_t digit = (uint64_t)(value[i] - '0');
+        if (seed > (UINT64_MAX - digit) / 10) ok = 0;
+        else seed = seed * 10 + digit;
+    }
+    if (!ok) {
+        return cli_usage_error(command,
+                               "%s needs a seed of decimal digits from 0 to 18446744073709551615 "
+                               "(2^64 - 1), not '%s'",
+                               name, value);
+    }
+    opt->seed = seed;
+    opt->has_seed = 1;
+    return 0;
+}
+
 static const cli_option_t run_options[] = {
     {"--steps", NULL, "N", CLI_INT, CLI_FIELD(run_options_t, steps), 0, (double)INT64_MAX, 0, NULL,
      "number of steps, an integer >= 0. Default: the scenario's \"steps\"."},
+    {"--seed", NULL, "S", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_seed,
+     "the seed of the world and of the placement of agents, replacing the scenario's \"seed\" "
+     "(the run is the one the file with \"seed\": S gives; the state hash changes with it): "
+     "decimal digits, 0 to 18446744073709551615. Default: the scenario's \"seed\" (1 when it "
+     "has none). A recording keeps the file as written, its seed included. Not with --resume: a "
+     "snapshot's world keeps its own."},
     {"--threads", NULL, "T", CLI_INT, CLI_FIELD(run_options_t, threads), 1, RUN_MAX_THREADS, 0,
      NULL,
      "worker threads, 1.." STR(RUN_MAX_THREADS) ". Default: the scenario's \"threads\"; if "
@@ -120,8 +171,14 @@ static const cli_option_t run_options[] = {
     {"--trace", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, trace), 0, 0, 0, NULL,
      "write a Chrome trace-event JSON file to OUT: a span per step, per system and step, and per "
      "block of agents on each worker thread where a system runs in parallel. Open it in "
-     "https://ui.perfetto.dev or chrome://tracing. Events beyond a fixed buffer are dropped "
-     "with a warning on stderr."},
+     "https://ui.perfetto.dev or chrome://tracing. The buffers grow between steps to hold the "
+     "whole run, up to " STR(TRACE_TOTAL_EVENTS) " events (1 GiB) in all; past that, events "
+     "are dropped, and a warning on stderr says how many."},
+    {"--trace-capacity", NULL, "N", CLI_INT, CLI_FIELD(run_options_t, trace_capacity), 1,
+     INT32_MAX, 0, NULL,
+     "with --trace: fixed buffers of N events each (32 bytes an event) instead of growing ones: "
+     "one buffer for the step and system spans, and one per worker thread for its block spans. "
+     "Events past a full buffer are dropped, and a warning on stderr says how many."},
     {"--save", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, save), 0, 0, 0, NULL,
      "after the last step, save the world to the snapshot OUT (docs/snapshot.md), atomically."},
     {"--resume", NULL, "SNAPSHOT", CLI_FILE, CLI_FIELD(run_options_t, resume), 0, 0, 0, NULL,
@@ -136,16 +193,17 @@ static const cli_spec_t run_spec = {
     .usage = "[FILE] [options]",
     .about = "Load the scenario FILE, build its world, step it N times at the scenario's dt\n"
              "and report throughput, the final state hash and the cost of every system.\n",
-    .arguments = "  FILE                  scenario file (JSON, see docs/scenarios.md). Default:\n"
-                 "                        " RUN_DEFAULT_PATH " in the current directory"
-#ifdef SHOAL_DEFAULT_SCENARIO
-                 ",\n                        else " SHOAL_DEFAULT_SCENARIO
-#endif
-                 ".\n",
+    .arguments = "  FILE                  scenario file (JSON, see docs/scenarios.md). A relative\n"
+                 "                        FILE not found from the current directory is looked\n"
+                 "                        for among the scenarios shipped with shoal (installed:\n"
+                 "                        PREFIX/share/shoal/scenarios; in a build tree, the\n"
+                 "                        source's scenarios/), as FILE and as scenarios/FILE.\n"
+                 "                        Default: " RUN_DEFAULT_PATH " in the current\n"
+                 "                        directory, else the shipped default.json.\n",
     .options = run_options,
     .option_count = CLI_COUNT(run_options),
     .details =
-        "Text output: the scenario, agents, dimensions, threads, backend, steps, wall\n"
+        "Text output: the scenario, seed, agents, dimensions, threads, backend, steps, wall\n"
         "seconds of the stepping loop, agent-steps per second and state_hash, with crowd\n"
         "agents a line on them (arrived, closest pair, overlapping: docs/crowds.md), then a\n"
         "table of systems in step order (those that touched agents; all with --stats):\n"
@@ -153,7 +211,8 @@ static const cli_spec_t run_spec = {
         "time; the rest is scheduling overhead) and ns/agent (time per agent touched).\n"
         "\n"
         "JSON keys:\n"
-        "  scenario (string), file (string), agents (number, after populating),\n"
+        "  scenario (string), file (string), seed (string of decimal digits: the seed\n"
+        "  the run used), agents (number, after populating),\n"
         "  dimensions, threads, backend (\"serial\", \"openmp\" or \"host\"), steps, dt\n"
         "  (seconds), seconds (wall time of the stepping loop only), agent_steps,\n"
         "  agent_steps_per_s, state_hash (string of 16 lowercase hex digits), version,\n"
@@ -176,22 +235,33 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
     if (opt->record_every > 0 && opt->record == NULL) {
         return cli_usage_error(run_spec.command, "--record-every needs --record");
     }
+    if (opt->trace_capacity > 0 && opt->trace == NULL) {
+        return cli_usage_error(run_spec.command, "--trace-capacity needs --trace");
+    }
+    if (opt->has_seed && opt->resume != NULL) {
+        return cli_usage_error(run_spec.command,
+                               "--seed cannot be used with --resume: the snapshot's world keeps "
+                               "the seed it was made with");
+    }
     return -1;
 }
 
-static const char* default_path(void)
+/* The scenario file to load: `given` where it is, else a shipped one
+ * (tools/data_dir.c) as given or under scenarios/; NULL given: the default.
+ * Returns `given` itself when nothing matches, so that loading it fails with
+ * an error naming what was asked for; *looked says whether the shipped
+ * scenarios were searched (for the error message). */
+static const char* scenario_path(const char* given, char* found, size_t size, int* looked)
 {
-    if (access(RUN_DEFAULT_PATH, F_OK) == 0) {
-        return RUN_DEFAULT_PATH;
-    }
-#ifdef SHOAL_DEFAULT_SCENARIO
-    /* Lets an installed or out-of-tree binary find its own scenarios. */
-    if (access(SHOAL_DEFAULT_SCENARIO, F_OK) == 0) {
-        return SHOAL_DEFAULT_SCENARIO;
-    }
-#endif
-    /* Neither exists: loading this fails with an error that names it. */
-    return RUN_DEFAULT_PATH;
+    const char* name = given != NULL ? given : RUN_DEFAULT_PATH;
+    *looked = 0;
+    if (access(name, F_OK) == 0 || name[0] == '/') return name;
+    *looked = 1;
+    if (cli_find_data(name, found, size)) return found;
+    char under[CLI_PATH_MAX];
+    int n = snprintf(under, sizeof under, RUN_SCENARIO_DIR "/%s", name);
+    if (n > 0 && (size_t)n < sizeof under && cli_find_data(under, found, size)) return found;
+    return name;
 }
 
 static void progress_draw(progress_t* progress, int64_t done, double now)
@@ -303,6 +373,7 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
                        int32_t agents, float dt, const run_result_t* result, int all)
 {
     printf("scenario         %s\n", shoal_scenario_name(scenario));
+    printf("seed             %" PRIu64 "\n", shoal_scenario_seed(scenario));
     printf("agents           %" PRId32 "\n", agents);
     printf("dimensions       %" PRId32 "\n", shoal_world_dimensions(world));
     printf("threads          %" PRId32 "\n", shoal_world_thread_count(world));
@@ -443,6 +514,10 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
     int ok = root != NULL;
     ok &= add_string(root, "scenario", shoal_scenario_name(scenario));
     ok &= add_string(root, "file", path);
+    /* A string: JSON numbers are doubles, exact only up to 2^53. */
+    char seed[24];
+    snprintf(seed, sizeof seed, "%" PRIu64, shoal_scenario_seed(scenario));
+    ok &= add_string(root, "seed", seed);
     ok &= add_number(root, "agents", agents);
     ok &= add_number(root, "dimensions", shoal_world_dimensions(world));
     ok &= add_number(root, "threads", shoal_world_thread_count(world));
@@ -561,14 +636,28 @@ static int open_recording(const run_options_t* opt, const char* path,
 }
 
 /* Report a scenario error so that it always names the file, whatever the
- * loader's message says. */
-static void scenario_error(const char* path, const shoal_error_t* err, shoal_status_t status)
+ * loader's message says; `looked`: the shipped scenarios were searched too,
+ * in vain, which the message then says. */
+static void scenario_error(const char* path, const shoal_error_t* err, shoal_status_t status,
+                           int looked)
 {
     const char* message = err->message[0] != '\0' ? err->message : shoal_status_string(status);
+    char where[2 * CLI_PATH_MAX + 128] = "";
+    if (looked) {
+        char dirs[2][CLI_PATH_MAX];
+        int count = cli_data_dirs(dirs, 2);
+        size_t at = (size_t)snprintf(where, sizeof where, " (not in the current directory");
+        for (int i = 0; i < count && at < sizeof where; ++i)
+            at += (size_t)snprintf(where + at, sizeof where - at, "%s%s/" RUN_SCENARIO_DIR,
+                                   i == 0 ? ", nor in " : " or ", dirs[i]);
+        if (at < sizeof where)
+            snprintf(where + at, sizeof where - at, "%s)",
+                     count == 0 ? "; the scenarios shipped with shoal were not found" : "");
+    }
     if (strstr(message, path) != NULL) {
-        cli_error("%s", message);
+        cli_error("%s%s", message, where);
     } else {
-        cli_error("%s: %s", path, message);
+        cli_error("%s: %s%s", path, message, where);
     }
 }
 
@@ -604,14 +693,19 @@ int cmd_run(int argc, char** argv)
     if (stop >= 0) {
         return stop;
     }
-    const char* path = opt.path != NULL ? opt.path : default_path();
+    char found[CLI_PATH_MAX];
+    int looked = 0;
+    const char* path = scenario_path(opt.path, found, sizeof found, &looked);
 
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_scenario_t* scenario = NULL;
     shoal_status_t status = shoal_scenario_load_file(path, &scenario, &err);
     if (status != SHOAL_OK) {
-        scenario_error(path, &err, status);
+        scenario_error(path, &err, status, looked && status == SHOAL_ERR_IO);
         return CLI_EXIT_FAILURE;
+    }
+    if (opt.has_seed) {
+        shoal_scenario_set_seed(scenario, opt.seed);
     }
 
     int exit_code = CLI_EXIT_FAILURE;
@@ -660,15 +754,21 @@ int cmd_run(int argc, char** argv)
         open_recording(&opt, path, scenario, &def, world, steps, dt, &recording) != 0) {
         goto done;
     }
+    int32_t trace_limit = 0; /* events per buffer the growth stops at; 0: fixed */
     if (opt.trace != NULL) {
-        /* (steps + 1) * 128 overflowed int64 (undefined behavior) for
-         * --steps near 2^63: compare steps with the budget first. */
-        int64_t budget = TRACE_TOTAL_EVENTS / (shoal_world_thread_count(world) + 1);
-        int64_t per_buffer = steps < budget / TRACE_EVENTS_PER_STEP
-                                 ? (steps + 1) * TRACE_EVENTS_PER_STEP
-                                 : budget;
-        per_buffer = per_buffer > TRACE_MIN_EVENTS ? per_buffer : TRACE_MIN_EVENTS;
-        if (shoal_world_set_trace(world, (int32_t)per_buffer) != SHOAL_OK) {
+        int64_t per_buffer = opt.trace_capacity;
+        if (per_buffer == 0) {
+            trace_limit = TRACE_TOTAL_EVENTS / (shoal_world_thread_count(world) + 1);
+            /* (steps + 1) * 128 overflowed int64 (undefined behavior) for
+             * --steps near 2^63: compare steps with the first size first. */
+            per_buffer = steps < TRACE_FIRST_EVENTS / TRACE_EVENTS_PER_STEP
+                             ? (steps + 1) * TRACE_EVENTS_PER_STEP
+                             : TRACE_FIRST_EVENTS;
+            per_buffer = per_buffer > TRACE_MIN_EVENTS ? per_buffer : TRACE_MIN_EVENTS;
+            per_buffer = per_buffer < trace_limit ? per_buffer : trace_limit;
+        }
+        if (shoal_world_set_trace_limit(world, trace_limit) != SHOAL_OK ||
+            shoal_world_set_trace(world, (int32_t)per_buffer) != SHOAL_OK) {
             cli_error("cannot trace: %s", shoal_world_last_error(world));
             goto done;
         }
@@ -697,11 +797,22 @@ int cmd_run(int argc, char** argv)
             goto done;
         }
         uint64_t dropped = shoal_world_trace_dropped(world);
-        if (dropped > 0) {
+        int32_t buffers = shoal_world_thread_count(world) + 1;
+        if (dropped > 0 && trace_limit > 0) {
             fprintf(stderr,
-                    "shoal: warning: trace buffers full: %" PRIu64
-                    " events dropped; trace fewer steps for a complete trace\n",
+                    "shoal: warning: the trace buffers reached their limit of %" PRId32
+                    " events each (%" PRId32 " buffers, %d MiB in all): %" PRIu64
+                    " events dropped, the last steps' spans are missing; trace fewer steps, or "
+                    "give --trace-capacity N for larger buffers\n",
+                    trace_limit, buffers, (TRACE_TOTAL_EVENTS / (1 << 20)) * TRACE_EVENT_BYTES,
                     dropped);
+        } else if (dropped > 0) {
+            fprintf(stderr,
+                    "shoal: warning: trace buffers full (--trace-capacity %" PRId32
+                    " events each, %" PRId32 " buffers): %" PRIu64
+                    " events dropped, the last steps' spans are missing; give a larger "
+                    "--trace-capacity, or leave it out for buffers that grow\n",
+                    opt.trace_capacity, buffers, dropped);
         }
     }
     if (opt.json) {

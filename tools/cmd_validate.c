@@ -450,7 +450,7 @@ static const cli_option_t validate_options[] = {
 
 static const cli_spec_t validate_spec = {
     .command = "validate crowd",
-    .usage = "[--json] [--quick] [--plots DIR] [--threads T] [--seed S]",
+    .usage = "[options]",
     .about = "The crowd model against pedestrian data, with the pedestrian preset: free\n"
              "walking along 0, 45 and 90 degrees, the fundamental diagram in a periodic\n"
              "corridor against Weidmann's curve, flow through a bottleneck of 0.8 to 2.4 m,\n"

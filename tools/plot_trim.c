@@ -261,7 +261,8 @@ int plot_kind_trim(int argc, char** argv)
         cli_error("plot: %s", err);
         return CLI_EXIT_FAILURE;
     }
-    snprintf(title, sizeof title, "%d fans of %d trim trajectories", panels, controls);
+    snprintf(title, sizeof title, "%d fan%s of %d trim trajector%s", panels, panels == 1 ? "" : "s",
+             controls, controls == 1 ? "y" : "ies");
     plot_report(&p, &first, title);
     return CLI_EXIT_OK;
 }

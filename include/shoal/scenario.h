@@ -27,6 +27,13 @@ SHOAL_API int32_t shoal_scenario_steps(const shoal_scenario_t* scenario);
 SHOAL_API float shoal_scenario_dt(const shoal_scenario_t* scenario);
 SHOAL_API int32_t shoal_scenario_agent_count(const shoal_scenario_t* scenario);
 
+/* The seed (the file's "seed", default 1, or the last set_seed): it seeds
+ * the world definition and the placement of agents. */
+SHOAL_API uint64_t shoal_scenario_seed(const shoal_scenario_t* scenario);
+/* Replace the seed, as if the file said "seed": seed; every value of 64 bits
+ * is one. The world definitions and populations made afterwards use it. */
+SHOAL_API void shoal_scenario_set_seed(shoal_scenario_t* scenario, uint64_t seed);
+
 /* Groups, in file order; an agent's `group` label is its group's index. */
 SHOAL_API int32_t shoal_scenario_group_count(const shoal_scenario_t* scenario);
 /* The group's name, or NULL when index is out of range. Owned by the scenario. */

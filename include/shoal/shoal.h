@@ -271,10 +271,14 @@ SHOAL_API void shoal_world_reset_stats(shoal_world_t* world);
  * every thread it ran on). Worker 0 is the thread that called
  * shoal_world_step, so its block spans nest inside the system span. Times come from a monotonic clock in nanoseconds.
  *
- * Events go into fixed buffers allocated when tracing is turned on (one for
- * step and system spans, one per worker, `capacity` events each), so
- * recording never allocates or locks; once a buffer is full its further
- * events are dropped and counted. Tracing never changes simulation results.
+ * Events go into buffers allocated when tracing is turned on (one for step
+ * and system spans, one per worker, `capacity` events each), so recording
+ * never allocates or locks; once a buffer is full its further events are
+ * dropped and counted. The buffers stay that size unless a growth limit is
+ * set (shoal_world_set_trace_limit): then, before each step, a buffer with
+ * less room than twice the most events one step has given it is enlarged,
+ * on the calling thread, up to the limit. Tracing never changes simulation
+ * results.
  * Off (the default), it costs one branch per system and per parallel loop.
  * The events are shoal_trace_event_t (shoal/types.h). */
 
@@ -283,6 +287,14 @@ SHOAL_API void shoal_world_reset_stats(shoal_world_t* world);
  * BUSY inside a step, OUT_OF_MEMORY (tracing stays as it was) if the
  * buffers cannot be had, INVALID_ARGUMENT for capacity < 0. */
 SHOAL_API shoal_status_t shoal_world_set_trace(shoal_world_t* world, int32_t capacity);
+/* Let the trace buffers grow between steps up to `limit` events each (0,
+ * the default: they keep the capacity given to shoal_world_set_trace). The
+ * first step is recorded at that capacity: growth follows the events the
+ * steps so far gave each buffer. A buffer that cannot be enlarged (out of
+ * memory) keeps its events and drops what does not fit, as a full buffer
+ * does; the step goes on. Holds across shoal_world_set_trace calls. Fails
+ * with BUSY inside a step, INVALID_ARGUMENT for limit < 0. */
+SHOAL_API shoal_status_t shoal_world_set_trace_limit(shoal_world_t* world, int32_t limit);
 /* Events recorded since tracing was turned on or cleared (0 when off). */
 SHOAL_API int32_t shoal_world_trace_count(const shoal_world_t* world);
 /* Event `index` in [0, count): step and system spans first, in the order

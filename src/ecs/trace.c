@@ -13,7 +13,7 @@ void trace_destroy(trace_t* t, const allocator_t* alloc)
     if (t->buffers) {
         for (int32_t i = 0; i < t->buffer_count; ++i)
             mem_free(alloc, t->buffers[i].records,
-                     (size_t)t->capacity * sizeof(trace_record_t));
+                     (size_t)t->buffers[i].capacity * sizeof(trace_record_t));
         mem_free(alloc, t->buffers, (size_t)t->buffer_count * sizeof(trace_buffer_t));
     }
     mem_free(alloc, t, sizeof *t);
@@ -23,7 +23,6 @@ static trace_t* trace_create(const allocator_t* alloc, int32_t capacity, int32_t
 {
     trace_t* t = (trace_t*)mem_calloc(alloc, sizeof *t);
     if (!t) return NULL;
-    t->capacity = capacity;
     t->buffer_count = 1 + workers;
     t->buffers = (trace_buffer_t*)mem_calloc(alloc, (size_t)t->buffer_count * sizeof(trace_buffer_t));
     if (!t->buffers) {
@@ -40,8 +39,46 @@ static trace_t* trace_create(const allocator_t* alloc, int32_t capacity, int32_t
             trace_destroy(t, alloc);
             return NULL;
         }
+        t->buffers[i].capacity = capacity;
     }
     return t;
+}
+
+void trace_reserve_step(trace_t* t, const allocator_t* alloc, int32_t limit)
+{
+    for (int32_t i = 0; i < t->buffer_count; ++i) {
+        trace_buffer_t* b = &t->buffers[i];
+        uint64_t offered = (uint64_t)b->count + b->dropped;
+        uint64_t last = offered - b->offered_before_step;
+        b->offered_before_step = offered;
+        if (last > b->peak_per_step) b->peak_per_step = last;
+        /* Twice the peak: a step may offer more than the last (agents
+         * added, a claimed schedule cutting differently), and doubling the
+         * capacity keeps the copies to a logarithmic few over a long run. */
+        uint64_t need = 2 * b->peak_per_step;
+        if (b->capacity >= limit || (uint64_t)(b->capacity - b->count) >= need) continue;
+        int64_t grown = (int64_t)b->capacity * 2;
+        if ((uint64_t)grown < (uint64_t)b->count + need) grown = (int64_t)((uint64_t)b->count + need);
+        if (grown > limit) grown = limit;
+        trace_record_t* fresh =
+            (trace_record_t*)mem_calloc(alloc, (size_t)grown * sizeof(trace_record_t));
+        if (!fresh) continue;
+        memcpy(fresh, b->records, (size_t)b->count * sizeof(trace_record_t));
+        mem_free(alloc, b->records, (size_t)b->capacity * sizeof(trace_record_t));
+        b->records = fresh;
+        b->capacity = (int32_t)grown;
+    }
+}
+
+shoal_status_t shoal_world_set_trace_limit(shoal_world_t* w, int32_t limit)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "set_trace_limit: called from inside a step");
+    if (limit < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "set_trace_limit: limit must be >= 0 events, got %d", (int)limit);
+    w->trace_limit = limit;
+    return SHOAL_OK;
 }
 
 shoal_status_t shoal_world_set_trace(shoal_world_t* w, int32_t capacity)
@@ -89,6 +126,7 @@ void shoal_world_clear_trace(shoal_world_t* w)
     for (int32_t i = 0; i < w->trace->buffer_count; ++i) {
         w->trace->buffers[i].count = 0;
         w->trace->buffers[i].dropped = 0;
+        w->trace->buffers[i].offered_before_step = 0;
     }
 }
 

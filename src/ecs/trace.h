@@ -4,7 +4,10 @@
  * thread, and one per worker for the block spans of the parallel-for, each
  * written only by its worker: recording is a bounds check and a store, with
  * no lock, atomic or allocation. Buffer headers sit on their own cache lines
- * so that workers recording at once do not share one. */
+ * so that workers recording at once do not share one. With a growth limit
+ * (shoal_world_set_trace_limit), trace_reserve_step enlarges the buffers
+ * between steps, on the stepping thread, before any worker records: the
+ * recording path stays a bounds check and a store. */
 #ifndef SHOAL_TRACE_H
 #define SHOAL_TRACE_H
 
@@ -25,11 +28,15 @@ typedef struct trace_record_t {
 typedef struct trace_buffer_t {
     _Alignas(64) trace_record_t* records;
     int32_t count;
+    int32_t capacity; /* records allocated */
     uint64_t dropped;
+    /* For growth: count + dropped when the last step began, and the most
+     * events one step has offered this buffer so far. */
+    uint64_t offered_before_step;
+    uint64_t peak_per_step;
 } trace_buffer_t;
 
 typedef struct trace_t {
-    int32_t capacity;     /* records per buffer */
     int32_t buffer_count; /* 1 + worker count */
     trace_buffer_t* buffers;
 } trace_t;
@@ -40,7 +47,7 @@ static inline void trace_record(trace_t* t, int32_t buffer, int32_t system_id, i
 {
     if (buffer < 0 || buffer >= t->buffer_count) return;
     trace_buffer_t* b = &t->buffers[buffer];
-    if (b->count >= t->capacity) {
+    if (b->count >= b->capacity) {
         b->dropped++;
         return;
     }
@@ -53,5 +60,11 @@ static inline void trace_record(trace_t* t, int32_t buffer, int32_t system_id, i
 }
 
 void trace_destroy(trace_t* t, const allocator_t* alloc);
+
+/* Before a step: grow each buffer whose free room is under twice the most
+ * events one step has offered it, up to `limit` records (0: never grow). A
+ * buffer that cannot be grown keeps its records and drops what does not fit,
+ * as a fixed buffer does: tracing never fails a step. */
+void trace_reserve_step(trace_t* t, const allocator_t* alloc, int32_t limit);
 
 #endif /* SHOAL_TRACE_H */

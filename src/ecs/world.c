@@ -319,6 +319,7 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
         const module_t* mod = w->registry->modules[m];
         if (mod->reserve_step && !mod->reserve_step(w)) return SHOAL_ERR_OUT_OF_MEMORY;
     }
+    if (w->trace && w->trace_limit > 0) trace_reserve_step(w->trace, &w->alloc, w->trace_limit);
     w->in_step = 1;
     uint64_t trace_start = w->trace ? world_now_ns() : 0;
     int32_t agents_before = w->agents.count;

@@ -210,9 +210,11 @@ struct shoal_world_t {
     double time;
 
     /* tracing (ecs/trace.h): NULL when off; trace_system is the id of the
-     * system running now, -1 outside systems */
+     * system running now, -1 outside systems; trace_limit, the most
+     * records a buffer may grow to between steps (0: fixed buffers) */
     struct trace_t* trace;
     int32_t trace_system;
+    int32_t trace_limit;
 
     char error[512];
     uint32_t error_count; /* errors recorded so far: tells a fresh message from an old one */

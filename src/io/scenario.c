@@ -513,6 +513,16 @@ int32_t shoal_scenario_agent_count(const shoal_scenario_t* scenario)
     return scenario != NULL ? scenario->agent_count : 0;
 }
 
+uint64_t shoal_scenario_seed(const shoal_scenario_t* scenario)
+{
+    return scenario != NULL ? scenario->seed : 0;
+}
+
+void shoal_scenario_set_seed(shoal_scenario_t* scenario, uint64_t seed)
+{
+    if (scenario != NULL) scenario->seed = seed;
+}
+
 shoal_world_def_t shoal_scenario_world_def(const shoal_scenario_t* scenario)
 {
     shoal_world_def_t def = shoal_world_default_def();
