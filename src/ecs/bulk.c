@@ -37,30 +37,25 @@ static int coordinate_array(world_t* w, const char* where, const char* name, con
 
 /* ---- growing tables on the workers -------------------------------------- */
 
-/* A new column array is filled (the old rows copied, the rest zeroed) in
- * chunks of this many bytes, each chunk a task: the pages of a large table
- * are first touched by the workers, not all by the calling thread. */
-#define FILL_CHUNK ((size_t)1 << 20)
-
+/* A new column array is filled (the old rows copied, the rest zeroed) a
+ * share of rows per worker, the same contiguous shares the static systems
+ * give each worker: the pages of a large table are first touched by the
+ * worker that will step those rows (which places them on its memory node
+ * where there are several), not all by the calling thread. */
 typedef struct fill_ctx {
     const table_t* t;
     void* const* fresh;
-    int32_t want;
-    int32_t first_task[TABLE_MAX_COLUMNS + 1]; /* column c's tasks start here */
 } fill_ctx;
 
-static void fill_tasks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+static void fill_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     const fill_ctx* c = (const fill_ctx*)vctx;
     const table_t* t = c->t;
-    for (int32_t task = begin; task < end; ++task) {
-        int32_t col = 0;
-        while (c->first_task[col + 1] <= task) ++col;
+    for (int32_t col = 0; col < t->column_count; ++col) {
         size_t sz = t->elem_size[col];
-        size_t used = (size_t)t->count * sz, total = (size_t)c->want * sz;
-        size_t lo = (size_t)(task - c->first_task[col]) * FILL_CHUNK;
-        size_t hi = lo + FILL_CHUNK < total ? lo + FILL_CHUNK : total;
+        if (sz == 0) continue;
+        size_t lo = (size_t)begin * sz, hi = (size_t)end * sz, used = (size_t)t->count * sz;
         char* dst = (char*)c->fresh[col];
         size_t copy_end = used < hi ? used : hi;
         if (lo < copy_end) memcpy(dst + lo, (const char*)t->columns[col] + lo, copy_end - lo);
@@ -75,13 +70,8 @@ int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
     if (want < 0) return 0;
     if (want == t->capacity) return 1;
     void* fresh[TABLE_MAX_COLUMNS] = {0};
-    fill_ctx c;
-    c.t = t;
-    c.fresh = fresh;
-    c.want = want;
-    int32_t tasks = 0;
+    fill_ctx c = {t, fresh};
     for (int32_t col = 0; col < t->column_count; ++col) {
-        c.first_task[col] = tasks;
         if (t->elem_size[col] == 0) continue;
         size_t total = (size_t)want * t->elem_size[col];
         fresh[col] = mem_alloc(&w->alloc, total);
@@ -90,10 +80,8 @@ int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
                 if (fresh[k]) mem_free(&w->alloc, fresh[k], (size_t)want * t->elem_size[k]);
             return 0;
         }
-        tasks += (int32_t)((total + FILL_CHUNK - 1) / FILL_CHUNK);
     }
-    c.first_task[t->column_count] = tasks;
-    par_for(w, tasks, 1, PAR_CLAIMED | PAR_TASKS, fill_tasks, &c);
+    par_for(w, want, 4096, PAR_STATIC, fill_rows, &c);
     for (int32_t col = 0; col < t->column_count; ++col) {
         if (t->elem_size[col] == 0) continue;
         mem_free(&w->alloc, t->columns[col], (size_t)t->capacity * t->elem_size[col]);
