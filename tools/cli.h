@@ -43,6 +43,7 @@ int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv); /* bench/bench_flock.c */
 int cmd_dseek(int argc, char** argv);
 int cmd_view(int argc, char** argv); /* tools/cmd_view.c */
+int cmd_export(int argc, char** argv); /* tools/cmd_export.c */
 int cmd_plot(int argc, char** argv); /* tools/cmd_plot.c; without plot support, tools/shoal.c */
 int cmd_pathfollow(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int cmd_experiment(int argc, char** argv);   /* tools/cmd_pathfollow.c */

@@ -34,9 +34,15 @@
  *   the same file with that "seed" would give.
  * - A scenario FILE that does not exist as given, and the default one, are
  *   looked for among the files shipped with the command (tools/data_dir.c):
- *   `shoal run flock2d.json` works from any directory, installed or not. */
+ *   `shoal run flock2d.json` works from any directory, installed or not.
+ * - --export goes through a recording (the --record file, or a temporary
+ *   one beside OUT) and then `shoal export`'s writers: one path from
+ *   frames to files, so an export from a run and one from its recording
+ *   are the same bytes. The checks that can fail it (format, existing
+ *   file, directory, 3D to SQLite) run before the first step. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -55,6 +61,7 @@
 #include "io/file_read.h"
 #include "cli_options.h"
 #include "data_dir.h"
+#include "export.h"
 
 #define RUN_DEFAULT_PATH "scenarios/default.json"
 #define RUN_SCENARIO_DIR "scenarios"
@@ -80,6 +87,8 @@ typedef struct run_options_t {
     int has_seed;         /* --seed given */
     uint64_t seed;        /* --seed S */
     int32_t trace_capacity; /* --trace-capacity N; 0: not given (growing buffers) */
+    const char* export_path; /* --export FILE, or NULL */
+    int force;               /* --force: --export may replace a file */
 } run_options_t;
 
 /* The trace buffers' first size, in events each: room for the spans of a
@@ -164,7 +173,14 @@ static const cli_option_t run_options[] = {
      "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
      "last step, with the scenario inside. View it with 'shoal view OUT'."},
     {"--record-every", NULL, "K", CLI_INT, CLI_FIELD(run_options_t, record_every), 1, INT32_MAX, 0,
-     NULL, "record every K-th step, an integer >= 1. Default: 1."},
+     NULL, "record (and export) every K-th step, an integer >= 1. Default: 1."},
+    {"--export", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, export_path), 0, 0, 0, NULL,
+     "write the run's trajectories to OUT, in the format its extension names: .csv, or .sqlite "
+     "(a JuPedSim trajectory database for PedPy, 2D only). As 'shoal export' does (see "
+     "docs/export.md), from the --record file or from a temporary recording beside OUT, removed "
+     "afterwards. An existing OUT is an error without --force."},
+    {"--force", NULL, NULL, CLI_FLAG, CLI_FIELD(run_options_t, force), 0, 0, 0, NULL,
+     "let --export replace an existing file."},
     {"--stats", NULL, NULL, CLI_FLAG, CLI_FIELD(run_options_t, stats), 0, 0, 0, NULL,
      "list every system in the table (by default only those that touched agents are listed), "
      "with the loop time no system accounts for. No effect on --json, which has every system."},
@@ -232,8 +248,22 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
     int count = 0;
     int stop = cli_parse(&run_spec, argc, argv, opt, &opt->path, &count);
     if (stop >= 0) return stop;
-    if (opt->record_every > 0 && opt->record == NULL) {
-        return cli_usage_error(run_spec.command, "--record-every needs --record");
+    if (opt->record_every > 0 && opt->record == NULL && opt->export_path == NULL) {
+        return cli_usage_error(run_spec.command, "--record-every needs --record or --export");
+    }
+    if (opt->force && opt->export_path == NULL) {
+        return cli_usage_error(run_spec.command, "--force needs --export (it lets --export "
+                               "replace a file)");
+    }
+    if (opt->export_path != NULL && export_format_of(opt->export_path) == EXPORT_UNKNOWN) {
+        return cli_usage_error(run_spec.command,
+                               "--export %s: unknown export format: the name must end in .csv "
+                               "or .sqlite",
+                               opt->export_path);
+    }
+    if (opt->export_path != NULL && opt->record != NULL &&
+        strcmp(opt->export_path, opt->record) == 0) {
+        return cli_usage_error(run_spec.command, "--export and --record name the same file");
     }
     if (opt->trace_capacity > 0 && opt->trace == NULL) {
         return cli_usage_error(run_spec.command, "--trace-capacity needs --trace");
@@ -602,7 +632,7 @@ static char* group_names(const shoal_scenario_t* scenario)
 
 /* Create the recording with the scenario in its header and write the
  * initial state as frame 0. On failure prints the error, returns nonzero. */
-static int open_recording(const run_options_t* opt, const char* path,
+static int open_recording(const char* out, const char* path,
                           const shoal_scenario_t* scenario, const shoal_world_def_t* def,
                           const shoal_world_t* world, int64_t steps, float dt,
                           run_recording_t* recording)
@@ -624,7 +654,7 @@ static int open_recording(const run_options_t* opt, const char* path,
     header.scenario_text = text;
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_status_t status = names == NULL ? SHOAL_ERR_OUT_OF_MEMORY
-                                          : shoal_recording_open(opt->record, &header,
+                                          : shoal_recording_open(out, &header,
                                                                  &recording->recorder, &err);
     free(names);
     free(text);
@@ -633,6 +663,27 @@ static int open_recording(const run_options_t* opt, const char* path,
         return 1;
     }
     return record_frame(recording, world);
+}
+
+/* Create the temporary recording of --export beside OUT (the same file
+ * system, which the user chose to have room): OUT.recording.XXXXXX. On
+ * failure prints the error, returns nonzero. */
+static int make_export_recording(const char* out, char* tmp, size_t tmp_size)
+{
+    int n = snprintf(tmp, tmp_size, "%s.recording.XXXXXX", out);
+    if (n < 0 || (size_t)n >= tmp_size) {
+        tmp[0] = '\0';
+        cli_error("export: %s: the path is too long", out);
+        return 1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error("export: cannot create the temporary recording %s: %s", tmp, strerror(errno));
+        tmp[0] = '\0';
+        return 1;
+    }
+    close(fd);
+    return 0;
 }
 
 /* Report a scenario error so that it always names the file, whatever the
@@ -711,6 +762,7 @@ int cmd_run(int argc, char** argv)
     int exit_code = CLI_EXIT_FAILURE;
     shoal_world_t* world = NULL;
     run_recording_t recording = {NULL, 1, 0.0};
+    char export_recording[4096] = ""; /* the temporary recording of --export */
     shoal_world_def_t def = shoal_scenario_world_def(scenario);
     if (opt.threads > 0) {
         def.thread_count = opt.threads;
@@ -750,8 +802,30 @@ int cmd_run(int argc, char** argv)
     int show_progress = !opt.json && !opt.quiet && isatty(STDERR_FILENO);
     run_result_t result = {0, 0.0, 0};
     recording.every = opt.record_every > 0 ? opt.record_every : 1;
-    if (opt.record != NULL &&
-        open_recording(&opt, path, scenario, &def, world, steps, dt, &recording) != 0) {
+    if (opt.export_path != NULL) {
+        /* Before the run, what can be known: a long run must not fail at
+         * its end over a file that exists or a 3D world for SQLite. */
+        export_format_t format = export_format_of(opt.export_path);
+        int code = cli_export_check(format, opt.export_path, opt.force);
+        if (code != CLI_EXIT_OK) {
+            exit_code = code;
+            goto done;
+        }
+        char why[600];
+        if (export_check_dimensions(format, shoal_world_dimensions(world), why, sizeof why) != 0) {
+            cli_error("export: %s: %s", opt.export_path, why);
+            goto done;
+        }
+        if (opt.record == NULL && make_export_recording(opt.export_path, export_recording,
+                                                        sizeof export_recording) != 0) {
+            goto done;
+        }
+    }
+    const char* record_path = opt.record != NULL ? opt.record
+                              : export_recording[0] != '\0' ? export_recording
+                                                             : NULL;
+    if (record_path != NULL &&
+        open_recording(record_path, path, scenario, &def, world, steps, dt, &recording) != 0) {
         goto done;
     }
     int32_t trace_limit = 0; /* events per buffer the growth stops at; 0: fixed */
@@ -785,6 +859,15 @@ int cmd_run(int argc, char** argv)
     if (shoal_recording_close(recorder, &err) != SHOAL_OK) {
         cli_error("%s", err.message);
         goto done;
+    }
+    export_summary_t exported = {0};
+    if (opt.export_path != NULL) {
+        int code = cli_export_recording(record_path, export_format_of(opt.export_path),
+                                        opt.export_path, opt.force, &exported);
+        if (code != CLI_EXIT_OK) {
+            exit_code = code;
+            goto done;
+        }
     }
 
     if (opt.save != NULL && shoal_world_save_snapshot(world, opt.save) != SHOAL_OK) {
@@ -837,6 +920,11 @@ int cmd_run(int argc, char** argv)
                    opt.record != NULL || opt.trace != NULL || opt.resume != NULL ? "" : "\n",
                    opt.save, shoal_world_step_count(world));
         }
+        if (opt.export_path != NULL) {
+            printf("%s", opt.record != NULL || opt.trace != NULL || opt.resume != NULL ||
+                                 opt.save != NULL ? "" : "\n");
+            export_print_summary(export_format_of(opt.export_path), opt.export_path, &exported);
+        }
     }
     /* A full disk or closed pipe must not look like success to a script. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -848,6 +936,7 @@ int cmd_run(int argc, char** argv)
 done:
     /* After a failure the frames so far are kept, closed as a whole file. */
     shoal_recording_close(recording.recorder, NULL);
+    if (export_recording[0] != '\0') unlink(export_recording);
     shoal_world_destroy(world);
     shoal_scenario_destroy(scenario);
     return exit_code;

@@ -19,6 +19,7 @@
 static const cli_command_t commands[] = {
     {"run", "load a scenario, step it and report throughput and per-system costs", cmd_run},
     {"view", "make a recording (run --record) one HTML page that plays it in a browser", cmd_view},
+    {"export", "a recording's trajectories as CSV or as a JuPedSim/PedPy SQLite database", cmd_export},
 #if SHOAL_WITH_PLOT
     {"plot", "PNG/SVG pictures: run traces, dseek plans, path following, trim fans, search trees, scaling", cmd_plot},
 #else

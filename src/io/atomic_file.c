@@ -111,13 +111,29 @@ static FILE* open_through(const char* path, char* msg, int msg_size)
 
 int atomic_file_open(atomic_file_t* file, const char* path, char* msg, int msg_size)
 {
+    return atomic_file_open_with(file, path, 0, msg, msg_size);
+}
+
+int atomic_file_open_with(atomic_file_t* file, const char* path, int flags, char* msg,
+                          int msg_size)
+{
     file->f = NULL;
     file->path = path;
     file->direct = 0;
+    file->flags = flags;
     file->tmp[0] = '\0';
     int mode;
     int dest = classify(path, &mode, msg, msg_size);
     if (dest == DEST_REFUSED) return -1;
+    if (dest == DEST_REPLACE && mode >= 0 && (flags & ATOMIC_FILE_NO_REPLACE)) {
+        set_msg(msg, msg_size, "refusing to replace %s: the file exists", path);
+        return -1;
+    }
+    if (dest == DEST_THROUGH && (flags & ATOMIC_FILE_REGULAR_ONLY)) {
+        set_msg(msg, msg_size, "cannot write %s: it is a device or FIFO, and this output needs a "
+                "regular file", path);
+        return -1;
+    }
     if (dest == DEST_THROUGH) {
         file->f = open_through(path, msg, msg_size);
         file->direct = 1;
@@ -168,6 +184,22 @@ int atomic_file_commit(atomic_file_t* file, char* msg, int msg_size)
         return ok ? 0 : -1;
     }
     const char* step = ok ? "rename" : "write";
+    if (ok && (file->flags & ATOMIC_FILE_NO_REPLACE)) {
+        /* link() fails with EEXIST rather than replace: no window between
+         * a check and the rename. A file system without hard links gets
+         * the check and the rename. */
+        struct stat st;
+        if (link(file->tmp, file->path) == 0) {
+            remove(file->tmp);
+            return 0;
+        }
+        if (errno == EEXIST || lstat(file->path, &st) == 0) {
+            remove(file->tmp);
+            set_msg(msg, msg_size, "refusing to replace %s: the file appeared while it was being "
+                    "written", file->path);
+            return -1;
+        }
+    }
     if (ok && rename(file->tmp, file->path) != 0) {
         ok = 0;
         err = errno;
@@ -180,6 +212,13 @@ int atomic_file_commit(atomic_file_t* file, char* msg, int msg_size)
         return -1;
     }
     return 0;
+}
+
+void atomic_file_discard(atomic_file_t* file)
+{
+    if (file->f != NULL) fclose(file->f);
+    file->f = NULL;
+    if (!file->direct && file->tmp[0] != '\0') remove(file->tmp);
 }
 
 int atomic_write_file(const char* path, const void* data, size_t size, char* msg, int msg_size)

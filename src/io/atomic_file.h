@@ -35,14 +35,40 @@ typedef struct atomic_file_t {
     FILE* f;
     const char* path; /* not copied: must outlive the atomic_file_t */
     int direct;       /* 1: writing to `path` itself (a device or FIFO) */
+    int flags;        /* ATOMIC_FILE_* of atomic_file_open_with */
     char tmp[4096];
 } atomic_file_t;
 
 /* Returns 0, or -1 with the message (nothing is left to abort). */
 int atomic_file_open(atomic_file_t* file, const char* path, char* msg, int msg_size);
+
+/* Flags of atomic_file_open_with. */
+enum {
+    /* Never replace a regular file: refused at open when `path` exists, and
+     * the commit links the temporary file to `path` instead of renaming it
+     * over, so a file that appears there meanwhile is not replaced either
+     * (the commit then fails, and the temporary file is removed). Devices
+     * and FIFOs are still written through. */
+    ATOMIC_FILE_NO_REPLACE = 1,
+    /* Refuse a device or FIFO: for writers that need a file to seek in (a
+     * database written by name, through file->tmp). */
+    ATOMIC_FILE_REGULAR_ONLY = 2
+};
+
+/* atomic_file_open with ATOMIC_FILE_* flags. A writer that opens the file
+ * by name (a database library) writes to file->tmp, which exists and is
+ * empty after this returns; `f` stays open on it and receives nothing, and
+ * the commit fsyncs the file through it. */
+int atomic_file_open_with(atomic_file_t* file, const char* path, int flags, char* msg,
+                          int msg_size);
+
 /* Flush, fsync, close and rename. Returns 0, or -1 with the message (a
  * write error seen on `f` earlier fails it too). */
 int atomic_file_commit(atomic_file_t* file, char* msg, int msg_size);
+
+/* Give up: close the stream and remove the temporary file; `path` is left
+ * as it was. For a device or FIFO what was written through stays written. */
+void atomic_file_discard(atomic_file_t* file);
 
 /* For output written as it goes, where a reader should see what was written
  * so far (a recording: a crashed run keeps its complete frames): the same
