@@ -7,8 +7,9 @@
 # walls and obstacles must be drawn in both views, and a version 1
 # recording; last, save screenshots.
 #
-# The page reports itself in <pre id="status">frame=.. frames=.. advanced=..
-# drawn=.. walls=.. obstacles=..</pre> (and window.shoalViewer); --dump-dom
+# With #debug in the address the page reports itself in <pre id="status">
+# frame=.. frames=.. advanced=.. drawn=.. walls=.. obstacles=..</pre> (and
+# always in window.shoalViewer); without it that line is hidden and empty. --dump-dom
 # prints the DOM after --virtual-time-budget milliseconds of page time. With
 # #probe in the address the page also reads its canvas back where each wall
 # segment's middle and each obstacle's rim should be, right after drawing
@@ -44,10 +45,12 @@ browse() {
   rm -rf "$profile"
 }
 
-# Print the page's status line after 3 s of page time (the DOM is kept).
+# Print the page's status line after 3 s of page time (the DOM is kept); the
+# address gets #debug (or &debug after a fragment) to show that line.
 status_of() {
-  local dom="$out/dom-$2.html"
-  browse --virtual-time-budget=3000 --dump-dom "$1" >"$dom"
+  local dom="$out/dom-$2.html" url=$1
+  if [[ $url == *'#'* ]]; then url="$url&debug"; else url="$url#debug"; fi
+  browse --virtual-time-budget=3000 --dump-dom "$url" >"$dom"
   grep -o '<pre id="status">[^<]*</pre>' "$dom" | sed 's/<[^>]*>//g' ||
     fail "no status line in $dom"
 }
@@ -77,6 +80,14 @@ check_playing "$(status_of "file://$out/view.html#click" 2d)" 61 200 "2D view"
 grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>' "$out/dom-2d.html" ||
   fail "a click on an agent shows no id and state (see $out/dom-2d.html)"
 check_playing "$(status_of "file://$out/view.html#view=3d" 3d)" 61 200 "3D view"
+
+# Without #debug the status line is hidden and empty: users see a clean page.
+browse --virtual-time-budget=3000 --dump-dom "file://$out/view.html" >"$out/dom-plain.html"
+grep -q '<pre id="status" hidden="">' "$out/dom-plain.html" || fail "the status line is not hidden without #debug (see $out/dom-plain.html)"
+grep -q '<pre id="status" hidden=""></pre>' "$out/dom-plain.html" && ! grep -qE 'frames=[0-9]' "$out/dom-plain.html" ||
+  fail "the page shows the debug line without #debug (see $out/dom-plain.html)"
+grep -q '<pre id="status">frame=' "$out/dom-2d.html" || fail "the status line is hidden with #debug (see $out/dom-2d.html)"
+echo "viewer test: no status line without #debug"
 
 # tiny.json has no walls or obstacles: none drawn.
 st=$(status_of "file://$out/view.html#probe" tiny-probe)
