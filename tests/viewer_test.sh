@@ -4,8 +4,9 @@
 # few seconds of (virtual) time, that frames advanced and agents were drawn,
 # in the 2D and the 3D view; then the same for a recording cut short (the
 # page must still play its complete frames); then the default plaza, whose
-# walls and obstacles must be drawn in both views, and a version 1
-# recording; last, save screenshots.
+# walls and obstacles must be drawn in both views, with the 2D view's axes
+# and scale bar and the 3D view's axis gizmo, and a version 1 recording;
+# last, save screenshots.
 #
 # With #debug in the address the page reports itself in <pre id="status">
 # frame=.. frames=.. advanced=.. drawn=.. walls=.. obstacles=..</pre> (and
@@ -51,7 +52,7 @@ status_of() {
   local dom="$out/dom-$2.html" url=$1
   if [[ $url == *'#'* ]]; then url="$url&debug"; else url="$url#debug"; fi
   browse --virtual-time-budget=3000 --dump-dom "$url" >"$dom"
-  grep -o '<pre id="status">[^<]*</pre>' "$dom" | sed 's/<[^>]*>//g' ||
+  grep -o '<pre id="status">[^<]*</pre>' "$dom" | sed 's/<[^>]*>//g' | tee "$out/status-$2.txt" ||
     fail "no status line in $dom"
 }
 
@@ -118,6 +119,24 @@ check_geometry() { # check_geometry STATUS WHAT
 }
 check_geometry "$(status_of "file://$out/plaza.html#probe" plaza-2d)" "plaza, 2D view"
 check_geometry "$(status_of "file://$out/plaza.html#view=3d&probe" plaza-3d)" "plaza, 3D view"
+
+# The 2D view's axes (ticks numbered in meters, there on the canvas) and scale bar: a
+# round length (1, 2 or 5 x 10^k m) drawn at most 120 CSS pixels long; the 3D view's
+# axis gizmo, without the scale bar.
+scale_of() { # scale_of DOM -> "LABEL WIDTH" of the scale bar, nothing when it is hidden
+  sed -n 's/.*<div id="scalebar"><span id="scalelabel">\([^<]*\)<\/span><div id="scaleline" style="width: \([0-9.]*\)px;">.*/\1 \2/p' "$1"
+}
+st=$(cat "$out/status-plaza-2d.txt")
+[ "$(field ticks "$st")" -ge 4 ] && [ "$(field probe_ticks "$st")" = "$(field ticks "$st")" ] ||
+  fail "plaza, 2D view: expected 4 or more axis ticks, all on the canvas: $st"
+read -r label unit width <<<"$(scale_of "$out/dom-plaza-2d.html")"
+[[ "$label $unit" =~ ^(0\.0*)?[125]0*\ k?m$ ]] || fail "plaza, 2D view: the scale bar reads '$label $unit'"
+awk -v w="$width" 'BEGIN { exit !(w >= 40 && w <= 120) }' || fail "plaza, 2D view: the scale bar is $width px long"
+echo "viewer test: plaza, 2D view: scale bar $label $unit ($width px), $(field ticks "$st") axis ticks"
+[ -z "$(scale_of "$out/dom-plaza-3d.html")" ] || fail "plaza, 3D view: the scale bar is shown"
+st=$(cat "$out/status-plaza-3d.txt")
+[ "$(field gizmo "$st")" -ge 2 ] && [ "$(field probe_gizmo "$st")" = "$(field gizmo "$st")" ] ||
+  fail "plaza, 3D view: expected 2 or 3 gizmo axes, all on the canvas: $st"
 
 # A version 1 recording (from before walls were recorded) still plays, without geometry.
 "$shoal" view "$src/tests/fuzz/corpus/recording/tiny-2d.rec" -o "$out/v1.html" >/dev/null
