@@ -5,7 +5,8 @@
 # in the 2D and the 3D view; then the same for a recording cut short (the
 # page must still play its complete frames); then the default plaza, whose
 # walls and obstacles must be drawn in both views, with the 2D view's axes
-# and scale bar and the 3D view's axis gizmo, and a version 1 recording;
+# and scale bar and the 3D view's axis gizmo; a wrapped world, whose box must
+# be drawn in both views; and a version 1 recording;
 # last, save screenshots.
 #
 # With #debug in the address the page reports itself in <pre id="status">
@@ -28,7 +29,7 @@ src=$3
 out=$4
 
 mkdir -p "$out"
-rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/*.html "$out"/*.png "$out"/profile-*
+rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/torus.* "$out"/*.html "$out"/*.png "$out"/profile-*
 
 fail() {
   echo "viewer test: FAIL: $*" >&2
@@ -137,6 +138,29 @@ echo "viewer test: plaza, 2D view: scale bar $label $unit ($width px), $(field t
 st=$(cat "$out/status-plaza-3d.txt")
 [ "$(field gizmo "$st")" -ge 2 ] && [ "$(field probe_gizmo "$st")" = "$(field gizmo "$st")" ] ||
   fail "plaza, 3D view: expected 2 or 3 gizmo axes, all on the canvas: $st"
+
+# A wrapped world: its box, the torus [bounds_min, bounds_max) of the recording's header,
+# is drawn in both views (the middles of its four sides on the canvas); the plaza is
+# unbounded and has none.
+cat >"$out/torus.json" <<'JSON'
+{
+  "name": "torus", "dimensions": 2, "seed": 5,
+  "world": {"wrap": true, "bounds_min": [-20, -10], "bounds_max": [20, 10]},
+  "groups": [{"name": "drifters", "count": 60,
+    "spawn": {"shape": "box", "center": [0, 0], "size": [36, 16], "speed": 2},
+    "vehicle": {"max_speed": 4, "max_force": 16},
+    "wander": {"cruise_speed": 2, "strength": 0.5, "noise": 0.3}, "behaviors": {"wander": {}}}]
+}
+JSON
+"$shoal" run "$out/torus.json" --steps 20 --threads 1 --quiet --record "$out/torus.bin" >"$out/run-torus.txt"
+"$shoal" view "$out/torus.bin" -o "$out/torus.html" >/dev/null
+for mode in 2d 3d; do
+  st=$(status_of "file://$out/torus.html#view=$mode&probe" "torus-$mode")
+  check_playing "$st" 21 60 "wrapped world, $mode view"
+  [ "$(field box "$st")" = 1 ] && [ "$(field probe_box "$st")" = 4 ] ||
+    fail "wrapped world, $mode view: expected box=1 with its 4 sides on the canvas: $st"
+done
+[ "$(field box "$(cat "$out/status-plaza-2d.txt")")" = 0 ] || fail "the unbounded plaza has a box drawn"
 
 # A version 1 recording (from before walls were recorded) still plays, without geometry.
 "$shoal" view "$src/tests/fuzz/corpus/recording/tiny-2d.rec" -o "$out/v1.html" >/dev/null
