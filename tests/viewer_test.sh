@@ -6,7 +6,8 @@
 # page must still play its complete frames); then the default plaza, whose
 # walls and obstacles must be drawn in both views, with the 2D view's axes
 # and scale bar and the 3D view's axis gizmo; a wrapped world, whose box must
-# be drawn in both views; and a version 1 recording;
+# be drawn in both views; the mouse wheel's zoom, which the scale bar and the
+# agents' size follow; and a version 1 recording;
 # last, save screenshots.
 #
 # With #debug in the address the page reports itself in <pre id="status">
@@ -138,6 +139,25 @@ echo "viewer test: plaza, 2D view: scale bar $label $unit ($width px), $(field t
 st=$(cat "$out/status-plaza-3d.txt")
 [ "$(field gizmo "$st")" -ge 2 ] && [ "$(field probe_gizmo "$st")" = "$(field gizmo "$st")" ] ||
   fail "plaza, 3D view: expected 2 or 3 gizmo axes, all on the canvas: $st"
+
+# The mouse wheel (#wheel=N turns it by N over the middle of the view, through the real
+# event path) zooms the 2D view: in, the scale bar shows a shorter length and agents are
+# drawn bigger; out, a longer one and smaller agents.
+meters() { # meters DOM -> the scale bar's length in meters
+  scale_of "$1" | awk '{ print ($2 == "km" ? 1000 : 1) * $1 }'
+}
+px_of() { sed -n 's/.* agent_px=\([0-9.]*\).*/\1/p' <<<"$1"; }
+st=$(cat "$out/status-2d.txt")
+m0=$(meters "$out/dom-2d.html") p0=$(px_of "$st")
+st_in=$(status_of "file://$out/view.html#wheel=-600" zoom-in)
+st_out=$(status_of "file://$out/view.html#wheel=900" zoom-out)
+m_in=$(meters "$out/dom-zoom-in.html") m_out=$(meters "$out/dom-zoom-out.html")
+p_in=$(px_of "$st_in") p_out=$(px_of "$st_out")
+awk -v a="$m_in" -v b="$m0" -v c="$m_out" 'BEGIN { exit !(a > 0 && a < b && b < c) }' ||
+  fail "the wheel does not zoom: the scale bar reads $m_in m zoomed in, $m0 m, $m_out m zoomed out"
+awk -v a="$p_in" -v b="$p0" -v c="$p_out" 'BEGIN { exit !(a > b && b > c && c > 0) }' ||
+  fail "agents are not drawn at the zoom's size: $p_in px zoomed in, $p0 px, $p_out px zoomed out"
+echo "viewer test: wheel: scale bar $m_in m / $m0 m / $m_out m, agents $p_in / $p0 / $p_out px (in / as loaded / out)"
 
 # A wrapped world: its box, the torus [bounds_min, bounds_max) of the recording's header,
 # is drawn in both views (the middles of its four sides on the canvas); the plaza is
