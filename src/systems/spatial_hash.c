@@ -241,6 +241,7 @@ typedef struct sort_ctx {
      * block. */
     int32_t lo[MAX_BLOCKS];
     int32_t hi[MAX_BLOCKS];
+    int identity; /* the table was just reordered: sorted position k is row k */
 } sort_ctx;
 
 /* Bucket of agent row i, from the same wrapped coordinates the sorted
@@ -329,7 +330,7 @@ static int32_t chunk_blocks(const sort_ctx* c, int32_t qlo, int32_t qhi, int32_t
 {
     int32_t m = 0;
     for (int32_t b = 0; b < c->blocks; ++b)
-        if (c->lo[b] < qhi && c->hi[b] >= qlo && c->hi[b] >= c->lo[b]) list[m++] = b;
+        if (c->lo[b] < qhi && c->hi[b] >= qlo) list[m++] = b; /* an empty block: hi = -1 */
     return m;
 }
 
@@ -452,19 +453,9 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
     sorted_view v = sorted_sources(c->w, g);
-    for (int32_t k = begin; k < end; ++k) put_sorted(g, &v, k, g->order[k]);
-}
-
-/* After a reorder the table is in sorted order: position k is row k. */
-static void copy_identity(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    (void)worker;
-    sort_ctx* c = (sort_ctx*)vctx;
-    grid_t* g = c->g;
-    sorted_view v = sorted_sources(c->w, g);
     for (int32_t k = begin; k < end; ++k) {
-        g->order[k] = k;
-        put_sorted(g, &v, k, k);
+        if (c->identity) g->order[k] = k; /* after a reorder, position k is row k */
+        put_sorted(g, &v, k, g->order[k]);
     }
 }
 
@@ -558,10 +549,9 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
          * permutations. */
         float* spare[6] = {g->sx, g->sy, g->svx, g->svy, g->sz, g->svz};
         world_permute_agents_parallel(w, g->order, spare, g->dims == 3 ? 6 : 4, (int32_t*)g->key);
-        par_for(w, n, 2048, PAR_AFFINE, copy_identity, &c);
-    } else {
-        par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
+        c.identity = 1;
     }
+    par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
     g->count = n;
     g->positions_valid = 0;
     return n;
