@@ -64,6 +64,14 @@ SHOAL_API const char* shoal_status_string(shoal_status_t status);
 
 SHOAL_API const char* shoal_backend_name(shoal_backend_t backend);
 
+/* The library's own allocation hooks, what a world uses when its definition
+ * gives none: 64-byte or `align`-aligned blocks, large ones (4 MiB and up)
+ * aligned to 2 MiB and advised onto transparent huge pages. For hooks that
+ * wrap the default (to count, or to keep blocks alive while something
+ * outside still reads them) rather than replace it. user_ctx is unused. */
+SHOAL_API void* shoal_default_alloc(size_t size, size_t align, void* user_ctx);
+SHOAL_API void shoal_default_free(void* ptr, size_t size, void* user_ctx);
+
 /* ------------------------------------------------------------------------ */
 /* World                                                                    */
 /* ------------------------------------------------------------------------ */

@@ -71,22 +71,12 @@ int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
     if (want == t->capacity) return 1;
     void* fresh[TABLE_MAX_COLUMNS] = {0};
     fill_ctx c = {t, fresh};
-    for (int32_t col = 0; col < t->column_count; ++col) {
-        if (t->elem_size[col] == 0) continue;
-        size_t total = (size_t)want * t->elem_size[col];
-        fresh[col] = mem_alloc(&w->alloc, total);
-        if (!fresh[col]) {
-            for (int32_t k = 0; k < col; ++k)
-                if (fresh[k]) mem_free(&w->alloc, fresh[k], (size_t)want * t->elem_size[k]);
-            return 0;
-        }
-    }
+    void* block = table_block_alloc(t, &w->alloc, want, fresh);
+    if (!block) return 0;
     par_for(w, want, 4096, PAR_STATIC, fill_rows, &c);
-    for (int32_t col = 0; col < t->column_count; ++col) {
-        if (t->elem_size[col] == 0) continue;
-        mem_free(&w->alloc, t->columns[col], (size_t)t->capacity * t->elem_size[col]);
-        t->columns[col] = fresh[col];
-    }
+    table_block_free(t, &w->alloc, t->block, t->capacity);
+    t->block = block;
+    for (int32_t col = 0; col < t->column_count; ++col) t->columns[col] = fresh[col];
     t->capacity = want;
     return 1;
 }

@@ -9,6 +9,7 @@
 #endif
 
 #include "ecs/component.h"
+#include "shoal/shoal.h"
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
@@ -37,6 +38,16 @@ static void default_free(void* ptr, size_t size, void* ctx)
     (void)size;
     (void)ctx;
     free(ptr);
+}
+
+void* shoal_default_alloc(size_t size, size_t align, void* user_ctx)
+{
+    return default_alloc(size, align, user_ctx);
+}
+
+void shoal_default_free(void* ptr, size_t size, void* user_ctx)
+{
+    default_free(ptr, size, user_ctx);
 }
 
 allocator_t allocator_default(void)
@@ -70,12 +81,42 @@ void table_init(table_t* t, const uint16_t* elem_sizes, int32_t column_count)
     for (int32_t c = 0; c < column_count; ++c) t->elem_size[c] = elem_sizes[c];
 }
 
+/* Bytes of column c in a block of `capacity` rows: whole 64-byte units, so
+ * that the next column starts aligned. */
+static size_t column_span(const table_t* t, int32_t c, int32_t capacity)
+{
+    return round_up((size_t)capacity * t->elem_size[c], 64);
+}
+
+static size_t block_bytes(const table_t* t, int32_t capacity)
+{
+    size_t total = 0;
+    for (int32_t c = 0; c < t->column_count; ++c) total += column_span(t, c, capacity);
+    return total;
+}
+
+void* table_block_alloc(const table_t* t, const allocator_t* a, int32_t capacity, void** columns)
+{
+    char* block = (char*)mem_alloc(a, block_bytes(t, capacity));
+    if (!block) return NULL;
+    size_t at = 0;
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        columns[c] = t->elem_size[c] ? block + at : NULL;
+        at += column_span(t, c, capacity);
+    }
+    return block;
+}
+
+void table_block_free(const table_t* t, const allocator_t* a, void* block, int32_t capacity)
+{
+    mem_free(a, block, block_bytes(t, capacity));
+}
+
 void table_release(table_t* t, const allocator_t* a)
 {
-    for (int32_t c = 0; c < t->column_count; ++c) {
-        mem_free(a, t->columns[c], (size_t)t->capacity * t->elem_size[c]);
-        t->columns[c] = NULL;
-    }
+    table_block_free(t, a, t->block, t->capacity);
+    for (int32_t c = 0; c < t->column_count; ++c) t->columns[c] = NULL;
+    t->block = NULL;
     t->count = 0;
     t->capacity = 0;
 }
@@ -105,23 +146,18 @@ int table_reserve_within(table_t* t, const allocator_t* a, int32_t capacity, int
     int64_t want = table_grown_capacity(t, capacity, limit);
     if (want < 0) return 0;
     void* fresh[TABLE_MAX_COLUMNS] = {0};
+    void* block = table_block_alloc(t, a, (int32_t)want, fresh);
+    if (!block) return 0;
     for (int32_t c = 0; c < t->column_count; ++c) {
         if (t->elem_size[c] == 0) continue; /* a column this world does not use */
-        fresh[c] = mem_alloc(a, (size_t)want * t->elem_size[c]);
-        if (!fresh[c]) {
-            for (int32_t k = 0; k < c; ++k) mem_free(a, fresh[k], (size_t)want * t->elem_size[k]);
-            return 0;
-        }
-    }
-    for (int32_t c = 0; c < t->column_count; ++c) {
-        if (t->elem_size[c] == 0) continue;
         size_t used = (size_t)t->count * t->elem_size[c];
         size_t total = (size_t)want * t->elem_size[c];
         if (used) memcpy(fresh[c], t->columns[c], used);
         memset((char*)fresh[c] + used, 0, total - used);
-        mem_free(a, t->columns[c], (size_t)t->capacity * t->elem_size[c]);
         t->columns[c] = fresh[c];
     }
+    table_block_free(t, a, t->block, t->capacity);
+    t->block = block;
     t->capacity = (int32_t)want;
     return 1;
 }

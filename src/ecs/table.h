@@ -3,6 +3,12 @@
  * loops can run over whole lanes without scalar tails. Rows at and beyond
  * `count` are kept zeroed: padded lanes read harmless values.
  *
+ * All columns of a table live in one block, one after the other, each
+ * starting on a 64-byte boundary (table_block_alloc). Adjacent columns of
+ * the same element size are thus a fixed distance apart, so the x, y and z
+ * columns of a vector can be handed out as one strided (rows x 3) array
+ * without copying (the Python binding does).
+ *
  * Column 0 is always the owning entity slot (uint32). A column may have
  * element size 0: it is then never allocated (a 3D-only column of a 2D
  * world) and its pointer stays NULL. */
@@ -24,6 +30,7 @@ typedef struct table_t {
     int32_t column_count;
     uint16_t elem_size[TABLE_MAX_COLUMNS];
     void* columns[TABLE_MAX_COLUMNS];
+    void* block; /* the one allocation that holds every column (NULL: none) */
 } table_t;
 
 /* Describe the columns; allocates nothing. Column 0 must be the uint32 slot. */
@@ -39,6 +46,13 @@ int table_reserve_within(table_t* t, const allocator_t* a, int32_t capacity, int
 /* The capacity table_reserve_within would grow to (the current one when
  * it is enough; -1 past the limit of int32 rows). */
 int32_t table_grown_capacity(const table_t* t, int32_t capacity, int32_t limit);
+
+/* One block for `capacity` rows of every column of t, laid out into
+ * columns[] (NULL for columns of element size 0); the block, or NULL when
+ * the allocation failed. Nothing is zeroed. Free with table_block_free. */
+void* table_block_alloc(const table_t* t, const allocator_t* a, int32_t capacity,
+                        void** columns);
+void table_block_free(const table_t* t, const allocator_t* a, void* block, int32_t capacity);
 
 /* Append a zeroed row (capacity must already allow it); returns its index. */
 int32_t table_push(table_t* t, uint32_t slot);
