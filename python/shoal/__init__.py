@@ -1,0 +1,40 @@
+"""shoal: a data-oriented, multithreaded crowd and fleet simulator.
+
+    import numpy as np, shoal
+    world = shoal.World(dimensions=2, threads=2)
+    ids = world.add_agents(np.random.rand(1000, 2) * 100,
+                           behaviors={"separate": 1, "align": 1, "cohere": 1, "wander": 1})
+    world.step(100)
+    xy = world.positions          # (1000, 2) float32, the library's columns, no copy
+
+Columns are numpy arrays over the library's own memory: reading a million
+positions costs nothing. They stay valid (and the world alive) as long as
+you hold them, but their rows follow storage order: once agents are added
+or removed or a step reorders storage, an old array turns read only and
+world.check(array) raises StaleArrayError; take a new one (O(1)).
+docs/python.md has the whole API.
+"""
+from ._shoal import (
+    BEHAVIORS,
+    BusyError,
+    CapacityError,
+    Error,
+    FileError,
+    InvalidArgumentError,
+    NotFoundError,
+    OutOfMemoryError,
+    ParseError,
+    Recorder,
+    StaleArrayError,
+    StaleHandleError,
+    World,
+    read_recording,
+    version,
+)
+
+__all__ = [
+    "BEHAVIORS", "BusyError", "CapacityError", "Error", "FileError", "InvalidArgumentError",
+    "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
+    "StaleHandleError", "World", "read_recording", "version",
+]
+__version__ = version()

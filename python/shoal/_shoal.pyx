@@ -1,0 +1,1252 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, embedsignature=True
+"""The compiled core of the shoal package: worlds, columns as numpy arrays
+without copies, bulk agent calls, snapshots and recordings. Import `shoal`,
+not this module (shoal/__init__.py re-exports what users need)."""
+
+cimport numpy as cnp
+from cpython.bytes cimport PyBytes_AsString, PyBytes_FromStringAndSize
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+from libc.math cimport isfinite
+
+from cpython.ref cimport Py_INCREF
+
+from cshoal cimport *
+
+import difflib
+import os
+import weakref
+
+import numpy as np
+
+cnp.import_array()
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+class Error(Exception):
+    """Base class of every error the library reports. `status` is the
+    library's status name ("invalid argument", ...); str() is its message:
+    what, where and what was expected."""
+
+    status = "error"
+
+
+class InvalidArgumentError(Error, ValueError):
+    """Bad input: a value out of range, NaN, a wrong shape or name."""
+
+    status = "invalid argument"
+
+
+class StaleHandleError(Error, LookupError):
+    """A handle of a removed agent, the null handle or another world's."""
+
+    status = "stale handle"
+
+
+class OutOfMemoryError(Error, MemoryError):
+    status = "out of memory"
+
+
+class ParseError(Error, ValueError):
+    """A file's contents are malformed or invalid."""
+
+    status = "parse error"
+
+
+class FileError(Error, OSError):
+    """A file could not be opened, read or written."""
+
+    status = "i/o error"
+
+
+class CapacityError(Error, OverflowError):
+    """A documented size limit was reached."""
+
+    status = "capacity"
+
+
+class BusyError(Error, RuntimeError):
+    """Not allowed now: the world is stepping (in another thread)."""
+
+    status = "busy"
+
+
+class NotFoundError(Error, LookupError):
+    """A named thing (column, system, preset) does not exist."""
+
+    status = "not found"
+
+
+class StaleArrayError(Error, ValueError):
+    """An array taken from a world before its rows moved (agents added or
+    removed, or storage reordered by a step)."""
+
+    status = "stale array"
+
+
+_ERRORS = {
+    SHOAL_ERR_INVALID_ARGUMENT: InvalidArgumentError,
+    SHOAL_ERR_STALE_HANDLE: StaleHandleError,
+    SHOAL_ERR_OUT_OF_MEMORY: OutOfMemoryError,
+    SHOAL_ERR_PARSE: ParseError,
+    SHOAL_ERR_IO: FileError,
+    SHOAL_ERR_CAPACITY: CapacityError,
+    SHOAL_ERR_BUSY: BusyError,
+    SHOAL_ERR_NOT_FOUND: NotFoundError,
+}
+
+
+def _error(int status, message):
+    cls = _ERRORS.get(status, Error)
+    if not message:
+        message = shoal_status_string(<shoal_status_t>status).decode()
+    return cls(message)
+
+
+cdef inline str _text(const char* s):
+    return s.decode("utf-8", "replace") if s != NULL else ""
+
+
+cdef int _check_err(shoal_status_t status, shoal_error_t* err) except -1:
+    if status != SHOAL_OK:
+        raise _error(status, _text(err.message))
+    return 0
+
+
+def version():
+    """The version of the shoal library the module is built on."""
+    return _text(shoal_version())
+
+
+def _suggest(name, choices):
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+# ---------------------------------------------------------------------------
+# Agent definitions from keyword arguments
+# ---------------------------------------------------------------------------
+
+BEHAVIORS = tuple(_text(shoal_behavior_name(i)) for i in range(13))
+
+# Sections of the agent definition that take a dict of fields, and their
+# fields (the library's names, docs/scenarios.md).
+_SECTIONS = {
+    "vehicle": ("mass", "inertia", "max_force", "max_torque", "max_speed", "max_turn_rate", "radius"),
+    "control": ("speed_gain", "heading_gain", "turn_damping"),
+    "neighbors": ("radius", "fov", "max_neighbors", "separation_gain", "alignment_gain", "cohesion_gain"),
+    "wander": ("cruise_speed", "strength", "noise"),
+    "avoid": ("lookahead_time", "gain", "tangential"),
+    "crowd": ("neighbor_distance", "max_neighbors", "time_horizon", "time_horizon_walls",
+              "responsibility", "preferred_speed", "time_gap", "side_preference"),
+}
+_SCALARS = ("arrive_gain", "depart_gain", "contacts")
+_VECTORS = ("threat",)
+
+
+cdef int _set_field(shoal_agent_def_t* d, str section, str field, double v) except -1:
+    # One numeric field of the definition by name (names checked before).
+    if section == "behaviors":
+        d.weights[BEHAVIORS.index(field)] = <float>v
+    elif section == "vehicle":
+        if field == "mass": d.vehicle.mass = <float>v
+        elif field == "inertia": d.vehicle.inertia = <float>v
+        elif field == "max_force": d.vehicle.max_force = <float>v
+        elif field == "max_torque": d.vehicle.max_torque = <float>v
+        elif field == "max_speed": d.vehicle.max_speed = <float>v
+        elif field == "max_turn_rate": d.vehicle.max_turn_rate = <float>v
+        elif field == "radius": d.vehicle.radius = <float>v
+    elif section == "control":
+        if field == "speed_gain": d.control.speed_gain = <float>v
+        elif field == "heading_gain": d.control.heading_gain = <float>v
+        elif field == "turn_damping": d.control.turn_damping = <float>v
+    elif section == "neighbors":
+        if field == "radius": d.neighbors.radius = <float>v
+        elif field == "fov": d.neighbors.fov = <float>v
+        elif field == "max_neighbors": d.neighbors.max_neighbors = _int_field(section, field, v)
+        elif field == "separation_gain": d.neighbors.separation_gain = <float>v
+        elif field == "alignment_gain": d.neighbors.alignment_gain = <float>v
+        elif field == "cohesion_gain": d.neighbors.cohesion_gain = <float>v
+    elif section == "wander":
+        if field == "cruise_speed": d.wander.cruise_speed = <float>v
+        elif field == "strength": d.wander.strength = <float>v
+        elif field == "noise": d.wander.noise = <float>v
+    elif section == "avoid":
+        if field == "lookahead_time": d.avoid.lookahead_time = <float>v
+        elif field == "gain": d.avoid.gain = <float>v
+        elif field == "tangential": d.avoid.tangential = _int_field(section, field, v)
+    elif section == "crowd":
+        d.crowd.enabled = 1
+        if field == "neighbor_distance": d.crowd.neighbor_distance = <float>v
+        elif field == "max_neighbors": d.crowd.max_neighbors = _int_field(section, field, v)
+        elif field == "time_horizon": d.crowd.time_horizon = <float>v
+        elif field == "time_horizon_walls": d.crowd.time_horizon_walls = <float>v
+        elif field == "responsibility": d.crowd.responsibility = <float>v
+        elif field == "preferred_speed": d.crowd.preferred_speed = <float>v
+        elif field == "time_gap": d.crowd.time_gap = <float>v
+        elif field == "side_preference": d.crowd.side_preference = <float>v
+    elif section == "":
+        if field == "arrive_gain": d.arrive_gain = <float>v
+        elif field == "depart_gain": d.depart_gain = <float>v
+        elif field == "contacts": d.contacts = _int_field(section, field, v)
+        elif field == "threat.x": d.threat[0] = <float>v
+        elif field == "threat.y": d.threat[1] = <float>v
+        elif field == "threat.z": d.threat[2] = <float>v
+    return 0
+
+
+cdef int32_t _int_field(str section, str field, double v) except? -1:
+    if not isfinite(v) or v != <double><int64_t>v or v < -2147483648.0 or v > 2147483647.0:
+        where = f"{section}.{field}" if section else field
+        raise InvalidArgumentError(f"{where}: {v!r} is not an integer")
+    return <int32_t>v
+
+
+def _agent_fields(count, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra):
+    """Flatten the keyword arguments of add_agents into (section, field,
+    value) with each value a float or a float64 array of `count` values."""
+    out = []
+
+    def value(where, v):
+        a = np.asarray(v, dtype=np.float64)
+        if a.ndim == 0:
+            return float(a)
+        if a.shape != (count,):
+            raise InvalidArgumentError(
+                f"{where}: expected one number or an array of {count} (one per agent), got shape {a.shape}")
+        return a
+
+    if behaviors is not None:
+        if not isinstance(behaviors, dict):
+            raise InvalidArgumentError("behaviors: expected a dict of behavior name to weight, "
+                                       "e.g. {'seek': 1.0, 'separate': 2.0}")
+        for name, w in behaviors.items():
+            if name not in BEHAVIORS:
+                raise InvalidArgumentError(
+                    f"behaviors: unknown behavior '{name}'{_suggest(str(name), BEHAVIORS)}; "
+                    f"known: {', '.join(BEHAVIORS)}")
+            out.append(("behaviors", name, value(f"behaviors['{name}']", w)))
+    for section, given in (("vehicle", vehicle), ("control", control), ("neighbors", neighbors),
+                           ("wander", wander), ("avoid", avoid), ("crowd", crowd)):
+        if given is None:
+            continue
+        if not isinstance(given, dict):
+            raise InvalidArgumentError(f"{section}: expected a dict of field to value")
+        for field, v in given.items():
+            if section == "crowd" and field == "preset":
+                continue
+            if field not in _SECTIONS[section]:
+                raise InvalidArgumentError(
+                    f"{section}: unknown field '{field}'{_suggest(str(field), _SECTIONS[section])}; "
+                    f"known: {', '.join(_SECTIONS[section])}")
+            out.append((section, field, value(f"{section}.{field}", v)))
+    for field, v in extra.items():
+        if v is None:
+            continue
+        if field in _VECTORS:
+            a = np.asarray(v, dtype=np.float64)
+            if a.shape != (3,) and a.shape != (2,):
+                raise InvalidArgumentError(f"{field}: expected a point (x, y[, z]), got shape {a.shape}")
+            for k, axis in enumerate("xyz"[:a.shape[0]]):
+                out.append(("", f"{field}.{axis}", float(a[k])))
+        else:
+            out.append(("", field, value(field, v)))
+    return out
+
+
+cdef int _base_def(shoal_agent_def_t* d, crowd) except -1:
+    cdef shoal_error_t err
+    d[0] = shoal_agent_default_def()
+    preset = None
+    if isinstance(crowd, str):
+        preset = crowd
+    elif isinstance(crowd, dict):
+        preset = crowd.get("preset")
+        d.crowd.enabled = 1
+    elif crowd is True:
+        d.crowd.enabled = 1
+    elif crowd is not None and crowd is not False:
+        raise InvalidArgumentError("crowd: expected a preset name ('pedestrian', 'rvo2'), a dict or True")
+    if preset is not None:
+        name = str(preset).encode()
+        memset(&err, 0, sizeof(err))
+        _check_err(shoal_crowd_preset(name, &d.crowd, &d.vehicle, &err), &err)
+        d.crowd.enabled = 1
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Arrays over the library's columns
+# ---------------------------------------------------------------------------
+
+cdef class _Lease:
+    """Keeps the world and the memory blocks behind an array alive. Every
+    array handed out has one as its base."""
+    cdef readonly World world
+    cdef readonly uint64_t version
+    cdef void* blocks[4]
+    cdef int nblocks
+
+    def __dealloc__(self):
+        cdef int i
+        if self.world is not None and self.world._pins != NULL:
+            for i in range(self.nblocks):
+                pins_unpin(self.world._pins, self.blocks[i])
+
+
+_TYPENUM = {SHOAL_COLUMN_F32: cnp.NPY_FLOAT32, SHOAL_COLUMN_I32: cnp.NPY_INT32,
+            SHOAL_COLUMN_U32: cnp.NPY_UINT32, SHOAL_COLUMN_U64: cnp.NPY_UINT64}
+_ITEMSIZE = {SHOAL_COLUMN_F32: 4, SHOAL_COLUMN_I32: 4, SHOAL_COLUMN_U32: 4, SHOAL_COLUMN_U64: 8}
+
+
+# ---------------------------------------------------------------------------
+# World
+# ---------------------------------------------------------------------------
+
+cdef class World:
+    """A simulated world: agents, obstacles, walls and the systems that step
+    them (docs/python.md).
+
+    World(dimensions=2, threads=0, seed=1, bounds=None, wrap=False,
+          cell_size=0, reorder_interval=32, capacity=1024, dt=1/60)
+
+    threads: 0 takes $SHOAL_THREADS, else the machine's physical cores.
+    bounds: ((xmin, ymin[, zmin]), (xmax, ymax[, zmax])); with wrap=True
+    the box is a torus. dt is the default step of step().
+    """
+    cdef shoal_world_t* _w
+    cdef pin_table_t* _pins
+    cdef readonly float dt
+    cdef readonly str scenario_name
+    cdef readonly int scenario_steps
+    cdef readonly tuple group_names
+    cdef int _busy
+    cdef object _views
+    cdef tuple _components
+    cdef object __weakref__
+
+    def __cinit__(self):
+        self._w = NULL
+        self._pins = NULL
+        self._busy = 0
+        self._views = []
+        self._components = ()
+        self.dt = 1.0 / 60.0
+        self.scenario_name = ""
+        self.scenario_steps = 0
+        self.group_names = ()
+
+    def __init__(self, int dimensions=2, int threads=0, seed=1, bounds=None, bint wrap=False,
+                 double cell_size=0.0, int reorder_interval=32, int capacity=1024, dt=1.0 / 60.0):
+        cdef shoal_world_def_t d = shoal_world_default_def()
+        cdef shoal_error_t err
+        d.dimensions = dimensions
+        d.thread_count = threads
+        d.seed = _u64("seed", seed)
+        d.wrap = 1 if wrap else 0
+        d.cell_size = <float>cell_size
+        d.reorder_interval = reorder_interval
+        d.initial_capacity = capacity
+        if bounds is not None:
+            lo, hi = _bounds(bounds, dimensions)
+            for k in range(3):
+                d.bounds_min[k] = lo[k]
+                d.bounds_max[k] = hi[k]
+        elif wrap:
+            raise InvalidArgumentError("wrap=True needs bounds=((xmin, ymin), (xmax, ymax))")
+        self.dt = _dt(dt)
+        self._create(&d)
+
+    cdef int _create(self, shoal_world_def_t* d) except -1:
+        cdef shoal_error_t err
+        cdef shoal_status_t st
+        memset(&err, 0, sizeof(err))
+        self._pins = pins_create()
+        if self._pins == NULL:
+            raise MemoryError("shoal: cannot create the world's block table")
+        d.alloc = pins_alloc
+        d.free = pins_free
+        d.alloc_user_ctx = self._pins
+        with nogil:
+            st = shoal_world_create(d, &self._w, &err)
+        _check_err(st, &err)
+        return 0
+
+    def __dealloc__(self):
+        if self._w != NULL:
+            shoal_world_destroy(self._w)
+            self._w = NULL
+        if self._pins != NULL:
+            pins_destroy(self._pins)
+            self._pins = NULL
+
+    # -- construction from files ------------------------------------------
+
+    @staticmethod
+    def from_scenario(path, seed=None, threads=None):
+        """A world made and populated from a scenario file (docs/scenarios.md),
+        as `shoal run` makes it: its dt becomes the world's default step and
+        `scenario_steps` the steps the file asks for. seed and threads
+        override the file's."""
+        cdef shoal_scenario_t* sc = NULL
+        cdef shoal_error_t err
+        cdef shoal_world_def_t d
+        cdef World w = World.__new__(World)
+        cdef shoal_status_t st
+        memset(&err, 0, sizeof(err))
+        p = os.fsencode(path)
+        _check_err(shoal_scenario_load_file(p, &sc, &err), &err)
+        try:
+            if seed is not None:
+                shoal_scenario_set_seed(sc, _u64("seed", seed))
+            d = shoal_scenario_world_def(sc)
+            if threads is not None:
+                d.thread_count = int(threads)
+            w._create(&d)
+            with nogil:
+                st = shoal_scenario_populate(sc, w._w)
+            w._check(st)
+            w.dt = shoal_scenario_dt(sc)
+            w.scenario_name = _text(shoal_scenario_name(sc))
+            w.scenario_steps = shoal_scenario_steps(sc)
+            w.group_names = tuple(_text(shoal_scenario_group_name(sc, i))
+                                  for i in range(shoal_scenario_group_count(sc)))
+        finally:
+            shoal_scenario_destroy(sc)
+        return w
+
+    @staticmethod
+    def load(path, threads=None, dt=1.0 / 60.0):
+        """A world loaded from a snapshot file (World.save)."""
+        cdef shoal_world_def_t d = shoal_world_default_def()
+        cdef World w = World.__new__(World)
+        cdef shoal_error_t err
+        cdef shoal_status_t st
+        memset(&err, 0, sizeof(err))
+        if threads is not None:
+            d.thread_count = int(threads)
+        cdef bytes pb = os.fsencode(path)
+        cdef const char* p = pb
+        w.dt = _dt(dt)
+        w._pins = pins_create()
+        if w._pins == NULL:
+            raise MemoryError("shoal: cannot create the world's block table")
+        d.alloc = pins_alloc
+        d.free = pins_free
+        d.alloc_user_ctx = w._pins
+        with nogil:
+            st = shoal_world_load_snapshot(p, &d, &w._w, &err)
+        _check_err(st, &err)
+        return w
+
+    @staticmethod
+    def from_bytes(data, threads=None, dt=1.0 / 60.0):
+        """A world loaded from snapshot bytes (World.to_bytes)."""
+        cdef shoal_world_def_t d = shoal_world_default_def()
+        cdef World w = World.__new__(World)
+        cdef shoal_error_t err
+        cdef const unsigned char[::1] view = memoryview(data).cast("B")
+        cdef shoal_status_t st
+        memset(&err, 0, sizeof(err))
+        if threads is not None:
+            d.thread_count = int(threads)
+        w.dt = _dt(dt)
+        w._pins = pins_create()
+        if w._pins == NULL:
+            raise MemoryError("shoal: cannot create the world's block table")
+        d.alloc = pins_alloc
+        d.free = pins_free
+        d.alloc_user_ctx = w._pins
+        cdef size_t n = view.shape[0]
+        cdef const void* ptr = &view[0] if n > 0 else NULL
+        with nogil:
+            st = shoal_world_load_snapshot_memory(ptr, n, &d, &w._w, &err)
+        _check_err(st, &err)
+        return w
+
+    def save(self, path):
+        """Save a snapshot file (bit-exact: loading it and stepping gives the
+        same states as stepping this world). Written beside `path` and renamed
+        over it, so `path` is never half written."""
+        cdef bytes pb = os.fsencode(path)
+        cdef const char* p = pb
+        cdef shoal_status_t st
+        self._enter()
+        try:
+            with nogil:
+                st = shoal_world_save_snapshot(self._w, p)
+        finally:
+            self._busy = 0
+        self._check(st)
+
+    def to_bytes(self):
+        """The world's snapshot as bytes."""
+        cdef size_t size = 0
+        self._enter()
+        try:
+            self._check(shoal_world_save_snapshot_memory(self._w, NULL, 0, &size))
+            out = PyBytes_FromStringAndSize(NULL, size)
+            self._check(shoal_world_save_snapshot_memory(self._w, PyBytes_AsString(out), size, &size))
+        finally:
+            self._busy = 0
+        return out
+
+    # -- plumbing ----------------------------------------------------------
+
+    cdef int _check(self, shoal_status_t st) except -1:
+        if st != SHOAL_OK:
+            raise _error(st, _text(shoal_world_last_error(self._w)))
+        return 0
+
+    cdef int _enter(self) except -1:
+        if self._w == NULL:
+            raise Error("the world was not created")
+        if self._busy:
+            raise BusyError("the world is stepping in another thread; a world takes one call at a time")
+        self._busy = 1
+        return 0
+
+    cdef _moved(self):
+        # After a call that may have moved rows: arrays of older versions
+        # become read only (their rows no longer match the agents).
+        cdef uint64_t now = shoal_world_structure_version(self._w)
+        keep = []
+        for ref, version in self._views:
+            a = ref()
+            if a is None:
+                continue
+            if version != now:
+                a.flags.writeable = False
+            else:
+                keep.append((ref, version))
+        self._views = keep
+
+    # -- state -------------------------------------------------------------
+
+    @property
+    def dimensions(self):
+        return shoal_world_dimensions(self._w)
+
+    @property
+    def threads(self):
+        return shoal_world_thread_count(self._w)
+
+    @property
+    def agent_count(self):
+        return shoal_world_agent_count(self._w)
+
+    def __len__(self):
+        return shoal_world_agent_count(self._w)
+
+    @property
+    def step_count(self):
+        return shoal_world_step_count(self._w)
+
+    @property
+    def time(self):
+        """Simulated seconds."""
+        return shoal_world_time(self._w)
+
+    @property
+    def state_hash(self):
+        """A 64-bit digest of all simulation state, the same for any thread
+        count (the `state_hash` that `shoal run --json` prints)."""
+        return shoal_world_state_hash(self._w)
+
+    @property
+    def structure_version(self):
+        """Changes whenever rows move (adds, removes, reorders by a step)."""
+        return shoal_world_structure_version(self._w)
+
+    def __repr__(self):
+        if self._w == NULL:
+            return "<shoal.World (not created)>"
+        return (f"<shoal.World {self.dimensions}D, {self.agent_count} agents, "
+                f"step {self.step_count}, {self.threads} threads>")
+
+    # -- stepping ----------------------------------------------------------
+
+    def step(self, n=1, dt=None):
+        """Advance n steps of dt seconds (default: the world's dt). The GIL
+        is released while the library runs, so other Python threads go on;
+        the world itself takes no other call until the step returns."""
+        cdef float fdt = self.dt if dt is None else _dt(dt)
+        cdef int64_t count = int(n)
+        cdef int64_t i
+        cdef shoal_status_t st = SHOAL_OK
+        if count < 0:
+            raise InvalidArgumentError(f"step: n must be >= 0, got {count}")
+        self._enter()
+        try:
+            with nogil:
+                i = 0
+                while i < count:
+                    st = shoal_world_step(self._w, fdt)
+                    if st != SHOAL_OK:
+                        break
+                    i += 1
+        finally:
+            self._busy = 0
+            self._moved()
+        self._check(st)
+
+    # -- agents ------------------------------------------------------------
+
+    def add_agents(self, positions, *, velocities=None, headings=None, targets=None, groups=None,
+                   user_values=None, pitches=None, behaviors=None, vehicle=None, control=None,
+                   neighbors=None, wander=None, avoid=None, crowd=None, threat=None,
+                   arrive_gain=None, depart_gain=None, contacts=None):
+        """Add len(positions) agents in bulk; returns their handles (uint64).
+
+        positions: (N, 2) or (N, 3); velocities, targets likewise; headings,
+        pitches (3D), groups, user_values: N values. behaviors: {name:
+        weight}; vehicle, control, neighbors, wander, avoid, crowd: dicts of
+        the library's fields (docs/scenarios.md). Every number may be one
+        value for all or an array of N (agents sharing values go in one
+        library call each). crowd: a preset name ('pedestrian', 'rvo2'),
+        True, or a dict (with 'preset' optionally). All or nothing: bad
+        input adds no agent."""
+        self._enter()
+        try:
+            return self._add(positions, velocities, headings, targets, groups, user_values, pitches,
+                             behaviors, vehicle, control, neighbors, wander, avoid, crowd,
+                             dict(threat=threat, arrive_gain=arrive_gain, depart_gain=depart_gain,
+                                  contacts=contacts))
+        finally:
+            self._busy = 0
+            self._moved()
+
+    cdef _add(self, positions, velocities, headings, targets, groups, user_values, pitches,
+              behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra):
+        cdef int dims = shoal_world_dimensions(self._w)
+        pos = _points("positions", positions, None)
+        cdef Py_ssize_t n = pos.shape[0]
+        if n > 2147483647:
+            raise InvalidArgumentError(f"positions: {n} agents is more than one call takes (2^31 - 1)")
+        vel = _points("velocities", velocities, n)
+        tgt = _points("targets", targets, n)
+        hd = _per_agent("headings", headings, n, np.float32)
+        pt = _per_agent("pitches", pitches, n, np.float32)
+        grp = _per_agent("groups", groups, n, np.uint32)
+        usr = _per_agent("user_values", user_values, n, np.uint64)
+        fields = _agent_fields(n, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra)
+        cdef shoal_agent_def_t base
+        _base_def(&base, crowd)
+        for section, field, v in fields:
+            if not isinstance(v, np.ndarray):
+                _set_field(&base, section, field, v)
+        varying = [(s, f, v) for s, f, v in fields if isinstance(v, np.ndarray)]
+        handles = np.zeros(n, dtype=np.uint64)
+        if n == 0:
+            return handles
+        if not varying:
+            self._add_rows(&base, pos, vel, tgt, hd, pt, grp, usr, handles, None)
+            return handles
+        # Agents that share every varying value go in one call.
+        table = np.stack([v for _, _, v in varying], axis=1)
+        keys, inverse = np.unique(table, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        cdef shoal_agent_def_t d
+        added = []
+        try:
+            for k in range(keys.shape[0]):
+                d = base
+                for j, (section, field, _) in enumerate(varying):
+                    _set_field(&d, section, field, float(keys[k, j]))
+                rows = np.flatnonzero(inverse == k)
+                self._add_rows(&d, pos, vel, tgt, hd, pt, grp, usr, handles, rows)
+                added.append(rows)
+        except BaseException:
+            # All or nothing: remove what earlier calls added.
+            if added:
+                done = np.ascontiguousarray(handles[np.concatenate(added)])
+                shoal_agents_remove(self._w, <const shoal_agent_t*>cnp.PyArray_DATA(done),
+                                    <int32_t>done.shape[0])
+            raise
+        return handles
+
+    cdef _add_rows(self, shoal_agent_def_t* d, pos, vel, tgt, hd, pt, grp, usr, handles, rows):
+        cdef shoal_agent_arrays_t a
+        memset(&a, 0, sizeof(a))
+        if rows is not None:
+            pos = pos[rows]
+            vel = None if vel is None else vel[rows]
+            tgt = None if tgt is None else tgt[rows]
+            hd = None if hd is None else hd[rows]
+            pt = None if pt is None else pt[rows]
+            grp = None if grp is None else grp[rows]
+            usr = None if usr is None else usr[rows]
+        pos = np.ascontiguousarray(pos)
+        cdef int32_t count = <int32_t>pos.shape[0]
+        a.positions = <const float*>_ptr(pos)
+        if vel is not None:
+            vel = np.ascontiguousarray(vel)
+            a.velocities = <const float*>_ptr(vel)
+        if tgt is not None:
+            tgt = np.ascontiguousarray(tgt)
+            a.targets = <const float*>_ptr(tgt)
+        if hd is not None:
+            hd = np.ascontiguousarray(hd)
+            a.headings = <const float*>_ptr(hd)
+        if pt is not None:
+            pt = np.ascontiguousarray(pt)
+            a.pitches = <const float*>_ptr(pt)
+        if grp is not None:
+            grp = np.ascontiguousarray(grp)
+            a.groups = <const uint32_t*>_ptr(grp)
+        if usr is not None:
+            usr = np.ascontiguousarray(usr)
+            a.user_values = <const uint64_t*>_ptr(usr)
+        out = np.zeros(count, dtype=np.uint64)
+        cdef shoal_status_t st
+        cdef shoal_agent_t* ids = <shoal_agent_t*>_ptr(out)
+        with nogil:
+            st = shoal_agents_add(self._w, d, &a, count, ids)
+        self._check(st)
+        if rows is None:
+            handles[:] = out
+        else:
+            handles[rows] = out
+
+    def remove_agents(self, handles):
+        """Remove agents by handle; all are checked first (a stale or repeated
+        handle removes none)."""
+        ids = _handles("handles", handles)
+        self._enter()
+        try:
+            self._check(shoal_agents_remove(self._w, <const shoal_agent_t*>_ptr(ids), <int32_t>ids.shape[0]))
+        finally:
+            self._busy = 0
+            self._moved()
+
+    def set_targets(self, handles, targets):
+        """Set the seek/arrive target of each agent: targets (N, 2 or 3)."""
+        ids = _handles("handles", handles)
+        t = np.ascontiguousarray(_points("targets", targets, ids.shape[0]))
+        self._enter()
+        try:
+            self._check(shoal_agents_set_targets(self._w, <const shoal_agent_t*>_ptr(ids),
+                                                 <int32_t>ids.shape[0], <const float*>_ptr(t)))
+        finally:
+            self._busy = 0
+
+    def teleport(self, handles, positions, velocities=None):
+        """Move agents to positions (N, 2 or 3), with velocities (default 0)."""
+        ids = _handles("handles", handles)
+        p = np.ascontiguousarray(_points("positions", positions, ids.shape[0]))
+        v = None if velocities is None else np.ascontiguousarray(_points("velocities", velocities, ids.shape[0]))
+        self._enter()
+        try:
+            self._check(shoal_agents_teleport(self._w, <const shoal_agent_t*>_ptr(ids), <int32_t>ids.shape[0],
+                                              <const float*>_ptr(p),
+                                              <const float*>(_ptr(v) if v is not None else NULL)))
+        finally:
+            self._busy = 0
+
+    def is_valid(self, handle):
+        """Whether a handle names a live agent of this world."""
+        cdef uint64_t h = _u64("handle", handle)
+        return bool(shoal_agent_is_valid(self._w, (<shoal_agent_t*>&h)[0]))
+
+    def rows(self, handles):
+        """The row of each handle in the current storage order (the index
+        into every column array); raises for a stale handle."""
+        ids = _handles("handles", handles)
+        out = np.empty(ids.shape[0], dtype=np.int64)
+        cdef const shoal_agent_t* p = <const shoal_agent_t*>_ptr(ids)
+        cdef Py_ssize_t i
+        cdef int32_t r
+        for i in range(ids.shape[0]):
+            r = shoal_agent_row(self._w, p[i])
+            if r < 0:
+                raise _error(SHOAL_ERR_STALE_HANDLE, _text(shoal_world_last_error(self._w)))
+            out[i] = r
+        return out
+
+    def handles(self):
+        """Every live agent's handle, in row order (a new array: handles are
+        not stored as a column)."""
+        cdef int32_t n = shoal_world_agent_count(self._w)
+        out = np.zeros(n, dtype=np.uint64)
+        if n:
+            self._check(shoal_world_row_handles(self._w, 0, n, <shoal_agent_t*>_ptr(out)))
+        return out
+
+    # -- columns -----------------------------------------------------------
+
+    def column(self, name):
+        """The library's column `name` as a numpy array, without copying:
+        shape (agents,) or (agents, width) for wider user components.
+        Built-in columns are read only (except desired.*); user components
+        are writable. Valid while the rows stay where they are: once agents
+        are added or removed or a step reorders storage, the array turns read
+        only and world.check(array) raises StaleArrayError; take a new one."""
+        return self._columns((name,), False)
+
+    @property
+    def positions(self):
+        """(agents, dims) float32 view of the x, y[, z] position columns: no
+        copy (strides span the library's separate columns)."""
+        return self._columns(self._axes("position"), True)
+
+    @property
+    def velocities(self):
+        """(agents, dims) float32 view of the velocity columns: no copy."""
+        return self._columns(self._axes("velocity"), True)
+
+    @property
+    def targets(self):
+        """(agents, dims) float32 view of the target columns: no copy."""
+        return self._columns(self._axes("target"), True)
+
+    @property
+    def headings(self):
+        """(agents,) float32 heading column (2D; the yaw in 3D): no copy."""
+        return self._columns(("heading",), False)
+
+    @property
+    def orientations(self):
+        """(agents, 4) float32 view (w, x, y, z) of a 3D world's orientation
+        quaternions: no copy."""
+        if shoal_world_dimensions(self._w) != 3:
+            raise NotFoundError("orientations: a 2D world has headings, not quaternions")
+        return self._columns(tuple(f"orientation.{a}" for a in "wxyz"), True)
+
+    @property
+    def groups(self):
+        """(agents,) uint32 group labels: no copy."""
+        return self._columns(("group",), False)
+
+    def _axes(self, prefix):
+        return tuple(f"{prefix}.{a}" for a in "xyz"[:shoal_world_dimensions(self._w)])
+
+    def column_names(self):
+        """Names of the built-in columns this world has, then user components."""
+        names = ["position", "velocity", "heading", "orientation", "angular_velocity", "target",
+                 "threat", "desired"]
+        out = []
+        cdef shoal_column_t c
+        for base in names:
+            for a in ("", ".x", ".y", ".z", ".w"):
+                nm = (base + a).encode()
+                if shoal_world_column(self._w, nm, &c) == SHOAL_OK:
+                    out.append(base + a)
+        for nm in ("max_speed", "radius", "group"):
+            out.append(nm)
+        out.extend(self._user_names())
+        shoal_world_last_error(self._w)
+        return out
+
+    def _user_names(self):
+        return list(self._components)
+
+    cdef _columns(self, names, bint vector):
+        if self._w == NULL:
+            raise Error("the world was not created")
+        if self._busy:
+            raise BusyError("the world is stepping in another thread")
+        cdef shoal_column_t cols[4]
+        cdef int k = len(names)
+        cdef int i
+        for i in range(k):
+            nm = names[i].encode()
+            self._check(shoal_world_column(self._w, nm, &cols[i]))
+        cdef cnp.npy_intp shape[2]
+        cdef cnp.npy_intp strides[2]
+        cdef int nd
+        cdef Py_ssize_t item = _ITEMSIZE[cols[0].type]
+        cdef Py_ssize_t step = 0
+        shape[0] = cols[0].count
+        if vector:
+            nd = 2
+            shape[1] = k
+            strides[0] = item
+            step = <char*>cols[1].data - <char*>cols[0].data if k > 1 else item
+            for i in range(1, k):
+                if <char*>cols[i].data - <char*>cols[0].data != i * step:
+                    raise Error(f"{names[0]}: the columns are not evenly spaced; read them one by one "
+                                f"with world.column()")
+            strides[1] = step
+        elif cols[0].width > 1:
+            nd = 2
+            shape[1] = cols[0].width
+            strides[0] = item * cols[0].width
+            strides[1] = item
+        else:
+            nd = 1
+            strides[0] = item
+        cdef _Lease lease = _Lease.__new__(_Lease)
+        lease.world = self
+        lease.version = cols[0].version
+        lease.nblocks = 0
+        cdef void* block
+        for i in range(k):
+            if cols[i].data == NULL:
+                continue
+            block = pins_pin(self._pins, cols[i].data)
+            if block == NULL:
+                raise Error(f"{names[i]}: the column is not in a block of this world")
+            lease.blocks[lease.nblocks] = block
+            lease.nblocks += 1
+        cdef int flags = cnp.NPY_ARRAY_ALIGNED
+        if cols[0].writable:
+            flags |= cnp.NPY_ARRAY_WRITEABLE
+        cdef cnp.ndarray arr = <cnp.ndarray>cnp.PyArray_New(np.ndarray, nd, shape, _TYPENUM[cols[0].type],
+                                                            strides, cols[0].data, 0, flags, None)
+        Py_INCREF(lease)
+        cnp.PyArray_SetBaseObject(arr, lease)  # steals the reference
+        self._views.append((weakref.ref(arr), cols[0].version))
+        if len(self._views) > 256:
+            self._views = [(r, v) for r, v in self._views if r() is not None]
+        return arr
+
+    def is_current(self, array):
+        """Whether an array taken from this world still matches its rows."""
+        base = array
+        while base is not None and not isinstance(base, _Lease):
+            base = getattr(base, "base", None)
+        if base is None or (<_Lease>base).world is not self:
+            raise InvalidArgumentError("is_current: the array was not taken from this world")
+        return (<_Lease>base).version == shoal_world_structure_version(self._w)
+
+    def check(self, array):
+        """Raise StaleArrayError if `array` was taken before the rows moved."""
+        if not self.is_current(array):
+            raise StaleArrayError("the array was taken before agents were added, removed or reordered; "
+                                  "take it again from the world")
+
+    def add_component(self, name, dtype=np.float32, width=1, default=None):
+        """Add a user component: a named column every agent has, `width`
+        values of dtype (float32, int32, uint32, uint64) per agent, saved in
+        snapshots and part of the state hash. Returns its array."""
+        types = {np.dtype(np.float32): SHOAL_COLUMN_F32, np.dtype(np.int32): SHOAL_COLUMN_I32,
+                 np.dtype(np.uint32): SHOAL_COLUMN_U32, np.dtype(np.uint64): SHOAL_COLUMN_U64}
+        dt = np.dtype(dtype)
+        if dt not in types:
+            raise InvalidArgumentError(f"add_component: dtype {dt} is not one of float32, int32, uint32, uint64")
+        cdef shoal_component_def_t d
+        nm = str(name).encode()
+        d.name = nm
+        d.type = types[dt]
+        d.width = int(width)
+        d.default_value = NULL
+        dv = None
+        if default is not None:
+            dv = np.ascontiguousarray(np.broadcast_to(np.asarray(default, dtype=dt), (max(d.width, 1),)))
+            d.default_value = cnp.PyArray_DATA(dv)
+        self._enter()
+        try:
+            self._check(shoal_world_add_component(self._w, &d))
+        finally:
+            self._busy = 0
+        self._components = self._components + (str(name),)
+        return self.column(name)
+
+    # -- obstacles and walls ------------------------------------------------
+
+    def add_obstacle(self, center, radius, velocity=None):
+        """A sphere (circle in 2D) obstacle; returns its id. velocity makes it
+        a moving one."""
+        cdef float c[3]
+        cdef float v[3]
+        cdef int32_t oid = -1
+        _point3("center", center, c)
+        self._enter()
+        try:
+            if velocity is None:
+                self._check(shoal_world_add_obstacle(self._w, c, <float>radius, &oid))
+            else:
+                _point3("velocity", velocity, v)
+                self._check(shoal_world_add_moving_obstacle(self._w, c, v, <float>radius, &oid))
+        finally:
+            self._busy = 0
+        return oid
+
+    def add_wall(self, points, closed=False):
+        """A wall (2D): a polyline through points (K, 2), or a closed polygon."""
+        p = np.ascontiguousarray(np.asarray(points, dtype=np.float32))
+        if p.ndim != 2 or p.shape[1] != 2:
+            raise InvalidArgumentError(f"add_wall: points must have shape (K, 2), got {p.shape}")
+        cdef int32_t wid = -1
+        self._enter()
+        try:
+            self._check(shoal_world_add_wall(self._w, <const float*>_ptr(p), <int32_t>p.shape[0],
+                                             1 if closed else 0, &wid))
+        finally:
+            self._busy = 0
+        return wid
+
+    @property
+    def obstacle_count(self):
+        return shoal_world_obstacle_count(self._w)
+
+    @property
+    def wall_count(self):
+        return shoal_world_wall_count(self._w)
+
+    # -- statistics ----------------------------------------------------------
+
+    def system_stats(self):
+        """One dict per system, in the order they run: name, stage, enabled,
+        calls, ns_total, agents, ms_per_call."""
+        cdef shoal_system_stats_t s
+        out = []
+        for i in range(shoal_world_system_count(self._w)):
+            self._check(shoal_world_system_stats(self._w, i, &s))
+            out.append({"name": _text(s.name), "stage": _text(shoal_stage_name(s.stage)),
+                        "enabled": bool(s.enabled), "calls": s.calls, "ns_total": s.ns_total,
+                        "agents": s.agents,
+                        "ms_per_call": (s.ns_total / s.calls / 1e6) if s.calls else 0.0})
+        return out
+
+    def reset_stats(self):
+        shoal_world_reset_stats(self._w)
+
+    def set_system_enabled(self, name, enabled=True):
+        nm = str(name).encode()
+        self._check(shoal_world_set_system_enabled(self._w, nm, 1 if enabled else 0))
+
+    def crowd_stats(self):
+        """Crowd agents' figures: agents, arrived, closest_pair (over the sum
+        of radii), overlapping, relaxed_last_step, contact_iterations."""
+        cdef shoal_crowd_stats_t s
+        self._check(shoal_world_crowd_stats(self._w, &s))
+        return {"agents": s.agents, "arrived": s.arrived, "closest_pair": s.closest_pair,
+                "overlapping": s.overlapping, "relaxed_last_step": s.relaxed_last_step,
+                "contact_iterations": s.contact_iterations}
+
+    def _blocks_kept(self):
+        """(blocks whose free was put off for an array, blocks waiting now):
+        for tests."""
+        return pins_kept(self._pins), pins_waiting(self._pins)
+
+    # -- recordings ----------------------------------------------------------
+
+    def record(self, path, every=1):
+        """A Recorder writing this world's frames to `path` (see Recorder)."""
+        return Recorder(self, path, every)
+
+
+# ---------------------------------------------------------------------------
+# Recordings
+# ---------------------------------------------------------------------------
+
+cdef class Recorder:
+    """Writes a world's frames to a recording file (docs/recording.md):
+    call frame() between steps, or step(n) to step and record every
+    `every` steps; close() (or a with block) ends the file."""
+    cdef shoal_recorder_t* _r
+    cdef World _world
+    cdef readonly int every
+
+    def __cinit__(self, World world, path, int every=1):
+        cdef shoal_recording_header_t h = shoal_recording_default_header()
+        cdef shoal_error_t err
+        memset(&err, 0, sizeof(err))
+        if every < 1:
+            raise InvalidArgumentError(f"every must be >= 1, got {every}")
+        self._world = world
+        self.every = every
+        h.dimensions = shoal_world_dimensions(world._w)
+        h.dt = world.dt
+        h.record_every = every
+        name = world.scenario_name.encode()
+        groups = "\n".join(world.group_names).encode()
+        h.scenario_name = name
+        h.group_names = groups
+        p = os.fsencode(path)
+        _check_err(shoal_recording_open(p, &h, &self._r, &err), &err)
+
+    def frame(self):
+        """Append the world as it is now."""
+        cdef shoal_error_t err
+        memset(&err, 0, sizeof(err))
+        if self._r == NULL:
+            raise Error("the recorder is closed")
+        _check_err(shoal_recording_write_frame(self._r, self._world._w, &err), &err)
+
+    def step(self, n=1, dt=None):
+        """Step the world n times, writing a frame every `every` steps (and
+        one before the first step when nothing is written yet)."""
+        if self._r == NULL:
+            raise Error("the recorder is closed")
+        if shoal_recording_frames_written(self._r) == 0:
+            self.frame()
+        for i in range(int(n)):
+            self._world.step(1, dt)
+            if self._world.step_count % self.every == 0:
+                self.frame()
+
+    @property
+    def frames(self):
+        return shoal_recording_frames_written(self._r) if self._r != NULL else 0
+
+    def close(self):
+        cdef shoal_error_t err
+        memset(&err, 0, sizeof(err))
+        if self._r != NULL:
+            r = self._r
+            self._r = NULL
+            _check_err(shoal_recording_close(r, &err), &err)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __dealloc__(self):
+        if self._r != NULL:
+            shoal_recording_close(self._r, NULL)
+
+
+def read_recording(path, allow_truncated=False):
+    """Read a recording into arrays (a dict):
+
+    ids (A,) every agent id that appears, ascending; steps (F,), times (F,);
+    positions (F, A, dims) float32, NaN where an agent is absent from a
+    frame; headings (F, A) in 2D or orientations (F, A, 4) in 3D; groups
+    (A,) each agent's group; present (F, A) bool; header fields: dimensions,
+    dt, record_every, scenario_name, group_names, complete."""
+    cdef shoal_recording_t* rec = NULL
+    cdef shoal_error_t err
+    cdef shoal_recording_frame_t f
+    memset(&err, 0, sizeof(err))
+    p = os.fsencode(path)
+    _check_err(shoal_recording_load(p, 1 if allow_truncated else 0, &rec, &err), &err)
+    cdef const shoal_recording_header_t* h
+    cdef int32_t frames, i, j
+    cdef int dims
+    try:
+        h = shoal_recording_header(rec)
+        dims = h.dimensions
+        frames = shoal_recording_frame_count(rec)
+        all_ids = []
+        for i in range(frames):
+            shoal_recording_frame(rec, i, &f)
+            all_ids.append(np.asarray(<uint32_t[:f.count]>f.ids) if f.count else np.zeros(0, np.uint32))
+        ids = np.unique(np.concatenate(all_ids)) if all_ids else np.zeros(0, np.uint32)
+        A = ids.shape[0]
+        pos = np.full((frames, A, dims), np.nan, dtype=np.float32)
+        present = np.zeros((frames, A), dtype=bool)
+        steps = np.zeros(frames, dtype=np.uint64)
+        times = np.zeros(frames, dtype=np.float64)
+        groups = np.zeros(A, dtype=np.uint32)
+        if dims == 2:
+            ang = np.full((frames, A), np.nan, dtype=np.float32)
+        else:
+            ang = np.full((frames, A, 4), np.nan, dtype=np.float32)
+        for i in range(frames):
+            shoal_recording_frame(rec, i, &f)
+            steps[i] = f.step
+            times[i] = f.time
+            if f.count == 0:
+                continue
+            cols = np.searchsorted(ids, all_ids[i])
+            pos[i, cols] = np.asarray(<const float[:f.count * dims]>f.positions).reshape(f.count, dims)
+            present[i, cols] = True
+            groups[cols] = np.asarray(<const uint32_t[:f.count]>f.groups)
+            if dims == 2:
+                ang[i, cols] = np.asarray(<const float[:f.count]>f.headings)
+            else:
+                ang[i, cols] = np.asarray(<const float[:f.count * 4]>f.orientations).reshape(f.count, 4)
+        out = {"ids": ids, "steps": steps, "times": times, "positions": pos, "present": present,
+               "groups": groups, "dimensions": dims, "dt": h.dt, "record_every": h.record_every,
+               "scenario_name": _text(h.scenario_name),
+               "group_names": [g for g in _text(h.group_names).split("\n") if g],
+               "complete": bool(shoal_recording_is_complete(rec))}
+        out["headings" if dims == 2 else "orientations"] = ang
+        return out
+    finally:
+        shoal_recording_destroy(rec)
+
+
+# ---------------------------------------------------------------------------
+# Argument helpers
+# ---------------------------------------------------------------------------
+
+cdef void* _ptr(a):
+    return cnp.PyArray_DATA(<cnp.ndarray>a)
+
+
+def _u64(where, v):
+    try:
+        x = int(v)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{where}: expected an integer, got {v!r}") from None
+    if x < 0 or x >= 1 << 64:
+        raise InvalidArgumentError(f"{where}: {x} is not in [0, 2^64)")
+    return x
+
+
+def _dt(v):
+    x = float(v)
+    if not (x > 0.0 and x <= 1000.0):
+        raise InvalidArgumentError(f"dt: expected seconds in (0, 1000], got {v!r}")
+    return x
+
+
+def _bounds(bounds, dims):
+    try:
+        lo, hi = bounds
+        lo = [float(x) for x in lo]
+        hi = [float(x) for x in hi]
+    except (TypeError, ValueError):
+        raise InvalidArgumentError("bounds: expected ((xmin, ymin[, zmin]), (xmax, ymax[, zmax]))") from None
+    if len(lo) not in (2, 3) or len(hi) != len(lo) or len(lo) < dims:
+        raise InvalidArgumentError(f"bounds: expected {dims} numbers for each corner")
+    return lo + [0.0] * (3 - len(lo)), hi + [0.0] * (3 - len(hi))
+
+
+def _points(where, v, expected):
+    """(N, 3) float32, C-contiguous, from (N, 2) or (N, 3) input; None stays None."""
+    if v is None:
+        return None
+    a = np.asarray(v, dtype=np.float32)
+    if a.ndim != 2 or a.shape[1] not in (2, 3):
+        raise InvalidArgumentError(f"{where}: expected an array of shape (N, 2) or (N, 3), got {a.shape}")
+    if expected is not None and a.shape[0] != expected:
+        raise InvalidArgumentError(f"{where}: expected {expected} rows (one per agent), got {a.shape[0]}")
+    out = np.zeros((a.shape[0], 3), dtype=np.float32)
+    out[:, :a.shape[1]] = a
+    return out
+
+
+def _per_agent(where, v, n, dtype):
+    if v is None:
+        return None
+    src = np.asarray(v)
+    if np.dtype(dtype).kind == "u" and src.size and (src.dtype.kind == "f" or src.min() < 0):
+        if src.dtype.kind == "f" or src.min() < 0:
+            raise InvalidArgumentError(f"{where}: expected non-negative integers")
+    a = np.ascontiguousarray(np.broadcast_to(src.astype(dtype, copy=False), (n,)) if src.ndim == 0
+                             else src.astype(dtype, copy=False))
+    if a.shape != (n,):
+        raise InvalidArgumentError(f"{where}: expected {n} values (one per agent), got shape {a.shape}")
+    return a
+
+
+def _handles(where, v):
+    a = np.asarray(v)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.ndim != 1 or (a.size and a.dtype != np.uint64):
+        if a.size and a.dtype.kind not in "ui":
+            raise InvalidArgumentError(f"{where}: expected an array of agent handles (uint64)")
+    if a.size and a.dtype.kind == "i" and a.min() < 0:
+        raise InvalidArgumentError(f"{where}: handles are non-negative")
+    return np.ascontiguousarray(a.astype(np.uint64, copy=False).reshape(-1))
+
+
+cdef int _point3(where, v, float* out) except -1:
+    a = np.asarray(v, dtype=np.float64).reshape(-1)
+    if a.shape[0] not in (2, 3):
+        raise InvalidArgumentError(f"{where}: expected (x, y) or (x, y, z), got {np.asarray(v).shape}")
+    out[0] = a[0]
+    out[1] = a[1]
+    out[2] = a[2] if a.shape[0] == 3 else 0.0
+    return 0
