@@ -232,8 +232,8 @@ def _agent_fields(count, behaviors, vehicle, control, neighbors, wander, avoid, 
             out.append(("behaviors", name, value(f"behaviors['{name}']", w)))
     for section, given in (("vehicle", vehicle), ("control", control), ("neighbors", neighbors),
                            ("wander", wander), ("avoid", avoid), ("crowd", crowd)):
-        if given is None:
-            continue
+        if given is None or (section == "crowd" and (isinstance(given, str) or isinstance(given, bool))):
+            continue  # a crowd preset name or True: _base_def takes it
         if not isinstance(given, dict):
             raise InvalidArgumentError(f"{section}: expected a dict of field to value")
         for field, v in given.items():

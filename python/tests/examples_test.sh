@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs each example of python/examples/, shortened, with the built package
+# (PYTHONPATH from ctest), and checks what it prints and writes.
+set -euo pipefail
+py=${1:?python interpreter}
+src=${2:?python/ directory}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cd "$out"
+
+"$py" "$src/examples/flock_plot.py" --agents 500 --steps 60 --out flock.png | tee flock.txt
+grep -q "500 agents, 60 steps" flock.txt
+[ "$(head -c 8 flock.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "flock.png is not a PNG"; exit 1; }
+
+"$py" "$src/examples/crowd_density.py" --seconds 2 --densities 0.5,3 | tee fd.txt
+# two densities, each with a finite mean speed, and the denser one slower
+"$py" - fd.txt <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l.split()[0][0].isdigit()]
+assert len(rows) == 2, rows
+(d0, v0, _), (d1, v1, _) = [[float(x) for x in r] for r in rows]
+assert d0 < d1 and 0 < v1 < v0 <= 1.5, rows
+PY
+
+"$py" "$src/examples/custom_rule.py" --agents 800 --steps 600 | tee rule.txt
+grep -q "^state_hash [0-9a-f]\{16\}$" rule.txt
+# the rule ran: someone got tired at some point
+"$py" - rule.txt <<'PY'
+import sys
+tired = [int(l.split()[4]) for l in open(sys.argv[1]) if l.startswith("t =")]
+assert tired and max(tired) > 0, tired
+PY
+echo "examples: ok"

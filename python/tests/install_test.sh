@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The offline install a user runs (docs/python.md), in a temporary copy of
+# the sources the package needs: a virtual environment that sees Debian's
+# numpy, `pip install --no-build-isolation ./python` with no package index,
+# then the package used from an unrelated directory. The library is
+# compiled at -O0 here (SHOAL_CMAKE_ARGS): this checks the install, not speed.
+set -euo pipefail
+py=${1:?python interpreter, Debian /usr/bin/python3}
+root=${2:?project source directory}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/src"
+cp -r "$root/CMakeLists.txt" "$root/cmake" "$root/include" "$root/src" "$root/python" "$work/src/"
+rm -rf "$work/src/python/build" "$work/src/python/"*.egg-info
+"$py" -m venv --system-site-packages "$work/venv"
+SHOAL_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug" \
+  "$work/venv/bin/pip" install --no-build-isolation --no-index --quiet "$work/src/python"
+mkdir "$work/elsewhere"
+cd "$work/elsewhere"
+"$work/venv/bin/python" - <<'PY'
+import numpy as np
+import shoal
+assert "/venv/" in shoal.__file__, shoal.__file__
+w = shoal.World(threads=2, seed=3)
+ids = w.add_agents(np.random.default_rng(3).uniform(0, 20, (300, 2)),
+                   behaviors={"separate": 1, "align": 1, "cohere": 1})
+w.step(30)
+p = w.positions
+assert p.shape == (300, 2) and p.ctypes.data == w.column("position.x").ctypes.data
+print("installed shoal", shoal.__version__, "from", shoal.__file__, "state_hash", format(w.state_hash, "016x"))
+PY
