@@ -1,6 +1,6 @@
 """The Python package's costs against the C paths, measured in one run.
 
-    /usr/bin/python3 python/bench_python.py [--agents 100000] [--threads 2] [--rounds 3] [--cli build/release/shoal]
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/bench_python.py [--agents 100000] [--threads 2] [--rounds 3] [--cli build/release/shoal]
 
 1. Reading all positions of 1M agents: the time to get world.positions, and
    whether its data pointer is the library's position.x column (no copy).
@@ -8,8 +8,9 @@
    scene (box sized for 20 neighbors within 2 m, the bench's definition),
    agents and threads: agent-steps/s of 100 timed steps after 10, rounds
    alternated, best of each side.
-3. Adding the agents from arrays (World.add_agents) against the library's
-   share of the C bench's bulk add (add_seconds).
+3. Creating the world and adding the agents from arrays (World(...) and
+   World.add_agents) against the library's share of the C bench's setup
+   (add_seconds: shoal_world_create and the bulk adds).
 Prints one JSON object."""
 import argparse
 import json
@@ -25,12 +26,13 @@ import shoal
 
 def flock_world(n, threads, seed=11):
     side = math.sqrt(n * math.pi * 2.0 * 2.0 / 20.0)
-    w = shoal.World(threads=threads, seed=1, bounds=((0, 0), (side, side)), wrap=True, capacity=n)
     rng = np.random.default_rng(seed)
     pos = rng.uniform(0, side, (n, 2)).astype(np.float32)
     heading = rng.uniform(-math.pi, math.pi, n).astype(np.float32)
     vel = np.column_stack([2 * np.cos(heading), 2 * np.sin(heading)]).astype(np.float32)
+    # timed as the C bench times its add_seconds: world creation and the bulk add
     t0 = time.perf_counter()
+    w = shoal.World(threads=threads, seed=1, bounds=((0, 0), (side, side)), wrap=True, capacity=n)
     w.add_agents(pos, velocities=vel, headings=heading,
                  behaviors={"separate": 1.5, "align": 1.0, "cohere": 1.0, "wander": 1.0},
                  vehicle={"max_speed": 4.0, "radius": 0.3}, neighbors={"radius": 2.0},
