@@ -361,16 +361,22 @@ cdef class World:
         self.dt = _dt(dt)
         self._create(&d)
 
-    cdef int _create(self, shoal_world_def_t* d) except -1:
-        cdef shoal_error_t err
-        cdef shoal_status_t st
-        memset(&err, 0, sizeof(err))
+    cdef int _hook(self, shoal_world_def_t* d) except -1:
+        # The world allocates through the block table (pins.h), so arrays
+        # over its columns never see freed memory.
         self._pins = pins_create()
         if self._pins == NULL:
             raise MemoryError("shoal: cannot create the world's block table")
         d.alloc = pins_alloc
         d.free = pins_free
         d.alloc_user_ctx = self._pins
+        return 0
+
+    cdef int _create(self, shoal_world_def_t* d) except -1:
+        cdef shoal_error_t err
+        cdef shoal_status_t st
+        memset(&err, 0, sizeof(err))
+        self._hook(d)
         with nogil:
             st = shoal_world_create(d, &self._w, &err)
         _check_err(st, &err)
@@ -432,12 +438,7 @@ cdef class World:
         cdef bytes pb = os.fsencode(path)
         cdef const char* p = pb
         w.dt = _dt(dt)
-        w._pins = pins_create()
-        if w._pins == NULL:
-            raise MemoryError("shoal: cannot create the world's block table")
-        d.alloc = pins_alloc
-        d.free = pins_free
-        d.alloc_user_ctx = w._pins
+        w._hook(&d)
         with nogil:
             st = shoal_world_load_snapshot(p, &d, &w._w, &err)
         _check_err(st, &err)
@@ -455,12 +456,7 @@ cdef class World:
         if threads is not None:
             d.thread_count = int(threads)
         w.dt = _dt(dt)
-        w._pins = pins_create()
-        if w._pins == NULL:
-            raise MemoryError("shoal: cannot create the world's block table")
-        d.alloc = pins_alloc
-        d.free = pins_free
-        d.alloc_user_ctx = w._pins
+        w._hook(&d)
         cdef size_t n = view.shape[0]
         cdef const void* ptr = &view[0] if n > 0 else NULL
         with nogil:
