@@ -22,6 +22,12 @@ shoal_world_t* pf_course_world(const course_t* c, char* err, int err_size)
     def.thread_count = 1;
     def.backend = SHOAL_BACKEND_SERIAL;
     def.seed = 1;
+    /* The spatial hash serves the soak's contact pass: bodies of up to 3 m
+     * that travel up to 12 m/s look about 7 m around them; cells of the
+     * default size (the largest neighbor radius, 1 m for vehicles that have
+     * no neighbor behavior) would make that search visit thousands of
+     * cells. */
+    def.cell_size = 8.0f;
     shoal_world_t* w = NULL;
     shoal_error_t e;
     if (shoal_world_create(&def, &w, &e) != SHOAL_OK) {
