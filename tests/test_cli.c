@@ -673,6 +673,24 @@ Test(cli, pathfollow_trials_reproducible, .timeout = 600)
     cJSON_Delete(other);
 }
 
+/* The switchbacks' last hairpin turns 150 degrees onto the climb to the
+ * hilltop. The proposed follower used to slow the apc there to a crawl at
+ * full lock (its heading curve asked for v_min), and it stalled: 4 stuck
+ * events and a teleport. It now keeps the speed of its tightest turn. */
+Test(cli, pathfollow_uphill_hairpin_without_a_stall)
+{
+    cJSON* root = run_json((const char*[]){"pathfollow", "--vehicle", "apc", "--course", "switchbacks", "--json",
+                                           NULL});
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
+    cr_expect_eq(json_number(root, "stuck_events"), 0);
+    cJSON_Delete(root);
+    root = run_json((const char*[]){"pathfollow", "--vehicle", "truck", "--course", "switchbacks", "--json", NULL});
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
+    cr_expect_leq(json_number(root, "stuck_events"), 1);
+    cr_expect_eq(json_number(root, "teleports"), 0);
+    cJSON_Delete(root);
+}
+
 static void write_text(const char* path, const char* text)
 {
     FILE* f = fopen(path, "w");
