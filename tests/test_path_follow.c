@@ -823,6 +823,55 @@ Test(path_follow, vehicle_limits_slow_a_vehicle_facing_off_the_path)
     cr_assert_float_eq(c.target_speed, p.v_max, 1e-6f, "Algorithm 1 alone ignores the facing");
 }
 
+/* Turned right round (90 and 150 degrees off a straight path), a vehicle
+ * is at full lock whatever its speed: going slower does not tighten a
+ * bicycle's turn below tan(max_steer) / wheelbase. The heading curve then
+ * counts no tighter than that turn, so the target stays at eq. (1)'s speed
+ * for the vehicle's tightest circle instead of falling to v_min (on the
+ * switchbacks' uphill hairpin the apc crawled there at 0.6 m/s and the
+ * stuck manager fired four times). */
+Test(path_follow, vehicle_limits_heading_curve_no_tighter_than_the_vehicle)
+{
+    static test_path tp;
+    const float line[] = { 0, 0, 0, 100, 0, 0 };
+    build(&tp, line, 2, 3.0f);
+    pf_params_t p = pf_params_default(PF_PROPOSED);
+    /* a truck: 6 m wheelbase, 25 degrees of lock: its tightest circle 12.9 m */
+    pf_vehicle_t veh = { vec3_make(10.0f, 0.0f, 0.0f), 1.5707963f, 2.0f, 6.0f, 0.4363323f, 0.0f, 0.6f };
+    float k_vehicle = pf_vehicle_max_curvature(&veh);
+    cr_assert_float_eq(k_vehicle, tanf(0.4363323f) / 6.0f, 1e-6f);
+    float v_tightest = sqrtf(0.4f * 9.81f / k_vehicle); /* 7.1 m/s */
+    const float yaws[2] = { 1.5707963f, 2.6179939f };
+    for (int i = 0; i < 2; ++i) {
+        pf_state_t st;
+        pf_command_t c;
+        veh.yaw = yaws[i];
+        pf_state_init(&st);
+        st.s = 10.0f;
+        pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+        cr_assert_float_eq(c.target_speed, v_tightest, 1e-3f, "facing %g rad off: %g m/s, not %g",
+                           (double)yaws[i], (double)c.target_speed, (double)v_tightest);
+        cr_assert_float_eq(fabsf(c.steering), 1.0f, 1e-6f, "and at full lock");
+    }
+    /* A vehicle with a yaw cap still turns tighter the slower it goes, down
+     * to its geometry: its speed is capped by max_yaw_rate / kappa there. */
+    veh.max_yaw_rate = 0.5f;
+    veh.yaw = 1.5707963f;
+    pf_state_t st;
+    pf_command_t c;
+    pf_state_init(&st);
+    st.s = 10.0f;
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, 0.5f / k_vehicle, 1e-3f);
+    /* Algorithm 1 alone is unchanged: it ignores the facing. */
+    p.vehicle_limits = 0;
+    veh.max_yaw_rate = 0.0f;
+    pf_state_init(&st);
+    st.s = 10.0f;
+    pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
+    cr_assert_float_eq(c.target_speed, p.v_max, 1e-6f);
+}
+
 /* A closed route ends where it starts: standing at its start is not
  * completing it; coming round to the end is. */
 Test(path_follow, a_loop_is_not_completed_at_its_start)

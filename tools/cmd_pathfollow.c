@@ -15,6 +15,11 @@
 #include "tools/cli_options.h"
 #include "tools/courses.h"
 #include "tools/pathfollow_runs.h"
+#include "tools/stats.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static const char* const vehicle_names[6] = {"buggy", "car", "apc", "truck", "tank", "hovercraft"};
 /* The Table I columns, and a fourth: the proposed follower with the
@@ -167,37 +172,135 @@ int cmd_pathfollow(int argc, char** argv)
 
 /* ---- shoal experiment pathfollow ----------------------------------------- */
 
+/* Every run of one follower: runs[t][c][v] is trial t of vehicle v on
+ * course c. A trial of the whole table (60 runs, one per course and
+ * vehicle, each from its own perturbed start) is the unit the statistics
+ * count: its totals are independent from trial to trial, and every
+ * follower sees the same starts (pf_trial_start), so differences between
+ * followers are paired. */
 typedef struct column {
-    run_result runs[COURSE_TEST_COUNT][VEHICLES];
-    int stuck_trials, stuck_events, teleports, completed;
-    double cte_mean, time_mean, inside_mean, speed_mean;
-    int per_vehicle[VEHICLES];
+    run_result* runs; /* [trials][COURSE_TEST_COUNT][VEHICLES] */
     double soak_drive, soak_spe;
     int soak_stuck, soak_routes;
     int soak_by_vehicle[VEHICLES];
+    int64_t soak_touches, soak_touch_frames;
+    double soak_overlap_max;
+    double* soak_trial_spe; /* seconds per stuck event of each soak trial (INFINITY: none) */
 } column;
 
-static void summarize(column* col)
+static const run_result* run_at(const column* col, int t, int c, int v)
 {
+    return &col->runs[((size_t)t * COURSE_TEST_COUNT + (size_t)c) * VEHICLES + (size_t)v];
+}
+
+/* What one trial of the table gives, over a subset of its runs (the whole
+ * table, a course or a vehicle). */
+enum { M_STUCK, M_STUCK_RUNS, M_TIME, M_CTE, M_INSIDE, M_SPEED, M_COMPLETED, M_TELEPORTS, M_COUNT };
+
+static void trial_metrics(const column* col, int t, int course, int vehicle, double m[M_COUNT])
+{
+    memset(m, 0, sizeof(double) * M_COUNT);
     int n = 0;
     for (int c = 0; c < COURSE_TEST_COUNT; ++c)
         for (int v = 0; v < VEHICLES; ++v) {
-            const run_result* r = &col->runs[c][v];
-            col->stuck_trials += r->stuck_events > 0;
-            col->stuck_events += r->stuck_events;
-            col->teleports += r->teleports;
-            col->completed += r->completed;
-            col->cte_mean += r->cte_mean;
-            col->time_mean += r->time;
-            col->inside_mean += r->inside_pct;
-            col->speed_mean += r->speed_mean;
-            col->per_vehicle[v] += r->stuck_events;
+            if ((course >= 0 && c != course) || (vehicle >= 0 && v != vehicle)) continue;
+            const run_result* r = run_at(col, t, c, v);
+            m[M_STUCK] += r->stuck_events;
+            m[M_STUCK_RUNS] += r->stuck_events > 0;
+            m[M_TIME] += r->time;
+            m[M_CTE] += r->cte_mean;
+            m[M_INSIDE] += r->inside_pct;
+            m[M_SPEED] += r->speed_mean;
+            m[M_COMPLETED] += r->completed;
+            m[M_TELEPORTS] += r->teleports;
             n++;
         }
-    col->cte_mean /= n;
-    col->time_mean /= n;
-    col->inside_mean /= n;
-    col->speed_mean /= n;
+    m[M_TIME] /= n;
+    m[M_CTE] /= n;
+    m[M_INSIDE] /= n;
+    m[M_SPEED] /= n;
+}
+
+/* The mean over trials of metric k, with its 95 % t interval. */
+static stats_mean_t over_trials(const column* col, int trials, int course, int vehicle, int k,
+                                double* scratch)
+{
+    double m[M_COUNT];
+    for (int t = 0; t < trials; ++t) {
+        trial_metrics(col, t, course, vehicle, m);
+        scratch[t] = m[k];
+    }
+    return stats_mean_ci(scratch, trials);
+}
+
+/* The paired difference follower - baseline of metric k, per trial. */
+static stats_mean_t paired_difference(const column* col, const column* base, int trials, int k,
+                                      double* scratch)
+{
+    double a[M_COUNT], b[M_COUNT];
+    for (int t = 0; t < trials; ++t) {
+        trial_metrics(col, t, -1, -1, a);
+        trial_metrics(base, t, -1, -1, b);
+        scratch[t] = a[k] - b[k];
+    }
+    return stats_mean_ci(scratch, trials);
+}
+
+/* Runs (of the subset) with a stuck event, or completed, pooled over trials. */
+static stats_prop_t pooled(const column* col, int trials, int course, int vehicle, int completed)
+{
+    int k = 0, n = 0;
+    for (int t = 0; t < trials; ++t)
+        for (int c = 0; c < COURSE_TEST_COUNT; ++c)
+            for (int v = 0; v < VEHICLES; ++v) {
+                if ((course >= 0 && c != course) || (vehicle >= 0 && v != vehicle)) continue;
+                const run_result* r = run_at(col, t, c, v);
+                k += completed ? r->completed : r->stuck_events > 0;
+                n++;
+            }
+    return stats_wilson(k, n);
+}
+
+static void json_number_or_null(cJSON* o, const char* key, double x)
+{
+    if (isfinite(x)) cJSON_AddNumberToObject(o, key, x);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static cJSON* mean_json(stats_mean_t s)
+{
+    cJSON* o = cJSON_CreateObject();
+    json_number_or_null(o, "mean", s.mean);
+    json_number_or_null(o, "lo", s.lo);
+    json_number_or_null(o, "hi", s.hi);
+    json_number_or_null(o, "sd", s.sd);
+    return o;
+}
+
+static cJSON* prop_json(stats_prop_t s)
+{
+    cJSON* o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "k", s.k);
+    cJSON_AddNumberToObject(o, "n", s.n);
+    json_number_or_null(o, "p", s.p);
+    json_number_or_null(o, "lo", s.lo);
+    json_number_or_null(o, "hi", s.hi);
+    return o;
+}
+
+/* "12.3 [10.1, 14.5]" (the interval left out when there is none). */
+static const char* fmt_mean(char* buf, size_t size, stats_mean_t s, int decimals)
+{
+    if (isfinite(s.lo))
+        snprintf(buf, size, "%.*f [%.*f, %.*f]", decimals, s.mean, decimals, s.lo, decimals, s.hi);
+    else snprintf(buf, size, "%.*f", decimals, s.mean);
+    return buf;
+}
+
+static const char* fmt_prop(char* buf, size_t size, stats_prop_t s)
+{
+    snprintf(buf, size, "%.1f%% [%.1f, %.1f]", 100.0 * s.p, 100.0 * s.lo, 100.0 * s.hi);
+    return buf;
 }
 
 static int make_dir(const char* path)
@@ -233,21 +336,37 @@ static int export_courses(const char* dir)
 
 typedef struct experiment_options_t {
     const char *runs_dir, *export_dir;
-    int json;
-    int64_t tune_evals, soak_trials, soak_seconds;
+    int json, no_soak_contacts;
+    int64_t tune_evals, soak_trials, soak_seconds, trials, seed, threads;
+    double spread, jitter;
 } experiment_options_t;
 
 static const cli_option_t experiment_options[] = {
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(experiment_options_t, json), 0, 0, 0, NULL,
-     "one JSON object instead of the table"},
+     "one JSON object instead of the tables"},
+    {"--trials", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, trials), 1, 1000, 0, NULL,
+     "trials of the whole table, 1..1000 (default 20): every trial drives each vehicle over "
+     "each course once, from a start perturbed by its own seeded draw"},
+    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(experiment_options_t, seed), 0, 4294967295.0, 0,
+     NULL, "seed of the trials' starts, 0..4294967295 (default 1)"},
+    {"--spread", NULL, "X", CLI_NUMBER, CLI_FIELD(experiment_options_t, spread), 0, 10, 0, NULL,
+     "scale of the start perturbation, 0..10 (default 1: lateral offset up to 1 m, heading "
+     "up to 10 degrees, speed 0 to 3 m/s; 0: every trial from the nominal start)"},
+    {"--jitter", NULL, "M", CLI_NUMBER, CLI_FIELD(experiment_options_t, jitter), 0, 5, 0, NULL,
+     "each trial moves every waypoint of a course but its ends by up to M m, 0..5 (default 1; "
+     "0: every trial on the course's own path)"},
+    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(experiment_options_t, threads), 0, 1024, 0, NULL,
+     "runs in parallel, 0..1024 (default 0: every core). Only timings depend on T"},
     {"--runs-dir", NULL, "DIR", CLI_STRING, CLI_FIELD(experiment_options_t, runs_dir), 0, 0, 0,
-     NULL, "write every run's trajectory as CSV under DIR"},
+     NULL, "write every run's trajectory as CSV under DIR (FOLLOWER/COURSE-VEHICLE-TRIAL.csv)"},
     {"--tune-evals", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, tune_evals), 0, 100000,
      0, NULL, "cost evaluations per vehicle for the tuner, 0..100000 (default 60)"},
     {"--soak-seconds", NULL, "S", CLI_INT, CLI_FIELD(experiment_options_t, soak_seconds), 0,
      86400, 0, NULL, "length of each soak trial, whole seconds 0..86400 (default 300)"},
-    {"--soak-trials", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, soak_trials), 0, 1000,
-     0, NULL, "soak trials per follower, 0..1000 (default 5)"},
+    {"--soak-trials", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, soak_trials), 0, 64,
+     0, NULL, "soak trials per follower, 0..64 (default 5)"},
+    {"--no-soak-contacts", NULL, NULL, CLI_FLAG, CLI_FIELD(experiment_options_t, no_soak_contacts),
+     0, 0, 0, NULL, "soak vehicles drive through each other (no contact pass), as before contacts"},
     {"--export-courses", NULL, "DIR", CLI_STRING, CLI_FIELD(experiment_options_t, export_dir), 0,
      0, 0, NULL, "write the courses as JSON course files and exit"},
 };
@@ -258,22 +377,51 @@ static const cli_spec_t experiment_spec = {
     .about = "The Table I experiment: ten test courses, six vehicles, four followers\n"
              "(baseline; proposed with the paper's parameters; proposed with per-vehicle\n"
              "parameters from a Nelder-Mead tuner run on seven other courses; proposed with\n"
-             "the paper's Algorithm 1 alone, without the vehicle limits), then the soak run\n"
-             "(64 vehicles on random routes through a town).\n",
+             "the paper's Algorithm 1 alone, without the vehicle limits), over --trials\n"
+             "randomized trials of the whole table, then the soak run (64 vehicles on random\n"
+             "routes through a town, their bodies in contact).\n",
     .options = experiment_options,
     .option_count = CLI_COUNT(experiment_options),
+    .details = "Statistics: a trial of the table (60 runs) is the unit. Means over trials\n"
+               "come with 95 % confidence intervals from Student's t (n - 1 degrees of\n"
+               "freedom); proportions of runs (with a stuck event, completed) pooled over\n"
+               "trials come with Wilson score intervals. Every follower drives from the same\n"
+               "starts, so its difference from the baseline is taken trial by trial (paired).\n"
+               "The same seed gives the same figures on any thread count.\n",
 };
+
+static void print_row_mean(const char* title, const column* cols, int trials, int course, int vehicle,
+                           int k, int decimals, double* scratch)
+{
+    char buf[64];
+    printf("%-34s", title);
+    for (int f = 0; f < FOLLOWERS; ++f)
+        printf(" %24s", fmt_mean(buf, sizeof buf, over_trials(&cols[f], trials, course, vehicle, k, scratch),
+                                 decimals));
+    printf("\n");
+}
 
 static int experiment_pathfollow(int argc, char** argv)
 {
-    experiment_options_t opt = {.tune_evals = 60, .soak_trials = 5, .soak_seconds = 300};
+    experiment_options_t opt = {.tune_evals = 60, .soak_trials = 5, .soak_seconds = 300,
+                                .trials = 20, .seed = 1, .spread = 1.0, .jitter = 1.0};
     int stop = cli_parse(&experiment_spec, argc, argv, &opt, NULL, NULL);
     if (stop >= 0) return stop;
     const char *runs_dir = opt.runs_dir, *export_dir = opt.export_dir;
-    int json = opt.json;
-    int64_t tune_evals = opt.tune_evals, soak_trials = opt.soak_trials,
-            soak_seconds = opt.soak_seconds;
+    int json = opt.json, soak_contacts = !opt.no_soak_contacts;
+    int64_t tune_evals = opt.tune_evals, soak_trials = opt.soak_seconds > 0 ? opt.soak_trials : 0,
+            soak_seconds = opt.soak_seconds, threads = opt.threads;
+    const int trials = (int)opt.trials;
+    const uint64_t seed = (uint64_t)opt.seed;
+    const float spread = (float)opt.spread, jitter = (float)opt.jitter;
     if (export_dir) return export_courses(export_dir);
+#ifdef _OPENMP
+    if (threads == 0) threads = omp_get_num_procs();
+#else
+    threads = 1;
+#endif
+    if (threads < 1) threads = 1;
+    const int nthreads = (int)threads;
     if (runs_dir) {
         char sub[1024];
         int bad = make_dir(runs_dir) != 0;
@@ -287,20 +435,22 @@ static int experiment_pathfollow(int argc, char** argv)
         }
     }
     double t0 = cli_now_seconds();
-    column* cols = calloc(FOLLOWERS, sizeof *cols);
+    column cols[FOLLOWERS];
+    memset(cols, 0, sizeof cols);
     course_t* courses = calloc(COURSE_TEST_COUNT, sizeof *courses);
+    double* scratch = calloc((size_t)trials + 64, sizeof *scratch);
+    int failed = !courses || !scratch;
+    for (int f = 0; f < FOLLOWERS && !failed; ++f) {
+        cols[f].runs = calloc((size_t)trials * COURSE_TEST_COUNT * VEHICLES, sizeof *cols[f].runs);
+        cols[f].soak_trial_spe = calloc(64, sizeof *cols[f].soak_trial_spe);
+        failed = !cols[f].runs || !cols[f].soak_trial_spe;
+    }
     shoal_ground_vehicle_t veh[VEHICLES];
     shoal_path_follow_t params[FOLLOWERS][VEHICLES];
     double tuned_cost[VEHICLES];
     int tuned_evals[VEHICLES];
-    int failed = 0;
-    char err[512] = "";
-    if (!cols || !courses) {
-        cli_error("out of memory");
-        free(cols);
-        free(courses);
-        return CLI_EXIT_FAILURE;
-    }
+    char err[512] = "out of memory";
+    if (failed) goto out;
     for (int c = 0; c < COURSE_TEST_COUNT; ++c)
         if (course_make(c, 0, &courses[c]) != 0) failed = 1;
     for (int v = 0; v < VEHICLES; ++v) {
@@ -311,11 +461,11 @@ static int experiment_pathfollow(int argc, char** argv)
         params[3][v].vehicle_limits = 0;
     }
     if (failed) {
-        cli_error("out of memory building the courses");
+        snprintf(err, sizeof err, "out of memory building the courses");
         goto out;
     }
-    /* the tuner, one vehicle per thread */
-#pragma omp parallel for schedule(dynamic, 1)
+    /* the tuner, one vehicle per thread (on the tuning courses' nominal starts) */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
     for (int v = 0; v < VEHICLES; ++v) {
         char e[512];
         tuned_evals[v] = pf_tune_vehicle(&veh[v], &params[1][v], (int)tune_evals, &params[2][v],
@@ -329,44 +479,59 @@ static int experiment_pathfollow(int argc, char** argv)
         }
     }
     double t_tune = cli_now_seconds() - t0;
-    /* the 3 x 10 courses, six vehicles in each world */
-#pragma omp parallel for schedule(dynamic, 1) collapse(2)
-    for (int f = 0; f < FOLLOWERS; ++f)
-        for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
-            if (failed) continue;
-            char e[512];
-            char names[VEHICLES][1024];
-            const char* csvs[VEHICLES];
-            for (int v = 0; v < VEHICLES; ++v) {
-                csvs[v] = NULL;
-                if (runs_dir) {
-                    snprintf(names[v], sizeof names[v], "%s/%s/%s-%s.csv", runs_dir, follower_names[f],
-                             courses[c].name, vehicle_names[v]);
-                    csvs[v] = names[v];
-                }
-            }
-            if (pf_run_course(&courses[c], VEHICLES, veh, params[f], csvs, cols[f].runs[c], e,
-                              sizeof e) != 0) {
-#pragma omp critical
-                {
-                    failed = 1;
-                    snprintf(err, sizeof err, "%s", e);
-                }
+    /* followers x trials x courses: one world each, the six vehicles in it
+     * (they do not touch: no contact pass), results stored by index */
+    const int jobs = FOLLOWERS * trials * COURSE_TEST_COUNT;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (int j = 0; j < jobs; ++j) {
+        if (failed) continue;
+        int f = j / (trials * COURSE_TEST_COUNT);
+        int t = (j / COURSE_TEST_COUNT) % trials;
+        int c = j % COURSE_TEST_COUNT;
+        char e[512];
+        char names[VEHICLES][1024];
+        const char* csvs[VEHICLES];
+        pf_start_t starts[VEHICLES];
+        for (int v = 0; v < VEHICLES; ++v) {
+            starts[v] = pf_trial_start(seed, v, c, t, spread);
+            csvs[v] = NULL;
+            if (runs_dir) {
+                snprintf(names[v], sizeof names[v], "%s/%s/%s-%s-%d.csv", runs_dir, follower_names[f],
+                         courses[c].name, vehicle_names[v], t);
+                csvs[v] = names[v];
             }
         }
+        run_result* out = &cols[f].runs[((size_t)t * COURSE_TEST_COUNT + (size_t)c) * VEHICLES];
+        course_t trial_course = courses[c]; /* the terrain and obstacles shared, its own path */
+        float* xyz = malloc((size_t)courses[c].count * 3 * sizeof(float));
+        int rc = -1;
+        snprintf(e, sizeof e, "out of memory");
+        if (xyz) {
+            pf_trial_path(&courses[c], seed, c, t, jitter, xyz);
+            trial_course.xyz = xyz;
+            rc = pf_run_course_from(&trial_course, VEHICLES, veh, params[f], starts, csvs, out, e, sizeof e);
+        }
+        free(xyz);
+        if (rc != 0) {
+#pragma omp critical
+            {
+                failed = 1;
+                snprintf(err, sizeof err, "%s", e);
+            }
+        }
+    }
     double t_runs = cli_now_seconds() - t0 - t_tune;
     /* soak: every follower, every trial */
     soak_result soak[FOLLOWERS][64];
     memset(soak, 0, sizeof soak);
-    if (soak_trials > 64) soak_trials = 64;
-#pragma omp parallel for schedule(dynamic, 1) collapse(2)
+#pragma omp parallel for schedule(dynamic, 1) collapse(2) num_threads(nthreads)
     for (int f = 0; f < FOLLOWERS; ++f)
         for (int t = 0; t < (int)soak_trials; ++t) {
             if (failed) continue;
             char e[512];
             shoal_follower_t kind = f == 0 ? SHOAL_FOLLOWER_BASELINE : SHOAL_FOLLOWER_PROPOSED;
-            if (pf_soak(kind, params[f], 64, (double)soak_seconds, 1000u + (uint64_t)t, &soak[f][t], e,
-                        sizeof e) != 0) {
+            if (pf_soak(kind, params[f], 64, (double)soak_seconds, 1000u + (uint64_t)t, soak_contacts,
+                        &soak[f][t], e, sizeof e) != 0) {
 #pragma omp critical
                 {
                     failed = 1;
@@ -375,41 +540,76 @@ static int experiment_pathfollow(int argc, char** argv)
             }
         }
     double t_soak = cli_now_seconds() - t0 - t_tune - t_runs;
-    if (failed) {
-        cli_error("%s", err);
-        goto out;
-    }
+    if (failed) goto out;
     for (int f = 0; f < FOLLOWERS; ++f) {
-        summarize(&cols[f]);
+        column* col = &cols[f];
         for (int t = 0; t < (int)soak_trials; ++t) {
-            cols[f].soak_drive += soak[f][t].drive_seconds;
-            cols[f].soak_stuck += soak[f][t].stuck_events;
-            cols[f].soak_routes += soak[f][t].routes_completed;
-            for (int v = 0; v < VEHICLES; ++v) cols[f].soak_by_vehicle[v] += soak[f][t].stuck_by_preset[v];
+            const soak_result* s = &soak[f][t];
+            col->soak_drive += s->drive_seconds;
+            col->soak_stuck += s->stuck_events;
+            col->soak_routes += s->routes_completed;
+            col->soak_touches += s->touches;
+            col->soak_touch_frames += s->touch_frames;
+            if (s->overlap_max > col->soak_overlap_max) col->soak_overlap_max = s->overlap_max;
+            for (int v = 0; v < VEHICLES; ++v) col->soak_by_vehicle[v] += s->stuck_by_preset[v];
+            col->soak_trial_spe[t] = s->stuck_events > 0 ? s->drive_seconds / s->stuck_events : INFINITY;
         }
-        cols[f].soak_spe = cols[f].soak_stuck > 0 ? cols[f].soak_drive / cols[f].soak_stuck : INFINITY;
+        col->soak_spe = col->soak_stuck > 0 ? col->soak_drive / col->soak_stuck : INFINITY;
     }
-    int runs = COURSE_TEST_COUNT * VEHICLES;
+    /* A trial's seconds per stuck event, when every trial had one. */
+    stats_mean_t soak_spe_ci[FOLLOWERS];
+    for (int f = 0; f < FOLLOWERS; ++f) {
+        int all = 1;
+        for (int t = 0; t < (int)soak_trials; ++t) all &= isfinite(cols[f].soak_trial_spe[t]);
+        soak_spe_ci[f] = all ? stats_mean_ci(cols[f].soak_trial_spe, (int)soak_trials)
+                             : (stats_mean_t){NAN, NAN, NAN, NAN, 0};
+    }
+    static const char* const metric_keys[M_COUNT] = {"stuck_events", "stuck_runs", "total_time_mean",
+                                                     "cte_mean", "inside_corridor_pct", "speed_mean",
+                                                     "completed", "teleports"};
+    const int runs = COURSE_TEST_COUNT * VEHICLES;
     if (json) {
         cJSON* root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "experiment", "pathfollow");
-        cJSON_AddNumberToObject(root, "runs_per_follower", runs);
+        cJSON_AddNumberToObject(root, "trials", trials);
+        cJSON_AddNumberToObject(root, "seed", (double)seed);
+        cJSON_AddNumberToObject(root, "spread", spread);
+        cJSON_AddNumberToObject(root, "jitter", jitter);
+        cJSON_AddNumberToObject(root, "runs_per_trial", runs);
         cJSON_AddNumberToObject(root, "dt", PF_RUN_DT);
         cJSON_AddNumberToObject(root, "time_limit", PF_RUN_TIME_LIMIT);
+        cJSON_AddStringToObject(root, "intervals",
+                                "95 %: Student's t over trials for means (a trial: the 60 runs), "
+                                "Wilson for proportions of runs pooled over trials");
         cJSON* soak_o = cJSON_CreateObject();
         for (int f = 0; f < FOLLOWERS; ++f) {
             const column* col = &cols[f];
             cJSON* o = cJSON_AddObjectToObject(root, follower_names[f]);
-            cJSON_AddNumberToObject(o, "stuck_trials", col->stuck_trials);
-            cJSON_AddNumberToObject(o, "stuck_events", col->stuck_events);
-            cJSON_AddNumberToObject(o, "teleports", col->teleports);
-            cJSON_AddNumberToObject(o, "cte_mean", col->cte_mean);
-            cJSON_AddNumberToObject(o, "total_time_mean", col->time_mean);
-            cJSON_AddNumberToObject(o, "inside_corridor_pct", col->inside_mean);
-            cJSON_AddNumberToObject(o, "speed_mean", col->speed_mean);
-            cJSON_AddNumberToObject(o, "completed", col->completed);
+            for (int k = 0; k < M_COUNT; ++k)
+                cJSON_AddItemToObject(o, metric_keys[k], mean_json(over_trials(col, trials, -1, -1, k, scratch)));
+            cJSON_AddItemToObject(o, "stuck_run_fraction", prop_json(pooled(col, trials, -1, -1, 0)));
+            cJSON_AddItemToObject(o, "completed_fraction", prop_json(pooled(col, trials, -1, -1, 1)));
+            if (f > 0) {
+                cJSON* d = cJSON_AddObjectToObject(o, "minus_baseline");
+                for (int k = 0; k < M_COUNT; ++k)
+                    cJSON_AddItemToObject(d, metric_keys[k],
+                                          mean_json(paired_difference(col, &cols[0], trials, k, scratch)));
+            }
             cJSON* pv = cJSON_AddObjectToObject(o, "per_vehicle");
-            for (int v = 0; v < VEHICLES; ++v) cJSON_AddNumberToObject(pv, vehicle_names[v], col->per_vehicle[v]);
+            for (int v = 0; v < VEHICLES; ++v) {
+                cJSON* vo = cJSON_AddObjectToObject(pv, vehicle_names[v]);
+                cJSON_AddItemToObject(vo, "stuck_events", mean_json(over_trials(col, trials, -1, v, M_STUCK, scratch)));
+                cJSON_AddItemToObject(vo, "stuck_run_fraction", prop_json(pooled(col, trials, -1, v, 0)));
+                cJSON_AddItemToObject(vo, "total_time_mean", mean_json(over_trials(col, trials, -1, v, M_TIME, scratch)));
+            }
+            cJSON* pc = cJSON_AddObjectToObject(o, "per_course");
+            for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
+                cJSON* co = cJSON_AddObjectToObject(pc, courses[c].name);
+                cJSON_AddItemToObject(co, "stuck_events", mean_json(over_trials(col, trials, c, -1, M_STUCK, scratch)));
+                cJSON_AddItemToObject(co, "stuck_run_fraction", prop_json(pooled(col, trials, c, -1, 0)));
+                cJSON_AddItemToObject(co, "total_time_mean", mean_json(over_trials(col, trials, c, -1, M_TIME, scratch)));
+                cJSON_AddItemToObject(co, "completed_fraction", prop_json(pooled(col, trials, c, -1, 1)));
+            }
             if (f == 2) {
                 cJSON* tp = cJSON_AddObjectToObject(o, "tuned_parameters");
                 for (int v = 0; v < VEHICLES; ++v) {
@@ -422,8 +622,15 @@ static int experiment_pathfollow(int argc, char** argv)
             cJSON* runs_o = cJSON_AddObjectToObject(o, "runs");
             for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
                 cJSON* co = cJSON_AddObjectToObject(runs_o, courses[c].name);
-                for (int v = 0; v < VEHICLES; ++v)
-                    cJSON_AddItemToObject(co, vehicle_names[v], result_json(&col->runs[c][v]));
+                for (int v = 0; v < VEHICLES; ++v) {
+                    cJSON* ro = cJSON_AddObjectToObject(co, vehicle_names[v]);
+                    cJSON_AddItemToObject(ro, "stuck_events",
+                                          mean_json(over_trials(col, trials, c, v, M_STUCK, scratch)));
+                    cJSON_AddItemToObject(ro, "stuck_run_fraction", prop_json(pooled(col, trials, c, v, 0)));
+                    cJSON_AddItemToObject(ro, "time", mean_json(over_trials(col, trials, c, v, M_TIME, scratch)));
+                    cJSON_AddItemToObject(ro, "completed_fraction", prop_json(pooled(col, trials, c, v, 1)));
+                    if (trials == 1) cJSON_AddItemToObject(ro, "run", result_json(run_at(col, 0, c, v)));
+                }
             }
             cJSON* so = cJSON_AddObjectToObject(soak_o, follower_names[f]);
             cJSON_AddNumberToObject(so, "drive_seconds", col->soak_drive);
@@ -431,12 +638,16 @@ static int experiment_pathfollow(int argc, char** argv)
             cJSON_AddNumberToObject(so, "routes_completed", col->soak_routes);
             cJSON* spv = cJSON_AddObjectToObject(so, "per_vehicle");
             for (int v = 0; v < VEHICLES; ++v) cJSON_AddNumberToObject(spv, vehicle_names[v], col->soak_by_vehicle[v]);
-            if (isfinite(col->soak_spe)) cJSON_AddNumberToObject(so, "seconds_per_stuck", col->soak_spe);
-            else cJSON_AddNullToObject(so, "seconds_per_stuck");
+            json_number_or_null(so, "seconds_per_stuck", col->soak_spe);
+            cJSON_AddItemToObject(so, "seconds_per_stuck_per_trial", mean_json(soak_spe_ci[f]));
+            cJSON_AddNumberToObject(so, "touches", (double)col->soak_touches);
+            cJSON_AddNumberToObject(so, "touch_frames", (double)col->soak_touch_frames);
+            cJSON_AddNumberToObject(so, "overlap_max", col->soak_overlap_max);
         }
         cJSON_AddNumberToObject(soak_o, "vehicles", 64);
         cJSON_AddNumberToObject(soak_o, "trials", (double)soak_trials);
         cJSON_AddNumberToObject(soak_o, "seconds_per_trial", (double)soak_seconds);
+        cJSON_AddBoolToObject(soak_o, "contacts", soak_contacts);
         cJSON_AddItemToObject(root, "soak", soak_o);
         cJSON* tm = cJSON_AddObjectToObject(root, "wall_seconds");
         cJSON_AddNumberToObject(tm, "tuning", t_tune);
@@ -447,52 +658,99 @@ static int experiment_pathfollow(int argc, char** argv)
         free(text);
         cJSON_Delete(root);
     } else {
-        printf("%-36s", "");
-        for (int f = 0; f < FOLLOWERS; ++f) printf(" %19s", follower_titles[f]);
+        char buf[64];
+        printf("Table I: %d trial%s of %d runs (seed %llu, spread %g, jitter %g m); mean per trial [95 %% CI, t]\n",
+               trials, trials == 1 ? "" : "s", runs, (unsigned long long)seed, (double)spread, (double)jitter);
+        printf("%-34s", "");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24s", follower_titles[f]);
         printf("\n");
-#define ROW_I(title, field)                                                              \
-    do {                                                                                 \
-        printf("%-36s", title);                                                          \
-        for (int f = 0; f < FOLLOWERS; ++f) printf(" %19d", cols[f].field);              \
-        printf("\n");                                                                    \
-    } while (0)
-#define ROW_F(title, fmt, field)                                                         \
-    do {                                                                                 \
-        printf("%-36s", title);                                                          \
-        for (int f = 0; f < FOLLOWERS; ++f) printf(" %19" fmt, cols[f].field);           \
-        printf("\n");                                                                    \
-    } while (0)
-        ROW_I("Total stuck trials (/60) (lower)", stuck_trials);
-        ROW_I("Total stuck events (lower)", stuck_events);
-        ROW_F("Cross track error mean (m) (lower)", ".2f", cte_mean);
-        ROW_F("Total time mean (s) (lower)", ".1f", time_mean);
-        ROW_F("Inside corridor mean (%) (higher)", ".0f", inside_mean);
-        ROW_F("Speed mean (m/s) (higher)", ".2f", speed_mean);
-        ROW_I("Completed (/60) (higher)", completed);
-        ROW_I("Teleports (of the stuck events)", teleports);
-        printf("Breakdown of stuck events by vehicle (lower)\n");
-        for (int v = 0; v < VEHICLES; ++v) {
-            printf("  %-34s", vehicle_names[v]);
-            for (int f = 0; f < FOLLOWERS; ++f) printf(" %19d", cols[f].per_vehicle[v]);
+        print_row_mean("Stuck events (/60 runs) (lower)", cols, trials, -1, -1, M_STUCK, 2, scratch);
+        print_row_mean("Stuck runs (/60) (lower)", cols, trials, -1, -1, M_STUCK_RUNS, 2, scratch);
+        printf("%-34s", "Stuck runs, pooled [Wilson]");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24s", fmt_prop(buf, sizeof buf, pooled(&cols[f], trials, -1, -1, 0)));
+        printf("\n");
+        print_row_mean("Cross track error mean (m) (lower)", cols, trials, -1, -1, M_CTE, 2, scratch);
+        print_row_mean("Total time mean (s) (lower)", cols, trials, -1, -1, M_TIME, 1, scratch);
+        print_row_mean("Inside corridor mean (%) (higher)", cols, trials, -1, -1, M_INSIDE, 1, scratch);
+        print_row_mean("Speed mean (m/s) (higher)", cols, trials, -1, -1, M_SPEED, 2, scratch);
+        print_row_mean("Completed (/60) (higher)", cols, trials, -1, -1, M_COMPLETED, 2, scratch);
+        print_row_mean("Teleports (of the stuck events)", cols, trials, -1, -1, M_TELEPORTS, 2, scratch);
+        printf("Minus the baseline, trial by trial\n");
+        static const int diff_keys[3] = {M_STUCK, M_STUCK_RUNS, M_TIME};
+        static const char* const diff_titles[3] = {"  stuck events", "  stuck runs", "  total time mean (s)"};
+        for (int d = 0; d < 3; ++d) {
+            printf("%-34s %24s", diff_titles[d], "");
+            for (int f = 1; f < FOLLOWERS; ++f)
+                printf(" %24s", fmt_mean(buf, sizeof buf, paired_difference(&cols[f], &cols[0], trials, diff_keys[d], scratch),
+                                         diff_keys[d] == M_TIME ? 1 : 2));
             printf("\n");
         }
-        printf("Soak: 64 vehicles, %d x %d s: seconds of driving per stuck event\n", (int)soak_trials,
-               (int)soak_seconds);
-        ROW_F("  seconds per stuck (higher)", ".0f", soak_spe);
-        ROW_I("  stuck events", soak_stuck);
+        printf("Stuck events by vehicle (/10 runs)\n");
         for (int v = 0; v < VEHICLES; ++v) {
-            printf("    %-32s", vehicle_names[v]);
-            for (int f = 0; f < FOLLOWERS; ++f) printf(" %19d", cols[f].soak_by_vehicle[v]);
+            char title[64];
+            snprintf(title, sizeof title, "  %s", vehicle_names[v]);
+            print_row_mean(title, cols, trials, -1, v, M_STUCK, 2, scratch);
+        }
+        printf("Stuck events by course (/6 runs)\n");
+        for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
+            char title[64];
+            snprintf(title, sizeof title, "  %s", courses[c].name);
+            print_row_mean(title, cols, trials, c, -1, M_STUCK, 2, scratch);
+        }
+        printf("Total time mean by course (s)\n");
+        for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
+            char title[64];
+            snprintf(title, sizeof title, "  %s", courses[c].name);
+            print_row_mean(title, cols, trials, c, -1, M_TIME, 1, scratch);
+        }
+        printf("Per run: mean stuck events over the trials / runs with a stuck event / not completed\n");
+        for (int f = 0; f < FOLLOWERS; ++f) {
+            printf("  %s\n  %-16s", follower_titles[f], "");
+            for (int v = 0; v < VEHICLES; ++v) printf(" %15s", vehicle_names[v]);
+            printf("\n");
+            for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
+                printf("  %-16s", courses[c].name);
+                for (int v = 0; v < VEHICLES; ++v) {
+                    stats_mean_t m = over_trials(&cols[f], trials, c, v, M_STUCK, scratch);
+                    stats_prop_t s = pooled(&cols[f], trials, c, v, 0);
+                    stats_prop_t d = pooled(&cols[f], trials, c, v, 1);
+                    snprintf(buf, sizeof buf, "%.2f/%d/%d", m.mean, s.k, d.n - d.k);
+                    printf(" %15s", buf);
+                }
+                printf("\n");
+            }
+        }
+        printf("Soak: 64 vehicles, %d x %d s, %s\n", (int)soak_trials, (int)soak_seconds,
+               soak_contacts ? "bodies in contact" : "no contacts (they drive through each other)");
+        printf("%-34s", "  seconds per stuck (higher)");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24.0f", cols[f].soak_spe);
+        printf("\n%-34s", "  per trial [95% CI, t]");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24s", fmt_mean(buf, sizeof buf, soak_spe_ci[f], 0));
+        printf("\n%-34s", "  stuck events");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24d", cols[f].soak_stuck);
+        printf("\n");
+        for (int v = 0; v < VEHICLES; ++v) {
+            printf("    %-30s", vehicle_names[v]);
+            for (int f = 0; f < FOLLOWERS; ++f) printf(" %24d", cols[f].soak_by_vehicle[v]);
             printf("\n");
         }
-#undef ROW_I
-#undef ROW_F
-        printf("(wall time: tuning %.1f s, runs %.1f s, soak %.1f s)\n", t_tune, t_runs, t_soak);
+        printf("%-34s", "  vehicle pairs that touched");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24lld", (long long)cols[f].soak_touches);
+        printf("\n%-34s", "  deepest overlap (m)");
+        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24.3f", cols[f].soak_overlap_max);
+        printf("\n(wall time: tuning %.1f s, runs %.1f s, soak %.1f s, %d threads)\n", t_tune, t_runs, t_soak,
+               nthreads);
     }
 out:
-    for (int c = 0; c < COURSE_TEST_COUNT; ++c) course_free(&courses[c]);
+    if (failed) cli_error("%s", err);
+    if (courses)
+        for (int c = 0; c < COURSE_TEST_COUNT; ++c) course_free(&courses[c]);
     free(courses);
-    free(cols);
+    free(scratch);
+    for (int f = 0; f < FOLLOWERS; ++f) {
+        free(cols[f].runs);
+        free(cols[f].soak_trial_spe);
+    }
     return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
 

@@ -22,6 +22,12 @@ shoal_world_t* pf_course_world(const course_t* c, char* err, int err_size)
     def.thread_count = 1;
     def.backend = SHOAL_BACKEND_SERIAL;
     def.seed = 1;
+    /* The spatial hash serves the soak's contact pass: bodies of up to 3 m
+     * that travel up to 12 m/s look about 7 m around them; cells of the
+     * default size (the largest neighbor radius, 1 m for vehicles that have
+     * no neighbor behavior) would make that search visit thousands of
+     * cells. */
+    def.cell_size = 8.0f;
     shoal_world_t* w = NULL;
     shoal_error_t e;
     if (shoal_world_create(&def, &w, &e) != SHOAL_OK) {
@@ -65,10 +71,57 @@ int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* ve
                                   err_size);
 }
 
+pf_start_t pf_trial_start(uint64_t seed, int vehicle, int course, int trial, float spread)
+{
+    /* one key per (course, vehicle), the trial as the counter, a stream per draw */
+    uint64_t key = ((uint64_t)(uint32_t)course << 32) | (uint64_t)(uint32_t)vehicle;
+    uint64_t counter = (uint64_t)(uint32_t)trial;
+    pf_start_t s;
+    s.lateral = spread * PF_TRIAL_LATERAL * rng_signed_unit(rng_bits(seed, key, counter, 0));
+    s.yaw = spread * PF_TRIAL_YAW * rng_signed_unit(rng_bits(seed, key, counter, 1));
+    s.speed = spread * PF_TRIAL_SPEED * rng_unit(seed, key, counter, 2);
+    return s;
+}
+
+void pf_trial_path(const course_t* c, uint64_t seed, int course, int trial, float jitter, float* xyz)
+{
+    memcpy(xyz, c->xyz, (size_t)c->count * 3 * sizeof(float));
+    if (!(jitter > 0.0f)) return;
+    /* the key of a course's path: above every (course, vehicle) key of the starts */
+    uint64_t key = ((uint64_t)(uint32_t)course << 32) | 0xffffffffull;
+    uint64_t counter = (uint64_t)(uint32_t)trial;
+    for (int32_t i = 1; i + 1 < c->count; ++i) {
+        /* uniform in the disc: radius sqrt(u) */
+        float r = jitter * sqrtf(rng_unit(seed, key, counter, (uint32_t)(2 * i)));
+        float a = 3.14159265f * rng_signed_unit(rng_bits(seed, key, counter, (uint32_t)(2 * i + 1)));
+        float* p = xyz + 3 * (size_t)i;
+        p[0] += r * cosf(a);
+        p[1] += r * sinf(a);
+        p[2] = course_height(c, p[0], p[1]);
+    }
+}
+
+int pf_run_course_from(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
+                       const shoal_path_follow_t* follow, const pf_start_t* starts,
+                       const char* const* csv_paths, run_result* out, char* err, int err_size)
+{
+    return pf_run_course_full(c, count, vehicles, follow, starts, csv_paths, NULL, NULL, out, err,
+                              err_size);
+}
+
 int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                            const shoal_path_follow_t* follow, const char* const* csv_paths,
                            pf_observe_fn* observe, void* ctx, run_result* out, char* err,
                            int err_size)
+{
+    return pf_run_course_full(c, count, vehicles, follow, NULL, csv_paths, observe, ctx, out, err,
+                              err_size);
+}
+
+int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
+                       const shoal_path_follow_t* follow, const pf_start_t* starts,
+                       const char* const* csv_paths, pf_observe_fn* observe, void* ctx,
+                       run_result* out, char* err, int err_size)
 {
     int rc = -1;
     shoal_world_t* w = pf_course_world(c, err, err_size);
@@ -91,6 +144,15 @@ int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehi
         d.position[1] = c->xyz[1];
         d.position[2] = c->xyz[2];
         d.heading = start_yaw(c->xyz);
+        if (starts) {
+            float yaw0 = d.heading;
+            d.position[0] -= starts[i].lateral * sinf(yaw0);
+            d.position[1] += starts[i].lateral * cosf(yaw0);
+            d.position[2] = course_height(c, d.position[0], d.position[1]);
+            d.heading = yaw0 + starts[i].yaw;
+            d.velocity[0] = starts[i].speed * cosf(d.heading);
+            d.velocity[1] = starts[i].speed * sinf(d.heading);
+        }
         d.ground.enabled = 1;
         d.ground.vehicle = vehicles[i];
         d.ground.follow = follow[i];
@@ -334,7 +396,7 @@ static uint32_t soak_rand(uint64_t* s) { return (uint32_t)(rng_splitmix64(s) >> 
 enum { SOAK_LEGS = 8, SOAK_MAX_POINTS = SOAK_LEGS + 2 };
 
 int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles,
-            double seconds, uint64_t seed, soak_result* out, char* err, int err_size)
+            double seconds, uint64_t seed, int contacts, soak_result* out, char* err, int err_size)
 {
     memset(out, 0, sizeof *out);
     course_t town;
@@ -349,7 +411,9 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
     int32_t(*node)[3] = calloc((size_t)vehicles, sizeof *node); /* ix, iy, direction */
     int* last_stuck = calloc((size_t)vehicles, sizeof *last_stuck);
     int* last_tele = calloc((size_t)vehicles, sizeof *last_tele);
-    if (!w || !ids || !paths || !node || !last_stuck || !last_tele) {
+    float(*pos)[4] = calloc((size_t)vehicles, sizeof *pos); /* x, y, z, radius */
+    unsigned char* touching = calloc((size_t)vehicles * (size_t)vehicles, 1);
+    if (!w || !ids || !paths || !node || !last_stuck || !last_tele || !pos || !touching) {
         if (w) snprintf(err, (size_t)err_size, "out of memory");
         goto done;
     }
@@ -362,6 +426,8 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
         if (shoal_ground_vehicle_preset(preset[i % 6], &d.ground.vehicle, NULL) != SHOAL_OK) goto lib_fail;
         d.ground.follow = per_vehicle ? per_vehicle[i % 6] : shoal_path_follow_default();
         d.ground.follow.follower = follower;
+        d.contacts = contacts ? 1 : 0;
+        pos[i][3] = d.ground.vehicle.radius;
         int32_t ix = (int32_t)(soak_rand(&rng) % TOWN_N), iy = (int32_t)(soak_rand(&rng) % TOWN_N);
         node[i][2] = -1;
         int32_t n = town_route(&town, ix, iy, SOAK_LEGS, &rng, xyz, SOAK_MAX_POINTS, &node[i][0],
@@ -400,13 +466,38 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
                 last_stuck[i] = 0;
                 last_tele[i] = 0;
             }
+            shoal_agent_state_t st;
+            if (shoal_agent_get_state(w, ids[i], &st) != SHOAL_OK) goto lib_fail;
+            pos[i][0] = st.position[0];
+            pos[i][1] = st.position[1];
+            pos[i][2] = st.position[2];
         }
+        /* vehicle-vehicle touches, all pairs (64 vehicles: 2016 pairs) */
+        for (int i = 0; i < vehicles; ++i)
+            for (int j = i + 1; j < vehicles; ++j) {
+                float dx = pos[i][0] - pos[j][0], dy = pos[i][1] - pos[j][1], dz = pos[i][2] - pos[j][2];
+                float reach = pos[i][3] + pos[j][3];
+                float d2 = dx * dx + dy * dy + dz * dz;
+                unsigned char* t = &touching[(size_t)i * (size_t)vehicles + (size_t)j];
+                float near = reach + SOAK_TOUCH_SLACK;
+                if (d2 < near * near) {
+                    if (!*t) out->touches++;
+                    *t = 1;
+                    out->touch_frames++;
+                    double overlap = (double)reach - sqrt((double)d2);
+                    if (overlap > out->overlap_max) out->overlap_max = overlap;
+                } else {
+                    *t = 0;
+                }
+            }
     }
     rc = 0;
     goto done;
 lib_fail:
     snprintf(err, (size_t)err_size, "soak: %s", shoal_world_last_error(w));
 done:
+    free(touching);
+    free(pos);
     free(last_tele);
     free(last_stuck);
     free(node);

@@ -38,6 +38,40 @@ int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* ve
                   const shoal_path_follow_t* follow, const char* const* csv_paths,
                   run_result* out, char* err, int err_size);
 
+/* A start perturbed from the course's nominal one (waypoint 0, facing
+ * waypoint 1, at rest): moved `lateral` m to the left of the first segment
+ * (negative: right), turned by `yaw` rad (counter-clockwise) and rolling
+ * forward at `speed` m/s. */
+typedef struct pf_start_t {
+    float lateral, yaw, speed;
+} pf_start_t;
+
+/* The ranges of the Table I trials' starts, at spread 1: lateral offset
+ * uniform in +-PF_TRIAL_LATERAL m, heading uniform in +-PF_TRIAL_YAW rad,
+ * speed uniform in [0, PF_TRIAL_SPEED) m/s. */
+#define PF_TRIAL_LATERAL 1.0f
+#define PF_TRIAL_YAW 0.17453293f /* 10 degrees */
+#define PF_TRIAL_SPEED 3.0f
+
+/* The start of trial `trial` of `vehicle` on `course` (indices) from
+ * `seed`: a pure function of its arguments (counter-based draws, ecs/rng.h),
+ * so any trial can be rerun alone and every follower gets the same starts.
+ * `spread` scales the three ranges (0: the nominal start). */
+pf_start_t pf_trial_start(uint64_t seed, int vehicle, int course, int trial, float spread);
+
+/* The path of trial `trial` on `course` (index) from `seed`: every
+ * waypoint but the first and the last moved by a uniform draw in a disc of
+ * radius `jitter` m, its z put back on the ground; the same for every
+ * vehicle and follower of that trial (a pure function, as above). Writes
+ * c->count xyz triples to xyz (jitter 0: the course's own path). */
+void pf_trial_path(const course_t* c, uint64_t seed, int course, int trial, float jitter, float* xyz);
+
+/* pf_run_course with each vehicle i starting from starts[i] (NULL: every
+ * vehicle from the nominal start). */
+int pf_run_course_from(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
+                       const shoal_path_follow_t* follow, const pf_start_t* starts,
+                       const char* const* csv_paths, run_result* out, char* err, int err_size);
+
 /* The same with an observer: `observe` (optional) sees every vehicle's
  * state and ground status after every frame until it completes. */
 typedef void pf_observe_fn(void* ctx, int vehicle, double t, const shoal_agent_state_t* s,
@@ -46,6 +80,10 @@ int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehi
                            const shoal_path_follow_t* follow, const char* const* csv_paths,
                            pf_observe_fn* observe, void* ctx, run_result* out, char* err,
                            int err_size);
+int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
+                       const shoal_path_follow_t* follow, const pf_start_t* starts,
+                       const char* const* csv_paths, pf_observe_fn* observe, void* ctx,
+                       run_result* out, char* err, int err_size);
 
 /* The parameters the tuner searches, as a vector. */
 enum { PF_TUNE_DIM = 5 };
@@ -63,15 +101,26 @@ int pf_tune_vehicle(const shoal_ground_vehicle_t* vehicle, const shoal_path_foll
 
 /* The soak run: 64 vehicles (the six presets in turn) drive random routes
  * through the town for `seconds`, each vehicle taking a new route when it
- * finishes one. Seeds differ per trial. */
+ * finishes one. Seeds differ per trial. With `contacts`, the vehicles'
+ * bodies (their collision radius) take part in the world's contact pass
+ * (shoal_agent_def_t.contacts): they push each other apart instead of
+ * driving through each other. Either way the run counts how often two
+ * vehicles touch: after every frame, a pair closer than the sum of their
+ * radii plus SOAK_TOUCH_SLACK is touching. */
+#define SOAK_TOUCH_SLACK 0.05f /* m */
 typedef struct soak_result {
     double drive_seconds; /* summed over vehicles, recoveries excluded */
     int stuck_events;
     int teleports;
     int routes_completed;
     int stuck_by_preset[6]; /* the presets in gv order: buggy, car, apc, truck, tank, hovercraft */
+    int64_t touches;      /* pairs of vehicles that started touching (a pair touching over
+                           * several frames counts once) */
+    int64_t touch_frames; /* pair-frames spent touching */
+    double overlap_max;   /* m: the deepest overlap of two bodies after any frame (with
+                           * contacts: what the contact pass left) */
 } soak_result;
 int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles,
-            double seconds, uint64_t seed, soak_result* out, char* err, int err_size);
+            double seconds, uint64_t seed, int contacts, soak_result* out, char* err, int err_size);
 
 #endif

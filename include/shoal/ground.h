@@ -102,7 +102,9 @@ typedef struct shoal_path_follow_t {
      * itself, an extension of the paper: a_lat no higher than its traction,
      * v no higher than max_yaw_rate / curvature, and one more Bezier curve
      * that bends by the angle between its facing and the path ahead (so it
-     * is slowed until it faces along the path); 0 = the paper's Algorithm 1
+     * is slowed until it faces along the path, but never below the speed
+     * of its own tightest turn, tan(max_steer) / wheelbase: slower does
+     * not turn it tighter); 0 = the paper's Algorithm 1
      * exactly, which sees only the vehicle's position. Default 1 */
     int32_t vehicle_limits;
 } shoal_path_follow_t;

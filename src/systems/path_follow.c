@@ -553,6 +553,13 @@ float pf_pure_pursuit(vec3 pos, float yaw, float wheelbase, vec3 target_point, i
 
 void pf_state_init(pf_state_t* st) { memset(st, 0, sizeof *st); }
 
+float pf_vehicle_max_curvature(const pf_vehicle_t* veh)
+{
+    if (!(veh->wheelbase > 0.0f) || !(veh->max_steer > 0.0f) || !(veh->max_steer < 0.5f * VEC_PI))
+        return 0.0f;
+    return tanf(veh->max_steer) / veh->wheelbase;
+}
+
 /* A fresh stuck window starting at the current progress. */
 static void restart_window(pf_state_t* st)
 {
@@ -617,7 +624,19 @@ void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
             if (veh->v >= 0.0f && vec3_distance(p2, veh->pos) > PF_END_EPS) {
                 vec3 f = vec3_make(cosf(veh->yaw), sinf(veh->yaw), 0.0f);
                 vec3 behind = vec3_sub(veh->pos, vec3_scale(f, p->dh));
-                k_max = fmaxf(k_max, pf_bezier_max_curvature(behind, veh->pos, p2));
+                float k_heading = pf_bezier_max_curvature(behind, veh->pos, p2);
+                /* This curve asks the vehicle to turn round, and no speed
+                 * makes it turn tighter than its steering geometry allows
+                 * (tan(max_steer) / wheelbase; below the grip limit a
+                 * bicycle's turn at full lock does not depend on speed).
+                 * A bend tighter than that only slows it down: at a
+                 * heading error of 90 degrees it asked for v_min while the
+                 * vehicle was already at full lock, and on an uphill
+                 * hairpin it crawled, lost its momentum and stalled. So the
+                 * curve counts no tighter than the vehicle's own turn. */
+                float k_vehicle = pf_vehicle_max_curvature(veh);
+                if (k_vehicle > 0.0f) k_heading = fminf(k_heading, k_vehicle);
+                k_max = fmaxf(k_max, k_heading);
             }
             /* Eq. (1) assumes the tyres hold a_lat and the vehicle turns as
              * tightly as that allows. A vehicle with less grip slides at

@@ -99,7 +99,9 @@ typedef struct pf_params {
      * (pf_vehicle_t): a_lat no higher than its grip, v no higher than
      * max_yaw_rate / kappa, and one more curve, the Bezier (pos - dh
      * forward, pos, P~[2]), so that a vehicle not yet facing along the path
-     * (mid-corner, off the path) is slowed until it is; 0 = Algorithm 1 as
+     * (mid-corner, off the path) is slowed until it is, its curvature
+     * counted no higher than the vehicle's tightest turn
+     * (pf_vehicle_max_curvature); 0 = Algorithm 1 as
      * the paper gives it (which sees only the vehicle's position) */
     int32_t vehicle_limits;
 } pf_params_t;
@@ -163,6 +165,10 @@ typedef struct pf_vehicle {
     float max_yaw_rate; /* rad/s, 0 = none (used with vehicle_limits) */
     float traction;     /* g, lateral grip, 0 = unknown (used with vehicle_limits) */
 } pf_vehicle_t;
+
+/* The vehicle's tightest turn, 1/m: tan(max_steer) / wheelbase (0 when
+ * either is not positive). */
+float pf_vehicle_max_curvature(const pf_vehicle_t* veh);
 
 /* What the follower returns each frame. */
 typedef struct pf_command {
