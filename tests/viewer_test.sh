@@ -78,10 +78,14 @@ check_playing() { # check_playing STATUS FRAMES AGENTS WHAT
 [ "$(cat "$out/view.txt")" = "$out/view.html" ] || fail "shoal view printed: $(cat "$out/view.txt")"
 if grep -qE 'https?://' "$out/view.html"; then fail "the page refers to the network"; fi
 
-# #click makes the page click its first drawn agent (real pointer events).
-check_playing "$(status_of "file://$out/view.html#click" 2d)" 61 200 "2D view"
-grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>' "$out/dom-2d.html" ||
-  fail "a click on an agent shows no id and state (see $out/dom-2d.html)"
+check_playing "$(status_of "file://$out/view.html" 2d)" 61 200 "2D view"
+# #click makes the page click its first drawn agent (real pointer events): it shows the
+# agent's id and state, and follows it (the view centered on it every frame).
+st=$(status_of "file://$out/view.html#click" click)
+grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>.*following agent [0-9]+ \(Esc stops\)' "$out/dom-click.html" ||
+  fail "a click on an agent shows no id and state, or does not follow it (see $out/dom-click.html)"
+[[ $st =~ follow=[0-9]+\ follow_dx=-?0\.[0-9]\ follow_dy=-?0\.[0-9] ]] || fail "the clicked agent is not followed in the middle of the view: $st"
+echo "viewer test: click: $(grep -oE 'following agent [0-9]+' "$out/dom-click.html"), ${BASH_REMATCH[0]}"
 check_playing "$(status_of "file://$out/view.html#view=3d" 3d)" 61 200 "3D view"
 
 # Without #debug the status line is hidden and empty: users see a clean page.
@@ -124,7 +128,7 @@ check_geometry "$(status_of "file://$out/plaza.html#view=3d&probe" plaza-3d)" "p
 
 # The 2D view's axes (ticks numbered in meters, there on the canvas) and scale bar: a
 # round length (1, 2 or 5 x 10^k m) drawn at most 120 CSS pixels long; the 3D view's
-# axis gizmo, without the scale bar.
+# axis gizmo, and its scale bar at the orbit center with the ground grid's spacing.
 scale_of() { # scale_of DOM -> "LABEL WIDTH" of the scale bar, nothing when it is hidden
   sed -n 's/.*<div id="scalebar"><span id="scalelabel">\([^<]*\)<\/span><div id="scaleline" style="width: \([0-9.]*\)px;">.*/\1 \2/p' "$1"
 }
@@ -135,7 +139,12 @@ read -r label unit width <<<"$(scale_of "$out/dom-plaza-2d.html")"
 [[ "$label $unit" =~ ^(0\.0*)?[125]0*\ k?m$ ]] || fail "plaza, 2D view: the scale bar reads '$label $unit'"
 awk -v w="$width" 'BEGIN { exit !(w >= 40 && w <= 120) }' || fail "plaza, 2D view: the scale bar is $width px long"
 echo "viewer test: plaza, 2D view: scale bar $label $unit ($width px), $(field ticks "$st") axis ticks"
-[ -z "$(scale_of "$out/dom-plaza-3d.html")" ] || fail "plaza, 3D view: the scale bar is shown"
+read -r label unit width <<<"$(scale_of "$out/dom-plaza-3d.html")"
+[[ "$label $unit" =~ ^(0\.0*)?[125]0*\ k?m$ ]] && awk -v w="$width" 'BEGIN { exit !(w >= 40 && w <= 120) }' ||
+  fail "plaza, 3D view: the scale bar reads '$label $unit' ($width px)"
+grep -qE '<span id="scalenote">at the orbit center, grid [0-9.]+ k?m</span>' "$out/dom-plaza-3d.html" ||
+  fail "plaza, 3D view: the scale bar does not say where it holds (see $out/dom-plaza-3d.html)"
+echo "viewer test: plaza, 3D view: scale bar $label $unit ($width px) at the orbit center"
 st=$(cat "$out/status-plaza-3d.txt")
 [ "$(field gizmo "$st")" -ge 2 ] && [ "$(field probe_gizmo "$st")" = "$(field gizmo "$st")" ] ||
   fail "plaza, 3D view: expected 2 or 3 gizmo axes, all on the canvas: $st"
