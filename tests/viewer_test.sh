@@ -300,11 +300,11 @@ at_least "$(value hues "$m")" 4 && [ "$(value hues "$m1")" -le 1 ] ||
 echo "viewer test: heading colors: $m hue sectors (one color: $m1)"
 
 # Thinned at view time: every 2nd frame of the plaza's 5 and 500 of its 1,600 agents, and
-# the page says so in its bar.
+# the page says so above the view.
 "$shoal" view "$out/plaza.bin" -o "$out/thin.html" --every 2 --max-agents 500 >/dev/null
 st=$(status_of "file://$out/thin.html" thin)
 check_playing "$st" 3 500 "thinned plaza"
-grep -q '<span id="shown" title="">showing every 2nd frame (3 of 5), 500 of 1,600 agents</span>' "$out/dom-thin.html" ||
+grep -q '<div id="shown" title="">showing every 2nd frame (3 of 5), 500 of 1,600 agents</div>' "$out/dom-thin.html" ||
   fail "the thinned page does not say what it shows (see $out/dom-thin.html)"
 echo "viewer test: thinned: $(grep -o 'showing every[^<]*' "$out/dom-thin.html")"
 
