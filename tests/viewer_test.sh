@@ -7,8 +7,10 @@
 # walls and obstacles must be drawn in both views, with the 2D view's axes
 # and scale bar and the 3D view's axis gizmo; a wrapped world, whose box must
 # be drawn in both views; the mouse wheel's zoom, which the scale bar and the
-# agents' size follow; and a version 1 recording;
-# last, save screenshots.
+# agents' size follow; and a version 1 recording. Last, screenshots measured
+# against what the recording says (obstacles on their rims, the scale bar's
+# length, a followed agent in the middle, heading colors), and a page thinned
+# by `shoal view --every --max-agents` that says what it shows.
 #
 # With #debug in the address the page reports itself in <pre id="status">
 # frame=.. frames=.. advanced=.. drawn=.. walls=.. obstacles=..</pre> (and
@@ -20,17 +22,18 @@
 # probe_obstacles=..).
 #
 # Usage: viewer_test.sh SHOAL CHROMIUM SOURCE_DIR OUT_DIR
-# The screenshots are OUT_DIR/viewer.png and OUT_DIR/plaza.png; the script
-# prints their paths.
+# The screenshots are OUT_DIR/*.png (plaza-shot.png, follow.png, heading.png,
+# viewer.png, ...); the script prints what it measured on them.
 set -euo pipefail
 
 shoal=$1
 chromium=$2
-src=$3
+src=$(cd "$3" && pwd)
 out=$4
 
 mkdir -p "$out"
-rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/torus.* "$out"/*.html "$out"/*.png "$out"/profile-*
+rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/torus.* "$out"/*.html "$out"/*.png "$out"/profile-* \
+  "$out"/status-*.txt
 
 fail() {
   echo "viewer test: FAIL: $*" >&2
@@ -78,10 +81,14 @@ check_playing() { # check_playing STATUS FRAMES AGENTS WHAT
 [ "$(cat "$out/view.txt")" = "$out/view.html" ] || fail "shoal view printed: $(cat "$out/view.txt")"
 if grep -qE 'https?://' "$out/view.html"; then fail "the page refers to the network"; fi
 
-# #click makes the page click its first drawn agent (real pointer events).
-check_playing "$(status_of "file://$out/view.html#click" 2d)" 61 200 "2D view"
-grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>' "$out/dom-2d.html" ||
-  fail "a click on an agent shows no id and state (see $out/dom-2d.html)"
+check_playing "$(status_of "file://$out/view.html" 2d)" 61 200 "2D view"
+# #click makes the page click its first drawn agent (real pointer events): it shows the
+# agent's id and state, and follows it (the view centered on it every frame).
+st=$(status_of "file://$out/view.html#click" click)
+grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>.*following agent [0-9]+ \(Esc stops\)' "$out/dom-click.html" ||
+  fail "a click on an agent shows no id and state, or does not follow it (see $out/dom-click.html)"
+[[ $st =~ follow=[0-9]+\ follow_dx=-?0\.[0-9]\ follow_dy=-?0\.[0-9] ]] || fail "the clicked agent is not followed in the middle of the view: $st"
+echo "viewer test: click: $(grep -oE 'following agent [0-9]+' "$out/dom-click.html"), ${BASH_REMATCH[0]}"
 check_playing "$(status_of "file://$out/view.html#view=3d" 3d)" 61 200 "3D view"
 
 # Without #debug the status line is hidden and empty: users see a clean page.
@@ -124,7 +131,7 @@ check_geometry "$(status_of "file://$out/plaza.html#view=3d&probe" plaza-3d)" "p
 
 # The 2D view's axes (ticks numbered in meters, there on the canvas) and scale bar: a
 # round length (1, 2 or 5 x 10^k m) drawn at most 120 CSS pixels long; the 3D view's
-# axis gizmo, without the scale bar.
+# axis gizmo, and its scale bar at the orbit center with the ground grid's spacing.
 scale_of() { # scale_of DOM -> "LABEL WIDTH" of the scale bar, nothing when it is hidden
   sed -n 's/.*<div id="scalebar"><span id="scalelabel">\([^<]*\)<\/span><div id="scaleline" style="width: \([0-9.]*\)px;">.*/\1 \2/p' "$1"
 }
@@ -135,7 +142,12 @@ read -r label unit width <<<"$(scale_of "$out/dom-plaza-2d.html")"
 [[ "$label $unit" =~ ^(0\.0*)?[125]0*\ k?m$ ]] || fail "plaza, 2D view: the scale bar reads '$label $unit'"
 awk -v w="$width" 'BEGIN { exit !(w >= 40 && w <= 120) }' || fail "plaza, 2D view: the scale bar is $width px long"
 echo "viewer test: plaza, 2D view: scale bar $label $unit ($width px), $(field ticks "$st") axis ticks"
-[ -z "$(scale_of "$out/dom-plaza-3d.html")" ] || fail "plaza, 3D view: the scale bar is shown"
+read -r label unit width <<<"$(scale_of "$out/dom-plaza-3d.html")"
+[[ "$label $unit" =~ ^(0\.0*)?[125]0*\ k?m$ ]] && awk -v w="$width" 'BEGIN { exit !(w >= 40 && w <= 120) }' ||
+  fail "plaza, 3D view: the scale bar reads '$label $unit' ($width px)"
+grep -qE '<span id="scalenote">at the orbit center, grid [0-9.]+ k?m</span>' "$out/dom-plaza-3d.html" ||
+  fail "plaza, 3D view: the scale bar does not say where it holds (see $out/dom-plaza-3d.html)"
+echo "viewer test: plaza, 3D view: scale bar $label $unit ($width px) at the orbit center"
 st=$(cat "$out/status-plaza-3d.txt")
 [ "$(field gizmo "$st")" -ge 2 ] && [ "$(field probe_gizmo "$st")" = "$(field gizmo "$st")" ] ||
   fail "plaza, 3D view: expected 2 or 3 gizmo axes, all on the canvas: $st"
@@ -190,10 +202,112 @@ st=$(status_of "file://$out/v1.html#probe" v1)
   [ "$(field walls "$st")" = 0 ] || fail "version 1: $st"
 echo "viewer test: version 1 recording: $st"
 
-browse --virtual-time-budget=1500 --window-size=1024,768 --screenshot="$out/plaza.png" \
-  "file://$out/plaza.html"
-[ -f "$out/plaza.png" ] || fail "no screenshot of the plaza"
-echo "viewer test: screenshot $out/plaza.png ($(stat -c %s "$out/plaza.png") bytes)"
+# Screenshots, measured (tests/viewer_pixels.js, in Chromium too) against what the
+# recording says should be there, not against stored images: each check takes one run of
+# the page at 1024x768 with #debug, whose status line gives the 2D view's center and scale
+# (view2=), and its screenshot. Chromium takes the screenshot at a taller viewport than it
+# dumps the DOM at; the view keeps its center and scale and stays in the middle of the
+# canvas, which starts 38 px from the top and is 60 px less tall than the page (viewer.html's CSS,
+# with #debug), so the middle is found from the screenshot's size.
+shot() { # shot URL NAME -> the status line; the screenshot is $out/NAME.png
+  local url=$1 dom="$out/dom-$2.html"
+  if [[ $url == *'#'* ]]; then url="$url&debug"; else url="$url#debug"; fi
+  browse --virtual-time-budget=3000 --window-size=1024,768 --dump-dom --screenshot="$out/$2.png" "$url" >"$dom"
+  [ -f "$out/$2.png" ] || fail "no screenshot $out/$2.png"
+  grep -o '<pre id="status">[^<]*</pre>' "$dom" | sed 's/<[^>]*>//g' | tee "$out/status-$2.txt" ||
+    fail "no status line in $dom"
+}
+measure() { # measure PNG CHECKS -> "NAME=VALUE ..." (tests/viewer_pixels.js says what checks mean)
+  local html="$out/measure-$(basename "$1" .png).html"
+  { printf '<!doctype html><meta charset="utf-8"><img id="shot" src="data:image/png;base64,'
+    base64 -w0 "$1"
+    printf '"><pre id="result"></pre>\n<script>const CHECKS = `%s`;</script>\n' "$2"
+    printf '<script src="file://%s/tests/viewer_pixels.js"></script>\n' "$src"
+  } >"$html"
+  browse --virtual-time-budget=2000 --dump-dom "file://$html" | grep -o '<pre id="result">[^<]*' | sed 's/<[^>]*>//g'
+}
+value() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"; } # value NAME TEXT -> what follows NAME=
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+middle() { # middle PNG -> "X Y": the middle of the canvas on the screenshot
+  od -An -tu1 -j16 -N8 "$1" | awk '{ print ($1 * 16777216 + $2 * 65536 + $3 * 256 + $4) / 2, 38 + ($5 * 16777216 + $6 * 65536 + $7 * 256 + $8 - 60) / 2 }'
+}
+
+# The plaza, zoomed in by the wheel: its obstacles (scenarios/default.json: centers and
+# radii, as recorded) have their color on their rims where the view's center and scale put
+# them, and the scale bar's line is on the screenshot, as long as its length in meters at
+# that scale.
+st=$(shot "file://$out/plaza.html#wheel=-600" plaza-shot)
+read -r mx my <<<"$(middle "$out/plaza-shot.png")"
+IFS=, read -r vx vy vs <<<"$(value view2 "$st")"
+[ -n "$vs" ] || fail "plaza screenshot: no view2= in the status line: $st"
+obstacles=$(sed -n 's/.*{"center": \[\([-0-9.]*\), \([-0-9.]*\)\], "radius": \([0-9.]*\)}.*/\1 \2 \3/p' \
+  "$src/scenarios/default.json")
+[ "$(wc -l <<<"$obstacles")" = 4 ] || fail "expected 4 obstacles in scenarios/default.json: $obstacles"
+read -r label unit width <<<"$(scale_of "$out/dom-plaza-shot.html")"
+meters_bar=$(awk -v l="$label" -v u="$unit" 'BEGIN { print (u == "km" ? 1000 : 1) * l }')
+awk -v m="$meters_bar" -v s="$vs" -v w="$width" 'BEGIN { d = m * s - w; exit !(d * d < 1) }' ||
+  fail "plaza screenshot: the scale bar is $width px for $label $unit at $vs px/m"
+checks=$(awk -v mx="$mx" -v my="$my" -v vx="$vx" -v vy="$vy" -v vs="$vs" '{
+  printf "ring obstacle%d %.1f %.1f %.1f 139 148 158 24\n", NR, mx + ($1 - vx) * vs, my - ($2 - vy) * vs, $3 * vs
+  printf "ring away%d %.1f %.1f %.1f 139 148 158 24\n", NR, mx + (0.5 * $1 - vx) * vs, my - (0.5 * $2 - vy) * vs, $3 * vs
+}' <<<"$obstacles")
+# The scale line: the bottom border of #scaleline, 16 px from the right and 56 from the bottom.
+checks+=$'\n'"run scale $((1024 - 16 - 140)) $((768 - 56 - 24)) $((1024 - 16 + 3)) $((768 - 56 + 3)) 201 209 217 40"
+checks+=$'\n'"ring ring $mx $my 9 255 255 255 30" # no agent followed: no selection ring in the middle
+m=$(measure "$out/plaza-shot.png" "$checks")
+for k in 1 2 3 4; do
+  r=$(awk -v k="$k" 'NR == k { print $3 * 1 }' <<<"$obstacles")
+  # At least a third of the rim (agents walk in front of it), and far more than halfway
+  # to the middle of the plaza, where no obstacle is.
+  at_least "$(value "obstacle$k" "$m")" "$(awk -v r="$r" -v s="$vs" 'BEGIN { print 2.1 * r * s }')" &&
+    at_least "$(value "obstacle$k" "$m")" "$((3 * $(value "away$k" "$m") + 4))" ||
+    fail "plaza screenshot: obstacle $k (of $(tr '\n' ';' <<<"$obstacles")) not where the recording has it: $m"
+done
+run=$(value scale "$m")
+awk -v r="$run" -v w="$width" 'BEGIN { exit !(r >= w - 3 && r <= w + 4) }' ||
+  fail "plaza screenshot: the scale line is $run px on the screenshot, $width px in the page: $m"
+echo "viewer test: plaza screenshot: $m (scale bar $label $unit, $width px)"
+unfollowed=$(value ring "$m")
+
+# Following: #follow=ID keeps agent ID in the middle of the view, with the selection's
+# white ring (9 px) around it there; the plain plaza has no ring in the middle.
+st=$(shot "file://$out/plaza.html#follow=100" follow)
+[[ $st =~ follow=100\ follow_dx=(-?[0-9.]+)\ follow_dy=(-?[0-9.]+) ]] &&
+  awk -v x="${BASH_REMATCH[1]}" -v y="${BASH_REMATCH[2]}" 'BEGIN { exit !(x * x + y * y < 1) }' ||
+  fail "#follow=100: agent 100 is not in the middle of the view: $st"
+grep -q 'following agent 100 (Esc stops)' "$out/dom-follow.html" || fail "#follow=100: the page does not say it follows agent 100"
+read -r mx my <<<"$(middle "$out/follow.png")"
+ring="ring ring $mx $my 9 255 255 255 30"
+m=$(measure "$out/follow.png" "$ring")
+at_least "$(value ring "$m")" 30 && ! at_least "$unfollowed" 10 ||
+  fail "#follow=100: the followed agent's ring is not in the middle of the screenshot: $m (unfollowed: $unfollowed)"
+echo "viewer test: follow: agent 100 at the middle, ring $m (unfollowed: ring=$unfollowed)"
+
+# Heading colors: the plaza's four groups walk four ways, so the agents show several hues;
+# with one color they show one. Measured in the middle of the view (the legend's color
+# wheel, top left, has every hue).
+st=$(shot "file://$out/plaza.html#color=heading" heading)
+read -r mx my <<<"$(middle "$out/heading.png")"
+hues=$(awk -v x="$mx" -v y="$my" 'BEGIN { printf "hues hues %d %d %d %d 15", x / 2, y - 180, 1.5 * x, y + 240 }')
+[[ $st == *color=heading* ]] || fail "#color=heading: $st"
+grep -q "<div style=\"display:block\">color: heading</div><div id=\"wheel\"" "$out/dom-heading.html" ||
+  fail "#color=heading: no legend saying so (see $out/dom-heading.html)"
+m=$(measure "$out/heading.png" "$hues")
+shot "file://$out/plaza.html#color=single" single >/dev/null
+m1=$(measure "$out/single.png" "$hues")
+at_least "$(value hues "$m")" 4 && [ "$(value hues "$m1")" -le 1 ] ||
+  fail "heading colors: hue sectors $m with heading colors, $m1 with one color"
+echo "viewer test: heading colors: $m hue sectors (one color: $m1)"
+
+# Thinned at view time: every 2nd frame of the plaza's 5 and 500 of its 1,600 agents, and
+# the page says so above the view.
+"$shoal" view "$out/plaza.bin" -o "$out/thin.html" --every 2 --max-agents 500 >/dev/null
+st=$(status_of "file://$out/thin.html" thin)
+check_playing "$st" 3 500 "thinned plaza"
+grep -q '<div id="shown" title="">showing every 2nd frame (3 of 5), 500 of 1,600 agents</div>' "$out/dom-thin.html" ||
+  fail "the thinned page does not say what it shows (see $out/dom-thin.html)"
+echo "viewer test: thinned: $(grep -o 'showing every[^<]*' "$out/dom-thin.html")"
+
 browse --virtual-time-budget=1500 --window-size=1024,768 --screenshot="$out/viewer.png" \
   "file://$out/view.html#click"
 [ -f "$out/viewer.png" ] || fail "no screenshot"

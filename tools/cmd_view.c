@@ -6,11 +6,16 @@
  *   file, no server, no network: it opens from file:// in any browser, can
  *   be mailed or attached to a bug, and an installed `shoal` needs no data
  *   files next to it.
- * - The recording is checked with the library's reader first, so a damaged
- *   file fails here with the reader's message (file, frame, byte offset)
- *   rather than as a blank page. A recording cut short (a crashed run) is
- *   still made into a page, with a warning: its complete frames are worth
- *   seeing, which is the point of writing frames as the run goes.
+ * - The recording is loaded with the library's reader, so a damaged file
+ *   fails here with the reader's message (file, frame, byte offset) rather
+ *   than as a blank page. A recording cut short (a crashed run) is still
+ *   made into a page, with a warning: its complete frames are worth seeing,
+ *   which is the point of writing frames as the run goes.
+ * - What the page gets is not the file's bytes but the frames the reader
+ *   loaded, written again in the uncompressed layout the page parses
+ *   (tools/view_stream.h): so the page plays any version the library reads,
+ *   and big recordings are thinned on the way (--every, --max-agents; chosen
+ *   automatically past VIEW_AUTO_BYTES), the page saying what it shows.
  * - The page is written beside OUT and renamed over it, so OUT is never
  *   left half written; a device is written through and a symlink or
  *   directory refused (io/atomic_file.h, the rule of every output). */
@@ -27,8 +32,8 @@
 #include "shoal/recording.h"
 
 #include "cli.h"
+#include "view_stream.h"
 #include "io/atomic_file.h"
-#include "io/file_read.h"
 #include "cli_options.h"
 
 extern char** environ;
@@ -40,13 +45,24 @@ extern const size_t viewer_html_size;
 /* Where the recording goes: this exact tag, empty, is in viewer.html. */
 #define VIEW_SLOT "<script type=\"application/octet-stream\" id=\"recording\"></script>"
 /* Past this a browser takes long to decode the page; say so. */
-#define VIEW_LARGE_BYTES ((size_t)256 << 20)
+#define VIEW_LARGE_BYTES ((uint64_t)256 << 20)
+/* Without --every or --max-agents, a page that would be larger than this
+ * is thinned to fit: every N-th frame, and where that would leave fewer
+ * than VIEW_AUTO_FRAMES frames, fewer agents too (never fewer than
+ * VIEW_AUTO_AGENTS a frame). The default plaza's page (2,001 frames of
+ * 1,600 agents, 104 MB) opened in about 4 s in headless Chromium on a
+ * 2-core VM. */
+#define VIEW_AUTO_BYTES ((uint64_t)128 << 20)
+#define VIEW_AUTO_FRAMES 200
+#define VIEW_AUTO_AGENTS 5000
 #define VIEW_LINE 76 /* base64 characters per line */
 
 typedef struct view_options_t {
     const char* input;
     const char* output; /* NULL: input + ".html" */
     int open;
+    int32_t every;      /* 0: not given */
+    int32_t max_agents; /* 0: not given */
 } view_options_t;
 
 static const cli_option_t view_options[] = {
@@ -54,6 +70,14 @@ static const cli_option_t view_options[] = {
      "the page to write. Default: FILE.html."},
     {"--open", NULL, NULL, CLI_FLAG, CLI_FIELD(view_options_t, open), 0, 0, 0, NULL,
      "also open the page in the default browser (xdg-open)."},
+    {"--every", NULL, "N", CLI_INT, CLI_FIELD(view_options_t, every), 1, INT32_MAX, 0, NULL,
+     "put every N-th frame of the recording in the page (frames 0, N, 2N, ... and the last). "
+     "Default: 1, or what keeps the page under 128 MiB when neither --every nor --max-agents "
+     "is given (see below)."},
+    {"--max-agents", NULL, "M", CLI_INT, CLI_FIELD(view_options_t, max_agents), 1, INT32_MAX, 0,
+     NULL,
+     "put at most M agents of each frame in the page: a sample of the crowd that does not depend "
+     "on where agents are, the same agents in every frame. Default: all (see below)."},
 };
 
 static const cli_spec_t view_spec = {
@@ -63,14 +87,19 @@ static const cli_spec_t view_spec = {
              "'shoal run --record FILE'), and print its path. The page needs no network and\n"
              "no server: open it in a browser. It shows a 2D top view and a 3D orbit view\n"
              "(drag to rotate, shift-drag to pan, wheel to zoom), with play/pause, a frame\n"
-             "slider, speed, trails and colors by group or speed; click an agent to see its\n"
-             "id, group, position, heading and speed. Keys: space, left/right, t, v.\n",
+             "slider, speed, trails and colors by group, speed or heading; click an agent to\n"
+             "see its id, group, position, heading and speed, and to follow it (Esc stops).\n"
+             "Keys: space, left/right, t (trails), v (2D/3D), c (colors), f (follow), Esc.\n",
     .options = view_options,
     .option_count = CLI_COUNT(view_options),
     .details = "The recording is checked first (docs/recording.md): a damaged one is an error;\n"
                "one cut short (a run that crashed) gives a warning and a page of its complete\n"
-               "frames. The viewer itself is tools/viewer/viewer.html; it also opens\n"
-               "recordings from a file picker.\n",
+               "frames. The page gets the frames re-encoded, so it plays every version the\n"
+               "library reads. A recording whose page would pass 128 MiB is thinned when\n"
+               "neither --every nor --max-agents is given: every N-th frame, and fewer agents\n"
+               "where that would leave under 200 frames; shoal view says so and so does the\n"
+               "page. --every 1 puts every frame and agent in the page. The viewer itself is\n"
+               "tools/viewer/viewer.html; it also opens recordings from a file picker.\n",
     .max_positional = 1,
     .positional = "recording",
 };
@@ -86,49 +115,69 @@ static int parse_options(int argc, char** argv, view_options_t* opt)
     return -1;
 }
 
-/* The whole file, or NULL with the error printed: a regular file of at
- * most 4 GiB, opened without blocking (io/file_read.h; /dev/zero grew the
- * buffer until memory ran out, a FIFO without writer blocked). */
-static unsigned char* read_file(const char* path, size_t* out_size)
-{
-    void* data = NULL;
-    char why[256];
-    if (file_read_all(path, FILE_LIMIT_RECORDING, &data, out_size, why, sizeof why) != FILE_READ_OK) {
-        cli_error("recording %s: %s", path, why);
-        return NULL;
-    }
-    return (unsigned char*)data;
-}
-
-static int write_base64(FILE* out, const unsigned char* data, size_t size)
-{
-    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/* Base64 written as the stream comes, in lines of VIEW_LINE characters. */
+typedef struct base64_t {
+    FILE* out;
+    uint8_t carry[3];
+    int carried;
     char line[VIEW_LINE + 1];
-    size_t used = 0;
-    for (size_t i = 0; i < size; i += 3) {
-        uint32_t v = (uint32_t)data[i] << 16;
-        if (i + 1 < size) v |= (uint32_t)data[i + 1] << 8;
-        if (i + 2 < size) v |= data[i + 2];
-        line[used++] = digits[(v >> 18) & 63];
-        line[used++] = digits[(v >> 12) & 63];
-        line[used++] = i + 1 < size ? digits[(v >> 6) & 63] : '=';
-        line[used++] = i + 2 < size ? digits[v & 63] : '=';
-        if (used == VIEW_LINE || i + 3 >= size) {
-            line[used++] = '\n';
-            if (fwrite(line, 1, used, out) != used) {
-                return 0;
-            }
-            used = 0;
-        }
-    }
-    return 1;
+    size_t used;
+} base64_t;
+
+static const char base64_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int base64_flush_line(base64_t* b)
+{
+    b->line[b->used++] = '\n';
+    size_t n = b->used;
+    b->used = 0;
+    return fwrite(b->line, 1, n, b->out) == n ? 0 : 1;
 }
 
-/* The file's own name, HTML-escaped for an attribute. */
-static void write_name(FILE* out, const char* path)
+static int base64_triple(base64_t* b, const uint8_t* p, int n)
 {
-    const char* slash = strrchr(path, '/');
-    for (const char* c = slash != NULL ? slash + 1 : path; *c != '\0'; ++c) {
+    uint32_t v = (uint32_t)p[0] << 16 | (n > 1 ? (uint32_t)p[1] << 8 : 0) | (n > 2 ? p[2] : 0);
+    b->line[b->used++] = base64_digits[(v >> 18) & 63];
+    b->line[b->used++] = base64_digits[(v >> 12) & 63];
+    b->line[b->used++] = n > 1 ? base64_digits[(v >> 6) & 63] : '=';
+    b->line[b->used++] = n > 2 ? base64_digits[v & 63] : '=';
+    return b->used == VIEW_LINE ? base64_flush_line(b) : 0;
+}
+
+/* view_sink_fn: 0, or 1 once a write failed. */
+static int base64_sink(void* context, const uint8_t* bytes, size_t size)
+{
+    base64_t* b = context;
+    size_t i = 0;
+    while (b->carried > 0 && b->carried < 3 && i < size) b->carry[b->carried++] = bytes[i++];
+    if (b->carried == 3) {
+        b->carried = 0;
+        if (base64_triple(b, b->carry, 3) != 0) return 1;
+    }
+    for (; i + 3 <= size; i += 3)
+        if (base64_triple(b, bytes + i, 3) != 0) return 1;
+    while (i < size) b->carry[b->carried++] = bytes[i++];
+    return 0;
+}
+
+static int base64_finish(base64_t* b)
+{
+    if (b->carried > 0 && base64_triple(b, b->carry, b->carried) != 0) return 1;
+    b->carried = 0;
+    return b->used > 0 ? base64_flush_line(b) : 0;
+}
+
+/* Bytes of a page that carries a stream of `stream` bytes. */
+static uint64_t page_bytes(uint64_t stream)
+{
+    uint64_t digits = (stream + 2) / 3 * 4;
+    return viewer_html_size + digits + (digits + VIEW_LINE - 1) / VIEW_LINE + 256;
+}
+
+/* Text HTML-escaped for an attribute. */
+static void write_escaped(FILE* out, const char* text)
+{
+    for (const char* c = text; *c != '\0'; ++c) {
         switch (*c) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;
@@ -139,9 +188,27 @@ static void write_name(FILE* out, const char* path)
     }
 }
 
-/* Write the page with the recording in its slot to `path`, through a
- * temporary file renamed over it. On failure prints the error, returns 1. */
-static int write_page(const char* path, const char* input, const unsigned char* data, size_t size)
+/* What the page says about itself, on top of the recording. */
+typedef struct view_page_t {
+    const char* input;   /* its file name goes in data-name */
+    const char* shown;   /* data-shown: what of the recording it holds ("" for all of it) */
+    const char* note;    /* data-note: why (shoal view chose it), or "" */
+    const char* warning; /* data-warning: the reader's damage message, or "" */
+    int32_t version;     /* data-version: the source file's format version */
+} view_page_t;
+
+static void write_attribute(FILE* out, const char* name, const char* value)
+{
+    if (value[0] == '\0') return;
+    fprintf(out, " %s=\"", name);
+    write_escaped(out, value);
+    fputc('"', out);
+}
+
+/* Write the page with the (thinned) recording in its slot to `path`, through
+ * a temporary file renamed over it. On failure prints the error, returns 1. */
+static int write_page(const char* path, const view_page_t* about, const shoal_recording_t* recording,
+                      view_thinning_t thin)
 {
     const char* page = (const char*)viewer_html;
     const char* slot = strstr(page, VIEW_SLOT);
@@ -156,16 +223,26 @@ static int write_page(const char* path, const char* input, const unsigned char* 
         return 1;
     }
     FILE* out = file.f;
-    /* Everything up to the slot's closing ">", the name and the data, then
-     * the rest of the page from "</script>" on. */
+    /* Everything up to the slot's closing ">", the attributes and the data,
+     * then the rest of the page from "</script>" on. */
     size_t head = (size_t)(slot - page) + strlen(VIEW_SLOT) - strlen("></script>");
     const char* tail = slot + strlen(VIEW_SLOT) - strlen("</script>");
     int ok = fwrite(page, 1, head, out) == head;
     if (ok) {
-        fputs(" data-name=\"", out);
-        write_name(out, input);
-        fputs("\">\n", out);
-        ok = write_base64(out, data, size);
+        const char* slash = strrchr(about->input, '/');
+        write_attribute(out, "data-name", slash != NULL ? slash + 1 : about->input);
+        write_attribute(out, "data-shown", about->shown);
+        write_attribute(out, "data-note", about->note);
+        write_attribute(out, "data-warning", about->warning);
+        fprintf(out, " data-version=\"%d\">\n", (int)about->version);
+        base64_t b64 = {.out = out};
+        int rc = view_stream_write(recording, thin, base64_sink, &b64);
+        if (rc < 0) {
+            cli_error("out of memory writing %s", path);
+            atomic_file_discard(&file);
+            return 1;
+        }
+        ok = rc == 0 && base64_finish(&b64) == 0;
     }
     if (ok) {
         size_t rest = viewer_html_size - (size_t)(tail - page);
@@ -180,6 +257,49 @@ static int write_page(const char* path, const char* input, const unsigned char* 
         return 1;
     }
     return 0;
+}
+
+/* 1234567 as "1,234,567". */
+static const char* grouped(int64_t v, char* text, size_t size)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+    size_t n = strlen(digits), at = 0;
+    if (v < 0 && at + 1 < size) text[at++] = '-';
+    for (size_t i = 0; i < n && at + 2 < size; ++i) {
+        if (i > 0 && (n - i) % 3 == 0) text[at++] = ',';
+        text[at++] = digits[i];
+    }
+    text[at] = '\0';
+    return text;
+}
+
+static const char* ordinal_suffix(int32_t n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13) return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+/* "every 4th frame (1,876 of 7,501), 10,000 of 50,000 agents", or "" when
+ * the thinning keeps everything. */
+static void describe(const shoal_recording_t* rec, view_thinning_t thin, char* text, size_t size)
+{
+    int32_t frames = shoal_recording_frame_count(rec), largest = view_largest_frame(rec);
+    int32_t kept = view_frames_kept(frames, thin.every);
+    int fewer_agents = thin.max_agents > 0 && thin.max_agents < largest;
+    text[0] = '\0';
+    if (kept == frames && !fewer_agents) return;
+    char a[32], b[32], part[160];
+    if (kept < frames)
+        snprintf(part, sizeof part, "every %d%s frame (%s of %s)", (int)thin.every,
+                 ordinal_suffix(thin.every), grouped(kept, a, sizeof a), grouped(frames, b, sizeof b));
+    else
+        snprintf(part, sizeof part, "all %s frames", grouped(frames, a, sizeof a));
+    if (fewer_agents)
+        snprintf(text, size, "%s, %s of %s agents", part, grouped(thin.max_agents, a, sizeof a),
+                 grouped(largest, b, sizeof b));
+    else
+        snprintf(text, size, "%s, all %s agents", part, grouped(largest, a, sizeof a));
 }
 
 /* Hand the page to the desktop's browser; returns the exit code. */
@@ -204,37 +324,52 @@ static int open_page(const char* path)
 
 int cmd_view(int argc, char** argv)
 {
-    view_options_t opt = {NULL, NULL, 0};
+    view_options_t opt = {NULL, NULL, 0, 0, 0};
     int stop = parse_options(argc, argv, &opt);
     if (stop >= 0) {
         return stop;
     }
-    size_t size = 0;
-    unsigned char* data = read_file(opt.input, &size);
-    if (data == NULL) {
-        return CLI_EXIT_FAILURE;
-    }
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_recording_t* recording = NULL;
-    shoal_status_t status = shoal_recording_load_memory(
-        data, size, opt.input, SHOAL_RECORDING_ALLOW_TRUNCATED, &recording, &err);
+    shoal_status_t status =
+        shoal_recording_load(opt.input, SHOAL_RECORDING_ALLOW_TRUNCATED, &recording, &err);
     if (status != SHOAL_OK) {
         cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
-        free(data);
         return CLI_EXIT_FAILURE;
     }
-    if (shoal_recording_damage(recording)[0] != '\0') {
-        cli_error("warning: %s; the page shows the %d complete frames",
-                  shoal_recording_damage(recording), (int)shoal_recording_frame_count(recording));
+    const char* damage = shoal_recording_damage(recording);
+    if (damage[0] != '\0') {
+        cli_error("warning: %s; the page shows the %d complete frames", damage,
+                  (int)shoal_recording_frame_count(recording));
     }
     if (shoal_recording_frame_count(recording) == 0) {
         cli_error("warning: %s has no frames: the page will show nothing", opt.input);
     }
-    shoal_recording_destroy(recording);
-    if (size > VIEW_LARGE_BYTES) {
-        cli_error("warning: a %zu MiB recording makes a slow page; record fewer frames "
-                  "(shoal run --record-every K)",
-                  size >> 20);
+
+    /* What goes in the page. */
+    view_thinning_t thin = {opt.every > 0 ? opt.every : 1, opt.max_agents};
+    char shown[256], note[256] = "", a[32], b[32];
+    uint64_t whole = page_bytes(view_stream_size(recording, (view_thinning_t){1, 0}));
+    int automatic = opt.every == 0 && opt.max_agents == 0 && whole > VIEW_AUTO_BYTES;
+    if (automatic) {
+        /* The most stream bytes for which page_bytes() stays within the limit. */
+        uint64_t room = (VIEW_AUTO_BYTES - viewer_html_size - 256) / (VIEW_LINE + 1) * VIEW_LINE / 4 * 3;
+        thin = view_choose_thinning(recording, room, VIEW_AUTO_FRAMES, VIEW_AUTO_AGENTS);
+    }
+    describe(recording, thin, shown, sizeof shown);
+    uint64_t bytes = page_bytes(view_stream_size(recording, thin));
+    if (automatic) {
+        snprintf(note, sizeof note,
+                 "thinned by shoal view: all of it would make a %s MiB page (--every 1 puts it all in)",
+                 grouped((int64_t)(whole >> 20), a, sizeof a));
+        cli_error("note: the whole recording makes a %s MiB page: this one has %s (about %s MiB); "
+                  "--every 1 puts all of it in, --every and --max-agents choose",
+                  grouped((int64_t)(whole >> 20), a, sizeof a), shown,
+                  grouped((int64_t)(bytes >> 20), b, sizeof b));
+    } else if (bytes > VIEW_LARGE_BYTES) {
+        cli_error("warning: a %s MiB page is slow to open; put fewer frames or agents in it "
+                  "(--every N, --max-agents M) or record fewer (shoal run --record-every K)",
+                  grouped((int64_t)(bytes >> 20), a, sizeof a));
     }
 
     char* output = NULL;
@@ -243,14 +378,15 @@ int cmd_view(int argc, char** argv)
         output = malloc(length);
         if (output == NULL) {
             cli_error("out of memory");
-            free(data);
+            shoal_recording_destroy(recording);
             return CLI_EXIT_FAILURE;
         }
         snprintf(output, length, "%s.html", opt.input);
     }
     const char* path = opt.output != NULL ? opt.output : output;
+    view_page_t about = {opt.input, shown, note, damage, shoal_recording_version(recording)};
     int exit_code = CLI_EXIT_FAILURE;
-    if (write_page(path, opt.input, data, size) == 0) {
+    if (write_page(path, &about, recording, thin) == 0) {
         printf("%s\n", path);
         exit_code = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
         if (exit_code == CLI_EXIT_OK && opt.open) {
@@ -258,6 +394,6 @@ int cmd_view(int argc, char** argv)
         }
     }
     free(output);
-    free(data);
+    shoal_recording_destroy(recording);
     return exit_code;
 }

@@ -1,0 +1,328 @@
+/* What `shoal view` puts in its page (tools/view_stream.h): the recording
+ * written again from what the library's reader loaded, every N-th frame and
+ * at most M agents a frame, read back here with the library's reader; the
+ * automatic thinning of big recordings; and the command's options, its
+ * errors and what the page says it shows. */
+#define _XOPEN_SOURCE 700
+
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_run.h"
+#include "shoal/recording.h"
+#include "tools/view_stream.h"
+
+#define TINY SHOAL_SOURCE_DIR "/scenarios/tiny.json"
+
+/* tiny.json (200 agents) for 60 steps, recorded: 61 frames, in a fresh
+ * directory `dir` (at least 64 bytes) as dir/r.rec. */
+static void record_tiny(char* dir, char* rec, size_t size)
+{
+    strcpy(dir, "/tmp/shoal_view_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(rec, size, "%s/r.rec", dir);
+    cli_output_t r;
+    run_cli((const char*[]){"run", TINY, "--steps", "60", "--threads", "1", "--quiet", "--record",
+                            rec, NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    output_free(&r);
+}
+
+static void remove_dir(const char* dir)
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    cr_expect_eq(system(command), 0);
+}
+
+typedef struct sink_buffer_t {
+    uint8_t* data;
+    size_t size;
+} sink_buffer_t;
+
+static int to_memory(void* context, const uint8_t* bytes, size_t size)
+{
+    sink_buffer_t* b = context;
+    b->data = realloc(b->data, b->size + size);
+    cr_assert_not_null(b->data);
+    memcpy(b->data + b->size, bytes, size);
+    b->size += size;
+    return 0;
+}
+
+static shoal_recording_t* load(const char* path)
+{
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_recording_load(path, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+    return rec;
+}
+
+/* The stream for `thin`, loaded back with the library's reader. */
+static shoal_recording_t* thinned(const shoal_recording_t* rec, view_thinning_t thin)
+{
+    sink_buffer_t b = {NULL, 0};
+    cr_assert_eq(view_stream_write(rec, thin, to_memory, &b), 0);
+    cr_expect_eq(b.size, view_stream_size(rec, thin), "the size it announced is not what it wrote");
+    shoal_recording_t* out = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_recording_load_memory(b.data, b.size, "stream", 0, &out, &err), SHOAL_OK,
+                 "%s", err.message);
+    free(b.data);
+    return out;
+}
+
+/* Agent `id` in frame `f`: its index, or -1. */
+static int32_t find(const shoal_recording_frame_t* f, uint32_t id)
+{
+    for (int32_t i = 0; i < f->count; ++i)
+        if (f->ids[i] == id) return i;
+    return -1;
+}
+
+Test(view, thinning_keeps_every_nth_frame_and_the_same_agents)
+{
+    char dir[64], path[128];
+    record_tiny(dir, path, sizeof path);
+    shoal_recording_t* rec = load(path);
+    cr_assert_eq(shoal_recording_frame_count(rec), 61);
+    cr_expect_eq(view_frames_kept(61, 1), 61);
+    cr_expect_eq(view_frames_kept(61, 4), 16);  /* 0, 4, ..., 60 */
+    cr_expect_eq(view_frames_kept(61, 7), 10);  /* 0, 7, ..., 56, and 60 */
+    cr_expect_eq(view_frames_kept(61, 100), 2); /* 0 and 60 */
+
+    /* Nothing thinned: the same recording, frame for frame. */
+    shoal_recording_t* all = thinned(rec, (view_thinning_t){1, 0});
+    cr_expect_eq(shoal_recording_frame_count(all), 61);
+    cr_expect_eq(shoal_recording_version(all), 2);
+
+    shoal_recording_t* t = thinned(rec, (view_thinning_t){7, 50});
+    cr_assert_eq(shoal_recording_frame_count(t), 10);
+    cr_expect_eq(shoal_recording_header(t)->record_every, 7 * shoal_recording_header(rec)->record_every);
+    cr_expect_str_eq(shoal_recording_header(t)->scenario_text, shoal_recording_header(rec)->scenario_text);
+    shoal_recording_geometry_t g;
+    cr_expect_eq(shoal_recording_geometry(t, &g), SHOAL_OK);
+    uint32_t first[50];
+    for (int32_t k = 0; k < 10; ++k) {
+        int32_t source = k < 9 ? 7 * k : 60;
+        shoal_recording_frame_t a, b;
+        cr_assert_eq(shoal_recording_frame(rec, source, &a), SHOAL_OK);
+        cr_assert_eq(shoal_recording_frame(t, k, &b), SHOAL_OK);
+        cr_expect_eq(b.step, a.step, "frame %d", k);
+        cr_expect_eq(b.time, a.time, "frame %d", k);
+        cr_assert_eq(b.count, 50, "frame %d has %d agents", k, b.count);
+        for (int32_t i = 0; i < 50; ++i) {
+            if (k == 0) first[i] = b.ids[i];
+            /* tiny.json keeps its 200 agents: the same 50 in every frame. */
+            cr_expect_eq(b.ids[i], first[i], "frame %d: agent %d is %u, was %u", k, i, b.ids[i], first[i]);
+            int32_t j = find(&a, b.ids[i]);
+            cr_assert_geq(j, 0);
+            cr_expect_eq(b.generations[i], a.generations[j]);
+            cr_expect_eq(b.groups[i], a.groups[j]);
+            cr_expect_eq(b.positions[2 * i], a.positions[2 * j]);
+            cr_expect_eq(b.positions[2 * i + 1], a.positions[2 * j + 1]);
+            cr_expect_eq(b.headings[i], a.headings[j]);
+        }
+    }
+    /* A sample, not the lowest ids: tiny.json's two groups are both in it. */
+    shoal_recording_frame_t b;
+    shoal_recording_frame(t, 0, &b);
+    int groups[2] = {0, 0};
+    for (int32_t i = 0; i < b.count; ++i) groups[b.groups[i] != 0]++;
+    cr_expect(groups[0] > 0 && groups[1] > 0, "groups %d and %d", groups[0], groups[1]);
+    cr_expect_gt(b.ids[49], 100u, "the 50 lowest ids, not a sample");
+
+    shoal_recording_destroy(t);
+    shoal_recording_destroy(all);
+    shoal_recording_destroy(rec);
+    remove_dir(dir);
+}
+
+Test(view, a_version_1_recording_stays_without_geometry)
+{
+    shoal_recording_t* rec = load(SHOAL_SOURCE_DIR "/tests/fuzz/corpus/recording/tiny-2d.rec");
+    cr_assert_eq(shoal_recording_version(rec), 1);
+    shoal_recording_t* t = thinned(rec, (view_thinning_t){2, 0});
+    cr_expect_eq(shoal_recording_version(t), 1);
+    shoal_recording_geometry_t g;
+    cr_expect_eq(shoal_recording_geometry(t, &g), SHOAL_ERR_NOT_FOUND);
+    cr_expect_eq(shoal_recording_frame_count(t),
+                 view_frames_kept(shoal_recording_frame_count(rec), 2));
+    shoal_recording_destroy(t);
+    shoal_recording_destroy(rec);
+}
+
+Test(view, the_automatic_choice_fits_and_thins_no_more_than_it_must)
+{
+    char dir[64], path[128];
+    record_tiny(dir, path, sizeof path);
+    shoal_recording_t* rec = load(path);
+    uint64_t whole = view_stream_size(rec, (view_thinning_t){1, 0});
+
+    view_thinning_t t = view_choose_thinning(rec, whole, 20, 10);
+    cr_expect(t.every == 1 && t.max_agents == 0, "it fits: nothing thinned (%d, %d)", t.every, t.max_agents);
+
+    /* A third of the bytes: fewer frames (61 -> 21 leaves more than 20), all agents. */
+    t = view_choose_thinning(rec, whole / 3, 20, 10);
+    cr_expect_eq(t.max_agents, 0);
+    cr_expect_leq(view_stream_size(rec, t), whole / 3);
+    cr_expect_gt(view_stream_size(rec, (view_thinning_t){t.every - 1, 0}), whole / 3,
+                 "every %d: %d would fit too", t.every, t.every - 1);
+
+    /* A tenth, wanting 40 frames: fewer agents too. */
+    t = view_choose_thinning(rec, whole / 10, 40, 10);
+    cr_expect(t.max_agents >= 10 && t.max_agents < 200, "max_agents %d", t.max_agents);
+    cr_expect_leq(view_stream_size(rec, t), whole / 10);
+    cr_expect_geq(view_frames_kept(61, t.every), 30, "every %d", t.every);
+    shoal_recording_destroy(rec);
+    remove_dir(dir);
+}
+
+static char* read_all(const char* path)
+{
+    FILE* f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* text = malloc((size_t)n + 1);
+    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* The recording inside a page, loaded with the library's reader; `attributes`
+ * gets the recording tag's attributes. */
+static shoal_recording_t* page_recording(const char* page, char* attributes, size_t size)
+{
+    char* text = read_all(page);
+    const char* tag = strstr(text, "<script type=\"application/octet-stream\" id=\"recording\"");
+    cr_assert_not_null(tag);
+    const char* end = strchr(tag, '>');
+    snprintf(attributes, size, "%.*s", (int)(end - tag), tag);
+    const char* close = strstr(end, "</script>");
+    uint8_t* bytes = malloc((size_t)(close - end));
+    size_t n = 0;
+    uint32_t v = 0;
+    int bits = 0;
+    for (const char* c = end + 1; c < close; ++c) {
+        const char* digit = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", *c);
+        if (*c == '\n' || *c == '=') continue;
+        cr_assert(digit != NULL && *c != '\0', "not base64: '%c'", *c);
+        v = v << 6 | (uint32_t)(digit - "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            bytes[n++] = (uint8_t)(v >> bits);
+        }
+    }
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_recording_load_memory(bytes, n, page, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+    free(bytes);
+    free(text);
+    return rec;
+}
+
+Test(view, the_page_holds_what_the_options_ask_and_says_so)
+{
+    char dir[64], path[128], page[160], attributes[512];
+    record_tiny(dir, path, sizeof path);
+    snprintf(page, sizeof page, "%s/p.html", dir);
+    cli_output_t r;
+    run_cli((const char*[]){"view", path, "-o", page, "--every", "4", "--max-agents", "50", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    output_free(&r);
+    shoal_recording_t* rec = page_recording(page, attributes, sizeof attributes);
+    cr_expect_eq(shoal_recording_frame_count(rec), 16);
+    shoal_recording_frame_t f;
+    shoal_recording_frame(rec, 15, &f);
+    cr_expect_eq(f.count, 50);
+    cr_expect_eq(f.step, 60u);
+    cr_expect(matches(attributes, "data-shown=\"every 4th frame \\(16 of 61\\), 50 of 200 agents\""), "%s",
+              attributes);
+    cr_expect(matches(attributes, "data-version=\"2\""), "%s", attributes);
+    shoal_recording_destroy(rec);
+
+    /* --every alone: all agents. */
+    run_cli((const char*[]){"view", path, "-o", page, "--every=2", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    output_free(&r);
+    rec = page_recording(page, attributes, sizeof attributes);
+    cr_expect_eq(shoal_recording_frame_count(rec), 31);
+    cr_expect(matches(attributes, "data-shown=\"every 2nd frame \\(31 of 61\\), all 200 agents\""), "%s",
+              attributes);
+    shoal_recording_destroy(rec);
+
+    /* Small enough: all of it, and the page says nothing about thinning. */
+    run_cli((const char*[]){"view", path, "-o", page, NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    output_free(&r);
+    rec = page_recording(page, attributes, sizeof attributes);
+    cr_expect_eq(shoal_recording_frame_count(rec), 61);
+    cr_expect(!matches(attributes, "data-shown"), "%s", attributes);
+    shoal_recording_destroy(rec);
+    remove_dir(dir);
+}
+
+Test(view, bad_values_are_usage_errors_and_write_nothing)
+{
+    char dir[64], path[128], page[160];
+    record_tiny(dir, path, sizeof path);
+    snprintf(page, sizeof page, "%s/p.html", dir);
+    const char* cases[][2] = {{"--every", "0"},      {"--every", "-3"},      {"--every", "x"},
+                              {"--every", "2.5"},    {"--every", ""},        {"--max-agents", "0"},
+                              {"--max-agents", "-1"}, {"--max-agents", "1e3"}, {"--every", "99999999999"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        cli_output_t r;
+        run_cli((const char*[]){"view", path, "-o", page, cases[i][0], cases[i][1], NULL}, &r);
+        cr_expect_eq(r.status, 2, "%s %s: exit %d", cases[i][0], cases[i][1], r.status);
+        cr_expect(matches(r.err, "needs an integer in 1\\.\\.2147483647, not '"), "%s %s: %s", cases[i][0],
+                  cases[i][1], r.err);
+        output_free(&r);
+        cr_expect_neq(access(page, F_OK), 0, "%s %s: a page was written", cases[i][0], cases[i][1]);
+    }
+    /* A damaged recording: an error, no page, nothing left beside it. */
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/bad.rec", dir);
+    FILE* f = fopen(bad, "wb");
+    fputs("SHOALREC but not really", f);
+    fclose(f);
+    cli_output_t r;
+    run_cli((const char*[]){"view", bad, "-o", page, "--every", "2", NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect(matches(r.err, "recording .*bad\\.rec"), "%s", r.err);
+    output_free(&r);
+    cr_expect_neq(access(page, F_OK), 0, "a page was written for a damaged recording");
+    remove_dir(dir);
+}
+
+Test(view, a_recording_cut_short_gives_its_warning_to_the_page)
+{
+    char dir[64], path[128], cut[160], page[160], attributes[512];
+    record_tiny(dir, path, sizeof path);
+    snprintf(cut, sizeof cut, "%s/cut.rec", dir);
+    snprintf(page, sizeof page, "%s/p.html", dir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(truncate(path, st.st_size - 100), 0); /* inside the last frame */
+    cli_output_t r;
+    run_cli((const char*[]){"view", path, "-o", page, "--every", "3", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(matches(r.err, "warning: .*truncated after frame 59 \\(60 complete frames\\)"), "%s", r.err);
+    output_free(&r);
+    shoal_recording_t* rec = page_recording(page, attributes, sizeof attributes);
+    cr_expect_eq(shoal_recording_frame_count(rec), 21); /* 0, 3, ..., 57, and 59 */
+    cr_expect(matches(attributes, "data-warning=\"[^\"]*truncated after frame 59"), "%s", attributes);
+    shoal_recording_destroy(rec);
+    (void)cut;
+    remove_dir(dir);
+}

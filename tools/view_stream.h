@@ -1,0 +1,60 @@
+/* What `shoal view` puts in its page: a recording re-encoded from what the
+ * library's reader loaded (any version it reads), in the uncompressed
+ * layout the viewer's JavaScript parses (docs/recording.md, version 2, or
+ * version 1 where the source has no geometry record), thinned on the way:
+ *
+ * - every N-th frame: frames 0, N, 2N, ... and always the last one, renumbered
+ *   0, 1, 2, ... (their steps and times are kept; the header's record_every
+ *   becomes N times the source's);
+ * - at most M agents a frame: the M whose hash of (id, generation) is the
+ *   smallest. The hash does not depend on where an agent is, so the subset is
+ *   a uniform sample of the crowd (its density and shape read the same), and
+ *   an agent that is kept stays kept while the population does not change, so
+ *   trails, selection and following work across frames. Frames keep ascending
+ *   id order.
+ *
+ * Everything is written through a sink, record by record, so a page of any
+ * size is written without holding a second copy of the recording. */
+#ifndef SHOAL_TOOLS_VIEW_STREAM_H
+#define SHOAL_TOOLS_VIEW_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shoal/recording.h"
+
+/* 0 to go on; anything else stops the writing with that value. */
+typedef int view_sink_fn(void* context, const uint8_t* bytes, size_t size);
+
+typedef struct view_thinning_t {
+    int32_t every;      /* >= 1: every N-th frame (and the last) */
+    int32_t max_agents; /* >= 1: at most this many agents a frame; 0: all */
+} view_thinning_t;
+
+/* Frames of a recording of `frame_count` frames that `every` keeps. */
+int32_t view_frames_kept(int32_t frame_count, int32_t every);
+
+/* Whether frame `index` of `frame_count` is kept. */
+int view_frame_is_kept(int32_t index, int32_t frame_count, int32_t every);
+
+/* The most agents in one frame of the recording. */
+int32_t view_largest_frame(const shoal_recording_t* recording);
+
+/* Bytes of the re-encoded stream, exactly as view_stream_write writes them. */
+uint64_t view_stream_size(const shoal_recording_t* recording, view_thinning_t thin);
+
+/* The thinning for a stream of at most `max_bytes`: all of it if it fits;
+ * else every N-th frame for the smallest N that fits, after capping the
+ * agents where keeping them all would leave fewer than `min_frames` frames
+ * (at most the agents that `min_frames` frames have room for, but never
+ * fewer than `min_agents`). Past what that can do (N as large as the frame
+ * count), the stream may still be larger. */
+view_thinning_t view_choose_thinning(const shoal_recording_t* recording, uint64_t max_bytes,
+                                     int32_t min_frames, int32_t min_agents);
+
+/* Write the stream to `sink`. Returns 0, the sink's nonzero value, or -1
+ * when out of memory. */
+int view_stream_write(const shoal_recording_t* recording, view_thinning_t thin, view_sink_fn* sink,
+                      void* context);
+
+#endif /* SHOAL_TOOLS_VIEW_STREAM_H */
