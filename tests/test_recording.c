@@ -1306,11 +1306,14 @@ Test(recording, killed_run_keeps_its_frames)
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    /* (and the size warning of 10^8 frames) */
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     pid_t pid;
     int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     cr_assert_eq(rc, 0, "spawn: %s", strerror(rc));
-    /* Wait for a few frames (200 agents: 4836 bytes each), at most 60 s. */
+    /* Wait for 96,720 bytes: 20 frames of 200 agents uncompressed (4836
+     * bytes each), more compressed; at most 60 s. */
     for (int i = 0; i < 6000; ++i) {
         FILE* f = fopen(rec_path, "rb");
         long size = 0;
@@ -1342,5 +1345,180 @@ Test(recording, killed_run_keeps_its_frames)
         cr_expect_eq(fr.count, 200);
     }
     shoal_recording_destroy(rec);
+    scratch_cleanup();
+}
+
+/* Start `shoal run ARGS... --record REC`, wait until REC has its header
+ * (the size warning comes before the file is opened, so by then it is on
+ * stderr), then kill the run. Returns what the run wrote on stderr. */
+static char* start_then_kill(const char* const* args, const char* rec_path, const char* err_path)
+{
+    const char* argv[24] = {SHOAL_CLI_PATH};
+    int argc = 1;
+    for (; args[argc - 1] != NULL; ++argc) argv[argc] = args[argc - 1];
+    argv[argc] = NULL;
+    unlink(rec_path); /* a file from an earlier run would end the wait at once */
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    cr_assert_eq(rc, 0, "spawn: %s", strerror(rc));
+    long size = 0;
+    for (int i = 0; i < 6000 && size < 64; ++i) { /* at most 60 s */
+        FILE* f = fopen(rec_path, "rb");
+        if (f != NULL) {
+            fseek(f, 0, SEEK_END);
+            size = ftell(f);
+            fclose(f);
+        }
+        if (size < 64) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR);
+    cr_assert_geq(size, 64, "the run never wrote its recording's header");
+    return slurp(err_path);
+}
+
+/* `--record` estimates the recording's size (agents x frames x bytes per
+ * agent, 10 in 2D for version 3, 24 for version 2) and warns on stderr,
+ * before the run, when it reaches 1 GiB, with the --record-every that
+ * brings it under; below that it says nothing. */
+Test(recording, cli_record_warns_before_a_huge_recording)
+{
+    scratch_init();
+    char rec_path[128], errf[128];
+    scratch_path(rec_path, sizeof rec_path, "huge.rec");
+    scratch_path(errf, sizeof errf, "err.txt");
+    /* 200 agents x 2,000,000,001 frames x (48 + 200 x 10) bytes: 3814.7 GiB;
+     * every 5000th step, 400,002 frames: 781 MiB. */
+    char* text = start_then_kill((const char*[]){"run", TINY, "--steps", "2000000000", "--threads",
+                                                 "1", "--quiet", "--record", rec_path, NULL},
+                                 rec_path, errf);
+    char want[512];
+    snprintf(want, sizeof want,
+             "shoal: warning: the recording %s may take up to about 3814.7 GiB (200 agents x "
+             "2000000001 frames x 10 bytes per agent, format version 3); --record-every 5000 would "
+             "make it about 781 MiB\n",
+             rec_path);
+    cr_expect_str_eq(text, want);
+    free(text);
+
+    /* 300,000 steps: 1.4 GiB in version 2, 586 MiB in version 3. */
+    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1",
+                                           "--quiet", "--record", rec_path, "--record-version", "2",
+                                           NULL},
+                           rec_path, errf);
+    cr_expect_not_null(strstr(text, "may take up to about 1.4 GiB (200 agents x 300001 frames x 24 "
+                                    "bytes per agent, format version 2); --record-every 2"),
+                       "%s", text);
+    free(text);
+    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1",
+                                           "--quiet", "--record", rec_path, NULL},
+                           rec_path, errf);
+    cr_expect_str_eq(text, "", "no warning under 1 GiB");
+    free(text);
+    scratch_cleanup();
+}
+
+/* `--record-version 2` writes the uncompressed format; both versions hold
+ * the same frames, bit for bit; other versions are usage errors. */
+Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
+{
+    scratch_init();
+    char v2[128], v3[128], out[128], errf[128];
+    scratch_path(v2, sizeof v2, "v2.rec");
+    scratch_path(v3, sizeof v3, "v3.rec");
+    scratch_path(out, sizeof out, "out.txt");
+    scratch_path(errf, sizeof errf, "err.txt");
+    int code = run_shoal((const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet",
+                                         "--record", v2, "--record-version", "2", NULL},
+                         out, errf);
+    cr_assert_eq(code, 0);
+    char* text = slurp(out);
+    cr_expect_not_null(strstr(text, "(31 frames) in format version 2, "), "%s", text);
+    free(text);
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet",
+                                     "--record", v3, NULL},
+                     out, errf);
+    cr_assert_eq(code, 0);
+    text = slurp(out);
+    cr_expect_not_null(strstr(text, "(31 frames) in format version 3, "), "%s", text);
+    free(text);
+    shoal_recording_t *a = NULL, *b = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load(v2, 0, &a, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_load(v3, 0, &b, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_recording_version(a), 2);
+    cr_expect_eq(shoal_recording_version(b), 3);
+    cr_expect_str_eq(shoal_recording_header(a)->scenario_text, shoal_recording_header(b)->scenario_text);
+    cr_assert_eq(shoal_recording_frame_count(a), 31);
+    cr_assert_eq(shoal_recording_frame_count(b), 31);
+    for (int32_t f = 0; f < 31; ++f) {
+        shoal_recording_frame_t x, y;
+        shoal_recording_frame(a, f, &x);
+        shoal_recording_frame(b, f, &y);
+        cr_assert_eq(x.count, y.count);
+        cr_assert_eq(x.step, y.step);
+        cr_assert_eq(x.time, y.time);
+        size_t n = (size_t)x.count;
+        cr_assert_arr_eq(x.ids, y.ids, 4 * n);
+        cr_assert_arr_eq(x.generations, y.generations, 4 * n);
+        cr_assert_arr_eq(x.groups, y.groups, 4 * n);
+        cr_assert_arr_eq(x.positions, y.positions, 8 * n, "frame %d", f);
+        cr_assert_arr_eq(x.headings, y.headings, 4 * n, "frame %d", f);
+    }
+    shoal_recording_destroy(a);
+    shoal_recording_destroy(b);
+    size_t s2 = 0, s3 = 0;
+    free(read_all(v2, &s2));
+    free(read_all(v3, &s3));
+    cr_expect_gt(s2, 3 * s3, "version 2: %zu bytes, version 3: %zu", s2, s3);
+
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record", v3, "--record-version",
+                                     "1", NULL},
+                     out, errf);
+    cr_expect_eq(code, 2);
+    text = slurp(errf);
+    cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..3, not '1'"), "%s", text);
+    free(text);
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record-version", "2", NULL}, out,
+                     errf);
+    cr_expect_eq(code, 2);
+    text = slurp(errf);
+    cr_expect_not_null(strstr(text, "--record-version needs --record"), "%s", text);
+    free(text);
+    scratch_cleanup();
+}
+
+/* Issue 21's goal: the default scenario's recording at least 4 times
+ * smaller than uncompressed (its first 100 steps here; the whole run is
+ * 5.6 times, docs/recording.md). */
+Test(recording, cli_default_scenario_records_4x_smaller)
+{
+    scratch_init();
+    char v2[128], v3[128], out[128], errf[128];
+    scratch_path(v2, sizeof v2, "v2.rec");
+    scratch_path(v3, sizeof v3, "v3.rec");
+    scratch_path(out, sizeof out, "out.txt");
+    scratch_path(errf, sizeof errf, "err.txt");
+    const char* scene = SHOAL_SOURCE_DIR "/scenarios/default.json";
+    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1",
+                                           "--quiet", "--record", v2, "--record-version", "2", NULL},
+                           out, errf),
+                 0);
+    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1",
+                                           "--quiet", "--record", v3, NULL},
+                           out, errf),
+                 0);
+    size_t s2 = 0, s3 = 0;
+    free(read_all(v2, &s2));
+    free(read_all(v3, &s3));
+    cr_expect_geq(s2, 4 * s3, "version 2: %zu bytes, version 3: %zu (%.2f times smaller)", s2, s3,
+                  (double)s2 / (double)s3);
     scratch_cleanup();
 }
