@@ -1095,6 +1095,37 @@ Test(recording, version_3_still_crowd_is_padded_and_exact)
     scratch_cleanup();
 }
 
+/* A world with no agent at its first frame: frames of 0 agents, in both
+ * versions (the writer used to write the first one through a NULL
+ * buffer). */
+Test(recording, empty_world_from_the_first_frame)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "empty.rec");
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    for (int version = 2; version <= 3; ++version) {
+        shoal_recording_header_t h = shoal_recording_default_header();
+        shoal_recorder_t* rec = NULL;
+        shoal_error_t err = {SHOAL_OK, ""};
+        cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &err), SHOAL_OK, "%s",
+                     err.message);
+        for (int f = 0; f < 3; ++f)
+            cr_assert_eq(shoal_recording_write_frame(rec, w, &err), SHOAL_OK, "%s", err.message);
+        cr_assert_eq(shoal_recording_close(rec, &err), SHOAL_OK, "%s", err.message);
+        shoal_recording_t* loaded = NULL;
+        cr_assert_eq(shoal_recording_load(path, 0, &loaded, &err), SHOAL_OK, "%s", err.message);
+        cr_expect_eq(shoal_recording_version(loaded), version);
+        cr_assert_eq(shoal_recording_frame_count(loaded), 3);
+        shoal_recording_frame_t fr;
+        cr_assert_eq(shoal_recording_frame(loaded, 2, &fr), SHOAL_OK);
+        cr_expect_eq(fr.count, 0);
+        shoal_recording_destroy(loaded);
+    }
+    shoal_world_destroy(w);
+    scratch_cleanup();
+}
+
 Test(recording, writer_errors_name_the_file)
 {
     shoal_recorder_t* rec = NULL;

@@ -618,7 +618,9 @@ static size_t frame_capacity(const shoal_recorder_t* r, size_t n)
  * arrays that did grow are kept, with their contents). */
 static int reserve(shoal_recorder_t* r, int32_t count)
 {
-    if (count <= r->capacity) return 1;
+    /* r->bytes: a world empty at its first frame still needs a frame's
+     * buffer (it used to be written through NULL). */
+    if (count <= r->capacity && r->bytes != NULL) return 1;
     const size_t n = (size_t)count, f = (size_t)floats_per_agent(r->dims);
     int ok = grow((void**)&r->ids, n * sizeof *r->ids) &&
              grow((void**)&r->groups, n * sizeof *r->groups) &&
