@@ -58,7 +58,7 @@
  *          40 the zstd frame, zero padding to L = round_up_4(max(C,
  *          ceil(D / 1024))) bytes, u32 CRC-32 of the frame's bytes before it.
  *
- * Version 3 (docs/recording.md, "Format, version 3"): the frame's payload
+ * Version 3 (docs/recording.md, "Frame, version 3"): the frame's payload
  * is the version 2 arrays made predictable, then compressed with zstd:
  * - ids as differences from the previous id (mostly 1), generations and
  *   groups as they are;
@@ -71,10 +71,10 @@
  * - the words as four byte planes (every word's low byte, then every
  *   second byte, ...): the high bytes of small differences are zeros that
  *   zstd removes.
- * A frame thus decodes only after the frames before it; it is still
+ * - a frame thus decodes only after the frames before it; it is still
  *   checked on its own (its CRC, its decoded size, zstd's own checks), and
- *   frames are still read in order, stopping at the first damaged one.
- * - No decompression bombs: the payload's size is declared (D) and must
+ *   frames are still read in order, stopping at the first damaged one;
+ * - no decompression bombs: the payload's size is declared (D) and must
  *   be exactly what the agent count needs, and a frame stores at least
  *   D / 1024 bytes (the writer pads a frame that zstd shrank further, a
  *   crowd standing still), so a file decodes to at most 1024 times its
