@@ -1510,13 +1510,16 @@ Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
     free(read_all(v3, &s3));
     cr_expect_gt(s2, 3 * s3, "version 2: %zu bytes, version 3: %zu", s2, s3);
 
-    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record", v3, "--record-version",
-                                     "1", NULL},
+    char none[128];
+    scratch_path(none, sizeof none, "none.rec");
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record", none,
+                                     "--record-version", "1", NULL},
                      out, errf);
     cr_expect_eq(code, 2);
     text = slurp(errf);
     cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..3, not '1'"), "%s", text);
     free(text);
+    cr_expect_neq(access(none, F_OK), 0, "a usage error leaves no file");
     code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record-version", "2", NULL}, out,
                      errf);
     cr_expect_eq(code, 2);
