@@ -178,7 +178,8 @@ static const cli_option_t run_options[] = {
      "--json.)"},
     {"--record", NULL, "OUT", CLI_STRING, CLI_FIELD(run_options_t, record), 0, 0, 0, NULL,
      "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
-     "last step, with the scenario inside. View it with 'shoal view OUT'."},
+     "last step, with the scenario inside, compressed (lossless). View it with 'shoal view "
+     "OUT'. A warning on stderr comes before the run when it may reach 1 GiB."},
     {"--record-every", NULL, "K", CLI_INT, CLI_FIELD(run_options_t, record_every), 1, INT32_MAX, 0,
      NULL, "record (and export) every K-th step, an integer >= 1. Default: 1."},
     {"--record-version", NULL, "V", CLI_INT, CLI_FIELD(run_options_t, record_version), 2, 3, 0,
