@@ -19,7 +19,7 @@ include(GNUInstallDirs) # already included by CMakeLists.txt; harmless
 include(CMakePackageConfigHelpers)
 
 # The CMake package is two export sets so that a host that links only the
-# shared library does not need OpenMP or the hwloc/cJSON development files:
+# shared library does not need OpenMP or the hwloc/cJSON/zstd development files:
 # shoalConfig.cmake always loads shoal::shoal and loads shoal::static when its
 # link dependencies are found (or fails if the static component was asked for).
 set_target_properties(shoal_shared PROPERTIES EXPORT_NAME shoal)
@@ -71,7 +71,7 @@ else()
   set(SHOAL_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 # What a static link needs besides libshoal.a: the flag that links the
-# OpenMP runtime (libgomp), the hwloc and cJSON modules, and libm.
+# OpenMP runtime (libgomp), the hwloc, cJSON and zstd modules, and libm.
 string(REPLACE ";" " " SHOAL_PC_OPENMP "${OpenMP_C_FLAGS}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig

@@ -183,10 +183,12 @@ static void check_svg(const char* path)
 /* ---- recordings ------------------------------------------------------------ */
 
 /* One agent seeking a far target from `start` along +x: a straight track
- * at up to 10 m/s; frames every step. Positions go to xy (2 per frame).
- * `setup` (optional) adds walls and obstacles to the world first. */
-static int record_line(const char* path, int wrap, const float start[2], int steps, float* xy,
-                       void (*setup)(shoal_world_t*))
+ * at up to 10 m/s; frames every step, in format `version` (3, compressed,
+ * or 2, which write_version_1 can turn into version 1). Positions go to xy
+ * (2 per frame). `setup` (optional) adds walls and obstacles to the world
+ * first. */
+static int record_line(const char* path, int version, int wrap, const float start[2], int steps,
+                       float* xy, void (*setup)(shoal_world_t*))
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.thread_count = 1;
@@ -217,7 +219,8 @@ static int record_line(const char* path, int wrap, const float start[2], int ste
     h.wrap = wrap;
     if (wrap) h.bounds_max[0] = h.bounds_max[1] = 100.0f;
     shoal_recorder_t* rec = NULL;
-    cr_assert_eq(shoal_recording_open(path, &h, &rec, &e), SHOAL_OK, "%s", e.message);
+    cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &e), SHOAL_OK, "%s",
+                 e.message);
     int frames = 0;
     for (int k = 0; k <= steps; ++k) {
         cr_assert_eq(shoal_recording_write_frame(rec, w, &e), SHOAL_OK, "%s", e.message);
@@ -239,7 +242,7 @@ Test(plot, run_traces_are_where_the_agent_went)
     tmp_path(rec, sizeof rec, "line.rec");
     tmp_path(png, sizeof png, "line.png");
     float xy[2 * 101];
-    int frames = record_line(rec, 0, (const float[2]){-20.0f, 5.0f}, 100, xy, NULL);
+    int frames = record_line(rec, 3, 0, (const float[2]){-20.0f, 5.0f}, 100, xy, NULL);
     plot_run_t r;
     plot_cli(&r, (const char*[]){"run", rec, "-o", png, "--width", "640", "--height", "480", NULL});
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
@@ -268,7 +271,7 @@ Test(plot, run_breaks_lines_at_torus_edges)
     tmp_path(png, sizeof png, "wrap.png");
     float xy[2 * 41];
     /* 40 steps of 0.5 m from x = 85: across the edge at 100, back in at 0. */
-    int frames = record_line(rec, 1, (const float[2]){85.0f, 50.0f}, 40, xy, NULL);
+    int frames = record_line(rec, 3, 1, (const float[2]){85.0f, 50.0f}, 40, xy, NULL);
     int wrapped = 0;
     for (int k = 1; k < frames; ++k) wrapped |= xy[2 * k] < xy[2 * k - 2];
     cr_assert(wrapped, "the agent never wrapped (last x %.2f)", xy[2 * (frames - 1)]);
@@ -400,8 +403,8 @@ static void expect_obstacle(const png_t* p, const view_t* v, const float c[2], f
               c[0], c[1]);
 }
 
-/* The recording without its geometry record, as version 1 wrote it (and
- * without scenario text when `strip_scenario`: nothing to fall back on). */
+/* The version 2 recording without its geometry record, as version 1 wrote
+ * it (version 1 frames are version 2's; version 3's are compressed). */
 static void write_version_1(const char* from, const char* to)
 {
     FILE* f = fopen(from, "rb");
@@ -411,6 +414,7 @@ static void write_version_1(const char* from, const char* to)
     fclose(f);
     cr_assert_lt(n, sizeof d);
     size_t h = (size_t)d[12] | (size_t)d[13] << 8 | (size_t)d[14] << 16;
+    cr_assert_eq(d[8], 2, "write_version_1 takes a version 2 recording");
     cr_assert_eq(memcmp(d + h, "GEOM", 4), 0);
     uint32_t walls = (uint32_t)d[h + 16] | (uint32_t)d[h + 17] << 8, obstacles = (uint32_t)d[h + 20] | (uint32_t)d[h + 21] << 8;
     size_t g = 28 + 16 * (size_t)walls + 32 * (size_t)obstacles;
@@ -437,7 +441,7 @@ Test(plot, run_draws_walls_and_obstacles)
     tmp_path(old, sizeof old, "walls-v1.rec");
     tmp_path(png, sizeof png, "walls.png");
     float xy[2 * 41];
-    int frames = record_line(rec, 0, (const float[2]){-20.0f, 5.0f}, 40, xy, add_walls);
+    int frames = record_line(rec, 2, 0, (const float[2]){-20.0f, 5.0f}, 40, xy, add_walls);
     float seg[4 * 6];
     memcpy(seg, fence, 2 * sizeof(float));
     memcpy(seg + 2, fence + 2, 2 * sizeof(float));
@@ -476,9 +480,10 @@ Test(plot, run_draws_walls_and_obstacles)
     cairo_surface_destroy(p.s);
 }
 
-/* The default plaza through `shoal run --record`: its 8 wall segments and 4
- * pillars from the recording; and, for the same run as a version 1
- * recording, from the scenario text in its header. */
+/* The default plaza through `shoal run --record` (version 2, to make the
+ * version 1 file from): its 8 wall segments and 4 pillars from the
+ * recording; and, for the same run as a version 1 recording, from the
+ * scenario text in its header. */
 Test(plot, run_of_the_plaza_draws_its_walls)
 {
     char rec[300], old[300], png[300];
@@ -486,7 +491,7 @@ Test(plot, run_of_the_plaza_draws_its_walls)
     tmp_path(old, sizeof old, "plaza-v1.rec");
     tmp_path(png, sizeof png, "plaza.png");
     const char* argv[] = {SHOAL_CLI_PATH, "run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--threads", "1",
-                          "--steps", "5", "--quiet", "--record", rec, NULL};
+                          "--steps", "5", "--quiet", "--record", rec, "--record-version", "2", NULL};
     pid_t pid;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);

@@ -1,10 +1,12 @@
 /* Recordings (include/shoal/recording.h, docs/recording.md): write a world
  * whose agents come and go, with walls and obstacles, read it back and
- * compare every value exactly; then damage the file every way a disk or a
- * crash can (cut at every offset, a flipped byte at every offset, another
- * magic or version, trailing bytes, a damaged geometry record) and insist
- * on a clear error and never a crash. Version 1 files (no geometry) still
- * read. Last, the command: `shoal run --record` and `shoal view`.
+ * compare every value exactly, in format version 3 (compressed) and 2;
+ * then damage the file every way a disk or a crash can (cut at every
+ * offset, a flipped byte at every offset, another magic or version,
+ * trailing bytes, a damaged geometry record, compressed payloads that lie
+ * about their size or decode to bad values) and insist on a clear error
+ * and never a crash. Version 1 files (no geometry) still read. Last, the
+ * command: `shoal run --record`, its size warning, and `shoal view`.
  *
  * Worlds are serial (one thread): Criterion forks, and nothing here needs
  * OpenMP. Run under the asan-ubsan preset too. */
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include <shoal/recording.h>
+#include <zstd.h>
 
 #include "support.h"
 
@@ -196,7 +199,8 @@ static void expect_geometry_equal(const shoal_recording_t* rec, const expected_t
  * new ones are added; one frame has no agents at all. The world has walls
  * and obstacles; one more of each is added after frame 0 (the recording
  * keeps the geometry of frame 0). */
-static void write_recording(const char* path, int dims, int frames, expected_t* ex)
+static void write_recording_version(const char* path, int dims, int frames, int version,
+                                    expected_t* ex)
 {
     shoal_world_t* w = make_world(dims, 1, SHOAL_BACKEND_SERIAL);
     step_n(w, 3, 0.05f); /* the geometry's time is frame 0's, not 0 */
@@ -211,7 +215,8 @@ static void write_recording(const char* path, int dims, int frames, expected_t* 
     h.scenario_text = "{\"name\": \"churn\"}";
     shoal_recorder_t* rec = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
-    cr_assert_eq(shoal_recording_open(path, &h, &rec, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &err), SHOAL_OK, "%s",
+                 err.message);
 
     shoal_agent_t live[MAX_AGENTS];
     int live_count = 0, next = 0;
@@ -254,6 +259,12 @@ static void write_recording(const char* path, int dims, int frames, expected_t* 
     shoal_world_destroy(w);
 }
 
+/* The same in the version shoal_recording_open writes (3). */
+static void write_recording(const char* path, int dims, int frames, expected_t* ex)
+{
+    write_recording_version(path, dims, frames, SHOAL_RECORDING_VERSION, ex);
+}
+
 static void expect_frames_equal(const shoal_recording_t* rec, const expected_t* ex, int32_t frames)
 {
     for (int32_t f = 0; f < frames; ++f) {
@@ -282,13 +293,13 @@ static void expect_frames_equal(const shoal_recording_t* rec, const expected_t* 
     }
 }
 
-static void round_trip(int dims)
+static void round_trip(int dims, int version)
 {
     scratch_init();
     char path[128];
     scratch_path(path, sizeof path, "churn.rec");
     static expected_t ex;
-    write_recording(path, dims, 9, &ex);
+    write_recording_version(path, dims, 9, version, &ex);
 
     shoal_recording_t* rec = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
@@ -304,8 +315,8 @@ static void round_trip(int dims)
     cr_expect_str_eq(h->scenario_text, "{\"name\": \"churn\"}");
     cr_expect_eq(shoal_recording_is_complete(rec), 1);
     cr_expect_str_eq(shoal_recording_damage(rec), "");
-    cr_expect_eq(shoal_recording_version(rec), SHOAL_RECORDING_VERSION);
-    cr_expect_eq(SHOAL_RECORDING_VERSION, 2);
+    cr_expect_eq(shoal_recording_version(rec), version);
+    cr_expect_eq(SHOAL_RECORDING_VERSION, 3);
     cr_assert_eq(shoal_recording_frame_count(rec), 9);
     expect_frames_equal(rec, &ex, 9);
     /* The geometry of frame 0, at frame 0's time: later walls and obstacles
@@ -339,9 +350,13 @@ static void round_trip(int dims)
 
 TestSuite(recording, .timeout = 120);
 
-Test(recording, round_trip_2d) { round_trip(2); }
+Test(recording, round_trip_2d) { round_trip(2, 3); }
 
-Test(recording, round_trip_3d) { round_trip(3); }
+Test(recording, round_trip_3d) { round_trip(3, 3); }
+
+Test(recording, round_trip_2d_version_2) { round_trip(2, 2); }
+
+Test(recording, round_trip_3d_version_2) { round_trip(3, 2); }
 
 static uint8_t* read_all(const char* path, size_t* size)
 {
@@ -363,13 +378,30 @@ static size_t header_bytes(const uint8_t* data)
     return (size_t)data[12] | (size_t)data[13] << 8 | (size_t)data[14] << 16;
 }
 
-Test(recording, every_truncation_is_a_clear_error)
+static uint32_t le32(const uint8_t* p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The bytes of the frame at `at`, by docs/recording.md: version 2, 36 +
+ * 24n (2D) or 40n (3D); version 3, 40 + the zstd frame (C bytes) padded
+ * to a multiple of 4 and to at least D / 1024 bytes, + 4. */
+static size_t frame_size_at(const uint8_t* data, size_t at, int dims, int version)
+{
+    if (version == 2) return 36 + (dims == 2 ? 24u : 40u) * (size_t)le32(data + at + 24);
+    size_t decoded = le32(data + at + 32), compressed = le32(data + at + 36);
+    size_t least = (decoded + 1023) / 1024;
+    size_t stored = compressed > least ? compressed : least;
+    return 40 + ((stored + 3) & ~(size_t)3) + 4;
+}
+
+static void every_truncation(int version)
 {
     scratch_init();
     char path[128];
     scratch_path(path, sizeof path, "cut.rec");
     static expected_t ex;
-    write_recording(path, 2, 5, &ex);
+    write_recording_version(path, 2, 5, version, &ex);
     size_t size = 0;
     uint8_t* data = read_all(path, &size);
     size_t header = header_bytes(data);
@@ -377,7 +409,10 @@ Test(recording, every_truncation_is_a_clear_error)
     size_t frame_end[MAX_FRAMES];
     size_t at = geometry_end;
     for (int f = 0; f < ex.frames; ++f) {
-        at += 36 + 24 * (size_t)ex.frame[f].count;
+        cr_assert_eq(le32(data + at + 24), (uint32_t)ex.frame[f].count, "frame %d", f);
+        if (version == 3) /* the declared payload: 24 bytes an agent */
+            cr_assert_eq(le32(data + at + 32), 24u * (uint32_t)ex.frame[f].count, "frame %d", f);
+        at += frame_size_at(data, at, 2, version);
         frame_end[f] = at;
     }
     cr_assert_eq(at + 12, size, "layout as documented");
@@ -435,13 +470,17 @@ Test(recording, every_truncation_is_a_clear_error)
     scratch_cleanup();
 }
 
-Test(recording, every_flipped_byte_is_detected)
+Test(recording, every_truncation_is_a_clear_error) { every_truncation(3); }
+
+Test(recording, every_truncation_is_a_clear_error_version_2) { every_truncation(2); }
+
+static void every_flipped_byte(int version)
 {
     scratch_init();
     char path[128];
     scratch_path(path, sizeof path, "flip.rec");
     static expected_t ex;
-    write_recording(path, 3, 4, &ex);
+    write_recording_version(path, 3, 4, version, &ex);
     size_t size = 0;
     uint8_t* data = read_all(path, &size);
     const size_t geometry_at = header_bytes(data), geometry_end = geometry_at + geometry_size(&ex);
@@ -489,6 +528,10 @@ Test(recording, every_flipped_byte_is_detected)
     scratch_cleanup();
 }
 
+Test(recording, every_flipped_byte_is_detected) { every_flipped_byte(3); }
+
+Test(recording, every_flipped_byte_is_detected_version_2) { every_flipped_byte(2); }
+
 /* Rewrite the header's CRC after patching it, so that the check under test
  * is the one that fires, not the checksum. */
 static void fix_header_crc(uint8_t* data)
@@ -529,13 +572,24 @@ Test(recording, bad_magic_version_and_trailing_data)
     expect_load_error((const uint8_t*)"{\"name\": 1}", 11, "not a shoal recording");
     data[3] = 'A';
 
-    data[8] = 3;
+    data[8] = 4;
     fix_header_crc(data);
-    expect_load_error(data, size, "unsupported version 3 (this build reads versions 1 to 2)");
+    expect_load_error(data, size, "unsupported version 4 (this build reads versions 1 to 3)");
     data[8] = 0;
     fix_header_crc(data);
     expect_load_error(data, size, "unsupported version 0");
+    /* Version 3 frames under a version 2 header are not version 2 frames
+     * (ALLOW_TRUNCATED would keep none of them). */
     data[8] = 2;
+    fix_header_crc(data);
+    {
+        shoal_recording_t* none = NULL;
+        shoal_error_t e = {SHOAL_OK, ""};
+        cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", 0, &none, &e),
+                     SHOAL_ERR_PARSE);
+        cr_expect_not_null(strstr(e.message, "frame 0 at byte"), "%s", e.message);
+    }
+    data[8] = 3;
     data[16] = 4; /* dimensions */
     fix_header_crc(data);
     expect_load_error(data, size, "byte 16: dimensions must be 2 or 3");
@@ -584,7 +638,7 @@ Test(recording, version_1_still_reads)
     char path[128];
     scratch_path(path, sizeof path, "v2.rec");
     static expected_t ex;
-    write_recording(path, 2, 6, &ex);
+    write_recording_version(path, 2, 6, 2, &ex);
     size_t size = 0, old_size = 0;
     uint8_t* data = read_all(path, &size);
     uint8_t* old = as_version_1(data, size, &ex, &old_size);
@@ -735,6 +789,340 @@ Test(recording, damaged_geometry_is_refused)
     expect_geometry_equal(rec, &ex);
     shoal_recording_destroy(rec);
     free(data);
+    scratch_cleanup();
+}
+
+/* ---- version 2 files and version 3 payloads ---- */
+
+Test(recording, version_2_still_reads)
+{
+    /* Files `shoal run --record` wrote in version 2 (the fuzz seeds, kept
+     * as they were): the plaza's walls, fish3d's obstacles, a moving
+     * obstacle; and one cut inside its geometry record. */
+    const char* seeds[] = {"plaza-walls-v2.rec", "fish3d-obstacles-v2.rec",
+                           "moving-obstacle-v2.rec"};
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    shoal_recording_geometry_t g;
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
+        char seed[512];
+        snprintf(seed, sizeof seed, "%s/tests/fuzz/corpus/recording/%s", SHOAL_SOURCE_DIR, seeds[i]);
+        cr_assert_eq(shoal_recording_load(seed, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+        cr_expect_eq(shoal_recording_version(rec), 2, "%s", seeds[i]);
+        cr_expect_eq(shoal_recording_is_complete(rec), 1, "%s", seeds[i]);
+        cr_expect_gt(shoal_recording_frame_count(rec), 0, "%s", seeds[i]);
+        cr_expect_eq(shoal_recording_geometry(rec, &g), SHOAL_OK, "%s", seeds[i]);
+        cr_expect_gt(g.wall_count + g.obstacle_count, 0, "%s", seeds[i]);
+        shoal_recording_destroy(rec);
+    }
+    char cut[512];
+    snprintf(cut, sizeof cut, "%s/tests/fuzz/corpus/recording/plaza-v2-cut-in-geometry.rec",
+             SHOAL_SOURCE_DIR);
+    cr_assert_eq(shoal_recording_load(cut, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err), SHOAL_OK,
+                 "%s", err.message);
+    cr_expect_eq(shoal_recording_version(rec), 2);
+    cr_expect_eq(shoal_recording_frame_count(rec), 0);
+    shoal_recording_destroy(rec);
+
+    /* The writer still writes version 2 on request, and nothing else. */
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "v9.rec");
+    shoal_recording_header_t h = shoal_recording_default_header();
+    shoal_recorder_t* w = NULL;
+    cr_expect_eq(shoal_recording_open_version(path, &h, 1, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(err.message, "versions 2 (uncompressed) and 3"), "%s", err.message);
+    cr_expect_eq(shoal_recording_open_version(path, &h, 4, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_null(w);
+    cr_expect_neq(access(path, F_OK), 0, "a refused version creates no file");
+    scratch_cleanup();
+}
+
+/* Where frame `index` starts (after the header and geometry record). */
+static size_t frame_at(const uint8_t* data, const expected_t* ex, int index, int version)
+{
+    size_t at = header_bytes(data) + geometry_size(ex);
+    for (int f = 0; f < index; ++f) at += frame_size_at(data, at, ex->dims, version);
+    return at;
+}
+
+static void set_word(uint8_t* planes, size_t words, size_t w, uint32_t v)
+{
+    for (int k = 0; k < 4; ++k) planes[(size_t)k * words + w] = (uint8_t)(v >> (8 * k));
+}
+
+/* A copy of the version 3 file with frame `at`'s payload decompressed,
+ * edited by `edit` (its words as byte planes, docs/recording.md),
+ * compressed again and the frame resealed: the checks after the checksum
+ * and zstd are the ones under test. */
+static uint8_t* with_payload(const uint8_t* data, size_t size, size_t at, int dims,
+                             void (*edit)(uint8_t* planes, size_t words, size_t n),
+                             size_t* out_size)
+{
+    const size_t old = frame_size_at(data, at, dims, 3);
+    const size_t n = le32(data + at + 24), decoded = le32(data + at + 32);
+    uint8_t* planes = malloc(decoded + 1);
+    cr_assert_eq(ZSTD_decompress(planes, decoded, data + at + 40, le32(data + at + 36)), decoded);
+    edit(planes, decoded / 4, n);
+    const size_t bound = ZSTD_compressBound(decoded);
+    uint8_t* out = calloc(1, size + bound + decoded / 1024 + 64);
+    memcpy(out, data, at + 40);
+    size_t compressed = ZSTD_compress(out + at + 40, bound, planes, decoded, 1);
+    cr_assert(!ZSTD_isError(compressed));
+    put_le32(out + at + 36, (uint32_t)compressed);
+    const size_t fresh = frame_size_at(out, at, dims, 3);
+    fix_record_crc(out, at, fresh);
+    memcpy(out + at + fresh, data + at + old, size - at - old);
+    *out_size = size - old + fresh;
+    free(planes);
+    return out;
+}
+
+/* Words: id differences [0, n), generations [n, 2n), groups [2n, 3n), then
+ * each float's zigzagged difference from its prediction, x of every agent,
+ * then y, then the heading (2D). */
+static void edit_repeat_id(uint8_t* planes, size_t words, size_t n)
+{
+    (void)n;
+    set_word(planes, words, 1, 0); /* agent 1's id = agent 0's */
+}
+
+static void edit_generation(uint8_t* planes, size_t words, size_t n)
+{
+    set_word(planes, words, n + 2, 70000);
+}
+
+static void edit_nan(uint8_t* planes, size_t words, size_t n)
+{
+    /* Frame 0 predicts nothing: the word is the zigzagged bits, and
+     * zigzag(0x7FC00000), a quiet NaN, is 0xFF800000. */
+    set_word(planes, words, 3 * n, 0xFF800000u);
+}
+
+/* Expect `text` in the strict load's error and `kept` frames (and the same
+ * text in the damage note) under ALLOW_TRUNCATED. */
+static void expect_v3_error(const uint8_t* data, size_t size, const expected_t* ex,
+                            const char* text, int32_t kept)
+{
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load_memory(data, size, "v3.rec", 0, &rec, &err), SHOAL_ERR_PARSE,
+                 "want '%s'", text);
+    cr_assert_null(rec);
+    cr_assert_not_null(strstr(err.message, "v3.rec"), "%s", err.message);
+    cr_assert_not_null(strstr(err.message, text), "want '%s' in: %s", text, err.message);
+    cr_assert_eq(shoal_recording_load_memory(data, size, "v3.rec", SHOAL_RECORDING_ALLOW_TRUNCATED,
+                                             &rec, &err),
+                 SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_frame_count(rec), kept, "want '%s'", text);
+    cr_assert_not_null(strstr(shoal_recording_damage(rec), text), "%s",
+                       shoal_recording_damage(rec));
+    expect_frames_equal(rec, ex, kept);
+    shoal_recording_destroy(rec);
+}
+
+/* Version 3 frames that lie: about their agent count, their decoded size
+ * (a decompression bomb), their zstd frame, their padding, or that decode
+ * to values a frame may not hold. Each a clear error naming the frame; the
+ * frames before it still read under ALLOW_TRUNCATED. */
+Test(recording, version_3_payloads_that_lie_are_refused)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "v3.rec");
+    static expected_t ex;
+    write_recording(path, 2, 6, &ex);
+    size_t size = 0;
+    uint8_t* data = read_all(path, &size);
+    uint8_t* bad = malloc(size);
+    const size_t f2 = frame_at(data, &ex, 2, 3);
+    const uint32_t n2 = le32(data + f2 + 24);
+    cr_assert_geq(n2, 2);
+    char want[200];
+
+    /* One agent more than the payload holds. */
+    memcpy(bad, data, size);
+    put_le32(bad + f2 + 24, n2 + 1);
+    snprintf(want, sizeof want,
+             "frame 2 at byte %zu: byte %zu: declared payload size %u is not what %u agents need",
+             f2, f2 + 32, 24 * n2, n2 + 1);
+    expect_v3_error(bad, size, &ex, want, 2);
+
+    /* A bomb: 100,000,000 agents, the payload size they need (2.4 GB),
+     * in a few bytes of zstd. The frame must then store 2.4 GB / 1024
+     * bytes, which the file does not have: refused before any allocation. */
+    memcpy(bad, data, size);
+    put_le32(bad + f2 + 24, 100000000u);
+    put_le32(bad + f2 + 32, 2400000000u);
+    snprintf(want, sizeof want, "frame 2 at byte %zu needs 2343796 bytes for 100000000 agents", f2);
+    expect_v3_error(bad, size, &ex, want, 2);
+
+    /* One agent fewer, with the payload size to match: the zstd frame
+     * still holds the old size. */
+    memcpy(bad, data, size);
+    put_le32(bad + f2 + 24, n2 - 1);
+    put_le32(bad + f2 + 32, 24 * (n2 - 1));
+    fix_record_crc(bad, f2, frame_size_at(bad, f2, 2, 3));
+    expect_v3_error(bad, size, &ex, "the zstd frame's content size is not the declared payload size",
+                    2);
+
+    /* Not zstd at all. */
+    memcpy(bad, data, size);
+    memset(bad + f2 + 40, 0x5A, 4);
+    fix_record_crc(bad, f2, frame_size_at(bad, f2, 2, 3));
+    expect_v3_error(bad, size, &ex, "is not one zstd frame", 2);
+
+    /* A nonzero byte in the padding after a zstd frame. */
+    int padded = 0;
+    for (int f = 0; f < ex.frames && !padded; ++f) {
+        size_t at = frame_at(data, &ex, f, 3), compressed = le32(data + at + 36);
+        if (40 + compressed + 4 == frame_size_at(data, at, 2, 3)) continue; /* no padding */
+        padded = 1;
+        memcpy(bad, data, size);
+        bad[at + 40 + compressed] = 1;
+        fix_record_crc(bad, at, frame_size_at(bad, at, 2, 3));
+        snprintf(want, sizeof want, "frame %d at byte %zu: byte %zu: nonzero padding", f, at,
+                 at + 40 + compressed);
+        expect_v3_error(bad, size, &ex, want, f);
+    }
+    cr_assert(padded, "no frame had padding to damage");
+
+    /* Payloads that decompress well but decode to what no frame holds. */
+    size_t edited_size = 0;
+    uint8_t* edited = with_payload(data, size, f2, 2, edit_repeat_id, &edited_size);
+    expect_v3_error(edited, edited_size, &ex, "agent 1 of", 2);
+    expect_v3_error(edited, edited_size, &ex, "agent ids are not ascending and nonzero", 2);
+    free(edited);
+    edited = with_payload(data, size, f2, 2, edit_generation, &edited_size);
+    expect_v3_error(edited, edited_size, &ex, "agent 2 of", 2);
+    expect_v3_error(edited, edited_size, &ex, "generation above 65535", 2);
+    free(edited);
+    const size_t f0 = frame_at(data, &ex, 0, 3);
+    edited = with_payload(data, size, f0, 2, edit_nan, &edited_size);
+    snprintf(want, sizeof want, "frame 0 at byte %zu: in the payload (compressed at byte %zu), agent 0",
+             f0, f0 + 40);
+    expect_v3_error(edited, edited_size, &ex, want, 0);
+    expect_v3_error(edited, edited_size, &ex, "a position or orientation is not finite", 0);
+    free(edited);
+
+    /* Untouched, it loads (the damage above was in copies). */
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load_memory(data, size, "v3.rec", 0, &rec, &err), SHOAL_OK, "%s",
+                 err.message);
+    expect_frames_equal(rec, &ex, ex.frames);
+    shoal_recording_destroy(rec);
+    free(bad);
+    free(data);
+    scratch_cleanup();
+}
+
+/* A crowd standing still: every difference is 0 and zstd shrinks a frame
+ * of 5000 agents (120,000 bytes) to a few dozen. The writer pads it to
+ * 120,000 / 1024 bytes, so that no frame decodes to more than 1024 times
+ * what it stores, and it reads back bit for bit. */
+Test(recording, version_3_still_crowd_is_padded_and_exact)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "still.rec");
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    for (int i = 0; i < 5000; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = (float)(i % 100) * 0.7f - 35.0f;
+        d.position[1] = (float)(i / 100) * 0.9f - 20.0f;
+        d.heading = (float)i * 0.01f - 3.0f;
+        d.group = (uint32_t)(i / 1000);
+        shoal_agent_t id;
+        cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    shoal_recording_header_t h = shoal_recording_default_header();
+    shoal_recorder_t* rec = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_open(path, &h, &rec, &err), SHOAL_OK, "%s", err.message);
+    for (int f = 0; f < 4; ++f)
+        cr_assert_eq(shoal_recording_write_frame(rec, w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_close(rec, &err), SHOAL_OK, "%s", err.message);
+
+    size_t size = 0;
+    uint8_t* data = read_all(path, &size);
+    size_t at = header_bytes(data) + 28; /* an empty geometry record */
+    for (int f = 0; f < 4; ++f) {
+        size_t compressed = le32(data + at + 36), bytes = frame_size_at(data, at, 2, 3);
+        cr_assert_eq(le32(data + at + 32), 120000u);
+        if (f > 0) { /* predicted exactly: all zeros but the ids, groups */
+            cr_expect_lt(compressed, 118u, "frame %d: %zu bytes of zstd", f, compressed);
+            cr_expect_eq(bytes, 40u + 120u + 4u, "frame %d: padded to ceil(120000 / 1024) = 118, "
+                         "then to 120", f);
+            for (size_t i = at + 40 + compressed; i < at + bytes - 4; ++i)
+                cr_assert_eq(data[i], 0, "padding byte %zu", i);
+        }
+        at += bytes;
+    }
+    cr_assert_eq(at + 12, size);
+
+    shoal_recording_t* loaded = NULL;
+    cr_assert_eq(shoal_recording_load(path, 0, &loaded, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_frame_count(loaded), 4);
+    expected_frame_t* e = malloc(sizeof *e);
+    shoal_agent_t* ids = malloc(5000 * sizeof *ids);
+    float* pos = malloc(3 * 5000 * sizeof *pos);
+    float* head = malloc(5000 * sizeof *head);
+    uint32_t* groups = malloc(5000 * sizeof *groups);
+    shoal_agent_batch_t batch = {ids, pos, NULL, head, NULL, NULL, groups};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &batch, 5000, &got), SHOAL_OK);
+    cr_assert_eq(got, 5000);
+    for (int32_t f = 0; f < 4; ++f) {
+        shoal_recording_frame_t fr;
+        shoal_recording_frame(loaded, f, &fr);
+        cr_assert_eq(fr.count, 5000);
+        for (int32_t i = 0; i < got; ++i) { /* a serial world unreordered: row i is id i + 1 */
+            cr_assert_eq(fr.ids[i], ids[i].index1);
+            cr_assert_eq(fr.groups[i], groups[i]);
+            cr_assert_arr_eq(&fr.positions[2 * i], &pos[3 * i], 2 * sizeof(float));
+            cr_assert_arr_eq(&fr.headings[i], &head[i], sizeof(float));
+        }
+    }
+    free(e);
+    free(ids);
+    free(pos);
+    free(head);
+    free(groups);
+    shoal_recording_destroy(loaded);
+    shoal_world_destroy(w);
+    free(data);
+    scratch_cleanup();
+}
+
+/* A world with no agent at its first frame: frames of 0 agents, in both
+ * versions (the writer used to write the first one through a NULL
+ * buffer). */
+Test(recording, empty_world_from_the_first_frame)
+{
+    scratch_init();
+    char path[128];
+    scratch_path(path, sizeof path, "empty.rec");
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    for (int version = 2; version <= 3; ++version) {
+        shoal_recording_header_t h = shoal_recording_default_header();
+        shoal_recorder_t* rec = NULL;
+        shoal_error_t err = {SHOAL_OK, ""};
+        cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &err), SHOAL_OK, "%s",
+                     err.message);
+        for (int f = 0; f < 3; ++f)
+            cr_assert_eq(shoal_recording_write_frame(rec, w, &err), SHOAL_OK, "%s", err.message);
+        cr_assert_eq(shoal_recording_close(rec, &err), SHOAL_OK, "%s", err.message);
+        shoal_recording_t* loaded = NULL;
+        cr_assert_eq(shoal_recording_load(path, 0, &loaded, &err), SHOAL_OK, "%s", err.message);
+        cr_expect_eq(shoal_recording_version(loaded), version);
+        cr_assert_eq(shoal_recording_frame_count(loaded), 3);
+        shoal_recording_frame_t fr;
+        cr_assert_eq(shoal_recording_frame(loaded, 2, &fr), SHOAL_OK);
+        cr_expect_eq(fr.count, 0);
+        shoal_recording_destroy(loaded);
+    }
+    shoal_world_destroy(w);
     scratch_cleanup();
 }
 
@@ -949,11 +1337,14 @@ Test(recording, killed_run_keeps_its_frames)
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    /* (and the size warning of 10^8 frames) */
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     pid_t pid;
     int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     cr_assert_eq(rc, 0, "spawn: %s", strerror(rc));
-    /* Wait for a few frames (200 agents: 4836 bytes each), at most 60 s. */
+    /* Wait for 96,720 bytes: 20 frames of 200 agents uncompressed (4836
+     * bytes each), more compressed; at most 60 s. */
     for (int i = 0; i < 6000; ++i) {
         FILE* f = fopen(rec_path, "rb");
         long size = 0;
@@ -985,5 +1376,183 @@ Test(recording, killed_run_keeps_its_frames)
         cr_expect_eq(fr.count, 200);
     }
     shoal_recording_destroy(rec);
+    scratch_cleanup();
+}
+
+/* Start `shoal run ARGS... --record REC`, wait until REC has its header
+ * (the size warning comes before the file is opened, so by then it is on
+ * stderr), then kill the run. Returns what the run wrote on stderr. */
+static char* start_then_kill(const char* const* args, const char* rec_path, const char* err_path)
+{
+    const char* argv[24] = {SHOAL_CLI_PATH};
+    int argc = 1;
+    for (; args[argc - 1] != NULL; ++argc) argv[argc] = args[argc - 1];
+    argv[argc] = NULL;
+    unlink(rec_path); /* a file from an earlier run would end the wait at once */
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    cr_assert_eq(rc, 0, "spawn: %s", strerror(rc));
+    long size = 0;
+    for (int i = 0; i < 6000 && size < 64; ++i) { /* at most 60 s */
+        FILE* f = fopen(rec_path, "rb");
+        if (f != NULL) {
+            fseek(f, 0, SEEK_END);
+            size = ftell(f);
+            fclose(f);
+        }
+        if (size < 64) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR);
+    cr_assert_geq(size, 64, "the run never wrote its recording's header");
+    return slurp(err_path);
+}
+
+/* `--record` estimates the recording's size (agents x frames x bytes per
+ * agent, 10 in 2D for version 3, 24 for version 2) and warns on stderr,
+ * before the run, when it reaches 1 GiB, with the --record-every that
+ * brings it under; below that it says nothing. */
+Test(recording, cli_record_warns_before_a_huge_recording)
+{
+    scratch_init();
+    char rec_path[128], errf[128];
+    scratch_path(rec_path, sizeof rec_path, "huge.rec");
+    scratch_path(errf, sizeof errf, "err.txt");
+    /* 200 agents x 2,000,000,001 frames x (48 + 200 x 10) bytes: 3814.7 GiB;
+     * every 5000th step, 400,002 frames: 781 MiB. */
+    char* text = start_then_kill((const char*[]){"run", TINY, "--steps", "2000000000", "--threads",
+                                                 "1", "--quiet", "--record", rec_path, NULL},
+                                 rec_path, errf);
+    char want[512];
+    snprintf(want, sizeof want,
+             "shoal: warning: the recording %s may take up to about 3814.7 GiB (200 agents x "
+             "2000000001 frames x 10 bytes per agent, format version 3); --record-every 5000 would "
+             "make it about 781 MiB\n",
+             rec_path);
+    cr_expect_str_eq(text, want);
+    free(text);
+
+    /* 300,000 steps: 1.4 GiB in version 2, 586 MiB in version 3. */
+    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1",
+                                           "--quiet", "--record", rec_path, "--record-version", "2",
+                                           NULL},
+                           rec_path, errf);
+    cr_expect_not_null(strstr(text, "may take up to about 1.4 GiB (200 agents x 300001 frames x 24 "
+                                    "bytes per agent, format version 2); --record-every 2"),
+                       "%s", text);
+    free(text);
+    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1",
+                                           "--quiet", "--record", rec_path, NULL},
+                           rec_path, errf);
+    cr_expect_str_eq(text, "", "no warning under 1 GiB");
+    free(text);
+    scratch_cleanup();
+}
+
+/* `--record-version 2` writes the uncompressed format; both versions hold
+ * the same frames, bit for bit; other versions are usage errors. */
+Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
+{
+    scratch_init();
+    char v2[128], v3[128], out[128], errf[128];
+    scratch_path(v2, sizeof v2, "v2.rec");
+    scratch_path(v3, sizeof v3, "v3.rec");
+    scratch_path(out, sizeof out, "out.txt");
+    scratch_path(errf, sizeof errf, "err.txt");
+    int code = run_shoal((const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet",
+                                         "--record", v2, "--record-version", "2", NULL},
+                         out, errf);
+    cr_assert_eq(code, 0);
+    char* text = slurp(out);
+    cr_expect_not_null(strstr(text, "(31 frames) in format version 2, "), "%s", text);
+    free(text);
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet",
+                                     "--record", v3, NULL},
+                     out, errf);
+    cr_assert_eq(code, 0);
+    text = slurp(out);
+    cr_expect_not_null(strstr(text, "(31 frames) in format version 3, "), "%s", text);
+    free(text);
+    shoal_recording_t *a = NULL, *b = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load(v2, 0, &a, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_load(v3, 0, &b, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_recording_version(a), 2);
+    cr_expect_eq(shoal_recording_version(b), 3);
+    cr_expect_str_eq(shoal_recording_header(a)->scenario_text, shoal_recording_header(b)->scenario_text);
+    cr_assert_eq(shoal_recording_frame_count(a), 31);
+    cr_assert_eq(shoal_recording_frame_count(b), 31);
+    for (int32_t f = 0; f < 31; ++f) {
+        shoal_recording_frame_t x, y;
+        shoal_recording_frame(a, f, &x);
+        shoal_recording_frame(b, f, &y);
+        cr_assert_eq(x.count, y.count);
+        cr_assert_eq(x.step, y.step);
+        cr_assert_eq(x.time, y.time);
+        size_t n = (size_t)x.count;
+        cr_assert_arr_eq(x.ids, y.ids, 4 * n);
+        cr_assert_arr_eq(x.generations, y.generations, 4 * n);
+        cr_assert_arr_eq(x.groups, y.groups, 4 * n);
+        cr_assert_arr_eq(x.positions, y.positions, 8 * n, "frame %d", f);
+        cr_assert_arr_eq(x.headings, y.headings, 4 * n, "frame %d", f);
+    }
+    shoal_recording_destroy(a);
+    shoal_recording_destroy(b);
+    size_t s2 = 0, s3 = 0;
+    free(read_all(v2, &s2));
+    free(read_all(v3, &s3));
+    cr_expect_gt(s2, 3 * s3, "version 2: %zu bytes, version 3: %zu", s2, s3);
+
+    char none[128];
+    scratch_path(none, sizeof none, "none.rec");
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record", none,
+                                     "--record-version", "1", NULL},
+                     out, errf);
+    cr_expect_eq(code, 2);
+    text = slurp(errf);
+    cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..3, not '1'"), "%s", text);
+    free(text);
+    cr_expect_neq(access(none, F_OK), 0, "a usage error leaves no file");
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record-version", "2", NULL}, out,
+                     errf);
+    cr_expect_eq(code, 2);
+    text = slurp(errf);
+    cr_expect_not_null(strstr(text, "--record-version needs --record"), "%s", text);
+    free(text);
+    scratch_cleanup();
+}
+
+/* Issue 21's goal: the default scenario's recording at least 4 times
+ * smaller than uncompressed (its first 100 steps here; the whole run is
+ * 5.6 times, docs/recording.md). */
+Test(recording, cli_default_scenario_records_4x_smaller)
+{
+    scratch_init();
+    char v2[128], v3[128], out[128], errf[128];
+    scratch_path(v2, sizeof v2, "v2.rec");
+    scratch_path(v3, sizeof v3, "v3.rec");
+    scratch_path(out, sizeof out, "out.txt");
+    scratch_path(errf, sizeof errf, "err.txt");
+    const char* scene = SHOAL_SOURCE_DIR "/scenarios/default.json";
+    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1",
+                                           "--quiet", "--record", v2, "--record-version", "2", NULL},
+                           out, errf),
+                 0);
+    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1",
+                                           "--quiet", "--record", v3, NULL},
+                           out, errf),
+                 0);
+    size_t s2 = 0, s3 = 0;
+    free(read_all(v2, &s2));
+    free(read_all(v3, &s3));
+    cr_expect_geq(s2, 4 * s3, "version 2: %zu bytes, version 3: %zu (%.2f times smaller)", s2, s3,
+                  (double)s2 / (double)s3);
     scratch_cleanup();
 }

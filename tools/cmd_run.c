@@ -66,6 +66,11 @@
 #define RUN_DEFAULT_PATH "scenarios/default.json"
 #define RUN_SCENARIO_DIR "scenarios"
 #define RUN_MAX_THREADS 1024
+/* Recording format version 3's bytes per agent per frame, for --record's
+ * size warning: above the largest the shipped scenarios gave
+ * (docs/recording.md), so that the estimate errs large. */
+#define RECORD_V3_BYTES_2D 10.0
+#define RECORD_V3_BYTES_3D 24.0
 
 /* Redraw at most this often: a terminal redrawn every step slows a fast
  * run down and flickers. */
@@ -80,6 +85,7 @@ typedef struct run_options_t {
     int quiet;
     const char* record;   /* --record FILE, or NULL */
     int64_t record_every; /* --record-every K; 0: not given (1) */
+    int32_t record_version; /* --record-version V; 0: not given (the library's) */
     int stats;            /* --stats: the full table of systems */
     const char* trace;    /* --trace FILE, or NULL */
     const char* save;     /* --save FILE, or NULL */
@@ -113,6 +119,7 @@ typedef struct run_result_t {
 typedef struct run_recording_t {
     shoal_recorder_t* recorder; /* NULL: not recording */
     int64_t every;
+    int32_t version; /* the format version to write */
     double seconds; /* wall time spent writing frames */
 } run_recording_t;
 
@@ -171,9 +178,14 @@ static const cli_option_t run_options[] = {
      "--json.)"},
     {"--record", NULL, "OUT", CLI_STRING, CLI_FIELD(run_options_t, record), 0, 0, 0, NULL,
      "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
-     "last step, with the scenario inside. View it with 'shoal view OUT'."},
+     "last step, with the scenario inside, compressed (lossless). View it with 'shoal view "
+     "OUT'. A warning on stderr comes before the run when it may reach 1 GiB."},
     {"--record-every", NULL, "K", CLI_INT, CLI_FIELD(run_options_t, record_every), 1, INT32_MAX, 0,
      NULL, "record (and export) every K-th step, an integer >= 1. Default: 1."},
+    {"--record-version", NULL, "V", CLI_INT, CLI_FIELD(run_options_t, record_version), 2, 3, 0,
+     NULL,
+     "the recording's format version: 3 (compressed, lossless) or 2 (uncompressed, about 4 "
+     "times larger; what the viewer page's own file button opens). Default: 3."},
     {"--export", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, export_path), 0, 0, 0, NULL,
      "write the run's trajectories to OUT, in the format its extension names: .csv, or .sqlite "
      "(a JuPedSim trajectory database for PedPy, 2D only). As 'shoal export' does (see "
@@ -250,6 +262,9 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
     if (stop >= 0) return stop;
     if (opt->record_every > 0 && opt->record == NULL && opt->export_path == NULL) {
         return cli_usage_error(run_spec.command, "--record-every needs --record or --export");
+    }
+    if (opt->record_version > 0 && opt->record == NULL) {
+        return cli_usage_error(run_spec.command, "--record-version needs --record");
     }
     if (opt->force && opt->export_path == NULL) {
         return cli_usage_error(run_spec.command, "--force needs --export (it lets --export "
@@ -654,8 +669,10 @@ static int open_recording(const char* out, const char* path,
     header.scenario_text = text;
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_status_t status = names == NULL ? SHOAL_ERR_OUT_OF_MEMORY
-                                          : shoal_recording_open(out, &header,
-                                                                 &recording->recorder, &err);
+                                          : shoal_recording_open_version(out, &header,
+                                                                         recording->version,
+                                                                         &recording->recorder,
+                                                                         &err);
     free(names);
     free(text);
     if (status != SHOAL_OK) {
@@ -663,6 +680,79 @@ static int open_recording(const char* out, const char* path,
         return 1;
     }
     return record_frame(recording, world);
+}
+
+/* --record warns before the run when the recording's estimated size
+ * reaches this. */
+#define RECORD_WARN_BYTES ((double)(1u << 30))
+
+/* Bytes per agent per frame that the estimate assumes (docs/recording.md):
+ * in version 2 the exact size; in version 3 a bound above what compression
+ * gave on the shipped scenarios, so that the estimate errs large. */
+static double recording_agent_bytes(int32_t version, int32_t dims)
+{
+    if (version == 2) return dims == 2 ? 24.0 : 40.0;
+    return dims == 2 ? RECORD_V3_BYTES_2D : RECORD_V3_BYTES_3D;
+}
+
+/* Frames a run of `steps` steps records: step 0, every K-th step and the
+ * last. */
+static double recording_frames(int64_t steps, int64_t every)
+{
+    return 1.0 + (double)(steps / every) + (steps % every != 0 ? 1.0 : 0.0);
+}
+
+static void format_bytes(char* out, size_t size, double bytes)
+{
+    if (bytes >= (double)(1u << 30)) {
+        snprintf(out, size, "%.1f GiB", bytes / (double)(1u << 30));
+    } else {
+        snprintf(out, size, "%.0f MiB", bytes / (double)(1u << 20));
+    }
+}
+
+/* A one-line warning on stderr when the recording to OUT is estimated at
+ * RECORD_WARN_BYTES or more: agents (as populated; agents that spawn
+ * later are not counted) x frames x bytes per agent, with the --record-every
+ * that would bring it under. */
+static void warn_huge_recording(const char* out, int32_t version, int32_t dims, int32_t agents,
+                                int64_t steps, int64_t every)
+{
+    const double per_agent = recording_agent_bytes(version, dims);
+    const double per_frame = 48.0 + (double)agents * per_agent;
+    const double frames = recording_frames(steps, every);
+    const double bytes = frames * per_frame;
+    if (bytes < RECORD_WARN_BYTES) return;
+    char size[32];
+    format_bytes(size, sizeof size, bytes);
+    /* A round K (1, 2 or 5 times a power of 10) that brings it under the
+     * threshold: K grows until it does or covers the whole run. */
+    int64_t suggest = every + 1;
+    for (int64_t scale = 1; scale <= INT32_MAX / 10; scale *= 10) {
+        const int64_t round[3] = {scale, 2 * scale, 5 * scale};
+        int found = 0;
+        for (int i = 0; i < 3 && !found; ++i) {
+            suggest = round[i];
+            found = suggest > every && (suggest >= steps || recording_frames(steps, suggest) *
+                                                                    per_frame <
+                                                                RECORD_WARN_BYTES);
+        }
+        if (found) break;
+    }
+    double smaller = recording_frames(steps, suggest) * per_frame;
+    char hint[160];
+    if (smaller < RECORD_WARN_BYTES) {
+        char small[32];
+        format_bytes(small, sizeof small, smaller);
+        snprintf(hint, sizeof hint, "--record-every %" PRId64 " would make it about %s", suggest,
+                 small);
+    } else {
+        snprintf(hint, sizeof hint, "even 2 frames are that large: record fewer agents");
+    }
+    fprintf(stderr,
+            "shoal: warning: the recording %s may take up to about %s (%" PRId32
+            " agents x %.0f frames x %.0f bytes per agent, format version %d); %s\n",
+            out, size, agents, frames, per_agent, (int)version, hint);
 }
 
 /* Create the temporary recording of --export beside OUT (the same file
@@ -761,7 +851,7 @@ int cmd_run(int argc, char** argv)
 
     int exit_code = CLI_EXIT_FAILURE;
     shoal_world_t* world = NULL;
-    run_recording_t recording = {NULL, 1, 0.0};
+    run_recording_t recording = {NULL, 1, SHOAL_RECORDING_VERSION, 0.0};
     char export_recording[4096] = ""; /* the temporary recording of --export */
     shoal_world_def_t def = shoal_scenario_world_def(scenario);
     if (opt.threads > 0) {
@@ -802,6 +892,7 @@ int cmd_run(int argc, char** argv)
     int show_progress = !opt.json && !opt.quiet && isatty(STDERR_FILENO);
     run_result_t result = {0, 0.0, 0};
     recording.every = opt.record_every > 0 ? opt.record_every : 1;
+    if (opt.record_version > 0) recording.version = opt.record_version;
     if (opt.export_path != NULL) {
         /* Before the run, what can be known: a long run must not fail at
          * its end over a file that exists or a 3D world for SQLite. */
@@ -824,6 +915,10 @@ int cmd_run(int argc, char** argv)
     const char* record_path = opt.record != NULL ? opt.record
                               : export_recording[0] != '\0' ? export_recording
                                                              : NULL;
+    if (opt.record != NULL) {
+        warn_huge_recording(opt.record, recording.version, shoal_world_dimensions(world), agents,
+                            steps, recording.every);
+    }
     if (record_path != NULL &&
         open_recording(record_path, path, scenario, &def, world, steps, dt, &recording) != 0) {
         goto done;
@@ -905,7 +1000,11 @@ int cmd_run(int argc, char** argv)
     } else {
         print_text(scenario, world, agents, dt, &result, opt.stats);
         if (opt.record != NULL) {
-            printf("\nrecording        %s (%" PRId64 " frames)\n", opt.record, frames);
+            /* The seconds spent writing frames (compressing, in version
+             * 3), which the throughput above leaves out. */
+            printf("\nrecording        %s (%" PRId64 " frames) in format version %d, %.2f s "
+                   "writing\n",
+                   opt.record, frames, (int)recording.version, recording.seconds);
         }
         if (opt.trace != NULL) {
             printf("%strace            %s (%" PRId32 " events)\n", opt.record != NULL ? "" : "\n",

@@ -10,8 +10,10 @@
  * frames; within a frame they are in ascending id order, whatever the
  * world's storage order.
  *
- * Writing streams: every frame goes to the file (flushed) as it is written,
- * so a recording cut short by a crash keeps its finished frames, and
+ * Writing streams: every frame goes to the file (flushed) as it is written
+ * (in format version 3 compressed, with its values predicted from the
+ * frames before it), so a recording cut short by a crash keeps its
+ * finished frames, and
  * shoal_recording_load with SHOAL_RECORDING_ALLOW_TRUNCATED reads them.
  * Reading loads and checks the whole file up front (magic, version, sizes,
  * every checksum, every count and value), so that a frame handed out is
@@ -27,11 +29,15 @@
 extern "C" {
 #endif
 
-/* The format version this library writes. It reads this one and every
- * earlier one, back to SHOAL_RECORDING_MIN_VERSION. Version 2 added the
- * geometry record (the world's walls and obstacles, written once before
- * the first frame); version 1 files read as recordings without geometry. */
-#define SHOAL_RECORDING_VERSION 2
+/* The format version this library writes by default. It reads this one
+ * and every earlier one, back to SHOAL_RECORDING_MIN_VERSION. Version 3
+ * compresses each frame with zstd, losslessly (every float bit for bit),
+ * after predicting every agent's values from the frames before;
+ * shoal_recording_open_version() still writes version 2, uncompressed.
+ * Version 2 added the geometry record (the world's walls and obstacles,
+ * written once before the first frame); version 1 files read as
+ * recordings without geometry. */
+#define SHOAL_RECORDING_VERSION 3
 #define SHOAL_RECORDING_MIN_VERSION 1
 
 /* The header of a recording. Strings are UTF-8 without NUL bytes; when
@@ -61,11 +67,21 @@ SHOAL_API shoal_recording_header_t shoal_recording_default_header(void);
 
 typedef struct shoal_recorder_t shoal_recorder_t;
 
-/* Create (or truncate) `path` and write the header. On failure *out is NULL,
- * nothing is left open and err (optional) says why. */
+/* Create (or truncate) `path` and write the header, in format version
+ * SHOAL_RECORDING_VERSION. On failure *out is NULL, nothing is left open
+ * and err (optional) says why. */
 SHOAL_API shoal_status_t shoal_recording_open(const char* path,
                                               const shoal_recording_header_t* header,
                                               shoal_recorder_t** out, shoal_error_t* err);
+
+/* The same in format `version`: 3 (compressed, what shoal_recording_open
+ * writes) or 2 (uncompressed, about 4 times larger: for readers of the raw
+ * bytes, such as the viewer page's file button, docs/recording.md).
+ * INVALID_ARGUMENT for any other version. */
+SHOAL_API shoal_status_t shoal_recording_open_version(const char* path,
+                                                      const shoal_recording_header_t* header,
+                                                      int32_t version, shoal_recorder_t** out,
+                                                      shoal_error_t* err);
 
 /* Append one frame: every live agent of `world` (read through
  * shoal_world_read_agents), sorted by id, with the world's step count and
@@ -155,7 +171,7 @@ typedef struct shoal_recording_frame_t {
 SHOAL_API shoal_status_t shoal_recording_frame(const shoal_recording_t* recording, int32_t index,
                                                shoal_recording_frame_t* out_frame);
 
-/* The format version of the file that was loaded (1 or 2). */
+/* The format version of the file that was loaded (1, 2 or 3). */
 SHOAL_API int32_t shoal_recording_version(const shoal_recording_t* recording);
 
 /* One obstacle of the geometry record: a circle (2D, z = 0) or a sphere

@@ -51,6 +51,34 @@
  *          f32 centers[3B], f32 radii[B], f32 velocities[3B], u32 CRC-32 of
  *          the record's bytes before it.
  *   end     0 "DONE"  4 u32 frame count  8 u32 CRC-32 of bytes 0..7.
+ *   frame, version 3 (compressed)
+ *           0 "FRAM"  4 u32 index  8 u64 step  16 f64 time  24 u32 count n
+ *          28 u32 flags (0)  32 u32 D, the payload's decoded bytes (exactly
+ *          n times 24 in 2D, 40 in 3D)  36 u32 C, the zstd frame's bytes
+ *          40 the zstd frame, zero padding to L = round_up_4(max(C,
+ *          ceil(D / 1024))) bytes, u32 CRC-32 of the frame's bytes before it.
+ *
+ * Version 3 (docs/recording.md, "Frame, version 3"): the frame's payload
+ * is the version 2 arrays made predictable, then compressed with zstd:
+ * - ids as differences from the previous id (mostly 1), generations and
+ *   groups as they are;
+ * - every float (x, y[, z], heading or w x y z) as the zigzagged 32-bit
+ *   difference between its bit pattern and a prediction from the same
+ *   agent (same id and generation) in the previous frames: 2 b1 - b2 when
+ *   it is in both of the last two frames (constant velocity), b1 when only
+ *   in the last, 0 otherwise. Integer arithmetic on the bits, modulo 2^32,
+ *   so the round trip is exact (lossless, every bit of every float);
+ * - the words as four byte planes (every word's low byte, then every
+ *   second byte, ...): the high bytes of small differences are zeros that
+ *   zstd removes.
+ * - a frame thus decodes only after the frames before it; it is still
+ *   checked on its own (its CRC, its decoded size, zstd's own checks), and
+ *   frames are still read in order, stopping at the first damaged one;
+ * - no decompression bombs: the payload's size is declared (D) and must
+ *   be exactly what the agent count needs, and a frame stores at least
+ *   D / 1024 bytes (the writer pads a frame that zstd shrank further, a
+ *   crowd standing still), so a file decodes to at most 1024 times its
+ *   size and the reader's allocations stay bounded by the file.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -68,9 +96,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
 
 #define REC_HEADER_FIXED 84u
 #define REC_FRAME_FIXED 32u
+#define REC_FRAME3_FIXED 40u /* version 3: D and C follow the flags */
+#define REC_MAX_EXPANSION 1024u /* version 3: decoded bytes per stored byte, at most */
+#define REC_ZSTD_LEVEL 1 /* as small as 3 here, and faster (docs/recording.md) */
 #define REC_END_BYTES 12u
 #define REC_GEOMETRY_FIXED 24u
 #define REC_SEGMENT_BYTES 16u
@@ -126,6 +158,105 @@ static uint64_t geometry_bytes(uint64_t segments, uint64_t obstacles)
     return REC_GEOMETRY_FIXED + segments * REC_SEGMENT_BYTES + obstacles * REC_OBSTACLE_BYTES + 4u;
 }
 
+/* Version 3: the bytes a payload of `decoded` bytes takes in the file when
+ * its zstd frame has `compressed` bytes: the zstd frame, padded with zeros
+ * to at least decoded / REC_MAX_EXPANSION bytes and to a multiple of 4. */
+static uint64_t frame3_stored(uint64_t decoded, uint64_t compressed)
+{
+    uint64_t least = (decoded + REC_MAX_EXPANSION - 1u) / REC_MAX_EXPANSION;
+    return align4(compressed > least ? compressed : least);
+}
+
+static uint64_t frame3_bytes(uint64_t decoded, uint64_t compressed)
+{
+    return REC_FRAME3_FIXED + frame3_stored(decoded, compressed) + 4u;
+}
+
+/* Floats per agent: x y (z), then a heading (2D) or w x y z (3D). */
+static int floats_per_agent(int32_t dims) { return dims == 2 ? 3 : 7; }
+
+/* Where float c (0 <= c < floats_per_agent) of agent j is in a frame's
+ * floats for n agents: positions, dims per agent, then the headings or the
+ * quaternions (the version 2 layout, and the reader's). */
+static size_t float_index(int32_t dims, size_t n, size_t j, int c)
+{
+    const size_t rot = dims == 2 ? 1u : 4u;
+    return c < dims ? (size_t)dims * j + (size_t)c
+                    : (size_t)dims * n + rot * j + (size_t)(c - dims);
+}
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float bits_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* A frame as decoded (sorted by id), which the next frames are predicted
+ * from. */
+typedef struct frame_view_t {
+    size_t n;
+    const uint32_t* ids;
+    const uint32_t* generations;
+    const float* floats;
+} frame_view_t;
+
+/* match[i]: the index in `prev` of agent i (the same id and generation),
+ * or -1; -1 for all when prev is NULL. Both id lists ascend. */
+static void match_agents(size_t n, const uint32_t* ids, const uint32_t* generations,
+                         const frame_view_t* prev, int32_t* match)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n; ++i) {
+        match[i] = -1;
+        if (prev == NULL) continue;
+        while (j < prev->n && prev->ids[j] < ids[i]) ++j;
+        if (j < prev->n && prev->ids[j] == ids[i] && prev->generations[j] == generations[i])
+            match[i] = (int32_t)j;
+    }
+}
+
+/* The prediction of float c of an agent, as a bit pattern: 2 b1 - b2 from
+ * the last two frames (m1, m2: its index there, or -1), b1 from the last
+ * only, 0 without it. Modulo 2^32. */
+static uint32_t predict(int32_t dims, const frame_view_t* p1, int32_t m1, const frame_view_t* p2,
+                        int32_t m2, int c)
+{
+    if (m1 < 0) return 0u;
+    uint32_t b1 = float_bits(p1->floats[float_index(dims, p1->n, (size_t)m1, c)]);
+    if (m2 < 0) return b1;
+    uint32_t b2 = float_bits(p2->floats[float_index(dims, p2->n, (size_t)m2, c)]);
+    return 2u * b1 - b2;
+}
+
+/* Small differences of either sign to small unsigned numbers: 0, -1, 1,
+ * -2, ... become 0, 1, 2, 3, ... */
+static uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
+
+static uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1u)); }
+
+/* Word w of `words` into the four byte planes of `planes`. */
+static void put_planes(uint8_t* planes, size_t words, size_t w, uint32_t v)
+{
+    planes[w] = (uint8_t)v;
+    planes[words + w] = (uint8_t)(v >> 8);
+    planes[2 * words + w] = (uint8_t)(v >> 16);
+    planes[3 * words + w] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get_planes(const uint8_t* planes, size_t words, size_t w)
+{
+    return (uint32_t)planes[w] | (uint32_t)planes[words + w] << 8 |
+           (uint32_t)planes[2 * words + w] << 16 | (uint32_t)planes[3 * words + w] << 24;
+}
+
 #if defined(__GNUC__)
 #define REC_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -162,16 +293,28 @@ shoal_recording_header_t shoal_recording_default_header(void)
 /* Writing                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* One frame's agents sorted by id: the one being written and, in version
+ * 3, the two before it, which it is predicted from. */
+typedef struct sorted_frame_t {
+    size_t n;
+    uint32_t* ids;
+    uint32_t* generations;
+    uint32_t* groups;
+    float* floats; /* positions, then headings or quaternions (float_index) */
+} sorted_frame_t;
+
 struct shoal_recorder_t {
     FILE* file;
     char* path;
     int32_t dims;
+    int32_t version; /* 2 or 3 */
     int broken; /* a write failed: the file's tail is unknown */
     int geometry_written;
     int64_t frames;
     uint64_t offset; /* bytes written so far */
     uint64_t last_step;
     uint32_t crc[256];
+    ZSTD_CCtx* zstd; /* version 3, reused for every frame */
     /* scratch, grown to the largest frame */
     int32_t capacity;
     shoal_agent_t* ids;
@@ -180,7 +323,11 @@ struct shoal_recorder_t {
     float* headings;
     float* orientations;
     uint64_t* order; /* index1 << 32 | row, sorted */
-    uint8_t* bytes;
+    sorted_frame_t sorted[3]; /* this frame, the last, the one before */
+    int32_t* match1;          /* version 3: each agent's index in the last frame, or -1 */
+    int32_t* match2;          /* ... in the one before */
+    uint8_t* planes;          /* version 3: the payload before compression */
+    uint8_t* bytes;           /* the frame as written */
     size_t bytes_capacity;
 };
 
@@ -241,12 +388,30 @@ static void recorder_free(shoal_recorder_t* r)
     free(r->headings);
     free(r->orientations);
     free(r->order);
+    for (int k = 0; k < 3; ++k) {
+        free(r->sorted[k].ids);
+        free(r->sorted[k].generations);
+        free(r->sorted[k].groups);
+        free(r->sorted[k].floats);
+    }
+    free(r->match1);
+    free(r->match2);
+    free(r->planes);
     free(r->bytes);
+    ZSTD_freeCCtx(r->zstd);
     free(r);
 }
 
 shoal_status_t shoal_recording_open(const char* path, const shoal_recording_header_t* header,
                                     shoal_recorder_t** out, shoal_error_t* err)
+{
+    return shoal_recording_open_version(path, header, SHOAL_RECORDING_VERSION, out, err);
+}
+
+shoal_status_t shoal_recording_open_version(const char* path,
+                                            const shoal_recording_header_t* header,
+                                            int32_t version, shoal_recorder_t** out,
+                                            shoal_error_t* err)
 {
     if (out != NULL) *out = NULL;
     if (path == NULL || header == NULL || out == NULL)
@@ -254,6 +419,11 @@ shoal_status_t shoal_recording_open(const char* path, const shoal_recording_head
                     path == NULL     ? "path"
                     : header == NULL ? "header"
                                      : "out");
+    if (version != 2 && version != 3)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: this build writes format versions 2 (uncompressed) and 3 "
+                    "(compressed), not %d",
+                    path, (int)version);
     shoal_status_t status = check_header(path, header, err);
     if (status != SHOAL_OK) return status;
 
@@ -270,16 +440,18 @@ shoal_status_t shoal_recording_open(const char* path, const shoal_recording_head
 
     shoal_recorder_t* r = calloc(1, sizeof *r);
     uint8_t* h = calloc(1, (size_t)size);
-    if (r == NULL || h == NULL || (r->path = strdup(path)) == NULL) {
+    if (r == NULL || h == NULL || (r->path = strdup(path)) == NULL ||
+        (version == 3 && (r->zstd = ZSTD_createCCtx()) == NULL)) {
         free(h);
         if (r != NULL) recorder_free(r);
         return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", path);
     }
     r->dims = header->dimensions;
+    r->version = version;
     crc_init(r->crc);
 
     memcpy(h, rec_magic, sizeof rec_magic);
-    put_u32(h + 8, SHOAL_RECORDING_VERSION);
+    put_u32(h + 8, (uint32_t)version);
     put_u32(h + 12, (uint32_t)size);
     put_u32(h + 16, (uint32_t)header->dimensions);
     put_u32(h + 20, 0u);
@@ -425,34 +597,115 @@ static int compare_u64(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
-/* Grow the scratch arrays to `count` agents; 0 on allocation failure. */
+/* realloc that keeps the old block on failure; 0 then. */
+static int grow(void** p, size_t bytes)
+{
+    void* q = realloc(*p, bytes > 0 ? bytes : 1);
+    if (q == NULL) return 0;
+    *p = q;
+    return 1;
+}
+
+/* The bytes a frame of `n` agents may take before it is written. */
+static size_t frame_capacity(const shoal_recorder_t* r, size_t n)
+{
+    const uint64_t decoded = n * agent_bytes(r->dims);
+    if (r->version == 2) return (size_t)frame_bytes(r->dims, n);
+    return (size_t)frame3_bytes(decoded, ZSTD_compressBound((size_t)decoded));
+}
+
+/* Grow the scratch arrays to `count` agents; 0 on allocation failure (the
+ * arrays that did grow are kept, with their contents). */
 static int reserve(shoal_recorder_t* r, int32_t count)
 {
-    if (count <= r->capacity) return 1;
-    size_t n = (size_t)count;
-    shoal_agent_t* ids = realloc(r->ids, n * sizeof *ids);
-    if (ids != NULL) r->ids = ids;
-    uint32_t* groups = realloc(r->groups, n * sizeof *groups);
-    if (groups != NULL) r->groups = groups;
-    float* positions = realloc(r->positions, 3 * n * sizeof *positions);
-    if (positions != NULL) r->positions = positions;
-    float* headings = realloc(r->headings, n * sizeof *headings);
-    if (headings != NULL) r->headings = headings;
-    float* orientations = realloc(r->orientations, 4 * n * sizeof *orientations);
-    if (orientations != NULL) r->orientations = orientations;
-    uint64_t* order = realloc(r->order, n * sizeof *order);
-    if (order != NULL) r->order = order;
-    size_t bytes = (size_t)frame_bytes(r->dims, n);
-    uint8_t* buffer = realloc(r->bytes, bytes);
-    if (buffer != NULL) {
-        r->bytes = buffer;
-        r->bytes_capacity = bytes;
+    /* r->bytes: a world empty at its first frame still needs a frame's
+     * buffer (it used to be written through NULL). */
+    if (count <= r->capacity && r->bytes != NULL) return 1;
+    const size_t n = (size_t)count, f = (size_t)floats_per_agent(r->dims);
+    int ok = grow((void**)&r->ids, n * sizeof *r->ids) &&
+             grow((void**)&r->groups, n * sizeof *r->groups) &&
+             grow((void**)&r->positions, 3 * n * sizeof *r->positions) &&
+             grow((void**)&r->headings, n * sizeof *r->headings) &&
+             grow((void**)&r->orientations, 4 * n * sizeof *r->orientations) &&
+             grow((void**)&r->order, n * sizeof *r->order);
+    for (int k = 0; ok && k < 3; ++k) {
+        sorted_frame_t* s = &r->sorted[k];
+        ok = grow((void**)&s->ids, n * sizeof *s->ids) &&
+             grow((void**)&s->generations, n * sizeof *s->generations) &&
+             grow((void**)&s->groups, n * sizeof *s->groups) &&
+             grow((void**)&s->floats, f * n * sizeof *s->floats);
     }
-    if (ids == NULL || groups == NULL || positions == NULL || headings == NULL ||
-        orientations == NULL || order == NULL || buffer == NULL)
+    if (ok && r->version == 3)
+        ok = grow((void**)&r->match1, n * sizeof *r->match1) &&
+             grow((void**)&r->match2, n * sizeof *r->match2) &&
+             grow((void**)&r->planes, (size_t)(n * agent_bytes(r->dims)));
+    size_t bytes = frame_capacity(r, n);
+    if (ok && (ok = grow((void**)&r->bytes, bytes))) r->bytes_capacity = bytes;
+    if (ok) r->capacity = count;
+    return ok;
+}
+
+/* The version 2 frame of r->sorted[0] into r->bytes (fixed fields set);
+ * returns its size. */
+static size_t encode_frame2(shoal_recorder_t* r)
+{
+    const sorted_frame_t* cur = &r->sorted[0];
+    const size_t n = cur->n, floats = n * (size_t)floats_per_agent(r->dims);
+    uint8_t* at = r->bytes + REC_FRAME_FIXED;
+    for (size_t j = 0; j < n; ++j) put_u32(at + 4 * j, cur->ids[j]);
+    at += 4 * n;
+    for (size_t j = 0; j < n; ++j) put_u32(at + 4 * j, cur->generations[j]);
+    at += 4 * n;
+    for (size_t j = 0; j < n; ++j) put_u32(at + 4 * j, cur->groups[j]);
+    at += 4 * n;
+    for (size_t i = 0; i < floats; ++i) put_f32(at + 4 * i, cur->floats[i]);
+    return (size_t)frame_bytes(r->dims, n);
+}
+
+/* The version 3 frame of r->sorted[0], predicted from r->sorted[1] and [2]
+ * (the frames written before it), into r->bytes (fixed fields set up to
+ * the flags); returns its size, 0 on failure. */
+static size_t encode_frame3(shoal_recorder_t* r, shoal_error_t* err)
+{
+    const int32_t dims = r->dims;
+    const int f = floats_per_agent(dims);
+    const sorted_frame_t* cur = &r->sorted[0];
+    const size_t n = cur->n, words = n * (3u + (size_t)f);
+    const frame_view_t last = {r->sorted[1].n, r->sorted[1].ids, r->sorted[1].generations,
+                               r->sorted[1].floats};
+    const frame_view_t before = {r->sorted[2].n, r->sorted[2].ids, r->sorted[2].generations,
+                                 r->sorted[2].floats};
+    const frame_view_t* p1 = r->frames >= 1 ? &last : NULL;
+    const frame_view_t* p2 = r->frames >= 2 ? &before : NULL;
+    match_agents(n, cur->ids, cur->generations, p1, r->match1);
+    match_agents(n, cur->ids, cur->generations, p2, r->match2);
+    uint8_t* planes = r->planes;
+    size_t w = 0;
+    for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->ids[i] - (i ? cur->ids[i - 1] : 0u));
+    for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->generations[i]);
+    for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->groups[i]);
+    for (int c = 0; c < f; ++c)
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t bits = float_bits(cur->floats[float_index(dims, n, i, c)]);
+            uint32_t guess = predict(dims, p1, r->match1[i], p2, r->match2[i], c);
+            put_planes(planes, words, w++, zigzag(bits - guess));
+        }
+    const size_t decoded = 4 * words;
+    uint8_t* p = r->bytes;
+    const size_t room = r->bytes_capacity - REC_FRAME3_FIXED - 4u;
+    size_t compressed = ZSTD_compressCCtx(r->zstd, p + REC_FRAME3_FIXED, room, planes, decoded,
+                                          REC_ZSTD_LEVEL);
+    if (ZSTD_isError(compressed)) {
+        /* With a ZSTD_compressBound() buffer, only its memory can fail. */
+        fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: frame %" PRId64 ": zstd: %s", r->path,
+             r->frames, ZSTD_getErrorName(compressed));
         return 0;
-    r->capacity = count;
-    return 1;
+    }
+    const size_t stored = (size_t)frame3_stored(decoded, compressed);
+    memset(p + REC_FRAME3_FIXED + compressed, 0, stored - compressed);
+    put_u32(p + 32, (uint32_t)decoded);
+    put_u32(p + 36, (uint32_t)compressed);
+    return REC_FRAME3_FIXED + stored + 4u;
 }
 
 shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_world_t* world,
@@ -475,6 +728,12 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
         return fail(err, SHOAL_ERR_CAPACITY, "recording %s: %d frames is the limit", r->path,
                     INT32_MAX);
     int32_t count = shoal_world_agent_count(world);
+    /* Version 3 declares a frame's decoded size in 32 bits. */
+    if (r->version == 3 && (uint64_t)count * agent_bytes(r->dims) > UINT32_MAX)
+        return fail(err, SHOAL_ERR_CAPACITY,
+                    "recording %s: %d agents do not fit one frame of format version 3 (at most "
+                    "%" PRIu64 " in %dD; version 2 takes more)",
+                    r->path, (int)count, (uint64_t)UINT32_MAX / agent_bytes(r->dims), (int)r->dims);
     if (!reserve(r, count))
         return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory for %d agents",
                     r->path, (int)count);
@@ -494,6 +753,22 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
 
     const int32_t dims = r->dims;
     const size_t un = (size_t)n;
+    sorted_frame_t* cur = &r->sorted[0];
+    cur->n = un;
+    for (size_t j = 0; j < un; ++j) {
+        size_t i = (size_t)(r->order[j] & 0xFFFFFFFFu);
+        cur->ids[j] = r->ids[i].index1;
+        cur->generations[j] = r->ids[i].generation;
+        cur->groups[j] = r->groups[i];
+        for (int k = 0; k < dims; ++k)
+            cur->floats[float_index(dims, un, j, k)] = r->positions[3 * i + (size_t)k];
+        if (dims == 2) {
+            cur->floats[float_index(dims, un, j, 2)] = r->headings[i];
+        } else {
+            for (int k = 0; k < 4; ++k)
+                cur->floats[float_index(dims, un, j, 3 + k)] = r->orientations[4 * i + (size_t)k];
+        }
+    }
     uint8_t* p = r->bytes;
     put_u32(p, REC_TAG_FRAME);
     put_u32(p + 4, (uint32_t)r->frames);
@@ -501,31 +776,18 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
     put_f64(p + 16, shoal_world_time(world));
     put_u32(p + 24, (uint32_t)n);
     put_u32(p + 28, 0u);
-    uint8_t* ids = p + REC_FRAME_FIXED;
-    uint8_t* gens = ids + 4 * un;
-    uint8_t* groups = gens + 4 * un;
-    uint8_t* pos = groups + 4 * un;
-    uint8_t* rot = pos + 4 * (size_t)dims * un;
-    for (size_t j = 0; j < un; ++j) {
-        size_t i = (size_t)(r->order[j] & 0xFFFFFFFFu);
-        put_u32(ids + 4 * j, r->ids[i].index1);
-        put_u32(gens + 4 * j, r->ids[i].generation);
-        put_u32(groups + 4 * j, r->groups[i]);
-        for (int k = 0; k < dims; ++k)
-            put_f32(pos + 4 * ((size_t)dims * j + (size_t)k), r->positions[3 * i + (size_t)k]);
-        if (dims == 2) {
-            put_f32(rot + 4 * j, r->headings[i]);
-        } else {
-            for (int k = 0; k < 4; ++k)
-                put_f32(rot + 16 * j + 4 * (size_t)k, r->orientations[4 * i + (size_t)k]);
-        }
-    }
-    size_t bytes = (size_t)frame_bytes(dims, un);
+    size_t bytes = r->version == 2 ? encode_frame2(r) : encode_frame3(r, err);
+    if (bytes == 0) return SHOAL_ERR_OUT_OF_MEMORY; /* nothing was written */
     put_u32(p + bytes - 4, crc32(r->crc, p, bytes - 4));
     status = write_bytes(r, p, bytes, err);
     if (status != SHOAL_OK) return status;
     r->frames += 1;
     r->last_step = step;
+    /* This frame is now the last one; the oldest's arrays take the next. */
+    sorted_frame_t oldest = r->sorted[2];
+    r->sorted[2] = r->sorted[1];
+    r->sorted[1] = r->sorted[0];
+    r->sorted[0] = oldest;
     return SHOAL_OK;
 }
 
@@ -582,12 +844,28 @@ typedef struct reader_t {
     shoal_error_t* err;
     uint32_t crc[256];
     int32_t dims;
+    int32_t version;
+    /* Version 3: frames are decoded as they are checked, into these pools
+     * (grown as needed, handed to the recording at the end), because each
+     * is predicted from the frames before it. */
+    ZSTD_DCtx* zstd;
+    uint8_t* planes; /* one frame's decompressed payload */
+    size_t planes_capacity;
+    uint32_t* u32_pool;
+    size_t u32_used, u32_capacity;
+    float* f32_pool;
+    size_t f32_used, f32_capacity;
+    int32_t* match1;
+    int32_t* match2;
+    size_t match_capacity;
 } reader_t;
 
-/* A frame found valid by the first pass. */
+/* A frame found valid by the first pass; in version 3 also where its
+ * decoded arrays start in the reader's pools. */
 typedef struct frame_span_t {
     uint64_t offset;
     uint32_t count;
+    size_t u32_at, f32_at;
 } frame_span_t;
 
 #define SOURCE_FAIL(rd, status, ...) fail((rd)->err, status, __VA_ARGS__)
@@ -613,6 +891,7 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
                            " (this build reads versions %d to %d)",
                            src, version, SHOAL_RECORDING_MIN_VERSION, SHOAL_RECORDING_VERSION);
     rec->version = (int32_t)version;
+    rd->version = (int32_t)version;
     if (size < REC_HEADER_FIXED + 4)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: truncated in the header: the file has %" PRIu64
@@ -856,17 +1135,157 @@ static void after_text(char* buf, size_t size, int32_t frames)
                  (int)frames);
 }
 
-/* Check the frame at `off` (index `index`); on success set its span and
- * the offset after it. */
+/* Grow `*p` (of `*capacity` elements of `size` bytes) to hold `needed`;
+ * 0 when out of memory. Doubles, so that appending stays linear. */
+static int grow_pool(void** p, size_t* capacity, size_t needed, size_t size)
+{
+    if (needed <= *capacity) return 1;
+    size_t want = *capacity < 1024 ? 1024 : *capacity;
+    while (want < needed) want = want <= SIZE_MAX / 2 ? want * 2 : needed;
+    if (want > SIZE_MAX / size) return 0;
+    void* q = realloc(*p, want * size);
+    if (q == NULL) return 0;
+    *p = q;
+    *capacity = want;
+    return 1;
+}
+
+/* A decoded version 3 frame, from its span, for predicting the next. */
+static frame_view_t frame_view(const reader_t* rd, const frame_span_t* span)
+{
+    const size_t n = span->count;
+    frame_view_t v = {n, rd->u32_pool + span->u32_at, rd->u32_pool + span->u32_at + n,
+                      rd->f32_pool + span->f32_at};
+    return v;
+}
+
+/* Version 3: decompress the payload of the checked frame at `off` (index
+ * `index`, `count` agents; spans[0..index) are the frames before it),
+ * undo the prediction and append its arrays to the pools, checking every
+ * value. The pools' used counts move only on success. */
+static shoal_status_t decode_frame3(reader_t* rd, uint64_t off, int32_t index, uint32_t count,
+                                    const frame_span_t* spans, frame_span_t* span)
+{
+    const uint8_t* p = rd->data + off;
+    const char* src = rd->source;
+    const int32_t dims = rd->dims;
+    const int f = floats_per_agent(dims);
+    const size_t n = count, words = n * (3u + (size_t)f), decoded = 4 * words;
+    const size_t compressed = get_u32(p + 36);
+    const uint8_t* z = p + REC_FRAME3_FIXED;
+    /* Bounded by the file: decoded <= REC_MAX_EXPANSION times the stored
+     * bytes, which the file has (check_frame). */
+    if (rd->zstd == NULL && (rd->zstd = ZSTD_createDCtx()) == NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", src);
+    size_t match1_capacity = rd->match_capacity, match2_capacity = rd->match_capacity;
+    int ok = grow_pool((void**)&rd->planes, &rd->planes_capacity, decoded + 1, 1) &&
+             grow_pool((void**)&rd->u32_pool, &rd->u32_capacity, rd->u32_used + 3 * n, 4) &&
+             grow_pool((void**)&rd->f32_pool, &rd->f32_capacity, rd->f32_used + (size_t)f * n, 4) &&
+             grow_pool((void**)&rd->match1, &match1_capacity, n + 1, 4) &&
+             grow_pool((void**)&rd->match2, &match2_capacity, n + 1, 4);
+    rd->match_capacity = match1_capacity < match2_capacity ? match1_capacity : match2_capacity;
+    if (!ok)
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY,
+                           "recording %s: out of memory for frame %d (%" PRIu32 " agents)", src,
+                           (int)index, count);
+    const char* bad = NULL;
+    unsigned long long content = ZSTD_getFrameContentSize(z, compressed);
+    size_t frame_size = ZSTD_findFrameCompressedSize(z, compressed);
+    size_t got = 0;
+    if (content == ZSTD_CONTENTSIZE_ERROR || ZSTD_isError(frame_size) || frame_size != compressed) {
+        bad = "the compressed payload is not one zstd frame";
+    } else if (content != (unsigned long long)decoded) {
+        bad = "the zstd frame's content size is not the declared payload size";
+    } else {
+        got = ZSTD_decompressDCtx(rd->zstd, rd->planes, decoded + 1, z, compressed);
+        if (ZSTD_isError(got))
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: frame %d at byte %" PRIu64
+                               ": the compressed payload at byte %" PRIu64
+                               " does not decompress (zstd: %s)",
+                               src, (int)index, off, off + REC_FRAME3_FIXED,
+                               ZSTD_getErrorName(got));
+        if (got != decoded) bad = "the payload decompresses to another size than declared";
+    }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s",
+                           src, (int)index, off, off + REC_FRAME3_FIXED, bad);
+
+    const frame_view_t last = index >= 1 ? frame_view(rd, &spans[index - 1]) : (frame_view_t){0};
+    const frame_view_t before = index >= 2 ? frame_view(rd, &spans[index - 2]) : (frame_view_t){0};
+    uint32_t* ids = rd->u32_pool + rd->u32_used;
+    uint32_t* generations = ids + n;
+    uint32_t* groups = generations + n;
+    float* floats = rd->f32_pool + rd->f32_used;
+    const uint8_t* planes = rd->planes;
+    size_t w = 0;
+    int64_t agent = -1; /* the agent whose value is wrong */
+    uint32_t id = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t delta = get_planes(planes, words, w++);
+        if (delta == 0 || delta > UINT32_MAX - id) {
+            if (bad == NULL) {
+                bad = "agent ids are not ascending and nonzero";
+                agent = (int64_t)i;
+            }
+            break;
+        }
+        id += delta;
+        ids[i] = id;
+    }
+    for (size_t i = 0; bad == NULL && i < n; ++i) {
+        generations[i] = get_planes(planes, words, n + i);
+        if (generations[i] > 0xFFFFu) {
+            bad = "generation above 65535";
+            agent = (int64_t)i;
+        }
+    }
+    if (bad == NULL) {
+        w = 2 * n;
+        for (size_t i = 0; i < n; ++i) groups[i] = get_planes(planes, words, w++);
+        match_agents(n, ids, generations, index >= 1 ? &last : NULL, rd->match1);
+        match_agents(n, ids, generations, index >= 2 ? &before : NULL, rd->match2);
+    }
+    for (int c = 0; bad == NULL && c < f; ++c)
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t guess = predict(dims, &last, rd->match1[i], &before, rd->match2[i], c);
+            float v = bits_float(unzigzag(get_planes(planes, words, w++)) + guess);
+            if (!isfinite(v)) {
+                bad = "a position or orientation is not finite";
+                agent = (int64_t)i;
+                break;
+            }
+            floats[float_index(dims, n, i, c)] = v;
+        }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64
+                           ": in the payload (compressed at byte %" PRIu64 "), agent %" PRId64
+                           " of %" PRIu32 ": %s",
+                           src, (int)index, off, off + REC_FRAME3_FIXED, agent, count, bad);
+    span->u32_at = rd->u32_used;
+    span->f32_at = rd->f32_used;
+    rd->u32_used += 3 * n;
+    rd->f32_used += (size_t)f * n;
+    return SHOAL_OK;
+}
+
+/* Check the frame at `off` (index `index`; spans[0..index) are the frames
+ * before it); on success set its span and the offset after it. Version 3
+ * frames are decoded here too (decode_frame3). */
 static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uint64_t* last_step,
-                                  double* last_time, frame_span_t* span, uint64_t* next)
+                                  double* last_time, const frame_span_t* spans, frame_span_t* span,
+                                  uint64_t* next)
 {
     const uint8_t* p = rd->data + off;
     const uint64_t left = rd->size - off;
     const char* src = rd->source;
+    const int v3 = rd->version >= 3;
+    const uint64_t fixed = v3 ? REC_FRAME3_FIXED : REC_FRAME_FIXED;
     char cut[96];
     after_text(cut, sizeof cut, index);
-    if (left < REC_FRAME_FIXED)
+    if (left < fixed)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: %s: frame %d at byte %" PRIu64
                            " is cut off after %" PRIu64 " bytes",
@@ -881,6 +1300,19 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
                            ": agent count %" PRIu32 " is above 2^31 - 1 (corrupt)",
                            src, (int)index, off, off + 24, count);
     uint64_t bytes = frame_bytes(rd->dims, count);
+    if (v3) {
+        /* The declared payload size must be what the count needs: with
+         * the padding rule, the bytes the file must have for it bound
+         * what it may decompress to. */
+        uint64_t decoded = count * agent_bytes(rd->dims);
+        if (get_u32(p + 32) != decoded)
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64
+                               ": declared payload size %" PRIu32 " is not what %" PRIu32
+                               " agents need (%" PRIu64 "; corrupt)",
+                               src, (int)index, off, off + 32, get_u32(p + 32), count, decoded);
+        bytes = frame3_bytes(decoded, get_u32(p + 36));
+    }
     if (bytes > left)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: %s: frame %d at byte %" PRIu64 " needs %" PRIu64
@@ -909,30 +1341,43 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
         bad = "time is not finite or goes back";
         at = off + 16;
     }
-    const uint8_t* ids = p + REC_FRAME_FIXED;
-    const uint8_t* gens = ids + 4 * (size_t)count;
-    const uint8_t* floats = gens + 8 * (size_t)count; /* after the groups */
-    for (uint32_t i = 0; bad == NULL && i < count; ++i) {
-        uint32_t id = get_u32(ids + 4 * i);
-        if (id == 0 || (i > 0 && id <= get_u32(ids + 4 * (i - 1)))) {
-            bad = "agent ids are not ascending and nonzero";
-            at = off + REC_FRAME_FIXED + 4 * i;
-        } else if (get_u32(gens + 4 * i) > 0xFFFFu) {
-            bad = "generation above 65535";
-            at = (uint64_t)(gens - rd->data) + 4 * i;
+    if (v3) {
+        const uint64_t padding_at = REC_FRAME3_FIXED + get_u32(p + 36);
+        for (uint64_t i = padding_at; bad == NULL && i < bytes - 4; ++i)
+            if (p[i] != 0) {
+                bad = "nonzero padding after the compressed payload";
+                at = off + i;
+            }
+    } else {
+        const uint8_t* ids = p + REC_FRAME_FIXED;
+        const uint8_t* gens = ids + 4 * (size_t)count;
+        const uint8_t* floats = gens + 8 * (size_t)count; /* after the groups */
+        for (uint32_t i = 0; bad == NULL && i < count; ++i) {
+            uint32_t id = get_u32(ids + 4 * i);
+            if (id == 0 || (i > 0 && id <= get_u32(ids + 4 * (i - 1)))) {
+                bad = "agent ids are not ascending and nonzero";
+                at = off + REC_FRAME_FIXED + 4 * i;
+            } else if (get_u32(gens + 4 * i) > 0xFFFFu) {
+                bad = "generation above 65535";
+                at = (uint64_t)(gens - rd->data) + 4 * i;
+            }
         }
-    }
-    uint64_t float_count = count * (uint64_t)(rd->dims + (rd->dims == 2 ? 1 : 4));
-    for (uint64_t i = 0; bad == NULL && i < float_count; ++i) {
-        if (!isfinite(get_f32(floats + 4 * i))) {
-            bad = "a position or orientation is not finite";
-            at = (uint64_t)(floats - rd->data) + 4 * i;
+        uint64_t float_count = count * (uint64_t)floats_per_agent(rd->dims);
+        for (uint64_t i = 0; bad == NULL && i < float_count; ++i) {
+            if (!isfinite(get_f32(floats + 4 * i))) {
+                bad = "a position or orientation is not finite";
+                at = (uint64_t)(floats - rd->data) + 4 * i;
+            }
         }
     }
     if (bad != NULL)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
                            (int)index, off, at, bad);
+    if (v3) {
+        shoal_status_t status = decode_frame3(rd, off, index, count, spans, span);
+        if (status != SHOAL_OK) return status;
+    }
     *last_step = step;
     *last_time = time;
     span->offset = off;
@@ -1021,7 +1466,8 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off, frame_span_t** spa
             *spans = more;
             capacity = grown;
         }
-        shoal_status_t status = check_frame(rd, off, n, &last_step, &last_time, &(*spans)[n], &off);
+        shoal_status_t status =
+            check_frame(rd, off, n, &last_step, &last_time, *spans, &(*spans)[n], &off);
         if (status != SHOAL_OK) {
             *out_count = n;
             return status;
@@ -1036,6 +1482,33 @@ static shoal_status_t decode_frames(reader_t* rd, shoal_recording_t* rec, const 
 {
     const int32_t dims = rd->dims;
     const uint64_t rot = dims == 2 ? 1u : 4u;
+    if (rd->version >= 3) {
+        /* Decoded while checked: point the frames into the pools. */
+        rec->frames = calloc((size_t)count + 1, sizeof *rec->frames);
+        if (rec->frames == NULL)
+            return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory",
+                               rd->source);
+        rec->u32_pool = rd->u32_pool;
+        rec->f32_pool = rd->f32_pool;
+        rd->u32_pool = NULL;
+        rd->f32_pool = NULL;
+        for (int32_t f = 0; f < count; ++f) {
+            const size_t n = spans[f].count;
+            const uint8_t* p = rd->data + spans[f].offset;
+            shoal_recording_frame_t* fr = &rec->frames[f];
+            fr->step = get_u64(p + 8);
+            fr->time = get_f64(p + 16);
+            fr->count = (int32_t)n;
+            fr->ids = rec->u32_pool + spans[f].u32_at;
+            fr->generations = fr->ids + n;
+            fr->groups = fr->ids + 2 * n;
+            fr->positions = rec->f32_pool + spans[f].f32_at;
+            fr->headings = dims == 2 ? fr->positions + 2 * n : NULL;
+            fr->orientations = dims == 3 ? fr->positions + 3 * n : NULL;
+        }
+        rec->frame_count = count;
+        return SHOAL_OK;
+    }
     uint64_t agents = 0;
     for (int32_t f = 0; f < count; ++f) agents += spans[f].count;
     /* Every agent took agent_bytes() of the file, so these fit in memory
@@ -1093,7 +1566,11 @@ shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const 
         free(rd);
         return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", source);
     }
-    *rd = (reader_t){(const uint8_t*)data, (uint64_t)size, source, err, {0}, 0};
+    memset(rd, 0, sizeof *rd);
+    rd->data = (const uint8_t*)data;
+    rd->size = (uint64_t)size;
+    rd->source = source;
+    rd->err = err;
     crc_init(rd->crc);
 
     uint64_t off = 0;
@@ -1134,6 +1611,12 @@ shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const 
     }
     if (status == SHOAL_OK) status = decode_frames(rd, rec, spans, count);
     free(spans);
+    ZSTD_freeDCtx(rd->zstd);
+    free(rd->planes);
+    free(rd->u32_pool);
+    free(rd->f32_pool);
+    free(rd->match1);
+    free(rd->match2);
     free(rd);
     if (status != SHOAL_OK) {
         shoal_recording_destroy(rec);

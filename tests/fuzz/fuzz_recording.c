@@ -1,5 +1,6 @@
 /* Fuzz target: recordings (shoal_recording_load_memory), strict and with
- * SHOAL_RECORDING_ALLOW_TRUNCATED. A loaded recording promises complete,
+ * SHOAL_RECORDING_ALLOW_TRUNCATED, in every format version (1, 2, and 3
+ * with its zstd-compressed frames). A loaded recording promises complete,
  * finite frames and geometry (include/shoal/recording.h): every frame, wall
  * segment and obstacle is read back and checked against that promise.
  *
@@ -96,6 +97,18 @@ static void put_crc(uint8_t* p, size_t covered)
     for (int i = 0; i < 4; ++i) p[covered + (size_t)i] = (uint8_t)(c >> (8 * i));
 }
 
+/* The bytes of the frame at `at` as its fields claim (docs/recording.md):
+ * version 3, 40 + the zstd frame padded to at least D / 1024 bytes and to
+ * a multiple of 4 + 4; before, 36 + 24 or 40 bytes an agent. */
+static uint64_t frame_size(const uint8_t* f, uint32_t version, uint64_t per_agent)
+{
+    if (version < 3) return 36 + per_agent * get_u32(f + 24);
+    uint64_t decoded = get_u32(f + 32), compressed = get_u32(f + 36);
+    uint64_t least = (decoded + 1023) / 1024;
+    uint64_t stored = compressed > least ? compressed : least;
+    return 40 + ((stored + 3) & ~(uint64_t)3) + 4;
+}
+
 /* Recompute the header's, the geometry record's, every whole frame's and
  * the end record's CRC where docs/recording.md puts them, walking the sizes
  * the bytes claim. */
@@ -105,6 +118,7 @@ static void reseal(uint8_t* d, size_t size)
     uint64_t h = get_u32(d + 12);
     if (h < 8 || h > size) return;
     put_crc(d, (size_t)h - 4);
+    uint32_t version = get_u32(d + 8);
     uint64_t per_agent = get_u32(d + 16) == 3 ? 40 : 24;
     for (uint64_t at = h; at + 12 <= size;) {
         if (memcmp(d + at, "GEOM", 4) == 0 && at + 24 <= size) {
@@ -112,8 +126,8 @@ static void reseal(uint8_t* d, size_t size)
             if (at + bytes > size) return;
             put_crc(d + at, (size_t)bytes - 4);
             at += bytes;
-        } else if (memcmp(d + at, "FRAM", 4) == 0 && at + 32 <= size) {
-            uint64_t bytes = 36 + per_agent * get_u32(d + at + 24);
+        } else if (memcmp(d + at, "FRAM", 4) == 0 && at + (version < 3 ? 32u : 40u) <= size) {
+            uint64_t bytes = frame_size(d + at, version, per_agent);
             if (at + bytes > size) return;
             put_crc(d + at, (size_t)bytes - 4);
             at += bytes;
