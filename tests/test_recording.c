@@ -1263,8 +1263,8 @@ Test(recording, cli_run_record_is_readable)
     cr_expect_not_null(strstr(text, html), "prints the page's path: %s", text);
     free(text);
     text = slurp(html);
-    cr_expect_not_null(strstr(text, "id=\"recording\" data-name=\"tiny.rec\" data-version=\"2\">\nU0hPQUxSRU"),
-                       "the recording is embedded as base64");
+    cr_expect_not_null(strstr(text, "id=\"recording\" data-name=\"tiny.rec\" data-version=\"3\">\nU0hPQUxSRU"),
+                       "the recording is embedded as base64 (read from version 3, written as version 2)");
     cr_expect_null(strstr(text, "http://"), "no network");
     cr_expect_null(strstr(text, "https://"), "no network");
     free(text);
