@@ -64,6 +64,18 @@ typedef struct planner_world {
     uint32_t scene_version;
     float scene_horizon;
 
+    /* the planner agents as others see them, made once per step (stamp
+     * agent_scene_stamp) from their interval state at the step's start:
+     * each agent's track (its current interval's chord to where the table
+     * says it ends, then straight on along its facing there) as windowed
+     * moving spheres, one per interval of look-ahead (planner.c) */
+    plan_sphere_t* agent_spheres;
+    int32_t agent_sphere_capacity;
+    void* agent_scene_memory;
+    size_t agent_scene_bytes;
+    plan_scene_t* agent_scene; /* NULL with fewer than two planner agents */
+    uint64_t agent_scene_stamp;
+
     /* the step's searches: component rows, in row order */
     int32_t* replan;
     int32_t replan_capacity;
@@ -146,6 +158,11 @@ int32_t planner_step_substeps(world_t* w, float dt);
  * obstacles' positions at the step's start), or NULL when there are no
  * obstacles. Sets *failed on out of memory. */
 const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed);
+/* This step's scene of the planner agents' predicted tracks (built on the
+ * first call of a step from their interval state at the step's start; a
+ * sphere's owner is its component row + 1), or NULL with fewer than two
+ * planner agents. Sets *failed on out of memory. */
+const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed);
 
 /* The planner component's columns, fetched once per system run (as
  * agent_view does for the agent table) and indexed by component row. The
