@@ -79,3 +79,52 @@ Test(planner_agents, head_on_ships_pass_clear_of_each_other_3d, .timeout = 60)
                 (double)blind);
     cr_assert_eq(head_on_closest(3, 1, 2), seen, "2 threads");
 }
+
+/* The time budget: a search stops when its wall time runs out and flies the
+ * best path found so far (anytime), after at least the root's expansion;
+ * max_expansions stays the deterministic budget and the default. A 2D
+ * uniform search of every control (k_skip 1, depth 8) never runs out of
+ * states within 20,000 expansions, which take far longer than 0.2 ms. */
+static shoal_planner_status_t budget_run(float budget_ms, int* reached)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    for (int i = 0; i < 6; ++i) {
+        const float c[3] = {15.0f + 10.0f * (float)i, i % 2 ? 4.0f : -4.0f, 0.0f};
+        cr_assert_eq(shoal_world_add_obstacle(w, c, 2.0f, NULL), SHOAL_OK);
+    }
+    shoal_agent_def_t d = ship(0.0f, 0.0f, 90.0f, 1);
+    d.planner.strategy = SHOAL_PLAN_UNIFORM;
+    d.planner.k_skip = 1;
+    d.planner.max_depth = 8;
+    d.planner.max_expansions = 20000;
+    d.planner.time_budget_ms = budget_ms;
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int k = 0; k < (int)(6 * HZ); ++k)
+        cr_assert_eq(shoal_world_step(w, DT), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_planner_status_t st;
+    cr_assert_eq(shoal_agent_get_planner(w, id, &st), SHOAL_OK);
+    shoal_agent_state_t s;
+    cr_assert_eq(shoal_agent_get_state(w, id, &s), SHOAL_OK);
+    *reached = s.position[0] > 25.0f;
+    shoal_world_destroy(w);
+    return st;
+}
+
+Test(planner_agents, a_time_budget_stops_searches_early_with_the_best_path_so_far, .timeout = 60)
+{
+    int reached = 0;
+    shoal_planner_status_t full = budget_run(0.0f, &reached);
+    cr_assert(reached);
+    cr_assert_gt(full.searches, 4);
+    cr_assert_eq(full.expanded_sum, full.searches * 20000, "no time budget: every expansion (%lld in %lld searches)",
+                 (long long)full.expanded_sum, (long long)full.searches);
+    shoal_planner_status_t quick = budget_run(0.2f, &reached);
+    cr_assert(reached, "the ship still gets on");
+    cr_assert_eq(quick.searches, full.searches);
+    cr_assert_geq(quick.expanded_sum, quick.searches, "at least the root's expansion");
+    cr_assert_lt(quick.expanded_sum, quick.searches * 10000, "%lld expansions in %lld searches",
+                 (long long)quick.expanded_sum, (long long)quick.searches);
+    cr_assert_eq(quick.collisions, 0);
+    cr_assert_eq(full.collisions, 0);
+}

@@ -466,7 +466,8 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         p.max_depth = v->max_depth[r];
         p.min_depth = v->min_depth[r];
         p.max_expansions = v->max_expansions[r];
-        p.max_seconds = 0.0; /* deterministic: no time budget */
+        /* Off by default; on, results depend on the machine (planner.h). */
+        p.max_seconds = (double)v->time_budget[r] * 1e-3;
         p.k_skip = v->k_skip[r];
         p.n_v = v->n_v[r];
         p.collapse = v->collapse[r];

@@ -26,6 +26,8 @@
  * search that would visit more stops there as if its budget were spent. */
 #define PLANNER_MAX_NODES (1 << 22)
 #define PLANNER_MSG 256
+/* A planner agent's time_budget_ms is at most this (a minute). */
+#define PLANNER_MAX_TIME_BUDGET_MS 60000.0f
 
 typedef struct planner_world {
     /* the trim table (has_table 0 until one is set, loaded or defaulted) */
@@ -178,7 +180,7 @@ typedef struct planner_view_t {
     const int32_t *avoid, *strategy;
     const float *discount, *optimism;
     const int32_t *max_depth, *min_depth, *max_expansions, *k_skip, *n_v;
-    const float *collapse, *damping;
+    const float *collapse, *damping, *time_budget;
     /* interval state */
     float *start_x, *start_y, *start_z, *start_qw, *start_qx, *start_qy, *start_qz;
     float *rel_x, *rel_y, *rel_z, *rel_qw, *rel_qx, *rel_qy, *rel_qz;
@@ -207,6 +209,7 @@ static inline planner_view_t planner_view(const world_t* w)
         .discount = F(PL_DISCOUNT), .optimism = F(PL_OPTIMISM), .max_depth = I(PL_MAX_DEPTH),
         .min_depth = I(PL_MIN_DEPTH), .max_expansions = I(PL_MAX_EXPANSIONS), .k_skip = I(PL_K_SKIP),
         .n_v = I(PL_N_V), .collapse = F(PL_COLLAPSE), .damping = F(PL_DAMPING),
+        .time_budget = F(PL_TIME_BUDGET),
         .start_x = F(PL_START_X), .start_y = F(PL_START_Y), .start_z = F(PL_START_Z),
         .start_qw = F(PL_START_QW), .start_qx = F(PL_START_QX), .start_qy = F(PL_START_QY),
         .start_qz = F(PL_START_QZ),
