@@ -36,7 +36,8 @@ typedef enum plan_behavior_kind {
     PLAN_FLEE = 1,
     PLAN_PURSUE = 2,         /* a moving target, linear prediction */
     PLAN_EVADE = 3,          /* the paper's Avoid (of a target vehicle) */
-    PLAN_AVOID_COLLISION = 4 /* the scene's spheres: 0 on a hit, else 1 */
+    PLAN_AVOID_COLLISION = 4 /* the scene's spheres: 0 on a hit, else 1 (a segment that starts
+                              * inside a sphere and moves away from its center is clear of it) */
 } plan_behavior_kind_t;
 
 typedef struct plan_behavior {
