@@ -695,16 +695,21 @@ static void visit(search_t* s, int32_t parent_index, vec3 parent_forward, int32_
         const plan_behavior_t* b = &q->behaviors[i];
         if (g == 0.0f && b->kind != PLAN_AVOID_COLLISION) continue;
         float gi = plan_goodness(b, &seg, q->scene, q->radius);
-        /* AvoidCollision also keeps clear of the other vehicles' tracks. */
-        if (b->kind == PLAN_AVOID_COLLISION && gi != 0.0f && q->agents != NULL &&
-            plan_scene_hit_ex(q->agents, seg.p0, seg.t0, seg.p1, seg.t0 + seg.duration, q->radius,
-                              q->self, PLAN_AVOID_LEAVING))
-            gi = 0.0f;
         if (b->kind == PLAN_AVOID_COLLISION && gi == 0.0f) {
             crashed = 1;
             g = 0.0f;
             break;
         }
+        /* AvoidCollision also keeps clear of the other vehicles' predicted
+         * tracks: a segment that meets one scores 0, but, unlike an
+         * obstacle, does not end the path. Predictions are guesses (the
+         * other vehicle replans too); an obstacle is certain. When every
+         * way is blocked by some vehicle's track, the search then still
+         * takes one that clears the obstacles. */
+        if (b->kind == PLAN_AVOID_COLLISION && q->agents != NULL &&
+            plan_scene_hit_ex(q->agents, seg.p0, seg.t0, seg.p1, seg.t0 + seg.duration, q->radius,
+                              q->self, PLAN_AVOID_LEAVING))
+            gi = 0.0f;
         g *= gi;
     }
     g *= damping_factor(s, control);
