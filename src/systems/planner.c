@@ -174,9 +174,21 @@ static float planner_horizon(const world_t* w, float dt, int32_t* depth_out)
     return fmaxf((float)depth * spec->interval, dt + spec->interval / (float)spec->substeps);
 }
 
+/* How far ahead (in control intervals) the other planner agents' tracks
+ * reach. Beyond the interval being flown a track is a straight-line guess,
+ * and the other agent replans every interval: four of them (20 m at 5 m/s,
+ * 40 m of closing for two ships head-on) is ample warning, and it keeps the
+ * scene's size, built every step, independent of the searches' depth (with
+ * tracks to the horizon, depth 15 cost 20 ms a step for 10,000 agents in
+ * building the scene alone). */
+#define PLANNER_TRACK_INTERVALS 4
+
 /* Spheres of one agent's track: its current interval's chord and then one
- * per interval of straight flight up to the horizon (planner_step_agents). */
-static int64_t agent_track_pieces(int32_t depth) { return (int64_t)depth + 3; }
+ * per interval of straight flight (planner_step_agents). */
+static int64_t agent_track_pieces(int32_t depth)
+{
+    return (int64_t)(depth < PLANNER_TRACK_INTERVALS ? depth : PLANNER_TRACK_INTERVALS) + 3;
+}
 
 /* Room for the agents' scene of `count` planner agents of look-ahead
  * `depth` (spheres and scene memory). 0 when out of memory. */
@@ -245,7 +257,8 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
      * it ends, when it is a whole interval and not yet ended (a first,
      * cut-short interval or one still to be planned has no table end),
      * then straight on at the agent's speed along its facing there, in
-     * pieces of one interval, to the horizon. Only the state fixed before
+     * pieces of one interval, up to PLANNER_TRACK_INTERVALS intervals ahead
+     * (or the horizon when nearer). Only the state fixed before
      * the plan stage is read: never a plan written by this step's searches. */
     const planner_view_t v = planner_view(w);
     const trim_table_t* table = &pw->table;
@@ -274,7 +287,9 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
         if (!three) f.z = 0.0f;
         vec3 step = vec3_scale(f, speed * spec->interval);
         vec3 p = from.pos;
-        for (int32_t j = 0; j < depth + 1 && t < horizon; ++j) {
+        const float reach = fminf(horizon, (float)PLANNER_TRACK_INTERVALS * spec->interval);
+        const int32_t pieces = (depth < PLANNER_TRACK_INTERVALS ? depth : PLANNER_TRACK_INTERVALS) + 1;
+        for (int32_t j = 0; j < pieces && t < reach; ++j) {
             vec3 q = vec3_add(p, step);
             pw->agent_spheres[n++] = track_piece(p, t, q, t + spec->interval, radius, owner);
             p = q;
