@@ -1002,7 +1002,7 @@ battle:
 }
 
 typedef struct planner_options_t {
-    int64_t runs, seconds, threads;
+    int64_t runs, seconds, threads, depth;
     int json, no_battle, battle_only;
 } planner_options_t;
 
@@ -1017,6 +1017,8 @@ static const cli_option_t planner_options[] = {
      "threads. Only timings depend on T"},
     {"--no-battle", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, no_battle), 0, 0, 0, NULL,
      "skip the fleet battle"},
+    {"--depth", NULL, "D", CLI_INT, CLI_FIELD(planner_options_t, depth), 1, 64, 0, NULL,
+     "every search's max_depth, 1..64 (default: the library's; min_depth is capped at it)"},
     {"--battle-only", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, battle_only), 0, 0, 0, NULL,
      "only the fleet battle (no Figure 6 and 7 runs)"},
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, json), 0, 0, 0, NULL,
@@ -1071,6 +1073,10 @@ int experiment_planner(int argc, char** argv)
     /* The library's defaults (adaptive: every control at the root, then a
      * steep collapse; see plan_params_default for why). */
     m->planner = shoal_planner_default();
+    if (opt.depth > 0) {
+        m->planner.max_depth = (int32_t)opt.depth;
+        if (m->planner.min_depth > m->planner.max_depth) m->planner.min_depth = m->planner.max_depth;
+    }
 
     /* Costly jobs first (3D before 2D, uniform first), so the dynamic
      * schedule ends evenly; results land by (config, strategy, run). */
