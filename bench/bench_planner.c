@@ -48,6 +48,8 @@ typedef struct planner_opts {
     int64_t expansions;
     int64_t seed;
     int json;
+    int64_t depth;       /* max_depth; 0: the library's default */
+    double budget_ms;    /* time_budget_ms; 0: none */
 } planner_opts;
 
 typedef struct asteroid {
@@ -110,6 +112,9 @@ static int build_scene(shoal_world_t* w, const planner_opts* o, double side, int
     base.speed = 5.0f;
     base.radius = 1.0f;
     base.max_expansions = (int32_t)o->expansions;
+    if (o->depth > 0) base.max_depth = (int32_t)o->depth;
+    if (base.min_depth > base.max_depth) base.min_depth = base.max_depth;
+    base.time_budget_ms = (float)o->budget_ms;
     int ok = 1;
     for (int64_t i = 0; i < o->agents && ok; ++i) {
         float x = 0.0f, y = 0.0f;
@@ -178,7 +183,7 @@ static int planner_world(const char* command, const planner_opts* o, shoal_world
 
 /* The defaults of `shoal bench planner`: 10 simulated seconds, seed 1,
  * threads 0 (physical cores). */
-#define PLANNER_DEFAULTS {BENCH_PLANNER_AGENTS, 0, BENCH_PLANNER_SECONDS, BENCH_PLANNER_EXPANSIONS, 1, 0}
+#define PLANNER_DEFAULTS {BENCH_PLANNER_AGENTS, 0, BENCH_PLANNER_SECONDS, BENCH_PLANNER_EXPANSIONS, 1, 0, 0, 0.0}
 
 int bench_planner_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
@@ -225,6 +230,7 @@ static int run_planner_bench(const planner_opts* o)
     shoal_world_read_agents(w, &batch, n, &got);
     double searches = 0.0, goodness = 0.0, ns = 0.0, states = 0.0, expanded = 0.0;
     int64_t collisions = 0;
+    const int32_t depth = o->depth > 0 ? (int32_t)o->depth : shoal_planner_default().max_depth;
     for (int32_t i = 0; i < got; ++i) {
         shoal_planner_status_t st;
         if (shoal_agent_get_planner(w, ids[i], &st) != SHOAL_OK) continue;
@@ -266,6 +272,8 @@ static int run_planner_bench(const planner_opts* o)
         cJSON_AddNumberToObject(root, "states_per_search", states * per);
         cJSON_AddNumberToObject(root, "expanded_per_search", expanded * per);
         cJSON_AddNumberToObject(root, "max_expansions", (double)o->expansions);
+        cJSON_AddNumberToObject(root, "max_depth", (double)depth);
+        cJSON_AddNumberToObject(root, "time_budget_ms", o->budget_ms);
         cJSON_AddNumberToObject(root, "collisions", (double)collisions);
         cJSON_AddNumberToObject(root, "asteroids", (double)asteroids);
         cJSON_AddNumberToObject(root, "side_m", side);
@@ -287,15 +295,17 @@ static int run_planner_bench(const planner_opts* o)
         free(text);
         cJSON_Delete(root);
     } else {
-        printf("planner 2D: %lld agents, %lld asteroids in %.0f m x %.0f m, %d threads, max_expansions %lld\n",
+        printf("planner 2D: %lld agents, %lld asteroids in %.0f m x %.0f m, %d threads, max_expansions %lld, "
+               "max_depth %d%s\n",
                (long long)o->agents, (long long)asteroids, side, side, (int)shoal_world_thread_count(w),
-               (long long)o->expansions);
+               (long long)o->expansions, (int)depth, o->budget_ms > 0.0 ? ", time budget on" : "");
         printf("sim seconds        %.3f\n", sim);
         printf("wall seconds       %.3f\n", wall);
         printf("realtime factor    %.3f\n", rtf);
         printf("searches/s         %.0f\n", wall > 0.0 ? searches / wall : 0.0);
         printf("ms per search      %.4f\n", ns * per * 1e-6);
         printf("states per search  %.1f\n", states * per);
+        printf("expanded/search    %.1f\n", expanded * per);
         printf("goodness mean      %.4f\n", goodness * per);
         printf("collisions         %lld\n", (long long)collisions);
         printf("planner ms/step    %.3f (planner_move %.3f)\n", calls > 0.0 ? planner_ms / calls : 0.0,
@@ -320,6 +330,11 @@ static const cli_option_t planner_options[] = {
      "max_expansions per search, 1..1000000 (default " STR(BENCH_PLANNER_EXPANSIONS) ")"},
     {"--seed", NULL, "S", CLI_INT, CLI_FIELD(planner_opts, seed), 0, (double)INT64_MAX, 0, NULL,
      "scene seed, an integer >= 0 (default 1)"},
+    {"--depth", NULL, "D", CLI_INT, CLI_FIELD(planner_opts, depth), 1, 64, 0, NULL,
+     "max_depth of every search, 1..64 (default: the library's)"},
+    {"--time-budget-ms", NULL, "MS", CLI_NUMBER, CLI_FIELD(planner_opts, budget_ms), 0, 60000, 0, NULL,
+     "time_budget_ms of every search, in [0, 60000] (default 0: none; nonzero makes the "
+     "state_hash depend on the machine)"},
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_opts, json), 0, 0, 0, NULL,
      "one JSON object on stdout: agents, threads, sim_seconds, wall_seconds, realtime_factor, "
      "searches_per_s, ms_per_search, goodness_mean, state_hash, and more"},

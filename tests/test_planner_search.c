@@ -110,7 +110,7 @@ Test(planner_search, behaviors_stay_in_unit_range_and_composite_is_the_product)
     plan_sphere_t spheres[40];
     for (int i = 0; i < 40; ++i)
         spheres[i] = (plan_sphere_t){ uniform3(&rng, -20.0f, 20.0f, 3), uniform(&rng, 0.1f, 3.0f),
-                                      i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3) };
+                                      i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3), 0.0f, 0.0f, 0 };
     test_scene ts = make_scene(spheres, 40, 8.0f);
     int seen_zero = 0, seen_one = 0, seen_mid = 0;
     for (int it = 0; it < 20000; ++it) {
@@ -266,7 +266,7 @@ static void scene_matches_brute_force(int dims, uint64_t seed)
         if (i == 0) r = 0.02f;
         if (i == 1) r = 25.0f;
         vec3 v = i % 4 == 0 ? uniform3(&rng, -3.0f, 3.0f, dims) : vec3_zero();
-        spheres[i] = (plan_sphere_t){ uniform3(&rng, -200.0f, 200.0f, dims), r, v };
+        spheres[i] = (plan_sphere_t){ uniform3(&rng, -200.0f, 200.0f, dims), r, v, 0.0f, 0.0f, 0 };
     }
     /* A few points (radius 0) and a cluster of small spheres. */
     for (int i = 2; i < 12; ++i) spheres[i].radius = 0.0f;
@@ -329,7 +329,7 @@ static void scene_moving_matches_brute_force(int dims, uint64_t seed)
     for (int i = 0; i < N; ++i) {
         vec3 dir = vec3_normalize(uniform3(&rng, -1.0f, 1.0f, dims));
         spheres[i] = (plan_sphere_t){ uniform3(&rng, -100.0f, 100.0f, dims), uniform(&rng, 0.05f, 0.3f),
-                                      vec3_scale(dir, uniform(&rng, 2.0f, 6.0f)) };
+                                      vec3_scale(dir, uniform(&rng, 2.0f, 6.0f)), 0.0f, 0.0f, 0 };
     }
     test_scene ts = make_scene(spheres, N, horizon);
     int hits = 0, misses = 0;
@@ -370,7 +370,7 @@ Test(planner_search, scene_moving_sphere_and_bad_input)
 {
     /* A sphere crossing the vehicle's path: a hit only when both are there
      * at the same time. */
-    plan_sphere_t s = { vec3_make(10, -10, 0), 1.0f, vec3_make(0, 2, 0) }; /* at (10, 0) when t = 5 */
+    plan_sphere_t s = { vec3_make(10, -10, 0), 1.0f, vec3_make(0, 2, 0), 0.0f, 0.0f, 0 }; /* at (10, 0) when t = 5 */
     test_scene ts = make_scene(&s, 1, 10.0f);
     vec3 a = vec3_make(0, 0, 0), b = vec3_make(20, 0, 0);
     cr_assert_eq(plan_scene_hit(ts.scene, a, 0.0f, b, 10.0f, 0.5f), 1); /* crosses x = 10 at t = 5 */
@@ -380,15 +380,15 @@ Test(planner_search, scene_moving_sphere_and_bad_input)
     /* Static spheres still block at all times. */
     free(ts.memory);
 
-    plan_sphere_t bad = { vec3_make(NAN, 0, 0), 1.0f, vec3_zero() };
+    plan_sphere_t bad = { vec3_make(NAN, 0, 0), 1.0f, vec3_zero(), 0.0f, 0.0f, 0 };
     size_t bytes = plan_scene_bytes(1);
     void* mem = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ vec3_zero(), -1.0f, vec3_zero() };
+    bad = (plan_sphere_t){ vec3_zero(), -1.0f, vec3_zero(), 0.0f, 0.0f, 0 };
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ vec3_zero(), 1.0f, vec3_make(0, INFINITY, 0) };
+    bad = (plan_sphere_t){ vec3_zero(), 1.0f, vec3_make(0, INFINITY, 0), 0.0f, 0.0f, 0 };
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ vec3_zero(), 1.0f, vec3_zero() };
+    bad = (plan_sphere_t){ vec3_zero(), 1.0f, vec3_zero(), 0.0f, 0.0f, 0 };
     cr_assert_null(plan_scene_build(mem, &bad, 1, NAN));
     cr_assert_null(plan_scene_build(mem, &bad, -1, 1.0f));
     /* Empty scene: nothing is hit. */
@@ -468,7 +468,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         int ns = run % 4 == 0 ? 0 : NS;
         for (int i = 0; i < ns; ++i)
             spheres[i] = (plan_sphere_t){ uniform3(&rng, -4.0f, 14.0f, 2), uniform(&rng, 0.2f, 1.5f),
-                                          i % 5 == 0 ? uniform3(&rng, -1.0f, 1.0f, 2) : vec3_zero() };
+                                          i % 5 == 0 ? uniform3(&rng, -1.0f, 1.0f, 2) : vec3_zero(), 0.0f, 0.0f, 0 };
         test_scene ts = make_scene(spheres, ns, 3.0f);
         plan_behavior_t beh[2] = { { PLAN_SEEK, uniform3(&rng, -20.0f, 20.0f, 2), vec3_zero() },
                                    { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
@@ -693,7 +693,7 @@ static int run_wall(plan_strategy_t strategy, float* closest, float* mean_g)
     enum { NW = 13 };
     plan_sphere_t wall[NW];
     for (int i = 0; i < NW; ++i)
-        wall[i] = (plan_sphere_t){ vec3_make(14.0f, -6.0f + 1.0f * (float)i, 0.0f), 0.8f, vec3_zero() };
+        wall[i] = (plan_sphere_t){ vec3_make(14.0f, -6.0f + 1.0f * (float)i, 0.0f), 0.8f, vec3_zero(), 0.0f, 0.0f, 0 };
     plan_params_t p = plan_params_default(strategy);
     test_scene ts = make_scene(wall, NW, (float)p.max_depth * t.spec.interval);
     plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(30, 0, 0), vec3_zero() },
@@ -743,9 +743,14 @@ Test(planner_search, uniform_and_adaptive_go_around_a_wall)
     cr_assert_eq(coll_a, 0, "adaptive collided %d times", coll_a);
     cr_assert_lt(closest_u, 3.0f, "uniform came within %g m of the target", (double)closest_u);
     cr_assert_lt(closest_a, 3.0f, "adaptive came within %g m of the target", (double)closest_a);
-    /* Single-step sees one interval ahead: it turns away at the wall and
-     * never finds its end. */
-    cr_assert_gt(closest_s, 10.0f, "single-step came within %g m of the target", (double)closest_s);
+    /* Single-step sees one interval ahead: it cannot find the wall's end
+     * and runs into it. Once inside, every segment touches a sphere; before
+     * the leaving rule all of them scored 0, the search took the first
+     * control and the vehicle turned about inside the wall (46 of the 60
+     * segments in it, stuck 15 m from the target). With the rule it takes
+     * the ways out, and past the wall's middle the way out is forward. */
+    cr_assert_gt(coll_s, 0, "single-step runs into the wall");
+    cr_assert_lt(coll_s, 40, "single-step spent %d of 60 segments in the wall", coll_s);
     cr_log_info("wall: uniform %d collisions, %.2f m, g %.3f; adaptive %d, %.2f m, g %.3f; "
                 "single-step %d, %.2f m, g %.3f",
                 coll_u, (double)closest_u, (double)g_u, coll_a, (double)closest_a, (double)g_a,
@@ -890,7 +895,7 @@ Test(planner_search, same_query_same_result)
     plan_sphere_t spheres[NS];
     for (int i = 0; i < NS; ++i)
         spheres[i] = (plan_sphere_t){ uniform3(&rng, -40.0f, 40.0f, 3), uniform(&rng, 0.5f, 3.0f),
-                                      i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3) };
+                                      i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3), 0.0f, 0.0f, 0 };
     test_scene ts = make_scene(spheres, NS, 6.0f);
     plan_behavior_t beh[2] = { { PLAN_PURSUE, vec3_make(30, 10, -5), vec3_make(-1, 0, 0.5f) },
                                { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
@@ -926,9 +931,9 @@ Test(planner_search, same_query_same_result)
 Test(planner_search, tree_hook_reads_the_search_without_changing_it)
 {
     trim_table_t t = build_table(1, 17, 1.6f, 1.0f, 10);
-    plan_sphere_t spheres[3] = { { vec3_make(6, 1, 0), 1.5f, vec3_zero() },
-                                 { vec3_make(9, -3, 0), 2.0f, vec3_zero() },
-                                 { vec3_make(2, -1, 0), 0.6f, vec3_zero() } };
+    plan_sphere_t spheres[3] = { { vec3_make(6, 1, 0), 1.5f, vec3_zero(), 0.0f, 0.0f, 0 },
+                                 { vec3_make(9, -3, 0), 2.0f, vec3_zero(), 0.0f, 0.0f, 0 },
+                                 { vec3_make(2, -1, 0), 0.6f, vec3_zero(), 0.0f, 0.0f, 0 } };
     test_scene ts = make_scene(spheres, 3, 8.0f);
     plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(20, 0, 0), vec3_zero() },
                                { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
@@ -984,6 +989,130 @@ Test(planner_search, tree_hook_reads_the_search_without_changing_it)
     cr_assert_eq(plan_tree_node(NULL, 0, &out), -1);
     free(a.memory);
     free(b.memory);
+    free(ts.memory);
+    trim_table_free(&t, test_free, NULL);
+}
+
+/* ---- windowed spheres, owners, leaving (issue 17 item 5) ------------------ */
+
+/* A vehicle's track is pieces of linear motion, each existing only in its
+ * window; its owner's own queries leave it out; found through the index as
+ * by a scan. */
+Test(planner_search, windowed_spheres_exist_only_in_their_windows)
+{
+    /* From (0, 0) at t = 2 to (10, 0) at t = 4: center at t = 0 is (-10, 0). */
+    plan_sphere_t s[2] = { { vec3_make(-10, 0, 0), 1.0f, vec3_make(5, 0, 0), 2.0f, 4.0f, 7 },
+                           { vec3_make(50, 50, 0), 1.0f, vec3_zero(), 0.0f, 0.0f, 0 } };
+    test_scene ts = make_scene(s, 2, 6.0f);
+    /* Standing at (5, 0): passed at t = 3 only. */
+    vec3 at = vec3_make(5, 0, 0);
+    cr_assert(plan_scene_hit(ts.scene, at, 3.0f, at, 3.0f, 0.5f));
+    cr_assert(!plan_scene_hit(ts.scene, at, 1.0f, at, 1.0f, 0.5f), "before its window");
+    cr_assert(!plan_scene_hit(ts.scene, at, 5.0f, at, 5.0f, 0.5f), "after its window");
+    /* A segment through t = 3: hit; one over [0, 1.9] at the same place: not. */
+    cr_assert(plan_scene_hit(ts.scene, at, 2.5f, vec3_make(5, 1, 0), 3.5f, 0.5f));
+    cr_assert(!plan_scene_hit(ts.scene, at, 0.0f, vec3_make(5, 1, 0), 1.9f, 0.5f));
+    /* Where its motion would put it at t = 5 (15, 0), had it no window. */
+    cr_assert(!plan_scene_hit(ts.scene, vec3_make(15, 0, 0), 5.0f, vec3_make(15, 0, 0), 5.0f, 0.5f));
+    /* Its owner does not see it; others do. */
+    cr_assert(!plan_scene_hit_ex(ts.scene, at, 3.0f, at, 3.0f, 0.5f, 7, 0));
+    cr_assert(plan_scene_hit_ex(ts.scene, at, 3.0f, at, 3.0f, 0.5f, 8, 0));
+    /* Obstacles (owner 0) are seen by everyone. */
+    vec3 rock = vec3_make(50, 50, 0);
+    cr_assert(plan_scene_hit_ex(ts.scene, rock, 0.0f, rock, 0.0f, 0.5f, 7, 0));
+    /* A negative owner or a window that is not finite is refused. */
+    plan_sphere_t bad = s[0];
+    bad.owner = -1;
+    void* mem = aligned_alloc(16, (plan_scene_bytes(1) + 15u) & ~(size_t)15u);
+    cr_assert_null(plan_scene_build(mem, &bad, 1, 6.0f));
+    bad = s[0];
+    bad.t_to = INFINITY;
+    cr_assert_null(plan_scene_build(mem, &bad, 1, 6.0f));
+    free(mem);
+    free(ts.memory);
+}
+
+/* Many random windowed pieces: the index finds exactly what a scan of every
+ * piece finds (owner and window rules included). */
+Test(planner_search, windowed_index_agrees_with_a_scan)
+{
+    enum { N = 600 };
+    static plan_sphere_t s[N];
+    uint64_t rng = 99;
+    for (int i = 0; i < N; ++i) {
+        float ta = uniform(&rng, -0.1f, 7.0f);
+        s[i] = (plan_sphere_t){ uniform3(&rng, -80.0f, 80.0f, 2), uniform(&rng, 0.5f, 3.0f),
+                                uniform3(&rng, -6.0f, 6.0f, 2), ta, ta + uniform(&rng, 0.1f, 1.5f),
+                                1 + (int32_t)(rng_splitmix64(&rng) % 50) };
+    }
+    test_scene ts = make_scene(s, N, 8.0f);
+    int hits = 0;
+    for (int k = 0; k < 4000; ++k) {
+        vec3 p0 = uniform3(&rng, -80.0f, 80.0f, 2), p1 = vec3_add(p0, uniform3(&rng, -6.0f, 6.0f, 2));
+        float t0 = uniform(&rng, 0.0f, 7.0f), t1 = t0 + 1.0f;
+        int32_t self = (int32_t)(rng_splitmix64(&rng) % 52);
+        int want = 0;
+        for (int i = 0; i < N && !want; ++i) {
+            if (s[i].owner == self) continue;
+            /* brute force: 2000 samples of the segment within the window */
+            for (int j = 0; j <= 2000 && !want; ++j) {
+                float u = (float)j / 2000.0f, t = t0 + u * (t1 - t0);
+                if (t < s[i].t_from || t > s[i].t_to) continue;
+                vec3 v = vec3_add(p0, vec3_scale(vec3_sub(p1, p0), u));
+                vec3 c = vec3_add(s[i].center, vec3_scale(s[i].velocity, t));
+                vec3 d = vec3_sub(v, c);
+                want = vec3_dot(d, d) < (s[i].radius + 0.5f) * (s[i].radius + 0.5f) * 0.999f;
+            }
+        }
+        int got = plan_scene_hit_ex(ts.scene, p0, t0, p1, t1, 0.5f, self, 0);
+        if (want) cr_assert(got, "query %d: a hit the index missed", k);
+        hits += got;
+    }
+    cr_assert_gt(hits, 100, "the test exercises hits (%d)", hits);
+    free(ts.memory);
+}
+
+/* A segment that starts inside a sphere and moves away from its center
+ * does not hit it under the leaving rule (AvoidCollision's); one that goes
+ * deeper or stays does. A search started inside a sphere then tells the
+ * ways out (goodness > 0) from the ways in: before, every segment scored 0. */
+Test(planner_search, leaving_a_sphere_is_not_a_hit)
+{
+    plan_sphere_t rock = { vec3_make(0, 0, 0), 3.0f, vec3_zero(), 0.0f, 0.0f, 0 };
+    test_scene ts = make_scene(&rock, 1, 6.0f);
+    vec3 in = vec3_make(1, 0, 0);
+    cr_assert(plan_scene_hit(ts.scene, in, 0.0f, vec3_make(5, 0, 0), 1.0f, 0.5f), "pure geometry: a hit");
+    cr_assert(!plan_scene_hit_ex(ts.scene, in, 0.0f, vec3_make(5, 0, 0), 1.0f, 0.5f, 0, 1), "leaving");
+    cr_assert(plan_scene_hit_ex(ts.scene, in, 0.0f, vec3_make(-5, 0, 0), 1.0f, 0.5f, 0, 1), "through the center");
+    cr_assert(plan_scene_hit_ex(ts.scene, in, 0.0f, in, 1.0f, 0.5f, 0, 1), "standing inside");
+    /* Outside, a segment into it is a hit either way. */
+    cr_assert(plan_scene_hit_ex(ts.scene, vec3_make(6, 0, 0), 0.0f, vec3_make(2, 0, 0), 1.0f, 0.5f, 0, 1));
+
+    /* The search from inside, facing the center. */
+    trim_table_t t = build_table(1, 17, 1.6f, 1.0f, 10);
+    plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(-30, 0, 0), vec3_zero() },
+                               { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
+    plan_query_t q;
+    memset(&q, 0, sizeof q);
+    q.table = &t;
+    q.pose.pos = vec3_make(2.0f, 0.0f, 0.0f);
+    q.pose.rot = quat_from_yaw(0.3f); /* away from the center, a little off the x axis */
+    q.control = t.straight;
+    q.speed = 2.0f;
+    q.radius = 0.5f;
+    q.behaviors = beh;
+    q.behavior_count = 2;
+    q.scene = ts.scene;
+    test_scratch sc = make_scratch(20000);
+    plan_params_t p = plan_params_default(PLAN_SINGLE_STEP);
+    plan_result_t r;
+    char msg[256];
+    cr_assert_eq(plan_search(&p, &q, &sc.s, &r, msg, sizeof msg), 0, "%s", msg);
+    cr_assert_gt(r.goodness, 0.0f, "a way out scores");
+    plan_tree_node_t n;
+    cr_assert_eq(plan_tree_node(&sc.s, r.leaf, &n), 0);
+    cr_assert_gt(vec3_length(n.pose.pos), 2.0f, "and leads out");
+    free(sc.memory);
     free(ts.memory);
     trim_table_free(&t, test_free, NULL);
 }

@@ -450,6 +450,11 @@ Test(planner_world, bad_parameters_are_rejected_and_change_nothing)
     BAD_ADD(n_v, 0, SHOAL_ERR_INVALID_ARGUMENT, "planner.n_v");
     BAD_ADD(collapse, 0.0f, SHOAL_ERR_INVALID_ARGUMENT, "planner.collapse");
     BAD_ADD(damping, 1.0f, SHOAL_ERR_INVALID_ARGUMENT, "planner.damping");
+    BAD_ADD(time_budget_ms, -1.0f, SHOAL_ERR_INVALID_ARGUMENT,
+            "planner.time_budget_ms must be finite and in [0, 60000] ms (0: no time budget), got -1");
+    BAD_ADD(time_budget_ms, NAN, SHOAL_ERR_INVALID_ARGUMENT, "planner.time_budget_ms");
+    BAD_ADD(time_budget_ms, INFINITY, SHOAL_ERR_INVALID_ARGUMENT, "planner.time_budget_ms");
+    BAD_ADD(time_budget_ms, 60001.0f, SHOAL_ERR_INVALID_ARGUMENT, "planner.time_budget_ms");
     BAD_ADD(speed, 0.0f, SHOAL_ERR_INVALID_ARGUMENT, "planner.speed");
     BAD_ADD(radius, -1.0f, SHOAL_ERR_INVALID_ARGUMENT, "planner.radius");
     BAD_ADD(strategy, (shoal_plan_strategy_t)7, SHOAL_ERR_INVALID_ARGUMENT, "planner.strategy");
@@ -571,6 +576,7 @@ Test(planner_world, the_def_round_trips_and_goals_change)
     cr_assert_eq(dflt.goal, SHOAL_PLAN_GOAL_SEEK);
     cr_assert_float_eq(dflt.discount, 0.8f, 1e-7f);
     cr_assert_eq(dflt.max_expansions, 400);
+    cr_assert_eq(dflt.time_budget_ms, 0.0f, "no time budget: deterministic by default");
     shoal_agent_t target;
     cr_assert_eq(shoal_agent_add(w, &d, &target), SHOAL_OK);
     d = planner_def(1, 2, 3, 0.5f);
@@ -581,6 +587,7 @@ Test(planner_world, the_def_round_trips_and_goals_change)
     d.planner.speed = 6.5f;
     d.planner.radius = 0.25f;
     d.planner.max_depth = 5;
+    d.planner.time_budget_ms = 2.5f;
     shoal_agent_t id;
     cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
     shoal_agent_def_t back;

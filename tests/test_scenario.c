@@ -1617,3 +1617,73 @@ Test(scenario, dt_above_the_step_limit_is_refused)
     cr_assert_eq(shoal_scenario_load_string(ok, strlen(ok), "dt.json", &sc, &err), SHOAL_OK, "%s", err.message);
     shoal_scenario_destroy(sc);
 }
+
+/* ---- planner agents ---- */
+
+/* A "planner" object makes a group planner agents with every shoal_planner_t
+ * field from the file; pursue and evade name their target agent. */
+Test(scenario, planner_groups_carry_every_field)
+{
+    const char* json =
+        "{\"dimensions\": 3, \"groups\": ["
+        " {\"name\": \"red\", \"count\": 2, \"spawn\": {\"shape\": \"point\", \"center\": [0, 0, 0]},"
+        "  \"planner\": {\"speed\": 6, \"radius\": 1.5, \"goal\": \"seek\", \"point\": [100, 5, -5],"
+        "   \"strategy\": \"uniform\", \"discount\": 0.9, \"optimism\": -0.25, \"max_depth\": 12,"
+        "   \"min_depth\": 4, \"max_expansions\": 800, \"k_skip\": 3, \"n_v\": 40, \"collapse\": 0.5,"
+        "   \"damping\": 0.1, \"time_budget_ms\": 2.5, \"avoid_collisions\": false}},"
+        " {\"name\": \"blue\", \"count\": 1, \"spawn\": {\"shape\": \"point\", \"center\": [50, 0, 0]},"
+        "  \"planner\": {\"goal\": \"pursue\", \"target\": {\"group\": \"red\", \"index\": 1}, \"max_depth\": 2}}]}";
+    shoal_scenario_t* s = load_text(json);
+    shoal_world_t* w = populated(s);
+    shoal_agent_t red[2], blue[1];
+    cr_assert_eq(group_ids(w, 0, red, 2), 2);
+    cr_assert_eq(group_ids(w, 1, blue, 1), 1);
+    shoal_agent_def_t d = def_of(w, red[0]);
+    cr_expect_eq(d.planner.enabled, 1);
+    cr_expect_eq(d.planner.speed, 6.0f);
+    cr_expect_eq(d.planner.radius, 1.5f);
+    cr_expect_eq(d.planner.goal, SHOAL_PLAN_GOAL_SEEK);
+    cr_expect(d.planner.goal_point[0] == 100.0f && d.planner.goal_point[1] == 5.0f && d.planner.goal_point[2] == -5.0f);
+    cr_expect_eq(d.planner.strategy, SHOAL_PLAN_UNIFORM);
+    cr_expect_eq(d.planner.discount, 0.9f);
+    cr_expect_eq(d.planner.optimism, -0.25f);
+    cr_expect_eq(d.planner.max_depth, 12);
+    cr_expect_eq(d.planner.min_depth, 4);
+    cr_expect_eq(d.planner.max_expansions, 800);
+    cr_expect_eq(d.planner.k_skip, 3);
+    cr_expect_eq(d.planner.n_v, 40);
+    cr_expect_eq(d.planner.collapse, 0.5f);
+    cr_expect_eq(d.planner.damping, 0.1f);
+    cr_expect_eq(d.planner.time_budget_ms, 2.5f);
+    cr_expect_eq(d.planner.avoid_collisions, 0);
+    shoal_agent_def_t b = def_of(w, blue[0]);
+    cr_expect_eq(b.planner.goal, SHOAL_PLAN_GOAL_PURSUE);
+    cr_expect(shoal_agent_equal(b.planner.goal_agent, red[1]) || shoal_agent_equal(b.planner.goal_agent, red[0]));
+    cr_expect_eq(b.planner.max_depth, 2);
+    cr_expect_eq(b.planner.min_depth, 2, "the default min_depth follows a smaller max_depth");
+    cr_expect_eq(b.planner.time_budget_ms, 0.0f, "no time budget unless asked");
+    cr_assert_eq(shoal_world_step(w, 1.0f / 60.0f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+Test(scenario, bad_planner_objects_are_refused)
+{
+#define PL(body) "{\"groups\": [{\"name\": \"a\", \"count\": 1, \"planner\": {" body "}}]}"
+    expect_error(PL("\"time_budget_ms\": -1"), "groups[0].planner.time_budget_ms");
+    expect_error(PL("\"time_budget_ms\": -1"), "must be >= 0, got -1");
+    expect_error(PL("\"time_budget_ms\": 1e999"), "must be finite");
+    expect_error(PL("\"time_budget_ms\": \"NaN\""), "expected a number, got a string");
+    expect_error(PL("\"time_budget_ms\": 60001"), "must be in [0, 60000], got 60001");
+    expect_error(PL("\"discount\": 1"), "discount: must be in (0, 1), got 1");
+    expect_error(PL("\"optimism\": -2"), "optimism");
+    expect_error(PL("\"max_depth\": 65"), "max_depth: must be <= 64");
+    expect_error(PL("\"max_depth\": 4, \"min_depth\": 5"), "min_depth: must be <= 4");
+    expect_error(PL("\"max_expansions\": 0"), "max_expansions");
+    expect_error(PL("\"strategy\": \"adaptiv\""), "did you mean \"adaptive\"");
+    expect_error(PL("\"goal\": \"pursue\""), "missing required key 'groups[0].planner.target'");
+    expect_error(PL("\"goal\": \"seek\", \"target\": {\"group\": \"a\"}"), "target");
+    expect_error(PL("\"speed\": 0"), "speed: must be > 0");
+    expect_error(PL("\"sped\": 5"), "sped");
+#undef PL
+}

@@ -662,8 +662,11 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             uint64_t payload = to - start - 16;
             for (int k = 0; k < 8; ++k) out[start + 8 + k] = (unsigned char)(payload >> (8 * k));
             sections++;
-        } else if (!drop && memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 8 && version < 4) {
-            /* the crowd component without its last column (side_preference, version 4) */
+        } else if (!drop && memcmp(in + at, "COMP", 4) == 0 &&
+                   ((in[at + 16] == 8 && version < 4) || (in[at + 16] == 7 && version < 5))) {
+            /* the crowd component without its last column (side_preference,
+             * version 4), the planner component without its last column
+             * (time_budget_ms, version 5) */
             uint32_t rows = (uint32_t)in[at + 20] | (uint32_t)in[at + 21] << 8 | (uint32_t)in[at + 22] << 16 |
                             (uint32_t)in[at + 23] << 24;
             size_t keep = whole - (size_t)rows * 4;
@@ -786,6 +789,80 @@ Test(snapshot, version_3_crowd_loads_without_side_preference)
     free(buf);
     free(old);
     shoal_world_destroy(back);
+    shoal_world_destroy(w);
+}
+
+/* A version-4 file of planner agents (no time_budget_ms column) loads with
+ * no time budget; one with a time budget out of range is refused. */
+Test(snapshot, version_4_planner_loads_without_time_budget)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    for (int i = 0; i < 3; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.planner.enabled = 1;
+        d.planner.max_expansions = 30;
+        d.planner.time_budget_ms = i == 0 ? 5.0f : 0.0f;
+        d.position[1] = 6.0f * (float)i;
+        d.planner.goal_point[0] = 50.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(shoal_world_step(w, 1.0f / 60.0f), SHOAL_OK);
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    unsigned char* buf = malloc(size);
+    unsigned char* old = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    /* This version's file keeps the budget. */
+    shoal_world_t* back = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &back, &err), SHOAL_OK, "%s", err.message);
+    shoal_agent_t ids[3];
+    shoal_agent_batch_t b = {.ids = ids};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(back, &b, 3, &got), SHOAL_OK);
+    cr_assert_eq(got, 3);
+    shoal_agent_def_t d;
+    float budgets = 0.0f;
+    for (int i = 0; i < 3; ++i) {
+        cr_assert_eq(shoal_agent_get_def(back, ids[i], &d), SHOAL_OK);
+        budgets += d.planner.time_budget_ms;
+    }
+    cr_expect_eq(budgets, 5.0f);
+    shoal_world_destroy(back);
+    /* Version 4: no budget column. */
+    size_t n = older_version(buf, size, 4, old);
+    cr_assert_eq(n, size - 3 * 4, "the version-4 file lacks one column of 3 rows");
+    cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &back, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_world_state_hash(back), shoal_world_state_hash(w), "the budget is not state");
+    cr_assert_eq(shoal_world_read_agents(back, &b, 3, &got), SHOAL_OK);
+    for (int i = 0; i < 3; ++i) {
+        cr_assert_eq(shoal_agent_get_def(back, ids[i], &d), SHOAL_OK);
+        cr_expect_eq(d.planner.time_budget_ms, 0.0f);
+        cr_expect_eq(d.planner.max_expansions, 30);
+    }
+    cr_assert_eq(shoal_world_step(back, 1.0f / 60.0f), SHOAL_OK, "%s", shoal_world_last_error(back));
+    shoal_world_destroy(back);
+    /* A budget out of range in a file is refused: the last column of the
+     * planner component's section is the budget (rows x f32, little endian). */
+    size_t at = 32;
+    size_t budget_at = 0;
+    while (at < size - 8) {
+        uint64_t bytes = 0;
+        for (int k = 0; k < 8; ++k) bytes |= (uint64_t)buf[at + 8 + k] << (8 * k);
+        if (memcmp(buf + at, "COMP", 4) == 0 && buf[at + 16] == 7) budget_at = at + 16 + (size_t)bytes - 3 * 4;
+        at += 16 + (size_t)bytes;
+    }
+    cr_assert_neq(budget_at, 0);
+    const float neg = -1.0f;
+    memcpy(buf + budget_at, &neg, 4);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < size - 8; ++k) h = (h ^ buf[k]) * 0x100000001b3ull;
+    for (int k = 0; k < 8; ++k) buf[size - 8 + k] = (unsigned char)(h >> (8 * k));
+    shoal_world_t* none = NULL;
+    cr_expect_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &none, &err), SHOAL_ERR_PARSE);
+    cr_expect(strstr(err.message, "time budget -1 ms") != NULL, "%s", err.message);
+    free(buf);
+    free(old);
     shoal_world_destroy(w);
 }
 

@@ -148,10 +148,27 @@ typedef struct role_stats_t {
     double search_ns;
     int64_t states;
     int64_t collisions;
+    /* searches started with the ship overlapping an asteroid, and the
+     * goodness of the segments they chose */
+    int64_t inside_searches;
+    double inside_goodness;
+    /* 3D meet: mean over the role's ships of the goodness of the searches
+     * before the ships first came within MEET_DISTANCE (all of them when
+     * they never did) */
+    double goodness_before_meet;
 } role_stats_t;
+
+/* What a run measures between steps (sim_run): ship-to-ship contacts, the
+ * closest approach, searches started inside an asteroid, the meeting. */
+typedef struct watch_t {
+    int64_t contacts;   /* pairs of ships coming within the sum of their radii (events) */
+    double closest;     /* smallest distance between two ships' centers, m */
+    double meet_time;   /* s, first time two ships were within MEET_DISTANCE; -1: never */
+} watch_t;
 
 typedef struct run_result_t {
     role_stats_t roles[MAX_ROLES];
+    watch_t watch;
     double sim_seconds;
     double wall_seconds;
     int reached; /* the seeker reached its goal */
@@ -165,13 +182,27 @@ typedef struct ship_t {
     int role;
     int seeker;   /* ends the run at its goal */
     float goal[3];
+    /* per search, from the status between steps */
+    int64_t searches_seen;
+    int64_t inside_searches;
+    double inside_goodness;
+    int64_t searches_before_meet;
+    double goodness_before_meet;
 } ship_t;
+
+/* Two ships this close (centers, m) have met (3D meet). */
+#define MEET_DISTANCE 10.0f
 
 typedef struct sim_t {
     shoal_world_t* world;
     ship_t ships[2 * BATTLE_SIDE];
     int ship_count;
     int asteroids;
+    watch_t watch;
+    unsigned char touching[2 * BATTLE_SIDE][2 * BATTLE_SIDE];
+    float* rocks;        /* centers (3 per asteroid) and radii, read every step */
+    float* rock_radii;
+    int32_t rock_capacity;
     char* err;
     int err_size;
 } sim_t;
@@ -304,15 +335,92 @@ static int sim_add_ship(sim_t* s, const ship_def_t* d, const shoal_planner_t* ba
     return 0;
 }
 
+/* Whether each ship now overlaps an asteroid (its center within the sum of
+ * radii, as the library counts a collision): the search it starts in the
+ * next step starts inside. */
+static int sim_inside(sim_t* s, unsigned char* inside)
+{
+    int32_t n = 0;
+    if (shoal_world_read_obstacles(s->world, NULL, NULL, NULL, NULL, 0, &n) != SHOAL_OK)
+        return sim_fail(s, "obstacles");
+    if (n > s->rock_capacity) {
+        free(s->rocks);
+        free(s->rock_radii);
+        s->rocks = malloc((size_t)n * 3 * sizeof(float));
+        s->rock_radii = malloc((size_t)n * sizeof(float));
+        s->rock_capacity = s->rocks && s->rock_radii ? n : 0;
+        if (!s->rock_capacity) {
+            snprintf(s->err, (size_t)s->err_size, "out of memory");
+            return -1;
+        }
+    }
+    if (shoal_world_read_obstacles(s->world, NULL, s->rocks, s->rock_radii, NULL, s->rock_capacity, &n) !=
+        SHOAL_OK)
+        return sim_fail(s, "obstacles");
+    for (int i = 0; i < s->ship_count; ++i) {
+        shoal_agent_state_t st;
+        if (shoal_agent_get_state(s->world, s->ships[i].id, &st) != SHOAL_OK) return sim_fail(s, "state");
+        inside[i] = 0;
+        for (int32_t j = 0; j < n && !inside[i]; ++j) {
+            float r = s->rock_radii[j] + SHIP_RADIUS;
+            float dx = st.position[0] - s->rocks[3 * j], dy = st.position[1] - s->rocks[3 * j + 1],
+                  dz = st.position[2] - s->rocks[3 * j + 2];
+            inside[i] = dx * dx + dy * dy + dz * dz <= r * r;
+        }
+    }
+    return 0;
+}
+
+/* After a step: each ship's new search (at most one per step at 60 Hz)
+ * with where it started, then contacts between ships and their meeting. */
+static int sim_watch(sim_t* s, const unsigned char* inside, double time)
+{
+    float pos[2 * BATTLE_SIDE][3];
+    for (int i = 0; i < s->ship_count; ++i) {
+        ship_t* sh = &s->ships[i];
+        shoal_planner_status_t p;
+        if (shoal_agent_get_planner(s->world, sh->id, &p) != SHOAL_OK) return sim_fail(s, "planner status");
+        if (p.searches > sh->searches_seen) {
+            if (inside[i]) {
+                sh->inside_searches++;
+                sh->inside_goodness += (double)p.last_goodness;
+            }
+            if (s->watch.meet_time < 0.0) {
+                sh->searches_before_meet++;
+                sh->goodness_before_meet += (double)p.last_goodness;
+            }
+            sh->searches_seen = p.searches;
+        }
+        shoal_agent_state_t st;
+        if (shoal_agent_get_state(s->world, sh->id, &st) != SHOAL_OK) return sim_fail(s, "state");
+        memcpy(pos[i], st.position, sizeof pos[i]);
+    }
+    for (int i = 0; i < s->ship_count; ++i)
+        for (int j = i + 1; j < s->ship_count; ++j) {
+            float d = dist3(pos[i], pos[j]);
+            if (d < s->watch.closest) s->watch.closest = d;
+            int touch = d < 2.0f * SHIP_RADIUS;
+            if (touch && !s->touching[i][j]) s->watch.contacts++;
+            s->touching[i][j] = (unsigned char)touch;
+            if (d < MEET_DISTANCE && s->watch.meet_time < 0.0) s->watch.meet_time = time;
+        }
+    return 0;
+}
+
 /* Step until `seconds` have passed or a seeker is at its goal. */
 static int sim_run(sim_t* s, double seconds, int* reached, double* sim_seconds)
 {
     const float dt = 1.0f / STEP_HZ;
     long steps = lround(seconds * STEP_HZ);
     *reached = 0;
+    s->watch.closest = INFINITY;
+    s->watch.meet_time = -1.0;
     long k = 0;
     for (; k < steps && !*reached; ++k) {
+        unsigned char inside[2 * BATTLE_SIDE];
+        if (sim_inside(s, inside) != 0) return -1;
         if (shoal_world_step(s->world, dt) != SHOAL_OK) return sim_fail(s, "step");
+        if (sim_watch(s, inside, (double)(k + 1) / STEP_HZ) != 0) return -1;
         if (k % 6 != 5) continue; /* 10 Hz is plenty for the goal test */
         for (int i = 0; i < s->ship_count; ++i) {
             if (!s->ships[i].seeker) continue;
@@ -341,9 +449,18 @@ static int sim_collect(sim_t* s, role_stats_t* roles)
         r->search_ns += p.search_ns_sum;
         r->states += p.states_sum;
         r->collisions += p.collisions;
+        r->inside_searches += s->ships[i].inside_searches;
+        r->inside_goodness += s->ships[i].inside_goodness;
+        const ship_t* sh = &s->ships[i];
+        r->goodness_before_meet += sh->searches_before_meet > 0
+                                       ? sh->goodness_before_meet / (double)sh->searches_before_meet
+                                       : 0.0;
     }
     for (int r = 0; r < MAX_ROLES; ++r)
-        if (roles[r].ships > 0) roles[r].goodness /= roles[r].ships;
+        if (roles[r].ships > 0) {
+            roles[r].goodness /= roles[r].ships;
+            roles[r].goodness_before_meet /= roles[r].ships;
+        }
     return 0;
 }
 
@@ -351,6 +468,9 @@ static void sim_destroy(sim_t* s)
 {
     shoal_world_destroy(s->world);
     s->world = NULL;
+    free(s->rocks);
+    free(s->rock_radii);
+    s->rocks = s->rock_radii = NULL;
 }
 
 /* The ships of one configuration. Returns the count written to d. */
@@ -426,6 +546,7 @@ static void run_config(config_id c, int strategy, int run, double seconds,
     }
     if (!bad) bad = sim_run(&s, seconds, &out->reached, &out->sim_seconds);
     if (!bad) bad = sim_collect(&s, out->roles);
+    out->watch = s.watch;
     out->asteroids = s.asteroids;
     out->failed = bad != 0;
     sim_destroy(&s);
@@ -437,6 +558,8 @@ static void run_config(config_id c, int strategy, int run, double seconds,
 typedef struct battle_result_t {
     double goodness;     /* mean over the 30 ships */
     int64_t collisions;
+    int64_t contacts;    /* ship-to-ship */
+    double closest;      /* m, between two ships' centers */
     int64_t searches;
     double search_ns;
     int64_t states;
@@ -496,6 +619,8 @@ static void run_battle(int strategy, double seconds, int threads, const shoal_pl
     int reached = 0;
     if (!bad) bad = sim_run(&s, seconds, &reached, &out->sim_seconds);
     out->wall_seconds = cli_now_seconds() - t0;
+    out->contacts = s.watch.contacts;
+    out->closest = s.watch.closest;
     role_stats_t roles[MAX_ROLES];
     if (!bad) bad = sim_collect(&s, roles);
     if (!bad) {
@@ -522,15 +647,22 @@ typedef struct cell_t {
     int64_t searches;
     double search_ns;
     int64_t states;
+    int64_t inside_searches;
+    double inside_goodness;
+    double goodness_before_meet; /* mean over runs */
 } cell_t;
 
 /* Everything the tables print. */
 typedef struct summary_t {
-    int runs, seconds, threads, battle;
+    int runs, seconds, threads, battle, figures;
     shoal_planner_t planner;
     cell_t cells[CONFIGS][STRATEGIES][MAX_ROLES];
     double sim_time[CONFIGS][STRATEGIES]; /* mean simulated seconds of a run */
     int reached[CONFIGS][STRATEGIES];     /* runs whose seeker reached its goal */
+    int64_t contacts[CONFIGS][STRATEGIES]; /* ship-to-ship, summed over the runs */
+    double closest[CONFIGS][STRATEGIES];   /* m, over the runs */
+    double meet_time[CONFIGS][STRATEGIES]; /* s, mean over the runs where ships met */
+    int met[CONFIGS][STRATEGIES];          /* runs where they met */
     double asteroids[CONFIGS];            /* mean per run */
     double average[STRATEGIES];           /* Figure 6's Average row */
     double ms[2][STRATEGIES], states[2][STRATEGIES]; /* Figure 7: [2D, 3D] */
@@ -562,6 +694,12 @@ static void summarize(summary_t* m, const run_result_t* results)
                 const run_result_t* res = &results[(c * STRATEGIES + s) * n + r];
                 m->sim_time[c][s] += res->sim_seconds / n;
                 m->reached[c][s] += res->reached;
+                m->contacts[c][s] += res->watch.contacts;
+                if (r == 0 || res->watch.closest < m->closest[c][s]) m->closest[c][s] = res->watch.closest;
+                if (res->watch.meet_time >= 0.0) {
+                    m->meet_time[c][s] += res->watch.meet_time;
+                    m->met[c][s]++;
+                }
                 if (s == 0) m->asteroids[c] += (double)res->asteroids / n;
                 for (int role = 0; role < configs[c].roles; ++role) {
                     cell_t* cell = &m->cells[c][s][role];
@@ -571,8 +709,13 @@ static void summarize(summary_t* m, const run_result_t* results)
                     cell->searches += rs->searches;
                     cell->search_ns += rs->search_ns;
                     cell->states += rs->states;
+                    cell->inside_searches += rs->inside_searches;
+                    cell->inside_goodness += rs->inside_goodness;
+                    cell->goodness_before_meet += rs->goodness_before_meet / n;
                 }
             }
+        for (int s = 0; s < STRATEGIES; ++s)
+            if (m->met[c][s] > 0) m->meet_time[c][s] /= m->met[c][s];
     }
     /* The Average row: the mean of the eight rows, as in the paper. */
     for (int s = 0; s < STRATEGIES; ++s)
@@ -596,6 +739,9 @@ static cJSON* cell_json(const cell_t* c)
     cJSON_AddNumberToObject(o, "ms_per_search", per_search_ms(c->searches, c->search_ns));
     cJSON_AddNumberToObject(o, "states_per_search", per_search(c->searches, (double)c->states));
     cJSON_AddNumberToObject(o, "searches", (double)c->searches);
+    cJSON_AddNumberToObject(o, "searches_started_inside", (double)c->inside_searches);
+    cJSON_AddNumberToObject(o, "goodness_of_searches_started_inside",
+                            per_search(c->inside_searches, c->inside_goodness));
     return o;
 }
 
@@ -642,6 +788,18 @@ static void print_json(const summary_t* m)
             }
             cJSON* so = cell_json(&all);
             cJSON_AddNumberToObject(so, "sim_seconds_mean", m->sim_time[c][s]);
+            if (cfg->roles > 1) {
+                cJSON_AddNumberToObject(so, "ship_contacts", (double)m->contacts[c][s]);
+                cJSON_AddNumberToObject(so, "closest_ships_m", m->closest[c][s]);
+            }
+            if (c == CFG_MEET_3D) {
+                cJSON_AddNumberToObject(so, "runs_meeting", m->met[c][s]);
+                cJSON_AddNumberToObject(so, "meet_time_mean", m->meet_time[c][s]);
+                double before = 0.0;
+                for (int role = 0; role < cfg->roles; ++role)
+                    before += m->cells[c][s][role].goodness_before_meet / cfg->roles;
+                cJSON_AddNumberToObject(so, "goodness_before_meeting", before);
+            }
             if (c != CFG_MEET_3D) cJSON_AddNumberToObject(so, "runs_reaching_goal", m->reached[c][s]);
             if (cfg->roles > 1) {
                 cJSON* ro = cJSON_AddObjectToObject(so, "roles");
@@ -686,6 +844,8 @@ static void print_json(const summary_t* m)
             cJSON* so = cJSON_AddObjectToObject(bo, strategy_keys[s]);
             cJSON_AddNumberToObject(so, "goodness_mean", b->goodness);
             cJSON_AddNumberToObject(so, "collisions", (double)b->collisions);
+            cJSON_AddNumberToObject(so, "ship_contacts", (double)b->contacts);
+            cJSON_AddNumberToObject(so, "closest_ships_m", b->closest);
             cJSON_AddNumberToObject(so, "ms_per_search", per_search_ms(b->searches, b->search_ns));
             cJSON_AddNumberToObject(so, "states_per_search", per_search(b->searches, (double)b->states));
             cJSON_AddNumberToObject(so, "sim_seconds", b->sim_seconds);
@@ -710,6 +870,7 @@ static void print_header(void)
 static void print_tables(const summary_t* m)
 {
     const shoal_planner_t* p = &m->planner;
+    if (!m->figures) goto battle;
     printf("Figure 6: average goodness of the selected path segments\n"
            "(%d randomized runs per cell, up to %d s at %.0f Hz)\n\n",
            m->runs, m->seconds, (double)STEP_HZ);
@@ -747,6 +908,58 @@ static void print_tables(const summary_t* m)
            (long long)total[2]);
     printf("(* moving asteroids)\n\n");
 
+    printf("Ship-to-ship contacts (pairs within the sum of radii, summed over the runs;\n"
+           "closest approach of two ships' centers over the runs)\n\n");
+    print_header();
+    for (int c = 0; c < CONFIGS; ++c) {
+        if (configs[c].roles < 2) continue;
+        printf("%-20s %12lld %10lld %10lld\n", configs[c].title, (long long)m->contacts[c][0],
+               (long long)m->contacts[c][1], (long long)m->contacts[c][2]);
+        char name[64];
+        snprintf(name, sizeof name, "  closest (m)");
+        printf("%-20s %12.3f %10.3f %10.3f\n", name, m->closest[c][0], m->closest[c][1], m->closest[c][2]);
+    }
+    printf("\n");
+
+    printf("Searches started inside an asteroid: share of all searches, and the mean\n"
+           "goodness of the segments they chose\n\n");
+    print_header();
+    for (int c = 0; c < CONFIGS; ++c) {
+        double share[STRATEGIES], g[STRATEGIES];
+        for (int s = 0; s < STRATEGIES; ++s) {
+            int64_t in = 0, all = 0;
+            double gs = 0.0;
+            for (int role = 0; role < configs[c].roles; ++role) {
+                in += m->cells[c][s][role].inside_searches;
+                all += m->cells[c][s][role].searches;
+                gs += m->cells[c][s][role].inside_goodness;
+            }
+            share[s] = 100.0 * per_search(all, (double)in);
+            g[s] = per_search(in, gs);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "%s share %%", configs[c].title);
+        printf("%-20s %12.2f %10.2f %10.2f\n", name, share[0], share[1], share[2]);
+        snprintf(name, sizeof name, "  goodness");
+        printf("%-20s %12.3f %10.3f %10.3f\n", name, g[0], g[1], g[2]);
+    }
+    printf("\n");
+
+    {
+        const int c = CFG_MEET_3D;
+        printf("3D meet: runs where the ships met (centers within %.0f m), mean time of meeting,\n"
+               "and the goodness of the searches before it (A, B)\n\n", (double)MEET_DISTANCE);
+        print_header();
+        printf("%-20s %12d %10d %10d\n", "Runs meeting", m->met[c][0], m->met[c][1], m->met[c][2]);
+        printf("%-20s %12.1f %10.1f %10.1f\n", "Meet time (s)", m->meet_time[c][0], m->meet_time[c][1],
+               m->meet_time[c][2]);
+        for (int role = 0; role < 2; ++role)
+            printf("%-20s %12.3f %10.3f %10.3f\n", role == 0 ? "Before meeting (A)" : "Before meeting (B)",
+                   m->cells[c][0][role].goodness_before_meet, m->cells[c][1][role].goodness_before_meet,
+                   m->cells[c][2][role].goodness_before_meet);
+        printf("\n");
+    }
+
     printf("Figure 7: average running time per search (single ship, seek configurations)\n\n");
     print_header();
     for (int d = 0; d < 2; ++d) {
@@ -764,6 +977,7 @@ static void print_tables(const summary_t* m)
     printf("Adaptive / uniform time per search: 2D %.0f%%, 3D %.0f%%\n\n",
            100.0 * ratio(m->ms[0][2], m->ms[0][1]), 100.0 * ratio(m->ms[1][2], m->ms[1][1]));
 
+battle:
     if (m->battle) {
         const battle_result_t* b = m->bt;
         printf("Fleet battle: 15 against 15 ships in 3D, %d asteroids, %d s, %d thread%s\n\n",
@@ -773,6 +987,10 @@ static void print_tables(const summary_t* m)
                b[2].goodness);
         printf("%-20s %12lld %10lld %10lld\n", "Collisions", (long long)b[0].collisions,
                (long long)b[1].collisions, (long long)b[2].collisions);
+        printf("%-20s %12lld %10lld %10lld\n", "Ship contacts", (long long)b[0].contacts,
+               (long long)b[1].contacts, (long long)b[2].contacts);
+        printf("%-20s %12.3f %10.3f %10.3f\n", "Closest ships (m)", b[0].closest, b[1].closest,
+               b[2].closest);
         double ms[STRATEGIES];
         for (int s = 0; s < STRATEGIES; ++s) ms[s] = per_search_ms(b[s].searches, b[s].search_ns);
         printf("%-20s %12.3f %10.3f %10.3f\n", "ms per search", ms[0], ms[1], ms[2]);
@@ -784,8 +1002,8 @@ static void print_tables(const summary_t* m)
 }
 
 typedef struct planner_options_t {
-    int64_t runs, seconds, threads;
-    int json, no_battle;
+    int64_t runs, seconds, threads, depth;
+    int json, no_battle, battle_only;
 } planner_options_t;
 
 static const cli_option_t planner_options[] = {
@@ -799,6 +1017,10 @@ static const cli_option_t planner_options[] = {
      "threads. Only timings depend on T"},
     {"--no-battle", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, no_battle), 0, 0, 0, NULL,
      "skip the fleet battle"},
+    {"--depth", NULL, "D", CLI_INT, CLI_FIELD(planner_options_t, depth), 1, 64, 0, NULL,
+     "every search's max_depth, 1..64 (default: the library's; min_depth is capped at it)"},
+    {"--battle-only", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, battle_only), 0, 0, 0, NULL,
+     "only the fleet battle (no Figure 6 and 7 runs)"},
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, json), 0, 0, 0, NULL,
      "one JSON object instead of the tables"},
 };
@@ -822,6 +1044,10 @@ int experiment_planner(int argc, char** argv)
     if (stop >= 0) return stop;
     int64_t runs = opt.runs, seconds = opt.seconds, threads = opt.threads;
     int json = opt.json, battle = !opt.no_battle;
+    if (opt.battle_only && opt.no_battle) {
+        cli_error("--battle-only and --no-battle leave nothing to run");
+        return CLI_EXIT_USAGE;
+    }
 #ifdef _OPENMP
     if (threads == 0) threads = omp_get_num_procs();
 #else
@@ -831,8 +1057,8 @@ int experiment_planner(int argc, char** argv)
 
     summary_t* m = calloc(1, sizeof *m);
     const int n_runs = (int)runs;
-    const int jobs = CONFIGS * STRATEGIES * n_runs;
-    run_result_t* results = calloc((size_t)jobs, sizeof *results);
+    const int jobs = opt.battle_only ? 0 : CONFIGS * STRATEGIES * n_runs;
+    run_result_t* results = calloc((size_t)(jobs > 0 ? jobs : 1), sizeof *results);
     if (!m || !results) {
         free(m);
         free(results);
@@ -843,9 +1069,14 @@ int experiment_planner(int argc, char** argv)
     m->seconds = (int)seconds;
     m->threads = (int)threads;
     m->battle = battle;
+    m->figures = jobs > 0;
     /* The library's defaults (adaptive: every control at the root, then a
      * steep collapse; see plan_params_default for why). */
     m->planner = shoal_planner_default();
+    if (opt.depth > 0) {
+        m->planner.max_depth = (int32_t)opt.depth;
+        if (m->planner.min_depth > m->planner.max_depth) m->planner.min_depth = m->planner.max_depth;
+    }
 
     /* Costly jobs first (3D before 2D, uniform first), so the dynamic
      * schedule ends evenly; results land by (config, strategy, run). */
@@ -880,7 +1111,7 @@ int experiment_planner(int argc, char** argv)
             cli_error("%s", results[j].err);
             rc = CLI_EXIT_FAILURE;
         }
-    if (rc == CLI_EXIT_OK) summarize(m, results);
+    if (rc == CLI_EXIT_OK && jobs > 0) summarize(m, results);
     free(results);
 
     if (rc == CLI_EXIT_OK && battle) {

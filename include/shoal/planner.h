@@ -86,8 +86,10 @@ typedef enum shoal_plan_goal_t {
 /* A planner agent's definition (see the section's comment). The search
  * parameters are the seed's: discount d, optimism f, depth limit D_max, the
  * best leaf chosen among depth >= min_depth, an expansion budget, and the
- * strategies' sampling. There is no time budget: results never depend on
- * the machine. */
+ * strategies' sampling. The expansion budget is deterministic: results never
+ * depend on the machine or the thread count. The optional time budget
+ * (time_budget_ms) makes searches anytime, as the seed's are: a search stops
+ * when its wall time runs out and flies the best path found so far. */
 typedef struct shoal_planner_t {
     int32_t enabled;          /* 1: a planner agent. 0 or 1. Default 0 */
     float speed;              /* m/s, constant forward speed, > 0. Default 5 */
@@ -110,6 +112,13 @@ typedef struct shoal_planner_t {
                                * count), >= 1. Default 121: all of them */
     float collapse;           /* adaptive: c in (0, 1], n_v c^depth controls. Default 0.2 */
     float damping;            /* bias to straighter paths, in [0, 1). Default 0.02 */
+    float time_budget_ms;     /* wall-clock budget per search in ms, finite, in [0, 60000]; 0: none
+                               * (max_expansions alone). Default 0. A search stops at whichever
+                               * budget runs out first, after at least its root's expansion, and
+                               * keeps the best path found so far. Nonzero makes results depend
+                               * on the machine, its load and the thread count: the state hash
+                               * is then no longer reproducible (the budget itself is a
+                               * parameter that is never hashed) */
 } shoal_planner_t;
 
 SHOAL_API shoal_planner_t shoal_planner_default(void);

@@ -44,7 +44,7 @@ static const char* const WALL_KEYS[] = {"points", "closed"};
 static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
                                          "behaviors", "target", "threat", "neighbors", "wander",
                                          "pursuit",   "follow", "avoid",     "dseek",
-                                         "formation", "crowd",  "contacts"};
+                                         "formation", "crowd",  "contacts", "planner"};
 static const char* const SPAWN_KEYS[] = {"shape",   "center", "radius", "size",
                                          "heading", "pitch",  "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",

@@ -47,6 +47,10 @@ static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "rout
                                          "reach_radius"};
 static const char* const WAYPOINT_KEYS[] = {"position", "direction", "speed"};
 static const char* const FORMATION_KEYS[] = {"anchor", "offsets"};
+static const char* const PLANNER_KEYS[] = {"speed", "radius", "goal", "point", "target", "avoid_collisions",
+                                           "strategy", "discount", "optimism", "max_depth", "min_depth",
+                                           "max_expansions", "k_skip", "n_v", "collapse", "damping",
+                                           "time_budget_ms"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -62,7 +66,31 @@ void behaviors_set_defaults(group_t* g)
     g->avoid = shoal_avoid_default();
     g->dseek = shoal_dseek_default();
     g->crowd = shoal_crowd_default();
-    g->pursuit_target.group = g->leader.group = g->first_leader.group = -1;
+    g->planner = shoal_planner_default();
+    g->pursuit_target.group = g->leader.group = g->first_leader.group = g->planner_target.group = -1;
+}
+
+/* A number in [lo, hi] (of a float field). */
+static shoal_status_t get_float_in(parser_t* p, const cJSON* v, const char* key, double lo, double hi,
+                                   int exclusive_lo, int exclusive_hi, float* out)
+{
+    char a[32], b[32], c[32];
+    float x = *out;
+    TRY(parser_get_float(p, v, key, lo, exclusive_lo, &x));
+    if (exclusive_hi ? !((double)x < hi) : !((double)x <= hi))
+        return parser_fail(p, key, "must be in %s%s, %s%s, got %s", exclusive_lo ? "(" : "[",
+                           json_format_number(a, lo), json_format_number(b, hi), exclusive_hi ? ")" : "]",
+                           json_format_number(c, (double)x));
+    *out = x;
+    return SHOAL_OK;
+}
+
+static shoal_status_t get_int32(parser_t* p, const cJSON* v, const char* key, double lo, double hi, int32_t* out)
+{
+    int64_t x = *out;
+    TRY(parser_get_integer(p, v, key, lo, hi, &x));
+    *out = (int32_t)x;
+    return SHOAL_OK;
 }
 
 /* ---- "behaviors" ---- */
@@ -179,6 +207,54 @@ static shoal_status_t parse_ref(parser_t* p, const cJSON* v, agent_ref_t* out)
 }
 
 /* ---- parameter objects ---- */
+
+/* A planner agent (shoal/planner.h): the object makes the group's agents
+ * planner agents; every key is a shoal_planner_t field. "goal" is "none",
+ * "seek" (the default), "flee", "pursue" or "evade"; seek and flee use
+ * "point", pursue and evade need "target", an agent reference. */
+static shoal_status_t parse_planner(parser_t* p, const cJSON* v, group_t* g)
+{
+    static const char* const goals[] = {"none", "seek", "flee", "pursue", "evade"};
+    static const char* const strategies[] = {"single_step", "uniform", "adaptive"};
+    shoal_planner_t* pl = &g->planner;
+    TRY(parser_check_object(p, v, PLANNER_KEYS, COUNT_OF(PLANNER_KEYS)));
+    pl->enabled = 1;
+    TRY(parser_get_float(p, v, "speed", 0.0, 1, &pl->speed));
+    TRY(parser_get_float(p, v, "radius", 0.0, 0, &pl->radius));
+    const cJSON* goal = MEMBER(v, "goal");
+    if (goal) {
+        int32_t which = 0;
+        TRY(parser_read_choice(p, goal, "goal", goals, COUNT_OF(goals), &which, NULL));
+        pl->goal = (shoal_plan_goal_t)which;
+    }
+    TRY(parser_get_point(p, v, "point", pl->goal_point));
+    PARSE_MEMBER(p, v, "target", parse_ref, &g->planner_target);
+    int uses_agent = pl->goal == SHOAL_PLAN_GOAL_PURSUE || pl->goal == SHOAL_PLAN_GOAL_EVADE;
+    if (uses_agent && g->planner_target.group < 0)
+        return parser_missing(p, "target", pl->goal == SHOAL_PLAN_GOAL_PURSUE ? " (goal \"pursue\" needs an agent)"
+                                                                             : " (goal \"evade\" needs an agent)");
+    if (!uses_agent && g->planner_target.group >= 0)
+        return parser_fail(p, "target", "is only for goal \"pursue\" or \"evade\"");
+    TRY(parser_get_bool(p, v, "avoid_collisions", &pl->avoid_collisions));
+    const cJSON* strategy = MEMBER(v, "strategy");
+    if (strategy) {
+        int32_t which = 0;
+        TRY(parser_read_choice(p, strategy, "strategy", strategies, COUNT_OF(strategies), &which, NULL));
+        pl->strategy = (shoal_plan_strategy_t)which;
+    }
+    TRY(get_float_in(p, v, "discount", 0.0, 1.0, 1, 1, &pl->discount));
+    TRY(get_float_in(p, v, "optimism", -1.0, 1.0, 0, 0, &pl->optimism));
+    TRY(get_int32(p, v, "max_depth", 1, 64, &pl->max_depth));
+    /* min_depth's default follows a smaller max_depth */
+    if (!MEMBER(v, "min_depth") && pl->min_depth > pl->max_depth) pl->min_depth = pl->max_depth;
+    TRY(get_int32(p, v, "min_depth", 1, pl->max_depth, &pl->min_depth));
+    TRY(get_int32(p, v, "max_expansions", 1, 1000000, &pl->max_expansions));
+    TRY(get_int32(p, v, "k_skip", 1, INT32_MAX, &pl->k_skip));
+    TRY(get_int32(p, v, "n_v", 1, INT32_MAX, &pl->n_v));
+    TRY(get_float_in(p, v, "collapse", 0.0, 1.0, 1, 0, &pl->collapse));
+    TRY(get_float_in(p, v, "damping", 0.0, 1.0, 0, 1, &pl->damping));
+    return get_float_in(p, v, "time_budget_ms", 0.0, 60000.0, 0, 0, &pl->time_budget_ms);
+}
 
 static shoal_status_t parse_neighbors(parser_t* p, const cJSON* v, group_t* g)
 {
@@ -422,6 +498,7 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "avoid", parse_avoid, g);
     PARSE_MEMBER(p, v, "dseek", parse_dseek, g);
     PARSE_MEMBER(p, v, "formation", parse_formation, g);
+    PARSE_MEMBER(p, v, "planner", parse_planner, g);
     const cJSON* crowd = MEMBER(v, "crowd");
     if (crowd) {
         size_t at = parser_push(p, "crowd", 0);

@@ -180,6 +180,8 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.avoid = g->avoid;
         def.dseek = g->dseek;
         def.crowd = g->crowd;
+        def.planner = g->planner;
+        def.planner.goal_agent = ref_handle(scenario, added->agents, g->planner_target);
         def.contacts = g->contacts;
         if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;

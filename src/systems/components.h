@@ -158,6 +158,8 @@ enum {
     PL_NS_LO, PL_NS_HI, /* wall time: never hashed */
     PL_STATES_LO, PL_STATES_HI, PL_EXPANDED_LO, PL_EXPANDED_HI,
     PL_COLLISIONS, PL_LAST_GOODNESS,
+    /* parameters appended later: since snapshot version 5 */
+    PL_TIME_BUDGET, /* ms per search, 0 = none (a wall-clock parameter: never hashed) */
     PL_COUNT_
 };
 

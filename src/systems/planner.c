@@ -158,6 +158,153 @@ int32_t planner_step_substeps(world_t* w, float dt)
     return pw->step_substeps;
 }
 
+/* Moving spheres are indexed by their sweep over the longest look-ahead of
+ * any planner agent (and at least the step, for the collision count).
+ * depth (may be NULL): the largest max_depth. */
+static float planner_horizon(const world_t* w, float dt, int32_t* depth_out)
+{
+    const planner_world_t* pw = planner_data(w);
+    const int32_t count = w->comps[COMP_PLANNER].table.count;
+    const int32_t* max_depth = COMP_I(w, COMP_PLANNER, PL_MAX_DEPTH);
+    int32_t depth = 1;
+    for (int32_t r = 0; r < count; ++r)
+        if (max_depth[r] > depth) depth = max_depth[r];
+    if (depth_out) *depth_out = depth;
+    const trim_spec_t* spec = &pw->table.spec;
+    return fmaxf((float)depth * spec->interval, dt + spec->interval / (float)spec->substeps);
+}
+
+/* How far ahead (in control intervals) the other planner agents' tracks
+ * reach. Beyond the interval being flown a track is a straight-line guess,
+ * and the other agent replans every interval: four of them (20 m at 5 m/s,
+ * 40 m of closing for two ships head-on) is ample warning, and it keeps the
+ * scene's size, built every step, independent of the searches' depth (with
+ * tracks to the horizon, depth 15 cost 20 ms a step for 10,000 agents in
+ * building the scene alone). */
+#define PLANNER_TRACK_INTERVALS 4
+
+/* Spheres of one agent's track: its current interval's chord and then one
+ * per interval of straight flight (planner_step_agents). */
+static int64_t agent_track_pieces(int32_t depth)
+{
+    return (int64_t)(depth < PLANNER_TRACK_INTERVALS ? depth : PLANNER_TRACK_INTERVALS) + 3;
+}
+
+/* Room for the agents' scene of `count` planner agents of look-ahead
+ * `depth` (spheres and scene memory). 0 when out of memory. */
+static int reserve_agent_scene(world_t* w, planner_world_t* pw, int32_t count, int32_t depth)
+{
+    if (count < 2) return 1;
+    const allocator_t* a = &w->alloc;
+    int64_t need = (int64_t)count * agent_track_pieces(depth);
+    if (need > INT32_MAX / 8) return 0;
+    if (pw->agent_sphere_capacity < need) {
+        int32_t cap = (int32_t)need;
+        plan_sphere_t* fresh = (plan_sphere_t*)mem_alloc(a, (size_t)cap * sizeof *fresh);
+        if (!fresh) return 0;
+        mem_free(a, pw->agent_spheres, (size_t)pw->agent_sphere_capacity * sizeof *fresh);
+        pw->agent_spheres = fresh;
+        pw->agent_sphere_capacity = cap;
+    }
+    size_t bytes = plan_scene_bytes((int32_t)need);
+    if (bytes == 0) return 0;
+    if (pw->agent_scene_bytes < bytes) {
+        void* fresh = mem_alloc(a, bytes);
+        if (!fresh) return 0;
+        pw->agent_scene = NULL;
+        pw->agent_scene_stamp = 0;
+        mem_free(a, pw->agent_scene_memory, pw->agent_scene_bytes);
+        pw->agent_scene_memory = fresh;
+        pw->agent_scene_bytes = bytes;
+    }
+    return 1;
+}
+
+/* One piece of a track: the sphere going linearly from a at time ta to b
+ * at time tb (tb > ta), extrapolated to time 0. */
+static plan_sphere_t track_piece(vec3 a, float ta, vec3 b, float tb, float radius, int32_t owner)
+{
+    plan_sphere_t s;
+    vec3 v = vec3_scale(vec3_sub(b, a), 1.0f / (tb - ta));
+    s.center = vec3_sub(a, vec3_scale(v, ta));
+    s.radius = radius;
+    s.velocity = v;
+    s.t_from = ta;
+    s.t_to = tb;
+    s.owner = owner;
+    return s;
+}
+
+const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
+{
+    planner_world_t* pw = planner_data(w);
+    if (pw->agent_scene_stamp == w->step_count + 1) return pw->agent_scene;
+    const int32_t count = w->comps[COMP_PLANNER].table.count;
+    pw->agent_scene = NULL;
+    if (count < 2) {
+        pw->agent_scene_stamp = w->step_count + 1;
+        return NULL;
+    }
+    int32_t depth = 1;
+    float horizon = planner_horizon(w, dt, &depth);
+    if (!reserve_agent_scene(w, pw, count, depth)) {
+        *failed = 1;
+        return NULL;
+    }
+    /* Times are the obstacles' (0 at the step's start); a planner agent's
+     * pose now is `leftover` behind (the planner clock lags by it). Each
+     * track: the chord of the interval being flown to where the table says
+     * it ends, when it is a whole interval and not yet ended (a first,
+     * cut-short interval or one still to be planned has no table end),
+     * then straight on at the agent's speed along its facing there, in
+     * pieces of one interval, up to PLANNER_TRACK_INTERVALS intervals ahead
+     * (or the horizon when nearer). Only the state fixed before
+     * the plan stage is read: never a plan written by this step's searches. */
+    const planner_view_t v = planner_view(w);
+    const trim_table_t* table = &pw->table;
+    const trim_spec_t* spec = &table->spec;
+    const float h = spec->interval / (float)spec->substeps;
+    const float t_now = (float)(-pw->step_leftover);
+    const int three = w->dims == 3;
+    int32_t n = 0;
+    for (int32_t r = 0; r < count; ++r) {
+        int32_t owner = r + 1;
+        float speed = v.run_speed[r];
+        float radius = v.radius[r] + speed * pw->chord_slack;
+        trim_pose_t now = trim_compose(planner_load_start(&v, r), planner_load_rel(&v, r).pos,
+                                       planner_load_rel(&v, r).rot, speed);
+        trim_pose_t from = now;
+        float t = t_now;
+        int32_t left = v.len[r] - v.k[r];
+        if (!v.plan_now[r] && v.len[r] == spec->substeps && left > 0) {
+            trim_pose_t end = trim_apply(table, planner_load_start(&v, r), v.ci[r], v.cf[r], speed);
+            float te = t_now + (float)left * h;
+            pw->agent_spheres[n++] = track_piece(now.pos, t, end.pos, te, radius, owner);
+            from = end;
+            t = te;
+        }
+        vec3 f = quat_forward(from.rot);
+        if (!three) f.z = 0.0f;
+        vec3 step = vec3_scale(f, speed * spec->interval);
+        vec3 p = from.pos;
+        const float reach = fminf(horizon, (float)PLANNER_TRACK_INTERVALS * spec->interval);
+        const int32_t pieces = (depth < PLANNER_TRACK_INTERVALS ? depth : PLANNER_TRACK_INTERVALS) + 1;
+        for (int32_t j = 0; j < pieces && t < reach; ++j) {
+            vec3 q = vec3_add(p, step);
+            pw->agent_spheres[n++] = track_piece(p, t, q, t + spec->interval, radius, owner);
+            p = q;
+            t += spec->interval;
+        }
+    }
+    pw->agent_scene = plan_scene_build(pw->agent_scene_memory, pw->agent_spheres, n, horizon);
+    if (!pw->agent_scene) {
+        *failed = 2;
+        return NULL;
+    }
+    pw->agent_scene_stamp = w->step_count + 1;
+    return pw->agent_scene;
+}
+
 const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
 {
     planner_world_t* pw = planner_data(w);
@@ -167,15 +314,7 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
         pw->scene_stamp = w->step_count + 1;
         return NULL;
     }
-    /* Moving spheres are indexed by their sweep over the longest look-ahead
-     * of any planner agent (and at least the step, for the collision count). */
-    const int32_t count = w->comps[COMP_PLANNER].table.count;
-    const int32_t* max_depth = COMP_I(w, COMP_PLANNER, PL_MAX_DEPTH);
-    int32_t depth = 1;
-    for (int32_t r = 0; r < count; ++r)
-        if (max_depth[r] > depth) depth = max_depth[r];
-    const trim_spec_t* spec = &pw->table.spec;
-    float horizon = fmaxf((float)depth * spec->interval, dt + spec->interval / (float)spec->substeps);
+    float horizon = planner_horizon(w, dt, NULL);
     /* Static obstacles that did not change since the last scene: keep it. */
     if (pw->scene && obstacles_of(w)->moving_obstacles == 0 && pw->scene_version == obstacles_of(w)->obstacle_version &&
         pw->scene_horizon == horizon) {
@@ -203,6 +342,8 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
         pw->spheres[n].center = (vec3){o[0], o[1], o[2]};
         pw->spheres[n].radius = o[3];
         pw->spheres[n].velocity = (vec3){v[0], v[1], v[2]};
+        pw->spheres[n].t_from = pw->spheres[n].t_to = 0.0f; /* always there */
+        pw->spheres[n].owner = 0;
         n++;
     }
     size_t bytes = plan_scene_bytes(n);
@@ -248,6 +389,7 @@ typedef struct plan_ctx {
     agent_view_t a;   /* reads the pos and vel of goal agents */
     planner_view_t p; /* reads parameters and interval state; writes the plan and statistics */
     const plan_scene_t* scene;
+    const plan_scene_t* agents; /* the other planner agents' tracks */
     const int32_t* list;
     double h;              /* s per substep */
     double leftover;       /* planner clock lag at the step's start, s */
@@ -303,6 +445,8 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         /* Inflated by the arcs' distance from their chords (planner.h). */
         q.radius = v->radius[r] + speed * pw->chord_slack;
         q.scene = c->scene;
+        q.agents = c->agents;
+        q.self = r + 1;
         q.permutation = pw->permutation;
         q.permutation_offset = v->perm_offset[r];
 
@@ -327,7 +471,7 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 nb++;
             }
         }
-        if (v->avoid[r] && c->scene) b[nb++].kind = PLAN_AVOID_COLLISION;
+        if (v->avoid[r] && (c->scene || c->agents)) b[nb++].kind = PLAN_AVOID_COLLISION;
         q.behaviors = b;
         q.behavior_count = nb;
 
@@ -337,7 +481,8 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         p.max_depth = v->max_depth[r];
         p.min_depth = v->min_depth[r];
         p.max_expansions = v->max_expansions[r];
-        p.max_seconds = 0.0; /* deterministic: no time budget */
+        /* Off by default; on, results depend on the machine (planner.h). */
+        p.max_seconds = (double)v->time_budget[r] * 1e-3;
         p.k_skip = v->k_skip[r];
         p.n_v = v->n_v[r];
         p.collapse = v->collapse[r];
@@ -454,6 +599,9 @@ int planner_reserve_step(world_t* w)
         pw->scene_memory = fresh;
         pw->scene_bytes = bytes;
     }
+    int32_t depth = 1;
+    (void)planner_horizon(w, 0.0f, &depth);
+    if (!reserve_agent_scene(w, pw, count, depth)) goto out_of_memory;
     /* Any agent may search this step (a goal set from a user system plans
      * at once): room for the largest search. */
     const planner_view_t v = planner_view(w);
@@ -513,6 +661,8 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     int failed = 0;
     const plan_scene_t* scene = planner_step_scene(w, dt, &failed);
     if (failed) return scene_failure(w, "planner", failed);
+    const plan_scene_t* agents = planner_step_agents(w, dt, &failed);
+    if (failed) return scene_failure(w, "planner", failed);
     if (!reserve_scratch(w, pw, plan_scratch_bytes((int32_t)nodes))) {
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "planner: out of memory for %lld search states per worker",
                    (long long)nodes);
@@ -524,6 +674,7 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     c.a = agent_view(w);
     c.p = v;
     c.scene = scene;
+    c.agents = agents;
     c.list = pw->replan;
     c.h = (double)(pw->table.spec.interval / (float)n);
     c.leftover = pw->step_leftover;

@@ -26,6 +26,8 @@
  * search that would visit more stops there as if its budget were spent. */
 #define PLANNER_MAX_NODES (1 << 22)
 #define PLANNER_MSG 256
+/* A planner agent's time_budget_ms is at most this (a minute). */
+#define PLANNER_MAX_TIME_BUDGET_MS 60000.0f
 
 typedef struct planner_world {
     /* the trim table (has_table 0 until one is set, loaded or defaulted) */
@@ -63,6 +65,18 @@ typedef struct planner_world {
     uint64_t scene_stamp;
     uint32_t scene_version;
     float scene_horizon;
+
+    /* the planner agents as others see them, made once per step (stamp
+     * agent_scene_stamp) from their interval state at the step's start:
+     * each agent's track (its current interval's chord to where the table
+     * says it ends, then straight on along its facing there) as windowed
+     * moving spheres, one per interval of look-ahead (planner.c) */
+    plan_sphere_t* agent_spheres;
+    int32_t agent_sphere_capacity;
+    void* agent_scene_memory;
+    size_t agent_scene_bytes;
+    plan_scene_t* agent_scene; /* NULL with fewer than two planner agents */
+    uint64_t agent_scene_stamp;
 
     /* the step's searches: component rows, in row order */
     int32_t* replan;
@@ -146,6 +160,11 @@ int32_t planner_step_substeps(world_t* w, float dt);
  * obstacles' positions at the step's start), or NULL when there are no
  * obstacles. Sets *failed on out of memory. */
 const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed);
+/* This step's scene of the planner agents' predicted tracks (built on the
+ * first call of a step from their interval state at the step's start; a
+ * sphere's owner is its component row + 1), or NULL with fewer than two
+ * planner agents. Sets *failed on out of memory. */
+const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed);
 
 /* The planner component's columns, fetched once per system run (as
  * agent_view does for the agent table) and indexed by component row. The
@@ -161,7 +180,7 @@ typedef struct planner_view_t {
     const int32_t *avoid, *strategy;
     const float *discount, *optimism;
     const int32_t *max_depth, *min_depth, *max_expansions, *k_skip, *n_v;
-    const float *collapse, *damping;
+    const float *collapse, *damping, *time_budget;
     /* interval state */
     float *start_x, *start_y, *start_z, *start_qw, *start_qx, *start_qy, *start_qz;
     float *rel_x, *rel_y, *rel_z, *rel_qw, *rel_qx, *rel_qy, *rel_qz;
@@ -190,6 +209,7 @@ static inline planner_view_t planner_view(const world_t* w)
         .discount = F(PL_DISCOUNT), .optimism = F(PL_OPTIMISM), .max_depth = I(PL_MAX_DEPTH),
         .min_depth = I(PL_MIN_DEPTH), .max_expansions = I(PL_MAX_EXPANSIONS), .k_skip = I(PL_K_SKIP),
         .n_v = I(PL_N_V), .collapse = F(PL_COLLAPSE), .damping = F(PL_DAMPING),
+        .time_budget = F(PL_TIME_BUDGET),
         .start_x = F(PL_START_X), .start_y = F(PL_START_Y), .start_z = F(PL_START_Z),
         .start_qw = F(PL_START_QW), .start_qx = F(PL_START_QX), .start_qy = F(PL_START_QY),
         .start_qz = F(PL_START_QZ),

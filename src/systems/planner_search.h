@@ -36,7 +36,8 @@ typedef enum plan_behavior_kind {
     PLAN_FLEE = 1,
     PLAN_PURSUE = 2,         /* a moving target, linear prediction */
     PLAN_EVADE = 3,          /* the paper's Avoid (of a target vehicle) */
-    PLAN_AVOID_COLLISION = 4 /* the scene's spheres: 0 on a hit, else 1 */
+    PLAN_AVOID_COLLISION = 4 /* the scene's spheres: 0 on a hit, else 1 (a segment that starts
+                              * inside a sphere and moves away from its center is clear of it) */
 } plan_behavior_kind_t;
 
 typedef struct plan_behavior {
@@ -50,9 +51,16 @@ typedef struct plan_behavior {
  * it), moving ones with a linear velocity. Built by plan_scene_build into
  * caller-provided memory (plan_scene_bytes). */
 typedef struct plan_sphere {
-    vec3 center;
+    vec3 center;   /* at time 0 (for a windowed sphere: extrapolated back to time 0) */
     float radius;
     vec3 velocity; /* zero for static */
+    /* The times the sphere exists: [t_from, t_to] when t_to > t_from, else
+     * always (zeros: an obstacle). Other vehicles are pieces of their
+     * predicted tracks, each a linear motion over its own window. */
+    float t_from, t_to;
+    /* Who the sphere is: 0 for obstacles, else a vehicle's id (> 0), so
+     * that a vehicle's own track is left out of its own queries. */
+    int32_t owner;
 } plan_sphere_t;
 
 typedef struct plan_scene plan_scene_t; /* opaque; see planner_search.c */
@@ -64,8 +72,16 @@ size_t plan_scene_bytes(int32_t sphere_count);
 plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32_t count,
                                float horizon);
 /* 1 if the segment from p0 at time t0 to p1 at time t1 passes within
- * `radius` of any sphere (moving spheres at their predicted positions). */
+ * `radius` of any sphere (moving spheres at their predicted positions,
+ * windowed ones only within their windows). */
 int plan_scene_hit(const plan_scene_t* scene, vec3 p0, float t0, vec3 p1, float t1, float radius);
+/* The same with the rules of AvoidCollision: spheres owned by `self` (> 0;
+ * 0 leaves none out) are left out, and with `leaving` a segment that starts
+ * inside a sphere and moves away from its center all along (the distance
+ * grows from the start) does not hit that sphere: a vehicle caught inside
+ * can still tell the ways out from the ways further in. */
+int plan_scene_hit_ex(const plan_scene_t* scene, vec3 p0, float t0, vec3 p1, float t1, float radius,
+                      int32_t self, int leaving);
 
 /* The goodness of one behavior for a segment, in [0, 1]. scene may be NULL
  * for behaviors that do not use it. radius: the vehicle's. */
@@ -112,7 +128,9 @@ typedef struct plan_query {
     float radius;     /* m */
     const plan_behavior_t* behaviors;
     int32_t behavior_count;
-    const plan_scene_t* scene;    /* may be NULL */
+    const plan_scene_t* scene;    /* obstacles; may be NULL */
+    const plan_scene_t* agents;   /* other vehicles' predicted tracks; may be NULL */
+    int32_t self;                 /* this vehicle's owner id in `agents` (0: none) */
     const int32_t* permutation;   /* adaptive: a permutation of [0, controls) */
     uint32_t permutation_offset;  /* adaptive: where this search starts reading it */
 } plan_query_t;

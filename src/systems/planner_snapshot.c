@@ -121,6 +121,10 @@ int planner_check_loaded(const world_t* w, byte_reader_t* rd)
             return br_fail(rd, "planner row %d: controls %d -> %d, next %d, offset %u outside the "
                                "table's %d",
                            (int)r, (int)ci, (int)cf, (int)next, offset, (int)t->controls);
+        float budget = COMP_F(w, k, PL_TIME_BUDGET)[r];
+        if (!(budget >= 0.0f && budget <= PLANNER_MAX_TIME_BUDGET_MS))
+            return br_fail(rd, "planner row %d: time budget %g ms outside [0, %g]", (int)r, (double)budget,
+                           (double)PLANNER_MAX_TIME_BUDGET_MS);
         if ((now != 0 && now != 1) || (overlap != 0 && overlap != 1) || hits < 0)
             return br_fail(rd, "planner row %d: flags %d, %d or collision count %d out of range",
                            (int)r, (int)now, (int)overlap, (int)hits);

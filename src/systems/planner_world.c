@@ -57,6 +57,8 @@ void planner_release(world_t* w)
     mem_free(a, pw->permutation, (size_t)pw->permutation_count * sizeof(int32_t));
     mem_free(a, pw->spheres, (size_t)pw->sphere_capacity * sizeof(plan_sphere_t));
     mem_free(a, pw->scene_memory, pw->scene_bytes);
+    mem_free(a, pw->agent_spheres, (size_t)pw->agent_sphere_capacity * sizeof(plan_sphere_t));
+    mem_free(a, pw->agent_scene_memory, pw->agent_scene_bytes);
     mem_free(a, pw->replan, (size_t)pw->replan_capacity * sizeof(int32_t));
     planner_free_search_memory(w, pw);
     mem_free(a, pw, sizeof *pw);
@@ -323,7 +325,7 @@ static plan_params_t params_from_def(const shoal_planner_t* d)
     p.max_depth = d->max_depth;
     p.min_depth = d->min_depth;
     p.max_expansions = d->max_expansions;
-    p.max_seconds = 0.0;
+    p.max_seconds = (double)d->time_budget_ms * 1e-3;
     p.k_skip = d->k_skip;
     p.n_v = d->n_v;
     p.collapse = d->collapse;
@@ -395,6 +397,12 @@ shoal_status_t planner_validate(world_t* w, const shoal_agent_def_t* d, const ch
                           "ADAPTIVE (2), got %d",
                           where, (int)p->strategy);
     plan_params_t pp = params_from_def(p);
+    if (!(isfinite(p->time_budget_ms) && p->time_budget_ms >= 0.0f &&
+          p->time_budget_ms <= PLANNER_MAX_TIME_BUDGET_MS))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: planner.time_budget_ms must be finite and in [0, %g] ms (0: no time "
+                          "budget), got %g",
+                          where, (double)PLANNER_MAX_TIME_BUDGET_MS, (double)p->time_budget_ms);
     char msg[256];
     if (!plan_params_valid(&pp, msg, sizeof msg))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: planner.%s", where, msg);
@@ -488,6 +496,7 @@ void planner_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, 
     COMP_I(w, k, PL_N_V)[r] = p->n_v;
     COMP_F(w, k, PL_COLLAPSE)[r] = p->collapse;
     COMP_F(w, k, PL_DAMPING)[r] = p->damping;
+    COMP_F(w, k, PL_TIME_BUDGET)[r] = p->time_budget_ms;
     if (!fresh) return;
     /* A fresh row is all zero (statistics included). */
     const planner_world_t* pw = planner_data(w);
@@ -522,6 +531,7 @@ void planner_read_component(const world_t* w, int32_t r, shoal_planner_t* out)
     out->n_v = COMP_I(w, k, PL_N_V)[r];
     out->collapse = COMP_F(w, k, PL_COLLAPSE)[r];
     out->damping = COMP_F(w, k, PL_DAMPING)[r];
+    out->time_budget_ms = COMP_F(w, k, PL_TIME_BUDGET)[r];
 }
 
 void planner_after_teleport(world_t* w, int32_t r) { restart_interval(w, r); }
@@ -652,8 +662,10 @@ static const uint8_t planner_flags[PL_COUNT_] = {
     [PL_SEARCHES_LO] = B, [PL_SEARCHES_HI] = B, [PL_GOODNESS_LO] = B, [PL_GOODNESS_HI] = B,
     [PL_NS_LO] = COLUMN_NOT_STATE | B, [PL_NS_HI] = COLUMN_NOT_STATE | B, [PL_STATES_LO] = B,
     [PL_STATES_HI] = B, [PL_EXPANDED_LO] = B, [PL_EXPANDED_HI] = B, [PL_COLLISIONS] = B,
-    [PL_LAST_GOODNESS] = B};
+    [PL_LAST_GOODNESS] = B, [PL_TIME_BUDGET] = COLUMN_NOT_STATE};
 #undef B
+/* The time budget came with snapshot version 5: older files load it as 0. */
+static const uint8_t planner_since[PL_COUNT_] = {[PL_TIME_BUDGET] = 5};
 
 const module_t planner_module = {
     .name = "planner",
@@ -671,6 +683,7 @@ const module_t planner_module = {
     .teleported = planner_teleported,
     .hash = planner_hash,
     .snapshot_tag = BYTE_TAG('P', 'L', 'A', 'N'),
+    .column_since = planner_since,
     .save = planner_save,
     .load = planner_load,
     .check_loaded = planner_check_loaded,
