@@ -19,7 +19,12 @@
  * time_horizon_walls * max_speed + their radius and the agent's are hard
  * constraints, first in the list: each is an agent at the obstacle's
  * velocity that takes no share. The velocity the linear program picks
- * (within |v| <= vehicle.max_speed) becomes the desired velocity.
+ * (within |v| <= vehicle.max_speed) becomes the desired velocity. A
+ * keep-right agent (side_preference > 0, 2D) that moves against the way it
+ * wants to go takes no share in avoiding crowd neighbors that want the
+ * opposite way (what each neighbor's behaviors asked for, copied before
+ * any agent's orca result overwrites it): a walker caught in the other
+ * direction's lane presses out of it instead of riding along.
  *
  * crowd_move (integrate): a crowd agent moves at its desired velocity:
  * v := desired, p += v dt; its heading (2D) or yaw and pitch (3D, no roll)
@@ -62,6 +67,10 @@
  * every touching pair counts as overlapping and each must move apart at
  * once, which locks dense jams (docs/crowds.md "Jams"). */
 #define CROWD_PLAN_RADIUS 0.95f
+/* A neighbor walks head-on against an agent when the cosine between what
+ * the two want (their velocities before orca) is below minus this: within
+ * about 26 degrees of opposite. */
+#define CROWD_HEAD_ON 0.9f
 
 _Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
 
@@ -150,9 +159,24 @@ typedef struct orca_ctx {
     float inv_dt;
     uint64_t seed_round, step;
     int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
+    const float* intent; /* 2 per crowd row: what each wanted before orca (2D) */
     int64_t* relaxed; /* per worker */
     const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
 } orca_ctx;
+
+/* What each crowd agent's behaviors asked for, before orca overwrites it:
+ * its neighbors read it to tell who walks the other way. */
+static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const orca_ctx* x = (const orca_ctx*)vctx;
+    float* intent = (float*)x->intent;
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = x->c.agent_row[r];
+        intent[2 * (size_t)r] = x->a.dx[i];
+        intent[2 * (size_t)r + 1] = x->a.dy[i];
+    }
+}
 
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -246,6 +270,17 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
              * standing is left to ORCA: waiting for it would deadlock a
              * counter-flow or a crowd at a door. */
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
+            /* Carried backwards (2D, keeping right): moving against the
+             * way the agent wants to go. ORCA plans from the current
+             * velocities, so a walker caught in the other direction's lane
+             * sits in a cage of neighbors at its own velocity: no relative
+             * motion, every constraint forbids closing in on a touching
+             * neighbor, and the one velocity they all allow is the cage's.
+             * It then takes no share in avoiding the neighbors that walk
+             * head-on against it (below): it presses on, turned right, and
+             * the contact pass parts them. */
+            const vec3 way = speed > 0.0f ? vec3_scale(pref, 1.0f / speed) : pref;
+            const int carried = c->side[r] > 0.0f && !three && vec3_dot(vel, way) < 0.0f;
             if (gap_time > 0.0f && speed > 0.0f) {
                 vec3 u = vec3_scale(pref, 1.0f / speed);
                 float free_walk = INFINITY;
@@ -297,10 +332,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
             for (int32_t m = 0; m < nb.count; ++m) {
                 int32_t k = nb.k[m], j = g->order[k];
+                int32_t crow = component_row(x->crowd, x->slots[j]);
+                if (carried && crow >= 0) {
+                    const float* q = x->intent + 2 * (size_t)crow;
+                    float qa = q[0] * way.x + q[1] * way.y;
+                    if (qa < -CROWD_HEAD_ON * sqrtf(q[0] * q[0] + q[1] * q[1])) continue;
+                }
                 vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
                           three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
                 vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
-                int crowd_j = component_row(x->crowd, x->slots[j]) >= 0;
+                int crowd_j = crow >= 0;
                 float s = crowd_j ? share : 1.0f;
                 float rad = CROWD_PLAN_RADIUS * (ri + a->radius[j]);
                 if (three)
@@ -341,8 +382,9 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
-                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near, relaxed,
-                  g ? grid_positions(grid_data(w)) : NULL};
+                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
+                  crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL};
+    if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
@@ -468,14 +510,19 @@ static int crowd_reserve(world_t* w, int32_t rows)
     int32_t cap = rows < 64 ? 64 : rows + rows / 2;
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
     int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
-    if (!near) {
+    float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
+    if (!near || !intent) {
+        mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
+        mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
     if (old) memcpy(near, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
     for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
     mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
     cw->near = near;
+    cw->intent = intent;
     cw->capacity = cap;
     return 1;
 }
@@ -516,6 +563,7 @@ static void crowd_release(world_t* w)
     if (!cw) return;
     size_t n = (size_t)cw->capacity;
     mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }
