@@ -545,18 +545,28 @@ Test(crowd, walls_in_snapshots_and_scenarios)
 }
 
 /* crowd.time_gap: a follower keeps time_gap seconds of free walk to the
- * neighbor ahead that walks its way; one coming the other way does not
- * slow it (ORCA steers round it instead). */
+ * neighbor ahead that walks its way; one coming the other way or crossing
+ * its way does not slow it (ORCA steers round it instead), and a leader
+ * off its line by more than half the sum of radii does not either. */
 Test(crowd, time_gap_slows_a_follower_only)
 {
-    for (int oncoming = 0; oncoming <= 1; ++oncoming) {
+    for (int oncoming = 0; oncoming <= 3; ++oncoming) {
         shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
         shoal_agent_def_t lead = pedestrian(0.9f, 0.0f, 100.0f, 0.0f);
         lead.velocity[0] = 1.34f;
-        if (oncoming) { /* walks toward the follower, off its line by 0.1 m */
+        if (oncoming == 1) { /* walks toward the follower, off its line by 0.1 m */
             lead.target[0] = -100.0f;
             lead.velocity[0] = -1.34f;
             lead.position[1] = 0.1f;
+        } else if (oncoming == 2) { /* crosses the follower's way, a little forward */
+            lead.target[0] = 23.0f;
+            lead.target[1] = 100.0f;
+            lead.velocity[0] = 0.3f;
+            lead.velocity[1] = 1.3f;
+        } else if (oncoming == 3) { /* walks its way 0.6 m ahead, off its line by 0.25 m */
+            lead.position[0] = 0.6f;
+            lead.position[1] = 0.25f;
+            lead.target[1] = 0.25f;
         }
         shoal_agent_def_t follower = pedestrian(0.0f, 0.0f, 100.0f, 0.0f);
         follower.velocity[0] = 1.34f;
@@ -569,7 +579,7 @@ Test(crowd, time_gap_slows_a_follower_only)
         shoal_agent_get_state(w, b, &st);
         float speed = hypotf(st.velocity[0], st.velocity[1]);
         if (oncoming)
-            cr_expect_gt(speed, 1.1f, "an oncoming agent does not cap the speed: %.3f m/s", (double)speed);
+            cr_expect_gt(speed, 1.1f, "case %d does not cap the speed: %.3f m/s", oncoming, (double)speed);
         else /* free walk 0.9 - 0.4 = 0.5 m over 0.5 s: 1 m/s */
             cr_expect(fabsf(speed - 1.0f) < 0.02f, "follower at %.3f m/s, expected 1.0", (double)speed);
         shoal_world_destroy(w);

@@ -71,6 +71,13 @@
  * the two want (their velocities before orca) is below minus this: within
  * about 26 degrees of opposite. */
 #define CROWD_HEAD_ON 0.9f
+/* The time gap's leader (crowd.time_gap): wants to go within about 26
+ * degrees of the agent's way (the cosine above this), and walks it faster
+ * than CROWD_GAP_LEADER of the agent's preferred speed (0.1 m/s for a
+ * pedestrian); the cap never goes below CROWD_GAP_FLOOR of it (0.2 m/s). */
+#define CROWD_GAP_SAME_WAY 0.9f
+#define CROWD_GAP_LEADER 0.075f
+#define CROWD_GAP_FLOOR 0.15f
 
 _Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
 
@@ -263,12 +270,6 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             find_neighbors(g, p, c->dist[r], i < g->count ? x->sorted_at[i] : -1, &nb);
             for (int32_t m = 0; m < nb.count && m < keep; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
-            /* The time gap: no faster than the free walk to the nearest
-             * neighbor ahead (in the preferred direction, within the sum
-             * of radii of its line, and walking that way too) takes
-             * time_gap seconds. A neighbor coming the other way or
-             * standing is left to ORCA: waiting for it would deadlock a
-             * counter-flow or a crowd at a door. */
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
             /* Carried backwards (2D, keeping right): moving against the
              * way the agent wants to go. ORCA plans from the current
@@ -281,8 +282,23 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
              * the contact pass parts them. */
             const vec3 way = speed > 0.0f ? vec3_scale(pref, 1.0f / speed) : pref;
             const int carried = c->side[r] > 0.0f && !three && vec3_dot(vel, way) < 0.0f;
+            /* The time gap (Tordeux, Chraibi and Seyfried's collision-free
+             * speed model): no faster than the free walk to the leader,
+             * the nearest neighbor ahead that blocks the agent's way, takes
+             * time_gap seconds, and never slower than CROWD_GAP_FLOOR of
+             * the preferred speed. A leader is ahead in the preferred
+             * direction with its center within half the sum of radii of
+             * the agent's line, wants to go the same way (its behaviors'
+             * velocity in 2D, else its velocity, within CROWD_GAP_SAME_WAY)
+             * and walks it faster than CROWD_GAP_LEADER of the agent's
+             * preferred speed. A one-way crowd then slows with density as
+             * Weidmann's data do. A neighbor that comes the other way,
+             * crosses, stands or is held up itself is left to ORCA: waiting
+             * for it deadlocks crossing flows (the agents queued behind
+             * each flow's front stop pressing, and nobody steps aside), and
+             * the floor keeps a crowd at a door pressing on. */
             if (gap_time > 0.0f && speed > 0.0f) {
-                vec3 u = vec3_scale(pref, 1.0f / speed);
+                vec3 u = way;
                 float free_walk = INFINITY;
                 for (int32_t m = 0; m < nb.count; ++m) {
                     int32_t k = nb.k[m];
@@ -290,12 +306,18 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                               three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
                     float along = vec3_dot(d, u), rad = ri + a->radius[g->order[k]];
                     float lateral2 = vec3_dot(d, d) - along * along;
-                    float follows = g->svx[k] * u.x + g->svy[k] * u.y + (three ? g->svz[k] * u.z : 0.0f);
-                    if (!(along > 0.0f) || !(lateral2 < rad * rad) || !(follows > 0.0f)) continue;
+                    if (!(along > 0.0f) || !(lateral2 < 0.25f * rad * rad)) continue;
+                    vec3 lv = {g->svx[k], g->svy[k], three ? g->svz[k] : 0.0f};
+                    float walks = vec3_dot(lv, u);
+                    if (!(walks > CROWD_GAP_LEADER * speed)) continue;
+                    vec3 wants = lv;
+                    int32_t cr = three ? -1 : component_row(x->crowd, x->slots[g->order[k]]);
+                    if (cr >= 0) wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
+                    if (!(vec3_dot(wants, u) > CROWD_GAP_SAME_WAY * sqrtf(vec3_dot(wants, wants)))) continue;
                     float room = along - sqrtf(rad * rad - lateral2);
                     free_walk = room < free_walk ? room : free_walk;
                 }
-                float limit = fmaxf(0.0f, free_walk) / gap_time;
+                float limit = fmaxf(CROWD_GAP_FLOOR * speed, fmaxf(0.0f, free_walk) / gap_time);
                 if (limit < speed) pref = vec3_scale(u, limit);
             }
             /* Keep right (2D): a neighbor coming the other way (faster
