@@ -374,6 +374,7 @@ Test(crowd, side_preference_passes_on_the_right)
     shoal_agent_def_t d = shoal_agent_default_def();
     cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 1.0f, "the pedestrian preset keeps right");
+    cr_expect_eq(d.crowd.time_gap, 0.5f, "and keeps a time gap of 0.5 s");
     cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 0.0f, "the rvo2 preset is ORCA alone");
     float y[2];

@@ -157,7 +157,8 @@ static double free_walk(double deg, float dt, const validate_opts* o, float* pat
 
 /* ---- the periodic corridor ------------------------------------------------- */
 
-/* The time gap the fundamental diagram is also run with (crowd.time_gap). */
+/* The time gap the fundamental diagram is also run with (crowd.time_gap;
+ * the pedestrian preset's own since it keeps one). */
 #define FD_TIME_GAP 0.5f
 #define CORRIDOR_L 20.0f
 #define CORRIDOR_W 4.0f
@@ -165,7 +166,8 @@ static double free_walk(double deg, float dt, const validate_opts* o, float* pat
 /* A torus box around a 20 m x 4 m corridor between two walls, filled on a
  * square lattice at about `rho` per m^2; `counter`: half of them, drawn by
  * a fixed hash of their place in the lattice (so no lanes to start with),
- * walk the other way. Returns the world (NULL on failure) and the count. */
+ * walk the other way; time_gap < 0 keeps the preset's. Returns the world
+ * (NULL on failure) and the count. */
 static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts* o, int32_t* count)
 {
     shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, o);
@@ -187,7 +189,7 @@ static shoal_world_t* corridor(double rho, int counter, float time_gap, const va
             float x = (float)((k + 0.5 * (r & 1)) * dx), y = (float)(PED_RADIUS + 0.01 + r * dy);
             if (x >= CORRIDOR_L) x -= CORRIDOR_L;
             shoal_agent_def_t d = pedestrian(x, y);
-            d.crowd.time_gap = time_gap;
+            if (time_gap >= 0.0f) d.crowd.time_gap = time_gap;
             uint32_t hash = (uint32_t)n * 2654435761u;
             int back = counter && (hash >> 31);
             walk_along_x(&d, back ? -1.0f : 1.0f);
@@ -527,7 +529,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
     for (int k = 0; k < n_rho; ++k)
         for (int variant = 0; variant < 2; ++variant) {
             int32_t n = 0;
-            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : 0.0f, &o, &n);
+            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : -1.0f, &o, &n);
             if (!w) return CLI_EXIT_FAILURE;
             walk_speed(w, n, dt, warm, NULL, NULL);
             (variant ? fd_gap : fd_v)[k] = walk_speed(w, n, dt, measure, NULL, NULL);
@@ -570,7 +572,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
     double order0 = 0.0, order1 = 0.0, total = o.quick ? 30.0 : 60.0;
     int stuck = 0;
     if (run & EXP_COUNTERFLOW) {
-        shoal_world_t* cw = corridor(2.0, 1, 0.0f, &o, &cn);
+        shoal_world_t* cw = corridor(2.0, 1, -1.0f, &o, &cn);
         if (!cw) return CLI_EXIT_FAILURE;
         order0 = lane_order(cw, cn);
         /* the lane order once a second for the pictures */

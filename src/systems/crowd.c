@@ -103,7 +103,7 @@ typedef struct crowd_preset {
 } crowd_preset;
 
 static const crowd_preset presets[] = {
-    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.0f, 1.0f}, 0.2f, 2.0f},
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.5f, 1.0f}, 0.2f, 2.0f},
     {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f, 0.0f}, 1.5f, 2.0f},
 };
 
