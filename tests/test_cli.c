@@ -1143,6 +1143,37 @@ Test(cli, validate_crowd_seed_is_a_sample, .timeout = 300)
     output_free(&bad);
 }
 
+/* --only: the experiments named and no others, in the same JSON form; the
+ * exit status judges those; a name that is not an experiment, or --only
+ * with --plots, is a usage error. */
+Test(cli, validate_crowd_only_runs_those_named, .timeout = 300)
+{
+    cli_output_t r, bad, plots;
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--only", "counterflow,compression", "--threads",
+                            "2", NULL},
+            &r);
+    cJSON* root = cJSON_Parse(r.out);
+    cr_assert_not_null(root, "stdout is not JSON: [%s] stderr: %s", r.out, r.err);
+    static const char* const keys[] = {"free_walk", "fundamental", "bottleneck", "counterflow", "compression"};
+    for (int k = 0; k < 5; ++k)
+        cr_expect_eq(cJSON_GetObjectItemCaseSensitive(root, keys[k]) != NULL, k >= 3, "%s", keys[k]);
+    const cJSON* cf = cJSON_GetObjectItemCaseSensitive(root, "counterflow");
+    cr_expect_eq(json_number(cf, "agents"), 160.0);
+    const cJSON* pass = cJSON_GetObjectItemCaseSensitive(root, "pass");
+    cr_assert(cJSON_IsBool(pass));
+    cr_expect_eq(cJSON_IsTrue(pass), json_number(cf, "stuck") == 0.0, "pass judges the counter-flow and compression");
+    cr_expect_eq(r.status, cJSON_IsTrue(pass) ? 0 : 1, "exit %d", r.status);
+    cJSON_Delete(root);
+    run_cli((const char*[]){"validate", "crowd", "--only", "counterflow,lanes", NULL}, &bad);
+    cr_expect_eq(bad.status, 2, "exit %d", bad.status);
+    cr_expect(strstr(bad.err, "lanes") != NULL, "%s", bad.err);
+    run_cli((const char*[]){"validate", "crowd", "--only", "counterflow", "--plots", "/tmp/unused", NULL}, &plots);
+    cr_expect_eq(plots.status, 2, "exit %d", plots.status);
+    output_free(&r);
+    output_free(&bad);
+    output_free(&plots);
+}
+
 #if SHOAL_WITH_PLOT
 /* shoal validate crowd --quick --plots DIR: DIR (and its parent) made, one
  * PNG per experiment in it. */

@@ -374,6 +374,7 @@ Test(crowd, side_preference_passes_on_the_right)
     shoal_agent_def_t d = shoal_agent_default_def();
     cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 1.0f, "the pedestrian preset keeps right");
+    cr_expect_eq(d.crowd.time_gap, 0.5f, "and keeps a time gap of 0.5 s");
     cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 0.0f, "the rvo2 preset is ORCA alone");
     float y[2];
@@ -545,18 +546,28 @@ Test(crowd, walls_in_snapshots_and_scenarios)
 }
 
 /* crowd.time_gap: a follower keeps time_gap seconds of free walk to the
- * neighbor ahead that walks its way; one coming the other way does not
- * slow it (ORCA steers round it instead). */
+ * neighbor ahead that walks its way; one coming the other way or crossing
+ * its way does not slow it (ORCA steers round it instead), and a leader
+ * off its line by more than half the sum of radii does not either. */
 Test(crowd, time_gap_slows_a_follower_only)
 {
-    for (int oncoming = 0; oncoming <= 1; ++oncoming) {
+    for (int oncoming = 0; oncoming <= 3; ++oncoming) {
         shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
         shoal_agent_def_t lead = pedestrian(0.9f, 0.0f, 100.0f, 0.0f);
         lead.velocity[0] = 1.34f;
-        if (oncoming) { /* walks toward the follower, off its line by 0.1 m */
+        if (oncoming == 1) { /* walks toward the follower, off its line by 0.1 m */
             lead.target[0] = -100.0f;
             lead.velocity[0] = -1.34f;
             lead.position[1] = 0.1f;
+        } else if (oncoming == 2) { /* crosses the follower's way, a little forward */
+            lead.target[0] = 23.0f;
+            lead.target[1] = 100.0f;
+            lead.velocity[0] = 0.3f;
+            lead.velocity[1] = 1.3f;
+        } else if (oncoming == 3) { /* walks its way 0.6 m ahead, off its line by 0.25 m */
+            lead.position[0] = 0.6f;
+            lead.position[1] = 0.25f;
+            lead.target[1] = 0.25f;
         }
         shoal_agent_def_t follower = pedestrian(0.0f, 0.0f, 100.0f, 0.0f);
         follower.velocity[0] = 1.34f;
@@ -569,7 +580,7 @@ Test(crowd, time_gap_slows_a_follower_only)
         shoal_agent_get_state(w, b, &st);
         float speed = hypotf(st.velocity[0], st.velocity[1]);
         if (oncoming)
-            cr_expect_gt(speed, 1.1f, "an oncoming agent does not cap the speed: %.3f m/s", (double)speed);
+            cr_expect_gt(speed, 1.1f, "case %d does not cap the speed: %.3f m/s", oncoming, (double)speed);
         else /* free walk 0.9 - 0.4 = 0.5 m over 0.5 s: 1 m/s */
             cr_expect(fabsf(speed - 1.0f) < 0.02f, "follower at %.3f m/s, expected 1.0", (double)speed);
         shoal_world_destroy(w);
@@ -598,4 +609,74 @@ Test(crowd, read_obstacles_lists_live_ids)
     cr_expect_eq(shoal_world_read_obstacles(w, ids, NULL, NULL, NULL, 2, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_world_read_obstacles(w, ids, NULL, NULL, NULL, -1, &n), SHOAL_ERR_INVALID_ARGUMENT);
     shoal_world_destroy(w);
+}
+
+/* A walker caught in the other direction's lane: one eastbound pedestrian
+ * in the middle of a packed westbound lane that carries it along at the
+ * lane's speed. ORCA plans from the current velocities: against
+ * neighbors at its own velocity every constraint forbids closing in, and
+ * the lane's velocity is the one they all allow. Keeping right, a walker
+ * carried backwards takes no share in avoiding those who walk head-on
+ * against it, so it presses out of the lane and walks its own way; the
+ * contact pass keeps the bodies apart. */
+static uint64_t carried_walker(int threads, shoal_agent_state_t* a0, shoal_agent_state_t* a1, float* closest)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = 2;
+    def.thread_count = threads;
+    def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+    def.wrap = 1;
+    def.bounds_min[0] = 0.0f;
+    def.bounds_min[1] = -1.0f;
+    def.bounds_max[0] = 20.0f;
+    def.bounds_max[1] = 5.0f;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    const float lo[4] = {0.0f, 0.0f, 20.0f, 0.0f}, hi[4] = {0.0f, 4.0f, 20.0f, 4.0f};
+    cr_assert_eq(shoal_world_add_wall(w, lo, 2, 0, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_wall(w, hi, 2, 0, NULL), SHOAL_OK);
+    /* the westbound lane: 4 rows of 14, 0.42 m apart, in the upper half */
+    shoal_agent_t walker = {0};
+    for (int row = 0; row < 4; ++row)
+        for (int col = 0; col < 14; ++col) {
+            int me = row == 1 && col == 7;
+            float x = 4.0f + 0.42f * (float)col + (row & 1) * 0.21f, y = 2.3f + 0.42f * (float)row;
+            shoal_agent_def_t d = pedestrian(x, y, me ? 1e7f : -1e7f, y);
+            d.velocity[0] = -1.34f; /* everyone, the walker too, moving with the lane */
+            cr_assert_eq(shoal_agent_add(w, &d, me ? &walker : NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        }
+    for (int s = 0; s < 100; ++s) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK); /* 5 s */
+    cr_assert_eq(shoal_agent_get_state(w, walker, a0), SHOAL_OK);
+    for (int s = 0; s < 100; ++s) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK); /* 5 s more */
+    cr_assert_eq(shoal_agent_get_state(w, walker, a1), SHOAL_OK);
+    float pos[3 * 56];
+    shoal_agent_batch_t b = {.positions = pos};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &b, 56, &got), SHOAL_OK);
+    *closest = INFINITY;
+    for (int i = 0; i < got; ++i)
+        for (int j = i + 1; j < got; ++j) {
+            float ex = fabsf(pos[3 * i] - pos[3 * j]), ey = pos[3 * i + 1] - pos[3 * j + 1];
+            if (ex > 10.0f) ex = 20.0f - ex;
+            *closest = fminf(*closest, hypotf(ex, ey) / 0.4f);
+        }
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    return h;
+}
+
+Test(crowd, a_walker_carried_by_the_other_lane_gets_out)
+{
+    shoal_agent_state_t a0, a1;
+    float closest;
+    uint64_t h1 = carried_walker(1, &a0, &a1, &closest);
+    float dx = a1.position[0] - a0.position[0];
+    if (dx < -10.0f) dx += 20.0f;
+    if (dx > 10.0f) dx -= 20.0f;
+    cr_expect_gt(dx / 5.0f, 0.5f, "the walker went %.2f m/s its own way (the lane walks -1.34)", (double)(dx / 5.0f));
+    cr_expect_lt(a1.position[1], 2.0f, "it left the lane for the lower half: y = %.2f", (double)a1.position[1]);
+    cr_expect_geq(closest, 0.99f, "a pair came within %.4f of the sum of radii", (double)closest);
+    for (int t = 2; t <= 3; ++t)
+        cr_expect_eq(carried_walker(t, &a0, &a1, &closest), h1, "the same world on %d threads", t);
 }

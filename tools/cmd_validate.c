@@ -51,7 +51,12 @@ typedef struct validate_opts {
     int64_t threads;
     const char* plots;
     int64_t seed; /* the worlds' seed (jitter draws) */
+    unsigned only; /* the experiments to run (EXP_*); 0: all */
 } validate_opts;
+
+/* The experiments, as --only names them (and as --json keys them). */
+enum { EXP_FREE_WALK = 1, EXP_FUNDAMENTAL = 2, EXP_BOTTLENECK = 4, EXP_COUNTERFLOW = 8, EXP_COMPRESSION = 16 };
+static const char* const experiment_names[5] = {"free_walk", "fundamental", "bottleneck", "counterflow", "compression"};
 
 static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, const validate_opts* o)
 {
@@ -152,7 +157,8 @@ static double free_walk(double deg, float dt, const validate_opts* o, float* pat
 
 /* ---- the periodic corridor ------------------------------------------------- */
 
-/* The time gap the fundamental diagram is also run with (crowd.time_gap). */
+/* The time gap the fundamental diagram is also run with (crowd.time_gap;
+ * the pedestrian preset's own since it keeps one). */
 #define FD_TIME_GAP 0.5f
 #define CORRIDOR_L 20.0f
 #define CORRIDOR_W 4.0f
@@ -160,7 +166,8 @@ static double free_walk(double deg, float dt, const validate_opts* o, float* pat
 /* A torus box around a 20 m x 4 m corridor between two walls, filled on a
  * square lattice at about `rho` per m^2; `counter`: half of them, drawn by
  * a fixed hash of their place in the lattice (so no lanes to start with),
- * walk the other way. Returns the world (NULL on failure) and the count. */
+ * walk the other way; time_gap < 0 keeps the preset's. Returns the world
+ * (NULL on failure) and the count. */
 static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts* o, int32_t* count)
 {
     shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, o);
@@ -182,7 +189,7 @@ static shoal_world_t* corridor(double rho, int counter, float time_gap, const va
             float x = (float)((k + 0.5 * (r & 1)) * dx), y = (float)(PED_RADIUS + 0.01 + r * dy);
             if (x >= CORRIDOR_L) x -= CORRIDOR_L;
             shoal_agent_def_t d = pedestrian(x, y);
-            d.crowd.time_gap = time_gap;
+            if (time_gap >= 0.0f) d.crowd.time_gap = time_gap;
             uint32_t hash = (uint32_t)n * 2654435761u;
             int back = counter && (hash >> 31);
             walk_along_x(&d, back ? -1.0f : 1.0f);
@@ -432,6 +439,27 @@ static void final_corridor(shoal_world_t* w, int32_t n, const double* last10, va
 #define PLOTS_AVAILABILITY " (not in this build, which has no plot support: see 'shoal plot')"
 #endif
 
+/* --only NAME[,NAME...]: a subset of the experiments. */
+static int parse_only(const char* command, const char* name, const char* value, void* opts)
+{
+    validate_opts* o = opts;
+    const char* at = value;
+    for (;;) {
+        size_t len = strcspn(at, ",");
+        int found = -1;
+        for (int k = 0; k < 5; ++k)
+            if (strlen(experiment_names[k]) == len && !strncmp(at, experiment_names[k], len)) found = k;
+        if (found < 0)
+            return cli_usage_error(command,
+                                   "%s: expected experiments from free_walk, fundamental, bottleneck, counterflow, "
+                                   "compression (comma-separated), got '%s'",
+                                   name, value);
+        o->only |= 1u << found;
+        if (!at[len]) return 0;
+        at += len + 1;
+    }
+}
+
 static const cli_option_t validate_options[] = {
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(validate_opts, json), 0, 0, 0, NULL,
      "one JSON object on stdout: see below"},
@@ -446,6 +474,10 @@ static const cli_option_t validate_options[] = {
     {"--seed", NULL, "S", CLI_INT, CLI_FIELD(validate_opts, seed), 0, 9007199254740992.0, 0, NULL,
      "the worlds' seed (default 5): the jitter that breaks symmetric stalls draws from it, so each seed is "
      "another sample of the same experiments"},
+    {"--only", NULL, "NAME[,NAME]", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_only,
+     "run only these experiments (free_walk, fundamental, bottleneck, counterflow, compression); what is "
+     "printed and the JSON keep the same form, without the others; the exit status judges those run. Not "
+     "with --plots"},
 };
 
 static const cli_spec_t validate_spec = {
@@ -472,31 +504,32 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
 {
     const float dt = 0.05f;
     int pass = 1;
+    const unsigned run = o.only ? o.only : 31u;
 
     /* free walking */
     const double angles[3] = {0.0, 45.0, 90.0};
-    double times[3], lo = INFINITY, hi = -INFINITY;
-    for (int k = 0; k < 3; ++k) {
+    double times[3] = {0}, lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 3 && (run & EXP_FREE_WALK); ++k) {
         times[k] = free_walk(angles[k], dt, &o, pd ? pd->path[k] : NULL, pd ? &pd->path_count[k] : NULL);
         if (times[k] < 0.0) return CLI_EXIT_FAILURE;
         lo = fmin(lo, times[k]);
         hi = fmax(hi, times[k]);
     }
-    double spread = (hi - lo) / lo;
+    double spread = run & EXP_FREE_WALK ? (hi - lo) / lo : 0.0;
     pass &= spread <= 0.01;
 
     /* fundamental diagram */
     const double all_rho[10] = {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0};
     const double quick_rho[3] = {0.5, 2.0, 4.0};
     const double* rhos = o.quick ? quick_rho : all_rho;
-    int n_rho = o.quick ? 3 : 10;
+    int n_rho = !(run & EXP_FUNDAMENTAL) ? 0 : o.quick ? 3 : 10;
     /* the preset as it is (no time gap), and with a time gap of 0.5 s */
     double fd_rho[10], fd_v[10], fd_gap[10];
     int warm = (int)((o.quick ? 5.0 : 20.0) / dt), measure = (int)((o.quick ? 5.0 : 20.0) / dt);
     for (int k = 0; k < n_rho; ++k)
         for (int variant = 0; variant < 2; ++variant) {
             int32_t n = 0;
-            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : 0.0f, &o, &n);
+            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : -1.0f, &o, &n);
             if (!w) return CLI_EXIT_FAILURE;
             walk_speed(w, n, dt, warm, NULL, NULL);
             (variant ? fd_gap : fd_v)[k] = walk_speed(w, n, dt, measure, NULL, NULL);
@@ -508,7 +541,7 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
     const double all_w[5] = {0.8, 1.2, 1.6, 2.0, 2.4};
     const double quick_w[2] = {0.8, 2.4};
     const double* widths = o.quick ? quick_w : all_w;
-    int n_w = o.quick ? 2 : 5;
+    int n_w = !(run & EXP_BOTTLENECK) ? 0 : o.quick ? 2 : 5;
     double flow[5], last[5];
     double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
     int fit_n = 0;
@@ -536,37 +569,39 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
 
     /* counter-flow */
     int32_t cn = 0;
-    shoal_world_t* cw = corridor(2.0, 1, 0.0f, &o, &cn);
-    if (!cw) return CLI_EXIT_FAILURE;
-    double order0 = lane_order(cw, cn);
-    double total = o.quick ? 30.0 : 60.0;
-    /* the lane order once a second for the pictures */
-    lane_trace_t trace = {pd, (int)lround(1.0 / dt), 0};
-    if (pd) {
-        pd->order_time[0] = 0.0;
-        pd->order[0] = order0;
-        pd->order_count = 1;
-    }
-    walk_speed(cw, cn, dt, (int)((total - 10.0) / dt), NULL, pd ? &trace : NULL);
-    double* last10 = malloc(sizeof(double) * (size_t)cn);
-    if (!last10) return CLI_EXIT_FAILURE;
-    walk_speed(cw, cn, dt, (int)(10.0 / dt), last10, pd ? &trace : NULL);
-    double order1 = lane_order(cw, cn);
-    if (pd && trace.step % trace.every != 0 && pd->order_count < VALIDATE_ORDER_MAX) {
-        /* the end, between two seconds (the step counts round down) */
-        pd->order_time[pd->order_count] = trace.step * (double)dt;
-        pd->order[pd->order_count++] = order1;
-    }
+    double order0 = 0.0, order1 = 0.0, total = o.quick ? 30.0 : 60.0;
     int stuck = 0;
-    for (int32_t i = 0; i < cn; ++i) stuck += last10[i] < 0.1;
-    if (pd) final_corridor(cw, cn, last10, pd);
-    free(last10);
-    shoal_world_destroy(cw);
-    pass &= stuck == 0;
+    if (run & EXP_COUNTERFLOW) {
+        shoal_world_t* cw = corridor(2.0, 1, -1.0f, &o, &cn);
+        if (!cw) return CLI_EXIT_FAILURE;
+        order0 = lane_order(cw, cn);
+        /* the lane order once a second for the pictures */
+        lane_trace_t trace = {pd, (int)lround(1.0 / dt), 0};
+        if (pd) {
+            pd->order_time[0] = 0.0;
+            pd->order[0] = order0;
+            pd->order_count = 1;
+        }
+        walk_speed(cw, cn, dt, (int)((total - 10.0) / dt), NULL, pd ? &trace : NULL);
+        double* last10 = malloc(sizeof(double) * (size_t)cn);
+        if (!last10) return CLI_EXIT_FAILURE;
+        walk_speed(cw, cn, dt, (int)(10.0 / dt), last10, pd ? &trace : NULL);
+        order1 = lane_order(cw, cn);
+        if (pd && trace.step % trace.every != 0 && pd->order_count < VALIDATE_ORDER_MAX) {
+            /* the end, between two seconds (the step counts round down) */
+            pd->order_time[pd->order_count] = trace.step * (double)dt;
+            pd->order[pd->order_count++] = order1;
+        }
+        for (int32_t i = 0; i < cn; ++i) stuck += last10[i] < 0.1;
+        if (pd) final_corridor(cw, cn, last10, pd);
+        free(last10);
+        shoal_world_destroy(cw);
+        pass &= stuck == 0;
+    }
 
     /* compression */
-    double overlap, penetration;
-    compression(&o, &overlap, &penetration, o.quick ? 60 : 200, pd);
+    double overlap = 0.0, penetration = 0.0;
+    if (run & EXP_COMPRESSION) compression(&o, &overlap, &penetration, o.quick ? 60 : 200, pd);
     pass &= overlap <= 0.01 && penetration <= 0.01;
 
     if (pd) {
@@ -601,11 +636,13 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
 
     if (o.json) {
         cJSON* root = cJSON_CreateObject();
-        cJSON* fw = cJSON_AddObjectToObject(root, "free_walk");
-        cJSON_AddItemToObject(fw, "angles_deg", cJSON_CreateDoubleArray(angles, 3));
-        cJSON_AddItemToObject(fw, "seconds", cJSON_CreateDoubleArray(times, 3));
-        cJSON_AddNumberToObject(fw, "spread", spread);
-        cJSON* fd = cJSON_AddArrayToObject(root, "fundamental");
+        if (run & EXP_FREE_WALK) {
+            cJSON* fw = cJSON_AddObjectToObject(root, "free_walk");
+            cJSON_AddItemToObject(fw, "angles_deg", cJSON_CreateDoubleArray(angles, 3));
+            cJSON_AddItemToObject(fw, "seconds", cJSON_CreateDoubleArray(times, 3));
+            cJSON_AddNumberToObject(fw, "spread", spread);
+        }
+        cJSON* fd = run & EXP_FUNDAMENTAL ? cJSON_AddArrayToObject(root, "fundamental") : NULL;
         for (int k = 0; k < n_rho; ++k) {
             cJSON* e = cJSON_CreateObject();
             cJSON_AddNumberToObject(e, "density", fd_rho[k]);
@@ -616,8 +653,8 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
             cJSON_AddNumberToObject(e, "deviation_time_gap", fd_gap[k] - validate_weidmann(fd_rho[k]));
             cJSON_AddItemToArray(fd, e);
         }
-        cJSON* bn = cJSON_AddObjectToObject(root, "bottleneck");
-        cJSON* pts = cJSON_AddArrayToObject(bn, "points");
+        cJSON* bn = run & EXP_BOTTLENECK ? cJSON_AddObjectToObject(root, "bottleneck") : NULL;
+        cJSON* pts = bn ? cJSON_AddArrayToObject(bn, "points") : NULL;
         for (int k = 0; k < n_w; ++k) {
             cJSON* e = cJSON_CreateObject();
             cJSON_AddNumberToObject(e, "width", widths[k]);
@@ -627,44 +664,54 @@ static int run_experiments(validate_opts o, validate_plot_data_t* pd)
                 cJSON_AddNullToObject(e, "flow");
             cJSON_AddItemToArray(pts, e);
         }
-        if (fit_n >= 2) {
+        if (bn && fit_n >= 2) {
             cJSON_AddNumberToObject(bn, "slope", slope);
             cJSON_AddNumberToObject(bn, "intercept", intercept);
             cJSON_AddNumberToObject(bn, "r2", r2);
         }
-        cJSON* cf = cJSON_AddObjectToObject(root, "counterflow");
-        cJSON_AddNumberToObject(cf, "agents", cn);
-        cJSON_AddNumberToObject(cf, "lane_order_start", order0);
-        cJSON_AddNumberToObject(cf, "lane_order_end", order1);
-        cJSON_AddNumberToObject(cf, "stuck", stuck);
-        cJSON* cp = cJSON_AddObjectToObject(root, "compression");
-        cJSON_AddNumberToObject(cp, "overlap", overlap);
-        cJSON_AddNumberToObject(cp, "penetration", penetration);
+        if (run & EXP_COUNTERFLOW) {
+            cJSON* cf = cJSON_AddObjectToObject(root, "counterflow");
+            cJSON_AddNumberToObject(cf, "agents", cn);
+            cJSON_AddNumberToObject(cf, "lane_order_start", order0);
+            cJSON_AddNumberToObject(cf, "lane_order_end", order1);
+            cJSON_AddNumberToObject(cf, "stuck", stuck);
+        }
+        if (run & EXP_COMPRESSION) {
+            cJSON* cp = cJSON_AddObjectToObject(root, "compression");
+            cJSON_AddNumberToObject(cp, "overlap", overlap);
+            cJSON_AddNumberToObject(cp, "penetration", penetration);
+        }
         cJSON_AddBoolToObject(root, "pass", pass);
         char* text = cJSON_PrintUnformatted(root);
         if (text) puts(text);
         cJSON_free(text);
         cJSON_Delete(root);
     } else {
-        printf("free walking, 10 m at 0/45/90 degrees: %.3f, %.3f, %.3f s (spread %.2f %%, at most 1 %%)\n",
-               times[0], times[1], times[2], 100.0 * spread);
-        printf("\nfundamental diagram (periodic corridor 20 m x 4 m), m/s\n");
-        printf("  density /m2   Weidmann   preset  deviation   time gap %.1f s  deviation\n", (double)FD_TIME_GAP);
+        if (run & EXP_FREE_WALK)
+            printf("free walking, 10 m at 0/45/90 degrees: %.3f, %.3f, %.3f s (spread %.2f %%, at most 1 %%)\n",
+                   times[0], times[1], times[2], 100.0 * spread);
+        if (run & EXP_FUNDAMENTAL) {
+            printf("\nfundamental diagram (periodic corridor 20 m x 4 m), m/s\n");
+            printf("  density /m2   Weidmann   preset  deviation   time gap %.1f s  deviation\n",
+                   (double)FD_TIME_GAP);
+        }
         for (int k = 0; k < n_rho; ++k)
             printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %15.3f  %+9.3f\n", fd_rho[k], validate_weidmann(fd_rho[k]), fd_v[k],
                    fd_v[k] - validate_weidmann(fd_rho[k]), fd_gap[k], fd_gap[k] - validate_weidmann(fd_rho[k]));
-        printf("\nbottleneck (100 pedestrians, 10 m room)\n  width m   flow /s\n");
+        if (run & EXP_BOTTLENECK) printf("\nbottleneck (100 pedestrians, 10 m room)\n  width m   flow /s\n");
         for (int k = 0; k < n_w; ++k) {
             if (flow[k] >= 0.0)
                 printf("  %7.2f  %8.3f\n", widths[k], flow[k]);
             else
                 printf("  %7.2f  fewer than 90 passed in 200 s\n", widths[k]);
         }
-        if (fit_n >= 2) printf("  fit: flow = %.3f w %+.3f (r2 %.3f)\n", slope, intercept, r2);
-        printf("\ncounter-flow (%d pedestrians, 2 /m2, %.0f s): lane order %.3f -> %.3f, %d stuck\n", (int)cn,
-               total, order0, order1, stuck);
-        printf("compression (144 in a 5 m box): largest overlap %.4f, wall penetration %.4f (of a radius)\n",
-               overlap, penetration);
+        if (n_w && fit_n >= 2) printf("  fit: flow = %.3f w %+.3f (r2 %.3f)\n", slope, intercept, r2);
+        if (run & EXP_COUNTERFLOW)
+            printf("\ncounter-flow (%d pedestrians, 2 /m2, %.0f s): lane order %.3f -> %.3f, %d stuck\n", (int)cn,
+                   total, order0, order1, stuck);
+        if (run & EXP_COMPRESSION)
+            printf("compression (144 in a 5 m box): largest overlap %.4f, wall penetration %.4f (of a radius)\n",
+                   overlap, penetration);
         printf("\n%s\n", pass ? "pass" : "FAIL");
     }
     return pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
@@ -679,9 +726,11 @@ int cmd_validate(int argc, char** argv)
         }
         return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
     }
-    validate_opts o = {0, 0, 0, NULL, 5};
+    validate_opts o = {0, 0, 0, NULL, 5, 0};
     int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
+    if (o.only && o.plots)
+        return cli_usage_error("validate crowd", "--plots draws every experiment: it does not go with --only");
     validate_plot_data_t* pd = NULL;
 #if SHOAL_WITH_PLOT
     char err[1200];

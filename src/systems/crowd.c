@@ -19,7 +19,12 @@
  * time_horizon_walls * max_speed + their radius and the agent's are hard
  * constraints, first in the list: each is an agent at the obstacle's
  * velocity that takes no share. The velocity the linear program picks
- * (within |v| <= vehicle.max_speed) becomes the desired velocity.
+ * (within |v| <= vehicle.max_speed) becomes the desired velocity. A
+ * keep-right agent (side_preference > 0, 2D) that moves against the way it
+ * wants to go takes no share in avoiding crowd neighbors that want the
+ * opposite way (what each neighbor's behaviors asked for, copied before
+ * any agent's orca result overwrites it): a walker caught in the other
+ * direction's lane presses out of it instead of riding along.
  *
  * crowd_move (integrate): a crowd agent moves at its desired velocity:
  * v := desired, p += v dt; its heading (2D) or yaw and pitch (3D, no roll)
@@ -62,6 +67,17 @@
  * every touching pair counts as overlapping and each must move apart at
  * once, which locks dense jams (docs/crowds.md "Jams"). */
 #define CROWD_PLAN_RADIUS 0.95f
+/* A neighbor walks head-on against an agent when the cosine between what
+ * the two want (their velocities before orca) is below minus this: within
+ * about 26 degrees of opposite. */
+#define CROWD_HEAD_ON 0.9f
+/* The time gap's leader (crowd.time_gap): wants to go within about 26
+ * degrees of the agent's way (the cosine above this), and walks it faster
+ * than CROWD_GAP_LEADER of the agent's preferred speed (0.1 m/s for a
+ * pedestrian); the cap never goes below CROWD_GAP_FLOOR of it (0.2 m/s). */
+#define CROWD_GAP_SAME_WAY 0.9f
+#define CROWD_GAP_LEADER 0.075f
+#define CROWD_GAP_FLOOR 0.15f
 
 _Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
 
@@ -87,7 +103,7 @@ typedef struct crowd_preset {
 } crowd_preset;
 
 static const crowd_preset presets[] = {
-    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.0f, 1.0f}, 0.2f, 2.0f},
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.5f, 1.0f}, 0.2f, 2.0f},
     {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f, 0.0f}, 1.5f, 2.0f},
 };
 
@@ -150,9 +166,24 @@ typedef struct orca_ctx {
     float inv_dt;
     uint64_t seed_round, step;
     int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
+    const float* intent; /* 2 per crowd row: what each wanted before orca (2D) */
     int64_t* relaxed; /* per worker */
     const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
 } orca_ctx;
+
+/* What each crowd agent's behaviors asked for, before orca overwrites it:
+ * its neighbors read it to tell who walks the other way. */
+static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const orca_ctx* x = (const orca_ctx*)vctx;
+    float* intent = (float*)x->intent;
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = x->c.agent_row[r];
+        intent[2 * (size_t)r] = x->a.dx[i];
+        intent[2 * (size_t)r + 1] = x->a.dy[i];
+    }
+}
 
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -239,15 +270,35 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             find_neighbors(g, p, c->dist[r], i < g->count ? x->sorted_at[i] : -1, &nb);
             for (int32_t m = 0; m < nb.count && m < keep; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
-            /* The time gap: no faster than the free walk to the nearest
-             * neighbor ahead (in the preferred direction, within the sum
-             * of radii of its line, and walking that way too) takes
-             * time_gap seconds. A neighbor coming the other way or
-             * standing is left to ORCA: waiting for it would deadlock a
-             * counter-flow or a crowd at a door. */
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
+            /* Carried backwards (2D, keeping right): moving against the
+             * way the agent wants to go. ORCA plans from the current
+             * velocities, so a walker caught in the other direction's lane
+             * sits in a cage of neighbors at its own velocity: no relative
+             * motion, every constraint forbids closing in on a touching
+             * neighbor, and the one velocity they all allow is the cage's.
+             * It then takes no share in avoiding the neighbors that walk
+             * head-on against it (below): it presses on, turned right, and
+             * the contact pass parts them. */
+            const vec3 way = speed > 0.0f ? vec3_scale(pref, 1.0f / speed) : pref;
+            const int carried = c->side[r] > 0.0f && !three && vec3_dot(vel, way) < 0.0f;
+            /* The time gap (Tordeux, Chraibi and Seyfried's collision-free
+             * speed model): no faster than the free walk to the leader,
+             * the nearest neighbor ahead that blocks the agent's way, takes
+             * time_gap seconds, and never slower than CROWD_GAP_FLOOR of
+             * the preferred speed. A leader is ahead in the preferred
+             * direction with its center within half the sum of radii of
+             * the agent's line, wants to go the same way (its behaviors'
+             * velocity in 2D, else its velocity, within CROWD_GAP_SAME_WAY)
+             * and walks it faster than CROWD_GAP_LEADER of the agent's
+             * preferred speed. A one-way crowd then slows with density as
+             * Weidmann's data do. A neighbor that comes the other way,
+             * crosses, stands or is held up itself is left to ORCA: waiting
+             * for it deadlocks crossing flows (the agents queued behind
+             * each flow's front stop pressing, and nobody steps aside), and
+             * the floor keeps a crowd at a door pressing on. */
             if (gap_time > 0.0f && speed > 0.0f) {
-                vec3 u = vec3_scale(pref, 1.0f / speed);
+                vec3 u = way;
                 float free_walk = INFINITY;
                 for (int32_t m = 0; m < nb.count; ++m) {
                     int32_t k = nb.k[m];
@@ -255,12 +306,18 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                               three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
                     float along = vec3_dot(d, u), rad = ri + a->radius[g->order[k]];
                     float lateral2 = vec3_dot(d, d) - along * along;
-                    float follows = g->svx[k] * u.x + g->svy[k] * u.y + (three ? g->svz[k] * u.z : 0.0f);
-                    if (!(along > 0.0f) || !(lateral2 < rad * rad) || !(follows > 0.0f)) continue;
+                    if (!(along > 0.0f) || !(lateral2 < 0.25f * rad * rad)) continue;
+                    vec3 lv = {g->svx[k], g->svy[k], three ? g->svz[k] : 0.0f};
+                    float walks = vec3_dot(lv, u);
+                    if (!(walks > CROWD_GAP_LEADER * speed)) continue;
+                    vec3 wants = lv;
+                    int32_t cr = three ? -1 : component_row(x->crowd, x->slots[g->order[k]]);
+                    if (cr >= 0) wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
+                    if (!(vec3_dot(wants, u) > CROWD_GAP_SAME_WAY * sqrtf(vec3_dot(wants, wants)))) continue;
                     float room = along - sqrtf(rad * rad - lateral2);
                     free_walk = room < free_walk ? room : free_walk;
                 }
-                float limit = fmaxf(0.0f, free_walk) / gap_time;
+                float limit = fmaxf(CROWD_GAP_FLOOR * speed, fmaxf(0.0f, free_walk) / gap_time);
                 if (limit < speed) pref = vec3_scale(u, limit);
             }
             /* Keep right (2D): a neighbor coming the other way (faster
@@ -297,10 +354,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
             for (int32_t m = 0; m < nb.count; ++m) {
                 int32_t k = nb.k[m], j = g->order[k];
+                int32_t crow = component_row(x->crowd, x->slots[j]);
+                if (carried && crow >= 0) {
+                    const float* q = x->intent + 2 * (size_t)crow;
+                    float qa = q[0] * way.x + q[1] * way.y;
+                    if (qa < -CROWD_HEAD_ON * sqrtf(q[0] * q[0] + q[1] * q[1])) continue;
+                }
                 vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
                           three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
                 vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
-                int crowd_j = component_row(x->crowd, x->slots[j]) >= 0;
+                int crowd_j = crow >= 0;
                 float s = crowd_j ? share : 1.0f;
                 float rad = CROWD_PLAN_RADIUS * (ri + a->radius[j]);
                 if (three)
@@ -341,8 +404,9 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
-                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near, relaxed,
-                  g ? grid_positions(grid_data(w)) : NULL};
+                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
+                  crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL};
+    if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
@@ -468,14 +532,19 @@ static int crowd_reserve(world_t* w, int32_t rows)
     int32_t cap = rows < 64 ? 64 : rows + rows / 2;
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
     int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
-    if (!near) {
+    float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
+    if (!near || !intent) {
+        mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
+        mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
     if (old) memcpy(near, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
     for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
     mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
     cw->near = near;
+    cw->intent = intent;
     cw->capacity = cap;
     return 1;
 }
@@ -516,6 +585,7 @@ static void crowd_release(world_t* w)
     if (!cw) return;
     size_t n = (size_t)cw->capacity;
     mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }

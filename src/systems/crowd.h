@@ -20,6 +20,7 @@
  * state (never hashed or saved). */
 typedef struct crowd_world_t {
     int32_t* near;          /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
+    float* intent;          /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
     int32_t capacity;       /* crowd rows the scratch holds */
     int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total;  /* the same, summed over steps */
