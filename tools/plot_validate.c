@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shoal/shoal.h"
 #include "tools/plot.h"
 #include "tools/validate.h"
 
@@ -157,7 +158,7 @@ static void free_walk(plot_t* p, const validate_plot_data_t* d)
 
 static void fundamental(plot_t* p, const validate_plot_data_t* d)
 {
-    char sub[320], gap[64], curve[96];
+    char sub[320], gap[64], preset[64], curve[96];
     snprintf(sub, sizeof sub,
              "periodic corridor %.0f m x %.0f m, everyone walking one way; the mean speed over %.0f s after %.0f s",
              d->corridor_length, d->corridor_width, d->measure_s, d->warm_s);
@@ -183,10 +184,14 @@ static void fundamental(plot_t* p, const validate_plot_data_t* d)
              WEIDMANN_GAMMA, WEIDMANN_RHO_MAX);
     plot_chart_series(p, &chart,
                       &(plot_series_t){rho, v, N, reference_ink, PLOT_LINE_SOLID, PLOT_MARK_NONE, curve});
+    shoal_crowd_t crowd = shoal_crowd_default();
+    shoal_vehicle_t vehicle = shoal_vehicle_default();
+    shoal_crowd_preset("pedestrian", &crowd, &vehicle, NULL);
+    snprintf(preset, sizeof preset, "pedestrian preset (its time_gap %.1f s)", (double)crowd.time_gap);
     plot_chart_series(p, &chart,
                       &(plot_series_t){d->density, d->speed, d->densities, plot_palette(1), PLOT_LINE_DASHED,
-                                       PLOT_MARK_SQUARE, "pedestrian preset (time_gap 0)"});
-    snprintf(gap, sizeof gap, "preset with time_gap %.1f s", d->time_gap);
+                                       PLOT_MARK_SQUARE, preset});
+    snprintf(gap, sizeof gap, "preset with time_gap %.1f s set", d->time_gap);
     plot_chart_series(p, &chart,
                       &(plot_series_t){d->density, d->speed_time_gap, d->densities, plot_palette(0),
                                        PLOT_LINE_SOLID, PLOT_MARK_DOT, gap});
