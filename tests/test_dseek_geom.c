@@ -14,14 +14,10 @@
 #include "systems/dseek_geom.h"
 #include "support.h"
 
-#define DEG (VEC_PI / 180.0f)
-#define R_MIN 2.5f            /* m, turn radius of the simulated agents */
-#define STEP (0.02f * R_MIN)  /* V dt, m */
-#define POS_TOL (0.05f * R_MIN)
-#define HEAD_TOL (3.0f * DEG)
+#include "dseek_sim.h"
 
-/* Finite and of unit length (a NaN fails every comparison). */
-static int finite_unit2(vec2 v) { return fabsf(vec2_length(v) - 1.0f) < 1e-5f; }
+/* Finite and of unit length (a NaN fails every comparison); finite_unit2
+ * is in dseek_sim.h. */
 static int finite_unit3(vec3 v) { return fabsf(vec3_length(v) - 1.0f) < 1e-5f; }
 
 /* ---- Reference geometry, from angles, in double ------------------------- */
@@ -313,90 +309,7 @@ Test(dseek, waypoint_behind_is_not_stage_two)
     cr_assert_eq(res.stage, DSEEK_STAGE_II);
 }
 
-/* ---- Kinematic simulation ----------------------------------------------- */
-
-typedef enum integrator {
-    TURN_THEN_MOVE, /* semi-implicit Euler, as src/systems/integrate.c */
-    MOVE_THEN_TURN, /* explicit Euler */
-    EXACT_ARC,      /* the heading turns uniformly during the step */
-} integrator;
-
-typedef struct sim_out {
-    int arrived;
-    float miss;      /* closest approach on the arrival pass, m */
-    float heading;   /* heading error there, rad */
-    float travelled; /* m, until arrival */
-    float planned;   /* path_length of the first call, m */
-    int close_steps; /* calls that answered DSEEK_CLOSE */
-} sim_out;
-
-static float seg_dist2(vec2 a, vec2 b, vec2 w)
-{
-    vec2 ab = vec2_sub(b, a);
-    float l2 = vec2_length_sq(ab);
-    float t = l2 > 0.0f ? vec2_dot(vec2_sub(w, a), ab) / l2 : 0.0f;
-    t = fminf(fmaxf(t, 0.0f), 1.0f);
-    return vec2_distance(vec2_add(a, vec2_scale(ab, t)), w);
-}
-
-/* Arrival: a local minimum of the distance to W (measured on the segments
- * travelled) within POS_TOL, with the heading within HEAD_TOL of d_W there.
- * Passes through W at a wrong heading are allowed (close starts may cross W
- * before they can turn); the budget is the start distance plus 60 r_min. */
-typedef struct pass_watch {
-    float prev, prev_heading; /* the last segment's distance and heading error */
-    int falling;
-} pass_watch;
-
-static int arrival(pass_watch* w, float d, float herr, sim_out* o)
-{
-    if (d > w->prev && w->falling && w->prev <= POS_TOL && w->prev_heading <= HEAD_TOL) {
-        o->arrived = 1;
-        o->miss = w->prev;
-        o->heading = w->prev_heading;
-        return 1;
-    }
-    w->falling = d < w->prev ? 1 : (d > w->prev ? 0 : w->falling); /* equal: keep the trend */
-    w->prev = d;
-    w->prev_heading = herr;
-    return 0;
-}
-
-static sim_out simulate2(vec2 A, vec2 h, vec2 W, vec2 dW, const dseek_params* p, float r_turn,
-                         integrator how)
-{
-    sim_out o;
-    memset(&o, 0, sizeof o);
-    const float max_turn = STEP / r_turn;
-    const int steps = (int)((vec2_distance(A, W) + 60.0f * r_turn) / STEP);
-    pass_watch pass = { INFINITY, 0.0f, 0 };
-    for (int i = 0; i < steps; ++i) {
-        dseek_result2 res;
-        cr_assert_eq(dseek_steer_2d(A, h, W, dW, p, &res), DSEEK_OK, "%s", res.message);
-        cr_assert(finite_unit2(res.steer) && vec2_dot(res.steer, h) >= -1e-6f);
-        if (i == 0) o.planned = res.path_length;
-        o.close_steps += res.stage == DSEEK_CLOSE;
-        float want = atan2f(vec2_cross(h, res.steer), vec2_dot(h, res.steer));
-        float turn = fminf(fmaxf(want, -max_turn), max_turn);
-        vec2 h_new = vec2_normalize(vec2_rotate(h, turn));
-        float chord = fabsf(turn) > 1e-6f ? STEP * sinf(0.5f * turn) / (0.5f * turn) : STEP;
-        vec2 next = how == TURN_THEN_MOVE   ? vec2_add(A, vec2_scale(h_new, STEP))
-                    : how == MOVE_THEN_TURN ? vec2_add(A, vec2_scale(h, STEP))
-                                            : vec2_add(A, vec2_scale(vec2_rotate(h, 0.5f * turn), chord));
-        /* The turn actually made, from the headings: the path's curvature
-         * never exceeds 1 / r_turn. */
-        float made = fabsf(atan2f(vec2_cross(h, h_new), vec2_dot(h, h_new)));
-        cr_assert(made <= max_turn + 1e-5f, "turned %g rad in one step (limit %g)", made, max_turn);
-        vec2 seg_h = how == MOVE_THEN_TURN ? h : h_new;
-        float d = seg_dist2(A, next, W);
-        float herr = fabsf(atan2f(vec2_cross(seg_h, dW), vec2_dot(seg_h, dW)));
-        if (arrival(&pass, d, herr, &o)) return o;
-        A = next;
-        h = h_new;
-        o.travelled += STEP;
-    }
-    return o;
-}
+/* ---- Kinematic simulation (simulate2: dseek_sim.h) ---------------------- */
 
 typedef struct grid_stats {
     int runs, close_runs;
