@@ -9,6 +9,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "simd/vec.h"
@@ -298,7 +299,7 @@ Test(dseek, dubins_degenerate_input_gives_no_nan)
     for (int i = 0; i < 5; ++i)
         for (int k = 0; k < DSEEK_WORD_COUNT; ++k) {
             vec2 A = vec2_make(-scales[i], 0.5f * scales[i]), W = vec2_make(scales[i], -scales[i]);
-            dseek_dubins_word((dseek_word)k, A, y, W, x, 1.0f, 0.0175f, &p);
+            dseek_dubins_word((dseek_word)k, A, y, W, x, 1.0f, 0.05f, &p);
             cr_assert(!isnan(p.length) && !isnan(p.seg[0]) && !isnan(p.seg[1]) && !isnan(p.seg[2]));
             cr_assert(!isnan(p.centre[1].x) && !isnan(p.junction[1].y) && !isnan(p.first_left));
             cr_assert(!p.exists || isfinite(p.length));
@@ -313,5 +314,106 @@ Test(dseek, dubins_degenerate_input_gives_no_nan)
     cr_assert_eq(dseek_dubins_shortest(vec2_zero(), x, x, x, 0.0f, 0.0f, &p), 0);
     cr_assert_eq(dseek_dubins_shortest(vec2_make(NAN, 0), x, x, x, 1.0f, 0.0f, &p), 0);
     cr_assert_eq(dseek_dubins_word((dseek_word)7, vec2_zero(), x, x, x, 1.0f, 0.0f, &p), 0);
-    cr_assert_eq(dseek_dubins_shortest(vec2_zero(), x, x, x, 1.0f, 1.0f, &p), 0);
+    cr_assert_eq(dseek_dubins_shortest(vec2_zero(), x, x, x, 1.0f, -1.0f, &p), 0);
+}
+
+/* ---- Closed loop: the close-range method on the kinematic agent ------------ */
+
+static const float NEAR_DISTS[] = { 0.1f, 0.3f, 0.5f, 0.8f, 1.0f, 1.3f, 1.6f, 1.9f };
+
+typedef struct close_stats {
+    int runs, arrived, close_runs, over, loops, max_reversals;
+    double sum_ratio;
+    float worst_ratio, worst_miss, worst_heading, worst_loop;
+    int worst_index;
+} close_stats;
+
+/* The 512 close starts of tests/test_dseek_geom.c (grid2 over NEAR, 8 x 8
+ * x 8): travelled length over the Dubins optimum from the start pose. */
+static void close_grid(const dseek_params* p, integrator how, close_stats* g)
+{
+    memset(g, 0, sizeof *g);
+    vec2 W = vec2_make(3.0f, -2.0f), dW = vec2_from_angle(0.7f);
+    for (int di = 0; di < 8; ++di)
+        for (int ai = 0; ai < 8; ++ai)
+            for (int hi = 0; hi < 8; ++hi) {
+                float pa = ai * (VEC_TWO_PI / 8) + 0.1f * di;
+                float ha = hi * (VEC_TWO_PI / 8) + 0.05f * ai;
+                vec2 A = vec2_add(W, vec2_scale(vec2_from_angle(pa), NEAR_DISTS[di] * R_MIN));
+                vec2 dA = vec2_from_angle(ha);
+                dseek_dubins opt;
+                cr_assert_eq(dseek_dubins_shortest(A, dA, W, dW, R_MIN, 0.0f, &opt), 1);
+                sim_out o = simulate2(A, dA, W, dW, p, R_MIN, how);
+                int index = g->runs++;
+                if (!o.arrived) continue;
+                ++g->arrived;
+                g->close_runs += o.close_steps > 0;
+                g->worst_miss = fmaxf(g->worst_miss, o.miss / R_MIN);
+                g->worst_heading = fmaxf(g->worst_heading, o.heading / DEG);
+                float ratio = o.travelled / opt.length;
+                g->sum_ratio += ratio;
+                g->over += ratio > 1.10f;
+                if (ratio > g->worst_ratio) {
+                    g->worst_ratio = ratio;
+                    g->worst_index = index;
+                }
+                float arcs = fabsf(opt.seg[0]) + fabsf(opt.seg[2]) + (opt.turn[1] ? fabsf(opt.seg[1]) : 0.0f);
+                float loop = o.turned - arcs;
+                g->worst_loop = fmaxf(g->worst_loop, loop);
+                g->loops += loop > VEC_TWO_PI;
+                if (o.reversals > g->max_reversals) g->max_reversals = o.reversals;
+            }
+}
+
+static void log_close(const char* what, const close_stats* g)
+{
+    cr_log_info("dseek close starts, %s: %d of %d arrived, travelled / Dubins mean %.4f worst %.3f (start %d), "
+                "%d over 1.10, worst miss %.4f r_min heading %.3f deg, turn beyond the optimum's at most %.3f rad "
+                "(%d loops), at most %d reversals, %d used CLOSE",
+                what, g->arrived, g->runs, g->runs ? g->sum_ratio / g->arrived : 0.0, (double)g->worst_ratio,
+                g->worst_index, g->over, (double)g->worst_miss, (double)g->worst_heading, (double)g->worst_loop,
+                g->loops, g->max_reversals, g->close_runs);
+}
+
+static const char* const INTEGRATOR_NAMES[] = { "turn-then-move", "move-then-turn", "exact arcs" };
+
+/* Every close start arrives within POS_TOL and HEAD_TOL (simulate2's
+ * arrival), and the paths average within 10 % of the Dubins optimum, for
+ * each integrator; the earlier steer-away method, measured the same way,
+ * is logged for comparison. */
+Test(dseek, close_starts_follow_near_optimal_paths, .timeout = 120)
+{
+    for (int how = 0; how < 3; ++how) {
+        dseek_params p = dseek_default_params(R_MIN);
+        close_stats g, old;
+        close_grid(&p, (integrator)how, &g);
+        p.close_method = DSEEK_CLOSE_STEER_AWAY;
+        close_grid(&p, (integrator)how, &old);
+        char what[96];
+        snprintf(what, sizeof what, "%s, steer away (earlier method)", INTEGRATOR_NAMES[how]);
+        log_close(what, &old);
+        snprintf(what, sizeof what, "%s, Dubins", INTEGRATOR_NAMES[how]);
+        log_close(what, &g);
+        cr_assert_eq(g.runs, 512);
+        cr_assert_eq(g.arrived, 512, "%s: %d of 512 arrived", INTEGRATOR_NAMES[how], g.arrived);
+        cr_assert(g.worst_miss <= 0.05f && g.worst_heading <= 3.0f);
+        double mean = g.sum_ratio / g.arrived;
+        cr_assert(mean <= 1.10, "%s: travelled / Dubins %.4f on average", INTEGRATOR_NAMES[how], mean);
+        cr_assert(g.close_runs > 0, "the close-range method was never used");
+    }
+}
+
+/* No close start makes a full loop: the heading never turns more than
+ * 2 pi beyond the optimal path's total turn, and the turn does not
+ * chatter (the optimal paths reverse at most twice). */
+Test(dseek, close_starts_make_no_loop, .timeout = 120)
+{
+    for (int how = 0; how < 3; ++how) {
+        dseek_params p = dseek_default_params(R_MIN);
+        close_stats g;
+        close_grid(&p, (integrator)how, &g);
+        cr_assert_eq(g.loops, 0, "%s: %d runs looped (up to %.3f rad beyond the optimum's turn)",
+                     INTEGRATOR_NAMES[how], g.loops, (double)g.worst_loop);
+        cr_assert(g.max_reversals <= 8, "%s: %d turn reversals", INTEGRATOR_NAMES[how], g.max_reversals);
+    }
 }

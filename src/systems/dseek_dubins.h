@@ -21,10 +21,18 @@
  *        2 r: centre (C1 + C3) / 2 +- h perp(D) / |D|, h = sqrt(4 r^2 -
  *        |D|^2 / 4); exists iff 0 < |D| <= 4 r. Both middle circles are
  *        tried and the shorter path kept (the first on equal lengths).
- * Arc angles are directed angles in the arc's orientation, taken in
- * [-wrap, 2 pi - wrap): wrap = 0 gives Dubins' [0, 2 pi); a small wrap
- * (dseek_params.wrap_tol) reads an arc within wrap of a full turn as a
- * slight overshoot to turn back from. Lengths count such an arc's magnitude.
+ * Arc angles are directed angles in the arc's orientation, in [0, 2 pi).
+ *
+ * Gap. Where a word stops existing the shortest length jumps (an RSL whose
+ * straight segment shrinks to nothing has no neighbour of similar length
+ * once its circles overlap), so an agent that follows such a path with
+ * small errors (the heading of a discrete turn lags the true tangent by half
+ * a step) can find its path gone. With gap > 0, circles that miss touching
+ * by up to gap count as touching: LSR and RSL exist for |D| >= 2 r - gap
+ * (straight 0, t perpendicular to D), CCC words for |D| <= 4 r + gap
+ * (h = 0). The path then has a break of up to gap at a junction, which the
+ * follower absorbs. gap = 0 gives Dubins' paths exactly; gap is capped at
+ * r / 2.
  *
  * Degenerate and extreme input: no NaN on any finite input. A word with no
  * path has exists = 0 and length +inf. Positions far apart in units of r
@@ -50,9 +58,9 @@ typedef struct dseek_dubins {
     int exists;        /* 0: this word has no path between the poses (length +inf) */
     dseek_word word;
     int turn[3];       /* per segment: +1 left, -1 right, 0 straight */
-    float seg[3];      /* per segment: arc angle (rad, [-wrap, 2 pi - wrap)) or straight
-                          length (m, >= 0) */
-    float length;      /* m: r (|arc angles|) + straight length */
+    float seg[3];      /* per segment: arc angle (rad, [0, 2 pi)) or straight length
+                          (m, >= 0) */
+    float length;      /* m: r (sum of the arc angles) + straight length */
     float total_angle; /* rad: the sum of the arc angles (each in its orientation) */
     int first_turn;    /* the first segment that is not empty (arc below 1e-6 rad,
                           straight below 1e-6 r): its orientation, 0 when straight */
@@ -69,16 +77,28 @@ int dseek_word_turn(dseek_word word, int i);
 const char* dseek_word_name(dseek_word word);
 
 /* The path of one word. r > 0 and finite; dA, dW nonzero (normalized here);
- * wrap in [0, pi/4). Returns 1 when the input is usable (out written, with
- * out->exists saying whether the word has a path), 0 otherwise (out
- * zeroed, exists 0, length +inf). */
-int dseek_dubins_word(dseek_word word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float wrap,
+ * gap (m) >= 0 and finite, 0 for exact paths (header). Returns 1 when the
+ * input is usable (out written, with out->exists saying whether the word
+ * has a path), 0 otherwise (out zeroed, exists 0, length +inf). */
+int dseek_dubins_word(dseek_word word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap,
                       dseek_dubins* out);
 
 /* The shortest of the six words: ties (equal lengths in float) go to the
  * first in the order LSL, RSR, LSR, RSL, RLR, LRL. Returns 1 when the input
  * is usable (then a path always exists: LSL or RSR does), 0 otherwise (out
  * as for dseek_dubins_word). */
-int dseek_dubins_shortest(vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float wrap, dseek_dubins* out);
+int dseek_dubins_shortest(vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap, dseek_dubins* out);
+
+/* Steering along `path` from the pose (A, d_A) it was planned from: the
+ * heading where the first arc ends, d_A turned by its angle, limited to a
+ * right angle (the tightest turn until then), as dseek_geom.c's stage I
+ * steers. d_A when path is NULL or has no path. */
+vec2 dseek_dubins_steer(const dseek_dubins* path, vec2 dA);
+
+/* The largest distance from P of any point of `path` (planned from A, d_A
+ * with radius r), m: the ends, the junctions, and each arc's point farthest
+ * from P when the arc sweeps over it. +inf when path is NULL or has no
+ * path. */
+float dseek_dubins_reach(const dseek_dubins* path, vec2 A, vec2 dA, vec2 P, float r);
 
 #endif /* SHOAL_DSEEK_DUBINS_H */

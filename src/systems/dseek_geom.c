@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "systems/dseek_dubins.h"
 #include "systems/dseek_geom.h"
 
 /* Directions may be off unit length by this much before they are an error. */
@@ -18,6 +19,14 @@
  * reaching it when the line along d_A passes within DSEEK_LATERAL zero_tol. */
 #define DSEEK_HANDOVER 0.2f
 #define DSEEK_LATERAL 0.25f
+/* Close range (header): in stage I the agent follows the shortest Dubins
+ * path while that path stays within DSEEK_CLOSE_REACH r of W and the best
+ * 3-segment candidate is longer by more than DSEEK_SAME_PATH r. */
+#define DSEEK_CLOSE_REACH 4.0f
+#define DSEEK_SAME_PATH 1e-3f
+/* The Dubins path is planned from DSEEK_PLAN_BACK zero_tol behind A (header,
+ * "Close range": a discrete turn's heading lag). */
+#define DSEEK_PLAN_BACK 0.25f
 
 dseek_params dseek_default_params(float r_min)
 {
@@ -29,6 +38,7 @@ dseek_params dseek_default_params(float r_min)
     p.wrap_tol = 0.0175f; /* 1 degree */
     p.zero_tol = 0.05f * r_min;
     p.close_total_angle = 2.5f * VEC_PI;
+    p.close_method = DSEEK_CLOSE_DUBINS;
     return p;
 }
 
@@ -117,6 +127,8 @@ const char* dseek_check_params(const dseek_params* p)
     if (!(p->zero_tol >= 0.0f && isfinite(p->zero_tol)))
         return "dseek: zero_tol must be finite and >= 0";
     if (!(p->close_total_angle > VEC_TWO_PI)) return "dseek: close_total_angle must be > 2 pi";
+    if (p->close_method != DSEEK_CLOSE_DUBINS && p->close_method != DSEEK_CLOSE_STEER_AWAY)
+        return "dseek: close_method must be DSEEK_CLOSE_DUBINS or DSEEK_CLOSE_STEER_AWAY";
     return NULL;
 }
 
@@ -129,8 +141,49 @@ static dseek_status fail2(dseek_result2* out, vec2 dA, vec2 dW, const char* msg)
     out->steer = s;
     out->stage = DSEEK_STAGE_II;
     out->other_total_angle = INFINITY;
+    out->dubins_word = -1;
     snprintf(out->message, sizeof out->message, "%s", msg);
     return DSEEK_ERR_INPUT;
+}
+
+/* The close-range method (header, "Close range"): whether the agent follows
+ * the shortest Dubins path (into *path) instead of the best 3-segment
+ * candidate. */
+static int close_dubins(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p, const candidate* cand,
+                        int best, dseek_dubins* path)
+{
+    const float r = fmaxf(p->r_agent, p->r_waypoint);
+    int cannot = best < 0 || cand[best].total > p->close_total_angle;
+    /* The path reaches at least as far from W as A is. */
+    if (!cannot && !(vec2_distance(A, W) < DSEEK_CLOSE_REACH * r)) return 0;
+    vec2 from = vec2_sub(A, vec2_scale(dA, DSEEK_PLAN_BACK * p->zero_tol));
+    if (!dseek_dubins_shortest(from, dA, W, dW, r, 0.0f, path)) return 0; /* not reached: input checked */
+    if (cannot) return 1;
+    const candidate* c = &cand[best];
+    float len = p->r_agent * fabsf(c->phi_agent) + c->len + p->r_waypoint * fabsf(c->phi_way);
+    if (!(len > path->length + DSEEK_SAME_PATH * r)) return 0; /* the paper's path is as short */
+    return dseek_dubins_reach(path, A, dA, W, r) < DSEEK_CLOSE_REACH * r;
+}
+
+/* Reports the Dubins path followed in CLOSE. */
+static void report_dubins(dseek_result2* out, const dseek_dubins* path, float base_o)
+{
+    int ccc = path->turn[1] != 0;
+    out->path_is_cross = path->turn[0] != path->turn[2];
+    out->agent_turn = path->turn[0];
+    out->waypoint_turn = path->turn[2];
+    out->waypoint_opposite = (float)path->turn[2] != base_o;
+    out->total_angle = path->total_angle;
+    out->phi_agent = path->seg[0];
+    out->phi_middle = ccc ? path->seg[1] : 0.0f;
+    out->phi_waypoint = path->seg[2];
+    out->tangent_length = ccc ? 0.0f : path->seg[1];
+    out->path_length = path->length;
+    out->dubins_word = (int)path->word;
+    out->center_agent = path->centre[0];
+    out->center_waypoint = path->centre[2];
+    out->tangent_from = path->junction[0];
+    out->tangent_to = path->junction[1];
 }
 
 static void report_candidate(dseek_result2* out, const candidate* c, float r_agent, float r_way)
@@ -233,6 +286,7 @@ dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params
 
     memset(out, 0, sizeof *out);
     out->other_total_angle = INFINITY;
+    out->dubins_word = -1;
 
     /* Waypoint circles: k_W on A's side of w (Figure 5's S_W), then k'_W
      * when asked (section 6) or when A is within zero_tol of w, where the
@@ -335,7 +389,16 @@ dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params
     for (int i = 0; i < n_cand; ++i)
         if (cand[i].exists && (best < 0 || cand[i].total < cand[best].total)) best = i;
 
-    if (best < 0 || cand[best].total > p->close_total_angle) {
+    if (p->close_method == DSEEK_CLOSE_DUBINS) {
+        dseek_dubins path;
+        if (close_dubins(A, dA, W, dW, p, cand, best, &path)) {
+            out->stage = DSEEK_CLOSE;
+            report_dubins(out, &path, base_o);
+            out->other_total_angle = lowest_other(cand, n_cand, -1);
+            out->steer = dseek_dubins_steer(&path, dA);
+            return DSEEK_OK;
+        }
+    } else if (best < 0 || cand[best].total > p->close_total_angle) {
         /* Close range (header): steer away from W to gain room, within a
          * right angle of d_A like every other steer. */
         out->stage = DSEEK_CLOSE;

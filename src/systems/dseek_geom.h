@@ -94,27 +94,58 @@
  * every admissible tangent may be missing (circles inside or overlapping one
  * another), and with any radii the best 3-segment path may wind around more
  * than once (the circles overlap, the cross path is gone, W lies inside the
- * agent's turning circle). So in stage I, when no candidate exists or the
- * best Phi exceeds close_total_angle (default 5 pi / 2), the agent steers
- * away from W (along (A - W) / |A - W|, or the side vector toward it when
- * that is more than 90 degrees away): stage DSEEK_CLOSE. The 3-segment
- * procedure resumes as soon as a candidate with Phi <= close_total_angle
- * exists. Why this arrives:
- * - Steering away turns the heading radially outward within half a turn,
- *   after which the distance to W grows at the agent's speed. The circles
- *   then separate (every admissible tangent exists once the centres are
- *   more than r_agent + r_waypoint apart), and along an outward ray the
- *   direct path's Phi tends to pi + phi^{o_W}(-d_A, d_W) < 2 pi (k_W lies
- *   on the agent's side, so the final arc is under half a turn): CLOSE ends
- *   after a bounded distance.
- * - In stage I the agent turns on the chosen agent circle, whose centre does
- *   not move, so that candidate's Phi falls at the turn rate and the
- *   minimum over candidates falls with it: CLOSE is not re-entered, stage I
- *   ends on the tangent (stage II) and stages II and III carry the agent to
- *   W. (In continuous time; the tests check the discrete case.)
- * With equal radii and both circles, the tests' close starts used CLOSE in
- * about 40% of runs; their mean path was as long as with pure 3-segment
- * loops and the longest about 4% shorter.
+ * agent's turning circle); and since Phi is not length, the candidate with
+ * the lowest Phi can be much longer than need be, and which one it is can
+ * flip from call to call while the agent turns. So in stage I (after the
+ * stage II and III tests, which are unchanged) the agent follows the
+ * shortest Dubins path (dseek_dubins.h: the six words CSC and CCC, radius
+ * max(r_agent, r_waypoint)) instead of the best candidate, stage DSEEK_CLOSE,
+ * when
+ * - no candidate exists or the best Phi exceeds close_total_angle (default
+ *   5 pi / 2), or
+ * - the best candidate is longer than the Dubins path by more than 1e-3 r
+ *   and the whole Dubins path lies within 4 r of W (dseek_dubins_reach).
+ * The steer is the end of the Dubins path's first arc, limited to a right
+ * angle, as in stage I. Why this is stable without state: the tail of a
+ * shortest path is the shortest path from any of its points, so an agent
+ * that follows it re-plans the same path; the path's reach only shrinks
+ * along it, so an agent that started within 2 r (reach under 4 r) keeps the
+ * Dubins method until stage II or III takes over or the best candidate is
+ * the Dubins path itself (then both steer alike), and never hands back to
+ * a 3-segment candidate that loops. Where two words tie, moving along one
+ * makes it strictly shorter than the other. Ties in length go to the first
+ * word in the order LSL, RSR, LSR, RSL, RLR, LRL.
+ *
+ * Planning point. A discrete turn lags: an agent that turns, then moves
+ * (semi-implicit Euler, src/systems/integrate.c) turns on a circle half a
+ * step behind its osculating circle. Near a word's existence boundary (an
+ * RSL whose straight segment is nearly gone, a CCC whose circles are nearly
+ * 4 r apart) that half step makes the shortest path vanish and the re-plan
+ * jump to a path a loop longer; planned from A itself, close starts with
+ * that integrator averaged 2.1 times the optimal length. So the path is
+ * planned from A - (zero_tol / 4) d_A, a quarter of the stage III window
+ * behind (zero_tol >= 2 V dt puts that at least half a step back): the plan
+ * is then never behind the agent, and an agent ahead of its plan reaches
+ * the end of a path that still exists. path_length in CLOSE is that plan's.
+ *
+ * Measured (tests/test_dseek_dubins.c; the 512 starts inside 2 r_min of
+ * tests/test_dseek_geom.c, V dt = 0.02 r_min; travelled length over the
+ * Dubins optimum from the start): turn-then-move mean 1.009, worst 1.95,
+ * 5 runs over 1.10; move-then-turn 1.005, worst 1.02; exact arcs 1.001,
+ * worst 1.02; every run arrives within 0.05 r_min and 3 degrees, none turns
+ * 2 pi beyond the optimal path's turn, and no run reverses its turn more
+ * than 4 times. The earlier method (steer away from W until a candidate
+ * with Phi <= close_total_angle exists; close_method
+ * DSEEK_CLOSE_STEER_AWAY) measured 1.221 (worst 3.09, 141 runs over 1.10,
+ * up to 81 turn reversals), 1.019 and 1.015. Far starts (4 to 40 r_min)
+ * enter the Dubins method only within 4 r of W in stage I: in the tests'
+ * 1,440-start grid about 80 runs (nearly all from 4 r_min) take at least
+ * one such step; the worst figures moved by at most 0.0004 r_min in miss,
+ * 0.003 degrees in heading and 0.002 r_min in detour (exact arcs: not at
+ * all).
+ *
+ * The Dubins path is computed (six words) only within 4 r of W or when no
+ * candidate will do, so far from W a call costs what it did.
  *
  * ## Tolerances and time steps
  *
@@ -154,9 +185,17 @@ typedef enum dseek_stage {
     DSEEK_STAGE_I = 1,   /* turning toward the tangent (segment I) */
     DSEEK_STAGE_II = 2,  /* on the tangent: no steering (segment II) */
     DSEEK_STAGE_III = 3, /* on the waypoint circle, turning into d_W (segment III) */
-    DSEEK_CLOSE = 4,     /* close-range method: steering away from W to gain room (2D), or
-                            turning into the steering plane first (3D guard) */
+    DSEEK_CLOSE = 4,     /* close-range method: following the shortest Dubins path (2D;
+                            steering away from W with DSEEK_CLOSE_STEER_AWAY), or turning
+                            into the steering plane first (3D guard) */
 } dseek_stage;
+
+/* The close-range method (header, "Close range"). */
+typedef enum dseek_close_method {
+    DSEEK_CLOSE_DUBINS = 0,     /* follow the shortest Dubins path (default) */
+    DSEEK_CLOSE_STEER_AWAY = 1, /* the earlier method: steer away from W until a 3-segment
+                                   path with Phi <= close_total_angle exists */
+} dseek_close_method;
 
 typedef struct dseek_params {
     float r_agent;    /* m, > 0: radius of the agent circles k_A; pass r_min(v_A) for a
@@ -176,16 +215,20 @@ typedef struct dseek_params {
     float close_total_angle; /* rad, > 2 pi (may be +inf to disable): in stage I, a best
                                 Phi above this starts the close-range method;
                                 default 5 pi / 2 */
+    dseek_close_method close_method; /* default DSEEK_CLOSE_DUBINS */
 } dseek_params;
 
 /* Defaults for a turn radius r_min (m) used for both circles: both waypoint
  * circles, parallel_tol 1e-3 rad, wrap_tol 1 degree, zero_tol 0.05 r_min,
- * close_total_angle 5 pi / 2. */
+ * close_total_angle 5 pi / 2, close_method DSEEK_CLOSE_DUBINS. */
 dseek_params dseek_default_params(float r_min);
 
 /* What one 2D call decided. Every float is finite unless said otherwise.
- * The path fields describe the chosen 3-segment path from the current pose,
- * for plots and tests; the caller needs only steer and stage. */
+ * The path fields describe the path followed from the current pose (in
+ * CLOSE the Dubins path: agent_turn and phi_agent its first arc,
+ * waypoint_turn and phi_waypoint its last, phi_middle the middle arc of a
+ * CCC word, tangent_length the straight of a CSC word), for plots, tests
+ * and a turn-rate feed-forward; steering needs only steer and stage. */
 typedef struct dseek_result2 {
     vec2 steer;              /* unit steering direction d_s, never NaN, at most 90 degrees
                                 from d_A */
@@ -195,16 +238,20 @@ typedef struct dseek_result2 {
                                 (counter-clockwise), -1 right (clockwise) */
     int waypoint_turn;       /* orientation of the chosen waypoint circle, same sign rule */
     int waypoint_opposite;   /* 1 when the chosen waypoint circle is k'_W (not on A's side) */
-    float total_angle;       /* rad, in [-2 wrap_tol, 4 pi): Phi of eq. (1) of the chosen
+    float total_angle;       /* rad, in [-2 wrap_tol, 6 pi): Phi of eq. (1) of the chosen
                                 path (stage II: the arc left on k_W; stage III: the turn
-                                left to d_W). In CLOSE the best candidate's, or +inf when
-                                no 3-segment path exists. */
+                                left to d_W). In CLOSE the Dubins path's three arcs
+                                (DSEEK_CLOSE_STEER_AWAY: the best candidate's, or +inf
+                                when no 3-segment path exists). */
     float other_total_angle; /* rad: lowest Phi among the candidates not chosen, +inf when
                                 there is none */
     float phi_agent;         /* rad, [-wrap_tol, 2 pi - wrap_tol): the arc on k_A of the
-                                chosen path (0 in stages II, III) */
+                                chosen path (0 in stages II, III; CLOSE: [0, 2 pi)) */
     float phi_waypoint;      /* rad, same range: the arc on the waypoint circle */
-    float tangent_length;    /* m: the straight segment of the chosen path */
+    float tangent_length;    /* m: the straight segment of the chosen path (0 for CCC) */
+    float phi_middle;        /* rad: the middle arc of a CCC Dubins path in CLOSE, else 0 */
+    int dubins_word;         /* in CLOSE with DSEEK_CLOSE_DUBINS: the dseek_word followed
+                                (dseek_dubins.h); -1 otherwise */
     float path_length;       /* m: r_agent phi_agent + tangent_length + r_waypoint
                                 phi_waypoint; +inf with total_angle */
     vec2 center_agent;       /* chosen agent circle's centre (m) */
