@@ -317,6 +317,37 @@ Test(dseek, dubins_degenerate_input_gives_no_nan)
     cr_assert_eq(dseek_dubins_shortest(vec2_zero(), x, x, x, 1.0f, -1.0f, &p), 0);
 }
 
+/* dseek_dubins_reach against the path sampled densely. */
+Test(dseek, dubins_reach_is_the_farthest_point_of_the_path)
+{
+    uint64_t s = 0xd0b3;
+    for (int i = 0; i < 2000; ++i) {
+        const float r = R_MIN;
+        vec2 A, dA, W, dW;
+        random_poses(&s, r, i, &A, &dA, &W, &dW);
+        vec2 P = vec2_add(W, vec2_make(uniform(&s, -3, 3) * r, uniform(&s, -3, 3) * r));
+        dseek_dubins p;
+        dseek_dubins_shortest(A, dA, W, dW, r, 0.0f, &p);
+        double far = 0.0;
+        for (int k = 0; k <= 600; ++k) {
+            /* The path cut at fraction k / 600 of its length. */
+            dseek_dubins cut = p;
+            double left = p.length * k / 600.0;
+            for (int j = 0; j < 3; ++j) {
+                double len = p.turn[j] ? r * p.seg[j] : p.seg[j];
+                double take = fmin(len, left);
+                cut.seg[j] = (float)(p.turn[j] ? take / r : take);
+                left -= take;
+            }
+            pose_d e = integrate(&cut, A, dA, r);
+            far = fmax(far, hypot(e.x - P.x, e.y - P.y));
+        }
+        float reach = dseek_dubins_reach(&p, A, dA, P, r);
+        cr_assert(reach >= far - 1e-3 * r && reach <= far + 1e-2 * r, "case %d: reach %g, sampled %g", i,
+                  reach / r, far / r);
+    }
+}
+
 /* ---- Closed loop: the close-range method on the kinematic agent ------------ */
 
 static const float NEAR_DISTS[] = { 0.1f, 0.3f, 0.5f, 0.8f, 1.0f, 1.3f, 1.6f, 1.9f };

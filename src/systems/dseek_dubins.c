@@ -233,7 +233,10 @@ float dseek_dubins_reach(const dseek_dubins* path, vec2 A, vec2 dA, vec2 P, floa
     dA = vec2_normalize(dA);
     float reach = vec2_distance(A, P);
     for (int i = 0; i < 2; ++i) reach = fmaxf(reach, vec2_distance(path->junction[i], P));
-    /* The end: the last junction moved along the last segment. */
+    /* The end: the last junction turned about the last centre. */
+    vec2 end = vec2_add(path->centre[2], vec2_rotate(vec2_sub(path->junction[1], path->centre[2]),
+                                                     (float)path->turn[2] * path->seg[2]));
+    reach = fmaxf(reach, vec2_distance(end, P));
     for (int i = 0; i < 3; ++i) {
         if (path->turn[i] == 0 || !(path->seg[i] > 0.0f)) continue;
         const float o = (float)path->turn[i];
