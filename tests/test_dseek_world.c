@@ -9,18 +9,16 @@
 #include "support.h"
 
 /* A near-kinematic vehicle (as `shoal dseek` builds): speed V, turn radius
- * R = V / max_turn_rate, fast-settling controller. Going through the
- * controller adds a few steps of lag to every turn, so these tests allow
- * 0.1 R and 5 degrees; the paper's 0.05 R and 3 degrees are asserted on the
- * purely kinematic agent in test_dseek_geom.c. */
-#define WORLD_POS_TOL 0.1f
-#define WORLD_HEADING_TOL 5.0f
-/* In 3D the attitude controller also levels the roll while it turns, which
- * costs turn rate the plan assumed: `shoal dseek --grid kinematic3d`
- * measures 906 of 1,000 starts within 0.05 R and 3 degrees and the worst at
- * 0.25 R and 20 degrees; this bounds that worst case. */
-#define WORLD_POS_TOL_3D 0.3f
-#define WORLD_HEADING_TOL_3D 25.0f
+ * R = V / max_turn_rate, fast-settling controller. Through the world's
+ * controller and directed seek's tracking (turn rate fed forward, a lead
+ * for the torque limit) these starts arrive within the paper's 0.05 R and 3
+ * degrees. In 3D the attitude controller adds some error: the whole 3D
+ * grid (`shoal dseek --grid kinematic3d`) reaches 96.5 % within 3 degrees,
+ * the rest within 12; these 8 cases stay within 5. */
+#define WORLD_POS_TOL 0.05f
+#define WORLD_HEADING_TOL 3.0f
+#define WORLD_POS_TOL_3D 0.05f
+#define WORLD_HEADING_TOL_3D 5.0f
 static shoal_agent_def_t kinematic_def(float V, float R, float dt)
 {
     shoal_agent_def_t d = shoal_agent_default_def();
@@ -102,8 +100,7 @@ Test(dseek_world, arrives_with_the_heading_3d)
 {
     const float V = 5.0f, R = 2.0f, dt = 0.02f * R / V;
     const float target[3] = {3, -2, 4};
-    /* 20 degrees of climb; steeper waypoint directions are weaker through the
-     * attitude controller (see CHANGELOG). */
+    /* 20 degrees of climb (test_dseek_vehicles.c flies 65 and 80). */
     float dir[3] = {0.9396926f, 0.0f, 0.3420201f};
     for (int c = 0; c < 8; ++c) {
         shoal_world_t* w = make_world(3, 1, SHOAL_BACKEND_SERIAL);

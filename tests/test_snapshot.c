@@ -640,9 +640,9 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
                    (memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 9 && version < 4) ||
                    (memcmp(in + at, "WALL", 4) == 0 && version < 3);
         (void)tag;
-        if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 4) {
-            /* the systems of version 3 (orca, crowd_move, contacts) and 4
-             * (contacts_prepare) out of the list */
+        if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 6) {
+            /* the systems of version 3 (orca, crowd_move, contacts), 4
+             * (contacts_prepare) and 6 (dseek_track) out of the list */
             size_t rec = 32 + 12, start = to;
             uint32_t count = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8, kept = 0;
             memcpy(out + to, in + at, 20);
@@ -650,7 +650,7 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             for (uint32_t i = 0; i < count; ++i) {
                 const unsigned char* r = in + at + 20 + i * rec;
                 const char* name = (const char*)r;
-                if (!strcmp(name, "contacts_prepare") ||
+                if (!strcmp(name, "dseek_track") || (version < 4 && !strcmp(name, "contacts_prepare")) ||
                     (version < 3 && (!strcmp(name, "orca") || !strcmp(name, "crowd_move") || !strcmp(name, "contacts"))))
                     continue;
                 memcpy(out + to, r, rec);
@@ -663,10 +663,12 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             for (int k = 0; k < 8; ++k) out[start + 8 + k] = (unsigned char)(payload >> (8 * k));
             sections++;
         } else if (!drop && memcmp(in + at, "COMP", 4) == 0 &&
-                   ((in[at + 16] == 8 && version < 4) || (in[at + 16] == 7 && version < 5))) {
+                   ((in[at + 16] == 8 && version < 4) || (in[at + 16] == 7 && version < 5) ||
+                    (in[at + 16] == 5 && version < 6))) {
             /* the crowd component without its last column (side_preference,
              * version 4), the planner component without its last column
-             * (time_budget_ms, version 5) */
+             * (time_budget_ms, version 5), the directed-seek component
+             * without its last column (the final arc, version 6) */
             uint32_t rows = (uint32_t)in[at + 20] | (uint32_t)in[at + 21] << 8 | (uint32_t)in[at + 22] << 16 |
                             (uint32_t)in[at + 23] << 24;
             size_t keep = whole - (size_t)rows * 4;
@@ -831,7 +833,8 @@ Test(snapshot, version_4_planner_loads_without_time_budget)
     shoal_world_destroy(back);
     /* Version 4: no budget column. */
     size_t n = older_version(buf, size, 4, old);
-    cr_assert_eq(n, size - 3 * 4, "the version-4 file lacks one column of 3 rows");
+    cr_assert_eq(n, size - 3 * 4 - (32 + 12),
+                 "the version-4 file lacks one column of 3 rows and one system (dseek_track, version 6)");
     cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &back, &err), SHOAL_OK, "%s", err.message);
     cr_expect_eq(shoal_world_state_hash(back), shoal_world_state_hash(w), "the budget is not state");
     cr_assert_eq(shoal_world_read_agents(back, &b, 3, &got), SHOAL_OK);

@@ -184,15 +184,31 @@ typedef struct shoal_waypoint_t {
 } shoal_waypoint_t;
 
 /* Directed seek (Jakob, "Directional extensions of seek steering
- * behavior"): steer along the shorter of the two three-segment paths
- * (turn, straight, turn) that arrive at the waypoint along its direction
- * without turning tighter than the minimum turn radius. The waypoint is
- * `waypoint`, or the current one of `route` (see shoal_world_add_route);
- * a route advances when the agent comes within reach_radius. */
+ * behavior"): steer along the three-segment path (turn, straight, turn)
+ * with the least total turn that arrives at the waypoint along its
+ * direction without turning tighter than the minimum turn radius; from
+ * closer than about 2 radii, along the shortest (Dubins) path. The
+ * waypoint is `waypoint`, or the current one of `route` (see
+ * shoal_world_add_route); a route advances when the agent comes within
+ * reach_radius.
+ *
+ * The behavior flies its plan on whatever vehicle it is given (docs/dseek.md):
+ * it feeds the planned turn rate forward, starts and ends turns early by
+ * the time the torque limit needs, and a control-stage system
+ * ("dseek_track") recomputes these agents' force and torque so that the
+ * velocity turns with the heading. It derives on its own: the radius (1.15
+ * times the tightest turn the turn-rate and force limits allow at the
+ * planning speed), the stage tolerance (at least 2 V dt) and the lead. It
+ * asks the user only for the waypoint (and, optionally, r_min and
+ * reach_radius). With the default vehicle at 60 Hz every start of the
+ * 1,000-pose grid arrives within 0.05 R and 3 degrees (R = V /
+ * max_turn_rate). */
 typedef struct shoal_dseek_t {
     shoal_waypoint_t waypoint; /* used when route < 0 */
     int32_t route;             /* a route of this world, or -1. Default -1 */
-    float r_min;               /* m, >= 0; 0 = speed / max_turn_rate of the vehicle. Default 0 */
+    float r_min;               /* m, >= 0: the waypoint circle's radius; 0 = derived from the
+                                  vehicle (above). A radius below what the vehicle can turn is
+                                  flown as well as it can. Default 0 */
     float reach_radius;        /* m, >= 0; 0 = half the turn radius. Default 0 */
 } shoal_dseek_t;
 

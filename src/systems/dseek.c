@@ -1,14 +1,49 @@
-/* Directed seek as a decide-stage system, routes and formation arrival.
+/* Directed seek as a decide-stage system, a control-stage tracking system,
+ * routes and formation arrival.
  *
  * Each agent with the DSEEK behavior asks the geometry (dseek_geom.c, after
  * Jakob's Figure 5) for the steering direction d_s toward its waypoint and
- * adds weight * V * d_s to its desired velocity. The controller then turns
- * toward d_s no faster than the vehicle allows.
+ * adds weight * V * d_s to its desired velocity. A vehicle cannot follow the
+ * geometry's arcs from a steering direction alone: a heading PD law needs a
+ * standing error to hold a turn rate (about 100 degrees for the default
+ * gains at the plan's rate, more than the 90 degrees a steer may ask), the
+ * lateral force law lets the velocity lag the heading while it turns, and a
+ * torque limit makes every change of turn rate take time. So directed seek
+ * also flies the plan:
  *
- * The turn radius follows from the vehicle: r = 1.15 V / omega_max (see
- * DSEEK_RADIUS_MARGIN), with V the larger of the agent's current speed and
- * the waypoint speed (section 6: the larger of r_min(v_A) and r_min(v_W)
- * for both circles), unless the agent sets dseek.r_min.
+ * - Turn rate fed forward. The decide system notes the turn rate of the
+ *   segment being flown (V / r on an arc, 0 on the straight, a fraction of
+ *   it in the step where a segment ends or begins).
+ * - Lead. With angular acceleration a, a turn rate Omega is reached after
+ *   Omega / a, and the path behaves as if the turn had started half that
+ *   time late. The geometry is asked from the pose the agent will have
+ *   after a lead of DSEEK_LEAD Omega / a (current speed and turn rate
+ *   held), so turns start and end early by about as much as the vehicle
+ *   lags.
+ * - The final arc, held. Once the last arc onto the waypoint circle begins
+ *   (stage III from the pose now, or stage III or the end of stage II from
+ *   the lead pose), DS_ARC keeps which circle it is, and the agent rides it
+ *   into d_W at W (dseek_follow_circle_2d/3d) without a lead: the turn may
+ *   still be on at W. Far off the circle, or past W, it plans again.
+ * - Tracking (dseek_track_run, control stage, after control): for these
+ *   agents the force and torque are computed again. Turn rate: the
+ *   fed-forward rate plus a correction of the heading error (at least the
+ *   rate per radian the PD law would hold, heading_gain / turn_damping, and
+ *   at least DSEEK_TRACK_GAIN V / r), reached as fast as the torque limit
+ *   allows. Force: the controller's proportional law taken in the frame
+ *   that turns with the vehicle, so the velocity turns with the heading (no
+ *   side slip from turning), the turning part first when the force limit
+ *   binds.
+ *
+ * The turn radius follows from what the vehicle can do at the planning
+ * speed V (the larger of its current speed, the waypoint speed and a fifth
+ * of V_max): r_turn = V / min(max_turn_rate, 0.8 max_force / (mass V)),
+ * the tightest circle its turn-rate and force limits allow. The waypoint
+ * circle gets r = 1.15 r_turn (DSEEK_RADIUS_MARGIN), which leaves turn rate
+ * to correct errors with; the agent circle r_turn itself. dseek.r_min, when
+ * set, is the waypoint circle's radius, and the agent circle's is the
+ * smaller of it and r_turn. The stage III window (zero_tol) is at least 2 V dt, the width a
+ * discrete step needs (dseek_geom.h, "Tolerances").
  *
  * Speed: V_max, or, approaching a waypoint with a lower speed, the speed
  * from which half the force can still brake to the waypoint speed there,
@@ -31,14 +66,34 @@
  * standing agent still plans turns it can make once moving. */
 #define DSEEK_MIN_SPEED_FRACTION 0.2f
 
-/* A radius derived from the vehicle's limits is widened by this factor:
- * the geometry assumes turns start instantly at full rate, while a real
- * controller needs a few steps to reach it, so planning at exactly the
- * tightest radius leaves no authority to catch up. */
+/* The waypoint circle's radius over the tightest turn the vehicle can
+ * make: the margin of turn rate left for correcting errors. */
 #define DSEEK_RADIUS_MARGIN 1.15f
-/* In 3D the attitude controller also spends turn rate on leveling the roll,
- * so turns in a tilted plane need more slack. */
-#define DSEEK_RADIUS_MARGIN_3D 1.3f
+/* The share of max_force a steady turn may take for its centripetal
+ * force; the rest is left for speed control. */
+#define DSEEK_LATERAL_SHARE 0.8f
+/* The lead, in units of the time the torque limit needs to reach the
+ * arc's turn rate (Omega / a). A linear ramp of the turn rate behaves as a
+ * turn started half that time late; the tracking below takes up part of
+ * the rest, and 0.4 measured best: every start of the 1,000-pose grid
+ * reached at 60 and 120 Hz with the default, formation and near-kinematic
+ * vehicles (0.3 and 0.5 each missed some on the default vehicle). */
+#define DSEEK_LEAD 0.4f
+/* Tracking's least turn rate per radian of heading error, in units of the
+ * arc's rate V / r: at 2 the distance from the circle settles with damping
+ * about 0.7 (the PD ratio heading_gain / turn_damping of the default
+ * controller, 1.5 1/s, is 0.6 V / r: slow and underdamped). */
+#define DSEEK_TRACK_GAIN 2.0f
+/* The fed-forward turn rate fades out as the desired direction (every
+ * behavior's sum) leaves the direction directed seek asked for: full
+ * within DSEEK_FF_FULL_COS, none beyond DSEEK_FF_NONE_COS (cosines). */
+#define DSEEK_FF_FULL_COS 0.98f /* 11.5 degrees */
+#define DSEEK_FF_NONE_COS 0.87f /* 29.5 degrees */
+/* A final arc is given up (and the path planned again) when the agent is
+ * further than this fraction of the radius from the waypoint circle, or
+ * its heading this far (rad) from the circle's tangent. */
+#define DSEEK_ARC_LOST_RADIUS 0.25f
+#define DSEEK_ARC_LOST_HEADING 0.6f
 
 /* The dseek component's columns: the waypoint (or route and index, which
  * this system advances), radii and weight. */
@@ -46,15 +101,17 @@ typedef struct dseek_view {
     const int32_t* agent_row;
     const float *weight, *wp[3], *dir[3], *speed, *r_min, *reach;
     const int32_t* route;
-    int32_t* index;
+    int32_t *index, *arc;
 } dseek_view;
 
-/* Reads pos, vel, heading or quaternion, max speed, turn rate and force,
- * mass, routes; writes desired (+=) and the route index. */
+/* Reads pos, vel, heading or quaternion, omega, limits, routes; writes
+ * desired (+=), the route index and the track scratch. */
 typedef struct dseek_ctx {
     world_t* w;
     agent_view_t a;
     dseek_view d;
+    dseek_track_t* track;
+    float dt;
 } dseek_ctx;
 
 /* The waypoint component row r is heading for; 0 when its route is done. */
@@ -76,6 +133,46 @@ static int current_waypoint(const world_t* w, const dseek_view* d, int32_t r, sh
     return 1;
 }
 
+/* v rotated about the unit axis k by angle (Rodrigues). */
+static vec3 rotate_about(vec3 v, vec3 k, float angle)
+{
+    float c = cosf(angle), s = sinf(angle);
+    return vec3_add(vec3_add(vec3_scale(v, c), vec3_scale(vec3_cross(k, v), s)),
+                    vec3_scale(k, vec3_dot(k, v) * (1.0f - c)));
+}
+
+/* v rotated by the rotation vector rot (axis times angle). */
+static vec3 rotate_by(vec3 v, vec3 rot)
+{
+    float angle = vec3_length(rot);
+    if (!(angle > 0.0f)) return v;
+    return rotate_about(v, vec3_scale(rot, 1.0f / angle), angle);
+}
+
+/* The rotation vector that turns unit a onto unit b (the shorter way). */
+static vec3 rotation_between(vec3 a, vec3 b)
+{
+    vec3 axis = vec3_cross(a, b);
+    float s = vec3_length(axis), c = vec3_dot(a, b);
+    if (!(s > 1e-12f)) return vec3_zero(); /* parallel; antiparallel steers never occur (<= 90 degrees) */
+    return vec3_scale(axis, atan2f(s, c) / s);
+}
+
+/* The turn rate of the segment being flown, averaged over the coming step
+ * of dt: rate * turn on an arc, less in the step where the arc ends
+ * (arc_left / dt) or, on the straight, where the next arc begins. */
+static float plan_rate(dseek_stage stage, int turn, float arc_left, int next_turn, float straight_left,
+                       float rate, float speed, float dt)
+{
+    if (stage == DSEEK_STAGE_II) {
+        float step = speed * dt;
+        if (!(step > 0.0f) || straight_left >= step) return 0.0f;
+        return (float)next_turn * rate * (1.0f - fmaxf(straight_left, 0.0f) / step);
+    }
+    if (turn == 0 || (stage != DSEEK_STAGE_I && stage != DSEEK_STAGE_III && stage != DSEEK_CLOSE)) return 0.0f;
+    return (float)turn * fminf(rate, fmaxf(arc_left, 0.0f) / dt);
+}
+
 static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -84,71 +181,334 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const agent_view_t* a = &c->a;
     const dseek_view* d = &c->d;
     const int three = w->dims == 3;
+    const float dt = c->dt;
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = d->agent_row[r];
+        dseek_track_t* tr = &c->track[r];
+        tr->active = 0;
         shoal_waypoint_t wp;
         if (!current_waypoint(w, d, r, &wp)) continue; /* route finished */
         float vmax = a->max_speed[i];
         float wmax = a->max_turn_rate[i];
+        float mass = a->mass[i], fmax = a->max_force[i];
         vec3 p = agent_position(w, i);
         vec3 v = agent_velocity(w, i);
         vec3 target = {wp.position[0], wp.position[1], three ? wp.position[2] : 0.0f};
         float v_w = wp.speed > 0.0f ? fminf(wp.speed, vmax) : vmax;
         float speed = vec3_length(v);
-        float radius = d->r_min[r];
-        if (radius <= 0.0f) {
-            float turn_speed = fmaxf(fmaxf(speed, v_w), DSEEK_MIN_SPEED_FRACTION * vmax);
-            float margin = three ? DSEEK_RADIUS_MARGIN_3D : DSEEK_RADIUS_MARGIN;
-            radius = wmax > 0.0f ? margin * turn_speed / wmax : 1e6f;
-        }
+        /* The tightest turn at the planning speed, from the turn-rate and
+         * the force limits. */
+        float turn_speed = fmaxf(fmaxf(speed, v_w), DSEEK_MIN_SPEED_FRACTION * vmax);
+        float rate_cap = wmax;
+        if (mass > 0.0f && turn_speed > 0.0f)
+            rate_cap = fminf(rate_cap, DSEEK_LATERAL_SHARE * fmax / (mass * turn_speed));
+        float r_turn = rate_cap > 0.0f ? turn_speed / rate_cap : 1e6f;
+        float radius = d->r_min[r] > 0.0f ? d->r_min[r] : DSEEK_RADIUS_MARGIN * r_turn;
         if (!(radius > 0.0f)) radius = 1e-3f;
+        if (!(r_turn > 0.0f)) r_turn = radius;
         float reach = d->reach[r];
         if (reach <= 0.0f) reach = 0.5f * radius;
         float dist = vec3_distance(p, target);
-        if (d->route[r] >= 0 && dist <= reach) { /* this system owns DS_INDEX */
+        if (d->route[r] >= 0 && dist <= reach) { /* this system owns DS_INDEX and DS_ARC */
             d->index[r]++;
+            d->arc[r] = 0;
             if (!current_waypoint(w, d, r, &wp)) continue;
             target = (vec3){wp.position[0], wp.position[1], three ? wp.position[2] : 0.0f};
             v_w = wp.speed > 0.0f ? fminf(wp.speed, vmax) : vmax;
             dist = vec3_distance(p, target);
         }
         dseek_params prm = dseek_default_params(radius);
-        vec3 steer;
-        if (three) {
-            vec3 dw = vec3_normalize((vec3){wp.direction[0], wp.direction[1], wp.direction[2]});
-            dseek_result3 res;
-            dseek_steer_3d(p, agent_forward(w, i), target, dw, &prm, &res);
-            steer = res.steer;
-        } else {
-            float sn, cs;
-            fast_sincosf(a->heading[i], &sn, &cs);
-            vec2 dw = vec2_normalize((vec2){wp.direction[0], wp.direction[1]});
-            dseek_result2 res;
-            dseek_steer_2d((vec2){p.x, p.y}, (vec2){cs, sn}, (vec2){target.x, target.y}, dw, &prm, &res);
-            steer = (vec3){res.steer.x, res.steer.y, 0.0f};
+        prm.r_agent = fminf(radius, r_turn);
+        prm.zero_tol = fmaxf(prm.zero_tol, 2.0f * speed * dt);
+
+        /* The lead: the time the torque limit needs to reach the arc's turn
+         * rate, halved; the geometry is asked from the pose after it. */
+        float inertia = a->inertia[i];
+        float accel = inertia > 0.0f ? a->max_torque[i] / inertia : 0.0f;
+        float arc_rate = speed / radius;
+        float lead = accel > 0.0f ? fminf(DSEEK_LEAD * arc_rate / accel, 1.0f) : 0.0f;
+        vec3 f = agent_forward(w, i);
+        vec3 omega = three ? (vec3){a->ox[i], a->oy[i], a->oz[i]} : (vec3){0.0f, 0.0f, a->oz[i]};
+        vec3 f_mid = rotate_by(f, vec3_scale(omega, 0.5f * lead));
+        vec3 p_lead = vec3_add(p, vec3_scale(f_mid, speed * lead));
+        vec3 f_lead = vec3_normalize(rotate_by(f, vec3_scale(omega, lead)));
+
+        vec3 steer = f, rate = vec3_zero();
+        float rate_way = speed / prm.r_waypoint, rate_agent = speed / prm.r_agent;
+        vec3 dw3 = three ? vec3_normalize((vec3){wp.direction[0], wp.direction[1], wp.direction[2]})
+                         : vec3_zero();
+        vec2 dw2 = vec2_normalize((vec2){wp.direction[0], wp.direction[1]});
+        vec2 p2 = {p.x, p.y}, f2 = {f.x, f.y}, t2 = {target.x, target.y};
+        /* Plan (the geometry from the pose now: on the waypoint circle, the
+         * final arc begins; else from the lead pose) unless a final arc is
+         * being flown. */
+        if (d->arc[r] == 0) {
+            int turn = 0, onset = 0;
+            if (three) {
+                dseek_result3 res;
+                dseek_steer_3d(p, f, target, dw3, &prm, &res);
+                if (res.stage == DSEEK_STAGE_III) {
+                    onset = res.turn;
+                } else {
+                    dseek_steer_3d(p_lead, f_lead, target, dw3, &prm, &res);
+                    float z = plan_rate(res.stage, res.turn, res.turn_left, res.next_turn, res.straight_left,
+                                        res.stage == DSEEK_STAGE_I ? rate_agent : rate_way, speed, dt);
+                    if (res.stage == DSEEK_STAGE_III) onset = res.turn;
+                    else if (res.stage == DSEEK_STAGE_II && z != 0.0f) onset = res.next_turn;
+                    rate = vec3_scale(res.turn_axis, z);
+                    steer = rotate_by(f, rotation_between(f_lead, res.steer));
+                }
+            } else {
+                dseek_result2 res;
+                dseek_steer_2d(p2, f2, t2, dw2, &prm, &res);
+                if (res.stage == DSEEK_STAGE_III) {
+                    onset = res.waypoint_turn;
+                } else {
+                    dseek_steer_2d((vec2){p_lead.x, p_lead.y}, (vec2){f_lead.x, f_lead.y}, t2, dw2, &prm, &res);
+                    turn = res.stage == DSEEK_STAGE_I ? res.agent_turn : res.waypoint_turn;
+                    float arc = res.stage == DSEEK_STAGE_I ? res.phi_agent : res.phi_waypoint;
+                    if (res.stage == DSEEK_CLOSE) dseek_close_turn(&res, &turn, &arc);
+                    float z = plan_rate(res.stage, turn, arc, res.waypoint_turn, res.tangent_length,
+                                        res.stage == DSEEK_STAGE_I ? rate_agent : rate_way, speed, dt);
+                    if (res.stage == DSEEK_STAGE_III || (res.stage == DSEEK_STAGE_II && z != 0.0f))
+                        onset = res.waypoint_turn;
+                    rate = (vec3){0.0f, 0.0f, z};
+                    /* The steer's angle from the lead heading, applied to
+                     * the heading the agent has now. */
+                    float e = atan2f(f_lead.x * res.steer.y - f_lead.y * res.steer.x,
+                                     f_lead.x * res.steer.x + f_lead.y * res.steer.y);
+                    float sn, cs;
+                    fast_sincosf(a->heading[i] + e, &sn, &cs);
+                    steer = (vec3){cs, sn, 0.0f};
+                }
+            }
+            d->arc[r] = onset > 0 ? 1 : onset < 0 ? -1 : 0;
+        }
+        /* The final arc: ride the waypoint circle into d_W at W (no lead:
+         * the turn may still be on at W). Off the circle by more than
+         * DSEEK_ARC_LOST_RADIUS r or DSEEK_ARC_LOST_HEADING, or past W, the
+         * agent plans again from the next step. */
+        if (d->arc[r] != 0) {
+            float o = (float)d->arc[r];
+            float left, radial, herr;
+            int past;
+            vec3 fsteer, axis = {0.0f, 0.0f, 1.0f};
+            if (three) {
+                dseek_arc3 fa;
+                dseek_follow_circle_3d(p, f, target, dw3, o, &prm, &fa);
+                fsteer = fa.steer;
+                axis = fa.turn_axis;
+                left = fa.arc_left, radial = fa.radial_error, herr = fa.heading_error, past = fa.past;
+            } else {
+                dseek_arc2 fa;
+                dseek_follow_circle_2d(p2, f2, t2, dw2, o, &prm, &fa);
+                fsteer = (vec3){fa.steer.x, fa.steer.y, 0.0f};
+                axis = (vec3){0.0f, 0.0f, o};
+                left = fa.arc_left, radial = fa.radial_error, herr = fa.heading_error, past = fa.past;
+            }
+            int wrapped = left < VEC_HALF_PI || left > 3.0f * VEC_HALF_PI;
+            if ((past && wrapped) || fabsf(radial) > DSEEK_ARC_LOST_RADIUS * prm.r_waypoint ||
+                herr > DSEEK_ARC_LOST_HEADING) {
+                d->arc[r] = 0;
+            } else {
+                steer = fsteer;
+                rate = vec3_scale(axis, fminf(rate_way, fmaxf(left, 0.0f) / dt));
+            }
         }
         /* Brake toward the waypoint speed as arrival does. */
-        float cmd = braking_speed(vmax, dist, v_w, vmax, a->max_force[i], a->mass[i]);
+        float cmd = braking_speed(vmax, dist, v_w, vmax, fmax, mass);
         float k = d->weight[r] * cmd;
         a->dx[i] += k * steer.x;
         a->dy[i] += k * steer.y;
         if (three) a->dz[i] += k * steer.z;
+        tr->turn_rate[0] = rate.x;
+        tr->turn_rate[1] = rate.y;
+        tr->turn_rate[2] = rate.z;
+        tr->steer[0] = steer.x;
+        tr->steer[1] = steer.y;
+        tr->steer[2] = steer.z;
+        tr->min_gain = DSEEK_TRACK_GAIN * speed / radius;
+        tr->active = d->weight[r] != 0.0f;
     }
+}
+
+/* Room for `rows` rows' plans; 0 when out of memory (error recorded). */
+static int dseek_reserve(world_t* w, int32_t rows)
+{
+    route_set_t* rs = routes_of(w);
+    if (rows <= rs->track_capacity) return 1;
+    int32_t cap = rows > 2 * rs->track_capacity ? rows : 2 * rs->track_capacity;
+    dseek_track_t* fresh = mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
+    if (!fresh) {
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "dseek: out of memory for %d rows' plans", (int)rows);
+        return 0;
+    }
+    mem_free(&w->alloc, rs->track, (size_t)rs->track_capacity * sizeof *rs->track);
+    rs->track = fresh;
+    rs->track_capacity = cap;
+    return 1;
+}
+
+/* Before a step: the plans of every row, and of agents added during it. */
+static int dseek_reserve_step(world_t* w)
+{
+    int32_t rows = w->comps[COMP_DSEEK].table.count;
+    return rows == 0 || dseek_reserve(w, rows + w->pending_adds);
+}
+
+static int dseek_reserve_add(world_t* w, const shoal_agent_def_t* d)
+{
+    return d->weights[SHOAL_BEHAVIOR_DSEEK] == 0.0f ||
+           dseek_reserve(w, w->comps[COMP_DSEEK].table.count + w->pending_adds + 1);
 }
 
 int64_t dseek_run(world_t* w, float dt, void* ctx)
 {
-    (void)dt;
     (void)ctx;
     int32_t count = w->comps[COMP_DSEEK].table.count;
+    route_set_t* rs = routes_of(w);
+    if (count > rs->track_capacity) { /* dseek_reserve_step reserved it */
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "dseek: %d rows but room for %d plans (not reserved)", (int)count,
+                   (int)rs->track_capacity);
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
     const int k = COMP_DSEEK;
     dseek_ctx c = {w, agent_view(w),
                    {COMP_I(w, k, COMP_ROW), COMP_F(w, k, DS_WEIGHT),
                     {COMP_F(w, k, DS_WP_X), COMP_F(w, k, DS_WP_Y), COMP_F(w, k, DS_WP_Z)},
                     {COMP_F(w, k, DS_DIR_X), COMP_F(w, k, DS_DIR_Y), COMP_F(w, k, DS_DIR_Z)},
                     COMP_F(w, k, DS_SPEED), COMP_F(w, k, DS_R_MIN), COMP_F(w, k, DS_REACH),
-                    COMP_I(w, k, DS_ROUTE), COMP_I(w, k, DS_INDEX)}};
+                    COMP_I(w, k, DS_ROUTE), COMP_I(w, k, DS_INDEX), COMP_I(w, k, DS_ARC)},
+                   rs->track, dt};
     par_for(w, count, 256, PAR_STATIC, dseek_range, &c);
+    rs->planned_rows = count;
+    rs->planned_step = w->step_count;
+    return count;
+}
+
+/* ---- tracking (control stage) ------------------------------------------ */
+
+typedef struct track_ctx {
+    world_t* w;
+    agent_view_t a;
+    const int32_t* agent_row;
+    const dseek_track_t* track;
+    float dt;
+} track_ctx;
+
+/* Whether agent row i moves itself (ground, planner, crowd): control left
+ * it alone, and so does tracking. */
+static int moves_itself(const world_t* w, int32_t i)
+{
+    uint32_t slot = TABLE_COL(&w->agents, uint32_t, AC_SLOT)[i];
+    return component_row(&w->comps[COMP_GROUND], slot) >= 0 ||
+           component_row(&w->comps[COMP_PLANNER], slot) >= 0 ||
+           component_row(&w->comps[COMP_CROWD], slot) >= 0;
+}
+
+static void track_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const track_ctx* c = (const track_ctx*)vctx;
+    const world_t* w = c->w;
+    const agent_view_t* a = &c->a;
+    const int three = w->dims == 3;
+    const float dt = c->dt, inv_dt = 1.0f / dt;
+    for (int32_t r = begin; r < end; ++r) {
+        const dseek_track_t* tr = &c->track[r];
+        if (!tr->active) continue;
+        int32_t i = c->agent_row[r];
+        if (moves_itself(w, i)) continue;
+        float mass = a->mass[i], inertia = a->inertia[i];
+        if (!(mass > 0.0f) || !(inertia > 0.0f)) continue;
+        float fmax = a->max_force[i], tmax = a->max_torque[i], vmax = a->max_speed[i];
+        float wmax = a->max_turn_rate[i];
+        float kv = fminf(a->speed_gain[i], inv_dt), kh = a->heading_gain[i];
+        float kd = fminf(a->turn_damping[i], inv_dt);
+        vec3 f = agent_forward(w, i);
+        vec3 v = agent_velocity(w, i);
+        vec3 omega = three ? (vec3){a->ox[i], a->oy[i], a->oz[i]} : (vec3){0.0f, 0.0f, a->oz[i]};
+        vec3 dv = {a->dx[i], a->dy[i], three ? a->dz[i] : 0.0f};
+        vec3 ff = {tr->turn_rate[0], tr->turn_rate[1], tr->turn_rate[2]};
+        vec3 ask = {tr->steer[0], tr->steer[1], tr->steer[2]};
+
+        /* Forward speed as control.c has it. */
+        float vd = vec3_length(dv);
+        float fwd = 0.0f;
+        vec3 err = vec3_zero(); /* rotation vector from f to the desired direction */
+        if (vd > STEER_HOLD_SPEED) {
+            vec3 u = vec3_scale(dv, 1.0f / vd);
+            float factor = fminf(1.0f, fmaxf(0.0f, 1.0f + vec3_dot(f, u)));
+            fwd = fminf(vd, vmax) * factor;
+            err = rotation_between(f, u);
+            if (!three) err = (vec3){0.0f, 0.0f, err.z};
+            /* The plan's rate counts while the behaviors' sum still points
+             * where directed seek asked. */
+            float align = vec3_dot(u, ask);
+            float keep = (align - DSEEK_FF_NONE_COS) / (DSEEK_FF_FULL_COS - DSEEK_FF_NONE_COS);
+            ff = vec3_scale(ff, fminf(1.0f, fmaxf(0.0f, keep)));
+        } else {
+            ff = vec3_zero();
+        }
+        /* Turn rate: fed forward plus the PD law's rate for the error,
+         * reached within the torque limit. */
+        float k_err = kd > 0.0f ? kh / kd : kh * dt;
+        k_err = fminf(fmaxf(k_err, tr->min_gain), 0.5f * inv_dt);
+        vec3 want = vec3_add(ff, vec3_scale(err, k_err));
+        if (three) {
+            /* No roll: only turning the forward axis matters to the path. */
+            want = vec3_sub(want, vec3_scale(f, vec3_dot(want, f)));
+            want = vec3_clamp_length(want, wmax);
+        } else {
+            want.z = fminf(fmaxf(want.z, -wmax), wmax);
+        }
+        vec3 tau = vec3_scale(vec3_sub(want, omega), inertia * inv_dt);
+        tau = vec3_clamp_length(tau, tmax);
+        vec3 next = vec3_add(omega, vec3_scale(tau, dt / inertia));
+        next = three ? vec3_clamp_length(next, wmax) : (vec3){0.0f, 0.0f, fminf(fmaxf(next.z, -wmax), wmax)};
+
+        /* Force: the proportional speed law in the frame that turns with
+         * the vehicle this step. */
+        float u0 = vec3_dot(v, f);
+        vec3 lat = vec3_sub(v, vec3_scale(f, u0));
+        float u1 = u0 + kv * dt * (fwd - u0);
+        vec3 turn = vec3_scale(next, dt);
+        vec3 f1 = rotate_by(f, turn);
+        vec3 lat1 = rotate_by(vec3_scale(lat, 1.0f - kv * dt), turn);
+        vec3 force = vec3_scale(vec3_sub(vec3_add(vec3_scale(f1, u1), lat1), v), mass * inv_dt);
+        /* Within max_force, turning first. */
+        float along = vec3_dot(force, f);
+        vec3 side = vec3_sub(force, vec3_scale(f, along));
+        float side_len = vec3_length(side);
+        if (vec3_length(force) > fmax) {
+            if (side_len >= fmax) {
+                force = vec3_scale(side, fmax / side_len);
+            } else {
+                float room = sqrtf(fmax * fmax - side_len * side_len);
+                force = vec3_add(side, vec3_scale(f, fminf(fmaxf(along, -room), room)));
+            }
+        }
+        a->fx[i] = force.x;
+        a->fy[i] = force.y;
+        if (three) {
+            a->fz[i] = force.z;
+            a->tx[i] = tau.x;
+            a->ty[i] = tau.y;
+        }
+        a->tz[i] = tau.z;
+    }
+}
+
+int64_t dseek_track_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    const route_set_t* rs = routes_of(w);
+    /* Only the rows dseek planned in this step. */
+    int32_t count = rs->planned_step == w->step_count ? rs->planned_rows : 0;
+    if (count > w->comps[COMP_DSEEK].table.count) count = w->comps[COMP_DSEEK].table.count;
+    if (count == 0 || !(dt > 0.0f)) return 0;
+    track_ctx c = {w, agent_view(w), COMP_I(w, COMP_DSEEK, COMP_ROW), rs->track, dt};
+    par_for(w, count, 256, PAR_STATIC, track_range, &c);
     return count;
 }
 
@@ -274,6 +634,7 @@ static void dseek_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_ag
     COMP_I(w, k, DS_ROUTE)[r] = ds->route;
     COMP_F(w, k, DS_R_MIN)[r] = ds->r_min;
     COMP_F(w, k, DS_REACH)[r] = ds->reach_radius;
+    COMP_I(w, k, DS_ARC)[r] = 0; /* plan anew */
 }
 
 static void dseek_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
@@ -303,6 +664,7 @@ static void dseek_release(world_t* w)
     if (!rs) return;
     mem_free(&w->alloc, rs->route_points, (size_t)rs->route_point_capacity * sizeof *rs->route_points);
     mem_free(&w->alloc, rs->routes, (size_t)rs->route_capacity * sizeof *rs->routes);
+    mem_free(&w->alloc, rs->track, (size_t)rs->track_capacity * sizeof *rs->track);
     mem_free(&w->alloc, rs, sizeof *rs);
     w->module_data[MOD_DSEEK] = NULL;
 }
@@ -405,16 +767,25 @@ static int dseek_check_loaded(const world_t* w, byte_reader_t* rd)
         if (index < 0 || index > len)
             return br_fail(rd, "directed-seek row %d: waypoint index %d is outside [0, %d]", (int)r,
                            (int)index, (int)len);
+        int32_t arc = COMP_I(w, COMP_DSEEK, DS_ARC)[r];
+        if (arc < -1 || arc > 1)
+            return br_fail(rd, "directed-seek row %d: final-arc orientation %d is not -1, 0 or 1", (int)r,
+                           (int)arc);
     }
     return 1;
 }
 
-static const uint8_t dseek_flags[DS_COUNT_] = {[DS_ROUTE] = COLUMN_BITS, [DS_INDEX] = COLUMN_BITS};
+static const uint8_t dseek_flags[DS_COUNT_] = {[DS_ROUTE] = COLUMN_BITS, [DS_INDEX] = COLUMN_BITS,
+                                               [DS_ARC] = COLUMN_BITS};
+static const uint8_t dseek_since[DS_COUNT_] = {[DS_ARC] = 6};
 
 const module_t dseek_module = {
     .name = "dseek",
     .column_count = DS_COUNT_,
     .column_flags = dseek_flags,
+    .column_since = dseek_since,
+    .reserve_step = dseek_reserve_step,
+    .reserve_add_in_step = dseek_reserve_add,
     .init = dseek_init,
     .release = dseek_release,
     .needs = dseek_needs,

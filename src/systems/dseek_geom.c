@@ -14,6 +14,8 @@
 /* r_agent below r_waypoint by more than this fraction rides k_W with the
  * follow law instead of the tightest turn (stage III). */
 #define DSEEK_RADIUS_RATIO_TOL 1e-4f
+/* An arc shorter than this (rad) is no arc (dseek_close_turn). */
+#define DSEEK_ARC_EMPTY 1e-6f
 /* Stage windows as fractions of zero_tol (header, "Tolerances"): stage II
  * hands over to stage III inside DSEEK_HANDOVER zero_tol, and counts as
  * reaching it when the line along d_A passes within DSEEK_LATERAL zero_tol. */
@@ -256,6 +258,39 @@ static vec2 stage3_steer(vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o, const ds
     if (aw <= 0.0f && aw >= -p->wrap_tol) return dW;
     if ((af >= 0.0f && aw >= 0.0f && aw <= af) || (af < 0.0f && aw < 0.0f && aw >= af)) return dW;
     return f;
+}
+
+void dseek_close_turn(const dseek_result2* r, int* turn, float* arc_left)
+{
+    *turn = 0;
+    *arc_left = 0.0f;
+    if (r->stage != DSEEK_CLOSE || r->dubins_word < 0) return;
+    if (r->phi_agent > DSEEK_ARC_EMPTY) {
+        *turn = r->agent_turn;
+        *arc_left = r->phi_agent;
+    } else if (r->phi_middle > DSEEK_ARC_EMPTY) { /* CCC: the middle arc turns the other way */
+        *turn = -r->agent_turn;
+        *arc_left = r->phi_middle;
+    }
+}
+
+void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dseek_params* p,
+                            dseek_arc2* out)
+{
+    dA = vec2_normalize(dA);
+    dW = vec2_normalize(dW);
+    vec2 c_way = vec2_add(W, vec2_scale(vec2_perp(dW), o * p->r_waypoint));
+    dseek_params tracking = *p;
+    if (!(tracking.r_agent < p->r_waypoint * (1.0f - DSEEK_RADIUS_RATIO_TOL)))
+        tracking.r_agent = 0.5f * p->r_waypoint; /* stage3_steer tracks the circle below its radius */
+    out->steer = stage3_steer(A, dA, dW, c_way, o, &tracking);
+    out->arc_left = directed_angle(dA, dW, o, p->wrap_tol);
+    float dist = vec2_distance(A, c_way);
+    out->radial_error = dist - p->r_waypoint;
+    vec2 u = vec2_normalize(vec2_sub(A, c_way));
+    vec2 tp = (u.x == 0.0f && u.y == 0.0f) ? dA : vec2_scale(vec2_perp(u), o);
+    out->heading_error = fabsf(signed_angle(tp, dA, 1.0f));
+    out->past = vec2_dot(vec2_sub(A, W), dW) > 0.0f;
 }
 
 dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p,

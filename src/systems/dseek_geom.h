@@ -318,11 +318,60 @@ typedef struct dseek_result3 {
     float path_length;   /* m, as in 2D (in the plane) */
     vec3 plane_x;        /* f_x = d_W */
     vec3 plane_y;        /* f_y as used (after the guard) */
+    /* The segment being flown, for a caller that feeds the turn rate
+     * forward: turn is +1 for a counter-clockwise turn in the (plane_x,
+     * plane_y) frame, -1 clockwise, 0 for none (stage II, CLOSE); in stage
+     * II the coming arc's orientation is in next_turn and the straight
+     * left in straight_left. turn_left is the arc left on the current
+     * circle (rad, stages I and III), turn_axis the world axis of a turn
+     * with orientation +1 (plane_x x plane_y). */
+    int turn, next_turn;
+    float turn_left;     /* rad */
+    float straight_left; /* m */
+    vec3 turn_axis;
     char message[128];
 } dseek_result3;
 
 dseek_status dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params* p,
                             dseek_result3* out);
+
+/* Flying the final arc once it has begun (for a caller that keeps which
+ * waypoint circle it is on): the waypoint circle of orientation o (+1: the
+ * circle turning counter-clockwise into d_W, centre W + r_waypoint
+ * perp(d_W); -1 the other), followed as stage III follows it (k_W's tangent
+ * at the agent's projection tilted toward the circle by the radial error,
+ * limited by d_W), whatever r_agent is. Inputs as dseek_steer_2d's, not
+ * checked (the caller has passed them to it). */
+typedef struct dseek_arc2 {
+    vec2 steer;          /* unit, within 90 degrees of d_A */
+    float arc_left;      /* rad: the turn from d_A to d_W in orientation o, in
+                            [-wrap_tol, 2 pi - wrap_tol) */
+    float radial_error;  /* m: distance from the circle, + outside */
+    float heading_error; /* rad: |angle| between d_A and the circle's tangent there */
+    int past;            /* 1 once A is beyond W along d_W (the arc is over) */
+} dseek_arc2;
+
+void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dseek_params* p,
+                            dseek_arc2* out);
+
+/* The same in 3D, in the steering plane dseek_steer_3d builds from A; o as
+ * in the plane's frame (+1: the circle on A's side, k_W). steer is in 3D;
+ * turn_axis the world axis of the circle's turn (o (plane_x x plane_y)). */
+typedef struct dseek_arc3 {
+    vec3 steer;
+    vec3 turn_axis;
+    float arc_left, radial_error, heading_error;
+    int past;
+} dseek_arc3;
+
+void dseek_follow_circle_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, float o, const dseek_params* p,
+                            dseek_arc3* out);
+
+/* In DSEEK_CLOSE on a Dubins path (dubins_word >= 0): the orientation of
+ * the arc being flown (+1, -1, or 0 on the straight) and the angle left on
+ * it (rad), for a turn-rate feed-forward; its radius is max(r_agent,
+ * r_waypoint). */
+void dseek_close_turn(const dseek_result2* r, int* turn, float* arc_left);
 
 /* Shared by the 2D and 3D entry points: NULL when p is usable, else a
  * static message saying why not. */

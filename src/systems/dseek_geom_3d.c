@@ -150,5 +150,47 @@ dseek_status dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params
     out->path_is_cross = r2.path_is_cross;
     out->total_angle = r2.total_angle;
     out->path_length = r2.path_length;
+    out->turn_axis = vec3_normalize(vec3_cross(fx, fy));
+    if (out->stage == DSEEK_STAGE_I) {
+        out->turn = r2.agent_turn;
+        out->turn_left = r2.phi_agent;
+    } else if (out->stage == DSEEK_STAGE_III) {
+        out->turn = r2.waypoint_turn;
+        out->turn_left = r2.phi_waypoint;
+    } else if (out->stage == DSEEK_STAGE_II) {
+        out->next_turn = r2.waypoint_turn;
+        out->straight_left = r2.tangent_length;
+    } else if (r2.stage == DSEEK_CLOSE && r2.dubins_word >= 0) {
+        dseek_close_turn(&r2, &out->turn, &out->turn_left);
+    }
     return DSEEK_OK;
+}
+
+void dseek_follow_circle_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, float o, const dseek_params* p,
+                            dseek_arc3* out)
+{
+    dA = vec3_normalize(dA);
+    dW = vec3_normalize(dW);
+    vec3 rel = vec3_sub(A, W);
+    vec3 fx = dW;
+    vec3 fy = plane_y(rel, fx, dA, fmaxf(p->zero_tol, DSEEK_GUARD_MIN * p->r_agent));
+    vec2 A2 = vec2_make(vec3_dot(rel, fx), vec3_dot(rel, fy));
+    vec2 dA2 = vec2_normalize(vec2_make(vec3_dot(dA, fx), vec3_dot(dA, fy)));
+    if (dA2.x == 0.0f && dA2.y == 0.0f) dA2 = vec2_make(1.0f, 0.0f);
+    dseek_arc2 a2;
+    dseek_follow_circle_2d(A2, dA2, vec2_zero(), vec2_make(1.0f, 0.0f), o, p, &a2);
+    vec3 s = vec3_normalize(vec3_add(vec3_scale(fx, a2.steer.x), vec3_scale(fy, a2.steer.y)));
+    float along = vec3_dot(s, dA);
+    if (along < 0.0f) {
+        vec3 t = vec3_normalize(vec3_sub(s, vec3_scale(dA, along)));
+        s = is_zero3(t) ? dA : t;
+    }
+    out->steer = is_zero3(s) ? dA : s;
+    out->turn_axis = vec3_scale(vec3_normalize(vec3_cross(fx, fy)), o);
+    out->arc_left = a2.arc_left;
+    out->radial_error = a2.radial_error;
+    /* The heading's angle out of the plane counts as error too. */
+    float out_of_plane = asinf(fminf(1.0f, fabsf(vec3_dot(dA, vec3_cross(fx, fy)))));
+    out->heading_error = a2.heading_error + out_of_plane;
+    out->past = a2.past;
 }

@@ -69,6 +69,9 @@ static const system_def_t systems[] = {
     /* control */
     {"control", SHOAL_STAGE_CONTROL, control_run, "vel, heading or quat, omega, desired, gains", "force, torque",
      MOVES_ITSELF, 0},
+    /* directed seek flies its plan: force and torque of its rows again */
+    {"dseek_track", SHOAL_STAGE_CONTROL, dseek_track_run,
+     "vel, heading or quat, omega, desired, limits, gains, dseek plans", "force, torque of dseek rows", 0, 6},
     /* integrate; first, where every agent that takes part in contacts starts */
     {"contacts_prepare", SHOAL_STAGE_INTEGRATE, contacts_prepare_run,
      "grid, pos, vel, radius, mass, max speed of crowd and contact rows",

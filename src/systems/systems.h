@@ -60,6 +60,7 @@ int64_t pursuit_run(world_t* w, float dt, void* ctx);
 int64_t follow_run(world_t* w, float dt, void* ctx);
 int64_t avoid_run(world_t* w, float dt, void* ctx);
 int64_t dseek_run(world_t* w, float dt, void* ctx);
+int64_t dseek_track_run(world_t* w, float dt, void* ctx);
 int64_t control_run(world_t* w, float dt, void* ctx);
 int64_t integrate_run(world_t* w, float dt, void* ctx);
 int64_t wrap_run(world_t* w, float dt, void* ctx);
