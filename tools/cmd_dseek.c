@@ -18,22 +18,53 @@
 #include "simd/vec.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
+#include "systems/dseek_dubins.h"
 #include "tools/dseek_run.h"
 
 typedef struct dseek_options_t {
-    const char *from, *to, *trace, *grid;
+    const char *from, *to, *trace, *grid, *starts, *vehicle;
     double rmin, speed, dt, max_time;
     int json;
 } dseek_options_t;
 
+static const char* const grid_names[] = {"kinematic", "core", "default", "formation", "kinematic3d",
+                                         "core3d", "default3d", "formation3d"};
+
 static int parse_grid(const char* command, const char* name, const char* value, void* opts)
 {
-    if (strcmp(value, "kinematic") && strcmp(value, "core") && strcmp(value, "kinematic3d") &&
-        strcmp(value, "core3d"))
-        return cli_usage_error(command, "%s must be kinematic, core, kinematic3d or core3d, got '%s'",
-                               name, value);
-    ((dseek_options_t*)opts)->grid = value;
+    for (size_t k = 0; k < sizeof grid_names / sizeof grid_names[0]; ++k)
+        if (strcmp(value, grid_names[k]) == 0) {
+            ((dseek_options_t*)opts)->grid = value;
+            return 0;
+        }
+    return cli_usage_error(command, "%s must be kinematic, core, default or formation, each with an optional 3d, got '%s'",
+                           name, value);
+}
+
+static int parse_starts(const char* command, const char* name, const char* value, void* opts)
+{
+    if (strcmp(value, "far") && strcmp(value, "close") && strcmp(value, "climb"))
+        return cli_usage_error(command, "%s must be far, close or climb, got '%s'", name, value);
+    ((dseek_options_t*)opts)->starts = value;
     return 0;
+}
+
+static int parse_vehicle(const char* command, const char* name, const char* value, void* opts)
+{
+    if (strcmp(value, "kinematic") && strcmp(value, "core") && strcmp(value, "default") &&
+        strcmp(value, "formation"))
+        return cli_usage_error(command, "%s must be kinematic, core, default or formation, got '%s'", name,
+                               value);
+    ((dseek_options_t*)opts)->vehicle = value;
+    return 0;
+}
+
+static dseek_vehicle vehicle_of(const char* name)
+{
+    if (!name || strncmp(name, "kinematic", 9) == 0) return DSEEK_VEHICLE_KINEMATIC;
+    if (strncmp(name, "core", 4) == 0) return DSEEK_VEHICLE_CORE;
+    if (strncmp(name, "default", 7) == 0) return DSEEK_VEHICLE_DEFAULT;
+    return DSEEK_VEHICLE_FORMATION;
 }
 
 #define DSEEK_POSITIVE(name, metavar, field, help)                                               \
@@ -55,10 +86,18 @@ static const cli_option_t dseek_options[] = {
      "write the trajectory as CSV: t,x,y[,z],heading[,pitch]"},
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(dseek_options_t, json), 0, 0, 0, NULL,
      "one JSON object: reached, position_error, heading_error_deg, path_length, time, steps, dt"},
-    {"--grid", NULL, "kinematic|core|kinematic3d|core3d", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_grid,
-     "instead of one run, the 1,000 start poses of the acceptance grid (4 to 40 r_min around "
-     "the waypoint) with the near-kinematic vehicle or the core's default dynamics; prints "
-     "reached counts and error statistics (--rmin defaults to 2, --speed to 5 here)"},
+    {"--vehicle", NULL, "kinematic|core|default|formation", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_vehicle,
+     "the vehicle (default kinematic): kinematic follows its commands within a few steps; core is "
+     "the default vehicle with V and the turn rate V / R set; default is the library's default "
+     "vehicle untouched (V 5, R 5/3); formation is scenarios/formation.json's patrol vehicle "
+     "(V 8, R 4). default and formation set --rmin and --speed themselves"},
+    {"--grid", NULL, "VEHICLE[3d]", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_grid,
+     "instead of one run, a grid of start poses around the waypoint (see --starts) on the vehicle "
+     "named as in --vehicle, 2D or with 3d 3D; prints reached counts and error statistics "
+     "(--rmin defaults to 2, --speed to 5 here)"},
+    {"--starts", NULL, "far|close|climb", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_starts,
+     "the grid's starts: far, 1,000 at 4 to 40 r_min (the default); close, 512 at 0.1 to 1.9 "
+     "r_min; climb (3D), 1,000 at 4 to 20 r_min toward waypoints climbing at 20 to 80 degrees"},
 };
 
 static const cli_spec_t dseek_spec = {
@@ -68,7 +107,10 @@ static const cli_spec_t dseek_spec = {
              "and report how close it came. SI units: meters, seconds, radians.\n",
     .options = dseek_options,
     .option_count = CLI_COUNT(dseek_options),
-    .details = "reached means: closest approach within 0.05 R with the heading within 3 degrees.\n",
+    .details = "reached means: a closest approach within 0.05 R with the heading within 3 degrees\n"
+               "(R = V / max turn rate, the vehicle's tightest turn; directed seek plans with\n"
+               "1.15 R). Passes more than 30 degrees off the waypoint's heading are crossings,\n"
+               "not attempts: the run goes on.\n",
 };
 
 /* Parse "a,b,c,..." into exactly n floats. */
@@ -133,8 +175,27 @@ static void write_trace(void* ctx, int dims, double t, const shoal_agent_state_t
                 s->position[2], quat_yaw(q), quat_pitch(q));
 }
 
+void dseek_vehicle_limits(dseek_vehicle vehicle, double* rmin, double* speed)
+{
+    if (vehicle == DSEEK_VEHICLE_DEFAULT) {
+        shoal_vehicle_t v = shoal_vehicle_default();
+        *speed = v.max_speed;
+        *rmin = v.max_speed / v.max_turn_rate;
+    } else if (vehicle == DSEEK_VEHICLE_FORMATION) {
+        *speed = 8.0;
+        *rmin = 4.0;
+    }
+}
+
+/* The angle between two unit vectors, rad. */
+static double angle_between(const float a[3], const float b[3])
+{
+    double dot = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
+    return acos(dot > 1.0 ? 1.0 : dot < -1.0 ? -1.0 : dot);
+}
+
 int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rmin, double speed,
-                   double dt, double max_time, int kinematic, dseek_sample_fn* sample, void* ctx,
+                   double dt, double max_time, dseek_vehicle vehicle, dseek_sample_fn* sample, void* ctx,
                    dseek_sim_result* out)
 {
     shoal_world_def_t wdef = shoal_world_default_def();
@@ -147,59 +208,113 @@ int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rm
         return 0;
     }
     shoal_agent_def_t d = shoal_agent_default_def();
+    dseek_vehicle_limits(vehicle, &rmin, &speed);
     memcpy(d.position, a->p, sizeof d.position);
     for (int k = 0; k < 3; ++k) d.velocity[k] = (float)speed * a->d[k];
     d.heading = a->heading;
     d.pitch = a->pitch;
-    d.vehicle.max_speed = (float)speed;
-    d.vehicle.max_turn_rate = (float)(speed / rmin);
-    if (kinematic) { /* speed and heading settle within a few steps */
+    if (vehicle == DSEEK_VEHICLE_KINEMATIC || vehicle == DSEEK_VEHICLE_CORE) {
+        d.vehicle.max_speed = (float)speed;
+        d.vehicle.max_turn_rate = (float)(speed / rmin);
+    }
+    if (vehicle == DSEEK_VEHICLE_KINEMATIC) { /* speed and heading settle within a few steps */
         d.vehicle.max_force = (float)(100.0 * speed / dt);
         d.vehicle.max_torque = 1e6f;
         d.control.speed_gain = (float)(0.5 / dt);
         d.control.heading_gain = (float)(0.25 / (dt * dt));
         d.control.turn_damping = (float)(1.0 / dt);
+    } else if (vehicle == DSEEK_VEHICLE_FORMATION) {
+        d.vehicle.max_speed = 8.0f;
+        d.vehicle.max_turn_rate = 2.0f;
+        d.vehicle.max_force = 400.0f;
+        d.vehicle.max_torque = 400.0f;
+        d.control.speed_gain = 10.0f;
+        d.control.heading_gain = 100.0f;
+        d.control.turn_damping = 20.0f;
     }
     d.weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
     memcpy(d.dseek.waypoint.position, b->p, sizeof b->p);
     memcpy(d.dseek.waypoint.direction, b->d, sizeof b->d);
     d.dseek.waypoint.speed = (float)speed;
-    d.dseek.r_min = 0.0f; /* derived from speed and turn rate, with its margin */
+    d.dseek.r_min = 0.0f; /* derived from the vehicle */
     shoal_agent_t id;
     if (shoal_agent_add(w, &d, &id) != SHOAL_OK) {
         cli_error("dseek: %s", shoal_world_last_error(w));
         shoal_world_destroy(w);
         return 0;
     }
-    double best = 1e30, best_time = 0.0, best_heading_err = 180.0, length = 0.0, length_at_best = 0.0;
-    float prev[3];
+    const double pos_tol = 0.05 * rmin, head_tol = 3.0, pass_radius = 0.25 * rmin, attempt_deg = 30.0;
+    double length = 0.0, turned = 0.0;
+    float prev[3], prev_f[3];
     memcpy(prev, a->p, sizeof prev);
+    memcpy(prev_f, a->d, sizeof prev_f);
+    /* The last sample, and whether the distance was falling into it. */
+    double last_d = 1e30, last_head = 180.0, last_len = 0.0, last_t = 0.0, last_turned = 0.0;
+    int falling = 0, have = 0, done = 0, attempted = 0;
+    dseek_sim_result best = {1e30, 180.0, 0.0, 0.0, 0.0, 0, 0, 0};
     int64_t steps = 0;
-    int came_close = 0;
-    for (double t = 0.0; t <= max_time; t += dt) {
+    for (double t = 0.0; t <= max_time && !done; t += dt) {
         shoal_agent_state_t s;
         shoal_agent_get_state(w, id, &s);
         quat q = {s.orientation[0], s.orientation[1], s.orientation[2], s.orientation[3]};
         if (sample) sample(ctx, dims, t, &s);
-        double dd = 0.0, seg = 0.0;
+        vec3 fv = quat_forward(q);
+        float f[3] = {fv.x, fv.y, fv.z};
+        /* The distance from b to the segment travelled since the last
+         * sample, and the heading there (interpolated between the two
+         * samples' headings): the path passes between samples. */
+        double seg = 0.0, along = 0.0;
         for (int k = 0; k < 3; ++k) {
-            double e = s.position[k] - b->p[k], m = s.position[k] - prev[k];
-            dd += e * e;
+            double m = s.position[k] - prev[k];
             seg += m * m;
+            along += (b->p[k] - prev[k]) * m;
         }
+        double frac = seg > 0.0 ? fmin(fmax(along / seg, 0.0), 1.0) : 1.0;
+        double dd = 0.0;
+        float fi[3];
+        for (int k = 0; k < 3; ++k) {
+            double e = prev[k] + frac * (s.position[k] - prev[k]) - b->p[k];
+            dd += e * e;
+            fi[k] = (float)(prev_f[k] + frac * (f[k] - prev_f[k]));
+        }
+        double fn = sqrt((double)fi[0] * fi[0] + (double)fi[1] * fi[1] + (double)fi[2] * fi[2]);
+        for (int k = 0; k < 3; ++k) fi[k] = fn > 0.0 ? (float)(fi[k] / fn) : f[k];
         length += sqrt(seg);
+        turned += angle_between(prev_f, f);
         memcpy(prev, s.position, sizeof prev);
+        memcpy(prev_f, f, sizeof prev_f);
         dd = sqrt(dd);
-        if (dd < best) {
-            best = dd;
-            best_time = t;
-            length_at_best = length;
-            vec3 f = quat_forward(q);
-            double dot = f.x * b->d[0] + f.y * b->d[1] + f.z * b->d[2];
-            best_heading_err = acos(dot > 1.0 ? 1.0 : dot < -1.0 ? -1.0 : dot) * 180.0 / 3.14159265358979;
+        double head = angle_between(fi, b->d) * 180.0 / 3.14159265358979;
+        if (have && dd > last_d && falling) { /* the last sample was a pass */
+            if (last_d < best.position_error) {
+                best.position_error = last_d;
+                best.heading_error_deg = last_head;
+                best.path_length = last_len;
+                best.time = last_t;
+                best.turned = last_turned;
+            }
+            if (last_d <= pos_tol && last_head <= head_tol) {
+                best.position_error = last_d;
+                best.heading_error_deg = last_head;
+                best.path_length = last_len;
+                best.time = last_t;
+                best.turned = last_turned;
+                best.reached = 1;
+                done = 1;
+            }
+            if (last_d <= pass_radius && last_head <= attempt_deg && !attempted) {
+                attempted = 1;
+                best.first_attempt = best.reached;
+            }
         }
-        if (dd < 0.25 * rmin) came_close = 1; /* a pass that counts as an arrival */
-        if (came_close && dd > best + 0.5 * rmin) break; /* past the closest approach */
+        if (have) falling = dd < last_d ? 1 : dd > last_d ? 0 : falling;
+        last_d = dd;
+        last_head = head;
+        last_len = length;
+        last_t = t;
+        last_turned = turned;
+        have = 1;
+        if (done) break;
         if (shoal_world_step(w, (float)dt) != SHOAL_OK) {
             cli_error("dseek: %s", shoal_world_last_error(w));
             shoal_world_destroy(w);
@@ -208,75 +323,163 @@ int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rm
         steps++;
     }
     shoal_world_destroy(w);
-    out->position_error = best;
-    out->heading_error_deg = best_heading_err;
-    out->path_length = length_at_best;
-    out->time = best_time;
+    *out = best;
     out->steps = steps;
-    out->reached = best <= 0.05 * rmin && best_heading_err <= 3.0;
     return 1;
 }
 
-/* The 1,000 start poses of issue 4's acceptance grid around a waypoint at
- * the origin heading +x: 10 distances from 4 to 40 r_min, 20 bearings, 5
- * headings. */
-static int run_grid(int dims, double rmin, double speed, double dt, int kinematic, int json)
+/* The start poses of a grid around a waypoint at the origin (heading +x in
+ * the far and close grids, climbing in the climb grid), in the order they
+ * are run: index k of count. Returns the count when a is NULL. */
+typedef enum grid_starts { STARTS_FAR, STARTS_CLOSE, STARTS_CLIMB } grid_starts;
+
+static int grid_pose(grid_starts starts, int dims, double rmin, int k, dseek_pose* a, dseek_pose* b)
 {
-    dseek_pose b;
-    memset(&b, 0, sizeof b);
-    b.d[0] = 1.0f;
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    b->d[0] = 1.0f;
+    if (starts == STARTS_FAR) { /* issue 4's 1,000: 10 distances (4 to 40 r_min), 20 bearings, 5 headings */
+        int ring = k / 100, bearing = (k / 5) % 20, h = k % 5;
+        double dist = rmin * (4.0 + 4.0 * ring), ang = bearing * 0.314159265;
+        a->p[0] = (float)(dist * cos(ang));
+        a->p[1] = (float)(dist * sin(ang));
+        a->heading = (float)(h * 1.2566371 + 0.1);
+        a->d[0] = cosf(a->heading);
+        a->d[1] = sinf(a->heading);
+        if (dims == 3) { /* tilt start and bearing out of the x-y plane */
+            a->p[2] = (float)(dist * 0.3 * sin(3.0 * ang));
+            a->pitch = (float)((h % 3 - 1) * 0.5);
+        }
+    } else if (starts == STARTS_CLOSE) { /* 512: 8 distances (0.1 to 1.9 r_min), 8 bearings, 8 headings */
+        static const double near[8] = {0.1, 0.3, 0.5, 0.8, 1.0, 1.3, 1.6, 1.9};
+        int di = k / 64, ai = (k / 8) % 8, hi = k % 8;
+        double pa = ai * (6.283185307 / 8) + 0.1 * di, dist = near[di] * rmin;
+        a->p[0] = (float)(dist * cos(pa));
+        a->p[1] = (float)(dist * sin(pa));
+        a->heading = (float)(hi * (6.283185307 / 8) + 0.05 * ai);
+        a->d[0] = cosf(a->heading);
+        a->d[1] = sinf(a->heading);
+        if (dims == 3) {
+            a->p[2] = (float)(dist * 0.3 * sin(3.0 * pa));
+            a->pitch = (float)((hi % 3 - 1) * 0.4);
+        }
+    } else { /* climb, 3D: 1,000 = 5 climb angles (20 to 80 degrees) x 200 starts at 4 to 20 r_min */
+        int ci = k / 200, j = k % 200;
+        double climb = (20.0 + 15.0 * ci) * 3.14159265358979 / 180.0;
+        b->d[0] = (float)cos(climb);
+        b->d[2] = (float)sin(climb);
+        int ring = j / 40, bearing = (j / 5) % 8, h = j % 5;
+        double dist = rmin * (4.0 + 4.0 * ring), ang = bearing * 0.785398163 + 0.2;
+        a->p[0] = (float)(dist * cos(ang));
+        a->p[1] = (float)(dist * sin(ang));
+        a->p[2] = (float)(-dist * 0.3 * cos(2.0 * ang));
+        a->heading = (float)(h * 1.2566371 + 0.1);
+        a->pitch = (float)((h % 3 - 1) * 0.4);
+    }
+    if (dims == 3) {
+        a->d[0] = cosf(a->pitch) * cosf(a->heading);
+        a->d[1] = cosf(a->pitch) * sinf(a->heading);
+        a->d[2] = sinf(a->pitch);
+    }
+    return 1;
+}
+
+static const char* const vehicle_names[] = {"kinematic", "core", "default", "formation"};
+static const char* const starts_names[] = {"far", "close", "climb"};
+
+static int run_grid(int dims, grid_starts starts, double rmin, double speed, double dt,
+                    dseek_vehicle vehicle, int json)
+{
+    dseek_vehicle_limits(vehicle, &rmin, &speed);
+    const int count = starts == STARTS_CLOSE ? 512 : 1000;
     int64_t runs = 0, reached = 0;
-    double worst_pos = 0.0, worst_head = 0.0, sum_pos = 0.0, sum_head = 0.0;
-    for (int ring = 0; ring < 10; ++ring)
-        for (int bearing = 0; bearing < 20; ++bearing)
-            for (int h = 0; h < 5; ++h) {
-                double dist = rmin * (4.0 + 4.0 * ring), ang = bearing * 0.314159265;
-                dseek_pose a;
-                memset(&a, 0, sizeof a);
-                a.p[0] = (float)(dist * cos(ang));
-                a.p[1] = (float)(dist * sin(ang));
-                a.heading = (float)(h * 1.2566371 + 0.1);
-                a.d[0] = cosf(a.heading);
-                a.d[1] = sinf(a.heading);
-                if (dims == 3) { /* tilt start and bearing out of the x-y plane */
-                    a.p[2] = (float)(dist * 0.3 * sin(3.0 * ang));
-                    a.pitch = (float)((h % 3 - 1) * 0.5);
-                    a.d[0] = cosf(a.pitch) * cosf(a.heading);
-                    a.d[1] = cosf(a.pitch) * sinf(a.heading);
-                    a.d[2] = sinf(a.pitch);
-                }
-                double max_time = 20.0 * (dist / speed + 2.0 * 3.14159265 * rmin / speed);
-                dseek_sim_result r;
-                if (!dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, kinematic, NULL, NULL, &r))
-                    return CLI_EXIT_FAILURE;
-                runs++;
-                reached += r.reached;
-                worst_pos = fmax(worst_pos, r.position_error);
-                worst_head = fmax(worst_head, r.heading_error_deg);
-                sum_pos += r.position_error;
-                sum_head += r.heading_error_deg;
-            }
+    double worst_pos = 0.0, worst_head = 0.0, sum_pos = 0.0, sum_head = 0.0, worst_turn = 0.0;
+    int64_t climb_runs[5] = {0}, climb_reached[5] = {0}, first = 0, ratio_runs = 0;
+    double ratio_sum = 0.0, ratio_max = 0.0;
+    /* 2D: the path flown against the shortest path (Dubins) at the radius
+     * directed seek plans with (1.15 r_min on these vehicles). */
+    const float plan_radius = (float)(1.15 * rmin);
+    for (int k = 0; k < count; ++k) {
+        dseek_pose a, b;
+        grid_pose(starts, dims, rmin, k, &a, &b);
+        double dist = 0.0;
+        for (int c = 0; c < 3; ++c) dist += (double)(a.p[c] - b.p[c]) * (a.p[c] - b.p[c]);
+        dist = sqrt(dist);
+        double max_time = 20.0 * (dist / speed + 2.0 * 3.14159265 * rmin / speed);
+        dseek_sim_result r;
+        if (!dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, vehicle, NULL, NULL, &r))
+            return CLI_EXIT_FAILURE;
+        runs++;
+        reached += r.reached;
+        first += r.first_attempt;
+        dseek_dubins opt;
+        if (dims == 2 && r.reached &&
+            dseek_dubins_shortest((vec2){a.p[0], a.p[1]}, (vec2){a.d[0], a.d[1]}, (vec2){b.p[0], b.p[1]},
+                                  (vec2){b.d[0], b.d[1]}, plan_radius, 0.0f, &opt) &&
+            opt.length > 0.0f) {
+            double ratio = r.path_length / opt.length;
+            ratio_sum += ratio;
+            ratio_max = fmax(ratio_max, ratio);
+            ratio_runs++;
+        }
+        if (starts == STARTS_CLIMB) {
+            climb_runs[k / 200]++;
+            climb_reached[k / 200] += r.reached;
+        }
+        worst_pos = fmax(worst_pos, r.position_error);
+        worst_head = fmax(worst_head, r.heading_error_deg);
+        worst_turn = fmax(worst_turn, r.turned);
+        sum_pos += r.position_error;
+        sum_head += r.heading_error_deg;
+    }
     if (json) {
         cJSON* root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "vehicle", kinematic ? "kinematic" : "core");
+        cJSON_AddStringToObject(root, "vehicle", vehicle_names[vehicle]);
+        cJSON_AddStringToObject(root, "starts", starts_names[starts]);
         cJSON_AddNumberToObject(root, "dimensions", dims);
+        cJSON_AddNumberToObject(root, "r_min", rmin);
+        cJSON_AddNumberToObject(root, "speed", speed);
+        cJSON_AddNumberToObject(root, "dt", dt);
         cJSON_AddNumberToObject(root, "runs", (double)runs);
         cJSON_AddNumberToObject(root, "reached", (double)reached);
+        cJSON_AddNumberToObject(root, "reached_first_attempt", (double)first);
+        if (ratio_runs) {
+            cJSON_AddNumberToObject(root, "path_over_dubins_mean", ratio_sum / (double)ratio_runs);
+            cJSON_AddNumberToObject(root, "path_over_dubins_max", ratio_max);
+        }
         cJSON_AddNumberToObject(root, "position_error_max", worst_pos);
         cJSON_AddNumberToObject(root, "position_error_mean", sum_pos / (double)runs);
         cJSON_AddNumberToObject(root, "heading_error_deg_max", worst_head);
         cJSON_AddNumberToObject(root, "heading_error_deg_mean", sum_head / (double)runs);
+        if (starts == STARTS_CLIMB) {
+            cJSON* arr = cJSON_AddArrayToObject(root, "reached_by_climb_deg");
+            for (int c = 0; c < 5; ++c) {
+                cJSON* o = cJSON_CreateObject();
+                cJSON_AddNumberToObject(o, "climb_deg", 20.0 + 15.0 * c);
+                cJSON_AddNumberToObject(o, "runs", (double)climb_runs[c]);
+                cJSON_AddNumberToObject(o, "reached", (double)climb_reached[c]);
+                cJSON_AddItemToArray(arr, o);
+            }
+        }
         char* text = cJSON_PrintUnformatted(root);
         printf("%s\n", text);
         free(text);
         cJSON_Delete(root);
     } else {
-        printf("grid of %lld start poses, %s vehicle, %dD, r_min %g m, speed %g m/s\n", (long long)runs,
-               kinematic ? "near-kinematic" : "core default", dims, rmin, speed);
-        printf("reached            %lld of %lld\n", (long long)reached, (long long)runs);
+        printf("grid of %lld %s start poses, %s vehicle, %dD, r_min %g m, speed %g m/s, dt %g s\n",
+               (long long)runs, starts_names[starts], vehicle_names[vehicle], dims, rmin, speed, dt);
+        printf("reached            %lld of %lld (%lld on the first attempt)\n", (long long)reached,
+               (long long)runs, (long long)first);
+        if (ratio_runs)
+            printf("path / Dubins      mean %.4f, max %.4f (reached runs, radius %.3f m)\n",
+                   ratio_sum / (double)ratio_runs, ratio_max, (double)plan_radius);
         printf("position error     mean %.4f m, max %.4f m (%.3f r_min)\n", sum_pos / (double)runs,
                worst_pos, worst_pos / rmin);
         printf("heading error      mean %.3f deg, max %.3f deg\n", sum_head / (double)runs, worst_head);
+        if (starts == STARTS_CLIMB)
+            for (int c = 0; c < 5; ++c)
+                printf("climb %2.0f deg       %lld of %lld\n", 20.0 + 15.0 * c, (long long)climb_reached[c],
+                       (long long)climb_runs[c]);
     }
     return CLI_EXIT_OK;
 }
@@ -290,12 +493,22 @@ int cmd_dseek(int argc, char** argv)
     double rmin = opt.rmin, speed = opt.speed, dt = opt.dt, max_time = opt.max_time;
     int json = opt.json;
     if (grid) {
+        dseek_vehicle vehicle = vehicle_of(grid);
         if (rmin <= 0.0) rmin = 2.0;
         if (speed <= 0.0) speed = 5.0;
+        dseek_vehicle_limits(vehicle, &rmin, &speed);
         if (dt <= 0.0) dt = 0.02 * rmin / speed;
         int dims = strstr(grid, "3d") ? 3 : 2;
-        return run_grid(dims, rmin, speed, dt, strncmp(grid, "kinematic", 9) == 0, json);
+        grid_starts starts = !opt.starts || strcmp(opt.starts, "far") == 0 ? STARTS_FAR
+                             : strcmp(opt.starts, "close") == 0         ? STARTS_CLOSE
+                                                                        : STARTS_CLIMB;
+        if (starts == STARTS_CLIMB && dims != 3)
+            return cli_usage_error("dseek", "--starts climb needs a 3D grid (%s3d)", grid);
+        return run_grid(dims, starts, rmin, speed, dt, vehicle, json);
     }
+    if (opt.starts) return cli_usage_error("dseek", "--starts goes with --grid");
+    dseek_vehicle vehicle = vehicle_of(opt.vehicle);
+    dseek_vehicle_limits(vehicle, &rmin, &speed);
     if (!from || !to) return cli_usage_error("dseek", "--from and --to are required");
     if (rmin <= 0.0 || speed <= 0.0) return cli_usage_error("dseek", "--rmin and --speed are required");
     int dims = count_commas(from) == 2 ? 2 : 3;
@@ -324,7 +537,7 @@ int cmd_dseek(int argc, char** argv)
         fprintf(trace, dims == 2 ? "t,x,y,heading\n" : "t,x,y,z,heading,pitch\n");
     }
     dseek_sim_result r;
-    int ok = dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, 1, trace ? write_trace : NULL, trace, &r);
+    int ok = dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, vehicle, trace ? write_trace : NULL, trace, &r);
     if (trace && fclose(trace) != 0 && ok) {
         cli_error("dseek: writing '%s' failed", trace_path);
         return CLI_EXIT_FAILURE;

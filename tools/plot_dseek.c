@@ -120,7 +120,7 @@ int plot_kind_dseek(int argc, char** argv)
     double max_time = 20.0 * (dist0 / speed + 2.0 * PLOT_PI * rmin / speed);
     track tr = {0};
     dseek_sim_result res;
-    if (!dseek_simulate(2, &a, &b, rmin, speed, dt, max_time, 1, collect, &tr, &res)) {
+    if (!dseek_simulate(2, &a, &b, rmin, speed, dt, max_time, DSEEK_VEHICLE_KINEMATIC, collect, &tr, &res)) {
         free(tr.xy);
         return CLI_EXIT_FAILURE;
     }
