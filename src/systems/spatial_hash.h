@@ -10,9 +10,13 @@
  *   neighbor kernel reads each cell's candidates as one contiguous run.
  *
  * Bounded worlds (wrap) index cells directly; unbounded worlds hash integer
- * cell coordinates into a power-of-two table. Every reorder_interval steps
- * the agent table itself is permuted into cell order, so the per-step copy
- * into sorted arrays reads memory nearly sequentially. */
+ * cell coordinates into a power-of-two table, a block of 8 x 8 cells (4 x 4
+ * x 4 in 3D) at a time: a block's cells take a run of 64 buckets, so the
+ * cells around an agent lie close together in bucket order (and in the
+ * agent table after a reorder), while hashing the blocks keeps any layout
+ * of agents spread over the table. Every reorder_interval steps the agent
+ * table itself is permuted into bucket order, so the per-step copy into
+ * sorted arrays reads memory nearly sequentially. */
 #ifndef SHOAL_SPATIAL_HASH_H
 #define SHOAL_SPATIAL_HASH_H
 
@@ -106,9 +110,20 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
 static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int32_t iz)
 {
     if (g->direct) return (uint32_t)((iz * g->n[1] + iy) * g->n[0] + ix);
-    /* Large odd multipliers spread neighboring cells over the table. */
-    uint32_t h = (uint32_t)ix * 0x8da6b343u ^ (uint32_t)iy * 0xd8163841u ^ (uint32_t)iz * 0xcb1ab31fu;
-    return (h ^ (h >> 15)) & g->bucket_mask;
+    /* Blocks of 8 x 8 cells (4 x 4 x 4 in 3D) take a run of 64 buckets in
+     * row order, so neighboring cells sit close in the sorted arrays and,
+     * after a reorder, in the agent table; large odd multipliers spread the
+     * blocks over the table. */
+    uint32_t within, h;
+    if (g->dims == 3) {
+        within = ((uint32_t)iz & 3u) << 4 | ((uint32_t)iy & 3u) << 2 | ((uint32_t)ix & 3u);
+        h = (uint32_t)(ix >> 2) * 0x8da6b343u ^ (uint32_t)(iy >> 2) * 0xd8163841u ^ (uint32_t)(iz >> 2) * 0xcb1ab31fu;
+    } else {
+        within = ((uint32_t)iy & 7u) << 3 | ((uint32_t)ix & 7u);
+        h = (uint32_t)(ix >> 3) * 0x8da6b343u ^ (uint32_t)(iy >> 3) * 0xd8163841u;
+    }
+    h ^= h >> 15;
+    return (h << 6 | within) & g->bucket_mask;
 }
 
 /* Integer cell coordinate of a position along one axis. On a torus the
