@@ -221,8 +221,9 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         prm.r_agent = fminf(radius, r_turn);
         prm.zero_tol = fmaxf(prm.zero_tol, 2.0f * speed * dt);
 
-        /* The lead: the time the torque limit needs to reach the arc's turn
-         * rate, halved; the geometry is asked from the pose after it. */
+        /* The lead: DSEEK_LEAD of the time the torque limit needs to reach
+         * the arc's turn rate; the geometry is asked from the pose after it
+         * (current speed and turn rate held). */
         float inertia = a->inertia[i];
         float accel = inertia > 0.0f ? a->max_torque[i] / inertia : 0.0f;
         float arc_rate = speed / radius;
