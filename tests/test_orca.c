@@ -1160,3 +1160,56 @@ Test(orca, sim_sphere_obstacle_3d)
         cr_assert_lt(r.max_goal_dist, 0.05f, "agent %d: goal miss %g", i, (double)r.max_goal_dist);
     }
 }
+
+/* orca2_lines_agents: the lines orca2_line_agent writes, in the same order
+ * and bit for bit, a neighbor a SIMD lane: apart pairs on the arc and on
+ * both legs, overlapping pairs, head-on and resting pairs (no direction),
+ * zero and out-of-range shares, huge and NaN inputs, and counts that leave a
+ * partial lane. */
+Test(orca, lines_of_many_neighbors_match_one_at_a_time)
+{
+    uint64_t s = 0x5eed1e55u;
+    enum { N = 37, P = N + 16 }; /* the arrays are read a whole lane at a time */
+    for (int round = 0; round < 2000; ++round) {
+        float px[P], py[P], vx[P], vy[P], rad[P], share[P];
+        int count = 1 + (int)(rng_splitmix64(&s) % N);
+        for (int m = count; m < P; ++m) /* padding: anything, NaN included */
+            px[m] = py[m] = vx[m] = vy[m] = rad[m] = share[m] = m % 2 ? NAN : 1.0f;
+        for (int m = 0; m < count; ++m) {
+            px[m] = uniform(&s, -20.0f, 20.0f);
+            py[m] = uniform(&s, -20.0f, 20.0f);
+            vx[m] = uniform(&s, -3.0f, 3.0f);
+            vy[m] = uniform(&s, -3.0f, 3.0f);
+            rad[m] = uniform(&s, 0.0f, 4.0f);
+            share[m] = uniform(&s, 0.0f, 1.0f) < 0.5f ? 0.5f : uniform(&s, -0.2f, 1.3f);
+            switch (rng_splitmix64(&s) % 16) {
+            case 0: px[m] = py[m] = 0.0f; break;                         /* same spot */
+            case 1: vx[m] = px[m] * 0.1f, vy[m] = py[m] * 0.1f; break;   /* w = 0 */
+            case 2: px[m] *= 0.01f, py[m] *= 0.01f; break;                /* overlap */
+            case 3: px[m] = 1e30f; break;                                 /* huge */
+            case 4: vy[m] = NAN; break;
+            case 5: rad[m] = -1.0f; break;
+            case 6: rad[m] = INFINITY; break;
+            case 7: py[m] = 0.0f, vy[m] = 0.0f, vx[m] = 2.0f; break;      /* on the axis */
+            case 8: px[m] = 1e-25f, py[m] = 0.0f; break;                  /* tiny */
+            default: break;
+            }
+        }
+        vec2 vel = {uniform(&s, -2.0f, 2.0f), uniform(&s, -2.0f, 2.0f)};
+        float inv_tau = 1.0f / uniform(&s, 0.5f, 10.0f), inv_dt = 4.0f;
+        orca_line2 ref[N], got[N];
+        int n_ref = 0;
+        for (int m = 0; m < count; ++m)
+            n_ref += orca2_line_agent((vec2){px[m], py[m]}, (vec2){vx[m], vy[m]}, rad[m], inv_tau, inv_dt, share[m],
+                                      vel, &ref[n_ref]);
+        int n_got = orca2_lines_agents(px, py, vx, vy, rad, share, count, inv_tau, inv_dt, vel, got);
+        cr_assert_eq(n_got, n_ref, "round %d: %d lines, one at a time %d", round, n_got, n_ref);
+        cr_assert_eq(memcmp(got, ref, (size_t)n_ref * sizeof *ref), 0, "round %d: the lines differ", round);
+    }
+    /* a common value that is not finite: no line, as one at a time */
+    float one[16], two[16], r[16], sh[16];
+    for (int m = 0; m < 16; ++m) one[m] = 1.0f, two[m] = 2.0f, r[m] = sh[m] = 0.5f;
+    orca_line2 l;
+    cr_expect_eq(orca2_lines_agents(two, one, one, one, r, sh, 1, NAN, 4.0f, (vec2){0, 0}, &l), 0);
+    cr_expect_eq(orca2_lines_agents(two, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec2){INFINITY, 0}, &l), 0);
+}

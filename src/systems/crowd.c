@@ -267,7 +267,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             nearest nb;
             nb.count = 0;
             nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
-            find_neighbors(g, p, c->dist[r], i < g->count ? x->sorted_at[i] : -1, &nb);
+            int32_t self = i < g->count ? x->sorted_at[i] : -1;
+            if (!find_nearest(g, p, c->dist[r], self, &nb)) find_neighbors(g, p, c->dist[r], self, &nb);
             for (int32_t m = 0; m < nb.count && m < keep; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
@@ -352,6 +353,11 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 }
             }
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
+            /* 2D: the neighbors' offsets first, then their lines a SIMD lane
+             * each (orca2_lines_agents, the same lines in the same order). */
+            enum { B = CROWD_MAX_NEIGHBORS + SHOAL_MAX_LANES }; /* read a whole lane at a time */
+            float bx[B], by[B], bvx[B], bvy[B], brad[B], bs[B];
+            int32_t nn = 0;
             for (int32_t m = 0; m < nb.count; ++m) {
                 int32_t k = nb.k[m], j = g->order[k];
                 int32_t crow = component_row(x->crowd, x->slots[j]);
@@ -366,12 +372,18 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 int crowd_j = crow >= 0;
                 float s = crowd_j ? share : 1.0f;
                 float rad = CROWD_PLAN_RADIUS * (ri + a->radius[j]);
-                if (three)
+                if (three) {
                     n += orca3_plane_agent(d, rv, rad, inv_tau, x->inv_dt, s, vel, &planes[n]);
-                else
-                    n += orca2_line_agent((vec2){d.x, d.y}, (vec2){rv.x, rv.y}, rad, inv_tau, x->inv_dt, s,
-                                          (vec2){vel.x, vel.y}, &lines[n]);
+                } else {
+                    bx[nn] = d.x, by[nn] = d.y, bvx[nn] = rv.x, bvy[nn] = rv.y, brad[nn] = rad, bs[nn] = s;
+                    nn++;
+                }
             }
+            for (int32_t m = nn; nn > 0 && m < nn + SHOAL_MAX_LANES; ++m)
+                bx[m] = bx[0], by[m] = by[0], bvx[m] = bvx[0], bvy[m] = bvy[0], brad[m] = brad[0], bs[m] = bs[0];
+            if (nn > 0)
+                n += orca2_lines_agents(bx, by, bvx, bvy, brad, bs, nn, inv_tau, x->inv_dt, (vec2){vel.x, vel.y},
+                                        &lines[n]);
         }
 
         orca_status st;

@@ -5,6 +5,7 @@
 #ifndef SHOAL_SYSTEMS_NEAREST_H
 #define SHOAL_SYSTEMS_NEAREST_H
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -171,6 +172,213 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
                     }
                 }
             }
+}
+
+/* Lane slots find_nearest can scan (a lane of candidates each). */
+#define NEAREST_SCAN 1024
+
+/* The rank of each of the m candidates (sd, sk) in (distance^2, sorted
+ * position) order, counted a lane at a time; the first cap go to nb in that
+ * order. sd is padded with +inf to a whole lane. */
+static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, nearest* nb)
+{
+    float d_out[NEAREST_MAX + 1];
+    int32_t k_out[NEAREST_MAX + 1];
+    const int32_t cap = nb->cap;
+    for (int32_t i = 0; i < m; ++i) {
+        const lanef di = lane_set1(sd[i]);
+        int32_t rank = 0, equal = 0;
+        for (int32_t j = 0; j < m; j += SHOAL_LANES) {
+            lanef dj = lane_loadu(sd + j);
+            rank += __builtin_popcount(lane_mask_bits(lane_cmp_lt(dj, di)));
+            equal += __builtin_popcount(lane_mask_bits(lane_cmp_eq(dj, di)));
+        }
+        if (equal > 1) /* ties at this distance: the lower sorted position first */
+            for (int32_t j = 0; j < m; ++j) rank += sd[j] == sd[i] && sk[j] < sk[i];
+        rank = rank < cap ? rank : cap; /* past the cap: a slot nobody reads */
+        d_out[rank] = sd[i];
+        k_out[rank] = sk[i];
+    }
+    int32_t n = m < cap ? m : cap;
+    memcpy(nb->d2, d_out, (size_t)n * sizeof *d_out);
+    memcpy(nb->k, k_out, (size_t)n * sizeof *k_out);
+    nb->count = n;
+}
+
+/* find_neighbors' list, the same bit for bit, with few branches that the
+ * processor cannot predict: every candidate's d^2 goes to a buffer (+inf
+ * when out of range or the agent itself), a distance bound that keeps
+ * between cap and about twice cap of them is found by counting a lane at a
+ * time, and only those are ranked. Returns 0, leaving nb alone, when the
+ * block around p holds more than NEAREST_SCAN lane slots or more than 64
+ * distinct buckets; find_neighbors then does the work. */
+static inline int find_nearest(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
+{
+    const int three = g->dims == 3;
+    const float r2 = range * range;
+    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+    const lanef vr2 = lane_set1(r2), inf = lane_set1(INFINITY);
+    int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
+    if (reach < 1) reach = 1;
+    int32_t c[3] = {grid_coord(g, p[0], 0), grid_coord(g, p[1], 1), three ? grid_coord(g, p[2], 2) : 0};
+    int32_t lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        int32_t span = a < (three ? 3 : 2) ? reach : 0;
+        if (g->wrap && a < (three ? 3 : 2) && 2 * span + 1 > g->n[a]) {
+            lo[a] = 0;
+            hi[a] = g->n[a] - 1;
+        } else {
+            lo[a] = c[a] - span;
+            hi[a] = c[a] + span;
+        }
+    }
+    /* Hashed cells: a bucket two cells of the block share must be read
+     * once. Cells of one block of the hash (8 x 8, 4 x 4 x 4) never share
+     * one; cells of two blocks can only when the blocks' runs of 64 buckets
+     * coincide. When the few blocks around p have distinct runs, no
+     * bucket needs checking. */
+    int dedup = !g->direct;
+    if (dedup && !g->wrap && g->bucket_mask >= 63u) {
+        const int sh = three ? 2 : 3;
+        int32_t blo[3], bhi[3], blocks = 1;
+        for (int a = 0; a < 3; ++a) {
+            blo[a] = lo[a] >> sh;
+            bhi[a] = hi[a] >> sh;
+            blocks *= bhi[a] - blo[a] + 1;
+        }
+        if (blocks <= 8) {
+            uint32_t run[8];
+            int32_t nr = 0;
+            for (int32_t bz = blo[2]; bz <= bhi[2]; ++bz)
+                for (int32_t by = blo[1]; by <= bhi[1]; ++by)
+                    for (int32_t bx = blo[0]; bx <= bhi[0]; ++bx)
+                        run[nr++] = grid_bucket(g, bx * (1 << sh), by * (1 << sh), bz * (1 << sh));
+            int same = 0;
+            for (int32_t u = 0; u < nr; ++u)
+                for (int32_t v = u + 1; v < nr; ++v) same |= run[u] == run[v];
+            dedup = same;
+        }
+    }
+    _Alignas(64) float dbuf[NEAREST_SCAN];
+    int32_t kbase[NEAREST_SCAN / SHOAL_LANES];
+    uint32_t seen[64];
+    int32_t seen_count = 0, pos = 0, valid = 0;
+    /* Hashed without a shared bucket: the cells of a row that lie in one
+     * block are consecutive buckets, so one run of the sorted arrays. */
+    const int merge = !g->direct && !dedup && !g->wrap;
+    const int32_t block_x = three ? 4 : 8;
+    for (int32_t z = lo[2]; z <= hi[2]; ++z)
+        for (int32_t y = lo[1]; y <= hi[1]; ++y)
+            for (int32_t x = lo[0]; x <= hi[0];) {
+                int32_t k0, k1;
+                if (merge) {
+                    /* x to the end of its block or of the row */
+                    int32_t last = x + (block_x - 1 - (x & (block_x - 1)));
+                    if (last > hi[0]) last = hi[0];
+                    uint32_t b = grid_bucket(g, x, y, z);
+                    k0 = g->cell_start[b];
+                    k1 = g->cell_start[b + (uint32_t)(last - x) + 1u];
+                    x = last + 1;
+                } else {
+                    int32_t q[3] = {x, y, z};
+                    ++x;
+                    if (g->wrap)
+                        for (int a = 0; a < (three ? 3 : 2); ++a) {
+                            if (q[a] < 0) q[a] += g->n[a];
+                            if (q[a] >= g->n[a]) q[a] -= g->n[a];
+                        }
+                    uint32_t b = grid_bucket(g, q[0], q[1], q[2]);
+                    if (dedup) {
+                        int dup = 0;
+                        for (int32_t s = 0; s < seen_count; ++s) dup |= seen[s] == b;
+                        if (dup) continue;
+                        if (seen_count == 64) return 0;
+                        seen[seen_count++] = b;
+                    }
+                    k0 = g->cell_start[b];
+                    k1 = g->cell_start[b + 1];
+                }
+                for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
+                    if (pos + SHOAL_LANES > NEAREST_SCAN) return 0;
+                    /* d^2 as find_neighbors computes it */
+                    lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
+                    lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
+                    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+                    if (three) {
+                        lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
+                        d2 = lane_add(d2, lane_mul(dz, dz));
+                    }
+                    /* lanes past the run masked off (k1 - k > 0 here) */
+                    lanem in = lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
+                    uint32_t bits = lane_mask_bits(in);
+                    lane_store(dbuf + pos, lane_select(in, d2, inf));
+                    uint32_t own = (uint32_t)(self - k);
+                    if (own < (uint32_t)SHOAL_LANES) {
+                        bits &= ~(1u << own);
+                        dbuf[pos + (int32_t)own] = INFINITY;
+                    }
+                    valid += __builtin_popcount(bits);
+                    kbase[pos / SHOAL_LANES] = k;
+                    pos += SHOAL_LANES;
+                }
+            }
+    /* The bound: the candidates at d^2 <= bound number from cap to most. */
+    const int32_t cap = nb->cap;
+    const int32_t most = 2 * cap + 8;
+    float bound = FLT_MAX;
+    if (valid > most) {
+        float lo_d = 0.0f, hi_d = r2;
+        int32_t lo_n = 0, hi_n = valid;
+        const int32_t want = (cap + most) / 2;
+        for (int it = 0; it < 24; ++it) {
+            float t = lo_d + (hi_d - lo_d) * ((float)(want - lo_n) / (float)(hi_n - lo_n));
+            if (!(t > lo_d && t < hi_d)) t = 0.5f * (lo_d + hi_d);
+            if (!(t > lo_d && t < hi_d)) break; /* adjacent floats */
+            const lanef vt = lane_set1(t);
+            int32_t n = 0;
+            for (int32_t i = 0; i < pos; i += SHOAL_LANES)
+                n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(dbuf + i), vt)));
+            if (n < cap) {
+                lo_d = t;
+                lo_n = n;
+            } else if (n > most) {
+                hi_d = t;
+                hi_n = n;
+            } else {
+                hi_d = t;
+                hi_n = n;
+                break;
+            }
+        }
+        bound = hi_d;
+    }
+    /* Those within the bound, then their ranks. Every one within r2 has
+     * d^2 < r2 <= hi_d's first value, so the bound r2 keeps them all. */
+    float* sd = dbuf; /* compacted in place: writes never pass reads */
+    int32_t sk_store[NEAREST_SCAN];
+    int32_t* sk = sk_store;
+    int32_t m = 0;
+    const lanef vb = lane_set1(bound);
+    /* The kept lanes' bits, 64 slots a word; a word's set bits in turn
+     * (one loop exit a word to mispredict, not one per lane of candidates). */
+    uint64_t word = 0;
+    int32_t wbase = 0;
+    for (int32_t i = 0; i < pos; i += SHOAL_LANES) {
+        word |= (uint64_t)lane_mask_bits(lane_cmp_le(lane_load(dbuf + i), vb)) << (i - wbase);
+        if (i + SHOAL_LANES - wbase == 64 || i + SHOAL_LANES == pos) {
+            while (word) {
+                int32_t at = wbase + __builtin_ctzll(word);
+                word &= word - 1;
+                sd[m] = dbuf[at];
+                sk[m] = kbase[at / SHOAL_LANES] + at % SHOAL_LANES;
+                m++;
+            }
+            wbase = i + SHOAL_LANES;
+        }
+    }
+    for (int32_t j = m; j < m + SHOAL_LANES && j < NEAREST_SCAN; ++j) sd[j] = INFINITY;
+    nearest_rank(sd, sk, m, nb);
+    return 1;
 }
 
 

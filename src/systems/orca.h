@@ -151,6 +151,19 @@ int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, fl
  *   vel      the agent's current velocity (m/s), used only as just said
  * Returns 1 and writes *out, or 0 (no constraint, *out untouched) for a
  * non-finite input or a result that would overflow. */
+/* orca2_line_agent for count neighbors at once, a SIMD lane each: neighbor
+ * m has rel_pos (px[m], py[m]), rel_vel (vx[m], vy[m]), radius[m] and
+ * share[m]; inv_tau, inv_dt and vel are common. Writes the lines that
+ * orca2_line_agent would write, in the same order and bit for bit (every
+ * lane does the scalar arithmetic; the rare cases, overlap or a direction
+ * that will not normalize, take the scalar function), and returns how many.
+ * Each array is read a whole SIMD lane at a time: it must hold initialized
+ * values (any) up to count rounded up to SHOAL_MAX_LANES. out must have room
+ * for count lines. */
+int orca2_lines_agents(const float* px, const float* py, const float* vx, const float* vy,
+                       const float* radius, const float* share, int count, float inv_tau,
+                       float inv_dt, vec2 vel, orca_line2* out);
+
 int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, float inv_dt,
                     orca_line2* out);
 
