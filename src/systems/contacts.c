@@ -230,6 +230,44 @@ static inline int any8(const uint8_t* f)
     return word != 0;
 }
 
+/* Whether any candidate of near[0, kn) (up to the first -1) overlaps the
+ * body at p of radius ri, tested as agent_overlap tests it (the same
+ * arithmetic), a lane of candidates at a time. Crowd agents alone
+ * (x->nt == 0), where a candidate's body is its vehicle radius: a row whose
+ * candidates all stay apart needs none of candidate()'s look-ups. */
+static inline int any_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, const int32_t* near, int kn)
+{
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    const int32_t agents = x->w->agents.count;
+    int32_t rows[CONTACT_K + SHOAL_MAX_LANES];
+    int n = 0;
+    for (; n < kn && near[n] >= 0; ++n) {
+        int32_t j = g->order[near[n]];
+        rows[n] = j >= 0 && j < agents && j != i ? j : i; /* i: a valid row, masked off below */
+    }
+    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), p2 = lane_set1(p[2]), r_i = lane_set1(ri);
+    for (int m0 = 0; m0 < n; m0 += SHOAL_LANES) {
+        for (int m = n; m < m0 + SHOAL_LANES; ++m) rows[m] = i;
+        const lanei j = lanei_loadu(rows + m0);
+        lanef d0 = lane_sub(lane_gather(x->a.px, j), p0), d1 = lane_sub(lane_gather(x->a.py, j), p1);
+        lanef d2 = three ? lane_sub(lane_gather(x->a.pz, j), p2) : lane_zero();
+        if (g->wrap) {
+            d0 = lane_image(g, d0, 0);
+            d1 = lane_image(g, d1, 1);
+            if (three) d2 = lane_image(g, d2, 2);
+        }
+        const lanef dist2 = lane_add(lane_add(lane_mul(d0, d0), lane_mul(d1, d1)), lane_mul(d2, d2));
+        const lanef rj = lane_gather(x->a.radius, j), sum = lane_add(r_i, rj);
+        const lanem hit = lane_mask_and(lane_cmp_lt(dist2, lane_mul(sum, sum)), lane_cmp_gt(rj, lane_zero()));
+        uint32_t bits = lane_mask_bits(hit);
+        for (int l = 0; l < SHOAL_LANES; ++l) /* lanes of i itself do not count */
+            bits &= rows[m0 + l] == i ? ~(1u << l) : ~0u;
+        if (bits) return 1;
+    }
+    return 0;
+}
+
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const contact_ctx* x = (const contact_ctx*)vctx;
@@ -255,7 +293,9 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         int32_t contacts = 0;
         int kn;
         const int32_t* near = part_near(x, r, &kn);
-        for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
+        /* crowd agents alone: candidates that all stay apart are skipped whole */
+        const int apart = g && x->nt == 0 && !any_overlap(x, i, p, ri, near, kn);
+        for (int m = 0; g && !apart && m < kn && near[m] >= 0; ++m) {
             int32_t j, q;
             float share, o, rel, u[3];
             if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
