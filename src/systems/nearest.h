@@ -208,7 +208,7 @@ static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, n
 /* find_neighbors' list, the same bit for bit, with few branches that the
  * processor cannot predict: every candidate's d^2 goes to a buffer (+inf
  * when out of range or the agent itself), a distance bound that keeps
- * between cap and about twice cap of them is found by counting a lane at a
+ * between cap and cap + 8 of them is found by counting a lane at a
  * time, and only those are ranked. Returns 0, leaving nb alone, when the
  * block around p holds more than NEAREST_SCAN lane slots or more than 64
  * distinct buckets; find_neighbors then does the work. */
@@ -324,7 +324,7 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
             }
     /* The bound: the candidates at d^2 <= bound number from cap to most. */
     const int32_t cap = nb->cap;
-    const int32_t most = 2 * cap + 8;
+    const int32_t most = cap + 8;
     float bound = FLT_MAX;
     if (valid > most) {
         float lo_d = 0.0f, hi_d = r2;
