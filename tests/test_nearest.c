@@ -83,18 +83,27 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
                     p[a] = g->origin[a] + f;
                 }
         }
-        nearest ref, got;
-        ref.count = got.count = 0;
-        ref.cap = got.cap = cap;
+        nearest ref;
+        ref.count = 0;
+        ref.cap = cap;
         find_neighbors(g, p, range, self, &ref);
-        if (!find_nearest(g, p, range, self, &got)) continue;
-        answered++;
-        cr_assert_eq(got.count, ref.count, "query %d (cap %d, range %g): %d neighbors, find_neighbors %d", q, cap,
-                     (double)range, got.count, ref.count);
-        for (int32_t m = 0; m < ref.count; ++m) {
-            cr_assert_eq(got.k[m], ref.k[m], "query %d (cap %d, range %g): neighbor %d is %d, find_neighbors %d", q,
-                         cap, (double)range, m, got.k[m], ref.k[m]);
-            cr_assert_eq(got.d2[m], ref.d2[m]);
+        /* hints: none, the cap-th's d^2 itself (it holds the list exactly
+         * at its edge), a little less (too few within: the whole block is
+         * scanned), more, and far more than the range */
+        float kth = ref.count > 0 ? ref.d2[ref.count - 1] : 0.0f;
+        const float hints[] = {0.0f, kth, kth * 0.98f, kth * 1.5f + 1.0f, 4.0f * range * range};
+        for (size_t h = 0; h < sizeof hints / sizeof *hints; ++h) {
+            nearest got = {.count = 0, .cap = cap};
+            if (!find_nearest(g, p, range, self, hints[h], &got)) continue;
+            answered++;
+            cr_assert_eq(got.count, ref.count, "query %d (cap %d, range %g, hint %g): %d neighbors, find_neighbors %d",
+                         q, cap, (double)range, (double)hints[h], got.count, ref.count);
+            for (int32_t m = 0; m < ref.count; ++m) {
+                cr_assert_eq(got.k[m], ref.k[m],
+                             "query %d (cap %d, range %g, hint %g): neighbor %d is %d, find_neighbors %d", q, cap,
+                             (double)range, (double)hints[h], m, got.k[m], ref.k[m]);
+                cr_assert_eq(got.d2[m], ref.d2[m]);
+            }
         }
     }
     return answered;
@@ -114,8 +123,8 @@ static void check(int dims, int wrap, int layout, int n)
         for (size_t r = 0; r < sizeof ranges / sizeof *ranges; ++r) {
             int64_t answered = compare_all(w, ranges[r] * 0.999f, caps[c], 5u + c);
             /* these layouts fit the scan: it answers every query itself */
-            cr_expect_eq(answered, 2 * (int64_t)g->count, "%dD wrap %d: find_nearest answered %ld of %d", dims,
-                         wrap, (long)answered, 2 * g->count);
+            cr_expect_eq(answered, 5 * 2 * (int64_t)g->count, "%dD wrap %d: find_nearest answered %ld of %d", dims,
+                         wrap, (long)answered, 5 * 2 * g->count);
         }
     shoal_world_destroy(w);
 }
@@ -136,8 +145,10 @@ Test(nearest, declines_past_its_scan)
     const grid_t* g = grid_data((const world_t*)w);
     nearest got = {.count = 0, .cap = 10};
     float p[3] = {g->sx[0], g->sy[0], 0.0f};
-    cr_expect_eq(find_nearest(g, p, 6.0f, 0, &got), 0);
+    cr_expect_eq(find_nearest(g, p, 6.0f, 0, 0.0f, &got), 0);
     cr_expect_eq(got.count, 0, "a declined search leaves the list alone");
-    cr_expect_eq(compare_all(w, 5.9f, 10, 9), 0);
+    /* without a hint every query declines (a hint that keeps the scan to
+     * a few cells may fit); whatever it answers agrees */
+    cr_expect_lt(compare_all(w, 5.9f, 10, 9), 5 * 2 * (int64_t)g->count);
     shoal_world_destroy(w);
 }

@@ -169,6 +169,8 @@ typedef struct orca_ctx {
     const float* intent; /* 2 per crowd row: what each wanted before orca (2D) */
     int64_t* relaxed; /* per worker */
     const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
+    float* hint;              /* per crowd row (crowd_world_t) */
+    float dt;
 } orca_ctx;
 
 /* What each crowd agent's behaviors asked for, before orca overwrites it:
@@ -268,7 +270,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             nb.count = 0;
             nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
             int32_t self = i < g->count ? x->sorted_at[i] : -1;
-            if (!find_nearest(g, p, c->dist[r], self, &nb)) find_neighbors(g, p, c->dist[r], self, &nb);
+            float* hint = x->hint + r;
+            if (!find_nearest(g, p, c->dist[r], self, *hint, &nb)) find_neighbors(g, p, c->dist[r], self, &nb);
+            /* next step's hint: the farthest kept, moved apart by both at
+             * full speed for a step, and a tenth more */
+            if (nb.count == nb.cap) {
+                float far = 1.1f * sqrtf(nb.d2[nb.count - 1]) + 2.0f * vmax * x->dt;
+                *hint = far * far;
+            } else {
+                *hint = 0.0f;
+            }
             for (int32_t m = 0; m < nb.count && m < keep; ++m) near[m] = nb.k[m];
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
@@ -417,7 +428,8 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
                   walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
-                  crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL};
+                  crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL,
+                  crowd_data(w)->hint, dt};
     if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
@@ -545,18 +557,24 @@ static int crowd_reserve(world_t* w, int32_t rows)
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
     int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
     float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
-    if (!near || !intent) {
+    float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    if (!near || !intent || !hint) {
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
+        mem_free(&w->alloc, hint, n * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
     if (old) memcpy(near, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
     for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
+    if (old) memcpy(hint, cw->hint, old * sizeof(float));
+    for (size_t k = old; k < n; ++k) hint[k] = 0.0f;
     mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
+    mem_free(&w->alloc, cw->hint, old * sizeof(float));
     cw->near = near;
     cw->intent = intent;
+    cw->hint = hint;
     cw->capacity = cap;
     return 1;
 }
@@ -580,8 +598,9 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
 {
     (void)agent_row;
     crowd_world_t* cw = crowd_data(w);
-    near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, w->comps[COMP_CROWD].table.count - 1,
-                     moved_agent_row);
+    int32_t last = w->comps[COMP_CROWD].table.count - 1;
+    near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, last, moved_agent_row);
+    if (cw->hint && r < cw->capacity && last < cw->capacity) cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
 }
 
 static int crowd_init(world_t* w)
@@ -598,6 +617,7 @@ static void crowd_release(world_t* w)
     size_t n = (size_t)cw->capacity;
     mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
+    mem_free(&w->alloc, cw->hint, n * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }

@@ -21,6 +21,8 @@
 typedef struct crowd_world_t {
     int32_t* near;          /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
     float* intent;          /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
+    float* hint;            /* per crowd row: last step's farthest kept neighbor's d^2, with room for
+                               motion (find_nearest's hint; any value gives the same list), 0: none */
     int32_t capacity;       /* crowd rows the scratch holds */
     int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total;  /* the same, summed over steps */

@@ -205,33 +205,17 @@ static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, n
     nb->count = n;
 }
 
-/* find_neighbors' list, the same bit for bit, with few branches that the
- * processor cannot predict: every candidate's d^2 goes to a buffer (+inf
- * when out of range or the agent itself), a distance bound that keeps
- * between cap and cap + 8 of them is found by counting a lane at a
- * time, and only those are ranked. Returns 0, leaving nb alone, when the
- * block around p holds more than NEAREST_SCAN lane slots or more than 64
- * distinct buckets; find_neighbors then does the work. */
-static inline int find_nearest(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
+/* The candidates of cells lo..hi around p into dbuf, a lane of slots each
+ * (d^2 as find_neighbors computes it; +inf when at or past r2, past the
+ * run or the agent itself), the run's first sorted position of each lane
+ * in kbase; *valid counts the finite ones. Returns 0 past NEAREST_SCAN
+ * slots or 64 distinct buckets. */
+static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t lo[3], const int32_t hi[3], float r2,
+                               int32_t self, float* dbuf, int32_t* kbase, int32_t* pos_out, int32_t* valid_out)
 {
     const int three = g->dims == 3;
-    const float r2 = range * range;
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     const lanef vr2 = lane_set1(r2), inf = lane_set1(INFINITY);
-    int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
-    if (reach < 1) reach = 1;
-    int32_t c[3] = {grid_coord(g, p[0], 0), grid_coord(g, p[1], 1), three ? grid_coord(g, p[2], 2) : 0};
-    int32_t lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) {
-        int32_t span = a < (three ? 3 : 2) ? reach : 0;
-        if (g->wrap && a < (three ? 3 : 2) && 2 * span + 1 > g->n[a]) {
-            lo[a] = 0;
-            hi[a] = g->n[a] - 1;
-        } else {
-            lo[a] = c[a] - span;
-            hi[a] = c[a] + span;
-        }
-    }
     /* Hashed cells: a bucket two cells of the block share must be read
      * once. Cells of one block of the hash (8 x 8, 4 x 4 x 4) never share
      * one; cells of two blocks can only when the blocks' runs of 64 buckets
@@ -259,8 +243,6 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
             dedup = same;
         }
     }
-    _Alignas(64) float dbuf[NEAREST_SCAN];
-    int32_t kbase[NEAREST_SCAN / SHOAL_LANES];
     uint32_t seen[64];
     int32_t seen_count = 0, pos = 0, valid = 0;
     /* Hashed without a shared bucket: the cells of a row that lie in one
@@ -322,13 +304,83 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
                     pos += SHOAL_LANES;
                 }
             }
-    /* The bound: the candidates at d^2 <= bound number from cap to most. */
+    *pos_out = pos;
+    *valid_out = valid;
+    return 1;
+}
+
+/* find_neighbors' list, the same bit for bit, with few branches that the
+ * processor cannot predict: every candidate's d^2 goes to a buffer (+inf
+ * when out of range or the agent itself), a distance bound that keeps
+ * between cap and cap + 8 of them is found by counting a lane at a
+ * time, and only those are ranked. Returns 0, leaving nb alone, when the
+ * block around p holds more than NEAREST_SCAN lane slots or more than 64
+ * distinct buckets; find_neighbors then does the work.
+ *
+ * hint (unbounded worlds; 0: none) is a guess of the cap-th nearest's d^2,
+ * last step's with room for motion: only the cells within its distance are
+ * scanned first, and when they hold cap candidates within it, the list is
+ * all there (the cells left out hold nobody that near). Otherwise the
+ * whole block is scanned. Either way the list is the same. */
+static inline int find_nearest(const grid_t* g, const float p[3], float range, int32_t self, float hint,
+                               nearest* nb)
+{
+    const int three = g->dims == 3;
+    const float r2 = range * range;
+    int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
+    if (reach < 1) reach = 1;
+    int32_t c[3] = {grid_coord(g, p[0], 0), grid_coord(g, p[1], 1), three ? grid_coord(g, p[2], 2) : 0};
+    int32_t lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        int32_t span = a < (three ? 3 : 2) ? reach : 0;
+        if (g->wrap && a < (three ? 3 : 2) && 2 * span + 1 > g->n[a]) {
+            lo[a] = 0;
+            hi[a] = g->n[a] - 1;
+        } else {
+            lo[a] = c[a] - span;
+            hi[a] = c[a] + span;
+        }
+    }
+    _Alignas(64) float dbuf[NEAREST_SCAN];
+    int32_t kbase[NEAREST_SCAN / SHOAL_LANES];
+    int32_t pos = 0, valid = 0;
     const int32_t cap = nb->cap;
     const int32_t most = cap + 8;
-    float bound = FLT_MAX;
-    if (valid > most) {
-        float lo_d = 0.0f, hi_d = r2;
-        int32_t lo_n = 0, hi_n = valid;
+    /* (hi_d, hi_n): a d^2 and how many candidates are at or within it */
+    float hi_d = r2 < FLT_MAX ? r2 : FLT_MAX;
+    int32_t hi_n = -1;
+    if (hint > 0.0f && hint < r2 && !g->wrap && !g->direct) {
+        /* the cells within sqrt(hint) of p, widened by a thousandth of a
+         * cell against rounding at cell edges */
+        float reach_h = sqrtf(hint) * 1.0001f + 1e-3f / g->inv_cell[0];
+        int32_t l2[3] = {0, 0, 0}, h2[3] = {0, 0, 0};
+        for (int a = 0; a < (three ? 3 : 2); ++a) {
+            /* and by a few ulps of the coordinate, far from the origin */
+            float ra = reach_h + fabsf(p[a]) * 1e-6f;
+            int32_t cl = grid_coord(g, p[a] - ra, a), ch = grid_coord(g, p[a] + ra, a);
+            l2[a] = cl > lo[a] ? cl : lo[a];
+            h2[a] = ch < hi[a] ? ch : hi[a];
+        }
+        if (!nearest_scan(g, p, l2, h2, r2, self, dbuf, kbase, &pos, &valid)) return 0;
+        const lanef vh = lane_set1(hint);
+        int32_t n = 0;
+        for (int32_t i = 0; i < pos; i += SHOAL_LANES)
+            n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(dbuf + i), vh)));
+        if (n >= cap) {
+            hi_d = hint;
+            hi_n = n;
+        }
+    }
+    if (hi_n < 0) {
+        if (!nearest_scan(g, p, lo, hi, r2, self, dbuf, kbase, &pos, &valid)) return 0;
+        hi_n = valid;
+    }
+    /* The bound: the candidates at d^2 <= bound number from cap to most
+     * (or all of them, when they are that few). */
+    float bound = hi_d < r2 ? hi_d : FLT_MAX; /* all the scanned (finite) ones */
+    if (hi_n > most) {
+        float lo_d = 0.0f;
+        int32_t lo_n = 0;
         const int32_t want = (cap + most) / 2;
         for (int it = 0; it < 24; ++it) {
             float t = lo_d + (hi_d - lo_d) * ((float)(want - lo_n) / (float)(hi_n - lo_n));
@@ -352,8 +404,7 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
         }
         bound = hi_d;
     }
-    /* Those within the bound, then their ranks. Every one within r2 has
-     * d^2 < r2 <= hi_d's first value, so the bound r2 keeps them all. */
+    /* Those within the bound, then their ranks. */
     float* sd = dbuf; /* compacted in place: writes never pass reads */
     int32_t sk_store[NEAREST_SCAN];
     int32_t* sk = sk_store;
