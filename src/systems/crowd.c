@@ -171,7 +171,23 @@ typedef struct orca_ctx {
     const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
     float* hint;              /* per crowd row (crowd_world_t) */
     float dt;
+    const int32_t* scrow;     /* per sorted position: crowd row (crowd_world_t), or NULL */
+    const float* sradius;     /* per sorted position: radius */
 } orca_ctx;
+
+/* Each sorted position's crowd row and radius (crowd_world_t). */
+static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const orca_ctx* x = (const orca_ctx*)vctx;
+    int32_t* crow = (int32_t*)x->scrow;
+    float* rad = (float*)x->sradius;
+    for (int32_t k = begin; k < end; ++k) {
+        int32_t j = x->g->order[k];
+        crow[k] = component_row(x->crowd, x->slots[j]);
+        rad[k] = x->a.radius[j];
+    }
+}
 
 /* What each crowd agent's behaviors asked for, before orca overwrites it:
  * its neighbors read it to tell who walks the other way. */
@@ -316,14 +332,14 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     int32_t k = nb.k[m];
                     vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
                               three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
-                    float along = vec3_dot(d, u), rad = ri + a->radius[g->order[k]];
+                    float along = vec3_dot(d, u), rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
                     float lateral2 = vec3_dot(d, d) - along * along;
                     if (!(along > 0.0f) || !(lateral2 < 0.25f * rad * rad)) continue;
                     vec3 lv = {g->svx[k], g->svy[k], three ? g->svz[k] : 0.0f};
                     float walks = vec3_dot(lv, u);
                     if (!(walks > CROWD_GAP_LEADER * speed)) continue;
                     vec3 wants = lv;
-                    int32_t cr = three ? -1 : component_row(x->crowd, x->slots[g->order[k]]);
+                    int32_t cr = three ? -1 : x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
                     if (cr >= 0) wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
                     if (!(vec3_dot(wants, u) > CROWD_GAP_SAME_WAY * sqrtf(vec3_dot(wants, wants)))) continue;
                     float room = along - sqrtf(rad * rad - lateral2);
@@ -350,7 +366,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     int32_t k = nb.k[m];
                     vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1), 0.0f};
                     float along = vec3_dot(d, u), lateral = vec3_dot(d, right);
-                    float rad = ri + a->radius[g->order[k]];
+                    float rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
                     float comes = g->svx[k] * u.x + g->svy[k] * u.y;
                     if (!(along > 0.0f) || !(along < look) || !(fabsf(lateral) < 2.0f * rad) ||
                         !(comes < -0.25f * speed))
@@ -370,8 +386,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             float bx[B], by[B], bvx[B], bvy[B], brad[B], bs[B];
             int32_t nn = 0;
             for (int32_t m = 0; m < nb.count; ++m) {
-                int32_t k = nb.k[m], j = g->order[k];
-                int32_t crow = component_row(x->crowd, x->slots[j]);
+                int32_t k = nb.k[m];
+                int32_t crow = x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
                 if (carried && crow >= 0) {
                     const float* q = x->intent + 2 * (size_t)crow;
                     float qa = q[0] * way.x + q[1] * way.y;
@@ -382,7 +398,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
                 int crowd_j = crow >= 0;
                 float s = crowd_j ? share : 1.0f;
-                float rad = CROWD_PLAN_RADIUS * (ri + a->radius[j]);
+                float rad = CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
                 if (three) {
                     n += orca3_plane_agent(d, rv, rad, inv_tau, x->inv_dt, s, vel, &planes[n]);
                 } else {
@@ -429,7 +445,13 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
                   walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
                   crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL,
-                  crowd_data(w)->hint, dt};
+                  crowd_data(w)->hint, dt, NULL, NULL};
+    crowd_world_t* cw = crowd_data(w);
+    if (g && g->count <= cw->sorted_capacity) { /* else looked up per neighbor */
+        x.scrow = cw->sorted_crow;
+        x.sradius = cw->sorted_radius;
+        par_for(w, g->count, 1024, PAR_STATIC, sorted_range, &x);
+    }
     if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
@@ -579,11 +601,36 @@ static int crowd_reserve(world_t* w, int32_t rows)
     return 1;
 }
 
-/* Before a step: scratch for every crowd row now live or queued. */
+/* Per sorted position scratch for `agents` agents; 0 when out of memory. */
+static int crowd_reserve_sorted(world_t* w, int32_t agents)
+{
+    crowd_world_t* cw = crowd_data(w);
+    if (agents <= cw->sorted_capacity) return 1;
+    int32_t cap = agents < 64 ? 64 : agents + agents / 2;
+    size_t old = (size_t)cw->sorted_capacity, n = (size_t)cap;
+    int32_t* crow = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
+    float* rad = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    if (!crow || !rad) {
+        mem_free(&w->alloc, crow, n * sizeof(int32_t));
+        mem_free(&w->alloc, rad, n * sizeof(float));
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d agents", (int)agents);
+        return 0;
+    }
+    mem_free(&w->alloc, cw->sorted_crow, old * sizeof(int32_t));
+    mem_free(&w->alloc, cw->sorted_radius, old * sizeof(float));
+    cw->sorted_crow = crow;
+    cw->sorted_radius = rad;
+    cw->sorted_capacity = cap;
+    return 1;
+}
+
+/* Before a step: scratch for every crowd row now live or queued, and for
+ * every agent the spatial hash may sort. */
 static int crowd_reserve_step(world_t* w)
 {
     int32_t rows = w->comps[COMP_CROWD].table.count;
-    return rows == 0 || crowd_reserve(w, rows + w->pending_adds);
+    return rows == 0 || (crowd_reserve(w, rows + w->pending_adds) &&
+                         crowd_reserve_sorted(w, w->agents.count + w->pending_adds));
 }
 
 /* A crowd agent added inside a step (it goes live at a stage boundary). */
@@ -618,6 +665,8 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw->hint, n * sizeof(float));
+    mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
+    mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CROWD] = NULL;
 }

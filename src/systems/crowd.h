@@ -24,6 +24,12 @@ typedef struct crowd_world_t {
     float* hint;            /* per crowd row: last step's farthest kept neighbor's d^2, with room for
                                motion (find_nearest's hint; any value gives the same list), 0: none */
     int32_t capacity;       /* crowd rows the scratch holds */
+    /* Per sorted position of the spatial hash, this step: the agent's crowd
+     * row (-1: none) and radius, read in one pass rather than once per
+     * neighbor that lists it. */
+    int32_t* sorted_crow;
+    float* sorted_radius;
+    int32_t sorted_capacity;
     int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total;  /* the same, summed over steps */
 } crowd_world_t;

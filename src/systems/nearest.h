@@ -22,8 +22,8 @@
  * in. */
 typedef struct nearest {
     int32_t count, cap;
-    float d2[NEAREST_MAX];
-    int32_t k[NEAREST_MAX];
+    float d2[NEAREST_MAX + 1]; /* + 1: a slot past the cap (nearest_rank) */
+    int32_t k[NEAREST_MAX + 1];
 } nearest;
 
 static inline void nearest_offer(nearest* nb, float d2, int32_t k)
@@ -182,8 +182,6 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
  * order. sd is padded with +inf to a whole lane. */
 static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, nearest* nb)
 {
-    float d_out[NEAREST_MAX + 1];
-    int32_t k_out[NEAREST_MAX + 1];
     const int32_t cap = nb->cap;
     for (int32_t i = 0; i < m; ++i) {
         const lanef di = lane_set1(sd[i]);
@@ -195,14 +193,11 @@ static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, n
         }
         if (equal > 1) /* ties at this distance: the lower sorted position first */
             for (int32_t j = 0; j < m; ++j) rank += sd[j] == sd[i] && sk[j] < sk[i];
-        rank = rank < cap ? rank : cap; /* past the cap: a slot nobody reads */
-        d_out[rank] = sd[i];
-        k_out[rank] = sk[i];
+        rank = rank < cap ? rank : cap; /* past the cap: the spare slot, never read */
+        nb->d2[rank] = sd[i];
+        nb->k[rank] = sk[i];
     }
-    int32_t n = m < cap ? m : cap;
-    memcpy(nb->d2, d_out, (size_t)n * sizeof *d_out);
-    memcpy(nb->k, k_out, (size_t)n * sizeof *k_out);
-    nb->count = n;
+    nb->count = m < cap ? m : cap;
 }
 
 /* The candidates of cells lo..hi around p into dbuf, a lane of slots each
