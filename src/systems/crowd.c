@@ -279,7 +279,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
         /* Neighbors. The nearest few are kept for the contact pass. */
         int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
-        for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
+        if (!g)
+            for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
         if (g) {
             const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
             nearest nb;
@@ -296,7 +297,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             } else {
                 *hint = 0.0f;
             }
-            for (int32_t m = 0; m < nb.count && m < keep; ++m) near[m] = nb.k[m];
+            for (int32_t m = 0; m < CROWD_CONTACT_K; ++m) /* a fixed count: no call to memcpy */
+                near[m] = m < nb.count && m < keep ? nb.k[m] : -1;
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
             /* Carried backwards (2D, keeping right): moving against the
