@@ -240,30 +240,36 @@ static inline int any_overlap(const contact_ctx* x, int32_t i, const float p[3],
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
     const int32_t agents = x->w->agents.count;
-    int32_t rows[CONTACT_K + SHOAL_MAX_LANES];
+    enum { B = CONTACT_K + SHOAL_MAX_LANES };
+    /* the candidates' positions and radii, read one by one (cheaper than
+     * gathers here); lanes past them, and the agent itself, get radius 0,
+     * which never counts */
+    float cx[B], cy[B], cz[B], cr[B];
     int n = 0;
     for (; n < kn && near[n] >= 0; ++n) {
         int32_t j = g->order[near[n]];
-        rows[n] = j >= 0 && j < agents && j != i ? j : i; /* i: a valid row, masked off below */
+        int ok = j >= 0 && j < agents && j != i;
+        j = ok ? j : i;
+        cx[n] = x->a.px[j];
+        cy[n] = x->a.py[j];
+        cz[n] = three ? x->a.pz[j] : 0.0f;
+        cr[n] = ok ? x->a.radius[j] : 0.0f;
     }
+    for (int m = n; m < ((n + SHOAL_LANES - 1) / SHOAL_LANES) * SHOAL_LANES; ++m)
+        cx[m] = p[0], cy[m] = p[1], cz[m] = p[2], cr[m] = 0.0f;
     const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), p2 = lane_set1(p[2]), r_i = lane_set1(ri);
     for (int m0 = 0; m0 < n; m0 += SHOAL_LANES) {
-        for (int m = n; m < m0 + SHOAL_LANES; ++m) rows[m] = i;
-        const lanei j = lanei_loadu(rows + m0);
-        lanef d0 = lane_sub(lane_gather(x->a.px, j), p0), d1 = lane_sub(lane_gather(x->a.py, j), p1);
-        lanef d2 = three ? lane_sub(lane_gather(x->a.pz, j), p2) : lane_zero();
+        lanef d0 = lane_sub(lane_loadu(cx + m0), p0), d1 = lane_sub(lane_loadu(cy + m0), p1);
+        lanef d2 = three ? lane_sub(lane_loadu(cz + m0), p2) : lane_zero();
         if (g->wrap) {
             d0 = lane_image(g, d0, 0);
             d1 = lane_image(g, d1, 1);
             if (three) d2 = lane_image(g, d2, 2);
         }
         const lanef dist2 = lane_add(lane_add(lane_mul(d0, d0), lane_mul(d1, d1)), lane_mul(d2, d2));
-        const lanef rj = lane_gather(x->a.radius, j), sum = lane_add(r_i, rj);
+        const lanef rj = lane_loadu(cr + m0), sum = lane_add(r_i, rj);
         const lanem hit = lane_mask_and(lane_cmp_lt(dist2, lane_mul(sum, sum)), lane_cmp_gt(rj, lane_zero()));
-        uint32_t bits = lane_mask_bits(hit);
-        for (int l = 0; l < SHOAL_LANES; ++l) /* lanes of i itself do not count */
-            bits &= rows[m0 + l] == i ? ~(1u << l) : ~0u;
-        if (bits) return 1;
+        if (lane_mask_bits(hit)) return 1;
     }
     return 0;
 }
