@@ -208,12 +208,15 @@ Test(cli_options, every_option_a_command_accepts_is_on_its_help_page, .timeout =
         char listed[64][48];
         int listed_count = help_options(help, listed, 64);
         for (int i = 0; i < count; ++i) {
-            if (strcmp(candidates[i], "--help") == 0 || !accepts(c, candidates[i])) continue;
+            if (strcmp(candidates[i], "--help") == 0) continue;
             int found = 0;
             for (int k = 0; k < listed_count && !found; ++k)
                 found = strcmp(listed[k], candidates[i]) == 0;
-            cr_expect(found, "%s accepts %s, which its help does not list", commands[c][0],
-                      candidates[i]);
+            /* One listed is on the page whether or not it is accepted
+             * (every_option_on_a_help_page_parses probes those): only the
+             * others need a run of the command. */
+            if (found || !accepts(c, candidates[i])) continue;
+            cr_expect_fail("%s accepts %s, which its help does not list", commands[c][0], candidates[i]);
         }
         free(help);
     }

@@ -1,5 +1,5 @@
 /* `shoal experiment planner` as a script sees it: a short run (2 runs of
- * 5 simulated seconds per cell) exits 0 and prints one JSON object with
+ * 2 simulated seconds per cell) exits 0 and prints one JSON object with
  * the keys the issue names. The binary is spawned (posix_spawn); the test
  * process itself never starts OpenMP. */
 #define _XOPEN_SOURCE 700
@@ -111,7 +111,7 @@ static double number_at(const cJSON* parent, const char* key)
 
 Test(planner_cli, short_run_prints_the_tables_as_json, .timeout = 600)
 {
-    const char* args[] = {"experiment", "planner", "--runs", "2", "--seconds", "5", "--json", NULL};
+    const char* args[] = {"experiment", "planner", "--runs", "2", "--seconds", "2", "--json", NULL};
     text_t out = {0}, err = {0};
     int status = run_shoal(args, &out, &err);
     cr_assert_eq(status, 0, "exit %d, stderr: %s", status, err.data);
