@@ -1,8 +1,11 @@
 /* The parallel-for's schedules, and the reorder that runs on it. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <criterion/criterion.h>
+#include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ecs/parallel.h"
 #include "ecs/world.h"
@@ -203,3 +206,159 @@ static void check_parallel_reorder(int dims, int all_flock)
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_2d) { check_parallel_reorder(2, 0); }
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_3d) { check_parallel_reorder(3, 0); }
 Test(parallel, reorder_with_a_component_every_agent_has) { check_parallel_reorder(2, 1); }
+
+/* ---- one parallel region per step (par_region) -------------------------- */
+
+#define REGION_LOOPS 40
+
+/* What a body saw; asserted after the region, on the test's thread alone. */
+typedef struct region_run {
+    call_log logs[REGION_LOOPS];
+    int32_t counts[REGION_LOOPS];
+    int team_inside;
+    int sleep_us; /* between loops: long enough for the workers to sleep */
+    int nested;   /* each callback runs a loop of its own */
+    atomic_int nested_items;
+} region_run;
+
+static void nested_item(int32_t begin, int32_t end, int32_t worker, void* ctx)
+{
+    (void)worker;
+    atomic_fetch_add((atomic_int*)ctx, end - begin);
+}
+
+static void log_call_nesting(int32_t begin, int32_t end, int32_t worker, void* ctx)
+{
+    log_call(begin, end, worker, ctx);
+}
+
+typedef struct nest_ctx {
+    call_log* log;
+    world_t* w;
+    atomic_int* items;
+} nest_ctx;
+
+static void log_and_nest(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    nest_ctx* c = (nest_ctx*)vctx;
+    log_call(begin, end, worker, c->log);
+    par_for(c->w, 100, 1, PAR_STATIC, nested_item, c->items);
+}
+
+static shoal_status_t region_body(world_t* w, void* vctx)
+{
+    region_run* r = (region_run*)vctx;
+    r->team_inside = w->team != NULL;
+    static const int schedules[4] = {PAR_STATIC | PAR_TASKS, PAR_CLAIMED | PAR_TASKS, PAR_AFFINE, PAR_STATIC};
+    for (int k = 0; k < REGION_LOOPS; ++k) {
+        r->counts[k] = k % 4 < 2 ? 3 + k % 5 : 200 + 37 * k;
+        if (r->nested) {
+            nest_ctx c = {&r->logs[k], w, &r->nested_items};
+            par_for(w, r->counts[k], 1, PAR_STATIC | PAR_TASKS, log_and_nest, &c);
+        } else {
+            par_for(w, r->counts[k], k % 4 < 2 ? 1 : 64, schedules[k % 4], log_call_nesting, &r->logs[k]);
+        }
+        if (r->sleep_us) {
+            struct timespec ts = {0, (long)r->sleep_us * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return SHOAL_ERR_NOT_FOUND; /* passed back unchanged */
+}
+
+static void check_region(int threads, int spin, int sleep_us, int nested)
+{
+    shoal_world_t* w = make_world(2, threads, SHOAL_BACKEND_OPENMP);
+    w->par_spin = spin;
+    region_run* r = calloc(1, sizeof *r);
+    r->sleep_us = sleep_us;
+    r->nested = nested;
+    cr_assert_eq(par_region(w, region_body, r), SHOAL_ERR_NOT_FOUND, "the body's status comes back");
+    cr_assert(r->team_inside, "the body ran without a team");
+    cr_assert_null(w->team, "the team outlived its region");
+    for (int k = 0; k < REGION_LOOPS; ++k) {
+        assert_partition(&r->logs[k], r->counts[k]);
+        int workers_seen = 0;
+        for (int c = 0; c < atomic_load(&r->logs[k].calls); ++c) {
+            cr_assert(r->logs[k].worker[c] >= 0 && r->logs[k].worker[c] < threads, "worker %d",
+                      r->logs[k].worker[c]);
+            workers_seen |= 1 << r->logs[k].worker[c];
+        }
+        /* Static tasks, a multiple of the threads: every worker woken. */
+        if (k % 4 == 0 && r->counts[k] % threads == 0)
+            cr_assert_eq(workers_seen, (1 << threads) - 1, "loop %d: workers 0x%x took part", k, workers_seen);
+    }
+    if (nested) {
+        int expect = 0;
+        for (int k = 0; k < REGION_LOOPS; ++k) expect += 100 * atomic_load(&r->logs[k].calls);
+        cr_assert_eq(atomic_load(&r->nested_items), expect, "nested loops ran every item once");
+    }
+    free(r);
+    /* The world steps after the region as before. */
+    cr_assert_eq(shoal_world_step(w, 0.01f), SHOAL_OK);
+    shoal_world_destroy(w);
+}
+
+Test(parallel, region_hands_many_loops_to_one_team, .timeout = 30) { check_region(3, 300000, 0, 0); }
+Test(parallel, region_workers_wake_from_sleep, .timeout = 30) { check_region(3, 0, 2000, 0); }
+Test(parallel, region_workers_that_spin_briefly_sleep_and_wake, .timeout = 30) { check_region(2, 50, 500, 0); }
+Test(parallel, loops_inside_a_regions_loop_run_on_their_thread, .timeout = 30) { check_region(2, 1000, 0, 1); }
+
+Test(parallel, a_world_of_one_thread_has_no_region)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_OPENMP);
+    region_run* r = calloc(1, sizeof *r);
+    cr_assert_eq(par_region(w, region_body, r), SHOAL_ERR_NOT_FOUND);
+    cr_assert_not(r->team_inside);
+    for (int k = 0; k < REGION_LOOPS; ++k) assert_partition(&r->logs[k], r->counts[k]);
+    free(r);
+    shoal_world_destroy(w);
+}
+
+/* A user system runs between the step's regions: its own OpenMP loops get
+ * the threads (inside a region they would get a team of one). Its failure
+ * stops the step with its message, after the stage's commands, and the
+ * next step runs again. */
+typedef struct omp_probe {
+    int team;
+    int fail;
+} omp_probe;
+
+static shoal_status_t user_omp_system(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)w;
+    (void)dt;
+    omp_probe* p = (omp_probe*)ctx;
+    int team = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp master
+        team = omp_get_num_threads();
+    }
+    p->team = team;
+    return p->fail ? SHOAL_ERR_INVALID_ARGUMENT : SHOAL_OK;
+}
+
+Test(parallel, user_systems_run_outside_the_steps_region)
+{
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    for (int i = 0; i < 3000; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = (float)(i % 60);
+        d.position[1] = (float)(i / 60);
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    }
+    omp_probe p = {0, 0};
+    cr_assert_eq(shoal_world_add_system(w, "omp_probe", SHOAL_STAGE_DECIDE, user_omp_system, &p), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.01f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(p.team, 2, "the user system's OpenMP loop got %d threads", p.team);
+    p.fail = 1;
+    uint64_t steps = shoal_world_step_count(w);
+    cr_assert_eq(shoal_world_step(w, 0.01f), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "omp_probe") != NULL, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_step_count(w), steps, "a failed step is not counted");
+    p.fail = 0;
+    cr_assert_eq(shoal_world_step(w, 0.01f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_world_destroy(w);
+}

@@ -13,13 +13,17 @@
  * gives OpenMP worker j the j-th contiguous share first and lets it take
  * blocks left in other shares afterwards; with host tasks, where seats are
  * not tied to threads, it is the claimed schedule. */
+#define _POSIX_C_SOURCE 200809L /* pthread, sched_yield */
 #include "ecs/parallel.h"
 
 #include "ecs/trace.h"
 
 #include <hwloc.h>
 #include <omp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PAR_ALIGN 16
@@ -107,6 +111,24 @@ static void bind_current_thread(world_t* w, int32_t worker)
     if (core && core->cpuset) hwloc_set_cpubind(topo, core->cpuset, HWLOC_CPUBIND_THREAD);
 }
 
+/* Worker `worker` of a team of `team` threads: its part of the job. */
+static void job_run_worker(par_job* job, par_schedule schedule, int32_t worker, int32_t team)
+{
+    if (schedule & PAR_AFFINE) {
+        job_affine_loop(job, worker);
+    } else if (schedule & PAR_CLAIMED) {
+        job_claim_loop(job, worker);
+    } else {
+        /* Contiguous shares, cut at multiples of job->align items. */
+        int64_t per = ((int64_t)job->count + team - 1) / team;
+        int64_t share = (per + job->align - 1) / job->align * job->align;
+        int64_t begin = share * worker;
+        int64_t end = begin + share;
+        if (end > job->count) end = job->count;
+        if (begin < end) job->fn((int32_t)begin, (int32_t)end, worker, job->ctx);
+    }
+}
+
 static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
 {
     int32_t threads = w->thread_count;
@@ -114,23 +136,162 @@ static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
 #pragma omp parallel num_threads(threads)
     {
         int32_t worker = (int32_t)omp_get_thread_num();
-        int32_t team = (int32_t)omp_get_num_threads();
         if (bind) bind_current_thread(w, worker);
-        if (schedule & PAR_AFFINE) {
-            job_affine_loop(job, worker);
-        } else if (schedule & PAR_CLAIMED) {
-            job_claim_loop(job, worker);
-        } else {
-            /* Contiguous shares, cut at multiples of job->align items. */
-            int64_t per = ((int64_t)job->count + team - 1) / team;
-            int64_t share = (per + job->align - 1) / job->align * job->align;
-            int64_t begin = share * worker;
-            int64_t end = begin + share;
-            if (end > job->count) end = job->count;
-            if (begin < end) job->fn((int32_t)begin, (int32_t)end, worker, job->ctx);
+        job_run_worker(job, schedule, worker, (int32_t)omp_get_num_threads());
+    }
+    if (bind) w->threads_bound = 1;
+}
+
+/* ---- one parallel region for many loops -------------------------------- */
+
+/* The team of a region: thread 0 (the caller) runs the body and hands each
+ * par_for to the others through `gen`; they spin, then sleep, between
+ * jobs. Lines apart: the counters the workers write are not the line the
+ * caller publishes on. */
+typedef struct par_team {
+    _Alignas(64) atomic_uint gen; /* bumped once per job and once to close */
+    par_job* job;                 /* the job of the current generation */
+    par_schedule schedule;
+    int32_t size;
+    int32_t closing;
+    int32_t spin;
+    /* The caller runs a job: a par_for from inside one (any thread) runs
+     * on the calling thread alone, as a nested OpenMP region would. */
+    int32_t busy;
+    _Alignas(64) atomic_int pending; /* workers not yet done with the job */
+    _Alignas(64) atomic_int sleepers;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+} par_team;
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Worker side: the next generation after `seen`. Spins team->spin times,
+ * then sleeps on the condition variable. A sleeper counts itself before it
+ * reads gen again, and the caller bumps gen before it reads the count
+ * (all sequentially consistent), so one of the two sees the other: either
+ * the sleeper finds the new generation or the caller wakes it. */
+static unsigned team_wait(par_team* t, unsigned seen)
+{
+    for (int32_t i = 0; i < t->spin; ++i) {
+        unsigned g = atomic_load_explicit(&t->gen, memory_order_acquire);
+        if (g != seen) return g;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&t->lock);
+    atomic_fetch_add(&t->sleepers, 1);
+    unsigned g;
+    while ((g = atomic_load(&t->gen)) == seen) pthread_cond_wait(&t->wake, &t->lock);
+    atomic_fetch_sub(&t->sleepers, 1);
+    pthread_mutex_unlock(&t->lock);
+    return g;
+}
+
+/* Caller side: publish the next generation and wake any sleeper. */
+static void team_publish(par_team* t)
+{
+    atomic_fetch_add(&t->gen, 1u);
+    if (atomic_load(&t->sleepers) > 0) {
+        pthread_mutex_lock(&t->lock);
+        pthread_cond_broadcast(&t->wake);
+        pthread_mutex_unlock(&t->lock);
+    }
+}
+
+static void team_worker_loop(par_team* t, int32_t worker)
+{
+    unsigned seen = 0;
+    for (;;) {
+        seen = team_wait(t, seen);
+        if (t->closing) return;
+        job_run_worker(t->job, t->schedule, worker, t->size);
+        atomic_fetch_sub_explicit(&t->pending, 1, memory_order_release);
+    }
+}
+
+/* The caller hands a job to the team, takes its own part as worker 0, and
+ * returns when every worker is done with it. */
+static void team_run(par_team* t, par_job* job, par_schedule schedule)
+{
+    t->job = job;
+    t->schedule = schedule;
+    t->busy = 1;
+    atomic_store_explicit(&t->pending, t->size - 1, memory_order_relaxed);
+    team_publish(t);
+    job_run_worker(job, schedule, 0, t->size);
+    for (int32_t i = 0; atomic_load_explicit(&t->pending, memory_order_acquire) > 0; ++i) {
+        if (i < t->spin)
+            cpu_relax();
+        else
+            sched_yield(); /* a worker was descheduled: give it the core */
+    }
+    t->busy = 0;
+}
+
+shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
+{
+    int32_t threads = w->thread_count;
+    if (threads <= 1 || w->backend != SHOAL_BACKEND_OPENMP || w->team) return body(w, ctx);
+    par_team t;
+    memset(&t, 0, sizeof t);
+    atomic_init(&t.gen, 0u);
+    atomic_init(&t.pending, 0);
+    atomic_init(&t.sleepers, 0);
+    t.spin = w->par_spin;
+    if (pthread_mutex_init(&t.lock, NULL) != 0) return body(w, ctx);
+    if (pthread_cond_init(&t.wake, NULL) != 0) {
+        pthread_mutex_destroy(&t.lock);
+        return body(w, ctx);
+    }
+    shoal_status_t status = SHOAL_OK;
+    int bind = w->bind_threads && !w->threads_bound;
+#pragma omp parallel num_threads(threads)
+    {
+        int32_t worker = (int32_t)omp_get_thread_num();
+        if (bind) bind_current_thread(w, worker);
+        if (worker == 0) {
+            t.size = (int32_t)omp_get_num_threads();
+            /* A team of one (a nested region, a thread limit): the loops
+             * run as they would without the region. */
+            if (t.size > 1) w->team = &t;
+        }
+        /* Every worker reads t.size only after this barrier. */
+#pragma omp barrier
+        if (worker == 0) {
+            status = body(w, ctx);
+            w->team = NULL;
+            if (t.size > 1) {
+                t.closing = 1;
+                team_publish(&t);
+            }
+        } else if (t.size > 1) {
+            team_worker_loop(&t, worker);
         }
     }
     if (bind) w->threads_bound = 1;
+    pthread_cond_destroy(&t.wake);
+    pthread_mutex_destroy(&t.lock);
+    return status;
+}
+
+int32_t par_spin_from_env(void)
+{
+    /* libgomp's own defaults for its barriers: spin long unless told to
+     * wait passively. A passive team still spins briefly: the gaps between
+     * the loops of a step are mostly a few microseconds of serial work. */
+    const char* p = getenv("OMP_WAIT_POLICY");
+    char v[8] = {0};
+    for (int i = 0; p && p[i] && i < 7; ++i) v[i] = (char)(p[i] | 0x20); /* ASCII lower case */
+    if (p && strlen(p) == 7 && strcmp(v, "passive") == 0) return 2000;
+    if (p && strlen(p) == 6 && strcmp(v, "active") == 0) return INT32_MAX;
+    return 300000;
 }
 
 /* With tracing on, each block runs through this wrapper, which times it and
@@ -207,6 +368,15 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
         if (seats > 0) task = w->enqueue_task(host_seat_task, seats, 1, &job, w->task_user_ctx);
         job_claim_loop(&job, 0);
         if (task) w->finish_task(task, w->task_user_ctx);
+        return;
+    }
+    if (w->team) {
+        if (!w->team->busy) {
+            team_run(w->team, &job, schedule);
+            return;
+        }
+        /* Nested in a job of the region: this thread alone. */
+        fn(0, count, 0, ctx);
         return;
     }
     run_openmp(w, &job, schedule);

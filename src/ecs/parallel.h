@@ -45,6 +45,20 @@ void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule
  * rows run over. */
 int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par_fn* fn, void* ctx);
 
+/* Runs body(w, ctx) on the calling thread while the world's OpenMP workers
+ * wait in one parallel region: each par_for the body makes from the calling
+ * thread is handed to them (a generation counter, a join counter) instead
+ * of opening a region of its own, so a step forks and joins once, not once
+ * per loop. Between loops the workers spin w->par_spin times, then sleep.
+ * Without OpenMP workers (one thread, serial or host backend), or inside a
+ * region already, it is body(w, ctx). Returns what body returns. */
+typedef shoal_status_t par_body_fn(world_t* w, void* ctx);
+shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
+
+/* How long workers of a region spin between loops, from $OMP_WAIT_POLICY
+ * (passive: briefly; active: without end; unset: as libgomp by default). */
+int32_t par_spin_from_env(void);
+
 /* Physical core count from hwloc (at least 1); loads and keeps a topology in
  * *topology when non-NULL. */
 int32_t par_physical_cores(void** topology);

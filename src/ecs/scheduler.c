@@ -68,53 +68,76 @@ static int64_t run_block_system(world_t* w, const system_t* s)
     return count;
 }
 
-shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt)
+shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
 {
-    for (int32_t i = 0; i < w->system_count; ++i) {
-        system_t* s = &w->systems[i];
-        if (s->stage != stage || !s->enabled) continue;
-        /* A user system cannot turn tracing on or off (BUSY in a step), so
-         * the pointer read here holds for the whole call. */
-        trace_t* trace = w->trace;
-        if (trace) w->trace_system = s->id;
-        uint64_t t0 = world_now_ns();
-        int64_t touched;
-        uint32_t errors_before = 0;
-        if (s->block_fn) {
-            touched = run_block_system(w, s);
-        } else if (s->user_fn) {
-            errors_before = w->error_count;
-            shoal_status_t st = s->user_fn(w, dt, s->ctx);
-            touched = st == SHOAL_OK ? 0 : -(int64_t)st;
-        } else {
-            w->running_without = s->without;
-            touched = s->run(w, dt, s->ctx);
-            w->running_without = 0;
-        }
-        uint64_t t1 = world_now_ns();
-        s->ns_total += t1 - t0;
-        s->calls++;
-        if (trace) {
-            w->trace_system = -1;
-            trace_record(trace, 0, s->id, touched > INT32_MAX ? INT32_MAX : touched > 0 ? (int32_t)touched : 0,
-                         w->step_count, t0, t1);
-        }
-        if (touched < 0) {
-            /* A user system that returns a library call's failure keeps
-             * that call's message (what, where), prefixed with the system. */
-            if (s->user_fn && w->error_count != errors_before) {
-                char inner[sizeof w->error];
-                memcpy(inner, w->error, sizeof inner);
-                world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name, inner);
-            } else if (w->error[0] == '\0' || s->user_fn) {
-                world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name,
-                           shoal_status_string((shoal_status_t)(-touched)));
-            }
-            return (shoal_status_t)(-touched);
-        }
-        s->agents += (uint64_t)touched;
+    /* A user system cannot turn tracing on or off (BUSY in a step), so
+     * the pointer read here holds for the whole call. */
+    trace_t* trace = w->trace;
+    if (trace) w->trace_system = s->id;
+    uint64_t t0 = world_now_ns();
+    int64_t touched;
+    uint32_t errors_before = 0;
+    if (s->block_fn) {
+        touched = run_block_system(w, s);
+    } else if (s->user_fn) {
+        errors_before = w->error_count;
+        shoal_status_t st = s->user_fn(w, dt, s->ctx);
+        touched = st == SHOAL_OK ? 0 : -(int64_t)st;
+    } else {
+        w->running_without = s->without;
+        touched = s->run(w, dt, s->ctx);
+        w->running_without = 0;
     }
+    uint64_t t1 = world_now_ns();
+    s->ns_total += t1 - t0;
+    s->calls++;
+    if (trace) {
+        w->trace_system = -1;
+        trace_record(trace, 0, s->id, touched > INT32_MAX ? INT32_MAX : touched > 0 ? (int32_t)touched : 0,
+                     w->step_count, t0, t1);
+    }
+    if (touched < 0) {
+        /* A user system that returns a library call's failure keeps
+         * that call's message (what, where), prefixed with the system. */
+        if (s->user_fn && w->error_count != errors_before) {
+            char inner[sizeof w->error];
+            memcpy(inner, w->error, sizeof inner);
+            world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name, inner);
+        } else if (w->error[0] == '\0' || s->user_fn) {
+            world_fail(w, (shoal_status_t)(-touched), "system '%s' failed: %s", s->name,
+                       shoal_status_string((shoal_status_t)(-touched)));
+        }
+        return (shoal_status_t)(-touched);
+    }
+    s->agents += (uint64_t)touched;
     return SHOAL_OK;
+}
+
+shoal_status_t world_run_step(world_t* w, void* cursor)
+{
+    step_cursor_t* c = (step_cursor_t*)cursor;
+    while (c->stage < SHOAL_STAGE_COUNT_) {
+        for (; c->next < w->system_count; ++c->next) {
+            system_t* s = &w->systems[c->next];
+            if (s->stage != (shoal_stage_t)c->stage || !s->enabled) continue;
+            /* Inside a region a user system's own OpenMP loops would get
+             * a team of one: the caller runs it outside. */
+            if (s->user_fn && w->team) return SHOAL_OK;
+            shoal_status_t st = world_run_system(w, s, c->dt);
+            if (st != SHOAL_OK) {
+                c->status = st;
+                break;
+            }
+        }
+        /* A stage's commands apply after it, also when one of its systems
+         * failed; the step stops after a failure. */
+        shoal_status_t applied = world_apply_commands(w);
+        if (c->status == SHOAL_OK) c->status = applied;
+        c->stage++;
+        c->next = 0;
+        if (c->status != SHOAL_OK) break;
+    }
+    return c->status;
 }
 
 shoal_status_t shoal_world_add_system(shoal_world_t* w, const char* name, shoal_stage_t stage,

@@ -210,6 +210,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     w->free_head = UINT32_MAX;
     w->structure_version = 1;
     w->thread_count = threads;
+    w->par_spin = par_spin_from_env();
     w->topology = topology;
     w->bind_threads = def->bind_threads;
     w->enqueue_task = def->enqueue_task;
@@ -324,11 +325,19 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
     uint64_t trace_start = w->trace ? world_now_ns() : 0;
     int32_t agents_before = w->agents.count;
     shoal_status_t status = SHOAL_OK;
-    for (int s = 0; s < SHOAL_STAGE_COUNT_ && status == SHOAL_OK; ++s) {
-        status = world_run_stage(w, (shoal_stage_t)s, dt);
-        shoal_status_t applied = world_apply_commands(w);
-        if (status == SHOAL_OK) status = applied;
+    /* With OpenMP workers the step holds them in one parallel region
+     * (par_region) instead of forking and joining at every loop; user
+     * systems run between regions, where their own OpenMP loops get the
+     * threads. */
+    step_cursor_t cursor = {dt, 0, 0, SHOAL_OK};
+    for (;;) {
+        par_region(w, world_run_step, &cursor);
+        if (cursor.stage >= SHOAL_STAGE_COUNT_ || cursor.status != SHOAL_OK) break;
+        shoal_status_t st = world_run_system(w, &w->systems[cursor.next], dt);
+        cursor.next = st == SHOAL_OK ? cursor.next + 1 : w->system_count;
+        cursor.status = st;
     }
+    status = cursor.status;
     if (w->trace)
         trace_record(w->trace, 0, TRACE_STEP_ID, agents_before, w->step_count, trace_start,
                      world_now_ns());

@@ -205,6 +205,11 @@ struct shoal_world_t {
     shoal_finish_task_fn* finish_task;
     void* task_user_ctx;
     void* topology; /* hwloc_topology_t, or NULL */
+    /* The team of the parallel region a step holds (par_region), NULL
+     * outside one; par_spin, how long its workers spin between jobs
+     * before they sleep (from $OMP_WAIT_POLICY at world_create). */
+    struct par_team* team;
+    int32_t par_spin;
 
     uint64_t step_count;
     double time;
@@ -245,7 +250,21 @@ int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const 
 /* Systems. */
 shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
                                      system_run_fn* run, shoal_system_fn* user_fn, void* ctx);
-shoal_status_t world_run_stage(world_t* w, shoal_stage_t stage, float dt);
+/* One system run, timed and traced; a failure is recorded with its name. */
+shoal_status_t world_run_system(world_t* w, system_t* s, float dt);
+/* Where a step stands: the stage, the next system index in it, and the
+ * first failure. */
+typedef struct step_cursor_t {
+    float dt;
+    int32_t stage;
+    int32_t next;
+    shoal_status_t status;
+} step_cursor_t;
+/* Runs the step from the cursor on (a step_cursor_t*), stage by stage, each
+ * stage's commands applied after it, until the end or a failure; inside a
+ * parallel region (w->team) it stops before a user system instead, which
+ * the caller runs outside the region and steps over. A par_body_fn. */
+shoal_status_t world_run_step(world_t* w, void* cursor);
 
 /* Agents (agent.c). */
 shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* def, const char* where);
