@@ -29,6 +29,7 @@
 #include "systems/spatial_hash.h"
 #include "bench/bench_crowd.h"
 #include "bench/bench_flock.h"
+#include "bench/bench_loops.h"
 #include "bench/bench_planner.h"
 #include "bench/bench_scaling.h"
 #include "bench/bench_systems.h"
@@ -450,7 +451,9 @@ static void bench_help(FILE* out)
                  "  crowd    crowd agents (ORCA) with RVO2's Circle parameters: two blocks\n"
                  "           walking through each other, or a circle bound for its antipodes\n"
                  "  scaling  flock, crowd or planner swept over thread counts: rates, speed-ups\n"
-                 "           per system, and one state_hash for every count\n\n");
+                 "           per system, and one state_hash for every count\n"
+                 "  loops    what a parallel loop costs to start and end: one region per loop\n"
+                 "           against one region for many (as in a step)\n\n");
     fputs(cli_exit_codes_help, out);
 }
 
@@ -464,9 +467,10 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "planner")) return bench_planner(argc - 1, argv + 1);
     if (!strcmp(which, "crowd")) return bench_crowd(argc - 1, argv + 1);
     if (!strcmp(which, "scaling")) return bench_scaling(argc - 1, argv + 1);
+    if (!strcmp(which, "loops")) return bench_loops(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
-        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd or scaling)", which);
+        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd, scaling or loops)", which);
     bench_opts o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;

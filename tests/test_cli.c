@@ -431,6 +431,26 @@ Test(cli, bench_flock_reports_its_keys)
     cJSON_Delete(kernel);
 }
 
+Test(cli, bench_loops_reports_the_cost_of_a_loop)
+{
+    cJSON* root = run_json((const char*[]){"bench", "loops", "--threads", "2", "--loops", "200", "--items", "64",
+                                           "--rounds", "2", "--json", NULL});
+    cr_expect_str_eq(json_string(root, "bench"), "loops");
+    cr_expect_eq(json_number(root, "threads"), 2);
+    cr_expect_eq(json_number(root, "loops"), 200);
+    double serial = json_number(root, "serial_ns_per_loop");
+    double forkjoin = json_number(root, "forkjoin_ns_per_loop");
+    double region = json_number(root, "region_ns_per_loop");
+    cr_expect(serial > 0 && forkjoin > 0 && region > 0, "%g %g %g", serial, forkjoin, region);
+    cr_expect_eq(json_number(root, "region_overhead_ns"), region - serial / 2);
+    cJSON_Delete(root);
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "loops", "--threads", "1", NULL}, &r);
+    cr_expect_eq(r.status, 2, "one thread has no loop to start: %s", r.err);
+    cr_expect_not_null(strstr(r.err, "--threads"), "%s", r.err);
+    output_free(&r);
+}
+
 Test(cli, bench_planner_reports_its_keys)
 {
     /* The same scene on 1 and 2 threads: one hash. */

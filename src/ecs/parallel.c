@@ -14,6 +14,7 @@
  * blocks left in other shares afterwards; with host tasks, where seats are
  * not tied to threads, it is the claimed schedule. */
 #define _POSIX_C_SOURCE 200809L /* pthread, sched_yield */
+#define _DEFAULT_SOURCE         /* syscall (futex) */
 #include "ecs/parallel.h"
 
 #include "ecs/trace.h"
@@ -21,6 +22,12 @@
 #include <hwloc.h>
 #include <omp.h>
 #include <pthread.h>
+#if defined(__linux__)
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -159,6 +166,7 @@ typedef struct par_team {
      * on the calling thread alone, as a nested OpenMP region would. */
     int32_t busy;
     _Alignas(64) atomic_int pending; /* workers not yet done with the job */
+    atomic_int caller_sleeps;        /* the caller sleeps on `pending` */
     _Alignas(64) atomic_int sleepers;
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -173,11 +181,58 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Sleeping and waking on the generation counter. On Linux a futex on the
+ * counter itself: a wake-up of every sleeper costs one system call and
+ * each wakes on its own. Elsewhere a condition variable (its mutex makes
+ * the woken take turns). */
+#if defined(__linux__)
+static void gen_sleep(par_team* t, unsigned seen)
+{
+    /* Returns at once if gen no longer holds `seen`. */
+    syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+static void gen_wake_all(par_team* t) { syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); }
+/* The caller, once it has spun, sleeps until the last worker is done (that
+ * worker wakes it): the same handshake as above, on `pending`. */
+static void pending_sleep(par_team* t)
+{
+    atomic_store(&t->caller_sleeps, 1);
+    int p;
+    while ((p = atomic_load(&t->pending)) > 0)
+        syscall(SYS_futex, (int*)&t->pending, FUTEX_WAIT_PRIVATE, p, NULL, NULL, 0);
+    atomic_store_explicit(&t->caller_sleeps, 0, memory_order_relaxed);
+}
+static void job_done(par_team* t)
+{
+    if (atomic_fetch_sub(&t->pending, 1) == 1 && atomic_load(&t->caller_sleeps))
+        syscall(SYS_futex, (int*)&t->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+#else
+static void gen_sleep(par_team* t, unsigned seen)
+{
+    pthread_mutex_lock(&t->lock);
+    if (atomic_load(&t->gen) == seen) pthread_cond_wait(&t->wake, &t->lock);
+    pthread_mutex_unlock(&t->lock);
+}
+static void gen_wake_all(par_team* t)
+{
+    pthread_mutex_lock(&t->lock);
+    pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->lock);
+}
+/* The caller gives its processor to the workers until they are done. */
+static void pending_sleep(par_team* t)
+{
+    while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) sched_yield();
+}
+static void job_done(par_team* t) { atomic_fetch_sub_explicit(&t->pending, 1, memory_order_release); }
+#endif
+
 /* Worker side: the next generation after `seen`. Spins team->spin times,
- * then sleeps on the condition variable. A sleeper counts itself before it
- * reads gen again, and the caller bumps gen before it reads the count
- * (all sequentially consistent), so one of the two sees the other: either
- * the sleeper finds the new generation or the caller wakes it. */
+ * then sleeps. A sleeper counts itself before it reads gen again, and the
+ * caller bumps gen before it reads the count (all sequentially
+ * consistent), so one of the two sees the other: either the sleeper finds
+ * the new generation or the caller wakes it. */
 static unsigned team_wait(par_team* t, unsigned seen)
 {
     for (int32_t i = 0; i < t->spin; ++i) {
@@ -185,12 +240,10 @@ static unsigned team_wait(par_team* t, unsigned seen)
         if (g != seen) return g;
         cpu_relax();
     }
-    pthread_mutex_lock(&t->lock);
     atomic_fetch_add(&t->sleepers, 1);
     unsigned g;
-    while ((g = atomic_load(&t->gen)) == seen) pthread_cond_wait(&t->wake, &t->lock);
+    while ((g = atomic_load(&t->gen)) == seen) gen_sleep(t, seen);
     atomic_fetch_sub(&t->sleepers, 1);
-    pthread_mutex_unlock(&t->lock);
     return g;
 }
 
@@ -198,11 +251,7 @@ static unsigned team_wait(par_team* t, unsigned seen)
 static void team_publish(par_team* t)
 {
     atomic_fetch_add(&t->gen, 1u);
-    if (atomic_load(&t->sleepers) > 0) {
-        pthread_mutex_lock(&t->lock);
-        pthread_cond_broadcast(&t->wake);
-        pthread_mutex_unlock(&t->lock);
-    }
+    if (atomic_load(&t->sleepers) > 0) gen_wake_all(t);
 }
 
 static void team_worker_loop(par_team* t, int32_t worker)
@@ -212,7 +261,7 @@ static void team_worker_loop(par_team* t, int32_t worker)
         seen = team_wait(t, seen);
         if (t->closing) return;
         job_run_worker(t->job, t->schedule, worker, t->size);
-        atomic_fetch_sub_explicit(&t->pending, 1, memory_order_release);
+        job_done(t);
     }
 }
 
@@ -227,10 +276,11 @@ static void team_run(par_team* t, par_job* job, par_schedule schedule)
     team_publish(t);
     job_run_worker(job, schedule, 0, t->size);
     for (int32_t i = 0; atomic_load_explicit(&t->pending, memory_order_acquire) > 0; ++i) {
-        if (i < t->spin)
-            cpu_relax();
-        else
-            sched_yield(); /* a worker was descheduled: give it the core */
+        if (i >= t->spin) {
+            pending_sleep(t); /* a worker is slow or descheduled: leave it the processor */
+            break;
+        }
+        cpu_relax();
     }
     t->busy = 0;
 }
@@ -244,6 +294,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
     atomic_init(&t.gen, 0u);
     atomic_init(&t.pending, 0);
     atomic_init(&t.sleepers, 0);
+    atomic_init(&t.caller_sleeps, 0);
     t.spin = w->par_spin;
     if (pthread_mutex_init(&t.lock, NULL) != 0) return body(w, ctx);
     if (pthread_cond_init(&t.wake, NULL) != 0) {
@@ -261,6 +312,10 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
             /* A team of one (a nested region, a thread limit): the loops
              * run as they would without the region. */
             if (t.size > 1) w->team = &t;
+            /* More threads than processors: a spinning waiter holds a
+             * processor that a thread with work is waiting for, so
+             * waiters sleep at once (unless told to be active). */
+            if (t.size > omp_get_num_procs() && t.spin != INT32_MAX) t.spin = 0;
         }
         /* Every worker reads t.size only after this barrier. */
 #pragma omp barrier

@@ -49,7 +49,9 @@ int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par
  * wait in one parallel region: each par_for the body makes from the calling
  * thread is handed to them (a generation counter, a join counter) instead
  * of opening a region of its own, so a step forks and joins once, not once
- * per loop. Between loops the workers spin w->par_spin times, then sleep.
+ * per loop. Between loops the workers spin w->par_spin times, then sleep
+ * (at once when the team has more threads than processors, unless the
+ * policy is active); the caller, waiting for the last worker, likewise.
  * Without OpenMP workers (one thread, serial or host backend), or inside a
  * region already, it is body(w, ctx). Returns what body returns. */
 typedef shoal_status_t par_body_fn(world_t* w, void* ctx);
