@@ -32,6 +32,11 @@ shoal bench scaling crowd --threads 1,$TOP --agents $CROWD --steps 20 --warmup 2
 say "planner ${PLAN}: threads 1,$TOP"
 shoal bench scaling planner --threads 1,$TOP --agents $PLAN --steps 300 --rounds 1 --json \
   > "$out/scaling-planner.jsonl"
+say "loops: one region per loop against one region for all"
+: > "$out/loops.jsonl"
+for n in $(echo "${T#1,}" | tr , ' '); do
+  shoal bench loops --threads "$n" --loops 20000 --json >> "$out/loops.jsonl"
+done
 # 10M against 1M on all cores, interleaved, best of R; then 100M once
 : > "$out/big.jsonl"
 for r in $(seq $R); do
@@ -61,6 +66,9 @@ for name, target in targets.items():
     hs = [s for d in lines(name) for s in d["systems"] if s["name"] == "spatial_hash" and s.get("speedup")]
     if hs and name == "scaling-flock-1m.jsonl":
         print("%-30s %7s  spatial_hash speed-up %.2fx (target 10x)" % ("", "", hs[-1]["speedup"]))
+for d in lines("loops.jsonl"):
+    print("loops of %d items, %2d threads: %6.0f ns per loop in a region each, %6.0f in one region (work alone: %.0f)"
+          % (d["items"], d["threads"], d["forkjoin_ns_per_loop"], d["region_ns_per_loop"], d["serial_ns_per_loop"]))
 big = lines("big.jsonl")
 def best(n):
     runs = [d for d in big if d["agents"] == n]
