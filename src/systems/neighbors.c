@@ -367,6 +367,12 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     grid_t* g = grid_data(w);
     if (!g || g->count == 0) return 0;
+    /* The grid was built for crowd or contact agents only: no flock agent
+     * to visit, and no bucket walk (0.7 ms a step for 100k crowd agents). */
+    if (w->comps[COMP_NEIGHBORS].table.count == 0) {
+        g->pair_tests = g->neighbor_sum = g->kernel_agents = 0;
+        return 0;
+    }
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     int64_t wagents[SHOAL_MAX_THREADS], wpairs[SHOAL_MAX_THREADS], wfound[SHOAL_MAX_THREADS];
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
