@@ -306,6 +306,37 @@ Test(parallel, region_workers_wake_from_sleep, .timeout = 30) { check_region(3, 
 Test(parallel, region_workers_that_spin_briefly_sleep_and_wake, .timeout = 30) { check_region(2, 50, 500, 0); }
 Test(parallel, loops_inside_a_regions_loop_run_on_their_thread, .timeout = 30) { check_region(2, 1000, 0, 1); }
 
+/* Bound threads keep spinning: the processor count is the world's, not
+ * that of the caller's mask once bound to one core (with libgomp that
+ * mask made every team look oversubscribed, and waiters slept after every
+ * loop). */
+static shoal_status_t spin_body(world_t* w, void* ctx)
+{
+    *(int32_t*)ctx = par_region_spin(w);
+    return SHOAL_OK;
+}
+
+Test(parallel, bound_threads_spin_as_unbound_ones)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 2;
+    def.backend = SHOAL_BACKEND_OPENMP;
+    def.bind_threads = 1;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_geq(w->par_procs, 1);
+    w->par_spin = 12345;
+    int32_t expect = w->par_procs >= 2 ? 12345 : 0;
+    for (int round = 0; round < 3; ++round) { /* the first region binds the threads */
+        int32_t spin = -2;
+        cr_assert_eq(par_region(w, spin_body, &spin), SHOAL_OK);
+        cr_assert_eq(spin, expect, "round %d: spin %d with %d processors", round, spin, w->par_procs);
+    }
+    cr_assert_eq(par_region_spin(w), -1, "outside a region");
+    shoal_world_destroy(w);
+}
+
 Test(parallel, a_world_of_one_thread_has_no_region)
 {
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_OPENMP);

@@ -172,6 +172,9 @@ typedef struct par_team {
     pthread_cond_t wake;
 } par_team;
 
+/* Spins of an active team with more threads than processors. */
+#define PAR_SPIN_OVERSUBSCRIBED_ACTIVE 1000
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -314,8 +317,12 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
             if (t.size > 1) w->team = &t;
             /* More threads than processors: a spinning waiter holds a
              * processor that a thread with work is waiting for, so
-             * waiters sleep at once (unless told to be active). */
-            if (t.size > omp_get_num_procs() && t.spin != INT32_MAX) t.spin = 0;
+             * waiters sleep at once; told to be active, they spin a
+             * little first, as libgomp's then do. The count is the
+             * world's, made before any binding: a bound thread's own
+             * mask holds one core. */
+            if (t.size > w->par_procs)
+                t.spin = t.spin == INT32_MAX ? PAR_SPIN_OVERSUBSCRIBED_ACTIVE : 0;
         }
         /* Every worker reads t.size only after this barrier. */
 #pragma omp barrier
@@ -334,6 +341,19 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
     pthread_cond_destroy(&t.wake);
     pthread_mutex_destroy(&t.lock);
     return status;
+}
+
+int32_t par_region_spin(const world_t* w) { return w->team ? w->team->spin : -1; }
+
+int32_t par_processors(void* topology)
+{
+    if (topology) {
+        hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset((hwloc_topology_t)topology);
+        int pus = allowed ? hwloc_bitmap_weight(allowed) : -1;
+        if (pus > 0) return pus;
+    }
+    int procs = omp_get_num_procs();
+    return procs > 0 ? procs : 1;
 }
 
 int32_t par_spin_from_env(void)

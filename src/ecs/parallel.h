@@ -50,8 +50,9 @@ int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par
  * thread is handed to them (a generation counter, a join counter) instead
  * of opening a region of its own, so a step forks and joins once, not once
  * per loop. Between loops the workers spin w->par_spin times, then sleep
- * (at once when the team has more threads than processors, unless the
- * policy is active); the caller, waiting for the last worker, likewise.
+ * (at once when the team has more threads than w->par_procs processors;
+ * active, after 1000 spins); the caller, waiting for the last worker,
+ * likewise.
  * Without OpenMP workers (one thread, serial or host backend), or inside a
  * region already, it is body(w, ctx). Returns what body returns. */
 typedef shoal_status_t par_body_fn(world_t* w, void* ctx);
@@ -60,6 +61,15 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
 /* How long workers of a region spin between loops, from $OMP_WAIT_POLICY
  * (passive: briefly; active: without end; unset: as libgomp by default). */
 int32_t par_spin_from_env(void);
+
+/* Processors this process may run on: the allowed processing units of
+ * `topology` (hwloc_topology_t) when given, else OpenMP's count, which is
+ * the calling thread's affinity mask (so read it before binding). */
+int32_t par_processors(void* topology);
+
+/* The spin count of the running region's team, or -1 outside a region
+ * (for tests). */
+int32_t par_region_spin(const world_t* w);
 
 /* Physical core count from hwloc (at least 1); loads and keeps a topology in
  * *topology when non-NULL. */

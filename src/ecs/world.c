@@ -211,6 +211,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     w->structure_version = 1;
     w->thread_count = threads;
     w->par_spin = par_spin_from_env();
+    w->par_procs = par_processors(topology);
     w->topology = topology;
     w->bind_threads = def->bind_threads;
     w->enqueue_task = def->enqueue_task;

@@ -210,6 +210,9 @@ struct shoal_world_t {
      * before they sleep (from $OMP_WAIT_POLICY at world_create). */
     struct par_team* team;
     int32_t par_spin;
+    /* Processors the process may run on, counted at world_create before
+     * any thread of this world is bound (par_processors). */
+    int32_t par_procs;
 
     uint64_t step_count;
     double time;
