@@ -442,7 +442,11 @@ Test(cli, bench_loops_reports_the_cost_of_a_loop)
     double forkjoin = json_number(root, "forkjoin_ns_per_loop");
     double region = json_number(root, "region_ns_per_loop");
     cr_expect(serial > 0 && forkjoin > 0 && region > 0, "%g %g %g", serial, forkjoin, region);
-    cr_expect_eq(json_number(root, "region_overhead_ns"), region - serial / 2);
+    /* cJSON prints 15 significant digits when they read back within its
+     * tolerance, so compare within a relative 1e-9. */
+    double overhead = json_number(root, "region_overhead_ns");
+    cr_expect(fabs(overhead - (region - serial / 2)) <= 1e-9 * fabs(region) + 1e-9,
+              "overhead %.17g, region %.17g, serial %.17g", overhead, region, serial);
     cJSON_Delete(root);
     cli_output_t r;
     run_cli((const char*[]){"bench", "loops", "--threads", "1", NULL}, &r);
