@@ -1213,3 +1213,63 @@ Test(orca, lines_of_many_neighbors_match_one_at_a_time)
     cr_expect_eq(orca2_lines_agents(two, one, one, one, r, sh, 1, NAN, 4.0f, (vec2){0, 0}, &l), 0);
     cr_expect_eq(orca2_lines_agents(two, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec2){INFINITY, 0}, &l), 0);
 }
+
+Test(orca, planes_of_many_neighbors_match_one_at_a_time)
+{
+    uint64_t s = 0x3d5eed55u;
+    enum { N = 37, P = N + 16 }; /* the arrays are read a whole lane at a time */
+    int cone = 0, capped = 0;
+    for (int round = 0; round < 2000; ++round) {
+        float px[P], py[P], pz[P], vx[P], vy[P], vz[P], rad[P], share[P];
+        int count = 1 + (int)(rng_splitmix64(&s) % N);
+        for (int m = count; m < P; ++m) /* padding: anything, NaN included */
+            px[m] = py[m] = pz[m] = vx[m] = vy[m] = vz[m] = rad[m] = share[m] = m % 2 ? NAN : 1.0f;
+        for (int m = 0; m < count; ++m) {
+            px[m] = uniform(&s, -20.0f, 20.0f);
+            py[m] = uniform(&s, -20.0f, 20.0f);
+            pz[m] = uniform(&s, -20.0f, 20.0f);
+            vx[m] = uniform(&s, -3.0f, 3.0f);
+            vy[m] = uniform(&s, -3.0f, 3.0f);
+            vz[m] = uniform(&s, -3.0f, 3.0f);
+            rad[m] = uniform(&s, 0.0f, 4.0f);
+            share[m] = uniform(&s, 0.0f, 1.0f) < 0.5f ? 0.5f : uniform(&s, -0.2f, 1.3f);
+            switch (rng_splitmix64(&s) % 18) {
+            case 0: px[m] = py[m] = pz[m] = 0.0f; break;                                  /* same spot */
+            case 1: vx[m] = px[m] * 0.1f, vy[m] = py[m] * 0.1f, vz[m] = pz[m] * 0.1f; break; /* w = 0 */
+            case 2: px[m] *= 0.01f, py[m] *= 0.01f, pz[m] *= 0.01f; break;               /* overlap */
+            case 3: pz[m] = 1e30f; break;                                                /* huge */
+            case 4: vz[m] = NAN; break;
+            case 5: rad[m] = -1.0f; break;
+            case 6: rad[m] = INFINITY; break;
+            case 7: py[m] = pz[m] = 0.0f, vy[m] = vz[m] = 0.0f, vx[m] = 2.0f; break;    /* v on the axis */
+            case 8: px[m] = 1e-25f, py[m] = pz[m] = 0.0f; break;                         /* tiny */
+            case 9: vx[m] = -px[m], vy[m] = -py[m], vz[m] = -pz[m]; break;               /* head-on */
+            default: break;
+            }
+        }
+        vec3 vel = {uniform(&s, -2.0f, 2.0f), uniform(&s, -2.0f, 2.0f), uniform(&s, -2.0f, 2.0f)};
+        float inv_tau = 1.0f / uniform(&s, 0.5f, 10.0f), inv_dt = 4.0f;
+        orca_plane3 ref[N], got[N];
+        int n_ref = 0;
+        for (int m = 0; m < count; ++m) {
+            vec3 p = {px[m], py[m], pz[m]}, v = {vx[m], vy[m], vz[m]};
+            vec3 w = vec3_sub(v, vec3_scale(p, inv_tau));
+            float wp = vec3_dot(w, p), r = rad[m] > 0.0f ? rad[m] : 0.0f;
+            capped += wp < 0.0f && wp * wp > r * r * vec3_dot(w, w);
+            cone += !(wp < 0.0f && wp * wp > r * r * vec3_dot(w, w));
+            n_ref += orca3_plane_agent(p, v, rad[m], inv_tau, inv_dt, share[m], vel, &ref[n_ref]);
+        }
+        int n_got = orca3_planes_agents(px, py, pz, vx, vy, vz, rad, share, count, inv_tau, inv_dt, vel, got);
+        cr_assert_eq(n_got, n_ref, "round %d: %d planes, one at a time %d", round, n_got, n_ref);
+        cr_assert_eq(memcmp(got, ref, (size_t)n_ref * sizeof *ref), 0, "round %d: the planes differ", round);
+    }
+    cr_expect_gt(cone, 1000, "the cone's side was tried");
+    cr_expect_gt(capped, 1000, "the cap was tried");
+    /* a common value that is not finite: no plane, as one at a time */
+    float one[16], two[16], r[16], sh[16];
+    for (int m = 0; m < 16; ++m) one[m] = 1.0f, two[m] = 2.0f, r[m] = sh[m] = 0.5f;
+    orca_plane3 pl;
+    cr_expect_eq(orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, NAN, 4.0f, (vec3){0, 0, 0}, &pl), 0);
+    cr_expect_eq(orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec3){INFINITY, 0, 0}, &pl),
+                 0);
+}

@@ -382,10 +382,11 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 }
             }
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
-            /* 2D: the neighbors' offsets first, then their lines a SIMD lane
-             * each (orca2_lines_agents, the same lines in the same order). */
+            /* The neighbors' offsets first, then their lines (planes in 3D) a
+             * SIMD lane each (orca2_lines_agents, orca3_planes_agents: the
+             * same ones in the same order as one at a time). */
             enum { B = CROWD_MAX_NEIGHBORS + SHOAL_MAX_LANES }; /* read a whole lane at a time */
-            float bx[B], by[B], bvx[B], bvy[B], brad[B], bs[B];
+            float bx[B], by[B], bz[B], bvx[B], bvy[B], bvz[B], brad[B], bs[B];
             int32_t nn = 0;
             for (int32_t m = 0; m < nb.count; ++m) {
                 int32_t k = nb.k[m];
@@ -401,16 +402,17 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 int crowd_j = crow >= 0;
                 float s = crowd_j ? share : 1.0f;
                 float rad = CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
-                if (three) {
-                    n += orca3_plane_agent(d, rv, rad, inv_tau, x->inv_dt, s, vel, &planes[n]);
-                } else {
-                    bx[nn] = d.x, by[nn] = d.y, bvx[nn] = rv.x, bvy[nn] = rv.y, brad[nn] = rad, bs[nn] = s;
-                    nn++;
-                }
+                bx[nn] = d.x, by[nn] = d.y, bz[nn] = d.z, bvx[nn] = rv.x, bvy[nn] = rv.y, bvz[nn] = rv.z;
+                brad[nn] = rad, bs[nn] = s;
+                nn++;
             }
-            for (int32_t m = nn; nn > 0 && m < nn + SHOAL_MAX_LANES; ++m)
-                bx[m] = bx[0], by[m] = by[0], bvx[m] = bvx[0], bvy[m] = bvy[0], brad[m] = brad[0], bs[m] = bs[0];
-            if (nn > 0)
+            for (int32_t m = nn; nn > 0 && m < nn + SHOAL_MAX_LANES; ++m) {
+                bx[m] = bx[0], by[m] = by[0], bz[m] = bz[0], bvx[m] = bvx[0], bvy[m] = bvy[0], bvz[m] = bvz[0];
+                brad[m] = brad[0], bs[m] = bs[0];
+            }
+            if (nn > 0 && three)
+                n += orca3_planes_agents(bx, by, bz, bvx, bvy, bvz, brad, bs, nn, inv_tau, x->inv_dt, vel, &planes[n]);
+            else if (nn > 0)
                 n += orca2_lines_agents(bx, by, bvx, bvy, brad, bs, nn, inv_tau, x->inv_dt, (vec2){vel.x, vel.y},
                                         &lines[n]);
         }

@@ -196,6 +196,15 @@ orca_status orca2_solve(const orca_line2* lines, int n, int n_static, float max_
 int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, float inv_dt,
                       float share, vec3 vel, orca_plane3* out);
 
+/* orca3_plane_agent for count neighbors at once, a SIMD lane each, as
+ * orca2_lines_agents is for orca2_line_agent: the same planes in the same
+ * order, bit for bit (lanes in the scalar code's rarer cases are computed
+ * by it). Every array must be readable up to count rounded up to
+ * SHOAL_MAX_LANES; out must have room for count planes. */
+int orca3_planes_agents(const float* px, const float* py, const float* pz, const float* vx, const float* vy,
+                        const float* vz, const float* radius, const float* share, int count, float inv_tau,
+                        float inv_dt, vec3 vel, orca_plane3* out);
+
 /* The half-space of an agent against a static sphere: the agent case against
  * a neighbour at rest that takes no share of the avoidance (share 1).
  *   rel_center  the sphere's centre minus the agent's position (m)
