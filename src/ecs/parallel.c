@@ -168,8 +168,10 @@ typedef struct par_team {
     _Alignas(64) atomic_int pending; /* workers not yet done with the job */
     atomic_int caller_sleeps;        /* the caller sleeps on `pending` */
     _Alignas(64) atomic_int sleepers;
-    pthread_mutex_t lock;
+#if !defined(__linux__)
+    pthread_mutex_t lock; /* gen_sleep's condition variable (Linux: a futex) */
     pthread_cond_t wake;
+#endif
 } par_team;
 
 /* Spins of an active team with more threads than processors. */
@@ -210,6 +212,8 @@ static void job_done(par_team* t)
     if (atomic_fetch_sub(&t->pending, 1) == 1 && atomic_load(&t->caller_sleeps))
         syscall(SYS_futex, (int*)&t->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
+static int team_sync_init(par_team* t) { (void)t; return 1; }
+static void team_sync_destroy(par_team* t) { (void)t; }
 #else
 static void gen_sleep(par_team* t, unsigned seen)
 {
@@ -229,6 +233,18 @@ static void pending_sleep(par_team* t)
     while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) sched_yield();
 }
 static void job_done(par_team* t) { atomic_fetch_sub_explicit(&t->pending, 1, memory_order_release); }
+static int team_sync_init(par_team* t)
+{
+    if (pthread_mutex_init(&t->lock, NULL) != 0) return 0;
+    if (pthread_cond_init(&t->wake, NULL) == 0) return 1;
+    pthread_mutex_destroy(&t->lock);
+    return 0;
+}
+static void team_sync_destroy(par_team* t)
+{
+    pthread_cond_destroy(&t->wake);
+    pthread_mutex_destroy(&t->lock);
+}
 #endif
 
 /* Worker side: the next generation after `seen`. Spins team->spin times,
@@ -299,11 +315,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
     atomic_init(&t.sleepers, 0);
     atomic_init(&t.caller_sleeps, 0);
     t.spin = w->par_spin;
-    if (pthread_mutex_init(&t.lock, NULL) != 0) return body(w, ctx);
-    if (pthread_cond_init(&t.wake, NULL) != 0) {
-        pthread_mutex_destroy(&t.lock);
-        return body(w, ctx);
-    }
+    if (!team_sync_init(&t)) return body(w, ctx);
     shoal_status_t status = SHOAL_OK;
     int bind = w->bind_threads && !w->threads_bound;
 #pragma omp parallel num_threads(threads)
@@ -338,8 +350,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
         }
     }
     if (bind) w->threads_bound = 1;
-    pthread_cond_destroy(&t.wake);
-    pthread_mutex_destroy(&t.lock);
+    team_sync_destroy(&t);
     return status;
 }
 
