@@ -232,46 +232,33 @@ static inline int any8(const uint8_t* f)
 
 /* Whether any candidate of near[0, kn) (up to the first -1) overlaps the
  * body at p of radius ri, tested as agent_overlap tests it (the same
- * arithmetic), a lane of candidates at a time. Crowd agents alone
- * (x->nt == 0), where a candidate's body is its vehicle radius: a row whose
- * candidates all stay apart needs none of candidate()'s look-ups. */
+ * arithmetic). Crowd agents alone (x->nt == 0), where a candidate's body
+ * is its vehicle radius: a row whose candidates all stay apart needs none
+ * of candidate()'s look-ups. A fixed count of candidates without branches
+ * (an empty slot, -1, and the agent itself read the agent and get radius
+ * 0, which never counts), one at a time: a lane of them would be loaded
+ * from the scalar stores just made, which the processor cannot forward. */
 static inline int any_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, const int32_t* near, int kn)
 {
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
     const int32_t agents = x->w->agents.count;
-    enum { B = CONTACT_K + SHOAL_MAX_LANES };
-    /* the candidates' positions and radii, read one by one (cheaper than
-     * gathers here); lanes past them, and the agent itself, get radius 0,
-     * which never counts */
-    float cx[B], cy[B], cz[B], cr[B];
-    int n = 0;
-    for (; n < kn && near[n] >= 0; ++n) {
-        int32_t j = g->order[near[n]];
-        int ok = j >= 0 && j < agents && j != i;
+    /* a crowd row lists CROWD_CONTACT_K_2D candidates at most in 2D */
+    const int n = three || kn < CROWD_CONTACT_K_2D ? kn : CROWD_CONTACT_K_2D;
+    int any = 0;
+    for (int m = 0; m < n; ++m) {
+        int32_t k = near[m];
+        int32_t j = g->order[k >= 0 ? k : 0];
+        int ok = k >= 0 && j >= 0 && j < agents && j != i;
         j = ok ? j : i;
-        cx[n] = x->a.px[j];
-        cy[n] = x->a.py[j];
-        cz[n] = three ? x->a.pz[j] : 0.0f;
-        cr[n] = ok ? x->a.radius[j] : 0.0f;
+        float d[3] = {x->a.px[j] - p[0], x->a.py[j] - p[1], three ? x->a.pz[j] - p[2] : 0.0f};
+        if (g->wrap)
+            for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+        float rj = ok ? x->a.radius[j] : 0.0f, sum = ri + rj;
+        float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        any |= (dist2 < sum * sum) & (rj > 0.0f);
     }
-    for (int m = n; m < ((n + SHOAL_LANES - 1) / SHOAL_LANES) * SHOAL_LANES; ++m)
-        cx[m] = p[0], cy[m] = p[1], cz[m] = p[2], cr[m] = 0.0f;
-    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), p2 = lane_set1(p[2]), r_i = lane_set1(ri);
-    for (int m0 = 0; m0 < n; m0 += SHOAL_LANES) {
-        lanef d0 = lane_sub(lane_loadu(cx + m0), p0), d1 = lane_sub(lane_loadu(cy + m0), p1);
-        lanef d2 = three ? lane_sub(lane_loadu(cz + m0), p2) : lane_zero();
-        if (g->wrap) {
-            d0 = lane_image(g, d0, 0);
-            d1 = lane_image(g, d1, 1);
-            if (three) d2 = lane_image(g, d2, 2);
-        }
-        const lanef dist2 = lane_add(lane_add(lane_mul(d0, d0), lane_mul(d1, d1)), lane_mul(d2, d2));
-        const lanef rj = lane_loadu(cr + m0), sum = lane_add(r_i, rj);
-        const lanem hit = lane_mask_and(lane_cmp_lt(dist2, lane_mul(sum, sum)), lane_cmp_gt(rj, lane_zero()));
-        if (lane_mask_bits(hit)) return 1;
-    }
-    return 0;
+    return any;
 }
 
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -346,13 +333,19 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     x->worst[worker] = worst;
 }
 
-/* Each participant the last iteration pushed goes where it computed. */
+/* Each participant the last iteration pushed goes where it computed, and
+ * is marked for the next check with the participants among its
+ * candidates (whom it may now press on). Marks are stores of 1 that
+ * several workers may make to one flag: relaxed atomic stores, whose
+ * union is the same for any split. */
 static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     const contact_ctx* x = (const contact_ctx*)vctx;
     const int three = x->w->dims == 3;
+    const int32_t agents = x->w->agents.count;
     uint8_t* moved = x->cw->moved;
+    uint8_t* active = x->cw->active;
     for (int32_t r = begin; r < end; ++r) {
         if (!(r & 7) && r + 8 <= end && !any8(moved + r)) {
             r += 7;
@@ -364,6 +357,14 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
         x->a.px[i] = x->cw->cx[r];
         x->a.py[i] = x->cw->cy[r];
         if (three) x->a.pz[i] = x->cw->cz[r];
+        __atomic_store_n(active + r, (uint8_t)1, __ATOMIC_RELAXED);
+        int kn;
+        const int32_t* near = part_near(x, r, &kn);
+        for (int m = 0; x->g && m < kn && near[m] >= 0; ++m) {
+            int32_t j = x->g->order[near[m]];
+            int32_t q = j >= 0 && j < agents && j != i ? part_of(x, j) : -1;
+            if (q >= 0) __atomic_store_n(active + q, (uint8_t)1, __ATOMIC_RELAXED);
+        }
     }
 }
 
@@ -625,23 +626,25 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     memset(cw->touched, 0, (size_t)count);
     memset(cw->moved, 0, (size_t)count);
     /* Most participants touch nothing: after the first pass, iterations
-     * look only at those that overlapped at their last check, with a pass
-     * over every one every fourth iteration and before stopping (one
-     * pushed into another is marked there). */
+     * check only those marked (that overlapped at their last check, moved,
+     * or have a candidate that moved). Once the marked ones hold, one pass
+     * over every participant confirms it (a candidate list need not hold
+     * whoever lists it) or marks what is left. */
+    int full = 1;
     for (;;) {
         for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
-        x.only_active = iter % 4 != 0;
+        x.only_active = !full;
         par_for(w, count, 512, PAR_STATIC, contact_range, &x);
         most = 0.0f;
         for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
-        if (most <= CONTACT_TOLERANCE && x.only_active) {
-            /* the active ones hold: check them all */
-            iter = (iter / 4 + 1) * 4;
+        if (most <= CONTACT_TOLERANCE && !full) {
+            full = 1; /* the marked ones hold: check them all */
             continue;
         }
         if (most <= CONTACT_TOLERANCE || iter >= CONTACT_MAX_ITER) break;
         par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
         iter++;
+        full = 0;
     }
     x.only_active = 0;
     /* Serial sweeps over those still overlapping; once they hold, one
