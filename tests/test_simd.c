@@ -446,6 +446,31 @@ Test(simd, gather)
         if (!same(out[i], table[idx[i]])) cr_assert_fail("gather lane %d index %d", i, idx[i]);
 }
 
+/* lanei_gather reads int32_t as lane_gather reads floats, and lanei_nonneg
+ * marks the lanes >= 0: zero, the extremes and -1 (an empty slot) included. */
+Test(simd, int_gather_and_sign)
+{
+    enum { TABLE = 1000 };
+    static int32_t table[TABLE], idx[N_VALUES], got[N_VALUES];
+    uint64_t s = 0x5eed0011;
+    for (int i = 0; i < TABLE; i++) {
+        const int32_t special[5] = {0, -1, INT32_MAX, INT32_MIN, 1};
+        table[i] = i < 5 ? special[i] : (int32_t)(uint32_t)rng_splitmix64(&s);
+    }
+    for (int i = 0; i < N_VALUES; i++) /* the special values, both ends, then anywhere */
+        idx[i] = i < 5 ? i : i == 5 ? TABLE - 1 : (int32_t)(rng_splitmix64(&s) % TABLE);
+    for (int i = 0; i < N_VALUES; i += SHOAL_LANES) {
+        const lanei v = lanei_gather(table, lanei_loadu(idx + i));
+        lanei_storeu(got + i, v);
+        const uint32_t bits = lane_mask_bits(lanei_nonneg(v));
+        for (int l = 0; l < SHOAL_LANES; l++)
+            if ((int)(bits >> l & 1u) != (table[idx[i + l]] >= 0))
+                cr_assert_fail("nonneg lane %d of %d: value %d", l, i, (int)table[idx[i + l]]);
+    }
+    for (int i = 0; i < N_VALUES; i++)
+        if (got[i] != table[idx[i]]) cr_assert_fail("int gather lane %d index %d", i, idx[i]);
+}
+
 Test(simd, int_lanes)
 {
     enum { N = 1024 };

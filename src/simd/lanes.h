@@ -39,7 +39,9 @@
  *             lane_itof (exact below 2^24), lane_ftoi (truncates like a C cast),
  *             lane_gather(base, i) = base[i] per lane: every lane's index
  *             must be valid, so pad index lists with a real index (the agent
- *             itself) and mask the result, rather than leaving garbage.
+ *             itself) and mask the result, rather than leaving garbage;
+ *             lanei_gather(base, i) the same for int32_t, lanei_nonneg(a) ->
+ *             m, the lanes where a >= 0.
  *
  * Arrays that kernels walk with lane_load/lane_store are SHOAL_LANE_ALIGN
  * (64-byte) aligned and padded to a multiple of SHOAL_MAX_LANES, so any width
@@ -170,6 +172,22 @@ static inline lanef lane_gather(const float* base, lanei idx)
 #endif
 }
 
+static inline lanei lanei_gather(const int32_t* base, lanei idx)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanei){ _mm512_i32gather_epi32(idx.v, base, 4) };
+#else
+    int32_t i[16], o[16];
+    simde_mm512_storeu_si512(i, idx.v);
+    for (int k = 0; k < 16; k++) o[k] = base[i[k]];
+    return (lanei){ simde_mm512_loadu_si512(o) };
+#endif
+}
+static inline lanem lanei_nonneg(lanei a)
+{
+    return (lanem){ simde_mm512_cmpgt_epi32_mask(a.v, simde_mm512_set1_epi32(-1)) };
+}
+
 #elif SHOAL_LANES == 8
 #include <simde/x86/avx2.h>
 #include <simde/x86/fma.h>
@@ -200,6 +218,14 @@ static inline lanei lane_ftoi(lanef a) { return (lanei){ simde_mm256_cvttps_epi3
 static inline lanef lane_gather(const float* base, lanei idx)
 {
     return (lanef){ simde_mm256_i32gather_ps(base, idx.v, 4) };
+}
+static inline lanei lanei_gather(const int32_t* base, lanei idx)
+{
+    return (lanei){ simde_mm256_i32gather_epi32(base, idx.v, 4) };
+}
+static inline lanem lanei_nonneg(lanei a)
+{
+    return (lanem){ SHOAL__CASTPS(simde_mm256_cmpgt_epi32(a.v, simde_mm256_set1_epi32(-1))) };
 }
 
 #elif SHOAL_LANES == 4
@@ -232,6 +258,14 @@ static inline lanei lane_ftoi(lanef a) { return (lanei){ simde_mm_cvttps_epi32(a
 static inline lanef lane_gather(const float* base, lanei idx)
 {
     return (lanef){ simde_mm_i32gather_ps(base, idx.v, 4) };
+}
+static inline lanei lanei_gather(const int32_t* base, lanei idx)
+{
+    return (lanei){ simde_mm_i32gather_epi32(base, idx.v, 4) };
+}
+static inline lanem lanei_nonneg(lanei a)
+{
+    return (lanem){ SHOAL__CASTPS(simde_mm_cmpgt_epi32(a.v, simde_mm_set1_epi32(-1))) };
 }
 
 #endif
@@ -378,6 +412,8 @@ static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){ a.v * b.v }; }
 static inline lanef lane_itof(lanei a) { return (lanef){ (float)a.v }; }
 static inline lanei lane_ftoi(lanef a) { return (lanei){ (int32_t)a.v }; }
 static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){ base[idx.v] }; }
+static inline lanei lanei_gather(const int32_t* base, lanei idx) { return (lanei){ base[idx.v] }; }
+static inline lanem lanei_nonneg(lanei a) { return (lanem){ a.v >= 0 }; }
 
 #endif
 

@@ -47,6 +47,7 @@
 #include "systems/nearest.h"
 #include "systems/obstacles.h"
 #include "systems/orca.h"
+#include "systems/orca_lanes.h"
 #include "systems/spatial_hash.h"
 #include "systems/systems.h"
 #include "systems/walls.h"
@@ -382,39 +383,64 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 }
             }
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
-            /* The neighbors' offsets first, then their lines (planes in 3D) a
-             * SIMD lane each (orca2_lines_agents, orca3_planes_agents: the
-             * same ones in the same order as one at a time). */
-            enum { B = CROWD_MAX_NEIGHBORS + SHOAL_MAX_LANES }; /* read a whole lane at a time */
-            float bx[B], by[B], bz[B], bvx[B], bvy[B], bvz[B], brad[B], bs[B];
-            int32_t nn = 0;
-            for (int32_t m = 0; m < nb.count; ++m) {
-                int32_t k = nb.k[m];
-                int32_t crow = x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
-                if (carried && crow >= 0) {
-                    const float* q = x->intent + 2 * (size_t)crow;
-                    float qa = q[0] * way.x + q[1] * way.y;
-                    if (qa < -CROWD_HEAD_ON * sqrtf(q[0] * q[0] + q[1] * q[1])) continue;
+            if (!three && x->scrow && !carried) {
+                /* 2D: each lane of neighbors' offsets, velocities, radii and
+                 * shares gathered from the sorted arrays straight into
+                 * registers, then their lines (orca2_lines_lane: the same
+                 * values, ops and order as the arrays below) */
+                const vec2 v2 = {vel.x, vel.y};
+                if (nb.count > 0 && isfinite(inv_tau) && isfinite(x->inv_dt) && isfinite(v2.x) && isfinite(v2.y)) {
+                    for (int32_t m = nb.count; m < nb.count + SHOAL_LANES; ++m) nb.k[m] = nb.k[0];
+                    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), vx0 = lane_set1(vel.x),
+                                vy0 = lane_set1(vel.y), r_i = lane_set1(ri), plan = lane_set1(CROWD_PLAN_RADIUS),
+                                mine = lane_set1(share), whole = lane_set1(1.0f);
+                    for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
+                        const int lanes = nb.count - m0 < SHOAL_LANES ? nb.count - m0 : SHOAL_LANES;
+                        const lanei k = lanei_loadu(nb.k + m0);
+                        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
+                        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
+                        const lanef rv_x = lane_sub(vx0, lane_gather(g->svx, k));
+                        const lanef rv_y = lane_sub(vy0, lane_gather(g->svy, k));
+                        const lanef rad = lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k)));
+                        const lanef s = lane_select(lanei_nonneg(lanei_gather(x->scrow, k)), mine, whole);
+                        n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2, &lines[n]);
+                    }
                 }
-                vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
-                          three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
-                vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
-                int crowd_j = crow >= 0;
-                float s = crowd_j ? share : 1.0f;
-                float rad = CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
-                bx[nn] = d.x, by[nn] = d.y, bz[nn] = d.z, bvx[nn] = rv.x, bvy[nn] = rv.y, bvz[nn] = rv.z;
-                brad[nn] = rad, bs[nn] = s;
-                nn++;
+            } else {
+                /* The neighbors' offsets first, then their lines (planes in 3D) a
+                 * SIMD lane each (orca2_lines_agents, orca3_planes_agents: the
+                 * same ones in the same order as one at a time). */
+                enum { B = CROWD_MAX_NEIGHBORS + SHOAL_MAX_LANES }; /* read a whole lane at a time */
+                float bx[B], by[B], bz[B], bvx[B], bvy[B], bvz[B], brad[B], bs[B];
+                int32_t nn = 0;
+                for (int32_t m = 0; m < nb.count; ++m) {
+                    int32_t k = nb.k[m];
+                    int32_t crow = x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
+                    if (carried && crow >= 0) {
+                        const float* q = x->intent + 2 * (size_t)crow;
+                        float qa = q[0] * way.x + q[1] * way.y;
+                        if (qa < -CROWD_HEAD_ON * sqrtf(q[0] * q[0] + q[1] * q[1])) continue;
+                    }
+                    vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
+                              three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
+                    vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
+                    int crowd_j = crow >= 0;
+                    float s = crowd_j ? share : 1.0f;
+                    float rad = CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
+                    bx[nn] = d.x, by[nn] = d.y, bz[nn] = d.z, bvx[nn] = rv.x, bvy[nn] = rv.y, bvz[nn] = rv.z;
+                    brad[nn] = rad, bs[nn] = s;
+                    nn++;
+                }
+                for (int32_t m = nn; nn > 0 && m < nn + SHOAL_MAX_LANES; ++m) {
+                    bx[m] = bx[0], by[m] = by[0], bz[m] = bz[0], bvx[m] = bvx[0], bvy[m] = bvy[0], bvz[m] = bvz[0];
+                    brad[m] = brad[0], bs[m] = bs[0];
+                }
+                if (nn > 0 && three)
+                    n += orca3_planes_agents(bx, by, bz, bvx, bvy, bvz, brad, bs, nn, inv_tau, x->inv_dt, vel, &planes[n]);
+                else if (nn > 0)
+                    n += orca2_lines_agents(bx, by, bvx, bvy, brad, bs, nn, inv_tau, x->inv_dt, (vec2){vel.x, vel.y},
+                                            &lines[n]);
             }
-            for (int32_t m = nn; nn > 0 && m < nn + SHOAL_MAX_LANES; ++m) {
-                bx[m] = bx[0], by[m] = by[0], bz[m] = bz[0], bvx[m] = bvx[0], bvy[m] = bvy[0], bvz[m] = bvz[0];
-                brad[m] = brad[0], bs[m] = bs[0];
-            }
-            if (nn > 0 && three)
-                n += orca3_planes_agents(bx, by, bz, bvx, bvy, bvz, brad, bs, nn, inv_tau, x->inv_dt, vel, &planes[n]);
-            else if (nn > 0)
-                n += orca2_lines_agents(bx, by, bvx, bvy, brad, bs, nn, inv_tau, x->inv_dt, (vec2){vel.x, vel.y},
-                                        &lines[n]);
         }
 
         orca_status st;

@@ -23,7 +23,9 @@
 typedef struct nearest {
     int32_t count, cap;
     float d2[NEAREST_MAX + 1]; /* + 1: a slot past the cap (nearest_rank) */
-    int32_t k[NEAREST_MAX + 1];
+    /* + SHOAL_MAX_LANES: the slot past the cap, and room to pad the list
+     * to whole lanes for gathers (orca_range) */
+    int32_t k[NEAREST_MAX + SHOAL_MAX_LANES];
 } nearest;
 
 static inline void nearest_offer(nearest* nb, float d2, int32_t k)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "simd/lanes.h"
+#include "systems/orca_lanes.h"
 
 /* Two unit vectors whose cross product (2D: sine of the angle between them)
  * or difference is at most this in size are taken as parallel. */
@@ -107,9 +108,6 @@ int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, fl
     return 1;
 }
 
-/* x is finite: x - x is 0 for finite x and NaN for inf and NaN. */
-static inline lanem lane_finite(lanef x) { return lane_cmp_eq(lane_sub(x, x), lane_zero()); }
-
 int orca2_lines_agents(const float* px, const float* py, const float* vx, const float* vy,
                        const float* radius, const float* share, int count, float inv_tau,
                        float inv_dt, vec2 vel, orca_line2* out)
@@ -117,73 +115,11 @@ int orca2_lines_agents(const float* px, const float* py, const float* vx, const 
     int written = 0;
     /* Values common to every lane must be finite for any lane to count. */
     if (!isfinite(inv_tau) || !isfinite(inv_dt) || !finite2(vel)) return 0;
-    const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau);
-    const lanef velx = lane_set1(vel.x), vely = lane_set1(vel.y);
     for (int m0 = 0; m0 < count; m0 += SHOAL_LANES) {
         int lanes = count - m0 < SHOAL_LANES ? count - m0 : SHOAL_LANES;
-        const lanef p_x = lane_loadu(px + m0), p_y = lane_loadu(py + m0), v_x = lane_loadu(vx + m0),
-                    v_y = lane_loadu(vy + m0), rad = lane_loadu(radius + m0), sh = lane_loadu(share + m0);
-        lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
-                                 lane_mask_and(lane_finite(v_x), lane_finite(v_y)));
-        ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
-        const lanef r = lane_select(lane_cmp_gt(rad, zero), rad, zero);
-        const lanef dist_sq = lane_add(lane_mul(p_x, p_x), lane_mul(p_y, p_y)), r_sq = lane_mul(r, r);
-        ok = lane_mask_and(ok, lane_cmp_gt(dist_sq, r_sq)); /* overlap: the scalar code */
-        const lanef w_x = lane_sub(v_x, lane_mul(p_x, itau)), w_y = lane_sub(v_y, lane_mul(p_y, itau));
-        const lanef wp = lane_add(lane_mul(w_x, p_x), lane_mul(w_y, p_y));
-        const lanef w_sq = lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y));
-        const lanef w_len = lane_sqrt(w_sq);
-        /* vec2_normalize's slow cases (no direction, or an infinite length) */
-        ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, lane_set1(INFINITY))));
-        const lanem cap = lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
-        /* On the cut-off arc. */
-        const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len);
-        const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
-        const lanef cu_x = lane_mul(cn_x, cu_s), cu_y = lane_mul(cn_y, cu_s);
-        /* On a leg. */
-        const lanef leg = lane_sqrt(lane_sub(dist_sq, r_sq));
-        const lanem left = lane_cmp_gt(lane_sub(lane_mul(p_x, w_y), lane_mul(p_y, w_x)), zero);
-        const lanef pxl = lane_mul(p_x, leg), pyl = lane_mul(p_y, leg), pxr = lane_mul(p_x, r),
-                    pyr = lane_mul(p_y, r);
-        const lanef gl_x = lane_div(lane_sub(pxl, pyr), dist_sq), gl_y = lane_div(lane_add(pyl, pxr), dist_sq);
-        const lanef gr_x = lane_div(lane_add(pxl, pyr), dist_sq), gr_y = lane_div(lane_sub(pyl, pxr), dist_sq);
-        /* left: n = perp(g) = (-g.y, g.x); right: n = -perp(g) = (g.y, -g.x) */
-        const lanef ln_x = lane_select(left, lane_neg(gl_y), gr_y);
-        const lanef ln_y = lane_select(left, gl_x, lane_neg(gr_x));
-        const lanef lu_s = lane_neg(lane_add(lane_mul(v_x, ln_x), lane_mul(v_y, ln_y)));
-        const lanef lu_x = lane_mul(ln_x, lu_s), lu_y = lane_mul(ln_y, lu_s);
-        const lanef n_x = lane_select(cap, cn_x, ln_x), n_y = lane_select(cap, cn_y, ln_y);
-        const lanef u_x = lane_select(cap, cu_x, lu_x), u_y = lane_select(cap, cu_y, lu_y);
-        const lanef cs = lane_select(lane_cmp_gt(sh, one), one, sh);
-        const lanef pt_x = lane_add(velx, lane_mul(u_x, cs)), pt_y = lane_add(vely, lane_mul(u_y, cs));
-        const lanef d_x = n_y, d_y = lane_neg(n_x);
-        const lanem fin = lane_mask_and(lane_mask_and(lane_finite(pt_x), lane_finite(pt_y)),
-                                        lane_mask_and(lane_finite(d_x), lane_finite(d_y)));
-        const uint32_t fast = lane_mask_bits(ok), good = lane_mask_bits(lane_mask_and(ok, fin));
-        float o[4][SHOAL_MAX_LANES];
-        lane_storeu(o[0], pt_x);
-        lane_storeu(o[1], pt_y);
-        lane_storeu(o[2], d_x);
-        lane_storeu(o[3], d_y);
-        const uint32_t all = (1u << lanes) - 1u; /* lanes past count are only padding */
-        if ((fast & all) == all) {
-            /* every lane computed here: write each, keep the good ones */
-            for (int l = 0; l < lanes; ++l) {
-                out[written] = (orca_line2){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
-                written += (int)(good >> l & 1u);
-            }
-            continue;
-        }
-        for (int l = 0; l < lanes; ++l) {
-            int m = m0 + l;
-            if (fast >> l & 1u) {
-                if (good >> l & 1u)
-                    out[written++] = (orca_line2){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
-            } else {
-                written += orca2_line_agent((vec2){px[m], py[m]}, (vec2){vx[m], vy[m]}, radius[m], inv_tau,
-                                            inv_dt, share[m], vel, &out[written]);
-            }
-        }
+        written += orca2_lines_lane(lane_loadu(px + m0), lane_loadu(py + m0), lane_loadu(vx + m0),
+                                    lane_loadu(vy + m0), lane_loadu(radius + m0), lane_loadu(share + m0), lanes,
+                                    inv_tau, inv_dt, vel, out + written);
     }
     return written;
 }
