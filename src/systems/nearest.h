@@ -202,17 +202,17 @@ static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, n
     nb->count = m < cap ? m : cap;
 }
 
-/* The candidates of cells lo..hi around p into dbuf, a lane of slots each
- * (d^2 as find_neighbors computes it; +inf when at or past r2, past the
- * run or the agent itself), the run's first sorted position of each lane
- * in kbase; *valid counts the finite ones. Returns 0 past NEAREST_SCAN
- * slots or 64 distinct buckets. */
+/* The candidates of cells lo..hi around p (d^2 as find_neighbors computes
+ * it; those at or past r2, past the run or the agent itself left out) with
+ * d^2 <= keep2 appended to (cd, ck) from *kept on: d^2 and sorted
+ * position, in scan order. Returns 0 past NEAREST_SCAN slots scanned or 64
+ * distinct buckets. */
 static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t lo[3], const int32_t hi[3], float r2,
-                               int32_t self, float* dbuf, int32_t* kbase, int32_t* pos_out, int32_t* valid_out)
+                               int32_t self, float keep2, float* cd, int32_t* ck, int32_t* kept)
 {
     const int three = g->dims == 3;
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-    const lanef vr2 = lane_set1(r2), inf = lane_set1(INFINITY);
+    const lanef vr2 = lane_set1(r2), vkeep = lane_set1(keep2);
     /* Hashed cells: a bucket two cells of the block share must be read
      * once. Cells of one block of the hash (8 x 8, 4 x 4 x 4) never share
      * one; cells of two blocks can only when the blocks' runs of 64 buckets
@@ -241,7 +241,8 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t 
         }
     }
     uint32_t seen[64];
-    int32_t seen_count = 0, pos = 0, valid = 0;
+    int32_t seen_count = 0, pos = 0, m = *kept;
+    float lane_d2[SHOAL_MAX_LANES];
     /* Hashed without a shared bucket: the cells of a row that lie in one
      * block are consecutive buckets, so one run of the sorted arrays. */
     const int merge = !g->direct && !dedup && !g->wrap;
@@ -289,27 +290,30 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t 
                     }
                     /* lanes past the run masked off (k1 - k > 0 here) */
                     lanem in = lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
-                    uint32_t bits = lane_mask_bits(in);
-                    lane_store(dbuf + pos, lane_select(in, d2, inf));
+                    uint32_t bits = lane_mask_bits(lane_mask_and(in, lane_cmp_le(d2, vkeep)));
                     uint32_t own = (uint32_t)(self - k);
-                    if (own < (uint32_t)SHOAL_LANES) {
-                        bits &= ~(1u << own);
-                        dbuf[pos + (int32_t)own] = INFINITY;
+                    if (own < (uint32_t)SHOAL_LANES) bits &= ~(1u << own);
+                    if (bits) {
+                        lane_storeu(lane_d2, d2);
+                        do {
+                            int l = __builtin_ctz(bits);
+                            bits &= bits - 1u;
+                            cd[m] = lane_d2[l];
+                            ck[m] = k + l;
+                            m++;
+                        } while (bits);
                     }
-                    valid += __builtin_popcount(bits);
-                    kbase[pos / SHOAL_LANES] = k;
                     pos += SHOAL_LANES;
                 }
             }
-    *pos_out = pos;
-    *valid_out = valid;
+    *kept = m;
     return 1;
 }
 
 /* find_neighbors' list, the same bit for bit, with few branches that the
- * processor cannot predict: every candidate's d^2 goes to a buffer (+inf
- * when out of range or the agent itself), a distance bound that keeps
- * between cap and cap + 8 of them is found by counting a lane at a
+ * processor cannot predict: the candidates in range (within the hint,
+ * below) go to a buffer as the scan meets them, a distance bound that
+ * keeps between cap and cap + 8 of them is found by counting a lane at a
  * time, and only those are ranked. Returns 0, leaving nb alone, when the
  * block around p holds more than NEAREST_SCAN lane slots or more than 64
  * distinct buckets; find_neighbors then does the work.
@@ -338,9 +342,11 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
             hi[a] = c[a] + span;
         }
     }
-    _Alignas(64) float dbuf[NEAREST_SCAN];
-    int32_t kbase[NEAREST_SCAN / SHOAL_LANES];
-    int32_t pos = 0, valid = 0;
+    /* the candidates kept by the scan: d^2 (padded to whole lanes) and
+     * sorted position */
+    _Alignas(64) float sd[NEAREST_SCAN + SHOAL_MAX_LANES];
+    int32_t sk[NEAREST_SCAN];
+    int32_t m = 0;
     const int32_t cap = nb->cap;
     const int32_t most = cap + 8;
     /* (hi_d, hi_n): a d^2 and how many candidates are at or within it */
@@ -358,23 +364,22 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
             l2[a] = cl > lo[a] ? cl : lo[a];
             h2[a] = ch < hi[a] ? ch : hi[a];
         }
-        if (!nearest_scan(g, p, l2, h2, r2, self, dbuf, kbase, &pos, &valid)) return 0;
-        const lanef vh = lane_set1(hint);
-        int32_t n = 0;
-        for (int32_t i = 0; i < pos; i += SHOAL_LANES)
-            n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(dbuf + i), vh)));
-        if (n >= cap) {
+        /* those within the hint */
+        if (!nearest_scan(g, p, l2, h2, r2, self, hint, sd, sk, &m)) return 0;
+        if (m >= cap) {
             hi_d = hint;
-            hi_n = n;
+            hi_n = m;
         }
     }
     if (hi_n < 0) {
-        if (!nearest_scan(g, p, lo, hi, r2, self, dbuf, kbase, &pos, &valid)) return 0;
-        hi_n = valid;
+        m = 0; /* every candidate in range */
+        if (!nearest_scan(g, p, lo, hi, r2, self, r2, sd, sk, &m)) return 0;
+        hi_n = m;
     }
-    /* The bound: the candidates at d^2 <= bound number from cap to most
-     * (or all of them, when they are that few). */
-    float bound = hi_d < r2 ? hi_d : FLT_MAX; /* all the scanned (finite) ones */
+    for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
+    /* Every kept candidate is at or within hi_d. When they are more than
+     * most, a bound that keeps from cap to most of them (ties may keep
+     * more), found by counting a lane at a time, and those within it. */
     if (hi_n > most) {
         float lo_d = 0.0f;
         int32_t lo_n = 0;
@@ -385,8 +390,8 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
             if (!(t > lo_d && t < hi_d)) break; /* adjacent floats */
             const lanef vt = lane_set1(t);
             int32_t n = 0;
-            for (int32_t i = 0; i < pos; i += SHOAL_LANES)
-                n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(dbuf + i), vt)));
+            for (int32_t i = 0; i < m; i += SHOAL_LANES)
+                n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(sd + i), vt)));
             if (n < cap) {
                 lo_d = t;
                 lo_n = n;
@@ -399,32 +404,16 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
                 break;
             }
         }
-        bound = hi_d;
-    }
-    /* Those within the bound, then their ranks. */
-    float* sd = dbuf; /* compacted in place: writes never pass reads */
-    int32_t sk_store[NEAREST_SCAN];
-    int32_t* sk = sk_store;
-    int32_t m = 0;
-    const lanef vb = lane_set1(bound);
-    /* The kept lanes' bits, 64 slots a word; a word's set bits in turn
-     * (one loop exit a word to mispredict, not one per lane of candidates). */
-    uint64_t word = 0;
-    int32_t wbase = 0;
-    for (int32_t i = 0; i < pos; i += SHOAL_LANES) {
-        word |= (uint64_t)lane_mask_bits(lane_cmp_le(lane_load(dbuf + i), vb)) << (i - wbase);
-        if (i + SHOAL_LANES - wbase == 64 || i + SHOAL_LANES == pos) {
-            while (word) {
-                int32_t at = wbase + __builtin_ctzll(word);
-                word &= word - 1;
-                sd[m] = dbuf[at];
-                sk[m] = kbase[at / SHOAL_LANES] + at % SHOAL_LANES;
-                m++;
-            }
-            wbase = i + SHOAL_LANES;
+        /* compacted in place: writes never pass reads */
+        int32_t w = 0;
+        for (int32_t i = 0; i < m; ++i) {
+            sd[w] = sd[i];
+            sk[w] = sk[i];
+            w += sd[i] <= hi_d;
         }
+        m = w;
+        for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
     }
-    for (int32_t j = m; j < m + SHOAL_LANES && j < NEAREST_SCAN; ++j) sd[j] = INFINITY;
     nearest_rank(sd, sk, m, nb);
     return 1;
 }
