@@ -27,10 +27,10 @@
  * direction's lane presses out of it instead of riding along.
  *
  * crowd_move (integrate): a crowd agent moves at its desired velocity:
- * v := desired, p += v dt; its heading (2D) or yaw and pitch (3D, no roll)
- * turn to the velocity when it moves faster than CROWD_STILL_SPEED, angular
- * velocity, force and torque are 0. control and integrate leave crowd
- * agents out (step.c).
+ * v := desired, p += v dt; its heading (2D: lane_atan2, a lane of agents at
+ * a time) or yaw and pitch (3D, no roll) turn to the velocity when it moves
+ * faster than CROWD_STILL_SPEED, angular velocity, force and torque are 0.
+ * control and integrate leave crowd agents out (step.c).
  *
  * Every agent's result is its own arithmetic over data no system writes in
  * the stage, so any split over threads gives the same bits. */
@@ -40,6 +40,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
+#include "simd/lane_math.h"
 #include "simd/lanes.h"
 #include "simd/vec.h"
 #include "systems/contacts.h"
@@ -510,37 +511,51 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     const float dt = x->dt;
-    for (int32_t r = begin; r < end; ++r) {
-        int32_t i = x->agent_row[r];
-        float vx = a->dx[i], vy = a->dy[i], vz = three ? a->dz[i] : 0.0f;
-        x->x0[r] = a->px[i];
-        x->y0[r] = a->py[i];
-        if (three) x->z0[r] = a->pz[i];
-        a->vx[i] = vx;
-        a->vy[i] = vy;
-        a->px[i] += vx * dt;
-        a->py[i] += vy * dt;
-        a->fx[i] = a->fy[i] = 0.0f;
-        a->tz[i] = 0.0f;
-        a->oz[i] = 0.0f;
-        if (three) {
-            a->vz[i] = vz;
-            a->pz[i] += vz * dt;
-            a->fz[i] = a->tx[i] = a->ty[i] = 0.0f;
-            a->ox[i] = a->oy[i] = 0.0f;
-            float horiz = sqrtf(vx * vx + vy * vy);
-            if (horiz * horiz + vz * vz > CROWD_STILL_SPEED * CROWD_STILL_SPEED) {
-                float yaw = atan2f(vy, vx), pitch = atan2f(vz, horiz);
-                quat q = quat_from_yaw_pitch_roll(yaw, pitch, 0.0f);
-                a->qw[i] = q.w;
-                a->qx[i] = q.x;
-                a->qy[i] = q.y;
-                a->qz[i] = q.z;
-                a->heading[i] = yaw;
+    /* 2D headings a lane of agents at a time (lane_atan2: the same bits
+     * at every width) */
+    float hx[SHOAL_MAX_LANES], hy[SHOAL_MAX_LANES], turn[SHOAL_MAX_LANES];
+    for (int32_t r0 = begin; r0 < end; r0 += SHOAL_LANES) {
+        const int32_t n = end - r0 < SHOAL_LANES ? end - r0 : SHOAL_LANES;
+        uint32_t moving = 0;
+        for (int32_t l = 0; l < n; ++l) {
+            const int32_t r = r0 + l, i = x->agent_row[r];
+            float vx = a->dx[i], vy = a->dy[i], vz = three ? a->dz[i] : 0.0f;
+            x->x0[r] = a->px[i];
+            x->y0[r] = a->py[i];
+            if (three) x->z0[r] = a->pz[i];
+            a->vx[i] = vx;
+            a->vy[i] = vy;
+            a->px[i] += vx * dt;
+            a->py[i] += vy * dt;
+            a->fx[i] = a->fy[i] = 0.0f;
+            a->tz[i] = 0.0f;
+            a->oz[i] = 0.0f;
+            hx[l] = vx;
+            hy[l] = vy;
+            if (three) {
+                a->vz[i] = vz;
+                a->pz[i] += vz * dt;
+                a->fz[i] = a->tx[i] = a->ty[i] = 0.0f;
+                a->ox[i] = a->oy[i] = 0.0f;
+                float horiz = sqrtf(vx * vx + vy * vy);
+                if (horiz * horiz + vz * vz > CROWD_STILL_SPEED * CROWD_STILL_SPEED) {
+                    float yaw = atan2f(vy, vx), pitch = atan2f(vz, horiz);
+                    quat q = quat_from_yaw_pitch_roll(yaw, pitch, 0.0f);
+                    a->qw[i] = q.w;
+                    a->qx[i] = q.x;
+                    a->qy[i] = q.y;
+                    a->qz[i] = q.z;
+                    a->heading[i] = yaw;
+                }
+            } else {
+                moving |= (uint32_t)(vx * vx + vy * vy > CROWD_STILL_SPEED * CROWD_STILL_SPEED) << l;
             }
-        } else if (vx * vx + vy * vy > CROWD_STILL_SPEED * CROWD_STILL_SPEED) {
-            a->heading[i] = atan2f(vy, vx);
         }
+        if (!moving) continue;
+        for (int32_t l = n; l < SHOAL_LANES; ++l) hx[l] = 1.0f, hy[l] = 0.0f;
+        lane_storeu(turn, lane_atan2(lane_loadu(hy), lane_loadu(hx)));
+        for (int32_t l = 0; l < n; ++l)
+            if (moving >> l & 1u) a->heading[x->agent_row[r0 + l]] = turn[l];
     }
 }
 
