@@ -123,6 +123,45 @@ Test(crowd, dense_center_never_overlaps)
     cr_expect_eq(hashes[0], hashes[1]);
 }
 
+/* A user system that teleports a crowd agent (between the orca pass and
+ * the contact pass when it runs in the control stage). */
+typedef struct jump {
+    shoal_agent_t who;
+    float to[3];
+} jump;
+
+static shoal_status_t jump_system(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    const jump* j = (const jump*)ctx;
+    const float still[3] = {0.0f, 0.0f, 0.0f};
+    return shoal_agent_teleport(w, j->who, j->to, still, 0.0f, NULL);
+}
+
+/* The contact pass's first check passes over crowd agents that were too far
+ * from their candidates to touch them when the orca pass listed them, and
+ * only crowd_move moved anyone since. A user system can move an agent in
+ * between: then every row is checked, and a teleported agent is pushed out
+ * of the one it landed on. Two standing agents 10 m apart (radius 1.5, in
+ * each other's lists); one is teleported 0.5 m from the other. */
+Test(crowd, a_teleport_inside_the_step_is_pushed_out)
+{
+    for (int t = 1; t <= 2; ++t) {
+        shoal_world_t* w = make_world(2, t, SHOAL_BACKEND_OPENMP);
+        shoal_agent_def_t a = crowd_def(0.0f, 0.0f, 0.0f, 0.0f), b = crowd_def(10.0f, 0.0f, 10.0f, 0.0f);
+        shoal_agent_t ia, ib;
+        cr_assert_eq(shoal_agent_add(w, &a, &ia), SHOAL_OK);
+        cr_assert_eq(shoal_agent_add(w, &b, &ib), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        jump j = {ia, {10.5f, 0.0f, 0.0f}};
+        cr_assert_eq(shoal_world_add_system(w, "jump", SHOAL_STAGE_CONTROL, jump_system, &j), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        float r = min_pair_ratio(w, 2);
+        cr_expect_geq(r, 0.99f, "%d threads: the teleported agent is at %.4f of the sum of radii", t, (double)r);
+        shoal_world_destroy(w);
+    }
+}
+
 /* The same in 3D, on the benchmark's sphere (bench/crowd_scene.h: 2000
  * agents on a sphere, each bound for its antipode). In the central jam a
  * sphere has more touching neighbors than a 2D disc can (up to 12): with

@@ -105,6 +105,13 @@ typedef struct contact_ctx {
     float* worst; /* per worker: largest overlap over the smaller radius */
     int32_t nc, nt; /* crowd rows, contact rows */
     int only_active; /* this pass: participants not marked active keep their place */
+    /* this pass: a crowd row whose nearest candidate was at least this much
+     * farther than the sum of radii when the orca pass found it (plus what
+     * the row itself moved since) cannot touch any of them: clear[r]
+     * (crowd_world_t), 0: the test is off */
+    const float* clear;
+    float reach;
+    float dt;
 } contact_ctx;
 
 static inline int32_t part_row(const contact_ctx* x, int32_t p)
@@ -261,6 +268,24 @@ static inline int any_overlap(const contact_ctx* x, int32_t i, const float p[3],
     return any;
 }
 
+/* The first check of a step in a world of crowd agents alone (contacts_run
+ * says when): whether crowd row r (agent row i, at p, radius ri) is too far
+ * from every one of its candidates to touch it. When the orca pass listed
+ * them, the nearest was clear[r] away (center to center); since then only
+ * crowd_move moved anyone, the row by |v| dt and any other by at most the
+ * largest such distance, and no radius is above the largest. A margin of a
+ * few ulps of the coordinates covers rounding. */
+static inline int first_clear(const contact_ctx* x, int32_t r, int32_t i, const float p[3], float ri)
+{
+    if (!x->clear || r >= x->nc) return 0;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    float vz = three ? a->vz[i] : 0.0f;
+    float mine = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] + vz * vz) * x->dt;
+    float margin = 1e-4f + 3e-7f * (fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]));
+    return x->clear[r] - mine - ri - x->reach > margin;
+}
+
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const contact_ctx* x = (const contact_ctx*)vctx;
@@ -286,8 +311,9 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         int32_t contacts = 0;
         int kn;
         const int32_t* near = part_near(x, r, &kn);
-        /* crowd agents alone: candidates that all stay apart are skipped whole */
-        const int apart = g && x->nt == 0 && !any_overlap(x, i, p, ri, near, kn);
+        /* crowd agents alone: candidates that all stay apart are skipped
+         * whole; first those that were too far to touch (first_check) */
+        const int apart = g && x->nt == 0 && (first_clear(x, r, i, p, ri) || !any_overlap(x, i, p, ri, near, kn));
         for (int m = 0; g && !apart && m < kn && near[m] >= 0; ++m) {
             int32_t j, q;
             float share, o, rel, u[3];
@@ -630,11 +656,27 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
      * or have a candidate that moved). Once the marked ones hold, one pass
      * over every participant confirms it (a candidate list need not hold
      * whoever lists it) or marks what is left. */
+    /* The first check may pass over crowd rows that were too far from
+     * their candidates to touch them (first_clear): in a world of crowd
+     * agents alone (every agent in the spatial hash is one), whose orca
+     * pass and crowd_move both ran this step, and without user systems
+     * (which could move anyone in between). */
+    const crowd_world_t* crw = crowd_data(w);
+    int clear_ok = x.g && x.nt == 0 && x.g->count == x.nc && crw->clear && crw->radius_step == (int64_t)w->step_count &&
+                   crw->travel_step == (int64_t)w->step_count;
+    for (int32_t k = 0; clear_ok && k < w->system_count; ++k) clear_ok = !system_is_user(&w->systems[k]);
+    const float reach = clear_ok ? crw->travel_max + crw->radius_max : INFINITY;
+    if (clear_ok && reach < INFINITY) {
+        x.clear = crw->clear;
+        x.reach = reach;
+        x.dt = dt;
+    }
     int full = 1;
     for (;;) {
         for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
         x.only_active = !full;
         par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+        x.clear = NULL; /* the first check only */
         most = 0.0f;
         for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
         if (most <= CONTACT_TOLERANCE && !full) {

@@ -175,20 +175,24 @@ typedef struct orca_ctx {
     float dt;
     const int32_t* scrow;     /* per sorted position: crowd row (crowd_world_t), or NULL */
     const float* sradius;     /* per sorted position: radius */
+    float* clear;             /* per crowd row (crowd_world_t) */
+    float* rmax;              /* per worker: the largest radius (sorted_range) */
 } orca_ctx;
 
 /* Each sorted position's crowd row and radius (crowd_world_t). */
 static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    (void)worker;
     const orca_ctx* x = (const orca_ctx*)vctx;
     int32_t* crow = (int32_t*)x->scrow;
     float* rad = (float*)x->sradius;
+    float most = x->rmax[worker];
     for (int32_t k = begin; k < end; ++k) {
         int32_t j = x->g->order[k];
         crow[k] = component_row(x->crowd, x->slots[j]);
         rad[k] = x->a.radius[j];
+        most = rad[k] > most ? rad[k] : most;
     }
+    x->rmax[worker] = most;
 }
 
 /* What each crowd agent's behaviors asked for, before orca overwrites it:
@@ -281,6 +285,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
         /* Neighbors. The nearest few are kept for the contact pass. */
         int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+        x->clear[r] = INFINITY;
         if (!g)
             for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
         if (g) {
@@ -301,6 +306,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
             for (int32_t m = 0; m < CROWD_CONTACT_K; ++m) /* a fixed count: no call to memcpy */
                 near[m] = m < nb.count && m < keep ? nb.k[m] : -1;
+            if (nb.count > 0) x->clear[r] = sqrtf(nb.d2[0]);
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
             /* Carried backwards (2D, keeping right): moving against the
@@ -476,12 +482,20 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
                   walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
                   crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL,
-                  crowd_data(w)->hint, dt, NULL, NULL};
+                  crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL};
     crowd_world_t* cw = crowd_data(w);
+    cw->radius_step = -1;
     if (g && g->count <= cw->sorted_capacity) { /* else looked up per neighbor */
+        float rmax[SHOAL_MAX_THREADS];
+        for (int32_t k = 0; k < workers; ++k) rmax[k] = 0.0f;
         x.scrow = cw->sorted_crow;
         x.sradius = cw->sorted_radius;
+        x.rmax = rmax;
         par_for(w, g->count, 1024, PAR_STATIC, sorted_range, &x);
+        cw->radius_max = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) cw->radius_max = rmax[k] > cw->radius_max ? rmax[k] : cw->radius_max;
+        cw->radius_step = (int64_t)w->step_count;
+        x.rmax = NULL;
     }
     if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
     /* Neighbor counts vary with density: claimed blocks, started where the
@@ -502,6 +516,7 @@ typedef struct move_ctx {
     const int32_t* agent_row;
     float *x0, *y0, *z0;
     float dt;
+    float* travel; /* per worker: the largest |v| dt */
 } move_ctx;
 
 static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -514,6 +529,7 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     /* 2D headings a lane of agents at a time (lane_atan2: the same bits
      * at every width) */
     float hx[SHOAL_MAX_LANES], hy[SHOAL_MAX_LANES], turn[SHOAL_MAX_LANES];
+    float fastest = 0.0f; /* the largest |v|^2 */
     for (int32_t r0 = begin; r0 < end; r0 += SHOAL_LANES) {
         const int32_t n = end - r0 < SHOAL_LANES ? end - r0 : SHOAL_LANES;
         uint32_t moving = 0;
@@ -530,6 +546,9 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             a->fx[i] = a->fy[i] = 0.0f;
             a->tz[i] = 0.0f;
             a->oz[i] = 0.0f;
+            const float v2 = vx * vx + vy * vy + vz * vz;
+            fastest = v2 > fastest ? v2 : fastest; /* NaN: not counted (the check is then off, below) */
+            if (!(v2 == v2)) fastest = INFINITY;
             hx[l] = vx;
             hy[l] = vy;
             if (three) {
@@ -557,6 +576,8 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         for (int32_t l = 0; l < n; ++l)
             if (moving >> l & 1u) a->heading[x->agent_row[r0 + l]] = turn[l];
     }
+    const float t = sqrtf(fastest) * dt;
+    x->travel[worker] = t > x->travel[worker] ? t : x->travel[worker];
 }
 
 int64_t crowd_move_run(world_t* w, float dt, void* ctx)
@@ -564,9 +585,16 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_CROWD].table.count;
     if (count == 0) return 0;
+    float travel[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) travel[k] = 0.0f;
     move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), contact_data(w)->x0, contact_data(w)->y0,
-                  contact_data(w)->z0, dt};
+                  contact_data(w)->z0, dt, travel};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
+    crowd_world_t* cw = crowd_data(w);
+    cw->travel_max = 0.0f;
+    for (int32_t k = 0; k < workers; ++k) cw->travel_max = travel[k] > cw->travel_max ? travel[k] : cw->travel_max;
+    cw->travel_step = (int64_t)w->step_count;
     return count;
 }
 
@@ -625,10 +653,12 @@ static int crowd_reserve(world_t* w, int32_t rows)
     int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
     float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
     float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    if (!near || !intent || !hint) {
+    float* clear = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    if (!near || !intent || !hint || !clear) {
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
+        mem_free(&w->alloc, clear, n * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
@@ -636,12 +666,16 @@ static int crowd_reserve(world_t* w, int32_t rows)
     for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
     if (old) memcpy(hint, cw->hint, old * sizeof(float));
     for (size_t k = old; k < n; ++k) hint[k] = 0.0f;
+    if (old) memcpy(clear, cw->clear, old * sizeof(float));
+    for (size_t k = old; k < n; ++k) clear[k] = 0.0f;
     mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
     mem_free(&w->alloc, cw->hint, old * sizeof(float));
+    mem_free(&w->alloc, cw->clear, old * sizeof(float));
     cw->near = near;
     cw->intent = intent;
     cw->hint = hint;
+    cw->clear = clear;
     cw->capacity = cap;
     return 1;
 }
@@ -693,12 +727,14 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
     int32_t last = w->comps[COMP_CROWD].table.count - 1;
     near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, last, moved_agent_row);
     if (cw->hint && r < cw->capacity && last < cw->capacity) cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
+    if (cw->clear && r < cw->capacity && last < cw->capacity) cw->clear[r] = moved_agent_row >= 0 ? cw->clear[last] : 0.0f;
 }
 
 static int crowd_init(world_t* w)
 {
     crowd_world_t* cw = (crowd_world_t*)mem_calloc(&w->alloc, sizeof *cw);
     w->module_data[MOD_CROWD] = cw;
+    if (cw) cw->radius_step = cw->travel_step = -1;
     return cw != NULL;
 }
 
@@ -710,6 +746,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw->hint, n * sizeof(float));
+    mem_free(&w->alloc, cw->clear, n * sizeof(float));
     mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
     mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);

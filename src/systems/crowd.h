@@ -23,6 +23,8 @@ typedef struct crowd_world_t {
     float* intent;          /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
     float* hint;            /* per crowd row: last step's farthest kept neighbor's d^2, with room for
                                motion (find_nearest's hint; any value gives the same list), 0: none */
+    float* clear;           /* per crowd row, this step: the center distance of its nearest
+                               contact candidate when the orca pass found it (INFINITY: none) */
     int32_t capacity;       /* crowd rows the scratch holds */
     /* Per sorted position of the spatial hash, this step: the agent's crowd
      * row (-1: none) and radius, read in one pass rather than once per
@@ -30,6 +32,12 @@ typedef struct crowd_world_t {
     int32_t* sorted_crow;
     float* sorted_radius;
     int32_t sorted_capacity;
+    /* For the contact pass's first check (contacts.c), with the step each
+     * was computed in (-1: never): the largest radius of any agent in the
+     * spatial hash (the orca pass), and the largest distance a crowd agent
+     * moved (crowd_move). */
+    float radius_max, travel_max;
+    int64_t radius_step, travel_step;
     int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total;  /* the same, summed over steps */
 } crowd_world_t;
