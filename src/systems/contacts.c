@@ -24,9 +24,13 @@
  * participant that is not a crowd agent ignores agents that do not take
  * part). A participant with several contacts moves by their sum times
  * CONTACT_RELAX / contacts (capped at the sum), which keeps packed clusters
- * from overshooting. Iterations stop once the largest overlap is at most
- * CONTACT_TOLERANCE of the smaller radius (a reduction by max, the same
- * for any split). Jacobi converges slowly in a packed cluster (a crowd
+ * from overshooting. The first iteration checks every participant (in a
+ * world of crowd agents alone it passes over those too far from their
+ * candidates to touch them: first_clear); later ones check only the marked
+ * (they overlapped at their last check, moved, or a candidate moved), and
+ * once those hold, a check of every participant confirms it. Iterations
+ * stop once the largest overlap is at most CONTACT_TOLERANCE of the
+ * smaller radius (a reduction by max, the same for any split). Jacobi converges slowly in a packed cluster (a crowd
  * pressed together from all sides): after CONTACT_MAX_ITER iterations
  * without convergence, Gauss-Seidel sweeps on the calling thread take
  * over, over the participants still overlapping (and those they push) in
