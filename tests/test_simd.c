@@ -476,7 +476,8 @@ Test(simd, int_lanes)
     enum { N = 1024 };
     static _Alignas(SHOAL_LANE_ALIGN) int32_t a[N], b[N], sa[N], sb[N], r[N];
     /* Overflow is not part of the contract: |a|, |b| < 2^30 for add and sub,
-     * |sa| < 2^14 and |sb| < 2^15 for mul. Includes negatives and zeros. */
+     * |sa| < 2^14 and |sb| < 2^15 for mul (max takes a and b). Includes
+     * negatives and zeros. */
     uint64_t s = 0x5eed000d;
     for (int i = 0; i < N; i++) {
         a[i] = (int32_t)(rng_splitmix64(&s) % (2u << 30)) - (1 << 30);
@@ -484,17 +485,20 @@ Test(simd, int_lanes)
         sa[i] = a[i] / (1 << 16);
         sb[i] = b[i] / (1 << 15);
     }
-    for (int op = 0; op < 3; op++) {
+    for (int op = 0; op < 4; op++) {
         const int32_t* x = op == 2 ? sa : a;
         const int32_t* y = op == 2 ? sb : b;
         for (int i = 0; i < N; i += SHOAL_LANES) {
             lanei p = lanei_load(x + i), q = lanei_loadu(y + i);
-            lanei z = op == 0 ? lanei_add(p, q) : op == 1 ? lanei_sub(p, q) : lanei_mul(p, q);
+            lanei z = op == 0   ? lanei_add(p, q)
+                      : op == 1 ? lanei_sub(p, q)
+                      : op == 2 ? lanei_mul(p, q)
+                                : lanei_max(p, q);
             if (i % 2) lanei_store(r + i, z);
             else lanei_storeu(r + i, z);
         }
         for (int i = 0; i < N; i++) {
-            int32_t want = op == 0 ? x[i] + y[i] : op == 1 ? x[i] - y[i] : x[i] * y[i];
+            int32_t want = op == 0 ? x[i] + y[i] : op == 1 ? x[i] - y[i] : op == 2 ? x[i] * y[i] : x[i] > y[i] ? x[i] : y[i];
             cr_assert_eq(r[i], want, "op %d at %d: %d, %d", op, i, x[i], y[i]);
         }
     }

@@ -34,7 +34,7 @@
  *   compare   lane_cmp_lt/le/gt/ge/eq/neq -> m
  *   masks     lane_mask_and/or/not/andnot/any/all/bits/from_bits/first,
  *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
- *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/iota (no
+ *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/max/iota (no
  *             overflow allowed),
  *             lane_itof (exact below 2^24), lane_ftoi (truncates like a C cast),
  *             lane_gather(base, i) = base[i] per lane: every lane's index
@@ -363,6 +363,7 @@ static inline lanei lanei_set1(int32_t x) { return (lanei){ SHOAL__EPI32(set1)(x
 static inline lanei lanei_add(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(add)(a.v, b.v) }; }
 static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(sub)(a.v, b.v) }; }
 static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(mullo)(a.v, b.v) }; }
+static inline lanei lanei_max(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(max)(a.v, b.v) }; }
 
 #else /* SHOAL_LANES == 1: the scalar reference, plain C on one value. */
 
@@ -409,6 +410,7 @@ static inline lanei lanei_set1(int32_t x) { return (lanei){ x }; }
 static inline lanei lanei_add(lanei a, lanei b) { return (lanei){ a.v + b.v }; }
 static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){ a.v - b.v }; }
 static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){ a.v * b.v }; }
+static inline lanei lanei_max(lanei a, lanei b) { return (lanei){ a.v > b.v ? a.v : b.v }; }
 static inline lanef lane_itof(lanei a) { return (lanef){ (float)a.v }; }
 static inline lanei lane_ftoi(lanef a) { return (lanei){ (int32_t)a.v }; }
 static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){ base[idx.v] }; }

@@ -209,6 +209,87 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+/* The time gap's free walk (orca_range) a lane of neighbors at a time, in
+ * 2D with each sorted position's crowd row and radius known (x->scrow):
+ * each lane computes the scalar loop's values with its operations, and the
+ * qualifying lanes fold into the minimum in neighbor order, so the result
+ * is the same bits. nb->k is padded past count with a valid position. */
+static inline float gap_free_walk_lanes(const orca_ctx* x, const grid_t* g, const nearest* nb, const float p[3],
+                                        float ri, vec3 u, float speed)
+{
+    float free_walk = INFINITY;
+    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
+    const lanef r_i = lane_set1(ri), zero = lane_zero(), quarter = lane_set1(0.25f);
+    const lanef leader = lane_set1(CROWD_GAP_LEADER * speed), same_way = lane_set1(CROWD_GAP_SAME_WAY);
+    const lanei izero = lanei_set1(0);
+    for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
+        const lanei k = lanei_loadu(nb->k + m0);
+        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
+        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
+        const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
+        const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
+        const lanef rad2 = lane_mul(rad, rad);
+        const lanef lateral2 = lane_sub(lane_add(lane_mul(d_x, d_x), lane_mul(d_y, d_y)), lane_mul(along, along));
+        lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(lateral2, lane_mul(lane_mul(quarter, rad), rad)));
+        const lanef lv_x = lane_gather(g->svx, k), lv_y = lane_gather(g->svy, k);
+        ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(lv_x, ux), lane_mul(lv_y, uy)), leader));
+        /* what a crowd neighbor wanted; any other's velocity */
+        const lanei cr = lanei_gather(x->scrow, k);
+        const lanem crowd_j = lanei_nonneg(cr);
+        const lanei at = lanei_max(cr, izero);
+        const lanei at2 = lanei_add(at, at);
+        const lanef w_x = lane_select(crowd_j, lane_gather(x->intent, at2), lv_x);
+        const lanef w_y = lane_select(crowd_j, lane_gather(x->intent, lanei_add(at2, lanei_set1(1))), lv_y);
+        const lanef w_len = lane_sqrt(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)));
+        ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(w_x, ux), lane_mul(w_y, uy)), lane_mul(same_way, w_len)));
+        uint32_t bits = lane_mask_bits(lane_mask_and(ok, lane_mask_first(nb->count - m0)));
+        if (!bits) continue;
+        float room[SHOAL_MAX_LANES];
+        lane_storeu(room, lane_sub(along, lane_sqrt(lane_sub(rad2, lateral2))));
+        while (bits) {
+            const int l = __builtin_ctz(bits);
+            bits &= bits - 1u;
+            free_walk = room[l] < free_walk ? room[l] : free_walk;
+        }
+    }
+    return free_walk;
+}
+
+/* Keep right's closest neighbor coming the other way (orca_range), a lane
+ * of neighbors at a time under the same conditions as gap_free_walk_lanes:
+ * the same bits as the scalar loop. */
+static inline float keep_right_closest_lanes(const orca_ctx* x, const grid_t* g, const nearest* nb, const float p[3],
+                                             float ri, vec3 u, vec3 right, float look, float speed)
+{
+    float closest = 0.0f;
+    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
+    const lanef rx = lane_set1(right.x), ry = lane_set1(right.y), vlook = lane_set1(look);
+    const lanef r_i = lane_set1(ri), zero = lane_zero(), two = lane_set1(2.0f), one = lane_set1(1.0f);
+    const lanef against = lane_set1(-0.25f * speed);
+    for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
+        const lanei k = lanei_loadu(nb->k + m0);
+        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
+        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
+        const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
+        const lanef lateral = lane_add(lane_mul(d_x, rx), lane_mul(d_y, ry));
+        const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
+        const lanef comes = lane_add(lane_mul(lane_gather(g->svx, k), ux), lane_mul(lane_gather(g->svy, k), uy));
+        lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(along, vlook));
+        ok = lane_mask_and(ok, lane_cmp_lt(lane_abs(lateral), lane_mul(two, rad)));
+        ok = lane_mask_and(ok, lane_cmp_lt(comes, against));
+        uint32_t bits = lane_mask_bits(lane_mask_and(ok, lane_mask_first(nb->count - m0)));
+        if (!bits) continue;
+        float near_by[SHOAL_MAX_LANES];
+        lane_storeu(near_by, lane_sub(one, lane_div(along, vlook)));
+        while (bits) {
+            const int l = __builtin_ctz(bits);
+            bits &= bits - 1u;
+            closest = near_by[l] > closest ? near_by[l] : closest;
+        }
+    }
+    return closest;
+}
+
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const orca_ctx* x = (const orca_ctx*)vctx;
@@ -335,10 +416,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
              * for it deadlocks crossing flows (the agents queued behind
              * each flow's front stop pressing, and nobody steps aside), and
              * the floor keeps a crowd at a door pressing on. */
+            /* a lane of neighbors at a time (2D, crowd rows known): nb.k
+             * padded past count with a position that exists */
+            const int lanes2d = !three && x->scrow && nb.count > 0;
+            if (lanes2d)
+                for (int32_t m = nb.count; m < nb.count + SHOAL_LANES; ++m) nb.k[m] = nb.k[0];
             if (gap_time > 0.0f && speed > 0.0f) {
                 vec3 u = way;
                 float free_walk = INFINITY;
-                for (int32_t m = 0; m < nb.count; ++m) {
+                if (lanes2d) free_walk = gap_free_walk_lanes(x, g, &nb, p, ri, u, speed);
+                for (int32_t m = 0; !lanes2d && m < nb.count; ++m) {
                     int32_t k = nb.k[m];
                     vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
                               three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
@@ -372,7 +459,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 vec3 u = vec3_scale(pref, 1.0f / speed);
                 vec3 right = {u.y, -u.x, 0.0f};
                 float look = c->tau[r] * speed, closest = 0.0f;
-                for (int32_t m = 0; m < nb.count; ++m) {
+                if (lanes2d) closest = keep_right_closest_lanes(x, g, &nb, p, ri, u, right, look, speed);
+                for (int32_t m = 0; !lanes2d && m < nb.count; ++m) {
                     int32_t k = nb.k[m];
                     vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1), 0.0f};
                     float along = vec3_dot(d, u), lateral = vec3_dot(d, right);
@@ -397,7 +485,6 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                  * values, ops and order as the arrays below) */
                 const vec2 v2 = {vel.x, vel.y};
                 if (nb.count > 0 && isfinite(inv_tau) && isfinite(x->inv_dt) && isfinite(v2.x) && isfinite(v2.y)) {
-                    for (int32_t m = nb.count; m < nb.count + SHOAL_LANES; ++m) nb.k[m] = nb.k[0];
                     const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), vx0 = lane_set1(vel.x),
                                 vy0 = lane_set1(vel.y), r_i = lane_set1(ri), plan = lane_set1(CROWD_PLAN_RADIUS),
                                 mine = lane_set1(share), whole = lane_set1(1.0f);
