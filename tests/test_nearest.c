@@ -62,6 +62,10 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
     const grid_t* g = grid_data(w);
     cr_assert(g && g->count > 0);
     int64_t answered = 0;
+    /* one cache over every query, one per kind of hint, and none kept */
+    nearest_cache shared, per_hint[5];
+    nearest_cache_init(&shared);
+    for (int h = 0; h < 5; ++h) nearest_cache_init(&per_hint[h]);
     for (int32_t q = 0; q < 2 * g->count; ++q) {
         float p[3] = {0.0f, 0.0f, 0.0f};
         int32_t self = -1;
@@ -94,7 +98,10 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
         const float hints[] = {0.0f, kth, kth * 0.98f, kth * 1.5f + 1.0f, 4.0f * range * range};
         for (size_t h = 0; h < sizeof hints / sizeof *hints; ++h) {
             nearest got = {.count = 0, .cap = cap};
-            if (!find_nearest(g, p, range, self, hints[h], &got)) continue;
+            nearest_cache fresh;
+            nearest_cache_init(&fresh);
+            nearest_cache* cache = q % 3 == 0 ? &fresh : q % 3 == 1 ? &shared : &per_hint[h];
+            if (!find_nearest(g, p, range, self, hints[h], cache, &got)) continue;
             answered++;
             cr_assert_eq(got.count, ref.count, "query %d (cap %d, range %g, hint %g): %d neighbors, find_neighbors %d",
                          q, cap, (double)range, (double)hints[h], got.count, ref.count);
@@ -145,7 +152,9 @@ Test(nearest, declines_past_its_scan)
     const grid_t* g = grid_data((const world_t*)w);
     nearest got = {.count = 0, .cap = 10};
     float p[3] = {g->sx[0], g->sy[0], 0.0f};
-    cr_expect_eq(find_nearest(g, p, 6.0f, 0, 0.0f, &got), 0);
+    nearest_cache cache;
+    nearest_cache_init(&cache);
+    cr_expect_eq(find_nearest(g, p, 6.0f, 0, 0.0f, &cache, &got), 0);
     cr_expect_eq(got.count, 0, "a declined search leaves the list alone");
     /* without a hint every query declines (a hint that keeps the scan to
      * a few cells may fit); whatever it answers agrees */

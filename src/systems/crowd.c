@@ -303,6 +303,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     orca_plane3 planes[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
     orca_plane3 plane_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
     int64_t relaxed = 0;
+    nearest_cache runs; /* this range's queries, of this step's grid */
+    nearest_cache_init(&runs);
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = c->agent_row[r];
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
@@ -376,7 +378,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
             int32_t self = i < g->count ? x->sorted_at[i] : -1;
             float* hint = x->hint + r;
-            if (!find_nearest(g, p, c->dist[r], self, *hint, &nb)) find_neighbors(g, p, c->dist[r], self, &nb);
+            if (!find_nearest(g, p, c->dist[r], self, *hint, &runs, &nb)) find_neighbors(g, p, c->dist[r], self, &nb);
             /* next step's hint: the farthest kept, moved apart by both at
              * full speed for a step, and a tenth more */
             if (nb.count == nb.cap) {

@@ -202,22 +202,42 @@ static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, n
     nb->count = m < cap ? m : cap;
 }
 
-/* The candidates of cells lo..hi around p (d^2 as find_neighbors computes
- * it; those at or past r2, past the run or the agent itself left out) with
- * d^2 <= keep2 appended to (cd, ck) from *kept on: d^2 and sorted
- * position, in scan order. Returns 0 past NEAREST_SCAN slots scanned or 64
+/* The runs of the sorted arrays that the cells lo..hi cover, each bucket
+ * once (nearest_block_runs), kept for the next query of the same block:
+ * consecutive agents of a cell ask for the same block. One cache serves
+ * one build of the grid; count -1: nothing kept yet. */
+#define NEAREST_RUNS 64
+typedef struct nearest_runs {
+    const grid_t* g;
+    int32_t lo[3], hi[3];
+    int32_t count; /* runs; -1: none kept; -2: the block declines (too many) */
+    int32_t k0[NEAREST_RUNS], k1[NEAREST_RUNS];
+} nearest_runs;
+
+/* A cache for find_nearest: one per block shape it scans. */
+typedef struct nearest_cache {
+    nearest_runs hint, full;
+} nearest_cache;
+
+static inline void nearest_cache_init(nearest_cache* c)
+{
+    c->hint.count = -1;
+    c->full.count = -1;
+}
+
+/* The runs of the sorted arrays (k0, k1) that hold the agents of cells
+ * lo..hi, in scan order (z, y, x), each bucket read once. Hashed cells: a
+ * bucket two cells of the block share must be read once. Cells of one
+ * block of the hash (8 x 8, 4 x 4 x 4) never share one; cells of two blocks
+ * can only when the blocks' runs of 64 buckets coincide. When the few
+ * blocks around the cells have distinct runs, no bucket needs checking,
+ * and the cells of a row that lie in one block are consecutive buckets, so
+ * one run. Returns how many runs, or -2 past NEAREST_RUNS runs or 64
  * distinct buckets. */
-static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t lo[3], const int32_t hi[3], float r2,
-                               int32_t self, float keep2, float* cd, int32_t* ck, int32_t* kept)
+static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], const int32_t hi[3], int32_t* k0s,
+                                         int32_t* k1s)
 {
     const int three = g->dims == 3;
-    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-    const lanef vr2 = lane_set1(r2), vkeep = lane_set1(keep2);
-    /* Hashed cells: a bucket two cells of the block share must be read
-     * once. Cells of one block of the hash (8 x 8, 4 x 4 x 4) never share
-     * one; cells of two blocks can only when the blocks' runs of 64 buckets
-     * coincide. When the few blocks around p have distinct runs, no
-     * bucket needs checking. */
     int dedup = !g->direct;
     if (dedup && !g->wrap && g->bucket_mask >= 63u) {
         const int sh = three ? 2 : 3;
@@ -241,10 +261,7 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t 
         }
     }
     uint32_t seen[64];
-    int32_t seen_count = 0, pos = 0, m = *kept;
-    float lane_d2[SHOAL_MAX_LANES];
-    /* Hashed without a shared bucket: the cells of a row that lie in one
-     * block are consecutive buckets, so one run of the sorted arrays. */
+    int32_t seen_count = 0, n = 0;
     const int merge = !g->direct && !dedup && !g->wrap;
     const int32_t block_x = three ? 4 : 8;
     for (int32_t z = lo[2]; z <= hi[2]; ++z)
@@ -272,40 +289,81 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t 
                         int dup = 0;
                         for (int32_t s = 0; s < seen_count; ++s) dup |= seen[s] == b;
                         if (dup) continue;
-                        if (seen_count == 64) return 0;
+                        if (seen_count == 64) return -2;
                         seen[seen_count++] = b;
                     }
                     k0 = g->cell_start[b];
                     k1 = g->cell_start[b + 1];
                 }
-                for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
-                    if (pos + SHOAL_LANES > NEAREST_SCAN) return 0;
-                    /* d^2 as find_neighbors computes it */
-                    lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
-                    lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
-                    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-                    if (three) {
-                        lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
-                        d2 = lane_add(d2, lane_mul(dz, dz));
-                    }
-                    /* lanes past the run masked off (k1 - k > 0 here) */
-                    lanem in = lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
-                    uint32_t bits = lane_mask_bits(lane_mask_and(in, lane_cmp_le(d2, vkeep)));
-                    uint32_t own = (uint32_t)(self - k);
-                    if (own < (uint32_t)SHOAL_LANES) bits &= ~(1u << own);
-                    if (bits) {
-                        lane_storeu(lane_d2, d2);
-                        do {
-                            int l = __builtin_ctz(bits);
-                            bits &= bits - 1u;
-                            cd[m] = lane_d2[l];
-                            ck[m] = k + l;
-                            m++;
-                        } while (bits);
-                    }
-                    pos += SHOAL_LANES;
-                }
+                if (k1 <= k0) continue; /* an empty cell: nothing to scan */
+                if (n == NEAREST_RUNS) return -2;
+                k0s[n] = k0;
+                k1s[n] = k1;
+                n++;
             }
+    return n;
+}
+
+/* The runs of cells lo..hi from the cache when it holds that block, else
+ * built and kept. Returns the count, or -2 (declined). */
+static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], const int32_t hi[3], nearest_runs* c)
+{
+    if (c->count != -1 && c->g == g && c->lo[0] == lo[0] && c->lo[1] == lo[1] && c->lo[2] == lo[2] &&
+        c->hi[0] == hi[0] && c->hi[1] == hi[1] && c->hi[2] == hi[2])
+        return c->count;
+    c->g = g;
+    for (int a = 0; a < 3; ++a) {
+        c->lo[a] = lo[a];
+        c->hi[a] = hi[a];
+    }
+    c->count = nearest_block_runs(g, lo, hi, c->k0, c->k1);
+    return c->count;
+}
+
+/* The candidates in the runs of c around p (d^2 as find_neighbors computes
+ * it; those at or past r2, past the run or the agent itself left out) with
+ * d^2 <= keep2 appended to (cd, ck) from *kept on: d^2 and sorted
+ * position, in scan order. Returns 0 when the block declines (c->count <
+ * 0) or past NEAREST_SCAN slots scanned. */
+static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_runs* c, float r2, int32_t self,
+                               float keep2, float* cd, int32_t* ck, int32_t* kept)
+{
+    if (c->count < 0) return 0;
+    const int three = g->dims == 3;
+    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+    const lanef vr2 = lane_set1(r2), vkeep = lane_set1(keep2);
+    int32_t pos = 0, m = *kept;
+    float lane_d2[SHOAL_MAX_LANES];
+    for (int32_t run = 0; run < c->count; ++run) {
+        const int32_t k0 = c->k0[run], k1 = c->k1[run];
+        for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
+            if (pos + SHOAL_LANES > NEAREST_SCAN) return 0;
+            /* d^2 as find_neighbors computes it */
+            lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
+            lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
+            lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+            if (three) {
+                lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
+                d2 = lane_add(d2, lane_mul(dz, dz));
+            }
+            /* lanes past the run masked off (k1 - k > 0 here) */
+            lanem in = lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
+            uint32_t bits = lane_mask_bits(lane_mask_and(in, lane_cmp_le(d2, vkeep)));
+            uint32_t own = (uint32_t)(self - k);
+            if (own < (uint32_t)SHOAL_LANES) bits &= ~(1u << own);
+            if (bits) {
+                lane_storeu(lane_d2, d2);
+                do {
+                    int l = __builtin_ctz(bits);
+                    bits &= bits - 1u;
+                    cd[m] = lane_d2[l];
+                    ck[m] = k + l;
+                    m++;
+                } while (bits);
+            }
+            pos += SHOAL_LANES;
+        }
+    }
     *kept = m;
     return 1;
 }
@@ -322,9 +380,13 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const int32_t 
  * last step's with room for motion: only the cells within its distance are
  * scanned first, and when they hold cap candidates within it, the list is
  * all there (the cells left out hold nobody that near). Otherwise the
- * whole block is scanned. Either way the list is the same. */
+ * whole block is scanned. Either way the list is the same.
+ *
+ * cache (nearest_cache_init, then any number of queries of one build of
+ * the grid) keeps the runs of the last hint block and the last whole block
+ * scanned: queries from one cell mostly ask for the same ones. */
 static inline int find_nearest(const grid_t* g, const float p[3], float range, int32_t self, float hint,
-                               nearest* nb)
+                               nearest_cache* cache, nearest* nb)
 {
     const int three = g->dims == 3;
     const float r2 = range * range;
@@ -365,7 +427,8 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
             h2[a] = ch < hi[a] ? ch : hi[a];
         }
         /* those within the hint */
-        if (!nearest_scan(g, p, l2, h2, r2, self, hint, sd, sk, &m)) return 0;
+        nearest_runs_of(g, l2, h2, &cache->hint);
+        if (!nearest_scan(g, p, &cache->hint, r2, self, hint, sd, sk, &m)) return 0;
         if (m >= cap) {
             hi_d = hint;
             hi_n = m;
@@ -373,7 +436,8 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
     }
     if (hi_n < 0) {
         m = 0; /* every candidate in range */
-        if (!nearest_scan(g, p, lo, hi, r2, self, r2, sd, sk, &m)) return 0;
+        nearest_runs_of(g, lo, hi, &cache->full);
+        if (!nearest_scan(g, p, &cache->full, r2, self, r2, sd, sk, &m)) return 0;
         hi_n = m;
     }
     for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
