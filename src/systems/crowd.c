@@ -12,7 +12,10 @@
  * spatial hash (the block of cells around the agent's cell that covers
  * neighbor_distance; on a hashed grid a bucket shared by two cells of the
  * block is read once), ties in distance broken by sorted position, so the
- * choice is one function of the world. Each gives a half-plane (half-space
+ * choice is one function of the world (in an unbounded world of crowd
+ * agents alone, most steps take them from the list each agent keeps of
+ * those near it: the same ones, "Neighbor lists" below). Each gives a
+ * half-plane (half-space
  * in 3D) for bodies of CROWD_PLAN_RADIUS times the sum of radii; a neighbor that is a crowd agent takes the agent's share
  * `responsibility` of the avoidance, any other agent (which will not move
  * aside for it) the whole of it. The world's obstacles closer than
@@ -177,6 +180,18 @@ typedef struct orca_ctx {
     const float* sradius;     /* per sorted position: radius */
     float* clear;             /* per crowd row (crowd_world_t) */
     float* rmax;              /* per worker: the largest radius (sorted_range) */
+    /* Neighbor lists (below): the crowd world when this pass uses them,
+     * else NULL; whether the lists kept from earlier passes hold (else every
+     * row builds its own), moved and moved_last (crowd_world_t); whether
+     * sorted_range measures how far each agent moved since
+     * the last pass (track), against positions it kept then (prev_ok), the
+     * largest per worker. */
+    crowd_world_t* lists;
+    int list_fresh, track, prev_ok;
+    double moved;
+    float moved_last;
+    float* moved_w;
+    int64_t* list_counts; /* per worker: lists held, lists built */
 } orca_ctx;
 
 /* Each sorted position's crowd row and radius (crowd_world_t). */
@@ -186,13 +201,31 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     int32_t* crow = (int32_t*)x->scrow;
     float* rad = (float*)x->sradius;
     float most = x->rmax[worker];
+    const grid_t* g = x->g;
+    const int three = g->dims == 3;
+    float moved = x->track ? x->moved_w[worker] : 0.0f;
     for (int32_t k = begin; k < end; ++k) {
-        int32_t j = x->g->order[k];
+        int32_t j = g->order[k];
         crow[k] = component_row(x->crowd, x->slots[j]);
         rad[k] = x->a.radius[j];
         most = rad[k] > most ? rad[k] : most;
+        if (x->track && crow[k] >= 0) {
+            /* how far it moved since the last pass (a NaN counts as
+             * infinitely far), then where it is now */
+            float* q = x->lists->prev + 3 * (size_t)crow[k];
+            const float z = three ? g->sz[k] : 0.0f;
+            if (x->prev_ok) {
+                float dx = g->sx[k] - q[0], dy = g->sy[k] - q[1], dz = z - q[2];
+                float d = sqrtf(dx * dx + dy * dy + dz * dz);
+                if (!(d <= moved)) moved = d == d ? d : INFINITY;
+            }
+            q[0] = g->sx[k];
+            q[1] = g->sy[k];
+            q[2] = z;
+        }
     }
     x->rmax[worker] = most;
+    if (x->track) x->moved_w[worker] = moved;
 }
 
 /* What each crowd agent's behaviors asked for, before orca overwrites it:
@@ -207,6 +240,162 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         intent[2 * (size_t)r] = x->a.dx[i];
         intent[2 * (size_t)r + 1] = x->a.dy[i];
     }
+}
+
+/* ---- Neighbor lists ---------------------------------------------------------
+ *
+ * A crowd row keeps the agents that were near it, so that most steps it
+ * ranks those few again instead of scanning the cells around it. When a
+ * list was built, every agent closer than sqrt(list_r2) was on it. Since
+ * then no agent moved more than drift = moved - list_base (each orca pass
+ * adds the largest distance any agent moved since the last one, measured
+ * on the spatial hash's copies of the positions, whatever moved them), so
+ * an agent not on the list is at least sqrt(list_r2) - 2 drift away now.
+ * When the list's cap-th nearest is closer than that, or, with fewer than
+ * cap in range, when that is the whole range, the list's nearest are the
+ * world's: the list find_neighbors gives, ties and all. Otherwise the row
+ * scans the cells within its hint's distance and a skin (room for a few
+ * passes of motion) and keeps what it finds. Only in unbounded worlds of
+ * crowd agents alone; any change of rows drops every list (orca_run).
+ * Margins of a few parts in 10^5 cover rounding. */
+#define CROWD_LIST_EPS 2e-5f
+#define CROWD_LIST_ABS 1e-5f
+/* The skin a list is built with: a multiple of the last pass's largest
+ * move (each pass eats twice that), CROWD_LIST_SKIN where the row had cap
+ * neighbors within its hint (a thick skin would lengthen the list it ranks
+ * every pass), CROWD_LIST_SKIN_SPARSE where it had fewer (its list holds
+ * those in range and the skin's worth more, few: a thick skin saves
+ * builds); between CROWD_LIST_SKIN_MIN and CROWD_LIST_SKIN_MAX of the
+ * neighbor distance. Measured (callgrind) on the crowd benchmark's grid
+ * and circle and on default.json. */
+#define CROWD_LIST_SKIN 2.0f
+#define CROWD_LIST_SKIN_SPARSE 16.0f
+#define CROWD_LIST_SKIN_MIN 0.05f
+#define CROWD_LIST_SKIN_MAX 0.3f
+
+/* nb (cap at most CROWD_LIST_MAX) from crowd row r's list, rebuilt when it
+ * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
+ * it to find_nearest. p is the agent's position, self its sorted
+ * position. */
+static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t self, float range, float hint,
+                        nearest_cache* runs, nearest* nb)
+{
+    crowd_world_t* cw = x->lists;
+    const grid_t* g = x->g;
+    const int three = g->dims == 3;
+    const int32_t cap = nb->cap;
+    int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
+    /* the query point must be the agent's copy in the hash, whose moves
+     * the drift counts */
+    if (cap > CROWD_LIST_MAX || self < 0 ||
+        !(g->sx[self] == p[0] && g->sy[self] == p[1] && (!three || g->sz[self] == p[2]))) {
+        cw->list_n[r] = 0;
+        return 0;
+    }
+    const float r2 = range * range;
+    const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
+    if (n > 0) {
+        const float drift = (float)(x->moved - cw->list_base[r]);
+        const float bound =
+            sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) - 2.0f * drift * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
+        if (bound > 0.0f) {
+            /* each one's d^2 (as find_neighbors computes it), a lane at a
+             * time over the rows padded with the first */
+            float e2[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+            int32_t k2[CROWD_LIST_MAX + SHOAL_MAX_LANES], padded[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+            memcpy(padded, rows, (size_t)n * sizeof *rows);
+            for (int32_t m = n; m < n + SHOAL_LANES; ++m) padded[m] = rows[0];
+            const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+            uint32_t nan = 0;
+            for (int32_t m = 0; m < n; m += SHOAL_LANES) {
+                const lanei k = lanei_gather(x->sorted_at, lanei_loadu(padded + m));
+                const lanef dx = lane_sub(lane_gather(g->sx, k), px), dy = lane_sub(lane_gather(g->sy, k), py);
+                lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+                if (three) {
+                    const lanef dz = lane_sub(lane_gather(g->sz, k), pz);
+                    e = lane_add(e, lane_mul(dz, dz));
+                }
+                nan |= ~lane_mask_bits(lane_cmp_eq(e, e)) & lane_mask_bits(lane_mask_first(n - m));
+                lanei_storeu(k2 + m, k);
+                lane_storeu(e2 + m, e);
+            }
+            if (!nan) {
+                /* into (d^2, sorted position) order: one 64-bit key each (a
+                 * d^2 is never negative, so its bits order as it does);
+                 * last pass's order mostly holds, so few move */
+                uint64_t key[CROWD_LIST_MAX];
+                int32_t js[CROWD_LIST_MAX];
+                for (int32_t m = 0; m < n; ++m) {
+                    uint32_t bits;
+                    memcpy(&bits, &e2[m], sizeof bits);
+                    const uint64_t kk = (uint64_t)bits << 32 | (uint32_t)k2[m];
+                    const int32_t j = padded[m];
+                    int32_t at = m;
+                    while (at > 0 && key[at - 1] > kk) {
+                        key[at] = key[at - 1];
+                        js[at] = js[at - 1];
+                        at--;
+                    }
+                    key[at] = kk;
+                    js[at] = j;
+                }
+                /* the first cap in range, or all in range when fewer */
+                const int32_t first = n < cap ? n : cap;
+                int32_t c = 0;
+                for (; c < first; ++c) {
+                    const uint32_t bits = (uint32_t)(key[c] >> 32);
+                    float e;
+                    memcpy(&e, &bits, sizeof e);
+                    if (!(e < r2)) break;
+                    nb->d2[c] = e;
+                    nb->k[c] = (int32_t)(uint32_t)key[c];
+                }
+                if (c == cap ? sqrtf(nb->d2[cap - 1]) < bound : range <= bound) {
+                    nb->count = c;
+                    memcpy(rows, js, (size_t)n * sizeof *rows);
+                    return 1; /* held */
+                }
+            }
+        }
+    }
+    /* Built: the cells within the hint's distance and the skin, then within
+     * the range and the skin when those hold too few. */
+    const int dense = hint > 0.0f && hint < r2;
+    float skin = (dense ? CROWD_LIST_SKIN : CROWD_LIST_SKIN_SPARSE) * x->moved_last;
+    skin = skin > CROWD_LIST_SKIN_MIN * range ? skin : CROWD_LIST_SKIN_MIN * range;
+    skin = skin < CROWD_LIST_SKIN_MAX * range ? skin : CROWD_LIST_SKIN_MAX * range;
+    float reach = (dense ? sqrtf(hint) : range) + skin;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        int32_t lo[3], hi[3];
+        nearest_cells_within(g, p, reach, lo, hi);
+        if (nearest_runs_of(g, lo, hi, &runs->list) < 0) break;
+        nearest got;
+        got.count = 0;
+        got.cap = CROWD_LIST_MAX;
+        got.d2[CROWD_LIST_MAX - 1] = 0.0f; /* nearest_within writes it when it reads it */
+        float listed;
+        if (!nearest_within(g, p, &runs->list, reach * reach, self, &got, &listed)) break;
+        int32_t in = 0;
+        while (in < got.count && got.d2[in] < r2) in++;
+        const float bound = sqrtf(listed) * (1.0f - CROWD_LIST_EPS) - CROWD_LIST_ABS;
+        if (in >= cap ? sqrtf(got.d2[cap - 1]) < bound : range <= bound) {
+            for (int32_t m = 0; m < got.count; ++m) rows[m] = g->order[got.k[m]];
+            cw->list_n[r] = got.count;
+            cw->list_r2[r] = listed;
+            cw->list_base[r] = x->moved;
+            const int32_t c = in < cap ? in : cap;
+            for (int32_t m = 0; m < c; ++m) {
+                nb->d2[m] = got.d2[m];
+                nb->k[m] = got.k[m];
+            }
+            nb->count = c;
+            return 2; /* built */
+        }
+        if (!(reach < range + skin)) break;
+        reach = range + skin;
+    }
+    cw->list_n[r] = 0;
+    return 0;
 }
 
 /* The time gap's free walk (orca_range) a lane of neighbors at a time, in
@@ -378,7 +567,10 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
             int32_t self = i < g->count ? x->sorted_at[i] : -1;
             float* hint = x->hint + r;
-            if (!find_nearest(g, p, c->dist[r], self, *hint, &runs, &nb)) find_neighbors(g, p, c->dist[r], self, &nb);
+            const int listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], *hint, &runs, &nb) : 0;
+            if (listed) x->list_counts[2 * worker + listed - 1]++;
+            if (!listed && !find_nearest(g, p, c->dist[r], self, *hint, &runs, &nb))
+                find_neighbors(g, p, c->dist[r], self, &nb);
             /* next step's hint: the farthest kept, moved apart by both at
              * full speed for a step, and a tenth more */
             if (nb.count == nb.cap) {
@@ -571,27 +763,64 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
                   walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
                   crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL,
-                  crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL};
+                  crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL, NULL, 0, 0, 0, 0.0, 0.0f, NULL, NULL};
     crowd_world_t* cw = crowd_data(w);
     cw->radius_step = -1;
+    /* Neighbor lists: in an unbounded world of crowd agents alone, kept
+     * while its rows stay as they were. */
+    const int lists = g && !g->wrap && g->count <= cw->sorted_capacity && cw->list && w->agents.count == count &&
+                      g->count == count && !cw->lists_off;
+    int64_t list_counts[2 * SHOAL_MAX_THREADS];
+    memset(list_counts, 0, (size_t)(2 * workers) * sizeof *list_counts);
+    x.list_counts = list_counts;
+    if (!lists || cw->list_structure != w->structure_version || cw->list_rows != count ||
+        cw->list_agents != g->count || cw->list_removed != cw->removed)
+        cw->prev_ok = 0;
+    float moved_w[SHOAL_MAX_THREADS];
     if (g && g->count <= cw->sorted_capacity) { /* else looked up per neighbor */
         float rmax[SHOAL_MAX_THREADS];
-        for (int32_t k = 0; k < workers; ++k) rmax[k] = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) rmax[k] = moved_w[k] = 0.0f;
         x.scrow = cw->sorted_crow;
         x.sradius = cw->sorted_radius;
         x.rmax = rmax;
+        x.lists = lists ? cw : NULL;
+        x.track = lists;
+        x.prev_ok = cw->prev_ok;
+        x.moved_w = moved_w;
         par_for(w, g->count, 1024, PAR_STATIC, sorted_range, &x);
         cw->radius_max = 0.0f;
         for (int32_t k = 0; k < workers; ++k) cw->radius_max = rmax[k] > cw->radius_max ? rmax[k] : cw->radius_max;
         cw->radius_step = (int64_t)w->step_count;
         x.rmax = NULL;
     }
+    if (lists) {
+        float most = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) most = moved_w[k] > most ? moved_w[k] : most;
+        x.list_fresh = cw->prev_ok && most < INFINITY;
+        if (x.list_fresh) {
+            cw->moved += (double)most * (1.0 + 1e-5);
+            cw->moved_last = most;
+        } else {
+            cw->moved = 0.0; /* every row builds its list this pass */
+        }
+        x.moved = cw->moved;
+        x.moved_last = cw->moved_last;
+        cw->prev_ok = 1;
+        cw->list_structure = w->structure_version;
+        cw->list_rows = count;
+        cw->list_agents = g->count;
+        cw->list_removed = cw->removed;
+    }
     if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
     int64_t total = 0;
-    for (int32_t k = 0; k < workers; ++k) total += relaxed[k];
+    for (int32_t k = 0; k < workers; ++k) {
+        total += relaxed[k];
+        cw->list_held += list_counts[2 * k];
+        cw->list_built += list_counts[2 * k + 1];
+    }
     crowd_data(w)->relaxed_last = total;
     crowd_data(w)->relaxed_total += total;
     return count;
@@ -743,11 +972,21 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
     float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* clear = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    if (!near || !intent || !hint || !clear) {
+    int32_t* list = (int32_t*)mem_alloc(&w->alloc, n * CROWD_LIST_MAX * sizeof(int32_t));
+    int32_t* list_n = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
+    float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
+    float* prev = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float));
+    if (!near || !intent || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev) {
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
         mem_free(&w->alloc, clear, n * sizeof(float));
+        mem_free(&w->alloc, list, n * CROWD_LIST_MAX * sizeof(int32_t));
+        mem_free(&w->alloc, list_n, n * sizeof(int32_t));
+        mem_free(&w->alloc, list_r2, n * sizeof(float));
+        mem_free(&w->alloc, list_base, n * sizeof(double));
+        mem_free(&w->alloc, prev, n * 3 * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
@@ -761,10 +1000,23 @@ static int crowd_reserve(world_t* w, int32_t rows)
     mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
     mem_free(&w->alloc, cw->hint, old * sizeof(float));
     mem_free(&w->alloc, cw->clear, old * sizeof(float));
+    /* the lists and prev start over (orca_run drops them: the rows changed) */
+    for (size_t k = 0; k < n; ++k) list_n[k] = 0;
+    mem_free(&w->alloc, cw->list, old * CROWD_LIST_MAX * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_n, old * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_r2, old * sizeof(float));
+    mem_free(&w->alloc, cw->list_base, old * sizeof(double));
+    mem_free(&w->alloc, cw->prev, old * 3 * sizeof(float));
     cw->near = near;
     cw->intent = intent;
     cw->hint = hint;
     cw->clear = clear;
+    cw->list = list;
+    cw->list_n = list_n;
+    cw->list_r2 = list_r2;
+    cw->list_base = list_base;
+    cw->prev = prev;
+    cw->prev_ok = 0;
     cw->capacity = cap;
     return 1;
 }
@@ -813,6 +1065,7 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
 {
     (void)agent_row;
     crowd_world_t* cw = crowd_data(w);
+    cw->removed++; /* drops the neighbor lists */
     int32_t last = w->comps[COMP_CROWD].table.count - 1;
     near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, last, moved_agent_row);
     if (cw->hint && r < cw->capacity && last < cw->capacity) cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
@@ -836,6 +1089,11 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw->hint, n * sizeof(float));
     mem_free(&w->alloc, cw->clear, n * sizeof(float));
+    mem_free(&w->alloc, cw->list, n * CROWD_LIST_MAX * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_n, n * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_r2, n * sizeof(float));
+    mem_free(&w->alloc, cw->list_base, n * sizeof(double));
+    mem_free(&w->alloc, cw->prev, n * 3 * sizeof(float));
     mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
     mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);

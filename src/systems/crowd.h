@@ -15,6 +15,9 @@
  * of the list. */
 #define CROWD_CONTACT_K 12
 #define CROWD_CONTACT_K_2D 8
+/* The most candidates a crowd row's neighbor list keeps (crowd.c
+ * "Neighbor lists"). */
+#define CROWD_LIST_MAX 40
 
 /* The module's data. Scratch lives for one step; the counters are not
  * state (never hashed or saved). */
@@ -38,6 +41,29 @@ typedef struct crowd_world_t {
      * moved (crowd_move). */
     float radius_max, travel_max;
     int64_t radius_step, travel_step;
+    /* Neighbor lists (crowd.c "Neighbor lists"), per crowd row: the agent
+     * rows of the candidates (CROWD_LIST_MAX each, nearest first as last
+     * found), how many (0: none), the d^2 below which every agent was
+     * listed when it was built and `moved` then; and where each crowd agent
+     * was at the last orca pass (3 per row). */
+    int32_t* list;
+    int32_t* list_n;
+    float* list_r2;
+    double* list_base;
+    float* prev;
+    /* The world the lists and prev belong to (structure version, crowd rows,
+     * agents in the spatial hash, crowd rows removed): any change drops
+     * them. moved: the largest distance any agent moved between orca
+     * passes, summed since then; moved_last: the last pass's. */
+    uint64_t list_structure, list_removed, removed;
+    int32_t list_rows, list_agents;
+    int prev_ok;
+    double moved;
+    float moved_last;
+    /* Queries a list answered as it was, and lists built, summed over
+     * steps; lists_off (tests): none are used. */
+    int64_t list_held, list_built;
+    int lists_off;
     int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total;  /* the same, summed over steps */
 } crowd_world_t;

@@ -216,13 +216,14 @@ typedef struct nearest_runs {
 
 /* A cache for find_nearest: one per block shape it scans. */
 typedef struct nearest_cache {
-    nearest_runs hint, full;
+    nearest_runs hint, full, list;
 } nearest_cache;
 
 static inline void nearest_cache_init(nearest_cache* c)
 {
     c->hint.count = -1;
     c->full.count = -1;
+    c->list.count = -1;
 }
 
 /* The runs of the sorted arrays (k0, k1) that hold the agents of cells
@@ -368,6 +369,88 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
     return 1;
 }
 
+/* The cells within `radius` of p (unbounded grids): widened by a
+ * thousandth of a cell against rounding at cell edges, and by a few ulps of
+ * the coordinate far from the origin. Axes past the grid's are 0..0. */
+static inline void nearest_cells_within(const grid_t* g, const float p[3], float radius, int32_t lo[3], int32_t hi[3])
+{
+    const int dims = g->dims == 3 ? 3 : 2;
+    float reach = radius * 1.0001f + 1e-3f / g->inv_cell[0];
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = hi[a] = 0;
+        if (a >= dims) continue;
+        float ra = reach + fabsf(p[a]) * 1e-6f;
+        lo[a] = grid_coord(g, p[a] - ra, a);
+        hi[a] = grid_coord(g, p[a] + ra, a);
+    }
+}
+
+/* The first nb->cap of the m candidates (sd, sk) in (d^2, sorted position)
+ * order into nb. hi_n of them are at or within d^2 hi_d (all of them: m).
+ * sd has room for a lane past m. */
+static inline void nearest_pick(float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n, nearest* nb)
+{
+    const int32_t cap = nb->cap;
+    const int32_t most = cap + 8;
+    for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
+    /* Every kept candidate is at or within hi_d. When they are more than
+     * most, a bound that keeps from cap to most of them (ties may keep
+     * more), found by counting a lane at a time, and those within it. */
+    if (hi_n > most) {
+        float lo_d = 0.0f;
+        int32_t lo_n = 0;
+        const int32_t want = (cap + most) / 2;
+        for (int it = 0; it < 24; ++it) {
+            float t = lo_d + (hi_d - lo_d) * ((float)(want - lo_n) / (float)(hi_n - lo_n));
+            if (!(t > lo_d && t < hi_d)) t = 0.5f * (lo_d + hi_d);
+            if (!(t > lo_d && t < hi_d)) break; /* adjacent floats */
+            const lanef vt = lane_set1(t);
+            int32_t n = 0;
+            for (int32_t i = 0; i < m; i += SHOAL_LANES)
+                n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(sd + i), vt)));
+            if (n < cap) {
+                lo_d = t;
+                lo_n = n;
+            } else if (n > most) {
+                hi_d = t;
+                hi_n = n;
+            } else {
+                hi_d = t;
+                hi_n = n;
+                break;
+            }
+        }
+        /* compacted in place: writes never pass reads */
+        int32_t w = 0;
+        for (int32_t i = 0; i < m; ++i) {
+            sd[w] = sd[i];
+            sk[w] = sk[i];
+            w += sd[i] <= hi_d;
+        }
+        m = w;
+        for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
+    }
+    nearest_rank(sd, sk, m, nb);
+}
+
+/* Every candidate of the runs c strictly within d^2 R2 of p (the agent at
+ * sorted position self left out): the first nb->cap of them in (d^2,
+ * sorted position) order go to nb, and *listed is a d^2 below which every
+ * one of them is in nb (R2 when they all fit, else the last one's d^2).
+ * c's cells must cover every point within sqrt(R2) of p. Returns 0 when
+ * the scan declines. */
+static inline int nearest_within(const grid_t* g, const float p[3], const nearest_runs* c, float R2, int32_t self,
+                                 nearest* nb, float* listed)
+{
+    _Alignas(64) float sd[NEAREST_SCAN + SHOAL_MAX_LANES];
+    int32_t sk[NEAREST_SCAN];
+    int32_t m = 0;
+    if (!nearest_scan(g, p, c, R2, self, R2, sd, sk, &m)) return 0;
+    nearest_pick(sd, sk, m, R2, m, nb);
+    *listed = m <= nb->cap ? R2 : nb->d2[nb->cap - 1];
+    return 1;
+}
+
 /* find_neighbors' list, the same bit for bit, with few branches that the
  * processor cannot predict: the candidates in range (within the hint,
  * below) go to a buffer as the scan meets them, a distance bound that
@@ -410,21 +493,15 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
     int32_t sk[NEAREST_SCAN];
     int32_t m = 0;
     const int32_t cap = nb->cap;
-    const int32_t most = cap + 8;
     /* (hi_d, hi_n): a d^2 and how many candidates are at or within it */
     float hi_d = r2 < FLT_MAX ? r2 : FLT_MAX;
     int32_t hi_n = -1;
     if (hint > 0.0f && hint < r2 && !g->wrap && !g->direct) {
-        /* the cells within sqrt(hint) of p, widened by a thousandth of a
-         * cell against rounding at cell edges */
-        float reach_h = sqrtf(hint) * 1.0001f + 1e-3f / g->inv_cell[0];
-        int32_t l2[3] = {0, 0, 0}, h2[3] = {0, 0, 0};
+        int32_t l2[3], h2[3];
+        nearest_cells_within(g, p, sqrtf(hint), l2, h2);
         for (int a = 0; a < (three ? 3 : 2); ++a) {
-            /* and by a few ulps of the coordinate, far from the origin */
-            float ra = reach_h + fabsf(p[a]) * 1e-6f;
-            int32_t cl = grid_coord(g, p[a] - ra, a), ch = grid_coord(g, p[a] + ra, a);
-            l2[a] = cl > lo[a] ? cl : lo[a];
-            h2[a] = ch < hi[a] ? ch : hi[a];
+            l2[a] = l2[a] > lo[a] ? l2[a] : lo[a];
+            h2[a] = h2[a] < hi[a] ? h2[a] : hi[a];
         }
         /* those within the hint */
         nearest_runs_of(g, l2, h2, &cache->hint);
@@ -440,45 +517,7 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
         if (!nearest_scan(g, p, &cache->full, r2, self, r2, sd, sk, &m)) return 0;
         hi_n = m;
     }
-    for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
-    /* Every kept candidate is at or within hi_d. When they are more than
-     * most, a bound that keeps from cap to most of them (ties may keep
-     * more), found by counting a lane at a time, and those within it. */
-    if (hi_n > most) {
-        float lo_d = 0.0f;
-        int32_t lo_n = 0;
-        const int32_t want = (cap + most) / 2;
-        for (int it = 0; it < 24; ++it) {
-            float t = lo_d + (hi_d - lo_d) * ((float)(want - lo_n) / (float)(hi_n - lo_n));
-            if (!(t > lo_d && t < hi_d)) t = 0.5f * (lo_d + hi_d);
-            if (!(t > lo_d && t < hi_d)) break; /* adjacent floats */
-            const lanef vt = lane_set1(t);
-            int32_t n = 0;
-            for (int32_t i = 0; i < m; i += SHOAL_LANES)
-                n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(sd + i), vt)));
-            if (n < cap) {
-                lo_d = t;
-                lo_n = n;
-            } else if (n > most) {
-                hi_d = t;
-                hi_n = n;
-            } else {
-                hi_d = t;
-                hi_n = n;
-                break;
-            }
-        }
-        /* compacted in place: writes never pass reads */
-        int32_t w = 0;
-        for (int32_t i = 0; i < m; ++i) {
-            sd[w] = sd[i];
-            sk[w] = sk[i];
-            w += sd[i] <= hi_d;
-        }
-        m = w;
-        for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
-    }
-    nearest_rank(sd, sk, m, nb);
+    nearest_pick(sd, sk, m, hi_d, hi_n, nb);
     return 1;
 }
 

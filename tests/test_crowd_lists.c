@@ -1,0 +1,137 @@
+/* Crowd neighbor lists (src/systems/crowd.c "Neighbor lists") are a cache:
+ * a world stepped with them has, after every step, the state hash of the
+ * same world stepped without them (and on another thread count), through
+ * walking crowds, agents teleported between steps and by a user system
+ * inside a step, agents added and removed, reorders of storage, and in 3D.
+ * And they are used: most queries are answered by a list kept from an
+ * earlier pass. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "ecs/rng.h"
+#include "ecs/world.h"
+#include "systems/crowd.h"
+#include "support.h"
+
+enum { N = 700, STEPS = 120 };
+
+static shoal_agent_def_t walker(int dims, uint64_t seed, uint64_t i)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    const float half = dims == 3 ? 6.0f : 14.0f; /* about 0.9 agents per m^2 (m^3) */
+    for (int k = 0; k < dims; ++k) {
+        d.position[k] = rng_range(seed, i, 0, (uint32_t)k, -half, half);
+        d.target[k] = rng_range(seed, i, 1, (uint32_t)k, -half, half);
+    }
+    d.weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
+    d.arrive_gain = 1.0f;
+    /* some walk fast: the largest move sets how long lists hold */
+    if (i % 17 == 0) d.vehicle.max_speed = 4.0f;
+    return d;
+}
+
+typedef struct jump {
+    shoal_agent_t who;
+    float to[3];
+    int armed, three;
+} jump;
+
+/* A user system (control stage) that teleports one agent once. */
+static shoal_status_t jump_system(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    jump* j = (jump*)ctx;
+    if (!j->armed) return SHOAL_OK;
+    j->armed = 0;
+    const float still[3] = {0.0f, 0.0f, 0.0f}, upright[4] = {1.0f, 0.0f, 0.0f, 0.0f};
+    return shoal_agent_teleport(w, j->who, j->to, still, 0.0f, j->three ? upright : NULL);
+}
+
+typedef struct pair {
+    shoal_world_t* w[2]; /* [0] with lists, [1] without */
+    shoal_agent_t ids[2][N + 64];
+    int32_t count;
+    jump jumps[2];
+} pair;
+
+static void both_teleport(pair* p, int dims, int32_t who, const float to[3])
+{
+    const float still[3] = {0.0f, 0.0f, 0.0f}, upright[4] = {1.0f, 0.0f, 0.0f, 0.0f};
+    for (int s = 0; s < 2; ++s)
+        cr_assert_eq(shoal_agent_teleport(p->w[s], p->ids[s][who], to, still, 0.0f, dims == 3 ? upright : NULL),
+                     SHOAL_OK, "%s",
+                     shoal_world_last_error(p->w[s]));
+}
+
+static void run_pair(int dims, int reorder, uint64_t seed)
+{
+    static pair p;
+    for (int s = 0; s < 2; ++s) {
+        shoal_world_def_t def = shoal_world_default_def();
+        def.dimensions = dims;
+        def.thread_count = s == 0 ? 2 : 1;
+        def.seed = seed;
+        def.reorder_interval = reorder;
+        shoal_error_t err;
+        cr_assert_eq(shoal_world_create(&def, &p.w[s], &err), SHOAL_OK, "%s", err.message);
+        crowd_data((world_t*)p.w[s])->lists_off = s == 1;
+        for (int32_t i = 0; i < N; ++i) {
+            shoal_agent_def_t d = walker(dims, seed, (uint64_t)i);
+            cr_assert_eq(shoal_agent_add(p.w[s], &d, &p.ids[s][i]), SHOAL_OK, "%s", shoal_world_last_error(p.w[s]));
+        }
+        p.jumps[s].armed = 0;
+        p.jumps[s].three = dims == 3;
+        cr_assert_eq(shoal_world_add_system(p.w[s], "jump", SHOAL_STAGE_CONTROL, jump_system, &p.jumps[s]), SHOAL_OK);
+    }
+    p.count = N;
+    for (int step = 0; step < STEPS; ++step) {
+        if (step == 30) { /* teleports between steps: into the crowd, and far off */
+            for (int32_t i = 0; i < 6; ++i) {
+                float to[3] = {0.0f, 0.0f, 0.0f};
+                for (int k = 0; k < dims; ++k) to[k] = rng_range(seed, 1000u + (uint64_t)i, 2, (uint32_t)k, -5.0f, 5.0f);
+                both_teleport(&p, dims, 11 * i, to);
+            }
+            const float far[3] = {500.0f, -500.0f, 0.0f};
+            both_teleport(&p, dims, 3, far);
+        }
+        if (step == 45) { /* back from far off, into the middle */
+            const float mid[3] = {0.1f, 0.2f, 0.0f};
+            both_teleport(&p, dims, 3, mid);
+        }
+        if (step == 55) /* a user system teleports one inside the step */
+            for (int s = 0; s < 2; ++s) {
+                p.jumps[s].who = p.ids[s][40];
+                p.jumps[s].to[0] = 1.0f;
+                p.jumps[s].to[1] = -1.0f;
+                p.jumps[s].to[2] = 0.0f;
+                p.jumps[s].armed = 1;
+            }
+        if (step == 70) /* some leave */
+            for (int32_t i = 0; i < 20; ++i)
+                for (int s = 0; s < 2; ++s)
+                    cr_assert_eq(shoal_agent_remove(p.w[s], p.ids[s][7 * i + 1]), SHOAL_OK);
+        if (step == 85) /* others come */
+            for (int32_t i = 0; i < 30; ++i) {
+                shoal_agent_def_t d = walker(dims, seed + 1, (uint64_t)i);
+                for (int s = 0; s < 2; ++s)
+                    cr_assert_eq(shoal_agent_add(p.w[s], &d, &p.ids[s][N + i]), SHOAL_OK);
+            }
+        for (int s = 0; s < 2; ++s)
+            cr_assert_eq(shoal_world_step(p.w[s], 0.1f), SHOAL_OK, "%s", shoal_world_last_error(p.w[s]));
+        cr_assert_eq(shoal_world_state_hash(p.w[0]), shoal_world_state_hash(p.w[1]),
+                     "%dD, reorder every %d: step %d differs with neighbor lists", dims, reorder, step + 1);
+    }
+    const crowd_world_t* with = crowd_data((const world_t*)p.w[0]);
+    const crowd_world_t* without = crowd_data((const world_t*)p.w[1]);
+    cr_expect_eq(without->list_held + without->list_built, 0);
+    /* most queries of a walking crowd are answered by a kept list (every
+     * teleport, add, remove and reorder above drops them all) */
+    cr_expect_gt(with->list_held, with->list_built, "%dD: %ld held, %ld built", dims, (long)with->list_held,
+                 (long)with->list_built);
+    for (int s = 0; s < 2; ++s) shoal_world_destroy(p.w[s]);
+}
+
+Test(crowd_lists, same_hash_as_without_2d) { run_pair(2, 0, 21); }
+Test(crowd_lists, same_hash_as_without_2d_reordering) { run_pair(2, 8, 22); }
+Test(crowd_lists, same_hash_as_without_3d) { run_pair(3, 0, 23); }
