@@ -273,6 +273,69 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 #define CROWD_LIST_SKIN_MIN 0.05f
 #define CROWD_LIST_SKIN_MAX 0.3f
 
+/* (d^2, sorted position) as one key that orders as the pair does (a d^2 is
+ * never negative, so its bits order as it does). */
+static inline uint64_t crowd_list_key(float d2, int32_t k)
+{
+    uint32_t bits;
+    memcpy(&bits, &d2, sizeof bits);
+    return (uint64_t)bits << 32 | (uint32_t)k;
+}
+
+/* Crowd row r's list built from the runs c: every agent within d^2 R2 of p
+ * (the agent at sorted position self left out), or the CROWD_LIST_MAX - 8
+ * to CROWD_LIST_MAX nearest of them; nb from it. 1 when the list holds now
+ * (crowd_listed), else 0 with nothing kept. */
+static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int32_t self, float R2, float range,
+                            const nearest_runs* c, nearest* nb)
+{
+    crowd_world_t* cw = x->lists;
+    const grid_t* g = x->g;
+    const int32_t cap = nb->cap;
+    _Alignas(64) float sd[NEAREST_SCAN + SHOAL_MAX_LANES];
+    int32_t sk[NEAREST_SCAN];
+    int32_t m = 0;
+    if (!nearest_scan(g, p, c, R2, self, R2, sd, sk, &m)) return 0;
+    /* every candidate with d^2 below `listed` stays */
+    float listed = R2;
+    m = nearest_cut(sd, sk, m, CROWD_LIST_MAX - 8, CROWD_LIST_MAX, &listed, m);
+    if (m > CROWD_LIST_MAX) return 0; /* ties at the bound */
+    /* the nearest cap of them, in order (from a copy: picking reorders) */
+    _Alignas(64) float td[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+    int32_t tk[CROWD_LIST_MAX];
+    memcpy(td, sd, (size_t)m * sizeof *td);
+    memcpy(tk, sk, (size_t)m * sizeof *tk);
+    nearest got;
+    got.count = 0;
+    got.cap = cap;
+    nearest_pick(td, tk, m, listed, m, &got);
+    const float r2 = range * range;
+    int32_t in = 0;
+    while (in < got.count && got.d2[in] < r2) in++;
+    const float bound = sqrtf(listed) * (1.0f - CROWD_LIST_EPS) - CROWD_LIST_ABS;
+    if (!(in >= cap ? sqrtf(got.d2[cap - 1]) < bound : range <= bound)) return 0;
+    /* the list: those nearest first, in order, then the others as scanned
+     * (keys past the last of them) */
+    int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
+    int32_t n = 0;
+    for (int32_t m2 = 0; m2 < got.count; ++m2) rows[n++] = g->order[got.k[m2]];
+    if (got.count > 0) {
+        const uint64_t last = crowd_list_key(got.d2[got.count - 1], got.k[got.count - 1]);
+        for (int32_t i = 0; i < m; ++i)
+            if (crowd_list_key(sd[i], sk[i]) > last) rows[n++] = g->order[sk[i]];
+    }
+    cw->list_n[r] = n;
+    cw->list_r2[r] = listed;
+    cw->list_base[r] = x->moved;
+    const int32_t kept = in < cap ? in : cap;
+    for (int32_t m2 = 0; m2 < kept; ++m2) {
+        nb->d2[m2] = got.d2[m2];
+        nb->k[m2] = got.k[m2];
+    }
+    nb->count = kept;
+    return 1;
+}
+
 /* nb (cap at most CROWD_LIST_MAX) from crowd row r's list, rebuilt when it
  * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
  * it to find_nearest. p is the agent's position, self its sorted
@@ -320,15 +383,12 @@ static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t 
                 lane_storeu(e2 + m, e);
             }
             if (!nan) {
-                /* into (d^2, sorted position) order: one 64-bit key each (a
-                 * d^2 is never negative, so its bits order as it does);
-                 * last pass's order mostly holds, so few move */
+                /* into (d^2, sorted position) order by key: last pass's
+                 * order mostly holds, so few move */
                 uint64_t key[CROWD_LIST_MAX];
                 int32_t js[CROWD_LIST_MAX];
                 for (int32_t m = 0; m < n; ++m) {
-                    uint32_t bits;
-                    memcpy(&bits, &e2[m], sizeof bits);
-                    const uint64_t kk = (uint64_t)bits << 32 | (uint32_t)k2[m];
+                    const uint64_t kk = crowd_list_key(e2[m], k2[m]);
                     const int32_t j = padded[m];
                     int32_t at = m;
                     while (at > 0 && key[at - 1] > kk) {
@@ -369,28 +429,7 @@ static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t 
         int32_t lo[3], hi[3];
         nearest_cells_within(g, p, reach, lo, hi);
         if (nearest_runs_of(g, lo, hi, &runs->list) < 0) break;
-        nearest got;
-        got.count = 0;
-        got.cap = CROWD_LIST_MAX;
-        got.d2[CROWD_LIST_MAX - 1] = 0.0f; /* nearest_within writes it when it reads it */
-        float listed;
-        if (!nearest_within(g, p, &runs->list, reach * reach, self, &got, &listed)) break;
-        int32_t in = 0;
-        while (in < got.count && got.d2[in] < r2) in++;
-        const float bound = sqrtf(listed) * (1.0f - CROWD_LIST_EPS) - CROWD_LIST_ABS;
-        if (in >= cap ? sqrtf(got.d2[cap - 1]) < bound : range <= bound) {
-            for (int32_t m = 0; m < got.count; ++m) rows[m] = g->order[got.k[m]];
-            cw->list_n[r] = got.count;
-            cw->list_r2[r] = listed;
-            cw->list_base[r] = x->moved;
-            const int32_t c = in < cap ? in : cap;
-            for (int32_t m = 0; m < c; ++m) {
-                nb->d2[m] = got.d2[m];
-                nb->k[m] = got.k[m];
-            }
-            nb->count = c;
-            return 2; /* built */
-        }
+        if (crowd_list_build(x, r, p, self, reach * reach, range, &runs->list, nb)) return 2;
         if (!(reach < range + skin)) break;
         reach = range + skin;
     }

@@ -385,70 +385,59 @@ static inline void nearest_cells_within(const grid_t* g, const float p[3], float
     }
 }
 
-/* The first nb->cap of the m candidates (sd, sk) in (d^2, sorted position)
- * order into nb. hi_n of them are at or within d^2 hi_d (all of them: m).
- * sd has room for a lane past m. */
-static inline void nearest_pick(float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n, nearest* nb)
+/* Of the m candidates (sd, sk; sd 64-byte aligned with room for a lane
+ * past m), hi_n are at or within d^2 *hi_d (all of them: m). When more than
+ * most, a bound that keeps from least to most of them (ties may keep
+ * more), found by counting a lane at a time, goes to *hi_d and only those
+ * within it stay, in their order. Returns how many stay; sd is padded with
+ * +inf to a whole lane past them. */
+static inline int32_t nearest_cut(float* sd, int32_t* sk, int32_t m, int32_t least, int32_t most, float* hi_d,
+                                  int32_t hi_n)
 {
-    const int32_t cap = nb->cap;
-    const int32_t most = cap + 8;
     for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
-    /* Every kept candidate is at or within hi_d. When they are more than
-     * most, a bound that keeps from cap to most of them (ties may keep
-     * more), found by counting a lane at a time, and those within it. */
-    if (hi_n > most) {
-        float lo_d = 0.0f;
-        int32_t lo_n = 0;
-        const int32_t want = (cap + most) / 2;
-        for (int it = 0; it < 24; ++it) {
-            float t = lo_d + (hi_d - lo_d) * ((float)(want - lo_n) / (float)(hi_n - lo_n));
-            if (!(t > lo_d && t < hi_d)) t = 0.5f * (lo_d + hi_d);
-            if (!(t > lo_d && t < hi_d)) break; /* adjacent floats */
-            const lanef vt = lane_set1(t);
-            int32_t n = 0;
-            for (int32_t i = 0; i < m; i += SHOAL_LANES)
-                n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(sd + i), vt)));
-            if (n < cap) {
-                lo_d = t;
-                lo_n = n;
-            } else if (n > most) {
-                hi_d = t;
-                hi_n = n;
-            } else {
-                hi_d = t;
-                hi_n = n;
-                break;
-            }
+    if (hi_n <= most) return m;
+    float lo_d = 0.0f, top = *hi_d;
+    int32_t lo_n = 0;
+    const int32_t want = (least + most) / 2;
+    for (int it = 0; it < 24; ++it) {
+        float t = lo_d + (top - lo_d) * ((float)(want - lo_n) / (float)(hi_n - lo_n));
+        if (!(t > lo_d && t < top)) t = 0.5f * (lo_d + top);
+        if (!(t > lo_d && t < top)) break; /* adjacent floats */
+        const lanef vt = lane_set1(t);
+        int32_t n = 0;
+        for (int32_t i = 0; i < m; i += SHOAL_LANES)
+            n += __builtin_popcount(lane_mask_bits(lane_cmp_le(lane_load(sd + i), vt)));
+        if (n < least) {
+            lo_d = t;
+            lo_n = n;
+        } else if (n > most) {
+            top = t;
+            hi_n = n;
+        } else {
+            top = t;
+            hi_n = n;
+            break;
         }
-        /* compacted in place: writes never pass reads */
-        int32_t w = 0;
-        for (int32_t i = 0; i < m; ++i) {
-            sd[w] = sd[i];
-            sk[w] = sk[i];
-            w += sd[i] <= hi_d;
-        }
-        m = w;
-        for (int32_t j = m; j < m + SHOAL_LANES; ++j) sd[j] = INFINITY;
     }
-    nearest_rank(sd, sk, m, nb);
+    /* compacted in place: writes never pass reads */
+    int32_t w = 0;
+    for (int32_t i = 0; i < m; ++i) {
+        sd[w] = sd[i];
+        sk[w] = sk[i];
+        w += sd[i] <= top;
+    }
+    for (int32_t j = w; j < w + SHOAL_LANES; ++j) sd[j] = INFINITY;
+    *hi_d = top;
+    return w;
 }
 
-/* Every candidate of the runs c strictly within d^2 R2 of p (the agent at
- * sorted position self left out): the first nb->cap of them in (d^2,
- * sorted position) order go to nb, and *listed is a d^2 below which every
- * one of them is in nb (R2 when they all fit, else the last one's d^2).
- * c's cells must cover every point within sqrt(R2) of p. Returns 0 when
- * the scan declines. */
-static inline int nearest_within(const grid_t* g, const float p[3], const nearest_runs* c, float R2, int32_t self,
-                                 nearest* nb, float* listed)
+/* The first nb->cap of the m candidates (sd, sk) in (d^2, sorted position)
+ * order into nb. hi_n of them are at or within d^2 hi_d (all of them: m).
+ * sd is 64-byte aligned with room for a lane past m. */
+static inline void nearest_pick(float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n, nearest* nb)
 {
-    _Alignas(64) float sd[NEAREST_SCAN + SHOAL_MAX_LANES];
-    int32_t sk[NEAREST_SCAN];
-    int32_t m = 0;
-    if (!nearest_scan(g, p, c, R2, self, R2, sd, sk, &m)) return 0;
-    nearest_pick(sd, sk, m, R2, m, nb);
-    *listed = m <= nb->cap ? R2 : nb->d2[nb->cap - 1];
-    return 1;
+    m = nearest_cut(sd, sk, m, nb->cap, nb->cap + 8, &hi_d, hi_n);
+    nearest_rank(sd, sk, m, nb);
 }
 
 /* find_neighbors' list, the same bit for bit, with few branches that the
