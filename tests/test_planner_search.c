@@ -1131,3 +1131,62 @@ Test(planner_search, leaving_a_sphere_is_not_a_hit)
     free(ts.memory);
     trim_table_free(&t, test_free, NULL);
 }
+
+/* ---- The parallel build ---------------------------------------------------- */
+
+/* A loop that runs the pieces of [0, n) last first, in uneven sizes (as
+ * workers might finish them): the build must not depend on it. */
+static void backwards_run(void* par, int32_t n, plan_body_fn* body, void* ctx)
+{
+    int32_t* calls = (int32_t*)par;
+    int32_t end = n;
+    for (int32_t piece = 1; end > 0; ++piece) {
+        int32_t size = 1 + (piece * 7919) % (n / 5 + 1);
+        int32_t begin = end > size ? end - size : 0;
+        body(begin, end, ctx);
+        (*calls)++;
+        end = begin;
+    }
+}
+
+/* plan_scene_build_par gives plan_scene_build's scene, item for item, on
+ * scenes large enough for its parallel sort (static, moving and windowed
+ * spheres of many sizes, vehicles' tracks, in 2D and 3D), and refuses the
+ * same bad input. */
+Test(planner_search, parallel_build_is_the_serial_one)
+{
+    for (int flat = 0; flat <= 1; ++flat) {
+        enum { N = 20000 };
+        static plan_sphere_t sp[N];
+        uint64_t rng = 0x5eedbu + (uint64_t)flat;
+        for (int32_t i = 0; i < N; ++i) {
+            plan_sphere_t* s = &sp[i];
+            s->center = uniform3(&rng, -500.0f, 500.0f, flat ? 2 : 3);
+            s->radius = i % 13 == 0 ? 0.0f : uniform(&rng, 0.1f, i % 101 == 0 ? 40.0f : 3.0f);
+            s->velocity = i % 3 == 0 ? vec3_zero() : uniform3(&rng, -5.0f, 5.0f, flat ? 2 : 3);
+            s->t_from = s->t_to = 0.0f;
+            if (i % 2) { /* a piece of a track */
+                s->t_from = uniform(&rng, -1.0f, 4.0f);
+                s->t_to = s->t_from + uniform(&rng, 0.1f, 2.0f);
+            }
+            s->owner = i % 2 ? 1 + i / 4 : 0;
+        }
+        size_t bytes = plan_scene_bytes(N);
+        void* m1 = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
+        void* m2 = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
+        cr_assert(m1 && m2);
+        plan_scene_t* serial = plan_scene_build(m1, sp, N, 3.0f);
+        int32_t calls = 0;
+        plan_scene_t* par = plan_scene_build_par(m2, sp, N, 3.0f, backwards_run, &calls);
+        cr_assert(serial && par);
+        cr_expect_gt(calls, 10, "the loop was used");
+        cr_expect(plan_scene_same(serial, par), "flat %d: the parallel build differs", flat);
+        /* and the check can tell scenes apart */
+        plan_scene_t* other = plan_scene_build(m1, sp, N - 1, 3.0f);
+        cr_expect(!plan_scene_same(other, par));
+        sp[N / 2].velocity.x = NAN;
+        cr_expect_null(plan_scene_build_par(m2, sp, N, 3.0f, backwards_run, &calls));
+        free(m1);
+        free(m2);
+    }
+}

@@ -206,6 +206,13 @@ static int reserve_agent_scene(world_t* w, planner_world_t* pw, int32_t count, i
         pw->agent_spheres = fresh;
         pw->agent_sphere_capacity = cap;
     }
+    if (pw->agent_track_capacity < count) {
+        int32_t* fresh = (int32_t*)mem_alloc(a, (size_t)count * sizeof *fresh);
+        if (!fresh) return 0;
+        mem_free(a, pw->agent_track_n, (size_t)pw->agent_track_capacity * sizeof *fresh);
+        pw->agent_track_n = fresh;
+        pw->agent_track_capacity = count;
+    }
     size_t bytes = plan_scene_bytes((int32_t)need);
     if (bytes == 0) return 0;
     if (pw->agent_scene_bytes < bytes) {
@@ -235,6 +242,82 @@ static plan_sphere_t track_piece(vec3 a, float ta, vec3 b, float tb, float radiu
     return s;
 }
 
+/* plan_scene_build_par's loop over the world's workers. */
+typedef struct scene_par {
+    plan_body_fn* body;
+    void* ctx;
+} scene_par_t;
+
+static void scene_par_body(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const scene_par_t* c = (const scene_par_t*)vctx;
+    c->body(begin, end, c->ctx);
+}
+
+static void scene_par_run(void* par, int32_t n, plan_body_fn* body, void* ctx)
+{
+    scene_par_t c = {body, ctx};
+    /* few items (the sort's chunks): one each; many: runs of 1024 */
+    par_for((world_t*)par, n, n < 4096 ? 1 : 1024, PAR_STATIC, scene_par_body, &c);
+}
+
+typedef struct track_ctx {
+    planner_world_t* pw;
+    planner_view_t v;
+    const trim_table_t* table;
+    float h, t_now, horizon;
+    int three;
+    int32_t depth, stride;
+} track_ctx;
+
+/* The tracks of planner rows [begin, end) (planner_step_agents), row r's
+ * from agent_spheres[r * stride] on, their count in agent_track_n[r]. */
+static void track_range(int32_t begin, int32_t stop, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const track_ctx* c = (const track_ctx*)vctx;
+    planner_world_t* pw = c->pw;
+    const planner_view_t v = c->v;
+    const trim_table_t* table = c->table;
+    const trim_spec_t* spec = &table->spec;
+    const float h = c->h, t_now = c->t_now, horizon = c->horizon;
+    const int three = c->three;
+    const int32_t depth = c->depth;
+    for (int32_t r = begin; r < stop; ++r) {
+        plan_sphere_t* out = pw->agent_spheres + (size_t)r * (size_t)c->stride;
+        int32_t n = 0;
+        int32_t owner = r + 1;
+        float speed = v.run_speed[r];
+        float radius = v.radius[r] + speed * pw->chord_slack;
+        trim_pose_t now = trim_compose(planner_load_start(&v, r), planner_load_rel(&v, r).pos,
+                                       planner_load_rel(&v, r).rot, speed);
+        trim_pose_t from = now;
+        float t = t_now;
+        int32_t left = v.len[r] - v.k[r];
+        if (!v.plan_now[r] && v.len[r] == spec->substeps && left > 0) {
+            trim_pose_t end = trim_apply(table, planner_load_start(&v, r), v.ci[r], v.cf[r], speed);
+            float te = t_now + (float)left * h;
+            out[n++] = track_piece(now.pos, t, end.pos, te, radius, owner);
+            from = end;
+            t = te;
+        }
+        vec3 f = quat_forward(from.rot);
+        if (!three) f.z = 0.0f;
+        vec3 step = vec3_scale(f, speed * spec->interval);
+        vec3 p = from.pos;
+        const float reach = fminf(horizon, (float)PLANNER_TRACK_INTERVALS * spec->interval);
+        const int32_t pieces = (depth < PLANNER_TRACK_INTERVALS ? depth : PLANNER_TRACK_INTERVALS) + 1;
+        for (int32_t j = 0; j < pieces && t < reach; ++j) {
+            vec3 q = vec3_add(p, step);
+            out[n++] = track_piece(p, t, q, t + spec->interval, radius, owner);
+            p = q;
+            t += spec->interval;
+        }
+        pw->agent_track_n[r] = n;
+    }
+}
+
 const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
 {
     planner_world_t* pw = planner_data(w);
@@ -260,43 +343,27 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
      * pieces of one interval, up to PLANNER_TRACK_INTERVALS intervals ahead
      * (or the horizon when nearer). Only the state fixed before
      * the plan stage is read: never a plan written by this step's searches. */
-    const planner_view_t v = planner_view(w);
-    const trim_table_t* table = &pw->table;
-    const trim_spec_t* spec = &table->spec;
-    const float h = spec->interval / (float)spec->substeps;
-    const float t_now = (float)(-pw->step_leftover);
-    const int three = w->dims == 3;
+    track_ctx c;
+    c.pw = pw;
+    c.v = planner_view(w);
+    c.table = &pw->table;
+    c.h = c.table->spec.interval / (float)c.table->spec.substeps;
+    c.t_now = (float)(-pw->step_leftover);
+    c.three = w->dims == 3;
+    c.horizon = horizon;
+    c.depth = depth;
+    c.stride = (int32_t)agent_track_pieces(depth);
+    /* each agent's track at its own stride, in parallel, then packed in
+     * row order */
+    par_for(w, count, 256, PAR_STATIC, track_range, &c);
     int32_t n = 0;
     for (int32_t r = 0; r < count; ++r) {
-        int32_t owner = r + 1;
-        float speed = v.run_speed[r];
-        float radius = v.radius[r] + speed * pw->chord_slack;
-        trim_pose_t now = trim_compose(planner_load_start(&v, r), planner_load_rel(&v, r).pos,
-                                       planner_load_rel(&v, r).rot, speed);
-        trim_pose_t from = now;
-        float t = t_now;
-        int32_t left = v.len[r] - v.k[r];
-        if (!v.plan_now[r] && v.len[r] == spec->substeps && left > 0) {
-            trim_pose_t end = trim_apply(table, planner_load_start(&v, r), v.ci[r], v.cf[r], speed);
-            float te = t_now + (float)left * h;
-            pw->agent_spheres[n++] = track_piece(now.pos, t, end.pos, te, radius, owner);
-            from = end;
-            t = te;
-        }
-        vec3 f = quat_forward(from.rot);
-        if (!three) f.z = 0.0f;
-        vec3 step = vec3_scale(f, speed * spec->interval);
-        vec3 p = from.pos;
-        const float reach = fminf(horizon, (float)PLANNER_TRACK_INTERVALS * spec->interval);
-        const int32_t pieces = (depth < PLANNER_TRACK_INTERVALS ? depth : PLANNER_TRACK_INTERVALS) + 1;
-        for (int32_t j = 0; j < pieces && t < reach; ++j) {
-            vec3 q = vec3_add(p, step);
-            pw->agent_spheres[n++] = track_piece(p, t, q, t + spec->interval, radius, owner);
-            p = q;
-            t += spec->interval;
-        }
+        const int32_t pieces = pw->agent_track_n[r];
+        const size_t from = (size_t)r * (size_t)c.stride;
+        if ((size_t)n != from) memmove(&pw->agent_spheres[n], &pw->agent_spheres[from], (size_t)pieces * sizeof(plan_sphere_t));
+        n += pieces;
     }
-    pw->agent_scene = plan_scene_build(pw->agent_scene_memory, pw->agent_spheres, n, horizon);
+    pw->agent_scene = plan_scene_build_par(pw->agent_scene_memory, pw->agent_spheres, n, horizon, scene_par_run, w);
     if (!pw->agent_scene) {
         *failed = 2;
         return NULL;
@@ -357,7 +424,7 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
         pw->scene_memory = fresh;
         pw->scene_bytes = bytes;
     }
-    pw->scene = plan_scene_build(pw->scene_memory, pw->spheres, n, horizon);
+    pw->scene = plan_scene_build_par(pw->scene_memory, pw->spheres, n, horizon, scene_par_run, w);
     if (!pw->scene) {
         /* Only a moving obstacle flown out of the float range gets here. */
         *failed = 2;

@@ -73,6 +73,8 @@ typedef struct planner_world {
      * moving spheres, one per interval of look-ahead (planner.c) */
     plan_sphere_t* agent_spheres;
     int32_t agent_sphere_capacity;
+    int32_t* agent_track_n; /* per planner row: its spheres (made in parallel) */
+    int32_t agent_track_capacity;
     void* agent_scene_memory;
     size_t agent_scene_bytes;
     plan_scene_t* agent_scene; /* NULL with fewer than two planner agents */

@@ -100,6 +100,23 @@ static inline size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
  * 4 n buckets in all, plus the closing entry. */
 static inline size_t scene_bucket_bound(int32_t count) { return 4u * (size_t)count + 1u; }
 
+/* A build sorts by bucket in parallel (plan_scene_build_par with a loop,
+ * SCENE_PAR_MIN spheres or more): a stable radix sort of SCENE_RADIX-bit
+ * digits over SCENE_CHUNKS fixed chunks of the input, each chunk's counts
+ * its own, so the order is the counting sort's whatever the threads. */
+#define SCENE_PAR_MIN 4096
+#define SCENE_CHUNKS 64
+#define SCENE_RADIX 8
+#define SCENE_DIGITS (1 << SCENE_RADIX)
+
+/* Scratch of a build, per sphere: its sweep's radius (-1: an input is not
+ * finite) and center, then its cell in its level. */
+typedef struct scene_sweep {
+    float radius;
+    vec3 center;
+    int32_t cell[3];
+} scene_sweep_t;
+
 size_t plan_scene_bytes(int32_t sphere_count)
 {
     if (sphere_count < 0) return 0;
@@ -107,7 +124,10 @@ size_t plan_scene_bytes(int32_t sphere_count)
     if (n > (SIZE_MAX / 4u - 4096u) / sizeof(scene_item_t)) return 0;
     return align16(sizeof(plan_scene_t)) + align16(n * sizeof(scene_item_t)) +
            align16(scene_bucket_bound(sphere_count) * sizeof(int32_t)) +
-           align16(n * sizeof(uint32_t));
+           align16(n * sizeof(uint32_t)) + align16(n * sizeof(scene_sweep_t)) +
+           /* the parallel sort: keys and spheres twice, the chunks' counts */
+           2u * align16(n * sizeof(uint32_t)) + 2u * align16(n * sizeof(int32_t)) +
+           align16((size_t)SCENE_CHUNKS * SCENE_DIGITS * sizeof(int32_t));
 }
 
 static inline int32_t scene_coord(float p, float inv_cell)
@@ -159,30 +179,127 @@ static inline vec3 sweep_center(const plan_sphere_t* s, float horizon)
     return vec3_add(s->center, vec3_scale(s->velocity, 0.5f * (a + b)));
 }
 
-static void sphere_cell(const plan_scene_t* sc, const scene_level_t* lv, const plan_sphere_t* s,
-                        float horizon, int32_t cell[3])
+typedef struct build_ctx {
+    const plan_sphere_t* spheres;
+    float horizon;
+    plan_scene_t* sc;
+    uint32_t* keys;
+    scene_sweep_t* sweep;
+    /* the parallel sort: a pass reads (kin, iin; iin NULL: sphere i is i)
+     * and writes (kout, iout) by the digit at `shift`; each chunk's count
+     * of each digit, then where its next one goes */
+    const uint32_t* kin;
+    const int32_t* iin;
+    uint32_t* kout;
+    int32_t* iout;
+    int32_t* counts;
+    int32_t n;
+    int shift;
+    const int32_t* order; /* the sorted spheres, for build_items */
+} build_ctx_t;
+
+static inline int32_t chunk_first(int32_t n, int32_t chunk)
 {
-    vec3 c = sweep_center(s, horizon);
-    cell[0] = scene_coord(c.x, lv->inv_cell);
-    cell[1] = scene_coord(c.y, lv->inv_cell);
-    cell[2] = sc->flat ? 0 : scene_coord(c.z, lv->inv_cell);
+    return (int32_t)((int64_t)n * chunk / SCENE_CHUNKS);
+}
+
+/* Each chunk's count of each digit. */
+static void radix_count(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t* count = c->counts + (size_t)ch * SCENE_DIGITS;
+        memset(count, 0, SCENE_DIGITS * sizeof *count);
+        for (int32_t i = chunk_first(c->n, ch); i < chunk_first(c->n, ch + 1); ++i)
+            count[(c->kin[i] >> c->shift) & (SCENE_DIGITS - 1)]++;
+    }
+}
+
+/* Each chunk's spheres to where its digits' runs start (radix_count's
+ * counts turned into starts). */
+static void radix_scatter(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t* next = c->counts + (size_t)ch * SCENE_DIGITS;
+        for (int32_t i = chunk_first(c->n, ch); i < chunk_first(c->n, ch + 1); ++i) {
+            const uint32_t k = c->kin[i];
+            const int32_t at = next[(k >> c->shift) & (SCENE_DIGITS - 1)]++;
+            c->kout[at] = k;
+            c->iout[at] = c->iin ? c->iin[i] : i;
+        }
+    }
+}
+
+static void store_item(scene_item_t* it, const plan_sphere_t* s, const scene_sweep_t* w)
+{
+    it->center = s->center;
+    it->radius = s->radius;
+    it->velocity = s->velocity;
+    it->cell[0] = w->cell[0];
+    it->cell[1] = w->cell[1];
+    it->cell[2] = w->cell[2];
+    it->owner = s->owner;
+    it->t_from = s->t_from;
+    it->t_to = s->t_to;
+}
+
+/* Items [begin, end) from the sorted spheres. */
+static void build_items(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    for (int32_t j = begin; j < end; ++j) {
+        const int32_t i = c->order[j];
+        store_item(&c->sc->items[j], &c->spheres[i], &c->sweep[i]);
+    }
+}
+
+/* Each sphere's sweep (radius and center), -1 as the radius when an input
+ * is not finite. */
+static void build_sweeps(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    for (int32_t i = begin; i < end; ++i) {
+        const plan_sphere_t* s = &c->spheres[i];
+        scene_sweep_t* o = &c->sweep[i];
+        int ok = vec3_finite(s->center) && vec3_finite(s->velocity) && isfinite(s->radius) && s->radius >= 0.0f &&
+                 isfinite(s->t_from) && isfinite(s->t_to) && s->owner >= 0;
+        float r = ok ? sweep_radius(s, c->horizon) : -1.0f;
+        vec3 ctr = ok ? sweep_center(s, c->horizon) : (vec3){0.0f, 0.0f, 0.0f};
+        ok = ok && isfinite(r) && vec3_finite(ctr);
+        o->radius = ok ? r : -1.0f;
+        o->center = ctr;
+    }
+}
+
+/* Each sphere's cell in its level (keys: the level), then its bucket. */
+static void build_cells(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    const plan_scene_t* sc = c->sc;
+    for (int32_t i = begin; i < end; ++i) {
+        const scene_level_t* lv = &sc->levels[c->keys[i]];
+        scene_sweep_t* o = &c->sweep[i];
+        o->cell[0] = scene_coord(o->center.x, lv->inv_cell);
+        o->cell[1] = scene_coord(o->center.y, lv->inv_cell);
+        o->cell[2] = sc->flat ? 0 : scene_coord(o->center.z, lv->inv_cell);
+        c->keys[i] = (uint32_t)lv->bucket_base + (scene_hash(o->cell[0], o->cell[1], o->cell[2]) & lv->bucket_mask);
+    }
 }
 
 plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32_t count,
                                float horizon)
 {
+    return plan_scene_build_par(memory, spheres, count, horizon, NULL, NULL);
+}
+
+plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, int32_t count,
+                                   float horizon, plan_run_fn* run, void* par)
+{
     if (memory == NULL || count < 0 || (count > 0 && spheres == NULL)) return NULL;
     if (((uintptr_t)memory & 15u) != 0) return NULL;
     if (!(isfinite(horizon) && horizon >= 0.0f)) return NULL;
     if (plan_scene_bytes(count) == 0) return NULL;
-    for (int32_t i = 0; i < count; ++i) {
-        const plan_sphere_t* s = &spheres[i];
-        if (!vec3_finite(s->center) || !vec3_finite(s->velocity) || !isfinite(s->radius) ||
-            s->radius < 0.0f || !isfinite(s->t_from) || !isfinite(s->t_to) || s->owner < 0 ||
-            !isfinite(sweep_radius(s, horizon)) ||
-            !vec3_finite(sweep_center(s, horizon)))
-            return NULL;
-    }
 
     unsigned char* base = memory;
     plan_scene_t* sc = (plan_scene_t*)base;
@@ -193,6 +310,22 @@ plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32
     sc->starts = (int32_t*)base;
     base += align16(scene_bucket_bound(count) * sizeof(int32_t));
     uint32_t* keys = (uint32_t*)base; /* a level, then a bucket, per sphere */
+    base += align16((size_t)count * sizeof(uint32_t));
+    build_ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.spheres = spheres;
+    c.horizon = horizon;
+    c.sc = sc;
+    c.keys = keys;
+    c.sweep = (scene_sweep_t*)base;
+    base += align16((size_t)count * sizeof(scene_sweep_t));
+
+    /* Every sphere's sweep; any input not finite: no scene. */
+    if (run && count > 0) run(par, count, build_sweeps, &c);
+    else build_sweeps(0, count, &c);
+    for (int32_t i = 0; i < count; ++i)
+        if (c.sweep[i].radius < 0.0f) return NULL;
+
     sc->count = count;
     sc->t_lo = -SCENE_TIME_SLACK * horizon;
     sc->t_hi = horizon + SCENE_TIME_SLACK * horizon;
@@ -204,7 +337,7 @@ plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32
      * static) do not set it, they fit any cell. */
     float smallest = INFINITY;
     for (int32_t i = 0; i < count; ++i) {
-        float d = 2.0f * sweep_radius(&spheres[i], horizon);
+        float d = 2.0f * c.sweep[i].radius;
         if (d > 0.0f && d < smallest) smallest = d;
     }
     if (!(smallest < INFINITY)) smallest = 1.0f;
@@ -220,7 +353,7 @@ plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32
         sc->levels[l].inv_cell = 1.0f / sc->levels[l].cell;
     }
     for (int32_t i = 0; i < count; ++i) {
-        float r = sweep_radius(&spheres[i], horizon);
+        float r = c.sweep[i].radius;
         int l = 0;
         while (l < SCENE_MAX_LEVELS - 1 && sc->levels[l].cell < 2.0f * r) ++l;
         keys[i] = (uint32_t)l;
@@ -246,38 +379,87 @@ plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32
         item_total += per_level[l];
     }
 
-    /* Pass 2: a stable counting sort by global bucket (levels in order), so
-     * each level's items are contiguous and each bucket's are in input
-     * order: the layout, and so every query, depends only on the input. */
+    /* Pass 2: every sphere's cell and bucket, then a stable counting sort
+     * by global bucket (levels in order), so each level's items are
+     * contiguous and each bucket's are in input order: the layout, and so
+     * every query, depends only on the input. */
+    if (run && count > 0) run(par, count, build_cells, &c);
+    else build_cells(0, count, &c);
     int32_t* starts = sc->starts;
     memset(starts, 0, ((size_t)bucket_total + 1u) * sizeof(int32_t));
-    for (int32_t i = 0; i < count; ++i) {
-        const scene_level_t* lv = &sc->levels[keys[i]];
-        int32_t cell[3];
-        sphere_cell(sc, lv, &spheres[i], horizon, cell);
-        keys[i] = (uint32_t)lv->bucket_base + (scene_hash(cell[0], cell[1], cell[2]) & lv->bucket_mask);
-        starts[keys[i] + 1]++;
+    if (run && count >= SCENE_PAR_MIN) {
+        /* a stable radix sort of (bucket, sphere), a digit a pass */
+        uint32_t* kbuf[2];
+        int32_t* ibuf[2];
+        for (int k = 0; k < 2; ++k) {
+            kbuf[k] = (uint32_t*)base;
+            base += align16((size_t)count * sizeof(uint32_t));
+            ibuf[k] = (int32_t*)base;
+            base += align16((size_t)count * sizeof(int32_t));
+        }
+        c.counts = (int32_t*)base;
+        c.n = count;
+        c.kin = keys;
+        c.iin = NULL;
+        int pass = 0;
+        for (int shift = 0; shift == 0 || (shift < 32 && ((uint32_t)bucket_total - 1u) >> shift != 0);
+             shift += SCENE_RADIX, ++pass) {
+            c.shift = shift;
+            c.kout = kbuf[pass & 1];
+            c.iout = ibuf[pass & 1];
+            run(par, SCENE_CHUNKS, radix_count, &c);
+            int32_t at = 0;
+            for (int32_t d = 0; d < SCENE_DIGITS; ++d)
+                for (int32_t ch = 0; ch < SCENE_CHUNKS; ++ch) {
+                    int32_t* slot = &c.counts[(size_t)ch * SCENE_DIGITS + (size_t)d];
+                    const int32_t here = *slot;
+                    *slot = at;
+                    at += here;
+                }
+            run(par, SCENE_CHUNKS, radix_scatter, &c);
+            c.kin = c.kout;
+            c.iin = c.iout;
+        }
+        c.order = c.iin;
+        for (int32_t j = 0; j < count; ++j) starts[c.kin[j] + 1]++;
+        for (int32_t b = 0; b < bucket_total; ++b) starts[b + 1] += starts[b];
+        run(par, count, build_items, &c);
+        return sc;
     }
+    for (int32_t i = 0; i < count; ++i) starts[keys[i] + 1]++;
     for (int32_t b = 0; b < bucket_total; ++b) starts[b + 1] += starts[b];
-    for (int32_t i = 0; i < count; ++i) {
-        uint32_t b = keys[i];
-        /* The bucket's range says which level it belongs to. */
-        int l = 0;
-        while (l + 1 < level_count && (uint32_t)sc->levels[l + 1].bucket_base <= b) ++l;
-        const plan_sphere_t* s = &spheres[i];
-        scene_item_t* it = &sc->items[starts[b]++];
-        it->center = s->center;
-        it->radius = s->radius;
-        it->velocity = s->velocity;
-        sphere_cell(sc, &sc->levels[l], s, horizon, it->cell);
-        it->owner = s->owner;
-        it->t_from = s->t_from;
-        it->t_to = s->t_to;
-    }
+    for (int32_t i = 0; i < count; ++i) store_item(&sc->items[starts[keys[i]]++], &spheres[i], &c.sweep[i]);
     /* Each start now holds its bucket's end: shift them back one. */
     for (int32_t b = bucket_total; b > 0; --b) starts[b] = starts[b - 1];
     starts[0] = 0;
     return sc;
+}
+
+int plan_scene_same(const plan_scene_t* a, const plan_scene_t* b)
+{
+    if (a->count != b->count || a->level_count != b->level_count || a->flat != b->flat || a->t_lo != b->t_lo ||
+        a->t_hi != b->t_hi)
+        return 0;
+    int32_t buckets = 0;
+    for (int l = 0; l < a->level_count; ++l) {
+        const scene_level_t *x = &a->levels[l], *y = &b->levels[l];
+        if (x->cell != y->cell || x->inv_cell != y->inv_cell || x->reach != y->reach ||
+            x->bucket_mask != y->bucket_mask || x->bucket_base != y->bucket_base || x->first != y->first ||
+            x->end != y->end)
+            return 0;
+        buckets = x->bucket_base + (x->end > x->first ? (int32_t)x->bucket_mask + 1 : 0);
+    }
+    for (int32_t b2 = 0; b2 <= buckets; ++b2)
+        if (a->starts[b2] != b->starts[b2]) return 0;
+    for (int32_t i = 0; i < a->count; ++i) {
+        const scene_item_t *x = &a->items[i], *y = &b->items[i];
+        if (memcmp(&x->center, &y->center, sizeof x->center) != 0 || x->radius != y->radius ||
+            memcmp(&x->velocity, &y->velocity, sizeof x->velocity) != 0 || x->cell[0] != y->cell[0] ||
+            x->cell[1] != y->cell[1] || x->cell[2] != y->cell[2] || x->owner != y->owner ||
+            x->t_from != y->t_from || x->t_to != y->t_to)
+            return 0;
+    }
+    return 1;
 }
 
 /* What a query leaves out: the vehicle's own track, and (leaving) the

@@ -71,6 +71,17 @@ size_t plan_scene_bytes(int32_t sphere_count);
  * or NULL when an input is not finite. */
 plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32_t count,
                                float horizon);
+/* A parallel loop for plan_scene_build_par: run(par, n, body, ctx) calls
+ * body(begin, end, ctx) over pieces of [0, n) that cover it once, on any
+ * threads, and returns when all are done. */
+typedef void plan_body_fn(int32_t begin, int32_t end, void* ctx);
+typedef void plan_run_fn(void* par, int32_t n, plan_body_fn* body, void* ctx);
+/* plan_scene_build with its per-sphere work (the sweeps, the cells) run by
+ * `run` (NULL: here): the same scene, item for item. */
+plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, int32_t count,
+                                   float horizon, plan_run_fn* run, void* par);
+/* 1 when two scenes hold the same levels, items (in order) and buckets. */
+int plan_scene_same(const plan_scene_t* a, const plan_scene_t* b);
 /* 1 if the segment from p0 at time t0 to p1 at time t1 passes within
  * `radius` of any sphere (moving spheres at their predicted positions,
  * windowed ones only within their windows). */
