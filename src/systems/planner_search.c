@@ -196,7 +196,18 @@ typedef struct build_ctx {
     int32_t n;
     int shift;
     const int32_t* order; /* the sorted spheres, for build_items */
+    struct chunk_part* parts; /* SCENE_CHUNKS: what each chunk of spheres found */
+    int32_t count;
 } build_ctx_t;
+
+/* What one chunk of the spheres found (reduced in chunk order: minima,
+ * maxima, sums and flags, the same for any split). */
+typedef struct chunk_part {
+    int32_t bad, raised;            /* an input not finite; a sphere off z = 0 */
+    float smallest;                 /* the smallest sweep diameter above 0 */
+    int32_t per_level[SCENE_MAX_LEVELS];
+    float reach[SCENE_MAX_LEVELS];  /* the largest sweep radius of each level */
+} chunk_part_t;
 
 static inline int32_t chunk_first(int32_t n, int32_t chunk)
 {
@@ -255,20 +266,64 @@ static void build_items(int32_t begin, int32_t end, void* vctx)
 }
 
 /* Each sphere's sweep (radius and center), -1 as the radius when an input
- * is not finite. */
+ * is not finite, over chunks [begin, end) of the spheres. */
 static void build_sweeps(int32_t begin, int32_t end, void* vctx)
 {
     const build_ctx_t* c = (const build_ctx_t*)vctx;
-    for (int32_t i = begin; i < end; ++i) {
-        const plan_sphere_t* s = &c->spheres[i];
-        scene_sweep_t* o = &c->sweep[i];
-        int ok = vec3_finite(s->center) && vec3_finite(s->velocity) && isfinite(s->radius) && s->radius >= 0.0f &&
-                 isfinite(s->t_from) && isfinite(s->t_to) && s->owner >= 0;
-        float r = ok ? sweep_radius(s, c->horizon) : -1.0f;
-        vec3 ctr = ok ? sweep_center(s, c->horizon) : (vec3){0.0f, 0.0f, 0.0f};
-        ok = ok && isfinite(r) && vec3_finite(ctr);
-        o->radius = ok ? r : -1.0f;
-        o->center = ctr;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        chunk_part_t* part = &c->parts[ch];
+        part->bad = part->raised = 0;
+        part->smallest = INFINITY;
+        for (int32_t i = chunk_first(c->count, ch); i < chunk_first(c->count, ch + 1); ++i) {
+            const plan_sphere_t* s = &c->spheres[i];
+            scene_sweep_t* o = &c->sweep[i];
+            int ok = vec3_finite(s->center) && vec3_finite(s->velocity) && isfinite(s->radius) &&
+                     s->radius >= 0.0f && isfinite(s->t_from) && isfinite(s->t_to) && s->owner >= 0;
+            float r = ok ? sweep_radius(s, c->horizon) : -1.0f;
+            vec3 ctr = ok ? sweep_center(s, c->horizon) : (vec3){0.0f, 0.0f, 0.0f};
+            ok = ok && isfinite(r) && vec3_finite(ctr);
+            o->radius = ok ? r : -1.0f;
+            o->center = ctr;
+            part->bad |= !ok;
+            part->raised |= s->center.z != 0.0f || s->velocity.z != 0.0f;
+            float d = 2.0f * o->radius;
+            if (d > 0.0f && d < part->smallest) part->smallest = d;
+        }
+    }
+}
+
+/* Each sphere's level (keys) and each chunk's count and reach per level,
+ * over chunks [begin, end). */
+static void build_levels(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    const plan_scene_t* sc = c->sc;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        chunk_part_t* part = &c->parts[ch];
+        for (int l = 0; l < SCENE_MAX_LEVELS; ++l) {
+            part->per_level[l] = 0;
+            part->reach[l] = 0.0f;
+        }
+        for (int32_t i = chunk_first(c->count, ch); i < chunk_first(c->count, ch + 1); ++i) {
+            float r = c->sweep[i].radius;
+            int l = 0;
+            while (l < SCENE_MAX_LEVELS - 1 && sc->levels[l].cell < 2.0f * r) ++l;
+            c->keys[i] = (uint32_t)l;
+            part->per_level[l]++;
+            if (r > part->reach[l]) part->reach[l] = r;
+        }
+    }
+}
+
+/* starts from the sorted keys (kin), sorted positions [begin, end): where
+ * the key rises, the buckets it passes start there. */
+static void build_starts(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    int32_t* starts = c->sc->starts;
+    for (int32_t j = begin; j < end; ++j) {
+        const int64_t from = j > 0 ? (int64_t)c->kin[j - 1] + 1 : 0;
+        for (int64_t b = from; b <= (int64_t)c->kin[j]; ++b) starts[b] = j;
     }
 }
 
@@ -320,47 +375,45 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
     c.sweep = (scene_sweep_t*)base;
     base += align16((size_t)count * sizeof(scene_sweep_t));
 
-    /* Every sphere's sweep; any input not finite: no scene. */
-    if (run && count > 0) run(par, count, build_sweeps, &c);
-    else build_sweeps(0, count, &c);
-    for (int32_t i = 0; i < count; ++i)
-        if (c.sweep[i].radius < 0.0f) return NULL;
-
-    sc->count = count;
-    sc->t_lo = -SCENE_TIME_SLACK * horizon;
-    sc->t_hi = horizon + SCENE_TIME_SLACK * horizon;
+    /* Every sphere's sweep; any input not finite: no scene. Chunks of the
+     * spheres in parallel (or here), each with what it found. */
+    chunk_part_t parts[SCENE_CHUNKS];
+    c.parts = parts;
+    c.count = count;
+    if (run && count >= SCENE_PAR_MIN) run(par, SCENE_CHUNKS, build_sweeps, &c);
+    else build_sweeps(0, SCENE_CHUNKS, &c);
     sc->flat = 1;
-    for (int32_t i = 0; i < count; ++i)
-        if (spheres[i].center.z != 0.0f || spheres[i].velocity.z != 0.0f) sc->flat = 0;
-
     /* Level 0's cells are as wide as the smallest sweep; points (radius 0,
      * static) do not set it, they fit any cell. */
     float smallest = INFINITY;
-    for (int32_t i = 0; i < count; ++i) {
-        float d = 2.0f * c.sweep[i].radius;
-        if (d > 0.0f && d < smallest) smallest = d;
+    for (int32_t ch = 0; ch < SCENE_CHUNKS; ++ch) {
+        if (parts[ch].bad) return NULL;
+        if (parts[ch].raised) sc->flat = 0;
+        if (parts[ch].smallest < smallest) smallest = parts[ch].smallest;
     }
+    sc->count = count;
+    sc->t_lo = -SCENE_TIME_SLACK * horizon;
+    sc->t_hi = horizon + SCENE_TIME_SLACK * horizon;
     if (!(smallest < INFINITY)) smallest = 1.0f;
     if (smallest < 1e-30f) smallest = 1e-30f; /* keeps 1 / cell finite */
 
     /* Pass 1: each sphere goes to the first level whose cells are at least
      * its sweep's diameter, so a query only needs to look one level-reach
      * around its box. */
-    int32_t level_count = 1;
-    int32_t per_level[SCENE_MAX_LEVELS] = { 0 };
     for (int l = 0; l < SCENE_MAX_LEVELS; ++l) {
         sc->levels[l].cell = ldexpf(smallest, l);
         sc->levels[l].inv_cell = 1.0f / sc->levels[l].cell;
     }
-    for (int32_t i = 0; i < count; ++i) {
-        float r = c.sweep[i].radius;
-        int l = 0;
-        while (l < SCENE_MAX_LEVELS - 1 && sc->levels[l].cell < 2.0f * r) ++l;
-        keys[i] = (uint32_t)l;
-        per_level[l]++;
-        if (r > sc->levels[l].reach) sc->levels[l].reach = r;
-        if (l + 1 > level_count) level_count = l + 1;
-    }
+    if (run && count >= SCENE_PAR_MIN) run(par, SCENE_CHUNKS, build_levels, &c);
+    else build_levels(0, SCENE_CHUNKS, &c);
+    int32_t level_count = 1;
+    int32_t per_level[SCENE_MAX_LEVELS] = { 0 };
+    for (int32_t ch = 0; ch < SCENE_CHUNKS; ++ch)
+        for (int l = 0; l < SCENE_MAX_LEVELS; ++l) {
+            per_level[l] += parts[ch].per_level[l];
+            if (parts[ch].reach[l] > sc->levels[l].reach) sc->levels[l].reach = parts[ch].reach[l];
+            if (parts[ch].per_level[l] > 0 && l + 1 > level_count) level_count = l + 1;
+        }
     sc->level_count = level_count;
 
     int32_t bucket_total = 0, item_total = 0;
@@ -386,7 +439,6 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
     if (run && count > 0) run(par, count, build_cells, &c);
     else build_cells(0, count, &c);
     int32_t* starts = sc->starts;
-    memset(starts, 0, ((size_t)bucket_total + 1u) * sizeof(int32_t));
     if (run && count >= SCENE_PAR_MIN) {
         /* a stable radix sort of (bucket, sphere), a digit a pass */
         uint32_t* kbuf[2];
@@ -421,11 +473,12 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
             c.iin = c.iout;
         }
         c.order = c.iin;
-        for (int32_t j = 0; j < count; ++j) starts[c.kin[j] + 1]++;
-        for (int32_t b = 0; b < bucket_total; ++b) starts[b + 1] += starts[b];
+        run(par, count, build_starts, &c);
+        for (int64_t b = (int64_t)c.kin[count - 1] + 1; b <= bucket_total; ++b) starts[b] = count;
         run(par, count, build_items, &c);
         return sc;
     }
+    memset(starts, 0, ((size_t)bucket_total + 1u) * sizeof(int32_t));
     for (int32_t i = 0; i < count; ++i) starts[keys[i] + 1]++;
     for (int32_t b = 0; b < bucket_total; ++b) starts[b + 1] += starts[b];
     for (int32_t i = 0; i < count; ++i) store_item(&sc->items[starts[keys[i]]++], &spheres[i], &c.sweep[i]);
