@@ -86,6 +86,21 @@ static inline lanef lane_image(const grid_t* g, lanef d, int axis)
     return lane_select(lane_cmp_lt(d, lane_neg(half)), lane_add(d, ext), d);
 }
 
+/* A lane of sorted candidates' d^2 from (px, py, pz) at sorted position k
+ * on, each lane with the scalar arithmetic (so every width picks the
+ * same). */
+static inline lanef lane_d2_from(const grid_t* g, int32_t k, lanef px, lanef py, lanef pz, int three)
+{
+    lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
+    lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
+    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+    if (three) {
+        lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
+        d2 = lane_add(d2, lane_mul(dz, dz));
+    }
+    return d2;
+}
+
 /* Scan the block of cells around p for the nearest neighbors of the agent
  * at sorted position `self` (grid_positions; -1: none to leave out). */
 static inline void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
@@ -144,13 +159,7 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
                  * lanes are masked off). Each lane's d^2 is the scalar
                  * arithmetic, so every SIMD width picks the same. */
                 for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
-                    lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
-                    lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
-                    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-                    if (three) {
-                        lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
-                        d2 = lane_add(d2, lane_mul(dz, dz));
-                    }
+                    lanef d2 = lane_d2_from(g, k, px, py, pz, three);
                     /* <=: an offer at the farthest's distance may win on k */
                     float limit = nearest_limit(nb, r2);
                     uint32_t bits = lane_mask_bits(lane_mask_and(lane_cmp_le(d2, lane_set1(limit)),
@@ -339,14 +348,7 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
         const int32_t k0 = c->k0[run], k1 = c->k1[run];
         for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
             if (pos + SHOAL_LANES > NEAREST_SCAN) return 0;
-            /* d^2 as find_neighbors computes it */
-            lanef dx = lane_image(g, lane_sub(lane_loadu(g->sx + k), px), 0);
-            lanef dy = lane_image(g, lane_sub(lane_loadu(g->sy + k), py), 1);
-            lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-            if (three) {
-                lanef dz = lane_image(g, lane_sub(lane_loadu(g->sz + k), pz), 2);
-                d2 = lane_add(d2, lane_mul(dz, dz));
-            }
+            lanef d2 = lane_d2_from(g, k, px, py, pz, three); /* as find_neighbors computes it */
             /* lanes past the run masked off (k1 - k > 0 here) */
             lanem in = lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
             uint32_t bits = lane_mask_bits(lane_mask_and(in, lane_cmp_le(d2, vkeep)));
