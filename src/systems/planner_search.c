@@ -130,6 +130,9 @@ size_t plan_scene_bytes(int32_t sphere_count)
            align16((size_t)SCENE_CHUNKS * SCENE_DIGITS * sizeof(int32_t));
 }
 
+static inline float min_finite(float a, float b) { return a < b ? a : b; }
+static inline float max_finite(float a, float b) { return a > b ? a : b; }
+
 static inline int32_t scene_coord(float p, float inv_cell)
 {
     /* floor(p / cell) clamped, the same value as floorf-then-clamp: clamping
@@ -589,10 +592,12 @@ int plan_scene_hit_ex(const plan_scene_t* scene, vec3 p0, float t0, vec3 p1, flo
     if (t0 < scene->t_lo || t0 > scene->t_hi || t1 < scene->t_lo || t1 > scene->t_hi)
         return scan_items(scene, 0, scene->count, p0, t0, p1, t1, radius, rl);
 
-    vec3 lo = { fminf(p0.x, p1.x), fminf(p0.y, p1.y), fminf(p0.z, p1.z) };
-    vec3 hi = { fmaxf(p0.x, p1.x), fmaxf(p0.y, p1.y), fmaxf(p0.z, p1.z) };
-    float mag = fmaxf(fmaxf(fmaxf(fabsf(lo.x), fabsf(hi.x)), fmaxf(fabsf(lo.y), fabsf(hi.y))),
-                      fmaxf(fabsf(lo.z), fabsf(hi.z)));
+    /* finite here: plain comparisons, not libm's fminf and fmaxf (a call
+     * each, for their NaN rules); a zero's sign changes no cell below */
+    vec3 lo = { min_finite(p0.x, p1.x), min_finite(p0.y, p1.y), min_finite(p0.z, p1.z) };
+    vec3 hi = { max_finite(p0.x, p1.x), max_finite(p0.y, p1.y), max_finite(p0.z, p1.z) };
+    float mag = max_finite(max_finite(max_finite(fabsf(lo.x), fabsf(hi.x)), max_finite(fabsf(lo.y), fabsf(hi.y))),
+                           max_finite(fabsf(lo.z), fabsf(hi.z)));
     for (int l = 0; l < scene->level_count; ++l) {
         const scene_level_t* lv = &scene->levels[l];
         int32_t n = lv->end - lv->first;
