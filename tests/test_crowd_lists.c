@@ -1,8 +1,9 @@
 /* Crowd neighbor lists (src/systems/crowd.c "Neighbor lists") are a cache:
  * a world stepped with them has, after every step, the state hash of the
  * same world stepped without them (and on another thread count), through
- * walking crowds, agents teleported between steps and by a user system
- * inside a step, agents added and removed, reorders of storage, and in 3D.
+ * walking crowds, agents teleported between steps (one to 1e17 m, whose move
+ * would swamp a sum of later ones) and by a user system inside a step,
+ * agents added and removed, reorders of storage, and in 3D.
  * And they are used: most queries are answered by a list kept from an
  * earlier pass. */
 #include <criterion/criterion.h>
@@ -98,6 +99,10 @@ static void run_pair(int dims, int reorder, uint64_t seed)
         if (step == 45) { /* back from far off, into the middle */
             const float mid[3] = {0.1f, 0.2f, 0.0f};
             both_teleport(&p, dims, 3, mid);
+        }
+        if (step == 100) { /* to where a step's moves are below a double's rounding of the sum */
+            const float very_far[3] = {1e17f, 0.0f, 0.0f};
+            both_teleport(&p, dims, 5, very_far);
         }
         if (step == 55) /* a user system teleports one inside the step */
             for (int s = 0; s < 2; ++s) {

@@ -260,6 +260,7 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
  * Margins of a few parts in 10^5 cover rounding. */
 #define CROWD_LIST_EPS 2e-5f
 #define CROWD_LIST_ABS 1e-5f
+#define CROWD_LIST_MOVED_MAX 1e4
 /* The skin a list is built with: a multiple of the last pass's largest
  * move (each pass eats twice that), CROWD_LIST_SKIN where the row had cap
  * neighbors within its hint (a thick skin would lengthen the list it ranks
@@ -835,9 +836,12 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     if (lists) {
         float most = 0.0f;
         for (int32_t k = 0; k < workers; ++k) most = moved_w[k] > most ? moved_w[k] : most;
-        x.list_fresh = cw->prev_ok && most < INFINITY;
+        /* past CROWD_LIST_MOVED_MAX summed (or in one move) every list is
+         * built again: the sum stays where a double's rounding of it is far
+         * below what each pass adds for it (the 1e-9) */
+        x.list_fresh = cw->prev_ok && most < CROWD_LIST_MOVED_MAX && cw->moved < CROWD_LIST_MOVED_MAX;
         if (x.list_fresh) {
-            cw->moved += (double)most * (1.0 + 1e-5);
+            cw->moved += (double)most * (1.0 + 1e-5) + 1e-9;
             cw->moved_last = most;
         } else {
             cw->moved = 0.0; /* every row builds its list this pass */
