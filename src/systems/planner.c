@@ -201,17 +201,24 @@ static int reserve_agent_scene(world_t* w, planner_world_t* pw, int32_t count, i
     if (pw->agent_sphere_capacity < need) {
         int32_t cap = (int32_t)need;
         plan_sphere_t* fresh = (plan_sphere_t*)mem_alloc(a, (size_t)cap * sizeof *fresh);
-        if (!fresh) return 0;
+        plan_sphere_t* packed = (plan_sphere_t*)mem_alloc(a, (size_t)cap * sizeof *packed);
+        if (!fresh || !packed) {
+            mem_free(a, fresh, (size_t)cap * sizeof *fresh);
+            mem_free(a, packed, (size_t)cap * sizeof *packed);
+            return 0;
+        }
         mem_free(a, pw->agent_spheres, (size_t)pw->agent_sphere_capacity * sizeof *fresh);
+        mem_free(a, pw->agent_packed, (size_t)pw->agent_sphere_capacity * sizeof *packed);
         pw->agent_spheres = fresh;
+        pw->agent_packed = packed;
         pw->agent_sphere_capacity = cap;
     }
-    if (pw->agent_track_capacity < count) {
-        int32_t* fresh = (int32_t*)mem_alloc(a, (size_t)count * sizeof *fresh);
+    if (pw->agent_track_capacity < count + 1) {
+        int32_t* fresh = (int32_t*)mem_alloc(a, (size_t)(count + 1) * sizeof *fresh);
         if (!fresh) return 0;
         mem_free(a, pw->agent_track_n, (size_t)pw->agent_track_capacity * sizeof *fresh);
         pw->agent_track_n = fresh;
-        pw->agent_track_capacity = count;
+        pw->agent_track_capacity = count + 1;
     }
     size_t bytes = plan_scene_bytes((int32_t)need);
     if (bytes == 0) return 0;
@@ -318,6 +325,20 @@ static void track_range(int32_t begin, int32_t stop, int32_t worker, void* vctx)
     }
 }
 
+/* Rows [begin, end)'s tracks into agent_packed, where agent_track_n (now
+ * each row's start, then the end) says. */
+static void pack_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const track_ctx* c = (const track_ctx*)vctx;
+    planner_world_t* pw = c->pw;
+    for (int32_t r = begin; r < end; ++r) {
+        const int32_t at = pw->agent_track_n[r], pieces = pw->agent_track_n[r + 1] - at;
+        memcpy(&pw->agent_packed[at], &pw->agent_spheres[(size_t)r * (size_t)c->stride],
+               (size_t)pieces * sizeof(plan_sphere_t));
+    }
+}
+
 const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
 {
     planner_world_t* pw = planner_data(w);
@@ -353,17 +374,19 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
     c.horizon = horizon;
     c.depth = depth;
     c.stride = (int32_t)agent_track_pieces(depth);
-    /* each agent's track at its own stride, in parallel, then packed in
-     * row order */
+    /* each agent's track at its own stride, in parallel; the counts become
+     * where each starts in row order, and the tracks are packed there in
+     * parallel */
     par_for(w, count, 256, PAR_STATIC, track_range, &c);
     int32_t n = 0;
     for (int32_t r = 0; r < count; ++r) {
         const int32_t pieces = pw->agent_track_n[r];
-        const size_t from = (size_t)r * (size_t)c.stride;
-        if ((size_t)n != from) memmove(&pw->agent_spheres[n], &pw->agent_spheres[from], (size_t)pieces * sizeof(plan_sphere_t));
+        pw->agent_track_n[r] = n;
         n += pieces;
     }
-    pw->agent_scene = plan_scene_build_par(pw->agent_scene_memory, pw->agent_spheres, n, horizon, scene_par_run, w);
+    pw->agent_track_n[count] = n;
+    par_for(w, count, 256, PAR_STATIC, pack_range, &c);
+    pw->agent_scene = plan_scene_build_par(pw->agent_scene_memory, pw->agent_packed, n, horizon, scene_par_run, w);
     if (!pw->agent_scene) {
         *failed = 2;
         return NULL;

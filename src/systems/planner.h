@@ -71,9 +71,10 @@ typedef struct planner_world {
      * each agent's track (its current interval's chord to where the table
      * says it ends, then straight on along its facing there) as windowed
      * moving spheres, one per interval of look-ahead (planner.c) */
-    plan_sphere_t* agent_spheres;
-    int32_t agent_sphere_capacity;
-    int32_t* agent_track_n; /* per planner row: its spheres (made in parallel) */
+    plan_sphere_t* agent_spheres; /* each row's track at a stride (made in parallel) */
+    plan_sphere_t* agent_packed;  /* the same, packed in row order (the scene's input) */
+    int32_t agent_sphere_capacity; /* of each */
+    int32_t* agent_track_n; /* per planner row: its spheres, then where they start; + 1 */
     int32_t agent_track_capacity;
     void* agent_scene_memory;
     size_t agent_scene_bytes;

@@ -58,6 +58,7 @@ void planner_release(world_t* w)
     mem_free(a, pw->spheres, (size_t)pw->sphere_capacity * sizeof(plan_sphere_t));
     mem_free(a, pw->scene_memory, pw->scene_bytes);
     mem_free(a, pw->agent_spheres, (size_t)pw->agent_sphere_capacity * sizeof(plan_sphere_t));
+    mem_free(a, pw->agent_packed, (size_t)pw->agent_sphere_capacity * sizeof(plan_sphere_t));
     mem_free(a, pw->agent_track_n, (size_t)pw->agent_track_capacity * sizeof(int32_t));
     mem_free(a, pw->agent_scene_memory, pw->agent_scene_bytes);
     mem_free(a, pw->replan, (size_t)pw->replan_capacity * sizeof(int32_t));
