@@ -180,14 +180,14 @@ typedef struct orca_ctx {
     const float* sradius;     /* per sorted position: radius */
     float* clear;             /* per crowd row (crowd_world_t) */
     float* rmax;              /* per worker: the largest radius (sorted_range) */
-    /* Neighbor lists (below): the crowd world when this pass uses them,
-     * else NULL; whether the lists kept from earlier passes hold (else every
-     * row builds its own), moved and moved_last (crowd_world_t); whether
-     * sorted_range measures how far each agent moved since
-     * the last pass (track), against positions it kept then (prev_ok), the
-     * largest per worker. */
+    /* Neighbor lists (below): the crowd world when this pass uses them
+     * (sorted_range then measures how far each agent moved since the last
+     * pass, against the positions it kept then when prev_ok, the largest
+     * per worker in moved_w), else NULL; whether the lists kept from
+     * earlier passes hold (else every row builds its own); moved and
+     * moved_last (crowd_world_t). */
     crowd_world_t* lists;
-    int list_fresh, track, prev_ok;
+    int list_fresh, prev_ok;
     double moved;
     float moved_last;
     float* moved_w;
@@ -203,13 +203,13 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     float most = x->rmax[worker];
     const grid_t* g = x->g;
     const int three = g->dims == 3;
-    float moved = x->track ? x->moved_w[worker] : 0.0f;
+    float moved = x->lists ? x->moved_w[worker] : 0.0f;
     for (int32_t k = begin; k < end; ++k) {
         int32_t j = g->order[k];
         crow[k] = component_row(x->crowd, x->slots[j]);
         rad[k] = x->a.radius[j];
         most = rad[k] > most ? rad[k] : most;
-        if (x->track && crow[k] >= 0) {
+        if (x->lists && crow[k] >= 0) {
             /* how far it moved since the last pass (a NaN counts as
              * infinitely far), then where it is now */
             float* q = x->lists->prev + 3 * (size_t)crow[k];
@@ -225,7 +225,7 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         }
     }
     x->rmax[worker] = most;
-    if (x->track) x->moved_w[worker] = moved;
+    if (x->lists) x->moved_w[worker] = moved;
 }
 
 /* What each crowd agent's behaviors asked for, before orca overwrites it:
@@ -283,6 +283,14 @@ static inline uint64_t crowd_list_key(float d2, int32_t k)
     return (uint64_t)bits << 32 | (uint32_t)k;
 }
 
+/* Whether a list's nearest are the world's (see above): c of them in
+ * range (at most cap), the cap-th at d^2 d2_cap when c == cap, every agent
+ * off the list at least `bound` away. */
+static inline int crowd_list_holds(int32_t c, int32_t cap, float d2_cap, float range, float bound)
+{
+    return c >= cap ? sqrtf(d2_cap) < bound : range <= bound;
+}
+
 /* Crowd row r's list built from the runs c: every agent within d^2 R2 of p
  * (the agent at sorted position self left out), or the CROWD_LIST_MAX - 8
  * to CROWD_LIST_MAX nearest of them; nb from it. 1 when the list holds now
@@ -314,7 +322,7 @@ static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int3
     int32_t in = 0;
     while (in < got.count && got.d2[in] < r2) in++;
     const float bound = sqrtf(listed) * (1.0f - CROWD_LIST_EPS) - CROWD_LIST_ABS;
-    if (!(in >= cap ? sqrtf(got.d2[cap - 1]) < bound : range <= bound)) return 0;
+    if (!crowd_list_holds(in, cap, in >= cap ? got.d2[cap - 1] : 0.0f, range, bound)) return 0;
     /* the list: those nearest first, in order, then the others as scanned
      * (keys past the last of them) */
     int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
@@ -411,7 +419,7 @@ static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t 
                     nb->d2[c] = e;
                     nb->k[c] = (int32_t)(uint32_t)key[c];
                 }
-                if (c == cap ? sqrtf(nb->d2[cap - 1]) < bound : range <= bound) {
+                if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
                     memcpy(rows, js, (size_t)n * sizeof *rows);
                     return 1; /* held */
@@ -803,7 +811,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
                   walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
                   crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL,
-                  crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL, NULL, 0, 0, 0, 0.0, 0.0f, NULL, NULL};
+                  crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL, NULL, 0, 0, 0.0, 0.0f, NULL, NULL};
     crowd_world_t* cw = crowd_data(w);
     cw->radius_step = -1;
     /* Neighbor lists: in an unbounded world of crowd agents alone, kept
@@ -814,7 +822,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     memset(list_counts, 0, (size_t)(2 * workers) * sizeof *list_counts);
     x.list_counts = list_counts;
     if (!lists || cw->list_structure != w->structure_version || cw->list_rows != count ||
-        cw->list_agents != g->count || cw->list_removed != cw->removed)
+        cw->list_removed != cw->removed)
         cw->prev_ok = 0;
     float moved_w[SHOAL_MAX_THREADS];
     if (g && g->count <= cw->sorted_capacity) { /* else looked up per neighbor */
@@ -824,7 +832,6 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         x.sradius = cw->sorted_radius;
         x.rmax = rmax;
         x.lists = lists ? cw : NULL;
-        x.track = lists;
         x.prev_ok = cw->prev_ok;
         x.moved_w = moved_w;
         par_for(w, g->count, 1024, PAR_STATIC, sorted_range, &x);
@@ -851,7 +858,6 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         cw->prev_ok = 1;
         cw->list_structure = w->structure_version;
         cw->list_rows = count;
-        cw->list_agents = g->count;
         cw->list_removed = cw->removed;
     }
     if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);

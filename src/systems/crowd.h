@@ -52,11 +52,11 @@ typedef struct crowd_world_t {
     double* list_base;
     float* prev;
     /* The world the lists and prev belong to (structure version, crowd rows,
-     * agents in the spatial hash, crowd rows removed): any change drops
-     * them. moved: the largest distance any agent moved between orca
+     * which are all the agents there are, crowd rows removed): any change
+     * drops them. moved: the largest distance any agent moved between orca
      * passes, summed since then; moved_last: the last pass's. */
     uint64_t list_structure, list_removed, removed;
-    int32_t list_rows, list_agents;
+    int32_t list_rows;
     int prev_ok;
     double moved;
     float moved_last;
