@@ -283,6 +283,22 @@ static inline uint64_t crowd_list_key(float d2, int32_t k)
     return (uint64_t)bits << 32 | (uint32_t)k;
 }
 
+/* CROWD_LIST_MAX values copied a lane at a time: short fixed copies that
+ * stay inline (memcpy of a count is a call, and holds and builds copy a
+ * list each; the copy's tail past the used part is never read). */
+static inline void list_copy_i(int32_t* dst, const int32_t* src)
+{
+    int32_t m = 0;
+    for (; m + SHOAL_LANES <= CROWD_LIST_MAX; m += SHOAL_LANES) lanei_storeu(dst + m, lanei_loadu(src + m));
+    for (; m < CROWD_LIST_MAX; ++m) dst[m] = src[m];
+}
+static inline void list_copy_f(float* dst, const float* src)
+{
+    int32_t m = 0;
+    for (; m + SHOAL_LANES <= CROWD_LIST_MAX; m += SHOAL_LANES) lane_storeu(dst + m, lane_loadu(src + m));
+    for (; m < CROWD_LIST_MAX; ++m) dst[m] = src[m];
+}
+
 /* Whether a list's nearest are the world's (see above): c of them in
  * range (at most cap), the cap-th at d^2 d2_cap when c == cap, every agent
  * off the list at least `bound` away. */
@@ -312,8 +328,8 @@ static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int3
     /* the nearest cap of them, in order (from a copy: picking reorders) */
     _Alignas(64) float td[CROWD_LIST_MAX + SHOAL_MAX_LANES];
     int32_t tk[CROWD_LIST_MAX];
-    memcpy(td, sd, (size_t)m * sizeof *td);
-    memcpy(tk, sk, (size_t)m * sizeof *tk);
+    list_copy_f(td, sd); /* past m nothing is read */
+    list_copy_i(tk, sk);
     nearest got;
     got.count = 0;
     got.cap = cap;
@@ -375,7 +391,7 @@ static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t 
              * time over the rows padded with the first */
             float e2[CROWD_LIST_MAX + SHOAL_MAX_LANES];
             int32_t k2[CROWD_LIST_MAX + SHOAL_MAX_LANES], padded[CROWD_LIST_MAX + SHOAL_MAX_LANES];
-            memcpy(padded, rows, (size_t)n * sizeof *rows);
+            list_copy_i(padded, rows);
             for (int32_t m = n; m < n + SHOAL_LANES; ++m) padded[m] = rows[0];
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
             uint32_t nan = 0;
@@ -421,7 +437,7 @@ static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t 
                 }
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
-                    memcpy(rows, js, (size_t)n * sizeof *rows);
+                    list_copy_i(rows, js); /* past n nothing is read */
                     return 1; /* held */
                 }
             }
