@@ -719,3 +719,76 @@ Test(crowd, a_walker_carried_by_the_other_lane_gets_out)
     for (int t = 2; t <= 3; ++t)
         cr_expect_eq(carried_walker(t, &a0, &a1, &closest), h1, "the same world on %d threads", t);
 }
+
+/* A world of crowd agents and plain ones: integrate and control run over
+ * the plain rows only, through a mask of the crowd rows that is kept from
+ * step to step while the rows and the crowd component stay as they were.
+ * Agents removed and added between steps must not leave it stale: each
+ * step is compared with a copy of the world loaded from a snapshot just
+ * before it (a fresh world makes its mask anew). */
+Test(crowd, the_rows_left_to_integrate_follow_adds_and_removes)
+{
+    enum { n = 30, plain = 8 };
+    shoal_agent_t ids[n], walkers[plain + 1];
+    shoal_world_t* w = circle(2, n, 2, ids);
+    for (int i = 0; i <= plain; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = 100.0f + 5.0f * (float)i;
+        d.position[1] = 100.0f;
+        d.target[0] = 100.0f + 5.0f * (float)i;
+        d.target[1] = 300.0f;
+        d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+        if (i < plain) cr_assert_eq(shoal_agent_add(w, &d, &walkers[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    size_t cap = 0;
+    void* buf = NULL;
+    for (int s = 0; s < 14; ++s) {
+        if (s == 3) cr_assert_eq(shoal_agent_remove(w, walkers[2]), SHOAL_OK);
+        if (s == 5) cr_assert_eq(shoal_agent_remove(w, ids[4]), SHOAL_OK);
+        if (s == 7) { /* a plain agent again, in the removed one's place */
+            shoal_agent_def_t d = shoal_agent_default_def();
+            d.position[0] = 110.0f;
+            d.position[1] = 90.0f;
+            d.target[1] = 300.0f;
+            d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+            cr_assert_eq(shoal_agent_add(w, &d, &walkers[plain]), SHOAL_OK);
+        }
+        if (s == 9) {
+            shoal_agent_def_t d = crowd_def(0.0f, -60.0f, 0.0f, 60.0f);
+            cr_assert_eq(shoal_agent_add(w, &d, &ids[4]), SHOAL_OK);
+        }
+        if (s == 11) { /* the same counts, other rows: one of each out, one of each in */
+            cr_assert_eq(shoal_agent_remove(w, walkers[0]), SHOAL_OK);
+            cr_assert_eq(shoal_agent_remove(w, ids[7]), SHOAL_OK);
+            shoal_agent_def_t d = crowd_def(0.0f, 70.0f, 0.0f, -70.0f);
+            cr_assert_eq(shoal_agent_add(w, &d, &ids[7]), SHOAL_OK);
+            d = shoal_agent_default_def();
+            d.position[0] = 90.0f;
+            d.target[1] = 300.0f;
+            d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+            cr_assert_eq(shoal_agent_add(w, &d, &walkers[0]), SHOAL_OK);
+        }
+        size_t size = 0;
+        cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+        if (size > cap) {
+            free(buf);
+            buf = malloc(size);
+            cap = size;
+        }
+        cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, cap, &size), SHOAL_OK);
+        shoal_world_t* v = NULL;
+        shoal_error_t err;
+        cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &v, &err), SHOAL_OK, "%s", err.message);
+        shoal_agent_state_t before, after;
+        cr_assert_eq(shoal_agent_get_state(w, walkers[1], &before), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_step(v, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(v));
+        cr_assert_eq(shoal_world_state_hash(w), shoal_world_state_hash(v), "step %d: the kept mask and a fresh one differ",
+                     s);
+        cr_assert_eq(shoal_agent_get_state(w, walkers[1], &after), SHOAL_OK);
+        if (s > 0) cr_expect_gt(after.position[1], before.position[1], "step %d: a plain agent was not integrated", s);
+        shoal_world_destroy(v);
+    }
+    free(buf);
+    shoal_world_destroy(w);
+}

@@ -502,6 +502,7 @@ int world_reserve_row_mask(world_t* w)
     mem_free(&w->alloc, w->row_mask, w->row_mask_words * sizeof *w->row_mask);
     w->row_mask = fresh;
     w->row_mask_words = words;
+    w->row_mask_ok = 0;
     return 1;
 }
 
@@ -524,24 +525,49 @@ static void run_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+/* Whether the mask still marks what the running system leaves out. */
+static int row_mask_holds(const world_t* w, uint32_t without)
+{
+    if (!w->row_mask_ok || w->row_mask_without != without || w->row_mask_structure != w->structure_version)
+        return 0;
+    for (int32_t k = 0; k < w->comp_count; ++k)
+        if ((without >> k & 1u) && (w->row_mask_counts[k] != w->comps[k].table.count ||
+                                    w->row_mask_versions[k] != w->comps[k].version))
+            return 0;
+    return 1;
+}
+
 int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par_fn* fn, void* ctx)
 {
     int32_t n = w->agents.count;
     uint32_t without = w->running_without;
     int32_t left_out = 0;
-    for (int32_t k = 0; k < w->comp_count; ++k)
-        if (without >> k & 1u) left_out += w->comps[k].table.count;
+    for (int32_t k = 0; k < w->comp_count; ++k) {
+        if (!(without >> k & 1u)) continue;
+        /* a component on every agent leaves nothing to run (a world of
+         * crowd or planner agents alone) */
+        if (w->comps[k].table.count >= n) return 0;
+        left_out += w->comps[k].table.count;
+    }
     if (left_out == 0) {
         par_for(w, n, min_block, schedule, fn, ctx);
         return n;
     }
-    /* The mask was reserved with the agent table (world_reserve_row_mask). */
-    memset(w->row_mask, 0, ((size_t)n + 63) / 64 * sizeof *w->row_mask);
-    for (int32_t k = 0; k < w->comp_count; ++k) {
-        if (!(without >> k & 1u)) continue;
-        const table_t* t = &w->comps[k].table;
-        const int32_t* rows = TABLE_COL(t, const int32_t, COMP_ROW);
-        for (int32_t r = 0; r < t->count; ++r) w->row_mask[rows[r] >> 6] |= 1ull << (rows[r] & 63);
+    /* The mask was reserved with the agent table (world_reserve_row_mask);
+     * made again only when the rows or those components changed. */
+    if (!row_mask_holds(w, without)) {
+        memset(w->row_mask, 0, ((size_t)n + 63) / 64 * sizeof *w->row_mask);
+        for (int32_t k = 0; k < w->comp_count; ++k) {
+            if (!(without >> k & 1u)) continue;
+            const table_t* t = &w->comps[k].table;
+            const int32_t* rows = TABLE_COL(t, const int32_t, COMP_ROW);
+            for (int32_t r = 0; r < t->count; ++r) w->row_mask[rows[r] >> 6] |= 1ull << (rows[r] & 63);
+            w->row_mask_counts[k] = t->count;
+            w->row_mask_versions[k] = w->comps[k].version;
+        }
+        w->row_mask_ok = 1;
+        w->row_mask_without = without;
+        w->row_mask_structure = w->structure_version;
     }
     rows_ctx c = {w->row_mask, fn, ctx};
     par_for(w, n, min_block, schedule, run_rows, &c);

@@ -181,6 +181,15 @@ struct shoal_world_t {
     uint32_t running_without;
     uint64_t* row_mask;
     size_t row_mask_words;
+    /* What the mask was made for, kept while it holds: the rows (structure
+     * version), the components left out, and each one's row count and
+     * version (a component row added to a live agent bumps its version, a
+     * removed one lowers its count). */
+    int row_mask_ok;
+    uint32_t row_mask_without;
+    uint64_t row_mask_structure;
+    int32_t row_mask_counts[WORLD_MAX_COMPONENTS];
+    uint64_t row_mask_versions[WORLD_MAX_COMPONENTS];
 
     /* space */
     int32_t wrap;

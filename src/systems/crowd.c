@@ -826,7 +826,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
     orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
                   walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
-                  crowd_data(w)->intent, relaxed, g ? grid_positions(grid_data(w)) : NULL,
+                  crowd_data(w)->intent, relaxed, g ? grid_positions_par(w, grid_data(w)) : NULL,
                   crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL, NULL, 0, 0, 0.0, 0.0f, NULL, NULL};
     crowd_world_t* cw = crowd_data(w);
     cw->radius_step = -1;

@@ -573,6 +573,23 @@ const int32_t* grid_positions(grid_t* g)
     return pos;
 }
 
+static void positions_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    grid_t* g = (grid_t*)vctx;
+    int32_t* pos = (int32_t*)(void*)g->key;
+    for (int32_t k = begin; k < end; ++k) pos[g->order[k]] = k;
+}
+
+const int32_t* grid_positions_par(world_t* w, grid_t* g)
+{
+    if (!g->positions_valid) {
+        par_for(w, g->count, 4096, PAR_STATIC, positions_range, g);
+        g->positions_valid = 1;
+    }
+    return (const int32_t*)(const void*)g->key;
+}
+
 static int32_t grid_position(grid_t* g, int32_t row)
 {
     const int32_t* pos = grid_positions(g);

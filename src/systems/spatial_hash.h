@@ -76,6 +76,9 @@ typedef struct grid_t {
  * built on first use after the hash: one thread, not inside a parallel
  * pass. */
 const int32_t* grid_positions(grid_t* g);
+/* The same, built by the world's workers (from a system, outside any
+ * parallel pass): each sorted position writes its own row's entry. */
+const int32_t* grid_positions_par(world_t* w, grid_t* g);
 
 /* The spatial hash of the last sense stage (module-wide data of the
  * neighbors module), NULL before the first step. */
