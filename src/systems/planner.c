@@ -661,6 +661,26 @@ static size_t scratch_bytes_for(int64_t nodes)
     return plan_scratch_bytes((int32_t)nodes);
 }
 
+/* The most nodes any agent's search may visit (search_nodes over every
+ * row), found again only when a row was written or the rows changed. */
+static int64_t nodes_all(const world_t* w, planner_world_t* pw)
+{
+    const component_t* comp = &w->comps[COMP_PLANNER];
+    const int32_t count = comp->table.count;
+    if (pw->nodes_ok && pw->nodes_version == comp->version && pw->nodes_count == count) return pw->nodes_all;
+    const planner_view_t v = planner_view(w);
+    int64_t nodes = 1;
+    for (int32_t r = 0; r < count; ++r) {
+        int64_t need = search_nodes(&v, r, pw->table.controls);
+        if (need > nodes) nodes = need;
+    }
+    pw->nodes_all = nodes;
+    pw->nodes_version = comp->version;
+    pw->nodes_count = count;
+    pw->nodes_ok = 1;
+    return nodes;
+}
+
 int planner_reserve_step(world_t* w)
 {
     const int k = COMP_PLANNER;
@@ -694,13 +714,7 @@ int planner_reserve_step(world_t* w)
     if (!reserve_agent_scene(w, pw, count, depth)) goto out_of_memory;
     /* Any agent may search this step (a goal set from a user system plans
      * at once): room for the largest search. */
-    const planner_view_t v = planner_view(w);
-    int64_t nodes = 1;
-    for (int32_t r = 0; r < count; ++r) {
-        int64_t need = search_nodes(&v, r, pw->table.controls);
-        if (need > nodes) nodes = need;
-    }
-    if (!reserve_scratch(w, pw, scratch_bytes_for(nodes))) goto out_of_memory;
+    if (!reserve_scratch(w, pw, scratch_bytes_for(nodes_all(w, pw)))) goto out_of_memory;
     return 1;
 out_of_memory:
     world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "world_step: out of memory for the planner's search memory");
@@ -723,6 +737,51 @@ int planner_reserve_def(world_t* w, const shoal_agent_def_t* d)
            reserve_scratch(w, pw, scratch_bytes_for(nodes));
 }
 
+/* The step's searches listed in parallel (PICK_PAR_MIN planner agents or
+ * more): each of PICK_CHUNKS fixed chunks of the rows counts its own, a
+ * prefix over the chunks gives where each writes; the list is the serial
+ * loop's for any thread count. */
+#define PICK_PAR_MIN 4096
+#define PICK_CHUNKS 64
+
+typedef struct pick_ctx {
+    const planner_view_t* v;
+    int32_t* list;
+    int32_t count, m;
+    int32_t chunk_n[PICK_CHUNKS]; /* each chunk's searches, then where they go */
+} pick_ctx;
+
+/* Whether component row r searches this step: a new agent, or one whose
+ * interval ends within the step's m substeps. */
+static inline int searches_now(const planner_view_t* v, int32_t r, int32_t m)
+{
+    return v->plan_now[r] || v->len[r] - v->k[r] < m;
+}
+
+static inline int32_t pick_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / PICK_CHUNKS); }
+
+static void pick_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    pick_ctx* c = (pick_ctx*)vctx;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t n = 0;
+        for (int32_t r = pick_first(c->count, ch); r < pick_first(c->count, ch + 1); ++r) n += searches_now(c->v, r, c->m);
+        c->chunk_n[ch] = n;
+    }
+}
+
+static void pick_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    pick_ctx* c = (pick_ctx*)vctx;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t at = c->chunk_n[ch];
+        for (int32_t r = pick_first(c->count, ch); r < pick_first(c->count, ch + 1); ++r)
+            if (searches_now(c->v, r, c->m)) c->list[at++] = r;
+    }
+}
+
 int64_t planner_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
@@ -737,17 +796,26 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
     /* The agents whose interval ends within this step's substeps, in row
-     * order; the search memory their budgets need. */
+     * order (counted, then listed, by the workers over fixed chunks of the
+     * rows); search memory for the largest search any agent may make. */
     const planner_view_t v = planner_view(w);
+    pick_ctx pc = {&v, pw->replan, count, m, {0}};
     int32_t searches = 0;
-    int64_t nodes = 1;
-    for (int32_t r = 0; r < count; ++r) {
-        if (!v.plan_now[r] && v.len[r] - v.k[r] >= m) continue;
-        pw->replan[searches++] = r;
-        int64_t need = search_nodes(&v, r, pw->table.controls);
-        if (need > nodes) nodes = need;
+    if (count >= PICK_PAR_MIN) {
+        par_for(w, PICK_CHUNKS, 1, PAR_STATIC, pick_count, &pc);
+        for (int32_t ch = 0; ch < PICK_CHUNKS; ++ch) {
+            const int32_t here = pc.chunk_n[ch];
+            pc.chunk_n[ch] = searches;
+            searches += here;
+        }
+        if (searches == 0) return 0;
+        par_for(w, PICK_CHUNKS, 1, PAR_STATIC, pick_write, &pc);
+    } else {
+        for (int32_t r = 0; r < count; ++r)
+            if (searches_now(&v, r, m)) pw->replan[searches++] = r;
+        if (searches == 0) return 0;
     }
-    if (searches == 0) return 0;
+    const int64_t nodes = nodes_all(w, pw);
     int failed = 0;
     const plan_scene_t* scene = planner_step_scene(w, dt, &failed);
     if (failed) return scene_failure(w, "planner", failed);

@@ -91,6 +91,12 @@ typedef struct planner_world {
     char (*fail_msg)[PLANNER_MSG];
     int32_t scratch_workers;
     size_t scratch_bytes;
+    /* the most nodes any agent's search may visit, kept while the planner
+     * component's version and row count stay as they were (nodes_ok) */
+    int64_t nodes_all;
+    uint64_t nodes_version;
+    int32_t nodes_count;
+    int32_t nodes_ok;
 } planner_world_t;
 
 /* The world's planner data (module-wide data of the planner module), NULL

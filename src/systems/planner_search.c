@@ -196,6 +196,7 @@ typedef struct build_ctx {
     uint32_t* kout;
     int32_t* iout;
     int32_t* counts;
+    int32_t* digit_base; /* SCENE_DIGITS: where each digit's run starts */
     int32_t n;
     int shift;
     const int32_t* order; /* the sorted spheres, for build_items */
@@ -229,8 +230,26 @@ static void radix_count(int32_t begin, int32_t end, void* vctx)
     }
 }
 
-/* Each chunk's spheres to where its digits' runs start (radix_count's
- * counts turned into starts). */
+/* Each digit's counts turned into where each chunk's run starts within the
+ * digit's run, and the digit's total into digit_base (a prefix over the
+ * digits then makes those the runs' starts). */
+static void radix_prefix(int32_t begin, int32_t end, void* vctx)
+{
+    const build_ctx_t* c = (const build_ctx_t*)vctx;
+    for (int32_t d = begin; d < end; ++d) {
+        int32_t at = 0;
+        for (int32_t ch = 0; ch < SCENE_CHUNKS; ++ch) {
+            int32_t* slot = &c->counts[(size_t)ch * SCENE_DIGITS + (size_t)d];
+            const int32_t here = *slot;
+            *slot = at;
+            at += here;
+        }
+        c->digit_base[d] = at;
+    }
+}
+
+/* Each chunk's spheres to where its digits' runs start (radix_prefix's
+ * starts within each digit's run, from digit_base). */
 static void radix_scatter(int32_t begin, int32_t end, void* vctx)
 {
     const build_ctx_t* c = (const build_ctx_t*)vctx;
@@ -238,7 +257,8 @@ static void radix_scatter(int32_t begin, int32_t end, void* vctx)
         int32_t* next = c->counts + (size_t)ch * SCENE_DIGITS;
         for (int32_t i = chunk_first(c->n, ch); i < chunk_first(c->n, ch + 1); ++i) {
             const uint32_t k = c->kin[i];
-            const int32_t at = next[(k >> c->shift) & (SCENE_DIGITS - 1)]++;
+            const uint32_t d = (k >> c->shift) & (SCENE_DIGITS - 1);
+            const int32_t at = c->digit_base[d] + next[d]++;
             c->kout[at] = k;
             c->iout[at] = c->iin ? c->iin[i] : i;
         }
@@ -453,6 +473,8 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
             base += align16((size_t)count * sizeof(int32_t));
         }
         c.counts = (int32_t*)base;
+        int32_t digit_base[SCENE_DIGITS];
+        c.digit_base = digit_base;
         c.n = count;
         c.kin = keys;
         c.iin = NULL;
@@ -463,14 +485,13 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
             c.kout = kbuf[pass & 1];
             c.iout = ibuf[pass & 1];
             run(par, SCENE_CHUNKS, radix_count, &c);
+            run(par, SCENE_DIGITS, radix_prefix, &c);
             int32_t at = 0;
-            for (int32_t d = 0; d < SCENE_DIGITS; ++d)
-                for (int32_t ch = 0; ch < SCENE_CHUNKS; ++ch) {
-                    int32_t* slot = &c.counts[(size_t)ch * SCENE_DIGITS + (size_t)d];
-                    const int32_t here = *slot;
-                    *slot = at;
-                    at += here;
-                }
+            for (int32_t d = 0; d < SCENE_DIGITS; ++d) {
+                const int32_t here = digit_base[d];
+                digit_base[d] = at;
+                at += here;
+            }
             run(par, SCENE_CHUNKS, radix_scatter, &c);
             c.kin = c.kout;
             c.iin = c.iout;
