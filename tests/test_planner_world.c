@@ -789,44 +789,50 @@ Test(planner_world, ordinary_agents_move_exactly_as_without_planner_agents, .tim
     shoal_world_destroy(without);
 }
 
-/* Past 4096 planner agents the step lists its searches over chunks of the
- * rows in parallel: the same states for every backend and thread count.
- * An agent added later with a far larger budget than the others still
- * searches (the step's memory is sized from the largest budget of any
- * agent, found again when rows are written or their count changes). */
-static uint64_t many_planners_hash(int threads, shoal_backend_t backend)
+/* From PLANNER_PAR_MIN planner agents on, the step lists its searches, and
+ * sums its agents' track pieces, over chunks of the rows in parallel: the
+ * same states as the loops on one thread, for every backend and thread
+ * count (the switch par_min moves the threshold for the test). An agent
+ * added later with a far larger budget than the others still searches (the
+ * step's memory is sized from the largest budget of any agent, found again
+ * when rows are written or their count changes). */
+static uint64_t many_planners_hash(int threads, shoal_backend_t backend, int32_t par_min)
 {
     shoal_world_t* w = make_world(2, threads, backend);
-    enum { N = 4500 };
+    enum { N = 600 };
     for (int i = 0; i < N; ++i) {
-        shoal_agent_def_t d = planner_def(rng_range(31, (uint64_t)i, 0, 0, -400.0f, 400.0f),
-                                          rng_range(31, (uint64_t)i, 0, 1, -400.0f, 400.0f), 0.0f,
+        shoal_agent_def_t d = planner_def(rng_range(31, (uint64_t)i, 0, 0, -150.0f, 150.0f),
+                                          rng_range(31, (uint64_t)i, 0, 1, -150.0f, 150.0f), 0.0f,
                                           rng_range(31, (uint64_t)i, 0, 2, -3.0f, 3.0f));
-        d.planner.strategy = SHOAL_PLAN_SINGLE_STEP;
+        d.planner.strategy = (shoal_plan_strategy_t)(i % 3);
+        d.planner.max_expansions = 8 + i % 5;
         d.planner.goal = SHOAL_PLAN_GOAL_SEEK;
-        d.planner.goal_point[0] = rng_range(31, (uint64_t)i, 1, 0, -400.0f, 400.0f);
-        d.planner.goal_point[1] = rng_range(31, (uint64_t)i, 1, 1, -400.0f, 400.0f);
-        d.planner.avoid_collisions = 0;
+        d.planner.goal_point[0] = rng_range(31, (uint64_t)i, 1, 0, -150.0f, 150.0f);
+        d.planner.goal_point[1] = rng_range(31, (uint64_t)i, 1, 1, -150.0f, 150.0f);
+        d.planner.avoid_collisions = i % 2 == 0; /* those read the agents' scene */
         cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
-    step_n(w, 20, DT);
+    planner_data((world_t*)w)->par_min = par_min;
+    step_n(w, 30, DT);
     shoal_agent_def_t big = planner_def(0, 0, 0, 0);
     big.planner.strategy = SHOAL_PLAN_ADAPTIVE;
     big.planner.max_expansions = 2000;
     big.planner.goal = SHOAL_PLAN_GOAL_SEEK;
-    big.planner.goal_point[0] = 300.0f;
+    big.planner.goal_point[0] = 100.0f;
     shoal_agent_t id;
     cr_assert_eq(shoal_agent_add(w, &big, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
-    step_n(w, 40, DT);
+    step_n(w, 70, DT);
     cr_assert_geq(status_of(w, id).searches, 1);
     uint64_t h = shoal_world_state_hash(w);
     shoal_world_destroy(w);
     return h;
 }
 
-Test(planner_world, thousands_list_their_searches_in_parallel, .timeout = 240)
+Test(planner_world, the_parallel_lists_are_the_serial_ones, .timeout = 240)
 {
-    uint64_t ref = many_planners_hash(1, SHOAL_BACKEND_SERIAL);
-    cr_assert_eq(many_planners_hash(2, SHOAL_BACKEND_OPENMP), ref, "openmp, 2 threads");
-    cr_assert_eq(many_planners_hash(3, SHOAL_BACKEND_OPENMP), ref, "openmp, 3 threads");
+    uint64_t ref = many_planners_hash(1, SHOAL_BACKEND_SERIAL, INT32_MAX);
+    cr_assert_eq(many_planners_hash(1, SHOAL_BACKEND_SERIAL, 16), ref, "serial backend, chunks");
+    cr_assert_eq(many_planners_hash(2, SHOAL_BACKEND_OPENMP, 16), ref, "openmp, 2 threads");
+    cr_assert_eq(many_planners_hash(3, SHOAL_BACKEND_OPENMP, 16), ref, "openmp, 3 threads");
+    cr_assert_eq(many_planners_hash(3, SHOAL_BACKEND_OPENMP, 0), ref, "openmp, 3 threads, the default threshold");
 }

@@ -249,6 +249,72 @@ static plan_sphere_t track_piece(vec3 a, float ta, vec3 b, float tb, float radiu
     return s;
 }
 
+/* counts[0, n) turned into where each run starts (an exclusive prefix sum),
+ * the total returned: from par_min entries on, over PREFIX_CHUNKS fixed
+ * chunks by the world's workers (each chunk's sum, a prefix over the
+ * chunks, then each chunk's own), the same values for any thread count.
+ * The sums fit an int32_t (the callers' totals are bounded). */
+#define PREFIX_CHUNKS 64
+
+typedef struct prefix_ctx {
+    int32_t* a;
+    int32_t n;
+    int32_t sum[PREFIX_CHUNKS]; /* each chunk's sum, then where it starts */
+} prefix_ctx;
+
+static inline int32_t prefix_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / PREFIX_CHUNKS); }
+
+static void prefix_sum_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    prefix_ctx* c = (prefix_ctx*)vctx;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t s = 0;
+        for (int32_t i = prefix_first(c->n, ch); i < prefix_first(c->n, ch + 1); ++i) s += c->a[i];
+        c->sum[ch] = s;
+    }
+}
+
+static void prefix_write_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    prefix_ctx* c = (prefix_ctx*)vctx;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t at = c->sum[ch];
+        for (int32_t i = prefix_first(c->n, ch); i < prefix_first(c->n, ch + 1); ++i) {
+            const int32_t here = c->a[i];
+            c->a[i] = at;
+            at += here;
+        }
+    }
+}
+
+static int32_t par_min_of(const planner_world_t* pw) { return pw->par_min > 0 ? pw->par_min : PLANNER_PAR_MIN; }
+
+static int32_t prefix_par(world_t* w, int32_t* a, int32_t n, int32_t par_min)
+{
+    int32_t total = 0;
+    if (n < par_min) {
+        for (int32_t i = 0; i < n; ++i) {
+            const int32_t here = a[i];
+            a[i] = total;
+            total += here;
+        }
+        return total;
+    }
+    prefix_ctx c;
+    c.a = a;
+    c.n = n;
+    par_for(w, PREFIX_CHUNKS, 1, PAR_STATIC, prefix_sum_range, &c);
+    for (int32_t ch = 0; ch < PREFIX_CHUNKS; ++ch) {
+        const int32_t here = c.sum[ch];
+        c.sum[ch] = total;
+        total += here;
+    }
+    par_for(w, PREFIX_CHUNKS, 1, PAR_STATIC, prefix_write_range, &c);
+    return total;
+}
+
 /* plan_scene_build_par's loop over the world's workers. */
 typedef struct scene_par {
     plan_body_fn* body;
@@ -378,12 +444,7 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
      * where each starts in row order, and the tracks are packed there in
      * parallel */
     par_for(w, count, 256, PAR_STATIC, track_range, &c);
-    int32_t n = 0;
-    for (int32_t r = 0; r < count; ++r) {
-        const int32_t pieces = pw->agent_track_n[r];
-        pw->agent_track_n[r] = n;
-        n += pieces;
-    }
+    const int32_t n = prefix_par(w, pw->agent_track_n, count, par_min_of(pw));
     pw->agent_track_n[count] = n;
     par_for(w, count, 256, PAR_STATIC, pack_range, &c);
     pw->agent_scene = plan_scene_build_par(pw->agent_scene_memory, pw->agent_packed, n, horizon, scene_par_run, w);
@@ -737,11 +798,10 @@ int planner_reserve_def(world_t* w, const shoal_agent_def_t* d)
            reserve_scratch(w, pw, scratch_bytes_for(nodes));
 }
 
-/* The step's searches listed in parallel (PICK_PAR_MIN planner agents or
+/* The step's searches listed in parallel (par_min planner agents or
  * more): each of PICK_CHUNKS fixed chunks of the rows counts its own, a
  * prefix over the chunks gives where each writes; the list is the serial
  * loop's for any thread count. */
-#define PICK_PAR_MIN 4096
 #define PICK_CHUNKS 64
 
 typedef struct pick_ctx {
@@ -801,7 +861,7 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     const planner_view_t v = planner_view(w);
     pick_ctx pc = {&v, pw->replan, count, m, {0}};
     int32_t searches = 0;
-    if (count >= PICK_PAR_MIN) {
+    if (count >= par_min_of(pw)) {
         par_for(w, PICK_CHUNKS, 1, PAR_STATIC, pick_count, &pc);
         for (int32_t ch = 0; ch < PICK_CHUNKS; ++ch) {
             const int32_t here = pc.chunk_n[ch];

@@ -97,7 +97,13 @@ typedef struct planner_world {
     uint64_t nodes_version;
     int32_t nodes_count;
     int32_t nodes_ok;
+    /* From this many planner agents on, the step lists its searches and
+     * sums the tracks' counts over chunks in parallel (0: PLANNER_PAR_MIN);
+     * tests set it to compare both ways. */
+    int32_t par_min;
 } planner_world_t;
+
+#define PLANNER_PAR_MIN 4096
 
 /* The world's planner data (module-wide data of the planner module), NULL
  * until a table is set or a planner agent is added. */
