@@ -30,8 +30,10 @@
 #include "bench/bench_crowd.h"
 #include "bench/bench_systems.h"
 #include "bench/crowd_scene.h"
+#include "ecs/world.h"
 #include "shoal/extend.h"
 #include "shoal/shoal.h"
+#include "systems/contacts.h"
 #include "simd/lanes.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
@@ -49,6 +51,7 @@ typedef struct crowd_opts {
     int64_t quality_every;
     int64_t seed; /* < 0: the world default's */
     int json;
+    int64_t colored_after; /* the contact pass's colored sweeps (contacts.h); 0: off */
 } crowd_opts;
 
 /* The shared definition: the "rvo2" preset, arrive with gain 1. */
@@ -129,6 +132,7 @@ static int crowd_world(const char* command, const crowd_opts* o, shoal_world_t**
         cli_error("%s: %s", command, err.message);
         return CLI_EXIT_FAILURE;
     }
+    contact_data((world_t*)w)->colored_after = (int32_t)o->colored_after;
     int populated = populate(w, o);
     if (populated != 1) {
         cli_error("%s: %s", command, populated < 0 ? "out of memory" : shoal_world_last_error(w));
@@ -141,7 +145,7 @@ static int crowd_world(const char* command, const crowd_opts* o, shoal_world_t**
 
 /* The defaults of `shoal bench crowd`: the grid, 2D, quality measured
  * after every step, the library's seed, threads 0 (physical cores). */
-#define CROWD_DEFAULTS {CROWD_GRID, 2, BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, 0, 1, -1, 0}
+#define CROWD_DEFAULTS {CROWD_GRID, 2, BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, 0, 1, -1, 0, 0}
 
 int bench_crowd_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
@@ -199,6 +203,7 @@ static int bench_crowd_run(const crowd_opts* o)
         cJSON_AddNumberToObject(root, "seconds", seconds);
         cJSON_AddNumberToObject(root, "agent_steps_per_s", agent_steps / seconds);
         cJSON_AddNumberToObject(root, "quality_every", (double)o->quality_every);
+        cJSON_AddNumberToObject(root, "colored_sweeps_after", (double)o->colored_after);
         cJSON_AddNumberToObject(root, "quality_samples", (double)q.samples);
         cJSON_AddNumberToObject(root, "quality_seconds", quality_seconds);
         if (isfinite(q.min_ratio))
@@ -281,6 +286,10 @@ static const cli_option_t crowd_options[] = {
     CROWD_INT("--seed", "S", seed, 0, 9007199254740992.0,
               "the world's seed (default: the library's default), from which the jitter that breaks "
               "symmetric stalls is drawn: each seed is another sample of the same scene"),
+    CROWD_INT("--colored-sweeps-after", "N", colored_after, 0, 512,
+              "the contact pass's Gauss-Seidel sweeps of a step: 0 (default) all on the calling "
+              "thread; N > 0: the first N there, then colored sweeps by the workers (other results, "
+              "the same for any thread count; an experiment, bench/README.md)"),
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(crowd_opts, json), 0, 0, 0, NULL,
      "one JSON object on stdout: see below"},
 };

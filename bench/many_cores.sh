@@ -14,9 +14,9 @@ if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
 out=${1:-${OUT:-./many-cores}}
 mkdir -p "$out"
 if [ $quick = 1 ]; then
-  T=1,2; TOP=2; A100K=4000; A1M=8000; A10M=80000; A100M=160000; CROWD=3000; PLAN=200; R=1
+  T=1,2; TOP=2; A100K=4000; A1M=8000; A10M=80000; A100M=160000; CROWD=3000; JAM=2000; PLAN=200; R=1
 else
-  T=1,2,4,8,16; TOP=16; A100K=100000; A1M=1000000; A10M=10000000; A100M=100000000; CROWD=100000; PLAN=10000; R=3
+  T=1,2,4,8,16; TOP=16; A100K=100000; A1M=1000000; A10M=10000000; A100M=100000000; CROWD=100000; JAM=20000; PLAN=10000; R=3
 fi
 say() { echo "== $*" >&2; }
 
@@ -29,6 +29,16 @@ shoal bench scaling flock3d --threads $T --agents $A100K --rounds $R --json > "$
 say "crowd grid ${CROWD}: threads 1,$TOP"
 shoal bench scaling crowd --threads 1,$TOP --agents $CROWD --steps 20 --warmup 2 --rounds 1 --json \
   > "$out/scaling-crowd.jsonl"
+# the crowd grid's dense crossing (its jam), serial against colored contact
+# sweeps (bench crowd --colored-sweeps-after), on 1 and all threads
+: > "$out/crowd-jam.jsonl"
+for n in 1 $TOP; do
+  for after in 0 5; do
+    say "crowd grid ${JAM} jam, $n threads, colored sweeps after $after"
+    shoal bench crowd --agents $JAM --steps 150 --warmup 0 --quality-every 0 --threads $n \
+      --colored-sweeps-after $after --json >> "$out/crowd-jam.jsonl"
+  done
+done
 say "planner ${PLAN}: threads 1,$TOP"
 shoal bench scaling planner --threads 1,$TOP --agents $PLAN --steps 300 --rounds 1 --json \
   > "$out/scaling-planner.jsonl"
@@ -69,6 +79,14 @@ for name, target in targets.items():
 for d in lines("loops.jsonl"):
     print("loops of %d items, %2d threads: %6.0f ns per loop in a region each, %6.0f in one region (work alone: %.0f)"
           % (d["items"], d["threads"], d["forkjoin_ns_per_loop"], d["region_ns_per_loop"], d["serial_ns_per_loop"]))
+jam = lines("crowd-jam.jsonl")
+for d in jam:
+    base = [e for e in jam if e["threads"] == 1 and e["colored_sweeps_after"] == d["colored_sweeps_after"]]
+    cont = {s["name"]: s for s in d["systems"]}.get("contacts", {})
+    print("crowd grid %d jam, %2d threads, colored sweeps after %d: %.4g agent-steps/s (%.2fx 1 thread), "
+          "contacts %.0f ns per agent, hash %s" % (d["agents"], d["threads"], d["colored_sweeps_after"],
+          d["agent_steps_per_s"], d["agent_steps_per_s"] / base[0]["agent_steps_per_s"] if base else 0.0,
+          cont.get("ns_per_agent", 0.0), d["state_hash"]))
 big = lines("big.jsonl")
 def best(n):
     runs = [d for d in big if d["agents"] == n]

@@ -11,6 +11,8 @@
 #include <shoal/snapshot.h>
 
 #include "../bench/crowd_scene.h"
+#include "ecs/world.h"
+#include "systems/contacts.h"
 #include "support.h"
 
 static shoal_agent_def_t crowd_def(float x, float y, float tx, float ty)
@@ -792,3 +794,53 @@ Test(crowd, the_rows_left_to_integrate_follow_adds_and_removes)
     free(buf);
     shoal_world_destroy(w);
 }
+
+/* The contact pass's colored sweeps (contacts.c; an internal switch, off
+ * by default): in the benchmark's grid, two blocks of 900 walking through
+ * each other, a step's sweeps after the first are colored. One result on
+ * 1, 2 and 3 threads, not the serial sweeps' (so they ran), and no pair
+ * closer than 99 % of the sum of radii after any step. */
+static uint64_t colored_jam(int dims, int threads, int32_t colored_after, float* worst)
+{
+    enum { n = 1800 };
+    static float pos[3 * n], goal[3 * n];
+    crowd_grid(dims, n, pos, goal);
+    shoal_world_t* w = make_world(dims, threads, SHOAL_BACKEND_OPENMP);
+    contact_data((world_t*)w)->colored_after = colored_after;
+    for (int i = 0; i < n; ++i) {
+        shoal_agent_def_t d = crowd_def(pos[3 * i], pos[3 * i + 1], goal[3 * i], goal[3 * i + 1]);
+        d.position[2] = pos[3 * i + 2];
+        d.target[2] = goal[3 * i + 2];
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    *worst = INFINITY;
+    int swept = 0;
+    for (int s = 0; s < 70; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        swept |= contact_data((world_t*)w)->iterations_last > 20;
+        if (s % 5 == 4) {
+            float r = min_pair_ratio(w, n);
+            *worst = r < *worst ? r : *worst;
+        }
+    }
+    cr_assert(swept, "%dD: no step needed the sweeps", dims);
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    return h;
+}
+
+static void colored_sweeps(int dims)
+{
+    float worst;
+    const uint64_t serial = colored_jam(dims, 2, 0, &worst);
+    const uint64_t ref = colored_jam(dims, 1, 1, &worst);
+    cr_expect_geq(worst, 0.99f, "%dD, 1 thread: a pair came within %.4f of the sum of radii", dims, (double)worst);
+    cr_expect_neq(ref, serial, "%dD: the colored sweeps gave the serial sweeps' result", dims);
+    for (int t = 2; t <= 3; ++t) {
+        cr_expect_eq(colored_jam(dims, t, 1, &worst), ref, "%dD: %d threads", dims, t);
+        cr_expect_geq(worst, 0.99f, "%dD, %d threads: a pair came within %.4f", dims, t, (double)worst);
+    }
+}
+
+Test(crowd, colored_sweeps_one_result_for_any_thread_count_2d, .timeout = 240) { colored_sweeps(2); }
+Test(crowd, colored_sweeps_one_result_for_any_thread_count_3d, .timeout = 240) { colored_sweeps(3); }

@@ -398,10 +398,13 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
     }
 }
 
-/* One Gauss-Seidel sweep over the participants marked active, in order; a
- * participant that met no overlap is unmarked, one it pushed is marked.
- * Returns the largest overlap (over the smaller radius) it met. */
-static float contact_sweep(const contact_ctx* x, int32_t count)
+/* Participant r's turn in a Gauss-Seidel sweep: each overlap it meets is
+ * resolved at once (reading the positions just written), pushing both
+ * bodies when the other takes part (and marking it); it stays marked while
+ * it met an overlap past the tolerance. It reads and writes only itself
+ * and its candidates. Returns the largest overlap it met (over the smaller
+ * radius). */
+static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, uint8_t* act)
 {
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
@@ -409,66 +412,338 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
     contact_world_t* cw = x->cw;
     uint8_t* active = cw->active;
     float worst = 0.0f;
+    int32_t i = part_row(x, r);
+    float ri = part_radius(x, r, i);
+    int kn;
+    const int32_t* near = part_near(x, r, &kn);
+    for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
+        int32_t j, q;
+        float share, o, rel, u[3];
+        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
+        if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
+        worst = rel > worst ? rel : worst;
+        cw->touched[r] = 1;
+        float mine = share * o;
+        a->px[i] -= mine * u[0];
+        a->py[i] -= mine * u[1];
+        if (three) a->pz[i] -= mine * u[2];
+        if (q >= 0) {
+            a->px[j] += (o - mine) * u[0];
+            a->py[j] += (o - mine) * u[1];
+            if (three) a->pz[j] += (o - mine) * u[2];
+            active[q] = 1;
+            if (entry && entry[q] >= 0) act[entry[q]] = 1;
+            cw->touched[q] = 1;
+        }
+    }
+    const obstacle_set_t* obs = x->obs;
+    for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        float ov, rel, u[3];
+        if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u)) continue;
+        worst = rel > worst ? rel : worst;
+        cw->touched[r] = 1;
+        a->px[i] -= ov * u[0];
+        a->py[i] -= ov * u[1];
+        if (three) a->pz[i] -= ov * u[2];
+    }
+    if (!three && x->walls->seg_count > 0) {
+        int32_t found[WALL_QUERY_MAX];
+        float x0 = cw->x0[r], y0 = cw->y0[r];
+        float reach = ri + sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
+        int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach, found);
+        for (int32_t m = 0; m < nw; ++m) {
+            float wp[2];
+            float rel = wall_push(x->walls->seg[found[m]], a->px[i], a->py[i], x0, y0, ri, wp);
+            if (rel <= 0.0f) continue;
+            worst = rel > worst ? rel : worst;
+            cw->touched[r] = 1;
+            a->px[i] += wp[0];
+            a->py[i] += wp[1];
+        }
+    }
+    active[r] = worst > CONTACT_TOLERANCE;
+    if (entry && entry[r] >= 0) act[entry[r]] = active[r];
+    return worst;
+}
+
+/* One Gauss-Seidel sweep over the participants marked active, in order, on
+ * the calling thread (the colored sweeps below cannot be used). Returns the
+ * largest overlap (over the smaller radius) it met. */
+static float contact_sweep(const contact_ctx* x, int32_t count)
+{
+    const uint8_t* active = x->cw->active;
+    float worst = 0.0f;
     for (int32_t r = 0; r < count; ++r) {
         if (!(r & 7) && r + 8 <= count && !any8(active + r)) {
             r += 7;
             continue;
         }
         if (!active[r]) continue;
-        const float worst_before = worst;
-        worst = 0.0f;
-        int32_t i = part_row(x, r);
-        float ri = part_radius(x, r, i);
-        int kn;
-        const int32_t* near = part_near(x, r, &kn);
-        for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
-            int32_t j, q;
-            float share, o, rel, u[3];
-            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
-            if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
-            worst = rel > worst ? rel : worst;
-            cw->touched[r] = 1;
-            float mine = share * o;
-            a->px[i] -= mine * u[0];
-            a->py[i] -= mine * u[1];
-            if (three) a->pz[i] -= mine * u[2];
-            if (q >= 0) {
-                a->px[j] += (o - mine) * u[0];
-                a->py[j] += (o - mine) * u[1];
-                if (three) a->pz[j] += (o - mine) * u[2];
-                active[q] = 1;
-                cw->touched[q] = 1;
-            }
+        const float mine = sweep_row(x, r, NULL, NULL);
+        worst = mine > worst ? mine : worst;
+    }
+    return worst;
+}
+
+/* ---- colored sweeps ---------------------------------------------------------
+ *
+ * The sweeps by the world's workers, after the first colored_after of a
+ * step (contact_world_t: an internal switch, off by default). Each
+ * participant has the cell of the spatial hash its sorted position is in
+ * (its position when the hash was built), colored by the cell's
+ * coordinates modulo 3 on each axis (9 colors in 2D, 27 in 3D). A colored
+ * participant whose candidates are all in its cell or the next ones (at
+ * most one cell away on each axis, checked at its first turn) reads and
+ * writes only agents in those cells. Two cells of one color are at least
+ * three apart on some axis, so the cells next to one and to the other are
+ * disjoint: such participants of different cells of one color touch
+ * disjoint sets of agents and flags, and take their turns at once. A sweep
+ * takes the colors in turn; within a color the workers take the hash's
+ * buckets (a bucket holds whole cells), each bucket's participants in
+ * sorted order; then the others (not in the hash, a cell whose bucket is
+ * not the hash's, a candidate farther) take theirs on the calling thread,
+ * in participant order. The order of the turns that touch a given agent is
+ * fixed by the data alone: the same result for any thread count (not the
+ * serial sweeps' result). Only unbounded worlds (a torus wraps its cells).
+ * The plan (cells, colors, the colored order) is made once a step, when
+ * the colored sweeps start; it costs about as much as a few sweeps, which
+ * is why the first ones stay serial. A colored participant's active flag
+ * is kept twice, by participant and in the colored order (cs_act), so
+ * that a color's run skips the idle ones eight at a time. */
+#define CS_NONE 255
+enum { CS_UNKNOWN = 0, CS_PARALLEL = 1, CS_SERIAL = 2 }; /* cs_elig */
+#define CS_COLORS 27
+#define CS_CHUNKS 64
+
+static inline int32_t mod3(int32_t v)
+{
+    int32_t m = v % 3;
+    return m < 0 ? m + 3 : m;
+}
+
+typedef struct cs_ctx {
+    const contact_ctx* x;
+    const int32_t* sorted_at; /* agent row -> sorted position */
+    int32_t sorted;           /* g->count */
+    int32_t count;            /* participants */
+    int32_t chunk_n[CS_CHUNKS][CS_COLORS]; /* colored per chunk and color, then where they go */
+    int32_t start[CS_COLORS + 1];           /* where each color's run begins */
+    int32_t color, parts;     /* the color a sweep is at, and its chunks */
+    int resync;               /* cs_act is to be made again from the participants' flags */
+    float* worst;             /* per worker */
+} cs_ctx;
+
+static inline int32_t cs_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / CS_CHUNKS); }
+
+/* Cell coordinates of sorted position k. */
+static inline void cs_cell(const grid_t* g, int32_t k, int32_t c[3])
+{
+    c[0] = grid_coord(g, g->sx[k], 0);
+    c[1] = grid_coord(g, g->sy[k], 1);
+    c[2] = g->dims == 3 ? grid_coord(g, g->sz[k], 2) : 0;
+}
+
+/* Each sorted position's cell, color and bucket, a bucket's run at a time
+ * (CS_NONE when its cell's bucket is not the one the hash put it in, which
+ * the same positions rule out), and no participant yet. */
+static void cs_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const cs_ctx* c = (const cs_ctx*)vctx;
+    const grid_t* g = c->x->g;
+    contact_world_t* cw = c->x->cw;
+    for (int32_t b = begin; b < end; ++b)
+        for (int32_t k = g->cell_start[b]; k < g->cell_start[b + 1]; ++k) {
+            int32_t* cell = cw->cs_cell + 3 * (size_t)k;
+            cs_cell(g, k, cell);
+            const int in = (int32_t)grid_bucket(g, cell[0], cell[1], cell[2]) == b;
+            cw->cs_color[k] =
+                in ? (uint8_t)(mod3(cell[0]) + 3 * mod3(cell[1]) + 9 * mod3(cell[2])) : (uint8_t)CS_NONE;
+            cw->cs_bucket[k] = b;
+            cw->cs_part[k] = -1;
         }
-        const obstacle_set_t* obs = x->obs;
-        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
-            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-            float ov, rel, u[3];
-            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+}
+
+/* Each participant at its sorted position, when it has one in the hash
+ * and its cell a color; the others are swept on the calling thread
+ * (cs_restf). Whether a colored one's candidates allow its turn in
+ * parallel is found at its first turn (cs_eligible). */
+static void cs_map(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const cs_ctx* c = (const cs_ctx*)vctx;
+    const contact_ctx* x = c->x;
+    const grid_t* g = x->g;
+    contact_world_t* cw = x->cw;
+    for (int32_t r = begin; r < end; ++r) {
+        const int32_t i = part_row(x, r);
+        const int32_t k = i >= 0 && i < c->sorted ? c->sorted_at[i] : -1;
+        const int ok = k >= 0 && k < c->sorted && g->order[k] == i && cw->cs_color[k] != CS_NONE;
+        if (ok) cw->cs_part[k] = r;
+        cw->cs_restf[r] = (uint8_t)!ok;
+        cw->cs_elig[r] = ok ? CS_UNKNOWN : CS_SERIAL;
+        cw->cs_entry[r] = -1;
+    }
+}
+
+/* Whether colored participant r's candidates are all in the hash and at
+ * most a cell away from its own on each axis. */
+static int cs_eligible(const cs_ctx* c, int32_t r)
+{
+    const contact_ctx* x = c->x;
+    const contact_world_t* cw = x->cw;
+    const int32_t* own = cw->cs_cell + 3 * (size_t)c->sorted_at[part_row(x, r)];
+    int kn;
+    const int32_t* near = part_near(x, r, &kn);
+    for (int m = 0; m < kn && near[m] >= 0; ++m) {
+        const int32_t kk = near[m];
+        if (kk >= c->sorted) return 0;
+        const int32_t* cell = cw->cs_cell + 3 * (size_t)kk;
+        for (int ax = 0; ax < 3; ++ax) {
+            const int64_t d = (int64_t)cell[ax] - own[ax];
+            if (d < -1 || d > 1) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Each chunk of sorted positions: its colored participants per color. */
+static void cs_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    cs_ctx* c = (cs_ctx*)vctx;
+    const contact_world_t* cw = c->x->cw;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t* n = c->chunk_n[ch];
+        for (int32_t col = 0; col < CS_COLORS; ++col) n[col] = 0;
+        for (int32_t k = cs_first(c->sorted, ch); k < cs_first(c->sorted, ch + 1); ++k)
+            if (cw->cs_part[k] >= 0) n[cw->cs_color[k]]++;
+    }
+}
+
+/* ... and to where they go: by color, then sorted position. */
+static void cs_scatter(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    cs_ctx* c = (cs_ctx*)vctx;
+    contact_world_t* cw = c->x->cw;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t* at = c->chunk_n[ch];
+        for (int32_t k = cs_first(c->sorted, ch); k < cs_first(c->sorted, ch + 1); ++k) {
+            if (cw->cs_part[k] < 0) continue;
+            const int32_t e = at[cw->cs_color[k]]++;
+            cw->cs_list[e] = cw->cs_part[k];
+            cw->cs_lbucket[e] = cw->cs_bucket[k];
+            cw->cs_entry[cw->cs_part[k]] = e;
+            cw->cs_act[e] = cw->active[cw->cs_part[k]];
+        }
+    }
+}
+
+/* The colored participants of this step by color (cs_ctx); 0 when the
+ * colored sweeps do not apply (a torus, no hash, too little scratch: the
+ * serial sweep then). */
+static int cs_plan(world_t* w, const contact_ctx* x, int32_t count, cs_ctx* c)
+{
+    const grid_t* g = x->g;
+    contact_world_t* cw = x->cw;
+    if (!g || g->wrap || g->count <= 0 || g->count > cw->cs_sorted_capacity || count > cw->cs_part_capacity)
+        return 0;
+    c->x = x;
+    c->sorted = g->count;
+    c->count = count;
+    c->sorted_at = grid_positions_par(w, grid_data(w));
+    par_for(w, g->bucket_count, 1024, PAR_STATIC, cs_cells, c);
+    par_for(w, count, 512, PAR_STATIC, cs_map, c);
+    par_for(w, CS_CHUNKS, 1, PAR_STATIC, cs_count, c);
+    int32_t at = 0;
+    for (int32_t col = 0; col < CS_COLORS; ++col) {
+        c->start[col] = at;
+        for (int32_t ch = 0; ch < CS_CHUNKS; ++ch) {
+            const int32_t here = c->chunk_n[ch][col];
+            c->chunk_n[ch][col] = at;
+            at += here;
+        }
+    }
+    c->start[CS_COLORS] = at;
+    par_for(w, CS_CHUNKS, 1, PAR_STATIC, cs_scatter, c);
+    c->resync = 0;
+    return 1;
+}
+
+/* The colored order's flags from the participants' (after a check of
+ * every participant wrote those). */
+static void cs_resync(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const contact_world_t* cw = ((const cs_ctx*)vctx)->x->cw;
+    for (int32_t e = begin; e < end; ++e) cw->cs_act[e] = cw->active[cw->cs_list[e]];
+}
+
+/* First entry of color run [lo, hi) at or after e that starts a bucket. */
+static inline int32_t cs_bucket_start(const contact_world_t* cw, int32_t lo, int32_t hi, int32_t e)
+{
+    while (e > lo && e < hi && cw->cs_lbucket[e] == cw->cs_lbucket[e - 1]) e++;
+    return e;
+}
+
+/* One color's turns: chunks of its run, cut only between buckets. */
+static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const cs_ctx* c = (const cs_ctx*)vctx;
+    contact_world_t* cw = c->x->cw;
+    const int32_t lo = c->start[c->color], hi = c->start[c->color + 1], n = hi - lo;
+    float worst = c->worst[worker];
+    for (int32_t part = begin; part < end; ++part) {
+        int32_t e = cs_bucket_start(cw, lo, hi, lo + (int32_t)((int64_t)n * part / c->parts));
+        const int32_t stop = cs_bucket_start(cw, lo, hi, lo + (int32_t)((int64_t)n * (part + 1) / c->parts));
+        for (; e < stop; ++e) {
+            if (!(e & 7) && e + 8 <= stop && !any8(cw->cs_act + e)) {
+                e += 7;
                 continue;
-            worst = rel > worst ? rel : worst;
-            cw->touched[r] = 1;
-            a->px[i] -= ov * u[0];
-            a->py[i] -= ov * u[1];
-            if (three) a->pz[i] -= ov * u[2];
-        }
-        if (!three && x->walls->seg_count > 0) {
-            int32_t found[WALL_QUERY_MAX];
-            float x0 = cw->x0[r], y0 = cw->y0[r];
-            float reach = ri + sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
-            int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach, found);
-            for (int32_t m = 0; m < nw; ++m) {
-                float wp[2];
-                float rel = wall_push(x->walls->seg[found[m]], a->px[i], a->py[i], x0, y0, ri, wp);
-                if (rel <= 0.0f) continue;
-                worst = rel > worst ? rel : worst;
-                cw->touched[r] = 1;
-                a->px[i] += wp[0];
-                a->py[i] += wp[1];
             }
+            if (!cw->cs_act[e]) continue;
+            const int32_t r = cw->cs_list[e];
+            if (cw->cs_elig[r] == CS_UNKNOWN) { /* its first turn: only its task writes its flags */
+                const int ok = cs_eligible(c, r);
+                cw->cs_elig[r] = ok ? CS_PARALLEL : CS_SERIAL;
+                cw->cs_restf[r] = (uint8_t)!ok;
+            }
+            if (cw->cs_elig[r] != CS_PARALLEL) continue;
+            const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act);
+            worst = mine > worst ? mine : worst;
         }
-        active[r] = worst > CONTACT_TOLERANCE;
-        worst = worst > worst_before ? worst : worst_before;
+    }
+    c->worst[worker] = worst;
+}
+
+/* One colored sweep (cs_plan made c): the largest overlap it met. */
+static float contact_sweep_colored(world_t* w, cs_ctx* c)
+{
+    const contact_world_t* cw = c->x->cw;
+    const int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) c->worst[k] = 0.0f;
+    if (c->resync) par_for(w, c->start[CS_COLORS], 2048, PAR_STATIC, cs_resync, c);
+    c->resync = 0;
+    const int32_t colors = c->x->w->dims == 3 ? 27 : 9;
+    for (int32_t col = 0; col < colors; ++col) {
+        const int32_t n = c->start[col + 1] - c->start[col];
+        if (n == 0) continue;
+        c->color = col;
+        c->parts = n < 64 ? 1 : n / 64 < CS_CHUNKS ? n / 64 : CS_CHUNKS;
+        par_for(w, c->parts, 1, PAR_STATIC | PAR_TASKS, cs_sweep_range, c);
+    }
+    float worst = 0.0f;
+    for (int32_t k = 0; k < workers; ++k) worst = c->worst[k] > worst ? c->worst[k] : worst;
+    for (int32_t r = 0; r < c->count; ++r) { /* the others, in participant order */
+        if (!(r & 7) && r + 8 <= c->count && !any8(cw->cs_restf + r)) {
+            r += 7;
+            continue;
+        }
+        if (!cw->cs_restf[r] || !cw->active[r]) continue;
+        const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act);
+        worst = mine > worst ? mine : worst;
     }
     return worst;
 }
@@ -605,7 +880,7 @@ int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
         c.radius_max = reach[k] > c.radius_max ? reach[k] : c.radius_max;
         c.travel_max = travel[k] > c.travel_max ? travel[k] : c.travel_max;
     }
-    if (c.x.g) c.sorted_at = grid_positions(grid_data(w));
+    if (c.x.g) c.sorted_at = grid_positions_par(w, grid_data(w));
     par_for(w, c.x.nt, 64, PAR_AFFINE, prepare_near, &c);
     return c.x.nt;
 }
@@ -693,14 +968,20 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         full = 0;
     }
     x.only_active = 0;
-    /* Serial sweeps over those still overlapping; once they hold, one
-     * parallel check of every participant (one never marked may meet a
-     * neighbor a sweep moved) marks what is left, if anything. */
+    /* Gauss-Seidel sweeps over those still overlapping, on this thread
+     * (after colored_after of them, colored sweeps when switched on); once
+     * they hold, one parallel check of every participant (one never marked
+     * may meet a neighbor a sweep moved) marks what is left, if anything. */
+    cs_ctx cs;
+    cs.worst = worst;
+    int colored = 0;
     for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
-        most = contact_sweep(&x, count);
+        if (cw->colored_after > 0 && sweep == cw->colored_after) colored = cs_plan(w, &x, count, &cs);
+        most = colored ? contact_sweep_colored(w, &cs) : contact_sweep(&x, count);
         if (most <= CONTACT_TOLERANCE) {
             for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
             par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+            cs.resync = 1; /* the check wrote the participants' flags */
             most = 0.0f;
             for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
         }
@@ -775,6 +1056,74 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     return 1;
 }
 
+/* The colored sweeps' scratch: `parts` participants, `sorted` positions
+ * in the spatial hash (at most every agent). 0 when out of memory (the old
+ * scratch stays). */
+static int cs_reserve(world_t* w, int32_t parts, int32_t sorted)
+{
+    contact_world_t* cw = contact_data(w);
+    const allocator_t* a = &w->alloc;
+    if (sorted > cw->cs_sorted_capacity) {
+        int32_t cap = sorted < 64 ? 64 : sorted + sorted / 2;
+        size_t n = (size_t)cap, old = (size_t)cw->cs_sorted_capacity;
+        uint8_t* color = (uint8_t*)mem_alloc(a, n);
+        int32_t* bucket = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        int32_t* part = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        int32_t* cell = (int32_t*)mem_alloc(a, 3 * n * sizeof(int32_t));
+        if (!color || !bucket || !part || !cell) {
+            mem_free(a, color, n);
+            mem_free(a, bucket, n * sizeof(int32_t));
+            mem_free(a, part, n * sizeof(int32_t));
+            mem_free(a, cell, 3 * n * sizeof(int32_t));
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)sorted);
+            return 0;
+        }
+        mem_free(a, cw->cs_color, old);
+        mem_free(a, cw->cs_bucket, old * sizeof(int32_t));
+        mem_free(a, cw->cs_part, old * sizeof(int32_t));
+        mem_free(a, cw->cs_cell, 3 * old * sizeof(int32_t));
+        cw->cs_cell = cell;
+        cw->cs_color = color;
+        cw->cs_bucket = bucket;
+        cw->cs_part = part;
+        cw->cs_sorted_capacity = cap;
+    }
+    if (parts > cw->cs_part_capacity) {
+        int32_t cap = parts < 64 ? 64 : parts + parts / 2;
+        size_t n = (size_t)cap, old = (size_t)cw->cs_part_capacity;
+        int32_t* list = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        int32_t* lbucket = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        uint8_t* elig = (uint8_t*)mem_alloc(a, n);
+        uint8_t* restf = (uint8_t*)mem_alloc(a, n);
+        int32_t* entry = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        uint8_t* act = (uint8_t*)mem_alloc(a, n);
+        if (!list || !lbucket || !elig || !restf || !entry || !act) {
+            mem_free(a, list, n * sizeof(int32_t));
+            mem_free(a, lbucket, n * sizeof(int32_t));
+            mem_free(a, elig, n);
+            mem_free(a, restf, n);
+            mem_free(a, entry, n * sizeof(int32_t));
+            mem_free(a, act, n);
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
+            return 0;
+        }
+        mem_free(a, cw->cs_list, old * sizeof(int32_t));
+        mem_free(a, cw->cs_lbucket, old * sizeof(int32_t));
+        mem_free(a, cw->cs_elig, old);
+        mem_free(a, cw->cs_restf, old);
+        mem_free(a, cw->cs_entry, old * sizeof(int32_t));
+        mem_free(a, cw->cs_act, old);
+        cw->cs_entry = entry;
+        cw->cs_act = act;
+        cw->cs_list = list;
+        cw->cs_lbucket = lbucket;
+        cw->cs_elig = elig;
+        cw->cs_restf = restf;
+        cw->cs_part_capacity = cap;
+    }
+    return 1;
+}
+
 static int32_t participants(const world_t* w)
 {
     return w->comps[COMP_CROWD].table.count + w->comps[COMP_CONTACT].table.count;
@@ -785,7 +1134,9 @@ static int contact_reserve_step(world_t* w)
 {
     int32_t parts = participants(w);
     if (parts == 0) return 1;
-    return contact_reserve(w, parts + w->pending_adds, w->comps[COMP_CONTACT].table.count + w->pending_adds);
+    return contact_reserve(w, parts + w->pending_adds, w->comps[COMP_CONTACT].table.count + w->pending_adds) &&
+           (contact_data(w)->colored_after <= 0 ||
+            cs_reserve(w, parts + w->pending_adds, w->agents.count + w->pending_adds));
 }
 
 static int contact_needs(const shoal_agent_def_t* d) { return d->contacts != 0 && !d->crowd.enabled; }
@@ -795,7 +1146,8 @@ static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)
 {
     if (!d->crowd.enabled && !contact_needs(d)) return 1;
     int32_t more = w->pending_adds + 1;
-    return contact_reserve(w, participants(w) + more, w->comps[COMP_CONTACT].table.count + more);
+    return contact_reserve(w, participants(w) + more, w->comps[COMP_CONTACT].table.count + more) &&
+           (contact_data(w)->colored_after <= 0 || cs_reserve(w, participants(w) + more, w->agents.count + more));
 }
 
 /* Contact row r goes; the last row moves into it: its candidates follow. */
@@ -826,6 +1178,17 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->touched, n);
     mem_free(&w->alloc, cw->moved, n);
     mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
+    size_t ns = (size_t)cw->cs_sorted_capacity, np = (size_t)cw->cs_part_capacity;
+    mem_free(&w->alloc, cw->cs_color, ns);
+    mem_free(&w->alloc, cw->cs_bucket, ns * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_part, ns * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_cell, 3 * ns * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_list, np * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_lbucket, np * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_elig, np);
+    mem_free(&w->alloc, cw->cs_restf, np);
+    mem_free(&w->alloc, cw->cs_entry, np * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_act, np);
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CONTACT] = NULL;
 }

@@ -30,6 +30,29 @@ typedef struct contact_world_t {
     uint8_t* touched;    /* the pass moved it this step */
     uint8_t* moved;      /* the last Jacobi iteration pushed it (to be applied) */
     int32_t capacity;    /* participants the scratch holds */
+    /* The colored sweeps (contacts.c): per sorted position of the spatial
+     * hash its color (CS_NONE: none) and bucket, and the participant there
+     * that the colored sweeps take (-1: none); the colored participants by
+     * color, then sorted position, with their buckets; a flag per
+     * participant for those that take their turns on the calling thread. */
+    uint8_t* cs_color;
+    int32_t* cs_bucket;
+    int32_t* cs_cell;    /* 3 per sorted position: its cell's coordinates */
+    int32_t* cs_part;
+    int32_t cs_sorted_capacity;
+    int32_t* cs_list;
+    int32_t* cs_lbucket;
+    uint8_t* cs_elig;    /* per participant: whether its turns can be parallel (contacts.c) */
+    uint8_t* cs_restf;
+    int32_t* cs_entry;   /* per participant: its place in cs_list, -1: not colored */
+    uint8_t* cs_act;     /* per place in cs_list: its participant's active flag */
+    int32_t cs_part_capacity;
+    /* 0 (the default): a step's Gauss-Seidel sweeps all run on the calling
+     * thread; n > 0: the first n do, then colored sweeps by the workers
+     * (contacts.c), which give other results (the same for any thread
+     * count). An internal switch, for `bench crowd --colored-sweeps-after`
+     * and tests, until the colored sweeps are measured on many cores. */
+    int32_t colored_after;
     int32_t iterations_last; /* contact iterations of the last step */
     float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
 } contact_world_t;
