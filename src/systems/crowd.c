@@ -283,19 +283,13 @@ static inline uint64_t crowd_list_key(float d2, int32_t k)
     return (uint64_t)bits << 32 | (uint32_t)k;
 }
 
-/* CROWD_LIST_MAX values copied a lane at a time: short fixed copies that
- * stay inline (memcpy of a count is a call, and holds and builds copy a
- * list each; the copy's tail past the used part is never read). */
+/* CROWD_LIST_MAX values copied a lane at a time: a short fixed copy that
+ * stays inline (memcpy of a count is a call, and each hold copies a list
+ * twice; the copy's tail past the used part is never read). */
 static inline void list_copy_i(int32_t* dst, const int32_t* src)
 {
     int32_t m = 0;
     for (; m + SHOAL_LANES <= CROWD_LIST_MAX; m += SHOAL_LANES) lanei_storeu(dst + m, lanei_loadu(src + m));
-    for (; m < CROWD_LIST_MAX; ++m) dst[m] = src[m];
-}
-static inline void list_copy_f(float* dst, const float* src)
-{
-    int32_t m = 0;
-    for (; m + SHOAL_LANES <= CROWD_LIST_MAX; m += SHOAL_LANES) lane_storeu(dst + m, lane_loadu(src + m));
     for (; m < CROWD_LIST_MAX; ++m) dst[m] = src[m];
 }
 
@@ -328,8 +322,8 @@ static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int3
     /* the nearest cap of them, in order (from a copy: picking reorders) */
     _Alignas(64) float td[CROWD_LIST_MAX + SHOAL_MAX_LANES];
     int32_t tk[CROWD_LIST_MAX];
-    list_copy_f(td, sd); /* past m nothing is read */
-    list_copy_i(tk, sk);
+    memcpy(td, sd, (size_t)m * sizeof *td);
+    memcpy(tk, sk, (size_t)m * sizeof *tk);
     nearest got;
     got.count = 0;
     got.cap = cap;
