@@ -42,7 +42,10 @@ typedef struct contact_world_t {
     int32_t cs_sorted_capacity;
     int32_t* cs_list;
     int32_t* cs_lbucket;
-    uint8_t* cs_elig;    /* per participant: whether its turns can be parallel (contacts.c) */
+    /* per participant: whether its turns can be parallel (unknown until
+     * its first turn, contacts.c); cs_restf is that "serial" answer alone,
+     * as 0 or 1, so that the serial pass skips eight at a time */
+    uint8_t* cs_elig;
     uint8_t* cs_restf;
     int32_t* cs_entry;   /* per participant: its place in cs_list, -1: not colored */
     uint8_t* cs_act;     /* per place in cs_list: its participant's active flag */

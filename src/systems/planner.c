@@ -249,20 +249,34 @@ static plan_sphere_t track_piece(vec3 a, float ta, vec3 b, float tb, float radiu
     return s;
 }
 
-/* counts[0, n) turned into where each run starts (an exclusive prefix sum),
- * the total returned: from par_min entries on, over PREFIX_CHUNKS fixed
- * chunks by the world's workers (each chunk's sum, a prefix over the
- * chunks, then each chunk's own), the same values for any thread count.
- * The sums fit an int32_t (the callers' totals are bounded). */
-#define PREFIX_CHUNKS 64
+/* The chunked passes over rows (the tracks' prefix, the step's list of
+ * searches): PAR_CHUNKS fixed chunks, so that what each chunk finds, and
+ * so the result, is the same for any thread count. */
+#define PAR_CHUNKS 64
 
+static inline int32_t chunk_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / PAR_CHUNKS); }
+
+/* a[0, n) turned into where each run starts (an exclusive prefix sum) on
+ * this thread; the total returned. */
+static int32_t exclusive_prefix(int32_t* a, int32_t n)
+{
+    int32_t total = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        const int32_t here = a[i];
+        a[i] = total;
+        total += here;
+    }
+    return total;
+}
+
+/* The same from par_min entries on, over the chunks by the world's workers
+ * (each chunk's sum, a prefix over the chunks, then each chunk's own). The
+ * sums fit an int32_t (the callers' totals are bounded). */
 typedef struct prefix_ctx {
     int32_t* a;
     int32_t n;
-    int32_t sum[PREFIX_CHUNKS]; /* each chunk's sum, then where it starts */
+    int32_t sum[PAR_CHUNKS]; /* each chunk's sum, then where it starts */
 } prefix_ctx;
-
-static inline int32_t prefix_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / PREFIX_CHUNKS); }
 
 static void prefix_sum_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -270,7 +284,7 @@ static void prefix_sum_range(int32_t begin, int32_t end, int32_t worker, void* v
     prefix_ctx* c = (prefix_ctx*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t s = 0;
-        for (int32_t i = prefix_first(c->n, ch); i < prefix_first(c->n, ch + 1); ++i) s += c->a[i];
+        for (int32_t i = chunk_first(c->n, ch); i < chunk_first(c->n, ch + 1); ++i) s += c->a[i];
         c->sum[ch] = s;
     }
 }
@@ -281,7 +295,7 @@ static void prefix_write_range(int32_t begin, int32_t end, int32_t worker, void*
     prefix_ctx* c = (prefix_ctx*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t at = c->sum[ch];
-        for (int32_t i = prefix_first(c->n, ch); i < prefix_first(c->n, ch + 1); ++i) {
+        for (int32_t i = chunk_first(c->n, ch); i < chunk_first(c->n, ch + 1); ++i) {
             const int32_t here = c->a[i];
             c->a[i] = at;
             at += here;
@@ -293,25 +307,13 @@ static int32_t par_min_of(const planner_world_t* pw) { return pw->par_min > 0 ? 
 
 static int32_t prefix_par(world_t* w, int32_t* a, int32_t n, int32_t par_min)
 {
-    int32_t total = 0;
-    if (n < par_min) {
-        for (int32_t i = 0; i < n; ++i) {
-            const int32_t here = a[i];
-            a[i] = total;
-            total += here;
-        }
-        return total;
-    }
+    if (n < par_min) return exclusive_prefix(a, n);
     prefix_ctx c;
     c.a = a;
     c.n = n;
-    par_for(w, PREFIX_CHUNKS, 1, PAR_STATIC, prefix_sum_range, &c);
-    for (int32_t ch = 0; ch < PREFIX_CHUNKS; ++ch) {
-        const int32_t here = c.sum[ch];
-        c.sum[ch] = total;
-        total += here;
-    }
-    par_for(w, PREFIX_CHUNKS, 1, PAR_STATIC, prefix_write_range, &c);
+    par_for(w, PAR_CHUNKS, 1, PAR_STATIC, prefix_sum_range, &c);
+    const int32_t total = exclusive_prefix(c.sum, PAR_CHUNKS);
+    par_for(w, PAR_CHUNKS, 1, PAR_STATIC, prefix_write_range, &c);
     return total;
 }
 
@@ -799,16 +801,15 @@ int planner_reserve_def(world_t* w, const shoal_agent_def_t* d)
 }
 
 /* The step's searches listed in parallel (par_min planner agents or
- * more): each of PICK_CHUNKS fixed chunks of the rows counts its own, a
+ * more): each of PAR_CHUNKS fixed chunks of the rows counts its own, a
  * prefix over the chunks gives where each writes; the list is the serial
  * loop's for any thread count. */
-#define PICK_CHUNKS 64
 
 typedef struct pick_ctx {
     const planner_view_t* v;
     int32_t* list;
     int32_t count, m;
-    int32_t chunk_n[PICK_CHUNKS]; /* each chunk's searches, then where they go */
+    int32_t chunk_n[PAR_CHUNKS]; /* each chunk's searches, then where they go */
 } pick_ctx;
 
 /* Whether component row r searches this step: a new agent, or one whose
@@ -818,15 +819,13 @@ static inline int searches_now(const planner_view_t* v, int32_t r, int32_t m)
     return v->plan_now[r] || v->len[r] - v->k[r] < m;
 }
 
-static inline int32_t pick_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / PICK_CHUNKS); }
-
 static void pick_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     pick_ctx* c = (pick_ctx*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t n = 0;
-        for (int32_t r = pick_first(c->count, ch); r < pick_first(c->count, ch + 1); ++r) n += searches_now(c->v, r, c->m);
+        for (int32_t r = chunk_first(c->count, ch); r < chunk_first(c->count, ch + 1); ++r) n += searches_now(c->v, r, c->m);
         c->chunk_n[ch] = n;
     }
 }
@@ -837,7 +836,7 @@ static void pick_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
     pick_ctx* c = (pick_ctx*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t at = c->chunk_n[ch];
-        for (int32_t r = pick_first(c->count, ch); r < pick_first(c->count, ch + 1); ++r)
+        for (int32_t r = chunk_first(c->count, ch); r < chunk_first(c->count, ch + 1); ++r)
             if (searches_now(c->v, r, c->m)) c->list[at++] = r;
     }
 }
@@ -862,14 +861,10 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     pick_ctx pc = {&v, pw->replan, count, m, {0}};
     int32_t searches = 0;
     if (count >= par_min_of(pw)) {
-        par_for(w, PICK_CHUNKS, 1, PAR_STATIC, pick_count, &pc);
-        for (int32_t ch = 0; ch < PICK_CHUNKS; ++ch) {
-            const int32_t here = pc.chunk_n[ch];
-            pc.chunk_n[ch] = searches;
-            searches += here;
-        }
+        par_for(w, PAR_CHUNKS, 1, PAR_STATIC, pick_count, &pc);
+        searches = exclusive_prefix(pc.chunk_n, PAR_CHUNKS);
         if (searches == 0) return 0;
-        par_for(w, PICK_CHUNKS, 1, PAR_STATIC, pick_write, &pc);
+        par_for(w, PAR_CHUNKS, 1, PAR_STATIC, pick_write, &pc);
     } else {
         for (int32_t r = 0; r < count; ++r)
             if (searches_now(&v, r, m)) pw->replan[searches++] = r;
@@ -881,7 +876,7 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     if (failed) return scene_failure(w, "planner", failed);
     const plan_scene_t* agents = planner_step_agents(w, dt, &failed);
     if (failed) return scene_failure(w, "planner", failed);
-    if (!reserve_scratch(w, pw, plan_scratch_bytes((int32_t)nodes))) {
+    if (!reserve_scratch(w, pw, scratch_bytes_for(nodes))) {
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "planner: out of memory for %lld search states per worker",
                    (long long)nodes);
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
