@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "ecs/world.h"
+#include "systems/components.h"
+#include "shoal/snapshot.h"
 #include "support.h"
 
 Test(world, create_rejects_bad_defs)
@@ -323,4 +325,193 @@ Test(world, systems_are_timed_and_can_be_disabled)
                  "with integrate disabled nothing moves");
     cr_assert_neq(shoal_world_state_hash(w), before, "the step count still advances");
     shoal_world_destroy(w);
+}
+
+/* ---- parameter columns that hold one value -------------------------------- */
+
+/* A flock whose agents share every parameter: poses vary, nothing else. */
+static shoal_world_t* one_value_flock(int dims, int n)
+{
+    shoal_world_t* w = make_world(dims, 2, SHOAL_BACKEND_OPENMP);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    /* Each parameter its own value, so that a kernel taking one for
+     * another gives other results. */
+    d.vehicle.mass = 1.3f;
+    d.vehicle.inertia = 0.7f;
+    d.vehicle.max_force = 9.0f;
+    d.vehicle.max_torque = 4.0f;
+    d.vehicle.max_speed = 6.0f;
+    d.vehicle.max_turn_rate = 2.5f;
+    d.control.speed_gain = 2.2f;
+    d.control.heading_gain = 5.1f;
+    d.control.turn_damping = 1.7f;
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_COHERE] = 0.3f;
+    d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+    float* pos = calloc((size_t)n * 3, sizeof *pos);
+    float* heads = calloc((size_t)n, sizeof *heads);
+    for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < dims; ++k) pos[3 * i + k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, -20.0f, 20.0f);
+        heads[i] = rng_range(11, (uint64_t)i, 1, 0, -3.0f, 3.0f);
+    }
+    shoal_agent_arrays_t a;
+    memset(&a, 0, sizeof a);
+    a.positions = pos;
+    a.headings = heads;
+    cr_assert_eq(shoal_agents_add(w, &d, &a, n, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    free(pos);
+    free(heads);
+    return w;
+}
+
+/* Steps both worlds, b always through the columns (its one-value bits
+ * dropped before each step), and compares them step by step. */
+static void step_against_columns(shoal_world_t* a, shoal_world_t* b, int steps, const char* phase)
+{
+    for (int s = 0; s < steps; ++s) {
+        cr_assert(agent_params_check(a), "%s step %d: a bit claims one value a column does not hold", phase, s);
+        world_t* wb = (world_t*)b;
+        wb->params_one = 0;
+        wb->comps[COMP_WANDER].note_state = 2; /* wander's parameters too */
+        wb->comps[COMP_WANDER].note_version = wb->comps[COMP_WANDER].version;
+        cr_assert_eq(shoal_world_step(a, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(a));
+        cr_assert_eq(shoal_world_step(b, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(b));
+        cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b), "%s: step %d differs", phase, s);
+    }
+}
+
+static void one_value_columns_in(int dims)
+{
+    enum { N = 700 };
+    shoal_world_t* a = one_value_flock(dims, N);
+    shoal_world_t* b = one_value_flock(dims, N);
+    const world_t* wa = (const world_t*)a;
+    /* Everything the kernels broadcast is known to hold one value, the
+     * behavior weights that steer skips at zero among them. */
+    cr_assert_eq(wa->params_one, (1u << AP_COUNT) - 1u, "bits %x", wa->params_one);
+    step_against_columns(a, b, 12, "shared parameters");
+    cr_assert_eq(wa->comps[COMP_WANDER].note_state, 1, "wander took its parameters as one value");
+
+    /* One agent's max speed: that column's bit goes, the rest stay. */
+    shoal_agent_t ids[N];
+    cr_assert_eq(shoal_world_row_handles(a, 0, N, ids), SHOAL_OK);
+    shoal_agent_t idb[N];
+    cr_assert_eq(shoal_world_row_handles(b, 0, N, idb), SHOAL_OK);
+    shoal_agent_def_t got;
+    cr_assert_eq(shoal_agent_get_def(a, ids[5], &got), SHOAL_OK);
+    shoal_vehicle_t v = got.vehicle;
+    cr_assert_eq(shoal_agent_set_vehicle(a, ids[5], &v), SHOAL_OK);
+    cr_assert_eq(wa->params_one, (1u << AP_COUNT) - 1u, "the same values keep every bit: %x", wa->params_one);
+    v.max_speed *= 0.5f;
+    cr_assert_eq(shoal_agent_set_vehicle(a, ids[5], &v), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_vehicle(b, idb[5], &v), SHOAL_OK);
+    cr_assert_eq(wa->params_one, ((1u << AP_COUNT) - 1u) & ~AP_BIT(AC_MAX_SPEED), "bits %x", wa->params_one);
+    step_against_columns(a, b, 6, "one max speed");
+
+    /* One agent wanders its own way. */
+    shoal_wander_t wd = got.wander;
+    wd.noise *= 0.5f;
+    cr_assert_eq(shoal_agent_set_wander(a, ids[7], &wd), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_wander(b, idb[7], &wd), SHOAL_OK);
+    step_against_columns(a, b, 4, "one wanderer");
+    cr_assert_eq(wa->comps[COMP_WANDER].note_state, 2);
+
+    /* One agent seeks: steer reads the weights again. */
+    cr_assert_eq(shoal_agent_set_behavior(a, ids[9], SHOAL_BEHAVIOR_SEEK, 1.0f), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_behavior(b, idb[9], SHOAL_BEHAVIOR_SEEK, 1.0f), SHOAL_OK);
+    cr_assert_eq(wa->params_one & AP_BIT(AC_W_SEEK), 0u);
+    step_against_columns(a, b, 6, "one seeker");
+
+    /* Agents added in bulk with other gains, and one by one. */
+    shoal_agent_def_t d = got; /* agent 5 as it was: the shared parameters */
+    d.control.heading_gain *= 2.0f;
+    cr_assert_eq(shoal_agents_add(a, &d, NULL, 40, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_agents_add(b, &d, NULL, 40, NULL), SHOAL_OK);
+    cr_assert_eq(wa->params_one & AP_BIT(AC_HEADING_GAIN), 0u);
+    cr_assert_neq(wa->params_one & AP_BIT(AC_MASS), 0u);
+    d.vehicle.mass = 3.0f;
+    cr_assert_eq(shoal_agent_add(a, &d, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_agent_add(b, &d, NULL), SHOAL_OK);
+    cr_assert_eq(wa->params_one & AP_BIT(AC_MASS), 0u);
+    step_against_columns(a, b, 6, "added agents");
+
+    /* Removing every agent but one, then writing it, makes its values the
+     * one value again. */
+    int32_t n = shoal_world_agent_count(a);
+    shoal_agent_t* all = calloc((size_t)n, sizeof *all);
+    cr_assert_eq(shoal_world_row_handles(a, 0, n, all), SHOAL_OK);
+    cr_assert_eq(shoal_agents_remove(a, all + 1, n - 1), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_vehicle(a, all[0], &v), SHOAL_OK);
+    cr_assert_eq(wa->params_one, (1u << AP_COUNT) - 1u, "bits %x", wa->params_one);
+    cr_assert(agent_params_check(a));
+    free(all);
+    shoal_world_destroy(a);
+    shoal_world_destroy(b);
+}
+
+Test(world, one_value_parameter_columns_give_the_columns_results_2d) { one_value_columns_in(2); }
+Test(world, one_value_parameter_columns_give_the_columns_results_3d) { one_value_columns_in(3); }
+
+/* A snapshot's columns are read raw: the loaded world finds its one-value
+ * columns from them, including one that the saved world had given up on. */
+Test(world, one_value_parameter_columns_after_a_snapshot)
+{
+    enum { N = 300 };
+    shoal_world_t* a = one_value_flock(2, N);
+    shoal_agent_t ids[N];
+    cr_assert_eq(shoal_world_row_handles(a, 0, N, ids), SHOAL_OK);
+    shoal_agent_def_t got;
+    cr_assert_eq(shoal_agent_get_def(a, ids[3], &got), SHOAL_OK);
+    shoal_vehicle_t v = got.vehicle;
+    v.max_force *= 2.0f;
+    cr_assert_eq(shoal_agent_set_vehicle(a, ids[3], &v), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_behavior(a, ids[4], SHOAL_BEHAVIOR_FLEE, 1.0f), SHOAL_OK);
+    cr_assert_eq(shoal_agents_remove(a, &ids[4], 1), SHOAL_OK);
+    step_n(a, 3, 0.05f);
+    const world_t* wa = (const world_t*)a;
+    cr_assert_eq(wa->params_one & (AP_BIT(AC_MAX_FORCE) | AP_BIT(AC_W_FLEE)), 0u);
+
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(a, NULL, 0, &size), SHOAL_OK);
+    void* buf = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(a, buf, size, &size), SHOAL_OK);
+    shoal_world_t* b = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &b, &err), SHOAL_OK, "%s", err.message);
+    free(buf);
+    const world_t* wb = (const world_t*)b;
+    cr_assert(agent_params_check(b));
+    cr_assert_eq(wb->params_one & AP_BIT(AC_MAX_FORCE), 0u);
+    cr_assert_neq(wb->params_one & AP_BIT(AC_W_FLEE), 0u, "the fleeing agent is gone: one value again");
+    cr_assert_eq(wb->params_one | AP_BIT(AC_MAX_FORCE), (1u << AP_COUNT) - 1u, "bits %x", wb->params_one);
+    step_n(a, 5, 0.05f);
+    step_n(b, 5, 0.05f);
+    cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b));
+    shoal_world_destroy(a);
+    shoal_world_destroy(b);
+}
+
+/* An agent added inside a step lands at the stage's end, through the same
+ * writer. */
+static shoal_status_t add_heavy(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    if (shoal_world_step_count(w) != 2) return SHOAL_OK;
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.vehicle.inertia = 9.0f;
+    return shoal_agent_add(w, &d, NULL);
+}
+
+Test(world, one_value_parameter_columns_follow_adds_inside_a_step)
+{
+    shoal_world_t* a = one_value_flock(2, 200);
+    shoal_world_t* b = one_value_flock(2, 200);
+    cr_assert_eq(shoal_world_add_system(a, "add_heavy", SHOAL_STAGE_DECIDE, add_heavy, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_system(b, "add_heavy", SHOAL_STAGE_DECIDE, add_heavy, NULL), SHOAL_OK);
+    step_against_columns(a, b, 6, "an add inside a step");
+    cr_assert_eq(shoal_world_agent_count(a), 201);
+    cr_assert_eq(((const world_t*)a)->params_one & AP_BIT(AC_INERTIA), 0u);
+    shoal_world_destroy(a);
+    shoal_world_destroy(b);
 }

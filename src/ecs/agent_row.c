@@ -41,6 +41,65 @@ void agent_write_params(world_t* w, int32_t row, const shoal_agent_def_t* d)
     TABLE_COL(&w->agents, uint32_t, AC_GROUP)[row] = d->group;
     TABLE_COL(&w->agents, uint32_t, AC_USER_LO)[row] = (uint32_t)d->user_value;
     TABLE_COL(&w->agents, uint32_t, AC_USER_HI)[row] = (uint32_t)(d->user_value >> 32);
+    /* Every caller writes a live row: the others are the rest. */
+    float vals[AP_COUNT];
+    for (int k = 0; k < AP_COUNT; ++k) vals[k] = AGENT_F(w, AP_FIRST + k)[row];
+    agent_params_note(w, vals, w->agents.count - 1);
+}
+
+static uint32_t float_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+void agent_params_note(world_t* w, const float* vals, int32_t others)
+{
+    for (int k = 0; k < AP_COUNT; ++k) {
+        uint32_t b = float_bits(vals[k]);
+        if (others <= 0) {
+            w->params_one |= 1u << k;
+            w->params_bits[k] = b;
+        } else if (w->params_bits[k] != b) {
+            w->params_one &= ~(1u << k);
+        }
+    }
+}
+
+void agent_params_rescan(world_t* w)
+{
+    int32_t n = w->agents.count;
+    w->params_one = 0;
+    for (int k = 0; k < AP_COUNT; ++k) {
+        const uint32_t* col = TABLE_COL(&w->agents, const uint32_t, AP_FIRST + k);
+        uint32_t first = n > 0 ? col[0] : 0;
+        int32_t r = 1;
+        while (r < n && col[r] == first) ++r;
+        if (r >= n) w->params_one |= 1u << k;
+        w->params_bits[k] = first;
+    }
+}
+
+int agent_params_one(const world_t* w, const int* cols, int n, float* out)
+{
+    for (int i = 0; i < n; ++i) {
+        int k = cols[i] - AP_FIRST;
+        if (!(w->params_one >> k & 1u)) return 0;
+        memcpy(&out[i], &w->params_bits[k], sizeof out[i]);
+    }
+    return 1;
+}
+
+int agent_params_check(const world_t* w)
+{
+    for (int k = 0; k < AP_COUNT; ++k) {
+        if (!(w->params_one >> k & 1u)) continue;
+        const uint32_t* col = TABLE_COL(&w->agents, const uint32_t, AP_FIRST + k);
+        for (int32_t r = 0; r < w->agents.count; ++r)
+            if (col[r] != w->params_bits[k]) return 0;
+    }
+    return 1;
 }
 
 uint64_t agent_row_user_value(const world_t* w, int32_t row)

@@ -326,6 +326,10 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     }
     w->structure_version++;
     par_for(w, count, 1024, PAR_STATIC, bulk_write, &c);
+    /* Every row written holds the definition's parameters: row base's. */
+    float vals[AP_COUNT];
+    for (int k = 0; k < AP_COUNT; ++k) vals[k] = AGENT_F(w, AP_FIRST + k)[c.base];
+    agent_params_note(w, vals, c.base);
     mem_free(&w->alloc, slots, slots_size);
     return SHOAL_OK;
 }

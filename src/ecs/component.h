@@ -15,6 +15,10 @@ typedef struct component_t {
      * for every row) holds while this is unchanged. Removing rows and
      * reordering them do not bump it. */
     uint64_t version;
+    /* A system's note of what the columns hold, kept while `version` is
+     * unchanged (wander: whether its parameters hold one value each). */
+    uint64_t note_version;
+    int32_t note_state; /* 0: none yet */
 } component_t;
 
 void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count);

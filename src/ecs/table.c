@@ -252,6 +252,8 @@ void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t colum
     comp->sparse = NULL;
     comp->sparse_capacity = 0;
     comp->version = 0;
+    comp->note_version = 0;
+    comp->note_state = 0;
 }
 
 void component_release(component_t* comp, const allocator_t* a)

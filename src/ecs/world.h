@@ -46,6 +46,12 @@ enum agent_column {
 
 #define AGENT_F(w, col) TABLE_COL(&(w)->agents, float, (col))
 
+/* The parameter columns whose one-value state the world keeps (params_one
+ * below): AC_MASS .. AC_DEPART_GAIN, bit k for column AP_FIRST + k. */
+#define AP_FIRST AC_MASS
+#define AP_COUNT (AC_DEPART_GAIN - AC_MASS + 1)
+#define AP_BIT(col) (1u << ((col) - AP_FIRST))
+
 /* A system's view of the agent table: every column's array, fetched once
  * per run (agent_view) instead of column by column in each block. 3D-only
  * columns are NULL in a 2D world. Bytes per agent: 4 per column. */
@@ -190,6 +196,16 @@ struct shoal_world_t {
     uint64_t row_mask_structure;
     int32_t row_mask_counts[WORLD_MAX_COMPONENTS];
     uint64_t row_mask_versions[WORLD_MAX_COMPONENTS];
+    /* Parameter columns that hold one value in every live row (bit k:
+     * column AP_FIRST + k holds params_bits[k], compared as bits), so that
+     * a system broadcasts the value instead of streaming the column: at
+     * 10M agents a flock's control and integrate read 12 such columns a
+     * row. Every writer of these columns keeps it exact (agent_params_note
+     * and agent_params_rescan, agent_row.c); a column that may hold two
+     * values has its bit cleared, and a removal leaves the bits as they
+     * are (the rows left hold the values they held). */
+    uint32_t params_one;
+    uint32_t params_bits[AP_COUNT];
 
     /* space */
     int32_t wrap;
@@ -364,6 +380,17 @@ int world_reserve_row_mask(world_t* w);
  * orientation, forward axis and user value of a row; the whole definition
  * read back from a live row. */
 void agent_write_params(world_t* w, int32_t row, const shoal_agent_def_t* d);
+/* The parameter columns' one-value state after rows were written with the
+ * values `vals` (AP_COUNT floats in column order, the same for every row
+ * written) while `others` live rows kept theirs. */
+void agent_params_note(world_t* w, const float* vals, int32_t others);
+/* The state from the columns themselves (after a snapshot is read). */
+void agent_params_rescan(world_t* w);
+/* 1 when every column in `cols` (n of them, each in AP range) holds one
+ * value in every live row; its values then go to out[0 .. n). */
+int agent_params_one(const world_t* w, const int* cols, int n, float* out);
+/* Whether the state is true of the columns: for tests. */
+int agent_params_check(const world_t* w);
 void agent_write_pose(world_t* w, int32_t row, const float p[3], const float v[3], float heading, quat q);
 void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward);
 int agent_reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t extra);

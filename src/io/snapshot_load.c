@@ -523,6 +523,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         shoal_world_destroy(w);
         return error_set(err, status, "%s: %s", source, rd.msg);
     }
+    agent_params_rescan(w);
     w->error[0] = '\0';
     *out = w;
     return SHOAL_OK;

@@ -18,10 +18,19 @@
 #include "simd/lanes.h"
 #include "systems/systems.h"
 
+/* The parameters a row's integration reads, in this order; broadcast when
+ * each holds one value in every row (world_t.params_one), as in control.c. */
+static const int integrate_params[] = {AC_MASS, AC_INERTIA, AC_MAX_SPEED, AC_MAX_TURN_RATE};
+enum { IP_MASS, IP_INERTIA, IP_VMAX, IP_WMAX, IP_COUNT };
+
 typedef struct integrate_ctx {
     world_t* w;
     float dt;
+    int one;
+    lanef param[IP_COUNT];
 } integrate_ctx;
+
+#define INTEGRATE_PARAM(one, k, col) ((one) ? (one)[k] : lane_load_n((col) + i, n))
 
 
 /* x where x > 0, else 1: a divisor for rows that may be padding. */
@@ -38,14 +47,15 @@ typedef struct cols_2d {
 } cols_2d;
 
 static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d* c, int32_t i,
-                                                                       int32_t n, lanef dt)
+                                                                       int32_t n, lanef dt,
+                                                                       const lanef* one)
 {
     lanef fx = lane_load_n(c->fx + i, n), fy = lane_load_n(c->fy + i, n), tz = lane_load_n(c->tz + i, n);
     /* Divides are the bottleneck here (a 512-bit one issues about every 16
      * cycles): one for 1/m serves both force components. */
-    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(lane_load_n(c->mass + i, n)));
-    lanef inertia = positive_or_one(lane_load_n(c->inertia + i, n));
-    lanef vmax = lane_load_n(c->vmax + i, n), wmax = lane_load_n(c->wmax + i, n);
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(INTEGRATE_PARAM(one, IP_MASS, c->mass)));
+    lanef inertia = positive_or_one(INTEGRATE_PARAM(one, IP_INERTIA, c->inertia));
+    lanef vmax = INTEGRATE_PARAM(one, IP_VMAX, c->vmax), wmax = INTEGRATE_PARAM(one, IP_WMAX, c->wmax);
 
     lanef nvx = lane_add(lane_load_n(c->vx + i, n), lane_mul(lane_mul(fx, inv_m), dt));
     lanef nvy = lane_add(lane_load_n(c->vy + i, n), lane_mul(lane_mul(fy, inv_m), dt));
@@ -81,8 +91,13 @@ static void integrate_range_2d(int32_t begin, int32_t end, int32_t worker, void*
     };
     const lanef dt = lane_set1(ctx->dt);
     int32_t i = begin;
-    for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_2d(&c, i, SHOAL_LANES, dt);
-    if (i < end) integrate_lanes_2d(&c, i, end - i, dt);
+    if (ctx->one) {
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_2d(&c, i, SHOAL_LANES, dt, ctx->param);
+        if (i < end) integrate_lanes_2d(&c, i, end - i, dt, ctx->param);
+    } else {
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_2d(&c, i, SHOAL_LANES, dt, NULL);
+        if (i < end) integrate_lanes_2d(&c, i, end - i, dt, NULL);
+    }
 }
 
 /* ---- 3D ------------------------------------------------------------------ */
@@ -93,15 +108,16 @@ typedef struct cols_3d {
 } cols_3d;
 
 static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d* c, int32_t i,
-                                                                       int32_t n, lanef dt)
+                                                                       int32_t n, lanef dt,
+                                                                       const lanef* one)
 {
-    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(lane_load_n(c->mass + i, n)));
-    lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(lane_load_n(c->inertia + i, n)));
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(INTEGRATE_PARAM(one, IP_MASS, c->mass)));
+    lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(INTEGRATE_PARAM(one, IP_INERTIA, c->inertia)));
 
     lanev3 v = { lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n) };
     const lanev3 f = { lane_load_n(c->fx + i, n), lane_load_n(c->fy + i, n), lane_load_n(c->fz + i, n) };
     v = lanev3_add(v, lanev3_scale(lanev3_scale(f, inv_m), dt));
-    v = lanev3_clamp_length(v, lane_load_n(c->vmax + i, n));
+    v = lanev3_clamp_length(v, INTEGRATE_PARAM(one, IP_VMAX, c->vmax));
     lane_store_n(c->vx + i, v.x, n);
     lane_store_n(c->vy + i, v.y, n);
     lane_store_n(c->vz + i, v.z, n);
@@ -112,7 +128,7 @@ static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_
     lanev3 om = { lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n) };
     const lanev3 tau = { lane_load_n(c->tx + i, n), lane_load_n(c->ty + i, n), lane_load_n(c->tz + i, n) };
     om = lanev3_add(om, lanev3_scale(lanev3_scale(tau, inv_i), dt));
-    om = lanev3_clamp_length(om, lane_load_n(c->wmax + i, n));
+    om = lanev3_clamp_length(om, INTEGRATE_PARAM(one, IP_WMAX, c->wmax));
     lane_store_n(c->ox + i, om.x, n);
     lane_store_n(c->oy + i, om.y, n);
     lane_store_n(c->oz + i, om.z, n);
@@ -154,13 +170,23 @@ static void integrate_range_3d(int32_t begin, int32_t end, int32_t worker, void*
     };
     const lanef dt = lane_set1(ctx->dt);
     int32_t i = begin;
-    for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_3d(&c, i, SHOAL_LANES, dt);
-    if (i < end) integrate_lanes_3d(&c, i, end - i, dt);
+    if (ctx->one) {
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_3d(&c, i, SHOAL_LANES, dt, ctx->param);
+        if (i < end) integrate_lanes_3d(&c, i, end - i, dt, ctx->param);
+    } else {
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_3d(&c, i, SHOAL_LANES, dt, NULL);
+        if (i < end) integrate_lanes_3d(&c, i, end - i, dt, NULL);
+    }
 }
 
 int64_t integrate_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    integrate_ctx c = {w, dt};
+    integrate_ctx c;
+    c.w = w;
+    c.dt = dt;
+    float v[IP_COUNT];
+    c.one = agent_params_one(w, integrate_params, IP_COUNT, v);
+    for (int k = 0; k < IP_COUNT; ++k) c.param[k] = lane_set1(c.one ? v[k] : 0.0f);
     return par_for_agents(w, 1024, PAR_AFFINE, w->dims == 3 ? integrate_range_3d : integrate_range_2d, &c);
 }

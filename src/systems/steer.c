@@ -6,6 +6,7 @@
  * angle as atan2 of the world error). Working with the vector keeps the sum
  * meaningful and extends to 3D, where the direction gives yaw and pitch. */
 #include <math.h>
+#include <string.h>
 
 #include "ecs/parallel.h"
 #include "simd/lanes.h"
@@ -13,6 +14,7 @@
 
 typedef struct steer_ctx {
     world_t* w;
+    int none; /* no row weighs any of these behaviors (world_t.params_one) */
 } steer_ctx;
 
 /* The columns steer reads and writes, looked up once per range. */
@@ -157,6 +159,13 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const float *w_seek = cols.w_seek, *w_flee = cols.w_flee, *w_arrive = cols.w_arrive,
                 *w_depart = cols.w_depart;
     float *dx = cols.dx, *dy = cols.dy, *dz = cols.dz;
+    if (((steer_ctx*)vctx)->none) {
+        /* Every weight column holds zero: the zeros, without reading them. */
+        memset(dx + begin, 0, (size_t)(end - begin) * sizeof(float));
+        memset(dy + begin, 0, (size_t)(end - begin) * sizeof(float));
+        if (three) memset(dz + begin, 0, (size_t)(end - begin) * sizeof(float));
+        return;
+    }
     /* Most agents of a flock use none of these behaviors: their desired
      * velocity is cleared without reading targets and threats (the same
      * zeros the full path would write), a lane of agents at a time. */
@@ -183,7 +192,10 @@ int64_t steer_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
     (void)ctx;
-    steer_ctx c = {w};
+    static const int weights[] = {AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART};
+    float v[4];
+    steer_ctx c = {w, agent_params_one(w, weights, 4, v) && v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f &&
+                          v[3] == 0.0f};
     par_for(w, w->agents.count, 1024, PAR_AFFINE, steer_range, &c);
     return w->agents.count;
 }

@@ -49,12 +49,21 @@ typedef struct wander_view {
     float *wvx, *wvy, *wvz;
 } wander_view;
 
+#define WANDER_BLOCK_ONE 128 /* WANDER_BLOCK, defined below */
+
 /* Reads heading (2D) or the quaternion (3D); writes desired (+=) and the
  * wander velocity. */
 typedef struct wander_ctx {
     world_t* w;
     agent_view_t a;
     wander_view v;
+    /* When each parameter column holds one value (wander_params_one), a
+     * block's lane pass reads these copies of it instead of the columns. */
+    int one;
+    _Alignas(SHOAL_LANE_ALIGN) float one_weight[WANDER_BLOCK_ONE];
+    _Alignas(SHOAL_LANE_ALIGN) float one_cruise[WANDER_BLOCK_ONE];
+    _Alignas(SHOAL_LANE_ALIGN) float one_strength[WANDER_BLOCK_ONE];
+    _Alignas(SHOAL_LANE_ALIGN) float one_noise[WANDER_BLOCK_ONE];
 } wander_ctx;
 
 /* Rows go through in blocks: a scalar pass draws the noise and gathers the
@@ -64,6 +73,7 @@ typedef struct wander_ctx {
  * correctly rounded operations as a scalar loop would (sqrt, div, and
  * -ffp-contract=off), so the bits do not depend on the lane count. */
 #define WANDER_BLOCK 128 /* a multiple of every lane count */
+_Static_assert(WANDER_BLOCK == WANDER_BLOCK_ONE, "wander_ctx's copies are a block long");
 
 typedef struct wander_block {
     _Alignas(SHOAL_LANE_ALIGN) float nx[WANDER_BLOCK];
@@ -118,7 +128,7 @@ static void wander_lanes(wander_block* b, int32_t n, int three, float* wvx, floa
         vz = lane_select(vpos, lane_mul(vz, kk), oz);
         lane_storeu(wvx + k, vx);
         lane_storeu(wvy + k, vy);
-        lane_storeu(wvz + k, vz);
+        if (three) lane_storeu(wvz + k, vz); /* in 2D it stays 0 */
 
         lanef fx, fy, fz;
         if (three) {
@@ -192,8 +202,12 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             for (int32_t k = 0; k < m; ++k) b.fx[k] = heading[b.row[k]];
         }
         if (m == WANDER_BLOCK) {
-            wander_lanes(&b, m, three, wvx + r0, wvy + r0, wvz + r0, noise + r0, strength + r0,
-                         cruise + r0, weight + r0);
+            if (c->one)
+                wander_lanes(&b, m, three, wvx + r0, wvy + r0, wvz + r0, c->one_noise, c->one_strength,
+                             c->one_cruise, c->one_weight);
+            else
+                wander_lanes(&b, m, three, wvx + r0, wvy + r0, wvz + r0, noise + r0, strength + r0,
+                             cruise + r0, weight + r0);
         } else {
             /* Partial block: pad to whole lanes with harmless values. */
             int32_t n = (m + SHOAL_LANES - 1) / SHOAL_LANES * SHOAL_LANES;
@@ -214,7 +228,7 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             for (int32_t k = 0; k < m; ++k) {
                 wvx[r0 + k] = b.wvx[k];
                 wvy[r0 + k] = b.wvy[k];
-                wvz[r0 + k] = b.wvz[k];
+                if (three) wvz[r0 + k] = b.wvz[k];
             }
         }
         if (run) {
@@ -238,16 +252,42 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+/* Whether the parameter columns hold one value each (as bits), looked at
+ * again only when the component's rows were written since (its version):
+ * a flock's agents usually share them. */
+static int wander_params_one(world_t* w)
+{
+    component_t* comp = &w->comps[COMP_WANDER];
+    if (comp->note_state == 0 || comp->note_version != comp->version) {
+        static const int cols[] = {WD_WEIGHT, WD_CRUISE, WD_STRENGTH, WD_NOISE};
+        int one = 1;
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0] && one; ++c)
+            one = table_column_uniform(&comp->table, cols[c]);
+        comp->note_state = one ? 1 : 2;
+        comp->note_version = comp->version;
+    }
+    return comp->note_state == 1;
+}
+
 int64_t wander_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
     (void)ctx;
     const int k = COMP_WANDER;
     int32_t count = w->comps[k].table.count;
+    if (count == 0) return 0;
     wander_ctx c = {w, agent_view(w),
                     {table_slots(&w->comps[k].table), COMP_I(w, k, COMP_ROW), COMP_U(w, k, WD_KEY),
                      COMP_F(w, k, WD_WEIGHT), COMP_F(w, k, WD_CRUISE), COMP_F(w, k, WD_STRENGTH),
-                     COMP_F(w, k, WD_NOISE), COMP_F(w, k, WD_VX), COMP_F(w, k, WD_VY), COMP_F(w, k, WD_VZ)}};
+                     COMP_F(w, k, WD_NOISE), COMP_F(w, k, WD_VX), COMP_F(w, k, WD_VY), COMP_F(w, k, WD_VZ)},
+                    wander_params_one(w), {0}, {0}, {0}, {0}};
+    if (c.one)
+        for (int32_t i = 0; i < WANDER_BLOCK; ++i) {
+            c.one_weight[i] = c.v.weight[0];
+            c.one_cruise[i] = c.v.cruise[0];
+            c.one_strength[i] = c.v.strength[0];
+            c.one_noise[i] = c.v.noise[0];
+        }
     par_for(w, count, 512, PAR_AFFINE, wander_range, &c);
     return count;
 }
