@@ -515,3 +515,91 @@ Test(world, one_value_parameter_columns_follow_adds_inside_a_step)
     shoal_world_destroy(a);
     shoal_world_destroy(b);
 }
+
+/* ---- fused passes -------------------------------------------------------------- */
+
+/* Steps a (passes fused where they may) and b (a trace recording: never
+ * fused) and compares them step by step; a fused `fused` of the steps. */
+static void step_fused_against_separate(shoal_world_t* a, shoal_world_t* b, int steps, int fused,
+                                        const char* phase)
+{
+    uint64_t before = ((const world_t*)a)->fused_passes;
+    for (int s = 0; s < steps; ++s) {
+        cr_assert_eq(shoal_world_step(a, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(a));
+        cr_assert_eq(shoal_world_step(b, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(b));
+        cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b), "%s: step %d differs", phase, s);
+    }
+    cr_assert_eq(((const world_t*)b)->fused_passes, 0u, "%s: a traced world fused", phase);
+    cr_assert_eq(((const world_t*)a)->fused_passes - before, (uint64_t)(fused ? steps : 0), "%s: %s", phase,
+                 fused ? "not fused" : "fused");
+}
+
+static void fused_passes_in(int dims)
+{
+    enum { N = 900 };
+    shoal_world_t* a = one_value_flock(dims, N);
+    shoal_world_t* b = one_value_flock(dims, N);
+    cr_assert_eq(shoal_world_set_trace(b, 1 << 16), SHOAL_OK);
+    step_fused_against_separate(a, b, 8, 1, "a flock");
+    /* Each system counted as if it ran alone, with a share of the time. */
+    for (int i = 0; i < shoal_world_system_count(a); ++i) {
+        shoal_system_stats_t st;
+        cr_assert_eq(shoal_world_system_stats(a, i, &st), SHOAL_OK);
+        if (strcmp(st.name, "control") != 0 && strcmp(st.name, "integrate") != 0) continue;
+        cr_assert_eq(st.calls, 8u, "%s", st.name);
+        cr_assert_eq(st.agents, 8u * N, "%s", st.name);
+        cr_assert_gt(st.ns_total, 0u, "%s", st.name);
+    }
+
+    /* Parameters of their own (control and integrate read the columns). */
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    d.target[0] = 30.0f;
+    d.vehicle.max_speed = 3.0f;
+    cr_assert_eq(shoal_agents_add(a, &d, NULL, 50, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_agents_add(b, &d, NULL, 50, NULL), SHOAL_OK);
+    step_fused_against_separate(a, b, 5, 1, "mixed parameters");
+
+    /* A system of the user's between them: no fusing. */
+    cr_assert_eq(shoal_world_add_system(a, "between", SHOAL_STAGE_CONTROL, add_heavy, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_system(b, "between", SHOAL_STAGE_CONTROL, add_heavy, NULL), SHOAL_OK);
+    step_fused_against_separate(a, b, 3, 0, "a user system between");
+    cr_assert_eq(shoal_world_set_system_enabled(a, "between", 0), SHOAL_OK);
+    cr_assert_eq(shoal_world_set_system_enabled(b, "between", 0), SHOAL_OK);
+    step_fused_against_separate(a, b, 3, 1, "that system disabled");
+
+    /* An agent in the contact pass: contacts_prepare has work between. */
+    shoal_agent_def_t c = shoal_agent_default_def();
+    c.contacts = 1;
+    c.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+    shoal_agent_t ca, cb;
+    cr_assert_eq(shoal_agent_add(a, &c, &ca), SHOAL_OK);
+    cr_assert_eq(shoal_agent_add(b, &c, &cb), SHOAL_OK);
+    step_fused_against_separate(a, b, 3, 0, "a contact agent");
+    cr_assert_eq(shoal_agents_remove(a, &ca, 1), SHOAL_OK);
+    cr_assert_eq(shoal_agents_remove(b, &cb, 1), SHOAL_OK);
+    step_fused_against_separate(a, b, 2, 1, "the contact agent gone");
+
+    /* A crowd agent: control and integrate leave its row out. */
+    shoal_agent_def_t k = shoal_agent_default_def();
+    k.crowd.enabled = 1;
+    k.target[1] = 10.0f;
+    cr_assert_eq(shoal_agent_add(a, &k, NULL), SHOAL_OK, "%s", shoal_world_last_error(a));
+    cr_assert_eq(shoal_agent_add(b, &k, NULL), SHOAL_OK);
+    step_fused_against_separate(a, b, 3, 0, "a crowd agent");
+
+    /* integrate disabled: control alone, nothing to fuse. */
+    shoal_world_t* a2 = one_value_flock(dims, 300);
+    shoal_world_t* b2 = one_value_flock(dims, 300);
+    cr_assert_eq(shoal_world_set_trace(b2, 1 << 16), SHOAL_OK);
+    cr_assert_eq(shoal_world_set_system_enabled(a2, "integrate", 0), SHOAL_OK);
+    cr_assert_eq(shoal_world_set_system_enabled(b2, "integrate", 0), SHOAL_OK);
+    step_fused_against_separate(a2, b2, 3, 0, "integrate disabled");
+    shoal_world_destroy(a);
+    shoal_world_destroy(b);
+    shoal_world_destroy(a2);
+    shoal_world_destroy(b2);
+}
+
+Test(world, fused_passes_give_the_results_of_separate_ones_2d) { fused_passes_in(2); }
+Test(world, fused_passes_give_the_results_of_separate_ones_3d) { fused_passes_in(3); }

@@ -113,6 +113,129 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
     return SHOAL_OK;
 }
 
+/* ---- Fused passes ----------------------------------------------------------
+ *
+ * Built-in systems that are passes over every agent row (system_def_t.rows:
+ * control, then integrate) run as one pass when nothing runs between them:
+ * each block of FUSE_ROWS rows goes through the first system's pass, then
+ * the next's, while its columns are still in the core's cache, instead of
+ * the whole table streaming through each system in turn (at 10M agents a
+ * row's velocity, heading and forces are read from memory once instead of
+ * twice) and two parallel loops becoming one. A row's values are those of
+ * the passes run one after the other: each reads and writes only its own
+ * row, in the same order. Between the passes there may be only systems
+ * that are disabled or idle this step (system_def_t.idle: no directed-seek
+ * rows, no contact rows), which still run after the fused pass and change
+ * nothing, and a stage's end with no commands to apply. Every pass must
+ * cover every row: no agent of a component it leaves out.
+ *
+ * Timing: the fused pass is timed as a whole, and each worker times each
+ * system's share of its blocks; a system's time is the pass's time split
+ * in those shares (its calls and agents as if it ran alone). While a trace
+ * records, passes are not fused, so that each system has its own interval. */
+#define FUSE_MAX 4
+#define FUSE_ROWS 2048
+
+typedef struct fused_ctx {
+    int32_t count;
+    rows_fn* fn[FUSE_MAX];
+    void* ctx[FUSE_MAX];
+    uint64_t (*ns)[FUSE_MAX]; /* per worker */
+} fused_ctx;
+
+static void fused_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    fused_ctx* f = (fused_ctx*)vctx;
+    uint64_t* ns = f->ns[worker];
+    for (int32_t b = begin; b < end; b += FUSE_ROWS) {
+        int32_t e = end - b > FUSE_ROWS ? b + FUSE_ROWS : end;
+        uint64_t t = world_now_ns();
+        for (int32_t k = 0; k < f->count; ++k) {
+            f->fn[k](b, e, worker, f->ctx[k]);
+            uint64_t u = world_now_ns();
+            ns[k] += u - t;
+            t = u;
+        }
+    }
+}
+
+/* Whether pass s covers every row (none of the components it leaves out
+ * has a row). */
+static int covers_every_row(const world_t* w, const system_t* s)
+{
+    for (int32_t k = 0; k < w->comp_count; ++k)
+        if ((s->without >> k & 1u) && w->comps[k].table.count > 0) return 0;
+    return 1;
+}
+
+/* From system index `first` (a pass), the systems that fuse with it: the
+ * passes into pass[], every system between them into between[]; returns
+ * the index of the last pass, or -1 when fewer than two passes fuse. */
+static int32_t fuse_chain(const world_t* w, int32_t first, int32_t* pass, int32_t* npass, int32_t* between,
+                          int32_t* nbetween)
+{
+    *npass = *nbetween = 0;
+    if (w->trace || w->agents.count == 0 || !covers_every_row(w, &w->systems[first])) return -1;
+    pass[(*npass)++] = first;
+    int32_t last = first;
+    for (int32_t j = first + 1; j < w->system_count && *npass < FUSE_MAX; ++j) {
+        const system_t* t = &w->systems[j];
+        /* A stage's end between them applies its commands: only when there
+         * are none (nothing that runs in a chain queues any). */
+        if (t->stage != w->systems[j - 1].stage && w->command_count != 0) break;
+        if (!t->enabled) continue;
+        if (t->user_fn || t->block_fn) break;
+        if (t->rows && covers_every_row(w, t)) {
+            for (int32_t k = last + 1; k < j; ++k)
+                if (w->systems[k].enabled) between[(*nbetween)++] = k;
+            pass[(*npass)++] = j;
+            last = j;
+            continue;
+        }
+        if (t->idle && t->idle(w)) continue;
+        break;
+    }
+    return *npass >= 2 ? last : -1;
+}
+
+static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, const int32_t* between,
+                                int32_t nbetween, float dt)
+{
+    _Alignas(64) unsigned char ctx[FUSE_MAX][ROWS_CTX_BYTES];
+    fused_ctx f;
+    f.count = npass;
+    for (int32_t k = 0; k < npass; ++k) {
+        f.ctx[k] = ctx[k];
+        f.fn[k] = w->systems[pass[k]].rows(w, dt, ctx[k]);
+    }
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    uint64_t ns[SHOAL_MAX_THREADS][FUSE_MAX];
+    memset(ns, 0, (size_t)workers * sizeof ns[0]);
+    f.ns = ns;
+    int32_t n = w->agents.count;
+    uint64_t t0 = world_now_ns();
+    par_for(w, n, 1024, PAR_AFFINE, fused_range, &f);
+    uint64_t wall = world_now_ns() - t0;
+    w->fused_passes++;
+    uint64_t share[FUSE_MAX] = {0}, sum = 0;
+    for (int32_t k = 0; k < npass; ++k) {
+        for (int32_t i = 0; i < workers; ++i) share[k] += ns[i][k];
+        sum += share[k];
+    }
+    for (int32_t k = 0; k < npass; ++k) {
+        system_t* s = &w->systems[pass[k]];
+        s->ns_total += sum > 0 ? (uint64_t)((double)wall * (double)share[k] / (double)sum) : wall / (uint64_t)npass;
+        s->calls++;
+        s->agents += (uint64_t)n;
+    }
+    /* The idle systems between them: nothing to do, counted as run. */
+    for (int32_t k = 0; k < nbetween; ++k) {
+        shoal_status_t st = world_run_system(w, &w->systems[between[k]], dt);
+        if (st != SHOAL_OK) return st;
+    }
+    return SHOAL_OK;
+}
+
 shoal_status_t world_run_step(world_t* w, void* cursor)
 {
     step_cursor_t* c = (step_cursor_t*)cursor;
@@ -123,6 +246,24 @@ shoal_status_t world_run_step(world_t* w, void* cursor)
             /* Inside a region a user system's own OpenMP loops would get
              * a team of one: the caller runs it outside. */
             if (s->user_fn && w->team) return SHOAL_OK;
+            if (s->rows) {
+                int32_t pass[FUSE_MAX], between[WORLD_MAX_SYSTEMS], npass, nbetween;
+                int32_t last = fuse_chain(w, c->next, pass, &npass, between, &nbetween);
+                if (last >= 0) {
+                    shoal_status_t st = run_fused(w, pass, npass, between, nbetween, c->dt);
+                    /* The stages it crossed end here: their commands (none). */
+                    while (st == SHOAL_OK && c->stage < (int32_t)w->systems[last].stage) {
+                        st = world_apply_commands(w);
+                        c->stage++;
+                    }
+                    c->next = last;
+                    if (st != SHOAL_OK) {
+                        c->status = st;
+                        break;
+                    }
+                    continue;
+                }
+            }
             shoal_status_t st = world_run_system(w, s, c->dt);
             if (st != SHOAL_OK) {
                 c->status = st;
@@ -235,6 +376,10 @@ void world_register_builtin_systems(world_t* w)
     for (int32_t i = 0; i < r->system_count; ++i) {
         world_register_system(w, r->systems[i].name, r->systems[i].stage, r->systems[i].run, NULL, NULL);
         for (int32_t k = 0; k < w->system_count; ++k)
-            if (w->systems[k].run == r->systems[i].run) w->systems[k].without = r->systems[i].without;
+            if (w->systems[k].run == r->systems[i].run) {
+                w->systems[k].without = r->systems[i].without;
+                w->systems[k].rows = r->systems[i].rows;
+                w->systems[k].idle = r->systems[i].idle;
+            }
     }
 }

@@ -86,6 +86,15 @@ typedef int64_t system_run_fn(world_t* world, float dt, void* ctx);
 
 /* One row of the step table (systems/step.c): the built-in systems in step
  * order. reads and writes document the columns; they are not enforced. */
+/* A built-in system's pass over agent rows, which the scheduler may run
+ * fused with the next such pass (scheduler.c, "Fused passes"): it fills
+ * ctx (at most ROWS_CTX_BYTES, aligned for lanes) and returns the function
+ * that runs rows [begin, end) of the agent table, or NULL when the system
+ * has nothing to run this step. It reads the world and writes only ctx. */
+typedef void rows_fn(int32_t begin, int32_t end, int32_t worker, void* ctx);
+typedef rows_fn* rows_prepare_fn(world_t* w, float dt, void* ctx);
+#define ROWS_CTX_BYTES 1024
+
 struct system_def_t {
     const char* name;
     shoal_stage_t stage;
@@ -98,6 +107,12 @@ struct system_def_t {
     /* The first snapshot format version that lists it (0: version 1), so
      * that older snapshots, which do not, still load. */
     uint32_t snapshot_since;
+    /* Its run as a pass over every row that leaves none of `without` out
+     * (a system with rows runs the same pass through run otherwise). */
+    rows_prepare_fn* rows;
+    /* 1 when it has nothing to do this step, so that passes before and
+     * after it may fuse (its run is still called, and changes nothing). */
+    int (*idle)(const world_t* w);
 };
 
 /* The most threads a world may have (thread_count and $SHOAL_THREADS):
@@ -119,6 +134,8 @@ typedef struct system_t {
     int32_t block_comp;
     int32_t min_block;
     uint32_t without; /* a built-in system skips the agents of these components */
+    rows_prepare_fn* rows; /* system_def_t's */
+    int (*idle)(const world_t* w);
     void* ctx;
     int32_t id; /* registration order: stable while systems are inserted */
     uint64_t calls;
@@ -220,6 +237,7 @@ struct shoal_world_t {
 
     system_t systems[WORLD_MAX_SYSTEMS];
     int32_t system_count;
+    uint64_t fused_passes; /* passes run fused (scheduler.c), for tests */
 
     /* threads */
     int32_t thread_count;

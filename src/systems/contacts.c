@@ -856,6 +856,8 @@ static void prepare_near(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+int contacts_prepare_idle(const world_t* w) { return w->comps[COMP_CONTACT].table.count == 0; }
+
 int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;

@@ -252,14 +252,23 @@ static void control_range_3d(int32_t begin, int32_t end, int32_t worker, void* v
     }
 }
 
+_Static_assert(sizeof(control_ctx) <= ROWS_CTX_BYTES, "control_ctx fits a fused pass's context");
+
+rows_fn* control_rows(world_t* w, float dt, void* ctx)
+{
+    control_ctx* c = (control_ctx*)ctx;
+    c->w = w;
+    c->dt = dt;
+    float v[CP_COUNT];
+    c->one = agent_params_one(w, control_params, CP_COUNT, v);
+    for (int k = 0; k < CP_COUNT; ++k) c->param[k] = lane_set1(c->one ? v[k] : 0.0f);
+    return w->dims == 3 ? control_range_3d : control_range_2d;
+}
+
 int64_t control_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
     control_ctx c;
-    c.w = w;
-    c.dt = dt;
-    float v[CP_COUNT];
-    c.one = agent_params_one(w, control_params, CP_COUNT, v);
-    for (int k = 0; k < CP_COUNT; ++k) c.param[k] = lane_set1(c.one ? v[k] : 0.0f);
-    return par_for_agents(w, 1024, PAR_AFFINE, w->dims == 3 ? control_range_3d : control_range_2d, &c);
+    par_fn* fn = control_rows(w, dt, &c);
+    return par_for_agents(w, 1024, PAR_AFFINE, fn, &c);
 }

@@ -500,6 +500,8 @@ static void track_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+int dseek_track_idle(const world_t* w) { return w->comps[COMP_DSEEK].table.count == 0; }
+
 int64_t dseek_track_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;

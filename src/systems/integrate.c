@@ -179,14 +179,23 @@ static void integrate_range_3d(int32_t begin, int32_t end, int32_t worker, void*
     }
 }
 
+_Static_assert(sizeof(integrate_ctx) <= ROWS_CTX_BYTES, "integrate_ctx fits a fused pass's context");
+
+rows_fn* integrate_rows(world_t* w, float dt, void* ctx)
+{
+    integrate_ctx* c = (integrate_ctx*)ctx;
+    c->w = w;
+    c->dt = dt;
+    float v[IP_COUNT];
+    c->one = agent_params_one(w, integrate_params, IP_COUNT, v);
+    for (int k = 0; k < IP_COUNT; ++k) c->param[k] = lane_set1(c->one ? v[k] : 0.0f);
+    return w->dims == 3 ? integrate_range_3d : integrate_range_2d;
+}
+
 int64_t integrate_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
     integrate_ctx c;
-    c.w = w;
-    c.dt = dt;
-    float v[IP_COUNT];
-    c.one = agent_params_one(w, integrate_params, IP_COUNT, v);
-    for (int k = 0; k < IP_COUNT; ++k) c.param[k] = lane_set1(c.one ? v[k] : 0.0f);
-    return par_for_agents(w, 1024, PAR_AFFINE, w->dims == 3 ? integrate_range_3d : integrate_range_2d, &c);
+    par_fn* fn = integrate_rows(w, dt, &c);
+    return par_for_agents(w, 1024, PAR_AFFINE, fn, &c);
 }

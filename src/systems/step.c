@@ -40,57 +40,58 @@ static const module_t* const modules[MOD_COUNT_] = {
 static const system_def_t systems[] = {
     /* sense */
     {"spatial_hash", SHOAL_STAGE_SENSE, spatial_hash_run, "pos, vel",
-     "grid (sorted copies); agent order every reorder_interval steps", 0, 0},
+     "grid (sorted copies); agent order every reorder_interval steps", 0, 0, NULL, NULL},
     /* decide */
     {"steer", SHOAL_STAGE_DECIDE, steer_run, "pos, vel, heading, limits, behavior weights, target, threat",
-     "desired velocity (=)", 0, 0},
-    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0, 0},
+     "desired velocity (=)", 0, 0, NULL, NULL},
+    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0, 0, NULL, NULL},
     {"wander", SHOAL_STAGE_DECIDE, wander_run, "heading, wander component (its walk)",
-     "desired (+=), wander walk", 0, 0},
+     "desired (+=), wander walk", 0, 0, NULL, NULL},
     {"pursuit", SHOAL_STAGE_DECIDE, pursuit_run, "pos, vel of self and target, pursuit component",
-     "desired velocity (+=)", 0, 0},
+     "desired velocity (+=)", 0, 0, NULL, NULL},
     {"follow", SHOAL_STAGE_DECIDE, follow_run, "pos, vel of self and leader, follow component",
-     "desired velocity (+=)", 0, 0},
+     "desired velocity (+=)", 0, 0, NULL, NULL},
     {"dseek", SHOAL_STAGE_DECIDE, dseek_run, "pos, vel, heading or quat, routes, dseek component",
-     "desired (+=), route index", 0, 0},
+     "desired (+=), route index", 0, 0, NULL, NULL},
     /* after every behavior that adds to the desired velocity: its no-entry
      * guard bounds the whole sum */
     {"avoid", SHOAL_STAGE_DECIDE, avoid_run,
      "pos, vel, heading or quat, limits, gains, radius, obstacles, avoid component, desired",
-     "desired velocity (+=, then bounded near obstacles)", 0, 0},
+     "desired velocity (+=, then bounded near obstacles)", 0, 0, NULL, NULL},
     {"path_follow", SHOAL_STAGE_DECIDE, path_follow_run, "pos, paths, ground component",
-     "ground inputs and follower state", 0, 0},
+     "ground inputs and follower state", 0, 0, NULL, NULL},
     /* last of decide: the steering sum is the preferred velocity */
     {"orca", SHOAL_STAGE_DECIDE, orca_run, "grid, pos, vel, radius, desired, obstacles, crowd component",
-     "desired velocity (= the avoiding velocity) of crowd rows", 0, 3},
+     "desired velocity (= the avoiding velocity) of crowd rows", 0, 3, NULL, NULL},
     /* plan */
     {"planner", SHOAL_STAGE_PLAN, planner_run, "planner component, obstacles, pos and vel of goal agents",
-     "planner component (next control, statistics)", 0, 0},
+     "planner component (next control, statistics)", 0, 0, NULL, NULL},
     /* control */
     {"control", SHOAL_STAGE_CONTROL, control_run, "vel, heading or quat, omega, desired, gains", "force, torque",
-     MOVES_ITSELF, 0},
+     MOVES_ITSELF, 0, control_rows, NULL},
     /* directed seek flies its plan: force and torque of its rows again */
     {"dseek_track", SHOAL_STAGE_CONTROL, dseek_track_run,
-     "vel, heading or quat, omega, desired, limits, gains, dseek plans", "force, torque of dseek rows", 0, 6},
+     "vel, heading or quat, omega, desired, limits, gains, dseek plans", "force, torque of dseek rows", 0, 6, NULL,
+     dseek_track_idle},
     /* integrate; first, where every agent that takes part in contacts starts */
     {"contacts_prepare", SHOAL_STAGE_INTEGRATE, contacts_prepare_run,
      "grid, pos, vel, radius, mass, max speed of crowd and contact rows",
-     "contact scratch (bodies, starts, candidates of contact rows)", 0, 4},
+     "contact scratch (bodies, starts, candidates of contact rows)", 0, 4, NULL, contacts_prepare_idle},
     {"integrate", SHOAL_STAGE_INTEGRATE, integrate_run, "force, torque, limits", "pos, vel, heading or quat, omega",
-     MOVES_ITSELF, 0},
+     MOVES_ITSELF, 0, integrate_rows, NULL},
     {"ground_vehicle", SHOAL_STAGE_INTEGRATE, ground_vehicle_run, "pos, ground component, terrain, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0, 0},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0, 0, NULL, NULL},
     {"planner_move", SHOAL_STAGE_INTEGRATE, planner_move_run, "planner component, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0, 0},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0, 0, NULL, NULL},
     {"crowd_move", SHOAL_STAGE_INTEGRATE, crowd_move_run, "desired of crowd rows",
-     "pos, vel := desired, heading or quat, omega := 0, force := 0, torque := 0 of crowd rows", 0, 3},
+     "pos, vel := desired, heading or quat, omega := 0, force := 0, torque := 0 of crowd rows", 0, 3, NULL, NULL},
     /* obstacles move after everyone has seen them where they were */
-    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0},
+    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0, NULL, NULL},
     /* after everything moved, obstacles included */
     {"contacts", SHOAL_STAGE_INTEGRATE, contacts_run,
      "pos of crowd and contact rows and their nearest, contact scratch, obstacles, walls",
-     "pos of crowd and contact rows", 0, 3},
-    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0},
+     "pos of crowd and contact rows", 0, 3, NULL, NULL},
+    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0, NULL, NULL},
 };
 
 static const registry_t registry = {modules, MOD_COUNT_, systems, (int32_t)(sizeof systems / sizeof systems[0])};

@@ -63,6 +63,12 @@ int64_t dseek_run(world_t* w, float dt, void* ctx);
 int64_t dseek_track_run(world_t* w, float dt, void* ctx);
 int64_t control_run(world_t* w, float dt, void* ctx);
 int64_t integrate_run(world_t* w, float dt, void* ctx);
+/* Their passes, for the scheduler to fuse (system_def_t.rows). */
+rows_fn* control_rows(world_t* w, float dt, void* ctx);
+rows_fn* integrate_rows(world_t* w, float dt, void* ctx);
+/* Nothing to do this step: no directed-seek rows, no contact rows. */
+int dseek_track_idle(const world_t* w);
+int contacts_prepare_idle(const world_t* w);
 int64_t wrap_run(world_t* w, float dt, void* ctx);
 int64_t path_follow_run(world_t* w, float dt, void* ctx);
 int64_t ground_vehicle_run(world_t* w, float dt, void* ctx);
