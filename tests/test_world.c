@@ -330,9 +330,23 @@ Test(world, systems_are_timed_and_can_be_disabled)
 /* ---- parameter columns that hold one value -------------------------------- */
 
 /* A flock whose agents share every parameter: poses vary, nothing else. */
-static shoal_world_t* one_value_flock(int dims, int n)
+static shoal_world_t* one_value_flock_in(int dims, int n, int wrap)
 {
-    shoal_world_t* w = make_world(dims, 2, SHOAL_BACKEND_OPENMP);
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.thread_count = 2;
+    def.backend = SHOAL_BACKEND_OPENMP;
+    def.seed = 7;
+    if (wrap) { /* a torus a little wider than where the agents start */
+        def.wrap = 1;
+        for (int k = 0; k < 3; ++k) {
+            def.bounds_min[k] = -21.0f;
+            def.bounds_max[k] = 21.0f;
+        }
+    }
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
     shoal_agent_def_t d = shoal_agent_default_def();
     /* Each parameter its own value, so that a kernel taking one for
      * another gives other results. */
@@ -363,6 +377,8 @@ static shoal_world_t* one_value_flock(int dims, int n)
     free(heads);
     return w;
 }
+
+static shoal_world_t* one_value_flock(int dims, int n) { return one_value_flock_in(dims, n, 0); }
 
 /* Steps both worlds, b always through the columns (its one-value bits
  * dropped before each step), and compares them step by step. */
@@ -534,21 +550,22 @@ static void step_fused_against_separate(shoal_world_t* a, shoal_world_t* b, int 
                  fused ? "not fused" : "fused");
 }
 
-static void fused_passes_in(int dims)
+static void fused_passes_in(int dims, int wrap)
 {
     enum { N = 900 };
-    shoal_world_t* a = one_value_flock(dims, N);
-    shoal_world_t* b = one_value_flock(dims, N);
+    shoal_world_t* a = one_value_flock_in(dims, N, wrap);
+    shoal_world_t* b = one_value_flock_in(dims, N, wrap);
     cr_assert_eq(shoal_world_set_trace(b, 1 << 16), SHOAL_OK);
     step_fused_against_separate(a, b, 8, 1, "a flock");
     /* Each system counted as if it ran alone, with a share of the time. */
     for (int i = 0; i < shoal_world_system_count(a); ++i) {
         shoal_system_stats_t st;
         cr_assert_eq(shoal_world_system_stats(a, i, &st), SHOAL_OK);
-        if (strcmp(st.name, "control") != 0 && strcmp(st.name, "integrate") != 0) continue;
+        if (strcmp(st.name, "control") != 0 && strcmp(st.name, "integrate") != 0 && strcmp(st.name, "wrap") != 0)
+            continue;
         cr_assert_eq(st.calls, 8u, "%s", st.name);
-        cr_assert_eq(st.agents, 8u * N, "%s", st.name);
-        cr_assert_gt(st.ns_total, 0u, "%s", st.name);
+        cr_assert_eq(st.agents, strcmp(st.name, "wrap") == 0 && !wrap ? 0u : 8u * N, "%s", st.name);
+        if (st.agents > 0) cr_assert_gt(st.ns_total, 0u, "%s", st.name);
     }
 
     /* Parameters of their own (control and integrate read the columns). */
@@ -563,7 +580,8 @@ static void fused_passes_in(int dims)
     /* A system of the user's between them: no fusing. */
     cr_assert_eq(shoal_world_add_system(a, "between", SHOAL_STAGE_CONTROL, add_heavy, NULL), SHOAL_OK);
     cr_assert_eq(shoal_world_add_system(b, "between", SHOAL_STAGE_CONTROL, add_heavy, NULL), SHOAL_OK);
-    step_fused_against_separate(a, b, 3, 0, "a user system between");
+    /* (On a torus integrate and wrap still fuse after it.) */
+    step_fused_against_separate(a, b, 3, wrap, "a user system between");
     cr_assert_eq(shoal_world_set_system_enabled(a, "between", 0), SHOAL_OK);
     cr_assert_eq(shoal_world_set_system_enabled(b, "between", 0), SHOAL_OK);
     step_fused_against_separate(a, b, 3, 1, "that system disabled");
@@ -601,5 +619,8 @@ static void fused_passes_in(int dims)
     shoal_world_destroy(b2);
 }
 
-Test(world, fused_passes_give_the_results_of_separate_ones_2d) { fused_passes_in(2); }
-Test(world, fused_passes_give_the_results_of_separate_ones_3d) { fused_passes_in(3); }
+Test(world, fused_passes_give_the_results_of_separate_ones_2d) { fused_passes_in(2, 0); }
+Test(world, fused_passes_give_the_results_of_separate_ones_3d) { fused_passes_in(3, 0); }
+/* On a torus wrap fuses too, after integrate; agents cross its edges. */
+Test(world, fused_passes_give_the_results_of_separate_ones_torus_2d) { fused_passes_in(2, 1); }
+Test(world, fused_passes_give_the_results_of_separate_ones_torus_3d) { fused_passes_in(3, 1); }

@@ -262,7 +262,12 @@ SHOAL_API shoal_status_t shoal_formation_arrive(shoal_world_t* world, const shoa
 
 SHOAL_API const char* shoal_stage_name(shoal_stage_t stage);
 
-/* Systems run in stage order, then registration order within a stage. */
+/* Systems run in stage order, then registration order within a stage.
+ * Built-in passes over every row with nothing run between them (control,
+ * integrate, wrap) may run fused, a block of rows through one and then the
+ * other, with the same results; each then has calls and agents as if it
+ * ran alone and the share of the fused pass's time its threads measured.
+ * While a trace records (shoal_world_set_trace) they always run apart. */
 SHOAL_API int32_t shoal_world_system_count(const shoal_world_t* world);
 SHOAL_API shoal_status_t shoal_world_system_stats(const shoal_world_t* world, int32_t index,
                                                   shoal_system_stats_t* out_stats);

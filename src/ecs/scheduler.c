@@ -116,7 +116,8 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
 /* ---- Fused passes ----------------------------------------------------------
  *
  * Built-in systems that are passes over every agent row (system_def_t.rows:
- * control, then integrate) run as one pass when nothing runs between them:
+ * control, integrate, and wrap on a torus) run as one pass when nothing
+ * runs between them:
  * each block of FUSE_ROWS rows goes through the first system's pass, then
  * the next's, while its columns are still in the core's cache, instead of
  * the whole table streaming through each system in turn (at 10M agents a
@@ -124,17 +125,20 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
  * twice) and two parallel loops becoming one. A row's values are those of
  * the passes run one after the other: each reads and writes only its own
  * row, in the same order. Between the passes there may be only systems
- * that are disabled or idle this step (system_def_t.idle: no directed-seek
- * rows, no contact rows), which still run after the fused pass and change
- * nothing, and a stage's end with no commands to apply. Every pass must
+ * that are disabled or idle this step (system_def_t.idle: no directed-seek,
+ * contact, ground, planner or crowd rows, no moving obstacle), which still
+ * run after the fused pass and change nothing, and a stage's end with no
+ * commands to apply. Every pass must
  * cover every row: no agent of a component it leaves out.
  *
- * Timing: the fused pass is timed as a whole, and each worker times each
- * system's share of its blocks; a system's time is the pass's time split
- * in those shares (its calls and agents as if it ran alone). While a trace
- * records, passes are not fused, so that each system has its own interval. */
+ * Timing: the fused pass is timed as a whole, and the workers time each
+ * system's part of one block in FUSE_SAMPLE; a system's time is the pass's
+ * time split in those shares (its calls and agents as if it ran alone).
+ * While a trace records, passes are not fused, so that each system has its
+ * own interval. */
 #define FUSE_MAX 4
-#define FUSE_ROWS 2048
+#define FUSE_ROWS 1024 /* PAR_AFFINE's blocks are 1024 rows: one each */
+#define FUSE_SAMPLE 8
 
 typedef struct fused_ctx {
     int32_t count;
@@ -149,6 +153,13 @@ static void fused_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     uint64_t* ns = f->ns[worker];
     for (int32_t b = begin; b < end; b += FUSE_ROWS) {
         int32_t e = end - b > FUSE_ROWS ? b + FUSE_ROWS : end;
+        /* The shares from one block in FUSE_SAMPLE (by position, so the
+         * same blocks at any thread count): a clock read costs 20 to 40 ns,
+         * a block of a pass a few microseconds. */
+        if ((b / FUSE_ROWS) % FUSE_SAMPLE != 0) {
+            for (int32_t k = 0; k < f->count; ++k) f->fn[k](b, e, worker, f->ctx[k]);
+            continue;
+        }
         uint64_t t = world_now_ns();
         for (int32_t k = 0; k < f->count; ++k) {
             f->fn[k](b, e, worker, f->ctx[k]);
@@ -185,6 +196,7 @@ static int32_t fuse_chain(const world_t* w, int32_t first, int32_t* pass, int32_
         if (t->stage != w->systems[j - 1].stage && w->command_count != 0) break;
         if (!t->enabled) continue;
         if (t->user_fn || t->block_fn) break;
+        if (t->idle && t->idle(w)) continue; /* wrap without a torus too */
         if (t->rows && covers_every_row(w, t)) {
             for (int32_t k = last + 1; k < j; ++k)
                 if (w->systems[k].enabled) between[(*nbetween)++] = k;
@@ -192,7 +204,6 @@ static int32_t fuse_chain(const world_t* w, int32_t first, int32_t* pass, int32_
             last = j;
             continue;
         }
-        if (t->idle && t->idle(w)) continue;
         break;
     }
     return *npass >= 2 ? last : -1;

@@ -637,6 +637,24 @@ static void wrap_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+int wrap_idle(const world_t* w) { return !w->wrap; }
+
+typedef struct wrap_ctx {
+    world_t* w;
+} wrap_ctx;
+
+static void wrap_rows_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    wrap_range(begin, end, worker, ((wrap_ctx*)vctx)->w);
+}
+
+rows_fn* wrap_rows(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    ((wrap_ctx*)ctx)->w = w;
+    return wrap_rows_range;
+}
+
 int64_t wrap_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;

@@ -37,6 +37,17 @@ static const module_t* const modules[MOD_COUNT_] = {
  * agents, crowd agents): control and integrate leave them out. */
 #define MOVES_ITSELF ((1u << COMP_GROUND) | (1u << COMP_PLANNER) | (1u << COMP_CROWD))
 
+/* Nothing to do this step (system_def_t.idle): so that the passes of
+ * control, integrate and wrap may fuse across these systems. */
+static int ground_idle(const world_t* w) { return w->comps[COMP_GROUND].table.count == 0; }
+static int planner_move_idle(const world_t* w) { return w->comps[COMP_PLANNER].table.count == 0; }
+static int crowd_move_idle(const world_t* w) { return w->comps[COMP_CROWD].table.count == 0; }
+static int obstacle_move_idle(const world_t* w) { return obstacles_of(w)->moving_obstacles == 0; }
+static int contacts_idle(const world_t* w)
+{
+    return w->comps[COMP_CROWD].table.count == 0 && w->comps[COMP_CONTACT].table.count == 0;
+}
+
 static const system_def_t systems[] = {
     /* sense */
     {"spatial_hash", SHOAL_STAGE_SENSE, spatial_hash_run, "pos, vel",
@@ -44,7 +55,8 @@ static const system_def_t systems[] = {
     /* decide */
     {"steer", SHOAL_STAGE_DECIDE, steer_run, "pos, vel, heading, limits, behavior weights, target, threat",
      "desired velocity (=)", 0, 0, NULL, NULL},
-    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0, 0, NULL, NULL},
+    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0, 0,
+     NULL, NULL},
     {"wander", SHOAL_STAGE_DECIDE, wander_run, "heading, wander component (its walk)",
      "desired (+=), wander walk", 0, 0, NULL, NULL},
     {"pursuit", SHOAL_STAGE_DECIDE, pursuit_run, "pos, vel of self and target, pursuit component",
@@ -80,18 +92,22 @@ static const system_def_t systems[] = {
     {"integrate", SHOAL_STAGE_INTEGRATE, integrate_run, "force, torque, limits", "pos, vel, heading or quat, omega",
      MOVES_ITSELF, 0, integrate_rows, NULL},
     {"ground_vehicle", SHOAL_STAGE_INTEGRATE, ground_vehicle_run, "pos, ground component, terrain, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0, 0, NULL, NULL},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0, 0, NULL,
+     ground_idle},
     {"planner_move", SHOAL_STAGE_INTEGRATE, planner_move_run, "planner component, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0, 0, NULL, NULL},
+     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0, 0, NULL,
+     planner_move_idle},
     {"crowd_move", SHOAL_STAGE_INTEGRATE, crowd_move_run, "desired of crowd rows",
-     "pos, vel := desired, heading or quat, omega := 0, force := 0, torque := 0 of crowd rows", 0, 3, NULL, NULL},
+     "pos, vel := desired, heading or quat, omega := 0, force := 0, torque := 0 of crowd rows", 0, 3, NULL,
+     crowd_move_idle},
     /* obstacles move after everyone has seen them where they were */
-    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0, NULL, NULL},
+    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0, NULL,
+     obstacle_move_idle},
     /* after everything moved, obstacles included */
     {"contacts", SHOAL_STAGE_INTEGRATE, contacts_run,
      "pos of crowd and contact rows and their nearest, contact scratch, obstacles, walls",
-     "pos of crowd and contact rows", 0, 3, NULL, NULL},
-    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0, NULL, NULL},
+     "pos of crowd and contact rows", 0, 3, NULL, contacts_idle},
+    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0, wrap_rows, wrap_idle},
 };
 
 static const registry_t registry = {modules, MOD_COUNT_, systems, (int32_t)(sizeof systems / sizeof systems[0])};

@@ -70,6 +70,9 @@ rows_fn* integrate_rows(world_t* w, float dt, void* ctx);
 int dseek_track_idle(const world_t* w);
 int contacts_prepare_idle(const world_t* w);
 int64_t wrap_run(world_t* w, float dt, void* ctx);
+/* wrap's pass, for the scheduler to fuse; idle in a world without wrap. */
+rows_fn* wrap_rows(world_t* w, float dt, void* ctx);
+int wrap_idle(const world_t* w);
 int64_t path_follow_run(world_t* w, float dt, void* ctx);
 int64_t ground_vehicle_run(world_t* w, float dt, void* ctx);
 int64_t planner_run(world_t* w, float dt, void* ctx);
