@@ -117,19 +117,18 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
  *
  * Built-in systems that are passes over every agent row (system_def_t.rows:
  * control, integrate, and wrap on a torus) run as one pass when nothing
- * runs between them:
- * each block of FUSE_ROWS rows goes through the first system's pass, then
- * the next's, while its columns are still in the core's cache, instead of
- * the whole table streaming through each system in turn (at 10M agents a
- * row's velocity, heading and forces are read from memory once instead of
- * twice) and two parallel loops becoming one. A row's values are those of
+ * runs between them: each block of FUSE_ROWS rows goes through the first
+ * system's pass, then the next's, while its columns are still in the
+ * core's cache, instead of the whole table streaming through each system
+ * in turn (at 10M agents a row's velocity, heading and forces are read
+ * from memory once instead of twice), and three parallel loops become one. A row's values are those of
  * the passes run one after the other: each reads and writes only its own
  * row, in the same order. Between the passes there may be only systems
  * that are disabled or idle this step (system_def_t.idle: no directed-seek,
  * contact, ground, planner or crowd rows, no moving obstacle), which still
  * run after the fused pass and change nothing, and a stage's end with no
- * commands to apply. Every pass must
- * cover every row: no agent of a component it leaves out.
+ * commands to apply. Every pass must cover every row: no agent of a
+ * component it leaves out.
  *
  * Timing: the fused pass is timed as a whole, and the workers time each
  * system's part of one block in FUSE_SAMPLE; a system's time is the pass's
@@ -209,6 +208,15 @@ static int32_t fuse_chain(const world_t* w, int32_t first, int32_t* pass, int32_
     return *npass >= 2 ? last : -1;
 }
 
+/* A pass with nothing to run this step (its rows gave NULL). */
+static void rows_none(int32_t begin, int32_t end, int32_t worker, void* ctx)
+{
+    (void)begin;
+    (void)end;
+    (void)worker;
+    (void)ctx;
+}
+
 static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, const int32_t* between,
                                 int32_t nbetween, float dt)
 {
@@ -218,9 +226,12 @@ static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, 
     for (int32_t k = 0; k < npass; ++k) {
         f.ctx[k] = ctx[k];
         f.fn[k] = w->systems[pass[k]].rows(w, dt, ctx[k]);
+        if (!f.fn[k]) f.fn[k] = rows_none;
     }
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     uint64_t ns[SHOAL_MAX_THREADS][FUSE_MAX];
+    /* (neighbors_run and contacts keep per-worker tables this size on the
+     * stack too) */
     memset(ns, 0, (size_t)workers * sizeof ns[0]);
     f.ns = ns;
     int32_t n = w->agents.count;
@@ -237,7 +248,7 @@ static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, 
         system_t* s = &w->systems[pass[k]];
         s->ns_total += sum > 0 ? (uint64_t)((double)wall * (double)share[k] / (double)sum) : wall / (uint64_t)npass;
         s->calls++;
-        s->agents += (uint64_t)n;
+        if (f.fn[k] != rows_none) s->agents += (uint64_t)n;
     }
     /* The idle systems between them: nothing to do, counted as run. */
     for (int32_t k = 0; k < nbetween; ++k) {
