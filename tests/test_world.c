@@ -390,6 +390,8 @@ static void step_against_columns(shoal_world_t* a, shoal_world_t* b, int steps, 
         wb->params_one = 0;
         wb->comps[COMP_WANDER].note_state = 2; /* wander's parameters too */
         wb->comps[COMP_WANDER].note_version = wb->comps[COMP_WANDER].version;
+        wb->comps[COMP_WANDER].note_cols =
+            1ull << WD_WEIGHT | 1ull << WD_CRUISE | 1ull << WD_STRENGTH | 1ull << WD_NOISE;
         cr_assert_eq(shoal_world_step(a, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(a));
         cr_assert_eq(shoal_world_step(b, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(b));
         cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b), "%s: step %d differs", phase, s);

@@ -15,10 +15,11 @@ typedef struct component_t {
      * for every row) holds while this is unchanged. Removing rows and
      * reordering them do not bump it. */
     uint64_t version;
-    /* A system's note of what the columns hold, kept while `version` is
-     * unchanged (wander: whether its parameters hold one value each). */
+    /* component_columns_one's answer for the columns in note_cols, kept
+     * while `version` is unchanged. */
     uint64_t note_version;
-    int32_t note_state; /* 0: none yet */
+    uint64_t note_cols;
+    int32_t note_state; /* 0: none yet, 1: one value each, 2: not */
 } component_t;
 
 void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count);
@@ -33,6 +34,12 @@ static inline int32_t component_row(const component_t* comp, uint32_t slot)
 {
     return (int32_t)slot < comp->sparse_capacity ? comp->sparse[slot] : -1;
 }
+/* Whether each of the columns cols[0 .. n) (indices below 64) holds one
+ * value in every row, compared as bits: a flock's agents usually share a
+ * module's parameters, which its pass then reads once. Looked at again
+ * only when rows were written since (version) or other columns are asked
+ * about; a removal leaves one value one value. */
+int component_columns_one(component_t* comp, const int* cols, int n);
 /* Reorder rows (new row i = old row perm[i]) and fix the sparse index. */
 void component_permute(component_t* comp, const int32_t* perm, void* scratch);
 

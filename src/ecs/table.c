@@ -253,7 +253,25 @@ void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t colum
     comp->sparse_capacity = 0;
     comp->version = 0;
     comp->note_version = 0;
+    comp->note_cols = 0;
     comp->note_state = 0;
+}
+
+int component_columns_one(component_t* comp, const int* cols, int n)
+{
+    uint64_t mask = 0;
+    for (int i = 0; i < n; ++i) {
+        if (cols[i] < 0 || cols[i] >= 64) return 0;
+        mask |= 1ull << cols[i];
+    }
+    if (comp->note_state == 0 || comp->note_version != comp->version || comp->note_cols != mask) {
+        int one = 1;
+        for (int i = 0; i < n && one; ++i) one = table_column_uniform(&comp->table, cols[i]);
+        comp->note_state = one ? 1 : 2;
+        comp->note_version = comp->version;
+        comp->note_cols = mask;
+    }
+    return comp->note_state == 1;
 }
 
 void component_release(component_t* comp, const allocator_t* a)

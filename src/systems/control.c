@@ -46,11 +46,6 @@ typedef struct control_ctx {
     lanef param[CP_COUNT];
 } control_ctx;
 
-/* Parameter `k` of rows [i, i + n): the broadcast, or the column `col`. A
- * kernel is inlined once with bc == NULL and once with the broadcasts, so
- * the test folds away. */
-#define CONTROL_PARAM(bc, k, col) ((bc) ? (bc)[k] : lane_load_n((col) + i, n))
-
 
 /* ---- 2D ------------------------------------------------------------------ */
 
@@ -70,10 +65,10 @@ static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d
     lanef vx = lane_load_n(c->vx + i, n), vy = lane_load_n(c->vy + i, n);
     lanef dx = lane_load_n(c->dx + i, n), dy = lane_load_n(c->dy + i, n);
     lanef heading = lane_load_n(c->heading + i, n), omega = lane_load_n(c->omega + i, n);
-    lanef mass = CONTROL_PARAM(bc, CP_MASS, c->mass), inertia = CONTROL_PARAM(bc, CP_INERTIA, c->inertia);
-    lanef fmax = CONTROL_PARAM(bc, CP_FMAX, c->fmax), tmax = CONTROL_PARAM(bc, CP_TMAX, c->tmax);
-    lanef vmax = CONTROL_PARAM(bc, CP_VMAX, c->vmax), kv = CONTROL_PARAM(bc, CP_KV, c->kv);
-    lanef kh = CONTROL_PARAM(bc, CP_KH, c->kh), kd = CONTROL_PARAM(bc, CP_KD, c->kd);
+    lanef mass = PARAM_LANES(bc, CP_MASS, c->mass), inertia = PARAM_LANES(bc, CP_INERTIA, c->inertia);
+    lanef fmax = PARAM_LANES(bc, CP_FMAX, c->fmax), tmax = PARAM_LANES(bc, CP_TMAX, c->tmax);
+    lanef vmax = PARAM_LANES(bc, CP_VMAX, c->vmax), kv = PARAM_LANES(bc, CP_KV, c->kv);
+    lanef kh = PARAM_LANES(bc, CP_KH, c->kh), kd = PARAM_LANES(bc, CP_KD, c->kd);
     const lanef zero = lane_zero(), one = lane_set1(1.0f);
 
     lanef vd = lane_sqrt(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)));
@@ -154,10 +149,10 @@ static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d
     const lanev3 vel = { lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n) };
     const lanev3 omega = { lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n) };
     const lanev3 desired = { lane_load_n(c->dx + i, n), lane_load_n(c->dy + i, n), lane_load_n(c->dz + i, n) };
-    lanef mass = CONTROL_PARAM(bc, CP_MASS, c->mass), inertia = CONTROL_PARAM(bc, CP_INERTIA, c->inertia);
-    lanef fmax = CONTROL_PARAM(bc, CP_FMAX, c->fmax), tmax = CONTROL_PARAM(bc, CP_TMAX, c->tmax);
-    lanef vmax = CONTROL_PARAM(bc, CP_VMAX, c->vmax), kv = CONTROL_PARAM(bc, CP_KV, c->kv);
-    lanef kh = CONTROL_PARAM(bc, CP_KH, c->kh), kd = CONTROL_PARAM(bc, CP_KD, c->kd);
+    lanef mass = PARAM_LANES(bc, CP_MASS, c->mass), inertia = PARAM_LANES(bc, CP_INERTIA, c->inertia);
+    lanef fmax = PARAM_LANES(bc, CP_FMAX, c->fmax), tmax = PARAM_LANES(bc, CP_TMAX, c->tmax);
+    lanef vmax = PARAM_LANES(bc, CP_VMAX, c->vmax), kv = PARAM_LANES(bc, CP_KV, c->kv);
+    lanef kh = PARAM_LANES(bc, CP_KH, c->kh), kd = PARAM_LANES(bc, CP_KD, c->kd);
     const lanef zero = lane_zero(), one = lane_set1(1.0f);
 
     lanef vd = lane_sqrt(lanev3_dot(desired, desired));
@@ -259,9 +254,7 @@ rows_fn* control_rows(world_t* w, float dt, void* ctx)
     control_ctx* c = (control_ctx*)ctx;
     c->w = w;
     c->dt = dt;
-    float v[CP_COUNT];
-    c->one = agent_params_one(w, control_params, CP_COUNT, v);
-    for (int k = 0; k < CP_COUNT; ++k) c->param[k] = lane_set1(c->one ? v[k] : 0.0f);
+    c->one = params_broadcast(w, control_params, CP_COUNT, c->param);
     return w->dims == 3 ? control_range_3d : control_range_2d;
 }
 

@@ -30,8 +30,6 @@ typedef struct integrate_ctx {
     lanef param[IP_COUNT];
 } integrate_ctx;
 
-#define INTEGRATE_PARAM(one, k, col) ((one) ? (one)[k] : lane_load_n((col) + i, n))
-
 
 /* x where x > 0, else 1: a divisor for rows that may be padding. */
 static inline lanef positive_or_one(lanef x)
@@ -48,14 +46,14 @@ typedef struct cols_2d {
 
 static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d* c, int32_t i,
                                                                        int32_t n, lanef dt,
-                                                                       const lanef* one)
+                                                                       const lanef* bc)
 {
     lanef fx = lane_load_n(c->fx + i, n), fy = lane_load_n(c->fy + i, n), tz = lane_load_n(c->tz + i, n);
     /* Divides are the bottleneck here (a 512-bit one issues about every 16
      * cycles): one for 1/m serves both force components. */
-    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(INTEGRATE_PARAM(one, IP_MASS, c->mass)));
-    lanef inertia = positive_or_one(INTEGRATE_PARAM(one, IP_INERTIA, c->inertia));
-    lanef vmax = INTEGRATE_PARAM(one, IP_VMAX, c->vmax), wmax = INTEGRATE_PARAM(one, IP_WMAX, c->wmax);
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(PARAM_LANES(bc, IP_MASS, c->mass)));
+    lanef inertia = positive_or_one(PARAM_LANES(bc, IP_INERTIA, c->inertia));
+    lanef vmax = PARAM_LANES(bc, IP_VMAX, c->vmax), wmax = PARAM_LANES(bc, IP_WMAX, c->wmax);
 
     lanef nvx = lane_add(lane_load_n(c->vx + i, n), lane_mul(lane_mul(fx, inv_m), dt));
     lanef nvy = lane_add(lane_load_n(c->vy + i, n), lane_mul(lane_mul(fy, inv_m), dt));
@@ -109,15 +107,15 @@ typedef struct cols_3d {
 
 static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d* c, int32_t i,
                                                                        int32_t n, lanef dt,
-                                                                       const lanef* one)
+                                                                       const lanef* bc)
 {
-    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(INTEGRATE_PARAM(one, IP_MASS, c->mass)));
-    lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(INTEGRATE_PARAM(one, IP_INERTIA, c->inertia)));
+    lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(PARAM_LANES(bc, IP_MASS, c->mass)));
+    lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(PARAM_LANES(bc, IP_INERTIA, c->inertia)));
 
     lanev3 v = { lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n) };
     const lanev3 f = { lane_load_n(c->fx + i, n), lane_load_n(c->fy + i, n), lane_load_n(c->fz + i, n) };
     v = lanev3_add(v, lanev3_scale(lanev3_scale(f, inv_m), dt));
-    v = lanev3_clamp_length(v, INTEGRATE_PARAM(one, IP_VMAX, c->vmax));
+    v = lanev3_clamp_length(v, PARAM_LANES(bc, IP_VMAX, c->vmax));
     lane_store_n(c->vx + i, v.x, n);
     lane_store_n(c->vy + i, v.y, n);
     lane_store_n(c->vz + i, v.z, n);
@@ -128,7 +126,7 @@ static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_
     lanev3 om = { lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n) };
     const lanev3 tau = { lane_load_n(c->tx + i, n), lane_load_n(c->ty + i, n), lane_load_n(c->tz + i, n) };
     om = lanev3_add(om, lanev3_scale(lanev3_scale(tau, inv_i), dt));
-    om = lanev3_clamp_length(om, INTEGRATE_PARAM(one, IP_WMAX, c->wmax));
+    om = lanev3_clamp_length(om, PARAM_LANES(bc, IP_WMAX, c->wmax));
     lane_store_n(c->ox + i, om.x, n);
     lane_store_n(c->oy + i, om.y, n);
     lane_store_n(c->oz + i, om.z, n);
@@ -186,9 +184,7 @@ rows_fn* integrate_rows(world_t* w, float dt, void* ctx)
     integrate_ctx* c = (integrate_ctx*)ctx;
     c->w = w;
     c->dt = dt;
-    float v[IP_COUNT];
-    c->one = agent_params_one(w, integrate_params, IP_COUNT, v);
-    for (int k = 0; k < IP_COUNT; ++k) c->param[k] = lane_set1(c->one ? v[k] : 0.0f);
+    c->one = params_broadcast(w, integrate_params, IP_COUNT, c->param);
     return w->dims == 3 ? integrate_range_3d : integrate_range_2d;
 }
 

@@ -39,6 +39,7 @@ typedef struct nb_ctx {
     int64_t* worker_agents;
     int64_t* worker_pairs;
     int64_t* worker_found;
+    int32_t params_row; /* 0: every row's parameters are row 0's (params_one); -1: each its own */
 } nb_ctx;
 
 
@@ -296,7 +297,7 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
          AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
          g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
         TABLE_COL(&comp->table, float, NB_RADIUS), TABLE_COL(&comp->table, float, NB_FOV_COS),
-        TABLE_COL(&comp->table, int32_t, NB_MAX), g->nb_params_state == 1 ? 0 : -1};
+        TABLE_COL(&comp->table, int32_t, NB_MAX), c->params_row};
     nb_scratch s;
     worker_scratch(g, worker, &s);
     nb_counts n = {0, 0, 0};
@@ -346,19 +347,13 @@ int neighbors_reserve(world_t* w, grid_t* g, int32_t count, int32_t largest)
     return 1;
 }
 
-/* Whether every column the agent passes read holds one value (compared as
- * bits), rechecked only when the component's rows were written since. */
-static void params_uniform(const world_t* w, grid_t* g)
+/* Whether every column the agent passes read holds one value: then they
+ * read row 0's parameters (nb_ctx.params_row). */
+static int params_one(world_t* w)
 {
-    const component_t* comp = &w->comps[COMP_NEIGHBORS];
-    if (g->nb_params_state != 0 && g->nb_params_version == comp->version) return;
     static const int cols[] = {NB_RADIUS, NB_FOV_COS, NB_MAX, NB_K_SEP, NB_K_ALI,
                                NB_K_COH, NB_W_SEP, NB_W_ALI, NB_W_COH};
-    int uniform = 1;
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0] && uniform; ++c)
-        uniform = table_column_uniform(&comp->table, cols[c]);
-    g->nb_params_state = uniform ? 1 : 2;
-    g->nb_params_version = comp->version;
+    return component_columns_one(&w->comps[COMP_NEIGHBORS], cols, (int)(sizeof cols / sizeof cols[0]));
 }
 
 int64_t neighbors_run(world_t* w, float dt, void* ctx)
@@ -378,8 +373,7 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
-    nb_ctx c = {w, g, wagents, wpairs, wfound};
-    params_uniform(w, g);
+    nb_ctx c = {w, g, wagents, wpairs, wfound, params_one(w) ? 0 : -1};
     /* The spatial hash sized and grew the packs (neighbors_reserve) before
      * the step changed anything. */
     size_t per = g->nb_per;

@@ -617,10 +617,14 @@ void grid_agent_row_moved(world_t* w, int32_t from, int32_t to)
 
 /* ---- wrap: keep positions inside a torus box (integrate stage) ---------- */
 
+typedef struct wrap_ctx {
+    world_t* w;
+} wrap_ctx;
+
 static void wrap_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = (world_t*)vctx;
+    world_t* w = ((wrap_ctx*)vctx)->w;
     for (int k = 0; k < w->dims; ++k) {
         float* p = AGENT_F(w, AC_POS_X + k);
         float origin = w->bounds_min[k], extent = w->bounds_max[k] - w->bounds_min[k];
@@ -639,20 +643,11 @@ static void wrap_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
 int wrap_idle(const world_t* w) { return !w->wrap; }
 
-typedef struct wrap_ctx {
-    world_t* w;
-} wrap_ctx;
-
-static void wrap_rows_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
-{
-    wrap_range(begin, end, worker, ((wrap_ctx*)vctx)->w);
-}
-
 rows_fn* wrap_rows(world_t* w, float dt, void* ctx)
 {
     (void)dt;
     ((wrap_ctx*)ctx)->w = w;
-    return wrap_rows_range;
+    return wrap_range;
 }
 
 int64_t wrap_run(world_t* w, float dt, void* ctx)
@@ -660,7 +655,8 @@ int64_t wrap_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     if (!w->wrap) return 0;
-    par_for(w, w->agents.count, 4096, PAR_AFFINE, wrap_range, w);
+    wrap_ctx c = {w};
+    par_for(w, w->agents.count, 4096, PAR_AFFINE, wrap_range, &c);
     return w->agents.count;
 }
 

@@ -58,10 +58,6 @@ typedef struct grid_t {
     size_t nb_mem_floats;
     size_t nb_per;        /* floats per pack array this step (0: not sized) */
     int32_t nb_largest;   /* agents in the largest bucket this step */
-    /* Whether the neighbors component's parameter columns each hold one
-     * value (1), not (2) or unknown (0), as of its version nb_params_version. */
-    int32_t nb_params_state;
-    uint64_t nb_params_version;
     /* Counters of the last neighbors pass, for benchmarks: candidate pairs
      * examined, neighbors found, agents processed. */
     int64_t pair_tests;

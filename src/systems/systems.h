@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "ecs/world.h"
+#include "simd/lanes.h"
 #include "simd/vec.h"
 #include "systems/components.h"
 
@@ -63,6 +64,21 @@ int64_t dseek_run(world_t* w, float dt, void* ctx);
 int64_t dseek_track_run(world_t* w, float dt, void* ctx);
 int64_t control_run(world_t* w, float dt, void* ctx);
 int64_t integrate_run(world_t* w, float dt, void* ctx);
+/* Parameter k of rows [i, i + n) in a lane kernel: the broadcast bc[k]
+ * (params_broadcast) or, with bc NULL, the column col. A kernel inlined
+ * once with bc NULL and once with the broadcasts folds the test away. */
+#define PARAM_LANES(bc, k, col) ((bc) ? (bc)[k] : lane_load_n((col) + i, n))
+
+/* When every parameter column cols[0 .. n) holds one value in every row
+ * (world_t.params_one), their values as broadcasts into out: 1. Else 0. */
+static inline int params_broadcast(const world_t* w, const int* cols, int n, lanef* out)
+{
+    float v[AP_COUNT];
+    if (n > AP_COUNT || !agent_params_one(w, cols, n, v)) return 0;
+    for (int k = 0; k < n; ++k) out[k] = lane_set1(v[k]);
+    return 1;
+}
+
 /* Their passes, for the scheduler to fuse (system_def_t.rows). */
 rows_fn* control_rows(world_t* w, float dt, void* ctx);
 rows_fn* integrate_rows(world_t* w, float dt, void* ctx);

@@ -252,21 +252,12 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
-/* Whether the parameter columns hold one value each (as bits), looked at
- * again only when the component's rows were written since (its version):
- * a flock's agents usually share them. */
+/* Whether the parameter columns hold one value each: a flock's agents
+ * usually share them. */
 static int wander_params_one(world_t* w)
 {
-    component_t* comp = &w->comps[COMP_WANDER];
-    if (comp->note_state == 0 || comp->note_version != comp->version) {
-        static const int cols[] = {WD_WEIGHT, WD_CRUISE, WD_STRENGTH, WD_NOISE};
-        int one = 1;
-        for (size_t c = 0; c < sizeof cols / sizeof cols[0] && one; ++c)
-            one = table_column_uniform(&comp->table, cols[c]);
-        comp->note_state = one ? 1 : 2;
-        comp->note_version = comp->version;
-    }
-    return comp->note_state == 1;
+    static const int cols[] = {WD_WEIGHT, WD_CRUISE, WD_STRENGTH, WD_NOISE};
+    return component_columns_one(&w->comps[COMP_WANDER], cols, (int)(sizeof cols / sizeof cols[0]));
 }
 
 int64_t wander_run(world_t* w, float dt, void* ctx)
