@@ -127,21 +127,48 @@ Test(parallel, affine_blocks_are_each_run_once_on_two_threads) { check_affine(2)
 Test(parallel, affine_blocks_are_each_run_once_on_three_threads) { check_affine(3); }
 
 /* Two worlds built alike; some agents flock and some wander, so one
- * component has every agent and others only some. */
+ * component has every agent and others only some. all_flock 1: every agent
+ * flocks; 2: every agent flocks and wanders, and some lose the neighbors
+ * component and get it back after the steps, so that the wander component
+ * is on every agent in agent-row order (it moves as the agents do) and the
+ * neighbors component on every agent out of that order. */
 static shoal_world_t* make_reorder_world(int dims, int threads, int all_flock)
 {
     shoal_world_t* w = make_world(dims, threads, threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL);
     /* Above 4096 agents the slot and component passes split over workers. */
-    for (int i = 0; i < 5000; ++i) {
+    enum { N = 5000 };
+    shoal_agent_t ids[N];
+    for (int i = 0; i < N; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
         for (int k = 0; k < dims; ++k) d.position[k] = rng_range(3, (uint64_t)i, 0, (uint32_t)k, -80.0f, 80.0f);
         d.heading = rng_range(3, (uint64_t)i, 1, 0, -3.0f, 3.0f);
         if (all_flock || i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
-        if (i % 4 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+        if (all_flock == 2 || i % 4 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
         if (i % 5 == 0) d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
-        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        if (all_flock == 2 && i == N - 1) { /* columns that differ in their last row alone */
+            d.group = 7;
+            d.vehicle.max_speed = 4.5f;
+            d.wander.noise *= 0.5f;
+        }
+        cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
     step_n(w, 3, 0.02f);
+    if (all_flock == 2) {
+        for (int i = 0; i < N; i += 7)
+            cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 0.0f), SHOAL_OK);
+        for (int i = 0; i < N; i += 7)
+            cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 1.0f), SHOAL_OK);
+        const world_t* iw = (const world_t*)w;
+        const int32_t* nb_row = TABLE_COL(&iw->comps[COMP_NEIGHBORS].table, int32_t, COMP_ROW);
+        const int32_t* wd_row = TABLE_COL(&iw->comps[COMP_WANDER].table, int32_t, COMP_ROW);
+        int32_t nb_off = 0, wd_off = 0;
+        for (int32_t r = 0; r < N; ++r) {
+            nb_off += nb_row[r] != r;
+            wd_off += wd_row[r] != r;
+        }
+        cr_assert_gt(nb_off, 0, "the neighbors component is out of agent-row order");
+        cr_assert_eq(wd_off, 0, "the wander component is in agent-row order");
+    }
     return w;
 }
 
@@ -206,6 +233,8 @@ static void check_parallel_reorder(int dims, int all_flock)
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_2d) { check_parallel_reorder(2, 0); }
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_3d) { check_parallel_reorder(3, 0); }
 Test(parallel, reorder_with_a_component_every_agent_has) { check_parallel_reorder(2, 1); }
+Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_2d) { check_parallel_reorder(2, 2); }
+Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_3d) { check_parallel_reorder(3, 2); }
 
 /* ---- one parallel region per step (par_region) -------------------------- */
 

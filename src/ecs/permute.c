@@ -1,6 +1,7 @@
 /* Reordering the agent table (the sense stage's reorder by cell, and
  * world_permute_agents): every column, the user components, the slots and
  * every component's rows follow, so handles stay valid. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "ecs/parallel.h"
@@ -65,83 +66,153 @@ typedef struct par_permute_ctx {
     const int32_t* perm;      /* new row i = old row perm[i] */
     float* const* spare;      /* scratch columns, one per column of a group */
     int32_t spares;
-    int32_t group[PERMUTE_MAX_SPARES]; /* this pass's columns */
+    /* The scan's columns, and for each whether two of its rows differ
+     * (relaxed stores of 1: any worker that sees a difference says so, and
+     * the others may stop looking at that column). */
+    int32_t scan[TABLE_MAX_COLUMNS];
+    int32_t scan_count;
+    atomic_uchar varies[TABLE_MAX_COLUMNS];
+    int32_t group[PERMUTE_MAX_SPARES]; /* a gather pass's columns */
     int32_t group_size;
-    int32_t copy_back[PERMUTE_MAX_SPARES]; /* second pass: columns to write */
-    uint8_t* differs;         /* [worker * spares + j]: a gathered value differed from row 0's */
     component_t* comp;        /* the component of the row passes */
     int32_t* comp_perm;       /* component_rows' output */
 } par_permute_ctx;
 
+/* Whether any of rows [begin, end) of each scanned column differs from
+ * row 0, a sequential read that stops at the first difference: a column
+ * whose rows all hold one value (a flock's mass, gains and weights, a
+ * module's parameters) is the same after any permutation, and reading it
+ * once in order is far cheaper than gathering it and copying it back. */
+static void scan_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    for (int32_t j = 0; j < c->scan_count; ++j) {
+        if (atomic_load_explicit(&c->varies[j], memory_order_relaxed)) continue;
+        const uint32_t* col = (const uint32_t*)c->table->columns[c->scan[j]];
+        const uint32_t first = col[0];
+        uint32_t diff = 0;
+        /* 64 rows at a time, with no branch inside (the compiler makes it
+         * SIMD), so that a column of one value streams at memory speed. */
+        int32_t i = begin;
+        for (; i + 64 <= end && !diff; i += 64)
+            for (int32_t k = 0; k < 64; ++k) diff |= col[i + k] ^ first;
+        for (; i < end && !diff; ++i) diff |= col[i] ^ first;
+        if (diff) atomic_store_explicit(&c->varies[j], 1, memory_order_relaxed);
+    }
+}
+
 /* First pass over a block of rows: gather each column of the group into
- * its scratch column, noting whether any value differs from row 0's (a
- * column of one value is left as it is: permuting it changes nothing).
- * Every worker takes rows of every column, so all of them take part
- * however few columns a table has. */
+ * its scratch column. Every worker takes rows of every column, so all of
+ * them take part however few columns a table has. */
 static void gather_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
+    (void)worker;
     par_permute_ctx* c = (par_permute_ctx*)vctx;
     const int32_t* perm = c->perm;
     for (int32_t j = 0; j < c->group_size; ++j) {
         const uint32_t* src = (const uint32_t*)c->table->columns[c->group[j]];
         uint32_t* dst = (uint32_t*)(void*)c->spare[j];
-        uint32_t first = src[0], diff = 0;
-        for (int32_t i = begin; i < end; ++i) {
-            uint32_t v = src[perm[i]];
-            dst[i] = v;
-            diff |= v ^ first;
-        }
-        if (diff) c->differs[(size_t)worker * c->spares + j] = 1;
+        for (int32_t i = begin; i < end; ++i) dst[i] = src[perm[i]];
     }
 }
 
-/* Second pass: the gathered columns that hold more than one value go
- * back into the table. */
+/* Second pass: the gathered columns go back into the table. */
 static void copy_back_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     par_permute_ctx* c = (par_permute_ctx*)vctx;
     for (int32_t j = 0; j < c->group_size; ++j) {
-        if (!c->copy_back[j]) continue;
         uint32_t* dst = (uint32_t*)c->table->columns[c->group[j]];
         memcpy(dst + begin, (const uint32_t*)(const void*)c->spare[j] + begin, (size_t)(end - begin) * sizeof *dst);
     }
 }
 
-/* Permute every column of c->table by c->perm over `rows` rows: groups of
- * up to `spares` columns, each gathered in one parallel pass over the
- * rows and written back in another. */
-static void permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows)
+/* Permute the columns of c->table by c->perm over `rows` rows, but for
+ * those in `skip` (bit k: column k; a column the caller rewrites, or one
+ * it knows to hold one value). One parallel scan finds the columns that
+ * hold more than one value; they alone are permuted, in groups of up to
+ * `spares` columns, each gathered in one parallel pass over the rows and
+ * written back in another. */
+static void permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows, uint64_t skip)
 {
-    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     table_t* t = c->table;
-    int32_t col = 0;
-    while (col < t->column_count) {
+    c->scan_count = 0;
+    for (int32_t col = 0; col < t->column_count; ++col) {
+        if (t->elem_size[col] == 0 || (col < 64 && (skip >> col & 1u))) continue;
+        atomic_init(&c->varies[c->scan_count], 0);
+        c->scan[c->scan_count++] = col;
+    }
+    if (c->scan_count == 0 || rows < 2) return;
+    par_for(w, rows, 4096, PAR_STATIC, scan_rows, c);
+    int32_t j = 0;
+    for (;;) {
         c->group_size = 0;
-        for (; col < t->column_count && c->group_size < c->spares; ++col)
-            if (t->elem_size[col] != 0) c->group[c->group_size++] = col;
+        for (; j < c->scan_count && c->group_size < c->spares; ++j)
+            if (atomic_load_explicit(&c->varies[j], memory_order_relaxed)) c->group[c->group_size++] = c->scan[j];
         if (c->group_size == 0) break;
-        memset(c->differs, 0, (size_t)workers * c->spares);
         par_for(w, rows, 4096, PAR_STATIC, gather_rows, c);
-        int any = 0;
-        for (int32_t j = 0; j < c->group_size; ++j) {
-            c->copy_back[j] = 0;
-            for (int32_t k = 0; k < workers; ++k) c->copy_back[j] |= c->differs[(size_t)k * c->spares + j];
-            any |= c->copy_back[j];
-        }
-        if (any) par_for(w, rows, 4096, PAR_STATIC, copy_back_rows, c);
+        par_for(w, rows, 4096, PAR_STATIC, copy_back_rows, c);
     }
 }
+
+/* Whether a component every agent has keeps its rows in agent-row order:
+ * component row r belongs to agent row r (COMP_ROW[r] == r), as the first
+ * reorder leaves every such component. One flag per component, set by any
+ * worker that finds a row out of place. */
+typedef struct identity_ctx {
+    world_t* w;
+    int32_t comps[WORLD_MAX_COMPONENTS];
+    int32_t count;
+    atomic_uchar out_of_order[WORLD_MAX_COMPONENTS];
+} identity_ctx;
+
+static void identity_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    identity_ctx* c = (identity_ctx*)vctx;
+    for (int32_t j = 0; j < c->count; ++j) {
+        if (atomic_load_explicit(&c->out_of_order[j], memory_order_relaxed)) continue;
+        const int32_t* crow = TABLE_COL(&c->w->comps[c->comps[j]].table, int32_t, COMP_ROW);
+        int32_t diff = 0;
+        int32_t i = begin;
+        for (; i + 64 <= end && !diff; i += 64)
+            for (int32_t k = 0; k < 64; ++k) diff |= crow[i + k] ^ (i + k);
+        for (; i < end && !diff; ++i) diff |= crow[i] ^ i;
+        if (diff) atomic_store_explicit(&c->out_of_order[j], 1, memory_order_relaxed);
+    }
+}
+
+/* Once the agent columns are permuted: every agent's slot points at its
+ * new row, and so does every component in agent-row order (its rows follow
+ * the agents', so its slot column is the agents' and COMP_ROW stays the
+ * identity). */
+typedef struct point_ctx {
+    world_t* w;
+    const identity_ctx* id;
+} point_ctx;
 
 static void point_slots(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((par_permute_ctx*)vctx)->w;
+    const point_ctx* c = (const point_ctx*)vctx;
+    world_t* w = c->w;
     const uint32_t* slots = table_slots(&w->agents);
     for (int32_t i = begin; i < end; ++i) w->slots[slots[i]].row = i;
+    for (int32_t j = 0; j < c->id->count; ++j) {
+        if (atomic_load_explicit(&c->id->out_of_order[j], memory_order_relaxed)) continue;
+        component_t* comp = &w->comps[c->id->comps[j]];
+        uint32_t* cslots = table_slots(&comp->table);
+        for (int32_t i = begin; i < end; ++i) {
+            uint32_t s = slots[i];
+            cslots[i] = s;
+            comp->sparse[s] = i;
+        }
+    }
 }
 
-/* A component every agent has: its new row i is the row of agent row i. */
+/* A component every agent has, out of agent-row order: its new row i is
+ * the row of agent row i. */
 static void component_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -167,23 +238,45 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
 {
     int32_t n = w->agents.count;
     if (spares > PERMUTE_MAX_SPARES) spares = PERMUTE_MAX_SPARES;
-    uint8_t differs[SHOAL_MAX_THREADS * 2]; /* workers x spares flags */
     par_permute_ctx c = {.w = w, .table = &w->agents, .perm = perm, .spare = spare, .spares = spares,
                          .comp_perm = component_perm};
-    /* The flags need workers x spares bytes; beyond the stack array's room
-     * (more than 256 workers), fewer columns go at once. */
-    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
-    while ((size_t)workers * c.spares > sizeof differs && c.spares > 1) c.spares--;
-    c.differs = differs;
-    permute_table_rows(w, &c, n);
+    /* The components in agent-row order, found before anything moves. */
+    identity_ctx id = {.w = w};
+    for (int k = 0; k < w->comp_count; ++k)
+        if (w->comps[k].table.count == n) {
+            atomic_init(&id.out_of_order[id.count], 0);
+            id.comps[id.count++] = k;
+        }
+    if (id.count > 0) par_for(w, n, 4096, PAR_STATIC, identity_rows, &id);
+    /* The parameter columns the world knows to hold one value (params_one,
+     * kept exact by every writer) need not even be scanned. */
+    uint64_t one = 0;
+    for (int k = 0; k < AP_COUNT; ++k)
+        if (w->params_one >> k & 1u) one |= 1ull << (AP_FIRST + k);
+    permute_table_rows(w, &c, n, one);
     user_permute(w, perm);
     w->structure_version++;
-    par_for(w, n, 4096, PAR_STATIC, point_slots, &c);
+    point_ctx pc = {w, &id};
+    par_for(w, n, 4096, PAR_STATIC, point_slots, &pc);
+    /* A component in agent-row order moves as the agents do: the agents'
+     * permutation, its slot column and sparse index written by point_slots,
+     * COMP_ROW unchanged. */
+    for (int32_t j = 0; j < id.count; ++j) {
+        if (atomic_load_explicit(&id.out_of_order[j], memory_order_relaxed)) continue;
+        c.comp = &w->comps[id.comps[j]];
+        c.table = &c.comp->table;
+        c.perm = perm;
+        permute_table_rows(w, &c, n, 1ull << 0 | 1ull << COMP_ROW);
+    }
     const uint32_t* slots = table_slots(&w->agents);
     for (int k = 0; k < w->comp_count; ++k) {
         component_t* comp = &w->comps[k];
         int32_t m = comp->table.count;
         if (m == 0) continue;
+        int in_order = 0;
+        for (int32_t j = 0; j < id.count; ++j)
+            if (id.comps[j] == k) in_order = !atomic_load_explicit(&id.out_of_order[j], memory_order_relaxed);
+        if (in_order) continue;
         c.comp = comp;
         c.table = &comp->table;
         c.perm = component_perm;
@@ -196,7 +289,8 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
                 if (r >= 0) component_perm[j++] = r;
             }
         }
-        permute_table_rows(w, &c, m);
+        /* point_component writes every row's agent row afresh. */
+        permute_table_rows(w, &c, m, 1ull << COMP_ROW);
         par_for(w, m, 4096, PAR_STATIC, point_component, &c);
     }
 }

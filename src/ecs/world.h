@@ -477,7 +477,10 @@ int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
 /* world_permute_agents_unchecked spread over the world's workers (the same
  * result for any thread count). Every column is 4 bytes wide, so each of
  * the `spares` arrays, of at least agent-count floats, can be a column's
- * scratch; up to `spares` columns are permuted at once. */
+ * scratch; up to `spares` columns are permuted at once. Columns of one
+ * value (found by one scan, or known from params_one) are left as they
+ * are, and a component on every agent in agent-row order (what a reorder
+ * leaves) moves by `perm` itself, with no look-up of its rows. */
 void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare,
                                    int32_t spares, int32_t* component_perm);
 static inline agent_view_t agent_view(const world_t* w)
