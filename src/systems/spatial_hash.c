@@ -242,6 +242,14 @@ typedef struct sort_ctx {
     int32_t lo[MAX_BLOCKS];
     int32_t hi[MAX_BLOCKS];
     int identity; /* the table was just reordered: sorted position k is row k */
+    /* The neighbors component's agent rows (COMP_ROW) when every agent has
+     * it (NULL otherwise), and per block whether any of its rows is out of
+     * agent-row order. A component on every agent whose row r is agent row
+     * r (what a reorder leaves) gives each sorted agent its component row
+     * without a look-up: comp_in_order. */
+    const int32_t* comp_rows;
+    uint8_t comp_out[MAX_BLOCKS];
+    int comp_in_order;
 } sort_ctx;
 
 /* Bucket of agent row i, from the same wrapped coordinates the sorted
@@ -316,6 +324,11 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
             c->lo[b] = 0;
             c->hi[b] = -1;
             continue;
+        }
+        if (c->comp_rows) {
+            int32_t diff = 0;
+            for (i = lo; i < hi; ++i) diff |= c->comp_rows[i] ^ i;
+            c->comp_out[b] = diff != 0;
         }
         c->lo[b] = (int32_t)kmin;
         c->hi[b] = (int32_t)kmax;
@@ -446,14 +459,53 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
 /* The sorted copies, read through the order: near-sequential reads of
  * rows that a recent reorder left in cell order, sequential writes.
  * (Writing them from the scatter instead, in row order, was slower: its
- * writes land out of order across eight arrays.) */
+ * writes land out of order across eight arrays.) With the component in
+ * agent-row order, a lane of agents at a time: gathered positions, and a
+ * lane that has left the box (a torus, before wrap runs) goes through
+ * put_sorted's wrap, which gives the same bits for the others. */
 static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     sort_ctx* c = (sort_ctx*)vctx;
     grid_t* g = c->g;
     sorted_view v = sorted_sources(c->w, g);
-    for (int32_t k = begin; k < end; ++k) {
+    int32_t k = begin;
+    if (c->comp_in_order) {
+        const int three = v.pz != NULL;
+        const lanef o0 = lane_set1(g->origin[0]), o1 = lane_set1(g->origin[1]), o2 = lane_set1(g->origin[2]);
+        const lanef e0 = lane_set1(g->extent[0]), e1 = lane_set1(g->extent[1]), e2 = lane_set1(g->extent[2]);
+        for (; k + SHOAL_LANES <= end; k += SHOAL_LANES) {
+            lanei r;
+            if (c->identity) {
+                r = lanei_add(lanei_iota(), lanei_set1(k));
+                lanei_storeu(g->order + k, r);
+            } else {
+                r = lanei_loadu(g->order + k);
+            }
+            lanef x = lane_gather(v.px, r), y = lane_gather(v.py, r);
+            lanef z = three ? lane_gather(v.pz, r) : lane_zero();
+            if (g->wrap) {
+                lanef fx = lane_sub(x, o0), fy = lane_sub(y, o1), fz = lane_sub(z, o2);
+                lanem in = lane_mask_and(lane_mask_and(lane_cmp_ge(fx, lane_zero()), lane_cmp_lt(fx, e0)),
+                                         lane_mask_and(lane_cmp_ge(fy, lane_zero()), lane_cmp_lt(fy, e1)));
+                if (three) in = lane_mask_and(in, lane_mask_and(lane_cmp_ge(fz, lane_zero()), lane_cmp_lt(fz, e2)));
+                if (!lane_mask_all(in)) {
+                    for (int32_t j = k; j < k + SHOAL_LANES; ++j) put_sorted(g, &v, j, g->order[j]);
+                    continue;
+                }
+            }
+            lane_storeu(g->sx + k, x);
+            lane_storeu(g->sy + k, y);
+            lane_storeu(g->svx + k, lane_gather(v.vx, r));
+            lane_storeu(g->svy + k, lane_gather(v.vy, r));
+            if (three) {
+                lane_storeu(g->sz + k, z);
+                lane_storeu(g->svz + k, lane_gather(v.vz, r));
+            }
+            lanei_storeu(g->scomp + k, r);
+        }
+    }
+    for (; k < end; ++k) {
         if (c->identity) g->order[k] = k; /* after a reorder, position k is row k */
         put_sorted(g, &v, k, g->order[k]);
     }
@@ -507,6 +559,8 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     sort_ctx c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
                   .chunk = chunk, .chunks = (g->bucket_count + chunk - 1) / chunk,
                   .chunk_base = g->cell_start, .largest = largest};
+    const component_t* nb = &w->comps[COMP_NEIGHBORS];
+    if (nb->table.count == n) c.comp_rows = TABLE_COL(&nb->table, int32_t, COMP_ROW);
 
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     /* The prefix visits every bucket once and every block's range once. Up
@@ -551,6 +605,9 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         world_permute_agents_parallel(w, g->order, spare, g->dims == 3 ? 6 : 4, (int32_t*)g->key);
         c.identity = 1;
     }
+    /* A reorder leaves every component on every agent in agent-row order. */
+    c.comp_in_order = c.comp_rows != NULL;
+    for (int32_t b = 0; b < blocks && !c.identity; ++b) c.comp_in_order &= !c.comp_out[b];
     par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
     g->count = n;
     g->positions_valid = 0;

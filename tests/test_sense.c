@@ -1,0 +1,179 @@
+/* The sense stage's sorted copies (src/systems/spatial_hash.c): right after
+ * the spatial hash, every sorted position k holds, bit for bit, agent row
+ * order[k]'s position (wrapped into a torus box) and velocity, and that
+ * agent's neighbors row; the order lists every row once, sorted by bucket
+ * and by row within one. Checked by a user system that runs after the hash
+ * in the sense stage, through reorders and the steps between them, with the
+ * neighbors component on every agent in agent-row order (the copies go a
+ * lane at a time), on every agent out of that order, and on some agents
+ * only; with agents teleported out of a torus box between steps (a lane
+ * that has left the box is wrapped on its own); in 2D and 3D, on 1 and 2
+ * threads. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "ecs/component.h"
+#include "ecs/world.h"
+#include "systems/components.h"
+#include "systems/spatial_hash.h"
+#include "support.h"
+
+enum { NB_EVERY_IN_ORDER, NB_EVERY_OUT_OF_ORDER, NB_SOME };
+
+typedef struct sense_check {
+    int32_t checks;   /* steps checked */
+    int32_t outside;  /* sorted agents whose stored position was outside the box */
+    int32_t failures; /* the first one described in `what` */
+    char what[200];
+} sense_check;
+
+static float wrapped(float p, float origin, float extent)
+{
+    float f = p - origin;
+    if (f >= 0.0f && f < extent) return p;
+    f -= extent * floorf(f / extent);
+    if (f >= extent) f = 0.0f;
+    return origin + f;
+}
+
+static int same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void fail(sense_check* c, const char* what, int32_t k)
+{
+    if (c->failures++ == 0) snprintf(c->what, sizeof c->what, "sorted position %d: %s", (int)k, what);
+}
+
+static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
+{
+    (void)dt;
+    sense_check* c = (sense_check*)ctx;
+    world_t* w = (world_t*)sw;
+    const grid_t* g = grid_data(w);
+    if (!g || g->count != w->agents.count) {
+        fail(c, "no grid of every agent", -1);
+        return SHOAL_OK;
+    }
+    const component_t* nb = &w->comps[COMP_NEIGHBORS];
+    const uint32_t* slots = table_slots(&w->agents);
+    const float* p[3] = {AGENT_F(w, AC_POS_X), AGENT_F(w, AC_POS_Y), w->dims == 3 ? AGENT_F(w, AC_POS_Z) : NULL};
+    const float* v[3] = {AGENT_F(w, AC_VEL_X), AGENT_F(w, AC_VEL_Y), w->dims == 3 ? AGENT_F(w, AC_VEL_Z) : NULL};
+    float* const sp[3] = {g->sx, g->sy, g->sz};
+    float* const sv[3] = {g->svx, g->svy, g->svz};
+    char* seen = calloc((size_t)g->count, 1);
+    cr_assert_not_null(seen);
+    for (int32_t k = 0; k < g->count; ++k) {
+        int32_t r = g->order[k];
+        if (r < 0 || r >= g->count || seen[r]) {
+            fail(c, "the order is not a permutation of the rows", k);
+            break;
+        }
+        seen[r] = 1;
+        int outside = 0;
+        for (int a = 0; a < w->dims; ++a) {
+            float want = p[a][r];
+            if (w->wrap) {
+                float origin = w->bounds_min[a], extent = w->bounds_max[a] - w->bounds_min[a];
+                outside |= !(want - origin >= 0.0f && want - origin < extent);
+                want = wrapped(want, origin, extent);
+            }
+            if (!same_bits(sp[a][k], want)) fail(c, "a position is not the row's", k);
+            if (!same_bits(sv[a][k], v[a][r])) fail(c, "a velocity is not the row's", k);
+        }
+        c->outside += outside;
+        if (g->scomp[k] != component_row(nb, slots[r])) fail(c, "the neighbors row is not the agent's", k);
+    }
+    free(seen);
+    /* Buckets in order, each one's rows in row order. */
+    if (g->cell_start[0] != 0 || g->cell_start[g->bucket_count] != g->count) fail(c, "buckets do not cover the rows", -1);
+    for (int32_t q = 0; q < g->bucket_count; ++q) {
+        if (g->cell_start[q + 1] < g->cell_start[q]) fail(c, "bucket starts go back", g->cell_start[q]);
+        for (int32_t k = g->cell_start[q] + 1; k < g->cell_start[q + 1]; ++k)
+            if (g->order[k - 1] >= g->order[k]) fail(c, "rows out of row order within a bucket", k);
+    }
+    c->checks++;
+    return SHOAL_OK;
+}
+
+static void check_sense(int dims, int wrap, int threads, int layout)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.thread_count = threads;
+    def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+    def.seed = 11;
+    def.wrap = wrap;
+    def.reorder_interval = 3;
+    for (int k = 0; k < 3; ++k) {
+        def.bounds_min[k] = -40.0f;
+        def.bounds_max[k] = 40.0f;
+    }
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    /* Above 4096 agents the hash's blocks and the reorder's passes split
+     * over the workers. */
+    enum { N = 6000 };
+    shoal_agent_t ids[N];
+    uint64_t s = 5;
+    for (int i = 0; i < N; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, -39.0f, 39.0f);
+        d.velocity[0] = uniform(&s, -3.0f, 3.0f);
+        d.velocity[1] = uniform(&s, -3.0f, 3.0f);
+        d.heading = uniform(&s, -3.0f, 3.0f);
+        d.neighbors.radius = 2.0f;
+        if (layout != NB_SOME || i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+        d.weights[SHOAL_BEHAVIOR_WANDER] = 0.3f;
+        cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    sense_check c = {0};
+    cr_assert_eq(shoal_world_add_system(w, "check_sorted", SHOAL_STAGE_SENSE, check_sorted, &c), SHOAL_OK);
+    for (int step = 0; step < 8; ++step) {
+        if (layout == NB_EVERY_OUT_OF_ORDER && step % 3 == 1) {
+            /* Some agents lose the component and get it back: their rows
+             * go to the end of its table, out of agent-row order, until
+             * the next reorder puts them back. */
+            for (int i = step; i < N; i += 7)
+                cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 0.0f), SHOAL_OK);
+            for (int i = step; i < N; i += 7)
+                cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 1.0f), SHOAL_OK);
+        }
+        if (wrap && step % 2 == 1) {
+            /* A few agents out of the box, before wrap brings them back. */
+            for (int i = step; i < N; i += 97) {
+                shoal_agent_state_t st;
+                cr_assert_eq(shoal_agent_get_state(w, ids[i], &st), SHOAL_OK);
+                float pos[3] = {st.position[0], st.position[1], st.position[2]};
+                pos[i % dims] += (i & 1) ? 80.5f : -81.25f;
+                float q[4] = {1.0f, 0.0f, 0.0f, 0.0f};
+                cr_assert_eq(shoal_agent_teleport(w, ids[i], pos, st.velocity, st.heading, q), SHOAL_OK, "%s",
+                             shoal_world_last_error(w));
+            }
+        }
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(c.failures, 0, "step %d (%dD, wrap %d, %d threads): %d failures, first: %s", step, dims, wrap,
+                     threads, c.failures, c.what);
+    }
+    cr_assert_eq(c.checks, 8);
+    if (wrap) cr_assert_gt(c.outside, 0, "no agent was outside the box when sensed");
+    if (layout == NB_EVERY_OUT_OF_ORDER) {
+        /* Between reorders the component is out of agent-row order. */
+        const component_t* nb = &((world_t*)w)->comps[COMP_NEIGHBORS];
+        const int32_t* crow = TABLE_COL(&nb->table, int32_t, COMP_ROW);
+        int32_t off = 0;
+        for (int32_t r = 0; r < nb->table.count; ++r) off += crow[r] != r;
+        cr_assert_eq(nb->table.count, N);
+        cr_assert_gt(off, 0, "the neighbors rows are all in agent-row order");
+    }
+    shoal_world_destroy(w);
+}
+
+Test(sense, sorted_copies_2d_torus_in_order) { check_sense(2, 1, 1, NB_EVERY_IN_ORDER); }
+Test(sense, sorted_copies_2d_torus_in_order_two_threads) { check_sense(2, 1, 2, NB_EVERY_IN_ORDER); }
+Test(sense, sorted_copies_2d_torus_out_of_order) { check_sense(2, 1, 2, NB_EVERY_OUT_OF_ORDER); }
+Test(sense, sorted_copies_2d_torus_some_agents) { check_sense(2, 1, 2, NB_SOME); }
+Test(sense, sorted_copies_2d_unbounded) { check_sense(2, 0, 2, NB_EVERY_IN_ORDER); }
+Test(sense, sorted_copies_3d_torus_in_order) { check_sense(3, 1, 2, NB_EVERY_IN_ORDER); }
+Test(sense, sorted_copies_3d_torus_out_of_order) { check_sense(3, 1, 1, NB_EVERY_OUT_OF_ORDER); }
+Test(sense, sorted_copies_3d_unbounded) { check_sense(3, 0, 1, NB_EVERY_IN_ORDER); }
