@@ -33,12 +33,22 @@ for ((i = 0; i < ${#args[@]}; ++i)); do
     --agents=*) agents=${args[$i]#--agents=} ;;
   esac
 done
+pids=()
 for s in 2 5; do
   valgrind --tool=cachegrind --cache-sim=yes --LL="$ll,16,64" --cachegrind-out-file="$tmp/cg.$s" \
     "$shoal" bench flock --agents "$agents" --threads 1 --steps $s --warmup 1 --no-hash "${args[@]}" \
     > "$tmp/out.$s" 2>&1 &
+  pids+=($!)
 done
-wait
+for p in "${pids[@]}"; do
+  if ! wait "$p"; then
+    # valgrind 3.19 (Debian 12) cannot run AVX-512 code: on such a machine,
+    # measure a build for AVX2 (cmake -DSHOAL_NATIVE=OFF -DCMAKE_C_FLAGS=-march=x86-64-v3).
+    echo "memory_traffic.sh: the run under valgrind failed (an AVX-512 build? valgrind 3.19 runs AVX2 at most); its output:" >&2
+    tail -n 5 "$tmp"/out.* >&2
+    exit 1
+  fi
+done
 cg_diff "$tmp/cg.2" "$tmp/cg.5" > "$tmp/diff" 2> /dev/null
 cg_annotate --show=Ir,DLmr,DLmw "$tmp/diff" 2> /dev/null > "$tmp/table"
 python3 - "$tmp/table" "$agents" "$top" "$ll" <<'EOF'
