@@ -183,27 +183,9 @@ static void assert_tables_equal(const table_t* a, const table_t* b, const char* 
     }
 }
 
-static void check_parallel_reorder(int dims, int all_flock)
+/* Both worlds' tables, slots and sparse indices are the same. */
+static void assert_worlds_equal(const world_t* ref, const world_t* par, int32_t n)
 {
-    shoal_world_t* ref = make_reorder_world(dims, 1, all_flock);
-    shoal_world_t* par = make_reorder_world(dims, 2, all_flock);
-    int32_t n = shoal_world_agent_count(ref);
-    int32_t* perm = malloc((size_t)n * sizeof *perm);
-    for (int32_t i = 0; i < n; ++i) perm[i] = i;
-    uint64_t s = 99;
-    for (int32_t i = n - 1; i > 0; --i) { /* a seeded shuffle */
-        int32_t j = (int32_t)(rng_splitmix64(&s) % (uint64_t)(i + 1));
-        int32_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    cr_assert_eq(world_permute_agents(ref, perm), SHOAL_OK);
-
-    float* spare[4];
-    for (int k = 0; k < 4; ++k) spare[k] = malloc((size_t)n * sizeof(float));
-    int32_t* comp_perm = malloc((size_t)n * sizeof *comp_perm);
-    world_permute_agents_parallel(par, perm, spare, 3, comp_perm);
-
     assert_tables_equal(&ref->agents, &par->agents, "agents");
     int32_t used = 0;
     for (int k = 0; k < ref->comp_count; ++k) {
@@ -218,6 +200,52 @@ static void check_parallel_reorder(int dims, int all_flock)
     cr_assert_geq(used, 2, "the worlds have at least two components");
     for (uint32_t slot = 0; slot < (uint32_t)n; ++slot)
         cr_assert_eq(ref->slots[slot].row, par->slots[slot].row, "slot %u", slot);
+}
+
+/* The agent at `row` gets another neighbor radius and wander strength:
+ * definition columns that held one value no longer do. */
+static void change_definition(shoal_world_t* w, int32_t row)
+{
+    shoal_agent_t id;
+    cr_assert_eq(shoal_world_row_handles(w, row, 1, &id), SHOAL_OK);
+    shoal_agent_def_t d;
+    cr_assert_eq(shoal_agent_get_def(w, id, &d), SHOAL_OK);
+    d.neighbors.radius *= 1.5f;
+    d.wander.strength *= 0.5f;
+    cr_assert_eq(shoal_agent_set_neighbors(w, id, &d.neighbors), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_agent_set_wander(w, id, &d.wander), SHOAL_OK, "%s", shoal_world_last_error(w));
+}
+
+/* `rounds` reorders by seeded shuffles, the parallel one against the
+ * serial one; between them an agent's definition changes (the second
+ * reorder must not take columns for one value because the first found
+ * them so). */
+static void check_parallel_reorder_rounds(int dims, int all_flock, int rounds)
+{
+    shoal_world_t* ref = make_reorder_world(dims, 1, all_flock);
+    shoal_world_t* par = make_reorder_world(dims, 2, all_flock);
+    int32_t n = shoal_world_agent_count(ref);
+    int32_t* perm = malloc((size_t)n * sizeof *perm);
+    float* spare[4];
+    for (int k = 0; k < 4; ++k) spare[k] = malloc((size_t)n * sizeof(float));
+    int32_t* comp_perm = malloc((size_t)n * sizeof *comp_perm);
+    uint64_t s = 99;
+    for (int round = 0; round < rounds; ++round) {
+        if (round > 0) {
+            change_definition(ref, 17 * round);
+            change_definition(par, 17 * round);
+        }
+        for (int32_t i = 0; i < n; ++i) perm[i] = i;
+        for (int32_t i = n - 1; i > 0; --i) { /* a seeded shuffle */
+            int32_t j = (int32_t)(rng_splitmix64(&s) % (uint64_t)(i + 1));
+            int32_t t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        cr_assert_eq(world_permute_agents(ref, perm), SHOAL_OK);
+        world_permute_agents_parallel(par, perm, spare, 3, comp_perm);
+        assert_worlds_equal(ref, par, n);
+    }
 
     /* They go on stepping alike. */
     step_n(ref, 5, 0.02f);
@@ -230,11 +258,15 @@ static void check_parallel_reorder(int dims, int all_flock)
     shoal_world_destroy(par);
 }
 
+static void check_parallel_reorder(int dims, int all_flock) { check_parallel_reorder_rounds(dims, all_flock, 1); }
+
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_2d) { check_parallel_reorder(2, 0); }
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_3d) { check_parallel_reorder(3, 0); }
 Test(parallel, reorder_with_a_component_every_agent_has) { check_parallel_reorder(2, 1); }
 Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_2d) { check_parallel_reorder(2, 2); }
 Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_3d) { check_parallel_reorder(3, 2); }
+Test(parallel, reorders_after_definitions_change_in_order) { check_parallel_reorder_rounds(2, 1, 3); }
+Test(parallel, reorders_after_definitions_change_some_agents) { check_parallel_reorder_rounds(2, 0, 3); }
 
 /* ---- one parallel region per step (par_region) -------------------------- */
 

@@ -20,6 +20,12 @@ typedef struct component_t {
     uint64_t note_version;
     uint64_t note_cols;
     int32_t note_state; /* 0: none yet, 1: one value each, 2: not */
+    /* The module's definition columns (module_t.definition_columns) that
+     * the last reorder's scan found holding one value, at `one_version`
+     * (one_known 0: none yet). */
+    uint64_t one_columns;
+    uint64_t one_version;
+    int32_t one_known;
 } component_t;
 
 void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count);

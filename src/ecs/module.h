@@ -51,6 +51,11 @@ typedef struct module_t {
      * w->comps is its position among the registry's modules that have one. */
     int32_t column_count;
     const uint8_t* column_flags; /* column_count entries, or NULL for none */
+    /* Bit k: column k (below 64) is written from an agent's definition
+     * alone (write_row, the bulk add), never by a system, so what holds of
+     * it holds while the component's version is unchanged (component_t):
+     * a reorder that found it holding one value need not look again. */
+    uint64_t definition_columns;
 
     /* Module-wide data: w->module_data[module index]. init makes it when a
      * world is created (0 when out of memory); release frees it. */

@@ -133,18 +133,24 @@ static void copy_back_rows(int32_t begin, int32_t end, int32_t worker, void* vct
  * it knows to hold one value). One parallel scan finds the columns that
  * hold more than one value; they alone are permuted, in groups of up to
  * `spares` columns, each gathered in one parallel pass over the rows and
- * written back in another. */
-static void permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows, uint64_t skip)
+ * written back in another. Returns the scanned columns (below 64) found
+ * holding one value, and in *scanned whether there was a scan. */
+static uint64_t permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows, uint64_t skip, int* scanned)
 {
     table_t* t = c->table;
     c->scan_count = 0;
+    *scanned = 0;
     for (int32_t col = 0; col < t->column_count; ++col) {
         if (t->elem_size[col] == 0 || (col < 64 && (skip >> col & 1u))) continue;
         atomic_init(&c->varies[c->scan_count], 0);
         c->scan[c->scan_count++] = col;
     }
-    if (c->scan_count == 0 || rows < 2) return;
+    if (c->scan_count == 0 || rows < 2) return 0;
     par_for(w, rows, 4096, PAR_STATIC, scan_rows, c);
+    *scanned = 1;
+    uint64_t one = 0;
+    for (int32_t j = 0; j < c->scan_count; ++j)
+        if (c->scan[j] < 64 && !atomic_load_explicit(&c->varies[j], memory_order_relaxed)) one |= 1ull << c->scan[j];
     int32_t j = 0;
     for (;;) {
         c->group_size = 0;
@@ -153,6 +159,26 @@ static void permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows, uin
         if (c->group_size == 0) break;
         par_for(w, rows, 4096, PAR_STATIC, gather_rows, c);
         par_for(w, rows, 4096, PAR_STATIC, copy_back_rows, c);
+    }
+    return one;
+}
+
+/* A component's columns, as permute_table_rows: its module's definition
+ * columns that the last scan found holding one value are skipped while
+ * the component's version is unchanged (module_t.definition_columns), and
+ * a scan of them is noted for the reorders to come. */
+static void permute_component(world_t* w, par_permute_ctx* c, int k, int32_t rows, uint64_t skip)
+{
+    component_t* comp = &w->comps[k];
+    const uint64_t definition = w->comp_module[k]->definition_columns;
+    const int known = comp->one_known && comp->one_version == comp->version;
+    if (known) skip |= comp->one_columns;
+    int scanned;
+    uint64_t one = permute_table_rows(w, c, rows, skip, &scanned);
+    if (!known && scanned && definition) {
+        comp->one_columns = one & definition;
+        comp->one_version = comp->version;
+        comp->one_known = 1;
     }
 }
 
@@ -253,7 +279,8 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     uint64_t one = 0;
     for (int k = 0; k < AP_COUNT; ++k)
         if (w->params_one >> k & 1u) one |= 1ull << (AP_FIRST + k);
-    permute_table_rows(w, &c, n, one);
+    int scanned;
+    permute_table_rows(w, &c, n, one, &scanned);
     user_permute(w, perm);
     w->structure_version++;
     point_ctx pc = {w, &id};
@@ -266,7 +293,7 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
         c.comp = &w->comps[id.comps[j]];
         c.table = &c.comp->table;
         c.perm = perm;
-        permute_table_rows(w, &c, n, 1ull << 0 | 1ull << COMP_ROW);
+        permute_component(w, &c, id.comps[j], n, 1ull << 0 | 1ull << COMP_ROW);
     }
     const uint32_t* slots = table_slots(&w->agents);
     for (int k = 0; k < w->comp_count; ++k) {
@@ -290,7 +317,7 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
             }
         }
         /* point_component writes every row's agent row afresh. */
-        permute_table_rows(w, &c, m, 1ull << COMP_ROW);
+        permute_component(w, &c, k, m, 1ull << COMP_ROW);
         par_for(w, m, 4096, PAR_STATIC, point_component, &c);
     }
 }

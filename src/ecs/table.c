@@ -255,6 +255,9 @@ void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t colum
     comp->note_version = 0;
     comp->note_cols = 0;
     comp->note_state = 0;
+    comp->one_columns = 0;
+    comp->one_version = 0;
+    comp->one_known = 0;
 }
 
 int component_columns_one(component_t* comp, const int* cols, int n)

@@ -788,6 +788,8 @@ const module_t neighbors_module = {
     .name = "neighbors",
     .column_count = NB_COUNT_,
     .column_flags = neighbors_flags,
+    /* every column but the slot and COMP_ROW */
+    .definition_columns = ((1ull << NB_COUNT_) - 1) & ~3ull,
     .release = grid_destroy,
     .needs = neighbors_needs,
     .validate = neighbors_validate,

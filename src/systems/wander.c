@@ -326,6 +326,8 @@ const module_t wander_module = {
     .name = "wander",
     .column_count = WD_COUNT_,
     .column_flags = wander_flags,
+    /* the key and the velocity are state */
+    .definition_columns = 1ull << WD_WEIGHT | 1ull << WD_CRUISE | 1ull << WD_STRENGTH | 1ull << WD_NOISE,
     .needs = wander_needs,
     .validate = wander_validate,
     .write_row = wander_write_row,
