@@ -7,8 +7,9 @@
  * neighbors component on every agent in agent-row order (the copies go a
  * lane at a time), on every agent out of that order, and on some agents
  * only; with agents teleported out of a torus box between steps (a lane
- * that has left the box is wrapped on its own); in 2D and 3D, on 1 and 2
- * threads. */
+ * that has left the box is wrapped on its own); with one agent's radius
+ * raised and lowered between reorders (the cells follow it at once); in 2D
+ * and 3D, on 1 and 2 threads. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -84,6 +85,12 @@ static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
         if (g->scomp[k] != component_row(nb, slots[r])) fail(c, "the neighbors row is not the agent's", k);
     }
     free(seen);
+    /* Cells at least as wide as the largest neighbor radius. */
+    const float* radius = TABLE_COL(&nb->table, float, NB_RADIUS);
+    float largest = 0.0f;
+    for (int32_t r = 0; r < nb->table.count; ++r) largest = radius[r] > largest ? radius[r] : largest;
+    for (int a = 0; a < w->dims; ++a)
+        if (!(1.0f / g->inv_cell[a] >= largest)) fail(c, "cells narrower than the largest radius", -1);
     /* Buckets in order, each one's rows in row order. */
     if (g->cell_start[0] != 0 || g->cell_start[g->bucket_count] != g->count) fail(c, "buckets do not cover the rows", -1);
     for (int32_t q = 0; q < g->bucket_count; ++q) {
@@ -138,6 +145,18 @@ static void check_sense(int dims, int wrap, int threads, int layout)
                 cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 0.0f), SHOAL_OK);
             for (int i = step; i < N; i += 7)
                 cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 1.0f), SHOAL_OK);
+        }
+        if (step == 4) {
+            /* One agent looks farther, between reorders (the cells must
+             * widen at once), and at step 5 back as before. */
+            shoal_neighbors_t nbd = shoal_agent_default_def().neighbors;
+            nbd.radius = 3.5f;
+            cr_assert_eq(shoal_agent_set_neighbors(w, ids[3 * 41], &nbd), SHOAL_OK, "%s", shoal_world_last_error(w));
+        }
+        if (step == 5) {
+            shoal_neighbors_t nbd = shoal_agent_default_def().neighbors;
+            nbd.radius = 2.0f;
+            cr_assert_eq(shoal_agent_set_neighbors(w, ids[3 * 41], &nbd), SHOAL_OK, "%s", shoal_world_last_error(w));
         }
         if (wrap && step % 2 == 1) {
             /* A few agents out of the box, before wrap brings them back. */

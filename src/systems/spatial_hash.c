@@ -150,7 +150,14 @@ static float cell_edge(world_t* w)
     /* Radii are finite and non-negative (checked when set), so the maximum
      * is the same in any order and on any split over workers. */
     const component_t* c = &w->comps[COMP_NEIGHBORS];
-    float r = column_max(w, TABLE_COL(&c->table, float, NB_RADIUS), c->table.count);
+    const float* radius = TABLE_COL(&c->table, float, NB_RADIUS);
+    float r;
+    /* A radius column that the last reorder found holding one value, and
+     * that no definition changed since, is that value: no pass over it. */
+    if (c->table.count > 0 && c->one_known && c->one_version == c->version && (c->one_columns >> NB_RADIUS & 1u))
+        r = radius[0] > 0.0f ? radius[0] : 0.0f;
+    else
+        r = column_max(w, radius, c->table.count);
     /* Crowd agents look as far as their neighbor distance: the same
      * reduction over their column. */
     const component_t* cr = &w->comps[COMP_CROWD];
