@@ -23,6 +23,7 @@
 enum { NB_EVERY_IN_ORDER, NB_EVERY_OUT_OF_ORDER, NB_SOME };
 
 typedef struct sense_check {
+    int in_order;     /* the neighbors component must be in agent-row order */
     int32_t checks;   /* steps checked */
     int32_t outside;  /* sorted agents whose stored position was outside the box */
     int32_t failures; /* the first one described in `what` */
@@ -85,6 +86,15 @@ static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
         if (g->scomp[k] != component_row(nb, slots[r])) fail(c, "the neighbors row is not the agent's", k);
     }
     free(seen);
+    if (c->in_order) { /* the path that takes a sorted agent's row for its component row */
+        const int32_t* crow = TABLE_COL(&nb->table, int32_t, COMP_ROW);
+        if (nb->table.count != w->agents.count) fail(c, "the component is not on every agent", -1);
+        for (int32_t r = 0; r < nb->table.count; ++r)
+            if (crow[r] != r) {
+                fail(c, "the component is out of agent-row order", r);
+                break;
+            }
+    }
     /* Cells at least as wide as the largest neighbor radius. */
     const float* radius = TABLE_COL(&nb->table, float, NB_RADIUS);
     float largest = 0.0f;
@@ -102,7 +112,7 @@ static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
     return SHOAL_OK;
 }
 
-static void check_sense(int dims, int wrap, int threads, int layout)
+static void check_sense_n(int dims, int wrap, int threads, int layout, int n, int steps)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = dims;
@@ -111,40 +121,59 @@ static void check_sense(int dims, int wrap, int threads, int layout)
     def.seed = 11;
     def.wrap = wrap;
     def.reorder_interval = 3;
+    /* as dense as 6000 agents in a box of side 80 */
+    float half = 40.0f * (dims == 3 ? cbrtf((float)n / 6000.0f) : sqrtf((float)n / 6000.0f));
     for (int k = 0; k < 3; ++k) {
-        def.bounds_min[k] = -40.0f;
-        def.bounds_max[k] = 40.0f;
+        def.bounds_min[k] = -half;
+        def.bounds_max[k] = half;
     }
     shoal_world_t* w = NULL;
     shoal_error_t err;
     cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
     /* Above 4096 agents the hash's blocks and the reorder's passes split
-     * over the workers. */
-    enum { N = 6000 };
-    shoal_agent_t ids[N];
+     * over the workers; the count is not a multiple of any lane width. */
+    const int N = n;
+    shoal_agent_t* ids = malloc((size_t)N * sizeof *ids);
+    char* gone = calloc((size_t)N, 1);
+    cr_assert(ids && gone);
     uint64_t s = 5;
+    shoal_agent_def_t d0 = shoal_agent_default_def();
+    d0.neighbors.radius = 2.0f;
+    d0.weights[SHOAL_BEHAVIOR_WANDER] = 0.3f;
     for (int i = 0; i < N; ++i) {
-        shoal_agent_def_t d = shoal_agent_default_def();
-        for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, -39.0f, 39.0f);
+        shoal_agent_def_t d = d0;
+        for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, 0.98f * -half, 0.98f * half);
         d.velocity[0] = uniform(&s, -3.0f, 3.0f);
         d.velocity[1] = uniform(&s, -3.0f, 3.0f);
         d.heading = uniform(&s, -3.0f, 3.0f);
-        d.neighbors.radius = 2.0f;
         if (layout != NB_SOME || i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
-        d.weights[SHOAL_BEHAVIOR_WANDER] = 0.3f;
         cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
     sense_check c = {0};
     cr_assert_eq(shoal_world_add_system(w, "check_sorted", SHOAL_STAGE_SENSE, check_sorted, &c), SHOAL_OK);
-    for (int step = 0; step < 8; ++step) {
+    for (int step = 0; step < steps; ++step) {
+        c.in_order = layout == NB_EVERY_IN_ORDER && step > 0;
+        if (layout == NB_EVERY_IN_ORDER && step == 2) {
+            /* Removals and adds between reorders keep agent-row order. */
+            for (int i = 5; i < N; i += 61) {
+                cr_assert_eq(shoal_agent_remove(w, ids[i]), SHOAL_OK);
+                gone[i] = 1;
+            }
+            for (int i = 0; i < 7; ++i) {
+                shoal_agent_def_t d = d0;
+                d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+                d.position[0] = 0.5f * (float)i;
+                cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+            }
+        }
         if (layout == NB_EVERY_OUT_OF_ORDER && step % 3 == 1) {
             /* Some agents lose the component and get it back: their rows
              * go to the end of its table, out of agent-row order, until
              * the next reorder puts them back. */
             for (int i = step; i < N; i += 7)
-                cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 0.0f), SHOAL_OK);
+                if (!gone[i]) cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 0.0f), SHOAL_OK);
             for (int i = step; i < N; i += 7)
-                cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 1.0f), SHOAL_OK);
+                if (!gone[i]) cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 1.0f), SHOAL_OK);
         }
         if (step == 4) {
             /* One agent looks farther, between reorders (the cells must
@@ -161,6 +190,7 @@ static void check_sense(int dims, int wrap, int threads, int layout)
         if (wrap && step % 2 == 1) {
             /* A few agents out of the box, before wrap brings them back. */
             for (int i = step; i < N; i += 97) {
+                if (gone[i]) continue;
                 shoal_agent_state_t st;
                 cr_assert_eq(shoal_agent_get_state(w, ids[i], &st), SHOAL_OK);
                 float pos[3] = {st.position[0], st.position[1], st.position[2]};
@@ -174,7 +204,7 @@ static void check_sense(int dims, int wrap, int threads, int layout)
         cr_assert_eq(c.failures, 0, "step %d (%dD, wrap %d, %d threads): %d failures, first: %s", step, dims, wrap,
                      threads, c.failures, c.what);
     }
-    cr_assert_eq(c.checks, 8);
+    cr_assert_eq(c.checks, steps);
     if (wrap) cr_assert_gt(c.outside, 0, "no agent was outside the box when sensed");
     if (layout == NB_EVERY_OUT_OF_ORDER) {
         /* Between reorders the component is out of agent-row order. */
@@ -182,11 +212,15 @@ static void check_sense(int dims, int wrap, int threads, int layout)
         const int32_t* crow = TABLE_COL(&nb->table, int32_t, COMP_ROW);
         int32_t off = 0;
         for (int32_t r = 0; r < nb->table.count; ++r) off += crow[r] != r;
-        cr_assert_eq(nb->table.count, N);
+        cr_assert_eq(nb->table.count, shoal_world_agent_count(w));
         cr_assert_gt(off, 0, "the neighbors rows are all in agent-row order");
     }
+    free(ids);
+    free(gone);
     shoal_world_destroy(w);
 }
+
+static void check_sense(int dims, int wrap, int threads, int layout) { check_sense_n(dims, wrap, threads, layout, 6003, 8); }
 
 Test(sense, sorted_copies_2d_torus_in_order) { check_sense(2, 1, 1, NB_EVERY_IN_ORDER); }
 Test(sense, sorted_copies_2d_torus_in_order_two_threads) { check_sense(2, 1, 2, NB_EVERY_IN_ORDER); }
@@ -196,3 +230,6 @@ Test(sense, sorted_copies_2d_unbounded) { check_sense(2, 0, 2, NB_EVERY_IN_ORDER
 Test(sense, sorted_copies_3d_torus_in_order) { check_sense(3, 1, 2, NB_EVERY_IN_ORDER); }
 Test(sense, sorted_copies_3d_torus_out_of_order) { check_sense(3, 1, 1, NB_EVERY_OUT_OF_ORDER); }
 Test(sense, sorted_copies_3d_unbounded) { check_sense(3, 0, 1, NB_EVERY_IN_ORDER); }
+/* Above COPY_LANES_MAX agents the copies go one agent at a time. */
+Test(sense, big_world_sorted_copies_2d) { check_sense_n(2, 1, 2, NB_EVERY_IN_ORDER, 140001, 5); }
+Test(sense, big_world_sorted_copies_3d_out_of_order) { check_sense_n(3, 1, 2, NB_EVERY_OUT_OF_ORDER, 140001, 5); }

@@ -54,7 +54,9 @@ typedef struct module_t {
     /* Bit k: column k (below 64) is written from an agent's definition
      * alone (write_row, the bulk add), never by a system, so what holds of
      * it holds while the component's version is unchanged (component_t):
-     * a reorder that found it holding one value need not look again. */
+     * a reorder that found it holding one value need not look again. A
+     * handle-tag column (COLUMN_HANDLE_TAG) is never one: a loaded world
+     * retags stored handles without a version change. */
     uint64_t definition_columns;
 
     /* Module-wide data: w->module_data[module index]. init makes it when a

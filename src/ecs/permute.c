@@ -175,8 +175,10 @@ static void permute_component(world_t* w, par_permute_ctx* c, int k, int32_t row
     if (known) skip |= comp->one_columns;
     int scanned;
     uint64_t one = permute_table_rows(w, c, rows, skip, &scanned);
-    if (!known && scanned && definition) {
-        comp->one_columns = one & definition;
+    if (scanned && definition) {
+        /* Known: a column that held one value still does, and one that
+         * did not may now (its other values removed). */
+        comp->one_columns = (known ? comp->one_columns : 0) | (one & definition);
         comp->one_version = comp->version;
         comp->one_known = 1;
     }
@@ -264,6 +266,7 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
 {
     int32_t n = w->agents.count;
     if (spares > PERMUTE_MAX_SPARES) spares = PERMUTE_MAX_SPARES;
+    if (spares < 1) spares = 1;
     par_permute_ctx c = {.w = w, .table = &w->agents, .perm = perm, .spare = spare, .spares = spares,
                          .comp_perm = component_perm};
     /* The components in agent-row order, found before anything moves. */
