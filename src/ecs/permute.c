@@ -78,6 +78,20 @@ typedef struct par_permute_ctx {
     int32_t* comp_perm;       /* component_rows' output */
 } par_permute_ctx;
 
+/* Whether any of rows [begin, end) of a 4-byte column holds other bits than
+ * base + step * row (step 0: one value; step 1: the row itself), 64 rows
+ * at a time with no branch inside (the compiler makes it SIMD), so that a
+ * column that passes streams at memory speed. */
+static int rows_differ(const uint32_t* col, int32_t begin, int32_t end, uint32_t base, uint32_t step)
+{
+    uint32_t diff = 0;
+    int32_t i = begin;
+    for (; i + 64 <= end && !diff; i += 64)
+        for (int32_t k = 0; k < 64; ++k) diff |= col[i + k] ^ (base + step * (uint32_t)(i + k));
+    for (; i < end && !diff; ++i) diff |= col[i] ^ (base + step * (uint32_t)i);
+    return diff != 0;
+}
+
 /* Whether any of rows [begin, end) of each scanned column differs from
  * row 0, a sequential read that stops at the first difference: a column
  * whose rows all hold one value (a flock's mass, gains and weights, a
@@ -90,15 +104,7 @@ static void scan_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t j = 0; j < c->scan_count; ++j) {
         if (atomic_load_explicit(&c->varies[j], memory_order_relaxed)) continue;
         const uint32_t* col = (const uint32_t*)c->table->columns[c->scan[j]];
-        const uint32_t first = col[0];
-        uint32_t diff = 0;
-        /* 64 rows at a time, with no branch inside (the compiler makes it
-         * SIMD), so that a column of one value streams at memory speed. */
-        int32_t i = begin;
-        for (; i + 64 <= end && !diff; i += 64)
-            for (int32_t k = 0; k < 64; ++k) diff |= col[i + k] ^ first;
-        for (; i < end && !diff; ++i) diff |= col[i] ^ first;
-        if (diff) atomic_store_explicit(&c->varies[j], 1, memory_order_relaxed);
+        if (rows_differ(col, begin, end, col[0], 0)) atomic_store_explicit(&c->varies[j], 1, memory_order_relaxed);
     }
 }
 
@@ -201,13 +207,8 @@ static void identity_rows(int32_t begin, int32_t end, int32_t worker, void* vctx
     identity_ctx* c = (identity_ctx*)vctx;
     for (int32_t j = 0; j < c->count; ++j) {
         if (atomic_load_explicit(&c->out_of_order[j], memory_order_relaxed)) continue;
-        const int32_t* crow = TABLE_COL(&c->w->comps[c->comps[j]].table, int32_t, COMP_ROW);
-        int32_t diff = 0;
-        int32_t i = begin;
-        for (; i + 64 <= end && !diff; i += 64)
-            for (int32_t k = 0; k < 64; ++k) diff |= crow[i + k] ^ (i + k);
-        for (; i < end && !diff; ++i) diff |= crow[i] ^ i;
-        if (diff) atomic_store_explicit(&c->out_of_order[j], 1, memory_order_relaxed);
+        const uint32_t* crow = TABLE_COL(&c->w->comps[c->comps[j]].table, uint32_t, COMP_ROW);
+        if (rows_differ(crow, begin, end, 0, 1)) atomic_store_explicit(&c->out_of_order[j], 1, memory_order_relaxed);
     }
 }
 
