@@ -7,7 +7,10 @@
  * neighbors component on every agent in agent-row order (the copies go a
  * lane at a time), on every agent out of that order, and on some agents
  * only; with agents teleported out of a torus box between steps (a lane
- * that has left the box is wrapped on its own); with one agent's radius
+ * that has left the box is wrapped on its own); with a crowd at the box's
+ * corner, so that the first and last buckets are full and agents cross
+ * from one end of the buckets to the other (a sort block's keys then wrap
+ * around the buckets); with one agent's radius
  * raised and lowered between reorders (the cells follow it at once); in 2D
  * and 3D, on 1 and 2 threads. */
 #include <criterion/criterion.h>
@@ -143,6 +146,9 @@ static void check_sense_n(int dims, int wrap, int threads, int layout, int n, in
     for (int i = 0; i < N; ++i) {
         shoal_agent_def_t d = d0;
         for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, 0.98f * -half, 0.98f * half);
+        if (i % 16 == 0) /* a crowd at the box's corner: the first and the last cells full, and crossings */
+            for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, -1.0f, 1.0f) < 0.0f ? uniform(&s, -half, -half + 2.5f)
+                                                                                       : uniform(&s, half - 2.5f, half);
         d.velocity[0] = uniform(&s, -3.0f, 3.0f);
         d.velocity[1] = uniform(&s, -3.0f, 3.0f);
         d.heading = uniform(&s, -3.0f, 3.0f);
