@@ -260,7 +260,7 @@ static int bench_flock(const bench_opts* o)
         if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
     }
     shoal_world_reset_stats(w);
-    int64_t pairs = 0, found = 0, kernel_agents = 0;
+    int64_t pairs = 0, found = 0, kernel_agents = 0, phase_ns[GRID_PHASES] = {0};
     double t0 = cli_now_seconds();
     for (int64_t s = 0; s < o->steps; ++s) {
         if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
@@ -268,8 +268,12 @@ static int bench_flock(const bench_opts* o)
             pairs += grid_data(w)->pair_tests;
             found += grid_data(w)->neighbor_sum;
             kernel_agents += grid_data(w)->kernel_agents;
+            for (int k = 0; k < GRID_PHASES; ++k) phase_ns[k] += grid_data(w)->phase_ns[k];
         }
     }
+    static const char* const phase_names[GRID_PHASES] = {"cell_edge", "count", "prefix", "scatter", "reorder", "copy"};
+    double phase_ms[GRID_PHASES];
+    for (int k = 0; k < GRID_PHASES; ++k) phase_ms[k] = o->steps > 0 ? (double)phase_ns[k] * 1e-6 / (double)o->steps : 0.0;
     double seconds = cli_now_seconds() - t0;
     double agent_steps = (double)o->agents * (double)o->steps;
     double bytes_per_agent = (double)counter.peak / (double)o->agents;
@@ -305,6 +309,8 @@ static int bench_flock(const bench_opts* o)
             cJSON_AddNullToObject(root, "state_hash");
         else
             cJSON_AddStringToObject(root, "state_hash", hash);
+        cJSON* phases = cJSON_AddObjectToObject(root, "sense_phases");
+        for (int k = 0; k < GRID_PHASES; ++k) cJSON_AddNumberToObject(phases, phase_names[k], phase_ms[k]);
         bench_systems_json(root, w, o->agents);
         char* text = cJSON_PrintUnformatted(root);
         printf("%s\n", text);
@@ -321,7 +327,10 @@ static int bench_flock(const bench_opts* o)
         printf("pair tests/s     %.4g\n", (double)pairs / seconds);
         printf("mean neighbors   %.2f\n", mean_nb);
         printf("bytes per agent  %.1f\n", bytes_per_agent);
-        printf("state_hash       %s\n\n", hash);
+        printf("state_hash       %s\n", hash);
+        printf("spatial hash     ms/step:");
+        for (int k = 0; k < GRID_PHASES; ++k) printf(" %s %.3f", phase_names[k], phase_ms[k]);
+        printf("\n\n");
         bench_systems_table(w, o->agents);
     }
     shoal_world_destroy(w);
@@ -416,8 +425,9 @@ static const cli_spec_t flock_spec = {
                "shoal_world_create and the bulk adds, not the bench making its arrays),\n"
                "seconds, agent_steps_per_s,\n"
                "pair_tests_per_s, mean_neighbors, bytes_per_agent, state_hash (null with\n"
-               "--no-hash), systems\n"
-               "[{name, stage, ms_per_step, ns_per_agent}].\n",
+               "--no-hash), sense_phases {cell_edge, count, prefix, scatter, reorder,\n"
+               "copy: the spatial hash's phases, ms per step on the calling thread's clock},\n"
+               "systems [{name, stage, ms_per_step, ns_per_agent}].\n",
 };
 
 static const cli_option_t kernel_options[] = {

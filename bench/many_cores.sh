@@ -47,6 +47,14 @@ say "loops: one region per loop against one region for all"
 for n in $(echo "${T#1,}" | tr , ' '); do
   shoal bench loops --threads "$n" --loops 20000 --json >> "$out/loops.jsonl"
 done
+# the spatial hash's phases (bench flock's sense_phases) on 1 and all threads
+: > "$out/sense.jsonl"
+for n in $A100K $A1M; do
+  for t in 1 $TOP; do
+    say "flock 2D $n, $t threads: the spatial hash's phases"
+    shoal bench flock --agents $n --threads $t --steps 64 --warmup 2 --no-hash --json >> "$out/sense.jsonl"
+  done
+done
 # 10M against 1M on all cores, interleaved, best of R; then 100M once
 : > "$out/big.jsonl"
 for r in $(seq $R); do
@@ -87,6 +95,11 @@ for d in jam:
           "contacts %.0f ns per agent, hash %s" % (d["agents"], d["threads"], d["colored_sweeps_after"],
           d["agent_steps_per_s"], d["agent_steps_per_s"] / base[0]["agent_steps_per_s"] if base else 0.0,
           cont.get("ns_per_agent", 0.0), d["state_hash"]))
+sense = lines("sense.jsonl")
+for d in sense:
+    p = d.get("sense_phases", {})
+    print("spatial hash, %d agents, %d threads, ms/step: %s" % (d["agents"], d["threads"],
+          ", ".join("%s %.3f" % (k, v) for k, v in p.items())))
 big = lines("big.jsonl")
 def best(n):
     runs = [d for d in big if d["agents"] == n]

@@ -413,6 +413,28 @@ Test(cli, bench_flock_reports_its_keys)
         cr_expect(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "systems")));
         cJSON_Delete(root);
     }
+    /* The spatial hash's phases: each within the system's own time (they
+     * are timed inside it), and a reorder every step takes some. */
+    cJSON* sense = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "4", "--warmup", "1",
+                                            "--reorder", "1", "--threads", "2", "--json", NULL});
+    cJSON* phases = cJSON_GetObjectItemCaseSensitive(sense, "sense_phases");
+    cr_assert(cJSON_IsObject(phases), "sense_phases");
+    static const char* const names[] = {"cell_edge", "count", "prefix", "scatter", "reorder", "copy"};
+    double sum = 0.0;
+    for (int k = 0; k < 6; ++k) {
+        double v = json_number(phases, names[k]);
+        cr_expect_geq(v, 0.0, "%s", names[k]);
+        sum += v;
+    }
+    cr_expect_gt(json_number(phases, "reorder"), 0.0);
+    double hash_ms = -1.0;
+    cJSON* sys;
+    cJSON_ArrayForEach(sys, cJSON_GetObjectItemCaseSensitive(sense, "systems"))
+    {
+        if (strcmp(json_string(sys, "name"), "spatial_hash") == 0) hash_ms = json_number(sys, "ms_per_step");
+    }
+    cr_expect(sum <= hash_ms * (1.0 + 1e-9) + 1e-9, "phases %g ms, spatial_hash %g ms", sum, hash_ms);
+    cJSON_Delete(sense);
     /* Per-agent weights: the same keys, and the flag. */
     cJSON* mixed = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "2", "--warmup",
                                             "1", "--mixed", "--json", NULL});

@@ -551,7 +551,11 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         }
     }
     grid_t* g = grid_data(w);
+    uint64_t since = world_now_ns(), now;
+    memset(g->phase_ns, 0, sizeof g->phase_ns);
+#define PHASE_DONE(k) (now = world_now_ns(), g->phase_ns[k] = (int64_t)(now - since), since = now)
     configure(w, g, n);
+    PHASE_DONE(GRID_PHASE_CELL);
     /* One block per worker (at most MAX_BLOCKS), none under 4096 agents. */
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
     if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
@@ -587,6 +591,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     if (every && !reorder) c.comp_rows = TABLE_COL(&nb->table, int32_t, COMP_ROW);
 
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
+    PHASE_DONE(GRID_PHASE_COUNT);
     /* The prefix visits every bucket once and every block's range once. Up
      * to SERIAL_PREFIX of those it is quicker on this thread than two
      * parallel rounds (each a wake-up and a barrier). */
@@ -608,6 +613,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     else
         par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_offsets, &c);
     g->cell_start[g->bucket_count] = n;
+    PHASE_DONE(GRID_PHASE_PREFIX);
     int32_t most = 0;
     for (int32_t i = 0; i < workers; ++i) most = largest[i] > most ? largest[i] : most;
     /* The neighbors' packs, sized from the bucket counts just made, before
@@ -616,7 +622,9 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         g->count = 0;
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
+    since = world_now_ns(); /* the packs' sizing is no phase */
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, scatter_blocks, &c);
+    PHASE_DONE(GRID_PHASE_SCATTER);
 
     if (reorder) {
         /* Every reorder_interval steps, put the agent table itself in cell
@@ -629,10 +637,13 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         world_permute_agents_parallel(w, g->order, spare, g->dims == 3 ? 6 : 4, (int32_t*)g->key);
         c.identity = 1;
     }
+    PHASE_DONE(GRID_PHASE_REORDER);
     /* A reorder leaves every component on every agent in agent-row order. */
     c.comp_in_order = every;
     for (int32_t b = 0; b < blocks && !c.identity; ++b) c.comp_in_order &= !c.comp_out[b];
     par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
+    PHASE_DONE(GRID_PHASE_COPY);
+#undef PHASE_DONE
     g->count = n;
     g->positions_valid = 0;
     return n;

@@ -32,6 +32,13 @@
  * up to two lanes past a run). */
 #define SHOAL_PAD_FLOATS (2 * SHOAL_MAX_LANES)
 
+/* The spatial hash's phases, as grid_t.phase_ns counts them: the cell
+ * edge (the largest radius), the keys and per-block counts, the prefix,
+ * the scatter, the reorder of storage (its steps only) and the sorted
+ * copies. */
+enum { GRID_PHASE_CELL, GRID_PHASE_COUNT, GRID_PHASE_PREFIX, GRID_PHASE_SCATTER, GRID_PHASE_REORDER,
+       GRID_PHASE_COPY, GRID_PHASES };
+
 typedef struct grid_t {
     int32_t dims;
     int32_t wrap;
@@ -63,6 +70,10 @@ typedef struct grid_t {
     int64_t pair_tests;
     int64_t neighbor_sum;
     int64_t kernel_agents;
+    /* Nanoseconds the last spatial hash spent in each phase (GRID_PHASE_*),
+     * on the calling thread's clock, for benchmarks: a clock read between
+     * phases, a few a step. */
+    int64_t phase_ns[GRID_PHASES];
     /* key holds each agent row's sorted position (built on first use after
      * the hash, see grid_position) */
     int32_t positions_valid;
