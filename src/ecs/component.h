@@ -29,6 +29,12 @@ typedef struct component_t {
 } component_t;
 
 void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count);
+/* The definition columns known to hold one value now: the last reorder's
+ * finding while the component's version is unchanged, else none. */
+static inline uint64_t component_one_columns(const component_t* comp)
+{
+    return comp->one_known && comp->one_version == comp->version ? comp->one_columns : 0;
+}
 void component_release(component_t* comp, const allocator_t* a);
 /* Make the sparse index cover slots [0, slot_capacity). All or nothing. */
 int component_reserve_slots(component_t* comp, const allocator_t* a, int32_t slot_capacity);

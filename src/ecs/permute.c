@@ -78,20 +78,6 @@ typedef struct par_permute_ctx {
     int32_t* comp_perm;       /* component_rows' output */
 } par_permute_ctx;
 
-/* Whether any of rows [begin, end) of a 4-byte column holds other bits than
- * base + step * row (step 0: one value; step 1: the row itself), 64 rows
- * at a time with no branch inside (the compiler makes it SIMD), so that a
- * column that passes streams at memory speed. */
-static int rows_differ(const uint32_t* col, int32_t begin, int32_t end, uint32_t base, uint32_t step)
-{
-    uint32_t diff = 0;
-    int32_t i = begin;
-    for (; i + 64 <= end && !diff; i += 64)
-        for (int32_t k = 0; k < 64; ++k) diff |= col[i + k] ^ (base + step * (uint32_t)(i + k));
-    for (; i < end && !diff; ++i) diff |= col[i] ^ (base + step * (uint32_t)i);
-    return diff != 0;
-}
-
 /* Whether any of rows [begin, end) of each scanned column differs from
  * row 0, a sequential read that stops at the first difference: a column
  * whose rows all hold one value (a flock's mass, gains and weights, a
@@ -104,7 +90,7 @@ static void scan_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t j = 0; j < c->scan_count; ++j) {
         if (atomic_load_explicit(&c->varies[j], memory_order_relaxed)) continue;
         const uint32_t* col = (const uint32_t*)c->table->columns[c->scan[j]];
-        if (rows_differ(col, begin, end, col[0], 0)) atomic_store_explicit(&c->varies[j], 1, memory_order_relaxed);
+        if (table_rows_differ(col, begin, end, col[0], 0)) atomic_store_explicit(&c->varies[j], 1, memory_order_relaxed);
     }
 }
 
@@ -178,7 +164,7 @@ static void permute_component(world_t* w, par_permute_ctx* c, int k, int32_t row
     component_t* comp = &w->comps[k];
     const uint64_t definition = w->comp_module[k]->definition_columns;
     const int known = comp->one_known && comp->one_version == comp->version;
-    if (known) skip |= comp->one_columns;
+    skip |= component_one_columns(comp);
     int scanned;
     uint64_t one = permute_table_rows(w, c, rows, skip, &scanned);
     if (scanned && definition) {
@@ -198,7 +184,8 @@ typedef struct identity_ctx {
     world_t* w;
     int32_t comps[WORLD_MAX_COMPONENTS];
     int32_t count;
-    atomic_uchar out_of_order[WORLD_MAX_COMPONENTS];
+    atomic_uchar out_of_order[WORLD_MAX_COMPONENTS]; /* by position in comps */
+    uint8_t in_order[WORLD_MAX_COMPONENTS];          /* by component, once the scan is done */
 } identity_ctx;
 
 static void identity_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -208,7 +195,7 @@ static void identity_rows(int32_t begin, int32_t end, int32_t worker, void* vctx
     for (int32_t j = 0; j < c->count; ++j) {
         if (atomic_load_explicit(&c->out_of_order[j], memory_order_relaxed)) continue;
         const uint32_t* crow = TABLE_COL(&c->w->comps[c->comps[j]].table, uint32_t, COMP_ROW);
-        if (rows_differ(crow, begin, end, 0, 1)) atomic_store_explicit(&c->out_of_order[j], 1, memory_order_relaxed);
+        if (table_rows_differ(crow, begin, end, 0, 1)) atomic_store_explicit(&c->out_of_order[j], 1, memory_order_relaxed);
     }
 }
 
@@ -229,7 +216,7 @@ static void point_slots(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const uint32_t* slots = table_slots(&w->agents);
     for (int32_t i = begin; i < end; ++i) w->slots[slots[i]].row = i;
     for (int32_t j = 0; j < c->id->count; ++j) {
-        if (atomic_load_explicit(&c->id->out_of_order[j], memory_order_relaxed)) continue;
+        if (!c->id->in_order[c->id->comps[j]]) continue;
         component_t* comp = &w->comps[c->id->comps[j]];
         uint32_t* cslots = table_slots(&comp->table);
         for (int32_t i = begin; i < end; ++i) {
@@ -278,6 +265,8 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
             id.comps[id.count++] = k;
         }
     if (id.count > 0) par_for(w, n, 4096, PAR_STATIC, identity_rows, &id);
+    for (int32_t j = 0; j < id.count; ++j)
+        id.in_order[id.comps[j]] = !atomic_load_explicit(&id.out_of_order[j], memory_order_relaxed);
     /* The parameter columns the world knows to hold one value (params_one,
      * kept exact by every writer) need not even be scanned. */
     uint64_t one = 0;
@@ -292,22 +281,18 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     /* A component in agent-row order moves as the agents do: the agents'
      * permutation, its slot column and sparse index written by point_slots,
      * COMP_ROW unchanged. */
-    for (int32_t j = 0; j < id.count; ++j) {
-        if (atomic_load_explicit(&id.out_of_order[j], memory_order_relaxed)) continue;
-        c.comp = &w->comps[id.comps[j]];
+    for (int k = 0; k < w->comp_count; ++k) {
+        if (!id.in_order[k]) continue;
+        c.comp = &w->comps[k];
         c.table = &c.comp->table;
         c.perm = perm;
-        permute_component(w, &c, id.comps[j], n, 1ull << 0 | 1ull << COMP_ROW);
+        permute_component(w, &c, k, n, 1ull << 0 | 1ull << COMP_ROW);
     }
     const uint32_t* slots = table_slots(&w->agents);
     for (int k = 0; k < w->comp_count; ++k) {
         component_t* comp = &w->comps[k];
         int32_t m = comp->table.count;
-        if (m == 0) continue;
-        int in_order = 0;
-        for (int32_t j = 0; j < id.count; ++j)
-            if (id.comps[j] == k) in_order = !atomic_load_explicit(&id.out_of_order[j], memory_order_relaxed);
-        if (in_order) continue;
+        if (m == 0 || id.in_order[k]) continue;
         c.comp = comp;
         c.table = &comp->table;
         c.perm = component_perm;

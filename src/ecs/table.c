@@ -201,9 +201,7 @@ static int column_uniform(const char* src, int32_t n, size_t sz)
 {
     if (sz == 4) {
         const uint32_t* v = (const uint32_t*)(const void*)src;
-        for (int32_t i = 1; i < n; ++i)
-            if (v[i] != v[0]) return 0;
-        return 1;
+        return n <= 0 || !table_rows_differ(v, 0, n, v[0], 0);
     }
     for (int32_t i = 1; i < n; ++i)
         if (memcmp(src + (size_t)i * sz, src, sz) != 0) return 0;

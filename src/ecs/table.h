@@ -64,6 +64,20 @@ uint32_t table_swap_remove(table_t* t, int32_t row);
 /* Whether every element of column c has the same bits. */
 int table_column_uniform(const table_t* t, int32_t c);
 
+/* Whether any of rows [begin, end) of a 4-byte column holds other bits than
+ * base + step * row (step 0: one value; step 1: the row itself), 64 rows
+ * at a time with no branch inside (the compiler makes it SIMD), so that a
+ * column that passes streams at memory speed. */
+static inline int table_rows_differ(const uint32_t* col, int32_t begin, int32_t end, uint32_t base, uint32_t step)
+{
+    uint32_t diff = 0;
+    int32_t i = begin;
+    for (; i + 64 <= end && !diff; i += 64)
+        for (int32_t k = 0; k < 64; ++k) diff |= col[i + k] ^ (base + step * (uint32_t)(i + k));
+    for (; i < end && !diff; ++i) diff |= col[i] ^ (base + step * (uint32_t)i);
+    return diff != 0;
+}
+
 /* Reorder rows: new row i = old row perm[i], for every column. perm is a
  * permutation of [0, count). scratch must hold capacity * the widest element.
  * The caller updates whatever maps slots to rows (see component_permute). */

@@ -154,7 +154,7 @@ static float cell_edge(world_t* w)
     float r;
     /* A radius column that the last reorder found holding one value, and
      * that no definition changed since, is that value: no pass over it. */
-    if (c->table.count > 0 && c->one_known && c->one_version == c->version && (c->one_columns >> NB_RADIUS & 1u))
+    if (c->table.count > 0 && (component_one_columns(c) >> NB_RADIUS & 1u))
         r = radius[0] > 0.0f ? radius[0] : 0.0f;
     else
         r = column_max(w, radius, c->table.count);
@@ -254,7 +254,7 @@ typedef struct sort_ctx {
      * agent-row order. A component on every agent whose row r is agent row
      * r (what a reorder leaves) gives each sorted agent its component row
      * without a look-up: comp_in_order. */
-    const int32_t* comp_rows;
+    const uint32_t* comp_rows;
     uint8_t comp_out[MAX_BLOCKS];
     int comp_in_order;
 } sort_ctx;
@@ -332,11 +332,7 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
             c->hi[b] = -1;
             continue;
         }
-        if (c->comp_rows) {
-            int32_t diff = 0;
-            for (i = lo; i < hi; ++i) diff |= c->comp_rows[i] ^ i;
-            c->comp_out[b] = diff != 0;
-        }
+        if (c->comp_rows) c->comp_out[b] = (uint8_t)table_rows_differ(c->comp_rows, lo, hi, 0, 1);
         c->lo[b] = (int32_t)kmin;
         c->hi[b] = (int32_t)kmax;
         int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
@@ -588,7 +584,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
      * only when no reorder comes: a reorder leaves it so. */
     const component_t* nb = &w->comps[COMP_NEIGHBORS];
     const int every = nb->table.count == n;
-    if (every && !reorder) c.comp_rows = TABLE_COL(&nb->table, int32_t, COMP_ROW);
+    if (every && !reorder) c.comp_rows = TABLE_COL(&nb->table, uint32_t, COMP_ROW);
 
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     PHASE_DONE(GRID_PHASE_COUNT);
