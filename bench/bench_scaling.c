@@ -14,13 +14,27 @@
  * bench/bench_systems.h reads them) the best ms per step and its speed-up
  * over the first thread count. Every run's state_hash must be the same:
  * a world steps to one state whatever its thread count (docs: "determinism
- * is designed"), so a difference fails the command. */
+ * is designed"), so a difference fails the command.
+ *
+ * --ceiling measures, beside each run, what the machine gives T threads of
+ * work that shares nothing: T worlds of about N/T agents each, every one a
+ * world of one thread on a thread of its own, built and warmed up there,
+ * then stepped at once from one start. Their agent-steps together over the
+ * time the slowest took is the ceiling: the rate a parallel step of the
+ * same work could reach at best here, with the clock the cores keep under
+ * load, the shared caches and the memory bandwidth as they are. A speed-up
+ * over it (the efficiency) says how much of the shortfall is the step's
+ * own: its loops' starts and ends, their imbalance, the data the cores
+ * hand each other. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/bench_scaling.h"
 
 #include <cjson/cJSON.h>
 #include <hwloc.h>
 #include <math.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +76,7 @@ typedef struct scaling_opts {
     int64_t agents, steps, warmup; /* -1: the scene's default */
     int64_t rounds;
     int json, csv;
+    int ceiling; /* --ceiling */
 } scaling_opts;
 
 /* One system across the sweep: best ms per step at each thread count
@@ -80,6 +95,8 @@ typedef struct scaling_result {
     int32_t used[SCALING_MAX_COUNTS];    /* as the world reports */
     double* rates;                       /* [count * rounds + round] */
     uint64_t* hashes;                    /* the same layout */
+    double* ceiling;                     /* the same layout; NULL without --ceiling */
+    double* per_world;                   /* the same: a world's rate together over alone */
     scaling_system systems[SCALING_MAX_SYSTEMS];
     int system_count;
     int cores, pus; /* physical cores and hardware threads (hwloc), 0 when unknown */
@@ -163,6 +180,128 @@ step_failed:
     return CLI_EXIT_FAILURE;
 }
 
+/* ---- the machine's ceiling (--ceiling) ---------------------------------------- */
+
+/* The copies of one ceiling run: each thread builds and warms up its own
+ * world, then waits for the others, awake (spinning, yielding to any
+ * thread that needs the core); the last one ready starts them all. */
+typedef struct ceiling_run {
+    const scaling_result* r;
+    atomic_int ready, go;
+    int copies;
+    double start; /* when the last one ready let them go */
+} ceiling_run;
+
+typedef struct ceiling_copy {
+    ceiling_run* run;
+    int64_t agents;
+    double end;  /* when its timed steps ended */
+    int failed;  /* 1: the build failed (reported), 2: a step failed */
+    char error[256];
+} ceiling_copy;
+
+static void ceiling_copy_main(ceiling_copy* c)
+{
+    ceiling_run* run = c->run;
+    const scaling_scene* sc = run->r->scene;
+    shoal_world_t* w = NULL;
+    if (sc->build("bench scaling --ceiling", c->agents, 1, &w) != CLI_EXIT_OK) {
+        c->failed = 1;
+        w = NULL;
+    }
+    for (int64_t s = 0; w && !c->failed && s < run->r->warmup; ++s)
+        if (shoal_world_step(w, sc->dt) != SHOAL_OK) {
+            c->failed = 2;
+            snprintf(c->error, sizeof c->error, "%s", shoal_world_last_error(w));
+        }
+    if (atomic_fetch_add(&run->ready, 1) == run->copies - 1) {
+        run->start = cli_now_seconds();
+        atomic_store(&run->go, 1); /* publishes start */
+    }
+    while (!atomic_load(&run->go)) sched_yield();
+    for (int64_t s = 0; w && !c->failed && s < run->r->steps; ++s)
+        if (shoal_world_step(w, sc->dt) != SHOAL_OK) {
+            c->failed = 2;
+            snprintf(c->error, sizeof c->error, "%s", shoal_world_last_error(w));
+        }
+    c->end = cli_now_seconds();
+    if (w) shoal_world_destroy(w);
+}
+
+/* `t` worlds of `agents` agents in all (world i agents / t, the first
+ * agents % t one more), each on a thread of one OpenMP team (the threads
+ * the sweep's own runs step with, so that none of them is left spinning
+ * beside the copies), stepped at once: the seconds from their start until
+ * the last one ended. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (message
+ * printed). */
+static int run_copies(const scaling_result* r, int32_t t, int64_t agents, double* seconds)
+{
+    ceiling_copy* copies = calloc((size_t)t, sizeof *copies);
+    if (!copies) {
+        cli_error("bench scaling --ceiling: out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    ceiling_run run;
+    run.r = r;
+    run.copies = t;
+    run.start = 0.0;
+    atomic_init(&run.ready, 0);
+    atomic_init(&run.go, 0);
+    for (int32_t i = 0; i < t; ++i) {
+        copies[i].run = &run;
+        copies[i].agents = agents / t + (i < agents % t ? 1 : 0);
+    }
+    int team = t;
+#pragma omp parallel num_threads(t)
+    {
+        /* a team smaller than asked (OMP_THREAD_LIMIT, OMP_DYNAMIC): no run */
+#pragma omp single
+        team = omp_get_num_threads();
+        if (team == t) ceiling_copy_main(&copies[omp_get_thread_num()]);
+    }
+    int rc = CLI_EXIT_OK;
+    if (team != t) {
+        cli_error("bench scaling --ceiling: OpenMP gave %d threads of the %d asked (see OMP_THREAD_LIMIT and "
+                  "OMP_DYNAMIC)",
+                  team, (int)t);
+        rc = CLI_EXIT_FAILURE;
+    }
+    double end = 0.0;
+    for (int32_t i = 0; rc == CLI_EXIT_OK && i < t; ++i) {
+        if (copies[i].failed == 1) rc = CLI_EXIT_FAILURE; /* the build said why */
+        else if (copies[i].failed == 2) {
+            cli_error("bench scaling --ceiling: %s, world %d of %d (%lld agents): step failed: %s", r->scene->name,
+                      (int)i + 1, (int)t, (long long)copies[i].agents, copies[i].error);
+            rc = CLI_EXIT_FAILURE;
+        }
+        if (copies[i].end > end) end = copies[i].end;
+    }
+    *seconds = end - run.start > 0.0 ? end - run.start : 1e-9;
+    free(copies);
+    return rc;
+}
+
+/* The ceiling at r->threads[k] for round `round`: T worlds of agents / T
+ * at once, then (T > 1) the largest of them alone on this thread, for the
+ * share of one world's rate each keeps when all run. */
+static int run_ceiling(scaling_result* r, int k, int64_t round)
+{
+    const int32_t t = r->threads[k];
+    const size_t at = (size_t)k * (size_t)r->rounds + (size_t)round;
+    const scaling_scene* sc = r->scene;
+    double together = 0.0, alone = 0.0;
+    if (run_copies(r, t, r->agents, &together) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
+    r->ceiling[at] = sc->realtime ? (double)r->steps * (double)sc->dt / together
+                                  : (double)r->agents * (double)r->steps / together;
+    /* in agent-steps per second for every scene: one world of n agents
+     * alone, and the T together per world */
+    const int64_t n = r->agents / t + (r->agents % t ? 1 : 0);
+    if (t == 1) alone = together;
+    else if (run_copies(r, 1, n, &alone) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
+    r->per_world[at] = ((double)r->agents / (double)t / together) / ((double)n / alone);
+    return CLI_EXIT_OK;
+}
+
 /* ---- figures ----------------------------------------------------------------- */
 
 static int compare_double(const void* a, const void* b)
@@ -175,21 +314,41 @@ typedef struct count_figures {
     double best, median;
     double speedup;   /* best over the first count's best */
     int rounds_agree; /* every round's hash the same */
+    /* --ceiling (else NaN): the copies' best and median rate, the best
+     * over the first count's best run, and speedup over that */
+    double ceiling_best, ceiling_median, ceiling_speedup, efficiency;
+    double per_world; /* the best round's share of one world's rate alone */
 } count_figures;
+
+/* The best and the median of rates[0, rounds). */
+static void best_and_median(const double* rates, int64_t rounds, double* best, double* median)
+{
+    double sorted[1024];
+    int64_t n = rounds < 1024 ? rounds : 1024;
+    memcpy(sorted, rates, (size_t)n * sizeof(double));
+    qsort(sorted, (size_t)n, sizeof(double), compare_double);
+    *best = sorted[n - 1];
+    *median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
 
 static count_figures figures_of(const scaling_result* r, int k)
 {
-    double sorted[1024];
-    int64_t n = r->rounds < 1024 ? r->rounds : 1024;
-    const double* rates = r->rates + (size_t)k * (size_t)r->rounds;
-    memcpy(sorted, rates, (size_t)n * sizeof(double));
-    qsort(sorted, (size_t)n, sizeof(double), compare_double);
     count_figures f;
-    f.best = sorted[n - 1];
-    f.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    best_and_median(r->rates + (size_t)k * (size_t)r->rounds, r->rounds, &f.best, &f.median);
     double base = r->rates[0];
     for (int64_t i = 1; i < r->rounds; ++i) base = fmax(base, r->rates[i]);
     f.speedup = base > 0.0 ? f.best / base : NAN;
+    f.ceiling_best = f.ceiling_median = f.ceiling_speedup = f.efficiency = f.per_world = NAN;
+    if (r->ceiling) {
+        best_and_median(r->ceiling + (size_t)k * (size_t)r->rounds, r->rounds, &f.ceiling_best, &f.ceiling_median);
+        f.ceiling_speedup = base > 0.0 ? f.ceiling_best / base : NAN;
+        f.efficiency = f.ceiling_best > 0.0 ? f.best / f.ceiling_best : NAN;
+        const double* ceiling = r->ceiling + (size_t)k * (size_t)r->rounds;
+        int64_t top = 0;
+        for (int64_t i = 1; i < r->rounds; ++i)
+            if (ceiling[i] > ceiling[top]) top = i;
+        f.per_world = r->per_world[(size_t)k * (size_t)r->rounds + (size_t)top];
+    }
     f.rounds_agree = 1;
     const uint64_t* hashes = r->hashes + (size_t)k * (size_t)r->rounds;
     for (int64_t i = 1; i < r->rounds; ++i) f.rounds_agree &= hashes[i] == hashes[0];
@@ -262,6 +421,17 @@ static void print_json(const scaling_result* r)
             cJSON_AddItemToArray(rates, cJSON_CreateNumber(r->rates[(size_t)k * (size_t)r->rounds + (size_t)i]));
         add_number_or_null(root, "ms_per_step", step_ms(r, &f));
         add_number_or_null(root, "speedup", f.speedup);
+        if (r->ceiling) {
+            add_number_or_null(root, "ceiling_rate", f.ceiling_best);
+            add_number_or_null(root, "ceiling_median_rate", f.ceiling_median);
+            cJSON* ceiling = cJSON_AddArrayToObject(root, "ceiling_rates");
+            for (int64_t i = 0; i < r->rounds; ++i)
+                cJSON_AddItemToArray(ceiling,
+                                     cJSON_CreateNumber(r->ceiling[(size_t)k * (size_t)r->rounds + (size_t)i]));
+            add_number_or_null(root, "ceiling_speedup", f.ceiling_speedup);
+            add_number_or_null(root, "efficiency", f.efficiency);
+            add_number_or_null(root, "ceiling_per_world", f.per_world);
+        }
         snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds]);
         cJSON_AddStringToObject(root, "state_hash", hash);
         cJSON* hashes = cJSON_AddArrayToObject(root, "state_hashes");
@@ -301,7 +471,8 @@ static void print_csv(const scaling_result* r)
     int agree = hashes_agree(r);
     char note[96];
     printf("scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,ms_per_step,"
-           "speedup,rate_unit,best_rate,median_rate,state_hash,hashes_agree\n");
+           "speedup,rate_unit,best_rate,median_rate,state_hash,hashes_agree%s\n",
+           r->ceiling ? ",ceiling_rate,ceiling_speedup,efficiency,ceiling_per_world" : "");
     for (int k = 0; k < r->counts; ++k) {
         count_figures f = figures_of(r, k);
         int over = oversubscription(r, r->threads[k], note, sizeof note)[0] != '\0';
@@ -318,14 +489,21 @@ static void print_csv(const scaling_result* r)
         printf(",%s", rate_unit(r));
         csv_number(f.best);
         csv_number(f.median);
-        printf("%s\n", tail);
+        printf("%s", tail);
+        if (r->ceiling) {
+            csv_number(f.ceiling_best);
+            csv_number(f.ceiling_speedup);
+            csv_number(f.efficiency);
+            csv_number(f.per_world);
+        }
+        printf("\n");
         for (int i = 0; i < r->system_count; ++i) {
             const scaling_system* s = &r->systems[i];
             if (isnan(s->best_ms[k])) continue;
             printf("%s,%s,%s", head, s->name, s->stage);
             csv_number(s->best_ms[k]);
             csv_number(system_speedup(s, k));
-            printf(",%s,,%s\n", rate_unit(r), tail);
+            printf(",%s,,%s%s\n", rate_unit(r), tail, r->ceiling ? ",,,," : "");
         }
     }
 }
@@ -346,17 +524,21 @@ static void print_text(const scaling_result* r)
     else
         printf("machine: core count unknown (hwloc could not read the topology)\n");
     printf("speed-up: best over the best at %d thread%s\n\n", (int)r->threads[0], r->threads[0] == 1 ? "" : "s");
-    printf("%7s %14s %14s %9s  %-16s\n", "threads", r->scene->realtime ? "best rtf" : "best", "median", "speed-up",
-           "state_hash");
+    printf("%7s %14s %14s %9s", "threads", r->scene->realtime ? "best rtf" : "best", "median", "speed-up");
+    if (r->ceiling) printf(" %14s %9s %6s %9s", "ceiling", "speed-up", "eff.", "per world");
+    printf("  %-16s\n", "state_hash");
     char note[96];
     int over = 0;
     for (int k = 0; k < r->counts; ++k) {
         count_figures f = figures_of(r, k);
         char used[32] = "";
         if (r->used[k] != r->threads[k]) snprintf(used, sizeof used, " (ran %d)", (int)r->used[k]);
-        printf("%7d %14.4g %14.4g %8.2fx  %016llx%s%s", (int)r->threads[k], f.best, f.median, f.speedup,
-               (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds], f.rounds_agree ? "" : " (rounds differ)",
-               used);
+        printf("%7d %14.4g %14.4g %8.2fx", (int)r->threads[k], f.best, f.median, f.speedup);
+        if (r->ceiling)
+            printf(" %14.4g %8.2fx %5.0f%% %8.0f%%", f.ceiling_best, f.ceiling_speedup, 100.0 * f.efficiency,
+                   100.0 * f.per_world);
+        printf("  %016llx%s%s", (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds],
+               f.rounds_agree ? "" : " (rounds differ)", used);
         if (oversubscription(r, r->threads[k], note, sizeof note)[0]) {
             printf("  %s", note);
             over = 1;
@@ -364,6 +546,11 @@ static void print_text(const scaling_result* r)
         printf("\n");
     }
     printf("(%s; best and median over the rounds)\n", unit);
+    if (r->ceiling)
+        printf("ceiling: T worlds of agents/T each, a thread each, stepped at once (best over the rounds); its\n"
+               "speed-up is over the first count's best; eff.: the best over the ceiling; per world: the rate\n"
+               "each of those worlds kept, against one of them stepped alone (the clock and the caches under\n"
+               "load)\n");
     if (over)
         printf("Thread counts above the machine's hardware threads share cores: their figures measure\n"
                "oversubscription, not scaling.\n");
@@ -464,6 +651,9 @@ static const cli_option_t scaling_options[] = {
      "JSON lines on stdout: one object per thread count (see below)"},
     {"--csv", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, csv), 0, 0, 0, NULL,
      "CSV on stdout: a header, then one row per thread count and system (see below)"},
+    {"--ceiling", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, ceiling), 0, 0, 0, NULL,
+     "also measure the machine's ceiling at each count T: T worlds of agents/T each, one a thread, "
+     "stepped at once, sharing nothing (see below); about doubles the sweep's time"},
 };
 
 static const cli_spec_t scaling_spec = {
@@ -490,7 +680,19 @@ static const cli_spec_t scaling_spec = {
                "--csv columns: scene, agents, steps, warmup, rounds, threads, threads_used,\n"
                "oversubscribed, system (\"step\" for the whole step, stage \"all\"), stage,\n"
                "ms_per_step, speedup, rate_unit, best_rate, median_rate (step rows only),\n"
-               "state_hash, hashes_agree. 'shoal plot scaling' draws either.\n",
+               "state_hash, hashes_agree. 'shoal plot scaling' draws either.\n"
+               "--ceiling: beside each run, T worlds of agents/T agents (the scene at that size),\n"
+               "each a world of one thread on its own thread, built and warmed up there, then\n"
+               "stepped at once; their agent-steps (planner: simulated seconds) over the time\n"
+               "the slowest took is the ceiling rate: what this machine gives T threads of the\n"
+               "same work when they share nothing (the clock under load, shared caches and\n"
+               "memory bandwidth included). JSON adds ceiling_rate (the best), ceiling_median_rate,\n"
+               "ceiling_rates, ceiling_speedup (over the first count's best run) and efficiency\n"
+               "(best_rate over ceiling_rate), and ceiling_per_world: at the best ceiling round,\n"
+               "a world's agent-steps per second among the T over those of one such world (the\n"
+               "largest) stepped alone right after, the share of a core's speed each core keeps\n"
+               "when all work (1 at T = 1). CSV adds the columns ceiling_rate, ceiling_speedup,\n"
+               "efficiency and ceiling_per_world (step rows only).\n",
     .max_positional = 1,
     .positional = "scene",
 };
@@ -538,11 +740,20 @@ int bench_scaling(int argc, char** argv)
     } else {
         r.counts = default_threads(r.cores, r.threads);
     }
+    for (int k = 0; o.ceiling && k < r.counts; ++k)
+        if (r.agents / r.threads[k] < 2)
+            return cli_usage_error("bench scaling",
+                                   "--ceiling at %d threads needs %d agents or more (2 a world), got --agents %lld",
+                                   (int)r.threads[k], 2 * (int)r.threads[k], (long long)r.agents);
     size_t runs = (size_t)r.counts * (size_t)r.rounds;
     r.rates = calloc(runs, sizeof *r.rates);
     r.hashes = calloc(runs, sizeof *r.hashes);
+    if (o.ceiling) {
+        r.ceiling = calloc(runs, sizeof *r.ceiling);
+        r.per_world = calloc(runs, sizeof *r.per_world);
+    }
     int rc = CLI_EXIT_OK;
-    if (!r.rates || !r.hashes) {
+    if (!r.rates || !r.hashes || (o.ceiling && (!r.ceiling || !r.per_world))) {
         cli_error("bench scaling: out of memory");
         rc = CLI_EXIT_FAILURE;
     }
@@ -550,9 +761,10 @@ int bench_scaling(int argc, char** argv)
     for (int64_t round = 0; rc == CLI_EXIT_OK && round < r.rounds; ++round) {
         for (int k = 0; rc == CLI_EXIT_OK && k < r.counts; ++k) {
             if (progress)
-                fprintf(stderr, "\rbench scaling: %s, round %lld of %lld, %d threads   ", scene->name,
-                        (long long)round + 1, (long long)r.rounds, (int)r.threads[k]);
+                fprintf(stderr, "\rbench scaling: %s, round %lld of %lld, %d threads%s   ", scene->name,
+                        (long long)round + 1, (long long)r.rounds, (int)r.threads[k], o.ceiling ? " (and ceiling)" : "");
             rc = run_once(&r, k, round);
+            if (rc == CLI_EXIT_OK && r.ceiling) rc = run_ceiling(&r, k, round);
         }
     }
     if (progress) fprintf(stderr, "\r%60s\r", "");
@@ -569,5 +781,7 @@ int bench_scaling(int argc, char** argv)
     }
     free(r.rates);
     free(r.hashes);
+    free(r.ceiling);
+    free(r.per_world);
     return rc;
 }

@@ -21,11 +21,11 @@ fi
 say() { echo "== $*" >&2; }
 
 say "flock 2D ${A100K}: threads $T"
-shoal bench scaling flock --threads $T --agents $A100K --rounds $R --json > "$out/scaling-flock-100k.jsonl"
+shoal bench scaling flock --threads $T --agents $A100K --rounds $R --ceiling --json > "$out/scaling-flock-100k.jsonl"
 say "flock 2D ${A1M}: threads 1,$TOP"
-shoal bench scaling flock --threads 1,$TOP --agents $A1M --rounds $R --json > "$out/scaling-flock-1m.jsonl"
+shoal bench scaling flock --threads 1,$TOP --agents $A1M --rounds $R --ceiling --json > "$out/scaling-flock-1m.jsonl"
 say "flock 3D ${A100K}: threads $T"
-shoal bench scaling flock3d --threads $T --agents $A100K --rounds $R --json > "$out/scaling-flock3d-100k.jsonl"
+shoal bench scaling flock3d --threads $T --agents $A100K --rounds $R --ceiling --json > "$out/scaling-flock3d-100k.jsonl"
 say "crowd grid ${CROWD}: threads 1,$TOP"
 shoal bench scaling crowd --threads 1,$TOP --agents $CROWD --steps 20 --warmup 2 --rounds 1 --json \
   > "$out/scaling-crowd.jsonl"
@@ -40,7 +40,7 @@ for n in 1 $TOP; do
   done
 done
 say "planner ${PLAN}: threads 1,$TOP"
-shoal bench scaling planner --threads 1,$TOP --agents $PLAN --steps 300 --rounds 1 --json \
+shoal bench scaling planner --threads 1,$TOP --agents $PLAN --steps 300 --rounds 1 --ceiling --json \
   > "$out/scaling-planner.jsonl"
 say "loops: one region per loop against one region for all"
 : > "$out/loops.jsonl"
@@ -72,15 +72,17 @@ out, a1m, a10m, a100m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys
 def lines(name):
     with open(os.path.join(out, name)) as f:
         return [json.loads(l) for l in f if l.strip()]
-print("scene                          threads  best rate    speed-up  target  hashes")
+print("scene                          threads  best rate    speed-up  target  hashes  ceiling  eff.  per world")
 targets = {"scaling-flock-100k.jsonl": 11, "scaling-flock-1m.jsonl": 13, "scaling-flock3d-100k.jsonl": 12,
            "scaling-crowd.jsonl": 12, "scaling-planner.jsonl": 12}
 for name, target in targets.items():
     for d in lines(name):
         tag = "%s %d" % (d["scene"], d["agents"])
         mark = ("%5.1fx" % target) if d["threads"] == 16 else ""
-        print("%-30s %7d  %10.4g  %7.2fx  %6s  %s" % (tag, d["threads"], d["best_rate"], d["speedup"], mark,
-                                                     "agree" if d["hashes_agree"] else "DIFFER"))
+        ceil = ("%6.2fx  %3.0f %%  %5.0f %%" % (d["ceiling_speedup"], 100 * d["efficiency"], 100 * d["ceiling_per_world"])
+                if d.get("ceiling_speedup") is not None else "")
+        print("%-30s %7d  %10.4g  %7.2fx  %6s  %-6s  %s" % (tag, d["threads"], d["best_rate"], d["speedup"], mark,
+                                                     "agree" if d["hashes_agree"] else "DIFFER", ceil))
     hs = [s for d in lines(name) for s in d["systems"] if s["name"] == "spatial_hash" and s.get("speedup")]
     if hs and name == "scaling-flock-1m.jsonl":
         print("%-30s %7s  spatial_hash speed-up %.2fx (target 10x)" % ("", "", hs[-1]["speedup"]))

@@ -268,3 +268,92 @@ Test(bench_scaling, the_3d_flock_sweeps_with_one_hash)
     output_free(&r2);
     output_free(&r);
 }
+
+/* --ceiling: beside each count, T worlds of agents/T stepped at once. Its
+ * figures are what the command says they are, computed from the rates it
+ * prints; without the flag there are none. */
+Test(bench_scaling, the_ceiling_adds_its_figures)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3", "--rounds",
+                            "2", "--ceiling", "--json", NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_empty(r.err);
+    cJSON* lines[2];
+    json_lines(r.out, lines, 2);
+    double base = json_number(lines[0], "best_rate");
+    for (int k = 0; k < 2; ++k) {
+        const cJSON* rates = cJSON_GetObjectItemCaseSensitive(lines[k], "ceiling_rates");
+        cr_assert(cJSON_IsArray(rates) && cJSON_GetArraySize(rates) == 2, "ceiling_rates at %d threads", k + 1);
+        double a = cJSON_GetArrayItem(rates, 0)->valuedouble, b = cJSON_GetArrayItem(rates, 1)->valuedouble;
+        cr_expect(a > 0.0 && b > 0.0, "ceiling rates %g %g", a, b);
+        double best = json_number(lines[k], "ceiling_rate");
+        cr_expect_eq(best, a > b ? a : b, "the ceiling is the best round's");
+        cr_expect_float_eq(json_number(lines[k], "ceiling_median_rate"), 0.5 * (a + b), 1e-9 * best);
+        cr_expect_float_eq(json_number(lines[k], "ceiling_speedup"), best / base, 1e-12);
+        cr_expect_float_eq(json_number(lines[k], "efficiency"), json_number(lines[k], "best_rate") / best, 1e-12);
+        cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lines[k], "hashes_agree")));
+    }
+    /* one world on one thread is the world stepped alone */
+    cr_expect_eq(json_number(lines[0], "ceiling_per_world"), 1.0);
+    double share = json_number(lines[1], "ceiling_per_world");
+    cr_expect(share > 0.0 && share < 10.0, "per world at 2 threads: %g", share);
+    for (int k = 0; k < 2; ++k) cJSON_Delete(lines[k]);
+    output_free(&r);
+
+    /* CSV: four more columns, filled on the step rows only */
+    run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "1,2", "--agents", "300", "--steps", "2",
+                            "--warmup", "1", "--rounds", "1", "--ceiling", "--csv", NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    const char* header = "scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,"
+                         "ms_per_step,speedup,rate_unit,best_rate,median_rate,state_hash,hashes_agree,"
+                         "ceiling_rate,ceiling_speedup,efficiency,ceiling_per_world\n";
+    cr_assert_eq(strncmp(r.out, header, strlen(header)), 0, "header: [%s]", r.out);
+    int steps = 0;
+    for (const char* line = r.out + strlen(header); *line; line = strchr(line, '\n') + 1) {
+        char f[21][40];
+        cr_assert_eq(csv_fields(line, f, 21), 21, "row: %s", line);
+        if (!strcmp(f[8], "step")) {
+            steps++;
+            cr_expect_gt(atof(f[17]), 0.0, "ceiling_rate: %s", line);
+            cr_expect_float_eq(atof(f[19]), atof(f[13]) / atof(f[17]), 1e-4, "efficiency: %s", line);
+            if (!strcmp(f[5], "1")) cr_expect_str_eq(f[20], "1", "%s", line);
+        } else {
+            for (int i = 17; i < 21; ++i) cr_expect_str_empty(f[i], "column %d of a system row: %s", i + 1, line);
+        }
+    }
+    cr_expect_eq(steps, 2);
+    output_free(&r);
+
+    /* the text report's columns, and none without --ceiling */
+    run_cli((const char*[]){"bench", "scaling", "planner", "--threads", "1,2", "--agents", "40", "--steps", "10",
+                            "--rounds", "1", "--ceiling", NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(matches(r.out, "\n +2 +[0-9.e+]+ +[0-9.e+]+ +[0-9.]+x +[0-9.e+]+ +[0-9.]+x +[0-9]+% +[0-9]+% +"
+                             "[0-9a-f]{16}\n"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "ceiling: T worlds of agents/T each") != NULL, "%s", r.out);
+    output_free(&r);
+    run_cli((const char*[]){"bench", "scaling", "--threads", "1", "--agents", "200", "--steps", "1", "--rounds", "1",
+                            "--json", NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "ceiling") == NULL, "%s", r.out);
+    output_free(&r);
+}
+
+/* Too few agents to give every thread a world of two: a usage error before
+ * anything runs. */
+Test(bench_scaling, a_ceiling_needs_two_agents_a_world)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "scaling", "--threads", "1,2", "--agents", "3", "--ceiling", NULL}, &r);
+    cr_expect_eq(r.status, 2, "exit %d", r.status);
+    cr_expect_str_empty(r.out);
+    cr_expect(strstr(r.err, "--ceiling at 2 threads needs 4 agents or more (2 a world), got --agents 3") != NULL,
+              "%s", r.err);
+    output_free(&r);
+}

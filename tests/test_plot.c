@@ -720,6 +720,40 @@ Test(plot, scaling_from_json_lines_and_csv_alike)
     cr_expect_lt(no_band, band / 4, "no band: %d reddish pixels, with the band %d", no_band, band);
 }
 
+/* A sweep run with --ceiling draws the ceiling too: the same sweep with
+ * and without ceiling_speedup differ where its line is. */
+Test(plot, scaling_draws_the_ceiling_when_measured)
+{
+    static const char plain[] = "{\"threads\":1,\"speedup\":1,\"ms_per_step\":2}\n"
+                                "{\"threads\":2,\"speedup\":1.5}\n{\"threads\":4,\"speedup\":2.5}\n";
+    static const char ceiling[] =
+        "{\"threads\":1,\"speedup\":1,\"ms_per_step\":2,\"ceiling_speedup\":1}\n"
+        "{\"threads\":2,\"speedup\":1.5,\"ceiling_speedup\":1.9}\n"
+        "{\"threads\":4,\"speedup\":2.5,\"ceiling_speedup\":3.2}\n";
+    char a[300], b[300];
+    tmp_path(a, sizeof a, "plain.jsonl");
+    tmp_path(b, sizeof b, "ceiling.jsonl");
+    write_text(a, plain);
+    write_text(b, ceiling);
+    kind_pictures((const char*[]){"scaling", a, NULL}, "scaling_plain", NULL);
+    kind_pictures((const char*[]){"scaling", b, NULL}, "scaling_ceiling", NULL);
+    char pa[300], pb[300];
+    tmp_path(pa, sizeof pa, "scaling_plain.png");
+    tmp_path(pb, sizeof pb, "scaling_ceiling.png");
+    png_t x = load_png(pa, 700, 520), y = load_png(pb, 700, 520);
+    int differ = 0;
+    for (int j = 80; j < y.h; ++j) /* below the title, which names the file */
+        for (int i = 0; i < y.w; ++i) {
+            int r0, g0, b0, r1, g1, b1;
+            pixel(&x, i, j, &r0, &g0, &b0);
+            pixel(&y, i, j, &r1, &g1, &b1);
+            differ += r0 != r1 || g0 != g1 || b0 != b1;
+        }
+    cairo_surface_destroy(x.s);
+    cairo_surface_destroy(y.s);
+    cr_expect_gt(differ, 800, "%d pixels differ with the ceiling drawn", differ);
+}
+
 /* A real sweep, as the command writes it, draws. */
 Test(plot, scaling_of_a_bench_sweep, .timeout = 120)
 {
@@ -754,6 +788,8 @@ Test(plot, scaling_refuses_bad_sweeps_naming_the_line)
         {"threads,system,speedup\n1,step,1\n2,step\n", "line 3: 2 fields, the header has 3"},
         {"threads,system,speedup\n1,step,1\nx,step,2\n", "line 3: threads 'x' is not a whole number >= 1"},
         {"threads,system,speedup\n1,step,1\n2,step,quick\n", "line 3: speedup 'quick' is not a number"},
+        {"threads,system,speedup,ceiling_speedup\n1,step,1,1\n2,step,2,high\n",
+         "line 3: ceiling_speedup 'high' is not a number"},
         {"threads,system,speedup\n1,neighbors,1\n", "no speed-up of the step at 1 thread"},
         {"", "empty: no thread counts"},
         {" \n\n", "empty: no thread counts"},

@@ -32,6 +32,7 @@ typedef struct scaling_data {
     int counts;
     double threads[MAX_COUNTS];
     double step[MAX_COUNTS];  /* the step's speed-up */
+    double ceiling[MAX_COUNTS]; /* the ceiling's speed-up (bench scaling --ceiling), NaN when not given */
     int over[MAX_COUNTS];     /* oversubscribed */
     double step_base_ms;      /* NaN when not given */
     int agree;                /* hashes_agree: 1, 0, or -1 when not given */
@@ -56,6 +57,7 @@ static int count_index(scaling_data* d, double t)
     int k = d->counts++;
     d->threads[k] = t;
     d->step[k] = NAN;
+    d->ceiling[k] = NAN;
     for (int i = 0; i < MAX_SYSTEMS; ++i) d->systems[i].speedup[k] = NAN;
     return k;
 }
@@ -106,6 +108,7 @@ static int read_json_line(scaling_data* d, cJSON* root, const char* path, int li
         return bad(err, size, path, line, what);
     }
     d->step[k] = cJSON_IsNumber(s) ? s->valuedouble : NAN;
+    d->ceiling[k] = number_or_nan(root, "ceiling_speedup");
     d->over[k] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "oversubscribed"));
     if (k == 0) {
         const cJSON* scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
@@ -206,7 +209,7 @@ static int read_csv(scaling_data* d, char* text, const char* path, char* err, in
         c_speedup = column(header, columns, "speedup"), c_ms = column(header, columns, "ms_per_step"),
         c_over = column(header, columns, "oversubscribed"), c_scene = column(header, columns, "scene"),
         c_agree = column(header, columns, "hashes_agree"), c_agents = column(header, columns, "agents"),
-        c_rounds = column(header, columns, "rounds");
+        c_rounds = column(header, columns, "rounds"), c_ceiling = column(header, columns, "ceiling_speedup");
     if (columns > CSV_MAX_FIELDS || c_threads < 0 || c_system < 0 || c_speedup < 0)
         return bad(err, size, path, 1,
                    "expected JSON lines or a CSV header with the columns threads, system and speedup "
@@ -254,6 +257,10 @@ static int read_csv(scaling_data* d, char* text, const char* path, char* err, in
         if (!strcmp(f[c_system], "step")) {
             d->step[k] = speedup;
             if (k == 0) d->step_base_ms = ms;
+            if (c_ceiling >= 0 && !csv_number(f[c_ceiling], &d->ceiling[k])) {
+                snprintf(what, sizeof what, "ceiling_speedup '%.40s' is not a number", f[c_ceiling]);
+                return bad(err, size, path, line, what);
+            }
         } else {
             scaling_curve* c = curve_named(d, f[c_system]);
             if (!c) continue;
@@ -358,8 +365,9 @@ static const cli_spec_t scaling_spec = {
     .command = "plot scaling",
     .usage = "FILE.jsonl|FILE.csv [options] -o FILE.png|FILE.svg",
     .about = "The speed-up against the thread count of a 'shoal bench scaling' sweep: the whole\n"
-             "step, the costliest systems, and the ideal line (threads over the first count's\n"
-             "threads). Counts above the machine's hardware threads are shaded.\n",
+             "step, the costliest systems, the ideal line (threads over the first count's\n"
+             "threads) and, from a sweep run with --ceiling, the machine's ceiling. Counts\n"
+             "above the machine's hardware threads are shaded.\n",
     .arguments = "  FILE                  the sweep as 'shoal bench scaling --json' (JSON lines) or\n"
                  "                        '--csv' wrote it; JSON lines when its first character\n"
                  "                        is '{'\n",
@@ -405,6 +413,7 @@ int plot_kind_scaling(int argc, char** argv)
     double ymax = tmax / base;
     for (int k = 0; k < d->counts; ++k) {
         if (isfinite(d->step[k])) ymax = fmax(ymax, d->step[k]);
+        if (isfinite(d->ceiling[k])) ymax = fmax(ymax, d->ceiling[k]);
         for (int i = 0; i < shown; ++i)
             if (isfinite(drawn[i]->speedup[k])) ymax = fmax(ymax, drawn[i]->speedup[k]);
     }
@@ -447,6 +456,18 @@ int plot_kind_scaling(int argc, char** argv)
     plot_chart_series(&p, &chart,
                       &(plot_series_t){ix, iy, 2, ideal_ink, PLOT_LINE_DOTTED, PLOT_MARK_NONE, "ideal"});
     double xs[MAX_COUNTS], ys[MAX_COUNTS];
+    /* The machine's ceiling, when measured: the same work as separate
+     * worlds, one a thread. */
+    int ceiling = 0;
+    for (int j = 0; j < d->counts; ++j) {
+        xs[j] = d->threads[order[j]];
+        ys[j] = d->ceiling[order[j]];
+        ceiling |= isfinite(ys[j]);
+    }
+    if (ceiling)
+        plot_chart_series(&p, &chart,
+                          &(plot_series_t){xs, ys, d->counts, ideal_ink, PLOT_LINE_SOLID, PLOT_MARK_RING,
+                                           "ceiling (the same work as one world a thread)"});
     static const plot_mark_t marks[] = {PLOT_MARK_SQUARE, PLOT_MARK_TRIANGLE, PLOT_MARK_CROSS, PLOT_MARK_RING};
     for (int i = 0; i < shown; ++i) {
         for (int j = 0; j < d->counts; ++j) {
