@@ -22,6 +22,11 @@ say() { echo "== $*" >&2; }
 
 say "flock 2D ${A100K}: threads $T"
 shoal bench scaling flock --threads $T --agents $A100K --rounds $R --ceiling --json > "$out/scaling-flock-100k.jsonl"
+# the same, the OpenMP threads pinned to cores (libgomp's own binding: the
+# sweep's runs and its ceiling's worlds step on the same pinned team)
+say "flock 2D ${A100K}, threads pinned: threads 1,$TOP"
+OMP_PROC_BIND=close OMP_PLACES=cores shoal bench scaling flock --threads 1,$TOP --agents $A100K --rounds $R \
+  --ceiling --json > "$out/scaling-flock-100k-pinned.jsonl"
 say "flock 2D ${A1M}: threads 1,$TOP"
 shoal bench scaling flock --threads 1,$TOP --agents $A1M --rounds $R --ceiling --json > "$out/scaling-flock-1m.jsonl"
 say "flock 3D ${A100K}: threads $T"
@@ -73,11 +78,11 @@ def lines(name):
     with open(os.path.join(out, name)) as f:
         return [json.loads(l) for l in f if l.strip()]
 print("scene                          threads  best rate    speed-up  target  hashes  ceiling  eff.  per world")
-targets = {"scaling-flock-100k.jsonl": 11, "scaling-flock-1m.jsonl": 13, "scaling-flock3d-100k.jsonl": 12,
+targets = {"scaling-flock-100k.jsonl": 11, "scaling-flock-100k-pinned.jsonl": 11, "scaling-flock-1m.jsonl": 13, "scaling-flock3d-100k.jsonl": 12,
            "scaling-crowd.jsonl": 12, "scaling-planner.jsonl": 12}
 for name, target in targets.items():
     for d in lines(name):
-        tag = "%s %d" % (d["scene"], d["agents"])
+        tag = "%s %d%s" % (d["scene"], d["agents"], " pinned" if "pinned" in name else "")
         mark = ("%5.1fx" % target) if d["threads"] == 16 else ""
         ceil = ("%6.2fx  %3.0f %%  %5.0f %%" % (d["ceiling_speedup"], 100 * d["efficiency"], 100 * d["ceiling_per_world"])
                 if d.get("ceiling_speedup") is not None else "")
