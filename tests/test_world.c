@@ -537,70 +537,119 @@ Test(world, one_value_parameter_columns_follow_adds_inside_a_step)
 /* ---- fused passes -------------------------------------------------------------- */
 
 /* Steps a (passes fused where they may) and b (a trace recording: never
- * fused) and compares them step by step; a fused `fused` of the steps. */
-static void step_fused_against_separate(shoal_world_t* a, shoal_world_t* b, int steps, int fused,
-                                        const char* phase)
+ * fused) and compares them step by step; in each step of a `passes` fused
+ * passes of `fused` systems in all (0: none). */
+static void step_fused_passes(shoal_world_t* a, shoal_world_t* b, int steps, int passes, int fused,
+                              const char* phase)
 {
-    uint64_t before = ((const world_t*)a)->fused_passes;
+    uint64_t before = ((const world_t*)a)->fused_passes, systems = ((const world_t*)a)->fused_systems;
     for (int s = 0; s < steps; ++s) {
         cr_assert_eq(shoal_world_step(a, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(a));
         cr_assert_eq(shoal_world_step(b, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(b));
         cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b), "%s: step %d differs", phase, s);
     }
     cr_assert_eq(((const world_t*)b)->fused_passes, 0u, "%s: a traced world fused", phase);
-    cr_assert_eq(((const world_t*)a)->fused_passes - before, (uint64_t)(fused ? steps : 0), "%s: %s", phase,
-                 fused ? "not fused" : "fused");
+    uint64_t ran = ((const world_t*)a)->fused_passes - before, in = ((const world_t*)a)->fused_systems - systems;
+    cr_assert_eq(ran, (uint64_t)(steps * passes), "%s: %llu passes fused in %d steps, expected %d a step", phase,
+                 (unsigned long long)ran, steps, passes);
+    cr_assert_eq(in, (uint64_t)(steps * fused), "%s: %llu systems fused in %d steps, expected %d a step", phase,
+                 (unsigned long long)in, steps, fused);
+}
+
+/* One fused pass of `fused` systems a step (0: none). */
+static void step_fused_against_separate(shoal_world_t* a, shoal_world_t* b, int steps, int fused,
+                                        const char* phase)
+{
+    step_fused_passes(a, b, steps, fused ? 1 : 0, fused, phase);
 }
 
 static void fused_passes_in(int dims, int wrap)
 {
     enum { N = 900 };
+    /* wrap fuses too on a torus */
+    const int all = 3 + wrap;
     shoal_world_t* a = one_value_flock_in(dims, N, wrap);
     shoal_world_t* b = one_value_flock_in(dims, N, wrap);
     cr_assert_eq(shoal_world_set_trace(b, 1 << 16), SHOAL_OK);
-    step_fused_against_separate(a, b, 8, 1, "a flock");
+    /* every agent wanders, its rows in agent-row order: wander, control,
+     * integrate (and wrap) */
+    step_fused_against_separate(a, b, 8, all, "a flock");
     /* Each system counted as if it ran alone, with a share of the time. */
     for (int i = 0; i < shoal_world_system_count(a); ++i) {
         shoal_system_stats_t st;
         cr_assert_eq(shoal_world_system_stats(a, i, &st), SHOAL_OK);
-        if (strcmp(st.name, "control") != 0 && strcmp(st.name, "integrate") != 0 && strcmp(st.name, "wrap") != 0)
+        if (strcmp(st.name, "wander") != 0 && strcmp(st.name, "control") != 0 && strcmp(st.name, "integrate") != 0 &&
+            strcmp(st.name, "wrap") != 0)
             continue;
         cr_assert_eq(st.calls, 8u, "%s", st.name);
         cr_assert_eq(st.agents, strcmp(st.name, "wrap") == 0 && !wrap ? 0u : 8u * N, "%s", st.name);
         if (st.agents > 0) cr_assert_gt(st.ns_total, 0u, "%s", st.name);
     }
 
-    /* Parameters of their own (control and integrate read the columns). */
+    /* Parameters of their own (control and integrate read the columns),
+     * and no wander: its rows are no longer every agent's. */
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
     d.target[0] = 30.0f;
     d.vehicle.max_speed = 3.0f;
-    cr_assert_eq(shoal_agents_add(a, &d, NULL, 50, NULL), SHOAL_OK);
-    cr_assert_eq(shoal_agents_add(b, &d, NULL, 50, NULL), SHOAL_OK);
-    step_fused_against_separate(a, b, 5, 1, "mixed parameters");
+    enum { SEEKERS = 1200 }; /* past a fused block of rows (1024) */
+    static shoal_agent_t seekers_a[SEEKERS], seekers_b[SEEKERS];
+    cr_assert_eq(shoal_agents_add(a, &d, NULL, SEEKERS, seekers_a), SHOAL_OK);
+    cr_assert_eq(shoal_agents_add(b, &d, NULL, SEEKERS, seekers_b), SHOAL_OK);
+    step_fused_against_separate(a, b, 5, all - 1, "mixed parameters");
+    /* They wander too now: every agent has a wander row, but the new rows
+     * point at agent rows out of order (the even ones first, so wander row
+     * 1500 is agent row 901's, in another block of rows) until the next
+     * reorder puts them in order (the spatial hash's, every
+     * reorder_interval steps). */
+    for (int i = 0; i < SEEKERS; i += 2) {
+        cr_assert_eq(shoal_agent_set_behavior(a, seekers_a[i], SHOAL_BEHAVIOR_WANDER, 0.25f), SHOAL_OK, "%s",
+                     shoal_world_last_error(a));
+        cr_assert_eq(shoal_agent_set_behavior(b, seekers_b[i], SHOAL_BEHAVIOR_WANDER, 0.25f), SHOAL_OK);
+    }
+    step_fused_against_separate(a, b, 2, all - 1, "half of them wander");
+    for (int i = 1; i < SEEKERS; i += 2) {
+        cr_assert_eq(shoal_agent_set_behavior(a, seekers_a[i], SHOAL_BEHAVIOR_WANDER, 0.25f), SHOAL_OK);
+        cr_assert_eq(shoal_agent_set_behavior(b, seekers_b[i], SHOAL_BEHAVIOR_WANDER, 0.25f), SHOAL_OK);
+    }
+    cr_assert(!world_component_in_agent_order((world_t*)a, COMP_WANDER), "wander rows added in another order");
+    const int32_t interval = ((const world_t*)a)->reorder_interval;
+    cr_assert_gt(interval, 0);
+    int reorder_in = (int)(((uint64_t)interval - ((const world_t*)a)->step_count % (uint64_t)interval) %
+                           (uint64_t)interval);
+    if (reorder_in > 0) step_fused_against_separate(a, b, reorder_in, all - 1, "all wander, out of order");
+    step_fused_against_separate(a, b, 3, all, "all wander, reordered");
+    cr_assert(world_component_in_agent_order((world_t*)a, COMP_WANDER));
+    /* A removal keeps the order (the last row moves into the gap in both
+     * tables). */
+    cr_assert_eq(shoal_agents_remove(a, &seekers_a[7], 1), SHOAL_OK);
+    cr_assert_eq(shoal_agents_remove(b, &seekers_b[7], 1), SHOAL_OK);
+    step_fused_against_separate(a, b, 2, all, "one removed");
 
-    /* A system of the user's between them: no fusing. */
+    /* A system of the user's between them: wander and control fuse before
+     * it; on a torus integrate and wrap after it. */
     cr_assert_eq(shoal_world_add_system(a, "between", SHOAL_STAGE_CONTROL, add_heavy, NULL), SHOAL_OK);
     cr_assert_eq(shoal_world_add_system(b, "between", SHOAL_STAGE_CONTROL, add_heavy, NULL), SHOAL_OK);
-    /* (On a torus integrate and wrap still fuse after it.) */
-    step_fused_against_separate(a, b, 3, wrap, "a user system between");
+    step_fused_passes(a, b, 3, 1 + wrap, 2 + 2 * wrap, "a user system between");
     cr_assert_eq(shoal_world_set_system_enabled(a, "between", 0), SHOAL_OK);
     cr_assert_eq(shoal_world_set_system_enabled(b, "between", 0), SHOAL_OK);
-    step_fused_against_separate(a, b, 3, 1, "that system disabled");
+    step_fused_against_separate(a, b, 3, all, "that system disabled");
 
-    /* An agent in the contact pass: contacts_prepare has work between. */
+    /* An agent in the contact pass: contacts_prepare has work between
+     * control and integrate (it wanders too: wander and control fuse). */
     shoal_agent_def_t c = shoal_agent_default_def();
     c.contacts = 1;
     c.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
     shoal_agent_t ca, cb;
     cr_assert_eq(shoal_agent_add(a, &c, &ca), SHOAL_OK);
     cr_assert_eq(shoal_agent_add(b, &c, &cb), SHOAL_OK);
-    step_fused_against_separate(a, b, 3, 0, "a contact agent");
+    step_fused_against_separate(a, b, 3, 2, "a contact agent");
     cr_assert_eq(shoal_agents_remove(a, &ca, 1), SHOAL_OK);
     cr_assert_eq(shoal_agents_remove(b, &cb, 1), SHOAL_OK);
-    step_fused_against_separate(a, b, 2, 1, "the contact agent gone");
+    step_fused_against_separate(a, b, 2, all, "the contact agent gone");
 
-    /* A crowd agent: control and integrate leave its row out. */
+    /* A crowd agent: control and integrate leave its row out, and it does
+     * not wander. */
     shoal_agent_def_t k = shoal_agent_default_def();
     k.crowd.enabled = 1;
     k.target[1] = 10.0f;
@@ -608,17 +657,39 @@ static void fused_passes_in(int dims, int wrap)
     cr_assert_eq(shoal_agent_add(b, &k, NULL), SHOAL_OK);
     step_fused_against_separate(a, b, 3, 0, "a crowd agent");
 
-    /* integrate disabled: control alone, nothing to fuse. */
+    /* integrate disabled: wander and control still fuse; wander disabled
+     * too, control alone: nothing to fuse. */
     shoal_world_t* a2 = one_value_flock(dims, 300);
     shoal_world_t* b2 = one_value_flock(dims, 300);
     cr_assert_eq(shoal_world_set_trace(b2, 1 << 16), SHOAL_OK);
     cr_assert_eq(shoal_world_set_system_enabled(a2, "integrate", 0), SHOAL_OK);
     cr_assert_eq(shoal_world_set_system_enabled(b2, "integrate", 0), SHOAL_OK);
-    step_fused_against_separate(a2, b2, 3, 0, "integrate disabled");
+    step_fused_against_separate(a2, b2, 3, 2, "integrate disabled");
+    cr_assert_eq(shoal_world_set_system_enabled(a2, "wander", 0), SHOAL_OK);
+    cr_assert_eq(shoal_world_set_system_enabled(b2, "wander", 0), SHOAL_OK);
+    step_fused_against_separate(a2, b2, 3, 0, "integrate and wander disabled");
+    /* A pursuer (that wanders too) between wander and control: control and
+     * integrate fuse, wander not. */
+    shoal_world_t* a3 = one_value_flock(dims, 300);
+    shoal_world_t* b3 = one_value_flock(dims, 300);
+    cr_assert_eq(shoal_world_set_trace(b3, 1 << 16), SHOAL_OK);
+    shoal_agent_def_t p = shoal_agent_default_def();
+    p.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+    shoal_agent_t ta, tb;
+    cr_assert_eq(shoal_agent_add(a3, &p, &ta), SHOAL_OK, "%s", shoal_world_last_error(a3));
+    cr_assert_eq(shoal_agent_add(b3, &p, &tb), SHOAL_OK);
+    p.weights[SHOAL_BEHAVIOR_PURSUE] = 1.0f;
+    p.pursuit.target = ta;
+    cr_assert_eq(shoal_agent_add(a3, &p, NULL), SHOAL_OK, "%s", shoal_world_last_error(a3));
+    p.pursuit.target = tb;
+    cr_assert_eq(shoal_agent_add(b3, &p, NULL), SHOAL_OK);
+    step_fused_against_separate(a3, b3, 3, 2, "a pursuer");
     shoal_world_destroy(a);
     shoal_world_destroy(b);
     shoal_world_destroy(a2);
     shoal_world_destroy(b2);
+    shoal_world_destroy(a3);
+    shoal_world_destroy(b3);
 }
 
 Test(world, fused_passes_give_the_results_of_separate_ones_2d) { fused_passes_in(2, 0); }

@@ -26,6 +26,11 @@ typedef struct component_t {
     uint64_t one_columns;
     uint64_t one_version;
     int32_t one_known;
+    /* world_component_in_agent_order's answer (order_state 0: none yet, 1:
+     * in order, 2: not), with what it was found at. */
+    int32_t order_state;
+    int32_t order_count, order_agents;
+    uint64_t order_structure, order_version;
 } component_t;
 
 void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t column_count);

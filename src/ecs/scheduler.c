@@ -116,19 +116,23 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
 /* ---- Fused passes ----------------------------------------------------------
  *
  * Built-in systems that are passes over every agent row (system_def_t.rows:
- * control, integrate, and wrap on a torus) run as one pass when nothing
- * runs between them: each block of FUSE_ROWS rows goes through the first
+ * wander when its component is on every agent in agent-row order, control,
+ * integrate, and wrap on a torus) run as one pass when nothing runs
+ * between them: each block of FUSE_ROWS rows goes through the first
  * system's pass, then the next's, while its columns are still in the
  * core's cache, instead of the whole table streaming through each system
  * in turn (at 10M agents a row's velocity, heading and forces are read
- * from memory once instead of twice), and three parallel loops become one. A row's values are those of
- * the passes run one after the other: each reads and writes only its own
- * row, in the same order. Between the passes there may be only systems
- * that are disabled or idle this step (system_def_t.idle: no directed-seek,
- * contact, ground, planner or crowd rows, no moving obstacle), which still
- * run after the fused pass and change nothing, and a stage's end with no
- * commands to apply. Every pass must cover every row: no agent of a
- * component it leaves out.
+ * from memory once instead of twice, and the wander term added to the
+ * desired velocity is read back by control from the cache), and four
+ * parallel loops become one. A row's values are those of the passes run
+ * one after the other: each reads and writes only its own row, in the same
+ * order. Between the passes there may be only systems that are disabled or
+ * idle this step (system_def_t.idle: no pursuit, follow, directed-seek,
+ * avoid, path-follow, crowd, planner, contact or ground rows, no moving
+ * obstacle), which still run after the fused pass and change nothing, and
+ * a stage's end with no commands to apply. Every pass must cover every
+ * row: no agent of a component it leaves out, and a component's pass only
+ * while its rows are the agent rows (system_def_t.covers).
  *
  * Timing: the fused pass is timed as a whole, and the workers time each
  * system's part of one block in FUSE_SAMPLE; a system's time is the pass's
@@ -169,10 +173,12 @@ static void fused_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
-/* Whether pass s covers every row (none of the components it leaves out
- * has a row). */
-static int covers_every_row(const world_t* w, const system_t* s)
+/* Whether pass s covers every agent row this step: a pass over agent rows
+ * when none of the components it leaves out has a row, a pass over a
+ * component's rows when its `covers` says they are the agent rows. */
+static int covers_every_row(world_t* w, const system_t* s)
 {
+    if (s->covers) return s->covers(w);
     for (int32_t k = 0; k < w->comp_count; ++k)
         if ((s->without >> k & 1u) && w->comps[k].table.count > 0) return 0;
     return 1;
@@ -181,7 +187,7 @@ static int covers_every_row(const world_t* w, const system_t* s)
 /* From system index `first` (a pass), the systems that fuse with it: the
  * passes into pass[], every system between them into between[]; returns
  * the index of the last pass, or -1 when fewer than two passes fuse. */
-static int32_t fuse_chain(const world_t* w, int32_t first, int32_t* pass, int32_t* npass, int32_t* between,
+static int32_t fuse_chain(world_t* w, int32_t first, int32_t* pass, int32_t* npass, int32_t* between,
                           int32_t* nbetween)
 {
     *npass = *nbetween = 0;
@@ -239,6 +245,7 @@ static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, 
     par_for(w, n, 1024, PAR_AFFINE, fused_range, &f);
     uint64_t wall = world_now_ns() - t0;
     w->fused_passes++;
+    w->fused_systems += (uint64_t)npass;
     uint64_t share[FUSE_MAX] = {0}, sum = 0;
     for (int32_t k = 0; k < npass; ++k) {
         for (int32_t i = 0; i < workers; ++i) share[k] += ns[i][k];
@@ -402,6 +409,7 @@ void world_register_builtin_systems(world_t* w)
                 w->systems[k].without = r->systems[i].without;
                 w->systems[k].rows = r->systems[i].rows;
                 w->systems[k].idle = r->systems[i].idle;
+                w->systems[k].covers = r->systems[i].covers;
             }
     }
 }

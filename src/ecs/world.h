@@ -93,7 +93,7 @@ typedef int64_t system_run_fn(world_t* world, float dt, void* ctx);
  * has nothing to run this step. It reads the world and writes only ctx. */
 typedef void rows_fn(int32_t begin, int32_t end, int32_t worker, void* ctx);
 typedef rows_fn* rows_prepare_fn(world_t* w, float dt, void* ctx);
-#define ROWS_CTX_BYTES 1024
+#define ROWS_CTX_BYTES 4096
 
 struct system_def_t {
     const char* name;
@@ -113,6 +113,12 @@ struct system_def_t {
     /* 1 when it has nothing to do this step, so that passes before and
      * after it may fuse (its run is still called, and changes nothing). */
     int (*idle)(const world_t* w);
+    /* A pass over a component's rows (rows set, `without` 0): 1 when this
+     * step those rows are the agent rows, row for row (the component on
+     * every agent, in agent-row order), so that its rows function may run
+     * over agent rows in a fused pass. NULL: a pass over agent rows, which
+     * covers them all when no agent of `without` is left out. */
+    int (*covers)(world_t* w);
 };
 
 /* The most threads a world may have (thread_count and $SHOAL_THREADS):
@@ -136,6 +142,7 @@ typedef struct system_t {
     uint32_t without; /* a built-in system skips the agents of these components */
     rows_prepare_fn* rows; /* system_def_t's */
     int (*idle)(const world_t* w);
+    int (*covers)(world_t* w);
     void* ctx;
     int32_t id; /* registration order: stable while systems are inserted */
     uint64_t calls;
@@ -237,7 +244,8 @@ struct shoal_world_t {
 
     system_t systems[WORLD_MAX_SYSTEMS];
     int32_t system_count;
-    uint64_t fused_passes; /* passes run fused (scheduler.c), for tests */
+    uint64_t fused_passes;  /* passes run fused (scheduler.c), for tests */
+    uint64_t fused_systems; /* the systems in them, summed */
 
     /* threads */
     int32_t thread_count;
@@ -483,6 +491,12 @@ int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
  * leaves) moves by `perm` itself, with no look-up of its rows. */
 void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare,
                                    int32_t spares, int32_t* component_perm);
+/* Whether component k is on every agent with its row r at agent row r, for
+ * every r (what a reorder leaves, and adds and removals keep): then a pass
+ * over its rows is a pass over the agent rows. Scanned by the workers, and
+ * kept while the rows, the agent count and the component's version are
+ * as they were. */
+int world_component_in_agent_order(world_t* w, int k);
 static inline agent_view_t agent_view(const world_t* w)
 {
     const table_t* t = &w->agents;

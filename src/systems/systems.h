@@ -80,6 +80,9 @@ static inline int params_broadcast(const world_t* w, const int* cols, int n, lan
 }
 
 /* Their passes, for the scheduler to fuse (system_def_t.rows). */
+rows_fn* wander_rows(world_t* w, float dt, void* ctx);
+/* Whether the wander rows are the agent rows this step (system_def_t.covers). */
+int wander_covers(world_t* w);
 rows_fn* control_rows(world_t* w, float dt, void* ctx);
 rows_fn* integrate_rows(world_t* w, float dt, void* ctx);
 /* Nothing to do this step: no directed-seek rows, no contact rows. */

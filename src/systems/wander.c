@@ -260,26 +260,44 @@ static int wander_params_one(world_t* w)
     return component_columns_one(&w->comps[COMP_WANDER], cols, (int)(sizeof cols / sizeof cols[0]));
 }
 
-int64_t wander_run(world_t* w, float dt, void* ctx)
+_Static_assert(sizeof(wander_ctx) <= ROWS_CTX_BYTES, "wander_ctx fits a fused pass's context");
+
+/* The pass over the component's rows (wander_run), or over the agent rows
+ * in a fused pass, which wander_covers allows only while they are the
+ * same rows: a block of rows then holds both the wander term and the
+ * control that reads it. */
+rows_fn* wander_rows(world_t* w, float dt, void* ctx)
 {
     (void)dt;
-    (void)ctx;
     const int k = COMP_WANDER;
-    int32_t count = w->comps[k].table.count;
-    if (count == 0) return 0;
-    wander_ctx c = {w, agent_view(w),
-                    {table_slots(&w->comps[k].table), COMP_I(w, k, COMP_ROW), COMP_U(w, k, WD_KEY),
-                     COMP_F(w, k, WD_WEIGHT), COMP_F(w, k, WD_CRUISE), COMP_F(w, k, WD_STRENGTH),
-                     COMP_F(w, k, WD_NOISE), COMP_F(w, k, WD_VX), COMP_F(w, k, WD_VY), COMP_F(w, k, WD_VZ)},
-                    wander_params_one(w), {0}, {0}, {0}, {0}};
-    if (c.one)
+    if (w->comps[k].table.count == 0) return NULL;
+    wander_ctx* c = (wander_ctx*)ctx;
+    c->w = w;
+    c->a = agent_view(w);
+    c->v = (wander_view){table_slots(&w->comps[k].table), COMP_I(w, k, COMP_ROW), COMP_U(w, k, WD_KEY),
+                         COMP_F(w, k, WD_WEIGHT), COMP_F(w, k, WD_CRUISE), COMP_F(w, k, WD_STRENGTH),
+                         COMP_F(w, k, WD_NOISE), COMP_F(w, k, WD_VX), COMP_F(w, k, WD_VY), COMP_F(w, k, WD_VZ)};
+    c->one = wander_params_one(w);
+    if (c->one)
         for (int32_t i = 0; i < WANDER_BLOCK; ++i) {
-            c.one_weight[i] = c.v.weight[0];
-            c.one_cruise[i] = c.v.cruise[0];
-            c.one_strength[i] = c.v.strength[0];
-            c.one_noise[i] = c.v.noise[0];
+            c->one_weight[i] = c->v.weight[0];
+            c->one_cruise[i] = c->v.cruise[0];
+            c->one_strength[i] = c->v.strength[0];
+            c->one_noise[i] = c->v.noise[0];
         }
-    par_for(w, count, 512, PAR_AFFINE, wander_range, &c);
+    return wander_range;
+}
+
+int wander_covers(world_t* w) { return world_component_in_agent_order(w, COMP_WANDER); }
+
+int64_t wander_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    wander_ctx c;
+    rows_fn* fn = wander_rows(w, dt, &c);
+    if (!fn) return 0;
+    int32_t count = w->comps[COMP_WANDER].table.count;
+    par_for(w, count, 512, PAR_AFFINE, fn, &c);
     return count;
 }
 
