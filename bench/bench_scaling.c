@@ -293,12 +293,11 @@ static int run_ceiling(scaling_result* r, int k, int64_t round)
     if (run_copies(r, t, r->agents, &together) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
     r->ceiling[at] = sc->realtime ? (double)r->steps * (double)sc->dt / together
                                   : (double)r->agents * (double)r->steps / together;
-    /* in agent-steps per second for every scene: one world of n agents
-     * alone, and the T together per world */
     const int64_t n = r->agents / t + (r->agents % t ? 1 : 0);
     if (t == 1) alone = together;
     else if (run_copies(r, 1, n, &alone) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
-    r->per_world[at] = ((double)r->agents / (double)t / together) / ((double)n / alone);
+    /* the largest world: the time it took alone over the time all took */
+    r->per_world[at] = alone / together;
     return CLI_EXIT_OK;
 }
 
@@ -653,7 +652,7 @@ static const cli_option_t scaling_options[] = {
      "CSV on stdout: a header, then one row per thread count and system (see below)"},
     {"--ceiling", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, ceiling), 0, 0, 0, NULL,
      "also measure the machine's ceiling at each count T: T worlds of agents/T each, one a thread, "
-     "stepped at once, sharing nothing (see below); about doubles the sweep's time"},
+     "stepped at once, sharing nothing (see below); two to three times the sweep's time"},
 };
 
 static const cli_spec_t scaling_spec = {
@@ -689,9 +688,9 @@ static const cli_spec_t scaling_spec = {
                "memory bandwidth included). JSON adds ceiling_rate (the best), ceiling_median_rate,\n"
                "ceiling_rates, ceiling_speedup (over the first count's best run) and efficiency\n"
                "(best_rate over ceiling_rate), and ceiling_per_world: at the best ceiling round,\n"
-               "a world's agent-steps per second among the T over those of one such world (the\n"
-               "largest) stepped alone right after, the share of a core's speed each core keeps\n"
-               "when all work (1 at T = 1). CSV adds the columns ceiling_rate, ceiling_speedup,\n"
+               "the time the largest of the T worlds takes stepped alone right after over the\n"
+               "time the T took at once, the share of a core's speed each core keeps when all\n"
+               "work (1 at T = 1). CSV adds the columns ceiling_rate, ceiling_speedup,\n"
                "efficiency and ceiling_per_world (step rows only).\n",
     .max_positional = 1,
     .positional = "scene",

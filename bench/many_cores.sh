@@ -6,8 +6,9 @@
 # (default: $OUT, else ./many-cores) and prints a summary beside the
 # targets. `shoal` must be on PATH (the device tool's build-and-run.sh puts
 # its build there). --quick runs the same commands on small worlds and two
-# threads: a check of the script, not a measurement. At full size, about 2
-# minutes on the 16-core Xeon (estimated from bench/README.md's figures).
+# threads: a check of the script, not a measurement. At full size, about 4
+# minutes on the 16-core Xeon (estimated from bench/README.md's figures; the
+# ceilings make the sweeps two to three times as long).
 set -euo pipefail
 quick=0
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
