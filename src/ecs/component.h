@@ -29,7 +29,7 @@ typedef struct component_t {
     /* world_component_in_agent_order's answer (order_state 0: none yet, 1:
      * in order, 2: not), with what it was found at. */
     int32_t order_state;
-    int32_t order_count, order_agents;
+    int32_t order_count;
     uint64_t order_structure, order_version;
 } component_t;
 

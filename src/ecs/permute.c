@@ -346,7 +346,7 @@ done:
 /* ---- a component in agent-row order ------------------------------------- */
 
 typedef struct order_scan {
-    const int32_t* rows;
+    const uint32_t* rows;
     atomic_int out; /* a row r with rows[r] != r */
 } order_scan;
 
@@ -354,9 +354,8 @@ static void order_scan_range(int32_t begin, int32_t end, int32_t worker, void* v
 {
     (void)worker;
     order_scan* c = (order_scan*)vctx;
-    int32_t off = 0;
-    for (int32_t r = begin; r < end; ++r) off |= c->rows[r] ^ r;
-    if (off) atomic_store_explicit(&c->out, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&c->out, memory_order_relaxed)) return;
+    if (table_rows_differ(c->rows, begin, end, 0, 1)) atomic_store_explicit(&c->out, 1, memory_order_relaxed);
 }
 
 int world_component_in_agent_order(world_t* w, int k)
@@ -364,16 +363,14 @@ int world_component_in_agent_order(world_t* w, int k)
     component_t* comp = &w->comps[k];
     const int32_t n = comp->table.count;
     if (n == 0 || n != w->agents.count) return 0;
-    if (comp->order_state != 0 && comp->order_count == n && comp->order_agents == w->agents.count &&
-        comp->order_structure == w->structure_version && comp->order_version == comp->version)
+    if (comp->order_state != 0 && comp->order_count == n && comp->order_structure == w->structure_version && comp->order_version == comp->version)
         return comp->order_state == 1;
     order_scan c;
-    c.rows = TABLE_COL(&comp->table, int32_t, COMP_ROW);
+    c.rows = TABLE_COL(&comp->table, uint32_t, COMP_ROW);
     atomic_init(&c.out, 0);
     par_for(w, n, 16384, PAR_STATIC, order_scan_range, &c);
     comp->order_state = atomic_load_explicit(&c.out, memory_order_relaxed) ? 2 : 1;
-    comp->order_count = n;
-    comp->order_agents = w->agents.count;
+    comp->order_count = n; /* the agent count too (checked above) */
     comp->order_structure = w->structure_version;
     comp->order_version = comp->version;
     return comp->order_state == 1;

@@ -131,10 +131,10 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
  * avoid, path-follow, crowd, planner, contact or ground rows, no moving
  * obstacle), which still run after the fused pass and change nothing that
  * a pass reads (dseek notes that it planned no rows, which only the idle
- * dseek_track, after it, reads), and
- * a stage's end with no commands to apply. Every pass must cover every
- * row: no agent of a component it leaves out, and a component's pass only
- * while its rows are the agent rows (system_def_t.covers).
+ * dseek_track, after it, reads), and a stage's end with no commands to
+ * apply. Every pass must cover every row: no agent of a component it
+ * leaves out, and a component's pass only while its rows are the agent
+ * rows (system_def_t.covers).
  *
  * Timing: the fused pass is timed as a whole, and the workers time each
  * system's part of one block in FUSE_SAMPLE; a system's time is the pass's

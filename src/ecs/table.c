@@ -257,7 +257,7 @@ void component_init(component_t* comp, const uint16_t* elem_sizes, int32_t colum
     comp->one_version = 0;
     comp->one_known = 0;
     comp->order_state = 0;
-    comp->order_count = comp->order_agents = 0;
+    comp->order_count = 0;
     comp->order_structure = comp->order_version = 0;
 }
 
