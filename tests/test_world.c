@@ -692,6 +692,44 @@ static void fused_passes_in(int dims, int wrap)
     shoal_world_destroy(b3);
 }
 
+/* Whether a component's rows follow the agent rows is scanned for once,
+ * then known until a row moves: a reorder (which puts every component on
+ * every agent in that order) notes it, so steps between and across
+ * reorders scan nothing, and the answer is still the truth. */
+Test(world, a_reorder_leaves_the_components_order_known)
+{
+    enum { N = 3000 };
+    shoal_world_t* a = one_value_flock_in(2, N, 1);
+    world_t* w = (world_t*)a;
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+    shoal_agent_t first;
+    cr_assert_eq(shoal_agents_add(a, &d, NULL, 1, &first), SHOAL_OK);
+    const int32_t interval = w->reorder_interval;
+    cr_assert_gt(interval, 0);
+    cr_assert_eq(shoal_world_step(a, 0.05f), SHOAL_OK); /* step 0 reorders */
+    uint64_t scans = w->order_scans;
+    for (int s = 0; s < 2 * interval + 1; ++s) cr_assert_eq(shoal_world_step(a, 0.05f), SHOAL_OK);
+    cr_assert_eq(w->order_scans, scans, "%llu scans in %d steps across two reorders",
+                 (unsigned long long)(w->order_scans - scans), 2 * interval + 1);
+    for (int k = 0; k < w->comp_count; ++k) {
+        const component_t* c = &w->comps[k];
+        if (c->table.count != w->agents.count) continue;
+        const int32_t* rows = TABLE_COL(&c->table, int32_t, COMP_ROW);
+        for (int32_t r = 0; r < c->table.count; ++r) cr_assert_eq(rows[r], r, "component %d row %d", k, (int)r);
+        cr_assert(world_component_in_agent_order(w, k), "component %d", k);
+    }
+    cr_assert_eq(w->order_scans, scans, "known: no scan");
+    /* An agent edited out of wandering and back: its wander row comes
+     * last, the answer is found again (one scan), and it is "no". */
+    cr_assert_eq(shoal_agent_set_behavior(a, first, SHOAL_BEHAVIOR_WANDER, 0.0f), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_behavior(a, first, SHOAL_BEHAVIOR_WANDER, 0.5f), SHOAL_OK);
+    cr_assert(!world_component_in_agent_order(w, COMP_WANDER));
+    cr_assert_eq(w->order_scans, scans + 1);
+    shoal_world_destroy(a);
+}
+
 Test(world, fused_passes_give_the_results_of_separate_ones_2d) { fused_passes_in(2, 0); }
 Test(world, fused_passes_give_the_results_of_separate_ones_3d) { fused_passes_in(3, 0); }
 /* On a torus wrap fuses too, after integrate; agents cross its edges. */

@@ -180,6 +180,23 @@ static void permute_component(world_t* w, par_permute_ctx* c, int k, int32_t row
  * component row r belongs to agent row r (COMP_ROW[r] == r), as the first
  * reorder leaves every such component. One flag per component, set by any
  * worker that finds a row out of place. */
+/* world_component_in_agent_order's cached answer (below) holds: no row,
+ * agent or definition of the component moved since it was found. */
+static int order_known(const world_t* w, const component_t* comp)
+{
+    return comp->order_state != 0 && comp->order_count == comp->table.count &&
+           comp->order_count == w->agents.count && comp->order_structure == w->structure_version &&
+           comp->order_version == comp->version;
+}
+
+static void order_note(const world_t* w, component_t* comp, int in_order)
+{
+    comp->order_state = in_order ? 1 : 2;
+    comp->order_count = comp->table.count;
+    comp->order_structure = w->structure_version;
+    comp->order_version = comp->version;
+}
+
 typedef struct identity_ctx {
     world_t* w;
     int32_t comps[WORLD_MAX_COMPONENTS];
@@ -215,9 +232,9 @@ static void point_slots(int32_t begin, int32_t end, int32_t worker, void* vctx)
     world_t* w = c->w;
     const uint32_t* slots = table_slots(&w->agents);
     for (int32_t i = begin; i < end; ++i) w->slots[slots[i]].row = i;
-    for (int32_t j = 0; j < c->id->count; ++j) {
-        if (!c->id->in_order[c->id->comps[j]]) continue;
-        component_t* comp = &w->comps[c->id->comps[j]];
+    for (int k = 0; k < w->comp_count; ++k) {
+        if (!c->id->in_order[k]) continue;
+        component_t* comp = &w->comps[k];
         uint32_t* cslots = table_slots(&comp->table);
         for (int32_t i = begin; i < end; ++i) {
             uint32_t s = slots[i];
@@ -257,14 +274,22 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     if (spares < 1) spares = 1;
     par_permute_ctx c = {.w = w, .table = &w->agents, .perm = perm, .spare = spare, .spares = spares,
                          .comp_perm = component_perm};
-    /* The components in agent-row order, found before anything moves. */
+    /* The components in agent-row order, found before anything moves: what
+     * world_component_in_agent_order knows (a reorder leaves it known, as
+     * below), the others in one scan together. */
     identity_ctx id = {.w = w};
-    for (int k = 0; k < w->comp_count; ++k)
-        if (w->comps[k].table.count == n) {
-            atomic_init(&id.out_of_order[id.count], 0);
-            id.comps[id.count++] = k;
+    for (int k = 0; k < w->comp_count; ++k) {
+        const component_t* comp = &w->comps[k];
+        if (comp->table.count != n) continue;
+        if (order_known(w, comp)) {
+            id.in_order[k] = comp->order_state == 1;
+            continue;
         }
+        atomic_init(&id.out_of_order[id.count], 0);
+        id.comps[id.count++] = k;
+    }
     if (id.count > 0) par_for(w, n, 4096, PAR_STATIC, identity_rows, &id);
+    w->order_scans += (uint64_t)id.count;
     for (int32_t j = 0; j < id.count; ++j)
         id.in_order[id.comps[j]] = !atomic_load_explicit(&id.out_of_order[j], memory_order_relaxed);
     /* The parameter columns the world knows to hold one value (params_one,
@@ -309,6 +334,9 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
         permute_component(w, &c, k, m, 1ull << COMP_ROW);
         par_for(w, m, 4096, PAR_STATIC, point_component, &c);
     }
+    /* Every component on every agent now has its row r at agent row r. */
+    for (int k = 0; k < w->comp_count; ++k)
+        if (w->comps[k].table.count == n) order_note(w, &w->comps[k], 1);
 }
 
 shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
@@ -363,15 +391,12 @@ int world_component_in_agent_order(world_t* w, int k)
     component_t* comp = &w->comps[k];
     const int32_t n = comp->table.count;
     if (n == 0 || n != w->agents.count) return 0;
-    if (comp->order_state != 0 && comp->order_count == n && comp->order_structure == w->structure_version && comp->order_version == comp->version)
-        return comp->order_state == 1;
+    if (order_known(w, comp)) return comp->order_state == 1;
     order_scan c;
     c.rows = TABLE_COL(&comp->table, uint32_t, COMP_ROW);
     atomic_init(&c.out, 0);
     par_for(w, n, 16384, PAR_STATIC, order_scan_range, &c);
-    comp->order_state = atomic_load_explicit(&c.out, memory_order_relaxed) ? 2 : 1;
-    comp->order_count = n; /* the agent count too (checked above) */
-    comp->order_structure = w->structure_version;
-    comp->order_version = comp->version;
+    w->order_scans++;
+    order_note(w, comp, !atomic_load_explicit(&c.out, memory_order_relaxed));
     return comp->order_state == 1;
 }

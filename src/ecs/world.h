@@ -246,6 +246,9 @@ struct shoal_world_t {
     int32_t system_count;
     uint64_t fused_passes;  /* passes run fused (scheduler.c), for tests */
     uint64_t fused_systems; /* the systems in them, summed */
+    /* Scans of a component's rows for agent-row order (permute.c), for
+     * tests: a reorder leaves the answer known, so a step scans none. */
+    uint64_t order_scans;
 
     /* threads */
     int32_t thread_count;

@@ -249,13 +249,9 @@ typedef struct sort_ctx {
     int32_t lo[MAX_BLOCKS];
     int32_t hi[MAX_BLOCKS];
     int identity; /* the table was just reordered: sorted position k is row k */
-    /* The neighbors component's agent rows (COMP_ROW) when every agent has
-     * it (NULL otherwise), and per block whether any of its rows is out of
-     * agent-row order. A component on every agent whose row r is agent row
-     * r (what a reorder leaves) gives each sorted agent its component row
-     * without a look-up: comp_in_order. */
-    const uint32_t* comp_rows;
-    uint8_t comp_out[MAX_BLOCKS];
+    /* The neighbors component is on every agent with its row r at agent
+     * row r (what a reorder leaves), so each sorted agent has its
+     * component row without a look-up. */
     int comp_in_order;
 } sort_ctx;
 
@@ -332,7 +328,6 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
             c->hi[b] = -1;
             continue;
         }
-        if (c->comp_rows) c->comp_out[b] = (uint8_t)table_rows_differ(c->comp_rows, lo, hi, 0, 1);
         c->lo[b] = (int32_t)kmin;
         c->hi[b] = (int32_t)kmax;
         int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
@@ -580,12 +575,6 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     sort_ctx c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
                   .chunk = chunk, .chunks = (g->bucket_count + chunk - 1) / chunk,
                   .chunk_base = g->cell_start, .largest = largest};
-    /* Whether the neighbors component keeps agent-row order is looked at
-     * only when no reorder comes: a reorder leaves it so. */
-    const component_t* nb = &w->comps[COMP_NEIGHBORS];
-    const int every = nb->table.count == n;
-    if (every && !reorder) c.comp_rows = TABLE_COL(&nb->table, uint32_t, COMP_ROW);
-
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     PHASE_DONE(GRID_PHASE_COUNT);
     /* The prefix visits every bucket once and every block's range once. Up
@@ -634,9 +623,9 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
         c.identity = 1;
     }
     PHASE_DONE(GRID_PHASE_REORDER);
-    /* A reorder leaves every component on every agent in agent-row order. */
-    c.comp_in_order = every;
-    for (int32_t b = 0; b < blocks && !c.identity; ++b) c.comp_in_order &= !c.comp_out[b];
+    /* Known without a scan while no row moved: a reorder leaves every
+     * component on every agent in agent-row order, and notes it. */
+    c.comp_in_order = world_component_in_agent_order(w, COMP_NEIGHBORS);
     par_for(w, n, 2048, PAR_AFFINE, copy_sorted, &c);
     PHASE_DONE(GRID_PHASE_COPY);
 #undef PHASE_DONE
