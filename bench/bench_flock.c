@@ -32,6 +32,7 @@
 #include "bench/bench_loops.h"
 #include "bench/bench_planner.h"
 #include "bench/bench_scaling.h"
+#include "bench/bench_split.h"
 #include "bench/bench_systems.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
@@ -463,7 +464,9 @@ static void bench_help(FILE* out)
                  "  scaling  flock, crowd or planner swept over thread counts: rates, speed-ups\n"
                  "           per system, and one state_hash for every count\n"
                  "  loops    what a parallel loop costs to start and end: one region per loop\n"
-                 "           against one region for many (as in a step)\n\n");
+                 "           against one region for many (as in a step)\n"
+                 "  split    how a scene's parallel loops would split over T threads, found on\n"
+                 "           one thread: each loop's makespan on T workers, the split bound\n\n");
     fputs(cli_exit_codes_help, out);
 }
 
@@ -478,9 +481,10 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "crowd")) return bench_crowd(argc - 1, argv + 1);
     if (!strcmp(which, "scaling")) return bench_scaling(argc - 1, argv + 1);
     if (!strcmp(which, "loops")) return bench_loops(argc - 1, argv + 1);
+    if (!strcmp(which, "split")) return bench_split(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
-        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd, scaling or loops)", which);
+        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd, scaling, loops or split)", which);
     bench_opts o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;

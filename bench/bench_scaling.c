@@ -53,13 +53,7 @@
 #define SCALING_MAX_SYSTEMS 64  /* distinct systems a scene runs */
 #define SCALING_MAX_THREADS 1024
 
-typedef struct scaling_scene {
-    const char* name;
-    int64_t agents, steps, warmup; /* the scene's bench defaults */
-    float dt;
-    int realtime; /* 1: the rate is the real-time factor, else agent-steps/s */
-    int (*build)(const char* command, int64_t agents, int32_t threads, shoal_world_t** out);
-} scaling_scene;
+typedef bench_scene scaling_scene;
 
 static const scaling_scene scenes[] = {
     {"flock", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock_scene},
@@ -69,6 +63,14 @@ static const scaling_scene scenes[] = {
      bench_planner_scene},
 };
 #define SCENE_COUNT ((int)(sizeof scenes / sizeof scenes[0]))
+
+const bench_scene* bench_scene_find(const char* name)
+{
+    if (!name) return &scenes[0];
+    for (int i = 0; i < SCENE_COUNT; ++i)
+        if (!strcmp(scenes[i].name, name)) return &scenes[i];
+    return NULL;
+}
 
 typedef struct scaling_opts {
     int32_t threads[SCALING_MAX_COUNTS];
@@ -716,14 +718,8 @@ int bench_scaling(int argc, char** argv)
     int stop = cli_parse(&scaling_spec, argc, argv, &o, &name, NULL);
     if (stop >= 0) return stop;
     if (o.json && o.csv) return cli_usage_error("bench scaling", "--json and --csv: one output format at a time");
-    const scaling_scene* scene = &scenes[0];
-    if (name) {
-        scene = NULL;
-        for (int i = 0; i < SCENE_COUNT && !scene; ++i)
-            if (!strcmp(scenes[i].name, name)) scene = &scenes[i];
-        if (!scene)
-            return cli_usage_error("bench scaling", "unknown scene '%s' (expected flock, flock3d, crowd or planner)", name);
-    }
+    const scaling_scene* scene = bench_scene_find(name);
+    if (!scene) return cli_usage_error("bench scaling", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
 
     scaling_result r;
     memset(&r, 0, sizeof r);

@@ -126,6 +126,140 @@ static void check_affine(int threads)
 Test(parallel, affine_blocks_are_each_run_once_on_two_threads) { check_affine(2); }
 Test(parallel, affine_blocks_are_each_run_once_on_three_threads) { check_affine(3); }
 
+/* ---- the loop census ------------------------------------------------------ */
+
+/* A virtual clock: an item costs what cost[] says, in clock ticks, when a
+ * loop runs it, so that the census's makespans are exact. */
+typedef struct census_costs {
+    uint64_t clock;
+    const uint64_t* cost; /* per item */
+    call_log log;
+} census_costs;
+
+static uint64_t census_clock(void* ctx) { return ((census_costs*)ctx)->clock; }
+
+static void costly_items(int32_t begin, int32_t end, int32_t worker, void* ctx)
+{
+    census_costs* c = (census_costs*)ctx;
+    log_call(begin, end, worker, &c->log);
+    for (int32_t i = begin; i < end; ++i) c->clock += c->cost[i];
+}
+
+/* One loop under a fresh census of `w` (T = its thread count): its one
+ * entry, with the run's calls in costs->log. */
+static par_census_loop census_of(shoal_world_t* w, par_census* census, census_costs* costs, int32_t count,
+                                 int32_t min_block, par_schedule schedule)
+{
+    par_census_set((world_t*)w, census);
+    census->now = census_clock;
+    census->now_ctx = costs;
+    memset(&costs->log, 0, sizeof costs->log);
+    costs->clock = 0;
+    par_for((world_t*)w, count, min_block, schedule, costly_items, costs);
+    par_census_set((world_t*)w, NULL);
+    assert_partition(&costs->log, count);
+    for (int k = 0; k < atomic_load(&costs->log.calls); ++k)
+        cr_assert_eq(costs->log.worker[k], 0, "a census runs every block on the calling thread");
+    cr_assert_eq(census->count, 1);
+    cr_assert_str_eq(census->loops[0].system, "-", "outside any system");
+    cr_assert_eq(census->loops[0].calls, 1u);
+    cr_assert_eq(census->loops[0].items, (uint64_t)count);
+    cr_assert_eq(census->overhead_ns, 0u, "the virtual clock stands still between blocks");
+    return census->loops[0];
+}
+
+Test(parallel, the_census_splits_loops_as_sixteen_workers_would)
+{
+    shoal_world_t* w = make_world(2, 16, SHOAL_BACKEND_OPENMP);
+    static par_census census;
+    static uint64_t cost[2048];
+    census_costs costs = {.cost = cost};
+
+    /* 64 items, two of them dear. As rows a static loop cuts ranges of 16
+     * (a cache line of floats): 4 of 16 workers busy, the first with both
+     * dear items; as tasks, 4 items each. */
+    for (int i = 0; i < 64; ++i) cost[i] = i < 2 ? 1000 : 1;
+    par_census_loop rows = census_of(w, &census, &costs, 64, 1, PAR_STATIC);
+    cr_assert_eq(rows.blocks, 4u);
+    cr_assert_eq(rows.ns, 2062u);
+    cr_assert_eq(rows.span_ns, 2014u, "the first share: both dear items and 14 more");
+    cr_assert_float_eq(rows.share_sum, 0.25, 1e-12);
+    par_census_loop tasks = census_of(w, &census, &costs, 64, 1, PAR_STATIC | PAR_TASKS);
+    cr_assert_eq(tasks.blocks, 16u);
+    cr_assert_eq(tasks.span_ns, 2002u, "both dear items are still in worker 0's share of 4");
+    cr_assert_float_eq(tasks.share_sum, 4.0 / 64.0, 1e-12);
+    /* Claimed one at a time, each to the worker free first: the dear
+     * items go to two workers, the cheap ones to the other fourteen. */
+    par_census_loop claimed = census_of(w, &census, &costs, 64, 1, PAR_CLAIMED | PAR_TASKS);
+    cr_assert_eq(claimed.blocks, 64u);
+    cr_assert_eq(claimed.ns, 2062u);
+    cr_assert_eq(claimed.span_ns, 1000u);
+
+    /* Affine: 2048 rows in blocks of 64, two blocks to each of 16 shares.
+     * Block 0 is dear: worker 0 is on it while the others drain their
+     * shares, and worker 15, done first among those after share 0, takes
+     * block 1 from it. */
+    for (int i = 0; i < 2048; ++i) cost[i] = i < 64 ? 10 : 1;
+    par_census_loop affine = census_of(w, &census, &costs, 2048, 64, PAR_AFFINE);
+    cr_assert_eq(affine.blocks, 32u);
+    cr_assert_eq(affine.ns, 640u + 31u * 64u);
+    cr_assert_eq(affine.span_ns, 640u);
+    cr_assert_float_eq(affine.share_sum, 192.0 / 2048.0, 1e-12, "worker 15: its own two blocks and block 1");
+
+    /* Too few items for a block each: one block, its time whole. */
+    par_census_loop single = census_of(w, &census, &costs, 50, 64, PAR_STATIC);
+    cr_assert_eq(single.single, 1u);
+    cr_assert_eq(single.span_ns, single.ns);
+    cr_assert_float_eq(single.share_sum, 1.0, 1e-12);
+    shoal_world_destroy(w);
+}
+
+/* Under a census a world of 16 threads steps on the calling thread to the
+ * state a world of one thread reaches, and names its loops by system. */
+Test(parallel, a_census_changes_no_result)
+{
+    shoal_world_t* one = make_world(2, 1, SHOAL_BACKEND_OPENMP);
+    shoal_world_t* many = make_world(2, 16, SHOAL_BACKEND_OPENMP);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_COHERE] = 0.4f;
+    d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
+    enum { N = 6000 };
+    float* pos = calloc((size_t)N * 3, sizeof *pos);
+    for (int i = 0; i < N; ++i) {
+        pos[3 * i] = (float)(i % 80) * 0.9f;
+        pos[3 * i + 1] = (float)(i / 80) * 0.9f;
+    }
+    shoal_agent_arrays_t a;
+    memset(&a, 0, sizeof a);
+    a.positions = pos;
+    cr_assert_eq(shoal_agents_add(one, &d, &a, N, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_agents_add(many, &d, &a, N, NULL), SHOAL_OK);
+    free(pos);
+    static par_census census;
+    par_census_set((world_t*)many, &census);
+    cr_assert_eq(census.threads, 16);
+    for (int s = 0; s < 5; ++s) {
+        cr_assert_eq(shoal_world_step(one, 0.05f), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(many, 0.05f), SHOAL_OK);
+    }
+    par_census_set((world_t*)many, NULL);
+    cr_assert_eq(shoal_world_state_hash(one), shoal_world_state_hash(many));
+    int neighbors = 0, fused = 0;
+    for (int32_t i = 0; i < census.count; ++i) {
+        const par_census_loop* l = &census.loops[i];
+        neighbors += strcmp(l->system, "neighbors") == 0;
+        fused += strncmp(l->system, "fused: ", 7) == 0 && strstr(l->system, "integrate") != NULL;
+        cr_assert_leq(l->span_ns, l->ns, "%s: a makespan within the blocks' sum", l->system);
+        cr_assert_geq(l->span_ns * 16, l->ns, "%s: and at least an even share of it", l->system);
+    }
+    cr_assert_eq(neighbors, 1, "the neighbors' loop, once");
+    cr_assert_eq(fused, 1, "the fused pass, named by its systems");
+    cr_assert_eq(census.dropped, 0u);
+    shoal_world_destroy(one);
+    shoal_world_destroy(many);
+}
+
 /* Two worlds built alike; some agents flock and some wander, so one
  * component has every agent and others only some. all_flock 1: every agent
  * flocks; 2: every agent flocks and wanders, and some lose the neighbors

@@ -307,7 +307,7 @@ static void team_run(par_team* t, par_job* job, par_schedule schedule)
 shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
 {
     int32_t threads = w->thread_count;
-    if (threads <= 1 || w->backend != SHOAL_BACKEND_OPENMP || w->team) return body(w, ctx);
+    if (threads <= 1 || w->backend != SHOAL_BACKEND_OPENMP || w->team || w->census) return body(w, ctx);
     par_team t;
     memset(&t, 0, sizeof t);
     atomic_init(&t.gen, 0u);
@@ -401,11 +401,17 @@ static void traced_block(int32_t begin, int32_t end, int32_t worker, void* ctx)
 
 static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule,
                     par_fn* fn, void* ctx);
+static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+                       void* ctx);
 
 void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
              void* ctx)
 {
     if (count <= 0) return;
+    if (w->census) {
+        census_run(w, count, min_block, schedule, fn, ctx);
+        return;
+    }
     if (w->trace && w->trace_system >= 0) {
         traced_job t = {fn, ctx, w->trace, w->trace_system, w->step_count};
         par_run(w, count, min_block, schedule, traced_block, &t);
@@ -466,6 +472,183 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
         return;
     }
     run_openmp(w, &job, schedule);
+}
+
+/* ---- the loop census (parallel.h) -------------------------------------- */
+
+void par_census_set(world_t* w, par_census* census)
+{
+    if (census) {
+        memset(census, 0, sizeof *census);
+        census->threads = w->thread_count > 0 ? w->thread_count : 1;
+    }
+    w->census = census;
+    w->census_system = -1;
+}
+
+static uint64_t census_now(const par_census* c) { return c->now ? c->now(c->now_ctx) : world_now_ns(); }
+
+static par_census_loop* census_loop(world_t* w, par_fn* fn)
+{
+    par_census* c = w->census;
+    const char* name = w->census_system >= 0 ? w->systems[w->census_system].name
+                       : w->census_system == -2 ? w->census_fused
+                                                : "-";
+    for (int32_t i = 0; i < c->count; ++i)
+        if (c->loops[i].fn == fn && strcmp(c->loops[i].system, name) == 0) return &c->loops[i];
+    if (c->count == PAR_CENSUS_LOOPS) return NULL;
+    par_census_loop* l = &c->loops[c->count++];
+    memset(l, 0, sizeof *l);
+    l->fn = fn;
+    size_t n = strlen(name);
+    if (n >= sizeof l->system) n = sizeof l->system - 1;
+    memcpy(l->system, name, n);
+    l->system[n] = '\0';
+    return l;
+}
+
+/* The blocks' time so far, every loop's: with a dropped call's (run
+ * untimed, so counted as overhead) nothing. */
+static uint64_t census_loop_ns(const par_census* c)
+{
+    uint64_t ns = 0;
+    for (int32_t i = 0; i < c->count; ++i) ns += c->loops[i].ns;
+    return ns;
+}
+
+static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
+                        par_fn* fn, void* ctx);
+
+/* Blocks run in order, timed; the makespan of T workers taking them as
+ * job_run_worker's schedules do. Affine: worker j drains share j % shares
+ * in order, then the next shares; claimed: one queue. Whichever worker is
+ * free first takes the next block it would claim. */
+typedef struct census_worker {
+    uint64_t at;   /* when it is free */
+    int32_t share; /* the share it drains now (affine) */
+    int32_t tried; /* shares it has drained (affine) */
+    int64_t items;
+} census_worker;
+
+static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+                       void* ctx)
+{
+    par_census* c = w->census;
+    const uint64_t entered = census_now(c);
+    const uint64_t ns_before = census_loop_ns(c);
+    census_body(w, c, count, min_block, schedule, fn, ctx);
+    const uint64_t inside = census_now(c) - entered, blocks = census_loop_ns(c) - ns_before;
+    c->overhead_ns += inside > blocks ? inside - blocks : 0;
+}
+
+static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
+                        par_fn* fn, void* ctx)
+{
+    const int32_t threads = c->threads;
+    par_census_loop* l = census_loop(w, fn);
+    if (min_block < 1) min_block = 1;
+    if (!l) {
+        c->dropped++;
+        fn(0, count, 0, ctx);
+        return;
+    }
+    l->calls++;
+    l->items += (uint64_t)count;
+    if (threads <= 1 || count <= min_block) {
+        uint64_t t0 = census_now(c);
+        fn(0, count, 0, ctx);
+        uint64_t t = census_now(c) - t0;
+        l->single++;
+        l->blocks++;
+        l->ns += t;
+        l->span_ns += t;
+        l->share_sum += 1.0;
+        return;
+    }
+    const int32_t align = schedule & PAR_TASKS ? 1 : PAR_ALIGN;
+    if (!(schedule & (PAR_CLAIMED | PAR_AFFINE))) {
+        /* Static: worker j's contiguous share (job_run_worker). */
+        int64_t per = ((int64_t)count + threads - 1) / threads;
+        int64_t share = (per + align - 1) / align * align;
+        uint64_t span = 0, sum = 0;
+        int64_t most = 0;
+        for (int32_t j = 0; j < threads; ++j) {
+            int64_t begin = share * j, end = begin + share;
+            if (end > count) end = count;
+            if (begin >= end) break;
+            uint64_t t0 = census_now(c);
+            fn((int32_t)begin, (int32_t)end, 0, ctx);
+            uint64_t t = census_now(c) - t0;
+            sum += t;
+            span = t > span ? t : span;
+            most = end - begin > most ? end - begin : most;
+            l->blocks++;
+        }
+        l->ns += sum;
+        l->span_ns += span;
+        l->share_sum += (double)most / (double)count;
+        return;
+    }
+    /* The blocks as par_run cuts them. */
+    int64_t per = schedule & PAR_CLAIMED
+                      ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
+                      : ((int64_t)count + threads - 1) / threads;
+    if (schedule & PAR_AFFINE) per = min_block;
+    const int32_t block = round_block(per > min_block ? per : min_block, align);
+    const int32_t block_count = (int32_t)(((int64_t)count + block - 1) / block);
+    const size_t ns_size = (size_t)block_count * sizeof(uint64_t), wk_size = (size_t)threads * sizeof(census_worker);
+    uint64_t* ns = (uint64_t*)mem_alloc(&w->alloc, ns_size);
+    census_worker* wk = (census_worker*)mem_calloc(&w->alloc, wk_size);
+    if (!ns || !wk) { /* no figures for this call: it still runs */
+        mem_free(&w->alloc, ns, ns_size);
+        mem_free(&w->alloc, wk, wk_size);
+        l->calls--;
+        l->items -= (uint64_t)count;
+        c->dropped++;
+        fn(0, count, 0, ctx);
+        return;
+    }
+    uint64_t sum = 0;
+    for (int32_t b = 0; b < block_count; ++b) {
+        int32_t begin = b * block, end = begin + block > count ? count : begin + block;
+        uint64_t t0 = census_now(c);
+        fn(begin, end, 0, ctx);
+        ns[b] = census_now(c) - t0;
+        sum += ns[b];
+    }
+    const int affine = (schedule & PAR_AFFINE) != 0;
+    const int32_t shares = affine ? (threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES) : 1;
+    const int32_t share_blocks = affine ? (block_count + shares - 1) / shares : block_count;
+    int32_t taken[PAR_MAX_SHARES] = {0}; /* blocks handed out of each share */
+    for (int32_t j = 0; j < threads; ++j) wk[j].share = affine ? j % shares : 0;
+    uint64_t span = 0;
+    for (int32_t left = block_count; left > 0;) {
+        int32_t j = 0; /* the worker free first (the lowest index on a tie) */
+        for (int32_t i = 1; i < threads; ++i)
+            if (wk[i].tried < shares && (wk[j].tried >= shares || wk[i].at < wk[j].at)) j = i;
+        census_worker* x = &wk[j];
+        const int32_t s = x->share;
+        const int32_t first = s * share_blocks;
+        if (taken[s] >= share_blocks || first + taken[s] >= block_count) { /* drained: the next share */
+            x->tried++;
+            x->share = (s + 1) % shares;
+            continue;
+        }
+        const int32_t b = first + taken[s]++;
+        x->at += ns[b];
+        int32_t end = (b + 1) * block > count ? count : (b + 1) * block;
+        x->items += end - b * block;
+        span = x->at > span ? x->at : span;
+        left--;
+    }
+    int64_t most = 0;
+    for (int32_t j = 0; j < threads; ++j) most = wk[j].items > most ? wk[j].items : most;
+    l->blocks += (uint64_t)block_count;
+    l->ns += sum;
+    l->span_ns += span;
+    l->share_sum += (double)most / (double)count;
+    mem_free(&w->alloc, ns, ns_size);
+    mem_free(&w->alloc, wk, wk_size);
 }
 
 int32_t par_physical_cores(void** topology)

@@ -58,6 +58,48 @@ int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par
 typedef shoal_status_t par_body_fn(world_t* w, void* ctx);
 shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
 
+/* The loop census (`shoal bench split`, tests): how the parallel loops of
+ * a world of T threads (its thread_count) would split over T workers,
+ * found on one thread. With a census set, every par_for runs on the
+ * calling thread as worker 0 (results are the same for any split), block
+ * by block as T workers would take them, each block timed; and
+ * par_region runs its body directly. A loop's makespan is the time the
+ * slowest of T simulated workers would take with those block times:
+ * static schedules, the longest share; claimed and affine ones, the blocks
+ * handed out in the order the workers would claim them, each to the worker
+ * free first. The makespan assumes cores of this one's speed that share
+ * nothing; what it leaves out (the loop's start and end, the data the
+ * cores hand each other, the clock under load) is what remains of a
+ * measured shortfall. */
+#define PAR_CENSUS_LOOPS 128
+
+typedef struct par_census_loop {
+    char system[64]; /* the system running it ("fused: a+b+..." for a fused pass), "-" outside */
+    par_fn* fn;
+    uint64_t calls;    /* par_for calls */
+    uint64_t single;   /* calls that ran as one block (too few items, or T = 1) */
+    uint64_t items;    /* summed over calls */
+    uint64_t blocks;   /* blocks timed, summed */
+    uint64_t ns;       /* the blocks' time, summed */
+    uint64_t span_ns;  /* makespan on T workers, summed over calls */
+    double share_sum;  /* summed over calls: items the busiest worker ran over all items */
+} par_census_loop;
+
+typedef struct par_census {
+    int32_t threads; /* T, the world's thread count when the census was set */
+    int32_t count;   /* loops[0, count) */
+    uint64_t dropped; /* calls of loops past PAR_CENSUS_LOOPS, not recorded */
+    uint64_t overhead_ns; /* the census's own time in the loops (clock reads, the makespans) */
+    /* The clock blocks are timed with (NULL: world_now_ns); tests set a
+     * clock of their own after par_census_set, so that costs are exact. */
+    uint64_t (*now)(void* ctx);
+    void* now_ctx;
+    par_census_loop loops[PAR_CENSUS_LOOPS];
+} par_census;
+
+/* Starts the census into `census` (cleared here), or stops it (NULL). */
+void par_census_set(world_t* w, par_census* census);
+
 /* How long workers of a region spin between loops, from $OMP_WAIT_POLICY
  * (passive: briefly; active: without end; unset: as libgomp by default). */
 int32_t par_spin_from_env(void);

@@ -1,6 +1,7 @@
 /* Systems and stages. Systems sit in one array kept in step order: by stage,
  * then by registration within the stage. A stage runs its enabled systems in
  * that order, timing each call. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ecs/parallel.h"
@@ -74,6 +75,8 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
      * the pointer read here holds for the whole call. */
     trace_t* trace = w->trace;
     if (trace) w->trace_system = s->id;
+    const int32_t census_before = w->census_system;
+    if (w->census) w->census_system = (int32_t)(s - w->systems);
     uint64_t t0 = world_now_ns();
     int64_t touched;
     uint32_t errors_before = 0;
@@ -89,6 +92,7 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
         w->running_without = 0;
     }
     uint64_t t1 = world_now_ns();
+    w->census_system = census_before;
     s->ns_total += t1 - t0;
     s->calls++;
     if (trace) {
@@ -243,9 +247,17 @@ static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, 
     memset(ns, 0, (size_t)workers * sizeof ns[0]);
     f.ns = ns;
     int32_t n = w->agents.count;
+    if (w->census) { /* its name in the census: "fused: a+b+..." */
+        int at = snprintf(w->census_fused, sizeof w->census_fused, "fused: ");
+        for (int32_t k = 0; k < npass && at > 0 && (size_t)at < sizeof w->census_fused; ++k)
+            at += snprintf(w->census_fused + at, sizeof w->census_fused - (size_t)at, "%s%s", k ? "+" : "",
+                           w->systems[pass[k]].name);
+        w->census_system = -2;
+    }
     uint64_t t0 = world_now_ns();
     par_for(w, n, 1024, PAR_AFFINE, fused_range, &f);
     uint64_t wall = world_now_ns() - t0;
+    if (w->census) w->census_system = -1;
     w->fused_passes++;
     w->fused_systems += (uint64_t)npass;
     uint64_t share[FUSE_MAX] = {0}, sum = 0;

@@ -271,6 +271,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
                        "world_create: out of memory reserving %d agents", (int)cap);
     }
     w->trace_system = -1;
+    w->census_system = -1;
     world_register_builtin_systems(w);
     *out_world = w;
     return SHOAL_OK;

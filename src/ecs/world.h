@@ -277,6 +277,12 @@ struct shoal_world_t {
     struct trace_t* trace;
     int32_t trace_system;
     int32_t trace_limit;
+    /* The loop census (ecs/parallel.h), NULL when off, and the system
+     * running now for it (index in systems, -1 outside systems, -2 a fused
+     * pass: census_fused names it). */
+    struct par_census* census;
+    int32_t census_system;
+    char census_fused[64];
 
     char error[512];
     uint32_t error_count; /* errors recorded so far: tells a fresh message from an old one */
