@@ -40,6 +40,8 @@ typedef struct split_loop {
     const par_census_loop* l;
     int index; /* its order among its system's loops */
     double ms, span_ms;
+    double median;      /* the median of its calls' speed-ups */
+    double typical_ms;  /* ms over that median */
 } split_loop;
 
 static int by_time(const void* a, const void* b)
@@ -73,7 +75,7 @@ static int run(const bench_scene* sc, const split_opts* o)
     const double steps = (double)o->steps;
     const int32_t threads = census->threads;
     split_loop loops[PAR_CENSUS_LOOPS];
-    double loops_ms = 0.0, span_ms = 0.0, rounds = 0.0;
+    double loops_ms = 0.0, span_ms = 0.0, typical_ms = 0.0, rounds = 0.0;
     for (int32_t i = 0; i < census->count; ++i) {
         const par_census_loop* l = &census->loops[i];
         split_loop* x = &loops[i];
@@ -83,8 +85,11 @@ static int run(const bench_scene* sc, const split_opts* o)
             if (!strcmp(census->loops[j].system, l->system)) x->index++;
         x->ms = (double)l->ns * 1e-6 / steps;
         x->span_ms = (double)l->span_ns * 1e-6 / steps;
+        x->median = par_census_median_speedup(l);
+        x->typical_ms = x->median > 0.0 ? x->ms / x->median : x->span_ms;
         loops_ms += x->ms;
         span_ms += x->span_ms;
+        typical_ms += x->typical_ms;
         rounds += (double)l->calls / steps;
     }
     qsort(loops, (size_t)census->count, sizeof loops[0], by_time);
@@ -96,6 +101,8 @@ static int run(const bench_scene* sc, const split_opts* o)
     if (serial_ms < 0.0) serial_ms = 0.0;
     const double at_t = serial_ms + span_ms;
     const double bound = at_t > 0.0 ? step_ms / at_t : 0.0;
+    const double typical_at_t = serial_ms + typical_ms;
+    const double typical_bound = typical_at_t > 0.0 ? step_ms / typical_at_t : 0.0;
     const uint64_t hash = shoal_world_state_hash(world);
 
     if (o->json) {
@@ -113,6 +120,8 @@ static int run(const bench_scene* sc, const split_opts* o)
         cJSON_AddNumberToObject(root, "span_ms", span_ms);
         cJSON_AddNumberToObject(root, "step_ms_at_threads", at_t);
         cJSON_AddNumberToObject(root, "split_bound", bound);
+        cJSON_AddNumberToObject(root, "typical_span_ms", typical_ms);
+        cJSON_AddNumberToObject(root, "typical_split_bound", typical_bound);
         cJSON_AddNumberToObject(root, "loops_per_step", rounds);
         char hex[17];
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
@@ -132,6 +141,7 @@ static int run(const bench_scene* sc, const split_opts* o)
             cJSON_AddNumberToObject(e, "ms_per_step", x->ms);
             cJSON_AddNumberToObject(e, "span_ms_per_step", x->span_ms);
             cJSON_AddNumberToObject(e, "speedup", x->span_ms > 0.0 ? x->ms / x->span_ms : 0.0);
+            cJSON_AddNumberToObject(e, "median_speedup", x->median);
             cJSON_AddNumberToObject(e, "busiest_share", l->calls ? l->share_sum / (double)l->calls : 0.0);
             cJSON_AddItemToArray(arr, e);
         }
@@ -146,18 +156,19 @@ static int run(const bench_scene* sc, const split_opts* o)
                step_ms, loops_ms, serial_ms, overhead_ms);
         printf("step at %d threads %9.3f ms: the loops' makespans %.3f, the serial part %.3f\n", (int)threads, at_t,
                span_ms, serial_ms);
-        printf("split bound        %9.2fx (%.1f %% of %d), %.1f parallel loops a step\n\n", bound,
+        printf("split bound        %9.2fx (%.1f %% of %d), %.1f parallel loops a step\n", bound,
                100.0 * bound / threads, (int)threads, rounds);
-        printf("%-40s %4s %7s %9s %7s %9s %9s %8s %7s\n", "system", "loop", "calls", "items", "blocks", "ms/step",
-               "at T", "speed-up", "busiest");
+        printf("typical calls      %9.2fx (each loop at the median of its calls' speed-ups)\n\n", typical_bound);
+        printf("%-36s %4s %6s %8s %6s %8s %8s %8s %8s %7s\n", "system", "loop", "calls", "items", "blocks", "ms/step",
+               "at T", "speed-up", "median", "busiest");
         for (int32_t i = 0; i < census->count; ++i) {
             const split_loop* x = &loops[i];
             const par_census_loop* l = x->l;
             if (x->ms < 0.001 * step_ms) continue;
-            printf("%-40.40s %4d %7.2f %9.0f %7.1f %9.3f %9.3f %7.2fx %6.1f%%\n", l->system, x->index,
+            printf("%-36.36s %4d %6.2f %8.0f %6.1f %8.3f %8.3f %7.2fx %7.2fx %6.1f%%\n", l->system, x->index,
                    (double)l->calls / steps, (double)l->items / (double)l->calls,
                    (double)l->blocks / (double)l->calls, x->ms, x->span_ms, x->span_ms > 0.0 ? x->ms / x->span_ms : 0.0,
-                   100.0 * l->share_sum / (double)l->calls);
+                   x->median, 100.0 * l->share_sum / (double)l->calls);
         }
         printf("(loops under 0.1 %% of the step left out; --json lists them. busiest: the share of a call's\n"
                "items the busiest of the %d workers ran, %.1f %% when even)\n",
@@ -204,14 +215,17 @@ static const cli_spec_t split_spec = {
     .options = split_options,
     .option_count = CLI_COUNT(split_options),
     .details = "--json prints one object: bench (\"split\"), scene, agents, threads, steps,\n"
-               "warmup, step_ms (one thread, the census's own time left out), census_overhead_ms\n"
-               "(that time: clock reads, makespans), loops_ms (the loops' blocks), serial_ms (the\n"
-               "rest), span_ms (the loops' makespans at T), step_ms_at_threads (span_ms +\n"
-               "serial_ms), split_bound, loops_per_step, state_hash (the same as a run on any\n"
-               "thread count), dropped_calls (calls of loops past the census's table), loops\n"
-               "[{system (\"fused: a+b\" for a fused pass, \"-\" outside systems), loop (its\n"
-               "order in the system), calls_per_step, items_per_call, blocks_per_call,\n"
-               "single_calls (run as one block), ms_per_step, span_ms_per_step, speedup,\n"
+               "warmup, step_ms (one thread, the census's own time left out),\n"
+               "census_overhead_ms (that time: clock reads, makespans), loops_ms (the loops'\n"
+               "blocks), serial_ms (the rest), span_ms (the loops' makespans at T),\n"
+               "step_ms_at_threads (span_ms + serial_ms), split_bound, typical_span_ms (each\n"
+               "loop's ms over the median of its calls' speed-ups: little moved by a block that\n"
+               "a busy machine slowed), typical_split_bound, loops_per_step, state_hash (the\n"
+               "same as a run on any thread count), dropped_calls (calls of loops past the\n"
+               "census's table), loops [{system (\"fused: a+b\" for a fused pass, \"-\" outside\n"
+               "systems), loop (its order in the system), calls_per_step, items_per_call,\n"
+               "blocks_per_call, single_calls (run as one block), ms_per_step,\n"
+               "span_ms_per_step, speedup, median_speedup (of its first 256 calls),\n"
                "busiest_share}], the longest first.\n",
     .max_positional = 1,
     .positional = "scene",

@@ -194,6 +194,8 @@ Test(parallel, the_census_splits_loops_as_sixteen_workers_would)
     cr_assert_eq(claimed.blocks, 64u);
     cr_assert_eq(claimed.ns, 2062u);
     cr_assert_eq(claimed.span_ns, 1000u);
+    cr_assert_eq(claimed.samples, 1u);
+    cr_assert_float_eq(par_census_median_speedup(&claimed), 2.062, 1e-6);
 
     /* Affine: 2048 rows in blocks of 64, two blocks to each of 16 shares.
      * Block 0 is dear: worker 0 is on it while the others drain their

@@ -519,6 +519,27 @@ static uint64_t census_loop_ns(const par_census* c)
 static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
                         par_fn* fn, void* ctx);
 
+static void census_sample(par_census_loop* l, uint64_t ns, uint64_t span)
+{
+    if (l->samples < PAR_CENSUS_SAMPLES) l->speedup[l->samples++] = span > 0 ? (float)((double)ns / (double)span) : 1.0f;
+}
+
+static int compare_float(const void* a, const void* b)
+{
+    float x = *(const float*)a, y = *(const float*)b;
+    return x < y ? -1 : x > y;
+}
+
+double par_census_median_speedup(const par_census_loop* loop)
+{
+    uint32_t n = loop->samples;
+    if (n == 0) return 0.0;
+    float v[PAR_CENSUS_SAMPLES];
+    memcpy(v, loop->speedup, n * sizeof v[0]);
+    qsort(v, n, sizeof v[0], compare_float);
+    return n % 2 ? (double)v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + (double)v[n / 2]);
+}
+
 /* Blocks run in order, timed; the makespan of T workers taking them as
  * job_run_worker's schedules do. Affine: worker j drains share j % shares
  * in order, then the next shares; claimed: one queue. Whichever worker is
@@ -563,6 +584,7 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
         l->ns += t;
         l->span_ns += t;
         l->share_sum += 1.0;
+        census_sample(l, t, t);
         return;
     }
     const int32_t align = schedule & PAR_TASKS ? 1 : PAR_ALIGN;
@@ -587,6 +609,7 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
         l->ns += sum;
         l->span_ns += span;
         l->share_sum += (double)most / (double)count;
+        census_sample(l, sum, span);
         return;
     }
     /* The blocks as par_run cuts them. */
@@ -647,6 +670,7 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
     l->ns += sum;
     l->span_ns += span;
     l->share_sum += (double)most / (double)count;
+    census_sample(l, sum, span);
     mem_free(&w->alloc, ns, ns_size);
     mem_free(&w->alloc, wk, wk_size);
 }

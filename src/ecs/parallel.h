@@ -72,6 +72,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
  * cores hand each other, the clock under load) is what remains of a
  * measured shortfall. */
 #define PAR_CENSUS_LOOPS 128
+#define PAR_CENSUS_SAMPLES 256
 
 typedef struct par_census_loop {
     char system[64]; /* the system running it ("fused: a+b+..." for a fused pass), "-" outside */
@@ -83,6 +84,11 @@ typedef struct par_census_loop {
     uint64_t ns;       /* the blocks' time, summed */
     uint64_t span_ns;  /* makespan on T workers, summed over calls */
     double share_sum;  /* summed over calls: items the busiest worker ran over all items */
+    /* Each of the first PAR_CENSUS_SAMPLES calls' speed-up (its blocks'
+     * sum over its makespan): their median is little moved by a block
+     * that a busy machine slowed, which the sums take whole. */
+    uint32_t samples;
+    float speedup[PAR_CENSUS_SAMPLES];
 } par_census_loop;
 
 typedef struct par_census {
@@ -99,6 +105,9 @@ typedef struct par_census {
 
 /* Starts the census into `census` (cleared here), or stops it (NULL). */
 void par_census_set(world_t* w, par_census* census);
+
+/* The median of a loop's sampled speed-ups (0 with none). */
+double par_census_median_speedup(const par_census_loop* loop);
 
 /* How long workers of a region spin between loops, from $OMP_WAIT_POLICY
  * (passive: briefly; active: without end; unset: as libgomp by default). */
