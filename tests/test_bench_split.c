@@ -1,6 +1,6 @@
 /* `shoal bench split` as a script sees it: the scene's state as any run
- * of it ends, figures that add up, and clear errors. Timings are never
- * checked against a clock. */
+ * of it ends, figures that add up, the planner's chunked passes split for
+ * 16 workers, and clear errors. Timings are never checked against a clock. */
 #define _XOPEN_SOURCE 700
 
 #include <criterion/criterion.h>
@@ -41,6 +41,8 @@ static void check_sums(const cJSON* root, int threads)
                       json_string(l, "system"), json_number(l, "loop"));
         cr_expect_geq(span * threads, ms * (1.0 - 1e-9), "%s: under an even share", json_string(l, "system"));
         cr_expect_geq(json_number(l, "blocks_per_call"), 1.0);
+        double median = json_number(l, "median_speedup");
+        cr_expect(median >= 1.0 - 1e-6 && median <= threads * (1.0 + 1e-6), "median speed-up %g", median);
         double share = json_number(l, "busiest_share");
         cr_expect(share >= 1.0 / threads - 1e-9 && share <= 1.0 + 1e-9, "busiest share %g", share);
         loops_ms += ms;
@@ -56,6 +58,8 @@ static void check_sums(const cJSON* root, int threads)
     cr_expect_float_eq(at, span_ms + json_number(root, "serial_ms"), 1e-9 * at);
     cr_expect_float_eq(json_number(root, "split_bound"), json_number(root, "step_ms") / at, 1e-9);
     cr_expect_leq(json_number(root, "split_bound"), threads * (1.0 + 1e-9));
+    double typical = json_number(root, "typical_split_bound");
+    cr_expect(typical > 0.0 && typical <= threads * (1.0 + 1e-6), "typical_split_bound %g", typical);
 }
 
 Test(bench_split, a_flock_split_ends_where_any_run_does)
@@ -87,6 +91,31 @@ Test(bench_split, a_flock_split_ends_where_any_run_does)
               "%s", r.out);
     cr_expect(matches(r.out, "\nsplit bound +[0-9.]+x \\([0-9.]+ % of 8\\)"), "%s", r.out);
     cr_expect(matches(r.out, "\nneighbors +0 +1\\.00 "), "%s", r.out);
+    output_free(&r);
+}
+
+/* The planner's passes over fixed chunks of rows (the list of searches,
+ * the tracks' prefix) are tasks: each of 16 workers gets 4 of the 64
+ * chunks, not 16 rows' worth of chunks on 4 workers. */
+Test(bench_split, the_planners_chunked_passes_give_each_of_sixteen_workers_a_share)
+{
+    cli_output_t r;
+    cJSON* split = one_object((const char*[]){"bench", "split", "planner", "--agents", "5000", "--steps", "2",
+                                              "--threads", "16", "--json", NULL},
+                              &r);
+    check_sums(split, 16);
+    int chunked = 0;
+    const cJSON* l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(split, "loops"))
+    {
+        if (json_number(l, "items_per_call") != 64.0) continue;
+        chunked++;
+        cr_expect_eq(json_number(l, "blocks_per_call"), 16.0, "%s loop %g: %g blocks", json_string(l, "system"),
+                     json_number(l, "loop"), json_number(l, "blocks_per_call"));
+        cr_expect_float_eq(json_number(l, "busiest_share"), 4.0 / 64.0, 1e-12);
+    }
+    cr_expect_geq(chunked, 2, "the list of searches' two passes");
+    cJSON_Delete(split);
     output_free(&r);
 }
 

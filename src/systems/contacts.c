@@ -656,7 +656,7 @@ static int cs_plan(world_t* w, const contact_ctx* x, int32_t count, cs_ctx* c)
     c->sorted_at = grid_positions_par(w, grid_data(w));
     par_for(w, g->bucket_count, 1024, PAR_STATIC, cs_cells, c);
     par_for(w, count, 512, PAR_STATIC, cs_map, c);
-    par_for(w, CS_CHUNKS, 1, PAR_STATIC, cs_count, c);
+    par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_count, c);
     int32_t at = 0;
     for (int32_t col = 0; col < CS_COLORS; ++col) {
         c->start[col] = at;
@@ -667,7 +667,7 @@ static int cs_plan(world_t* w, const contact_ctx* x, int32_t count, cs_ctx* c)
         }
     }
     c->start[CS_COLORS] = at;
-    par_for(w, CS_CHUNKS, 1, PAR_STATIC, cs_scatter, c);
+    par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_scatter, c);
     c->resync = 0;
     return 1;
 }

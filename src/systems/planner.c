@@ -311,9 +311,9 @@ static int32_t prefix_par(world_t* w, int32_t* a, int32_t n, int32_t par_min)
     prefix_ctx c;
     c.a = a;
     c.n = n;
-    par_for(w, PAR_CHUNKS, 1, PAR_STATIC, prefix_sum_range, &c);
+    par_for(w, PAR_CHUNKS, 1, PAR_STATIC | PAR_TASKS, prefix_sum_range, &c);
     const int32_t total = exclusive_prefix(c.sum, PAR_CHUNKS);
-    par_for(w, PAR_CHUNKS, 1, PAR_STATIC, prefix_write_range, &c);
+    par_for(w, PAR_CHUNKS, 1, PAR_STATIC | PAR_TASKS, prefix_write_range, &c);
     return total;
 }
 
@@ -333,8 +333,11 @@ static void scene_par_body(int32_t begin, int32_t end, int32_t worker, void* vct
 static void scene_par_run(void* par, int32_t n, plan_body_fn* body, void* ctx)
 {
     scene_par_t c = {body, ctx};
-    /* few items (the sort's chunks): one each; many: runs of 1024 */
-    par_for((world_t*)par, n, n < 4096 ? 1 : 1024, PAR_STATIC, scene_par_body, &c);
+    /* Few items (the sort's chunks and digits) are tasks, an even share of
+     * them each (as rows they would go 16 to a worker: 4 workers busy of
+     * 16); up to 4096 items, rows in runs of 16; more, runs of 1024. */
+    const par_schedule schedule = n <= 256 ? PAR_STATIC | PAR_TASKS : PAR_STATIC;
+    par_for((world_t*)par, n, n < 4096 ? 1 : 1024, schedule, scene_par_body, &c);
 }
 
 typedef struct track_ctx {
@@ -445,7 +448,7 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
     /* each agent's track at its own stride, in parallel; the counts become
      * where each starts in row order, and the tracks are packed there in
      * parallel */
-    par_for(w, count, 256, PAR_STATIC, track_range, &c);
+    par_for(w, count, 64, PAR_AFFINE, track_range, &c);
     const int32_t n = prefix_par(w, pw->agent_track_n, count, par_min_of(pw));
     pw->agent_track_n[count] = n;
     par_for(w, count, 256, PAR_STATIC, pack_range, &c);
@@ -861,10 +864,10 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
     pick_ctx pc = {&v, pw->replan, count, m, {0}};
     int32_t searches = 0;
     if (count >= par_min_of(pw)) {
-        par_for(w, PAR_CHUNKS, 1, PAR_STATIC, pick_count, &pc);
+        par_for(w, PAR_CHUNKS, 1, PAR_STATIC | PAR_TASKS, pick_count, &pc);
         searches = exclusive_prefix(pc.chunk_n, PAR_CHUNKS);
         if (searches == 0) return 0;
-        par_for(w, PAR_CHUNKS, 1, PAR_STATIC, pick_write, &pc);
+        par_for(w, PAR_CHUNKS, 1, PAR_STATIC | PAR_TASKS, pick_write, &pc);
     } else {
         for (int32_t r = 0; r < count; ++r)
             if (searches_now(&v, r, m)) pw->replan[searches++] = r;
@@ -1018,6 +1021,6 @@ int64_t planner_move_run(world_t* w, float dt, void* ctx)
     int failed = 0;
     c.scene = planner_step_scene(w, dt, &failed);
     if (failed) return scene_failure(w, "planner_move", failed);
-    par_for(w, count, 256, PAR_STATIC, move_range, &c);
+    par_for(w, count, 64, PAR_AFFINE, move_range, &c);
     return count;
 }
