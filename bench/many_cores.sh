@@ -8,7 +8,8 @@
 # its build there). --quick runs the same commands on small worlds and two
 # threads: a check of the script, not a measurement. At full size, about 4
 # minutes on the 16-core Xeon (estimated from bench/README.md's figures; the
-# ceilings make the sweeps two to three times as long).
+# ceilings make the sweeps two to three times as long; the splits add about
+# half a minute).
 set -euo pipefail
 quick=0
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
@@ -48,6 +49,15 @@ done
 say "planner ${PLAN}: threads 1,$TOP"
 shoal bench scaling planner --threads 1,$TOP --agents $PLAN --steps 300 --rounds 1 --ceiling --json \
   > "$out/scaling-planner.jsonl"
+# how each scene's loops split over all the threads, found on one (bench
+# split): the speed-up the step's own cuts allow, beside the sweeps' measured
+# ones
+: > "$out/split.jsonl"
+for sc in "flock --agents $A100K" "flock --agents $A1M --steps 20 --warmup 2" "flock3d --agents $A100K" \
+          "crowd --agents $CROWD --steps 20 --warmup 2" "planner --agents $PLAN --steps 120"; do
+  say "split $sc, as $TOP threads would"
+  shoal bench split $sc --threads $TOP --json >> "$out/split.jsonl"
+done
 say "loops: one region per loop against one region for all"
 : > "$out/loops.jsonl"
 for n in $(echo "${T#1,}" | tr , ' '); do
@@ -92,6 +102,10 @@ for name, target in targets.items():
     hs = [s for d in lines(name) for s in d["systems"] if s["name"] == "spatial_hash" and s.get("speedup")]
     if hs and name == "scaling-flock-1m.jsonl":
         print("%-30s %7s  spatial_hash speed-up %.2fx (target 10x)" % ("", "", hs[-1]["speedup"]))
+for d in lines("split.jsonl"):
+    print("split %-8s %8d, as %2d threads would: split bound %5.2fx, typical calls %5.2fx, %.1f loops a step "
+          "(the step's own cuts; bench split)" % (d["scene"], d["agents"], d["threads"], d["split_bound"],
+          d["typical_split_bound"], d["loops_per_step"]))
 for d in lines("loops.jsonl"):
     print("loops of %d items, %2d threads: %6.0f ns per loop in a region each, %6.0f in one region (work alone: %.0f)"
           % (d["items"], d["threads"], d["forkjoin_ns_per_loop"], d["region_ns_per_loop"], d["serial_ns_per_loop"]))
