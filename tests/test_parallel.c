@@ -12,7 +12,7 @@
 #include "systems/components.h"
 #include "support.h"
 
-#define MAX_CALLS 64
+#define MAX_CALLS 256
 
 typedef struct call_log {
     atomic_int calls;
@@ -111,20 +111,27 @@ Test(parallel, host_tasks_cover_every_schedule)
     shoal_world_destroy(w);
 }
 
-static void check_affine(int threads)
+/* Affine shares are an even split of the items cut at cache lines, each
+ * cut into blocks from its own start: on 2 threads [0, 496) and [496,
+ * 1000), 8 blocks each; on 3, [0, 320), [320, 656) and [656, 1000): 5, 6
+ * and 6. */
+static void check_affine(int threads, int calls)
 {
     shoal_world_t* w = make_world(2, threads, SHOAL_BACKEND_OPENMP);
     call_log log = {0};
     par_for(w, 1000, 64, PAR_AFFINE, log_call, &log);
     assert_partition(&log, 1000);
-    cr_assert_eq(atomic_load(&log.calls), 16, "blocks of 64 items: 16 calls");
-    for (int k = 0; k < atomic_load(&log.calls); ++k)
+    cr_assert_eq(atomic_load(&log.calls), calls, "blocks of 64 items from each share's start: %d calls", calls);
+    for (int k = 0; k < atomic_load(&log.calls); ++k) {
         cr_assert(log.worker[k] >= 0 && log.worker[k] < threads, "worker %d", log.worker[k]);
+        cr_assert_eq(log.begin[k] % 16, 0, "a block starts at item %d", log.begin[k]);
+        cr_assert_leq(log.end[k] - log.begin[k], 64);
+    }
     shoal_world_destroy(w);
 }
 
-Test(parallel, affine_blocks_are_each_run_once_on_two_threads) { check_affine(2); }
-Test(parallel, affine_blocks_are_each_run_once_on_three_threads) { check_affine(3); }
+Test(parallel, affine_blocks_are_each_run_once_on_two_threads) { check_affine(2, 16); }
+Test(parallel, affine_blocks_are_each_run_once_on_three_threads) { check_affine(3, 17); }
 
 /* ---- the loop census ------------------------------------------------------ */
 
@@ -260,6 +267,29 @@ Test(parallel, a_census_changes_no_result)
     cr_assert_eq(census.dropped, 0u);
     shoal_world_destroy(one);
     shoal_world_destroy(many);
+}
+
+/* Loops over the same rows with other block sizes, static or affine, give
+ * worker j the same share (the census's simulated workers: its busiest
+ * worker's items are the share's). */
+Test(parallel, shares_are_the_same_rows_whatever_the_blocks)
+{
+    shoal_world_t* w = make_world(2, 16, SHOAL_BACKEND_OPENMP);
+    static par_census census;
+    static uint64_t cost[100000];
+    for (int i = 0; i < 100000; ++i) cost[i] = 1;
+    census_costs costs = {.cost = cost};
+    const int32_t blocks[3] = {1024, 784, 512};
+    for (int k = 0; k < 3; ++k) {
+        par_census_loop l = census_of(w, &census, &costs, 100000, blocks[k], PAR_AFFINE);
+        /* shares of 6,240 or 6,256 rows: the busiest worker ran its own
+         * share, nothing stolen (every block costs its rows) */
+        cr_assert_float_eq(l.share_sum, 6256.0 / 100000.0, 1e-12, "blocks of %d: busiest %g", blocks[k],
+                           l.share_sum * 100000.0);
+    }
+    par_census_loop st = census_of(w, &census, &costs, 100000, 1, PAR_STATIC);
+    cr_assert_float_eq(st.share_sum, 6256.0 / 100000.0, 1e-12);
+    shoal_world_destroy(w);
 }
 
 /* Two worlds built alike; some agents flock and some wander, so one

@@ -310,6 +310,30 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     c->worker_found[worker] += n.found;
 }
 
+/* The first bucket whose agents start at sorted position k or after. */
+static int32_t bucket_at(const grid_t* g, int32_t k)
+{
+    int32_t lo = 0, hi = g->bucket_count; /* cell_start[bucket_count] is the agent count */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (g->cell_start[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Sorted agents [begin, end): the buckets whose first agent lies there
+ * (an empty bucket goes with the range holding where it would start), so
+ * every bucket is visited once, by the range of its agents. */
+static void neighbors_agents(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const grid_t* g = ((const nb_ctx*)vctx)->g;
+    int32_t first = bucket_at(g, begin), stop = end >= g->count ? g->bucket_count : bucket_at(g, end);
+    if (first < stop) neighbors_range(first, stop, worker, vctx);
+}
+
 /* Floats of the per-worker scratch this step needs (NB_ARRAYS arrays of
  * `*per` floats per worker): a block of 9 (27) buckets holds at most that
  * many times the largest, and never more than all agents. */
@@ -381,10 +405,13 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
         world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "neighbors: the spatial hash did not run this step");
         return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
     }
-    /* Each worker starts on its own contiguous share of cells, whose agents
-     * the static systems around this one also give it, and then helps with
-     * what is left of the others. */
-    par_for(w, g->bucket_count, 64, PAR_AFFINE, neighbors_range, &c);
+    /* Each worker starts on its own share of the sorted agents (the cells
+     * whose agents lie there), the share the copies gave it and the row
+     * passes around this one give it (storage is in cell order since the
+     * last reorder), then helps with what is left of the others. Cut by
+     * cells, shares would follow the box, not the agents: a flock's
+     * clusters put more agents in some. */
+    par_for(w, g->count, grid_agent_block(w, g->count), PAR_AFFINE, neighbors_agents, &c);
     int64_t touched = 0;
     g->pair_tests = g->neighbor_sum = 0;
     for (int32_t i = 0; i < workers; ++i) {

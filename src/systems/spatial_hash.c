@@ -626,17 +626,21 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     /* Known without a scan while no row moved: a reorder leaves every
      * component on every agent in agent-row order, and notes it. */
     c.comp_in_order = world_component_in_agent_order(w, COMP_NEIGHBORS);
-    /* Blocks of 2048 rows, or fewer rows where that leaves a worker under
-     * eight blocks (100k agents on 16 threads: 49 blocks of 2048, the
-     * busiest worker a third over an even share): at least 512. */
-    int64_t copy_block = (int64_t)n / (8 * (int64_t)workers);
-    copy_block = copy_block > 2048 ? 2048 : copy_block < 512 ? 512 : (copy_block + 15) / 16 * 16;
-    par_for(w, n, (int32_t)copy_block, PAR_AFFINE, copy_sorted, &c);
+    par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, copy_sorted, &c);
     PHASE_DONE(GRID_PHASE_COPY);
 #undef PHASE_DONE
     g->count = n;
     g->positions_valid = 0;
     return n;
+}
+
+int32_t grid_agent_block(const world_t* w, int32_t n)
+{
+    /* 100k agents on 16 threads in blocks of 2048: 49 blocks, the busiest
+     * worker a third over an even share; blocks of 784: 128. */
+    int64_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int64_t block = (int64_t)n / (8 * workers);
+    return block > 2048 ? 2048 : block < 512 ? 512 : (int32_t)((block + 15) / 16 * 16);
 }
 
 /* ---- rows that move after the hash (see spatial_hash.h) ---------------- */

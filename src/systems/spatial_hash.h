@@ -87,6 +87,11 @@ const int32_t* grid_positions(grid_t* g);
  * parallel pass): each sorted position writes its own row's entry. */
 const int32_t* grid_positions_par(world_t* w, grid_t* g);
 
+/* Blocks (in agents) for the affine loops over the sorted agents (the
+ * copies, the neighbors): 2048, or fewer where that leaves a worker under
+ * eight blocks, at least 512, a multiple of 16. */
+int32_t grid_agent_block(const world_t* w, int32_t n);
+
 /* The spatial hash of the last sense stage (module-wide data of the
  * neighbors module), NULL before the first step. */
 static inline grid_t* grid_data(const world_t* w) { return (grid_t*)w->module_data[MOD_NEIGHBORS]; }
