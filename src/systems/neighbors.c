@@ -334,6 +334,16 @@ static void neighbors_agents(int32_t begin, int32_t end, int32_t worker, void* v
     if (first < stop) neighbors_range(first, stop, worker, vctx);
 }
 
+/* Blocks of sorted agents: 2048, or fewer where that leaves a worker
+ * under sixteen (the pass is most of a flock's step, its cells' costs
+ * uneven), at least 256, a multiple of 16. */
+static int32_t neighbors_block(const world_t* w, int32_t n)
+{
+    int64_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int64_t block = (int64_t)n / (16 * workers);
+    return block > 2048 ? 2048 : block < 256 ? 256 : (int32_t)((block + 15) / 16 * 16);
+}
+
 /* Floats of the per-worker scratch this step needs (NB_ARRAYS arrays of
  * `*per` floats per worker): a block of 9 (27) buckets holds at most that
  * many times the largest, and never more than all agents. */
@@ -411,7 +421,7 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
      * last reorder), then helps with what is left of the others. Cut by
      * cells, shares would follow the box, not the agents: a flock's
      * clusters put more agents in some. */
-    par_for(w, g->count, grid_agent_block(w, g->count), PAR_AFFINE, neighbors_agents, &c);
+    par_for(w, g->count, neighbors_block(w, g->count), PAR_AFFINE, neighbors_agents, &c);
     int64_t touched = 0;
     g->pair_tests = g->neighbor_sum = 0;
     for (int32_t i = 0; i < workers; ++i) {
