@@ -75,7 +75,7 @@ static int run(const bench_scene* sc, const split_opts* o)
     const double steps = (double)o->steps;
     const int32_t threads = census->threads;
     split_loop loops[PAR_CENSUS_LOOPS];
-    double loops_ms = 0.0, span_ms = 0.0, typical_ms = 0.0, rounds = 0.0;
+    double loops_ms = 0.0, span_ms = 0.0, typical_ms = 0.0, rounds = 0.0, moved = 0.0;
     for (int32_t i = 0; i < census->count; ++i) {
         const par_census_loop* l = &census->loops[i];
         split_loop* x = &loops[i];
@@ -90,6 +90,7 @@ static int run(const bench_scene* sc, const split_opts* o)
         loops_ms += x->ms;
         span_ms += x->span_ms;
         typical_ms += x->typical_ms;
+        moved += (double)l->moved_items / steps;
         rounds += (double)l->calls / steps;
     }
     qsort(loops, (size_t)census->count, sizeof loops[0], by_time);
@@ -123,6 +124,7 @@ static int run(const bench_scene* sc, const split_opts* o)
         cJSON_AddNumberToObject(root, "typical_span_ms", typical_ms);
         cJSON_AddNumberToObject(root, "typical_split_bound", typical_bound);
         cJSON_AddNumberToObject(root, "loops_per_step", rounds);
+        cJSON_AddNumberToObject(root, "moved_per_agent_step", moved / (double)o->agents);
         char hex[17];
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
         cJSON_AddStringToObject(root, "state_hash", hex);
@@ -143,6 +145,10 @@ static int run(const bench_scene* sc, const split_opts* o)
             cJSON_AddNumberToObject(e, "speedup", x->span_ms > 0.0 ? x->ms / x->span_ms : 0.0);
             cJSON_AddNumberToObject(e, "median_speedup", x->median);
             cJSON_AddNumberToObject(e, "busiest_share", l->calls ? l->share_sum / (double)l->calls : 0.0);
+            if (l->moved_of > 0)
+                cJSON_AddNumberToObject(e, "moved_share", (double)l->moved_items / (double)l->moved_of);
+            else
+                cJSON_AddNullToObject(e, "moved_share");
             cJSON_AddItemToArray(arr, e);
         }
         char* text = cJSON_PrintUnformatted(root);
@@ -158,20 +164,26 @@ static int run(const bench_scene* sc, const split_opts* o)
                span_ms, serial_ms);
         printf("split bound        %9.2fx (%.1f %% of %d), %.1f parallel loops a step\n", bound,
                100.0 * bound / threads, (int)threads, rounds);
-        printf("typical calls      %9.2fx (each loop at the median of its calls' speed-ups)\n\n", typical_bound);
-        printf("%-36s %4s %6s %8s %6s %8s %8s %8s %8s %7s\n", "system", "loop", "calls", "items", "blocks", "ms/step",
-               "at T", "speed-up", "median", "busiest");
+        printf("typical calls      %9.2fx (each loop at the median of its calls' speed-ups)\n", typical_bound);
+        printf("rows moved         %9.3f an agent a step (a loop's rows that another worker had in the last one)\n\n",
+               moved / (double)o->agents);
+        printf("%-36s %4s %6s %8s %6s %8s %8s %8s %8s %7s %6s\n", "system", "loop", "calls", "items", "blocks",
+               "ms/step", "at T", "speed-up", "median", "busiest", "moved");
         for (int32_t i = 0; i < census->count; ++i) {
             const split_loop* x = &loops[i];
             const par_census_loop* l = x->l;
             if (x->ms < 0.001 * step_ms) continue;
-            printf("%-36.36s %4d %6.2f %8.0f %6.1f %8.3f %8.3f %7.2fx %7.2fx %6.1f%%\n", l->system, x->index,
+            char mv[16] = "-";
+            if (l->moved_of > 0) snprintf(mv, sizeof mv, "%.1f%%", 100.0 * (double)l->moved_items / (double)l->moved_of);
+            printf("%-36.36s %4d %6.2f %8.0f %6.1f %8.3f %8.3f %7.2fx %7.2fx %6.1f%% %6s\n", l->system, x->index,
                    (double)l->calls / steps, (double)l->items / (double)l->calls,
                    (double)l->blocks / (double)l->calls, x->ms, x->span_ms, x->span_ms > 0.0 ? x->ms / x->span_ms : 0.0,
-                   x->median, 100.0 * l->share_sum / (double)l->calls);
+                   x->median, 100.0 * l->share_sum / (double)l->calls, mv);
         }
         printf("(loops under 0.1 %% of the step left out; --json lists them. busiest: the share of a call's\n"
-               "items the busiest of the %d workers ran, %.1f %% when even)\n",
+               "items the busiest of the %d workers ran, %.1f %% when even. moved: of a loop over as many\n"
+               "items as agents (rows, or sorted agents, about the rows since the last reorder), the items\n"
+               "another worker had in the last such loop: data one core reads that another wrote)\n",
                (int)threads, 100.0 / threads);
         printf("state_hash %016llx\n", (unsigned long long)hash);
     }
@@ -220,13 +232,16 @@ static const cli_spec_t split_spec = {
                "blocks), serial_ms (the rest), span_ms (the loops' makespans at T),\n"
                "step_ms_at_threads (span_ms + serial_ms), split_bound, typical_span_ms (each\n"
                "loop's ms over the median of its calls' speed-ups: little moved by a block that\n"
-               "a busy machine slowed), typical_split_bound, loops_per_step, state_hash (the\n"
-               "same as a run on any thread count), dropped_calls (calls of loops past the\n"
+               "a busy machine slowed), typical_split_bound, loops_per_step,\n"
+               "moved_per_agent_step (rows the step's loops hand from one worker to another,\n"
+               "per agent), state_hash (the same as a run on any thread count), dropped_calls (calls of loops past the\n"
                "census's table), loops [{system (\"fused: a+b\" for a fused pass, \"-\" outside\n"
                "systems), loop (its order in the system), calls_per_step, items_per_call,\n"
                "blocks_per_call, single_calls (run as one block), ms_per_step,\n"
                "span_ms_per_step, speedup, median_speedup (of its first 256 calls),\n"
-               "busiest_share}], the longest first.\n",
+               "busiest_share, moved_share (of a loop over as many items as agents, the items\n"
+               "another worker had in the last such loop; null for others)}], the longest\n"
+               "first.\n",
     .max_positional = 1,
     .positional = "scene",
 };

@@ -490,8 +490,18 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
 
 /* ---- the loop census (parallel.h) -------------------------------------- */
 
+static void census_release(world_t* w, par_census* c)
+{
+    mem_free(&w->alloc, c->owner, c->owner_capacity * sizeof *c->owner);
+    mem_free(&w->alloc, c->owner_spare, c->owner_capacity * sizeof *c->owner_spare);
+    c->owner = c->owner_spare = NULL;
+    c->owner_capacity = 0;
+    c->owner_count = 0;
+}
+
 void par_census_set(world_t* w, par_census* census)
 {
+    if (w->census) census_release(w, w->census);
     if (census) {
         memset(census, 0, sizeof *census);
         census->threads = w->thread_count > 0 ? w->thread_count : 1;
@@ -532,6 +542,50 @@ static uint64_t census_loop_ns(const par_census* c)
 
 static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
                         par_fn* fn, void* ctx);
+
+/* The spare owner array for a loop of `count` items, or NULL when the
+ * loop is not agent-sized (or memory is short: no figure then). */
+static uint16_t* census_owners(world_t* w, par_census* c, int32_t count)
+{
+    if (count <= 0 || count != w->agents.count) return NULL;
+    if ((size_t)count > c->owner_capacity) {
+        size_t cap = (size_t)count;
+        uint16_t* a = (uint16_t*)mem_alloc(&w->alloc, cap * sizeof *a);
+        uint16_t* b = (uint16_t*)mem_alloc(&w->alloc, cap * sizeof *b);
+        if (!a || !b) {
+            mem_free(&w->alloc, a, cap * sizeof *a);
+            mem_free(&w->alloc, b, cap * sizeof *b);
+            return NULL;
+        }
+        census_release(w, c);
+        c->owner = a;
+        c->owner_spare = b;
+        c->owner_capacity = cap;
+    }
+    return c->owner_spare;
+}
+
+/* The spare, filled with this call's owners, against the last agent-sized
+ * loop's; then it is the last. */
+static void census_owners_done(par_census* c, par_census_loop* l, int32_t count)
+{
+    if (c->owner_count == count) {
+        uint64_t moved = 0;
+        for (int32_t i = 0; i < count; ++i) moved += c->owner_spare[i] != c->owner[i];
+        l->moved_calls++;
+        l->moved_items += moved;
+        l->moved_of += (uint64_t)count;
+    }
+    uint16_t* t = c->owner;
+    c->owner = c->owner_spare;
+    c->owner_spare = t;
+    c->owner_count = count;
+}
+
+static void census_owners_fill(uint16_t* owner, int32_t begin, int32_t end, int32_t worker)
+{
+    for (int32_t i = begin; i < end; ++i) owner[i] = (uint16_t)worker;
+}
 
 static void census_sample(par_census_loop* l, uint64_t ns, uint64_t span)
 {
@@ -599,6 +653,11 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
         l->span_ns += t;
         l->share_sum += 1.0;
         census_sample(l, t, t);
+        uint16_t* owner = census_owners(w, c, count);
+        if (owner) {
+            census_owners_fill(owner, 0, count, 0);
+            census_owners_done(c, l, count);
+        }
         return;
     }
     const int32_t align = schedule & PAR_TASKS ? 1 : PAR_ALIGN;
@@ -606,10 +665,12 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
         /* Static: worker j's contiguous share (job_run_worker). */
         uint64_t span = 0, sum = 0;
         int64_t most = 0;
+        uint16_t* owner = census_owners(w, c, count);
         for (int32_t j = 0; j < threads; ++j) {
             int64_t begin = par_share_begin(count, threads, j, align);
             int64_t end = par_share_begin(count, threads, j + 1, align);
             if (begin >= end) continue;
+            if (owner) census_owners_fill(owner, (int32_t)begin, (int32_t)end, j);
             uint64_t t0 = census_now(c);
             fn((int32_t)begin, (int32_t)end, 0, ctx);
             uint64_t t = census_now(c) - t0;
@@ -622,6 +683,7 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
         l->span_ns += span;
         l->share_sum += (double)most / (double)count;
         census_sample(l, sum, span);
+        if (owner) census_owners_done(c, l, count);
         return;
     }
     /* The blocks as par_run cuts them: claimed, from 0; affine, from each
@@ -667,6 +729,7 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
             sum += ns[b];
         }
     int32_t taken[PAR_MAX_SHARES] = {0}; /* blocks handed out of each share */
+    uint16_t* owner = census_owners(w, c, count);
     for (int32_t j = 0; j < threads; ++j) wk[j].share = affine ? j % shares : 0;
     uint64_t span = 0;
     for (int32_t left = block_count; left > 0;) {
@@ -685,6 +748,7 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
         int32_t begin = share_at[s] + k * block;
         int32_t end = begin + block < share_at[s + 1] ? begin + block : share_at[s + 1];
         x->items += end - begin;
+        if (owner) census_owners_fill(owner, begin, end, j);
         span = x->at > span ? x->at : span;
         left--;
     }
@@ -695,6 +759,7 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
     l->span_ns += span;
     l->share_sum += (double)most / (double)count;
     census_sample(l, sum, span);
+    if (owner) census_owners_done(c, l, count);
     mem_free(&w->alloc, ns, ns_size);
     mem_free(&w->alloc, wk, wk_size);
 }

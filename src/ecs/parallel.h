@@ -89,6 +89,14 @@ typedef struct par_census_loop {
      * that a busy machine slowed, which the sums take whole. */
     uint32_t samples;
     float speedup[PAR_CENSUS_SAMPLES];
+    /* Loops over as many items as there are agents (rows or sorted agents;
+     * storage is in cell order since the last reorder, so sorted agent k
+     * is about row k): items whose simulated worker is not the one that
+     * had the same item in the last such loop, summed over the calls that
+     * followed one. The data a core reads that another wrote just before. */
+    uint64_t moved_calls;
+    uint64_t moved_items;
+    uint64_t moved_of; /* the items of those calls */
 } par_census_loop;
 
 typedef struct par_census {
@@ -100,10 +108,17 @@ typedef struct par_census {
      * clock of their own after par_census_set, so that costs are exact. */
     uint64_t (*now)(void* ctx);
     void* now_ctx;
+    /* The last agent-sized loop's worker per item, and a spare (the
+     * world's allocator; par_census_set(w, NULL) or the world's end frees
+     * them). */
+    uint16_t *owner, *owner_spare;
+    int32_t owner_count;
+    size_t owner_capacity;
     par_census_loop loops[PAR_CENSUS_LOOPS];
 } par_census;
 
-/* Starts the census into `census` (cleared here), or stops it (NULL). */
+/* Starts the census into `census` (cleared here), or stops it (NULL);
+ * either way a census running before lets go of its buffers. */
 void par_census_set(world_t* w, par_census* census);
 
 /* The median of a loop's sampled speed-ups (0 with none). */

@@ -287,6 +287,7 @@ void shoal_world_destroy(shoal_world_t* w)
         world_fail(w, SHOAL_ERR_BUSY, "world_destroy: called from inside a step; ignored");
         return;
     }
+    if (w->census) par_census_set(w, NULL); /* its buffers are the world's */
     allocator_t alloc = w->alloc;
     table_release(&w->agents, &alloc);
     user_release(w);
