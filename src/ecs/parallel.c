@@ -75,6 +75,21 @@ static int32_t par_share_begin(int32_t count, int32_t parts, int32_t j, int32_t 
     return (int32_t)(b / align * align);
 }
 
+/* Block size of a loop of `count` items on `threads` workers. Claimed
+ * schedules cut about four blocks per worker for balance (tasks: one task
+ * per block, they are few and coarse); affine ones blocks of min_block. */
+static int32_t round_block(int64_t block, int32_t align);
+static int32_t job_block(int32_t count, int32_t min_block, par_schedule schedule, int32_t threads, int32_t align)
+{
+    int64_t per = schedule & PAR_CLAIMED
+                      ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
+                      : ((int64_t)count + threads - 1) / threads;
+    if (schedule & PAR_AFFINE) per = min_block;
+    return round_block(per > min_block ? per : min_block, align);
+}
+
+static int32_t affine_shares(int32_t threads) { return threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES; }
+
 static void job_run_block(const par_job* job, int32_t b, int32_t worker)
 {
     int32_t begin = b * job->block;
@@ -450,20 +465,14 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
     job.ctx = ctx;
     job.count = count;
     job.align = schedule & PAR_TASKS ? 1 : PAR_ALIGN;
-    /* Claimed schedules cut about four blocks per worker for balance (tasks:
-     * one task per block, they are few and coarse). */
-    int64_t per = schedule & PAR_CLAIMED
-                      ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
-                      : ((int64_t)count + threads - 1) / threads;
-    if (schedule & PAR_AFFINE) per = min_block;
-    job.block = round_block(per > min_block ? per : min_block, job.align);
+    job.block = job_block(count, min_block, schedule, threads, job.align);
     job.block_count = (int32_t)(((int64_t)count + job.block - 1) / job.block);
     atomic_init(&job.next, 0);
     share_counter share_next[PAR_MAX_SHARES];
     job.shares = 0;
     job.share_next = share_next;
     if ((schedule & PAR_AFFINE) && w->backend != SHOAL_BACKEND_HOST) {
-        job.shares = threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES;
+        job.shares = affine_shares(threads);
         for (int32_t j = 0; j < job.shares; ++j) atomic_init(&share_next[j].next, 0);
     }
 
@@ -490,13 +499,56 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
 
 /* ---- the loop census (parallel.h) -------------------------------------- */
 
-static void census_release(world_t* w, par_census* c)
+/* Blocks run in order, timed; the makespan of T workers taking them as
+ * job_run_worker's schedules do. Affine: worker j drains share j % shares
+ * in order, then the next shares; claimed: one queue. Whichever worker is
+ * free first takes the next block it would claim. */
+struct par_census_worker {
+    uint64_t at;   /* when it is free */
+    int32_t share; /* the share it drains now (affine) */
+    int32_t tried; /* shares it has drained (affine) */
+    int64_t items;
+};
+
+static void census_release_owners(world_t* w, par_census* c)
 {
     mem_free(&w->alloc, c->owner, c->owner_capacity * sizeof *c->owner);
     mem_free(&w->alloc, c->owner_spare, c->owner_capacity * sizeof *c->owner_spare);
     c->owner = c->owner_spare = NULL;
     c->owner_capacity = 0;
     c->owner_count = 0;
+}
+
+static void census_release(world_t* w, par_census* c)
+{
+    census_release_owners(w, c);
+    mem_free(&w->alloc, c->block_ns, c->block_capacity * sizeof *c->block_ns);
+    c->block_ns = NULL;
+    c->block_capacity = 0;
+    mem_free(&w->alloc, c->workers, (size_t)c->threads * sizeof(par_census_worker));
+    c->workers = NULL;
+}
+
+/* Room for `blocks` block times, kept from call to call, or NULL. */
+static uint64_t* census_block_ns(world_t* w, par_census* c, int32_t blocks)
+{
+    if ((size_t)blocks > c->block_capacity) {
+        size_t cap = (size_t)blocks * 2;
+        uint64_t* ns = (uint64_t*)mem_alloc(&w->alloc, cap * sizeof *ns);
+        if (!ns) return NULL;
+        mem_free(&w->alloc, c->block_ns, c->block_capacity * sizeof *c->block_ns);
+        c->block_ns = ns;
+        c->block_capacity = cap;
+    }
+    return c->block_ns;
+}
+
+/* The simulated workers' state, one per thread of the census (allocated
+ * once), or NULL. */
+static par_census_worker* census_workers(world_t* w, par_census* c, int32_t threads)
+{
+    if (!c->workers) c->workers = (par_census_worker*)mem_alloc(&w->alloc, (size_t)threads * sizeof(par_census_worker));
+    return c->workers;
 }
 
 void par_census_set(world_t* w, par_census* census)
@@ -531,17 +583,8 @@ static par_census_loop* census_loop(world_t* w, par_fn* fn)
     return l;
 }
 
-/* The blocks' time so far, every loop's: with a dropped call's (run
- * untimed, so counted as overhead) nothing. */
-static uint64_t census_loop_ns(const par_census* c)
-{
-    uint64_t ns = 0;
-    for (int32_t i = 0; i < c->count; ++i) ns += c->loops[i].ns;
-    return ns;
-}
-
-static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
-                        par_fn* fn, void* ctx);
+static uint64_t census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
+                            par_fn* fn, void* ctx);
 
 /* The spare owner array for a loop of `count` items, or NULL when the
  * loop is not agent-sized (or memory is short: no figure then). */
@@ -557,7 +600,7 @@ static uint16_t* census_owners(world_t* w, par_census* c, int32_t count)
             mem_free(&w->alloc, b, cap * sizeof *b);
             return NULL;
         }
-        census_release(w, c);
+        census_release_owners(w, c);
         c->owner = a;
         c->owner_spare = b;
         c->owner_capacity = cap;
@@ -608,94 +651,82 @@ double par_census_median_speedup(const par_census_loop* loop)
     return n % 2 ? (double)v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + (double)v[n / 2]);
 }
 
-/* Blocks run in order, timed; the makespan of T workers taking them as
- * job_run_worker's schedules do. Affine: worker j drains share j % shares
- * in order, then the next shares; claimed: one queue. Whichever worker is
- * free first takes the next block it would claim. */
-typedef struct census_worker {
-    uint64_t at;   /* when it is free */
-    int32_t share; /* the share it drains now (affine) */
-    int32_t tried; /* shares it has drained (affine) */
-    int64_t items;
-} census_worker;
 
 static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
                        void* ctx)
 {
     par_census* c = w->census;
     const uint64_t entered = census_now(c);
-    const uint64_t ns_before = census_loop_ns(c);
-    census_body(w, c, count, min_block, schedule, fn, ctx);
-    const uint64_t inside = census_now(c) - entered, blocks = census_loop_ns(c) - ns_before;
+    const uint64_t blocks = census_body(w, c, count, min_block, schedule, fn, ctx);
+    const uint64_t inside = census_now(c) - entered;
     c->overhead_ns += inside > blocks ? inside - blocks : 0;
 }
 
-static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
-                        par_fn* fn, void* ctx)
+/* One call's figures into its loop; the owners filled, if any, become the
+ * last agent-sized loop's. */
+static void census_account(par_census* c, par_census_loop* l, int32_t count, uint64_t blocks, uint64_t sum,
+                           uint64_t span, int64_t most, const uint16_t* owner)
+{
+    l->calls++;
+    l->items += (uint64_t)count;
+    l->blocks += blocks;
+    l->ns += sum;
+    l->span_ns += span;
+    l->share_sum += (double)most / (double)count;
+    census_sample(l, sum, span);
+    if (owner) census_owners_done(c, l, count);
+}
+
+/* Runs the loop's blocks, records the call; returns the blocks' time. */
+static uint64_t census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
+                            par_fn* fn, void* ctx)
 {
     const int32_t threads = c->threads;
     par_census_loop* l = census_loop(w, fn);
     if (min_block < 1) min_block = 1;
     if (!l) {
         c->dropped++;
+        uint64_t t0 = census_now(c);
         fn(0, count, 0, ctx);
-        return;
+        return census_now(c) - t0;
     }
-    l->calls++;
-    l->items += (uint64_t)count;
+    uint16_t* owner = census_owners(w, c, count);
     if (threads <= 1 || count <= min_block) {
         uint64_t t0 = census_now(c);
         fn(0, count, 0, ctx);
         uint64_t t = census_now(c) - t0;
         l->single++;
-        l->blocks++;
-        l->ns += t;
-        l->span_ns += t;
-        l->share_sum += 1.0;
-        census_sample(l, t, t);
-        uint16_t* owner = census_owners(w, c, count);
-        if (owner) {
-            census_owners_fill(owner, 0, count, 0);
-            census_owners_done(c, l, count);
-        }
-        return;
+        if (owner) census_owners_fill(owner, 0, count, 0);
+        census_account(c, l, count, 1, t, t, count, owner);
+        return t;
     }
     const int32_t align = schedule & PAR_TASKS ? 1 : PAR_ALIGN;
     if (!(schedule & (PAR_CLAIMED | PAR_AFFINE))) {
         /* Static: worker j's contiguous share (job_run_worker). */
-        uint64_t span = 0, sum = 0;
+        uint64_t span = 0, sum = 0, blocks = 0;
         int64_t most = 0;
-        uint16_t* owner = census_owners(w, c, count);
         for (int32_t j = 0; j < threads; ++j) {
-            int64_t begin = par_share_begin(count, threads, j, align);
-            int64_t end = par_share_begin(count, threads, j + 1, align);
+            int32_t begin = par_share_begin(count, threads, j, align);
+            int32_t end = par_share_begin(count, threads, j + 1, align);
             if (begin >= end) continue;
-            if (owner) census_owners_fill(owner, (int32_t)begin, (int32_t)end, j);
+            if (owner) census_owners_fill(owner, begin, end, j);
             uint64_t t0 = census_now(c);
-            fn((int32_t)begin, (int32_t)end, 0, ctx);
+            fn(begin, end, 0, ctx);
             uint64_t t = census_now(c) - t0;
             sum += t;
             span = t > span ? t : span;
             most = end - begin > most ? end - begin : most;
-            l->blocks++;
+            blocks++;
         }
-        l->ns += sum;
-        l->span_ns += span;
-        l->share_sum += (double)most / (double)count;
-        census_sample(l, sum, span);
-        if (owner) census_owners_done(c, l, count);
-        return;
+        census_account(c, l, count, blocks, sum, span, most, owner);
+        return sum;
     }
     /* The blocks as par_run cuts them: claimed, from 0; affine, from each
      * share's start (par_share_begin). */
-    int64_t per = schedule & PAR_CLAIMED
-                      ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
-                      : ((int64_t)count + threads - 1) / threads;
-    if (schedule & PAR_AFFINE) per = min_block;
-    const int32_t block = round_block(per > min_block ? per : min_block, align);
+    const int32_t block = job_block(count, min_block, schedule, threads, align);
     const int affine = (schedule & PAR_AFFINE) != 0;
-    const int32_t shares = affine ? (threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES) : 1;
-    int32_t share_at[PAR_MAX_SHARES + 1]; /* each share's first item */
+    const int32_t shares = affine ? affine_shares(threads) : 1;
+    int32_t share_at[PAR_MAX_SHARES + 1];    /* each share's first item */
     int32_t share_first[PAR_MAX_SHARES + 1]; /* and its first block's index */
     int32_t block_count = 0;
     for (int32_t j = 0; j <= shares; ++j) {
@@ -706,17 +737,13 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
             block_count += len > 0 ? (len + block - 1) / block : 0;
         }
     }
-    const size_t ns_size = (size_t)block_count * sizeof(uint64_t), wk_size = (size_t)threads * sizeof(census_worker);
-    uint64_t* ns = (uint64_t*)mem_alloc(&w->alloc, ns_size);
-    census_worker* wk = (census_worker*)mem_calloc(&w->alloc, wk_size);
-    if (!ns || !wk) { /* no figures for this call: it still runs */
-        mem_free(&w->alloc, ns, ns_size);
-        mem_free(&w->alloc, wk, wk_size);
-        l->calls--;
-        l->items -= (uint64_t)count;
+    uint64_t* ns = census_block_ns(w, c, block_count);
+    par_census_worker* wk = census_workers(w, c, threads);
+    if (!ns || !wk) { /* no figures for this call (no memory): it still runs */
         c->dropped++;
+        uint64_t t0 = census_now(c);
         fn(0, count, 0, ctx);
-        return;
+        return census_now(c) - t0;
     }
     uint64_t sum = 0;
     for (int32_t j = 0; j < shares; ++j)
@@ -729,14 +756,13 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
             sum += ns[b];
         }
     int32_t taken[PAR_MAX_SHARES] = {0}; /* blocks handed out of each share */
-    uint16_t* owner = census_owners(w, c, count);
-    for (int32_t j = 0; j < threads; ++j) wk[j].share = affine ? j % shares : 0;
+    for (int32_t j = 0; j < threads; ++j) wk[j] = (par_census_worker){.share = affine ? j % shares : 0};
     uint64_t span = 0;
     for (int32_t left = block_count; left > 0;) {
         int32_t j = 0; /* the worker free first (the lowest index on a tie) */
         for (int32_t i = 1; i < threads; ++i)
             if (wk[i].tried < shares && (wk[j].tried >= shares || wk[i].at < wk[j].at)) j = i;
-        census_worker* x = &wk[j];
+        par_census_worker* x = &wk[j];
         const int32_t s = x->share;
         if (share_first[s] + taken[s] >= share_first[s + 1]) { /* drained: the next share */
             x->tried++;
@@ -754,14 +780,8 @@ static void census_body(world_t* w, par_census* c, int32_t count, int32_t min_bl
     }
     int64_t most = 0;
     for (int32_t j = 0; j < threads; ++j) most = wk[j].items > most ? wk[j].items : most;
-    l->blocks += (uint64_t)block_count;
-    l->ns += sum;
-    l->span_ns += span;
-    l->share_sum += (double)most / (double)count;
-    census_sample(l, sum, span);
-    if (owner) census_owners_done(c, l, count);
-    mem_free(&w->alloc, ns, ns_size);
-    mem_free(&w->alloc, wk, wk_size);
+    census_account(c, l, count, (uint64_t)block_count, sum, span, most, owner);
+    return sum;
 }
 
 int32_t par_physical_cores(void** topology)

@@ -72,6 +72,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
  * cores hand each other, the clock under load) is what remains of a
  * measured shortfall. */
 #define PAR_CENSUS_LOOPS 128
+typedef struct par_census_worker par_census_worker;
 #define PAR_CENSUS_SAMPLES 256
 
 typedef struct par_census_loop {
@@ -114,6 +115,11 @@ typedef struct par_census {
     uint16_t *owner, *owner_spare;
     int32_t owner_count;
     size_t owner_capacity;
+    /* Scratch of a claimed or affine call: its block times and the
+     * simulated workers (the world's allocator, freed with the owners). */
+    uint64_t* block_ns;
+    size_t block_capacity;
+    struct par_census_worker* workers;
     par_census_loop loops[PAR_CENSUS_LOOPS];
 } par_census;
 
