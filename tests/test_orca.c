@@ -43,10 +43,31 @@ static orca_plane3 plane_n(vec3 n, float c)
     return (orca_plane3){vec3_scale(n, c), n};
 }
 
+/* Random problems draw from one sequence, so every draw is a statement of
+ * its own: the order in which the arguments of a call (or the elements of
+ * an initializer) are evaluated is unspecified in C, and gcc (right to
+ * left) and clang (left to right) built different problems from the same
+ * seed. Where a test drew several values in one call, the draws are
+ * written in the order gcc made them, so its problems are unchanged. */
+static vec2 uniform2(uint64_t* s, float lo, float hi)
+{
+    float x = uniform(s, lo, hi);
+    float y = uniform(s, lo, hi);
+    return vec2_make(x, y);
+}
+
+static vec3 uniform3(uint64_t* s, float lo, float hi)
+{
+    float x = uniform(s, lo, hi);
+    float y = uniform(s, lo, hi);
+    float z = uniform(s, lo, hi);
+    return vec3_make(x, y, z);
+}
+
 static vec3 rand_unit3(uint64_t* s)
 {
     for (;;) {
-        vec3 v = {uniform(s, -1, 1), uniform(s, -1, 1), uniform(s, -1, 1)};
+        vec3 v = uniform3(s, -1, 1);
         float l = vec3_length(v);
         if (l > 0.1f && l <= 1.0f) return vec3_scale(v, 1.0f / l);
     }
@@ -238,12 +259,14 @@ Test(orca, sweep_boundary_2d)
     const float tau = 2.0f, R = 1.0f;
     int on_boundary = 0;
     for (int k = 0; k < 2000; ++k) {
-        vec2 p = {uniform(&s, -5.0f, 5.0f), uniform(&s, -5.0f, 5.0f)};
+        vec2 p = uniform2(&s, -5.0f, 5.0f);
         /* relative velocities aimed roughly at the neighbour, so that many
          * collide within tau */
-        vec2 vb = {uniform(&s, -2.0f, 2.0f), uniform(&s, -2.0f, 2.0f)};
-        vec2 va = vec2_add(vb, vec2_add(vec2_scale(p, uniform(&s, 0.0f, 1.0f)),
-                                        vec2_make(uniform(&s, -1.0f, 1.0f), uniform(&s, -1.0f, 1.0f))));
+        vec2 vb = uniform2(&s, -2.0f, 2.0f);
+        float jy = uniform(&s, -1.0f, 1.0f);
+        float jx = uniform(&s, -1.0f, 1.0f);
+        float f = uniform(&s, 0.0f, 1.0f);
+        vec2 va = vec2_add(vb, vec2_add(vec2_scale(p, f), vec2_make(jx, jy)));
         if (vec2_length(p) <= R * 1.01f) continue;
         orca_line2 la, lb;
         cr_assert_eq(orca2_line_agent(p, vec2_sub(va, vb), R, 1.0f / tau, 10.0f, 1.0f, va, &la), 1);
@@ -373,7 +396,7 @@ Test(orca, lp_brute_force_2d)
             lines[i] = line_n(cosf(a), sinf(a), uniform(&s, -1.0f, 0.6f));
             lines[i].point = vec2_add(lines[i].point, vec2_scale(lines[i].dir, uniform(&s, -2.0f, 2.0f)));
         }
-        vec2 pref = {uniform(&s, -1.5f, 1.5f), uniform(&s, -1.5f, 1.5f)};
+        vec2 pref = uniform2(&s, -1.5f, 1.5f);
         vec2 out;
         orca_status st = orca2_solve(lines, n, 0, 1.0f, pref, scratch, &out);
         cr_assert(finite2(out));
@@ -466,8 +489,9 @@ Test(orca, lp_fallback_brute_force_2d)
             lines[i] = line_n(cosf(a), sinf(a), c);
         }
         vec2 out;
-        orca_status st = orca2_solve(lines, n, n_static, 1.0f, vec2_make(uniform(&s, -1, 1), uniform(&s, -1, 1)),
-                                     scratch, &out);
+        float py = uniform(&s, -1, 1);
+        float px = uniform(&s, -1, 1);
+        orca_status st = orca2_solve(lines, n, n_static, 1.0f, vec2_make(px, py), scratch, &out);
         cr_assert(finite2(out));
         cr_assert_leq(vec2_length(out), 1.0f + TOL);
         if (st == ORCA_FEASIBLE) continue;
@@ -573,10 +597,12 @@ Test(orca, deterministic_bits)
         for (int i = 0; i < n; ++i) {
             float a = uniform(&s, -VEC_PI, VEC_PI);
             lines[i] = line_n(cosf(a), sinf(a), uniform(&s, -1.0f, 1.0f));
-            planes[i] = plane_n(rand_unit3(&s), uniform(&s, -1.0f, 1.0f));
+            float c = uniform(&s, -1.0f, 1.0f);
+            vec3 nrm = rand_unit3(&s);
+            planes[i] = plane_n(nrm, c);
         }
-        vec2 pref2 = {uniform(&s, -2, 2), uniform(&s, -2, 2)};
-        vec3 pref3 = {uniform(&s, -2, 2), uniform(&s, -2, 2), uniform(&s, -2, 2)};
+        vec2 pref2 = uniform2(&s, -2, 2);
+        vec3 pref3 = uniform3(&s, -2, 2);
         int n_static = (int)(rng_splitmix64(&s) % 2);
         vec2 a2, b2;
         vec3 a3, b3;
@@ -810,10 +836,13 @@ Test(orca, sweep_boundary_3d)
     const float tau = 2.0f, R = 1.0f;
     int on_boundary = 0, cap = 0;
     for (int k = 0; k < 2000; ++k) {
-        vec3 p = {uniform(&s, -5, 5), uniform(&s, -5, 5), uniform(&s, -5, 5)};
-        vec3 vb = {uniform(&s, -2, 2), uniform(&s, -2, 2), uniform(&s, -2, 2)};
-        vec3 va = vec3_add(vb, vec3_add(vec3_scale(p, uniform(&s, 0.0f, 1.0f)),
-                                        vec3_make(uniform(&s, -1, 1), uniform(&s, -1, 1), uniform(&s, -1, 1))));
+        vec3 p = uniform3(&s, -5, 5);
+        vec3 vb = uniform3(&s, -2, 2);
+        float jz = uniform(&s, -1, 1);
+        float jy = uniform(&s, -1, 1);
+        float jx = uniform(&s, -1, 1);
+        float f = uniform(&s, 0.0f, 1.0f);
+        vec3 va = vec3_add(vb, vec3_add(vec3_scale(p, f), vec3_make(jx, jy, jz)));
         if (vec3_length(p) <= R * 1.01f) continue;
         orca_plane3 a, b;
         cr_assert_eq(orca3_plane_agent(p, vec3_sub(va, vb), R, 1.0f / tau, 10.0f, 1.0f, va, &a), 1);
@@ -913,11 +942,13 @@ Test(orca, lp_brute_force_3d)
         orca_plane3 planes[6], ps[6];
         orca_line2 ls[6];
         for (int i = 0; i < n; ++i) {
-            planes[i] = plane_n(rand_unit3(&s), uniform(&s, -1.0f, 0.5f));
+            float c = uniform(&s, -1.0f, 0.5f);
+            vec3 nrm = rand_unit3(&s);
+            planes[i] = plane_n(nrm, c);
             vec3 shift = vec3_cross(planes[i].normal, rand_unit3(&s));
             planes[i].point = vec3_add(planes[i].point, shift);
         }
-        vec3 pref = {uniform(&s, -1.5f, 1.5f), uniform(&s, -1.5f, 1.5f), uniform(&s, -1.5f, 1.5f)};
+        vec3 pref = uniform3(&s, -1.5f, 1.5f);
         vec3 out;
         orca_status st = orca3_solve(planes, n, 0, 1.0f, pref, ps, ls, &out);
         cr_assert(finite3(out));
@@ -1195,7 +1226,7 @@ Test(orca, lines_of_many_neighbors_match_one_at_a_time)
             default: break;
             }
         }
-        vec2 vel = {uniform(&s, -2.0f, 2.0f), uniform(&s, -2.0f, 2.0f)};
+        vec2 vel = uniform2(&s, -2.0f, 2.0f);
         float inv_tau = 1.0f / uniform(&s, 0.5f, 10.0f), inv_dt = 4.0f;
         orca_line2 ref[N], got[N];
         int n_ref = 0;
@@ -1247,7 +1278,7 @@ Test(orca, planes_of_many_neighbors_match_one_at_a_time)
             default: break;
             }
         }
-        vec3 vel = {uniform(&s, -2.0f, 2.0f), uniform(&s, -2.0f, 2.0f), uniform(&s, -2.0f, 2.0f)};
+        vec3 vel = uniform3(&s, -2.0f, 2.0f);
         float inv_tau = 1.0f / uniform(&s, 0.5f, 10.0f), inv_dt = 4.0f;
         orca_plane3 ref[N], got[N];
         int n_ref = 0;
