@@ -14,12 +14,17 @@
 #include <criterion/criterion.h>
 
 #include <cairo.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -831,8 +836,100 @@ Test(plot, bad_input_is_refused_with_a_message)
     expect_failure((const char*[]){"pathfollow", "--vehicle", "car", "--course", "moon", "-o", png, NULL}, 2,
                    "unknown course 'moon'");
     expect_failure((const char*[]){"search", "--strategy", "greedy", "-o", png, NULL}, 2, "--strategy");
-    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.png", NULL}, 1, "cannot write");
-    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.svg", NULL}, 1, "cannot write");
+    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.png", NULL}, 1, "No such file or directory");
+    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.svg", NULL}, 1, "No such file or directory");
     /* Nothing was written by any of them. */
     cr_assert_neq(access(png, F_OK), 0, "a refused command wrote %s", png);
+}
+
+/* ---- the output rule -------------------------------------------------------- */
+
+static void* read_bytes(const char* path, size_t* size)
+{
+    FILE* f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* data = malloc((size_t)n + 1);
+    cr_assert_not_null(data);
+    cr_assert_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
+/* Files in the test's directory whose name starts with `prefix`. */
+static int files_starting(const char* prefix)
+{
+    DIR* d = opendir(tmpdir);
+    cr_assert_not_null(d);
+    int n = 0;
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* -o through a symbolic link is refused as every other output refuses it
+ * (docs/errors.md, "Files read and written"): the link's target keeps its
+ * bytes and the link stays a link. */
+Test(plot, a_link_as_output_is_refused_and_its_target_kept)
+{
+    const char* names[2] = {"link.png", "link.svg"};
+    for (int i = 0; i < 2; ++i) {
+        char target[300], link[300];
+        tmp_path(target, sizeof target, "precious.txt");
+        tmp_path(link, sizeof link, names[i]);
+        write_text(target, "not to be overwritten\n");
+        cr_assert_eq(symlink(target, link), 0, "%s", strerror(errno));
+        plot_run_t r;
+        plot_cli(&r, (const char*[]){"trim", "-o", link, NULL});
+        cr_expect_eq(r.status, 1, "-o %s: exit %d: %s", names[i], r.status, r.err);
+        cr_expect_not_null(strstr(r.err, "symbolic link"), "-o %s: %s", names[i], r.err);
+        char text[64];
+        slurp(target, text, sizeof text);
+        cr_expect_str_eq(text, "not to be overwritten\n", "-o %s wrote through the link", names[i]);
+        struct stat st;
+        cr_assert_eq(lstat(link, &st), 0);
+        cr_expect(S_ISLNK(st.st_mode), "-o %s: the link was replaced", names[i]);
+        cr_expect_eq(files_starting(names[i]), 1, "-o %s: a temporary file was left", names[i]);
+        unlink(link);
+    }
+}
+
+/* A write that fails half-way (the file size limit, as a full disk would)
+ * leaves the previous picture byte for byte and no temporary file; the
+ * command says which file and exits 1. This test runs in a process of its
+ * own, whose limit the command inherits. */
+Test(plot, a_failed_write_keeps_the_previous_picture)
+{
+    const char* names[2] = {"kept.png", "kept.svg"};
+    for (int i = 0; i < 2; ++i) {
+        char out[300];
+        tmp_path(out, sizeof out, names[i]);
+        plot_run_t r;
+        plot_cli(&r, (const char*[]){"trim", "-o", out, NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        size_t before_size = 0;
+        void* before = read_bytes(out, &before_size);
+        cr_assert_gt(before_size, 8192, "%s: %zu bytes", names[i], before_size);
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim = {(rlim_t)4096, (rlim_t)RLIM_INFINITY};
+        cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        /* Another picture, so that a partial write would differ. */
+        plot_cli(&r, (const char*[]){"trim", "--dim", "3", "-o", out, NULL});
+        lim.rlim_cur = RLIM_INFINITY;
+        cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        cr_expect_eq(r.status, 1, "%s: exit %d: %s", names[i], r.status, r.err);
+        cr_expect_not_null(strstr(r.err, names[i]), "%s: %s", names[i], r.err);
+        size_t after_size = 0;
+        void* after = read_bytes(out, &after_size);
+        cr_expect_eq(after_size, before_size, "%s: %zu bytes, were %zu", names[i], after_size, before_size);
+        cr_expect(after_size == before_size && memcmp(before, after, before_size) == 0,
+                  "%s: the previous picture was changed", names[i]);
+        cr_expect_eq(files_starting(names[i]), 1, "%s: a temporary file was left", names[i]);
+        free(before);
+        free(after);
+    }
 }

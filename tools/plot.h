@@ -66,23 +66,37 @@ typedef struct plot_panel_t {
     const char* ylabel;
 } plot_panel_t;
 
+struct atomic_file_t;
+
 typedef struct plot_t {
     cairo_surface_t* surface;
     cairo_t* cr;
     int width, height;
-    int svg; /* 1: SVG surface writing to path; 0: image surface saved as PNG */
+    int svg; /* 1: SVG surface writing to the file as it draws; 0: image surface saved as PNG */
     char path[1024];
+    /* The output file (io/atomic_file.h: the rule every output of the
+     * command follows), open from plot_open to plot_close. */
+    struct atomic_file_t* file;
     double legend_x; /* where the next legend entry goes */
     int legend_row;  /* 0 or 1 */
 } plot_t;
 
-/* Open a canvas for `path` (.png or .svg, any case). Returns 0, or -1 with
- * a message in err: an unknown extension (usage) or a file that cannot be
- * created (SVG opens it here; PNG is written at plot_close). */
+/* Open a canvas for `path` (.png or .svg, any case). The picture is written
+ * by the output rule of io/atomic_file.h (docs/errors.md, "Files read and
+ * written"): a symbolic link, directory, block device or socket is refused
+ * here; a regular file is replaced only once the whole picture is written,
+ * so a failed write (a full disk) leaves the previous file as it was; a
+ * device or FIFO is written through. Returns 0, or -1 with a message in
+ * err: an unknown extension (usage) or an output that cannot be written. */
 int plot_open(plot_t* p, const char* path, int width, int height, char* err, int err_size);
-/* Finish and write the file. Returns 0, or -1 with a message in err. Frees
- * the canvas either way. */
+/* Finish and write the file (into its temporary file, then renamed over
+ * `path`). Returns 0, or -1 with a message in err and `path` untouched.
+ * Frees the canvas either way. */
 int plot_close(plot_t* p, char* err, int err_size);
+/* Give the picture up (a failure half-way): free the canvas and write
+ * nothing; `path` is left as it was (a device or FIFO keeps what an SVG
+ * wrote through to it). */
+void plot_abandon(plot_t* p);
 /* The extension check alone: 1 for .png, 2 for .svg, 0 otherwise. */
 int plot_format(const char* path);
 

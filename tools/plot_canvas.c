@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "io/atomic_file.h"
 #include "tools/plot.h"
 
 /* Layout, px: the title band on top, the legend band at the bottom, and
@@ -22,6 +24,17 @@ int plot_format(const char* path)
     if (n > 4 && strcasecmp(path + n - 4, ".png") == 0) return 1;
     if (n > 4 && strcasecmp(path + n - 4, ".svg") == 0) return 2;
     return 0;
+}
+
+/* cairo's output callback: every byte of a picture goes into the output
+ * file's stream (io/atomic_file.h), so a picture follows the rule of every
+ * other output. A short write sets the stream's error flag, which the commit
+ * sees; cairo is told too, so that it stops early. */
+static cairo_status_t write_output(void* closure, const unsigned char* data, unsigned int length)
+{
+    atomic_file_t* file = closure;
+    if (length != 0 && fwrite(data, 1, length, file->f) != length) return CAIRO_STATUS_WRITE_ERROR;
+    return CAIRO_STATUS_SUCCESS;
 }
 
 int plot_open(plot_t* p, const char* path, int width, int height, char* err, int err_size)
@@ -41,24 +54,31 @@ int plot_open(plot_t* p, const char* path, int width, int height, char* err, int
     p->width = width;
     p->height = height;
     p->svg = format == 2;
-    if (p->svg) {
-        /* cairo would only say "error while writing to output stream"; try
-         * the file first to name the reason. */
-        FILE* f = fopen(path, "wb");
-        if (!f) {
-            snprintf(err, (size_t)err_size, "cannot write '%s': %s", path, strerror(errno));
-            return -1;
-        }
-        fclose(f);
-        p->surface = cairo_svg_surface_create(path, width, height);
-    } else {
-        p->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+    /* The output rule (io/atomic_file.h), checked before anything is drawn:
+     * a link or directory is refused, a regular file replaced only when the
+     * whole picture is written, a device written through. */
+    p->file = malloc(sizeof *p->file);
+    if (p->file == NULL) {
+        snprintf(err, (size_t)err_size, "cannot write '%s': out of memory", path);
+        return -1;
     }
+    if (atomic_file_open(p->file, p->path, err, err_size) != 0) {
+        free(p->file);
+        p->file = NULL;
+        return -1;
+    }
+    if (p->svg)
+        p->surface = cairo_svg_surface_create_for_stream(write_output, p->file, width, height);
+    else
+        p->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
     if (cairo_surface_status(p->surface) != CAIRO_STATUS_SUCCESS) {
         snprintf(err, (size_t)err_size, "cannot create a %dx%d canvas for '%s': %s", width, height, path,
                  cairo_status_to_string(cairo_surface_status(p->surface)));
         cairo_surface_destroy(p->surface);
         p->surface = NULL;
+        atomic_file_discard(p->file);
+        free(p->file);
+        p->file = NULL;
         return -1;
     }
     p->cr = cairo_create(p->surface);
@@ -73,20 +93,42 @@ int plot_open(plot_t* p, const char* path, int width, int height, char* err, int
 
 int plot_close(plot_t* p, char* err, int err_size)
 {
-    int rc = 0;
     cairo_status_t st = cairo_status(p->cr);
-    if (st == CAIRO_STATUS_SUCCESS && !p->svg) st = cairo_surface_write_to_png(p->surface, p->path);
+    if (st == CAIRO_STATUS_SUCCESS && !p->svg)
+        st = cairo_surface_write_to_png_stream(p->surface, write_output, p->file);
     cairo_destroy(p->cr);
-    cairo_surface_finish(p->surface); /* writes the SVG */
+    cairo_surface_finish(p->surface); /* writes the rest of the SVG */
     if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(p->surface);
     cairo_surface_destroy(p->surface);
     p->cr = NULL;
     p->surface = NULL;
-    if (st != CAIRO_STATUS_SUCCESS) {
+    int rc = 0;
+    if (st != CAIRO_STATUS_SUCCESS && st != CAIRO_STATUS_WRITE_ERROR) {
+        /* A drawing error: nothing worth keeping was made. */
         snprintf(err, (size_t)err_size, "cannot write '%s': %s", p->path, cairo_status_to_string(st));
+        atomic_file_discard(p->file);
+        rc = -1;
+    } else if (atomic_file_commit(p->file, err, err_size) != 0) {
+        /* A write error (a full disk) left the stream's error flag set: the
+         * commit names the reason, removes the temporary file and leaves
+         * the previous picture as it was. */
         rc = -1;
     }
+    free(p->file);
+    p->file = NULL;
     return rc;
+}
+
+void plot_abandon(plot_t* p)
+{
+    cairo_destroy(p->cr);
+    cairo_surface_finish(p->surface);
+    cairo_surface_destroy(p->surface);
+    p->cr = NULL;
+    p->surface = NULL;
+    atomic_file_discard(p->file);
+    free(p->file);
+    p->file = NULL;
 }
 
 void plot_report(const plot_t* p, const plot_panel_t* panel, const char* what)
