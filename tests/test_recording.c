@@ -1556,3 +1556,97 @@ Test(recording, cli_default_scenario_records_4x_smaller)
                   (double)s2 / (double)s3);
     scratch_cleanup();
 }
+
+/* ---- memory bounded per frame, not per file ---- */
+
+/* Peak resident memory of this process so far, MiB (Linux: VmHWM). */
+static double peak_rss_mib(void)
+{
+    FILE* f = fopen("/proc/self/status", "r");
+    cr_assert_not_null(f);
+    char line[256];
+    double kib = -1.0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "VmHWM:", 6) == 0) kib = strtod(line + 6, NULL);
+    fclose(f);
+    cr_assert_geq(kib, 0.0);
+    return kib / 1024.0;
+}
+
+/* A crowd of 10,000 standing still, recorded 4,600 times: about 1.3 MB of
+ * file (each frame stores D / 1024 bytes at least) that decodes to 1.1 GB,
+ * above SHOAL_RECORDING_LOAD_LIMIT. The whole-file reader refuses it before
+ * decoding, naming the limit; the frame reader reads every frame with a few
+ * frames' memory. */
+Test(recording, a_recording_decoding_past_the_load_limit_is_refused_whole_and_read_frame_by_frame,
+     .timeout = 300)
+{
+    enum { AGENTS = 10000, FRAMES = 4600 };
+    scratch_init();
+    char path[256];
+    scratch_path(path, sizeof path, "still.rec");
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 1;
+    def.backend = SHOAL_BACKEND_SERIAL;
+    shoal_world_t* w = NULL;
+    shoal_error_t e;
+    cr_assert_eq(shoal_world_create(&def, &w, &e), SHOAL_OK, "%s", e.message);
+    for (int i = 0; i < AGENTS; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.position[0] = (float)(i % 100);
+        d.position[1] = (float)(i / 100);
+        d.heading = 0.25f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    shoal_recording_header_t h = shoal_recording_default_header();
+    shoal_recorder_t* r = NULL;
+    cr_assert_eq(shoal_recording_open(path, &h, &r, &e), SHOAL_OK, "%s", e.message);
+    for (int k = 0; k < FRAMES; ++k)
+        cr_assert_eq(shoal_recording_write_frame(r, w, &e), SHOAL_OK, "frame %d: %s", k, e.message);
+    cr_assert_eq(shoal_recording_close(r, &e), SHOAL_OK, "%s", e.message);
+    shoal_world_destroy(w);
+    size_t file_size = 0;
+    free(read_all(path, &file_size));
+    cr_assert_lt(file_size, (size_t)4 << 20, "%zu bytes", file_size);
+
+    double before = peak_rss_mib();
+    shoal_recording_t* rec = NULL;
+    cr_assert_eq(shoal_recording_load(path, 0, &rec, &e), SHOAL_ERR_CAPACITY, "%s", e.message);
+    cr_assert_null(rec);
+    cr_expect_not_null(strstr(e.message, "still.rec"), "%s", e.message);
+    cr_expect_not_null(strstr(e.message, "1 GiB"), "%s", e.message);
+    cr_expect_not_null(strstr(e.message, "SHOAL_RECORDING_LOAD_LIMIT"), "%s", e.message);
+    cr_expect_not_null(strstr(e.message, "frame by frame"), "%s", e.message);
+
+    shoal_recording_reader_t* rd = NULL;
+    cr_assert_eq(shoal_recording_reader_open(path, 0, &rd, &e), SHOAL_OK, "%s", e.message);
+    cr_assert_eq(shoal_recording_reader_frame_count(rd), FRAMES);
+    cr_expect(shoal_recording_reader_is_complete(rd));
+    cr_expect_eq(shoal_recording_reader_decoded_bytes(rd), (uint64_t)FRAMES * AGENTS * 24u);
+    cr_expect_gt(shoal_recording_reader_decoded_bytes(rd), SHOAL_RECORDING_LOAD_LIMIT);
+    for (int32_t k = 0; k < FRAMES; ++k) {
+        shoal_recording_frame_t f;
+        cr_assert_eq(shoal_recording_reader_frame(rd, k, &f, &e), SHOAL_OK, "frame %d: %s", k, e.message);
+        cr_assert_eq(f.count, AGENTS, "frame %d", k);
+        /* Agent ids ascend from 1: agent i stands where it was added. */
+        int32_t i = (k * 7919) % AGENTS;
+        cr_assert_eq(f.ids[i], (uint32_t)i + 1u, "frame %d", k);
+        cr_assert_eq(f.positions[2 * i], (float)(i % 100), "frame %d agent %d", k, i);
+        cr_assert_eq(f.positions[2 * i + 1], (float)(i / 100), "frame %d agent %d", k, i);
+        cr_assert_eq(f.headings[i], 0.25f, "frame %d agent %d", k, i);
+    }
+    /* Back to the start, and a frame with its two neighbours still valid. */
+    shoal_recording_frame_t a, b, c;
+    cr_assert_eq(shoal_recording_reader_frame(rd, 10, &a, &e), SHOAL_OK, "%s", e.message);
+    cr_assert_eq(shoal_recording_reader_frame(rd, 11, &b, &e), SHOAL_OK, "%s", e.message);
+    cr_assert_eq(shoal_recording_reader_frame(rd, 12, &c, &e), SHOAL_OK, "%s", e.message);
+    cr_expect_eq(a.positions[2 * 4321], 21.0f);
+    cr_expect_eq(b.positions[2 * 4321 + 1], 43.0f);
+    cr_expect_eq(c.ids[AGENTS - 1], (uint32_t)AGENTS);
+    cr_expect_eq(shoal_recording_reader_frame(rd, FRAMES, &a, &e), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_recording_reader_close(rd);
+    double after = peak_rss_mib();
+    /* 1.1 GB decoded in all; one frame is 240 KB. */
+    cr_expect_lt(after - before, 32.0, "peak resident memory grew by %.1f MiB reading it", after - before);
+    scratch_cleanup();
+}

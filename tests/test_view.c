@@ -64,14 +64,25 @@ static shoal_recording_t* load(const char* path)
     return rec;
 }
 
-/* The stream for `thin`, loaded back with the library's reader. */
-static shoal_recording_t* thinned(const shoal_recording_t* rec, view_thinning_t thin)
+static shoal_recording_reader_t* open_reader(const char* path)
+{
+    shoal_recording_reader_t* rd = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_recording_reader_open(path, 0, &rd, &err), SHOAL_OK, "%s", err.message);
+    return rd;
+}
+
+/* The stream of the recording at `path` for `thin` (written from the frame
+ * reader, as `shoal view` does), loaded back with the library's reader. */
+static shoal_recording_t* thinned(const char* path, view_thinning_t thin)
 {
     sink_buffer_t b = {NULL, 0};
-    cr_assert_eq(view_stream_write(rec, thin, to_memory, &b), 0);
-    cr_expect_eq(b.size, view_stream_size(rec, thin), "the size it announced is not what it wrote");
-    shoal_recording_t* out = NULL;
+    shoal_recording_reader_t* rd = open_reader(path);
     shoal_error_t err;
+    cr_assert_eq(view_stream_write(rd, thin, to_memory, &b, &err), 0);
+    cr_expect_eq(b.size, view_stream_size(rd, thin), "the size it announced is not what it wrote");
+    shoal_recording_reader_close(rd);
+    shoal_recording_t* out = NULL;
     cr_assert_eq(shoal_recording_load_memory(b.data, b.size, "stream", 0, &out, &err), SHOAL_OK,
                  "%s", err.message);
     free(b.data);
@@ -98,11 +109,11 @@ Test(view, thinning_keeps_every_nth_frame_and_the_same_agents)
     cr_expect_eq(view_frames_kept(61, 100), 2); /* 0 and 60 */
 
     /* Nothing thinned: the same recording, frame for frame. */
-    shoal_recording_t* all = thinned(rec, (view_thinning_t){1, 0});
+    shoal_recording_t* all = thinned(path, (view_thinning_t){1, 0});
     cr_expect_eq(shoal_recording_frame_count(all), 61);
     cr_expect_eq(shoal_recording_version(all), 2);
 
-    shoal_recording_t* t = thinned(rec, (view_thinning_t){7, 50});
+    shoal_recording_t* t = thinned(path, (view_thinning_t){7, 50});
     cr_assert_eq(shoal_recording_frame_count(t), 10);
     cr_expect_eq(shoal_recording_header(t)->record_every, 7 * shoal_recording_header(rec)->record_every);
     cr_expect_str_eq(shoal_recording_header(t)->scenario_text, shoal_recording_header(rec)->scenario_text);
@@ -146,9 +157,10 @@ Test(view, thinning_keeps_every_nth_frame_and_the_same_agents)
 
 Test(view, a_version_1_recording_stays_without_geometry)
 {
-    shoal_recording_t* rec = load(SHOAL_SOURCE_DIR "/tests/fuzz/corpus/recording/tiny-2d.rec");
+    const char* path = SHOAL_SOURCE_DIR "/tests/fuzz/corpus/recording/tiny-2d.rec";
+    shoal_recording_t* rec = load(path);
     cr_assert_eq(shoal_recording_version(rec), 1);
-    shoal_recording_t* t = thinned(rec, (view_thinning_t){2, 0});
+    shoal_recording_t* t = thinned(path, (view_thinning_t){2, 0});
     cr_expect_eq(shoal_recording_version(t), 1);
     shoal_recording_geometry_t g;
     cr_expect_eq(shoal_recording_geometry(t, &g), SHOAL_ERR_NOT_FOUND);
@@ -162,7 +174,7 @@ Test(view, the_automatic_choice_fits_and_thins_no_more_than_it_must)
 {
     char dir[64], path[128];
     record_tiny(dir, path, sizeof path);
-    shoal_recording_t* rec = load(path);
+    shoal_recording_reader_t* rec = open_reader(path);
     uint64_t whole = view_stream_size(rec, (view_thinning_t){1, 0});
 
     view_thinning_t t = view_choose_thinning(rec, whole, 20, 10);
@@ -180,7 +192,7 @@ Test(view, the_automatic_choice_fits_and_thins_no_more_than_it_must)
     cr_expect(t.max_agents >= 10 && t.max_agents < 200, "max_agents %d", t.max_agents);
     cr_expect_leq(view_stream_size(rec, t), whole / 10);
     cr_expect_geq(view_frames_kept(61, t.every), 30, "every %d", t.every);
-    shoal_recording_destroy(rec);
+    shoal_recording_reader_close(rec);
     remove_dir(dir);
 }
 

@@ -2,12 +2,16 @@
  * trajectory database (SQLite), for analysis elsewhere (docs/export.md).
  *
  * Decisions worth knowing:
- * - The recording must be complete: the reader's strict load, so a
+ * - The recording must be complete: the frame reader's strict open, so a
  *   truncated file, or one whose end record counts other frames than it
  *   holds, is an error naming the file, frame and byte, as in
- *   docs/recording.md. An export is data for analysis; one silently cut
- *   short would be wrong there, and the viewer is the tool for what a
- *   crashed run left.
+ *   docs/recording.md, before anything is written. An export is data for
+ *   analysis; one silently cut short would be wrong there, and the viewer
+ *   is the tool for what a crashed run left.
+ * - Frames are read one by one as they are written, so an export takes
+ *   the memory of a few frames, whatever the recording's length or
+ *   compression ratio. A payload found damaged on the way fails that
+ *   target, and its temporary file is removed.
  * - Every target is checked before anything is written (exists without
  *   --force, unknown format, directory missing or read-only, 3D to
  *   SQLite), so that two outputs fail or succeed together as far as can be
@@ -25,7 +29,6 @@
 #include "cli.h"
 #include "cli_options.h"
 #include "export.h"
-#include "io/file_read.h"
 
 typedef struct export_options_t {
     const char* input;
@@ -85,20 +88,13 @@ int cli_export_check(export_format_t format, const char* path, int force)
     return CLI_EXIT_OK;
 }
 
-/* Load `path` strictly; NULL with the error printed. */
-static shoal_recording_t* load_recording(const char* path)
+/* Open `path` strictly (complete, every record checked), to be read frame
+ * by frame; NULL with the error printed. */
+static shoal_recording_reader_t* open_recording(const char* path)
 {
-    void* data = NULL;
-    size_t size = 0;
-    char why[256];
-    if (file_read_all(path, FILE_LIMIT_RECORDING, &data, &size, why, sizeof why) != FILE_READ_OK) {
-        cli_error("export: recording %s: %s", path, why);
-        return NULL;
-    }
     shoal_error_t err = {SHOAL_OK, ""};
-    shoal_recording_t* rec = NULL;
-    shoal_status_t status = shoal_recording_load_memory(data, size, path, 0, &rec, &err);
-    free(data);
+    shoal_recording_reader_t* rec = NULL;
+    shoal_status_t status = shoal_recording_reader_open(path, 0, &rec, &err);
     if (status != SHOAL_OK) {
         cli_error("export: %s; nothing was exported (an export needs a complete recording)",
                   err.message[0] != '\0' ? err.message : shoal_status_string(status));
@@ -125,10 +121,10 @@ void export_print_summary(export_format_t format, const char* path, const export
 
 /* Write every target; with `summaries` NULL print a summary line for each,
  * else store them there. Returns the exit code. */
-static int write_targets(const shoal_recording_t* rec, const export_target_t* targets, int count,
+static int write_targets(shoal_recording_reader_t* rec, const export_target_t* targets, int count,
                          int force, export_summary_t* summaries)
 {
-    int dims = shoal_recording_header(rec)->dimensions;
+    int dims = shoal_recording_reader_header(rec)->dimensions;
     char why[600];
     for (int i = 0; i < count; ++i) {
         if (export_check_dimensions(targets[i].format, dims, why, sizeof why) != 0) {
@@ -154,11 +150,11 @@ static int write_targets(const shoal_recording_t* rec, const export_target_t* ta
 int cli_export_recording(const char* recording_path, export_format_t format, const char* path,
                          int force, export_summary_t* summary)
 {
-    shoal_recording_t* rec = load_recording(recording_path);
+    shoal_recording_reader_t* rec = open_recording(recording_path);
     if (rec == NULL) return CLI_EXIT_FAILURE;
     export_target_t target = {format, path};
     int code = write_targets(rec, &target, 1, force, summary);
-    shoal_recording_destroy(rec);
+    shoal_recording_reader_close(rec);
     return code;
 }
 
@@ -205,9 +201,9 @@ int cmd_export(int argc, char** argv)
         int code = cli_export_check(targets[i].format, targets[i].path, opt.force);
         if (code != CLI_EXIT_OK) return code;
     }
-    shoal_recording_t* rec = load_recording(opt.input);
+    shoal_recording_reader_t* rec = open_recording(opt.input);
     if (rec == NULL) return CLI_EXIT_FAILURE;
     int code = write_targets(rec, targets, count, opt.force, NULL);
-    shoal_recording_destroy(rec);
+    shoal_recording_reader_close(rec);
     return code;
 }

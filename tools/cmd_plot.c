@@ -292,27 +292,29 @@ int plot_kind_run(int argc, char** argv)
     int64_t every = opt.every, max_agents = opt.agents;
     int ay = opt.ay;
 
-    shoal_recording_t* rec = NULL;
-    shoal_error_t e;
-    if (shoal_recording_load(path, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &e) != SHOAL_OK) {
+    /* Frame by frame (one pass for the extent, one a colour): the memory of
+     * a few frames, whatever the recording's length or compression. */
+    shoal_recording_reader_t* rec = NULL;
+    shoal_error_t e = {SHOAL_OK, ""};
+    if (shoal_recording_reader_open(path, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &e) != SHOAL_OK) {
         cli_error("plot: %s", e.message);
         return CLI_EXIT_FAILURE;
     }
-    const shoal_recording_header_t* h = shoal_recording_header(rec);
-    int dims = h->dimensions, frames = shoal_recording_frame_count(rec);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
+    int dims = h->dimensions, frames = shoal_recording_reader_frame_count(rec);
     if (ay == 2 && dims != 3) {
-        shoal_recording_destroy(rec);
+        shoal_recording_reader_close(rec);
         return cli_usage_error("plot run", "--view side needs a 3D recording (%s is 2D)", path);
     }
     if (frames == 0) {
         cli_error("plot: %s has no complete frame to draw", path);
-        shoal_recording_destroy(rec);
+        shoal_recording_reader_close(rec);
         return CLI_EXIT_FAILURE;
     }
     char err[512];
     obstacle_list obs;
     shoal_recording_geometry_t recorded;
-    if (shoal_recording_geometry(rec, &recorded) == SHOAL_OK) {
+    if (shoal_recording_reader_geometry(rec, &recorded) == SHOAL_OK) {
         if (recorded_geometry(&recorded, &obs, err, sizeof err) != 0)
             cli_error("plot: walls and obstacles not drawn: %s", err);
     } else if (scenario_obstacles(h->scenario_text, &obs, err, sizeof err) != 0) {
@@ -325,7 +327,12 @@ int plot_kind_run(int argc, char** argv)
     shoal_recording_frame_t f;
     int64_t agents_seen = 0;
     for (int k = 0; k < frames; ++k) {
-        shoal_recording_frame(rec, k, &f);
+        if (shoal_recording_reader_frame(rec, k, &f, &e) != SHOAL_OK) {
+            cli_error("plot: %s", e.message);
+            geometry_free(&obs);
+            shoal_recording_reader_close(rec);
+            return CLI_EXIT_FAILURE;
+        }
         for (int i = 0; i < f.count; ++i) {
             double x = f.positions[dims * i], y = f.positions[dims * i + ay];
             xmin = fmin(xmin, x);
@@ -337,9 +344,9 @@ int plot_kind_run(int argc, char** argv)
         }
         if (f.count > agents_seen) agents_seen = f.count;
     }
-    shoal_recording_frame(rec, 0, &f);
+    shoal_recording_reader_frame_info(rec, 0, &f);
     double t0 = f.time;
-    shoal_recording_frame(rec, frames - 1, &f);
+    shoal_recording_reader_frame_info(rec, frames - 1, &f);
     double t1 = f.time;
     /* Obstacles where they were at the first and the last frame (a moving
      * one goes in a straight line), and the walls. */
@@ -382,7 +389,7 @@ int plot_kind_run(int argc, char** argv)
     if (plot_open(&p, o->output, o->width, o->height, err, sizeof err) != 0) {
         cli_error("plot: %s", err);
         geometry_free(&obs);
-        shoal_recording_destroy(rec);
+        shoal_recording_reader_close(rec);
         return CLI_EXIT_FAILURE;
     }
     /* --agents N: a fixed subset, every stride-th handle index. */
@@ -469,7 +476,7 @@ int plot_kind_run(int argc, char** argv)
         if (grouped) cairo_push_group(cr);
         plot_set_color(&p, plot_palette(color), grouped ? 1.0 : alpha);
         for (int k = 0; k < frames; k += (int)every) {
-            shoal_recording_frame(rec, k, &f);
+            if (shoal_recording_reader_frame(rec, k, &f, &e) != SHOAL_OK) break;
             for (int i = 0; i < f.count; ++i) {
                 uint32_t id = f.ids[i];
                 if ((int)(f.groups[i] % 8) != color || id % stride != 0) continue;
@@ -501,7 +508,13 @@ int plot_kind_run(int argc, char** argv)
     /* Where every agent ended: facing its heading when few, else a dot.
      * (A dot is filled on its own: cairo fills one path of 50,000
      * overlapping circles several times slower than 50,000 small ones.) */
-    shoal_recording_frame(rec, frames - 1, &f);
+    if (e.status == SHOAL_OK) shoal_recording_reader_frame(rec, frames - 1, &f, &e);
+    if (e.status != SHOAL_OK) { /* the extent pass read every frame: a file changed since */
+        cli_error("plot: %s", e.message);
+        rc = CLI_EXIT_FAILURE;
+        plot_panel_end(&p);
+        goto close;
+    }
     int arrows = shown <= 400;
     for (int color = 0; color < colors; ++color) {
         plot_set_color(&p, plot_palette(color), 1.0);
@@ -528,7 +541,11 @@ close:
     free(last_frame);
     free(last_gen);
     geometry_free(&obs);
-    shoal_recording_destroy(rec);
+    shoal_recording_reader_close(rec);
+    if (rc != CLI_EXIT_OK) {
+        plot_abandon(&p); /* no half-drawn picture over the previous one */
+        return rc;
+    }
     if (plot_close(&p, err, sizeof err) != 0) {
         cli_error("plot: %s", err);
         return CLI_EXIT_FAILURE;

@@ -6,13 +6,15 @@
  *   file, no server, no network: it opens from file:// in any browser, can
  *   be mailed or attached to a bug, and an installed `shoal` needs no data
  *   files next to it.
- * - The recording is loaded with the library's reader, so a damaged file
+ * - The recording is read with the library's frame reader, so a damaged file
  *   fails here with the reader's message (file, frame, byte offset) rather
- *   than as a blank page. A recording cut short (a crashed run) is still
+ *   than as a blank page; frame by frame, so a recording of any length or
+ *   compression ratio takes the memory of a few frames, not of all of them
+ *   decoded (a still crowd compresses a thousandfold). A recording cut short (a crashed run) is still
  *   made into a page, with a warning: its complete frames are worth seeing,
  *   which is the point of writing frames as the run goes.
  * - What the page gets is not the file's bytes but the frames the reader
- *   loaded, written again in the uncompressed layout the page parses
+ *   decodes, written again in the uncompressed layout the page parses
  *   (tools/view_stream.h): so the page plays any version the library reads,
  *   and big recordings are thinned on the way (--every, --max-agents; chosen
  *   automatically past VIEW_AUTO_BYTES), the page saying what it shows.
@@ -207,7 +209,7 @@ static void write_attribute(FILE* out, const char* name, const char* value)
 
 /* Write the page with the (thinned) recording in its slot to `path`, through
  * a temporary file renamed over it. On failure prints the error, returns 1. */
-static int write_page(const char* path, const view_page_t* about, const shoal_recording_t* recording,
+static int write_page(const char* path, const view_page_t* about, shoal_recording_reader_t* recording,
                       view_thinning_t thin)
 {
     const char* page = (const char*)viewer_html;
@@ -236,9 +238,13 @@ static int write_page(const char* path, const view_page_t* about, const shoal_re
         write_attribute(out, "data-warning", about->warning);
         fprintf(out, " data-version=\"%d\">\n", (int)about->version);
         base64_t b64 = {.out = out};
-        int rc = view_stream_write(recording, thin, base64_sink, &b64);
+        shoal_error_t err = {SHOAL_OK, ""};
+        int rc = view_stream_write(recording, thin, base64_sink, &b64, &err);
         if (rc < 0) {
-            cli_error("out of memory writing %s", path);
+            if (rc == -2)
+                cli_error("%s; %s not written", err.message, path);
+            else
+                cli_error("out of memory writing %s", path);
             atomic_file_discard(&file);
             return 1;
         }
@@ -282,9 +288,9 @@ static const char* ordinal_suffix(int32_t n)
 
 /* "every 4th frame (1,876 of 7,501), 10,000 of 50,000 agents", or "" when
  * the thinning keeps everything. */
-static void describe(const shoal_recording_t* rec, view_thinning_t thin, char* text, size_t size)
+static void describe(const shoal_recording_reader_t* rec, view_thinning_t thin, char* text, size_t size)
 {
-    int32_t frames = shoal_recording_frame_count(rec), largest = view_largest_frame(rec);
+    int32_t frames = shoal_recording_reader_frame_count(rec), largest = view_largest_frame(rec);
     int32_t kept = view_frames_kept(frames, thin.every);
     int fewer_agents = thin.max_agents > 0 && thin.max_agents < largest;
     text[0] = '\0';
@@ -330,19 +336,19 @@ int cmd_view(int argc, char** argv)
         return stop;
     }
     shoal_error_t err = {SHOAL_OK, ""};
-    shoal_recording_t* recording = NULL;
+    shoal_recording_reader_t* recording = NULL;
     shoal_status_t status =
-        shoal_recording_load(opt.input, SHOAL_RECORDING_ALLOW_TRUNCATED, &recording, &err);
+        shoal_recording_reader_open(opt.input, SHOAL_RECORDING_ALLOW_TRUNCATED, &recording, &err);
     if (status != SHOAL_OK) {
         cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
         return CLI_EXIT_FAILURE;
     }
-    const char* damage = shoal_recording_damage(recording);
+    const char* damage = shoal_recording_reader_damage(recording);
     if (damage[0] != '\0') {
         cli_error("warning: %s; the page shows the %d complete frames", damage,
-                  (int)shoal_recording_frame_count(recording));
+                  (int)shoal_recording_reader_frame_count(recording));
     }
-    if (shoal_recording_frame_count(recording) == 0) {
+    if (shoal_recording_reader_frame_count(recording) == 0) {
         cli_error("warning: %s has no frames: the page will show nothing", opt.input);
     }
 
@@ -378,13 +384,13 @@ int cmd_view(int argc, char** argv)
         output = malloc(length);
         if (output == NULL) {
             cli_error("out of memory");
-            shoal_recording_destroy(recording);
+            shoal_recording_reader_close(recording);
             return CLI_EXIT_FAILURE;
         }
         snprintf(output, length, "%s.html", opt.input);
     }
     const char* path = opt.output != NULL ? opt.output : output;
-    view_page_t about = {opt.input, shown, note, damage, shoal_recording_version(recording)};
+    view_page_t about = {opt.input, shown, note, damage, shoal_recording_reader_version(recording)};
     int exit_code = CLI_EXIT_FAILURE;
     if (write_page(path, &about, recording, thin) == 0) {
         printf("%s\n", path);
@@ -394,6 +400,6 @@ int cmd_view(int argc, char** argv)
         }
     }
     free(output);
-    shoal_recording_destroy(recording);
+    shoal_recording_reader_close(recording);
     return exit_code;
 }

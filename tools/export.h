@@ -56,14 +56,18 @@ int export_check_target(export_format_t format, const char* path, int force, cha
  * message. */
 int export_check_dimensions(export_format_t format, int dimensions, char* msg, int msg_size);
 
-/* Write the whole recording. 0, or -1 with the message and no file left. */
-int export_csv(const shoal_recording_t* recording, const char* path, int force,
+/* Write the whole recording, frame by frame from the reader (so that the
+ * memory is that of a few frames, whatever the recording's length and
+ * compression). 0, or -1 with the message and no file left: a frame that
+ * cannot be read (its payload damaged, the file changed) fails the export
+ * too. */
+int export_csv(shoal_recording_reader_t* recording, const char* path, int force,
                export_summary_t* summary, char* msg, int msg_size);
-int export_sqlite(const shoal_recording_t* recording, const char* path, int force,
+int export_sqlite(shoal_recording_reader_t* recording, const char* path, int force,
                   export_summary_t* summary, char* msg, int msg_size);
 
 /* export_csv or export_sqlite, by `format`. */
-int export_write(export_format_t format, const shoal_recording_t* recording, const char* path,
+int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path,
                  int force, export_summary_t* summary, char* msg, int msg_size);
 
 /* ---- for the command (tools/cmd_export.c); these print their errors ---- */
@@ -72,7 +76,7 @@ int export_write(export_format_t format, const shoal_recording_t* recording, con
  * (no SQLite in this build) or CLI_EXIT_FAILURE. */
 int cli_export_check(export_format_t format, const char* path, int force);
 
-/* Load the recording at `recording_path` (it must be complete) and write
+/* Read the recording at `recording_path` (it must be complete) and write
  * it to `path`; what was written goes to *summary. Returns the exit code. */
 int cli_export_recording(const char* recording_path, export_format_t format, const char* path,
                          int force, export_summary_t* summary);

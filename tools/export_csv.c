@@ -55,11 +55,11 @@ static double distance(const float* a, const float* b, int dims, const shoal_rec
 
 /* Speed of row `i` of frame `f`, or NAN when the agent is in no neighboring
  * frame. */
-static double agent_speed(const shoal_recording_t* rec, int32_t f, const shoal_recording_frame_t* cur,
+static double agent_speed(const shoal_recording_reader_t* rec, int32_t f, const shoal_recording_frame_t* cur,
                           int32_t i, const shoal_recording_frame_t* prev,
                           const shoal_recording_frame_t* next)
 {
-    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     int dims = h->dimensions;
     const float* p = cur->positions + (size_t)dims * (size_t)i;
     if (f > 0) {
@@ -67,7 +67,7 @@ static double agent_speed(const shoal_recording_t* rec, int32_t f, const shoal_r
         double dt = cur->time - prev->time;
         if (j >= 0 && dt > 0.0) return distance(prev->positions + (size_t)dims * (size_t)j, p, dims, h) / dt;
     }
-    if (f + 1 < shoal_recording_frame_count(rec)) {
+    if (f + 1 < shoal_recording_reader_frame_count(rec)) {
         int32_t j = find_agent(next, cur->ids[i], cur->generations[i]);
         double dt = next->time - cur->time;
         if (j >= 0 && dt > 0.0) return distance(p, next->positions + (size_t)dims * (size_t)j, dims, h) / dt;
@@ -125,10 +125,10 @@ static void write_group_name(FILE* f, const group_names_t* groups, uint32_t grou
     fputc('"', f);
 }
 
-int export_csv(const shoal_recording_t* rec, const char* path, int force,
+int export_csv(shoal_recording_reader_t* rec, const char* path, int force,
                export_summary_t* summary, char* msg, int msg_size)
 {
-    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     const int dims = h->dimensions;
     group_names_t groups;
     if (split_group_names(h->group_names, &groups) != 0) {
@@ -147,12 +147,18 @@ int export_csv(const shoal_recording_t* rec, const char* path, int force,
     fputs(dims == 2 ? "frame,step,time,id,generation,group,group_name,x,y,heading,speed\n"
                     : "frame,step,time,id,generation,group,group_name,x,y,z,qw,qx,qy,qz,speed\n",
           f);
-    const int32_t frames = shoal_recording_frame_count(rec);
+    const int32_t frames = shoal_recording_reader_frame_count(rec);
+    /* In order: reading frame fi + 1 leaves fi and fi - 1 valid (the
+     * reader keeps three frames), the neighbours of the speeds. */
     shoal_recording_frame_t prev = {0}, cur = {0}, next = {0};
-    if (frames > 0) shoal_recording_frame(rec, 0, &cur);
+    shoal_error_t err = {SHOAL_OK, ""};
+    int read_ok = frames == 0 || shoal_recording_reader_frame(rec, 0, &cur, &err) == SHOAL_OK;
     int64_t rows = 0;
-    for (int32_t fi = 0; fi < frames && !ferror(f); ++fi) {
-        if (fi + 1 < frames) shoal_recording_frame(rec, fi + 1, &next);
+    for (int32_t fi = 0; read_ok && fi < frames && !ferror(f); ++fi) {
+        if (fi + 1 < frames && shoal_recording_reader_frame(rec, fi + 1, &next, &err) != SHOAL_OK) {
+            read_ok = 0;
+            break;
+        }
         for (int32_t i = 0; i < cur.count; ++i) {
             fprintf(f, "%d,%llu,%.17g,%u,%u,%u,", (int)fi, (unsigned long long)cur.step, cur.time,
                     (unsigned)cur.ids[i], (unsigned)cur.generations[i], (unsigned)cur.groups[i]);
@@ -176,6 +182,11 @@ int export_csv(const shoal_recording_t* rec, const char* path, int force,
     }
     free(groups.names);
     free(groups.lengths);
+    if (!read_ok) {
+        set_msg(msg, msg_size, "%s; %s not written", err.message, path);
+        atomic_file_discard(&file);
+        return -1;
+    }
     /* A failed write left the stream's error flag set: the commit then
      * fails with the reason and removes the temporary file. */
     if (atomic_file_commit(&file, msg, msg_size) != 0) return -1;

@@ -121,11 +121,13 @@ static int is_static(const shoal_recording_obstacle_t* o)
     return o->velocity[0] == 0.0f && o->velocity[1] == 0.0f && o->velocity[2] == 0.0f;
 }
 
-/* The walkable area of the frames in `exported` (docs at the top). */
-static int build_area(const shoal_recording_t* rec, const shoal_recording_geometry_t* g,
-                      const int64_t* jframe, area_t* area)
+/* The walkable area of the frames in `exported` (docs at the top).
+ * Returns 0, -1 when out of memory, -2 when a frame cannot be read (the
+ * reader's message in *err). */
+static int build_area(shoal_recording_reader_t* rec, const shoal_recording_geometry_t* g,
+                      const int64_t* jframe, area_t* area, shoal_error_t* err)
 {
-    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     memset(area, 0, sizeof *area);
     const double hole_radius_scale = 1.0 / cos(PI / HOLE_SIDES); /* circumscribed */
     if (h->wrap && h->bounds_max[0] > h->bounds_min[0] && h->bounds_max[1] > h->bounds_min[1]) {
@@ -140,10 +142,10 @@ static int build_area(const shoal_recording_t* rec, const shoal_recording_geomet
             grow_box(area->min, area->max, h->bounds_min[0], h->bounds_min[1], 0.0);
             grow_box(area->min, area->max, h->bounds_max[0], h->bounds_max[1], 0.0);
         }
-        for (int32_t f = 0; f < shoal_recording_frame_count(rec); ++f) {
+        for (int32_t f = 0; f < shoal_recording_reader_frame_count(rec); ++f) {
             if (jframe[f] < 0) continue;
             shoal_recording_frame_t fr;
-            shoal_recording_frame(rec, f, &fr);
+            if (shoal_recording_reader_frame(rec, f, &fr, err) != SHOAL_OK) return -2;
             for (int32_t i = 0; i < fr.count; ++i)
                 grow_box(area->min, area->max, fr.positions[2 * i], fr.positions[2 * i + 1], 0.0);
         }
@@ -321,20 +323,25 @@ static int in_frame(const shoal_recording_frame_t* frame, uint32_t id, uint32_t 
     return lo < frame->count && frame->ids[lo] == id && frame->generations[lo] == generation;
 }
 
-static int write_rows(db_t* d, const shoal_recording_t* rec, const int64_t* jframe,
+static int write_rows(db_t* d, shoal_recording_reader_t* rec, const int64_t* jframe,
                       int64_t geometry_hash, export_summary_t* summary)
 {
-    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     sqlite3_stmt *row = NULL, *frame_row = NULL, *agent = NULL;
     int rc = -1;
     if (prepare(d, "INSERT INTO trajectory_data VALUES(?, ?, ?, ?, ?, ?)", &row) != 0 ||
         prepare(d, "INSERT INTO frame_data VALUES(?, ?)", &frame_row) != 0 ||
         prepare(d, "INSERT OR IGNORE INTO shoal_agents VALUES(?, ?, ?, ?, ?)", &agent) != 0)
         goto done;
+    /* In order: reading frame f leaves f - 1 (prev) valid. */
     shoal_recording_frame_t prev = {0};
-    for (int32_t f = 0; f < shoal_recording_frame_count(rec); ++f) {
+    for (int32_t f = 0; f < shoal_recording_reader_frame_count(rec); ++f) {
         shoal_recording_frame_t fr;
-        shoal_recording_frame(rec, f, &fr);
+        shoal_error_t err = {SHOAL_OK, ""};
+        if (shoal_recording_reader_frame(rec, f, &fr, &err) != SHOAL_OK) {
+            set_msg(d->msg, d->msg_size, "%s; %s not written", err.message, d->path);
+            goto done;
+        }
         if (jframe[f] >= 0) {
             sqlite3_bind_int64(frame_row, 1, jframe[f]);
             sqlite3_bind_int64(frame_row, 2, geometry_hash);
@@ -413,10 +420,10 @@ done:
     return rc;
 }
 
-static int write_metadata(db_t* d, const shoal_recording_t* rec, double fps, const area_t* area,
+static int write_metadata(db_t* d, const shoal_recording_reader_t* rec, double fps, const area_t* area,
                           double time0)
 {
-    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     sqlite3_stmt* meta = NULL;
     if (prepare(d, "INSERT INTO metadata VALUES(?, ?)", &meta) != 0) return -1;
     int rc = put_meta(d, meta, "version", "%d", JUPEDSIM_DATABASE_VERSION) != 0 ||
@@ -431,19 +438,19 @@ static int write_metadata(db_t* d, const shoal_recording_t* rec, double fps, con
              put_meta(d, meta, "shoal_units", "%s", h->units[0] ? h->units : "m,s,rad") != 0 ||
              put_meta(d, meta, "shoal_scenario_name", "%s", h->scenario_name) != 0 ||
              put_meta(d, meta, "shoal_recording_version", "%d",
-                      (int)shoal_recording_version(rec)) != 0
+                      (int)shoal_recording_reader_version(rec)) != 0
                  ? -1
                  : 0;
     sqlite3_finalize(meta);
     return rc;
 }
 
-int export_sqlite(const shoal_recording_t* rec, const char* path, int force,
+int export_sqlite(shoal_recording_reader_t* rec, const char* path, int force,
                   export_summary_t* summary, char* msg, int msg_size)
 {
-    const shoal_recording_header_t* h = shoal_recording_header(rec);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     if (export_check_dimensions(EXPORT_SQLITE, h->dimensions, msg, msg_size) != 0) return -1;
-    const int32_t frames = shoal_recording_frame_count(rec);
+    const int32_t frames = shoal_recording_reader_frame_count(rec);
     const int64_t every = h->record_every > 0 ? h->record_every : 1;
     /* In single precision, the precision of dt: 1 / (0.1f 4) is 2.5, not
      * 2.49999996. */
@@ -460,8 +467,8 @@ int export_sqlite(const shoal_recording_t* rec, const char* path, int force,
     double time0 = 0.0;
     int64_t last = -1;
     for (int32_t f = 0; f < frames; ++f) {
-        shoal_recording_frame_t fr;
-        shoal_recording_frame(rec, f, &fr);
+        shoal_recording_frame_t fr; /* the step and time: nothing decoded */
+        shoal_recording_reader_frame_info(rec, f, &fr);
         if (f == 0) {
             first_step = fr.step;
             time0 = fr.time;
@@ -473,13 +480,18 @@ int export_sqlite(const shoal_recording_t* rec, const char* path, int force,
     }
 
     shoal_recording_geometry_t g;
-    if (shoal_recording_geometry(rec, &g) != SHOAL_OK) memset(&g, 0, sizeof g); /* version 1 */
+    if (shoal_recording_reader_geometry(rec, &g) != SHOAL_OK) memset(&g, 0, sizeof g); /* version 1 */
     area_t area;
-    if (build_area(rec, &g, jframe, &area) != 0) {
+    shoal_error_t err = {SHOAL_OK, ""};
+    int built = build_area(rec, &g, jframe, &area, &err);
+    if (built != 0) {
         free(jframe);
         free(area.wkt.data);
         free(area.cut);
-        set_msg(msg, msg_size, "%s: out of memory", path);
+        if (built == -2)
+            set_msg(msg, msg_size, "%s; %s not written", err.message, path);
+        else
+            set_msg(msg, msg_size, "%s: out of memory", path);
         return -1;
     }
     int64_t geometry_hash = text_hash(area.wkt.data, area.wkt.length);
@@ -527,7 +539,7 @@ int export_sqlite_available(void) { return 0; }
 
 /* Unreachable through the command, which checks export_check_target first;
  * says the same for any other caller. */
-int export_sqlite(const shoal_recording_t* rec, const char* path, int force,
+int export_sqlite(shoal_recording_reader_t* rec, const char* path, int force,
                   export_summary_t* summary, char* msg, int msg_size)
 {
     (void)rec;

@@ -122,11 +122,11 @@ int export_check_dimensions(export_format_t format, int dimensions, char* msg, i
     return 0;
 }
 
-int export_write(export_format_t format, const shoal_recording_t* recording, const char* path,
+int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path,
                  int force, export_summary_t* summary, char* msg, int msg_size)
 {
     memset(summary, 0, sizeof *summary);
-    if (export_check_dimensions(format, shoal_recording_header(recording)->dimensions, msg,
+    if (export_check_dimensions(format, shoal_recording_reader_header(recording)->dimensions, msg,
                                 msg_size) != 0) {
         return -1;
     }

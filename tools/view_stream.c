@@ -43,20 +43,20 @@ int view_frame_is_kept(int32_t index, int32_t frame_count, int32_t every)
     return index % every == 0 || index == frame_count - 1;
 }
 
-int32_t view_largest_frame(const shoal_recording_t* recording)
+int32_t view_largest_frame(const shoal_recording_reader_t* recording)
 {
     int32_t most = 0;
-    for (int32_t f = 0; f < shoal_recording_frame_count(recording); ++f) {
+    for (int32_t f = 0; f < shoal_recording_reader_frame_count(recording); ++f) {
         shoal_recording_frame_t frame;
-        if (shoal_recording_frame(recording, f, &frame) == SHOAL_OK && frame.count > most)
+        if (shoal_recording_reader_frame_info(recording, f, &frame) == SHOAL_OK && frame.count > most)
             most = frame.count;
     }
     return most;
 }
 
-static int has_geometry(const shoal_recording_t* recording, shoal_recording_geometry_t* g)
+static int has_geometry(const shoal_recording_reader_t* recording, shoal_recording_geometry_t* g)
 {
-    return shoal_recording_geometry(recording, g) == SHOAL_OK;
+    return shoal_recording_reader_geometry(recording, g) == SHOAL_OK;
 }
 
 static uint64_t header_size(const shoal_recording_header_t* h)
@@ -74,40 +74,40 @@ static int32_t kept_agents(int32_t count, view_thinning_t thin)
 }
 
 /* The header, the geometry record and the end record. */
-static uint64_t fixed_bytes(const shoal_recording_t* recording)
+static uint64_t fixed_bytes(const shoal_recording_reader_t* recording)
 {
-    uint64_t size = header_size(shoal_recording_header(recording)) + 12u;
+    uint64_t size = header_size(shoal_recording_reader_header(recording)) + 12u;
     shoal_recording_geometry_t g;
     if (has_geometry(recording, &g))
         size += 28u + 16u * (uint64_t)g.wall_count + 32u * (uint64_t)g.obstacle_count;
     return size;
 }
 
-uint64_t view_stream_size(const shoal_recording_t* recording, view_thinning_t thin)
+uint64_t view_stream_size(const shoal_recording_reader_t* recording, view_thinning_t thin)
 {
-    const shoal_recording_header_t* h = shoal_recording_header(recording);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(recording);
     uint64_t size = fixed_bytes(recording);
-    int32_t frames = shoal_recording_frame_count(recording);
+    int32_t frames = shoal_recording_reader_frame_count(recording);
     for (int32_t f = 0; f < frames; ++f) {
         shoal_recording_frame_t frame;
         if (!view_frame_is_kept(f, frames, thin.every) ||
-            shoal_recording_frame(recording, f, &frame) != SHOAL_OK)
+            shoal_recording_reader_frame_info(recording, f, &frame) != SHOAL_OK)
             continue;
         size += 36u + agent_bytes(h->dimensions) * (uint64_t)kept_agents(frame.count, thin);
     }
     return size;
 }
 
-view_thinning_t view_choose_thinning(const shoal_recording_t* rec, uint64_t max_bytes,
+view_thinning_t view_choose_thinning(const shoal_recording_reader_t* rec, uint64_t max_bytes,
                                      int32_t min_frames, int32_t min_agents)
 {
     view_thinning_t thin = {1, 0};
-    int32_t frames = shoal_recording_frame_count(rec), largest = view_largest_frame(rec);
+    int32_t frames = shoal_recording_reader_frame_count(rec), largest = view_largest_frame(rec);
     if (frames < 1 || view_stream_size(rec, thin) <= max_bytes) return thin;
     uint64_t fixed = fixed_bytes(rec);
     int32_t target = frames < min_frames ? frames : min_frames > 0 ? min_frames : 1;
     uint64_t room = max_bytes > fixed ? (max_bytes - fixed) / (uint64_t)target : 0;
-    uint64_t fit = room > 36 ? (room - 36) / agent_bytes(shoal_recording_header(rec)->dimensions) : 0;
+    uint64_t fit = room > 36 ? (room - 36) / agent_bytes(shoal_recording_reader_header(rec)->dimensions) : 0;
     if ((uint64_t)largest > fit) thin.max_agents = fit > (uint64_t)min_agents ? (int32_t)fit : min_agents;
     if (thin.max_agents >= largest) thin.max_agents = 0;
     /* The smallest N that fits: a first guess from the ratio, then upwards. */
@@ -199,11 +199,11 @@ static int write_geometry(const shoal_recording_geometry_t* g, view_sink_fn* sin
     return rc;
 }
 
-int view_stream_write(const shoal_recording_t* recording, view_thinning_t thin, view_sink_fn* sink,
-                      void* context)
+int view_stream_write(shoal_recording_reader_t* recording, view_thinning_t thin, view_sink_fn* sink,
+                      void* context, shoal_error_t* err)
 {
     crc_init();
-    const shoal_recording_header_t* h = shoal_recording_header(recording);
+    const shoal_recording_header_t* h = shoal_recording_reader_header(recording);
     shoal_recording_geometry_t g;
     int geometry = has_geometry(recording, &g);
     int rc = write_header(h, geometry ? 2 : 1, thin.every, sink, context);
@@ -211,7 +211,7 @@ int view_stream_write(const shoal_recording_t* recording, view_thinning_t thin, 
     if (rc != 0) return rc;
 
     const int32_t dims = h->dimensions, rot = dims == 2 ? 1 : 4;
-    const int32_t frames = shoal_recording_frame_count(recording);
+    const int32_t frames = shoal_recording_reader_frame_count(recording);
     const size_t largest = (size_t)view_largest_frame(recording);
     const int32_t most = kept_agents((int32_t)largest, thin);
     uint8_t* p = malloc(36 + (size_t)agent_bytes(dims) * (size_t)most);
@@ -226,9 +226,11 @@ int view_stream_write(const shoal_recording_t* recording, view_thinning_t thin, 
     uint32_t written = 0;
     for (int32_t f = 0; f < frames && rc == 0; ++f) {
         shoal_recording_frame_t fr;
-        if (!view_frame_is_kept(f, frames, thin.every) ||
-            shoal_recording_frame(recording, f, &fr) != SHOAL_OK)
-            continue;
+        if (!view_frame_is_kept(f, frames, thin.every)) continue;
+        if (shoal_recording_reader_frame(recording, f, &fr, err) != SHOAL_OK) {
+            rc = -2;
+            break;
+        }
         const int32_t n = kept_agents(fr.count, thin);
         if (n < fr.count) { /* the n smallest hashes; the index breaks ties */
             for (int32_t i = 0; i < fr.count; ++i)

@@ -1,5 +1,6 @@
 /* What `shoal view` puts in its page: a recording re-encoded from what the
- * library's reader loaded (any version it reads), in the uncompressed
+ * library's frame reader reads (frame by frame, so a recording of any
+ * length or compression takes the memory of a few frames) (any version it reads), in the uncompressed
  * layout the viewer's JavaScript parses (docs/recording.md, version 2, or
  * version 1 where the source has no geometry record), thinned on the way:
  *
@@ -38,10 +39,10 @@ int32_t view_frames_kept(int32_t frame_count, int32_t every);
 int view_frame_is_kept(int32_t index, int32_t frame_count, int32_t every);
 
 /* The most agents in one frame of the recording. */
-int32_t view_largest_frame(const shoal_recording_t* recording);
+int32_t view_largest_frame(const shoal_recording_reader_t* recording);
 
 /* Bytes of the re-encoded stream, exactly as view_stream_write writes them. */
-uint64_t view_stream_size(const shoal_recording_t* recording, view_thinning_t thin);
+uint64_t view_stream_size(const shoal_recording_reader_t* recording, view_thinning_t thin);
 
 /* The thinning for a stream of at most `max_bytes`: all of it if it fits;
  * else every N-th frame for the smallest N that fits, after capping the
@@ -49,12 +50,13 @@ uint64_t view_stream_size(const shoal_recording_t* recording, view_thinning_t th
  * (at most the agents that `min_frames` frames have room for, but never
  * fewer than `min_agents`). Past what that can do (N as large as the frame
  * count), the stream may still be larger. */
-view_thinning_t view_choose_thinning(const shoal_recording_t* recording, uint64_t max_bytes,
+view_thinning_t view_choose_thinning(const shoal_recording_reader_t* recording, uint64_t max_bytes,
                                      int32_t min_frames, int32_t min_agents);
 
-/* Write the stream to `sink`. Returns 0, the sink's nonzero value, or -1
- * when out of memory. */
-int view_stream_write(const shoal_recording_t* recording, view_thinning_t thin, view_sink_fn* sink,
-                      void* context);
+/* Write the stream to `sink`, decoding the kept frames in order. Returns
+ * 0, the sink's nonzero value, -1 when out of memory, or -2 when a frame
+ * cannot be read (the reader's error in *err). */
+int view_stream_write(shoal_recording_reader_t* recording, view_thinning_t thin, view_sink_fn* sink,
+                      void* context, shoal_error_t* err);
 
 #endif /* SHOAL_TOOLS_VIEW_STREAM_H */

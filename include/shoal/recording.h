@@ -15,10 +15,15 @@
  * frames before it), so a recording cut short by a crash keeps its
  * finished frames, and
  * shoal_recording_load with SHOAL_RECORDING_ALLOW_TRUNCATED reads them.
- * Reading loads and checks the whole file up front (magic, version, sizes,
- * every checksum, every count and value), so that a frame handed out is
- * always complete and finite. A damaged file gives an error naming the file,
- * the frame and the byte offset; it never crashes.
+ * Reading goes frame by frame (shoal_recording_reader_open): opening checks
+ * the header, the geometry and every frame's record (sizes, checksums,
+ * order) without decoding a payload; a frame is decoded, and its values
+ * checked, when it is asked for, into buffers the reader reuses, so memory
+ * follows the largest frame, not the file nor its compression ratio (a
+ * still crowd compresses a thousandfold). shoal_recording_load decodes the
+ * whole file at once, up to SHOAL_RECORDING_LOAD_LIMIT decoded bytes. A
+ * frame handed out is always complete and finite. A damaged file gives an
+ * error naming the file, the frame and the byte offset; it never crashes.
  */
 #ifndef SHOAL_RECORDING_H
 #define SHOAL_RECORDING_H
@@ -114,6 +119,15 @@ SHOAL_API shoal_status_t shoal_recording_close(shoal_recorder_t* recorder, shoal
 
 typedef struct shoal_recording_t shoal_recording_t;
 
+/* The most decoded frame data shoal_recording_load and
+ * shoal_recording_load_memory hold: 1 GiB of agent records (24 bytes an
+ * agent a frame in 2D, 40 in 3D: 11 million agent-frames in 3D, 44 million
+ * in 2D). The total is known from the frames' agent counts before anything
+ * is decoded; a recording above it is refused with SHOAL_ERR_CAPACITY
+ * naming the limit. Read such a recording frame by frame
+ * (shoal_recording_reader_open), which has no such limit. */
+#define SHOAL_RECORDING_LOAD_LIMIT ((uint64_t)1 << 30)
+
 /* Flags of shoal_recording_load. */
 enum {
     /* Accept a recording that ends early: keep the frames before the first
@@ -123,10 +137,12 @@ enum {
     SHOAL_RECORDING_ALLOW_TRUNCATED = 1
 };
 
-/* Load and check a whole recording. Errors (SHOAL_ERR_IO, SHOAL_ERR_PARSE,
- * SHOAL_ERR_OUT_OF_MEMORY) name the file, the byte offset and, past the
- * header, the frame; a file cut short says how many frames are complete.
- * On failure *out is NULL. */
+/* Load, check and decode a whole recording. Errors (SHOAL_ERR_IO,
+ * SHOAL_ERR_PARSE, SHOAL_ERR_OUT_OF_MEMORY) name the file, the byte offset
+ * and, past the header, the frame; a file cut short says how many frames
+ * are complete. SHOAL_ERR_CAPACITY: the frames decode to more than
+ * SHOAL_RECORDING_LOAD_LIMIT bytes (checked before decoding), or the file
+ * is larger than 4 GiB. On failure *out is NULL. */
 SHOAL_API shoal_status_t shoal_recording_load(const char* path, uint32_t flags,
                                               shoal_recording_t** out, shoal_error_t* err);
 
@@ -201,6 +217,79 @@ typedef struct shoal_recording_geometry_t {
  * INVALID_ARGUMENT for NULL arguments. */
 SHOAL_API shoal_status_t shoal_recording_geometry(const shoal_recording_t* recording,
                                                   shoal_recording_geometry_t* out);
+
+/* ------------------------------------------------------------------------ */
+/* Reading frame by frame                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct shoal_recording_reader_t shoal_recording_reader_t;
+
+/* Open `path` (a regular file of at most 4 GiB) for reading frame by frame.
+ * The header and the geometry are read and checked, and every frame's
+ * record (its size, checksum, index, step and time order, padding; in
+ * versions 1 and 2 every id and value) without decoding it, so that the
+ * frame count, each frame's agent count and whether the file is complete
+ * are known at once. Errors and flags as shoal_recording_load (with
+ * SHOAL_RECORDING_ALLOW_TRUNCATED the frames before damage are kept and
+ * shoal_recording_reader_damage says what was dropped).
+ *
+ * Memory: the header and geometry, 40 bytes a frame for the frame table,
+ * and about four times the largest frame's decoded size (three decoded
+ * frames and one decompressed payload), whatever the number of frames and
+ * the compression ratio. The file stays open until close. On failure *out
+ * is NULL. */
+SHOAL_API shoal_status_t shoal_recording_reader_open(const char* path, uint32_t flags,
+                                                     shoal_recording_reader_t** out,
+                                                     shoal_error_t* err);
+
+/* Close the file and free the reader. NULL is ignored. */
+SHOAL_API void shoal_recording_reader_close(shoal_recording_reader_t* reader);
+
+/* As shoal_recording_header, _version, _frame_count, _is_complete, _damage
+ * and _geometry of a loaded recording; owned by the reader. */
+SHOAL_API const shoal_recording_header_t* shoal_recording_reader_header(
+    const shoal_recording_reader_t* reader);
+SHOAL_API int32_t shoal_recording_reader_version(const shoal_recording_reader_t* reader);
+SHOAL_API int32_t shoal_recording_reader_frame_count(const shoal_recording_reader_t* reader);
+SHOAL_API int shoal_recording_reader_is_complete(const shoal_recording_reader_t* reader);
+SHOAL_API const char* shoal_recording_reader_damage(const shoal_recording_reader_t* reader);
+SHOAL_API shoal_status_t shoal_recording_reader_geometry(const shoal_recording_reader_t* reader,
+                                                         shoal_recording_geometry_t* out);
+
+/* Bytes the frames decode to: the sum of their agent counts times 24 (2D)
+ * or 40 (3D), known without decoding (what shoal_recording_load would hold,
+ * compared with SHOAL_RECORDING_LOAD_LIMIT). */
+SHOAL_API uint64_t shoal_recording_reader_decoded_bytes(const shoal_recording_reader_t* reader);
+
+/* Frame `index`'s step, time and agent count, without decoding it: the
+ * arrays of *out_frame are NULL. INVALID_ARGUMENT for an index out of range. */
+SHOAL_API shoal_status_t shoal_recording_reader_frame_info(const shoal_recording_reader_t* reader,
+                                                           int32_t index,
+                                                           shoal_recording_frame_t* out_frame);
+
+/* Decode frame `index` (0 <= index < frame count) into the reader's
+ * buffers. The arrays of *out_frame belong to the reader: the reader keeps
+ * the last three frames it decoded, so reading in order (index, index + 1,
+ * ...) leaves the two frames before the current one valid (a frame and its
+ * neighbours at once); any other frame's arrays may be reused by the call.
+ *
+ * In order is cheapest. Version 3 frames are predicted from the two
+ * before them, so going forward decodes every frame in between, and going
+ * back further than the last three frames decodes again from frame 0;
+ * versions 1 and 2 read any frame directly.
+ *
+ * A payload that fails its checks (SHOAL_ERR_PARSE: it does not
+ * decompress, ids out of order, a value not finite), or a file that
+ * changed or cannot be read since it was opened (SHOAL_ERR_IO), gives an
+ * error naming the frame and byte; that frame and every later one then give
+ * the same error, the frames before it can still be read.
+ * INVALID_ARGUMENT for NULL arguments or an index out of range,
+ * OUT_OF_MEMORY when a frame's buffers cannot be had. *out_frame is zeroed
+ * on failure. */
+SHOAL_API shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader,
+                                                      int32_t index,
+                                                      shoal_recording_frame_t* out_frame,
+                                                      shoal_error_t* err);
 
 #ifdef __cplusplus
 }

@@ -17,10 +17,20 @@
  * - An end record marks a recording its writer closed. Without it the file
  *   is reported as truncated after its last complete frame, so a run that
  *   crashed is never mistaken for a finished one.
- * - The reader checks everything before it returns (sizes against the bytes
- *   there are before any allocation, checksums, ids ascending, values
- *   finite), so a corrupt file costs an error message, never a crash or a
- *   huge allocation, and a consumer need not check again.
+ * - The reader checks every record when it opens the file (sizes against
+ *   the bytes there are before any allocation, checksums, order), and
+ *   every value of a frame when it decodes it (ids ascending, values
+ *   finite), before handing it out: a corrupt file costs an error message,
+ *   never a crash or a huge allocation, and a consumer need not check
+ *   again.
+ * - The reader goes frame by frame (shoal_recording_reader_t): a file is
+ *   read a record at a time (pread), and decoded frames go into three
+ *   buffers that are reused, so its memory follows the largest frame, not
+ *   the file's length or its compression ratio (a still crowd of 10,000
+ *   compresses a thousandfold: 2 MB of file, 2 GB decoded). The whole-file
+ *   reader (shoal_recording_load) is built on it and refuses, before
+ *   decoding, a recording whose frames decode to more than
+ *   SHOAL_RECORDING_LOAD_LIMIT.
  * - No global state: the CRC table lives in the recorder and on the
  *   reader's stack.
  * - Walls and obstacles (version 2) go in one geometry record, written once
@@ -77,8 +87,10 @@
  * - no decompression bombs: the payload's size is declared (D) and must
  *   be exactly what the agent count needs, and a frame stores at least
  *   D / 1024 bytes (the writer pads a frame that zstd shrank further, a
- *   crowd standing still), so a file decodes to at most 1024 times its
- *   size and the reader's allocations stay bounded by the file.
+ *   crowd standing still), so a frame decodes to at most 1024 times its
+ *   size, and the frame reader's buffers stay bounded by the largest
+ *   frame. The file as a whole may still decode to 1024 times its size:
+ *   hence frame by frame, and the whole-file reader's limit.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -95,6 +107,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <zstd.h>
 
@@ -820,61 +834,123 @@ shoal_status_t shoal_recording_close(shoal_recorder_t* r, shoal_error_t* err)
 /* Reading                                                                    */
 /* ------------------------------------------------------------------------ */
 
-struct shoal_recording_t {
+/* A frame found valid by the scan at open: where it is and what its fixed
+ * part says (40 bytes a frame, whatever its agents). */
+typedef struct frame_span_t {
+    uint64_t offset;
+    uint64_t bytes; /* the whole record, CRC included */
+    uint64_t step;
+    double time;
+    uint32_t count;
+} frame_span_t;
+
+/* One decoded frame. The reader keeps three: a frame is predicted from the
+ * two before it (version 3), and a consumer may want a frame with its
+ * neighbours (the CSV export's speeds). */
+typedef struct frame_slot_t {
+    int32_t index; /* the frame it holds, -1 for none */
+    uint64_t used; /* when it was last handed out or decoded (the reader's clock) */
+    uint32_t* u32; /* ids[n], generations[n], groups[n] */
+    size_t u32_capacity;
+    float* f32; /* positions, then headings or quaternions */
+    size_t f32_capacity;
+} frame_slot_t;
+
+struct shoal_recording_reader_t {
+    /* The bytes: the caller's memory, or a file read with pread into buf. */
+    const uint8_t* mem;
+    FILE* file;
+    int fd;
+    uint64_t size;
+    char* source; /* the name in messages */
+    uint8_t* buf;
+    size_t buf_capacity;
+    shoal_error_t* err; /* where the current call's error goes */
+    uint32_t crc[256];
+    /* Read at open. */
     shoal_recording_header_t header;
     char* strings; /* the header's four strings, NUL-terminated, back to back */
     int32_t version;
+    int32_t dims;
     int has_geometry; /* version 2 and the geometry record was read */
     shoal_recording_geometry_t geometry;
     float* walls;
     shoal_recording_obstacle_t* obstacles;
+    frame_span_t* spans;
     int32_t frame_count;
     int complete;
     char damage[512];
-    shoal_recording_frame_t* frames;
-    uint32_t* u32_pool; /* ids, generations, groups of every frame */
-    float* f32_pool;    /* positions, then headings or quaternions, of every frame */
-};
-
-/* What the parser knows while it walks the bytes. */
-typedef struct reader_t {
-    const uint8_t* data;
-    uint64_t size;
-    const char* source;
-    shoal_error_t* err;
-    uint32_t crc[256];
-    int32_t dims;
-    int32_t version;
-    /* Version 3: frames are decoded as they are checked, into these pools
-     * (grown as needed, handed to the recording at the end), because each
-     * is predicted from the frames before it. */
+    /* Decoding. */
     ZSTD_DCtx* zstd;
     uint8_t* planes; /* one frame's decompressed payload */
     size_t planes_capacity;
-    uint32_t* u32_pool;
-    size_t u32_used, u32_capacity;
-    float* f32_pool;
-    size_t f32_used, f32_capacity;
     int32_t* match1;
     int32_t* match2;
     size_t match_capacity;
-} reader_t;
+    frame_slot_t slots[3];
+    uint64_t clock;
+    int32_t frontier; /* version 3: the last frame decoded in sequence from frame 0, or -1 */
+    int32_t bad_at;   /* the first frame whose payload failed (PARSE or IO), frame_count if none */
+    shoal_status_t bad_status;
+    char bad_message[512];
+};
 
-/* A frame found valid by the first pass; in version 3 also where its
- * decoded arrays start in the reader's pools. */
-typedef struct frame_span_t {
-    uint64_t offset;
-    uint32_t count;
-    size_t u32_at, f32_at;
-} frame_span_t;
+typedef shoal_recording_reader_t reader_t;
 
 #define SOURCE_FAIL(rd, status, ...) fail((rd)->err, status, __VA_ARGS__)
 
-static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_t* out_size)
+/* Grow `*p` (of `*capacity` elements of `size` bytes) to hold `needed`;
+ * 0 when out of memory. Doubles, so that appending stays linear. */
+static int grow_pool(void** p, size_t* capacity, size_t needed, size_t size)
 {
-    const uint8_t* d = rd->data;
+    if (needed <= *capacity) return 1;
+    size_t want = *capacity < 1024 ? 1024 : *capacity;
+    while (want < needed) want = want <= SIZE_MAX / 2 ? want * 2 : needed;
+    if (want > SIZE_MAX / size) return 0;
+    void* q = realloc(*p, want * size);
+    if (q == NULL) return 0;
+    *p = q;
+    *capacity = want;
+    return 1;
+}
+
+/* Bytes [off, off + n) of the recording (n <= size - off): a pointer into
+ * the caller's memory, or into rd->buf, read from the file, and valid until
+ * the next fetch. Reading a file a record at a time keeps the reader's
+ * memory to the largest record, whatever the file's size. */
+static shoal_status_t fetch(reader_t* rd, uint64_t off, uint64_t n, const uint8_t** out)
+{
+    *out = NULL;
+    if (rd->mem != NULL) {
+        *out = rd->mem + off;
+        return SHOAL_OK;
+    }
+    if (n >= SIZE_MAX || !grow_pool((void**)&rd->buf, &rd->buf_capacity, (size_t)n + 1, 1))
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY,
+                           "recording %s: out of memory for the %" PRIu64 " bytes at byte %" PRIu64,
+                           rd->source, n, off);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(rd->fd, rd->buf + got, (size_t)n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return SOURCE_FAIL(rd, SHOAL_ERR_IO, "recording %s: read failed at byte %" PRIu64 ": %s",
+                               rd->source, off + got,
+                               k < 0 ? strerror(errno) : "the file is shorter than when it was opened");
+        got += (size_t)k;
+    }
+    *out = rd->buf;
+    return SHOAL_OK;
+}
+
+static shoal_status_t parse_header(reader_t* rd, uint64_t* out_size)
+{
     const uint64_t size = rd->size;
     const char* src = rd->source;
+    const uint8_t* d = NULL;
+    shoal_status_t fetched =
+        fetch(rd, 0, size < REC_HEADER_FIXED + 4 ? size : REC_HEADER_FIXED + 4, &d);
+    if (fetched != SHOAL_OK) return fetched;
     size_t have = size < sizeof rec_magic ? (size_t)size : sizeof rec_magic;
     /* A stub of another file is "not a recording"; a cut-off one is "truncated". */
     if (memcmp(d, rec_magic, have) != 0)
@@ -890,7 +966,6 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
                            "recording %s: byte 8: unsupported version %" PRIu32
                            " (this build reads versions %d to %d)",
                            src, version, SHOAL_RECORDING_MIN_VERSION, SHOAL_RECORDING_VERSION);
-    rec->version = (int32_t)version;
     rd->version = (int32_t)version;
     if (size < REC_HEADER_FIXED + 4)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
@@ -921,6 +996,8 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
                            "recording %s: truncated in the header: it needs %" PRIu64
                            " bytes, the file has %" PRIu64,
                            src, header_size, size);
+    fetched = fetch(rd, 0, header_size, &d);
+    if (fetched != SHOAL_OK) return fetched;
     uint32_t stored = get_u32(d + header_size - 4);
     uint32_t computed = crc32(rd->crc, d, (size_t)header_size - 4);
     if (stored != computed)
@@ -930,7 +1007,7 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
                            ")",
                            src, header_size - 4, stored, computed);
 
-    shoal_recording_header_t* h = &rec->header;
+    shoal_recording_header_t* h = &rd->header;
     *h = shoal_recording_default_header();
     uint32_t dims = get_u32(d + 16);
     uint32_t flags = get_u32(d + 20);
@@ -972,15 +1049,15 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
     h->wrap = (int32_t)wrap;
     rd->dims = (int32_t)dims;
 
-    rec->strings = malloc((size_t)strings + 4);
-    if (rec->strings == NULL)
+    rd->strings = malloc((size_t)strings + 4);
+    if (rd->strings == NULL)
         return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", src);
     const char** fields[4] = {&h->units, &h->scenario_name, &h->group_names, &h->scenario_text};
     size_t from = REC_HEADER_FIXED, to = 0;
     for (int i = 0; i < 4; ++i) {
-        memcpy(rec->strings + to, d + from, lengths[i]);
-        rec->strings[to + lengths[i]] = '\0';
-        *fields[i] = rec->strings + to;
+        memcpy(rd->strings + to, d + from, lengths[i]);
+        rd->strings[to + lengths[i]] = '\0';
+        *fields[i] = rd->strings + to;
         from += lengths[i];
         to += (size_t)lengths[i] + 1;
     }
@@ -988,16 +1065,51 @@ static shoal_status_t parse_header(reader_t* rd, shoal_recording_t* rec, uint64_
     return SHOAL_OK;
 }
 
-/* The geometry record at `off` (version 2). On success sets the offset
- * after it. A file that ends inside it sets *cut (a crash before the first
- * frame: ALLOW_TRUNCATED keeps the header); anything else wrong with it is
- * damage, an error in every mode. */
-static shoal_status_t check_geometry(reader_t* rd, uint64_t off, uint64_t* next, int* cut)
+/* Decode the checked geometry record `p` (at byte `off`). */
+static shoal_status_t decode_geometry(reader_t* rd, const uint8_t* p)
 {
-    const uint8_t* p = rd->data + off;
+    const size_t w = get_u32(p + 16), b = get_u32(p + 20);
+    /* Each took 16 or 32 bytes of the file: these fit as surely as it did. */
+    rd->walls = malloc(4 * w * sizeof *rd->walls + 1);
+    rd->obstacles = malloc(b * sizeof *rd->obstacles + 1);
+    if (rd->walls == NULL || rd->obstacles == NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
+    const uint8_t* seg = p + REC_GEOMETRY_FIXED;
+    for (size_t i = 0; i < 4 * w; ++i) rd->walls[i] = get_f32(seg + 4 * i);
+    const uint8_t* ids = seg + REC_SEGMENT_BYTES * w;
+    const uint8_t* centers = ids + 4 * b;
+    const uint8_t* radii = centers + 12 * b;
+    const uint8_t* velocities = radii + 4 * b;
+    for (size_t i = 0; i < b; ++i) {
+        shoal_recording_obstacle_t* o = &rd->obstacles[i];
+        o->id = (int32_t)get_u32(ids + 4 * i);
+        for (size_t k = 0; k < 3; ++k) {
+            o->center[k] = get_f32(centers + 12 * i + 4 * k);
+            o->velocity[k] = get_f32(velocities + 12 * i + 4 * k);
+        }
+        o->radius = get_f32(radii + 4 * i);
+    }
+    rd->geometry.time = get_f64(p + 8);
+    rd->geometry.wall_count = (int32_t)w;
+    rd->geometry.walls = rd->walls;
+    rd->geometry.obstacle_count = (int32_t)b;
+    rd->geometry.obstacles = rd->obstacles;
+    rd->has_geometry = 1;
+    return SHOAL_OK;
+}
+
+/* The geometry record at `off` (version 2): checked, then decoded. On
+ * success sets the offset after it. A file that ends inside it sets *cut
+ * (a crash before the first frame: ALLOW_TRUNCATED keeps the header);
+ * anything else wrong with it is damage, an error in every mode. */
+static shoal_status_t read_geometry(reader_t* rd, uint64_t off, uint64_t* next, int* cut)
+{
     const uint64_t left = rd->size - off;
     const char* src = rd->source;
     *cut = 0;
+    const uint8_t* p = NULL;
+    shoal_status_t fetched = fetch(rd, off, left < REC_GEOMETRY_FIXED ? left : REC_GEOMETRY_FIXED, &p);
+    if (fetched != SHOAL_OK) return fetched;
     if (left >= 4 && get_u32(p) != REC_TAG_GEOMETRY)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: byte %" PRIu64
@@ -1035,6 +1147,8 @@ static shoal_status_t check_geometry(reader_t* rd, uint64_t off, uint64_t* next,
                            " bytes later",
                            src, off, bytes, segments, obstacles, left);
     }
+    fetched = fetch(rd, off, bytes, &p);
+    if (fetched != SHOAL_OK) return fetched;
     uint32_t stored = get_u32(p + bytes - 4);
     uint32_t computed = crc32(rd->crc, p, (size_t)bytes - 4);
     if (stored != computed)
@@ -1060,25 +1174,25 @@ static shoal_status_t check_geometry(reader_t* rd, uint64_t off, uint64_t* next,
     for (uint64_t i = 0; bad == NULL && i < 4 * (uint64_t)segments; ++i)
         if (!isfinite(get_f32(seg + 4 * i))) {
             bad = "a wall coordinate is not finite";
-            at = (uint64_t)(seg - rd->data) + 4 * i;
+            at = off + (uint64_t)(seg - p) + 4 * i;
         }
     for (uint32_t i = 0; bad == NULL && i < obstacles; ++i) {
         uint32_t id = get_u32(ids + 4 * i);
         float radius = get_f32(radii + 4 * i);
         if (id > INT32_MAX || (i > 0 && id <= get_u32(ids + 4 * (i - 1)))) {
             bad = "obstacle ids are not ascending";
-            at = (uint64_t)(ids - rd->data) + 4 * i;
+            at = off + (uint64_t)(ids - p) + 4 * i;
         } else if (!isfinite(radius) || radius < 0.0f) {
             bad = "an obstacle radius is negative or not finite";
-            at = (uint64_t)(radii - rd->data) + 4 * i;
+            at = off + (uint64_t)(radii - p) + 4 * i;
         }
         for (int k = 0; bad == NULL && k < 3; ++k) {
             if (!isfinite(get_f32(centers + 12 * i + 4 * (uint32_t)k))) {
                 bad = "an obstacle center is not finite";
-                at = (uint64_t)(centers - rd->data) + 12 * i + 4 * (uint32_t)k;
+                at = off + (uint64_t)(centers - p) + 12 * i + 4 * (uint32_t)k;
             } else if (!isfinite(get_f32(velocities + 12 * i + 4 * (uint32_t)k))) {
                 bad = "an obstacle velocity is not finite";
-                at = (uint64_t)(velocities - rd->data) + 12 * i + 4 * (uint32_t)k;
+                at = off + (uint64_t)(velocities - p) + 12 * i + 4 * (uint32_t)k;
             }
         }
     }
@@ -1088,41 +1202,7 @@ static shoal_status_t check_geometry(reader_t* rd, uint64_t off, uint64_t* next,
                            ": %s",
                            src, off, at, bad);
     *next = off + bytes;
-    return SHOAL_OK;
-}
-
-/* Decode the checked geometry record at `off`. */
-static shoal_status_t decode_geometry(reader_t* rd, shoal_recording_t* rec, uint64_t off)
-{
-    const uint8_t* p = rd->data + off;
-    const size_t w = get_u32(p + 16), b = get_u32(p + 20);
-    /* Each took 16 or 32 bytes of the file: these fit as surely as it did. */
-    rec->walls = malloc(4 * w * sizeof *rec->walls + 1);
-    rec->obstacles = malloc(b * sizeof *rec->obstacles + 1);
-    if (rec->walls == NULL || rec->obstacles == NULL)
-        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
-    const uint8_t* seg = p + REC_GEOMETRY_FIXED;
-    for (size_t i = 0; i < 4 * w; ++i) rec->walls[i] = get_f32(seg + 4 * i);
-    const uint8_t* ids = seg + REC_SEGMENT_BYTES * w;
-    const uint8_t* centers = ids + 4 * b;
-    const uint8_t* radii = centers + 12 * b;
-    const uint8_t* velocities = radii + 4 * b;
-    for (size_t i = 0; i < b; ++i) {
-        shoal_recording_obstacle_t* o = &rec->obstacles[i];
-        o->id = (int32_t)get_u32(ids + 4 * i);
-        for (size_t k = 0; k < 3; ++k) {
-            o->center[k] = get_f32(centers + 12 * i + 4 * k);
-            o->velocity[k] = get_f32(velocities + 12 * i + 4 * k);
-        }
-        o->radius = get_f32(radii + 4 * i);
-    }
-    rec->geometry.time = get_f64(p + 8);
-    rec->geometry.wall_count = (int32_t)w;
-    rec->geometry.walls = rec->walls;
-    rec->geometry.obstacle_count = (int32_t)b;
-    rec->geometry.obstacles = rec->obstacles;
-    rec->has_geometry = 1;
-    return SHOAL_OK;
+    return decode_geometry(rd, p);
 }
 
 /* "truncated after frame N (N+1 complete frames)" or "after the header". */
@@ -1135,52 +1215,231 @@ static void after_text(char* buf, size_t size, int32_t frames)
                  (int)frames);
 }
 
-/* Grow `*p` (of `*capacity` elements of `size` bytes) to hold `needed`;
- * 0 when out of memory. Doubles, so that appending stays linear. */
-static int grow_pool(void** p, size_t* capacity, size_t needed, size_t size)
+/* Check the frame at `off` (index `index`) as far as it can be without
+ * decoding it: sizes, checksum, index, order, flags, padding, and in
+ * versions 1 and 2 every id and value. On success set its span and the
+ * offset after it. A version 3 payload is checked when it is decoded
+ * (decode_frame3), which needs the frames before it. */
+static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uint64_t* last_step,
+                                  double* last_time, frame_span_t* span, uint64_t* next)
 {
-    if (needed <= *capacity) return 1;
-    size_t want = *capacity < 1024 ? 1024 : *capacity;
-    while (want < needed) want = want <= SIZE_MAX / 2 ? want * 2 : needed;
-    if (want > SIZE_MAX / size) return 0;
-    void* q = realloc(*p, want * size);
-    if (q == NULL) return 0;
-    *p = q;
-    *capacity = want;
-    return 1;
+    const uint64_t left = rd->size - off;
+    const char* src = rd->source;
+    const int v3 = rd->version >= 3;
+    const uint64_t fixed = v3 ? REC_FRAME3_FIXED : REC_FRAME_FIXED;
+    char cut[96];
+    after_text(cut, sizeof cut, index);
+    if (left < fixed)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: frame %d at byte %" PRIu64
+                           " is cut off after %" PRIu64 " bytes",
+                           src, cut, (int)index, off, left);
+    const uint8_t* p = NULL;
+    shoal_status_t fetched = fetch(rd, off, fixed, &p);
+    if (fetched != SHOAL_OK) return fetched;
+    uint32_t index_stored = get_u32(p + 4);
+    uint64_t step = get_u64(p + 8);
+    double time = get_f64(p + 16);
+    uint32_t count = get_u32(p + 24);
+    if (count > INT32_MAX)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64
+                           ": agent count %" PRIu32 " is above 2^31 - 1 (corrupt)",
+                           src, (int)index, off, off + 24, count);
+    uint64_t bytes = frame_bytes(rd->dims, count);
+    uint32_t compressed = 0;
+    if (v3) {
+        /* The declared payload size must be what the count needs: with
+         * the padding rule, the bytes the file must have for it bound
+         * what it may decompress to. */
+        uint64_t decoded = count * agent_bytes(rd->dims);
+        if (get_u32(p + 32) != decoded)
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64
+                               ": declared payload size %" PRIu32 " is not what %" PRIu32
+                               " agents need (%" PRIu64 "; corrupt)",
+                               src, (int)index, off, off + 32, get_u32(p + 32), count, decoded);
+        compressed = get_u32(p + 36);
+        bytes = frame3_bytes(decoded, compressed);
+    }
+    if (bytes > left)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: frame %d at byte %" PRIu64 " needs %" PRIu64
+                           " bytes for %" PRIu32 " agents, the file ends %" PRIu64 " bytes later",
+                           src, cut, (int)index, off, bytes, count, left);
+    fetched = fetch(rd, off, bytes, &p);
+    if (fetched != SHOAL_OK) return fetched;
+    uint32_t stored = get_u32(p + bytes - 4);
+    uint32_t computed = crc32(rd->crc, p, (size_t)bytes - 4);
+    if (stored != computed)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64
+                           ": checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+                           "): the frame is corrupt",
+                           src, (int)index, off, stored, computed);
+    const char* bad = NULL;
+    uint64_t at = off;
+    if (index_stored != (uint32_t)index) {
+        bad = "wrong frame index";
+        at = off + 4;
+    } else if (get_u32(p + 28) != 0) {
+        bad = "unknown flags";
+        at = off + 28;
+    } else if (index > 0 && step < *last_step) {
+        bad = "step goes back";
+        at = off + 8;
+    } else if (!isfinite(time) || (index > 0 && time < *last_time)) {
+        bad = "time is not finite or goes back";
+        at = off + 16;
+    }
+    if (v3) {
+        const uint64_t padding_at = REC_FRAME3_FIXED + (uint64_t)compressed;
+        for (uint64_t i = padding_at; bad == NULL && i < bytes - 4; ++i)
+            if (p[i] != 0) {
+                bad = "nonzero padding after the compressed payload";
+                at = off + i;
+            }
+    } else {
+        const uint8_t* ids = p + REC_FRAME_FIXED;
+        const uint8_t* gens = ids + 4 * (size_t)count;
+        const uint8_t* floats = gens + 8 * (size_t)count; /* after the groups */
+        for (uint32_t i = 0; bad == NULL && i < count; ++i) {
+            uint32_t id = get_u32(ids + 4 * i);
+            if (id == 0 || (i > 0 && id <= get_u32(ids + 4 * (i - 1)))) {
+                bad = "agent ids are not ascending and nonzero";
+                at = off + REC_FRAME_FIXED + 4 * i;
+            } else if (get_u32(gens + 4 * i) > 0xFFFFu) {
+                bad = "generation above 65535";
+                at = off + (uint64_t)(gens - p) + 4 * i;
+            }
+        }
+        uint64_t float_count = count * (uint64_t)floats_per_agent(rd->dims);
+        for (uint64_t i = 0; bad == NULL && i < float_count; ++i) {
+            if (!isfinite(get_f32(floats + 4 * i))) {
+                bad = "a position or orientation is not finite";
+                at = off + (uint64_t)(floats - p) + 4 * i;
+            }
+        }
+    }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
+                           (int)index, off, at, bad);
+    *last_step = step;
+    *last_time = time;
+    span->offset = off;
+    span->bytes = bytes;
+    span->step = step;
+    span->time = time;
+    span->count = count;
+    *next = off + bytes;
+    return SHOAL_OK;
 }
 
-/* A decoded version 3 frame, from its span, for predicting the next. */
-static frame_view_t frame_view(const reader_t* rd, const frame_span_t* span)
+/* The end record at `off` after `frames` frames. */
+static shoal_status_t check_end(reader_t* rd, uint64_t off, int32_t frames)
 {
-    const size_t n = span->count;
-    frame_view_t v = {n, rd->u32_pool + span->u32_at, rd->u32_pool + span->u32_at + n,
-                      rd->f32_pool + span->f32_at};
-    return v;
+    char cut[96];
+    after_text(cut, sizeof cut, frames);
+    if (rd->size - off < REC_END_BYTES)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: the end record at byte %" PRIu64 " is cut off",
+                           rd->source, cut, off);
+    const uint8_t* p = NULL;
+    shoal_status_t fetched = fetch(rd, off, REC_END_BYTES, &p);
+    if (fetched != SHOAL_OK) return fetched;
+    if (get_u32(p + 8) != crc32(rd->crc, p, 8) || get_u32(p + 4) != (uint32_t)frames)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: the end record at byte %" PRIu64
+                           " is corrupt (it must count %d frames)",
+                           rd->source, off, (int)frames);
+    if (rd->size - off > REC_END_BYTES)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: byte %" PRIu64 ": %" PRIu64
+                           " bytes of trailing data after the end record",
+                           rd->source, off + REC_END_BYTES, rd->size - off - REC_END_BYTES);
+    return SHOAL_OK;
 }
 
-/* Version 3: decompress the payload of the checked frame at `off` (index
- * `index`, `count` agents; spans[0..index) are the frames before it),
- * undo the prediction and append its arrays to the pools, checking every
- * value. The pools' used counts move only on success. */
-static shoal_status_t decode_frame3(reader_t* rd, uint64_t off, int32_t index, uint32_t count,
-                                    const frame_span_t* spans, frame_span_t* span)
+/* Walk the frames. Stops at the end record (complete) or the first problem:
+ * the error is in rd->err, and rd->frame_count frames before it are valid. */
+static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
 {
-    const uint8_t* p = rd->data + off;
+    int32_t n = 0, capacity = 0;
+    uint64_t last_step = 0;
+    double last_time = 0.0;
+    rd->complete = 0;
+    for (;;) {
+        rd->frame_count = n;
+        if (off == rd->size) {
+            char cut[96];
+            after_text(cut, sizeof cut, n);
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: %s: no end record at byte %" PRIu64
+                               " (the writer did not close it)",
+                               rd->source, cut, off);
+        }
+        const uint8_t* p = NULL;
+        shoal_status_t fetched = fetch(rd, off, rd->size - off >= 4 ? 4 : 0, &p);
+        if (fetched != SHOAL_OK) return fetched;
+        uint32_t tag = rd->size - off >= 4 ? get_u32(p) : 0;
+        if (tag == REC_TAG_END) {
+            shoal_status_t status = check_end(rd, off, n);
+            rd->complete = status == SHOAL_OK;
+            return status;
+        }
+        if (tag != REC_TAG_FRAME) {
+            char cut[96];
+            after_text(cut, sizeof cut, n);
+            if (rd->size - off < 4)
+                return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                                   "recording %s: %s: frame %d at byte %" PRIu64 " is cut off",
+                                   rd->source, cut, (int)n, off);
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                               "recording %s: byte %" PRIu64
+                               ": expected frame %d or the end record, found neither (corrupt)",
+                               rd->source, off, (int)n);
+        }
+        if (n == INT32_MAX)
+            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: more than %d frames", rd->source,
+                               INT32_MAX);
+        if (n == capacity) {
+            int32_t grown = capacity < 64              ? 64
+                            : capacity < INT32_MAX / 2 ? capacity * 2
+                                                       : INT32_MAX;
+            frame_span_t* more = realloc(rd->spans, (size_t)grown * sizeof *more);
+            if (more == NULL)
+                return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory",
+                                   rd->source);
+            rd->spans = more;
+            capacity = grown;
+        }
+        shoal_status_t status = check_frame(rd, off, n, &last_step, &last_time, &rd->spans[n], &off);
+        if (status != SHOAL_OK) return status;
+        n += 1;
+    }
+}
+
+/* Version 3: decompress the payload of the checked frame `p` (index
+ * `index`, at byte `off`, `count` agents), undo the prediction from the
+ * frames before it (`last`, `before`: NULL where there is none) and write
+ * its arrays into `slot`, checking every value. */
+static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off, int32_t index,
+                                    uint32_t count, const frame_view_t* last,
+                                    const frame_view_t* before, frame_slot_t* slot)
+{
     const char* src = rd->source;
     const int32_t dims = rd->dims;
     const int f = floats_per_agent(dims);
     const size_t n = count, words = n * (3u + (size_t)f), decoded = 4 * words;
     const size_t compressed = get_u32(p + 36);
     const uint8_t* z = p + REC_FRAME3_FIXED;
-    /* Bounded by the file: decoded <= REC_MAX_EXPANSION times the stored
+    /* Bounded by the frame: decoded <= REC_MAX_EXPANSION times its stored
      * bytes, which the file has (check_frame). */
     if (rd->zstd == NULL && (rd->zstd = ZSTD_createDCtx()) == NULL)
         return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", src);
     size_t match1_capacity = rd->match_capacity, match2_capacity = rd->match_capacity;
     int ok = grow_pool((void**)&rd->planes, &rd->planes_capacity, decoded + 1, 1) &&
-             grow_pool((void**)&rd->u32_pool, &rd->u32_capacity, rd->u32_used + 3 * n, 4) &&
-             grow_pool((void**)&rd->f32_pool, &rd->f32_capacity, rd->f32_used + (size_t)f * n, 4) &&
              grow_pool((void**)&rd->match1, &match1_capacity, n + 1, 4) &&
              grow_pool((void**)&rd->match2, &match2_capacity, n + 1, 4);
     rd->match_capacity = match1_capacity < match2_capacity ? match1_capacity : match2_capacity;
@@ -1212,12 +1471,11 @@ static shoal_status_t decode_frame3(reader_t* rd, uint64_t off, int32_t index, u
                            "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s",
                            src, (int)index, off, off + REC_FRAME3_FIXED, bad);
 
-    const frame_view_t last = index >= 1 ? frame_view(rd, &spans[index - 1]) : (frame_view_t){0};
-    const frame_view_t before = index >= 2 ? frame_view(rd, &spans[index - 2]) : (frame_view_t){0};
-    uint32_t* ids = rd->u32_pool + rd->u32_used;
+    const frame_view_t none = {0, NULL, NULL, NULL};
+    uint32_t* ids = slot->u32;
     uint32_t* generations = ids + n;
     uint32_t* groups = generations + n;
-    float* floats = rd->f32_pool + rd->f32_used;
+    float* floats = slot->f32;
     const uint8_t* planes = rd->planes;
     size_t w = 0;
     int64_t agent = -1; /* the agent whose value is wrong */
@@ -1244,12 +1502,14 @@ static shoal_status_t decode_frame3(reader_t* rd, uint64_t off, int32_t index, u
     if (bad == NULL) {
         w = 2 * n;
         for (size_t i = 0; i < n; ++i) groups[i] = get_planes(planes, words, w++);
-        match_agents(n, ids, generations, index >= 1 ? &last : NULL, rd->match1);
-        match_agents(n, ids, generations, index >= 2 ? &before : NULL, rd->match2);
+        match_agents(n, ids, generations, last, rd->match1);
+        match_agents(n, ids, generations, before, rd->match2);
     }
+    const frame_view_t* p1 = last != NULL ? last : &none;
+    const frame_view_t* p2 = before != NULL ? before : &none;
     for (int c = 0; bad == NULL && c < f; ++c)
         for (size_t i = 0; i < n; ++i) {
-            uint32_t guess = predict(dims, &last, rd->match1[i], &before, rd->match2[i], c);
+            uint32_t guess = predict(dims, p1, rd->match1[i], p2, rd->match2[i], c);
             float v = bits_float(unzigzag(get_planes(planes, words, w++)) + guess);
             if (!isfinite(v)) {
                 bad = "a position or orientation is not finite";
@@ -1264,284 +1524,426 @@ static shoal_status_t decode_frame3(reader_t* rd, uint64_t off, int32_t index, u
                            ": in the payload (compressed at byte %" PRIu64 "), agent %" PRId64
                            " of %" PRIu32 ": %s",
                            src, (int)index, off, off + REC_FRAME3_FIXED, agent, count, bad);
-    span->u32_at = rd->u32_used;
-    span->f32_at = rd->f32_used;
-    rd->u32_used += 3 * n;
-    rd->f32_used += (size_t)f * n;
     return SHOAL_OK;
 }
 
-/* Check the frame at `off` (index `index`; spans[0..index) are the frames
- * before it); on success set its span and the offset after it. Version 3
- * frames are decoded here too (decode_frame3). */
-static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uint64_t* last_step,
-                                  double* last_time, const frame_span_t* spans, frame_span_t* span,
-                                  uint64_t* next)
+static frame_slot_t* slot_holding(reader_t* rd, int32_t index)
 {
-    const uint8_t* p = rd->data + off;
-    const uint64_t left = rd->size - off;
-    const char* src = rd->source;
-    const int v3 = rd->version >= 3;
-    const uint64_t fixed = v3 ? REC_FRAME3_FIXED : REC_FRAME_FIXED;
-    char cut[96];
-    after_text(cut, sizeof cut, index);
-    if (left < fixed)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: %s: frame %d at byte %" PRIu64
-                           " is cut off after %" PRIu64 " bytes",
-                           src, cut, (int)index, off, left);
-    uint32_t index_stored = get_u32(p + 4);
-    uint64_t step = get_u64(p + 8);
-    double time = get_f64(p + 16);
-    uint32_t count = get_u32(p + 24);
-    if (count > INT32_MAX)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64
-                           ": agent count %" PRIu32 " is above 2^31 - 1 (corrupt)",
-                           src, (int)index, off, off + 24, count);
-    uint64_t bytes = frame_bytes(rd->dims, count);
-    if (v3) {
-        /* The declared payload size must be what the count needs: with
-         * the padding rule, the bytes the file must have for it bound
-         * what it may decompress to. */
-        uint64_t decoded = count * agent_bytes(rd->dims);
-        if (get_u32(p + 32) != decoded)
-            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                               "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64
-                               ": declared payload size %" PRIu32 " is not what %" PRIu32
-                               " agents need (%" PRIu64 "; corrupt)",
-                               src, (int)index, off, off + 32, get_u32(p + 32), count, decoded);
-        bytes = frame3_bytes(decoded, get_u32(p + 36));
+    for (int s = 0; s < 3; ++s)
+        if (rd->slots[s].index == index && index >= 0) return &rd->slots[s];
+    return NULL;
+}
+
+static frame_view_t slot_view(const reader_t* rd, const frame_slot_t* slot)
+{
+    const size_t n = rd->spans[slot->index].count;
+    frame_view_t v = {n, slot->u32, slot->u32 + n, slot->f32};
+    return v;
+}
+
+/* Decode frame `index` into a slot: the least recently used one that holds
+ * neither of the two frames before it (its predictors in version 3, and
+ * the neighbours a consumer reading in order may still be using). Version
+ * 3 needs those two in their slots (the caller decodes in order). */
+static shoal_status_t decode_into_slot(reader_t* rd, int32_t index)
+{
+    frame_slot_t* slot = NULL;
+    for (int s = 0; s < 3; ++s) {
+        frame_slot_t* c = &rd->slots[s];
+        if (c->index >= 0 && (c->index == index - 1 || c->index == index - 2)) continue;
+        if (slot == NULL || c->used < slot->used) slot = c;
     }
-    if (bytes > left)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: %s: frame %d at byte %" PRIu64 " needs %" PRIu64
-                           " bytes for %" PRIu32 " agents, the file ends %" PRIu64 " bytes later",
-                           src, cut, (int)index, off, bytes, count, left);
-    uint32_t stored = get_u32(p + bytes - 4);
-    uint32_t computed = crc32(rd->crc, p, (size_t)bytes - 4);
-    if (stored != computed)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+    const frame_span_t* span = &rd->spans[index];
+    const size_t n = span->count;
+    const size_t f = (size_t)floats_per_agent(rd->dims);
+    slot->index = -1;
+    if (!grow_pool((void**)&slot->u32, &slot->u32_capacity, 3 * n + 1, 4) ||
+        !grow_pool((void**)&slot->f32, &slot->f32_capacity, f * n + 1, 4))
+        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY,
+                           "recording %s: out of memory for frame %d (%" PRIu32 " agents)",
+                           rd->source, (int)index, span->count);
+    const uint8_t* p = NULL;
+    shoal_status_t status = fetch(rd, span->offset, span->bytes, &p);
+    if (status != SHOAL_OK) return status;
+    /* The scan checked this record; a file can change after that. */
+    if (rd->mem == NULL && get_u32(p + span->bytes - 4) != crc32(rd->crc, p, (size_t)span->bytes - 4))
+        return SOURCE_FAIL(rd, SHOAL_ERR_IO,
                            "recording %s: frame %d at byte %" PRIu64
-                           ": checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
-                           "): the frame is corrupt",
-                           src, (int)index, off, stored, computed);
-    const char* bad = NULL;
-    uint64_t at = off;
-    if (index_stored != (uint32_t)index) {
-        bad = "wrong frame index";
-        at = off + 4;
-    } else if (get_u32(p + 28) != 0) {
-        bad = "unknown flags";
-        at = off + 28;
-    } else if (index > 0 && step < *last_step) {
-        bad = "step goes back";
-        at = off + 8;
-    } else if (!isfinite(time) || (index > 0 && time < *last_time)) {
-        bad = "time is not finite or goes back";
-        at = off + 16;
-    }
-    if (v3) {
-        const uint64_t padding_at = REC_FRAME3_FIXED + get_u32(p + 36);
-        for (uint64_t i = padding_at; bad == NULL && i < bytes - 4; ++i)
-            if (p[i] != 0) {
-                bad = "nonzero padding after the compressed payload";
-                at = off + i;
-            }
-    } else {
-        const uint8_t* ids = p + REC_FRAME_FIXED;
-        const uint8_t* gens = ids + 4 * (size_t)count;
-        const uint8_t* floats = gens + 8 * (size_t)count; /* after the groups */
-        for (uint32_t i = 0; bad == NULL && i < count; ++i) {
-            uint32_t id = get_u32(ids + 4 * i);
-            if (id == 0 || (i > 0 && id <= get_u32(ids + 4 * (i - 1)))) {
-                bad = "agent ids are not ascending and nonzero";
-                at = off + REC_FRAME_FIXED + 4 * i;
-            } else if (get_u32(gens + 4 * i) > 0xFFFFu) {
-                bad = "generation above 65535";
-                at = (uint64_t)(gens - rd->data) + 4 * i;
-            }
-        }
-        uint64_t float_count = count * (uint64_t)floats_per_agent(rd->dims);
-        for (uint64_t i = 0; bad == NULL && i < float_count; ++i) {
-            if (!isfinite(get_f32(floats + 4 * i))) {
-                bad = "a position or orientation is not finite";
-                at = (uint64_t)(floats - rd->data) + 4 * i;
-            }
-        }
-    }
-    if (bad != NULL)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
-                           (int)index, off, at, bad);
-    if (v3) {
-        shoal_status_t status = decode_frame3(rd, off, index, count, spans, span);
-        if (status != SHOAL_OK) return status;
-    }
-    *last_step = step;
-    *last_time = time;
-    span->offset = off;
-    span->count = count;
-    *next = off + bytes;
-    return SHOAL_OK;
-}
-
-/* The end record at `off` after `frames` frames. */
-static shoal_status_t check_end(reader_t* rd, uint64_t off, int32_t frames)
-{
-    const uint8_t* p = rd->data + off;
-    char cut[96];
-    after_text(cut, sizeof cut, frames);
-    if (rd->size - off < REC_END_BYTES)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: %s: the end record at byte %" PRIu64 " is cut off",
-                           rd->source, cut, off);
-    if (get_u32(p + 8) != crc32(rd->crc, p, 8) || get_u32(p + 4) != (uint32_t)frames)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: the end record at byte %" PRIu64
-                           " is corrupt (it must count %d frames)",
-                           rd->source, off, (int)frames);
-    if (rd->size - off > REC_END_BYTES)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: byte %" PRIu64 ": %" PRIu64
-                           " bytes of trailing data after the end record",
-                           rd->source, off + REC_END_BYTES, rd->size - off - REC_END_BYTES);
-    return SHOAL_OK;
-}
-
-/* Walk the frames. Stops at the end record (complete) or the first problem:
- * the error is in rd->err, and *out_count frames before it are valid. */
-static shoal_status_t scan_frames(reader_t* rd, uint64_t off, frame_span_t** spans,
-                                  int32_t* out_count, int* complete)
-{
-    int32_t n = 0, capacity = 0;
-    uint64_t last_step = 0;
-    double last_time = 0.0;
-    *complete = 0;
-    for (;;) {
-        if (off == rd->size) {
-            char cut[96];
-            after_text(cut, sizeof cut, n);
-            *out_count = n;
-            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                               "recording %s: %s: no end record at byte %" PRIu64
-                               " (the writer did not close it)",
-                               rd->source, cut, off);
-        }
-        uint32_t tag = rd->size - off >= 4 ? get_u32(rd->data + off) : 0;
-        if (tag == REC_TAG_END) {
-            shoal_status_t status = check_end(rd, off, n);
-            *complete = status == SHOAL_OK;
-            *out_count = n;
-            return status;
-        }
-        if (tag != REC_TAG_FRAME) {
-            char cut[96];
-            after_text(cut, sizeof cut, n);
-            *out_count = n;
-            if (rd->size - off < 4)
-                return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                                   "recording %s: %s: frame %d at byte %" PRIu64 " is cut off",
-                                   rd->source, cut, (int)n, off);
-            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                               "recording %s: byte %" PRIu64
-                               ": expected frame %d or the end record, found neither (corrupt)",
-                               rd->source, off, (int)n);
-        }
-        if (n == INT32_MAX) {
-            *out_count = n;
-            return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: more than %d frames", rd->source,
-                               INT32_MAX);
-        }
-        if (n == capacity) {
-            int32_t grown = capacity < 64              ? 64
-                            : capacity < INT32_MAX / 2 ? capacity * 2
-                                                       : INT32_MAX;
-            frame_span_t* more = realloc(*spans, (size_t)grown * sizeof *more);
-            if (more == NULL) {
-                *out_count = n;
-                return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory",
-                                   rd->source);
-            }
-            *spans = more;
-            capacity = grown;
-        }
-        shoal_status_t status =
-            check_frame(rd, off, n, &last_step, &last_time, *spans, &(*spans)[n], &off);
-        if (status != SHOAL_OK) {
-            *out_count = n;
-            return status;
-        }
-        n += 1;
-    }
-}
-
-/* Decode the checked frames into the recording's pools. */
-static shoal_status_t decode_frames(reader_t* rd, shoal_recording_t* rec, const frame_span_t* spans,
-                                    int32_t count)
-{
-    const int32_t dims = rd->dims;
-    const uint64_t rot = dims == 2 ? 1u : 4u;
+                           " changed since the recording was opened (checksum mismatch)",
+                           rd->source, (int)index, span->offset);
     if (rd->version >= 3) {
-        /* Decoded while checked: point the frames into the pools. */
-        rec->frames = calloc((size_t)count + 1, sizeof *rec->frames);
-        if (rec->frames == NULL)
-            return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory",
-                               rd->source);
-        rec->u32_pool = rd->u32_pool;
-        rec->f32_pool = rd->f32_pool;
-        rd->u32_pool = NULL;
-        rd->f32_pool = NULL;
-        for (int32_t f = 0; f < count; ++f) {
-            const size_t n = spans[f].count;
-            const uint8_t* p = rd->data + spans[f].offset;
-            shoal_recording_frame_t* fr = &rec->frames[f];
-            fr->step = get_u64(p + 8);
-            fr->time = get_f64(p + 16);
-            fr->count = (int32_t)n;
-            fr->ids = rec->u32_pool + spans[f].u32_at;
-            fr->generations = fr->ids + n;
-            fr->groups = fr->ids + 2 * n;
-            fr->positions = rec->f32_pool + spans[f].f32_at;
-            fr->headings = dims == 2 ? fr->positions + 2 * n : NULL;
-            fr->orientations = dims == 3 ? fr->positions + 3 * n : NULL;
-        }
-        rec->frame_count = count;
-        return SHOAL_OK;
+        const frame_slot_t* s1 = index >= 1 ? slot_holding(rd, index - 1) : NULL;
+        const frame_slot_t* s2 = index >= 2 ? slot_holding(rd, index - 2) : NULL;
+        frame_view_t last = s1 != NULL ? slot_view(rd, s1) : (frame_view_t){0, NULL, NULL, NULL};
+        frame_view_t before = s2 != NULL ? slot_view(rd, s2) : (frame_view_t){0, NULL, NULL, NULL};
+        status = decode_frame3(rd, p, span->offset, index, span->count, s1 != NULL ? &last : NULL,
+                               s2 != NULL ? &before : NULL, slot);
+        if (status != SHOAL_OK) return status;
+    } else {
+        const uint8_t* src = p + REC_FRAME_FIXED;
+        for (size_t i = 0; i < 3 * n; ++i) slot->u32[i] = get_u32(src + 4 * i);
+        src += 12 * n;
+        for (size_t i = 0; i < f * n; ++i) slot->f32[i] = get_f32(src + 4 * i);
     }
+    slot->index = index;
+    slot->used = ++rd->clock;
+    return SHOAL_OK;
+}
+
+static void reader_free(reader_t* rd)
+{
+    if (rd == NULL) return;
+    if (rd->file != NULL) fclose(rd->file);
+    free(rd->source);
+    free(rd->buf);
+    free(rd->strings);
+    free(rd->walls);
+    free(rd->obstacles);
+    free(rd->spans);
+    ZSTD_freeDCtx(rd->zstd);
+    free(rd->planes);
+    free(rd->match1);
+    free(rd->match2);
+    for (int s = 0; s < 3; ++s) {
+        free(rd->slots[s].u32);
+        free(rd->slots[s].f32);
+    }
+    free(rd);
+}
+
+/* Open a reader on `mem` (size bytes) or on the open `file` (size bytes),
+ * named `source` in messages: read the header and the geometry, and scan
+ * the frames. */
+static shoal_status_t reader_open(const uint8_t* mem, FILE* file, uint64_t size, const char* source,
+                                  uint32_t flags, reader_t** out, shoal_error_t* err)
+{
+    *out = NULL;
+    reader_t* rd = calloc(1, sizeof *rd);
+    char* name = malloc(strlen(source) + 1);
+    if (rd == NULL || name == NULL) {
+        free(rd);
+        free(name);
+        if (file != NULL) fclose(file);
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", source);
+    }
+    strcpy(name, source);
+    rd->mem = mem;
+    rd->file = file;
+    rd->fd = file != NULL ? fileno(file) : -1;
+    rd->size = size;
+    rd->source = name;
+    rd->err = err;
+    rd->frontier = -1;
+    for (int s = 0; s < 3; ++s) rd->slots[s].index = -1;
+    crc_init(rd->crc);
+
+    uint64_t off = 0;
+    shoal_status_t status = size == 0 ? fail(err, SHOAL_ERR_PARSE, "recording %s: the file is empty", name)
+                                      : parse_header(rd, &off);
+    int scan = status == SHOAL_OK;
+    /* Problems that ALLOW_TRUNCATED forgives go to a local error first, so
+     * that the message can become the damage note instead. */
+    shoal_error_t frame_err = {SHOAL_OK, ""};
+    if (status == SHOAL_OK && rd->version >= 2) {
+        int cut = 0;
+        rd->err = &frame_err;
+        status = read_geometry(rd, off, &off, &cut);
+        rd->err = err;
+        if (cut && status == SHOAL_ERR_PARSE && (flags & SHOAL_RECORDING_ALLOW_TRUNCATED)) {
+            snprintf(rd->damage, sizeof rd->damage, "%s", frame_err.message);
+            status = SHOAL_OK;
+            scan = 0;
+        } else if (status != SHOAL_OK) {
+            fail(err, status, "%s", frame_err.message);
+        }
+        scan = scan && status == SHOAL_OK;
+    }
+    if (scan) {
+        rd->err = &frame_err;
+        status = scan_frames(rd, off);
+        rd->err = err;
+        if (status == SHOAL_ERR_PARSE && (flags & SHOAL_RECORDING_ALLOW_TRUNCATED)) {
+            snprintf(rd->damage, sizeof rd->damage, "%s", frame_err.message);
+            status = SHOAL_OK;
+        } else if (status != SHOAL_OK) {
+            fail(err, status, "%s", frame_err.message);
+        }
+    }
+    if (status != SHOAL_OK) {
+        reader_free(rd);
+        return status;
+    }
+    rd->bad_at = rd->frame_count;
+    /* The scan's buffer held the largest record; decoding needs only one
+     * frame's, which fetch grows again as needed. */
+    free(rd->buf);
+    rd->buf = NULL;
+    rd->buf_capacity = 0;
+    *out = rd;
+    return SHOAL_OK;
+}
+
+static shoal_status_t check_flags(const char* source, uint32_t flags, shoal_error_t* err)
+{
+    if ((flags & ~(uint32_t)SHOAL_RECORDING_ALLOW_TRUNCATED) != 0)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: unknown flags 0x%" PRIx32,
+                    source, flags);
+    return SHOAL_OK;
+}
+
+/* The file at `path`: a regular file of at most FILE_LIMIT_RECORDING,
+ * opened without blocking (io/file_read.h). */
+static shoal_status_t reader_open_path(const char* path, uint32_t flags, reader_t** out,
+                                       shoal_error_t* err)
+{
+    uint64_t size = 0;
+    file_read_error_t e = FILE_READ_OK;
+    char msg[256];
+    FILE* file = file_open_regular(path, FILE_LIMIT_RECORDING, &size, &e, msg, sizeof msg);
+    if (file == NULL)
+        return fail(err,
+                    e == FILE_READ_TOO_LARGE   ? SHOAL_ERR_CAPACITY
+                    : e == FILE_READ_NO_MEMORY ? SHOAL_ERR_OUT_OF_MEMORY
+                                               : SHOAL_ERR_IO,
+                    "recording %s: %s", path, msg);
+    return reader_open(NULL, file, size, path, flags, out, err);
+}
+
+shoal_status_t shoal_recording_reader_open(const char* path, uint32_t flags,
+                                           shoal_recording_reader_t** out, shoal_error_t* err)
+{
+    if (out != NULL) *out = NULL;
+    if (path == NULL || out == NULL)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording reader: %s is NULL",
+                    path == NULL ? "path" : "out");
+    shoal_status_t status = check_flags(path, flags, err);
+    if (status != SHOAL_OK) return status;
+    return reader_open_path(path, flags, out, err);
+}
+
+void shoal_recording_reader_close(shoal_recording_reader_t* reader) { reader_free(reader); }
+
+const shoal_recording_header_t* shoal_recording_reader_header(const shoal_recording_reader_t* rd)
+{
+    return rd != NULL ? &rd->header : NULL;
+}
+
+int32_t shoal_recording_reader_version(const shoal_recording_reader_t* rd)
+{
+    return rd != NULL ? rd->version : 0;
+}
+
+int32_t shoal_recording_reader_frame_count(const shoal_recording_reader_t* rd)
+{
+    return rd != NULL ? rd->frame_count : 0;
+}
+
+int shoal_recording_reader_is_complete(const shoal_recording_reader_t* rd)
+{
+    return rd != NULL && rd->complete;
+}
+
+const char* shoal_recording_reader_damage(const shoal_recording_reader_t* rd)
+{
+    return rd != NULL ? rd->damage : "";
+}
+
+shoal_status_t shoal_recording_reader_geometry(const shoal_recording_reader_t* rd,
+                                               shoal_recording_geometry_t* out)
+{
+    if (out == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (rd == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!rd->has_geometry) return SHOAL_ERR_NOT_FOUND;
+    *out = rd->geometry;
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_recording_reader_frame_info(const shoal_recording_reader_t* rd, int32_t index,
+                                                 shoal_recording_frame_t* out_frame)
+{
+    if (out_frame != NULL) memset(out_frame, 0, sizeof *out_frame);
+    if (rd == NULL || out_frame == NULL || index < 0 || index >= rd->frame_count)
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    const frame_span_t* span = &rd->spans[index];
+    out_frame->step = span->step;
+    out_frame->time = span->time;
+    out_frame->count = (int32_t)span->count;
+    return SHOAL_OK;
+}
+
+uint64_t shoal_recording_reader_decoded_bytes(const shoal_recording_reader_t* rd)
+{
+    if (rd == NULL) return 0;
     uint64_t agents = 0;
-    for (int32_t f = 0; f < count; ++f) agents += spans[f].count;
-    /* Every agent took agent_bytes() of the file, so these fit in memory
-     * as surely as the file did. */
+    for (int32_t f = 0; f < rd->frame_count; ++f) agents += rd->spans[f].count;
+    return agents * agent_bytes(rd->dims);
+}
+
+shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* rd, int32_t index,
+                                            shoal_recording_frame_t* out_frame, shoal_error_t* err)
+{
+    if (out_frame != NULL) memset(out_frame, 0, sizeof *out_frame);
+    if (rd == NULL || out_frame == NULL)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording reader: %s is NULL",
+                    rd == NULL ? "reader" : "out_frame");
+    if (index < 0 || index >= rd->frame_count)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: frame %d does not exist (the recording has %d frames)",
+                    rd->source, (int)index, (int)rd->frame_count);
+    if (index >= rd->bad_at) return fail(err, rd->bad_status, "%s", rd->bad_message);
+    rd->err = err;
+    frame_slot_t* slot = slot_holding(rd, index);
+    if (slot == NULL) {
+        shoal_error_t e = {SHOAL_OK, ""};
+        rd->err = &e;
+        shoal_status_t status = SHOAL_OK;
+        int32_t at = index;
+        if (rd->version >= 3) {
+            /* Each frame is predicted from the two before it: decode on
+             * from the last one decoded in order, or again from frame 0. */
+            if (index <= rd->frontier) {
+                rd->frontier = -1;
+                for (int s = 0; s < 3; ++s) rd->slots[s].index = -1;
+            }
+            while (status == SHOAL_OK && rd->frontier < index) {
+                at = rd->frontier + 1;
+                status = decode_into_slot(rd, at);
+                if (status == SHOAL_OK) rd->frontier = at;
+            }
+        } else {
+            status = decode_into_slot(rd, index);
+        }
+        rd->err = err;
+        if (status != SHOAL_OK) {
+            /* Damage stays: this frame and every later one fail alike.
+             * Running out of memory may pass: it is not remembered. */
+            if (status != SHOAL_ERR_OUT_OF_MEMORY) {
+                rd->bad_at = at;
+                rd->bad_status = status;
+                snprintf(rd->bad_message, sizeof rd->bad_message, "%s", e.message);
+            }
+            return fail(err, status, "%s", e.message);
+        }
+        slot = slot_holding(rd, index);
+    }
+    slot->used = ++rd->clock;
+    const frame_span_t* span = &rd->spans[index];
+    const size_t n = span->count;
+    out_frame->step = span->step;
+    out_frame->time = span->time;
+    out_frame->count = (int32_t)n;
+    out_frame->ids = slot->u32;
+    out_frame->generations = slot->u32 + n;
+    out_frame->groups = slot->u32 + 2 * n;
+    out_frame->positions = slot->f32;
+    out_frame->headings = rd->dims == 2 ? slot->f32 + 2 * n : NULL;
+    out_frame->orientations = rd->dims == 3 ? slot->f32 + 3 * n : NULL;
+    return SHOAL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The whole file at once                                                     */
+/* ------------------------------------------------------------------------ */
+
+struct shoal_recording_t {
+    shoal_recording_header_t header;
+    char* strings;
+    int32_t version;
+    int has_geometry;
+    shoal_recording_geometry_t geometry;
+    float* walls;
+    shoal_recording_obstacle_t* obstacles;
+    int32_t frame_count;
+    int complete;
+    char damage[512];
+    shoal_recording_frame_t* frames;
+    uint32_t* u32_pool; /* ids, generations, groups of every frame */
+    float* f32_pool;    /* positions, then headings or quaternions, of every frame */
+};
+
+/* Every frame of the reader `rd` (opened with ALLOW_TRUNCATED, so that a
+ * payload that fails before a damaged record is the error reported, as
+ * frames are read in order) into a recording. The decoded total is known
+ * from the frames' counts before anything is decoded, and refused above
+ * SHOAL_RECORDING_LOAD_LIMIT: a few megabytes of a still crowd compress a
+ * thousandfold. */
+static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t** out,
+                               shoal_error_t* err)
+{
+    const int strict = (flags & SHOAL_RECORDING_ALLOW_TRUNCATED) == 0;
+    const uint64_t decoded = shoal_recording_reader_decoded_bytes(rd);
+    if (decoded > SHOAL_RECORDING_LOAD_LIMIT) {
+        char limit[32];
+        file_size_text(SHOAL_RECORDING_LOAD_LIMIT, limit, sizeof limit);
+        return fail(err, SHOAL_ERR_CAPACITY,
+                    "recording %s: its %d frames decode to %" PRIu64
+                    " bytes, above the %s limit of the whole-file reader "
+                    "(SHOAL_RECORDING_LOAD_LIMIT); read it frame by frame "
+                    "(shoal_recording_reader_open)",
+                    rd->source, (int)rd->frame_count, decoded, limit);
+    }
+    shoal_recording_t* rec = calloc(1, sizeof *rec);
+    if (rec == NULL) return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
+    /* The header's strings and the geometry change owners. */
+    rec->header = rd->header;
+    rec->strings = rd->strings;
+    rec->version = rd->version;
+    rec->has_geometry = rd->has_geometry;
+    rec->geometry = rd->geometry;
+    rec->walls = rd->walls;
+    rec->obstacles = rd->obstacles;
+    rd->strings = NULL;
+    rd->walls = NULL;
+    rd->obstacles = NULL;
+    rec->complete = rd->complete;
+    snprintf(rec->damage, sizeof rec->damage, "%s", rd->damage);
+
+    const int32_t dims = rd->dims, count = rd->frame_count;
+    const uint64_t agents = decoded / agent_bytes(dims);
+    const size_t f = (size_t)floats_per_agent(dims);
     rec->frames = calloc((size_t)count + 1, sizeof *rec->frames);
     rec->u32_pool = malloc((size_t)(3 * agents + 1) * sizeof(uint32_t));
-    rec->f32_pool = malloc((size_t)(((uint64_t)dims + rot) * agents + 1) * sizeof(float));
+    rec->f32_pool = malloc((size_t)(f * agents + 1) * sizeof(float));
+    shoal_status_t status = SHOAL_OK;
     if (rec->frames == NULL || rec->u32_pool == NULL || rec->f32_pool == NULL)
-        return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
-    uint32_t* u = rec->u32_pool;
-    float* fl = rec->f32_pool;
-    for (int32_t f = 0; f < count; ++f) {
-        const uint8_t* p = rd->data + spans[f].offset;
-        const size_t n = spans[f].count;
-        shoal_recording_frame_t* fr = &rec->frames[f];
-        fr->step = get_u64(p + 8);
-        fr->time = get_f64(p + 16);
-        fr->count = (int32_t)n;
-        const uint8_t* src = p + REC_FRAME_FIXED;
-        for (size_t i = 0; i < 3 * n; ++i) u[i] = get_u32(src + 4 * i);
-        fr->ids = u;
-        fr->generations = u + n;
-        fr->groups = u + 2 * n;
+        status = fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
+    size_t u = 0, fl = 0;
+    int32_t done = 0;
+    shoal_error_t e = {SHOAL_OK, ""};
+    for (; status == SHOAL_OK && done < count; ++done) {
+        shoal_recording_frame_t fr;
+        status = shoal_recording_reader_frame(rd, done, &fr, &e);
+        if (status != SHOAL_OK) break;
+        const size_t n = (size_t)fr.count;
+        memcpy(rec->u32_pool + u, fr.ids, 3 * n * sizeof(uint32_t));
+        memcpy(rec->f32_pool + fl, fr.positions, f * n * sizeof(float));
+        shoal_recording_frame_t* to = &rec->frames[done];
+        *to = fr;
+        to->ids = rec->u32_pool + u;
+        to->generations = to->ids + n;
+        to->groups = to->ids + 2 * n;
+        to->positions = rec->f32_pool + fl;
+        to->headings = dims == 2 ? to->positions + 2 * n : NULL;
+        to->orientations = dims == 3 ? to->positions + 3 * n : NULL;
         u += 3 * n;
-        src += 12 * n;
-        size_t floats = ((size_t)dims + (size_t)rot) * n;
-        for (size_t i = 0; i < floats; ++i) fl[i] = get_f32(src + 4 * i);
-        fr->positions = fl;
-        fr->headings = dims == 2 ? fl + 2 * n : NULL;
-        fr->orientations = dims == 3 ? fl + 3 * n : NULL;
-        fl += floats;
+        fl += f * n;
     }
-    rec->frame_count = count;
+    rec->frame_count = done;
+    if (status == SHOAL_ERR_PARSE && !strict) {
+        rec->complete = 0;
+        snprintf(rec->damage, sizeof rec->damage, "%s", e.message);
+        status = SHOAL_OK;
+    } else if (status != SHOAL_OK && e.message[0] != '\0') {
+        fail(err, status, "%s", e.message);
+    } else if (status == SHOAL_OK && strict && rd->damage[0] != '\0') {
+        status = fail(err, SHOAL_ERR_PARSE, "%s", rd->damage);
+    }
+    if (status != SHOAL_OK) {
+        shoal_recording_destroy(rec);
+        return status;
+    }
+    *out = rec;
     return SHOAL_OK;
 }
 
@@ -1554,76 +1956,14 @@ shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const 
     if (out == NULL || (data == NULL && size > 0))
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: %s is NULL", source,
                     out == NULL ? "out" : "data");
-    if ((flags & ~(uint32_t)SHOAL_RECORDING_ALLOW_TRUNCATED) != 0)
-        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: unknown flags 0x%" PRIx32,
-                    source, flags);
-    if (size == 0) return fail(err, SHOAL_ERR_PARSE, "recording %s: the file is empty", source);
-
-    shoal_recording_t* rec = calloc(1, sizeof *rec);
-    reader_t* rd = malloc(sizeof *rd); /* the CRC table is 1 KiB: kept off small stacks */
-    if (rec == NULL || rd == NULL) {
-        free(rec);
-        free(rd);
-        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", source);
-    }
-    memset(rd, 0, sizeof *rd);
-    rd->data = (const uint8_t*)data;
-    rd->size = (uint64_t)size;
-    rd->source = source;
-    rd->err = err;
-    crc_init(rd->crc);
-
-    uint64_t off = 0;
-    frame_span_t* spans = NULL;
-    int32_t count = 0;
-    shoal_status_t status = parse_header(rd, rec, &off);
-    int scan = status == SHOAL_OK;
-    /* Problems that ALLOW_TRUNCATED forgives go to a local error first, so
-     * that the message can become the damage note instead. */
-    shoal_error_t frame_err = {SHOAL_OK, ""};
-    if (status == SHOAL_OK && rec->version >= 2) {
-        uint64_t geometry_at = off;
-        int cut = 0;
-        rd->err = &frame_err;
-        status = check_geometry(rd, geometry_at, &off, &cut);
-        rd->err = err;
-        if (status == SHOAL_OK) {
-            status = decode_geometry(rd, rec, geometry_at);
-        } else if (cut && status == SHOAL_ERR_PARSE && (flags & SHOAL_RECORDING_ALLOW_TRUNCATED)) {
-            snprintf(rec->damage, sizeof rec->damage, "%s", frame_err.message);
-            status = SHOAL_OK;
-            scan = 0;
-        } else {
-            fail(err, status, "%s", frame_err.message);
-        }
-        scan = scan && status == SHOAL_OK;
-    }
-    if (scan) {
-        rd->err = &frame_err;
-        status = scan_frames(rd, off, &spans, &count, &rec->complete);
-        rd->err = err;
-        if (status == SHOAL_ERR_PARSE && (flags & SHOAL_RECORDING_ALLOW_TRUNCATED)) {
-            snprintf(rec->damage, sizeof rec->damage, "%s", frame_err.message);
-            status = SHOAL_OK;
-        } else if (status != SHOAL_OK) {
-            fail(err, status, "%s", frame_err.message);
-        }
-    }
-    if (status == SHOAL_OK) status = decode_frames(rd, rec, spans, count);
-    free(spans);
-    ZSTD_freeDCtx(rd->zstd);
-    free(rd->planes);
-    free(rd->u32_pool);
-    free(rd->f32_pool);
-    free(rd->match1);
-    free(rd->match2);
-    free(rd);
-    if (status != SHOAL_OK) {
-        shoal_recording_destroy(rec);
-        return status;
-    }
-    *out = rec;
-    return SHOAL_OK;
+    shoal_status_t status = check_flags(source, flags, err);
+    if (status != SHOAL_OK) return status;
+    reader_t* rd = NULL;
+    status = reader_open((const uint8_t*)data, NULL, (uint64_t)size, source,
+                         SHOAL_RECORDING_ALLOW_TRUNCATED, &rd, err);
+    if (status == SHOAL_OK) status = load_all(rd, flags, out, err);
+    reader_free(rd);
+    return status;
 }
 
 shoal_status_t shoal_recording_load(const char* path, uint32_t flags, shoal_recording_t** out,
@@ -1633,19 +1973,12 @@ shoal_status_t shoal_recording_load(const char* path, uint32_t flags, shoal_reco
     if (path == NULL || out == NULL)
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording: %s is NULL",
                     path == NULL ? "path" : "out");
-    /* A regular file of at most 4 GiB, opened without blocking
-     * (io/file_read.h): /dev/zero or a FIFO used to read for ever. */
-    void* data = NULL;
-    size_t size = 0;
-    char msg[256];
-    file_read_error_t e = file_read_all(path, FILE_LIMIT_RECORDING, &data, &size, msg, sizeof msg);
-    shoal_status_t status = e == FILE_READ_OK          ? SHOAL_OK
-                            : e == FILE_READ_TOO_LARGE ? SHOAL_ERR_CAPACITY
-                            : e == FILE_READ_NO_MEMORY ? SHOAL_ERR_OUT_OF_MEMORY
-                                                       : SHOAL_ERR_IO;
-    if (status != SHOAL_OK) fail(err, status, "recording %s: %s", path, msg);
-    if (status == SHOAL_OK) status = shoal_recording_load_memory(data, size, path, flags, out, err);
-    free(data);
+    shoal_status_t status = check_flags(path, flags, err);
+    if (status != SHOAL_OK) return status;
+    reader_t* rd = NULL;
+    status = reader_open_path(path, SHOAL_RECORDING_ALLOW_TRUNCATED, &rd, err);
+    if (status == SHOAL_OK) status = load_all(rd, flags, out, err);
+    reader_free(rd);
     return status;
 }
 
