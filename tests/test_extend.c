@@ -3,6 +3,7 @@
  * hash for any thread count and backend, the structural version tells a
  * stale pointer, and bad input changes nothing. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <shoal/snapshot.h>
@@ -324,6 +325,75 @@ Test(extend, parallel_system_over_a_component_visits_exactly_its_agents)
     }
     cr_assert(found);
     shoal_world_destroy(w);
+}
+
+/* Failing queries from inside blocks: rows 777, 1777, ... ask for a column
+ * that does not exist (named after the row), rows 900, 1900, ... for the
+ * row of the null handle. Each call must fail with its own status; a wrong
+ * one is marked in the row's "bad" (the block's own rows only). */
+static void probe(shoal_world_t* w, const shoal_block_t* b, void* ctx)
+{
+    (void)ctx;
+    shoal_column_t bad;
+    if (shoal_world_column(w, "bad", &bad) != SHOAL_OK) return; /* leaves "bad" 0: caught below */
+    for (int32_t i = b->first; i < b->first + b->count; ++i) {
+        if (i % 1000 == 777) {
+            char name[32];
+            snprintf(name, sizeof name, "row%d", (int)i);
+            shoal_column_t c;
+            if (shoal_world_column(w, name, &c) != SHOAL_ERR_NOT_FOUND) ((uint32_t*)bad.data)[i] = 1;
+        } else if (i % 1000 == 900) {
+            shoal_agent_t none = {0, 0, 0};
+            if (shoal_agent_row(w, none) != -1) ((uint32_t*)bad.data)[i] = 1;
+        }
+        ((uint32_t*)bad.data)[i] |= 2; /* visited */
+    }
+}
+
+/* Errors raised by calls made inside a parallel system's blocks: the
+ * workers never write the world's one message at once (under TSan, a race
+ * before), and after the system the world holds the first error of the
+ * lowest block that raised one, the error of row 777 here, for any thread
+ * count, backend and block split; the step itself succeeds. */
+Test(extend, errors_inside_parallel_blocks_are_kept_per_worker_and_reported_after_the_system)
+{
+    /* Most threads first: under TSan the race is what a run before the fix
+     * reports, rather than the wrong message of a serial run. */
+    for (int run = 0; run < 5; ++run) {
+        int threads = run == 0 ? 4 : run == 1 ? 3 : run == 2 ? 2 : run == 3 ? 2 : 1;
+        shoal_backend_t backend = run == 3 ? SHOAL_BACKEND_HOST : run == 4 ? SHOAL_BACKEND_SERIAL : SHOAL_BACKEND_OPENMP;
+        shoal_world_def_t def = shoal_world_default_def();
+        def.thread_count = threads;
+        def.backend = backend;
+        def.seed = 3;
+        if (backend == SHOAL_BACKEND_HOST) {
+            def.enqueue_task = lazy_enqueue;
+            def.finish_task = lazy_finish;
+        }
+        shoal_world_t* w = NULL;
+        shoal_error_t err;
+        cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+        shoal_component_def_t bad = {"bad", SHOAL_COLUMN_U32, 1, NULL};
+        cr_assert_eq(shoal_world_add_component(w, &bad), SHOAL_OK);
+        shoal_agent_def_t d = flock_def();
+        cr_assert_eq(shoal_agents_add(w, &d, NULL, 4000, NULL), SHOAL_OK);
+        cr_assert_eq(shoal_world_add_parallel_system(w, "probe", SHOAL_STAGE_DECIDE, NULL, 64, probe, NULL),
+                     SHOAL_OK);
+        for (int step = 0; step < 3; ++step) {
+            cr_assert_eq(shoal_world_column(w, "before", &(shoal_column_t){0}), SHOAL_ERR_NOT_FOUND);
+            cr_assert_eq(shoal_world_step(w, 1.0f / 60.0f), SHOAL_OK, "run %d: %s", run, shoal_world_last_error(w));
+            const char* msg = shoal_world_last_error(w);
+            cr_assert_str_eq(msg,
+                             "system 'probe': world_column: no column named 'row777' (built-in columns such as "
+                             "position.x, velocity.x, heading, desired.x, or a user component)",
+                             "run %d (%d threads) step %d: %s", run, threads, step, msg);
+        }
+        shoal_column_t c;
+        cr_assert_eq(shoal_world_column(w, "bad", &c), SHOAL_OK);
+        for (int32_t i = 0; i < c.count; ++i)
+            cr_assert_eq(((uint32_t*)c.data)[i], 2u, "run %d row %d: %u", run, (int)i, ((uint32_t*)c.data)[i]);
+        shoal_world_destroy(w);
+    }
 }
 
 Test(extend, structural_version_tells_a_stale_pointer)

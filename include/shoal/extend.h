@@ -141,10 +141,36 @@ typedef void shoal_block_fn(shoal_world_t* world, const shoal_block_t* block, vo
  * `component` (NULL: every agent) names a built-in component ("neighbors",
  * "wander", "pursuit", "follow", "avoid", "dseek", "ground", "planner"):
  * only the agents that have it. min_block is the fewest rows per block (0:
- * 1024). Timed and traced like the built-in systems. The callback must
- * not call functions that change the world; it may read every column and
- * write writable columns of its own block's rows only, and then the result
- * is the same for any thread count. Between steps only. */
+ * 1024). Timed and traced like the built-in systems. Between steps only.
+ *
+ * The callback runs on several threads at once. On this world it may call
+ * only these functions, which change nothing in it: shoal_world_column,
+ * shoal_world_row_handles, shoal_agent_row, shoal_world_structure_version,
+ * shoal_world_component_count, shoal_world_agent_count,
+ * shoal_world_dimensions, shoal_world_thread_count, shoal_world_step_count,
+ * shoal_world_time, shoal_world_last_error (the message from before the
+ * system: see below), shoal_agent_is_valid, shoal_agent_get_state,
+ * shoal_agent_get_def and shoal_agent_get_user_value; and the functions
+ * that take no world (shoal_status_string, shoal_stage_name, ...). Any
+ * other call on this world (a step, adds, removes, setters, systems,
+ * tracing, snapshots, the state hash) is undefined: a data race. Through
+ * columns it may read any row of a column that no block writes, and write
+ * writable columns in its own block's rows only; then the result is the
+ * same for any thread count.
+ *
+ * Errors raised there. A call that fails inside the callback returns its
+ * status as anywhere else, but its message is not written to the world's
+ * last error while the blocks run (the workers would write one message at
+ * once): each block's errors are kept apart, and once every block has run
+ * the world records one of them, the first error raised in the first block
+ * that raised any (blocks in row order; over a component, in the order of
+ * its agent list): for a callback that goes through its rows in order, the
+ * error of the lowest row. Recorded as "system 'NAME': MESSAGE", it is the same
+ * error for any thread count, backend and block split. The step goes on
+ * and returns SHOAL_OK (a block cannot fail it; a callback that must stop
+ * the step records what it needs and a serial system, shoal_world_add_system,
+ * after it returns the failure); shoal_world_last_error after the step
+ * gives that message unless a later call replaced it. */
 SHOAL_API shoal_status_t shoal_world_add_parallel_system(shoal_world_t* world, const char* name,
                                                          shoal_stage_t stage, const char* component,
                                                          int32_t min_block, shoal_block_fn* fn, void* user_ctx);

@@ -52,7 +52,9 @@ static void run_block(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     block_ctx* c = (block_ctx*)vctx;
     shoal_block_t b = {c->rows ? 0 : begin, end - begin, c->rows ? c->rows + begin : NULL, worker};
+    world_block_scope_t outer = world_block_enter(c->w, begin);
     c->s->block_fn(c->w, &b, c->s->ctx);
+    world_block_leave(outer);
 }
 
 /* A parallel user system: its blocks through the one parallel-for. */
@@ -65,7 +67,13 @@ static int64_t run_block_system(world_t* w, const system_t* s)
         count = comp->table.count;
         c.rows = TABLE_COL(&comp->table, const int32_t, COMP_ROW);
     }
-    if (count > 0) par_for(w, count, s->min_block, PAR_STATIC, run_block, &c);
+    if (count > 0) {
+        /* Errors raised in the blocks are kept per block and recorded once
+         * the loop is over (world_block_errors_begin). */
+        world_block_errors_begin(w);
+        par_for(w, count, s->min_block, PAR_STATIC, run_block, &c);
+        world_block_errors_end(w, s->name);
+    }
     return count;
 }
 

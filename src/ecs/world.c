@@ -52,27 +52,78 @@ const char* shoal_stage_name(shoal_stage_t stage)
     return (unsigned)stage < SHOAL_STAGE_COUNT_ ? names[stage] : "unknown";
 }
 
+/* The block of a parallel user system that this thread is running, if
+ * any (world_block_enter): the world's errors raised on this thread then
+ * go to the block error. Per thread, because the library's workers (OpenMP
+ * threads, a host's task threads) run blocks of one loop at once. */
+static _Thread_local world_block_scope_t block_scope;
+
+/* Keep the message if its block starts before the kept one's: the lowest
+ * block wins, and within a block (one thread, in order) the first error. */
+static void block_error_offer(world_t* w, int32_t first, shoal_status_t status, const char* fmt, va_list ap)
+{
+    while (atomic_exchange_explicit(&w->block_error_lock, 1, memory_order_acquire)) {
+    }
+    if (first < w->block_error_first) {
+        vsnprintf(w->block_error, sizeof w->block_error, fmt, ap);
+        w->block_error_first = first;
+        w->block_error_status = status;
+    }
+    atomic_store_explicit(&w->block_error_lock, 0, memory_order_release);
+}
+
+/* The error buffer is mutable state that even const queries report into
+ * (as errno is for const-looking libc calls). */
+static shoal_status_t fail_v(const world_t* cw, shoal_status_t status, const char* fmt, va_list ap)
+{
+    world_t* w = (world_t*)(uintptr_t)cw;
+    if (block_scope.w == cw) {
+        block_error_offer(w, block_scope.first, status, fmt, ap);
+        return status;
+    }
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    w->error_count++;
+    return status;
+}
+
 shoal_status_t world_fail(world_t* w, shoal_status_t status, const char* fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    fail_v(w, status, fmt, ap);
     va_end(ap);
-    w->error_count++;
     return status;
 }
 
 shoal_status_t world_failc(const world_t* w, shoal_status_t status, const char* fmt, ...)
 {
-    /* The error buffer is mutable state that even const queries report into
-     * (as errno is for const-looking libc calls). */
-    world_t* mw = (world_t*)(uintptr_t)w;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(mw->error, sizeof mw->error, fmt, ap);
+    fail_v(w, status, fmt, ap);
     va_end(ap);
-    mw->error_count++;
     return status;
+}
+
+void world_block_errors_begin(world_t* w)
+{
+    atomic_store_explicit(&w->block_error_lock, 0, memory_order_relaxed);
+    w->block_error_first = INT32_MAX;
+}
+
+world_block_scope_t world_block_enter(const world_t* w, int32_t first)
+{
+    world_block_scope_t outer = block_scope;
+    block_scope = (world_block_scope_t){w, first};
+    return outer;
+}
+
+void world_block_leave(world_block_scope_t outer) { block_scope = outer; }
+
+void world_block_errors_end(world_t* w, const char* system_name)
+{
+    if (w->block_error_first == INT32_MAX) return;
+    w->block_error_first = INT32_MAX;
+    world_fail(w, w->block_error_status, "system '%s': %s", system_name, w->block_error);
 }
 
 uint64_t world_now_ns(void)
@@ -311,10 +362,11 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "world_step: called from inside a step");
-    /* An upper bound too: dt = 1e38 moved agents to inf (speed * dt). */
-    if (!(dt > 0.0f) || !isfinite(dt) || dt > WORLD_MAX_DT)
+    /* Bounds both ways: dt = 1e38 moved agents to inf (speed * dt), and
+     * dt = 1e-40 made 1 / dt and contact velocities inf. */
+    if (!(dt >= WORLD_MIN_DT) || !isfinite(dt) || dt > WORLD_MAX_DT)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "world_step: dt must be finite, > 0 and <= %g seconds, got %g",
+                          "world_step: dt must be finite, >= %g and <= %g seconds, got %g", (double)WORLD_MIN_DT,
                           (double)WORLD_MAX_DT, (double)dt);
     /* Memory the built-in systems may need is grown before the first stage,
      * so that running out of it fails the step before anything changed

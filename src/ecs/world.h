@@ -4,6 +4,7 @@
 #define SHOAL_WORLD_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "ecs/component.h"
@@ -286,6 +287,17 @@ struct shoal_world_t {
 
     char error[512];
     uint32_t error_count; /* errors recorded so far: tells a fresh message from an old one */
+    /* Errors raised by calls made from a parallel user system's blocks
+     * (world_fail on the workers, see world_block_enter) never touch
+     * `error`, which several workers would write at once: each offers its
+     * message here, under block_error_lock, and the error of the block
+     * that starts at the lowest item is kept (within a block, the first
+     * raised), whatever the thread count or the split. After the loop,
+     * world_block_errors_end moves it into `error`. */
+    atomic_int block_error_lock;
+    int32_t block_error_first; /* the kept error's block, INT32_MAX: none */
+    shoal_status_t block_error_status;
+    char block_error[512];
 };
 
 /* Record an error message and return `status` (printf-style). */
@@ -294,6 +306,21 @@ shoal_status_t world_fail(world_t* w, shoal_status_t status, const char* fmt, ..
 /* Same, but for const access paths where the message buffer is still ours. */
 shoal_status_t world_failc(const world_t* w, shoal_status_t status, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The errors of a parallel user system's blocks. world_block_errors_begin
+ * before its loop; each block's callback between world_block_enter (its
+ * first item) and world_block_leave (given what enter returned), which
+ * route the world's errors raised on that thread meanwhile to the block
+ * error; world_block_errors_end after the loop records the kept one, if
+ * any, as "system 'NAME': MESSAGE". */
+typedef struct world_block_scope_t {
+    const world_t* w;
+    int32_t first;
+} world_block_scope_t;
+void world_block_errors_begin(world_t* w);
+world_block_scope_t world_block_enter(const world_t* w, int32_t first);
+void world_block_leave(world_block_scope_t outer);
+void world_block_errors_end(world_t* w, const char* system_name);
 
 /* Fill a caller's shoal_error_t (when err is not NULL) and return `status`
  * (printf-style): for calls that have no world to hold the message. */
@@ -358,6 +385,11 @@ int def_check_finite(world_t* w, const char* where, const char* field, const flo
 #define DEF_MAX_COORDINATE 1e18f
 #define DEF_MIN_MASS 1e-6f
 #define WORLD_MAX_DT 1e3f
+/* The shortest step, s: 1 / dt and a contact's velocity (what it moved over
+ * dt, at most about a radius, 1e9 m) stay finite, as do their squares;
+ * dt = 1e-40 made both inf. A microsecond is far below any step a crowd,
+ * a vehicle or a spacecraft here needs. */
+#define WORLD_MIN_DT 1e-6f
 int def_check_min(world_t* w, const char* where, const char* field, float v, float lo, int strict);
 /* Finite and within +-DEF_MAX_COORDINATE. */
 int def_check_coordinates(world_t* w, const char* where, const char* field, const float* v, int n);
