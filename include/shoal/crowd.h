@@ -104,6 +104,9 @@ SHOAL_API shoal_status_t shoal_world_crowd_stats(const shoal_world_t* world, sho
  * coordinates not finite or beyond 1e18 m, two consecutive points equal (a
  * zero-length segment), and calls inside a step. */
 #define SHOAL_MAX_WALL_POINTS (1 << 20)
+/* The most segments all of a world's walls have together (a wall that
+ * would pass it is refused with SHOAL_ERR_CAPACITY). */
+#define SHOAL_MAX_WALL_SEGMENTS (1 << 24)
 SHOAL_API shoal_status_t shoal_world_add_wall(shoal_world_t* world, const float* points, int32_t count,
                                               int32_t closed, int32_t* out_id);
 SHOAL_API shoal_status_t shoal_world_remove_wall(shoal_world_t* world, int32_t id);

@@ -336,19 +336,20 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             contacts++;
         }
         if (!three && x->walls->seg_count > 0) {
-            int32_t found[WALL_QUERY_MAX];
             float x0 = cw->x0[r], y0 = cw->y0[r];
             float reach = ri + sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
-            int32_t nw = walls_query(x->walls, p[0], p[1], reach, found);
-            for (int32_t m = 0; m < nw; ++m) {
+            wall_query_t q;
+            walls_query_begin(&q, x->walls, worker, p[0], p[1], reach);
+            for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
                 float wp[2];
-                float rel = wall_push(x->walls->seg[found[m]], p[0], p[1], x0, y0, ri, wp);
+                float rel = wall_push(x->walls->seg[s], p[0], p[1], x0, y0, ri, wp);
                 if (rel <= 0.0f) continue;
                 worst = rel > worst ? rel : worst;
                 push[0] += wp[0];
                 push[1] += wp[1];
                 contacts++;
             }
+            walls_query_end(&q);
         }
         cw->active[r] = worst > CONTACT_TOLERANCE;
         cw->moved[r] = contacts > 0;
@@ -404,7 +405,7 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
  * it met an overlap past the tolerance. It reads and writes only itself
  * and its candidates. Returns the largest overlap it met (over the smaller
  * radius). */
-static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, uint8_t* act)
+static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, uint8_t* act, int32_t worker)
 {
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
@@ -448,19 +449,20 @@ static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, ui
         if (three) a->pz[i] -= ov * u[2];
     }
     if (!three && x->walls->seg_count > 0) {
-        int32_t found[WALL_QUERY_MAX];
         float x0 = cw->x0[r], y0 = cw->y0[r];
         float reach = ri + sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
-        int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach, found);
-        for (int32_t m = 0; m < nw; ++m) {
+        wall_query_t q;
+        walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach);
+        for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
             float wp[2];
-            float rel = wall_push(x->walls->seg[found[m]], a->px[i], a->py[i], x0, y0, ri, wp);
+            float rel = wall_push(x->walls->seg[s], a->px[i], a->py[i], x0, y0, ri, wp);
             if (rel <= 0.0f) continue;
             worst = rel > worst ? rel : worst;
             cw->touched[r] = 1;
             a->px[i] += wp[0];
             a->py[i] += wp[1];
         }
+        walls_query_end(&q);
     }
     active[r] = worst > CONTACT_TOLERANCE;
     if (entry && entry[r] >= 0) act[entry[r]] = active[r];
@@ -480,7 +482,7 @@ static float contact_sweep(const contact_ctx* x, int32_t count)
             continue;
         }
         if (!active[r]) continue;
-        const float mine = sweep_row(x, r, NULL, NULL);
+        const float mine = sweep_row(x, r, NULL, NULL, 0);
         worst = mine > worst ? mine : worst;
     }
     return worst;
@@ -711,7 +713,7 @@ static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vct
                 cw->cs_restf[r] = (uint8_t)!ok;
             }
             if (cw->cs_elig[r] != CS_PARALLEL) continue;
-            const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act);
+            const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act, worker);
             worst = mine > worst ? mine : worst;
         }
     }
@@ -742,7 +744,7 @@ static float contact_sweep_colored(world_t* w, cs_ctx* c)
             continue;
         }
         if (!cw->cs_restf[r] || !cw->active[r]) continue;
-        const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act);
+        const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act, 0);
         worst = mine > worst ? mine : worst;
     }
     return worst;

@@ -603,13 +603,14 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         }
         /* Walls (2D): hard constraints too. */
         if (!three && x->walls->seg_count > 0) {
-            int32_t found[WALL_QUERY_MAX];
-            int32_t nw = walls_query(x->walls, a->px[i], a->py[i], reach_w, found);
-            for (int32_t m = 0; m < nw && n < CROWD_MAX_OBSTACLES; ++m) {
-                const float* sg = x->walls->seg[found[m]];
+            wall_query_t q;
+            walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach_w);
+            for (int32_t s; n < CROWD_MAX_OBSTACLES && (s = walls_query_next(&q)) >= 0;) {
+                const float* sg = x->walls->seg[s];
                 vec2 p0 = {sg[0] - a->px[i], sg[1] - a->py[i]}, p1 = {sg[2] - a->px[i], sg[3] - a->py[i]};
                 n += orca2_line_wall(p0, p1, ri, (vec2){vel.x, vel.y}, inv_tau_w, x->inv_dt, &lines[n]);
             }
+            walls_query_end(&q);
         }
         const int32_t n_static = n;
 

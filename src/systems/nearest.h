@@ -108,6 +108,29 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
     const int three = g->dims == 3;
     const float r2 = range * range;
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+    /* A block of more cells than there are agents (a range far past the
+     * cell, from a huge speed times dt): every agent once instead, which
+     * offers the same candidates (the list does not depend on the order of
+     * offers) in time bounded by the agents, not by range^dims. */
+    const float cells_a_side = 2.0f * ceilf(range * g->inv_cell[0]) + 1.0f;
+    if (!(cells_a_side * cells_a_side * (three ? cells_a_side : 1.0f) <= (float)g->count + 64.0f)) {
+        for (int32_t k = 0; k < g->count; k += SHOAL_LANES) {
+            lanef d2 = lane_d2_from(g, k, px, py, pz, three);
+            float limit = nearest_limit(nb, r2);
+            uint32_t bits = lane_mask_bits(
+                lane_mask_and(lane_cmp_le(d2, lane_set1(limit)), lane_mask_first(g->count - k)));
+            if (!bits) continue;
+            float v[SHOAL_MAX_LANES];
+            lane_storeu(v, d2);
+            while (bits) {
+                int lane = __builtin_ctz(bits);
+                bits &= bits - 1;
+                if (!(v[lane] < r2) || k + lane == self) continue;
+                nearest_offer(nb, v[lane], k + lane);
+            }
+        }
+        return;
+    }
     int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
     if (reach < 1) reach = 1;
     int32_t c[3] = {grid_coord(g, p[0], 0), grid_coord(g, p[1], 1), three ? grid_coord(g, p[2], 2) : 0};

@@ -12,7 +12,13 @@
  *   pedestrian's query), at least 1/1024 of the walls' extent and 1 mm,
  *   so a wall of many short segments gets small cells and long walls
  *   cells of a query's size; at most 1024 cells a side.
- *   A segment is listed in every cell its bounding box overlaps.
+ *   A segment is listed in the cells it passes through (not every cell of
+ *   its box: a diagonal wall across the grid would be a million entries),
+ *   counted in 64 bits; past WALL_GRID_ENTRIES_MAX entries the cells grow
+ *   until the walls fit.
+ * - A query returns every segment within reach, each once (a bit a segment
+ *   a worker marks those met), however many: a fixed cap dropped the
+ *   segment being crossed among many short ones.
  * - Ids are indexes and never reused: a removed wall keeps its id with no
  *   points, so ids and the hash of the remaining walls do not move. */
 #include <math.h>
@@ -27,6 +33,8 @@
  * the segments near it, however long the segments are. */
 #define WALL_CELL_MAX 2.0
 
+_Static_assert(WALL_GRID_ENTRIES_MAX >= SHOAL_MAX_WALL_SEGMENTS, "the grid holds every segment once at least");
+
 static int walls_init(world_t* w)
 {
     wall_set_t* ws = (wall_set_t*)mem_calloc(&w->alloc, sizeof *ws);
@@ -39,6 +47,9 @@ static void free_derived(world_t* w, wall_set_t* ws)
     mem_free(&w->alloc, ws->seg, (size_t)ws->seg_capacity * sizeof *ws->seg);
     mem_free(&w->alloc, ws->cell_start, (size_t)ws->cell_start_capacity * sizeof *ws->cell_start);
     mem_free(&w->alloc, ws->cell_items, (size_t)ws->cell_items_capacity * sizeof *ws->cell_items);
+    mem_free(&w->alloc, ws->seen, (size_t)ws->seen_workers * (size_t)ws->seen_words * sizeof *ws->seen);
+    ws->seen = NULL;
+    ws->seen_words = ws->seen_workers = 0;
     ws->seg = NULL;
     ws->cell_start = ws->cell_items = NULL;
     ws->seg_capacity = 0;
@@ -83,6 +94,65 @@ static inline int32_t cell_of(const wall_set_t* ws, float v, int axis)
     return (int32_t)c;
 }
 
+/* The cells of row cy that segment g passes through (rows ya..yb are the
+ * segment's): its part within the row's band of y, padded by a thousandth
+ * of a cell and a few float steps of the coordinates, so that every point
+ * of the segment that cell_of puts in row cy lies in [*xa, *xb]. Listing
+ * a segment in the cells it crosses, not every cell of its box, keeps the
+ * grid to about (|dx| + |dy|) / cell entries a segment: a diagonal wall
+ * across the grid is a few thousand, not the grid's million. */
+static void seg_row_span(const wall_set_t* ws, const float g[4], int32_t cy, int32_t ya, int32_t yb, double cell,
+                         int32_t* xa, int32_t* xb)
+{
+    double lo = fmin(g[0], g[2]), hi = fmax(g[0], g[2]);
+    double padx = 1e-3 * cell + 1e-6 * (fmax(fabs(lo), fabs(hi)) + fabs(ws->origin[0]));
+    if (ya != yb && g[1] != g[3]) {
+        double pady = 1e-3 * cell + 1e-6 * (fmax(fabs(g[1]), fabs(g[3])) + fabs(ws->origin[1]));
+        double blo = cy == ya ? -INFINITY : ws->origin[1] + cy * cell - pady;
+        double bhi = cy == yb ? INFINITY : ws->origin[1] + (cy + 1) * cell + pady;
+        double dy = (double)g[3] - g[1], dx = (double)g[2] - g[0];
+        double t0 = (blo - g[1]) / dy, t1 = (bhi - g[1]) / dy;
+        if (t0 > t1) {
+            double t = t0;
+            t0 = t1;
+            t1 = t;
+        }
+        t0 = t0 < 0.0 ? 0.0 : t0;
+        t1 = t1 > 1.0 ? 1.0 : t1;
+        double u0 = g[0] + t0 * dx, u1 = g[0] + t1 * dx;
+        lo = fmin(u0, u1);
+        hi = fmax(u0, u1);
+    }
+    *xa = cell_of(ws, (float)(lo - padx), 0);
+    *xb = cell_of(ws, (float)(hi + padx), 0);
+}
+
+/* The grid's entries with cells of `cell`, counted into cell_start[c + 1]
+ * when counting (fill 0), else listed; counting stops past `limit` and
+ * returns what it reached. */
+static int64_t grid_pass(wall_set_t* ws, double cell, int fill, int64_t limit)
+{
+    int64_t items = 0;
+    for (int32_t s = 0; s < ws->seg_count; ++s) {
+        const float* g = ws->seg[s];
+        int32_t ya = cell_of(ws, fminf(g[1], g[3]), 1), yb = cell_of(ws, fmaxf(g[1], g[3]), 1);
+        for (int32_t y = ya; y <= yb; ++y) {
+            int32_t xa, xb;
+            seg_row_span(ws, g, y, ya, yb, cell, &xa, &xb);
+            items += xb - xa + 1;
+            if (!fill && items > limit) return items;
+            for (int32_t x = xa; x <= xb; ++x) {
+                int64_t c = (int64_t)y * ws->nx + x;
+                if (fill)
+                    ws->cell_items[ws->cell_start[c]++] = s;
+                else
+                    ws->cell_start[c + 1]++;
+            }
+        }
+    }
+    return items;
+}
+
 /* Segments and grid from the walls; 0 when out of memory (nothing lost:
  * the walls themselves are untouched, the next step tries again). */
 static int walls_build(world_t* w, wall_set_t* ws)
@@ -98,6 +168,11 @@ static int walls_build(world_t* w, wall_set_t* ws)
     ws->seg = mem_alloc(&w->alloc, (size_t)segs * sizeof *ws->seg);
     if (!ws->seg) return 0;
     ws->seg_capacity = segs;
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    ws->seen_words = (segs + 63) / 64;
+    ws->seen = mem_calloc(&w->alloc, (size_t)workers * (size_t)ws->seen_words * sizeof *ws->seen);
+    if (!ws->seen) return 0;
+    ws->seen_workers = workers;
     float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     double length = 0.0;
     for (int32_t i = 0; i < ws->wall_high; ++i)
@@ -114,37 +189,32 @@ static int walls_build(world_t* w, wall_set_t* ws)
     double cell = fmax(fmin(length / segs, WALL_CELL_MAX), fmax(extent / WALL_GRID_MAX, 1e-3));
     ws->origin[0] = lo[0];
     ws->origin[1] = lo[1];
-    ws->inv_cell = (float)(1.0 / cell);
-    ws->nx = (int32_t)fmin(WALL_GRID_MAX, floor(((double)hi[0] - lo[0]) / cell) + 1);
-    ws->ny = (int32_t)fmin(WALL_GRID_MAX, floor(((double)hi[1] - lo[1]) / cell) + 1);
-    int64_t cells = (int64_t)ws->nx * ws->ny;
-    ws->cell_start = mem_calloc(&w->alloc, (size_t)(cells + 1) * sizeof *ws->cell_start);
-    if (!ws->cell_start) return 0;
-    ws->cell_start_capacity = cells + 1;
-    /* Count, prefix, fill: a segment in every cell of its box. */
-    int64_t items = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-        for (int32_t s = 0; s < ws->seg_count; ++s) {
-            const float* g = ws->seg[s];
-            int32_t x0 = cell_of(ws, fminf(g[0], g[2]), 0), x1 = cell_of(ws, fmaxf(g[0], g[2]), 0);
-            int32_t y0 = cell_of(ws, fminf(g[1], g[3]), 1), y1 = cell_of(ws, fmaxf(g[1], g[3]), 1);
-            for (int32_t y = y0; y <= y1; ++y)
-                for (int32_t x = x0; x <= x1; ++x) {
-                    int64_t c = (int64_t)y * ws->nx + x;
-                    if (pass == 0)
-                        ws->cell_start[c + 1]++;
-                    else
-                        ws->cell_items[ws->cell_start[c]++] = s;
-                }
+    /* Count in 64 bits; past WALL_GRID_ENTRIES_MAX, cells twice as wide
+     * (a segment is one entry at least, and there are at most
+     * SHOAL_MAX_WALL_SEGMENTS, so this ends). */
+    int64_t cells = 0;
+    for (;;) {
+        ws->inv_cell = (float)(1.0 / cell);
+        cell = 1.0 / (double)ws->inv_cell; /* the cell cell_of uses */
+        ws->nx = (int32_t)fmin(WALL_GRID_MAX, floor(((double)hi[0] - lo[0]) / cell) + 1);
+        ws->ny = (int32_t)fmin(WALL_GRID_MAX, floor(((double)hi[1] - lo[1]) / cell) + 1);
+        cells = (int64_t)ws->nx * ws->ny;
+        if (!ws->cell_start) {
+            ws->cell_start = mem_calloc(&w->alloc, (size_t)(cells + 1) * sizeof *ws->cell_start);
+            if (!ws->cell_start) return 0;
+            ws->cell_start_capacity = cells + 1;
+        } else {
+            memset(ws->cell_start, 0, (size_t)(cells + 1) * sizeof *ws->cell_start);
         }
-        if (pass == 0) {
-            for (int64_t c = 0; c < cells; ++c) ws->cell_start[c + 1] += ws->cell_start[c];
-            items = ws->cell_start[cells];
-            ws->cell_items = mem_alloc(&w->alloc, (size_t)(items ? items : 1) * sizeof *ws->cell_items);
-            if (!ws->cell_items) return 0;
-            ws->cell_items_capacity = items ? items : 1;
-        }
+        if (grid_pass(ws, cell, 0, WALL_GRID_ENTRIES_MAX) <= WALL_GRID_ENTRIES_MAX) break;
+        cell *= 2.0;
     }
+    for (int64_t c = 0; c < cells; ++c) ws->cell_start[c + 1] += ws->cell_start[c];
+    int64_t items = ws->cell_start[cells];
+    ws->cell_items = mem_alloc(&w->alloc, (size_t)(items ? items : 1) * sizeof *ws->cell_items);
+    if (!ws->cell_items) return 0;
+    ws->cell_items_capacity = items ? items : 1;
+    grid_pass(ws, cell, 1, 0);
     /* The fill advanced each start to the next cell's: shift back. */
     for (int64_t c = cells; c > 0; --c) ws->cell_start[c] = ws->cell_start[c - 1];
     ws->cell_start[0] = 0;
@@ -153,36 +223,69 @@ static int walls_build(world_t* w, wall_set_t* ws)
     return 1;
 }
 
-int32_t walls_query(const wall_set_t* ws, float x, float y, float reach, int32_t* out)
+void walls_query_begin(wall_query_t* q, const wall_set_t* ws, int32_t worker, float x, float y, float reach)
 {
-    if (!ws->built_valid || ws->seg_count == 0) return 0;
-    int32_t x0 = cell_of(ws, x - reach, 0), x1 = cell_of(ws, x + reach, 0);
-    int32_t y0 = cell_of(ws, y - reach, 1), y1 = cell_of(ws, y + reach, 1);
-    int32_t n = 0;
-    float r2 = reach * reach;
-    /* Cells are stored row by row, so a row's cells x0..x1 are one run of
-     * items: most rows near an agent hold none, and cost two reads. */
-    for (int32_t cy = y0; cy <= y1; ++cy) {
-        int64_t row = (int64_t)cy * ws->nx;
-        for (int32_t k = ws->cell_start[row + x0]; k < ws->cell_start[row + x1 + 1]; ++k) {
-            int32_t s = ws->cell_items[k];
-            int dup = 0;
-            for (int32_t m = 0; m < n && !dup; ++m) dup = out[m] == s;
-            if (dup) continue;
+    q->ws = ws;
+    q->x = x;
+    q->y = y;
+    q->r2 = reach * reach;
+    q->k = q->kend = 0;
+    if (!ws->built_valid || ws->seg_count == 0 || !(reach > 0.0f)) {
+        q->seen = NULL;
+        q->y0 = q->cy = 1;
+        q->y1 = 0;
+        return;
+    }
+    q->seen = ws->seen + (size_t)worker * (size_t)ws->seen_words;
+    q->x0 = cell_of(ws, x - reach, 0);
+    q->x1 = cell_of(ws, x + reach, 0);
+    q->y0 = cell_of(ws, y - reach, 1);
+    q->y1 = cell_of(ws, y + reach, 1);
+    q->cy = q->y0 - 1;
+}
+
+int32_t walls_query_next(wall_query_t* q)
+{
+    const wall_set_t* ws = q->ws;
+    for (;;) {
+        /* Cells are stored row by row, so a row's cells x0..x1 are one run
+         * of items: most rows near an agent hold none, and cost two reads. */
+        while (q->k < q->kend) {
+            int32_t s = ws->cell_items[q->k++];
+            uint64_t bit = 1ull << (s & 63);
+            if (q->seen[s >> 6] & bit) continue;
+            q->seen[s >> 6] |= bit;
             float qx, qy;
-            walls_nearest(ws->seg[s], x, y, &qx, &qy);
-            if ((qx - x) * (qx - x) + (qy - y) * (qy - y) >= r2) continue;
-            out[n++] = s;
-            if (n == WALL_QUERY_MAX) return n;
+            walls_nearest(ws->seg[s], q->x, q->y, &qx, &qy);
+            if ((qx - q->x) * (qx - q->x) + (qy - q->y) * (qy - q->y) < q->r2) return s;
+        }
+        if (q->cy >= q->y1) return -1;
+        q->cy++;
+        int64_t row = (int64_t)q->cy * ws->nx;
+        q->k = ws->cell_start[row + q->x0];
+        q->kend = ws->cell_start[row + q->x1 + 1];
+    }
+}
+
+void walls_query_end(wall_query_t* q)
+{
+    const wall_set_t* ws = q->ws;
+    /* the rows met so far: their entries' bits, set or not, go */
+    int32_t last = q->cy < q->y1 ? q->cy : q->y1;
+    for (int32_t cy = q->y0; cy <= last; ++cy) {
+        int64_t row = (int64_t)cy * ws->nx;
+        for (int32_t k = ws->cell_start[row + q->x0]; k < ws->cell_start[row + q->x1 + 1]; ++k) {
+            int32_t s = ws->cell_items[k];
+            q->seen[s >> 6] &= ~(1ull << (s & 63));
         }
     }
-    return n;
 }
 
 static int walls_reserve_step(world_t* w)
 {
     wall_set_t* ws = walls_of(w);
-    if (ws->built_valid && ws->built == ws->version) return 1;
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    if (ws->built_valid && ws->built == ws->version && (ws->seg_count == 0 || ws->seen_workers == workers)) return 1;
     if (walls_build(w, ws)) return 1;
     free_derived(w, ws);
     world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "step: out of memory for the grid of %d walls", (int)ws->wall_count);
@@ -233,6 +336,11 @@ shoal_status_t shoal_world_add_wall(shoal_world_t* w, const float* points, int32
                               "%s: points[%d] equals points[%d]: a zero-length segment", where, (int)i, (int)prev);
     }
     wall_set_t* ws = walls_of(w);
+    int32_t segs = closed ? count : count - 1;
+    if (segs > SHOAL_MAX_WALL_SEGMENTS - ws->segments)
+        return world_fail(w, SHOAL_ERR_CAPACITY,
+                          "%s: %d more segments would make %lld, past the walls' limit of %d (SHOAL_MAX_WALL_SEGMENTS)",
+                          where, (int)segs, (long long)ws->segments + segs, SHOAL_MAX_WALL_SEGMENTS);
     if (ws->wall_high == INT32_MAX || ws->point_count > INT32_MAX - count ||
         !grow(w, (void**)&ws->walls, &ws->wall_capacity, ws->wall_high + 1, sizeof *ws->walls) ||
         !grow(w, (void**)&ws->points, &ws->point_capacity, ws->point_count + count, sizeof *ws->points))
@@ -243,6 +351,7 @@ shoal_status_t shoal_world_add_wall(shoal_world_t* w, const float* points, int32
     ws->walls[id][2] = closed;
     memcpy(ws->points[ws->point_count], points, (size_t)count * 2 * sizeof(float));
     ws->point_count += count;
+    ws->segments += segs;
     ws->wall_count++;
     ws->version++;
     if (out_id) *out_id = id;
@@ -256,6 +365,7 @@ shoal_status_t shoal_world_remove_wall(shoal_world_t* w, int32_t id)
     wall_set_t* ws = walls_of(w);
     if (id < 0 || id >= ws->wall_high || ws->walls[id][1] == 0)
         return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_wall: no wall with id %d", (int)id);
+    ws->segments -= wall_segments(ws->walls[id]);
     ws->walls[id][1] = 0; /* its points stay, unreferenced, until the world goes */
     ws->walls[id][2] = 0;
     ws->wall_count--;
@@ -312,7 +422,10 @@ static void walls_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
 {
     wall_set_t* ws = walls_of(w);
     if (note[0] >= ws->wall_high) return;
-    for (int32_t i = (int32_t)note[0]; i < ws->wall_high; ++i) ws->wall_count -= ws->walls[i][1] != 0;
+    for (int32_t i = (int32_t)note[0]; i < ws->wall_high; ++i) {
+        ws->wall_count -= ws->walls[i][1] != 0;
+        ws->segments -= wall_segments(ws->walls[i]);
+    }
     ws->wall_high = (int32_t)note[0];
     ws->point_count = (int32_t)note[1];
     ws->version++;
@@ -373,9 +486,14 @@ static int walls_load(world_t* w, byte_reader_t* rd)
         if (fabsf(ws->points[i][0]) > DEF_MAX_COORDINATE || fabsf(ws->points[i][1]) > DEF_MAX_COORDINATE)
             return br_fail(rd, "wall point %u is beyond %g m", i, (double)DEF_MAX_COORDINATE);
     }
-    /* No zero-length segment, as add_wall checks. */
+    /* No zero-length segment, as add_wall checks; no more segments than it
+     * allows. */
+    int64_t segments = 0;
     for (uint32_t i = 0; i < high; ++i) {
         const int32_t* wl = ws->walls[i];
+        segments += wall_segments(wl);
+        if (segments > SHOAL_MAX_WALL_SEGMENTS)
+            return br_fail(rd, "walls: more than %d segments (SHOAL_MAX_WALL_SEGMENTS)", SHOAL_MAX_WALL_SEGMENTS);
         for (int32_t k = 0; k < wall_segments(wl); ++k) {
             float s[4];
             wall_segment(ws, wl, k, s);
@@ -385,6 +503,7 @@ static int walls_load(world_t* w, byte_reader_t* rd)
     ws->wall_high = (int32_t)high;
     ws->point_count = (int32_t)points;
     ws->wall_count = live;
+    ws->segments = (int32_t)segments;
     ws->version = 1;
     return 1;
 }

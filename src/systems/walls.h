@@ -6,15 +6,16 @@
 
 #include "systems/components.h"
 
-/* The most segments one query returns (the nearest are not preferred: a
- * query past it returns the first found in cell order). */
-#define WALL_QUERY_MAX 64
+/* The most entries (a segment listed in a cell) the grid may hold: the
+ * cell grows until the walls fit (walls_build). */
+#define WALL_GRID_ENTRIES_MAX (1 << 26)
 
 typedef struct wall_set_t {
     /* Walls by id: first point in `points`, point count (0: removed),
      * closed flag. */
     int32_t (*walls)[3];
     int32_t wall_high, wall_capacity, wall_count;
+    int32_t segments; /* of the live walls */
     float (*points)[2];
     int32_t point_count, point_capacity;
     uint32_t version; /* changes with every add and remove */
@@ -30,13 +31,36 @@ typedef struct wall_set_t {
     int32_t* cell_start; /* nx * ny + 1 */
     int32_t* cell_items;
     int64_t cell_start_capacity, cell_items_capacity;
+    /* Per worker, a bit a segment: the segments a query met so far (it
+     * clears them at its end); seen_words words a worker. */
+    uint64_t* seen;
+    int32_t seen_words, seen_workers;
 } wall_set_t;
 
 static inline wall_set_t* walls_of(const world_t* w) { return (wall_set_t*)w->module_data[MOD_WALLS]; }
 
-/* Segments whose distance to (x, y) may be below `reach`, each once, at
- * most WALL_QUERY_MAX, into out (indexes into seg); returns the count. */
-int32_t walls_query(const wall_set_t* ws, float x, float y, float reach, int32_t* out);
+/* A query: every segment whose distance to (x, y) is below `reach`, each
+ * once, in the order the grid's cells list them first (rows of cells from
+ * the lowest, each row's cells from the left), however many there are:
+ *
+ *     wall_query_t q;
+ *     walls_query_begin(&q, ws, worker, x, y, reach);
+ *     for (int32_t s; (s = walls_query_next(&q)) >= 0;) ...
+ *     walls_query_end(&q);
+ *
+ * `worker` is the caller's worker index (parallel.h): concurrent queries
+ * need distinct ones. A query may stop early; walls_query_end is still
+ * called. */
+typedef struct wall_query_t {
+    const wall_set_t* ws;
+    uint64_t* seen;
+    float x, y, r2;
+    int32_t x0, x1, y0, y1, cy, k, kend;
+} wall_query_t;
+
+void walls_query_begin(wall_query_t* q, const wall_set_t* ws, int32_t worker, float x, float y, float reach);
+int32_t walls_query_next(wall_query_t* q);
+void walls_query_end(wall_query_t* q);
 
 /* Point of segment s nearest (x, y). */
 static inline void walls_nearest(const float s[4], float x, float y, float* qx, float* qy)

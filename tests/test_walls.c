@@ -1,0 +1,206 @@
+/* The walls' grid and queries (src/systems/walls.c) on inputs sized to
+ * break them: a long zig-zag wall across a large box (its grid listed every
+ * segment in every cell of the segment's box, so the 32-bit counts wrapped
+ * and the fill wrote past its buffer), walls of many short segments (a
+ * query returned at most 64 segments, so the one being crossed could be
+ * dropped), and a contact pass whose candidates lay far past a cell (its
+ * search grew with the square of speed times dt). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecs/world.h"
+#include "support.h"
+#include "systems/walls.h"
+
+static shoal_agent_def_t walker(float x, float y, float tx, float ty)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    d.position[0] = x;
+    d.position[1] = y;
+    d.target[0] = tx;
+    d.target[1] = ty;
+    d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    return d;
+}
+
+/* An open wall of n points between two corners of a 10 km box. */
+static float* zigzag(int n)
+{
+    float* p = malloc((size_t)n * 2 * sizeof *p);
+    cr_assert(p);
+    for (int i = 0; i < n; ++i) {
+        p[2 * i] = i % 2 ? 5000.0f : -5000.0f;
+        p[2 * i + 1] = i % 2 ? 5000.0f - 0.001f * (float)i : -5000.0f;
+    }
+    return p;
+}
+
+/* Entries the grid holds, from its starts. */
+static int64_t grid_entries(const shoal_world_t* w)
+{
+    const wall_set_t* ws = walls_of(w);
+    return ws->seg_count ? ws->cell_start[(int64_t)ws->nx * ws->ny] : 0;
+}
+
+Test(walls, a_zigzag_across_a_large_box_steps_in_a_grid_of_its_length, .timeout = 60)
+{
+    /* 4,100 points wrapped the counts (SIGSEGV on the first step); 600
+     * took 65 s and 2.5 GB of entries (600 segments x 2^20 cells). */
+    const int sizes[] = {600, 4100};
+    for (int t = 0; t < 2; ++t) {
+        shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+        float* p = zigzag(sizes[t]);
+        cr_assert_eq(shoal_world_add_wall(w, p, sizes[t], 0, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        free(p);
+        for (int i = 0; i < 4; ++i) {
+            shoal_agent_def_t d = walker(-2.0f + (float)i, 0.0f, 50.0f, 50.0f);
+            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        }
+        cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        const wall_set_t* ws = walls_of(w);
+        int64_t entries = grid_entries(w);
+        /* a segment across the grid is listed in the cells it crosses: a
+         * few a row, not every cell of its box */
+        int64_t bound = (int64_t)ws->seg_count * 3 * (ws->nx + ws->ny);
+        cr_expect_leq(entries, bound, "%d points: %lld entries in a %d x %d grid", sizes[t], (long long)entries,
+                      (int)ws->nx, (int)ws->ny);
+        cr_expect_gt(entries, (int64_t)ws->seg_count * ws->ny / 2, "every segment crosses every row");
+        shoal_world_destroy(w);
+    }
+}
+
+/* Every segment within reach of a point, by brute force. */
+static int brute_within(const wall_set_t* ws, float x, float y, float reach, uint8_t* in)
+{
+    int n = 0;
+    for (int32_t s = 0; s < ws->seg_count; ++s) {
+        float qx, qy;
+        walls_nearest(ws->seg[s], x, y, &qx, &qy);
+        in[s] = (qx - x) * (qx - x) + (qy - y) * (qy - y) < reach * reach;
+        n += in[s];
+    }
+    return n;
+}
+
+Test(walls, a_query_returns_every_segment_within_reach_once)
+{
+    /* A circle of 20,000 points (segments of 1.6 mm), diagonal walls and a
+     * zig-zag: queries of several reaches at many points give exactly the
+     * segments a brute-force scan finds, however many (it returned at most
+     * 64, in cell order). */
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    enum { circle = 20000 };
+    float* c = malloc(2 * circle * sizeof *c);
+    cr_assert(c);
+    for (int i = 0; i < circle; ++i) {
+        c[2 * i] = 5.0f * cosf(6.2831853f * (float)i / circle);
+        c[2 * i + 1] = 5.0f * sinf(6.2831853f * (float)i / circle);
+    }
+    cr_assert_eq(shoal_world_add_wall(w, c, circle, 1, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    free(c);
+    const float diag[] = {-7, -7, 7, 6.5f, -6, 7, 6.9f, -6.3f};
+    cr_assert_eq(shoal_world_add_wall(w, diag, 2, 0, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_wall(w, diag + 4, 2, 0, NULL), SHOAL_OK);
+    shoal_agent_def_t d = walker(0, 0, 1, 0);
+    cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    const wall_set_t* ws = walls_of(w);
+    uint8_t* in = calloc((size_t)ws->seg_count, 1);
+    uint8_t* got = calloc((size_t)ws->seg_count, 1);
+    cr_assert(in && got);
+    uint64_t seed = 7;
+    int most = 0;
+    for (int k = 0; k < 400; ++k) {
+        float x = uniform(&seed, -7.5f, 7.5f), y = uniform(&seed, -7.5f, 7.5f);
+        float reach = k % 4 == 0 ? 0.01f : k % 4 == 1 ? 0.35f : k % 4 == 2 ? 2.0f : 9.0f;
+        int want = brute_within(ws, x, y, reach, in);
+        memset(got, 0, (size_t)ws->seg_count);
+        wall_query_t q;
+        walls_query_begin(&q, ws, k % 2, x, y, reach);
+        int n = 0;
+        for (int32_t s; (s = walls_query_next(&q)) >= 0; ++n) {
+            cr_assert(s >= 0 && s < ws->seg_count);
+            cr_assert(!got[s], "segment %d twice", (int)s);
+            got[s] = 1;
+        }
+        walls_query_end(&q);
+        cr_assert_eq(n, want, "query %d at (%g, %g) reach %g: %d segments, brute force %d", k, (double)x, (double)y,
+                     (double)reach, n, want);
+        cr_assert(memcmp(in, got, (size_t)ws->seg_count) == 0, "query %d: another set of segments", k);
+        most = n > most ? n : most;
+    }
+    cr_expect_gt(most, 1000, "some queries meet many segments (most %d)", most);
+    /* a query that stops early leaves nothing behind for the next */
+    wall_query_t q;
+    walls_query_begin(&q, ws, 0, 5.0f, 0.0f, 0.5f);
+    cr_assert_geq(walls_query_next(&q), 0);
+    walls_query_end(&q);
+    for (int32_t i = 0; i < ws->seen_words * ws->seen_workers; ++i) cr_assert_eq(ws->seen[i], 0ull, "word %d", i);
+    free(in);
+    free(got);
+    shoal_world_destroy(w);
+}
+
+Test(walls, nobody_leaves_a_room_of_twenty_thousand_points, .timeout = 120)
+{
+    /* 60 pedestrians pressed against a circular room's wall drawn with
+     * 20,000 points: 5 got out when the wall query dropped segments. */
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    enum { circle = 20000, n = 60 };
+    const float radius = 5.0f;
+    float* c = malloc(2 * circle * sizeof *c);
+    cr_assert(c);
+    for (int i = 0; i < circle; ++i) {
+        c[2 * i] = radius * cosf(6.2831853f * (float)i / circle);
+        c[2 * i + 1] = radius * sinf(6.2831853f * (float)i / circle);
+    }
+    cr_assert_eq(shoal_world_add_wall(w, c, circle, 1, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    free(c);
+    for (int i = 0; i < n; ++i) {
+        float a = 6.2831853f * (float)i / n, r = 1.0f + 2.5f * (float)(i % 3) / 2.0f;
+        /* each seeks a point outside, beyond the wall across the room */
+        shoal_agent_def_t d = walker(r * cosf(a), r * sinf(a), -20.0f * cosf(a + 0.3f), -20.0f * sinf(a + 0.3f));
+        d.vehicle.max_speed = 3.0f;
+        d.crowd.preferred_speed = 3.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    float pos[3 * n];
+    shoal_agent_batch_t b = {.positions = pos};
+    float worst = 0.0f;
+    for (int s = 0; s < 200; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        int32_t got = 0;
+        cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+        for (int i = 0; i < got; ++i) {
+            float d = hypotf(pos[3 * i], pos[3 * i + 1]);
+            worst = d > worst ? d : worst;
+        }
+    }
+    cr_expect_lt(worst, radius, "an agent's center reached %.4f m from the center (the wall is at %g)", (double)worst,
+                 (double)radius);
+    shoal_world_destroy(w);
+}
+
+Test(contacts, a_huge_speed_times_dt_steps_at_once, .timeout = 20)
+{
+    /* Two agents with contacts and max_speed 1e5: the candidates' search
+     * scanned (2 reach / cell)^2 cells, about 10^10, on the first step. */
+    for (int dims = 2; dims <= 3; ++dims) {
+        shoal_world_t* w = make_world(dims, 2, SHOAL_BACKEND_OPENMP);
+        for (int i = 0; i < 2; ++i) {
+            shoal_agent_def_t d = shoal_agent_default_def();
+            d.position[0] = (float)i;
+            d.target[0] = 100.0f;
+            d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+            d.vehicle.max_speed = 1e5f;
+            d.vehicle.max_force = 1e6f;
+            d.contacts = 1;
+            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        }
+        for (int s = 0; s < 3; ++s) cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        shoal_world_destroy(w);
+    }
+}
