@@ -250,7 +250,7 @@ Test(reliability, huge_vehicle_limits_and_steps_are_refused)
     cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
     uint64_t before = shoal_world_state_hash(w);
     cr_assert_eq(shoal_world_step(w, 1e38f), SHOAL_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(shoal_world_last_error(w), "dt must be finite, > 0 and <= 1000 seconds"), "%s",
+    cr_assert(strstr(shoal_world_last_error(w), "dt must be finite, >= 1e-06 and <= 1000 seconds"), "%s",
               shoal_world_last_error(w));
     cr_assert_eq(shoal_world_state_hash(w), before, "a refused step changed the world");
     for (int s = 0; s < 3; ++s) cr_assert_eq(shoal_world_step(w, 1000.0f), SHOAL_OK);
@@ -267,6 +267,53 @@ Test(reliability, huge_vehicle_limits_and_steps_are_refused)
     free(buf);
     shoal_world_destroy(copy);
     shoal_world_destroy(w);
+}
+
+/* A step of 1e-40 s was accepted: 1 / dt and the contact pass's velocities
+ * (what an agent moved over dt) went to inf and NaN, and the world's own
+ * snapshot then failed to load. The shortest step is 1e-6 s; at it, crowd
+ * agents pressed together, against a wall, stay finite and save. */
+Test(reliability, tiny_steps_are_refused_and_the_shortest_stays_finite)
+{
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    const float box[] = {-2, -2, 2, -2, 2, 2, -2, 2};
+    cr_assert_eq(shoal_world_add_wall(w, box, 4, 1, NULL), SHOAL_OK);
+    for (int i = 0; i < 30; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+        /* overlapping starts: the contact pass moves them apart at once */
+        d.position[0] = -1.5f + 0.1f * (float)(i % 6);
+        d.position[1] = -1.5f + 0.1f * (float)(i / 6);
+        d.target[0] = 10.0f;
+        d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    uint64_t before = shoal_world_state_hash(w);
+    const float bad[] = {1e-40f, 1e-20f, 9.9e-7f};
+    for (int k = 0; k < 3; ++k) {
+        cr_assert_eq(shoal_world_step(w, bad[k]), SHOAL_ERR_INVALID_ARGUMENT, "dt %g", (double)bad[k]);
+        cr_assert(strstr(shoal_world_last_error(w), ">= 1e-06"), "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(shoal_world_state_hash(w), before, "a refused step changed the world");
+    for (int s = 0; s < 5; ++s) cr_assert_eq(shoal_world_step(w, 1e-6f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    float pos[3 * 30], vel[3 * 30];
+    shoal_agent_batch_t b = {.positions = pos, .velocities = vel};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &b, 30, &got), SHOAL_OK);
+    for (int i = 0; i < 3 * got; ++i) cr_assert(isfinite(pos[i]) && isfinite(vel[i]), "agent %d not finite", i / 3);
+    size_t size = 0;
+    void* buf = save_to_memory(w, &size);
+    shoal_world_t* copy = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &copy, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_world_state_hash(copy), shoal_world_state_hash(w));
+    free(buf);
+    shoal_world_destroy(copy);
+    shoal_world_destroy(w);
+    const char* json = "{\"name\": \"x\", \"dimensions\": 2, \"dt\": 1e-40, \"groups\": [{\"count\": 1}]}";
+    shoal_scenario_t* sc = NULL;
+    cr_assert_neq(shoal_scenario_load_string(json, strlen(json), "dt.json", &sc, &err), SHOAL_OK);
+    cr_assert(strstr(err.message, "dt") && strstr(err.message, ">= 1e-06"), "%s", err.message);
 }
 
 /* Coordinates are bounded (DEF_MAX_COORDINATE, 1e18 m) where they enter:

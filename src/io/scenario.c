@@ -353,8 +353,10 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     int64_t steps = s->steps, threads = s->threads;
     TRY(parser_get_uint64(p, root, "seed", &s->seed));
     TRY(parser_get_float(p, root, "dt", 0.0, 1, &s->dt));
-    /* The longest step a world takes (shoal_world_step): a longer one
-     * would load and then fail at its first step. */
+    /* The shortest and longest step a world takes (shoal_world_step): any
+     * other would load and then fail at its first step. */
+    if (s->dt < WORLD_MIN_DT)
+        return parser_fail(p, "dt", "must be >= %g seconds, got %g", (double)WORLD_MIN_DT, (double)s->dt);
     if (s->dt > WORLD_MAX_DT)
         return parser_fail(p, "dt", "must be <= %g seconds, got %g", (double)WORLD_MAX_DT, (double)s->dt);
     TRY(parser_get_integer(p, root, "steps", 0.0, INT32_MAX, &steps));
