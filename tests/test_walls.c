@@ -204,3 +204,92 @@ Test(contacts, a_huge_speed_times_dt_steps_at_once, .timeout = 20)
         shoal_world_destroy(w);
     }
 }
+
+/* Whether the path an agent took crossed the segment, by exact geometry
+ * (doubles): its endpoints strictly on opposite sides of the segment's
+ * line, the segment's ends on opposite sides of the path's line. */
+static int crossed(const float s[4], double ax, double ay, double bx, double by)
+{
+    double ex = (double)s[2] - s[0], ey = (double)s[3] - s[1];
+    double oa = ex * (ay - s[1]) - ey * (ax - s[0]), ob = ex * (by - s[1]) - ey * (bx - s[0]);
+    double dx = bx - ax, dy = by - ay;
+    double o0 = dx * (s[1] - ay) - dy * (s[0] - ax), o1 = dx * (s[3] - ay) - dy * (s[2] - ax);
+    return ((oa > 0 && ob < 0) || (oa < 0 && ob > 0)) && ((o0 >= 0 && o1 <= 0) || (o0 <= 0 && o1 >= 0));
+}
+
+Test(walls, a_walker_rounds_a_wall_end_from_any_height, .timeout = 60)
+{
+    /* A thin wall from (0, -5) to (0, 0); a lone walker seeks (1.5, 0.3),
+     * just past its end, from heights -4.5 to 1. A step past the end
+     * crossed the wall's line (not the wall), and the contact pass put the
+     * walker back on the end point, step after step: held there. */
+    enum { starts = 23 };
+    float heights[starts];
+    for (int h = 0; h < starts; ++h) heights[h] = -4.5f + 0.25f * (float)h;
+    int arrived = 0;
+    for (int h = 0; h < starts; ++h) {
+        shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        const float wall[] = {0, -5, 0, 0};
+        cr_assert_eq(shoal_world_add_wall(w, wall, 2, 0, NULL), SHOAL_OK);
+        shoal_agent_def_t d = walker(-3.0f, heights[h], 1.5f, 0.3f);
+        shoal_agent_t id;
+        cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+        shoal_agent_state_t st;
+        cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
+        double px = st.position[0], py = st.position[1];
+        int ok = 0;
+        for (int s = 0; s < 400 && !ok; ++s) {
+            cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+            cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
+            cr_assert(!crossed(wall, px, py, st.position[0], st.position[1]),
+                      "height %g, step %d: (%g, %g) -> (%g, %g) crossed the wall", (double)heights[h], s, px, py,
+                      (double)st.position[0], (double)st.position[1]);
+            px = st.position[0];
+            py = st.position[1];
+            ok = hypot(px - 1.5, py - 0.3) < 0.3;
+        }
+        cr_expect(ok, "from height %g the walker ended at (%.3f, %.3f)", (double)heights[h], px, py);
+        arrived += ok;
+        shoal_world_destroy(w);
+    }
+    cr_expect_eq(arrived, starts);
+}
+
+/* A closed 10 m box and 60 pedestrians that seek a point outside it, with
+ * the extremes the definition accepts: a radius of 1e-30 m (a push out of
+ * a wall by the radius lands on its line, in float), or 1e9 m/s with
+ * time_horizon_walls 1e-30 s (ORCA sees no wall; a step crosses the box
+ * and several walls' lines at once). 1 and 56 of them got out. */
+Test(walls, extremes_stay_in_a_closed_box, .timeout = 60)
+{
+    for (int variant = 0; variant < 2; ++variant) {
+        shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+        const float box[] = {-5, -5, 5, -5, 5, 5, -5, 5};
+        cr_assert_eq(shoal_world_add_wall(w, box, 4, 1, NULL), SHOAL_OK);
+        enum { n = 60 };
+        uint64_t seed = 11;
+        for (int i = 0; i < n; ++i) {
+            shoal_agent_def_t d = walker(uniform(&seed, -4, 4), uniform(&seed, -4, 4), 30.0f, 7.0f);
+            if (variant == 0) {
+                d.vehicle.radius = 1e-30f;
+            } else {
+                d.vehicle.max_speed = 1e9f;
+                d.vehicle.max_force = 1e9f;
+                d.crowd.preferred_speed = 1e9f;
+                d.crowd.time_horizon_walls = 1e-30f;
+            }
+            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        }
+        float pos[3 * n];
+        shoal_agent_batch_t b = {.positions = pos};
+        int out = 0;
+        for (int s = 0; s < 100; ++s) {
+            cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+            int32_t got = 0;
+            cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+            for (int i = 0; i < got; ++i) out += !(fabsf(pos[3 * i]) < 5.0f && fabsf(pos[3 * i + 1]) < 5.0f);
+        }
+        cr_expect_eq(out, 0, "%s: %d agent-steps outside the box", variant ? "1e9 m/s" : "radius 1e-30", out);
+        shoal_world_destroy(w);
+    }
+}

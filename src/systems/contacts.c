@@ -38,6 +38,7 @@
  * just written), until the tolerance holds, checked over every
  * participant, or after CONTACT_MAX_SWEEPS sweeps. One thread in a fixed
  * order: deterministic, and needed only in dense steps. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -57,21 +58,43 @@
 
 _Static_assert(CONTACT_K >= CROWD_CONTACT_K, "a contact row keeps at least as many candidates as a crowd row");
 
+/* Whether the path from (sx, sy) to (px, py) crosses segment sg: it starts
+ * strictly on one side of the segment's line, ends on the line or on the
+ * other side, and meets the line within the segment (its ends included).
+ * *t is where along the path it meets the line. A path that passes round
+ * the segment's end crosses its line but not the segment: a walker who
+ * steps past the end of a wall or through a door goes on (a test of the
+ * line alone put it back on the wall's end, step after step). A path that
+ * starts on the line leaves it either way (only a start placed there can
+ * be: no step ends on a wall it met). Every sign is the one formula's, so
+ * a side computed once is the side found again. */
+static int wall_path_hits(const float sg[4], float sx, float sy, float px, float py, float* t)
+{
+    float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
+    float os = ex * (sy - sg[1]) - ey * (sx - sg[0]);
+    float op = ex * (py - sg[1]) - ey * (px - sg[0]);
+    if (os == 0.0f || (os > 0.0f ? op > 0.0f : op < 0.0f)) return 0;
+    float dx = px - sx, dy = py - sy;
+    float oa = dx * (sg[1] - sy) - dy * (sg[0] - sx);
+    float ob = dx * (sg[3] - sy) - dy * (sg[2] - sx);
+    if ((oa > 0.0f && ob > 0.0f) || (oa < 0.0f && ob < 0.0f)) return 0;
+    *t = os / (os - op);
+    return 1;
+}
+
 /* The push that puts an agent of radius ri at (px, py), which was at
  * (x0, y0) before it moved, back out of segment sg on the side it came
- * from: 0 when clear. A center that crossed the segment's line within the
- * segment goes back to the start's side. Returns the overlap over ri. */
+ * from: 0 when clear. A center whose path crossed the segment goes back
+ * to the start's side. Returns the overlap over ri. */
 static float wall_push(const float sg[4], float px, float py, float x0, float y0, float ri, float push[2])
 {
-    float qx, qy;
+    float qx, qy, t;
     walls_nearest(sg, px, py, &qx, &qy);
     float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
-    float s0 = ex * (y0 - sg[1]) - ey * (x0 - sg[0]);
-    float s1 = ex * (py - sg[1]) - ey * (px - sg[0]);
     float dx = px - qx, dy = py - qy, dist = sqrtf(dx * dx + dy * dy);
-    int interior = (qx != sg[0] || qy != sg[1]) && (qx != sg[2] || qy != sg[3]);
-    if ((s0 > 0.0f && s1 < 0.0f) || (s0 < 0.0f && s1 > 0.0f) || (interior && s1 == 0.0f && s0 != 0.0f)) {
-        /* crossed (or on the line): to the start's side, ri away */
+    if (wall_path_hits(sg, x0, y0, px, py, &t)) {
+        /* crossed: to the start's side, ri away */
+        float s0 = ex * (y0 - sg[1]) - ey * (x0 - sg[0]);
         float len = sqrtf(ex * ex + ey * ey), side = s0 > 0.0f ? 1.0f : -1.0f;
         float nx = -ey / len * side, ny = ex / len * side;
         push[0] = qx + nx * ri - px;
@@ -91,6 +114,25 @@ static float wall_push(const float sg[4], float px, float py, float x0, float y0
     push[0] = (ri - dist) * ux;
     push[1] = (ri - dist) * uy;
     return (ri - dist) / ri;
+}
+
+/* The first wall the path from (sx, sy) to (px, py) crosses: where along
+ * the path it meets it (0 to 1), or 2 when it crosses none. Every segment
+ * the path meets has a point within the path's length of its end. */
+static float wall_first_hit(const wall_set_t* ws, int32_t worker, float sx, float sy, float px, float py)
+{
+    float dx = px - sx, dy = py - sy;
+    float len = sqrtf(dx * dx + dy * dy);
+    float first = 2.0f;
+    if (!(len > 0.0f)) return first;
+    wall_query_t q;
+    walls_query_begin(&q, ws, worker, px, py, len * 1.001f + FLT_MIN);
+    for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
+        float t;
+        if (wall_path_hits(ws->seg[s], sx, sy, px, py, &t)) first = t < first ? t : first;
+    }
+    walls_query_end(&q);
+    return first;
 }
 
 typedef struct contact_ctx {
@@ -337,7 +379,9 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         }
         if (!three && x->walls->seg_count > 0) {
             float x0 = cw->x0[r], y0 = cw->y0[r];
-            float reach = ri + sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
+            /* past the path's length by a margin: far out, float's steps
+             * can make the crossed wall's distance equal to it */
+            float reach = ri + 1.001f * sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
             wall_query_t q;
             walls_query_begin(&q, x->walls, worker, p[0], p[1], reach);
             for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
@@ -450,7 +494,7 @@ static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, ui
     }
     if (!three && x->walls->seg_count > 0) {
         float x0 = cw->x0[r], y0 = cw->y0[r];
-        float reach = ri + sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
+        float reach = ri + 1.001f * sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
         wall_query_t q;
         walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach);
         for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
@@ -919,6 +963,40 @@ static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void*
     }
 }
 
+/* Walls are never crossed, whatever the pushes added up to (several walls
+ * at a corner, a neighbor's push, a step far longer than the walls' reach
+ * in ORCA): a participant whose path over the step crosses a wall goes
+ * back along it to just before the first wall it meets, or to its start
+ * when rounding leaves that point on the wall or past it. Only those the
+ * pass moved: the first check of everyone tested every path with the same
+ * predicate (wall_push), and a crossing there is a push. Each row writes
+ * only its own agent. */
+static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const agent_view_t* a = &x->a;
+    contact_world_t* cw = x->cw;
+    for (int32_t r = begin; r < end; ++r) {
+        if (!(r & 7) && r + 8 <= end && !any8(cw->touched + r)) {
+            r += 7;
+            continue;
+        }
+        if (!cw->touched[r]) continue;
+        int32_t i = part_row(x, r);
+        float sx = cw->x0[r], sy = cw->y0[r], px = a->px[i], py = a->py[i];
+        float t = wall_first_hit(x->walls, worker, sx, sy, px, py);
+        if (t >= 2.0f) continue;
+        float k = 0.999f * t, nx = sx + k * (px - sx), ny = sy + k * (py - sy);
+        if (wall_first_hit(x->walls, worker, sx, sy, nx, ny) < 2.0f) {
+            nx = sx;
+            ny = sy;
+        }
+        a->px[i] = nx;
+        a->py[i] = ny;
+        cw->touched[r] = 1;
+    }
+}
+
 int64_t contacts_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
@@ -990,6 +1068,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
             for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
         }
     }
+    if (w->dims == 2 && x.walls->seg_count > 0) par_for(w, count, 512, PAR_STATIC, contact_walls_hold, &x);
     cw->iterations_last = iter;
     cw->overlap_last = most;
     velocity_ctx vc = {&x, &w->comps[COMP_GROUND], 1.0f / dt};

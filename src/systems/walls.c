@@ -229,7 +229,7 @@ void walls_query_begin(wall_query_t* q, const wall_set_t* ws, int32_t worker, fl
     q->x = x;
     q->y = y;
     q->r2 = reach * reach;
-    q->k = q->kend = 0;
+    q->k = q->kend = q->marked = 0;
     if (!ws->built_valid || ws->seg_count == 0 || !(reach > 0.0f)) {
         q->seen = NULL;
         q->y0 = q->cy = 1;
@@ -255,6 +255,7 @@ int32_t walls_query_next(wall_query_t* q)
             uint64_t bit = 1ull << (s & 63);
             if (q->seen[s >> 6] & bit) continue;
             q->seen[s >> 6] |= bit;
+            q->marked++;
             float qx, qy;
             walls_nearest(ws->seg[s], q->x, q->y, &qx, &qy);
             if ((qx - q->x) * (qx - q->x) + (qy - q->y) * (qy - q->y) < q->r2) return s;
@@ -270,6 +271,7 @@ int32_t walls_query_next(wall_query_t* q)
 void walls_query_end(wall_query_t* q)
 {
     const wall_set_t* ws = q->ws;
+    if (q->marked == 0) return;
     /* the rows met so far: their entries' bits, set or not, go */
     int32_t last = q->cy < q->y1 ? q->cy : q->y1;
     for (int32_t cy = q->y0; cy <= last; ++cy) {

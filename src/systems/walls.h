@@ -56,6 +56,7 @@ typedef struct wall_query_t {
     uint64_t* seen;
     float x, y, r2;
     int32_t x0, x1, y0, y1, cy, k, kend;
+    int32_t marked; /* bits set so far: none, nothing to clear */
 } wall_query_t;
 
 void walls_query_begin(wall_query_t* q, const wall_set_t* ws, int32_t worker, float x, float y, float reach);
