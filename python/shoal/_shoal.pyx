@@ -1107,25 +1107,55 @@ def read_recording(path, allow_truncated=False):
     positions (F, A, dims) float32, NaN where an agent is absent from a
     frame; headings (F, A) in 2D or orientations (F, A, 4) in 3D; groups
     (A,) each agent's group; present (F, A) bool; header fields: dimensions,
-    dt, record_every, scenario_name, group_names, complete."""
-    cdef shoal_recording_t* rec = NULL
+    dt, record_every, scenario_name, group_names, complete.
+
+    Any recording a Recorder (or `shoal run --record`) wrote is read, however
+    far its frames decode: the returned arrays are the memory it takes.
+    allow_truncated: keep the frames before damage or a missing end (complete
+    is then False) instead of raising ParseError."""
+    cdef shoal_recording_reader_t* rd = NULL
     cdef shoal_error_t err
     cdef shoal_recording_frame_t f
+    cdef shoal_status_t st
     memset(&err, 0, sizeof(err))
     p = os.fsencode(path)
-    _check_err(shoal_recording_load(p, 1 if allow_truncated else 0, &rec, &err), &err)
+    # Frame by frame, not shoal_recording_load: that one holds the whole
+    # decoded file and refuses more than SHOAL_RECORDING_LOAD_LIMIT of it,
+    # which a recording of a still crowd reaches in a few megabytes of file.
+    # Opened as shoal_recording_load opens it (frames before damage kept),
+    # with its rule: a frame that fails to decode is reported before damage
+    # further on, and either is an error unless allow_truncated.
+    _check_err(shoal_recording_reader_open(p, SHOAL_RECORDING_ALLOW_TRUNCATED, &rd, &err), &err)
     cdef const shoal_recording_header_t* h
-    cdef int32_t frames, i, j
+    cdef int32_t frames, i
     cdef int dims
     try:
-        h = shoal_recording_header(rec)
+        h = shoal_recording_reader_header(rd)
         dims = h.dimensions
-        frames = shoal_recording_frame_count(rec)
+        frames = shoal_recording_reader_frame_count(rd)
+        complete = bool(shoal_recording_reader_is_complete(rd))
+        damage = _text(shoal_recording_reader_damage(rd))
+        # First pass: each frame's ids (ascending in the file), to know every
+        # agent's column; a frame with the same agents as the one before
+        # shares its array.
         all_ids = []
+        ids = np.zeros(0, np.uint32)
+        last = ids
         for i in range(frames):
-            shoal_recording_frame(rec, i, &f)
-            all_ids.append(np.asarray(<uint32_t[:f.count]>f.ids) if f.count else np.zeros(0, np.uint32))
-        ids = np.unique(np.concatenate(all_ids)) if all_ids else np.zeros(0, np.uint32)
+            st = shoal_recording_reader_frame(rd, i, &f, &err)
+            if st != SHOAL_OK:
+                if st == SHOAL_ERR_PARSE and allow_truncated:
+                    frames = i
+                    complete = False
+                    break
+                _check_err(st, &err)
+            now = np.asarray(<const uint32_t[:f.count]>f.ids) if f.count else np.zeros(0, np.uint32)
+            if not np.array_equal(now, last):
+                last = now.copy()
+                ids = np.union1d(ids, last)
+            all_ids.append(last)
+        if damage and not allow_truncated:
+            raise ParseError(damage)
         A = ids.shape[0]
         pos = np.full((frames, A, dims), np.nan, dtype=np.float32)
         present = np.zeros((frames, A), dtype=bool)
@@ -1136,13 +1166,17 @@ def read_recording(path, allow_truncated=False):
             ang = np.full((frames, A), np.nan, dtype=np.float32)
         else:
             ang = np.full((frames, A, 4), np.nan, dtype=np.float32)
+        # Second pass: the values (in order again, as version 3 decodes).
+        last = None
         for i in range(frames):
-            shoal_recording_frame(rec, i, &f)
+            _check_err(shoal_recording_reader_frame(rd, i, &f, &err), &err)
             steps[i] = f.step
             times[i] = f.time
             if f.count == 0:
                 continue
-            cols = np.searchsorted(ids, all_ids[i])
+            if all_ids[i] is not last:
+                last = all_ids[i]
+                cols = slice(None) if last.shape[0] == A else np.searchsorted(ids, last)
             pos[i, cols] = np.asarray(<const float[:f.count * dims]>f.positions).reshape(f.count, dims)
             present[i, cols] = True
             groups[cols] = np.asarray(<const uint32_t[:f.count]>f.groups)
@@ -1154,11 +1188,11 @@ def read_recording(path, allow_truncated=False):
                "groups": groups, "dimensions": dims, "dt": h.dt, "record_every": h.record_every,
                "scenario_name": _text(h.scenario_name),
                "group_names": [g for g in _text(h.group_names).split("\n") if g],
-               "complete": bool(shoal_recording_is_complete(rec))}
+               "complete": complete}
         out["headings" if dims == 2 else "orientations"] = ang
         return out
     finally:
-        shoal_recording_destroy(rec)
+        shoal_recording_reader_close(rd)
 
 
 # ---------------------------------------------------------------------------

@@ -242,6 +242,20 @@ cdef extern from "shoal/recording.h" nogil:
     shoal_status_t shoal_recording_frame(const shoal_recording_t* r, int32_t i,
                                          shoal_recording_frame_t* out)
 
+    enum:
+        SHOAL_RECORDING_ALLOW_TRUNCATED
+    ctypedef struct shoal_recording_reader_t:
+        pass
+    shoal_status_t shoal_recording_reader_open(const char* path, uint32_t flags,
+                                               shoal_recording_reader_t** out, shoal_error_t* err)
+    void shoal_recording_reader_close(shoal_recording_reader_t* reader)
+    const shoal_recording_header_t* shoal_recording_reader_header(const shoal_recording_reader_t* reader)
+    int32_t shoal_recording_reader_frame_count(const shoal_recording_reader_t* reader)
+    int shoal_recording_reader_is_complete(const shoal_recording_reader_t* reader)
+    const char* shoal_recording_reader_damage(const shoal_recording_reader_t* reader)
+    shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader, int32_t index,
+                                                shoal_recording_frame_t* out_frame, shoal_error_t* err)
+
 cdef extern from "pins.h" nogil:
     ctypedef struct pin_table_t:
         pass
