@@ -21,6 +21,7 @@ from ._shoal import (
     Error,
     FileError,
     InvalidArgumentError,
+    InvalidTypeError,
     NotFoundError,
     OutOfMemoryError,
     ParseError,
@@ -34,7 +35,7 @@ from ._shoal import (
 
 __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Error", "FileError", "InvalidArgumentError",
-    "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
+    "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
     "StaleHandleError", "World", "read_recording", "version",
 ]
 __version__ = version()

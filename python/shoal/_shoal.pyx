@@ -15,6 +15,8 @@ from cpython.ref cimport Py_INCREF
 from cshoal cimport *
 
 import difflib
+import numbers
+import operator
 import os
 import weakref
 
@@ -69,8 +71,15 @@ class CapacityError(Error, OverflowError):
     status = "capacity"
 
 
+class InvalidTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong type (a float or a str where an integer is
+    needed, a bool where a number is): also a TypeError."""
+
+    status = "invalid argument"
+
+
 class BusyError(Error, RuntimeError):
-    """Not allowed now: the world is stepping (in another thread)."""
+    """Not allowed now: the world is in a call in another thread (a step)."""
 
     status = "busy"
 
@@ -206,13 +215,13 @@ cdef int32_t _int_field(str section, str field, double v) except? -1:
     return <int32_t>v
 
 
-def _agent_fields(count, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra):
+def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra):
     """Flatten the keyword arguments of add_agents into (section, field,
     value) with each value a float or a float64 array of `count` values."""
     out = []
 
     def value(where, v):
-        a = np.asarray(v, dtype=np.float64)
+        a = _array(where, v, np.float64, f"one number or an array of {count} (one per agent)")
         if a.ndim == 0:
             return float(a)
         if a.shape != (count,):
@@ -248,10 +257,8 @@ def _agent_fields(count, behaviors, vehicle, control, neighbors, wander, avoid, 
         if v is None:
             continue
         if field in _VECTORS:
-            a = np.asarray(v, dtype=np.float64)
-            if a.shape != (3,) and a.shape != (2,):
-                raise InvalidArgumentError(f"{field}: expected a point (x, y[, z]), got shape {a.shape}")
-            for k, axis in enumerate("xyz"[:a.shape[0]]):
+            a = _point(field, v, dims)
+            for k, axis in enumerate("xyz"[:dims]):
                 out.append(("", f"{field}.{axis}", float(a[k])))
         else:
             out.append(("", field, value(field, v)))
@@ -272,7 +279,7 @@ cdef int _base_def(shoal_agent_def_t* d, crowd) except -1:
     elif crowd is not None and crowd is not False:
         raise InvalidArgumentError("crowd: expected a preset name ('pedestrian', 'rvo2'), a dict or True")
     if preset is not None:
-        name = str(preset).encode()
+        name = _name("crowd: preset", preset)
         memset(&err, 0, sizeof(err))
         _check_err(shoal_crowd_preset(name, &d.crowd, &d.vehicle, &err), &err)
         d.crowd.enabled = 1
@@ -340,30 +347,40 @@ cdef class World:
         self.scenario_steps = 0
         self.group_names = ()
 
-    def __init__(self, int dimensions=2, int threads=0, seed=1, bounds=None, bint wrap=False,
-                 double cell_size=0.0, int reorder_interval=32, int capacity=1024, dt=1.0 / 60.0):
+    def __init__(self, dimensions=2, threads=0, seed=1, bounds=None, wrap=False,
+                 cell_size=0.0, reorder_interval=32, capacity=1024, dt=1.0 / 60.0):
+        # A World is created once: a second __init__ would replace the world
+        # under arrays, recorders and a step running in another thread.
+        if self._busy:
+            raise BusyError("World.__init__: the world is in a call in another thread")
+        if self._w != NULL:
+            raise Error("World.__init__: this World is already created; make a new World instead")
         cdef shoal_world_def_t d = shoal_world_default_def()
-        cdef shoal_error_t err
-        d.dimensions = dimensions
-        d.thread_count = threads
+        d.dimensions = _int("dimensions", dimensions, -2147483648, 2147483647)
+        d.thread_count = _int("threads", threads, -2147483648, 2147483647)
         d.seed = _u64("seed", seed)
         d.wrap = 1 if wrap else 0
-        d.cell_size = <float>cell_size
-        d.reorder_interval = reorder_interval
-        d.initial_capacity = capacity
+        d.cell_size = <float>_real("cell_size", cell_size)
+        d.reorder_interval = _int("reorder_interval", reorder_interval, -2147483648, 2147483647)
+        d.initial_capacity = _int("capacity", capacity, -2147483648, 2147483647)
         if bounds is not None:
-            lo, hi = _bounds(bounds, dimensions)
+            lo, hi = _bounds(bounds, d.dimensions if d.dimensions in (2, 3) else 3)
             for k in range(3):
                 d.bounds_min[k] = lo[k]
                 d.bounds_max[k] = hi[k]
         elif wrap:
             raise InvalidArgumentError("wrap=True needs bounds=((xmin, ymin), (xmax, ymax))")
-        self.dt = _dt(dt)
+        fdt = _dt(dt)
         self._create(&d)
+        self.dt = fdt
 
     cdef int _hook(self, shoal_world_def_t* d) except -1:
         # The world allocates through the block table (pins.h), so arrays
-        # over its columns never see freed memory.
+        # over its columns never see freed memory. A table left by a failed
+        # creation holds no block: it is replaced.
+        if self._pins != NULL:
+            pins_destroy(self._pins)
+            self._pins = NULL
         self._pins = pins_create()
         if self._pins == NULL:
             raise MemoryError("shoal: cannot create the world's block table")
@@ -373,13 +390,22 @@ cdef class World:
         return 0
 
     cdef int _create(self, shoal_world_def_t* d) except -1:
+        # Busy while the GIL is released: no other thread starts a call or
+        # a second creation meanwhile, and self._w is set only once the
+        # world is whole.
         cdef shoal_error_t err
         cdef shoal_status_t st
+        cdef shoal_world_t* w = NULL
         memset(&err, 0, sizeof(err))
         self._hook(d)
-        with nogil:
-            st = shoal_world_create(d, &self._w, &err)
+        self._busy = 1
+        try:
+            with nogil:
+                st = shoal_world_create(d, &w, &err)
+        finally:
+            self._busy = 0
         _check_err(st, &err)
+        self._w = w
         return 0
 
     def __dealloc__(self):
@@ -404,14 +430,16 @@ cdef class World:
         cdef World w = World.__new__(World)
         cdef shoal_status_t st
         memset(&err, 0, sizeof(err))
-        p = os.fsencode(path)
+        p = _path("from_scenario: path", path)
+        s = None if seed is None else _u64("seed", seed)
+        t = None if threads is None else _int("threads", threads, -2147483648, 2147483647)
         _check_err(shoal_scenario_load_file(p, &sc, &err), &err)
         try:
-            if seed is not None:
-                shoal_scenario_set_seed(sc, _u64("seed", seed))
+            if s is not None:
+                shoal_scenario_set_seed(sc, s)
             d = shoal_scenario_world_def(sc)
-            if threads is not None:
-                d.thread_count = int(threads)
+            if t is not None:
+                d.thread_count = t
             w._create(&d)
             with nogil:
                 st = shoal_scenario_populate(sc, w._w)
@@ -434,8 +462,8 @@ cdef class World:
         cdef shoal_status_t st
         memset(&err, 0, sizeof(err))
         if threads is not None:
-            d.thread_count = int(threads)
-        cdef bytes pb = os.fsencode(path)
+            d.thread_count = _int("threads", threads, -2147483648, 2147483647)
+        cdef bytes pb = _path("load: path", path)
         cdef const char* p = pb
         w.dt = _dt(dt)
         w._hook(&d)
@@ -454,7 +482,7 @@ cdef class World:
         cdef shoal_status_t st
         memset(&err, 0, sizeof(err))
         if threads is not None:
-            d.thread_count = int(threads)
+            d.thread_count = _int("threads", threads, -2147483648, 2147483647)
         w.dt = _dt(dt)
         w._hook(&d)
         cdef size_t n = view.shape[0]
@@ -468,7 +496,7 @@ cdef class World:
         """Save a snapshot file (bit-exact: loading it and stepping gives the
         same states as stepping this world). Written beside `path` and renamed
         over it, so `path` is never half written."""
-        cdef bytes pb = os.fsencode(path)
+        cdef bytes pb = _path("save: path", path)
         cdef const char* p = pb
         cdef shoal_status_t st
         self._enter()
@@ -498,11 +526,21 @@ cdef class World:
             raise _error(st, _text(shoal_world_last_error(self._w)))
         return 0
 
-    cdef int _enter(self) except -1:
+    cdef int _ready(self) except -1:
+        # Every call that touches the world goes through here: a world takes
+        # one call at a time, and a call made while another thread is in one
+        # (a step, with the GIL released) would read or change it mid-way.
         if self._w == NULL:
-            raise Error("the world was not created")
+            raise Error("the World is not created (made with World.__new__, or its __init__ failed)")
         if self._busy:
-            raise BusyError("the world is stepping in another thread; a world takes one call at a time")
+            raise BusyError("the world is in a call in another thread (a step); "
+                            "a world takes one call at a time")
+        return 0
+
+    cdef int _enter(self) except -1:
+        # _ready, and the world is ours until self._busy = 0: for calls that
+        # release the GIL or run Python code between library calls.
+        self._ready()
         self._busy = 1
         return 0
 
@@ -525,42 +563,52 @@ cdef class World:
 
     @property
     def dimensions(self):
+        self._ready()
         return shoal_world_dimensions(self._w)
 
     @property
     def threads(self):
+        self._ready()
         return shoal_world_thread_count(self._w)
 
     @property
     def agent_count(self):
+        self._ready()
         return shoal_world_agent_count(self._w)
 
     def __len__(self):
+        self._ready()
         return shoal_world_agent_count(self._w)
 
     @property
     def step_count(self):
+        self._ready()
         return shoal_world_step_count(self._w)
 
     @property
     def time(self):
         """Simulated seconds."""
+        self._ready()
         return shoal_world_time(self._w)
 
     @property
     def state_hash(self):
         """A 64-bit digest of all simulation state, the same for any thread
         count (the `state_hash` that `shoal run --json` prints)."""
+        self._ready()
         return shoal_world_state_hash(self._w)
 
     @property
     def structure_version(self):
         """Changes whenever rows move (adds, removes, reorders by a step)."""
+        self._ready()
         return shoal_world_structure_version(self._w)
 
     def __repr__(self):
         if self._w == NULL:
             return "<shoal.World (not created)>"
+        if self._busy:
+            return "<shoal.World (in a call in another thread)>"
         return (f"<shoal.World {self.dimensions}D, {self.agent_count} agents, "
                 f"step {self.step_count}, {self.threads} threads>")
 
@@ -571,11 +619,9 @@ cdef class World:
         is released while the library runs, so other Python threads go on;
         the world itself takes no other call until the step returns."""
         cdef float fdt = self.dt if dt is None else _dt(dt)
-        cdef int64_t count = int(n)
+        cdef int64_t count = _int("step: n", n, 0, (1 << 63) - 1)
         cdef int64_t i
         cdef shoal_status_t st = SHOAL_OK
-        if count < 0:
-            raise InvalidArgumentError(f"step: n must be >= 0, got {count}")
         self._enter()
         try:
             with nogil:
@@ -598,14 +644,15 @@ cdef class World:
                    arrive_gain=None, depart_gain=None, contacts=None):
         """Add len(positions) agents in bulk; returns their handles (uint64).
 
-        positions: (N, 2) or (N, 3); velocities, targets likewise; headings,
-        pitches (3D), groups, user_values: N values. behaviors: {name:
+        positions: (N, dims) (a 2D world refuses (N, 3)); velocities, targets
+        likewise; headings, pitches (3D), groups, user_values: N values
+        (groups and user_values integers in their range). behaviors: {name:
         weight}; vehicle, control, neighbors, wander, avoid, crowd: dicts of
         the library's fields (docs/scenarios.md). Every number may be one
         value for all or an array of N (agents sharing values go in one
         library call each). crowd: a preset name ('pedestrian', 'rvo2'),
         True, or a dict (with 'preset' optionally). All or nothing: bad
-        input adds no agent."""
+        input adds no agent and leaves the world as it was."""
         self._enter()
         try:
             return self._add(positions, velocities, headings, targets, groups, user_values, pitches,
@@ -619,17 +666,17 @@ cdef class World:
     cdef _add(self, positions, velocities, headings, targets, groups, user_values, pitches,
               behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra):
         cdef int dims = shoal_world_dimensions(self._w)
-        pos = _points("positions", positions, None)
+        pos = _points("positions", positions, None, dims)
         cdef Py_ssize_t n = pos.shape[0]
         if n > 2147483647:
             raise InvalidArgumentError(f"positions: {n} agents is more than one call takes (2^31 - 1)")
-        vel = _points("velocities", velocities, n)
-        tgt = _points("targets", targets, n)
+        vel = _points("velocities", velocities, n, dims)
+        tgt = _points("targets", targets, n, dims)
         hd = _per_agent("headings", headings, n, np.float32)
         pt = _per_agent("pitches", pitches, n, np.float32)
         grp = _per_agent("groups", groups, n, np.uint32)
         usr = _per_agent("user_values", user_values, n, np.uint64)
-        fields = _agent_fields(n, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra)
+        fields = _agent_fields(n, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra)
         cdef shoal_agent_def_t base
         _base_def(&base, crowd)
         for section, field, v in fields:
@@ -639,31 +686,49 @@ cdef class World:
         handles = np.zeros(n, dtype=np.uint64)
         if n == 0:
             return handles
+        # Agents that share every varying value go in one library call each.
+        # All or nothing means nothing at all: a refused call must leave the
+        # world as it was (handles, structure version, state hash), which
+        # removing the groups already added would not (their slots' next
+        # generations), so everything the library would refuse is checked
+        # before the first group goes in: the per-agent arrays here, each
+        # group's definition by the library (a call with no agents checks
+        # the definition and changes nothing).
+        _check_arrays(dims, pos, vel, tgt, hd, pt)
+        if shoal_world_agent_count(self._w) + n > _MAX_AGENTS:
+            raise CapacityError(f"agents_add: at most {_MAX_AGENTS} agents")
         if not varying:
             self._add_rows(&base, pos, vel, tgt, hd, pt, grp, usr, handles, None)
             return handles
-        # Agents that share every varying value go in one call.
         table = np.stack([v for _, _, v in varying], axis=1)
         keys, inverse = np.unique(table, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         cdef shoal_agent_def_t d
+        for k in range(keys.shape[0]):
+            self._group_def(&base, &d, varying, keys[k])
+            self._check(shoal_agents_add(self._w, &d, NULL, 0, NULL))
         added = []
         try:
             for k in range(keys.shape[0]):
-                d = base
-                for j, (section, field, _) in enumerate(varying):
-                    _set_field(&d, section, field, float(keys[k, j]))
+                self._group_def(&base, &d, varying, keys[k])
                 rows = np.flatnonzero(inverse == k)
                 self._add_rows(&d, pos, vel, tgt, hd, pt, grp, usr, handles, rows)
                 added.append(rows)
         except BaseException:
-            # All or nothing: remove what earlier calls added.
+            # Only running out of memory gets here (or an interrupt): take
+            # back what earlier groups added.
             if added:
                 done = np.ascontiguousarray(handles[np.concatenate(added)])
                 shoal_agents_remove(self._w, <const shoal_agent_t*>cnp.PyArray_DATA(done),
                                     <int32_t>done.shape[0])
             raise
         return handles
+
+    cdef int _group_def(self, shoal_agent_def_t* base, shoal_agent_def_t* d, varying, key) except -1:
+        d[0] = base[0]
+        for j, (section, field, _) in enumerate(varying):
+            _set_field(d, section, field, float(key[j]))
+        return 0
 
     cdef _add_rows(self, shoal_agent_def_t* d, pos, vel, tgt, hd, pt, grp, usr, handles, rows):
         cdef shoal_agent_arrays_t a
@@ -720,9 +785,10 @@ cdef class World:
             self._moved()
 
     def set_targets(self, handles, targets):
-        """Set the seek/arrive target of each agent: targets (N, 2 or 3)."""
+        """Set the seek/arrive target of each agent: targets (N, dims)."""
+        self._ready()
         ids = _handles("handles", handles)
-        t = np.ascontiguousarray(_points("targets", targets, ids.shape[0]))
+        t = np.ascontiguousarray(_points("targets", targets, ids.shape[0], shoal_world_dimensions(self._w)))
         self._enter()
         try:
             self._check(shoal_agents_set_targets(self._w, <const shoal_agent_t*>_ptr(ids),
@@ -731,10 +797,12 @@ cdef class World:
             self._busy = 0
 
     def teleport(self, handles, positions, velocities=None):
-        """Move agents to positions (N, 2 or 3), with velocities (default 0)."""
+        """Move agents to positions (N, dims), with velocities (default 0)."""
+        self._ready()
+        cdef int dims = shoal_world_dimensions(self._w)
         ids = _handles("handles", handles)
-        p = np.ascontiguousarray(_points("positions", positions, ids.shape[0]))
-        v = None if velocities is None else np.ascontiguousarray(_points("velocities", velocities, ids.shape[0]))
+        p = np.ascontiguousarray(_points("positions", positions, ids.shape[0], dims))
+        v = None if velocities is None else np.ascontiguousarray(_points("velocities", velocities, ids.shape[0], dims))
         self._enter()
         try:
             self._check(shoal_agents_teleport(self._w, <const shoal_agent_t*>_ptr(ids), <int32_t>ids.shape[0],
@@ -746,6 +814,7 @@ cdef class World:
     def is_valid(self, handle):
         """Whether a handle names a live agent of this world."""
         cdef uint64_t h = _u64("handle", handle)
+        self._ready()
         return bool(shoal_agent_is_valid(self._w, (<shoal_agent_t*>&h)[0]))
 
     def rows(self, handles):
@@ -756,20 +825,29 @@ cdef class World:
         cdef const shoal_agent_t* p = <const shoal_agent_t*>_ptr(ids)
         cdef Py_ssize_t i
         cdef int32_t r
-        for i in range(ids.shape[0]):
-            r = shoal_agent_row(self._w, p[i])
-            if r < 0:
-                raise _error(SHOAL_ERR_STALE_HANDLE, _text(shoal_world_last_error(self._w)))
-            out[i] = r
+        self._enter()
+        try:
+            for i in range(ids.shape[0]):
+                r = shoal_agent_row(self._w, p[i])
+                if r < 0:
+                    raise _error(SHOAL_ERR_STALE_HANDLE, _text(shoal_world_last_error(self._w)))
+                out[i] = r
+        finally:
+            self._busy = 0
         return out
 
     def handles(self):
         """Every live agent's handle, in row order (a new array: handles are
         not stored as a column)."""
-        cdef int32_t n = shoal_world_agent_count(self._w)
-        out = np.zeros(n, dtype=np.uint64)
-        if n:
-            self._check(shoal_world_row_handles(self._w, 0, n, <shoal_agent_t*>_ptr(out)))
+        cdef int32_t n
+        self._enter()
+        try:
+            n = shoal_world_agent_count(self._w)
+            out = np.zeros(n, dtype=np.uint64)
+            if n:
+                self._check(shoal_world_row_handles(self._w, 0, n, <shoal_agent_t*>_ptr(out)))
+        finally:
+            self._busy = 0
         return out
 
     # -- columns -----------------------------------------------------------
@@ -808,6 +886,7 @@ cdef class World:
     def orientations(self):
         """(agents, 4) float32 view (w, x, y, z) of a 3D world's orientation
         quaternions: no copy."""
+        self._ready()
         if shoal_world_dimensions(self._w) != 3:
             raise NotFoundError("orientations: a 2D world has headings, not quaternions")
         return self._columns(tuple(f"orientation.{a}" for a in "wxyz"), True)
@@ -818,6 +897,7 @@ cdef class World:
         return self._columns(("group",), False)
 
     def _axes(self, prefix):
+        self._ready()
         return tuple(f"{prefix}.{a}" for a in "xyz"[:shoal_world_dimensions(self._w)])
 
     def column_names(self):
@@ -826,30 +906,36 @@ cdef class World:
                  "threat", "desired"]
         out = []
         cdef shoal_column_t c
-        for base in names:
-            for a in ("", ".x", ".y", ".z", ".w"):
-                nm = (base + a).encode()
-                if shoal_world_column(self._w, nm, &c) == SHOAL_OK:
-                    out.append(base + a)
+        self._enter()
+        try:
+            for base in names:
+                for a in ("", ".x", ".y", ".z", ".w"):
+                    nm = (base + a).encode()
+                    if shoal_world_column(self._w, nm, &c) == SHOAL_OK:
+                        out.append(base + a)
+        finally:
+            self._busy = 0
         for nm in ("max_speed", "radius", "group"):
             out.append(nm)
         out.extend(self._user_names())
-        shoal_world_last_error(self._w)
         return out
 
     def _user_names(self):
         return list(self._components)
 
     cdef _columns(self, names, bint vector):
-        if self._w == NULL:
-            raise Error("the world was not created")
-        if self._busy:
-            raise BusyError("the world is stepping in another thread")
+        self._enter()
+        try:
+            return self._columns_held(names, vector)
+        finally:
+            self._busy = 0
+
+    cdef _columns_held(self, names, bint vector):
         cdef shoal_column_t cols[4]
         cdef int k = len(names)
         cdef int i
         for i in range(k):
-            nm = names[i].encode()
+            nm = _name("column", names[i])
             self._check(shoal_world_column(self._w, nm, &cols[i]))
         cdef cnp.npy_intp shape[2]
         cdef cnp.npy_intp strides[2]
@@ -902,6 +988,7 @@ cdef class World:
 
     def is_current(self, array):
         """Whether an array taken from this world still matches its rows."""
+        self._ready()
         base = array
         while base is not None and not isinstance(base, _Lease):
             base = getattr(base, "base", None)
@@ -918,28 +1005,42 @@ cdef class World:
     def add_component(self, name, dtype=np.float32, width=1, default=None):
         """Add a user component: a named column every agent has, `width`
         values of dtype (float32, int32, uint32, uint64) per agent, saved in
-        snapshots and part of the state hash. Returns its array."""
+        snapshots and part of the state hash. Returns its array. `default`:
+        one value or `width` values, in the dtype's range."""
         types = {np.dtype(np.float32): SHOAL_COLUMN_F32, np.dtype(np.int32): SHOAL_COLUMN_I32,
                  np.dtype(np.uint32): SHOAL_COLUMN_U32, np.dtype(np.uint64): SHOAL_COLUMN_U64}
-        dt = np.dtype(dtype)
+        nm = _name("add_component: name", name)
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise InvalidTypeError(f"add_component: dtype {dtype!r} is not a numpy dtype") from None
         if dt not in types:
             raise InvalidArgumentError(f"add_component: dtype {dt} is not one of float32, int32, uint32, uint64")
         cdef shoal_component_def_t d
-        nm = str(name).encode()
         d.name = nm
         d.type = types[dt]
-        d.width = int(width)
+        d.width = _int("add_component: width", width, -2147483648, 2147483647)
         d.default_value = NULL
         dv = None
         if default is not None:
-            dv = np.ascontiguousarray(np.broadcast_to(np.asarray(default, dtype=dt), (max(d.width, 1),)))
+            where = "add_component: default"
+            wide = max(d.width, 1)
+            if dt.kind == "f":
+                a = _array(where, default, dt, f"one number or {wide} (the width)")
+            else:
+                a = _int_array(where, default, dt)
+            if a.ndim == 0:
+                a = np.broadcast_to(a, (wide,))
+            if a.shape != (wide,):
+                raise InvalidArgumentError(f"{where}: expected one value or {wide} (the width), got shape {a.shape}")
+            dv = np.ascontiguousarray(a)
             d.default_value = cnp.PyArray_DATA(dv)
         self._enter()
         try:
             self._check(shoal_world_add_component(self._w, &d))
         finally:
             self._busy = 0
-        self._components = self._components + (str(name),)
+        self._components = self._components + (name,)
         return self.column(name)
 
     # -- obstacles and walls ------------------------------------------------
@@ -950,21 +1051,25 @@ cdef class World:
         cdef float c[3]
         cdef float v[3]
         cdef int32_t oid = -1
-        _point3("center", center, c)
+        self._ready()
+        cdef int dims = shoal_world_dimensions(self._w)
+        _point3("center", center, c, dims)
+        if velocity is not None:
+            _point3("velocity", velocity, v, dims)
+        cdef float r = <float>_real("radius", radius)
         self._enter()
         try:
             if velocity is None:
-                self._check(shoal_world_add_obstacle(self._w, c, <float>radius, &oid))
+                self._check(shoal_world_add_obstacle(self._w, c, r, &oid))
             else:
-                _point3("velocity", velocity, v)
-                self._check(shoal_world_add_moving_obstacle(self._w, c, v, <float>radius, &oid))
+                self._check(shoal_world_add_moving_obstacle(self._w, c, v, r, &oid))
         finally:
             self._busy = 0
         return oid
 
     def add_wall(self, points, closed=False):
         """A wall (2D): a polyline through points (K, 2), or a closed polygon."""
-        p = np.ascontiguousarray(np.asarray(points, dtype=np.float32))
+        p = np.ascontiguousarray(_array("add_wall: points", points, np.float32, "an array of shape (K, 2)"))
         if p.ndim != 2 or p.shape[1] != 2:
             raise InvalidArgumentError(f"add_wall: points must have shape (K, 2), got {p.shape}")
         cdef int32_t wid = -1
@@ -978,10 +1083,12 @@ cdef class World:
 
     @property
     def obstacle_count(self):
+        self._ready()
         return shoal_world_obstacle_count(self._w)
 
     @property
     def wall_count(self):
+        self._ready()
         return shoal_world_wall_count(self._w)
 
     # -- statistics ----------------------------------------------------------
@@ -991,25 +1098,32 @@ cdef class World:
         calls, ns_total, agents, ms_per_call."""
         cdef shoal_system_stats_t s
         out = []
-        for i in range(shoal_world_system_count(self._w)):
-            self._check(shoal_world_system_stats(self._w, i, &s))
-            out.append({"name": _text(s.name), "stage": _text(shoal_stage_name(s.stage)),
-                        "enabled": bool(s.enabled), "calls": s.calls, "ns_total": s.ns_total,
-                        "agents": s.agents,
-                        "ms_per_call": (s.ns_total / s.calls / 1e6) if s.calls else 0.0})
+        self._enter()
+        try:
+            for i in range(shoal_world_system_count(self._w)):
+                self._check(shoal_world_system_stats(self._w, i, &s))
+                out.append({"name": _text(s.name), "stage": _text(shoal_stage_name(s.stage)),
+                            "enabled": bool(s.enabled), "calls": s.calls, "ns_total": s.ns_total,
+                            "agents": s.agents,
+                            "ms_per_call": (s.ns_total / s.calls / 1e6) if s.calls else 0.0})
+        finally:
+            self._busy = 0
         return out
 
     def reset_stats(self):
+        self._ready()
         shoal_world_reset_stats(self._w)
 
     def set_system_enabled(self, name, enabled=True):
-        nm = str(name).encode()
+        nm = _name("set_system_enabled: name", name)
+        self._ready()
         self._check(shoal_world_set_system_enabled(self._w, nm, 1 if enabled else 0))
 
     def crowd_stats(self):
         """Crowd agents' figures: agents, arrived, closest_pair (over the sum
         of radii), overlapping, relaxed_last_step, contact_iterations."""
         cdef shoal_crowd_stats_t s
+        self._ready()
         self._check(shoal_world_crowd_stats(self._w, &s))
         return {"agents": s.agents, "arrived": s.arrived, "closest_pair": s.closest_pair,
                 "overlapping": s.overlapping, "relaxed_last_step": s.relaxed_last_step,
@@ -1018,12 +1132,15 @@ cdef class World:
     def _blocks_kept(self):
         """(blocks whose free was put off for an array, blocks waiting now):
         for tests."""
+        if self._pins == NULL:
+            raise Error("the World is not created (made with World.__new__, or its __init__ failed)")
         return pins_kept(self._pins), pins_waiting(self._pins)
 
     # -- recordings ----------------------------------------------------------
 
     def record(self, path, every=1):
         """A Recorder writing this world's frames to `path` (see Recorder)."""
+        self._ready()
         return Recorder(self, path, every)
 
 
@@ -1039,40 +1156,51 @@ cdef class Recorder:
     cdef World _world
     cdef readonly int every
 
-    def __cinit__(self, World world, path, int every=1):
+    def __cinit__(self, World world not None, path, every=1):
         cdef shoal_recording_header_t h = shoal_recording_default_header()
         cdef shoal_error_t err
         memset(&err, 0, sizeof(err))
-        if every < 1:
-            raise InvalidArgumentError(f"every must be >= 1, got {every}")
+        cdef int32_t k = _int("every", every, -2147483648, 2147483647)
+        if k < 1:
+            raise InvalidArgumentError(f"every must be >= 1, got {k}")
+        p = _path("record: path", path)
+        world._ready()
         self._world = world
-        self.every = every
+        self.every = k
         h.dimensions = shoal_world_dimensions(world._w)
         h.dt = world.dt
-        h.record_every = every
+        h.record_every = k
         name = world.scenario_name.encode()
         groups = "\n".join(world.group_names).encode()
         h.scenario_name = name
         h.group_names = groups
-        p = os.fsencode(path)
         _check_err(shoal_recording_open(p, &h, &self._r, &err), &err)
 
     def frame(self):
         """Append the world as it is now."""
         cdef shoal_error_t err
+        cdef shoal_status_t st
         memset(&err, 0, sizeof(err))
         if self._r == NULL:
             raise Error("the recorder is closed")
-        _check_err(shoal_recording_write_frame(self._r, self._world._w, &err), &err)
+        # The GIL stays held: close() in another thread must not free the
+        # recorder under the write.
+        self._world._enter()
+        try:
+            st = shoal_recording_write_frame(self._r, self._world._w, &err)
+        finally:
+            self._world._busy = 0
+        _check_err(st, &err)
 
     def step(self, n=1, dt=None):
         """Step the world n times, writing a frame every `every` steps (and
         one before the first step when nothing is written yet)."""
+        cdef int64_t count = _int("Recorder.step: n", n, 0, (1 << 63) - 1)
         if self._r == NULL:
             raise Error("the recorder is closed")
         if shoal_recording_frames_written(self._r) == 0:
             self.frame()
-        for i in range(int(n)):
+        for i in range(count):
             self._world.step(1, dt)
             if self._world.step_count % self.every == 0:
                 self.frame()
@@ -1118,7 +1246,7 @@ def read_recording(path, allow_truncated=False):
     cdef shoal_recording_frame_t f
     cdef shoal_status_t st
     memset(&err, 0, sizeof(err))
-    p = os.fsencode(path)
+    p = _path("read_recording: path", path)
     # Frame by frame, not shoal_recording_load: that one holds the whole
     # decoded file and refuses more than SHOAL_RECORDING_LOAD_LIMIT of it,
     # which a recording of a still crowd reaches in a few megabytes of file.
@@ -1203,80 +1331,190 @@ cdef void* _ptr(a):
     return cnp.PyArray_DATA(<cnp.ndarray>a)
 
 
-def _u64(where, v):
+# Limits the library checks, mirrored for what the binding checks before
+# a library call (docs/errors.md, shoal_agent_add): fewer than 2^30 agents,
+# coordinates within +-1e18 m.
+_MAX_AGENTS = (1 << 30) - 1
+_MAX_COORDINATE = np.float32(1e18)
+
+
+def _describe(v):
+    if isinstance(v, np.ndarray):
+        return f"an array of shape {v.shape} and dtype {v.dtype}"
+    text = repr(v)
+    return f"{type(v).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _int(where, v, lo=-(1 << 63), hi=(1 << 63) - 1):
+    """An integer argument in [lo, hi]: an int or a numpy integer, never a
+    bool, a float (1.5 is not silently 1) or a str ('3' is not 3)."""
+    if isinstance(v, (bool, np.bool_)):
+        raise InvalidTypeError(f"{where}: expected an integer, got a bool ({v!r})")
     try:
-        x = int(v)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(f"{where}: expected an integer, got {v!r}") from None
-    if x < 0 or x >= 1 << 64:
-        raise InvalidArgumentError(f"{where}: {x} is not in [0, 2^64)")
+        x = operator.index(v)
+    except TypeError:
+        raise InvalidTypeError(f"{where}: expected an integer, got {_describe(v)}") from None
+    if x < lo or x > hi:
+        raise InvalidArgumentError(f"{where}: {x} is not in [{lo}, {hi}]")
     return x
+
+
+def _u64(where, v):
+    return _int(where, v, 0, (1 << 64) - 1)
+
+
+def _real(where, v):
+    """A number argument: int, float or numpy number, not a bool or a str."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise InvalidTypeError(f"{where}: expected a number, got {_describe(v)}")
+    return float(v)
 
 
 def _dt(v):
-    x = float(v)
-    if not (x > 0.0 and x <= 1000.0):
+    x = _real("dt", v)
+    # The library takes a float: a dt that rounds to 0 there is refused here.
+    if not (x > 0.0 and x <= 1000.0 and np.float32(x) > 0):
         raise InvalidArgumentError(f"dt: expected seconds in (0, 1000], got {v!r}")
     return x
+
+
+def _path(where, path):
+    """A file name as the C library takes it. A NUL would end it early (the
+    call would act on another file): refused."""
+    try:
+        p = os.fsencode(path)
+    except TypeError:
+        raise InvalidTypeError(f"{where}: expected a path (str, bytes or os.PathLike), "
+                               f"got {_describe(path)}") from None
+    if b"\0" in p:
+        raise InvalidArgumentError(f"{where}: {os.fsdecode(p)!r} contains a NUL character")
+    return p
+
+
+def _name(where, name):
+    """A name (column, system, component, preset) as the C library takes it."""
+    if not isinstance(name, str):
+        raise InvalidTypeError(f"{where}: expected a name (str), got {_describe(name)}")
+    if "\0" in name:
+        raise InvalidArgumentError(f"{where}: {name!r} contains a NUL character")
+    return name.encode("utf-8")
+
+
+def _array(where, v, dtype, expected):
+    """Numbers as an array of a float dtype, or the package's error naming
+    the argument (never numpy's own for ragged or non-numeric input)."""
+    try:
+        a = np.asarray(v)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{where}: expected {expected}, got {_describe(v)}") from None
+    if a.dtype.kind not in "biuf":
+        raise InvalidArgumentError(f"{where}: expected {expected}, got {_describe(v)}")
+    with np.errstate(over="ignore"):  # beyond float32: inf, which the checks refuse
+        return a.astype(dtype, copy=False)
+
+
+def _int_array(where, v, dtype, expected=None):
+    """Integers as an array of an integer dtype, each in its range (never
+    wrapped: 2^40 + 7 is not 7 in a uint32, -1 not 2^64 - 1 in a uint64)."""
+    info = np.iinfo(dtype)
+    span = f"{'non-negative ' if info.min == 0 else ''}integers in [{info.min}, {info.max}]"
+    want = f"{expected}: {span}" if expected else span
+    try:
+        a = np.asarray(v)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidArgumentError(f"{where}: expected {want}, got {_describe(v)}") from None
+    if a.dtype.kind not in "iu":  # bool, float, str, or Python ints beyond 64 bits
+        raise InvalidArgumentError(f"{where}: expected {want}, got {_describe(v)}")
+    if a.size:
+        lo, hi = int(a.min()), int(a.max())
+        if lo < info.min or hi > info.max:
+            raise InvalidArgumentError(f"{where}: expected {want}, got {lo if lo < info.min else hi}")
+    return a.astype(dtype, copy=False)
 
 
 def _bounds(bounds, dims):
     try:
         lo, hi = bounds
-        lo = [float(x) for x in lo]
-        hi = [float(x) for x in hi]
     except (TypeError, ValueError):
         raise InvalidArgumentError("bounds: expected ((xmin, ymin[, zmin]), (xmax, ymax[, zmax]))") from None
-    if len(lo) not in (2, 3) or len(hi) != len(lo) or len(lo) < dims:
-        raise InvalidArgumentError(f"bounds: expected {dims} numbers for each corner")
-    return lo + [0.0] * (3 - len(lo)), hi + [0.0] * (3 - len(hi))
+    lo = _array("bounds", lo, np.float64, "((xmin, ymin[, zmin]), (xmax, ymax[, zmax]))")
+    hi = _array("bounds", hi, np.float64, "((xmin, ymin[, zmin]), (xmax, ymax[, zmax]))")
+    if lo.shape != (dims,) or hi.shape != (dims,):
+        raise InvalidArgumentError(f"bounds: expected {dims} numbers for each corner of a {dims}D world, "
+                                   f"got shapes {lo.shape} and {hi.shape}")
+    return list(lo) + [0.0] * (3 - dims), list(hi) + [0.0] * (3 - dims)
 
 
-def _points(where, v, expected):
-    """(N, 3) float32, C-contiguous, from (N, 2) or (N, 3) input; None stays None."""
+def _points(where, v, expected, dims):
+    """(N, 3) float32, C-contiguous, from (N, dims) input; None stays None.
+    A 2D world refuses (N, 3) (its z would be dropped), a 3D one (N, 2)."""
     if v is None:
         return None
-    a = np.asarray(v, dtype=np.float32)
-    if a.ndim != 2 or a.shape[1] not in (2, 3):
-        raise InvalidArgumentError(f"{where}: expected an array of shape (N, 2) or (N, 3), got {a.shape}")
+    a = _array(where, v, np.float32, f"an array of shape (N, {dims})")
+    if a.ndim != 2 or a.shape[1] != dims:
+        raise InvalidArgumentError(f"{where}: expected an array of shape (N, {dims}) in a {dims}D world, "
+                                   f"got shape {a.shape}")
     if expected is not None and a.shape[0] != expected:
         raise InvalidArgumentError(f"{where}: expected {expected} rows (one per agent), got {a.shape[0]}")
     out = np.zeros((a.shape[0], 3), dtype=np.float32)
-    out[:, :a.shape[1]] = a
+    out[:, :dims] = a
     return out
 
 
 def _per_agent(where, v, n, dtype):
     if v is None:
         return None
-    src = np.asarray(v)
-    if np.dtype(dtype).kind == "u" and src.size and (src.dtype.kind == "f" or src.min() < 0):
-        if src.dtype.kind == "f" or src.min() < 0:
-            raise InvalidArgumentError(f"{where}: expected non-negative integers")
-    a = np.ascontiguousarray(np.broadcast_to(src.astype(dtype, copy=False), (n,)) if src.ndim == 0
-                             else src.astype(dtype, copy=False))
+    if np.dtype(dtype).kind == "f":
+        a = _array(where, v, dtype, f"one number or {n} (one per agent)")
+    else:
+        a = _int_array(where, v, dtype, f"one value or {n} (one per agent)")
+    if a.ndim == 0:
+        a = np.broadcast_to(a, (n,))
     if a.shape != (n,):
-        raise InvalidArgumentError(f"{where}: expected {n} values (one per agent), got shape {a.shape}")
-    return a
+        raise InvalidArgumentError(f"{where}: expected {n} values (one per agent, shape ({n},)) or one for all, "
+                                   f"got shape {a.shape}")
+    return np.ascontiguousarray(a)
+
+
+def _check_arrays(dims, pos, vel, tgt, hd, pt):
+    """What shoal_agents_add checks of its per-agent arrays, before any of
+    the calls that add an add_agents' groups: finite, and coordinates within
+    +-1e18 m. Pitches count in 3D only, as there."""
+    for name, a, coordinate in (("positions", pos, True), ("velocities", vel, False),
+                                ("headings", hd, False), ("targets", tgt, True),
+                                ("pitches", pt if dims == 3 else None, False)):
+        if a is None:
+            continue
+        if a.ndim == 2:
+            a = a[:, :dims]
+        ok = np.abs(a) <= _MAX_COORDINATE if coordinate else np.isfinite(a)
+        if not ok.all():
+            at = tuple(int(k) for k in np.argwhere(~ok)[0])
+            rule = "finite and within +-1e18 m" if coordinate else "finite"
+            raise InvalidArgumentError(f"agents_add: {name}[{', '.join(map(str, at))}] must be {rule}, "
+                                       f"got {float(a[at])!r}")
 
 
 def _handles(where, v):
-    a = np.asarray(v)
+    a = _int_array(where, v, np.uint64, "agent handles")
     if a.ndim == 0:
         a = a.reshape(1)
-    if a.ndim != 1 or (a.size and a.dtype != np.uint64):
-        if a.size and a.dtype.kind not in "ui":
-            raise InvalidArgumentError(f"{where}: expected an array of agent handles (uint64)")
-    if a.size and a.dtype.kind == "i" and a.min() < 0:
-        raise InvalidArgumentError(f"{where}: handles are non-negative")
-    return np.ascontiguousarray(a.astype(np.uint64, copy=False).reshape(-1))
+    if a.ndim != 1:
+        raise InvalidArgumentError(f"{where}: expected one handle or a 1-D array of handles, got shape {a.shape}")
+    return np.ascontiguousarray(a)
 
 
-cdef int _point3(where, v, float* out) except -1:
-    a = np.asarray(v, dtype=np.float64).reshape(-1)
-    if a.shape[0] not in (2, 3):
-        raise InvalidArgumentError(f"{where}: expected (x, y) or (x, y, z), got {np.asarray(v).shape}")
+def _point(where, v, dims):
+    expected = "a point (x, y)" if dims == 2 else "a point (x, y, z)"
+    a = _array(where, v, np.float64, expected)
+    if a.shape != (dims,):
+        raise InvalidArgumentError(f"{where}: expected {expected} in a {dims}D world, got shape {a.shape}")
+    return a
+
+
+cdef int _point3(where, v, float* out, int dims) except -1:
+    a = _point(where, v, dims)
     out[0] = a[0]
     out[1] = a[1]
-    out[2] = a[2] if a.shape[0] == 3 else 0.0
+    out[2] = a[2] if dims == 3 else 0.0
     return 0
