@@ -47,6 +47,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "soak_crowd.h"
 
 #define SOAK_SPEED_TOL 1e-4f     /* relative, on |V| <= max_speed */
 #define SOAK_TURN_TOL 1e-3f      /* relative, on |omega| <= max_turn_rate */
@@ -79,6 +80,7 @@ typedef struct soak_options_t {
     uint64_t seed;
     int json;
     double progress; /* s between progress lines; 0 = none */
+    int crowd;       /* the crowd scene instead (tools/soak_crowd.c) */
 } soak_options_t;
 
 /* The agents the script knows, with their handles in each world. */
@@ -129,15 +131,22 @@ static const cli_option_t soak_options[] = {
     SOAK_INT("--shadow-threads", "T", shadow_threads, 0, 256,
              "threads of the shadow world, 0 = no shadow. Default 1."),
     SOAK_INT("--agents", "N", agents, 0, 1000000,
-             "flock agents (the population moves around N). Default 2000."),
-    SOAK_INT("--vehicles", "N", vehicles, 0, 1000, "ground vehicles. Default 12."),
-    SOAK_INT("--planners", "N", planners, 0, 1000, "planner agents. Default 12."),
+             "flock agents, or pedestrians with --crowd (the population moves around N). "
+             "Default 2000 (300 with --crowd)."),
+    SOAK_INT("--vehicles", "N", vehicles, 0, 1000, "ground vehicles (not with --crowd). Default 12."),
+    SOAK_INT("--planners", "N", planners, 0, 1000, "planner agents (not with --crowd). Default 12."),
     SOAK_INT("--seed", "S", seed, 0, (double)INT64_MAX,
              "seed of the world and of the script. Default 1."),
     {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(soak_options_t, json), 0, 0, 0, NULL,
      "print the report as one JSON object."},
     {"--progress", NULL, "SECONDS", CLI_NUMBER, CLI_FIELD(soak_options_t, progress), 0, 1e6, 0,
      NULL, "print a progress line this often (stdout). Default none."},
+    {"--crowd", NULL, NULL, CLI_FLAG, CLI_FIELD(soak_options_t, crowd), 0, 0, 0, NULL,
+     "soak the crowd scene instead: pedestrians walking through a room's doors, a "
+     "corridor and round wall ends, in an unbounded 2D world, while doors close and "
+     "open, pedestrians come and go and the worlds are saved and loaded back; checks "
+     "that no path crosses a wall, no pair overlaps (2 % of the radii sum) and no "
+     "centre comes within 0.98 of its radius of a wall (docs/reliability.md)."},
 };
 
 static const cli_spec_t soak_spec = {
@@ -158,10 +167,11 @@ static const cli_spec_t soak_spec = {
 
 static int parse_options(int argc, char** argv, soak_options_t* o)
 {
-    *o = (soak_options_t){.threads = 1, .shadow_threads = 1, .agents = 2000, .vehicles = 12,
+    *o = (soak_options_t){.threads = 1, .shadow_threads = 1, .agents = -1, .vehicles = 12,
                           .planners = 12, .seed = 1};
     int stop = cli_parse(&soak_spec, argc, argv, o, NULL, NULL);
     if (stop >= 0) return stop;
+    if (o->agents < 0) o->agents = o->crowd ? 300 : 2000;
     if (o->minutes == 0.0 && o->steps == 0) o->minutes = 1.0;
     return -1;
 }
@@ -175,7 +185,7 @@ static float uniform(uint64_t* s, float lo, float hi)
 
 static int below(uint64_t* s, int n) { return n > 0 ? (int)(rng_splitmix64(s) % (uint64_t)n) : 0; }
 
-static double rss_mib(void)
+double soak_rss_mib(void)
 {
     FILE* f = fopen("/proc/self/statm", "r");
     long pages = 0, resident = 0;
@@ -185,7 +195,7 @@ static double rss_mib(void)
     return ok ? (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0) : 0.0;
 }
 
-static double peak_rss_mib(void)
+double soak_peak_rss_mib(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) return 0.0;
@@ -649,7 +659,7 @@ static void probe_misuse(soak_t* s)
 
 static void sample_memory(soak_t* s, double elapsed, double warmup)
 {
-    double rss = rss_mib();
+    double rss = soak_rss_mib();
     s->rss_last_mib = rss;
     if (!s->warm_done) {
         if (elapsed >= warmup) {
@@ -717,7 +727,7 @@ static int setup(soak_t* s)
 static void report(const soak_t* s, double seconds)
 {
     double rate = seconds > 0 ? (double)s->agent_steps / seconds : 0.0;
-    double peak = peak_rss_mib();
+    double peak = soak_peak_rss_mib();
     if (s->opt.json) {
         printf("{\"seed\": %llu, \"threads\": %d, \"shadow_threads\": %d, \"steps\": %llu, "
                "\"seconds\": %.1f, \"agents_final\": %d, \"agent_steps\": %llu, "
@@ -791,6 +801,13 @@ int cmd_soak(int argc, char** argv)
         free(s);
         return code;
     }
+    if (s->opt.crowd) {
+        soak_crowd_options_t c = {.minutes = s->opt.minutes, .steps = s->opt.steps, .threads = s->opt.threads,
+                                  .shadow_threads = s->opt.shadow_threads, .agents = s->opt.agents,
+                                  .seed = s->opt.seed, .json = s->opt.json, .progress = s->opt.progress};
+        free(s);
+        return soak_crowd_run(&c);
+    }
     double start = cli_now_seconds();
     double limit = s->opt.minutes > 0 ? s->opt.minutes * 60.0 : INFINITY;
     double warmup = fmin(60.0, 0.2 * (isfinite(limit) ? limit : 300.0));
@@ -829,7 +846,7 @@ int cmd_soak(int argc, char** argv)
             next_progress += s->opt.progress;
         }
     }
-    if (!s->warm_done) s->rss_warm_mib = s->rss_peak_mib = s->rss_last_mib = rss_mib();
+    if (!s->warm_done) s->rss_warm_mib = s->rss_peak_mib = s->rss_last_mib = soak_rss_mib();
     report(s, cli_now_seconds() - start);
     code = s->violations ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
     release(s);
