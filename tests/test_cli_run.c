@@ -272,3 +272,23 @@ Test(cli_run, every_help_page_has_one_format)
         output_free(&r);
     }
 }
+
+/* `shoal soak --crowd` for a few seconds: pedestrians through doors that
+ * close and open, both worlds saved and loaded back once (memory, then a
+ * file), every invariant held (docs/reliability.md). */
+Test(cli_run, soak_crowd_holds_its_invariants)
+{
+    cJSON* root = run_json((const char*[]){"soak", "--crowd", "--steps", "1200", "--agents", "120", "--threads",
+                                           "2", "--json", NULL});
+    cr_expect_str_eq(json_string(root, "scene"), "crowd");
+    cr_expect_eq(json_number(root, "steps"), 1200);
+    cr_expect_eq(json_number(root, "violations"), 0, "first: %s", json_string(root, "first_violation"));
+    cr_expect_eq(json_number(root, "hash_compares"), 24);
+    cr_expect_eq(json_number(root, "saves_memory"), 1);
+    cr_expect_eq(json_number(root, "saves_file"), 1);
+    cr_expect_gt(json_number(root, "doors_closed") + json_number(root, "doors_opened"), 10);
+    cr_expect_gt(json_number(root, "path_tests"), 1000000);
+    cr_expect_geq(json_number(root, "closest_pair"), 0.98);
+    cr_expect_geq(json_number(root, "closest_wall"), 0.98);
+    cJSON_Delete(root);
+}
