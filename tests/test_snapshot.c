@@ -662,6 +662,24 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             uint64_t payload = to - start - 16;
             for (int k = 0; k < 8; ++k) out[start + 8 + k] = (unsigned char)(payload >> (8 * k));
             sections++;
+        } else if (!drop && memcmp(in + at, "WALL", 4) == 0 && version < 7) {
+            /* each slot without its generation (version 7); the points
+             * after them as they are */
+            uint32_t slots = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8 | (uint32_t)in[at + 18] << 16 |
+                             (uint32_t)in[at + 19] << 24;
+            size_t start = to;
+            memcpy(out + to, in + at, 24);
+            to += 24;
+            for (uint32_t i = 0; i < slots; ++i) {
+                memcpy(out + to, in + at + 24 + 16 * (size_t)i, 12);
+                to += 12;
+            }
+            size_t rest = whole - 24 - 16 * (size_t)slots;
+            memcpy(out + to, in + at + 24 + 16 * (size_t)slots, rest);
+            to += rest;
+            uint64_t payload = to - start - 16;
+            for (int k = 0; k < 8; ++k) out[start + 8 + k] = (unsigned char)(payload >> (8 * k));
+            sections++;
         } else if (!drop && memcmp(in + at, "COMP", 4) == 0 &&
                    ((in[at + 16] == 8 && version < 4) || (in[at + 16] == 7 && version < 5) ||
                     (in[at + 16] == 5 && version < 6))) {

@@ -96,8 +96,12 @@ SHOAL_API shoal_status_t shoal_world_crowd_stats(const shoal_world_t* world, sho
  * joins the first. `points` holds x, y for each point (2 floats a point),
  * copied. Crowd agents treat walls as obstacles (ORCA, within
  * crowd.time_horizon_walls) and the contact pass keeps them out of and
- * from crossing every wall. Ids are 0, 1, 2, ... in creation order; a
- * removed id is not reused. Walls live in a grid of their own, rebuilt at
+ * from crossing every wall. An id is a slot and its generation: a world
+ * that never removed a wall numbers them 0, 1, 2, ... in creation order; a
+ * removed wall's slot and points are reclaimed, the next add takes the
+ * lowest free slot with the next generation, and the removed id is refused
+ * (NOT_FOUND) until that slot has been reused 2,048 times. At most
+ * SHOAL_MAX_WALLS walls at once (CAPACITY). Walls live in a grid of their own, rebuilt at
  * the next step after a change. A 3D world has no walls: its obstacles
  * (spheres) play their part. Refused, with the world unchanged: a 3D world,
  * NULL points, a count out of range (at most SHOAL_MAX_WALL_POINTS),
@@ -107,6 +111,7 @@ SHOAL_API shoal_status_t shoal_world_crowd_stats(const shoal_world_t* world, sho
 /* The most segments all of a world's walls have together (a wall that
  * would pass it is refused with SHOAL_ERR_CAPACITY). */
 #define SHOAL_MAX_WALL_SEGMENTS (1 << 24)
+#define SHOAL_MAX_WALLS (1 << 20)
 SHOAL_API shoal_status_t shoal_world_add_wall(shoal_world_t* world, const float* points, int32_t count,
                                               int32_t closed, int32_t* out_id);
 SHOAL_API shoal_status_t shoal_world_remove_wall(shoal_world_t* world, int32_t id);

@@ -89,6 +89,7 @@ typedef struct byte_reader {
     const char* section; /* its name, for messages */
     char msg[480];
     int failed;
+    uint32_t version; /* of the snapshot being read (0: not a snapshot) */
 } byte_reader_t;
 
 /* Record the first failure ("section NAME: text"); returns 0. */

@@ -43,7 +43,7 @@ enum column_flag {
 typedef uint64_t hash_absorb_fn(uint64_t h, uint64_t word);
 
 /* Words a module may note for a rollback (see mark). */
-#define WORLD_MARK_WORDS 2
+#define WORLD_MARK_WORDS 3
 
 typedef struct module_t {
     const char* name;

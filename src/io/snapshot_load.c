@@ -476,6 +476,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     memset(&rd, 0, sizeof rd);
     rd.p = p;
     rd.off = SNAP_HEADER_BYTES;
+    rd.version = version;
     shoal_world_def_t user = def ? *def : shoal_world_default_def();
     world_head_t head;
     if (!begin_section(&rd, size, SNAP_WORLD, "WRLD") || !read_world(&rd, &user, &head))

@@ -19,8 +19,8 @@
  * - A query returns every segment within reach, each once (a bit a segment
  *   a worker marks those met), however many: a fixed cap dropped the
  *   segment being crossed among many short ones.
- * - Ids are indexes and never reused: a removed wall keeps its id with no
- *   points, so ids and the hash of the remaining walls do not move. */
+ * - Ids are slots with a generation (below, "ids"): a removed wall's slot
+ *   and points are reclaimed, and its id is refused from then on. */
 #include <math.h>
 #include <string.h>
 
@@ -39,6 +39,7 @@ static int walls_init(world_t* w)
 {
     wall_set_t* ws = (wall_set_t*)mem_calloc(&w->alloc, sizeof *ws);
     w->module_data[MOD_WALLS] = ws;
+    if (ws) ws->serial = 1; /* a mark taken before any add sees none */
     return ws != NULL;
 }
 
@@ -64,21 +65,24 @@ static void walls_release(world_t* w)
     if (!ws) return;
     free_derived(w, ws);
     mem_free(&w->alloc, ws->walls, (size_t)ws->wall_capacity * sizeof *ws->walls);
+    int32_t words = (ws->wall_capacity + 63) / 64;
+    mem_free(&w->alloc, ws->free_bits, (size_t)words * sizeof *ws->free_bits);
+    mem_free(&w->alloc, ws->free_sum, (size_t)((words + 63) / 64) * sizeof *ws->free_sum);
     mem_free(&w->alloc, ws->points, (size_t)ws->point_capacity * sizeof *ws->points);
     mem_free(&w->alloc, ws, sizeof *ws);
     w->module_data[MOD_WALLS] = NULL;
 }
 
-static int32_t wall_segments(const int32_t wall[3])
+static int32_t wall_segments(const int32_t wall[WALL_FIELDS])
 {
-    return wall[1] == 0 ? 0 : wall[2] ? wall[1] : wall[1] - 1;
+    return wall[WF_COUNT] == 0 ? 0 : wall[WF_CLOSED] ? wall[WF_COUNT] : wall[WF_COUNT] - 1;
 }
 
 /* Segment k of a wall. */
-static void wall_segment(const wall_set_t* ws, const int32_t wall[3], int32_t k, float out[4])
+static void wall_segment(const wall_set_t* ws, const int32_t wall[WALL_FIELDS], int32_t k, float out[4])
 {
-    const float* a = ws->points[wall[0] + k];
-    const float* b = ws->points[wall[0] + (k + 1 == wall[1] ? 0 : k + 1)];
+    const float* a = ws->points[wall[WF_FIRST] + k];
+    const float* b = ws->points[wall[WF_FIRST] + (k + 1 == wall[WF_COUNT] ? 0 : k + 1)];
     out[0] = a[0];
     out[1] = a[1];
     out[2] = b[0];
@@ -294,7 +298,51 @@ static int walls_reserve_step(world_t* w)
     return 0;
 }
 
-/* ---- the public API --------------------------------------------------------- */
+/* ---- ids ------------------------------------------------------------------
+ *
+ * A wall's id is its slot and the slot's generation (the bits above
+ * WALL_INDEX_BITS); a removed wall's slot is free, its generation one
+ * more, and the next add takes the lowest free slot (a two-level bitmap:
+ * a bit a slot, a bit a word of those). A world that never removed a wall
+ * numbers its walls 0, 1, 2, ... as before. Points of removed walls are
+ * reclaimed once they outnumber the live ones: the live walls' points are
+ * copied, in slot order, into an array of their own. */
+
+#define WALL_INDEX_BITS 20
+#define WALL_GENERATIONS (1 << (31 - WALL_INDEX_BITS)) /* ids stay >= 0 */
+_Static_assert(SHOAL_MAX_WALLS == 1 << WALL_INDEX_BITS, "a wall's slot fits its id's index bits");
+
+static int32_t wall_id(const int32_t wall[WALL_FIELDS], int32_t slot)
+{
+    return slot | (wall[WF_GENERATION] << WALL_INDEX_BITS);
+}
+
+static void free_set(wall_set_t* ws, int32_t slot, int on)
+{
+    uint64_t bit = 1ull << (slot & 63);
+    int32_t word = slot >> 6;
+    if (on)
+        ws->free_bits[word] |= bit;
+    else
+        ws->free_bits[word] &= ~bit;
+    uint64_t sbit = 1ull << (word & 63);
+    if (ws->free_bits[word])
+        ws->free_sum[word >> 6] |= sbit;
+    else
+        ws->free_sum[word >> 6] &= ~sbit;
+}
+
+/* The lowest free slot below wall_high, or -1. */
+static int32_t free_lowest(const wall_set_t* ws)
+{
+    int32_t words = (ws->wall_high + 63) / 64, sums = (words + 63) / 64;
+    for (int32_t k = 0; k < sums; ++k) {
+        if (!ws->free_sum[k]) continue;
+        int32_t word = k * 64 + __builtin_ctzll(ws->free_sum[k]);
+        return word * 64 + __builtin_ctzll(ws->free_bits[word]);
+    }
+    return -1;
+}
 
 static int grow(world_t* w, void** p, int32_t* cap, int32_t need, size_t elem)
 {
@@ -309,6 +357,63 @@ static int grow(world_t* w, void** p, int32_t* cap, int32_t need, size_t elem)
     *cap = fresh;
     return 1;
 }
+
+/* Room for `slots` slots and their free bits (zeroed past the old ones). */
+static int grow_slots(world_t* w, wall_set_t* ws, int32_t slots)
+{
+    int32_t cap = ws->wall_capacity;
+    if (slots <= cap) return 1;
+    int32_t fresh = cap < 8 ? 8 : cap;
+    while (fresh < slots) fresh = fresh > SHOAL_MAX_WALLS / 2 ? SHOAL_MAX_WALLS : fresh * 2;
+    int32_t old_words = (cap + 63) / 64, words = (fresh + 63) / 64;
+    int32_t old_sums = (old_words + 63) / 64, sums = (words + 63) / 64;
+    int32_t(*walls)[WALL_FIELDS] = mem_alloc(&w->alloc, (size_t)fresh * sizeof *walls);
+    uint64_t* bits = mem_calloc(&w->alloc, (size_t)words * sizeof *bits);
+    uint64_t* sum = mem_calloc(&w->alloc, (size_t)sums * sizeof *sum);
+    if (!walls || !bits || !sum) {
+        mem_free(&w->alloc, walls, (size_t)fresh * sizeof *walls);
+        mem_free(&w->alloc, bits, (size_t)words * sizeof *bits);
+        mem_free(&w->alloc, sum, (size_t)sums * sizeof *sum);
+        return 0;
+    }
+    if (cap > 0) {
+        memcpy(walls, ws->walls, (size_t)cap * sizeof *walls);
+        memcpy(bits, ws->free_bits, (size_t)old_words * sizeof *bits);
+        memcpy(sum, ws->free_sum, (size_t)old_sums * sizeof *sum);
+    }
+    mem_free(&w->alloc, ws->walls, (size_t)cap * sizeof *ws->walls);
+    mem_free(&w->alloc, ws->free_bits, (size_t)old_words * sizeof *ws->free_bits);
+    mem_free(&w->alloc, ws->free_sum, (size_t)old_sums * sizeof *ws->free_sum);
+    ws->walls = walls;
+    ws->free_bits = bits;
+    ws->free_sum = sum;
+    ws->wall_capacity = fresh;
+    return 1;
+}
+
+/* The live walls' points, in slot order, in an array of their own; nothing
+ * changes when out of memory (the garbage stays until the next remove). */
+static void compact_points(world_t* w, wall_set_t* ws)
+{
+    int32_t live = 0;
+    for (int32_t i = 0; i < ws->wall_high; ++i) live += ws->walls[i][WF_COUNT];
+    int32_t cap = live > 8 ? live : 8;
+    float(*points)[2] = mem_alloc(&w->alloc, (size_t)cap * sizeof *points);
+    if (!points) return;
+    int32_t n = 0;
+    for (int32_t i = 0; i < ws->wall_high; ++i) {
+        int32_t* wl = ws->walls[i];
+        if (wl[WF_COUNT] > 0) memcpy(points[n], ws->points[wl[WF_FIRST]], (size_t)wl[WF_COUNT] * sizeof *points);
+        wl[WF_FIRST] = n;
+        n += wl[WF_COUNT];
+    }
+    mem_free(&w->alloc, ws->points, (size_t)ws->point_capacity * sizeof *ws->points);
+    ws->points = points;
+    ws->point_capacity = cap;
+    ws->point_count = n;
+}
+
+/* ---- the public API --------------------------------------------------------- */
 
 shoal_status_t shoal_world_add_wall(shoal_world_t* w, const float* points, int32_t count, int32_t closed,
                                     int32_t* out_id)
@@ -343,21 +448,56 @@ shoal_status_t shoal_world_add_wall(shoal_world_t* w, const float* points, int32
         return world_fail(w, SHOAL_ERR_CAPACITY,
                           "%s: %d more segments would make %lld, past the walls' limit of %d (SHOAL_MAX_WALL_SEGMENTS)",
                           where, (int)segs, (long long)ws->segments + segs, SHOAL_MAX_WALL_SEGMENTS);
-    if (ws->wall_high == INT32_MAX || ws->point_count > INT32_MAX - count ||
-        !grow(w, (void**)&ws->walls, &ws->wall_capacity, ws->wall_high + 1, sizeof *ws->walls) ||
+    int32_t slot = free_lowest(ws);
+    if (slot < 0 && ws->wall_high == SHOAL_MAX_WALLS)
+        return world_fail(w, SHOAL_ERR_CAPACITY, "%s: %d walls, the most a world holds (SHOAL_MAX_WALLS)", where,
+                          SHOAL_MAX_WALLS);
+    if ((slot < 0 && !grow_slots(w, ws, ws->wall_high + 1)) || ws->point_count > INT32_MAX - count ||
         !grow(w, (void**)&ws->points, &ws->point_capacity, ws->point_count + count, sizeof *ws->points))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d points", where, (int)count);
-    int32_t id = ws->wall_high++;
-    ws->walls[id][0] = ws->point_count;
-    ws->walls[id][1] = count;
-    ws->walls[id][2] = closed;
+    if (slot < 0) {
+        slot = ws->wall_high++;
+        ws->walls[slot][WF_GENERATION] = 0;
+    } else {
+        free_set(ws, slot, 0);
+    }
+    int32_t* wl = ws->walls[slot];
+    wl[WF_FIRST] = ws->point_count;
+    wl[WF_COUNT] = count;
+    wl[WF_CLOSED] = closed;
+    wl[WF_SERIAL] = (int32_t)ws->serial++;
     memcpy(ws->points[ws->point_count], points, (size_t)count * 2 * sizeof(float));
     ws->point_count += count;
     ws->segments += segs;
+    ws->live_points += count;
     ws->wall_count++;
     ws->version++;
-    if (out_id) *out_id = id;
+    if (out_id) *out_id = wall_id(wl, slot);
     return SHOAL_OK;
+}
+
+/* The slot of a live wall's id, or -1. */
+static int32_t wall_slot(const wall_set_t* ws, int32_t id)
+{
+    if (id < 0) return -1;
+    int32_t slot = id & (SHOAL_MAX_WALLS - 1);
+    if (slot >= ws->wall_high || ws->walls[slot][WF_COUNT] == 0 || wall_id(ws->walls[slot], slot) != id) return -1;
+    return slot;
+}
+
+/* Slot `slot` free, with generation `generation` (next: the one after the
+ * removed wall's; rollback: the one it had before the add). */
+static void release_slot(wall_set_t* ws, int32_t slot, int32_t generation)
+{
+    int32_t* wl = ws->walls[slot];
+    ws->segments -= wall_segments(wl);
+    ws->live_points -= wl[WF_COUNT];
+    wl[WF_COUNT] = 0;
+    wl[WF_CLOSED] = 0;
+    wl[WF_GENERATION] = generation;
+    ws->wall_count--;
+    free_set(ws, slot, 1);
+    ws->version++;
 }
 
 shoal_status_t shoal_world_remove_wall(shoal_world_t* w, int32_t id)
@@ -365,13 +505,19 @@ shoal_status_t shoal_world_remove_wall(shoal_world_t* w, int32_t id)
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "remove_wall: called from inside a step");
     wall_set_t* ws = walls_of(w);
-    if (id < 0 || id >= ws->wall_high || ws->walls[id][1] == 0)
-        return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_wall: no wall with id %d", (int)id);
-    ws->segments -= wall_segments(ws->walls[id]);
-    ws->walls[id][1] = 0; /* its points stay, unreferenced, until the world goes */
-    ws->walls[id][2] = 0;
-    ws->wall_count--;
-    ws->version++;
+    int32_t slot = wall_slot(ws, id);
+    if (slot < 0) {
+        int32_t s = id & (SHOAL_MAX_WALLS - 1);
+        int stale = id >= 0 && s < ws->wall_high && ws->walls[s][WF_COUNT] > 0;
+        return world_fail(w, SHOAL_ERR_NOT_FOUND, "remove_wall: no wall with id %d%s", (int)id,
+                          stale ? " (its slot holds a newer wall: the id is stale)" : "");
+    }
+    /* the slot keeps its next generation, the last slot too: an id of a
+     * removed wall is refused until its slot has gone round
+     * WALL_GENERATIONS adds and removes */
+    release_slot(ws, slot, (ws->walls[slot][WF_GENERATION] + 1) % WALL_GENERATIONS);
+    if (ws->point_count - ws->live_points > ws->live_points && ws->point_count - ws->live_points > 1024)
+        compact_points(w, ws);
     return SHOAL_OK;
 }
 
@@ -395,89 +541,116 @@ shoal_status_t shoal_world_wall_segments(const shoal_world_t* w, float* out, int
 
 /* ---- hash, rollback, snapshot ------------------------------------------------- */
 
-/* Live walls by id: id, closed, count, points (nothing when there are none,
- * so worlds without walls hash as before walls existed). */
+/* Live walls by slot: id, closed, count, points (nothing when there are
+ * none, so worlds without walls hash as before walls existed; a world that
+ * never removed a wall has ids equal to slots, as before). */
 static uint64_t walls_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
 {
     const wall_set_t* ws = walls_of(w);
     for (int32_t i = 0; i < ws->wall_high; ++i) {
         const int32_t* wl = ws->walls[i];
-        if (wl[1] == 0) continue;
-        h = absorb(h, 0x3a11000000000000ull | (uint64_t)(uint32_t)i);
-        h = absorb(h, ((uint64_t)(uint32_t)wl[2] << 32) | (uint32_t)wl[1]);
-        for (int32_t k = 0; k < wl[1]; ++k) {
+        if (wl[WF_COUNT] == 0) continue;
+        h = absorb(h, 0x3a11000000000000ull | (uint64_t)(uint32_t)wall_id(wl, i));
+        h = absorb(h, ((uint64_t)(uint32_t)wl[WF_CLOSED] << 32) | (uint32_t)wl[WF_COUNT]);
+        for (int32_t k = 0; k < wl[WF_COUNT]; ++k) {
             uint32_t v[2];
-            memcpy(v, ws->points[wl[0] + k], sizeof v);
+            memcpy(v, ws->points[wl[WF_FIRST] + k], sizeof v);
             h = absorb(h, ((uint64_t)v[0] << 32) | v[1]);
         }
     }
     return h;
 }
 
+/* A mark: slots, points and the add counter then. A rollback (a failed
+ * scenario populate, which only adds) frees every wall added since, each
+ * slot with the generation it had, and forgets the slots and points past
+ * the mark's. */
 static void walls_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
 {
-    note[0] = walls_of(w)->wall_high;
-    note[1] = walls_of(w)->point_count;
+    const wall_set_t* ws = walls_of(w);
+    note[0] = ws->wall_high;
+    note[1] = ws->point_count;
+    note[2] = ws->serial;
 }
 
 static void walls_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
 {
     wall_set_t* ws = walls_of(w);
-    if (note[0] >= ws->wall_high) return;
-    for (int32_t i = (int32_t)note[0]; i < ws->wall_high; ++i) {
-        ws->wall_count -= ws->walls[i][1] != 0;
-        ws->segments -= wall_segments(ws->walls[i]);
+    uint32_t since = ws->serial - (uint32_t)note[2];
+    if (since == 0) return;
+    for (int32_t i = 0; i < ws->wall_high; ++i) {
+        const int32_t* wl = ws->walls[i];
+        if (wl[WF_COUNT] > 0 && ws->serial - (uint32_t)wl[WF_SERIAL] <= since)
+            release_slot(ws, i, wl[WF_GENERATION]);
     }
-    ws->wall_high = (int32_t)note[0];
+    while (ws->wall_high > (int32_t)note[0]) free_set(ws, --ws->wall_high, 0);
     ws->point_count = (int32_t)note[1];
-    ws->version++;
+    ws->serial = (uint32_t)note[2];
 }
 
-/* Section WALL: u32 ids, u32 points, then per id {u32 first point, u32
- * count (0: removed), u32 closed}, then the points (f32 x, y). */
+/* Section WALL: u32 slots, u32 points, then per slot {u32 first point, u32
+ * count (0: free), u32 closed, and since version 7 u32 generation}, then
+ * the points (f32 x, y). */
 static void walls_save(const world_t* w, byte_writer_t* wr)
 {
+    /* the live walls' points only, in slot order: what removed walls left
+     * behind is not saved */
     const wall_set_t* ws = walls_of(w);
     bw_u32(wr, (uint32_t)ws->wall_high);
-    bw_u32(wr, (uint32_t)ws->point_count);
-    for (int32_t i = 0; i < ws->wall_high; ++i)
-        for (int k = 0; k < 3; ++k) bw_i32(wr, ws->walls[i][k]);
-    for (int32_t i = 0; i < ws->point_count; ++i) {
-        bw_f32(wr, ws->points[i][0]);
-        bw_f32(wr, ws->points[i][1]);
+    bw_u32(wr, (uint32_t)ws->live_points);
+    int32_t first = 0;
+    for (int32_t i = 0; i < ws->wall_high; ++i) {
+        const int32_t* wl = ws->walls[i];
+        bw_i32(wr, wl[WF_COUNT] ? first : 0);
+        bw_i32(wr, wl[WF_COUNT]);
+        bw_i32(wr, wl[WF_CLOSED]);
+        bw_i32(wr, wl[WF_GENERATION]);
+        first += wl[WF_COUNT];
+    }
+    for (int32_t i = 0; i < ws->wall_high; ++i) {
+        const int32_t* wl = ws->walls[i];
+        for (int32_t k = 0; k < wl[WF_COUNT]; ++k) {
+            bw_f32(wr, ws->points[wl[WF_FIRST] + k][0]);
+            bw_f32(wr, ws->points[wl[WF_FIRST] + k][1]);
+        }
     }
 }
 
 static int walls_load(world_t* w, byte_reader_t* rd)
 {
     wall_set_t* ws = walls_of(w);
+    const int fields = rd->version >= 7 ? 4 : 3;
     uint32_t high = br_u32(rd), points = br_u32(rd);
-    if (!br_count(rd, high, 12, INT32_MAX / 16, "wall ids")) return 0;
+    if (!br_count(rd, high, 4u * (uint32_t)fields, SHOAL_MAX_WALLS, "wall slots")) return 0;
     if (!br_count(rd, points, 8, INT32_MAX / 16, "wall points")) return 0;
     if (high > 0 && w->dims != 2) return br_fail(rd, "%u walls in a %dD world: walls are 2D", high, (int)w->dims);
-    if (high > 0) {
-        ws->walls = mem_alloc(&w->alloc, (size_t)high * sizeof *ws->walls);
-        if (!ws->walls) return br_fail(rd, "out of memory for %u walls", high);
-        ws->wall_capacity = (int32_t)high;
-    }
+    if (high > 0 && !grow_slots(w, ws, (int32_t)high)) return br_fail(rd, "out of memory for %u walls", high);
     if (points > 0) {
         ws->points = mem_alloc(&w->alloc, (size_t)points * sizeof *ws->points);
         if (!ws->points) return br_fail(rd, "out of memory for %u wall points", points);
         ws->point_capacity = (int32_t)points;
     }
-    int32_t live = 0;
+    int32_t live = 0, live_points = 0;
     for (uint32_t i = 0; i < high; ++i) {
         int32_t first = br_i32(rd), count = br_i32(rd), closed = br_i32(rd);
+        int32_t generation = fields == 4 ? br_i32(rd) : 0;
         if (rd->failed) return 0;
         if (count == 0 ? closed != 0
                        : (closed != 0 && closed != 1) || count < (closed ? 3 : 2) || first < 0 ||
                              (int64_t)first + count > (int64_t)points)
             return br_fail(rd, "wall %u: points [%d, %d + %d), closed %d are not a wall of the %u points", i,
                            (int)first, (int)first, (int)count, (int)closed, points);
-        ws->walls[i][0] = first;
-        ws->walls[i][1] = count;
-        ws->walls[i][2] = closed;
+        if (generation < 0 || generation >= WALL_GENERATIONS)
+            return br_fail(rd, "wall %u: generation %d is not in [0, %d)", i, (int)generation, WALL_GENERATIONS);
+        int32_t* wl = ws->walls[i];
+        wl[WF_FIRST] = count ? first : 0;
+        wl[WF_COUNT] = count;
+        wl[WF_CLOSED] = closed;
+        wl[WF_GENERATION] = generation;
+        wl[WF_SERIAL] = 0;
+        if (count == 0) free_set(ws, (int32_t)i, 1);
         live += count != 0;
+        live_points += count;
     }
     for (uint32_t i = 0; i < points; ++i) {
         ws->points[i][0] = br_f32(rd);
@@ -505,8 +678,13 @@ static int walls_load(world_t* w, byte_reader_t* rd)
     ws->wall_high = (int32_t)high;
     ws->point_count = (int32_t)points;
     ws->wall_count = live;
+    ws->live_points = live_points;
     ws->segments = (int32_t)segments;
+    ws->serial = 1; /* past the loaded walls' 0 */
     ws->version = 1;
+    /* a version-6 file's removed walls become free slots, taken by the
+     * next adds lowest first; their points are reclaimed at the next
+     * remove */
     return 1;
 }
 

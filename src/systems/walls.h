@@ -10,12 +10,18 @@
  * cell grows until the walls fit (walls_build). */
 #define WALL_GRID_ENTRIES_MAX (1 << 26)
 
+/* A wall slot's fields. */
+enum { WF_FIRST, WF_COUNT, WF_CLOSED, WF_GENERATION, WF_SERIAL, WALL_FIELDS };
+
 typedef struct wall_set_t {
-    /* Walls by id: first point in `points`, point count (0: removed),
-     * closed flag. */
-    int32_t (*walls)[3];
+    /* Walls by slot: first point in `points`, point count (0: free),
+     * closed flag, generation (of the id), serial (the add's number, for
+     * rollback). */
+    int32_t (*walls)[WALL_FIELDS];
     int32_t wall_high, wall_capacity, wall_count;
-    int32_t segments; /* of the live walls */
+    uint64_t *free_bits, *free_sum; /* free slots: a bit a slot, a bit a word */
+    uint32_t serial;                /* adds so far */
+    int32_t segments, live_points;  /* of the live walls */
     float (*points)[2];
     int32_t point_count, point_capacity;
     uint32_t version; /* changes with every add and remove */
