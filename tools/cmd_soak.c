@@ -160,7 +160,7 @@ static const cli_spec_t soak_spec = {
              "rejected, agent counts, misuse probes rejected without changing the world, the\n"
              "state hash equal to a shadow world's given the same calls, and resident memory\n"
              "not growing after warm-up. Prints a report; exits 1 on any violation (or a\n"
-             "failed setup).\n",
+             "failed setup). With --crowd it soaks pedestrians among walls and doors instead.\n",
     .options = soak_options,
     .option_count = CLI_COUNT(soak_options),
 };
