@@ -76,3 +76,7 @@ string(REPLACE ";" " " SHOAL_PC_OPENMP "${OpenMP_C_FLAGS}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
   COMPONENT shoal_Development)
+
+# The license (MIT), beside the library's other documents; shoal.pc and the
+# CMake package name it.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT shoal_Runtime)

@@ -40,12 +40,16 @@ class CMakeBuild(build_ext):
         target = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(built, target)
+        # the license travels with the installed package
+        shutil.copyfile(os.path.join(ROOT, "LICENSE"), os.path.join(os.path.dirname(target), "LICENSE"))
 
 
 setup(
     name="shoal",
     version="0.1.0",
     description="Crowds and fleets of autonomous agents: a data-oriented, multithreaded simulator",
+    license="MIT",
+    classifiers=["License :: OSI Approved :: MIT License"],
     packages=["shoal"],
     package_dir={"shoal": "shoal"},
     ext_modules=[Extension("shoal._shoal", sources=[])],

@@ -51,6 +51,10 @@ if [ -z "$pc" ] || [ "$(echo "$pc" | wc -l)" -ne 1 ]; then
   fail "expected one shoal.pc, found: '$pc'"
 fi
 libdir=$(dirname "$(dirname "$pc")")
+# The license (MIT) is installed and named by shoal.pc and the CMake package.
+[ -f "$prefix/share/doc/shoal/LICENSE" ] || fail "missing share/doc/shoal/LICENSE"
+grep -q "^# License: MIT" "$pc" || fail "shoal.pc does not name the license"
+grep -rq "set(shoal_LICENSE MIT)" "$libdir/cmake/shoal/shoalConfig.cmake" || fail "shoalConfig.cmake does not name the license"
 # Every public header is installed (shoal.h includes the others), and each
 # compiles on its own, so a host may include any one of them first.
 for f in "$source_dir"/include/shoal/*.h; do

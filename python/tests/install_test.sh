@@ -10,17 +10,22 @@ root=${2:?project source directory}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/src"
-cp -r "$root/CMakeLists.txt" "$root/cmake" "$root/include" "$root/src" "$root/python" "$work/src/"
+cp -r "$root/CMakeLists.txt" "$root/LICENSE" "$root/cmake" "$root/include" "$root/src" "$root/python" "$work/src/"
 rm -rf "$work/src/python/build" "$work/src/python/"*.egg-info
 "$py" -m venv --system-site-packages "$work/venv"
 SHOAL_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug" \
   "$work/venv/bin/pip" install --no-build-isolation --no-index --quiet "$work/src/python"
+# the license is in the metadata and beside the module
+"$work/venv/bin/pip" show shoal | grep -x "License: MIT" > /dev/null || { echo "pip show shoal: no 'License: MIT'"; exit 1; }
 mkdir "$work/elsewhere"
 cd "$work/elsewhere"
 "$work/venv/bin/python" - <<'PY'
 import numpy as np
 import shoal
 assert "/venv/" in shoal.__file__, shoal.__file__
+import os
+with open(os.path.join(os.path.dirname(shoal.__file__), "LICENSE")) as f:
+    assert f.readline().strip() == "MIT License"
 w = shoal.World(threads=2, seed=3)
 ids = w.add_agents(np.random.default_rng(3).uniform(0, 20, (300, 2)),
                    behaviors={"separate": 1, "align": 1, "cohere": 1})
