@@ -466,3 +466,34 @@ Test(walls, a_failed_populate_gives_back_the_free_slots_it_took)
     shoal_world_destroy(w);
     shoal_world_destroy(twin);
 }
+
+Test(walls, avoidance_sees_the_nearest_segments_of_a_finely_drawn_wall)
+{
+    /* A pedestrian walks at the wall of a round room drawn with 20,000
+     * points (about 1,900 segments within its walls' reach). Avoidance
+     * takes 32 wall constraints: the first found in the grid's order were
+     * segments at the bottom of its query, not the ones in front of it, so
+     * it walked into the wall and the contact pass pushed it back every
+     * step. The nearest kept, it stops at the wall by itself. */
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    enum { circle = 20000 };
+    float* c = malloc(2 * circle * sizeof *c);
+    cr_assert(c);
+    for (int i = 0; i < circle; ++i) {
+        c[2 * i] = 5.0f * cosf(6.2831853f * (float)i / circle);
+        c[2 * i + 1] = 5.0f * sinf(6.2831853f * (float)i / circle);
+    }
+    cr_assert_eq(shoal_world_add_wall(w, c, circle, 1, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    free(c);
+    shoal_agent_def_t d = walker(2.0f, 0.3f, 20.0f, 0.3f);
+    cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    int pushed = 0;
+    for (int s = 0; s < 80; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        shoal_crowd_stats_t st;
+        cr_assert_eq(shoal_world_crowd_stats(w, &st), SHOAL_OK);
+        pushed += st.contact_iterations > 0;
+    }
+    cr_expect_leq(pushed, 2, "the contact pass pushed the walker out of the wall in %d of 80 steps", pushed);
+    shoal_world_destroy(w);
+}

@@ -603,14 +603,41 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         }
         /* Walls (2D): hard constraints too. */
         if (!three && x->walls->seg_count > 0) {
+            /* Room for what the obstacles left; past it the nearest
+             * segments are kept (the query's order among them), not the
+             * first found: a wall of many short segments has hundreds in
+             * reach, and the ones in front of the agent matter. */
+            const int32_t room = CROWD_MAX_OBSTACLES - n;
+            int32_t keep[CROWD_MAX_OBSTACLES];
+            float keep_d2[CROWD_MAX_OBSTACLES];
+            int32_t kept = 0;
             wall_query_t q;
             walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach_w);
-            for (int32_t s; n < CROWD_MAX_OBSTACLES && (s = walls_query_next(&q)) >= 0;) {
-                const float* sg = x->walls->seg[s];
+            for (int32_t s; room > 0 && (s = walls_query_next(&q)) >= 0;) {
+                float qx, qy;
+                walls_nearest(x->walls->seg[s], a->px[i], a->py[i], &qx, &qy);
+                float d2 = (qx - a->px[i]) * (qx - a->px[i]) + (qy - a->py[i]) * (qy - a->py[i]);
+                if (kept < room) {
+                    keep[kept] = s;
+                    keep_d2[kept++] = d2;
+                    continue;
+                }
+                int32_t far = 0;
+                for (int32_t m = 1; m < kept; ++m) far = keep_d2[m] > keep_d2[far] ? m : far;
+                if (d2 >= keep_d2[far]) continue;
+                for (int32_t m = far; m + 1 < kept; ++m) { /* the order found, kept */
+                    keep[m] = keep[m + 1];
+                    keep_d2[m] = keep_d2[m + 1];
+                }
+                keep[kept - 1] = s;
+                keep_d2[kept - 1] = d2;
+            }
+            walls_query_end(&q);
+            for (int32_t m = 0; m < kept; ++m) {
+                const float* sg = x->walls->seg[keep[m]];
                 vec2 p0 = {sg[0] - a->px[i], sg[1] - a->py[i]}, p1 = {sg[2] - a->px[i], sg[3] - a->py[i]};
                 n += orca2_line_wall(p0, p1, ri, (vec2){vel.x, vel.y}, inv_tau_w, x->inv_dt, &lines[n]);
             }
-            walls_query_end(&q);
         }
         const int32_t n_static = n;
 
