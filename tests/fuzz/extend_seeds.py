@@ -57,8 +57,10 @@ seed('components-systems-3d', [agent(0x05, -3, 0, 10, 0, z=1), bulk(5), comp('u.
 seed('steps-bad-dt', [agent(0x07, 0, 0, 5, 0), wall([(1, -5), (1, 5)]), step('0'), step('-0'), step('-1'),
      step('nan'), step('inf'), step('1e-40'), step('1e-45'), step('9.9e-7'), step('1000.5'), step('1e-6'),
      step('1000'), step('1/60'), rows()])
-seed('zigzag-walls-crowd', [zigzag(4100, 10000.0), zigzag(616, 1e6, 1), agent(0x07, 0, 0, 15, 15),
-     agent(0x07, 1, 0, -15, 15), agent(0x07, 0, 1, 15, -15), step('0.05'), step('0.05'), snap(2), step('1/60')])
+seed('zigzag-4100-crowd', [zigzag(4100, 10000.0), agent(0x07, 10, -10, 15, -15),
+     agent(0x07, 12, -10, 15, -16), agent(0x07, 10, -12, 14, -16), step('0.05'), snap(0), step('1/60')])
+seed('zigzag-616-closed-reloaded', [zigzag(616, 1e6, 1), agent(0x07, 0, 0, 15, 15), agent(0x07, 1, 0, -15, 15),
+     step('0.05'), snap(2), step('1/60'), [7, 2], step('1/60')])
 seed('contacts-max-speed-1e5', [agent(0x85, -1, 0, 15, 0, speed='1e5'), agent(0x85, 1, 0, -16, 0, speed='1e5'),
      step('0.05'), step('1/60'), agent(0x85, 0, 2, 0, -16, speed='1e9'), step('1'), rows()])
 seed('tiny-radius-horizon-box', [wall(box, 1), agent(0x67, 0, 0, 15, 15, radius='1e-30', th=('1e-30', '1e-30')),

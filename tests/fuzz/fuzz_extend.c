@@ -18,7 +18,10 @@
  * Limits, so that one input stays fast: one thread, at most FUZZ_MAX_OPS
  * operations and FUZZ_MAX_STEPS steps, at most FUZZ_MAX_AGENTS agents
  * (further adds are skipped), at most FUZZ_MAX_WALL_POINTS wall points in
- * all. */
+ * all, and at most fuzz_max_wall_segments() (fuzz.h: 2,100 when fuzzing,
+ * every size in the replay ctests) segments of walls' grids built in all: a
+ * step after a change of the walls (or a load) rebuilds the grid, so a step
+ * that would pass that budget is skipped. */
 #include <math.h>
 
 #include "shoal/shoal.h"
@@ -82,6 +85,8 @@ typedef struct fuzz_t {
     int32_t wall_points;
     int32_t steps;
     int32_t systems_added; /* user systems added (names sys3, sys4, ...) */
+    int32_t walls_changed; /* the next step rebuilds the walls' grid */
+    int32_t grid_segments; /* segments of the grids built so far */
 } fuzz_t;
 
 static fuzz_t F;
@@ -468,6 +473,7 @@ static void op_add_wall(reader_t* r)
                                           (b & 0x20) ? -count : count, closed, &id));
     FUZZ_CHECK(last == SHOAL_OK ? id >= 0 : id == -1, "add_wall: id %d", (int)id);
     if (last == SHOAL_OK) F.wall_points += count;
+    if (last == SHOAL_OK) F.walls_changed = 1;
     free(pts);
 }
 
@@ -476,6 +482,7 @@ static void op_remove_wall(reader_t* r)
     int32_t id = (int32_t)next_byte(r) % 12 - 2;
     shoal_status_t last;
     CALL("remove_wall", shoal_world_remove_wall(F.w, id));
+    if (last == SHOAL_OK) F.walls_changed = 1;
 }
 
 static void op_obstacle(reader_t* r)
@@ -506,6 +513,13 @@ static void op_step(reader_t* r)
 {
     float dt = next_float(r);
     if (F.steps >= FUZZ_MAX_STEPS) return;
+    if (F.walls_changed && dt_allowed(dt)) {
+        int32_t segments = 0;
+        (void)shoal_world_wall_segments(F.w, NULL, 0, &segments);
+        if (F.grid_segments + segments > fuzz_max_wall_segments()) return;
+        F.grid_segments += segments;
+        F.walls_changed = 0;
+    }
     F.steps++;
     uint64_t count = shoal_world_step_count(F.w);
     shoal_status_t last;
@@ -561,6 +575,7 @@ static void op_snapshot(reader_t* r)
         FUZZ_CHECK(shoal_world_state_hash(loaded) == hash, "a save and load changed the state hash");
         F.w = loaded;
         F.systems_added = 0;
+        F.walls_changed = 1;
     } else {
         shoal_world_destroy(loaded);
     }
@@ -643,7 +658,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     F.dims = def.dimensions;
     for (int op = 0; op < FUZZ_MAX_OPS && !done(&in); ++op) OPS[next_byte(&in) % OP_COUNT](&in);
     /* Still usable. */
-    FUZZ_CHECK(shoal_world_step(F.w, 1.0f / 60.0f) == SHOAL_OK, "a last step: %s", shoal_world_last_error(F.w));
+    int32_t segments = 0;
+    (void)shoal_world_wall_segments(F.w, NULL, 0, &segments);
+    if (!F.walls_changed || F.grid_segments + segments <= fuzz_max_wall_segments())
+        FUZZ_CHECK(shoal_world_step(F.w, 1.0f / 60.0f) == SHOAL_OK, "a last step: %s",
+                   shoal_world_last_error(F.w));
     (void)shoal_world_state_hash(F.w);
     shoal_world_destroy(F.w);
     F.w = NULL;
