@@ -26,7 +26,9 @@ for t in "${targets[@]}"; do
   dict=()
   [ -f "$here/$t.dict" ] && dict=(-dict="$here/$t.dict")
   echo "== fuzz_$t for $seconds s"
-  # -timeout: an input that takes 10 s is a bug (a loader must stay fast);
+  # -timeout: an input that takes 10 s is a bug (a loader must stay fast;
+  # FUZZ_TIMEOUT changes it, for long runs on a machine loaded by others,
+  # where a 1 s input can take 15 s of wall-clock time);
   # -rss_limit_mb, -malloc_limit_mb: so is one that needs 2 GB in all or
   # 256 MB at once (inputs are at most 64 KB).
   log="$build/fuzz-$t.log"
@@ -36,7 +38,7 @@ for t in "${targets[@]}"; do
   repeat=()
   [ -n "${FUZZ_SEED:-}" ] && repeat+=(-seed="$FUZZ_SEED")
   [ -n "${FUZZ_RUNS:-}" ] && repeat+=(-runs="$FUZZ_RUNS")
-  "$bin" "${repeat[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=65536 \
+  "$bin" "${repeat[@]}" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t-" "${dict[@]}" \
     "$work" "$here/corpus/$t" >"$log" 2>&1 || rc=$?
   grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|peak_rss_mb)|ERROR|SUMMARY|fuzz check failed|Test unit written" "$log" || true
