@@ -265,7 +265,7 @@ static void remove_wall(crowd_soak_t* s, int index)
     for (int k = 0; k < s->worlds; ++k)
         expect_ok(s, k, shoal_world_remove_wall(s->world[k], s->walls[index].id), "remove_wall");
     if (s->walls[index].door >= 0) s->door_wall[s->walls[index].door] = -1;
-    /* keep id order (the library lists segments by id) */
+    /* keep the order of adds (check_walls sorts by slot) */
     memmove(&s->walls[index], &s->walls[index + 1], (size_t)(s->wall_count - index - 1) * sizeof s->walls[0]);
     s->wall_count--;
     for (int d = 0; d < SOAK_CROWD_DOORS; ++d)
@@ -290,14 +290,25 @@ static void check_walls(crowd_soak_t* s, int k)
     }
     if (!expect_ok(s, k, shoal_world_wall_segments(s->world[k], s->seg_buf, s->seg_cap, &n), "wall_segments"))
         return;
+    /* the library lists segments by slot (id % SHOAL_MAX_WALLS): a
+     * removed wall's slot is taken by a later add */
+    int order[sizeof s->walls / sizeof s->walls[0]];
+    for (int i = 0; i < s->wall_count; ++i) {
+        int j = i;
+        for (; j > 0 && s->walls[order[j - 1]].id % SHOAL_MAX_WALLS > s->walls[i].id % SHOAL_MAX_WALLS; --j)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
     int at = 0;
-    for (int i = 0; i < s->wall_count; ++i)
+    for (int o = 0; o < s->wall_count; ++o) {
+        const int i = order[o];
         for (int g = 0; g < s->walls[i].segments; ++g, ++at)
             for (int c = 0; c < 4; ++c)
                 if (!check(s, (double)s->seg_buf[4 * at + c] == s->walls[i].seg[4 * g + c],
                            "world %d: segment %d of wall %d differs from the script's", k, g,
                            (int)s->walls[i].id))
                     return;
+    }
 }
 
 /* ---- pedestrians -------------------------------------------------------- */

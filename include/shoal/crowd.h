@@ -96,7 +96,8 @@ SHOAL_API shoal_status_t shoal_world_crowd_stats(const shoal_world_t* world, sho
  * joins the first. `points` holds x, y for each point (2 floats a point),
  * copied. Crowd agents treat walls as obstacles (ORCA, within
  * crowd.time_horizon_walls) and the contact pass keeps them out of and
- * from crossing every wall. An id is a slot and its generation: a world
+ * from crossing every wall. An id is a slot (id % SHOAL_MAX_WALLS) and
+ * its generation (id / SHOAL_MAX_WALLS): a world
  * that never removed a wall numbers them 0, 1, 2, ... in creation order; a
  * removed wall's slot and points are reclaimed, the next add takes the
  * lowest free slot with the next generation, and the removed id is refused
@@ -118,7 +119,8 @@ SHOAL_API shoal_status_t shoal_world_remove_wall(shoal_world_t* world, int32_t i
 /* Walls now in the world (removed ones not counted). */
 SHOAL_API int32_t shoal_world_wall_count(const shoal_world_t* world);
 /* Every segment of every wall, as x0, y0, x1, y1 (4 floats a segment), in
- * id order: writes at most `capacity` segments and sets *out_count to the
+ * slot order (id % SHOAL_MAX_WALLS; ids in a world that never removed a
+ * wall): writes at most `capacity` segments and sets *out_count to the
  * number there are (so a first call with capacity 0 sizes the array). */
 SHOAL_API shoal_status_t shoal_world_wall_segments(const shoal_world_t* world, float* out, int32_t capacity,
                                                    int32_t* out_count);
