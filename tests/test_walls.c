@@ -75,6 +75,21 @@ Test(walls, a_zigzag_across_a_large_box_steps_in_a_grid_of_its_length, .timeout 
     }
 }
 
+/* A round room of radius r centered at the origin, drawn as a closed wall
+ * of 20,000 points (segments of about 1.6 mm at 5 m). */
+static void add_round_room(shoal_world_t* w, float r)
+{
+    enum { points = 20000 };
+    float* c = malloc(2 * points * sizeof *c);
+    cr_assert(c);
+    for (int i = 0; i < points; ++i) {
+        c[2 * i] = r * cosf(6.2831853f * (float)i / points);
+        c[2 * i + 1] = r * sinf(6.2831853f * (float)i / points);
+    }
+    cr_assert_eq(shoal_world_add_wall(w, c, points, 1, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    free(c);
+}
+
 /* Every segment within reach of a point, by brute force. */
 static int brute_within(const wall_set_t* ws, float x, float y, float reach, uint8_t* in)
 {
@@ -95,15 +110,7 @@ Test(walls, a_query_returns_every_segment_within_reach_once)
      * segments a brute-force scan finds, however many (it returned at most
      * 64, in cell order). */
     shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
-    enum { circle = 20000 };
-    float* c = malloc(2 * circle * sizeof *c);
-    cr_assert(c);
-    for (int i = 0; i < circle; ++i) {
-        c[2 * i] = 5.0f * cosf(6.2831853f * (float)i / circle);
-        c[2 * i + 1] = 5.0f * sinf(6.2831853f * (float)i / circle);
-    }
-    cr_assert_eq(shoal_world_add_wall(w, c, circle, 1, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
-    free(c);
+    add_round_room(w, 5.0f);
     const float diag[] = {-7, -7, 7, 6.5f, -6, 7, 6.9f, -6.3f};
     cr_assert_eq(shoal_world_add_wall(w, diag, 2, 0, NULL), SHOAL_OK);
     cr_assert_eq(shoal_world_add_wall(w, diag + 4, 2, 0, NULL), SHOAL_OK);
@@ -152,16 +159,9 @@ Test(walls, nobody_leaves_a_room_of_twenty_thousand_points, .timeout = 120)
     /* 60 pedestrians pressed against a circular room's wall drawn with
      * 20,000 points: 5 got out when the wall query dropped segments. */
     shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
-    enum { circle = 20000, n = 60 };
+    enum { n = 60 };
     const float radius = 5.0f;
-    float* c = malloc(2 * circle * sizeof *c);
-    cr_assert(c);
-    for (int i = 0; i < circle; ++i) {
-        c[2 * i] = radius * cosf(6.2831853f * (float)i / circle);
-        c[2 * i + 1] = radius * sinf(6.2831853f * (float)i / circle);
-    }
-    cr_assert_eq(shoal_world_add_wall(w, c, circle, 1, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
-    free(c);
+    add_round_room(w, radius);
     for (int i = 0; i < n; ++i) {
         float a = 6.2831853f * (float)i / n, r = 1.0f + 2.5f * (float)(i % 3) / 2.0f;
         /* each seeks a point outside, beyond the wall across the room */
@@ -476,15 +476,7 @@ Test(walls, avoidance_sees_the_nearest_segments_of_a_finely_drawn_wall)
      * it walked into the wall and the contact pass pushed it back every
      * step. The nearest kept, it stops at the wall by itself. */
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
-    enum { circle = 20000 };
-    float* c = malloc(2 * circle * sizeof *c);
-    cr_assert(c);
-    for (int i = 0; i < circle; ++i) {
-        c[2 * i] = 5.0f * cosf(6.2831853f * (float)i / circle);
-        c[2 * i + 1] = 5.0f * sinf(6.2831853f * (float)i / circle);
-    }
-    cr_assert_eq(shoal_world_add_wall(w, c, circle, 1, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
-    free(c);
+    add_round_room(w, 5.0f);
     shoal_agent_def_t d = walker(2.0f, 0.3f, 20.0f, 0.3f);
     cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
     int pushed = 0;

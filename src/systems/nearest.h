@@ -101,6 +101,38 @@ static inline lanef lane_d2_from(const grid_t* g, int32_t k, lanef px, lanef py,
     return d2;
 }
 
+/* Offer the sorted candidates [k0, k1) within r2 of (px, py, pz), but
+ * `self`, a lane at a time (the sorted arrays are padded, so a lane past
+ * the run stays inside them; those lanes are masked off). Each lane's d^2
+ * is the scalar arithmetic, so every SIMD width picks the same. `dedup`:
+ * drop those already listed (a block past 64 distinct buckets). */
+static inline void offer_run(const grid_t* g, int32_t k0, int32_t k1, lanef px, lanef py, lanef pz, int three,
+                             float r2, int32_t self, int dedup, nearest* nb)
+{
+    for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
+        lanef d2 = lane_d2_from(g, k, px, py, pz, three);
+        /* <=: an offer at the farthest's distance may win on k */
+        float limit = nearest_limit(nb, r2);
+        uint32_t bits =
+            lane_mask_bits(lane_mask_and(lane_cmp_le(d2, lane_set1(limit)), lane_mask_first(k1 - k)));
+        if (!bits) continue;
+        float v[SHOAL_MAX_LANES];
+        lane_storeu(v, d2);
+        while (bits) {
+            int lane = __builtin_ctz(bits);
+            bits &= bits - 1;
+            int32_t kk = k + lane;
+            if (!(v[lane] < r2) || kk == self) continue;
+            if (dedup) {
+                int dup = 0;
+                for (int32_t s = 0; s < nb->count && !dup; ++s) dup = nb->k[s] == kk;
+                if (dup) continue;
+            }
+            nearest_offer(nb, v[lane], kk);
+        }
+    }
+}
+
 /* Scan the block of cells around p for the nearest neighbors of the agent
  * at sorted position `self` (grid_positions; -1: none to leave out). */
 static inline void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
@@ -114,21 +146,7 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
      * offers) in time bounded by the agents, not by range^dims. */
     const float cells_a_side = 2.0f * ceilf(range * g->inv_cell[0]) + 1.0f;
     if (!(cells_a_side * cells_a_side * (three ? cells_a_side : 1.0f) <= (float)g->count + 64.0f)) {
-        for (int32_t k = 0; k < g->count; k += SHOAL_LANES) {
-            lanef d2 = lane_d2_from(g, k, px, py, pz, three);
-            float limit = nearest_limit(nb, r2);
-            uint32_t bits = lane_mask_bits(
-                lane_mask_and(lane_cmp_le(d2, lane_set1(limit)), lane_mask_first(g->count - k)));
-            if (!bits) continue;
-            float v[SHOAL_MAX_LANES];
-            lane_storeu(v, d2);
-            while (bits) {
-                int lane = __builtin_ctz(bits);
-                bits &= bits - 1;
-                if (!(v[lane] < r2) || k + lane == self) continue;
-                nearest_offer(nb, v[lane], k + lane);
-            }
-        }
+        offer_run(g, 0, g->count, px, py, pz, three, r2, self, 0, nb);
         return;
     }
     int32_t reach = (int32_t)ceilf(range * g->inv_cell[0]);
@@ -177,34 +195,7 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
                         seen_overflow = 1;
                 }
                 int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
-                /* A lane of candidates at a time (the sorted arrays are
-                 * padded, so a lane past the run stays inside them; those
-                 * lanes are masked off). Each lane's d^2 is the scalar
-                 * arithmetic, so every SIMD width picks the same. */
-                for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
-                    lanef d2 = lane_d2_from(g, k, px, py, pz, three);
-                    /* <=: an offer at the farthest's distance may win on k */
-                    float limit = nearest_limit(nb, r2);
-                    uint32_t bits = lane_mask_bits(lane_mask_and(lane_cmp_le(d2, lane_set1(limit)),
-                                                                 lane_mask_first(k1 - k)));
-                    if (!bits) continue;
-                    float v[SHOAL_MAX_LANES];
-                    lane_storeu(v, d2);
-                    while (bits) {
-                        int lane = __builtin_ctz(bits);
-                        bits &= bits - 1;
-                        int32_t kk = k + lane;
-                        if (!(v[lane] < r2) || kk == self) continue;
-                        if (seen_overflow) {
-                            /* past 64 distinct buckets (a block of more than
-                             * 64 cells): drop repeats by position instead */
-                            int dup = 0;
-                            for (int32_t s = 0; s < nb->count && !dup; ++s) dup = nb->k[s] == kk;
-                            if (dup) continue;
-                        }
-                        nearest_offer(nb, v[lane], kk);
-                    }
-                }
+                offer_run(g, k0, k1, px, py, pz, three, r2, self, seen_overflow, nb);
             }
 }
 
