@@ -233,7 +233,7 @@ void walls_query_begin(wall_query_t* q, const wall_set_t* ws, int32_t worker, fl
     q->x = x;
     q->y = y;
     q->r2 = reach * reach;
-    q->k = q->kend = q->marked = 0;
+    q->k = q->kend = q->marked = q->linear = 0;
     if (!ws->built_valid || ws->seg_count == 0 || !(reach > 0.0f)) {
         q->seen = NULL;
         q->y0 = q->cy = 1;
@@ -246,11 +246,36 @@ void walls_query_begin(wall_query_t* q, const wall_set_t* ws, int32_t worker, fl
     q->y0 = cell_of(ws, y - reach, 1);
     q->y1 = cell_of(ws, y + reach, 1);
     q->cy = q->y0 - 1;
+    q->linear = 0;
+    /* a window past 8 x 8 cells: its entries (a row's are one run) against
+     * the segments */
+    if ((int64_t)(q->x1 - q->x0 + 1) * (q->y1 - q->y0 + 1) > 64) {
+        int64_t entries = 0;
+        for (int32_t cy = q->y0; cy <= q->y1 && entries <= ws->seg_count; ++cy) {
+            int64_t row = (int64_t)cy * ws->nx;
+            entries += ws->cell_start[row + q->x1 + 1] - ws->cell_start[row + q->x0];
+        }
+        if (entries > ws->seg_count) {
+            q->linear = 1;
+            q->k = 0;
+            q->kend = ws->seg_count;
+            q->cy = q->y1; /* no rows to walk */
+        }
+    }
 }
 
 int32_t walls_query_next(wall_query_t* q)
 {
     const wall_set_t* ws = q->ws;
+    if (q->linear) {
+        while (q->k < q->kend) {
+            int32_t s = q->k++;
+            float qx, qy;
+            walls_nearest(ws->seg[s], q->x, q->y, &qx, &qy);
+            if ((qx - q->x) * (qx - q->x) + (qy - q->y) * (qy - q->y) < q->r2) return s;
+        }
+        return -1;
+    }
     for (;;) {
         /* Cells are stored row by row, so a row's cells x0..x1 are one run
          * of items: most rows near an agent hold none, and cost two reads. */
@@ -275,7 +300,7 @@ int32_t walls_query_next(wall_query_t* q)
 void walls_query_end(wall_query_t* q)
 {
     const wall_set_t* ws = q->ws;
-    if (q->marked == 0) return;
+    if (q->marked == 0 || q->linear) return;
     /* the rows met so far: their entries' bits, set or not, go */
     int32_t last = q->cy < q->y1 ? q->cy : q->y1;
     for (int32_t cy = q->y0; cy <= last; ++cy) {

@@ -56,13 +56,17 @@ static inline wall_set_t* walls_of(const world_t* w) { return (wall_set_t*)w->mo
  *
  * `worker` is the caller's worker index (parallel.h): concurrent queries
  * need distinct ones. A query may stop early; walls_query_end is still
- * called. */
+ * called. A window whose cells list more entries than there are segments
+ * (a reach across much of the grid: a huge radius or step) returns them in
+ * index order instead, each tested once: the cost is then the segments',
+ * not the grid's. */
 typedef struct wall_query_t {
     const wall_set_t* ws;
     uint64_t* seen;
     float x, y, r2;
     int32_t x0, x1, y0, y1, cy, k, kend;
     int32_t marked; /* bits set so far: none, nothing to clear */
+    int32_t linear; /* every segment once, in index order (a window of more entries than segments) */
 } wall_query_t;
 
 void walls_query_begin(wall_query_t* q, const wall_set_t* ws, int32_t worker, float x, float y, float reach);
