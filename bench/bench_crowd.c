@@ -33,7 +33,7 @@
 #include "ecs/world.h"
 #include "shoal/extend.h"
 #include "shoal/shoal.h"
-#include "systems/contacts.h"
+#include "modules/contacts/contacts.h"
 #include "simd/lanes.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"

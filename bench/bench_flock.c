@@ -26,7 +26,7 @@
 #include "ecs/world.h"
 #include "shoal/shoal.h"
 #include "simd/lanes.h"
-#include "systems/spatial_hash.h"
+#include "modules/grid/grid.h"
 #include "bench/bench_crowd.h"
 #include "bench/bench_flock.h"
 #include "bench/bench_loops.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "simd/vec.h"
-#include "systems/dseek_geom.h"
+#include "modules/dseek/dseek_geom.h"
 
 #define DEG (VEC_PI / 180.0f)
 #define R_MIN 2.5f            /* m, turn radius of the simulated agents */
@@ -24,7 +24,7 @@
 static inline int finite_unit2(vec2 v) { return fabsf(vec2_length(v) - 1.0f) < 1e-5f; }
 
 typedef enum integrator {
-    TURN_THEN_MOVE, /* semi-implicit Euler, as src/systems/integrate.c */
+    TURN_THEN_MOVE, /* semi-implicit Euler, as src/modules/motion/integrate.c */
     MOVE_THEN_TURN, /* explicit Euler */
     EXACT_ARC,      /* the heading turns uniformly during the step */
 } integrator;

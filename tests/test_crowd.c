@@ -12,7 +12,7 @@
 
 #include "../bench/crowd_scene.h"
 #include "ecs/world.h"
-#include "systems/contacts.h"
+#include "modules/contacts/contacts.h"
 #include "support.h"
 
 static shoal_agent_def_t crowd_def(float x, float y, float tx, float ty)

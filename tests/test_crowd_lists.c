@@ -1,4 +1,4 @@
-/* Crowd neighbor lists (src/systems/crowd.c "Neighbor lists") are a cache:
+/* Crowd neighbor lists (src/modules/crowd/crowd.c "Neighbor lists") are a cache:
  * a world stepped with them has, after every step, the state hash of the
  * same world stepped without them (and on another thread count), through
  * walking crowds, agents teleported between steps (one to 1e17 m, whose move
@@ -11,7 +11,7 @@
 
 #include "ecs/rng.h"
 #include "ecs/world.h"
-#include "systems/crowd.h"
+#include "modules/crowd/crowd.h"
 #include "support.h"
 
 enum { N = 700, STEPS = 120 };

@@ -1,4 +1,4 @@
-/* Dubins paths (src/systems/dseek_dubins.c) and the directed seek's
+/* Dubins paths (src/modules/dseek/dseek_dubins.c) and the directed seek's
  * close-range method that follows them: every word's path, integrated as
  * exact arcs and lines, ends at the waypoint pose; the shortest word is no
  * longer than any CSC or CCC path found by a brute-force root search in
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "simd/vec.h"
-#include "systems/dseek_dubins.h"
-#include "systems/dseek_geom.h"
+#include "modules/dseek/dseek_dubins.h"
+#include "modules/dseek/dseek_geom.h"
 #include "support.h"
 
 #include "dseek_sim.h"

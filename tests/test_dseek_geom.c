@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "simd/vec.h"
-#include "systems/dseek_geom.h"
+#include "modules/dseek/dseek_geom.h"
 #include "support.h"
 
 #include "dseek_sim.h"

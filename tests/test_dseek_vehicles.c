@@ -10,7 +10,7 @@
 
 #include "simd/vec.h"
 #include "support.h"
-#include "systems/dseek_dubins.h"
+#include "modules/dseek/dseek_dubins.h"
 
 #define DT (1.0f / 60.0f)
 #define POS_TOL 0.05f  /* of R */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ecs/world.h"
-#include "systems/components.h"
+#include "modules/registry.h"
 #include "simd/vec.h"
 #include "support.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "simd/vec.h"
-#include "systems/ground_vehicle.h"
+#include "modules/ground/ground_vehicle.h"
 #include "support.h"
 
 #define DT 0.01f

@@ -24,7 +24,8 @@
 #include "ecs/rng.h"
 #include "ecs/world.h"
 #include "simd/lane_math.h"
-#include "systems/systems.h"
+#include "modules/agent.h"
+#include "modules/motion/motion.h"
 
 #include "support.h"
 

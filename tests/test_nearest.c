@@ -1,4 +1,4 @@
-/* The nearest neighbors from the spatial hash (src/systems/nearest.h):
+/* The nearest neighbors from the spatial hash (src/modules/grid/grid_nearest.h):
  * find_nearest, the crowd's search with few unpredictable branches, gives
  * find_neighbors' list entry for entry (same count, same sorted positions in
  * the same order) in 2D and 3D, on unbounded worlds (hashed cells, runs of a
@@ -11,8 +11,8 @@
 
 #include "ecs/rng.h"
 #include "ecs/world.h"
-#include "systems/nearest.h"
-#include "systems/spatial_hash.h"
+#include "modules/grid/grid_nearest.h"
+#include "modules/grid/grid.h"
 #include "support.h"
 
 enum { LAYOUT_RANDOM, LAYOUT_LATTICE, LAYOUT_PILE };

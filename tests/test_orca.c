@@ -1,4 +1,4 @@
-/* ORCA (src/systems/orca.h): the constraints against the velocity obstacle
+/* ORCA (src/modules/crowd/orca.h): the constraints against the velocity obstacle
  * they come from (head-on agents split the avoidance as the responsibility
  * says, the new relative velocity lands on the obstacle's boundary), the
  * linear programs against brute-force searches over a grid of the disk
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "simd/vec.h"
-#include "systems/orca.h"
+#include "modules/crowd/orca.h"
 #include "support.h"
 
 #define TOL 1e-5f

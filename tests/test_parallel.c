@@ -9,7 +9,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/world.h"
-#include "systems/components.h"
+#include "modules/registry.h"
 #include "support.h"
 
 #define MAX_CALLS 256

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "simd/vec.h"
-#include "systems/path_follow.h"
+#include "modules/ground/path_follow.h"
 #include "support.h"
 
 #define G 9.81

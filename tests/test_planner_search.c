@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "simd/vec.h"
-#include "systems/planner_search.h"
-#include "systems/trim.h"
+#include "modules/planner/planner_search.h"
+#include "modules/planner/trim.h"
 #include "support.h"
 
 static vec3 uniform3(uint64_t* s, float lo, float hi, int dims)

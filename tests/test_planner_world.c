@@ -15,7 +15,7 @@
 #include "ecs/world.h"
 #include "simd/vec.h"
 #include "support.h"
-#include "systems/planner.h"
+#include "modules/planner/planner.h"
 
 #define HZ 60.0f
 #define DT (1.0f / HZ)

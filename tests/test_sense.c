@@ -1,4 +1,4 @@
-/* The sense stage's sorted copies (src/systems/spatial_hash.c): right after
+/* The sense stage's sorted copies (src/modules/grid/spatial_hash.c): right after
  * the spatial hash, every sorted position k holds, bit for bit, agent row
  * order[k]'s position (wrapped into a torus box) and velocity, and that
  * agent's neighbors row; the order lists every row once, sorted by bucket
@@ -17,10 +17,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "modules/neighbors/neighbors.h"
 #include "ecs/component.h"
 #include "ecs/world.h"
-#include "systems/components.h"
-#include "systems/spatial_hash.h"
+#include "modules/registry.h"
+#include "modules/grid/grid.h"
 #include "support.h"
 
 enum { NB_EVERY_IN_ORDER, NB_EVERY_OUT_OF_ORDER, NB_SOME };

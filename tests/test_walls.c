@@ -1,4 +1,4 @@
-/* The walls' grid and queries (src/systems/walls.c) on inputs sized to
+/* The walls' grid and queries (src/modules/walls/walls.c) on inputs sized to
  * break them: a long zig-zag wall across a large box (its grid listed every
  * segment in every cell of the segment's box, so the 32-bit counts wrapped
  * and the fill wrote past its buffer), walls of many short segments (a
@@ -15,7 +15,7 @@
 
 #include "ecs/world.h"
 #include "support.h"
-#include "systems/walls.h"
+#include "modules/walls/walls.h"
 
 static shoal_agent_def_t walker(float x, float y, float tx, float ty)
 {

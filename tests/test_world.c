@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/wander/wander.h"
 #include "ecs/world.h"
-#include "systems/components.h"
+#include "modules/registry.h"
 #include "shoal/snapshot.h"
 #include "support.h"
 

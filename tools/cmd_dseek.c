@@ -18,7 +18,7 @@
 #include "simd/vec.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
-#include "systems/dseek_dubins.h"
+#include "modules/dseek/dseek_dubins.h"
 #include "tools/dseek_run.h"
 
 typedef struct dseek_options_t {

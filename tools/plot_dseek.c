@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "systems/dseek_geom.h"
+#include "modules/dseek/dseek_geom.h"
 #include "tools/cli.h"
 #include "tools/dseek_run.h"
 #include "tools/plot.h"
 
-/* DSEEK plans with r = 1.15 V / omega_max (src/systems/dseek.c,
+/* DSEEK plans with r = 1.15 V / omega_max (src/modules/dseek/dseek.c,
  * DSEEK_RADIUS_MARGIN), and the run's vehicle turns at V / rmin. */
 #define PLOT_DSEEK_MARGIN 1.15
 

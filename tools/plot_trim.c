@@ -15,8 +15,8 @@
 
 #include "ecs/rng.h"
 #include "shoal/shoal.h"
-#include "systems/planner_search.h"
-#include "systems/trim.h"
+#include "modules/planner/planner_search.h"
+#include "modules/planner/trim.h"
 #include "tools/cli.h"
 #include "tools/plot.h"
 

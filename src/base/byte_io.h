@@ -1,6 +1,6 @@
 /* A byte writer and a bounded byte reader over the little-endian helpers
  * of bytes.h, for the library's binary formats: the snapshot encoder and
- * loader (src/io/) and the modules' snapshot hooks (src/systems/), which
+ * loader (src/io/) and the modules' snapshot hooks (src/modules/), which
  * write and read their own sections through these without knowing the
  * file around them.
  *

@@ -1,7 +1,7 @@
 /* Modules: how the core reaches behaviors, vehicle models and planners
  * without knowing them (DESIGN.md "Modules: the core knows no system").
  *
- * A module is one row of a registry that src/systems/ provides
+ * A module is one row of a registry that src/modules/ provides
  * (builtin_registry(), declared here and defined there, so the core links
  * against the modules but includes none of their headers). A module may own
  * a component (an optional per-agent table, see component.h) and module-wide
@@ -138,7 +138,7 @@ typedef struct module_t {
 
 typedef struct system_def_t system_def_t;
 
-/* The built-in modules and systems (src/systems/step.c). */
+/* The built-in modules and systems (src/modules/step.c). */
 typedef struct registry_t {
     const module_t* const* modules;
     int32_t module_count;

@@ -85,7 +85,7 @@ typedef struct slot_t {
  * negative shoal_status_t to stop the step. */
 typedef int64_t system_run_fn(world_t* world, float dt, void* ctx);
 
-/* One row of the step table (systems/step.c): the built-in systems in step
+/* One row of the step table (modules/step.c): the built-in systems in step
  * order. reads and writes document the columns; they are not enforced. */
 /* A built-in system's pass over agent rows, which the scheduler may run
  * fused with the next such pass (scheduler.c, "Fused passes"): it fills

@@ -21,7 +21,7 @@
 #include "base/byte_io.h"
 #include "io/snapshot_format.h"
 #include "shoal/snapshot.h"
-#include "systems/spatial_hash.h"
+#include "modules/grid/grid.h"
 
 static size_t begin_section(byte_writer_t* wr, uint32_t tag)
 {

@@ -32,7 +32,7 @@
 #include "io/file_read.h"
 #include "io/snapshot_format.h"
 #include "shoal/snapshot.h"
-#include "systems/spatial_hash.h"
+#include "modules/grid/grid.h"
 
 static int begin_section(byte_reader_t* rd, size_t total, uint32_t tag, const char* name)
 {

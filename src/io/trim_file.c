@@ -2,7 +2,7 @@
  * the output rule of atomic_file.c) and loading (bounded, from a regular
  * file or from memory), and the world's public calls that save and load
  * its table. The tables themselves, their building and their use are the
- * planner module's (systems/trim.c, systems/planner_world.c). */
+ * planner module's (modules/planner/trim.c, planner_world.c). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "io/trim_file.h"
@@ -17,7 +17,7 @@
 #include "base/msg.h"
 #include "io/atomic_file.h"
 #include "io/file_read.h"
-#include "systems/planner.h"
+#include "modules/planner/planner.h"
 
 /* File format, every field little-endian:
  *   0  char[8] "SHOALTRM"

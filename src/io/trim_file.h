@@ -3,7 +3,7 @@
 #ifndef SHOAL_IO_TRIM_FILE_H
 #define SHOAL_IO_TRIM_FILE_H
 
-#include "systems/trim.h"
+#include "modules/planner/trim.h"
 
 /* The largest trim table file read: 256 MiB of entries plus the header and
  * controls (a larger one cannot be valid, so it is refused before reading). */

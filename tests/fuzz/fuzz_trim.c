@@ -1,4 +1,4 @@
-/* Fuzz target: trim tables (src/systems/trim.c), through the memory load
+/* Fuzz target: trim tables (src/modules/planner/trim.c), through the memory load
  * that the file load (and so shoal_world_load_trim_table) shares. A table
  * that loads must be usable: a valid spec, finite entries, and trim_apply
  * on its corners finite. Allocations are counted: a failed load frees what
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     load(data, size);
     if (size < 8) return 0;
     /* FNV-1a 64 of every byte before the last 8, stored little-endian there
-     * (the format in src/systems/trim.c). */
+     * (the format in src/modules/planner/trim.c). */
     uint8_t* sealed = malloc(size);
     if (!sealed) return 0;
     memcpy(sealed, data, size);

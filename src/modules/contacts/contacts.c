@@ -1,0 +1,1329 @@
+/* The contact pass (DESIGN.md "Crowds: anticipation, then contact"): after
+ * everything moved, the overlap left between agents that take part
+ * (participants: every crowd agent, and any other agent whose definition
+ * asks for `contacts`), and between a participant and an obstacle or a wall,
+ * is resolved by moving positions; a participant that was moved then has
+ * the velocity it really moved at over the step (ground vehicles keep
+ * their model's state).
+ *
+ * contacts_prepare (first of integrate, before anything moves), for the
+ * participants that are not crowd agents: their body (vehicle.radius and
+ * mass; a ground vehicle's own), where they start (walls are crossed from
+ * that side only) and their CONTACT_K nearest participants in the spatial
+ * hash within reach of a contact this step (the sum of radii and what both
+ * can travel in dt). Crowd agents' candidates come from the orca pass;
+ * crowd_move records their start; nothing to do in a world of crowd agents
+ * alone.
+ *
+ * contacts (last of integrate but wrap): Jacobi iterations, so that any
+ * split over threads gives the same bits: each participant computes its
+ * push from the positions of the previous iteration, then all move. Of a
+ * shared overlap, two crowd agents take half each; a participant and
+ * another participant shares by inverse mass; a crowd agent against an
+ * agent that does not take part, an obstacle or a wall takes all of it (a
+ * participant that is not a crowd agent ignores agents that do not take
+ * part). A participant with several contacts moves by their sum times
+ * CONTACT_RELAX / contacts (capped at the sum), which keeps packed clusters
+ * from overshooting. The first iteration checks every participant (in a
+ * world of crowd agents alone it passes over those too far from their
+ * candidates to touch them: first_clear); later ones check only the marked
+ * (they overlapped at their last check, moved, or a candidate moved), and
+ * once those hold, a check of every participant confirms it. Iterations
+ * stop once the largest overlap is at most CONTACT_TOLERANCE of the
+ * smaller radius (a reduction by max, the same for any split). Jacobi converges slowly in a packed cluster (a crowd
+ * pressed together from all sides): after CONTACT_MAX_ITER iterations
+ * without convergence, Gauss-Seidel sweeps on the calling thread take
+ * over, over the participants still overlapping (and those they push) in
+ * participant order, each overlap resolved at once (reading the positions
+ * just written), until the tolerance holds, checked over every
+ * participant, or after CONTACT_MAX_SWEEPS sweeps. One thread in a fixed
+ * order: deterministic, and needed only in dense steps. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "modules/ground/ground.h"
+#include "ecs/parallel.h"
+#include "modules/contacts/contacts.h"
+#include "modules/crowd/crowd.h"
+#include "modules/grid/grid_nearest.h"
+#include "modules/obstacles/obstacles.h"
+#include "modules/grid/grid.h"
+#include "modules/agent.h"
+#include "modules/walls/walls.h"
+
+#define CONTACT_TOLERANCE 0.005f
+#define CONTACT_MAX_ITER 16
+#define CONTACT_RELAX 1.5f
+#define CONTACT_MAX_SWEEPS 512
+
+_Static_assert(CONTACT_K >= CROWD_CONTACT_K, "a contact row keeps at least as many candidates as a crowd row");
+
+/* Whether the path from (sx, sy) to (px, py) crosses segment sg: it starts
+ * strictly on one side of the segment's line, ends on the line or on the
+ * other side, and meets the line within the segment (its ends included).
+ * *t is where along the path it meets the line. A path that passes round
+ * the segment's end crosses its line but not the segment: a walker who
+ * steps past the end of a wall or through a door goes on (a test of the
+ * line alone put it back on the wall's end, step after step). A path that
+ * starts on the line leaves it either way (only a start placed there can
+ * be: no step ends on a wall it met). Every sign is the one formula's, so
+ * a side computed once is the side found again. */
+static int wall_path_hits(const float sg[4], float sx, float sy, float px, float py, float* t)
+{
+    float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
+    float os = ex * (sy - sg[1]) - ey * (sx - sg[0]);
+    float op = ex * (py - sg[1]) - ey * (px - sg[0]);
+    if (os == 0.0f || (os > 0.0f ? op > 0.0f : op < 0.0f)) return 0;
+    float dx = px - sx, dy = py - sy;
+    float oa = dx * (sg[1] - sy) - dy * (sg[0] - sx);
+    float ob = dx * (sg[3] - sy) - dy * (sg[2] - sx);
+    if ((oa > 0.0f && ob > 0.0f) || (oa < 0.0f && ob < 0.0f)) return 0;
+    *t = os / (os - op);
+    return 1;
+}
+
+/* The push that puts an agent of radius ri at (px, py), which was at
+ * (x0, y0) before it moved, back out of segment sg on the side it came
+ * from: 0 when clear. A center whose path crossed the segment goes back
+ * to the start's side. Returns the overlap over ri. */
+static float wall_push(const float sg[4], float px, float py, float x0, float y0, float ri, float push[2])
+{
+    float qx, qy, t;
+    walls_nearest(sg, px, py, &qx, &qy);
+    float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
+    float dx = px - qx, dy = py - qy, dist = sqrtf(dx * dx + dy * dy);
+    if (wall_path_hits(sg, x0, y0, px, py, &t)) {
+        /* crossed: to the start's side, ri away */
+        float s0 = ex * (y0 - sg[1]) - ey * (x0 - sg[0]);
+        float len = sqrtf(ex * ex + ey * ey), side = s0 > 0.0f ? 1.0f : -1.0f;
+        float nx = -ey / len * side, ny = ex / len * side;
+        push[0] = qx + nx * ri - px;
+        push[1] = qy + ny * ri - py;
+        return (ri + dist) / ri;
+    }
+    if (!(dist < ri)) return 0.0f;
+    float ux, uy;
+    if (dist > 0.0f) {
+        ux = dx / dist;
+        uy = dy / dist;
+    } else { /* on an end point: back toward the start */
+        float bx = x0 - px, by = y0 - py, b = sqrtf(bx * bx + by * by);
+        ux = b > 0.0f ? bx / b : 1.0f;
+        uy = b > 0.0f ? by / b : 0.0f;
+    }
+    push[0] = (ri - dist) * ux;
+    push[1] = (ri - dist) * uy;
+    return (ri - dist) / ri;
+}
+
+/* The first wall the path from (sx, sy) to (px, py) crosses: where along
+ * the path it meets it (0 to 1), or 2 when it crosses none. Every segment
+ * the path meets has a point within the path's length of its end. */
+static float wall_first_hit(const wall_set_t* ws, int32_t worker, float sx, float sy, float px, float py)
+{
+    float dx = px - sx, dy = py - sy;
+    float len = sqrtf(dx * dx + dy * dy);
+    float first = 2.0f;
+    if (!(len > 0.0f)) return first;
+    wall_query_t q;
+    walls_query_begin(&q, ws, worker, px, py, len * 1.001f + FLT_MIN);
+    for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
+        float t;
+        if (wall_path_hits(ws->seg[s], sx, sy, px, py, &t)) first = t < first ? t : first;
+    }
+    walls_query_end(&q);
+    return first;
+}
+
+typedef struct contact_ctx {
+    world_t* w;
+    const grid_t* g;
+    agent_view_t a;
+    const int32_t* crowd_row;   /* agent row of each crowd row */
+    const int32_t* contact_row; /* agent row of each contact row */
+    const int32_t* crowd_near;  /* CONTACT_K per crowd row (orca pass) */
+    const component_t* crowd;
+    const component_t* contact;
+    const uint32_t* slots;
+    const obstacle_set_t* obs;
+    contact_world_t* cw;
+    const wall_set_t* walls;
+    float* worst; /* per worker: largest overlap over the smaller radius */
+    int32_t nc, nt; /* crowd rows, contact rows */
+    int only_active; /* this pass: participants not marked active keep their place */
+    /* this pass: a crowd row whose nearest candidate was at least this much
+     * farther than the sum of radii when the orca pass found it (plus what
+     * the row itself moved since) cannot touch any of them: clear[r]
+     * (crowd_world_t), 0: the test is off */
+    const float* clear;
+    float reach;
+    float dt;
+} contact_ctx;
+
+static inline int32_t part_row(const contact_ctx* x, int32_t p)
+{
+    return p < x->nc ? x->crowd_row[p] : x->contact_row[p - x->nc];
+}
+
+/* Participant p's candidates: *k of them (the first -1 ends them early). */
+static inline const int32_t* part_near(const contact_ctx* x, int32_t p, int* k)
+{
+    *k = p < x->nc ? CROWD_CONTACT_K : CONTACT_K;
+    return p < x->nc ? x->crowd_near + (size_t)p * CROWD_CONTACT_K : x->cw->near + (size_t)(p - x->nc) * CONTACT_K;
+}
+
+/* The participant of agent row j, or -1 when it does not take part. */
+static inline int32_t part_of(const contact_ctx* x, int32_t j)
+{
+    uint32_t s = x->slots[j];
+    int32_t r = component_row(x->crowd, s);
+    if (r >= 0 || x->nt == 0) return r;
+    r = component_row(x->contact, s);
+    return r >= 0 ? x->nc + r : -1;
+}
+
+/* Participant p's body radius (i: its agent row). */
+static inline float part_radius(const contact_ctx* x, int32_t p, int32_t i)
+{
+    return p < x->nc ? x->a.radius[i] : x->cw->radius[p];
+}
+
+static inline float part_inv_mass(const contact_ctx* x, int32_t p, int32_t i)
+{
+    if (p >= x->nc) return x->cw->inv_mass[p];
+    float m = x->a.mass[i];
+    return m > 0.0f ? 1.0f / m : 1.0f;
+}
+
+/* Of an overlap between participant p (agent row i) and agent row j
+ * (participant q or -1), the part p takes: 0 when p ignores j. */
+static inline float part_share(const contact_ctx* x, int32_t p, int32_t i, int32_t q, int32_t j)
+{
+    if (q < 0) return p < x->nc ? 1.0f : 0.0f;
+    if (p < x->nc && q < x->nc) return 0.5f;
+    float mi = part_inv_mass(x, p, i), mj = part_inv_mass(x, q, j);
+    return mi / (mi + mj);
+}
+
+/* Overlap of a body at p, radius ri, with agent row j of radius rj: 0 when
+ * apart; else 1, with the overlap o (m), rel = o over the smaller radius,
+ * and u the unit vector from p toward j (two bodies on top of each other
+ * split along x by row, i being the first's row). */
+static inline int agent_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, int32_t j, float rj,
+                                float* o, float* rel, float u[3])
+{
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    float d[3] = {a->px[j] - p[0], a->py[j] - p[1], three ? a->pz[j] - p[2] : 0.0f};
+    if (g->wrap)
+        for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + rj;
+    if (!(dist2 < sum * sum) || !(rj > 0.0f)) return 0;
+    float dist = sqrtf(dist2);
+    *o = sum - dist;
+    *rel = *o / (ri < rj ? ri : rj);
+    u[0] = 1.0f;
+    u[1] = u[2] = 0.0f;
+    if (dist > 0.0f) {
+        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+    } else if (j < i) {
+        u[0] = -1.0f;
+    }
+    return 1;
+}
+
+/* The same against obstacle ob (center, radius); rel is over ri. */
+static inline int obstacle_overlap(const float ob[4], const float p[3], float ri, int three, float* o, float* rel,
+                                   float u[3])
+{
+    float d[3] = {ob[0] - p[0], ob[1] - p[1], three ? ob[2] - p[2] : 0.0f};
+    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
+    if (!(dist2 < sum * sum)) return 0;
+    float dist = sqrtf(dist2);
+    *o = sum - dist;
+    *rel = *o / ri;
+    u[0] = 1.0f;
+    u[1] = u[2] = 0.0f;
+    if (dist > 0.0f)
+        for (int ax = 0; ax < 3; ++ax) u[ax] = d[ax] / dist;
+    return 1;
+}
+
+/* Candidate k (a sorted position) of participant p (agent row i, at pos,
+ * radius ri): 1 when p pushes against it and they overlap, with its agent
+ * row j, participant q (or -1), p's share and the overlap (o, rel, u as
+ * agent_overlap). With crowd agents alone (every participant's body its
+ * vehicle.radius, every share > 0), the overlap is tested first, so the
+ * many candidates that do not touch cost no look-up of who they are. */
+static inline int candidate(const contact_ctx* x, int32_t p, int32_t i, const float pos[3], float ri, int32_t k,
+                            int32_t* j, int32_t* q, float* share, float* o, float* rel, float u[3])
+{
+    const int32_t agents = x->w->agents.count;
+    *j = x->g->order[k];
+    if (*j == i || *j < 0 || *j >= agents) return 0;
+    if (x->nt == 0) {
+        if (!agent_overlap(x, i, pos, ri, *j, x->a.radius[*j], o, rel, u)) return 0;
+        *q = part_of(x, *j);
+        *share = part_share(x, p, i, *q, *j);
+        return 1;
+    }
+    *q = part_of(x, *j);
+    *share = part_share(x, p, i, *q, *j);
+    if (!(*share > 0.0f)) return 0;
+    float rj = *q >= 0 ? part_radius(x, *q, *j) : x->a.radius[*j];
+    return agent_overlap(x, i, pos, ri, *j, rj, o, rel, u);
+}
+
+/* Whether any of the 8 flags at f is set (scans skip idle stretches). */
+static inline int any8(const uint8_t* f)
+{
+    uint64_t word;
+    memcpy(&word, f, sizeof word);
+    return word != 0;
+}
+
+/* Whether any candidate of near[0, kn) (up to the first -1) overlaps the
+ * body at p of radius ri, tested as agent_overlap tests it (the same
+ * arithmetic). Crowd agents alone (x->nt == 0), where a candidate's body
+ * is its vehicle radius: a row whose candidates all stay apart needs none
+ * of candidate()'s look-ups. A fixed count of candidates without branches
+ * (an empty slot, -1, and the agent itself read the agent and get radius
+ * 0, which never counts), one at a time: a lane of them would be loaded
+ * from the scalar stores just made, which the processor cannot forward. */
+static inline int any_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, const int32_t* near, int kn)
+{
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    const int32_t agents = x->w->agents.count;
+    /* a crowd row lists CROWD_CONTACT_K_2D candidates at most in 2D */
+    const int n = three || kn < CROWD_CONTACT_K_2D ? kn : CROWD_CONTACT_K_2D;
+    int any = 0;
+    for (int m = 0; m < n; ++m) {
+        int32_t k = near[m];
+        int32_t j = g->order[k >= 0 ? k : 0];
+        int ok = k >= 0 && j >= 0 && j < agents && j != i;
+        j = ok ? j : i;
+        float d[3] = {x->a.px[j] - p[0], x->a.py[j] - p[1], three ? x->a.pz[j] - p[2] : 0.0f};
+        if (g->wrap)
+            for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+        float rj = ok ? x->a.radius[j] : 0.0f, sum = ri + rj;
+        float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        any |= (dist2 < sum * sum) & (rj > 0.0f);
+    }
+    return any;
+}
+
+/* The first check of a step in a world of crowd agents alone (contacts_run
+ * says when): whether crowd row r (agent row i, at p, radius ri) is too far
+ * from every one of its candidates to touch it. When the orca pass listed
+ * them, the nearest was clear[r] away (center to center); since then only
+ * crowd_move moved anyone, the row by |v| dt and any other by at most the
+ * largest such distance, and no radius is above the largest. A margin of a
+ * few ulps of the coordinates covers rounding. */
+static inline int first_clear(const contact_ctx* x, int32_t r, int32_t i, const float p[3], float ri)
+{
+    if (!x->clear || r >= x->nc) return 0;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    float vz = three ? a->vz[i] : 0.0f;
+    float mine = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] + vz * vz) * x->dt;
+    float margin = 1e-4f + 3e-7f * (fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]));
+    return x->clear[r] - mine - ri - x->reach > margin;
+}
+
+static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    contact_world_t* cw = x->cw;
+    float worst = x->worst[worker];
+    for (int32_t r = begin; r < end; ++r) {
+        if (x->only_active) { /* the others stay where they are */
+            if (!(r & 7) && r + 8 <= end && !any8(cw->active + r)) {
+                r += 7;
+                continue;
+            }
+            if (!cw->active[r]) continue;
+        }
+        int32_t i = part_row(x, r);
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        float ri = part_radius(x, r, i);
+        float push[3] = {0.0f, 0.0f, 0.0f};
+        const float worst_before = worst;
+        worst = 0.0f; /* this row's, then folded into the block's */
+        int32_t contacts = 0;
+        int kn;
+        const int32_t* near = part_near(x, r, &kn);
+        /* crowd agents alone: candidates that all stay apart are skipped
+         * whole; first those that were too far to touch (first_check) */
+        const int apart = g && x->nt == 0 && (first_clear(x, r, i, p, ri) || !any_overlap(x, i, p, ri, near, kn));
+        for (int m = 0; g && !apart && m < kn && near[m] >= 0; ++m) {
+            int32_t j, q;
+            float share, o, rel, u[3];
+            if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
+            worst = rel > worst ? rel : worst;
+            for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
+            contacts++;
+        }
+        const obstacle_set_t* obs = x->obs;
+        for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+            float ov, rel, u[3];
+            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+                continue;
+            worst = rel > worst ? rel : worst;
+            for (int ax = 0; ax < 3; ++ax) push[ax] -= ov * u[ax];
+            contacts++;
+        }
+        if (!three && x->walls->seg_count > 0) {
+            float x0 = cw->x0[r], y0 = cw->y0[r];
+            /* past the path's length by a margin: far out, float's steps
+             * can make the crossed wall's distance equal to it */
+            float reach = ri + 1.001f * sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
+            wall_query_t q;
+            walls_query_begin(&q, x->walls, worker, p[0], p[1], reach);
+            for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
+                float wp[2];
+                float rel = wall_push(x->walls->seg[s], p[0], p[1], x0, y0, ri, wp);
+                if (rel <= 0.0f) continue;
+                worst = rel > worst ? rel : worst;
+                push[0] += wp[0];
+                push[1] += wp[1];
+                contacts++;
+            }
+            walls_query_end(&q);
+        }
+        cw->active[r] = worst > CONTACT_TOLERANCE;
+        cw->moved[r] = contacts > 0;
+        if (contacts > 0) cw->touched[r] = 1;
+        worst = worst > worst_before ? worst : worst_before;
+        float k = contacts > 1 ? CONTACT_RELAX / (float)contacts : 1.0f;
+        if (k > 1.0f) k = 1.0f;
+        cw->cx[r] = p[0] + k * push[0];
+        cw->cy[r] = p[1] + k * push[1];
+        if (three) cw->cz[r] = p[2] + k * push[2];
+    }
+    x->worst[worker] = worst;
+}
+
+/* Each participant the last iteration pushed goes where it computed, and
+ * is marked for the next check with the participants among its
+ * candidates (whom it may now press on). Marks are stores of 1 that
+ * several workers may make to one flag: relaxed atomic stores, whose
+ * union is the same for any split. */
+static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const int three = x->w->dims == 3;
+    const int32_t agents = x->w->agents.count;
+    uint8_t* moved = x->cw->moved;
+    uint8_t* active = x->cw->active;
+    for (int32_t r = begin; r < end; ++r) {
+        if (!(r & 7) && r + 8 <= end && !any8(moved + r)) {
+            r += 7;
+            continue;
+        }
+        if (!moved[r]) continue;
+        moved[r] = 0;
+        int32_t i = part_row(x, r);
+        x->a.px[i] = x->cw->cx[r];
+        x->a.py[i] = x->cw->cy[r];
+        if (three) x->a.pz[i] = x->cw->cz[r];
+        __atomic_store_n(active + r, (uint8_t)1, __ATOMIC_RELAXED);
+        int kn;
+        const int32_t* near = part_near(x, r, &kn);
+        for (int m = 0; x->g && m < kn && near[m] >= 0; ++m) {
+            int32_t j = x->g->order[near[m]];
+            int32_t q = j >= 0 && j < agents && j != i ? part_of(x, j) : -1;
+            if (q >= 0) __atomic_store_n(active + q, (uint8_t)1, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+/* Participant r's turn in a Gauss-Seidel sweep: each overlap it meets is
+ * resolved at once (reading the positions just written), pushing both
+ * bodies when the other takes part (and marking it); it stays marked while
+ * it met an overlap past the tolerance. It reads and writes only itself
+ * and its candidates. Returns the largest overlap it met (over the smaller
+ * radius). */
+static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, uint8_t* act, int32_t worker)
+{
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    contact_world_t* cw = x->cw;
+    uint8_t* active = cw->active;
+    float worst = 0.0f;
+    int32_t i = part_row(x, r);
+    float ri = part_radius(x, r, i);
+    int kn;
+    const int32_t* near = part_near(x, r, &kn);
+    for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
+        int32_t j, q;
+        float share, o, rel, u[3];
+        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
+        if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
+        worst = rel > worst ? rel : worst;
+        cw->touched[r] = 1;
+        float mine = share * o;
+        a->px[i] -= mine * u[0];
+        a->py[i] -= mine * u[1];
+        if (three) a->pz[i] -= mine * u[2];
+        if (q >= 0) {
+            a->px[j] += (o - mine) * u[0];
+            a->py[j] += (o - mine) * u[1];
+            if (three) a->pz[j] += (o - mine) * u[2];
+            active[q] = 1;
+            if (entry && entry[q] >= 0) act[entry[q]] = 1;
+            cw->touched[q] = 1;
+        }
+    }
+    const obstacle_set_t* obs = x->obs;
+    for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        float ov, rel, u[3];
+        if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u)) continue;
+        worst = rel > worst ? rel : worst;
+        cw->touched[r] = 1;
+        a->px[i] -= ov * u[0];
+        a->py[i] -= ov * u[1];
+        if (three) a->pz[i] -= ov * u[2];
+    }
+    if (!three && x->walls->seg_count > 0) {
+        float x0 = cw->x0[r], y0 = cw->y0[r];
+        float reach = ri + 1.001f * sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
+        wall_query_t q;
+        walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach);
+        for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
+            float wp[2];
+            float rel = wall_push(x->walls->seg[s], a->px[i], a->py[i], x0, y0, ri, wp);
+            if (rel <= 0.0f) continue;
+            worst = rel > worst ? rel : worst;
+            cw->touched[r] = 1;
+            a->px[i] += wp[0];
+            a->py[i] += wp[1];
+        }
+        walls_query_end(&q);
+    }
+    active[r] = worst > CONTACT_TOLERANCE;
+    if (entry && entry[r] >= 0) act[entry[r]] = active[r];
+    return worst;
+}
+
+/* One Gauss-Seidel sweep over the participants marked active, in order, on
+ * the calling thread (the colored sweeps below cannot be used). Returns the
+ * largest overlap (over the smaller radius) it met. */
+static float contact_sweep(const contact_ctx* x, int32_t count)
+{
+    const uint8_t* active = x->cw->active;
+    float worst = 0.0f;
+    for (int32_t r = 0; r < count; ++r) {
+        if (!(r & 7) && r + 8 <= count && !any8(active + r)) {
+            r += 7;
+            continue;
+        }
+        if (!active[r]) continue;
+        const float mine = sweep_row(x, r, NULL, NULL, 0);
+        worst = mine > worst ? mine : worst;
+    }
+    return worst;
+}
+
+/* ---- colored sweeps ---------------------------------------------------------
+ *
+ * The sweeps by the world's workers, after the first colored_after of a
+ * step (contact_world_t: an internal switch, off by default). Each
+ * participant has the cell of the spatial hash its sorted position is in
+ * (its position when the hash was built), colored by the cell's
+ * coordinates modulo 3 on each axis (9 colors in 2D, 27 in 3D). A colored
+ * participant whose candidates are all in its cell or the next ones (at
+ * most one cell away on each axis, checked at its first turn) reads and
+ * writes only agents in those cells. Two cells of one color are at least
+ * three apart on some axis, so the cells next to one and to the other are
+ * disjoint: such participants of different cells of one color touch
+ * disjoint sets of agents and flags, and take their turns at once. A sweep
+ * takes the colors in turn; within a color the workers take the hash's
+ * buckets (a bucket holds whole cells), each bucket's participants in
+ * sorted order; then the others (not in the hash, a cell whose bucket is
+ * not the hash's, a candidate farther) take theirs on the calling thread,
+ * in participant order. The order of the turns that touch a given agent is
+ * fixed by the data alone: the same result for any thread count (not the
+ * serial sweeps' result). Only unbounded worlds (a torus wraps its cells).
+ * The plan (cells, colors, the colored order) is made once a step, when
+ * the colored sweeps start; it costs about as much as a few sweeps, which
+ * is why the first ones stay serial. A colored participant's active flag
+ * is kept twice, by participant and in the colored order (cs_act), so
+ * that a color's run skips the idle ones eight at a time. */
+#define CS_NONE 255
+enum { CS_UNKNOWN = 0, CS_PARALLEL = 1, CS_SERIAL = 2 }; /* cs_elig */
+#define CS_COLORS 27
+#define CS_CHUNKS 64
+
+static inline int32_t mod3(int32_t v)
+{
+    int32_t m = v % 3;
+    return m < 0 ? m + 3 : m;
+}
+
+typedef struct cs_ctx {
+    const contact_ctx* x;
+    const int32_t* sorted_at; /* agent row -> sorted position */
+    int32_t sorted;           /* g->count */
+    int32_t count;            /* participants */
+    int32_t chunk_n[CS_CHUNKS][CS_COLORS]; /* colored per chunk and color, then where they go */
+    int32_t start[CS_COLORS + 1];           /* where each color's run begins */
+    int32_t color, parts;     /* the color a sweep is at, and its chunks */
+    int resync;               /* cs_act is to be made again from the participants' flags */
+    float* worst;             /* per worker */
+} cs_ctx;
+
+static inline int32_t cs_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / CS_CHUNKS); }
+
+/* Cell coordinates of sorted position k. */
+static inline void cs_cell(const grid_t* g, int32_t k, int32_t c[3])
+{
+    c[0] = grid_coord(g, g->sx[k], 0);
+    c[1] = grid_coord(g, g->sy[k], 1);
+    c[2] = g->dims == 3 ? grid_coord(g, g->sz[k], 2) : 0;
+}
+
+/* Each sorted position's cell, color and bucket, a bucket's run at a time
+ * (CS_NONE when its cell's bucket is not the one the hash put it in, which
+ * the same positions rule out), and no participant yet. */
+static void cs_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const cs_ctx* c = (const cs_ctx*)vctx;
+    const grid_t* g = c->x->g;
+    contact_world_t* cw = c->x->cw;
+    for (int32_t b = begin; b < end; ++b)
+        for (int32_t k = g->cell_start[b]; k < g->cell_start[b + 1]; ++k) {
+            int32_t* cell = cw->cs_cell + 3 * (size_t)k;
+            cs_cell(g, k, cell);
+            const int in = (int32_t)grid_bucket(g, cell[0], cell[1], cell[2]) == b;
+            cw->cs_color[k] =
+                in ? (uint8_t)(mod3(cell[0]) + 3 * mod3(cell[1]) + 9 * mod3(cell[2])) : (uint8_t)CS_NONE;
+            cw->cs_bucket[k] = b;
+            cw->cs_part[k] = -1;
+        }
+}
+
+/* Each participant at its sorted position, when it has one in the hash
+ * and its cell a color; the others are swept on the calling thread
+ * (cs_restf). Whether a colored one's candidates allow its turn in
+ * parallel is found at its first turn (cs_eligible). */
+static void cs_map(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const cs_ctx* c = (const cs_ctx*)vctx;
+    const contact_ctx* x = c->x;
+    const grid_t* g = x->g;
+    contact_world_t* cw = x->cw;
+    for (int32_t r = begin; r < end; ++r) {
+        const int32_t i = part_row(x, r);
+        const int32_t k = i >= 0 && i < c->sorted ? c->sorted_at[i] : -1;
+        const int ok = k >= 0 && k < c->sorted && g->order[k] == i && cw->cs_color[k] != CS_NONE;
+        if (ok) cw->cs_part[k] = r;
+        cw->cs_restf[r] = (uint8_t)!ok;
+        cw->cs_elig[r] = ok ? CS_UNKNOWN : CS_SERIAL;
+        cw->cs_entry[r] = -1;
+    }
+}
+
+/* Whether colored participant r's candidates are all in the hash and at
+ * most a cell away from its own on each axis. */
+static int cs_eligible(const cs_ctx* c, int32_t r)
+{
+    const contact_ctx* x = c->x;
+    const contact_world_t* cw = x->cw;
+    const int32_t* own = cw->cs_cell + 3 * (size_t)c->sorted_at[part_row(x, r)];
+    int kn;
+    const int32_t* near = part_near(x, r, &kn);
+    for (int m = 0; m < kn && near[m] >= 0; ++m) {
+        const int32_t kk = near[m];
+        if (kk >= c->sorted) return 0;
+        const int32_t* cell = cw->cs_cell + 3 * (size_t)kk;
+        for (int ax = 0; ax < 3; ++ax) {
+            const int64_t d = (int64_t)cell[ax] - own[ax];
+            if (d < -1 || d > 1) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Each chunk of sorted positions: its colored participants per color. */
+static void cs_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    cs_ctx* c = (cs_ctx*)vctx;
+    const contact_world_t* cw = c->x->cw;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t* n = c->chunk_n[ch];
+        for (int32_t col = 0; col < CS_COLORS; ++col) n[col] = 0;
+        for (int32_t k = cs_first(c->sorted, ch); k < cs_first(c->sorted, ch + 1); ++k)
+            if (cw->cs_part[k] >= 0) n[cw->cs_color[k]]++;
+    }
+}
+
+/* ... and to where they go: by color, then sorted position. */
+static void cs_scatter(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    cs_ctx* c = (cs_ctx*)vctx;
+    contact_world_t* cw = c->x->cw;
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t* at = c->chunk_n[ch];
+        for (int32_t k = cs_first(c->sorted, ch); k < cs_first(c->sorted, ch + 1); ++k) {
+            if (cw->cs_part[k] < 0) continue;
+            const int32_t e = at[cw->cs_color[k]]++;
+            cw->cs_list[e] = cw->cs_part[k];
+            cw->cs_lbucket[e] = cw->cs_bucket[k];
+            cw->cs_entry[cw->cs_part[k]] = e;
+            cw->cs_act[e] = cw->active[cw->cs_part[k]];
+        }
+    }
+}
+
+/* The colored participants of this step by color (cs_ctx); 0 when the
+ * colored sweeps do not apply (a torus, no hash, too little scratch: the
+ * serial sweep then). */
+static int cs_plan(world_t* w, const contact_ctx* x, int32_t count, cs_ctx* c)
+{
+    const grid_t* g = x->g;
+    contact_world_t* cw = x->cw;
+    if (!g || g->wrap || g->count <= 0 || g->count > cw->cs_sorted_capacity || count > cw->cs_part_capacity)
+        return 0;
+    c->x = x;
+    c->sorted = g->count;
+    c->count = count;
+    c->sorted_at = grid_positions_par(w, grid_data(w));
+    par_for(w, g->bucket_count, 1024, PAR_STATIC, cs_cells, c);
+    par_for(w, count, 512, PAR_STATIC, cs_map, c);
+    par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_count, c);
+    int32_t at = 0;
+    for (int32_t col = 0; col < CS_COLORS; ++col) {
+        c->start[col] = at;
+        for (int32_t ch = 0; ch < CS_CHUNKS; ++ch) {
+            const int32_t here = c->chunk_n[ch][col];
+            c->chunk_n[ch][col] = at;
+            at += here;
+        }
+    }
+    c->start[CS_COLORS] = at;
+    par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_scatter, c);
+    c->resync = 0;
+    return 1;
+}
+
+/* The colored order's flags from the participants' (after a check of
+ * every participant wrote those). */
+static void cs_resync(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const contact_world_t* cw = ((const cs_ctx*)vctx)->x->cw;
+    for (int32_t e = begin; e < end; ++e) cw->cs_act[e] = cw->active[cw->cs_list[e]];
+}
+
+/* First entry of color run [lo, hi) at or after e that starts a bucket. */
+static inline int32_t cs_bucket_start(const contact_world_t* cw, int32_t lo, int32_t hi, int32_t e)
+{
+    while (e > lo && e < hi && cw->cs_lbucket[e] == cw->cs_lbucket[e - 1]) e++;
+    return e;
+}
+
+/* One color's turns: chunks of its run, cut only between buckets. */
+static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const cs_ctx* c = (const cs_ctx*)vctx;
+    contact_world_t* cw = c->x->cw;
+    const int32_t lo = c->start[c->color], hi = c->start[c->color + 1], n = hi - lo;
+    float worst = c->worst[worker];
+    for (int32_t part = begin; part < end; ++part) {
+        int32_t e = cs_bucket_start(cw, lo, hi, lo + (int32_t)((int64_t)n * part / c->parts));
+        const int32_t stop = cs_bucket_start(cw, lo, hi, lo + (int32_t)((int64_t)n * (part + 1) / c->parts));
+        for (; e < stop; ++e) {
+            if (!(e & 7) && e + 8 <= stop && !any8(cw->cs_act + e)) {
+                e += 7;
+                continue;
+            }
+            if (!cw->cs_act[e]) continue;
+            const int32_t r = cw->cs_list[e];
+            if (cw->cs_elig[r] == CS_UNKNOWN) { /* its first turn: only its task writes its flags */
+                const int ok = cs_eligible(c, r);
+                cw->cs_elig[r] = ok ? CS_PARALLEL : CS_SERIAL;
+                cw->cs_restf[r] = (uint8_t)!ok;
+            }
+            if (cw->cs_elig[r] != CS_PARALLEL) continue;
+            const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act, worker);
+            worst = mine > worst ? mine : worst;
+        }
+    }
+    c->worst[worker] = worst;
+}
+
+/* One colored sweep (cs_plan made c): the largest overlap it met. */
+static float contact_sweep_colored(world_t* w, cs_ctx* c)
+{
+    const contact_world_t* cw = c->x->cw;
+    const int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) c->worst[k] = 0.0f;
+    if (c->resync) par_for(w, c->start[CS_COLORS], 2048, PAR_STATIC, cs_resync, c);
+    c->resync = 0;
+    const int32_t colors = c->x->w->dims == 3 ? 27 : 9;
+    for (int32_t col = 0; col < colors; ++col) {
+        const int32_t n = c->start[col + 1] - c->start[col];
+        if (n == 0) continue;
+        c->color = col;
+        c->parts = n < 64 ? 1 : n / 64 < CS_CHUNKS ? n / 64 : CS_CHUNKS;
+        par_for(w, c->parts, 1, PAR_STATIC | PAR_TASKS, cs_sweep_range, c);
+    }
+    float worst = 0.0f;
+    for (int32_t k = 0; k < workers; ++k) worst = c->worst[k] > worst ? c->worst[k] : worst;
+    for (int32_t r = 0; r < c->count; ++r) { /* the others, in participant order */
+        if (!(r & 7) && r + 8 <= c->count && !any8(cw->cs_restf + r)) {
+            r += 7;
+            continue;
+        }
+        if (!cw->cs_restf[r] || !cw->active[r]) continue;
+        const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act, 0);
+        worst = mine > worst ? mine : worst;
+    }
+    return worst;
+}
+
+static contact_ctx contact_ctx_of(world_t* w, float* worst)
+{
+    contact_ctx x;
+    memset(&x, 0, sizeof x);
+    x.w = w;
+    x.g = grid_data(w);
+    if (x.g && x.g->count == 0) x.g = NULL;
+    x.a = agent_view(w);
+    x.crowd = &w->comps[COMP_CROWD];
+    x.contact = &w->comps[COMP_CONTACT];
+    x.nc = x.crowd->table.count;
+    x.nt = x.contact->table.count;
+    x.crowd_row = COMP_I(w, COMP_CROWD, COMP_ROW);
+    x.contact_row = COMP_I(w, COMP_CONTACT, COMP_ROW);
+    x.crowd_near = crowd_data(w)->near;
+    x.slots = table_slots(&w->agents);
+    x.obs = obstacles_of(w);
+    x.cw = contact_data(w);
+    x.walls = walls_of(w);
+    x.worst = worst;
+    return x;
+}
+
+/* ---- contacts_prepare ------------------------------------------------------ */
+
+typedef struct prepare_ctx {
+    contact_ctx x;
+    const float *gr_radius, *gr_mass, *gr_vmax, *gr_vrev; /* ground component */
+    const component_t* ground;
+    float* reach; /* per worker: largest radius, then largest travel in dt */
+    float* travel;
+    float dt, radius_max, travel_max;
+    const int32_t* sorted_at; /* each agent row's sorted position */
+} prepare_ctx;
+
+/* The body of each contact row (participant x->nc + q) and where it
+ * starts; the largest radius and travel in dt over participants [begin,
+ * end) (crowd rows only contribute those). */
+static void prepare_bodies(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    prepare_ctx* c = (prepare_ctx*)vctx;
+    const contact_ctx* x = &c->x;
+    const agent_view_t* a = &x->a;
+    contact_world_t* cw = x->cw;
+    float rmax = c->reach[worker], tmax = c->travel[worker];
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = part_row(x, r);
+        float radius = a->radius[i], mass = a->mass[i], vmax = a->max_speed[i];
+        int32_t gr = r < x->nc || c->ground->table.count == 0 ? -1 : component_row(c->ground, x->slots[i]);
+        if (gr >= 0) {
+            radius = c->gr_radius[gr];
+            mass = c->gr_mass[gr];
+            vmax = fmaxf(c->gr_vmax[gr], c->gr_vrev[gr]);
+        }
+        if (r >= x->nc) {
+            cw->radius[r] = radius;
+            cw->inv_mass[r] = mass > 0.0f ? 1.0f / mass : 1.0f;
+            cw->x0[r] = a->px[i];
+            cw->y0[r] = a->py[i];
+            if (x->w->dims == 3) cw->z0[r] = a->pz[i];
+        }
+        float speed = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] +
+                            (x->w->dims == 3 ? a->vz[i] * a->vz[i] : 0.0f));
+        float travel = fmaxf(speed, vmax) * c->dt;
+        rmax = radius > rmax ? radius : rmax;
+        tmax = travel > tmax ? travel : tmax;
+    }
+    c->reach[worker] = rmax;
+    c->travel[worker] = tmax;
+}
+
+/* The nearest participants of each contact row. */
+static void prepare_near(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const prepare_ctx* c = (const prepare_ctx*)vctx;
+    const contact_ctx* x = &c->x;
+    const grid_t* g = x->g;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    for (int32_t q = begin; q < end; ++q) {
+        int32_t* near = x->cw->near + (size_t)q * CONTACT_K;
+        for (int m = 0; m < CONTACT_K; ++m) near[m] = -1;
+        if (!g) continue;
+        int32_t r = x->nc + q, i = part_row(x, r);
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        if (g->wrap)
+            for (int ax = 0; ax < (three ? 3 : 2); ++ax) {
+                float e = g->extent[ax], f = p[ax] - g->origin[ax];
+                if (!(f >= 0.0f && f < e)) {
+                    f -= e * floorf(f / e);
+                    if (f >= e) f = 0.0f;
+                    p[ax] = g->origin[ax] + f;
+                }
+            }
+        /* a contact needs the bodies to touch after both moved */
+        float range = x->cw->radius[r] + c->radius_max + 2.0f * c->travel_max;
+        nearest nb;
+        nb.count = 0;
+        nb.cap = NEAREST_MAX;
+        find_neighbors(g, p, range, i < g->count ? c->sorted_at[i] : -1, &nb);
+        /* the nearest that take part */
+        int32_t kept = 0;
+        for (int32_t m = 0; m < nb.count && kept < CONTACT_K; ++m)
+            if (part_of(x, g->order[nb.k[m]]) >= 0) near[kept++] = nb.k[m];
+    }
+}
+
+int contacts_prepare_idle(const world_t* w) { return w->comps[COMP_CONTACT].table.count == 0; }
+
+int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    float worst[SHOAL_MAX_THREADS], reach[SHOAL_MAX_THREADS], travel[SHOAL_MAX_THREADS];
+    prepare_ctx c;
+    memset(&c, 0, sizeof c);
+    c.x = contact_ctx_of(w, worst);
+    int32_t count = c.x.nc + c.x.nt;
+    if (c.x.nt == 0) return 0; /* crowd rows: the orca pass and crowd_move did it */
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) reach[k] = travel[k] = 0.0f;
+    c.ground = &w->comps[COMP_GROUND];
+    c.gr_radius = COMP_F(w, COMP_GROUND, GR_RADIUS);
+    c.gr_mass = COMP_F(w, COMP_GROUND, GR_MASS);
+    c.gr_vmax = COMP_F(w, COMP_GROUND, GR_MAX_SPEED);
+    c.gr_vrev = COMP_F(w, COMP_GROUND, GR_MAX_REVERSE_SPEED);
+    c.reach = reach;
+    c.travel = travel;
+    c.dt = dt;
+    par_for(w, count, 1024, PAR_STATIC, prepare_bodies, &c);
+    for (int32_t k = 0; k < workers; ++k) {
+        c.radius_max = reach[k] > c.radius_max ? reach[k] : c.radius_max;
+        c.travel_max = travel[k] > c.travel_max ? travel[k] : c.travel_max;
+    }
+    if (c.x.g) c.sorted_at = grid_positions_par(w, grid_data(w));
+    par_for(w, c.x.nt, 64, PAR_AFFINE, prepare_near, &c);
+    return c.x.nt;
+}
+
+/* ---- contacts --------------------------------------------------------------- */
+
+typedef struct velocity_ctx {
+    const contact_ctx* x;
+    const component_t* ground;
+    float inv_dt;
+} velocity_ctx;
+
+/* A participant the pass moved walks at what it moved: v = (p - p0) / dt
+ * (position-based dynamics), so that next step the others see how fast it
+ * really goes (a crowd agent held in a jam no longer shows the velocity it
+ * pressed with). Ground vehicles keep their model's state. */
+static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const velocity_ctx* c = (const velocity_ctx*)vctx;
+    const contact_ctx* x = c->x;
+    const contact_world_t* cw = x->cw;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    for (int32_t r = begin; r < end; ++r) {
+        if (!cw->touched[r]) continue;
+        int32_t i = part_row(x, r);
+        if (r >= x->nc && c->ground->table.count > 0 && component_row(c->ground, x->slots[i]) >= 0) continue;
+        a->vx[i] = (a->px[i] - cw->x0[r]) * c->inv_dt;
+        a->vy[i] = (a->py[i] - cw->y0[r]) * c->inv_dt;
+        if (three) a->vz[i] = (a->pz[i] - cw->z0[r]) * c->inv_dt;
+    }
+}
+
+/* Walls are never crossed, whatever the pushes added up to (several walls
+ * at a corner, a neighbor's push, a step far longer than the walls' reach
+ * in ORCA): a participant whose path over the step crosses a wall goes
+ * back along it to just before the first wall it meets, or to its start
+ * when rounding leaves that point on the wall or past it. Only those the
+ * pass moved: the first check of everyone tested every path with the same
+ * predicate (wall_push), and a crossing there is a push. Each row writes
+ * only its own agent. */
+static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const contact_ctx* x = (const contact_ctx*)vctx;
+    const agent_view_t* a = &x->a;
+    contact_world_t* cw = x->cw;
+    for (int32_t r = begin; r < end; ++r) {
+        if (!(r & 7) && r + 8 <= end && !any8(cw->touched + r)) {
+            r += 7;
+            continue;
+        }
+        if (!cw->touched[r]) continue;
+        int32_t i = part_row(x, r);
+        float sx = cw->x0[r], sy = cw->y0[r], px = a->px[i], py = a->py[i];
+        float t = wall_first_hit(x->walls, worker, sx, sy, px, py);
+        if (t >= 2.0f) continue;
+        float k = 0.999f * t, nx = sx + k * (px - sx), ny = sy + k * (py - sy);
+        if (wall_first_hit(x->walls, worker, sx, sy, nx, ny) < 2.0f) {
+            nx = sx;
+            ny = sy;
+        }
+        a->px[i] = nx;
+        a->py[i] = ny;
+        cw->touched[r] = 1;
+    }
+}
+
+int64_t contacts_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    float worst[SHOAL_MAX_THREADS];
+    contact_ctx x = contact_ctx_of(w, worst);
+    contact_world_t* cw = x.cw;
+    int32_t count = x.nc + x.nt;
+    cw->iterations_last = 0;
+    cw->overlap_last = 0.0f;
+    if (count == 0) return 0;
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int32_t iter = 0;
+    float most = 0.0f;
+    memset(cw->touched, 0, (size_t)count);
+    memset(cw->moved, 0, (size_t)count);
+    /* Most participants touch nothing: after the first pass, iterations
+     * check only those marked (that overlapped at their last check, moved,
+     * or have a candidate that moved). Once the marked ones hold, one pass
+     * over every participant confirms it (a candidate list need not hold
+     * whoever lists it) or marks what is left. */
+    /* The first check may pass over crowd rows that were too far from
+     * their candidates to touch them (first_clear): in a world of crowd
+     * agents alone (every agent in the spatial hash is one), whose orca
+     * pass and crowd_move both ran this step, and without user systems
+     * (which could move anyone in between). */
+    const crowd_world_t* crw = crowd_data(w);
+    int clear_ok = x.g && x.nt == 0 && x.g->count == x.nc && crw->clear && crw->radius_step == (int64_t)w->step_count &&
+                   crw->travel_step == (int64_t)w->step_count;
+    for (int32_t k = 0; clear_ok && k < w->system_count; ++k) clear_ok = !system_is_user(&w->systems[k]);
+    const float reach = clear_ok ? crw->travel_max + crw->radius_max : INFINITY;
+    if (clear_ok && reach < INFINITY) {
+        x.clear = crw->clear;
+        x.reach = reach;
+        x.dt = dt;
+    }
+    int full = 1;
+    for (;;) {
+        for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+        x.only_active = !full;
+        par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+        x.clear = NULL; /* the first check only */
+        most = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        if (most <= CONTACT_TOLERANCE && !full) {
+            full = 1; /* the marked ones hold: check them all */
+            continue;
+        }
+        if (most <= CONTACT_TOLERANCE || iter >= CONTACT_MAX_ITER) break;
+        par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
+        iter++;
+        full = 0;
+    }
+    x.only_active = 0;
+    /* Gauss-Seidel sweeps over those still overlapping, on this thread
+     * (after colored_after of them, colored sweeps when switched on); once
+     * they hold, one parallel check of every participant (one never marked
+     * may meet a neighbor a sweep moved) marks what is left, if anything. */
+    cs_ctx cs;
+    cs.worst = worst;
+    int colored = 0;
+    for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
+        if (cw->colored_after > 0 && sweep == cw->colored_after) colored = cs_plan(w, &x, count, &cs);
+        most = colored ? contact_sweep_colored(w, &cs) : contact_sweep(&x, count);
+        if (most <= CONTACT_TOLERANCE) {
+            for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+            par_for(w, count, 512, PAR_STATIC, contact_range, &x);
+            cs.resync = 1; /* the check wrote the participants' flags */
+            most = 0.0f;
+            for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        }
+    }
+    if (w->dims == 2 && x.walls->seg_count > 0) par_for(w, count, 512, PAR_STATIC, contact_walls_hold, &x);
+    cw->iterations_last = iter;
+    cw->overlap_last = most;
+    velocity_ctx vc = {&x, &w->comps[COMP_GROUND], 1.0f / dt};
+    par_for(w, count, 1024, PAR_STATIC, contact_velocities, &vc);
+    return count;
+}
+
+/* ---- the module ------------------------------------------------------------ */
+
+/* The per-participant float arrays, in one list for growing and freeing. */
+#define CONTACT_FLOAT_ARRAYS 8
+static void contact_float_arrays(contact_world_t* cw, float** out[CONTACT_FLOAT_ARRAYS])
+{
+    float** all[CONTACT_FLOAT_ARRAYS] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
+    memcpy(out, all, sizeof all);
+}
+
+/* Scratch for `parts` participants and `rows` contact rows; 0 when out of
+ * memory (the old scratch stays). */
+static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
+{
+    contact_world_t* cw = contact_data(w);
+    if (rows > cw->near_capacity) {
+        int32_t cap = rows < 64 ? 64 : rows + rows / 2;
+        int32_t* near = (int32_t*)mem_alloc(&w->alloc, (size_t)cap * CONTACT_K * sizeof(int32_t));
+        if (!near) {
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)rows);
+            return 0;
+        }
+        if (cw->near_capacity > 0)
+            memcpy(near, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
+        for (size_t k = (size_t)cw->near_capacity * CONTACT_K; k < (size_t)cap * CONTACT_K; ++k) near[k] = -1;
+        mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
+        cw->near = near;
+        cw->near_capacity = cap;
+    }
+    if (parts <= cw->capacity) return 1;
+    int32_t cap = parts < 64 ? 64 : parts + parts / 2;
+    size_t old = (size_t)cw->capacity, n = (size_t)cap;
+    float* f[CONTACT_FLOAT_ARRAYS];
+    int ok = 1;
+    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
+    uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
+    uint8_t* touched = (uint8_t*)mem_calloc(&w->alloc, n);
+    uint8_t* moved = (uint8_t*)mem_calloc(&w->alloc, n);
+    if (!ok || !active || !touched || !moved) {
+        for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
+        mem_free(&w->alloc, active, n);
+        mem_free(&w->alloc, touched, n);
+        mem_free(&w->alloc, moved, n);
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
+        return 0;
+    }
+    float** mine[CONTACT_FLOAT_ARRAYS];
+    contact_float_arrays(cw, mine);
+    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) {
+        if (old) memcpy(f[k], *mine[k], old * sizeof(float));
+        mem_free(&w->alloc, *mine[k], old * sizeof(float));
+        *mine[k] = f[k];
+    }
+    mem_free(&w->alloc, cw->active, old);
+    mem_free(&w->alloc, cw->touched, old);
+    mem_free(&w->alloc, cw->moved, old);
+    cw->active = active;
+    cw->touched = touched;
+    cw->moved = moved;
+    cw->capacity = cap;
+    return 1;
+}
+
+/* The colored sweeps' scratch: `parts` participants, `sorted` positions
+ * in the spatial hash (at most every agent). 0 when out of memory (the old
+ * scratch stays). */
+static int cs_reserve(world_t* w, int32_t parts, int32_t sorted)
+{
+    contact_world_t* cw = contact_data(w);
+    const allocator_t* a = &w->alloc;
+    if (sorted > cw->cs_sorted_capacity) {
+        int32_t cap = sorted < 64 ? 64 : sorted + sorted / 2;
+        size_t n = (size_t)cap, old = (size_t)cw->cs_sorted_capacity;
+        uint8_t* color = (uint8_t*)mem_alloc(a, n);
+        int32_t* bucket = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        int32_t* part = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        int32_t* cell = (int32_t*)mem_alloc(a, 3 * n * sizeof(int32_t));
+        if (!color || !bucket || !part || !cell) {
+            mem_free(a, color, n);
+            mem_free(a, bucket, n * sizeof(int32_t));
+            mem_free(a, part, n * sizeof(int32_t));
+            mem_free(a, cell, 3 * n * sizeof(int32_t));
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)sorted);
+            return 0;
+        }
+        mem_free(a, cw->cs_color, old);
+        mem_free(a, cw->cs_bucket, old * sizeof(int32_t));
+        mem_free(a, cw->cs_part, old * sizeof(int32_t));
+        mem_free(a, cw->cs_cell, 3 * old * sizeof(int32_t));
+        cw->cs_cell = cell;
+        cw->cs_color = color;
+        cw->cs_bucket = bucket;
+        cw->cs_part = part;
+        cw->cs_sorted_capacity = cap;
+    }
+    if (parts > cw->cs_part_capacity) {
+        int32_t cap = parts < 64 ? 64 : parts + parts / 2;
+        size_t n = (size_t)cap, old = (size_t)cw->cs_part_capacity;
+        int32_t* list = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        int32_t* lbucket = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        uint8_t* elig = (uint8_t*)mem_alloc(a, n);
+        uint8_t* restf = (uint8_t*)mem_alloc(a, n);
+        int32_t* entry = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
+        uint8_t* act = (uint8_t*)mem_alloc(a, n);
+        if (!list || !lbucket || !elig || !restf || !entry || !act) {
+            mem_free(a, list, n * sizeof(int32_t));
+            mem_free(a, lbucket, n * sizeof(int32_t));
+            mem_free(a, elig, n);
+            mem_free(a, restf, n);
+            mem_free(a, entry, n * sizeof(int32_t));
+            mem_free(a, act, n);
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
+            return 0;
+        }
+        mem_free(a, cw->cs_list, old * sizeof(int32_t));
+        mem_free(a, cw->cs_lbucket, old * sizeof(int32_t));
+        mem_free(a, cw->cs_elig, old);
+        mem_free(a, cw->cs_restf, old);
+        mem_free(a, cw->cs_entry, old * sizeof(int32_t));
+        mem_free(a, cw->cs_act, old);
+        cw->cs_entry = entry;
+        cw->cs_act = act;
+        cw->cs_list = list;
+        cw->cs_lbucket = lbucket;
+        cw->cs_elig = elig;
+        cw->cs_restf = restf;
+        cw->cs_part_capacity = cap;
+    }
+    return 1;
+}
+
+static int32_t participants(const world_t* w)
+{
+    return w->comps[COMP_CROWD].table.count + w->comps[COMP_CONTACT].table.count;
+}
+
+/* Before a step: scratch for every participant now live or queued. */
+static int contact_reserve_step(world_t* w)
+{
+    int32_t parts = participants(w);
+    if (parts == 0) return 1;
+    return contact_reserve(w, parts + w->pending_adds, w->comps[COMP_CONTACT].table.count + w->pending_adds) &&
+           (contact_data(w)->colored_after <= 0 ||
+            cs_reserve(w, parts + w->pending_adds, w->agents.count + w->pending_adds));
+}
+
+static int contact_needs(const shoal_agent_def_t* d) { return d->contacts != 0 && !d->crowd.enabled; }
+
+/* A participant added inside a step (it goes live at a stage boundary). */
+static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)
+{
+    if (!d->crowd.enabled && !contact_needs(d)) return 1;
+    int32_t more = w->pending_adds + 1;
+    return contact_reserve(w, participants(w) + more, w->comps[COMP_CONTACT].table.count + more) &&
+           (contact_data(w)->colored_after <= 0 || cs_reserve(w, participants(w) + more, w->agents.count + more));
+}
+
+/* Contact row r goes; the last row moves into it: its candidates follow. */
+static void contact_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t moved_agent_row)
+{
+    (void)agent_row;
+    contact_world_t* cw = contact_data(w);
+    near_row_removed(cw->near, cw->near_capacity, CONTACT_K, r, w->comps[COMP_CONTACT].table.count - 1,
+                     moved_agent_row);
+}
+
+static int contact_init(world_t* w)
+{
+    contact_world_t* cw = (contact_world_t*)mem_calloc(&w->alloc, sizeof *cw);
+    w->module_data[MOD_CONTACT] = cw;
+    return cw != NULL;
+}
+
+static void contact_release(world_t* w)
+{
+    contact_world_t* cw = contact_data(w);
+    if (!cw) return;
+    size_t n = (size_t)cw->capacity;
+    float** mine[CONTACT_FLOAT_ARRAYS];
+    contact_float_arrays(cw, mine);
+    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) mem_free(&w->alloc, *mine[k], n * sizeof(float));
+    mem_free(&w->alloc, cw->active, n);
+    mem_free(&w->alloc, cw->touched, n);
+    mem_free(&w->alloc, cw->moved, n);
+    mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
+    size_t ns = (size_t)cw->cs_sorted_capacity, np = (size_t)cw->cs_part_capacity;
+    mem_free(&w->alloc, cw->cs_color, ns);
+    mem_free(&w->alloc, cw->cs_bucket, ns * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_part, ns * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_cell, 3 * ns * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_list, np * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_lbucket, np * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_elig, np);
+    mem_free(&w->alloc, cw->cs_restf, np);
+    mem_free(&w->alloc, cw->cs_entry, np * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_act, np);
+    mem_free(&w->alloc, cw, sizeof *cw);
+    w->module_data[MOD_CONTACT] = NULL;
+}
+
+static shoal_status_t contact_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    if (d->contacts != 0 && d->contacts != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: contacts must be 0 or 1, got %d", where,
+                          (int)d->contacts);
+    if (!contact_needs(d)) return SHOAL_OK;
+    if (d->planner.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: a planner agent (planner.enabled) cannot take part in contacts: it flies the "
+                          "trajectory it planned",
+                          where);
+    float body = d->ground.enabled ? d->ground.vehicle.radius : d->vehicle.radius;
+    if (!(body > 0.0f))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be > 0 m for an agent with contacts, got %g",
+                          where, d->ground.enabled ? "ground.vehicle.radius" : "vehicle.radius", (double)body);
+    return SHOAL_OK;
+}
+
+static void contact_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                              int fresh)
+{
+    (void)slot;
+    (void)d;
+    (void)forward;
+    contact_world_t* cw = contact_data(w);
+    if (fresh && r < cw->near_capacity) /* no candidates until its first contacts_prepare */
+        for (int m = 0; m < CONTACT_K; ++m) cw->near[(size_t)r * CONTACT_K + m] = -1;
+}
+
+static void contact_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    (void)w;
+    (void)r;
+    d->contacts = 1;
+}
+
+const module_t contact_module = {
+    .name = "contact",
+    .column_count = CT_COUNT_,
+    .init = contact_init,
+    .release = contact_release,
+    .needs = contact_needs,
+    .validate = contact_validate,
+    .reserve_add_in_step = contact_reserve_add,
+    .reserve_step = contact_reserve_step,
+    .row_removed = contact_row_removed,
+    .write_row = contact_write_row,
+    .read_row = contact_read_row,
+    .snapshot_since = 4,
+};

@@ -1,0 +1,78 @@
+/* The contact pass (contacts.c): after everything moved, no two agents
+ * that take part overlap past a tolerance, and none ends inside an
+ * obstacle or across a wall. Crowd agents always take part; any other
+ * agent with a body when its definition asks (`contacts`), through the
+ * contact module's component. */
+#ifndef SHOAL_SYSTEMS_CONTACTS_H
+#define SHOAL_SYSTEMS_CONTACTS_H
+
+#include "modules/registry.h"
+
+/* contact: membership only */
+enum {
+    CT_SLOT = 0, CT_ROW,
+    CT_COUNT_
+};
+
+/* Candidates kept per contact row for the contact pass, found by
+ * contacts_prepare (crowd agents keep CROWD_CONTACT_K from the orca pass,
+ * which keeps them from packing densely). Bodies pressed together touch
+ * up to 6 others in 2D and 12 in 3D. */
+#define CONTACT_K 16
+
+/* The module's data: scratch for one step, indexed by participant: the
+ * crowd rows first (participant r is crowd row r), then the contact rows
+ * (participant crowd count + q is contact row q). The counters are not
+ * state (never hashed or saved). */
+typedef struct contact_world_t {
+    int32_t* near;       /* CONTACT_K sorted positions per contact row, -1: none */
+    int32_t near_capacity;
+    float *cx, *cy, *cz; /* a participant's position after an iteration */
+    float *x0, *y0, *z0; /* its position before this step moved it (walls, velocities) */
+    /* contact rows only (a crowd row's are its agent's radius and mass): */
+    float* radius;       /* its body: a ground vehicle's own radius, else vehicle.radius */
+    float* inv_mass;     /* 1 / mass (a ground vehicle's own mass): shares of a push */
+    uint8_t* active;     /* it overlapped something at its last check */
+    uint8_t* touched;    /* the pass moved it this step */
+    uint8_t* moved;      /* the last Jacobi iteration pushed it (to be applied) */
+    int32_t capacity;    /* participants the scratch holds */
+    /* The colored sweeps (contacts.c): per sorted position of the spatial
+     * hash its color (CS_NONE: none) and bucket, and the participant there
+     * that the colored sweeps take (-1: none); the colored participants by
+     * color, then sorted position, with their buckets; a flag per
+     * participant for those that take their turns on the calling thread. */
+    uint8_t* cs_color;
+    int32_t* cs_bucket;
+    int32_t* cs_cell;    /* 3 per sorted position: its cell's coordinates */
+    int32_t* cs_part;
+    int32_t cs_sorted_capacity;
+    int32_t* cs_list;
+    int32_t* cs_lbucket;
+    /* per participant: whether its turns can be parallel (unknown until
+     * its first turn, contacts.c); cs_restf is that "serial" answer alone,
+     * as 0 or 1, so that the serial pass skips eight at a time */
+    uint8_t* cs_elig;
+    uint8_t* cs_restf;
+    int32_t* cs_entry;   /* per participant: its place in cs_list, -1: not colored */
+    uint8_t* cs_act;     /* per place in cs_list: its participant's active flag */
+    int32_t cs_part_capacity;
+    /* 0 (the default): a step's Gauss-Seidel sweeps all run on the calling
+     * thread; n > 0: the first n do, then colored sweeps by the workers
+     * (contacts.c), which give other results (the same for any thread
+     * count). An internal switch, for `bench crowd --colored-sweeps-after`
+     * and tests, until the colored sweeps are measured on many cores. */
+    int32_t colored_after;
+    int32_t iterations_last; /* contact iterations of the last step */
+    float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
+} contact_world_t;
+
+static inline contact_world_t* contact_data(const world_t* w) { return (contact_world_t*)w->module_data[MOD_CONTACT]; }
+
+extern const module_t contact_module;
+
+int64_t contacts_prepare_run(world_t* w, float dt, void* ctx);
+int64_t contacts_run(world_t* w, float dt, void* ctx);
+/* Nothing to do this step: no contact rows. */
+int contacts_prepare_idle(const world_t* w);
+
+#endif /* SHOAL_SYSTEMS_CONTACTS_H */

@@ -1,0 +1,1278 @@
+/* Crowd agents (shoal/crowd.h): reciprocal collision avoidance in the
+ * decide stage, then a kinematic move in the integrate stage (DESIGN.md
+ * "Crowds: anticipation, then contact"). The math of ORCA is orca.c; this
+ * file finds each agent's constraints and applies the result.
+ *
+ * orca (decide, after every steering system): for each crowd agent, the
+ * preferred velocity is what the behaviors summed (the desired velocity),
+ * capped at crowd.preferred_speed when that is set, plus a jitter of at
+ * most CROWD_JITTER per axis drawn by counter (no shared state) that
+ * breaks the stalls of symmetric scenes. Its neighbors are the
+ * max_neighbors nearest agents within neighbor_distance, found in the
+ * spatial hash (the block of cells around the agent's cell that covers
+ * neighbor_distance; on a hashed grid a bucket shared by two cells of the
+ * block is read once), ties in distance broken by sorted position, so the
+ * choice is one function of the world (in an unbounded world of crowd
+ * agents alone, most steps take them from the list each agent keeps of
+ * those near it: the same ones, "Neighbor lists" below). Each gives a
+ * half-plane (half-space
+ * in 3D) for bodies of CROWD_PLAN_RADIUS times the sum of radii; a neighbor that is a crowd agent takes the agent's share
+ * `responsibility` of the avoidance, any other agent (which will not move
+ * aside for it) the whole of it. The world's obstacles closer than
+ * time_horizon_walls * max_speed + their radius and the agent's are hard
+ * constraints, first in the list: each is an agent at the obstacle's
+ * velocity that takes no share. The velocity the linear program picks
+ * (within |v| <= vehicle.max_speed) becomes the desired velocity. A
+ * keep-right agent (side_preference > 0, 2D) that moves against the way it
+ * wants to go takes no share in avoiding crowd neighbors that want the
+ * opposite way (what each neighbor's behaviors asked for, copied before
+ * any agent's orca result overwrites it): a walker caught in the other
+ * direction's lane presses out of it instead of riding along.
+ *
+ * crowd_move (integrate): a crowd agent moves at its desired velocity:
+ * v := desired, p += v dt; its heading (2D: lane_atan2, a lane of agents at
+ * a time) or yaw and pitch (3D, no roll) turn to the velocity when it moves
+ * faster than CROWD_STILL_SPEED, angular velocity, force and torque are 0.
+ * control and integrate leave crowd agents out (step.c).
+ *
+ * Every agent's result is its own arithmetic over data no system writes in
+ * the stage, so any split over threads gives the same bits. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "ecs/rng.h"
+#include "simd/lane_math.h"
+#include "simd/lanes.h"
+#include "simd/vec.h"
+#include "modules/contacts/contacts.h"
+#include "modules/crowd/crowd.h"
+#include "modules/grid/grid_nearest.h"
+#include "modules/obstacles/obstacles.h"
+#include "modules/crowd/orca.h"
+#include "modules/crowd/orca_lanes.h"
+#include "modules/grid/grid.h"
+#include "modules/agent.h"
+#include "modules/walls/walls.h"
+
+/* Below this speed (m/s) a crowd agent keeps its heading. */
+#define CROWD_STILL_SPEED 1e-3f
+/* Symmetry breaking: the preferred velocity moves by up to this much (m/s
+ * per axis) in a direction drawn from (world seed, agent, step). Perfectly
+ * symmetric scenes (a circle of agents bound for their antipodes) otherwise
+ * stall: mirror-image constraints keep every agent's optimum on its line. */
+#define CROWD_JITTER 1e-4f
+#define CROWD_STREAM 0xc40dd17u
+/* Obstacles taken as constraints per agent, the nearest first. */
+#define CROWD_MAX_OBSTACLES 32
+/* ORCA plans against neighbors with this fraction of the sum of radii. The
+ * contact pass holds bodies at the full sum, so touching neighbors keep a
+ * small gap in planning and may slide past each other; with the full sum
+ * every touching pair counts as overlapping and each must move apart at
+ * once, which locks dense jams (docs/crowds.md "Jams"). */
+#define CROWD_PLAN_RADIUS 0.95f
+/* A neighbor walks head-on against an agent when the cosine between what
+ * the two want (their velocities before orca) is below minus this: within
+ * about 26 degrees of opposite. */
+#define CROWD_HEAD_ON 0.9f
+/* The time gap's leader (crowd.time_gap): wants to go within about 26
+ * degrees of the agent's way (the cosine above this), and walks it faster
+ * than CROWD_GAP_LEADER of the agent's preferred speed (0.1 m/s for a
+ * pedestrian); the cap never goes below CROWD_GAP_FLOOR of it (0.2 m/s). */
+#define CROWD_GAP_SAME_WAY 0.9f
+#define CROWD_GAP_LEADER 0.075f
+#define CROWD_GAP_FLOOR 0.15f
+
+_Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
+
+shoal_crowd_t shoal_crowd_default(void)
+{
+    shoal_crowd_t c;
+    memset(&c, 0, sizeof c);
+    c.neighbor_distance = 5.0f;
+    c.max_neighbors = 10;
+    c.time_horizon = 2.0f;
+    c.time_horizon_walls = 1.0f;
+    c.responsibility = 0.5f;
+    c.preferred_speed = 0.0f;
+    c.time_gap = 0.0f;
+    c.side_preference = 0.0f;
+    return c;
+}
+
+typedef struct crowd_preset {
+    const char* name;
+    shoal_crowd_t crowd;
+    float radius, max_speed;
+} crowd_preset;
+
+static const crowd_preset presets[] = {
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.5f, 1.0f}, 0.2f, 2.0f},
+    {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f, 0.0f}, 1.5f, 2.0f},
+};
+
+shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
+                                  shoal_error_t* err)
+{
+    if (err) {
+        err->status = SHOAL_OK;
+        err->message[0] = '\0';
+    }
+    if (!crowd || !vehicle) {
+        if (err) {
+            err->status = SHOAL_ERR_INVALID_ARGUMENT;
+            snprintf(err->message, sizeof err->message, "crowd_preset: %s is NULL", crowd ? "vehicle" : "crowd");
+        }
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    }
+    const int n = (int)(sizeof presets / sizeof presets[0]);
+    for (int i = 0; name && i < n; ++i)
+        if (strcmp(presets[i].name, name) == 0) {
+            *crowd = presets[i].crowd;
+            vehicle->radius = presets[i].radius;
+            vehicle->max_speed = presets[i].max_speed;
+            return SHOAL_OK;
+        }
+    if (err) {
+        err->status = SHOAL_ERR_NOT_FOUND;
+        snprintf(err->message, sizeof err->message, "crowd_preset: no preset named '%s' (presets: %s, %s)",
+                 name ? name : "(null)", presets[0].name, presets[1].name);
+    }
+    return SHOAL_ERR_NOT_FOUND;
+}
+
+/* The crowd component's columns. */
+typedef struct crowd_view {
+    const int32_t* agent_row;
+    const float *dist, *tau, *tau_walls, *resp, *pref_speed, *time_gap, *side;
+    const int32_t* max_nb;
+} crowd_view;
+
+static crowd_view crowd_view_of(const world_t* w)
+{
+    const int k = COMP_CROWD;
+    return (crowd_view){COMP_I(w, k, COMP_ROW),   COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
+                        COMP_F(w, k, CR_TAU),      COMP_F(w, k, CR_TAU_WALLS),
+                        COMP_F(w, k, CR_RESPONSIBILITY), COMP_F(w, k, CR_PREFERRED_SPEED),
+                        COMP_F(w, k, CR_TIME_GAP), COMP_F(w, k, CR_SIDE_PREFERENCE),
+                        COMP_I(w, k, CR_MAX_NEIGHBORS)};
+}
+
+typedef struct orca_ctx {
+    world_t* w;
+    const grid_t* g;
+    agent_view_t a;
+    crowd_view c;
+    const component_t* crowd;
+    const uint32_t* slots;
+    const obstacle_set_t* obs;
+    const wall_set_t* walls;
+    float inv_dt;
+    uint64_t seed_round, step;
+    int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
+    const float* intent; /* 2 per crowd row: what each wanted before orca (2D) */
+    int64_t* relaxed; /* per worker */
+    const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
+    float* hint;              /* per crowd row (crowd_world_t) */
+    float dt;
+    const int32_t* scrow;     /* per sorted position: crowd row (crowd_world_t), or NULL */
+    const float* sradius;     /* per sorted position: radius */
+    float* clear;             /* per crowd row (crowd_world_t) */
+    float* rmax;              /* per worker: the largest radius (sorted_range) */
+    /* Neighbor lists (below): the crowd world when this pass uses them
+     * (sorted_range then measures how far each agent moved since the last
+     * pass, against the positions it kept then when prev_ok, the largest
+     * per worker in moved_w), else NULL; whether the lists kept from
+     * earlier passes hold (else every row builds its own); moved and
+     * moved_last (crowd_world_t). */
+    crowd_world_t* lists;
+    int list_fresh, prev_ok;
+    double moved;
+    float moved_last;
+    float* moved_w;
+    int64_t* list_counts; /* per worker: lists held, lists built */
+} orca_ctx;
+
+/* Each sorted position's crowd row and radius (crowd_world_t). */
+static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const orca_ctx* x = (const orca_ctx*)vctx;
+    int32_t* crow = (int32_t*)x->scrow;
+    float* rad = (float*)x->sradius;
+    float most = x->rmax[worker];
+    const grid_t* g = x->g;
+    const int three = g->dims == 3;
+    float moved = x->lists ? x->moved_w[worker] : 0.0f;
+    for (int32_t k = begin; k < end; ++k) {
+        int32_t j = g->order[k];
+        crow[k] = component_row(x->crowd, x->slots[j]);
+        rad[k] = x->a.radius[j];
+        most = rad[k] > most ? rad[k] : most;
+        if (x->lists && crow[k] >= 0) {
+            /* how far it moved since the last pass (a NaN counts as
+             * infinitely far), then where it is now */
+            float* q = x->lists->prev + 3 * (size_t)crow[k];
+            const float z = three ? g->sz[k] : 0.0f;
+            if (x->prev_ok) {
+                float dx = g->sx[k] - q[0], dy = g->sy[k] - q[1], dz = z - q[2];
+                float d = sqrtf(dx * dx + dy * dy + dz * dz);
+                if (!(d <= moved)) moved = d == d ? d : INFINITY;
+            }
+            q[0] = g->sx[k];
+            q[1] = g->sy[k];
+            q[2] = z;
+        }
+    }
+    x->rmax[worker] = most;
+    if (x->lists) x->moved_w[worker] = moved;
+}
+
+/* What each crowd agent's behaviors asked for, before orca overwrites it:
+ * its neighbors read it to tell who walks the other way. */
+static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const orca_ctx* x = (const orca_ctx*)vctx;
+    float* intent = (float*)x->intent;
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = x->c.agent_row[r];
+        intent[2 * (size_t)r] = x->a.dx[i];
+        intent[2 * (size_t)r + 1] = x->a.dy[i];
+    }
+}
+
+/* ---- Neighbor lists ---------------------------------------------------------
+ *
+ * A crowd row keeps the agents that were near it, so that most steps it
+ * ranks those few again instead of scanning the cells around it. When a
+ * list was built, every agent closer than sqrt(list_r2) was on it. Since
+ * then no agent moved more than drift = moved - list_base (each orca pass
+ * adds the largest distance any agent moved since the last one, measured
+ * on the spatial hash's copies of the positions, whatever moved them), so
+ * an agent not on the list is at least sqrt(list_r2) - 2 drift away now.
+ * When the list's cap-th nearest is closer than that, or, with fewer than
+ * cap in range, when that is the whole range, the list's nearest are the
+ * world's: the list find_neighbors gives, ties and all. Otherwise the row
+ * scans the cells within its hint's distance and a skin (room for a few
+ * passes of motion) and keeps what it finds. Only in unbounded worlds of
+ * crowd agents alone; any change of rows drops every list (orca_run).
+ * Margins of a few parts in 10^5 cover rounding. */
+#define CROWD_LIST_EPS 2e-5f
+#define CROWD_LIST_ABS 1e-5f
+#define CROWD_LIST_MOVED_MAX 1e4
+/* The skin a list is built with: a multiple of the last pass's largest
+ * move (each pass eats twice that), CROWD_LIST_SKIN where the row had cap
+ * neighbors within its hint (a thick skin would lengthen the list it ranks
+ * every pass), CROWD_LIST_SKIN_SPARSE where it had fewer (its list holds
+ * those in range and the skin's worth more, few: a thick skin saves
+ * builds); between CROWD_LIST_SKIN_MIN and CROWD_LIST_SKIN_MAX of the
+ * neighbor distance. Measured (callgrind) on the crowd benchmark's grid
+ * and circle and on default.json. */
+#define CROWD_LIST_SKIN 2.0f
+#define CROWD_LIST_SKIN_SPARSE 16.0f
+#define CROWD_LIST_SKIN_MIN 0.05f
+#define CROWD_LIST_SKIN_MAX 0.3f
+
+/* (d^2, sorted position) as one key that orders as the pair does (a d^2 is
+ * never negative, so its bits order as it does). */
+static inline uint64_t crowd_list_key(float d2, int32_t k)
+{
+    uint32_t bits;
+    memcpy(&bits, &d2, sizeof bits);
+    return (uint64_t)bits << 32 | (uint32_t)k;
+}
+
+/* CROWD_LIST_MAX values copied a lane at a time: a short fixed copy that
+ * stays inline (memcpy of a count is a call, and each hold copies a list
+ * twice; the copy's tail past the used part is never read). */
+static inline void list_copy_i(int32_t* dst, const int32_t* src)
+{
+    int32_t m = 0;
+    for (; m + SHOAL_LANES <= CROWD_LIST_MAX; m += SHOAL_LANES) lanei_storeu(dst + m, lanei_loadu(src + m));
+    for (; m < CROWD_LIST_MAX; ++m) dst[m] = src[m];
+}
+
+/* Whether a list's nearest are the world's (see above): c of them in
+ * range (at most cap), the cap-th at d^2 d2_cap when c == cap, every agent
+ * off the list at least `bound` away. */
+static inline int crowd_list_holds(int32_t c, int32_t cap, float d2_cap, float range, float bound)
+{
+    return c >= cap ? sqrtf(d2_cap) < bound : range <= bound;
+}
+
+/* Crowd row r's list built from the runs c: every agent within d^2 R2 of p
+ * (the agent at sorted position self left out), or the CROWD_LIST_MAX - 8
+ * to CROWD_LIST_MAX nearest of them; nb from it. 1 when the list holds now
+ * (crowd_listed), else 0 with nothing kept. */
+static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int32_t self, float R2, float range,
+                            const nearest_runs* c, nearest* nb)
+{
+    crowd_world_t* cw = x->lists;
+    const grid_t* g = x->g;
+    const int32_t cap = nb->cap;
+    _Alignas(64) float sd[NEAREST_SCAN + SHOAL_MAX_LANES];
+    int32_t sk[NEAREST_SCAN];
+    int32_t m = 0;
+    if (!nearest_scan(g, p, c, R2, self, R2, sd, sk, &m)) return 0;
+    /* every candidate with d^2 below `listed` stays */
+    float listed = R2;
+    m = nearest_cut(sd, sk, m, CROWD_LIST_MAX - 8, CROWD_LIST_MAX, &listed, m);
+    if (m > CROWD_LIST_MAX) return 0; /* ties at the bound */
+    /* the nearest cap of them, in order (from a copy: picking reorders) */
+    _Alignas(64) float td[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+    int32_t tk[CROWD_LIST_MAX];
+    memcpy(td, sd, (size_t)m * sizeof *td);
+    memcpy(tk, sk, (size_t)m * sizeof *tk);
+    nearest got;
+    got.count = 0;
+    got.cap = cap;
+    nearest_pick(td, tk, m, listed, m, &got);
+    const float r2 = range * range;
+    int32_t in = 0;
+    while (in < got.count && got.d2[in] < r2) in++;
+    const float bound = sqrtf(listed) * (1.0f - CROWD_LIST_EPS) - CROWD_LIST_ABS;
+    if (!crowd_list_holds(in, cap, in >= cap ? got.d2[cap - 1] : 0.0f, range, bound)) return 0;
+    /* the list: those nearest first, in order, then the others as scanned
+     * (keys past the last of them) */
+    int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
+    int32_t n = 0;
+    for (int32_t m2 = 0; m2 < got.count; ++m2) rows[n++] = g->order[got.k[m2]];
+    if (got.count > 0) {
+        const uint64_t last = crowd_list_key(got.d2[got.count - 1], got.k[got.count - 1]);
+        for (int32_t i = 0; i < m; ++i)
+            if (crowd_list_key(sd[i], sk[i]) > last) rows[n++] = g->order[sk[i]];
+    }
+    cw->list_n[r] = n;
+    cw->list_r2[r] = listed;
+    cw->list_base[r] = x->moved;
+    const int32_t kept = in < cap ? in : cap;
+    for (int32_t m2 = 0; m2 < kept; ++m2) {
+        nb->d2[m2] = got.d2[m2];
+        nb->k[m2] = got.k[m2];
+    }
+    nb->count = kept;
+    return 1;
+}
+
+/* nb (cap at most CROWD_LIST_MAX) from crowd row r's list, rebuilt when it
+ * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
+ * it to find_nearest. p is the agent's position, self its sorted
+ * position. */
+static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t self, float range, float hint,
+                        nearest_cache* runs, nearest* nb)
+{
+    crowd_world_t* cw = x->lists;
+    const grid_t* g = x->g;
+    const int three = g->dims == 3;
+    const int32_t cap = nb->cap;
+    int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
+    /* the query point must be the agent's copy in the hash, whose moves
+     * the drift counts */
+    if (cap > CROWD_LIST_MAX || self < 0 ||
+        !(g->sx[self] == p[0] && g->sy[self] == p[1] && (!three || g->sz[self] == p[2]))) {
+        cw->list_n[r] = 0;
+        return 0;
+    }
+    const float r2 = range * range;
+    const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
+    if (n > 0) {
+        const float drift = (float)(x->moved - cw->list_base[r]);
+        const float bound =
+            sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) - 2.0f * drift * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
+        if (bound > 0.0f) {
+            /* each one's d^2 (as find_neighbors computes it), a lane at a
+             * time over the rows padded with the first */
+            float e2[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+            int32_t k2[CROWD_LIST_MAX + SHOAL_MAX_LANES], padded[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+            list_copy_i(padded, rows);
+            for (int32_t m = n; m < n + SHOAL_LANES; ++m) padded[m] = rows[0];
+            const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+            uint32_t nan = 0;
+            for (int32_t m = 0; m < n; m += SHOAL_LANES) {
+                const lanei k = lanei_gather(x->sorted_at, lanei_loadu(padded + m));
+                const lanef dx = lane_sub(lane_gather(g->sx, k), px), dy = lane_sub(lane_gather(g->sy, k), py);
+                lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+                if (three) {
+                    const lanef dz = lane_sub(lane_gather(g->sz, k), pz);
+                    e = lane_add(e, lane_mul(dz, dz));
+                }
+                nan |= ~lane_mask_bits(lane_cmp_eq(e, e)) & lane_mask_bits(lane_mask_first(n - m));
+                lanei_storeu(k2 + m, k);
+                lane_storeu(e2 + m, e);
+            }
+            if (!nan) {
+                /* into (d^2, sorted position) order by key: last pass's
+                 * order mostly holds, so few move */
+                uint64_t key[CROWD_LIST_MAX];
+                int32_t js[CROWD_LIST_MAX];
+                for (int32_t m = 0; m < n; ++m) {
+                    const uint64_t kk = crowd_list_key(e2[m], k2[m]);
+                    const int32_t j = padded[m];
+                    int32_t at = m;
+                    while (at > 0 && key[at - 1] > kk) {
+                        key[at] = key[at - 1];
+                        js[at] = js[at - 1];
+                        at--;
+                    }
+                    key[at] = kk;
+                    js[at] = j;
+                }
+                /* the first cap in range, or all in range when fewer */
+                const int32_t first = n < cap ? n : cap;
+                int32_t c = 0;
+                for (; c < first; ++c) {
+                    const uint32_t bits = (uint32_t)(key[c] >> 32);
+                    float e;
+                    memcpy(&e, &bits, sizeof e);
+                    if (!(e < r2)) break;
+                    nb->d2[c] = e;
+                    nb->k[c] = (int32_t)(uint32_t)key[c];
+                }
+                if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
+                    nb->count = c;
+                    list_copy_i(rows, js); /* past n nothing is read */
+                    return 1; /* held */
+                }
+            }
+        }
+    }
+    /* Built: the cells within the hint's distance and the skin, then within
+     * the range and the skin when those hold too few. */
+    const int dense = hint > 0.0f && hint < r2;
+    float skin = (dense ? CROWD_LIST_SKIN : CROWD_LIST_SKIN_SPARSE) * x->moved_last;
+    skin = skin > CROWD_LIST_SKIN_MIN * range ? skin : CROWD_LIST_SKIN_MIN * range;
+    skin = skin < CROWD_LIST_SKIN_MAX * range ? skin : CROWD_LIST_SKIN_MAX * range;
+    float reach = (dense ? sqrtf(hint) : range) + skin;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        int32_t lo[3], hi[3];
+        nearest_cells_within(g, p, reach, lo, hi);
+        if (nearest_runs_of(g, lo, hi, &runs->list) < 0) break;
+        if (crowd_list_build(x, r, p, self, reach * reach, range, &runs->list, nb)) return 2;
+        if (!(reach < range + skin)) break;
+        reach = range + skin;
+    }
+    cw->list_n[r] = 0;
+    return 0;
+}
+
+/* The time gap's free walk (orca_range) a lane of neighbors at a time, in
+ * 2D with each sorted position's crowd row and radius known (x->scrow):
+ * each lane computes the scalar loop's values with its operations, and the
+ * qualifying lanes fold into the minimum in neighbor order, so the result
+ * is the same bits. nb->k is padded past count with a valid position. */
+static inline float gap_free_walk_lanes(const orca_ctx* x, const grid_t* g, const nearest* nb, const float p[3],
+                                        float ri, vec3 u, float speed)
+{
+    float free_walk = INFINITY;
+    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
+    const lanef r_i = lane_set1(ri), zero = lane_zero(), quarter = lane_set1(0.25f);
+    const lanef leader = lane_set1(CROWD_GAP_LEADER * speed), same_way = lane_set1(CROWD_GAP_SAME_WAY);
+    const lanei izero = lanei_set1(0);
+    for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
+        const lanei k = lanei_loadu(nb->k + m0);
+        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
+        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
+        const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
+        const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
+        const lanef rad2 = lane_mul(rad, rad);
+        const lanef lateral2 = lane_sub(lane_add(lane_mul(d_x, d_x), lane_mul(d_y, d_y)), lane_mul(along, along));
+        lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(lateral2, lane_mul(lane_mul(quarter, rad), rad)));
+        const lanef lv_x = lane_gather(g->svx, k), lv_y = lane_gather(g->svy, k);
+        ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(lv_x, ux), lane_mul(lv_y, uy)), leader));
+        /* what a crowd neighbor wanted; any other's velocity */
+        const lanei cr = lanei_gather(x->scrow, k);
+        const lanem crowd_j = lanei_nonneg(cr);
+        const lanei at = lanei_max(cr, izero);
+        const lanei at2 = lanei_add(at, at);
+        const lanef w_x = lane_select(crowd_j, lane_gather(x->intent, at2), lv_x);
+        const lanef w_y = lane_select(crowd_j, lane_gather(x->intent, lanei_add(at2, lanei_set1(1))), lv_y);
+        const lanef w_len = lane_sqrt(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)));
+        ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(w_x, ux), lane_mul(w_y, uy)), lane_mul(same_way, w_len)));
+        uint32_t bits = lane_mask_bits(lane_mask_and(ok, lane_mask_first(nb->count - m0)));
+        if (!bits) continue;
+        float room[SHOAL_MAX_LANES];
+        lane_storeu(room, lane_sub(along, lane_sqrt(lane_sub(rad2, lateral2))));
+        while (bits) {
+            const int l = __builtin_ctz(bits);
+            bits &= bits - 1u;
+            free_walk = room[l] < free_walk ? room[l] : free_walk;
+        }
+    }
+    return free_walk;
+}
+
+/* Keep right's closest neighbor coming the other way (orca_range), a lane
+ * of neighbors at a time under the same conditions as gap_free_walk_lanes:
+ * the same bits as the scalar loop. */
+static inline float keep_right_closest_lanes(const orca_ctx* x, const grid_t* g, const nearest* nb, const float p[3],
+                                             float ri, vec3 u, vec3 right, float look, float speed)
+{
+    float closest = 0.0f;
+    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
+    const lanef rx = lane_set1(right.x), ry = lane_set1(right.y), vlook = lane_set1(look);
+    const lanef r_i = lane_set1(ri), zero = lane_zero(), two = lane_set1(2.0f), one = lane_set1(1.0f);
+    const lanef against = lane_set1(-0.25f * speed);
+    for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
+        const lanei k = lanei_loadu(nb->k + m0);
+        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
+        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
+        const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
+        const lanef lateral = lane_add(lane_mul(d_x, rx), lane_mul(d_y, ry));
+        const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
+        const lanef comes = lane_add(lane_mul(lane_gather(g->svx, k), ux), lane_mul(lane_gather(g->svy, k), uy));
+        lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(along, vlook));
+        ok = lane_mask_and(ok, lane_cmp_lt(lane_abs(lateral), lane_mul(two, rad)));
+        ok = lane_mask_and(ok, lane_cmp_lt(comes, against));
+        uint32_t bits = lane_mask_bits(lane_mask_and(ok, lane_mask_first(nb->count - m0)));
+        if (!bits) continue;
+        float near_by[SHOAL_MAX_LANES];
+        lane_storeu(near_by, lane_sub(one, lane_div(along, vlook)));
+        while (bits) {
+            const int l = __builtin_ctz(bits);
+            bits &= bits - 1u;
+            closest = near_by[l] > closest ? near_by[l] : closest;
+        }
+    }
+    return closest;
+}
+
+static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    const orca_ctx* x = (const orca_ctx*)vctx;
+    const world_t* w = x->w;
+    const grid_t* g = x->g;
+    const agent_view_t* a = &x->a;
+    const crowd_view* c = &x->c;
+    const int three = w->dims == 3;
+    orca_line2 lines[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_line2 line_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_plane3 planes[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_plane3 plane_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    int64_t relaxed = 0;
+    nearest_cache runs; /* this range's queries, of this step's grid */
+    nearest_cache_init(&runs);
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = c->agent_row[r];
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        if (g->wrap)
+            for (int ax = 0; ax < (three ? 3 : 2); ++ax) {
+                float e = g->extent[ax], f = p[ax] - g->origin[ax];
+                if (!(f >= 0.0f && f < e)) {
+                    f -= e * floorf(f / e);
+                    if (f >= e) f = 0.0f;
+                    p[ax] = g->origin[ax] + f;
+                }
+            }
+        vec3 vel = {a->vx[i], a->vy[i], three ? a->vz[i] : 0.0f};
+        vec3 pref = {a->dx[i], a->dy[i], three ? a->dz[i] : 0.0f};
+        float cap = c->pref_speed[r];
+        if (cap > 0.0f) {
+            float len2 = vec3_dot(pref, pref);
+            if (len2 > cap * cap) pref = vec3_scale(pref, cap / sqrtf(len2));
+        }
+        /* keyed by the slot alone: its generation would cost a random read
+         * of the slot table per agent, and a reused slot's new agent taking
+         * the old one's jitter stream does no harm */
+        uint64_t bits = rng_stream(rng_base_from(x->seed_round, (uint64_t)x->slots[i], x->step), CROWD_STREAM);
+        pref.x += CROWD_JITTER * rng_signed_unit(bits);
+        pref.y += CROWD_JITTER * rng_signed_unit(bits << 24);
+        if (three) pref.z += CROWD_JITTER * rng_signed_unit(bits << 48 | bits >> 16);
+        float ri = a->radius[i], vmax = a->max_speed[i];
+        float inv_tau = 1.0f / c->tau[r], inv_tau_w = 1.0f / c->tau_walls[r];
+        float share = c->resp[r];
+        int32_t n = 0;
+
+        /* Obstacles: hard constraints, first. */
+        const obstacle_set_t* obs = x->obs;
+        float reach_w = c->tau_walls[r] * vmax + ri;
+        for (int32_t o = 0; o < obs->obstacle_high && n < CROWD_MAX_OBSTACLES; ++o) {
+            const float* ob = obs->obstacles[o];
+            if (ob[3] < 0.0f) continue;
+            vec3 d = {ob[0] - a->px[i], ob[1] - a->py[i], three ? ob[2] - a->pz[i] : 0.0f};
+            float lim = reach_w + ob[3];
+            if (vec3_dot(d, d) >= lim * lim) continue;
+            const float* ov = obs->obstacle_velocities[o];
+            vec3 rv = {vel.x - ov[0], vel.y - ov[1], three ? vel.z - ov[2] : 0.0f};
+            if (three) {
+                n += orca3_plane_agent(d, rv, ri + ob[3], inv_tau_w, x->inv_dt, 1.0f, vel, &planes[n]);
+            } else {
+                n += orca2_line_agent((vec2){d.x, d.y}, (vec2){rv.x, rv.y}, ri + ob[3], inv_tau_w,
+                                      x->inv_dt, 1.0f, (vec2){vel.x, vel.y}, &lines[n]);
+            }
+        }
+        /* Walls (2D): hard constraints too. */
+        if (!three && x->walls->seg_count > 0) {
+            /* Room for what the obstacles left; past it the nearest
+             * segments are kept (the query's order among them), not the
+             * first found: a wall of many short segments has hundreds in
+             * reach, and the ones in front of the agent matter. */
+            const int32_t room = CROWD_MAX_OBSTACLES - n;
+            int32_t keep[CROWD_MAX_OBSTACLES];
+            float keep_d2[CROWD_MAX_OBSTACLES];
+            int32_t kept = 0;
+            wall_query_t q;
+            walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach_w);
+            for (int32_t s; room > 0 && (s = walls_query_next(&q)) >= 0;) {
+                float qx, qy;
+                walls_nearest(x->walls->seg[s], a->px[i], a->py[i], &qx, &qy);
+                float d2 = (qx - a->px[i]) * (qx - a->px[i]) + (qy - a->py[i]) * (qy - a->py[i]);
+                if (kept < room) {
+                    keep[kept] = s;
+                    keep_d2[kept++] = d2;
+                    continue;
+                }
+                int32_t far = 0;
+                for (int32_t m = 1; m < kept; ++m) far = keep_d2[m] > keep_d2[far] ? m : far;
+                if (d2 >= keep_d2[far]) continue;
+                for (int32_t m = far; m + 1 < kept; ++m) { /* the order found, kept */
+                    keep[m] = keep[m + 1];
+                    keep_d2[m] = keep_d2[m + 1];
+                }
+                keep[kept - 1] = s;
+                keep_d2[kept - 1] = d2;
+            }
+            walls_query_end(&q);
+            for (int32_t m = 0; m < kept; ++m) {
+                const float* sg = x->walls->seg[keep[m]];
+                vec2 p0 = {sg[0] - a->px[i], sg[1] - a->py[i]}, p1 = {sg[2] - a->px[i], sg[3] - a->py[i]};
+                n += orca2_line_wall(p0, p1, ri, (vec2){vel.x, vel.y}, inv_tau_w, x->inv_dt, &lines[n]);
+            }
+        }
+        const int32_t n_static = n;
+
+        /* Neighbors. The nearest few are kept for the contact pass. */
+        int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+        x->clear[r] = INFINITY;
+        if (!g)
+            for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
+        if (g) {
+            const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+            nearest nb;
+            nb.count = 0;
+            nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
+            int32_t self = i < g->count ? x->sorted_at[i] : -1;
+            float* hint = x->hint + r;
+            const int listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], *hint, &runs, &nb) : 0;
+            if (listed) x->list_counts[2 * worker + listed - 1]++;
+            if (!listed && !find_nearest(g, p, c->dist[r], self, *hint, &runs, &nb))
+                find_neighbors(g, p, c->dist[r], self, &nb);
+            /* next step's hint: the farthest kept, moved apart by both at
+             * full speed for a step, and a tenth more */
+            if (nb.count == nb.cap) {
+                float far = 1.1f * sqrtf(nb.d2[nb.count - 1]) + 2.0f * vmax * x->dt;
+                *hint = far * far;
+            } else {
+                *hint = 0.0f;
+            }
+            for (int32_t m = 0; m < CROWD_CONTACT_K; ++m) /* a fixed count: no call to memcpy */
+                near[m] = m < nb.count && m < keep ? nb.k[m] : -1;
+            if (nb.count > 0) x->clear[r] = sqrtf(nb.d2[0]);
+            if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
+            float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
+            /* Carried backwards (2D, keeping right): moving against the
+             * way the agent wants to go. ORCA plans from the current
+             * velocities, so a walker caught in the other direction's lane
+             * sits in a cage of neighbors at its own velocity: no relative
+             * motion, every constraint forbids closing in on a touching
+             * neighbor, and the one velocity they all allow is the cage's.
+             * It then takes no share in avoiding the neighbors that walk
+             * head-on against it (below): it presses on, turned right, and
+             * the contact pass parts them. */
+            const vec3 way = speed > 0.0f ? vec3_scale(pref, 1.0f / speed) : pref;
+            const int carried = c->side[r] > 0.0f && !three && vec3_dot(vel, way) < 0.0f;
+            /* The time gap (Tordeux, Chraibi and Seyfried's collision-free
+             * speed model): no faster than the free walk to the leader,
+             * the nearest neighbor ahead that blocks the agent's way, takes
+             * time_gap seconds, and never slower than CROWD_GAP_FLOOR of
+             * the preferred speed. A leader is ahead in the preferred
+             * direction with its center within half the sum of radii of
+             * the agent's line, wants to go the same way (its behaviors'
+             * velocity in 2D, else its velocity, within CROWD_GAP_SAME_WAY)
+             * and walks it faster than CROWD_GAP_LEADER of the agent's
+             * preferred speed. A one-way crowd then slows with density as
+             * Weidmann's data do. A neighbor that comes the other way,
+             * crosses, stands or is held up itself is left to ORCA: waiting
+             * for it deadlocks crossing flows (the agents queued behind
+             * each flow's front stop pressing, and nobody steps aside), and
+             * the floor keeps a crowd at a door pressing on. */
+            /* a lane of neighbors at a time (2D, crowd rows known): nb.k
+             * padded past count with a position that exists */
+            const int lanes2d = !three && x->scrow && nb.count > 0;
+            if (lanes2d)
+                for (int32_t m = nb.count; m < nb.count + SHOAL_LANES; ++m) nb.k[m] = nb.k[0];
+            if (gap_time > 0.0f && speed > 0.0f) {
+                vec3 u = way;
+                float free_walk = INFINITY;
+                if (lanes2d) free_walk = gap_free_walk_lanes(x, g, &nb, p, ri, u, speed);
+                for (int32_t m = 0; !lanes2d && m < nb.count; ++m) {
+                    int32_t k = nb.k[m];
+                    vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
+                              three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
+                    float along = vec3_dot(d, u), rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
+                    float lateral2 = vec3_dot(d, d) - along * along;
+                    if (!(along > 0.0f) || !(lateral2 < 0.25f * rad * rad)) continue;
+                    vec3 lv = {g->svx[k], g->svy[k], three ? g->svz[k] : 0.0f};
+                    float walks = vec3_dot(lv, u);
+                    if (!(walks > CROWD_GAP_LEADER * speed)) continue;
+                    vec3 wants = lv;
+                    int32_t cr = three ? -1 : x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
+                    if (cr >= 0) wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
+                    if (!(vec3_dot(wants, u) > CROWD_GAP_SAME_WAY * sqrtf(vec3_dot(wants, wants)))) continue;
+                    float room = along - sqrtf(rad * rad - lateral2);
+                    free_walk = room < free_walk ? room : free_walk;
+                }
+                float limit = fmaxf(CROWD_GAP_FLOOR * speed, fmaxf(0.0f, free_walk) / gap_time);
+                if (limit < speed) pref = vec3_scale(u, limit);
+            }
+            /* Keep right (2D): a neighbor coming the other way (faster
+             * than a quarter of the agent's preferred speed toward it),
+             * ahead within time_horizon of walking and within two sums
+             * of radii of its line, turns the preferred velocity to the
+             * right by up to atan(side_preference), more the closer it
+             * is; the speed stays. Both of a pair turn to their own
+             * right, so they pass left side to left side, and opposite
+             * flows sort into lanes instead of pressing head-on. */
+            float side = c->side[r];
+            speed = sqrtf(vec3_dot(pref, pref));
+            if (side > 0.0f && !three && speed > 0.0f) {
+                vec3 u = vec3_scale(pref, 1.0f / speed);
+                vec3 right = {u.y, -u.x, 0.0f};
+                float look = c->tau[r] * speed, closest = 0.0f;
+                if (lanes2d) closest = keep_right_closest_lanes(x, g, &nb, p, ri, u, right, look, speed);
+                for (int32_t m = 0; !lanes2d && m < nb.count; ++m) {
+                    int32_t k = nb.k[m];
+                    vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1), 0.0f};
+                    float along = vec3_dot(d, u), lateral = vec3_dot(d, right);
+                    float rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
+                    float comes = g->svx[k] * u.x + g->svy[k] * u.y;
+                    if (!(along > 0.0f) || !(along < look) || !(fabsf(lateral) < 2.0f * rad) ||
+                        !(comes < -0.25f * speed))
+                        continue;
+                    float near_by = 1.0f - along / look;
+                    closest = near_by > closest ? near_by : closest;
+                }
+                if (closest > 0.0f) {
+                    vec3 turned = vec3_add(pref, vec3_scale(right, side * speed * closest));
+                    pref = vec3_scale(turned, speed / sqrtf(vec3_dot(turned, turned)));
+                }
+            }
+            if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
+            if (!three && x->scrow && !carried) {
+                /* 2D: each lane of neighbors' offsets, velocities, radii and
+                 * shares gathered from the sorted arrays straight into
+                 * registers, then their lines (orca2_lines_lane: the same
+                 * values, ops and order as the arrays below) */
+                const vec2 v2 = {vel.x, vel.y};
+                if (nb.count > 0 && isfinite(inv_tau) && isfinite(x->inv_dt) && isfinite(v2.x) && isfinite(v2.y)) {
+                    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), vx0 = lane_set1(vel.x),
+                                vy0 = lane_set1(vel.y), r_i = lane_set1(ri), plan = lane_set1(CROWD_PLAN_RADIUS),
+                                mine = lane_set1(share), whole = lane_set1(1.0f);
+                    for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
+                        const int lanes = nb.count - m0 < SHOAL_LANES ? nb.count - m0 : SHOAL_LANES;
+                        const lanei k = lanei_loadu(nb.k + m0);
+                        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
+                        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
+                        const lanef rv_x = lane_sub(vx0, lane_gather(g->svx, k));
+                        const lanef rv_y = lane_sub(vy0, lane_gather(g->svy, k));
+                        const lanef rad = lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k)));
+                        const lanef s = lane_select(lanei_nonneg(lanei_gather(x->scrow, k)), mine, whole);
+                        n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2, &lines[n]);
+                    }
+                }
+            } else {
+                /* The neighbors' offsets first, then their lines (planes in 3D) a
+                 * SIMD lane each (orca2_lines_agents, orca3_planes_agents: the
+                 * same ones in the same order as one at a time). */
+                enum { B = CROWD_MAX_NEIGHBORS + SHOAL_MAX_LANES }; /* read a whole lane at a time */
+                float bx[B], by[B], bz[B], bvx[B], bvy[B], bvz[B], brad[B], bs[B];
+                int32_t nn = 0;
+                for (int32_t m = 0; m < nb.count; ++m) {
+                    int32_t k = nb.k[m];
+                    int32_t crow = x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
+                    if (carried && crow >= 0) {
+                        const float* q = x->intent + 2 * (size_t)crow;
+                        float qa = q[0] * way.x + q[1] * way.y;
+                        if (qa < -CROWD_HEAD_ON * sqrtf(q[0] * q[0] + q[1] * q[1])) continue;
+                    }
+                    vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
+                              three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
+                    vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
+                    int crowd_j = crow >= 0;
+                    float s = crowd_j ? share : 1.0f;
+                    float rad = CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
+                    bx[nn] = d.x, by[nn] = d.y, bz[nn] = d.z, bvx[nn] = rv.x, bvy[nn] = rv.y, bvz[nn] = rv.z;
+                    brad[nn] = rad, bs[nn] = s;
+                    nn++;
+                }
+                for (int32_t m = nn; nn > 0 && m < nn + SHOAL_MAX_LANES; ++m) {
+                    bx[m] = bx[0], by[m] = by[0], bz[m] = bz[0], bvx[m] = bvx[0], bvy[m] = bvy[0], bvz[m] = bvz[0];
+                    brad[m] = brad[0], bs[m] = bs[0];
+                }
+                if (nn > 0 && three)
+                    n += orca3_planes_agents(bx, by, bz, bvx, bvy, bvz, brad, bs, nn, inv_tau, x->inv_dt, vel, &planes[n]);
+                else if (nn > 0)
+                    n += orca2_lines_agents(bx, by, bvx, bvy, brad, bs, nn, inv_tau, x->inv_dt, (vec2){vel.x, vel.y},
+                                            &lines[n]);
+            }
+        }
+
+        orca_status st;
+        if (three) {
+            vec3 out;
+            st = orca3_solve(planes, n, n_static, vmax, pref, plane_scratch, line_scratch, &out);
+            a->dx[i] = out.x;
+            a->dy[i] = out.y;
+            a->dz[i] = out.z;
+        } else {
+            vec2 out;
+            st = orca2_solve(lines, n, n_static, vmax, (vec2){pref.x, pref.y}, line_scratch, &out);
+            a->dx[i] = out.x;
+            a->dy[i] = out.y;
+        }
+        relaxed += st != ORCA_FEASIBLE;
+    }
+    x->relaxed[worker] += relaxed;
+}
+
+int64_t orca_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    const component_t* crowd = &w->comps[COMP_CROWD];
+    int32_t count = crowd->table.count;
+    if (count == 0) return 0;
+    const grid_t* g = grid_data(w);
+    if (g && g->count == 0) g = NULL;
+    int64_t relaxed[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
+    orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
+                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
+                  crowd_data(w)->intent, relaxed, g ? grid_positions_par(w, grid_data(w)) : NULL,
+                  crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL, NULL, 0, 0, 0.0, 0.0f, NULL, NULL};
+    crowd_world_t* cw = crowd_data(w);
+    cw->radius_step = -1;
+    /* Neighbor lists: in an unbounded world of crowd agents alone, kept
+     * while its rows stay as they were. */
+    const int lists = g && !g->wrap && g->count <= cw->sorted_capacity && cw->list && w->agents.count == count &&
+                      g->count == count && !cw->lists_off;
+    int64_t list_counts[2 * SHOAL_MAX_THREADS];
+    memset(list_counts, 0, (size_t)(2 * workers) * sizeof *list_counts);
+    x.list_counts = list_counts;
+    if (!lists || cw->list_structure != w->structure_version || cw->list_rows != count ||
+        cw->list_removed != cw->removed)
+        cw->prev_ok = 0;
+    float moved_w[SHOAL_MAX_THREADS];
+    if (g && g->count <= cw->sorted_capacity) { /* else looked up per neighbor */
+        float rmax[SHOAL_MAX_THREADS];
+        for (int32_t k = 0; k < workers; ++k) rmax[k] = moved_w[k] = 0.0f;
+        x.scrow = cw->sorted_crow;
+        x.sradius = cw->sorted_radius;
+        x.rmax = rmax;
+        x.lists = lists ? cw : NULL;
+        x.prev_ok = cw->prev_ok;
+        x.moved_w = moved_w;
+        par_for(w, g->count, 1024, PAR_STATIC, sorted_range, &x);
+        cw->radius_max = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) cw->radius_max = rmax[k] > cw->radius_max ? rmax[k] : cw->radius_max;
+        cw->radius_step = (int64_t)w->step_count;
+        x.rmax = NULL;
+    }
+    if (lists) {
+        float most = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) most = moved_w[k] > most ? moved_w[k] : most;
+        /* past CROWD_LIST_MOVED_MAX summed (or in one move) every list is
+         * built again: the sum stays where a double's rounding of it is far
+         * below what each pass adds for it (the 1e-9) */
+        x.list_fresh = cw->prev_ok && most < CROWD_LIST_MOVED_MAX && cw->moved < CROWD_LIST_MOVED_MAX;
+        if (x.list_fresh) {
+            cw->moved += (double)most * (1.0 + 1e-5) + 1e-9;
+            cw->moved_last = most;
+        } else {
+            cw->moved = 0.0; /* every row builds its list this pass */
+        }
+        x.moved = cw->moved;
+        x.moved_last = cw->moved_last;
+        cw->prev_ok = 1;
+        cw->list_structure = w->structure_version;
+        cw->list_rows = count;
+        cw->list_removed = cw->removed;
+    }
+    if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
+    /* Neighbor counts vary with density: claimed blocks, started where the
+     * rows' data already is. */
+    par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
+    int64_t total = 0;
+    for (int32_t k = 0; k < workers; ++k) {
+        total += relaxed[k];
+        cw->list_held += list_counts[2 * k];
+        cw->list_built += list_counts[2 * k + 1];
+    }
+    crowd_data(w)->relaxed_last = total;
+    crowd_data(w)->relaxed_total += total;
+    return count;
+}
+
+/* ---- integrate: crowd_move ----------------------------------------------- */
+
+typedef struct move_ctx {
+    world_t* w;
+    agent_view_t a;
+    const int32_t* agent_row;
+    float *x0, *y0, *z0;
+    float dt;
+    float* travel; /* per worker: the largest |v| dt */
+} move_ctx;
+
+static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const move_ctx* x = (const move_ctx*)vctx;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    const float dt = x->dt;
+    /* 2D headings a lane of agents at a time (lane_atan2: the same bits
+     * at every width) */
+    float hx[SHOAL_MAX_LANES], hy[SHOAL_MAX_LANES], turn[SHOAL_MAX_LANES];
+    float fastest = 0.0f; /* the largest |v|^2 */
+    for (int32_t r0 = begin; r0 < end; r0 += SHOAL_LANES) {
+        const int32_t n = end - r0 < SHOAL_LANES ? end - r0 : SHOAL_LANES;
+        uint32_t moving = 0;
+        for (int32_t l = 0; l < n; ++l) {
+            const int32_t r = r0 + l, i = x->agent_row[r];
+            float vx = a->dx[i], vy = a->dy[i], vz = three ? a->dz[i] : 0.0f;
+            x->x0[r] = a->px[i];
+            x->y0[r] = a->py[i];
+            if (three) x->z0[r] = a->pz[i];
+            a->vx[i] = vx;
+            a->vy[i] = vy;
+            a->px[i] += vx * dt;
+            a->py[i] += vy * dt;
+            a->fx[i] = a->fy[i] = 0.0f;
+            a->tz[i] = 0.0f;
+            a->oz[i] = 0.0f;
+            const float v2 = vx * vx + vy * vy + vz * vz;
+            fastest = v2 > fastest ? v2 : fastest; /* NaN: not counted (the check is then off, below) */
+            if (!(v2 == v2)) fastest = INFINITY;
+            hx[l] = vx;
+            hy[l] = vy;
+            if (three) {
+                a->vz[i] = vz;
+                a->pz[i] += vz * dt;
+                a->fz[i] = a->tx[i] = a->ty[i] = 0.0f;
+                a->ox[i] = a->oy[i] = 0.0f;
+                float horiz = sqrtf(vx * vx + vy * vy);
+                if (horiz * horiz + vz * vz > CROWD_STILL_SPEED * CROWD_STILL_SPEED) {
+                    float yaw = atan2f(vy, vx), pitch = atan2f(vz, horiz);
+                    quat q = quat_from_yaw_pitch_roll(yaw, pitch, 0.0f);
+                    a->qw[i] = q.w;
+                    a->qx[i] = q.x;
+                    a->qy[i] = q.y;
+                    a->qz[i] = q.z;
+                    a->heading[i] = yaw;
+                }
+            } else {
+                moving |= (uint32_t)(vx * vx + vy * vy > CROWD_STILL_SPEED * CROWD_STILL_SPEED) << l;
+            }
+        }
+        if (!moving) continue;
+        for (int32_t l = n; l < SHOAL_LANES; ++l) hx[l] = 1.0f, hy[l] = 0.0f;
+        lane_storeu(turn, lane_atan2(lane_loadu(hy), lane_loadu(hx)));
+        for (int32_t l = 0; l < n; ++l)
+            if (moving >> l & 1u) a->heading[x->agent_row[r0 + l]] = turn[l];
+    }
+    const float t = sqrtf(fastest) * dt;
+    x->travel[worker] = t > x->travel[worker] ? t : x->travel[worker];
+}
+
+int64_t crowd_move_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    int32_t count = w->comps[COMP_CROWD].table.count;
+    if (count == 0) return 0;
+    float travel[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) travel[k] = 0.0f;
+    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), contact_data(w)->x0, contact_data(w)->y0,
+                  contact_data(w)->z0, dt, travel};
+    par_for(w, count, 1024, PAR_STATIC, move_range, &x);
+    crowd_world_t* cw = crowd_data(w);
+    cw->travel_max = 0.0f;
+    for (int32_t k = 0; k < workers; ++k) cw->travel_max = travel[k] > cw->travel_max ? travel[k] : cw->travel_max;
+    cw->travel_step = (int64_t)w->step_count;
+    return count;
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats_t* out)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "crowd_stats: out is NULL");
+    if (w->in_step) return world_failc(w, SHOAL_ERR_BUSY, "crowd_stats: called from inside a step");
+    const component_t* crowd = &w->comps[COMP_CROWD];
+    const crowd_world_t* cw = crowd_data(w);
+    const grid_t* g = grid_data(w);
+    const agent_view_t a = agent_view(w);
+    const int three = w->dims == 3;
+    const int32_t* agent_row = COMP_I(w, COMP_CROWD, COMP_ROW);
+    const int32_t agents = w->agents.count;
+    memset(out, 0, sizeof *out);
+    out->agents = crowd->table.count;
+    out->closest_pair = INFINITY;
+    out->relaxed_last_step = (int32_t)cw->relaxed_last;
+    out->contact_iterations = contact_data(w)->iterations_last;
+    for (int32_t r = 0; r < crowd->table.count; ++r) {
+        int32_t i = agent_row[r];
+        float ri = a.radius[i];
+        float ex = a.target_x[i] - a.px[i], ey = a.target_y[i] - a.py[i], ez = three ? a.target_z[i] - a.pz[i] : 0.0f;
+        out->arrived += ex * ex + ey * ey + ez * ez <= ri * ri;
+        if (!g || g->count == 0 || !cw->near || r >= cw->capacity) continue;
+        int over = 0;
+        const int32_t* near = cw->near + (size_t)r * CROWD_CONTACT_K;
+        for (int m = 0; m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
+            if (near[m] >= g->count) continue;
+            int32_t j = g->order[near[m]];
+            if (j == i || j < 0 || j >= agents || !(a.radius[j] > 0.0f)) continue;
+            float d[3] = {a.px[j] - a.px[i], a.py[j] - a.py[i], three ? a.pz[j] - a.pz[i] : 0.0f};
+            if (g->wrap)
+                for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+            float ratio = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (ri + a.radius[j]);
+            out->closest_pair = ratio < out->closest_pair ? ratio : out->closest_pair;
+            over |= ratio < 0.99f;
+        }
+        out->overlapping += over;
+    }
+    return SHOAL_OK;
+}
+
+/* ---- the module ------------------------------------------------------------ */
+
+/* Contact candidates for `rows` crowd rows; 0 when out of memory. */
+static int crowd_reserve(world_t* w, int32_t rows)
+{
+    crowd_world_t* cw = crowd_data(w);
+    if (rows <= cw->capacity) return 1;
+    int32_t cap = rows < 64 ? 64 : rows + rows / 2;
+    size_t old = (size_t)cw->capacity, n = (size_t)cap;
+    int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
+    float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
+    float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    float* clear = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    int32_t* list = (int32_t*)mem_alloc(&w->alloc, n * CROWD_LIST_MAX * sizeof(int32_t));
+    int32_t* list_n = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
+    float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
+    float* prev = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float));
+    if (!near || !intent || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev) {
+        mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
+        mem_free(&w->alloc, intent, n * 2 * sizeof(float));
+        mem_free(&w->alloc, hint, n * sizeof(float));
+        mem_free(&w->alloc, clear, n * sizeof(float));
+        mem_free(&w->alloc, list, n * CROWD_LIST_MAX * sizeof(int32_t));
+        mem_free(&w->alloc, list_n, n * sizeof(int32_t));
+        mem_free(&w->alloc, list_r2, n * sizeof(float));
+        mem_free(&w->alloc, list_base, n * sizeof(double));
+        mem_free(&w->alloc, prev, n * 3 * sizeof(float));
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
+        return 0;
+    }
+    if (old) memcpy(near, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
+    for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
+    if (old) memcpy(hint, cw->hint, old * sizeof(float));
+    for (size_t k = old; k < n; ++k) hint[k] = 0.0f;
+    if (old) memcpy(clear, cw->clear, old * sizeof(float));
+    for (size_t k = old; k < n; ++k) clear[k] = 0.0f;
+    mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
+    mem_free(&w->alloc, cw->hint, old * sizeof(float));
+    mem_free(&w->alloc, cw->clear, old * sizeof(float));
+    /* the lists and prev start over (orca_run drops them: the rows changed) */
+    for (size_t k = 0; k < n; ++k) list_n[k] = 0;
+    mem_free(&w->alloc, cw->list, old * CROWD_LIST_MAX * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_n, old * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_r2, old * sizeof(float));
+    mem_free(&w->alloc, cw->list_base, old * sizeof(double));
+    mem_free(&w->alloc, cw->prev, old * 3 * sizeof(float));
+    cw->near = near;
+    cw->intent = intent;
+    cw->hint = hint;
+    cw->clear = clear;
+    cw->list = list;
+    cw->list_n = list_n;
+    cw->list_r2 = list_r2;
+    cw->list_base = list_base;
+    cw->prev = prev;
+    cw->prev_ok = 0;
+    cw->capacity = cap;
+    return 1;
+}
+
+/* Per sorted position scratch for `agents` agents; 0 when out of memory. */
+static int crowd_reserve_sorted(world_t* w, int32_t agents)
+{
+    crowd_world_t* cw = crowd_data(w);
+    if (agents <= cw->sorted_capacity) return 1;
+    int32_t cap = agents < 64 ? 64 : agents + agents / 2;
+    size_t old = (size_t)cw->sorted_capacity, n = (size_t)cap;
+    int32_t* crow = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
+    float* rad = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    if (!crow || !rad) {
+        mem_free(&w->alloc, crow, n * sizeof(int32_t));
+        mem_free(&w->alloc, rad, n * sizeof(float));
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d agents", (int)agents);
+        return 0;
+    }
+    mem_free(&w->alloc, cw->sorted_crow, old * sizeof(int32_t));
+    mem_free(&w->alloc, cw->sorted_radius, old * sizeof(float));
+    cw->sorted_crow = crow;
+    cw->sorted_radius = rad;
+    cw->sorted_capacity = cap;
+    return 1;
+}
+
+/* Before a step: scratch for every crowd row now live or queued, and for
+ * every agent the spatial hash may sort. */
+static int crowd_reserve_step(world_t* w)
+{
+    int32_t rows = w->comps[COMP_CROWD].table.count;
+    return rows == 0 || (crowd_reserve(w, rows + w->pending_adds) &&
+                         crowd_reserve_sorted(w, w->agents.count + w->pending_adds));
+}
+
+/* A crowd agent added inside a step (it goes live at a stage boundary). */
+static int crowd_reserve_add(world_t* w, const shoal_agent_def_t* d)
+{
+    return !d->crowd.enabled || crowd_reserve(w, w->comps[COMP_CROWD].table.count + w->pending_adds + 1);
+}
+
+/* Crowd row r goes; the last row moves into it: its contact candidates
+ * follow it. */
+static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t moved_agent_row)
+{
+    (void)agent_row;
+    crowd_world_t* cw = crowd_data(w);
+    cw->removed++; /* drops the neighbor lists */
+    int32_t last = w->comps[COMP_CROWD].table.count - 1;
+    near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, last, moved_agent_row);
+    if (cw->hint && r < cw->capacity && last < cw->capacity) cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
+    if (cw->clear && r < cw->capacity && last < cw->capacity) cw->clear[r] = moved_agent_row >= 0 ? cw->clear[last] : 0.0f;
+}
+
+static int crowd_init(world_t* w)
+{
+    crowd_world_t* cw = (crowd_world_t*)mem_calloc(&w->alloc, sizeof *cw);
+    w->module_data[MOD_CROWD] = cw;
+    if (cw) cw->radius_step = cw->travel_step = -1;
+    return cw != NULL;
+}
+
+static void crowd_release(world_t* w)
+{
+    crowd_world_t* cw = crowd_data(w);
+    if (!cw) return;
+    size_t n = (size_t)cw->capacity;
+    mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
+    mem_free(&w->alloc, cw->hint, n * sizeof(float));
+    mem_free(&w->alloc, cw->clear, n * sizeof(float));
+    mem_free(&w->alloc, cw->list, n * CROWD_LIST_MAX * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_n, n * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list_r2, n * sizeof(float));
+    mem_free(&w->alloc, cw->list_base, n * sizeof(double));
+    mem_free(&w->alloc, cw->prev, n * 3 * sizeof(float));
+    mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
+    mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
+    mem_free(&w->alloc, cw, sizeof *cw);
+    w->module_data[MOD_CROWD] = NULL;
+}
+
+static int crowd_needs(const shoal_agent_def_t* d) { return d->crowd.enabled != 0; }
+
+static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    const shoal_crowd_t* c = &d->crowd;
+    if (c->enabled != 0 && c->enabled != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.enabled must be 0 or 1, got %d", where,
+                          (int)c->enabled);
+    if (!c->enabled) return SHOAL_OK;
+    int ok = def_check_min(w, where, "crowd.neighbor_distance", c->neighbor_distance, 0.0f, 1) &&
+             def_check_min(w, where, "crowd.time_horizon", c->time_horizon, 0.0f, 1) &&
+             def_check_min(w, where, "crowd.time_horizon_walls", c->time_horizon_walls, 0.0f, 1) &&
+             def_check_min(w, where, "crowd.responsibility", c->responsibility, 0.0f, 0) &&
+             def_check_min(w, where, "crowd.preferred_speed", c->preferred_speed, 0.0f, 0) &&
+             def_check_min(w, where, "crowd.time_gap", c->time_gap, 0.0f, 0) &&
+             def_check_min(w, where, "crowd.side_preference", c->side_preference, 0.0f, 0);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (c->responsibility > 1.0f)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.responsibility must be in [0, 1], got %g",
+                          where, (double)c->responsibility);
+    if (c->side_preference > 1.0f)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.side_preference must be in [0, 1], got %g",
+                          where, (double)c->side_preference);
+    if (c->max_neighbors < 1 || c->max_neighbors > CROWD_MAX_NEIGHBORS)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.max_neighbors must be 1 to %d, got %d", where,
+                          CROWD_MAX_NEIGHBORS, (int)c->max_neighbors);
+    if (d->ground.enabled || d->planner.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: a crowd agent (crowd.enabled) cannot also be a %s: each moves itself", where,
+                          d->ground.enabled ? "ground vehicle (ground.enabled)" : "planner agent (planner.enabled)");
+    if (!(d->vehicle.radius > 0.0f))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: vehicle.radius must be > 0 m for a crowd agent, got %g", where,
+                          (double)d->vehicle.radius);
+    return SHOAL_OK;
+}
+
+static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            int fresh)
+{
+    (void)slot;
+    (void)forward;
+    crowd_world_t* cw = crowd_data(w);
+    if (fresh && r < cw->capacity) /* no contact candidates until its first orca pass */
+        for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
+    const int k = COMP_CROWD;
+    COMP_F(w, k, CR_NEIGHBOR_DISTANCE)[r] = d->crowd.neighbor_distance;
+    COMP_I(w, k, CR_MAX_NEIGHBORS)[r] = d->crowd.max_neighbors;
+    COMP_F(w, k, CR_TAU)[r] = d->crowd.time_horizon;
+    COMP_F(w, k, CR_TAU_WALLS)[r] = d->crowd.time_horizon_walls;
+    COMP_F(w, k, CR_RESPONSIBILITY)[r] = d->crowd.responsibility;
+    COMP_F(w, k, CR_PREFERRED_SPEED)[r] = d->crowd.preferred_speed;
+    COMP_F(w, k, CR_TIME_GAP)[r] = d->crowd.time_gap;
+    COMP_F(w, k, CR_SIDE_PREFERENCE)[r] = d->crowd.side_preference;
+}
+
+static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_CROWD;
+    d->crowd.enabled = 1;
+    d->crowd.neighbor_distance = COMP_F(w, k, CR_NEIGHBOR_DISTANCE)[r];
+    d->crowd.max_neighbors = COMP_I(w, k, CR_MAX_NEIGHBORS)[r];
+    d->crowd.time_horizon = COMP_F(w, k, CR_TAU)[r];
+    d->crowd.time_horizon_walls = COMP_F(w, k, CR_TAU_WALLS)[r];
+    d->crowd.responsibility = COMP_F(w, k, CR_RESPONSIBILITY)[r];
+    d->crowd.preferred_speed = COMP_F(w, k, CR_PREFERRED_SPEED)[r];
+    d->crowd.time_gap = COMP_F(w, k, CR_TIME_GAP)[r];
+    d->crowd.side_preference = COMP_F(w, k, CR_SIDE_PREFERENCE)[r];
+}
+
+static const uint8_t crowd_flags[CR_COUNT_] = {[CR_MAX_NEIGHBORS] = COLUMN_BITS};
+static const uint8_t crowd_since[CR_COUNT_] = {[CR_SIDE_PREFERENCE] = 4};
+
+const module_t crowd_module = {
+    .name = "crowd",
+    .column_count = CR_COUNT_,
+    .column_flags = crowd_flags,
+    .init = crowd_init,
+    .release = crowd_release,
+    .needs = crowd_needs,
+    .validate = crowd_validate,
+    .reserve_add_in_step = crowd_reserve_add,
+    .reserve_step = crowd_reserve_step,
+    .row_removed = crowd_row_removed,
+    .write_row = crowd_write_row,
+    .read_row = crowd_read_row,
+    .snapshot_since = 3,
+    .column_since = crowd_since,
+};

@@ -1,0 +1,89 @@
+/* Crowd agents (crowd.c): the module's world data and its systems. */
+#ifndef SHOAL_SYSTEMS_CROWD_H
+#define SHOAL_SYSTEMS_CROWD_H
+
+#include "modules/registry.h"
+
+/* crowd: parameters of shoal_crowd_t; CR_MAX_NEIGHBORS is int32.
+ * CR_SIDE_PREFERENCE since snapshot version 4 (files of version 3 have the
+ * columns before it: it loads as 0). */
+enum {
+    CR_SLOT = 0, CR_ROW,
+    CR_NEIGHBOR_DISTANCE, CR_MAX_NEIGHBORS, CR_TAU, CR_TAU_WALLS, CR_RESPONSIBILITY,
+    CR_PREFERRED_SPEED, CR_TIME_GAP,
+    CR_SIDE_PREFERENCE,
+    CR_COUNT_
+};
+
+/* The most neighbors a crowd agent takes into account (crowd.max_neighbors). */
+#define CROWD_MAX_NEIGHBORS 64
+
+/* Nearest neighbors kept per crowd agent from the orca pass for the
+ * contact pass of the same step: CROWD_CONTACT_K_2D in 2D, and in 3D
+ * CROWD_CONTACT_K, the most equal spheres that can touch one (12): a
+ * sphere pressed in a 3D jam has more touching neighbors than 8, and one
+ * left off every list is never pushed out. CROWD_CONTACT_K is the stride
+ * of the list. */
+#define CROWD_CONTACT_K 12
+#define CROWD_CONTACT_K_2D 8
+/* The most candidates a crowd row's neighbor list keeps (crowd.c
+ * "Neighbor lists"). */
+#define CROWD_LIST_MAX 40
+
+/* The module's data. Scratch lives for one step; the counters are not
+ * state (never hashed or saved). */
+typedef struct crowd_world_t {
+    int32_t* near;          /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
+    float* intent;          /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
+    float* hint;            /* per crowd row: last step's farthest kept neighbor's d^2, with room for
+                               motion (find_nearest's hint; any value gives the same list), 0: none */
+    float* clear;           /* per crowd row, this step: the center distance of its nearest
+                               contact candidate when the orca pass found it (INFINITY: none) */
+    int32_t capacity;       /* crowd rows the scratch holds */
+    /* Per sorted position of the spatial hash, this step: the agent's crowd
+     * row (-1: none) and radius, read in one pass rather than once per
+     * neighbor that lists it. */
+    int32_t* sorted_crow;
+    float* sorted_radius;
+    int32_t sorted_capacity;
+    /* For the contact pass's first check (contacts.c), with the step each
+     * was computed in (-1: never): the largest radius of any agent in the
+     * spatial hash (the orca pass), and the largest distance a crowd agent
+     * moved (crowd_move). */
+    float radius_max, travel_max;
+    int64_t radius_step, travel_step;
+    /* Neighbor lists (crowd.c "Neighbor lists"), per crowd row: the agent
+     * rows of the candidates (CROWD_LIST_MAX each, nearest first as last
+     * found), how many (0: none), the d^2 below which every agent was
+     * listed when it was built and `moved` then; and where each crowd agent
+     * was at the last orca pass (3 per row). */
+    int32_t* list;
+    int32_t* list_n;
+    float* list_r2;
+    double* list_base;
+    float* prev;
+    /* The world the lists and prev belong to (structure version, crowd rows,
+     * which are all the agents there are, crowd rows removed): any change
+     * drops them. moved: the largest distance any agent moved between orca
+     * passes, summed since then; moved_last: the last pass's. */
+    uint64_t list_structure, list_removed, removed;
+    int32_t list_rows;
+    int prev_ok;
+    double moved;
+    float moved_last;
+    /* Queries a list answered as it was, and lists built, summed over
+     * steps; lists_off (tests): none are used. */
+    int64_t list_held, list_built;
+    int lists_off;
+    int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
+    int64_t relaxed_total;  /* the same, summed over steps */
+} crowd_world_t;
+
+static inline crowd_world_t* crowd_data(const world_t* w) { return (crowd_world_t*)w->module_data[MOD_CROWD]; }
+
+extern const module_t crowd_module;
+
+int64_t orca_run(world_t* w, float dt, void* ctx);
+int64_t crowd_move_run(world_t* w, float dt, void* ctx);
+
+#endif /* SHOAL_SYSTEMS_CROWD_H */

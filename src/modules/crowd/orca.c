@@ -1,0 +1,551 @@
+/* ORCA (orca.h): the constraints of one agent and the incremental linear
+ * programs over them, in 2D and 3D.
+ *
+ * Conventions inside this file. A 2D line l is kept as the header says
+ * (point, unit dir, permitted on the left); its outward normal, pointing into
+ * the permitted side, is perp(dir) (dir turned +90 degrees), and the signed
+ * distance of x from it is cross(dir, x - point) = (x - point) . perp(dir),
+ * >= 0 where permitted. A constraint built from a normal n therefore gets
+ * dir = (n.y, -n.x), the direction whose perp is n. */
+#include "modules/crowd/orca.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "simd/lanes.h"
+#include "modules/crowd/orca_lanes.h"
+
+/* Two unit vectors whose cross product (2D: sine of the angle between them)
+ * or difference is at most this in size are taken as parallel. */
+#define ORCA_PARALLEL 1e-6f
+/* Parallel constraints: one lies inside the other's permitted side unless it
+ * is out by more than this times (1 + radius of the disk), so that a
+ * constraint given twice, or two that agree to rounding, stay feasible. */
+#define ORCA_SLACK 1e-6f
+
+static int finite2(vec2 a) { return isfinite(a.x) && isfinite(a.y); }
+static int finite3(vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static int zero2(vec2 a) { return a.x == 0.0f && a.y == 0.0f; }
+static int zero3(vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
+
+/* The line direction whose left normal is n. */
+static vec2 dir_with_normal(vec2 n) { return (vec2){ n.y, -n.x }; }
+
+/* A unit vector perpendicular to the unit vector a, odd in a: the cross
+ * product with the coordinate axis along a's smallest component (ties to the
+ * lower axis), which depends on |a| only. */
+static vec3 odd_perp3(vec3 a)
+{
+    float ax = fabsf(a.x), ay = fabsf(a.y), az = fabsf(a.z);
+    vec3 axis;
+    if (ax <= ay && ax <= az) axis = vec3_make(1.0f, 0.0f, 0.0f);
+    else if (ay <= az) axis = vec3_make(0.0f, 1.0f, 0.0f);
+    else axis = vec3_make(0.0f, 0.0f, 1.0f);
+    return vec3_normalize(vec3_cross(a, axis));
+}
+
+static float clamp_share(float share) { return share > 1.0f ? 1.0f : share; }
+static float nonneg(float x) { return x > 0.0f ? x : 0.0f; } /* NaN too gives 0 */
+
+/* ------------------------------------------------------------------------ */
+/* Constraints                                                                */
+/* ------------------------------------------------------------------------ */
+
+int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, float inv_dt,
+                     float share, vec2 vel, orca_line2* out)
+{
+    if (!(share > 0.0f)) return 0;
+    if (!finite2(rel_pos) || !finite2(rel_vel) || !finite2(vel) || !isfinite(radius) ||
+        !isfinite(inv_tau) || !isfinite(inv_dt))
+        return 0;
+    const vec2 p = rel_pos, v = rel_vel;
+    const float r = nonneg(radius);
+    const float dist_sq = vec2_length_sq(p), r_sq = r * r;
+    vec2 n, u; /* outward normal of the obstacle's boundary; v's way out to it */
+
+    if (dist_sq > r_sq) {
+        /* Apart. w runs from the cut-off disk's centre p / tau to v. v's
+         * nearest boundary point is on the cut-off arc when w points back
+         * toward the apex within the arc's half-angle, acos(r / |p|):
+         * -w.p > r |w|. */
+        vec2 w = vec2_sub(v, vec2_scale(p, inv_tau));
+        float wp = vec2_dot(w, p);
+        vec2 w_unit = vec2_normalize(w);
+        if (wp < 0.0f && wp * wp > r_sq * vec2_length_sq(w) && !zero2(w_unit)) {
+            n = w_unit;
+            u = vec2_scale(n, r * inv_tau - vec2_length(w));
+        } else {
+            /* On a leg: the tangent from the origin to the disk (p, r),
+             * p's direction turned by +-asin(r / |p|). v left of the axis p
+             * is nearest the left leg; on the axis (head-on) the right one
+             * is taken. The obstacle lies right of the left leg and left of
+             * the right leg. */
+            float leg = sqrtf(dist_sq - r_sq);
+            vec2 g;
+            if (vec2_cross(p, w) > 0.0f) {
+                g = vec2_make((p.x * leg - p.y * r) / dist_sq, (p.y * leg + p.x * r) / dist_sq);
+                n = vec2_perp(g);
+            } else {
+                g = vec2_make((p.x * leg + p.y * r) / dist_sq, (p.y * leg - p.x * r) / dist_sq);
+                n = vec2_neg(vec2_perp(g));
+            }
+            /* The leg runs through the origin: v's offset from it is
+             * (v . n) n. */
+            u = vec2_scale(n, -vec2_dot(v, n));
+        }
+    } else {
+        /* Overlapping: out of the cut-off disk of one time step. */
+        vec2 w = vec2_sub(v, vec2_scale(p, inv_dt));
+        n = vec2_normalize(w);
+        if (zero2(n)) n = vec2_neg(vec2_normalize(p));
+        if (zero2(n)) n = vec2_make(1.0f, 0.0f);
+        u = vec2_scale(n, r * inv_dt - vec2_length(w));
+    }
+
+    orca_line2 line = { vec2_add(vel, vec2_scale(u, clamp_share(share))), dir_with_normal(n) };
+    if (!finite2(line.point) || !finite2(line.dir)) return 0;
+    *out = line;
+    return 1;
+}
+
+int orca2_lines_agents(const float* px, const float* py, const float* vx, const float* vy,
+                       const float* radius, const float* share, int count, float inv_tau,
+                       float inv_dt, vec2 vel, orca_line2* out)
+{
+    int written = 0;
+    /* Values common to every lane must be finite for any lane to count. */
+    if (!isfinite(inv_tau) || !isfinite(inv_dt) || !finite2(vel)) return 0;
+    for (int m0 = 0; m0 < count; m0 += SHOAL_LANES) {
+        int lanes = count - m0 < SHOAL_LANES ? count - m0 : SHOAL_LANES;
+        written += orca2_lines_lane(lane_loadu(px + m0), lane_loadu(py + m0), lane_loadu(vx + m0),
+                                    lane_loadu(vy + m0), lane_loadu(radius + m0), lane_loadu(share + m0), lanes,
+                                    inv_tau, inv_dt, vel, out + written);
+    }
+    return written;
+}
+
+int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, float inv_dt,
+                    orca_line2* out)
+{
+    if (!finite2(p0) || !finite2(p1) || !finite2(vel) || !isfinite(radius) || !isfinite(inv_tau) ||
+        !isfinite(inv_dt))
+        return 0;
+    const float r = nonneg(radius);
+    /* q: the segment's point nearest the agent (the origin). */
+    vec2 e = vec2_sub(p1, p0);
+    float e_sq = vec2_length_sq(e);
+    vec2 q = p0;
+    if (e_sq > 0.0f) {
+        float t = -vec2_dot(p0, e) / e_sq;
+        if (t >= 1.0f) q = p1;
+        else if (t > 0.0f) q = vec2_add(p0, vec2_scale(e, t));
+    }
+    float dist = vec2_length(q);
+    /* n: from the wall toward the agent, the permitted way. */
+    vec2 n = vec2_neg(vec2_normalize(q));
+    if (zero2(n)) {
+        vec2 m = vec2_normalize(vec2_perp(e)); /* the left of p0 -> p1 */
+        if (!zero2(m)) n = vec2_dot(vel, m) > 0.0f ? vec2_neg(m) : m;
+        else n = vec2_neg(vec2_normalize(vel));
+        if (zero2(n)) n = vec2_make(1.0f, 0.0f);
+    }
+
+    orca_line2 line;
+    line.dir = dir_with_normal(n);
+    if (dist > r) {
+        /* v . n >= -(dist - r) inv_tau: the nearest point of the truncated
+         * velocity obstacle is -n (dist - r) inv_tau. */
+        line.point = vec2_scale(n, -(dist - r) * inv_tau);
+    } else {
+        /* v . n >= (r - dist) inv_dt: out of the capsule in one step. */
+        line.point = vec2_scale(n, (r - dist) * inv_dt);
+    }
+    if (!finite2(line.point) || !finite2(line.dir)) return 0;
+    *out = line;
+    return 1;
+}
+
+int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, float inv_dt,
+                      float share, vec3 vel, orca_plane3* out)
+{
+    if (!(share > 0.0f)) return 0;
+    if (!finite3(rel_pos) || !finite3(rel_vel) || !finite3(vel) || !isfinite(radius) ||
+        !isfinite(inv_tau) || !isfinite(inv_dt))
+        return 0;
+    const vec3 p = rel_pos, v = rel_vel;
+    const float r = nonneg(radius);
+    const float dist_sq = vec3_length_sq(p), r_sq = r * r;
+    vec3 n, u;
+
+    if (dist_sq > r_sq) {
+        vec3 w = vec3_sub(v, vec3_scale(p, inv_tau));
+        float wp = vec3_dot(w, p);
+        vec3 w_unit = vec3_normalize(w);
+        if (wp < 0.0f && wp * wp > r_sq * vec3_length_sq(w) && !zero3(w_unit)) {
+            /* The spherical cap. */
+            n = w_unit;
+            u = vec3_scale(n, r * inv_tau - vec3_length(w));
+        } else {
+            /* The cone's side. In the plane of the axis a and v, the
+             * nearest generator is a cos + b sin (half-angle
+             * asin(r / |p|), b the unit part of v across the axis) and the
+             * outward normal there b cos - a sin. */
+            float dist = sqrtf(dist_sq);
+            vec3 a = vec3_scale(p, 1.0f / dist);
+            float c = sqrtf(dist_sq - r_sq) / dist, s = r / dist;
+            vec3 b = vec3_normalize(vec3_sub(v, vec3_scale(a, vec3_dot(v, a))));
+            if (zero3(b)) b = odd_perp3(a);
+            n = vec3_sub(vec3_scale(b, c), vec3_scale(a, s));
+            u = vec3_scale(n, -vec3_dot(v, n));
+        }
+    } else {
+        vec3 w = vec3_sub(v, vec3_scale(p, inv_dt));
+        n = vec3_normalize(w);
+        if (zero3(n)) n = vec3_neg(vec3_normalize(p));
+        if (zero3(n)) n = vec3_make(1.0f, 0.0f, 0.0f);
+        u = vec3_scale(n, r * inv_dt - vec3_length(w));
+    }
+
+    orca_plane3 plane = { vec3_add(vel, vec3_scale(u, clamp_share(share))), n };
+    if (!finite3(plane.point) || !finite3(plane.normal)) return 0;
+    *out = plane;
+    return 1;
+}
+
+int orca3_planes_agents(const float* px, const float* py, const float* pz, const float* vx, const float* vy,
+                        const float* vz, const float* radius, const float* share, int count, float inv_tau,
+                        float inv_dt, vec3 vel, orca_plane3* out)
+{
+    int written = 0;
+    /* Values common to every lane must be finite for any lane to count. */
+    if (!isfinite(inv_tau) || !isfinite(inv_dt) || !finite3(vel)) return 0;
+    const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau), inf = lane_set1(INFINITY);
+    const lanef velx = lane_set1(vel.x), vely = lane_set1(vel.y), velz = lane_set1(vel.z);
+    for (int m0 = 0; m0 < count; m0 += SHOAL_LANES) {
+        int lanes = count - m0 < SHOAL_LANES ? count - m0 : SHOAL_LANES;
+        const lanef p_x = lane_loadu(px + m0), p_y = lane_loadu(py + m0), p_z = lane_loadu(pz + m0);
+        const lanef v_x = lane_loadu(vx + m0), v_y = lane_loadu(vy + m0), v_z = lane_loadu(vz + m0);
+        const lanef rad = lane_loadu(radius + m0), sh = lane_loadu(share + m0);
+        lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
+                                 lane_mask_and(lane_finite(p_z), lane_finite(v_x)));
+        ok = lane_mask_and(ok, lane_mask_and(lane_finite(v_y), lane_finite(v_z)));
+        ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
+        const lanef r = lane_select(lane_cmp_gt(rad, zero), rad, zero);
+        const lanef dist_sq = lane_add(lane_add(lane_mul(p_x, p_x), lane_mul(p_y, p_y)), lane_mul(p_z, p_z));
+        const lanef r_sq = lane_mul(r, r);
+        ok = lane_mask_and(ok, lane_cmp_gt(dist_sq, r_sq)); /* overlap: the scalar code */
+        const lanef w_x = lane_sub(v_x, lane_mul(p_x, itau)), w_y = lane_sub(v_y, lane_mul(p_y, itau)),
+                    w_z = lane_sub(v_z, lane_mul(p_z, itau));
+        const lanef wp = lane_add(lane_add(lane_mul(w_x, p_x), lane_mul(w_y, p_y)), lane_mul(w_z, p_z));
+        const lanef w_sq = lane_add(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)), lane_mul(w_z, w_z));
+        const lanef w_len = lane_sqrt(w_sq);
+        /* vec3_normalize's slow cases (no direction, or an infinite length) */
+        ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, inf)));
+        const lanem cap = lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
+        /* The spherical cap. */
+        const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len), cn_z = lane_div(w_z, w_len);
+        const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
+        /* The cone's side: a the axis, b the unit part of v across it. */
+        const lanef dist = lane_sqrt(dist_sq), inv_dist = lane_div(one, dist);
+        const lanef a_x = lane_mul(p_x, inv_dist), a_y = lane_mul(p_y, inv_dist), a_z = lane_mul(p_z, inv_dist);
+        const lanef c = lane_div(lane_sqrt(lane_sub(dist_sq, r_sq)), dist), s = lane_div(r, dist);
+        const lanef va = lane_add(lane_add(lane_mul(v_x, a_x), lane_mul(v_y, a_y)), lane_mul(v_z, a_z));
+        const lanef t_x = lane_sub(v_x, lane_mul(a_x, va)), t_y = lane_sub(v_y, lane_mul(a_y, va)),
+                    t_z = lane_sub(v_z, lane_mul(a_z, va));
+        const lanef t_len = lane_sqrt(lane_add(lane_add(lane_mul(t_x, t_x), lane_mul(t_y, t_y)), lane_mul(t_z, t_z)));
+        /* b's slow cases (v along the axis) only matter on the cone */
+        ok = lane_mask_and(ok, lane_mask_or(cap, lane_mask_and(lane_cmp_gt(t_len, zero), lane_cmp_lt(t_len, inf))));
+        const lanef b_x = lane_div(t_x, t_len), b_y = lane_div(t_y, t_len), b_z = lane_div(t_z, t_len);
+        const lanef sn_x = lane_sub(lane_mul(b_x, c), lane_mul(a_x, s)), sn_y = lane_sub(lane_mul(b_y, c), lane_mul(a_y, s)),
+                    sn_z = lane_sub(lane_mul(b_z, c), lane_mul(a_z, s));
+        const lanef su_s = lane_neg(lane_add(lane_add(lane_mul(v_x, sn_x), lane_mul(v_y, sn_y)), lane_mul(v_z, sn_z)));
+        const lanef n_x = lane_select(cap, cn_x, sn_x), n_y = lane_select(cap, cn_y, sn_y),
+                    n_z = lane_select(cap, cn_z, sn_z);
+        const lanef u_s = lane_select(cap, cu_s, su_s);
+        const lanef u_x = lane_mul(n_x, u_s), u_y = lane_mul(n_y, u_s), u_z = lane_mul(n_z, u_s);
+        const lanef cs = lane_select(lane_cmp_gt(sh, one), one, sh);
+        const lanef pt_x = lane_add(velx, lane_mul(u_x, cs)), pt_y = lane_add(vely, lane_mul(u_y, cs)),
+                    pt_z = lane_add(velz, lane_mul(u_z, cs));
+        const lanem fin = lane_mask_and(lane_mask_and(lane_mask_and(lane_finite(pt_x), lane_finite(pt_y)),
+                                                      lane_mask_and(lane_finite(pt_z), lane_finite(n_x))),
+                                        lane_mask_and(lane_finite(n_y), lane_finite(n_z)));
+        const uint32_t fast = lane_mask_bits(ok), good = lane_mask_bits(lane_mask_and(ok, fin));
+        float o[6][SHOAL_MAX_LANES];
+        lane_storeu(o[0], pt_x);
+        lane_storeu(o[1], pt_y);
+        lane_storeu(o[2], pt_z);
+        lane_storeu(o[3], n_x);
+        lane_storeu(o[4], n_y);
+        lane_storeu(o[5], n_z);
+        for (int l = 0; l < lanes; ++l) {
+            int m = m0 + l;
+            if (fast >> l & 1u) {
+                if (good >> l & 1u)
+                    out[written++] = (orca_plane3){{o[0][l], o[1][l], o[2][l]}, {o[3][l], o[4][l], o[5][l]}};
+            } else {
+                written += orca3_plane_agent((vec3){px[m], py[m], pz[m]}, (vec3){vx[m], vy[m], vz[m]}, radius[m],
+                                             inv_tau, inv_dt, share[m], vel, &out[written]);
+            }
+        }
+    }
+    return written;
+}
+
+int orca3_plane_sphere(vec3 rel_center, float radius, vec3 vel, float inv_tau, float inv_dt,
+                       orca_plane3* out)
+{
+    return orca3_plane_agent(rel_center, vel, radius, inv_tau, inv_dt, 1.0f, vel, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 2D linear program                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* The objective of a program: the point nearest `target`, or (dir_mode) the
+ * point farthest along the direction `target`. */
+
+static float side2(const orca_line2* l, vec2 x) { return vec2_cross(l->dir, vec2_sub(x, l->point)); }
+
+/* The best point of line i within the disk |x| <= radius that satisfies
+ * lines 0 .. i-1: 1 and *x, or 0 when there is none (*x untouched). Points
+ * are point + t dir; each constraint bounds t on one side. */
+static int best_on_line2(const orca_line2* lines, int i, float radius, vec2 target, int dir_mode,
+                         vec2* x)
+{
+    const vec2 p = lines[i].point, d = lines[i].dir;
+    float off = fabsf(vec2_cross(d, p)); /* the line's distance from the origin */
+    if (off > radius) return 0;
+    float half = sqrtf(radius - off) * sqrtf(radius + off); /* half the chord */
+    float mid = -vec2_dot(p, d);                          /* t of the chord's middle */
+    float lo = mid - half, hi = mid + half;
+    float slack = ORCA_SLACK * (1.0f + radius);
+    for (int j = 0; j < i; ++j) {
+        /* side_j(p + t d) = at0 + t rate */
+        float rate = vec2_cross(lines[j].dir, d);
+        float at0 = vec2_cross(lines[j].dir, vec2_sub(p, lines[j].point));
+        if (fabsf(rate) <= ORCA_PARALLEL) {
+            if (at0 < -slack) return 0;
+            continue;
+        }
+        float t = -at0 / rate;
+        if (rate > 0.0f) {
+            if (t > lo) lo = t;
+        } else if (t < hi) {
+            hi = t;
+        }
+        if (lo > hi) return 0;
+    }
+    float t;
+    if (dir_mode) {
+        float along = vec2_dot(target, d);
+        t = along > 0.0f ? hi : along < 0.0f ? lo : fminf(fmaxf(mid, lo), hi);
+    } else {
+        t = fminf(fmaxf(vec2_dot(vec2_sub(target, p), d), lo), hi);
+    }
+    *x = vec2_add(p, vec2_scale(d, t));
+    return 1;
+}
+
+/* The incremental program over lines[0 .. n) in the disk |x| <= radius.
+ * Returns n with the optimum in *x, or the index of the first line that
+ * could not be met, *x then being the optimum over the lines before it. */
+static int run_lp2(const orca_line2* lines, int n, float radius, vec2 target, int dir_mode,
+                   vec2* x)
+{
+    vec2 best = dir_mode ? vec2_scale(vec2_normalize(target), radius)
+                         : vec2_clamp_length(target, radius);
+    for (int i = 0; i < n; ++i) {
+        if (side2(&lines[i], best) < 0.0f &&
+            !best_on_line2(lines, i, radius, target, dir_mode, &best)) {
+            *x = best;
+            return i;
+        }
+    }
+    *x = best;
+    return n;
+}
+
+/* The fallback from `begin`, where the program failed with x: minimise the
+ * largest violation over lines[n_hard .. n) keeping lines[0 .. n_hard) and
+ * the disk. Lines before `begin` hold at x. */
+static vec2 relax_lp2(const orca_line2* lines, int n, int n_hard, int begin, float radius, vec2 x,
+                      orca_line2* tmp)
+{
+    float worst = 0.0f; /* the largest violation so far */
+    for (int i = begin; i < n; ++i) {
+        if (!(side2(&lines[i], x) < -worst)) continue;
+        /* The new optimum violates line i most: keep the hard lines and,
+         * for each earlier soft line j, side_j(x) >= side_i(x), i.e.
+         * x . (n_j - n_i) >= p_j . n_j - p_i . n_i, a half-plane bounded
+         * by the bisector of lines i and j. Same-direction lines give none
+         * (the one further in is violated more throughout). */
+        vec2 ni = vec2_perp(lines[i].dir);
+        float ci = vec2_dot(lines[i].point, ni);
+        int m = 0;
+        for (int j = 0; j < n_hard; ++j) tmp[m++] = lines[j];
+        for (int j = n_hard; j < i; ++j) {
+            vec2 nj = vec2_perp(lines[j].dir);
+            if (zero2(nj)) continue;
+            vec2 e = vec2_sub(nj, ni);
+            float len = vec2_length(e);
+            if (!(len > ORCA_PARALLEL)) continue;
+            vec2 unit = vec2_scale(e, 1.0f / len);
+            float h = (vec2_dot(lines[j].point, nj) - ci) / len;
+            tmp[m].point = vec2_scale(unit, h);
+            tmp[m].dir = dir_with_normal(unit);
+            ++m;
+        }
+        /* Farthest along n_i: least violation of line i. The program is
+         * feasible in exact arithmetic; if rounding says otherwise, x stays. */
+        vec2 y;
+        if (run_lp2(tmp, m, radius, ni, 1, &y) == m) x = y;
+        float v = -side2(&lines[i], x);
+        if (v > worst) worst = v;
+    }
+    return x;
+}
+
+static float speed_limit(float max_speed)
+{
+    return max_speed > 0.0f && max_speed < INFINITY ? max_speed : 0.0f;
+}
+
+orca_status orca2_solve(const orca_line2* lines, int n, int n_static, float max_speed,
+                        vec2 pref, orca_line2* scratch, vec2* out)
+{
+    const float radius = speed_limit(max_speed);
+    if (!finite2(pref)) pref = vec2_zero();
+    if (n < 0) n = 0;
+    if (n_static < 0) n_static = 0;
+    if (n_static > n) n_static = n;
+    if (n > 0 && (lines == NULL || scratch == NULL)) {
+        *out = vec2_clamp_length(pref, radius);
+        return ORCA_NO_ARRAY;
+    }
+    vec2 x;
+    int fail = run_lp2(lines, n, radius, pref, 0, &x);
+    if (fail == n) {
+        *out = x;
+        return ORCA_FEASIBLE;
+    }
+    int hard = fail >= n_static ? n_static : 0;
+    *out = relax_lp2(lines, n, hard, fail, radius, x, scratch);
+    return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 3D linear program                                                          */
+/* ------------------------------------------------------------------------ */
+
+static float side3(const orca_plane3* pl, vec3 x) { return vec3_dot(vec3_sub(x, pl->point), pl->normal); }
+
+/* The best point of plane i within the ball |x| <= radius that satisfies
+ * planes 0 .. i-1: the 2D program in the plane. Its frame: origin c, the
+ * ball's centre projected on the plane, axes e1, e2; the ball cuts a disk of
+ * radius rho about c; plane j becomes the line m . y + k >= 0 with
+ * m = (e1 . n_j, e2 . n_j), k = (c - p_j) . n_j. tmp has room for i lines. */
+static int best_on_plane3(const orca_plane3* planes, int i, float radius, vec3 target,
+                          int dir_mode, orca_line2* tmp, vec3* x)
+{
+    const vec3 nrm = planes[i].normal;
+    float h = vec3_dot(planes[i].point, nrm);
+    float off = fabsf(h);
+    if (off > radius) return 0;
+    float rho = sqrtf(radius - off) * sqrtf(radius + off);
+    vec3 c = vec3_scale(nrm, h);
+    vec3 e1 = odd_perp3(nrm);
+    vec3 e2 = vec3_cross(nrm, e1);
+    float slack = ORCA_SLACK * (1.0f + radius);
+    for (int j = 0; j < i; ++j) {
+        vec3 nj = planes[j].normal;
+        vec2 m = vec2_make(vec3_dot(e1, nj), vec3_dot(e2, nj));
+        float k = vec3_dot(vec3_sub(c, planes[j].point), nj);
+        float len = vec2_length(m);
+        if (!(len > ORCA_PARALLEL)) {
+            if (k < -slack) return 0;
+            tmp[j] = (orca_line2){ vec2_zero(), vec2_zero() }; /* holds everywhere */
+            continue;
+        }
+        vec2 unit = vec2_scale(m, 1.0f / len);
+        tmp[j].point = vec2_scale(unit, -k / len);
+        tmp[j].dir = dir_with_normal(unit);
+    }
+    vec3 t3 = dir_mode ? target : vec3_sub(target, c);
+    vec2 t2 = vec2_make(vec3_dot(t3, e1), vec3_dot(t3, e2));
+    vec2 y;
+    if (run_lp2(tmp, i, rho, t2, dir_mode, &y) < i) return 0;
+    *x = vec3_add(c, vec3_add(vec3_scale(e1, y.x), vec3_scale(e2, y.y)));
+    return 1;
+}
+
+static int run_lp3(const orca_plane3* planes, int n, float radius, vec3 target, int dir_mode,
+                   orca_line2* tmp, vec3* x)
+{
+    vec3 best = dir_mode ? vec3_scale(vec3_normalize(target), radius)
+                         : vec3_clamp_length(target, radius);
+    for (int i = 0; i < n; ++i) {
+        if (side3(&planes[i], best) < 0.0f &&
+            !best_on_plane3(planes, i, radius, target, dir_mode, tmp, &best)) {
+            *x = best;
+            return i;
+        }
+    }
+    *x = best;
+    return n;
+}
+
+/* As relax_lp2: the bisecting half-spaces x . (n_j - n_i) >= p_j . n_j -
+ * p_i . n_i, then the 3D program farthest along n_i. */
+static vec3 relax_lp3(const orca_plane3* planes, int n, int n_hard, int begin, float radius,
+                      vec3 x, orca_plane3* tmp, orca_line2* tmp_lines)
+{
+    float worst = 0.0f;
+    for (int i = begin; i < n; ++i) {
+        if (!(side3(&planes[i], x) < -worst)) continue;
+        vec3 ni = planes[i].normal;
+        float ci = vec3_dot(planes[i].point, ni);
+        int m = 0;
+        for (int j = 0; j < n_hard; ++j) tmp[m++] = planes[j];
+        for (int j = n_hard; j < i; ++j) {
+            vec3 nj = planes[j].normal;
+            if (zero3(nj)) continue;
+            vec3 e = vec3_sub(nj, ni);
+            float len = vec3_length(e);
+            if (!(len > ORCA_PARALLEL)) continue;
+            vec3 unit = vec3_scale(e, 1.0f / len);
+            float h = (vec3_dot(planes[j].point, nj) - ci) / len;
+            tmp[m].point = vec3_scale(unit, h);
+            tmp[m].normal = unit;
+            ++m;
+        }
+        vec3 y;
+        if (run_lp3(tmp, m, radius, ni, 1, tmp_lines, &y) == m) x = y;
+        float v = -side3(&planes[i], x);
+        if (v > worst) worst = v;
+    }
+    return x;
+}
+
+orca_status orca3_solve(const orca_plane3* planes, int n, int n_static, float max_speed,
+                        vec3 pref, orca_plane3* plane_scratch, orca_line2* line_scratch,
+                        vec3* out)
+{
+    const float radius = speed_limit(max_speed);
+    if (!finite3(pref)) pref = vec3_zero();
+    if (n < 0) n = 0;
+    if (n_static < 0) n_static = 0;
+    if (n_static > n) n_static = n;
+    if (n > 0 && (planes == NULL || plane_scratch == NULL || line_scratch == NULL)) {
+        *out = vec3_clamp_length(pref, radius);
+        return ORCA_NO_ARRAY;
+    }
+    vec3 x;
+    int fail = run_lp3(planes, n, radius, pref, 0, line_scratch, &x);
+    if (fail == n) {
+        *out = x;
+        return ORCA_FEASIBLE;
+    }
+    int hard = fail >= n_static ? n_static : 0;
+    *out = relax_lp3(planes, n, hard, fail, radius, x, plane_scratch, line_scratch);
+    return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;
+}

@@ -1,0 +1,98 @@
+/* ORCA's agent lines a SIMD lane of neighbors at a time (orca.h's
+ * orca2_lines_agents), for callers that hold the lane's inputs in
+ * registers already (crowd.c gathers them from the spatial hash's sorted
+ * arrays). Included by orca.c and crowd.c only. */
+#ifndef SHOAL_SYSTEMS_ORCA_LANES_H
+#define SHOAL_SYSTEMS_ORCA_LANES_H
+
+#include <math.h>
+
+#include "simd/lanes.h"
+#include "modules/crowd/orca.h"
+
+/* x is finite: x - x is 0 for finite x and NaN for inf and NaN. */
+static inline lanem lane_finite(lanef x) { return lane_cmp_eq(lane_sub(x, x), lane_zero()); }
+
+/* One lane group of orca2_lines_agents: neighbor l < lanes has rel_pos
+ * (p_x, p_y), rel_vel (v_x, v_y), radius rad and share sh in lane l (lanes
+ * past `lanes` are padding: any values). inv_tau, inv_dt and vel must be
+ * finite (orca2_lines_agents checks). Writes the lines orca2_line_agent
+ * would write for lanes 0..lanes-1, in order and bit for bit, and returns
+ * how many. */
+static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, lanef rad, lanef sh, int lanes,
+                                   float inv_tau, float inv_dt, vec2 vel, orca_line2* out)
+{
+    int written = 0;
+    const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau);
+    const lanef velx = lane_set1(vel.x), vely = lane_set1(vel.y);
+    lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
+                             lane_mask_and(lane_finite(v_x), lane_finite(v_y)));
+    ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
+    const lanef r = lane_select(lane_cmp_gt(rad, zero), rad, zero);
+    const lanef dist_sq = lane_add(lane_mul(p_x, p_x), lane_mul(p_y, p_y)), r_sq = lane_mul(r, r);
+    ok = lane_mask_and(ok, lane_cmp_gt(dist_sq, r_sq)); /* overlap: the scalar code */
+    const lanef w_x = lane_sub(v_x, lane_mul(p_x, itau)), w_y = lane_sub(v_y, lane_mul(p_y, itau));
+    const lanef wp = lane_add(lane_mul(w_x, p_x), lane_mul(w_y, p_y));
+    const lanef w_sq = lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y));
+    const lanef w_len = lane_sqrt(w_sq);
+    /* vec2_normalize's slow cases (no direction, or an infinite length) */
+    ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, lane_set1(INFINITY))));
+    const lanem cap = lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
+    /* On the cut-off arc. */
+    const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len);
+    const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
+    const lanef cu_x = lane_mul(cn_x, cu_s), cu_y = lane_mul(cn_y, cu_s);
+    /* On a leg. */
+    const lanef leg = lane_sqrt(lane_sub(dist_sq, r_sq));
+    const lanem left = lane_cmp_gt(lane_sub(lane_mul(p_x, w_y), lane_mul(p_y, w_x)), zero);
+    const lanef pxl = lane_mul(p_x, leg), pyl = lane_mul(p_y, leg), pxr = lane_mul(p_x, r),
+                pyr = lane_mul(p_y, r);
+    const lanef gl_x = lane_div(lane_sub(pxl, pyr), dist_sq), gl_y = lane_div(lane_add(pyl, pxr), dist_sq);
+    const lanef gr_x = lane_div(lane_add(pxl, pyr), dist_sq), gr_y = lane_div(lane_sub(pyl, pxr), dist_sq);
+    /* left: n = perp(g) = (-g.y, g.x); right: n = -perp(g) = (g.y, -g.x) */
+    const lanef ln_x = lane_select(left, lane_neg(gl_y), gr_y);
+    const lanef ln_y = lane_select(left, gl_x, lane_neg(gr_x));
+    const lanef lu_s = lane_neg(lane_add(lane_mul(v_x, ln_x), lane_mul(v_y, ln_y)));
+    const lanef lu_x = lane_mul(ln_x, lu_s), lu_y = lane_mul(ln_y, lu_s);
+    const lanef n_x = lane_select(cap, cn_x, ln_x), n_y = lane_select(cap, cn_y, ln_y);
+    const lanef u_x = lane_select(cap, cu_x, lu_x), u_y = lane_select(cap, cu_y, lu_y);
+    const lanef cs = lane_select(lane_cmp_gt(sh, one), one, sh);
+    const lanef pt_x = lane_add(velx, lane_mul(u_x, cs)), pt_y = lane_add(vely, lane_mul(u_y, cs));
+    const lanef d_x = n_y, d_y = lane_neg(n_x);
+    const lanem fin = lane_mask_and(lane_mask_and(lane_finite(pt_x), lane_finite(pt_y)),
+                                    lane_mask_and(lane_finite(d_x), lane_finite(d_y)));
+    const uint32_t fast = lane_mask_bits(ok), good = lane_mask_bits(lane_mask_and(ok, fin));
+    float o[4][SHOAL_MAX_LANES];
+    lane_storeu(o[0], pt_x);
+    lane_storeu(o[1], pt_y);
+    lane_storeu(o[2], d_x);
+    lane_storeu(o[3], d_y);
+    const uint32_t all = (1u << lanes) - 1u; /* lanes past count are only padding */
+    if ((fast & all) == all) {
+        /* every lane computed here: write each, keep the good ones */
+        for (int l = 0; l < lanes; ++l) {
+            out[written] = (orca_line2){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
+            written += (int)(good >> l & 1u);
+        }
+        return written;
+    }
+    float in[6][SHOAL_MAX_LANES]; /* the rare cases: the scalar function's inputs */
+    lane_storeu(in[0], p_x);
+    lane_storeu(in[1], p_y);
+    lane_storeu(in[2], v_x);
+    lane_storeu(in[3], v_y);
+    lane_storeu(in[4], rad);
+    lane_storeu(in[5], sh);
+    for (int l = 0; l < lanes; ++l) {
+        if (fast >> l & 1u) {
+            if (good >> l & 1u)
+                out[written++] = (orca_line2){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
+        } else {
+            written += orca2_line_agent((vec2){in[0][l], in[1][l]}, (vec2){in[2][l], in[3][l]}, in[4][l], inv_tau,
+                                        inv_dt, in[5][l], vel, &out[written]);
+        }
+    }
+    return written;
+}
+
+#endif /* SHOAL_SYSTEMS_ORCA_LANES_H */

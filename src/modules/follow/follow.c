@@ -1,0 +1,168 @@
+/* Leader following (seed 003, "Leader Following"): arrival at a point
+ * behind the leader,
+ *
+ *   s     = behind + behind_per_speed |v_l|       (the seed's offset "which
+ *           can vary based on the vehicle velocity": looser when faster)
+ *   x_f   = p_l - s u,   u = v_l / |v_l|, or the leader's forward axis when
+ *           |v_l| < 1e-3 m/s (a stopped leader's velocity has no direction)
+ *   e     = x_f - p
+ *   V     = K_arrival e, |V| capped at min(V_max, sqrt(2 a_brake |e|)),
+ *           a_brake = 0.5 F_max / m                 ("Arrival/Departure")
+ *
+ * and the desired velocity gets weight * V added. The cap is steer.c's
+ * arrive, for the same reason: K e alone overshoots whenever it exceeds the
+ * speed the force limit can still stop from within |e|.
+ *
+ * The seed's V_leaderfollow = c_separate V_separate + c_arrival V_arrival:
+ * this system is the arrival term (weight = c_arrival); the separation term
+ * is the SEPARATE behavior of the `neighbors` system, which a follower turns
+ * on with its own weight (c_separate). Keeping them apart means one
+ * separation code path for flocks and convoys.
+ *
+ * Following a moving point with a proportional law lags: at a steady leader
+ * speed v the follower settles v / K_arrival further back than x_f. That is
+ * the seed's law; a larger arrive_gain tightens it, but above about 2 per s
+ * a vehicle limited in turn rate starts weaving (the lag is then so short
+ * that a small side error swings the command's direction a lot).
+ *
+ * A stopped leader's forward axis places the point. The controller cannot
+ * reverse: a follower that overshoots its point turns around, and its
+ * heading and velocity place the point of the one behind it, so a long
+ * convoy coming to a stop can fold up.
+ *
+ * A stale, null or self leader gives no command and no error (the handle
+ * may go stale at any step; shoal_agent_is_valid tells the owner). Reads the
+ * leader's position, velocity and orientation only: integration writes
+ * those in a later stage, so no other decide thread is writing them. */
+#include <math.h>
+
+#include "modules/follow/follow.h"
+#include "ecs/parallel.h"
+#include "simd/vec.h"
+#include "modules/agent.h"
+
+/* Below this leader speed (m/s) the velocity direction is noise. */
+#define FOLLOW_STILL_SPEED 1e-3f
+
+/* The follow component's columns: reads the leader handle and parameters. */
+typedef struct follow_view {
+    const int32_t* agent_row;
+    const uint32_t *lindex, *ltag;
+    const float *weight, *behind, *per_speed, *gain;
+} follow_view;
+
+/* Reads pos, vel (self and leader), mass, max force, max speed; writes
+ * desired (+=). */
+typedef struct follow_ctx {
+    world_t* w;
+    agent_view_t a;
+    follow_view f;
+} follow_ctx;
+
+static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const follow_ctx* c = (const follow_ctx*)vctx;
+    const world_t* w = c->w;
+    const int three = w->dims == 3;
+    const int32_t* agent_row = c->f.agent_row;
+    const uint32_t *lindex = c->f.lindex, *ltag = c->f.ltag;
+    const float *weight = c->f.weight, *behind = c->f.behind, *per_speed = c->f.per_speed, *gain = c->f.gain;
+    const float *px = c->a.px, *py = c->a.py, *pz = c->a.pz;
+    const float *vx = c->a.vx, *vy = c->a.vy, *vz = c->a.vz;
+    const float *mass = c->a.mass, *fmax = c->a.max_force, *vmax = c->a.max_speed;
+    float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
+
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = agent_row[r];
+        int32_t l = world_row_of_stored(w, lindex[r], ltag[r]);
+        if (l < 0 || l == i) continue;
+
+        vec3 vl = {vx[l], vy[l], three ? vz[l] : 0.0f};
+        float speed_l = vec3_length(vl);
+        vec3 u;
+        if (speed_l >= FOLLOW_STILL_SPEED) {
+            u = vec3_scale(vl, 1.0f / speed_l);
+        } else {
+            u = agent_forward(w, l);
+        }
+        float s = behind[r] + per_speed[r] * speed_l;
+        vec3 e = {px[l] - s * u.x - px[i], py[l] - s * u.y - py[i],
+                  three ? pz[l] - s * u.z - pz[i] : 0.0f};
+        float dist = vec3_length(e);
+        if (!(dist > 0.0f)) continue; /* on the point: arrival asks for nothing */
+
+        float speed = braking_speed(gain[r] * dist, dist, 0.0f, vmax[i], fmax[i], mass[i]);
+        float k = weight[r] * speed / dist;
+        dx[i] += k * e.x;
+        dy[i] += k * e.y;
+        if (three) dz[i] += k * e.z;
+    }
+}
+
+int64_t follow_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    int32_t count = w->comps[COMP_FOLLOW].table.count;
+    const int k = COMP_FOLLOW;
+    follow_ctx c = {w, agent_view(w),
+                    {COMP_I(w, k, COMP_ROW), COMP_U(w, k, FO_LEADER_INDEX1), COMP_U(w, k, FO_LEADER_TAG),
+                     COMP_F(w, k, FO_WEIGHT), COMP_F(w, k, FO_BEHIND), COMP_F(w, k, FO_BEHIND_PER_SPEED),
+                     COMP_F(w, k, FO_ARRIVE_GAIN)}};
+    par_for(w, count, 512, PAR_STATIC, follow_range, &c);
+    return count;
+}
+
+/* ---- the module ------------------------------------------------------------ */
+
+static int follow_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_FOLLOW] != 0.0f; }
+
+static shoal_status_t follow_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    int ok = def_check_min(w, where, "follow.behind", d->follow.behind, 0.0f, 0) &&
+             def_check_min(w, where, "follow.behind_per_speed", d->follow.behind_per_speed, 0.0f, 0) &&
+             def_check_min(w, where, "follow.arrive_gain", d->follow.arrive_gain, 0.0f, 1);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (d->follow.leader.index1 != 0 && d->follow.leader.world0 != w->tag)
+        return world_fail(w, SHOAL_ERR_STALE_HANDLE, "%s: follow.leader does not belong to this world", where);
+    return SHOAL_OK;
+}
+
+static void follow_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                             int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    const int k = COMP_FOLLOW;
+    COMP_U(w, k, FO_LEADER_INDEX1)[r] = d->follow.leader.index1;
+    COMP_U(w, k, FO_LEADER_TAG)[r] = agent_stored_tag(d->follow.leader);
+    COMP_F(w, k, FO_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_FOLLOW];
+    COMP_F(w, k, FO_BEHIND)[r] = d->follow.behind;
+    COMP_F(w, k, FO_BEHIND_PER_SPEED)[r] = d->follow.behind_per_speed;
+    COMP_F(w, k, FO_ARRIVE_GAIN)[r] = d->follow.arrive_gain;
+}
+
+static void follow_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_FOLLOW;
+    d->follow.leader = agent_stored_handle(COMP_U(w, k, FO_LEADER_INDEX1)[r], COMP_U(w, k, FO_LEADER_TAG)[r]);
+    d->weights[SHOAL_BEHAVIOR_FOLLOW] = COMP_F(w, k, FO_WEIGHT)[r];
+    d->follow.behind = COMP_F(w, k, FO_BEHIND)[r];
+    d->follow.behind_per_speed = COMP_F(w, k, FO_BEHIND_PER_SPEED)[r];
+    d->follow.arrive_gain = COMP_F(w, k, FO_ARRIVE_GAIN)[r];
+}
+
+static const uint8_t follow_flags[FO_COUNT_] = {[FO_LEADER_INDEX1] = COLUMN_BITS,
+                                                [FO_LEADER_TAG] = COLUMN_HANDLE_TAG | COLUMN_BITS};
+
+const module_t follow_module = {
+    .name = "follow",
+    .column_count = FO_COUNT_,
+    .column_flags = follow_flags,
+    .needs = follow_needs,
+    .validate = follow_validate,
+    .write_row = follow_write_row,
+    .read_row = follow_read_row,
+};

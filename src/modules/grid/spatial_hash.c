@@ -1,0 +1,832 @@
+/* The spatial hash: see spatial_hash.h for what it leaves behind.
+ *
+ * The counting sort is stable and deterministic for any thread count: the
+ * agents are cut into `blocks` contiguous ranges (one per worker, but any
+ * cut gives the same result), each block counts its keys, a prefix over
+ * (bucket, block) in that order gives every block its write position in
+ * every bucket, and each block scatters its agents in row order. Within a
+ * bucket, agents thus stay in row order whoever processed them. */
+#include "modules/neighbors/neighbors.h"
+#include "modules/ground/ground.h"
+#include "modules/crowd/crowd.h"
+#include "modules/grid/grid.h"
+
+#include <string.h>
+
+#include "ecs/parallel.h"
+#include "simd/lanes.h"
+#include "modules/agent.h"
+
+#define MIN_BUCKETS 1024
+#define PREFIX_CHUNK 1024
+#define SERIAL_PREFIX (1 << 14)
+
+static size_t padded(int32_t n) { return (size_t)n + SHOAL_PAD_FLOATS; }
+
+static void free_arrays(world_t* w, grid_t* g)
+{
+    const allocator_t* a = &w->alloc;
+    size_t n = padded(g->capacity);
+    mem_free(a, g->key, n * sizeof(uint32_t));
+    mem_free(a, g->order, n * sizeof(int32_t));
+    mem_free(a, g->sx, n * sizeof(float));
+    mem_free(a, g->sy, n * sizeof(float));
+    mem_free(a, g->sz, n * sizeof(float));
+    mem_free(a, g->svx, n * sizeof(float));
+    mem_free(a, g->svy, n * sizeof(float));
+    mem_free(a, g->svz, n * sizeof(float));
+    mem_free(a, g->scomp, n * sizeof(int32_t));
+    g->scomp = NULL;
+    g->key = NULL;
+    g->order = NULL;
+    g->sx = g->sy = g->sz = g->svx = g->svy = g->svz = NULL;
+    g->capacity = 0;
+}
+
+void grid_destroy(world_t* w)
+{
+    grid_t* g = grid_data(w);
+    if (!g) return;
+    const allocator_t* a = &w->alloc;
+    free_arrays(w, g);
+    mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
+    mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
+    mem_free(a, g->nb_mem, g->nb_mem_floats * sizeof(float));
+    mem_free(a, g, sizeof *g);
+    w->module_data[MOD_NEIGHBORS] = NULL;
+}
+
+/* Grow the per-agent arrays and the bucket arrays.
+ * Nothing is freed until every new block is had, so a failure leaves the
+ * grid as it was. */
+static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32_t blocks)
+{
+    const allocator_t* a = &w->alloc;
+    int three = w->dims == 3;
+    if (n > g->capacity) {
+        int32_t cap = n + n / 4;
+        if (cap > w->agents.capacity) cap = w->agents.capacity; /* never more than agents */
+        size_t m = padded(cap);
+        void* p[9] = {mem_calloc(a, m * 4), mem_calloc(a, m * 4), mem_calloc(a, m * 4),
+                      mem_calloc(a, m * 4), three ? mem_calloc(a, m * 4) : NULL,
+                      mem_calloc(a, m * 4), mem_calloc(a, m * 4),
+                      three ? mem_calloc(a, m * 4) : NULL, mem_calloc(a, m * 4)};
+        int ok = 1;
+        for (int i = 0; i < 9; ++i)
+            if (!p[i] && (three || (i != 4 && i != 7))) ok = 0;
+        if (!ok) {
+            for (int i = 0; i < 9; ++i) mem_free(a, p[i], m * 4);
+            return 0;
+        }
+        free_arrays(w, g);
+        g->key = p[0];
+        g->order = p[1];
+        g->sx = p[2];
+        g->sy = p[3];
+        g->sz = p[4];
+        g->svx = p[5];
+        g->svy = p[6];
+        g->svz = p[7];
+        g->scomp = p[8];
+        g->capacity = cap;
+    }
+    if (buckets > g->bucket_capacity || blocks > g->worker_capacity) {
+        int32_t bcap = buckets > g->bucket_capacity ? buckets : g->bucket_capacity;
+        int32_t wcap = blocks > g->worker_capacity ? blocks : g->worker_capacity;
+        int32_t* start = mem_alloc(a, ((size_t)bcap + 1) * sizeof(int32_t));
+        int32_t* hist = mem_alloc(a, (size_t)wcap * bcap * sizeof(int32_t));
+        if (!start || !hist) {
+            mem_free(a, start, ((size_t)bcap + 1) * sizeof(int32_t));
+            mem_free(a, hist, (size_t)wcap * bcap * sizeof(int32_t));
+            return 0;
+        }
+        mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
+        mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
+        g->cell_start = start;
+        g->histogram = hist;
+        g->bucket_capacity = bcap;
+        g->worker_capacity = wcap;
+    }
+    return 1;
+}
+
+/* The largest value of a column of non-negative floats, a lane at a time
+ * on every worker: the maximum is the same in any order, so the split
+ * changes nothing. Rows [0, count) are padded to whole lanes with zeros. */
+typedef struct max_ctx {
+    const float* col;
+    float* best; /* per worker */
+} max_ctx;
+
+static void max_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    max_ctx* c = (max_ctx*)vctx;
+    lanef m = lane_zero();
+    int32_t i = begin;
+    for (; i + SHOAL_LANES <= end; i += SHOAL_LANES) m = lane_max(m, lane_loadu(c->col + i));
+    float lanes[SHOAL_LANES];
+    lane_storeu(lanes, m);
+    float r = c->best[worker];
+    for (int k = 0; k < SHOAL_LANES; ++k) r = lanes[k] > r ? lanes[k] : r;
+    for (; i < end; ++i) r = c->col[i] > r ? c->col[i] : r;
+    c->best[worker] = r;
+}
+
+static float column_max(world_t* w, const float* col, int32_t count)
+{
+    if (count <= 0) return 0.0f;
+    float best[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    for (int32_t k = 0; k < workers; ++k) best[k] = 0.0f;
+    max_ctx c = {col, best};
+    par_for(w, count, 16384, PAR_STATIC, max_range, &c);
+    float r = 0.0f;
+    for (int32_t k = 0; k < workers; ++k) r = best[k] > r ? best[k] : r;
+    return r;
+}
+
+/* Cell edge: the largest neighbor radius, a hair wider so that float
+ * rounding of position/cell can never put a neighbor at exactly the radius
+ * two cells away; a configured cell_size may only make cells larger. */
+static float cell_edge(world_t* w)
+{
+    /* Radii are finite and non-negative (checked when set), so the maximum
+     * is the same in any order and on any split over workers. */
+    const component_t* c = &w->comps[COMP_NEIGHBORS];
+    const float* radius = TABLE_COL(&c->table, float, NB_RADIUS);
+    float r;
+    /* A radius column that the last reorder found holding one value, and
+     * that no definition changed since, is that value: no pass over it. */
+    if (c->table.count > 0 && (component_one_columns(c) >> NB_RADIUS & 1u))
+        r = radius[0] > 0.0f ? radius[0] : 0.0f;
+    else
+        r = column_max(w, radius, c->table.count);
+    /* Crowd agents look as far as their neighbor distance: the same
+     * reduction over their column. */
+    const component_t* cr = &w->comps[COMP_CROWD];
+    float reach = column_max(w, TABLE_COL(&cr->table, float, CR_NEIGHBOR_DISTANCE), cr->table.count);
+    r = reach > r ? reach : r;
+    /* Agents that take part in contacts look for bodies that touch: a
+     * cell of two of their radii (a ground vehicle's own) at least. */
+    const component_t* ct = &w->comps[COMP_CONTACT];
+    if (ct->table.count > 0) {
+        const int32_t* rows = TABLE_COL(&ct->table, int32_t, COMP_ROW);
+        const float* body = TABLE_COL(&w->agents, float, AC_RADIUS);
+        for (int32_t k = 0; k < ct->table.count; ++k) r = 2.0f * body[rows[k]] > r ? 2.0f * body[rows[k]] : r;
+        const component_t* gr = &w->comps[COMP_GROUND];
+        const float* gr_radius = TABLE_COL(&gr->table, float, GR_RADIUS);
+        for (int32_t k = 0; k < gr->table.count; ++k) r = 2.0f * gr_radius[k] > r ? 2.0f * gr_radius[k] : r;
+    }
+    r *= 1.0f + 1e-5f;
+    if (w->cell_size > r) r = w->cell_size;
+    return r > 0.0f ? r : 1.0f;
+}
+
+static void configure(world_t* w, grid_t* g, int32_t n)
+{
+    float cell = cell_edge(w);
+    g->dims = w->dims;
+    g->wrap = w->wrap;
+    g->direct = 0;
+    double total = 1.0;
+    for (int k = 0; k < 3; ++k) {
+        g->n[k] = 1;
+        g->origin[k] = w->bounds_min[k];
+        g->extent[k] = w->bounds_max[k] - w->bounds_min[k];
+        g->inv_cell[k] = 1.0f / cell;
+        if (k < w->dims && w->wrap) {
+            /* Whole cells only, each at least `cell` wide. */
+            double cells = floor((double)g->extent[k] / cell);
+            if (cells < 1.0) cells = 1.0;
+            if (cells > 1 << 20) cells = 1 << 20;
+            g->n[k] = (int32_t)cells;
+            g->inv_cell[k] = (float)(cells / (double)g->extent[k]);
+            total *= cells;
+        }
+    }
+    int32_t pow2 = MIN_BUCKETS;
+    while (pow2 < n && pow2 < (1 << 30)) pow2 <<= 1;
+    /* A torus indexes its cells directly unless it has far more cells than
+     * agents (a huge sparse box): then its cells are hashed like unbounded
+     * space, with coordinates still wrapped. */
+    if (w->wrap && total <= 4.0 * pow2) {
+        g->direct = 1;
+        g->bucket_count = (int32_t)total;
+        g->bucket_mask = 0;
+    } else {
+        g->bucket_count = pow2;
+        g->bucket_mask = (uint32_t)pow2 - 1u;
+    }
+}
+
+/* Wrap a coordinate into [origin, origin + extent) (torus), exactly as the
+ * wrap system does, so sorted copies and stored positions agree. */
+static inline float wrap_into(float p, float origin, float extent)
+{
+    float f = p - origin;
+    if (f >= 0.0f && f < extent) return p;
+    f -= extent * floorf(f / extent);
+    if (f >= extent) f = 0.0f; /* rounding at the upper edge */
+    return origin + f;
+}
+
+/* At most this many sort blocks (each a histogram of its own). */
+#define MAX_BLOCKS 64
+
+typedef struct sort_ctx {
+    world_t* w;
+    grid_t* g;
+    int32_t n;
+    int32_t blocks;
+    int32_t block_size;
+    int32_t chunk;    /* buckets per prefix chunk */
+    int32_t chunks;
+    int32_t* chunk_base;
+    int32_t* largest; /* per worker: the largest bucket its prefix saw */
+    /* Block b's keys lie in [lo[b], hi[b]] (hi < lo: an empty block), and
+     * its histogram holds only that range: the count of bucket q is at
+     * histogram[b * bucket_count + q - lo[b]]. Storage sorted by cell (the
+     * reorder) gives each block a narrow range, so clearing, counting and
+     * the prefix cost about one pass over the buckets in all, not one per
+     * block. */
+    int32_t lo[MAX_BLOCKS];
+    int32_t hi[MAX_BLOCKS];
+    int identity; /* the table was just reordered: sorted position k is row k */
+    /* The neighbors component is on every agent with its row r at agent
+     * row r (what a reorder leaves), so each sorted agent has its
+     * component row without a look-up. */
+    int comp_in_order;
+} sort_ctx;
+
+/* Bucket of agent row i, from the same wrapped coordinates the sorted
+ * copies hold, so the neighbor kernel finds every agent in the cell it
+ * computes. */
+static inline uint32_t agent_key(const grid_t* g, const float* px, const float* py,
+                                 const float* pz, int32_t i)
+{
+    float x = px[i], y = py[i], z = pz ? pz[i] : 0.0f;
+    if (g->wrap) {
+        x = wrap_into(x, g->origin[0], g->extent[0]);
+        y = wrap_into(y, g->origin[1], g->extent[1]);
+        if (pz) z = wrap_into(z, g->origin[2], g->extent[2]);
+    }
+    int32_t ix = grid_coord(g, x, 0), iy = grid_coord(g, y, 1);
+    int32_t iz = pz ? grid_coord(g, z, 2) : 0;
+    return grid_bucket(g, ix, iy, iz);
+}
+
+/* Cell coordinates of one lane of positions along an axis of a direct grid
+ * (torus), or 0 in *ok when any lane is outside the box (the caller then
+ * takes the scalar path, which wraps). Inside the box this is grid_coord's
+ * arithmetic, operation for operation: (p - origin) * inv_cell, floor, and
+ * n subtracted at the upper edge. */
+static inline lanei lane_coord(const grid_t* g, lanef p, int axis, int* ok)
+{
+    lanef f = lane_sub(p, lane_set1(g->origin[axis]));
+    lanem inside = lane_mask_and(lane_cmp_ge(f, lane_zero()), lane_cmp_lt(f, lane_set1(g->extent[axis])));
+    *ok &= lane_mask_all(inside);
+    lanef n = lane_set1((float)g->n[axis]);
+    lanef c = lane_floor(lane_mul(f, lane_set1(g->inv_cell[axis])));
+    return lane_ftoi(lane_select(lane_cmp_ge(c, n), lane_sub(c, n), c));
+}
+
+static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    const float* px = AGENT_F(c->w, AC_POS_X);
+    const float* py = AGENT_F(c->w, AC_POS_Y);
+    const float* pz = g->dims == 3 ? AGENT_F(c->w, AC_POS_Z) : NULL;
+    for (int32_t b = begin; b < end; ++b) {
+        int32_t lo = b * c->block_size, hi = lo + c->block_size;
+        if (hi > c->n) hi = c->n;
+        int32_t i = lo;
+        if (g->direct) {
+            /* Keys a lane at a time; positions are normally inside the box
+             * already (the wrap system keeps them there). */
+            lanei n0 = lanei_set1(g->n[0]), n1 = lanei_set1(g->n[1]);
+            for (; i + SHOAL_LANES <= hi; i += SHOAL_LANES) {
+                int ok = 1;
+                lanei ix = lane_coord(g, lane_loadu(px + i), 0, &ok);
+                lanei iy = lane_coord(g, lane_loadu(py + i), 1, &ok);
+                lanei iz = pz ? lane_coord(g, lane_loadu(pz + i), 2, &ok) : lanei_set1(0);
+                if (ok) {
+                    lanei k = lanei_add(lanei_mul(lanei_add(lanei_mul(iz, n1), iy), n0), ix);
+                    lanei_storeu((int32_t*)g->key + i, k);
+                } else {
+                    for (int32_t j = i; j < i + SHOAL_LANES; ++j) g->key[j] = agent_key(g, px, py, pz, j);
+                }
+            }
+        }
+        for (; i < hi; ++i) g->key[i] = agent_key(g, px, py, pz, i);
+        uint32_t kmin = UINT32_MAX, kmax = 0;
+        for (i = lo; i < hi; ++i) {
+            uint32_t k = g->key[i];
+            kmin = k < kmin ? k : kmin;
+            kmax = k > kmax ? k : kmax;
+        }
+        if (lo >= hi) {
+            c->lo[b] = 0;
+            c->hi[b] = -1;
+            continue;
+        }
+        c->lo[b] = (int32_t)kmin;
+        c->hi[b] = (int32_t)kmax;
+        int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
+        memset(hist, 0, ((size_t)(kmax - kmin) + 1) * sizeof(int32_t));
+        for (i = lo; i < hi; ++i) hist[g->key[i] - kmin]++;
+    }
+}
+
+/* The blocks whose key range meets buckets [qlo, qhi), in block order. */
+static int32_t chunk_blocks(const sort_ctx* c, int32_t qlo, int32_t qhi, int32_t* list)
+{
+    int32_t m = 0;
+    for (int32_t b = 0; b < c->blocks; ++b)
+        if (c->lo[b] < qhi && c->hi[b] >= qlo) list[m++] = b; /* an empty block: hi = -1 */
+    return m;
+}
+
+/* Chunk totals over all blocks. */
+static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    int32_t list[MAX_BLOCKS];
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t qlo = ch * c->chunk, qhi = qlo + c->chunk;
+        if (qhi > g->bucket_count) qhi = g->bucket_count;
+        int32_t m = chunk_blocks(c, qlo, qhi, list), total = 0;
+        for (int32_t j = 0; j < m; ++j) {
+            int32_t b = list[j];
+            const int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
+            int32_t from = qlo > c->lo[b] ? qlo : c->lo[b];
+            int32_t to = qhi - 1 < c->hi[b] ? qhi - 1 : c->hi[b];
+            for (int32_t q = from; q <= to; ++q) total += hist[q - c->lo[b]];
+        }
+        c->chunk_base[ch * c->chunk] = total;
+    }
+}
+
+/* Turn counts into write positions, (bucket, block) order, noting the
+ * largest bucket (which sizes the neighbors' packs). */
+static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    int32_t largest = c->largest[worker];
+    int32_t list[MAX_BLOCKS];
+    for (int32_t ch = begin; ch < end; ++ch) {
+        int32_t qlo = ch * c->chunk, qhi = qlo + c->chunk;
+        if (qhi > g->bucket_count) qhi = g->bucket_count;
+        int32_t m = chunk_blocks(c, qlo, qhi, list);
+        int32_t running = c->chunk_base[ch * c->chunk];
+        for (int32_t q = qlo; q < qhi; ++q) {
+            g->cell_start[q] = running;
+            for (int32_t j = 0; j < m; ++j) {
+                int32_t b = list[j];
+                if (q < c->lo[b] || q > c->hi[b]) continue;
+                int32_t* slot = g->histogram + (size_t)b * g->bucket_count + (q - c->lo[b]);
+                int32_t count = *slot;
+                *slot = running;
+                running += count;
+            }
+            int32_t size = running - g->cell_start[q];
+            largest = size > largest ? size : largest;
+        }
+    }
+    c->largest[worker] = largest;
+}
+
+/* The sorted copies' sources and targets. */
+typedef struct sorted_view {
+    const float *px, *py, *pz, *vx, *vy, *vz;
+    const uint32_t* slots;
+    const component_t* comp;
+    const int32_t* comp_agent_row;
+    int32_t comp_count;
+} sorted_view;
+
+static sorted_view sorted_sources(const world_t* w, const grid_t* g)
+{
+    int three = g->dims == 3;
+    const component_t* comp = &w->comps[COMP_NEIGHBORS];
+    sorted_view v = {AGENT_F(w, AC_POS_X), AGENT_F(w, AC_POS_Y), three ? AGENT_F(w, AC_POS_Z) : NULL,
+                     AGENT_F(w, AC_VEL_X), AGENT_F(w, AC_VEL_Y), three ? AGENT_F(w, AC_VEL_Z) : NULL,
+                     table_slots(&w->agents), comp, TABLE_COL(&comp->table, int32_t, COMP_ROW),
+                     comp->table.count};
+    return v;
+}
+
+/* Sorted position k holds agent row r. in_order: the component is on every
+ * agent in agent-row order (sort_ctx.comp_in_order), so its row is r. */
+static inline void put_sorted(grid_t* g, const sorted_view* v, int32_t k, int32_t r, int in_order)
+{
+    /* Component rows follow agent-row order, so in a flock where every
+     * agent has the component, component row r usually belongs to agent row
+     * r: checking that (a near-sequential read) avoids the sparse index's
+     * random one. */
+    g->scomp[k] = in_order || (r < v->comp_count && v->comp_agent_row[r] == r) ? r
+                                                                              : component_row(v->comp, v->slots[r]);
+    float x = v->px[r], y = v->py[r];
+    if (g->wrap) {
+        x = wrap_into(x, g->origin[0], g->extent[0]);
+        y = wrap_into(y, g->origin[1], g->extent[1]);
+    }
+    g->sx[k] = x;
+    g->sy[k] = y;
+    g->svx[k] = v->vx[r];
+    g->svy[k] = v->vy[r];
+    if (v->pz) {
+        g->sz[k] = g->wrap ? wrap_into(v->pz[r], g->origin[2], g->extent[2]) : v->pz[r];
+        g->svz[k] = v->vz[r];
+    }
+}
+
+static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    for (int32_t b = begin; b < end; ++b) {
+        int32_t* next = g->histogram + (size_t)b * g->bucket_count;
+        uint32_t lo = (uint32_t)c->lo[b];
+        int32_t first = b * c->block_size, last = first + c->block_size;
+        if (last > c->n) last = c->n;
+        for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
+    }
+}
+
+/* Worlds of up to this many agents copy a lane of sorted agents at a time
+ * (below). */
+#define COPY_LANES_MAX (1 << 17)
+
+/* The sorted copies, read through the order: near-sequential reads of
+ * rows that a recent reorder left in cell order, sequential writes.
+ * (Writing them from the scatter instead, in row order, was slower: its
+ * writes land out of order across eight arrays.) With the component in
+ * agent-row order the component row is the agent row, with no look-up,
+ * and in a world of up to COPY_LANES_MAX agents the copies go a lane at a
+ * time with gathers; a lane with an agent outside a torus box goes through
+ * put_sorted's wrap, which gives the others the same bits. On a 2-core
+ * AVX-512 Zen 5 (32 MiB L3), one thread: the lanes took 159-177 us a step
+ * at 100k agents against 208-214 one at a time, but 1.49 against 1.02 ms
+ * at 400k and 4.5 against 3.0 ms at 1M, where most reads miss the cache. */
+static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx* c = (sort_ctx*)vctx;
+    grid_t* g = c->g;
+    sorted_view v = sorted_sources(c->w, g);
+    const int in_order = c->comp_in_order;
+    int32_t k = begin;
+    if (in_order && c->n <= COPY_LANES_MAX) {
+        const int three = v.pz != NULL;
+        const lanef o0 = lane_set1(g->origin[0]), o1 = lane_set1(g->origin[1]), o2 = lane_set1(g->origin[2]);
+        const lanef e0 = lane_set1(g->extent[0]), e1 = lane_set1(g->extent[1]), e2 = lane_set1(g->extent[2]);
+        for (; k + SHOAL_LANES <= end; k += SHOAL_LANES) {
+            lanei r;
+            if (c->identity) {
+                r = lanei_add(lanei_iota(), lanei_set1(k));
+                lanei_storeu(g->order + k, r);
+            } else {
+                r = lanei_loadu(g->order + k);
+            }
+            lanef x = lane_gather(v.px, r), y = lane_gather(v.py, r);
+            lanef z = three ? lane_gather(v.pz, r) : lane_zero();
+            if (g->wrap) {
+                lanef fx = lane_sub(x, o0), fy = lane_sub(y, o1);
+                lanem in = lane_mask_and(lane_mask_and(lane_cmp_ge(fx, lane_zero()), lane_cmp_lt(fx, e0)),
+                                         lane_mask_and(lane_cmp_ge(fy, lane_zero()), lane_cmp_lt(fy, e1)));
+                if (three) {
+                    lanef fz = lane_sub(z, o2);
+                    in = lane_mask_and(in, lane_mask_and(lane_cmp_ge(fz, lane_zero()), lane_cmp_lt(fz, e2)));
+                }
+                if (!lane_mask_all(in)) {
+                    for (int32_t j = k; j < k + SHOAL_LANES; ++j) put_sorted(g, &v, j, g->order[j], 1);
+                    continue;
+                }
+            }
+            lane_storeu(g->sx + k, x);
+            lane_storeu(g->sy + k, y);
+            lane_storeu(g->svx + k, lane_gather(v.vx, r));
+            lane_storeu(g->svy + k, lane_gather(v.vy, r));
+            if (three) {
+                lane_storeu(g->sz + k, z);
+                lane_storeu(g->svz + k, lane_gather(v.vz, r));
+            }
+            lanei_storeu(g->scomp + k, r);
+        }
+    }
+    for (; k < end; ++k) {
+        if (c->identity) g->order[k] = k; /* after a reorder, position k is row k */
+        put_sorted(g, &v, k, g->order[k], in_order);
+    }
+}
+
+int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    int32_t n = w->agents.count;
+    if ((w->comps[COMP_NEIGHBORS].table.count == 0 && w->comps[COMP_CROWD].table.count == 0 &&
+         w->comps[COMP_CONTACT].table.count == 0) ||
+        n == 0) {
+        if (grid_data(w)) grid_data(w)->count = 0;
+        return 0;
+    }
+    if (!grid_data(w)) {
+        w->module_data[MOD_NEIGHBORS] = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
+        if (!grid_data(w)) {
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory");
+            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+        }
+    }
+    grid_t* g = grid_data(w);
+    uint64_t since = world_now_ns(), now;
+    memset(g->phase_ns, 0, sizeof g->phase_ns);
+#define PHASE_DONE(k) (now = world_now_ns(), g->phase_ns[k] = (int64_t)(now - since), since = now)
+    configure(w, g, n);
+    PHASE_DONE(GRID_PHASE_CELL);
+    /* One block per worker (at most MAX_BLOCKS), none under 4096 agents. */
+    int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
+    if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
+    if (blocks > (n + 4095) / 4096) blocks = (n + 4095) / 4096;
+    if (!grid_reserve(w, g, n, g->bucket_count, blocks)) {
+        g->count = 0;
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory for %d agents", (int)n);
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    /* Keyed to the step count, which a failed step does not advance: a
+     * step repeated after running out of memory reorders as the first try
+     * did (a stable sort of sorted rows changes nothing), so the storage
+     * order, and the floating-point sums that follow it, stay those of a
+     * run that never failed. */
+    const int reorder = w->reorder_interval > 0 && w->step_count % (uint64_t)w->reorder_interval == 0;
+    /* A chunk's base is kept in cell_start at the chunk's first bucket: that
+     * is the value prefix_offsets writes there anyway, and nothing else reads
+     * it before, so the prefix needs no memory of its own. */
+    int32_t largest[SHOAL_MAX_THREADS];
+    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    memset(largest, 0, (size_t)workers * sizeof *largest);
+    /* About four prefix chunks per worker, of at least PREFIX_CHUNK
+     * buckets: the positions are the same for any cut. */
+    int32_t chunk = (int32_t)(((int64_t)g->bucket_count + 4 * workers - 1) / (4 * workers));
+    if (chunk < PREFIX_CHUNK) chunk = PREFIX_CHUNK;
+    sort_ctx c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
+                  .chunk = chunk, .chunks = (g->bucket_count + chunk - 1) / chunk,
+                  .chunk_base = g->cell_start, .largest = largest};
+    par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
+    PHASE_DONE(GRID_PHASE_COUNT);
+    /* The prefix visits every bucket once and every block's range once. Up
+     * to SERIAL_PREFIX of those it is quicker on this thread than two
+     * parallel rounds (each a wake-up and a barrier). */
+    int64_t visits = g->bucket_count;
+    for (int32_t b = 0; b < blocks; ++b) visits += c.hi[b] - c.lo[b] + 1;
+    const int serial = visits <= SERIAL_PREFIX || c.chunks == 1;
+    if (serial)
+        prefix_totals(0, c.chunks, 0, &c);
+    else
+        par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_totals, &c);
+    int32_t running = 0;
+    for (int32_t ch = 0; ch < c.chunks; ++ch) {
+        int32_t t = c.chunk_base[ch * chunk];
+        c.chunk_base[ch * chunk] = running;
+        running += t;
+    }
+    if (serial)
+        prefix_offsets(0, c.chunks, 0, &c);
+    else
+        par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, prefix_offsets, &c);
+    g->cell_start[g->bucket_count] = n;
+    PHASE_DONE(GRID_PHASE_PREFIX);
+    int32_t most = 0;
+    for (int32_t i = 0; i < workers; ++i) most = largest[i] > most ? largest[i] : most;
+    /* The neighbors' packs, sized from the bucket counts just made, before
+     * the agent table is reordered: out of memory here changes nothing. */
+    if (!neighbors_reserve(w, g, n, most)) {
+        g->count = 0;
+        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    since = world_now_ns(); /* the packs' sizing is no phase */
+    par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, scatter_blocks, &c);
+    PHASE_DONE(GRID_PHASE_SCATTER);
+
+    if (reorder) {
+        /* Every reorder_interval steps, put the agent table itself in cell
+         * order: the sorted order becomes the identity and later copies
+         * read memory almost sequentially. The sorted-copy arrays
+         * (written after this) are the permutation's scratch columns; the
+         * bucket keys, spent once scattered, hold the components' row
+         * permutations. */
+        float* spare[6] = {g->sx, g->sy, g->svx, g->svy, g->sz, g->svz};
+        world_permute_agents_parallel(w, g->order, spare, g->dims == 3 ? 6 : 4, (int32_t*)g->key);
+        c.identity = 1;
+    }
+    PHASE_DONE(GRID_PHASE_REORDER);
+    /* Known without a scan while no row moved: a reorder leaves every
+     * component on every agent in agent-row order, and notes it. */
+    c.comp_in_order = world_component_in_agent_order(w, COMP_NEIGHBORS);
+    par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, copy_sorted, &c);
+    PHASE_DONE(GRID_PHASE_COPY);
+#undef PHASE_DONE
+    g->count = n;
+    g->positions_valid = 0;
+    return n;
+}
+
+int32_t grid_agent_block(const world_t* w, int32_t n)
+{
+    /* 100k agents on 16 threads in blocks of 2048: 49 blocks, the busiest
+     * worker a third over an even share; blocks of 784: 128. */
+    int64_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int64_t block = (int64_t)n / (8 * workers);
+    return block > 2048 ? 2048 : block < 512 ? 512 : (int32_t)((block + 15) / 16 * 16);
+}
+
+/* ---- rows that move after the hash (see spatial_hash.h) ---------------- */
+
+/* Sorted position of the agent at `row` in this step's grid, or -1 (rows
+ * past the sorted count hold agents added since). The positions live in
+ * key, free once the scatter is done, and are built on first use: rows
+ * rarely move within a step. */
+const int32_t* grid_positions(grid_t* g)
+{
+    int32_t* pos = (int32_t*)(void*)g->key;
+    if (!g->positions_valid) {
+        for (int32_t k = 0; k < g->count; ++k) pos[g->order[k]] = k;
+        g->positions_valid = 1;
+    }
+    return pos;
+}
+
+static void positions_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    grid_t* g = (grid_t*)vctx;
+    int32_t* pos = (int32_t*)(void*)g->key;
+    for (int32_t k = begin; k < end; ++k) pos[g->order[k]] = k;
+}
+
+const int32_t* grid_positions_par(world_t* w, grid_t* g)
+{
+    if (!g->positions_valid) {
+        par_for(w, g->count, 4096, PAR_STATIC, positions_range, g);
+        g->positions_valid = 1;
+    }
+    return (const int32_t*)(const void*)g->key;
+}
+
+static int32_t grid_position(grid_t* g, int32_t row)
+{
+    const int32_t* pos = grid_positions(g);
+    return row >= 0 && row < g->count ? pos[row] : -1;
+}
+
+void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row)
+{
+    grid_t* g = grid_data(w);
+    if (!g || g->count == 0) return;
+    int32_t k = grid_position(g, agent_row);
+    if (k >= 0) g->scomp[k] = -1;
+    int32_t moved = grid_position(g, moved_agent_row);
+    if (moved >= 0) g->scomp[moved] = cr;
+}
+
+void grid_agent_row_moved(world_t* w, int32_t from, int32_t to)
+{
+    grid_t* g = grid_data(w);
+    if (!g || g->count == 0) return;
+    int32_t k = grid_position(g, from);
+    if (to < g->count) ((int32_t*)(void*)g->key)[to] = k;
+    if (k >= 0) g->order[k] = to;
+}
+
+/* ---- wrap: keep positions inside a torus box (integrate stage) ---------- */
+
+typedef struct wrap_ctx {
+    world_t* w;
+} wrap_ctx;
+
+static void wrap_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = ((wrap_ctx*)vctx)->w;
+    for (int k = 0; k < w->dims; ++k) {
+        float* p = AGENT_F(w, AC_POS_X + k);
+        float origin = w->bounds_min[k], extent = w->bounds_max[k] - w->bounds_min[k];
+        /* Nearly every agent is still inside: test a lane at a time and
+         * rewrite only lanes that left the box. (Columns are padded to
+         * whole lanes, so the last load stays inside the column.) */
+        lanef lo = lane_set1(origin), ext = lane_set1(extent);
+        for (int32_t i = begin; i < end; i += SHOAL_LANES) {
+            lanef f = lane_sub(lane_loadu(p + i), lo);
+            if (lane_mask_all(lane_mask_and(lane_cmp_ge(f, lane_zero()), lane_cmp_lt(f, ext)))) continue;
+            int32_t stop = i + SHOAL_LANES < end ? i + SHOAL_LANES : end;
+            for (int32_t j = i; j < stop; ++j) p[j] = wrap_into(p[j], origin, extent);
+        }
+    }
+}
+
+int wrap_idle(const world_t* w) { return !w->wrap; }
+
+rows_fn* wrap_rows(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    ((wrap_ctx*)ctx)->w = w;
+    return wrap_range;
+}
+
+int64_t wrap_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    if (!w->wrap) return 0;
+    wrap_ctx c = {w};
+    par_for(w, w->agents.count, 4096, PAR_AFFINE, wrap_range, &c);
+    return w->agents.count;
+}
+
+/* ---- the neighbors module: separation, alignment and cohesion's component,
+ * and the grid that the spatial hash builds for them ---------------------- */
+
+static int neighbors_needs(const shoal_agent_def_t* d)
+{
+    const float* wt = d->weights;
+    return wt[SHOAL_BEHAVIOR_SEPARATE] != 0.0f || wt[SHOAL_BEHAVIOR_ALIGN] != 0.0f ||
+           wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
+}
+
+static shoal_status_t neighbors_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    const shoal_neighbors_t* n = &d->neighbors;
+    int ok = def_check_min(w, where, "neighbors.radius", n->radius, 0.0f, 1) &&
+             def_check_min(w, where, "neighbors.fov", n->fov, 0.0f, 1) &&
+             def_check_min(w, where, "neighbors.separation_gain", n->separation_gain, 0.0f, 0) &&
+             def_check_min(w, where, "neighbors.alignment_gain", n->alignment_gain, 0.0f, 0) &&
+             def_check_min(w, where, "neighbors.cohesion_gain", n->cohesion_gain, 0.0f, 0);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (n->fov > VEC_TWO_PI)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: neighbors.fov must be in (0, 2 pi] rad, got %g",
+                          where, (double)n->fov);
+    if (n->max_neighbors < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
+                          (int)n->max_neighbors);
+    return SHOAL_OK;
+}
+
+static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                                int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    const int k = COMP_NEIGHBORS;
+    const shoal_neighbors_t* n = &d->neighbors;
+    const float* wt = d->weights;
+    COMP_F(w, k, NB_RADIUS)[r] = n->radius;
+    COMP_F(w, k, NB_FOV)[r] = n->fov;
+    /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
+    COMP_F(w, k, NB_FOV_COS)[r] = n->fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * n->fov);
+    COMP_I(w, k, NB_MAX)[r] = n->max_neighbors;
+    COMP_F(w, k, NB_K_SEP)[r] = n->separation_gain;
+    COMP_F(w, k, NB_K_ALI)[r] = n->alignment_gain;
+    COMP_F(w, k, NB_K_COH)[r] = n->cohesion_gain;
+    COMP_F(w, k, NB_W_SEP)[r] = wt[SHOAL_BEHAVIOR_SEPARATE];
+    COMP_F(w, k, NB_W_ALI)[r] = wt[SHOAL_BEHAVIOR_ALIGN];
+    COMP_F(w, k, NB_W_COH)[r] = wt[SHOAL_BEHAVIOR_COHERE];
+}
+
+static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_NEIGHBORS;
+    d->neighbors.radius = COMP_F(w, k, NB_RADIUS)[r];
+    d->neighbors.fov = COMP_F(w, k, NB_FOV)[r];
+    d->neighbors.max_neighbors = COMP_I(w, k, NB_MAX)[r];
+    d->neighbors.separation_gain = COMP_F(w, k, NB_K_SEP)[r];
+    d->neighbors.alignment_gain = COMP_F(w, k, NB_K_ALI)[r];
+    d->neighbors.cohesion_gain = COMP_F(w, k, NB_K_COH)[r];
+    d->weights[SHOAL_BEHAVIOR_SEPARATE] = COMP_F(w, k, NB_W_SEP)[r];
+    d->weights[SHOAL_BEHAVIOR_ALIGN] = COMP_F(w, k, NB_W_ALI)[r];
+    d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
+}
+
+static const uint8_t neighbors_flags[NB_COUNT_] = {[NB_MAX] = COLUMN_BITS};
+
+const module_t neighbors_module = {
+    .name = "neighbors",
+    .column_count = NB_COUNT_,
+    .column_flags = neighbors_flags,
+    /* every column but the slot and COMP_ROW */
+    .definition_columns = ((1ull << NB_COUNT_) - 1) & ~3ull,
+    .release = grid_destroy,
+    .needs = neighbors_needs,
+    .validate = neighbors_validate,
+    .write_row = neighbors_write_row,
+    .read_row = neighbors_read_row,
+    .row_removed = grid_neighbors_row_removed,
+    .agent_row_moved = grid_agent_row_moved,
+};

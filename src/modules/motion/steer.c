@@ -1,0 +1,202 @@
+/* Seek, flee, arrival and departure (seed 003, "Individual behaviors").
+ *
+ * Each behavior gives a desired velocity vector; the agent's command is the
+ * weighted sum, from which the controller takes V_d = |V| and theta_d as the
+ * direction of V (the seed's theta + atan(e_y / e_x) in body axes is the same
+ * angle as atan2 of the world error). Working with the vector keeps the sum
+ * meaningful and extends to 3D, where the direction gives yaw and pitch. */
+#include <math.h>
+#include <string.h>
+
+#include "modules/motion/motion.h"
+#include "ecs/parallel.h"
+#include "simd/lanes.h"
+#include "modules/agent.h"
+
+typedef struct steer_ctx {
+    world_t* w;
+    int none; /* no row weighs any of these behaviors (world_t.params_one) */
+} steer_ctx;
+
+/* The columns steer reads and writes, looked up once per range. */
+typedef struct steer_cols {
+    const float* px;
+    const float* py;
+    const float* pz;
+    const float* heading;
+    const float* mass;
+    const float* fmax;
+    const float* vmax;
+    const float* radius;
+    const float* w_seek;
+    const float* w_flee;
+    const float* w_arrive;
+    const float* w_depart;
+    const float* k_arrive;
+    const float* k_depart;
+    const float* tx;
+    const float* ty;
+    const float* tz;
+    const float* hx;
+    const float* hy;
+    const float* hz;
+    float* dx;
+    float* dy;
+    float* dz;
+} steer_cols;
+
+static steer_cols steer_columns(world_t* w)
+{
+    steer_cols c = {
+        AGENT_F(w, AC_POS_X),
+        AGENT_F(w, AC_POS_Y),
+        AGENT_F(w, AC_POS_Z),
+        AGENT_F(w, AC_HEADING),
+        AGENT_F(w, AC_MASS),
+        AGENT_F(w, AC_MAX_FORCE),
+        AGENT_F(w, AC_MAX_SPEED),
+        AGENT_F(w, AC_RADIUS),
+        AGENT_F(w, AC_W_SEEK),
+        AGENT_F(w, AC_W_FLEE),
+        AGENT_F(w, AC_W_ARRIVE),
+        AGENT_F(w, AC_W_DEPART),
+        AGENT_F(w, AC_ARRIVE_GAIN),
+        AGENT_F(w, AC_DEPART_GAIN),
+        AGENT_F(w, AC_TARGET_X),
+        AGENT_F(w, AC_TARGET_Y),
+        AGENT_F(w, AC_TARGET_Z),
+        AGENT_F(w, AC_THREAT_X),
+        AGENT_F(w, AC_THREAT_Y),
+        AGENT_F(w, AC_THREAT_Z),
+        AGENT_F(w, AC_DESIRED_X),
+        AGENT_F(w, AC_DESIRED_Y),
+        AGENT_F(w, AC_DESIRED_Z)};
+    return c;
+}
+
+/* The full path for agent row i. */
+static inline void steer_one(const steer_cols* c, int32_t i, int three)
+{
+    const float* px = c->px;
+    const float* py = c->py;
+    const float* pz = c->pz;
+    const float* heading = c->heading;
+    const float* mass = c->mass;
+    const float* fmax = c->fmax;
+    const float* vmax = c->vmax;
+    const float* radius = c->radius;
+    const float* w_seek = c->w_seek;
+    const float* w_flee = c->w_flee;
+    const float* w_arrive = c->w_arrive;
+    const float* w_depart = c->w_depart;
+    const float* k_arrive = c->k_arrive;
+    const float* k_depart = c->k_depart;
+    const float* tx = c->tx;
+    const float* ty = c->ty;
+    const float* tz = c->tz;
+    const float* hx = c->hx;
+    const float* hy = c->hy;
+    const float* hz = c->hz;
+    float* dx = c->dx;
+    float* dy = c->dy;
+    float* dz = c->dz;
+
+    float vx = 0.0f, vy = 0.0f, vz = 0.0f;
+    /* e: error toward the target; f: error toward the threat. */
+    float ex = tx[i] - px[i], ey = ty[i] - py[i], ez = three ? tz[i] - pz[i] : 0.0f;
+    float fx = hx[i] - px[i], fy = hy[i] - py[i], fz = three ? hz[i] - pz[i] : 0.0f;
+    float e2 = ex * ex + ey * ey + ez * ez;
+    float f2 = fx * fx + fy * fy + fz * fz;
+    float e = sqrtf(e2), f = sqrtf(f2);
+
+    if (w_seek[i] != 0.0f && e > 0.0f) {
+        float k = w_seek[i] * vmax[i] / e; /* V_d = V_max toward e */
+        vx += k * ex;
+        vy += k * ey;
+        vz += k * ez;
+    }
+    if (w_flee[i] != 0.0f) {
+        if (f > 0.0f) {
+            float k = w_flee[i] * vmax[i] / f; /* V_d = V_max along -e */
+            vx -= k * fx;
+            vy -= k * fy;
+            vz -= k * fz;
+        } else {
+            /* On top of the threat any direction flees; keep going ahead. */
+            vx += w_flee[i] * vmax[i] * cosf(heading[i]);
+            vy += w_flee[i] * vmax[i] * sinf(heading[i]);
+        }
+    }
+    if (w_arrive[i] != 0.0f && e > 0.0f) {
+        /* V = K_arrival e, capped so the vehicle can still stop. */
+        float speed = braking_speed(k_arrive[i] * e, e, 0.0f, vmax[i], fmax[i], mass[i]);
+        float k = w_arrive[i] * speed / e;
+        vx += k * ex;
+        vy += k * ey;
+        vz += k * ez;
+    }
+    if (w_depart[i] != 0.0f) {
+        /* V = K_departure (-e)/|e|^2, with |e| floored at the agent's
+         * radius so that the command stays finite at the threat. */
+        float floor2 = fmaxf(radius[i] * radius[i], 1e-6f);
+        if (f > 0.0f) {
+            float k = w_depart[i] * k_depart[i] / fmaxf(f2, floor2);
+            vx -= k * fx;
+            vy -= k * fy;
+            vz -= k * fz;
+        }
+    }
+    dx[i] = vx;
+    dy[i] = vy;
+    if (three) dz[i] = vz;
+}
+
+static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    world_t* w = ((steer_ctx*)vctx)->w;
+    const int three = w->dims == 3; /* z columns do not exist in 2D */
+    const steer_cols cols = steer_columns(w);
+    const float *w_seek = cols.w_seek, *w_flee = cols.w_flee, *w_arrive = cols.w_arrive,
+                *w_depart = cols.w_depart;
+    float *dx = cols.dx, *dy = cols.dy, *dz = cols.dz;
+    if (((steer_ctx*)vctx)->none) {
+        /* Every weight column holds zero: the zeros, without reading them. */
+        memset(dx + begin, 0, (size_t)(end - begin) * sizeof(float));
+        memset(dy + begin, 0, (size_t)(end - begin) * sizeof(float));
+        if (three) memset(dz + begin, 0, (size_t)(end - begin) * sizeof(float));
+        return;
+    }
+    /* Most agents of a flock use none of these behaviors: their desired
+     * velocity is cleared without reading targets and threats (the same
+     * zeros the full path would write), a lane of agents at a time. */
+    const lanef zero = lane_zero();
+    for (int32_t i0 = begin; i0 < end; i0 += SHOAL_LANES) {
+        if (i0 + SHOAL_LANES <= end) {
+            lanem used = lane_mask_or(lane_mask_or(lane_cmp_neq(lane_loadu(w_seek + i0), zero),
+                                                   lane_cmp_neq(lane_loadu(w_flee + i0), zero)),
+                                      lane_mask_or(lane_cmp_neq(lane_loadu(w_arrive + i0), zero),
+                                                   lane_cmp_neq(lane_loadu(w_depart + i0), zero)));
+            if (!lane_mask_any(used)) {
+                lane_storeu(dx + i0, zero);
+                lane_storeu(dy + i0, zero);
+                if (three) lane_storeu(dz + i0, zero);
+                continue;
+            }
+        }
+        int32_t i1 = i0 + SHOAL_LANES < end ? i0 + SHOAL_LANES : end;
+        for (int32_t i = i0; i < i1; ++i) steer_one(&cols, i, three);
+    }
+}
+
+int64_t steer_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    static const int weights[] = {AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART};
+    float v[4];
+    steer_ctx c = {w, agent_params_one(w, weights, 4, v) && v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f &&
+                          v[3] == 0.0f};
+    par_for(w, w->agents.count, 1024, PAR_AFFINE, steer_range, &c);
+    return w->agents.count;
+}

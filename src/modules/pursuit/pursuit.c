@@ -1,0 +1,147 @@
+/* Pursuit and evasion: seek or flee (seed 003, "Seek/Flee") aimed at where
+ * the target agent will be rather than where it is.
+ *
+ * The seed's Seek/Flee take a fixed point; a moving target needs a
+ * prediction (Reynolds' pursuit). The target is assumed to keep its current
+ * velocity for T seconds, T being the time this agent needs to cover the
+ * present distance at its top speed, capped by max_prediction:
+ *
+ *   d = p_t - p,   T = min(|d| / max(V_max, 1e-6), max_prediction)
+ *   e = p_t + v_t T - p
+ *   pursue: V = V_max e / |e|      evade: V = -V_max e / |e|
+ *
+ * and the desired velocity gets w_pursue V_pursue + w_evade V_evade added.
+ * V_d = V_max for both, as in the seed. Seeking a point it is on gives no
+ * command (as steer's seek); evading from there flees along the agent's own
+ * forward axis (as steer's flee): any direction leaves, ahead is cheapest.
+ *
+ * A target that is gone (stale handle), null, or the agent itself gives no
+ * command and no error: handles held in components may go stale at any
+ * step, and the owner learns that from shoal_agent_is_valid.
+ *
+ * Reads the target's position and velocity only: those columns are written
+ * by integration in a later stage, so reading another row here races with
+ * nothing. Never reads another agent's desired velocity, which other decide
+ * threads are writing. */
+#include <math.h>
+
+#include "modules/pursuit/pursuit.h"
+#include "ecs/parallel.h"
+#include "simd/vec.h"
+#include "modules/agent.h"
+
+/* The pursuit component's columns: the target handle, weights, horizon. */
+typedef struct pursuit_view {
+    const int32_t* agent_row;
+    const uint32_t *tindex, *ttag;
+    const float *w_pursue, *w_evade, *max_pred;
+} pursuit_view;
+
+/* Reads pos, vel, forward of self and target, max speed; writes desired (+=). */
+typedef struct pursuit_ctx {
+    world_t* w;
+    agent_view_t a;
+    pursuit_view p;
+} pursuit_ctx;
+
+static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const pursuit_ctx* c = (const pursuit_ctx*)vctx;
+    const world_t* w = c->w;
+    const int three = w->dims == 3;
+    const int32_t* agent_row = c->p.agent_row;
+    const uint32_t *tindex = c->p.tindex, *ttag = c->p.ttag;
+    const float *w_pursue = c->p.w_pursue, *w_evade = c->p.w_evade, *max_pred = c->p.max_pred;
+    const float* vmax = c->a.max_speed;
+    float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
+
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t i = agent_row[r];
+        int32_t t = world_row_of_stored(w, tindex[r], ttag[r]);
+        if (t < 0 || t == i) continue;
+
+        vec3 p = agent_position(w, i);
+        vec3 d = vec3_sub(agent_position(w, t), p);
+        float T = fminf(vec3_length(d) / fmaxf(vmax[i], 1e-6f), max_pred[r]);
+        vec3 e = vec3_add(d, vec3_scale(agent_velocity(w, t), T)); /* predicted - p */
+        vec3 dir = vec3_normalize(e);
+        int on_point = dir.x == 0.0f && dir.y == 0.0f && dir.z == 0.0f;
+
+        vec3 v = vec3_zero();
+        if (w_pursue[r] != 0.0f && !on_point) v = vec3_scale(dir, w_pursue[r] * vmax[i]);
+        if (w_evade[r] != 0.0f) {
+            vec3 away = on_point ? agent_forward(w, i) : vec3_neg(dir);
+            v = vec3_add(v, vec3_scale(away, w_evade[r] * vmax[i]));
+        }
+        dx[i] += v.x;
+        dy[i] += v.y;
+        if (three) dz[i] += v.z;
+    }
+}
+
+int64_t pursuit_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    int32_t count = w->comps[COMP_PURSUIT].table.count;
+    const int k = COMP_PURSUIT;
+    pursuit_ctx c = {w, agent_view(w),
+                     {COMP_I(w, k, COMP_ROW), COMP_U(w, k, PU_TARGET_INDEX1), COMP_U(w, k, PU_TARGET_TAG),
+                      COMP_F(w, k, PU_W_PURSUE), COMP_F(w, k, PU_W_EVADE), COMP_F(w, k, PU_MAX_PREDICTION)}};
+    /* Even cost per agent (one random read of the target): static blocks. */
+    par_for(w, count, 512, PAR_STATIC, pursuit_range, &c);
+    return count;
+}
+
+/* ---- the module ------------------------------------------------------------ */
+
+static int pursuit_needs(const shoal_agent_def_t* d)
+{
+    return d->weights[SHOAL_BEHAVIOR_PURSUE] != 0.0f || d->weights[SHOAL_BEHAVIOR_EVADE] != 0.0f;
+}
+
+static shoal_status_t pursuit_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    if (!def_check_min(w, where, "pursuit.max_prediction", d->pursuit.max_prediction, 0.0f, 0))
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    if (d->pursuit.target.index1 != 0 && d->pursuit.target.world0 != w->tag)
+        return world_fail(w, SHOAL_ERR_STALE_HANDLE, "%s: pursuit.target does not belong to this world", where);
+    return SHOAL_OK;
+}
+
+static void pursuit_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                              int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    const int k = COMP_PURSUIT;
+    COMP_U(w, k, PU_TARGET_INDEX1)[r] = d->pursuit.target.index1;
+    COMP_U(w, k, PU_TARGET_TAG)[r] = agent_stored_tag(d->pursuit.target);
+    COMP_F(w, k, PU_W_PURSUE)[r] = d->weights[SHOAL_BEHAVIOR_PURSUE];
+    COMP_F(w, k, PU_W_EVADE)[r] = d->weights[SHOAL_BEHAVIOR_EVADE];
+    COMP_F(w, k, PU_MAX_PREDICTION)[r] = d->pursuit.max_prediction;
+}
+
+static void pursuit_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_PURSUIT;
+    d->pursuit.target = agent_stored_handle(COMP_U(w, k, PU_TARGET_INDEX1)[r], COMP_U(w, k, PU_TARGET_TAG)[r]);
+    d->weights[SHOAL_BEHAVIOR_PURSUE] = COMP_F(w, k, PU_W_PURSUE)[r];
+    d->weights[SHOAL_BEHAVIOR_EVADE] = COMP_F(w, k, PU_W_EVADE)[r];
+    d->pursuit.max_prediction = COMP_F(w, k, PU_MAX_PREDICTION)[r];
+}
+
+static const uint8_t pursuit_flags[PU_COUNT_] = {[PU_TARGET_INDEX1] = COLUMN_BITS,
+                                                 [PU_TARGET_TAG] = COLUMN_HANDLE_TAG | COLUMN_BITS};
+
+const module_t pursuit_module = {
+    .name = "pursuit",
+    .column_count = PU_COUNT_,
+    .column_flags = pursuit_flags,
+    .needs = pursuit_needs,
+    .validate = pursuit_validate,
+    .write_row = pursuit_write_row,
+    .read_row = pursuit_read_row,
+};
