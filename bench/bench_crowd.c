@@ -268,13 +268,12 @@ static int parse_scenario(const char* command, const char* name, const char* val
     return 0;
 }
 
-#define CROWD_INT(name, metavar, field, lo, hi, help)                                             \
-    {name, NULL, metavar, CLI_INT, CLI_FIELD(crowd_opts, field), lo, hi, 0, NULL, help}
+#define CROWD_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, crowd_opts, field, lo, hi, help)
 
 static const cli_option_t crowd_options[] = {
-    {"--scenario", NULL, "grid|gridshuf|circle", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_scenario,
-     "the scene (default grid): two blocks walking through each other, the same agents "
-     "added in a shuffled order, or agents on a circle (3D: a sphere) bound for their antipodes"},
+    {.name = "--scenario", .metavar = "grid|gridshuf|circle", .kind = CLI_CUSTOM, .parse = parse_scenario,
+     .help = "the scene (default grid): two blocks walking through each other, the same agents "
+             "added in a shuffled order, or agents on a circle (3D: a sphere) bound for their antipodes"},
     CROWD_INT("--dim", "2|3", dims, 2, 3, "dimensions (default 2)"),
     CROWD_INT("--agents", "N", agents, 2, 100000000, "agents, 2..100000000 (default 100000)"),
     CROWD_INT("--steps", "S", steps, 1, 1000000000, "timed steps of 0.25 s (default 100)"),
@@ -290,8 +289,8 @@ static const cli_option_t crowd_options[] = {
               "the contact pass's Gauss-Seidel sweeps of a step: 0 (default) all on the calling "
               "thread; N > 0: the first N there, then colored sweeps by the workers (other results, "
               "the same for any thread count; an experiment, bench/README.md)"),
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(crowd_opts, json), 0, 0, 0, NULL,
-     "one JSON object on stdout: see below"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(crowd_opts, json),
+     .help = "one JSON object on stdout: see below"},
 };
 
 static const cli_spec_t crowd_spec = {

@@ -378,13 +378,9 @@ static int bench_kernel(const bench_opts* o)
 
 /* ---- options ---------------------------------------------------------------- */
 
-#define FLOCK_INT(name, metavar, field, lo, hi, help)                                             \
-    {name, NULL, metavar, CLI_INT, CLI_FIELD(bench_opts, field), lo, hi, 0, NULL, help}
-#define FLOCK_FLAG(name, field, help)                                                             \
-    {name, NULL, NULL, CLI_FLAG, CLI_FIELD(bench_opts, field), 0, 0, 0, NULL, help}
-#define FLOCK_POSITIVE(name, metavar, field, help)                                                \
-    {name, NULL, metavar, CLI_NUMBER, CLI_FIELD(bench_opts, field), 0, INFINITY, CLI_ABOVE_MIN,    \
-     NULL, help}
+#define FLOCK_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, bench_opts, field, lo, hi, help)
+#define FLOCK_FLAG(name, field, help) CLI_FLAG_ROW(name, bench_opts, field, help)
+#define FLOCK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, bench_opts, field, help)
 
 /* flock and kernel fill one struct; kernel's table has the rows it reads. */
 #define DIM_ROW FLOCK_INT("--dim", "2|3", dims, 2, 3, "dimensions (default 2)")

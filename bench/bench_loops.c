@@ -122,17 +122,16 @@ static int run(const loops_opts* o)
     return CLI_EXIT_OK;
 }
 
-#define LOOPS_INT(name, metavar, field, lo, hi, help)                                             \
-    {name, NULL, metavar, CLI_INT, CLI_FIELD(loops_opts, field), lo, hi, 0, NULL, help}
+#define LOOPS_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, loops_opts, field, lo, hi, help)
 
 static const cli_option_t loops_options[] = {
     LOOPS_INT("--threads", "T", threads, 2, 1024, "threads, 2..1024 (default: physical cores, at least 2)"),
     LOOPS_INT("--loops", "N", loops, 1, 100000000, "loops per round (default 20000)"),
     LOOPS_INT("--items", "M", items, 16, 100000000, "items per loop (default 4096)"),
     LOOPS_INT("--rounds", "R", rounds, 1, 1000, "rounds of each way, alternating (default 5)"),
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(loops_opts, json), 0, 0, 0, NULL,
-     "one JSON object on stdout: bench, threads, loops, items, rounds, serial_ns_per_loop, "
-     "forkjoin_ns_per_loop, region_ns_per_loop, forkjoin_overhead_ns, region_overhead_ns"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(loops_opts, json),
+     .help = "one JSON object on stdout: bench, threads, loops, items, rounds, serial_ns_per_loop, "
+             "forkjoin_ns_per_loop, region_ns_per_loop, forkjoin_overhead_ns, region_overhead_ns"},
 };
 
 static const cli_spec_t loops_spec = {

@@ -320,24 +320,29 @@ static int run_planner_bench(const planner_opts* o)
 #define STR(x) STR_(x)
 
 static const cli_option_t planner_options[] = {
-    {"--agents", NULL, "N", CLI_INT, CLI_FIELD(planner_opts, agents), 1, 10000000, 0, NULL,
-     "planner agents, 1..10000000 (default 10000)"},
-    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(planner_opts, threads), 1, 1024, 0, NULL,
-     "threads, 1..1024 (default: physical cores)"},
-    {"--sim-seconds", NULL, "S", CLI_NUMBER, CLI_FIELD(planner_opts, sim_seconds), 0, 1e6,
-     CLI_ABOVE_MIN, NULL, "simulated seconds, in (0, 1e6] (default 10)"},
-    {"--expansions", NULL, "E", CLI_INT, CLI_FIELD(planner_opts, expansions), 1, 1000000, 0, NULL,
-     "max_expansions per search, 1..1000000 (default " STR(BENCH_PLANNER_EXPANSIONS) ")"},
-    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(planner_opts, seed), 0, (double)INT64_MAX, 0, NULL,
-     "scene seed, an integer >= 0 (default 1)"},
-    {"--depth", NULL, "D", CLI_INT, CLI_FIELD(planner_opts, depth), 1, 64, 0, NULL,
-     "max_depth of every search, 1..64 (default: the library's)"},
-    {"--time-budget-ms", NULL, "MS", CLI_NUMBER, CLI_FIELD(planner_opts, budget_ms), 0, 60000, 0, NULL,
-     "time_budget_ms of every search, in [0, 60000] (default 0: none; nonzero makes the "
-     "state_hash depend on the machine)"},
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_opts, json), 0, 0, 0, NULL,
-     "one JSON object on stdout: agents, threads, sim_seconds, wall_seconds, realtime_factor, "
-     "searches_per_s, ms_per_search, goodness_mean, state_hash, and more"},
+    {.name = "--agents", .metavar = "N", .kind = CLI_INT, CLI_AT(planner_opts, agents), .min = 1,
+     .max = 10000000,
+     .help = "planner agents, 1..10000000 (default 10000)"},
+    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(planner_opts, threads), .min = 1,
+     .max = 1024,
+     .help = "threads, 1..1024 (default: physical cores)"},
+    {.name = "--sim-seconds", .metavar = "S", .kind = CLI_NUMBER, CLI_AT(planner_opts, sim_seconds),
+     .max = 1e6, .flags = CLI_ABOVE_MIN,
+     .help = "simulated seconds, in (0, 1e6] (default 10)"},
+    {.name = "--expansions", .metavar = "E", .kind = CLI_INT, CLI_AT(planner_opts, expansions), .min = 1,
+     .max = 1000000,
+     .help = "max_expansions per search, 1..1000000 (default " STR(BENCH_PLANNER_EXPANSIONS) ")"},
+    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(planner_opts, seed), .max = (double)INT64_MAX,
+     .help = "scene seed, an integer >= 0 (default 1)"},
+    {.name = "--depth", .metavar = "D", .kind = CLI_INT, CLI_AT(planner_opts, depth), .min = 1, .max = 64,
+     .help = "max_depth of every search, 1..64 (default: the library's)"},
+    {.name = "--time-budget-ms", .metavar = "MS", .kind = CLI_NUMBER, CLI_AT(planner_opts, budget_ms),
+     .max = 60000,
+     .help = "time_budget_ms of every search, in [0, 60000] (default 0: none; nonzero makes the "
+             "state_hash depend on the machine)"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(planner_opts, json),
+     .help = "one JSON object on stdout: agents, threads, sim_seconds, wall_seconds, realtime_factor, "
+             "searches_per_s, ms_per_search, goodness_mean, state_hash, and more"},
 };
 
 static const cli_spec_t planner_spec = {

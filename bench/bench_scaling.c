@@ -632,14 +632,13 @@ static int parse_threads(const char* command, const char* name, const char* valu
     return 0;
 }
 
-#define SCALING_INT(name, metavar, field, lo, hi, help)                                           \
-    {name, NULL, metavar, CLI_INT, CLI_FIELD(scaling_opts, field), lo, hi, 0, NULL, help}
+#define SCALING_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, scaling_opts, field, lo, hi, help)
 
 static const cli_option_t scaling_options[] = {
-    {"--threads", NULL, "T1,T2,...", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_threads,
-     "the thread counts, in the order run; speed-ups are over the first (default: 1 and the powers of "
-     "two below the physical cores, then the core count: 1,2 on 2 cores, 1,2,4,8,16 on 16). Counts "
-     "above the machine's hardware threads run, oversubscribed, and are marked so"},
+    {.name = "--threads", .metavar = "T1,T2,...", .kind = CLI_CUSTOM, .parse = parse_threads,
+     .help = "the thread counts, in the order run; speed-ups are over the first (default: 1 and the powers of "
+             "two below the physical cores, then the core count: 1,2 on 2 cores, 1,2,4,8,16 on 16). Counts "
+             "above the machine's hardware threads run, oversubscribed, and are marked so"},
     SCALING_INT("--agents", "N", agents, 2, 100000000,
                 "agents, 2..100000000 (default: the scene's bench default: flock 100000, crowd 100000, "
                 "planner 10000)"),
@@ -648,13 +647,13 @@ static const cli_option_t scaling_options[] = {
     SCALING_INT("--warmup", "W", warmup, 0, 1000000000,
                 "untimed steps first (default: flock 10, crowd 10, planner 0)"),
     SCALING_INT("--rounds", "R", rounds, 1, 1000, "runs per thread count, 1..1000 (default 3)"),
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, json), 0, 0, 0, NULL,
-     "JSON lines on stdout: one object per thread count (see below)"},
-    {"--csv", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, csv), 0, 0, 0, NULL,
-     "CSV on stdout: a header, then one row per thread count and system (see below)"},
-    {"--ceiling", NULL, NULL, CLI_FLAG, CLI_FIELD(scaling_opts, ceiling), 0, 0, 0, NULL,
-     "also measure the machine's ceiling at each count T: T worlds of agents/T each, one a thread, "
-     "stepped at once, sharing nothing (see below); two to three times the sweep's time"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(scaling_opts, json),
+     .help = "JSON lines on stdout: one object per thread count (see below)"},
+    {.name = "--csv", .kind = CLI_FLAG, CLI_AT(scaling_opts, csv),
+     .help = "CSV on stdout: a header, then one row per thread count and system (see below)"},
+    {.name = "--ceiling", .kind = CLI_FLAG, CLI_AT(scaling_opts, ceiling),
+     .help = "also measure the machine's ceiling at each count T: T worlds of agents/T each, one a thread, "
+             "stepped at once, sharing nothing (see below); two to three times the sweep's time"},
 };
 
 static const cli_spec_t scaling_spec = {

@@ -198,8 +198,7 @@ step_failed:
     return CLI_EXIT_FAILURE;
 }
 
-#define SPLIT_INT(name, metavar, field, lo, hi, help)                                             \
-    {name, NULL, metavar, CLI_INT, CLI_FIELD(split_opts, field), lo, hi, 0, NULL, help}
+#define SPLIT_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, split_opts, field, lo, hi, help)
 
 static const cli_option_t split_options[] = {
     SPLIT_INT("--threads", "T", threads, 1, 1024, "the thread count to split for, 1..1024 (default 16)"),
@@ -207,8 +206,8 @@ static const cli_option_t split_options[] = {
               "agents (default: the scene's bench default: flock 100000, crowd 100000, planner 10000)"),
     SPLIT_INT("--steps", "S", steps, 1, 1000000000, "timed steps (default: the scene's, as bench scaling)"),
     SPLIT_INT("--warmup", "W", warmup, 0, 1000000000, "untimed steps first (default: the scene's)"),
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(split_opts, json), 0, 0, 0, NULL,
-     "one JSON object on stdout (see below)"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(split_opts, json),
+     .help = "one JSON object on stdout (see below)"},
 };
 
 static const cli_spec_t split_spec = {

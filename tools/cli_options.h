@@ -40,7 +40,7 @@ typedef struct cli_option_t {
     const char* alias;   /* "-q", or NULL */
     const char* metavar; /* "N": the option takes a value; NULL for flags */
     cli_kind_t kind;
-    size_t offset;       /* of the field in the options struct (CLI_FIELD) */
+    size_t offset;       /* of the field in the options struct (CLI_AT) */
     size_t size;         /* of that field */
     double min, max;     /* CLI_INT and CLI_NUMBER */
     int flags;           /* CLI_NUMBER: CLI_ABOVE_MIN */
@@ -48,7 +48,22 @@ typedef struct cli_option_t {
     const char* help;    /* one paragraph; wrapped when printed */
 } cli_option_t;
 
-#define CLI_FIELD(type, field) offsetof(type, field), sizeof(((type*)0)->field)
+/* A row names its fields ({.name = "--steps", .metavar = "N", .kind = CLI_INT,
+ * CLI_AT(opts_t, steps), .min = 0, .max = 100, .help = "..."}); fields left
+ * out are 0 or NULL. CLI_AT(type, field) gives where the value is stored. */
+#define CLI_AT(type, field) .offset = offsetof(type, field), .size = sizeof(((type*)0)->field)
+
+/* The rows most tables repeat, by kind: an integer in [lo, hi], a flag, a
+ * number > 0, a string. */
+#define CLI_INT_ROW(name_, metavar_, type, field, lo, hi, help_)                                          \
+    {.name = (name_), .metavar = (metavar_), .kind = CLI_INT, CLI_AT(type, field), .min = (lo), .max = (hi), \
+     .help = (help_)}
+#define CLI_FLAG_ROW(name_, type, field, help_) {.name = (name_), .kind = CLI_FLAG, CLI_AT(type, field), .help = (help_)}
+#define CLI_POSITIVE_ROW(name_, metavar_, type, field, help_)                                             \
+    {.name = (name_), .metavar = (metavar_), .kind = CLI_NUMBER, CLI_AT(type, field), .max = INFINITY,       \
+     .flags = CLI_ABOVE_MIN, .help = (help_)}
+#define CLI_STRING_ROW(name_, metavar_, type, field, help_)                                               \
+    {.name = (name_), .metavar = (metavar_), .kind = CLI_STRING, CLI_AT(type, field), .help = (help_)}
 
 typedef struct cli_spec_t {
     const char* command;     /* as typed after `shoal`: "run", "plot trim" */
@@ -62,7 +77,7 @@ typedef struct cli_spec_t {
      * one table, parsed and listed after `options`, its rows' fields at
      * `shared_offset` in the options struct plus their own offset. So the
      * shared rows are declared once, against a struct of their own, which
-     * each spec's options struct embeds (CLI_FIELD(kind_t, shared) gives
+     * each spec's options struct embeds (offsetof(kind_t, shared) gives
      * its offset). NULL: none. */
     const cli_option_t* shared_options;
     int shared_option_count;

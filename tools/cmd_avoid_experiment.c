@@ -17,16 +17,17 @@ typedef struct avoid_options_t {
 } avoid_options_t;
 
 static const cli_option_t avoid_options[] = {
-    {"--dims", NULL, "D", CLI_INT, CLI_FIELD(avoid_options_t, dims), 0, 3, 0, NULL,
-     "2 or 3; 0 (the default) runs both"},
-    {"--gain", NULL, "K", CLI_NUMBER, CLI_FIELD(avoid_options_t, gain), 0, 1e6, 0, NULL,
-     "K_avoid of every run, >= 0 (default: shoal_avoid_default's)"},
-    {"--lookahead", NULL, "T", CLI_NUMBER, CLI_FIELD(avoid_options_t, lookahead), 0, 1e6, 0, NULL,
-     "T_avoid of every run, s, >= 0 (default: shoal_avoid_default's)"},
-    {"--list", NULL, NULL, CLI_FLAG, CLI_FIELD(avoid_options_t, list), 0, 0, 0, NULL,
-     "also list every run that entered the obstacle or did not get past it"},
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(avoid_options_t, json), 0, 0, 0, NULL,
-     "one JSON object instead of the table"},
+    {.name = "--dims", .metavar = "D", .kind = CLI_INT, CLI_AT(avoid_options_t, dims), .max = 3,
+     .help = "2 or 3; 0 (the default) runs both"},
+    {.name = "--gain", .metavar = "K", .kind = CLI_NUMBER, CLI_AT(avoid_options_t, gain), .max = 1e6,
+     .help = "K_avoid of every run, >= 0 (default: shoal_avoid_default's)"},
+    {.name = "--lookahead", .metavar = "T", .kind = CLI_NUMBER, CLI_AT(avoid_options_t, lookahead),
+     .max = 1e6,
+     .help = "T_avoid of every run, s, >= 0 (default: shoal_avoid_default's)"},
+    {.name = "--list", .kind = CLI_FLAG, CLI_AT(avoid_options_t, list),
+     .help = "also list every run that entered the obstacle or did not get past it"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(avoid_options_t, json),
+     .help = "one JSON object instead of the table"},
 };
 
 static const cli_spec_t avoid_spec = {

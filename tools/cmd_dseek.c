@@ -67,37 +67,36 @@ static dseek_vehicle vehicle_of(const char* name)
     return DSEEK_VEHICLE_FORMATION;
 }
 
-#define DSEEK_POSITIVE(name, metavar, field, help)                                               \
-    {name, NULL, metavar, CLI_NUMBER, CLI_FIELD(dseek_options_t, field), 0, INFINITY,            \
-     CLI_ABOVE_MIN, NULL, help}
+#define DSEEK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, dseek_options_t, field, help)
 
 static const cli_option_t dseek_options[] = {
-    {"--from", NULL, "POSE", CLI_STRING, CLI_FIELD(dseek_options_t, from), 0, 0, 0, NULL,
-     "the start pose: x,y,heading in 2D (heading in radians from +x), or x,y,z,dx,dy,dz in 3D "
-     "(position and heading direction)"},
-    {"--to", NULL, "POSE", CLI_STRING, CLI_FIELD(dseek_options_t, to), 0, 0, 0, NULL,
-     "the waypoint and the heading wanted there, in the form of --from"},
+    {.name = "--from", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(dseek_options_t, from),
+     .help = "the start pose: x,y,heading in 2D (heading in radians from +x), or x,y,z,dx,dy,dz in 3D "
+             "(position and heading direction)"},
+    {.name = "--to", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(dseek_options_t, to),
+     .help = "the waypoint and the heading wanted there, in the form of --from"},
     DSEEK_POSITIVE("--rmin", "R", rmin, "minimum turn radius, m (> 0)"),
     DSEEK_POSITIVE("--speed", "V", speed, "cruise speed, m/s (> 0); turn rate is V / R"),
     DSEEK_POSITIVE("--dt", "DT", dt, "time step, s (default 0.02 R / V)"),
     DSEEK_POSITIVE("--max-time", "T", max_time,
                    "give up after T s (default: 20 (d / V + 2 pi R / V))"),
-    {"--trace", NULL, "FILE", CLI_STRING, CLI_FIELD(dseek_options_t, trace), 0, 0, 0, NULL,
-     "write the trajectory as CSV: t,x,y[,z],heading[,pitch]"},
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(dseek_options_t, json), 0, 0, 0, NULL,
-     "one JSON object: reached, position_error, heading_error_deg, path_length, time, steps, dt"},
-    {"--vehicle", NULL, "kinematic|core|default|formation", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_vehicle,
-     "the vehicle (default kinematic): kinematic follows its commands within a few steps; core is "
-     "the default vehicle with V and the turn rate V / R set; default is the library's default "
-     "vehicle untouched (V 5, R 5/3); formation is scenarios/formation.json's patrol vehicle "
-     "(V 8, R 4). default and formation set --rmin and --speed themselves"},
-    {"--grid", NULL, "VEHICLE[3d]", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_grid,
-     "instead of one run, a grid of start poses around the waypoint (see --starts) on the vehicle "
-     "named as in --vehicle, 2D or with 3d 3D; prints reached counts and error statistics "
-     "(--rmin defaults to 2, --speed to 5 here)"},
-    {"--starts", NULL, "far|close|climb", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_starts,
-     "the grid's starts: far, 1,000 at 4 to 40 r_min (the default); close, 512 at 0.1 to 1.9 "
-     "r_min; climb (3D), 1,000 at 4 to 20 r_min toward waypoints climbing at 20 to 80 degrees"},
+    {.name = "--trace", .metavar = "FILE", .kind = CLI_STRING, CLI_AT(dseek_options_t, trace),
+     .help = "write the trajectory as CSV: t,x,y[,z],heading[,pitch]"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(dseek_options_t, json),
+     .help = "one JSON object: reached, position_error, heading_error_deg, path_length, time, steps, dt"},
+    {.name = "--vehicle", .metavar = "kinematic|core|default|formation", .kind = CLI_CUSTOM,
+     .parse = parse_vehicle,
+     .help = "the vehicle (default kinematic): kinematic follows its commands within a few steps; core is "
+             "the default vehicle with V and the turn rate V / R set; default is the library's default "
+             "vehicle untouched (V 5, R 5/3); formation is scenarios/formation.json's patrol vehicle "
+             "(V 8, R 4). default and formation set --rmin and --speed themselves"},
+    {.name = "--grid", .metavar = "VEHICLE[3d]", .kind = CLI_CUSTOM, .parse = parse_grid,
+     .help = "instead of one run, a grid of start poses around the waypoint (see --starts) on the vehicle "
+             "named as in --vehicle, 2D or with 3d 3D; prints reached counts and error statistics "
+             "(--rmin defaults to 2, --speed to 5 here)"},
+    {.name = "--starts", .metavar = "far|close|climb", .kind = CLI_CUSTOM, .parse = parse_starts,
+     .help = "the grid's starts: far, 1,000 at 4 to 40 r_min (the default); close, 512 at 0.1 to 1.9 "
+             "r_min; climb (3D), 1,000 at 4 to 20 r_min toward waypoints climbing at 20 to 80 degrees"},
 };
 
 static const cli_spec_t dseek_spec = {

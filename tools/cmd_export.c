@@ -39,15 +39,15 @@ typedef struct export_options_t {
 } export_options_t;
 
 static const cli_option_t export_options[] = {
-    {"--csv", NULL, "FILE", CLI_FILE, CLI_FIELD(export_options_t, csv), 0, 0, 0, NULL,
-     "write the trajectories as CSV: one row per frame and agent, with a header line."},
-    {"--sqlite", NULL, "FILE", CLI_FILE, CLI_FIELD(export_options_t, sqlite), 0, 0, 0, NULL,
-     "write them as a JuPedSim trajectory database (schema version 2), which PedPy reads. "
-     "2D recordings only."},
-    {"--output", "-o", "FILE", CLI_FILE, CLI_FIELD(export_options_t, output), 0, 0, 0, NULL,
-     "write FILE in the format its extension names: .csv or .sqlite."},
-    {"--force", NULL, NULL, CLI_FLAG, CLI_FIELD(export_options_t, force), 0, 0, 0, NULL,
-     "replace export files that exist (without it, an existing file is an error)."},
+    {.name = "--csv", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(export_options_t, csv),
+     .help = "write the trajectories as CSV: one row per frame and agent, with a header line."},
+    {.name = "--sqlite", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(export_options_t, sqlite),
+     .help = "write them as a JuPedSim trajectory database (schema version 2), which PedPy reads. "
+             "2D recordings only."},
+    {.name = "--output", .alias = "-o", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(export_options_t, output),
+     .help = "write FILE in the format its extension names: .csv or .sqlite."},
+    {.name = "--force", .kind = CLI_FLAG, CLI_AT(export_options_t, force),
+     .help = "replace export files that exist (without it, an existing file is an error)."},
 };
 
 static const cli_spec_t export_spec = {

@@ -79,8 +79,7 @@ typedef struct pathfollow_options_t {
     int json;
 } pathfollow_options_t;
 
-#define PF_STRING(name, metavar, field, help)                                                    \
-    {name, NULL, metavar, CLI_STRING, CLI_FIELD(pathfollow_options_t, field), 0, 0, 0, NULL, help}
+#define PF_STRING(name, metavar, field, help) CLI_STRING_ROW(name, metavar, pathfollow_options_t, field, help)
 
 static const cli_option_t pathfollow_options[] = {
     PF_STRING("--vehicle", "NAME", vehicle, "buggy, car, apc, truck, tank or hovercraft"),
@@ -94,8 +93,8 @@ static const cli_option_t pathfollow_options[] = {
               "ridge-hairpins, gates, crest)"),
     PF_STRING("--follower", "KIND", follower, "proposed (default) or baseline"),
     PF_STRING("--csv", "FILE", csv, "write the trajectory, a line per frame"),
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(pathfollow_options_t, json), 0, 0, 0, NULL,
-     "one JSON object instead of text"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(pathfollow_options_t, json),
+     .help = "one JSON object instead of text"},
 };
 
 static const cli_spec_t pathfollow_spec = {
@@ -342,33 +341,39 @@ typedef struct experiment_options_t {
 } experiment_options_t;
 
 static const cli_option_t experiment_options[] = {
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(experiment_options_t, json), 0, 0, 0, NULL,
-     "one JSON object instead of the tables"},
-    {"--trials", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, trials), 1, 1000, 0, NULL,
-     "trials of the whole table, 1..1000 (default 20): every trial drives each vehicle over "
-     "each course once, from a start perturbed by its own seeded draw"},
-    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(experiment_options_t, seed), 0, 4294967295.0, 0,
-     NULL, "seed of the trials' starts, 0..4294967295 (default 1)"},
-    {"--spread", NULL, "X", CLI_NUMBER, CLI_FIELD(experiment_options_t, spread), 0, 10, 0, NULL,
-     "scale of the start perturbation, 0..10 (default 1: lateral offset up to 1 m, heading "
-     "up to 10 degrees, speed 0 to 3 m/s; 0: every trial from the nominal start)"},
-    {"--jitter", NULL, "M", CLI_NUMBER, CLI_FIELD(experiment_options_t, jitter), 0, 5, 0, NULL,
-     "each trial moves every waypoint of a course but its ends by up to M m, 0..5 (default 1; "
-     "0: every trial on the course's own path)"},
-    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(experiment_options_t, threads), 0, 1024, 0, NULL,
-     "runs in parallel, 0..1024 (default 0: every core). Only timings depend on T"},
-    {"--runs-dir", NULL, "DIR", CLI_STRING, CLI_FIELD(experiment_options_t, runs_dir), 0, 0, 0,
-     NULL, "write every run's trajectory as CSV under DIR (FOLLOWER/COURSE-VEHICLE-TRIAL.csv)"},
-    {"--tune-evals", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, tune_evals), 0, 100000,
-     0, NULL, "cost evaluations per vehicle for the tuner, 0..100000 (default 60)"},
-    {"--soak-seconds", NULL, "S", CLI_INT, CLI_FIELD(experiment_options_t, soak_seconds), 0,
-     86400, 0, NULL, "length of each soak trial, whole seconds 0..86400 (default 300)"},
-    {"--soak-trials", NULL, "N", CLI_INT, CLI_FIELD(experiment_options_t, soak_trials), 0, 64,
-     0, NULL, "soak trials per follower, 0..64 (default 5)"},
-    {"--no-soak-contacts", NULL, NULL, CLI_FLAG, CLI_FIELD(experiment_options_t, no_soak_contacts),
-     0, 0, 0, NULL, "soak vehicles drive through each other (no contact pass), as before contacts"},
-    {"--export-courses", NULL, "DIR", CLI_STRING, CLI_FIELD(experiment_options_t, export_dir), 0,
-     0, 0, NULL, "write the courses as JSON course files and exit"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(experiment_options_t, json),
+     .help = "one JSON object instead of the tables"},
+    {.name = "--trials", .metavar = "N", .kind = CLI_INT, CLI_AT(experiment_options_t, trials), .min = 1,
+     .max = 1000,
+     .help = "trials of the whole table, 1..1000 (default 20): every trial drives each vehicle over "
+             "each course once, from a start perturbed by its own seeded draw"},
+    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(experiment_options_t, seed),
+     .max = 4294967295.0,
+     .help = "seed of the trials' starts, 0..4294967295 (default 1)"},
+    {.name = "--spread", .metavar = "X", .kind = CLI_NUMBER, CLI_AT(experiment_options_t, spread), .max = 10,
+     .help = "scale of the start perturbation, 0..10 (default 1: lateral offset up to 1 m, heading "
+             "up to 10 degrees, speed 0 to 3 m/s; 0: every trial from the nominal start)"},
+    {.name = "--jitter", .metavar = "M", .kind = CLI_NUMBER, CLI_AT(experiment_options_t, jitter), .max = 5,
+     .help = "each trial moves every waypoint of a course but its ends by up to M m, 0..5 (default 1; "
+             "0: every trial on the course's own path)"},
+    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(experiment_options_t, threads), .max = 1024,
+     .help = "runs in parallel, 0..1024 (default 0: every core). Only timings depend on T"},
+    {.name = "--runs-dir", .metavar = "DIR", .kind = CLI_STRING, CLI_AT(experiment_options_t, runs_dir),
+     .help = "write every run's trajectory as CSV under DIR (FOLLOWER/COURSE-VEHICLE-TRIAL.csv)"},
+    {.name = "--tune-evals", .metavar = "N", .kind = CLI_INT, CLI_AT(experiment_options_t, tune_evals),
+     .max = 100000,
+     .help = "cost evaluations per vehicle for the tuner, 0..100000 (default 60)"},
+    {.name = "--soak-seconds", .metavar = "S", .kind = CLI_INT, CLI_AT(experiment_options_t, soak_seconds),
+     .max = 86400,
+     .help = "length of each soak trial, whole seconds 0..86400 (default 300)"},
+    {.name = "--soak-trials", .metavar = "N", .kind = CLI_INT, CLI_AT(experiment_options_t, soak_trials),
+     .max = 64,
+     .help = "soak trials per follower, 0..64 (default 5)"},
+    {.name = "--no-soak-contacts", .kind = CLI_FLAG, CLI_AT(experiment_options_t, no_soak_contacts),
+     .help = "soak vehicles drive through each other (no contact pass), as before contacts"},
+    {.name = "--export-courses", .metavar = "DIR", .kind = CLI_STRING,
+     CLI_AT(experiment_options_t, export_dir),
+     .help = "write the courses as JSON course files and exit"},
 };
 
 static const cli_spec_t experiment_spec = {

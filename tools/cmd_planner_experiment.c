@@ -1007,22 +1007,25 @@ typedef struct planner_options_t {
 } planner_options_t;
 
 static const cli_option_t planner_options[] = {
-    {"--runs", NULL, "N", CLI_INT, CLI_FIELD(planner_options_t, runs), 1, 100000, 0, NULL,
-     "randomized runs per configuration and strategy, 1..100000 (default 60)"},
-    {"--seconds", NULL, "S", CLI_INT, CLI_FIELD(planner_options_t, seconds), 1, 3600, 0, NULL,
-     "simulated seconds per run and for the battle, 1..3600 (default 40; a run also ends "
-     "when the seeker reaches its goal)"},
-    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(planner_options_t, threads), 0, 1024, 0, NULL,
-     "runs in parallel, 0..1024 (default 0: every core); the battle world steps on T "
-     "threads. Only timings depend on T"},
-    {"--no-battle", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, no_battle), 0, 0, 0, NULL,
-     "skip the fleet battle"},
-    {"--depth", NULL, "D", CLI_INT, CLI_FIELD(planner_options_t, depth), 1, 64, 0, NULL,
-     "every search's max_depth, 1..64 (default: the library's; min_depth is capped at it)"},
-    {"--battle-only", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, battle_only), 0, 0, 0, NULL,
-     "only the fleet battle (no Figure 6 and 7 runs)"},
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(planner_options_t, json), 0, 0, 0, NULL,
-     "one JSON object instead of the tables"},
+    {.name = "--runs", .metavar = "N", .kind = CLI_INT, CLI_AT(planner_options_t, runs), .min = 1,
+     .max = 100000,
+     .help = "randomized runs per configuration and strategy, 1..100000 (default 60)"},
+    {.name = "--seconds", .metavar = "S", .kind = CLI_INT, CLI_AT(planner_options_t, seconds), .min = 1,
+     .max = 3600,
+     .help = "simulated seconds per run and for the battle, 1..3600 (default 40; a run also ends "
+             "when the seeker reaches its goal)"},
+    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(planner_options_t, threads), .max = 1024,
+     .help = "runs in parallel, 0..1024 (default 0: every core); the battle world steps on T "
+             "threads. Only timings depend on T"},
+    {.name = "--no-battle", .kind = CLI_FLAG, CLI_AT(planner_options_t, no_battle),
+     .help = "skip the fleet battle"},
+    {.name = "--depth", .metavar = "D", .kind = CLI_INT, CLI_AT(planner_options_t, depth), .min = 1,
+     .max = 64,
+     .help = "every search's max_depth, 1..64 (default: the library's; min_depth is capped at it)"},
+    {.name = "--battle-only", .kind = CLI_FLAG, CLI_AT(planner_options_t, battle_only),
+     .help = "only the fleet battle (no Figure 6 and 7 runs)"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(planner_options_t, json),
+     .help = "one JSON object instead of the tables"},
 };
 
 static const cli_spec_t planner_spec = {

@@ -21,12 +21,14 @@
 /* ---- the options every kind shares, and the dispatch ---------------------- */
 
 const cli_option_t plot_shared_options[] = {
-    {"--output", "-o", "FILE", CLI_FILE, CLI_FIELD(plot_options_t, output), 0, 0, 0, NULL,
-     "the picture: a name ending in .png or .svg (required)"},
-    {"--width", NULL, "W", CLI_INT, CLI_FIELD(plot_options_t, width), 200, 8000, 0, NULL,
-     "picture width in px, 200..8000 (default 960)"},
-    {"--height", NULL, "H", CLI_INT, CLI_FIELD(plot_options_t, height), 200, 8000, 0, NULL,
-     "picture height in px, 200..8000 (default 720)"},
+    {.name = "--output", .alias = "-o", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(plot_options_t, output),
+     .help = "the picture: a name ending in .png or .svg (required)"},
+    {.name = "--width", .metavar = "W", .kind = CLI_INT, CLI_AT(plot_options_t, width), .min = 200,
+     .max = 8000,
+     .help = "picture width in px, 200..8000 (default 960)"},
+    {.name = "--height", .metavar = "H", .kind = CLI_INT, CLI_AT(plot_options_t, height), .min = 200,
+     .max = 8000,
+     .help = "picture height in px, 200..8000 (default 720)"},
 };
 
 int plot_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const plot_options_t* common,
@@ -255,12 +257,14 @@ static int parse_view(const char* command, const char* name, const char* value, 
 }
 
 static const cli_option_t run_options[] = {
-    {"--every", NULL, "K", CLI_INT, CLI_FIELD(plot_run_options_t, every), 1, 1000000, 0, NULL,
-     "use every K-th frame, 1..1000000 (default 1)"},
-    {"--agents", NULL, "N", CLI_INT, CLI_FIELD(plot_run_options_t, agents), 1, INT32_MAX, 0, NULL,
-     "draw at most about N agents (every k-th handle index; default all)"},
-    {"--view", NULL, "top|side", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_view,
-     "3D: seen from above (x-y, default) or from the side (x-z)"},
+    {.name = "--every", .metavar = "K", .kind = CLI_INT, CLI_AT(plot_run_options_t, every), .min = 1,
+     .max = 1000000,
+     .help = "use every K-th frame, 1..1000000 (default 1)"},
+    {.name = "--agents", .metavar = "N", .kind = CLI_INT, CLI_AT(plot_run_options_t, agents), .min = 1,
+     .max = INT32_MAX,
+     .help = "draw at most about N agents (every k-th handle index; default all)"},
+    {.name = "--view", .metavar = "top|side", .kind = CLI_CUSTOM, .parse = parse_view,
+     .help = "3D: seen from above (x-y, default) or from the side (x-z)"},
 };
 
 static const cli_spec_t run_spec = {

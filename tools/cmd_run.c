@@ -158,62 +158,64 @@ static int parse_seed(const char* command, const char* name, const char* value, 
 }
 
 static const cli_option_t run_options[] = {
-    {"--steps", NULL, "N", CLI_INT, CLI_FIELD(run_options_t, steps), 0, (double)INT64_MAX, 0, NULL,
-     "number of steps, an integer >= 0. Default: the scenario's \"steps\"."},
-    {"--seed", NULL, "S", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_seed,
-     "the seed of the world and of the placement of agents, replacing the scenario's \"seed\" "
-     "(the run is the one the file with \"seed\": S gives; the state hash changes with it): "
-     "decimal digits, 0 to 18446744073709551615. Default: the scenario's \"seed\" (1 when it "
-     "has none). A recording keeps the file as written, its seed included. Not with --resume: a "
-     "snapshot's world keeps its own."},
-    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(run_options_t, threads), 1, RUN_MAX_THREADS, 0,
-     NULL,
-     "worker threads, 1.." STR(RUN_MAX_THREADS) ". Default: the scenario's \"threads\"; if "
-     "that is 0, $SHOAL_THREADS, else the physical core count. The state hash is the same for "
-     "every thread count."},
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(run_options_t, json), 0, 0, 0, NULL,
-     "print one JSON object (one line) on stdout instead of text."},
-    {"--quiet", "-q", NULL, CLI_FLAG, CLI_FIELD(run_options_t, quiet), 0, 0, 0, NULL,
-     "no progress bar. (The bar is only ever drawn when stderr is a terminal, and never with "
-     "--json.)"},
-    {"--record", NULL, "OUT", CLI_STRING, CLI_FIELD(run_options_t, record), 0, 0, 0, NULL,
-     "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
-     "last step, with the scenario inside, compressed (lossless). View it with 'shoal view "
-     "OUT'. A warning on stderr comes before the run when it may reach 1 GiB."},
-    {"--record-every", NULL, "K", CLI_INT, CLI_FIELD(run_options_t, record_every), 1, INT32_MAX, 0,
-     NULL, "record (and export) every K-th step, an integer >= 1. Default: 1."},
-    {"--record-version", NULL, "V", CLI_INT, CLI_FIELD(run_options_t, record_version), 2, 3, 0,
-     NULL,
-     "the recording's format version: 3 (compressed, lossless) or 2 (uncompressed, about 4 "
-     "times larger; what the viewer page's own file button opens). Default: 3."},
-    {"--export", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, export_path), 0, 0, 0, NULL,
-     "write the run's trajectories to OUT, in the format its extension names: .csv, or .sqlite "
-     "(a JuPedSim trajectory database for PedPy, 2D only). As 'shoal export' does (see "
-     "docs/export.md), from the --record file or from a temporary recording beside OUT, removed "
-     "afterwards. An existing OUT is an error without --force."},
-    {"--force", NULL, NULL, CLI_FLAG, CLI_FIELD(run_options_t, force), 0, 0, 0, NULL,
-     "let --export replace an existing file."},
-    {"--stats", NULL, NULL, CLI_FLAG, CLI_FIELD(run_options_t, stats), 0, 0, 0, NULL,
-     "list every system in the table (by default only those that touched agents are listed), "
-     "with the loop time no system accounts for. No effect on --json, which has every system."},
-    {"--trace", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, trace), 0, 0, 0, NULL,
-     "write a Chrome trace-event JSON file to OUT: a span per step, per system and step, and per "
-     "block of agents on each worker thread where a system runs in parallel. Open it in "
-     "https://ui.perfetto.dev or chrome://tracing. The buffers grow between steps to hold the "
-     "whole run, up to " STR(TRACE_TOTAL_EVENTS) " events (1 GiB) in all; past that, events "
-     "are dropped, and a warning on stderr says how many."},
-    {"--trace-capacity", NULL, "N", CLI_INT, CLI_FIELD(run_options_t, trace_capacity), 1,
-     INT32_MAX, 0, NULL,
-     "with --trace: fixed buffers of N events each (32 bytes an event) instead of growing ones: "
-     "one buffer for the step and system spans, and one per worker thread for its block spans. "
-     "Events past a full buffer are dropped, and a warning on stderr says how many."},
-    {"--save", NULL, "OUT", CLI_FILE, CLI_FIELD(run_options_t, save), 0, 0, 0, NULL,
-     "after the last step, save the world to the snapshot OUT (docs/snapshot.md), atomically."},
-    {"--resume", NULL, "SNAPSHOT", CLI_FILE, CLI_FIELD(run_options_t, resume), 0, 0, 0, NULL,
-     "start from the world saved in SNAPSHOT instead of populating the scenario, then run "
-     "--steps more steps (default: the scenario's \"steps\" minus the steps already done). "
-     "Give the scenario that made it: its dt is used. The final state_hash equals that of an "
-     "uninterrupted run."},
+    {.name = "--steps", .metavar = "N", .kind = CLI_INT, CLI_AT(run_options_t, steps),
+     .max = (double)INT64_MAX,
+     .help = "number of steps, an integer >= 0. Default: the scenario's \"steps\"."},
+    {.name = "--seed", .metavar = "S", .kind = CLI_CUSTOM, .parse = parse_seed,
+     .help = "the seed of the world and of the placement of agents, replacing the scenario's \"seed\" "
+             "(the run is the one the file with \"seed\": S gives; the state hash changes with it): "
+             "decimal digits, 0 to 18446744073709551615. Default: the scenario's \"seed\" (1 when it "
+             "has none). A recording keeps the file as written, its seed included. Not with --resume: a "
+             "snapshot's world keeps its own."},
+    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(run_options_t, threads), .min = 1,
+     .max = RUN_MAX_THREADS,
+     .help = "worker threads, 1.." STR(RUN_MAX_THREADS) ". Default: the scenario's \"threads\"; if "
+             "that is 0, $SHOAL_THREADS, else the physical core count. The state hash is the same for "
+             "every thread count."},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(run_options_t, json),
+     .help = "print one JSON object (one line) on stdout instead of text."},
+    {.name = "--quiet", .alias = "-q", .kind = CLI_FLAG, CLI_AT(run_options_t, quiet),
+     .help = "no progress bar. (The bar is only ever drawn when stderr is a terminal, and never with "
+             "--json.)"},
+    {.name = "--record", .metavar = "OUT", .kind = CLI_STRING, CLI_AT(run_options_t, record),
+     .help = "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
+             "last step, with the scenario inside, compressed (lossless). View it with 'shoal view "
+             "OUT'. A warning on stderr comes before the run when it may reach 1 GiB."},
+    {.name = "--record-every", .metavar = "K", .kind = CLI_INT, CLI_AT(run_options_t, record_every), .min = 1,
+     .max = INT32_MAX,
+     .help = "record (and export) every K-th step, an integer >= 1. Default: 1."},
+    {.name = "--record-version", .metavar = "V", .kind = CLI_INT, CLI_AT(run_options_t, record_version),
+     .min = 2, .max = 3,
+     .help = "the recording's format version: 3 (compressed, lossless) or 2 (uncompressed, about 4 "
+             "times larger; what the viewer page's own file button opens). Default: 3."},
+    {.name = "--export", .metavar = "OUT", .kind = CLI_FILE, CLI_AT(run_options_t, export_path),
+     .help = "write the run's trajectories to OUT, in the format its extension names: .csv, or .sqlite "
+             "(a JuPedSim trajectory database for PedPy, 2D only). As 'shoal export' does (see "
+             "docs/export.md), from the --record file or from a temporary recording beside OUT, removed "
+             "afterwards. An existing OUT is an error without --force."},
+    {.name = "--force", .kind = CLI_FLAG, CLI_AT(run_options_t, force),
+     .help = "let --export replace an existing file."},
+    {.name = "--stats", .kind = CLI_FLAG, CLI_AT(run_options_t, stats),
+     .help = "list every system in the table (by default only those that touched agents are listed), "
+             "with the loop time no system accounts for. No effect on --json, which has every system."},
+    {.name = "--trace", .metavar = "OUT", .kind = CLI_FILE, CLI_AT(run_options_t, trace),
+     .help = "write a Chrome trace-event JSON file to OUT: a span per step, per system and step, and per "
+             "block of agents on each worker thread where a system runs in parallel. Open it in "
+             "https://ui.perfetto.dev or chrome://tracing. The buffers grow between steps to hold the "
+             "whole run, up to " STR(TRACE_TOTAL_EVENTS) " events (1 GiB) in all; past that, events "
+             "are dropped, and a warning on stderr says how many."},
+    {.name = "--trace-capacity", .metavar = "N", .kind = CLI_INT, CLI_AT(run_options_t, trace_capacity),
+     .min = 1, .max = INT32_MAX,
+     .help = "with --trace: fixed buffers of N events each (32 bytes an event) instead of growing ones: "
+             "one buffer for the step and system spans, and one per worker thread for its block spans. "
+             "Events past a full buffer are dropped, and a warning on stderr says how many."},
+    {.name = "--save", .metavar = "OUT", .kind = CLI_FILE, CLI_AT(run_options_t, save),
+     .help = "after the last step, save the world to the snapshot OUT (docs/snapshot.md), atomically."},
+    {.name = "--resume", .metavar = "SNAPSHOT", .kind = CLI_FILE, CLI_AT(run_options_t, resume),
+     .help = "start from the world saved in SNAPSHOT instead of populating the scenario, then run "
+             "--steps more steps (default: the scenario's \"steps\" minus the steps already done). "
+             "Give the scenario that made it: its dt is used. The final state_hash equals that of an "
+             "uninterrupted run."},
 };
 
 static const cli_spec_t run_spec = {

@@ -119,12 +119,12 @@ typedef struct soak_t {
     char first_violation[512];
 } soak_t;
 
-#define SOAK_INT(name, metavar, field, lo, hi, help)                                             \
-    {name, NULL, metavar, CLI_INT, CLI_FIELD(soak_options_t, field), lo, hi, 0, NULL, help}
+#define SOAK_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, soak_options_t, field, lo, hi, help)
 
 static const cli_option_t soak_options[] = {
-    {"--minutes", NULL, "M", CLI_NUMBER, CLI_FIELD(soak_options_t, minutes), 0, 1e6, CLI_ABOVE_MIN,
-     NULL, "run for M minutes (a decimal). Default 1 unless --steps."},
+    {.name = "--minutes", .metavar = "M", .kind = CLI_NUMBER, CLI_AT(soak_options_t, minutes), .max = 1e6,
+     .flags = CLI_ABOVE_MIN,
+     .help = "run for M minutes (a decimal). Default 1 unless --steps."},
     SOAK_INT("--steps", "N", steps, 1, (double)INT64_MAX,
              "stop after N steps (with --minutes: whichever comes first)."),
     SOAK_INT("--threads", "T", threads, 1, 256, "threads of the main world, 1..256. Default 1."),
@@ -137,16 +137,17 @@ static const cli_option_t soak_options[] = {
     SOAK_INT("--planners", "N", planners, 0, 1000, "planner agents (not with --crowd). Default 12."),
     SOAK_INT("--seed", "S", seed, 0, (double)INT64_MAX,
              "seed of the world and of the script. Default 1."),
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(soak_options_t, json), 0, 0, 0, NULL,
-     "print the report as one JSON object."},
-    {"--progress", NULL, "SECONDS", CLI_NUMBER, CLI_FIELD(soak_options_t, progress), 0, 1e6, 0,
-     NULL, "print a progress line this often (stdout). Default none."},
-    {"--crowd", NULL, NULL, CLI_FLAG, CLI_FIELD(soak_options_t, crowd), 0, 0, 0, NULL,
-     "soak the crowd scene instead: pedestrians walking through a room's doors, a "
-     "corridor and round wall ends, in an unbounded 2D world, while doors close and "
-     "open, pedestrians come and go and the worlds are saved and loaded back; checks "
-     "that no path crosses a wall, no pair overlaps (2 % of the radii sum) and no "
-     "centre comes within 0.98 of its radius of a wall (docs/reliability.md)."},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(soak_options_t, json),
+     .help = "print the report as one JSON object."},
+    {.name = "--progress", .metavar = "SECONDS", .kind = CLI_NUMBER, CLI_AT(soak_options_t, progress),
+     .max = 1e6,
+     .help = "print a progress line this often (stdout). Default none."},
+    {.name = "--crowd", .kind = CLI_FLAG, CLI_AT(soak_options_t, crowd),
+     .help = "soak the crowd scene instead: pedestrians walking through a room's doors, a "
+             "corridor and round wall ends, in an unbounded 2D world, while doors close and "
+             "open, pedestrians come and go and the worlds are saved and loaded back; checks "
+             "that no path crosses a wall, no pair overlaps (2 % of the radii sum) and no "
+             "centre comes within 0.98 of its radius of a wall (docs/reliability.md)."},
 };
 
 static const cli_spec_t soak_spec = {

@@ -461,23 +461,25 @@ static int parse_only(const char* command, const char* name, const char* value, 
 }
 
 static const cli_option_t validate_options[] = {
-    {"--json", NULL, NULL, CLI_FLAG, CLI_FIELD(validate_opts, json), 0, 0, 0, NULL,
-     "one JSON object on stdout: see below"},
-    {"--quick", NULL, NULL, CLI_FLAG, CLI_FIELD(validate_opts, quick), 0, 0, 0, NULL,
-     "fewer densities and widths and shorter runs (for tests; figures are coarser)"},
-    {"--plots", NULL, "DIR", CLI_FILE, CLI_FIELD(validate_opts, plots), 0, 0, 0, NULL,
-     "also draw each experiment as an 800 x 500 px PNG in DIR (made if missing): free_walk.png, "
-     "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"
-     PLOTS_AVAILABILITY},
-    {"--threads", NULL, "T", CLI_INT, CLI_FIELD(validate_opts, threads), 1, 1024, 0, NULL,
-     "threads (default: physical cores); results are the same for any count"},
-    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(validate_opts, seed), 0, 9007199254740992.0, 0, NULL,
-     "the worlds' seed (default 5): the jitter that breaks symmetric stalls draws from it, so each seed is "
-     "another sample of the same experiments"},
-    {"--only", NULL, "NAME[,NAME]", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_only,
-     "run only these experiments (free_walk, fundamental, bottleneck, counterflow, compression); what is "
-     "printed and the JSON keep the same form, without the others; the exit status judges those run. Not "
-     "with --plots"},
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(validate_opts, json),
+     .help = "one JSON object on stdout: see below"},
+    {.name = "--quick", .kind = CLI_FLAG, CLI_AT(validate_opts, quick),
+     .help = "fewer densities and widths and shorter runs (for tests; figures are coarser)"},
+    {.name = "--plots", .metavar = "DIR", .kind = CLI_FILE, CLI_AT(validate_opts, plots),
+     .help = "also draw each experiment as an 800 x 500 px PNG in DIR (made if missing): free_walk.png, "
+             "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"
+             PLOTS_AVAILABILITY},
+    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(validate_opts, threads), .min = 1,
+     .max = 1024,
+     .help = "threads (default: physical cores); results are the same for any count"},
+    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(validate_opts, seed),
+     .max = 9007199254740992.0,
+     .help = "the worlds' seed (default 5): the jitter that breaks symmetric stalls draws from it, so each seed is "
+             "another sample of the same experiments"},
+    {.name = "--only", .metavar = "NAME[,NAME]", .kind = CLI_CUSTOM, .parse = parse_only,
+     .help = "run only these experiments (free_walk, fundamental, bottleneck, counterflow, compression); what is "
+             "printed and the JSON keep the same form, without the others; the exit status judges those run. Not "
+             "with --plots"},
 };
 
 static const cli_spec_t validate_spec = {

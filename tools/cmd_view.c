@@ -68,18 +68,19 @@ typedef struct view_options_t {
 } view_options_t;
 
 static const cli_option_t view_options[] = {
-    {"--output", "-o", "OUT", CLI_STRING, CLI_FIELD(view_options_t, output), 0, 0, 0, NULL,
-     "the page to write. Default: FILE.html."},
-    {"--open", NULL, NULL, CLI_FLAG, CLI_FIELD(view_options_t, open), 0, 0, 0, NULL,
-     "also open the page in the default browser (xdg-open)."},
-    {"--every", NULL, "N", CLI_INT, CLI_FIELD(view_options_t, every), 1, INT32_MAX, 0, NULL,
-     "put every N-th frame of the recording in the page (frames 0, N, 2N, ... and the last). "
-     "Default: 1, or what keeps the page under 128 MiB when neither --every nor --max-agents "
-     "is given (see below)."},
-    {"--max-agents", NULL, "M", CLI_INT, CLI_FIELD(view_options_t, max_agents), 1, INT32_MAX, 0,
-     NULL,
-     "put at most M agents of each frame in the page: a sample of the crowd that does not depend "
-     "on where agents are, the same agents in every frame. Default: all (see below)."},
+    {.name = "--output", .alias = "-o", .metavar = "OUT", .kind = CLI_STRING, CLI_AT(view_options_t, output),
+     .help = "the page to write. Default: FILE.html."},
+    {.name = "--open", .kind = CLI_FLAG, CLI_AT(view_options_t, open),
+     .help = "also open the page in the default browser (xdg-open)."},
+    {.name = "--every", .metavar = "N", .kind = CLI_INT, CLI_AT(view_options_t, every), .min = 1,
+     .max = INT32_MAX,
+     .help = "put every N-th frame of the recording in the page (frames 0, N, 2N, ... and the last). "
+             "Default: 1, or what keeps the page under 128 MiB when neither --every nor --max-agents "
+             "is given (see below)."},
+    {.name = "--max-agents", .metavar = "M", .kind = CLI_INT, CLI_AT(view_options_t, max_agents), .min = 1,
+     .max = INT32_MAX,
+     .help = "put at most M agents of each frame in the page: a sample of the crowd that does not depend "
+             "on where agents are, the same agents in every frame. Default: all (see below)."},
 };
 
 static const cli_spec_t view_spec = {

@@ -70,19 +70,17 @@ typedef struct plot_dseek_options_t {
     int64_t replans;
 } plot_dseek_options_t;
 
-#define DSEEK_POSITIVE(name, metavar, field, help)                                               \
-    {name, NULL, metavar, CLI_NUMBER, CLI_FIELD(plot_dseek_options_t, field), 0, INFINITY,       \
-     CLI_ABOVE_MIN, NULL, help}
+#define DSEEK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, plot_dseek_options_t, field, help)
 
 static const cli_option_t dseek_options[] = {
-    {"--from", NULL, "POSE", CLI_STRING, CLI_FIELD(plot_dseek_options_t, from), 0, 0, 0, NULL,
-     "the start pose x,y,heading (heading in radians from +x; default 0,0,1.5708)"},
-    {"--to", NULL, "POSE", CLI_STRING, CLI_FIELD(plot_dseek_options_t, to), 0, 0, 0, NULL,
-     "the waypoint and the heading wanted there, x,y,heading (default 10,-3,3.1416)"},
+    {.name = "--from", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(plot_dseek_options_t, from),
+     .help = "the start pose x,y,heading (heading in radians from +x; default 0,0,1.5708)"},
+    {.name = "--to", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(plot_dseek_options_t, to),
+     .help = "the waypoint and the heading wanted there, x,y,heading (default 10,-3,3.1416)"},
     DSEEK_POSITIVE("--rmin", "R", rmin, "minimum turn radius, m (> 0; default 2)"),
     DSEEK_POSITIVE("--speed", "V", speed, "cruise speed, m/s (> 0; default 5)"),
-    {"--replans", NULL, "N", CLI_INT, CLI_FIELD(plot_dseek_options_t, replans), 0, 50, 0, NULL,
-     "also the plans of N later poses along the flight, 0..50 (default 0)"},
+    {.name = "--replans", .metavar = "N", .kind = CLI_INT, CLI_AT(plot_dseek_options_t, replans), .max = 50,
+     .help = "also the plans of N later poses along the flight, 0..50 (default 0)"},
 };
 
 static const cli_spec_t dseek_spec = {

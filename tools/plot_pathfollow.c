@@ -105,12 +105,12 @@ typedef struct plot_pathfollow_options_t {
 } plot_pathfollow_options_t;
 
 static const cli_option_t pathfollow_options[] = {
-    {"--vehicle", NULL, "NAME", CLI_STRING, CLI_FIELD(plot_pathfollow_options_t, vehicle), 0, 0, 0,
-     NULL, "buggy, car, apc, truck, tank or hovercraft (required)"},
-    {"--course", NULL, "NAME", CLI_STRING, CLI_FIELD(plot_pathfollow_options_t, course), 0, 0, 0,
-     NULL, "one of the experiment's courses, as `shoal pathfollow --course` (required)"},
-    {"--follower", NULL, "KIND", CLI_STRING, CLI_FIELD(plot_pathfollow_options_t, follower), 0, 0,
-     0, NULL, "proposed (default) or baseline"},
+    {.name = "--vehicle", .metavar = "NAME", .kind = CLI_STRING, CLI_AT(plot_pathfollow_options_t, vehicle),
+     .help = "buggy, car, apc, truck, tank or hovercraft (required)"},
+    {.name = "--course", .metavar = "NAME", .kind = CLI_STRING, CLI_AT(plot_pathfollow_options_t, course),
+     .help = "one of the experiment's courses, as `shoal pathfollow --course` (required)"},
+    {.name = "--follower", .metavar = "KIND", .kind = CLI_STRING, CLI_AT(plot_pathfollow_options_t, follower),
+     .help = "proposed (default) or baseline"},
 };
 
 static const cli_spec_t pathfollow_spec = {

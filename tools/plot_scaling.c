@@ -356,9 +356,10 @@ typedef struct plot_scaling_options_t {
 } plot_scaling_options_t;
 
 static const cli_option_t scaling_options[] = {
-    {"--min-share", NULL, "P", CLI_NUMBER, CLI_FIELD(plot_scaling_options_t, min_share), 0, 100, 0, NULL,
-     "draw the systems that take at least P % of the step at the first thread count, the 6 costliest "
-     "at most (default 2)"},
+    {.name = "--min-share", .metavar = "P", .kind = CLI_NUMBER, CLI_AT(plot_scaling_options_t, min_share),
+     .max = 100,
+     .help = "draw the systems that take at least P % of the step at the first thread count, the 6 costliest "
+             "at most (default 2)"},
 };
 
 static const cli_spec_t scaling_spec = {

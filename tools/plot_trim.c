@@ -104,13 +104,16 @@ typedef struct plot_trim_options_t {
 } plot_trim_options_t;
 
 static const cli_option_t trim_options[] = {
-    {"--dim", NULL, "2|3", CLI_INT, CLI_FIELD(plot_trim_options_t, dims), 2, 3, 0, NULL,
-     "2D: one panel per initial yaw rate (0, half, max); 3D: top (x-y) and side (x-z) views "
-     "(default 2)"},
-    {"--initial", NULL, "C", CLI_INT, CLI_FIELD(plot_trim_options_t, initial), 0, 1000000, 0, NULL,
-     "one panel from control index C instead"},
-    {"--speed", NULL, "V", CLI_NUMBER, CLI_FIELD(plot_trim_options_t, speed), 0, INFINITY,
-     CLI_ABOVE_MIN, NULL, "m/s (> 0; default 1: lengths per unit speed)"},
+    {.name = "--dim", .metavar = "2|3", .kind = CLI_INT, CLI_AT(plot_trim_options_t, dims), .min = 2,
+     .max = 3,
+     .help = "2D: one panel per initial yaw rate (0, half, max); 3D: top (x-y) and side (x-z) views "
+             "(default 2)"},
+    {.name = "--initial", .metavar = "C", .kind = CLI_INT, CLI_AT(plot_trim_options_t, initial),
+     .max = 1000000,
+     .help = "one panel from control index C instead"},
+    {.name = "--speed", .metavar = "V", .kind = CLI_NUMBER, CLI_AT(plot_trim_options_t, speed),
+     .max = INFINITY, .flags = CLI_ABOVE_MIN,
+     .help = "m/s (> 0; default 1: lengths per unit speed)"},
 };
 
 static const cli_spec_t trim_spec = {
@@ -289,16 +292,20 @@ static int parse_strategy(const char* command, const char* name, const char* val
 }
 
 static const cli_option_t search_options[] = {
-    {"--strategy", NULL, "single|uniform|adaptive", CLI_CUSTOM, 0, 0, 0, 0, 0, parse_strategy,
-     "the search (default adaptive)"},
-    {"--obstacles", NULL, "N", CLI_INT, CLI_FIELD(plot_search_options_t, obstacles), 0, 1000, 0,
-     NULL, "circles in the field, 0..1000 (default 14)"},
-    {"--seed", NULL, "S", CLI_INT, CLI_FIELD(plot_search_options_t, seed), 0, (double)INT64_MAX, 0,
-     NULL, "the field's seed, an integer >= 0 (default 1)"},
-    {"--expansions", NULL, "E", CLI_INT, CLI_FIELD(plot_search_options_t, expansions), 1, 20000, 0,
-     NULL, "max_expansions of the search, 1..20000 (default: the planner's 400)"},
-    {"--speed", NULL, "V", CLI_NUMBER, CLI_FIELD(plot_search_options_t, speed), 0, 100,
-     CLI_ABOVE_MIN, NULL, "m/s, in (0, 100] (default 5)"},
+    {.name = "--strategy", .metavar = "single|uniform|adaptive", .kind = CLI_CUSTOM, .parse = parse_strategy,
+     .help = "the search (default adaptive)"},
+    {.name = "--obstacles", .metavar = "N", .kind = CLI_INT, CLI_AT(plot_search_options_t, obstacles),
+     .max = 1000,
+     .help = "circles in the field, 0..1000 (default 14)"},
+    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(plot_search_options_t, seed),
+     .max = (double)INT64_MAX,
+     .help = "the field's seed, an integer >= 0 (default 1)"},
+    {.name = "--expansions", .metavar = "E", .kind = CLI_INT, CLI_AT(plot_search_options_t, expansions),
+     .min = 1, .max = 20000,
+     .help = "max_expansions of the search, 1..20000 (default: the planner's 400)"},
+    {.name = "--speed", .metavar = "V", .kind = CLI_NUMBER, CLI_AT(plot_search_options_t, speed), .max = 100,
+     .flags = CLI_ABOVE_MIN,
+     .help = "m/s, in (0, 100] (default 5)"},
 };
 
 static const cli_spec_t search_spec = {
