@@ -27,6 +27,7 @@
 #include "shoal/shoal.h"
 #include "simd/lanes.h"
 #include "modules/grid/grid.h"
+#include "modules/neighbors/neighbors.h"
 #include "bench/bench_crowd.h"
 #include "bench/bench_flock.h"
 #include "bench/bench_loops.h"
@@ -266,9 +267,9 @@ static int bench_flock(const bench_opts* o)
     for (int64_t s = 0; s < o->steps; ++s) {
         if (shoal_world_step(w, dt) != SHOAL_OK) goto step_failed;
         if (grid_data(w)) {
-            pairs += grid_data(w)->pair_tests;
-            found += grid_data(w)->neighbor_sum;
-            kernel_agents += grid_data(w)->kernel_agents;
+            pairs += neighbors_data(w)->pair_tests;
+            found += neighbors_data(w)->neighbor_sum;
+            kernel_agents += neighbors_data(w)->kernel_agents;
             for (int k = 0; k < GRID_PHASES; ++k) phase_ns[k] += grid_data(w)->phase_ns[k];
         }
     }

@@ -100,6 +100,11 @@ typedef struct module_t {
      * one given. */
     void (*teleported)(world_t* w, int32_t r, const float velocity[3]);
 
+    /* What the module's agents need of the spatial hash, which the grid
+     * module builds (modules/grid/grid.h defines the struct; the core never
+     * reads it): NULL for none. */
+    const struct grid_use_t* grid;
+
     /* Module-wide state into the state hash (after every agent). */
     uint64_t (*hash)(const world_t* w, uint64_t h, hash_absorb_fn* absorb);
 

@@ -489,11 +489,8 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     world_tag_adopt(w, (uint16_t)head.tag); /* or a fresh tag when a live world holds it */
     w->step_count = head.step_count;
     w->time = head.time;
-    if (head.has_grid) {
-        w->module_data[MOD_NEIGHBORS] = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
-        if (!grid_data(w)) br_fail(&rd, "out of memory");
-        /* the reorder phase follows from the step count restored above */
-    }
+    /* the reorder phase follows from the step count restored above */
+    if (head.has_grid) grid_note_built(w);
     int ok = !rd.failed && begin_section(&rd, size, SNAP_SLOTS, "SLOT") && read_slots(&rd, w) &&
              begin_section(&rd, size, SNAP_AGENTS, "AGNT") && read_agents(&rd, w);
     /* One COMP per component the file's version has (numbered among

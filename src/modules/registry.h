@@ -22,7 +22,11 @@
  * components in w->comps, and of their module-wide data in the state hash
  * and in snapshots. */
 enum module_id {
-    MOD_NEIGHBORS = 0, /* component NEIGHBORS; data: the spatial hash (grid_t) */
+    /* No component, hash or snapshot section: its place changes no
+     * component number, state hash or file. First, because its system is
+     * the first of the step and every module after it may use the grid. */
+    MOD_GRID = 0,      /* data: the spatial hash (grid_t, modules/grid/grid.h) */
+    MOD_NEIGHBORS,     /* component NEIGHBORS; data: the packs of its pass */
     MOD_WANDER,
     MOD_PURSUIT,
     MOD_FOLLOW,

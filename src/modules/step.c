@@ -34,6 +34,7 @@ extern const module_t neighbors_module, wander_module, pursuit_module, follow_mo
 /* In enum module_id's order: components are numbered, and module-wide data
  * is hashed and saved, in this order. */
 static const module_t* const modules[MOD_COUNT_] = {
+    [MOD_GRID] = &grid_module,
     [MOD_NEIGHBORS] = &neighbors_module, [MOD_WANDER] = &wander_module,
     [MOD_PURSUIT] = &pursuit_module,     [MOD_FOLLOW] = &follow_module,
     [MOD_AVOID] = &avoid_module,         [MOD_OBSTACLES] = &obstacles_module,

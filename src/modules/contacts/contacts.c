@@ -1225,6 +1225,23 @@ static int contact_reserve_step(world_t* w)
 
 static int contact_needs(const shoal_agent_def_t* d) { return d->contacts != 0 && !d->crowd.enabled; }
 
+/* Agents that take part in contacts look for bodies that touch: a cell of
+ * two of their radii at least, a ground vehicle's own (grid_use_t.reach;
+ * crowd agents look farther, as far as their neighbor distance). */
+static float contact_reach(world_t* w)
+{
+    const component_t* ct = &w->comps[COMP_CONTACT];
+    if (ct->table.count == 0) return -1.0f;
+    const int32_t* rows = TABLE_COL(&ct->table, int32_t, COMP_ROW);
+    const float* body = TABLE_COL(&w->agents, float, AC_RADIUS);
+    float r = 0.0f;
+    for (int32_t k = 0; k < ct->table.count; ++k) r = 2.0f * body[rows[k]] > r ? 2.0f * body[rows[k]] : r;
+    const float vehicle = 2.0f * ground_radius_max(w);
+    return vehicle > r ? vehicle : r;
+}
+
+static const grid_use_t contact_grid = {contact_reach, NULL, 0};
+
 /* A participant added inside a step (it goes live at a stage boundary). */
 static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)
 {
@@ -1326,4 +1343,5 @@ const module_t contact_module = {
     .write_row = contact_write_row,
     .read_row = contact_read_row,
     .snapshot_since = 4,
+    .grid = &contact_grid,
 };

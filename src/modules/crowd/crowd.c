@@ -1187,6 +1187,17 @@ static void crowd_release(world_t* w)
     w->module_data[MOD_CROWD] = NULL;
 }
 
+/* Crowd agents look for neighbors as far as their neighbor distance
+ * (grid_use_t.reach). */
+static float crowd_reach(world_t* w)
+{
+    const component_t* c = &w->comps[COMP_CROWD];
+    if (c->table.count == 0) return -1.0f;
+    return grid_column_max(w, TABLE_COL(&c->table, float, CR_NEIGHBOR_DISTANCE), c->table.count);
+}
+
+static const grid_use_t crowd_grid = {crowd_reach, NULL, 0};
+
 static int crowd_needs(const shoal_agent_def_t* d) { return d->crowd.enabled != 0; }
 
 static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -1275,4 +1286,5 @@ const module_t crowd_module = {
     .read_row = crowd_read_row,
     .snapshot_since = 3,
     .column_since = crowd_since,
+    .grid = &crowd_grid,
 };

@@ -1,7 +1,9 @@
-/* The spatial hash (sense stage): a uniform grid of cells whose edge is the
- * largest neighbor radius, so every neighbor of an agent lies in the 3x3
- * (2D) or 3x3x3 (3D) block of cells around it. Rebuilt every step by a
- * stable parallel counting sort, which leaves:
+/* The grid module: the spatial hash (sense stage), a uniform grid of cells
+ * whose edge is the largest neighbor radius, so every neighbor of an agent
+ * lies in the 3x3 (2D) or 3x3x3 (3D) block of cells around it. It is a
+ * service of its own: a module whose agents look for neighbors says so in
+ * module_t.grid (grid_use_t below), and the grid names no other module.
+ * Rebuilt every step by a stable parallel counting sort, which leaves:
  *
  * - `order`: agent rows sorted by cell (within a cell, by row);
  * - `cell_start`: for each bucket b, its agents are order[cell_start[b] ..
@@ -60,16 +62,12 @@ typedef struct grid_t {
     int32_t* histogram;   /* blocks x bucket_count */
     float* sx; float* sy; float* sz;     /* sorted positions (wrapped into the box) */
     float* svx; float* svy; float* svz;  /* sorted velocities */
-    int32_t* scomp;       /* sorted position -> neighbors component row, or -1 */
-    float* nb_mem;        /* the neighbors system's per-worker packs */
-    size_t nb_mem_floats;
-    size_t nb_per;        /* floats per pack array this step (0: not sized) */
-    int32_t nb_largest;   /* agents in the largest bucket this step */
-    /* Counters of the last neighbors pass, for benchmarks: candidate pairs
-     * examined, neighbors found, agents processed. */
-    int64_t pair_tests;
-    int64_t neighbor_sum;
-    int64_t kernel_agents;
+    int32_t* scomp;       /* sorted position -> row of the component that asked for
+                           * sorted rows (grid_use_t.sorted_rows), or -1 */
+    int32_t rows_comp;    /* that component's index in w->comps, -1: none */
+    /* A sense stage has built the grid since the world was made (or the
+     * snapshot it was loaded from says so); until then grid_data is NULL. */
+    int32_t built;
     /* Nanoseconds the last spatial hash spent in each phase (GRID_PHASE_*),
      * on the calling thread's clock, for benchmarks: a clock read between
      * phases, a few a step. */
@@ -92,34 +90,60 @@ const int32_t* grid_positions_par(world_t* w, grid_t* g);
  * eight blocks, at least 512, a multiple of 16. */
 int32_t grid_agent_block(const world_t* w, int32_t n);
 
-/* The spatial hash of the last sense stage (module-wide data of the
- * neighbors module), NULL before the first step. */
-static inline grid_t* grid_data(const world_t* w) { return (grid_t*)w->module_data[MOD_NEIGHBORS]; }
+/* What a module needs of the spatial hash (module_t.grid points to one).
+ * The sense stage builds the grid when any module's reach is >= 0, with a
+ * cell edge of the largest reach; with none, the grid is empty that step
+ * (count 0). */
+typedef struct grid_use_t {
+    /* The largest distance (m, >= 0) at which the module's agents look for
+     * others through the grid this step, or a negative value when none of
+     * its agents does. Called by the spatial hash on the calling thread,
+     * outside any parallel pass (it may run one: grid_column_max). The
+     * largest of the answers is the same in any order, so the registry's
+     * order of the modules changes nothing. */
+    float (*reach)(world_t* w);
+    /* Memory of the module's own sized by this step's grid (`count` agents,
+     * the largest bucket holding `largest`), grown after the grid counted its
+     * buckets and before it moved anything, so that a step out of memory
+     * fails before any change; 0 when out of memory (the error is set). NULL:
+     * none. */
+    int (*sized)(world_t* w, const grid_t* g, int32_t count, int32_t largest);
+    /* Nonzero: the grid keeps, per sorted position, the agent's row of this
+     * module's component (grid_t.scomp, -1: none), and the module's
+     * row_removed hook calls grid_sorted_row_removed. One module at most
+     * asks (the first in registry order has them). */
+    int sorted_rows;
+} grid_use_t;
+
+extern const module_t grid_module;
+
+/* The spatial hash of the last sense stage (the grid module's data), NULL
+ * until a sense stage has built one. */
+static inline grid_t* grid_data(const world_t* w)
+{
+    grid_t* g = (grid_t*)w->module_data[MOD_GRID];
+    return g && g->built ? g : NULL;
+}
+
+/* The grid loaded from a snapshot had been built (the file's WRLD flag):
+ * grid_data answers as it did in the world that was saved. */
+void grid_note_built(world_t* w);
+
+/* The largest value of a column of `count` non-negative floats (0 for
+ * none), a lane at a time on the world's workers: the same for any split.
+ * For reach hooks; outside any parallel pass. */
+float grid_column_max(world_t* w, const float* col, int32_t count);
 
 /* Rows that move after the spatial hash ran and before the step ends (a
  * system's removal applied at a stage boundary, or a setter that drops an
- * agent's neighbors component) keep this step's grid true to the tables, so
- * the neighbors pass reads and writes the rows the agents now have. The
+ * agent's component) keep this step's grid true to the tables, so a pass
+ * over the sorted rows reads and writes the rows the agents now have. The
  * agents still count as they were sensed (a removed agent stays a neighbor
  * of others for the rest of the step). */
-/* The neighbors row of the agent at `agent_row` was removed, and the agent
- * at `moved_agent_row` (-1: none) had its row moved into `cr`. */
-void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row);
-/* The agent at row `from` (the last) moved into row `to` (removed). */
-void grid_agent_row_moved(world_t* w, int32_t from, int32_t to);
-
-/* Size the neighbors system's packs for this step's grid of `count` agents
- * whose largest bucket holds `largest`, and grow them: the spatial hash
- * calls it before it reorders anything, so a step out of memory fails
- * before any change. 0 when out of memory (the world's error is set). */
-int neighbors_reserve(world_t* w, grid_t* g, int32_t count, int32_t largest);
-
-/* Run the neighbor pair kernel for `iterations` agents (two per pass, as
- * the flock step runs them) over one pack of `candidates` agents that stays
- * in cache, with no hashing or packing: the ceiling the flock step is
- * measured against. Returns the pair tests done
- * and sets *seconds to the time taken. */
-int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations, double* seconds);
+/* The row of the sorted-rows component (grid_use_t.sorted_rows) of the
+ * agent at `agent_row` was removed, and the agent at `moved_agent_row`
+ * (-1: none) had its row moved into `cr`: that module's row_removed. */
+void grid_sorted_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row);
 
 /* Bucket of integer cell coordinates (already wrapped in torus mode). */
 static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int32_t iz)
@@ -163,8 +187,6 @@ static inline int32_t grid_coord(const grid_t* g, float p, int axis)
     }
     return i;
 }
-
-void grid_destroy(world_t* w);
 
 int64_t spatial_hash_run(world_t* w, float dt, void* ctx);
 int64_t wrap_run(world_t* w, float dt, void* ctx);

@@ -6,9 +6,6 @@
  * (bucket, block) in that order gives every block its write position in
  * every bucket, and each block scatters its agents in row order. Within a
  * bucket, agents thus stay in row order whoever processed them. */
-#include "modules/neighbors/neighbors.h"
-#include "modules/ground/ground.h"
-#include "modules/crowd/crowd.h"
 #include "modules/grid/grid.h"
 
 #include <string.h>
@@ -43,18 +40,8 @@ static void free_arrays(world_t* w, grid_t* g)
     g->capacity = 0;
 }
 
-void grid_destroy(world_t* w)
-{
-    grid_t* g = grid_data(w);
-    if (!g) return;
-    const allocator_t* a = &w->alloc;
-    free_arrays(w, g);
-    mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
-    mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
-    mem_free(a, g->nb_mem, g->nb_mem_floats * sizeof(float));
-    mem_free(a, g, sizeof *g);
-    w->module_data[MOD_NEIGHBORS] = NULL;
-}
+/* The grid module's data, built or not. */
+static grid_t* grid_of(const world_t* w) { return (grid_t*)w->module_data[MOD_GRID]; }
 
 /* Grow the per-agent arrays and the bucket arrays.
  * Nothing is freed until every new block is had, so a failure leaves the
@@ -132,7 +119,7 @@ static void max_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     c->best[worker] = r;
 }
 
-static float column_max(world_t* w, const float* col, int32_t count)
+float grid_column_max(world_t* w, const float* col, int32_t count)
 {
     if (count <= 0) return 0.0f;
     float best[SHOAL_MAX_THREADS];
@@ -145,46 +132,35 @@ static float column_max(world_t* w, const float* col, int32_t count)
     return r;
 }
 
-/* Cell edge: the largest neighbor radius, a hair wider so that float
- * rounding of position/cell can never put a neighbor at exactly the radius
- * two cells away; a configured cell_size may only make cells larger. */
-static float cell_edge(world_t* w)
+/* The largest reach any module's agents need this step (grid_use_t.reach),
+ * or a negative value when no module's agents use the grid. Reaches are
+ * finite and non-negative (checked when set), so the maximum is the same in
+ * any order and on any split over workers. */
+static float grid_reach(world_t* w)
 {
-    /* Radii are finite and non-negative (checked when set), so the maximum
-     * is the same in any order and on any split over workers. */
-    const component_t* c = &w->comps[COMP_NEIGHBORS];
-    const float* radius = TABLE_COL(&c->table, float, NB_RADIUS);
-    float r;
-    /* A radius column that the last reorder found holding one value, and
-     * that no definition changed since, is that value: no pass over it. */
-    if (c->table.count > 0 && (component_one_columns(c) >> NB_RADIUS & 1u))
-        r = radius[0] > 0.0f ? radius[0] : 0.0f;
-    else
-        r = column_max(w, radius, c->table.count);
-    /* Crowd agents look as far as their neighbor distance: the same
-     * reduction over their column. */
-    const component_t* cr = &w->comps[COMP_CROWD];
-    float reach = column_max(w, TABLE_COL(&cr->table, float, CR_NEIGHBOR_DISTANCE), cr->table.count);
-    r = reach > r ? reach : r;
-    /* Agents that take part in contacts look for bodies that touch: a
-     * cell of two of their radii (a ground vehicle's own) at least. */
-    const component_t* ct = &w->comps[COMP_CONTACT];
-    if (ct->table.count > 0) {
-        const int32_t* rows = TABLE_COL(&ct->table, int32_t, COMP_ROW);
-        const float* body = TABLE_COL(&w->agents, float, AC_RADIUS);
-        for (int32_t k = 0; k < ct->table.count; ++k) r = 2.0f * body[rows[k]] > r ? 2.0f * body[rows[k]] : r;
-        const component_t* gr = &w->comps[COMP_GROUND];
-        const float* gr_radius = TABLE_COL(&gr->table, float, GR_RADIUS);
-        for (int32_t k = 0; k < gr->table.count; ++k) r = 2.0f * gr_radius[k] > r ? 2.0f * gr_radius[k] : r;
+    float r = -1.0f;
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const grid_use_t* use = w->registry->modules[m]->grid;
+        if (!use || !use->reach) continue;
+        float reach = use->reach(w);
+        r = reach > r ? reach : r;
     }
+    return r;
+}
+
+/* Cell edge: the largest reach, a hair wider so that float rounding of
+ * position/cell can never put a neighbor at exactly the radius two cells
+ * away; a configured cell_size may only make cells larger. */
+static float cell_edge(const world_t* w, float r)
+{
     r *= 1.0f + 1e-5f;
     if (w->cell_size > r) r = w->cell_size;
     return r > 0.0f ? r : 1.0f;
 }
 
-static void configure(world_t* w, grid_t* g, int32_t n)
+static void configure(world_t* w, grid_t* g, int32_t n, float reach)
 {
-    float cell = cell_edge(w);
+    float cell = cell_edge(w, reach);
     g->dims = w->dims;
     g->wrap = w->wrap;
     g->direct = 0;
@@ -412,11 +388,11 @@ typedef struct sorted_view {
 static sorted_view sorted_sources(const world_t* w, const grid_t* g)
 {
     int three = g->dims == 3;
-    const component_t* comp = &w->comps[COMP_NEIGHBORS];
+    const component_t* comp = g->rows_comp >= 0 ? &w->comps[g->rows_comp] : NULL;
     sorted_view v = {AGENT_F(w, AC_POS_X), AGENT_F(w, AC_POS_Y), three ? AGENT_F(w, AC_POS_Z) : NULL,
                      AGENT_F(w, AC_VEL_X), AGENT_F(w, AC_VEL_Y), three ? AGENT_F(w, AC_VEL_Z) : NULL,
-                     table_slots(&w->agents), comp, TABLE_COL(&comp->table, int32_t, COMP_ROW),
-                     comp->table.count};
+                     table_slots(&w->agents), comp, comp ? TABLE_COL(&comp->table, int32_t, COMP_ROW) : NULL,
+                     comp ? comp->table.count : 0};
     return v;
 }
 
@@ -429,7 +405,8 @@ static inline void put_sorted(grid_t* g, const sorted_view* v, int32_t k, int32_
      * r: checking that (a near-sequential read) avoids the sparse index's
      * random one. */
     g->scomp[k] = in_order || (r < v->comp_count && v->comp_agent_row[r] == r) ? r
-                                                                              : component_row(v->comp, v->slots[r]);
+                  : v->comp                                                     ? component_row(v->comp, v->slots[r])
+                                                                                : -1;
     float x = v->px[r], y = v->py[r];
     if (g->wrap) {
         x = wrap_into(x, g->origin[0], g->extent[0]);
@@ -531,24 +508,18 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     int32_t n = w->agents.count;
-    if ((w->comps[COMP_NEIGHBORS].table.count == 0 && w->comps[COMP_CROWD].table.count == 0 &&
-         w->comps[COMP_CONTACT].table.count == 0) ||
-        n == 0) {
-        if (grid_data(w)) grid_data(w)->count = 0;
+    grid_t* g = grid_of(w);
+    uint64_t since = world_now_ns(), now;
+    /* No module's agents use the grid: it stays empty this step. */
+    float reach = n > 0 ? grid_reach(w) : -1.0f;
+    if (!(reach >= 0.0f)) {
+        g->count = 0;
         return 0;
     }
-    if (!grid_data(w)) {
-        w->module_data[MOD_NEIGHBORS] = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
-        if (!grid_data(w)) {
-            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory");
-            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
-        }
-    }
-    grid_t* g = grid_data(w);
-    uint64_t since = world_now_ns(), now;
+    g->built = 1;
     memset(g->phase_ns, 0, sizeof g->phase_ns);
 #define PHASE_DONE(k) (now = world_now_ns(), g->phase_ns[k] = (int64_t)(now - since), since = now)
-    configure(w, g, n);
+    configure(w, g, n, reach);
     PHASE_DONE(GRID_PHASE_CELL);
     /* One block per worker (at most MAX_BLOCKS), none under 4096 agents. */
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
@@ -604,13 +575,17 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     PHASE_DONE(GRID_PHASE_PREFIX);
     int32_t most = 0;
     for (int32_t i = 0; i < workers; ++i) most = largest[i] > most ? largest[i] : most;
-    /* The neighbors' packs, sized from the bucket counts just made, before
-     * the agent table is reordered: out of memory here changes nothing. */
-    if (!neighbors_reserve(w, g, n, most)) {
-        g->count = 0;
-        return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+    /* The users' memory sized from the bucket counts just made (the
+     * neighbors' packs), before the agent table is reordered: out of
+     * memory here changes nothing. */
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const grid_use_t* use = w->registry->modules[m]->grid;
+        if (use && use->sized && !use->sized(w, g, n, most)) {
+            g->count = 0;
+            return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
+        }
     }
-    since = world_now_ns(); /* the packs' sizing is no phase */
+    since = world_now_ns(); /* the users' sizing is no phase */
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, scatter_blocks, &c);
     PHASE_DONE(GRID_PHASE_SCATTER);
 
@@ -628,7 +603,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     PHASE_DONE(GRID_PHASE_REORDER);
     /* Known without a scan while no row moved: a reorder leaves every
      * component on every agent in agent-row order, and notes it. */
-    c.comp_in_order = world_component_in_agent_order(w, COMP_NEIGHBORS);
+    c.comp_in_order = g->rows_comp >= 0 && world_component_in_agent_order(w, g->rows_comp);
     par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, copy_sorted, &c);
     PHASE_DONE(GRID_PHASE_COPY);
 #undef PHASE_DONE
@@ -685,7 +660,7 @@ static int32_t grid_position(grid_t* g, int32_t row)
     return row >= 0 && row < g->count ? pos[row] : -1;
 }
 
-void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row)
+void grid_sorted_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row)
 {
     grid_t* g = grid_data(w);
     if (!g || g->count == 0) return;
@@ -695,7 +670,7 @@ void grid_neighbors_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32
     if (moved >= 0) g->scomp[moved] = cr;
 }
 
-void grid_agent_row_moved(world_t* w, int32_t from, int32_t to)
+static void grid_agent_row_moved(world_t* w, int32_t from, int32_t to)
 {
     grid_t* g = grid_data(w);
     if (!g || g->count == 0) return;
@@ -749,84 +724,45 @@ int64_t wrap_run(world_t* w, float dt, void* ctx)
     return w->agents.count;
 }
 
-/* ---- the neighbors module: separation, alignment and cohesion's component,
- * and the grid that the spatial hash builds for them ---------------------- */
+/* ---- the module ------------------------------------------------------------ */
 
-static int neighbors_needs(const shoal_agent_def_t* d)
+static int grid_init(world_t* w)
 {
-    const float* wt = d->weights;
-    return wt[SHOAL_BEHAVIOR_SEPARATE] != 0.0f || wt[SHOAL_BEHAVIOR_ALIGN] != 0.0f ||
-           wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
+    grid_t* g = (grid_t*)mem_calloc(&w->alloc, sizeof(grid_t));
+    w->module_data[MOD_GRID] = g;
+    if (!g) return 0;
+    /* The component whose rows the grid keeps per sorted position: the
+     * first module that asks for them (components are numbered in registry
+     * order among the modules that have one). */
+    g->rows_comp = -1;
+    for (int k = 0; k < w->comp_count && g->rows_comp < 0; ++k) {
+        const grid_use_t* use = w->comp_module[k]->grid;
+        if (use && use->sorted_rows) g->rows_comp = k;
+    }
+    return 1;
 }
 
-static shoal_status_t neighbors_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+static void grid_release(world_t* w)
 {
-    const shoal_neighbors_t* n = &d->neighbors;
-    int ok = def_check_min(w, where, "neighbors.radius", n->radius, 0.0f, 1) &&
-             def_check_min(w, where, "neighbors.fov", n->fov, 0.0f, 1) &&
-             def_check_min(w, where, "neighbors.separation_gain", n->separation_gain, 0.0f, 0) &&
-             def_check_min(w, where, "neighbors.alignment_gain", n->alignment_gain, 0.0f, 0) &&
-             def_check_min(w, where, "neighbors.cohesion_gain", n->cohesion_gain, 0.0f, 0);
-    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (n->fov > VEC_TWO_PI)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: neighbors.fov must be in (0, 2 pi] rad, got %g",
-                          where, (double)n->fov);
-    if (n->max_neighbors < 0)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
-                          (int)n->max_neighbors);
-    return SHOAL_OK;
+    grid_t* g = grid_of(w);
+    if (!g) return;
+    const allocator_t* a = &w->alloc;
+    free_arrays(w, g);
+    mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
+    mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
+    mem_free(a, g, sizeof *g);
+    w->module_data[MOD_GRID] = NULL;
 }
 
-static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
-                                int fresh)
-{
-    (void)slot;
-    (void)forward;
-    (void)fresh;
-    const int k = COMP_NEIGHBORS;
-    const shoal_neighbors_t* n = &d->neighbors;
-    const float* wt = d->weights;
-    COMP_F(w, k, NB_RADIUS)[r] = n->radius;
-    COMP_F(w, k, NB_FOV)[r] = n->fov;
-    /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
-    COMP_F(w, k, NB_FOV_COS)[r] = n->fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * n->fov);
-    COMP_I(w, k, NB_MAX)[r] = n->max_neighbors;
-    COMP_F(w, k, NB_K_SEP)[r] = n->separation_gain;
-    COMP_F(w, k, NB_K_ALI)[r] = n->alignment_gain;
-    COMP_F(w, k, NB_K_COH)[r] = n->cohesion_gain;
-    COMP_F(w, k, NB_W_SEP)[r] = wt[SHOAL_BEHAVIOR_SEPARATE];
-    COMP_F(w, k, NB_W_ALI)[r] = wt[SHOAL_BEHAVIOR_ALIGN];
-    COMP_F(w, k, NB_W_COH)[r] = wt[SHOAL_BEHAVIOR_COHERE];
-}
+void grid_note_built(world_t* w) { grid_of(w)->built = 1; }
 
-static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
-{
-    const int k = COMP_NEIGHBORS;
-    d->neighbors.radius = COMP_F(w, k, NB_RADIUS)[r];
-    d->neighbors.fov = COMP_F(w, k, NB_FOV)[r];
-    d->neighbors.max_neighbors = COMP_I(w, k, NB_MAX)[r];
-    d->neighbors.separation_gain = COMP_F(w, k, NB_K_SEP)[r];
-    d->neighbors.alignment_gain = COMP_F(w, k, NB_K_ALI)[r];
-    d->neighbors.cohesion_gain = COMP_F(w, k, NB_K_COH)[r];
-    d->weights[SHOAL_BEHAVIOR_SEPARATE] = COMP_F(w, k, NB_W_SEP)[r];
-    d->weights[SHOAL_BEHAVIOR_ALIGN] = COMP_F(w, k, NB_W_ALI)[r];
-    d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
-}
-
-static const uint8_t neighbors_flags[NB_COUNT_] = {[NB_MAX] = COLUMN_BITS};
-
-const module_t neighbors_module = {
-    .name = "neighbors",
-    .column_count = NB_COUNT_,
-    .column_flags = neighbors_flags,
-    /* every column but the slot and COMP_ROW */
-    .definition_columns = ((1ull << NB_COUNT_) - 1) & ~3ull,
-    .release = grid_destroy,
-    .needs = neighbors_needs,
-    .validate = neighbors_validate,
-    .write_row = neighbors_write_row,
-    .read_row = neighbors_read_row,
-    .row_removed = grid_neighbors_row_removed,
+/* No component, state hash or snapshot section: the grid is rebuilt by
+ * every sense stage from the agents' positions. Its memory grows inside
+ * the spatial hash, before it changes anything (it depends on the step's
+ * bucket counts), so it has no reserve hook. */
+const module_t grid_module = {
+    .name = "grid",
+    .init = grid_init,
+    .release = grid_release,
     .agent_row_moved = grid_agent_row_moved,
 };

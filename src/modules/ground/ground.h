@@ -235,6 +235,35 @@ static inline pf_params_t ground_view_pf_params(const ground_view_t* g, int32_t 
     return p;
 }
 
+/* A ground vehicle's body, for modules that keep bodies apart (the contact
+ * pass): the vehicle's own radius and mass (shoal_ground_vehicle_t), which
+ * the agent's columns do not hold (they keep vehicle.radius and .mass as
+ * defined, state that the hash and snapshots carry), and its largest speed
+ * either way. 0, with nothing written, when the agent of `slot` is no
+ * ground vehicle. */
+static inline int ground_body(const world_t* w, uint32_t slot, float* radius, float* mass, float* max_speed)
+{
+    const component_t* c = &w->comps[COMP_GROUND];
+    int32_t r = c->table.count == 0 ? -1 : component_row(c, slot);
+    if (r < 0) return 0;
+    *radius = TABLE_COL(&c->table, float, GR_RADIUS)[r];
+    *mass = TABLE_COL(&c->table, float, GR_MASS)[r];
+    *max_speed = fmaxf(TABLE_COL(&c->table, float, GR_MAX_SPEED)[r],
+                       TABLE_COL(&c->table, float, GR_MAX_REVERSE_SPEED)[r]);
+    return 1;
+}
+
+/* Whether the agent of `slot` is a ground vehicle (which keeps its model's
+ * own velocity state). */
+static inline int ground_is_vehicle(const world_t* w, uint32_t slot)
+{
+    const component_t* c = &w->comps[COMP_GROUND];
+    return c->table.count > 0 && component_row(c, slot) >= 0;
+}
+
+/* The largest body radius of any ground vehicle (0: none). */
+float ground_radius_max(const world_t* w);
+
 /* Paths and terrain to and from the snapshot section GRND
  * (ground_snapshot.c; the hooks of module.h). */
 void ground_save(const world_t* w, byte_writer_t* wr);

@@ -279,6 +279,15 @@ static void place_vehicle(world_t* w, int32_t r, float yaw, const float velocity
     ground_write_agent_pose(&a, w->dims == 3, &t, row, a.px[row], a.py[row], yaw, v, v_lat, 0.0f);
 }
 
+float ground_radius_max(const world_t* w)
+{
+    const component_t* c = &w->comps[COMP_GROUND];
+    const float* radius = TABLE_COL(&c->table, float, GR_RADIUS);
+    float r = 0.0f;
+    for (int32_t k = 0; k < c->table.count; ++k) r = radius[k] > r ? radius[k] : r;
+    return r;
+}
+
 void ground_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, int fresh)
 {
     const shoal_ground_vehicle_t* v = &d->ground.vehicle;

@@ -37,6 +37,7 @@
 typedef struct nb_ctx {
     world_t* w;
     grid_t* g;
+    const neighbors_world_t* nw;
     int64_t* worker_agents;
     int64_t* worker_pairs;
     int64_t* worker_found;
@@ -76,6 +77,7 @@ typedef struct nb_env {
      * cache lines) instead of their own rows (several misses per agent
      * once rows drift from the sorted order between reorders). */
     int32_t pmask;
+    const neighbors_world_t* nw; /* the packs' size this step */
 } nb_env;
 
 typedef struct nb_counts {
@@ -181,10 +183,10 @@ range_direct_v(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_co
 {
     const grid_t* g = e->g;
     const int strips = strips_ok(g);
-    /* A strip holds nb_per - 2 lanes: a column appended past `room` would
-     * not fit for sure, so the strip moves its last columns to the front. */
-    const int32_t column_most = g->nb_largest * (g->dims == 3 ? 9 : 3);
-    nb_strip st = {.y = INT32_MIN, .room = (int32_t)g->nb_per - 2 * SHOAL_MAX_LANES - column_most};
+    /* A strip holds per - 2 lanes: a column appended past `room` would not
+     * fit for sure, so the strip moves its last columns to the front. */
+    const int32_t column_most = e->nw->largest * (g->dims == 3 ? 9 : 3);
+    nb_strip st = {.y = INT32_MIN, .room = (int32_t)e->nw->per - 2 * SHOAL_MAX_LANES - column_most};
     for (int32_t q = next_occupied(g, begin, end); q < end; q = next_occupied(g, q + 1, end)) {
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
         int32_t first = lo; /* a cell without the component is not packed */
@@ -270,10 +272,10 @@ static void range_hashed(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
 /* Candidates a worker's pack arrays hold at least. */
 #define NB_STRIP_FLOATS 2048
 
-static void worker_scratch(const grid_t* g, int32_t worker, nb_scratch* s)
+static void worker_scratch(const neighbors_world_t* nw, int32_t worker, nb_scratch* s)
 {
-    size_t per = g->nb_per;
-    float* block = g->nb_mem + (size_t)worker * per * NB_ARRAYS;
+    size_t per = nw->per;
+    float* block = nw->mem + (size_t)worker * per * NB_ARRAYS;
     s->cx = block;
     s->cy = block + per;
     s->cz = block + 2 * per;
@@ -298,9 +300,9 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
          AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
          g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
         TABLE_COL(&comp->table, float, NB_RADIUS), TABLE_COL(&comp->table, float, NB_FOV_COS),
-        TABLE_COL(&comp->table, int32_t, NB_MAX), c->params_row};
+        TABLE_COL(&comp->table, int32_t, NB_MAX), c->params_row, c->nw};
     nb_scratch s;
-    worker_scratch(g, worker, &s);
+    worker_scratch(c->nw, worker, &s);
     nb_counts n = {0, 0, 0};
     if (g->direct)
         range_direct(&e, &s, begin, end, &n);
@@ -362,23 +364,26 @@ static size_t pack_floats(const world_t* w, const grid_t* g, int32_t count, int3
     return per * NB_ARRAYS * (size_t)workers;
 }
 
-int neighbors_reserve(world_t* w, grid_t* g, int32_t count, int32_t largest)
+/* Size the packs for this step's grid of `count` agents whose largest
+ * bucket holds `largest`, and grow them (grid_use_t.sized). */
+static int neighbors_sized(world_t* w, const grid_t* g, int32_t count, int32_t largest)
 {
+    neighbors_world_t* nw = neighbors_data(w);
     size_t per;
     size_t need = pack_floats(w, g, count, largest, &per);
-    g->nb_per = 0;
-    if (need > g->nb_mem_floats) {
+    nw->per = 0;
+    if (need > nw->mem_floats) {
         float* mem = mem_alloc(&w->alloc, need * sizeof(float));
         if (!mem) {
             world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "neighbors: out of memory for packs of %zu candidates", per);
             return 0;
         }
-        mem_free(&w->alloc, g->nb_mem, g->nb_mem_floats * sizeof(float));
-        g->nb_mem = mem;
-        g->nb_mem_floats = need;
+        mem_free(&w->alloc, nw->mem, nw->mem_floats * sizeof(float));
+        nw->mem = mem;
+        nw->mem_floats = need;
     }
-    g->nb_per = per;
-    g->nb_largest = largest;
+    nw->per = per;
+    nw->largest = largest;
     return 1;
 }
 
@@ -397,10 +402,11 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     grid_t* g = grid_data(w);
     if (!g || g->count == 0) return 0;
+    neighbors_world_t* nw = neighbors_data(w);
     /* The grid was built for crowd or contact agents only: no flock agent
      * to visit, and no bucket walk (0.7 ms a step for 100k crowd agents). */
     if (w->comps[COMP_NEIGHBORS].table.count == 0) {
-        g->pair_tests = g->neighbor_sum = g->kernel_agents = 0;
+        nw->pair_tests = nw->neighbor_sum = nw->kernel_agents = 0;
         return 0;
     }
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
@@ -408,11 +414,11 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
-    nb_ctx c = {w, g, wagents, wpairs, wfound, params_one(w) ? 0 : -1};
-    /* The spatial hash sized and grew the packs (neighbors_reserve) before
+    nb_ctx c = {w, g, nw, wagents, wpairs, wfound, params_one(w) ? 0 : -1};
+    /* The spatial hash sized and grew the packs (neighbors_sized) before
      * the step changed anything. */
-    size_t per = g->nb_per;
-    if (per == 0 || per * NB_ARRAYS * (size_t)workers > g->nb_mem_floats) {
+    size_t per = nw->per;
+    if (per == 0 || per * NB_ARRAYS * (size_t)workers > nw->mem_floats) {
         world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "neighbors: the spatial hash did not run this step");
         return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
     }
@@ -424,13 +430,13 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
      * clusters put more agents in some. */
     par_for(w, g->count, neighbors_block(w, g->count), PAR_AFFINE, neighbors_agents, &c);
     int64_t touched = 0;
-    g->pair_tests = g->neighbor_sum = 0;
+    nw->pair_tests = nw->neighbor_sum = 0;
     for (int32_t i = 0; i < workers; ++i) {
         touched += wagents[i];
-        g->pair_tests += wpairs[i];
-        g->neighbor_sum += wfound[i];
+        nw->pair_tests += wpairs[i];
+        nw->neighbor_sum += wfound[i];
     }
-    g->kernel_agents = touched;
+    nw->kernel_agents = touched;
     return touched;
 }
 
@@ -512,3 +518,114 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
     mem_free(&alloc, mem, per * 8 * sizeof(float));
     return (iterations + 1) / 2 * 2 * candidates;
 }
+
+/* ---- the module: separation, alignment and cohesion's component ---------- */
+
+/* Its agents look for neighbors as far as their radius (grid_use_t.reach). */
+static float neighbors_reach(world_t* w)
+{
+    const component_t* c = &w->comps[COMP_NEIGHBORS];
+    if (c->table.count == 0) return -1.0f;
+    const float* radius = TABLE_COL(&c->table, float, NB_RADIUS);
+    /* A radius column that the last reorder found holding one value, and
+     * that no definition changed since, is that value: no pass over it. */
+    if (component_one_columns(c) >> NB_RADIUS & 1u) return radius[0] > 0.0f ? radius[0] : 0.0f;
+    return grid_column_max(w, radius, c->table.count);
+}
+
+static const grid_use_t neighbors_grid = {neighbors_reach, neighbors_sized, 1};
+
+static int neighbors_init(world_t* w)
+{
+    w->module_data[MOD_NEIGHBORS] = mem_calloc(&w->alloc, sizeof(neighbors_world_t));
+    return w->module_data[MOD_NEIGHBORS] != NULL;
+}
+
+static void neighbors_release(world_t* w)
+{
+    neighbors_world_t* nw = neighbors_data(w);
+    if (!nw) return;
+    mem_free(&w->alloc, nw->mem, nw->mem_floats * sizeof(float));
+    mem_free(&w->alloc, nw, sizeof *nw);
+    w->module_data[MOD_NEIGHBORS] = NULL;
+}
+
+static int neighbors_needs(const shoal_agent_def_t* d)
+{
+    const float* wt = d->weights;
+    return wt[SHOAL_BEHAVIOR_SEPARATE] != 0.0f || wt[SHOAL_BEHAVIOR_ALIGN] != 0.0f ||
+           wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
+}
+
+static shoal_status_t neighbors_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    const shoal_neighbors_t* n = &d->neighbors;
+    int ok = def_check_min(w, where, "neighbors.radius", n->radius, 0.0f, 1) &&
+             def_check_min(w, where, "neighbors.fov", n->fov, 0.0f, 1) &&
+             def_check_min(w, where, "neighbors.separation_gain", n->separation_gain, 0.0f, 0) &&
+             def_check_min(w, where, "neighbors.alignment_gain", n->alignment_gain, 0.0f, 0) &&
+             def_check_min(w, where, "neighbors.cohesion_gain", n->cohesion_gain, 0.0f, 0);
+    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (n->fov > VEC_TWO_PI)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: neighbors.fov must be in (0, 2 pi] rad, got %g",
+                          where, (double)n->fov);
+    if (n->max_neighbors < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
+                          (int)n->max_neighbors);
+    return SHOAL_OK;
+}
+
+static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                                int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    const int k = COMP_NEIGHBORS;
+    const shoal_neighbors_t* n = &d->neighbors;
+    const float* wt = d->weights;
+    COMP_F(w, k, NB_RADIUS)[r] = n->radius;
+    COMP_F(w, k, NB_FOV)[r] = n->fov;
+    /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
+    COMP_F(w, k, NB_FOV_COS)[r] = n->fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * n->fov);
+    COMP_I(w, k, NB_MAX)[r] = n->max_neighbors;
+    COMP_F(w, k, NB_K_SEP)[r] = n->separation_gain;
+    COMP_F(w, k, NB_K_ALI)[r] = n->alignment_gain;
+    COMP_F(w, k, NB_K_COH)[r] = n->cohesion_gain;
+    COMP_F(w, k, NB_W_SEP)[r] = wt[SHOAL_BEHAVIOR_SEPARATE];
+    COMP_F(w, k, NB_W_ALI)[r] = wt[SHOAL_BEHAVIOR_ALIGN];
+    COMP_F(w, k, NB_W_COH)[r] = wt[SHOAL_BEHAVIOR_COHERE];
+}
+
+static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    const int k = COMP_NEIGHBORS;
+    d->neighbors.radius = COMP_F(w, k, NB_RADIUS)[r];
+    d->neighbors.fov = COMP_F(w, k, NB_FOV)[r];
+    d->neighbors.max_neighbors = COMP_I(w, k, NB_MAX)[r];
+    d->neighbors.separation_gain = COMP_F(w, k, NB_K_SEP)[r];
+    d->neighbors.alignment_gain = COMP_F(w, k, NB_K_ALI)[r];
+    d->neighbors.cohesion_gain = COMP_F(w, k, NB_K_COH)[r];
+    d->weights[SHOAL_BEHAVIOR_SEPARATE] = COMP_F(w, k, NB_W_SEP)[r];
+    d->weights[SHOAL_BEHAVIOR_ALIGN] = COMP_F(w, k, NB_W_ALI)[r];
+    d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
+}
+
+static const uint8_t neighbors_flags[NB_COUNT_] = {[NB_MAX] = COLUMN_BITS};
+
+const module_t neighbors_module = {
+    .name = "neighbors",
+    .column_count = NB_COUNT_,
+    .column_flags = neighbors_flags,
+    /* every column but the slot and COMP_ROW */
+    .definition_columns = ((1ull << NB_COUNT_) - 1) & ~3ull,
+    .init = neighbors_init,
+    .release = neighbors_release,
+    .needs = neighbors_needs,
+    .validate = neighbors_validate,
+    .write_row = neighbors_write_row,
+    .read_row = neighbors_read_row,
+    .row_removed = grid_sorted_row_removed,
+    .grid = &neighbors_grid,
+};

@@ -13,6 +13,34 @@ enum {
     NB_COUNT_
 };
 
+/* The module's data: its pass's per-worker packs, sized for each step's
+ * grid before the step changes anything (the grid's `sized` hook), and
+ * counters of the last pass for benchmarks (never hashed or saved). */
+typedef struct neighbors_world_t {
+    float* mem;         /* the per-worker packs */
+    size_t mem_floats;
+    size_t per;         /* floats per pack array this step (0: not sized) */
+    int32_t largest;    /* agents in the largest bucket this step */
+    /* candidate pairs examined, neighbors found, agents processed */
+    int64_t pair_tests;
+    int64_t neighbor_sum;
+    int64_t kernel_agents;
+} neighbors_world_t;
+
+static inline neighbors_world_t* neighbors_data(const world_t* w)
+{
+    return (neighbors_world_t*)w->module_data[MOD_NEIGHBORS];
+}
+
+extern const module_t neighbors_module;
+
 int64_t neighbors_run(world_t* w, float dt, void* ctx);
+
+/* Run the neighbor pair kernel for `iterations` agents (two per pass, as
+ * the flock step runs them) over one pack of `candidates` agents that stays
+ * in cache, with no hashing or packing: the ceiling the flock step is
+ * measured against. Returns the pair tests done
+ * and sets *seconds to the time taken. */
+int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations, double* seconds);
 
 #endif /* SHOAL_MODULES_NEIGHBORS_H */
