@@ -11,9 +11,10 @@
  * mass; a ground vehicle's own), where they start (walls are crossed from
  * that side only) and their CONTACT_K nearest participants in the spatial
  * hash within reach of a contact this step (the sum of radii and what both
- * can travel in dt). Crowd agents' candidates come from the orca pass;
- * crowd_move records their start; nothing to do in a world of crowd agents
- * alone.
+ * can travel in dt). Crowd agents' candidates come from the orca pass and
+ * their start from crowd_move, both the crowd module's data, read through
+ * crowd_contacts (crowd.h); nothing to do in a world of crowd agents
+ * alone. A ground vehicle's body is the ground module's (ground_body).
  *
  * contacts (last of integrate but wrap): Jacobi iterations, so that any
  * split over threads gives the same bits: each participant computes its
@@ -143,6 +144,9 @@ typedef struct contact_ctx {
     const int32_t* crowd_row;   /* agent row of each crowd row */
     const int32_t* contact_row; /* agent row of each contact row */
     const int32_t* crowd_near;  /* CONTACT_K per crowd row (orca pass) */
+    /* where each crowd row started this step (crowd_move); a contact row's
+     * start is the scratch's x0, y0, z0 (contacts_prepare) */
+    const float *crowd_x0, *crowd_y0, *crowd_z0;
     const component_t* crowd;
     const component_t* contact;
     const uint32_t* slots;
@@ -165,6 +169,11 @@ static inline int32_t part_row(const contact_ctx* x, int32_t p)
 {
     return p < x->nc ? x->crowd_row[p] : x->contact_row[p - x->nc];
 }
+
+/* Where participant p was before this step moved it. */
+static inline float part_x0(const contact_ctx* x, int32_t p) { return p < x->nc ? x->crowd_x0[p] : x->cw->x0[p]; }
+static inline float part_y0(const contact_ctx* x, int32_t p) { return p < x->nc ? x->crowd_y0[p] : x->cw->y0[p]; }
+static inline float part_z0(const contact_ctx* x, int32_t p) { return p < x->nc ? x->crowd_z0[p] : x->cw->z0[p]; }
 
 /* Participant p's candidates: *k of them (the first -1 ends them early). */
 static inline const int32_t* part_near(const contact_ctx* x, int32_t p, int* k)
@@ -379,7 +388,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             contacts++;
         }
         if (!three && x->walls->seg_count > 0) {
-            float x0 = cw->x0[r], y0 = cw->y0[r];
+            float x0 = part_x0(x, r), y0 = part_y0(x, r);
             /* past the path's length by a margin: far out, float's steps
              * can make the crossed wall's distance equal to it */
             float reach = ri + 1.001f * sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
@@ -494,7 +503,7 @@ static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, ui
         if (three) a->pz[i] -= ov * u[2];
     }
     if (!three && x->walls->seg_count > 0) {
-        float x0 = cw->x0[r], y0 = cw->y0[r];
+        float x0 = part_x0(x, r), y0 = part_y0(x, r);
         float reach = ri + 1.001f * sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
         wall_query_t q;
         walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach);
@@ -803,13 +812,17 @@ static contact_ctx contact_ctx_of(world_t* w, float* worst)
     x.g = grid_data(w);
     if (x.g && x.g->count == 0) x.g = NULL;
     x.a = agent_view(w);
-    x.crowd = &w->comps[COMP_CROWD];
+    const crowd_contacts_t crowd = crowd_contacts(w);
+    x.crowd = crowd.comp;
     x.contact = &w->comps[COMP_CONTACT];
-    x.nc = x.crowd->table.count;
+    x.nc = crowd.count;
     x.nt = x.contact->table.count;
-    x.crowd_row = COMP_I(w, COMP_CROWD, COMP_ROW);
+    x.crowd_row = crowd.agent_row;
     x.contact_row = COMP_I(w, COMP_CONTACT, COMP_ROW);
-    x.crowd_near = crowd_data(w)->near;
+    x.crowd_near = crowd.near;
+    x.crowd_x0 = crowd.x0;
+    x.crowd_y0 = crowd.y0;
+    x.crowd_z0 = crowd.z0;
     x.slots = table_slots(&w->agents);
     x.obs = obstacles_of(w);
     x.cw = contact_data(w);
@@ -822,8 +835,6 @@ static contact_ctx contact_ctx_of(world_t* w, float* worst)
 
 typedef struct prepare_ctx {
     contact_ctx x;
-    const float *gr_radius, *gr_mass, *gr_vmax, *gr_vrev; /* ground component */
-    const component_t* ground;
     float* reach; /* per worker: largest radius, then largest travel in dt */
     float* travel;
     float dt, radius_max, travel_max;
@@ -843,12 +854,9 @@ static void prepare_bodies(int32_t begin, int32_t end, int32_t worker, void* vct
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = part_row(x, r);
         float radius = a->radius[i], mass = a->mass[i], vmax = a->max_speed[i];
-        int32_t gr = r < x->nc || c->ground->table.count == 0 ? -1 : component_row(c->ground, x->slots[i]);
-        if (gr >= 0) {
-            radius = c->gr_radius[gr];
-            mass = c->gr_mass[gr];
-            vmax = fmaxf(c->gr_vmax[gr], c->gr_vrev[gr]);
-        }
+        /* a ground vehicle's body is its own (the agent's columns keep
+         * vehicle.radius and .mass as defined) */
+        if (r >= x->nc) ground_body(x->w, x->slots[i], &radius, &mass, &vmax);
         if (r >= x->nc) {
             cw->radius[r] = radius;
             cw->inv_mass[r] = mass > 0.0f ? 1.0f / mass : 1.0f;
@@ -916,11 +924,6 @@ int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
     if (c.x.nt == 0) return 0; /* crowd rows: the orca pass and crowd_move did it */
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     for (int32_t k = 0; k < workers; ++k) reach[k] = travel[k] = 0.0f;
-    c.ground = &w->comps[COMP_GROUND];
-    c.gr_radius = COMP_F(w, COMP_GROUND, GR_RADIUS);
-    c.gr_mass = COMP_F(w, COMP_GROUND, GR_MASS);
-    c.gr_vmax = COMP_F(w, COMP_GROUND, GR_MAX_SPEED);
-    c.gr_vrev = COMP_F(w, COMP_GROUND, GR_MAX_REVERSE_SPEED);
     c.reach = reach;
     c.travel = travel;
     c.dt = dt;
@@ -938,7 +941,6 @@ int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
 
 typedef struct velocity_ctx {
     const contact_ctx* x;
-    const component_t* ground;
     float inv_dt;
 } velocity_ctx;
 
@@ -957,10 +959,10 @@ static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void*
     for (int32_t r = begin; r < end; ++r) {
         if (!cw->touched[r]) continue;
         int32_t i = part_row(x, r);
-        if (r >= x->nc && c->ground->table.count > 0 && component_row(c->ground, x->slots[i]) >= 0) continue;
-        a->vx[i] = (a->px[i] - cw->x0[r]) * c->inv_dt;
-        a->vy[i] = (a->py[i] - cw->y0[r]) * c->inv_dt;
-        if (three) a->vz[i] = (a->pz[i] - cw->z0[r]) * c->inv_dt;
+        if (r >= x->nc && ground_is_vehicle(x->w, x->slots[i])) continue;
+        a->vx[i] = (a->px[i] - part_x0(x, r)) * c->inv_dt;
+        a->vy[i] = (a->py[i] - part_y0(x, r)) * c->inv_dt;
+        if (three) a->vz[i] = (a->pz[i] - part_z0(x, r)) * c->inv_dt;
     }
 }
 
@@ -984,7 +986,7 @@ static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void*
         }
         if (!cw->touched[r]) continue;
         int32_t i = part_row(x, r);
-        float sx = cw->x0[r], sy = cw->y0[r], px = a->px[i], py = a->py[i];
+        float sx = part_x0(x, r), sy = part_y0(x, r), px = a->px[i], py = a->py[i];
         float t = wall_first_hit(x->walls, worker, sx, sy, px, py);
         if (t >= 2.0f) continue;
         float k = 0.999f * t, nx = sx + k * (px - sx), ny = sy + k * (py - sy);
@@ -1072,7 +1074,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     if (w->dims == 2 && x.walls->seg_count > 0) par_for(w, count, 512, PAR_STATIC, contact_walls_hold, &x);
     cw->iterations_last = iter;
     cw->overlap_last = most;
-    velocity_ctx vc = {&x, &w->comps[COMP_GROUND], 1.0f / dt};
+    velocity_ctx vc = {&x, 1.0f / dt};
     par_for(w, count, 1024, PAR_STATIC, contact_velocities, &vc);
     return count;
 }
@@ -1210,7 +1212,7 @@ static int cs_reserve(world_t* w, int32_t parts, int32_t sorted)
 
 static int32_t participants(const world_t* w)
 {
-    return w->comps[COMP_CROWD].table.count + w->comps[COMP_CONTACT].table.count;
+    return crowd_contacts(w).count + w->comps[COMP_CONTACT].table.count;
 }
 
 /* Before a step: scratch for every participant now live or queued. */

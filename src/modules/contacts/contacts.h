@@ -28,7 +28,8 @@ typedef struct contact_world_t {
     int32_t* near;       /* CONTACT_K sorted positions per contact row, -1: none */
     int32_t near_capacity;
     float *cx, *cy, *cz; /* a participant's position after an iteration */
-    float *x0, *y0, *z0; /* its position before this step moved it (walls, velocities) */
+    float *x0, *y0, *z0; /* a contact row's position before this step moved it (walls,
+                          * velocities); a crowd row's is the crowd module's (crowd_contacts_t) */
     /* contact rows only (a crowd row's are its agent's radius and mass): */
     float* radius;       /* its body: a ground vehicle's own radius, else vehicle.radius */
     float* inv_mass;     /* 1 / mass (a ground vehicle's own mass): shares of a push */

@@ -993,8 +993,8 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     float travel[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     for (int32_t k = 0; k < workers; ++k) travel[k] = 0.0f;
-    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), contact_data(w)->x0, contact_data(w)->y0,
-                  contact_data(w)->z0, dt, travel};
+    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), crowd_data(w)->x0, crowd_data(w)->y0,
+                  crowd_data(w)->z0, dt, travel};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
     crowd_world_t* cw = crowd_data(w);
     cw->travel_max = 0.0f;
@@ -1064,7 +1064,8 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
     float* prev = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float));
-    if (!near || !intent || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev) {
+    float* start = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float)); /* x0, y0, z0 */
+    if (!near || !intent || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev || !start) {
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
@@ -1074,6 +1075,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
         mem_free(&w->alloc, list_r2, n * sizeof(float));
         mem_free(&w->alloc, list_base, n * sizeof(double));
         mem_free(&w->alloc, prev, n * 3 * sizeof(float));
+        mem_free(&w->alloc, start, n * 3 * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
@@ -1094,6 +1096,17 @@ static int crowd_reserve(world_t* w, int32_t rows)
     mem_free(&w->alloc, cw->list_r2, old * sizeof(float));
     mem_free(&w->alloc, cw->list_base, old * sizeof(double));
     mem_free(&w->alloc, cw->prev, old * 3 * sizeof(float));
+    /* the starts of this step, when a crowd agent added inside it grows
+     * the scratch between crowd_move and the contact pass */
+    if (old) {
+        memcpy(start, cw->x0, old * sizeof(float));
+        memcpy(start + n, cw->y0, old * sizeof(float));
+        memcpy(start + 2 * n, cw->z0, old * sizeof(float));
+    }
+    mem_free(&w->alloc, cw->x0, old * 3 * sizeof(float));
+    cw->x0 = start;
+    cw->y0 = start + n;
+    cw->z0 = start + 2 * n;
     cw->near = near;
     cw->intent = intent;
     cw->hint = hint;
@@ -1181,6 +1194,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->list_r2, n * sizeof(float));
     mem_free(&w->alloc, cw->list_base, n * sizeof(double));
     mem_free(&w->alloc, cw->prev, n * 3 * sizeof(float));
+    mem_free(&w->alloc, cw->x0, n * 3 * sizeof(float));
     mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
     mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);

@@ -39,6 +39,8 @@ typedef struct crowd_world_t {
                                motion (find_nearest's hint; any value gives the same list), 0: none */
     float* clear;           /* per crowd row, this step: the center distance of its nearest
                                contact candidate when the orca pass found it (INFINITY: none) */
+    float *x0, *y0, *z0;    /* per crowd row, this step: where crowd_move found it (the contact
+                               pass's start of the step) */
     int32_t capacity;       /* crowd rows the scratch holds */
     /* Per sorted position of the spatial hash, this step: the agent's crowd
      * row (-1: none) and radius, read in one pass rather than once per
@@ -80,6 +82,26 @@ typedef struct crowd_world_t {
 } crowd_world_t;
 
 static inline crowd_world_t* crowd_data(const world_t* w) { return (crowd_world_t*)w->module_data[MOD_CROWD]; }
+
+/* What the contact pass (contacts.c) reads of the crowd: crowd agents
+ * always take part in contacts, as its first participants (participant r
+ * is crowd row r). Everything is the crowd module's, read only. */
+typedef struct crowd_contacts_t {
+    const component_t* comp; /* the crowd component (component_row of a slot) */
+    int32_t count;           /* crowd rows */
+    const int32_t* agent_row; /* per crowd row */
+    const int32_t* near;      /* CROWD_CONTACT_K per crowd row, from the orca pass */
+    const float *x0, *y0, *z0; /* per crowd row: where crowd_move found it this step */
+} crowd_contacts_t;
+
+static inline crowd_contacts_t crowd_contacts(const world_t* w)
+{
+    const crowd_world_t* cw = crowd_data(w);
+    const component_t* c = &w->comps[COMP_CROWD];
+    crowd_contacts_t v = {c,      c->table.count, TABLE_COL(&c->table, int32_t, COMP_ROW), cw->near,
+                          cw->x0, cw->y0,         cw->z0};
+    return v;
+}
 
 extern const module_t crowd_module;
 
