@@ -15,6 +15,7 @@
  * and 3D, on 1 and 2 threads. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "modules/neighbors/neighbors.h"
@@ -22,6 +23,7 @@
 #include "ecs/world.h"
 #include "modules/registry.h"
 #include "modules/grid/grid.h"
+#include "shoal/snapshot.h"
 #include "support.h"
 
 enum { NB_EVERY_IN_ORDER, NB_EVERY_OUT_OF_ORDER, NB_SOME };
@@ -240,3 +242,120 @@ Test(sense, sorted_copies_3d_unbounded) { check_sense(3, 0, 1, NB_EVERY_IN_ORDER
 /* Above COPY_LANES_MAX agents the copies go one agent at a time. */
 Test(sense, big_world_sorted_copies_2d) { check_sense_n(2, 1, 2, NB_EVERY_IN_ORDER, 140001, 5); }
 Test(sense, big_world_sorted_copies_3d_out_of_order) { check_sense_n(3, 1, 2, NB_EVERY_OUT_OF_ORDER, 140001, 5); }
+
+/* The grid is a module of its own: no component, state hash or snapshot
+ * section (so its place in the registry changes no number, hash or file),
+ * and the modules that use it say so through module_t.grid. */
+Test(sense, grid_module_in_the_registry)
+{
+    const registry_t* reg = builtin_registry();
+    cr_assert_gt(reg->module_count, MOD_GRID);
+    const module_t* grid = reg->modules[MOD_GRID];
+    cr_assert_eq(grid, &grid_module);
+    cr_assert_eq(grid->column_count, 0);
+    cr_assert_null(grid->hash);
+    cr_assert_null(grid->save);
+    cr_assert_null(grid->load);
+    cr_assert_null(grid->grid);
+    int users = 0, sorted = 0;
+    for (int32_t m = 0; m < reg->module_count; ++m) {
+        const grid_use_t* use = reg->modules[m]->grid;
+        if (!use) continue;
+        users++;
+        cr_assert_not_null(use->reach, "%s", reg->modules[m]->name);
+        if (use->sorted_rows) {
+            sorted++;
+            cr_assert_eq(m, MOD_NEIGHBORS, "%s asks for sorted rows", reg->modules[m]->name);
+        }
+    }
+    cr_assert_eq(users, 3, "neighbors, crowd and contacts use the grid");
+    cr_assert_eq(sorted, 1);
+}
+
+/* Cell edge of the last sense stage. */
+static float cell_of(shoal_world_t* w)
+{
+    const grid_t* g = grid_data((const world_t*)w);
+    cr_assert_not_null(g);
+    return 1.0f / g->inv_cell[0];
+}
+
+/* The grid is built when the agents of some module that uses it are there,
+ * with cells as wide as the largest reach any of them declares; it stays
+ * empty in steps without them, and grid_data stays NULL until one. */
+Test(sense, grid_follows_the_modules_that_use_it)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.thread_count = 1;
+    def.backend = SHOAL_BACKEND_SERIAL;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_null(grid_data((const world_t*)w));
+
+    /* A seeker uses no grid. */
+    shoal_agent_def_t seek = shoal_agent_default_def();
+    seek.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+    seek.target[0] = 10.0f;
+    cr_assert_eq(shoal_agent_add(w, &seek, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_null(grid_data((const world_t*)w));
+
+    /* Crowd agents look as far as their neighbor distance. */
+    shoal_agent_def_t walker = shoal_agent_default_def();
+    walker.crowd.enabled = 1;
+    walker.crowd.neighbor_distance = 7.0f;
+    walker.position[1] = 5.0f;
+    shoal_agent_t crowd_id;
+    cr_assert_eq(shoal_agent_add(w, &walker, &crowd_id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(grid_data((const world_t*)w)->count, 2);
+    cr_assert_geq(cell_of(w), 7.0f);
+    cr_assert_lt(cell_of(w), 7.001f);
+
+    /* A ground vehicle in contacts needs two of its own radii (not its
+     * agent's vehicle.radius). */
+    shoal_agent_def_t car = shoal_agent_default_def();
+    car.ground.enabled = 1;
+    car.ground.vehicle.radius = 4.5f;
+    car.vehicle.radius = 0.5f;
+    car.contacts = 1;
+    car.position[0] = -30.0f;
+    shoal_agent_t car_id;
+    cr_assert_eq(shoal_agent_add(w, &car, &car_id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_geq(cell_of(w), 9.0f);
+    cr_assert_lt(cell_of(w), 9.001f);
+
+    /* Without them, the grid is empty, but it was built. */
+    cr_assert_eq(shoal_agent_remove(w, crowd_id), SHOAL_OK);
+    cr_assert_eq(shoal_agent_remove(w, car_id), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_not_null(grid_data((const world_t*)w));
+    cr_assert_eq(grid_data((const world_t*)w)->count, 0);
+
+    /* A snapshot keeps that the grid was built, and a world that never
+     * built one loads without. */
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    void* buf = malloc(size);
+    cr_assert_not_null(buf);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    shoal_world_t* back = NULL;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &back, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_not_null(grid_data((const world_t*)back));
+    shoal_world_destroy(back);
+    free(buf);
+    shoal_world_destroy(w);
+
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    buf = malloc(size);
+    cr_assert_not_null(buf);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &back, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_null(grid_data((const world_t*)back));
+    shoal_world_destroy(back);
+    free(buf);
+    shoal_world_destroy(w);
+}
