@@ -1025,13 +1025,13 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
      * agents alone (every agent in the spatial hash is one), whose orca
      * pass and crowd_move both ran this step, and without user systems
      * (which could move anyone in between). */
-    const crowd_world_t* crw = crowd_data(w);
-    int clear_ok = x.g && x.nt == 0 && x.g->count == x.nc && crw->clear && crw->radius_step == (int64_t)w->step_count &&
-                   crw->travel_step == (int64_t)w->step_count;
+    const crowd_contacts_t crw = crowd_contacts(w);
+    int clear_ok = x.g && x.nt == 0 && x.g->count == x.nc && crw.clear && crw.radius_step == (int64_t)w->step_count &&
+                   crw.travel_step == (int64_t)w->step_count;
     for (int32_t k = 0; clear_ok && k < w->system_count; ++k) clear_ok = !system_is_user(&w->systems[k]);
-    const float reach = clear_ok ? crw->travel_max + crw->radius_max : INFINITY;
+    const float reach = clear_ok ? crw.travel_max + crw.radius_max : INFINITY;
     if (clear_ok && reach < INFINITY) {
-        x.clear = crw->clear;
+        x.clear = crw.clear;
         x.reach = reach;
         x.dt = dt;
     }

@@ -92,14 +92,24 @@ typedef struct crowd_contacts_t {
     const int32_t* agent_row; /* per crowd row */
     const int32_t* near;      /* CROWD_CONTACT_K per crowd row, from the orca pass */
     const float *x0, *y0, *z0; /* per crowd row: where crowd_move found it this step */
+    /* For the contact pass's first check: per crowd row the center distance
+     * of its nearest candidate when the orca pass found it (NULL: none yet),
+     * the largest radius the orca pass saw and the largest distance a crowd
+     * agent moved in crowd_move, and the steps they were computed in (-1:
+     * never). */
+    const float* clear;
+    float radius_max, travel_max;
+    int64_t radius_step, travel_step;
 } crowd_contacts_t;
 
 static inline crowd_contacts_t crowd_contacts(const world_t* w)
 {
     const crowd_world_t* cw = crowd_data(w);
     const component_t* c = &w->comps[COMP_CROWD];
-    crowd_contacts_t v = {c,      c->table.count, TABLE_COL(&c->table, int32_t, COMP_ROW), cw->near,
-                          cw->x0, cw->y0,         cw->z0};
+    crowd_contacts_t v = {c,         c->table.count, TABLE_COL(&c->table, int32_t, COMP_ROW),
+                          cw->near,  cw->x0,         cw->y0,
+                          cw->z0,    cw->clear,      cw->radius_max,
+                          cw->travel_max, cw->radius_step, cw->travel_step};
     return v;
 }
 
