@@ -1,6 +1,6 @@
-/* Agent definitions: the defaults of every part (shoal_*_default) and the
- * checks of a definition, which each module completes with its own
- * (module_t.validate). */
+/* Agent definitions: the defaults of the core's parts (vehicle, control,
+ * gains) and the checks of a definition; each module fills and checks its
+ * own part (module_t.defaults, module_t.validate). */
 #include <math.h>
 #include <string.h>
 
@@ -32,70 +32,18 @@ shoal_control_t shoal_control_default(void)
     return c;
 }
 
-shoal_neighbors_t shoal_neighbors_default(void)
-{
-    shoal_neighbors_t n = {2.0f, VEC_TWO_PI, 0, 1.0f, 1.0f, 1.0f};
-    return n;
-}
-
-shoal_wander_t shoal_wander_default(void)
-{
-    shoal_wander_t v = {2.0f, 1.0f, 0.5f};
-    return v;
-}
-
-shoal_pursuit_t shoal_pursuit_default(void)
-{
-    shoal_pursuit_t p;
-    memset(&p, 0, sizeof p);
-    p.max_prediction = 2.0f;
-    return p;
-}
-
-shoal_follow_t shoal_follow_default(void)
-{
-    shoal_follow_t f;
-    memset(&f, 0, sizeof f);
-    f.behind = 2.0f;
-    f.behind_per_speed = 0.5f;
-    f.arrive_gain = 1.0f;
-    return f;
-}
-
-shoal_avoid_t shoal_avoid_default(void)
-{
-    shoal_avoid_t a = {2.0f, 1.0f, 0};
-    return a;
-}
-
-shoal_dseek_t shoal_dseek_default(void)
-{
-    shoal_dseek_t d;
-    memset(&d, 0, sizeof d);
-    d.waypoint.direction[0] = 1.0f;
-    d.route = -1;
-    return d;
-}
-
 shoal_agent_def_t shoal_agent_default_def(void)
 {
     shoal_agent_def_t d;
     memset(&d, 0, sizeof d);
     d.vehicle = shoal_vehicle_default();
     d.control = shoal_control_default();
-    d.neighbors = shoal_neighbors_default();
-    d.wander = shoal_wander_default();
-    d.pursuit = shoal_pursuit_default();
-    d.follow = shoal_follow_default();
-    d.avoid = shoal_avoid_default();
-    d.dseek = shoal_dseek_default();
-    d.ground.enabled = 0;
-    shoal_ground_vehicle_preset("car", &d.ground.vehicle, NULL);
-    d.ground.follow = shoal_path_follow_default();
-    d.planner = shoal_planner_default();
-    d.crowd = shoal_crowd_default();
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;
+    /* Each module's part from the module (module_t.defaults). */
+    const registry_t* reg = builtin_registry();
+    for (int32_t m = 0; m < reg->module_count; ++m)
+        if (reg->modules[m]->defaults) reg->modules[m]->defaults(&d);
     d.internal_value = AGENT_DEF_COOKIE;
     return d;
 }

@@ -64,6 +64,11 @@ typedef struct module_t {
     int (*init)(world_t* w);
     void (*release)(world_t* w);
 
+    /* Fill the module's part of a fresh definition: shoal_agent_default_def
+     * zeroes the definition, sets the core's parts (vehicle, control, gains)
+     * and then calls this for every module in registry order. A module
+     * touches only its own part, so the order changes nothing. */
+    void (*defaults)(shoal_agent_def_t* d);
     /* Whether an agent of definition d has the component. */
     int (*needs)(const shoal_agent_def_t* d);
     /* Check the module's part of a definition (whether or not the agent

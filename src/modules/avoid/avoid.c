@@ -82,6 +82,7 @@
  * cannot change during a step (add/remove are refused then), so every
  * thread reads the same array. */
 #include <math.h>
+#include <string.h>
 
 #include "modules/avoid/avoid.h"
 #include "ecs/parallel.h"
@@ -330,6 +331,14 @@ int64_t avoid_run(world_t* w, float dt, void* ctx)
 
 /* ---- the module ------------------------------------------------------------ */
 
+shoal_avoid_t shoal_avoid_default(void)
+{
+    shoal_avoid_t a = {2.0f, 1.0f, 0};
+    return a;
+}
+
+static void avoid_defaults(shoal_agent_def_t* d) { d->avoid = shoal_avoid_default(); }
+
 static int avoid_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_AVOID] != 0.0f; }
 
 static shoal_status_t avoid_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -371,6 +380,7 @@ const module_t avoid_module = {
     .name = "avoid",
     .column_count = AV_COUNT_,
     .column_flags = avoid_flags,
+    .defaults = avoid_defaults,
     .needs = avoid_needs,
     .validate = avoid_validate,
     .write_row = avoid_write_row,

@@ -1211,6 +1211,7 @@ static float crowd_reach(world_t* w)
 }
 
 static const grid_use_t crowd_grid = {crowd_reach, NULL, 0};
+static void crowd_defaults(shoal_agent_def_t* d) { d->crowd = shoal_crowd_default(); }
 
 static int crowd_needs(const shoal_agent_def_t* d) { return d->crowd.enabled != 0; }
 
@@ -1291,6 +1292,7 @@ const module_t crowd_module = {
     .column_flags = crowd_flags,
     .init = crowd_init,
     .release = crowd_release,
+    .defaults = crowd_defaults,
     .needs = crowd_needs,
     .validate = crowd_validate,
     .reserve_add_in_step = crowd_reserve_add,

@@ -594,6 +594,17 @@ static void world_truncate_routes(world_t* w, int32_t count)
 
 /* ---- the module: component, routes, setters ------------------------------ */
 
+shoal_dseek_t shoal_dseek_default(void)
+{
+    shoal_dseek_t d;
+    memset(&d, 0, sizeof d);
+    d.waypoint.direction[0] = 1.0f;
+    d.route = -1;
+    return d;
+}
+
+static void dseek_defaults(shoal_agent_def_t* d) { d->dseek = shoal_dseek_default(); }
+
 static int dseek_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_DSEEK] != 0.0f; }
 
 static shoal_status_t dseek_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -791,6 +802,7 @@ const module_t dseek_module = {
     .reserve_add_in_step = dseek_reserve_add,
     .init = dseek_init,
     .release = dseek_release,
+    .defaults = dseek_defaults,
     .needs = dseek_needs,
     .validate = dseek_validate,
     .write_row = dseek_write_row,

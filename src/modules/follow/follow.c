@@ -35,6 +35,7 @@
  * leader's position, velocity and orientation only: integration writes
  * those in a later stage, so no other decide thread is writing them. */
 #include <math.h>
+#include <string.h>
 
 #include "modules/follow/follow.h"
 #include "ecs/parallel.h"
@@ -116,6 +117,18 @@ int64_t follow_run(world_t* w, float dt, void* ctx)
 
 /* ---- the module ------------------------------------------------------------ */
 
+shoal_follow_t shoal_follow_default(void)
+{
+    shoal_follow_t f;
+    memset(&f, 0, sizeof f);
+    f.behind = 2.0f;
+    f.behind_per_speed = 0.5f;
+    f.arrive_gain = 1.0f;
+    return f;
+}
+
+static void follow_defaults(shoal_agent_def_t* d) { d->follow = shoal_follow_default(); }
+
 static int follow_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_FOLLOW] != 0.0f; }
 
 static shoal_status_t follow_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -161,6 +174,7 @@ const module_t follow_module = {
     .name = "follow",
     .column_count = FO_COUNT_,
     .column_flags = follow_flags,
+    .defaults = follow_defaults,
     .needs = follow_needs,
     .validate = follow_validate,
     .write_row = follow_write_row,

@@ -612,6 +612,15 @@ uint64_t ground_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t, 
 
 /* ---- the module ------------------------------------------------------------ */
 
+/* Not a ground vehicle; when it becomes one, a car that follows with the
+ * proposed follower. */
+static void ground_defaults(shoal_agent_def_t* d)
+{
+    d->ground.enabled = 0;
+    shoal_ground_vehicle_preset("car", &d->ground.vehicle, NULL);
+    d->ground.follow = shoal_path_follow_default();
+}
+
 static int ground_needs(const shoal_agent_def_t* d) { return d->ground.enabled != 0; }
 
 static shoal_status_t ground_validate_def(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -653,6 +662,7 @@ const module_t ground_module = {
     .column_count = GR_COUNT_,
     .column_flags = ground_flags,
     .release = ground_release,
+    .defaults = ground_defaults,
     .needs = ground_needs,
     .validate = ground_validate_def,
     .reserve_add_in_step = ground_reserve_add,

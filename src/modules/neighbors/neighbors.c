@@ -612,6 +612,16 @@ static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d
     d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
 }
 
+/* ---- defaults ------------------------------------------------------------ */
+
+shoal_neighbors_t shoal_neighbors_default(void)
+{
+    shoal_neighbors_t n = {2.0f, VEC_TWO_PI, 0, 1.0f, 1.0f, 1.0f};
+    return n;
+}
+
+void neighbors_defaults(shoal_agent_def_t* d) { d->neighbors = shoal_neighbors_default(); }
+
 static const uint8_t neighbors_flags[NB_COUNT_] = {[NB_MAX] = COLUMN_BITS};
 
 const module_t neighbors_module = {
@@ -622,6 +632,7 @@ const module_t neighbors_module = {
     .definition_columns = ((1ull << NB_COUNT_) - 1) & ~3ull,
     .init = neighbors_init,
     .release = neighbors_release,
+    .defaults = neighbors_defaults,
     .needs = neighbors_needs,
     .validate = neighbors_validate,
     .write_row = neighbors_write_row,

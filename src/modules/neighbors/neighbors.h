@@ -35,6 +35,8 @@ static inline neighbors_world_t* neighbors_data(const world_t* w)
 extern const module_t neighbors_module;
 
 int64_t neighbors_run(world_t* w, float dt, void* ctx);
+/* The module's part of a fresh definition (module_t.defaults). */
+void neighbors_defaults(shoal_agent_def_t* d);
 
 /* Run the neighbor pair kernel for `iterations` agents (two per pass, as
  * the flock step runs them) over one pack of `candidates` agents that stays

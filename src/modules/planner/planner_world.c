@@ -616,6 +616,8 @@ uint64_t planner_hash(const world_t* w, uint64_t h, uint64_t (*absorb)(uint64_t,
 
 /* ---- the module ------------------------------------------------------------ */
 
+static void planner_defaults(shoal_agent_def_t* d) { d->planner = shoal_planner_default(); }
+
 static int planner_needs(const shoal_agent_def_t* d) { return d->planner.enabled != 0; }
 
 static shoal_status_t planner_validate_add(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -674,6 +676,7 @@ const module_t planner_module = {
     .column_count = PL_COUNT_,
     .column_flags = planner_flags,
     .release = planner_release,
+    .defaults = planner_defaults,
     .needs = planner_needs,
     .validate = planner_validate,
     .validate_add = planner_validate_add,

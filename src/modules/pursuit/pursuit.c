@@ -24,6 +24,7 @@
  * nothing. Never reads another agent's desired velocity, which other decide
  * threads are writing. */
 #include <math.h>
+#include <string.h>
 
 #include "modules/pursuit/pursuit.h"
 #include "ecs/parallel.h"
@@ -96,6 +97,16 @@ int64_t pursuit_run(world_t* w, float dt, void* ctx)
 
 /* ---- the module ------------------------------------------------------------ */
 
+shoal_pursuit_t shoal_pursuit_default(void)
+{
+    shoal_pursuit_t p;
+    memset(&p, 0, sizeof p);
+    p.max_prediction = 2.0f;
+    return p;
+}
+
+static void pursuit_defaults(shoal_agent_def_t* d) { d->pursuit = shoal_pursuit_default(); }
+
 static int pursuit_needs(const shoal_agent_def_t* d)
 {
     return d->weights[SHOAL_BEHAVIOR_PURSUE] != 0.0f || d->weights[SHOAL_BEHAVIOR_EVADE] != 0.0f;
@@ -140,6 +151,7 @@ const module_t pursuit_module = {
     .name = "pursuit",
     .column_count = PU_COUNT_,
     .column_flags = pursuit_flags,
+    .defaults = pursuit_defaults,
     .needs = pursuit_needs,
     .validate = pursuit_validate,
     .write_row = pursuit_write_row,

@@ -304,6 +304,14 @@ int64_t wander_run(world_t* w, float dt, void* ctx)
 
 /* ---- the module ------------------------------------------------------------ */
 
+shoal_wander_t shoal_wander_default(void)
+{
+    shoal_wander_t v = {2.0f, 1.0f, 0.5f};
+    return v;
+}
+
+static void wander_defaults(shoal_agent_def_t* d) { d->wander = shoal_wander_default(); }
+
 static int wander_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_WANDER] != 0.0f; }
 
 static shoal_status_t wander_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -347,6 +355,7 @@ const module_t wander_module = {
     .column_flags = wander_flags,
     /* the key and the velocity are state */
     .definition_columns = 1ull << WD_WEIGHT | 1ull << WD_CRUISE | 1ull << WD_STRENGTH | 1ull << WD_NOISE,
+    .defaults = wander_defaults,
     .needs = wander_needs,
     .validate = wander_validate,
     .write_row = wander_write_row,
