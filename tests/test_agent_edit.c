@@ -154,3 +154,271 @@ Test(agent_edit, every_module_fills_its_part_once)
     cr_assert_eq(memcmp(&d.planner, &want.planner, sizeof d.planner), 0);
     cr_assert_eq(memcmp(&d.wander, &want.wander, sizeof d.wander), 0);
 }
+
+/* ---- crowd agents' parameters ------------------------------------------- */
+
+static shoal_agent_def_t walker(float x, float y, float tx)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    d.crowd.side_preference = 0.0f;
+    d.crowd.time_gap = 0.0f;
+    d.position[0] = x;
+    d.position[1] = y;
+    d.target[0] = tx;
+    d.target[1] = y;
+    d.weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
+    return d;
+}
+
+static int32_t crowd_row(const shoal_world_t* w, shoal_agent_t id)
+{
+    return component_row(&w->comps[COMP_CROWD], id.index1 - 1u);
+}
+
+static float speed_of(const shoal_world_t* w, shoal_agent_t id)
+{
+    shoal_agent_state_t s;
+    cr_assert_eq(shoal_agent_get_state(w, id, &s), SHOAL_OK);
+    return sqrtf(s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1]);
+}
+
+Test(agent_edit, set_crowd_changes_the_columns_and_the_walk)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t d = walker(0.0f, 0.0f, 100.0f);
+    shoal_agent_t a, b;
+    cr_assert_eq(shoal_agent_add(w, &d, &a), SHOAL_OK);
+    d = walker(0.0f, 5.0f, 100.0f);
+    cr_assert_eq(shoal_agent_add(w, &d, &b), SHOAL_OK);
+    for (int i = 0; i < 60; ++i) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    cr_assert_float_eq(speed_of(w, a), 1.34f, 1e-3f, "the preset's preferred speed");
+
+    shoal_crowd_t c;
+    cr_assert_eq(shoal_agent_get_crowd(w, a, &c), SHOAL_OK);
+    cr_assert_eq(c.enabled, 1);
+    cr_assert_float_eq(c.preferred_speed, 1.34f, 1e-6f);
+    uint64_t crowd_version = w->comps[COMP_CROWD].version;
+    /* the same parameters again: no change, so no new version */
+    cr_assert_eq(shoal_agent_set_crowd(w, a, &c), SHOAL_OK);
+    cr_assert_eq(w->comps[COMP_CROWD].version, crowd_version);
+
+    c.preferred_speed = 0.6f;
+    c.neighbor_distance = 4.0f;
+    c.max_neighbors = 7;
+    c.time_horizon = 3.0f;
+    c.time_horizon_walls = 1.5f;
+    c.responsibility = 0.25f;
+    c.time_gap = 0.4f;
+    c.side_preference = 0.5f;
+    cr_assert_eq(shoal_agent_set_crowd(w, a, &c), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_neq(w->comps[COMP_CROWD].version, crowd_version);
+    int32_t r = crowd_row(w, a);
+    cr_assert_geq(r, 0);
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_PREFERRED_SPEED)[r], 0.6f);
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_NEIGHBOR_DISTANCE)[r], 4.0f);
+    cr_assert_eq(COMP_I(w, COMP_CROWD, CR_MAX_NEIGHBORS)[r], 7);
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_TAU)[r], 3.0f);
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_TAU_WALLS)[r], 1.5f);
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_RESPONSIBILITY)[r], 0.25f);
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_TIME_GAP)[r], 0.4f);
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_SIDE_PREFERENCE)[r], 0.5f);
+    /* the other walker's row is as it was */
+    int32_t rb = crowd_row(w, b);
+    cr_assert_float_eq(COMP_F(w, COMP_CROWD, CR_PREFERRED_SPEED)[rb], 1.34f, 1e-6f);
+    shoal_crowd_t back;
+    cr_assert_eq(shoal_agent_get_crowd(w, a, &back), SHOAL_OK);
+    cr_assert_eq(memcmp(&back, &c, sizeof c), 0);
+
+    /* the walk follows: a slows to its new preferred speed, b keeps its own */
+    for (int i = 0; i < 60; ++i) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    cr_assert_float_eq(speed_of(w, a), 0.6f, 1e-3f);
+    cr_assert_float_eq(speed_of(w, b), 1.34f, 1e-3f);
+    shoal_world_destroy(w);
+}
+
+Test(agent_edit, set_crowd_matches_an_agent_added_so)
+{
+    /* Changing the parameters between steps gives the world that adding
+     * the agent with them at that point would have given. */
+    shoal_world_t* w[2];
+    shoal_agent_t ids[2][3];
+    for (int k = 0; k < 2; ++k) {
+        w[k] = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        for (int i = 0; i < 3; ++i) {
+            shoal_agent_def_t d = walker(0.0f, 0.6f * (float)i, 50.0f - 10.0f * (float)i);
+            if (k == 1 && i == 1) d.crowd.responsibility = 0.9f;
+            cr_assert_eq(shoal_agent_add(w[k], &d, &ids[k][i]), SHOAL_OK);
+        }
+    }
+    shoal_crowd_t c;
+    cr_assert_eq(shoal_agent_get_crowd(w[0], ids[0][1], &c), SHOAL_OK);
+    c.responsibility = 0.9f;
+    cr_assert_eq(shoal_agent_set_crowd(w[0], ids[0][1], &c), SHOAL_OK);
+    for (int s = 0; s < 40; ++s)
+        for (int k = 0; k < 2; ++k) cr_assert_eq(shoal_world_step(w[k], 0.05f), SHOAL_OK);
+    cr_assert_eq(shoal_world_state_hash(w[0]), shoal_world_state_hash(w[1]));
+    shoal_world_destroy(w[0]);
+    shoal_world_destroy(w[1]);
+}
+
+Test(agent_edit, set_crowd_turns_an_agent_into_a_crowd_agent_and_back)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.contacts = 1;
+    shoal_agent_t a;
+    cr_assert_eq(shoal_agent_add(w, &d, &a), SHOAL_OK);
+    uint32_t slot = a.index1 - 1u;
+    cr_assert_lt(crowd_row(w, a), 0);
+    cr_assert_geq(component_row(&w->comps[COMP_CONTACT], slot), 0);
+    shoal_crowd_t c = shoal_crowd_default();
+    c.enabled = 1;
+    cr_assert_eq(shoal_agent_set_crowd(w, a, &c), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_geq(crowd_row(w, a), 0);
+    cr_assert_lt(component_row(&w->comps[COMP_CONTACT], slot), 0, "a crowd agent takes part as one");
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    shoal_crowd_stats_t st;
+    cr_assert_eq(shoal_world_crowd_stats(w, &st), SHOAL_OK);
+    cr_assert_eq(st.agents, 1);
+    c.enabled = 0;
+    cr_assert_eq(shoal_agent_set_crowd(w, a, &c), SHOAL_OK);
+    cr_assert_lt(crowd_row(w, a), 0);
+    /* A crowd agent always takes part in contacts, so its definition keeps
+     * no contacts flag (shoal_agent_get_def reads 0): back to an ordinary
+     * agent, it takes part no more. */
+    cr_assert_lt(component_row(&w->comps[COMP_CONTACT], slot), 0);
+    shoal_crowd_t back;
+    cr_assert_eq(shoal_agent_get_crowd(w, a, &back), SHOAL_OK);
+    cr_assert_eq(back.enabled, 0);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    cr_assert_eq(shoal_world_crowd_stats(w, &st), SHOAL_OK);
+    cr_assert_eq(st.agents, 0);
+    shoal_world_destroy(w);
+}
+
+static void refused(shoal_world_t* w, shoal_agent_t a, const shoal_crowd_t* c, const char* field)
+{
+    shoal_crowd_t before;
+    cr_assert_eq(shoal_agent_get_crowd(w, a, &before), SHOAL_OK);
+    uint64_t hash = shoal_world_state_hash(w);
+    uint64_t version = w->comps[COMP_CROWD].version;
+    int32_t rows = w->comps[COMP_CROWD].table.count;
+    cr_assert_eq(shoal_agent_set_crowd(w, a, c), SHOAL_ERR_INVALID_ARGUMENT, "%s", field);
+    cr_assert_not_null(strstr(shoal_world_last_error(w), field), "'%s' names %s", shoal_world_last_error(w),
+                       field);
+    cr_assert_not_null(strstr(shoal_world_last_error(w), "agent_set_crowd"));
+    shoal_crowd_t after;
+    cr_assert_eq(shoal_agent_get_crowd(w, a, &after), SHOAL_OK);
+    cr_assert_eq(memcmp(&before, &after, sizeof after), 0, "nothing changed");
+    cr_assert_eq(shoal_world_state_hash(w), hash);
+    cr_assert_eq(w->comps[COMP_CROWD].version, version);
+    cr_assert_eq(w->comps[COMP_CROWD].table.count, rows);
+}
+
+Test(agent_edit, set_crowd_refuses_bad_parameters_and_changes_nothing)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t d = walker(0.0f, 0.0f, 10.0f);
+    shoal_agent_t a, car, still;
+    cr_assert_eq(shoal_agent_add(w, &d, &a), SHOAL_OK);
+    d = shoal_agent_default_def();
+    d.ground.enabled = 1;
+    cr_assert_eq(shoal_agent_add(w, &d, &car), SHOAL_OK);
+    d = shoal_agent_default_def();
+    d.vehicle.radius = 0.0f;
+    cr_assert_eq(shoal_agent_add(w, &d, &still), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+
+    shoal_crowd_t good;
+    cr_assert_eq(shoal_agent_get_crowd(w, a, &good), SHOAL_OK);
+    shoal_crowd_t c = good;
+    c.responsibility = 1.5f;
+    refused(w, a, &c, "crowd.responsibility");
+    c = good;
+    c.max_neighbors = 0;
+    refused(w, a, &c, "crowd.max_neighbors");
+    c = good;
+    c.neighbor_distance = NAN;
+    refused(w, a, &c, "crowd.neighbor_distance");
+    c = good;
+    c.time_horizon = -1.0f;
+    refused(w, a, &c, "crowd.time_horizon");
+    c = good;
+    c.side_preference = 2.0f;
+    refused(w, a, &c, "crowd.side_preference");
+    c = good;
+    c.enabled = 2;
+    refused(w, a, &c, "crowd.enabled");
+    /* the rest of the definition must allow a crowd agent */
+    c = good;
+    refused(w, car, &c, "ground.enabled");
+    refused(w, still, &c, "vehicle.radius");
+    cr_assert_eq(shoal_agent_set_crowd(w, a, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_not_null(strstr(shoal_world_last_error(w), "crowd is NULL"));
+    shoal_crowd_t out;
+    cr_assert_eq(shoal_agent_get_crowd(w, a, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_set_crowd(NULL, a, &good), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(shoal_agent_get_crowd(NULL, a, &out), SHOAL_ERR_INVALID_ARGUMENT);
+
+    /* a stale handle is refused */
+    cr_assert_eq(shoal_agent_remove(w, a), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_crowd(w, a, &good), SHOAL_ERR_STALE_HANDLE);
+    cr_assert_eq(shoal_agent_get_crowd(w, a, &out), SHOAL_ERR_STALE_HANDLE);
+    shoal_agent_t null_id;
+    memset(&null_id, 0, sizeof null_id);
+    cr_assert_eq(shoal_agent_set_crowd(w, null_id, &good), SHOAL_ERR_STALE_HANDLE);
+    shoal_world_destroy(w);
+}
+
+/* A user system that adds a walker and changes its crowd parameters while
+ * it is pending. */
+typedef struct crowd_spawner {
+    shoal_agent_t spawned;
+    shoal_status_t set, get;
+    shoal_crowd_t seen;
+    int done;
+} crowd_spawner;
+
+static shoal_status_t spawn_walker(shoal_world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    crowd_spawner* s = (crowd_spawner*)ctx;
+    if (s->done++) return SHOAL_OK;
+    shoal_agent_def_t d = walker(0.0f, 3.0f, 100.0f);
+    shoal_status_t st = shoal_agent_add(w, &d, &s->spawned);
+    if (st != SHOAL_OK) return st;
+    shoal_crowd_t c = d.crowd;
+    c.preferred_speed = 0.5f;
+    c.max_neighbors = 3;
+    s->set = shoal_agent_set_crowd(w, s->spawned, &c);
+    s->get = shoal_agent_get_crowd(w, s->spawned, &s->seen);
+    c.responsibility = -1.0f;
+    if (shoal_agent_set_crowd(w, s->spawned, &c) != SHOAL_ERR_INVALID_ARGUMENT) return SHOAL_ERR_INVALID_ARGUMENT;
+    return SHOAL_OK;
+}
+
+Test(agent_edit, set_crowd_on_an_agent_added_in_the_step)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t d = walker(0.0f, 0.0f, 100.0f);
+    shoal_agent_t a;
+    cr_assert_eq(shoal_agent_add(w, &d, &a), SHOAL_OK);
+    crowd_spawner sp;
+    memset(&sp, 0, sizeof sp);
+    cr_assert_eq(shoal_world_add_system(w, "spawn_walker", SHOAL_STAGE_DECIDE, spawn_walker, &sp), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(sp.set, SHOAL_OK);
+    cr_assert_eq(sp.get, SHOAL_OK);
+    cr_assert_eq(sp.seen.preferred_speed, 0.5f, "the pending agent reads its change");
+    cr_assert_eq(sp.seen.max_neighbors, 3);
+    cr_assert(shoal_agent_is_valid(w, sp.spawned));
+    int32_t r = crowd_row(w, sp.spawned);
+    cr_assert_geq(r, 0, "live, a crowd agent");
+    cr_assert_eq(COMP_F(w, COMP_CROWD, CR_PREFERRED_SPEED)[r], 0.5f);
+    cr_assert_eq(COMP_I(w, COMP_CROWD, CR_MAX_NEIGHBORS)[r], 3);
+    cr_assert_float_eq(COMP_F(w, COMP_CROWD, CR_RESPONSIBILITY)[r], 0.5f, 1e-6f, "the refused change is not");
+    for (int i = 0; i < 60; ++i) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    cr_assert_float_eq(speed_of(w, sp.spawned), 0.5f, 1e-3f);
+    shoal_world_destroy(w);
+}

@@ -72,6 +72,21 @@ SHOAL_API shoal_crowd_t shoal_crowd_default(void);
 SHOAL_API shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
                                             shoal_error_t* err);
 
+/* Change an agent's crowd parameters (its definition's `crowd`), live or
+ * added inside the current step (then the change goes live with it). The
+ * agent's whole definition with the change is checked as shoal_agent_add
+ * checks it (INVALID_ARGUMENT naming the field, and nothing changed):
+ * crowd.enabled 1 makes the agent a crowd agent from the next step (it
+ * needs vehicle.radius > 0 and may not be a ground vehicle or a planner
+ * agent), 0 makes it an ordinary agent again. A stale handle gives
+ * STALE_HANDLE. */
+SHOAL_API shoal_status_t shoal_agent_set_crowd(shoal_world_t* world, shoal_agent_t id, const shoal_crowd_t* crowd);
+/* An agent's crowd parameters, as shoal_agent_set_crowd or the definition
+ * set them; an agent that is not a crowd agent keeps none: it reads
+ * shoal_crowd_default() (crowd.enabled 0). */
+SHOAL_API shoal_status_t shoal_agent_get_crowd(const shoal_world_t* world, shoal_agent_t id,
+                                               shoal_crowd_t* out_crowd);
+
 /* How the crowd agents stand after the last step. The closest pair is
  * judged among each crowd agent and the nearest agents its last avoidance
  * pass saw (CROWD_CONTACT_K of them, the same the contact pass checks), at

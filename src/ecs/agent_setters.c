@@ -1,6 +1,8 @@
-/* The public setters of an agent's parameters, each one change through
- * agent_edit (agent.c). Setters of a module's own parameters live with the
- * module (dseek, ground vehicles, planner agents). */
+/* The public setters of an agent's own parameters (target, threat, vehicle,
+ * control, behavior weights, gains, user value), each one change through
+ * agent_edit (agent.c). The setters of a module's part of the definition
+ * live with the module (neighbors, wander, pursuit, follow, avoid, dseek,
+ * ground vehicles, planner agents, crowd agents). */
 #include <string.h>
 
 #include "ecs/world.h"
@@ -24,7 +26,6 @@ static void edit_behavior(shoal_agent_def_t* d, const void* a)
     const behavior_arg* b = (const behavior_arg*)a;
     d->weights[b->behavior] = b->weight;
 }
-
 
 shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const float target[3])
 {
@@ -71,42 +72,6 @@ shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoa
                           SHOAL_BEHAVIOR_COUNT_ - 1);
     behavior_arg arg = {(int32_t)behavior, weight};
     return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg, AGENT_EDIT_COMPONENTS);
-}
-
-static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors = *(const shoal_neighbors_t*)a; }
-static void edit_wander(shoal_agent_def_t* d, const void* a) { d->wander = *(const shoal_wander_t*)a; }
-static void edit_pursuit(shoal_agent_def_t* d, const void* a) { d->pursuit = *(const shoal_pursuit_t*)a; }
-static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(const shoal_follow_t*)a; }
-static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const shoal_avoid_t*)a; }
-
-shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
-{
-    REQUIRE_PTR(w, n, "agent_set_neighbors", "neighbors");
-    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n, AGENT_EDIT_COMPONENTS);
-}
-
-shoal_status_t shoal_agent_set_wander(shoal_world_t* w, shoal_agent_t id, const shoal_wander_t* v)
-{
-    REQUIRE_PTR(w, v, "agent_set_wander", "wander");
-    return agent_edit(w, id, "agent_set_wander", edit_wander, v, AGENT_EDIT_COMPONENTS);
-}
-
-shoal_status_t shoal_agent_set_pursuit(shoal_world_t* w, shoal_agent_t id, const shoal_pursuit_t* p)
-{
-    REQUIRE_PTR(w, p, "agent_set_pursuit", "pursuit");
-    return agent_edit(w, id, "agent_set_pursuit", edit_pursuit, p, AGENT_EDIT_COMPONENTS);
-}
-
-shoal_status_t shoal_agent_set_follow(shoal_world_t* w, shoal_agent_t id, const shoal_follow_t* f)
-{
-    REQUIRE_PTR(w, f, "agent_set_follow", "follow");
-    return agent_edit(w, id, "agent_set_follow", edit_follow, f, AGENT_EDIT_COMPONENTS);
-}
-
-shoal_status_t shoal_agent_set_avoid(shoal_world_t* w, shoal_agent_t id, const shoal_avoid_t* a)
-{
-    REQUIRE_PTR(w, a, "agent_set_avoid", "avoid");
-    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a, AGENT_EDIT_COMPONENTS);
 }
 
 shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,

@@ -386,3 +386,13 @@ const module_t avoid_module = {
     .write_row = avoid_write_row,
     .read_row = avoid_read_row,
 };
+
+/* ---- the setter ------------------------------------------------------------ */
+
+static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const shoal_avoid_t*)a; }
+
+shoal_status_t shoal_agent_set_avoid(shoal_world_t* w, shoal_agent_t id, const shoal_avoid_t* a)
+{
+    REQUIRE_PTR(w, a, "agent_set_avoid", "avoid");
+    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a, AGENT_EDIT_COMPONENTS);
+}

@@ -180,3 +180,13 @@ const module_t follow_module = {
     .write_row = follow_write_row,
     .read_row = follow_read_row,
 };
+
+/* ---- the setter ------------------------------------------------------------ */
+
+static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(const shoal_follow_t*)a; }
+
+shoal_status_t shoal_agent_set_follow(shoal_world_t* w, shoal_agent_t id, const shoal_follow_t* f)
+{
+    REQUIRE_PTR(w, f, "agent_set_follow", "follow");
+    return agent_edit(w, id, "agent_set_follow", edit_follow, f, AGENT_EDIT_COMPONENTS);
+}

@@ -640,3 +640,12 @@ const module_t neighbors_module = {
     .row_removed = grid_sorted_row_removed,
     .grid = &neighbors_grid,
 };
+/* ---- the setter ------------------------------------------------------------ */
+
+static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors = *(const shoal_neighbors_t*)a; }
+
+shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
+{
+    REQUIRE_PTR(w, n, "agent_set_neighbors", "neighbors");
+    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n, AGENT_EDIT_COMPONENTS);
+}

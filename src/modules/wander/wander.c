@@ -361,3 +361,13 @@ const module_t wander_module = {
     .write_row = wander_write_row,
     .read_row = wander_read_row,
 };
+
+/* ---- the setter ------------------------------------------------------------ */
+
+static void edit_wander(shoal_agent_def_t* d, const void* a) { d->wander = *(const shoal_wander_t*)a; }
+
+shoal_status_t shoal_agent_set_wander(shoal_world_t* w, shoal_agent_t id, const shoal_wander_t* v)
+{
+    REQUIRE_PTR(w, v, "agent_set_wander", "wander");
+    return agent_edit(w, id, "agent_set_wander", edit_wander, v, AGENT_EDIT_COMPONENTS);
+}
