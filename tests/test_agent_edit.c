@@ -9,6 +9,9 @@
 
 #include "ecs/world.h"
 #include "modules/crowd/crowd.h"
+#include "modules/dseek/dseek.h"
+#include "modules/neighbors/neighbors.h"
+#include "modules/wander/wander.h"
 #include "support.h"
 
 /* The defaults as include/shoal/types.h, ground.h, planner.h and crowd.h
@@ -420,5 +423,129 @@ Test(agent_edit, set_crowd_on_an_agent_added_in_the_step)
     cr_assert_float_eq(COMP_F(w, COMP_CROWD, CR_RESPONSIBILITY)[r], 0.5f, 1e-6f, "the refused change is not");
     for (int i = 0; i < 60; ++i) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
     cr_assert_float_eq(speed_of(w, sp.spawned), 0.5f, 1e-3f);
+    shoal_world_destroy(w);
+}
+
+/* ---- an edit writes only what it changes --------------------------------- */
+
+/* Row `slot`'s bytes of component k, every column one after another. */
+static size_t comp_row_bytes(const shoal_world_t* w, int k, uint32_t slot, unsigned char* buf, size_t cap)
+{
+    const table_t* t = &w->comps[k].table;
+    int32_t r = component_row(&w->comps[k], slot);
+    cr_assert_geq(r, 0);
+    size_t n = 0;
+    for (int32_t c = 0; c < t->column_count; ++c) {
+        size_t sz = t->elem_size[c];
+        cr_assert_leq(n + sz, cap);
+        memcpy(buf + n, (const char*)t->columns[c] + (size_t)r * sz, sz);
+        n += sz;
+    }
+    return n;
+}
+
+typedef struct comp_versions {
+    uint64_t v[WORLD_MAX_COMPONENTS];
+} comp_versions;
+
+static comp_versions versions_of(const shoal_world_t* w)
+{
+    comp_versions out;
+    memset(&out, 0, sizeof out);
+    for (int k = 0; k < w->comp_count; ++k) out.v[k] = w->comps[k].version;
+    return out;
+}
+
+/* The components whose versions moved since `before`, as a mask. */
+static uint32_t moved(const shoal_world_t* w, comp_versions before)
+{
+    uint32_t m = 0;
+    for (int k = 0; k < w->comp_count; ++k)
+        if (w->comps[k].version != before.v[k]) m |= 1u << k;
+    return m;
+}
+
+Test(agent_edit, a_module_setter_writes_its_own_component_alone)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    d.weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+    d.dseek.waypoint.position[0] = 30.0f;
+    d.dseek.waypoint.position[1] = 10.0f;
+    shoal_agent_t a, other;
+    cr_assert_eq(shoal_agent_add(w, &d, &a), SHOAL_OK);
+    d.position[1] = 5.0f;
+    cr_assert_eq(shoal_agent_add(w, &d, &other), SHOAL_OK);
+    for (int i = 0; i < 20; ++i) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    uint32_t slot = a.index1 - 1u;
+    /* as if on its final arc, which a rewrite of the dseek row would drop
+     * (the row's "plan anew") */
+    COMP_I(w, COMP_DSEEK, DS_ARC)[component_row(&w->comps[COMP_DSEEK], slot)] = 1;
+    unsigned char dseek_before[512], dseek_after[512], nb_before[512], nb_after[512];
+    size_t nd = comp_row_bytes(w, COMP_DSEEK, slot, dseek_before, sizeof dseek_before);
+    size_t nn = comp_row_bytes(w, COMP_NEIGHBORS, slot, nb_before, sizeof nb_before);
+    int32_t row = w->slots[slot].row;
+
+    /* wander's setter: the wander row and version, nothing else */
+    comp_versions v0 = versions_of(w);
+    uint32_t params_one = w->params_one;
+    shoal_wander_t wd = shoal_wander_default();
+    wd.strength = 2.5f;
+    cr_assert_eq(shoal_agent_set_wander(w, a, &wd), SHOAL_OK);
+    cr_assert_eq(moved(w, v0), 1u << COMP_WANDER);
+    cr_assert_eq(COMP_F(w, COMP_WANDER, WD_STRENGTH)[component_row(&w->comps[COMP_WANDER], slot)], 2.5f);
+    cr_assert_eq(comp_row_bytes(w, COMP_DSEEK, slot, dseek_after, sizeof dseek_after), nd);
+    cr_assert_eq(memcmp(dseek_before, dseek_after, nd), 0, "the dseek plan is kept");
+    cr_assert_eq(comp_row_bytes(w, COMP_NEIGHBORS, slot, nb_after, sizeof nb_after), nn);
+    cr_assert_eq(memcmp(nb_before, nb_after, nn), 0);
+    cr_assert_eq(w->params_one, params_one);
+    cr_assert(agent_params_check(w));
+    /* the same again: written as it was, no new version */
+    v0 = versions_of(w);
+    cr_assert_eq(shoal_agent_set_wander(w, a, &wd), SHOAL_OK);
+    cr_assert_eq(moved(w, v0), 0u);
+
+    /* a behavior's weight: the agent table and the row of the module that
+     * holds it */
+    v0 = versions_of(w);
+    cr_assert_eq(shoal_agent_set_behavior(w, a, SHOAL_BEHAVIOR_SEPARATE, 2.0f), SHOAL_OK);
+    cr_assert_eq(moved(w, v0), 1u << COMP_NEIGHBORS);
+    cr_assert_eq(COMP_F(w, COMP_NEIGHBORS, NB_W_SEP)[component_row(&w->comps[COMP_NEIGHBORS], slot)], 2.0f);
+    v0 = versions_of(w);
+    cr_assert_eq(shoal_agent_set_behavior(w, a, SHOAL_BEHAVIOR_SEEK, 0.5f), SHOAL_OK);
+    cr_assert_eq(moved(w, v0), 0u, "seek's weight is the agent table's");
+    cr_assert_eq(AGENT_F(w, AC_W_SEEK)[row], 0.5f);
+    cr_assert_not(w->params_one >> (AC_W_SEEK - AP_FIRST) & 1u, "the two agents' seek weights differ");
+    cr_assert(agent_params_check(w));
+    comp_row_bytes(w, COMP_DSEEK, slot, dseek_after, sizeof dseek_after);
+    cr_assert_eq(memcmp(dseek_before, dseek_after, nd), 0, "the dseek plan is kept");
+
+    /* a behavior turned on adds its component, turned off drops it */
+    v0 = versions_of(w);
+    cr_assert_eq(shoal_agent_set_behavior(w, a, SHOAL_BEHAVIOR_PURSUE, 1.0f), SHOAL_OK);
+    cr_assert_eq(moved(w, v0), 1u << COMP_PURSUIT);
+    cr_assert_geq(component_row(&w->comps[COMP_PURSUIT], slot), 0);
+    cr_assert_eq(shoal_agent_set_behavior(w, a, SHOAL_BEHAVIOR_PURSUE, 0.0f), SHOAL_OK);
+    cr_assert_lt(component_row(&w->comps[COMP_PURSUIT], slot), 0);
+
+    /* the agent's own parameters leave every component alone */
+    v0 = versions_of(w);
+    shoal_vehicle_t veh = shoal_vehicle_default();
+    veh.max_speed = 4.0f;
+    cr_assert_eq(shoal_agent_set_vehicle(w, a, &veh), SHOAL_OK);
+    cr_assert_eq(shoal_agent_set_gains(w, a, 2.0f, 5.0f), SHOAL_OK);
+    cr_assert_eq(moved(w, v0), 0u);
+    cr_assert_eq(AGENT_F(w, AC_MAX_SPEED)[row], 4.0f);
+    cr_assert(agent_params_check(w));
+
+    /* the world reads back as written and steps on */
+    shoal_agent_def_t got;
+    cr_assert_eq(shoal_agent_get_def(w, a, &got), SHOAL_OK);
+    cr_assert_eq(got.wander.strength, 2.5f);
+    cr_assert_eq(got.weights[SHOAL_BEHAVIOR_SEPARATE], 2.0f);
+    cr_assert_eq(got.vehicle.max_speed, 4.0f);
+    for (int i = 0; i < 5; ++i) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
     shoal_world_destroy(w);
 }

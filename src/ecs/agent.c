@@ -3,7 +3,9 @@
  * read-modify-validate-write path every setter goes through (agent_edit):
  * read the agent's current definition (from its row, or from the queued
  * add if it is still pending), change it, validate the result, and only
- * then write it back. A failed call changes nothing. */
+ * then write back what the change may touch (the agent table's parameters
+ * or one module's component row, agent_edit's `writes`). A failed call
+ * changes nothing. */
 #include <math.h>
 #include <string.h>
 
@@ -354,17 +356,18 @@ shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
 }
 
 shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
-                          const void* arg, int components)
+                          const void* arg, uint64_t writes)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
     command_t* pending = w->slots[slot].state == SLOT_PENDING ? pending_add(w, (uint32_t)slot) : NULL;
-    shoal_agent_def_t def;
+    shoal_agent_def_t def, before;
     if (pending)
         def = pending->def;
     else
         agent_read_row(w, w->slots[slot].row, &def);
+    memcpy(&before, &def, sizeof def);
     edit(&def, arg);
     shoal_status_t st = agent_validate_def(w, &def, where);
     if (st != SHOAL_OK) return st;
@@ -375,9 +378,12 @@ shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_e
     if (pending) {
         pending->def = def;
     } else {
+        /* Only what the edit may change: a module's setter leaves the agent
+         * table and the other modules' rows alone. */
         int32_t row = w->slots[slot].row;
-        agent_write_params(w, row, &def);
-        if (components) agent_write_components(w, (uint32_t)slot, &def, agent_row_forward(w, row));
+        if (writes & AGENT_EDIT_PARAMS) agent_write_params(w, row, &def);
+        agent_write_components(w, (uint32_t)slot, &def, agent_row_forward(w, row), writes,
+                               memcmp(&before, &def, sizeof def) != 0);
     }
     return SHOAL_OK;
 }

@@ -206,28 +206,21 @@ void agent_remove_component(world_t* w, int k, uint32_t slot)
     component_remove(c, slot);
 }
 
-/* Row r of a component, every column's element one after another, into buf
- * (ROW_BYTES_MAX bytes); returns how many bytes, or 0 when the row is wider. */
-#define ROW_BYTES_MAX 1024
-static size_t row_bytes(const table_t* t, int32_t r, unsigned char* buf)
-{
-    size_t n = 0;
-    for (int32_t c = 0; c < t->column_count; ++c) {
-        size_t sz = t->elem_size[c];
-        if (n + sz > ROW_BYTES_MAX) return 0;
-        memcpy(buf + n, (const char*)t->columns[c] + (size_t)r * sz, sz);
-        n += sz;
-    }
-    return n;
-}
-
 /* Add, update or drop the agent's component rows to match the definition.
- * Capacity was reserved beforehand, so this cannot fail. `forward` seeds
- * what a fresh row starts from (the wander walk). A component's version
- * moves when a row is added or a row's bytes change, not when a definition
- * is written again as it was (an edit of one part of an agent rewrites all
- * its components). */
-void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward)
+ * Capacity was reserved beforehand, so this cannot fail. A component the
+ * definition calls for and the agent lacks is added, and one the agent has
+ * and the definition no longer calls for is dropped; a row the agent keeps
+ * is written again only when its component is in `rewrite` (bit k: an edit
+ * writes the component it changes, not every one). `changed`: the
+ * definition differs from the one the rows were written from, so a row
+ * written again holds new parameters. A component's version moves when a
+ * row is added or written with a changed definition, not when one is
+ * written again as it was (component_t.version); what a module writes
+ * beside its parameters (a plan to make anew) is state, which no cache
+ * keyed on the version looks at. `forward` seeds what a fresh row starts
+ * from (the wander walk). */
+void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward, uint64_t rewrite,
+                            int changed)
 {
     for (int k = 0; k < w->comp_count; ++k) {
         component_t* c = &w->comps[k];
@@ -237,13 +230,11 @@ void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* 
             continue;
         }
         int fresh = component_row(c, slot) < 0;
+        if (!fresh && !(rewrite >> k & 1u)) continue;
         int32_t r = component_add(c, &w->alloc, slot);
-        unsigned char before[ROW_BYTES_MAX], after[ROW_BYTES_MAX];
-        size_t size = fresh ? 0 : row_bytes(&c->table, r, before);
         TABLE_COL(&c->table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
         if (m->write_row) m->write_row(w, r, slot, d, forward, fresh);
-        if (size == 0 || row_bytes(&c->table, r, after) != size || memcmp(before, after, size) != 0)
-            c->version++;
+        if (fresh || changed) c->version++;
     }
 }
 
@@ -311,7 +302,7 @@ vec3 agent_write_state(world_t* w, int32_t row, const shoal_agent_def_t* d)
 void agent_write_row(world_t* w, int32_t row, const shoal_agent_def_t* d)
 {
     vec3 forward = agent_write_state(w, row, d);
-    agent_write_components(w, table_slots(&w->agents)[row], d, forward);
+    agent_write_components(w, table_slots(&w->agents)[row], d, forward, AGENT_EDIT_ALL, 1);
 }
 
 void agent_read_row(const world_t* w, int32_t row, shoal_agent_def_t* d)

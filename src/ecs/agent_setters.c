@@ -27,13 +27,27 @@ static void edit_behavior(shoal_agent_def_t* d, const void* a)
     d->weights[b->behavior] = b->weight;
 }
 
+/* The components whose rows hold a behavior's weight: those that an agent
+ * with that behavior alone calls for (an agent has a behavior's component
+ * exactly when one of the behaviors it serves has a weight, module_t.needs),
+ * whose rows a change of the weight writes again. */
+static uint64_t behavior_components(const world_t* w, shoal_behavior_t behavior)
+{
+    shoal_agent_def_t alone = shoal_agent_default_def();
+    alone.weights[behavior] = 1.0f;
+    uint64_t comps = 0;
+    for (int k = 0; k < w->comp_count; ++k)
+        if (w->comp_module[k]->needs(&alone)) comps |= AGENT_EDIT_COMPONENT(k);
+    return comps;
+}
+
 shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const float target[3])
 {
     static const char* where = "agent_set_target";
     REQUIRE_PTR(w, target, where, "target");
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
-    if (w->slots[slot].state == SLOT_PENDING) return agent_edit(w, id, where, edit_target, target, 0);
+    if (w->slots[slot].state == SLOT_PENDING) return agent_edit(w, id, where, edit_target, target, AGENT_EDIT_PARAMS);
     /* The per-frame call of a crowd: only the target columns change, and the
      * rest of the agent is valid already. */
     if (!def_check_coordinates(w, where, "target", target, 3)) return SHOAL_ERR_INVALID_ARGUMENT;
@@ -47,19 +61,19 @@ shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const 
 shoal_status_t shoal_agent_set_threat(shoal_world_t* w, shoal_agent_t id, const float threat[3])
 {
     REQUIRE_PTR(w, threat, "agent_set_threat", "threat");
-    return agent_edit(w, id, "agent_set_threat", edit_threat, threat, 0);
+    return agent_edit(w, id, "agent_set_threat", edit_threat, threat, AGENT_EDIT_PARAMS);
 }
 
 shoal_status_t shoal_agent_set_vehicle(shoal_world_t* w, shoal_agent_t id, const shoal_vehicle_t* v)
 {
     REQUIRE_PTR(w, v, "agent_set_vehicle", "vehicle");
-    return agent_edit(w, id, "agent_set_vehicle", edit_vehicle, v, 0);
+    return agent_edit(w, id, "agent_set_vehicle", edit_vehicle, v, AGENT_EDIT_PARAMS);
 }
 
 shoal_status_t shoal_agent_set_control(shoal_world_t* w, shoal_agent_t id, const shoal_control_t* c)
 {
     REQUIRE_PTR(w, c, "agent_set_control", "control");
-    return agent_edit(w, id, "agent_set_control", edit_control, c, 0);
+    return agent_edit(w, id, "agent_set_control", edit_control, c, AGENT_EDIT_PARAMS);
 }
 
 shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoal_behavior_t behavior,
@@ -71,19 +85,20 @@ shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoa
                           "agent_set_behavior: unknown behavior %d (expected 0..%d)", (int)behavior,
                           SHOAL_BEHAVIOR_COUNT_ - 1);
     behavior_arg arg = {(int32_t)behavior, weight};
-    return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg,
+                      AGENT_EDIT_PARAMS | behavior_components(w, behavior));
 }
 
 shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,
                                      float depart_gain)
 {
     float gains[2] = {arrive_gain, depart_gain};
-    return agent_edit(w, id, "agent_set_gains", edit_gains, gains, 0);
+    return agent_edit(w, id, "agent_set_gains", edit_gains, gains, AGENT_EDIT_PARAMS);
 }
 
 shoal_status_t shoal_agent_set_user_value(shoal_world_t* w, shoal_agent_t id, uint64_t value)
 {
-    return agent_edit(w, id, "agent_set_user_value", edit_user, &value, 0);
+    return agent_edit(w, id, "agent_set_user_value", edit_user, &value, AGENT_EDIT_PARAMS);
 }
 
 shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t id, uint64_t* out)

@@ -69,7 +69,10 @@ typedef struct module_t {
      * and then calls this for every module in registry order. A module
      * touches only its own part, so the order changes nothing. */
     void (*defaults)(shoal_agent_def_t* d);
-    /* Whether an agent of definition d has the component. */
+    /* Whether an agent of definition d has the component. A module whose
+     * rows hold a behavior's weight has it whenever that weight is nonzero:
+     * a change of the weight (shoal_agent_set_behavior) writes again the
+     * rows of the modules that a definition with that behavior alone has. */
     int (*needs)(const shoal_agent_def_t* d);
     /* Check the module's part of a definition (whether or not the agent
      * needs the component); the message names the field. */

@@ -422,15 +422,21 @@ int world_reserve_def_rows(world_t* w, const shoal_agent_def_t* d, int32_t rows)
 
 /* Read-modify-validate-write of a live or pending agent's definition (the
  * setters' one path, agent.c's file comment): `edit` changes the current
- * definition, which is validated and written back only if valid. */
+ * definition, which is validated and written back only if valid. `writes`
+ * says what of a live agent the edit may change, and only that is written:
+ * AGENT_EDIT_PARAMS, the agent table's parameter columns (target, threat,
+ * vehicle, control, the core's behavior weights, gains, user value); and
+ * AGENT_EDIT_COMPONENT(k), the row of component k (a module's setter
+ * names its own). Whatever `writes` says, a component that the edited
+ * definition calls for and the agent lacks is added, and one it no longer
+ * calls for is dropped (crowd.enabled takes the agent out of the contact
+ * component). */
 typedef void def_edit_fn(shoal_agent_def_t* def, const void* arg);
 shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
-                          const void* arg, int components);
-/* agent_edit's `components`: 0 when the edit changes nothing a module
- * reads (target, threat, vehicle, control, gains, user value), so only the
- * agent table is rewritten; AGENT_EDIT_COMPONENTS when it may change a
- * component (weights, a module's parameters). */
-#define AGENT_EDIT_COMPONENTS 1
+                          const void* arg, uint64_t writes);
+#define AGENT_EDIT_COMPONENT(k) (1ull << (k))
+#define AGENT_EDIT_PARAMS (1ull << WORLD_MAX_COMPONENTS)
+#define AGENT_EDIT_ALL (~0ull)
 /* The definition of a live or pending agent; errors name `where`. */
 shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
                               const char* where);
@@ -441,9 +447,10 @@ int world_reserve_row_mask(world_t* w);
 
 /* An agent's rows (agent_row.c): the agent table's parameter columns and
  * pose from a definition (the pose's speed clamped to max speed, spin
- * zeroed); every component row from a definition (added, updated or dropped
- * to match it; capacity reserved beforehand with agent_reserve_components,
- * which is all or nothing in effect); one component row dropped; the
+ * zeroed); the component rows from a definition (added or dropped to match
+ * it, and those in `rewrite` written again; capacity reserved beforehand
+ * with agent_reserve_components, which is all or nothing in effect); one
+ * component row dropped; the
  * orientation, forward axis and user value of a row; the whole definition
  * read back from a live row. */
 void agent_write_params(world_t* w, int32_t row, const shoal_agent_def_t* d);
@@ -459,7 +466,8 @@ int agent_params_one(const world_t* w, const int* cols, int n, float* out);
 /* Whether the state is true of the columns: for tests. */
 int agent_params_check(const world_t* w);
 void agent_write_pose(world_t* w, int32_t row, const float p[3], const float v[3], float heading, quat q);
-void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward);
+void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward, uint64_t rewrite,
+                            int changed);
 int agent_reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t extra);
 void agent_remove_component(world_t* w, int k, uint32_t slot);
 quat agent_row_quat(const world_t* w, int32_t row);

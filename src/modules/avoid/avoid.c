@@ -394,5 +394,5 @@ static void edit_avoid(shoal_agent_def_t* d, const void* a) { d->avoid = *(const
 shoal_status_t shoal_agent_set_avoid(shoal_world_t* w, shoal_agent_t id, const shoal_avoid_t* a)
 {
     REQUIRE_PTR(w, a, "agent_set_avoid", "avoid");
-    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_avoid", edit_avoid, a, AGENT_EDIT_COMPONENT(COMP_AVOID));
 }

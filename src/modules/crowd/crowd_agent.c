@@ -7,7 +7,7 @@ static void edit_crowd(shoal_agent_def_t* d, const void* a) { d->crowd = *(const
 shoal_status_t shoal_agent_set_crowd(shoal_world_t* w, shoal_agent_t id, const shoal_crowd_t* crowd)
 {
     REQUIRE_PTR(w, crowd, "agent_set_crowd", "crowd");
-    return agent_edit(w, id, "agent_set_crowd", edit_crowd, crowd, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_crowd", edit_crowd, crowd, AGENT_EDIT_COMPONENT(COMP_CROWD));
 }
 
 shoal_status_t shoal_agent_get_crowd(const shoal_world_t* w, shoal_agent_t id, shoal_crowd_t* out)

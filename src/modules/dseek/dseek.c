@@ -831,7 +831,7 @@ shoal_status_t shoal_agent_set_dseek(shoal_world_t* w, shoal_agent_t id, const s
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!ds) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_set_dseek: dseek is NULL");
-    return agent_edit(w, id, "agent_set_dseek", edit_dseek, ds, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_dseek", edit_dseek, ds, AGENT_EDIT_COMPONENT(COMP_DSEEK));
 }
 
 shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id, int32_t* out)
@@ -917,7 +917,8 @@ shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* mem
         shoal_agent_def_t def;
         shoal_status_t st = shoal_agent_get_def(w, members[i], &def);
         shoal_dseek_t ds = formation_slot(&def, anchor, offsets[i], fx, fy, fz);
-        if (st == SHOAL_OK) st = agent_edit(w, members[i], "formation_arrive", edit_dseek_on, &ds, AGENT_EDIT_COMPONENTS);
+        if (st == SHOAL_OK)
+            st = agent_edit(w, members[i], "formation_arrive", edit_dseek_on, &ds, AGENT_EDIT_COMPONENT(COMP_DSEEK));
         if (st != SHOAL_OK) return st; /* checked and reserved above: cannot happen */
     }
     return SHOAL_OK;

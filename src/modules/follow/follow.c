@@ -188,5 +188,5 @@ static void edit_follow(shoal_agent_def_t* d, const void* a) { d->follow = *(con
 shoal_status_t shoal_agent_set_follow(shoal_world_t* w, shoal_agent_t id, const shoal_follow_t* f)
 {
     REQUIRE_PTR(w, f, "agent_set_follow", "follow");
-    return agent_edit(w, id, "agent_set_follow", edit_follow, f, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_follow", edit_follow, f, AGENT_EDIT_COMPONENT(COMP_FOLLOW));
 }

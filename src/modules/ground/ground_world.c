@@ -685,7 +685,7 @@ shoal_status_t shoal_agent_set_ground(shoal_world_t* w, shoal_agent_t id, const 
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!g) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_set_ground: ground is NULL");
-    return agent_edit(w, id, "agent_set_ground", edit_ground, g, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_ground", edit_ground, g, AGENT_EDIT_COMPONENT(COMP_GROUND));
 }
 
 shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t path_id)
@@ -698,7 +698,7 @@ shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t 
     if (!def.ground.enabled)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: the agent is not a ground vehicle (its ground.enabled is 0)", where);
-    st = agent_edit(w, id, where, edit_path, &path_id, AGENT_EDIT_COMPONENTS);
+    st = agent_edit(w, id, where, edit_path, &path_id, AGENT_EDIT_COMPONENT(COMP_GROUND));
     if (st != SHOAL_OK) return st;
     /* Even the same path starts over (agent_edit restarts only a new one). */
     int32_t slot = (int32_t)id.index1 - 1;

@@ -647,5 +647,5 @@ static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors =
 shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
 {
     REQUIRE_PTR(w, n, "agent_set_neighbors", "neighbors");
-    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_neighbors", edit_neighbors, n, AGENT_EDIT_COMPONENT(COMP_NEIGHBORS));
 }

@@ -736,6 +736,6 @@ shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, 
     st = planner_validate(w, &def, where);
     if (st == SHOAL_OK) st = planner_check_goal_agent(w, &def.planner, where);
     if (st != SHOAL_OK) return st;
-    return agent_edit(w, id, where, edit_goal, &arg, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, where, edit_goal, &arg, AGENT_EDIT_COMPONENT(COMP_PLANNER));
 }
 

@@ -165,5 +165,5 @@ static void edit_pursuit(shoal_agent_def_t* d, const void* a) { d->pursuit = *(c
 shoal_status_t shoal_agent_set_pursuit(shoal_world_t* w, shoal_agent_t id, const shoal_pursuit_t* p)
 {
     REQUIRE_PTR(w, p, "agent_set_pursuit", "pursuit");
-    return agent_edit(w, id, "agent_set_pursuit", edit_pursuit, p, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_pursuit", edit_pursuit, p, AGENT_EDIT_COMPONENT(COMP_PURSUIT));
 }

@@ -369,5 +369,5 @@ static void edit_wander(shoal_agent_def_t* d, const void* a) { d->wander = *(con
 shoal_status_t shoal_agent_set_wander(shoal_world_t* w, shoal_agent_t id, const shoal_wander_t* v)
 {
     REQUIRE_PTR(w, v, "agent_set_wander", "wander");
-    return agent_edit(w, id, "agent_set_wander", edit_wander, v, AGENT_EDIT_COMPONENTS);
+    return agent_edit(w, id, "agent_set_wander", edit_wander, v, AGENT_EDIT_COMPONENT(COMP_WANDER));
 }
