@@ -45,8 +45,17 @@ typedef uint64_t hash_absorb_fn(uint64_t h, uint64_t word);
 /* Words a module may note for a rollback (see mark). */
 #define WORLD_MARK_WORDS 3
 
+/* module_t.flags: what the core reads of a module. */
+enum module_flag {
+    /* Its systems move its agents themselves (their pose, speeds and
+     * actuation): the passes that move the others (control, integrate:
+     * SYSTEM_SKIPS_SELF_MOVING) leave its component's agents out. */
+    MODULE_MOVES_ITSELF = 1u << 0,
+};
+
 typedef struct module_t {
     const char* name;
+    uint32_t flags; /* enum module_flag */
     /* Its component: column_count > 0 gives the module one, whose index in
      * w->comps is its position among the registry's modules that have one. */
     int32_t column_count;
@@ -157,6 +166,10 @@ typedef struct registry_t {
     int32_t module_count;
     const system_def_t* systems;
     int32_t system_count;
+    /* The name of column `col` of component `comp` (by component index),
+     * or of the agent table when comp is -1; NULL when it has none. For
+     * messages and the step table's listing. */
+    const char* (*column_name)(int32_t comp, int32_t col);
 } registry_t;
 
 const registry_t* builtin_registry(void);

@@ -6,6 +6,7 @@
 
 #include "ecs/parallel.h"
 #include "ecs/trace.h"
+#include "ecs/write_check.h"
 #include "ecs/world.h"
 
 shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
@@ -37,6 +38,7 @@ shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t
     s->run = run;
     s->user_fn = user_fn;
     s->ctx = ctx;
+    s->comp = -1;
     s->id = w->system_count; /* systems are never removed: counts are unique */
     w->system_count++;
     return SHOAL_OK;
@@ -77,6 +79,19 @@ static int64_t run_block_system(world_t* w, const system_t* s)
     return count;
 }
 
+int32_t world_module_component(const world_t* w, const module_t* m)
+{
+    for (int32_t k = 0; m && k < w->comp_count; ++k)
+        if (w->comp_module[k] == m) return k;
+    return -1;
+}
+
+int system_idle(const world_t* w, const system_t* s)
+{
+    if (s->idle) return s->idle(w);
+    return s->comp >= 0 && w->comps[s->comp].table.count == 0;
+}
+
 shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
 {
     /* A user system cannot turn tracing on or off (BUSY in a step), so
@@ -94,6 +109,8 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
         errors_before = w->error_count;
         shoal_status_t st = s->user_fn(w, dt, s->ctx);
         touched = st == SHOAL_OK ? 0 : -(int64_t)st;
+    } else if (w->write_check) {
+        touched = write_check_run(w, s, dt);
     } else {
         w->running_without = s->without;
         touched = s->run(w, dt, s->ctx);
@@ -139,9 +156,10 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
  * parallel loops become one. A row's values are those of the passes run
  * one after the other: each reads and writes only its own row, in the same
  * order. Between the passes there may be only systems that are disabled or
- * idle this step (system_def_t.idle: no pursuit, follow, directed-seek,
- * avoid, path-follow, crowd, planner, contact or ground rows, no moving
- * obstacle), which still run after the fused pass and change nothing that
+ * idle this step (system_idle: their module's component empty, so no
+ * pursuit, follow, directed-seek, avoid, crowd, planner or ground rows; or
+ * their own idle: no contact rows, no moving obstacle), which still run
+ * after the fused pass and change nothing that
  * a pass reads (dseek notes that it planned no rows, which only the idle
  * dseek_track, after it, reads), and a stage's end with no commands to
  * apply. Every pass must cover every row: no agent of a component it
@@ -152,7 +170,8 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
  * system's part of one block in FUSE_SAMPLE; a system's time is the pass's
  * time split in those shares (its calls and agents as if it ran alone).
  * While a trace records, passes are not fused, so that each system has its
- * own interval. */
+ * own interval; nor while the write check is on (world_set_write_check),
+ * so that each system is checked alone. */
 #define FUSE_MAX 4
 #define FUSE_ROWS 1024 /* PAR_AFFINE's blocks are 1024 rows: one each */
 #define FUSE_SAMPLE 8
@@ -205,7 +224,8 @@ static int32_t fuse_chain(world_t* w, int32_t first, int32_t* pass, int32_t* npa
                           int32_t* nbetween)
 {
     *npass = *nbetween = 0;
-    if (w->trace || w->agents.count == 0 || !covers_every_row(w, &w->systems[first])) return -1;
+    if (w->trace || w->write_check || w->agents.count == 0 || !covers_every_row(w, &w->systems[first]))
+        return -1;
     pass[(*npass)++] = first;
     int32_t last = first;
     for (int32_t j = first + 1; j < w->system_count && *npass < FUSE_MAX; ++j) {
@@ -215,7 +235,7 @@ static int32_t fuse_chain(world_t* w, int32_t first, int32_t* pass, int32_t* npa
         if (t->stage != w->systems[j - 1].stage && w->command_count != 0) break;
         if (!t->enabled) continue;
         if (t->user_fn || t->block_fn) break;
-        if (t->idle && t->idle(w)) continue; /* wrap without a torus too */
+        if (system_idle(w, t)) continue; /* wrap without a torus too */
         if (t->rows && covers_every_row(w, t)) {
             for (int32_t k = last + 1; k < j; ++k)
                 if (w->systems[k].enabled) between[(*nbetween)++] = k;
@@ -277,6 +297,7 @@ static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, 
         system_t* s = &w->systems[pass[k]];
         s->ns_total += sum > 0 ? (uint64_t)((double)wall * (double)share[k] / (double)sum) : wall / (uint64_t)npass;
         s->calls++;
+        s->fused_calls++;
         if (f.fn[k] != rows_none) s->agents += (uint64_t)n;
     }
     /* The idle systems between them: nothing to do, counted as run. */
@@ -422,16 +443,25 @@ void shoal_world_reset_stats(shoal_world_t* w)
 
 void world_register_builtin_systems(world_t* w)
 {
+    /* The agents that a module of their own moves: the components of the
+     * modules flagged so (module.h). */
+    uint32_t self_moving = 0;
+    for (int32_t k = 0; k < w->comp_count; ++k)
+        if (w->comp_module[k]->flags & MODULE_MOVES_ITSELF) self_moving |= 1u << k;
     /* Names are unique and the table has room: these cannot fail. */
     const registry_t* r = w->registry;
     for (int32_t i = 0; i < r->system_count; ++i) {
-        world_register_system(w, r->systems[i].name, r->systems[i].stage, r->systems[i].run, NULL, NULL);
+        const system_def_t* d = &r->systems[i];
+        world_register_system(w, d->name, d->stage, d->run, NULL, NULL);
         for (int32_t k = 0; k < w->system_count; ++k)
-            if (w->systems[k].run == r->systems[i].run) {
-                w->systems[k].without = r->systems[i].without;
-                w->systems[k].rows = r->systems[i].rows;
-                w->systems[k].idle = r->systems[i].idle;
-                w->systems[k].covers = r->systems[i].covers;
+            if (w->systems[k].run == d->run) {
+                system_t* s = &w->systems[k];
+                s->def = d;
+                s->comp = world_module_component(w, d->module);
+                s->without = d->flags & SYSTEM_SKIPS_SELF_MOVING ? self_moving : 0;
+                s->rows = d->rows;
+                s->idle = d->idle;
+                s->covers = d->covers;
             }
     }
 }

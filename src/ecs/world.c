@@ -343,6 +343,7 @@ void shoal_world_destroy(shoal_world_t* w)
     table_release(&w->agents, &alloc);
     user_release(w);
     mem_free(&alloc, w->row_mask, w->row_mask_words * sizeof *w->row_mask);
+    world_set_write_check(w, 0);
     for (int k = 0; k < w->comp_count; ++k) component_release(&w->comps[k], &alloc);
     /* A world that failed half-way through its creation has a registry
      * whose modules may hold no data yet: release hooks accept that. */

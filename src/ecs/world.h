@@ -85,8 +85,6 @@ typedef struct slot_t {
  * negative shoal_status_t to stop the step. */
 typedef int64_t system_run_fn(world_t* world, float dt, void* ctx);
 
-/* One row of the step table (modules/step.c): the built-in systems in step
- * order. reads and writes document the columns; they are not enforced. */
 /* A built-in system's pass over agent rows, which the scheduler may run
  * fused with the next such pass (scheduler.c, "Fused passes"): it fills
  * ctx (at most ROWS_CTX_BYTES, aligned for lanes) and returns the function
@@ -96,23 +94,65 @@ typedef void rows_fn(int32_t begin, int32_t end, int32_t worker, void* ctx);
 typedef rows_fn* rows_prepare_fn(world_t* w, float dt, void* ctx);
 #define ROWS_CTX_BYTES 4096
 
+/* A set of columns: what a system reads or writes (system_def_t). agent:
+ * bit c for agent column c. comp[k]: bit c for column c of component k,
+ * bit 63 standing for column 63 and every column after it (a component may
+ * have more than 64: ground's), so COLUMNS_ALL is the whole component.
+ * data: bit m for module m's module-wide data (the grid, obstacles,
+ * routes; documentation only: the write check looks at columns). */
+#define COLUMNS_ALL UINT64_MAX
+typedef struct column_set_t {
+    uint64_t agent;
+    uint64_t comp[WORLD_MAX_COMPONENTS];
+    uint32_t data;
+} column_set_t;
+
+/* Whether set s has column c of component k. */
+static inline int column_set_has(const column_set_t* s, int32_t k, int32_t c)
+{
+    return (int)(s->comp[k] >> (c < 63 ? c : 63) & 1u);
+}
+
+/* system_def_t.flags. */
+enum system_flag {
+    /* A pass over agent rows that leaves out the agents a module moves
+     * itself (module_t MODULE_MOVES_ITSELF): the world makes its `without`
+     * from the modules' flags (par_for_agents). */
+    SYSTEM_SKIPS_SELF_MOVING = 1u << 0,
+    /* It may reorder the rows of the agent table and of every component
+     * (spatial_hash, every reorder_interval steps): the values of each
+     * column stay, their rows change, and each component's COMP_ROW is
+     * rewritten to the agent rows' new places. */
+    SYSTEM_PERMUTES_ROWS = 1u << 1,
+};
+
+/* One row of the step table (modules/step.c): the built-in systems in step
+ * order. Rows name their fields. `writes` is checked in worlds that ask
+ * for it (world_set_write_check): a system that changes a column outside
+ * it fails the step. `reads` is documentation. */
 struct system_def_t {
     const char* name;
     shoal_stage_t stage;
     system_run_fn* run;
-    const char* reads;
-    const char* writes;
-    /* Components (bits by component index) whose agents the system leaves
-     * out: it runs over its rows through par_for_agents. */
-    uint32_t without;
+    /* The module whose component's rows it runs over, NULL for none (a
+     * pass over every agent, or module-wide work): with it empty, the
+     * system is idle (see idle). */
+    const module_t* module;
+    column_set_t reads;
+    column_set_t writes;
+    uint32_t flags; /* enum system_flag */
     /* The first snapshot format version that lists it (0: version 1), so
      * that older snapshots, which do not, still load. */
     uint32_t snapshot_since;
+    /* What the column sets do not say (which rows, = or +=). */
+    const char* note;
     /* Its run as a pass over every row that leaves none of `without` out
      * (a system with rows runs the same pass through run otherwise). */
     rows_prepare_fn* rows;
     /* 1 when it has nothing to do this step, so that passes before and
-     * after it may fuse (its run is still called, and changes nothing). */
+     * after it may fuse (its run is still called, and changes nothing).
+     * NULL: idle when its module's component has no rows (never when it
+     * has no module or the module no component). */
     int (*idle)(const world_t* w);
     /* A pass over a component's rows (rows set, `without` 0): 1 when this
      * step those rows are the agent rows, row for row (the component on
@@ -141,6 +181,8 @@ typedef struct system_t {
     int32_t block_comp;
     int32_t min_block;
     uint32_t without; /* a built-in system skips the agents of these components */
+    const system_def_t* def; /* a built-in system's row of the step table */
+    int32_t comp; /* its module's component, -1 for none */
     rows_prepare_fn* rows; /* system_def_t's */
     int (*idle)(const world_t* w);
     int (*covers)(world_t* w);
@@ -149,6 +191,7 @@ typedef struct system_t {
     uint64_t calls;
     uint64_t ns_total;
     uint64_t agents;
+    uint64_t fused_calls; /* calls run inside a fused pass */
 } system_t;
 
 /* A user component's description (shoal_world_add_component). */
@@ -245,6 +288,10 @@ struct shoal_world_t {
 
     system_t systems[WORLD_MAX_SYSTEMS];
     int32_t system_count;
+    /* The write check (world_set_write_check): NULL when off, else a
+     * fingerprint per agent column and per component column (comp_count
+     * blocks of each component's column count). */
+    uint64_t* write_check;
     uint64_t fused_passes;  /* passes run fused (scheduler.c), for tests */
     uint64_t fused_systems; /* the systems in them, summed */
     /* Scans of a component's rows for agent-row order (permute.c), for
@@ -340,6 +387,18 @@ int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const 
 /* Systems. */
 shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
                                      system_run_fn* run, shoal_system_fn* user_fn, void* ctx);
+/* The write check, for tests: with it on, every built-in system runs alone
+ * (no fused passes) and the columns it does not declare written
+ * (system_def_t.writes) are fingerprinted before and after it runs; a
+ * change fails the step with SHOAL_ERR_INVALID_ARGUMENT (the declaration is wrong) and a message naming the
+ * system and the column. Off (the default) it costs a test of one pointer
+ * per system run. Between steps; OUT_OF_MEMORY when its memory cannot be
+ * had (the check then stays off). */
+shoal_status_t world_set_write_check(world_t* w, int on);
+/* The component index of module m, -1 when it has none. */
+int32_t world_module_component(const world_t* w, const module_t* m);
+/* Whether system s has nothing to do this step (system_def_t.idle). */
+int system_idle(const world_t* w, const system_t* s);
 /* One system run, timed and traced; a failure is recorded with its name. */
 shoal_status_t world_run_system(world_t* w, system_t* s, float dt);
 /* Where a step stands: the stage, the next system index in it, and the

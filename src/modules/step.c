@@ -9,9 +9,18 @@
  * its own output columns, so any split of the agents gives the same result.
  * steer sets the desired velocity; the decide systems after it each add
  * their weighted term to it, one system after another (never concurrently).
- * Ground vehicles and planner agents move themselves: control and integrate
- * leave their rows out (`without`, par_for_agents), and ground_vehicle and
- * planner_move write their whole pose, speeds and (zero) actuation. */
+ * Ground vehicles, planner agents and crowd agents move themselves (their
+ * modules are flagged MODULE_MOVES_ITSELF): control and integrate leave
+ * their rows out (SYSTEM_SKIPS_SELF_MOVING, par_for_agents), and
+ * ground_vehicle, planner_move and crowd_move write their whole pose,
+ * speeds and (zero) actuation.
+ *
+ * Rows name their fields. `reads` and `writes` are column sets (world.h
+ * column_set_t): agent columns, component columns, module-wide data. A test
+ * runs every scenario with the write check on (world_set_write_check), so
+ * a system that writes a column its row does not declare fails it; `reads`
+ * is not checked. docs/step.md is this table as `shoal step-table
+ * --markdown` prints it, and a test compares the two. */
 #include "modules/grid/grid.h"
 #include "modules/motion/motion.h"
 #include "modules/neighbors/neighbors.h"
@@ -27,6 +36,7 @@
 #include "modules/obstacles/obstacles.h"
 #include "modules/agent.h"
 #include "modules/walls/walls.h"
+#include "modules/step.h"
 
 extern const module_t neighbors_module, wander_module, pursuit_module, follow_module, avoid_module,
     ground_module, planner_module;
@@ -43,22 +53,33 @@ static const module_t* const modules[MOD_COUNT_] = {
     [MOD_CROWD] = &crowd_module,         [MOD_CONTACT] = &contact_module,
 };
 
-/* Agents that a module of their own moves (ground vehicles, planner
- * agents, crowd agents): control and integrate leave them out. */
-#define MOVES_ITSELF ((1u << COMP_GROUND) | (1u << COMP_PLANNER) | (1u << COMP_CROWD))
+/* Column sets. */
+#define A(c) (1ull << (c))
+#define POS (A(AC_POS_X) | A(AC_POS_Y) | A(AC_POS_Z))
+#define VEL (A(AC_VEL_X) | A(AC_VEL_Y) | A(AC_VEL_Z))
+#define ORIENT (A(AC_HEADING) | A(AC_QW) | A(AC_QX) | A(AC_QY) | A(AC_QZ))
+#define OMEGA (A(AC_OMEGA_X) | A(AC_OMEGA_Y) | A(AC_OMEGA_Z))
+#define DESIRED (A(AC_DESIRED_X) | A(AC_DESIRED_Y) | A(AC_DESIRED_Z))
+#define FORCE (A(AC_FORCE_X) | A(AC_FORCE_Y) | A(AC_FORCE_Z))
+#define TORQUE (A(AC_TORQUE_X) | A(AC_TORQUE_Y) | A(AC_TORQUE_Z))
+#define LIMITS                                                                                        \
+    (A(AC_MASS) | A(AC_INERTIA) | A(AC_MAX_FORCE) | A(AC_MAX_TORQUE) | A(AC_MAX_SPEED) |             \
+     A(AC_MAX_TURN_RATE))
+#define GAINS (A(AC_SPEED_GAIN) | A(AC_HEADING_GAIN) | A(AC_TURN_DAMPING))
+#define WEIGHTS                                                                                       \
+    (A(AC_W_SEEK) | A(AC_W_FLEE) | A(AC_W_ARRIVE) | A(AC_W_DEPART) | A(AC_ARRIVE_GAIN) |              \
+     A(AC_DEPART_GAIN))
+#define TARGET (A(AC_TARGET_X) | A(AC_TARGET_Y) | A(AC_TARGET_Z))
+#define THREAT (A(AC_THREAT_X) | A(AC_THREAT_Y) | A(AC_THREAT_Z))
+#define MOVED (POS | VEL | ORIENT | OMEGA | FORCE | TORQUE) /* what a module that moves its agents writes */
+/* Columns a..b of a component (bit 63: column 63 and after, column_set_t). */
+#define COLS(a, b) ((2ull << ((b) < 63 ? (b) : 63)) - (1ull << ((a) < 63 ? (a) : 63)))
+#define COL(c) COLS(c, c)
+#define DATA(m) (1u << (m))
 
-/* Nothing to do this step (system_def_t.idle): so that the passes of
- * wander, control, integrate and wrap may fuse across these systems. */
-static int pursuit_idle(const world_t* w) { return w->comps[COMP_PURSUIT].table.count == 0; }
-static int follow_idle(const world_t* w) { return w->comps[COMP_FOLLOW].table.count == 0; }
-static int dseek_idle(const world_t* w) { return w->comps[COMP_DSEEK].table.count == 0; }
-static int avoid_idle(const world_t* w) { return w->comps[COMP_AVOID].table.count == 0; }
-static int path_follow_idle(const world_t* w) { return w->comps[COMP_GROUND].table.count == 0; }
-static int orca_idle(const world_t* w) { return w->comps[COMP_CROWD].table.count == 0; }
-static int planner_idle(const world_t* w) { return w->comps[COMP_PLANNER].table.count == 0; }
-static int ground_idle(const world_t* w) { return w->comps[COMP_GROUND].table.count == 0; }
-static int planner_move_idle(const world_t* w) { return w->comps[COMP_PLANNER].table.count == 0; }
-static int crowd_move_idle(const world_t* w) { return w->comps[COMP_CROWD].table.count == 0; }
+/* Nothing to do this step, other than their module's component being empty
+ * (system_def_t.idle): so that the passes of wander, control, integrate and
+ * wrap may fuse across these systems. */
 static int obstacle_move_idle(const world_t* w) { return obstacles_of(w)->moving_obstacles == 0; }
 static int contacts_idle(const world_t* w)
 {
@@ -67,66 +88,123 @@ static int contacts_idle(const world_t* w)
 
 static const system_def_t systems[] = {
     /* sense */
-    {"spatial_hash", SHOAL_STAGE_SENSE, spatial_hash_run, "pos, vel",
-     "grid (sorted copies); agent order every reorder_interval steps", 0, 0, NULL, NULL, NULL},
+    {.name = "spatial_hash", .stage = SHOAL_STAGE_SENSE, .run = spatial_hash_run,
+     .reads = {.agent = POS | VEL | A(AC_RADIUS),
+               .comp = {[COMP_NEIGHBORS] = COL(NB_RADIUS), [COMP_CROWD] = COL(CR_NEIGHBOR_DISTANCE),
+                        [COMP_GROUND] = COL(GR_RADIUS)}},
+     .writes = {.data = DATA(MOD_NEIGHBORS)},
+     .flags = SYSTEM_PERMUTES_ROWS,
+     .note = "grid (sorted copies); reorders every table by cell every reorder_interval steps"},
     /* decide */
-    {"steer", SHOAL_STAGE_DECIDE, steer_run, "pos, vel, heading, limits, behavior weights, target, threat",
-     "desired velocity (=)", 0, 0, NULL, NULL, NULL},
-    {"neighbors", SHOAL_STAGE_DECIDE, neighbors_run, "grid, heading, neighbors component", "desired velocity (+=)", 0, 0,
-     NULL, NULL, NULL},
-    {"wander", SHOAL_STAGE_DECIDE, wander_run, "heading, wander component (its walk)",
-     "desired (+=), wander walk", 0, 0, wander_rows, NULL, wander_covers},
-    {"pursuit", SHOAL_STAGE_DECIDE, pursuit_run, "pos, vel of self and target, pursuit component",
-     "desired velocity (+=)", 0, 0, NULL, pursuit_idle, NULL},
-    {"follow", SHOAL_STAGE_DECIDE, follow_run, "pos, vel of self and leader, follow component",
-     "desired velocity (+=)", 0, 0, NULL, follow_idle, NULL},
-    {"dseek", SHOAL_STAGE_DECIDE, dseek_run, "pos, vel, heading or quat, routes, dseek component",
-     "desired (+=), route index", 0, 0, NULL, dseek_idle, NULL},
+    {.name = "steer", .stage = SHOAL_STAGE_DECIDE, .run = steer_run,
+     .reads = {.agent = POS | VEL | ORIENT | LIMITS | WEIGHTS | TARGET | THREAT},
+     .writes = {.agent = DESIRED},
+     .note = "desired velocity (=)"},
+    {.name = "neighbors", .stage = SHOAL_STAGE_DECIDE, .run = neighbors_run, .module = &neighbors_module,
+     .reads = {.agent = POS | VEL | ORIENT | A(AC_MAX_SPEED) | A(AC_GROUP),
+               .comp = {[COMP_NEIGHBORS] = COLUMNS_ALL}, .data = DATA(MOD_NEIGHBORS)},
+     .writes = {.agent = DESIRED},
+     .note = "desired velocity (+=)"},
+    {.name = "wander", .stage = SHOAL_STAGE_DECIDE, .run = wander_run, .module = &wander_module,
+     .reads = {.agent = ORIENT, .comp = {[COMP_WANDER] = COLUMNS_ALL}},
+     .writes = {.agent = DESIRED, .comp = {[COMP_WANDER] = COLS(WD_VX, WD_VZ)}},
+     .note = "desired (+=), its walk", .rows = wander_rows, .covers = wander_covers},
+    {.name = "pursuit", .stage = SHOAL_STAGE_DECIDE, .run = pursuit_run, .module = &pursuit_module,
+     .reads = {.agent = POS | VEL | LIMITS, .comp = {[COMP_PURSUIT] = COLUMNS_ALL}},
+     .writes = {.agent = DESIRED},
+     .note = "desired velocity (+=); reads the target agent's pos and vel"},
+    {.name = "follow", .stage = SHOAL_STAGE_DECIDE, .run = follow_run, .module = &follow_module,
+     .reads = {.agent = POS | VEL | ORIENT | LIMITS, .comp = {[COMP_FOLLOW] = COLUMNS_ALL}},
+     .writes = {.agent = DESIRED},
+     .note = "desired velocity (+=); reads the leader's pos and vel"},
+    {.name = "dseek", .stage = SHOAL_STAGE_DECIDE, .run = dseek_run, .module = &dseek_module,
+     .reads = {.agent = POS | VEL | ORIENT | LIMITS, .comp = {[COMP_DSEEK] = COLUMNS_ALL}, .data = DATA(MOD_DSEEK)},
+     .writes = {.agent = DESIRED, .comp = {[COMP_DSEEK] = COL(DS_INDEX) | COL(DS_ARC)}, .data = DATA(MOD_DSEEK)},
+     .note = "desired (+=), route index; its plans"},
     /* after every behavior that adds to the desired velocity: its no-entry
      * guard bounds the whole sum */
-    {"avoid", SHOAL_STAGE_DECIDE, avoid_run,
-     "pos, vel, heading or quat, limits, gains, radius, obstacles, avoid component, desired",
-     "desired velocity (+=, then bounded near obstacles)", 0, 0, NULL, avoid_idle, NULL},
-    {"path_follow", SHOAL_STAGE_DECIDE, path_follow_run, "pos, paths, ground component",
-     "ground inputs and follower state", 0, 0, NULL, path_follow_idle, NULL},
+    {.name = "avoid", .stage = SHOAL_STAGE_DECIDE, .run = avoid_run, .module = &avoid_module,
+     .reads = {.agent = POS | VEL | ORIENT | LIMITS | GAINS | A(AC_RADIUS) | DESIRED,
+               .comp = {[COMP_AVOID] = COLUMNS_ALL}, .data = DATA(MOD_OBSTACLES)},
+     .writes = {.agent = DESIRED},
+     .note = "desired velocity (+=, then bounded near obstacles)"},
+    {.name = "path_follow", .stage = SHOAL_STAGE_DECIDE, .run = path_follow_run, .module = &ground_module,
+     .reads = {.agent = POS, .comp = {[COMP_GROUND] = COLUMNS_ALL}, .data = DATA(MOD_GROUND)},
+     .writes = {.agent = MOVED,
+                .comp = {[COMP_GROUND] = COLS(GR_YAW, GR_YAW_RATE) | COLS(GR_THROTTLE, GR_STEERING) |
+                                         COLS(GR_S, GR_COUNT_ - 1)}},
+     .note = "applied inputs, follower state, outputs and metrics of ground rows; the pose and vehicle state "
+             "only when the stuck manager puts a vehicle back on its path (at rest)"},
     /* last of decide: the steering sum is the preferred velocity */
-    {"orca", SHOAL_STAGE_DECIDE, orca_run, "grid, pos, vel, radius, desired, obstacles, crowd component",
-     "desired velocity (= the avoiding velocity) of crowd rows", 0, 3, NULL, orca_idle, NULL},
+    {.name = "orca", .stage = SHOAL_STAGE_DECIDE, .run = orca_run, .module = &crowd_module,
+     .reads = {.agent = POS | VEL | A(AC_RADIUS) | A(AC_MAX_SPEED) | DESIRED,
+               .comp = {[COMP_CROWD] = COLUMNS_ALL},
+               .data = DATA(MOD_NEIGHBORS) | DATA(MOD_OBSTACLES) | DATA(MOD_WALLS)},
+     .writes = {.agent = DESIRED, .data = DATA(MOD_CROWD)},
+     .snapshot_since = 3, .note = "desired velocity (= the avoiding velocity) of crowd rows"},
     /* plan */
-    {"planner", SHOAL_STAGE_PLAN, planner_run, "planner component, obstacles, pos and vel of goal agents",
-     "planner component (next control, statistics)", 0, 0, NULL, planner_idle, NULL},
+    {.name = "planner", .stage = SHOAL_STAGE_PLAN, .run = planner_run, .module = &planner_module,
+     .reads = {.agent = POS | VEL, .comp = {[COMP_PLANNER] = COLUMNS_ALL},
+               .data = DATA(MOD_OBSTACLES) | DATA(MOD_PLANNER)},
+     .writes = {.comp = {[COMP_PLANNER] = COLS(PL_START_X, PL_LAST_GOODNESS)}, .data = DATA(MOD_PLANNER)},
+     .note = "next control, interval state, statistics; reads goal agents' pos and vel"},
     /* control */
-    {"control", SHOAL_STAGE_CONTROL, control_run, "vel, heading or quat, omega, desired, gains", "force, torque",
-     MOVES_ITSELF, 0, control_rows, NULL, NULL},
+    {.name = "control", .stage = SHOAL_STAGE_CONTROL, .run = control_run,
+     .reads = {.agent = VEL | ORIENT | OMEGA | DESIRED | LIMITS | GAINS},
+     .writes = {.agent = FORCE | TORQUE},
+     .flags = SYSTEM_SKIPS_SELF_MOVING, .rows = control_rows},
     /* directed seek flies its plan: force and torque of its rows again */
-    {"dseek_track", SHOAL_STAGE_CONTROL, dseek_track_run,
-     "vel, heading or quat, omega, desired, limits, gains, dseek plans", "force, torque of dseek rows", 0, 6, NULL,
-     dseek_track_idle, NULL},
+    {.name = "dseek_track", .stage = SHOAL_STAGE_CONTROL, .run = dseek_track_run, .module = &dseek_module,
+     .reads = {.agent = VEL | ORIENT | OMEGA | DESIRED | LIMITS | GAINS, .comp = {[COMP_DSEEK] = COLUMNS_ALL},
+               .data = DATA(MOD_DSEEK)},
+     .writes = {.agent = FORCE | TORQUE},
+     .snapshot_since = 6, .note = "force, torque of dseek rows", .idle = dseek_track_idle},
     /* integrate; first, where every agent that takes part in contacts starts */
-    {"contacts_prepare", SHOAL_STAGE_INTEGRATE, contacts_prepare_run,
-     "grid, pos, vel, radius, mass, max speed of crowd and contact rows",
-     "contact scratch (bodies, starts, candidates of contact rows)", 0, 4, NULL, contacts_prepare_idle, NULL},
-    {"integrate", SHOAL_STAGE_INTEGRATE, integrate_run, "force, torque, limits", "pos, vel, heading or quat, omega",
-     MOVES_ITSELF, 0, integrate_rows, NULL, NULL},
-    {"ground_vehicle", SHOAL_STAGE_INTEGRATE, ground_vehicle_run, "pos, ground component, terrain, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of ground rows; ground component", 0, 0, NULL,
-     ground_idle, NULL},
-    {"planner_move", SHOAL_STAGE_INTEGRATE, planner_move_run, "planner component, obstacles",
-     "pos, vel, heading or quat, omega, force := 0, torque := 0 of planner rows; planner component", 0, 0, NULL,
-     planner_move_idle, NULL},
-    {"crowd_move", SHOAL_STAGE_INTEGRATE, crowd_move_run, "desired of crowd rows",
-     "pos, vel := desired, heading or quat, omega := 0, force := 0, torque := 0 of crowd rows", 0, 3, NULL,
-     crowd_move_idle, NULL},
+    {.name = "contacts_prepare", .stage = SHOAL_STAGE_INTEGRATE, .run = contacts_prepare_run,
+     .module = &contact_module,
+     .reads = {.agent = POS | VEL | A(AC_RADIUS) | A(AC_MASS) | A(AC_MAX_SPEED),
+               .comp = {[COMP_CROWD] = COL(COMP_ROW), [COMP_CONTACT] = COL(COMP_ROW),
+                        [COMP_GROUND] = COL(GR_MASS) | COL(GR_MAX_SPEED) | COL(GR_MAX_REVERSE_SPEED) |
+                                        COL(GR_RADIUS)},
+               .data = DATA(MOD_NEIGHBORS)},
+     .writes = {.data = DATA(MOD_CONTACT)},
+     .snapshot_since = 4, .note = "contact scratch (bodies, starts, candidates) of crowd and contact rows",
+     .idle = contacts_prepare_idle},
+    {.name = "integrate", .stage = SHOAL_STAGE_INTEGRATE, .run = integrate_run,
+     .reads = {.agent = POS | VEL | ORIENT | OMEGA | FORCE | TORQUE | LIMITS},
+     .writes = {.agent = POS | VEL | ORIENT | OMEGA},
+     .flags = SYSTEM_SKIPS_SELF_MOVING, .rows = integrate_rows},
+    {.name = "ground_vehicle", .stage = SHOAL_STAGE_INTEGRATE, .run = ground_vehicle_run, .module = &ground_module,
+     .reads = {.agent = POS, .comp = {[COMP_GROUND] = COLUMNS_ALL}, .data = DATA(MOD_GROUND) | DATA(MOD_OBSTACLES)},
+     .writes = {.agent = MOVED, .comp = {[COMP_GROUND] = COLS(GR_YAW, GR_CONTACT) | COL(GR_DISTANCE)}},
+     .note = "pose, speeds, force := 0, torque := 0 of ground rows; vehicle state, distance driven"},
+    {.name = "planner_move", .stage = SHOAL_STAGE_INTEGRATE, .run = planner_move_run, .module = &planner_module,
+     .reads = {.comp = {[COMP_PLANNER] = COLUMNS_ALL}, .data = DATA(MOD_OBSTACLES) | DATA(MOD_PLANNER)},
+     .writes = {.agent = MOVED, .comp = {[COMP_PLANNER] = COLS(PL_START_X, PL_LAST_GOODNESS)}},
+     .note = "force := 0, torque := 0 of planner rows; interval state"},
+    {.name = "crowd_move", .stage = SHOAL_STAGE_INTEGRATE, .run = crowd_move_run, .module = &crowd_module,
+     .reads = {.agent = POS | DESIRED, .comp = {[COMP_CROWD] = COL(COMP_ROW)}},
+     .writes = {.agent = MOVED},
+     .snapshot_since = 3, .note = "vel := desired, omega := 0, force := 0, torque := 0 of crowd rows"},
     /* obstacles move after everyone has seen them where they were */
-    {"obstacle_move", SHOAL_STAGE_INTEGRATE, obstacle_move_run, "obstacle velocities", "obstacle centers", 0, 0, NULL,
-     obstacle_move_idle, NULL},
+    {.name = "obstacle_move", .stage = SHOAL_STAGE_INTEGRATE, .run = obstacle_move_run, .module = &obstacles_module,
+     .reads = {.data = DATA(MOD_OBSTACLES)}, .writes = {.data = DATA(MOD_OBSTACLES)},
+     .note = "obstacle centers from their velocities", .idle = obstacle_move_idle},
     /* after everything moved, obstacles included */
-    {"contacts", SHOAL_STAGE_INTEGRATE, contacts_run,
-     "pos of crowd and contact rows and their nearest, contact scratch, obstacles, walls",
-     "pos of crowd and contact rows", 0, 3, NULL, contacts_idle, NULL},
-    {"wrap", SHOAL_STAGE_INTEGRATE, wrap_run, "pos (torus worlds only)", "pos", 0, 0, wrap_rows, wrap_idle, NULL},
+    {.name = "contacts", .stage = SHOAL_STAGE_INTEGRATE, .run = contacts_run, .module = &contact_module,
+     .reads = {.agent = POS | VEL | A(AC_RADIUS) | A(AC_SLOT),
+               .comp = {[COMP_CROWD] = COL(COMP_ROW), [COMP_CONTACT] = COL(COMP_ROW)},
+               .data = DATA(MOD_CONTACT) | DATA(MOD_OBSTACLES) | DATA(MOD_WALLS)},
+     .writes = {.agent = POS | VEL, .data = DATA(MOD_CONTACT)},
+     .snapshot_since = 3,
+     .note = "pos of crowd and contact rows it moved, vel := what they moved over dt (ground vehicles keep theirs)",
+     .idle = contacts_idle},
+    {.name = "wrap", .stage = SHOAL_STAGE_INTEGRATE, .run = wrap_run,
+     .reads = {.agent = POS}, .writes = {.agent = POS},
+     .note = "torus worlds only", .rows = wrap_rows, .idle = wrap_idle},
 };
 
-static const registry_t registry = {modules, MOD_COUNT_, systems, (int32_t)(sizeof systems / sizeof systems[0])};
+static const registry_t registry = {modules, MOD_COUNT_, systems, (int32_t)(sizeof systems / sizeof systems[0]),
+                                    step_column_name};
 
 const registry_t* builtin_registry(void) { return &registry; }

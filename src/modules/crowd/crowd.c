@@ -1288,6 +1288,7 @@ static const uint8_t crowd_since[CR_COUNT_] = {[CR_SIDE_PREFERENCE] = 4};
 
 const module_t crowd_module = {
     .name = "crowd",
+    .flags = MODULE_MOVES_ITSELF,
     .column_count = CR_COUNT_,
     .column_flags = crowd_flags,
     .init = crowd_init,

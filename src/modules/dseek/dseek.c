@@ -397,14 +397,15 @@ typedef struct track_ctx {
     float dt;
 } track_ctx;
 
-/* Whether agent row i moves itself (ground, planner, crowd): control left
- * it alone, and so does tracking. */
+/* Whether agent row i moves itself (a component of a module flagged
+ * MODULE_MOVES_ITSELF): control left it alone, and so does tracking. */
 static int moves_itself(const world_t* w, int32_t i)
 {
     uint32_t slot = TABLE_COL(&w->agents, uint32_t, AC_SLOT)[i];
-    return component_row(&w->comps[COMP_GROUND], slot) >= 0 ||
-           component_row(&w->comps[COMP_PLANNER], slot) >= 0 ||
-           component_row(&w->comps[COMP_CROWD], slot) >= 0;
+    for (int32_t k = 0; k < w->comp_count; ++k)
+        if ((w->comp_module[k]->flags & MODULE_MOVES_ITSELF) && component_row(&w->comps[k], slot) >= 0)
+            return 1;
+    return 0;
 }
 
 static void track_range(int32_t begin, int32_t end, int32_t worker, void* vctx)

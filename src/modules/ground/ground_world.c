@@ -659,6 +659,7 @@ static const uint8_t ground_flags[GR_COUNT_] = {
 
 const module_t ground_module = {
     .name = "ground",
+    .flags = MODULE_MOVES_ITSELF,
     .column_count = GR_COUNT_,
     .column_flags = ground_flags,
     .release = ground_release,

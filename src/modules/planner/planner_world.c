@@ -673,6 +673,7 @@ static const uint8_t planner_since[PL_COUNT_] = {[PL_TIME_BUDGET] = 5};
 
 const module_t planner_module = {
     .name = "planner",
+    .flags = MODULE_MOVES_ITSELF,
     .column_count = PL_COUNT_,
     .column_flags = planner_flags,
     .release = planner_release,
