@@ -50,6 +50,7 @@ int cmd_experiment(int argc, char** argv);   /* tools/cmd_pathfollow.c */
 int experiment_planner(int argc, char** argv); /* tools/cmd_planner_experiment.c */
 int experiment_avoid(int argc, char** argv);   /* tools/cmd_avoid_experiment.c */
 int cmd_soak(int argc, char** argv);         /* tools/cmd_soak.c */
+int cmd_step_table(int argc, char** argv);   /* tools/cmd_step_table.c */
 int cmd_validate(int argc, char** argv);     /* tools/cmd_validate.c */
 
 /* ---- helpers, defined in tools/shoal.c ---- */

@@ -59,6 +59,7 @@
 
 #include "cli.h"
 #include "io/file_read.h"
+#include "modules/step.h"
 #include "cli_options.h"
 #include "data_dir.h"
 #include "export.h"
@@ -416,6 +417,18 @@ static int system_listed(const shoal_system_stats_t* stats, int all)
     return all || stats->agents > 0;
 }
 
+/* --stats: the step table (modules/step.h) of the world that ran, with how
+ * often each pass ran fused. */
+static void print_step_table(const shoal_world_t* world)
+{
+    size_t n = step_table_write(world, 0, NULL, 0);
+    char* text = (char*)malloc(n + 1);
+    if (!text) return;
+    step_table_write(world, 0, text, n + 1);
+    printf("\n%s", text);
+    free(text);
+}
+
 static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* world,
                        int32_t agents, float dt, const run_result_t* result, int all)
 {
@@ -499,6 +512,7 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
         printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "outside systems",
                stage_width, "", "", (double)rest.ns_total * 1e-6, ms_per_step(&rest, result->steps),
                100.0 * share_of_loop(&rest, result->seconds));
+        print_step_table(world);
     } else if (hidden > 0) {
         printf("(%" PRId32 " system%s that touched no agents not listed; --stats lists all)\n",
                hidden, hidden == 1 ? "" : "s");

@@ -29,6 +29,7 @@ static const cli_command_t commands[] = {
     {"pathfollow", "one ground vehicle following one path (the Table I follower or the baseline)", cmd_pathfollow},
     {"experiment", "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle), avoid", cmd_experiment},
     {"bench", "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd, scaling (thread sweep)", cmd_bench},
+    {"step-table", "the step table: each system's stage, module, and the columns it reads and writes", cmd_step_table},
     {"soak", "a long mixed run that checks every invariant every step (reliability)", cmd_soak},
     {"validate", "the crowd model against pedestrian data: free walking, fundamental diagram, bottleneck", cmd_validate},
 };
