@@ -204,6 +204,45 @@ static shoal_world_t* crowd_world(void)
     return w;
 }
 
+/* The 3D paths of the behaviors: wander, pursuit, following, obstacle
+ * avoidance and directed seek in a 3D world. */
+static shoal_world_t* world_3d(void)
+{
+    shoal_world_t* w = make_world(3, 2, SHOAL_BACKEND_OPENMP);
+    const float c0[3] = {10, 10, 5};
+    cr_assert_eq(shoal_world_add_obstacle(w, c0, 3.0f, NULL), SHOAL_OK);
+    shoal_waypoint_t route[2] = {{{0, 0, 0}, {1, 0, 0}, 0}, {{30, 20, 10}, {0, 0, 1}, 0}};
+    int32_t route_id = -1;
+    cr_assert_eq(shoal_world_add_route(w, route, 2, &route_id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_agent_t first[20];
+    for (int i = 0; i < 120; ++i) {
+        shoal_agent_def_t d = shared_ordinary_def(i);
+        d.position[2] = (float)(i % 7) - 3.0f;
+        if (i >= 20) {
+            memset(d.weights, 0, sizeof d.weights);
+            int kind = i % 5;
+            if (kind == 0) {
+                d.weights[SHOAL_BEHAVIOR_PURSUE] = 1.0f;
+                d.pursuit.target = first[i % 20];
+            } else if (kind == 1) {
+                d.weights[SHOAL_BEHAVIOR_FOLLOW] = 1.0f;
+                d.follow.leader = first[i % 20];
+            } else if (kind == 2) {
+                d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
+                d.weights[SHOAL_BEHAVIOR_AVOID] = 1.0f;
+                d.target[0] = d.target[1] = d.target[2] = 10.0f;
+            } else if (kind == 3) {
+                d.weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+                d.dseek.route = route_id;
+            } else {
+                d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+            }
+        }
+        cr_assert_eq(shoal_agent_add(w, &d, i < 20 ? &first[i] : NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    return w;
+}
+
 Test(step_table, every_module_writes_what_it_declares, .timeout = 600)
 {
     shoal_world_t* w = every_module_world();
@@ -213,6 +252,10 @@ Test(step_table, every_module_writes_what_it_declares, .timeout = 600)
     w = crowd_world();
     cr_assert_eq(world_set_write_check(w, 1), SHOAL_OK);
     step_checked(w, 120, 1.0f / 30.0f, "crowd");
+    shoal_world_destroy(w);
+    w = world_3d();
+    cr_assert_eq(world_set_write_check(w, 1), SHOAL_OK);
+    step_checked(w, 80, 1.0f / 60.0f, "3D");
     shoal_world_destroy(w);
 }
 
@@ -244,6 +287,7 @@ static void expect_caught(shoal_world_t* w, const char* system, void (*narrow)(s
 static void no_position(system_def_t* d) { d->writes.agent &= ~(1ull << AC_POS_X); }
 static void no_walk(system_def_t* d) { d->writes.comp[COMP_WANDER] = 0; }
 static void no_permute(system_def_t* d) { d->flags &= ~(uint32_t)SYSTEM_PERMUTES_ROWS; }
+static void no_data(system_def_t* d) { d->writes.data = 0; }
 
 Test(step_table, an_undeclared_write_fails_the_step)
 {
@@ -253,6 +297,8 @@ Test(step_table, an_undeclared_write_fails_the_step)
     expect_caught(w, "wander", no_walk, "'vx'");
     /* A reorder is declared: without the flag it moves every column. */
     expect_caught(w, "spatial_hash", no_permute, "column");
+    /* Module-wide data: the moving obstacle's center. */
+    expect_caught(w, "obstacle_move", no_data, "'obstacles'");
     /* Declared again, the same world steps on. */
     step_checked(w, 10, 1.0f / 60.0f, "declared again");
     shoal_world_destroy(w);

@@ -438,6 +438,7 @@ void shoal_world_reset_stats(shoal_world_t* w)
         w->systems[i].calls = 0;
         w->systems[i].ns_total = 0;
         w->systems[i].agents = 0;
+        w->systems[i].fused_calls = 0;
     }
 }
 

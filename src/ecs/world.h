@@ -99,7 +99,7 @@ typedef rows_fn* rows_prepare_fn(world_t* w, float dt, void* ctx);
  * bit 63 standing for column 63 and every column after it (a component may
  * have more than 64: ground's), so COLUMNS_ALL is the whole component.
  * data: bit m for module m's module-wide data (the grid, obstacles,
- * routes; documentation only: the write check looks at columns). */
+ * routes), which the write check sees through the module's hash hook. */
 #define COLUMNS_ALL UINT64_MAX
 typedef struct column_set_t {
     uint64_t agent;
@@ -389,7 +389,8 @@ shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t
                                      system_run_fn* run, shoal_system_fn* user_fn, void* ctx);
 /* The write check, for tests: with it on, every built-in system runs alone
  * (no fused passes) and the columns it does not declare written
- * (system_def_t.writes) are fingerprinted before and after it runs; a
+ * (system_def_t.writes), and the module-wide data as far as the modules
+ * hash it, are fingerprinted before and after it runs; a
  * change fails the step with SHOAL_ERR_INVALID_ARGUMENT (the declaration is wrong) and a message naming the
  * system and the column. Off (the default) it costs a test of one pointer
  * per system run. Between steps; OUT_OF_MEMORY when its memory cannot be

@@ -1,6 +1,6 @@
-/* The write check: a test build's proof that the step table's `writes`
- * hold (DESIGN.md "Modules": "a test build checks that a system writes
- * nothing else").
+/* The write check: the tests' proof that the step table's `writes` hold
+ * (DESIGN.md "Modules": "a test build checks that a system writes nothing
+ * else").
  *
  * Decisions worth knowing:
  * - A runtime switch on the world, not a compile-time option: every preset
@@ -12,9 +12,12 @@
  *   compare them), so the declarations checked are the ones that hold.
  * - A fingerprint is a 64-bit hash of a column's bytes over the live rows
  *   (the table's count): agent columns that exist in the world's
- *   dimensions, then every column of every component. Hashing every column
- *   costs a pass over the table per system run: fine for tests, never paid
- *   otherwise.
+ *   dimensions, then every column of every component, then each module's
+ *   module-wide data as its hash hook sees it (data a module does not
+ *   hash, such as the grid and scratch memory, is not checked; nor are user
+ *   components, which only user code and a reorder touch). Hashing every
+ *   column costs a pass over the table per system run: fine for tests,
+ *   never paid otherwise.
  * - A system that may reorder rows (SYSTEM_PERMUTES_ROWS: spatial_hash) is
  *   checked with fingerprints that ignore row order (a sum of hashed
  *   values): a reorder keeps every column's values, so what it must not do
@@ -68,9 +71,11 @@ static uint64_t fingerprint(const void* column, int32_t rows, int unordered)
     return mix64(h[0] ^ mix64(h[1] ^ mix64(h[2] ^ mix64(h[3] ^ (uint64_t)rows))));
 }
 
+static uint64_t absorb(uint64_t h, uint64_t word) { return mix64(h ^ word); }
+
 static size_t check_words(const world_t* w)
 {
-    size_t n = AC_COUNT_;
+    size_t n = AC_COUNT_ + (size_t)w->registry->module_count;
     for (int32_t k = 0; k < w->comp_count; ++k) n += (size_t)w->comp_module[k]->column_count;
     return n;
 }
@@ -130,6 +135,22 @@ static int fingerprint_all(world_t* w, const system_t* s, uint64_t* fp, int comp
                            s->name, name ? name : "?", (int)c, w->comp_module[k]->name);
                 return 1;
             }
+        }
+    }
+    /* Module-wide data, as far as the module hashes it (module_t.hash:
+     * obstacles, walls, routes, paths and terrain, the planner's state). */
+    for (int32_t m = 0; m < reg->module_count; ++m, ++at) {
+        const module_t* mod = reg->modules[m];
+        if (!mod->hash || (m < 32 && (d->writes.data >> m & 1u))) continue;
+        uint64_t h = mod->hash(w, 0x2545f4914f6cdd1dull, absorb);
+        if (!compare) {
+            *at = h;
+        } else if (*at != h) {
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                       "write check: system '%s' changed the module-wide data of '%s', which its writes do not "
+                       "declare (modules/step.c)",
+                       s->name, mod->name);
+            return 1;
         }
     }
     return 0;

@@ -97,7 +97,8 @@ static const system_def_t systems[] = {
      .note = "grid (sorted copies); reorders every table by cell every reorder_interval steps"},
     /* decide */
     {.name = "steer", .stage = SHOAL_STAGE_DECIDE, .run = steer_run,
-     .reads = {.agent = POS | VEL | ORIENT | LIMITS | WEIGHTS | TARGET | THREAT},
+     .reads = {.agent = POS | ORIENT | A(AC_RADIUS) | A(AC_MASS) | A(AC_MAX_FORCE) | A(AC_MAX_SPEED) | WEIGHTS |
+                        TARGET | THREAT},
      .writes = {.agent = DESIRED},
      .note = "desired velocity (=)"},
     {.name = "neighbors", .stage = SHOAL_STAGE_DECIDE, .run = neighbors_run, .module = &neighbors_module,
@@ -150,7 +151,8 @@ static const system_def_t systems[] = {
      .note = "next control, interval state, statistics; reads goal agents' pos and vel"},
     /* control */
     {.name = "control", .stage = SHOAL_STAGE_CONTROL, .run = control_run,
-     .reads = {.agent = VEL | ORIENT | OMEGA | DESIRED | LIMITS | GAINS},
+     .reads = {.agent = VEL | ORIENT | OMEGA | DESIRED | A(AC_MASS) | A(AC_INERTIA) | A(AC_MAX_FORCE) |
+                        A(AC_MAX_TORQUE) | A(AC_MAX_SPEED) | GAINS},
      .writes = {.agent = FORCE | TORQUE},
      .flags = SYSTEM_SKIPS_SELF_MOVING, .rows = control_rows},
     /* directed seek flies its plan: force and torque of its rows again */
@@ -171,7 +173,8 @@ static const system_def_t systems[] = {
      .snapshot_since = 4, .note = "contact scratch (bodies, starts, candidates) of crowd and contact rows",
      .idle = contacts_prepare_idle},
     {.name = "integrate", .stage = SHOAL_STAGE_INTEGRATE, .run = integrate_run,
-     .reads = {.agent = POS | VEL | ORIENT | OMEGA | FORCE | TORQUE | LIMITS},
+     .reads = {.agent = POS | VEL | ORIENT | OMEGA | FORCE | TORQUE | A(AC_MASS) | A(AC_INERTIA) |
+                        A(AC_MAX_SPEED) | A(AC_MAX_TURN_RATE)},
      .writes = {.agent = POS | VEL | ORIENT | OMEGA},
      .flags = SYSTEM_SKIPS_SELF_MOVING, .rows = integrate_rows},
     {.name = "ground_vehicle", .stage = SHOAL_STAGE_INTEGRATE, .run = ground_vehicle_run, .module = &ground_module,
