@@ -14,8 +14,8 @@ typedef struct step_table_options_t {
 } step_table_options_t;
 
 static const cli_option_t step_table_options[] = {
-    {"--markdown", NULL, NULL, CLI_FLAG, CLI_FIELD(step_table_options_t, markdown), 0, 0, 0, NULL,
-     "print docs/step.md: the page's heading and the table as Markdown"},
+    {.name = "--markdown", .kind = CLI_FLAG, CLI_AT(step_table_options_t, markdown),
+     .help = "print docs/step.md: the page's heading and the table as Markdown"},
 };
 
 static const cli_spec_t step_table_spec = {

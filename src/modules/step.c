@@ -88,11 +88,12 @@ static int contacts_idle(const world_t* w)
 
 static const system_def_t systems[] = {
     /* sense */
-    {.name = "spatial_hash", .stage = SHOAL_STAGE_SENSE, .run = spatial_hash_run,
+    /* the reach each module that uses the grid asks for (grid_use_t) */
+    {.name = "spatial_hash", .stage = SHOAL_STAGE_SENSE, .run = spatial_hash_run, .module = &grid_module,
      .reads = {.agent = POS | VEL | A(AC_RADIUS),
                .comp = {[COMP_NEIGHBORS] = COL(NB_RADIUS), [COMP_CROWD] = COL(CR_NEIGHBOR_DISTANCE),
                         [COMP_GROUND] = COL(GR_RADIUS)}},
-     .writes = {.data = DATA(MOD_NEIGHBORS)},
+     .writes = {.data = DATA(MOD_GRID) | DATA(MOD_NEIGHBORS)},
      .flags = SYSTEM_PERMUTES_ROWS,
      .note = "grid (sorted copies); reorders every table by cell every reorder_interval steps"},
     /* decide */
@@ -103,8 +104,8 @@ static const system_def_t systems[] = {
      .note = "desired velocity (=)"},
     {.name = "neighbors", .stage = SHOAL_STAGE_DECIDE, .run = neighbors_run, .module = &neighbors_module,
      .reads = {.agent = POS | VEL | ORIENT | A(AC_MAX_SPEED) | A(AC_GROUP),
-               .comp = {[COMP_NEIGHBORS] = COLUMNS_ALL}, .data = DATA(MOD_NEIGHBORS)},
-     .writes = {.agent = DESIRED},
+               .comp = {[COMP_NEIGHBORS] = COLUMNS_ALL}, .data = DATA(MOD_GRID)},
+     .writes = {.agent = DESIRED, .data = DATA(MOD_NEIGHBORS)},
      .note = "desired velocity (+=)"},
     {.name = "wander", .stage = SHOAL_STAGE_DECIDE, .run = wander_run, .module = &wander_module,
      .reads = {.agent = ORIENT, .comp = {[COMP_WANDER] = COLUMNS_ALL}},
@@ -140,7 +141,7 @@ static const system_def_t systems[] = {
     {.name = "orca", .stage = SHOAL_STAGE_DECIDE, .run = orca_run, .module = &crowd_module,
      .reads = {.agent = POS | VEL | A(AC_RADIUS) | A(AC_MAX_SPEED) | DESIRED,
                .comp = {[COMP_CROWD] = COLUMNS_ALL},
-               .data = DATA(MOD_NEIGHBORS) | DATA(MOD_OBSTACLES) | DATA(MOD_WALLS)},
+               .data = DATA(MOD_GRID) | DATA(MOD_OBSTACLES) | DATA(MOD_WALLS)},
      .writes = {.agent = DESIRED, .data = DATA(MOD_CROWD)},
      .snapshot_since = 3, .note = "desired velocity (= the avoiding velocity) of crowd rows"},
     /* plan */
@@ -168,7 +169,7 @@ static const system_def_t systems[] = {
                .comp = {[COMP_CROWD] = COL(COMP_ROW), [COMP_CONTACT] = COL(COMP_ROW),
                         [COMP_GROUND] = COL(GR_MASS) | COL(GR_MAX_SPEED) | COL(GR_MAX_REVERSE_SPEED) |
                                         COL(GR_RADIUS)},
-               .data = DATA(MOD_NEIGHBORS)},
+               .data = DATA(MOD_GRID)},
      .writes = {.data = DATA(MOD_CONTACT)},
      .snapshot_since = 4, .note = "contact scratch (bodies, starts, candidates) of crowd and contact rows",
      .idle = contacts_prepare_idle},
@@ -187,8 +188,9 @@ static const system_def_t systems[] = {
      .note = "force := 0, torque := 0 of planner rows; interval state"},
     {.name = "crowd_move", .stage = SHOAL_STAGE_INTEGRATE, .run = crowd_move_run, .module = &crowd_module,
      .reads = {.agent = POS | DESIRED, .comp = {[COMP_CROWD] = COL(COMP_ROW)}},
-     .writes = {.agent = MOVED},
-     .snapshot_since = 3, .note = "vel := desired, omega := 0, force := 0, torque := 0 of crowd rows"},
+     .writes = {.agent = MOVED, .data = DATA(MOD_CROWD)},
+     .snapshot_since = 3,
+     .note = "vel := desired, omega := 0, force := 0, torque := 0 of crowd rows; their starts (for contacts)"},
     /* obstacles move after everyone has seen them where they were */
     {.name = "obstacle_move", .stage = SHOAL_STAGE_INTEGRATE, .run = obstacle_move_run, .module = &obstacles_module,
      .reads = {.data = DATA(MOD_OBSTACLES)}, .writes = {.data = DATA(MOD_OBSTACLES)},
@@ -197,7 +199,7 @@ static const system_def_t systems[] = {
     {.name = "contacts", .stage = SHOAL_STAGE_INTEGRATE, .run = contacts_run, .module = &contact_module,
      .reads = {.agent = POS | VEL | A(AC_RADIUS) | A(AC_SLOT),
                .comp = {[COMP_CROWD] = COL(COMP_ROW), [COMP_CONTACT] = COL(COMP_ROW)},
-               .data = DATA(MOD_CONTACT) | DATA(MOD_OBSTACLES) | DATA(MOD_WALLS)},
+               .data = DATA(MOD_CONTACT) | DATA(MOD_CROWD) | DATA(MOD_OBSTACLES) | DATA(MOD_WALLS)},
      .writes = {.agent = POS | VEL, .data = DATA(MOD_CONTACT)},
      .snapshot_since = 3,
      .note = "pos of crowd and contact rows it moved, vel := what they moved over dt (ground vehicles keep theirs)",
