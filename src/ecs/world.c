@@ -174,6 +174,12 @@ static int32_t env_threads(const char** text)
 shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** out_world,
                                   shoal_error_t* err)
 {
+    return world_create_with(def, builtin_registry(), out_world, err);
+}
+
+shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t* registry,
+                                 shoal_world_t** out_world, shoal_error_t* err)
+{
     if (err) {
         err->status = SHOAL_OK;
         err->message[0] = '\0';
@@ -181,6 +187,16 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     if (!out_world) return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: out_world is NULL");
     *out_world = NULL;
     if (!def) return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: def is NULL");
+    int32_t components = 0;
+    int modules_fit = registry && registry->module_count <= WORLD_MAX_MODULES;
+    for (int32_t m = 0; modules_fit && m < registry->module_count; ++m)
+        components += registry->modules[m]->column_count > 0;
+    if (!modules_fit || components > WORLD_MAX_COMPONENTS ||
+        registry->system_count > WORLD_MAX_SYSTEMS)
+        return error_set(err, SHOAL_ERR_CAPACITY,
+                         "world_create: a registry has at most %d modules, %d of them with a component, and "
+                         "%d systems",
+                         WORLD_MAX_MODULES, WORLD_MAX_COMPONENTS, WORLD_MAX_SYSTEMS);
     if (def->internal_value != WORLD_DEF_COOKIE)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                        "world_create: def was not initialized with shoal_world_default_def()");
@@ -294,7 +310,7 @@ shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** 
     table_init(&w->agents, sizes, AC_COUNT_);
     /* Every module's component, numbered in registry order; every column of
      * a component is 4 bytes wide. */
-    w->registry = builtin_registry();
+    w->registry = registry;
     uint16_t four[TABLE_MAX_COLUMNS];
     for (int c = 0; c < TABLE_MAX_COLUMNS; ++c) four[c] = 4;
     for (int32_t m = 0; m < w->registry->module_count; ++m) {

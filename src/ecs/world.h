@@ -348,6 +348,12 @@ struct shoal_world_t {
 };
 
 /* Record an error message and return `status` (printf-style). */
+/* shoal_world_create with a registry of one's own instead of the built-in
+ * one (modules/step.c): the built-in modules and systems and more after
+ * them (tests/toy/, docs/modules.md). The registry outlives the world. */
+shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t* registry,
+                                 shoal_world_t** out_world, shoal_error_t* err);
+
 shoal_status_t world_fail(world_t* w, shoal_status_t status, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Same, but for const access paths where the message buffer is still ours. */

@@ -51,4 +51,10 @@ static inline uint32_t snap_section_count(const registry_t* reg, uint32_t versio
 
 static const char snap_magic[8] = {'S', 'H', 'O', 'A', 'L', 'S', 'N', 'P'};
 
+/* shoal_world_load_snapshot_memory into a world of registry `registry`
+ * (world_create_with): a file saved by a world with more modules than the
+ * built-in ones loads only into a world that has them. */
+shoal_status_t snapshot_load_memory_with(const void* data, size_t size, const shoal_world_def_t* def,
+                                         const registry_t* registry, shoal_world_t** out_world, shoal_error_t* err);
+
 #endif /* SHOAL_IO_SNAPSHOT_FORMAT_H */

@@ -439,7 +439,7 @@ static int check_agents(byte_reader_t* rd, world_t* w)
 
 
 static shoal_status_t load(const uint8_t* p, size_t size, const char* source, const shoal_world_def_t* def,
-                           shoal_world_t** out, shoal_error_t* err)
+                           const registry_t* reg, shoal_world_t** out, shoal_error_t* err)
 {
     /* The frame of the file, all judged before anything is built. */
     size_t have = size < sizeof snap_magic ? size : sizeof snap_magic;
@@ -453,7 +453,6 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     if (version < 1 || version > SHOAL_SNAPSHOT_VERSION)
         return error_set(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads versions 1 to %d",
                        source, version, SHOAL_SNAPSHOT_VERSION);
-    const registry_t* reg = builtin_registry();
     uint32_t sections = snap_section_count(reg, version);
     uint64_t declared = get_u64(p + 16);
     if (declared != size)
@@ -483,7 +482,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         return error_set(err, SHOAL_ERR_PARSE, "%s: %s", source, rd.msg);
     shoal_world_t* w = NULL;
     shoal_error_t cerr;
-    shoal_status_t st = shoal_world_create(&head.def, &w, &cerr);
+    shoal_status_t st = world_create_with(&head.def, reg, &w, &cerr);
     if (st != SHOAL_OK)
         return error_set(err, st, "%s: %s", source, cerr.message);
     world_tag_adopt(w, (uint16_t)head.tag); /* or a fresh tag when a live world holds it */
@@ -536,7 +535,17 @@ shoal_status_t shoal_world_load_snapshot_memory(const void* data, size_t size, c
     *out_world = NULL;
     if (!data && size > 0)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot_memory: data is NULL");
-    return load((const uint8_t*)data, size, "snapshot", def, out_world, err);
+    return load((const uint8_t*)data, size, "snapshot", def, builtin_registry(), out_world, err);
+}
+
+shoal_status_t snapshot_load_memory_with(const void* data, size_t size, const shoal_world_def_t* def,
+                                         const registry_t* registry, shoal_world_t** out_world, shoal_error_t* err)
+{
+    error_set(err, SHOAL_OK, "%s", "");
+    if (!out_world || !data || !registry)
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_load_snapshot_memory: a NULL argument");
+    *out_world = NULL;
+    return load((const uint8_t*)data, size, "snapshot", def, registry, out_world, err);
 }
 
 shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def_t* def,
@@ -558,7 +567,7 @@ shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def
                               : e == FILE_READ_NO_MEMORY ? SHOAL_ERR_OUT_OF_MEMORY
                                                          : SHOAL_ERR_IO,
                          "%s: %s", path, msg);
-    shoal_status_t st = load((const uint8_t*)data, size, path, def, out_world, err);
+    shoal_status_t st = load((const uint8_t*)data, size, path, def, builtin_registry(), out_world, err);
     free(data);
     return st;
 }
