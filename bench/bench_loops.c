@@ -147,7 +147,7 @@ static const cli_spec_t loops_spec = {
 
 int bench_loops(int argc, char** argv)
 {
-    loops_opts o = {0, 20000, 4096, 5, 0};
+    loops_opts o = { .loops = 20000, .items = 4096, .rounds = 5,};
     int stop = cli_parse(&loops_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     if (o.threads == 0) {

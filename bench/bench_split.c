@@ -247,7 +247,7 @@ static const cli_spec_t split_spec = {
 
 int bench_split(int argc, char** argv)
 {
-    split_opts o = {16, -1, -1, -1, 0};
+    split_opts o = {.threads = 16, .agents = -1, .steps = -1, .warmup = -1,};
     const char* name = NULL;
     int stop = cli_parse(&split_spec, argc, argv, &o, &name, NULL);
     if (stop >= 0) return stop;

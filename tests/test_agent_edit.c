@@ -20,7 +20,7 @@ static shoal_agent_def_t documented_def(void)
 {
     shoal_agent_def_t d;
     memset(&d, 0, sizeof d);
-    d.vehicle = (shoal_vehicle_t){1.0f, 1.0f, 20.0f, 20.0f, 5.0f, 3.0f, 0.5f};
+    d.vehicle = (shoal_vehicle_t){.mass = 1.0f, .inertia = 1.0f, .max_force = 20.0f, .max_torque = 20.0f, .max_speed = 5.0f, .max_turn_rate = 3.0f, .radius = 0.5f};
     d.control = (shoal_control_t){4.0f, 9.0f, 6.0f};
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;

@@ -289,7 +289,7 @@ static uint64_t run_script(const shoal_scenario_t* sc, int threads, shoal_backen
     DO(s, shoal_world_add_path(s->w, path0, 4, 3.0f, &pid));
     DO(s, shoal_world_add_path(s->w, path1, 3, 3.0f, &pid));
     const float heights[9] = {0, 0.5f, 1, 0, 0.5f, 1, 0, 0.5f, 1};
-    shoal_terrain_t terrain = {3, 3, {-60, -60}, 60.0f, heights};
+    shoal_terrain_t terrain = {.nx = 3, .ny = 3, .origin = {-60, -60}, .cell = 60.0f, .heights = heights};
     DO(s, shoal_world_set_terrain(s->w, &terrain));
     shoal_trim_spec_t spec = shoal_trim_spec_default(2);
     spec.samples[0] = 9;

@@ -51,7 +51,7 @@ static shoal_world_t* populate(int dims, int bulk, const arrays_t* a)
     for (int i = 0; i < 20; ++i) cr_assert_eq(shoal_agent_add(w, &d, &first[i]), SHOAL_OK);
     for (int i = 0; i < 20; i += 3) cr_assert_eq(shoal_agent_remove(w, first[i]), SHOAL_OK);
     if (bulk) {
-        shoal_agent_arrays_t arr = {a->pos, a->vel, a->head, a->tgt, NULL, a->user, a->pitch};
+        shoal_agent_arrays_t arr = {.positions = a->pos, .velocities = a->vel, .headings = a->head, .targets = a->tgt, .user_values = a->user, .pitches = a->pitch};
         cr_assert_eq(shoal_agents_add(w, &d, &arr, N, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
     } else {
         for (int i = 0; i < N; ++i) {
@@ -78,7 +78,7 @@ static shoal_world_t* populate(int dims, int bulk, const arrays_t* a)
         for (int kind = 0; kind < 2; ++kind) {
             shoal_agent_def_t* base = kind ? &p : &g;
             if (bulk) {
-                shoal_agent_arrays_t arr = {a->pos, NULL, a->head, NULL, NULL, NULL, NULL};
+                shoal_agent_arrays_t arr = {.positions = a->pos, .headings = a->head,};
                 cr_assert_eq(shoal_agents_add(w, base, &arr, 8, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
             } else {
                 for (int i = 0; i < 8; ++i) {
@@ -121,7 +121,7 @@ Test(extend, bulk_add_is_all_or_nothing)
     uint64_t h = shoal_world_state_hash(w);
     uint64_t v = shoal_world_structure_version(w);
     a.pos[3 * (N - 1) + 1] = NAN;
-    shoal_agent_arrays_t arr = {a.pos, NULL, NULL, NULL, NULL, NULL, NULL};
+    shoal_agent_arrays_t arr = {.positions = a.pos,};
     cr_assert_eq(shoal_agents_add(w, &d, &arr, N, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(shoal_world_last_error(w), "positions[") != NULL, "%s", shoal_world_last_error(w));
     cr_assert_eq(shoal_agents_add(w, &d, &arr, -1, NULL), SHOAL_ERR_INVALID_ARGUMENT);
@@ -217,7 +217,7 @@ static shoal_world_t* energy_world(int threads, shoal_backend_t backend, int hos
     static arrays_t a;
     fill_arrays(&a, 2, 9);
     shoal_agent_def_t flock = flock_def();
-    shoal_agent_arrays_t arr = {a.pos, a.vel, a.head, a.tgt, NULL, NULL, NULL};
+    shoal_agent_arrays_t arr = {.positions = a.pos, .velocities = a.vel, .headings = a.head, .targets = a.tgt,};
     cr_assert_eq(shoal_agents_add(w, &flock, &arr, 1000, NULL), SHOAL_OK); /* separation: the grid reorders */
     cr_assert_eq(shoal_world_add_parallel_system(w, "drain", SHOAL_STAGE_INTEGRATE, NULL, 256, drain, NULL),
                  SHOAL_OK, "%s", shoal_world_last_error(w));

@@ -281,8 +281,8 @@ static void sweep(int dims)
     for (int wrap = 0; wrap <= 1; ++wrap)
         for (int fov = 0; fov <= 1; ++fov)
             for (int cap = 0; cap <= 1; ++cap) {
-                flock_case fc = {dims, wrap, fov ? 2.1f : VEC_TWO_PI, cap ? 4 : 0, 0.0f, 700,
-                                 box, 8, 0, 0, 0};
+                flock_case fc = {.dims = dims, .wrap = wrap, .fov = fov ? 2.1f : VEC_TWO_PI, .cap = cap ? 4 : 0, .count = 700,
+                                 .box = box, .reorder = 8,};
                 check_against_brute_force(fc);
             }
 }
@@ -297,7 +297,7 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
 {
     for (int dims = 2; dims <= 3; ++dims)
         for (int change = 0; change <= 1; ++change) {
-            flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, 700, dims == 2 ? 24.0f : 11.0f, 8, 1, change, 0};
+            flock_case fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1, .change_one = change,};
             check_against_brute_force(fc);
         }
 }
@@ -307,7 +307,7 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
  * it alone, a changed one moves it. */
 Test(flock, component_version_moves_only_when_a_row_changes)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 50, 24.0f, 8, 1, 0, 0};
+    flock_case fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 50, .box = 24.0f, .reorder = 8, .shared = 1,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     add_flockers(w, &fc, 3);
     snapshot s = take_snapshot(w);
@@ -334,8 +334,8 @@ Test(flock, edits_after_the_spatial_hash_match_brute_force, .timeout = 60)
     for (int dims = 2; dims <= 3; ++dims)
         for (int wrap = 0; wrap <= 1; ++wrap)
             for (int shared = 0; shared <= 1; ++shared) {
-                flock_case fc = {dims, wrap, VEC_TWO_PI, 0, 0.0f, 700, dims == 2 ? 24.0f : 11.0f, 8,
-                                 shared, 0, 1};
+                flock_case fc = {.dims = dims, .wrap = wrap, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8,
+                                 .shared = shared, .sense_edits = 1};
                 check_against_brute_force(fc);
             }
 }
@@ -344,27 +344,27 @@ Test(flock, edits_after_the_spatial_hash_match_brute_force, .timeout = 60)
  * candidates), so strips move their last columns to the front and go on. */
 Test(flock, long_strips_match_brute_force, .timeout = 120)
 {
-    flock_case two = {2, 1, VEC_TWO_PI, 0, 0.0f, 8000, 24.0f, 8, 0, 0, 0};
+    flock_case two = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 8000, .box = 24.0f, .reorder = 8,};
     check_against_brute_force(two);
-    flock_case three = {3, 1, VEC_TWO_PI, 0, 0.0f, 7000, 11.0f, 8, 0, 0, 0};
+    flock_case three = {.dims = 3, .wrap = 1, .fov = VEC_TWO_PI, .count = 7000, .box = 11.0f, .reorder = 8,};
     check_against_brute_force(three);
 }
 
 Test(flock, matches_brute_force_far_from_origin, .timeout = 60)
 {
     /* Unbounded cells at coordinates of 1e6 m: far outside any grid. */
-    flock_case fc2 = {2, 0, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0, 0};
+    flock_case fc2 = {.dims = 2, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
     check_against_brute_force(fc2);
-    flock_case fc3 = {3, 0, VEC_TWO_PI, 0, -1.0e6f, 500, 11.0f, 8, 0, 0, 0};
+    flock_case fc3 = {.dims = 3, .fov = VEC_TWO_PI, .offset = -1.0e6f, .count = 500, .box = 11.0f, .reorder = 8,};
     check_against_brute_force(fc3);
     /* And a torus whose box sits there. */
-    flock_case ft = {2, 1, VEC_TWO_PI, 0, 1.0e6f, 500, 24.0f, 8, 0, 0, 0};
+    flock_case ft = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
     check_against_brute_force(ft);
 }
 
 Test(flock, neighbors_are_found_across_the_torus_edge)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 20.0f, 8, 0, 0, 0};
+    flock_case fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 20.0f, .reorder = 8,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
@@ -386,7 +386,7 @@ Test(flock, neighbors_are_found_across_the_torus_edge)
 
 Test(flock, agents_crossing_the_edge_stay_in_the_box)
 {
-    flock_case fc = {2, 1, VEC_TWO_PI, 0, 0.0f, 0, 10.0f, 8, 0, 0, 0};
+    flock_case fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 10.0f, .reorder = 8,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
@@ -412,7 +412,7 @@ Test(flock, agents_crossing_the_edge_stay_in_the_box)
 
 static void all_at_one_point(int dims)
 {
-    flock_case fc = {dims, 0, VEC_TWO_PI, 0, 0.0f, 0, 1.0f, 8, 0, 0, 0};
+    flock_case fc = {.dims = dims, .fov = VEC_TWO_PI, .box = 1.0f, .reorder = 8,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     for (int i = 0; i < 300; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
@@ -459,7 +459,7 @@ static uint64_t case_hash(flock_case fc, int threads, shoal_backend_t backend, u
 
 static uint64_t flock_hash(int dims, int wrap, int threads, shoal_backend_t backend, int reorder)
 {
-    flock_case fc = {dims, wrap, 2.5f, 6, 0.0f, 3000, dims == 2 ? 60.0f : 18.0f, reorder, 0, 0, 0};
+    flock_case fc = {.dims = dims, .wrap = wrap, .fov = 2.5f, .cap = 6, .count = 3000, .box = dims == 2 ? 60.0f : 18.0f, .reorder = reorder,};
     return case_hash(fc, threads, backend, 23, 40);
 }
 
@@ -478,7 +478,7 @@ static void determinism(int dims)
  * or cap (two agents per kernel pass): one hash for 1, 2 and 3 threads. */
 static uint64_t dense_hash(int dims, int threads, shoal_backend_t backend)
 {
-    flock_case fc = {dims, 1, VEC_TWO_PI, 0, 0.0f, dims == 2 ? 8000 : 7000, dims == 2 ? 24.0f : 11.0f, 8, 1, 0, 0};
+    flock_case fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = dims == 2 ? 8000 : 7000, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1,};
     return case_hash(fc, threads, backend, 29, 10);
 }
 
@@ -499,7 +499,7 @@ Test(flock, reordering_storage_keeps_handles_and_results)
     /* Reordering changes only the order of summation inside a cell: over a
      * few steps the two runs agree to float rounding, and every handle
      * still names the same agent (checked through its user value). */
-    flock_case fc = {2, 1, 2.5f, 6, 0.0f, 2000, 50.0f, 1, 0, 0, 0};
+    flock_case fc = {.dims = 2, .wrap = 1, .fov = 2.5f, .cap = 6, .count = 2000, .box = 50.0f, .reorder = 1,};
     shoal_world_t* w1 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     fc.reorder = 0;
     shoal_world_t* w0 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);

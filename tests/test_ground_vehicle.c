@@ -29,7 +29,7 @@ static void plane_init(plane* p, float grade)
 {
     p->h[0] = p->h[2] = grade * -2000.0f;
     p->h[1] = p->h[3] = grade * 2000.0f;
-    p->t = (terrain_t){ 2, 2, -2000.0f, -2000.0f, 4000.0f, p->h };
+    p->t = (terrain_t){ .nx = 2, .ny = 2, .origin_x = -2000.0f, .origin_y = -2000.0f, .cell = 4000.0f, .heights = p->h };
 }
 
 static const gv_params_t* preset_named(const char* name)
@@ -483,7 +483,7 @@ Test(ground_vehicle, terrain_bilinear_gradient_and_clamp)
 {
     /* 3 x 2 samples, cell 2, origin (10, -4). */
     const float h[6] = { 1.0f, 3.0f, 2.0f, 5.0f, -1.0f, 4.0f };
-    terrain_t t = { 3, 2, 10.0f, -4.0f, 2.0f, h };
+    terrain_t t = { .nx = 3, .ny = 2, .origin_x = 10.0f, .origin_y = -4.0f, .cell = 2.0f, .heights = h };
     vec2 g;
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 3; ++i) {
@@ -516,7 +516,7 @@ Test(ground_vehicle, terrain_bilinear_gradient_and_clamp)
     for (int j = 0; j < 4; ++j)
         for (int i = 0; i < 5; ++i)
             ph[j * 5 + i] = 1.0f + 0.5f * (float)i * 1.5f - 0.25f * (float)j * 1.5f;
-    terrain_t pt = { 5, 4, 0.0f, 0.0f, 1.5f, ph };
+    terrain_t pt = { .nx = 5, .ny = 4, .cell = 1.5f, .heights = ph };
     uint64_t seed = 0x7e22a1;
     for (int k = 0; k < 500; ++k) {
         float x = uniform(&seed, 0.0f, 6.0f), y = uniform(&seed, 0.0f, 4.5f);
@@ -531,9 +531,9 @@ Test(ground_vehicle, terrain_bilinear_gradient_and_clamp)
     g = vec2_make(7.0f, 7.0f);
     cr_assert_eq(terrain_height(NULL, 3.0f, 4.0f, &g), 0.0f);
     cr_assert(g.x == 0.0f && g.y == 0.0f);
-    terrain_t none = { 3, 2, 0.0f, 0.0f, 1.0f, NULL };
+    terrain_t none = { .nx = 3, .ny = 2, .cell = 1.0f,};
     cr_assert_eq(terrain_height(&none, 1.0f, 1.0f, NULL), 0.0f);
-    terrain_t thin = { 1, 2, 0.0f, 0.0f, 1.0f, h };
+    terrain_t thin = { .nx = 1, .ny = 2, .cell = 1.0f, .heights = h };
     cr_assert_eq(terrain_height(&thin, 0.0f, 0.0f, NULL), 0.0f);
     terrain_t zero = { 0 };
     cr_assert_eq(terrain_height(&zero, 0.0f, 0.0f, NULL), 0.0f);
@@ -551,7 +551,7 @@ static void hilly_drive(const gv_params_t* p, gv_state_t* states, int steps, uin
     for (int j = 0; j < NX; ++j)
         for (int i = 0; i < NX; ++i)
             h[j * NX + i] = 6.0f * sinf(0.5f * (float)i) * cosf(0.4f * (float)j);
-    terrain_t t = { NX, NX, -80.0f, -80.0f, 10.0f, h };
+    terrain_t t = { .nx = NX, .ny = NX, .origin_x = -80.0f, .origin_y = -80.0f, .cell = 10.0f, .heights = h };
     const gv_obstacle_t obs[3] = {
         { 10.0f, 5.0f, 2.0f }, { -20.0f, 30.0f, 4.0f }, { 25.0f, -15.0f, 1.0f }
     };
@@ -607,7 +607,7 @@ Test(ground_vehicle, inputs_are_sanitized)
 
     /* A vehicle dropped at an obstacle's centre, a long step, a steep cliff. */
     const float cliff[4] = { 0.0f, 1e4f, 0.0f, 1e4f };
-    terrain_t t = { 2, 2, -1.0f, -1.0f, 2.0f, cliff };
+    terrain_t t = { .nx = 2, .ny = 2, .origin_x = -1.0f, .origin_y = -1.0f, .cell = 2.0f, .heights = cliff };
     const gv_obstacle_t obs = { 0.0f, 0.0f, 1.0f };
     for (int i = 0; i < GV_PRESET_COUNT; ++i) {
         gv_state_t s = gv_state_at(&t, 0.0f, 0.0f, 0.0f);

@@ -594,7 +594,7 @@ Test(ground_world, bad_input_is_rejected_and_changes_nothing)
 
     /* Terrain. */
     float bumpy[4] = {0, 1, NAN, 0};
-    shoal_terrain_t bt = {2, 2, {0, 0}, 1.0f, bumpy};
+    shoal_terrain_t bt = {.nx = 2, .ny = 2, .origin = {0, 0}, .cell = 1.0f, .heights = bumpy};
     EXPECT_FAIL(shoal_world_set_terrain(w, &bt), SHOAL_ERR_INVALID_ARGUMENT, "heights[2]");
     bumpy[2] = 0.0f;
     bt.cell = 0.0f;

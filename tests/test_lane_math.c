@@ -437,12 +437,12 @@ static ref_out ref_control_2d(world_t* w, int i, float dt)
     float tau = AGENT_F(w, AC_INERTIA)[i] * (AGENT_F(w, AC_HEADING_GAIN)[i] * err -
                                              fminf(AGENT_F(w, AC_TURN_DAMPING)[i], inv_dt) *
                                                  AGENT_F(w, AC_OMEGA_Z)[i]);
-    ref_out r = {{cs * fbx - sn * fby, sn * fbx + cs * fby, 0.0f},
-                 {0.0f, 0.0f, clampf(tau, -tmax, tmax)},
-                 fabsf(err) > VEC_PI - 1e-3f,
-                 g,
-                 speed_tolerance(sqrtf(vx * vx + vy * vy), AGENT_F(w, AC_MAX_SPEED)[i]),
-                 2e-6f};
+    ref_out r = {.f = {cs * fbx - sn * fby, sn * fbx + cs * fby, 0.0f},
+                 .tau = {0.0f, 0.0f, clampf(tau, -tmax, tmax)},
+                 .angle_ambiguous = fabsf(err) > VEC_PI - 1e-3f,
+                 .gain = g,
+                 .speed_tol = speed_tolerance(sqrtf(vx * vx + vy * vy), AGENT_F(w, AC_MAX_SPEED)[i]),
+                 .angle_tol = 2e-6f};
     return r;
 }
 
@@ -489,8 +489,8 @@ static ref_out ref_control_3d(world_t* w, int i, float dt)
      * shows up in the reference. */
     float dz = vd > 0.0f ? desired.z / vd : 0.0f;
     float angle_tol = 2e-6f + 1.2e-7f / sqrtf(fmaxf(1e-12f, 1.0f - dz * dz));
-    ref_out r = {{f.x, f.y, f.z}, {tau.x, tau.y, tau.z}, angle > VEC_PI - 1e-3f, g,
-                 speed_tolerance(vec3_length(vel), AGENT_F(w, AC_MAX_SPEED)[i]), angle_tol};
+    ref_out r = {.f = {f.x, f.y, f.z}, .tau = {tau.x, tau.y, tau.z}, .angle_ambiguous = angle > VEC_PI - 1e-3f, .gain = g,
+                 .speed_tol = speed_tolerance(vec3_length(vel), AGENT_F(w, AC_MAX_SPEED)[i]), .angle_tol = angle_tol};
     return r;
 }
 
@@ -537,13 +537,12 @@ static ref_state ref_integrate(world_t* w, float* const* pre, int i, float dt)
     om = vec3_clamp_length(om, wmax);
     quat q = {pre[AC_QW][i], pre[AC_QX][i], pre[AC_QY][i], pre[AC_QZ][i]};
     q = quat_integrate(q, om, dt);
-    ref_state r = {{pre[AC_POS_X][i] + v.x * dt, pre[AC_POS_Y][i] + v.y * dt,
+    ref_state r = {.p = {pre[AC_POS_X][i] + v.x * dt, pre[AC_POS_Y][i] + v.y * dt,
                     pre[AC_POS_Z][i] + v.z * dt},
-                   {v.x, v.y, v.z},
-                   {om.x, om.y, om.z},
-                   {q.w, q.x, q.y, q.z},
-                   quat_yaw(q),
-                   0.0f};
+                   .v = {v.x, v.y, v.z},
+                   .om = {om.x, om.y, om.z},
+                   .q = {q.w, q.x, q.y, q.z},
+                   .heading = quat_yaw(q),};
     /* The yaw of a forward axis near the vertical is ill-conditioned: the
      * components' rounding divided by its length in the x-y plane. */
     vec3 f = quat_forward(q);

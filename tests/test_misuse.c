@@ -55,7 +55,7 @@ static void take(const shoal_world_t* w, snapshot_t* s)
     s->paths = shoal_world_path_count(w);
     s->systems = shoal_world_system_count(w);
     s->traces = shoal_world_trace_count(w);
-    shoal_agent_batch_t b = {s->ids, s->pos, s->vel, s->head, s->ori, s->user, s->groups};
+    shoal_agent_batch_t b = {.ids = s->ids, .positions = s->pos, .velocities = s->vel, .headings = s->head, .orientations = s->ori, .user_values = s->user, .groups = s->groups};
     cr_assert_eq(shoal_world_read_agents(w, &b, CAP, &s->n), SHOAL_OK);
     /* handle order: storage order may change between steps, not state */
     for (int32_t i = 1; i < s->n; ++i)
@@ -316,7 +316,7 @@ static void misuse_block(shoal_world_t* w, const shoal_block_t* b, void* ctx)
     X(agents_add_negative, INV, "agents_add", "count", shoal_agent_def_t d = shoal_agent_default_def(); \
       return shoal_agents_add(w, &d, NULL, -1, NULL);)                                               \
     X(agents_add_nan, INV, "agents_add", "positions[", shoal_agent_def_t d = shoal_agent_default_def(); \
-      const float p[6] = {0, 0, 0, 0, NAN, 0}; shoal_agent_arrays_t a = {p, NULL, NULL, NULL, NULL, NULL, NULL}; \
+      const float p[6] = {0, 0, 0, 0, NAN, 0}; shoal_agent_arrays_t a = {.positions = p,}; \
       return shoal_agents_add(w, &d, &a, 2, NULL);)                                                  \
     X(agents_add_bad_def, INV, "agents_add", "vehicle.mass", shoal_agent_def_t d = shoal_agent_default_def(); \
       d.vehicle.mass = -1.0f; return shoal_agents_add(w, &d, NULL, 2, NULL);)                        \
@@ -649,22 +649,22 @@ static const float heights4[4] = {0, 1, 2, 3};
     X(formation_slot_overflow, INV, "formation_arrive: member 1", "dseek.waypoint.position[0]",     \
       shoal_agent_t m[2] = {f->flock, f->plain}; const float o[2][3] = {{0}, {3e38f, 0, 0}};          \
       shoal_waypoint_t a = {{1e17f, 0, 0}, {1, 0, 0}, 0}; return shoal_formation_arrive(w, m, 2, o, &a);) \
-    X(terrain_one_sample, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {1, 2, {0, 0}, 1.0f, heights4}; \
+    X(terrain_one_sample, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {.nx = 1, .ny = 2, .origin = {0, 0}, .cell = 1.0f, .heights = heights4}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
-    X(terrain_negative, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {-2, 2, {0, 0}, 1.0f, heights4}; \
+    X(terrain_negative, INV, "set_terrain", "nx and ny", shoal_terrain_t t = {.nx = -2, .ny = 2, .origin = {0, 0}, .cell = 1.0f, .heights = heights4}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
-    X(terrain_too_many, CAPY, "set_terrain", "too many", shoal_terrain_t t = {1 << 20, 1 << 20, {0, 0}, 1.0f, heights4}; \
+    X(terrain_too_many, CAPY, "set_terrain", "too many", shoal_terrain_t t = {.nx = 1 << 20, .ny = 1 << 20, .origin = {0, 0}, .cell = 1.0f, .heights = heights4}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
-    X(terrain_cell_zero, INV, "set_terrain", "cell", shoal_terrain_t t = {2, 2, {0, 0}, 0.0f, heights4}; \
+    X(terrain_cell_zero, INV, "set_terrain", "cell", shoal_terrain_t t = {.nx = 2, .ny = 2, .origin = {0, 0}, .heights = heights4}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
-    X(terrain_cell_nan, INV, "set_terrain", "cell", shoal_terrain_t t = {2, 2, {0, 0}, NAN, heights4}; \
+    X(terrain_cell_nan, INV, "set_terrain", "cell", shoal_terrain_t t = {.nx = 2, .ny = 2, .origin = {0, 0}, .cell = NAN, .heights = heights4}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
-    X(terrain_origin_inf, INV, "set_terrain", "origin[1]", shoal_terrain_t t = {2, 2, {0, INFINITY}, 1.0f, heights4}; \
+    X(terrain_origin_inf, INV, "set_terrain", "origin[1]", shoal_terrain_t t = {.nx = 2, .ny = 2, .origin = {0, INFINITY}, .cell = 1.0f, .heights = heights4}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
-    X(terrain_null_heights, INV, "set_terrain", "heights", shoal_terrain_t t = {2, 2, {0, 0}, 1.0f, NULL}; \
+    X(terrain_null_heights, INV, "set_terrain", "heights", shoal_terrain_t t = {.nx = 2, .ny = 2, .origin = {0, 0}, .cell = 1.0f,}; \
       return shoal_world_set_terrain(w, &t);)                                                         \
     X(terrain_nan_height, INV, "set_terrain", "heights[3]", const float h[4] = {0, 0, 0, NAN};      \
-      shoal_terrain_t t = {2, 2, {0, 0}, 1.0f, h}; return shoal_world_set_terrain(w, &t);)           \
+      shoal_terrain_t t = {.nx = 2, .ny = 2, .origin = {0, 0}, .cell = 1.0f, .heights = h}; return shoal_world_set_terrain(w, &t);)           \
     X(path_null, INV, "add_path", "xyz", return shoal_world_add_path(w, NULL, 2, 1.0f, NULL);)      \
     X(path_one_point, INV, "add_path", "2", const float p[3] = {0}; return shoal_world_add_path(w, p, 1, 1.0f, NULL);) \
     X(path_negative_count, INV, "add_path", "2", const float p[3] = {0}; return shoal_world_add_path(w, p, -5, 1.0f, NULL);) \
@@ -754,7 +754,7 @@ Test(misuse, setters_ground_paths_terrain_planner_trim)
     X(remove_obstacle, "remove_obstacle", return shoal_world_remove_obstacle(w, f->obstacle);)     \
     X(add_route, "add_route", shoal_waypoint_t p[1] = {{{0}, {1, 0, 0}, 0}};                        \
       return shoal_world_add_route(w, p, 1, NULL);)                                                  \
-    X(set_terrain, "set_terrain", shoal_terrain_t t = {2, 2, {0, 0}, 1.0f, heights4};               \
+    X(set_terrain, "set_terrain", shoal_terrain_t t = {.nx = 2, .ny = 2, .origin = {0, 0}, .cell = 1.0f, .heights = heights4};               \
       return shoal_world_set_terrain(w, &t);)                                                        \
     X(add_path, "add_path", const float p[6] = {0, 0, 0, 5, 0, 0}; return shoal_world_add_path(w, p, 2, 1.0f, NULL);) \
     X(set_path, "set_path", const float p[6] = {0, 0, 0, 5, 0, 0}; return shoal_world_set_path(w, 0, p, 2, 1.0f);) \
@@ -973,7 +973,7 @@ Test(misuse, huge_sizes_fail_cleanly)
     cr_assert_eq(shoal_world_trace_count(w), 0);
     float* heights = calloc((size_t)4200 * 4200, sizeof(float));
     cr_assert_not_null(heights);
-    shoal_terrain_t t = {4200, 4200, {0, 0}, 1.0f, heights};
+    shoal_terrain_t t = {.nx = 4200, .ny = 4200, .origin = {0, 0}, .cell = 1.0f, .heights = heights};
     cr_assert_eq(shoal_world_set_terrain(w, &t), SHOAL_ERR_OUT_OF_MEMORY);
     cr_assert(strstr(shoal_world_last_error(w), "set_terrain: out of memory"), "%s", shoal_world_last_error(w));
     free(heights);

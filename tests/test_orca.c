@@ -662,7 +662,7 @@ static sim2_result sim2(int n, vec2* pos, const vec2* goal, const wall2* walls, 
                         float vmax, float tau, float tau_obst, float dt, int steps, float bias)
 {
     vec2 vel[MAX_AGENTS] = {{0}}, nv[MAX_AGENTS];
-    sim2_result res = {INFINITY, INFINITY, 0.0f, 0, 2166136261u};
+    sim2_result res = {.min_ratio = INFINITY, .min_wall_ratio = INFINITY, .hash = 2166136261u};
     for (int step = 0; step < steps; ++step) {
         for (int i = 0; i < n; ++i) {
             orca_line2 lines[MAX_LINES], scratch[MAX_LINES];

@@ -620,7 +620,7 @@ Test(path_follow, params_valid_names_the_field)
 
 static pf_vehicle_t vehicle_at(float x, float y, float yaw, float v)
 {
-    pf_vehicle_t veh = { vec3_make(x, y, 0), yaw, v, 2.5f, 0.6f, 0.0f, 0.0f };
+    pf_vehicle_t veh = { .pos = vec3_make(x, y, 0), .yaw = yaw, .v = v, .wheelbase = 2.5f, .max_steer = 0.6f,};
     return veh;
 }
 
@@ -771,7 +771,7 @@ Test(path_follow, vehicle_limits_cap_the_target_speed)
     pf_state_t st;
     pf_command_t c;
     /* Plenty of grip, no yaw cap. */
-    pf_vehicle_t veh = { pos, yaw, 0.0f, 2.5f, 0.6f, 0.0f, 0.9f };
+    pf_vehicle_t veh = { .pos = pos, .yaw = yaw, .wheelbase = 2.5f, .max_steer = 0.6f, .traction = 0.9f };
     pf_state_init(&st);
     pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
     cr_assert_float_eq(c.target_speed, fminf(sqrtf(0.4f * 9.81f / k_eff), 10.0f), 1e-4f);
@@ -803,7 +803,7 @@ Test(path_follow, vehicle_limits_slow_a_vehicle_facing_off_the_path)
     const float line[] = { 0, 0, 0, 100, 0, 0 };
     build(&tp, line, 2, 3.0f);
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    pf_vehicle_t veh = { vec3_make(10.0f, 0.0f, 0.0f), 1.0471976f, 5.0f, 2.5f, 0.6f, 0.0f, 0.9f };
+    pf_vehicle_t veh = { .pos = vec3_make(10.0f, 0.0f, 0.0f), .yaw = 1.0471976f, .v = 5.0f, .wheelbase = 2.5f, .max_steer = 0.6f, .traction = 0.9f };
     pf_state_t st;
     pf_command_t c;
     pf_state_init(&st);
@@ -837,7 +837,7 @@ Test(path_follow, vehicle_limits_heading_curve_no_tighter_than_the_vehicle)
     build(&tp, line, 2, 3.0f);
     pf_params_t p = pf_params_default(PF_PROPOSED);
     /* a truck: 6 m wheelbase, 25 degrees of lock: its tightest circle 12.9 m */
-    pf_vehicle_t veh = { vec3_make(10.0f, 0.0f, 0.0f), 1.5707963f, 2.0f, 6.0f, 0.4363323f, 0.0f, 0.6f };
+    pf_vehicle_t veh = { .pos = vec3_make(10.0f, 0.0f, 0.0f), .yaw = 1.5707963f, .v = 2.0f, .wheelbase = 6.0f, .max_steer = 0.4363323f, .traction = 0.6f };
     float k_vehicle = pf_vehicle_max_curvature(&veh);
     cr_assert_float_eq(k_vehicle, tanf(0.4363323f) / 6.0f, 1e-6f);
     float v_tightest = sqrtf(0.4f * 9.81f / k_vehicle); /* 7.1 m/s */

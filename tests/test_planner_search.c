@@ -109,8 +109,8 @@ Test(planner_search, behaviors_stay_in_unit_range_and_composite_is_the_product)
     uint64_t rng = 11;
     plan_sphere_t spheres[40];
     for (int i = 0; i < 40; ++i)
-        spheres[i] = (plan_sphere_t){ uniform3(&rng, -20.0f, 20.0f, 3), uniform(&rng, 0.1f, 3.0f),
-                                      i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3), 0.0f, 0.0f, 0 };
+        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -20.0f, 20.0f, 3), .radius = uniform(&rng, 0.1f, 3.0f),
+                                      .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),};
     test_scene ts = make_scene(spheres, 40, 8.0f);
     int seen_zero = 0, seen_one = 0, seen_mid = 0;
     for (int it = 0; it < 20000; ++it) {
@@ -266,7 +266,7 @@ static void scene_matches_brute_force(int dims, uint64_t seed)
         if (i == 0) r = 0.02f;
         if (i == 1) r = 25.0f;
         vec3 v = i % 4 == 0 ? uniform3(&rng, -3.0f, 3.0f, dims) : vec3_zero();
-        spheres[i] = (plan_sphere_t){ uniform3(&rng, -200.0f, 200.0f, dims), r, v, 0.0f, 0.0f, 0 };
+        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -200.0f, 200.0f, dims), .radius = r, .velocity = v,};
     }
     /* A few points (radius 0) and a cluster of small spheres. */
     for (int i = 2; i < 12; ++i) spheres[i].radius = 0.0f;
@@ -328,8 +328,8 @@ static void scene_moving_matches_brute_force(int dims, uint64_t seed)
     const float horizon = 6.0f;
     for (int i = 0; i < N; ++i) {
         vec3 dir = vec3_normalize(uniform3(&rng, -1.0f, 1.0f, dims));
-        spheres[i] = (plan_sphere_t){ uniform3(&rng, -100.0f, 100.0f, dims), uniform(&rng, 0.05f, 0.3f),
-                                      vec3_scale(dir, uniform(&rng, 2.0f, 6.0f)), 0.0f, 0.0f, 0 };
+        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -100.0f, 100.0f, dims), .radius = uniform(&rng, 0.05f, 0.3f),
+                                      .velocity = vec3_scale(dir, uniform(&rng, 2.0f, 6.0f)),};
     }
     test_scene ts = make_scene(spheres, N, horizon);
     int hits = 0, misses = 0;
@@ -370,7 +370,7 @@ Test(planner_search, scene_moving_sphere_and_bad_input)
 {
     /* A sphere crossing the vehicle's path: a hit only when both are there
      * at the same time. */
-    plan_sphere_t s = { vec3_make(10, -10, 0), 1.0f, vec3_make(0, 2, 0), 0.0f, 0.0f, 0 }; /* at (10, 0) when t = 5 */
+    plan_sphere_t s = { .center = vec3_make(10, -10, 0), .radius = 1.0f, .velocity = vec3_make(0, 2, 0),}; /* at (10, 0) when t = 5 */
     test_scene ts = make_scene(&s, 1, 10.0f);
     vec3 a = vec3_make(0, 0, 0), b = vec3_make(20, 0, 0);
     cr_assert_eq(plan_scene_hit(ts.scene, a, 0.0f, b, 10.0f, 0.5f), 1); /* crosses x = 10 at t = 5 */
@@ -380,15 +380,15 @@ Test(planner_search, scene_moving_sphere_and_bad_input)
     /* Static spheres still block at all times. */
     free(ts.memory);
 
-    plan_sphere_t bad = { vec3_make(NAN, 0, 0), 1.0f, vec3_zero(), 0.0f, 0.0f, 0 };
+    plan_sphere_t bad = { .center = vec3_make(NAN, 0, 0), .radius = 1.0f, .velocity = vec3_zero(),};
     size_t bytes = plan_scene_bytes(1);
     void* mem = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ vec3_zero(), -1.0f, vec3_zero(), 0.0f, 0.0f, 0 };
+    bad = (plan_sphere_t){ .center = vec3_zero(), .radius = -1.0f, .velocity = vec3_zero(),};
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ vec3_zero(), 1.0f, vec3_make(0, INFINITY, 0), 0.0f, 0.0f, 0 };
+    bad = (plan_sphere_t){ .center = vec3_zero(), .radius = 1.0f, .velocity = vec3_make(0, INFINITY, 0),};
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ vec3_zero(), 1.0f, vec3_zero(), 0.0f, 0.0f, 0 };
+    bad = (plan_sphere_t){ .center = vec3_zero(), .radius = 1.0f, .velocity = vec3_zero(),};
     cr_assert_null(plan_scene_build(mem, &bad, 1, NAN));
     cr_assert_null(plan_scene_build(mem, &bad, -1, 1.0f));
     /* Empty scene: nothing is hit. */
@@ -467,8 +467,8 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         plan_sphere_t spheres[NS];
         int ns = run % 4 == 0 ? 0 : NS;
         for (int i = 0; i < ns; ++i)
-            spheres[i] = (plan_sphere_t){ uniform3(&rng, -4.0f, 14.0f, 2), uniform(&rng, 0.2f, 1.5f),
-                                          i % 5 == 0 ? uniform3(&rng, -1.0f, 1.0f, 2) : vec3_zero(), 0.0f, 0.0f, 0 };
+            spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -4.0f, 14.0f, 2), .radius = uniform(&rng, 0.2f, 1.5f),
+                                          .velocity = i % 5 == 0 ? uniform3(&rng, -1.0f, 1.0f, 2) : vec3_zero(),};
         test_scene ts = make_scene(spheres, ns, 3.0f);
         plan_behavior_t beh[2] = { { PLAN_SEEK, uniform3(&rng, -20.0f, 20.0f, 2), vec3_zero() },
                                    { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
@@ -693,7 +693,7 @@ static int run_wall(plan_strategy_t strategy, float* closest, float* mean_g)
     enum { NW = 13 };
     plan_sphere_t wall[NW];
     for (int i = 0; i < NW; ++i)
-        wall[i] = (plan_sphere_t){ vec3_make(14.0f, -6.0f + 1.0f * (float)i, 0.0f), 0.8f, vec3_zero(), 0.0f, 0.0f, 0 };
+        wall[i] = (plan_sphere_t){ .center = vec3_make(14.0f, -6.0f + 1.0f * (float)i, 0.0f), .radius = 0.8f, .velocity = vec3_zero(),};
     plan_params_t p = plan_params_default(strategy);
     test_scene ts = make_scene(wall, NW, (float)p.max_depth * t.spec.interval);
     plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(30, 0, 0), vec3_zero() },
@@ -894,8 +894,8 @@ Test(planner_search, same_query_same_result)
     enum { NS = 200 };
     plan_sphere_t spheres[NS];
     for (int i = 0; i < NS; ++i)
-        spheres[i] = (plan_sphere_t){ uniform3(&rng, -40.0f, 40.0f, 3), uniform(&rng, 0.5f, 3.0f),
-                                      i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3), 0.0f, 0.0f, 0 };
+        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -40.0f, 40.0f, 3), .radius = uniform(&rng, 0.5f, 3.0f),
+                                      .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),};
     test_scene ts = make_scene(spheres, NS, 6.0f);
     plan_behavior_t beh[2] = { { PLAN_PURSUE, vec3_make(30, 10, -5), vec3_make(-1, 0, 0.5f) },
                                { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
@@ -1041,9 +1041,9 @@ Test(planner_search, windowed_index_agrees_with_a_scan)
     uint64_t rng = 99;
     for (int i = 0; i < N; ++i) {
         float ta = uniform(&rng, -0.1f, 7.0f);
-        s[i] = (plan_sphere_t){ uniform3(&rng, -80.0f, 80.0f, 2), uniform(&rng, 0.5f, 3.0f),
-                                uniform3(&rng, -6.0f, 6.0f, 2), ta, ta + uniform(&rng, 0.1f, 1.5f),
-                                1 + (int32_t)(rng_splitmix64(&rng) % 50) };
+        s[i] = (plan_sphere_t){ .center = uniform3(&rng, -80.0f, 80.0f, 2), .radius = uniform(&rng, 0.5f, 3.0f),
+                                .velocity = uniform3(&rng, -6.0f, 6.0f, 2), .t_from = ta, .t_to = ta + uniform(&rng, 0.1f, 1.5f),
+                                .owner = 1 + (int32_t)(rng_splitmix64(&rng) % 50) };
     }
     test_scene ts = make_scene(s, N, 8.0f);
     int hits = 0;
@@ -1093,7 +1093,7 @@ Test(planner_search, windowed_index_agrees_with_a_scan)
  * ways out (goodness > 0) from the ways in: before, every segment scored 0. */
 Test(planner_search, leaving_a_sphere_is_not_a_hit)
 {
-    plan_sphere_t rock = { vec3_make(0, 0, 0), 3.0f, vec3_zero(), 0.0f, 0.0f, 0 };
+    plan_sphere_t rock = { .center = vec3_make(0, 0, 0), .radius = 3.0f, .velocity = vec3_zero(),};
     test_scene ts = make_scene(&rock, 1, 6.0f);
     vec3 in = vec3_make(1, 0, 0);
     cr_assert(plan_scene_hit(ts.scene, in, 0.0f, vec3_make(5, 0, 0), 1.0f, 0.5f), "pure geometry: a hit");

@@ -89,7 +89,7 @@ static void capture(const shoal_world_t* w, expected_frame_t* f)
     static shoal_agent_t ids[MAX_AGENTS];
     static uint32_t groups[MAX_AGENTS];
     static float pos[3 * MAX_AGENTS], head[MAX_AGENTS], rot[4 * MAX_AGENTS];
-    shoal_agent_batch_t batch = {ids, pos, NULL, head, rot, NULL, groups};
+    shoal_agent_batch_t batch = {.ids = ids, .positions = pos, .headings = head, .orientations = rot, .groups = groups};
     int32_t got = 0;
     cr_assert_eq(shoal_world_read_agents(w, &batch, MAX_AGENTS, &got), SHOAL_OK);
     int32_t order[MAX_AGENTS];
@@ -1069,7 +1069,7 @@ Test(recording, version_3_still_crowd_is_padded_and_exact)
     float* pos = malloc(3 * 5000 * sizeof *pos);
     float* head = malloc(5000 * sizeof *head);
     uint32_t* groups = malloc(5000 * sizeof *groups);
-    shoal_agent_batch_t batch = {ids, pos, NULL, head, NULL, NULL, groups};
+    shoal_agent_batch_t batch = {.ids = ids, .positions = pos, .headings = head, .groups = groups};
     int32_t got = 0;
     cr_assert_eq(shoal_world_read_agents(w, &batch, 5000, &got), SHOAL_OK);
     cr_assert_eq(got, 5000);

@@ -340,7 +340,7 @@ Test(reliability, coordinates_beyond_range_are_refused)
     cr_assert_eq(shoal_world_add_obstacle(w, far, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     const float fast[3] = {1e10f, 0, 0};
     cr_assert_eq(shoal_world_add_moving_obstacle(w, zero, fast, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
-    shoal_agent_arrays_t a = {far, NULL, NULL, NULL, NULL, NULL, NULL};
+    shoal_agent_arrays_t a = {.positions = far,};
     cr_assert_eq(shoal_agents_add(w, &d, &a, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     /* the largest accepted values step and stay finite */
     d.vehicle.max_speed = 1e9f;

@@ -109,7 +109,7 @@ static agents_t read_agents(const shoal_world_t* w)
     a.velocities = calloc(3 * (size_t)n + 1, sizeof(float));
     a.headings = calloc((size_t)n + 1, sizeof(float));
     a.groups = calloc((size_t)n + 1, sizeof(uint32_t));
-    shoal_agent_batch_t b = {a.ids, a.positions, a.velocities, a.headings, NULL, NULL, a.groups};
+    shoal_agent_batch_t b = {.ids = a.ids, .positions = a.positions, .velocities = a.velocities, .headings = a.headings, .groups = a.groups};
     cr_assert_eq(shoal_world_read_agents(w, &b, n, &a.count), SHOAL_OK);
     cr_assert_eq(a.count, n);
     return a;

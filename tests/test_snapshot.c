@@ -96,7 +96,7 @@ static void build_mixed(mixed_t* m, int dims, int threads)
     static float heights[21 * 21];
     for (int j = 0; j < 21; ++j)
         for (int i = 0; i < 21; ++i) heights[j * 21 + i] = 0.05f * (float)i + 0.5f * sinf(0.3f * (float)j);
-    shoal_terrain_t t = {21, 21, {-100.0f, -100.0f}, 10.0f, heights};
+    shoal_terrain_t t = {.nx = 21, .ny = 21, .origin = {-100.0f, -100.0f}, .cell = 10.0f, .heights = heights};
     cr_assert_eq(shoal_world_set_terrain(w, &t), SHOAL_OK, "%s", shoal_world_last_error(w));
     const float path[] = {-60, 60, 0, 0, 60, 0, 40, 70, 0, 60, 90, 0};
     int32_t path_id = -1;

@@ -114,7 +114,7 @@ shoal_status_t avoid_grid_summarize(int dims, avoid_grid_behavior_t behavior, co
     for (int o = 0; o < AVOID_GRID_OFFSETS; ++o)
         for (int v = 0; v < AVOID_GRID_SPEEDS; ++v)
             for (int r = 0; r < AVOID_GRID_RADII; ++r) {
-                avoid_grid_case_t c = {dims, behavior, o, v, r, *avoid};
+                avoid_grid_case_t c = {.dims = dims, .behavior = behavior, .offset = o, .speed = v, .radius = r, .avoid = *avoid};
                 avoid_grid_outcome_t res;
                 shoal_status_t st = avoid_grid_run(&c, &res);
                 if (st != SHOAL_OK) return st;

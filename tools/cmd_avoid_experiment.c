@@ -110,7 +110,7 @@ int experiment_avoid(int argc, char** argv)
                 for (int o = 0; o < AVOID_GRID_OFFSETS; ++o)
                     for (int v = 0; v < AVOID_GRID_SPEEDS; ++v)
                         for (int r = 0; r < AVOID_GRID_RADII; ++r) {
-                            avoid_grid_case_t c = {dims, (avoid_grid_behavior_t)b, o, v, r, av};
+                            avoid_grid_case_t c = {.dims = dims, .behavior = (avoid_grid_behavior_t)b, .offset = o, .speed = v, .radius = r, .avoid = av};
                             avoid_grid_outcome_t res;
                             if (avoid_grid_run(&c, &res) != SHOAL_OK || (!res.entered && res.passed)) continue;
                             printf("     offset %5.2f  speed %g  r_o %g: clearance %.2f m%s\n",

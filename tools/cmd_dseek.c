@@ -250,7 +250,7 @@ int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rm
     /* The last sample, and whether the distance was falling into it. */
     double last_d = 1e30, last_head = 180.0, last_len = 0.0, last_t = 0.0, last_turned = 0.0;
     int falling = 0, have = 0, done = 0, attempted = 0;
-    dseek_sim_result best = {1e30, 180.0, 0.0, 0.0, 0.0, 0, 0, 0};
+    dseek_sim_result best = {.position_error = 1e30, .heading_error_deg = 180.0,};
     int64_t steps = 0;
     for (double t = 0.0; t <= max_time && !done; t += dt) {
         shoal_agent_state_t s;

@@ -567,7 +567,7 @@ static int experiment_pathfollow(int argc, char** argv)
         int all = 1;
         for (int t = 0; t < (int)soak_trials; ++t) all &= isfinite(cols[f].soak_trial_spe[t]);
         soak_spe_ci[f] = all ? stats_mean_ci(cols[f].soak_trial_spe, (int)soak_trials)
-                             : (stats_mean_t){NAN, NAN, NAN, NAN, 0};
+                             : (stats_mean_t){.mean = NAN, .sd = NAN, .lo = NAN, .hi = NAN,};
     }
     static const char* const metric_keys[M_COUNT] = {"stuck_events", "stuck_runs", "total_time_mean",
                                                      "cte_mean", "inside_corridor_pct", "speed_mean",

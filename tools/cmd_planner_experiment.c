@@ -479,8 +479,8 @@ static int config_ships(config_id c, ship_def_t* d)
     const float goal[3] = {180.0f, 0.0f, 0.0f};
     const float none[3] = {0.0f, 0.0f, 0.0f};
     int n = 0;
-    ship_def_t seeker = {{-10.0f, 0.0f, 0.0f}, 0.0f, SHIP_SPEED, 0, SHOAL_PLAN_GOAL_SEEK,
-                         {goal[0], goal[1], goal[2]}, -1};
+    ship_def_t seeker = {.position = {-10.0f, 0.0f, 0.0f}, .speed = SHIP_SPEED, .goal = SHOAL_PLAN_GOAL_SEEK,
+                         .goal_point = {goal[0], goal[1], goal[2]}, .target = -1};
     switch (c) {
     case CFG_SEEK_2D:
     case CFG_SEEK_3D:
@@ -494,18 +494,18 @@ static int config_ships(config_id c, ship_def_t* d)
         for (int i = 0; i < pursuers; ++i) {
             /* behind the seeker, spread across the entry */
             float y = c == CFG_PURSUE_2D ? -20.0f + 10.0f * (float)i : 6.0f;
-            ship_def_t p = {{-30.0f, y, c == CFG_PURSUE_3D ? 6.0f : 0.0f}, 0.0f, PURSUER_SPEED, 0,
-                            SHOAL_PLAN_GOAL_PURSUE, {none[0], none[1], none[2]}, 0};
+            ship_def_t p = {.position = {-30.0f, y, c == CFG_PURSUE_3D ? 6.0f : 0.0f}, .speed = PURSUER_SPEED,
+                            .goal = SHOAL_PLAN_GOAL_PURSUE, .goal_point = {none[0], none[1], none[2]},};
             d[n++] = p;
         }
         break;
     }
     case CFG_MEET_3D: {
         /* A is added without a goal and set to pursue B once B exists */
-        ship_def_t a = {{-10.0f, 0.0f, 0.0f}, 0.0f, SHIP_SPEED, 0, SHOAL_PLAN_GOAL_NONE,
-                        {none[0], none[1], none[2]}, -1};
-        ship_def_t b = {{170.0f, 0.0f, 0.0f}, 3.14159265f, SHIP_SPEED, 1, SHOAL_PLAN_GOAL_PURSUE,
-                        {none[0], none[1], none[2]}, 0};
+        ship_def_t a = {.position = {-10.0f, 0.0f, 0.0f}, .speed = SHIP_SPEED, .goal = SHOAL_PLAN_GOAL_NONE,
+                        .goal_point = {none[0], none[1], none[2]}, .target = -1};
+        ship_def_t b = {.position = {170.0f, 0.0f, 0.0f}, .heading = 3.14159265f, .speed = SHIP_SPEED, .role = 1, .goal = SHOAL_PLAN_GOAL_PURSUE,
+                        .goal_point = {none[0], none[1], none[2]},};
         d[n++] = a;
         d[n++] = b;
         break;

@@ -728,7 +728,7 @@ int cmd_validate(int argc, char** argv)
         }
         return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
     }
-    validate_opts o = {0, 0, 0, NULL, 5, 0};
+    validate_opts o = {.seed = 5};
     int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
     if (o.only && o.plots)

@@ -331,7 +331,7 @@ static int open_page(const char* path)
 
 int cmd_view(int argc, char** argv)
 {
-    view_options_t opt = {NULL, NULL, 0, 0, 0};
+    view_options_t opt = {};
     int stop = parse_options(argc, argv, &opt);
     if (stop >= 0) {
         return stop;
@@ -391,7 +391,7 @@ int cmd_view(int argc, char** argv)
         snprintf(output, length, "%s.html", opt.input);
     }
     const char* path = opt.output != NULL ? opt.output : output;
-    view_page_t about = {opt.input, shown, note, damage, shoal_recording_reader_version(recording)};
+    view_page_t about = {.input = opt.input, .shown = shown, .note = note, .warning = damage, .version = shoal_recording_reader_version(recording)};
     int exit_code = CLI_EXIT_FAILURE;
     if (write_page(path, &about, recording, thin) == 0) {
         printf("%s\n", path);

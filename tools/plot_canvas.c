@@ -434,7 +434,7 @@ void plot_chart_setup(plot_t* p, plot_chart_t* chart, double x, double y, double
         ymin -= 1.0;
         ymax += 1.0;
     }
-    *chart = (plot_chart_t){x, y, w, h, xmin, xmax, ymin, ymax};
+    *chart = (plot_chart_t){.px0 = x, .py0 = y, .pw = w, .ph = h, .xmin = xmin, .xmax = xmax, .ymin = ymin, .ymax = ymax};
     cairo_save(cr);
     cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
     cairo_rectangle(cr, x, y, w, h);

@@ -42,8 +42,8 @@ static void observe(void* ctx, int vehicle, double t, const shoal_agent_state_t*
         k->s = p;
         k->capacity = cap;
     }
-    k->s[k->count++] = (pf_sample){s->position[0], s->position[1], fabsf(g->speed), g->stuck,
-                                   g->stuck_events, g->teleports};
+    k->s[k->count++] = (pf_sample){.x = s->position[0], .y = s->position[1], .speed = fabsf(g->speed), .stuck = g->stuck,
+                                   .stuck_events = g->stuck_events, .teleports = g->teleports};
 }
 
 /* Terrain as a hill-shaded image under everything: tint by height, shade by

@@ -455,7 +455,7 @@ int plot_kind_scaling(int argc, char** argv)
     }
     double ix[2] = {tmin, tmax}, iy[2] = {tmin / base, tmax / base};
     plot_chart_series(&p, &chart,
-                      &(plot_series_t){ix, iy, 2, ideal_ink, PLOT_LINE_DOTTED, PLOT_MARK_NONE, "ideal"});
+                      &(plot_series_t){.x = ix, .y = iy, .count = 2, .color = ideal_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE, .label = "ideal"});
     double xs[MAX_COUNTS], ys[MAX_COUNTS];
     /* The machine's ceiling, when measured: the same work as separate
      * worlds, one a thread. */
@@ -467,8 +467,8 @@ int plot_kind_scaling(int argc, char** argv)
     }
     if (ceiling)
         plot_chart_series(&p, &chart,
-                          &(plot_series_t){xs, ys, d->counts, ideal_ink, PLOT_LINE_SOLID, PLOT_MARK_RING,
-                                           "ceiling (the same work as one world a thread)"});
+                          &(plot_series_t){.x = xs, .y = ys, .count = d->counts, .color = ideal_ink, .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_RING,
+                                           .label = "ceiling (the same work as one world a thread)"});
     static const plot_mark_t marks[] = {PLOT_MARK_SQUARE, PLOT_MARK_TRIANGLE, PLOT_MARK_CROSS, PLOT_MARK_RING};
     for (int i = 0; i < shown; ++i) {
         for (int j = 0; j < d->counts; ++j) {
@@ -476,15 +476,15 @@ int plot_kind_scaling(int argc, char** argv)
             ys[j] = drawn[i]->speedup[order[j]];
         }
         plot_chart_series(&p, &chart,
-                          &(plot_series_t){xs, ys, d->counts, plot_palette(i), PLOT_LINE_DASHED,
-                                           marks[i % 4], drawn[i]->name});
+                          &(plot_series_t){.x = xs, .y = ys, .count = d->counts, .color = plot_palette(i), .line = PLOT_LINE_DASHED,
+                                           .mark = marks[i % 4], .label = drawn[i]->name});
     }
     for (int j = 0; j < d->counts; ++j) {
         xs[j] = d->threads[order[j]];
         ys[j] = d->step[order[j]];
     }
     plot_chart_series(&p, &chart,
-                      &(plot_series_t){xs, ys, d->counts, step_ink, PLOT_LINE_SOLID, PLOT_MARK_DOT, "step"});
+                      &(plot_series_t){.x = xs, .y = ys, .count = d->counts, .color = step_ink, .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_DOT, .label = "step"});
     int counts = d->counts;
     free(d);
     if (plot_close(&p, err, sizeof err) != 0) {

@@ -136,7 +136,7 @@ static void free_walk(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, t0, t1, 0.0, 12.0, "time (s)", "distance along the corridor (m)");
     double tt[2] = {t0, t1}, ten[2] = {10.0, 10.0};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){tt, ten, 2, reference_ink, PLOT_LINE_DOTTED, PLOT_MARK_NONE, NULL});
+                      &(plot_series_t){.x = tt, .y = ten, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
     for (int k = 0; k < 3; ++k) {
         double a = d->angle_deg[k] * PLOT_PI / 180.0, c = cos(a), s = sin(a);
         double t[VALIDATE_PATH_MAX], along[VALIDATE_PATH_MAX];
@@ -146,10 +146,10 @@ static void free_walk(plot_t* p, const validate_plot_data_t* d)
         }
         snprintf(buf, sizeof buf, "%g deg: %.3f s", d->angle_deg[k], d->seconds[k]);
         plot_chart_series(p, &chart,
-                          &(plot_series_t){t, along, d->path_count[k], plot_palette(k), lines[k], PLOT_MARK_NONE, buf});
+                          &(plot_series_t){.x = t, .y = along, .count = d->path_count[k], .color = plot_palette(k), .line = lines[k], .mark = PLOT_MARK_NONE, .label = buf});
         plot_chart_series(p, &chart,
-                          &(plot_series_t){&d->seconds[k], &ten[0], 1, plot_palette(k), PLOT_LINE_NONE,
-                                           PLOT_MARK_RING, NULL});
+                          &(plot_series_t){.x = &d->seconds[k], .y = &ten[0], .count = 1, .color = plot_palette(k), .line = PLOT_LINE_NONE,
+                                           .mark = PLOT_MARK_RING,});
     }
     plot_chart_text(p, &chart, t0, 10.0, 6, -6, 0.0, "10 m: the travel time");
 }
@@ -183,18 +183,18 @@ static void fundamental(plot_t* p, const validate_plot_data_t* d)
     snprintf(curve, sizeof curve, "Weidmann: v0 %.2f m/s, gamma %.3f /m\u00b2, rho_max %.1f /m\u00b2", WEIDMANN_V0,
              WEIDMANN_GAMMA, WEIDMANN_RHO_MAX);
     plot_chart_series(p, &chart,
-                      &(plot_series_t){rho, v, N, reference_ink, PLOT_LINE_SOLID, PLOT_MARK_NONE, curve});
+                      &(plot_series_t){.x = rho, .y = v, .count = N, .color = reference_ink, .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE, .label = curve});
     shoal_crowd_t crowd = shoal_crowd_default();
     shoal_vehicle_t vehicle = shoal_vehicle_default();
     shoal_crowd_preset("pedestrian", &crowd, &vehicle, NULL);
     snprintf(preset, sizeof preset, "pedestrian preset (its time_gap %.1f s)", (double)crowd.time_gap);
     plot_chart_series(p, &chart,
-                      &(plot_series_t){d->density, d->speed, d->densities, plot_palette(1), PLOT_LINE_DASHED,
-                                       PLOT_MARK_SQUARE, preset});
+                      &(plot_series_t){.x = d->density, .y = d->speed, .count = d->densities, .color = plot_palette(1), .line = PLOT_LINE_DASHED,
+                                       .mark = PLOT_MARK_SQUARE, .label = preset});
     snprintf(gap, sizeof gap, "preset with time_gap %.1f s set", d->time_gap);
     plot_chart_series(p, &chart,
-                      &(plot_series_t){d->density, d->speed_time_gap, d->densities, plot_palette(0),
-                                       PLOT_LINE_SOLID, PLOT_MARK_DOT, gap});
+                      &(plot_series_t){.x = d->density, .y = d->speed_time_gap, .count = d->densities, .color = plot_palette(0),
+                                       .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_DOT, .label = gap});
 }
 
 /* ---- bottleneck ---------------------------------------------------------------------- */
@@ -230,21 +230,21 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
         snprintf(buf, sizeof buf, "fit: %.3f w %c %.3f (r\u00b2 %.2f)", d->slope, d->intercept < 0.0 ? '-' : '+',
                  fabs(d->intercept), d->r2);
         plot_chart_series(p, &chart,
-                          &(plot_series_t){fx, fy, 2, reference_ink, PLOT_LINE_DASHED, PLOT_MARK_NONE, buf});
+                          &(plot_series_t){.x = fx, .y = fy, .count = 2, .color = reference_ink, .line = PLOT_LINE_DASHED, .mark = PLOT_MARK_NONE, .label = buf});
     }
     /* what people do: a specific flow of about 1.9 per m and s through
      * openings of 1 m and more (docs/crowds.md) */
     double rx[2] = {1.0, 2.6}, ry[2] = {1.9, 1.9 * 2.6};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){rx, ry, 2, plot_palette(2), PLOT_LINE_SOLID, PLOT_MARK_NONE,
-                                       "experiments: about 1.9 w (per m and s)"});
+                      &(plot_series_t){.x = rx, .y = ry, .count = 2, .color = plot_palette(2), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE,
+                                       .label = "experiments: about 1.9 w (per m and s)"});
     plot_chart_series(p, &chart,
-                      &(plot_series_t){d->width, flowed, d->widths, plot_palette(0), PLOT_LINE_NONE, PLOT_MARK_DOT,
-                                       "measured"});
+                      &(plot_series_t){.x = d->width, .y = flowed, .count = d->widths, .color = plot_palette(0), .line = PLOT_LINE_NONE, .mark = PLOT_MARK_DOT,
+                                       .label = "measured"});
     if (any_clogged) {
         plot_chart_series(p, &chart,
-                          &(plot_series_t){clogged, zero, d->widths, limit_ink, PLOT_LINE_NONE, PLOT_MARK_CROSS,
-                                           "clogged: fewer than 90 out in 200 s"});
+                          &(plot_series_t){.x = clogged, .y = zero, .count = d->widths, .color = limit_ink, .line = PLOT_LINE_NONE, .mark = PLOT_MARK_CROSS,
+                                           .label = "clogged: fewer than 90 out in 200 s"});
         for (int k = 0; k < d->widths; ++k)
             if (d->flow[k] < 0.0) plot_chart_text(p, &chart, d->width[k], 0.0, 0, -10, 0.5, "clogged");
     }
@@ -259,9 +259,9 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, 0.0, tmax, 0.0, 100.0, "time (s)", "pedestrians out");
     double tt[2] = {0.0, tmax}, n10[2] = {10.0, 10.0}, n90[2] = {90.0, 90.0};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){tt, n10, 2, reference_ink, PLOT_LINE_DOTTED, PLOT_MARK_NONE, NULL});
+                      &(plot_series_t){.x = tt, .y = n10, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
     plot_chart_series(p, &chart,
-                      &(plot_series_t){tt, n90, 2, reference_ink, PLOT_LINE_DOTTED, PLOT_MARK_NONE, NULL});
+                      &(plot_series_t){.x = tt, .y = n90, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
     for (int k = 0; k < d->widths; ++k) {
         /* a step up at each passing, flat to the end of the run */
         double t[2 * VALIDATE_EVACUEES + 2], count[2 * VALIDATE_EVACUEES + 2];
@@ -278,7 +278,7 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
         count[n++] = d->passed[k];
         snprintf(buf, sizeof buf, "%.1f m", d->width[k]);
         plot_chart_series(p, &chart,
-                          &(plot_series_t){t, count, n, plot_palette(k + 1), PLOT_LINE_SOLID, PLOT_MARK_NONE, buf});
+                          &(plot_series_t){.x = t, .y = count, .count = n, .color = plot_palette(k + 1), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE, .label = buf});
     }
 }
 
@@ -301,12 +301,12 @@ static void counterflow(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, 0.0, d->counter_seconds, 0.0, 1.0, "time (s)", "lane order");
     double tt[2] = {0.0, d->counter_seconds}, half[2] = {0.5, 0.5};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){tt, half, 2, reference_ink, PLOT_LINE_DOTTED, PLOT_MARK_NONE, NULL});
+                      &(plot_series_t){.x = tt, .y = half, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
     plot_chart_text(p, &chart, d->counter_seconds, 0.5, -6, -6, 1.0, "0.5: mixed");
     plot_chart_series(p, &chart,
-                      &(plot_series_t){d->order_time, d->order, d->order_count, plot_palette(2), PLOT_LINE_SOLID,
-                                       PLOT_MARK_NONE,
-                                       "lane order: share of neighbours within 1 m that walk one's way"});
+                      &(plot_series_t){.x = d->order_time, .y = d->order, .count = d->order_count, .color = plot_palette(2), .line = PLOT_LINE_SOLID,
+                                       .mark = PLOT_MARK_NONE,
+                                       .label = "lane order: share of neighbours within 1 m that walk one's way"});
 
     /* bottom: where everyone ended, to scale */
     plot_area(p, 0.0, 1.0, 0.55, 1.0, &x, &y, &w, &h);
@@ -328,8 +328,8 @@ static void counterflow(plot_t* p, const validate_plot_data_t* d)
     plot_panel_end(p);
     plot_legend(p, plot_palette(0), 1, "walking +x");
     plot_legend(p, plot_palette(1), 1, "walking -x");
-    plot_legend_series(p, &(plot_series_t){NULL, NULL, 0, (plot_rgb_t){0, 0, 0}, PLOT_LINE_NONE, PLOT_MARK_RING,
-                                           "stuck: under 0.1 m/s over the last 10 s"});
+    plot_legend_series(p, &(plot_series_t){ .color = (plot_rgb_t){0, 0, 0}, .line = PLOT_LINE_NONE, .mark = PLOT_MARK_RING,
+                                           .label = "stuck: under 0.1 m/s over the last 10 s"});
 }
 
 /* ---- compression ---------------------------------------------------------------------- */
@@ -360,13 +360,13 @@ static void compression(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, t0, t1, 0.0, y1, "time (s)", "% of a radius (worst of the step)");
     double tt[2] = {t0, t1}, limit[2] = {1.0, 1.0};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){tt, limit, 2, limit_ink, PLOT_LINE_DASHED, PLOT_MARK_NONE, "the limit: 1 %"});
+                      &(plot_series_t){.x = tt, .y = limit, .count = 2, .color = limit_ink, .line = PLOT_LINE_DASHED, .mark = PLOT_MARK_NONE, .label = "the limit: 1 %"});
     plot_chart_series(p, &chart,
-                      &(plot_series_t){t, pair, d->box_steps, plot_palette(0), PLOT_LINE_SOLID, PLOT_MARK_NONE,
-                                       "largest overlap of two"});
+                      &(plot_series_t){.x = t, .y = pair, .count = d->box_steps, .color = plot_palette(0), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE,
+                                       .label = "largest overlap of two"});
     plot_chart_series(p, &chart,
-                      &(plot_series_t){t, wall, d->box_steps, plot_palette(1), PLOT_LINE_SOLID, PLOT_MARK_NONE,
-                                       "deepest into a wall"});
+                      &(plot_series_t){.x = t, .y = wall, .count = d->box_steps, .color = plot_palette(1), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE,
+                                       .label = "deepest into a wall"});
 
     /* right: the box and where everyone ended */
     plot_area(p, 0.58, 1.0, 0.0, 1.0, &x, &y, &w, &h);

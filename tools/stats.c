@@ -28,7 +28,7 @@ double stats_t975(int df)
 
 stats_mean_t stats_mean_ci(const double* x, int n)
 {
-    stats_mean_t r = {NAN, NAN, NAN, NAN, n < 0 ? 0 : n};
+    stats_mean_t r = {.mean = NAN, .sd = NAN, .lo = NAN, .hi = NAN, .n = n < 0 ? 0 : n};
     if (n < 1) return r;
     double sum = 0.0;
     for (int i = 0; i < n; ++i) sum += x[i];
@@ -45,7 +45,7 @@ stats_mean_t stats_mean_ci(const double* x, int n)
 
 stats_prop_t stats_wilson(int k, int n)
 {
-    stats_prop_t r = {NAN, NAN, NAN, k, n};
+    stats_prop_t r = {.p = NAN, .lo = NAN, .hi = NAN, .k = k, .n = n};
     if (n < 1 || k < 0 || k > n) return r;
     const double z = 1.959963984540054;
     double p = (double)k / n, z2 = z * z, nn = (double)n;

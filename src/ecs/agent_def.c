@@ -21,7 +21,7 @@ const char* shoal_behavior_name(shoal_behavior_t b)
 
 shoal_vehicle_t shoal_vehicle_default(void)
 {
-    shoal_vehicle_t v = {1.0f, 1.0f, 20.0f, 20.0f, 5.0f, 3.0f, 0.5f};
+    shoal_vehicle_t v = {.mass = 1.0f, .inertia = 1.0f, .max_force = 20.0f, .max_torque = 20.0f, .max_speed = 5.0f, .max_turn_rate = 3.0f, .radius = 0.5f};
     return v;
 }
 

@@ -444,7 +444,7 @@ void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule
         return;
     }
     if (w->trace && w->trace_system >= 0) {
-        traced_job t = {fn, ctx, w->trace, w->trace_system, w->step_count};
+        traced_job t = {.fn = fn, .ctx = ctx, .trace = w->trace, .system_id = w->trace_system, .step = w->step_count};
         par_run(w, count, min_block, schedule, traced_block, &t);
         return;
     }

@@ -617,15 +617,15 @@ static inline agent_view_t agent_view(const world_t* w)
     const table_t* t = &w->agents;
 #define C(col) TABLE_COL(t, float, col)
     agent_view_t v = {
-        C(AC_POS_X), C(AC_POS_Y), C(AC_POS_Z), C(AC_VEL_X), C(AC_VEL_Y), C(AC_VEL_Z), C(AC_HEADING),
-        C(AC_QW), C(AC_QX), C(AC_QY), C(AC_QZ), C(AC_OMEGA_X), C(AC_OMEGA_Y), C(AC_OMEGA_Z),
-        C(AC_DESIRED_X), C(AC_DESIRED_Y), C(AC_DESIRED_Z), C(AC_FORCE_X), C(AC_FORCE_Y), C(AC_FORCE_Z),
-        C(AC_TORQUE_X), C(AC_TORQUE_Y), C(AC_TORQUE_Z),
-        C(AC_MASS), C(AC_INERTIA), C(AC_MAX_FORCE), C(AC_MAX_TORQUE), C(AC_MAX_SPEED), C(AC_MAX_TURN_RATE),
-        C(AC_RADIUS), C(AC_SPEED_GAIN), C(AC_HEADING_GAIN), C(AC_TURN_DAMPING),
-        C(AC_W_SEEK), C(AC_W_FLEE), C(AC_W_ARRIVE), C(AC_W_DEPART), C(AC_ARRIVE_GAIN), C(AC_DEPART_GAIN),
-        C(AC_TARGET_X), C(AC_TARGET_Y), C(AC_TARGET_Z), C(AC_THREAT_X), C(AC_THREAT_Y), C(AC_THREAT_Z),
-        TABLE_COL(t, uint32_t, AC_GROUP)};
+        .px = C(AC_POS_X), .py = C(AC_POS_Y), .pz = C(AC_POS_Z), .vx = C(AC_VEL_X), .vy = C(AC_VEL_Y), .vz = C(AC_VEL_Z), .heading = C(AC_HEADING),
+        .qw = C(AC_QW), .qx = C(AC_QX), .qy = C(AC_QY), .qz = C(AC_QZ), .ox = C(AC_OMEGA_X), .oy = C(AC_OMEGA_Y), .oz = C(AC_OMEGA_Z),
+        .dx = C(AC_DESIRED_X), .dy = C(AC_DESIRED_Y), .dz = C(AC_DESIRED_Z), .fx = C(AC_FORCE_X), .fy = C(AC_FORCE_Y), .fz = C(AC_FORCE_Z),
+        .tx = C(AC_TORQUE_X), .ty = C(AC_TORQUE_Y), .tz = C(AC_TORQUE_Z),
+        .mass = C(AC_MASS), .inertia = C(AC_INERTIA), .max_force = C(AC_MAX_FORCE), .max_torque = C(AC_MAX_TORQUE), .max_speed = C(AC_MAX_SPEED), .max_turn_rate = C(AC_MAX_TURN_RATE),
+        .radius = C(AC_RADIUS), .speed_gain = C(AC_SPEED_GAIN), .heading_gain = C(AC_HEADING_GAIN), .turn_damping = C(AC_TURN_DAMPING),
+        .w_seek = C(AC_W_SEEK), .w_flee = C(AC_W_FLEE), .w_arrive = C(AC_W_ARRIVE), .w_depart = C(AC_W_DEPART), .arrive_gain = C(AC_ARRIVE_GAIN), .depart_gain = C(AC_DEPART_GAIN),
+        .target_x = C(AC_TARGET_X), .target_y = C(AC_TARGET_Y), .target_z = C(AC_TARGET_Z), .threat_x = C(AC_THREAT_X), .threat_y = C(AC_THREAT_Y), .threat_z = C(AC_THREAT_Z),
+        .group = TABLE_COL(t, uint32_t, AC_GROUP)};
 #undef C
     return v;
 }

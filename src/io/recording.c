@@ -751,8 +751,8 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
     if (!reserve(r, count))
         return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory for %d agents",
                     r->path, (int)count);
-    shoal_agent_batch_t batch = {r->ids,          r->positions, NULL,     r->headings,
-                                 r->orientations, NULL,         r->groups};
+    shoal_agent_batch_t batch = {.ids = r->ids,          .positions = r->positions,     .headings = r->headings,
+                                 .orientations = r->orientations,         .groups = r->groups};
     int32_t n = 0;
     shoal_status_t status = shoal_world_read_agents(world, &batch, count, &n);
     if (status != SHOAL_OK)

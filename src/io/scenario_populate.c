@@ -134,7 +134,7 @@ static shoal_status_t add_group_bulk(const shoal_scenario_t* scenario, const gro
         head[i] = def->heading;
         pitch[i] = def->pitch;
     }
-    shoal_agent_arrays_t arrays = {pos, vel, head, tgt, NULL, NULL, pitch};
+    shoal_agent_arrays_t arrays = {.positions = pos, .velocities = vel, .headings = head, .targets = tgt, .pitches = pitch};
     return shoal_agents_add(world, def, &arrays, g->count, out);
 }
 
@@ -251,8 +251,8 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
     for (int32_t gi = 0; gi < scenario->group_count; gi++)
         if ((size_t)scenario->groups[gi].count > largest) largest = (size_t)scenario->groups[gi].count;
     size_t p = largest * 11 * sizeof(float);
-    added_t added = {mem_alloc(&world->alloc, n * sizeof *added.agents),
-                     mem_alloc(&world->alloc, m * sizeof *added.obstacles), 0, 0, mem_alloc(&world->alloc, p)};
+    added_t added = {.agents = mem_alloc(&world->alloc, n * sizeof *added.agents),
+                     .obstacles = mem_alloc(&world->alloc, m * sizeof *added.obstacles), .placement = mem_alloc(&world->alloc, p)};
     if (added.agents == NULL || added.obstacles == NULL || added.placement == NULL) {
         mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
         mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);

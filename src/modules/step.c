@@ -209,7 +209,7 @@ static const system_def_t systems[] = {
      .note = "torus worlds only", .rows = wrap_rows, .idle = wrap_idle},
 };
 
-static const registry_t registry = {modules, MOD_COUNT_, systems, (int32_t)(sizeof systems / sizeof systems[0]),
-                                    step_column_name};
+static const registry_t registry = {.modules = modules, .module_count = MOD_COUNT_, .systems = systems, .system_count = (int32_t)(sizeof systems / sizeof systems[0]),
+                                    .column_name = step_column_name};
 
 const registry_t* builtin_registry(void) { return &registry; }

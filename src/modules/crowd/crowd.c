@@ -152,11 +152,11 @@ typedef struct crowd_view {
 static crowd_view crowd_view_of(const world_t* w)
 {
     const int k = COMP_CROWD;
-    return (crowd_view){COMP_I(w, k, COMP_ROW),   COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
-                        COMP_F(w, k, CR_TAU),      COMP_F(w, k, CR_TAU_WALLS),
-                        COMP_F(w, k, CR_RESPONSIBILITY), COMP_F(w, k, CR_PREFERRED_SPEED),
-                        COMP_F(w, k, CR_TIME_GAP), COMP_F(w, k, CR_SIDE_PREFERENCE),
-                        COMP_I(w, k, CR_MAX_NEIGHBORS)};
+    return (crowd_view){.agent_row = COMP_I(w, k, COMP_ROW),   .dist = COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
+                        .tau = COMP_F(w, k, CR_TAU),      .tau_walls = COMP_F(w, k, CR_TAU_WALLS),
+                        .resp = COMP_F(w, k, CR_RESPONSIBILITY), .pref_speed = COMP_F(w, k, CR_PREFERRED_SPEED),
+                        .time_gap = COMP_F(w, k, CR_TIME_GAP), .side = COMP_F(w, k, CR_SIDE_PREFERENCE),
+                        .max_nb = COMP_I(w, k, CR_MAX_NEIGHBORS)};
 }
 
 typedef struct orca_ctx {
@@ -846,10 +846,10 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int64_t relaxed[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
-    orca_ctx x = {w,      g, agent_view(w), crowd_view_of(w), crowd, table_slots(&w->agents), obstacles_of(w),
-                  walls_of(w), 1.0f / dt, rng_seed_round(w->seed), w->step_count, crowd_data(w)->near,
-                  crowd_data(w)->intent, relaxed, g ? grid_positions_par(w, grid_data(w)) : NULL,
-                  crowd_data(w)->hint, dt, NULL, NULL, crowd_data(w)->clear, NULL, NULL, 0, 0, 0.0, 0.0f, NULL, NULL};
+    orca_ctx x = {.w = w,      .g = g, .a = agent_view(w), .c = crowd_view_of(w), .crowd = crowd, .slots = table_slots(&w->agents), .obs = obstacles_of(w),
+                  .walls = walls_of(w), .inv_dt = 1.0f / dt, .seed_round = rng_seed_round(w->seed), .step = w->step_count, .near = crowd_data(w)->near,
+                  .intent = crowd_data(w)->intent, .relaxed = relaxed, .sorted_at = g ? grid_positions_par(w, grid_data(w)) : NULL,
+                  .hint = crowd_data(w)->hint, .dt = dt, .clear = crowd_data(w)->clear,};
     crowd_world_t* cw = crowd_data(w);
     cw->radius_step = -1;
     /* Neighbor lists: in an unbounded world of crowd agents alone, kept
@@ -993,8 +993,8 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     float travel[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     for (int32_t k = 0; k < workers; ++k) travel[k] = 0.0f;
-    move_ctx x = {w, agent_view(w), COMP_I(w, COMP_CROWD, COMP_ROW), crowd_data(w)->x0, crowd_data(w)->y0,
-                  crowd_data(w)->z0, dt, travel};
+    move_ctx x = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_CROWD, COMP_ROW), .x0 = crowd_data(w)->x0, .y0 = crowd_data(w)->y0,
+                  .z0 = crowd_data(w)->z0, .dt = dt, .travel = travel};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
     crowd_world_t* cw = crowd_data(w);
     cw->travel_max = 0.0f;

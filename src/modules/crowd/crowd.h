@@ -106,10 +106,10 @@ static inline crowd_contacts_t crowd_contacts(const world_t* w)
 {
     const crowd_world_t* cw = crowd_data(w);
     const component_t* c = &w->comps[COMP_CROWD];
-    crowd_contacts_t v = {c,         c->table.count, TABLE_COL(&c->table, int32_t, COMP_ROW),
-                          cw->near,  cw->x0,         cw->y0,
-                          cw->z0,    cw->clear,      cw->radius_max,
-                          cw->travel_max, cw->radius_step, cw->travel_step};
+    crowd_contacts_t v = {.comp = c,         .count = c->table.count, .agent_row = TABLE_COL(&c->table, int32_t, COMP_ROW),
+                          .near = cw->near,  .x0 = cw->x0,         .y0 = cw->y0,
+                          .z0 = cw->z0,    .clear = cw->clear,      .radius_max = cw->radius_max,
+                          .travel_max = cw->travel_max, .radius_step = cw->radius_step, .travel_step = cw->travel_step};
     return v;
 }
 

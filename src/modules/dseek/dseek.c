@@ -374,13 +374,13 @@ int64_t dseek_run(world_t* w, float dt, void* ctx)
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
     const int k = COMP_DSEEK;
-    dseek_ctx c = {w, agent_view(w),
-                   {COMP_I(w, k, COMP_ROW), COMP_F(w, k, DS_WEIGHT),
+    dseek_ctx c = {.w = w, .a = agent_view(w),
+                   .d = {COMP_I(w, k, COMP_ROW), COMP_F(w, k, DS_WEIGHT),
                     {COMP_F(w, k, DS_WP_X), COMP_F(w, k, DS_WP_Y), COMP_F(w, k, DS_WP_Z)},
                     {COMP_F(w, k, DS_DIR_X), COMP_F(w, k, DS_DIR_Y), COMP_F(w, k, DS_DIR_Z)},
                     COMP_F(w, k, DS_SPEED), COMP_F(w, k, DS_R_MIN), COMP_F(w, k, DS_REACH),
                     COMP_I(w, k, DS_ROUTE), COMP_I(w, k, DS_INDEX), COMP_I(w, k, DS_ARC)},
-                   rs->track, dt};
+                   .track = rs->track, .dt = dt};
     par_for(w, count, 256, PAR_STATIC, dseek_range, &c);
     rs->planned_rows = count;
     rs->planned_step = w->step_count;
@@ -511,7 +511,7 @@ int64_t dseek_track_run(world_t* w, float dt, void* ctx)
     int32_t count = rs->planned_step == w->step_count ? rs->planned_rows : 0;
     if (count > w->comps[COMP_DSEEK].table.count) count = w->comps[COMP_DSEEK].table.count;
     if (count == 0 || !(dt > 0.0f)) return 0;
-    track_ctx c = {w, agent_view(w), COMP_I(w, COMP_DSEEK, COMP_ROW), rs->track, dt};
+    track_ctx c = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_DSEEK, COMP_ROW), .track = rs->track, .dt = dt};
     par_for(w, count, 256, PAR_STATIC, track_range, &c);
     return count;
 }

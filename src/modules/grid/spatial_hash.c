@@ -389,10 +389,10 @@ static sorted_view sorted_sources(const world_t* w, const grid_t* g)
 {
     int three = g->dims == 3;
     const component_t* comp = g->rows_comp >= 0 ? &w->comps[g->rows_comp] : NULL;
-    sorted_view v = {AGENT_F(w, AC_POS_X), AGENT_F(w, AC_POS_Y), three ? AGENT_F(w, AC_POS_Z) : NULL,
-                     AGENT_F(w, AC_VEL_X), AGENT_F(w, AC_VEL_Y), three ? AGENT_F(w, AC_VEL_Z) : NULL,
-                     table_slots(&w->agents), comp, comp ? TABLE_COL(&comp->table, int32_t, COMP_ROW) : NULL,
-                     comp ? comp->table.count : 0};
+    sorted_view v = {.px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y), .pz = three ? AGENT_F(w, AC_POS_Z) : NULL,
+                     .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = three ? AGENT_F(w, AC_VEL_Z) : NULL,
+                     .slots = table_slots(&w->agents), .comp = comp, .comp_agent_row = comp ? TABLE_COL(&comp->table, int32_t, COMP_ROW) : NULL,
+                     .comp_count = comp ? comp->table.count : 0};
     return v;
 }
 

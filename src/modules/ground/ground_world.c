@@ -61,9 +61,9 @@ int32_t shoal_world_path_count(const shoal_world_t* w) { return w ? ground_path_
 static shoal_ground_vehicle_t vehicle_from_gv(const gv_params_t* p)
 {
     shoal_ground_vehicle_t v = {
-        p->mass,        p->wheelbase,     p->max_steer, p->steer_rate,        p->max_yaw_rate,
-        p->engine_force, p->reverse_force, p->brake_force, p->drag,           p->rolling,
-        p->traction,    p->max_speed,     p->max_reverse_speed, p->radius,
+        .mass = p->mass,        .wheelbase = p->wheelbase,     .max_steer = p->max_steer, .steer_rate = p->steer_rate,        .max_yaw_rate = p->max_yaw_rate,
+        .engine_force = p->engine_force, .reverse_force = p->reverse_force, .brake_force = p->brake_force, .drag = p->drag,           .rolling = p->rolling,
+        .traction = p->traction,    .max_speed = p->max_speed,     .max_reverse_speed = p->max_reverse_speed, .radius = p->radius,
     };
     return v;
 }

@@ -293,14 +293,14 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     const grid_t* g = c->g;
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
     const nb_env e = {
-        w, g,
-        {TABLE_COL(&comp->table, float, NB_K_SEP), TABLE_COL(&comp->table, float, NB_K_ALI),
+        .w = w, .g = g,
+        .out = {TABLE_COL(&comp->table, float, NB_K_SEP), TABLE_COL(&comp->table, float, NB_K_ALI),
          TABLE_COL(&comp->table, float, NB_K_COH), TABLE_COL(&comp->table, float, NB_W_SEP),
          TABLE_COL(&comp->table, float, NB_W_ALI), TABLE_COL(&comp->table, float, NB_W_COH),
          AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
          g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
-        TABLE_COL(&comp->table, float, NB_RADIUS), TABLE_COL(&comp->table, float, NB_FOV_COS),
-        TABLE_COL(&comp->table, int32_t, NB_MAX), c->params_row, c->nw};
+        .radius = TABLE_COL(&comp->table, float, NB_RADIUS), .fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS),
+        .max = TABLE_COL(&comp->table, int32_t, NB_MAX), .pmask = c->params_row, .nw = c->nw};
     nb_scratch s;
     worker_scratch(c->nw, worker, &s);
     nb_counts n = {0, 0, 0};
@@ -414,7 +414,7 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
-    nb_ctx c = {w, g, nw, wagents, wpairs, wfound, params_one(w) ? 0 : -1};
+    nb_ctx c = {.w = w, .g = g, .nw = nw, .worker_agents = wagents, .worker_pairs = wpairs, .worker_found = wfound, .params_row = params_one(w) ? 0 : -1};
     /* The spatial hash sized and grew the packs (neighbors_sized) before
      * the step changed anything. */
     size_t per = nw->per;
@@ -460,8 +460,8 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
     /* The copy of the kernel `bench flock` runs: its torus packs carry
      * shifted images, so it uses the kernel without minimal image. */
     g.wrap = 0;
-    nb_scratch s = {mem, mem + per, mem + 2 * per, mem + 3 * per, mem + 4 * per, mem + 5 * per,
-                    mem + 6 * per, (int32_t*)(mem + 7 * per)};
+    nb_scratch s = {.cx = mem, .cy = mem + per, .cz = mem + 2 * per, .cvx = mem + 3 * per, .cvy = mem + 4 * per, .cvz = mem + 5 * per,
+                    .d2 = mem + 6 * per, .idx = (int32_t*)(mem + 7 * per)};
     for (int32_t j = 0; j < candidates + SHOAL_LANES; ++j) {
         int live = j < candidates;
         /* Past the end: what pack_finish leaves there. */
@@ -616,7 +616,7 @@ static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d
 
 shoal_neighbors_t shoal_neighbors_default(void)
 {
-    shoal_neighbors_t n = {2.0f, VEC_TWO_PI, 0, 1.0f, 1.0f, 1.0f};
+    shoal_neighbors_t n = {.radius = 2.0f, .fov = VEC_TWO_PI, .separation_gain = 1.0f, .alignment_gain = 1.0f, .cohesion_gain = 1.0f};
     return n;
 }
 

@@ -861,7 +861,7 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
      * order (counted, then listed, by the workers over fixed chunks of the
      * rows); search memory for the largest search any agent may make. */
     const planner_view_t v = planner_view(w);
-    pick_ctx pc = {&v, pw->replan, count, m, {0}};
+    pick_ctx pc = {.v = &v, .list = pw->replan, .count = count, .m = m, .chunk_n = {0}};
     int32_t searches = 0;
     if (count >= par_min_of(pw)) {
         par_for(w, PAR_CHUNKS, 1, PAR_STATIC | PAR_TASKS, pick_count, &pc);

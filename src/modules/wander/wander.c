@@ -275,9 +275,9 @@ rows_fn* wander_rows(world_t* w, float dt, void* ctx)
     wander_ctx* c = (wander_ctx*)ctx;
     c->w = w;
     c->a = agent_view(w);
-    c->v = (wander_view){table_slots(&w->comps[k].table), COMP_I(w, k, COMP_ROW), COMP_U(w, k, WD_KEY),
-                         COMP_F(w, k, WD_WEIGHT), COMP_F(w, k, WD_CRUISE), COMP_F(w, k, WD_STRENGTH),
-                         COMP_F(w, k, WD_NOISE), COMP_F(w, k, WD_VX), COMP_F(w, k, WD_VY), COMP_F(w, k, WD_VZ)};
+    c->v = (wander_view){.slot = table_slots(&w->comps[k].table), .agent_row = COMP_I(w, k, COMP_ROW), .key = COMP_U(w, k, WD_KEY),
+                         .weight = COMP_F(w, k, WD_WEIGHT), .cruise = COMP_F(w, k, WD_CRUISE), .strength = COMP_F(w, k, WD_STRENGTH),
+                         .noise = COMP_F(w, k, WD_NOISE), .wvx = COMP_F(w, k, WD_VX), .wvy = COMP_F(w, k, WD_VY), .wvz = COMP_F(w, k, WD_VZ)};
     c->one = wander_params_one(w);
     if (c->one)
         for (int32_t i = 0; i < WANDER_BLOCK; ++i) {
