@@ -652,27 +652,77 @@ static void planner_teleported(world_t* w, int32_t r, const float velocity[3])
     planner_after_teleport(w, r);
 }
 
-/* Search timings are wall time, a statistic, not state. The statistics'
- * halves are bit patterns; the last goodness is a statistic no system reads
- * (a search may report -inf). */
-#define B COLUMN_BITS
-static const uint8_t planner_flags[PL_COUNT_] = {
-    [PL_GOAL] = B, [PL_GOAL_INDEX1] = B, [PL_GOAL_TAG] = COLUMN_HANDLE_TAG | B, [PL_AVOID] = B,
-    [PL_STRATEGY] = B, [PL_MAX_DEPTH] = B, [PL_MIN_DEPTH] = B, [PL_MAX_EXPANSIONS] = B,
-    [PL_K_SKIP] = B, [PL_N_V] = B, [PL_K] = B, [PL_LEN] = B, [PL_CI] = B, [PL_CF] = B,
-    [PL_NEXT] = B, [PL_PLAN_NOW] = B, [PL_PERM_OFFSET] = B, [PL_OVERLAP] = B,
-    [PL_SEARCHES_LO] = B, [PL_SEARCHES_HI] = B, [PL_GOODNESS_LO] = B, [PL_GOODNESS_HI] = B,
-    [PL_NS_LO] = COLUMN_NOT_STATE | B, [PL_NS_HI] = COLUMN_NOT_STATE | B, [PL_STATES_LO] = B,
-    [PL_STATES_HI] = B, [PL_EXPANDED_LO] = B, [PL_EXPANDED_HI] = B, [PL_COLLISIONS] = B,
-    [PL_LAST_GOODNESS] = B, [PL_TIME_BUDGET] = COLUMN_NOT_STATE};
-#undef B
-/* The time budget came with snapshot version 5: older files load it as 0. */
-static const uint8_t planner_since[PL_COUNT_] = {[PL_TIME_BUDGET] = 5};
+/* The parameters are written and read by planner_write_row and
+ * planner_read_row (planner.c), checked by planner_validate. Search timings
+ * are wall time, a statistic, not state. The statistics' halves are bit
+ * patterns; the last goodness is a statistic no system reads (a search may
+ * report -inf). The time budget came with snapshot version 5: older files
+ * load it as 0. */
+static const column_def_t planner_columns[PL_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [PL_SPEED] = COLUMN_STATE_F32("planner.speed"),
+    [PL_RADIUS] = COLUMN_STATE_F32("planner.radius"),
+    [PL_GOAL] = COLUMN_STATE_I32("planner.goal"),
+    [PL_GOAL_X] = COLUMN_STATE_F32("planner.goal_x"),
+    [PL_GOAL_Y] = COLUMN_STATE_F32("planner.goal_y"),
+    [PL_GOAL_Z] = COLUMN_STATE_F32("planner.goal_z"),
+    [PL_GOAL_INDEX1] = {.name = "planner.goal_index1", .field = COLUMN_NO_FIELD, .type = COLUMN_AGENT_INDEX1, .flags = COLUMN_BITS},
+    [PL_GOAL_TAG] = {.name = "planner.goal_tag", .field = COLUMN_NO_FIELD, .type = COLUMN_AGENT_TAG,
+                    .flags = COLUMN_HANDLE_TAG | COLUMN_BITS},
+    [PL_AVOID] = COLUMN_STATE_I32("planner.avoid"),
+    [PL_STRATEGY] = COLUMN_STATE_I32("planner.strategy"),
+    [PL_DISCOUNT] = COLUMN_STATE_F32("planner.discount"),
+    [PL_OPTIMISM] = COLUMN_STATE_F32("planner.optimism"),
+    [PL_MAX_DEPTH] = COLUMN_STATE_I32("planner.max_depth"),
+    [PL_MIN_DEPTH] = COLUMN_STATE_I32("planner.min_depth"),
+    [PL_MAX_EXPANSIONS] = COLUMN_STATE_I32("planner.max_expansions"),
+    [PL_K_SKIP] = COLUMN_STATE_I32("planner.k_skip"),
+    [PL_N_V] = COLUMN_STATE_I32("planner.n_v"),
+    [PL_COLLAPSE] = COLUMN_STATE_F32("planner.collapse"),
+    [PL_DAMPING] = COLUMN_STATE_F32("planner.damping"),
+    [PL_START_X] = COLUMN_STATE_F32("planner.start_x"),
+    [PL_START_Y] = COLUMN_STATE_F32("planner.start_y"),
+    [PL_START_Z] = COLUMN_STATE_F32("planner.start_z"),
+    [PL_START_QW] = COLUMN_STATE_F32("planner.start_qw"),
+    [PL_START_QX] = COLUMN_STATE_F32("planner.start_qx"),
+    [PL_START_QY] = COLUMN_STATE_F32("planner.start_qy"),
+    [PL_START_QZ] = COLUMN_STATE_F32("planner.start_qz"),
+    [PL_REL_X] = COLUMN_STATE_F32("planner.rel_x"),
+    [PL_REL_Y] = COLUMN_STATE_F32("planner.rel_y"),
+    [PL_REL_Z] = COLUMN_STATE_F32("planner.rel_z"),
+    [PL_REL_QW] = COLUMN_STATE_F32("planner.rel_qw"),
+    [PL_REL_QX] = COLUMN_STATE_F32("planner.rel_qx"),
+    [PL_REL_QY] = COLUMN_STATE_F32("planner.rel_qy"),
+    [PL_REL_QZ] = COLUMN_STATE_F32("planner.rel_qz"),
+    [PL_K] = COLUMN_STATE_I32("planner.k"),
+    [PL_LEN] = COLUMN_STATE_I32("planner.len"),
+    [PL_CI] = COLUMN_STATE_I32("planner.ci"),
+    [PL_CF] = COLUMN_STATE_I32("planner.cf"),
+    [PL_NEXT] = COLUMN_STATE_I32("planner.next"),
+    [PL_PLAN_NOW] = COLUMN_STATE_I32("planner.plan_now"),
+    [PL_RUN_SPEED] = COLUMN_STATE_F32("planner.run_speed"),
+    [PL_PERM_OFFSET] = COLUMN_STATE_U32("planner.perm_offset"),
+    [PL_OVERLAP] = COLUMN_STATE_I32("planner.overlap"),
+    [PL_SEARCHES_LO] = COLUMN_STATE_U32("planner.searches_lo"),
+    [PL_SEARCHES_HI] = COLUMN_STATE_U32("planner.searches_hi"),
+    [PL_GOODNESS_LO] = COLUMN_STATE_U32("planner.goodness_lo"),
+    [PL_GOODNESS_HI] = COLUMN_STATE_U32("planner.goodness_hi"),
+    [PL_NS_LO] = {.name = "planner.ns_lo", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_NOT_STATE | COLUMN_BITS},
+    [PL_NS_HI] = {.name = "planner.ns_hi", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_NOT_STATE | COLUMN_BITS},
+    [PL_STATES_LO] = COLUMN_STATE_U32("planner.states_lo"),
+    [PL_STATES_HI] = COLUMN_STATE_U32("planner.states_hi"),
+    [PL_EXPANDED_LO] = COLUMN_STATE_U32("planner.expanded_lo"),
+    [PL_EXPANDED_HI] = COLUMN_STATE_U32("planner.expanded_hi"),
+    [PL_COLLISIONS] = COLUMN_STATE_I32("planner.collisions"),
+    [PL_LAST_GOODNESS] = {.name = "planner.last_goodness", .field = COLUMN_NO_FIELD, .type = COLUMN_F32, .flags = COLUMN_BITS},
+    [PL_TIME_BUDGET] = {.name = "planner.time_budget", .field = COLUMN_NO_FIELD, .type = COLUMN_F32, .flags = COLUMN_NOT_STATE,
+                       .since = 5},
+};
 
 const module_t planner_module = {
     .name = "planner",
     .column_count = PL_COUNT_,
-    .column_flags = planner_flags,
+    .columns = planner_columns,
     .release = planner_release,
     .needs = planner_needs,
     .validate = planner_validate,
@@ -685,7 +735,6 @@ const module_t planner_module = {
     .teleported = planner_teleported,
     .hash = planner_hash,
     .snapshot_tag = BYTE_TAG('P', 'L', 'A', 'N'),
-    .column_since = planner_since,
     .save = planner_save,
     .load = planner_load,
     .check_loaded = planner_check_loaded,
