@@ -124,6 +124,8 @@ Test(columns, tables_match_the_enums)
                               (size_t)col->field >= per_agent[p].at + per_agent[p].size,
                           "%s.%s: reads a field a bulk add patches per agent", mn, col->name);
             if (col->check == COLUMN_CHECK_INT) cr_assert_eq(col->type, COLUMN_I32, "%s.%s", mn, col->name);
+            else if (col->check == COLUMN_CHECK_HANDLE)
+                cr_assert_eq(col->type, COLUMN_AGENT_INDEX1, "%s.%s", mn, col->name);
             else if (col->check != COLUMN_CHECK_NONE) cr_assert_eq(col->type, COLUMN_F32, "%s.%s", mn, col->name);
             if (col->check == COLUMN_CHECK_INT || col->range) {
                 cr_assert_not_null(col->range, "%s.%s: the check's bound in words", mn, col->name);
@@ -207,7 +209,7 @@ Test(columns, every_definition_column_round_trips)
  * below, 1: above, 2: not a number); 0 when it has no bound there. */
 static int out_of_range(const column_def_t* col, int which, uint32_t* bits)
 {
-    if (col->type == COLUMN_AGENT_INDEX1 || col->check == COLUMN_CHECK_NONE) return 0;
+    if (col->check == COLUMN_CHECK_HANDLE || col->check == COLUMN_CHECK_NONE) return 0;
     if (col->check == COLUMN_CHECK_INT) {
         int32_t v;
         if (which == 0 && col->lo > INT32_MIN) v = (int32_t)col->lo - 1;
@@ -240,7 +242,7 @@ Test(columns, a_field_out_of_range_is_refused_by_name)
         for (int32_t c = COMP_ROW + 1; c < m->column_count; ++c) {
             const column_def_t* col = &m->columns[c];
             if (col->field == COLUMN_NO_FIELD) continue;
-            if (col->type == COLUMN_AGENT_INDEX1) { /* a handle of another world */
+            if (col->check == COLUMN_CHECK_HANDLE) { /* a handle of another world */
                 shoal_agent_def_t d = good;
                 shoal_agent_t other = {1, (uint16_t)(w->tag ^ 0x5a5au), 1};
                 memcpy((char*)&d + col->field, &other, sizeof other);

@@ -71,7 +71,7 @@ static shoal_status_t check_column(world_t* w, const column_def_t* col, const sh
                                    const char* where)
 {
     const char* p = (const char*)d + col->field;
-    if (col->type == COLUMN_AGENT_INDEX1) {
+    if (col->check == COLUMN_CHECK_HANDLE) {
         shoal_agent_t id;
         memcpy(&id, p, sizeof id);
         if (id.index1 != 0 && id.world0 != w->tag)

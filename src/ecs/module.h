@@ -66,6 +66,7 @@ enum column_check {
     COLUMN_CHECK_AT_LEAST,   /* finite, >= lo and <= DEF_MAX_MAGNITUDE; <= hi too when `range` */
     COLUMN_CHECK_ABOVE,      /* the same with > lo */
     COLUMN_CHECK_INT,        /* an int32 in [lo, hi], `range` saying so ("1 to 64") */
+    COLUMN_CHECK_HANDLE,     /* a stored handle (its AGENT_INDEX1 column): null or of this world */
 };
 
 /* No definition field (column_def_t.field): state, or COLUMN_DERIVED. */
@@ -112,7 +113,8 @@ typedef struct column_def_t {
 /* A stored handle at columns col and col + 1, from a shoal_agent_t field
  * that must be null or of this world. */
 #define COLUMNS_HANDLE(col, nm, member)                                                            \
-    [col] = {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_INDEX1, .flags = COLUMN_BITS}, \
+    [col] = {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_INDEX1, .flags = COLUMN_BITS, \
+             .check = COLUMN_CHECK_HANDLE},                                                        \
     [(col) + 1] = {.name = nm ".tag", .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_TAG,             \
                    .flags = COLUMN_HANDLE_TAG | COLUMN_BITS}
 
