@@ -3,6 +3,7 @@
  * a row and comes back out, and a field out of its declared range is
  * refused with a message that names it. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -127,9 +128,29 @@ Test(columns, tables_match_the_enums)
             else if (col->check == COLUMN_CHECK_HANDLE)
                 cr_assert_eq(col->type, COLUMN_AGENT_INDEX1, "%s.%s", mn, col->name);
             else if (col->check != COLUMN_CHECK_NONE) cr_assert_eq(col->type, COLUMN_F32, "%s.%s", mn, col->name);
-            if (col->check == COLUMN_CHECK_INT || col->range) {
+            if (col->check == COLUMN_CHECK_INT || col->range)
                 cr_assert_not_null(col->range, "%s.%s: the check's bound in words", mn, col->name);
-                cr_assert(col->lo <= col->hi, "%s.%s", mn, col->name);
+            if (col->check != COLUMN_CHECK_NONE && col->check != COLUMN_CHECK_HANDLE)
+                cr_assert(col->lo <= col->hi, "%s.%s: [%g, %g]", mn, col->name, (double)col->lo, (double)col->hi);
+            /* The bounds the fast check compares with (columns.c column_ok). */
+            switch (col->check) {
+            case COLUMN_CHECK_FINITE:
+                cr_assert(col->lo == -FLT_MAX && col->hi == FLT_MAX, "%s.%s", mn, col->name);
+                break;
+            case COLUMN_CHECK_COORDINATE:
+                cr_assert(col->lo == -DEF_MAX_COORDINATE && col->hi == DEF_MAX_COORDINATE, "%s.%s", mn, col->name);
+                break;
+            case COLUMN_CHECK_AT_LEAST:
+            case COLUMN_CHECK_ABOVE:
+                cr_assert(col->range ? col->hi <= DEF_MAX_MAGNITUDE : col->hi == DEF_MAX_MAGNITUDE, "%s.%s", mn,
+                          col->name);
+                break;
+            case COLUMN_CHECK_INT:
+                cr_assert(col->lo == floorf(col->lo) && fabsf(col->lo) <= 16777216.0f, "%s.%s", mn, col->name);
+                cr_assert(col->hi == (float)INT32_MAX || (col->hi == floorf(col->hi) && fabsf(col->hi) <= 16777216.0f),
+                          "%s.%s", mn, col->name);
+                break;
+            default: break;
             }
         }
         /* The definition columns: every column with a field or derived from

@@ -16,6 +16,7 @@
 #ifndef SHOAL_ECS_MODULE_H
 #define SHOAL_ECS_MODULE_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,14 +59,16 @@ enum column_type {
 
 /* The range check of a definition field (columns_validate, columns.c). The
  * messages are def_check_min's (world.h): they name the field, the value
- * and what was expected. */
+ * and what was expected. Each accepts the values in [lo, hi] (column_def_t),
+ * which the row macros below fill in. */
 enum column_check {
     COLUMN_CHECK_NONE = 0,   /* none here: the module's validate checks it, if anything does */
-    COLUMN_CHECK_FINITE,     /* a float, finite */
-    COLUMN_CHECK_COORDINATE, /* finite and within +-DEF_MAX_COORDINATE */
-    COLUMN_CHECK_AT_LEAST,   /* finite, >= lo and <= DEF_MAX_MAGNITUDE; <= hi too when `range` */
-    COLUMN_CHECK_ABOVE,      /* the same with > lo */
-    COLUMN_CHECK_INT,        /* an int32 in [lo, hi], `range` saying so ("1 to 64") */
+    COLUMN_CHECK_FINITE,     /* a float, finite: [-FLT_MAX, FLT_MAX] */
+    COLUMN_CHECK_COORDINATE, /* [-DEF_MAX_COORDINATE, DEF_MAX_COORDINATE] */
+    COLUMN_CHECK_AT_LEAST,   /* [lo, DEF_MAX_MAGNITUDE], or [lo, hi] with `range` the bound in words */
+    COLUMN_CHECK_ABOVE,      /* the same without lo */
+    COLUMN_CHECK_INT,        /* an int32 in [lo, hi], `range` saying so ("1 to 64"); the bounds are
+                              * whole numbers of at most 2^24, or INT32_MAX for none */
     COLUMN_CHECK_HANDLE,     /* a stored handle (its AGENT_INDEX1 column): null or of this world */
 };
 
@@ -83,7 +86,7 @@ typedef struct column_def_t {
     uint8_t check;     /* enum column_check */
     uint8_t since;     /* the first snapshot format version with the column (0: every version
                         * with the component); files of earlier versions load it as 0 bits */
-    double lo, hi;     /* the check's bounds */
+    float lo, hi;      /* the values the check accepts (ABOVE: but lo) */
     const char* range; /* the check's upper bound in words ("[0, 1]"), or NULL for none */
 } column_def_t;
 
@@ -95,11 +98,23 @@ typedef struct column_def_t {
 #define COLUMNS_SLOT_ROW                                                                        \
     [0] = {.name = "slot", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS}, \
     [1] = {.name = "row", .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS}
-/* A float parameter >= lo (COLUMN_CHECK_AT_LEAST) or > lo (ABOVE). */
-#define COLUMN_AT_LEAST(nm, member, lo_) \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = lo_}
-#define COLUMN_ABOVE(nm, member, lo_) \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_ABOVE, .lo = lo_}
+/* A float parameter >= lo (COLUMN_CHECK_AT_LEAST) or > lo (ABOVE), and at
+ * most DEF_MAX_MAGNITUDE (world.h), or at most hi, which `range` says in
+ * words ("[0, 1]"). */
+#define COLUMN_AT_LEAST(nm, member, lo_) COLUMN_AT_LEAST_IN(nm, member, lo_, DEF_MAX_MAGNITUDE, NULL)
+#define COLUMN_ABOVE(nm, member, lo_) COLUMN_ABOVE_IN(nm, member, lo_, DEF_MAX_MAGNITUDE, NULL)
+#define COLUMN_AT_LEAST_IN(nm, member, lo_, hi_, range_)                                                    \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = lo_, \
+     .hi = hi_, .range = range_}
+#define COLUMN_ABOVE_IN(nm, member, lo_, hi_, range_)                                                    \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_ABOVE, .lo = lo_, \
+     .hi = hi_, .range = range_}
+/* A float state a definition sets: finite, or a coordinate. */
+#define COLUMN_FINITE(nm, member) \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_FINITE, .lo = -FLT_MAX, .hi = FLT_MAX}
+#define COLUMN_COORDINATE(nm, member)                                                                     \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_COORDINATE,      \
+     .lo = -DEF_MAX_COORDINATE, .hi = DEF_MAX_COORDINATE}
 /* A behavior's weight (agent_validate_def checks the weights). */
 #define COLUMN_WEIGHT(nm, behavior) {.name = nm, .field = COLUMN_FIELD(weights[behavior]), .type = COLUMN_F32}
 /* An int32 parameter in [lo, hi]. */

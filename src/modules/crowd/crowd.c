@@ -1238,13 +1238,11 @@ static const column_def_t crowd_columns[CR_COUNT_] = {
                                        "1 to " CROWD_STRING(CROWD_MAX_NEIGHBORS)),
     [CR_TAU] = COLUMN_ABOVE("crowd.time_horizon", crowd.time_horizon, 0.0),
     [CR_TAU_WALLS] = COLUMN_ABOVE("crowd.time_horizon_walls", crowd.time_horizon_walls, 0.0),
-    [CR_RESPONSIBILITY] = {.name = "crowd.responsibility", .field = COLUMN_FIELD(crowd.responsibility),
-                           .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = 0.0, .hi = 1.0,
-                           .range = "[0, 1]"},
+    [CR_RESPONSIBILITY] = COLUMN_AT_LEAST_IN("crowd.responsibility", crowd.responsibility, 0.0f, 1.0f, "[0, 1]"),
     [CR_PREFERRED_SPEED] = COLUMN_AT_LEAST("crowd.preferred_speed", crowd.preferred_speed, 0.0),
     [CR_TIME_GAP] = COLUMN_AT_LEAST("crowd.time_gap", crowd.time_gap, 0.0),
     [CR_SIDE_PREFERENCE] = {.name = "crowd.side_preference", .field = COLUMN_FIELD(crowd.side_preference),
-                            .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = 0.0, .hi = 1.0,
+                            .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = 0.0f, .hi = 1.0f,
                             .range = "[0, 1]", .since = 4},
 };
 

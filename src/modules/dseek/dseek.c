@@ -753,21 +753,16 @@ static int dseek_check_loaded(const world_t* w, byte_reader_t* rd)
     return 1;
 }
 
-#define DSEEK_COORDINATE(nm, member) \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_COORDINATE}
-#define DSEEK_FINITE(nm, member) \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_FINITE}
-
 /* DS_ARC came with snapshot version 6. */
 static const column_def_t dseek_columns[DS_COUNT_] = {
     COLUMNS_SLOT_ROW,
     [DS_WEIGHT] = COLUMN_WEIGHT("weights[dseek]", SHOAL_BEHAVIOR_DSEEK),
-    [DS_WP_X] = DSEEK_COORDINATE("dseek.waypoint.position[0]", dseek.waypoint.position[0]),
-    [DS_WP_Y] = DSEEK_COORDINATE("dseek.waypoint.position[1]", dseek.waypoint.position[1]),
-    [DS_WP_Z] = DSEEK_COORDINATE("dseek.waypoint.position[2]", dseek.waypoint.position[2]),
-    [DS_DIR_X] = DSEEK_FINITE("dseek.waypoint.direction[0]", dseek.waypoint.direction[0]),
-    [DS_DIR_Y] = DSEEK_FINITE("dseek.waypoint.direction[1]", dseek.waypoint.direction[1]),
-    [DS_DIR_Z] = DSEEK_FINITE("dseek.waypoint.direction[2]", dseek.waypoint.direction[2]),
+    [DS_WP_X] = COLUMN_COORDINATE("dseek.waypoint.position[0]", dseek.waypoint.position[0]),
+    [DS_WP_Y] = COLUMN_COORDINATE("dseek.waypoint.position[1]", dseek.waypoint.position[1]),
+    [DS_WP_Z] = COLUMN_COORDINATE("dseek.waypoint.position[2]", dseek.waypoint.position[2]),
+    [DS_DIR_X] = COLUMN_FINITE("dseek.waypoint.direction[0]", dseek.waypoint.direction[0]),
+    [DS_DIR_Y] = COLUMN_FINITE("dseek.waypoint.direction[1]", dseek.waypoint.direction[1]),
+    [DS_DIR_Z] = COLUMN_FINITE("dseek.waypoint.direction[2]", dseek.waypoint.direction[2]),
     [DS_SPEED] = COLUMN_AT_LEAST("dseek.waypoint.speed", dseek.waypoint.speed, 0.0),
     /* checked against the world's routes by dseek_validate */
     [DS_ROUTE] = {.name = "dseek.route", .field = COLUMN_FIELD(dseek.route), .type = COLUMN_I32,
@@ -778,8 +773,6 @@ static const column_def_t dseek_columns[DS_COUNT_] = {
     [DS_ARC] = {.name = "dseek.final_arc", .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS,
                 .since = 6},
 };
-#undef DSEEK_COORDINATE
-#undef DSEEK_FINITE
 
 const module_t dseek_module = {
     .name = "dseek",

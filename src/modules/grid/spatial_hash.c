@@ -774,8 +774,7 @@ static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoa
 static const column_def_t neighbors_columns[NB_COUNT_] = {
     COLUMNS_SLOT_ROW,
     [NB_RADIUS] = COLUMN_ABOVE("neighbors.radius", neighbors.radius, 0.0),
-    [NB_FOV] = {.name = "neighbors.fov", .field = COLUMN_FIELD(neighbors.fov), .type = COLUMN_F32,
-                .check = COLUMN_CHECK_ABOVE, .lo = 0.0, .hi = VEC_TWO_PI, .range = "(0, 2 pi] rad"},
+    [NB_FOV] = COLUMN_ABOVE_IN("neighbors.fov", neighbors.fov, 0.0f, VEC_TWO_PI, "(0, 2 pi] rad"),
     [NB_FOV_COS] = {.name = "neighbors.fov_cos", .field = COLUMN_NO_FIELD, .type = COLUMN_F32,
                     .flags = COLUMN_DERIVED},
     [NB_MAX] = COLUMN_INT_IN("neighbors.max_neighbors", neighbors.max_neighbors, 0, INT32_MAX,

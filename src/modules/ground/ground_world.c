@@ -669,6 +669,7 @@ const module_t ground_module = {
     .name = "ground",
     .column_count = GR_COUNT_,
     .columns = ground_columns,
+    .columns_checked_when_needed = 1,
     .release = ground_release,
     .needs = ground_needs,
     .validate = ground_validate_def,

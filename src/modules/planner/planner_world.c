@@ -683,6 +683,7 @@ const module_t planner_module = {
     .name = "planner",
     .column_count = PL_COUNT_,
     .columns = planner_columns,
+    .columns_checked_when_needed = 1,
     .release = planner_release,
     .needs = planner_needs,
     .validate = planner_validate,
