@@ -1,7 +1,7 @@
-/* Each module's column table (module_t.columns, ecs/columns.c): it matches
+/* Each module's column table (module_t.columns, ecs/columns.h): it matches
  * the module's column enum, every column with a definition field goes into
- * a row and comes back out, and a field out of its declared range is
- * refused with a message that names it. */
+ * a row and comes back out through the module's hooks, and a field out of
+ * its declared range is refused with a message that names it. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -202,6 +202,7 @@ Test(columns, every_definition_column_round_trips)
         make_need(&d, m->name);
         fill_fields(w, m, &d);
         cr_assert(m->needs(&d), "%s: the filled definition no longer needs the component", m->name);
+        cr_assert(m->write_row && m->read_row, "%s: no write_row or read_row for its table's columns", m->name);
         if (m->prepare) cr_assert(m->prepare(w, &d, "test"), "%s: %s", m->name, shoal_world_last_error(w));
         component_t* comp = &w->comps[k];
         cr_assert(component_reserve_slots(comp, &w->alloc, w->slot_capacity));
@@ -209,11 +210,9 @@ Test(columns, every_definition_column_round_trips)
         cr_assert_geq(r, 0);
         TABLE_COL(&comp->table, int32_t, COMP_ROW)[r] = row;
         /* As agent_write_components and agent_read_row do. */
-        columns_write_row(w, k, r, &d);
-        if (m->write_row) m->write_row(w, r, slot, &d, agent_row_forward(w, row), 1);
+        m->write_row(w, r, slot, &d, agent_row_forward(w, row), 1);
         shoal_agent_def_t out = shoal_agent_default_def();
-        columns_read_row(w, k, r, &out);
-        if (m->read_row) m->read_row(w, r, &out);
+        m->read_row(w, r, &out);
         for (int32_t c = COMP_ROW + 1; c < m->column_count; ++c) {
             const column_def_t* col = &m->columns[c];
             if (col->field == COLUMN_NO_FIELD) continue;

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/world.h"
 #include "simd/vec.h"
@@ -178,8 +177,8 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
     /* Each module checks its part, whether or not the agent uses it. */
     for (int32_t m = 0; m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];
-        shoal_status_t st = columns_validate(w, mod, d, where);
-        if (st == SHOAL_OK && mod->validate) st = mod->validate(w, d, where);
+        if (!mod->validate) continue;
+        shoal_status_t st = mod->validate(w, d, where);
         if (st != SHOAL_OK) return st;
     }
     for (int b = 0; b < SHOAL_BEHAVIOR_SLOTS; ++b) {

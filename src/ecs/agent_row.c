@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/world.h"
 #include "simd/vec.h"
@@ -242,7 +241,6 @@ void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* 
         unsigned char before[ROW_BYTES_MAX], after[ROW_BYTES_MAX];
         size_t size = fresh ? 0 : row_bytes(&c->table, r, before);
         TABLE_COL(&c->table, int32_t, COMP_ROW)[r] = w->slots[slot].row;
-        columns_write_row(w, k, r, d);
         if (m->write_row) m->write_row(w, r, slot, d, forward, fresh);
         if (size == 0 || row_bytes(&c->table, r, after) != size || memcmp(before, after, size) != 0)
             c->version++;
@@ -254,9 +252,7 @@ static void read_components(const world_t* w, uint32_t slot, shoal_agent_def_t* 
     for (int k = 0; k < w->comp_count; ++k) {
         int32_t r = component_row(&w->comps[k], slot);
         const module_t* m = w->comp_module[k];
-        if (r < 0) continue;
-        columns_read_row(w, k, r, d);
-        if (m->read_row) m->read_row(w, r, d);
+        if (r >= 0 && m->read_row) m->read_row(w, r, d);
     }
 }
 

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/world.h"
 
@@ -235,10 +234,6 @@ static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
         const module_t* m = w->comp_module[k];
         uint32_t* cslots = table_slots(&comp->table);
         int32_t* crow = TABLE_COL(&comp->table, int32_t, COMP_ROW);
-        /* The table's columns come from the module's part of the
-         * definition, which no per-agent array patches: one value each for
-         * the whole block. */
-        columns_write_rows(w, k, c->comp_base[k] + begin, end - begin, c->def);
         for (int32_t i = begin; i < end; ++i) {
             int32_t r = c->comp_base[k] + i;
             uint32_t slot = c->slots[i];

@@ -145,15 +145,12 @@ typedef struct module_t {
     const char* name;
     /* Its component: column_count > 0 gives the module one, whose index in
      * w->comps is its position among the registry's modules that have one,
-     * and whose columns are columns[0 .. column_count) (column_def_t). The
-     * core writes, reads back and checks every column with a definition
-     * field (columns.c) before the module's own hooks (write_row, read_row,
-     * validate) do the rest. */
+     * and whose columns are columns[0 .. column_count) (column_def_t). Its
+     * write_row, read_row and validate do the table's part with
+     * columns_write, columns_read and columns_check (ecs/columns.h), then
+     * what the table cannot say. */
     int32_t column_count;
     const column_def_t* columns;
-    /* 1: the table's checks apply only to a definition that needs the
-     * component (a crowd agent's crowd part); 0: to every definition. */
-    int32_t columns_checked_when_needed;
 
     /* Module-wide data: w->module_data[module index]. init makes it when a
      * world is created (0 when out of memory); release frees it. */
@@ -163,8 +160,8 @@ typedef struct module_t {
     /* Whether an agent of definition d has the component. */
     int (*needs)(const shoal_agent_def_t* d);
     /* Check the module's part of a definition (whether or not the agent
-     * needs the component) beyond its table's checks, which come first; the
-     * message names the field. */
+     * needs the component, unless the module says otherwise): its table's
+     * checks (columns_check), then the rest; the message names the field. */
     shoal_status_t (*validate)(world_t* w, const shoal_agent_def_t* d, const char* where);
     /* Extra checks for a new agent only (a goal agent that must be live). */
     shoal_status_t (*validate_add)(world_t* w, const shoal_agent_def_t* d, const char* where);
@@ -181,13 +178,13 @@ typedef struct module_t {
     int (*reserve_step)(world_t* w);
 
     /* Write row r of the component from a definition (the agent row, pose
-     * included, and the table's columns are already written): the derived
-     * columns and state. `fresh`: the row was just added. `forward` is the
-     * agent's forward axis. */
+     * included, is already written): the table's columns (columns_write),
+     * then the derived columns and state. `fresh`: the row was just added.
+     * `forward` is the agent's forward axis. */
     void (*write_row)(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                       int fresh);
-    /* Read row r back into the module's part of a definition, after the
-     * table's columns were read back: what they do not say. */
+    /* Read row r back into the module's part of a definition: the table's
+     * columns (columns_read), then what they do not say. */
     void (*read_row)(const world_t* w, int32_t r, shoal_agent_def_t* d);
     /* The agent of `agent_row` lost its row r of the component; the last row
      * moved into r, and its agent's row is moved_agent_row (-1 when r was the

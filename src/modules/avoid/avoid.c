@@ -83,6 +83,7 @@
  * thread reads the same array. */
 #include <math.h>
 
+#include "ecs/columns.h"
 #include "modules/avoid/avoid.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
@@ -341,9 +342,31 @@ static const column_def_t avoid_columns[AV_COUNT_] = {
     [AV_TANGENTIAL] = COLUMN_INT_IN("avoid.tangential", avoid.tangential, 0, 1, "0 or 1"),
 };
 
+static shoal_status_t avoid_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    return columns_check(w, d, where, avoid_columns, AV_COUNT_);
+}
+
+static void avoid_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    columns_write(w, COMP_AVOID, r, d, avoid_columns, AV_COUNT_);
+}
+
+static void avoid_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_AVOID, r, d, avoid_columns, AV_COUNT_);
+}
+
 const module_t avoid_module = {
     .name = "avoid",
     .column_count = AV_COUNT_,
     .columns = avoid_columns,
     .needs = avoid_needs,
+    .validate = avoid_validate,
+    .write_row = avoid_write_row,
+    .read_row = avoid_read_row,
 };

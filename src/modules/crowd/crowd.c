@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
 #include "simd/lane_math.h"
@@ -1189,44 +1190,6 @@ static void crowd_release(world_t* w)
 
 static int crowd_needs(const shoal_agent_def_t* d) { return d->crowd.enabled != 0; }
 
-/* Beyond the table's checks (which apply to crowd agents only). */
-static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
-{
-    const shoal_crowd_t* c = &d->crowd;
-    if (c->enabled != 0 && c->enabled != 1)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.enabled must be 0 or 1, got %d", where,
-                          (int)c->enabled);
-    if (!c->enabled) return SHOAL_OK;
-    if (d->ground.enabled || d->planner.enabled)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: a crowd agent (crowd.enabled) cannot also be a %s: each moves itself", where,
-                          d->ground.enabled ? "ground vehicle (ground.enabled)" : "planner agent (planner.enabled)");
-    if (!(d->vehicle.radius > 0.0f))
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: vehicle.radius must be > 0 m for a crowd agent, got %g", where,
-                          (double)d->vehicle.radius);
-    return SHOAL_OK;
-}
-
-/* A fresh row has no contact candidates until its first orca pass. */
-static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
-                            int fresh)
-{
-    (void)slot;
-    (void)d;
-    (void)forward;
-    crowd_world_t* cw = crowd_data(w);
-    if (fresh && r < cw->capacity)
-        for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
-}
-
-static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
-{
-    (void)w;
-    (void)r;
-    d->crowd.enabled = 1;
-}
-
 #define CROWD_STRING_(x) #x
 #define CROWD_STRING(x) CROWD_STRING_(x)
 
@@ -1246,11 +1209,50 @@ static const column_def_t crowd_columns[CR_COUNT_] = {
                             .range = "[0, 1]", .since = 4},
 };
 
+/* A crowd agent's part only. */
+static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    const shoal_crowd_t* c = &d->crowd;
+    if (c->enabled != 0 && c->enabled != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.enabled must be 0 or 1, got %d", where,
+                          (int)c->enabled);
+    if (!c->enabled) return SHOAL_OK;
+    shoal_status_t st = columns_check(w, d, where, crowd_columns, CR_COUNT_);
+    if (st != SHOAL_OK) return st;
+    if (d->ground.enabled || d->planner.enabled)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: a crowd agent (crowd.enabled) cannot also be a %s: each moves itself", where,
+                          d->ground.enabled ? "ground vehicle (ground.enabled)" : "planner agent (planner.enabled)");
+    if (!(d->vehicle.radius > 0.0f))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: vehicle.radius must be > 0 m for a crowd agent, got %g", where,
+                          (double)d->vehicle.radius);
+    return SHOAL_OK;
+}
+
+/* Then a fresh row has no contact candidates until its first orca pass. */
+static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            int fresh)
+{
+    (void)slot;
+    (void)forward;
+    columns_write(w, COMP_CROWD, r, d, crowd_columns, CR_COUNT_);
+    crowd_world_t* cw = crowd_data(w);
+    if (fresh && r < cw->capacity)
+        for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
+}
+
+static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_CROWD, r, d, crowd_columns, CR_COUNT_);
+    d->crowd.enabled = 1;
+}
+
+
 const module_t crowd_module = {
     .name = "crowd",
     .column_count = CR_COUNT_,
     .columns = crowd_columns,
-    .columns_checked_when_needed = 1,
     .init = crowd_init,
     .release = crowd_release,
     .needs = crowd_needs,

@@ -36,6 +36,7 @@
  * those in a later stage, so no other decide thread is writing them. */
 #include <math.h>
 
+#include "ecs/columns.h"
 #include "modules/follow/follow.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
@@ -128,9 +129,31 @@ static const column_def_t follow_columns[FO_COUNT_] = {
     [FO_ARRIVE_GAIN] = COLUMN_ABOVE("follow.arrive_gain", follow.arrive_gain, 0.0),
 };
 
+static shoal_status_t follow_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    return columns_check(w, d, where, follow_columns, FO_COUNT_);
+}
+
+static void follow_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                             int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    columns_write(w, COMP_FOLLOW, r, d, follow_columns, FO_COUNT_);
+}
+
+static void follow_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_FOLLOW, r, d, follow_columns, FO_COUNT_);
+}
+
 const module_t follow_module = {
     .name = "follow",
     .column_count = FO_COUNT_,
     .columns = follow_columns,
     .needs = follow_needs,
+    .validate = follow_validate,
+    .write_row = follow_write_row,
+    .read_row = follow_read_row,
 };

@@ -6,6 +6,7 @@
  * (bucket, block) in that order gives every block its write position in
  * every bucket, and each block scatters its agents in row order. Within a
  * bucket, agents thus stay in row order whoever processed them. */
+#include "ecs/columns.h"
 #include "modules/neighbors/neighbors.h"
 #include "modules/ground/ground.h"
 #include "modules/crowd/crowd.h"
@@ -759,18 +760,6 @@ static int neighbors_needs(const shoal_agent_def_t* d)
            wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
 }
 
-/* The cosine of half the field of view, which the pass compares with. */
-static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
-                                int fresh)
-{
-    (void)slot;
-    (void)forward;
-    (void)fresh;
-    float fov = d->neighbors.fov;
-    /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
-    COMP_F(w, COMP_NEIGHBORS, NB_FOV_COS)[r] = fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * fov);
-}
-
 static const column_def_t neighbors_columns[NB_COUNT_] = {
     COLUMNS_SLOT_ROW,
     [NB_RADIUS] = COLUMN_ABOVE("neighbors.radius", neighbors.radius, 0.0),
@@ -787,13 +776,39 @@ static const column_def_t neighbors_columns[NB_COUNT_] = {
     [NB_W_COH] = COLUMN_WEIGHT("weights[cohere]", SHOAL_BEHAVIOR_COHERE),
 };
 
+static shoal_status_t neighbors_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    return columns_check(w, d, where, neighbors_columns, NB_COUNT_);
+}
+
+/* Then the cosine of half the field of view, which the pass compares with. */
+static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                                int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    columns_write(w, COMP_NEIGHBORS, r, d, neighbors_columns, NB_COUNT_);
+    float fov = d->neighbors.fov;
+    /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
+    COMP_F(w, COMP_NEIGHBORS, NB_FOV_COS)[r] = fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * fov);
+}
+
+static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_NEIGHBORS, r, d, neighbors_columns, NB_COUNT_);
+}
+
+
 const module_t neighbors_module = {
     .name = "neighbors",
     .column_count = NB_COUNT_,
     .columns = neighbors_columns,
     .release = grid_destroy,
     .needs = neighbors_needs,
+    .validate = neighbors_validate,
     .write_row = neighbors_write_row,
+    .read_row = neighbors_read_row,
     .row_removed = grid_neighbors_row_removed,
     .agent_row_moved = grid_agent_row_moved,
 };

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "modules/ground/ground.h"
 
 /* ---- world data ---------------------------------------------------------- */
@@ -562,29 +563,6 @@ static int ground_reserve_add(world_t* w, const shoal_agent_def_t* d)
 
 static int ground_reserve_any(world_t* w) { return ground_reserve_step(w, 0); }
 
-/* After the pose and the table's columns: the path, and the motion state.
- * A fresh row is all zero: wheels straight, inputs released; its motion
- * starts from the definition's heading and velocity. A new path (or a
- * fresh row) restarts the run. */
-static void ground_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
-                             int fresh)
-{
-    (void)slot;
-    (void)forward;
-    int32_t path = d->ground.follow.path;
-    int new_path = fresh || COMP_I(w, COMP_GROUND, GR_PATH)[r] != path;
-    COMP_I(w, COMP_GROUND, GR_PATH)[r] = path;
-    if (fresh) place_vehicle(w, r, d->heading, d->velocity);
-    if (new_path) ground_restart_run(w, r);
-}
-
-static void ground_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
-{
-    (void)w;
-    (void)r;
-    d->ground.enabled = 1;
-}
-
 /* The parameters come from the definition; ground_validate checks them
  * (with gv_params_valid and pf_params_valid, the checks the standalone
  * vehicle and follower share). */
@@ -665,11 +643,34 @@ static const column_def_t ground_columns[GR_COUNT_] = {
 #undef GROUND_F32
 #undef GROUND_I32
 
+/* After the pose: the table's columns, the path, and the motion state. A
+ * fresh row is all zero: wheels straight, inputs released; its motion
+ * starts from the definition's heading and velocity. A new path (or a
+ * fresh row) restarts the run. */
+static void ground_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                             int fresh)
+{
+    (void)slot;
+    (void)forward;
+    columns_write(w, COMP_GROUND, r, d, ground_columns, GR_COUNT_);
+    int32_t path = d->ground.follow.path;
+    int new_path = fresh || COMP_I(w, COMP_GROUND, GR_PATH)[r] != path;
+    COMP_I(w, COMP_GROUND, GR_PATH)[r] = path;
+    if (fresh) place_vehicle(w, r, d->heading, d->velocity);
+    if (new_path) ground_restart_run(w, r);
+}
+
+static void ground_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_GROUND, r, d, ground_columns, GR_COUNT_);
+    d->ground.enabled = 1;
+}
+
+
 const module_t ground_module = {
     .name = "ground",
     .column_count = GR_COUNT_,
     .columns = ground_columns,
-    .columns_checked_when_needed = 1,
     .release = ground_release,
     .needs = ground_needs,
     .validate = ground_validate_def,

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/rng.h"
 #include "modules/planner/planner.h"
 #include "modules/planner/trim.h"
@@ -570,39 +571,6 @@ static int planner_prepare_def(world_t* w, const shoal_agent_def_t* d, const cha
     return planner_prepare(w, where);
 }
 
-/* After the pose and the table's columns. A fresh row starts its first
- * interval from the agent's pose, planned at the next step and cut short so
- * that its intervals end on its phase (planner.c). */
-static void planner_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
-                              int fresh)
-{
-    (void)forward;
-    (void)d;
-    const int k = COMP_PLANNER;
-    if (w->dims == 2) COMP_F(w, k, PL_GOAL_Z)[r] = 0.0f;
-    if (!fresh) return;
-    /* A fresh row is all zero (statistics included). */
-    const planner_world_t* pw = planner_data(w);
-    uint64_t bits = rng_bits(w->seed, 0x6f66667365742121ull, slot, 0);
-    COMP_U(w, k, PL_PERM_OFFSET)[r] = (uint32_t)(bits % (uint64_t)pw->table.controls);
-    restart_interval(w, r);
-}
-
-static void planner_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
-{
-    (void)w;
-    (void)r;
-    d->planner.enabled = 1;
-}
-
-/* A planner agent starts a new interval from the new pose (its velocity is
- * its speed along the facing, whatever was given). */
-static void planner_teleported(world_t* w, int32_t r, const float velocity[3])
-{
-    (void)velocity;
-    planner_after_teleport(w, r);
-}
-
 /* The parameters come from the definition; planner_validate checks them
  * (with plan_params_valid, the check the standalone search shares). The
  * goal's z is 0 in 2D (planner_write_row). Search timings
@@ -679,11 +647,43 @@ static const column_def_t planner_columns[PL_COUNT_] = {
 #undef PLANNER_F32
 #undef PLANNER_I32
 
+/* After the pose: the table's columns, then the goal's z in 2D. A fresh
+ * row starts its first interval from the agent's pose, planned at the next
+ * step and cut short so that its intervals end on its phase (planner.c). */
+static void planner_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                              int fresh)
+{
+    (void)forward;
+    const int k = COMP_PLANNER;
+    columns_write(w, k, r, d, planner_columns, PL_COUNT_);
+    if (w->dims == 2) COMP_F(w, k, PL_GOAL_Z)[r] = 0.0f;
+    if (!fresh) return;
+    /* A fresh row is all zero (statistics included). */
+    const planner_world_t* pw = planner_data(w);
+    uint64_t bits = rng_bits(w->seed, 0x6f66667365742121ull, slot, 0);
+    COMP_U(w, k, PL_PERM_OFFSET)[r] = (uint32_t)(bits % (uint64_t)pw->table.controls);
+    restart_interval(w, r);
+}
+
+static void planner_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_PLANNER, r, d, planner_columns, PL_COUNT_);
+    d->planner.enabled = 1;
+}
+
+/* A planner agent starts a new interval from the new pose (its velocity is
+ * its speed along the facing, whatever was given). */
+static void planner_teleported(world_t* w, int32_t r, const float velocity[3])
+{
+    (void)velocity;
+    planner_after_teleport(w, r);
+}
+
+
 const module_t planner_module = {
     .name = "planner",
     .column_count = PL_COUNT_,
     .columns = planner_columns,
-    .columns_checked_when_needed = 1,
     .release = planner_release,
     .needs = planner_needs,
     .validate = planner_validate,

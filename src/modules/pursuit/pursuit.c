@@ -25,6 +25,7 @@
  * threads are writing. */
 #include <math.h>
 
+#include "ecs/columns.h"
 #include "modules/pursuit/pursuit.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
@@ -110,9 +111,31 @@ static const column_def_t pursuit_columns[PU_COUNT_] = {
     [PU_MAX_PREDICTION] = COLUMN_AT_LEAST("pursuit.max_prediction", pursuit.max_prediction, 0.0),
 };
 
+static shoal_status_t pursuit_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    return columns_check(w, d, where, pursuit_columns, PU_COUNT_);
+}
+
+static void pursuit_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                              int fresh)
+{
+    (void)slot;
+    (void)forward;
+    (void)fresh;
+    columns_write(w, COMP_PURSUIT, r, d, pursuit_columns, PU_COUNT_);
+}
+
+static void pursuit_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_PURSUIT, r, d, pursuit_columns, PU_COUNT_);
+}
+
 const module_t pursuit_module = {
     .name = "pursuit",
     .column_count = PU_COUNT_,
     .columns = pursuit_columns,
     .needs = pursuit_needs,
+    .validate = pursuit_validate,
+    .write_row = pursuit_write_row,
+    .read_row = pursuit_read_row,
 };

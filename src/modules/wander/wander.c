@@ -29,6 +29,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "modules/wander/wander.h"
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
@@ -306,19 +307,6 @@ int64_t wander_run(world_t* w, float dt, void* ctx)
 
 static int wander_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_WANDER] != 0.0f; }
 
-/* The key and the walk's velocity: state. */
-static void wander_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
-                             int fresh)
-{
-    const int k = COMP_WANDER;
-    COMP_U(w, k, WD_KEY)[r] = w->slots[slot].generation;
-    if (fresh) { /* the walk starts straight ahead */
-        COMP_F(w, k, WD_VX)[r] = d->wander.strength * forward.x;
-        COMP_F(w, k, WD_VY)[r] = d->wander.strength * forward.y;
-        COMP_F(w, k, WD_VZ)[r] = w->dims == 3 ? d->wander.strength * forward.z : 0.0f;
-    }
-}
-
 static const column_def_t wander_columns[WD_COUNT_] = {
     COLUMNS_SLOT_ROW,
     [WD_KEY] = COLUMN_STATE_U32("wander.key"),
@@ -331,10 +319,37 @@ static const column_def_t wander_columns[WD_COUNT_] = {
     [WD_VZ] = COLUMN_STATE_F32("wander.velocity[2]"),
 };
 
+static shoal_status_t wander_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
+{
+    return columns_check(w, d, where, wander_columns, WD_COUNT_);
+}
+
+/* Then the key and the walk's velocity: state. */
+static void wander_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                             int fresh)
+{
+    const int k = COMP_WANDER;
+    columns_write(w, k, r, d, wander_columns, WD_COUNT_);
+    COMP_U(w, k, WD_KEY)[r] = w->slots[slot].generation;
+    if (fresh) { /* the walk starts straight ahead */
+        COMP_F(w, k, WD_VX)[r] = d->wander.strength * forward.x;
+        COMP_F(w, k, WD_VY)[r] = d->wander.strength * forward.y;
+        COMP_F(w, k, WD_VZ)[r] = w->dims == 3 ? d->wander.strength * forward.z : 0.0f;
+    }
+}
+
+static void wander_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
+{
+    columns_read(w, COMP_WANDER, r, d, wander_columns, WD_COUNT_);
+}
+
+
 const module_t wander_module = {
     .name = "wander",
     .column_count = WD_COUNT_,
     .columns = wander_columns,
     .needs = wander_needs,
+    .validate = wander_validate,
     .write_row = wander_write_row,
+    .read_row = wander_read_row,
 };
