@@ -147,7 +147,7 @@ Test(columns, tables_match_the_enums)
                 break;
             case COLUMN_CHECK_INT:
                 cr_assert(col->lo == floorf(col->lo) && fabsf(col->lo) <= 16777216.0f, "%s.%s", mn, col->name);
-                cr_assert(col->hi == (float)INT32_MAX || (col->hi == floorf(col->hi) && fabsf(col->hi) <= 16777216.0f),
+                cr_assert(col->hi == COLUMN_INT_NO_MAX || (col->hi == floorf(col->hi) && fabsf(col->hi) <= 16777216.0f),
                           "%s.%s", mn, col->name);
                 break;
             default: break;
@@ -232,8 +232,8 @@ static int out_of_range(const column_def_t* col, int which, uint32_t* bits)
     if (col->check == COLUMN_CHECK_HANDLE || col->check == COLUMN_CHECK_NONE) return 0;
     if (col->check == COLUMN_CHECK_INT) {
         int32_t v;
-        if (which == 0 && col->lo > INT32_MIN) v = (int32_t)col->lo - 1;
-        else if (which == 1 && col->hi < INT32_MAX) v = (int32_t)col->hi + 1;
+        if (which == 0) v = (int32_t)col->lo - 1;
+        else if (which == 1 && col->hi != COLUMN_INT_NO_MAX) v = (int32_t)col->hi + 1;
         else return 0;
         memcpy(bits, &v, 4);
         return 1;

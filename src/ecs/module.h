@@ -57,7 +57,7 @@ enum column_type {
     COLUMN_AGENT_TAG,
 };
 
-/* The range check of a definition field (columns_validate, columns.c). The
+/* The range check of a definition field (columns_check, ecs/columns.h). The
  * messages are def_check_min's (world.h): they name the field, the value
  * and what was expected. Each accepts the values in [lo, hi] (column_def_t),
  * which the row macros below fill in. */
@@ -68,9 +68,12 @@ enum column_check {
     COLUMN_CHECK_AT_LEAST,   /* [lo, DEF_MAX_MAGNITUDE], or [lo, hi] with `range` the bound in words */
     COLUMN_CHECK_ABOVE,      /* the same without lo */
     COLUMN_CHECK_INT,        /* an int32 in [lo, hi], `range` saying so ("1 to 64"); the bounds are
-                              * whole numbers of at most 2^24, or INT32_MAX for none */
+                              * whole numbers of at most 2^24, hi COLUMN_INT_NO_MAX for none */
     COLUMN_CHECK_HANDLE,     /* a stored handle (its AGENT_INDEX1 column): null or of this world */
 };
+
+/* An INT check's hi when there is none: 2^31, above every int32. */
+#define COLUMN_INT_NO_MAX 2147483648.0f
 
 /* No definition field (column_def_t.field): state, or COLUMN_DERIVED. */
 #define COLUMN_NO_FIELD (-1)
@@ -110,8 +113,9 @@ typedef struct column_def_t {
     {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_ABOVE, .lo = lo_, \
      .hi = hi_, .range = range_}
 /* A float state a definition sets: finite, or a coordinate. */
-#define COLUMN_FINITE(nm, member) \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_FINITE, .lo = -FLT_MAX, .hi = FLT_MAX}
+#define COLUMN_FINITE(nm, member)                                                                   \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_FINITE, \
+     .lo = -FLT_MAX, .hi = FLT_MAX}
 #define COLUMN_COORDINATE(nm, member)                                                                     \
     {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_COORDINATE,      \
      .lo = -DEF_MAX_COORDINATE, .hi = DEF_MAX_COORDINATE}

@@ -83,8 +83,8 @@
  * thread reads the same array. */
 #include <math.h>
 
-#include "ecs/columns.h"
 #include "modules/avoid/avoid.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
 #include "modules/obstacles/obstacles.h"

@@ -1209,7 +1209,7 @@ static const column_def_t crowd_columns[CR_COUNT_] = {
                             .range = "[0, 1]", .since = 4},
 };
 
-/* A crowd agent's part only. */
+/* Only a crowd agent's part: the table's checks, then those that span fields. */
 static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
     const shoal_crowd_t* c = &d->crowd;
@@ -1247,7 +1247,6 @@ static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     columns_read(w, COMP_CROWD, r, d, crowd_columns, CR_COUNT_);
     d->crowd.enabled = 1;
 }
-
 
 const module_t crowd_module = {
     .name = "crowd",

@@ -618,7 +618,6 @@ static const column_def_t dseek_columns[DS_COUNT_] = {
                 .since = 6},
 };
 
-
 /* The table's checks, then the route, which must be one of this world, and
  * the waypoint's direction, a unit vector when it is flown. */
 static shoal_status_t dseek_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
@@ -783,7 +782,6 @@ static int dseek_check_loaded(const world_t* w, byte_reader_t* rd)
     }
     return 1;
 }
-
 
 const module_t dseek_module = {
     .name = "dseek",

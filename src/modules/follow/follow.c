@@ -36,8 +36,8 @@
  * those in a later stage, so no other decide thread is writing them. */
 #include <math.h>
 
-#include "ecs/columns.h"
 #include "modules/follow/follow.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
 #include "modules/agent.h"

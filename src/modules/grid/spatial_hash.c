@@ -6,7 +6,6 @@
  * (bucket, block) in that order gives every block its write position in
  * every bucket, and each block scatters its agents in row order. Within a
  * bucket, agents thus stay in row order whoever processed them. */
-#include "ecs/columns.h"
 #include "modules/neighbors/neighbors.h"
 #include "modules/ground/ground.h"
 #include "modules/crowd/crowd.h"
@@ -14,6 +13,7 @@
 
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/lanes.h"
 #include "modules/agent.h"
@@ -766,7 +766,7 @@ static const column_def_t neighbors_columns[NB_COUNT_] = {
     [NB_FOV] = COLUMN_ABOVE_IN("neighbors.fov", neighbors.fov, 0.0f, VEC_TWO_PI, "(0, 2 pi] rad"),
     [NB_FOV_COS] = {.name = "neighbors.fov_cos", .field = COLUMN_NO_FIELD, .type = COLUMN_F32,
                     .flags = COLUMN_DERIVED},
-    [NB_MAX] = COLUMN_INT_IN("neighbors.max_neighbors", neighbors.max_neighbors, 0, INT32_MAX,
+    [NB_MAX] = COLUMN_INT_IN("neighbors.max_neighbors", neighbors.max_neighbors, 0, COLUMN_INT_NO_MAX,
                              ">= 0 (0 = no cap)"),
     [NB_K_SEP] = COLUMN_AT_LEAST("neighbors.separation_gain", neighbors.separation_gain, 0.0),
     [NB_K_ALI] = COLUMN_AT_LEAST("neighbors.alignment_gain", neighbors.alignment_gain, 0.0),
@@ -798,7 +798,6 @@ static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d
 {
     columns_read(w, COMP_NEIGHBORS, r, d, neighbors_columns, NB_COUNT_);
 }
-
 
 const module_t neighbors_module = {
     .name = "neighbors",

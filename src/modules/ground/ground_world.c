@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ecs/columns.h"
 #include "modules/ground/ground.h"
+#include "ecs/columns.h"
 
 /* ---- world data ---------------------------------------------------------- */
 
@@ -665,7 +665,6 @@ static void ground_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     columns_read(w, COMP_GROUND, r, d, ground_columns, GR_COUNT_);
     d->ground.enabled = 1;
 }
-
 
 const module_t ground_module = {
     .name = "ground",

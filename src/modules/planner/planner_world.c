@@ -679,7 +679,6 @@ static void planner_teleported(world_t* w, int32_t r, const float velocity[3])
     planner_after_teleport(w, r);
 }
 
-
 const module_t planner_module = {
     .name = "planner",
     .column_count = PL_COUNT_,

@@ -25,8 +25,8 @@
  * threads are writing. */
 #include <math.h>
 
-#include "ecs/columns.h"
 #include "modules/pursuit/pursuit.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
 #include "modules/agent.h"

@@ -29,8 +29,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "ecs/columns.h"
 #include "modules/wander/wander.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
 #include "simd/lane_math.h"
@@ -342,7 +342,6 @@ static void wander_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
     columns_read(w, COMP_WANDER, r, d, wander_columns, WD_COUNT_);
 }
-
 
 const module_t wander_module = {
     .name = "wander",
