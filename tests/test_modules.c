@@ -187,4 +187,16 @@ Test(modules, a_registry_past_the_limits_is_refused)
     cr_assert_eq(world_create_with(&def, &big, &w, &err), SHOAL_ERR_CAPACITY);
     cr_assert_null(w);
     cr_assert(strstr(err.message, "registry") != NULL, "%s", err.message);
+
+    /* A component without a column table. */
+    static const module_t bare = {.name = "bare", .column_count = 3};
+    const module_t* mods[WORLD_MAX_MODULES];
+    for (int32_t m = 0; m < b->module_count; ++m) mods[m] = b->modules[m];
+    mods[b->module_count] = &bare;
+    registry_t with_bare = *b;
+    with_bare.modules = mods;
+    with_bare.module_count = b->module_count + 1;
+    cr_assert_eq(world_create_with(&def, &with_bare, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert_null(w);
+    cr_assert(strstr(err.message, "column table") != NULL, "%s", err.message);
 }

@@ -20,7 +20,7 @@ typedef struct component_t {
     uint64_t note_version;
     uint64_t note_cols;
     int32_t note_state; /* 0: none yet, 1: one value each, 2: not */
-    /* The module's definition columns (module_t.definition_columns) that
+    /* The module's definition columns (columns_definition_mask) that
      * the last reorder's scan found holding one value, at `one_version`
      * (one_known 0: none yet). */
     uint64_t one_columns;

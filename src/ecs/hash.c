@@ -5,6 +5,7 @@
  * bit-identical state). */
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/rng.h"
 #include "ecs/world.h"
 
@@ -53,12 +54,12 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
             const component_t* comp = &w->comps[k];
             int32_t r = component_row(comp, (uint32_t)s);
             if (r < 0) continue;
-            const uint8_t* flags = w->comp_module[k]->column_flags;
+            const module_t* mod = w->comp_module[k];
             h = absorb(h, 0xc0de0000u + (uint64_t)k);
             for (int32_t c = 1; c < comp->table.column_count; ++c) {
                 uint32_t v;
                 memcpy(&v, (const char*)comp->table.columns[c] + (size_t)r * 4, 4);
-                uint8_t f = flags ? flags[c] : 0;
+                uint8_t f = column_flags(mod, c);
                 if (f & COLUMN_NOT_STATE) continue;
                 if (f & COLUMN_HANDLE_TAG) v &= 0xffffu;
                 h = absorb(h, v);

@@ -16,6 +16,8 @@
 #ifndef SHOAL_ECS_MODULE_H
 #define SHOAL_ECS_MODULE_H
 
+#include <float.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/byte_io.h"
@@ -35,7 +37,105 @@ enum column_flag {
     COLUMN_BITS = 1u << 2,       /* not a float that must be finite: an int32 or uint32, a
                                   * bit pattern, or a statistic that may be infinite (the
                                   * snapshot loader checks the other columns are finite) */
+    COLUMN_DERIVED = 1u << 3,    /* no definition field, but the module's write_row writes it
+                                  * from the definition alone (neighbors' cosine of half the
+                                  * field of view): a definition column all the same */
+    COLUMN_MODULE_WRITES = 1u << 4, /* from a definition field, which the table reads back and
+                                     * checks, but the module's write_row writes it: what it
+                                     * writes depends on the value it replaces (a new route
+                                     * restarts the route's cursor) */
 };
+
+/* What a column holds. A stored handle is two columns: the AGENT_INDEX1
+ * column, then its AGENT_TAG column (COLUMN_HANDLE_TAG), both from one
+ * shoal_agent_t field. */
+enum column_type {
+    COLUMN_F32 = 0,
+    COLUMN_I32,
+    COLUMN_U32,
+    COLUMN_AGENT_INDEX1,
+    COLUMN_AGENT_TAG,
+};
+
+/* The range check of a definition field (columns_check, ecs/columns.h). The
+ * messages are def_check_min's (world.h): they name the field, the value
+ * and what was expected. Each accepts the values in [lo, hi] (column_def_t),
+ * which the row macros below fill in. */
+enum column_check {
+    COLUMN_CHECK_NONE = 0,   /* none here: the module's validate checks it, if anything does */
+    COLUMN_CHECK_FINITE,     /* a float, finite: [-FLT_MAX, FLT_MAX] */
+    COLUMN_CHECK_COORDINATE, /* [-DEF_MAX_COORDINATE, DEF_MAX_COORDINATE] */
+    COLUMN_CHECK_AT_LEAST,   /* [lo, DEF_MAX_MAGNITUDE], or [lo, hi] with `range` the bound in words */
+    COLUMN_CHECK_ABOVE,      /* the same without lo */
+    COLUMN_CHECK_INT,        /* an int32 in [lo, hi], `range` saying so ("1 to 64"); the bounds are
+                              * whole numbers of at most 2^24, hi COLUMN_INT_NO_MAX for none */
+    COLUMN_CHECK_HANDLE,     /* a stored handle (its AGENT_INDEX1 column): null or of this world */
+};
+
+/* An INT check's hi when there is none: 2^31, above every int32. */
+#define COLUMN_INT_NO_MAX 2147483648.0f
+
+/* No definition field (column_def_t.field): state, or COLUMN_DERIVED. */
+#define COLUMN_NO_FIELD (-1)
+
+/* One column of a component, declared once: the module's table of these
+ * (module_t.columns), indexed by its column enum, is what the core writes
+ * from a definition, reads back into one, checks, hashes and loads. */
+typedef struct column_def_t {
+    const char* name;  /* as messages name it: "follow.behind", "dseek.waypoint.position[2]" */
+    int32_t field;     /* offsetof into shoal_agent_def_t, or COLUMN_NO_FIELD */
+    uint8_t type;      /* enum column_type */
+    uint8_t flags;     /* enum column_flag (COLUMN_BITS for every integer type) */
+    uint8_t check;     /* enum column_check */
+    uint8_t since;     /* the first snapshot format version with the column (0: every version
+                        * with the component); files of earlier versions load it as 0 bits */
+    float lo, hi;      /* the values the check accepts (ABOVE: but lo) */
+    const char* range; /* the check's upper bound in words ("[0, 1]"), or NULL for none */
+} column_def_t;
+
+/* Rows of a column table, for designated initializers indexed by the
+ * module's column enum. The definition field is a member designator of
+ * shoal_agent_def_t ("follow.behind", "weights[SHOAL_BEHAVIOR_FOLLOW]"). */
+#define COLUMN_FIELD(member) ((int32_t)offsetof(shoal_agent_def_t, member))
+/* Columns 0 and 1 of every component: the owning slot and agent row. */
+#define COLUMNS_SLOT_ROW                                                                        \
+    [0] = {.name = "slot", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS}, \
+    [1] = {.name = "row", .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS}
+/* A float parameter >= lo (COLUMN_CHECK_AT_LEAST) or > lo (ABOVE), and at
+ * most DEF_MAX_MAGNITUDE (world.h), or at most hi, which `range` says in
+ * words ("[0, 1]"). */
+#define COLUMN_AT_LEAST(nm, member, lo_) COLUMN_AT_LEAST_IN(nm, member, lo_, DEF_MAX_MAGNITUDE, NULL)
+#define COLUMN_ABOVE(nm, member, lo_) COLUMN_ABOVE_IN(nm, member, lo_, DEF_MAX_MAGNITUDE, NULL)
+#define COLUMN_AT_LEAST_IN(nm, member, lo_, hi_, range_)                                                    \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = lo_, \
+     .hi = hi_, .range = range_}
+#define COLUMN_ABOVE_IN(nm, member, lo_, hi_, range_)                                                    \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_ABOVE, .lo = lo_, \
+     .hi = hi_, .range = range_}
+/* A float state a definition sets: finite, or a coordinate. */
+#define COLUMN_FINITE(nm, member)                                                                   \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_FINITE, \
+     .lo = -FLT_MAX, .hi = FLT_MAX}
+#define COLUMN_COORDINATE(nm, member)                                                                     \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_COORDINATE,      \
+     .lo = -DEF_MAX_COORDINATE, .hi = DEF_MAX_COORDINATE}
+/* A behavior's weight (agent_validate_def checks the weights). */
+#define COLUMN_WEIGHT(nm, behavior) {.name = nm, .field = COLUMN_FIELD(weights[behavior]), .type = COLUMN_F32}
+/* An int32 parameter in [lo, hi]. */
+#define COLUMN_INT_IN(nm, member, lo_, hi_, range_)                                             \
+    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS,       \
+     .check = COLUMN_CHECK_INT, .lo = lo_, .hi = hi_, .range = range_}
+/* State no definition carries. */
+#define COLUMN_STATE_F32(nm) {.name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_F32}
+#define COLUMN_STATE_I32(nm) {.name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS}
+#define COLUMN_STATE_U32(nm) {.name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS}
+/* A stored handle at columns col and col + 1, from a shoal_agent_t field
+ * that must be null or of this world. */
+#define COLUMNS_HANDLE(col, nm, member)                                                            \
+    [col] = {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_INDEX1, .flags = COLUMN_BITS, \
+             .check = COLUMN_CHECK_HANDLE},                                                        \
+    [(col) + 1] = {.name = nm ".tag", .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_TAG,             \
+                   .flags = COLUMN_HANDLE_TAG | COLUMN_BITS}
 
 /* Column 1 of every component. */
 #define COMP_ROW 1
@@ -57,16 +157,13 @@ typedef struct module_t {
     const char* name;
     uint32_t flags; /* enum module_flag */
     /* Its component: column_count > 0 gives the module one, whose index in
-     * w->comps is its position among the registry's modules that have one. */
+     * w->comps is its position among the registry's modules that have one,
+     * and whose columns are columns[0 .. column_count) (column_def_t). Its
+     * write_row, read_row and validate do the table's part with
+     * columns_write, columns_read and columns_check (ecs/columns.h), then
+     * what the table cannot say. */
     int32_t column_count;
-    const uint8_t* column_flags; /* column_count entries, or NULL for none */
-    /* Bit k: column k (below 64) is written from an agent's definition
-     * alone (write_row, the bulk add), never by a system, so what holds of
-     * it holds while the component's version is unchanged (component_t):
-     * a reorder that found it holding one value need not look again. A
-     * handle-tag column (COLUMN_HANDLE_TAG) is never one: a loaded world
-     * retags stored handles without a version change. */
-    uint64_t definition_columns;
+    const column_def_t* columns;
 
     /* Module-wide data: w->module_data[module index]. init makes it when a
      * world is created (0 when out of memory); release frees it. */
@@ -84,7 +181,8 @@ typedef struct module_t {
      * rows of the modules that a definition with that behavior alone has. */
     int (*needs)(const shoal_agent_def_t* d);
     /* Check the module's part of a definition (whether or not the agent
-     * needs the component); the message names the field. */
+     * needs the component, unless the module says otherwise): its table's
+     * checks (columns_check), then the rest; the message names the field. */
     shoal_status_t (*validate)(world_t* w, const shoal_agent_def_t* d, const char* where);
     /* Extra checks for a new agent only (a goal agent that must be live). */
     shoal_status_t (*validate_add)(world_t* w, const shoal_agent_def_t* d, const char* where);
@@ -101,11 +199,13 @@ typedef struct module_t {
     int (*reserve_step)(world_t* w);
 
     /* Write row r of the component from a definition (the agent row, pose
-     * included, is already written). `fresh`: the row was just added.
+     * included, is already written): the table's columns (columns_write),
+     * then the derived columns and state. `fresh`: the row was just added.
      * `forward` is the agent's forward axis. */
     void (*write_row)(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                       int fresh);
-    /* Read row r back into the module's part of a definition. */
+    /* Read row r back into the module's part of a definition: the table's
+     * columns (columns_read), then what they do not say. */
     void (*read_row)(const world_t* w, int32_t r, shoal_agent_def_t* d);
     /* The agent of `agent_row` lost its row r of the component; the last row
      * moved into r, and its agent's row is moved_agent_row (-1 when r was the
@@ -138,7 +238,8 @@ typedef struct module_t {
      * module-wide data, tagged `snapshot_tag` (BYTE_TAG's four letters),
      * written after the components in registry order. `snapshot_since` is
      * the first format version that has them (0 or 1 for the first modules; a
-     * loader of older files leaves the module's component and data empty).
+     * loader of older files leaves the module's component and data empty;
+     * a column appended later says so in its table row, column_def_t.since).
      * `load` reads the payload into a world whose agents and components are
      * already loaded; it checks what it reads (counts against the bytes
      * left before allocating) and returns 0 after br_fail. `check_loaded`
@@ -146,10 +247,6 @@ typedef struct module_t {
      * definition carries, judged against the module-wide data. */
     uint32_t snapshot_tag;
     uint32_t snapshot_since;
-    /* Columns appended in a later version than the component: per column
-     * the first version that has it (NULL or 0: every version with the
-     * component). Files of earlier versions lack it; it loads as 0 bits. */
-    const uint8_t* column_since;
     void (*save)(const world_t* w, byte_writer_t* wr);
     int (*load)(world_t* w, byte_reader_t* rd);
     int (*check_loaded)(const world_t* w, byte_reader_t* rd);

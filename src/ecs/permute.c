@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/world.h"
 
@@ -157,12 +158,12 @@ static uint64_t permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows,
 
 /* A component's columns, as permute_table_rows: its module's definition
  * columns that the last scan found holding one value are skipped while
- * the component's version is unchanged (module_t.definition_columns), and
+ * the component's version is unchanged (columns_definition_mask), and
  * a scan of them is noted for the reorders to come. */
 static void permute_component(world_t* w, par_permute_ctx* c, int k, int32_t rows, uint64_t skip)
 {
     component_t* comp = &w->comps[k];
-    const uint64_t definition = w->comp_module[k]->definition_columns;
+    const uint64_t definition = columns_definition_mask(w->comp_module[k]);
     const int known = comp->one_known && comp->one_version == comp->version;
     skip |= component_one_columns(comp);
     int scanned;

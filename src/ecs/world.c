@@ -189,8 +189,14 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
     if (!def) return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: def is NULL");
     int32_t components = 0;
     int modules_fit = registry && registry->module_count <= WORLD_MAX_MODULES;
-    for (int32_t m = 0; modules_fit && m < registry->module_count; ++m)
+    int tables = 1; /* every component declares its columns (module_t.columns) */
+    for (int32_t m = 0; modules_fit && m < registry->module_count; ++m) {
         components += registry->modules[m]->column_count > 0;
+        tables &= registry->modules[m]->column_count <= 0 || registry->modules[m]->columns != NULL;
+    }
+    if (modules_fit && !tables)
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
+                         "world_create: a module of the registry has a component but no column table");
     if (!modules_fit || components > WORLD_MAX_COMPONENTS ||
         registry->system_count > WORLD_MAX_SYSTEMS)
         return error_set(err, SHOAL_ERR_CAPACITY,

@@ -20,6 +20,7 @@
  *   they touch no simulation result (the state hash leaves tags out). */
 #include <stdatomic.h>
 
+#include "ecs/columns.h"
 #include "ecs/module.h"
 #include "ecs/world.h"
 
@@ -72,11 +73,10 @@ void world_retag_stored_handles(world_t* w, uint16_t from)
 {
     if (from == w->tag) return;
     for (int k = 0; k < w->comp_count; ++k) {
-        const uint8_t* flags = w->comp_module[k]->column_flags;
+        const module_t* mod = w->comp_module[k];
         table_t* t = &w->comps[k].table;
-        if (!flags) continue;
         for (int32_t c = 1; c < t->column_count; ++c) {
-            if (!(flags[c] & COLUMN_HANDLE_TAG)) continue;
+            if (!(column_flags(mod, c) & COLUMN_HANDLE_TAG)) continue;
             uint32_t* v = (uint32_t*)t->columns[c];
             for (int32_t r = 0; r < t->count; ++r)
                 if ((v[r] >> 16) == from) v[r] = ((uint32_t)w->tag << 16) | (v[r] & 0xffffu);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ecs/columns.h"
 #include "ecs/world.h"
 #include "base/byte_io.h"
 #include "io/file_read.h"
@@ -180,18 +181,18 @@ static int read_slots(byte_reader_t* rd, world_t* w)
 }
 
 /* Columns of a table; the caller gave it room for `count` rows. */
-/* Whether column c of a table is in files of `version` (since: the
- * module's column_since, or NULL). */
-static int column_in(const uint8_t* since, int32_t c, uint32_t version)
+/* Whether column c of a table is in files of `version` (mod: the
+ * component's module, or NULL for the agent table). */
+static int column_in(const module_t* mod, int32_t c, uint32_t version)
 {
-    return since == NULL || since[c] == 0 || since[c] <= version;
+    return mod == NULL || column_in_version(mod, c, version);
 }
 
-static int read_columns_of(byte_reader_t* rd, table_t* t, int32_t count, const uint8_t* since, uint32_t version)
+static int read_columns_of(byte_reader_t* rd, table_t* t, int32_t count, const module_t* mod, uint32_t version)
 {
     for (int32_t c = 0; c < t->column_count; ++c) {
         if (t->elem_size[c] == 0) continue;
-        if (!column_in(since, c, version)) { /* appended later: 0 bits */
+        if (!column_in(mod, c, version)) { /* appended later: 0 bits */
             if (count > 0) memset(t->columns[c], 0, (size_t)count * 4);
             continue;
         }
@@ -209,10 +210,10 @@ static int read_columns(byte_reader_t* rd, table_t* t, int32_t count)
     return read_columns_of(rd, t, count, NULL, 0);
 }
 
-static size_t used_columns_in(const table_t* t, const uint8_t* since, uint32_t version)
+static size_t used_columns_in(const table_t* t, const module_t* mod, uint32_t version)
 {
     size_t n = 0;
-    for (int32_t c = 0; c < t->column_count; ++c) n += t->elem_size[c] != 0 && column_in(since, c, version);
+    for (int32_t c = 0; c < t->column_count; ++c) n += t->elem_size[c] != 0 && column_in(mod, c, version);
     return n;
 }
 
@@ -248,21 +249,21 @@ static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_ind
 {
     component_t* comp = &w->comps[k];
     table_t* t = &comp->table;
-    const uint8_t* since = w->comp_module[k]->column_since;
+    const module_t* mod = w->comp_module[k];
     uint32_t id = br_u32(rd), count = br_u32(rd), columns = br_u32(rd);
     if (rd->failed) return 0;
     if (id != (uint32_t)file_index)
         return br_fail(rd, "component %u where component %d was expected", id, (int)file_index);
     uint32_t expected = 0;
-    for (int32_t c = 0; c < t->column_count; ++c) expected += column_in(since, c, version);
+    for (int32_t c = 0; c < t->column_count; ++c) expected += column_in(mod, c, version);
     if (columns != expected)
         return br_fail(rd, "component %d: %u columns, version %u has %u", k, columns, version, expected);
-    if (!br_count(rd, count, used_columns_in(t, since, version) * 4, (uint32_t)w->agents.count, "component rows"))
+    if (!br_count(rd, count, used_columns_in(t, mod, version) * 4, (uint32_t)w->agents.count, "component rows"))
         return 0;
     if (!component_reserve_slots(comp, &w->alloc, w->slot_capacity) ||
         !table_reserve_within(t, &w->alloc, (int32_t)count, w->agents.capacity))
         return br_fail(rd, "out of memory for %u rows of component %d", count, k);
-    if (!read_columns_of(rd, t, (int32_t)count, since, version)) return 0;
+    if (!read_columns_of(rd, t, (int32_t)count, mod, version)) return 0;
     if (!end_section(rd)) return 0;
     const uint32_t* slots = table_slots(t);
     const int32_t* rows = TABLE_COL(t, int32_t, COMP_ROW);
@@ -368,8 +369,7 @@ static int read_user(byte_reader_t* rd, world_t* w)
 static int column_is_int(const world_t* w, int k, int c)
 {
     if (c == 0 || c == COMP_ROW) return 1;
-    const uint8_t* flags = w->comp_module[k]->column_flags;
-    return flags != NULL && (flags[c] & COLUMN_BITS) != 0;
+    return (column_flags(w->comp_module[k], c) & COLUMN_BITS) != 0;
 }
 
 static int agent_column_is_int(int c)

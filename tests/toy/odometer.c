@@ -107,9 +107,17 @@ static int odometer_load(world_t* w, byte_reader_t* rd)
     return 1;
 }
 
+/* Its columns, declared once: the slot and row, then the distance, a state
+ * no definition sets. */
+static const column_def_t odometer_columns[ODO_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [ODO_DISTANCE] = COLUMN_STATE_F32("odometer.distance"),
+};
+
 const module_t odometer_module = {
     .name = "odometer",
     .column_count = ODO_COUNT_,
+    .columns = odometer_columns,
     .init = odometer_init,
     .release = odometer_release,
     .needs = odometer_needs,

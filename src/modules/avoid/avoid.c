@@ -85,6 +85,7 @@
 #include <string.h>
 
 #include "modules/avoid/avoid.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
 #include "modules/obstacles/obstacles.h"
@@ -341,15 +342,18 @@ static void avoid_defaults(shoal_agent_def_t* d) { d->avoid = shoal_avoid_defaul
 
 static int avoid_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_AVOID] != 0.0f; }
 
+static const column_def_t avoid_columns[AV_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [AV_WEIGHT] = COLUMN_WEIGHT("weights[avoid]", SHOAL_BEHAVIOR_AVOID),
+    [AV_LOOKAHEAD] = COLUMN_AT_LEAST("avoid.lookahead_time", avoid.lookahead_time, 0.0),
+    [AV_GAIN] = COLUMN_AT_LEAST("avoid.gain", avoid.gain, 0.0),
+    /* stored as a uint32 */
+    [AV_TANGENTIAL] = COLUMN_INT_IN("avoid.tangential", avoid.tangential, 0, 1, "0 or 1"),
+};
+
 static shoal_status_t avoid_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
-    int ok = def_check_min(w, where, "avoid.lookahead_time", d->avoid.lookahead_time, 0.0f, 0) &&
-             def_check_min(w, where, "avoid.gain", d->avoid.gain, 0.0f, 0);
-    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (d->avoid.tangential != 0 && d->avoid.tangential != 1)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: avoid.tangential must be 0 or 1, got %d", where,
-                          (int)d->avoid.tangential);
-    return SHOAL_OK;
+    return columns_check(w, d, where, avoid_columns, AV_COUNT_);
 }
 
 static void avoid_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
@@ -358,28 +362,18 @@ static void avoid_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_ag
     (void)slot;
     (void)forward;
     (void)fresh;
-    const int k = COMP_AVOID;
-    COMP_F(w, k, AV_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_AVOID];
-    COMP_F(w, k, AV_LOOKAHEAD)[r] = d->avoid.lookahead_time;
-    COMP_F(w, k, AV_GAIN)[r] = d->avoid.gain;
-    COMP_U(w, k, AV_TANGENTIAL)[r] = (uint32_t)d->avoid.tangential;
+    columns_write(w, COMP_AVOID, r, d, avoid_columns, AV_COUNT_);
 }
 
 static void avoid_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    const int k = COMP_AVOID;
-    d->weights[SHOAL_BEHAVIOR_AVOID] = COMP_F(w, k, AV_WEIGHT)[r];
-    d->avoid.lookahead_time = COMP_F(w, k, AV_LOOKAHEAD)[r];
-    d->avoid.gain = COMP_F(w, k, AV_GAIN)[r];
-    d->avoid.tangential = (int32_t)COMP_U(w, k, AV_TANGENTIAL)[r];
+    columns_read(w, COMP_AVOID, r, d, avoid_columns, AV_COUNT_);
 }
-
-static const uint8_t avoid_flags[AV_COUNT_] = {[AV_TANGENTIAL] = COLUMN_BITS};
 
 const module_t avoid_module = {
     .name = "avoid",
     .column_count = AV_COUNT_,
-    .column_flags = avoid_flags,
+    .columns = avoid_columns,
     .defaults = avoid_defaults,
     .needs = avoid_needs,
     .validate = avoid_validate,

@@ -1332,9 +1332,13 @@ static void contact_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
     d->contacts = 1;
 }
 
+/* Membership only: `contacts` is in no column (read_row says 1). */
+static const column_def_t contact_columns[CT_COUNT_] = {COLUMNS_SLOT_ROW};
+
 const module_t contact_module = {
     .name = "contact",
     .column_count = CT_COUNT_,
+    .columns = contact_columns,
     .init = contact_init,
     .release = contact_release,
     .needs = contact_needs,

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
 #include "simd/lane_math.h"
@@ -1215,6 +1216,26 @@ static void crowd_defaults(shoal_agent_def_t* d) { d->crowd = shoal_crowd_defaul
 
 static int crowd_needs(const shoal_agent_def_t* d) { return d->crowd.enabled != 0; }
 
+#define CROWD_STRING_(x) #x
+#define CROWD_STRING(x) CROWD_STRING_(x)
+
+/* CR_SIDE_PREFERENCE came with snapshot version 4: files of version 3 load it as 0. */
+static const column_def_t crowd_columns[CR_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [CR_NEIGHBOR_DISTANCE] = COLUMN_ABOVE("crowd.neighbor_distance", crowd.neighbor_distance, 0.0),
+    [CR_MAX_NEIGHBORS] = COLUMN_INT_IN("crowd.max_neighbors", crowd.max_neighbors, 1, CROWD_MAX_NEIGHBORS,
+                                       "1 to " CROWD_STRING(CROWD_MAX_NEIGHBORS)),
+    [CR_TAU] = COLUMN_ABOVE("crowd.time_horizon", crowd.time_horizon, 0.0),
+    [CR_TAU_WALLS] = COLUMN_ABOVE("crowd.time_horizon_walls", crowd.time_horizon_walls, 0.0),
+    [CR_RESPONSIBILITY] = COLUMN_AT_LEAST_IN("crowd.responsibility", crowd.responsibility, 0.0f, 1.0f, "[0, 1]"),
+    [CR_PREFERRED_SPEED] = COLUMN_AT_LEAST("crowd.preferred_speed", crowd.preferred_speed, 0.0),
+    [CR_TIME_GAP] = COLUMN_AT_LEAST("crowd.time_gap", crowd.time_gap, 0.0),
+    [CR_SIDE_PREFERENCE] = {.name = "crowd.side_preference", .field = COLUMN_FIELD(crowd.side_preference),
+                            .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = 0.0f, .hi = 1.0f,
+                            .range = "[0, 1]", .since = 4},
+};
+
+/* Only a crowd agent's part: the table's checks, then those that span fields. */
 static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
     const shoal_crowd_t* c = &d->crowd;
@@ -1222,23 +1243,8 @@ static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, con
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.enabled must be 0 or 1, got %d", where,
                           (int)c->enabled);
     if (!c->enabled) return SHOAL_OK;
-    int ok = def_check_min(w, where, "crowd.neighbor_distance", c->neighbor_distance, 0.0f, 1) &&
-             def_check_min(w, where, "crowd.time_horizon", c->time_horizon, 0.0f, 1) &&
-             def_check_min(w, where, "crowd.time_horizon_walls", c->time_horizon_walls, 0.0f, 1) &&
-             def_check_min(w, where, "crowd.responsibility", c->responsibility, 0.0f, 0) &&
-             def_check_min(w, where, "crowd.preferred_speed", c->preferred_speed, 0.0f, 0) &&
-             def_check_min(w, where, "crowd.time_gap", c->time_gap, 0.0f, 0) &&
-             def_check_min(w, where, "crowd.side_preference", c->side_preference, 0.0f, 0);
-    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (c->responsibility > 1.0f)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.responsibility must be in [0, 1], got %g",
-                          where, (double)c->responsibility);
-    if (c->side_preference > 1.0f)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.side_preference must be in [0, 1], got %g",
-                          where, (double)c->side_preference);
-    if (c->max_neighbors < 1 || c->max_neighbors > CROWD_MAX_NEIGHBORS)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: crowd.max_neighbors must be 1 to %d, got %d", where,
-                          CROWD_MAX_NEIGHBORS, (int)c->max_neighbors);
+    shoal_status_t st = columns_check(w, d, where, crowd_columns, CR_COUNT_);
+    if (st != SHOAL_OK) return st;
     if (d->ground.enabled || d->planner.enabled)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: a crowd agent (crowd.enabled) cannot also be a %s: each moves itself", where,
@@ -1250,47 +1256,29 @@ static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, con
     return SHOAL_OK;
 }
 
+/* Then a fresh row has no contact candidates until its first orca pass. */
 static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                             int fresh)
 {
     (void)slot;
     (void)forward;
+    columns_write(w, COMP_CROWD, r, d, crowd_columns, CR_COUNT_);
     crowd_world_t* cw = crowd_data(w);
-    if (fresh && r < cw->capacity) /* no contact candidates until its first orca pass */
+    if (fresh && r < cw->capacity)
         for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
-    const int k = COMP_CROWD;
-    COMP_F(w, k, CR_NEIGHBOR_DISTANCE)[r] = d->crowd.neighbor_distance;
-    COMP_I(w, k, CR_MAX_NEIGHBORS)[r] = d->crowd.max_neighbors;
-    COMP_F(w, k, CR_TAU)[r] = d->crowd.time_horizon;
-    COMP_F(w, k, CR_TAU_WALLS)[r] = d->crowd.time_horizon_walls;
-    COMP_F(w, k, CR_RESPONSIBILITY)[r] = d->crowd.responsibility;
-    COMP_F(w, k, CR_PREFERRED_SPEED)[r] = d->crowd.preferred_speed;
-    COMP_F(w, k, CR_TIME_GAP)[r] = d->crowd.time_gap;
-    COMP_F(w, k, CR_SIDE_PREFERENCE)[r] = d->crowd.side_preference;
 }
 
 static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    const int k = COMP_CROWD;
+    columns_read(w, COMP_CROWD, r, d, crowd_columns, CR_COUNT_);
     d->crowd.enabled = 1;
-    d->crowd.neighbor_distance = COMP_F(w, k, CR_NEIGHBOR_DISTANCE)[r];
-    d->crowd.max_neighbors = COMP_I(w, k, CR_MAX_NEIGHBORS)[r];
-    d->crowd.time_horizon = COMP_F(w, k, CR_TAU)[r];
-    d->crowd.time_horizon_walls = COMP_F(w, k, CR_TAU_WALLS)[r];
-    d->crowd.responsibility = COMP_F(w, k, CR_RESPONSIBILITY)[r];
-    d->crowd.preferred_speed = COMP_F(w, k, CR_PREFERRED_SPEED)[r];
-    d->crowd.time_gap = COMP_F(w, k, CR_TIME_GAP)[r];
-    d->crowd.side_preference = COMP_F(w, k, CR_SIDE_PREFERENCE)[r];
 }
-
-static const uint8_t crowd_flags[CR_COUNT_] = {[CR_MAX_NEIGHBORS] = COLUMN_BITS};
-static const uint8_t crowd_since[CR_COUNT_] = {[CR_SIDE_PREFERENCE] = 4};
 
 const module_t crowd_module = {
     .name = "crowd",
     .flags = MODULE_MOVES_ITSELF,
     .column_count = CR_COUNT_,
-    .column_flags = crowd_flags,
+    .columns = crowd_columns,
     .init = crowd_init,
     .release = crowd_release,
     .defaults = crowd_defaults,
@@ -1302,6 +1290,5 @@ const module_t crowd_module = {
     .write_row = crowd_write_row,
     .read_row = crowd_read_row,
     .snapshot_since = 3,
-    .column_since = crowd_since,
     .grid = &crowd_grid,
 };

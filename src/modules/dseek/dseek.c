@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/lane_math.h"
 #include "simd/vec.h"
@@ -608,15 +609,34 @@ static void dseek_defaults(shoal_agent_def_t* d) { d->dseek = shoal_dseek_defaul
 
 static int dseek_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_DSEEK] != 0.0f; }
 
+/* DS_ARC came with snapshot version 6. */
+static const column_def_t dseek_columns[DS_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [DS_WEIGHT] = COLUMN_WEIGHT("weights[dseek]", SHOAL_BEHAVIOR_DSEEK),
+    [DS_WP_X] = COLUMN_COORDINATE("dseek.waypoint.position[0]", dseek.waypoint.position[0]),
+    [DS_WP_Y] = COLUMN_COORDINATE("dseek.waypoint.position[1]", dseek.waypoint.position[1]),
+    [DS_WP_Z] = COLUMN_COORDINATE("dseek.waypoint.position[2]", dseek.waypoint.position[2]),
+    [DS_DIR_X] = COLUMN_FINITE("dseek.waypoint.direction[0]", dseek.waypoint.direction[0]),
+    [DS_DIR_Y] = COLUMN_FINITE("dseek.waypoint.direction[1]", dseek.waypoint.direction[1]),
+    [DS_DIR_Z] = COLUMN_FINITE("dseek.waypoint.direction[2]", dseek.waypoint.direction[2]),
+    [DS_SPEED] = COLUMN_AT_LEAST("dseek.waypoint.speed", dseek.waypoint.speed, 0.0),
+    /* checked against the world's routes by dseek_validate */
+    [DS_ROUTE] = {.name = "dseek.route", .field = COLUMN_FIELD(dseek.route), .type = COLUMN_I32,
+                  .flags = COLUMN_BITS | COLUMN_MODULE_WRITES},
+    [DS_INDEX] = COLUMN_STATE_I32("dseek.route_index"),
+    [DS_R_MIN] = COLUMN_AT_LEAST("dseek.r_min", dseek.r_min, 0.0),
+    [DS_REACH] = COLUMN_AT_LEAST("dseek.reach_radius", dseek.reach_radius, 0.0),
+    [DS_ARC] = {.name = "dseek.final_arc", .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS,
+                .since = 6},
+};
+
+/* The table's checks, then the route, which must be one of this world, and
+ * the waypoint's direction, a unit vector when it is flown. */
 static shoal_status_t dseek_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
     const shoal_dseek_t* ds = &d->dseek;
-    int fine = def_check_coordinates(w, where, "dseek.waypoint.position", ds->waypoint.position, 3) &&
-               def_check_finite(w, where, "dseek.waypoint.direction", ds->waypoint.direction, 3) &&
-               def_check_min(w, where, "dseek.waypoint.speed", ds->waypoint.speed, 0.0f, 0) &&
-               def_check_min(w, where, "dseek.r_min", ds->r_min, 0.0f, 0) &&
-               def_check_min(w, where, "dseek.reach_radius", ds->reach_radius, 0.0f, 0);
-    if (!fine) return SHOAL_ERR_INVALID_ARGUMENT;
+    shoal_status_t st = columns_check(w, d, where, dseek_columns, DS_COUNT_);
+    if (st != SHOAL_OK) return st;
     if (ds->route < -1 || ds->route >= routes_of(w)->route_count)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: dseek.route must be -1 or a route of this world (0..%d), got %d", where,
@@ -630,6 +650,7 @@ static shoal_status_t dseek_validate(world_t* w, const shoal_agent_def_t* d, con
     return SHOAL_OK;
 }
 
+/* The table's columns, then the route and its cursor, the final arc, z in 2D. */
 static void dseek_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                             int fresh)
 {
@@ -637,33 +658,17 @@ static void dseek_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_ag
     (void)forward;
     const int k = COMP_DSEEK;
     const shoal_dseek_t* ds = &d->dseek;
+    columns_write(w, k, r, d, dseek_columns, DS_COUNT_);
     /* A new route (or a fresh row) starts at its first waypoint. */
     if (fresh || COMP_I(w, k, DS_ROUTE)[r] != ds->route) COMP_I(w, k, DS_INDEX)[r] = 0;
-    COMP_F(w, k, DS_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_DSEEK];
-    for (int a = 0; a < 3; ++a) {
-        COMP_F(w, k, DS_WP_X + a)[r] = ds->waypoint.position[a];
-        COMP_F(w, k, DS_DIR_X + a)[r] = ds->waypoint.direction[a];
-    }
-    if (w->dims == 2) COMP_F(w, k, DS_WP_Z)[r] = COMP_F(w, k, DS_DIR_Z)[r] = 0.0f;
-    COMP_F(w, k, DS_SPEED)[r] = ds->waypoint.speed;
     COMP_I(w, k, DS_ROUTE)[r] = ds->route;
-    COMP_F(w, k, DS_R_MIN)[r] = ds->r_min;
-    COMP_F(w, k, DS_REACH)[r] = ds->reach_radius;
+    if (w->dims == 2) COMP_F(w, k, DS_WP_Z)[r] = COMP_F(w, k, DS_DIR_Z)[r] = 0.0f;
     COMP_I(w, k, DS_ARC)[r] = 0; /* plan anew */
 }
 
 static void dseek_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    const int k = COMP_DSEEK;
-    d->weights[SHOAL_BEHAVIOR_DSEEK] = COMP_F(w, k, DS_WEIGHT)[r];
-    for (int a = 0; a < 3; ++a) {
-        d->dseek.waypoint.position[a] = COMP_F(w, k, DS_WP_X + a)[r];
-        d->dseek.waypoint.direction[a] = COMP_F(w, k, DS_DIR_X + a)[r];
-    }
-    d->dseek.waypoint.speed = COMP_F(w, k, DS_SPEED)[r];
-    d->dseek.route = COMP_I(w, k, DS_ROUTE)[r];
-    d->dseek.r_min = COMP_F(w, k, DS_R_MIN)[r];
-    d->dseek.reach_radius = COMP_F(w, k, DS_REACH)[r];
+    columns_read(w, COMP_DSEEK, r, d, dseek_columns, DS_COUNT_);
 }
 
 static int dseek_init(world_t* w)
@@ -790,15 +795,10 @@ static int dseek_check_loaded(const world_t* w, byte_reader_t* rd)
     return 1;
 }
 
-static const uint8_t dseek_flags[DS_COUNT_] = {[DS_ROUTE] = COLUMN_BITS, [DS_INDEX] = COLUMN_BITS,
-                                               [DS_ARC] = COLUMN_BITS};
-static const uint8_t dseek_since[DS_COUNT_] = {[DS_ARC] = 6};
-
 const module_t dseek_module = {
     .name = "dseek",
     .column_count = DS_COUNT_,
-    .column_flags = dseek_flags,
-    .column_since = dseek_since,
+    .columns = dseek_columns,
     .reserve_step = dseek_reserve_step,
     .reserve_add_in_step = dseek_reserve_add,
     .init = dseek_init,

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "modules/follow/follow.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
 #include "modules/agent.h"
@@ -131,15 +132,19 @@ static void follow_defaults(shoal_agent_def_t* d) { d->follow = shoal_follow_def
 
 static int follow_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_FOLLOW] != 0.0f; }
 
+/* Every column comes from the definition; the leader must be null or of this world. */
+static const column_def_t follow_columns[FO_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    COLUMNS_HANDLE(FO_LEADER_INDEX1, "follow.leader", follow.leader),
+    [FO_WEIGHT] = COLUMN_WEIGHT("weights[follow]", SHOAL_BEHAVIOR_FOLLOW),
+    [FO_BEHIND] = COLUMN_AT_LEAST("follow.behind", follow.behind, 0.0),
+    [FO_BEHIND_PER_SPEED] = COLUMN_AT_LEAST("follow.behind_per_speed", follow.behind_per_speed, 0.0),
+    [FO_ARRIVE_GAIN] = COLUMN_ABOVE("follow.arrive_gain", follow.arrive_gain, 0.0),
+};
+
 static shoal_status_t follow_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
-    int ok = def_check_min(w, where, "follow.behind", d->follow.behind, 0.0f, 0) &&
-             def_check_min(w, where, "follow.behind_per_speed", d->follow.behind_per_speed, 0.0f, 0) &&
-             def_check_min(w, where, "follow.arrive_gain", d->follow.arrive_gain, 0.0f, 1);
-    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (d->follow.leader.index1 != 0 && d->follow.leader.world0 != w->tag)
-        return world_fail(w, SHOAL_ERR_STALE_HANDLE, "%s: follow.leader does not belong to this world", where);
-    return SHOAL_OK;
+    return columns_check(w, d, where, follow_columns, FO_COUNT_);
 }
 
 static void follow_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
@@ -148,32 +153,18 @@ static void follow_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_a
     (void)slot;
     (void)forward;
     (void)fresh;
-    const int k = COMP_FOLLOW;
-    COMP_U(w, k, FO_LEADER_INDEX1)[r] = d->follow.leader.index1;
-    COMP_U(w, k, FO_LEADER_TAG)[r] = agent_stored_tag(d->follow.leader);
-    COMP_F(w, k, FO_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_FOLLOW];
-    COMP_F(w, k, FO_BEHIND)[r] = d->follow.behind;
-    COMP_F(w, k, FO_BEHIND_PER_SPEED)[r] = d->follow.behind_per_speed;
-    COMP_F(w, k, FO_ARRIVE_GAIN)[r] = d->follow.arrive_gain;
+    columns_write(w, COMP_FOLLOW, r, d, follow_columns, FO_COUNT_);
 }
 
 static void follow_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    const int k = COMP_FOLLOW;
-    d->follow.leader = agent_stored_handle(COMP_U(w, k, FO_LEADER_INDEX1)[r], COMP_U(w, k, FO_LEADER_TAG)[r]);
-    d->weights[SHOAL_BEHAVIOR_FOLLOW] = COMP_F(w, k, FO_WEIGHT)[r];
-    d->follow.behind = COMP_F(w, k, FO_BEHIND)[r];
-    d->follow.behind_per_speed = COMP_F(w, k, FO_BEHIND_PER_SPEED)[r];
-    d->follow.arrive_gain = COMP_F(w, k, FO_ARRIVE_GAIN)[r];
+    columns_read(w, COMP_FOLLOW, r, d, follow_columns, FO_COUNT_);
 }
-
-static const uint8_t follow_flags[FO_COUNT_] = {[FO_LEADER_INDEX1] = COLUMN_BITS,
-                                                [FO_LEADER_TAG] = COLUMN_HANDLE_TAG | COLUMN_BITS};
 
 const module_t follow_module = {
     .name = "follow",
     .column_count = FO_COUNT_,
-    .column_flags = follow_flags,
+    .columns = follow_columns,
     .defaults = follow_defaults,
     .needs = follow_needs,
     .validate = follow_validate,

@@ -92,11 +92,6 @@ int32_t ground_path_count(const world_t* w);
  * the field as "ground.vehicle.mass" etc. */
 shoal_status_t ground_validate(world_t* w, const shoal_ground_t* g, const char* where);
 
-/* Write the component row r of an agent from its definition. A fresh row
- * also takes the vehicle's motion state from the definition's pose; a new
- * path (or a fresh row) restarts the run (ground_restart_run). */
-void ground_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, int fresh);
-void ground_read_component(const world_t* w, int32_t r, shoal_ground_t* out);
 /* Follower progress, counters and run metrics back to zero. */
 void ground_restart_run(world_t* w, int32_t r);
 /* Progress found again over the whole path (after the path or the vehicle

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "modules/ground/ground.h"
+#include "ecs/columns.h"
 
 /* ---- world data ---------------------------------------------------------- */
 
@@ -286,61 +287,6 @@ float ground_radius_max(const world_t* w)
     float r = 0.0f;
     for (int32_t k = 0; k < c->table.count; ++k) r = radius[k] > r ? radius[k] : r;
     return r;
-}
-
-void ground_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, int fresh)
-{
-    const shoal_ground_vehicle_t* v = &d->ground.vehicle;
-    const shoal_path_follow_t* f = &d->ground.follow;
-    const int k = COMP_GROUND;
-    COMP_F(w, k, GR_MASS)[r] = v->mass;
-    COMP_F(w, k, GR_WHEELBASE)[r] = v->wheelbase;
-    COMP_F(w, k, GR_MAX_STEER)[r] = v->max_steer;
-    COMP_F(w, k, GR_STEER_RATE)[r] = v->steer_rate;
-    COMP_F(w, k, GR_MAX_YAW_RATE)[r] = v->max_yaw_rate;
-    COMP_F(w, k, GR_ENGINE_FORCE)[r] = v->engine_force;
-    COMP_F(w, k, GR_REVERSE_FORCE)[r] = v->reverse_force;
-    COMP_F(w, k, GR_BRAKE_FORCE)[r] = v->brake_force;
-    COMP_F(w, k, GR_DRAG)[r] = v->drag;
-    COMP_F(w, k, GR_ROLLING)[r] = v->rolling;
-    COMP_F(w, k, GR_TRACTION)[r] = v->traction;
-    COMP_F(w, k, GR_MAX_SPEED)[r] = v->max_speed;
-    COMP_F(w, k, GR_MAX_REVERSE_SPEED)[r] = v->max_reverse_speed;
-    COMP_F(w, k, GR_RADIUS)[r] = v->radius;
-    int new_path = fresh || COMP_I(w, k, GR_PATH)[r] != f->path;
-    COMP_I(w, k, GR_FOLLOWER)[r] = (int32_t)f->follower;
-    COMP_I(w, k, GR_PATH)[r] = f->path;
-    COMP_F(w, k, GR_A_LAT)[r] = f->a_lat;
-    COMP_F(w, k, GR_DH)[r] = f->dh;
-    COMP_I(w, k, GR_N)[r] = f->n;
-    COMP_F(w, k, GR_V_MIN)[r] = f->v_min;
-    COMP_F(w, k, GR_V_MAX)[r] = f->v_max;
-    COMP_F(w, k, GR_BASELINE_GAIN)[r] = f->baseline_gain;
-    COMP_F(w, k, GR_LOOKAHEAD_MIN)[r] = f->lookahead_min;
-    COMP_F(w, k, GR_LOOKAHEAD_TIME)[r] = f->lookahead_time;
-    COMP_F(w, k, GR_LOOKAHEAD_MAX)[r] = f->lookahead_max;
-    COMP_F(w, k, GR_KP)[r] = f->kp;
-    COMP_F(w, k, GR_KI)[r] = f->ki;
-    COMP_F(w, k, GR_ARRIVE_RADIUS)[r] = f->arrive_radius;
-    COMP_F(w, k, GR_STUCK_WINDOW)[r] = f->stuck_window;
-    COMP_F(w, k, GR_STUCK_PROGRESS)[r] = f->stuck_progress;
-    COMP_F(w, k, GR_REVERSE_TIME)[r] = f->reverse_time;
-    COMP_I(w, k, GR_MAX_RECOVERIES)[r] = f->max_recoveries;
-    COMP_I(w, k, GR_VEHICLE_LIMITS)[r] = f->vehicle_limits;
-    /* A fresh row is all zero: wheels straight, inputs released. Its motion
-     * starts from the definition's heading and velocity. */
-    if (fresh) place_vehicle(w, r, d->heading, d->velocity);
-    if (new_path) ground_restart_run(w, r);
-}
-
-void ground_read_component(const world_t* w, int32_t r, shoal_ground_t* out)
-{
-    ground_view_t g = ground_view(w);
-    gv_params_t gv = ground_view_gv_params(&g, r);
-    pf_params_t pf = ground_view_pf_params(&g, r);
-    out->enabled = 1;
-    out->vehicle = vehicle_from_gv(&gv);
-    out->follow = follow_from_pf(&pf, COMP_I(w, COMP_GROUND, GR_PATH)[r]);
 }
 
 void ground_after_teleport(world_t* w, int32_t r, const float velocity[3])
@@ -635,33 +581,114 @@ static int ground_reserve_add(world_t* w, const shoal_agent_def_t* d)
 
 static int ground_reserve_any(world_t* w) { return ground_reserve_step(w, 0); }
 
-/* After the pose: a fresh vehicle starts from it. */
+/* The parameters come from the definition; ground_validate checks them
+ * (with gv_params_valid and pf_params_valid, the checks the standalone
+ * vehicle and follower share). */
+_Static_assert(sizeof(shoal_follower_t) == 4, "the follower is stored as the int32 it is");
+#define GROUND_F32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32}
+#define GROUND_I32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS}
+static const column_def_t ground_columns[GR_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [GR_MASS] = GROUND_F32("ground.vehicle.mass", ground.vehicle.mass),
+    [GR_WHEELBASE] = GROUND_F32("ground.vehicle.wheelbase", ground.vehicle.wheelbase),
+    [GR_MAX_STEER] = GROUND_F32("ground.vehicle.max_steer", ground.vehicle.max_steer),
+    [GR_STEER_RATE] = GROUND_F32("ground.vehicle.steer_rate", ground.vehicle.steer_rate),
+    [GR_MAX_YAW_RATE] = GROUND_F32("ground.vehicle.max_yaw_rate", ground.vehicle.max_yaw_rate),
+    [GR_ENGINE_FORCE] = GROUND_F32("ground.vehicle.engine_force", ground.vehicle.engine_force),
+    [GR_REVERSE_FORCE] = GROUND_F32("ground.vehicle.reverse_force", ground.vehicle.reverse_force),
+    [GR_BRAKE_FORCE] = GROUND_F32("ground.vehicle.brake_force", ground.vehicle.brake_force),
+    [GR_DRAG] = GROUND_F32("ground.vehicle.drag", ground.vehicle.drag),
+    [GR_ROLLING] = GROUND_F32("ground.vehicle.rolling", ground.vehicle.rolling),
+    [GR_TRACTION] = GROUND_F32("ground.vehicle.traction", ground.vehicle.traction),
+    [GR_MAX_SPEED] = GROUND_F32("ground.vehicle.max_speed", ground.vehicle.max_speed),
+    [GR_MAX_REVERSE_SPEED] = GROUND_F32("ground.vehicle.max_reverse_speed", ground.vehicle.max_reverse_speed),
+    [GR_RADIUS] = GROUND_F32("ground.vehicle.radius", ground.vehicle.radius),
+    [GR_YAW] = COLUMN_STATE_F32("ground.yaw"),
+    [GR_V] = COLUMN_STATE_F32("ground.v"),
+    [GR_V_LAT] = COLUMN_STATE_F32("ground.v_lat"),
+    [GR_STEER] = COLUMN_STATE_F32("ground.steer"),
+    [GR_YAW_RATE] = COLUMN_STATE_F32("ground.yaw_rate"),
+    [GR_CONTACT] = COLUMN_STATE_I32("ground.contact"),
+    [GR_DRIVE_THROTTLE] = COLUMN_STATE_F32("ground.drive_throttle"),
+    [GR_DRIVE_STEERING] = COLUMN_STATE_F32("ground.drive_steering"),
+    [GR_THROTTLE] = COLUMN_STATE_F32("ground.throttle"),
+    [GR_STEERING] = COLUMN_STATE_F32("ground.steering"),
+    [GR_FOLLOWER] = GROUND_I32("ground.follow.follower", ground.follow.follower),
+    /* a new path restarts the run (ground_write_row) */
+    [GR_PATH] = {.name = "ground.follow.path", .field = COLUMN_FIELD(ground.follow.path), .type = COLUMN_I32,
+                 .flags = COLUMN_BITS | COLUMN_MODULE_WRITES},
+    [GR_A_LAT] = GROUND_F32("ground.follow.a_lat", ground.follow.a_lat),
+    [GR_DH] = GROUND_F32("ground.follow.dh", ground.follow.dh),
+    [GR_N] = GROUND_I32("ground.follow.n", ground.follow.n),
+    [GR_V_MIN] = GROUND_F32("ground.follow.v_min", ground.follow.v_min),
+    [GR_V_MAX] = GROUND_F32("ground.follow.v_max", ground.follow.v_max),
+    [GR_BASELINE_GAIN] = GROUND_F32("ground.follow.baseline_gain", ground.follow.baseline_gain),
+    [GR_LOOKAHEAD_MIN] = GROUND_F32("ground.follow.lookahead_min", ground.follow.lookahead_min),
+    [GR_LOOKAHEAD_TIME] = GROUND_F32("ground.follow.lookahead_time", ground.follow.lookahead_time),
+    [GR_LOOKAHEAD_MAX] = GROUND_F32("ground.follow.lookahead_max", ground.follow.lookahead_max),
+    [GR_KP] = GROUND_F32("ground.follow.kp", ground.follow.kp),
+    [GR_KI] = GROUND_F32("ground.follow.ki", ground.follow.ki),
+    [GR_ARRIVE_RADIUS] = GROUND_F32("ground.follow.arrive_radius", ground.follow.arrive_radius),
+    [GR_STUCK_WINDOW] = GROUND_F32("ground.follow.stuck_window", ground.follow.stuck_window),
+    [GR_STUCK_PROGRESS] = GROUND_F32("ground.follow.stuck_progress", ground.follow.stuck_progress),
+    [GR_REVERSE_TIME] = GROUND_F32("ground.follow.reverse_time", ground.follow.reverse_time),
+    [GR_MAX_RECOVERIES] = GROUND_I32("ground.follow.max_recoveries", ground.follow.max_recoveries),
+    [GR_VEHICLE_LIMITS] = GROUND_I32("ground.follow.vehicle_limits", ground.follow.vehicle_limits),
+    [GR_S] = COLUMN_STATE_F32("ground.s"),
+    [GR_PI_INTEGRAL] = COLUMN_STATE_F32("ground.pi_integral"),
+    [GR_WINDOW_TIME] = COLUMN_STATE_F32("ground.window_time"),
+    [GR_WINDOW_S] = COLUMN_STATE_F32("ground.window_s"),
+    [GR_RECOVER_TIME] = COLUMN_STATE_F32("ground.recover_time"),
+    [GR_RECOVER_STEER] = COLUMN_STATE_F32("ground.recover_steer"),
+    [GR_FAILED] = COLUMN_STATE_I32("ground.failed"),
+    [GR_STUCK_EVENTS] = COLUMN_STATE_I32("ground.stuck_events"),
+    [GR_TELEPORTS] = COLUMN_STATE_I32("ground.teleports"),
+    [GR_COMPLETED] = COLUMN_STATE_I32("ground.completed"),
+    [GR_TARGET_SPEED] = COLUMN_STATE_F32("ground.target_speed"),
+    [GR_TARGET_X] = COLUMN_STATE_F32("ground.target_x"),
+    [GR_TARGET_Y] = COLUMN_STATE_F32("ground.target_y"),
+    [GR_TARGET_Z] = COLUMN_STATE_F32("ground.target_z"),
+    [GR_CTE] = COLUMN_STATE_F32("ground.cte"),
+    [GR_INSIDE] = COLUMN_STATE_I32("ground.inside"),
+    [GR_STUCK] = COLUMN_STATE_I32("ground.stuck"),
+    [GR_FRAMES] = COLUMN_STATE_I32("ground.frames"),
+    [GR_DRIVE_TIME] = COLUMN_STATE_F32("ground.drive_time"),
+    [GR_DISTANCE] = COLUMN_STATE_F32("ground.distance"),
+    [GR_CTE_SUM] = COLUMN_STATE_F32("ground.cte_sum"),
+    [GR_INSIDE_FRAMES] = COLUMN_STATE_I32("ground.inside_frames"),
+    [GR_STUCK_FRAMES] = COLUMN_STATE_I32("ground.stuck_frames"),
+};
+#undef GROUND_F32
+#undef GROUND_I32
+
+/* After the pose: the table's columns, the path, and the motion state. A
+ * fresh row is all zero: wheels straight, inputs released; its motion
+ * starts from the definition's heading and velocity. A new path (or a
+ * fresh row) restarts the run. */
 static void ground_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                              int fresh)
 {
     (void)slot;
     (void)forward;
-    ground_write_component(w, r, d, fresh);
+    columns_write(w, COMP_GROUND, r, d, ground_columns, GR_COUNT_);
+    int32_t path = d->ground.follow.path;
+    int new_path = fresh || COMP_I(w, COMP_GROUND, GR_PATH)[r] != path;
+    COMP_I(w, COMP_GROUND, GR_PATH)[r] = path;
+    if (fresh) place_vehicle(w, r, d->heading, d->velocity);
+    if (new_path) ground_restart_run(w, r);
 }
 
 static void ground_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    ground_read_component(w, r, &d->ground);
+    columns_read(w, COMP_GROUND, r, d, ground_columns, GR_COUNT_);
+    d->ground.enabled = 1;
 }
-
-#define B COLUMN_BITS
-static const uint8_t ground_flags[GR_COUNT_] = {
-    [GR_CONTACT] = B, [GR_FOLLOWER] = B, [GR_PATH] = B, [GR_N] = B, [GR_MAX_RECOVERIES] = B,
-    [GR_VEHICLE_LIMITS] = B, [GR_FAILED] = B, [GR_STUCK_EVENTS] = B, [GR_TELEPORTS] = B,
-    [GR_COMPLETED] = B, [GR_INSIDE] = B, [GR_STUCK] = B, [GR_FRAMES] = B, [GR_INSIDE_FRAMES] = B,
-    [GR_STUCK_FRAMES] = B};
-#undef B
 
 const module_t ground_module = {
     .name = "ground",
     .flags = MODULE_MOVES_ITSELF,
     .column_count = GR_COUNT_,
-    .column_flags = ground_flags,
+    .columns = ground_columns,
     .release = ground_release,
     .defaults = ground_defaults,
     .needs = ground_needs,

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "modules/neighbors/neighbors.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
 #include "simd/lanes.h"
@@ -557,59 +558,43 @@ static int neighbors_needs(const shoal_agent_def_t* d)
            wt[SHOAL_BEHAVIOR_COHERE] != 0.0f;
 }
 
+static const column_def_t neighbors_columns[NB_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [NB_RADIUS] = COLUMN_ABOVE("neighbors.radius", neighbors.radius, 0.0),
+    [NB_FOV] = COLUMN_ABOVE_IN("neighbors.fov", neighbors.fov, 0.0f, VEC_TWO_PI, "(0, 2 pi] rad"),
+    [NB_FOV_COS] = {.name = "neighbors.fov_cos", .field = COLUMN_NO_FIELD, .type = COLUMN_F32,
+                    .flags = COLUMN_DERIVED},
+    [NB_MAX] = COLUMN_INT_IN("neighbors.max_neighbors", neighbors.max_neighbors, 0, COLUMN_INT_NO_MAX,
+                             ">= 0 (0 = no cap)"),
+    [NB_K_SEP] = COLUMN_AT_LEAST("neighbors.separation_gain", neighbors.separation_gain, 0.0),
+    [NB_K_ALI] = COLUMN_AT_LEAST("neighbors.alignment_gain", neighbors.alignment_gain, 0.0),
+    [NB_K_COH] = COLUMN_AT_LEAST("neighbors.cohesion_gain", neighbors.cohesion_gain, 0.0),
+    [NB_W_SEP] = COLUMN_WEIGHT("weights[separate]", SHOAL_BEHAVIOR_SEPARATE),
+    [NB_W_ALI] = COLUMN_WEIGHT("weights[align]", SHOAL_BEHAVIOR_ALIGN),
+    [NB_W_COH] = COLUMN_WEIGHT("weights[cohere]", SHOAL_BEHAVIOR_COHERE),
+};
+
 static shoal_status_t neighbors_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
-    const shoal_neighbors_t* n = &d->neighbors;
-    int ok = def_check_min(w, where, "neighbors.radius", n->radius, 0.0f, 1) &&
-             def_check_min(w, where, "neighbors.fov", n->fov, 0.0f, 1) &&
-             def_check_min(w, where, "neighbors.separation_gain", n->separation_gain, 0.0f, 0) &&
-             def_check_min(w, where, "neighbors.alignment_gain", n->alignment_gain, 0.0f, 0) &&
-             def_check_min(w, where, "neighbors.cohesion_gain", n->cohesion_gain, 0.0f, 0);
-    if (!ok) return SHOAL_ERR_INVALID_ARGUMENT;
-    if (n->fov > VEC_TWO_PI)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: neighbors.fov must be in (0, 2 pi] rad, got %g",
-                          where, (double)n->fov);
-    if (n->max_neighbors < 0)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: neighbors.max_neighbors must be >= 0 (0 = no cap), got %d", where,
-                          (int)n->max_neighbors);
-    return SHOAL_OK;
+    return columns_check(w, d, where, neighbors_columns, NB_COUNT_);
 }
 
+/* Then the cosine of half the field of view, which the pass compares with. */
 static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                                 int fresh)
 {
     (void)slot;
     (void)forward;
     (void)fresh;
-    const int k = COMP_NEIGHBORS;
-    const shoal_neighbors_t* n = &d->neighbors;
-    const float* wt = d->weights;
-    COMP_F(w, k, NB_RADIUS)[r] = n->radius;
-    COMP_F(w, k, NB_FOV)[r] = n->fov;
+    columns_write(w, COMP_NEIGHBORS, r, d, neighbors_columns, NB_COUNT_);
+    float fov = d->neighbors.fov;
     /* A full circle must pass every neighbor: cos(pi) = -1 exactly. */
-    COMP_F(w, k, NB_FOV_COS)[r] = n->fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * n->fov);
-    COMP_I(w, k, NB_MAX)[r] = n->max_neighbors;
-    COMP_F(w, k, NB_K_SEP)[r] = n->separation_gain;
-    COMP_F(w, k, NB_K_ALI)[r] = n->alignment_gain;
-    COMP_F(w, k, NB_K_COH)[r] = n->cohesion_gain;
-    COMP_F(w, k, NB_W_SEP)[r] = wt[SHOAL_BEHAVIOR_SEPARATE];
-    COMP_F(w, k, NB_W_ALI)[r] = wt[SHOAL_BEHAVIOR_ALIGN];
-    COMP_F(w, k, NB_W_COH)[r] = wt[SHOAL_BEHAVIOR_COHERE];
+    COMP_F(w, COMP_NEIGHBORS, NB_FOV_COS)[r] = fov >= VEC_TWO_PI ? -1.0f : cosf(0.5f * fov);
 }
 
 static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    const int k = COMP_NEIGHBORS;
-    d->neighbors.radius = COMP_F(w, k, NB_RADIUS)[r];
-    d->neighbors.fov = COMP_F(w, k, NB_FOV)[r];
-    d->neighbors.max_neighbors = COMP_I(w, k, NB_MAX)[r];
-    d->neighbors.separation_gain = COMP_F(w, k, NB_K_SEP)[r];
-    d->neighbors.alignment_gain = COMP_F(w, k, NB_K_ALI)[r];
-    d->neighbors.cohesion_gain = COMP_F(w, k, NB_K_COH)[r];
-    d->weights[SHOAL_BEHAVIOR_SEPARATE] = COMP_F(w, k, NB_W_SEP)[r];
-    d->weights[SHOAL_BEHAVIOR_ALIGN] = COMP_F(w, k, NB_W_ALI)[r];
-    d->weights[SHOAL_BEHAVIOR_COHERE] = COMP_F(w, k, NB_W_COH)[r];
+    columns_read(w, COMP_NEIGHBORS, r, d, neighbors_columns, NB_COUNT_);
 }
 
 /* ---- defaults ------------------------------------------------------------ */
@@ -622,14 +607,10 @@ shoal_neighbors_t shoal_neighbors_default(void)
 
 void neighbors_defaults(shoal_agent_def_t* d) { d->neighbors = shoal_neighbors_default(); }
 
-static const uint8_t neighbors_flags[NB_COUNT_] = {[NB_MAX] = COLUMN_BITS};
-
 const module_t neighbors_module = {
     .name = "neighbors",
     .column_count = NB_COUNT_,
-    .column_flags = neighbors_flags,
-    /* every column but the slot and COMP_ROW */
-    .definition_columns = ((1ull << NB_COUNT_) - 1) & ~3ull,
+    .columns = neighbors_columns,
     .init = neighbors_init,
     .release = neighbors_release,
     .defaults = neighbors_defaults,

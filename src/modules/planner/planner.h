@@ -195,12 +195,6 @@ int planner_reserve_def(world_t* w, const shoal_agent_def_t* d);
  * (at add and set_planner_goal only: a target removed later is ignored). */
 shoal_status_t planner_validate(world_t* w, const shoal_agent_def_t* d, const char* where);
 shoal_status_t planner_check_goal_agent(world_t* w, const shoal_planner_t* p, const char* where);
-
-/* Write component row r from a definition. A fresh row starts its first
- * interval from the agent's pose (written just before), planned at the next
- * step and cut short so that its intervals end on its phase (planner.c). */
-void planner_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, int fresh);
-void planner_read_component(const world_t* w, int32_t r, shoal_planner_t* out);
 /* After shoal_agent_teleport: a new interval from the new pose. */
 void planner_after_teleport(world_t* w, int32_t r);
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ecs/columns.h"
 #include "ecs/rng.h"
 #include "modules/planner/planner.h"
 #include "modules/planner/trim.h"
@@ -475,67 +476,6 @@ static void restart_interval(world_t* w, int32_t r)
                              COMP_F(w, k, PL_SPEED)[r], rates);
 }
 
-void planner_write_component(world_t* w, int32_t r, const shoal_agent_def_t* d, int fresh)
-{
-    const shoal_planner_t* p = &d->planner;
-    const int k = COMP_PLANNER;
-    COMP_F(w, k, PL_SPEED)[r] = p->speed;
-    COMP_F(w, k, PL_RADIUS)[r] = p->radius;
-    COMP_I(w, k, PL_GOAL)[r] = (int32_t)p->goal;
-    COMP_F(w, k, PL_GOAL_X)[r] = p->goal_point[0];
-    COMP_F(w, k, PL_GOAL_Y)[r] = p->goal_point[1];
-    COMP_F(w, k, PL_GOAL_Z)[r] = w->dims == 3 ? p->goal_point[2] : 0.0f;
-    COMP_U(w, k, PL_GOAL_INDEX1)[r] = p->goal_agent.index1;
-    COMP_U(w, k, PL_GOAL_TAG)[r] = ((uint32_t)p->goal_agent.world0 << 16) | p->goal_agent.generation;
-    COMP_I(w, k, PL_AVOID)[r] = p->avoid_collisions;
-    COMP_I(w, k, PL_STRATEGY)[r] = (int32_t)p->strategy;
-    COMP_F(w, k, PL_DISCOUNT)[r] = p->discount;
-    COMP_F(w, k, PL_OPTIMISM)[r] = p->optimism;
-    COMP_I(w, k, PL_MAX_DEPTH)[r] = p->max_depth;
-    COMP_I(w, k, PL_MIN_DEPTH)[r] = p->min_depth;
-    COMP_I(w, k, PL_MAX_EXPANSIONS)[r] = p->max_expansions;
-    COMP_I(w, k, PL_K_SKIP)[r] = p->k_skip;
-    COMP_I(w, k, PL_N_V)[r] = p->n_v;
-    COMP_F(w, k, PL_COLLAPSE)[r] = p->collapse;
-    COMP_F(w, k, PL_DAMPING)[r] = p->damping;
-    COMP_F(w, k, PL_TIME_BUDGET)[r] = p->time_budget_ms;
-    if (!fresh) return;
-    /* A fresh row is all zero (statistics included). */
-    const planner_world_t* pw = planner_data(w);
-    uint32_t slot = table_slots(&w->comps[k].table)[r];
-    uint64_t bits = rng_bits(w->seed, 0x6f66667365742121ull, slot, 0);
-    COMP_U(w, k, PL_PERM_OFFSET)[r] = (uint32_t)(bits % (uint64_t)pw->table.controls);
-    restart_interval(w, r);
-}
-
-void planner_read_component(const world_t* w, int32_t r, shoal_planner_t* out)
-{
-    const int k = COMP_PLANNER;
-    out->enabled = 1;
-    out->speed = COMP_F(w, k, PL_SPEED)[r];
-    out->radius = COMP_F(w, k, PL_RADIUS)[r];
-    out->goal = (shoal_plan_goal_t)COMP_I(w, k, PL_GOAL)[r];
-    out->goal_point[0] = COMP_F(w, k, PL_GOAL_X)[r];
-    out->goal_point[1] = COMP_F(w, k, PL_GOAL_Y)[r];
-    out->goal_point[2] = COMP_F(w, k, PL_GOAL_Z)[r];
-    uint32_t tag = COMP_U(w, k, PL_GOAL_TAG)[r];
-    out->goal_agent.index1 = COMP_U(w, k, PL_GOAL_INDEX1)[r];
-    out->goal_agent.world0 = (uint16_t)(tag >> 16);
-    out->goal_agent.generation = (uint16_t)(tag & 0xffffu);
-    out->avoid_collisions = COMP_I(w, k, PL_AVOID)[r];
-    out->strategy = (shoal_plan_strategy_t)COMP_I(w, k, PL_STRATEGY)[r];
-    out->discount = COMP_F(w, k, PL_DISCOUNT)[r];
-    out->optimism = COMP_F(w, k, PL_OPTIMISM)[r];
-    out->max_depth = COMP_I(w, k, PL_MAX_DEPTH)[r];
-    out->min_depth = COMP_I(w, k, PL_MIN_DEPTH)[r];
-    out->max_expansions = COMP_I(w, k, PL_MAX_EXPANSIONS)[r];
-    out->k_skip = COMP_I(w, k, PL_K_SKIP)[r];
-    out->n_v = COMP_I(w, k, PL_N_V)[r];
-    out->collapse = COMP_F(w, k, PL_COLLAPSE)[r];
-    out->damping = COMP_F(w, k, PL_DAMPING)[r];
-    out->time_budget_ms = COMP_F(w, k, PL_TIME_BUDGET)[r];
-}
-
 void planner_after_teleport(world_t* w, int32_t r) { restart_interval(w, r); }
 
 /* ---- status and goals ------------------------------------------------------ */
@@ -633,17 +573,104 @@ static int planner_prepare_def(world_t* w, const shoal_agent_def_t* d, const cha
     return planner_prepare(w, where);
 }
 
+/* The parameters come from the definition; planner_validate checks them
+ * (with plan_params_valid, the check the standalone search shares). The
+ * goal's z is 0 in 2D (planner_write_row). Search timings
+ * are wall time, a statistic, not state. The statistics' halves are bit
+ * patterns; the last goodness is a statistic no system reads (a search may
+ * report -inf). The time budget came with snapshot version 5: older files
+ * load it as 0. */
+/* Enumerations are stored as the int32 they are. */
+_Static_assert(sizeof(shoal_plan_goal_t) == 4 && sizeof(shoal_plan_strategy_t) == 4, "4-byte enumerations");
+#define PLANNER_F32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32}
+#define PLANNER_I32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS}
+static const column_def_t planner_columns[PL_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [PL_SPEED] = PLANNER_F32("planner.speed", planner.speed),
+    [PL_RADIUS] = PLANNER_F32("planner.radius", planner.radius),
+    [PL_GOAL] = PLANNER_I32("planner.goal", planner.goal),
+    [PL_GOAL_X] = PLANNER_F32("planner.goal_point[0]", planner.goal_point[0]),
+    [PL_GOAL_Y] = PLANNER_F32("planner.goal_point[1]", planner.goal_point[1]),
+    [PL_GOAL_Z] = PLANNER_F32("planner.goal_point[2]", planner.goal_point[2]),
+    /* checked (when the goal uses it) by planner_validate and planner_check_goal_agent */
+    [PL_GOAL_INDEX1] = {.name = "planner.goal_agent", .field = COLUMN_FIELD(planner.goal_agent),
+                        .type = COLUMN_AGENT_INDEX1, .flags = COLUMN_BITS},
+    [PL_GOAL_TAG] = {.name = "planner.goal_agent.tag", .field = COLUMN_FIELD(planner.goal_agent),
+                     .type = COLUMN_AGENT_TAG, .flags = COLUMN_HANDLE_TAG | COLUMN_BITS},
+    [PL_AVOID] = PLANNER_I32("planner.avoid_collisions", planner.avoid_collisions),
+    [PL_STRATEGY] = PLANNER_I32("planner.strategy", planner.strategy),
+    [PL_DISCOUNT] = PLANNER_F32("planner.discount", planner.discount),
+    [PL_OPTIMISM] = PLANNER_F32("planner.optimism", planner.optimism),
+    [PL_MAX_DEPTH] = PLANNER_I32("planner.max_depth", planner.max_depth),
+    [PL_MIN_DEPTH] = PLANNER_I32("planner.min_depth", planner.min_depth),
+    [PL_MAX_EXPANSIONS] = PLANNER_I32("planner.max_expansions", planner.max_expansions),
+    [PL_K_SKIP] = PLANNER_I32("planner.k_skip", planner.k_skip),
+    [PL_N_V] = PLANNER_I32("planner.n_v", planner.n_v),
+    [PL_COLLAPSE] = PLANNER_F32("planner.collapse", planner.collapse),
+    [PL_DAMPING] = PLANNER_F32("planner.damping", planner.damping),
+    [PL_START_X] = COLUMN_STATE_F32("planner.start_x"),
+    [PL_START_Y] = COLUMN_STATE_F32("planner.start_y"),
+    [PL_START_Z] = COLUMN_STATE_F32("planner.start_z"),
+    [PL_START_QW] = COLUMN_STATE_F32("planner.start_qw"),
+    [PL_START_QX] = COLUMN_STATE_F32("planner.start_qx"),
+    [PL_START_QY] = COLUMN_STATE_F32("planner.start_qy"),
+    [PL_START_QZ] = COLUMN_STATE_F32("planner.start_qz"),
+    [PL_REL_X] = COLUMN_STATE_F32("planner.rel_x"),
+    [PL_REL_Y] = COLUMN_STATE_F32("planner.rel_y"),
+    [PL_REL_Z] = COLUMN_STATE_F32("planner.rel_z"),
+    [PL_REL_QW] = COLUMN_STATE_F32("planner.rel_qw"),
+    [PL_REL_QX] = COLUMN_STATE_F32("planner.rel_qx"),
+    [PL_REL_QY] = COLUMN_STATE_F32("planner.rel_qy"),
+    [PL_REL_QZ] = COLUMN_STATE_F32("planner.rel_qz"),
+    [PL_K] = COLUMN_STATE_I32("planner.k"),
+    [PL_LEN] = COLUMN_STATE_I32("planner.len"),
+    [PL_CI] = COLUMN_STATE_I32("planner.ci"),
+    [PL_CF] = COLUMN_STATE_I32("planner.cf"),
+    [PL_NEXT] = COLUMN_STATE_I32("planner.next"),
+    [PL_PLAN_NOW] = COLUMN_STATE_I32("planner.plan_now"),
+    [PL_RUN_SPEED] = COLUMN_STATE_F32("planner.run_speed"),
+    [PL_PERM_OFFSET] = COLUMN_STATE_U32("planner.perm_offset"),
+    [PL_OVERLAP] = COLUMN_STATE_I32("planner.overlap"),
+    [PL_SEARCHES_LO] = COLUMN_STATE_U32("planner.searches_lo"),
+    [PL_SEARCHES_HI] = COLUMN_STATE_U32("planner.searches_hi"),
+    [PL_GOODNESS_LO] = COLUMN_STATE_U32("planner.goodness_lo"),
+    [PL_GOODNESS_HI] = COLUMN_STATE_U32("planner.goodness_hi"),
+    [PL_NS_LO] = {.name = "planner.ns_lo", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_NOT_STATE | COLUMN_BITS},
+    [PL_NS_HI] = {.name = "planner.ns_hi", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_NOT_STATE | COLUMN_BITS},
+    [PL_STATES_LO] = COLUMN_STATE_U32("planner.states_lo"),
+    [PL_STATES_HI] = COLUMN_STATE_U32("planner.states_hi"),
+    [PL_EXPANDED_LO] = COLUMN_STATE_U32("planner.expanded_lo"),
+    [PL_EXPANDED_HI] = COLUMN_STATE_U32("planner.expanded_hi"),
+    [PL_COLLISIONS] = COLUMN_STATE_I32("planner.collisions"),
+    [PL_LAST_GOODNESS] = {.name = "planner.last_goodness", .field = COLUMN_NO_FIELD, .type = COLUMN_F32, .flags = COLUMN_BITS},
+    [PL_TIME_BUDGET] = {.name = "planner.time_budget_ms", .field = COLUMN_FIELD(planner.time_budget_ms),
+                        .type = COLUMN_F32, .flags = COLUMN_NOT_STATE, .since = 5},
+};
+#undef PLANNER_F32
+#undef PLANNER_I32
+
+/* After the pose: the table's columns, then the goal's z in 2D. A fresh
+ * row starts its first interval from the agent's pose, planned at the next
+ * step and cut short so that its intervals end on its phase (planner.c). */
 static void planner_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                               int fresh)
 {
-    (void)slot;
     (void)forward;
-    planner_write_component(w, r, d, fresh); /* after the pose: a fresh agent's first interval */
+    const int k = COMP_PLANNER;
+    columns_write(w, k, r, d, planner_columns, PL_COUNT_);
+    if (w->dims == 2) COMP_F(w, k, PL_GOAL_Z)[r] = 0.0f;
+    if (!fresh) return;
+    /* A fresh row is all zero (statistics included). */
+    const planner_world_t* pw = planner_data(w);
+    uint64_t bits = rng_bits(w->seed, 0x6f66667365742121ull, slot, 0);
+    COMP_U(w, k, PL_PERM_OFFSET)[r] = (uint32_t)(bits % (uint64_t)pw->table.controls);
+    restart_interval(w, r);
 }
 
 static void planner_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    planner_read_component(w, r, &d->planner);
+    columns_read(w, COMP_PLANNER, r, d, planner_columns, PL_COUNT_);
+    d->planner.enabled = 1;
 }
 
 /* A planner agent starts a new interval from the new pose (its velocity is
@@ -654,28 +681,11 @@ static void planner_teleported(world_t* w, int32_t r, const float velocity[3])
     planner_after_teleport(w, r);
 }
 
-/* Search timings are wall time, a statistic, not state. The statistics'
- * halves are bit patterns; the last goodness is a statistic no system reads
- * (a search may report -inf). */
-#define B COLUMN_BITS
-static const uint8_t planner_flags[PL_COUNT_] = {
-    [PL_GOAL] = B, [PL_GOAL_INDEX1] = B, [PL_GOAL_TAG] = COLUMN_HANDLE_TAG | B, [PL_AVOID] = B,
-    [PL_STRATEGY] = B, [PL_MAX_DEPTH] = B, [PL_MIN_DEPTH] = B, [PL_MAX_EXPANSIONS] = B,
-    [PL_K_SKIP] = B, [PL_N_V] = B, [PL_K] = B, [PL_LEN] = B, [PL_CI] = B, [PL_CF] = B,
-    [PL_NEXT] = B, [PL_PLAN_NOW] = B, [PL_PERM_OFFSET] = B, [PL_OVERLAP] = B,
-    [PL_SEARCHES_LO] = B, [PL_SEARCHES_HI] = B, [PL_GOODNESS_LO] = B, [PL_GOODNESS_HI] = B,
-    [PL_NS_LO] = COLUMN_NOT_STATE | B, [PL_NS_HI] = COLUMN_NOT_STATE | B, [PL_STATES_LO] = B,
-    [PL_STATES_HI] = B, [PL_EXPANDED_LO] = B, [PL_EXPANDED_HI] = B, [PL_COLLISIONS] = B,
-    [PL_LAST_GOODNESS] = B, [PL_TIME_BUDGET] = COLUMN_NOT_STATE};
-#undef B
-/* The time budget came with snapshot version 5: older files load it as 0. */
-static const uint8_t planner_since[PL_COUNT_] = {[PL_TIME_BUDGET] = 5};
-
 const module_t planner_module = {
     .name = "planner",
     .flags = MODULE_MOVES_ITSELF,
     .column_count = PL_COUNT_,
-    .column_flags = planner_flags,
+    .columns = planner_columns,
     .release = planner_release,
     .defaults = planner_defaults,
     .needs = planner_needs,
@@ -689,7 +699,6 @@ const module_t planner_module = {
     .teleported = planner_teleported,
     .hash = planner_hash,
     .snapshot_tag = BYTE_TAG('P', 'L', 'A', 'N'),
-    .column_since = planner_since,
     .save = planner_save,
     .load = planner_load,
     .check_loaded = planner_check_loaded,

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "modules/pursuit/pursuit.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "simd/vec.h"
 #include "modules/agent.h"
@@ -112,13 +113,18 @@ static int pursuit_needs(const shoal_agent_def_t* d)
     return d->weights[SHOAL_BEHAVIOR_PURSUE] != 0.0f || d->weights[SHOAL_BEHAVIOR_EVADE] != 0.0f;
 }
 
+/* Every column comes from the definition; the target must be null or of this world. */
+static const column_def_t pursuit_columns[PU_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    COLUMNS_HANDLE(PU_TARGET_INDEX1, "pursuit.target", pursuit.target),
+    [PU_W_PURSUE] = COLUMN_WEIGHT("weights[pursue]", SHOAL_BEHAVIOR_PURSUE),
+    [PU_W_EVADE] = COLUMN_WEIGHT("weights[evade]", SHOAL_BEHAVIOR_EVADE),
+    [PU_MAX_PREDICTION] = COLUMN_AT_LEAST("pursuit.max_prediction", pursuit.max_prediction, 0.0),
+};
+
 static shoal_status_t pursuit_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
-    if (!def_check_min(w, where, "pursuit.max_prediction", d->pursuit.max_prediction, 0.0f, 0))
-        return SHOAL_ERR_INVALID_ARGUMENT;
-    if (d->pursuit.target.index1 != 0 && d->pursuit.target.world0 != w->tag)
-        return world_fail(w, SHOAL_ERR_STALE_HANDLE, "%s: pursuit.target does not belong to this world", where);
-    return SHOAL_OK;
+    return columns_check(w, d, where, pursuit_columns, PU_COUNT_);
 }
 
 static void pursuit_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
@@ -127,30 +133,18 @@ static void pursuit_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_
     (void)slot;
     (void)forward;
     (void)fresh;
-    const int k = COMP_PURSUIT;
-    COMP_U(w, k, PU_TARGET_INDEX1)[r] = d->pursuit.target.index1;
-    COMP_U(w, k, PU_TARGET_TAG)[r] = agent_stored_tag(d->pursuit.target);
-    COMP_F(w, k, PU_W_PURSUE)[r] = d->weights[SHOAL_BEHAVIOR_PURSUE];
-    COMP_F(w, k, PU_W_EVADE)[r] = d->weights[SHOAL_BEHAVIOR_EVADE];
-    COMP_F(w, k, PU_MAX_PREDICTION)[r] = d->pursuit.max_prediction;
+    columns_write(w, COMP_PURSUIT, r, d, pursuit_columns, PU_COUNT_);
 }
 
 static void pursuit_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    const int k = COMP_PURSUIT;
-    d->pursuit.target = agent_stored_handle(COMP_U(w, k, PU_TARGET_INDEX1)[r], COMP_U(w, k, PU_TARGET_TAG)[r]);
-    d->weights[SHOAL_BEHAVIOR_PURSUE] = COMP_F(w, k, PU_W_PURSUE)[r];
-    d->weights[SHOAL_BEHAVIOR_EVADE] = COMP_F(w, k, PU_W_EVADE)[r];
-    d->pursuit.max_prediction = COMP_F(w, k, PU_MAX_PREDICTION)[r];
+    columns_read(w, COMP_PURSUIT, r, d, pursuit_columns, PU_COUNT_);
 }
-
-static const uint8_t pursuit_flags[PU_COUNT_] = {[PU_TARGET_INDEX1] = COLUMN_BITS,
-                                                 [PU_TARGET_TAG] = COLUMN_HANDLE_TAG | COLUMN_BITS};
 
 const module_t pursuit_module = {
     .name = "pursuit",
     .column_count = PU_COUNT_,
-    .column_flags = pursuit_flags,
+    .columns = pursuit_columns,
     .defaults = pursuit_defaults,
     .needs = pursuit_needs,
     .validate = pursuit_validate,

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "modules/wander/wander.h"
+#include "ecs/columns.h"
 #include "ecs/parallel.h"
 #include "ecs/rng.h"
 #include "simd/lane_math.h"
@@ -314,23 +315,30 @@ static void wander_defaults(shoal_agent_def_t* d) { d->wander = shoal_wander_def
 
 static int wander_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BEHAVIOR_WANDER] != 0.0f; }
 
+static const column_def_t wander_columns[WD_COUNT_] = {
+    COLUMNS_SLOT_ROW,
+    [WD_KEY] = COLUMN_STATE_U32("wander.key"),
+    [WD_WEIGHT] = COLUMN_WEIGHT("weights[wander]", SHOAL_BEHAVIOR_WANDER),
+    [WD_CRUISE] = COLUMN_AT_LEAST("wander.cruise_speed", wander.cruise_speed, 0.0),
+    [WD_STRENGTH] = COLUMN_AT_LEAST("wander.strength", wander.strength, 0.0),
+    [WD_NOISE] = COLUMN_AT_LEAST("wander.noise", wander.noise, 0.0),
+    [WD_VX] = COLUMN_STATE_F32("wander.velocity[0]"),
+    [WD_VY] = COLUMN_STATE_F32("wander.velocity[1]"),
+    [WD_VZ] = COLUMN_STATE_F32("wander.velocity[2]"),
+};
+
 static shoal_status_t wander_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
-    int ok = def_check_min(w, where, "wander.cruise_speed", d->wander.cruise_speed, 0.0f, 0) &&
-             def_check_min(w, where, "wander.strength", d->wander.strength, 0.0f, 0) &&
-             def_check_min(w, where, "wander.noise", d->wander.noise, 0.0f, 0);
-    return ok ? SHOAL_OK : SHOAL_ERR_INVALID_ARGUMENT;
+    return columns_check(w, d, where, wander_columns, WD_COUNT_);
 }
 
+/* Then the key and the walk's velocity: state. */
 static void wander_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
                              int fresh)
 {
     const int k = COMP_WANDER;
+    columns_write(w, k, r, d, wander_columns, WD_COUNT_);
     COMP_U(w, k, WD_KEY)[r] = w->slots[slot].generation;
-    COMP_F(w, k, WD_WEIGHT)[r] = d->weights[SHOAL_BEHAVIOR_WANDER];
-    COMP_F(w, k, WD_CRUISE)[r] = d->wander.cruise_speed;
-    COMP_F(w, k, WD_STRENGTH)[r] = d->wander.strength;
-    COMP_F(w, k, WD_NOISE)[r] = d->wander.noise;
     if (fresh) { /* the walk starts straight ahead */
         COMP_F(w, k, WD_VX)[r] = d->wander.strength * forward.x;
         COMP_F(w, k, WD_VY)[r] = d->wander.strength * forward.y;
@@ -340,21 +348,13 @@ static void wander_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_a
 
 static void wander_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
-    const int k = COMP_WANDER;
-    d->weights[SHOAL_BEHAVIOR_WANDER] = COMP_F(w, k, WD_WEIGHT)[r];
-    d->wander.cruise_speed = COMP_F(w, k, WD_CRUISE)[r];
-    d->wander.strength = COMP_F(w, k, WD_STRENGTH)[r];
-    d->wander.noise = COMP_F(w, k, WD_NOISE)[r];
+    columns_read(w, COMP_WANDER, r, d, wander_columns, WD_COUNT_);
 }
-
-static const uint8_t wander_flags[WD_COUNT_] = {[WD_KEY] = COLUMN_BITS};
 
 const module_t wander_module = {
     .name = "wander",
     .column_count = WD_COUNT_,
-    .column_flags = wander_flags,
-    /* the key and the velocity are state */
-    .definition_columns = 1ull << WD_WEIGHT | 1ull << WD_CRUISE | 1ull << WD_STRENGTH | 1ull << WD_NOISE,
+    .columns = wander_columns,
     .defaults = wander_defaults,
     .needs = wander_needs,
     .validate = wander_validate,
