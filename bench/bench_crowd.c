@@ -52,7 +52,7 @@ typedef struct crowd_opts {
     int64_t seed; /* < 0: the world default's */
     int json;
     int64_t colored_after; /* the contact pass's colored sweeps (contacts.h); 0: off */
-} crowd_opts;
+} crowd_opts_t;
 
 /* The shared definition: the "rvo2" preset, arrive with gain 1. */
 static int crowd_agent_def(shoal_agent_def_t* d)
@@ -65,7 +65,7 @@ static int crowd_agent_def(shoal_agent_def_t* d)
 }
 
 /* Returns 1, 0 for an error of the world, -1 when out of memory here. */
-static int populate(shoal_world_t* w, const crowd_opts* o)
+static int populate(shoal_world_t* w, const crowd_opts_t* o)
 {
     shoal_agent_def_t def;
     if (!crowd_agent_def(&def)) return 0;
@@ -87,10 +87,10 @@ static int populate(shoal_world_t* w, const crowd_opts* o)
 }
 
 /* The zero-copy columns the figures read (z ones NULL in 2D). */
-typedef struct crowd_columns {
+typedef struct crowd_columns_t {
     const float *x, *y, *z, *gx, *gy, *gz, *r;
     int64_t n;
-} crowd_columns;
+} crowd_columns_t;
 
 static int column(shoal_world_t* w, const char* name, const float** out)
 {
@@ -100,7 +100,7 @@ static int column(shoal_world_t* w, const char* name, const float** out)
     return 1;
 }
 
-static int read_columns(shoal_world_t* w, int dims, crowd_columns* c)
+static int read_columns(shoal_world_t* w, int dims, crowd_columns_t* c)
 {
     memset(c, 0, sizeof *c);
     c->n = shoal_world_agent_count(w);
@@ -110,16 +110,16 @@ static int read_columns(shoal_world_t* w, int dims, crowd_columns* c)
     return ok;
 }
 
-static int measure(shoal_world_t* w, const crowd_opts* o, crowd_quality* q)
+static int measure(shoal_world_t* w, const crowd_opts_t* o, crowd_quality_t* q)
 {
-    crowd_columns c;
+    crowd_columns_t c;
     if (!read_columns(w, o->dims, &c)) return 0;
     return crowd_quality_measure(q, c.n, c.x, c.y, c.z, c.r);
 }
 
 /* The scene's world on o->threads threads, populated. Returns CLI_EXIT_OK,
  * or prints the error (after "command: ") and returns CLI_EXIT_FAILURE. */
-static int crowd_world(const char* command, const crowd_opts* o, shoal_world_t** out)
+static int crowd_world(const char* command, const crowd_opts_t* o, shoal_world_t** out)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = o->dims;
@@ -149,20 +149,20 @@ static int crowd_world(const char* command, const crowd_opts* o, shoal_world_t**
 
 int bench_crowd_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
-    crowd_opts o = CROWD_DEFAULTS;
+    crowd_opts_t o = CROWD_DEFAULTS;
     o.agents = agents;
     o.threads = threads;
     return crowd_world(command, &o, out);
 }
 
-static int bench_crowd_run(const crowd_opts* o)
+static int bench_crowd_run(const crowd_opts_t* o)
 {
     shoal_world_t* w = NULL;
     double setup_start = cli_now_seconds();
     if (crowd_world("bench crowd", o, &w) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
     double setup_seconds = cli_now_seconds() - setup_start;
 
-    crowd_quality q;
+    crowd_quality_t q;
     crowd_quality_init(&q);
     const int64_t total = o->warmup + o->steps;
     double seconds = 0.0, quality_seconds = 0.0;
@@ -177,7 +177,7 @@ static int bench_crowd_run(const crowd_opts* o)
             quality_seconds += cli_now_seconds() - t1;
         }
     }
-    crowd_columns c;
+    crowd_columns_t c;
     if (!read_columns(w, o->dims, &c)) goto measure_failed;
     double mean_dist = 0.0, arrived = 0.0;
     crowd_goal_figures(c.n, c.x, c.y, c.z, c.gx, c.gy, c.gz, c.r, &mean_dist, &arrived);
@@ -261,14 +261,14 @@ measure_failed:
 
 static int parse_scenario(const char* command, const char* name, const char* value, void* opts)
 {
-    crowd_opts* o = opts;
+    crowd_opts_t* o = opts;
     int s = crowd_scenario_of(value);
     if (s < 0) return cli_usage_error(command, "%s: expected grid, gridshuf or circle, got '%s'", name, value);
     o->scenario = s;
     return 0;
 }
 
-#define CROWD_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, crowd_opts, field, lo, hi, help)
+#define CROWD_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, crowd_opts_t, field, lo, hi, help)
 
 static const cli_option_t crowd_options[] = {
     {.name = "--scenario", .metavar = "grid|gridshuf|circle", .kind = CLI_CUSTOM, .parse = parse_scenario,
@@ -289,7 +289,7 @@ static const cli_option_t crowd_options[] = {
               "the contact pass's Gauss-Seidel sweeps of a step: 0 (default) all on the calling "
               "thread; N > 0: the first N there, then colored sweeps by the workers (other results, "
               "the same for any thread count; an experiment, bench/README.md)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(crowd_opts, json),
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(crowd_opts_t, json),
      .help = "one JSON object on stdout: see below"},
 };
 
@@ -314,7 +314,7 @@ static const cli_spec_t crowd_spec = {
 
 int bench_crowd(int argc, char** argv)
 {
-    crowd_opts o = CROWD_DEFAULTS;
+    crowd_opts_t o = CROWD_DEFAULTS;
     int stop = cli_parse(&crowd_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     return bench_crowd_run(&o);

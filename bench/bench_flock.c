@@ -53,13 +53,13 @@ typedef struct bench_opts {
     int bind;
     int mixed; /* per-agent weights, so no parameter column is uniform */
     int no_hash; /* leave out the final state_hash (a serial walk of every agent) */
-} bench_opts;
+} bench_opts_t;
 
 /* Allocation hooks that count live bytes and remember the peak. */
 typedef struct counting_alloc {
     size_t live;
     size_t peak;
-} counting_alloc;
+} counting_alloc_t;
 
 /* Blocks of 4 MiB and more are aligned to 2 MiB and advised to be backed
  * by huge pages, as the library's default allocator does, so that the
@@ -69,7 +69,7 @@ typedef struct counting_alloc {
 
 static void* count_alloc(size_t size, size_t align, void* ctx)
 {
-    counting_alloc* c = (counting_alloc*)ctx;
+    counting_alloc_t* c = (counting_alloc_t*)ctx;
     void* p;
     if (size >= COUNT_HUGE_BLOCK) {
         size_t bytes = (size + COUNT_HUGE_PAGE - 1) / COUNT_HUGE_PAGE * COUNT_HUGE_PAGE;
@@ -89,12 +89,12 @@ static void* count_alloc(size_t size, size_t align, void* ctx)
 
 static void count_free(void* p, size_t size, void* ctx)
 {
-    counting_alloc* c = (counting_alloc*)ctx;
+    counting_alloc_t* c = (counting_alloc_t*)ctx;
     c->live -= size;
     free(p);
 }
 
-static double box_side(const bench_opts* o)
+static double box_side(const bench_opts_t* o)
 {
     double n = (double)o->agents, r = o->radius, k = o->neighbors;
     if (o->dims == 2) return sqrt(n * BENCH_PI * r * r / k);
@@ -102,7 +102,7 @@ static double box_side(const bench_opts* o)
 }
 
 /* The flock's shared definition: everything but the per-agent values. */
-static shoal_agent_def_t flock_def(const bench_opts* o)
+static shoal_agent_def_t flock_def(const bench_opts_t* o)
 {
     shoal_agent_def_t d = shoal_agent_default_def();
     d.vehicle.max_speed = 4.0f;
@@ -118,7 +118,7 @@ static shoal_agent_def_t flock_def(const bench_opts* o)
 
 /* Agent i's own values, from the counter-based generator keyed by i: the
  * scene does not depend on how agents are added. */
-static void flock_agent(const bench_opts* o, double side, int64_t i, shoal_agent_def_t* d)
+static void flock_agent(const bench_opts_t* o, double side, int64_t i, shoal_agent_def_t* d)
 {
     for (int k = 0; k < o->dims; ++k)
         d->position[k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, 0.0f, (float)side);
@@ -143,7 +143,7 @@ static void flock_agent(const bench_opts* o, double side, int64_t i, shoal_agent
  * differ, so no two agents share a definition to group by.
  * Returns 1, 0 for an error of the world (shoal_world_last_error), -1 when
  * out of memory here. */
-static int populate(shoal_world_t* w, const bench_opts* o, double side, double* add_seconds)
+static int populate(shoal_world_t* w, const bench_opts_t* o, double side, double* add_seconds)
 {
     shoal_agent_def_t shared = flock_def(o);
     if (o->mixed) {
@@ -191,7 +191,7 @@ static int populate(shoal_world_t* w, const bench_opts* o, double side, double* 
  * counted in `counter` when it is not NULL (it must outlive the world).
  * Returns CLI_EXIT_OK, or prints the error (after "command: ") and returns
  * CLI_EXIT_FAILURE. */
-static int flock_world(const char* command, const bench_opts* o, counting_alloc* counter, shoal_world_t** out,
+static int flock_world(const char* command, const bench_opts_t* o, counting_alloc_t* counter, shoal_world_t** out,
                        double* library_seconds)
 {
     double unused = 0.0;
@@ -234,7 +234,7 @@ static int flock_world(const char* command, const bench_opts* o, counting_alloc*
 
 int bench_flock_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
-    bench_opts o = FLOCK_DEFAULTS;
+    bench_opts_t o = FLOCK_DEFAULTS;
     o.agents = agents;
     o.threads = threads;
     return flock_world(command, &o, NULL, out, NULL);
@@ -242,17 +242,17 @@ int bench_flock_scene(const char* command, int64_t agents, int32_t threads, shoa
 
 int bench_flock3d_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
-    bench_opts o = FLOCK_DEFAULTS;
+    bench_opts_t o = FLOCK_DEFAULTS;
     o.dims = 3;
     o.agents = agents;
     o.threads = threads;
     return flock_world(command, &o, NULL, out, NULL);
 }
 
-static int bench_flock(const bench_opts* o)
+static int bench_flock(const bench_opts_t* o)
 {
     double side = box_side(o);
-    counting_alloc counter = {0, 0};
+    counting_alloc_t counter = {0, 0};
     shoal_world_t* w = NULL;
     double setup_start = cli_now_seconds(), add_seconds = 0.0;
     if (flock_world("bench flock", o, &counter, &w, &add_seconds) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
@@ -343,7 +343,7 @@ step_failed:
     return CLI_EXIT_FAILURE;
 }
 
-static int bench_kernel(const bench_opts* o)
+static int bench_kernel(const bench_opts_t* o)
 {
     /* Candidates per pack: what a 3x3 (3x3x3) block holds at density K. */
     double per_cell = o->dims == 2 ? o->neighbors / BENCH_PI : o->neighbors * 3.0 / (4.0 * BENCH_PI);
@@ -379,9 +379,9 @@ static int bench_kernel(const bench_opts* o)
 
 /* ---- options ---------------------------------------------------------------- */
 
-#define FLOCK_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, bench_opts, field, lo, hi, help)
-#define FLOCK_FLAG(name, field, help) CLI_FLAG_ROW(name, bench_opts, field, help)
-#define FLOCK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, bench_opts, field, help)
+#define FLOCK_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, bench_opts_t, field, lo, hi, help)
+#define FLOCK_FLAG(name, field, help) CLI_FLAG_ROW(name, bench_opts_t, field, help)
+#define FLOCK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, bench_opts_t, field, help)
 
 /* flock and kernel fill one struct; kernel's table has the rows it reads. */
 #define DIM_ROW FLOCK_INT("--dim", "2|3", dims, 2, 3, "dimensions (default 2)")
@@ -482,7 +482,7 @@ int cmd_bench(int argc, char** argv)
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
         return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd, scaling, loops or split)", which);
-    bench_opts o = FLOCK_DEFAULTS;
+    bench_opts_t o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
     return flock ? bench_flock(&o) : bench_kernel(&o);

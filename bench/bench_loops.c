@@ -28,29 +28,29 @@
 typedef struct loops_opts {
     int64_t threads, loops, items, rounds;
     int json;
-} loops_opts;
+} loops_opts_t;
 
 typedef struct loops_ctx {
     float* data;
     int64_t loops;
     int32_t items;
-} loops_ctx;
+} loops_ctx_t;
 
 static void touch(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    float* d = ((loops_ctx*)vctx)->data;
+    float* d = ((loops_ctx_t*)vctx)->data;
     for (int32_t i = begin; i < end; ++i) d[i] = d[i] * 0.999f + 0.001f;
 }
 
 static shoal_status_t run_loops(world_t* w, void* vctx)
 {
-    loops_ctx* c = (loops_ctx*)vctx;
+    loops_ctx_t* c = (loops_ctx_t*)vctx;
     for (int64_t k = 0; k < c->loops; ++k) par_for(w, c->items, 16, PAR_STATIC, touch, c);
     return SHOAL_OK;
 }
 
-static double per_loop_ns(world_t* w, loops_ctx* c, int how)
+static double per_loop_ns(world_t* w, loops_ctx_t* c, int how)
 {
     uint64_t t0 = world_now_ns();
     if (how == 0)
@@ -62,7 +62,7 @@ static double per_loop_ns(world_t* w, loops_ctx* c, int how)
     return (double)(world_now_ns() - t0) / (double)c->loops;
 }
 
-static int run(const loops_opts* o)
+static int run(const loops_opts_t* o)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.thread_count = (int32_t)o->threads;
@@ -74,7 +74,7 @@ static int run(const loops_opts* o)
         return CLI_EXIT_FAILURE;
     }
     world_t* w = (world_t*)world;
-    loops_ctx c = {calloc((size_t)o->items, sizeof(float)), o->loops, (int32_t)o->items};
+    loops_ctx_t c = {calloc((size_t)o->items, sizeof(float)), o->loops, (int32_t)o->items};
     if (!c.data) {
         shoal_world_destroy(world);
         cli_error("bench loops: out of memory");
@@ -82,7 +82,7 @@ static int run(const loops_opts* o)
     }
     static const char* const names[3] = {"serial", "forkjoin", "region"};
     double best[3] = {0, 0, 0};
-    loops_ctx warm = c;
+    loops_ctx_t warm = c;
     warm.loops = c.loops / 10 + 1;
     for (int how = 0; how < 3; ++how) per_loop_ns(w, &warm, how);
     for (int64_t r = 0; r < o->rounds; ++r)
@@ -122,14 +122,14 @@ static int run(const loops_opts* o)
     return CLI_EXIT_OK;
 }
 
-#define LOOPS_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, loops_opts, field, lo, hi, help)
+#define LOOPS_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, loops_opts_t, field, lo, hi, help)
 
 static const cli_option_t loops_options[] = {
     LOOPS_INT("--threads", "T", threads, 2, 1024, "threads, 2..1024 (default: physical cores, at least 2)"),
     LOOPS_INT("--loops", "N", loops, 1, 100000000, "loops per round (default 20000)"),
     LOOPS_INT("--items", "M", items, 16, 100000000, "items per loop (default 4096)"),
     LOOPS_INT("--rounds", "R", rounds, 1, 1000, "rounds of each way, alternating (default 5)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(loops_opts, json),
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(loops_opts_t, json),
      .help = "one JSON object on stdout: bench, threads, loops, items, rounds, serial_ns_per_loop, "
              "forkjoin_ns_per_loop, region_ns_per_loop, forkjoin_overhead_ns, region_overhead_ns"},
 };
@@ -147,7 +147,7 @@ static const cli_spec_t loops_spec = {
 
 int bench_loops(int argc, char** argv)
 {
-    loops_opts o = { .loops = 20000, .items = 4096, .rounds = 5,};
+    loops_opts_t o = { .loops = 20000, .items = 4096, .rounds = 5,};
     int stop = cli_parse(&loops_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     if (o.threads == 0) {

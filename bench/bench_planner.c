@@ -50,19 +50,19 @@ typedef struct planner_opts {
     int json;
     int64_t depth;       /* max_depth; 0: the library's default */
     double budget_ms;    /* time_budget_ms; 0: none */
-} planner_opts;
+} planner_opts_t;
 
 typedef struct asteroid {
     float x, y, r;
-} asteroid;
+} asteroid_t;
 
 /* Asteroids, and agents clear of them (brute force over a coarse grid of
  * buckets: the field is built once). */
-static int build_scene(shoal_world_t* w, const planner_opts* o, double side, int64_t* out_asteroids)
+static int build_scene(shoal_world_t* w, const planner_opts_t* o, double side, int64_t* out_asteroids)
 {
     uint64_t seed = (uint64_t)o->seed;
     int64_t count = o->agents / 2;
-    asteroid* rocks = calloc((size_t)(count > 0 ? count : 1), sizeof *rocks);
+    asteroid_t* rocks = calloc((size_t)(count > 0 ? count : 1), sizeof *rocks);
     if (!rocks) return 0;
     for (int64_t i = 0; i < count; ++i) {
         rocks[i].x = rng_range(seed, (uint64_t)i, 0, 0, 0.0f, (float)side);
@@ -128,7 +128,7 @@ static int build_scene(shoal_world_t* w, const planner_opts* o, double side, int
                     if (j < 0 || k < 0 || j >= nc || k >= nc) continue;
                     int32_t b = j * nc + k;
                     for (int32_t m = start[b]; m < start[b + 1] && clear; ++m) {
-                        const asteroid* a = &rocks[items[m]];
+                        const asteroid_t* a = &rocks[items[m]];
                         float dx = x - a->x, dy = y - a->y;
                         if (sqrtf(dx * dx + dy * dy) < a->r + base.radius + 5.0f) clear = 0;
                     }
@@ -156,7 +156,7 @@ static int build_scene(shoal_world_t* w, const planner_opts* o, double side, int
  * and the agents (their count in *asteroids, the square's side in *side).
  * Returns CLI_EXIT_OK, or prints the error (after "command: ") and returns
  * CLI_EXIT_FAILURE. */
-static int planner_world(const char* command, const planner_opts* o, shoal_world_t** out, int64_t* asteroids,
+static int planner_world(const char* command, const planner_opts_t* o, shoal_world_t** out, int64_t* asteroids,
                          double* side)
 {
     *side = 25.0 * sqrt((double)o->agents);
@@ -187,7 +187,7 @@ static int planner_world(const char* command, const planner_opts* o, shoal_world
 
 int bench_planner_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
-    planner_opts o = PLANNER_DEFAULTS;
+    planner_opts_t o = PLANNER_DEFAULTS;
     o.agents = agents;
     o.threads = threads;
     int64_t asteroids = 0;
@@ -195,7 +195,7 @@ int bench_planner_scene(const char* command, int64_t agents, int32_t threads, sh
     return planner_world(command, &o, out, &asteroids, &side);
 }
 
-static int run_planner_bench(const planner_opts* o)
+static int run_planner_bench(const planner_opts_t* o)
 {
     shoal_world_t* w = NULL;
     int64_t asteroids = 0;
@@ -320,27 +320,27 @@ static int run_planner_bench(const planner_opts* o)
 #define STR(x) STR_(x)
 
 static const cli_option_t planner_options[] = {
-    {.name = "--agents", .metavar = "N", .kind = CLI_INT, CLI_AT(planner_opts, agents), .min = 1,
+    {.name = "--agents", .metavar = "N", .kind = CLI_INT, CLI_AT(planner_opts_t, agents), .min = 1,
      .max = 10000000,
      .help = "planner agents, 1..10000000 (default 10000)"},
-    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(planner_opts, threads), .min = 1,
+    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(planner_opts_t, threads), .min = 1,
      .max = 1024,
      .help = "threads, 1..1024 (default: physical cores)"},
-    {.name = "--sim-seconds", .metavar = "S", .kind = CLI_NUMBER, CLI_AT(planner_opts, sim_seconds),
+    {.name = "--sim-seconds", .metavar = "S", .kind = CLI_NUMBER, CLI_AT(planner_opts_t, sim_seconds),
      .max = 1e6, .flags = CLI_ABOVE_MIN,
      .help = "simulated seconds, in (0, 1e6] (default 10)"},
-    {.name = "--expansions", .metavar = "E", .kind = CLI_INT, CLI_AT(planner_opts, expansions), .min = 1,
+    {.name = "--expansions", .metavar = "E", .kind = CLI_INT, CLI_AT(planner_opts_t, expansions), .min = 1,
      .max = 1000000,
      .help = "max_expansions per search, 1..1000000 (default " STR(BENCH_PLANNER_EXPANSIONS) ")"},
-    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(planner_opts, seed), .max = (double)INT64_MAX,
+    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(planner_opts_t, seed), .max = (double)INT64_MAX,
      .help = "scene seed, an integer >= 0 (default 1)"},
-    {.name = "--depth", .metavar = "D", .kind = CLI_INT, CLI_AT(planner_opts, depth), .min = 1, .max = 64,
+    {.name = "--depth", .metavar = "D", .kind = CLI_INT, CLI_AT(planner_opts_t, depth), .min = 1, .max = 64,
      .help = "max_depth of every search, 1..64 (default: the library's)"},
-    {.name = "--time-budget-ms", .metavar = "MS", .kind = CLI_NUMBER, CLI_AT(planner_opts, budget_ms),
+    {.name = "--time-budget-ms", .metavar = "MS", .kind = CLI_NUMBER, CLI_AT(planner_opts_t, budget_ms),
      .max = 60000,
      .help = "time_budget_ms of every search, in [0, 60000] (default 0: none; nonzero makes the "
              "state_hash depend on the machine)"},
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(planner_opts, json),
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(planner_opts_t, json),
      .help = "one JSON object on stdout: agents, threads, sim_seconds, wall_seconds, realtime_factor, "
              "searches_per_s, ms_per_search, goodness_mean, state_hash, and more"},
 };
@@ -357,7 +357,7 @@ static const cli_spec_t planner_spec = {
 
 int bench_planner(int argc, char** argv)
 {
-    planner_opts o = PLANNER_DEFAULTS;
+    planner_opts_t o = PLANNER_DEFAULTS;
     int stop = cli_parse(&planner_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     return run_planner_bench(&o);

@@ -53,9 +53,9 @@
 #define SCALING_MAX_SYSTEMS 64  /* distinct systems a scene runs */
 #define SCALING_MAX_THREADS 1024
 
-typedef bench_scene scaling_scene;
+typedef bench_scene_t scaling_scene_t;
 
-static const scaling_scene scenes[] = {
+static const scaling_scene_t scenes[] = {
     {"flock", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock_scene},
     {"flock3d", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock3d_scene},
     {"crowd", BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, BENCH_CROWD_DT, 0, bench_crowd_scene},
@@ -64,7 +64,7 @@ static const scaling_scene scenes[] = {
 };
 #define SCENE_COUNT ((int)(sizeof scenes / sizeof scenes[0]))
 
-const bench_scene* bench_scene_find(const char* name)
+const bench_scene_t* bench_scene_find(const char* name)
 {
     if (!name) return &scenes[0];
     for (int i = 0; i < SCENE_COUNT; ++i)
@@ -79,7 +79,7 @@ typedef struct scaling_opts {
     int64_t rounds;
     int json, csv;
     int ceiling; /* --ceiling */
-} scaling_opts;
+} scaling_opts_t;
 
 /* One system across the sweep: best ms per step at each thread count
  * (NaN where it did not run). */
@@ -87,10 +87,10 @@ typedef struct scaling_system {
     char name[48];
     char stage[16];
     double best_ms[SCALING_MAX_COUNTS];
-} scaling_system;
+} scaling_system_t;
 
 typedef struct scaling_result {
-    const scaling_scene* scene;
+    const scaling_scene_t* scene;
     int64_t agents, steps, warmup, rounds;
     int counts;
     int32_t threads[SCALING_MAX_COUNTS]; /* as asked */
@@ -99,10 +99,10 @@ typedef struct scaling_result {
     uint64_t* hashes;                    /* the same layout */
     double* ceiling;                     /* the same layout; NULL without --ceiling */
     double* per_world;                   /* the same: a world's rate together over alone */
-    scaling_system systems[SCALING_MAX_SYSTEMS];
+    scaling_system_t systems[SCALING_MAX_SYSTEMS];
     int system_count;
     int cores, pus; /* physical cores and hardware threads (hwloc), 0 when unknown */
-} scaling_result;
+} scaling_result_t;
 
 /* ---- the machine ------------------------------------------------------------ */
 
@@ -122,7 +122,7 @@ static void machine_cores(int* cores, int* pus)
 }
 
 /* "" when t fits the machine; else why not, into buf. */
-static const char* oversubscription(const scaling_result* r, int32_t t, char* buf, size_t size)
+static const char* oversubscription(const scaling_result_t* r, int32_t t, char* buf, size_t size)
 {
     buf[0] = '\0';
     if (r->pus > 0 && t > r->pus)
@@ -134,12 +134,12 @@ static const char* oversubscription(const scaling_result* r, int32_t t, char* bu
 
 /* ---- one run ----------------------------------------------------------------- */
 
-static scaling_system* find_system(scaling_result* r, const bench_system_t* s)
+static scaling_system_t* find_system(scaling_result_t* r, const bench_system_t* s)
 {
     for (int i = 0; i < r->system_count; ++i)
         if (!strcmp(r->systems[i].name, s->name) && !strcmp(r->systems[i].stage, s->stage)) return &r->systems[i];
     if (r->system_count == SCALING_MAX_SYSTEMS) return NULL;
-    scaling_system* sys = &r->systems[r->system_count++];
+    scaling_system_t* sys = &r->systems[r->system_count++];
     snprintf(sys->name, sizeof sys->name, "%s", s->name);
     snprintf(sys->stage, sizeof sys->stage, "%s", s->stage);
     for (int k = 0; k < SCALING_MAX_COUNTS; ++k) sys->best_ms[k] = NAN;
@@ -148,9 +148,9 @@ static scaling_system* find_system(scaling_result* r, const bench_system_t* s)
 
 /* Build the scene on r->threads[k] threads, step it, and record round
  * `round`. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (message printed). */
-static int run_once(scaling_result* r, int k, int64_t round)
+static int run_once(scaling_result_t* r, int k, int64_t round)
 {
-    const scaling_scene* sc = r->scene;
+    const scaling_scene_t* sc = r->scene;
     shoal_world_t* w = NULL;
     if (sc->build("bench scaling", r->agents, r->threads[k], &w) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
     r->used[k] = shoal_world_thread_count(w);
@@ -169,7 +169,7 @@ static int run_once(scaling_result* r, int k, int64_t round)
     bench_system_t s;
     for (int32_t i = 0; i < shoal_world_system_count(w); ++i) {
         if (!bench_system_read(w, i, &s)) continue;
-        scaling_system* sys = find_system(r, &s);
+        scaling_system_t* sys = find_system(r, &s);
         if (!sys) continue; /* more distinct systems than the table holds: not reported */
         if (isnan(sys->best_ms[k]) || s.ms_per_step < sys->best_ms[k]) sys->best_ms[k] = s.ms_per_step;
     }
@@ -188,24 +188,24 @@ step_failed:
  * world, then waits for the others, awake (spinning, yielding to any
  * thread that needs the core); the last one ready starts them all. */
 typedef struct ceiling_run {
-    const scaling_result* r;
+    const scaling_result_t* r;
     atomic_int ready, go;
     int copies;
     double start; /* when the last one ready let them go */
-} ceiling_run;
+} ceiling_run_t;
 
 typedef struct ceiling_copy {
-    ceiling_run* run;
+    ceiling_run_t* run;
     int64_t agents;
     double end;  /* when its timed steps ended */
     int failed;  /* 1: the build failed (reported), 2: a step failed */
     char error[256];
-} ceiling_copy;
+} ceiling_copy_t;
 
-static void ceiling_copy_main(ceiling_copy* c)
+static void ceiling_copy_main(ceiling_copy_t* c)
 {
-    ceiling_run* run = c->run;
-    const scaling_scene* sc = run->r->scene;
+    ceiling_run_t* run = c->run;
+    const scaling_scene_t* sc = run->r->scene;
     shoal_world_t* w = NULL;
     if (sc->build("bench scaling --ceiling", c->agents, 1, &w) != CLI_EXIT_OK) {
         c->failed = 1;
@@ -236,14 +236,14 @@ static void ceiling_copy_main(ceiling_copy* c)
  * beside the copies), stepped at once: the seconds from their start until
  * the last one ended. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (message
  * printed). */
-static int run_copies(const scaling_result* r, int32_t t, int64_t agents, double* seconds)
+static int run_copies(const scaling_result_t* r, int32_t t, int64_t agents, double* seconds)
 {
-    ceiling_copy* copies = calloc((size_t)t, sizeof *copies);
+    ceiling_copy_t* copies = calloc((size_t)t, sizeof *copies);
     if (!copies) {
         cli_error("bench scaling --ceiling: out of memory");
         return CLI_EXIT_FAILURE;
     }
-    ceiling_run run;
+    ceiling_run_t run;
     run.r = r;
     run.copies = t;
     run.start = 0.0;
@@ -286,11 +286,11 @@ static int run_copies(const scaling_result* r, int32_t t, int64_t agents, double
 /* The ceiling at r->threads[k] for round `round`: T worlds of agents / T
  * at once, then (T > 1) the largest of them alone on this thread, for the
  * share of one world's rate each keeps when all run. */
-static int run_ceiling(scaling_result* r, int k, int64_t round)
+static int run_ceiling(scaling_result_t* r, int k, int64_t round)
 {
     const int32_t t = r->threads[k];
     const size_t at = (size_t)k * (size_t)r->rounds + (size_t)round;
-    const scaling_scene* sc = r->scene;
+    const scaling_scene_t* sc = r->scene;
     double together = 0.0, alone = 0.0;
     if (run_copies(r, t, r->agents, &together) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
     r->ceiling[at] = sc->realtime ? (double)r->steps * (double)sc->dt / together
@@ -319,7 +319,7 @@ typedef struct count_figures {
      * over the first count's best run, and speedup over that */
     double ceiling_best, ceiling_median, ceiling_speedup, efficiency;
     double per_world; /* the best round's share of one world's rate alone */
-} count_figures;
+} count_figures_t;
 
 /* The best and the median of rates[0, rounds). */
 static void best_and_median(const double* rates, int64_t rounds, double* best, double* median)
@@ -332,9 +332,9 @@ static void best_and_median(const double* rates, int64_t rounds, double* best, d
     *median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
-static count_figures figures_of(const scaling_result* r, int k)
+static count_figures_t figures_of(const scaling_result_t* r, int k)
 {
-    count_figures f;
+    count_figures_t f;
     best_and_median(r->rates + (size_t)k * (size_t)r->rounds, r->rounds, &f.best, &f.median);
     double base = r->rates[0];
     for (int64_t i = 1; i < r->rounds; ++i) base = fmax(base, r->rates[i]);
@@ -357,7 +357,7 @@ static count_figures figures_of(const scaling_result* r, int k)
 }
 
 /* The best ms per step of the whole step at count k: the best rate's. */
-static double step_ms(const scaling_result* r, const count_figures* f)
+static double step_ms(const scaling_result_t* r, const count_figures_t* f)
 {
     if (!(f->best > 0.0)) return NAN;
     double seconds = r->scene->realtime ? (double)r->steps * (double)r->scene->dt / f->best
@@ -367,13 +367,13 @@ static double step_ms(const scaling_result* r, const count_figures* f)
 
 /* A system's speed-up at count k over the first count; NaN when either
  * time is missing or zero. */
-static double system_speedup(const scaling_system* s, int k)
+static double system_speedup(const scaling_system_t* s, int k)
 {
     double base = s->best_ms[0], now = s->best_ms[k];
     return base > 0.0 && now > 0.0 ? base / now : NAN;
 }
 
-static int hashes_agree(const scaling_result* r)
+static int hashes_agree(const scaling_result_t* r)
 {
     size_t n = (size_t)r->counts * (size_t)r->rounds;
     for (size_t i = 1; i < n; ++i)
@@ -381,7 +381,7 @@ static int hashes_agree(const scaling_result* r)
     return 1;
 }
 
-static const char* rate_unit(const scaling_result* r)
+static const char* rate_unit(const scaling_result_t* r)
 {
     return r->scene->realtime ? "realtime_factor" : "agent_steps_per_s";
 }
@@ -394,12 +394,12 @@ static void add_number_or_null(cJSON* o, const char* key, double x)
     else cJSON_AddNullToObject(o, key);
 }
 
-static void print_json(const scaling_result* r)
+static void print_json(const scaling_result_t* r)
 {
     int agree = hashes_agree(r);
     char note[96], hash[17];
     for (int k = 0; k < r->counts; ++k) {
-        count_figures f = figures_of(r, k);
+        count_figures_t f = figures_of(r, k);
         cJSON* root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "bench", "scaling");
         cJSON_AddStringToObject(root, "scene", r->scene->name);
@@ -444,7 +444,7 @@ static void print_json(const scaling_result* r)
         cJSON_AddBoolToObject(root, "hashes_agree", agree);
         cJSON* systems = cJSON_AddArrayToObject(root, "systems");
         for (int i = 0; i < r->system_count; ++i) {
-            const scaling_system* s = &r->systems[i];
+            const scaling_system_t* s = &r->systems[i];
             if (isnan(s->best_ms[k])) continue;
             cJSON* o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", s->name);
@@ -467,7 +467,7 @@ static void csv_number(double x)
     else printf(",");
 }
 
-static void print_csv(const scaling_result* r)
+static void print_csv(const scaling_result_t* r)
 {
     int agree = hashes_agree(r);
     char note[96];
@@ -475,7 +475,7 @@ static void print_csv(const scaling_result* r)
            "speedup,rate_unit,best_rate,median_rate,state_hash,hashes_agree%s\n",
            r->ceiling ? ",ceiling_rate,ceiling_speedup,efficiency,ceiling_per_world" : "");
     for (int k = 0; k < r->counts; ++k) {
-        count_figures f = figures_of(r, k);
+        count_figures_t f = figures_of(r, k);
         int over = oversubscription(r, r->threads[k], note, sizeof note)[0] != '\0';
         char head[160];
         snprintf(head, sizeof head, "%s,%lld,%lld,%lld,%lld,%d,%d,%d", r->scene->name, (long long)r->agents,
@@ -499,7 +499,7 @@ static void print_csv(const scaling_result* r)
         }
         printf("\n");
         for (int i = 0; i < r->system_count; ++i) {
-            const scaling_system* s = &r->systems[i];
+            const scaling_system_t* s = &r->systems[i];
             if (isnan(s->best_ms[k])) continue;
             printf("%s,%s,%s", head, s->name, s->stage);
             csv_number(s->best_ms[k]);
@@ -514,7 +514,7 @@ static void print_csv(const scaling_result* r)
  * their speed-ups noise. JSON and CSV have them all. */
 #define TABLE_MIN_SHARE 0.01
 
-static void print_text(const scaling_result* r)
+static void print_text(const scaling_result_t* r)
 {
     const char* unit = r->scene->realtime ? "real-time factor" : "agent-steps/s";
     printf("scaling %s: %lld agents, %lld steps (+%lld warm-up), %lld round%s per thread count, %d lanes\n",
@@ -531,7 +531,7 @@ static void print_text(const scaling_result* r)
     char note[96];
     int over = 0;
     for (int k = 0; k < r->counts; ++k) {
-        count_figures f = figures_of(r, k);
+        count_figures_t f = figures_of(r, k);
         char used[32] = "";
         if (r->used[k] != r->threads[k]) snprintf(used, sizeof used, " (ran %d)", (int)r->used[k]);
         printf("%7d %14.4g %14.4g %8.2fx", (int)r->threads[k], f.best, f.median, f.speedup);
@@ -556,7 +556,7 @@ static void print_text(const scaling_result* r)
         printf("Thread counts above the machine's hardware threads share cores: their figures measure\n"
                "oversubscription, not scaling.\n");
 
-    count_figures f0 = figures_of(r, 0);
+    count_figures_t f0 = figures_of(r, 0);
     double base_step = step_ms(r, &f0);
     printf("\nper system: best ms per step at %d thread%s, and the speed-up at each count\n",
            (int)r->threads[0], r->threads[0] == 1 ? "" : "s");
@@ -571,7 +571,7 @@ static void print_text(const scaling_result* r)
     printf("\n");
     int hidden = 0;
     for (int i = 0; i < r->system_count; ++i) {
-        const scaling_system* s = &r->systems[i];
+        const scaling_system_t* s = &r->systems[i];
         if (!(s->best_ms[0] >= TABLE_MIN_SHARE * base_step)) {
             hidden++;
             continue;
@@ -602,7 +602,7 @@ static void print_text(const scaling_result* r)
 
 static int parse_threads(const char* command, const char* name, const char* value, void* opts)
 {
-    scaling_opts* o = opts;
+    scaling_opts_t* o = opts;
     o->counts = 0;
     if (value[0] == '\0') return cli_usage_error(command, "%s: expected %s, got an empty value", name, THREADS_EXPECTED);
     const char* p = value;
@@ -632,7 +632,7 @@ static int parse_threads(const char* command, const char* name, const char* valu
     return 0;
 }
 
-#define SCALING_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, scaling_opts, field, lo, hi, help)
+#define SCALING_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, scaling_opts_t, field, lo, hi, help)
 
 static const cli_option_t scaling_options[] = {
     {.name = "--threads", .metavar = "T1,T2,...", .kind = CLI_CUSTOM, .parse = parse_threads,
@@ -647,11 +647,11 @@ static const cli_option_t scaling_options[] = {
     SCALING_INT("--warmup", "W", warmup, 0, 1000000000,
                 "untimed steps first (default: flock 10, crowd 10, planner 0)"),
     SCALING_INT("--rounds", "R", rounds, 1, 1000, "runs per thread count, 1..1000 (default 3)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(scaling_opts, json),
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(scaling_opts_t, json),
      .help = "JSON lines on stdout: one object per thread count (see below)"},
-    {.name = "--csv", .kind = CLI_FLAG, CLI_AT(scaling_opts, csv),
+    {.name = "--csv", .kind = CLI_FLAG, CLI_AT(scaling_opts_t, csv),
      .help = "CSV on stdout: a header, then one row per thread count and system (see below)"},
-    {.name = "--ceiling", .kind = CLI_FLAG, CLI_AT(scaling_opts, ceiling),
+    {.name = "--ceiling", .kind = CLI_FLAG, CLI_AT(scaling_opts_t, ceiling),
      .help = "also measure the machine's ceiling at each count T: T worlds of agents/T each, one a thread, "
              "stepped at once, sharing nothing (see below); two to three times the sweep's time"},
 };
@@ -709,7 +709,7 @@ static int default_threads(int cores, int32_t* out)
 
 int bench_scaling(int argc, char** argv)
 {
-    scaling_opts o;
+    scaling_opts_t o;
     memset(&o, 0, sizeof o);
     o.agents = o.steps = o.warmup = -1;
     o.rounds = 3;
@@ -717,10 +717,10 @@ int bench_scaling(int argc, char** argv)
     int stop = cli_parse(&scaling_spec, argc, argv, &o, &name, NULL);
     if (stop >= 0) return stop;
     if (o.json && o.csv) return cli_usage_error("bench scaling", "--json and --csv: one output format at a time");
-    const scaling_scene* scene = bench_scene_find(name);
+    const scaling_scene_t* scene = bench_scene_find(name);
     if (!scene) return cli_usage_error("bench scaling", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
 
-    scaling_result r;
+    scaling_result_t r;
     memset(&r, 0, sizeof r);
     r.scene = scene;
     r.agents = o.agents >= 0 ? o.agents : scene->agents;

@@ -18,10 +18,10 @@ typedef struct bench_scene {
     float dt;
     int realtime; /* 1: the rate is the real-time factor, else agent-steps/s */
     int (*build)(const char* command, int64_t agents, int32_t threads, shoal_world_t** out);
-} bench_scene;
+} bench_scene_t;
 
 /* The scene called `name` (NULL: the first, flock), or NULL when none is. */
-const bench_scene* bench_scene_find(const char* name);
+const bench_scene_t* bench_scene_find(const char* name);
 #define BENCH_SCENE_NAMES "flock, flock3d, crowd or planner"
 
 #endif /* SHOAL_BENCH_SCALING_H */

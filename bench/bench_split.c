@@ -33,29 +33,29 @@
 typedef struct split_opts {
     int64_t threads, agents, steps, warmup;
     int json;
-} split_opts;
+} split_opts_t;
 
 /* A loop's figures per step. */
 typedef struct split_loop {
-    const par_census_loop* l;
+    const par_census_loop_t* l;
     int index; /* its order among its system's loops */
     double ms, span_ms;
     double median;      /* the median of its calls' speed-ups */
     double typical_ms;  /* ms over that median */
-} split_loop;
+} split_loop_t;
 
 static int by_time(const void* a, const void* b)
 {
-    double x = ((const split_loop*)a)->ms, y = ((const split_loop*)b)->ms;
+    double x = ((const split_loop_t*)a)->ms, y = ((const split_loop_t*)b)->ms;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static int run(const bench_scene* sc, const split_opts* o)
+static int run(const bench_scene_t* sc, const split_opts_t* o)
 {
     shoal_world_t* world = NULL;
     if (sc->build("bench split", o->agents, (int32_t)o->threads, &world) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
     world_t* w = (world_t*)world;
-    par_census* census = (par_census*)calloc(1, sizeof *census);
+    par_census_t* census = (par_census_t*)calloc(1, sizeof *census);
     if (!census) {
         shoal_world_destroy(world);
         cli_error("bench split: out of memory");
@@ -74,11 +74,11 @@ static int run(const bench_scene* sc, const split_opts* o)
 
     const double steps = (double)o->steps;
     const int32_t threads = census->threads;
-    split_loop loops[PAR_CENSUS_LOOPS];
+    split_loop_t loops[PAR_CENSUS_LOOPS];
     double loops_ms = 0.0, span_ms = 0.0, typical_ms = 0.0, rounds = 0.0, moved = 0.0;
     for (int32_t i = 0; i < census->count; ++i) {
-        const par_census_loop* l = &census->loops[i];
-        split_loop* x = &loops[i];
+        const par_census_loop_t* l = &census->loops[i];
+        split_loop_t* x = &loops[i];
         x->l = l;
         x->index = 0;
         for (int32_t j = 0; j < i; ++j)
@@ -131,8 +131,8 @@ static int run(const bench_scene* sc, const split_opts* o)
         cJSON_AddNumberToObject(root, "dropped_calls", (double)census->dropped);
         cJSON* arr = cJSON_AddArrayToObject(root, "loops");
         for (int32_t i = 0; i < census->count; ++i) {
-            const split_loop* x = &loops[i];
-            const par_census_loop* l = x->l;
+            const split_loop_t* x = &loops[i];
+            const par_census_loop_t* l = x->l;
             cJSON* e = cJSON_CreateObject();
             cJSON_AddStringToObject(e, "system", l->system);
             cJSON_AddNumberToObject(e, "loop", x->index);
@@ -170,8 +170,8 @@ static int run(const bench_scene* sc, const split_opts* o)
         printf("%-36s %4s %6s %8s %6s %8s %8s %8s %8s %7s %6s\n", "system", "loop", "calls", "items", "blocks",
                "ms/step", "at T", "speed-up", "median", "busiest", "moved");
         for (int32_t i = 0; i < census->count; ++i) {
-            const split_loop* x = &loops[i];
-            const par_census_loop* l = x->l;
+            const split_loop_t* x = &loops[i];
+            const par_census_loop_t* l = x->l;
             if (x->ms < 0.001 * step_ms) continue;
             char mv[16] = "-";
             if (l->moved_of > 0) snprintf(mv, sizeof mv, "%.1f%%", 100.0 * (double)l->moved_items / (double)l->moved_of);
@@ -198,7 +198,7 @@ step_failed:
     return CLI_EXIT_FAILURE;
 }
 
-#define SPLIT_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, split_opts, field, lo, hi, help)
+#define SPLIT_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, split_opts_t, field, lo, hi, help)
 
 static const cli_option_t split_options[] = {
     SPLIT_INT("--threads", "T", threads, 1, 1024, "the thread count to split for, 1..1024 (default 16)"),
@@ -206,7 +206,7 @@ static const cli_option_t split_options[] = {
               "agents (default: the scene's bench default: flock 100000, crowd 100000, planner 10000)"),
     SPLIT_INT("--steps", "S", steps, 1, 1000000000, "timed steps (default: the scene's, as bench scaling)"),
     SPLIT_INT("--warmup", "W", warmup, 0, 1000000000, "untimed steps first (default: the scene's)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(split_opts, json),
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(split_opts_t, json),
      .help = "one JSON object on stdout (see below)"},
 };
 
@@ -247,11 +247,11 @@ static const cli_spec_t split_spec = {
 
 int bench_split(int argc, char** argv)
 {
-    split_opts o = {.threads = 16, .agents = -1, .steps = -1, .warmup = -1,};
+    split_opts_t o = {.threads = 16, .agents = -1, .steps = -1, .warmup = -1,};
     const char* name = NULL;
     int stop = cli_parse(&split_spec, argc, argv, &o, &name, NULL);
     if (stop >= 0) return stop;
-    const bench_scene* sc = bench_scene_find(name);
+    const bench_scene_t* sc = bench_scene_find(name);
     if (!sc) return cli_usage_error("bench split", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
     if (o.agents < 0) o.agents = sc->agents;
     if (o.steps < 0) o.steps = sc->steps;

@@ -166,15 +166,15 @@ typedef struct crowd_quality {
     int64_t capacity;
     int32_t *cell, *start, *order;
     int64_t table;
-} crowd_quality;
+} crowd_quality_t;
 
-static inline void crowd_quality_init(crowd_quality* q)
+static inline void crowd_quality_init(crowd_quality_t* q)
 {
     memset(q, 0, sizeof *q);
     q->min_ratio = INFINITY;
 }
 
-static inline void crowd_quality_free(crowd_quality* q)
+static inline void crowd_quality_free(crowd_quality_t* q)
 {
     free(q->cell);
     free(q->start);
@@ -190,7 +190,7 @@ static inline uint64_t crowd_cell_hash(int32_t x, int32_t y, int32_t z)
 
 /* One measure over n agents at (x[i], y[i], z[i]) (z NULL in 2D) with radii
  * r[i]. Returns 0 when out of memory. */
-static inline int crowd_quality_measure(crowd_quality* q, int64_t n, const float* x, const float* y,
+static inline int crowd_quality_measure(crowd_quality_t* q, int64_t n, const float* x, const float* y,
                                         const float* z, const float* r)
 {
     if (n < 2) {

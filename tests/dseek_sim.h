@@ -27,7 +27,7 @@ typedef enum integrator {
     TURN_THEN_MOVE, /* semi-implicit Euler, as src/modules/motion/integrate.c */
     MOVE_THEN_TURN, /* explicit Euler */
     EXACT_ARC,      /* the heading turns uniformly during the step */
-} integrator;
+} integrator_t;
 
 typedef struct sim_out {
     int arrived;
@@ -38,7 +38,7 @@ typedef struct sim_out {
     int close_steps; /* calls that answered DSEEK_CLOSE */
     float turned;    /* rad: the heading changes summed in magnitude, until arrival */
     int reversals;   /* turns of at least max_turn / 4 the other way from the last such */
-} sim_out;
+} sim_out_t;
 
 static inline float seg_dist2(vec2 a, vec2 b, vec2 w)
 {
@@ -56,9 +56,9 @@ static inline float seg_dist2(vec2 a, vec2 b, vec2 w)
 typedef struct pass_watch {
     float prev, prev_heading; /* the last segment's distance and heading error */
     int falling;
-} pass_watch;
+} pass_watch_t;
 
-static inline int arrival(pass_watch* w, float d, float herr, sim_out* o)
+static inline int arrival(pass_watch_t* w, float d, float herr, sim_out_t* o)
 {
     if (d > w->prev && w->falling && w->prev <= POS_TOL && w->prev_heading <= HEAD_TOL) {
         o->arrived = 1;
@@ -72,17 +72,17 @@ static inline int arrival(pass_watch* w, float d, float herr, sim_out* o)
     return 0;
 }
 
-static inline sim_out simulate2(vec2 A, vec2 h, vec2 W, vec2 dW, const dseek_params* p, float r_turn,
-                                integrator how)
+static inline sim_out_t simulate2(vec2 A, vec2 h, vec2 W, vec2 dW, const dseek_params_t* p, float r_turn,
+                                integrator_t how)
 {
-    sim_out o;
+    sim_out_t o;
     memset(&o, 0, sizeof o);
     const float max_turn = STEP / r_turn;
     const int steps = (int)((vec2_distance(A, W) + 60.0f * r_turn) / STEP);
-    pass_watch pass = { INFINITY, 0.0f, 0 };
+    pass_watch_t pass = { INFINITY, 0.0f, 0 };
     int last_side = 0;
     for (int i = 0; i < steps; ++i) {
-        dseek_result2 res;
+        dseek_result2_t res;
         cr_assert_eq(dseek_steer_2d(A, h, W, dW, p, &res), DSEEK_OK, "%s", res.message);
         cr_assert(finite_unit2(res.steer) && vec2_dot(res.steer, h) >= -1e-6f);
         if (i == 0) o.planned = res.path_length;

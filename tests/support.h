@@ -26,23 +26,23 @@ typedef struct lazy_task {
     shoal_task_fn* fn;
     int32_t count;
     void* ctx;
-} lazy_task;
+} lazy_task_t;
 
 static inline void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range,
                                  void* task_ctx, void* user_ctx)
 {
     (void)min_range;
     (void)user_ctx;
-    lazy_task* t = (lazy_task*)malloc(sizeof *t);
+    lazy_task_t* t = (lazy_task_t*)malloc(sizeof *t);
     cr_assert_not_null(t);
-    *t = (lazy_task){fn, count, task_ctx};
+    *t = (lazy_task_t){fn, count, task_ctx};
     return t;
 }
 
 static inline void lazy_finish(void* task, void* user_ctx)
 {
     (void)user_ctx;
-    lazy_task* t = (lazy_task*)task;
+    lazy_task_t* t = (lazy_task_t*)task;
     t->fn(0, t->count, 0, t->ctx);
     free(t);
 }

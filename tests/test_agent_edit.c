@@ -381,12 +381,12 @@ typedef struct crowd_spawner {
     shoal_status_t set, get;
     shoal_crowd_t seen;
     int done;
-} crowd_spawner;
+} crowd_spawner_t;
 
 static shoal_status_t spawn_walker(shoal_world_t* w, float dt, void* ctx)
 {
     (void)dt;
-    crowd_spawner* s = (crowd_spawner*)ctx;
+    crowd_spawner_t* s = (crowd_spawner_t*)ctx;
     if (s->done++) return SHOAL_OK;
     shoal_agent_def_t d = walker(0.0f, 3.0f, 100.0f);
     shoal_status_t st = shoal_agent_add(w, &d, &s->spawned);
@@ -407,7 +407,7 @@ Test(agent_edit, set_crowd_on_an_agent_added_in_the_step)
     shoal_agent_def_t d = walker(0.0f, 0.0f, 100.0f);
     shoal_agent_t a;
     cr_assert_eq(shoal_agent_add(w, &d, &a), SHOAL_OK);
-    crowd_spawner sp;
+    crowd_spawner_t sp;
     memset(&sp, 0, sizeof sp);
     cr_assert_eq(shoal_world_add_system(w, "spawn_walker", SHOAL_STAGE_DECIDE, spawn_walker, &sp), SHOAL_OK);
     cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
@@ -446,18 +446,18 @@ static size_t comp_row_bytes(const shoal_world_t* w, int k, uint32_t slot, unsig
 
 typedef struct comp_versions {
     uint64_t v[WORLD_MAX_COMPONENTS];
-} comp_versions;
+} comp_versions_t;
 
-static comp_versions versions_of(const shoal_world_t* w)
+static comp_versions_t versions_of(const shoal_world_t* w)
 {
-    comp_versions out;
+    comp_versions_t out;
     memset(&out, 0, sizeof out);
     for (int k = 0; k < w->comp_count; ++k) out.v[k] = w->comps[k].version;
     return out;
 }
 
 /* The components whose versions moved since `before`, as a mask. */
-static uint32_t moved(const shoal_world_t* w, comp_versions before)
+static uint32_t moved(const shoal_world_t* w, comp_versions_t before)
 {
     uint32_t m = 0;
     for (int k = 0; k < w->comp_count; ++k)
@@ -489,7 +489,7 @@ Test(agent_edit, a_module_setter_writes_its_own_component_alone)
     int32_t row = w->slots[slot].row;
 
     /* wander's setter: the wander row and version, nothing else */
-    comp_versions v0 = versions_of(w);
+    comp_versions_t v0 = versions_of(w);
     uint32_t params_one = w->params_one;
     shoal_wander_t wd = shoal_wander_default();
     wd.strength = 2.5f;

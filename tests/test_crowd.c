@@ -130,12 +130,12 @@ Test(crowd, dense_center_never_overlaps)
 typedef struct jump {
     shoal_agent_t who;
     float to[3];
-} jump;
+} jump_t;
 
 static shoal_status_t jump_system(shoal_world_t* w, float dt, void* ctx)
 {
     (void)dt;
-    const jump* j = (const jump*)ctx;
+    const jump_t* j = (const jump_t*)ctx;
     const float still[3] = {0.0f, 0.0f, 0.0f};
     return shoal_agent_teleport(w, j->who, j->to, still, 0.0f, NULL);
 }
@@ -155,7 +155,7 @@ Test(crowd, a_teleport_inside_the_step_is_pushed_out)
         cr_assert_eq(shoal_agent_add(w, &a, &ia), SHOAL_OK);
         cr_assert_eq(shoal_agent_add(w, &b, &ib), SHOAL_OK);
         cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
-        jump j = {ia, {10.5f, 0.0f, 0.0f}};
+        jump_t j = {ia, {10.5f, 0.0f, 0.0f}};
         cr_assert_eq(shoal_world_add_system(w, "jump", SHOAL_STAGE_CONTROL, jump_system, &j), SHOAL_OK);
         cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
         float r = min_pair_ratio(w, 2);

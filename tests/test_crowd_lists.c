@@ -36,13 +36,13 @@ typedef struct jump {
     shoal_agent_t who;
     float to[3];
     int armed, three;
-} jump;
+} jump_t;
 
 /* A user system (control stage) that teleports one agent once. */
 static shoal_status_t jump_system(shoal_world_t* w, float dt, void* ctx)
 {
     (void)dt;
-    jump* j = (jump*)ctx;
+    jump_t* j = (jump_t*)ctx;
     if (!j->armed) return SHOAL_OK;
     j->armed = 0;
     const float still[3] = {0.0f, 0.0f, 0.0f}, upright[4] = {1.0f, 0.0f, 0.0f, 0.0f};
@@ -53,10 +53,10 @@ typedef struct pair {
     shoal_world_t* w[2]; /* [0] with lists, [1] without */
     shoal_agent_t ids[2][N + 64];
     int32_t count;
-    jump jumps[2];
-} pair;
+    jump_t jumps[2];
+} pair_t;
 
-static void both_teleport(pair* p, int dims, int32_t who, const float to[3])
+static void both_teleport(pair_t* p, int dims, int32_t who, const float to[3])
 {
     const float still[3] = {0.0f, 0.0f, 0.0f}, upright[4] = {1.0f, 0.0f, 0.0f, 0.0f};
     for (int s = 0; s < 2; ++s)
@@ -67,7 +67,7 @@ static void both_teleport(pair* p, int dims, int32_t who, const float to[3])
 
 static void run_pair(int dims, int reorder, uint64_t seed)
 {
-    static pair p;
+    static pair_t p;
     for (int s = 0; s < 2; ++s) {
         shoal_world_def_t def = shoal_world_default_def();
         def.dimensions = dims;

@@ -16,11 +16,11 @@ typedef struct host_task {
     shoal_task_fn* fn;
     int32_t count;
     void* ctx;
-} host_task;
+} host_task_t;
 
 static void* host_thread(void* arg)
 {
-    host_task* t = (host_task*)arg;
+    host_task_t* t = (host_task_t*)arg;
     t->fn(0, t->count, 1, t->ctx);
     return NULL;
 }
@@ -32,7 +32,7 @@ static void* host_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, v
 {
     (void)min_range;
     (void)user_ctx;
-    host_task* t = malloc(sizeof *t);
+    host_task_t* t = malloc(sizeof *t);
     t->fn = fn;
     t->count = count;
     t->ctx = task_ctx;
@@ -48,7 +48,7 @@ static void* host_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, v
 static void host_finish(void* task, void* user_ctx)
 {
     (void)user_ctx;
-    host_task* t = (host_task*)task;
+    host_task_t* t = (host_task_t*)task;
     pthread_join(t->thread, NULL);
     free(t);
 }

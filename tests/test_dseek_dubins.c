@@ -25,13 +25,13 @@ static const double PI2_D = 6.28318530717958647692;
 
 typedef struct pose_d {
     double x, y, th;
-} pose_d;
+} pose_d_t;
 
 /* Follows the segments of `p` from (A, d_A) in double: an arc turns the
  * heading by o phi about its centre, a line moves along the heading. */
-static pose_d integrate(const dseek_dubins* p, vec2 A, vec2 dA, double r)
+static pose_d_t integrate(const dseek_dubins_t* p, vec2 A, vec2 dA, double r)
 {
-    pose_d s = { A.x, A.y, atan2(dA.y, dA.x) };
+    pose_d_t s = { A.x, A.y, atan2(dA.y, dA.x) };
     for (int i = 0; i < 3; ++i) {
         if (p->turn[i] == 0) {
             s.x += p->seg[i] * cos(s.th);
@@ -83,22 +83,22 @@ Test(dseek, dubins_words_end_at_the_waypoint_pose)
         vec2 A, dA, W, dW;
         random_poses(&s, r, i, &A, &dA, &W, &dW);
         for (int k = 0; k < DSEEK_WORD_COUNT; ++k) {
-            dseek_dubins p;
-            cr_assert_eq(dseek_dubins_word((dseek_word)k, A, dA, W, dW, r, 0.0f, &p), 1);
+            dseek_dubins_t p;
+            cr_assert_eq(dseek_dubins_word((dseek_word_t)k, A, dA, W, dW, r, 0.0f, &p), 1);
             if (!p.exists) {
                 cr_assert(isinf(p.length));
                 /* A missing CSC word has its circles too close; a missing CCC too far apart. */
                 continue;
             }
             ++found[k];
-            pose_d e = integrate(&p, A, dA, r);
+            pose_d_t e = integrate(&p, A, dA, r);
             double miss = hypot(e.x - W.x, e.y - W.y), herr = heading_error(e.th, dW);
             cr_assert(miss <= 1e-4 * r && herr <= 1e-4, "%s case %d: ends %g r from W, heading off %g rad",
-                      dseek_word_name((dseek_word)k), i, miss / r, herr);
+                      dseek_word_name((dseek_word_t)k), i, miss / r, herr);
             cr_assert(isfinite(p.length) && p.length >= 0.0f);
             double len = 0.0;
             for (int j = 0; j < 3; ++j) {
-                cr_assert_eq(p.turn[j], dseek_word_turn((dseek_word)k, j));
+                cr_assert_eq(p.turn[j], dseek_word_turn((dseek_word_t)k, j));
                 if (p.turn[j] != 0) {
                     cr_assert(p.seg[j] >= 0.0f && p.seg[j] < VEC_TWO_PI, "arc %g", p.seg[j]);
                     len += r * p.seg[j];
@@ -109,15 +109,15 @@ Test(dseek, dubins_words_end_at_the_waypoint_pose)
             }
             cr_assert(fabs(len - p.length) <= 1e-5 * (len + r));
             /* Junctions: integrating the first segment, or two, lands there. */
-            dseek_dubins one = p;
+            dseek_dubins_t one = p;
             one.seg[1] = one.seg[2] = 0.0f;
-            pose_d j1 = integrate(&one, A, dA, r);
+            pose_d_t j1 = integrate(&one, A, dA, r);
             cr_assert(hypot(j1.x - p.junction[0].x, j1.y - p.junction[0].y) <= 1e-4 * r + 1e-5 * fabs(W.x));
             cr_assert(heading_error(j1.th, p.dir[0]) <= 1e-4);
         }
     }
     for (int k = 0; k < DSEEK_WORD_COUNT; ++k)
-        cr_assert(found[k] > 2000, "%s found %d times", dseek_word_name((dseek_word)k), found[k]);
+        cr_assert(found[k] > 2000, "%s found %d times", dseek_word_name((dseek_word_t)k), found[k]);
     cr_log_info("dubins: paths found per word LSL %d RSR %d LSR %d RSL %d RLR %d LRL %d (of 20000 poses)",
                 found[0], found[1], found[2], found[3], found[4], found[5]);
 }
@@ -139,9 +139,9 @@ static double turn_d(double a, double b, int o)
 typedef struct brute_ctx {
     double c1x, c1y, c3x, c3y, r, ta, tw;
     int o1, o3;
-} brute_ctx;
+} brute_ctx_t;
 
-static double csc_residual(const brute_ctx* c, double th, double* along)
+static double csc_residual(const brute_ctx_t* c, double th, double* along)
 {
     double ux = cos(th), uy = sin(th);
     double fx = c->c1x + c->o1 * c->r * uy, fy = c->c1y - c->o1 * c->r * ux; /* C - o r perp(u) */
@@ -150,7 +150,7 @@ static double csc_residual(const brute_ctx* c, double th, double* along)
     return ux * (gy - fy) - uy * (gx - fx);
 }
 
-static double brute_csc(const brute_ctx* c)
+static double brute_csc(const brute_ctx_t* c)
 {
     const int N = 2048;
     double best = INFINITY, along;
@@ -183,13 +183,13 @@ static double brute_csc(const brute_ctx* c)
 
 /* CCC with outer turns o: the middle centre M = C1 + 2 r u(a); a is a path
  * iff |M - C3| = 2 r. Roots by sampling and bisection; arcs from angles. */
-static double ccc_residual(const brute_ctx* c, double a)
+static double ccc_residual(const brute_ctx_t* c, double a)
 {
     double mx = c->c1x + 2.0 * c->r * cos(a), my = c->c1y + 2.0 * c->r * sin(a);
     return hypot(mx - c->c3x, my - c->c3y) - 2.0 * c->r;
 }
 
-static double ccc_length(const brute_ctx* c, double a)
+static double ccc_length(const brute_ctx_t* c, double a)
 {
     int o = c->o1;
     double mx = c->c1x + 2.0 * c->r * cos(a), my = c->c1y + 2.0 * c->r * sin(a);
@@ -199,7 +199,7 @@ static double ccc_length(const brute_ctx* c, double a)
     return c->r * (turn_d(c->ta, t1, o) + turn_d(t1, t2, -o) + turn_d(t2, c->tw, o));
 }
 
-static double brute_ccc(const brute_ctx* c)
+static double brute_ccc(const brute_ctx_t* c)
 {
     const int N = 2048;
     double best = INFINITY;
@@ -225,9 +225,9 @@ static double brute_ccc(const brute_ctx* c)
     return best;
 }
 
-static brute_ctx brute_make(vec2 A, vec2 dA, vec2 W, vec2 dW, double r, int o1, int o3)
+static brute_ctx_t brute_make(vec2 A, vec2 dA, vec2 W, vec2 dW, double r, int o1, int o3)
 {
-    brute_ctx c;
+    brute_ctx_t c;
     c.r = r;
     c.o1 = o1;
     c.o3 = o3;
@@ -248,15 +248,15 @@ Test(dseek, dubins_shortest_is_no_longer_than_any_path_found_by_brute_force, .ti
         const float r = R_MIN;
         vec2 A, dA, W, dW;
         random_poses(&s, r, i, &A, &dA, &W, &dW);
-        dseek_dubins best;
+        dseek_dubins_t best;
         cr_assert_eq(dseek_dubins_shortest(A, dA, W, dW, r, 0.0f, &best), 1);
         cr_assert(best.exists && isfinite(best.length));
         /* The shortest of the six words. */
         for (int k = 0; k < DSEEK_WORD_COUNT; ++k) {
-            dseek_dubins p;
-            dseek_dubins_word((dseek_word)k, A, dA, W, dW, r, 0.0f, &p);
+            dseek_dubins_t p;
+            dseek_dubins_word((dseek_word_t)k, A, dA, W, dW, r, 0.0f, &p);
             cr_assert(!p.exists || best.length <= p.length, "case %d: %s %g shorter than %s %g", i,
-                      dseek_word_name((dseek_word)k), p.length, dseek_word_name(best.word), best.length);
+                      dseek_word_name((dseek_word_t)k), p.length, dseek_word_name(best.word), best.length);
             /* Ties go to the first word. */
             if (p.exists && p.length == best.length) cr_assert((int)best.word <= k);
         }
@@ -264,7 +264,7 @@ Test(dseek, dubins_shortest_is_no_longer_than_any_path_found_by_brute_force, .ti
         double brute = INFINITY;
         for (int o1 = -1; o1 <= 1; o1 += 2)
             for (int o3 = -1; o3 <= 1; o3 += 2) {
-                brute_ctx c = brute_make(A, dA, W, dW, r, o1, o3);
+                brute_ctx_t c = brute_make(A, dA, W, dW, r, o1, o3);
                 brute = fmin(brute, brute_csc(&c));
                 if (o1 == o3) brute = fmin(brute, brute_ccc(&c));
             }
@@ -281,7 +281,7 @@ Test(dseek, dubins_shortest_is_no_longer_than_any_path_found_by_brute_force, .ti
 Test(dseek, dubins_degenerate_input_gives_no_nan)
 {
     vec2 x = vec2_make(1, 0), y = vec2_make(0, 1);
-    dseek_dubins p;
+    dseek_dubins_t p;
     /* A == W: the same heading is the empty path, another a loop. */
     cr_assert_eq(dseek_dubins_shortest(vec2_make(1, 2), x, vec2_make(1, 2), x, 1.0f, 0.0f, &p), 1);
     cr_assert(p.length < 1e-5f && p.first_turn == 0, "length %g", p.length);
@@ -299,11 +299,11 @@ Test(dseek, dubins_degenerate_input_gives_no_nan)
     for (int i = 0; i < 5; ++i)
         for (int k = 0; k < DSEEK_WORD_COUNT; ++k) {
             vec2 A = vec2_make(-scales[i], 0.5f * scales[i]), W = vec2_make(scales[i], -scales[i]);
-            dseek_dubins_word((dseek_word)k, A, y, W, x, 1.0f, 0.05f, &p);
+            dseek_dubins_word((dseek_word_t)k, A, y, W, x, 1.0f, 0.05f, &p);
             cr_assert(!isnan(p.length) && !isnan(p.seg[0]) && !isnan(p.seg[1]) && !isnan(p.seg[2]));
             cr_assert(!isnan(p.centre[1].x) && !isnan(p.junction[1].y) && !isnan(p.first_left));
             cr_assert(!p.exists || isfinite(p.length));
-            dseek_dubins_word((dseek_word)k, A, y, W, x, 1e-30f, 0.0f, &p);
+            dseek_dubins_word((dseek_word_t)k, A, y, W, x, 1e-30f, 0.0f, &p);
             cr_assert(!isnan(p.length) && !isnan(p.seg[1]) && !isnan(p.total_angle));
         }
     cr_assert_eq(dseek_dubins_shortest(vec2_make(-FLT_MAX, 0), x, vec2_make(FLT_MAX, 0), y, 1.0f, 0.0f, &p), 1);
@@ -313,7 +313,7 @@ Test(dseek, dubins_degenerate_input_gives_no_nan)
     cr_assert(!p.exists);
     cr_assert_eq(dseek_dubins_shortest(vec2_zero(), x, x, x, 0.0f, 0.0f, &p), 0);
     cr_assert_eq(dseek_dubins_shortest(vec2_make(NAN, 0), x, x, x, 1.0f, 0.0f, &p), 0);
-    cr_assert_eq(dseek_dubins_word((dseek_word)7, vec2_zero(), x, x, x, 1.0f, 0.0f, &p), 0);
+    cr_assert_eq(dseek_dubins_word((dseek_word_t)7, vec2_zero(), x, x, x, 1.0f, 0.0f, &p), 0);
     cr_assert_eq(dseek_dubins_shortest(vec2_zero(), x, x, x, 1.0f, -1.0f, &p), 0);
 }
 
@@ -326,12 +326,12 @@ Test(dseek, dubins_reach_is_the_farthest_point_of_the_path)
         vec2 A, dA, W, dW;
         random_poses(&s, r, i, &A, &dA, &W, &dW);
         vec2 P = vec2_add(W, vec2_make(uniform(&s, -3, 3) * r, uniform(&s, -3, 3) * r));
-        dseek_dubins p;
+        dseek_dubins_t p;
         dseek_dubins_shortest(A, dA, W, dW, r, 0.0f, &p);
         double far = 0.0;
         for (int k = 0; k <= 600; ++k) {
             /* The path cut at fraction k / 600 of its length. */
-            dseek_dubins cut = p;
+            dseek_dubins_t cut = p;
             double left = p.length * k / 600.0;
             for (int j = 0; j < 3; ++j) {
                 double len = p.turn[j] ? r * p.seg[j] : p.seg[j];
@@ -339,7 +339,7 @@ Test(dseek, dubins_reach_is_the_farthest_point_of_the_path)
                 cut.seg[j] = (float)(p.turn[j] ? take / r : take);
                 left -= take;
             }
-            pose_d e = integrate(&cut, A, dA, r);
+            pose_d_t e = integrate(&cut, A, dA, r);
             far = fmax(far, hypot(e.x - P.x, e.y - P.y));
         }
         float reach = dseek_dubins_reach(&p, A, dA, P, r);
@@ -357,11 +357,11 @@ typedef struct close_stats {
     double sum_ratio;
     float worst_ratio, worst_miss, worst_heading, worst_loop;
     int worst_index;
-} close_stats;
+} close_stats_t;
 
 /* The 512 close starts of tests/test_dseek_geom.c (grid2 over NEAR, 8 x 8
  * x 8): travelled length over the Dubins optimum from the start pose. */
-static void close_grid(const dseek_params* p, integrator how, close_stats* g)
+static void close_grid(const dseek_params_t* p, integrator_t how, close_stats_t* g)
 {
     memset(g, 0, sizeof *g);
     vec2 W = vec2_make(3.0f, -2.0f), dW = vec2_from_angle(0.7f);
@@ -372,9 +372,9 @@ static void close_grid(const dseek_params* p, integrator how, close_stats* g)
                 float ha = hi * (VEC_TWO_PI / 8) + 0.05f * ai;
                 vec2 A = vec2_add(W, vec2_scale(vec2_from_angle(pa), NEAR_DISTS[di] * R_MIN));
                 vec2 dA = vec2_from_angle(ha);
-                dseek_dubins opt;
+                dseek_dubins_t opt;
                 cr_assert_eq(dseek_dubins_shortest(A, dA, W, dW, R_MIN, 0.0f, &opt), 1);
-                sim_out o = simulate2(A, dA, W, dW, p, R_MIN, how);
+                sim_out_t o = simulate2(A, dA, W, dW, p, R_MIN, how);
                 int index = g->runs++;
                 if (!o.arrived) continue;
                 ++g->arrived;
@@ -396,7 +396,7 @@ static void close_grid(const dseek_params* p, integrator how, close_stats* g)
             }
 }
 
-static void log_close(const char* what, const close_stats* g)
+static void log_close(const char* what, const close_stats_t* g)
 {
     cr_log_info("dseek close starts, %s: %d of %d arrived, travelled / Dubins mean %.4f worst %.3f (start %d), "
                 "%d over 1.10, worst miss %.4f r_min heading %.3f deg, turn beyond the optimum's at most %.3f rad "
@@ -415,11 +415,11 @@ static const char* const INTEGRATOR_NAMES[] = { "turn-then-move", "move-then-tur
 Test(dseek, close_starts_follow_near_optimal_paths, .timeout = 120)
 {
     for (int how = 0; how < 3; ++how) {
-        dseek_params p = dseek_default_params(R_MIN);
-        close_stats g, old;
-        close_grid(&p, (integrator)how, &g);
+        dseek_params_t p = dseek_default_params(R_MIN);
+        close_stats_t g, old;
+        close_grid(&p, (integrator_t)how, &g);
         p.close_method = DSEEK_CLOSE_STEER_AWAY;
-        close_grid(&p, (integrator)how, &old);
+        close_grid(&p, (integrator_t)how, &old);
         char what[96];
         snprintf(what, sizeof what, "%s, steer away (earlier method)", INTEGRATOR_NAMES[how]);
         log_close(what, &old);
@@ -440,9 +440,9 @@ Test(dseek, close_starts_follow_near_optimal_paths, .timeout = 120)
 Test(dseek, close_starts_make_no_loop, .timeout = 120)
 {
     for (int how = 0; how < 3; ++how) {
-        dseek_params p = dseek_default_params(R_MIN);
-        close_stats g;
-        close_grid(&p, (integrator)how, &g);
+        dseek_params_t p = dseek_default_params(R_MIN);
+        close_stats_t g;
+        close_grid(&p, (integrator_t)how, &g);
         cr_assert_eq(g.loops, 0, "%s: %d runs looped (up to %.3f rad beyond the optimum's turn)",
                      INTEGRATOR_NAMES[how], g.loops, (double)g.worst_loop);
         cr_assert(g.max_reversals <= 8, "%s: %d turn reversals", INTEGRATOR_NAMES[how], g.max_reversals);

@@ -34,7 +34,7 @@ typedef struct ref_path {
     double theta_t;     /* heading of the straight segment */
     double seg;         /* its length */
     double phi1, phi2, total, length;
-} ref_path;
+} ref_path_t;
 
 /* Angle turned from heading a to heading b in orientation o, in [0, 2 pi). */
 static double ref_turn(double a, double b, int o)
@@ -57,9 +57,9 @@ static void ref_centre(double x, double y, double theta, double r, int o, double
  * |D| sin(theta_D - theta_t) = o_w r_w - o_a r_a with the centre line (the
  * signed distances of the two centres from the line differ by that much),
  * on the branch travelling from the agent circle toward the waypoint circle. */
-static ref_path ref_make(vec2 A, vec2 dA, vec2 W, vec2 dW, double r_a, double r_w, int o_a, int o_w)
+static ref_path_t ref_make(vec2 A, vec2 dA, vec2 W, vec2 dW, double r_a, double r_w, int o_a, int o_w)
 {
-    ref_path p;
+    ref_path_t p;
     memset(&p, 0, sizeof p);
     double ta = atan2(dA.y, dA.x), tw = atan2(dW.y, dW.x);
     double cwx, cwy;
@@ -88,7 +88,7 @@ static ref_path ref_make(vec2 A, vec2 dA, vec2 W, vec2 dW, double r_a, double r_
 /* The candidates Figure 5 compares: direct and cross for k_W (A's side), and
  * for k'_W when asked. Returns how many were written. */
 static int ref_candidates(vec2 A, vec2 dA, vec2 W, vec2 dW, double r_a, double r_w, int both,
-                          ref_path out[4])
+                          ref_path_t out[4])
 {
     double side = (double)dW.x * ((double)A.y - W.y) - (double)dW.y * ((double)A.x - W.x);
     int o = side >= 0.0 ? 1 : -1;
@@ -107,14 +107,14 @@ static int ref_candidates(vec2 A, vec2 dA, vec2 W, vec2 dW, double r_a, double r
  * (dseek_params.wrap_tol) where both readings are right. */
 static int near_wrap(double phi) { return phi < 0.04 || phi > 2.0 * PI_D - 0.04; }
 
-static void check_choice(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p, int* checked,
+static void check_choice(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p, int* checked,
                          int* skipped)
 {
-    dseek_result2 res;
+    dseek_result2_t res;
     cr_assert_eq(dseek_steer_2d(A, dA, W, dW, p, &res), DSEEK_OK, "%s", res.message);
     /* Within zero_tol of w both circles count, whatever the flag (header). */
     float side = vec2_cross(dW, vec2_sub(A, W));
-    ref_path c[4];
+    ref_path_t c[4];
     int n = ref_candidates(A, dA, W, dW, p->r_agent, p->r_waypoint,
                            p->consider_both_waypoint_circles || fabsf(side) <= p->zero_tol, c);
     int best = -1, second = -1, ambiguous = 0;
@@ -135,7 +135,7 @@ static void check_choice(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p
         return;
     }
     ++*checked;
-    const ref_path* b = &c[best];
+    const ref_path_t* b = &c[best];
     cr_assert_eq(res.path_is_cross, b->cross, "A (%g, %g) d_A (%g, %g): cross %d, reference %d (%g vs %g)",
                  A.x, A.y, dA.x, dA.y, res.path_is_cross, b->cross, res.total_angle, b->total);
     cr_assert_eq(res.waypoint_opposite, b->opposite);
@@ -167,7 +167,7 @@ static void random_choices(int both, float r_way_ratio, uint64_t seed)
     uint64_t s = seed;
     int checked = 0, skipped = 0;
     for (int i = 0; i < 4000; ++i) {
-        dseek_params p = dseek_default_params(R_MIN);
+        dseek_params_t p = dseek_default_params(R_MIN);
         p.consider_both_waypoint_circles = both;
         p.r_waypoint = R_MIN * r_way_ratio;
         vec2 W = vec2_make(uniform(&s, -50, 50), uniform(&s, -50, 50));
@@ -195,7 +195,7 @@ Test(dseek, stage_two_on_the_tangent_segment)
     uint64_t s = 0x57a6e2;
     int tested = 0;
     for (int i = 0; i < 1000; ++i) {
-        dseek_params p = dseek_default_params(R_MIN);
+        dseek_params_t p = dseek_default_params(R_MIN);
         p.consider_both_waypoint_circles = i & 1;
         vec2 W = vec2_make(uniform(&s, -20, 20), uniform(&s, -20, 20));
         vec2 dW = vec2_from_angle(uniform(&s, -VEC_PI, VEC_PI));
@@ -204,9 +204,9 @@ Test(dseek, stage_two_on_the_tangent_segment)
         float dist = uniform(&s, 4.0f, 30.0f) * R_MIN;
         vec2 A0 = vec2_add(W, vec2_scale(vec2_from_angle(uniform(&s, -VEC_PI, VEC_PI)), dist));
         vec2 dA0 = vec2_from_angle(uniform(&s, -VEC_PI, VEC_PI));
-        ref_path c[4];
+        ref_path_t c[4];
         ref_candidates(A0, dA0, W, dW, R_MIN, R_MIN, 0, c);
-        const ref_path* r = &c[(i >> 1) & 1];
+        const ref_path_t* r = &c[(i >> 1) & 1];
         if (!r->exists) r = &c[0];
         double seg = r->seg, u = uniform(&s, 0.1f, 0.9f);
         vec2 A = vec2_make((float)(r->fx + u * seg * cos(r->theta_t)), (float)(r->fy + u * seg * sin(r->theta_t)));
@@ -215,7 +215,7 @@ Test(dseek, stage_two_on_the_tangent_segment)
          * "A's side" names the other circle, and the segment is not k_W's. */
         if (vec2_cross(dW, vec2_sub(A, W)) * vec2_cross(dW, vec2_sub(A0, W)) <= 0.0f) continue;
         ++tested;
-        dseek_result2 res;
+        dseek_result2_t res;
         cr_assert_eq(dseek_steer_2d(A, dA, W, dW, &p, &res), DSEEK_OK);
         cr_assert_eq(res.stage, DSEEK_STAGE_II, "case %d (%s path, %.2f of %.2f m along): stage %d", i,
                      r->cross ? "cross" : "direct", u * seg, seg, res.stage);
@@ -233,7 +233,7 @@ Test(dseek, stage_three_on_the_waypoint_circle)
 {
     uint64_t s = 0x57a6e3;
     for (int i = 0; i < 1000; ++i) {
-        dseek_params p = dseek_default_params(R_MIN);
+        dseek_params_t p = dseek_default_params(R_MIN);
         p.consider_both_waypoint_circles = i & 1;
         vec2 W = vec2_make(uniform(&s, -20, 20), uniform(&s, -20, 20));
         float tw = uniform(&s, -VEC_PI, VEC_PI);
@@ -248,7 +248,7 @@ Test(dseek, stage_three_on_the_waypoint_circle)
         double ax, ay;
         ref_centre(cx, cy, th, R_MIN, -o, &ax, &ay); /* the point whose circle is k_W */
         vec2 A = vec2_make((float)ax, (float)ay);
-        dseek_result2 res;
+        dseek_result2_t res;
         cr_assert_eq(dseek_steer_2d(A, dA, W, dW, &p, &res), DSEEK_OK);
         cr_assert_eq(res.stage, DSEEK_STAGE_III, "case %d: %g degrees before W, stage %d", i, left / DEG,
                      res.stage);
@@ -259,8 +259,8 @@ Test(dseek, stage_three_on_the_waypoint_circle)
                   res.steer.x, res.steer.y, want.x, want.y);
     }
     /* At W along d_W: arrived. */
-    dseek_params p = dseek_default_params(R_MIN);
-    dseek_result2 res;
+    dseek_params_t p = dseek_default_params(R_MIN);
+    dseek_result2_t res;
     vec2 W = vec2_make(1, 2), dW = vec2_from_angle(0.3f);
     cr_assert_eq(dseek_steer_2d(W, dW, W, dW, &p, &res), DSEEK_OK);
     cr_assert_eq(res.stage, DSEEK_STAGE_III);
@@ -272,14 +272,14 @@ Test(dseek, stage_one_turns_with_the_chosen_circle)
     uint64_t s = 0x57a6e1;
     int turned = 0;
     for (int i = 0; i < 4000; ++i) {
-        dseek_params p = dseek_default_params(R_MIN);
+        dseek_params_t p = dseek_default_params(R_MIN);
         p.consider_both_waypoint_circles = i & 1;
         vec2 W = vec2_make(uniform(&s, -20, 20), uniform(&s, -20, 20));
         vec2 dW = vec2_from_angle(uniform(&s, -VEC_PI, VEC_PI));
         float dist = uniform(&s, 0.1f, 40.0f) * R_MIN;
         vec2 A = vec2_add(W, vec2_scale(vec2_from_angle(uniform(&s, -VEC_PI, VEC_PI)), dist));
         vec2 dA = vec2_from_angle(uniform(&s, -VEC_PI, VEC_PI));
-        dseek_result2 res;
+        dseek_result2_t res;
         cr_assert_eq(dseek_steer_2d(A, dA, W, dW, &p, &res), DSEEK_OK);
         cr_assert(finite_unit2(res.steer));
         cr_assert(vec2_dot(res.steer, dA) >= -1e-6f, "steer more than 90 degrees from d_A");
@@ -298,9 +298,9 @@ Test(dseek, waypoint_behind_is_not_stage_two)
 {
     /* On w past W, heading d_W: s_direct is anti-parallel to d_A. Going
      * straight never reaches k_W; the agent has to turn (a loop). */
-    dseek_params p = dseek_default_params(R_MIN);
+    dseek_params_t p = dseek_default_params(R_MIN);
     vec2 W = vec2_make(0, 0), dW = vec2_make(1, 0);
-    dseek_result2 res;
+    dseek_result2_t res;
     cr_assert_eq(dseek_steer_2d(vec2_make(3.0f * R_MIN, 0.01f), dW, W, dW, &p, &res), DSEEK_OK);
     cr_assert(res.stage == DSEEK_STAGE_I || res.stage == DSEEK_CLOSE, "stage %d", res.stage);
     cr_assert(res.total_angle > 6.0f, "Phi %g", res.total_angle);
@@ -314,10 +314,10 @@ Test(dseek, waypoint_behind_is_not_stage_two)
 typedef struct grid_stats {
     int runs, close_runs;
     float worst_miss, worst_heading, worst_excess;
-} grid_stats;
+} grid_stats_t;
 
-static void grid2(const float* dists, int n_dists, int n_pos, int n_head, const dseek_params* p,
-                  float r_turn, integrator how, int check_excess, grid_stats* g)
+static void grid2(const float* dists, int n_dists, int n_pos, int n_head, const dseek_params_t* p,
+                  float r_turn, integrator_t how, int check_excess, grid_stats_t* g)
 {
     memset(g, 0, sizeof *g);
     g->worst_excess = -INFINITY;
@@ -328,7 +328,7 @@ static void grid2(const float* dists, int n_dists, int n_pos, int n_head, const 
                 float pa = ai * (VEC_TWO_PI / n_pos) + 0.1f * di;
                 float ha = hi * (VEC_TWO_PI / n_head) + 0.05f * ai;
                 vec2 A = vec2_add(W, vec2_scale(vec2_from_angle(pa), dists[di] * r_turn));
-                sim_out o = simulate2(A, vec2_from_angle(ha), W, dW, p, r_turn, how);
+                sim_out_t o = simulate2(A, vec2_from_angle(ha), W, dW, p, r_turn, how);
                 cr_assert(o.arrived, "no arrival from %g r_min, position angle %g, heading %g", dists[di],
                           pa, ha);
                 ++g->runs;
@@ -347,10 +347,10 @@ static void grid2(const float* dists, int n_dists, int n_pos, int n_head, const 
 static const float FAR[] = { 4, 6, 8, 12, 16, 20, 25, 30, 35, 40 };
 static const float NEAR[] = { 0.1f, 0.3f, 0.5f, 0.8f, 1.0f, 1.3f, 1.6f, 1.9f };
 
-static void far_and_close(integrator how, const char* name)
+static void far_and_close(integrator_t how, const char* name)
 {
-    dseek_params p = dseek_default_params(R_MIN);
-    grid_stats g;
+    dseek_params_t p = dseek_default_params(R_MIN);
+    grid_stats_t g;
     grid2(FAR, 10, 12, 12, &p, R_MIN, how, 1, &g);
     cr_assert_eq(g.runs, 1440);
     cr_log_info("dseek %s, %d starts at 4..40 r_min: worst miss %.4f r_min, heading %.3f deg, "
@@ -376,9 +376,9 @@ Test(dseek, arrives_from_afar_with_k_w_alone, .timeout = 120)
 {
     /* Figure 5 without section 6's k'_W: every far start still arrives
      * (close starts can chatter; see the header). */
-    dseek_params p = dseek_default_params(R_MIN);
+    dseek_params_t p = dseek_default_params(R_MIN);
     p.consider_both_waypoint_circles = 0;
-    grid_stats g;
+    grid_stats_t g;
     grid2(FAR, 10, 12, 12, &p, R_MIN, TURN_THEN_MOVE, 0, &g);
     cr_log_info("dseek k_W alone, %d far starts: worst miss %.4f r_min, heading %.3f deg", g.runs,
                 (double)g.worst_miss, (double)g.worst_heading);
@@ -387,9 +387,9 @@ Test(dseek, arrives_from_afar_with_k_w_alone, .timeout = 120)
 Test(dseek, arrives_with_a_wider_waypoint_circle, .timeout = 120)
 {
     /* Section 6: k_W of 1.5 r_min for an agent that turns at r_min. */
-    dseek_params p = dseek_default_params(R_MIN);
+    dseek_params_t p = dseek_default_params(R_MIN);
     p.r_waypoint = 1.5f * R_MIN;
-    grid_stats g;
+    grid_stats_t g;
     grid2(FAR, 10, 8, 8, &p, R_MIN, TURN_THEN_MOVE, 1, &g);
     grid2(NEAR, 8, 6, 6, &p, R_MIN, TURN_THEN_MOVE, 0, &g);
     cr_log_info("dseek r_waypoint = 1.5 r_agent, close starts: worst miss %.4f r_min, heading %.3f deg",
@@ -408,14 +408,14 @@ static vec3 rotate_toward(vec3 h, vec3 s, float max_angle)
 
 /* As simulate2, in 3D: the heading rotates toward the steer about their
  * common normal, by at most V dt / r_min; turn, then move. */
-static sim_out simulate3(vec3 A, vec3 h, vec3 W, vec3 dW, const dseek_params* p)
+static sim_out_t simulate3(vec3 A, vec3 h, vec3 W, vec3 dW, const dseek_params_t* p)
 {
-    sim_out o;
+    sim_out_t o;
     memset(&o, 0, sizeof o);
     const int steps = (int)((vec3_distance(A, W) + 60.0f * R_MIN) / STEP);
-    pass_watch pass = { INFINITY, 0.0f, 0 };
+    pass_watch_t pass = { INFINITY, 0.0f, 0 };
     for (int i = 0; i < steps; ++i) {
-        dseek_result3 res;
+        dseek_result3_t res;
         cr_assert_eq(dseek_steer_3d(A, h, W, dW, p, &res), DSEEK_OK, "%s", res.message);
         cr_assert(finite_unit3(res.steer) && vec3_dot(res.steer, h) >= -1e-5f);
         if (i == 0) o.planned = res.path_length;
@@ -439,11 +439,11 @@ static sim_out simulate3(vec3 A, vec3 h, vec3 W, vec3 dW, const dseek_params* p)
 /* Starts on spheres around W (elevations -69 to 69 degrees), headings at 8
  * angles in the steering plane of the start (eqs. (5)-(7)), each tilted out
  * of it by 0, +-max_tilt / 2 or +-max_tilt. */
-static void grid3(const float* dists, int n_dists, float max_tilt, grid_stats* g)
+static void grid3(const float* dists, int n_dists, float max_tilt, grid_stats_t* g)
 {
     memset(g, 0, sizeof *g);
     g->worst_excess = -INFINITY;
-    dseek_params p = dseek_default_params(R_MIN);
+    dseek_params_t p = dseek_default_params(R_MIN);
     vec3 W = vec3_make(3, -2, 5), dW = vec3_normalize(vec3_make(0.6f, 0.3f, -0.5f));
     for (int di = 0; di < n_dists; ++di)
         for (int ai = 0; ai < 50; ++ai)
@@ -458,7 +458,7 @@ static void grid3(const float* dists, int n_dists, float max_tilt, grid_stats* g
                 float tilt = ((hi + ai) % 5 - 2) * 0.5f * max_tilt;
                 vec3 in_plane = vec3_add(vec3_scale(dW, cosf(psi)), vec3_scale(fy, sinf(psi)));
                 vec3 h = vec3_normalize(vec3_add(vec3_scale(in_plane, cosf(tilt)), vec3_scale(fz, sinf(tilt))));
-                sim_out o = simulate3(A, h, W, dW, &p);
+                sim_out_t o = simulate3(A, h, W, dW, &p);
                 cr_assert(o.arrived, "3D: no arrival from %g r_min (%d, %d), tilt %g deg", dists[di], ai, hi,
                           tilt / DEG);
                 ++g->runs;
@@ -472,7 +472,7 @@ static void grid3(const float* dists, int n_dists, float max_tilt, grid_stats* g
 Test(dseek, arrives_in_3d_from_out_of_plane_headings, .timeout = 120)
 {
     static const float d3[] = { 6, 8, 12, 20, 30, 40 };
-    grid_stats g;
+    grid_stats_t g;
     grid3(d3, 6, 60.0f * DEG, &g);
     cr_assert_eq(g.runs, 2400);
     cr_log_info("dseek 3D, %d starts at 6..40 r_min tilted up to 60 deg: worst miss %.4f r_min, heading "
@@ -483,7 +483,7 @@ Test(dseek, arrives_in_3d_from_out_of_plane_headings, .timeout = 120)
 Test(dseek, arrives_in_3d_from_close_with_the_plane_guard, .timeout = 120)
 {
     static const float d3[] = { 0.5f, 1, 2, 3, 4, 5 };
-    grid_stats g;
+    grid_stats_t g;
     grid3(d3, 6, 60.0f * DEG, &g);
     cr_assert_eq(g.runs, 2400);
     cr_log_info("dseek 3D, %d starts at 0.5..5 r_min tilted up to 60 deg: worst miss %.4f r_min, heading "
@@ -497,7 +497,7 @@ Test(dseek, steer_3d_is_the_2d_steer_in_the_plane)
      * mapped back with eq. (8). */
     uint64_t s = 0x3d3d;
     for (int i = 0; i < 500; ++i) {
-        dseek_params p = dseek_default_params(R_MIN);
+        dseek_params_t p = dseek_default_params(R_MIN);
         vec3 W = vec3_make(uniform(&s, -9, 9), uniform(&s, -9, 9), uniform(&s, -9, 9));
         vec3 dW = vec3_normalize(vec3_make(uniform(&s, -1, 1), uniform(&s, -1, 1), uniform(&s, -1, 1)));
         vec3 rel = vec3_make(uniform(&s, -40, 40), uniform(&s, -40, 40), uniform(&s, -40, 40));
@@ -505,11 +505,11 @@ Test(dseek, steer_3d_is_the_2d_steer_in_the_plane)
         vec3 fy = vec3_normalize(vec3_sub(rel, vec3_scale(dW, vec3_dot(rel, dW))));
         float psi = uniform(&s, -VEC_PI, VEC_PI);
         vec3 dA = vec3_add(vec3_scale(dW, cosf(psi)), vec3_scale(fy, sinf(psi)));
-        dseek_result3 r3;
+        dseek_result3_t r3;
         cr_assert_eq(dseek_steer_3d(A, dA, W, dW, &p, &r3), DSEEK_OK);
         cr_assert(vec3_distance(r3.plane_y, fy) < 1e-4f);
         vec2 A2 = vec2_make(vec3_dot(rel, dW), vec3_dot(rel, fy));
-        dseek_result2 r2;
+        dseek_result2_t r2;
         cr_assert_eq(dseek_steer_2d(A2, vec2_from_angle(psi), vec2_zero(), vec2_make(1, 0), &p, &r2), DSEEK_OK);
         vec3 want = vec3_add(vec3_scale(dW, r2.steer.x), vec3_scale(fy, r2.steer.y));
         cr_assert(vec3_distance(r3.steer, want) < 1e-4f, "case %d", i);
@@ -519,9 +519,9 @@ Test(dseek, steer_3d_is_the_2d_steer_in_the_plane)
 
 /* ---- Bad input ---------------------------------------------------------- */
 
-static void expect_error2(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p, const char* what)
+static void expect_error2(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p, const char* what)
 {
-    dseek_result2 res;
+    dseek_result2_t res;
     memset(&res, 0x7f, sizeof res); /* garbage in, nothing must leak out */
     cr_assert_eq(dseek_steer_2d(A, dA, W, dW, p, &res), DSEEK_ERR_INPUT, "%s: accepted", what);
     cr_assert(res.message[0] != '\0', "%s: no message", what);
@@ -529,9 +529,9 @@ static void expect_error2(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* 
     cr_assert(finite_unit2(res.steer), "%s: steer (%g, %g)", what, res.steer.x, res.steer.y);
 }
 
-static void expect_error3(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params* p, const char* what)
+static void expect_error3(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params_t* p, const char* what)
 {
-    dseek_result3 res;
+    dseek_result3_t res;
     memset(&res, 0x7f, sizeof res);
     cr_assert_eq(dseek_steer_3d(A, dA, W, dW, p, &res), DSEEK_ERR_INPUT, "%s: accepted", what);
     cr_assert(res.message[0] != '\0', "%s: no message", what);
@@ -540,7 +540,7 @@ static void expect_error3(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params* 
 
 Test(dseek, bad_input_2d)
 {
-    dseek_params p = dseek_default_params(R_MIN);
+    dseek_params_t p = dseek_default_params(R_MIN);
     vec2 A = vec2_make(10, 3), W = vec2_make(-2, 1), x = vec2_make(1, 0), y = vec2_make(0, 1);
     expect_error2(vec2_make(NAN, 0), x, W, y, &p, "NaN A");
     expect_error2(A, x, vec2_make(0, INFINITY), y, &p, "infinite W");
@@ -553,23 +553,23 @@ Test(dseek, bad_input_2d)
     expect_error2(W, x, W, y, &p, "A == W, d_A != d_W");
     /* Parameters out of range, one at a time. */
     static const struct { size_t offset; float value; const char* what; } bad[] = {
-        { offsetof(dseek_params, r_agent), 0.0f, "r_agent 0" },
-        { offsetof(dseek_params, r_agent), NAN, "r_agent NaN" },
-        { offsetof(dseek_params, r_waypoint), -1.0f, "r_waypoint < 0" },
-        { offsetof(dseek_params, zero_tol), -1.0f, "zero_tol < 0" },
-        { offsetof(dseek_params, parallel_tol), NAN, "parallel_tol NaN" },
-        { offsetof(dseek_params, wrap_tol), 1.0f, "wrap_tol 1" },
-        { offsetof(dseek_params, close_total_angle), 3.0f, "close_total_angle < 2 pi" },
+        { offsetof(dseek_params_t, r_agent), 0.0f, "r_agent 0" },
+        { offsetof(dseek_params_t, r_agent), NAN, "r_agent NaN" },
+        { offsetof(dseek_params_t, r_waypoint), -1.0f, "r_waypoint < 0" },
+        { offsetof(dseek_params_t, zero_tol), -1.0f, "zero_tol < 0" },
+        { offsetof(dseek_params_t, parallel_tol), NAN, "parallel_tol NaN" },
+        { offsetof(dseek_params_t, wrap_tol), 1.0f, "wrap_tol 1" },
+        { offsetof(dseek_params_t, close_total_angle), 3.0f, "close_total_angle < 2 pi" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        dseek_params q = p;
+        dseek_params_t q = p;
         memcpy((char*)&q + bad[i].offset, &bad[i].value, sizeof(float));
         expect_error2(A, x, W, y, &q, bad[i].what);
     }
     expect_error2(A, x, W, y, NULL, "NULL params");
     cr_assert_eq(dseek_steer_2d(A, x, W, y, &p, NULL), DSEEK_ERR_INPUT);
     /* Headings off unit length by less than 1e-3 are fine. */
-    dseek_result2 res;
+    dseek_result2_t res;
     cr_assert_eq(dseek_steer_2d(A, vec2_make(1.0009f, 0), W, vec2_make(0, 0.9992f), &p, &res), DSEEK_OK);
     cr_assert(finite_unit2(res.steer));
     p.close_total_angle = INFINITY;
@@ -578,21 +578,21 @@ Test(dseek, bad_input_2d)
 
 Test(dseek, bad_input_3d)
 {
-    dseek_params p = dseek_default_params(R_MIN);
+    dseek_params_t p = dseek_default_params(R_MIN);
     vec3 A = vec3_make(10, 3, 1), W = vec3_make(-2, 1, 0), x = vec3_make(1, 0, 0), z = vec3_make(0, 0, 1);
     expect_error3(vec3_make(0, NAN, 0), x, W, z, &p, "NaN A");
     expect_error3(A, x, vec3_make(0, 0, INFINITY), z, &p, "infinite W");
     expect_error3(A, vec3_zero(), W, z, &p, "zero d_A");
     expect_error3(A, x, W, vec3_make(0, 0, 2), &p, "long d_W");
     expect_error3(W, x, W, z, &p, "A == W, d_A != d_W");
-    dseek_params q = p;
+    dseek_params_t q = p;
     q.r_waypoint = 0.0f;
     expect_error3(A, x, W, z, &q, "r_waypoint 0");
     expect_error3(A, x, W, z, NULL, "NULL params");
     cr_assert_eq(dseek_steer_3d(A, x, W, z, &p, NULL), DSEEK_ERR_INPUT);
     /* Degenerate but valid: at W along d_W; on the line w; d_A normal to
      * the plane; d_A along d_W on w. */
-    dseek_result3 res;
+    dseek_result3_t res;
     cr_assert_eq(dseek_steer_3d(W, z, W, z, &p, &res), DSEEK_OK);
     cr_assert(finite_unit3(res.steer) && vec3_distance(res.steer, z) < 1e-5f);
     cr_assert_eq(dseek_steer_3d(vec3_make(-2, 1, -20), x, W, z, &p, &res), DSEEK_OK);

@@ -49,13 +49,13 @@ static shoal_agent_def_t vehicle_def(vkind k, float* V, float* R)
 typedef struct run_out {
     int reached;
     float miss, heading_deg, length;
-} run_out;
+} run_out_t;
 
 /* Fly from (p, yaw, pitch) to the origin heading dir. Arrival: a local
  * minimum of the distance to the waypoint, measured on the segments
  * between steps, within POS_TOL R with the heading within HEAD_TOL; passes
  * that miss do not end the run (close starts cross the waypoint first). */
-static run_out fly(int dims, vkind k, const float p[3], float yaw, float pitch, const float dir[3])
+static run_out_t fly(int dims, vkind k, const float p[3], float yaw, float pitch, const float dir[3])
 {
     float V, R;
     shoal_agent_def_t d = vehicle_def(k, &V, &R);
@@ -71,7 +71,7 @@ static run_out fly(int dims, vkind k, const float p[3], float yaw, float pitch, 
     cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
     float dist0 = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
     int steps = (int)(20.0f * (dist0 / V + 6.2832f * R / V) / DT);
-    run_out o = {0, 1e30f, 180.0f, 0.0f};
+    run_out_t o = {0, 1e30f, 180.0f, 0.0f};
     float prev[3], prev_f[3], last_d = 1e30f, last_h = 180.0f, len = 0.0f, last_len = 0.0f;
     memcpy(prev, p, sizeof prev);
     memcpy(prev_f, f0, sizeof prev_f);
@@ -138,7 +138,7 @@ static int far_grid(int dims, vkind k, float* worst_miss, float* worst_head)
         float dist = R * (4.0f + 4.0f * (float)ring), ang = (float)bearing * 0.314159265f;
         float p[3] = {dist * cosf(ang), dist * sinf(ang), dims == 3 ? dist * 0.3f * sinf(3.0f * ang) : 0.0f};
         float yaw = (float)h * 1.2566371f + 0.1f, pitch = (float)(h % 3 - 1) * 0.5f;
-        run_out o = fly(dims, k, p, yaw, pitch, dir);
+        run_out_t o = fly(dims, k, p, yaw, pitch, dir);
         reached += o.reached;
         *worst_miss = fmaxf(*worst_miss, o.miss);
         *worst_head = fmaxf(*worst_head, o.heading_deg);
@@ -185,7 +185,7 @@ Test(dseek_vehicles, steep_climbs_arrive, .timeout = 120)
                 int ring = j / 40, bearing = (j / 5) % 8, h = j % 5 + (j / 40) % 5;
                 float dist = R * (4.0f + 4.0f * (float)ring), ang = (float)bearing * 0.785398f + 0.2f;
                 float p[3] = {dist * cosf(ang), dist * sinf(ang), -dist * 0.3f * cosf(2.0f * ang)};
-                run_out o = fly(3, kinds[v], p, (float)(h % 5) * 1.2566371f + 0.1f, (float)(h % 3 - 1) * 0.4f, dir);
+                run_out_t o = fly(3, kinds[v], p, (float)(h % 5) * 1.2566371f + 0.1f, (float)(h % 3 - 1) * 0.4f, dir);
                 reached += o.reached;
             }
             cr_log_info("3D %s vehicle, climb %.0f deg: %d of 40 reached", vnames[kinds[v]],
@@ -212,10 +212,10 @@ Test(dseek_vehicles, close_starts_arrive_on_short_paths, .timeout = 120)
             float pa = (float)ai * 0.785398f + 0.1f * (float)di, dist = near[di] * R;
             float p[3] = {dist * cosf(pa), dist * sinf(pa), 0.0f};
             float yaw = (float)hi * 0.785398f + 0.05f * (float)ai;
-            run_out o = fly(2, (vkind)k, p, yaw, 0.0f, dir);
+            run_out_t o = fly(2, (vkind)k, p, yaw, 0.0f, dir);
             cr_assert(o.reached, "%s vehicle, close start %d (%g R): no arrival (closest %g R, %g deg)",
                       vnames[k], g, (double)near[di], (double)o.miss, (double)o.heading_deg);
-            dseek_dubins opt;
+            dseek_dubins_t opt;
             cr_assert(dseek_dubins_shortest((vec2){p[0], p[1]}, vec2_from_angle(yaw), vec2_zero(),
                                             (vec2){1.0f, 0.0f}, 1.15f * R, 0.0f, &opt));
             double ratio = o.length / opt.length;

@@ -37,12 +37,12 @@ static shoal_agent_def_t kinematic_def(float V, float R, float dt)
 typedef struct arrival {
     float distance;    /* closest approach, m */
     float heading_deg; /* heading error there */
-} arrival;
+} arrival_t;
 
-static arrival fly(shoal_world_t* w, shoal_agent_t id, const float target[3], const float dir[3],
+static arrival_t fly(shoal_world_t* w, shoal_agent_t id, const float target[3], const float dir[3],
                    float R, float dt, int max_steps)
 {
-    arrival best = {1e30f, 180.0f};
+    arrival_t best = {1e30f, 180.0f};
     int close = 0;
     for (int s = 0; s < max_steps; ++s) {
         shoal_agent_state_t st;
@@ -85,7 +85,7 @@ Test(dseek_world, arrives_with_the_heading_2d)
                 d.dseek.waypoint.speed = V;
                 shoal_agent_t id;
                 cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
-                arrival got = fly(w, id, target, dir, R, dt, 20000);
+                arrival_t got = fly(w, id, target, dir, R, dt, 20000);
                 cr_assert_leq(got.distance, WORLD_POS_TOL * R, "ring %d angle %d heading %d: missed by %g m", ring,
                               a, h, (double)got.distance);
                 cr_assert_leq(got.heading_deg, WORLD_HEADING_TOL, "ring %d angle %d heading %d: heading off by %g deg",
@@ -116,7 +116,7 @@ Test(dseek_world, arrives_with_the_heading_3d)
         d.dseek.waypoint.speed = V;
         shoal_agent_t id;
         cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
-        arrival got = fly(w, id, target, dir, R, dt, 30000);
+        arrival_t got = fly(w, id, target, dir, R, dt, 30000);
         cr_assert_leq(got.distance, WORLD_POS_TOL_3D * R, "case %d: missed by %g m", c, (double)got.distance);
         cr_assert_leq(got.heading_deg, WORLD_HEADING_TOL_3D, "case %d: heading off by %g deg", c,
                       (double)got.heading_deg);

@@ -24,9 +24,9 @@ typedef struct flock_case {
     int shared;      /* 1: every agent gets the same parameters */
     int change_one;  /* 1: one step, then one agent's radius changes */
     int sense_edits; /* 1: a sense-stage system removes agents and drops components */
-} flock_case;
+} flock_case_t;
 
-static shoal_world_t* flock_world(const flock_case* fc, int threads, shoal_backend_t backend)
+static shoal_world_t* flock_world(const flock_case_t* fc, int threads, shoal_backend_t backend)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = fc->dims;
@@ -47,7 +47,7 @@ static shoal_world_t* flock_world(const flock_case* fc, int threads, shoal_backe
     return w;
 }
 
-static void add_flockers(shoal_world_t* w, const flock_case* fc, uint64_t seed)
+static void add_flockers(shoal_world_t* w, const flock_case_t* fc, uint64_t seed)
 {
     for (int i = 0; i < fc->count; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
@@ -81,11 +81,11 @@ typedef struct snapshot {
     shoal_agent_t* ids;
     shoal_agent_def_t* defs;
     shoal_agent_state_t* states;
-} snapshot;
+} snapshot_t;
 
-static snapshot take_snapshot(shoal_world_t* w)
+static snapshot_t take_snapshot(shoal_world_t* w)
 {
-    snapshot s;
+    snapshot_t s;
     s.n = shoal_world_agent_count(w);
     s.ids = calloc((size_t)s.n, sizeof *s.ids);
     s.defs = calloc((size_t)s.n, sizeof *s.defs);
@@ -100,7 +100,7 @@ static snapshot take_snapshot(shoal_world_t* w)
     return s;
 }
 
-static void free_snapshot(snapshot* s)
+static void free_snapshot(snapshot_t* s)
 {
     free(s->ids);
     free(s->defs);
@@ -120,7 +120,7 @@ static double min_image_d(double d, double ext, int wrap)
  * lies so close to the radius or the field of view's edge that float
  * rounding may decide either way (then no comparison is fair: one
  * neighbor more or less moves the result by a whole term). */
-static int reference(const snapshot* s, const flock_case* fc, int i, double out[3], double scale[3])
+static int reference(const snapshot_t* s, const flock_case_t* fc, int i, double out[3], double scale[3])
 {
     const shoal_agent_def_t* di = &s->defs[i];
     const float* xi = s->states[i].position;
@@ -208,7 +208,7 @@ static int dropped_in_sense(int i) { return i % 11 == 5; }
 static shoal_status_t sense_edits(shoal_world_t* w, float dt, void* ctx)
 {
     (void)dt;
-    const snapshot* s = (const snapshot*)ctx;
+    const snapshot_t* s = (const snapshot_t*)ctx;
     for (int i = 0; i < s->n; ++i) {
         if (removed_in_sense(i)) cr_assert_eq(shoal_agent_remove(w, s->ids[i]), SHOAL_OK);
         if (dropped_in_sense(i) && !removed_in_sense(i))
@@ -218,7 +218,7 @@ static shoal_status_t sense_edits(shoal_world_t* w, float dt, void* ctx)
     return SHOAL_OK;
 }
 
-static void check_against_brute_force(flock_case fc)
+static void check_against_brute_force(flock_case_t fc)
 {
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     add_flockers(w, &fc, 17);
@@ -230,7 +230,7 @@ static void check_against_brute_force(flock_case fc)
         /* A step with the parameters as they are, then a new radius for
          * one agent that takes part: the next step must use it. */
         step_n(w, 1, 0.01f);
-        snapshot before = take_snapshot(w);
+        snapshot_t before = take_snapshot(w);
         int i = 0;
         while (before.defs[i].weights[SHOAL_BEHAVIOR_SEPARATE] == 0.0f) ++i;
         shoal_neighbors_t n = before.defs[i].neighbors;
@@ -238,7 +238,7 @@ static void check_against_brute_force(flock_case fc)
         cr_assert_eq(shoal_agent_set_neighbors(w, before.ids[i], &n), SHOAL_OK);
         free_snapshot(&before);
     }
-    snapshot s = take_snapshot(w);
+    snapshot_t s = take_snapshot(w);
     if (fc.sense_edits)
         cr_assert_eq(shoal_world_add_system(w, "sense_edits", SHOAL_STAGE_SENSE, sense_edits, &s), SHOAL_OK);
     step_n(w, 1, 0.01f);
@@ -281,7 +281,7 @@ static void sweep(int dims)
     for (int wrap = 0; wrap <= 1; ++wrap)
         for (int fov = 0; fov <= 1; ++fov)
             for (int cap = 0; cap <= 1; ++cap) {
-                flock_case fc = {.dims = dims, .wrap = wrap, .fov = fov ? 2.1f : VEC_TWO_PI, .cap = cap ? 4 : 0, .count = 700,
+                flock_case_t fc = {.dims = dims, .wrap = wrap, .fov = fov ? 2.1f : VEC_TWO_PI, .cap = cap ? 4 : 0, .count = 700,
                                  .box = box, .reorder = 8,};
                 check_against_brute_force(fc);
             }
@@ -297,7 +297,7 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
 {
     for (int dims = 2; dims <= 3; ++dims)
         for (int change = 0; change <= 1; ++change) {
-            flock_case fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1, .change_one = change,};
+            flock_case_t fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1, .change_one = change,};
             check_against_brute_force(fc);
         }
 }
@@ -307,10 +307,10 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
  * it alone, a changed one moves it. */
 Test(flock, component_version_moves_only_when_a_row_changes)
 {
-    flock_case fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 50, .box = 24.0f, .reorder = 8, .shared = 1,};
+    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 50, .box = 24.0f, .reorder = 8, .shared = 1,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     add_flockers(w, &fc, 3);
-    snapshot s = take_snapshot(w);
+    snapshot_t s = take_snapshot(w);
     const uint64_t* version = &w->comps[COMP_NEIGHBORS].version;
     uint64_t v0 = *version;
     shoal_neighbors_t n = s.defs[0].neighbors;
@@ -334,7 +334,7 @@ Test(flock, edits_after_the_spatial_hash_match_brute_force, .timeout = 60)
     for (int dims = 2; dims <= 3; ++dims)
         for (int wrap = 0; wrap <= 1; ++wrap)
             for (int shared = 0; shared <= 1; ++shared) {
-                flock_case fc = {.dims = dims, .wrap = wrap, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8,
+                flock_case_t fc = {.dims = dims, .wrap = wrap, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8,
                                  .shared = shared, .sense_edits = 1};
                 check_against_brute_force(fc);
             }
@@ -344,27 +344,27 @@ Test(flock, edits_after_the_spatial_hash_match_brute_force, .timeout = 60)
  * candidates), so strips move their last columns to the front and go on. */
 Test(flock, long_strips_match_brute_force, .timeout = 120)
 {
-    flock_case two = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 8000, .box = 24.0f, .reorder = 8,};
+    flock_case_t two = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 8000, .box = 24.0f, .reorder = 8,};
     check_against_brute_force(two);
-    flock_case three = {.dims = 3, .wrap = 1, .fov = VEC_TWO_PI, .count = 7000, .box = 11.0f, .reorder = 8,};
+    flock_case_t three = {.dims = 3, .wrap = 1, .fov = VEC_TWO_PI, .count = 7000, .box = 11.0f, .reorder = 8,};
     check_against_brute_force(three);
 }
 
 Test(flock, matches_brute_force_far_from_origin, .timeout = 60)
 {
     /* Unbounded cells at coordinates of 1e6 m: far outside any grid. */
-    flock_case fc2 = {.dims = 2, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
+    flock_case_t fc2 = {.dims = 2, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
     check_against_brute_force(fc2);
-    flock_case fc3 = {.dims = 3, .fov = VEC_TWO_PI, .offset = -1.0e6f, .count = 500, .box = 11.0f, .reorder = 8,};
+    flock_case_t fc3 = {.dims = 3, .fov = VEC_TWO_PI, .offset = -1.0e6f, .count = 500, .box = 11.0f, .reorder = 8,};
     check_against_brute_force(fc3);
     /* And a torus whose box sits there. */
-    flock_case ft = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
+    flock_case_t ft = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
     check_against_brute_force(ft);
 }
 
 Test(flock, neighbors_are_found_across_the_torus_edge)
 {
-    flock_case fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 20.0f, .reorder = 8,};
+    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 20.0f, .reorder = 8,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
@@ -386,7 +386,7 @@ Test(flock, neighbors_are_found_across_the_torus_edge)
 
 Test(flock, agents_crossing_the_edge_stay_in_the_box)
 {
-    flock_case fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 10.0f, .reorder = 8,};
+    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 10.0f, .reorder = 8,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
@@ -412,7 +412,7 @@ Test(flock, agents_crossing_the_edge_stay_in_the_box)
 
 static void all_at_one_point(int dims)
 {
-    flock_case fc = {.dims = dims, .fov = VEC_TWO_PI, .box = 1.0f, .reorder = 8,};
+    flock_case_t fc = {.dims = dims, .fov = VEC_TWO_PI, .box = 1.0f, .reorder = 8,};
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     for (int i = 0; i < 300; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
@@ -447,7 +447,7 @@ Test(flock, all_agents_at_one_point_give_no_nan_2d) { all_at_one_point(2); }
 Test(flock, all_agents_at_one_point_give_no_nan_3d) { all_at_one_point(3); }
 
 /* The state hash after `steps` steps of a case's flock (seed `seed`). */
-static uint64_t case_hash(flock_case fc, int threads, shoal_backend_t backend, uint64_t seed, int steps)
+static uint64_t case_hash(flock_case_t fc, int threads, shoal_backend_t backend, uint64_t seed, int steps)
 {
     shoal_world_t* w = flock_world(&fc, threads, backend);
     add_flockers(w, &fc, seed);
@@ -459,7 +459,7 @@ static uint64_t case_hash(flock_case fc, int threads, shoal_backend_t backend, u
 
 static uint64_t flock_hash(int dims, int wrap, int threads, shoal_backend_t backend, int reorder)
 {
-    flock_case fc = {.dims = dims, .wrap = wrap, .fov = 2.5f, .cap = 6, .count = 3000, .box = dims == 2 ? 60.0f : 18.0f, .reorder = reorder,};
+    flock_case_t fc = {.dims = dims, .wrap = wrap, .fov = 2.5f, .cap = 6, .count = 3000, .box = dims == 2 ? 60.0f : 18.0f, .reorder = reorder,};
     return case_hash(fc, threads, backend, 23, 40);
 }
 
@@ -478,7 +478,7 @@ static void determinism(int dims)
  * or cap (two agents per kernel pass): one hash for 1, 2 and 3 threads. */
 static uint64_t dense_hash(int dims, int threads, shoal_backend_t backend)
 {
-    flock_case fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = dims == 2 ? 8000 : 7000, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1,};
+    flock_case_t fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = dims == 2 ? 8000 : 7000, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1,};
     return case_hash(fc, threads, backend, 29, 10);
 }
 
@@ -499,13 +499,13 @@ Test(flock, reordering_storage_keeps_handles_and_results)
     /* Reordering changes only the order of summation inside a cell: over a
      * few steps the two runs agree to float rounding, and every handle
      * still names the same agent (checked through its user value). */
-    flock_case fc = {.dims = 2, .wrap = 1, .fov = 2.5f, .cap = 6, .count = 2000, .box = 50.0f, .reorder = 1,};
+    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = 2.5f, .cap = 6, .count = 2000, .box = 50.0f, .reorder = 1,};
     shoal_world_t* w1 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     fc.reorder = 0;
     shoal_world_t* w0 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     add_flockers(w1, &fc, 3);
     add_flockers(w0, &fc, 3);
-    snapshot s = take_snapshot(w0); /* the same slots exist in both worlds */
+    snapshot_t s = take_snapshot(w0); /* the same slots exist in both worlds */
     /* Handles of w1: same index and generation, its own world tag. */
     shoal_agent_t* ids1 = calloc((size_t)s.n, sizeof *ids1);
     shoal_agent_batch_t b1 = {.ids = ids1};

@@ -23,9 +23,9 @@
 typedef struct plane {
     float h[4];
     terrain_t t;
-} plane;
+} plane_t;
 
-static void plane_init(plane* p, float grade)
+static void plane_init(plane_t* p, float grade)
 {
     p->h[0] = p->h[2] = grade * -2000.0f;
     p->h[1] = p->h[3] = grade * 2000.0f;
@@ -235,7 +235,7 @@ Test(ground_vehicle, braking_stops_then_reverses)
 Test(ground_vehicle, rolls_back_down_a_20_percent_grade)
 {
     const gv_params_t* p = preset_named("car");
-    plane pl;
+    plane_t pl;
     plane_init(&pl, 0.2f);
     gv_state_t s = gv_state_at(&pl.t, 0.0f, 0.0f, 0.0f);
     for (int k = 0; k < 100; ++k) gv_step(p, &pl.t, NULL, 0, &s, 0.0f, 0.0f, DT);
@@ -257,7 +257,7 @@ Test(ground_vehicle, rolls_back_down_a_20_percent_grade)
 Test(ground_vehicle, stays_put_on_a_grade_below_rolling_resistance)
 {
     const gv_params_t* p = preset_named("car"); /* rolling 0.015 */
-    plane pl;
+    plane_t pl;
     plane_init(&pl, 0.01f);
     gv_state_t s = gv_state_at(&pl.t, 3.0f, -2.0f, 0.7f);
     gv_state_t start = s;
@@ -284,7 +284,7 @@ Test(ground_vehicle, hovercraft_barely_climbs_a_30_percent_grade)
     const gv_params_t* h = preset_named("hovercraft");
     const gv_params_t* car = preset_named("car");
     float v_flat = sqrtf((h->engine_force - h->rolling * h->mass * G) / h->drag);
-    plane p30;
+    plane_t p30;
     plane_init(&p30, 0.3f);
 
     gv_state_t s = gv_state_at(&p30.t, 0.0f, 0.0f, 0.0f);
@@ -310,7 +310,7 @@ Test(ground_vehicle, hovercraft_barely_climbs_a_30_percent_grade)
               "hovercraft held 30 %% at 0.85: v %g, x %g (highest %g)", low.v, low.pos.x, highest);
     cr_assert(c.v > 5.0f, "car at 0.85 on 30 %%: v %g", c.v);
 
-    plane p45;
+    plane_t p45;
     plane_init(&p45, 0.45f);
     gv_state_t steep = gv_state_at(&p45.t, 0.0f, 0.0f, 0.0f);
     for (int k = 0; k < 2000; ++k) gv_step(h, &p45.t, NULL, 0, &steep, 1.0f, 0.0f, DT);
@@ -321,7 +321,7 @@ Test(ground_vehicle, hovercraft_barely_climbs_a_30_percent_grade)
 /* Every other preset climbs 35 % at full throttle from rest. */
 Test(ground_vehicle, others_climb_35_percent)
 {
-    plane pl;
+    plane_t pl;
     plane_init(&pl, 0.35f);
     for (int i = 0; i < GV_PRESET_COUNT; ++i) {
         const gv_params_t* p = gv_preset(i);

@@ -79,9 +79,9 @@ typedef struct err_stats {
     double worst;
     float at_a, at_b;
     long bad;
-} err_stats;
+} err_stats_t;
 
-static void note(err_stats* st, double e, double bound, float a, float b)
+static void note(err_stats_t* st, double e, double bound, float a, float b)
 {
     if (!(e <= bound)) st->bad++;
     if (!(e <= st->worst)) {
@@ -96,7 +96,7 @@ static void note(err_stats* st, double e, double bound, float a, float b)
  * wrapper against the lanes bit for bit. */
 static void check_sincos(const float* xs, int n, double bound, double ulp_bound, const char* what)
 {
-    err_stats es = {0}, ec = {0}, us = {0}, uc = {0};
+    err_stats_t es = {0}, ec = {0}, us = {0}, uc = {0};
     long mismatch = 0, outside = 0;
     for (int i = 0; i < n; i += SHOAL_LANES) {
         lanef s, c;
@@ -216,7 +216,7 @@ Test(lane_math, sincos_huge_finite_stays_in_range_and_nan_propagates)
 
 static void check_atan2(const float* ys, const float* xs, int n, double bound, const char* what)
 {
-    err_stats ea = {0};
+    err_stats_t ea = {0};
     long mismatch = 0, nan = 0;
     for (int i = 0; i < n; i += SHOAL_LANES) {
         float ao[SHOAL_LANES];
@@ -326,7 +326,7 @@ Test(lane_math, wrap_angle)
         }
         }
     }
-    err_stats ew = {0};
+    err_stats_t ew = {0};
     long moved = 0, outside = 0, mismatch = 0, vs_scalar = 0;
     for (int i = 0; i < N_GRID; i += SHOAL_LANES) {
         float out[SHOAL_LANES];
@@ -404,13 +404,13 @@ typedef struct ref_out {
     float gain;          /* m min(K_v, 1/dt): force per m/s of velocity error */
     float speed_tol;     /* m/s: allowed difference of the velocity error */
     float angle_tol;     /* rad: allowed difference of the heading error */
-} ref_out;
+} ref_out_t;
 
 /* Float rounding and the lane trig (~1e-7 relative) on the velocities and
  * the speed command. */
 static float speed_tolerance(float speed, float vmax) { return 1e-6f * (1.0f + speed + vmax); }
 
-static ref_out ref_control_2d(world_t* w, int i, float dt)
+static ref_out_t ref_control_2d(world_t* w, int i, float dt)
 {
     const float inv_dt = 1.0f / dt;
     float dx = AGENT_F(w, AC_DESIRED_X)[i], dy = AGENT_F(w, AC_DESIRED_Y)[i];
@@ -437,7 +437,7 @@ static ref_out ref_control_2d(world_t* w, int i, float dt)
     float tau = AGENT_F(w, AC_INERTIA)[i] * (AGENT_F(w, AC_HEADING_GAIN)[i] * err -
                                              fminf(AGENT_F(w, AC_TURN_DAMPING)[i], inv_dt) *
                                                  AGENT_F(w, AC_OMEGA_Z)[i]);
-    ref_out r = {.f = {cs * fbx - sn * fby, sn * fbx + cs * fby, 0.0f},
+    ref_out_t r = {.f = {cs * fbx - sn * fby, sn * fbx + cs * fby, 0.0f},
                  .tau = {0.0f, 0.0f, clampf(tau, -tmax, tmax)},
                  .angle_ambiguous = fabsf(err) > VEC_PI - 1e-3f,
                  .gain = g,
@@ -457,7 +457,7 @@ static vec3 row_vec(world_t* w, int cx, int i)
     return (vec3){AGENT_F(w, cx)[i], AGENT_F(w, cx + 1)[i], AGENT_F(w, cx + 2)[i]};
 }
 
-static ref_out ref_control_3d(world_t* w, int i, float dt)
+static ref_out_t ref_control_3d(world_t* w, int i, float dt)
 {
     const float inv_dt = 1.0f / dt;
     quat q = row_quat(w, i);
@@ -489,7 +489,7 @@ static ref_out ref_control_3d(world_t* w, int i, float dt)
      * shows up in the reference. */
     float dz = vd > 0.0f ? desired.z / vd : 0.0f;
     float angle_tol = 2e-6f + 1.2e-7f / sqrtf(fmaxf(1e-12f, 1.0f - dz * dz));
-    ref_out r = {.f = {f.x, f.y, f.z}, .tau = {tau.x, tau.y, tau.z}, .angle_ambiguous = angle > VEC_PI - 1e-3f, .gain = g,
+    ref_out_t r = {.f = {f.x, f.y, f.z}, .tau = {tau.x, tau.y, tau.z}, .angle_ambiguous = angle > VEC_PI - 1e-3f, .gain = g,
                  .speed_tol = speed_tolerance(vec3_length(vel), AGENT_F(w, AC_MAX_SPEED)[i]), .angle_tol = angle_tol};
     return r;
 }
@@ -500,11 +500,11 @@ static ref_out ref_control_3d(world_t* w, int i, float dt)
 typedef struct ref_state {
     float p[3], v[3], om[3], q[4], heading;
     float heading_tol; /* rad */
-} ref_state;
+} ref_state_t;
 
-static ref_state ref_integrate(world_t* w, float* const* pre, int i, float dt)
+static ref_state_t ref_integrate(world_t* w, float* const* pre, int i, float dt)
 {
-    ref_state s = {0};
+    ref_state_t s = {0};
     float mass = AGENT_F(w, AC_MASS)[i], inertia = AGENT_F(w, AC_INERTIA)[i];
     float vmax = AGENT_F(w, AC_MAX_SPEED)[i], wmax = AGENT_F(w, AC_MAX_TURN_RATE)[i];
     if (w->dims == 2) {
@@ -537,7 +537,7 @@ static ref_state ref_integrate(world_t* w, float* const* pre, int i, float dt)
     om = vec3_clamp_length(om, wmax);
     quat q = {pre[AC_QW][i], pre[AC_QX][i], pre[AC_QY][i], pre[AC_QZ][i]};
     q = quat_integrate(q, om, dt);
-    ref_state r = {.p = {pre[AC_POS_X][i] + v.x * dt, pre[AC_POS_Y][i] + v.y * dt,
+    ref_state_t r = {.p = {pre[AC_POS_X][i] + v.x * dt, pre[AC_POS_Y][i] + v.y * dt,
                     pre[AC_POS_Z][i] + v.z * dt},
                    .v = {v.x, v.y, v.z},
                    .om = {om.x, om.y, om.z},
@@ -623,7 +623,7 @@ static void kernels_match_reference(int dims)
 
         control_run(w, dt, NULL);
         for (int i = 0; i < count; ++i) {
-            ref_out r = dims == 2 ? ref_control_2d(w, i, dt) : ref_control_3d(w, i, dt);
+            ref_out_t r = dims == 2 ? ref_control_2d(w, i, dt) : ref_control_3d(w, i, dt);
             float fmax = AGENT_F(w, AC_MAX_FORCE)[i];
             const int fc[3] = {AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z};
             const int tc[3] = {AC_TORQUE_X, AC_TORQUE_Y, AC_TORQUE_Z};
@@ -657,7 +657,7 @@ static void kernels_match_reference(int dims)
         }
         integrate_run(w, dt, NULL);
         for (int i = 0; i < count; ++i) {
-            ref_state r = ref_integrate(w, pre, i, dt);
+            ref_state_t r = ref_integrate(w, pre, i, dt);
             float e = 0.0f;
             for (int k = 0; k < dims; ++k) {
                 float ep = fabsf(AGENT_F(w, AC_POS_X + k)[i] - r.p[k]) / (1.0f + fabsf(r.p[k]));

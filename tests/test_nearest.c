@@ -63,7 +63,7 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
     cr_assert(g && g->count > 0);
     int64_t answered = 0;
     /* one cache over every query, one per kind of hint, and none kept */
-    nearest_cache shared, per_hint[5];
+    nearest_cache_t shared, per_hint[5];
     nearest_cache_init(&shared);
     for (int h = 0; h < 5; ++h) nearest_cache_init(&per_hint[h]);
     for (int32_t q = 0; q < 2 * g->count; ++q) {
@@ -87,7 +87,7 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
                     p[a] = g->origin[a] + f;
                 }
         }
-        nearest ref;
+        nearest_t ref;
         ref.count = 0;
         ref.cap = cap;
         find_neighbors(g, p, range, self, &ref);
@@ -97,10 +97,10 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
         float kth = ref.count > 0 ? ref.d2[ref.count - 1] : 0.0f;
         const float hints[] = {0.0f, kth, kth * 0.98f, kth * 1.5f + 1.0f, 4.0f * range * range};
         for (size_t h = 0; h < sizeof hints / sizeof *hints; ++h) {
-            nearest got = {.count = 0, .cap = cap};
-            nearest_cache fresh;
+            nearest_t got = {.count = 0, .cap = cap};
+            nearest_cache_t fresh;
             nearest_cache_init(&fresh);
-            nearest_cache* cache = q % 3 == 0 ? &fresh : q % 3 == 1 ? &shared : &per_hint[h];
+            nearest_cache_t* cache = q % 3 == 0 ? &fresh : q % 3 == 1 ? &shared : &per_hint[h];
             if (!find_nearest(g, p, range, self, hints[h], cache, &got)) continue;
             answered++;
             cr_assert_eq(got.count, ref.count, "query %d (cap %d, range %g, hint %g): %d neighbors, find_neighbors %d",
@@ -136,23 +136,23 @@ static void check(int dims, int wrap, int layout, int n)
     shoal_world_destroy(w);
 }
 
-Test(nearest, same_list_2d_unbounded) { check(2, 0, LAYOUT_RANDOM, 3000); }
-Test(nearest, same_list_2d_torus) { check(2, 1, LAYOUT_RANDOM, 3000); }
-Test(nearest, same_list_2d_lattice_ties) { check(2, 0, LAYOUT_LATTICE, 1600); }
-Test(nearest, same_list_3d_unbounded) { check(3, 0, LAYOUT_RANDOM, 3000); }
-Test(nearest, same_list_3d_torus) { check(3, 1, LAYOUT_RANDOM, 3000); }
-Test(nearest, same_list_3d_lattice_ties) { check(3, 0, LAYOUT_LATTICE, 1000); }
+Test(nearest_t, same_list_2d_unbounded) { check(2, 0, LAYOUT_RANDOM, 3000); }
+Test(nearest_t, same_list_2d_torus) { check(2, 1, LAYOUT_RANDOM, 3000); }
+Test(nearest_t, same_list_2d_lattice_ties) { check(2, 0, LAYOUT_LATTICE, 1600); }
+Test(nearest_t, same_list_3d_unbounded) { check(3, 0, LAYOUT_RANDOM, 3000); }
+Test(nearest_t, same_list_3d_torus) { check(3, 1, LAYOUT_RANDOM, 3000); }
+Test(nearest_t, same_list_3d_lattice_ties) { check(3, 0, LAYOUT_LATTICE, 1000); }
 
 /* 1500 agents within 6 m: the block around each holds more candidates than
  * find_nearest scans, so it declines and find_neighbors answers (the crowd
  * system falls back the same way). */
-Test(nearest, declines_past_its_scan)
+Test(nearest_t, declines_past_its_scan)
 {
     shoal_world_t* w = world_of(2, 0, 1500, LAYOUT_PILE, 6.0f, 3);
     const grid_t* g = grid_data((const world_t*)w);
-    nearest got = {.count = 0, .cap = 10};
+    nearest_t got = {.count = 0, .cap = 10};
     float p[3] = {g->sx[0], g->sy[0], 0.0f};
-    nearest_cache cache;
+    nearest_cache_t cache;
     nearest_cache_init(&cache);
     cr_expect_eq(find_nearest(g, p, 6.0f, 0, 0.0f, &cache, &got), 0);
     cr_expect_eq(got.count, 0, "a declined search leaves the list alone");

@@ -19,28 +19,28 @@
 
 static int finite2(vec2 a) { return isfinite(a.x) && isfinite(a.y); }
 static int finite3(vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
-static float side2(orca_line2 l, vec2 x) { return vec2_cross(l.dir, vec2_sub(x, l.point)); }
-static float side3(orca_plane3 p, vec3 x) { return vec3_dot(vec3_sub(x, p.point), p.normal); }
-static vec2 normal2(orca_line2 l) { return vec2_perp(l.dir); }
+static float side2(orca_line2_t l, vec2 x) { return vec2_cross(l.dir, vec2_sub(x, l.point)); }
+static float side3(orca_plane3_t p, vec3 x) { return vec3_dot(vec3_sub(x, p.point), p.normal); }
+static vec2 normal2(orca_line2_t l) { return vec2_perp(l.dir); }
 
 /* Nearest point of line l to x. */
-static vec2 project2(orca_line2 l, vec2 x)
+static vec2 project2(orca_line2_t l, vec2 x)
 {
     return vec2_add(l.point, vec2_scale(l.dir, vec2_dot(vec2_sub(x, l.point), l.dir)));
 }
-static vec3 project3(orca_plane3 p, vec3 x) { return vec3_sub(x, vec3_scale(p.normal, side3(p, x))); }
+static vec3 project3(orca_plane3_t p, vec3 x) { return vec3_sub(x, vec3_scale(p.normal, side3(p, x))); }
 
 /* The constraints x . n >= c, n normalized here. */
-static orca_line2 line_n(float nx, float ny, float c)
+static orca_line2_t line_n(float nx, float ny, float c)
 {
     vec2 n = vec2_normalize(vec2_make(nx, ny));
-    return (orca_line2){vec2_scale(n, c), vec2_make(n.y, -n.x)};
+    return (orca_line2_t){vec2_scale(n, c), vec2_make(n.y, -n.x)};
 }
 
-static orca_plane3 plane_n(vec3 n, float c)
+static orca_plane3_t plane_n(vec3 n, float c)
 {
     n = vec3_normalize(n);
-    return (orca_plane3){vec3_scale(n, c), n};
+    return (orca_plane3_t){vec3_scale(n, c), n};
 }
 
 /* Random problems draw from one sequence, so every draw is a statement of
@@ -107,7 +107,7 @@ Test(orca, head_on_reciprocal_2d)
     vec2 pa = {0.0f, 0.0f}, pb = {4.0f, 0.0f};
     vec2 va = {1.0f, 0.0f}, vb = {-1.0f, 0.0f};
     const float R = 1.0f, tau = 2.0f, dt = 0.1f;
-    orca_line2 la, lb;
+    orca_line2_t la, lb;
     cr_assert_eq(orca2_line_agent(vec2_sub(pb, pa), vec2_sub(va, vb), R, 1.0f / tau, 1.0f / dt, 0.5f, va, &la), 1);
     cr_assert_eq(orca2_line_agent(vec2_sub(pa, pb), vec2_sub(vb, va), R, 1.0f / tau, 1.0f / dt, 0.5f, vb, &lb), 1);
     cr_assert(finite2(la.point) && finite2(la.dir));
@@ -142,7 +142,7 @@ Test(orca, share_split_2d)
 {
     vec2 p = {3.0f, 0.4f}, va = {1.2f, 0.1f}, vb = {-0.8f, 0.0f};
     vec2 v = vec2_sub(va, vb);
-    orca_line2 half, full, quarter, over, none = {{7.0f, 7.0f}, {7.0f, 7.0f}};
+    orca_line2_t half, full, quarter, over, none = {{7.0f, 7.0f}, {7.0f, 7.0f}};
     cr_assert_eq(orca2_line_agent(p, v, 1.0f, 0.5f, 10.0f, 0.5f, va, &half), 1);
     cr_assert_eq(orca2_line_agent(p, v, 1.0f, 0.5f, 10.0f, 1.0f, va, &full), 1);
     cr_assert_eq(orca2_line_agent(p, v, 1.0f, 0.5f, 10.0f, 0.25f, va, &quarter), 1);
@@ -181,7 +181,7 @@ Test(orca, cutoff_and_outside_2d)
      * at t = tau still 0.3 m apart, less than R */
     vec2 v = {0.485f, 0.0485f};
     float R = 1.0f, inv_tau = 1.0f / 20.0f;
-    orca_line2 l;
+    orca_line2_t l;
     cr_assert_eq(orca2_line_agent(p, v, R, inv_tau, 10.0f, 1.0f, vel, &l), 1);
     vec2 nv = vec2_add(vec2_sub(project2(l, vel), vel), v); /* new relative velocity */
     cr_assert_float_eq(vec2_length(vec2_sub(nv, vec2_scale(p, inv_tau))), R * inv_tau, TOL);
@@ -205,7 +205,7 @@ Test(orca, overlap_2d)
 {
     vec2 p = {0.6f, 0.2f}, vel = {0.5f, 0.0f}, vb = {-0.3f, 0.1f};
     float R = 1.0f, dt = 0.1f;
-    orca_line2 l;
+    orca_line2_t l;
     cr_assert_eq(orca2_line_agent(p, vec2_sub(vel, vb), R, 0.5f, 1.0f / dt, 1.0f, vel, &l), 1);
     vec2 na = project2(l, vel);
     vec2 after = vec2_sub(p, vec2_scale(vec2_sub(na, vb), dt));
@@ -217,7 +217,7 @@ Test(orca, overlap_2d)
 /* Degenerate inputs: finite unit directions, never NaN. */
 Test(orca, degenerate_agent_2d)
 {
-    orca_line2 l;
+    orca_line2_t l;
     vec2 vel = {0.3f, -0.2f};
     /* coincident, equal velocities: +x, documented */
     cr_assert_eq(orca2_line_agent(vec2_zero(), vec2_zero(), 1.0f, 0.5f, 10.0f, 0.5f, vel, &l), 1);
@@ -268,7 +268,7 @@ Test(orca, sweep_boundary_2d)
         float f = uniform(&s, 0.0f, 1.0f);
         vec2 va = vec2_add(vb, vec2_add(vec2_scale(p, f), vec2_make(jx, jy)));
         if (vec2_length(p) <= R * 1.01f) continue;
-        orca_line2 la, lb;
+        orca_line2_t la, lb;
         cr_assert_eq(orca2_line_agent(p, vec2_sub(va, vb), R, 1.0f / tau, 10.0f, 1.0f, va, &la), 1);
         cr_assert_eq(orca2_line_agent(vec2_neg(p), vec2_sub(vb, va), R, 1.0f / tau, 10.0f, 1.0f, vb, &lb), 1);
         cr_assert_float_eq(vec2_length(la.dir), 1.0f, TOL);
@@ -292,7 +292,7 @@ Test(orca, sweep_boundary_2d)
 Test(orca, wall_line)
 {
     const float r = 0.5f, inv_tau = 1.0f, dt = 0.1f;
-    orca_line2 l;
+    orca_line2_t l;
     vec2 vel = {0.0f, 1.0f};
     /* the wall y = 2 (relative), from x = -3 to 3; the agent 2 m below */
     vec2 p0 = {-3.0f, 2.0f}, p1 = {3.0f, 2.0f};
@@ -305,7 +305,7 @@ Test(orca, wall_line)
     cr_assert_geq(side2(l, vec2_make(-5.0f, -1.0f)), 0.0f);
     cr_assert_geq(side2(l, vec2_zero()), 0.0f);
     /* the reversed segment gives the same half-plane */
-    orca_line2 l2;
+    orca_line2_t l2;
     cr_assert_eq(orca2_line_wall(p1, p0, r, vel, inv_tau, 1.0f / dt, &l2), 1);
     cr_assert_float_eq(l2.dir.x, l.dir.x, 0.0f);
     cr_assert_float_eq(l2.point.y, l.point.y, 0.0f);
@@ -349,8 +349,8 @@ Test(orca, wall_line)
 
 Test(orca, lp_feasible_pref_2d)
 {
-    orca_line2 lines[3] = {line_n(1.0f, 0.0f, -0.5f), line_n(0.0f, 1.0f, -0.5f), line_n(-1.0f, -1.0f, -1.0f)};
-    orca_line2 scratch[3];
+    orca_line2_t lines[3] = {line_n(1.0f, 0.0f, -0.5f), line_n(0.0f, 1.0f, -0.5f), line_n(-1.0f, -1.0f, -1.0f)};
+    orca_line2_t scratch[3];
     vec2 out;
     vec2 pref = {0.3f, 0.2f};
     cr_assert_eq(orca2_solve(lines, 3, 0, 1.0f, pref, scratch, &out), ORCA_FEASIBLE);
@@ -369,7 +369,7 @@ Test(orca, lp_feasible_pref_2d)
     cr_assert_float_eq(out.x, -0.5f, TOL);
     cr_assert_float_eq(out.y, -0.5f, TOL);
     /* a line and the speed circle */
-    orca_line2 one = line_n(0.0f, 1.0f, 0.6f);
+    orca_line2_t one = line_n(0.0f, 1.0f, 0.6f);
     cr_assert_eq(orca2_solve(&one, 1, 0, 1.0f, vec2_make(0.0f, -2.0f), scratch, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.y, 0.6f, TOL);
     cr_assert_float_eq(fabsf(out.x), 0.0f, TOL);
@@ -390,7 +390,7 @@ Test(orca, lp_brute_force_2d)
     int compared = 0, pref_kept = 0;
     for (int k = 0; k < 150; ++k) {
         int n = 1 + (int)(rng_splitmix64(&s) % 6);
-        orca_line2 lines[6], scratch[6];
+        orca_line2_t lines[6], scratch[6];
         for (int i = 0; i < n; ++i) {
             float a = uniform(&s, -VEC_PI, VEC_PI);
             lines[i] = line_n(cosf(a), sinf(a), uniform(&s, -1.0f, 0.6f));
@@ -398,7 +398,7 @@ Test(orca, lp_brute_force_2d)
         }
         vec2 pref = uniform2(&s, -1.5f, 1.5f);
         vec2 out;
-        orca_status st = orca2_solve(lines, n, 0, 1.0f, pref, scratch, &out);
+        orca_status_t st = orca2_solve(lines, n, 0, 1.0f, pref, scratch, &out);
         cr_assert(finite2(out));
         cr_assert_leq(vec2_length(out), 1.0f + TOL);
         float best = INFINITY;
@@ -436,8 +436,8 @@ Test(orca, lp_brute_force_2d)
  * splits the violation evenly (x = 0). */
 Test(orca, lp_fallback_keeps_static_2d)
 {
-    orca_line2 lines[3] = {line_n(0.0f, 1.0f, 0.3f), line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f)};
-    orca_line2 scratch[3];
+    orca_line2_t lines[3] = {line_n(0.0f, 1.0f, 0.3f), line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f)};
+    orca_line2_t scratch[3];
     vec2 out;
     cr_assert_eq(orca2_solve(lines, 3, 1, 2.0f, vec2_make(1.0f, -1.0f), scratch, &out), ORCA_RELAXED);
     cr_assert_geq(side2(lines[0], out), -TOL);
@@ -446,20 +446,20 @@ Test(orca, lp_fallback_keeps_static_2d)
     cr_assert_float_eq(side2(lines[2], out), -0.5f, TOL);
     cr_assert_leq(vec2_length(out), 2.0f + TOL);
     /* the static line pushing into the agents' conflict: x >= 0.2 static */
-    orca_line2 l2[3] = {line_n(1.0f, 0.0f, 0.2f), line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f)};
+    orca_line2_t l2[3] = {line_n(1.0f, 0.0f, 0.2f), line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f)};
     cr_assert_eq(orca2_solve(l2, 3, 1, 2.0f, vec2_zero(), scratch, &out), ORCA_RELAXED);
     cr_assert_float_eq(out.x, 0.2f, TOL); /* the static line binds; violation 0.7 and 0.3 */
     /* no static line: the same as an even split */
     cr_assert_eq(orca2_solve(lines + 1, 2, 0, 2.0f, vec2_make(0.0f, 1.0f), scratch, &out), ORCA_RELAXED);
     cr_assert_float_eq(out.x, 0.0f, TOL);
     /* agent lines beyond max speed: the best the disk allows */
-    orca_line2 far = line_n(1.0f, 0.0f, 3.0f);
+    orca_line2_t far = line_n(1.0f, 0.0f, 3.0f);
     cr_assert_eq(orca2_solve(&far, 1, 0, 1.0f, vec2_zero(), scratch, &out), ORCA_RELAXED);
     cr_assert_float_eq(out.x, 1.0f, TOL);
     cr_assert_float_eq(out.y, 0.0f, TOL);
     /* static lines that cannot hold together (two walls pushing apart):
      * ORCA_RELAXED_ALL, the largest violation over all of them minimised */
-    orca_line2 walls[3] = {line_n(0.0f, 1.0f, 0.4f), line_n(0.0f, -1.0f, 0.4f), line_n(1.0f, 0.0f, 0.1f)};
+    orca_line2_t walls[3] = {line_n(0.0f, 1.0f, 0.4f), line_n(0.0f, -1.0f, 0.4f), line_n(1.0f, 0.0f, 0.1f)};
     cr_assert_eq(orca2_solve(walls, 3, 2, 1.0f, vec2_zero(), scratch, &out), ORCA_RELAXED_ALL);
     /* both walls violated by 0.4; the agent line, violated less, does not
      * move the minimum */
@@ -481,7 +481,7 @@ Test(orca, lp_fallback_brute_force_2d)
     for (int k = 0; k < 400 && compared < 60; ++k) {
         int n_static = (int)(rng_splitmix64(&s) % 3);
         int n = n_static + 2 + (int)(rng_splitmix64(&s) % 5);
-        orca_line2 lines[8], scratch[8];
+        orca_line2_t lines[8], scratch[8];
         for (int i = 0; i < n; ++i) {
             float a = uniform(&s, -VEC_PI, VEC_PI);
             /* static lines hold near the origin, agent lines demand speed */
@@ -491,7 +491,7 @@ Test(orca, lp_fallback_brute_force_2d)
         vec2 out;
         float py = uniform(&s, -1, 1);
         float px = uniform(&s, -1, 1);
-        orca_status st = orca2_solve(lines, n, n_static, 1.0f, vec2_make(px, py), scratch, &out);
+        orca_status_t st = orca2_solve(lines, n, n_static, 1.0f, vec2_make(px, py), scratch, &out);
         cr_assert(finite2(out));
         cr_assert_leq(vec2_length(out), 1.0f + TOL);
         if (st == ORCA_FEASIBLE) continue;
@@ -524,7 +524,7 @@ Test(orca, lp_fallback_brute_force_2d)
  * directions, a non-finite pref, NULL arrays. */
 Test(orca, lp_degenerate_2d)
 {
-    orca_line2 scratch[4];
+    orca_line2_t scratch[4];
     vec2 out;
     cr_assert_eq(orca2_solve(NULL, 0, 0, 2.0f, vec2_make(3.0f, 4.0f), NULL, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, 1.2f, TOL);
@@ -535,7 +535,7 @@ Test(orca, lp_degenerate_2d)
     cr_assert_float_eq(out.x, 0.0f, 0.0f);
     cr_assert_float_eq(out.y, 0.0f, 0.0f);
     float speeds[4] = {0.0f, -1.0f, NAN, INFINITY};
-    orca_line2 l[2] = {line_n(1.0f, 0.0f, -0.5f), line_n(0.0f, 1.0f, 0.5f)};
+    orca_line2_t l[2] = {line_n(1.0f, 0.0f, -0.5f), line_n(0.0f, 1.0f, 0.5f)};
     for (int k = 0; k < 4; ++k) {
         cr_assert_eq(orca2_solve(l, 1, 0, speeds[k], vec2_make(1.0f, 1.0f), scratch, &out), ORCA_FEASIBLE);
         cr_assert_float_eq(out.x, 0.0f, 0.0f);
@@ -547,25 +547,25 @@ Test(orca, lp_degenerate_2d)
         cr_assert(finite2(out));
     }
     /* zero directions constrain nothing, alone or among others */
-    orca_line2 z[3] = {{{0.5f, 0.5f}, {0.0f, 0.0f}}, line_n(1.0f, 0.0f, 0.2f), {{-3.0f, 1.0f}, {0.0f, 0.0f}}};
+    orca_line2_t z[3] = {{{0.5f, 0.5f}, {0.0f, 0.0f}}, line_n(1.0f, 0.0f, 0.2f), {{-3.0f, 1.0f}, {0.0f, 0.0f}}};
     cr_assert_eq(orca2_solve(z, 1, 0, 1.0f, vec2_make(-0.5f, 0.0f), scratch, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, -0.5f, 0.0f);
     cr_assert_eq(orca2_solve(z, 3, 1, 1.0f, vec2_make(-0.5f, 0.0f), scratch, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, 0.2f, TOL);
-    orca_line2 zf[3] = {z[0], line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f)};
+    orca_line2_t zf[3] = {z[0], line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f)};
     cr_assert_eq(orca2_solve(zf, 3, 1, 1.0f, vec2_zero(), scratch, &out), ORCA_RELAXED);
     cr_assert(finite2(out));
     cr_assert_float_eq(out.x, 0.0f, TOL);
     /* the same line twice, and a line opposite itself (a thin strip) */
-    orca_line2 twice[2] = {line_n(0.3f, 0.4f, 0.2f), line_n(0.3f, 0.4f, 0.2f)};
+    orca_line2_t twice[2] = {line_n(0.3f, 0.4f, 0.2f), line_n(0.3f, 0.4f, 0.2f)};
     cr_assert_eq(orca2_solve(twice, 2, 0, 1.0f, vec2_zero(), scratch, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(vec2_length(out), 0.2f, TOL);
-    orca_line2 strip[2] = {line_n(0.0f, 1.0f, 0.2f), line_n(0.0f, -1.0f, -0.2f)};
+    orca_line2_t strip[2] = {line_n(0.0f, 1.0f, 0.2f), line_n(0.0f, -1.0f, -0.2f)};
     cr_assert_eq(orca2_solve(strip, 2, 0, 1.0f, vec2_make(0.4f, 0.0f), scratch, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.y, 0.2f, TOL);
     cr_assert_float_eq(out.x, 0.4f, TOL);
     /* a huge speed limit: still finite */
-    orca_line2 facing[3] = {line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f), line_n(0.0f, 1.0f, 2.0f)};
+    orca_line2_t facing[3] = {line_n(1.0f, 0.0f, 0.5f), line_n(-1.0f, 0.0f, 0.5f), line_n(0.0f, 1.0f, 2.0f)};
     cr_assert_eq(orca2_solve(facing, 3, 0, 1e30f, vec2_make(0.0f, -1e20f), scratch, &out), ORCA_RELAXED);
     cr_assert(finite2(out));
     cr_assert_float_eq(out.x, 0.0f, TOL);
@@ -591,9 +591,9 @@ Test(orca, deterministic_bits)
     uint64_t s = 0xd373;
     for (int k = 0; k < 200; ++k) {
         int n = 1 + (int)(rng_splitmix64(&s) % 8);
-        orca_line2 lines[8], scratch[8];
-        orca_plane3 planes[8], ps[8];
-        orca_line2 ls[8];
+        orca_line2_t lines[8], scratch[8];
+        orca_plane3_t planes[8], ps[8];
+        orca_line2_t ls[8];
         for (int i = 0; i < n; ++i) {
             float a = uniform(&s, -VEC_PI, VEC_PI);
             lines[i] = line_n(cosf(a), sinf(a), uniform(&s, -1.0f, 1.0f));
@@ -606,13 +606,13 @@ Test(orca, deterministic_bits)
         int n_static = (int)(rng_splitmix64(&s) % 2);
         vec2 a2, b2;
         vec3 a3, b3;
-        for (int i = 0; i < 8; ++i) scratch[i] = (orca_line2){{NAN, NAN}, {NAN, NAN}};
-        orca_status sa = orca2_solve(lines, n, n_static, 1.0f, pref2, scratch, &a2);
+        for (int i = 0; i < 8; ++i) scratch[i] = (orca_line2_t){{NAN, NAN}, {NAN, NAN}};
+        orca_status_t sa = orca2_solve(lines, n, n_static, 1.0f, pref2, scratch, &a2);
         memset(scratch, 0x5a, sizeof scratch);
-        orca_status sb = orca2_solve(lines, n, n_static, 1.0f, pref2, scratch, &b2);
+        orca_status_t sb = orca2_solve(lines, n, n_static, 1.0f, pref2, scratch, &b2);
         cr_assert_eq(sa, sb);
         cr_assert_eq(memcmp(&a2, &b2, sizeof a2), 0, "problem %d", k);
-        for (int i = 0; i < 8; ++i) ps[i] = (orca_plane3){{NAN, NAN, NAN}, {NAN, NAN, NAN}};
+        for (int i = 0; i < 8; ++i) ps[i] = (orca_plane3_t){{NAN, NAN, NAN}, {NAN, NAN, NAN}};
         memset(ls, 0xff, sizeof ls);
         sa = orca3_solve(planes, n, n_static, 1.0f, pref3, ps, ls, &a3);
         memset(ps, 0x5a, sizeof ps);
@@ -646,7 +646,7 @@ typedef struct sim2_result {
     float max_goal_dist;  /* at the end */
     int relaxed;          /* solves that fell back */
     uint32_t hash;        /* of the final state's bits */
-} sim2_result;
+} sim2_result_t;
 
 static uint32_t fnv(uint32_t h, const void* p, size_t n)
 {
@@ -658,14 +658,14 @@ static uint32_t fnv(uint32_t h, const void* p, size_t n)
 /* Plain Euler: every agent's new velocity from the same state, then all
  * move. pref = toward the goal at speed min(vmax, distance / 1 s), turned
  * counter-clockwise by `bias` radians (the symmetry breaker of orca.h). */
-static sim2_result sim2(int n, vec2* pos, const vec2* goal, const wall2* walls, int n_walls, float r,
+static sim2_result_t sim2(int n, vec2* pos, const vec2* goal, const wall2* walls, int n_walls, float r,
                         float vmax, float tau, float tau_obst, float dt, int steps, float bias)
 {
     vec2 vel[MAX_AGENTS] = {{0}}, nv[MAX_AGENTS];
-    sim2_result res = {.min_ratio = INFINITY, .min_wall_ratio = INFINITY, .hash = 2166136261u};
+    sim2_result_t res = {.min_ratio = INFINITY, .min_wall_ratio = INFINITY, .hash = 2166136261u};
     for (int step = 0; step < steps; ++step) {
         for (int i = 0; i < n; ++i) {
-            orca_line2 lines[MAX_LINES], scratch[MAX_LINES];
+            orca_line2_t lines[MAX_LINES], scratch[MAX_LINES];
             int m = 0;
             for (int w = 0; w < n_walls; ++w)
                 m += orca2_line_wall(vec2_sub(walls[w].a, pos[i]), vec2_sub(walls[w].b, pos[i]), r, vel[i],
@@ -677,7 +677,7 @@ static sim2_result sim2(int n, vec2* pos, const vec2* goal, const wall2* walls, 
                                       1.0f / dt, 0.5f, vel[i], &lines[m]);
             }
             vec2 pref = vec2_rotate(vec2_clamp_length(vec2_sub(goal[i], pos[i]), vmax), bias);
-            orca_status st = orca2_solve(lines, m, n_static, vmax, pref, scratch, &nv[i]);
+            orca_status_t st = orca2_solve(lines, m, n_static, vmax, pref, scratch, &nv[i]);
             cr_assert(finite2(nv[i]));
             cr_assert_leq(vec2_length(nv[i]), vmax * (1.0f + TOL));
             if (st != ORCA_FEASIBLE) ++res.relaxed;
@@ -698,7 +698,7 @@ static sim2_result sim2(int n, vec2* pos, const vec2* goal, const wall2* walls, 
     return res;
 }
 
-static sim2_result circle2(int n, float radius_circle, int steps, float bias)
+static sim2_result_t circle2(int n, float radius_circle, int steps, float bias)
 {
     vec2 pos[MAX_AGENTS], goal[MAX_AGENTS];
     for (int i = 0; i < n; ++i) {
@@ -713,7 +713,7 @@ static sim2_result circle2(int n, float radius_circle, int steps, float bias)
 
 Test(orca, sim_two_agents_swap_2d)
 {
-    sim2_result r = circle2(2, 4.0f, 300, BIAS);
+    sim2_result_t r = circle2(2, 4.0f, 300, BIAS);
     cr_assert_eq(r.relaxed, 0); /* every program feasible */
     cr_assert_geq(r.min_ratio, 0.99f, "closest %g of the radii", (double)r.min_ratio);
     cr_assert_lt(r.max_goal_dist, 0.05f, "goal miss %g", (double)r.max_goal_dist);
@@ -728,7 +728,7 @@ Test(orca, sim_two_agents_swap_2d)
 
 Test(orca, sim_eight_agents_circle_2d)
 {
-    sim2_result r = circle2(8, 5.0f, 600, BIAS);
+    sim2_result_t r = circle2(8, 5.0f, 600, BIAS);
     cr_assert_eq(r.relaxed, 0, "%d programs relaxed", r.relaxed);
     cr_assert_geq(r.min_ratio, 0.99f, "closest %g of the radii", (double)r.min_ratio);
     cr_assert_lt(r.max_goal_dist, 0.05f, "goal miss %g", (double)r.max_goal_dist);
@@ -750,7 +750,7 @@ Test(orca, sim_wall_2d)
 {
     wall2 w = {{-2.0f, 0.0f}, {2.0f, 0.0f}};
     vec2 pos = {0.0f, -3.0f}, goal = {0.0f, 3.0f};
-    sim2_result r = sim2(1, &pos, &goal, &w, 1, 0.5f, 1.5f, 2.0f, 1.0f, 0.1f, 300, 0.0f);
+    sim2_result_t r = sim2(1, &pos, &goal, &w, 1, 0.5f, 1.5f, 2.0f, 1.0f, 0.1f, 300, 0.0f);
     cr_assert_geq(r.min_wall_ratio, 0.99f, "closest %g of the radius", (double)r.min_wall_ratio);
     cr_assert_lt(pos.y, 0.0f);
     cr_assert_gt(pos.y, -0.6f); /* it got there */
@@ -771,7 +771,7 @@ Test(orca, sim_wall_2d)
     pos = vec2_make(0.5f, -0.3f);
     goal = vec2_make(0.5f, 3.0f);
     vec2 vel0 = {0.0f, 1.0f};
-    orca_line2 l, scratch[1];
+    orca_line2_t l, scratch[1];
     cr_assert_eq(orca2_line_wall(vec2_sub(w.a, pos), vec2_sub(w.b, pos), 0.5f, vel0, 1.0f, 10.0f, &l), 1);
     vec2 v;
     cr_assert_eq(orca2_solve(&l, 1, 1, 1.5f, vec2_make(0.0f, 1.5f), scratch, &v), ORCA_RELAXED_ALL);
@@ -792,7 +792,7 @@ Test(orca, sim_room_2d)
     }
     wall2 walls[4] = {{{-4.8f, -4.8f}, {4.8f, -4.8f}}, {{4.8f, -4.8f}, {4.8f, 4.8f}},
                       {{4.8f, 4.8f}, {-4.8f, 4.8f}}, {{-4.8f, 4.8f}, {-4.8f, -4.8f}}};
-    sim2_result r = sim2(8, pos, goal, walls, 4, 0.5f, 1.0f, 2.0f, 1.0f, 0.1f, 600, BIAS);
+    sim2_result_t r = sim2(8, pos, goal, walls, 4, 0.5f, 1.0f, 2.0f, 1.0f, 0.1f, 600, BIAS);
     cr_assert_geq(r.min_wall_ratio, 0.99f, "closest %g of the radius", (double)r.min_wall_ratio);
     cr_assert_geq(r.min_ratio, 0.99f, "closest %g of the radii", (double)r.min_ratio);
     cr_assert_lt(r.max_goal_dist, 0.05f, "goal miss %g", (double)r.max_goal_dist);
@@ -806,7 +806,7 @@ Test(orca, head_on_reciprocal_3d)
 {
     vec3 p = {4.0f, 0.0f, 0.0f}, va = {1.0f, 0.0f, 0.0f}, vb = {-1.0f, 0.0f, 0.0f};
     const float R = 1.0f, tau = 2.0f;
-    orca_plane3 a, b, full;
+    orca_plane3_t a, b, full;
     cr_assert_eq(orca3_plane_agent(p, vec3_sub(va, vb), R, 1.0f / tau, 10.0f, 0.5f, va, &a), 1);
     cr_assert_eq(orca3_plane_agent(vec3_neg(p), vec3_sub(vb, va), R, 1.0f / tau, 10.0f, 0.5f, vb, &b), 1);
     cr_assert_eq(orca3_plane_agent(p, vec3_sub(va, vb), R, 1.0f / tau, 10.0f, 1.0f, va, &full), 1);
@@ -826,7 +826,7 @@ Test(orca, head_on_reciprocal_3d)
     double d = closest3(p, vec3_sub(na, nb), tau);
     cr_assert(fabs(d - R) < 1e-4, "closest %g", d);
     cr_assert_lt(closest3(p, vec3_sub(na, vb), tau), R - 0.01);
-    orca_plane3 none = a;
+    orca_plane3_t none = a;
     cr_assert_eq(orca3_plane_agent(p, vec3_sub(va, vb), R, 1.0f / tau, 10.0f, 0.0f, va, &none), 0);
 }
 
@@ -844,7 +844,7 @@ Test(orca, sweep_boundary_3d)
         float f = uniform(&s, 0.0f, 1.0f);
         vec3 va = vec3_add(vb, vec3_add(vec3_scale(p, f), vec3_make(jx, jy, jz)));
         if (vec3_length(p) <= R * 1.01f) continue;
-        orca_plane3 a, b;
+        orca_plane3_t a, b;
         cr_assert_eq(orca3_plane_agent(p, vec3_sub(va, vb), R, 1.0f / tau, 10.0f, 1.0f, va, &a), 1);
         cr_assert_eq(orca3_plane_agent(vec3_neg(p), vec3_sub(vb, va), R, 1.0f / tau, 10.0f, 1.0f, vb, &b), 1);
         cr_assert_float_eq(vec3_length(a.normal), 1.0f, TOL);
@@ -865,7 +865,7 @@ Test(orca, sweep_boundary_3d)
 
 Test(orca, degenerate_agent_3d)
 {
-    orca_plane3 pl;
+    orca_plane3_t pl;
     vec3 vel = {0.1f, 0.2f, 0.3f};
     cr_assert_eq(orca3_plane_agent(vec3_zero(), vec3_zero(), 1.0f, 0.5f, 10.0f, 0.5f, vel, &pl), 1);
     cr_assert_float_eq(pl.normal.x, 1.0f, 0.0f);
@@ -883,7 +883,7 @@ Test(orca, degenerate_agent_3d)
     /* head-on along each axis and its opposite: dodges mirror */
     for (int ax = 0; ax < 3; ++ax) {
         vec3 q = ax == 0 ? vec3_make(3, 0, 0) : ax == 1 ? vec3_make(0, 3, 0) : vec3_make(0, 0, 3);
-        orca_plane3 a, b;
+        orca_plane3_t a, b;
         cr_assert_eq(orca3_plane_agent(q, vec3_scale(q, 0.5f), 1.0f, 0.5f, 10.0f, 0.5f, vec3_zero(), &a), 1);
         cr_assert_eq(orca3_plane_agent(vec3_neg(q), vec3_scale(q, -0.5f), 1.0f, 0.5f, 10.0f, 0.5f, vec3_zero(), &b), 1);
         cr_assert_float_eq(a.point.x, -b.point.x, TOL);
@@ -898,7 +898,7 @@ Test(orca, degenerate_agent_3d)
 Test(orca, sphere_obstacle_plane)
 {
     vec3 c = {3.0f, 0.2f, 0.0f}, vel = {1.0f, 0.0f, 0.0f};
-    orca_plane3 a, b;
+    orca_plane3_t a, b;
     cr_assert_eq(orca3_plane_sphere(c, 1.5f, vel, 0.5f, 10.0f, &a), 1);
     cr_assert_eq(orca3_plane_agent(c, vel, 1.5f, 0.5f, 10.0f, 1.0f, vel, &b), 1);
     cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
@@ -907,10 +907,10 @@ Test(orca, sphere_obstacle_plane)
 
 Test(orca, lp_feasible_pref_3d)
 {
-    orca_plane3 p[3] = {plane_n(vec3_make(1, 0, 0), -0.5f), plane_n(vec3_make(0, 1, 0), -0.5f),
+    orca_plane3_t p[3] = {plane_n(vec3_make(1, 0, 0), -0.5f), plane_n(vec3_make(0, 1, 0), -0.5f),
                         plane_n(vec3_make(0, 0, 1), -0.5f)};
-    orca_plane3 ps[3];
-    orca_line2 ls[3];
+    orca_plane3_t ps[3];
+    orca_line2_t ls[3];
     vec3 out, pref = {0.1f, 0.2f, -0.3f};
     cr_assert_eq(orca3_solve(p, 3, 0, 1.0f, pref, ps, ls, &out), ORCA_FEASIBLE);
     cr_assert_eq(memcmp(&out, &pref, sizeof out), 0);
@@ -924,7 +924,7 @@ Test(orca, lp_feasible_pref_3d)
     cr_assert_float_eq(out.z, 0.1f, TOL);
     cr_assert_eq(orca3_solve(p, 3, 0, 1.0f, vec3_make(0, 0, 5), ps, ls, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.z, 1.0f, TOL);
-    orca_plane3 one = plane_n(vec3_make(0, 0, 1), 0.6f);
+    orca_plane3_t one = plane_n(vec3_make(0, 0, 1), 0.6f);
     cr_assert_eq(orca3_solve(&one, 1, 0, 1.0f, vec3_make(3, 0, 0), ps, ls, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, 0.8f, TOL);
     cr_assert_float_eq(out.z, 0.6f, TOL);
@@ -939,8 +939,8 @@ Test(orca, lp_brute_force_3d)
     int compared = 0, pref_kept = 0;
     for (int k = 0; k < 80; ++k) {
         int n = 1 + (int)(rng_splitmix64(&s) % 6);
-        orca_plane3 planes[6], ps[6];
-        orca_line2 ls[6];
+        orca_plane3_t planes[6], ps[6];
+        orca_line2_t ls[6];
         for (int i = 0; i < n; ++i) {
             float c = uniform(&s, -1.0f, 0.5f);
             vec3 nrm = rand_unit3(&s);
@@ -950,7 +950,7 @@ Test(orca, lp_brute_force_3d)
         }
         vec3 pref = uniform3(&s, -1.5f, 1.5f);
         vec3 out;
-        orca_status st = orca3_solve(planes, n, 0, 1.0f, pref, ps, ls, &out);
+        orca_status_t st = orca3_solve(planes, n, 0, 1.0f, pref, ps, ls, &out);
         cr_assert(finite3(out));
         cr_assert_leq(vec3_length(out), 1.0f + TOL);
         float best = INFINITY;
@@ -987,21 +987,21 @@ Test(orca, lp_brute_force_3d)
 Test(orca, lp_fallback_3d)
 {
     /* facing planes x >= 0.5, x <= -0.5 and a static z >= 0.3 */
-    orca_plane3 p[3] = {plane_n(vec3_make(0, 0, 1), 0.3f), plane_n(vec3_make(1, 0, 0), 0.5f),
+    orca_plane3_t p[3] = {plane_n(vec3_make(0, 0, 1), 0.3f), plane_n(vec3_make(1, 0, 0), 0.5f),
                         plane_n(vec3_make(-1, 0, 0), 0.5f)};
-    orca_plane3 ps[3];
-    orca_line2 ls[3];
+    orca_plane3_t ps[3];
+    orca_line2_t ls[3];
     vec3 out;
     cr_assert_eq(orca3_solve(p, 3, 1, 2.0f, vec3_make(1, 1, -1), ps, ls, &out), ORCA_RELAXED);
     cr_assert_geq(side3(p[0], out), -TOL);
     cr_assert_float_eq(out.x, 0.0f, TOL);
     cr_assert_leq(vec3_length(out), 2.0f + TOL);
     /* beyond max speed */
-    orca_plane3 far = plane_n(vec3_make(0, 1, 0), 3.0f);
+    orca_plane3_t far = plane_n(vec3_make(0, 1, 0), 3.0f);
     cr_assert_eq(orca3_solve(&far, 1, 0, 1.0f, vec3_zero(), ps, ls, &out), ORCA_RELAXED);
     cr_assert_float_eq(out.y, 1.0f, TOL);
     /* static planes that cannot hold together */
-    orca_plane3 w[2] = {plane_n(vec3_make(0, 0, 1), 0.4f), plane_n(vec3_make(0, 0, -1), 0.4f)};
+    orca_plane3_t w[2] = {plane_n(vec3_make(0, 0, 1), 0.4f), plane_n(vec3_make(0, 0, -1), 0.4f)};
     cr_assert_eq(orca3_solve(w, 2, 2, 1.0f, vec3_make(0.5f, 0, 0), ps, ls, &out), ORCA_RELAXED_ALL);
     cr_assert_float_eq(out.z, 0.0f, TOL);
 }
@@ -1015,14 +1015,14 @@ Test(orca, lp_fallback_brute_force_3d)
     for (int k = 0; k < 300 && compared < 25; ++k) {
         int n_static = (int)(rng_splitmix64(&s) % 3);
         int n = n_static + 2 + (int)(rng_splitmix64(&s) % 5);
-        orca_plane3 planes[8], ps[8];
-        orca_line2 ls[8];
+        orca_plane3_t planes[8], ps[8];
+        orca_line2_t ls[8];
         for (int i = 0; i < n; ++i) {
             float c = i < n_static ? uniform(&s, -0.8f, 0.0f) : uniform(&s, 0.1f, 1.2f);
             planes[i] = plane_n(rand_unit3(&s), c);
         }
         vec3 out;
-        orca_status st = orca3_solve(planes, n, n_static, 1.0f, vec3_zero(), ps, ls, &out);
+        orca_status_t st = orca3_solve(planes, n, n_static, 1.0f, vec3_zero(), ps, ls, &out);
         cr_assert(finite3(out));
         cr_assert_leq(vec3_length(out), 1.0f + TOL);
         if (st == ORCA_FEASIBLE) continue;
@@ -1053,15 +1053,15 @@ Test(orca, lp_fallback_brute_force_3d)
 
 Test(orca, lp_degenerate_3d)
 {
-    orca_plane3 ps[3];
-    orca_line2 ls[3];
+    orca_plane3_t ps[3];
+    orca_line2_t ls[3];
     vec3 out;
     cr_assert_eq(orca3_solve(NULL, 0, 0, 2.0f, vec3_make(0, 3, 4), NULL, NULL, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.y, 1.2f, TOL);
     cr_assert_float_eq(out.z, 1.6f, TOL);
     cr_assert_eq(orca3_solve(NULL, 0, 0, 2.0f, vec3_make(INFINITY, 0, 0), NULL, NULL, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, 0.0f, 0.0f);
-    orca_plane3 p[3] = {plane_n(vec3_make(1, 0, 0), -0.5f), plane_n(vec3_make(0, 1, 0), 0.5f),
+    orca_plane3_t p[3] = {plane_n(vec3_make(1, 0, 0), -0.5f), plane_n(vec3_make(0, 1, 0), 0.5f),
                         {{1, 1, 1}, {0, 0, 0}}};
     float speeds[4] = {0.0f, -1.0f, NAN, INFINITY};
     for (int k = 0; k < 4; ++k) {
@@ -1074,12 +1074,12 @@ Test(orca, lp_degenerate_3d)
     /* a zero normal constrains nothing */
     cr_assert_eq(orca3_solve(p + 2, 1, 0, 1.0f, vec3_make(-0.5f, 0, 0), ps, ls, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, -0.5f, 0.0f);
-    orca_plane3 q[3] = {p[2], plane_n(vec3_make(1, 0, 0), 0.5f), plane_n(vec3_make(-1, 0, 0), 0.5f)};
+    orca_plane3_t q[3] = {p[2], plane_n(vec3_make(1, 0, 0), 0.5f), plane_n(vec3_make(-1, 0, 0), 0.5f)};
     cr_assert_eq(orca3_solve(q, 3, 0, 1.0f, vec3_zero(), ps, ls, &out), ORCA_RELAXED);
     cr_assert(finite3(out));
     cr_assert_float_eq(out.x, 0.0f, TOL);
     /* the same plane twice, a thin slab */
-    orca_plane3 slab[3] = {plane_n(vec3_make(0, 0, 1), 0.2f), plane_n(vec3_make(0, 0, 1), 0.2f),
+    orca_plane3_t slab[3] = {plane_n(vec3_make(0, 0, 1), 0.2f), plane_n(vec3_make(0, 0, 1), 0.2f),
                            plane_n(vec3_make(0, 0, -1), -0.2f)};
     cr_assert_eq(orca3_solve(slab, 3, 0, 1.0f, vec3_make(0.3f, 0, 0), ps, ls, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.z, 0.2f, TOL);
@@ -1098,18 +1098,18 @@ typedef struct sphere3 { vec3 c; float r; } sphere3;
 typedef struct sim3_result {
     float min_ratio, min_obst_ratio, max_goal_dist;
     uint32_t hash;
-} sim3_result;
+} sim3_result_t;
 
 /* As sim2; the bias turns pref about +z. */
-static sim3_result sim3(int n, vec3* pos, const vec3* goal, const sphere3* obst, int n_obst, float r,
+static sim3_result_t sim3(int n, vec3* pos, const vec3* goal, const sphere3* obst, int n_obst, float r,
                         float vmax, float tau, float dt, int steps, float bias)
 {
     vec3 vel[MAX_AGENTS] = {{0}}, nv[MAX_AGENTS];
-    sim3_result res = {INFINITY, INFINITY, 0.0f, 2166136261u};
+    sim3_result_t res = {INFINITY, INFINITY, 0.0f, 2166136261u};
     for (int step = 0; step < steps; ++step) {
         for (int i = 0; i < n; ++i) {
-            orca_plane3 planes[MAX_LINES], ps[MAX_LINES];
-            orca_line2 ls[MAX_LINES];
+            orca_plane3_t planes[MAX_LINES], ps[MAX_LINES];
+            orca_line2_t ls[MAX_LINES];
             int m = 0;
             for (int o = 0; o < n_obst; ++o)
                 m += orca3_plane_sphere(vec3_sub(obst[o].c, pos[i]), obst[o].r + r, vel[i], 1.0f / tau, 1.0f / dt,
@@ -1144,7 +1144,7 @@ static sim3_result sim3(int n, vec3* pos, const vec3* goal, const sphere3* obst,
     return res;
 }
 
-static sim3_result cube3(int steps)
+static sim3_result_t cube3(int steps)
 {
     vec3 pos[8], goal[8];
     for (int i = 0; i < 8; ++i) {
@@ -1157,7 +1157,7 @@ static sim3_result cube3(int steps)
 Test(orca, sim_two_agents_swap_3d)
 {
     vec3 pos[2] = {{-4, 0, 0}, {4, 0, 0}}, goal[2] = {{4, 0, 0}, {-4, 0, 0}};
-    sim3_result r = sim3(2, pos, goal, NULL, 0, 0.5f, 1.0f, 2.0f, 0.1f, 300, BIAS);
+    sim3_result_t r = sim3(2, pos, goal, NULL, 0, 0.5f, 1.0f, 2.0f, 0.1f, 300, BIAS);
     cr_assert_geq(r.min_ratio, 0.99f, "closest %g", (double)r.min_ratio);
     cr_assert_lt(r.max_goal_dist, 0.05f, "goal miss %g", (double)r.max_goal_dist);
     /* exactly head-on on the x axis, no bias: they close in and jam */
@@ -1172,7 +1172,7 @@ Test(orca, sim_two_agents_swap_3d)
  * through the centre. */
 Test(orca, sim_cube_corners_3d)
 {
-    sim3_result r = cube3(600);
+    sim3_result_t r = cube3(600);
     cr_assert_geq(r.min_ratio, 0.99f, "closest %g", (double)r.min_ratio);
     cr_assert_lt(r.max_goal_dist, 0.05f, "goal miss %g", (double)r.max_goal_dist);
     cr_assert_eq(cube3(600).hash, r.hash);
@@ -1186,7 +1186,7 @@ Test(orca, sim_sphere_obstacle_3d)
     vec3 pos[3] = {{-5, 0, 0}, {0.2f, -5, 0.1f}, {0, 0.3f, 5}};
     vec3 goal[3] = {{5, 0, 0}, {0, 5, 0}, {0, 0, -5}};
     for (int i = 0; i < 3; ++i) {
-        sim3_result r = sim3(1, &pos[i], &goal[i], &ob, 1, 0.5f, 1.0f, 2.0f, 0.1f, 400, BIAS);
+        sim3_result_t r = sim3(1, &pos[i], &goal[i], &ob, 1, 0.5f, 1.0f, 2.0f, 0.1f, 400, BIAS);
         cr_assert_geq(r.min_obst_ratio, 0.99f, "agent %d: closest %g", i, (double)r.min_obst_ratio);
         cr_assert_lt(r.max_goal_dist, 0.05f, "agent %d: goal miss %g", i, (double)r.max_goal_dist);
     }
@@ -1228,7 +1228,7 @@ Test(orca, lines_of_many_neighbors_match_one_at_a_time)
         }
         vec2 vel = uniform2(&s, -2.0f, 2.0f);
         float inv_tau = 1.0f / uniform(&s, 0.5f, 10.0f), inv_dt = 4.0f;
-        orca_line2 ref[N], got[N];
+        orca_line2_t ref[N], got[N];
         int n_ref = 0;
         for (int m = 0; m < count; ++m)
             n_ref += orca2_line_agent((vec2){px[m], py[m]}, (vec2){vx[m], vy[m]}, rad[m], inv_tau, inv_dt, share[m],
@@ -1240,7 +1240,7 @@ Test(orca, lines_of_many_neighbors_match_one_at_a_time)
     /* a common value that is not finite: no line, as one at a time */
     float one[16], two[16], r[16], sh[16];
     for (int m = 0; m < 16; ++m) one[m] = 1.0f, two[m] = 2.0f, r[m] = sh[m] = 0.5f;
-    orca_line2 l;
+    orca_line2_t l;
     cr_expect_eq(orca2_lines_agents(two, one, one, one, r, sh, 1, NAN, 4.0f, (vec2){0, 0}, &l), 0);
     cr_expect_eq(orca2_lines_agents(two, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec2){INFINITY, 0}, &l), 0);
 }
@@ -1280,7 +1280,7 @@ Test(orca, planes_of_many_neighbors_match_one_at_a_time)
         }
         vec3 vel = uniform3(&s, -2.0f, 2.0f);
         float inv_tau = 1.0f / uniform(&s, 0.5f, 10.0f), inv_dt = 4.0f;
-        orca_plane3 ref[N], got[N];
+        orca_plane3_t ref[N], got[N];
         int n_ref = 0;
         for (int m = 0; m < count; ++m) {
             vec3 p = {px[m], py[m], pz[m]}, v = {vx[m], vy[m], vz[m]};
@@ -1299,7 +1299,7 @@ Test(orca, planes_of_many_neighbors_match_one_at_a_time)
     /* a common value that is not finite: no plane, as one at a time */
     float one[16], two[16], r[16], sh[16];
     for (int m = 0; m < 16; ++m) one[m] = 1.0f, two[m] = 2.0f, r[m] = sh[m] = 0.5f;
-    orca_plane3 pl;
+    orca_plane3_t pl;
     cr_expect_eq(orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, NAN, 4.0f, (vec3){0, 0, 0}, &pl), 0);
     cr_expect_eq(orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec3){INFINITY, 0, 0}, &pl),
                  0);

@@ -19,11 +19,11 @@ typedef struct call_log {
     int32_t begin[MAX_CALLS];
     int32_t end[MAX_CALLS];
     int32_t worker[MAX_CALLS];
-} call_log;
+} call_log_t;
 
 static void log_call(int32_t begin, int32_t end, int32_t worker, void* ctx)
 {
-    call_log* log = (call_log*)ctx;
+    call_log_t* log = (call_log_t*)ctx;
     int k = atomic_fetch_add(&log->calls, 1);
     if (k >= MAX_CALLS) return;
     log->begin[k] = begin;
@@ -32,7 +32,7 @@ static void log_call(int32_t begin, int32_t end, int32_t worker, void* ctx)
 }
 
 /* Every item in [0, count) is covered by exactly one logged range. */
-static void assert_partition(const call_log* log, int32_t count)
+static void assert_partition(const call_log_t* log, int32_t count)
 {
     int calls = atomic_load(&log->calls);
     cr_assert_leq(calls, MAX_CALLS);
@@ -49,7 +49,7 @@ static void assert_partition(const call_log* log, int32_t count)
 Test(parallel, static_tasks_give_each_worker_its_own_item)
 {
     shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
-    call_log log = {0};
+    call_log_t log = {0};
     par_for(w, 2, 1, PAR_STATIC | PAR_TASKS, log_call, &log);
     assert_partition(&log, 2);
     cr_assert_eq(atomic_load(&log.calls), 2, "two tasks on two threads: one call each");
@@ -60,7 +60,7 @@ Test(parallel, static_tasks_give_each_worker_its_own_item)
 Test(parallel, claimed_tasks_are_claimed_one_at_a_time)
 {
     shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
-    call_log log = {0};
+    call_log_t log = {0};
     par_for(w, 5, 1, PAR_CLAIMED | PAR_TASKS, log_call, &log);
     assert_partition(&log, 5);
     cr_assert_eq(atomic_load(&log.calls), 5);
@@ -70,14 +70,14 @@ Test(parallel, claimed_tasks_are_claimed_one_at_a_time)
 Test(parallel, row_ranges_start_on_cache_lines)
 {
     shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
-    call_log log = {0};
+    call_log_t log = {0};
     par_for(w, 40, 1, PAR_STATIC, log_call, &log);
     assert_partition(&log, 40);
     for (int k = 0; k < atomic_load(&log.calls); ++k)
         cr_assert_eq(log.begin[k] % 16, 0, "a range starts at row %d", log.begin[k]);
     /* The same few rows as tasks would be cut finer; as rows they are not:
      * two items make one range. */
-    call_log two = {0};
+    call_log_t two = {0};
     par_for(w, 2, 1, PAR_STATIC, log_call, &two);
     assert_partition(&two, 2);
     cr_assert_eq(atomic_load(&two.calls), 1);
@@ -102,7 +102,7 @@ Test(parallel, host_tasks_cover_every_schedule)
     shoal_world_t* w = make_host_world(3);
     const int schedules[4] = {PAR_STATIC | PAR_TASKS, PAR_CLAIMED | PAR_TASKS, PAR_AFFINE, PAR_STATIC};
     for (int k = 0; k < 4; ++k) {
-        call_log log = {0};
+        call_log_t log = {0};
         par_for(w, 1000, 64, schedules[k], log_call, &log);
         assert_partition(&log, 1000);
         for (int c = 0; c < atomic_load(&log.calls); ++c)
@@ -118,7 +118,7 @@ Test(parallel, host_tasks_cover_every_schedule)
 static void check_affine(int threads, int calls)
 {
     shoal_world_t* w = make_world(2, threads, SHOAL_BACKEND_OPENMP);
-    call_log log = {0};
+    call_log_t log = {0};
     par_for(w, 1000, 64, PAR_AFFINE, log_call, &log);
     assert_partition(&log, 1000);
     cr_assert_eq(atomic_load(&log.calls), calls, "blocks of 64 items from each share's start: %d calls", calls);
@@ -140,22 +140,22 @@ Test(parallel, affine_blocks_are_each_run_once_on_three_threads) { check_affine(
 typedef struct census_costs {
     uint64_t clock;
     const uint64_t* cost; /* per item */
-    call_log log;
-} census_costs;
+    call_log_t log;
+} census_costs_t;
 
-static uint64_t census_clock(void* ctx) { return ((census_costs*)ctx)->clock; }
+static uint64_t census_clock(void* ctx) { return ((census_costs_t*)ctx)->clock; }
 
 static void costly_items(int32_t begin, int32_t end, int32_t worker, void* ctx)
 {
-    census_costs* c = (census_costs*)ctx;
+    census_costs_t* c = (census_costs_t*)ctx;
     log_call(begin, end, worker, &c->log);
     for (int32_t i = begin; i < end; ++i) c->clock += c->cost[i];
 }
 
 /* One loop under a fresh census of `w` (T = its thread count): its one
  * entry, with the run's calls in costs->log. */
-static par_census_loop census_of(shoal_world_t* w, par_census* census, census_costs* costs, int32_t count,
-                                 int32_t min_block, par_schedule schedule)
+static par_census_loop_t census_of(shoal_world_t* w, par_census_t* census, census_costs_t* costs, int32_t count,
+                                 int32_t min_block, par_schedule_t schedule)
 {
     par_census_set((world_t*)w, census);
     census->now = census_clock;
@@ -178,26 +178,26 @@ static par_census_loop census_of(shoal_world_t* w, par_census* census, census_co
 Test(parallel, the_census_splits_loops_as_sixteen_workers_would)
 {
     shoal_world_t* w = make_world(2, 16, SHOAL_BACKEND_OPENMP);
-    static par_census census;
+    static par_census_t census;
     static uint64_t cost[2048];
-    census_costs costs = {.cost = cost};
+    census_costs_t costs = {.cost = cost};
 
     /* 64 items, two of them dear. As rows a static loop cuts ranges of 16
      * (a cache line of floats): 4 of 16 workers busy, the first with both
      * dear items; as tasks, 4 items each. */
     for (int i = 0; i < 64; ++i) cost[i] = i < 2 ? 1000 : 1;
-    par_census_loop rows = census_of(w, &census, &costs, 64, 1, PAR_STATIC);
+    par_census_loop_t rows = census_of(w, &census, &costs, 64, 1, PAR_STATIC);
     cr_assert_eq(rows.blocks, 4u);
     cr_assert_eq(rows.ns, 2062u);
     cr_assert_eq(rows.span_ns, 2014u, "the first share: both dear items and 14 more");
     cr_assert_float_eq(rows.share_sum, 0.25, 1e-12);
-    par_census_loop tasks = census_of(w, &census, &costs, 64, 1, PAR_STATIC | PAR_TASKS);
+    par_census_loop_t tasks = census_of(w, &census, &costs, 64, 1, PAR_STATIC | PAR_TASKS);
     cr_assert_eq(tasks.blocks, 16u);
     cr_assert_eq(tasks.span_ns, 2002u, "both dear items are still in worker 0's share of 4");
     cr_assert_float_eq(tasks.share_sum, 4.0 / 64.0, 1e-12);
     /* Claimed one at a time, each to the worker free first: the dear
      * items go to two workers, the cheap ones to the other fourteen. */
-    par_census_loop claimed = census_of(w, &census, &costs, 64, 1, PAR_CLAIMED | PAR_TASKS);
+    par_census_loop_t claimed = census_of(w, &census, &costs, 64, 1, PAR_CLAIMED | PAR_TASKS);
     cr_assert_eq(claimed.blocks, 64u);
     cr_assert_eq(claimed.ns, 2062u);
     cr_assert_eq(claimed.span_ns, 1000u);
@@ -209,14 +209,14 @@ Test(parallel, the_census_splits_loops_as_sixteen_workers_would)
      * shares, and worker 15, done first among those after share 0, takes
      * block 1 from it. */
     for (int i = 0; i < 2048; ++i) cost[i] = i < 64 ? 10 : 1;
-    par_census_loop affine = census_of(w, &census, &costs, 2048, 64, PAR_AFFINE);
+    par_census_loop_t affine = census_of(w, &census, &costs, 2048, 64, PAR_AFFINE);
     cr_assert_eq(affine.blocks, 32u);
     cr_assert_eq(affine.ns, 640u + 31u * 64u);
     cr_assert_eq(affine.span_ns, 640u);
     cr_assert_float_eq(affine.share_sum, 192.0 / 2048.0, 1e-12, "worker 15: its own two blocks and block 1");
 
     /* Too few items for a block each: one block, its time whole. */
-    par_census_loop single = census_of(w, &census, &costs, 50, 64, PAR_STATIC);
+    par_census_loop_t single = census_of(w, &census, &costs, 50, 64, PAR_STATIC);
     cr_assert_eq(single.single, 1u);
     cr_assert_eq(single.span_ns, single.ns);
     cr_assert_float_eq(single.share_sum, 1.0, 1e-12);
@@ -247,7 +247,7 @@ Test(parallel, a_census_changes_no_result)
     cr_assert_eq(shoal_agents_add(one, &d, &a, N, NULL), SHOAL_OK);
     cr_assert_eq(shoal_agents_add(many, &d, &a, N, NULL), SHOAL_OK);
     free(pos);
-    static par_census census;
+    static par_census_t census;
     par_census_set((world_t*)many, &census);
     cr_assert_eq(census.threads, 16);
     /* Every block costs one tick of this clock (it moves a tick a read), so
@@ -263,7 +263,7 @@ Test(parallel, a_census_changes_no_result)
     cr_assert_eq(shoal_world_state_hash(one), shoal_world_state_hash(many));
     int neighbors = 0, fused = 0;
     for (int32_t i = 0; i < census.count; ++i) {
-        const par_census_loop* l = &census.loops[i];
+        const par_census_loop_t* l = &census.loops[i];
         neighbors += strcmp(l->system, "neighbors") == 0;
         fused += strncmp(l->system, "fused: ", 7) == 0 && strstr(l->system, "integrate") != NULL;
         cr_assert_leq(l->span_ns, l->ns, "%s: a makespan within the blocks' sum", l->system);
@@ -296,19 +296,19 @@ Test(parallel, a_census_changes_no_result)
 Test(parallel, shares_are_the_same_rows_whatever_the_blocks)
 {
     shoal_world_t* w = make_world(2, 16, SHOAL_BACKEND_OPENMP);
-    static par_census census;
+    static par_census_t census;
     static uint64_t cost[100000];
     for (int i = 0; i < 100000; ++i) cost[i] = 1;
-    census_costs costs = {.cost = cost};
+    census_costs_t costs = {.cost = cost};
     const int32_t blocks[3] = {1024, 784, 512};
     for (int k = 0; k < 3; ++k) {
-        par_census_loop l = census_of(w, &census, &costs, 100000, blocks[k], PAR_AFFINE);
+        par_census_loop_t l = census_of(w, &census, &costs, 100000, blocks[k], PAR_AFFINE);
         /* shares of 6,240 or 6,256 rows: the busiest worker ran its own
          * share, nothing stolen (every block costs its rows) */
         cr_assert_float_eq(l.share_sum, 6256.0 / 100000.0, 1e-12, "blocks of %d: busiest %g", blocks[k],
                            l.share_sum * 100000.0);
     }
-    par_census_loop st = census_of(w, &census, &costs, 100000, 1, PAR_STATIC);
+    par_census_loop_t st = census_of(w, &census, &costs, 100000, 1, PAR_STATIC);
     cr_assert_float_eq(st.share_sum, 6256.0 / 100000.0, 1e-12);
     shoal_world_destroy(w);
 }
@@ -461,13 +461,13 @@ Test(parallel, reorders_after_definitions_change_some_agents) { check_parallel_r
 
 /* What a body saw; asserted after the region, on the test's thread alone. */
 typedef struct region_run {
-    call_log logs[REGION_LOOPS];
+    call_log_t logs[REGION_LOOPS];
     int32_t counts[REGION_LOOPS];
     int team_inside;
     int sleep_us; /* between loops: long enough for the workers to sleep */
     int nested;   /* each callback runs a loop of its own */
     atomic_int nested_items;
-} region_run;
+} region_run_t;
 
 static void nested_item(int32_t begin, int32_t end, int32_t worker, void* ctx)
 {
@@ -481,27 +481,27 @@ static void log_call_nesting(int32_t begin, int32_t end, int32_t worker, void* c
 }
 
 typedef struct nest_ctx {
-    call_log* log;
+    call_log_t* log;
     world_t* w;
     atomic_int* items;
-} nest_ctx;
+} nest_ctx_t;
 
 static void log_and_nest(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    nest_ctx* c = (nest_ctx*)vctx;
+    nest_ctx_t* c = (nest_ctx_t*)vctx;
     log_call(begin, end, worker, c->log);
     par_for(c->w, 100, 1, PAR_STATIC, nested_item, c->items);
 }
 
 static shoal_status_t region_body(world_t* w, void* vctx)
 {
-    region_run* r = (region_run*)vctx;
+    region_run_t* r = (region_run_t*)vctx;
     r->team_inside = w->team != NULL;
     static const int schedules[4] = {PAR_STATIC | PAR_TASKS, PAR_CLAIMED | PAR_TASKS, PAR_AFFINE, PAR_STATIC};
     for (int k = 0; k < REGION_LOOPS; ++k) {
         r->counts[k] = k % 4 < 2 ? 3 + k % 5 : 200 + 37 * k;
         if (r->nested) {
-            nest_ctx c = {&r->logs[k], w, &r->nested_items};
+            nest_ctx_t c = {&r->logs[k], w, &r->nested_items};
             par_for(w, r->counts[k], 1, PAR_STATIC | PAR_TASKS, log_and_nest, &c);
         } else {
             par_for(w, r->counts[k], k % 4 < 2 ? 1 : 64, schedules[k % 4], log_call_nesting, &r->logs[k]);
@@ -518,7 +518,7 @@ static void check_region(int threads, int spin, int sleep_us, int nested)
 {
     shoal_world_t* w = make_world(2, threads, SHOAL_BACKEND_OPENMP);
     w->par_spin = spin;
-    region_run* r = calloc(1, sizeof *r);
+    region_run_t* r = calloc(1, sizeof *r);
     r->sleep_us = sleep_us;
     r->nested = nested;
     cr_assert_eq(par_region(w, region_body, r), SHOAL_ERR_NOT_FOUND, "the body's status comes back");
@@ -588,7 +588,7 @@ Test(parallel, bound_threads_spin_as_unbound_ones)
 Test(parallel, a_world_of_one_thread_has_no_region)
 {
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_OPENMP);
-    region_run* r = calloc(1, sizeof *r);
+    region_run_t* r = calloc(1, sizeof *r);
     cr_assert_eq(par_region(w, region_body, r), SHOAL_ERR_NOT_FOUND);
     cr_assert_not(r->team_inside);
     for (int k = 0; k < REGION_LOOPS; ++k) assert_partition(&r->logs[k], r->counts[k]);
@@ -603,13 +603,13 @@ Test(parallel, a_world_of_one_thread_has_no_region)
 typedef struct omp_probe {
     int team;
     int fail;
-} omp_probe;
+} omp_probe_t;
 
 static shoal_status_t user_omp_system(shoal_world_t* w, float dt, void* ctx)
 {
     (void)w;
     (void)dt;
-    omp_probe* p = (omp_probe*)ctx;
+    omp_probe_t* p = (omp_probe_t*)ctx;
     int team = 0;
 #pragma omp parallel num_threads(2)
     {
@@ -630,7 +630,7 @@ Test(parallel, user_systems_run_outside_the_steps_region)
         d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
         cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
     }
-    omp_probe p = {0, 0};
+    omp_probe_t p = {0, 0};
     cr_assert_eq(shoal_world_add_system(w, "omp_probe", SHOAL_STAGE_DECIDE, user_omp_system, &p), SHOAL_OK);
     cr_assert_eq(shoal_world_step(w, 0.01f), SHOAL_OK, "%s", shoal_world_last_error(w));
     cr_assert_eq(p.team, 2, "the user system's OpenMP loop got %d threads", p.team);

@@ -20,9 +20,9 @@ typedef struct test_path {
     pf_path_t path;
     vec3 points[MAX_WP];
     float s[MAX_WP];
-} test_path;
+} test_path_t;
 
-static void build(test_path* tp, const float* xyz, int32_t count, float half_width)
+static void build(test_path_t* tp, const float* xyz, int32_t count, float half_width)
 {
     char msg[160] = "";
     cr_assert(count <= MAX_WP);
@@ -193,7 +193,7 @@ Test(path_follow, max_curvature_hand_cases_and_degenerate)
 Test(path_follow, target_speed_straight_is_v_max)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    static test_path tp;
+    static test_path_t tp;
     /* Along x, then along a slanted 3D line through several waypoints
      * (float rounding makes those nearly, not exactly, collinear). */
     const float xs[] = { 0, 0, 0, 100, 0, 0 };
@@ -246,7 +246,7 @@ static const double RADII[] = { 3.05, 3.5, 5.0, 8.0, 12.0, 20.0, 50.0 };
 Test(path_follow, target_speed_on_circles)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    static test_path tp;
+    static test_path_t tp;
     int low_clamped = 0, high_clamped = 0;
     double worst_vertices = 0.0, worst_dense = 0.0;
     for (int r = 0; r < NRADII; ++r) {
@@ -306,7 +306,7 @@ Test(path_follow, target_speed_on_circles)
 Test(path_follow, target_speed_fewer_than_three_points)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    static test_path tp;
+    static test_path_t tp;
     /* A 90 degree corner 4 m ahead but the path ends within dh of the
      * vehicle: P~ is the vehicle and the end, one chord, no curve. */
     const float xs[] = { 0, 0, 0, 2, 0, 0, 2, 2, 0 };
@@ -403,7 +403,7 @@ Test(path_follow, pure_pursuit_signs)
  * path runs (+1 toward +x, -1 toward -x); v < 0 reverses. */
 static float pursue_line(float y0, float v, int dir, float* overshoot, float* settle_time)
 {
-    static test_path tp;
+    static test_path_t tp;
     const float xs[] = { -500.0f * dir, 0, 0, 500.0f * dir, 0, 0 };
     build(&tp, xs, 2, 2.0f);
     const float L = 2.5f, max_steer = 0.6f, dt = 0.01f, lookahead = 6.0f;
@@ -513,7 +513,7 @@ Test(path_follow, degenerate_paths)
     expect_build_fails(huge, 2, 1.0f, (const char*[]){ "length", NULL });
 
     /* The good path. */
-    static test_path tp;
+    static test_path_t tp;
     build(&tp, ok, 2, 1.0f);
     cr_assert_eq(tp.path.count, 2);
     cr_assert_float_eq(tp.path.length, 1.0f, 1e-7f);
@@ -523,7 +523,7 @@ Test(path_follow, degenerate_paths)
 
 Test(path_follow, point_at_and_project)
 {
-    static test_path tp;
+    static test_path_t tp;
     uint64_t seed = 5;
     int n = 200;
     for (int i = 0; i < n; ++i)
@@ -627,7 +627,7 @@ static pf_vehicle_t vehicle_at(float x, float y, float yaw, float v)
 Test(path_follow, stuck_manager_recovers_then_teleports)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    static test_path tp;
+    static test_path_t tp;
     const float xs[] = { 0, 0, 0, 200, 0, 0 };
     build(&tp, xs, 2, 2.0f);
     pf_state_t st;
@@ -686,7 +686,7 @@ Test(path_follow, stuck_manager_quiet_while_progressing)
 {
     for (int kind = 0; kind < 2; ++kind) {
         pf_params_t p = pf_params_default((pf_kind_t)kind);
-        static test_path tp;
+        static test_path_t tp;
         const float xs[] = { 0, 0, 0, 300, 0, 0 };
         build(&tp, xs, 2, 2.0f);
         pf_state_t st;
@@ -717,7 +717,7 @@ Test(path_follow, stuck_manager_quiet_while_progressing)
 Test(path_follow, completion_brakes)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    static test_path tp;
+    static test_path_t tp;
     const float xs[] = { 0, 0, 0, 50, 0, 0 };
     build(&tp, xs, 2, 2.0f);
     pf_state_t st;
@@ -745,7 +745,7 @@ Test(path_follow, completion_brakes)
  * and turn rate; with 0 it is Algorithm 1 whatever the vehicle. */
 Test(path_follow, vehicle_limits_cap_the_target_speed)
 {
-    static test_path tp;
+    static test_path_t tp;
     /* A circle of radius 20 m, waypoints every 2 degrees. */
     for (int i = 0; i <= 180; ++i) {
         float a = (float)i * (3.14159265f / 90.0f);
@@ -799,7 +799,7 @@ Test(path_follow, vehicle_limits_cap_the_target_speed)
  * alone asks for v_max; with vehicle_limits the heading curve slows it. */
 Test(path_follow, vehicle_limits_slow_a_vehicle_facing_off_the_path)
 {
-    static test_path tp;
+    static test_path_t tp;
     const float line[] = { 0, 0, 0, 100, 0, 0 };
     build(&tp, line, 2, 3.0f);
     pf_params_t p = pf_params_default(PF_PROPOSED);
@@ -832,7 +832,7 @@ Test(path_follow, vehicle_limits_slow_a_vehicle_facing_off_the_path)
  * stuck manager fired four times). */
 Test(path_follow, vehicle_limits_heading_curve_no_tighter_than_the_vehicle)
 {
-    static test_path tp;
+    static test_path_t tp;
     const float line[] = { 0, 0, 0, 100, 0, 0 };
     build(&tp, line, 2, 3.0f);
     pf_params_t p = pf_params_default(PF_PROPOSED);
@@ -877,7 +877,7 @@ Test(path_follow, vehicle_limits_heading_curve_no_tighter_than_the_vehicle)
 Test(path_follow, a_loop_is_not_completed_at_its_start)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    static test_path tp;
+    static test_path_t tp;
     const float loop[] = { 0, 0, 0, -40, 0, 0, -40, -40, 0, 0, -40, 0, 0, 0, 0 };
     build(&tp, loop, 5, 4.0f);
     pf_state_t st;
@@ -901,7 +901,7 @@ Test(path_follow, drives_a_corner_to_completion)
 {
     for (int kind = 0; kind < 2; ++kind) {
         pf_params_t p = pf_params_default((pf_kind_t)kind);
-        static test_path tp;
+        static test_path_t tp;
         const float xs[] = { 0, 0, 0, 60, 0, 0, 60, 60, 0 };
         build(&tp, xs, 3, 4.0f);
         pf_state_t st;
@@ -938,7 +938,7 @@ Test(path_follow, drives_a_corner_to_completion)
 Test(path_follow, baseline_target_speed)
 {
     pf_params_t p = pf_params_default(PF_BASELINE);
-    static test_path tp;
+    static test_path_t tp;
     const float straight[] = { 0, 0, 0, 100, 0, 0 };
     build(&tp, straight, 2, 2.0f);
     cr_assert_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(1, 0, 0), 0.0f, 15.0f), p.v_max);

@@ -59,11 +59,11 @@ static trim_table_t build_table(int axes, int samples, float max_rate, float int
 typedef struct test_scene {
     void* memory;
     plan_scene_t* scene;
-} test_scene;
+} test_scene_t;
 
-static test_scene make_scene(const plan_sphere_t* spheres, int32_t count, float horizon)
+static test_scene_t make_scene(const plan_sphere_t* spheres, int32_t count, float horizon)
 {
-    test_scene ts;
+    test_scene_t ts;
     size_t bytes = plan_scene_bytes(count);
     cr_assert_gt(bytes, 0);
     ts.memory = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
@@ -76,11 +76,11 @@ static test_scene make_scene(const plan_sphere_t* spheres, int32_t count, float 
 typedef struct test_scratch {
     void* memory;
     plan_scratch_t s;
-} test_scratch;
+} test_scratch_t;
 
-static test_scratch make_scratch(int32_t nodes)
+static test_scratch_t make_scratch(int32_t nodes)
 {
-    test_scratch ts;
+    test_scratch_t ts;
     size_t bytes = plan_scratch_bytes(nodes);
     ts.memory = malloc(bytes);
     cr_assert_not_null(ts.memory);
@@ -111,7 +111,7 @@ Test(planner_search, behaviors_stay_in_unit_range_and_composite_is_the_product)
     for (int i = 0; i < 40; ++i)
         spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -20.0f, 20.0f, 3), .radius = uniform(&rng, 0.1f, 3.0f),
                                       .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),};
-    test_scene ts = make_scene(spheres, 40, 8.0f);
+    test_scene_t ts = make_scene(spheres, 40, 8.0f);
     int seen_zero = 0, seen_one = 0, seen_mid = 0;
     for (int it = 0; it < 20000; ++it) {
         int degenerate = it % 8; /* bit 0: p0 == p1; bit 1: target == p1; bit 2: d1 = 0 */
@@ -274,7 +274,7 @@ static void scene_matches_brute_force(int dims, uint64_t seed)
         spheres[i].center = uniform3(&rng, -5.0f, 5.0f, dims);
         spheres[i].radius = uniform(&rng, 0.02f, 0.2f);
     }
-    test_scene ts = make_scene(spheres, N, horizon);
+    test_scene_t ts = make_scene(spheres, N, horizon);
     int hits = 0, misses = 0, ambiguous = 0;
     for (int it = 0; it < 6000; ++it) {
         vec3 p0 = it % 3 == 0 ? uniform3(&rng, -6.0f, 6.0f, dims) : uniform3(&rng, -210.0f, 210.0f, dims);
@@ -331,7 +331,7 @@ static void scene_moving_matches_brute_force(int dims, uint64_t seed)
         spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -100.0f, 100.0f, dims), .radius = uniform(&rng, 0.05f, 0.3f),
                                       .velocity = vec3_scale(dir, uniform(&rng, 2.0f, 6.0f)),};
     }
-    test_scene ts = make_scene(spheres, N, horizon);
+    test_scene_t ts = make_scene(spheres, N, horizon);
     int hits = 0, misses = 0;
     for (int it = 0; it < 6000; ++it) {
         const plan_sphere_t* near = &spheres[rng_splitmix64(&rng) % N];
@@ -371,7 +371,7 @@ Test(planner_search, scene_moving_sphere_and_bad_input)
     /* A sphere crossing the vehicle's path: a hit only when both are there
      * at the same time. */
     plan_sphere_t s = { .center = vec3_make(10, -10, 0), .radius = 1.0f, .velocity = vec3_make(0, 2, 0),}; /* at (10, 0) when t = 5 */
-    test_scene ts = make_scene(&s, 1, 10.0f);
+    test_scene_t ts = make_scene(&s, 1, 10.0f);
     vec3 a = vec3_make(0, 0, 0), b = vec3_make(20, 0, 0);
     cr_assert_eq(plan_scene_hit(ts.scene, a, 0.0f, b, 10.0f, 0.5f), 1); /* crosses x = 10 at t = 5 */
     cr_assert_eq(plan_scene_hit(ts.scene, a, 6.0f, b, 16.0f, 0.5f), 0); /* there at t = 11 */
@@ -441,16 +441,16 @@ static float step_goodness(const plan_query_t* q, trim_pose_t from, int32_t ci, 
 typedef struct leaf_key {
     int live, depth;
     float ev, v;
-} leaf_key;
+} leaf_key_t;
 
-static int key_better(leaf_key a, leaf_key b)
+static int key_better(leaf_key_t a, leaf_key_t b)
 {
     if (a.live != b.live) return a.live > b.live;
     if (a.depth != b.depth) return a.depth > b.depth;
     return a.ev > b.ev;
 }
 
-static void consider(leaf_key k, leaf_key* best)
+static void consider(leaf_key_t k, leaf_key_t* best)
 {
     if (best->depth == 0 || key_better(k, *best)) *best = k;
 }
@@ -459,7 +459,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
 {
     trim_table_t table = build_table(1, 5, 1.2f, 1.0f, 10);
     cr_assert_eq(table.controls, 5);
-    test_scratch sc = make_scratch(1 + 5 + 25 + 125);
+    test_scratch_t sc = make_scratch(1 + 5 + 25 + 125);
     uint64_t rng = 31;
     int not_straight = 0, with_crashes = 0, clear_depth3 = 0;
     for (int run = 0; run < 300; ++run) {
@@ -469,7 +469,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         for (int i = 0; i < ns; ++i)
             spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -4.0f, 14.0f, 2), .radius = uniform(&rng, 0.2f, 1.5f),
                                           .velocity = i % 5 == 0 ? uniform3(&rng, -1.0f, 1.0f, 2) : vec3_zero(),};
-        test_scene ts = make_scene(spheres, ns, 3.0f);
+        test_scene_t ts = make_scene(spheres, ns, 3.0f);
         plan_behavior_t beh[2] = { { PLAN_SEEK, uniform3(&rng, -20.0f, 20.0f, 2), vec3_zero() },
                                    { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
         if (run % 5 == 1) beh[0] = (plan_behavior_t){ PLAN_PURSUE, uniform3(&rng, -20.0f, 20.0f, 2),
@@ -496,19 +496,19 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
 
         /* Exhaustive: every (c1, c2, c3), v = g1 + g2 d + g3 d^2; a crashed
          * segment ends its path. */
-        leaf_key best = { 0, 0, 0, 0 }, best_under[5];
+        leaf_key_t best = { 0, 0, 0, 0 }, best_under[5];
         float g_first[5];
         int visited = 1, expanded = 1, crashes = 0;
         for (int32_t c1 = 0; c1 < 5; ++c1) {
             trim_pose_t s1, s2, s3;
             int k1, k2, k3;
-            best_under[c1] = (leaf_key){ 0, 0, 0, 0 };
+            best_under[c1] = (leaf_key_t){ 0, 0, 0, 0 };
             float g1 = step_goodness(&q, q.pose, q.control, c1, 0, p.damping, &s1, &k1);
             float v1 = g1;
             g_first[c1] = g1;
             ++visited;
             crashes += k1;
-            consider((leaf_key){ !k1, 1, v1 + opt[1], v1 }, &best_under[c1]);
+            consider((leaf_key_t){ !k1, 1, v1 + opt[1], v1 }, &best_under[c1]);
             if (k1) continue;
             ++expanded;
             for (int32_t c2 = 0; c2 < 5; ++c2) {
@@ -516,7 +516,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
                 float v2 = v1 + g2 * d;
                 ++visited;
                 crashes += k2;
-                consider((leaf_key){ !k2, 2, v2 + opt[2], v2 }, &best_under[c1]);
+                consider((leaf_key_t){ !k2, 2, v2 + opt[2], v2 }, &best_under[c1]);
                 if (k2) continue;
                 ++expanded;
                 for (int32_t c3 = 0; c3 < 5; ++c3) {
@@ -524,7 +524,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
                     float v3 = v2 + g3 * (d * d);
                     ++visited;
                     crashes += k3;
-                    consider((leaf_key){ !k3, 3, v3 + opt[3], v3 }, &best_under[c1]);
+                    consider((leaf_key_t){ !k3, 3, v3 + opt[3], v3 }, &best_under[c1]);
                 }
             }
         }
@@ -544,7 +544,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         cr_assert(fabsf(r.value - best.v) <= 1e-5f, "run %d: value %g, exhaustive %g", run,
                   (double)r.value, (double)best.v);
         /* The chosen first control starts an optimal path (ties allowed). */
-        leaf_key mine = best_under[r.control];
+        leaf_key_t mine = best_under[r.control];
         cr_assert(mine.live == best.live && mine.depth == best.depth && mine.ev >= best.ev - 1e-5f,
                   "run %d: control %d leads to %g, the optimum %g starts with %d", run, r.control,
                   (double)mine.v, (double)best.v, argmax);
@@ -590,7 +590,7 @@ Test(planner_search, strategies_visit_what_they_should)
     plan_behavior_t ahead = { PLAN_SEEK, vec3_make(50, 0, 0), vec3_zero() };
     plan_query_t q = base_query(&t, &ahead, 1);
     q.permutation = perm;
-    test_scratch sc = make_scratch(6000);
+    test_scratch_t sc = make_scratch(6000);
     plan_result_t r;
     char msg[200] = "";
 
@@ -656,7 +656,7 @@ Test(planner_search, strategies_visit_what_they_should)
     cr_assert_eq(r.expanded, 5);
     cr_assert_eq(r.budget_hit, 1);
     cr_assert_eq(r.visited, 1 + 5 * 9);
-    test_scratch small = make_scratch(30);
+    test_scratch_t small = make_scratch(30);
     p.max_expansions = 1000;
     cr_assert_eq(plan_search(&p, &q, &small.s, &r, msg, sizeof msg), 0, "%s", msg);
     cr_assert_eq(r.budget_hit, 1);
@@ -695,7 +695,7 @@ static int run_wall(plan_strategy_t strategy, float* closest, float* mean_g)
     for (int i = 0; i < NW; ++i)
         wall[i] = (plan_sphere_t){ .center = vec3_make(14.0f, -6.0f + 1.0f * (float)i, 0.0f), .radius = 0.8f, .velocity = vec3_zero(),};
     plan_params_t p = plan_params_default(strategy);
-    test_scene ts = make_scene(wall, NW, (float)p.max_depth * t.spec.interval);
+    test_scene_t ts = make_scene(wall, NW, (float)p.max_depth * t.spec.interval);
     plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(30, 0, 0), vec3_zero() },
                                { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
     int32_t perm[17];
@@ -705,7 +705,7 @@ static int run_wall(plan_strategy_t strategy, float* closest, float* mean_g)
     q.permutation = perm;
     q.speed = 2.0f;
     q.radius = 0.5f;
-    test_scratch sc = make_scratch(1 + p.max_expansions * 18);
+    test_scratch_t sc = make_scratch(1 + p.max_expansions * 18);
     int collisions = 0;
     float sum_g = 0.0f;
     *closest = INFINITY;
@@ -823,7 +823,7 @@ Test(planner_search, bad_queries_are_named)
                                { PLAN_FLEE, vec3_make(-5, 0, 0), vec3_zero() } };
     plan_query_t good = base_query(&t, beh, 3);
     plan_params_t p = plan_params_default(PLAN_UNIFORM);
-    test_scratch sc = make_scratch(4000);
+    test_scratch_t sc = make_scratch(4000);
     plan_result_t r;
     char msg[200] = "";
     cr_assert_eq(plan_search(&p, &good, &sc.s, &r, msg, sizeof msg), 0, "%s", msg);
@@ -872,7 +872,7 @@ Test(planner_search, bad_queries_are_named)
     plan_params_t pb = p;
     pb.discount = 1.5f;
     expect_query_error(&pb, &good, &sc.s, "discount must be in (0, 1), got 1.5");
-    test_scratch tiny = make_scratch(5);
+    test_scratch_t tiny = make_scratch(5);
     expect_query_error(&p, &good, &tiny.s, "the first expansion needs 10");
     expect_query_error(&p, &good, NULL, "scratch");
     cr_assert_eq(plan_search(&p, &good, &sc.s, NULL, msg, sizeof msg), -1);
@@ -896,7 +896,7 @@ Test(planner_search, same_query_same_result)
     for (int i = 0; i < NS; ++i)
         spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -40.0f, 40.0f, 3), .radius = uniform(&rng, 0.5f, 3.0f),
                                       .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),};
-    test_scene ts = make_scene(spheres, NS, 6.0f);
+    test_scene_t ts = make_scene(spheres, NS, 6.0f);
     plan_behavior_t beh[2] = { { PLAN_PURSUE, vec3_make(30, 10, -5), vec3_make(-1, 0, 0.5f) },
                                { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
     int32_t perm[49];
@@ -906,7 +906,7 @@ Test(planner_search, same_query_same_result)
     q.permutation = perm;
     q.permutation_offset = 12345;
     q.pose = (trim_pose_t){ vec3_make(-35, -5, 2), quat_from_yaw_pitch_roll(0.3f, 0.1f, 0.0f) };
-    test_scratch a = make_scratch(400 * 50 + 1), b = make_scratch(400 * 50 + 1);
+    test_scratch_t a = make_scratch(400 * 50 + 1), b = make_scratch(400 * 50 + 1);
     for (int s = 0; s < 3; ++s) {
         plan_params_t p = plan_params_default((plan_strategy_t)s);
         plan_result_t r1, r2;
@@ -934,7 +934,7 @@ Test(planner_search, tree_hook_reads_the_search_without_changing_it)
     plan_sphere_t spheres[3] = { { vec3_make(6, 1, 0), 1.5f, vec3_zero(), 0.0f, 0.0f, 0 },
                                  { vec3_make(9, -3, 0), 2.0f, vec3_zero(), 0.0f, 0.0f, 0 },
                                  { vec3_make(2, -1, 0), 0.6f, vec3_zero(), 0.0f, 0.0f, 0 } };
-    test_scene ts = make_scene(spheres, 3, 8.0f);
+    test_scene_t ts = make_scene(spheres, 3, 8.0f);
     plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(20, 0, 0), vec3_zero() },
                                { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
     plan_query_t q = base_query(&t, beh, 2);
@@ -942,7 +942,7 @@ Test(planner_search, tree_hook_reads_the_search_without_changing_it)
     int32_t perm[17];
     for (int i = 0; i < 17; ++i) perm[i] = (i * 5) % 17;
     q.permutation = perm;
-    test_scratch a = make_scratch(400 * 18 + 1), b = make_scratch(400 * 18 + 1);
+    test_scratch_t a = make_scratch(400 * 18 + 1), b = make_scratch(400 * 18 + 1);
     for (int st = 0; st < 3; ++st) {
         plan_params_t p = plan_params_default((plan_strategy_t)st);
         plan_result_t r1, r2;
@@ -1003,7 +1003,7 @@ Test(planner_search, windowed_spheres_exist_only_in_their_windows)
     /* From (0, 0) at t = 2 to (10, 0) at t = 4: center at t = 0 is (-10, 0). */
     plan_sphere_t s[2] = { { vec3_make(-10, 0, 0), 1.0f, vec3_make(5, 0, 0), 2.0f, 4.0f, 7 },
                            { vec3_make(50, 50, 0), 1.0f, vec3_zero(), 0.0f, 0.0f, 0 } };
-    test_scene ts = make_scene(s, 2, 6.0f);
+    test_scene_t ts = make_scene(s, 2, 6.0f);
     /* Standing at (5, 0): passed at t = 3 only. */
     vec3 at = vec3_make(5, 0, 0);
     cr_assert(plan_scene_hit(ts.scene, at, 3.0f, at, 3.0f, 0.5f));
@@ -1045,7 +1045,7 @@ Test(planner_search, windowed_index_agrees_with_a_scan)
                                 .velocity = uniform3(&rng, -6.0f, 6.0f, 2), .t_from = ta, .t_to = ta + uniform(&rng, 0.1f, 1.5f),
                                 .owner = 1 + (int32_t)(rng_splitmix64(&rng) % 50) };
     }
-    test_scene ts = make_scene(s, N, 8.0f);
+    test_scene_t ts = make_scene(s, N, 8.0f);
     int hits = 0;
     for (int k = 0; k < 4000; ++k) {
         vec3 p0 = uniform3(&rng, -80.0f, 80.0f, 2), p1 = vec3_add(p0, uniform3(&rng, -6.0f, 6.0f, 2));
@@ -1094,7 +1094,7 @@ Test(planner_search, windowed_index_agrees_with_a_scan)
 Test(planner_search, leaving_a_sphere_is_not_a_hit)
 {
     plan_sphere_t rock = { .center = vec3_make(0, 0, 0), .radius = 3.0f, .velocity = vec3_zero(),};
-    test_scene ts = make_scene(&rock, 1, 6.0f);
+    test_scene_t ts = make_scene(&rock, 1, 6.0f);
     vec3 in = vec3_make(1, 0, 0);
     cr_assert(plan_scene_hit(ts.scene, in, 0.0f, vec3_make(5, 0, 0), 1.0f, 0.5f), "pure geometry: a hit");
     cr_assert(!plan_scene_hit_ex(ts.scene, in, 0.0f, vec3_make(5, 0, 0), 1.0f, 0.5f, 0, 1), "leaving");
@@ -1118,7 +1118,7 @@ Test(planner_search, leaving_a_sphere_is_not_a_hit)
     q.behaviors = beh;
     q.behavior_count = 2;
     q.scene = ts.scene;
-    test_scratch sc = make_scratch(20000);
+    test_scratch_t sc = make_scratch(20000);
     plan_params_t p = plan_params_default(PLAN_SINGLE_STEP);
     plan_result_t r;
     char msg[256];

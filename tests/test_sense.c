@@ -34,7 +34,7 @@ typedef struct sense_check {
     int32_t outside;  /* sorted agents whose stored position was outside the box */
     int32_t failures; /* the first one described in `what` */
     char what[200];
-} sense_check;
+} sense_check_t;
 
 static float wrapped(float p, float origin, float extent)
 {
@@ -47,7 +47,7 @@ static float wrapped(float p, float origin, float extent)
 
 static int same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
-static void fail(sense_check* c, const char* what, int32_t k)
+static void fail(sense_check_t* c, const char* what, int32_t k)
 {
     if (c->failures++ == 0) snprintf(c->what, sizeof c->what, "sorted position %d: %s", (int)k, what);
 }
@@ -55,7 +55,7 @@ static void fail(sense_check* c, const char* what, int32_t k)
 static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
 {
     (void)dt;
-    sense_check* c = (sense_check*)ctx;
+    sense_check_t* c = (sense_check_t*)ctx;
     world_t* w = (world_t*)sw;
     const grid_t* g = grid_data(w);
     if (!g || g->count != w->agents.count) {
@@ -158,7 +158,7 @@ static void check_sense_n(int dims, int wrap, int threads, int layout, int n, in
         if (layout != NB_SOME || i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
         cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
-    sense_check c = {0};
+    sense_check_t c = {0};
     cr_assert_eq(shoal_world_add_system(w, "check_sorted", SHOAL_STAGE_SENSE, check_sorted, &c), SHOAL_OK);
     for (int step = 0; step < steps; ++step) {
         c.in_order = layout == NB_EVERY_IN_ORDER && step > 0;

@@ -72,11 +72,11 @@ typedef struct counting {
     int64_t live_bytes;
     int64_t calls;
     int64_t fail_at; /* fail the n-th call (1-based), 0 = never */
-} counting;
+} counting_t;
 
 static void* count_alloc(size_t size, size_t align, void* ctx)
 {
-    counting* c = (counting*)ctx;
+    counting_t* c = (counting_t*)ctx;
     c->calls++;
     if (c->fail_at && c->calls == c->fail_at) return NULL;
     cr_assert_eq(align, 64);
@@ -87,13 +87,13 @@ static void* count_alloc(size_t size, size_t align, void* ctx)
 
 static void count_free(void* p, size_t size, void* ctx)
 {
-    counting* c = (counting*)ctx;
+    counting_t* c = (counting_t*)ctx;
     c->live_blocks--;
     c->live_bytes -= (int64_t)size;
     free(p);
 }
 
-static shoal_world_t* counted_world(counting* c, shoal_status_t* st)
+static shoal_world_t* counted_world(counting_t* c, shoal_status_t* st)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.thread_count = 1;
@@ -108,7 +108,7 @@ static shoal_world_t* counted_world(counting* c, shoal_status_t* st)
 
 Test(table, allocator_hooks_see_every_block)
 {
-    counting c = {0};
+    counting_t c = {0};
     shoal_status_t st;
     shoal_world_t* w = counted_world(&c, &st);
     cr_assert_eq(st, SHOAL_OK);
@@ -125,7 +125,7 @@ Test(table, failed_allocation_changes_nothing)
     /* Fail each allocation of a growing world in turn: every call either
      * succeeds or fails cleanly with the world still usable and unchanged. */
     for (int64_t fail = 1; fail < 40; ++fail) {
-        counting c = {0};
+        counting_t c = {0};
         c.fail_at = fail;
         shoal_status_t st;
         shoal_world_t* w = counted_world(&c, &st);

@@ -369,11 +369,11 @@ typedef struct counting {
     int64_t live_blocks;
     int64_t live_bytes;
     int fail;
-} counting;
+} counting_t;
 
 static void* count_alloc(void* ctx, size_t bytes)
 {
-    counting* c = ctx;
+    counting_t* c = ctx;
     if (c->fail) return NULL;
     c->live_blocks += 1;
     c->live_bytes += (int64_t)bytes;
@@ -382,7 +382,7 @@ static void* count_alloc(void* ctx, size_t bytes)
 
 static void count_free(void* ctx, void* p, size_t bytes)
 {
-    counting* c = ctx;
+    counting_t* c = ctx;
     c->live_blocks -= 1;
     c->live_bytes -= (int64_t)bytes;
     free(p);
@@ -426,7 +426,7 @@ static void reseal(unsigned char* p, long n)
  * allocation alive. */
 static void expect_load_fails(const char* path, const char* want)
 {
-    counting c = { 0 };
+    counting_t c = { 0 };
     trim_table_t t, before;
     memset(&t, 0xab, sizeof t);
     before = t;
@@ -489,7 +489,7 @@ Test(trim, save_load_round_trip_and_failures)
     cr_assert_eq(sum, fnv1a(bytes, (size_t)n - 8));
 
     /* Round trip, bit for bit. */
-    counting c = { 0 };
+    counting_t c = { 0 };
     trim_table_t back;
     cr_assert_eq(trim_table_load(&back, path, count_alloc, count_free, &c, msg, sizeof msg), 0,
                  "%s", msg);
@@ -569,7 +569,7 @@ Test(trim, save_load_round_trip_and_failures)
 
     /* Missing, and an allocator that fails. */
     expect_load_fails(missing, "cannot open");
-    counting failing = { .fail = 1 };
+    counting_t failing = { .fail = 1 };
     trim_table_t untouched = { 0 };
     cr_assert_eq(trim_table_load(&untouched, path, count_alloc, count_free, &failing, msg,
                                  sizeof msg),
@@ -608,7 +608,7 @@ Test(trim, load_memory_matches_the_file_load)
     long n = read_file(path, &bytes);
     cr_assert_gt(n, 60);
 
-    counting c = { 0 };
+    counting_t c = { 0 };
     trim_table_t back;
     cr_assert_eq(trim_table_load_memory(&back, bytes, (size_t)n, "roll", count_alloc, count_free,
                                         &c, msg, sizeof msg),
@@ -769,7 +769,7 @@ Test(trim, build_is_deterministic)
     trim_table_free(&b, NULL, NULL);
 
     /* A failing allocator builds nothing. */
-    counting failing = { .fail = 1 };
+    counting_t failing = { .fail = 1 };
     trim_table_t t = { .controls = 5 };
     cr_assert_eq(trim_table_build(&t, &s2, count_alloc, &failing), -1);
     cr_assert(t.controls == 5 && t.entries == NULL);

@@ -247,12 +247,12 @@ typedef struct spawner {
     shoal_agent_t spawned;
     shoal_agent_t victim;
     int count_seen;
-} spawner;
+} spawner_t;
 
 static shoal_status_t spawn_system(shoal_world_t* w, float dt, void* ctx)
 {
     (void)dt;
-    spawner* s = (spawner*)ctx;
+    spawner_t* s = (spawner_t*)ctx;
     s->count_seen = shoal_world_agent_count(w);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.position[0] = 99.0f;
@@ -269,7 +269,7 @@ Test(world, changes_inside_a_step_apply_at_the_stage_boundary)
 {
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
-    spawner sp;
+    spawner_t sp;
     memset(&sp, 0, sizeof sp);
     cr_assert_eq(shoal_agent_add(w, &d, &sp.victim), SHOAL_OK);
     cr_assert_eq(shoal_world_add_system(w, "spawner", SHOAL_STAGE_DECIDE, spawn_system, &sp), SHOAL_OK);

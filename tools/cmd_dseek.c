@@ -59,7 +59,7 @@ static int parse_vehicle(const char* command, const char* name, const char* valu
     return 0;
 }
 
-static dseek_vehicle vehicle_of(const char* name)
+static dseek_vehicle_t vehicle_of(const char* name)
 {
     if (!name || strncmp(name, "kinematic", 9) == 0) return DSEEK_VEHICLE_KINEMATIC;
     if (strncmp(name, "core", 4) == 0) return DSEEK_VEHICLE_CORE;
@@ -137,7 +137,7 @@ static int count_commas(const char* s)
     return n;
 }
 
-int dseek_parse_pose(const char* text, int dims, dseek_pose* out)
+int dseek_parse_pose(const char* text, int dims, dseek_pose_t* out)
 {
     float v[6];
     memset(out, 0, sizeof *out);
@@ -174,7 +174,7 @@ static void write_trace(void* ctx, int dims, double t, const shoal_agent_state_t
                 s->position[2], quat_yaw(q), quat_pitch(q));
 }
 
-void dseek_vehicle_limits(dseek_vehicle vehicle, double* rmin, double* speed)
+void dseek_vehicle_limits(dseek_vehicle_t vehicle, double* rmin, double* speed)
 {
     if (vehicle == DSEEK_VEHICLE_DEFAULT) {
         shoal_vehicle_t v = shoal_vehicle_default();
@@ -193,9 +193,9 @@ static double angle_between(const float a[3], const float b[3])
     return acos(dot > 1.0 ? 1.0 : dot < -1.0 ? -1.0 : dot);
 }
 
-int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rmin, double speed,
-                   double dt, double max_time, dseek_vehicle vehicle, dseek_sample_fn* sample, void* ctx,
-                   dseek_sim_result* out)
+int dseek_simulate(int dims, const dseek_pose_t* a, const dseek_pose_t* b, double rmin, double speed,
+                   double dt, double max_time, dseek_vehicle_t vehicle, dseek_sample_fn* sample, void* ctx,
+                   dseek_sim_result_t* out)
 {
     shoal_world_def_t wdef = shoal_world_default_def();
     wdef.dimensions = dims;
@@ -250,7 +250,7 @@ int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rm
     /* The last sample, and whether the distance was falling into it. */
     double last_d = 1e30, last_head = 180.0, last_len = 0.0, last_t = 0.0, last_turned = 0.0;
     int falling = 0, have = 0, done = 0, attempted = 0;
-    dseek_sim_result best = {.position_error = 1e30, .heading_error_deg = 180.0,};
+    dseek_sim_result_t best = {.position_error = 1e30, .heading_error_deg = 180.0,};
     int64_t steps = 0;
     for (double t = 0.0; t <= max_time && !done; t += dt) {
         shoal_agent_state_t s;
@@ -332,7 +332,7 @@ int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rm
  * are run: index k of count. Returns the count when a is NULL. */
 typedef enum grid_starts { STARTS_FAR, STARTS_CLOSE, STARTS_CLIMB } grid_starts;
 
-static int grid_pose(grid_starts starts, int dims, double rmin, int k, dseek_pose* a, dseek_pose* b)
+static int grid_pose(grid_starts starts, int dims, double rmin, int k, dseek_pose_t* a, dseek_pose_t* b)
 {
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
@@ -387,7 +387,7 @@ static const char* const vehicle_names[] = {"kinematic", "core", "default", "for
 static const char* const starts_names[] = {"far", "close", "climb"};
 
 static int run_grid(int dims, grid_starts starts, double rmin, double speed, double dt,
-                    dseek_vehicle vehicle, int json)
+                    dseek_vehicle_t vehicle, int json)
 {
     dseek_vehicle_limits(vehicle, &rmin, &speed);
     const int count = starts == STARTS_CLOSE ? 512 : 1000;
@@ -399,19 +399,19 @@ static int run_grid(int dims, grid_starts starts, double rmin, double speed, dou
      * directed seek plans with (1.15 r_min on these vehicles). */
     const float plan_radius = (float)(1.15 * rmin);
     for (int k = 0; k < count; ++k) {
-        dseek_pose a, b;
+        dseek_pose_t a, b;
         grid_pose(starts, dims, rmin, k, &a, &b);
         double dist = 0.0;
         for (int c = 0; c < 3; ++c) dist += (double)(a.p[c] - b.p[c]) * (a.p[c] - b.p[c]);
         dist = sqrt(dist);
         double max_time = 20.0 * (dist / speed + 2.0 * 3.14159265 * rmin / speed);
-        dseek_sim_result r;
+        dseek_sim_result_t r;
         if (!dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, vehicle, NULL, NULL, &r))
             return CLI_EXIT_FAILURE;
         runs++;
         reached += r.reached;
         first += r.first_attempt;
-        dseek_dubins opt;
+        dseek_dubins_t opt;
         if (dims == 2 && r.reached &&
             dseek_dubins_shortest((vec2){a.p[0], a.p[1]}, (vec2){a.d[0], a.d[1]}, (vec2){b.p[0], b.p[1]},
                                   (vec2){b.d[0], b.d[1]}, plan_radius, 0.0f, &opt) &&
@@ -492,7 +492,7 @@ int cmd_dseek(int argc, char** argv)
     double rmin = opt.rmin, speed = opt.speed, dt = opt.dt, max_time = opt.max_time;
     int json = opt.json;
     if (grid) {
-        dseek_vehicle vehicle = vehicle_of(grid);
+        dseek_vehicle_t vehicle = vehicle_of(grid);
         if (rmin <= 0.0) rmin = 2.0;
         if (speed <= 0.0) speed = 5.0;
         dseek_vehicle_limits(vehicle, &rmin, &speed);
@@ -506,14 +506,14 @@ int cmd_dseek(int argc, char** argv)
         return run_grid(dims, starts, rmin, speed, dt, vehicle, json);
     }
     if (opt.starts) return cli_usage_error("dseek", "--starts goes with --grid");
-    dseek_vehicle vehicle = vehicle_of(opt.vehicle);
+    dseek_vehicle_t vehicle = vehicle_of(opt.vehicle);
     dseek_vehicle_limits(vehicle, &rmin, &speed);
     if (!from || !to) return cli_usage_error("dseek", "--from and --to are required");
     if (rmin <= 0.0 || speed <= 0.0) return cli_usage_error("dseek", "--rmin and --speed are required");
     int dims = count_commas(from) == 2 ? 2 : 3;
     if (count_commas(to) != count_commas(from))
         return cli_usage_error("dseek", "--from and --to must both be 2D (x,y,heading) or 3D (x,y,z,dx,dy,dz)");
-    dseek_pose a, b;
+    dseek_pose_t a, b;
     if (!dseek_parse_pose(from, dims, &a))
         return cli_usage_error("dseek", "--from '%s' is not %s", from,
                                dims == 2 ? "x,y,heading" : "x,y,z,dx,dy,dz with a nonzero direction");
@@ -535,7 +535,7 @@ int cmd_dseek(int argc, char** argv)
         }
         fprintf(trace, dims == 2 ? "t,x,y,heading\n" : "t,x,y,z,heading,pitch\n");
     }
-    dseek_sim_result r;
+    dseek_sim_result_t r;
     int ok = dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, vehicle, trace ? write_trace : NULL, trace, &r);
     if (trace && fclose(trace) != 0 && ok) {
         cli_error("dseek: writing '%s' failed", trace_path);

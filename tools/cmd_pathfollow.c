@@ -50,7 +50,7 @@ static cJSON* follow_json(const shoal_path_follow_t* f)
     return o;
 }
 
-static cJSON* result_json(const run_result* r)
+static cJSON* result_json(const run_result_t* r)
 {
     cJSON* o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "completed", r->completed);
@@ -140,7 +140,7 @@ int cmd_pathfollow(int argc, char** argv)
         if (r > 0) return cli_usage_error("pathfollow", "--course: unknown course '%s'", course_name);
     }
     shoal_path_follow_t f = follower_defaults(follower);
-    run_result r;
+    run_result_t r;
     memset(&r, 0, sizeof r);
     const char* csvs[1] = {csv};
     int rc = pf_run_course(&c, 1, &veh, &f, csvs, &r, err, sizeof err);
@@ -178,16 +178,16 @@ int cmd_pathfollow(int argc, char** argv)
  * follower sees the same starts (pf_trial_start), so differences between
  * followers are paired. */
 typedef struct column {
-    run_result* runs; /* [trials][COURSE_TEST_COUNT][VEHICLES] */
+    run_result_t* runs; /* [trials][COURSE_TEST_COUNT][VEHICLES] */
     double soak_drive, soak_spe;
     int soak_stuck, soak_routes;
     int soak_by_vehicle[VEHICLES];
     int64_t soak_touches, soak_touch_frames;
     double soak_overlap_max;
     double* soak_trial_spe; /* seconds per stuck event of each soak trial (INFINITY: none) */
-} column;
+} column_t;
 
-static const run_result* run_at(const column* col, int t, int c, int v)
+static const run_result_t* run_at(const column_t* col, int t, int c, int v)
 {
     return &col->runs[((size_t)t * COURSE_TEST_COUNT + (size_t)c) * VEHICLES + (size_t)v];
 }
@@ -196,14 +196,14 @@ static const run_result* run_at(const column* col, int t, int c, int v)
  * table, a course or a vehicle). */
 enum { M_STUCK, M_STUCK_RUNS, M_TIME, M_CTE, M_INSIDE, M_SPEED, M_COMPLETED, M_TELEPORTS, M_COUNT };
 
-static void trial_metrics(const column* col, int t, int course, int vehicle, double m[M_COUNT])
+static void trial_metrics(const column_t* col, int t, int course, int vehicle, double m[M_COUNT])
 {
     memset(m, 0, sizeof(double) * M_COUNT);
     int n = 0;
     for (int c = 0; c < COURSE_TEST_COUNT; ++c)
         for (int v = 0; v < VEHICLES; ++v) {
             if ((course >= 0 && c != course) || (vehicle >= 0 && v != vehicle)) continue;
-            const run_result* r = run_at(col, t, c, v);
+            const run_result_t* r = run_at(col, t, c, v);
             m[M_STUCK] += r->stuck_events;
             m[M_STUCK_RUNS] += r->stuck_events > 0;
             m[M_TIME] += r->time;
@@ -221,7 +221,7 @@ static void trial_metrics(const column* col, int t, int course, int vehicle, dou
 }
 
 /* The mean over trials of metric k, with its 95 % t interval. */
-static stats_mean_t over_trials(const column* col, int trials, int course, int vehicle, int k,
+static stats_mean_t over_trials(const column_t* col, int trials, int course, int vehicle, int k,
                                 double* scratch)
 {
     double m[M_COUNT];
@@ -233,7 +233,7 @@ static stats_mean_t over_trials(const column* col, int trials, int course, int v
 }
 
 /* The paired difference follower - baseline of metric k, per trial. */
-static stats_mean_t paired_difference(const column* col, const column* base, int trials, int k,
+static stats_mean_t paired_difference(const column_t* col, const column_t* base, int trials, int k,
                                       double* scratch)
 {
     double a[M_COUNT], b[M_COUNT];
@@ -246,14 +246,14 @@ static stats_mean_t paired_difference(const column* col, const column* base, int
 }
 
 /* Runs (of the subset) with a stuck event, or completed, pooled over trials. */
-static stats_prop_t pooled(const column* col, int trials, int course, int vehicle, int completed)
+static stats_prop_t pooled(const column_t* col, int trials, int course, int vehicle, int completed)
 {
     int k = 0, n = 0;
     for (int t = 0; t < trials; ++t)
         for (int c = 0; c < COURSE_TEST_COUNT; ++c)
             for (int v = 0; v < VEHICLES; ++v) {
                 if ((course >= 0 && c != course) || (vehicle >= 0 && v != vehicle)) continue;
-                const run_result* r = run_at(col, t, c, v);
+                const run_result_t* r = run_at(col, t, c, v);
                 k += completed ? r->completed : r->stuck_events > 0;
                 n++;
             }
@@ -395,7 +395,7 @@ static const cli_spec_t experiment_spec = {
                "The same seed gives the same figures on any thread count.\n",
 };
 
-static void print_row_mean(const char* title, const column* cols, int trials, int course, int vehicle,
+static void print_row_mean(const char* title, const column_t* cols, int trials, int course, int vehicle,
                            int k, int decimals, double* scratch)
 {
     char buf[64];
@@ -440,7 +440,7 @@ static int experiment_pathfollow(int argc, char** argv)
         }
     }
     double t0 = cli_now_seconds();
-    column cols[FOLLOWERS];
+    column_t cols[FOLLOWERS];
     memset(cols, 0, sizeof cols);
     course_t* courses = calloc(COURSE_TEST_COUNT, sizeof *courses);
     double* scratch = calloc((size_t)trials + 64, sizeof *scratch);
@@ -506,7 +506,7 @@ static int experiment_pathfollow(int argc, char** argv)
                 csvs[v] = names[v];
             }
         }
-        run_result* out = &cols[f].runs[((size_t)t * COURSE_TEST_COUNT + (size_t)c) * VEHICLES];
+        run_result_t* out = &cols[f].runs[((size_t)t * COURSE_TEST_COUNT + (size_t)c) * VEHICLES];
         course_t trial_course = courses[c]; /* the terrain and obstacles shared, its own path */
         float* xyz = malloc((size_t)courses[c].count * 3 * sizeof(float));
         int rc = -1;
@@ -527,7 +527,7 @@ static int experiment_pathfollow(int argc, char** argv)
     }
     double t_runs = cli_now_seconds() - t0 - t_tune;
     /* soak: every follower, every trial */
-    soak_result soak[FOLLOWERS][64];
+    soak_result_t soak[FOLLOWERS][64];
     memset(soak, 0, sizeof soak);
 #pragma omp parallel for schedule(dynamic, 1) collapse(2) num_threads(nthreads)
     for (int f = 0; f < FOLLOWERS; ++f)
@@ -547,9 +547,9 @@ static int experiment_pathfollow(int argc, char** argv)
     double t_soak = cli_now_seconds() - t0 - t_tune - t_runs;
     if (failed) goto out;
     for (int f = 0; f < FOLLOWERS; ++f) {
-        column* col = &cols[f];
+        column_t* col = &cols[f];
         for (int t = 0; t < (int)soak_trials; ++t) {
-            const soak_result* s = &soak[f][t];
+            const soak_result_t* s = &soak[f][t];
             col->soak_drive += s->drive_seconds;
             col->soak_stuck += s->stuck_events;
             col->soak_routes += s->routes_completed;
@@ -588,7 +588,7 @@ static int experiment_pathfollow(int argc, char** argv)
                                 "Wilson for proportions of runs pooled over trials");
         cJSON* soak_o = cJSON_CreateObject();
         for (int f = 0; f < FOLLOWERS; ++f) {
-            const column* col = &cols[f];
+            const column_t* col = &cols[f];
             cJSON* o = cJSON_AddObjectToObject(root, follower_names[f]);
             for (int k = 0; k < M_COUNT; ++k)
                 cJSON_AddItemToObject(o, metric_keys[k], mean_json(over_trials(col, trials, -1, -1, k, scratch)));

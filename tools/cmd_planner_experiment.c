@@ -74,7 +74,7 @@ typedef enum config_id {
     CFG_PURSUE_2D = 2,
     CFG_PURSUE_3D = 3,
     CFG_MEET_3D = 4
-} config_id;
+} config_id_t;
 
 typedef struct config_t {
     const char* key;   /* JSON */
@@ -474,7 +474,7 @@ static void sim_destroy(sim_t* s)
 }
 
 /* The ships of one configuration. Returns the count written to d. */
-static int config_ships(config_id c, ship_def_t* d)
+static int config_ships(config_id_t c, ship_def_t* d)
 {
     const float goal[3] = {180.0f, 0.0f, 0.0f};
     const float none[3] = {0.0f, 0.0f, 0.0f};
@@ -514,7 +514,7 @@ static int config_ships(config_id c, ship_def_t* d)
     return n;
 }
 
-static void run_config(config_id c, int strategy, int run, double seconds,
+static void run_config(config_id_t c, int strategy, int run, double seconds,
                        const shoal_planner_t* base, run_result_t* out)
 {
     memset(out, 0, sizeof *out);
@@ -1083,7 +1083,7 @@ int experiment_planner(int argc, char** argv)
 
     /* Costly jobs first (3D before 2D, uniform first), so the dynamic
      * schedule ends evenly; results land by (config, strategy, run). */
-    static const config_id order_c[CONFIGS] = {CFG_PURSUE_3D, CFG_MEET_3D, CFG_SEEK_3D, CFG_PURSUE_2D,
+    static const config_id_t order_c[CONFIGS] = {CFG_PURSUE_3D, CFG_MEET_3D, CFG_SEEK_3D, CFG_PURSUE_2D,
                                                CFG_SEEK_2D};
     static const int order_s[STRATEGIES] = {1, 2, 0};
     const int progress = isatty(STDERR_FILENO) && !json;
@@ -1094,7 +1094,7 @@ int experiment_planner(int argc, char** argv)
     for (int j = 0; j < jobs; ++j) {
         int run = j % n_runs;
         int s = order_s[(j / n_runs) % STRATEGIES];
-        config_id c = order_c[j / (n_runs * STRATEGIES)];
+        config_id_t c = order_c[j / (n_runs * STRATEGIES)];
         run_config(c, s, run, (double)seconds, base, &results[((int)c * STRATEGIES + s) * n_runs + run]);
         if (progress) {
 #pragma omp critical

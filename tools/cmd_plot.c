@@ -47,9 +47,9 @@ typedef struct plot_kind_entry {
     const char* name;    /* with its arguments, as the help lists it */
     const char* summary;
     int (*run)(int argc, char** argv);
-} plot_kind_entry;
+} plot_kind_entry_t;
 
-static const plot_kind_entry kinds[] = {
+static const plot_kind_entry_t kinds[] = {
     {"run RECORDING", "trajectory traces of every agent in a recording",
      plot_kind_run},
     {"dseek", "one directed-seek run: the flown path and the planned one",
@@ -66,7 +66,7 @@ static const plot_kind_entry kinds[] = {
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 
 /* A kind's name is its entry's first word. */
-static int kind_is(const plot_kind_entry* k, const char* name)
+static int kind_is(const plot_kind_entry_t* k, const char* name)
 {
     size_t n = strcspn(k->name, " ");
     return strlen(name) == n && strncmp(k->name, name, n) == 0;
@@ -110,9 +110,9 @@ typedef struct obstacle_list {
     double time;   /* s: when the obstacles were at c */
     int walls;     /* wall segments */
     float* seg;    /* x0, y0, x1, y1 per segment */
-} obstacle_list;
+} obstacle_list_t;
 
-static void geometry_free(obstacle_list* g)
+static void geometry_free(obstacle_list_t* g)
 {
     free(g->c);
     free(g->v);
@@ -121,7 +121,7 @@ static void geometry_free(obstacle_list* g)
 }
 
 /* The walls and obstacles a recording holds (version 2 and later). */
-static int recorded_geometry(const shoal_recording_geometry_t* g, obstacle_list* out, char* err, int err_size)
+static int recorded_geometry(const shoal_recording_geometry_t* g, obstacle_list_t* out, char* err, int err_size)
 {
     memset(out, 0, sizeof *out);
     out->c = calloc((size_t)g->obstacle_count + 1, sizeof *out->c);
@@ -150,7 +150,7 @@ static int recorded_geometry(const shoal_recording_geometry_t* g, obstacle_list*
  * the run had at time 0. Returns 0; -1 (message in err) when the text does
  * not load, which the caller reports without failing (the traces stand
  * alone). */
-static int scenario_obstacles(const char* scenario_text, obstacle_list* out, char* err, int err_size)
+static int scenario_obstacles(const char* scenario_text, obstacle_list_t* out, char* err, int err_size)
 {
     memset(out, 0, sizeof *out);
     if (!scenario_text || !scenario_text[0]) return 0;
@@ -316,7 +316,7 @@ int plot_kind_run(int argc, char** argv)
         return CLI_EXIT_FAILURE;
     }
     char err[512];
-    obstacle_list obs;
+    obstacle_list_t obs;
     shoal_recording_geometry_t recorded;
     if (shoal_recording_reader_geometry(rec, &recorded) == SHOAL_OK) {
         if (recorded_geometry(&recorded, &obs, err, sizeof err) != 0)

@@ -52,13 +52,13 @@ typedef struct validate_opts {
     const char* plots;
     int64_t seed; /* the worlds' seed (jitter draws) */
     unsigned only; /* the experiments to run (EXP_*); 0: all */
-} validate_opts;
+} validate_opts_t;
 
 /* The experiments, as --only names them (and as --json keys them). */
 enum { EXP_FREE_WALK = 1, EXP_FUNDAMENTAL = 2, EXP_BOTTLENECK = 4, EXP_COUNTERFLOW = 8, EXP_COMPRESSION = 16 };
 static const char* const experiment_names[5] = {"free_walk", "fundamental", "bottleneck", "counterflow", "compression"};
 
-static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, const validate_opts* o)
+static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, const validate_opts_t* o)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = 2;
@@ -110,7 +110,7 @@ static int wall(shoal_world_t* w, float x0, float y0, float x1, float y1)
 /* Seconds one pedestrian takes to walk 10 m down a corridor along `deg`,
  * the crossing interpolated between steps; < 0 on failure. `path` (NULL:
  * not kept): x, y at the start and after each step, *path_count pairs. */
-static double free_walk(double deg, float dt, const validate_opts* o, float* path, int* path_count)
+static double free_walk(double deg, float dt, const validate_opts_t* o, float* path, int* path_count)
 {
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
     if (!w) return -1.0;
@@ -168,7 +168,7 @@ static double free_walk(double deg, float dt, const validate_opts* o, float* pat
  * a fixed hash of their place in the lattice (so no lanes to start with),
  * walk the other way; time_gap < 0 keeps the preset's. Returns the world
  * (NULL on failure) and the count. */
-static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts* o, int32_t* count)
+static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts_t* o, int32_t* count)
 {
     shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, o);
     if (!w) return NULL;
@@ -295,7 +295,7 @@ static double lane_order(shoal_world_t* w, int32_t n)
  * pedestrians in a 10 m room, bound for a point 20 m outside; the 10th to
  * the 90th to pass. < 0 when fewer than 90 passed in 200 s. `times` (NULL:
  * not kept): when each passed, *passed_count of them. */
-static double bottleneck(double width, float dt, const validate_opts* o, double* t_last, double* times, int* passed_count)
+static double bottleneck(double width, float dt, const validate_opts_t* o, double* t_last, double* times, int* passed_count)
 {
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
     if (!w) return -1.0;
@@ -351,7 +351,7 @@ static double bottleneck(double width, float dt, const validate_opts* o, double*
 /* The largest pair overlap and wall penetration over `steps` steps (over
  * a radius); into pd (NULL: none) also each step's and the final
  * positions. */
-static void compression(const validate_opts* o, double* overlap, double* penetration, int steps, validate_plot_data_t* pd)
+static void compression(const validate_opts_t* o, double* overlap, double* penetration, int steps, validate_plot_data_t* pd)
 {
     *overlap = *penetration = INFINITY;
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
@@ -442,7 +442,7 @@ static void final_corridor(shoal_world_t* w, int32_t n, const double* last10, va
 /* --only NAME[,NAME...]: a subset of the experiments. */
 static int parse_only(const char* command, const char* name, const char* value, void* opts)
 {
-    validate_opts* o = opts;
+    validate_opts_t* o = opts;
     const char* at = value;
     for (;;) {
         size_t len = strcspn(at, ",");
@@ -461,18 +461,18 @@ static int parse_only(const char* command, const char* name, const char* value, 
 }
 
 static const cli_option_t validate_options[] = {
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(validate_opts, json),
+    {.name = "--json", .kind = CLI_FLAG, CLI_AT(validate_opts_t, json),
      .help = "one JSON object on stdout: see below"},
-    {.name = "--quick", .kind = CLI_FLAG, CLI_AT(validate_opts, quick),
+    {.name = "--quick", .kind = CLI_FLAG, CLI_AT(validate_opts_t, quick),
      .help = "fewer densities and widths and shorter runs (for tests; figures are coarser)"},
-    {.name = "--plots", .metavar = "DIR", .kind = CLI_FILE, CLI_AT(validate_opts, plots),
+    {.name = "--plots", .metavar = "DIR", .kind = CLI_FILE, CLI_AT(validate_opts_t, plots),
      .help = "also draw each experiment as an 800 x 500 px PNG in DIR (made if missing): free_walk.png, "
              "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"
              PLOTS_AVAILABILITY},
-    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(validate_opts, threads), .min = 1,
+    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(validate_opts_t, threads), .min = 1,
      .max = 1024,
      .help = "threads (default: physical cores); results are the same for any count"},
-    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(validate_opts, seed),
+    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(validate_opts_t, seed),
      .max = 9007199254740992.0,
      .help = "the worlds' seed (default 5): the jitter that breaks symmetric stalls draws from it, so each seed is "
              "another sample of the same experiments"},
@@ -502,7 +502,7 @@ static const cli_spec_t validate_spec = {
 
 /* Run the five experiments and print what they measured; into pd (NULL:
  * no plots) what the pictures need. Returns the exit code. */
-static int run_experiments(validate_opts o, validate_plot_data_t* pd)
+static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
 {
     const float dt = 0.05f;
     int pass = 1;
@@ -728,7 +728,7 @@ int cmd_validate(int argc, char** argv)
         }
         return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
     }
-    validate_opts o = {.seed = 5};
+    validate_opts_t o = {.seed = 5};
     int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
     if (o.only && o.plots)

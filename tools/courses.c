@@ -104,9 +104,9 @@ typedef struct builder {
     float (*obs)[3];
     int32_t nobs, capobs;
     int failed;
-} builder;
+} builder_t;
 
-static void add_point(builder* b, float x, float y)
+static void add_point(builder_t* b, float x, float y)
 {
     if (b->failed) return;
     if (b->n == b->cap) {
@@ -124,7 +124,7 @@ static void add_point(builder* b, float x, float y)
     b->n++;
 }
 
-static void add_obstacle(builder* b, float x, float y, float r)
+static void add_obstacle(builder_t* b, float x, float y, float r)
 {
     if (b->failed) return;
     if (b->nobs == b->capobs) {
@@ -144,7 +144,7 @@ static void add_obstacle(builder* b, float x, float y, float r)
 }
 
 /* A wall of touching cylinders of radius r from (x0, y0) to (x1, y1). */
-static void add_wall(builder* b, float x0, float y0, float x1, float y1, float r)
+static void add_wall(builder_t* b, float x0, float y0, float x1, float y1, float r)
 {
     float len = hypotf(x1 - x0, y1 - y0);
     int n = (int)ceilf(len / (1.5f * r));
@@ -155,7 +155,7 @@ static void add_wall(builder* b, float x0, float y0, float x1, float y1, float r
 }
 
 /* Sample the terrain over the path's bounding box and finish the course. */
-static int finish(builder* b, course_t* c, terrain_fn* h, const char* name, const char* about,
+static int finish(builder_t* b, course_t* c, terrain_fn* h, const char* name, const char* about,
                   float half_width)
 {
     memset(c, 0, sizeof *c);
@@ -228,7 +228,7 @@ void course_free(course_t* c)
 
 static int make_test(int index, course_t* c)
 {
-    builder b = {0};
+    builder_t b = {0};
     switch (index) {
     case 0: /* three hairpins, 12 m apart: tighter than the truck can turn */
         add_point(&b, 0, 0);
@@ -340,7 +340,7 @@ static int make_test(int index, course_t* c)
 
 static int make_tuning(int index, course_t* c)
 {
-    builder b = {0};
+    builder_t b = {0};
     switch (index) {
     case 0: /* a stadium oval: two half circles of 25 m joined by 60 m straights */
         for (int k = 0; k <= 18; ++k) {
@@ -420,7 +420,7 @@ void town_node_xy(int32_t i, int32_t j, float* x, float* y)
 
 int town_make(course_t* out)
 {
-    builder b = {0};
+    builder_t b = {0};
     /* the path is unused; its corners set the terrain's extent */
     add_point(&b, TOWN_LO, TOWN_LO);
     add_point(&b, -TOWN_LO, -TOWN_LO);

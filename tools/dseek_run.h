@@ -11,10 +11,10 @@ typedef struct dseek_pose {
     float p[3];
     float d[3]; /* unit heading */
     float heading, pitch;
-} dseek_pose;
+} dseek_pose_t;
 
 /* Parse "x,y,heading" (dims 2) or "x,y,z,dx,dy,dz" (dims 3). 1 on success. */
-int dseek_parse_pose(const char* text, int dims, dseek_pose* out);
+int dseek_parse_pose(const char* text, int dims, dseek_pose_t* out);
 
 typedef struct dseek_sim_result {
     double position_error, heading_error_deg, path_length, time;
@@ -23,7 +23,7 @@ typedef struct dseek_sim_result {
                           degrees of b's was the arrival (reached on the first try) */
     int64_t steps;
     int reached;
-} dseek_sim_result;
+} dseek_sim_result_t;
 
 /* Called with the agent's state before every step (t = 0 first). */
 typedef void dseek_sample_fn(void* ctx, int dims, double t, const shoal_agent_state_t* s);
@@ -42,11 +42,11 @@ typedef enum dseek_vehicle {
     DSEEK_VEHICLE_CORE,
     DSEEK_VEHICLE_DEFAULT,
     DSEEK_VEHICLE_FORMATION,
-} dseek_vehicle;
+} dseek_vehicle_t;
 
 /* For default and formation: their speed and r_min = V / max_turn_rate
  * (the others keep what is passed). */
-void dseek_vehicle_limits(dseek_vehicle vehicle, double* rmin, double* speed);
+void dseek_vehicle_limits(dseek_vehicle_t vehicle, double* rmin, double* speed);
 
 /* Fly one agent from a to b on `vehicle` (directed seek derives its radius
  * from the vehicle). The arrival: the first local minimum of the distance
@@ -58,8 +58,8 @@ void dseek_vehicle_limits(dseek_vehicle vehicle, double* rmin, double* speed);
  * The result reports the arrival, else the closest pass.
  * sample (optional) sees every state. Returns 0 (and prints) on a library
  * error. */
-int dseek_simulate(int dims, const dseek_pose* a, const dseek_pose* b, double rmin, double speed,
-                   double dt, double max_time, dseek_vehicle vehicle, dseek_sample_fn* sample, void* ctx,
-                   dseek_sim_result* out);
+int dseek_simulate(int dims, const dseek_pose_t* a, const dseek_pose_t* b, double rmin, double speed,
+                   double dt, double max_time, dseek_vehicle_t vehicle, dseek_sample_fn* sample, void* ctx,
+                   dseek_sim_result_t* out);
 
 #endif

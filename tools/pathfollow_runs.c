@@ -61,11 +61,11 @@ typedef struct tracker {
     double cte_sum, inside, frames, distance, stuck_time, time;
     float last[3];
     int done;
-} tracker;
+} tracker_t;
 
 int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                   const shoal_path_follow_t* follow, const char* const* csv_paths,
-                  run_result* out, char* err, int err_size)
+                  run_result_t* out, char* err, int err_size)
 {
     return pf_run_course_observed(c, count, vehicles, follow, csv_paths, NULL, NULL, out, err,
                                   err_size);
@@ -103,7 +103,7 @@ void pf_trial_path(const course_t* c, uint64_t seed, int course, int trial, floa
 
 int pf_run_course_from(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                        const shoal_path_follow_t* follow, const pf_start_t* starts,
-                       const char* const* csv_paths, run_result* out, char* err, int err_size)
+                       const char* const* csv_paths, run_result_t* out, char* err, int err_size)
 {
     return pf_run_course_full(c, count, vehicles, follow, starts, csv_paths, NULL, NULL, out, err,
                               err_size);
@@ -111,7 +111,7 @@ int pf_run_course_from(const course_t* c, int count, const shoal_ground_vehicle_
 
 int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                            const shoal_path_follow_t* follow, const char* const* csv_paths,
-                           pf_observe_fn* observe, void* ctx, run_result* out, char* err,
+                           pf_observe_fn* observe, void* ctx, run_result_t* out, char* err,
                            int err_size)
 {
     return pf_run_course_full(c, count, vehicles, follow, NULL, csv_paths, observe, ctx, out, err,
@@ -121,13 +121,13 @@ int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehi
 int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                        const shoal_path_follow_t* follow, const pf_start_t* starts,
                        const char* const* csv_paths, pf_observe_fn* observe, void* ctx,
-                       run_result* out, char* err, int err_size)
+                       run_result_t* out, char* err, int err_size)
 {
     int rc = -1;
     shoal_world_t* w = pf_course_world(c, err, err_size);
     if (!w) return -1;
     shoal_agent_t* ids = calloc((size_t)count, sizeof *ids);
-    tracker* tr = calloc((size_t)count, sizeof *tr);
+    tracker_t* tr = calloc((size_t)count, sizeof *tr);
     FILE** csv = calloc((size_t)count, sizeof *csv);
     if (!ids || !tr || !csv) {
         snprintf(err, (size_t)err_size, "out of memory");
@@ -190,7 +190,7 @@ int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_
                 snprintf(err, (size_t)err_size, "course %s: %s", c->name, shoal_world_last_error(w));
                 goto done;
             }
-            tracker* k = &tr[i];
+            tracker_t* k = &tr[i];
             k->frames += 1.0;
             k->cte_sum += g.cte;
             k->inside += g.inside_corridor ? 1.0 : 0.0;
@@ -217,7 +217,7 @@ int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_
         }
     }
     for (int i = 0; i < count; ++i) {
-        tracker* k = &tr[i];
+        tracker_t* k = &tr[i];
         if (!k->done) k->time = t;
         out[i].time = k->time;
         out[i].cte_mean = k->frames > 0 ? k->cte_sum / k->frames : 0.0;
@@ -280,7 +280,7 @@ static double tune_cost(const shoal_ground_vehicle_t* vehicle, const shoal_path_
 {
     double cost = 0.0;
     for (int c = 0; c < COURSE_TUNING_COUNT; ++c) {
-        run_result r;
+        run_result_t r;
         memset(&r, 0, sizeof r);
         if (pf_run_course(&courses[c], 1, vehicle, f, NULL, &r, err, err_size) != 0) {
             *failed = 1;
@@ -396,7 +396,7 @@ static uint32_t soak_rand(uint64_t* s) { return (uint32_t)(rng_splitmix64(s) >> 
 enum { SOAK_LEGS = 8, SOAK_MAX_POINTS = SOAK_LEGS + 2 };
 
 int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles,
-            double seconds, uint64_t seed, int contacts, soak_result* out, char* err, int err_size)
+            double seconds, uint64_t seed, int contacts, soak_result_t* out, char* err, int err_size)
 {
     memset(out, 0, sizeof *out);
     course_t town;

@@ -23,7 +23,7 @@ typedef struct run_result {
     double speed_mean; /* m/s: distance driven / time */
     double distance;   /* m driven */
     double stuck_time; /* s spent in recovery manoeuvres */
-} run_result;
+} run_result_t;
 
 /* A 3D world (one thread) with course c's terrain and obstacles, no path
  * and no agents yet; NULL with a message in err on a library error. */
@@ -36,7 +36,7 @@ shoal_world_t* pf_course_world(const course_t* c, char* err, int err_size);
  * (a library error or a file that could not be written). */
 int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                   const shoal_path_follow_t* follow, const char* const* csv_paths,
-                  run_result* out, char* err, int err_size);
+                  run_result_t* out, char* err, int err_size);
 
 /* A start perturbed from the course's nominal one (waypoint 0, facing
  * waypoint 1, at rest): moved `lateral` m to the left of the first segment
@@ -70,7 +70,7 @@ void pf_trial_path(const course_t* c, uint64_t seed, int course, int trial, floa
  * vehicle from the nominal start). */
 int pf_run_course_from(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                        const shoal_path_follow_t* follow, const pf_start_t* starts,
-                       const char* const* csv_paths, run_result* out, char* err, int err_size);
+                       const char* const* csv_paths, run_result_t* out, char* err, int err_size);
 
 /* The same with an observer: `observe` (optional) sees every vehicle's
  * state and ground status after every frame until it completes. */
@@ -78,12 +78,12 @@ typedef void pf_observe_fn(void* ctx, int vehicle, double t, const shoal_agent_s
                            const shoal_ground_status_t* g);
 int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                            const shoal_path_follow_t* follow, const char* const* csv_paths,
-                           pf_observe_fn* observe, void* ctx, run_result* out, char* err,
+                           pf_observe_fn* observe, void* ctx, run_result_t* out, char* err,
                            int err_size);
 int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                        const shoal_path_follow_t* follow, const pf_start_t* starts,
                        const char* const* csv_paths, pf_observe_fn* observe, void* ctx,
-                       run_result* out, char* err, int err_size);
+                       run_result_t* out, char* err, int err_size);
 
 /* The parameters the tuner searches, as a vector. */
 enum { PF_TUNE_DIM = 5 };
@@ -119,8 +119,8 @@ typedef struct soak_result {
     int64_t touch_frames; /* pair-frames spent touching */
     double overlap_max;   /* m: the deepest overlap of two bodies after any frame (with
                            * contacts: what the contact pass left) */
-} soak_result;
+} soak_result_t;
 int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles,
-            double seconds, uint64_t seed, int contacts, soak_result* out, char* err, int err_size);
+            double seconds, uint64_t seed, int contacts, soak_result_t* out, char* err, int err_size);
 
 #endif

@@ -21,13 +21,13 @@
 typedef struct track {
     double* xy; /* x, y, heading per sample */
     int count, capacity, failed;
-} track;
+} track_t;
 
 static void collect(void* ctx, int dims, double t, const shoal_agent_state_t* s)
 {
     (void)dims;
     (void)t;
-    track* k = ctx;
+    track_t* k = ctx;
     if (k->failed) return;
     if (k->count == k->capacity) {
         int cap = k->capacity ? 2 * k->capacity : 1024;
@@ -106,7 +106,7 @@ int plot_kind_dseek(int argc, char** argv)
     const char *from = opt.from, *to = opt.to;
     double rmin = opt.rmin, speed = opt.speed;
     int64_t replans = opt.replans;
-    dseek_pose a, b;
+    dseek_pose_t a, b;
     if (!dseek_parse_pose(from, 2, &a))
         return cli_usage_error("plot dseek", "--from '%s' is not x,y,heading (plots are 2D)", from);
     if (!dseek_parse_pose(to, 2, &b))
@@ -116,8 +116,8 @@ int plot_kind_dseek(int argc, char** argv)
     double dt = 0.02 * rmin / speed;
     double dist0 = hypot(a.p[0] - b.p[0], a.p[1] - b.p[1]);
     double max_time = 20.0 * (dist0 / speed + 2.0 * PLOT_PI * rmin / speed);
-    track tr = {0};
-    dseek_sim_result res;
+    track_t tr = {0};
+    dseek_sim_result_t res;
     if (!dseek_simulate(2, &a, &b, rmin, speed, dt, max_time, DSEEK_VEHICLE_KINEMATIC, collect, &tr, &res)) {
         free(tr.xy);
         return CLI_EXIT_FAILURE;
@@ -130,9 +130,9 @@ int plot_kind_dseek(int argc, char** argv)
 
     /* The plan at the start pose. */
     double r = PLOT_DSEEK_MARGIN * rmin;
-    dseek_params prm = dseek_default_params((float)r);
+    dseek_params_t prm = dseek_default_params((float)r);
     vec2 A = {a.p[0], a.p[1]}, dA = {a.d[0], a.d[1]}, W = {b.p[0], b.p[1]}, dW = {b.d[0], b.d[1]};
-    dseek_result2 plan;
+    dseek_result2_t plan;
     int have_plan = dseek_steer_2d(A, dA, W, dW, &prm, &plan) == DSEEK_OK && isfinite(plan.total_angle) &&
                     plan.stage != DSEEK_CLOSE;
     vec2 kA[2] = {{A.x - (float)r * dA.y, A.y + (float)r * dA.x}, {A.x + (float)r * dA.y, A.y - (float)r * dA.x}};
@@ -184,7 +184,7 @@ int plot_kind_dseek(int argc, char** argv)
         int k = (int)((int64_t)j * tr.count / (replans + 1));
         vec2 P = {(float)tr.xy[3 * k], (float)tr.xy[3 * k + 1]};
         vec2 dP = {cosf((float)tr.xy[3 * k + 2]), sinf((float)tr.xy[3 * k + 2])};
-        dseek_result2 later;
+        dseek_result2_t later;
         if (dseek_steer_2d(P, dP, W, dW, &prm, &later) != DSEEK_OK || !isfinite(later.total_angle) ||
             later.stage == DSEEK_CLOSE)
             continue;

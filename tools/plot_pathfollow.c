@@ -18,23 +18,23 @@
 typedef struct pf_sample {
     float x, y, speed;
     int32_t stuck, stuck_events, teleports;
-} pf_sample;
+} pf_sample_t;
 
 typedef struct pf_track {
-    pf_sample* s;
+    pf_sample_t* s;
     int count, capacity, failed;
-} pf_track;
+} pf_track_t;
 
 static void observe(void* ctx, int vehicle, double t, const shoal_agent_state_t* s,
                     const shoal_ground_status_t* g)
 {
     (void)vehicle;
     (void)t;
-    pf_track* k = ctx;
+    pf_track_t* k = ctx;
     if (k->failed) return;
     if (k->count == k->capacity) {
         int cap = k->capacity ? 2 * k->capacity : 4096;
-        pf_sample* p = realloc(k->s, (size_t)cap * sizeof *p);
+        pf_sample_t* p = realloc(k->s, (size_t)cap * sizeof *p);
         if (!p) {
             k->failed = 1;
             return;
@@ -42,7 +42,7 @@ static void observe(void* ctx, int vehicle, double t, const shoal_agent_state_t*
         k->s = p;
         k->capacity = cap;
     }
-    k->s[k->count++] = (pf_sample){.x = s->position[0], .y = s->position[1], .speed = fabsf(g->speed), .stuck = g->stuck,
+    k->s[k->count++] = (pf_sample_t){.x = s->position[0], .y = s->position[1], .speed = fabsf(g->speed), .stuck = g->stuck,
                                    .stuck_events = g->stuck_events, .teleports = g->teleports};
 }
 
@@ -151,10 +151,10 @@ int plot_kind_pathfollow(int argc, char** argv)
         return cli_usage_error("plot pathfollow", "--course: unknown course '%s' (see shoal pathfollow --help)",
                                course_name);
 
-    pf_track tr = {0};
+    pf_track_t tr = {0};
     observe(&tr, 0, 0.0, &(shoal_agent_state_t){.position = {c.xyz[0], c.xyz[1], c.xyz[2]}},
             &(shoal_ground_status_t){0});
-    run_result res;
+    run_result_t res;
     memset(&res, 0, sizeof res);
     char err[512];
     const char* csvs[1] = {NULL};
@@ -229,7 +229,7 @@ int plot_kind_pathfollow(int argc, char** argv)
     if (vmax <= 0.0) vmax = 1.0;
     cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
     for (int i = 1; i < tr.count; ++i) {
-        const pf_sample *a = &tr.s[i - 1], *q = &tr.s[i];
+        const pf_sample_t *a = &tr.s[i - 1], *q = &tr.s[i];
         if (q->teleports != a->teleports) continue; /* a jump, not driving */
         cairo_move_to(cr, a->x, a->y);
         cairo_line_to(cr, q->x, q->y);
@@ -245,7 +245,7 @@ int plot_kind_pathfollow(int argc, char** argv)
     plot_set_color(&p, stuck_c, 0.9);
     plot_stroke_px(&p, 1.0);
     for (int i = 1; i < tr.count; ++i) {
-        const pf_sample *a = &tr.s[i - 1], *q = &tr.s[i];
+        const pf_sample_t *a = &tr.s[i - 1], *q = &tr.s[i];
         if (q->teleports > a->teleports) {
             cairo_move_to(cr, a->x, a->y);
             cairo_line_to(cr, q->x, q->y);

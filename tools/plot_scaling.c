@@ -22,7 +22,7 @@ typedef struct scaling_curve {
     char name[48];
     double speedup[MAX_COUNTS]; /* NaN where missing */
     double base_ms;             /* ms per step at the first count; NaN when not given */
-} scaling_curve;
+} scaling_curve_t;
 
 /* A sweep as read from the file, its thread counts in file order (the
  * first is the speed-ups' base). */
@@ -36,9 +36,9 @@ typedef struct scaling_data {
     int over[MAX_COUNTS];     /* oversubscribed */
     double step_base_ms;      /* NaN when not given */
     int agree;                /* hashes_agree: 1, 0, or -1 when not given */
-    scaling_curve systems[MAX_SYSTEMS];
+    scaling_curve_t systems[MAX_SYSTEMS];
     int system_count;
-} scaling_data;
+} scaling_data_t;
 
 /* The error of line `line` (0: the file as a whole) into err; returns -1. */
 static int bad(char* err, int size, const char* path, int line, const char* what)
@@ -49,7 +49,7 @@ static int bad(char* err, int size, const char* path, int line, const char* what
 }
 
 /* The index of thread count t, added when new; -1 when the table is full. */
-static int count_index(scaling_data* d, double t)
+static int count_index(scaling_data_t* d, double t)
 {
     for (int k = 0; k < d->counts; ++k)
         if (d->threads[k] == t) return k;
@@ -62,12 +62,12 @@ static int count_index(scaling_data* d, double t)
     return k;
 }
 
-static scaling_curve* curve_named(scaling_data* d, const char* name)
+static scaling_curve_t* curve_named(scaling_data_t* d, const char* name)
 {
     for (int i = 0; i < d->system_count; ++i)
         if (!strcmp(d->systems[i].name, name)) return &d->systems[i];
     if (d->system_count == MAX_SYSTEMS) return NULL;
-    scaling_curve* c = &d->systems[d->system_count++];
+    scaling_curve_t* c = &d->systems[d->system_count++];
     snprintf(c->name, sizeof c->name, "%s", name);
     c->base_ms = NAN;
     for (int k = 0; k < MAX_COUNTS; ++k) c->speedup[k] = NAN;
@@ -88,7 +88,7 @@ static double number_or_nan(const cJSON* o, const char* key)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static int read_json_line(scaling_data* d, cJSON* root, const char* path, int line, char* err, int size)
+static int read_json_line(scaling_data_t* d, cJSON* root, const char* path, int line, char* err, int size)
 {
     char what[160];
     if (!cJSON_IsObject(root)) return bad(err, size, path, line, "expected one JSON object per line");
@@ -126,7 +126,7 @@ static int read_json_line(scaling_data* d, cJSON* root, const char* path, int li
     {
         const cJSON* name = cJSON_GetObjectItemCaseSensitive(sys, "name");
         if (!cJSON_IsString(name)) return bad(err, size, path, line, "a system without a \"name\" string");
-        scaling_curve* c = curve_named(d, name->valuestring);
+        scaling_curve_t* c = curve_named(d, name->valuestring);
         if (!c) continue; /* more systems than the table: not drawn */
         c->speedup[k] = number_or_nan(sys, "speedup");
         if (k == 0) c->base_ms = number_or_nan(sys, "ms_per_step");
@@ -134,7 +134,7 @@ static int read_json_line(scaling_data* d, cJSON* root, const char* path, int li
     return 0;
 }
 
-static int read_json_lines(scaling_data* d, char* text, const char* path, char* err, int size)
+static int read_json_lines(scaling_data_t* d, char* text, const char* path, char* err, int size)
 {
     int line = 0;
     for (char* p = text; *p;) {
@@ -197,7 +197,7 @@ static int csv_number(const char* text, double* out)
     return end != text && *end == '\0';
 }
 
-static int read_csv(scaling_data* d, char* text, const char* path, char* err, int size)
+static int read_csv(scaling_data_t* d, char* text, const char* path, char* err, int size)
 {
     char* header[CSV_MAX_FIELDS];
     char what[200];
@@ -262,7 +262,7 @@ static int read_csv(scaling_data* d, char* text, const char* path, char* err, in
                 return bad(err, size, path, line, what);
             }
         } else {
-            scaling_curve* c = curve_named(d, f[c_system]);
+            scaling_curve_t* c = curve_named(d, f[c_system]);
             if (!c) continue;
             c->speedup[k] = speedup;
             if (k == 0) c->base_ms = ms;
@@ -273,7 +273,7 @@ static int read_csv(scaling_data* d, char* text, const char* path, char* err, in
 
 /* Read FILE: JSON lines when its first non-blank character is '{', CSV
  * otherwise. Returns 0, or -1 with the message in err. */
-static int read_sweep(const char* path, scaling_data* d, char* err, int size)
+static int read_sweep(const char* path, scaling_data_t* d, char* err, int size)
 {
     memset(d, 0, sizeof *d);
     d->agents = d->rounds = d->step_base_ms = NAN;
@@ -313,18 +313,18 @@ static int read_sweep(const char* path, scaling_data* d, char* err, int size)
 
 static int by_cost(const void* a, const void* b)
 {
-    const scaling_curve* x = *(const scaling_curve* const*)a;
-    const scaling_curve* y = *(const scaling_curve* const*)b;
+    const scaling_curve_t* x = *(const scaling_curve_t* const*)a;
+    const scaling_curve_t* y = *(const scaling_curve_t* const*)b;
     double cx = isnan(x->base_ms) ? -1.0 : x->base_ms, cy = isnan(y->base_ms) ? -1.0 : y->base_ms;
     return (cx < cy) - (cx > cy);
 }
 
-static int pick_systems(scaling_data* d, double share, scaling_curve** drawn)
+static int pick_systems(scaling_data_t* d, double share, scaling_curve_t** drawn)
 {
-    scaling_curve* all[MAX_SYSTEMS];
+    scaling_curve_t* all[MAX_SYSTEMS];
     int n = 0;
     for (int i = 0; i < d->system_count; ++i) {
-        scaling_curve* c = &d->systems[i];
+        scaling_curve_t* c = &d->systems[i];
         int any = 0;
         for (int k = 0; k < d->counts; ++k) any |= isfinite(c->speedup[k]);
         if (!any) continue;
@@ -339,7 +339,7 @@ static int pick_systems(scaling_data* d, double share, scaling_curve** drawn)
 }
 
 /* Thread counts in increasing order, as indices. */
-static void sorted_counts(const scaling_data* d, int* order)
+static void sorted_counts(const scaling_data_t* d, int* order)
 {
     for (int k = 0; k < d->counts; ++k) order[k] = k;
     for (int i = 1; i < d->counts; ++i)
@@ -392,7 +392,7 @@ int plot_kind_scaling(int argc, char** argv)
     if (stop >= 0) return stop;
     if (!path)
         return cli_usage_error("plot scaling", "which sweep? (shoal plot scaling FILE.jsonl -o OUT.png)");
-    scaling_data* d = malloc(sizeof *d);
+    scaling_data_t* d = malloc(sizeof *d);
     if (!d) {
         cli_error("plot scaling: out of memory");
         return CLI_EXIT_FAILURE;
@@ -403,7 +403,7 @@ int plot_kind_scaling(int argc, char** argv)
         free(d);
         return CLI_EXIT_FAILURE;
     }
-    scaling_curve* drawn[MAX_DRAWN];
+    scaling_curve_t* drawn[MAX_DRAWN];
     int shown = pick_systems(d, opt.min_share / 100.0, drawn);
     int order[MAX_COUNTS] = {0};
     sorted_counts(d, order);

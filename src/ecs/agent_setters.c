@@ -20,10 +20,10 @@ static void edit_gains(shoal_agent_def_t* d, const void* a)
 typedef struct behavior_arg {
     int32_t behavior;
     float weight;
-} behavior_arg;
+} behavior_arg_t;
 static void edit_behavior(shoal_agent_def_t* d, const void* a)
 {
-    const behavior_arg* b = (const behavior_arg*)a;
+    const behavior_arg_t* b = (const behavior_arg_t*)a;
     d->weights[b->behavior] = b->weight;
 }
 
@@ -84,7 +84,7 @@ shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoa
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "agent_set_behavior: unknown behavior %d (expected 0..%d)", (int)behavior,
                           SHOAL_BEHAVIOR_COUNT_ - 1);
-    behavior_arg arg = {(int32_t)behavior, weight};
+    behavior_arg_t arg = {(int32_t)behavior, weight};
     return agent_edit(w, id, "agent_set_behavior", edit_behavior, &arg,
                       AGENT_EDIT_PARAMS | behavior_components(w, behavior));
 }

@@ -45,12 +45,12 @@ static int coordinate_array(world_t* w, const char* where, const char* name, con
 typedef struct fill_ctx {
     const table_t* t;
     void* const* fresh;
-} fill_ctx;
+} fill_ctx_t;
 
 static void fill_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const fill_ctx* c = (const fill_ctx*)vctx;
+    const fill_ctx_t* c = (const fill_ctx_t*)vctx;
     const table_t* t = c->t;
     for (int32_t col = 0; col < t->column_count; ++col) {
         size_t sz = t->elem_size[col];
@@ -70,7 +70,7 @@ int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
     if (want < 0) return 0;
     if (want == t->capacity) return 1;
     void* fresh[TABLE_MAX_COLUMNS] = {0};
-    fill_ctx c = {t, fresh};
+    fill_ctx_t c = {t, fresh};
     void* block = table_block_alloc(t, &w->alloc, want, fresh);
     if (!block) return 0;
     par_for(w, want, 4096, PAR_STATIC, fill_rows, &c);
@@ -90,7 +90,7 @@ typedef struct bulk_ctx {
     const uint32_t* slots;  /* the new agents' slots */
     int32_t base;           /* the first new agent row */
     int32_t comp_base[WORLD_MAX_COMPONENTS]; /* first new row per component, -1: not needed */
-} bulk_ctx;
+} bulk_ctx_t;
 
 static void fill_f(float* col, int32_t lo, int32_t hi, float v)
 {
@@ -116,7 +116,7 @@ static void fill_xyz(float* col, int32_t lo, int32_t hi, const float* xyz, int a
  * agent (agent.c's write_params and write_pose), one column at a time.
  * Columns a definition leaves at zero (intent, actuation, spin) are zero
  * already: rows past a table's count are kept zeroed. */
-static void bulk_agent_columns(bulk_ctx* c, int32_t begin, int32_t end)
+static void bulk_agent_columns(bulk_ctx_t* c, int32_t begin, int32_t end)
 {
     world_t* w = c->w;
     const shoal_agent_def_t* d = c->def;
@@ -210,7 +210,7 @@ static vec3 row_forward(const world_t* w, const shoal_agent_def_t* d, const shoa
 static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    bulk_ctx* c = (bulk_ctx*)vctx;
+    bulk_ctx_t* c = (bulk_ctx_t*)vctx;
     world_t* w = c->w;
     const shoal_agent_arrays_t* a = c->a;
     bulk_agent_columns(c, begin, end);
@@ -302,7 +302,7 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     }
 
     /* Nothing can fail from here on. */
-    bulk_ctx c;
+    bulk_ctx_t c;
     c.w = w;
     c.def = def;
     c.a = a;

@@ -48,7 +48,7 @@ typedef struct par_job {
      * taken from share j. */
     int32_t shares;
     struct share_counter* share_next;
-} par_job;
+} par_job_t;
 
 /* At most this many shares: with more workers, several start on the same
  * share. Each counter has its own cache line, so a worker taking blocks of
@@ -57,7 +57,7 @@ typedef struct par_job {
 
 typedef struct share_counter {
     _Alignas(64) atomic_int next;
-} share_counter;
+} share_counter_t;
 
 /* Where share j of `parts` starts: the j-th of an even split of `count`
  * items, cut down to a multiple of `align` (share 0 starts at 0, the last
@@ -79,7 +79,7 @@ static int32_t par_share_begin(int32_t count, int32_t parts, int32_t j, int32_t 
  * schedules cut about four blocks per worker for balance (tasks: one task
  * per block, they are few and coarse); affine ones blocks of min_block. */
 static int32_t round_block(int64_t block, int32_t align);
-static int32_t job_block(int32_t count, int32_t min_block, par_schedule schedule, int32_t threads, int32_t align)
+static int32_t job_block(int32_t count, int32_t min_block, par_schedule_t schedule, int32_t threads, int32_t align)
 {
     int64_t per = schedule & PAR_CLAIMED
                       ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
@@ -90,7 +90,7 @@ static int32_t job_block(int32_t count, int32_t min_block, par_schedule schedule
 
 static int32_t affine_shares(int32_t threads) { return threads < PAR_MAX_SHARES ? threads : PAR_MAX_SHARES; }
 
-static void job_run_block(const par_job* job, int32_t b, int32_t worker)
+static void job_run_block(const par_job_t* job, int32_t b, int32_t worker)
 {
     int32_t begin = b * job->block;
     int32_t end = begin + job->block;
@@ -99,7 +99,7 @@ static void job_run_block(const par_job* job, int32_t b, int32_t worker)
 }
 
 /* Blocks of share j one at a time, until none is left. */
-static void job_drain_share(par_job* job, int32_t j, int32_t worker)
+static void job_drain_share(par_job_t* job, int32_t j, int32_t worker)
 {
     const int64_t first = par_share_begin(job->count, job->shares, j, job->align);
     const int64_t stop = par_share_begin(job->count, job->shares, j + 1, job->align);
@@ -113,13 +113,13 @@ static void job_drain_share(par_job* job, int32_t j, int32_t worker)
 }
 
 /* Own share first, then whatever the others left, nearest share first. */
-static void job_affine_loop(par_job* job, int32_t worker)
+static void job_affine_loop(par_job_t* job, int32_t worker)
 {
     int32_t own = worker % job->shares;
     for (int32_t d = 0; d < job->shares; ++d) job_drain_share(job, (own + d) % job->shares, worker);
 }
 
-static void job_claim_loop(par_job* job, int32_t worker)
+static void job_claim_loop(par_job_t* job, int32_t worker)
 {
     for (;;) {
         int32_t b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
@@ -132,7 +132,7 @@ static void job_claim_loop(par_job* job, int32_t worker)
 static void host_seat_task(int32_t start, int32_t end, uint32_t host_worker, void* task_ctx)
 {
     (void)host_worker;
-    par_job* job = (par_job*)task_ctx;
+    par_job_t* job = (par_job_t*)task_ctx;
     for (int32_t seat = start; seat < end; ++seat) job_claim_loop(job, seat + 1);
 }
 
@@ -153,7 +153,7 @@ static void bind_current_thread(world_t* w, int32_t worker)
 }
 
 /* Worker `worker` of a team of `team` threads: its part of the job. */
-static void job_run_worker(par_job* job, par_schedule schedule, int32_t worker, int32_t team)
+static void job_run_worker(par_job_t* job, par_schedule_t schedule, int32_t worker, int32_t team)
 {
     if (schedule & PAR_AFFINE) {
         job_affine_loop(job, worker);
@@ -167,7 +167,7 @@ static void job_run_worker(par_job* job, par_schedule schedule, int32_t worker, 
     }
 }
 
-static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
+static void run_openmp(world_t* w, par_job_t* job, par_schedule_t schedule)
 {
     int32_t threads = w->thread_count;
     int bind = w->bind_threads && !w->threads_bound;
@@ -188,8 +188,8 @@ static void run_openmp(world_t* w, par_job* job, par_schedule schedule)
  * caller publishes on. */
 typedef struct par_team {
     _Alignas(64) atomic_uint gen; /* bumped once per job and once to close */
-    par_job* job;                 /* the job of the current generation */
-    par_schedule schedule;
+    par_job_t* job;                 /* the job of the current generation */
+    par_schedule_t schedule;
     int32_t size;
     int32_t closing;
     int32_t spin;
@@ -203,7 +203,7 @@ typedef struct par_team {
     pthread_mutex_t lock; /* gen_sleep's condition variable (Linux: a futex) */
     pthread_cond_t wake;
 #endif
-} par_team;
+} par_team_t;
 
 /* Spins of an active team with more threads than processors. */
 #define PAR_SPIN_OVERSUBSCRIBED_ACTIVE 1000
@@ -222,15 +222,15 @@ static inline void cpu_relax(void)
  * each wakes on its own. Elsewhere a condition variable (its mutex makes
  * the woken take turns). */
 #if defined(__linux__)
-static void gen_sleep(par_team* t, unsigned seen)
+static void gen_sleep(par_team_t* t, unsigned seen)
 {
     /* Returns at once if gen no longer holds `seen`. */
     syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
 }
-static void gen_wake_all(par_team* t) { syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); }
+static void gen_wake_all(par_team_t* t) { syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); }
 /* The caller, once it has spun, sleeps until the last worker is done (that
  * worker wakes it): the same handshake as above, on `pending`. */
-static void pending_sleep(par_team* t)
+static void pending_sleep(par_team_t* t)
 {
     atomic_store(&t->caller_sleeps, 1);
     int p;
@@ -238,40 +238,40 @@ static void pending_sleep(par_team* t)
         syscall(SYS_futex, (int*)&t->pending, FUTEX_WAIT_PRIVATE, p, NULL, NULL, 0);
     atomic_store_explicit(&t->caller_sleeps, 0, memory_order_relaxed);
 }
-static void job_done(par_team* t)
+static void job_done(par_team_t* t)
 {
     if (atomic_fetch_sub(&t->pending, 1) == 1 && atomic_load(&t->caller_sleeps))
         syscall(SYS_futex, (int*)&t->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
-static int team_sync_init(par_team* t) { (void)t; return 1; }
-static void team_sync_destroy(par_team* t) { (void)t; }
+static int team_sync_init(par_team_t* t) { (void)t; return 1; }
+static void team_sync_destroy(par_team_t* t) { (void)t; }
 #else
-static void gen_sleep(par_team* t, unsigned seen)
+static void gen_sleep(par_team_t* t, unsigned seen)
 {
     pthread_mutex_lock(&t->lock);
     if (atomic_load(&t->gen) == seen) pthread_cond_wait(&t->wake, &t->lock);
     pthread_mutex_unlock(&t->lock);
 }
-static void gen_wake_all(par_team* t)
+static void gen_wake_all(par_team_t* t)
 {
     pthread_mutex_lock(&t->lock);
     pthread_cond_broadcast(&t->wake);
     pthread_mutex_unlock(&t->lock);
 }
 /* The caller gives its processor to the workers until they are done. */
-static void pending_sleep(par_team* t)
+static void pending_sleep(par_team_t* t)
 {
     while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) sched_yield();
 }
-static void job_done(par_team* t) { atomic_fetch_sub_explicit(&t->pending, 1, memory_order_release); }
-static int team_sync_init(par_team* t)
+static void job_done(par_team_t* t) { atomic_fetch_sub_explicit(&t->pending, 1, memory_order_release); }
+static int team_sync_init(par_team_t* t)
 {
     if (pthread_mutex_init(&t->lock, NULL) != 0) return 0;
     if (pthread_cond_init(&t->wake, NULL) == 0) return 1;
     pthread_mutex_destroy(&t->lock);
     return 0;
 }
-static void team_sync_destroy(par_team* t)
+static void team_sync_destroy(par_team_t* t)
 {
     pthread_cond_destroy(&t->wake);
     pthread_mutex_destroy(&t->lock);
@@ -283,7 +283,7 @@ static void team_sync_destroy(par_team* t)
  * caller bumps gen before it reads the count (all sequentially
  * consistent), so one of the two sees the other: either the sleeper finds
  * the new generation or the caller wakes it. */
-static unsigned team_wait(par_team* t, unsigned seen)
+static unsigned team_wait(par_team_t* t, unsigned seen)
 {
     for (int32_t i = 0; i < t->spin; ++i) {
         unsigned g = atomic_load_explicit(&t->gen, memory_order_acquire);
@@ -298,13 +298,13 @@ static unsigned team_wait(par_team* t, unsigned seen)
 }
 
 /* Caller side: publish the next generation and wake any sleeper. */
-static void team_publish(par_team* t)
+static void team_publish(par_team_t* t)
 {
     atomic_fetch_add(&t->gen, 1u);
     if (atomic_load(&t->sleepers) > 0) gen_wake_all(t);
 }
 
-static void team_worker_loop(par_team* t, int32_t worker)
+static void team_worker_loop(par_team_t* t, int32_t worker)
 {
     unsigned seen = 0;
     for (;;) {
@@ -317,7 +317,7 @@ static void team_worker_loop(par_team* t, int32_t worker)
 
 /* The caller hands a job to the team, takes its own part as worker 0, and
  * returns when every worker is done with it. */
-static void team_run(par_team* t, par_job* job, par_schedule schedule)
+static void team_run(par_team_t* t, par_job_t* job, par_schedule_t schedule)
 {
     t->job = job;
     t->schedule = schedule;
@@ -339,7 +339,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
 {
     int32_t threads = w->thread_count;
     if (threads <= 1 || w->backend != SHOAL_BACKEND_OPENMP || w->team || w->census) return body(w, ctx);
-    par_team t;
+    par_team_t t;
     memset(&t, 0, sizeof t);
     atomic_init(&t.gen, 0u);
     atomic_init(&t.pending, 0);
@@ -420,22 +420,22 @@ typedef struct traced_job {
     trace_t* trace;
     int32_t system_id;
     uint64_t step;
-} traced_job;
+} traced_job_t;
 
 static void traced_block(int32_t begin, int32_t end, int32_t worker, void* ctx)
 {
-    const traced_job* t = (const traced_job*)ctx;
+    const traced_job_t* t = (const traced_job_t*)ctx;
     uint64_t t0 = world_now_ns();
     t->fn(begin, end, worker, t->ctx);
     trace_record(t->trace, 1 + worker, t->system_id, end - begin, t->step, t0, world_now_ns());
 }
 
-static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule,
+static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule,
                     par_fn* fn, void* ctx);
-static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
                        void* ctx);
 
-void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
              void* ctx)
 {
     if (count <= 0) return;
@@ -444,14 +444,14 @@ void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule
         return;
     }
     if (w->trace && w->trace_system >= 0) {
-        traced_job t = {.fn = fn, .ctx = ctx, .trace = w->trace, .system_id = w->trace_system, .step = w->step_count};
+        traced_job_t t = {.fn = fn, .ctx = ctx, .trace = w->trace, .system_id = w->trace_system, .step = w->step_count};
         par_run(w, count, min_block, schedule, traced_block, &t);
         return;
     }
     par_run(w, count, min_block, schedule, fn, ctx);
 }
 
-static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule,
+static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule,
                     par_fn* fn, void* ctx)
 {
     int32_t threads = w->thread_count;
@@ -460,7 +460,7 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
         fn(0, count, 0, ctx);
         return;
     }
-    par_job job;
+    par_job_t job;
     job.fn = fn;
     job.ctx = ctx;
     job.count = count;
@@ -468,7 +468,7 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule s
     job.block = job_block(count, min_block, schedule, threads, job.align);
     job.block_count = (int32_t)(((int64_t)count + job.block - 1) / job.block);
     atomic_init(&job.next, 0);
-    share_counter share_next[PAR_MAX_SHARES];
+    share_counter_t share_next[PAR_MAX_SHARES];
     job.shares = 0;
     job.share_next = share_next;
     if ((schedule & PAR_AFFINE) && w->backend != SHOAL_BACKEND_HOST) {
@@ -510,7 +510,7 @@ struct par_census_worker {
     int64_t items;
 };
 
-static void census_release_owners(world_t* w, par_census* c)
+static void census_release_owners(world_t* w, par_census_t* c)
 {
     mem_free(&w->alloc, c->owner, c->owner_capacity * sizeof *c->owner);
     mem_free(&w->alloc, c->owner_spare, c->owner_capacity * sizeof *c->owner_spare);
@@ -519,18 +519,18 @@ static void census_release_owners(world_t* w, par_census* c)
     c->owner_count = 0;
 }
 
-static void census_release(world_t* w, par_census* c)
+static void census_release(world_t* w, par_census_t* c)
 {
     census_release_owners(w, c);
     mem_free(&w->alloc, c->block_ns, c->block_capacity * sizeof *c->block_ns);
     c->block_ns = NULL;
     c->block_capacity = 0;
-    mem_free(&w->alloc, c->workers, (size_t)c->threads * sizeof(par_census_worker));
+    mem_free(&w->alloc, c->workers, (size_t)c->threads * sizeof(par_census_worker_t));
     c->workers = NULL;
 }
 
 /* Room for `blocks` block times, kept from call to call, or NULL. */
-static uint64_t* census_block_ns(world_t* w, par_census* c, int32_t blocks)
+static uint64_t* census_block_ns(world_t* w, par_census_t* c, int32_t blocks)
 {
     if ((size_t)blocks > c->block_capacity) {
         size_t cap = (size_t)blocks * 2;
@@ -545,13 +545,13 @@ static uint64_t* census_block_ns(world_t* w, par_census* c, int32_t blocks)
 
 /* The simulated workers' state, one per thread of the census (allocated
  * once), or NULL. */
-static par_census_worker* census_workers(world_t* w, par_census* c, int32_t threads)
+static par_census_worker_t* census_workers(world_t* w, par_census_t* c, int32_t threads)
 {
-    if (!c->workers) c->workers = (par_census_worker*)mem_alloc(&w->alloc, (size_t)threads * sizeof(par_census_worker));
+    if (!c->workers) c->workers = (par_census_worker_t*)mem_alloc(&w->alloc, (size_t)threads * sizeof(par_census_worker_t));
     return c->workers;
 }
 
-void par_census_set(world_t* w, par_census* census)
+void par_census_set(world_t* w, par_census_t* census)
 {
     if (w->census) census_release(w, w->census);
     if (census) {
@@ -562,18 +562,18 @@ void par_census_set(world_t* w, par_census* census)
     w->census_system = -1;
 }
 
-static uint64_t census_now(const par_census* c) { return c->now ? c->now(c->now_ctx) : world_now_ns(); }
+static uint64_t census_now(const par_census_t* c) { return c->now ? c->now(c->now_ctx) : world_now_ns(); }
 
-static par_census_loop* census_loop(world_t* w, par_fn* fn)
+static par_census_loop_t* census_loop(world_t* w, par_fn* fn)
 {
-    par_census* c = w->census;
+    par_census_t* c = w->census;
     const char* name = w->census_system >= 0 ? w->systems[w->census_system].name
                        : w->census_system == -2 ? w->census_fused
                                                 : "-";
     for (int32_t i = 0; i < c->count; ++i)
         if (c->loops[i].fn == fn && strcmp(c->loops[i].system, name) == 0) return &c->loops[i];
     if (c->count == PAR_CENSUS_LOOPS) return NULL;
-    par_census_loop* l = &c->loops[c->count++];
+    par_census_loop_t* l = &c->loops[c->count++];
     memset(l, 0, sizeof *l);
     l->fn = fn;
     size_t n = strlen(name);
@@ -583,12 +583,12 @@ static par_census_loop* census_loop(world_t* w, par_fn* fn)
     return l;
 }
 
-static uint64_t census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
+static uint64_t census_body(world_t* w, par_census_t* c, int32_t count, int32_t min_block, par_schedule_t schedule,
                             par_fn* fn, void* ctx);
 
 /* The spare owner array for a loop of `count` items, or NULL when the
  * loop is not agent-sized (or memory is short: no figure then). */
-static uint16_t* census_owners(world_t* w, par_census* c, int32_t count)
+static uint16_t* census_owners(world_t* w, par_census_t* c, int32_t count)
 {
     if (count <= 0 || count != w->agents.count) return NULL;
     if ((size_t)count > c->owner_capacity) {
@@ -610,7 +610,7 @@ static uint16_t* census_owners(world_t* w, par_census* c, int32_t count)
 
 /* The spare, filled with this call's owners, against the last agent-sized
  * loop's; then it is the last. */
-static void census_owners_done(par_census* c, par_census_loop* l, int32_t count)
+static void census_owners_done(par_census_t* c, par_census_loop_t* l, int32_t count)
 {
     if (c->owner_count == count) {
         uint64_t moved = 0;
@@ -630,7 +630,7 @@ static void census_owners_fill(uint16_t* owner, int32_t begin, int32_t end, int3
     for (int32_t i = begin; i < end; ++i) owner[i] = (uint16_t)worker;
 }
 
-static void census_sample(par_census_loop* l, uint64_t ns, uint64_t span)
+static void census_sample(par_census_loop_t* l, uint64_t ns, uint64_t span)
 {
     if (l->samples < PAR_CENSUS_SAMPLES) l->speedup[l->samples++] = span > 0 ? (float)((double)ns / (double)span) : 1.0f;
 }
@@ -641,7 +641,7 @@ static int compare_float(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
-double par_census_median_speedup(const par_census_loop* loop)
+double par_census_median_speedup(const par_census_loop_t* loop)
 {
     uint32_t n = loop->samples;
     if (n == 0) return 0.0;
@@ -652,10 +652,10 @@ double par_census_median_speedup(const par_census_loop* loop)
 }
 
 
-static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
                        void* ctx)
 {
-    par_census* c = w->census;
+    par_census_t* c = w->census;
     const uint64_t entered = census_now(c);
     const uint64_t blocks = census_body(w, c, count, min_block, schedule, fn, ctx);
     const uint64_t inside = census_now(c) - entered;
@@ -664,7 +664,7 @@ static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedul
 
 /* One call's figures into its loop; the owners filled, if any, become the
  * last agent-sized loop's. */
-static void census_account(par_census* c, par_census_loop* l, int32_t count, uint64_t blocks, uint64_t sum,
+static void census_account(par_census_t* c, par_census_loop_t* l, int32_t count, uint64_t blocks, uint64_t sum,
                            uint64_t span, int64_t most, const uint16_t* owner)
 {
     l->calls++;
@@ -678,11 +678,11 @@ static void census_account(par_census* c, par_census_loop* l, int32_t count, uin
 }
 
 /* Runs the loop's blocks, records the call; returns the blocks' time. */
-static uint64_t census_body(world_t* w, par_census* c, int32_t count, int32_t min_block, par_schedule schedule,
+static uint64_t census_body(world_t* w, par_census_t* c, int32_t count, int32_t min_block, par_schedule_t schedule,
                             par_fn* fn, void* ctx)
 {
     const int32_t threads = c->threads;
-    par_census_loop* l = census_loop(w, fn);
+    par_census_loop_t* l = census_loop(w, fn);
     if (min_block < 1) min_block = 1;
     if (!l) {
         c->dropped++;
@@ -738,7 +738,7 @@ static uint64_t census_body(world_t* w, par_census* c, int32_t count, int32_t mi
         }
     }
     uint64_t* ns = census_block_ns(w, c, block_count);
-    par_census_worker* wk = census_workers(w, c, threads);
+    par_census_worker_t* wk = census_workers(w, c, threads);
     if (!ns || !wk) { /* no figures for this call (no memory): it still runs */
         c->dropped++;
         uint64_t t0 = census_now(c);
@@ -756,13 +756,13 @@ static uint64_t census_body(world_t* w, par_census* c, int32_t count, int32_t mi
             sum += ns[b];
         }
     int32_t taken[PAR_MAX_SHARES] = {0}; /* blocks handed out of each share */
-    for (int32_t j = 0; j < threads; ++j) wk[j] = (par_census_worker){.share = affine ? j % shares : 0};
+    for (int32_t j = 0; j < threads; ++j) wk[j] = (par_census_worker_t){.share = affine ? j % shares : 0};
     uint64_t span = 0;
     for (int32_t left = block_count; left > 0;) {
         int32_t j = 0; /* the worker free first (the lowest index on a tie) */
         for (int32_t i = 1; i < threads; ++i)
             if (wk[i].tried < shares && (wk[j].tried >= shares || wk[i].at < wk[j].at)) j = i;
-        par_census_worker* x = &wk[j];
+        par_census_worker_t* x = &wk[j];
         const int32_t s = x->share;
         if (share_first[s] + taken[s] >= share_first[s + 1]) { /* drained: the next share */
             x->tried++;
@@ -826,12 +826,12 @@ typedef struct rows_ctx {
     const uint64_t* mask; /* bit set: the row is left out */
     par_fn* fn;
     void* ctx;
-} rows_ctx;
+} rows_ctx_t;
 
 /* The runs of rows in [begin, end) whose bit is clear. */
 static void run_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const rows_ctx* c = (const rows_ctx*)vctx;
+    const rows_ctx_t* c = (const rows_ctx_t*)vctx;
     int32_t i = begin;
     while (i < end) {
         while (i < end && (c->mask[i >> 6] >> (i & 63) & 1u)) ++i;
@@ -853,7 +853,7 @@ static int row_mask_holds(const world_t* w, uint32_t without)
     return 1;
 }
 
-int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par_fn* fn, void* ctx)
+int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule_t schedule, par_fn* fn, void* ctx)
 {
     int32_t n = w->agents.count;
     uint32_t without = w->running_without;
@@ -885,7 +885,7 @@ int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par
         w->row_mask_without = without;
         w->row_mask_structure = w->structure_version;
     }
-    rows_ctx c = {w->row_mask, fn, ctx};
+    rows_ctx_t c = {w->row_mask, fn, ctx};
     par_for(w, n, min_block, schedule, run_rows, &c);
     return n - left_out;
 }

@@ -28,12 +28,12 @@ typedef enum par_schedule {
      * its own core's caches), and uneven costs still even out. With host
      * tasks this is PAR_CLAIMED in blocks of min_block. */
     PAR_AFFINE = 4
-} par_schedule;
+} par_schedule_t;
 
 /* Run fn over [0, count). Unless PAR_TASKS is set, ranges start at multiples
  * of 16 items (a cache line of floats) except possibly the first, so workers
  * never share a line. */
-void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule, par_fn* fn,
+void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
              void* ctx);
 
 /* Run fn over the agent rows [0, agent count) as par_for does, but only
@@ -43,7 +43,7 @@ void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule schedule
  * exactly (row-wise work with partial lanes at the ends), so the result
  * for a row does not depend on where a run starts. Returns the number of
  * rows run over. */
-int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule schedule, par_fn* fn, void* ctx);
+int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule_t schedule, par_fn* fn, void* ctx);
 
 /* Runs body(w, ctx) on the calling thread while the world's OpenMP workers
  * wait in one parallel region: each par_for the body makes from the calling
@@ -72,7 +72,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
  * cores hand each other, the clock under load) is what remains of a
  * measured shortfall. */
 #define PAR_CENSUS_LOOPS 128
-typedef struct par_census_worker par_census_worker;
+typedef struct par_census_worker par_census_worker_t;
 #define PAR_CENSUS_SAMPLES 256
 
 typedef struct par_census_loop {
@@ -98,7 +98,7 @@ typedef struct par_census_loop {
     uint64_t moved_calls;
     uint64_t moved_items;
     uint64_t moved_of; /* the items of those calls */
-} par_census_loop;
+} par_census_loop_t;
 
 typedef struct par_census {
     int32_t threads; /* T, the world's thread count when the census was set */
@@ -120,15 +120,15 @@ typedef struct par_census {
     uint64_t* block_ns;
     size_t block_capacity;
     struct par_census_worker* workers;
-    par_census_loop loops[PAR_CENSUS_LOOPS];
-} par_census;
+    par_census_loop_t loops[PAR_CENSUS_LOOPS];
+} par_census_t;
 
 /* Starts the census into `census` (cleared here), or stops it (NULL);
  * either way a census running before lets go of its buffers. */
-void par_census_set(world_t* w, par_census* census);
+void par_census_set(world_t* w, par_census_t* census);
 
 /* The median of a loop's sampled speed-ups (0 with none). */
-double par_census_median_speedup(const par_census_loop* loop);
+double par_census_median_speedup(const par_census_loop_t* loop);
 
 /* How long workers of a region spin between loops, from $OMP_WAIT_POLICY
  * (passive: briefly; active: without end; unset: as libgomp by default). */

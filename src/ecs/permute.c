@@ -77,7 +77,7 @@ typedef struct par_permute_ctx {
     int32_t group_size;
     component_t* comp;        /* the component of the row passes */
     int32_t* comp_perm;       /* component_rows' output */
-} par_permute_ctx;
+} par_permute_ctx_t;
 
 /* Whether any of rows [begin, end) of each scanned column differs from
  * row 0, a sequential read that stops at the first difference: a column
@@ -87,7 +87,7 @@ typedef struct par_permute_ctx {
 static void scan_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    par_permute_ctx_t* c = (par_permute_ctx_t*)vctx;
     for (int32_t j = 0; j < c->scan_count; ++j) {
         if (atomic_load_explicit(&c->varies[j], memory_order_relaxed)) continue;
         const uint32_t* col = (const uint32_t*)c->table->columns[c->scan[j]];
@@ -101,7 +101,7 @@ static void scan_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static void gather_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    par_permute_ctx_t* c = (par_permute_ctx_t*)vctx;
     const int32_t* perm = c->perm;
     for (int32_t j = 0; j < c->group_size; ++j) {
         const uint32_t* src = (const uint32_t*)c->table->columns[c->group[j]];
@@ -114,7 +114,7 @@ static void gather_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static void copy_back_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    par_permute_ctx_t* c = (par_permute_ctx_t*)vctx;
     for (int32_t j = 0; j < c->group_size; ++j) {
         uint32_t* dst = (uint32_t*)c->table->columns[c->group[j]];
         memcpy(dst + begin, (const uint32_t*)(const void*)c->spare[j] + begin, (size_t)(end - begin) * sizeof *dst);
@@ -128,7 +128,7 @@ static void copy_back_rows(int32_t begin, int32_t end, int32_t worker, void* vct
  * `spares` columns, each gathered in one parallel pass over the rows and
  * written back in another. Returns the scanned columns (below 64) found
  * holding one value, and in *scanned whether there was a scan. */
-static uint64_t permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows, uint64_t skip, int* scanned)
+static uint64_t permute_table_rows(world_t* w, par_permute_ctx_t* c, int32_t rows, uint64_t skip, int* scanned)
 {
     table_t* t = c->table;
     c->scan_count = 0;
@@ -160,7 +160,7 @@ static uint64_t permute_table_rows(world_t* w, par_permute_ctx* c, int32_t rows,
  * columns that the last scan found holding one value are skipped while
  * the component's version is unchanged (columns_definition_mask), and
  * a scan of them is noted for the reorders to come. */
-static void permute_component(world_t* w, par_permute_ctx* c, int k, int32_t rows, uint64_t skip)
+static void permute_component(world_t* w, par_permute_ctx_t* c, int k, int32_t rows, uint64_t skip)
 {
     component_t* comp = &w->comps[k];
     const uint64_t definition = columns_definition_mask(w->comp_module[k]);
@@ -204,12 +204,12 @@ typedef struct identity_ctx {
     int32_t count;
     atomic_uchar out_of_order[WORLD_MAX_COMPONENTS]; /* by position in comps */
     uint8_t in_order[WORLD_MAX_COMPONENTS];          /* by component, once the scan is done */
-} identity_ctx;
+} identity_ctx_t;
 
 static void identity_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    identity_ctx* c = (identity_ctx*)vctx;
+    identity_ctx_t* c = (identity_ctx_t*)vctx;
     for (int32_t j = 0; j < c->count; ++j) {
         if (atomic_load_explicit(&c->out_of_order[j], memory_order_relaxed)) continue;
         const uint32_t* crow = TABLE_COL(&c->w->comps[c->comps[j]].table, uint32_t, COMP_ROW);
@@ -223,13 +223,13 @@ static void identity_rows(int32_t begin, int32_t end, int32_t worker, void* vctx
  * identity). */
 typedef struct point_ctx {
     world_t* w;
-    const identity_ctx* id;
-} point_ctx;
+    const identity_ctx_t* id;
+} point_ctx_t;
 
 static void point_slots(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const point_ctx* c = (const point_ctx*)vctx;
+    const point_ctx_t* c = (const point_ctx_t*)vctx;
     world_t* w = c->w;
     const uint32_t* slots = table_slots(&w->agents);
     for (int32_t i = begin; i < end; ++i) w->slots[slots[i]].row = i;
@@ -250,7 +250,7 @@ static void point_slots(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static void component_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    par_permute_ctx_t* c = (par_permute_ctx_t*)vctx;
     const uint32_t* slots = table_slots(&c->w->agents);
     for (int32_t i = begin; i < end; ++i) c->comp_perm[i] = component_row(c->comp, slots[i]);
 }
@@ -258,7 +258,7 @@ static void component_rows(int32_t begin, int32_t end, int32_t worker, void* vct
 static void point_component(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    par_permute_ctx* c = (par_permute_ctx*)vctx;
+    par_permute_ctx_t* c = (par_permute_ctx_t*)vctx;
     const uint32_t* cslots = table_slots(&c->comp->table);
     int32_t* crow = TABLE_COL(&c->comp->table, int32_t, COMP_ROW);
     for (int32_t r = begin; r < end; ++r) {
@@ -273,12 +273,12 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     int32_t n = w->agents.count;
     if (spares > PERMUTE_MAX_SPARES) spares = PERMUTE_MAX_SPARES;
     if (spares < 1) spares = 1;
-    par_permute_ctx c = {.w = w, .table = &w->agents, .perm = perm, .spare = spare, .spares = spares,
+    par_permute_ctx_t c = {.w = w, .table = &w->agents, .perm = perm, .spare = spare, .spares = spares,
                          .comp_perm = component_perm};
     /* The components in agent-row order, found before anything moves: what
      * world_component_in_agent_order knows (a reorder leaves it known, as
      * below), the others in one scan together. */
-    identity_ctx id = {.w = w};
+    identity_ctx_t id = {.w = w};
     for (int k = 0; k < w->comp_count; ++k) {
         const component_t* comp = &w->comps[k];
         if (comp->table.count != n) continue;
@@ -302,7 +302,7 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     permute_table_rows(w, &c, n, one, &scanned);
     user_permute(w, perm);
     w->structure_version++;
-    point_ctx pc = {w, &id};
+    point_ctx_t pc = {w, &id};
     par_for(w, n, 4096, PAR_STATIC, point_slots, &pc);
     /* A component in agent-row order moves as the agents do: the agents'
      * permutation, its slot column and sparse index written by point_slots,
@@ -377,12 +377,12 @@ done:
 typedef struct order_scan {
     const uint32_t* rows;
     atomic_int out; /* a row r with rows[r] != r */
-} order_scan;
+} order_scan_t;
 
 static void order_scan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    order_scan* c = (order_scan*)vctx;
+    order_scan_t* c = (order_scan_t*)vctx;
     if (atomic_load_explicit(&c->out, memory_order_relaxed)) return;
     if (table_rows_differ(c->rows, begin, end, 0, 1)) atomic_store_explicit(&c->out, 1, memory_order_relaxed);
 }
@@ -393,7 +393,7 @@ int world_component_in_agent_order(world_t* w, int k)
     const int32_t n = comp->table.count;
     if (n == 0 || n != w->agents.count) return 0;
     if (order_known(w, comp)) return comp->order_state == 1;
-    order_scan c;
+    order_scan_t c;
     c.rows = TABLE_COL(&comp->table, uint32_t, COMP_ROW);
     atomic_init(&c.out, 0);
     par_for(w, n, 16384, PAR_STATIC, order_scan_range, &c);

@@ -48,11 +48,11 @@ typedef struct block_ctx {
     world_t* w;
     const system_t* s;
     const int32_t* rows; /* a component's agent rows, or NULL */
-} block_ctx;
+} block_ctx_t;
 
 static void run_block(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    block_ctx* c = (block_ctx*)vctx;
+    block_ctx_t* c = (block_ctx_t*)vctx;
     shoal_block_t b = {c->rows ? 0 : begin, end - begin, c->rows ? c->rows + begin : NULL, worker};
     world_block_scope_t outer = world_block_enter(c->w, begin);
     c->s->block_fn(c->w, &b, c->s->ctx);
@@ -62,7 +62,7 @@ static void run_block(int32_t begin, int32_t end, int32_t worker, void* vctx)
 /* A parallel user system: its blocks through the one parallel-for. */
 static int64_t run_block_system(world_t* w, const system_t* s)
 {
-    block_ctx c = {w, s, NULL};
+    block_ctx_t c = {w, s, NULL};
     int32_t count = w->agents.count;
     if (s->block_comp >= 0) {
         const component_t* comp = &w->comps[s->block_comp];
@@ -181,11 +181,11 @@ typedef struct fused_ctx {
     rows_fn* fn[FUSE_MAX];
     void* ctx[FUSE_MAX];
     uint64_t (*ns)[FUSE_MAX]; /* per worker */
-} fused_ctx;
+} fused_ctx_t;
 
 static void fused_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    fused_ctx* f = (fused_ctx*)vctx;
+    fused_ctx_t* f = (fused_ctx_t*)vctx;
     uint64_t* ns = f->ns[worker];
     for (int32_t b = begin; b < end; b += FUSE_ROWS) {
         int32_t e = end - b > FUSE_ROWS ? b + FUSE_ROWS : end;
@@ -261,7 +261,7 @@ static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, 
                                 int32_t nbetween, float dt)
 {
     _Alignas(64) unsigned char ctx[FUSE_MAX][ROWS_CTX_BYTES];
-    fused_ctx f;
+    fused_ctx_t f;
     f.count = npass;
     for (int32_t k = 0; k < npass; ++k) {
         f.ctx[k] = ctx[k];

@@ -79,7 +79,7 @@ typedef struct running {
     pid_t pid;
     const shim_test_t* test;
     time_t start;
-} running;
+} running_t;
 
 static int by_name(const void* a, const void* b)
 {
@@ -89,7 +89,7 @@ static int by_name(const void* a, const void* b)
     return c != 0 ? c : strcmp(x->name, y->name);
 }
 
-static int finish(const running* r, int status, int* failures)
+static int finish(const running_t* r, int status, int* failures)
 {
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (ok) {
@@ -128,7 +128,7 @@ int main(int argc, char** argv)
     size_t count = 0;
     for (shim_test_t* t = registered; t; t = t->next) count++;
     shim_test_t** tests = malloc((count ? count : 1) * sizeof *tests);
-    running* slots = calloc((size_t)jobs, sizeof *slots);
+    running_t* slots = calloc((size_t)jobs, sizeof *slots);
     if (!tests || !slots) return 1;
     size_t n = 0;
     char full[512];
@@ -166,7 +166,7 @@ int main(int argc, char** argv)
             }
             for (int s = 0; s < jobs; ++s)
                 if (slots[s].pid == 0) {
-                    slots[s] = (running){pid, tests[next], time(NULL)};
+                    slots[s] = (running_t){pid, tests[next], time(NULL)};
                     break;
                 }
             next++;

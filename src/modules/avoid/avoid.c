@@ -119,16 +119,16 @@ typedef struct avoid_view {
     const int32_t* agent_row;
     const float *weight, *lookahead, *gain;
     const uint32_t* tangential;
-} avoid_view;
+} avoid_view_t;
 
 /* Reads pos, vel, heading or quat, limits, gains, radius and the
  * obstacles; writes desired (+=, then bounded by the guard). */
 typedef struct avoid_ctx {
     world_t* w;
     agent_view_t a;
-    avoid_view v;
+    avoid_view_t v;
     float dt;
-} avoid_ctx;
+} avoid_ctx_t;
 
 static int is_zero(vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
 
@@ -147,7 +147,7 @@ static vec3 tangent_dir(vec3 u, vec3 d, float dist, vec3 n)
  * desired velocity that points into each obstacle near the agent by what
  * the vehicle can still turn away from, and its speed along a heading that
  * points in by what the speed loop can still stop. */
-static void guard(const avoid_ctx* c, int32_t i, vec3 p, vec3 vel, float speed, const float (*obs)[4],
+static void guard(const avoid_ctx_t* c, int32_t i, vec3 p, vec3 vel, float speed, const float (*obs)[4],
                   int32_t obs_high, int three)
 {
     const agent_view_t* a = &c->a;
@@ -257,7 +257,7 @@ static void guard(const avoid_ctx* c, int32_t i, vec3 p, vec3 vel, float speed, 
 static void avoid_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const avoid_ctx* c = (const avoid_ctx*)vctx;
+    const avoid_ctx_t* c = (const avoid_ctx_t*)vctx;
     const world_t* w = c->w;
     const int three = w->dims == 3;
     const int32_t* agent_row = c->v.agent_row;
@@ -321,7 +321,7 @@ int64_t avoid_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_AVOID].table.count;
     const int k = COMP_AVOID;
-    avoid_ctx c = {w, agent_view(w),
+    avoid_ctx_t c = {w, agent_view(w),
                    {COMP_I(w, k, COMP_ROW), COMP_F(w, k, AV_WEIGHT), COMP_F(w, k, AV_LOOKAHEAD),
                     COMP_F(w, k, AV_GAIN), COMP_U(w, k, AV_TANGENTIAL)},
                    dt};

@@ -163,27 +163,27 @@ typedef struct contact_ctx {
     const float* clear;
     float reach;
     float dt;
-} contact_ctx;
+} contact_ctx_t;
 
-static inline int32_t part_row(const contact_ctx* x, int32_t p)
+static inline int32_t part_row(const contact_ctx_t* x, int32_t p)
 {
     return p < x->nc ? x->crowd_row[p] : x->contact_row[p - x->nc];
 }
 
 /* Where participant p was before this step moved it. */
-static inline float part_x0(const contact_ctx* x, int32_t p) { return p < x->nc ? x->crowd_x0[p] : x->cw->x0[p]; }
-static inline float part_y0(const contact_ctx* x, int32_t p) { return p < x->nc ? x->crowd_y0[p] : x->cw->y0[p]; }
-static inline float part_z0(const contact_ctx* x, int32_t p) { return p < x->nc ? x->crowd_z0[p] : x->cw->z0[p]; }
+static inline float part_x0(const contact_ctx_t* x, int32_t p) { return p < x->nc ? x->crowd_x0[p] : x->cw->x0[p]; }
+static inline float part_y0(const contact_ctx_t* x, int32_t p) { return p < x->nc ? x->crowd_y0[p] : x->cw->y0[p]; }
+static inline float part_z0(const contact_ctx_t* x, int32_t p) { return p < x->nc ? x->crowd_z0[p] : x->cw->z0[p]; }
 
 /* Participant p's candidates: *k of them (the first -1 ends them early). */
-static inline const int32_t* part_near(const contact_ctx* x, int32_t p, int* k)
+static inline const int32_t* part_near(const contact_ctx_t* x, int32_t p, int* k)
 {
     *k = p < x->nc ? CROWD_CONTACT_K : CONTACT_K;
     return p < x->nc ? x->crowd_near + (size_t)p * CROWD_CONTACT_K : x->cw->near + (size_t)(p - x->nc) * CONTACT_K;
 }
 
 /* The participant of agent row j, or -1 when it does not take part. */
-static inline int32_t part_of(const contact_ctx* x, int32_t j)
+static inline int32_t part_of(const contact_ctx_t* x, int32_t j)
 {
     uint32_t s = x->slots[j];
     int32_t r = component_row(x->crowd, s);
@@ -193,12 +193,12 @@ static inline int32_t part_of(const contact_ctx* x, int32_t j)
 }
 
 /* Participant p's body radius (i: its agent row). */
-static inline float part_radius(const contact_ctx* x, int32_t p, int32_t i)
+static inline float part_radius(const contact_ctx_t* x, int32_t p, int32_t i)
 {
     return p < x->nc ? x->a.radius[i] : x->cw->radius[p];
 }
 
-static inline float part_inv_mass(const contact_ctx* x, int32_t p, int32_t i)
+static inline float part_inv_mass(const contact_ctx_t* x, int32_t p, int32_t i)
 {
     if (p >= x->nc) return x->cw->inv_mass[p];
     float m = x->a.mass[i];
@@ -207,7 +207,7 @@ static inline float part_inv_mass(const contact_ctx* x, int32_t p, int32_t i)
 
 /* Of an overlap between participant p (agent row i) and agent row j
  * (participant q or -1), the part p takes: 0 when p ignores j. */
-static inline float part_share(const contact_ctx* x, int32_t p, int32_t i, int32_t q, int32_t j)
+static inline float part_share(const contact_ctx_t* x, int32_t p, int32_t i, int32_t q, int32_t j)
 {
     if (q < 0) return p < x->nc ? 1.0f : 0.0f;
     if (p < x->nc && q < x->nc) return 0.5f;
@@ -219,7 +219,7 @@ static inline float part_share(const contact_ctx* x, int32_t p, int32_t i, int32
  * apart; else 1, with the overlap o (m), rel = o over the smaller radius,
  * and u the unit vector from p toward j (two bodies on top of each other
  * split along x by row, i being the first's row). */
-static inline int agent_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, int32_t j, float rj,
+static inline int agent_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri, int32_t j, float rj,
                                 float* o, float* rel, float u[3])
 {
     const agent_view_t* a = &x->a;
@@ -266,7 +266,7 @@ static inline int obstacle_overlap(const float ob[4], const float p[3], float ri
  * agent_overlap). With crowd agents alone (every participant's body its
  * vehicle.radius, every share > 0), the overlap is tested first, so the
  * many candidates that do not touch cost no look-up of who they are. */
-static inline int candidate(const contact_ctx* x, int32_t p, int32_t i, const float pos[3], float ri, int32_t k,
+static inline int candidate(const contact_ctx_t* x, int32_t p, int32_t i, const float pos[3], float ri, int32_t k,
                             int32_t* j, int32_t* q, float* share, float* o, float* rel, float u[3])
 {
     const int32_t agents = x->w->agents.count;
@@ -301,7 +301,7 @@ static inline int any8(const uint8_t* f)
  * (an empty slot, -1, and the agent itself read the agent and get radius
  * 0, which never counts), one at a time: a lane of them would be loaded
  * from the scalar stores just made, which the processor cannot forward. */
-static inline int any_overlap(const contact_ctx* x, int32_t i, const float p[3], float ri, const int32_t* near, int kn)
+static inline int any_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri, const int32_t* near, int kn)
 {
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
@@ -331,7 +331,7 @@ static inline int any_overlap(const contact_ctx* x, int32_t i, const float p[3],
  * crowd_move moved anyone, the row by |v| dt and any other by at most the
  * largest such distance, and no radius is above the largest. A margin of a
  * few ulps of the coordinates covers rounding. */
-static inline int first_clear(const contact_ctx* x, int32_t r, int32_t i, const float p[3], float ri)
+static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, const float p[3], float ri)
 {
     if (!x->clear || r >= x->nc) return 0;
     const agent_view_t* a = &x->a;
@@ -344,7 +344,7 @@ static inline int first_clear(const contact_ctx* x, int32_t r, int32_t i, const 
 
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const contact_ctx* x = (const contact_ctx*)vctx;
+    const contact_ctx_t* x = (const contact_ctx_t*)vctx;
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
@@ -426,7 +426,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
 static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const contact_ctx* x = (const contact_ctx*)vctx;
+    const contact_ctx_t* x = (const contact_ctx_t*)vctx;
     const int three = x->w->dims == 3;
     const int32_t agents = x->w->agents.count;
     uint8_t* moved = x->cw->moved;
@@ -459,7 +459,7 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
  * it met an overlap past the tolerance. It reads and writes only itself
  * and its candidates. Returns the largest overlap it met (over the smaller
  * radius). */
-static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, uint8_t* act, int32_t worker)
+static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, uint8_t* act, int32_t worker)
 {
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
@@ -526,7 +526,7 @@ static float sweep_row(const contact_ctx* x, int32_t r, const int32_t* entry, ui
 /* One Gauss-Seidel sweep over the participants marked active, in order, on
  * the calling thread (the colored sweeps below cannot be used). Returns the
  * largest overlap (over the smaller radius) it met. */
-static float contact_sweep(const contact_ctx* x, int32_t count)
+static float contact_sweep(const contact_ctx_t* x, int32_t count)
 {
     const uint8_t* active = x->cw->active;
     float worst = 0.0f;
@@ -579,7 +579,7 @@ static inline int32_t mod3(int32_t v)
 }
 
 typedef struct cs_ctx {
-    const contact_ctx* x;
+    const contact_ctx_t* x;
     const int32_t* sorted_at; /* agent row -> sorted position */
     int32_t sorted;           /* g->count */
     int32_t count;            /* participants */
@@ -588,7 +588,7 @@ typedef struct cs_ctx {
     int32_t color, parts;     /* the color a sweep is at, and its chunks */
     int resync;               /* cs_act is to be made again from the participants' flags */
     float* worst;             /* per worker */
-} cs_ctx;
+} cs_ctx_t;
 
 static inline int32_t cs_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / CS_CHUNKS); }
 
@@ -606,7 +606,7 @@ static inline void cs_cell(const grid_t* g, int32_t k, int32_t c[3])
 static void cs_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const cs_ctx* c = (const cs_ctx*)vctx;
+    const cs_ctx_t* c = (const cs_ctx_t*)vctx;
     const grid_t* g = c->x->g;
     contact_world_t* cw = c->x->cw;
     for (int32_t b = begin; b < end; ++b)
@@ -628,8 +628,8 @@ static void cs_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static void cs_map(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const cs_ctx* c = (const cs_ctx*)vctx;
-    const contact_ctx* x = c->x;
+    const cs_ctx_t* c = (const cs_ctx_t*)vctx;
+    const contact_ctx_t* x = c->x;
     const grid_t* g = x->g;
     contact_world_t* cw = x->cw;
     for (int32_t r = begin; r < end; ++r) {
@@ -645,9 +645,9 @@ static void cs_map(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
 /* Whether colored participant r's candidates are all in the hash and at
  * most a cell away from its own on each axis. */
-static int cs_eligible(const cs_ctx* c, int32_t r)
+static int cs_eligible(const cs_ctx_t* c, int32_t r)
 {
-    const contact_ctx* x = c->x;
+    const contact_ctx_t* x = c->x;
     const contact_world_t* cw = x->cw;
     const int32_t* own = cw->cs_cell + 3 * (size_t)c->sorted_at[part_row(x, r)];
     int kn;
@@ -668,7 +668,7 @@ static int cs_eligible(const cs_ctx* c, int32_t r)
 static void cs_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    cs_ctx* c = (cs_ctx*)vctx;
+    cs_ctx_t* c = (cs_ctx_t*)vctx;
     const contact_world_t* cw = c->x->cw;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t* n = c->chunk_n[ch];
@@ -682,7 +682,7 @@ static void cs_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static void cs_scatter(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    cs_ctx* c = (cs_ctx*)vctx;
+    cs_ctx_t* c = (cs_ctx_t*)vctx;
     contact_world_t* cw = c->x->cw;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t* at = c->chunk_n[ch];
@@ -700,7 +700,7 @@ static void cs_scatter(int32_t begin, int32_t end, int32_t worker, void* vctx)
 /* The colored participants of this step by color (cs_ctx); 0 when the
  * colored sweeps do not apply (a torus, no hash, too little scratch: the
  * serial sweep then). */
-static int cs_plan(world_t* w, const contact_ctx* x, int32_t count, cs_ctx* c)
+static int cs_plan(world_t* w, const contact_ctx_t* x, int32_t count, cs_ctx_t* c)
 {
     const grid_t* g = x->g;
     contact_world_t* cw = x->cw;
@@ -733,7 +733,7 @@ static int cs_plan(world_t* w, const contact_ctx* x, int32_t count, cs_ctx* c)
 static void cs_resync(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const contact_world_t* cw = ((const cs_ctx*)vctx)->x->cw;
+    const contact_world_t* cw = ((const cs_ctx_t*)vctx)->x->cw;
     for (int32_t e = begin; e < end; ++e) cw->cs_act[e] = cw->active[cw->cs_list[e]];
 }
 
@@ -747,7 +747,7 @@ static inline int32_t cs_bucket_start(const contact_world_t* cw, int32_t lo, int
 /* One color's turns: chunks of its run, cut only between buckets. */
 static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const cs_ctx* c = (const cs_ctx*)vctx;
+    const cs_ctx_t* c = (const cs_ctx_t*)vctx;
     contact_world_t* cw = c->x->cw;
     const int32_t lo = c->start[c->color], hi = c->start[c->color + 1], n = hi - lo;
     float worst = c->worst[worker];
@@ -775,7 +775,7 @@ static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vct
 }
 
 /* One colored sweep (cs_plan made c): the largest overlap it met. */
-static float contact_sweep_colored(world_t* w, cs_ctx* c)
+static float contact_sweep_colored(world_t* w, cs_ctx_t* c)
 {
     const contact_world_t* cw = c->x->cw;
     const int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
@@ -804,9 +804,9 @@ static float contact_sweep_colored(world_t* w, cs_ctx* c)
     return worst;
 }
 
-static contact_ctx contact_ctx_of(world_t* w, float* worst)
+static contact_ctx_t contact_ctx_of(world_t* w, float* worst)
 {
-    contact_ctx x;
+    contact_ctx_t x;
     memset(&x, 0, sizeof x);
     x.w = w;
     x.g = grid_data(w);
@@ -834,20 +834,20 @@ static contact_ctx contact_ctx_of(world_t* w, float* worst)
 /* ---- contacts_prepare ------------------------------------------------------ */
 
 typedef struct prepare_ctx {
-    contact_ctx x;
+    contact_ctx_t x;
     float* reach; /* per worker: largest radius, then largest travel in dt */
     float* travel;
     float dt, radius_max, travel_max;
     const int32_t* sorted_at; /* each agent row's sorted position */
-} prepare_ctx;
+} prepare_ctx_t;
 
 /* The body of each contact row (participant x->nc + q) and where it
  * starts; the largest radius and travel in dt over participants [begin,
  * end) (crowd rows only contribute those). */
 static void prepare_bodies(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    prepare_ctx* c = (prepare_ctx*)vctx;
-    const contact_ctx* x = &c->x;
+    prepare_ctx_t* c = (prepare_ctx_t*)vctx;
+    const contact_ctx_t* x = &c->x;
     const agent_view_t* a = &x->a;
     contact_world_t* cw = x->cw;
     float rmax = c->reach[worker], tmax = c->travel[worker];
@@ -878,8 +878,8 @@ static void prepare_bodies(int32_t begin, int32_t end, int32_t worker, void* vct
 static void prepare_near(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const prepare_ctx* c = (const prepare_ctx*)vctx;
-    const contact_ctx* x = &c->x;
+    const prepare_ctx_t* c = (const prepare_ctx_t*)vctx;
+    const contact_ctx_t* x = &c->x;
     const grid_t* g = x->g;
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
@@ -900,7 +900,7 @@ static void prepare_near(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         /* a contact needs the bodies to touch after both moved */
         float range = x->cw->radius[r] + c->radius_max + 2.0f * c->travel_max;
-        nearest nb;
+        nearest_t nb;
         nb.count = 0;
         nb.cap = NEAREST_MAX;
         find_neighbors(g, p, range, i < g->count ? c->sorted_at[i] : -1, &nb);
@@ -917,7 +917,7 @@ int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
     float worst[SHOAL_MAX_THREADS], reach[SHOAL_MAX_THREADS], travel[SHOAL_MAX_THREADS];
-    prepare_ctx c;
+    prepare_ctx_t c;
     memset(&c, 0, sizeof c);
     c.x = contact_ctx_of(w, worst);
     int32_t count = c.x.nc + c.x.nt;
@@ -940,9 +940,9 @@ int64_t contacts_prepare_run(world_t* w, float dt, void* ctx)
 /* ---- contacts --------------------------------------------------------------- */
 
 typedef struct velocity_ctx {
-    const contact_ctx* x;
+    const contact_ctx_t* x;
     float inv_dt;
-} velocity_ctx;
+} velocity_ctx_t;
 
 /* A participant the pass moved walks at what it moved: v = (p - p0) / dt
  * (position-based dynamics), so that next step the others see how fast it
@@ -951,8 +951,8 @@ typedef struct velocity_ctx {
 static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const velocity_ctx* c = (const velocity_ctx*)vctx;
-    const contact_ctx* x = c->x;
+    const velocity_ctx_t* c = (const velocity_ctx_t*)vctx;
+    const contact_ctx_t* x = c->x;
     const contact_world_t* cw = x->cw;
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
@@ -976,7 +976,7 @@ static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void*
  * only its own agent. */
 static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const contact_ctx* x = (const contact_ctx*)vctx;
+    const contact_ctx_t* x = (const contact_ctx_t*)vctx;
     const agent_view_t* a = &x->a;
     contact_world_t* cw = x->cw;
     for (int32_t r = begin; r < end; ++r) {
@@ -1004,7 +1004,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
     float worst[SHOAL_MAX_THREADS];
-    contact_ctx x = contact_ctx_of(w, worst);
+    contact_ctx_t x = contact_ctx_of(w, worst);
     contact_world_t* cw = x.cw;
     int32_t count = x.nc + x.nt;
     cw->iterations_last = 0;
@@ -1057,7 +1057,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
      * (after colored_after of them, colored sweeps when switched on); once
      * they hold, one parallel check of every participant (one never marked
      * may meet a neighbor a sweep moved) marks what is left, if anything. */
-    cs_ctx cs;
+    cs_ctx_t cs;
     cs.worst = worst;
     int colored = 0;
     for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
@@ -1074,7 +1074,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     if (w->dims == 2 && x.walls->seg_count > 0) par_for(w, count, 512, PAR_STATIC, contact_walls_hold, &x);
     cw->iterations_last = iter;
     cw->overlap_last = most;
-    velocity_ctx vc = {&x, 1.0f / dt};
+    velocity_ctx_t vc = {&x, 1.0f / dt};
     par_for(w, count, 1024, PAR_STATIC, contact_velocities, &vc);
     return count;
 }

@@ -106,9 +106,9 @@ typedef struct crowd_preset {
     const char* name;
     shoal_crowd_t crowd;
     float radius, max_speed;
-} crowd_preset;
+} crowd_preset_t;
 
-static const crowd_preset presets[] = {
+static const crowd_preset_t presets[] = {
     {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.5f, 1.0f}, 0.2f, 2.0f},
     {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f, 0.0f}, 1.5f, 2.0f},
 };
@@ -148,12 +148,12 @@ typedef struct crowd_view {
     const int32_t* agent_row;
     const float *dist, *tau, *tau_walls, *resp, *pref_speed, *time_gap, *side;
     const int32_t* max_nb;
-} crowd_view;
+} crowd_view_t;
 
-static crowd_view crowd_view_of(const world_t* w)
+static crowd_view_t crowd_view_of(const world_t* w)
 {
     const int k = COMP_CROWD;
-    return (crowd_view){.agent_row = COMP_I(w, k, COMP_ROW),   .dist = COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
+    return (crowd_view_t){.agent_row = COMP_I(w, k, COMP_ROW),   .dist = COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
                         .tau = COMP_F(w, k, CR_TAU),      .tau_walls = COMP_F(w, k, CR_TAU_WALLS),
                         .resp = COMP_F(w, k, CR_RESPONSIBILITY), .pref_speed = COMP_F(w, k, CR_PREFERRED_SPEED),
                         .time_gap = COMP_F(w, k, CR_TIME_GAP), .side = COMP_F(w, k, CR_SIDE_PREFERENCE),
@@ -164,7 +164,7 @@ typedef struct orca_ctx {
     world_t* w;
     const grid_t* g;
     agent_view_t a;
-    crowd_view c;
+    crowd_view_t c;
     const component_t* crowd;
     const uint32_t* slots;
     const obstacle_set_t* obs;
@@ -193,12 +193,12 @@ typedef struct orca_ctx {
     float moved_last;
     float* moved_w;
     int64_t* list_counts; /* per worker: lists held, lists built */
-} orca_ctx;
+} orca_ctx_t;
 
 /* Each sorted position's crowd row and radius (crowd_world_t). */
 static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const orca_ctx* x = (const orca_ctx*)vctx;
+    const orca_ctx_t* x = (const orca_ctx_t*)vctx;
     int32_t* crow = (int32_t*)x->scrow;
     float* rad = (float*)x->sradius;
     float most = x->rmax[worker];
@@ -234,7 +234,7 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const orca_ctx* x = (const orca_ctx*)vctx;
+    const orca_ctx_t* x = (const orca_ctx_t*)vctx;
     float* intent = (float*)x->intent;
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = x->c.agent_row[r];
@@ -306,8 +306,8 @@ static inline int crowd_list_holds(int32_t c, int32_t cap, float d2_cap, float r
  * (the agent at sorted position self left out), or the CROWD_LIST_MAX - 8
  * to CROWD_LIST_MAX nearest of them; nb from it. 1 when the list holds now
  * (crowd_listed), else 0 with nothing kept. */
-static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int32_t self, float R2, float range,
-                            const nearest_runs* c, nearest* nb)
+static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float R2, float range,
+                            const nearest_runs_t* c, nearest_t* nb)
 {
     crowd_world_t* cw = x->lists;
     const grid_t* g = x->g;
@@ -325,7 +325,7 @@ static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int3
     int32_t tk[CROWD_LIST_MAX];
     memcpy(td, sd, (size_t)m * sizeof *td);
     memcpy(tk, sk, (size_t)m * sizeof *tk);
-    nearest got;
+    nearest_t got;
     got.count = 0;
     got.cap = cap;
     nearest_pick(td, tk, m, listed, m, &got);
@@ -360,8 +360,8 @@ static int crowd_list_build(const orca_ctx* x, int32_t r, const float p[3], int3
  * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
  * it to find_nearest. p is the agent's position, self its sorted
  * position. */
-static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t self, float range, float hint,
-                        nearest_cache* runs, nearest* nb)
+static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float range, float hint,
+                        nearest_cache_t* runs, nearest_t* nb)
 {
     crowd_world_t* cw = x->lists;
     const grid_t* g = x->g;
@@ -462,7 +462,7 @@ static int crowd_listed(const orca_ctx* x, int32_t r, const float p[3], int32_t 
  * each lane computes the scalar loop's values with its operations, and the
  * qualifying lanes fold into the minimum in neighbor order, so the result
  * is the same bits. nb->k is padded past count with a valid position. */
-static inline float gap_free_walk_lanes(const orca_ctx* x, const grid_t* g, const nearest* nb, const float p[3],
+static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb, const float p[3],
                                         float ri, vec3 u, float speed)
 {
     float free_walk = INFINITY;
@@ -506,7 +506,7 @@ static inline float gap_free_walk_lanes(const orca_ctx* x, const grid_t* g, cons
 /* Keep right's closest neighbor coming the other way (orca_range), a lane
  * of neighbors at a time under the same conditions as gap_free_walk_lanes:
  * the same bits as the scalar loop. */
-static inline float keep_right_closest_lanes(const orca_ctx* x, const grid_t* g, const nearest* nb, const float p[3],
+static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb, const float p[3],
                                              float ri, vec3 u, vec3 right, float look, float speed)
 {
     float closest = 0.0f;
@@ -540,18 +540,18 @@ static inline float keep_right_closest_lanes(const orca_ctx* x, const grid_t* g,
 
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const orca_ctx* x = (const orca_ctx*)vctx;
+    const orca_ctx_t* x = (const orca_ctx_t*)vctx;
     const world_t* w = x->w;
     const grid_t* g = x->g;
     const agent_view_t* a = &x->a;
-    const crowd_view* c = &x->c;
+    const crowd_view_t* c = &x->c;
     const int three = w->dims == 3;
-    orca_line2 lines[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
-    orca_line2 line_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
-    orca_plane3 planes[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
-    orca_plane3 plane_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_line2_t lines[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_line2_t line_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_plane3_t planes[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    orca_plane3_t plane_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
     int64_t relaxed = 0;
-    nearest_cache runs; /* this range's queries, of this step's grid */
+    nearest_cache_t runs; /* this range's queries, of this step's grid */
     nearest_cache_init(&runs);
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = c->agent_row[r];
@@ -649,7 +649,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
         if (g) {
             const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
-            nearest nb;
+            nearest_t nb;
             nb.count = 0;
             nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
             int32_t self = i < g->count ? x->sorted_at[i] : -1;
@@ -818,7 +818,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         }
 
-        orca_status st;
+        orca_status_t st;
         if (three) {
             vec3 out;
             st = orca3_solve(planes, n, n_static, vmax, pref, plane_scratch, line_scratch, &out);
@@ -847,7 +847,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int64_t relaxed[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
-    orca_ctx x = {.w = w,      .g = g, .a = agent_view(w), .c = crowd_view_of(w), .crowd = crowd, .slots = table_slots(&w->agents), .obs = obstacles_of(w),
+    orca_ctx_t x = {.w = w,      .g = g, .a = agent_view(w), .c = crowd_view_of(w), .crowd = crowd, .slots = table_slots(&w->agents), .obs = obstacles_of(w),
                   .walls = walls_of(w), .inv_dt = 1.0f / dt, .seed_round = rng_seed_round(w->seed), .step = w->step_count, .near = crowd_data(w)->near,
                   .intent = crowd_data(w)->intent, .relaxed = relaxed, .sorted_at = g ? grid_positions_par(w, grid_data(w)) : NULL,
                   .hint = crowd_data(w)->hint, .dt = dt, .clear = crowd_data(w)->clear,};
@@ -923,12 +923,12 @@ typedef struct move_ctx {
     float *x0, *y0, *z0;
     float dt;
     float* travel; /* per worker: the largest |v| dt */
-} move_ctx;
+} move_ctx_t;
 
 static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const move_ctx* x = (const move_ctx*)vctx;
+    const move_ctx_t* x = (const move_ctx_t*)vctx;
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     const float dt = x->dt;
@@ -994,7 +994,7 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     float travel[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     for (int32_t k = 0; k < workers; ++k) travel[k] = 0.0f;
-    move_ctx x = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_CROWD, COMP_ROW), .x0 = crowd_data(w)->x0, .y0 = crowd_data(w)->y0,
+    move_ctx_t x = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_CROWD, COMP_ROW), .x0 = crowd_data(w)->x0, .y0 = crowd_data(w)->y0,
                   .z0 = crowd_data(w)->z0, .dt = dt, .travel = travel};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
     crowd_world_t* cw = crowd_data(w);

@@ -52,7 +52,7 @@ static float nonneg(float x) { return x > 0.0f ? x : 0.0f; } /* NaN too gives 0 
 /* ------------------------------------------------------------------------ */
 
 int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, float inv_dt,
-                     float share, vec2 vel, orca_line2* out)
+                     float share, vec2 vel, orca_line2_t* out)
 {
     if (!(share > 0.0f)) return 0;
     if (!finite2(rel_pos) || !finite2(rel_vel) || !finite2(vel) || !isfinite(radius) ||
@@ -102,7 +102,7 @@ int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, fl
         u = vec2_scale(n, r * inv_dt - vec2_length(w));
     }
 
-    orca_line2 line = { vec2_add(vel, vec2_scale(u, clamp_share(share))), dir_with_normal(n) };
+    orca_line2_t line = { vec2_add(vel, vec2_scale(u, clamp_share(share))), dir_with_normal(n) };
     if (!finite2(line.point) || !finite2(line.dir)) return 0;
     *out = line;
     return 1;
@@ -110,7 +110,7 @@ int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, fl
 
 int orca2_lines_agents(const float* px, const float* py, const float* vx, const float* vy,
                        const float* radius, const float* share, int count, float inv_tau,
-                       float inv_dt, vec2 vel, orca_line2* out)
+                       float inv_dt, vec2 vel, orca_line2_t* out)
 {
     int written = 0;
     /* Values common to every lane must be finite for any lane to count. */
@@ -125,7 +125,7 @@ int orca2_lines_agents(const float* px, const float* py, const float* vx, const 
 }
 
 int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, float inv_dt,
-                    orca_line2* out)
+                    orca_line2_t* out)
 {
     if (!finite2(p0) || !finite2(p1) || !finite2(vel) || !isfinite(radius) || !isfinite(inv_tau) ||
         !isfinite(inv_dt))
@@ -150,7 +150,7 @@ int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, flo
         if (zero2(n)) n = vec2_make(1.0f, 0.0f);
     }
 
-    orca_line2 line;
+    orca_line2_t line;
     line.dir = dir_with_normal(n);
     if (dist > r) {
         /* v . n >= -(dist - r) inv_tau: the nearest point of the truncated
@@ -166,7 +166,7 @@ int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, flo
 }
 
 int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, float inv_dt,
-                      float share, vec3 vel, orca_plane3* out)
+                      float share, vec3 vel, orca_plane3_t* out)
 {
     if (!(share > 0.0f)) return 0;
     if (!finite3(rel_pos) || !finite3(rel_vel) || !finite3(vel) || !isfinite(radius) ||
@@ -206,7 +206,7 @@ int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, f
         u = vec3_scale(n, r * inv_dt - vec3_length(w));
     }
 
-    orca_plane3 plane = { vec3_add(vel, vec3_scale(u, clamp_share(share))), n };
+    orca_plane3_t plane = { vec3_add(vel, vec3_scale(u, clamp_share(share))), n };
     if (!finite3(plane.point) || !finite3(plane.normal)) return 0;
     *out = plane;
     return 1;
@@ -214,7 +214,7 @@ int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, f
 
 int orca3_planes_agents(const float* px, const float* py, const float* pz, const float* vx, const float* vy,
                         const float* vz, const float* radius, const float* share, int count, float inv_tau,
-                        float inv_dt, vec3 vel, orca_plane3* out)
+                        float inv_dt, vec3 vel, orca_plane3_t* out)
 {
     int written = 0;
     /* Values common to every lane must be finite for any lane to count. */
@@ -281,7 +281,7 @@ int orca3_planes_agents(const float* px, const float* py, const float* pz, const
             int m = m0 + l;
             if (fast >> l & 1u) {
                 if (good >> l & 1u)
-                    out[written++] = (orca_plane3){{o[0][l], o[1][l], o[2][l]}, {o[3][l], o[4][l], o[5][l]}};
+                    out[written++] = (orca_plane3_t){{o[0][l], o[1][l], o[2][l]}, {o[3][l], o[4][l], o[5][l]}};
             } else {
                 written += orca3_plane_agent((vec3){px[m], py[m], pz[m]}, (vec3){vx[m], vy[m], vz[m]}, radius[m],
                                              inv_tau, inv_dt, share[m], vel, &out[written]);
@@ -292,7 +292,7 @@ int orca3_planes_agents(const float* px, const float* py, const float* pz, const
 }
 
 int orca3_plane_sphere(vec3 rel_center, float radius, vec3 vel, float inv_tau, float inv_dt,
-                       orca_plane3* out)
+                       orca_plane3_t* out)
 {
     return orca3_plane_agent(rel_center, vel, radius, inv_tau, inv_dt, 1.0f, vel, out);
 }
@@ -304,12 +304,12 @@ int orca3_plane_sphere(vec3 rel_center, float radius, vec3 vel, float inv_tau, f
 /* The objective of a program: the point nearest `target`, or (dir_mode) the
  * point farthest along the direction `target`. */
 
-static float side2(const orca_line2* l, vec2 x) { return vec2_cross(l->dir, vec2_sub(x, l->point)); }
+static float side2(const orca_line2_t* l, vec2 x) { return vec2_cross(l->dir, vec2_sub(x, l->point)); }
 
 /* The best point of line i within the disk |x| <= radius that satisfies
  * lines 0 .. i-1: 1 and *x, or 0 when there is none (*x untouched). Points
  * are point + t dir; each constraint bounds t on one side. */
-static int best_on_line2(const orca_line2* lines, int i, float radius, vec2 target, int dir_mode,
+static int best_on_line2(const orca_line2_t* lines, int i, float radius, vec2 target, int dir_mode,
                          vec2* x)
 {
     const vec2 p = lines[i].point, d = lines[i].dir;
@@ -349,7 +349,7 @@ static int best_on_line2(const orca_line2* lines, int i, float radius, vec2 targ
 /* The incremental program over lines[0 .. n) in the disk |x| <= radius.
  * Returns n with the optimum in *x, or the index of the first line that
  * could not be met, *x then being the optimum over the lines before it. */
-static int run_lp2(const orca_line2* lines, int n, float radius, vec2 target, int dir_mode,
+static int run_lp2(const orca_line2_t* lines, int n, float radius, vec2 target, int dir_mode,
                    vec2* x)
 {
     vec2 best = dir_mode ? vec2_scale(vec2_normalize(target), radius)
@@ -368,8 +368,8 @@ static int run_lp2(const orca_line2* lines, int n, float radius, vec2 target, in
 /* The fallback from `begin`, where the program failed with x: minimise the
  * largest violation over lines[n_hard .. n) keeping lines[0 .. n_hard) and
  * the disk. Lines before `begin` hold at x. */
-static vec2 relax_lp2(const orca_line2* lines, int n, int n_hard, int begin, float radius, vec2 x,
-                      orca_line2* tmp)
+static vec2 relax_lp2(const orca_line2_t* lines, int n, int n_hard, int begin, float radius, vec2 x,
+                      orca_line2_t* tmp)
 {
     float worst = 0.0f; /* the largest violation so far */
     for (int i = begin; i < n; ++i) {
@@ -410,8 +410,8 @@ static float speed_limit(float max_speed)
     return max_speed > 0.0f && max_speed < INFINITY ? max_speed : 0.0f;
 }
 
-orca_status orca2_solve(const orca_line2* lines, int n, int n_static, float max_speed,
-                        vec2 pref, orca_line2* scratch, vec2* out)
+orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float max_speed,
+                        vec2 pref, orca_line2_t* scratch, vec2* out)
 {
     const float radius = speed_limit(max_speed);
     if (!finite2(pref)) pref = vec2_zero();
@@ -437,15 +437,15 @@ orca_status orca2_solve(const orca_line2* lines, int n, int n_static, float max_
 /* 3D linear program                                                          */
 /* ------------------------------------------------------------------------ */
 
-static float side3(const orca_plane3* pl, vec3 x) { return vec3_dot(vec3_sub(x, pl->point), pl->normal); }
+static float side3(const orca_plane3_t* pl, vec3 x) { return vec3_dot(vec3_sub(x, pl->point), pl->normal); }
 
 /* The best point of plane i within the ball |x| <= radius that satisfies
  * planes 0 .. i-1: the 2D program in the plane. Its frame: origin c, the
  * ball's centre projected on the plane, axes e1, e2; the ball cuts a disk of
  * radius rho about c; plane j becomes the line m . y + k >= 0 with
  * m = (e1 . n_j, e2 . n_j), k = (c - p_j) . n_j. tmp has room for i lines. */
-static int best_on_plane3(const orca_plane3* planes, int i, float radius, vec3 target,
-                          int dir_mode, orca_line2* tmp, vec3* x)
+static int best_on_plane3(const orca_plane3_t* planes, int i, float radius, vec3 target,
+                          int dir_mode, orca_line2_t* tmp, vec3* x)
 {
     const vec3 nrm = planes[i].normal;
     float h = vec3_dot(planes[i].point, nrm);
@@ -463,7 +463,7 @@ static int best_on_plane3(const orca_plane3* planes, int i, float radius, vec3 t
         float len = vec2_length(m);
         if (!(len > ORCA_PARALLEL)) {
             if (k < -slack) return 0;
-            tmp[j] = (orca_line2){ vec2_zero(), vec2_zero() }; /* holds everywhere */
+            tmp[j] = (orca_line2_t){ vec2_zero(), vec2_zero() }; /* holds everywhere */
             continue;
         }
         vec2 unit = vec2_scale(m, 1.0f / len);
@@ -478,8 +478,8 @@ static int best_on_plane3(const orca_plane3* planes, int i, float radius, vec3 t
     return 1;
 }
 
-static int run_lp3(const orca_plane3* planes, int n, float radius, vec3 target, int dir_mode,
-                   orca_line2* tmp, vec3* x)
+static int run_lp3(const orca_plane3_t* planes, int n, float radius, vec3 target, int dir_mode,
+                   orca_line2_t* tmp, vec3* x)
 {
     vec3 best = dir_mode ? vec3_scale(vec3_normalize(target), radius)
                          : vec3_clamp_length(target, radius);
@@ -496,8 +496,8 @@ static int run_lp3(const orca_plane3* planes, int n, float radius, vec3 target, 
 
 /* As relax_lp2: the bisecting half-spaces x . (n_j - n_i) >= p_j . n_j -
  * p_i . n_i, then the 3D program farthest along n_i. */
-static vec3 relax_lp3(const orca_plane3* planes, int n, int n_hard, int begin, float radius,
-                      vec3 x, orca_plane3* tmp, orca_line2* tmp_lines)
+static vec3 relax_lp3(const orca_plane3_t* planes, int n, int n_hard, int begin, float radius,
+                      vec3 x, orca_plane3_t* tmp, orca_line2_t* tmp_lines)
 {
     float worst = 0.0f;
     for (int i = begin; i < n; ++i) {
@@ -526,8 +526,8 @@ static vec3 relax_lp3(const orca_plane3* planes, int n, int n_hard, int begin, f
     return x;
 }
 
-orca_status orca3_solve(const orca_plane3* planes, int n, int n_static, float max_speed,
-                        vec3 pref, orca_plane3* plane_scratch, orca_line2* line_scratch,
+orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, float max_speed,
+                        vec3 pref, orca_plane3_t* plane_scratch, orca_line2_t* line_scratch,
                         vec3* out)
 {
     const float radius = speed_limit(max_speed);

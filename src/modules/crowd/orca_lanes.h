@@ -20,7 +20,7 @@ static inline lanem lane_finite(lanef x) { return lane_cmp_eq(lane_sub(x, x), la
  * would write for lanes 0..lanes-1, in order and bit for bit, and returns
  * how many. */
 static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, lanef rad, lanef sh, int lanes,
-                                   float inv_tau, float inv_dt, vec2 vel, orca_line2* out)
+                                   float inv_tau, float inv_dt, vec2 vel, orca_line2_t* out)
 {
     int written = 0;
     const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau);
@@ -71,7 +71,7 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
     if ((fast & all) == all) {
         /* every lane computed here: write each, keep the good ones */
         for (int l = 0; l < lanes; ++l) {
-            out[written] = (orca_line2){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
+            out[written] = (orca_line2_t){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
             written += (int)(good >> l & 1u);
         }
         return written;
@@ -86,7 +86,7 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
     for (int l = 0; l < lanes; ++l) {
         if (fast >> l & 1u) {
             if (good >> l & 1u)
-                out[written++] = (orca_line2){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
+                out[written++] = (orca_line2_t){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
         } else {
             written += orca2_line_agent((vec2){in[0][l], in[1][l]}, (vec2){in[2][l], in[3][l]}, in[4][l], inv_tau,
                                         inv_dt, in[5][l], vel, &out[written]);

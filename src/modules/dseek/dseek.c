@@ -103,20 +103,20 @@ typedef struct dseek_view {
     const float *weight, *wp[3], *dir[3], *speed, *r_min, *reach;
     const int32_t* route;
     int32_t *index, *arc;
-} dseek_view;
+} dseek_view_t;
 
 /* Reads pos, vel, heading or quaternion, omega, limits, routes; writes
  * desired (+=), the route index and the track scratch. */
 typedef struct dseek_ctx {
     world_t* w;
     agent_view_t a;
-    dseek_view d;
+    dseek_view_t d;
     dseek_track_t* track;
     float dt;
-} dseek_ctx;
+} dseek_ctx_t;
 
 /* The waypoint component row r is heading for; 0 when its route is done. */
-static int current_waypoint(const world_t* w, const dseek_view* d, int32_t r, shoal_waypoint_t* out)
+static int current_waypoint(const world_t* w, const dseek_view_t* d, int32_t r, shoal_waypoint_t* out)
 {
     int32_t route = d->route[r];
     if (route < 0) {
@@ -162,7 +162,7 @@ static vec3 rotation_between(vec3 a, vec3 b)
 /* The turn rate of the segment being flown, averaged over the coming step
  * of dt: rate * turn on an arc, less in the step where the arc ends
  * (arc_left / dt) or, on the straight, where the next arc begins. */
-static float plan_rate(dseek_stage stage, int turn, float arc_left, int next_turn, float straight_left,
+static float plan_rate(dseek_stage_t stage, int turn, float arc_left, int next_turn, float straight_left,
                        float rate, float speed, float dt)
 {
     if (stage == DSEEK_STAGE_II) {
@@ -177,10 +177,10 @@ static float plan_rate(dseek_stage stage, int turn, float arc_left, int next_tur
 static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const dseek_ctx* c = (const dseek_ctx*)vctx;
+    const dseek_ctx_t* c = (const dseek_ctx_t*)vctx;
     const world_t* w = c->w;
     const agent_view_t* a = &c->a;
-    const dseek_view* d = &c->d;
+    const dseek_view_t* d = &c->d;
     const int three = w->dims == 3;
     const float dt = c->dt;
     for (int32_t r = begin; r < end; ++r) {
@@ -218,7 +218,7 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             v_w = wp.speed > 0.0f ? fminf(wp.speed, vmax) : vmax;
             dist = vec3_distance(p, target);
         }
-        dseek_params prm = dseek_default_params(radius);
+        dseek_params_t prm = dseek_default_params(radius);
         prm.r_agent = fminf(radius, r_turn);
         prm.zero_tol = fmaxf(prm.zero_tol, 2.0f * speed * dt);
 
@@ -247,7 +247,7 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         if (d->arc[r] == 0) {
             int turn = 0, onset = 0;
             if (three) {
-                dseek_result3 res;
+                dseek_result3_t res;
                 dseek_steer_3d(p, f, target, dw3, &prm, &res);
                 if (res.stage == DSEEK_STAGE_III) {
                     onset = res.turn;
@@ -261,7 +261,7 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     steer = rotate_by(f, rotation_between(f_lead, res.steer));
                 }
             } else {
-                dseek_result2 res;
+                dseek_result2_t res;
                 dseek_steer_2d(p2, f2, t2, dw2, &prm, &res);
                 if (res.stage == DSEEK_STAGE_III) {
                     onset = res.waypoint_turn;
@@ -296,13 +296,13 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             int past;
             vec3 fsteer, axis = {0.0f, 0.0f, 1.0f};
             if (three) {
-                dseek_arc3 fa;
+                dseek_arc3_t fa;
                 dseek_follow_circle_3d(p, f, target, dw3, o, &prm, &fa);
                 fsteer = fa.steer;
                 axis = fa.turn_axis;
                 left = fa.arc_left, radial = fa.radial_error, herr = fa.heading_error, past = fa.past;
             } else {
-                dseek_arc2 fa;
+                dseek_arc2_t fa;
                 dseek_follow_circle_2d(p2, f2, t2, dw2, o, &prm, &fa);
                 fsteer = (vec3){fa.steer.x, fa.steer.y, 0.0f};
                 axis = (vec3){0.0f, 0.0f, o};
@@ -375,7 +375,7 @@ int64_t dseek_run(world_t* w, float dt, void* ctx)
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
     const int k = COMP_DSEEK;
-    dseek_ctx c = {.w = w, .a = agent_view(w),
+    dseek_ctx_t c = {.w = w, .a = agent_view(w),
                    .d = {COMP_I(w, k, COMP_ROW), COMP_F(w, k, DS_WEIGHT),
                     {COMP_F(w, k, DS_WP_X), COMP_F(w, k, DS_WP_Y), COMP_F(w, k, DS_WP_Z)},
                     {COMP_F(w, k, DS_DIR_X), COMP_F(w, k, DS_DIR_Y), COMP_F(w, k, DS_DIR_Z)},
@@ -396,7 +396,7 @@ typedef struct track_ctx {
     const int32_t* agent_row;
     const dseek_track_t* track;
     float dt;
-} track_ctx;
+} track_ctx_t;
 
 /* Whether agent row i moves itself (a component of a module flagged
  * MODULE_MOVES_ITSELF): control left it alone, and so does tracking. */
@@ -412,7 +412,7 @@ static int moves_itself(const world_t* w, int32_t i)
 static void track_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const track_ctx* c = (const track_ctx*)vctx;
+    const track_ctx_t* c = (const track_ctx_t*)vctx;
     const world_t* w = c->w;
     const agent_view_t* a = &c->a;
     const int three = w->dims == 3;
@@ -512,7 +512,7 @@ int64_t dseek_track_run(world_t* w, float dt, void* ctx)
     int32_t count = rs->planned_step == w->step_count ? rs->planned_rows : 0;
     if (count > w->comps[COMP_DSEEK].table.count) count = w->comps[COMP_DSEEK].table.count;
     if (count == 0 || !(dt > 0.0f)) return 0;
-    track_ctx c = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_DSEEK, COMP_ROW), .track = rs->track, .dt = dt};
+    track_ctx_t c = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_DSEEK, COMP_ROW), .track = rs->track, .dt = dt};
     par_for(w, count, 256, PAR_STATIC, track_range, &c);
     return count;
 }
@@ -942,9 +942,9 @@ shoal_status_t shoal_dseek_steer_2d(const float position[2], const float heading
 {
     if (!position || !heading || !waypoint || !direction || !out_steer)
         return steer_fail(err, "every pointer argument is required");
-    dseek_params prm = dseek_default_params(r_min);
-    dseek_result2 res;
-    dseek_status st = dseek_steer_2d((vec2){position[0], position[1]}, (vec2){heading[0], heading[1]},
+    dseek_params_t prm = dseek_default_params(r_min);
+    dseek_result2_t res;
+    dseek_status_t st = dseek_steer_2d((vec2){position[0], position[1]}, (vec2){heading[0], heading[1]},
                                      (vec2){waypoint[0], waypoint[1]}, (vec2){direction[0], direction[1]},
                                      &prm, &res);
     out_steer[0] = res.steer.x;
@@ -963,9 +963,9 @@ shoal_status_t shoal_dseek_steer_3d(const float position[3], const float heading
 {
     if (!position || !heading || !waypoint || !direction || !out_steer)
         return steer_fail(err, "every pointer argument is required");
-    dseek_params prm = dseek_default_params(r_min);
-    dseek_result3 res;
-    dseek_status st = dseek_steer_3d((vec3){position[0], position[1], position[2]},
+    dseek_params_t prm = dseek_default_params(r_min);
+    dseek_result3_t res;
+    dseek_status_t st = dseek_steer_3d((vec3){position[0], position[1], position[2]},
                                      (vec3){heading[0], heading[1], heading[2]},
                                      (vec3){waypoint[0], waypoint[1], waypoint[2]},
                                      (vec3){direction[0], direction[1], direction[2]}, &prm, &res);

@@ -27,13 +27,13 @@ static const int word_turns[DSEEK_WORD_COUNT][3] = {
 
 static const char* const word_names[DSEEK_WORD_COUNT] = { "LSL", "RSR", "LSR", "RSL", "RLR", "LRL" };
 
-int dseek_word_turn(dseek_word word, int i)
+int dseek_word_turn(dseek_word_t word, int i)
 {
     if ((int)word < 0 || (int)word >= DSEEK_WORD_COUNT || i < 0 || i > 2) return 0;
     return word_turns[word][i];
 }
 
-const char* dseek_word_name(dseek_word word)
+const char* dseek_word_name(dseek_word_t word)
 {
     if ((int)word < 0 || (int)word >= DSEEK_WORD_COUNT) return "?";
     return word_names[word];
@@ -49,7 +49,7 @@ static float dangle(vec2 u, vec2 v, float o)
 
 static int finite2(vec2 v) { return isfinite(v.x) && isfinite(v.y); }
 
-static void no_path(dseek_dubins* out, dseek_word word)
+static void no_path(dseek_dubins_t* out, dseek_word_t word)
 {
     memset(out, 0, sizeof *out);
     out->word = word;
@@ -60,7 +60,7 @@ static void no_path(dseek_dubins* out, dseek_word word)
 /* One word in units of r, A at the origin: w = (W - A) / r, g = gap / r.
  * Writes the segments, centres, junctions and directions in those units;
  * returns 0 when the word has no path. */
-static int word_unit(dseek_word word, vec2 dA, vec2 w, vec2 dW, float g, dseek_dubins* o)
+static int word_unit(dseek_word_t word, vec2 dA, vec2 w, vec2 dW, float g, dseek_dubins_t* o)
 {
     const float o1 = (float)word_turns[word][0], o2 = (float)word_turns[word][1],
                 o3 = (float)word_turns[word][2];
@@ -130,7 +130,7 @@ static int word_unit(dseek_word word, vec2 dA, vec2 w, vec2 dW, float g, dseek_d
 }
 
 /* Far apart (header): straight along W - A between the two end arcs. */
-static void word_far(dseek_word word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, dseek_dubins* o)
+static void word_far(dseek_word_t word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, dseek_dubins_t* o)
 {
     const float o1 = (float)word_turns[word][0], o3 = (float)word_turns[word][2];
     vec2 half = vec2_sub(vec2_scale(W, 0.5f), vec2_scale(A, 0.5f)); /* cannot overflow */
@@ -156,7 +156,7 @@ static int usable(vec2 A, vec2* dA, vec2 W, vec2* dW, float r, float gap)
     return (dA->x != 0.0f || dA->y != 0.0f) && (dW->x != 0.0f || dW->y != 0.0f);
 }
 
-static void finish(dseek_word word, float r, dseek_dubins* o)
+static void finish(dseek_word_t word, float r, dseek_dubins_t* o)
 {
     float arcs = 0.0f, straight = 0.0f, total = 0.0f;
     o->first_turn = 0;
@@ -181,8 +181,8 @@ static void finish(dseek_word word, float r, dseek_dubins* o)
     o->total_angle = total;
 }
 
-int dseek_dubins_word(dseek_word word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap,
-                      dseek_dubins* out)
+int dseek_dubins_word(dseek_word_t word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap,
+                      dseek_dubins_t* out)
 {
     if (!out) return 0;
     if ((int)word < 0 || (int)word >= DSEEK_WORD_COUNT || !usable(A, &dA, W, &dW, r, gap)) {
@@ -205,20 +205,20 @@ int dseek_dubins_word(dseek_word word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r
     return 1;
 }
 
-int dseek_dubins_shortest(vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap, dseek_dubins* out)
+int dseek_dubins_shortest(vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap, dseek_dubins_t* out)
 {
     if (!out) return 0;
-    dseek_dubins cur;
+    dseek_dubins_t cur;
     int ok = dseek_dubins_word(DSEEK_LSL, A, dA, W, dW, r, gap, out);
     if (!ok) return 0;
     for (int k = 1; k < DSEEK_WORD_COUNT; ++k) {
-        dseek_dubins_word((dseek_word)k, A, dA, W, dW, r, gap, &cur);
+        dseek_dubins_word((dseek_word_t)k, A, dA, W, dW, r, gap, &cur);
         if (cur.exists && (!out->exists || cur.length < out->length)) *out = cur;
     }
     return 1;
 }
 
-vec2 dseek_dubins_steer(const dseek_dubins* path, vec2 dA)
+vec2 dseek_dubins_steer(const dseek_dubins_t* path, vec2 dA)
 {
     dA = vec2_normalize(dA);
     if (!path || !path->exists) return dA;
@@ -227,7 +227,7 @@ vec2 dseek_dubins_steer(const dseek_dubins* path, vec2 dA)
     return vec2_normalize(vec2_rotate(dA, (float)path->turn[0] * turn));
 }
 
-float dseek_dubins_reach(const dseek_dubins* path, vec2 A, vec2 dA, vec2 P, float r)
+float dseek_dubins_reach(const dseek_dubins_t* path, vec2 A, vec2 dA, vec2 P, float r)
 {
     if (!path || !path->exists) return INFINITY;
     dA = vec2_normalize(dA);

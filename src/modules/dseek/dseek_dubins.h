@@ -51,12 +51,12 @@ typedef enum dseek_word {
     DSEEK_RSL = 3,
     DSEEK_RLR = 4,
     DSEEK_LRL = 5,
-} dseek_word;
+} dseek_word_t;
 #define DSEEK_WORD_COUNT 6
 
 typedef struct dseek_dubins {
     int exists;        /* 0: this word has no path between the poses (length +inf) */
-    dseek_word word;
+    dseek_word_t word;
     int turn[3];       /* per segment: +1 left, -1 right, 0 straight */
     float seg[3];      /* per segment: arc angle (rad, [0, 2 pi)) or straight length
                           (m, >= 0) */
@@ -69,36 +69,36 @@ typedef struct dseek_dubins {
                           straight segment's midpoint */
     vec2 junction[2];  /* where segments 1 and 2 end (m) */
     vec2 dir[2];       /* the heading there (unit) */
-} dseek_dubins;
+} dseek_dubins_t;
 
 /* Orientation of segment `i` (0..2) of `word`: +1 L, -1 R, 0 S. */
-int dseek_word_turn(dseek_word word, int i);
+int dseek_word_turn(dseek_word_t word, int i);
 /* "LSL", ..., "LRL"; "?" for a value out of range. */
-const char* dseek_word_name(dseek_word word);
+const char* dseek_word_name(dseek_word_t word);
 
 /* The path of one word. r > 0 and finite; dA, dW nonzero (normalized here);
  * gap (m) >= 0 and finite, 0 for exact paths (header). Returns 1 when the
  * input is usable (out written, with out->exists saying whether the word
  * has a path), 0 otherwise (out zeroed, exists 0, length +inf). */
-int dseek_dubins_word(dseek_word word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap,
-                      dseek_dubins* out);
+int dseek_dubins_word(dseek_word_t word, vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap,
+                      dseek_dubins_t* out);
 
 /* The shortest of the six words: ties (equal lengths in float) go to the
  * first in the order LSL, RSR, LSR, RSL, RLR, LRL. Returns 1 when the input
  * is usable (then a path always exists: LSL or RSR does), 0 otherwise (out
  * as for dseek_dubins_word). */
-int dseek_dubins_shortest(vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap, dseek_dubins* out);
+int dseek_dubins_shortest(vec2 A, vec2 dA, vec2 W, vec2 dW, float r, float gap, dseek_dubins_t* out);
 
 /* Steering along `path` from the pose (A, d_A) it was planned from: the
  * heading where the first arc ends, d_A turned by its angle, limited to a
  * right angle (the tightest turn until then), as dseek_geom.c's stage I
  * steers. d_A when path is NULL or has no path. */
-vec2 dseek_dubins_steer(const dseek_dubins* path, vec2 dA);
+vec2 dseek_dubins_steer(const dseek_dubins_t* path, vec2 dA);
 
 /* The largest distance from P of any point of `path` (planned from A, d_A
  * with radius r), m: the ends, the junctions, and each arc's point farthest
  * from P when the arc sweeps over it. +inf when path is NULL or has no
  * path. */
-float dseek_dubins_reach(const dseek_dubins* path, vec2 A, vec2 dA, vec2 P, float r);
+float dseek_dubins_reach(const dseek_dubins_t* path, vec2 A, vec2 dA, vec2 P, float r);
 
 #endif /* SHOAL_DSEEK_DUBINS_H */

@@ -30,9 +30,9 @@
  * "Close range": a discrete turn's heading lag). */
 #define DSEEK_PLAN_BACK 0.25f
 
-dseek_params dseek_default_params(float r_min)
+dseek_params_t dseek_default_params(float r_min)
 {
-    dseek_params p;
+    dseek_params_t p;
     p.r_agent = r_min;
     p.r_waypoint = r_min;
     p.consider_both_waypoint_circles = 1; /* header: the base case can chatter */
@@ -61,7 +61,7 @@ typedef struct candidate {
     float phi_agent;
     float phi_way;
     float total;   /* eq. (1) */
-} candidate;
+} candidate_t;
 
 /* Directed angle from u to v measured in orientation o (eq. (1)'s phi^o),
  * in [-wrap, 2 pi - wrap) rather than [0, 2 pi): an arc within `wrap` of a
@@ -90,7 +90,7 @@ static float signed_angle(vec2 u, vec2 v, float o)
  * t = (L D - q perp(D)) / |D|^2, L = sqrt(|D|^2 - q^2). No tangent when
  * |D| < |q|: oppositely oriented circles that overlap, or one circle inside
  * the other. */
-static void tangent(candidate* c, float r_agent, float r_way)
+static void tangent(candidate_t* c, float r_agent, float r_way)
 {
     vec2 D = vec2_sub(c->c_way, c->c_agent);
     float d2 = vec2_length_sq(D);
@@ -116,7 +116,7 @@ static int unit_ok2(vec2 d, vec2* unit)
     return 1;
 }
 
-const char* dseek_check_params(const dseek_params* p)
+const char* dseek_check_params(const dseek_params_t* p)
 {
     if (!p) return "dseek: params is NULL";
     if (!(p->r_agent > 0.0f && isfinite(p->r_agent))) return "dseek: r_agent must be finite and > 0";
@@ -134,7 +134,7 @@ const char* dseek_check_params(const dseek_params* p)
     return NULL;
 }
 
-static dseek_status fail2(dseek_result2* out, vec2 dA, vec2 dW, const char* msg)
+static dseek_status_t fail2(dseek_result2_t* out, vec2 dA, vec2 dW, const char* msg)
 {
     memset(out, 0, sizeof *out);
     vec2 s = vec2_normalize(dA);
@@ -151,8 +151,8 @@ static dseek_status fail2(dseek_result2* out, vec2 dA, vec2 dW, const char* msg)
 /* The close-range method (header, "Close range"): whether the agent follows
  * the shortest Dubins path (into *path) instead of the best 3-segment
  * candidate. */
-static int close_dubins(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p, const candidate* cand,
-                        int best, dseek_dubins* path)
+static int close_dubins(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p, const candidate_t* cand,
+                        int best, dseek_dubins_t* path)
 {
     const float r = fmaxf(p->r_agent, p->r_waypoint);
     int cannot = best < 0 || cand[best].total > p->close_total_angle;
@@ -161,14 +161,14 @@ static int close_dubins(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p,
     vec2 from = vec2_sub(A, vec2_scale(dA, DSEEK_PLAN_BACK * p->zero_tol));
     if (!dseek_dubins_shortest(from, dA, W, dW, r, 0.0f, path)) return 0; /* not reached: input checked */
     if (cannot) return 1;
-    const candidate* c = &cand[best];
+    const candidate_t* c = &cand[best];
     float len = p->r_agent * fabsf(c->phi_agent) + c->len + p->r_waypoint * fabsf(c->phi_way);
     if (!(len > path->length + DSEEK_SAME_PATH * r)) return 0; /* the paper's path is as short */
     return dseek_dubins_reach(path, A, dA, W, r) < DSEEK_CLOSE_REACH * r;
 }
 
 /* Reports the Dubins path followed in CLOSE. */
-static void report_dubins(dseek_result2* out, const dseek_dubins* path, float base_o)
+static void report_dubins(dseek_result2_t* out, const dseek_dubins_t* path, float base_o)
 {
     int ccc = path->turn[1] != 0;
     out->path_is_cross = path->turn[0] != path->turn[2];
@@ -188,7 +188,7 @@ static void report_dubins(dseek_result2* out, const dseek_dubins* path, float ba
     out->tangent_to = path->junction[1];
 }
 
-static void report_candidate(dseek_result2* out, const candidate* c, float r_agent, float r_way)
+static void report_candidate(dseek_result2_t* out, const candidate_t* c, float r_agent, float r_way)
 {
     out->path_is_cross = c->cross;
     out->agent_turn = (int)c->o_agent;
@@ -206,7 +206,7 @@ static void report_candidate(dseek_result2* out, const candidate* c, float r_age
 }
 
 /* Of the candidates other than `chosen` (an index, or -1), the lowest Phi. */
-static float lowest_other(const candidate* c, int n, int chosen)
+static float lowest_other(const candidate_t* c, int n, int chosen)
 {
     float best = INFINITY;
     for (int i = 0; i < n; ++i)
@@ -216,8 +216,8 @@ static float lowest_other(const candidate* c, int n, int chosen)
 
 /* The path of an agent already in stage II or III on waypoint circle k:
  * straight for `ahead` metres (0 in stage III), then the arc on k_W. */
-static void report_on_circle(dseek_result2* out, vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o,
-                             float ahead, const dseek_params* p)
+static void report_on_circle(dseek_result2_t* out, vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o,
+                             float ahead, const dseek_params_t* p)
 {
     out->path_is_cross = 0;
     out->agent_turn = (int)o;
@@ -235,7 +235,7 @@ static void report_on_circle(dseek_result2* out, vec2 A, vec2 dA, vec2 dW, vec2 
 
 /* Stage III steering on waypoint circle (c_way, o): along the circle, but
  * never past d_W (Figure 5's min_{d_S}(s_A, d_W)). */
-static vec2 stage3_steer(vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o, const dseek_params* p)
+static vec2 stage3_steer(vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o, const dseek_params_t* p)
 {
     vec2 f = vec2_scale(vec2_perp(dA), o); /* the tightest turn, a right angle from d_A */
     if (p->r_agent < p->r_waypoint * (1.0f - DSEEK_RADIUS_RATIO_TOL)) {
@@ -260,7 +260,7 @@ static vec2 stage3_steer(vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o, const ds
     return f;
 }
 
-void dseek_close_turn(const dseek_result2* r, int* turn, float* arc_left)
+void dseek_close_turn(const dseek_result2_t* r, int* turn, float* arc_left)
 {
     *turn = 0;
     *arc_left = 0.0f;
@@ -274,13 +274,13 @@ void dseek_close_turn(const dseek_result2* r, int* turn, float* arc_left)
     }
 }
 
-void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dseek_params* p,
-                            dseek_arc2* out)
+void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dseek_params_t* p,
+                            dseek_arc2_t* out)
 {
     dA = vec2_normalize(dA);
     dW = vec2_normalize(dW);
     vec2 c_way = vec2_add(W, vec2_scale(vec2_perp(dW), o * p->r_waypoint));
-    dseek_params tracking = *p;
+    dseek_params_t tracking = *p;
     if (!(tracking.r_agent < p->r_waypoint * (1.0f - DSEEK_RADIUS_RATIO_TOL)))
         tracking.r_agent = 0.5f * p->r_waypoint; /* stage3_steer tracks the circle below its radius */
     out->steer = stage3_steer(A, dA, dW, c_way, o, &tracking);
@@ -293,8 +293,8 @@ void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dse
     out->past = vec2_dot(vec2_sub(A, W), dW) > 0.0f;
 }
 
-dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p,
-                            dseek_result2* out)
+dseek_status_t dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p,
+                            dseek_result2_t* out)
 {
     if (!out) return DSEEK_ERR_INPUT;
     const char* bad = dseek_check_params(p);
@@ -341,11 +341,11 @@ dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params
     }
 
     /* All candidates (Figure 5's direct and cross per waypoint circle). */
-    candidate cand[4];
+    candidate_t cand[4];
     int n_cand = 0;
     for (int k = 0; k < n_way; ++k) {
         for (int cross = 0; cross <= 1; ++cross) {
-            candidate* c = &cand[n_cand++];
+            candidate_t* c = &cand[n_cand++];
             memset(c, 0, sizeof *c);
             c->cross = cross;
             c->opposite = k;
@@ -383,7 +383,7 @@ dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params
     float k2_phi = 0.0f;
     for (int k = 0; k < n_way; ++k) {
         if (k3 >= 0 && k != k3) continue;
-        const candidate* d = &cand[2 * k];
+        const candidate_t* d = &cand[2 * k];
         float ahead = vec2_dot(s3[k], dA);
         if (!(ahead > 0.0f) || !(vec2_length(s3[k]) > DSEEK_HANDOVER * z)) continue;
         int aligned = d->exists && fabsf(signed_angle(dA, d->t, 1.0f)) <= tol;
@@ -425,7 +425,7 @@ dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params
         if (cand[i].exists && (best < 0 || cand[i].total < cand[best].total)) best = i;
 
     if (p->close_method == DSEEK_CLOSE_DUBINS) {
-        dseek_dubins path;
+        dseek_dubins_t path;
         if (close_dubins(A, dA, W, dW, p, cand, best, &path)) {
             out->stage = DSEEK_CLOSE;
             report_dubins(out, &path, base_o);
@@ -456,7 +456,7 @@ dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params
         return DSEEK_OK;
     }
 
-    const candidate* c = &cand[best];
+    const candidate_t* c = &cand[best];
     out->stage = DSEEK_STAGE_I;
     report_candidate(out, c, ra, rw);
     out->other_total_angle = lowest_other(cand, n_cand, best);

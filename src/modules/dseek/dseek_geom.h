@@ -179,7 +179,7 @@
 typedef enum dseek_status {
     DSEEK_OK = 0,
     DSEEK_ERR_INPUT = 1, /* bad input: the message says what; steer is still a finite unit vector */
-} dseek_status;
+} dseek_status_t;
 
 typedef enum dseek_stage {
     DSEEK_STAGE_I = 1,   /* turning toward the tangent (segment I) */
@@ -188,14 +188,14 @@ typedef enum dseek_stage {
     DSEEK_CLOSE = 4,     /* close-range method: following the shortest Dubins path (2D;
                             steering away from W with DSEEK_CLOSE_STEER_AWAY), or turning
                             into the steering plane first (3D guard) */
-} dseek_stage;
+} dseek_stage_t;
 
 /* The close-range method (header, "Close range"). */
 typedef enum dseek_close_method {
     DSEEK_CLOSE_DUBINS = 0,     /* follow the shortest Dubins path (default) */
     DSEEK_CLOSE_STEER_AWAY = 1, /* the earlier method: steer away from W until a 3-segment
                                    path with Phi <= close_total_angle exists */
-} dseek_close_method;
+} dseek_close_method_t;
 
 typedef struct dseek_params {
     float r_agent;    /* m, > 0: radius of the agent circles k_A; pass r_min(v_A) for a
@@ -215,13 +215,13 @@ typedef struct dseek_params {
     float close_total_angle; /* rad, > 2 pi (may be +inf to disable): in stage I, a best
                                 Phi above this starts the close-range method;
                                 default 5 pi / 2 */
-    dseek_close_method close_method; /* default DSEEK_CLOSE_DUBINS */
-} dseek_params;
+    dseek_close_method_t close_method; /* default DSEEK_CLOSE_DUBINS */
+} dseek_params_t;
 
 /* Defaults for a turn radius r_min (m) used for both circles: both waypoint
  * circles, parallel_tol 1e-3 rad, wrap_tol 1 degree, zero_tol 0.05 r_min,
  * close_total_angle 5 pi / 2, close_method DSEEK_CLOSE_DUBINS. */
-dseek_params dseek_default_params(float r_min);
+dseek_params_t dseek_default_params(float r_min);
 
 /* What one 2D call decided. Every float is finite unless said otherwise.
  * The path fields describe the path followed from the current pose (in
@@ -232,7 +232,7 @@ dseek_params dseek_default_params(float r_min);
 typedef struct dseek_result2 {
     vec2 steer;              /* unit steering direction d_s, never NaN, at most 90 degrees
                                 from d_A */
-    dseek_stage stage;
+    dseek_stage_t stage;
     int path_is_cross;       /* chosen path: 0 direct, 1 cross */
     int agent_turn;          /* orientation of the chosen agent circle: +1 left
                                 (counter-clockwise), -1 right (clockwise) */
@@ -260,7 +260,7 @@ typedef struct dseek_result2 {
                                 III and in CLOSE without a path) */
     vec2 tangent_to;         /* where it meets the waypoint circle (m) */
     char message[128];       /* on DSEEK_ERR_INPUT: what was wrong; else empty */
-} dseek_result2;
+} dseek_result2_t;
 
 /* The 2D procedure above. A, W in m; dA, dW headings whose length is within
  * 1e-3 of 1 (they are normalized here). p: see dseek_params (NULL is an
@@ -272,8 +272,8 @@ typedef struct dseek_result2 {
  * a tolerance out of range, and A == W (within 1e-6 r_agent) with d_A != d_W
  * (beyond parallel_tol). A == W with d_A == d_W is arrival: stage III,
  * steer d_W. */
-dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params* p,
-                            dseek_result2* out);
+dseek_status_t dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p,
+                            dseek_result2_t* out);
 
 /* Pseudo-3D (section 4). The steering plane Omega contains A, W and d_W;
  * its frame F has origin W, f_x = d_W (eq. (5)) and f_y the unit part of
@@ -312,7 +312,7 @@ dseek_status dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params
  * Results as in 2D; errors as in 2D (A == W with d_A != d_W included). */
 typedef struct dseek_result3 {
     vec3 steer;          /* unit, never NaN, at most 90 degrees from d_A */
-    dseek_stage stage;
+    dseek_stage_t stage;
     int path_is_cross;
     float total_angle;   /* rad, as in 2D */
     float path_length;   /* m, as in 2D (in the plane) */
@@ -330,10 +330,10 @@ typedef struct dseek_result3 {
     float straight_left; /* m */
     vec3 turn_axis;
     char message[128];
-} dseek_result3;
+} dseek_result3_t;
 
-dseek_status dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params* p,
-                            dseek_result3* out);
+dseek_status_t dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params_t* p,
+                            dseek_result3_t* out);
 
 /* Flying the final arc once it has begun (for a caller that keeps which
  * waypoint circle it is on): the waypoint circle of orientation o (+1: the
@@ -349,10 +349,10 @@ typedef struct dseek_arc2 {
     float radial_error;  /* m: distance from the circle, + outside */
     float heading_error; /* rad: |angle| between d_A and the circle's tangent there */
     int past;            /* 1 once A is beyond W along d_W (the arc is over) */
-} dseek_arc2;
+} dseek_arc2_t;
 
-void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dseek_params* p,
-                            dseek_arc2* out);
+void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dseek_params_t* p,
+                            dseek_arc2_t* out);
 
 /* The same in 3D, in the steering plane dseek_steer_3d builds from A; o as
  * in the plane's frame (+1: the circle on A's side, k_W). steer is in 3D;
@@ -362,19 +362,19 @@ typedef struct dseek_arc3 {
     vec3 turn_axis;
     float arc_left, radial_error, heading_error;
     int past;
-} dseek_arc3;
+} dseek_arc3_t;
 
-void dseek_follow_circle_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, float o, const dseek_params* p,
-                            dseek_arc3* out);
+void dseek_follow_circle_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, float o, const dseek_params_t* p,
+                            dseek_arc3_t* out);
 
 /* In DSEEK_CLOSE on a Dubins path (dubins_word >= 0): the orientation of
  * the arc being flown (+1, -1, or 0 on the straight) and the angle left on
  * it (rad), for a turn-rate feed-forward; its radius is max(r_agent,
  * r_waypoint). */
-void dseek_close_turn(const dseek_result2* r, int* turn, float* arc_left);
+void dseek_close_turn(const dseek_result2_t* r, int* turn, float* arc_left);
 
 /* Shared by the 2D and 3D entry points: NULL when p is usable, else a
  * static message saying why not. */
-const char* dseek_check_params(const dseek_params* p);
+const char* dseek_check_params(const dseek_params_t* p);
 
 #endif /* SHOAL_DSEEK_GEOM_H */

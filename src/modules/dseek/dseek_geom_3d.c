@@ -30,7 +30,7 @@ static int unit_ok3(vec3 d, vec3* unit)
     return 1;
 }
 
-static dseek_status fail3(dseek_result3* out, vec3 dA, vec3 dW, const char* msg)
+static dseek_status_t fail3(dseek_result3_t* out, vec3 dA, vec3 dW, const char* msg)
 {
     memset(out, 0, sizeof *out);
     vec3 s = vec3_normalize(dA);
@@ -69,8 +69,8 @@ static vec3 plane_y(vec3 rel, vec3 fx, vec3 dA, float guard)
     return is_zero3(y) ? any_perpendicular(fx) : y;
 }
 
-dseek_status dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params* p,
-                            dseek_result3* out)
+dseek_status_t dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params_t* p,
+                            dseek_result3_t* out)
 {
     if (!out) return DSEEK_ERR_INPUT;
     const char* bad = dseek_check_params(p);
@@ -107,15 +107,15 @@ dseek_status dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params
         if (dA2.x == 0.0f && dA2.y == 0.0f) dA2 = vec2_make(1.0f, 0.0f);
     }
 
-    dseek_result2 r2;
-    dseek_status st = dseek_steer_2d(A2, dA2, vec2_zero(), vec2_make(1.0f, 0.0f), p, &r2);
+    dseek_result2_t r2;
+    dseek_status_t st = dseek_steer_2d(A2, dA2, vec2_zero(), vec2_make(1.0f, 0.0f), p, &r2);
     memset(out, 0, sizeof *out);
     out->plane_x = fx;
     out->plane_y = fy;
     if (st != DSEEK_OK) {
         /* Only reachable within rounding of A == W, where the plane's
          * projection of A vanishes. */
-        dseek_status s3 = fail3(out, dA, dW, r2.message);
+        dseek_status_t s3 = fail3(out, dA, dW, r2.message);
         out->plane_x = fx;
         out->plane_y = fy;
         return s3;
@@ -166,8 +166,8 @@ dseek_status dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params
     return DSEEK_OK;
 }
 
-void dseek_follow_circle_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, float o, const dseek_params* p,
-                            dseek_arc3* out)
+void dseek_follow_circle_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, float o, const dseek_params_t* p,
+                            dseek_arc3_t* out)
 {
     dA = vec3_normalize(dA);
     dW = vec3_normalize(dW);
@@ -177,7 +177,7 @@ void dseek_follow_circle_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, float o, const dse
     vec2 A2 = vec2_make(vec3_dot(rel, fx), vec3_dot(rel, fy));
     vec2 dA2 = vec2_normalize(vec2_make(vec3_dot(dA, fx), vec3_dot(dA, fy)));
     if (dA2.x == 0.0f && dA2.y == 0.0f) dA2 = vec2_make(1.0f, 0.0f);
-    dseek_arc2 a2;
+    dseek_arc2_t a2;
     dseek_follow_circle_2d(A2, dA2, vec2_zero(), vec2_make(1.0f, 0.0f), o, p, &a2);
     vec3 s = vec3_normalize(vec3_add(vec3_scale(fx, a2.steer.x), vec3_scale(fy, a2.steer.y)));
     float along = vec3_dot(s, dA);

@@ -51,20 +51,20 @@ typedef struct follow_view {
     const int32_t* agent_row;
     const uint32_t *lindex, *ltag;
     const float *weight, *behind, *per_speed, *gain;
-} follow_view;
+} follow_view_t;
 
 /* Reads pos, vel (self and leader), mass, max force, max speed; writes
  * desired (+=). */
 typedef struct follow_ctx {
     world_t* w;
     agent_view_t a;
-    follow_view f;
-} follow_ctx;
+    follow_view_t f;
+} follow_ctx_t;
 
 static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const follow_ctx* c = (const follow_ctx*)vctx;
+    const follow_ctx_t* c = (const follow_ctx_t*)vctx;
     const world_t* w = c->w;
     const int three = w->dims == 3;
     const int32_t* agent_row = c->f.agent_row;
@@ -108,7 +108,7 @@ int64_t follow_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_FOLLOW].table.count;
     const int k = COMP_FOLLOW;
-    follow_ctx c = {w, agent_view(w),
+    follow_ctx_t c = {w, agent_view(w),
                     {COMP_I(w, k, COMP_ROW), COMP_U(w, k, FO_LEADER_INDEX1), COMP_U(w, k, FO_LEADER_TAG),
                      COMP_F(w, k, FO_WEIGHT), COMP_F(w, k, FO_BEHIND), COMP_F(w, k, FO_BEHIND_PER_SPEED),
                      COMP_F(w, k, FO_ARRIVE_GAIN)}};

@@ -26,9 +26,9 @@ typedef struct nearest {
     /* + SHOAL_MAX_LANES: the slot past the cap, and room to pad the list
      * to whole lanes for gathers (orca_range) */
     int32_t k[NEAREST_MAX + SHOAL_MAX_LANES];
-} nearest;
+} nearest_t;
 
-static inline void nearest_offer(nearest* nb, float d2, int32_t k)
+static inline void nearest_offer(nearest_t* nb, float d2, int32_t k)
 {
     int32_t n = nb->count;
     if (n == nb->cap) {
@@ -47,7 +47,7 @@ static inline void nearest_offer(nearest* nb, float d2, int32_t k)
 }
 
 /* The bound an offer must beat: r2 until full, then the last. */
-static inline float nearest_limit(const nearest* nb, float r2)
+static inline float nearest_limit(const nearest_t* nb, float r2)
 {
     return nb->count == nb->cap && nb->d2[nb->cap - 1] < r2 ? nb->d2[nb->cap - 1] : r2;
 }
@@ -107,7 +107,7 @@ static inline lanef lane_d2_from(const grid_t* g, int32_t k, lanef px, lanef py,
  * is the scalar arithmetic, so every SIMD width picks the same. `dedup`:
  * drop those already listed (a block past 64 distinct buckets). */
 static inline void offer_run(const grid_t* g, int32_t k0, int32_t k1, lanef px, lanef py, lanef pz, int three,
-                             float r2, int32_t self, int dedup, nearest* nb)
+                             float r2, int32_t self, int dedup, nearest_t* nb)
 {
     for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
         lanef d2 = lane_d2_from(g, k, px, py, pz, three);
@@ -135,7 +135,7 @@ static inline void offer_run(const grid_t* g, int32_t k0, int32_t k1, lanef px, 
 
 /* Scan the block of cells around p for the nearest neighbors of the agent
  * at sorted position `self` (grid_positions; -1: none to leave out). */
-static inline void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest* nb)
+static inline void find_neighbors(const grid_t* g, const float p[3], float range, int32_t self, nearest_t* nb)
 {
     const int three = g->dims == 3;
     const float r2 = range * range;
@@ -205,7 +205,7 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
 /* The rank of each of the m candidates (sd, sk) in (distance^2, sorted
  * position) order, counted a lane at a time; the first cap go to nb in that
  * order. sd is padded with +inf to a whole lane. */
-static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, nearest* nb)
+static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, nearest_t* nb)
 {
     const int32_t cap = nb->cap;
     for (int32_t i = 0; i < m; ++i) {
@@ -235,14 +235,14 @@ typedef struct nearest_runs {
     int32_t lo[3], hi[3];
     int32_t count; /* runs; -1: none kept; -2: the block declines (too many) */
     int32_t k0[NEAREST_RUNS], k1[NEAREST_RUNS];
-} nearest_runs;
+} nearest_runs_t;
 
 /* A cache for find_nearest: one per block shape it scans. */
 typedef struct nearest_cache {
-    nearest_runs hint, full, list;
-} nearest_cache;
+    nearest_runs_t hint, full, list;
+} nearest_cache_t;
 
-static inline void nearest_cache_init(nearest_cache* c)
+static inline void nearest_cache_init(nearest_cache_t* c)
 {
     c->hint.count = -1;
     c->full.count = -1;
@@ -330,7 +330,7 @@ static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], c
 
 /* The runs of cells lo..hi from the cache when it holds that block, else
  * built and kept. Returns the count, or -2 (declined). */
-static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], const int32_t hi[3], nearest_runs* c)
+static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], const int32_t hi[3], nearest_runs_t* c)
 {
     if (c->count != -1 && c->g == g && c->lo[0] == lo[0] && c->lo[1] == lo[1] && c->lo[2] == lo[2] &&
         c->hi[0] == hi[0] && c->hi[1] == hi[1] && c->hi[2] == hi[2])
@@ -349,7 +349,7 @@ static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], cons
  * d^2 <= keep2 appended to (cd, ck) from *kept on: d^2 and sorted
  * position, in scan order. Returns 0 when the block declines (c->count <
  * 0) or past NEAREST_SCAN slots scanned. */
-static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_runs* c, float r2, int32_t self,
+static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_runs_t* c, float r2, int32_t self,
                                float keep2, float* cd, int32_t* ck, int32_t* kept)
 {
     if (c->count < 0) return 0;
@@ -450,7 +450,7 @@ static inline int32_t nearest_cut(float* sd, int32_t* sk, int32_t m, int32_t lea
 /* The first nb->cap of the m candidates (sd, sk) in (d^2, sorted position)
  * order into nb. hi_n of them are at or within d^2 hi_d (all of them: m).
  * sd is 64-byte aligned with room for a lane past m. */
-static inline void nearest_pick(float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n, nearest* nb)
+static inline void nearest_pick(float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n, nearest_t* nb)
 {
     m = nearest_cut(sd, sk, m, nb->cap, nb->cap + 8, &hi_d, hi_n);
     nearest_rank(sd, sk, m, nb);
@@ -474,7 +474,7 @@ static inline void nearest_pick(float* sd, int32_t* sk, int32_t m, float hi_d, i
  * the grid) keeps the runs of the last hint block and the last whole block
  * scanned: queries from one cell mostly ask for the same ones. */
 static inline int find_nearest(const grid_t* g, const float p[3], float range, int32_t self, float hint,
-                               nearest_cache* cache, nearest* nb)
+                               nearest_cache_t* cache, nearest_t* nb)
 {
     const int three = g->dims == 3;
     const float r2 = range * range;

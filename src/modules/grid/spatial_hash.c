@@ -103,11 +103,11 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
 typedef struct max_ctx {
     const float* col;
     float* best; /* per worker */
-} max_ctx;
+} max_ctx_t;
 
 static void max_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    max_ctx* c = (max_ctx*)vctx;
+    max_ctx_t* c = (max_ctx_t*)vctx;
     lanef m = lane_zero();
     int32_t i = begin;
     for (; i + SHOAL_LANES <= end; i += SHOAL_LANES) m = lane_max(m, lane_loadu(c->col + i));
@@ -125,7 +125,7 @@ float grid_column_max(world_t* w, const float* col, int32_t count)
     float best[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     for (int32_t k = 0; k < workers; ++k) best[k] = 0.0f;
-    max_ctx c = {col, best};
+    max_ctx_t c = {col, best};
     par_for(w, count, 16384, PAR_STATIC, max_range, &c);
     float r = 0.0f;
     for (int32_t k = 0; k < workers; ++k) r = best[k] > r ? best[k] : r;
@@ -232,7 +232,7 @@ typedef struct sort_ctx {
      * row r (what a reorder leaves), so each sorted agent has its
      * component row without a look-up. */
     int comp_in_order;
-} sort_ctx;
+} sort_ctx_t;
 
 /* Bucket of agent row i, from the same wrapped coordinates the sorted
  * copies hold, so the neighbor kernel finds every agent in the cell it
@@ -269,7 +269,7 @@ static inline lanei lane_coord(const grid_t* g, lanef p, int axis, int* ok)
 static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    sort_ctx* c = (sort_ctx*)vctx;
+    sort_ctx_t* c = (sort_ctx_t*)vctx;
     grid_t* g = c->g;
     const float* px = AGENT_F(c->w, AC_POS_X);
     const float* py = AGENT_F(c->w, AC_POS_Y);
@@ -316,7 +316,7 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
 }
 
 /* The blocks whose key range meets buckets [qlo, qhi), in block order. */
-static int32_t chunk_blocks(const sort_ctx* c, int32_t qlo, int32_t qhi, int32_t* list)
+static int32_t chunk_blocks(const sort_ctx_t* c, int32_t qlo, int32_t qhi, int32_t* list)
 {
     int32_t m = 0;
     for (int32_t b = 0; b < c->blocks; ++b)
@@ -328,7 +328,7 @@ static int32_t chunk_blocks(const sort_ctx* c, int32_t qlo, int32_t qhi, int32_t
 static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    sort_ctx* c = (sort_ctx*)vctx;
+    sort_ctx_t* c = (sort_ctx_t*)vctx;
     grid_t* g = c->g;
     int32_t list[MAX_BLOCKS];
     for (int32_t ch = begin; ch < end; ++ch) {
@@ -350,7 +350,7 @@ static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx
  * largest bucket (which sizes the neighbors' packs). */
 static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    sort_ctx* c = (sort_ctx*)vctx;
+    sort_ctx_t* c = (sort_ctx_t*)vctx;
     grid_t* g = c->g;
     int32_t largest = c->largest[worker];
     int32_t list[MAX_BLOCKS];
@@ -383,13 +383,13 @@ typedef struct sorted_view {
     const component_t* comp;
     const int32_t* comp_agent_row;
     int32_t comp_count;
-} sorted_view;
+} sorted_view_t;
 
-static sorted_view sorted_sources(const world_t* w, const grid_t* g)
+static sorted_view_t sorted_sources(const world_t* w, const grid_t* g)
 {
     int three = g->dims == 3;
     const component_t* comp = g->rows_comp >= 0 ? &w->comps[g->rows_comp] : NULL;
-    sorted_view v = {.px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y), .pz = three ? AGENT_F(w, AC_POS_Z) : NULL,
+    sorted_view_t v = {.px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y), .pz = three ? AGENT_F(w, AC_POS_Z) : NULL,
                      .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = three ? AGENT_F(w, AC_VEL_Z) : NULL,
                      .slots = table_slots(&w->agents), .comp = comp, .comp_agent_row = comp ? TABLE_COL(&comp->table, int32_t, COMP_ROW) : NULL,
                      .comp_count = comp ? comp->table.count : 0};
@@ -398,7 +398,7 @@ static sorted_view sorted_sources(const world_t* w, const grid_t* g)
 
 /* Sorted position k holds agent row r. in_order: the component is on every
  * agent in agent-row order (sort_ctx.comp_in_order), so its row is r. */
-static inline void put_sorted(grid_t* g, const sorted_view* v, int32_t k, int32_t r, int in_order)
+static inline void put_sorted(grid_t* g, const sorted_view_t* v, int32_t k, int32_t r, int in_order)
 {
     /* Component rows follow agent-row order, so in a flock where every
      * agent has the component, component row r usually belongs to agent row
@@ -425,7 +425,7 @@ static inline void put_sorted(grid_t* g, const sorted_view* v, int32_t k, int32_
 static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    sort_ctx* c = (sort_ctx*)vctx;
+    sort_ctx_t* c = (sort_ctx_t*)vctx;
     grid_t* g = c->g;
     for (int32_t b = begin; b < end; ++b) {
         int32_t* next = g->histogram + (size_t)b * g->bucket_count;
@@ -454,9 +454,9 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
 static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    sort_ctx* c = (sort_ctx*)vctx;
+    sort_ctx_t* c = (sort_ctx_t*)vctx;
     grid_t* g = c->g;
-    sorted_view v = sorted_sources(c->w, g);
+    sorted_view_t v = sorted_sources(c->w, g);
     const int in_order = c->comp_in_order;
     int32_t k = begin;
     if (in_order && c->n <= COPY_LANES_MAX) {
@@ -546,7 +546,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
      * buckets: the positions are the same for any cut. */
     int32_t chunk = (int32_t)(((int64_t)g->bucket_count + 4 * workers - 1) / (4 * workers));
     if (chunk < PREFIX_CHUNK) chunk = PREFIX_CHUNK;
-    sort_ctx c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
+    sort_ctx_t c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
                   .chunk = chunk, .chunks = (g->bucket_count + chunk - 1) / chunk,
                   .chunk_base = g->cell_start, .largest = largest};
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
@@ -683,12 +683,12 @@ static void grid_agent_row_moved(world_t* w, int32_t from, int32_t to)
 
 typedef struct wrap_ctx {
     world_t* w;
-} wrap_ctx;
+} wrap_ctx_t;
 
 static void wrap_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((wrap_ctx*)vctx)->w;
+    world_t* w = ((wrap_ctx_t*)vctx)->w;
     for (int k = 0; k < w->dims; ++k) {
         float* p = AGENT_F(w, AC_POS_X + k);
         float origin = w->bounds_min[k], extent = w->bounds_max[k] - w->bounds_min[k];
@@ -710,7 +710,7 @@ int wrap_idle(const world_t* w) { return !w->wrap; }
 rows_fn* wrap_rows(world_t* w, float dt, void* ctx)
 {
     (void)dt;
-    ((wrap_ctx*)ctx)->w = w;
+    ((wrap_ctx_t*)ctx)->w = w;
     return wrap_range;
 }
 
@@ -719,7 +719,7 @@ int64_t wrap_run(world_t* w, float dt, void* ctx)
     (void)dt;
     (void)ctx;
     if (!w->wrap) return 0;
-    wrap_ctx c = {w};
+    wrap_ctx_t c = {w};
     par_for(w, w->agents.count, 4096, PAR_AFFINE, wrap_range, &c);
     return w->agents.count;
 }

@@ -34,7 +34,7 @@ typedef struct ground_ctx {
     terrain_t terrain;
     const gv_obstacle_t* obstacles;
     int32_t obstacle_count;
-} ground_ctx;
+} ground_ctx_t;
 
 /* ---- the agent's pose ---------------------------------------------------- */
 
@@ -88,7 +88,7 @@ void ground_write_agent_pose(const agent_view_t* a, int three, const terrain_t* 
 static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const ground_ctx* ctx = (const ground_ctx*)vctx;
+    const ground_ctx_t* ctx = (const ground_ctx_t*)vctx;
     const int three = ctx->w->dims == 3;
     const agent_view_t* a = &ctx->a;
     const ground_view_t* g = &ctx->g;
@@ -170,7 +170,7 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
 /* The number of ground rows; when there are any, *c is ready for a pass
  * over them (without obstacles). */
-static int32_t fill_ctx(world_t* w, float dt, ground_ctx* c)
+static int32_t fill_ctx(world_t* w, float dt, ground_ctx_t* c)
 {
     int32_t count = w->comps[COMP_GROUND].table.count;
     if (count == 0) return 0;
@@ -187,7 +187,7 @@ static int32_t fill_ctx(world_t* w, float dt, ground_ctx* c)
 int64_t path_follow_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    ground_ctx c;
+    ground_ctx_t c;
     int32_t count = fill_ctx(w, dt, &c);
     if (count == 0) return 0;
     /* Cost per vehicle varies (Algorithm 1, the projection): claimed blocks. */
@@ -200,7 +200,7 @@ int64_t path_follow_run(world_t* w, float dt, void* ctx)
 static void vehicle_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const ground_ctx* ctx = (const ground_ctx*)vctx;
+    const ground_ctx_t* ctx = (const ground_ctx_t*)vctx;
     const int three = ctx->w->dims == 3;
     const agent_view_t* a = &ctx->a;
     const ground_view_t* g = &ctx->g;
@@ -281,7 +281,7 @@ int ground_reserve_step(world_t* w, int adding)
 int64_t ground_vehicle_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    ground_ctx c;
+    ground_ctx_t c;
     int32_t count = fill_ctx(w, dt, &c);
     if (count == 0) return 0;
     if (obstacles_of(w)->obstacle_count > 0) {

@@ -45,7 +45,7 @@ typedef struct control_ctx {
     float dt;
     int one; /* the parameters are the broadcasts below */
     lanef param[CP_COUNT];
-} control_ctx;
+} control_ctx_t;
 
 
 /* ---- 2D ------------------------------------------------------------------ */
@@ -54,12 +54,12 @@ typedef struct cols_2d {
     const float *vx, *vy, *heading, *omega, *dx, *dy;
     const float *mass, *inertia, *fmax, *tmax, *vmax, *kv, *kh, *kd;
     float *fx, *fy, *tz;
-} cols_2d;
+} cols_2d_t;
 
 /* Rows [i, i + n) (n <= SHOAL_LANES). Inlined twice: with n = SHOAL_LANES
  * for the body of a range, where the partial paths fold away, and once for
  * a range's tail. */
-static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d* c, int32_t i,
+static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d_t* c, int32_t i,
                                                                      int32_t n, lanef inv_dt,
                                                                      const lanef* bc)
 {
@@ -110,9 +110,9 @@ static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d
 static void control_range_2d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const control_ctx* ctx = (const control_ctx*)vctx;
+    const control_ctx_t* ctx = (const control_ctx_t*)vctx;
     world_t* w = ctx->w;
-    const cols_2d c = {
+    const cols_2d_t c = {
         .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y),
         .heading = AGENT_F(w, AC_HEADING), .omega = AGENT_F(w, AC_OMEGA_Z),
         .dx = AGENT_F(w, AC_DESIRED_X), .dy = AGENT_F(w, AC_DESIRED_Y),
@@ -139,9 +139,9 @@ typedef struct cols_3d {
     const float *qw, *qx, *qy, *qz, *vx, *vy, *vz, *ox, *oy, *oz, *dx, *dy, *dz;
     const float *mass, *inertia, *fmax, *tmax, *vmax, *kv, *kh, *kd;
     float *fx, *fy, *fz, *tx, *ty, *tz;
-} cols_3d;
+} cols_3d_t;
 
-static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d* c, int32_t i,
+static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d_t* c, int32_t i,
                                                                      int32_t n, lanef inv_dt,
                                                                      const lanef* bc)
 {
@@ -221,9 +221,9 @@ static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d
 static void control_range_3d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const control_ctx* ctx = (const control_ctx*)vctx;
+    const control_ctx_t* ctx = (const control_ctx_t*)vctx;
     world_t* w = ctx->w;
-    const cols_3d c = {
+    const cols_3d_t c = {
         .qw = AGENT_F(w, AC_QW), .qx = AGENT_F(w, AC_QX), .qy = AGENT_F(w, AC_QY),
         .qz = AGENT_F(w, AC_QZ),
         .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = AGENT_F(w, AC_VEL_Z),
@@ -248,11 +248,11 @@ static void control_range_3d(int32_t begin, int32_t end, int32_t worker, void* v
     }
 }
 
-_Static_assert(sizeof(control_ctx) <= ROWS_CTX_BYTES, "control_ctx fits a fused pass's context");
+_Static_assert(sizeof(control_ctx_t) <= ROWS_CTX_BYTES, "control_ctx fits a fused pass's context");
 
 rows_fn* control_rows(world_t* w, float dt, void* ctx)
 {
-    control_ctx* c = (control_ctx*)ctx;
+    control_ctx_t* c = (control_ctx_t*)ctx;
     c->w = w;
     c->dt = dt;
     c->one = params_broadcast(w, control_params, CP_COUNT, c->param);
@@ -262,7 +262,7 @@ rows_fn* control_rows(world_t* w, float dt, void* ctx)
 int64_t control_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    control_ctx c;
+    control_ctx_t c;
     par_fn* fn = control_rows(w, dt, &c);
     return par_for_agents(w, 1024, PAR_AFFINE, fn, &c);
 }

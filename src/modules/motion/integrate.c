@@ -29,7 +29,7 @@ typedef struct integrate_ctx {
     float dt;
     int one;
     lanef param[IP_COUNT];
-} integrate_ctx;
+} integrate_ctx_t;
 
 
 /* x where x > 0, else 1: a divisor for rows that may be padding. */
@@ -43,9 +43,9 @@ static inline lanef positive_or_one(lanef x)
 typedef struct cols_2d {
     float *px, *py, *vx, *vy, *heading, *omega;
     const float *fx, *fy, *tz, *mass, *inertia, *vmax, *wmax;
-} cols_2d;
+} cols_2d_t;
 
-static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d* c, int32_t i,
+static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d_t* c, int32_t i,
                                                                        int32_t n, lanef dt,
                                                                        const lanef* bc)
 {
@@ -78,9 +78,9 @@ static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_
 static void integrate_range_2d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const integrate_ctx* ctx = (const integrate_ctx*)vctx;
+    const integrate_ctx_t* ctx = (const integrate_ctx_t*)vctx;
     world_t* w = ctx->w;
-    const cols_2d c = {
+    const cols_2d_t c = {
         .px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y),
         .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y),
         .heading = AGENT_F(w, AC_HEADING), .omega = AGENT_F(w, AC_OMEGA_Z),
@@ -104,9 +104,9 @@ static void integrate_range_2d(int32_t begin, int32_t end, int32_t worker, void*
 typedef struct cols_3d {
     float *px, *py, *pz, *vx, *vy, *vz, *ox, *oy, *oz, *qw, *qx, *qy, *qz, *heading;
     const float *fx, *fy, *fz, *tx, *ty, *tz, *mass, *inertia, *vmax, *wmax;
-} cols_3d;
+} cols_3d_t;
 
-static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d* c, int32_t i,
+static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d_t* c, int32_t i,
                                                                        int32_t n, lanef dt,
                                                                        const lanef* bc)
 {
@@ -154,9 +154,9 @@ static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_
 static void integrate_range_3d(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const integrate_ctx* ctx = (const integrate_ctx*)vctx;
+    const integrate_ctx_t* ctx = (const integrate_ctx_t*)vctx;
     world_t* w = ctx->w;
-    const cols_3d c = {
+    const cols_3d_t c = {
         .px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y), .pz = AGENT_F(w, AC_POS_Z),
         .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = AGENT_F(w, AC_VEL_Z),
         .ox = AGENT_F(w, AC_OMEGA_X), .oy = AGENT_F(w, AC_OMEGA_Y), .oz = AGENT_F(w, AC_OMEGA_Z),
@@ -178,11 +178,11 @@ static void integrate_range_3d(int32_t begin, int32_t end, int32_t worker, void*
     }
 }
 
-_Static_assert(sizeof(integrate_ctx) <= ROWS_CTX_BYTES, "integrate_ctx fits a fused pass's context");
+_Static_assert(sizeof(integrate_ctx_t) <= ROWS_CTX_BYTES, "integrate_ctx fits a fused pass's context");
 
 rows_fn* integrate_rows(world_t* w, float dt, void* ctx)
 {
-    integrate_ctx* c = (integrate_ctx*)ctx;
+    integrate_ctx_t* c = (integrate_ctx_t*)ctx;
     c->w = w;
     c->dt = dt;
     c->one = params_broadcast(w, integrate_params, IP_COUNT, c->param);
@@ -192,7 +192,7 @@ rows_fn* integrate_rows(world_t* w, float dt, void* ctx)
 int64_t integrate_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    integrate_ctx c;
+    integrate_ctx_t c;
     par_fn* fn = integrate_rows(w, dt, &c);
     return par_for_agents(w, 1024, PAR_AFFINE, fn, &c);
 }

@@ -16,7 +16,7 @@
 typedef struct steer_ctx {
     world_t* w;
     int none; /* no row weighs any of these behaviors (world_t.params_one) */
-} steer_ctx;
+} steer_ctx_t;
 
 /* The columns steer reads and writes, looked up once per range. */
 typedef struct steer_cols {
@@ -43,11 +43,11 @@ typedef struct steer_cols {
     float* dx;
     float* dy;
     float* dz;
-} steer_cols;
+} steer_cols_t;
 
-static steer_cols steer_columns(world_t* w)
+static steer_cols_t steer_columns(world_t* w)
 {
-    steer_cols c = {
+    steer_cols_t c = {
         .px = AGENT_F(w, AC_POS_X),
         .py = AGENT_F(w, AC_POS_Y),
         .pz = AGENT_F(w, AC_POS_Z),
@@ -75,7 +75,7 @@ static steer_cols steer_columns(world_t* w)
 }
 
 /* The full path for agent row i. */
-static inline void steer_one(const steer_cols* c, int32_t i, int three)
+static inline void steer_one(const steer_cols_t* c, int32_t i, int three)
 {
     const float* px = c->px;
     const float* py = c->py;
@@ -154,13 +154,13 @@ static inline void steer_one(const steer_cols* c, int32_t i, int three)
 static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    world_t* w = ((steer_ctx*)vctx)->w;
+    world_t* w = ((steer_ctx_t*)vctx)->w;
     const int three = w->dims == 3; /* z columns do not exist in 2D */
-    const steer_cols cols = steer_columns(w);
+    const steer_cols_t cols = steer_columns(w);
     const float *w_seek = cols.w_seek, *w_flee = cols.w_flee, *w_arrive = cols.w_arrive,
                 *w_depart = cols.w_depart;
     float *dx = cols.dx, *dy = cols.dy, *dz = cols.dz;
-    if (((steer_ctx*)vctx)->none) {
+    if (((steer_ctx_t*)vctx)->none) {
         /* Every weight column holds zero: the zeros, without reading them. */
         memset(dx + begin, 0, (size_t)(end - begin) * sizeof(float));
         memset(dy + begin, 0, (size_t)(end - begin) * sizeof(float));
@@ -195,7 +195,7 @@ int64_t steer_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     static const int weights[] = {AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART};
     float v[4];
-    steer_ctx c = {w, agent_params_one(w, weights, 4, v) && v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f &&
+    steer_ctx_t c = {w, agent_params_one(w, weights, 4, v) && v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f &&
                           v[3] == 0.0f};
     par_for(w, w->agents.count, 1024, PAR_AFFINE, steer_range, &c);
     return w->agents.count;

@@ -43,17 +43,17 @@ typedef struct nb_ctx {
     int64_t* worker_pairs;
     int64_t* worker_found;
     int32_t params_row; /* 0: every row's parameters are row 0's (params_one); -1: each its own */
-} nb_ctx;
+} nb_ctx_t;
 
 
 typedef struct nb_out {
     const float *k_sep, *k_ali, *k_coh, *w_sep, *w_ali, *w_coh;
     float *dx, *dy, *dz; /* dz NULL in 2D */
-} nb_out;
+} nb_out_t;
 
 /* desired += c_sep V_sep + c_ali V_ali + c_coh V_coh, with the parameters
  * of component row cr. */
-static inline void apply_sums(const nb_out* o, int32_t cr, int32_t row, const sums* r)
+static inline void apply_sums(const nb_out_t* o, int32_t cr, int32_t row, const sums_t* r)
 {
     if (r->n == 0.0f) return;
     float inv_n = 1.0f / r->n;
@@ -69,7 +69,7 @@ static inline void apply_sums(const nb_out* o, int32_t cr, int32_t row, const su
 typedef struct nb_env {
     world_t* w;
     const grid_t* g;
-    nb_out out;
+    nb_out_t out;
     const float* radius;
     const float* fov_cos;
     const int32_t* max;
@@ -79,14 +79,14 @@ typedef struct nb_env {
      * once rows drift from the sorted order between reorders). */
     int32_t pmask;
     const neighbors_world_t* nw; /* the packs' size this step */
-} nb_env;
+} nb_env_t;
 
 typedef struct nb_counts {
     int64_t touched, pairs, found;
-} nb_counts;
+} nb_counts_t;
 
 /* The pack of bucket q of a direct grid (one cell) too narrow for strips. */
-static inline int32_t pack_cell(const grid_t* g, uint32_t q, nb_scratch* s, int32_t* self_base)
+static inline int32_t pack_cell(const grid_t* g, uint32_t q, nb_scratch_t* s, int32_t* self_base)
 {
     int32_t cell[3];
     cell_of_bucket(g, q, cell);
@@ -105,7 +105,7 @@ static inline int32_t next_occupied(const grid_t* g, int32_t q, int32_t end)
 
 /* Agent inputs of sorted agent k (component row cr) at pack index self. */
 static inline __attribute__((always_inline)) void
-agent_load(const nb_env* e, int32_t k, int32_t cr, int32_t self, agent_in* a)
+agent_load(const nb_env_t* e, int32_t k, int32_t cr, int32_t self, agent_in_t* a)
 {
     const grid_t* g = e->g;
     a->x[0] = g->sx[k];
@@ -128,8 +128,8 @@ agent_load(const nb_env* e, int32_t k, int32_t cr, int32_t self, agent_in* a)
  * candidates, sorted agent k at pack index k + self0): capped agents run
  * alone, the others in pairs through kernel2, an odd one last alone. */
 static inline __attribute__((always_inline)) void
-cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t first, int32_t hi,
-            nb_counts* n, const int variant)
+cell_agents(const nb_env_t* e, nb_scratch_t* s, int32_t m, int32_t self0, int32_t first, int32_t hi,
+            nb_counts_t* n, const int variant)
 {
     const grid_t* g = e->g;
     int32_t pend = -1, touched = 0;
@@ -138,9 +138,9 @@ cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t fi
         if (cr < 0) continue;
         ++touched;
         if (e->max[cr & e->pmask] > 0) {
-            agent_in a;
+            agent_in_t a;
             agent_load(e, k, cr, k + self0, &a);
-            sums r;
+            sums_t r;
             kernel_v(g, s, m, &a, &r, s->d2, variant);
             int32_t cap = e->max[cr & e->pmask];
             if (r.n > (float)cap) nearest_sums(g, s, m, &a, cap, &r);
@@ -153,10 +153,10 @@ cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t fi
             continue;
         }
         int32_t pcr = g->scomp[pend];
-        agent_in a, b;
+        agent_in_t a, b;
         agent_load(e, pend, pcr, pend + self0, &a);
         agent_load(e, k, cr, k + self0, &b);
-        sums ra, rb;
+        sums_t ra, rb;
         kernel2_v(g, s, m, &a, &b, &ra, &rb, variant);
         n->found += (int64_t)ra.n + (int64_t)rb.n;
         apply_sums(&e->out, pcr & e->pmask, g->order[pend], &ra);
@@ -165,9 +165,9 @@ cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t fi
     }
     if (pend >= 0) {
         int32_t pcr = g->scomp[pend];
-        agent_in a;
+        agent_in_t a;
         agent_load(e, pend, pcr, pend + self0, &a);
-        sums r;
+        sums_t r;
         kernel_v(g, s, m, &a, &r, NULL, variant);
         n->found += (int64_t)r.n;
         apply_sums(&e->out, pcr & e->pmask, g->order[pend], &r);
@@ -179,7 +179,7 @@ cell_agents(const nb_env* e, nb_scratch* s, int32_t m, int32_t self0, int32_t fi
 /* A direct grid: a bucket is one cell, packed once for all its agents,
  * through strips when the grid allows them. */
 static inline __attribute__((always_inline)) void
-range_direct_v(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n,
+range_direct_v(const nb_env_t* e, nb_scratch_t* s, int32_t begin, int32_t end, nb_counts_t* n,
                const int variant)
 {
     const grid_t* g = e->g;
@@ -187,7 +187,7 @@ range_direct_v(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_co
     /* A strip holds per - 2 lanes: a column appended past `room` would not
      * fit for sure, so the strip moves its last columns to the front. */
     const int32_t column_most = e->nw->largest * (g->dims == 3 ? 9 : 3);
-    nb_strip st = {.y = INT32_MIN, .room = (int32_t)e->nw->per - 2 * SHOAL_MAX_LANES - column_most};
+    nb_strip_t st = {.y = INT32_MIN, .room = (int32_t)e->nw->per - 2 * SHOAL_MAX_LANES - column_most};
     for (int32_t q = next_occupied(g, begin, end); q < end; q = next_occupied(g, q + 1, end)) {
         int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
         int32_t first = lo; /* a cell without the component is not packed */
@@ -198,7 +198,7 @@ range_direct_v(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_co
             int32_t cell[3], base;
             cell_of_bucket(g, (uint32_t)q, cell);
             m = strip_block(g, s, &st, cell, &base, &self_base, variant >= KV_3D);
-            nb_scratch v = *s;
+            nb_scratch_t v = *s;
             v.cx += base;
             v.cy += base;
             v.cz += base;
@@ -214,8 +214,8 @@ range_direct_v(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_co
 }
 
 #define RANGE_DIRECT(name, variant)                                                          \
-    static __attribute__((noinline)) void name(const nb_env* e, nb_scratch* s, int32_t begin, \
-                                               int32_t end, nb_counts* n)                   \
+    static __attribute__((noinline)) void name(const nb_env_t* e, nb_scratch_t* s, int32_t begin, \
+                                               int32_t end, nb_counts_t* n)                   \
     {                                                                                        \
         range_direct_v(e, s, begin, end, n, variant);                                        \
     }
@@ -224,9 +224,9 @@ RANGE_DIRECT(range_direct_2d_wrap, KV_2D_WRAP)
 RANGE_DIRECT(range_direct_3d, KV_3D)
 RANGE_DIRECT(range_direct_3d_wrap, KV_3D_WRAP)
 
-static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n)
+static void range_direct(const nb_env_t* e, nb_scratch_t* s, int32_t begin, int32_t end, nb_counts_t* n)
 {
-    static void (*const by_variant[4])(const nb_env*, nb_scratch*, int32_t, int32_t, nb_counts*) = {
+    static void (*const by_variant[4])(const nb_env_t*, nb_scratch_t*, int32_t, int32_t, nb_counts_t*) = {
         range_direct_2d, range_direct_2d_wrap, range_direct_3d, range_direct_3d_wrap};
     by_variant[kernel_variant(e->g)](e, s, begin, end, n);
 }
@@ -234,7 +234,7 @@ static void range_direct(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
 /* A hashed grid: a bucket may hold agents of several cells, in row order;
  * the pack is rebuilt whenever the cell changes, and each run of agents of
  * one cell goes through cell_agents. */
-static void range_hashed(const nb_env* e, nb_scratch* s, int32_t begin, int32_t end, nb_counts* n)
+static void range_hashed(const nb_env_t* e, nb_scratch_t* s, int32_t begin, int32_t end, nb_counts_t* n)
 {
     const grid_t* g = e->g;
     uint32_t buckets[MAX_BLOCK];
@@ -273,7 +273,7 @@ static void range_hashed(const nb_env* e, nb_scratch* s, int32_t begin, int32_t 
 /* Candidates a worker's pack arrays hold at least. */
 #define NB_STRIP_FLOATS 2048
 
-static void worker_scratch(const neighbors_world_t* nw, int32_t worker, nb_scratch* s)
+static void worker_scratch(const neighbors_world_t* nw, int32_t worker, nb_scratch_t* s)
 {
     size_t per = nw->per;
     float* block = nw->mem + (size_t)worker * per * NB_ARRAYS;
@@ -289,11 +289,11 @@ static void worker_scratch(const neighbors_world_t* nw, int32_t worker, nb_scrat
 
 static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    nb_ctx* c = (nb_ctx*)vctx;
+    nb_ctx_t* c = (nb_ctx_t*)vctx;
     world_t* w = c->w;
     const grid_t* g = c->g;
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
-    const nb_env e = {
+    const nb_env_t e = {
         .w = w, .g = g,
         .out = {TABLE_COL(&comp->table, float, NB_K_SEP), TABLE_COL(&comp->table, float, NB_K_ALI),
          TABLE_COL(&comp->table, float, NB_K_COH), TABLE_COL(&comp->table, float, NB_W_SEP),
@@ -302,9 +302,9 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
          g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
         .radius = TABLE_COL(&comp->table, float, NB_RADIUS), .fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS),
         .max = TABLE_COL(&comp->table, int32_t, NB_MAX), .pmask = c->params_row, .nw = c->nw};
-    nb_scratch s;
+    nb_scratch_t s;
     worker_scratch(c->nw, worker, &s);
-    nb_counts n = {0, 0, 0};
+    nb_counts_t n = {0, 0, 0};
     if (g->direct)
         range_direct(&e, &s, begin, end, &n);
     else
@@ -333,7 +333,7 @@ static int32_t bucket_at(const grid_t* g, int32_t k)
  * every bucket is visited once, by the range of its agents. */
 static void neighbors_agents(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const grid_t* g = ((const nb_ctx*)vctx)->g;
+    const grid_t* g = ((const nb_ctx_t*)vctx)->g;
     int32_t first = bucket_at(g, begin), stop = end >= g->count ? g->bucket_count : bucket_at(g, end);
     if (first < stop) neighbors_range(first, stop, worker, vctx);
 }
@@ -415,7 +415,7 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
-    nb_ctx c = {.w = w, .g = g, .nw = nw, .worker_agents = wagents, .worker_pairs = wpairs, .worker_found = wfound, .params_row = params_one(w) ? 0 : -1};
+    nb_ctx_t c = {.w = w, .g = g, .nw = nw, .worker_agents = wagents, .worker_pairs = wpairs, .worker_found = wfound, .params_row = params_one(w) ? 0 : -1};
     /* The spatial hash sized and grew the packs (neighbors_sized) before
      * the step changed anything. */
     size_t per = nw->per;
@@ -461,7 +461,7 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
     /* The copy of the kernel `bench flock` runs: its torus packs carry
      * shifted images, so it uses the kernel without minimal image. */
     g.wrap = 0;
-    nb_scratch s = {.cx = mem, .cy = mem + per, .cz = mem + 2 * per, .cvx = mem + 3 * per, .cvy = mem + 4 * per, .cvz = mem + 5 * per,
+    nb_scratch_t s = {.cx = mem, .cy = mem + per, .cz = mem + 2 * per, .cvx = mem + 3 * per, .cvy = mem + 4 * per, .cvz = mem + 5 * per,
                     .d2 = mem + 6 * per, .idx = (int32_t*)(mem + 7 * per)};
     for (int32_t j = 0; j < candidates + SHOAL_LANES; ++j) {
         int live = j < candidates;
@@ -473,7 +473,7 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
         s.cvy[j] = live ? rng_range(1, (uint64_t)j, 1, 1, -1.0f, 1.0f) : 0.0f;
         s.cvz[j] = 0.0f;
     }
-    agent_in a;
+    agent_in_t a;
     memset(&a, 0, sizeof a);
     a.radius = 1.0f;
     a.r2 = 1.0f;
@@ -483,7 +483,7 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
     uint64_t t0 = world_now_ns();
     /* Agents go through in pairs, as the flock step runs them (kernel2);
      * each pass is two agents' worth of pair tests. */
-    agent_in b = a;
+    agent_in_t b = a;
     for (int64_t it = 0; it < iterations; it += 2) {
         /* Move the agents around so the compiler cannot hoist the kernel. */
         int32_t ia = (int32_t)(it % candidates), ib = (int32_t)((it + 1) % candidates);
@@ -495,7 +495,7 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
         b.x[1] = s.cy[ib];
         b.x[2] = s.cz[ib];
         b.self = ib;
-        sums ra, rb;
+        sums_t ra, rb;
         kernel2(&g, &s, candidates, &a, &b, &ra, &rb);
         /* Every sum is used, as the step uses them (otherwise the compiler
          * drops the alignment and cohesion sums from the loop), each into

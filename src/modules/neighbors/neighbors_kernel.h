@@ -52,20 +52,20 @@ static inline uint32_t below_bits(int32_t j, int32_t self)
 typedef struct sums {
     float n;
     float sep[3], ali[3], coh[3];
-} sums;
+} sums_t;
 
 typedef struct agent_in {
     float x[3];
     float fwd[3];
     float r2, radius, fov_cos;
     int32_t self; /* index in the pack */
-} agent_in;
+} agent_in_t;
 
 /* The lane kernel over a pack of m candidates. Always inlined into one
  * copy per (dimensions, torus) pair, so the 2D copy does no z arithmetic
  * and the unbounded copies no minimal-image selects. */
 static inline __attribute__((always_inline)) void
-kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+kernel_impl(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, sums_t* out,
             float* d2_keep, const int three, const int wrap)
 {
     int fov = a->fov_cos > -1.0f;
@@ -151,7 +151,7 @@ kernel_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, 
 }
 
 static inline __attribute__((always_inline)) void
-kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+kernel(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, sums_t* out,
        float* d2_keep)
 {
     int wrap = g->wrap && !packs_shifted(g);
@@ -173,8 +173,8 @@ kernel(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums*
  * accumulated exactly as kernel_impl does, so each agent gets the same bits
  * as from its own pass. No capped path (d2_keep). */
 static inline __attribute__((always_inline)) void
-kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
-             const agent_in* b, sums* oa, sums* ob, const int three, const int wrap)
+kernel2_impl(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a,
+             const agent_in_t* b, sums_t* oa, sums_t* ob, const int three, const int wrap)
 {
     int fova = a->fov_cos > -1.0f, fovb = b->fov_cos > -1.0f;
     lanef xa = lane_set1(a->x[0]), ya = lane_set1(a->x[1]), za = lane_set1(a->x[2]);
@@ -297,8 +297,8 @@ kernel2_impl(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
     }
 }
 
-static inline __attribute__((always_inline)) void kernel2(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
-                    const agent_in* b, sums* oa, sums* ob)
+static inline __attribute__((always_inline)) void kernel2(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a,
+                    const agent_in_t* b, sums_t* oa, sums_t* ob)
 {
     int wrap = g->wrap && !packs_shifted(g);
     if (g->dims == 3) {
@@ -317,8 +317,8 @@ static inline __attribute__((always_inline)) void kernel2(const grid_t* g, const
 /* The nearest `cap` of the neighbors the kernel marked (d2_keep >= 0),
  * summed in pack order. Selection by (d2, pack index): a total order, so
  * the result is unique. */
-static void nearest_sums(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a,
-                         int32_t cap, sums* out)
+static void nearest_sums(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a,
+                         int32_t cap, sums_t* out)
 {
     int32_t k = 0;
     for (int32_t j = 0; j < m; ++j)
@@ -384,7 +384,7 @@ static inline int kernel_variant(const grid_t* g)
 }
 
 static inline __attribute__((always_inline)) void
-kernel_v(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sums* out,
+kernel_v(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, sums_t* out,
          float* d2_keep, const int variant)
 {
     if (variant < 0) kernel(g, s, m, a, out, d2_keep);
@@ -392,8 +392,8 @@ kernel_v(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, sum
 }
 
 static inline __attribute__((always_inline)) void
-kernel2_v(const grid_t* g, const nb_scratch* s, int32_t m, const agent_in* a, const agent_in* b,
-          sums* oa, sums* ob, const int variant)
+kernel2_v(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, const agent_in_t* b,
+          sums_t* oa, sums_t* ob, const int variant)
 {
     if (variant < 0) kernel2(g, s, m, a, b, oa, ob);
     else kernel2_impl(g, s, m, a, b, oa, ob, variant >= KV_3D, variant & 1);

@@ -19,7 +19,7 @@ typedef struct nb_scratch {
     float* cvx; float* cvy; float* cvz; /* and velocities */
     float* d2;                          /* capped path: distances */
     int32_t* idx;                       /* capped path: pack indices */
-} nb_scratch;
+} nb_scratch_t;
 
 
 /* Integer cell of sorted agent k. */
@@ -98,7 +98,7 @@ static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out, flo
  * almost every run. Copies run up to 2 lanes past hi in the sorted arrays
  * (their SHOAL_PAD_FLOATS of padding) and past the pack's end (its slack),
  * and the next run or pack_finish overwrites what lies past m + hi - lo. */
-static inline int32_t pack_run(const grid_t* g, nb_scratch* s, int32_t m, int32_t lo, int32_t hi,
+static inline int32_t pack_run(const grid_t* g, nb_scratch_t* s, int32_t m, int32_t lo, int32_t hi,
                                const float sh[3], int three)
 {
     const int32_t len = hi - lo;
@@ -129,7 +129,7 @@ static inline int32_t pack_run(const grid_t* g, nb_scratch* s, int32_t m, int32_
  * velocity. Their distance is infinite (or NaN from an infinite position),
  * which no radius admits, so the kernel needs no mask for a pack's last,
  * partial lane. */
-static inline void pack_finish(nb_scratch* s, int32_t m, int three)
+static inline void pack_finish(nb_scratch_t* s, int32_t m, int three)
 {
     lanef z = lane_zero(), far = lane_set1(INFINITY);
     lane_storeu(s->cx + m, far);
@@ -145,7 +145,7 @@ static inline void pack_finish(nb_scratch* s, int32_t m, int three)
 /* Pack the agents of `buckets` into s; returns the count and sets
  * *self_base to where bucket `own` starts in the pack. */
 static int32_t pack_block(const grid_t* g, const uint32_t* buckets, const float (*shift)[3], int nb,
-                          uint32_t own, nb_scratch* s, int32_t* self_base)
+                          uint32_t own, nb_scratch_t* s, int32_t* self_base)
 {
     int32_t m = 0;
     int three = g->dims == 3;
@@ -186,7 +186,7 @@ typedef struct nb_strip {
     int shifted;       /* some row of the column lies across a torus edge */
     int32_t rows[9];   /* bucket of each row's cell at x = 0, in (z, y) order */
     float shy[9], shz[9];
-} nb_strip;
+} nb_strip_t;
 
 /* Whether cells can go through strips: a direct grid at least 3 cells
  * wide on every axis, so a block's 9 (27) cells are distinct and packs
@@ -213,7 +213,7 @@ static inline int32_t strip_wrap(const grid_t* g, int32_t i, int k, float* shift
 }
 
 /* Start an empty strip on the row of cell c, at column x. */
-static void strip_row(const grid_t* g, nb_strip* st, const int32_t c[3], int32_t x)
+static void strip_row(const grid_t* g, nb_strip_t* st, const int32_t c[3], int32_t x)
 {
     int three = g->dims == 3;
     st->y = c[1];
@@ -245,7 +245,7 @@ static void strip_row(const grid_t* g, nb_strip* st, const int32_t c[3], int32_t
  * (x + 0 would turn a -0 into +0), so the strip holds the sorted copies'
  * bits wherever nothing is shifted. */
 static inline __attribute__((always_inline)) void
-strip_column(const grid_t* g, nb_scratch* restrict s, nb_strip* st, int32_t x, const int three,
+strip_column(const grid_t* g, nb_scratch_t* restrict s, nb_strip_t* st, int32_t x, const int three,
              const int shifted)
 {
     float shx;
@@ -297,7 +297,7 @@ strip_column(const grid_t* g, nb_scratch* restrict s, nb_strip* st, int32_t x, c
  * *self_base (where cell c starts in the block); returns the block's
  * candidates. */
 static inline __attribute__((always_inline)) int32_t
-strip_block(const grid_t* g, nb_scratch* s, nb_strip* st, const int32_t c[3], int32_t* base,
+strip_block(const grid_t* g, nb_scratch_t* s, nb_strip_t* st, const int32_t c[3], int32_t* base,
             int32_t* self_base, const int three)
 {
     int32_t x = c[0];

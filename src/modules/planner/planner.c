@@ -276,12 +276,12 @@ typedef struct prefix_ctx {
     int32_t* a;
     int32_t n;
     int32_t sum[PAR_CHUNKS]; /* each chunk's sum, then where it starts */
-} prefix_ctx;
+} prefix_ctx_t;
 
 static void prefix_sum_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    prefix_ctx* c = (prefix_ctx*)vctx;
+    prefix_ctx_t* c = (prefix_ctx_t*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t s = 0;
         for (int32_t i = chunk_first(c->n, ch); i < chunk_first(c->n, ch + 1); ++i) s += c->a[i];
@@ -292,7 +292,7 @@ static void prefix_sum_range(int32_t begin, int32_t end, int32_t worker, void* v
 static void prefix_write_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    prefix_ctx* c = (prefix_ctx*)vctx;
+    prefix_ctx_t* c = (prefix_ctx_t*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t at = c->sum[ch];
         for (int32_t i = chunk_first(c->n, ch); i < chunk_first(c->n, ch + 1); ++i) {
@@ -308,7 +308,7 @@ static int32_t par_min_of(const planner_world_t* pw) { return pw->par_min > 0 ? 
 static int32_t prefix_par(world_t* w, int32_t* a, int32_t n, int32_t par_min)
 {
     if (n < par_min) return exclusive_prefix(a, n);
-    prefix_ctx c;
+    prefix_ctx_t c;
     c.a = a;
     c.n = n;
     par_for(w, PAR_CHUNKS, 1, PAR_STATIC | PAR_TASKS, prefix_sum_range, &c);
@@ -336,7 +336,7 @@ static void scene_par_run(void* par, int32_t n, plan_body_fn* body, void* ctx)
     /* Few items (the sort's chunks and digits) are tasks, an even share of
      * them each (as rows they would go 16 to a worker: 4 workers busy of
      * 16); up to 4096 items, rows in runs of 16; more, runs of 1024. */
-    const par_schedule schedule = n <= 256 ? PAR_STATIC | PAR_TASKS : PAR_STATIC;
+    const par_schedule_t schedule = n <= 256 ? PAR_STATIC | PAR_TASKS : PAR_STATIC;
     par_for((world_t*)par, n, n < 4096 ? 1 : 1024, schedule, scene_par_body, &c);
 }
 
@@ -347,14 +347,14 @@ typedef struct track_ctx {
     float h, t_now, horizon;
     int three;
     int32_t depth, stride;
-} track_ctx;
+} track_ctx_t;
 
 /* The tracks of planner rows [begin, end) (planner_step_agents), row r's
  * from agent_spheres[r * stride] on, their count in agent_track_n[r]. */
 static void track_range(int32_t begin, int32_t stop, int32_t worker, void* vctx)
 {
     (void)worker;
-    const track_ctx* c = (const track_ctx*)vctx;
+    const track_ctx_t* c = (const track_ctx_t*)vctx;
     planner_world_t* pw = c->pw;
     const planner_view_t v = c->v;
     const trim_table_t* table = c->table;
@@ -401,7 +401,7 @@ static void track_range(int32_t begin, int32_t stop, int32_t worker, void* vctx)
 static void pack_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const track_ctx* c = (const track_ctx*)vctx;
+    const track_ctx_t* c = (const track_ctx_t*)vctx;
     planner_world_t* pw = c->pw;
     for (int32_t r = begin; r < end; ++r) {
         const int32_t at = pw->agent_track_n[r], pieces = pw->agent_track_n[r + 1] - at;
@@ -435,7 +435,7 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
      * pieces of one interval, up to PLANNER_TRACK_INTERVALS intervals ahead
      * (or the horizon when nearer). Only the state fixed before
      * the plan stage is read: never a plan written by this step's searches. */
-    track_ctx c;
+    track_ctx_t c;
     c.pw = pw;
     c.v = planner_view(w);
     c.table = &pw->table;
@@ -551,7 +551,7 @@ typedef struct plan_ctx {
     double leftover;       /* planner clock lag at the step's start, s */
     int32_t* fail_at;      /* per worker: lowest failing list index, or INT32_MAX */
     char (*msg)[PLAN_MSG]; /* per worker */
-} plan_ctx;
+} plan_ctx_t;
 
 /* Nodes one search of component row r may visit: the root plus each
  * expansion's successors (single-step: the root's only). */
@@ -570,7 +570,7 @@ static int64_t search_nodes(const planner_view_t* v, int32_t r, int32_t controls
 
 static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
-    const plan_ctx* c = (const plan_ctx*)vctx;
+    const plan_ctx_t* c = (const plan_ctx_t*)vctx;
     const world_t* w = c->w;
     const planner_world_t* pw = planner_data(w);
     const trim_table_t* table = &pw->table;
@@ -813,7 +813,7 @@ typedef struct pick_ctx {
     int32_t* list;
     int32_t count, m;
     int32_t chunk_n[PAR_CHUNKS]; /* each chunk's searches, then where they go */
-} pick_ctx;
+} pick_ctx_t;
 
 /* Whether component row r searches this step: a new agent, or one whose
  * interval ends within the step's m substeps. */
@@ -825,7 +825,7 @@ static inline int searches_now(const planner_view_t* v, int32_t r, int32_t m)
 static void pick_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    pick_ctx* c = (pick_ctx*)vctx;
+    pick_ctx_t* c = (pick_ctx_t*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t n = 0;
         for (int32_t r = chunk_first(c->count, ch); r < chunk_first(c->count, ch + 1); ++r) n += searches_now(c->v, r, c->m);
@@ -836,7 +836,7 @@ static void pick_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static void pick_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    pick_ctx* c = (pick_ctx*)vctx;
+    pick_ctx_t* c = (pick_ctx_t*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t at = c->chunk_n[ch];
         for (int32_t r = chunk_first(c->count, ch); r < chunk_first(c->count, ch + 1); ++r)
@@ -861,7 +861,7 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
      * order (counted, then listed, by the workers over fixed chunks of the
      * rows); search memory for the largest search any agent may make. */
     const planner_view_t v = planner_view(w);
-    pick_ctx pc = {.v = &v, .list = pw->replan, .count = count, .m = m, .chunk_n = {0}};
+    pick_ctx_t pc = {.v = &v, .list = pw->replan, .count = count, .m = m, .chunk_n = {0}};
     int32_t searches = 0;
     if (count >= par_min_of(pw)) {
         par_for(w, PAR_CHUNKS, 1, PAR_STATIC | PAR_TASKS, pick_count, &pc);
@@ -885,7 +885,7 @@ int64_t planner_run(world_t* w, float dt, void* ctx)
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
     int32_t workers = pw->scratch_workers;
-    plan_ctx c;
+    plan_ctx_t c;
     c.w = w;
     c.a = agent_view(w);
     c.p = v;
@@ -929,12 +929,12 @@ typedef struct move_ctx {
     int32_t m;
     double h;
     double leftover;
-} move_ctx;
+} move_ctx_t;
 
 static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const move_ctx* c = (const move_ctx*)vctx;
+    const move_ctx_t* c = (const move_ctx_t*)vctx;
     const world_t* w = c->w;
     const trim_table_t* table = &planner_data(w)->table;
     const trim_spec_t* spec = &table->spec;
@@ -1011,7 +1011,7 @@ int64_t planner_move_run(world_t* w, float dt, void* ctx)
     int32_t count = w->comps[COMP_PLANNER].table.count;
     if (count == 0) return 0;
     planner_world_t* pw = planner_data(w);
-    move_ctx c;
+    move_ctx_t c;
     c.w = w;
     c.a = agent_view(w);
     c.p = planner_view(w);

@@ -708,11 +708,11 @@ typedef struct goal_arg {
     shoal_plan_goal_t goal;
     const float* point;
     shoal_agent_t agent;
-} goal_arg;
+} goal_arg_t;
 
 static void edit_goal(shoal_agent_def_t* d, const void* a)
 {
-    const goal_arg* g = (const goal_arg*)a;
+    const goal_arg_t* g = (const goal_arg_t*)a;
     d->planner.goal = g->goal;
     if (g->point) memcpy(d->planner.goal_point, g->point, sizeof d->planner.goal_point);
     if (g->goal == SHOAL_PLAN_GOAL_PURSUE || g->goal == SHOAL_PLAN_GOAL_EVADE) d->planner.goal_agent = g->agent;
@@ -741,7 +741,7 @@ shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, 
     if (uses_agent && shoal_agent_equal(agent, id))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a planner agent cannot pursue or evade itself",
                           where);
-    goal_arg arg = {goal, point, agent};
+    goal_arg_t arg = {goal, point, agent};
     edit_goal(&def, &arg);
     st = planner_validate(w, &def, where);
     if (st == SHOAL_OK) st = planner_check_goal_agent(w, &def.planner, where);

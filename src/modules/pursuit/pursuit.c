@@ -37,19 +37,19 @@ typedef struct pursuit_view {
     const int32_t* agent_row;
     const uint32_t *tindex, *ttag;
     const float *w_pursue, *w_evade, *max_pred;
-} pursuit_view;
+} pursuit_view_t;
 
 /* Reads pos, vel, forward of self and target, max speed; writes desired (+=). */
 typedef struct pursuit_ctx {
     world_t* w;
     agent_view_t a;
-    pursuit_view p;
-} pursuit_ctx;
+    pursuit_view_t p;
+} pursuit_ctx_t;
 
 static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const pursuit_ctx* c = (const pursuit_ctx*)vctx;
+    const pursuit_ctx_t* c = (const pursuit_ctx_t*)vctx;
     const world_t* w = c->w;
     const int three = w->dims == 3;
     const int32_t* agent_row = c->p.agent_row;
@@ -88,7 +88,7 @@ int64_t pursuit_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_PURSUIT].table.count;
     const int k = COMP_PURSUIT;
-    pursuit_ctx c = {w, agent_view(w),
+    pursuit_ctx_t c = {w, agent_view(w),
                      {COMP_I(w, k, COMP_ROW), COMP_U(w, k, PU_TARGET_INDEX1), COMP_U(w, k, PU_TARGET_TAG),
                       COMP_F(w, k, PU_W_PURSUE), COMP_F(w, k, PU_W_EVADE), COMP_F(w, k, PU_MAX_PREDICTION)}};
     /* Even cost per agent (one random read of the target): static blocks. */

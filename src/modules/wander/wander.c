@@ -49,7 +49,7 @@ typedef struct wander_view {
     const uint32_t* key;
     const float *weight, *cruise, *strength, *noise;
     float *wvx, *wvy, *wvz;
-} wander_view;
+} wander_view_t;
 
 #define WANDER_BLOCK_ONE 128 /* WANDER_BLOCK, defined below */
 
@@ -58,7 +58,7 @@ typedef struct wander_view {
 typedef struct wander_ctx {
     world_t* w;
     agent_view_t a;
-    wander_view v;
+    wander_view_t v;
     /* When each parameter column holds one value (wander_params_one), a
      * block's lane pass reads these copies of it instead of the columns. */
     int one;
@@ -66,7 +66,7 @@ typedef struct wander_ctx {
     _Alignas(SHOAL_LANE_ALIGN) float one_cruise[WANDER_BLOCK_ONE];
     _Alignas(SHOAL_LANE_ALIGN) float one_strength[WANDER_BLOCK_ONE];
     _Alignas(SHOAL_LANE_ALIGN) float one_noise[WANDER_BLOCK_ONE];
-} wander_ctx;
+} wander_ctx_t;
 
 /* Rows go through in blocks: a scalar pass draws the noise and gathers the
  * agent-indexed inputs into small buffers, a lane pass does the two
@@ -97,11 +97,11 @@ typedef struct wander_block {
     _Alignas(SHOAL_LANE_ALIGN) float cruise[WANDER_BLOCK];
     _Alignas(SHOAL_LANE_ALIGN) float weight[WANDER_BLOCK];
     int32_t row[WANDER_BLOCK];
-} wander_block;
+} wander_block_t;
 
 /* The lane pass over n rows (n a multiple of SHOAL_LANES): the row-indexed
  * columns are passed in (either the tables' own or the block's copies). */
-static void wander_lanes(wander_block* b, int32_t n, int three, float* wvx, float* wvy,
+static void wander_lanes(wander_block_t* b, int32_t n, int three, float* wvx, float* wvy,
                          float* wvz, const float* noise, const float* strength,
                          const float* cruise, const float* weight)
 {
@@ -151,7 +151,7 @@ static void wander_lanes(wander_block* b, int32_t n, int three, float* wvx, floa
 static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
-    const wander_ctx* c = (const wander_ctx*)vctx;
+    const wander_ctx_t* c = (const wander_ctx_t*)vctx;
     const world_t* w = c->w;
     const int three = w->dims == 3; /* z, quaternion columns exist only in 3D */
     const uint32_t* slots = c->v.slot;
@@ -163,7 +163,7 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const float *qw = c->a.qw, *qx = c->a.qx, *qy = c->a.qy, *qz = c->a.qz;
     float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
     const uint64_t seed_round = rng_seed_round(w->seed), step = w->step_count;
-    wander_block b;
+    wander_block_t b;
     uint64_t bits[WANDER_BLOCK];
 
     for (int32_t r0 = begin; r0 < end; r0 += WANDER_BLOCK) {
@@ -262,7 +262,7 @@ static int wander_params_one(world_t* w)
     return component_columns_one(&w->comps[COMP_WANDER], cols, (int)(sizeof cols / sizeof cols[0]));
 }
 
-_Static_assert(sizeof(wander_ctx) <= ROWS_CTX_BYTES, "wander_ctx fits a fused pass's context");
+_Static_assert(sizeof(wander_ctx_t) <= ROWS_CTX_BYTES, "wander_ctx fits a fused pass's context");
 
 /* The pass over the component's rows (wander_run), or over the agent rows
  * in a fused pass, which wander_covers allows only while they are the
@@ -273,10 +273,10 @@ rows_fn* wander_rows(world_t* w, float dt, void* ctx)
     (void)dt;
     const int k = COMP_WANDER;
     if (w->comps[k].table.count == 0) return NULL;
-    wander_ctx* c = (wander_ctx*)ctx;
+    wander_ctx_t* c = (wander_ctx_t*)ctx;
     c->w = w;
     c->a = agent_view(w);
-    c->v = (wander_view){.slot = table_slots(&w->comps[k].table), .agent_row = COMP_I(w, k, COMP_ROW), .key = COMP_U(w, k, WD_KEY),
+    c->v = (wander_view_t){.slot = table_slots(&w->comps[k].table), .agent_row = COMP_I(w, k, COMP_ROW), .key = COMP_U(w, k, WD_KEY),
                          .weight = COMP_F(w, k, WD_WEIGHT), .cruise = COMP_F(w, k, WD_CRUISE), .strength = COMP_F(w, k, WD_STRENGTH),
                          .noise = COMP_F(w, k, WD_NOISE), .wvx = COMP_F(w, k, WD_VX), .wvy = COMP_F(w, k, WD_VY), .wvz = COMP_F(w, k, WD_VZ)};
     c->one = wander_params_one(w);
@@ -295,7 +295,7 @@ int wander_covers(world_t* w) { return world_component_in_agent_order(w, COMP_WA
 int64_t wander_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
-    wander_ctx c;
+    wander_ctx_t c;
     rows_fn* fn = wander_rows(w, dt, &c);
     if (!fn) return 0;
     int32_t count = w->comps[COMP_WANDER].table.count;
