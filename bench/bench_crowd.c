@@ -145,7 +145,10 @@ static int crowd_world(const char* command, const crowd_opts_t* o, shoal_world_t
 
 /* The defaults of `shoal bench crowd`: the grid, 2D, quality measured
  * after every step, the library's seed, threads 0 (physical cores). */
-#define CROWD_DEFAULTS {CROWD_GRID, 2, BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, 0, 1, -1, 0, 0}
+#define CROWD_DEFAULTS                                                                                       \
+    {                                                                                                        \
+        CROWD_GRID, 2, BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, 0, 1, -1, 0, 0             \
+    }
 
 int bench_crowd_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
@@ -196,7 +199,8 @@ static int bench_crowd_run(const crowd_opts_t* o)
         cJSON_AddNumberToObject(root, "steps", (double)o->steps);
         cJSON_AddNumberToObject(root, "warmup", (double)o->warmup);
         cJSON_AddNumberToObject(root, "threads", shoal_world_thread_count(w));
-        cJSON_AddNumberToObject(root, "seed", (double)(o->seed >= 0 ? (uint64_t)o->seed : shoal_world_default_def().seed));
+        cJSON_AddNumberToObject(root, "seed",
+                                (double)(o->seed >= 0 ? (uint64_t)o->seed : shoal_world_default_def().seed));
         cJSON_AddNumberToObject(root, "lanes", SHOAL_LANES);
         cJSON_AddNumberToObject(root, "dt", CROWD_DT);
         cJSON_AddNumberToObject(root, "setup_seconds", setup_seconds);
@@ -263,15 +267,20 @@ static int parse_scenario(const char* command, const char* name, const char* val
 {
     crowd_opts_t* o = opts;
     int s = crowd_scenario_of(value);
-    if (s < 0) return cli_usage_error(command, "%s: expected grid, gridshuf or circle, got '%s'", name, value);
+    if (s < 0)
+        return cli_usage_error(command, "%s: expected grid, gridshuf or circle, got '%s'", name, value);
     o->scenario = s;
     return 0;
 }
 
-#define CROWD_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, crowd_opts_t, field, lo, hi, help)
+#define CROWD_INT(name, metavar, field, lo, hi, help)                                                        \
+    CLI_INT_ROW(name, metavar, crowd_opts_t, field, lo, hi, help)
 
 static const cli_option_t crowd_options[] = {
-    {.name = "--scenario", .metavar = "grid|gridshuf|circle", .kind = CLI_CUSTOM, .parse = parse_scenario,
+    {.name = "--scenario",
+     .metavar = "grid|gridshuf|circle",
+     .kind = CLI_CUSTOM,
+     .parse = parse_scenario,
      .help = "the scene (default grid): two blocks walking through each other, the same agents "
              "added in a shuffled order, or agents on a circle (3D: a sphere) bound for their antipodes"},
     CROWD_INT("--dim", "2|3", dims, 2, 3, "dimensions (default 2)"),
@@ -289,7 +298,9 @@ static const cli_option_t crowd_options[] = {
               "the contact pass's Gauss-Seidel sweeps of a step: 0 (default) all on the calling "
               "thread; N > 0: the first N there, then colored sweeps by the workers (other results, "
               "the same for any thread count; an experiment, bench/README.md)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(crowd_opts_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(crowd_opts_t, json),
      .help = "one JSON object on stdout: see below"},
 };
 

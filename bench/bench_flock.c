@@ -51,7 +51,7 @@ typedef struct bench_opts {
     int64_t reorder;
     int json;
     int bind;
-    int mixed; /* per-agent weights, so no parameter column is uniform */
+    int mixed;   /* per-agent weights, so no parameter column is uniform */
     int no_hash; /* leave out the final state_hash (a serial walk of every agent) */
 } bench_opts_t;
 
@@ -191,8 +191,8 @@ static int populate(shoal_world_t* w, const bench_opts_t* o, double side, double
  * counted in `counter` when it is not NULL (it must outlive the world).
  * Returns CLI_EXIT_OK, or prints the error (after "command: ") and returns
  * CLI_EXIT_FAILURE. */
-static int flock_world(const char* command, const bench_opts_t* o, counting_alloc_t* counter, shoal_world_t** out,
-                       double* library_seconds)
+static int flock_world(const char* command, const bench_opts_t* o, counting_alloc_t* counter,
+                       shoal_world_t** out, double* library_seconds)
 {
     double unused = 0.0;
     if (!library_seconds) library_seconds = &unused;
@@ -230,7 +230,10 @@ static int flock_world(const char* command, const bench_opts_t* o, counting_allo
 
 /* The defaults of `shoal bench flock`: 2D, K = 20, R = 2 m, reorder every
  * 32 steps, threads 0 (the library's default: physical cores). */
-#define FLOCK_DEFAULTS {2, BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, 0, 20.0, 2.0, 32, 0, 0, 0, 0}
+#define FLOCK_DEFAULTS                                                                                       \
+    {                                                                                                        \
+        2, BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, 0, 20.0, 2.0, 32, 0, 0, 0, 0           \
+    }
 
 int bench_flock_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
@@ -273,9 +276,11 @@ static int bench_flock(const bench_opts_t* o)
             for (int k = 0; k < GRID_PHASES; ++k) phase_ns[k] += grid_data(w)->phase_ns[k];
         }
     }
-    static const char* const phase_names[GRID_PHASES] = {"cell_edge", "count", "prefix", "scatter", "reorder", "copy"};
+    static const char* const phase_names[GRID_PHASES] = {"cell_edge", "count",   "prefix",
+                                                         "scatter",   "reorder", "copy"};
     double phase_ms[GRID_PHASES];
-    for (int k = 0; k < GRID_PHASES; ++k) phase_ms[k] = o->steps > 0 ? (double)phase_ns[k] * 1e-6 / (double)o->steps : 0.0;
+    for (int k = 0; k < GRID_PHASES; ++k)
+        phase_ms[k] = o->steps > 0 ? (double)phase_ns[k] * 1e-6 / (double)o->steps : 0.0;
     double seconds = cli_now_seconds() - t0;
     double agent_steps = (double)o->agents * (double)o->steps;
     double bytes_per_agent = (double)counter.peak / (double)o->agents;
@@ -319,11 +324,12 @@ static int bench_flock(const bench_opts_t* o)
         free(text);
         cJSON_Delete(root);
     } else {
-        printf("flock %dD: %lld agents, K = %g, radius %g m, box %.1f m, %d threads, %d lanes%s\n",
-               o->dims, (long long)o->agents, o->neighbors, o->radius, side,
-               (int)shoal_world_thread_count(w), SHOAL_LANES, o->mixed ? ", mixed parameters" : "");
+        printf("flock %dD: %lld agents, K = %g, radius %g m, box %.1f m, %d threads, %d lanes%s\n", o->dims,
+               (long long)o->agents, o->neighbors, o->radius, side, (int)shoal_world_thread_count(w),
+               SHOAL_LANES, o->mixed ? ", mixed parameters" : "");
         printf("steps            %lld (+%lld warm-up)\n", (long long)o->steps, (long long)o->warmup);
-        printf("setup seconds    %.4f (the library's world_create and bulk adds: %.4f)\n", setup_seconds, add_seconds);
+        printf("setup seconds    %.4f (the library's world_create and bulk adds: %.4f)\n", setup_seconds,
+               add_seconds);
         printf("seconds          %.4f\n", seconds);
         printf("agent-steps/s    %.4g\n", agent_steps / seconds);
         printf("pair tests/s     %.4g\n", (double)pairs / seconds);
@@ -379,13 +385,14 @@ static int bench_kernel(const bench_opts_t* o)
 
 /* ---- options ---------------------------------------------------------------- */
 
-#define FLOCK_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, bench_opts_t, field, lo, hi, help)
+#define FLOCK_INT(name, metavar, field, lo, hi, help)                                                        \
+    CLI_INT_ROW(name, metavar, bench_opts_t, field, lo, hi, help)
 #define FLOCK_FLAG(name, field, help) CLI_FLAG_ROW(name, bench_opts_t, field, help)
 #define FLOCK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, bench_opts_t, field, help)
 
 /* flock and kernel fill one struct; kernel's table has the rows it reads. */
 #define DIM_ROW FLOCK_INT("--dim", "2|3", dims, 2, 3, "dimensions (default 2)")
-#define NEIGHBORS_ROW                                                                             \
+#define NEIGHBORS_ROW                                                                                        \
     FLOCK_POSITIVE("--neighbors", "K", neighbors, "mean neighbor count to size the box for (default 20)")
 #define JSON_ROW(what) FLOCK_FLAG("--json", json, "one JSON object on stdout: " what)
 
@@ -481,7 +488,10 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "split")) return bench_split(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
-        return cli_usage_error("bench", "unknown benchmark '%s' (expected flock, kernel, planner, crowd, scaling, loops or split)", which);
+        return cli_usage_error(
+            "bench",
+            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, scaling, loops or split)",
+            which);
     bench_opts_t o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;

@@ -122,14 +122,17 @@ static int run(const loops_opts_t* o)
     return CLI_EXIT_OK;
 }
 
-#define LOOPS_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, loops_opts_t, field, lo, hi, help)
+#define LOOPS_INT(name, metavar, field, lo, hi, help)                                                        \
+    CLI_INT_ROW(name, metavar, loops_opts_t, field, lo, hi, help)
 
 static const cli_option_t loops_options[] = {
     LOOPS_INT("--threads", "T", threads, 2, 1024, "threads, 2..1024 (default: physical cores, at least 2)"),
     LOOPS_INT("--loops", "N", loops, 1, 100000000, "loops per round (default 20000)"),
     LOOPS_INT("--items", "M", items, 16, 100000000, "items per loop (default 4096)"),
     LOOPS_INT("--rounds", "R", rounds, 1, 1000, "rounds of each way, alternating (default 5)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(loops_opts_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(loops_opts_t, json),
      .help = "one JSON object on stdout: bench, threads, loops, items, rounds, serial_ns_per_loop, "
              "forkjoin_ns_per_loop, region_ns_per_loop, forkjoin_overhead_ns, region_overhead_ns"},
 };
@@ -147,7 +150,11 @@ static const cli_spec_t loops_spec = {
 
 int bench_loops(int argc, char** argv)
 {
-    loops_opts_t o = { .loops = 20000, .items = 4096, .rounds = 5,};
+    loops_opts_t o = {
+        .loops = 20000,
+        .items = 4096,
+        .rounds = 5,
+    };
     int stop = cli_parse(&loops_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     if (o.threads == 0) {

@@ -48,8 +48,8 @@ typedef struct planner_opts {
     int64_t expansions;
     int64_t seed;
     int json;
-    int64_t depth;       /* max_depth; 0: the library's default */
-    double budget_ms;    /* time_budget_ms; 0: none */
+    int64_t depth;    /* max_depth; 0: the library's default */
+    double budget_ms; /* time_budget_ms; 0: none */
 } planner_opts_t;
 
 typedef struct asteroid {
@@ -86,8 +86,8 @@ static int build_scene(shoal_world_t* w, const planner_opts_t* o, double side, i
         free(items);
         return 0;
     }
-#define BUCKET(px, py)                                                                            \
-    ((int32_t)fmin((double)nc - 1, fmax(0.0, floor((py) / cell))) * nc +                           \
+#define BUCKET(px, py)                                                                                       \
+    ((int32_t)fmin((double)nc - 1, fmax(0.0, floor((py) / cell))) * nc +                                     \
      (int32_t)fmin((double)nc - 1, fmax(0.0, floor((px) / cell))))
     for (int64_t i = 0; i < count; ++i) start[BUCKET(rocks[i].x, rocks[i].y) + 1]++;
     for (int32_t b = 0; b < nc * nc; ++b) start[b + 1] += start[b];
@@ -156,8 +156,8 @@ static int build_scene(shoal_world_t* w, const planner_opts_t* o, double side, i
  * and the agents (their count in *asteroids, the square's side in *side).
  * Returns CLI_EXIT_OK, or prints the error (after "command: ") and returns
  * CLI_EXIT_FAILURE. */
-static int planner_world(const char* command, const planner_opts_t* o, shoal_world_t** out, int64_t* asteroids,
-                         double* side)
+static int planner_world(const char* command, const planner_opts_t* o, shoal_world_t** out,
+                         int64_t* asteroids, double* side)
 {
     *side = 25.0 * sqrt((double)o->agents);
     shoal_world_def_t def = shoal_world_default_def();
@@ -183,7 +183,10 @@ static int planner_world(const char* command, const planner_opts_t* o, shoal_wor
 
 /* The defaults of `shoal bench planner`: 10 simulated seconds, seed 1,
  * threads 0 (physical cores). */
-#define PLANNER_DEFAULTS {BENCH_PLANNER_AGENTS, 0, BENCH_PLANNER_SECONDS, BENCH_PLANNER_EXPANSIONS, 1, 0, 0, 0.0}
+#define PLANNER_DEFAULTS                                                                                     \
+    {                                                                                                        \
+        BENCH_PLANNER_AGENTS, 0, BENCH_PLANNER_SECONDS, BENCH_PLANNER_EXPANSIONS, 1, 0, 0, 0.0               \
+    }
 
 int bench_planner_scene(const char* command, int64_t agents, int32_t threads, shoal_world_t** out)
 {
@@ -320,27 +323,57 @@ static int run_planner_bench(const planner_opts_t* o)
 #define STR(x) STR_(x)
 
 static const cli_option_t planner_options[] = {
-    {.name = "--agents", .metavar = "N", .kind = CLI_INT, CLI_AT(planner_opts_t, agents), .min = 1,
+    {.name = "--agents",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(planner_opts_t, agents),
+     .min = 1,
      .max = 10000000,
      .help = "planner agents, 1..10000000 (default 10000)"},
-    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(planner_opts_t, threads), .min = 1,
+    {.name = "--threads",
+     .metavar = "T",
+     .kind = CLI_INT,
+     CLI_AT(planner_opts_t, threads),
+     .min = 1,
      .max = 1024,
      .help = "threads, 1..1024 (default: physical cores)"},
-    {.name = "--sim-seconds", .metavar = "S", .kind = CLI_NUMBER, CLI_AT(planner_opts_t, sim_seconds),
-     .max = 1e6, .flags = CLI_ABOVE_MIN,
+    {.name = "--sim-seconds",
+     .metavar = "S",
+     .kind = CLI_NUMBER,
+     CLI_AT(planner_opts_t, sim_seconds),
+     .max = 1e6,
+     .flags = CLI_ABOVE_MIN,
      .help = "simulated seconds, in (0, 1e6] (default 10)"},
-    {.name = "--expansions", .metavar = "E", .kind = CLI_INT, CLI_AT(planner_opts_t, expansions), .min = 1,
+    {.name = "--expansions",
+     .metavar = "E",
+     .kind = CLI_INT,
+     CLI_AT(planner_opts_t, expansions),
+     .min = 1,
      .max = 1000000,
      .help = "max_expansions per search, 1..1000000 (default " STR(BENCH_PLANNER_EXPANSIONS) ")"},
-    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(planner_opts_t, seed), .max = (double)INT64_MAX,
+    {.name = "--seed",
+     .metavar = "S",
+     .kind = CLI_INT,
+     CLI_AT(planner_opts_t, seed),
+     .max = (double)INT64_MAX,
      .help = "scene seed, an integer >= 0 (default 1)"},
-    {.name = "--depth", .metavar = "D", .kind = CLI_INT, CLI_AT(planner_opts_t, depth), .min = 1, .max = 64,
+    {.name = "--depth",
+     .metavar = "D",
+     .kind = CLI_INT,
+     CLI_AT(planner_opts_t, depth),
+     .min = 1,
+     .max = 64,
      .help = "max_depth of every search, 1..64 (default: the library's)"},
-    {.name = "--time-budget-ms", .metavar = "MS", .kind = CLI_NUMBER, CLI_AT(planner_opts_t, budget_ms),
+    {.name = "--time-budget-ms",
+     .metavar = "MS",
+     .kind = CLI_NUMBER,
+     CLI_AT(planner_opts_t, budget_ms),
      .max = 60000,
      .help = "time_budget_ms of every search, in [0, 60000] (default 0: none; nonzero makes the "
              "state_hash depend on the machine)"},
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(planner_opts_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(planner_opts_t, json),
      .help = "one JSON object on stdout: agents, threads, sim_seconds, wall_seconds, realtime_factor, "
              "searches_per_s, ms_per_search, goodness_mean, state_hash, and more"},
 };

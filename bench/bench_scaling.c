@@ -49,16 +49,19 @@
 #include "tools/cli.h"
 #include "tools/cli_options.h"
 
-#define SCALING_MAX_COUNTS 32   /* thread counts in one sweep */
-#define SCALING_MAX_SYSTEMS 64  /* distinct systems a scene runs */
+#define SCALING_MAX_COUNTS 32  /* thread counts in one sweep */
+#define SCALING_MAX_SYSTEMS 64 /* distinct systems a scene runs */
 #define SCALING_MAX_THREADS 1024
 
 typedef bench_scene_t scaling_scene_t;
 
 static const scaling_scene_t scenes[] = {
-    {"flock", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock_scene},
-    {"flock3d", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0, bench_flock3d_scene},
-    {"crowd", BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, BENCH_CROWD_DT, 0, bench_crowd_scene},
+    {"flock", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0,
+     bench_flock_scene},
+    {"flock3d", BENCH_FLOCK_AGENTS, BENCH_FLOCK_STEPS, BENCH_FLOCK_WARMUP, BENCH_FLOCK_DT, 0,
+     bench_flock3d_scene},
+    {"crowd", BENCH_CROWD_AGENTS, BENCH_CROWD_STEPS, BENCH_CROWD_WARMUP, BENCH_CROWD_DT, 0,
+     bench_crowd_scene},
     {"planner", BENCH_PLANNER_AGENTS, (int64_t)(BENCH_PLANNER_SECONDS * 60.0), 0, BENCH_PLANNER_DT, 1,
      bench_planner_scene},
 };
@@ -74,7 +77,7 @@ const bench_scene_t* bench_scene_find(const char* name)
 
 typedef struct scaling_opts {
     int32_t threads[SCALING_MAX_COUNTS];
-    int counts; /* 0: powers of two up to the physical cores */
+    int counts;                    /* 0: powers of two up to the physical cores */
     int64_t agents, steps, warmup; /* -1: the scene's default */
     int64_t rounds;
     int json, csv;
@@ -137,7 +140,8 @@ static const char* oversubscription(const scaling_result_t* r, int32_t t, char* 
 static scaling_system_t* find_system(scaling_result_t* r, const bench_system_t* s)
 {
     for (int i = 0; i < r->system_count; ++i)
-        if (!strcmp(r->systems[i].name, s->name) && !strcmp(r->systems[i].stage, s->stage)) return &r->systems[i];
+        if (!strcmp(r->systems[i].name, s->name) && !strcmp(r->systems[i].stage, s->stage))
+            return &r->systems[i];
     if (r->system_count == SCALING_MAX_SYSTEMS) return NULL;
     scaling_system_t* sys = &r->systems[r->system_count++];
     snprintf(sys->name, sizeof sys->name, "%s", s->name);
@@ -197,8 +201,8 @@ typedef struct ceiling_run {
 typedef struct ceiling_copy {
     ceiling_run_t* run;
     int64_t agents;
-    double end;  /* when its timed steps ended */
-    int failed;  /* 1: the build failed (reported), 2: a step failed */
+    double end; /* when its timed steps ended */
+    int failed; /* 1: the build failed (reported), 2: a step failed */
     char error[256];
 } ceiling_copy_t;
 
@@ -270,10 +274,11 @@ static int run_copies(const scaling_result_t* r, int32_t t, int64_t agents, doub
     }
     double end = 0.0;
     for (int32_t i = 0; rc == CLI_EXIT_OK && i < t; ++i) {
-        if (copies[i].failed == 1) rc = CLI_EXIT_FAILURE; /* the build said why */
+        if (copies[i].failed == 1)
+            rc = CLI_EXIT_FAILURE; /* the build said why */
         else if (copies[i].failed == 2) {
-            cli_error("bench scaling --ceiling: %s, world %d of %d (%lld agents): step failed: %s", r->scene->name,
-                      (int)i + 1, (int)t, (long long)copies[i].agents, copies[i].error);
+            cli_error("bench scaling --ceiling: %s, world %d of %d (%lld agents): step failed: %s",
+                      r->scene->name, (int)i + 1, (int)t, (long long)copies[i].agents, copies[i].error);
             rc = CLI_EXIT_FAILURE;
         }
         if (copies[i].end > end) end = copies[i].end;
@@ -296,8 +301,10 @@ static int run_ceiling(scaling_result_t* r, int k, int64_t round)
     r->ceiling[at] = sc->realtime ? (double)r->steps * (double)sc->dt / together
                                   : (double)r->agents * (double)r->steps / together;
     const int64_t n = r->agents / t + (r->agents % t ? 1 : 0);
-    if (t == 1) alone = together;
-    else if (run_copies(r, 1, n, &alone) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
+    if (t == 1)
+        alone = together;
+    else if (run_copies(r, 1, n, &alone) != CLI_EXIT_OK)
+        return CLI_EXIT_FAILURE;
     /* the largest world: the time it took alone over the time all took */
     r->per_world[at] = alone / together;
     return CLI_EXIT_OK;
@@ -341,7 +348,8 @@ static count_figures_t figures_of(const scaling_result_t* r, int k)
     f.speedup = base > 0.0 ? f.best / base : NAN;
     f.ceiling_best = f.ceiling_median = f.ceiling_speedup = f.efficiency = f.per_world = NAN;
     if (r->ceiling) {
-        best_and_median(r->ceiling + (size_t)k * (size_t)r->rounds, r->rounds, &f.ceiling_best, &f.ceiling_median);
+        best_and_median(r->ceiling + (size_t)k * (size_t)r->rounds, r->rounds, &f.ceiling_best,
+                        &f.ceiling_median);
         f.ceiling_speedup = base > 0.0 ? f.ceiling_best / base : NAN;
         f.efficiency = f.ceiling_best > 0.0 ? f.best / f.ceiling_best : NAN;
         const double* ceiling = r->ceiling + (size_t)k * (size_t)r->rounds;
@@ -390,8 +398,10 @@ static const char* rate_unit(const scaling_result_t* r)
 
 static void add_number_or_null(cJSON* o, const char* key, double x)
 {
-    if (isfinite(x)) cJSON_AddNumberToObject(o, key, x);
-    else cJSON_AddNullToObject(o, key);
+    if (isfinite(x))
+        cJSON_AddNumberToObject(o, key, x);
+    else
+        cJSON_AddNullToObject(o, key);
 }
 
 static void print_json(const scaling_result_t* r)
@@ -412,14 +422,16 @@ static void print_json(const scaling_result_t* r)
         cJSON_AddNumberToObject(root, "baseline_threads", r->threads[0]);
         cJSON_AddNumberToObject(root, "cores", r->cores);
         cJSON_AddNumberToObject(root, "hardware_threads", r->pus);
-        cJSON_AddBoolToObject(root, "oversubscribed", oversubscription(r, r->threads[k], note, sizeof note)[0] != '\0');
+        cJSON_AddBoolToObject(root, "oversubscribed",
+                              oversubscription(r, r->threads[k], note, sizeof note)[0] != '\0');
         cJSON_AddNumberToObject(root, "lanes", SHOAL_LANES);
         cJSON_AddStringToObject(root, "rate_unit", rate_unit(r));
         cJSON_AddNumberToObject(root, "best_rate", f.best);
         cJSON_AddNumberToObject(root, "median_rate", f.median);
         cJSON* rates = cJSON_AddArrayToObject(root, "rates");
         for (int64_t i = 0; i < r->rounds; ++i)
-            cJSON_AddItemToArray(rates, cJSON_CreateNumber(r->rates[(size_t)k * (size_t)r->rounds + (size_t)i]));
+            cJSON_AddItemToArray(rates,
+                                 cJSON_CreateNumber(r->rates[(size_t)k * (size_t)r->rounds + (size_t)i]));
         add_number_or_null(root, "ms_per_step", step_ms(r, &f));
         add_number_or_null(root, "speedup", f.speedup);
         if (r->ceiling) {
@@ -427,8 +439,8 @@ static void print_json(const scaling_result_t* r)
             add_number_or_null(root, "ceiling_median_rate", f.ceiling_median);
             cJSON* ceiling = cJSON_AddArrayToObject(root, "ceiling_rates");
             for (int64_t i = 0; i < r->rounds; ++i)
-                cJSON_AddItemToArray(ceiling,
-                                     cJSON_CreateNumber(r->ceiling[(size_t)k * (size_t)r->rounds + (size_t)i]));
+                cJSON_AddItemToArray(
+                    ceiling, cJSON_CreateNumber(r->ceiling[(size_t)k * (size_t)r->rounds + (size_t)i]));
             add_number_or_null(root, "ceiling_speedup", f.ceiling_speedup);
             add_number_or_null(root, "efficiency", f.efficiency);
             add_number_or_null(root, "ceiling_per_world", f.per_world);
@@ -463,8 +475,10 @@ static void print_json(const scaling_result_t* r)
 /* A CSV number: empty when not finite. */
 static void csv_number(double x)
 {
-    if (isfinite(x)) printf(",%.6g", x);
-    else printf(",");
+    if (isfinite(x))
+        printf(",%.6g", x);
+    else
+        printf(",");
 }
 
 static void print_csv(const scaling_result_t* r)
@@ -482,8 +496,8 @@ static void print_csv(const scaling_result_t* r)
                  (long long)r->steps, (long long)r->warmup, (long long)r->rounds, (int)r->threads[k],
                  (int)r->used[k], over);
         char tail[40];
-        snprintf(tail, sizeof tail, ",%016llx,%d", (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds],
-                 agree);
+        snprintf(tail, sizeof tail, ",%016llx,%d",
+                 (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds], agree);
         printf("%s,step,all", head);
         csv_number(step_ms(r, &f));
         csv_number(f.speedup);
@@ -524,7 +538,8 @@ static void print_text(const scaling_result_t* r)
         printf("machine: %d physical cores, %d hardware threads\n", r->cores, r->pus);
     else
         printf("machine: core count unknown (hwloc could not read the topology)\n");
-    printf("speed-up: best over the best at %d thread%s\n\n", (int)r->threads[0], r->threads[0] == 1 ? "" : "s");
+    printf("speed-up: best over the best at %d thread%s\n\n", (int)r->threads[0],
+           r->threads[0] == 1 ? "" : "s");
     printf("%7s %14s %14s %9s", "threads", r->scene->realtime ? "best rtf" : "best", "median", "speed-up");
     if (r->ceiling) printf(" %14s %9s %6s %9s", "ceiling", "speed-up", "eff.", "per world");
     printf("  %-16s\n", "state_hash");
@@ -548,10 +563,11 @@ static void print_text(const scaling_result_t* r)
     }
     printf("(%s; best and median over the rounds)\n", unit);
     if (r->ceiling)
-        printf("ceiling: T worlds of agents/T each, a thread each, stepped at once (best over the rounds); its\n"
-               "speed-up is over the first count's best; eff.: the best over the ceiling; per world: the rate\n"
-               "each of those worlds kept, against one of them stepped alone (the clock and the caches under\n"
-               "load)\n");
+        printf(
+            "ceiling: T worlds of agents/T each, a thread each, stepped at once (best over the rounds); its\n"
+            "speed-up is over the first count's best; eff.: the best over the ceiling; per world: the rate\n"
+            "each of those worlds kept, against one of them stepped alone (the clock and the caches under\n"
+            "load)\n");
     if (over)
         printf("Thread counts above the machine's hardware threads share cores: their figures measure\n"
                "oversubscription, not scaling.\n");
@@ -579,8 +595,10 @@ static void print_text(const scaling_result_t* r)
         printf("%-16s %-10s %9.3f", s->name, s->stage, s->best_ms[0]);
         for (int k = 1; k < r->counts; ++k) {
             double x = system_speedup(s, k);
-            if (isfinite(x)) printf(" %6.2fx", x);
-            else printf(" %7s", "-");
+            if (isfinite(x))
+                printf(" %6.2fx", x);
+            else
+                printf(" %7s", "-");
         }
         printf("\n");
     }
@@ -598,13 +616,15 @@ static void print_text(const scaling_result_t* r)
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
-#define THREADS_EXPECTED "a comma-separated list of thread counts in 1.." STR(SCALING_MAX_THREADS) ", e.g. 1,2,4"
+#define THREADS_EXPECTED                                                                                     \
+    "a comma-separated list of thread counts in 1.." STR(SCALING_MAX_THREADS) ", e.g. 1,2,4"
 
 static int parse_threads(const char* command, const char* name, const char* value, void* opts)
 {
     scaling_opts_t* o = opts;
     o->counts = 0;
-    if (value[0] == '\0') return cli_usage_error(command, "%s: expected %s, got an empty value", name, THREADS_EXPECTED);
+    if (value[0] == '\0')
+        return cli_usage_error(command, "%s: expected %s, got an empty value", name, THREADS_EXPECTED);
     const char* p = value;
     for (int item = 1;; ++item) {
         size_t n = strcspn(p, ",");
@@ -617,13 +637,15 @@ static int parse_threads(const char* command, const char* name, const char* valu
         memcpy(text, p, n);
         text[n] = '\0';
         if (!cli_parse_int(text, 1, SCALING_MAX_THREADS, &t))
-            return cli_usage_error(command, "%s '%s': item %d, '%s', is not a thread count in 1..%d (expected %s)",
+            return cli_usage_error(command,
+                                   "%s '%s': item %d, '%s', is not a thread count in 1..%d (expected %s)",
                                    name, value, item, text, SCALING_MAX_THREADS, THREADS_EXPECTED);
         for (int i = 0; i < o->counts; ++i)
             if (o->threads[i] == (int32_t)t)
                 return cli_usage_error(command, "%s '%s': %lld is listed twice", name, value, (long long)t);
         if (o->counts == SCALING_MAX_COUNTS)
-            return cli_usage_error(command, "%s '%s': more than %d thread counts", name, value, SCALING_MAX_COUNTS);
+            return cli_usage_error(command, "%s '%s': more than %d thread counts", name, value,
+                                   SCALING_MAX_COUNTS);
         o->threads[o->counts++] = (int32_t)t;
         p += strcspn(p, ",");
         if (*p == '\0') break;
@@ -632,13 +654,18 @@ static int parse_threads(const char* command, const char* name, const char* valu
     return 0;
 }
 
-#define SCALING_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, scaling_opts_t, field, lo, hi, help)
+#define SCALING_INT(name, metavar, field, lo, hi, help)                                                      \
+    CLI_INT_ROW(name, metavar, scaling_opts_t, field, lo, hi, help)
 
 static const cli_option_t scaling_options[] = {
-    {.name = "--threads", .metavar = "T1,T2,...", .kind = CLI_CUSTOM, .parse = parse_threads,
-     .help = "the thread counts, in the order run; speed-ups are over the first (default: 1 and the powers of "
-             "two below the physical cores, then the core count: 1,2 on 2 cores, 1,2,4,8,16 on 16). Counts "
-             "above the machine's hardware threads run, oversubscribed, and are marked so"},
+    {.name = "--threads",
+     .metavar = "T1,T2,...",
+     .kind = CLI_CUSTOM,
+     .parse = parse_threads,
+     .help =
+         "the thread counts, in the order run; speed-ups are over the first (default: 1 and the powers of "
+         "two below the physical cores, then the core count: 1,2 on 2 cores, 1,2,4,8,16 on 16). Counts "
+         "above the machine's hardware threads run, oversubscribed, and are marked so"},
     SCALING_INT("--agents", "N", agents, 2, 100000000,
                 "agents, 2..100000000 (default: the scene's bench default: flock 100000, crowd 100000, "
                 "planner 10000)"),
@@ -647,11 +674,17 @@ static const cli_option_t scaling_options[] = {
     SCALING_INT("--warmup", "W", warmup, 0, 1000000000,
                 "untimed steps first (default: flock 10, crowd 10, planner 0)"),
     SCALING_INT("--rounds", "R", rounds, 1, 1000, "runs per thread count, 1..1000 (default 3)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(scaling_opts_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(scaling_opts_t, json),
      .help = "JSON lines on stdout: one object per thread count (see below)"},
-    {.name = "--csv", .kind = CLI_FLAG, CLI_AT(scaling_opts_t, csv),
+    {.name = "--csv",
+     .kind = CLI_FLAG,
+     CLI_AT(scaling_opts_t, csv),
      .help = "CSV on stdout: a header, then one row per thread count and system (see below)"},
-    {.name = "--ceiling", .kind = CLI_FLAG, CLI_AT(scaling_opts_t, ceiling),
+    {.name = "--ceiling",
+     .kind = CLI_FLAG,
+     CLI_AT(scaling_opts_t, ceiling),
      .help = "also measure the machine's ceiling at each count T: T worlds of agents/T each, one a thread, "
              "stepped at once, sharing nothing (see below); two to three times the sweep's time"},
 };
@@ -716,9 +749,11 @@ int bench_scaling(int argc, char** argv)
     const char* name = NULL;
     int stop = cli_parse(&scaling_spec, argc, argv, &o, &name, NULL);
     if (stop >= 0) return stop;
-    if (o.json && o.csv) return cli_usage_error("bench scaling", "--json and --csv: one output format at a time");
+    if (o.json && o.csv)
+        return cli_usage_error("bench scaling", "--json and --csv: one output format at a time");
     const scaling_scene_t* scene = bench_scene_find(name);
-    if (!scene) return cli_usage_error("bench scaling", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
+    if (!scene)
+        return cli_usage_error("bench scaling", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
 
     scaling_result_t r;
     memset(&r, 0, sizeof r);
@@ -736,9 +771,10 @@ int bench_scaling(int argc, char** argv)
     }
     for (int k = 0; o.ceiling && k < r.counts; ++k)
         if (r.agents / r.threads[k] < 2)
-            return cli_usage_error("bench scaling",
-                                   "--ceiling at %d threads needs %d agents or more (2 a world), got --agents %lld",
-                                   (int)r.threads[k], 2 * (int)r.threads[k], (long long)r.agents);
+            return cli_usage_error(
+                "bench scaling",
+                "--ceiling at %d threads needs %d agents or more (2 a world), got --agents %lld",
+                (int)r.threads[k], 2 * (int)r.threads[k], (long long)r.agents);
     size_t runs = (size_t)r.counts * (size_t)r.rounds;
     r.rates = calloc(runs, sizeof *r.rates);
     r.hashes = calloc(runs, sizeof *r.hashes);
@@ -756,16 +792,20 @@ int bench_scaling(int argc, char** argv)
         for (int k = 0; rc == CLI_EXIT_OK && k < r.counts; ++k) {
             if (progress)
                 fprintf(stderr, "\rbench scaling: %s, round %lld of %lld, %d threads%s   ", scene->name,
-                        (long long)round + 1, (long long)r.rounds, (int)r.threads[k], o.ceiling ? " (and ceiling)" : "");
+                        (long long)round + 1, (long long)r.rounds, (int)r.threads[k],
+                        o.ceiling ? " (and ceiling)" : "");
             rc = run_once(&r, k, round);
             if (rc == CLI_EXIT_OK && r.ceiling) rc = run_ceiling(&r, k, round);
         }
     }
     if (progress) fprintf(stderr, "\r%60s\r", "");
     if (rc == CLI_EXIT_OK) {
-        if (o.json) print_json(&r);
-        else if (o.csv) print_csv(&r);
-        else print_text(&r);
+        if (o.json)
+            print_json(&r);
+        else if (o.csv)
+            print_csv(&r);
+        else
+            print_text(&r);
         if (!hashes_agree(&r)) {
             cli_error("bench scaling: %s: the state_hash differs between runs (thread counts or rounds): "
                       "stepping is not deterministic",

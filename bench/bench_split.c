@@ -40,8 +40,8 @@ typedef struct split_loop {
     const par_census_loop_t* l;
     int index; /* its order among its system's loops */
     double ms, span_ms;
-    double median;      /* the median of its calls' speed-ups */
-    double typical_ms;  /* ms over that median */
+    double median;     /* the median of its calls' speed-ups */
+    double typical_ms; /* ms over that median */
 } split_loop_t;
 
 static int by_time(const void* a, const void* b)
@@ -53,7 +53,8 @@ static int by_time(const void* a, const void* b)
 static int run(const bench_scene_t* sc, const split_opts_t* o)
 {
     shoal_world_t* world = NULL;
-    if (sc->build("bench split", o->agents, (int32_t)o->threads, &world) != CLI_EXIT_OK) return CLI_EXIT_FAILURE;
+    if (sc->build("bench split", o->agents, (int32_t)o->threads, &world) != CLI_EXIT_OK)
+        return CLI_EXIT_FAILURE;
     world_t* w = (world_t*)world;
     par_census_t* census = (par_census_t*)calloc(1, sizeof *census);
     if (!census) {
@@ -137,8 +138,10 @@ static int run(const bench_scene_t* sc, const split_opts_t* o)
             cJSON_AddStringToObject(e, "system", l->system);
             cJSON_AddNumberToObject(e, "loop", x->index);
             cJSON_AddNumberToObject(e, "calls_per_step", (double)l->calls / steps);
-            cJSON_AddNumberToObject(e, "items_per_call", l->calls ? (double)l->items / (double)l->calls : 0.0);
-            cJSON_AddNumberToObject(e, "blocks_per_call", l->calls ? (double)l->blocks / (double)l->calls : 0.0);
+            cJSON_AddNumberToObject(e, "items_per_call",
+                                    l->calls ? (double)l->items / (double)l->calls : 0.0);
+            cJSON_AddNumberToObject(e, "blocks_per_call",
+                                    l->calls ? (double)l->blocks / (double)l->calls : 0.0);
             cJSON_AddNumberToObject(e, "single_calls", (double)l->single);
             cJSON_AddNumberToObject(e, "ms_per_step", x->ms);
             cJSON_AddNumberToObject(e, "span_ms_per_step", x->span_ms);
@@ -158,27 +161,32 @@ static int run(const bench_scene_t* sc, const split_opts_t* o)
     } else {
         printf("split %s: %lld agents, %lld steps (+%lld warm-up), as %d threads would split it, on one\n",
                sc->name, (long long)o->agents, (long long)o->steps, (long long)o->warmup, (int)threads);
-        printf("step on one thread %10.3f ms: loops %.3f, serial between them %.3f (the census's own %.3f left out)\n",
+        printf("step on one thread %10.3f ms: loops %.3f, serial between them %.3f (the census's own %.3f "
+               "left out)\n",
                step_ms, loops_ms, serial_ms, overhead_ms);
-        printf("step at %d threads %9.3f ms: the loops' makespans %.3f, the serial part %.3f\n", (int)threads, at_t,
-               span_ms, serial_ms);
+        printf("step at %d threads %9.3f ms: the loops' makespans %.3f, the serial part %.3f\n", (int)threads,
+               at_t, span_ms, serial_ms);
         printf("split bound        %9.2fx (%.1f %% of %d), %.1f parallel loops a step\n", bound,
                100.0 * bound / threads, (int)threads, rounds);
-        printf("typical calls      %9.2fx (each loop at the median of its calls' speed-ups)\n", typical_bound);
-        printf("rows moved         %9.3f an agent a step (a loop's rows that another worker had in the last one)\n\n",
+        printf("typical calls      %9.2fx (each loop at the median of its calls' speed-ups)\n",
+               typical_bound);
+        printf("rows moved         %9.3f an agent a step (a loop's rows that another worker had in the last "
+               "one)\n\n",
                moved / (double)o->agents);
-        printf("%-36s %4s %6s %8s %6s %8s %8s %8s %8s %7s %6s\n", "system", "loop", "calls", "items", "blocks",
-               "ms/step", "at T", "speed-up", "median", "busiest", "moved");
+        printf("%-36s %4s %6s %8s %6s %8s %8s %8s %8s %7s %6s\n", "system", "loop", "calls", "items",
+               "blocks", "ms/step", "at T", "speed-up", "median", "busiest", "moved");
         for (int32_t i = 0; i < census->count; ++i) {
             const split_loop_t* x = &loops[i];
             const par_census_loop_t* l = x->l;
             if (x->ms < 0.001 * step_ms) continue;
             char mv[16] = "-";
-            if (l->moved_of > 0) snprintf(mv, sizeof mv, "%.1f%%", 100.0 * (double)l->moved_items / (double)l->moved_of);
-            printf("%-36.36s %4d %6.2f %8.0f %6.1f %8.3f %8.3f %7.2fx %7.2fx %6.1f%% %6s\n", l->system, x->index,
-                   (double)l->calls / steps, (double)l->items / (double)l->calls,
-                   (double)l->blocks / (double)l->calls, x->ms, x->span_ms, x->span_ms > 0.0 ? x->ms / x->span_ms : 0.0,
-                   x->median, 100.0 * l->share_sum / (double)l->calls, mv);
+            if (l->moved_of > 0)
+                snprintf(mv, sizeof mv, "%.1f%%", 100.0 * (double)l->moved_items / (double)l->moved_of);
+            printf("%-36.36s %4d %6.2f %8.0f %6.1f %8.3f %8.3f %7.2fx %7.2fx %6.1f%% %6s\n", l->system,
+                   x->index, (double)l->calls / steps, (double)l->items / (double)l->calls,
+                   (double)l->blocks / (double)l->calls, x->ms, x->span_ms,
+                   x->span_ms > 0.0 ? x->ms / x->span_ms : 0.0, x->median,
+                   100.0 * l->share_sum / (double)l->calls, mv);
         }
         printf("(loops under 0.1 %% of the step left out; --json lists them. busiest: the share of a call's\n"
                "items the busiest of the %d workers ran, %.1f %% when even. moved: of a loop over as many\n"
@@ -198,7 +206,8 @@ step_failed:
     return CLI_EXIT_FAILURE;
 }
 
-#define SPLIT_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, split_opts_t, field, lo, hi, help)
+#define SPLIT_INT(name, metavar, field, lo, hi, help)                                                        \
+    CLI_INT_ROW(name, metavar, split_opts_t, field, lo, hi, help)
 
 static const cli_option_t split_options[] = {
     SPLIT_INT("--threads", "T", threads, 1, 1024, "the thread count to split for, 1..1024 (default 16)"),
@@ -206,7 +215,9 @@ static const cli_option_t split_options[] = {
               "agents (default: the scene's bench default: flock 100000, crowd 100000, planner 10000)"),
     SPLIT_INT("--steps", "S", steps, 1, 1000000000, "timed steps (default: the scene's, as bench scaling)"),
     SPLIT_INT("--warmup", "W", warmup, 0, 1000000000, "untimed steps first (default: the scene's)"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(split_opts_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(split_opts_t, json),
      .help = "one JSON object on stdout (see below)"},
 };
 
@@ -233,7 +244,8 @@ static const cli_spec_t split_spec = {
                "loop's ms over the median of its calls' speed-ups: little moved by a block that\n"
                "a busy machine slowed), typical_split_bound, loops_per_step,\n"
                "moved_per_agent_step (rows the step's loops hand from one worker to another,\n"
-               "per agent), state_hash (the same as a run on any thread count), dropped_calls (calls of loops past the\n"
+               "per agent), state_hash (the same as a run on any thread count), dropped_calls (calls of "
+               "loops past the\n"
                "census's table), loops [{system (\"fused: a+b\" for a fused pass, \"-\" outside\n"
                "systems), loop (its order in the system), calls_per_step, items_per_call,\n"
                "blocks_per_call, single_calls (run as one block), ms_per_step,\n"
@@ -247,12 +259,18 @@ static const cli_spec_t split_spec = {
 
 int bench_split(int argc, char** argv)
 {
-    split_opts_t o = {.threads = 16, .agents = -1, .steps = -1, .warmup = -1,};
+    split_opts_t o = {
+        .threads = 16,
+        .agents = -1,
+        .steps = -1,
+        .warmup = -1,
+    };
     const char* name = NULL;
     int stop = cli_parse(&split_spec, argc, argv, &o, &name, NULL);
     if (stop >= 0) return stop;
     const bench_scene_t* sc = bench_scene_find(name);
-    if (!sc) return cli_usage_error("bench split", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
+    if (!sc)
+        return cli_usage_error("bench split", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
     if (o.agents < 0) o.agents = sc->agents;
     if (o.steps < 0) o.steps = sc->steps;
     if (o.warmup < 0) o.warmup = sc->warmup;

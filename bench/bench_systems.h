@@ -13,8 +13,8 @@
 
 /* One system's figures since the world's stats were last reset. */
 typedef struct bench_system_t {
-    const char* name;  /* owned by the world */
-    const char* stage; /* shoal_stage_name */
+    const char* name;   /* owned by the world */
+    const char* stage;  /* shoal_stage_name */
     double ms_per_step; /* wall ms per call */
 } bench_system_t;
 

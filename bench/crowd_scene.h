@@ -37,8 +37,8 @@
 
 #include "ecs/rng.h"
 
-#define CROWD_SPACING 4.0f     /* m between grid neighbors */
-#define CROWD_HALF_GAP 10.0f   /* m from x = 0 to each block's inner edge */
+#define CROWD_SPACING 4.0f   /* m between grid neighbors */
+#define CROWD_HALF_GAP 10.0f /* m from x = 0 to each block's inner edge */
 #define CROWD_SHUFFLE_SEED 0x5ca1ab1eull
 #define CROWD_TWO_PI_F 6.28318530717958647692f
 #define CROWD_OVERLAP_SHARE 0.99f
@@ -159,9 +159,9 @@ static inline void crowd_layout(int scenario, int dims, int64_t n, float* pos, f
 /* ---- quality ----------------------------------------------------------------- */
 
 typedef struct crowd_quality {
-    double min_ratio;   /* smallest distance / (r_i + r_j) seen, +inf if none within a cell */
-    int64_t overlaps;   /* pairs closer than 99 % of r_i + r_j, summed over the measures */
-    int64_t samples;    /* measures taken */
+    double min_ratio; /* smallest distance / (r_i + r_j) seen, +inf if none within a cell */
+    int64_t overlaps; /* pairs closer than 99 % of r_i + r_j, summed over the measures */
+    int64_t samples;  /* measures taken */
     /* scratch, kept between measures */
     int64_t capacity;
     int32_t *cell, *start, *order;

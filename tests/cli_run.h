@@ -145,10 +145,7 @@ static inline int run_cli_with(const char* const* args, int tty_stderr, cli_outp
     return 1;
 }
 
-static inline void run_cli(const char* const* args, cli_output_t* result)
-{
-    run_cli_with(args, 0, result);
-}
+static inline void run_cli(const char* const* args, cli_output_t* result) { run_cli_with(args, 0, result); }
 
 static inline void output_free(cli_output_t* result)
 {

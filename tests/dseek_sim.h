@@ -15,8 +15,8 @@
 #include "modules/dseek/dseek_geom.h"
 
 #define DEG (VEC_PI / 180.0f)
-#define R_MIN 2.5f            /* m, turn radius of the simulated agents */
-#define STEP (0.02f * R_MIN)  /* V dt, m */
+#define R_MIN 2.5f           /* m, turn radius of the simulated agents */
+#define STEP (0.02f * R_MIN) /* V dt, m */
 #define POS_TOL (0.05f * R_MIN)
 #define HEAD_TOL (3.0f * DEG)
 
@@ -73,13 +73,13 @@ static inline int arrival(pass_watch_t* w, float d, float herr, sim_out_t* o)
 }
 
 static inline sim_out_t simulate2(vec2 A, vec2 h, vec2 W, vec2 dW, const dseek_params_t* p, float r_turn,
-                                integrator_t how)
+                                  integrator_t how)
 {
     sim_out_t o;
     memset(&o, 0, sizeof o);
     const float max_turn = STEP / r_turn;
     const int steps = (int)((vec2_distance(A, W) + 60.0f * r_turn) / STEP);
-    pass_watch_t pass = { INFINITY, 0.0f, 0 };
+    pass_watch_t pass = {INFINITY, 0.0f, 0};
     int last_side = 0;
     for (int i = 0; i < steps; ++i) {
         dseek_result2_t res;

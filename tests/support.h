@@ -28,8 +28,8 @@ typedef struct lazy_task {
     void* ctx;
 } lazy_task_t;
 
-static inline void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range,
-                                 void* task_ctx, void* user_ctx)
+static inline void* lazy_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx,
+                                 void* user_ctx)
 {
     (void)min_range;
     (void)user_ctx;

@@ -20,7 +20,13 @@ static shoal_agent_def_t documented_def(void)
 {
     shoal_agent_def_t d;
     memset(&d, 0, sizeof d);
-    d.vehicle = (shoal_vehicle_t){.mass = 1.0f, .inertia = 1.0f, .max_force = 20.0f, .max_torque = 20.0f, .max_speed = 5.0f, .max_turn_rate = 3.0f, .radius = 0.5f};
+    d.vehicle = (shoal_vehicle_t){.mass = 1.0f,
+                                  .inertia = 1.0f,
+                                  .max_force = 20.0f,
+                                  .max_torque = 20.0f,
+                                  .max_speed = 5.0f,
+                                  .max_turn_rate = 3.0f,
+                                  .radius = 0.5f};
     d.control = (shoal_control_t){4.0f, 9.0f, 6.0f};
     d.arrive_gain = 1.0f;
     d.depart_gain = 10.0f;
@@ -116,7 +122,8 @@ Test(agent_edit, default_def_is_the_documented_one)
     want.internal_value = got.internal_value;
     /* every other byte as documented, up to the tail padding (the only
      * padding the definition has) */
-    cr_assert_eq(memcmp(&got, &want, offsetof(shoal_agent_def_t, internal_value) + sizeof got.internal_value), 0);
+    cr_assert_eq(memcmp(&got, &want, offsetof(shoal_agent_def_t, internal_value) + sizeof got.internal_value),
+                 0);
     /* the public defaults of each part agree with it */
     shoal_crowd_t crowd = shoal_crowd_default();
     shoal_planner_t planner = shoal_planner_default();
@@ -397,7 +404,8 @@ static shoal_status_t spawn_walker(shoal_world_t* w, float dt, void* ctx)
     s->set = shoal_agent_set_crowd(w, s->spawned, &c);
     s->get = shoal_agent_get_crowd(w, s->spawned, &s->seen);
     c.responsibility = -1.0f;
-    if (shoal_agent_set_crowd(w, s->spawned, &c) != SHOAL_ERR_INVALID_ARGUMENT) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (shoal_agent_set_crowd(w, s->spawned, &c) != SHOAL_ERR_INVALID_ARGUMENT)
+        return SHOAL_ERR_INVALID_ARGUMENT;
     return SHOAL_OK;
 }
 

@@ -76,8 +76,11 @@ typedef struct script_t {
 /* Bulk read into buffer b, sorted by handle (storage order may change). */
 static int32_t read_sorted(script_t* s, int b)
 {
-    shoal_agent_batch_t batch = {.ids = s->ids[b], .positions = s->pos[b], .velocities = s->vel[b],
-                                 .headings = s->head[b], .user_values = s->user[b]};
+    shoal_agent_batch_t batch = {.ids = s->ids[b],
+                                 .positions = s->pos[b],
+                                 .velocities = s->vel[b],
+                                 .headings = s->head[b],
+                                 .user_values = s->user[b]};
     int32_t n = 0;
     cr_assert_eq(shoal_world_read_agents(s->w, &batch, MAX_AGENTS, &n), SHOAL_OK);
     for (int32_t i = 1; i < n; ++i) /* insertion sort by index: n is small */
@@ -105,39 +108,43 @@ static int32_t read_sorted(script_t* s, int b)
 static void assert_same_read(script_t* s, int32_t n, const char* what)
 {
     cr_assert_eq(memcmp(s->ids[0], s->ids[1], (size_t)n * sizeof(shoal_agent_t)), 0, "%s: ids changed", what);
-    cr_assert_eq(memcmp(s->pos[0], s->pos[1], (size_t)n * 3 * sizeof(float)), 0, "%s: positions changed", what);
-    cr_assert_eq(memcmp(s->vel[0], s->vel[1], (size_t)n * 3 * sizeof(float)), 0, "%s: velocities changed", what);
+    cr_assert_eq(memcmp(s->pos[0], s->pos[1], (size_t)n * 3 * sizeof(float)), 0, "%s: positions changed",
+                 what);
+    cr_assert_eq(memcmp(s->vel[0], s->vel[1], (size_t)n * 3 * sizeof(float)), 0, "%s: velocities changed",
+                 what);
     cr_assert_eq(memcmp(s->head[0], s->head[1], (size_t)n * sizeof(float)), 0, "%s: headings changed", what);
-    cr_assert_eq(memcmp(s->user[0], s->user[1], (size_t)n * sizeof(uint64_t)), 0, "%s: user values changed", what);
+    cr_assert_eq(memcmp(s->user[0], s->user[1], (size_t)n * sizeof(uint64_t)), 0, "%s: user values changed",
+                 what);
 }
 
 /* Run a call; on failure check it was the injected one and changed
  * nothing, then switch failures off and run it again. */
-#define DO(s, expr)                                                                                   \
-    do {                                                                                              \
-        uint64_t hash0_ = shoal_world_state_hash((s)->w);                                             \
-        int32_t n0_ = read_sorted((s), 0);                                                            \
-        int64_t before_ = (s)->fa.count;                                                              \
-        shoal_status_t st_ = (expr);                                                                  \
-        if (st_ != SHOAL_OK) {                                                                        \
-            const char* msg_ = shoal_world_last_error((s)->w);                                        \
-            cr_assert_eq(st_, SHOAL_ERR_OUT_OF_MEMORY, "%s gave %s: %s", #expr,                       \
-                         shoal_status_string(st_), msg_);                                             \
-            cr_assert((s)->fa.failed && (s)->fa.fail_at > before_, "%s failed without the injected " \
-                      "failure: %s", #expr, msg_);                                                    \
-            cr_assert(strstr(msg_, "out of memory") != NULL, "%s: message '%s'", #expr, msg_);       \
-            cr_assert_eq(shoal_world_state_hash((s)->w), hash0_, "%s changed the world (%s)", #expr,  \
-                         msg_);                                                                       \
-            int32_t n1_ = read_sorted((s), 1);                                                        \
-            cr_assert_eq(n1_, n0_, "%s changed the agent count", #expr);                             \
-            assert_same_read((s), n0_, #expr);                                                        \
-            (s)->fa.fail_at = 0;                                                                      \
-            (s)->failed_in = #expr;                                                                   \
-            snprintf((s)->failed_msg, sizeof (s)->failed_msg, "%s", msg_);                           \
-            (s)->calls_failed++;                                                                      \
-            st_ = (expr);                                                                             \
-            cr_assert_eq(st_, SHOAL_OK, "%s on retry: %s", #expr, shoal_world_last_error((s)->w));    \
-        }                                                                                             \
+#define DO(s, expr)                                                                                          \
+    do {                                                                                                     \
+        uint64_t hash0_ = shoal_world_state_hash((s)->w);                                                    \
+        int32_t n0_ = read_sorted((s), 0);                                                                   \
+        int64_t before_ = (s)->fa.count;                                                                     \
+        shoal_status_t st_ = (expr);                                                                         \
+        if (st_ != SHOAL_OK) {                                                                               \
+            const char* msg_ = shoal_world_last_error((s)->w);                                               \
+            cr_assert_eq(st_, SHOAL_ERR_OUT_OF_MEMORY, "%s gave %s: %s", #expr, shoal_status_string(st_),    \
+                         msg_);                                                                              \
+            cr_assert((s)->fa.failed && (s)->fa.fail_at > before_,                                           \
+                      "%s failed without the injected "                                                      \
+                      "failure: %s",                                                                         \
+                      #expr, msg_);                                                                          \
+            cr_assert(strstr(msg_, "out of memory") != NULL, "%s: message '%s'", #expr, msg_);               \
+            cr_assert_eq(shoal_world_state_hash((s)->w), hash0_, "%s changed the world (%s)", #expr, msg_);  \
+            int32_t n1_ = read_sorted((s), 1);                                                               \
+            cr_assert_eq(n1_, n0_, "%s changed the agent count", #expr);                                     \
+            assert_same_read((s), n0_, #expr);                                                               \
+            (s)->fa.fail_at = 0;                                                                             \
+            (s)->failed_in = #expr;                                                                          \
+            snprintf((s)->failed_msg, sizeof(s)->failed_msg, "%s", msg_);                                    \
+            (s)->calls_failed++;                                                                             \
+            st_ = (expr);                                                                                    \
+            cr_assert_eq(st_, SHOAL_OK, "%s on retry: %s", #expr, shoal_world_last_error((s)->w));           \
+        }                                                                                                    \
     } while (0)
 
 /* Adds an agent and removes the one it added before, from inside the step
@@ -171,7 +178,8 @@ static const char scenario_json[] =
     " \"obstacles\": [{\"center\": [10, 10], \"radius\": 3}, {\"center\": [-15, 5], \"radius\": 2}],"
     " \"groups\": ["
     "  {\"name\": \"flock\", \"count\": 24,"
-    "   \"spawn\": {\"shape\": \"box\", \"center\": [0, 0], \"size\": [30, 30], \"heading\": \"random\", \"speed\": 1},"
+    "   \"spawn\": {\"shape\": \"box\", \"center\": [0, 0], \"size\": [30, 30], \"heading\": \"random\", "
+    "\"speed\": 1},"
     "   \"neighbors\": {\"radius\": 3}, \"wander\": {\"cruise_speed\": 1.5},"
     "   \"avoid\": {\"lookahead_time\": 1},"
     "   \"behaviors\": {\"separate\": {}, \"align\": {}, \"cohere\": {\"weight\": 0.5}, \"wander\": {},"
@@ -310,7 +318,8 @@ static uint64_t run_script(const shoal_scenario_t* sc, int threads, shoal_backen
     const float c[3] = {0, -35, 0}, v[3] = {1, 0.5f, 0};
     int32_t oid = -1;
     DO(s, shoal_world_add_moving_obstacle(s->w, c, v, 2.0f, &oid));
-    shoal_waypoint_t route[3] = {{{-10, 0, 0}, {1, 0, 0}, 0}, {{10, 10, 0}, {0, 1, 0}, 0}, {{0, 20, 0}, {-1, 0, 0}, 0}};
+    shoal_waypoint_t route[3] = {
+        {{-10, 0, 0}, {1, 0, 0}, 0}, {{10, 10, 0}, {0, 1, 0}, 0}, {{0, 20, 0}, {-1, 0, 0}, 0}};
     int32_t rid = -1;
     DO(s, shoal_world_add_route(s->w, route, 3, &rid));
     shoal_dseek_t ds = shoal_dseek_default();
@@ -358,7 +367,8 @@ static uint64_t run_script(const shoal_scenario_t* sc, int threads, shoal_backen
         cr_assert(s->fa.failed, "allocation %lld of %lld never happened", (long long)fail_at,
                   (long long)s->fa.count);
     shoal_world_destroy(s->w);
-    cr_assert_eq(s->fa.live, 0, "fail_at %lld: %lld blocks leaked", (long long)fail_at, (long long)s->fa.live);
+    cr_assert_eq(s->fa.live, 0, "fail_at %lld: %lld blocks leaked", (long long)fail_at,
+                 (long long)s->fa.live);
     cr_assert_eq(s->fa.live_bytes, 0, "fail_at %lld: freed sizes differ from allocated ones by %lld bytes",
                  (long long)fail_at, (long long)s->fa.live_bytes);
     free(s);
@@ -370,7 +380,8 @@ static uint64_t run_script(const shoal_scenario_t* sc, int threads, shoal_backen
 /* Fail every allocation k of the script in turn (only those with in_step[k]
  * set when `only_steps`); in_step (optional) records which k failed inside
  * shoal_world_step. Returns the reference run's final hash. */
-static uint64_t sweep(int threads, shoal_backend_t backend, int only_steps, uint8_t* in_step, int64_t* total_out)
+static uint64_t sweep(int threads, shoal_backend_t backend, int only_steps, uint8_t* in_step,
+                      int64_t* total_out)
 {
     shoal_scenario_t* sc = NULL;
     shoal_error_t err;
@@ -421,8 +432,8 @@ Test(alloc_fail, every_allocation_of_the_script_two_workers)
     for (int64_t k = 1; k <= total; ++k) steps += in_step[k];
     cr_assert_gt(steps, 5, "only %d allocations happen inside steps", steps);
     uint64_t omp = sweep(2, SHOAL_BACKEND_OPENMP, 1, in_step, &total_omp);
-    cr_assert_eq(total_omp, total, "OpenMP made %lld allocations, the host backend %lld", (long long)total_omp,
-                 (long long)total);
+    cr_assert_eq(total_omp, total, "OpenMP made %lld allocations, the host backend %lld",
+                 (long long)total_omp, (long long)total);
     cr_assert_eq(omp, host);
 }
 
@@ -436,7 +447,8 @@ static uint64_t snap_hash;
 
 static void save_script_world(shoal_world_t* w)
 {
-    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &snap_size), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &snap_size), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
     snap = malloc(snap_size);
     cr_assert_not_null(snap);
     cr_assert_eq(shoal_world_save_snapshot_memory(w, snap, snap_size, &snap_size), SHOAL_OK);
@@ -457,7 +469,8 @@ Test(alloc_fail, every_allocation_of_a_snapshot_load_and_save)
 {
     shoal_scenario_t* sc = NULL;
     shoal_error_t err;
-    cr_assert_eq(shoal_scenario_load_string(scenario_json, strlen(scenario_json), "alloc", &sc, &err), SHOAL_OK);
+    cr_assert_eq(shoal_scenario_load_string(scenario_json, strlen(scenario_json), "alloc", &sc, &err),
+                 SHOAL_OK);
     int64_t total = 0;
     const char* where = NULL;
     script_end = save_script_world;
@@ -479,7 +492,8 @@ Test(alloc_fail, every_allocation_of_a_snapshot_load_and_save)
         cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "load, allocation %lld: %s (%s)", (long long)k,
                      shoal_status_string(st), err.message);
         cr_assert_null(w);
-        cr_assert(strstr(err.message, "out of memory") != NULL, "load, allocation %lld: '%s'", (long long)k, err.message);
+        cr_assert(strstr(err.message, "out of memory") != NULL, "load, allocation %lld: '%s'", (long long)k,
+                  err.message);
         cr_assert_eq(fa.live, 0, "load, allocation %lld: %lld blocks left", (long long)k, (long long)fa.live);
     }
     /* Saving, with every allocation it makes failing in turn. */
@@ -500,14 +514,16 @@ Test(alloc_fail, every_allocation_of_a_snapshot_load_and_save)
     for (int64_t k = 1; k <= saves; ++k) {
         fa.fail_at = fa.count + k;
         shoal_status_t st = shoal_world_save_snapshot_memory(w, again, first_size, &size);
-        cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "save, allocation %lld: %s", (long long)k, shoal_status_string(st));
+        cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "save, allocation %lld: %s", (long long)k,
+                     shoal_status_string(st));
         cr_assert_eq(shoal_world_state_hash(w), snap_hash);
     }
     fa.fail_at = 0;
     cr_assert_eq(shoal_world_save_snapshot_memory(w, again, first_size, &size), SHOAL_OK);
     cr_assert_eq(size, first_size);
     cr_assert_eq(memcmp(again, first, size), 0, "a save after failed saves differs");
-    cr_log_info("snapshot: %lld allocations per load and %lld per save swept", (long long)loads, (long long)saves);
+    cr_log_info("snapshot: %lld allocations per load and %lld per save swept", (long long)loads,
+                (long long)saves);
     /* Both continue alike. */
     for (int i = 0; i < 5; ++i) {
         cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));

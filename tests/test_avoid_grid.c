@@ -19,7 +19,8 @@ static void grid_keeps_out(int dims, avoid_grid_behavior_t behavior, int tangent
     for (int o = 0; o < AVOID_GRID_OFFSETS; ++o)
         for (int v = 0; v < AVOID_GRID_SPEEDS; ++v)
             for (int r = 0; r < AVOID_GRID_RADII; ++r) {
-                avoid_grid_case_t c = {.dims = dims, .behavior = behavior, .offset = o, .speed = v, .radius = r, .avoid = avoid};
+                avoid_grid_case_t c = {
+                    .dims = dims, .behavior = behavior, .offset = o, .speed = v, .radius = r, .avoid = avoid};
                 avoid_grid_outcome_t res;
                 cr_assert_eq(avoid_grid_run(&c, &res), SHOAL_OK);
                 cr_assert_geq(res.clearance, 0.0f,

@@ -52,8 +52,8 @@ static const cJSON* system_named(const cJSON* line, const char* name)
 Test(bench_scaling, a_tiny_flock_sweep_is_json_lines_with_one_hash)
 {
     cli_output_t r;
-    run_cli((const char*[]){"bench", "scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3", "--rounds",
-                            "1", "--json", NULL},
+    run_cli((const char*[]){"bench", "scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3",
+                            "--rounds", "1", "--json", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect_str_empty(r.err);
@@ -113,8 +113,8 @@ static int csv_fields(const char* line, char field[][40], int max)
 Test(bench_scaling, crowd_as_csv_has_a_row_per_count_and_system)
 {
     cli_output_t r;
-    run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "2,1", "--agents", "300", "--steps", "3",
-                            "--warmup", "1", "--rounds", "2", "--csv", NULL},
+    run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "2,1", "--agents", "300", "--steps",
+                            "3", "--warmup", "1", "--rounds", "2", "--csv", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     const char* header = "scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,"
@@ -126,7 +126,8 @@ Test(bench_scaling, crowd_as_csv_has_a_row_per_count_and_system)
         char f[17][40];
         cr_assert_eq(csv_fields(line, f, 17), 17, "row: %s", line);
         cr_expect_str_eq(f[0], "crowd");
-        cr_expect(!strcmp(f[1], "300") && !strcmp(f[2], "3") && !strcmp(f[3], "1") && !strcmp(f[4], "2"), "%s", line);
+        cr_expect(!strcmp(f[1], "300") && !strcmp(f[2], "3") && !strcmp(f[3], "1") && !strcmp(f[4], "2"),
+                  "%s", line);
         int threads = atoi(f[5]);
         cr_assert(threads == 1 || threads == 2, "%s", line);
         cr_expect_str_eq(f[12], "agent_steps_per_s");
@@ -158,8 +159,8 @@ Test(bench_scaling, crowd_as_csv_has_a_row_per_count_and_system)
 Test(bench_scaling, planner_reports_the_realtime_factor)
 {
     cli_output_t r;
-    run_cli((const char*[]){"bench", "scaling", "planner", "--threads", "1,2", "--agents", "100", "--steps", "30",
-                            "--rounds", "1", "--json", NULL},
+    run_cli((const char*[]){"bench", "scaling", "planner", "--threads", "1,2", "--agents", "100", "--steps",
+                            "30", "--rounds", "1", "--json", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cJSON* lines[2];
@@ -170,8 +171,8 @@ Test(bench_scaling, planner_reports_the_realtime_factor)
     cr_expect_not_null(system_named(lines[1], "planner"));
     for (int k = 0; k < 2; ++k) cJSON_Delete(lines[k]);
     output_free(&r);
-    run_cli((const char*[]){"bench", "scaling", "planner", "--threads", "1,2", "--agents", "100", "--steps", "30",
-                            "--rounds", "1", NULL},
+    run_cli((const char*[]){"bench", "scaling", "planner", "--threads", "1,2", "--agents", "100", "--steps",
+                            "30", "--rounds", "1", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect(strstr(r.out, "scaling planner: 100 agents, 30 steps") != NULL, "%s", r.out);
@@ -185,8 +186,8 @@ Test(bench_scaling, planner_reports_the_realtime_factor)
 Test(bench_scaling, oversubscribed_counts_are_marked)
 {
     cli_output_t r;
-    run_cli((const char*[]){"bench", "scaling", "--threads", "1", "--agents", "200", "--steps", "1", "--rounds",
-                            "1", "--json", NULL},
+    run_cli((const char*[]){"bench", "scaling", "--threads", "1", "--agents", "200", "--steps", "1",
+                            "--rounds", "1", "--json", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cJSON* line;
@@ -198,8 +199,8 @@ Test(bench_scaling, oversubscribed_counts_are_marked)
     cr_assert_gt(pus, 0, "hwloc found no hardware threads");
     char over[16];
     snprintf(over, sizeof over, "1,%d", 2 * pus);
-    run_cli((const char*[]){"bench", "scaling", "--threads", over, "--agents", "200", "--steps", "1", "--rounds",
-                            "1", NULL},
+    run_cli((const char*[]){"bench", "scaling", "--threads", over, "--agents", "200", "--steps", "1",
+                            "--rounds", "1", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     char note[96];
@@ -226,14 +227,15 @@ Test(bench_scaling, bad_thread_lists_are_usage_errors)
         cr_expect_eq(r.status, 2, "--threads '%s': exit %d", cases[i][0], r.status);
         cr_expect_str_empty(r.out, "--threads '%s' ran: %s", cases[i][0], r.out);
         cr_expect(strstr(r.err, "bench scaling: --threads") != NULL, "%s", r.err);
-        cr_expect(strstr(r.err, cases[i][1]) != NULL, "--threads '%s': no '%s' in: %s", cases[i][0], cases[i][1],
-                  r.err);
+        cr_expect(strstr(r.err, cases[i][1]) != NULL, "--threads '%s': no '%s' in: %s", cases[i][0],
+                  cases[i][1], r.err);
         output_free(&r);
     }
     cli_output_t r;
     run_cli((const char*[]){"bench", "scaling", "swarm", NULL}, &r);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "unknown scene 'swarm' (expected flock, flock3d, crowd or planner)") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "unknown scene 'swarm' (expected flock, flock3d, crowd or planner)") != NULL,
+              "%s", r.err);
     output_free(&r);
     run_cli((const char*[]){"bench", "scaling", "--json", "--csv", NULL}, &r);
     cr_expect_eq(r.status, 2);
@@ -244,8 +246,8 @@ Test(bench_scaling, bad_thread_lists_are_usage_errors)
 Test(bench_scaling, the_3d_flock_sweeps_with_one_hash)
 {
     cli_output_t r;
-    run_cli((const char*[]){"bench", "scaling", "flock3d", "--threads", "1,3", "--agents", "6000", "--steps", "2",
-                            "--rounds", "1", "--json", NULL},
+    run_cli((const char*[]){"bench", "scaling", "flock3d", "--threads", "1,3", "--agents", "6000", "--steps",
+                            "2", "--rounds", "1", "--json", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cJSON* lines[2];
@@ -275,8 +277,8 @@ Test(bench_scaling, the_3d_flock_sweeps_with_one_hash)
 Test(bench_scaling, the_ceiling_adds_its_figures)
 {
     cli_output_t r;
-    run_cli((const char*[]){"bench", "scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3", "--rounds",
-                            "2", "--ceiling", "--json", NULL},
+    run_cli((const char*[]){"bench", "scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3",
+                            "--rounds", "2", "--ceiling", "--json", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect_str_empty(r.err);
@@ -285,14 +287,16 @@ Test(bench_scaling, the_ceiling_adds_its_figures)
     double base = json_number(lines[0], "best_rate");
     for (int k = 0; k < 2; ++k) {
         const cJSON* rates = cJSON_GetObjectItemCaseSensitive(lines[k], "ceiling_rates");
-        cr_assert(cJSON_IsArray(rates) && cJSON_GetArraySize(rates) == 2, "ceiling_rates at %d threads", k + 1);
+        cr_assert(cJSON_IsArray(rates) && cJSON_GetArraySize(rates) == 2, "ceiling_rates at %d threads",
+                  k + 1);
         double a = cJSON_GetArrayItem(rates, 0)->valuedouble, b = cJSON_GetArrayItem(rates, 1)->valuedouble;
         cr_expect(a > 0.0 && b > 0.0, "ceiling rates %g %g", a, b);
         double best = json_number(lines[k], "ceiling_rate");
         cr_expect_eq(best, a > b ? a : b, "the ceiling is the best round's");
         cr_expect_float_eq(json_number(lines[k], "ceiling_median_rate"), 0.5 * (a + b), 1e-9 * best);
         cr_expect_float_eq(json_number(lines[k], "ceiling_speedup"), best / base, 1e-12);
-        cr_expect_float_eq(json_number(lines[k], "efficiency"), json_number(lines[k], "best_rate") / best, 1e-12);
+        cr_expect_float_eq(json_number(lines[k], "efficiency"), json_number(lines[k], "best_rate") / best,
+                           1e-12);
         cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lines[k], "hashes_agree")));
     }
     /* one world on one thread is the world stepped alone */
@@ -303,8 +307,8 @@ Test(bench_scaling, the_ceiling_adds_its_figures)
     output_free(&r);
 
     /* CSV: four more columns, filled on the step rows only */
-    run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "1,2", "--agents", "300", "--steps", "2",
-                            "--warmup", "1", "--rounds", "1", "--ceiling", "--csv", NULL},
+    run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "1,2", "--agents", "300", "--steps",
+                            "2", "--warmup", "1", "--rounds", "1", "--ceiling", "--csv", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     const char* header = "scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,"
@@ -321,15 +325,16 @@ Test(bench_scaling, the_ceiling_adds_its_figures)
             cr_expect_float_eq(atof(f[19]), atof(f[13]) / atof(f[17]), 1e-4, "efficiency: %s", line);
             if (!strcmp(f[5], "1")) cr_expect_str_eq(f[20], "1", "%s", line);
         } else {
-            for (int i = 17; i < 21; ++i) cr_expect_str_empty(f[i], "column %d of a system row: %s", i + 1, line);
+            for (int i = 17; i < 21; ++i)
+                cr_expect_str_empty(f[i], "column %d of a system row: %s", i + 1, line);
         }
     }
     cr_expect_eq(steps, 2);
     output_free(&r);
 
     /* the text report's columns, and none without --ceiling */
-    run_cli((const char*[]){"bench", "scaling", "planner", "--threads", "1,2", "--agents", "40", "--steps", "10",
-                            "--rounds", "1", "--ceiling", NULL},
+    run_cli((const char*[]){"bench", "scaling", "planner", "--threads", "1,2", "--agents", "40", "--steps",
+                            "10", "--rounds", "1", "--ceiling", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect(matches(r.out, "\n +2 +[0-9.e+]+ +[0-9.e+]+ +[0-9.]+x +[0-9.e+]+ +[0-9.]+x +[0-9]+% +[0-9]+% +"
@@ -337,8 +342,8 @@ Test(bench_scaling, the_ceiling_adds_its_figures)
               "%s", r.out);
     cr_expect(strstr(r.out, "ceiling: T worlds of agents/T each") != NULL, "%s", r.out);
     output_free(&r);
-    run_cli((const char*[]){"bench", "scaling", "--threads", "1", "--agents", "200", "--steps", "1", "--rounds", "1",
-                            "--json", NULL},
+    run_cli((const char*[]){"bench", "scaling", "--threads", "1", "--agents", "200", "--steps", "1",
+                            "--rounds", "1", "--json", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect(strstr(r.out, "ceiling") == NULL, "%s", r.out);
@@ -353,7 +358,8 @@ Test(bench_scaling, a_ceiling_needs_two_agents_a_world)
     run_cli((const char*[]){"bench", "scaling", "--threads", "1,2", "--agents", "3", "--ceiling", NULL}, &r);
     cr_expect_eq(r.status, 2, "exit %d", r.status);
     cr_expect_str_empty(r.out);
-    cr_expect(strstr(r.err, "--ceiling at 2 threads needs 4 agents or more (2 a world), got --agents 3") != NULL,
+    cr_expect(strstr(r.err, "--ceiling at 2 threads needs 4 agents or more (2 a world), got --agents 3") !=
+                  NULL,
               "%s", r.err);
     output_free(&r);
 }

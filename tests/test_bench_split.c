@@ -72,12 +72,13 @@ Test(bench_split, a_flock_split_ends_where_any_run_does)
     cr_expect_eq(json_number(split, "agents"), 3000);
     int neighbors = 0;
     const cJSON* l;
-    cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(split, "loops"))
-        neighbors += strcmp(json_string(l, "system"), "neighbors") == 0;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(split, "loops")) neighbors +=
+        strcmp(json_string(l, "system"), "neighbors") == 0;
     cr_expect_eq(neighbors, 1);
-    cJSON* sweep = one_object((const char*[]){"bench", "scaling", "flock", "--threads", "1", "--agents", "3000",
-                                              "--steps", "3", "--warmup", "1", "--rounds", "1", "--json", NULL},
-                              &s);
+    cJSON* sweep =
+        one_object((const char*[]){"bench", "scaling", "flock", "--threads", "1", "--agents", "3000",
+                                   "--steps", "3", "--warmup", "1", "--rounds", "1", "--json", NULL},
+                   &s);
     cr_expect_str_eq(json_string(split, "state_hash"), json_string(sweep, "state_hash"),
                      "the split's state is a one-thread run's");
     cJSON_Delete(split);
@@ -85,9 +86,11 @@ Test(bench_split, a_flock_split_ends_where_any_run_does)
     output_free(&r);
     output_free(&s);
 
-    run_cli((const char*[]){"bench", "split", "--agents", "3000", "--steps", "2", "--threads", "8", NULL}, &r);
+    run_cli((const char*[]){"bench", "split", "--agents", "3000", "--steps", "2", "--threads", "8", NULL},
+            &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect(strstr(r.out, "split flock: 3000 agents, 2 steps (+10 warm-up), as 8 threads would split it") != NULL,
+    cr_expect(strstr(r.out, "split flock: 3000 agents, 2 steps (+10 warm-up), as 8 threads would split it") !=
+                  NULL,
               "%s", r.out);
     cr_expect(matches(r.out, "\nsplit bound +[0-9.]+x \\([0-9.]+ % of 8\\)"), "%s", r.out);
     cr_expect(matches(r.out, "\nneighbors +0 +1\\.00 "), "%s", r.out);
@@ -110,8 +113,8 @@ Test(bench_split, the_planners_chunked_passes_give_each_of_sixteen_workers_a_sha
     {
         if (json_number(l, "items_per_call") != 64.0) continue;
         chunked++;
-        cr_expect_eq(json_number(l, "blocks_per_call"), 16.0, "%s loop %g: %g blocks", json_string(l, "system"),
-                     json_number(l, "loop"), json_number(l, "blocks_per_call"));
+        cr_expect_eq(json_number(l, "blocks_per_call"), 16.0, "%s loop %g: %g blocks",
+                     json_string(l, "system"), json_number(l, "loop"), json_number(l, "blocks_per_call"));
         cr_expect_float_eq(json_number(l, "busiest_share"), 4.0 / 64.0, 1e-12);
     }
     cr_expect_geq(chunked, 2, "the list of searches' two passes");
@@ -124,7 +127,8 @@ Test(bench_split, bad_input_is_a_usage_error)
     cli_output_t r;
     run_cli((const char*[]){"bench", "split", "swarm", NULL}, &r);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "unknown scene 'swarm' (expected flock, flock3d, crowd or planner)") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "unknown scene 'swarm' (expected flock, flock3d, crowd or planner)") != NULL,
+              "%s", r.err);
     output_free(&r);
     run_cli((const char*[]){"bench", "split", "--threads", "0", NULL}, &r);
     cr_expect_eq(r.status, 2);

@@ -139,10 +139,8 @@ Test(cli, json_has_every_key_with_its_type)
 
 Test(cli, state_hash_same_for_one_and_two_threads)
 {
-    cJSON* one = run_json((const char*[]){"run", TINY, "--steps", "20", "--threads", "1", "--json",
-                                          NULL});
-    cJSON* two = run_json((const char*[]){"run", TINY, "--steps", "20", "--threads=2", "--json",
-                                          NULL});
+    cJSON* one = run_json((const char*[]){"run", TINY, "--steps", "20", "--threads", "1", "--json", NULL});
+    cJSON* two = run_json((const char*[]){"run", TINY, "--steps", "20", "--threads=2", "--json", NULL});
     cr_expect_eq(json_number(one, "threads"), 1);
     cr_expect_eq(json_number(two, "threads"), 2);
     cr_expect_str_eq(json_string(one, "state_hash"), json_string(two, "state_hash"));
@@ -183,8 +181,8 @@ Test(cli, text_output_has_summary_and_aligned_table)
     cli_output_t r;
     run_cli((const char*[]){"run", TINY, "--steps", "5", NULL}, &r);
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-    const char* labels[] = {"scenario", "agents", "dimensions", "threads", "backend",
-                            "steps", "wall seconds", "agent-steps/s", "state_hash"};
+    const char* labels[] = {"scenario", "agents",       "dimensions",    "threads",   "backend",
+                            "steps",    "wall seconds", "agent-steps/s", "state_hash"};
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; ++i) {
         cr_expect_not_null(strstr(r.out, labels[i]), "no '%s' in:\n%s", labels[i], r.out);
     }
@@ -202,8 +200,7 @@ Test(cli, text_output_has_summary_and_aligned_table)
     size_t calls_end = (size_t)(calls - header) + strlen("calls");
     const char* row = strchr(header, '\n') + 1;
     cr_assert_gt(strlen(row), calls_end);
-    cr_expect(row[calls_end - 1] >= '0' && row[calls_end - 1] <= '9', "calls column misaligned:\n%s",
-              header);
+    cr_expect(row[calls_end - 1] >= '0' && row[calls_end - 1] <= '9', "calls column misaligned:\n%s", header);
     cr_expect_eq(row[calls_end], ' ', "calls column misaligned:\n%s", header);
     /* ... and the total row's "ms total" figure ends under its header. */
     const char* total = strstr(header, "\nall systems");
@@ -211,8 +208,7 @@ Test(cli, text_output_has_summary_and_aligned_table)
     total += 1;
     size_t ms_end = (size_t)(strstr(header, "ms total") - header) + strlen("ms total");
     cr_assert_gt(strlen(total), ms_end);
-    cr_expect(total[ms_end - 1] >= '0' && total[ms_end - 1] <= '9', "total misaligned:\n%s",
-              header);
+    cr_expect(total[ms_end - 1] >= '0' && total[ms_end - 1] <= '9', "total misaligned:\n%s", header);
     cr_expect_eq(total[ms_end], ' ', "total misaligned:\n%s", header);
 
     /* Same run as JSON: same hash. */
@@ -323,9 +319,9 @@ Test(cli, help_mentions_every_option)
     run_cli((const char*[]){"run", "--help", NULL}, &r);
     cr_expect_eq(r.status, 0);
     cr_expect_str_empty(r.err);
-    const char* words[] = {"--steps", "--threads", "--json", "--quiet", "--help", "FILE",
-                           "default.json", "state_hash", "agent_steps_per_s", "systems",
-                           "ms_per_step", "Exit codes", "--stats", "--trace", "--save",
+    const char* words[] = {"--steps",     "--threads",    "--json",     "--quiet",           "--help",
+                           "FILE",        "default.json", "state_hash", "agent_steps_per_s", "systems",
+                           "ms_per_step", "Exit codes",   "--stats",    "--trace",           "--save",
                            "--resume"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i) {
         cr_expect_not_null(strstr(r.out, words[i]), "run --help lacks '%s'", words[i]);
@@ -415,8 +411,8 @@ Test(cli, bench_flock_reports_its_keys)
     }
     /* The spatial hash's phases: each within the system's own time (they
      * are timed inside it), and a reorder every step takes some. */
-    cJSON* sense = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "4", "--warmup", "1",
-                                            "--reorder", "1", "--threads", "2", "--json", NULL});
+    cJSON* sense = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "4", "--warmup",
+                                            "1", "--reorder", "1", "--threads", "2", "--json", NULL});
     cJSON* phases = cJSON_GetObjectItemCaseSensitive(sense, "sense_phases");
     cr_assert(cJSON_IsObject(phases), "sense_phases");
     static const char* const names[] = {"cell_edge", "count", "prefix", "scatter", "reorder", "copy"};
@@ -442,8 +438,8 @@ Test(cli, bench_flock_reports_its_keys)
     cr_expect_gt(json_number(mixed, "pair_tests_per_s"), 0);
     cJSON_Delete(mixed);
     /* The library's share of the setup, and no hash when asked. */
-    cJSON* lean = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "1", "--warmup", "0",
-                                           "--no-hash", "--json", NULL});
+    cJSON* lean = run_json((const char*[]){"bench", "flock", "--agents", "3000", "--steps", "1", "--warmup",
+                                           "0", "--no-hash", "--json", NULL});
     double add = json_number(lean, "add_seconds");
     cr_expect(add > 0.0 && add <= json_number(lean, "setup_seconds"), "add_seconds %g", add);
     cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(lean, "state_hash")));
@@ -455,8 +451,8 @@ Test(cli, bench_flock_reports_its_keys)
 
 Test(cli, bench_loops_reports_the_cost_of_a_loop)
 {
-    cJSON* root = run_json((const char*[]){"bench", "loops", "--threads", "2", "--loops", "200", "--items", "64",
-                                           "--rounds", "2", "--json", NULL});
+    cJSON* root = run_json((const char*[]){"bench", "loops", "--threads", "2", "--loops", "200", "--items",
+                                           "64", "--rounds", "2", "--json", NULL});
     cr_expect_str_eq(json_string(root, "bench"), "loops");
     cr_expect_eq(json_number(root, "threads"), 2);
     cr_expect_eq(json_number(root, "loops"), 200);
@@ -513,14 +509,14 @@ Test(cli, bench_planner_reports_its_keys)
  * state on 1 and 2 threads. */
 Test(cli, bench_crowd_reports_its_keys)
 {
-    static const char* const scenes[][2] = {{"grid", "2"}, {"gridshuf", "2"}, {"circle", "2"},
-                                            {"grid", "3"}, {"circle", "3"}};
+    static const char* const scenes[][2] = {
+        {"grid", "2"}, {"gridshuf", "2"}, {"circle", "2"}, {"grid", "3"}, {"circle", "3"}};
     for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; ++k) {
         char hash[2][17];
         for (int t = 0; t < 2; ++t) {
-            cJSON* root = run_json((const char*[]){"bench", "crowd", "--scenario", scenes[k][0], "--dim",
-                                                   scenes[k][1], "--agents", "200", "--steps", "20", "--warmup",
-                                                   "5", "--threads", t ? "2" : "1", "--json", NULL});
+            cJSON* root = run_json((const char*[]){
+                "bench", "crowd", "--scenario", scenes[k][0], "--dim", scenes[k][1], "--agents", "200",
+                "--steps", "20", "--warmup", "5", "--threads", t ? "2" : "1", "--json", NULL});
             const char* what = scenes[k][0];
             cr_expect_str_eq(json_string(root, "bench"), "crowd");
             cr_expect_str_eq(json_string(root, "scenario"), what);
@@ -560,8 +556,8 @@ Test(cli, bench_crowd_reports_its_keys)
         cr_expect_str_eq(hash[0], hash[1], "%s %sD: 1 and 2 threads differ", scenes[k][0], scenes[k][1]);
     }
     /* Quality at the end only. */
-    cJSON* end = run_json((const char*[]){"bench", "crowd", "--agents", "200", "--steps", "3", "--quality-every",
-                                          "0", "--json", NULL});
+    cJSON* end = run_json((const char*[]){"bench", "crowd", "--agents", "200", "--steps", "3",
+                                          "--quality-every", "0", "--json", NULL});
     cr_expect_eq(json_number(end, "quality_samples"), 1);
     cJSON_Delete(end);
     cli_output_t r;
@@ -627,8 +623,10 @@ Test(cli, dseek_rejects_bad_usage)
         (const char*[]){"dseek", "--to", "0,0,0", "--rmin", "2", "--speed", "5", NULL},
         (const char*[]){"dseek", "--from", "1,2", "--to", "0,0,0", "--rmin", "2", "--speed", "5", NULL},
         (const char*[]){"dseek", "--from", "1,2,0", "--to", "0,0,0", "--rmin", "-2", "--speed", "5", NULL},
-        (const char*[]){"dseek", "--from", "1,2,0", "--to", "0,0,0,1,0,0", "--rmin", "2", "--speed", "5", NULL},
-        (const char*[]){"dseek", "--from", "0,0,0,0,0,0", "--to", "5,0,0,1,0,0", "--rmin", "2", "--speed", "5", NULL},
+        (const char*[]){"dseek", "--from", "1,2,0", "--to", "0,0,0,1,0,0", "--rmin", "2", "--speed", "5",
+                        NULL},
+        (const char*[]){"dseek", "--from", "0,0,0,0,0,0", "--to", "5,0,0,1,0,0", "--rmin", "2", "--speed",
+                        "5", NULL},
         (const char*[]){"dseek", "--grid", "fast", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -665,14 +663,15 @@ Test(cli, pathfollow_experiment_table_i_ordering, .timeout = 600)
     cJSON* root = run_json((const char*[]){"experiment", "pathfollow", "--trials", "3", "--tune-evals", "20",
                                            "--soak-trials", "0", "--json", NULL});
     const char* followers[] = {"baseline", "proposed", "tuned", "proposed_alg1"};
-    const char* keys[] = {"stuck_events", "stuck_runs", "cte_mean", "total_time_mean",
+    const char* keys[] = {"stuck_events",        "stuck_runs", "cte_mean", "total_time_mean",
                           "inside_corridor_pct", "speed_mean", "completed"};
     for (size_t f = 0; f < 4; ++f)
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
-            const cJSON* o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, followers[f]),
-                                                              keys[k]);
+            const cJSON* o = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(root, followers[f]), keys[k]);
             double mean = json_number(o, "mean"), lo = json_number(o, "lo"), hi = json_number(o, "hi");
-            cr_expect(lo <= mean && mean <= hi, "%s %s: %g not in [%g, %g]", followers[f], keys[k], mean, lo, hi);
+            cr_expect(lo <= mean && mean <= hi, "%s %s: %g not in [%g, %g]", followers[f], keys[k], mean, lo,
+                      hi);
         }
     double stuck_b = member_mean(root, "baseline", "stuck_events");
     double stuck_p = member_mean(root, "proposed", "stuck_events");
@@ -682,8 +681,8 @@ Test(cli, pathfollow_experiment_table_i_ordering, .timeout = 600)
     cr_expect_lt(stuck_p, stuck_b, "stuck events: proposed %g, baseline %g", stuck_p, stuck_b);
     cr_expect_lt(time_p, time_b, "total time: proposed %g, baseline %g", time_p, time_b);
     cr_expect_leq(time_t, time_p, "total time: tuned %g, proposed %g", time_t, time_p);
-    const cJSON* pv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "proposed"),
-                                                       "per_vehicle");
+    const cJSON* pv =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "proposed"), "per_vehicle");
     double sum = 0.0;
     const char* vehicles[] = {"buggy", "car", "apc", "truck", "tank", "hovercraft"};
     for (size_t v = 0; v < 6; ++v)
@@ -700,14 +699,16 @@ Test(cli, pathfollow_experiment_table_i_ordering, .timeout = 600)
  * per course, vehicle and trial, not in the order the threads take them). */
 Test(cli, pathfollow_trials_reproducible, .timeout = 600)
 {
-    const char* base[] = {"experiment", "pathfollow", "--trials", "2", "--tune-evals", "0", "--soak-trials", "0",
-                          "--json", "--threads", "1", "--seed", "7", NULL};
+    const char* base[] = {"experiment", "pathfollow", "--trials",  "2", "--tune-evals", "0", "--soak-trials",
+                          "0",          "--json",     "--threads", "1", "--seed",       "7", NULL};
     cJSON* one = run_json(base);
-    const char* two_args[] = {"experiment", "pathfollow", "--trials", "2", "--tune-evals", "0", "--soak-trials", "0",
-                              "--json", "--threads", "2", "--seed", "7", NULL};
+    const char* two_args[] = {"experiment", "pathfollow",    "--trials", "2",      "--tune-evals",
+                              "0",          "--soak-trials", "0",        "--json", "--threads",
+                              "2",          "--seed",        "7",        NULL};
     cJSON* two = run_json(two_args);
-    const char* other_args[] = {"experiment", "pathfollow", "--trials", "2", "--tune-evals", "0", "--soak-trials",
-                                "0", "--json", "--threads", "2", "--seed", "8", NULL};
+    const char* other_args[] = {"experiment", "pathfollow",    "--trials", "2",      "--tune-evals",
+                                "0",          "--soak-trials", "0",        "--json", "--threads",
+                                "2",          "--seed",        "8",        NULL};
     cJSON* other = run_json(other_args);
     cJSON_DeleteItemFromObjectCaseSensitive(one, "wall_seconds");
     cJSON_DeleteItemFromObjectCaseSensitive(two, "wall_seconds");
@@ -727,12 +728,13 @@ Test(cli, pathfollow_trials_reproducible, .timeout = 600)
  * events and a teleport. It now keeps the speed of its tightest turn. */
 Test(cli, pathfollow_uphill_hairpin_without_a_stall)
 {
-    cJSON* root = run_json((const char*[]){"pathfollow", "--vehicle", "apc", "--course", "switchbacks", "--json",
-                                           NULL});
+    cJSON* root = run_json(
+        (const char*[]){"pathfollow", "--vehicle", "apc", "--course", "switchbacks", "--json", NULL});
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
     cr_expect_eq(json_number(root, "stuck_events"), 0);
     cJSON_Delete(root);
-    root = run_json((const char*[]){"pathfollow", "--vehicle", "truck", "--course", "switchbacks", "--json", NULL});
+    root = run_json(
+        (const char*[]){"pathfollow", "--vehicle", "truck", "--course", "switchbacks", "--json", NULL});
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
     cr_expect_leq(json_number(root, "stuck_events"), 1);
     cr_expect_eq(json_number(root, "teleports"), 0);
@@ -749,8 +751,8 @@ static void write_text(const char* path, const char* text)
 
 Test(cli, pathfollow_single_runs_and_bad_paths)
 {
-    cJSON* root = run_json((const char*[]){"pathfollow", "--vehicle", "car", "--course", "hairpins", "--json",
-                                           NULL});
+    cJSON* root =
+        run_json((const char*[]){"pathfollow", "--vehicle", "car", "--course", "hairpins", "--json", NULL});
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
     cr_expect_lt(json_number(root, "cte_mean"), 1.0);
     cr_expect_gt(json_number(root, "speed_mean"), 3.0);
@@ -767,8 +769,8 @@ Test(cli, pathfollow_single_runs_and_bad_paths)
     write_text(one, "{\"half_width\": 3, \"waypoints\": [[0, 0]]}");
     write_text(repeated, "{\"half_width\": 3, \"waypoints\": [[0, 0], [10, 0], [10, 0], [20, 5]]}");
     write_text(empty, "{\"half_width\": 3, \"waypoints\": []}");
-    root = run_json((const char*[]){"pathfollow", "--vehicle", "tank", "--path", good, "--follower", "baseline",
-                                    "--json", NULL});
+    root = run_json((const char*[]){"pathfollow", "--vehicle", "tank", "--path", good, "--follower",
+                                    "baseline", "--json", NULL});
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "completed")));
     cJSON_Delete(root);
     struct {
@@ -802,8 +804,7 @@ Test(cli, trace_and_stats_cover_every_system)
     scratch_t s = {0};
     const char* trace = scratch_write(&s, "trace.json", NULL);
     cli_output_t r;
-    run_cli((const char*[]){"run", TINY, "--steps", "5", "--threads", "2", "--trace", trace,
-                            "--stats", NULL},
+    run_cli((const char*[]){"run", TINY, "--steps", "5", "--threads", "2", "--trace", trace, "--stats", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
     cr_expect_not_null(strstr(r.out, "outside systems"), "%s", r.out);
@@ -845,8 +846,7 @@ Test(cli, trace_and_stats_cover_every_system)
         int spans = 0;
         cJSON_ArrayForEach(e, events)
         {
-            if (strcmp(json_string(e, "ph"), "X") == 0 &&
-                strcmp(json_string(e, "name"), name) == 0) {
+            if (strcmp(json_string(e, "ph"), "X") == 0 && strcmp(json_string(e, "name"), name) == 0) {
                 spans++;
             }
         }
@@ -882,8 +882,8 @@ static void check_resume(const char* scenario, const char* threads_a, const char
     cJSON* whole = run_json((const char*[]){"run", scenario, "--steps", "200", "--json", NULL});
     cJSON* first = run_json((const char*[]){"run", scenario, "--steps", "100", "--threads", threads_a,
                                             "--save", snap, "--json", NULL});
-    cJSON* second = run_json((const char*[]){"run", scenario, "--resume", snap, "--steps", "100",
-                                             "--threads", threads_b, "--json", NULL});
+    cJSON* second = run_json((const char*[]){"run", scenario, "--resume", snap, "--steps", "100", "--threads",
+                                             threads_b, "--json", NULL});
     cr_expect_str_neq(json_string(first, "state_hash"), json_string(whole, "state_hash"));
     cr_expect_str_eq(json_string(second, "state_hash"), json_string(whole, "state_hash"), "%s", scenario);
     cr_expect_eq(json_number(second, "steps"), 100);
@@ -910,7 +910,8 @@ Test(cli, resume_runs_the_remaining_steps_and_rejects_bad_snapshots)
     output_free(&r);
     cJSON* full = run_json((const char*[]){"run", TINY, "--json", NULL});
     cJSON* rest = run_json((const char*[]){"run", TINY, "--resume", snap, "--json", NULL});
-    cr_expect_eq(json_number(rest, "steps") + 30, json_number(full, "steps"), "the scenario's remaining steps");
+    cr_expect_eq(json_number(rest, "steps") + 30, json_number(full, "steps"),
+                 "the scenario's remaining steps");
     cr_expect_str_eq(json_string(rest, "state_hash"), json_string(full, "state_hash"));
     cJSON_Delete(full);
     cJSON_Delete(rest);
@@ -1058,9 +1059,13 @@ Test(cli, snapshots_of_the_same_run_are_identical)
     snprintf(a, sizeof a, "%s", in_dir(&d, "a.snap"));
     snprintf(b, sizeof b, "%s", in_dir(&d, "b.snap"));
     cli_output_t r;
-    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--steps", "5", "--save", a, NULL}, &r);
+    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--steps", "5", "--save", a,
+                            NULL},
+            &r);
     output_free(&r);
-    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--steps", "5", "--save", b, NULL}, &r);
+    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--steps", "5", "--save", b,
+                            NULL},
+            &r);
     output_free(&r);
     char* x = read_text(a);
     char* y = read_text(b);
@@ -1085,20 +1090,21 @@ Test(cli, resume_checks_the_snapshot_against_the_scenario)
     cr_assert_eq(r.status, 0, "%s", r.err);
     output_free(&r);
     /* Another dimension count: an error. */
-    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/fish3d.json", "--resume", snap, "--steps", "1",
-                            NULL},
+    run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/fish3d.json", "--resume", snap, "--steps",
+                            "1", NULL},
             &r);
     cr_expect_eq(r.status, 1);
-    cr_expect(matches(r.err, "cannot resume: .*w\\.snap holds a 2D world, the scenario .*fish3d\\.json is 3D"),
-              "%s", r.err);
+    cr_expect(
+        matches(r.err, "cannot resume: .*w\\.snap holds a 2D world, the scenario .*fish3d\\.json is 3D"),
+        "%s", r.err);
     output_free(&r);
     /* Another agent count: a warning, and the run goes on. */
     run_cli((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/formation.json", "--resume", snap, "--steps",
                             "1", NULL},
             &r);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(matches(r.err, "warning: .*w\\.snap holds 200 agents, the scenario .*formation\\.json has"), "%s",
-              r.err);
+    cr_expect(matches(r.err, "warning: .*w\\.snap holds 200 agents, the scenario .*formation\\.json has"),
+              "%s", r.err);
     output_free(&r);
     scratch_dir_remove(&d);
 }
@@ -1112,8 +1118,9 @@ Test(cli, huge_steps_with_trace_computes_no_overflow)
     char trace[256], err_path[256];
     snprintf(trace, sizeof trace, "%s", in_dir(&d, "t.json"));
     snprintf(err_path, sizeof err_path, "%s", in_dir(&d, "stderr"));
-    const char* argv[] = {SHOAL_CLI_PATH, "run", TINY, "--steps", "9223372036854775807", "--trace", trace,
-                          "-q", "--threads", "1", NULL};
+    const char* argv[] = {SHOAL_CLI_PATH,        "run",     TINY,  "--steps",
+                          "9223372036854775807", "--trace", trace, "-q",
+                          "--threads",           "1",       NULL};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
@@ -1179,8 +1186,10 @@ Test(cli, validate_crowd_reports_every_experiment, .timeout = 300)
 Test(cli, validate_crowd_seed_is_a_sample, .timeout = 300)
 {
     cli_output_t a, b, c, bad;
-    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--seed", "3", "--threads", "1", NULL}, &a);
-    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--seed=3", "--threads", "2", NULL}, &b);
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--seed", "3", "--threads", "1", NULL},
+            &a);
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--seed=3", "--threads", "2", NULL},
+            &b);
     run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--only", "compression", "--seed", "4",
                             "--threads", "2", NULL},
             &c);
@@ -1209,25 +1218,28 @@ Test(cli, validate_crowd_seed_is_a_sample, .timeout = 300)
 Test(cli, validate_crowd_only_runs_those_named, .timeout = 300)
 {
     cli_output_t r, bad, plots;
-    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--only", "counterflow,compression", "--threads",
-                            "2", NULL},
+    run_cli((const char*[]){"validate", "crowd", "--quick", "--json", "--only", "counterflow,compression",
+                            "--threads", "2", NULL},
             &r);
     cJSON* root = cJSON_Parse(r.out);
     cr_assert_not_null(root, "stdout is not JSON: [%s] stderr: %s", r.out, r.err);
-    static const char* const keys[] = {"free_walk", "fundamental", "bottleneck", "counterflow", "compression"};
+    static const char* const keys[] = {"free_walk", "fundamental", "bottleneck", "counterflow",
+                                       "compression"};
     for (int k = 0; k < 5; ++k)
         cr_expect_eq(cJSON_GetObjectItemCaseSensitive(root, keys[k]) != NULL, k >= 3, "%s", keys[k]);
     const cJSON* cf = cJSON_GetObjectItemCaseSensitive(root, "counterflow");
     cr_expect_eq(json_number(cf, "agents"), 160.0);
     const cJSON* pass = cJSON_GetObjectItemCaseSensitive(root, "pass");
     cr_assert(cJSON_IsBool(pass));
-    cr_expect_eq(cJSON_IsTrue(pass), json_number(cf, "stuck") == 0.0, "pass judges the counter-flow and compression");
+    cr_expect_eq(cJSON_IsTrue(pass), json_number(cf, "stuck") == 0.0,
+                 "pass judges the counter-flow and compression");
     cr_expect_eq(r.status, cJSON_IsTrue(pass) ? 0 : 1, "exit %d", r.status);
     cJSON_Delete(root);
     run_cli((const char*[]){"validate", "crowd", "--only", "counterflow,lanes", NULL}, &bad);
     cr_expect_eq(bad.status, 2, "exit %d", bad.status);
     cr_expect(strstr(bad.err, "lanes") != NULL, "%s", bad.err);
-    run_cli((const char*[]){"validate", "crowd", "--only", "counterflow", "--plots", "/tmp/unused", NULL}, &plots);
+    run_cli((const char*[]){"validate", "crowd", "--only", "counterflow", "--plots", "/tmp/unused", NULL},
+            &plots);
     cr_expect_eq(plots.status, 2, "exit %d", plots.status);
     output_free(&r);
     output_free(&bad);
@@ -1248,8 +1260,8 @@ Test(cli, validate_crowd_plots_one_png_per_experiment, .timeout = 300)
     cr_expect(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
     cr_expect_str_empty(r.err);
     cr_expect(strstr(r.out, "plots in ") != NULL, "%s", r.out);
-    static const char* const files[] = {"free_walk.png", "fundamental.png", "bottleneck.png", "counterflow.png",
-                                        "compression.png"};
+    static const char* const files[] = {"free_walk.png", "fundamental.png", "bottleneck.png",
+                                        "counterflow.png", "compression.png"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         char path[320];
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
@@ -1305,8 +1317,8 @@ Test(cli, plot_says_this_build_has_none_and_how_to_get_it)
         cr_expect_eq(r.status, 2, "%s %s: exit %d", lines[i][0], lines[i][1] ? lines[i][1] : "", r.status);
         cr_expect_str_empty(r.out, "ran anyway: %s", r.out);
         cr_expect(strstr(r.err, "this build of shoal has no plot support") != NULL, "%s", r.err);
-        cr_expect(strstr(r.err, "libcairo2-dev") != NULL && strstr(r.err, "-DSHOAL_WITH_PLOT=ON") != NULL, "%s",
-                  r.err);
+        cr_expect(strstr(r.err, "libcairo2-dev") != NULL && strstr(r.err, "-DSHOAL_WITH_PLOT=ON") != NULL,
+                  "%s", r.err);
         output_free(&r);
     }
     cli_output_t r;

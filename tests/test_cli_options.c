@@ -73,15 +73,27 @@ static void probe_free(probe_t* p)
 
 /* The subcommands whose options come from a table, as typed after `shoal`. */
 static const char* const commands[][2] = {
-    {"run", NULL},          {"view", NULL},          {"dseek", NULL},
-    {"soak", NULL},         {"pathfollow", NULL},    {"experiment", "pathfollow"},
+    {"run", NULL},
+    {"view", NULL},
+    {"dseek", NULL},
+    {"soak", NULL},
+    {"pathfollow", NULL},
+    {"experiment", "pathfollow"},
     {"experiment", "planner"},
 #if SHOAL_WITH_PLOT
-    {"plot", "run"},        {"plot", "dseek"},       {"plot", "pathfollow"},
-    {"plot", "trim"},       {"plot", "search"},      {"plot", "scaling"},
+    {"plot", "run"},
+    {"plot", "dseek"},
+    {"plot", "pathfollow"},
+    {"plot", "trim"},
+    {"plot", "search"},
+    {"plot", "scaling"},
 #endif
-    {"bench", "flock"},     {"bench", "kernel"},     {"bench", "planner"},
-    {"bench", "crowd"},     {"bench", "scaling"},    {"validate", "crowd"},
+    {"bench", "flock"},
+    {"bench", "kernel"},
+    {"bench", "planner"},
+    {"bench", "crowd"},
+    {"bench", "scaling"},
+    {"validate", "crowd"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -151,8 +163,8 @@ Test(cli_options, every_option_on_a_help_page_parses, .timeout = 120)
         cr_expect_gt(count, 1, "%s lists no option", commands[c][0]);
         for (int i = 0; i < count; ++i) {
             if (strcmp(names[i], "--help") == 0) continue;
-            cr_expect(accepts(c, names[i]), "%s %s: on the help page but not accepted",
-                      commands[c][0], names[i]);
+            cr_expect(accepts(c, names[i]), "%s %s: on the help page but not accepted", commands[c][0],
+                      names[i]);
         }
         free(help);
     }
@@ -161,14 +173,13 @@ Test(cli_options, every_option_on_a_help_page_parses, .timeout = 120)
 /* Every "--name" string literal in tools/ and bench/ sources. */
 static int source_options(char names[][48], int max)
 {
-    static const char* files[] = {"tools/cmd_run.c", "tools/cmd_view.c", "tools/cmd_dseek.c",
-                                  "tools/cmd_soak.c", "tools/cmd_pathfollow.c",
-                                  "tools/cmd_planner_experiment.c", "tools/cmd_plot.c",
-                                  "tools/plot_dseek.c", "tools/plot_pathfollow.c",
-                                  "tools/plot_trim.c", "tools/plot_scaling.c", "bench/bench_flock.c",
-                                  "bench/bench_planner.c", "bench/bench_crowd.c",
-                                  "bench/bench_scaling.c",
-                                  "tools/cmd_validate.c"};
+    static const char* files[] = {
+        "tools/cmd_run.c",       "tools/cmd_view.c",       "tools/cmd_dseek.c",
+        "tools/cmd_soak.c",      "tools/cmd_pathfollow.c", "tools/cmd_planner_experiment.c",
+        "tools/cmd_plot.c",      "tools/plot_dseek.c",     "tools/plot_pathfollow.c",
+        "tools/plot_trim.c",     "tools/plot_scaling.c",   "bench/bench_flock.c",
+        "bench/bench_planner.c", "bench/bench_crowd.c",    "bench/bench_scaling.c",
+        "tools/cmd_validate.c"};
     regex_t re;
     cr_assert_eq(regcomp(&re, "\"(--[a-z][a-z0-9-]*)", REG_EXTENDED), 0);
     int count = 0;
@@ -210,8 +221,7 @@ Test(cli_options, every_option_a_command_accepts_is_on_its_help_page, .timeout =
         for (int i = 0; i < count; ++i) {
             if (strcmp(candidates[i], "--help") == 0) continue;
             int found = 0;
-            for (int k = 0; k < listed_count && !found; ++k)
-                found = strcmp(listed[k], candidates[i]) == 0;
+            for (int k = 0; k < listed_count && !found; ++k) found = strcmp(listed[k], candidates[i]) == 0;
             /* One listed is on the page whether or not it is accepted
              * (every_option_on_a_help_page_parses probes those): only the
              * others need a run of the command. */
@@ -223,9 +233,11 @@ Test(cli_options, every_option_a_command_accepts_is_on_its_help_page, .timeout =
 }
 
 /* The pages of the commands with kinds, which list the kinds. */
-static const char* const kind_lists[] = {"experiment", "bench",
+static const char* const kind_lists[] = {
+    "experiment",
+    "bench",
 #if SHOAL_WITH_PLOT
-                                         "plot",
+    "plot",
 #endif
 };
 

@@ -46,10 +46,10 @@ Test(cli_run, seed_replaces_the_scenarios_seed)
     char* file7 = hash_of((const char*[]){"run", TINY, "--steps", "10", "--json", NULL});
     char* seed7 = hash_of((const char*[]){"run", TINY, "--steps", "10", "--seed", "7", "--json", NULL});
     char* seed8 = hash_of((const char*[]){"run", TINY, "--steps", "10", "--seed=8", "--json", NULL});
-    char* again8 = hash_of((const char*[]){"run", TINY, "--steps", "10", "--seed", "8", "--threads", "1",
-                                           "--json", NULL});
-    char* top = hash_of((const char*[]){"run", TINY, "--steps", "10", "--seed", "18446744073709551615",
-                                        "--json", NULL});
+    char* again8 = hash_of(
+        (const char*[]){"run", TINY, "--steps", "10", "--seed", "8", "--threads", "1", "--json", NULL});
+    char* top = hash_of(
+        (const char*[]){"run", TINY, "--steps", "10", "--seed", "18446744073709551615", "--json", NULL});
     cr_expect_str_eq(seed7, file7, "tiny.json says \"seed\": 7: --seed 7 is the same run");
     cr_expect_str_neq(seed8, seed7, "another seed, another world");
     cr_expect_str_eq(again8, seed8, "one seed, one world (for any thread count)");
@@ -72,8 +72,8 @@ Test(cli_run, seed_replaces_the_scenarios_seed)
     cr_expect_str_eq(json_string(root, "state_hash"), seed8, "--seed 8 differs from the file with seed 8");
     cr_expect_str_eq(json_string(root, "seed"), "8");
     cJSON_Delete(root);
-    root = run_json((const char*[]){"run", TINY, "--steps", "1", "--seed", "18446744073709551615", "--json",
-                                    NULL});
+    root = run_json(
+        (const char*[]){"run", TINY, "--steps", "1", "--seed", "18446744073709551615", "--json", NULL});
     cr_expect_str_eq(json_string(root, "seed"), "18446744073709551615");
     cJSON_Delete(root);
     unlink(path);
@@ -88,8 +88,17 @@ Test(cli_run, seed_replaces_the_scenarios_seed)
 
 Test(cli_run, bad_seeds_and_trace_capacities_are_usage_errors)
 {
-    const char* bad_seeds[] = {"-1", "+5", " 5", "5 ", "0x10", "1e3", "7.0", "", "seven",
-                               "18446744073709551616", "99999999999999999999"};
+    const char* bad_seeds[] = {"-1",
+                               "+5",
+                               " 5",
+                               "5 ",
+                               "0x10",
+                               "1e3",
+                               "7.0",
+                               "",
+                               "seven",
+                               "18446744073709551616",
+                               "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad_seeds / sizeof bad_seeds[0]; ++i) {
         cli_output_t r;
         run_cli((const char*[]){"run", TINY, "--steps", "1", "--seed", bad_seeds[i], NULL}, &r);
@@ -180,8 +189,8 @@ Test(cli_run, the_readme_trace_example_drops_nothing)
  * default.json, and a bare name finds the shipped scenario. */
 Test(cli_run, shipped_scenarios_from_any_directory)
 {
-    char* want_default = hash_of((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--steps",
-                                                  "2", "--json", NULL});
+    char* want_default = hash_of(
+        (const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--steps", "2", "--json", NULL});
     char* want_tiny = hash_of((const char*[]){"run", TINY, "--steps", "2", "--json", NULL});
     char dir[] = "/tmp/shoal_cwd_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -203,8 +212,9 @@ Test(cli_run, shipped_scenarios_from_any_directory)
     cli_output_t r;
     run_cli((const char*[]){"run", "no_such_scenario.json", NULL}, &r);
     cr_expect_eq(r.status, 1);
-    cr_expect(matches(r.err, "^shoal: no_such_scenario.json: .*not in the current directory, nor in /.*/scenarios"),
-              "stderr: %s", r.err);
+    cr_expect(
+        matches(r.err, "^shoal: no_such_scenario.json: .*not in the current directory, nor in /.*/scenarios"),
+        "stderr: %s", r.err);
     output_free(&r);
     cr_assert_eq(chdir("/"), 0);
     rmdir(dir);
@@ -220,12 +230,26 @@ Test(cli_run, shipped_scenarios_from_any_directory)
 Test(cli_run, every_help_page_has_one_format)
 {
     const char* pages[][3] = {
-        {"run"}, {"view"}, {"dseek"}, {"pathfollow"}, {"soak"}, {"validate", "crowd"},
-        {"bench", "flock"}, {"bench", "kernel"}, {"bench", "planner"}, {"bench", "crowd"},
-        {"bench", "scaling"}, {"experiment", "pathfollow"}, {"experiment", "planner"},
+        {"run"},
+        {"view"},
+        {"dseek"},
+        {"pathfollow"},
+        {"soak"},
+        {"validate", "crowd"},
+        {"bench", "flock"},
+        {"bench", "kernel"},
+        {"bench", "planner"},
+        {"bench", "crowd"},
+        {"bench", "scaling"},
+        {"experiment", "pathfollow"},
+        {"experiment", "planner"},
 #if SHOAL_WITH_PLOT
-        {"plot", "run"}, {"plot", "dseek"}, {"plot", "pathfollow"}, {"plot", "trim"},
-        {"plot", "search"}, {"plot", "scaling"},
+        {"plot", "run"},
+        {"plot", "dseek"},
+        {"plot", "pathfollow"},
+        {"plot", "trim"},
+        {"plot", "search"},
+        {"plot", "scaling"},
 #endif
     };
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; ++i) {
@@ -246,16 +270,20 @@ Test(cli_run, every_help_page_has_one_format)
         cr_expect(options_at != NULL && options_at < first_line_end,
                   "%s: the usage line does not say [options]: %.*s", name, (int)(first_line_end - r.out),
                   r.out);
-        cr_expect_not_null(strstr(r.out, "\nOptions (a value can be given as --option VALUE or --option=VALUE):\n"),
-                           "%s: no option table heading", name);
-        cr_expect(matches(r.out, "\n  -h, --help            show this help\\.\n"), "%s: no -h, --help row", name);
+        cr_expect_not_null(
+            strstr(r.out, "\nOptions (a value can be given as --option VALUE or --option=VALUE):\n"),
+            "%s: no option table heading", name);
+        cr_expect(matches(r.out, "\n  -h, --help            show this help\\.\n"), "%s: no -h, --help row",
+                  name);
         cr_expect_not_null(strstr(r.out, "\nExit codes:\n  0  success\n"), "%s: no Exit codes", name);
         cr_expect_str_empty(r.err, "%s: %s", name, r.err);
         output_free(&r);
     }
-    const char* kinds[] = {"bench", "experiment",
+    const char* kinds[] = {
+        "bench",
+        "experiment",
 #if SHOAL_WITH_PLOT
-                           "plot"
+        "plot"
 #endif
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
@@ -278,8 +306,8 @@ Test(cli_run, every_help_page_has_one_format)
  * file), every invariant held (docs/reliability.md). */
 Test(cli_run, soak_crowd_holds_its_invariants)
 {
-    cJSON* root = run_json((const char*[]){"soak", "--crowd", "--steps", "1200", "--agents", "120", "--threads",
-                                           "2", "--json", NULL});
+    cJSON* root = run_json((const char*[]){"soak", "--crowd", "--steps", "1200", "--agents", "120",
+                                           "--threads", "2", "--json", NULL});
     cr_expect_str_eq(json_string(root, "scene"), "crowd");
     cr_expect_eq(json_number(root, "steps"), 1200);
     cr_expect_eq(json_number(root, "violations"), 0, "first: %s", json_string(root, "first_violation"));

@@ -55,17 +55,28 @@ static const struct {
 /* A definition whose agent needs the component of module `name`. */
 static void make_need(shoal_agent_def_t* d, const char* name)
 {
-    if (!strcmp(name, "neighbors")) d->weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
-    else if (!strcmp(name, "wander")) d->weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
-    else if (!strcmp(name, "pursuit")) d->weights[SHOAL_BEHAVIOR_PURSUE] = 1.0f;
-    else if (!strcmp(name, "follow")) d->weights[SHOAL_BEHAVIOR_FOLLOW] = 1.0f;
-    else if (!strcmp(name, "avoid")) d->weights[SHOAL_BEHAVIOR_AVOID] = 1.0f;
-    else if (!strcmp(name, "dseek")) d->weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
-    else if (!strcmp(name, "ground")) d->ground.enabled = 1;
-    else if (!strcmp(name, "planner")) d->planner.enabled = 1;
-    else if (!strcmp(name, "crowd")) d->crowd.enabled = 1;
-    else if (!strcmp(name, "contact")) d->contacts = 1;
-    else cr_assert_fail("no way to make an agent need module %s", name);
+    if (!strcmp(name, "neighbors"))
+        d->weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+    else if (!strcmp(name, "wander"))
+        d->weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
+    else if (!strcmp(name, "pursuit"))
+        d->weights[SHOAL_BEHAVIOR_PURSUE] = 1.0f;
+    else if (!strcmp(name, "follow"))
+        d->weights[SHOAL_BEHAVIOR_FOLLOW] = 1.0f;
+    else if (!strcmp(name, "avoid"))
+        d->weights[SHOAL_BEHAVIOR_AVOID] = 1.0f;
+    else if (!strcmp(name, "dseek"))
+        d->weights[SHOAL_BEHAVIOR_DSEEK] = 1.0f;
+    else if (!strcmp(name, "ground"))
+        d->ground.enabled = 1;
+    else if (!strcmp(name, "planner"))
+        d->planner.enabled = 1;
+    else if (!strcmp(name, "crowd"))
+        d->crowd.enabled = 1;
+    else if (!strcmp(name, "contact"))
+        d->contacts = 1;
+    else
+        cr_assert_fail("no way to make an agent need module %s", name);
 }
 
 Test(columns, tables_match_the_enums)
@@ -87,17 +98,17 @@ Test(columns, tables_match_the_enums)
             const column_def_t* col = &m->columns[c];
             cr_assert_not_null(col->name, "%s: column %d has no row in the table", mn, (int)c);
             for (int32_t o = 0; o < c; ++o)
-                cr_assert(strcmp(m->columns[o].name, col->name) != 0, "%s: columns %d and %d are both '%s'", mn,
-                          (int)o, (int)c, col->name);
+                cr_assert(strcmp(m->columns[o].name, col->name) != 0, "%s: columns %d and %d are both '%s'",
+                          mn, (int)o, (int)c, col->name);
             int integer = col->type != COLUMN_F32;
             cr_assert(col->type <= COLUMN_AGENT_TAG, "%s.%s: type %d", mn, col->name, col->type);
-            cr_assert(!integer || (col->flags & COLUMN_BITS), "%s.%s: an integer column without COLUMN_BITS", mn,
-                      col->name);
+            cr_assert(!integer || (col->flags & COLUMN_BITS), "%s.%s: an integer column without COLUMN_BITS",
+                      mn, col->name);
             cr_assert_eq(col->type == COLUMN_AGENT_TAG, (col->flags & COLUMN_HANDLE_TAG) != 0,
                          "%s.%s: a handle's tag column, and it alone, has COLUMN_HANDLE_TAG", mn, col->name);
             if (col->type == COLUMN_AGENT_TAG) {
-                cr_assert_eq(m->columns[c - 1].type, COLUMN_AGENT_INDEX1, "%s.%s: no index1 column before", mn,
-                             col->name);
+                cr_assert_eq(m->columns[c - 1].type, COLUMN_AGENT_INDEX1, "%s.%s: no index1 column before",
+                             mn, col->name);
                 cr_assert_eq(m->columns[c - 1].field, col->field, "%s.%s: not the index1 column's field", mn,
                              col->name);
             }
@@ -118,36 +129,42 @@ Test(columns, tables_match_the_enums)
                 cr_assert(m->columns[o].field != col->field || col->type == COLUMN_AGENT_TAG,
                           "%s: columns %s and %s come from one field", mn, m->columns[o].name, col->name);
             cr_assert(!(col->flags & COLUMN_DERIVED), "%s.%s: derived, yet from a field", mn, col->name);
-            cr_assert(col->field >= 0 && (size_t)col->field + 4 <= sizeof(shoal_agent_def_t), "%s.%s: field %d",
-                      mn, col->name, (int)col->field);
+            cr_assert(col->field >= 0 && (size_t)col->field + 4 <= sizeof(shoal_agent_def_t),
+                      "%s.%s: field %d", mn, col->name, (int)col->field);
             for (size_t p = 0; p < sizeof per_agent / sizeof per_agent[0]; ++p)
                 cr_assert((size_t)col->field + 4 <= per_agent[p].at ||
                               (size_t)col->field >= per_agent[p].at + per_agent[p].size,
                           "%s.%s: reads a field a bulk add patches per agent", mn, col->name);
-            if (col->check == COLUMN_CHECK_INT) cr_assert_eq(col->type, COLUMN_I32, "%s.%s", mn, col->name);
+            if (col->check == COLUMN_CHECK_INT)
+                cr_assert_eq(col->type, COLUMN_I32, "%s.%s", mn, col->name);
             else if (col->check == COLUMN_CHECK_HANDLE)
                 cr_assert_eq(col->type, COLUMN_AGENT_INDEX1, "%s.%s", mn, col->name);
-            else if (col->check != COLUMN_CHECK_NONE) cr_assert_eq(col->type, COLUMN_F32, "%s.%s", mn, col->name);
+            else if (col->check != COLUMN_CHECK_NONE)
+                cr_assert_eq(col->type, COLUMN_F32, "%s.%s", mn, col->name);
             if (col->check == COLUMN_CHECK_INT || col->range)
                 cr_assert_not_null(col->range, "%s.%s: the check's bound in words", mn, col->name);
             if (col->check != COLUMN_CHECK_NONE && col->check != COLUMN_CHECK_HANDLE)
-                cr_assert(col->lo <= col->hi, "%s.%s: [%g, %g]", mn, col->name, (double)col->lo, (double)col->hi);
+                cr_assert(col->lo <= col->hi, "%s.%s: [%g, %g]", mn, col->name, (double)col->lo,
+                          (double)col->hi);
             /* The bounds the fast check compares with (columns.c column_ok). */
             switch (col->check) {
             case COLUMN_CHECK_FINITE:
                 cr_assert(col->lo == -FLT_MAX && col->hi == FLT_MAX, "%s.%s", mn, col->name);
                 break;
             case COLUMN_CHECK_COORDINATE:
-                cr_assert(col->lo == -DEF_MAX_COORDINATE && col->hi == DEF_MAX_COORDINATE, "%s.%s", mn, col->name);
+                cr_assert(col->lo == -DEF_MAX_COORDINATE && col->hi == DEF_MAX_COORDINATE, "%s.%s", mn,
+                          col->name);
                 break;
             case COLUMN_CHECK_AT_LEAST:
             case COLUMN_CHECK_ABOVE:
-                cr_assert(col->range ? col->hi <= DEF_MAX_MAGNITUDE : col->hi == DEF_MAX_MAGNITUDE, "%s.%s", mn,
-                          col->name);
+                cr_assert(col->range ? col->hi <= DEF_MAX_MAGNITUDE : col->hi == DEF_MAX_MAGNITUDE, "%s.%s",
+                          mn, col->name);
                 break;
             case COLUMN_CHECK_INT:
-                cr_assert(col->lo == floorf(col->lo) && fabsf(col->lo) <= 16777216.0f, "%s.%s", mn, col->name);
-                cr_assert(col->hi == COLUMN_INT_NO_MAX || (col->hi == floorf(col->hi) && fabsf(col->hi) <= 16777216.0f),
+                cr_assert(col->lo == floorf(col->lo) && fabsf(col->lo) <= 16777216.0f, "%s.%s", mn,
+                          col->name);
+                cr_assert(col->hi == COLUMN_INT_NO_MAX ||
+                              (col->hi == floorf(col->hi) && fabsf(col->hi) <= 16777216.0f),
                           "%s.%s", mn, col->name);
                 break;
             default: break;
@@ -202,7 +219,8 @@ Test(columns, every_definition_column_round_trips)
         make_need(&d, m->name);
         fill_fields(w, m, &d);
         cr_assert(m->needs(&d), "%s: the filled definition no longer needs the component", m->name);
-        cr_assert(m->write_row && m->read_row, "%s: no write_row or read_row for its table's columns", m->name);
+        cr_assert(m->write_row && m->read_row, "%s: no write_row or read_row for its table's columns",
+                  m->name);
         if (m->prepare) cr_assert(m->prepare(w, &d, "test"), "%s: %s", m->name, shoal_world_last_error(w));
         component_t* comp = &w->comps[k];
         cr_assert(component_reserve_slots(comp, &w->alloc, w->slot_capacity));
@@ -216,7 +234,8 @@ Test(columns, every_definition_column_round_trips)
         for (int32_t c = COMP_ROW + 1; c < m->column_count; ++c) {
             const column_def_t* col = &m->columns[c];
             if (col->field == COLUMN_NO_FIELD) continue;
-            size_t size = col->type == COLUMN_AGENT_INDEX1 || col->type == COLUMN_AGENT_TAG ? sizeof(shoal_agent_t) : 4;
+            size_t size =
+                col->type == COLUMN_AGENT_INDEX1 || col->type == COLUMN_AGENT_TAG ? sizeof(shoal_agent_t) : 4;
             cr_assert(memcmp((const char*)&d + col->field, (const char*)&out + col->field, size) == 0,
                       "%s: %s did not come back", m->name, col->name);
         }
@@ -232,21 +251,30 @@ static int out_of_range(const column_def_t* col, int which, uint32_t* bits)
     if (col->check == COLUMN_CHECK_HANDLE || col->check == COLUMN_CHECK_NONE) return 0;
     if (col->check == COLUMN_CHECK_INT) {
         int32_t v;
-        if (which == 0) v = (int32_t)col->lo - 1;
-        else if (which == 1 && col->hi != COLUMN_INT_NO_MAX) v = (int32_t)col->hi + 1;
-        else return 0;
+        if (which == 0)
+            v = (int32_t)col->lo - 1;
+        else if (which == 1 && col->hi != COLUMN_INT_NO_MAX)
+            v = (int32_t)col->hi + 1;
+        else
+            return 0;
         memcpy(bits, &v, 4);
         return 1;
     }
     float v;
-    if (which == 2) v = NAN;
-    else if (col->check == COLUMN_CHECK_FINITE) return 0;
-    else if (which == 1) v = col->check == COLUMN_CHECK_COORDINATE ? 2.0f * DEF_MAX_COORDINATE
-                           : col->range                         ? (float)col->hi * 1.5f + 1.0f
-                                                                : 2.0f * DEF_MAX_MAGNITUDE;
-    else if (col->check == COLUMN_CHECK_ABOVE) v = (float)col->lo;
-    else if (col->check == COLUMN_CHECK_AT_LEAST) v = (float)col->lo - 1.0f;
-    else return 0; /* FINITE, COORDINATE: no lower bound but -inf */
+    if (which == 2)
+        v = NAN;
+    else if (col->check == COLUMN_CHECK_FINITE)
+        return 0;
+    else if (which == 1)
+        v = col->check == COLUMN_CHECK_COORDINATE ? 2.0f * DEF_MAX_COORDINATE
+            : col->range                          ? (float)col->hi * 1.5f + 1.0f
+                                                  : 2.0f * DEF_MAX_MAGNITUDE;
+    else if (col->check == COLUMN_CHECK_ABOVE)
+        v = (float)col->lo;
+    else if (col->check == COLUMN_CHECK_AT_LEAST)
+        v = (float)col->lo - 1.0f;
+    else
+        return 0; /* FINITE, COORDINATE: no lower bound but -inf */
     memcpy(bits, &v, 4);
     return 1;
 }
@@ -278,10 +306,11 @@ Test(columns, a_field_out_of_range_is_refused_by_name)
                 shoal_agent_def_t d = good;
                 memcpy((char*)&d + col->field, &bits, 4);
                 int32_t before = shoal_world_agent_count(w);
-                cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT, "%s (%d) was let through",
-                             col->name, which);
+                cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT,
+                             "%s (%d) was let through", col->name, which);
                 const char* msg = shoal_world_last_error(w);
-                cr_assert(strstr(msg, col->name) && strstr(msg, "must be"), "%s (%d): '%s'", col->name, which, msg);
+                cr_assert(strstr(msg, col->name) && strstr(msg, "must be"), "%s (%d): '%s'", col->name, which,
+                          msg);
                 cr_assert_eq(shoal_world_agent_count(w), before);
                 tried++;
             }
@@ -314,8 +343,14 @@ Test(columns, messages_say_what_was_expected)
         case 1: d.neighbors.fov = 7.0f; break;
         case 2: d.neighbors.max_neighbors = -1; break;
         case 3: d.avoid.tangential = 2; break;
-        case 4: d.crowd.enabled = 1; d.crowd.max_neighbors = 65; break;
-        case 5: d.crowd.enabled = 1; d.crowd.side_preference = 2.0f; break;
+        case 4:
+            d.crowd.enabled = 1;
+            d.crowd.max_neighbors = 65;
+            break;
+        case 5:
+            d.crowd.enabled = 1;
+            d.crowd.side_preference = 2.0f;
+            break;
         default: d.dseek.waypoint.position[1] = INFINITY; break;
         }
         cr_expect_neq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", cases[i].what);

@@ -132,8 +132,8 @@ Test(contacts, ground_vehicles_head_on_stop_at_their_bodies)
     float with = closest_cars(1, &sum), without = closest_cars(0, &sum);
     cr_expect_lt(without, 0.5f * sum, "without contacts the cars pass through each other (closest %.3f m)",
                  (double)without);
-    cr_expect_geq(with, 0.99f * sum, "with contacts the cars came within %.3f m (bodies %.3f m)", (double)with,
-                  (double)sum);
+    cr_expect_geq(with, 0.99f * sum, "with contacts the cars came within %.3f m (bodies %.3f m)",
+                  (double)with, (double)sum);
 }
 
 Test(contacts, obstacles_and_walls_are_kept_out_of)
@@ -160,10 +160,10 @@ Test(contacts, obstacles_and_walls_are_kept_out_of)
         cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
         for (int i = 0; i < got; ++i) {
             float r = sqrtf(pos[3 * i] * pos[3 * i] + pos[3 * i + 1] * pos[3 * i + 1]);
-            cr_assert_geq(r, 3.5f * (1.0f - 0.01f) - 1e-4f, "step %d: an agent is %.3f m from the obstacle's center",
-                          s, (double)r);
-            cr_assert_leq(pos[3 * i], 10.0f - 0.5f * (1.0f - 0.01f) + 1e-4f, "step %d: an agent at x = %.3f crossed the wall",
-                          s, (double)pos[3 * i]);
+            cr_assert_geq(r, 3.5f * (1.0f - 0.01f) - 1e-4f,
+                          "step %d: an agent is %.3f m from the obstacle's center", s, (double)r);
+            cr_assert_leq(pos[3 * i], 10.0f - 0.5f * (1.0f - 0.01f) + 1e-4f,
+                          "step %d: an agent at x = %.3f crossed the wall", s, (double)pos[3 * i]);
         }
     }
     shoal_world_destroy(w);
@@ -213,7 +213,8 @@ Test(contacts, bad_definitions_are_refused)
     uint64_t before = shoal_world_state_hash(w);
     shoal_agent_def_t d = seeker(0.0f, 0.0f, 1.0f, 0.0f, 2);
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
-    cr_expect(strstr(shoal_world_last_error(w), "contacts must be 0 or 1") != NULL, "%s", shoal_world_last_error(w));
+    cr_expect(strstr(shoal_world_last_error(w), "contacts must be 0 or 1") != NULL, "%s",
+              shoal_world_last_error(w));
     d = seeker(0.0f, 0.0f, 1.0f, 0.0f, 1);
     d.vehicle.radius = 0.0f;
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
@@ -282,7 +283,8 @@ Test(contacts, scenario_key)
 
     const char* bad = "{\"groups\": [{\"count\": 5, \"contacts\": 1}]}";
     cr_assert_eq(shoal_scenario_load_string(bad, strlen(bad), "bad.json", &sc, &err), SHOAL_ERR_PARSE);
-    cr_expect(strstr(err.message, "groups[0].contacts") && strstr(err.message, "true or false"), "%s", err.message);
+    cr_expect(strstr(err.message, "groups[0].contacts") && strstr(err.message, "true or false"), "%s",
+              err.message);
 }
 
 /* Participants removed between steps (crowd rows and contact rows move

@@ -118,7 +118,8 @@ Test(crowd, dense_center_never_overlaps)
             float r = min_pair_ratio(w, n);
             worst = r < worst ? r : worst;
         }
-        cr_expect_geq(worst, 0.99f, "%d threads: a pair came within %.4f of the sum of radii", t, (double)worst);
+        cr_expect_geq(worst, 0.99f, "%d threads: a pair came within %.4f of the sum of radii", t,
+                      (double)worst);
         hashes[t - 1] = shoal_world_state_hash(w);
         shoal_world_destroy(w);
     }
@@ -159,7 +160,8 @@ Test(crowd, a_teleport_inside_the_step_is_pushed_out)
         cr_assert_eq(shoal_world_add_system(w, "jump", SHOAL_STAGE_CONTROL, jump_system, &j), SHOAL_OK);
         cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
         float r = min_pair_ratio(w, 2);
-        cr_expect_geq(r, 0.99f, "%d threads: the teleported agent is at %.4f of the sum of radii", t, (double)r);
+        cr_expect_geq(r, 0.99f, "%d threads: the teleported agent is at %.4f of the sum of radii", t,
+                      (double)r);
         shoal_world_destroy(w);
     }
 }
@@ -264,7 +266,8 @@ Test(crowd, obstacles_are_kept_out_of)
         float dist = hypotf(st.position[0] - c[0], st.position[1] - c[1]);
         if (dist < closest) closest = dist;
     }
-    cr_expect_geq(closest, 0.99f * (3.0f + 1.5f), "came within %.3f m of the obstacle's center", (double)closest);
+    cr_expect_geq(closest, 0.99f * (3.0f + 1.5f), "came within %.3f m of the obstacle's center",
+                  (double)closest);
     cr_expect_lt(fabsf(st.position[0] - 20.0f) + fabsf(st.position[1]), 1.5f, "and still arrived");
     shoal_world_destroy(w);
 }
@@ -275,11 +278,13 @@ Test(crowd, bad_parameters_are_refused)
     shoal_agent_def_t d = crowd_def(0, 0, 1, 0);
     d.crowd.neighbor_distance = 0.0f;
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
-    cr_expect(strstr(shoal_world_last_error(w), "crowd.neighbor_distance") != NULL, "%s", shoal_world_last_error(w));
+    cr_expect(strstr(shoal_world_last_error(w), "crowd.neighbor_distance") != NULL, "%s",
+              shoal_world_last_error(w));
     d = crowd_def(0, 0, 1, 0);
     d.crowd.responsibility = 1.5f;
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
-    cr_expect(strstr(shoal_world_last_error(w), "crowd.responsibility") != NULL, "%s", shoal_world_last_error(w));
+    cr_expect(strstr(shoal_world_last_error(w), "crowd.responsibility") != NULL, "%s",
+              shoal_world_last_error(w));
     d = crowd_def(0, 0, 1, 0);
     d.crowd.max_neighbors = 65;
     cr_expect_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
@@ -343,14 +348,14 @@ Test(crowd, snapshot_round_trip_continues_bit_for_bit)
 
 Test(crowd, scenario_crowd_key_and_preset)
 {
-    const char* text =
-        "{\"groups\": [{\"count\": 10, \"spawn\": {\"shape\": \"disc\", \"radius\": 5},"
-        " \"vehicle\": {\"radius\": 0.25},"
-        " \"behaviors\": {\"arrive\": {\"weight\": 1}}, \"target\": [10, 0],"
-        " \"crowd\": {\"preset\": \"pedestrian\", \"time_horizon\": 3}}]}";
+    const char* text = "{\"groups\": [{\"count\": 10, \"spawn\": {\"shape\": \"disc\", \"radius\": 5},"
+                       " \"vehicle\": {\"radius\": 0.25},"
+                       " \"behaviors\": {\"arrive\": {\"weight\": 1}}, \"target\": [10, 0],"
+                       " \"crowd\": {\"preset\": \"pedestrian\", \"time_horizon\": 3}}]}";
     shoal_scenario_t* s = NULL;
     shoal_error_t err;
-    cr_assert_eq(shoal_scenario_load_string(text, strlen(text), "crowd.json", &s, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_scenario_load_string(text, strlen(text), "crowd.json", &s, &err), SHOAL_OK, "%s",
+                 err.message);
     shoal_world_def_t def = shoal_scenario_world_def(s);
     shoal_world_t* w = NULL;
     cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
@@ -425,7 +430,8 @@ Test(crowd, side_preference_passes_on_the_right)
     cr_expect_gt(y[1], 0.1f, "the westbound walker is at y = %.3f", (double)y[1]);
     float y0[2];
     head_on(0.0f, y0);
-    cr_expect_lt(fabsf(y0[0]) + fabsf(y0[1]), fabsf(y[0]) + fabsf(y[1]), "without it they step aside less early");
+    cr_expect_lt(fabsf(y0[0]) + fabsf(y0[1]), fabsf(y[0]) + fabsf(y[1]),
+                 "without it they step aside less early");
 }
 
 Test(crowd, bad_walls_are_refused_and_change_nothing)
@@ -440,14 +446,16 @@ Test(crowd, bad_walls_are_refused_and_change_nothing)
     cr_expect(strstr(shoal_world_last_error(w), "zero-length") != NULL, "%s", shoal_world_last_error(w));
     cr_expect_eq(id, -1);
     const float loop[] = {0, 0, 2, 0, 0, 0};
-    cr_expect_eq(shoal_world_add_wall(w, loop, 3, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT, "the closing segment");
+    cr_expect_eq(shoal_world_add_wall(w, loop, 3, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT,
+                 "the closing segment");
     const float bad[] = {0, 0, NAN, 1};
     cr_expect_eq(shoal_world_add_wall(w, bad, 2, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(shoal_world_last_error(w), "points[1]") != NULL, "%s", shoal_world_last_error(w));
     const float far[] = {0, 0, 2e18f, 1};
     cr_expect_eq(shoal_world_add_wall(w, far, 2, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_world_add_wall(w, ok, 1, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
-    cr_expect_eq(shoal_world_add_wall(w, ok, 2, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT, "a closed wall needs 3");
+    cr_expect_eq(shoal_world_add_wall(w, ok, 2, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT,
+                 "a closed wall needs 3");
     cr_expect_eq(shoal_world_add_wall(w, ok, SHOAL_MAX_WALL_POINTS + 1, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_world_add_wall(w, NULL, 2, 0, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_world_add_wall(w, ok, 2, 2, NULL), SHOAL_ERR_INVALID_ARGUMENT);
@@ -531,8 +539,10 @@ Test(crowd, compressed_crowd_in_a_box)
                 }
             }
         }
-        cr_expect_geq(worst_pair, 0.99f, "%d threads: a pair at %.4f of the radii sum", t, (double)worst_pair);
-        cr_expect_leq(worst_out, 0.01f * 0.2f, "%d threads: an agent %.4f m into a wall", t, (double)worst_out);
+        cr_expect_geq(worst_pair, 0.99f, "%d threads: a pair at %.4f of the radii sum", t,
+                      (double)worst_pair);
+        cr_expect_leq(worst_out, 0.01f * 0.2f, "%d threads: an agent %.4f m into a wall", t,
+                      (double)worst_out);
         hashes[t - 1] = shoal_world_state_hash(w);
         shoal_world_destroy(w);
     }
@@ -541,14 +551,16 @@ Test(crowd, compressed_crowd_in_a_box)
 
 Test(crowd, walls_in_snapshots_and_scenarios)
 {
-    const char* text =
-        "{\"walls\": [{\"points\": [[-5, -5], [5, -5], [5, 5], [-5, 5]], \"closed\": true},"
-        " {\"points\": [[0, -3], [0, 3]]}],"
-        " \"groups\": [{\"count\": 20, \"spawn\": {\"shape\": \"box\", \"center\": [-2.5, 0], \"size\": [3, 8]},"
-        " \"behaviors\": {\"seek\": {\"weight\": 1}}, \"target\": [3, 0], \"crowd\": {\"preset\": \"pedestrian\"}}]}";
+    const char* text = "{\"walls\": [{\"points\": [[-5, -5], [5, -5], [5, 5], [-5, 5]], \"closed\": true},"
+                       " {\"points\": [[0, -3], [0, 3]]}],"
+                       " \"groups\": [{\"count\": 20, \"spawn\": {\"shape\": \"box\", \"center\": [-2.5, 0], "
+                       "\"size\": [3, 8]},"
+                       " \"behaviors\": {\"seek\": {\"weight\": 1}}, \"target\": [3, 0], \"crowd\": "
+                       "{\"preset\": \"pedestrian\"}}]}";
     shoal_scenario_t* s = NULL;
     shoal_error_t err;
-    cr_assert_eq(shoal_scenario_load_string(text, strlen(text), "walls.json", &s, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_scenario_load_string(text, strlen(text), "walls.json", &s, &err), SHOAL_OK, "%s",
+                 err.message);
     shoal_world_def_t def = shoal_scenario_world_def(s);
     shoal_world_t* w = NULL;
     cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
@@ -573,7 +585,8 @@ Test(crowd, walls_in_snapshots_and_scenarios)
     shoal_scenario_destroy(s);
 
     const char* zero = "{\"walls\": [{\"points\": [[1, 1], [1, 1]]}], \"groups\": [{\"count\": 1}]}";
-    cr_assert_eq(shoal_scenario_load_string(zero, strlen(zero), "zero.json", &s, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_scenario_load_string(zero, strlen(zero), "zero.json", &s, &err), SHOAL_OK, "%s",
+                 err.message);
     def = shoal_scenario_world_def(s);
     cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
     cr_expect_eq(shoal_scenario_populate(s, w), SHOAL_ERR_INVALID_ARGUMENT);
@@ -581,7 +594,8 @@ Test(crowd, walls_in_snapshots_and_scenarios)
     cr_expect_eq(shoal_world_wall_count(w), 0, "the failed populate added no wall");
     shoal_world_destroy(w);
     shoal_scenario_destroy(s);
-    const char* three = "{\"dimensions\": 3, \"walls\": [{\"points\": [[0, 0], [1, 1]]}], \"groups\": [{\"count\": 1}]}";
+    const char* three =
+        "{\"dimensions\": 3, \"walls\": [{\"points\": [[0, 0], [1, 1]]}], \"groups\": [{\"count\": 1}]}";
     cr_expect_eq(shoal_scenario_load_string(three, strlen(three), "3d.json", &s, &err), SHOAL_ERR_PARSE);
     cr_expect(strstr(err.message, "walls") != NULL, "%s", err.message);
 }
@@ -685,7 +699,8 @@ static uint64_t carried_walker(int threads, shoal_agent_state_t* a0, shoal_agent
             float x = 4.0f + 0.42f * (float)col + (row & 1) * 0.21f, y = 2.3f + 0.42f * (float)row;
             shoal_agent_def_t d = pedestrian(x, y, me ? 1e7f : -1e7f, y);
             d.velocity[0] = -1.34f; /* everyone, the walker too, moving with the lane */
-            cr_assert_eq(shoal_agent_add(w, &d, me ? &walker : NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+            cr_assert_eq(shoal_agent_add(w, &d, me ? &walker : NULL), SHOAL_OK, "%s",
+                         shoal_world_last_error(w));
         }
     for (int s = 0; s < 100; ++s) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK); /* 5 s */
     cr_assert_eq(shoal_agent_get_state(w, walker, a0), SHOAL_OK);
@@ -715,8 +730,10 @@ Test(crowd, a_walker_carried_by_the_other_lane_gets_out)
     float dx = a1.position[0] - a0.position[0];
     if (dx < -10.0f) dx += 20.0f;
     if (dx > 10.0f) dx -= 20.0f;
-    cr_expect_gt(dx / 5.0f, 0.5f, "the walker went %.2f m/s its own way (the lane walks -1.34)", (double)(dx / 5.0f));
-    cr_expect_lt(a1.position[1], 2.0f, "it left the lane for the lower half: y = %.2f", (double)a1.position[1]);
+    cr_expect_gt(dx / 5.0f, 0.5f, "the walker went %.2f m/s its own way (the lane walks -1.34)",
+                 (double)(dx / 5.0f));
+    cr_expect_lt(a1.position[1], 2.0f, "it left the lane for the lower half: y = %.2f",
+                 (double)a1.position[1]);
     cr_expect_geq(closest, 0.99f, "a pair came within %.4f of the sum of radii", (double)closest);
     for (int t = 2; t <= 3; ++t)
         cr_expect_eq(carried_walker(t, &a0, &a1, &closest), h1, "the same world on %d threads", t);
@@ -740,7 +757,8 @@ Test(crowd, the_rows_left_to_integrate_follow_adds_and_removes)
         d.target[0] = 100.0f + 5.0f * (float)i;
         d.target[1] = 300.0f;
         d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
-        if (i < plain) cr_assert_eq(shoal_agent_add(w, &d, &walkers[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
+        if (i < plain)
+            cr_assert_eq(shoal_agent_add(w, &d, &walkers[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
     size_t cap = 0;
     void* buf = NULL;
@@ -780,15 +798,18 @@ Test(crowd, the_rows_left_to_integrate_follow_adds_and_removes)
         cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, cap, &size), SHOAL_OK);
         shoal_world_t* v = NULL;
         shoal_error_t err;
-        cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &v, &err), SHOAL_OK, "%s", err.message);
+        cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &v, &err), SHOAL_OK, "%s",
+                     err.message);
         shoal_agent_state_t before, after;
         cr_assert_eq(shoal_agent_get_state(w, walkers[1], &before), SHOAL_OK);
         cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
         cr_assert_eq(shoal_world_step(v, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(v));
-        cr_assert_eq(shoal_world_state_hash(w), shoal_world_state_hash(v), "step %d: the kept mask and a fresh one differ",
-                     s);
+        cr_assert_eq(shoal_world_state_hash(w), shoal_world_state_hash(v),
+                     "step %d: the kept mask and a fresh one differ", s);
         cr_assert_eq(shoal_agent_get_state(w, walkers[1], &after), SHOAL_OK);
-        if (s > 0) cr_expect_gt(after.position[1], before.position[1], "step %d: a plain agent was not integrated", s);
+        if (s > 0)
+            cr_expect_gt(after.position[1], before.position[1], "step %d: a plain agent was not integrated",
+                         s);
         shoal_world_destroy(v);
     }
     free(buf);
@@ -834,7 +855,8 @@ static void colored_sweeps(int dims)
     float worst;
     const uint64_t serial = colored_jam(dims, 2, 0, &worst);
     const uint64_t ref = colored_jam(dims, 1, 1, &worst);
-    cr_expect_geq(worst, 0.99f, "%dD, 1 thread: a pair came within %.4f of the sum of radii", dims, (double)worst);
+    cr_expect_geq(worst, 0.99f, "%dD, 1 thread: a pair came within %.4f of the sum of radii", dims,
+                  (double)worst);
     cr_expect_neq(ref, serial, "%dD: the colored sweeps gave the serial sweeps' result", dims);
     for (int t = 2; t <= 3; ++t) {
         cr_expect_eq(colored_jam(dims, t, 1, &worst), ref, "%dD: %d threads", dims, t);

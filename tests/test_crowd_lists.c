@@ -60,9 +60,9 @@ static void both_teleport(pair_t* p, int dims, int32_t who, const float to[3])
 {
     const float still[3] = {0.0f, 0.0f, 0.0f}, upright[4] = {1.0f, 0.0f, 0.0f, 0.0f};
     for (int s = 0; s < 2; ++s)
-        cr_assert_eq(shoal_agent_teleport(p->w[s], p->ids[s][who], to, still, 0.0f, dims == 3 ? upright : NULL),
-                     SHOAL_OK, "%s",
-                     shoal_world_last_error(p->w[s]));
+        cr_assert_eq(
+            shoal_agent_teleport(p->w[s], p->ids[s][who], to, still, 0.0f, dims == 3 ? upright : NULL),
+            SHOAL_OK, "%s", shoal_world_last_error(p->w[s]));
 }
 
 static void run_pair(int dims, int reorder, uint64_t seed)
@@ -79,18 +79,21 @@ static void run_pair(int dims, int reorder, uint64_t seed)
         crowd_data((world_t*)p.w[s])->lists_off = s == 1;
         for (int32_t i = 0; i < N; ++i) {
             shoal_agent_def_t d = walker(dims, seed, (uint64_t)i);
-            cr_assert_eq(shoal_agent_add(p.w[s], &d, &p.ids[s][i]), SHOAL_OK, "%s", shoal_world_last_error(p.w[s]));
+            cr_assert_eq(shoal_agent_add(p.w[s], &d, &p.ids[s][i]), SHOAL_OK, "%s",
+                         shoal_world_last_error(p.w[s]));
         }
         p.jumps[s].armed = 0;
         p.jumps[s].three = dims == 3;
-        cr_assert_eq(shoal_world_add_system(p.w[s], "jump", SHOAL_STAGE_CONTROL, jump_system, &p.jumps[s]), SHOAL_OK);
+        cr_assert_eq(shoal_world_add_system(p.w[s], "jump", SHOAL_STAGE_CONTROL, jump_system, &p.jumps[s]),
+                     SHOAL_OK);
     }
     p.count = N;
     for (int step = 0; step < STEPS; ++step) {
         if (step == 30) { /* teleports between steps: into the crowd, and far off */
             for (int32_t i = 0; i < 6; ++i) {
                 float to[3] = {0.0f, 0.0f, 0.0f};
-                for (int k = 0; k < dims; ++k) to[k] = rng_range(seed, 1000u + (uint64_t)i, 2, (uint32_t)k, -5.0f, 5.0f);
+                for (int k = 0; k < dims; ++k)
+                    to[k] = rng_range(seed, 1000u + (uint64_t)i, 2, (uint32_t)k, -5.0f, 5.0f);
                 both_teleport(&p, dims, 11 * i, to);
             }
             const float far[3] = {500.0f, -500.0f, 0.0f};

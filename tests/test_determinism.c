@@ -27,8 +27,7 @@ static void* host_thread(void* arg)
 
 static int host_enqueued = 0;
 
-static void* host_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx,
-                          void* user_ctx)
+static void* host_enqueue(shoal_task_fn* fn, int32_t count, int32_t min_range, void* task_ctx, void* user_ctx)
 {
     (void)min_range;
     (void)user_ctx;
@@ -83,16 +82,15 @@ static void check_all_backends(int dims)
     uint64_t ref = run_hash(dims, 1, SHOAL_BACKEND_SERIAL, 0);
     for (int t = 1; t <= 4; ++t) {
         uint64_t h = run_hash(dims, t, SHOAL_BACKEND_OPENMP, 0);
-        cr_assert_eq(h, ref, "openmp with %d threads: %016llx != serial %016llx", t,
-                     (unsigned long long)h, (unsigned long long)ref);
+        cr_assert_eq(h, ref, "openmp with %d threads: %016llx != serial %016llx", t, (unsigned long long)h,
+                     (unsigned long long)ref);
     }
     for (int t = 2; t <= 4; ++t) {
         host_enqueued = 0;
         uint64_t h = run_hash(dims, t, SHOAL_BACKEND_HOST, 1);
         cr_assert_gt(host_enqueued, 0, "the host task system was used");
         cr_assert_eq(h, ref, "host tasks with %d workers differ", t);
-        cr_assert_eq(run_hash(dims, t, SHOAL_BACKEND_HOST, 2), ref,
-                     "lazy host with %d workers differs", t);
+        cr_assert_eq(run_hash(dims, t, SHOAL_BACKEND_HOST, 2), ref, "lazy host with %d workers differs", t);
     }
     cr_assert_eq(run_hash(dims, 2, SHOAL_BACKEND_OPENMP, 0), run_hash(dims, 2, SHOAL_BACKEND_OPENMP, 0),
                  "repeated runs differ");

@@ -31,7 +31,7 @@ typedef struct pose_d {
  * heading by o phi about its centre, a line moves along the heading. */
 static pose_d_t integrate(const dseek_dubins_t* p, vec2 A, vec2 dA, double r)
 {
-    pose_d_t s = { A.x, A.y, atan2(dA.y, dA.x) };
+    pose_d_t s = {A.x, A.y, atan2(dA.y, dA.x)};
     for (int i = 0; i < 3; ++i) {
         if (p->turn[i] == 0) {
             s.x += p->seg[i] * cos(s.th);
@@ -66,10 +66,10 @@ static void random_poses(uint64_t* s, float r, int i, vec2* A, vec2* dA, vec2* W
     *A = vec2_add(*W, vec2_scale(vec2_from_angle(uniform(s, -VEC_PI, VEC_PI)), uniform(s, 0, reach) * r));
     *dA = vec2_from_angle(uniform(s, -VEC_PI, VEC_PI));
     switch (i % 17) {
-    case 1: *dA = *dW; break;                                 /* parallel */
-    case 2: *dA = vec2_neg(*dW); break;                       /* anti-parallel */
+    case 1: *dA = *dW; break;                                    /* parallel */
+    case 2: *dA = vec2_neg(*dW); break;                          /* anti-parallel */
     case 3: *A = vec2_sub(*W, vec2_scale(*dW, 3.0f * r)); break; /* W ahead on w */
-    case 4: *A = *W; break;                                   /* A == W */
+    case 4: *A = *W; break;                                      /* A == W */
     default: break;
     }
 }
@@ -77,7 +77,7 @@ static void random_poses(uint64_t* s, float r, int i, vec2* A, vec2* dA, vec2* W
 Test(dseek, dubins_words_end_at_the_waypoint_pose)
 {
     uint64_t s = 0xd0b1;
-    int found[DSEEK_WORD_COUNT] = { 0 };
+    int found[DSEEK_WORD_COUNT] = {0};
     for (int i = 0; i < 20000; ++i) {
         float r = (i & 1) ? R_MIN : 0.7f;
         vec2 A, dA, W, dW;
@@ -293,9 +293,10 @@ Test(dseek, dubins_degenerate_input_gives_no_nan)
     cr_assert_eq(dseek_dubins_shortest(vec2_make(5, 0), x, vec2_zero(), x, 1.0f, 0.0f, &p), 1);
     cr_assert(isfinite(p.length) && p.length > 5.0f);
     cr_assert_eq(dseek_dubins_shortest(vec2_zero(), x, vec2_make(0, 2), vec2_neg(x), 1.0f, 0.0f, &p), 1);
-    cr_assert(fabsf(p.length - VEC_PI) < 1e-4f && p.word == DSEEK_LSL, "%s %g", dseek_word_name(p.word), p.length);
+    cr_assert(fabsf(p.length - VEC_PI) < 1e-4f && p.word == DSEEK_LSL, "%s %g", dseek_word_name(p.word),
+              p.length);
     /* Far apart, huge and tiny scales: finite. */
-    static const float scales[] = { 1e-30f, 1e-3f, 1e6f, 1e20f, 1e36f };
+    static const float scales[] = {1e-30f, 1e-3f, 1e6f, 1e20f, 1e36f};
     for (int i = 0; i < 5; ++i)
         for (int k = 0; k < DSEEK_WORD_COUNT; ++k) {
             vec2 A = vec2_make(-scales[i], 0.5f * scales[i]), W = vec2_make(scales[i], -scales[i]);
@@ -306,7 +307,8 @@ Test(dseek, dubins_degenerate_input_gives_no_nan)
             dseek_dubins_word((dseek_word_t)k, A, y, W, x, 1e-30f, 0.0f, &p);
             cr_assert(!isnan(p.length) && !isnan(p.seg[1]) && !isnan(p.total_angle));
         }
-    cr_assert_eq(dseek_dubins_shortest(vec2_make(-FLT_MAX, 0), x, vec2_make(FLT_MAX, 0), y, 1.0f, 0.0f, &p), 1);
+    cr_assert_eq(dseek_dubins_shortest(vec2_make(-FLT_MAX, 0), x, vec2_make(FLT_MAX, 0), y, 1.0f, 0.0f, &p),
+                 1);
     cr_assert(p.exists && isfinite(p.length));
     /* Unusable input. */
     cr_assert_eq(dseek_dubins_shortest(vec2_zero(), vec2_zero(), x, x, 1.0f, 0.0f, &p), 0);
@@ -350,7 +352,7 @@ Test(dseek, dubins_reach_is_the_farthest_point_of_the_path)
 
 /* ---- Closed loop: the close-range method on the kinematic agent ------------ */
 
-static const float NEAR_DISTS[] = { 0.1f, 0.3f, 0.5f, 0.8f, 1.0f, 1.3f, 1.6f, 1.9f };
+static const float NEAR_DISTS[] = {0.1f, 0.3f, 0.5f, 0.8f, 1.0f, 1.3f, 1.6f, 1.9f};
 
 typedef struct close_stats {
     int runs, arrived, close_runs, over, loops, max_reversals;
@@ -398,15 +400,16 @@ static void close_grid(const dseek_params_t* p, integrator_t how, close_stats_t*
 
 static void log_close(const char* what, const close_stats_t* g)
 {
-    cr_log_info("dseek close starts, %s: %d of %d arrived, travelled / Dubins mean %.4f worst %.3f (start %d), "
-                "%d over 1.10, worst miss %.4f r_min heading %.3f deg, turn beyond the optimum's at most %.3f rad "
-                "(%d loops), at most %d reversals, %d used CLOSE",
-                what, g->arrived, g->runs, g->runs ? g->sum_ratio / g->arrived : 0.0, (double)g->worst_ratio,
-                g->worst_index, g->over, (double)g->worst_miss, (double)g->worst_heading, (double)g->worst_loop,
-                g->loops, g->max_reversals, g->close_runs);
+    cr_log_info(
+        "dseek close starts, %s: %d of %d arrived, travelled / Dubins mean %.4f worst %.3f (start %d), "
+        "%d over 1.10, worst miss %.4f r_min heading %.3f deg, turn beyond the optimum's at most %.3f rad "
+        "(%d loops), at most %d reversals, %d used CLOSE",
+        what, g->arrived, g->runs, g->runs ? g->sum_ratio / g->arrived : 0.0, (double)g->worst_ratio,
+        g->worst_index, g->over, (double)g->worst_miss, (double)g->worst_heading, (double)g->worst_loop,
+        g->loops, g->max_reversals, g->close_runs);
 }
 
-static const char* const INTEGRATOR_NAMES[] = { "turn-then-move", "move-then-turn", "exact arcs" };
+static const char* const INTEGRATOR_NAMES[] = {"turn-then-move", "move-then-turn", "exact arcs"};
 
 /* Every close start arrives within POS_TOL and HEAD_TOL (simulate2's
  * arrival), and the paths average within 10 % of the Dubins optimum, for

@@ -29,10 +29,10 @@ typedef struct ref_path {
     int cross;
     int opposite;
     int o_agent, o_way;
-    double cax, cay;    /* agent circle centre */
-    double fx, fy;      /* tangent point on the agent circle */
-    double theta_t;     /* heading of the straight segment */
-    double seg;         /* its length */
+    double cax, cay; /* agent circle centre */
+    double fx, fy;   /* tangent point on the agent circle */
+    double theta_t;  /* heading of the straight segment */
+    double seg;      /* its length */
     double phi1, phi2, total, length;
 } ref_path_t;
 
@@ -145,19 +145,18 @@ static void check_choice(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t*
     if (isinf(other))
         cr_assert(isinf(res.other_total_angle));
     else
-        cr_assert(fabs(res.other_total_angle - other) < 2e-3, "other %g, reference %g",
-                  res.other_total_angle, other);
+        cr_assert(fabs(res.other_total_angle - other) < 2e-3, "other %g, reference %g", res.other_total_angle,
+                  other);
     cr_assert(fabs(res.path_length - b->length) <= 0.02 * b->length, "length %g, reference %g",
               res.path_length, b->length);
     double tol = 1e-3 * (fabs(A.x) + fabs(A.y) + 10.0 * p->r_agent);
     cr_assert(fabs(res.center_agent.x - b->cax) < tol && fabs(res.center_agent.y - b->cay) < tol);
     cr_assert(fabs(res.tangent_from.x - b->fx) < tol && fabs(res.tangent_from.y - b->fy) < tol,
-              "tangent point (%g, %g), reference (%g, %g)", res.tangent_from.x, res.tangent_from.y,
-              b->fx, b->fy);
+              "tangent point (%g, %g), reference (%g, %g)", res.tangent_from.x, res.tangent_from.y, b->fx,
+              b->fy);
     /* Figure 5's steer: the tangent within a right angle, else the side vector. */
-    vec2 want = b->phi1 <= 0.5 * PI_D
-                    ? vec2_make((float)cos(b->theta_t), (float)sin(b->theta_t))
-                    : vec2_scale(vec2_perp(dA), (float)b->o_agent);
+    vec2 want = b->phi1 <= 0.5 * PI_D ? vec2_make((float)cos(b->theta_t), (float)sin(b->theta_t))
+                                      : vec2_scale(vec2_perp(dA), (float)b->o_agent);
     cr_assert(vec2_distance(res.steer, want) < 1e-3f, "steer (%g, %g), want (%g, %g)", res.steer.x,
               res.steer.y, want.x, want.y);
 }
@@ -209,7 +208,8 @@ Test(dseek, stage_two_on_the_tangent_segment)
         const ref_path_t* r = &c[(i >> 1) & 1];
         if (!r->exists) r = &c[0];
         double seg = r->seg, u = uniform(&s, 0.1f, 0.9f);
-        vec2 A = vec2_make((float)(r->fx + u * seg * cos(r->theta_t)), (float)(r->fy + u * seg * sin(r->theta_t)));
+        vec2 A =
+            vec2_make((float)(r->fx + u * seg * cos(r->theta_t)), (float)(r->fy + u * seg * sin(r->theta_t)));
         vec2 dA = vec2_make((float)cos(r->theta_t), (float)sin(r->theta_t));
         /* The segment may start across w (the arc on k_A can cross it); there
          * "A's side" names the other circle, and the segment is not k_W's. */
@@ -329,8 +329,8 @@ static void grid2(const float* dists, int n_dists, int n_pos, int n_head, const 
                 float ha = hi * (VEC_TWO_PI / n_head) + 0.05f * ai;
                 vec2 A = vec2_add(W, vec2_scale(vec2_from_angle(pa), dists[di] * r_turn));
                 sim_out_t o = simulate2(A, vec2_from_angle(ha), W, dW, p, r_turn, how);
-                cr_assert(o.arrived, "no arrival from %g r_min, position angle %g, heading %g", dists[di],
-                          pa, ha);
+                cr_assert(o.arrived, "no arrival from %g r_min, position angle %g, heading %g", dists[di], pa,
+                          ha);
                 ++g->runs;
                 g->close_runs += o.close_steps > 0;
                 g->worst_miss = fmaxf(g->worst_miss, o.miss / r_turn);
@@ -344,8 +344,8 @@ static void grid2(const float* dists, int n_dists, int n_pos, int n_head, const 
             }
 }
 
-static const float FAR[] = { 4, 6, 8, 12, 16, 20, 25, 30, 35, 40 };
-static const float NEAR[] = { 0.1f, 0.3f, 0.5f, 0.8f, 1.0f, 1.3f, 1.6f, 1.9f };
+static const float FAR[] = {4, 6, 8, 12, 16, 20, 25, 30, 35, 40};
+static const float NEAR[] = {0.1f, 0.3f, 0.5f, 0.8f, 1.0f, 1.3f, 1.6f, 1.9f};
 
 static void far_and_close(integrator_t how, const char* name)
 {
@@ -413,7 +413,7 @@ static sim_out_t simulate3(vec3 A, vec3 h, vec3 W, vec3 dW, const dseek_params_t
     sim_out_t o;
     memset(&o, 0, sizeof o);
     const int steps = (int)((vec3_distance(A, W) + 60.0f * R_MIN) / STEP);
-    pass_watch_t pass = { INFINITY, 0.0f, 0 };
+    pass_watch_t pass = {INFINITY, 0.0f, 0};
     for (int i = 0; i < steps; ++i) {
         dseek_result3_t res;
         cr_assert_eq(dseek_steer_3d(A, h, W, dW, p, &res), DSEEK_OK, "%s", res.message);
@@ -457,7 +457,8 @@ static void grid3(const float* dists, int n_dists, float max_tilt, grid_stats_t*
                 float psi = hi * (VEC_TWO_PI / 8) + 0.2f * (ai % 10);
                 float tilt = ((hi + ai) % 5 - 2) * 0.5f * max_tilt;
                 vec3 in_plane = vec3_add(vec3_scale(dW, cosf(psi)), vec3_scale(fy, sinf(psi)));
-                vec3 h = vec3_normalize(vec3_add(vec3_scale(in_plane, cosf(tilt)), vec3_scale(fz, sinf(tilt))));
+                vec3 h =
+                    vec3_normalize(vec3_add(vec3_scale(in_plane, cosf(tilt)), vec3_scale(fz, sinf(tilt))));
                 sim_out_t o = simulate3(A, h, W, dW, &p);
                 cr_assert(o.arrived, "3D: no arrival from %g r_min (%d, %d), tilt %g deg", dists[di], ai, hi,
                           tilt / DEG);
@@ -471,7 +472,7 @@ static void grid3(const float* dists, int n_dists, float max_tilt, grid_stats_t*
 
 Test(dseek, arrives_in_3d_from_out_of_plane_headings, .timeout = 120)
 {
-    static const float d3[] = { 6, 8, 12, 20, 30, 40 };
+    static const float d3[] = {6, 8, 12, 20, 30, 40};
     grid_stats_t g;
     grid3(d3, 6, 60.0f * DEG, &g);
     cr_assert_eq(g.runs, 2400);
@@ -482,7 +483,7 @@ Test(dseek, arrives_in_3d_from_out_of_plane_headings, .timeout = 120)
 
 Test(dseek, arrives_in_3d_from_close_with_the_plane_guard, .timeout = 120)
 {
-    static const float d3[] = { 0.5f, 1, 2, 3, 4, 5 };
+    static const float d3[] = {0.5f, 1, 2, 3, 4, 5};
     grid_stats_t g;
     grid3(d3, 6, 60.0f * DEG, &g);
     cr_assert_eq(g.runs, 2400);
@@ -510,7 +511,8 @@ Test(dseek, steer_3d_is_the_2d_steer_in_the_plane)
         cr_assert(vec3_distance(r3.plane_y, fy) < 1e-4f);
         vec2 A2 = vec2_make(vec3_dot(rel, dW), vec3_dot(rel, fy));
         dseek_result2_t r2;
-        cr_assert_eq(dseek_steer_2d(A2, vec2_from_angle(psi), vec2_zero(), vec2_make(1, 0), &p, &r2), DSEEK_OK);
+        cr_assert_eq(dseek_steer_2d(A2, vec2_from_angle(psi), vec2_zero(), vec2_make(1, 0), &p, &r2),
+                     DSEEK_OK);
         vec3 want = vec3_add(vec3_scale(dW, r2.steer.x), vec3_scale(fy, r2.steer.y));
         cr_assert(vec3_distance(r3.steer, want) < 1e-4f, "case %d", i);
         cr_assert_eq(r3.stage, r2.stage);
@@ -552,14 +554,18 @@ Test(dseek, bad_input_2d)
     expect_error2(A, x, W, vec2_make(0, 0.5f), &p, "short d_W");
     expect_error2(W, x, W, y, &p, "A == W, d_A != d_W");
     /* Parameters out of range, one at a time. */
-    static const struct { size_t offset; float value; const char* what; } bad[] = {
-        { offsetof(dseek_params_t, r_agent), 0.0f, "r_agent 0" },
-        { offsetof(dseek_params_t, r_agent), NAN, "r_agent NaN" },
-        { offsetof(dseek_params_t, r_waypoint), -1.0f, "r_waypoint < 0" },
-        { offsetof(dseek_params_t, zero_tol), -1.0f, "zero_tol < 0" },
-        { offsetof(dseek_params_t, parallel_tol), NAN, "parallel_tol NaN" },
-        { offsetof(dseek_params_t, wrap_tol), 1.0f, "wrap_tol 1" },
-        { offsetof(dseek_params_t, close_total_angle), 3.0f, "close_total_angle < 2 pi" },
+    static const struct {
+        size_t offset;
+        float value;
+        const char* what;
+    } bad[] = {
+        {offsetof(dseek_params_t, r_agent), 0.0f, "r_agent 0"},
+        {offsetof(dseek_params_t, r_agent), NAN, "r_agent NaN"},
+        {offsetof(dseek_params_t, r_waypoint), -1.0f, "r_waypoint < 0"},
+        {offsetof(dseek_params_t, zero_tol), -1.0f, "zero_tol < 0"},
+        {offsetof(dseek_params_t, parallel_tol), NAN, "parallel_tol NaN"},
+        {offsetof(dseek_params_t, wrap_tol), 1.0f, "wrap_tol 1"},
+        {offsetof(dseek_params_t, close_total_angle), 3.0f, "close_total_angle < 2 pi"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         dseek_params_t q = p;

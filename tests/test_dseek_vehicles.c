@@ -13,8 +13,8 @@
 #include "modules/dseek/dseek_dubins.h"
 
 #define DT (1.0f / 60.0f)
-#define POS_TOL 0.05f  /* of R */
-#define HEAD_TOL 3.0f  /* degrees */
+#define POS_TOL 0.05f /* of R */
+#define HEAD_TOL 3.0f /* degrees */
 
 typedef enum vkind { V_DEFAULT, V_FORMATION, V_KINEMATIC } vkind;
 static const char* const vnames[] = {"default", "formation", "near-kinematic"};
@@ -79,7 +79,8 @@ static run_out_t fly(int dims, vkind k, const float p[3], float yaw, float pitch
     for (int s = 0; s <= steps; ++s) {
         shoal_agent_state_t st;
         cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
-        vec3 fv = quat_forward((quat){st.orientation[0], st.orientation[1], st.orientation[2], st.orientation[3]});
+        vec3 fv =
+            quat_forward((quat){st.orientation[0], st.orientation[1], st.orientation[2], st.orientation[3]});
         float f[3] = {fv.x, fv.y, fv.z}, seg = 0.0f, along = 0.0f;
         for (int c = 0; c < 3; ++c) {
             float m = st.position[c] - prev[c];
@@ -185,7 +186,8 @@ Test(dseek_vehicles, steep_climbs_arrive, .timeout = 120)
                 int ring = j / 40, bearing = (j / 5) % 8, h = j % 5 + (j / 40) % 5;
                 float dist = R * (4.0f + 4.0f * (float)ring), ang = (float)bearing * 0.785398f + 0.2f;
                 float p[3] = {dist * cosf(ang), dist * sinf(ang), -dist * 0.3f * cosf(2.0f * ang)};
-                run_out_t o = fly(3, kinds[v], p, (float)(h % 5) * 1.2566371f + 0.1f, (float)(h % 3 - 1) * 0.4f, dir);
+                run_out_t o =
+                    fly(3, kinds[v], p, (float)(h % 5) * 1.2566371f + 0.1f, (float)(h % 3 - 1) * 0.4f, dir);
                 reached += o.reached;
             }
             cr_log_info("3D %s vehicle, climb %.0f deg: %d of 40 reached", vnames[kinds[v]],

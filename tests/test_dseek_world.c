@@ -39,8 +39,8 @@ typedef struct arrival {
     float heading_deg; /* heading error there */
 } arrival_t;
 
-static arrival_t fly(shoal_world_t* w, shoal_agent_t id, const float target[3], const float dir[3],
-                   float R, float dt, int max_steps)
+static arrival_t fly(shoal_world_t* w, shoal_agent_t id, const float target[3], const float dir[3], float R,
+                     float dt, int max_steps)
 {
     arrival_t best = {1e30f, 180.0f};
     int close = 0;
@@ -86,10 +86,11 @@ Test(dseek_world, arrives_with_the_heading_2d)
                 shoal_agent_t id;
                 cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
                 arrival_t got = fly(w, id, target, dir, R, dt, 20000);
-                cr_assert_leq(got.distance, WORLD_POS_TOL * R, "ring %d angle %d heading %d: missed by %g m", ring,
-                              a, h, (double)got.distance);
-                cr_assert_leq(got.heading_deg, WORLD_HEADING_TOL, "ring %d angle %d heading %d: heading off by %g deg",
-                              ring, a, h, (double)got.heading_deg);
+                cr_assert_leq(got.distance, WORLD_POS_TOL * R, "ring %d angle %d heading %d: missed by %g m",
+                              ring, a, h, (double)got.distance);
+                cr_assert_leq(got.heading_deg, WORLD_HEADING_TOL,
+                              "ring %d angle %d heading %d: heading off by %g deg", ring, a, h,
+                              (double)got.heading_deg);
                 shoal_world_destroy(w);
                 runs++;
             }
@@ -230,7 +231,11 @@ Test(dseek_world, the_public_function_rejects_degenerate_input_without_nan)
     cr_assert_geq(out[0] * head[0] + out[1] * head[1], -1e-6f, "at most 90 degrees from the heading");
 
     const float zero[2] = {0, 0}, nan2[2] = {NAN, 0}, longer[2] = {2, 0};
-    struct { const float *p, *h, *w, *d; float r; const char* what; } bad[] = {
+    struct {
+        const float *p, *h, *w, *d;
+        float r;
+        const char* what;
+    } bad[] = {
         {pos, head, wp, zero, 2.0f, "zero waypoint direction"},
         {pos, head, wp, longer, 2.0f, "waypoint direction not unit"},
         {pos, head, wp, dir, 0.0f, "r_min 0"},

@@ -38,16 +38,21 @@ static const char scene_2d[] =
     " \"obstacles\": [{\"center\": [0, 0], \"radius\": 2}, {\"center\": [10, 5], \"radius\": 1},\n"
     "                 {\"center\": [10.5, 5.5], \"radius\": 1}],\n"
     " \"groups\": [\n"
-    "  {\"name\": \"left, \\\"fast\\\"\", \"count\": 20, \"spawn\": {\"shape\": \"box\", \"center\": [-20, 0], \"size\": [8, 8]},\n"
-    "   \"vehicle\": {\"max_speed\": 3, \"max_force\": 10}, \"behaviors\": {\"seek\": {}}, \"target\": [25, 0]},\n"
-    "  {\"name\": \"right\", \"count\": 10, \"spawn\": {\"shape\": \"box\", \"center\": [20, 10], \"size\": [6, 6]},\n"
-    "   \"vehicle\": {\"max_speed\": 2, \"max_force\": 10}, \"behaviors\": {\"arrive\": {\"gain\": 1}}, \"target\": [-20, 10]}\n"
+    "  {\"name\": \"left, \\\"fast\\\"\", \"count\": 20, \"spawn\": {\"shape\": \"box\", \"center\": [-20, "
+    "0], \"size\": [8, 8]},\n"
+    "   \"vehicle\": {\"max_speed\": 3, \"max_force\": 10}, \"behaviors\": {\"seek\": {}}, \"target\": [25, "
+    "0]},\n"
+    "  {\"name\": \"right\", \"count\": 10, \"spawn\": {\"shape\": \"box\", \"center\": [20, 10], \"size\": "
+    "[6, 6]},\n"
+    "   \"vehicle\": {\"max_speed\": 2, \"max_force\": 10}, \"behaviors\": {\"arrive\": {\"gain\": 1}}, "
+    "\"target\": [-20, 10]}\n"
     " ]}\n";
 
 static const char scene_3d[] =
     "{\"name\": \"export swarm\", \"dimensions\": 3, \"seed\": 5, \"dt\": 0.02, \"steps\": 6,\n"
     " \"groups\": [{\"name\": \"swarm\", \"count\": 16,\n"
-    "   \"spawn\": {\"shape\": \"ring\", \"center\": [0, 0, 10], \"radius\": 8, \"heading\": \"inward\", \"pitch\": \"inward\"},\n"
+    "   \"spawn\": {\"shape\": \"ring\", \"center\": [0, 0, 10], \"radius\": 8, \"heading\": \"inward\", "
+    "\"pitch\": \"inward\"},\n"
     "   \"vehicle\": {\"max_speed\": 5, \"max_force\": 20, \"max_torque\": 20, \"max_turn_rate\": 4},\n"
     "   \"behaviors\": {\"arrive\": {\"gain\": 1}}, \"target\": \"antipode\"}]}\n";
 
@@ -167,8 +172,8 @@ static void record_scene(const scratch_t* s, const char* scene, char* rec, size_
     scratch_path(s, "rec.rec", rec, rec_size);
     char every[16];
     snprintf(every, sizeof every, "%d", EVERY);
-    cli_output_t r = expect_run(0, (const char*[]){"run", json, "--steps", STEPS, "--record-every",
-                                                   every, "--record", rec, "--quiet", NULL});
+    cli_output_t r = expect_run(0, (const char*[]){"run", json, "--steps", STEPS, "--record-every", every,
+                                                   "--record", rec, "--quiet", NULL});
     output_free(&r);
 }
 
@@ -249,8 +254,9 @@ static void check_csv(const char* csv_path, const shoal_recording_t* rec)
     char* save = NULL;
     char* line = strtok_r(text, "\n", &save);
     cr_assert_not_null(line, "empty CSV");
-    cr_assert_str_eq(line, dims == 2 ? "frame,step,time,id,generation,group,group_name,x,y,heading,speed"
-                                     : "frame,step,time,id,generation,group,group_name,x,y,z,qw,qx,qy,qz,speed");
+    cr_assert_str_eq(line, dims == 2
+                               ? "frame,step,time,id,generation,group,group_name,x,y,heading,speed"
+                               : "frame,step,time,id,generation,group,group_name,x,y,z,qw,qx,qy,qz,speed");
     const int columns = dims == 2 ? 11 : 15;
     int64_t rows = 0, speeds = 0;
     for (int32_t f = 0; f < shoal_recording_frame_count(rec); ++f) {
@@ -275,8 +281,8 @@ static void check_csv(const char* csv_path, const shoal_recording_t* rec)
             /* %.9g reads back to the very same float. */
             for (int k = 0; k < dims; ++k) {
                 cr_assert_eq(strtof(fields[7 + k], NULL), fr.positions[dims * i + k],
-                             "frame %d agent %u axis %d: %s vs %.9g", (int)f, fr.ids[i], k,
-                             fields[7 + k], (double)fr.positions[dims * i + k]);
+                             "frame %d agent %u axis %d: %s vs %.9g", (int)f, fr.ids[i], k, fields[7 + k],
+                             (double)fr.positions[dims * i + k]);
             }
             if (dims == 2) {
                 cr_assert_eq(strtof(fields[9], NULL), fr.headings[i]);
@@ -363,8 +369,8 @@ Test(export, run_export_equals_export_of_the_recording)
     scratch_path(&s, "b.csv", b, sizeof b);
     cli_output_t r = expect_run(0, (const char*[]){"export", rec_path, "--csv", a, NULL});
     output_free(&r);
-    r = expect_run(0, (const char*[]){"run", json, "--steps", STEPS, "--record-every", "5",
-                                      "--export", b, "--quiet", NULL});
+    r = expect_run(0, (const char*[]){"run", json, "--steps", STEPS, "--record-every", "5", "--export", b,
+                                      "--quiet", NULL});
     cr_assert_not_null(strstr(r.out, "exported"), "%s", r.out);
     output_free(&r);
     size_t na = 0, nb = 0;
@@ -418,8 +424,8 @@ Test(export, refuses_an_existing_target_without_force)
     text = read_all(csv, NULL);
     cr_assert_eq(strncmp(text, "frame,", 6), 0);
     free(text);
-    r = expect_run(0, (const char*[]){"run", json, "--steps", "2", "--export", csv, "--force",
-                                      "--quiet", NULL});
+    r = expect_run(0,
+                   (const char*[]){"run", json, "--steps", "2", "--export", csv, "--force", "--quiet", NULL});
     output_free(&r);
     r = expect_run(2, (const char*[]){"run", json, "--steps", "2", "--force", NULL});
     cr_assert_not_null(strstr(r.err, "--force needs --export"), "%s", r.err);
@@ -473,9 +479,9 @@ Test(export, damaged_recordings_export_nothing)
         }
         write_bytes(bad, copy, cases[c].size);
         free(copy);
-        cli_output_t r = expect_run(1, SHOAL_WITH_SQLITE
-                                           ? (const char*[]){"export", bad, "--csv", csv, "--sqlite", db, NULL}
-                                           : (const char*[]){"export", bad, "--csv", csv, NULL});
+        cli_output_t r = expect_run(
+            1, SHOAL_WITH_SQLITE ? (const char*[]){"export", bad, "--csv", csv, "--sqlite", db, NULL}
+                                 : (const char*[]){"export", bad, "--csv", csv, NULL});
         cr_assert_not_null(strstr(r.err, cases[c].message), "%s: want '%s' in: %s", cases[c].what,
                            cases[c].message, r.err);
         cr_assert_not_null(strstr(r.err, bad), "%s: names the file: %s", cases[c].what, r.err);
@@ -678,8 +684,9 @@ Test(export, sqlite_is_a_jupedsim_trajectory_database)
      * double exactly), the orientation as the heading's unit vector. PedPy
      * reads these columns with this very query. */
     sqlite3_stmt* st = NULL;
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT frame, id, pos_x AS x, pos_y AS y, ori_x, ori_y "
-                                        "FROM trajectory_data ORDER BY frame, id",
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "SELECT frame, id, pos_x AS x, pos_y AS y, ori_x, ori_y "
+                                    "FROM trajectory_data ORDER BY frame, id",
                                     -1, &st, NULL),
                  SQLITE_OK);
     int64_t checked = 0;
@@ -770,8 +777,7 @@ Test(export, run_export_sqlite_matches_the_recording)
     shoal_recording_frame(rec, 2, &fr); /* step 10: JuPedSim frame 2 */
     cr_assert_eq(fr.step, 10u);
     char sql[160];
-    snprintf(sql, sizeof sql, "SELECT pos_x FROM trajectory_data WHERE frame = 2 AND id = %u",
-             fr.ids[7]);
+    snprintf(sql, sizeof sql, "SELECT pos_x FROM trajectory_data WHERE frame = 2 AND id = %u", fr.ids[7]);
     sqlite3_stmt* st = NULL;
     cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     cr_assert_eq(sqlite3_step(st), SQLITE_ROW);

@@ -51,7 +51,12 @@ static shoal_world_t* populate(int dims, int bulk, const arrays_t* a)
     for (int i = 0; i < 20; ++i) cr_assert_eq(shoal_agent_add(w, &d, &first[i]), SHOAL_OK);
     for (int i = 0; i < 20; i += 3) cr_assert_eq(shoal_agent_remove(w, first[i]), SHOAL_OK);
     if (bulk) {
-        shoal_agent_arrays_t arr = {.positions = a->pos, .velocities = a->vel, .headings = a->head, .targets = a->tgt, .user_values = a->user, .pitches = a->pitch};
+        shoal_agent_arrays_t arr = {.positions = a->pos,
+                                    .velocities = a->vel,
+                                    .headings = a->head,
+                                    .targets = a->tgt,
+                                    .user_values = a->user,
+                                    .pitches = a->pitch};
         cr_assert_eq(shoal_agents_add(w, &d, &arr, N, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
     } else {
         for (int i = 0; i < N; ++i) {
@@ -78,8 +83,12 @@ static shoal_world_t* populate(int dims, int bulk, const arrays_t* a)
         for (int kind = 0; kind < 2; ++kind) {
             shoal_agent_def_t* base = kind ? &p : &g;
             if (bulk) {
-                shoal_agent_arrays_t arr = {.positions = a->pos, .headings = a->head,};
-                cr_assert_eq(shoal_agents_add(w, base, &arr, 8, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+                shoal_agent_arrays_t arr = {
+                    .positions = a->pos,
+                    .headings = a->head,
+                };
+                cr_assert_eq(shoal_agents_add(w, base, &arr, 8, NULL), SHOAL_OK, "%s",
+                             shoal_world_last_error(w));
             } else {
                 for (int i = 0; i < 8; ++i) {
                     shoal_agent_def_t e = *base;
@@ -121,7 +130,9 @@ Test(extend, bulk_add_is_all_or_nothing)
     uint64_t h = shoal_world_state_hash(w);
     uint64_t v = shoal_world_structure_version(w);
     a.pos[3 * (N - 1) + 1] = NAN;
-    shoal_agent_arrays_t arr = {.positions = a.pos,};
+    shoal_agent_arrays_t arr = {
+        .positions = a.pos,
+    };
     cr_assert_eq(shoal_agents_add(w, &d, &arr, N, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(shoal_world_last_error(w), "positions[") != NULL, "%s", shoal_world_last_error(w));
     cr_assert_eq(shoal_agents_add(w, &d, &arr, -1, NULL), SHOAL_ERR_INVALID_ARGUMENT);
@@ -217,7 +228,12 @@ static shoal_world_t* energy_world(int threads, shoal_backend_t backend, int hos
     static arrays_t a;
     fill_arrays(&a, 2, 9);
     shoal_agent_def_t flock = flock_def();
-    shoal_agent_arrays_t arr = {.positions = a.pos, .velocities = a.vel, .headings = a.head, .targets = a.tgt,};
+    shoal_agent_arrays_t arr = {
+        .positions = a.pos,
+        .velocities = a.vel,
+        .headings = a.head,
+        .targets = a.tgt,
+    };
     cr_assert_eq(shoal_agents_add(w, &flock, &arr, 1000, NULL), SHOAL_OK); /* separation: the grid reorders */
     cr_assert_eq(shoal_world_add_parallel_system(w, "drain", SHOAL_STAGE_INTEGRATE, NULL, 256, drain, NULL),
                  SHOAL_OK, "%s", shoal_world_last_error(w));
@@ -240,8 +256,10 @@ Test(extend, user_components_follow_agents_and_parallel_systems_are_deterministi
     uint64_t hashes[4];
     for (int run = 0; run < 4; ++run) {
         int threads = run == 0 ? 1 : run == 1 ? 2 : 3;
-        shoal_world_t* w = energy_world(threads, run == 0 ? SHOAL_BACKEND_SERIAL : run == 3 ? SHOAL_BACKEND_HOST
-                                                                                         : SHOAL_BACKEND_OPENMP,
+        shoal_world_t* w = energy_world(threads,
+                                        run == 0   ? SHOAL_BACKEND_SERIAL
+                                        : run == 3 ? SHOAL_BACKEND_HOST
+                                                   : SHOAL_BACKEND_OPENMP,
                                         run == 3);
         uint64_t v0 = shoal_world_structure_version(w);
         step_n(w, 30, 1.0f / 60.0f);
@@ -277,7 +295,8 @@ Test(extend, user_components_follow_agents_and_parallel_systems_are_deterministi
             }
             shoal_agent_def_t def;
             cr_assert_eq(shoal_agent_get_def(w, rows[i], &def), SHOAL_OK);
-            int pursues = def.weights[SHOAL_BEHAVIOR_PURSUE] != 0.0f || def.weights[SHOAL_BEHAVIOR_EVADE] != 0.0f;
+            int pursues =
+                def.weights[SHOAL_BEHAVIOR_PURSUE] != 0.0f || def.weights[SHOAL_BEHAVIOR_EVADE] != 0.0f;
             uint32_t vs = ((uint32_t*)visits.data)[i];
             if (!pursues) cr_assert_eq(vs, 0u, "only agents with the component are visited");
             visited += vs > 0;
@@ -361,7 +380,9 @@ Test(extend, errors_inside_parallel_blocks_are_kept_per_worker_and_reported_afte
      * reports, rather than the wrong message of a serial run. */
     for (int run = 0; run < 5; ++run) {
         int threads = run == 0 ? 4 : run == 1 ? 3 : run == 2 ? 2 : run == 3 ? 2 : 1;
-        shoal_backend_t backend = run == 3 ? SHOAL_BACKEND_HOST : run == 4 ? SHOAL_BACKEND_SERIAL : SHOAL_BACKEND_OPENMP;
+        shoal_backend_t backend = run == 3   ? SHOAL_BACKEND_HOST
+                                  : run == 4 ? SHOAL_BACKEND_SERIAL
+                                             : SHOAL_BACKEND_OPENMP;
         shoal_world_def_t def = shoal_world_default_def();
         def.thread_count = threads;
         def.backend = backend;
@@ -381,17 +402,20 @@ Test(extend, errors_inside_parallel_blocks_are_kept_per_worker_and_reported_afte
                      SHOAL_OK);
         for (int step = 0; step < 3; ++step) {
             cr_assert_eq(shoal_world_column(w, "before", &(shoal_column_t){0}), SHOAL_ERR_NOT_FOUND);
-            cr_assert_eq(shoal_world_step(w, 1.0f / 60.0f), SHOAL_OK, "run %d: %s", run, shoal_world_last_error(w));
+            cr_assert_eq(shoal_world_step(w, 1.0f / 60.0f), SHOAL_OK, "run %d: %s", run,
+                         shoal_world_last_error(w));
             const char* msg = shoal_world_last_error(w);
-            cr_assert_str_eq(msg,
-                             "system 'probe': world_column: no column named 'row777' (built-in columns such as "
-                             "position.x, velocity.x, heading, desired.x, or a user component)",
-                             "run %d (%d threads) step %d: %s", run, threads, step, msg);
+            cr_assert_str_eq(
+                msg,
+                "system 'probe': world_column: no column named 'row777' (built-in columns such as "
+                "position.x, velocity.x, heading, desired.x, or a user component)",
+                "run %d (%d threads) step %d: %s", run, threads, step, msg);
         }
         shoal_column_t c;
         cr_assert_eq(shoal_world_column(w, "bad", &c), SHOAL_OK);
         for (int32_t i = 0; i < c.count; ++i)
-            cr_assert_eq(((uint32_t*)c.data)[i], 2u, "run %d row %d: %u", run, (int)i, ((uint32_t*)c.data)[i]);
+            cr_assert_eq(((uint32_t*)c.data)[i], 2u, "run %d row %d: %u", run, (int)i,
+                         ((uint32_t*)c.data)[i]);
         shoal_world_destroy(w);
     }
 }
@@ -451,9 +475,9 @@ Test(extend, bad_input_is_refused_and_changes_nothing)
     cr_assert_eq(shoal_world_column(w, "heading", NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_assert_eq(shoal_world_column(NULL, "heading", &c), SHOAL_ERR_INVALID_ARGUMENT);
     shoal_component_def_t bad[] = {
-        {"", SHOAL_COLUMN_F32, 1, NULL},         {"has space", SHOAL_COLUMN_F32, 1, NULL},
+        {"", SHOAL_COLUMN_F32, 1, NULL},           {"has space", SHOAL_COLUMN_F32, 1, NULL},
         {"position.x", SHOAL_COLUMN_F32, 1, NULL}, {"ok", (shoal_column_type_t)9, 1, NULL},
-        {"ok", SHOAL_COLUMN_F32, 0, NULL},       {"ok", SHOAL_COLUMN_F32, 17, NULL},
+        {"ok", SHOAL_COLUMN_F32, 0, NULL},         {"ok", SHOAL_COLUMN_F32, 17, NULL},
         {NULL, SHOAL_COLUMN_F32, 1, NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
@@ -500,7 +524,8 @@ Test(extend, user_components_are_saved_in_snapshots)
     cr_assert_eq(shoal_world_add_component(w, &wide), SHOAL_OK);
     step_n(w, 10, 1.0f / 60.0f);
     size_t size = 0;
-    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
     void* buf = malloc(size);
     cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
     shoal_world_def_t def = shoal_world_default_def();
@@ -511,9 +536,12 @@ Test(extend, user_components_are_saved_in_snapshots)
     cr_assert_eq(shoal_world_component_count(back), 4);
     cr_assert_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
     /* the user systems are the caller's to add again */
-    cr_assert_eq(shoal_world_add_parallel_system(back, "drain", SHOAL_STAGE_INTEGRATE, NULL, 256, drain, NULL), SHOAL_OK);
-    cr_assert_eq(shoal_world_add_parallel_system(back, "visit", SHOAL_STAGE_DECIDE, "pursuit", 64, visit, NULL),
-                 SHOAL_OK);
+    cr_assert_eq(
+        shoal_world_add_parallel_system(back, "drain", SHOAL_STAGE_INTEGRATE, NULL, 256, drain, NULL),
+        SHOAL_OK);
+    cr_assert_eq(
+        shoal_world_add_parallel_system(back, "visit", SHOAL_STAGE_DECIDE, "pursuit", 64, visit, NULL),
+        SHOAL_OK);
     step_n(w, 10, 1.0f / 60.0f);
     step_n(back, 10, 1.0f / 60.0f);
     cr_assert_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
@@ -532,12 +560,14 @@ Test(extend, user_components_are_saved_in_snapshots)
  * systems come after the built-in ones of their stage. */
 Test(extend, systems_are_listed_in_step_order)
 {
-    static const char* const order[] = {"spatial_hash", "steer", "neighbors", "wander", "pursuit",
-                                        "follow", "dseek", "avoid", "path_follow", "orca", "mine",
-                                        "planner", "control", "dseek_track", "contacts_prepare", "integrate", "ground_vehicle",
-                                        "planner_move", "crowd_move", "obstacle_move", "contacts", "wrap"};
+    static const char* const order[] = {
+        "spatial_hash", "steer",         "neighbors",        "wander",    "pursuit",        "follow",
+        "dseek",        "avoid",         "path_follow",      "orca",      "mine",           "planner",
+        "control",      "dseek_track",   "contacts_prepare", "integrate", "ground_vehicle", "planner_move",
+        "crowd_move",   "obstacle_move", "contacts",         "wrap"};
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
-    cr_assert_eq(shoal_world_add_parallel_system(w, "mine", SHOAL_STAGE_DECIDE, NULL, 0, drain, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_parallel_system(w, "mine", SHOAL_STAGE_DECIDE, NULL, 0, drain, NULL),
+                 SHOAL_OK);
     int n = shoal_world_system_count(w);
     cr_assert_eq(n, (int)(sizeof order / sizeof order[0]));
     shoal_stage_t last = SHOAL_STAGE_SENSE;

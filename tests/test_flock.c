@@ -15,9 +15,9 @@
 typedef struct flock_case {
     int dims;
     int wrap;
-    float fov;       /* rad; 2 pi = off */
-    int cap;         /* max_neighbors */
-    float offset;    /* added to every coordinate (far from the origin) */
+    float fov;    /* rad; 2 pi = off */
+    int cap;      /* max_neighbors */
+    float offset; /* added to every coordinate (far from the origin) */
     int count;
     float box;       /* side of the spawn box, m */
     int reorder;     /* reorder_interval */
@@ -52,12 +52,15 @@ static void add_flockers(shoal_world_t* w, const flock_case_t* fc, uint64_t seed
     for (int i = 0; i < fc->count; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
         for (int k = 0; k < 3; ++k) {
-            d.position[k] = k < fc->dims ? fc->offset + rng_range(seed, (uint64_t)i, 0, (uint32_t)k, 0.0f, fc->box) : 0.0f;
+            d.position[k] = k < fc->dims
+                                ? fc->offset + rng_range(seed, (uint64_t)i, 0, (uint32_t)k, 0.0f, fc->box)
+                                : 0.0f;
             d.velocity[k] = k < fc->dims ? rng_range(seed, (uint64_t)i, 1, (uint32_t)k, -2.0f, 2.0f) : 0.0f;
         }
         d.heading = rng_range(seed, (uint64_t)i, 2, 0, -3.0f, 3.0f);
         d.pitch = fc->dims == 3 ? rng_range(seed, (uint64_t)i, 2, 1, -1.0f, 1.0f) : 0.0f;
-        d.weights[SHOAL_BEHAVIOR_SEPARATE] = fc->shared ? 1.2f : rng_range(seed, (uint64_t)i, 3, 0, 0.5f, 2.0f);
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] =
+            fc->shared ? 1.2f : rng_range(seed, (uint64_t)i, 3, 0, 0.5f, 2.0f);
         d.weights[SHOAL_BEHAVIOR_ALIGN] = fc->shared ? 0.8f : rng_range(seed, (uint64_t)i, 3, 1, 0.5f, 2.0f);
         d.weights[SHOAL_BEHAVIOR_COHERE] = fc->shared ? 1.5f : rng_range(seed, (uint64_t)i, 3, 2, 0.5f, 2.0f);
         d.neighbors.radius = fc->shared ? 2.0f : rng_range(seed, (uint64_t)i, 4, 0, 1.0f, 3.0f);
@@ -261,14 +264,15 @@ static void check_against_brute_force(flock_case_t fc)
             cr_assert_leq(fabs(got[k] - ref[k]), tol,
                           "agent %d axis %d: got %.9g, reference %.9g (scale %.3g) [dims %d wrap %d "
                           "fov %g cap %d offset %g]",
-                          i, k, (double)got[k], ref[k], scale[k], fc.dims, fc.wrap, (double)fc.fov,
-                          fc.cap, (double)fc.offset);
+                          i, k, (double)got[k], ref[k], scale[k], fc.dims, fc.wrap, (double)fc.fov, fc.cap,
+                          (double)fc.offset);
         }
         checked++;
         with_neighbors += scale[0] > 0.0;
     }
     cr_assert_gt(checked, fc.sense_edits ? fc.count / 3 : fc.count / 2);
-    cr_assert_lt(skipped, checked / 20 + 5, "%d agents had a candidate on the edge of float rounding", skipped);
+    cr_assert_lt(skipped, checked / 20 + 5, "%d agents had a candidate on the edge of float rounding",
+                 skipped);
     cr_assert_gt(with_neighbors, checked / 2, "the density gives most agents neighbors");
     free_snapshot(&s);
     shoal_world_destroy(w);
@@ -281,8 +285,15 @@ static void sweep(int dims)
     for (int wrap = 0; wrap <= 1; ++wrap)
         for (int fov = 0; fov <= 1; ++fov)
             for (int cap = 0; cap <= 1; ++cap) {
-                flock_case_t fc = {.dims = dims, .wrap = wrap, .fov = fov ? 2.1f : VEC_TWO_PI, .cap = cap ? 4 : 0, .count = 700,
-                                 .box = box, .reorder = 8,};
+                flock_case_t fc = {
+                    .dims = dims,
+                    .wrap = wrap,
+                    .fov = fov ? 2.1f : VEC_TWO_PI,
+                    .cap = cap ? 4 : 0,
+                    .count = 700,
+                    .box = box,
+                    .reorder = 8,
+                };
                 check_against_brute_force(fc);
             }
 }
@@ -297,7 +308,16 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
 {
     for (int dims = 2; dims <= 3; ++dims)
         for (int change = 0; change <= 1; ++change) {
-            flock_case_t fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1, .change_one = change,};
+            flock_case_t fc = {
+                .dims = dims,
+                .wrap = 1,
+                .fov = VEC_TWO_PI,
+                .count = 700,
+                .box = dims == 2 ? 24.0f : 11.0f,
+                .reorder = 8,
+                .shared = 1,
+                .change_one = change,
+            };
             check_against_brute_force(fc);
         }
 }
@@ -307,7 +327,15 @@ Test(flock, shared_parameters_match_brute_force, .timeout = 60)
  * it alone, a changed one moves it. */
 Test(flock, component_version_moves_only_when_a_row_changes)
 {
-    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 50, .box = 24.0f, .reorder = 8, .shared = 1,};
+    flock_case_t fc = {
+        .dims = 2,
+        .wrap = 1,
+        .fov = VEC_TWO_PI,
+        .count = 50,
+        .box = 24.0f,
+        .reorder = 8,
+        .shared = 1,
+    };
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     add_flockers(w, &fc, 3);
     snapshot_t s = take_snapshot(w);
@@ -334,8 +362,14 @@ Test(flock, edits_after_the_spatial_hash_match_brute_force, .timeout = 60)
     for (int dims = 2; dims <= 3; ++dims)
         for (int wrap = 0; wrap <= 1; ++wrap)
             for (int shared = 0; shared <= 1; ++shared) {
-                flock_case_t fc = {.dims = dims, .wrap = wrap, .fov = VEC_TWO_PI, .count = 700, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8,
-                                 .shared = shared, .sense_edits = 1};
+                flock_case_t fc = {.dims = dims,
+                                   .wrap = wrap,
+                                   .fov = VEC_TWO_PI,
+                                   .count = 700,
+                                   .box = dims == 2 ? 24.0f : 11.0f,
+                                   .reorder = 8,
+                                   .shared = shared,
+                                   .sense_edits = 1};
                 check_against_brute_force(fc);
             }
 }
@@ -344,27 +378,69 @@ Test(flock, edits_after_the_spatial_hash_match_brute_force, .timeout = 60)
  * candidates), so strips move their last columns to the front and go on. */
 Test(flock, long_strips_match_brute_force, .timeout = 120)
 {
-    flock_case_t two = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .count = 8000, .box = 24.0f, .reorder = 8,};
+    flock_case_t two = {
+        .dims = 2,
+        .wrap = 1,
+        .fov = VEC_TWO_PI,
+        .count = 8000,
+        .box = 24.0f,
+        .reorder = 8,
+    };
     check_against_brute_force(two);
-    flock_case_t three = {.dims = 3, .wrap = 1, .fov = VEC_TWO_PI, .count = 7000, .box = 11.0f, .reorder = 8,};
+    flock_case_t three = {
+        .dims = 3,
+        .wrap = 1,
+        .fov = VEC_TWO_PI,
+        .count = 7000,
+        .box = 11.0f,
+        .reorder = 8,
+    };
     check_against_brute_force(three);
 }
 
 Test(flock, matches_brute_force_far_from_origin, .timeout = 60)
 {
     /* Unbounded cells at coordinates of 1e6 m: far outside any grid. */
-    flock_case_t fc2 = {.dims = 2, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
+    flock_case_t fc2 = {
+        .dims = 2,
+        .fov = VEC_TWO_PI,
+        .offset = 1.0e6f,
+        .count = 500,
+        .box = 24.0f,
+        .reorder = 8,
+    };
     check_against_brute_force(fc2);
-    flock_case_t fc3 = {.dims = 3, .fov = VEC_TWO_PI, .offset = -1.0e6f, .count = 500, .box = 11.0f, .reorder = 8,};
+    flock_case_t fc3 = {
+        .dims = 3,
+        .fov = VEC_TWO_PI,
+        .offset = -1.0e6f,
+        .count = 500,
+        .box = 11.0f,
+        .reorder = 8,
+    };
     check_against_brute_force(fc3);
     /* And a torus whose box sits there. */
-    flock_case_t ft = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .offset = 1.0e6f, .count = 500, .box = 24.0f, .reorder = 8,};
+    flock_case_t ft = {
+        .dims = 2,
+        .wrap = 1,
+        .fov = VEC_TWO_PI,
+        .offset = 1.0e6f,
+        .count = 500,
+        .box = 24.0f,
+        .reorder = 8,
+    };
     check_against_brute_force(ft);
 }
 
 Test(flock, neighbors_are_found_across_the_torus_edge)
 {
-    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 20.0f, .reorder = 8,};
+    flock_case_t fc = {
+        .dims = 2,
+        .wrap = 1,
+        .fov = VEC_TWO_PI,
+        .box = 20.0f,
+        .reorder = 8,
+    };
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_COHERE] = 1.0f;
@@ -386,7 +462,13 @@ Test(flock, neighbors_are_found_across_the_torus_edge)
 
 Test(flock, agents_crossing_the_edge_stay_in_the_box)
 {
-    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = VEC_TWO_PI, .box = 10.0f, .reorder = 8,};
+    flock_case_t fc = {
+        .dims = 2,
+        .wrap = 1,
+        .fov = VEC_TWO_PI,
+        .box = 10.0f,
+        .reorder = 8,
+    };
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t d = shoal_agent_default_def();
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
@@ -412,7 +494,12 @@ Test(flock, agents_crossing_the_edge_stay_in_the_box)
 
 static void all_at_one_point(int dims)
 {
-    flock_case_t fc = {.dims = dims, .fov = VEC_TWO_PI, .box = 1.0f, .reorder = 8,};
+    flock_case_t fc = {
+        .dims = dims,
+        .fov = VEC_TWO_PI,
+        .box = 1.0f,
+        .reorder = 8,
+    };
     shoal_world_t* w = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     for (int i = 0; i < 300; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
@@ -459,7 +546,15 @@ static uint64_t case_hash(flock_case_t fc, int threads, shoal_backend_t backend,
 
 static uint64_t flock_hash(int dims, int wrap, int threads, shoal_backend_t backend, int reorder)
 {
-    flock_case_t fc = {.dims = dims, .wrap = wrap, .fov = 2.5f, .cap = 6, .count = 3000, .box = dims == 2 ? 60.0f : 18.0f, .reorder = reorder,};
+    flock_case_t fc = {
+        .dims = dims,
+        .wrap = wrap,
+        .fov = 2.5f,
+        .cap = 6,
+        .count = 3000,
+        .box = dims == 2 ? 60.0f : 18.0f,
+        .reorder = reorder,
+    };
     return case_hash(fc, threads, backend, 23, 40);
 }
 
@@ -478,7 +573,15 @@ static void determinism(int dims)
  * or cap (two agents per kernel pass): one hash for 1, 2 and 3 threads. */
 static uint64_t dense_hash(int dims, int threads, shoal_backend_t backend)
 {
-    flock_case_t fc = {.dims = dims, .wrap = 1, .fov = VEC_TWO_PI, .count = dims == 2 ? 8000 : 7000, .box = dims == 2 ? 24.0f : 11.0f, .reorder = 8, .shared = 1,};
+    flock_case_t fc = {
+        .dims = dims,
+        .wrap = 1,
+        .fov = VEC_TWO_PI,
+        .count = dims == 2 ? 8000 : 7000,
+        .box = dims == 2 ? 24.0f : 11.0f,
+        .reorder = 8,
+        .shared = 1,
+    };
     return case_hash(fc, threads, backend, 29, 10);
 }
 
@@ -499,7 +602,15 @@ Test(flock, reordering_storage_keeps_handles_and_results)
     /* Reordering changes only the order of summation inside a cell: over a
      * few steps the two runs agree to float rounding, and every handle
      * still names the same agent (checked through its user value). */
-    flock_case_t fc = {.dims = 2, .wrap = 1, .fov = 2.5f, .cap = 6, .count = 2000, .box = 50.0f, .reorder = 1,};
+    flock_case_t fc = {
+        .dims = 2,
+        .wrap = 1,
+        .fov = 2.5f,
+        .cap = 6,
+        .count = 2000,
+        .box = 50.0f,
+        .reorder = 1,
+    };
     shoal_world_t* w1 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);
     fc.reorder = 0;
     shoal_world_t* w0 = flock_world(&fc, 1, SHOAL_BACKEND_SERIAL);

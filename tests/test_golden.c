@@ -172,11 +172,8 @@ static void check(const char* name, uint64_t h1, uint64_t h2)
                    name, SHOAL_LANES, name, SHOAL_LANES, h1);
 }
 
-#define SCENARIO_TEST(ident, file)                                                  \
-    Test(golden, ident, .timeout = 600)                                             \
-    {                                                                               \
-        check(file, scenario_hash(file, 1), scenario_hash(file, 2));                 \
-    }
+#define SCENARIO_TEST(ident, file)                                                                           \
+    Test(golden, ident, .timeout = 600) { check(file, scenario_hash(file, 1), scenario_hash(file, 2)); }
 
 SCENARIO_TEST(behaviors, "behaviors.json")
 SCENARIO_TEST(convoy, "convoy.json")
@@ -187,18 +184,14 @@ SCENARIO_TEST(formation, "formation.json")
 SCENARIO_TEST(sphere3d, "sphere3d.json")
 SCENARIO_TEST(tiny, "tiny.json")
 
-Test(golden, modules, .timeout = 600)
-{
-    check("modules", modules_hash(1), modules_hash(2));
-}
+Test(golden, modules, .timeout = 600) { check("modules", modules_hash(1), modules_hash(2)); }
 
 /* Every file in scenarios/ has a test above: a new scenario gets its
  * golden hash when it lands. */
 Test(golden, every_scenario_is_pinned)
 {
-    static const char* const pinned[] = {"behaviors.json", "convoy.json", "default.json", "fish3d.json",
-                                         "flock2d.json", "formation.json", "sphere3d.json",
-                                         "tiny.json"};
+    static const char* const pinned[] = {"behaviors.json", "convoy.json",    "default.json",  "fish3d.json",
+                                         "flock2d.json",   "formation.json", "sphere3d.json", "tiny.json"};
     char dir_path[512];
     snprintf(dir_path, sizeof dir_path, "%s/scenarios", SHOAL_SOURCE_DIR);
     DIR* dir = opendir(dir_path);

@@ -29,7 +29,8 @@ static void plane_init(plane_t* p, float grade)
 {
     p->h[0] = p->h[2] = grade * -2000.0f;
     p->h[1] = p->h[3] = grade * 2000.0f;
-    p->t = (terrain_t){ .nx = 2, .ny = 2, .origin_x = -2000.0f, .origin_y = -2000.0f, .cell = 4000.0f, .heights = p->h };
+    p->t = (terrain_t){
+        .nx = 2, .ny = 2, .origin_x = -2000.0f, .origin_y = -2000.0f, .cell = 4000.0f, .heights = p->h};
 }
 
 static const gv_params_t* preset_named(const char* name)
@@ -63,11 +64,17 @@ static double fit_circle_radius(const vec2* pts, int n)
     double sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0, sz = 0, szx = 0, szy = 0;
     for (int i = 0; i < n; ++i) {
         double x = pts[i].x - mx, y = pts[i].y - my, z = x * x + y * y;
-        sxx += x * x; sxy += x * y; syy += y * y;
-        sx += x; sy += y; sz += z; szx += z * x; szy += z * y;
+        sxx += x * x;
+        sxy += x * y;
+        syy += y * y;
+        sx += x;
+        sy += y;
+        sz += z;
+        szx += z * x;
+        szy += z * y;
     }
     /* Normal equations [sxx sxy sx; sxy syy sy; sx sy n] (D E F) = -(szx szy sz). */
-    double a[3][4] = { { sxx, sxy, sx, -szx }, { sxy, syy, sy, -szy }, { sx, sy, n, -sz } };
+    double a[3][4] = {{sxx, sxy, sx, -szx}, {sxy, syy, sy, -szy}, {sx, sy, n, -sz}};
     for (int c = 0; c < 3; ++c) {
         int piv = c;
         for (int r = c + 1; r < 3; ++r)
@@ -91,7 +98,7 @@ static double fit_circle_radius(const vec2* pts, int n)
 
 Test(ground_vehicle, presets_are_valid_and_found_by_name)
 {
-    const char* names[GV_PRESET_COUNT] = { "buggy", "car", "apc", "truck", "tank", "hovercraft" };
+    const char* names[GV_PRESET_COUNT] = {"buggy", "car", "apc", "truck", "tank", "hovercraft"};
     for (int i = 0; i < GV_PRESET_COUNT; ++i) {
         const gv_params_t* p = gv_preset(i);
         cr_assert_not_null(p);
@@ -116,32 +123,32 @@ Test(ground_vehicle, invalid_params_name_the_field)
         float value;
     } mutation;
     const mutation bad[] = {
-        { "mass", offsetof(gv_params_t, mass), NAN },
-        { "mass", offsetof(gv_params_t, mass), 0.0f },
-        { "wheelbase", offsetof(gv_params_t, wheelbase), -1.0f },
-        { "max_steer", offsetof(gv_params_t, max_steer), VEC_HALF_PI },
-        { "max_steer", offsetof(gv_params_t, max_steer), 0.0f },
-        { "steer_rate", offsetof(gv_params_t, steer_rate), 0.0f },
-        { "max_yaw_rate", offsetof(gv_params_t, max_yaw_rate), -0.1f },
-        { "engine_force", offsetof(gv_params_t, engine_force), INFINITY },
-        { "reverse_force", offsetof(gv_params_t, reverse_force), -1.0f },
-        { "brake_force", offsetof(gv_params_t, brake_force), NAN },
-        { "drag", offsetof(gv_params_t, drag), -0.5f },
-        { "rolling", offsetof(gv_params_t, rolling), 1.0f },
-        { "traction", offsetof(gv_params_t, traction), 0.0f },
-        { "max_speed", offsetof(gv_params_t, max_speed), NAN },
-        { "max_reverse_speed", offsetof(gv_params_t, max_reverse_speed), -INFINITY },
-        { "radius", offsetof(gv_params_t, radius), -0.1f },
+        {"mass", offsetof(gv_params_t, mass), NAN},
+        {"mass", offsetof(gv_params_t, mass), 0.0f},
+        {"wheelbase", offsetof(gv_params_t, wheelbase), -1.0f},
+        {"max_steer", offsetof(gv_params_t, max_steer), VEC_HALF_PI},
+        {"max_steer", offsetof(gv_params_t, max_steer), 0.0f},
+        {"steer_rate", offsetof(gv_params_t, steer_rate), 0.0f},
+        {"max_yaw_rate", offsetof(gv_params_t, max_yaw_rate), -0.1f},
+        {"engine_force", offsetof(gv_params_t, engine_force), INFINITY},
+        {"reverse_force", offsetof(gv_params_t, reverse_force), -1.0f},
+        {"brake_force", offsetof(gv_params_t, brake_force), NAN},
+        {"drag", offsetof(gv_params_t, drag), -0.5f},
+        {"rolling", offsetof(gv_params_t, rolling), 1.0f},
+        {"traction", offsetof(gv_params_t, traction), 0.0f},
+        {"max_speed", offsetof(gv_params_t, max_speed), NAN},
+        {"max_reverse_speed", offsetof(gv_params_t, max_reverse_speed), -INFINITY},
+        {"radius", offsetof(gv_params_t, radius), -0.1f},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
         gv_params_t p = *gv_preset_find("car");
         memcpy((char*)&p + bad[k].offset, &bad[k].value, sizeof(float));
         char msg[160] = "";
-        cr_assert_eq(gv_params_valid(&p, msg, (int)sizeof msg), 0, "%s = %g accepted",
-                     bad[k].field, bad[k].value);
+        cr_assert_eq(gv_params_valid(&p, msg, (int)sizeof msg), 0, "%s = %g accepted", bad[k].field,
+                     bad[k].value);
         size_t len = strlen(bad[k].field);
-        cr_assert(strncmp(msg, bad[k].field, len) == 0 && msg[len] == ':',
-                  "message for %s: \"%s\"", bad[k].field, msg);
+        cr_assert(strncmp(msg, bad[k].field, len) == 0 && msg[len] == ':', "message for %s: \"%s\"",
+                  bad[k].field, msg);
         cr_assert_eq(gv_params_valid(&p, NULL, 0), 0); /* no message buffer: no crash */
     }
     /* Edges that are allowed: no yaw cap, no reverse, a point vehicle. */
@@ -172,14 +179,12 @@ Test(ground_vehicle, flat_top_speed_is_governor_or_drag_limit)
         float prev = 0.0f;
         for (int k = 0; k < 8000; ++k) {
             gv_step(p, NULL, NULL, 0, &s, 1.0f, 0.0f, DT);
-            cr_assert(s.v <= p->max_speed + step_accel, "%s: %g above max_speed %g", p->name,
-                      s.v, p->max_speed);
-            cr_assert(s.v >= prev - 1e-5f, "%s slowed at full throttle: %g -> %g", p->name, prev,
-                      s.v);
+            cr_assert(s.v <= p->max_speed + step_accel, "%s: %g above max_speed %g", p->name, s.v,
+                      p->max_speed);
+            cr_assert(s.v >= prev - 1e-5f, "%s slowed at full throttle: %g -> %g", p->name, prev, s.v);
             prev = s.v;
         }
-        cr_assert(fabsf(s.v - expect) <= 0.05f * expect, "%s: top %g, expected %g", p->name, s.v,
-                  expect);
+        cr_assert(fabsf(s.v - expect) <= 0.05f * expect, "%s: top %g, expected %g", p->name, s.v, expect);
         cr_assert(s.v >= 10.0f, "%s cannot reach 10 m/s (top %g)", p->name, s.v);
         cr_assert_eq(s.v_lat, 0.0f);
         cr_assert(fabsf(s.yaw - 0.3f) < 1e-6f, "%s turned without steering", p->name);
@@ -214,15 +219,15 @@ Test(ground_vehicle, braking_stops_then_reverses)
     cr_assert(k < 2000, "never reversed");
     /* Distance to the gate speed: (10^2 - 0.5^2) / (2 a). */
     float lo = (100.0f - 0.25f) / (2.0f * a_max), hi = (100.0f - 0.25f) / (2.0f * a_min);
-    cr_assert(stop_x >= lo - 0.1f && stop_x <= hi + 0.1f, "braking distance %g not in [%g, %g]",
-              stop_x, lo, hi);
+    cr_assert(stop_x >= lo - 0.1f && stop_x <= hi + 0.1f, "braking distance %g not in [%g, %g]", stop_x, lo,
+              hi);
     float most_negative = 0.0f;
     for (int j = 0; j < 1000; ++j) {
         gv_step(p, NULL, NULL, 0, &s, -1.0f, 0.0f, DT);
         most_negative = fminf(most_negative, s.v);
     }
-    cr_assert(fabsf(s.v + p->max_reverse_speed) <= 0.01f * p->max_reverse_speed,
-              "reverse speed %g, max %g", s.v, p->max_reverse_speed);
+    cr_assert(fabsf(s.v + p->max_reverse_speed) <= 0.01f * p->max_reverse_speed, "reverse speed %g, max %g",
+              s.v, p->max_reverse_speed);
     cr_assert(most_negative >= -p->max_reverse_speed - p->reverse_force / p->mass * DT,
               "reverse overshoot %g", most_negative);
     cr_assert(s.pos.x < stop_x, "did not drive backward");
@@ -242,8 +247,7 @@ Test(ground_vehicle, rolls_back_down_a_20_percent_grade)
     float theta = atanf(0.2f);
     float expect = -G * (sinf(theta) - p->rolling * cosf(theta)); /* after 1 s, from rest */
     cr_assert(s.v < 0.0f, "did not roll back: v %g", s.v);
-    cr_assert(fabsf(s.v - expect) <= 0.02f * fabsf(expect), "v after 1 s %g, expected %g", s.v,
-              expect);
+    cr_assert(fabsf(s.v - expect) <= 0.02f * fabsf(expect), "v after 1 s %g, expected %g", s.v, expect);
     cr_assert(s.pos.x < 0.0f);
     cr_assert(fabsf(s.pos.z - 0.2f * s.pos.x) < 1e-4f, "z %g not on the ground", s.pos.z);
     /* Facing downhill it rolls forward just as fast. */
@@ -265,8 +269,7 @@ Test(ground_vehicle, stays_put_on_a_grade_below_rolling_resistance)
         gv_step(p, &pl.t, NULL, 0, &s, 0.0f, 0.0f, DT);
         cr_assert(s.v == 0.0f && s.v_lat == 0.0f, "step %d: v %g v_lat %g", k, s.v, s.v_lat);
     }
-    cr_assert(s.pos.x == start.pos.x && s.pos.y == start.pos.y, "moved to (%g, %g)", s.pos.x,
-              s.pos.y);
+    cr_assert(s.pos.x == start.pos.x && s.pos.y == start.pos.y, "moved to (%g, %g)", s.pos.x, s.pos.y);
     /* A throttle too weak to overcome rolling resistance does not move it either. */
     float weak = 0.5f * p->rolling * p->mass * G / p->engine_force;
     gv_state_t flat = gv_state_at(NULL, 0.0f, 0.0f, 0.0f);
@@ -314,8 +317,7 @@ Test(ground_vehicle, hovercraft_barely_climbs_a_30_percent_grade)
     plane_init(&p45, 0.45f);
     gv_state_t steep = gv_state_at(&p45.t, 0.0f, 0.0f, 0.0f);
     for (int k = 0; k < 2000; ++k) gv_step(h, &p45.t, NULL, 0, &steep, 1.0f, 0.0f, DT);
-    cr_assert(steep.v < 0.0f && steep.pos.x < 0.0f, "climbed 45 %%: v %g x %g", steep.v,
-              steep.pos.x);
+    cr_assert(steep.v < 0.0f && steep.pos.x < 0.0f, "climbed 45 %%: v %g x %g", steep.v, steep.pos.x);
 }
 
 /* Every other preset climbs 35 % at full throttle from rest. */
@@ -366,13 +368,12 @@ Test(ground_vehicle, full_lock_turn_radius_at_low_speed)
                       "%s: yaw rate %g, cap %g", p->name, mean_rate, p->max_yaw_rate);
             /* The P loop holds a little under v_hold: use the speed it held. */
             double expect = speed_sum / (float)n / p->max_yaw_rate;
-            cr_assert(fabs(r - expect) <= 0.02 * expect, "%s: radius %g, expected v / cap %g",
-                      p->name, r, expect);
+            cr_assert(fabs(r - expect) <= 0.02 * expect, "%s: radius %g, expected v / cap %g", p->name, r,
+                      expect);
             cr_assert(r > 1.1 * gv_min_turn_radius(p), "%s: cap did not widen the turn", p->name);
         } else {
             double expect = gv_min_turn_radius(p);
-            cr_assert(fabs(r - expect) <= 0.05 * expect, "%s: radius %g, expected %g", p->name, r,
-                      expect);
+            cr_assert(fabs(r - expect) <= 0.05 * expect, "%s: radius %g, expected %g", p->name, r, expect);
         }
     }
 }
@@ -383,7 +384,7 @@ Test(ground_vehicle, full_lock_turn_radius_at_low_speed)
  * 0.15 g of grip its velocity lags: it slides sideways. */
 Test(ground_vehicle, car_turns_at_the_grip_limit_hovercraft_slides)
 {
-    const char* names[2] = { "car", "hovercraft" };
+    const char* names[2] = {"car", "hovercraft"};
     for (int w = 0; w < 2; ++w) {
         const gv_params_t* p = preset_named(names[w]);
         float grip = p->traction * G;
@@ -402,8 +403,8 @@ Test(ground_vehicle, car_turns_at_the_grip_limit_hovercraft_slides)
             max_slip = fmaxf(max_slip, slip_angle(&s));
             prev = vel;
         }
-        cr_assert(max_lat <= 1.05f * grip, "%s: lateral acceleration %g over grip %g", p->name,
-                  max_lat, grip);
+        cr_assert(max_lat <= 1.05f * grip, "%s: lateral acceleration %g over grip %g", p->name, max_lat,
+                  grip);
         if (w == 0) {
             cr_assert(lat_sum / 100.0f >= 0.9f * grip, "car not at the grip limit: %g of %g",
                       lat_sum / 100.0f, grip);
@@ -444,7 +445,7 @@ Test(ground_vehicle, steering_sign_and_rate)
 Test(ground_vehicle, stops_against_an_obstacle)
 {
     const gv_params_t* p = preset_named("car");
-    const gv_obstacle_t obs[2] = { { 30.0f, 0.0f, 1.5f }, { -50.0f, 40.0f, 3.0f } };
+    const gv_obstacle_t obs[2] = {{30.0f, 0.0f, 1.5f}, {-50.0f, 40.0f, 3.0f}};
     float reach = obs[0].radius + p->radius;
     gv_state_t s = gv_state_at(NULL, 0.0f, 0.0f, 0.0f);
     s.v = 8.0f;
@@ -458,10 +459,9 @@ Test(ground_vehicle, stops_against_an_obstacle)
     }
     cr_assert(touched, "never touched");
     cr_assert_eq(s.contact, 1, "not in contact while pushing");
-    cr_assert(fabsf(s.v) < 0.05f && fabsf(s.v_lat) < 0.05f, "still moving: v %g v_lat %g", s.v,
-              s.v_lat);
-    cr_assert(fabsf(s.pos.x - (obs[0].x - reach)) < 0.01f && fabsf(s.pos.y) < 1e-3f,
-              "stopped at (%g, %g)", s.pos.x, s.pos.y);
+    cr_assert(fabsf(s.v) < 0.05f && fabsf(s.v_lat) < 0.05f, "still moving: v %g v_lat %g", s.v, s.v_lat);
+    cr_assert(fabsf(s.pos.x - (obs[0].x - reach)) < 0.01f && fabsf(s.pos.y) < 1e-3f, "stopped at (%g, %g)",
+              s.pos.x, s.pos.y);
 
     /* Oblique: aimed 1 m off the centre line, still pushing at full throttle. */
     gv_state_t o = gv_state_at(NULL, 0.0f, 1.0f, 0.0f);
@@ -482,8 +482,8 @@ Test(ground_vehicle, stops_against_an_obstacle)
 Test(ground_vehicle, terrain_bilinear_gradient_and_clamp)
 {
     /* 3 x 2 samples, cell 2, origin (10, -4). */
-    const float h[6] = { 1.0f, 3.0f, 2.0f, 5.0f, -1.0f, 4.0f };
-    terrain_t t = { .nx = 3, .ny = 2, .origin_x = 10.0f, .origin_y = -4.0f, .cell = 2.0f, .heights = h };
+    const float h[6] = {1.0f, 3.0f, 2.0f, 5.0f, -1.0f, 4.0f};
+    terrain_t t = {.nx = 3, .ny = 2, .origin_x = 10.0f, .origin_y = -4.0f, .cell = 2.0f, .heights = h};
     vec2 g;
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 3; ++i) {
@@ -493,10 +493,8 @@ Test(ground_vehicle, terrain_bilinear_gradient_and_clamp)
     /* Edge midpoints average two samples; the cell centre averages four. */
     cr_assert_float_eq(terrain_height(&t, 11.0f, -4.0f, NULL), 2.0f, 1e-6f);
     cr_assert_float_eq(terrain_height(&t, 10.0f, -3.0f, NULL), 3.0f, 1e-6f);
-    cr_assert_float_eq(terrain_height(&t, 11.0f, -3.0f, NULL), (1.0f + 3.0f + 5.0f - 1.0f) / 4.0f,
-                       1e-6f);
-    cr_assert_float_eq(terrain_height(&t, 13.0f, -3.0f, &g), (3.0f + 2.0f - 1.0f + 4.0f) / 4.0f,
-                       1e-6f);
+    cr_assert_float_eq(terrain_height(&t, 11.0f, -3.0f, NULL), (1.0f + 3.0f + 5.0f - 1.0f) / 4.0f, 1e-6f);
+    cr_assert_float_eq(terrain_height(&t, 13.0f, -3.0f, &g), (3.0f + 2.0f - 1.0f + 4.0f) / 4.0f, 1e-6f);
     /* Gradient of the bilinear patch at its centre: mean edge slopes. */
     cr_assert_float_eq(g.x, ((2.0f - 3.0f) + (4.0f + 1.0f)) / 2.0f / 2.0f, 1e-6f);
     cr_assert_float_eq(g.y, ((-1.0f - 3.0f) + (4.0f - 2.0f)) / 2.0f / 2.0f, 1e-6f);
@@ -514,28 +512,29 @@ Test(ground_vehicle, terrain_bilinear_gradient_and_clamp)
     /* A plane is reproduced exactly, gradient included, anywhere inside. */
     float ph[5 * 4];
     for (int j = 0; j < 4; ++j)
-        for (int i = 0; i < 5; ++i)
-            ph[j * 5 + i] = 1.0f + 0.5f * (float)i * 1.5f - 0.25f * (float)j * 1.5f;
-    terrain_t pt = { .nx = 5, .ny = 4, .cell = 1.5f, .heights = ph };
+        for (int i = 0; i < 5; ++i) ph[j * 5 + i] = 1.0f + 0.5f * (float)i * 1.5f - 0.25f * (float)j * 1.5f;
+    terrain_t pt = {.nx = 5, .ny = 4, .cell = 1.5f, .heights = ph};
     uint64_t seed = 0x7e22a1;
     for (int k = 0; k < 500; ++k) {
         float x = uniform(&seed, 0.0f, 6.0f), y = uniform(&seed, 0.0f, 4.5f);
         float z = terrain_height(&pt, x, y, &g);
-        cr_assert(fabsf(z - (1.0f + 0.5f * x - 0.25f * y)) < 1e-5f, "plane at (%g, %g): %g", x, y,
-                  z);
-        cr_assert(fabsf(g.x - 0.5f) < 1e-5f && fabsf(g.y + 0.25f) < 1e-5f, "gradient (%g, %g)",
-                  g.x, g.y);
+        cr_assert(fabsf(z - (1.0f + 0.5f * x - 0.25f * y)) < 1e-5f, "plane at (%g, %g): %g", x, y, z);
+        cr_assert(fabsf(g.x - 0.5f) < 1e-5f && fabsf(g.y + 0.25f) < 1e-5f, "gradient (%g, %g)", g.x, g.y);
     }
 
     /* No terrain means flat ground at 0. */
     g = vec2_make(7.0f, 7.0f);
     cr_assert_eq(terrain_height(NULL, 3.0f, 4.0f, &g), 0.0f);
     cr_assert(g.x == 0.0f && g.y == 0.0f);
-    terrain_t none = { .nx = 3, .ny = 2, .cell = 1.0f,};
+    terrain_t none = {
+        .nx = 3,
+        .ny = 2,
+        .cell = 1.0f,
+    };
     cr_assert_eq(terrain_height(&none, 1.0f, 1.0f, NULL), 0.0f);
-    terrain_t thin = { .nx = 1, .ny = 2, .cell = 1.0f, .heights = h };
+    terrain_t thin = {.nx = 1, .ny = 2, .cell = 1.0f, .heights = h};
     cr_assert_eq(terrain_height(&thin, 0.0f, 0.0f, NULL), 0.0f);
-    terrain_t zero = { 0 };
+    terrain_t zero = {0};
     cr_assert_eq(terrain_height(&zero, 0.0f, 0.0f, NULL), 0.0f);
     /* And NaN coordinates clamp instead of reading outside the samples. */
     cr_assert(isfinite(terrain_height(&t, NAN, NAN, &g)));
@@ -549,12 +548,9 @@ static void hilly_drive(const gv_params_t* p, gv_state_t* states, int steps, uin
     enum { NX = 17 };
     static float h[NX * NX];
     for (int j = 0; j < NX; ++j)
-        for (int i = 0; i < NX; ++i)
-            h[j * NX + i] = 6.0f * sinf(0.5f * (float)i) * cosf(0.4f * (float)j);
-    terrain_t t = { .nx = NX, .ny = NX, .origin_x = -80.0f, .origin_y = -80.0f, .cell = 10.0f, .heights = h };
-    const gv_obstacle_t obs[3] = {
-        { 10.0f, 5.0f, 2.0f }, { -20.0f, 30.0f, 4.0f }, { 25.0f, -15.0f, 1.0f }
-    };
+        for (int i = 0; i < NX; ++i) h[j * NX + i] = 6.0f * sinf(0.5f * (float)i) * cosf(0.4f * (float)j);
+    terrain_t t = {.nx = NX, .ny = NX, .origin_x = -80.0f, .origin_y = -80.0f, .cell = 10.0f, .heights = h};
+    const gv_obstacle_t obs[3] = {{10.0f, 5.0f, 2.0f}, {-20.0f, 30.0f, 4.0f}, {25.0f, -15.0f, 1.0f}};
     gv_state_t s = gv_state_at(&t, 0.0f, 0.0f, 0.4f);
     for (int k = 0; k < steps; ++k) {
         float throttle = uniform(&seed, -1.2f, 1.2f), steering = uniform(&seed, -1.2f, 1.2f);
@@ -575,9 +571,9 @@ Test(ground_vehicle, deterministic_and_finite)
         hilly_drive(p, b, STEPS, 0xd0d0 + (uint64_t)i);
         cr_assert(memcmp(a, b, sizeof a) == 0, "%s: two runs differ", p->name);
         for (int k = 0; k < STEPS; ++k)
-            cr_assert(isfinite(a[k].pos.x) && isfinite(a[k].pos.y) && isfinite(a[k].pos.z)
-                          && isfinite(a[k].yaw) && isfinite(a[k].v) && isfinite(a[k].v_lat)
-                          && isfinite(a[k].steer) && isfinite(a[k].yaw_rate),
+            cr_assert(isfinite(a[k].pos.x) && isfinite(a[k].pos.y) && isfinite(a[k].pos.z) &&
+                          isfinite(a[k].yaw) && isfinite(a[k].v) && isfinite(a[k].v_lat) &&
+                          isfinite(a[k].steer) && isfinite(a[k].yaw_rate),
                       "%s: non-finite state at step %d", p->name, k);
     }
 }
@@ -606,15 +602,15 @@ Test(ground_vehicle, inputs_are_sanitized)
     cr_assert(memcmp(&x, &base, sizeof x) == 0, "invalid dt changed the state");
 
     /* A vehicle dropped at an obstacle's centre, a long step, a steep cliff. */
-    const float cliff[4] = { 0.0f, 1e4f, 0.0f, 1e4f };
-    terrain_t t = { .nx = 2, .ny = 2, .origin_x = -1.0f, .origin_y = -1.0f, .cell = 2.0f, .heights = cliff };
-    const gv_obstacle_t obs = { 0.0f, 0.0f, 1.0f };
+    const float cliff[4] = {0.0f, 1e4f, 0.0f, 1e4f};
+    terrain_t t = {.nx = 2, .ny = 2, .origin_x = -1.0f, .origin_y = -1.0f, .cell = 2.0f, .heights = cliff};
+    const gv_obstacle_t obs = {0.0f, 0.0f, 1.0f};
     for (int i = 0; i < GV_PRESET_COUNT; ++i) {
         gv_state_t s = gv_state_at(&t, 0.0f, 0.0f, 0.0f);
         gv_step(gv_preset(i), &t, &obs, 1, &s, 1.0f, 1.0f, 1.0f);
         gv_step(gv_preset(i), &t, &obs, 1, &s, -1.0f, -1.0f, 1e-6f);
-        cr_assert(isfinite(s.pos.x) && isfinite(s.pos.y) && isfinite(s.pos.z) && isfinite(s.v)
-                      && isfinite(s.v_lat) && isfinite(s.yaw),
+        cr_assert(isfinite(s.pos.x) && isfinite(s.pos.y) && isfinite(s.pos.z) && isfinite(s.v) &&
+                      isfinite(s.v_lat) && isfinite(s.yaw),
                   "%s: non-finite state", gv_preset(i)->name);
         cr_assert(hypotf(s.pos.x, s.pos.y) >= obs.radius + gv_preset(i)->radius - 0.01f);
     }

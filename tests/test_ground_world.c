@@ -77,8 +77,7 @@ static void follow_l_path(shoal_follower_t follower)
     float mean_cte = g.cte_sum / (float)g.frames;
     cr_assert_lt(mean_cte, 0.5f, "mean cte %g m", (double)mean_cte);
     cr_assert_lt(worst, 2.5f, "worst cte %g m", (double)worst);
-    cr_assert_geq(g.inside_frames, g.frames * 95 / 100, "inside %d of %d frames", g.inside_frames,
-                  g.frames);
+    cr_assert_geq(g.inside_frames, g.frames * 95 / 100, "inside %d of %d frames", g.inside_frames, g.frames);
     cr_assert_eq(g.stuck_events, 0);
     cr_assert_eq(g.teleports, 0);
     cr_assert_float_eq(g.drive_time, (float)g.frames * DT, 1e-3f);
@@ -209,7 +208,8 @@ Test(ground_world, in_3d_a_vehicle_drives_on_the_terrain)
         vec3 f = quat_forward(q), l = quat_rotate(q, (vec3){0, 1, 0});
         vec3 n = vec3_normalize((vec3){-0.1f, 0.0f, 1.0f});
         if (bx * bx + by * by > 6400.0f) {
-            cr_assert_lt(fabsf(vec3_dot(f, n)), 2e-3f, "forward leaves the ground: %g", (double)vec3_dot(f, n));
+            cr_assert_lt(fabsf(vec3_dot(f, n)), 2e-3f, "forward leaves the ground: %g",
+                         (double)vec3_dot(f, n));
             cr_assert_lt(fabsf(vec3_dot(l, n)), 2e-3f, "left leaves the ground: %g", (double)vec3_dot(l, n));
         }
         cr_assert_float_eq(atan2f(f.y, f.x), st.heading, 1e-4f, "heading is the yaw of the attitude");
@@ -288,8 +288,7 @@ Test(ground_world, a_boxed_in_vehicle_is_teleported_and_counted)
     }
     cr_assert(stuck_seen, "recoveries ran first");
     cr_assert_eq(g.teleports, 1, "teleported once");
-    cr_assert_geq(g.stuck_events, 3, "two failed recoveries, then the teleport (%d events)",
-                  g.stuck_events);
+    cr_assert_geq(g.stuck_events, 3, "two failed recoveries, then the teleport (%d events)", g.stuck_events);
     cr_assert_gt(g.stuck_frames, 0);
     /* Put on the path 10 m ahead of its progress (s = 0), along it, at rest. */
     shoal_agent_state_t st = agent_state(w, id);
@@ -531,12 +530,12 @@ Test(ground_world, idle_ground_systems_leave_the_hash_alone)
 
 /* ---- bad input ----------------------------------------------------------- */
 
-#define EXPECT_FAIL(call, status, needle)                                                         \
-    do {                                                                                          \
-        cr_assert_eq((call), (status), "%s: %s", #call, shoal_world_last_error(w));               \
-        cr_assert(strstr(shoal_world_last_error(w), (needle)), "%s: message '%s' lacks '%s'",     \
-                  #call, shoal_world_last_error(w), (needle));                                    \
-        cr_assert_eq(shoal_world_state_hash(w), h, "%s changed the world", #call);                \
+#define EXPECT_FAIL(call, status, needle)                                                                    \
+    do {                                                                                                     \
+        cr_assert_eq((call), (status), "%s: %s", #call, shoal_world_last_error(w));                          \
+        cr_assert(strstr(shoal_world_last_error(w), (needle)), "%s: message '%s' lacks '%s'", #call,         \
+                  shoal_world_last_error(w), (needle));                                                      \
+        cr_assert_eq(shoal_world_state_hash(w), h, "%s changed the world", #call);                           \
     } while (0)
 
 Test(ground_world, bad_input_is_rejected_and_changes_nothing)

@@ -131,8 +131,8 @@ Test(group, wander_key_survives_row_moves)
         memcpy(end[run], state_of(w, z).position, sizeof end[run]);
         shoal_world_destroy(w);
     }
-    cr_assert_eq(memcmp(end[0], end[1], sizeof end[0]), 0, "(%g, %g) vs (%g, %g)", end[0][0],
-                 end[0][1], end[1][0], end[1][1]);
+    cr_assert_eq(memcmp(end[0], end[1], sizeof end[0]), 0, "(%g, %g) vs (%g, %g)", end[0][0], end[0][1],
+                 end[1][0], end[1][1]);
 }
 
 /* ---- pursuit and evasion ----------------------------------------------------- */
@@ -322,8 +322,8 @@ static void closes_up(int dims)
     step_n(w, 60 * 60, DT);
     shoal_agent_state_t f = state_of(w, ids[1]);
     float expect[3] = {58.0f, 0.0f, 0.0f};
-    cr_assert_lt(dist3(f.position, expect), 0.05f, "follower at (%g, %g, %g)", f.position[0],
-                 f.position[1], f.position[2]);
+    cr_assert_lt(dist3(f.position, expect), 0.05f, "follower at (%g, %g, %g)", f.position[0], f.position[1],
+                 f.position[2]);
     cr_assert_lt(norm3(f.velocity), 0.01f);
     shoal_world_destroy(w);
 }
@@ -398,8 +398,8 @@ static void avoid_reaches_target(int dims, int tangential)
             step_n(w, 1, DT);
             shoal_agent_state_t st = state_of(w, id);
             float gap_o = dist3(st.position, center) - 2.5f;
-            cr_assert_gt(gap_o, -AVOID_TOL, "offset %d: inside the obstacle by %g m at step %d", c,
-                         -gap_o, s);
+            cr_assert_gt(gap_o, -AVOID_TOL, "offset %d: inside the obstacle by %g m at step %d", c, -gap_o,
+                         s);
             clearance = fminf(clearance, gap_o);
             closest = fminf(closest, dist3(st.position, target));
         }

@@ -118,15 +118,14 @@ static void check_sincos(const float* xs, int n, double bound, double ulp_bound,
             if (bits_of(fs) != bits_of(so[l]) || bits_of(fc) != bits_of(co[l])) mismatch++;
         }
     }
-    cr_assert_eq(es.bad, 0, "%s: sin off by %.3g at x = %.9g (%ld points over %.3g)", what, es.worst,
-                 es.at_a, es.bad, bound);
-    cr_assert_eq(ec.bad, 0, "%s: cos off by %.3g at x = %.9g (%ld points over %.3g)", what, ec.worst,
-                 ec.at_a, ec.bad, bound);
+    cr_assert_eq(es.bad, 0, "%s: sin off by %.3g at x = %.9g (%ld points over %.3g)", what, es.worst, es.at_a,
+                 es.bad, bound);
+    cr_assert_eq(ec.bad, 0, "%s: cos off by %.3g at x = %.9g (%ld points over %.3g)", what, ec.worst, ec.at_a,
+                 ec.bad, bound);
     cr_assert_eq(us.bad, 0, "%s: sin off by %.3g ulp at x = %.9g", what, us.worst, us.at_a);
     cr_assert_eq(uc.bad, 0, "%s: cos off by %.3g ulp at x = %.9g", what, uc.worst, uc.at_a);
     cr_assert_eq(outside, 0, "%s: %ld results outside [-1, 1]", what, outside);
-    cr_assert_eq(mismatch, 0, "%s: fast_sincosf differs from lane_sincos at %ld points", what,
-                 mismatch);
+    cr_assert_eq(mismatch, 0, "%s: fast_sincosf differs from lane_sincos at %ld points", what, mismatch);
 }
 
 #define N_GRID (1 << 20)
@@ -147,8 +146,9 @@ Test(lane_math, sincos_random_and_large)
         case 0: grid[i] = uniform(&s, -4.0f * VEC_PI, 4.0f * VEC_PI); break;
         case 1: grid[i] = uniform(&s, -12867.0f, 12867.0f); break;
         case 2: grid[i] = uniform(&s, -100.0f, 100.0f); break;
-        default: grid[i] = ldexpf(uniform(&s, 1.0f, 2.0f), (int)(rng_splitmix64(&s) % 150) - 149) *
-                           (i & 4 ? -1.0f : 1.0f); /* tiny, to the denormals */
+        default:
+            grid[i] = ldexpf(uniform(&s, 1.0f, 2.0f), (int)(rng_splitmix64(&s) % 150) - 149) *
+                      (i & 4 ? -1.0f : 1.0f); /* tiny, to the denormals */
         }
     }
     check_sincos(grid, N_GRID, 1.2e-7, 0, "random");
@@ -181,8 +181,8 @@ Test(lane_math, sincos_edges)
         xs[n++] = nextafterf(nextafterf(x, INFINITY), INFINITY);
         xs[n++] = nextafterf(nextafterf(x, -INFINITY), -INFINITY);
     }
-    const float special[] = {0.0f, -0.0f, FLT_TRUE_MIN, -FLT_TRUE_MIN, FLT_MIN, 1e-20f, -1e-20f,
-                             1.0f, -1.0f, 12867.0f, -12867.0f};
+    const float special[] = {0.0f,    -0.0f, FLT_TRUE_MIN, -FLT_TRUE_MIN, FLT_MIN,  1e-20f,
+                             -1e-20f, 1.0f,  -1.0f,        12867.0f,      -12867.0f};
     for (size_t k = 0; k < sizeof special / sizeof special[0]; ++k) xs[n++] = special[k];
     while (n % SHOAL_LANES) xs[n++] = 0.25f;
     check_sincos(xs, n, 1.2e-7, 0, "edges");
@@ -231,8 +231,8 @@ static void check_atan2(const float* ys, const float* xs, int n, double bound, c
         }
     }
     cr_assert_eq(nan, 0, "%s: %ld NaN or out-of-range results", what, nan);
-    cr_assert_eq(ea.bad, 0, "%s: off by %.3g at (y, x) = (%.9g, %.9g) (%ld points over %.3g)", what,
-                 ea.worst, ea.at_a, ea.at_b, ea.bad, bound);
+    cr_assert_eq(ea.bad, 0, "%s: off by %.3g at (y, x) = (%.9g, %.9g) (%ld points over %.3g)", what, ea.worst,
+                 ea.at_a, ea.at_b, ea.bad, bound);
     cr_assert_eq(mismatch, 0, "%s: fast_atan2f differs from lane_atan2 at %ld points", what, mismatch);
 }
 
@@ -271,10 +271,30 @@ Test(lane_math, atan2_random_finite)
 
 Test(lane_math, atan2_edges_and_quadrants)
 {
-    const float v[] = {0.0f, -0.0f, FLT_TRUE_MIN, -FLT_TRUE_MIN, FLT_MIN, -FLT_MIN, 1e-30f, -1e-30f,
-                       0.5f, -0.5f, 1.0f, -1.0f, 0.41421356f, 2.4142137f, -2.4142137f, 3.0f,
-                       1e30f, -1e30f, FLT_MAX, -FLT_MAX, 0.5f * FLT_MAX, -0.5f * FLT_MAX,
-                       nextafterf(1.0f, 2.0f), nextafterf(1.0f, 0.0f)};
+    const float v[] = {0.0f,
+                       -0.0f,
+                       FLT_TRUE_MIN,
+                       -FLT_TRUE_MIN,
+                       FLT_MIN,
+                       -FLT_MIN,
+                       1e-30f,
+                       -1e-30f,
+                       0.5f,
+                       -0.5f,
+                       1.0f,
+                       -1.0f,
+                       0.41421356f,
+                       2.4142137f,
+                       -2.4142137f,
+                       3.0f,
+                       1e30f,
+                       -1e30f,
+                       FLT_MAX,
+                       -FLT_MAX,
+                       0.5f * FLT_MAX,
+                       -0.5f * FLT_MAX,
+                       nextafterf(1.0f, 2.0f),
+                       nextafterf(1.0f, 0.0f)};
     enum { NV = sizeof v / sizeof v[0] };
     static float ys[NV * NV + SHOAL_MAX_LANES], xs[NV * NV + SHOAL_MAX_LANES];
     int n = 0;
@@ -387,8 +407,7 @@ Test(lane_math, same_bits_in_every_build)
 #if defined(SHOAL_LANE_FUSED)
     cr_log_info("fused build: digest %016llx not compared", (unsigned long long)h);
 #else
-    cr_assert_eq(h, 0x1429044b1c26f063ull, "digest %016llx (width %d)", (unsigned long long)h,
-                 SHOAL_LANES);
+    cr_assert_eq(h, 0x1429044b1c26f063ull, "digest %016llx (width %d)", (unsigned long long)h, SHOAL_LANES);
 #endif
 }
 
@@ -434,22 +453,21 @@ static ref_out_t ref_control_2d(world_t* w, int i, float dt)
         fby *= fmax / fn;
     }
     float tmax = AGENT_F(w, AC_MAX_TORQUE)[i];
-    float tau = AGENT_F(w, AC_INERTIA)[i] * (AGENT_F(w, AC_HEADING_GAIN)[i] * err -
-                                             fminf(AGENT_F(w, AC_TURN_DAMPING)[i], inv_dt) *
-                                                 AGENT_F(w, AC_OMEGA_Z)[i]);
+    float tau = AGENT_F(w, AC_INERTIA)[i] *
+                (AGENT_F(w, AC_HEADING_GAIN)[i] * err -
+                 fminf(AGENT_F(w, AC_TURN_DAMPING)[i], inv_dt) * AGENT_F(w, AC_OMEGA_Z)[i]);
     ref_out_t r = {.f = {cs * fbx - sn * fby, sn * fbx + cs * fby, 0.0f},
-                 .tau = {0.0f, 0.0f, clampf(tau, -tmax, tmax)},
-                 .angle_ambiguous = fabsf(err) > VEC_PI - 1e-3f,
-                 .gain = g,
-                 .speed_tol = speed_tolerance(sqrtf(vx * vx + vy * vy), AGENT_F(w, AC_MAX_SPEED)[i]),
-                 .angle_tol = 2e-6f};
+                   .tau = {0.0f, 0.0f, clampf(tau, -tmax, tmax)},
+                   .angle_ambiguous = fabsf(err) > VEC_PI - 1e-3f,
+                   .gain = g,
+                   .speed_tol = speed_tolerance(sqrtf(vx * vx + vy * vy), AGENT_F(w, AC_MAX_SPEED)[i]),
+                   .angle_tol = 2e-6f};
     return r;
 }
 
 static quat row_quat(world_t* w, int i)
 {
-    return (quat){AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i],
-                  AGENT_F(w, AC_QZ)[i]};
+    return (quat){AGENT_F(w, AC_QW)[i], AGENT_F(w, AC_QX)[i], AGENT_F(w, AC_QY)[i], AGENT_F(w, AC_QZ)[i]};
 }
 
 static vec3 row_vec(world_t* w, int cx, int i)
@@ -477,8 +495,7 @@ static ref_out_t ref_control_3d(world_t* w, int i, float dt)
     }
     vec3 vb = quat_unrotate(q, vel);
     float g = AGENT_F(w, AC_MASS)[i] * fminf(AGENT_F(w, AC_SPEED_GAIN)[i], inv_dt);
-    vec3 fb = vec3_clamp_length((vec3){g * (fwd - vb.x), g * -vb.y, g * -vb.z},
-                                AGENT_F(w, AC_MAX_FORCE)[i]);
+    vec3 fb = vec3_clamp_length((vec3){g * (fwd - vb.x), g * -vb.y, g * -vb.z}, AGENT_F(w, AC_MAX_FORCE)[i]);
     vec3 f = quat_rotate(q, fb);
     float kd = fminf(AGENT_F(w, AC_TURN_DAMPING)[i], inv_dt);
     vec3 tau = vec3_sub(vec3_scale(rot, AGENT_F(w, AC_HEADING_GAIN)[i]), vec3_scale(omega, kd));
@@ -489,8 +506,12 @@ static ref_out_t ref_control_3d(world_t* w, int i, float dt)
      * shows up in the reference. */
     float dz = vd > 0.0f ? desired.z / vd : 0.0f;
     float angle_tol = 2e-6f + 1.2e-7f / sqrtf(fmaxf(1e-12f, 1.0f - dz * dz));
-    ref_out_t r = {.f = {f.x, f.y, f.z}, .tau = {tau.x, tau.y, tau.z}, .angle_ambiguous = angle > VEC_PI - 1e-3f, .gain = g,
-                 .speed_tol = speed_tolerance(vec3_length(vel), AGENT_F(w, AC_MAX_SPEED)[i]), .angle_tol = angle_tol};
+    ref_out_t r = {.f = {f.x, f.y, f.z},
+                   .tau = {tau.x, tau.y, tau.z},
+                   .angle_ambiguous = angle > VEC_PI - 1e-3f,
+                   .gain = g,
+                   .speed_tol = speed_tolerance(vec3_length(vel), AGENT_F(w, AC_MAX_SPEED)[i]),
+                   .angle_tol = angle_tol};
     return r;
 }
 
@@ -537,12 +558,13 @@ static ref_state_t ref_integrate(world_t* w, float* const* pre, int i, float dt)
     om = vec3_clamp_length(om, wmax);
     quat q = {pre[AC_QW][i], pre[AC_QX][i], pre[AC_QY][i], pre[AC_QZ][i]};
     q = quat_integrate(q, om, dt);
-    ref_state_t r = {.p = {pre[AC_POS_X][i] + v.x * dt, pre[AC_POS_Y][i] + v.y * dt,
-                    pre[AC_POS_Z][i] + v.z * dt},
-                   .v = {v.x, v.y, v.z},
-                   .om = {om.x, om.y, om.z},
-                   .q = {q.w, q.x, q.y, q.z},
-                   .heading = quat_yaw(q),};
+    ref_state_t r = {
+        .p = {pre[AC_POS_X][i] + v.x * dt, pre[AC_POS_Y][i] + v.y * dt, pre[AC_POS_Z][i] + v.z * dt},
+        .v = {v.x, v.y, v.z},
+        .om = {om.x, om.y, om.z},
+        .q = {q.w, q.x, q.y, q.z},
+        .heading = quat_yaw(q),
+    };
     /* The yaw of a forward axis near the vertical is ill-conditioned: the
      * components' rounding divided by its length in the x-y plane. */
     vec3 f = quat_forward(q);
@@ -661,8 +683,7 @@ static void kernels_match_reference(int dims)
             float e = 0.0f;
             for (int k = 0; k < dims; ++k) {
                 float ep = fabsf(AGENT_F(w, AC_POS_X + k)[i] - r.p[k]) / (1.0f + fabsf(r.p[k]));
-                float ev = fabsf(AGENT_F(w, AC_VEL_X + k)[i] - r.v[k]) /
-                           (1.0f + AGENT_F(w, AC_MAX_SPEED)[i]);
+                float ev = fabsf(AGENT_F(w, AC_VEL_X + k)[i] - r.v[k]) / (1.0f + AGENT_F(w, AC_MAX_SPEED)[i]);
                 e = fmaxf(e, fmaxf(ep, ev));
             }
             for (int k = (dims == 2 ? 2 : 0); k < 3; ++k)
@@ -684,13 +705,11 @@ static void kernels_match_reference(int dims)
     cr_log_info("%dD: %ld agent-steps; worst force %.3g m/s (as velocity error), torque %.3g "
                 "rad (as heading error), state %.3g, heading %.3g rad; at %.2f, %.2f, %.2f, %.2f "
                 "of the tolerances; %ld near the +-pi cut, %ld force-saturated",
-                dims, checked, worst_f, worst_t, worst_s, worst_h, margin_f, margin_t,
-                worst_s / 2e-6f, margin_h, ambiguous, saturated);
+                dims, checked, worst_f, worst_t, worst_s, worst_h, margin_f, margin_t, worst_s / 2e-6f,
+                margin_h, ambiguous, saturated);
     cr_assert_gt(saturated, 1000, "%dD: the force clip should be exercised", dims);
-    cr_assert_eq(bad_f, 0, "%dD: %ld forces differ, worst by %g m/s of velocity error", dims,
-                 bad_f, worst_f);
-    cr_assert_eq(bad_t, 0, "%dD: %ld torques differ, worst by %g rad of heading error", dims,
-                 bad_t, worst_t);
+    cr_assert_eq(bad_f, 0, "%dD: %ld forces differ, worst by %g m/s of velocity error", dims, bad_f, worst_f);
+    cr_assert_eq(bad_t, 0, "%dD: %ld torques differ, worst by %g rad of heading error", dims, bad_t, worst_t);
     cr_assert_eq(bad_s, 0, "%dD: %ld integrated states differ, worst by %g", dims, bad_s, worst_s);
     cr_assert_eq(bad_h, 0, "%dD: %ld headings differ, worst by %g rad", dims, bad_h, worst_h);
     cr_assert_eq(pad, 0, "%dD: %ld padded rows were written", dims, pad);

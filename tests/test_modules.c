@@ -76,8 +76,8 @@ Test(modules, a_module_of_its_own_counts_what_its_agents_moved)
             continue;
         }
         cr_assert_gt(walked[i], 1.0, "agent %d moved", i);
-        cr_assert(fabs(d - walked[i]) <= 1e-4 * walked[i] + 1e-5, "agent %d: odometer %g m, walked %g m", i, d,
-                  walked[i]);
+        cr_assert(fabs(d - walked[i]) <= 1e-4 * walked[i] + 1e-5, "agent %d: odometer %g m, walked %g m", i,
+                  d, walked[i]);
         total += d;
     }
     cr_assert(fabs(odometer_of(w)->total - total) <= 1e-4 * total, "total %g, sum %g", odometer_of(w)->total,
@@ -144,7 +144,8 @@ Test(modules, a_module_of_its_own_is_saved_and_loaded_with_its_section)
     cr_assert_eq(odometer_of(back)->steps, 25);
     step_n(w, 10, 0.1f);
     step_n(back, 10, 0.1f);
-    cr_assert_eq(shoal_world_state_hash(back), shoal_world_state_hash(w), "the loaded world goes on the same");
+    cr_assert_eq(shoal_world_state_hash(back), shoal_world_state_hash(w),
+                 "the loaded world goes on the same");
 
     /* A loader without the odometer refuses the file, and says why. */
     shoal_world_t* none = NULL;

@@ -78,7 +78,8 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
             int32_t k = q - g->count;
             p[0] = g->sx[k] + rng_range(seed, (uint64_t)q, 0, 0, -0.5f * range, 0.5f * range);
             p[1] = g->sy[k] + rng_range(seed, (uint64_t)q, 0, 1, -0.5f * range, 0.5f * range);
-            if (g->dims == 3) p[2] = g->sz[k] + rng_range(seed, (uint64_t)q, 0, 2, -0.5f * range, 0.5f * range);
+            if (g->dims == 3)
+                p[2] = g->sz[k] + rng_range(seed, (uint64_t)q, 0, 2, -0.5f * range, 0.5f * range);
             if (g->wrap) /* the searches take points inside the box */
                 for (int a = 0; a < g->dims; ++a) {
                     float e = g->extent[a], f = p[a] - g->origin[a];
@@ -103,12 +104,13 @@ static int64_t compare_all(shoal_world_t* sw, float range, int cap, uint64_t see
             nearest_cache_t* cache = q % 3 == 0 ? &fresh : q % 3 == 1 ? &shared : &per_hint[h];
             if (!find_nearest(g, p, range, self, hints[h], cache, &got)) continue;
             answered++;
-            cr_assert_eq(got.count, ref.count, "query %d (cap %d, range %g, hint %g): %d neighbors, find_neighbors %d",
-                         q, cap, (double)range, (double)hints[h], got.count, ref.count);
+            cr_assert_eq(got.count, ref.count,
+                         "query %d (cap %d, range %g, hint %g): %d neighbors, find_neighbors %d", q, cap,
+                         (double)range, (double)hints[h], got.count, ref.count);
             for (int32_t m = 0; m < ref.count; ++m) {
                 cr_assert_eq(got.k[m], ref.k[m],
-                             "query %d (cap %d, range %g, hint %g): neighbor %d is %d, find_neighbors %d", q, cap,
-                             (double)range, (double)hints[h], m, got.k[m], ref.k[m]);
+                             "query %d (cap %d, range %g, hint %g): neighbor %d is %d, find_neighbors %d", q,
+                             cap, (double)range, (double)hints[h], m, got.k[m], ref.k[m]);
                 cr_assert_eq(got.d2[m], ref.d2[m]);
             }
         }
@@ -130,8 +132,8 @@ static void check(int dims, int wrap, int layout, int n)
         for (size_t r = 0; r < sizeof ranges / sizeof *ranges; ++r) {
             int64_t answered = compare_all(w, ranges[r] * 0.999f, caps[c], 5u + c);
             /* these layouts fit the scan: it answers every query itself */
-            cr_expect_eq(answered, 5 * 2 * (int64_t)g->count, "%dD wrap %d: find_nearest answered %ld of %d", dims,
-                         wrap, (long)answered, 5 * 2 * g->count);
+            cr_expect_eq(answered, 5 * 2 * (int64_t)g->count, "%dD wrap %d: find_nearest answered %ld of %d",
+                         dims, wrap, (long)answered, 5 * 2 * g->count);
         }
     shoal_world_destroy(w);
 }

@@ -108,8 +108,10 @@ Test(orca, head_on_reciprocal_2d)
     vec2 va = {1.0f, 0.0f}, vb = {-1.0f, 0.0f};
     const float R = 1.0f, tau = 2.0f, dt = 0.1f;
     orca_line2_t la, lb;
-    cr_assert_eq(orca2_line_agent(vec2_sub(pb, pa), vec2_sub(va, vb), R, 1.0f / tau, 1.0f / dt, 0.5f, va, &la), 1);
-    cr_assert_eq(orca2_line_agent(vec2_sub(pa, pb), vec2_sub(vb, va), R, 1.0f / tau, 1.0f / dt, 0.5f, vb, &lb), 1);
+    cr_assert_eq(
+        orca2_line_agent(vec2_sub(pb, pa), vec2_sub(va, vb), R, 1.0f / tau, 1.0f / dt, 0.5f, va, &la), 1);
+    cr_assert_eq(
+        orca2_line_agent(vec2_sub(pa, pb), vec2_sub(vb, va), R, 1.0f / tau, 1.0f / dt, 0.5f, vb, &lb), 1);
     cr_assert(finite2(la.point) && finite2(la.dir));
     cr_assert_float_eq(vec2_length(la.dir), 1.0f, TOL);
     /* mirrored */
@@ -234,19 +236,23 @@ Test(orca, degenerate_agent_2d)
     cr_assert_eq(orca2_line_agent(p, vec2_scale(p, 10.0f), 1.0f, 0.5f, 10.0f, 0.5f, vel, &l), 1);
     cr_assert_float_eq(normal2(l).x, -1.0f, TOL);
     /* zero radius, infinite horizon, zero velocities */
-    cr_assert_eq(orca2_line_agent(vec2_make(2.0f, 0.0f), vec2_make(1.0f, 0.0f), 0.0f, 0.0f, 10.0f, 0.5f, vel, &l), 1);
+    cr_assert_eq(
+        orca2_line_agent(vec2_make(2.0f, 0.0f), vec2_make(1.0f, 0.0f), 0.0f, 0.0f, 10.0f, 0.5f, vel, &l), 1);
     cr_assert(finite2(l.point) && finite2(l.dir));
     cr_assert_eq(orca2_line_agent(vec2_make(2.0f, 0.0f), vec2_zero(), 1.0f, 0.0f, 10.0f, 0.5f, vel, &l), 1);
     cr_assert(finite2(l.point) && finite2(l.dir));
     cr_assert_float_eq(vec2_length(l.dir), 1.0f, TOL);
     /* exactly touching, negative radius (read as 0) */
-    cr_assert_eq(orca2_line_agent(vec2_make(1.0f, 0.0f), vec2_make(1.0f, 0.0f), 1.0f, 0.5f, 10.0f, 0.5f, vel, &l), 1);
+    cr_assert_eq(
+        orca2_line_agent(vec2_make(1.0f, 0.0f), vec2_make(1.0f, 0.0f), 1.0f, 0.5f, 10.0f, 0.5f, vel, &l), 1);
     cr_assert(finite2(l.point) && finite2(l.dir));
-    cr_assert_eq(orca2_line_agent(vec2_make(1.0f, 0.0f), vec2_make(1.0f, 0.0f), -1.0f, 0.5f, 10.0f, 0.5f, vel, &l), 1);
+    cr_assert_eq(
+        orca2_line_agent(vec2_make(1.0f, 0.0f), vec2_make(1.0f, 0.0f), -1.0f, 0.5f, 10.0f, 0.5f, vel, &l), 1);
     cr_assert(finite2(l.point) && finite2(l.dir));
     /* non-finite inputs: no constraint */
     cr_assert_eq(orca2_line_agent(vec2_make(NAN, 0.0f), vec2_zero(), 1.0f, 0.5f, 10.0f, 0.5f, vel, &l), 0);
-    cr_assert_eq(orca2_line_agent(vec2_make(3.0f, 0.0f), vec2_zero(), 1.0f, INFINITY, 10.0f, 0.5f, vel, &l), 0);
+    cr_assert_eq(orca2_line_agent(vec2_make(3.0f, 0.0f), vec2_zero(), 1.0f, INFINITY, 10.0f, 0.5f, vel, &l),
+                 0);
 }
 
 /* A sweep of relative positions and velocities: every half-plane is finite
@@ -279,8 +285,10 @@ Test(orca, sweep_boundary_2d)
         vec2 rel = vec2_sub(la.point, vb); /* v + u: the nearest boundary point */
         double d = closest2(p, rel, tau);
         cr_assert(fabs(d - R) < 2e-4, "k %d: closest %g", k, d);
-        if (side2(la, va) < 0.0f) ++on_boundary;
-        else cr_assert_geq(closest2(p, vec2_sub(va, vb), tau), R - 1e-4);
+        if (side2(la, va) < 0.0f)
+            ++on_boundary;
+        else
+            cr_assert_geq(closest2(p, vec2_sub(va, vb), tau), R - 1e-4);
     }
     cr_assert_gt(on_boundary, 500, "%d", on_boundary);
 }
@@ -310,22 +318,29 @@ Test(orca, wall_line)
     cr_assert_float_eq(l2.dir.x, l.dir.x, 0.0f);
     cr_assert_float_eq(l2.point.y, l.point.y, 0.0f);
     /* past the end: the nearest point is the end, the normal radial */
-    cr_assert_eq(orca2_line_wall(vec2_make(1.0f, 1.0f), vec2_make(5.0f, 1.0f), r, vel, inv_tau, 1.0f / dt, &l), 1);
+    cr_assert_eq(
+        orca2_line_wall(vec2_make(1.0f, 1.0f), vec2_make(5.0f, 1.0f), r, vel, inv_tau, 1.0f / dt, &l), 1);
     vec2 n = normal2(l);
     cr_assert_float_eq(n.x, -sqrtf(0.5f), TOL);
     cr_assert_float_eq(n.y, -sqrtf(0.5f), TOL);
     cr_assert_float_eq(vec2_dot(l.point, n), -(sqrtf(2.0f) - r) * inv_tau, TOL);
     /* overlapping by 0.2: leave at 2 m/s or more (0.2 / dt) */
-    cr_assert_eq(orca2_line_wall(vec2_make(-3.0f, 0.3f), vec2_make(3.0f, 0.3f), r, vel, inv_tau, 1.0f / dt, &l), 1);
+    cr_assert_eq(
+        orca2_line_wall(vec2_make(-3.0f, 0.3f), vec2_make(3.0f, 0.3f), r, vel, inv_tau, 1.0f / dt, &l), 1);
     cr_assert_lt(side2(l, vec2_zero()), 0.0f);
     cr_assert_lt(side2(l, vec2_make(0.0f, -1.99f)), 0.0f);
     cr_assert_geq(side2(l, vec2_make(3.0f, -2.0f - 1e-4f)), 0.0f);
     /* centre on the wall: pushed back to the side it came from */
-    cr_assert_eq(orca2_line_wall(vec2_make(-3.0f, 0.0f), vec2_make(3.0f, 0.0f), r, vel, inv_tau, 1.0f / dt, &l), 1);
+    cr_assert_eq(
+        orca2_line_wall(vec2_make(-3.0f, 0.0f), vec2_make(3.0f, 0.0f), r, vel, inv_tau, 1.0f / dt, &l), 1);
     cr_assert_float_eq(normal2(l).y, -1.0f, 0.0f);
-    cr_assert_eq(orca2_line_wall(vec2_make(-3.0f, 0.0f), vec2_make(3.0f, 0.0f), r, vec2_neg(vel), inv_tau, 1.0f / dt, &l), 1);
+    cr_assert_eq(orca2_line_wall(vec2_make(-3.0f, 0.0f), vec2_make(3.0f, 0.0f), r, vec2_neg(vel), inv_tau,
+                                 1.0f / dt, &l),
+                 1);
     cr_assert_float_eq(normal2(l).y, 1.0f, 0.0f);
-    cr_assert_eq(orca2_line_wall(vec2_make(-3.0f, 0.0f), vec2_make(3.0f, 0.0f), r, vec2_zero(), inv_tau, 1.0f / dt, &l), 1);
+    cr_assert_eq(orca2_line_wall(vec2_make(-3.0f, 0.0f), vec2_make(3.0f, 0.0f), r, vec2_zero(), inv_tau,
+                                 1.0f / dt, &l),
+                 1);
     cr_assert_float_eq(normal2(l).y, 1.0f, 0.0f); /* left of p0 -> p1 */
     /* a zero-length segment under the agent: against vel, else +x */
     cr_assert_eq(orca2_line_wall(vec2_zero(), vec2_zero(), r, vel, inv_tau, 1.0f / dt, &l), 1);
@@ -334,7 +349,8 @@ Test(orca, wall_line)
     cr_assert_float_eq(normal2(l).x, 1.0f, 0.0f);
     cr_assert(finite2(l.point));
     /* a zero-length segment away from the agent: a round post */
-    cr_assert_eq(orca2_line_wall(vec2_make(0.0f, 3.0f), vec2_make(0.0f, 3.0f), r, vel, 0.0f, 1.0f / dt, &l), 1);
+    cr_assert_eq(orca2_line_wall(vec2_make(0.0f, 3.0f), vec2_make(0.0f, 3.0f), r, vel, 0.0f, 1.0f / dt, &l),
+                 1);
     cr_assert_float_eq(side2(l, vec2_zero()), 0.0f, 0.0f); /* infinite horizon: no approach at all */
     cr_assert_lt(side2(l, vec2_make(0.0f, 1e-3f)), 0.0f);
     /* non-finite: nothing */
@@ -349,7 +365,8 @@ Test(orca, wall_line)
 
 Test(orca, lp_feasible_pref_2d)
 {
-    orca_line2_t lines[3] = {line_n(1.0f, 0.0f, -0.5f), line_n(0.0f, 1.0f, -0.5f), line_n(-1.0f, -1.0f, -1.0f)};
+    orca_line2_t lines[3] = {line_n(1.0f, 0.0f, -0.5f), line_n(0.0f, 1.0f, -0.5f),
+                             line_n(-1.0f, -1.0f, -1.0f)};
     orca_line2_t scratch[3];
     vec2 out;
     vec2 pref = {0.3f, 0.2f};
@@ -497,7 +514,8 @@ Test(orca, lp_fallback_brute_force_2d)
         if (st == ORCA_FEASIBLE) continue;
         cr_assert_eq(st, ORCA_RELAXED, "problem %d", k);
         float got = 0.0f;
-        for (int i = 0; i < n_static; ++i) cr_assert_geq(side2(lines[i], out), -TOL, "problem %d static %d", k, i);
+        for (int i = 0; i < n_static; ++i)
+            cr_assert_geq(side2(lines[i], out), -TOL, "problem %d static %d", k, i);
         for (int i = n_static; i < n; ++i) got = fmaxf(got, -side2(lines[i], out));
         float best = INFINITY;
         for (int a = 0; a < G; ++a)
@@ -547,7 +565,8 @@ Test(orca, lp_degenerate_2d)
         cr_assert(finite2(out));
     }
     /* zero directions constrain nothing, alone or among others */
-    orca_line2_t z[3] = {{{0.5f, 0.5f}, {0.0f, 0.0f}}, line_n(1.0f, 0.0f, 0.2f), {{-3.0f, 1.0f}, {0.0f, 0.0f}}};
+    orca_line2_t z[3] = {
+        {{0.5f, 0.5f}, {0.0f, 0.0f}}, line_n(1.0f, 0.0f, 0.2f), {{-3.0f, 1.0f}, {0.0f, 0.0f}}};
     cr_assert_eq(orca2_solve(z, 1, 0, 1.0f, vec2_make(-0.5f, 0.0f), scratch, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, -0.5f, 0.0f);
     cr_assert_eq(orca2_solve(z, 3, 1, 1.0f, vec2_make(-0.5f, 0.0f), scratch, &out), ORCA_FEASIBLE);
@@ -628,7 +647,9 @@ Test(orca, deterministic_bits)
 /* 2D simulations                                                             */
 /* ======================================================================== */
 
-typedef struct wall2 { vec2 a, b; } wall2;
+typedef struct wall2 {
+    vec2 a, b;
+} wall2;
 
 static float seg_dist2(vec2 x, wall2 w)
 {
@@ -659,7 +680,7 @@ static uint32_t fnv(uint32_t h, const void* p, size_t n)
  * move. pref = toward the goal at speed min(vmax, distance / 1 s), turned
  * counter-clockwise by `bias` radians (the symmetry breaker of orca.h). */
 static sim2_result_t sim2(int n, vec2* pos, const vec2* goal, const wall2* walls, int n_walls, float r,
-                        float vmax, float tau, float tau_obst, float dt, int steps, float bias)
+                          float vmax, float tau, float tau_obst, float dt, int steps, float bias)
 {
     vec2 vel[MAX_AGENTS] = {{0}}, nv[MAX_AGENTS];
     sim2_result_t res = {.min_ratio = INFINITY, .min_wall_ratio = INFINITY, .hash = 2166136261u};
@@ -673,8 +694,8 @@ static sim2_result_t sim2(int n, vec2* pos, const vec2* goal, const wall2* walls
             int n_static = m;
             for (int j = 0; j < n; ++j) {
                 if (j == i) continue;
-                m += orca2_line_agent(vec2_sub(pos[j], pos[i]), vec2_sub(vel[i], vel[j]), 2.0f * r, 1.0f / tau,
-                                      1.0f / dt, 0.5f, vel[i], &lines[m]);
+                m += orca2_line_agent(vec2_sub(pos[j], pos[i]), vec2_sub(vel[i], vel[j]), 2.0f * r,
+                                      1.0f / tau, 1.0f / dt, 0.5f, vel[i], &lines[m]);
             }
             vec2 pref = vec2_rotate(vec2_clamp_length(vec2_sub(goal[i], pos[i]), vmax), bias);
             orca_status_t st = orca2_solve(lines, m, n_static, vmax, pref, scratch, &nv[i]);
@@ -689,7 +710,8 @@ static sim2_result_t sim2(int n, vec2* pos, const vec2* goal, const wall2* walls
         for (int i = 0; i < n; ++i) {
             for (int j = i + 1; j < n; ++j)
                 res.min_ratio = fminf(res.min_ratio, vec2_distance(pos[i], pos[j]) / (2.0f * r));
-            for (int w = 0; w < n_walls; ++w) res.min_wall_ratio = fminf(res.min_wall_ratio, seg_dist2(pos[i], walls[w]) / r);
+            for (int w = 0; w < n_walls; ++w)
+                res.min_wall_ratio = fminf(res.min_wall_ratio, seg_dist2(pos[i], walls[w]) / r);
         }
     }
     for (int i = 0; i < n; ++i) res.max_goal_dist = fmaxf(res.max_goal_dist, vec2_distance(pos[i], goal[i]));
@@ -790,8 +812,10 @@ Test(orca, sim_room_2d)
         pos[i] = vec2_scale(vec2_from_angle(VEC_TWO_PI * (float)i / 8.0f + 0.1f), 4.0f);
         goal[i] = vec2_neg(pos[i]);
     }
-    wall2 walls[4] = {{{-4.8f, -4.8f}, {4.8f, -4.8f}}, {{4.8f, -4.8f}, {4.8f, 4.8f}},
-                      {{4.8f, 4.8f}, {-4.8f, 4.8f}}, {{-4.8f, 4.8f}, {-4.8f, -4.8f}}};
+    wall2 walls[4] = {{{-4.8f, -4.8f}, {4.8f, -4.8f}},
+                      {{4.8f, -4.8f}, {4.8f, 4.8f}},
+                      {{4.8f, 4.8f}, {-4.8f, 4.8f}},
+                      {{-4.8f, 4.8f}, {-4.8f, -4.8f}}};
     sim2_result_t r = sim2(8, pos, goal, walls, 4, 0.5f, 1.0f, 2.0f, 1.0f, 0.1f, 600, BIAS);
     cr_assert_geq(r.min_wall_ratio, 0.99f, "closest %g of the radius", (double)r.min_wall_ratio);
     cr_assert_geq(r.min_ratio, 0.99f, "closest %g of the radii", (double)r.min_ratio);
@@ -855,8 +879,10 @@ Test(orca, sweep_boundary_3d)
         vec3 rel = vec3_sub(a.point, vb);
         double d = closest3(p, rel, tau);
         cr_assert(fabs(d - R) < 2e-4, "k %d: closest %g", k, d);
-        if (side3(a, va) < 0.0f) ++on_boundary;
-        else cr_assert_geq(closest3(p, vec3_sub(va, vb), tau), R - 1e-4);
+        if (side3(a, va) < 0.0f)
+            ++on_boundary;
+        else
+            cr_assert_geq(closest3(p, vec3_sub(va, vb), tau), R - 1e-4);
         if (fabsf(vec3_length(vec3_sub(rel, vec3_scale(p, 1.0f / tau))) - R / tau) < 1e-5f) ++cap;
     }
     cr_assert_gt(on_boundary, 500, "%d", on_boundary);
@@ -875,17 +901,22 @@ Test(orca, degenerate_agent_3d)
     cr_assert_float_eq(pl.normal.z, -1.0f, TOL);
     cr_assert_eq(orca3_plane_agent(vec3_make(0, 3, 0), vec3_zero(), 1.0f, 0.0f, 10.0f, 0.5f, vel, &pl), 1);
     cr_assert(finite3(pl.point) && finite3(pl.normal));
-    cr_assert_eq(orca3_plane_agent(vec3_make(0, 3, 0), vec3_make(0, 1, 0), 0.0f, 0.0f, 10.0f, 0.5f, vel, &pl), 1);
+    cr_assert_eq(orca3_plane_agent(vec3_make(0, 3, 0), vec3_make(0, 1, 0), 0.0f, 0.0f, 10.0f, 0.5f, vel, &pl),
+                 1);
     cr_assert(finite3(pl.point) && finite3(pl.normal));
-    cr_assert_eq(orca3_plane_agent(vec3_make(0, 1, 0), vec3_make(0, 1, 0), 1.0f, 0.5f, 10.0f, 0.5f, vel, &pl), 1);
+    cr_assert_eq(orca3_plane_agent(vec3_make(0, 1, 0), vec3_make(0, 1, 0), 1.0f, 0.5f, 10.0f, 0.5f, vel, &pl),
+                 1);
     cr_assert(finite3(pl.point) && finite3(pl.normal));
-    cr_assert_eq(orca3_plane_agent(vec3_make(NAN, 1, 0), vec3_make(0, 1, 0), 1.0f, 0.5f, 10.0f, 0.5f, vel, &pl), 0);
+    cr_assert_eq(
+        orca3_plane_agent(vec3_make(NAN, 1, 0), vec3_make(0, 1, 0), 1.0f, 0.5f, 10.0f, 0.5f, vel, &pl), 0);
     /* head-on along each axis and its opposite: dodges mirror */
     for (int ax = 0; ax < 3; ++ax) {
         vec3 q = ax == 0 ? vec3_make(3, 0, 0) : ax == 1 ? vec3_make(0, 3, 0) : vec3_make(0, 0, 3);
         orca_plane3_t a, b;
         cr_assert_eq(orca3_plane_agent(q, vec3_scale(q, 0.5f), 1.0f, 0.5f, 10.0f, 0.5f, vec3_zero(), &a), 1);
-        cr_assert_eq(orca3_plane_agent(vec3_neg(q), vec3_scale(q, -0.5f), 1.0f, 0.5f, 10.0f, 0.5f, vec3_zero(), &b), 1);
+        cr_assert_eq(
+            orca3_plane_agent(vec3_neg(q), vec3_scale(q, -0.5f), 1.0f, 0.5f, 10.0f, 0.5f, vec3_zero(), &b),
+            1);
         cr_assert_float_eq(a.point.x, -b.point.x, TOL);
         cr_assert_float_eq(a.point.y, -b.point.y, TOL);
         cr_assert_float_eq(a.point.z, -b.point.z, TOL);
@@ -908,7 +939,7 @@ Test(orca, sphere_obstacle_plane)
 Test(orca, lp_feasible_pref_3d)
 {
     orca_plane3_t p[3] = {plane_n(vec3_make(1, 0, 0), -0.5f), plane_n(vec3_make(0, 1, 0), -0.5f),
-                        plane_n(vec3_make(0, 0, 1), -0.5f)};
+                          plane_n(vec3_make(0, 0, 1), -0.5f)};
     orca_plane3_t ps[3];
     orca_line2_t ls[3];
     vec3 out, pref = {0.1f, 0.2f, -0.3f};
@@ -975,7 +1006,8 @@ Test(orca, lp_brute_force_3d)
             ++pref_kept;
         }
         if (st == ORCA_FEASIBLE) {
-            for (int i = 0; i < n; ++i) cr_assert_geq(side3(planes[i], out), -TOL, "problem %d plane %d", k, i);
+            for (int i = 0; i < n; ++i)
+                cr_assert_geq(side3(planes[i], out), -TOL, "problem %d plane %d", k, i);
             cr_assert_leq(vec3_distance(out, pref), best + TOL, "problem %d: %g > grid %g", k,
                           (double)vec3_distance(out, pref), (double)best);
         }
@@ -988,7 +1020,7 @@ Test(orca, lp_fallback_3d)
 {
     /* facing planes x >= 0.5, x <= -0.5 and a static z >= 0.3 */
     orca_plane3_t p[3] = {plane_n(vec3_make(0, 0, 1), 0.3f), plane_n(vec3_make(1, 0, 0), 0.5f),
-                        plane_n(vec3_make(-1, 0, 0), 0.5f)};
+                          plane_n(vec3_make(-1, 0, 0), 0.5f)};
     orca_plane3_t ps[3];
     orca_line2_t ls[3];
     vec3 out;
@@ -1028,7 +1060,8 @@ Test(orca, lp_fallback_brute_force_3d)
         if (st == ORCA_FEASIBLE) continue;
         cr_assert_eq(st, ORCA_RELAXED, "problem %d", k);
         float got = 0.0f;
-        for (int i = 0; i < n_static; ++i) cr_assert_geq(side3(planes[i], out), -TOL, "problem %d static %d", k, i);
+        for (int i = 0; i < n_static; ++i)
+            cr_assert_geq(side3(planes[i], out), -TOL, "problem %d static %d", k, i);
         for (int i = n_static; i < n; ++i) got = fmaxf(got, -side3(planes[i], out));
         float best = INFINITY;
         for (int a = 0; a < G; ++a)
@@ -1061,8 +1094,8 @@ Test(orca, lp_degenerate_3d)
     cr_assert_float_eq(out.z, 1.6f, TOL);
     cr_assert_eq(orca3_solve(NULL, 0, 0, 2.0f, vec3_make(INFINITY, 0, 0), NULL, NULL, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.x, 0.0f, 0.0f);
-    orca_plane3_t p[3] = {plane_n(vec3_make(1, 0, 0), -0.5f), plane_n(vec3_make(0, 1, 0), 0.5f),
-                        {{1, 1, 1}, {0, 0, 0}}};
+    orca_plane3_t p[3] = {
+        plane_n(vec3_make(1, 0, 0), -0.5f), plane_n(vec3_make(0, 1, 0), 0.5f), {{1, 1, 1}, {0, 0, 0}}};
     float speeds[4] = {0.0f, -1.0f, NAN, INFINITY};
     for (int k = 0; k < 4; ++k) {
         cr_assert_eq(orca3_solve(p, 1, 0, speeds[k], vec3_make(1, 1, 1), ps, ls, &out), ORCA_FEASIBLE);
@@ -1080,7 +1113,7 @@ Test(orca, lp_degenerate_3d)
     cr_assert_float_eq(out.x, 0.0f, TOL);
     /* the same plane twice, a thin slab */
     orca_plane3_t slab[3] = {plane_n(vec3_make(0, 0, 1), 0.2f), plane_n(vec3_make(0, 0, 1), 0.2f),
-                           plane_n(vec3_make(0, 0, -1), -0.2f)};
+                             plane_n(vec3_make(0, 0, -1), -0.2f)};
     cr_assert_eq(orca3_solve(slab, 3, 0, 1.0f, vec3_make(0.3f, 0, 0), ps, ls, &out), ORCA_FEASIBLE);
     cr_assert_float_eq(out.z, 0.2f, TOL);
     cr_assert_float_eq(out.x, 0.3f, TOL);
@@ -1093,7 +1126,10 @@ Test(orca, lp_degenerate_3d)
 /* 3D simulations                                                             */
 /* ======================================================================== */
 
-typedef struct sphere3 { vec3 c; float r; } sphere3;
+typedef struct sphere3 {
+    vec3 c;
+    float r;
+} sphere3;
 
 typedef struct sim3_result {
     float min_ratio, min_obst_ratio, max_goal_dist;
@@ -1102,7 +1138,7 @@ typedef struct sim3_result {
 
 /* As sim2; the bias turns pref about +z. */
 static sim3_result_t sim3(int n, vec3* pos, const vec3* goal, const sphere3* obst, int n_obst, float r,
-                        float vmax, float tau, float dt, int steps, float bias)
+                          float vmax, float tau, float dt, int steps, float bias)
 {
     vec3 vel[MAX_AGENTS] = {{0}}, nv[MAX_AGENTS];
     sim3_result_t res = {INFINITY, INFINITY, 0.0f, 2166136261u};
@@ -1112,13 +1148,13 @@ static sim3_result_t sim3(int n, vec3* pos, const vec3* goal, const sphere3* obs
             orca_line2_t ls[MAX_LINES];
             int m = 0;
             for (int o = 0; o < n_obst; ++o)
-                m += orca3_plane_sphere(vec3_sub(obst[o].c, pos[i]), obst[o].r + r, vel[i], 1.0f / tau, 1.0f / dt,
-                                        &planes[m]);
+                m += orca3_plane_sphere(vec3_sub(obst[o].c, pos[i]), obst[o].r + r, vel[i], 1.0f / tau,
+                                        1.0f / dt, &planes[m]);
             int n_static = m;
             for (int j = 0; j < n; ++j) {
                 if (j == i) continue;
-                m += orca3_plane_agent(vec3_sub(pos[j], pos[i]), vec3_sub(vel[i], vel[j]), 2.0f * r, 1.0f / tau,
-                                       1.0f / dt, 0.5f, vel[i], &planes[m]);
+                m += orca3_plane_agent(vec3_sub(pos[j], pos[i]), vec3_sub(vel[i], vel[j]), 2.0f * r,
+                                       1.0f / tau, 1.0f / dt, 0.5f, vel[i], &planes[m]);
             }
             vec3 pref = vec3_clamp_length(vec3_sub(goal[i], pos[i]), vmax);
             vec2 turned = vec2_rotate(vec2_make(pref.x, pref.y), bias);
@@ -1135,7 +1171,8 @@ static sim3_result_t sim3(int n, vec3* pos, const vec3* goal, const sphere3* obs
             for (int j = i + 1; j < n; ++j)
                 res.min_ratio = fminf(res.min_ratio, vec3_distance(pos[i], pos[j]) / (2.0f * r));
             for (int o = 0; o < n_obst; ++o)
-                res.min_obst_ratio = fminf(res.min_obst_ratio, vec3_distance(pos[i], obst[o].c) / (obst[o].r + r));
+                res.min_obst_ratio =
+                    fminf(res.min_obst_ratio, vec3_distance(pos[i], obst[o].c) / (obst[o].r + r));
         }
     }
     for (int i = 0; i < n; ++i) res.max_goal_dist = fmaxf(res.max_goal_dist, vec3_distance(pos[i], goal[i]));
@@ -1214,15 +1251,15 @@ Test(orca, lines_of_many_neighbors_match_one_at_a_time)
             rad[m] = uniform(&s, 0.0f, 4.0f);
             share[m] = uniform(&s, 0.0f, 1.0f) < 0.5f ? 0.5f : uniform(&s, -0.2f, 1.3f);
             switch (rng_splitmix64(&s) % 16) {
-            case 0: px[m] = py[m] = 0.0f; break;                         /* same spot */
-            case 1: vx[m] = px[m] * 0.1f, vy[m] = py[m] * 0.1f; break;   /* w = 0 */
-            case 2: px[m] *= 0.01f, py[m] *= 0.01f; break;                /* overlap */
-            case 3: px[m] = 1e30f; break;                                 /* huge */
+            case 0: px[m] = py[m] = 0.0f; break;                       /* same spot */
+            case 1: vx[m] = px[m] * 0.1f, vy[m] = py[m] * 0.1f; break; /* w = 0 */
+            case 2: px[m] *= 0.01f, py[m] *= 0.01f; break;             /* overlap */
+            case 3: px[m] = 1e30f; break;                              /* huge */
             case 4: vy[m] = NAN; break;
             case 5: rad[m] = -1.0f; break;
             case 6: rad[m] = INFINITY; break;
-            case 7: py[m] = 0.0f, vy[m] = 0.0f, vx[m] = 2.0f; break;      /* on the axis */
-            case 8: px[m] = 1e-25f, py[m] = 0.0f; break;                  /* tiny */
+            case 7: py[m] = 0.0f, vy[m] = 0.0f, vx[m] = 2.0f; break; /* on the axis */
+            case 8: px[m] = 1e-25f, py[m] = 0.0f; break;             /* tiny */
             default: break;
             }
         }
@@ -1231,8 +1268,8 @@ Test(orca, lines_of_many_neighbors_match_one_at_a_time)
         orca_line2_t ref[N], got[N];
         int n_ref = 0;
         for (int m = 0; m < count; ++m)
-            n_ref += orca2_line_agent((vec2){px[m], py[m]}, (vec2){vx[m], vy[m]}, rad[m], inv_tau, inv_dt, share[m],
-                                      vel, &ref[n_ref]);
+            n_ref += orca2_line_agent((vec2){px[m], py[m]}, (vec2){vx[m], vy[m]}, rad[m], inv_tau, inv_dt,
+                                      share[m], vel, &ref[n_ref]);
         int n_got = orca2_lines_agents(px, py, vx, vy, rad, share, count, inv_tau, inv_dt, vel, got);
         cr_assert_eq(n_got, n_ref, "round %d: %d lines, one at a time %d", round, n_got, n_ref);
         cr_assert_eq(memcmp(got, ref, (size_t)n_ref * sizeof *ref), 0, "round %d: the lines differ", round);
@@ -1265,16 +1302,16 @@ Test(orca, planes_of_many_neighbors_match_one_at_a_time)
             rad[m] = uniform(&s, 0.0f, 4.0f);
             share[m] = uniform(&s, 0.0f, 1.0f) < 0.5f ? 0.5f : uniform(&s, -0.2f, 1.3f);
             switch (rng_splitmix64(&s) % 18) {
-            case 0: px[m] = py[m] = pz[m] = 0.0f; break;                                  /* same spot */
+            case 0: px[m] = py[m] = pz[m] = 0.0f; break;                                     /* same spot */
             case 1: vx[m] = px[m] * 0.1f, vy[m] = py[m] * 0.1f, vz[m] = pz[m] * 0.1f; break; /* w = 0 */
-            case 2: px[m] *= 0.01f, py[m] *= 0.01f, pz[m] *= 0.01f; break;               /* overlap */
-            case 3: pz[m] = 1e30f; break;                                                /* huge */
+            case 2: px[m] *= 0.01f, py[m] *= 0.01f, pz[m] *= 0.01f; break;                   /* overlap */
+            case 3: pz[m] = 1e30f; break;                                                    /* huge */
             case 4: vz[m] = NAN; break;
             case 5: rad[m] = -1.0f; break;
             case 6: rad[m] = INFINITY; break;
-            case 7: py[m] = pz[m] = 0.0f, vy[m] = vz[m] = 0.0f, vx[m] = 2.0f; break;    /* v on the axis */
-            case 8: px[m] = 1e-25f, py[m] = pz[m] = 0.0f; break;                         /* tiny */
-            case 9: vx[m] = -px[m], vy[m] = -py[m], vz[m] = -pz[m]; break;               /* head-on */
+            case 7: py[m] = pz[m] = 0.0f, vy[m] = vz[m] = 0.0f, vx[m] = 2.0f; break; /* v on the axis */
+            case 8: px[m] = 1e-25f, py[m] = pz[m] = 0.0f; break;                     /* tiny */
+            case 9: vx[m] = -px[m], vy[m] = -py[m], vz[m] = -pz[m]; break;           /* head-on */
             default: break;
             }
         }
@@ -1300,7 +1337,9 @@ Test(orca, planes_of_many_neighbors_match_one_at_a_time)
     float one[16], two[16], r[16], sh[16];
     for (int m = 0; m < 16; ++m) one[m] = 1.0f, two[m] = 2.0f, r[m] = sh[m] = 0.5f;
     orca_plane3_t pl;
-    cr_expect_eq(orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, NAN, 4.0f, (vec3){0, 0, 0}, &pl), 0);
-    cr_expect_eq(orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec3){INFINITY, 0, 0}, &pl),
+    cr_expect_eq(orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, NAN, 4.0f, (vec3){0, 0, 0}, &pl),
                  0);
+    cr_expect_eq(
+        orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec3){INFINITY, 0, 0}, &pl),
+        0);
 }

@@ -38,8 +38,8 @@ static void assert_partition(const call_log_t* log, int32_t count)
     cr_assert_leq(calls, MAX_CALLS);
     int32_t* seen = calloc((size_t)count, sizeof *seen);
     for (int k = 0; k < calls; ++k) {
-        cr_assert(log->begin[k] >= 0 && log->begin[k] < log->end[k] && log->end[k] <= count,
-                  "range [%d, %d)", log->begin[k], log->end[k]);
+        cr_assert(log->begin[k] >= 0 && log->begin[k] < log->end[k] && log->end[k] <= count, "range [%d, %d)",
+                  log->begin[k], log->end[k]);
         for (int32_t i = log->begin[k]; i < log->end[k]; ++i) seen[i]++;
     }
     for (int32_t i = 0; i < count; ++i) cr_assert_eq(seen[i], 1, "item %d covered %d times", i, seen[i]);
@@ -121,7 +121,8 @@ static void check_affine(int threads, int calls)
     call_log_t log = {0};
     par_for(w, 1000, 64, PAR_AFFINE, log_call, &log);
     assert_partition(&log, 1000);
-    cr_assert_eq(atomic_load(&log.calls), calls, "blocks of 64 items from each share's start: %d calls", calls);
+    cr_assert_eq(atomic_load(&log.calls), calls, "blocks of 64 items from each share's start: %d calls",
+                 calls);
     for (int k = 0; k < atomic_load(&log.calls); ++k) {
         cr_assert(log.worker[k] >= 0 && log.worker[k] < threads, "worker %d", log.worker[k]);
         cr_assert_eq(log.begin[k] % 16, 0, "a block starts at item %d", log.begin[k]);
@@ -154,8 +155,8 @@ static void costly_items(int32_t begin, int32_t end, int32_t worker, void* ctx)
 
 /* One loop under a fresh census of `w` (T = its thread count): its one
  * entry, with the run's calls in costs->log. */
-static par_census_loop_t census_of(shoal_world_t* w, par_census_t* census, census_costs_t* costs, int32_t count,
-                                 int32_t min_block, par_schedule_t schedule)
+static par_census_loop_t census_of(shoal_world_t* w, par_census_t* census, census_costs_t* costs,
+                                   int32_t count, int32_t min_block, par_schedule_t schedule)
 {
     par_census_set((world_t*)w, census);
     census->now = census_clock;
@@ -327,7 +328,8 @@ static shoal_world_t* make_reorder_world(int dims, int threads, int all_flock)
     shoal_agent_t ids[N];
     for (int i = 0; i < N; ++i) {
         shoal_agent_def_t d = shoal_agent_default_def();
-        for (int k = 0; k < dims; ++k) d.position[k] = rng_range(3, (uint64_t)i, 0, (uint32_t)k, -80.0f, 80.0f);
+        for (int k = 0; k < dims; ++k)
+            d.position[k] = rng_range(3, (uint64_t)i, 0, (uint32_t)k, -80.0f, 80.0f);
         d.heading = rng_range(3, (uint64_t)i, 1, 0, -3.0f, 3.0f);
         if (all_flock || i % 3 == 0) d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
         if (all_flock == 2 || i % 4 == 0) d.weights[SHOAL_BEHAVIOR_WANDER] = 0.5f;
@@ -445,13 +447,22 @@ static void check_parallel_reorder_rounds(int dims, int all_flock, int rounds)
     shoal_world_destroy(par);
 }
 
-static void check_parallel_reorder(int dims, int all_flock) { check_parallel_reorder_rounds(dims, all_flock, 1); }
+static void check_parallel_reorder(int dims, int all_flock)
+{
+    check_parallel_reorder_rounds(dims, all_flock, 1);
+}
 
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_2d) { check_parallel_reorder(2, 0); }
 Test(parallel, reorder_on_two_threads_matches_the_serial_one_3d) { check_parallel_reorder(3, 0); }
 Test(parallel, reorder_with_a_component_every_agent_has) { check_parallel_reorder(2, 1); }
-Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_2d) { check_parallel_reorder(2, 2); }
-Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_3d) { check_parallel_reorder(3, 2); }
+Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_2d)
+{
+    check_parallel_reorder(2, 2);
+}
+Test(parallel, reorder_with_components_every_agent_has_in_and_out_of_order_3d)
+{
+    check_parallel_reorder(3, 2);
+}
 Test(parallel, reorders_after_definitions_change_in_order) { check_parallel_reorder_rounds(2, 1, 3); }
 Test(parallel, reorders_after_definitions_change_some_agents) { check_parallel_reorder_rounds(2, 0, 3); }
 
@@ -534,7 +545,8 @@ static void check_region(int threads, int spin, int sleep_us, int nested)
         }
         /* Static tasks, a multiple of the threads: every worker woken. */
         if (k % 4 == 0 && r->counts[k] % threads == 0)
-            cr_assert_eq(workers_seen, (1 << threads) - 1, "loop %d: workers 0x%x took part", k, workers_seen);
+            cr_assert_eq(workers_seen, (1 << threads) - 1, "loop %d: workers 0x%x took part", k,
+                         workers_seen);
     }
     if (nested) {
         int expect = 0;
@@ -551,8 +563,14 @@ Test(parallel, region_hands_many_loops_to_one_team, .timeout = 30) { check_regio
 /* On a machine of fewer than three processors the waiters sleep at once. */
 Test(parallel, region_of_three_threads, .timeout = 30) { check_region(3, 300000, 0, 0); }
 Test(parallel, region_workers_wake_from_sleep, .timeout = 30) { check_region(3, 0, 2000, 0); }
-Test(parallel, region_workers_that_spin_briefly_sleep_and_wake, .timeout = 30) { check_region(2, 50, 500, 0); }
-Test(parallel, loops_inside_a_regions_loop_run_on_their_thread, .timeout = 30) { check_region(2, 1000, 0, 1); }
+Test(parallel, region_workers_that_spin_briefly_sleep_and_wake, .timeout = 30)
+{
+    check_region(2, 50, 500, 0);
+}
+Test(parallel, loops_inside_a_regions_loop_run_on_their_thread, .timeout = 30)
+{
+    check_region(2, 1000, 0, 1);
+}
 
 /* Bound threads keep spinning: the processor count is the world's, not
  * that of the caller's mask once bound to one core (with libgomp that

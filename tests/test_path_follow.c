@@ -77,14 +77,11 @@ static int bezier_case(vec3 p1, vec3 p2, vec3 p3)
 {
     double mx = 0.5 * ((double)p1.x + p3.x), my = 0.5 * ((double)p1.y + p3.y),
            mz = 0.5 * ((double)p1.z + p3.z);
-    double r = 0.5 * sqrt((p1.x - mx) * (p1.x - mx) + (p1.y - my) * (p1.y - my) +
-                          (p1.z - mz) * (p1.z - mz));
+    double r = 0.5 * sqrt((p1.x - mx) * (p1.x - mx) + (p1.y - my) * (p1.y - my) + (p1.z - mz) * (p1.z - mz));
     double c1x = 0.5 * (p1.x + mx), c1y = 0.5 * (p1.y + my), c1z = 0.5 * (p1.z + mz);
     double c3x = 0.5 * (p3.x + mx), c3y = 0.5 * (p3.y + my), c3z = 0.5 * (p3.z + mz);
-    double d1 = sqrt((p2.x - c1x) * (p2.x - c1x) + (p2.y - c1y) * (p2.y - c1y) +
-                     (p2.z - c1z) * (p2.z - c1z));
-    double d3 = sqrt((p2.x - c3x) * (p2.x - c3x) + (p2.y - c3y) * (p2.y - c3y) +
-                     (p2.z - c3z) * (p2.z - c3z));
+    double d1 = sqrt((p2.x - c1x) * (p2.x - c1x) + (p2.y - c1y) * (p2.y - c1y) + (p2.z - c1z) * (p2.z - c1z));
+    double d3 = sqrt((p2.x - c3x) * (p2.x - c3x) + (p2.y - c3y) * (p2.y - c3y) + (p2.z - c3z) * (p2.z - c3z));
     return d1 > r && d3 > r ? 3 : 4;
 }
 
@@ -112,8 +109,10 @@ static void max_curvature_matches_sampling(int dims, uint64_t seed)
             } while (vec3_length(off) > 1.0f);
             p[1] = vec3_add(centre, vec3_scale(off, 0.98f * r));
         }
-        if (bezier_case(p[0], p[1], p[2]) == 3) count3++;
-        else count4++;
+        if (bezier_case(p[0], p[1], p[2]) == 3)
+            count3++;
+        else
+            count4++;
         double analytic = pf_bezier_max_curvature(p[0], p[1], p[2]);
         double sampled = sampled_max_curvature(p[0], p[1], p[2], samples);
         cr_assert(isfinite(analytic) && analytic > 0.0, "curve %d: kappa_max %g", i, analytic);
@@ -126,8 +125,8 @@ static void max_curvature_matches_sampling(int dims, uint64_t seed)
                   (double)p[0].y, (double)p[0].z, (double)p[1].x, (double)p[1].y, (double)p[1].z,
                   (double)p[2].x, (double)p[2].y, (double)p[2].z);
     }
-    cr_log_info("%dD: %d curves of eq. (3), %d of eq. (4), worst relative error %.3g", dims,
-                count3, count4, worst);
+    cr_log_info("%dD: %d curves of eq. (3), %d of eq. (4), worst relative error %.3g", dims, count3, count4,
+                worst);
     cr_assert_geq(count3, 20, "%dD: only %d curves exercised eq. (3)", dims, count3);
     cr_assert_geq(count4, 20, "%dD: only %d curves exercised eq. (4)", dims, count4);
 }
@@ -170,8 +169,7 @@ Test(path_follow, curvature_at_matches_finite_differences)
 Test(path_follow, max_curvature_hand_cases_and_degenerate)
 {
     /* Symmetric case (3): |p2 - m| = 1, A = 1. */
-    cr_assert_float_eq(pf_bezier_max_curvature(V3(-1, 0, 0), V3(0, 1, 0), V3(1, 0, 0)), 1.0f,
-                       1e-6f);
+    cr_assert_float_eq(pf_bezier_max_curvature(V3(-1, 0, 0), V3(0, 1, 0), V3(1, 0, 0)), 1.0f, 1e-6f);
     /* Case (4): p2 inside the sphere near p1; A = 5, |p1 - p2| = sqrt 2. */
     cr_assert_float_eq(pf_bezier_max_curvature(V3(0, 0, 0), V3(1, 1, 0), V3(10, 0, 0)),
                        (float)(5.0 / pow(2.0, 1.5)), 1e-5f);
@@ -196,7 +194,7 @@ Test(path_follow, target_speed_straight_is_v_max)
     static test_path_t tp;
     /* Along x, then along a slanted 3D line through several waypoints
      * (float rounding makes those nearly, not exactly, collinear). */
-    const float xs[] = { 0, 0, 0, 100, 0, 0 };
+    const float xs[] = {0, 0, 0, 100, 0, 0};
     build(&tp, xs, 2, 2.0f);
     for (float s = 0.0f; s <= 100.0f; s += 7.5f)
         cr_assert_eq(pf_target_speed(&p, &tp.path, V3(s, 0, 0), s), p.v_max, "s %g", (double)s);
@@ -240,7 +238,7 @@ static double circle_speed_raw(const pf_params_t* p, double R)
 
 static double clampd(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-static const double RADII[] = { 3.05, 3.5, 5.0, 8.0, 12.0, 20.0, 50.0 };
+static const double RADII[] = {3.05, 3.5, 5.0, 8.0, 12.0, 20.0, 50.0};
 #define NRADII ((int)(sizeof RADII / sizeof RADII[0]))
 
 Test(path_follow, target_speed_on_circles)
@@ -269,8 +267,7 @@ Test(path_follow, target_speed_on_circles)
         double v = pf_target_speed(&p, &tp.path, tp.points[0], 0.0f);
         double rel = fabs(v - expect) / expect;
         if (rel > worst_vertices) worst_vertices = rel;
-        cr_assert(rel <= 1e-4, "R %g, waypoints dh apart: %.7g, expected %.7g (raw %.7g)", R, v,
-                  expect, raw);
+        cr_assert(rel <= 1e-4, "R %g, waypoints dh apart: %.7g, expected %.7g (raw %.7g)", R, v, expect, raw);
 
         /* (b) A dense polygon (0.2 degree steps) over (n - 1) alpha plus a
          * margin, several turns when alpha is large, the vehicle on the
@@ -290,15 +287,14 @@ Test(path_follow, target_speed_on_circles)
         v = pf_target_speed(&p, &tp.path, pos, s);
         rel = fabs(v - expect) / expect;
         if (rel > worst_dense) worst_dense = rel;
-        cr_assert(rel <= 1e-4, "R %g, dense circle: %.7g, expected %.7g (raw %.7g)", R, v, expect,
-                  raw);
+        cr_assert(rel <= 1e-4, "R %g, dense circle: %.7g, expected %.7g (raw %.7g)", R, v, expect, raw);
         /* Not the 1 / R curvature: the two differ by far more than the
          * tolerance wherever the clamp is inactive. */
         double naive = clampd(sqrt(p.a_lat * G * R), p.v_min, p.v_max);
         if (raw > p.v_min && raw < p.v_max) cr_assert_gt(fabs(v - naive) / naive, 0.1);
     }
-    cr_log_info("circles: worst relative error %.3g (waypoints dh apart), %.3g (dense)",
-                worst_vertices, worst_dense);
+    cr_log_info("circles: worst relative error %.3g (waypoints dh apart), %.3g (dense)", worst_vertices,
+                worst_dense);
     cr_assert_geq(low_clamped, 1, "no radius exercised the v_min clamp");
     cr_assert_geq(high_clamped, 1, "no radius exercised the v_max clamp");
 }
@@ -309,11 +305,11 @@ Test(path_follow, target_speed_fewer_than_three_points)
     static test_path_t tp;
     /* A 90 degree corner 4 m ahead but the path ends within dh of the
      * vehicle: P~ is the vehicle and the end, one chord, no curve. */
-    const float xs[] = { 0, 0, 0, 2, 0, 0, 2, 2, 0 };
+    const float xs[] = {0, 0, 0, 2, 0, 0, 2, 2, 0};
     build(&tp, xs, 3, 1.0f);
     cr_assert_eq(pf_target_speed(&p, &tp.path, vec3_make(0, 0, 0), 0.0f), p.v_max);
     /* A hairpin (folded back) inside the lookahead gives v_min. */
-    const float hp[] = { 0, 0, 0, 12, 0, 0, 12.01f, 0.01f, 0, 0, 0.02f, 0 };
+    const float hp[] = {0, 0, 0, 12, 0, 0, 12.01f, 0.01f, 0, 0, 0.02f, 0};
     build(&tp, hp, 4, 1.0f);
     cr_assert_eq(pf_target_speed(&p, &tp.path, vec3_make(0, 0, 0), 0.0f), p.v_min);
 }
@@ -323,7 +319,7 @@ Test(path_follow, target_speed_fewer_than_three_points)
 Test(path_follow, pi_anti_windup)
 {
     const float kp = 0.5f, ki = 0.25f, dt = 0.01f;
-    pf_pi_t pi = { 0.0f };
+    pf_pi_t pi = {0.0f};
     double naive = 0.0; /* integral of a PI without anti-windup */
     /* 100 s of an error whose proportional part alone is below saturation
      * (0.75), so the integral pushes the output into it. */
@@ -404,7 +400,7 @@ Test(path_follow, pure_pursuit_signs)
 static float pursue_line(float y0, float v, int dir, float* overshoot, float* settle_time)
 {
     static test_path_t tp;
-    const float xs[] = { -500.0f * dir, 0, 0, 500.0f * dir, 0, 0 };
+    const float xs[] = {-500.0f * dir, 0, 0, 500.0f * dir, 0, 0};
     build(&tp, xs, 2, 2.0f);
     const float L = 2.5f, max_steer = 0.6f, dt = 0.01f, lookahead = 6.0f;
     float x = 0.0f, y = y0, yaw = dir > 0 ? 0.0f : VEC_PI;
@@ -424,15 +420,17 @@ static float pursue_line(float y0, float v, int dir, float* overshoot, float* se
         cr_assert(isfinite(x) && isfinite(y) && isfinite(yaw));
         /* Past the line is the side opposite to the start. */
         if (y * y0 < 0.0f) *overshoot = fmaxf(*overshoot, fabsf(y));
-        if (fabsf(y) >= 0.05f) *settle_time = -1.0f;
-        else if (*settle_time < 0.0f) *settle_time = i * dt;
+        if (fabsf(y) >= 0.05f)
+            *settle_time = -1.0f;
+        else if (*settle_time < 0.0f)
+            *settle_time = i * dt;
     }
     return y;
 }
 
 Test(path_follow, pure_pursuit_converges_forward)
 {
-    const float cases[][2] = { { 2.0f, 5.0f }, { -3.0f, 8.0f }, { 1.0f, 2.0f } };
+    const float cases[][2] = {{2.0f, 5.0f}, {-3.0f, 8.0f}, {1.0f, 2.0f}};
     for (int c = 0; c < 3; ++c) {
         for (int dir = -1; dir <= 1; dir += 2) {
             float overshoot, settle;
@@ -442,15 +440,14 @@ Test(path_follow, pure_pursuit_converges_forward)
                         (double)settle);
             cr_assert_lt(fabsf(y), 0.05f, "offset %g left", (double)y);
             cr_assert(settle >= 0.0f && settle < 20.0f, "settled after %g s", (double)settle);
-            cr_assert_leq(overshoot, 0.05f * fabsf(cases[c][0]), "overshoot %g m",
-                          (double)overshoot);
+            cr_assert_leq(overshoot, 0.05f * fabsf(cases[c][0]), "overshoot %g m", (double)overshoot);
         }
     }
 }
 
 Test(path_follow, pure_pursuit_converges_in_reverse)
 {
-    const float cases[][2] = { { 2.0f, -3.0f }, { -1.5f, -2.0f } };
+    const float cases[][2] = {{2.0f, -3.0f}, {-1.5f, -2.0f}};
     for (int c = 0; c < 2; ++c) {
         for (int dir = -1; dir <= 1; dir += 2) {
             float overshoot, settle;
@@ -460,16 +457,14 @@ Test(path_follow, pure_pursuit_converges_in_reverse)
                         (double)settle);
             cr_assert_lt(fabsf(y), 0.05f, "offset %g left", (double)y);
             cr_assert(settle >= 0.0f && settle < 25.0f, "settled after %g s", (double)settle);
-            cr_assert_leq(overshoot, 0.05f * fabsf(cases[c][0]), "overshoot %g m",
-                          (double)overshoot);
+            cr_assert_leq(overshoot, 0.05f * fabsf(cases[c][0]), "overshoot %g m", (double)overshoot);
         }
     }
 }
 
 /* ---- 5. Degenerate paths ------------------------------------------------- */
 
-static void expect_build_fails(const float* xyz, int32_t count, float half_width,
-                               const char* const* needles)
+static void expect_build_fails(const float* xyz, int32_t count, float half_width, const char* const* needles)
 {
     pf_path_t path;
     memset(&path, 0xab, sizeof path);
@@ -491,26 +486,23 @@ static void expect_build_fails(const float* xyz, int32_t count, float half_width
 
 Test(path_follow, degenerate_paths)
 {
-    const float one[] = { 1, 2, 3 };
-    expect_build_fails(NULL, 0, 1.0f, (const char*[]){ "at least 2 waypoints", "got 0", NULL });
-    expect_build_fails(one, 1, 1.0f, (const char*[]){ "at least 2 waypoints", "got 1", NULL });
-    const float rep[] = { 0, 0, 0, 5, 0, 0, 5, 0, 0, 9, 0, 0 };
-    expect_build_fails(rep, 4, 1.0f,
-                       (const char*[]){ "waypoint 2 repeats waypoint 1", "0.001 m", NULL });
-    const float close[] = { 0, 0, 0, 5, 0, 0, 5.0005f, 0, 0 };
-    expect_build_fails(close, 3, 1.0f,
-                       (const char*[]){ "waypoint 2 is", "from waypoint 1", "0.001 m", NULL });
-    const float nan_y[] = { 0, 0, 0, 1, NAN, 0, 2, 0, 0 };
-    expect_build_fails(nan_y, 3, 1.0f, (const char*[]){ "waypoint 1: y is NaN", NULL });
-    const float inf_z[] = { 0, 0, 0, 1, 0, 0, 2, 0, INFINITY };
-    expect_build_fails(inf_z, 3, 1.0f, (const char*[]){ "waypoint 2: z is infinite", NULL });
-    const float ok[] = { 0, 0, 0, 1, 0, 0 };
-    const float bad_hw[] = { 0.0f, -1.0f, NAN, INFINITY };
-    for (int i = 0; i < 4; ++i)
-        expect_build_fails(ok, 2, bad_hw[i], (const char*[]){ "half_width", NULL });
+    const float one[] = {1, 2, 3};
+    expect_build_fails(NULL, 0, 1.0f, (const char*[]){"at least 2 waypoints", "got 0", NULL});
+    expect_build_fails(one, 1, 1.0f, (const char*[]){"at least 2 waypoints", "got 1", NULL});
+    const float rep[] = {0, 0, 0, 5, 0, 0, 5, 0, 0, 9, 0, 0};
+    expect_build_fails(rep, 4, 1.0f, (const char*[]){"waypoint 2 repeats waypoint 1", "0.001 m", NULL});
+    const float close[] = {0, 0, 0, 5, 0, 0, 5.0005f, 0, 0};
+    expect_build_fails(close, 3, 1.0f, (const char*[]){"waypoint 2 is", "from waypoint 1", "0.001 m", NULL});
+    const float nan_y[] = {0, 0, 0, 1, NAN, 0, 2, 0, 0};
+    expect_build_fails(nan_y, 3, 1.0f, (const char*[]){"waypoint 1: y is NaN", NULL});
+    const float inf_z[] = {0, 0, 0, 1, 0, 0, 2, 0, INFINITY};
+    expect_build_fails(inf_z, 3, 1.0f, (const char*[]){"waypoint 2: z is infinite", NULL});
+    const float ok[] = {0, 0, 0, 1, 0, 0};
+    const float bad_hw[] = {0.0f, -1.0f, NAN, INFINITY};
+    for (int i = 0; i < 4; ++i) expect_build_fails(ok, 2, bad_hw[i], (const char*[]){"half_width", NULL});
     /* Huge but finite coordinates whose length overflows a float. */
-    const float huge[] = { -3e38f, 0, 0, 3e38f, 0, 0 };
-    expect_build_fails(huge, 2, 1.0f, (const char*[]){ "length", NULL });
+    const float huge[] = {-3e38f, 0, 0, 3e38f, 0, 0};
+    expect_build_fails(huge, 2, 1.0f, (const char*[]){"length", NULL});
 
     /* The good path. */
     static test_path_t tp;
@@ -552,7 +544,7 @@ Test(path_follow, point_at_and_project)
     /* A path that doubles back: the window keeps the projection on the leg
      * being driven; the whole path picks the nearer leg; ties go to the
      * smaller s. */
-    const float hair[] = { 0, 0, 0, 50, 0, 0, 50, 2, 0, 0, 2, 0 };
+    const float hair[] = {0, 0, 0, 50, 0, 0, 50, 2, 0, 0, 2, 0};
     build(&tp, hair, 4, 1.0f);
     float cte;
     float s = pf_path_project(&tp.path, vec3_make(20, 1.4f, 0), 0.0f, 30.0f, &cte);
@@ -585,13 +577,13 @@ Test(path_follow, params_valid_names_the_field)
     cr_assert_float_eq(p.dh, 6.0f, 0.0f);
     cr_assert_eq(p.n, 5);
 
-#define EXPECT_BAD(field, value, name)                                                     \
-    do {                                                                                   \
-        pf_params_t q = pf_params_default(PF_PROPOSED);                                    \
-        q.field = value;                                                                   \
-        msg[0] = '\0';                                                                     \
-        cr_assert_eq(pf_params_valid(&q, msg, sizeof msg), 0, #field " = " #value " ok"); \
-        cr_assert(strstr(msg, name) != NULL, "\"%s\" lacks %s", msg, name);                \
+#define EXPECT_BAD(field, value, name)                                                                       \
+    do {                                                                                                     \
+        pf_params_t q = pf_params_default(PF_PROPOSED);                                                      \
+        q.field = value;                                                                                     \
+        msg[0] = '\0';                                                                                       \
+        cr_assert_eq(pf_params_valid(&q, msg, sizeof msg), 0, #field " = " #value " ok");                    \
+        cr_assert(strstr(msg, name) != NULL, "\"%s\" lacks %s", msg, name);                                  \
     } while (0)
     EXPECT_BAD(kind, (pf_kind_t)7, "kind");
     EXPECT_BAD(a_lat, 0.0f, "a_lat");
@@ -620,7 +612,13 @@ Test(path_follow, params_valid_names_the_field)
 
 static pf_vehicle_t vehicle_at(float x, float y, float yaw, float v)
 {
-    pf_vehicle_t veh = { .pos = vec3_make(x, y, 0), .yaw = yaw, .v = v, .wheelbase = 2.5f, .max_steer = 0.6f,};
+    pf_vehicle_t veh = {
+        .pos = vec3_make(x, y, 0),
+        .yaw = yaw,
+        .v = v,
+        .wheelbase = 2.5f,
+        .max_steer = 0.6f,
+    };
     return veh;
 }
 
@@ -628,7 +626,7 @@ Test(path_follow, stuck_manager_recovers_then_teleports)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
     static test_path_t tp;
-    const float xs[] = { 0, 0, 0, 200, 0, 0 };
+    const float xs[] = {0, 0, 0, 200, 0, 0};
     build(&tp, xs, 2, 2.0f);
     pf_state_t st;
     pf_state_init(&st);
@@ -674,8 +672,7 @@ Test(path_follow, stuck_manager_recovers_then_teleports)
     cr_assert_eq(st.teleports, 1);
     cr_assert_eq(st.failed_recoveries, 0);
     float expect_recovery = p.max_recoveries * p.reverse_time / dt;
-    cr_assert(fabsf((float)recovery_frames - expect_recovery) <= 2.0f, "%d recovery frames",
-              recovery_frames);
+    cr_assert(fabsf((float)recovery_frames - expect_recovery) <= 2.0f, "%d recovery frames", recovery_frames);
     float t_tp = (teleport_frame + 1) * dt;
     float expect_tp = (p.max_recoveries + 1) * p.stuck_window + p.max_recoveries * p.reverse_time;
     cr_assert(fabsf(t_tp - expect_tp) <= 3.0f * dt, "teleport at %g s, expected %g", (double)t_tp,
@@ -687,7 +684,7 @@ Test(path_follow, stuck_manager_quiet_while_progressing)
     for (int kind = 0; kind < 2; ++kind) {
         pf_params_t p = pf_params_default((pf_kind_t)kind);
         static test_path_t tp;
-        const float xs[] = { 0, 0, 0, 300, 0, 0 };
+        const float xs[] = {0, 0, 0, 300, 0, 0};
         build(&tp, xs, 2, 2.0f);
         pf_state_t st;
         pf_state_init(&st);
@@ -718,7 +715,7 @@ Test(path_follow, completion_brakes)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
     static test_path_t tp;
-    const float xs[] = { 0, 0, 0, 50, 0, 0 };
+    const float xs[] = {0, 0, 0, 50, 0, 0};
     build(&tp, xs, 2, 2.0f);
     pf_state_t st;
     pf_state_init(&st);
@@ -766,12 +763,11 @@ Test(path_follow, vehicle_limits_cap_the_target_speed)
     const float yaw = 1.5707963f;
     float kh = pf_bezier_max_curvature(vec3_make(20.0f, -p.dh, 0.0f), pos, p2);
     float k_eff = fmaxf(k, kh);
-    cr_assert_lt(k_eff, 1.5f * k, "no more than the circle's own curves (%g vs %g)", (double)kh,
-                 (double)k);
+    cr_assert_lt(k_eff, 1.5f * k, "no more than the circle's own curves (%g vs %g)", (double)kh, (double)k);
     pf_state_t st;
     pf_command_t c;
     /* Plenty of grip, no yaw cap. */
-    pf_vehicle_t veh = { .pos = pos, .yaw = yaw, .wheelbase = 2.5f, .max_steer = 0.6f, .traction = 0.9f };
+    pf_vehicle_t veh = {.pos = pos, .yaw = yaw, .wheelbase = 2.5f, .max_steer = 0.6f, .traction = 0.9f};
     pf_state_init(&st);
     pf_follow(&p, &tp.path, &st, &veh, 0.05f, &c);
     cr_assert_float_eq(c.target_speed, fminf(sqrtf(0.4f * 9.81f / k_eff), 10.0f), 1e-4f);
@@ -800,10 +796,15 @@ Test(path_follow, vehicle_limits_cap_the_target_speed)
 Test(path_follow, vehicle_limits_slow_a_vehicle_facing_off_the_path)
 {
     static test_path_t tp;
-    const float line[] = { 0, 0, 0, 100, 0, 0 };
+    const float line[] = {0, 0, 0, 100, 0, 0};
     build(&tp, line, 2, 3.0f);
     pf_params_t p = pf_params_default(PF_PROPOSED);
-    pf_vehicle_t veh = { .pos = vec3_make(10.0f, 0.0f, 0.0f), .yaw = 1.0471976f, .v = 5.0f, .wheelbase = 2.5f, .max_steer = 0.6f, .traction = 0.9f };
+    pf_vehicle_t veh = {.pos = vec3_make(10.0f, 0.0f, 0.0f),
+                        .yaw = 1.0471976f,
+                        .v = 5.0f,
+                        .wheelbase = 2.5f,
+                        .max_steer = 0.6f,
+                        .traction = 0.9f};
     pf_state_t st;
     pf_command_t c;
     pf_state_init(&st);
@@ -833,15 +834,20 @@ Test(path_follow, vehicle_limits_slow_a_vehicle_facing_off_the_path)
 Test(path_follow, vehicle_limits_heading_curve_no_tighter_than_the_vehicle)
 {
     static test_path_t tp;
-    const float line[] = { 0, 0, 0, 100, 0, 0 };
+    const float line[] = {0, 0, 0, 100, 0, 0};
     build(&tp, line, 2, 3.0f);
     pf_params_t p = pf_params_default(PF_PROPOSED);
     /* a truck: 6 m wheelbase, 25 degrees of lock: its tightest circle 12.9 m */
-    pf_vehicle_t veh = { .pos = vec3_make(10.0f, 0.0f, 0.0f), .yaw = 1.5707963f, .v = 2.0f, .wheelbase = 6.0f, .max_steer = 0.4363323f, .traction = 0.6f };
+    pf_vehicle_t veh = {.pos = vec3_make(10.0f, 0.0f, 0.0f),
+                        .yaw = 1.5707963f,
+                        .v = 2.0f,
+                        .wheelbase = 6.0f,
+                        .max_steer = 0.4363323f,
+                        .traction = 0.6f};
     float k_vehicle = pf_vehicle_max_curvature(&veh);
     cr_assert_float_eq(k_vehicle, tanf(0.4363323f) / 6.0f, 1e-6f);
     float v_tightest = sqrtf(0.4f * 9.81f / k_vehicle); /* 7.1 m/s */
-    const float yaws[2] = { 1.5707963f, 2.6179939f };
+    const float yaws[2] = {1.5707963f, 2.6179939f};
     for (int i = 0; i < 2; ++i) {
         pf_state_t st;
         pf_command_t c;
@@ -878,7 +884,7 @@ Test(path_follow, a_loop_is_not_completed_at_its_start)
 {
     pf_params_t p = pf_params_default(PF_PROPOSED);
     static test_path_t tp;
-    const float loop[] = { 0, 0, 0, -40, 0, 0, -40, -40, 0, 0, -40, 0, 0, 0, 0 };
+    const float loop[] = {0, 0, 0, -40, 0, 0, -40, -40, 0, 0, -40, 0, 0, 0, 0};
     build(&tp, loop, 5, 4.0f);
     pf_state_t st;
     pf_state_init(&st);
@@ -902,7 +908,7 @@ Test(path_follow, drives_a_corner_to_completion)
     for (int kind = 0; kind < 2; ++kind) {
         pf_params_t p = pf_params_default((pf_kind_t)kind);
         static test_path_t tp;
-        const float xs[] = { 0, 0, 0, 60, 0, 0, 60, 60, 0 };
+        const float xs[] = {0, 0, 0, 60, 0, 0, 60, 60, 0};
         build(&tp, xs, 3, 4.0f);
         pf_state_t st;
         pf_state_init(&st);
@@ -923,12 +929,11 @@ Test(path_follow, drives_a_corner_to_completion)
             top_speed = fmaxf(top_speed, veh.v);
             if (fabsf(st.s - 60.0f) < 3.0f) corner_speed = fminf(corner_speed, veh.v);
         }
-        cr_log_info("kind %d: done in %g s, max cte %g, top %g, corner %g", kind, i * dt,
-                    (double)max_cte, (double)top_speed, (double)corner_speed);
+        cr_log_info("kind %d: done in %g s, max cte %g, top %g, corner %g", kind, i * dt, (double)max_cte,
+                    (double)top_speed, (double)corner_speed);
         cr_assert(st.completed, "kind %d: not done after %g s (s %g)", kind, i * dt, (double)st.s);
         cr_assert_eq(st.stuck_events, 0);
-        cr_assert_lt(max_cte, tp.path.half_width, "kind %d left the corridor: %g", kind,
-                     (double)max_cte);
+        cr_assert_lt(max_cte, tp.path.half_width, "kind %d left the corridor: %g", kind, (double)max_cte);
         cr_assert_lt(corner_speed, 0.8f * top_speed);
     }
 }
@@ -939,15 +944,15 @@ Test(path_follow, baseline_target_speed)
 {
     pf_params_t p = pf_params_default(PF_BASELINE);
     static test_path_t tp;
-    const float straight[] = { 0, 0, 0, 100, 0, 0 };
+    const float straight[] = {0, 0, 0, 100, 0, 0};
     build(&tp, straight, 2, 2.0f);
     cr_assert_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(1, 0, 0), 0.0f, 15.0f), p.v_max);
     /* A 90 degree turn 10 m ahead, within the 15 m lookahead. */
-    const float turn[] = { 0, 0, 0, 10, 0, 0, 10, 50, 0 };
+    const float turn[] = {0, 0, 0, 10, 0, 0, 10, 50, 0};
     build(&tp, turn, 3, 2.0f);
     float expect = p.v_max / (1.0f + p.baseline_gain * VEC_HALF_PI);
-    cr_assert_float_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(1, 0, 0), 0.0f, 15.0f),
-                       expect, 1e-5f);
+    cr_assert_float_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(1, 0, 0), 0.0f, 15.0f), expect,
+                       1e-5f);
     /* The same turn beyond the lookahead (or just reached by it) does not count. */
     cr_assert_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(1, 0, 0), 0.0f, 9.0f), p.v_max);
     cr_assert_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(1, 0, 0), 0.0f, 10.0f), p.v_max);
@@ -957,7 +962,7 @@ Test(path_follow, baseline_target_speed)
     cr_assert_float_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(d, d, 0), 0.0f, 15.0f),
                        p.v_max / (1.0f + p.baseline_gain * VEC_PI / 4.0f), 1e-4f);
     /* A U-turn clamps at v_min. */
-    const float uturn[] = { 0, 0, 0, 10, 0, 0, 0, 0.5f, 0 };
+    const float uturn[] = {0, 0, 0, 10, 0, 0, 0, 0.5f, 0};
     build(&tp, uturn, 3, 2.0f);
     p.baseline_gain = 10.0f;
     cr_assert_eq(pf_baseline_target_speed(&p, &tp.path, vec3_make(1, 0, 0), 0.0f, 15.0f), p.v_min);

@@ -117,8 +117,9 @@ Test(planner_agents, a_time_budget_stops_searches_early_with_the_best_path_so_fa
     shoal_planner_status_t full = budget_run(0.0f, &reached);
     cr_assert(reached);
     cr_assert_gt(full.searches, 4);
-    cr_assert_eq(full.expanded_sum, full.searches * 20000, "no time budget: every expansion (%lld in %lld searches)",
-                 (long long)full.expanded_sum, (long long)full.searches);
+    cr_assert_eq(full.expanded_sum, full.searches * 20000,
+                 "no time budget: every expansion (%lld in %lld searches)", (long long)full.expanded_sum,
+                 (long long)full.searches);
     shoal_planner_status_t quick = budget_run(0.2f, &reached);
     cr_assert(reached, "the ship still gets on");
     cr_assert_eq(quick.searches, full.searches);

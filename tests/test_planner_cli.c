@@ -141,7 +141,8 @@ Test(planner_cli, short_run_prints_the_tables_as_json, .timeout = 600)
     for (int d = 0; d < 2; ++d) {
         const cJSON* dobj = object_at(f7, d == 0 ? "2d" : "3d");
         cr_assert_eq(number_at(dobj, "controls"), d == 0 ? 17.0 : 121.0);
-        for (int s = 0; s < 3; ++s) cr_assert_gt(number_at(object_at(dobj, strategies[s]), "ms_per_search"), 0.0);
+        for (int s = 0; s < 3; ++s)
+            cr_assert_gt(number_at(object_at(dobj, strategies[s]), "ms_per_search"), 0.0);
     }
     const cJSON* battle = object_at(root, "battle");
     cr_assert_eq(number_at(battle, "ships"), 30.0);

@@ -18,7 +18,7 @@
 
 static vec3 uniform3(uint64_t* s, float lo, float hi, int dims)
 {
-    vec3 v = { uniform(s, lo, hi), uniform(s, lo, hi), uniform(s, lo, hi) };
+    vec3 v = {uniform(s, lo, hi), uniform(s, lo, hi), uniform(s, lo, hi)};
     if (dims == 2) v.z = 0.0f;
     return v;
 }
@@ -36,8 +36,7 @@ static void test_free(void* ctx, void* p, size_t bytes)
     free(p);
 }
 
-static trim_table_t build_table(int axes, int samples, float max_rate, float interval,
-                                int substeps)
+static trim_table_t build_table(int axes, int samples, float max_rate, float interval, int substeps)
 {
     trim_spec_t spec;
     memset(&spec, 0, sizeof spec);
@@ -109,8 +108,11 @@ Test(planner_search, behaviors_stay_in_unit_range_and_composite_is_the_product)
     uint64_t rng = 11;
     plan_sphere_t spheres[40];
     for (int i = 0; i < 40; ++i)
-        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -20.0f, 20.0f, 3), .radius = uniform(&rng, 0.1f, 3.0f),
-                                      .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),};
+        spheres[i] = (plan_sphere_t){
+            .center = uniform3(&rng, -20.0f, 20.0f, 3),
+            .radius = uniform(&rng, 0.1f, 3.0f),
+            .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),
+        };
     test_scene_t ts = make_scene(spheres, 40, 8.0f);
     int seen_zero = 0, seen_one = 0, seen_mid = 0;
     for (int it = 0; it < 20000; ++it) {
@@ -134,7 +136,7 @@ Test(planner_search, behaviors_stay_in_unit_range_and_composite_is_the_product)
         float comp = plan_composite(b, 5, &s, ts.scene, 0.5f);
         cr_assert(comp == product, "composite %g != product %g", (double)comp, (double)product);
         /* Subsets too, in another order of kinds. */
-        plan_behavior_t two[2] = { b[4], b[1] };
+        plan_behavior_t two[2] = {b[4], b[1]};
         float p2 = plan_goodness(&b[4], &s, ts.scene, 0.5f) * plan_goodness(&b[1], &s, ts.scene, 0.5f);
         cr_assert(plan_composite(two, 2, &s, ts.scene, 0.5f) == p2);
     }
@@ -146,13 +148,13 @@ Test(planner_search, behaviors_stay_in_unit_range_and_composite_is_the_product)
     plan_segment_t s = random_segment(&rng, 0);
     s.p1.x = NAN;
     for (int k = 0; k < 5; ++k) {
-        plan_behavior_t b = { (plan_behavior_kind_t)k, vec3_make(1, 2, 3), vec3_zero() };
+        plan_behavior_t b = {(plan_behavior_kind_t)k, vec3_make(1, 2, 3), vec3_zero()};
         float g = plan_goodness(&b, &s, ts.scene, 0.5f);
         cr_assert(g >= 0.0f && g <= 1.0f, "NaN segment, kind %d: %g", k, (double)g);
     }
     cr_assert(plan_composite(NULL, 0, &s, NULL, 0.0f) == 1.0f);
     /* AvoidCollision without a scene: nothing to hit. */
-    plan_behavior_t avoid = { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() };
+    plan_behavior_t avoid = {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()};
     cr_assert(plan_goodness(&avoid, &s, NULL, 1.0f) == 1.0f);
 
     cr_assert(plan_bounded(0.0f) == 0.0f);
@@ -190,7 +192,7 @@ static plan_segment_t segment(vec3 p0, vec3 p1, vec3 d1, float t0, float duratio
 Test(planner_search, seek_follows_the_papers_formula)
 {
     vec3 o = vec3_zero(), x = vec3_make(1, 0, 0), y = vec3_make(0, 1, 0);
-    plan_behavior_t seek = { PLAN_SEEK, vec3_make(10, 0, 0), vec3_zero() };
+    plan_behavior_t seek = {PLAN_SEEK, vec3_make(10, 0, 0), vec3_zero()};
     plan_segment_t toward = segment(o, x, x, 0.0f, 1.0f);
     plan_segment_t away = segment(o, vec3_neg(x), vec3_neg(x), 0.0f, 1.0f);
     plan_segment_t across = segment(o, y, y, 0.0f, 1.0f);
@@ -204,13 +206,13 @@ Test(planner_search, seek_follows_the_papers_formula)
     /* Hand case: p1 = (1, 0, 0), facing +y, target (4, 4, 0): e = (3, 4)/5,
      * g = 1/4 (1 + 0.8)(1 + 0.6) = 0.72; flee: 1/4 (1 - 0.8)(1 - 0.6) = 0.02. */
     plan_segment_t hand = segment(o, x, y, 1.0f, 1.0f);
-    plan_behavior_t b = { PLAN_SEEK, vec3_make(4, 4, 0), vec3_zero() };
+    plan_behavior_t b = {PLAN_SEEK, vec3_make(4, 4, 0), vec3_zero()};
     cr_assert(fabsf(plan_goodness(&b, &hand, NULL, 0.0f) - 0.72f) < 1e-6f, "%g",
               (double)plan_goodness(&b, &hand, NULL, 0.0f));
     b.kind = PLAN_FLEE;
     cr_assert(fabsf(plan_goodness(&b, &hand, NULL, 0.0f) - 0.02f) < 1e-6f);
     /* Pursue predicts at t0 + duration = 2 s: (0, 4) + 2 (2, 0) = (4, 4). */
-    b = (plan_behavior_t){ PLAN_PURSUE, vec3_make(0, 4, 0), vec3_make(2, 0, 0) };
+    b = (plan_behavior_t){PLAN_PURSUE, vec3_make(0, 4, 0), vec3_make(2, 0, 0)};
     cr_assert(fabsf(plan_goodness(&b, &hand, NULL, 0.0f) - 0.72f) < 1e-6f, "%g",
               (double)plan_goodness(&b, &hand, NULL, 0.0f));
     b.kind = PLAN_EVADE;
@@ -222,7 +224,7 @@ Test(planner_search, seek_follows_the_papers_formula)
     /* Degenerate: standing still on the target. Both unit vectors are zero:
      * each factor is 1, g = 1/4. */
     plan_segment_t still = segment(x, x, x, 0.0f, 1.0f);
-    plan_behavior_t at = { PLAN_SEEK, x, vec3_zero() };
+    plan_behavior_t at = {PLAN_SEEK, x, vec3_zero()};
     cr_assert(plan_goodness(&at, &still, NULL, 0.0f) == 0.25f);
     at.kind = PLAN_FLEE;
     cr_assert(plan_goodness(&at, &still, NULL, 0.0f) == 0.25f);
@@ -237,20 +239,20 @@ Test(planner_search, seek_follows_the_papers_formula)
  * the distance minus the contact distance (<= 0 is a hit). */
 static double brute_gap(const plan_sphere_t* s, vec3 p0, float t0, vec3 p1, float t1, float radius)
 {
-    double a[3] = { (double)p0.x - (double)s->velocity.x * t0 - s->center.x,
-                    (double)p0.y - (double)s->velocity.y * t0 - s->center.y,
-                    (double)p0.z - (double)s->velocity.z * t0 - s->center.z };
-    double b[3] = { (double)p1.x - (double)s->velocity.x * t1 - s->center.x,
-                    (double)p1.y - (double)s->velocity.y * t1 - s->center.y,
-                    (double)p1.z - (double)s->velocity.z * t1 - s->center.z };
-    double ab[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] };
+    double a[3] = {(double)p0.x - (double)s->velocity.x * t0 - s->center.x,
+                   (double)p0.y - (double)s->velocity.y * t0 - s->center.y,
+                   (double)p0.z - (double)s->velocity.z * t0 - s->center.z};
+    double b[3] = {(double)p1.x - (double)s->velocity.x * t1 - s->center.x,
+                   (double)p1.y - (double)s->velocity.y * t1 - s->center.y,
+                   (double)p1.z - (double)s->velocity.z * t1 - s->center.z};
+    double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     double len2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     double u = 0.0;
     if (len2 > 0.0) {
         u = -(a[0] * ab[0] + a[1] * ab[1] + a[2] * ab[2]) / len2;
         u = u < 0.0 ? 0.0 : (u > 1.0 ? 1.0 : u);
     }
-    double q[3] = { a[0] + u * ab[0], a[1] + u * ab[1], a[2] + u * ab[2] };
+    double q[3] = {a[0] + u * ab[0], a[1] + u * ab[1], a[2] + u * ab[2]};
     return sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) - ((double)s->radius + radius);
 }
 
@@ -266,7 +268,11 @@ static void scene_matches_brute_force(int dims, uint64_t seed)
         if (i == 0) r = 0.02f;
         if (i == 1) r = 25.0f;
         vec3 v = i % 4 == 0 ? uniform3(&rng, -3.0f, 3.0f, dims) : vec3_zero();
-        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -200.0f, 200.0f, dims), .radius = r, .velocity = v,};
+        spheres[i] = (plan_sphere_t){
+            .center = uniform3(&rng, -200.0f, 200.0f, dims),
+            .radius = r,
+            .velocity = v,
+        };
     }
     /* A few points (radius 0) and a cluster of small spheres. */
     for (int i = 2; i < 12; ++i) spheres[i].radius = 0.0f;
@@ -290,8 +296,8 @@ static void scene_matches_brute_force(int dims, uint64_t seed)
         }
         float t0 = uniform(&rng, 0.0f, horizon - 1.0f);
         float t1 = t0 + uniform(&rng, 0.0f, 1.0f);
-        if (it % 11 == 0) t1 = horizon;               /* the sweep's end */
-        if (it % 13 == 0) t1 = horizon + 4.0f;        /* beyond: answered by a scan */
+        if (it % 11 == 0) t1 = horizon;        /* the sweep's end */
+        if (it % 13 == 0) t1 = horizon + 4.0f; /* beyond: answered by a scan */
         float radius = it % 7 == 0 ? 0.0f : uniform(&rng, 0.0f, 2.0f);
         double gap = INFINITY;
         for (int i = 0; i < N; ++i) {
@@ -304,8 +310,8 @@ static void scene_matches_brute_force(int dims, uint64_t seed)
             continue;
         }
         int want = gap <= 0.0;
-        cr_assert_eq(got, want, "dims %d, iteration %d: scene says %d, brute force %d (gap %g)",
-                     dims, it, got, want, gap);
+        cr_assert_eq(got, want, "dims %d, iteration %d: scene says %d, brute force %d (gap %g)", dims, it,
+                     got, want, gap);
         hits += want;
         misses += !want;
     }
@@ -328,8 +334,11 @@ static void scene_moving_matches_brute_force(int dims, uint64_t seed)
     const float horizon = 6.0f;
     for (int i = 0; i < N; ++i) {
         vec3 dir = vec3_normalize(uniform3(&rng, -1.0f, 1.0f, dims));
-        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -100.0f, 100.0f, dims), .radius = uniform(&rng, 0.05f, 0.3f),
-                                      .velocity = vec3_scale(dir, uniform(&rng, 2.0f, 6.0f)),};
+        spheres[i] = (plan_sphere_t){
+            .center = uniform3(&rng, -100.0f, 100.0f, dims),
+            .radius = uniform(&rng, 0.05f, 0.3f),
+            .velocity = vec3_scale(dir, uniform(&rng, 2.0f, 6.0f)),
+        };
     }
     test_scene_t ts = make_scene(spheres, N, horizon);
     int hits = 0, misses = 0;
@@ -350,8 +359,8 @@ static void scene_moving_matches_brute_force(int dims, uint64_t seed)
         if (fabs(gap) < 1e-3) continue;
         int want = gap <= 0.0;
         int got = plan_scene_hit(ts.scene, p0, t0, p1, t1, radius);
-        cr_assert_eq(got, want, "dims %d, iteration %d: scene says %d, brute force %d (gap %g)",
-                     dims, it, got, want, gap);
+        cr_assert_eq(got, want, "dims %d, iteration %d: scene says %d, brute force %d (gap %g)", dims, it,
+                     got, want, gap);
         hits += want;
         misses += !want;
     }
@@ -370,7 +379,11 @@ Test(planner_search, scene_moving_sphere_and_bad_input)
 {
     /* A sphere crossing the vehicle's path: a hit only when both are there
      * at the same time. */
-    plan_sphere_t s = { .center = vec3_make(10, -10, 0), .radius = 1.0f, .velocity = vec3_make(0, 2, 0),}; /* at (10, 0) when t = 5 */
+    plan_sphere_t s = {
+        .center = vec3_make(10, -10, 0),
+        .radius = 1.0f,
+        .velocity = vec3_make(0, 2, 0),
+    }; /* at (10, 0) when t = 5 */
     test_scene_t ts = make_scene(&s, 1, 10.0f);
     vec3 a = vec3_make(0, 0, 0), b = vec3_make(20, 0, 0);
     cr_assert_eq(plan_scene_hit(ts.scene, a, 0.0f, b, 10.0f, 0.5f), 1); /* crosses x = 10 at t = 5 */
@@ -380,15 +393,31 @@ Test(planner_search, scene_moving_sphere_and_bad_input)
     /* Static spheres still block at all times. */
     free(ts.memory);
 
-    plan_sphere_t bad = { .center = vec3_make(NAN, 0, 0), .radius = 1.0f, .velocity = vec3_zero(),};
+    plan_sphere_t bad = {
+        .center = vec3_make(NAN, 0, 0),
+        .radius = 1.0f,
+        .velocity = vec3_zero(),
+    };
     size_t bytes = plan_scene_bytes(1);
     void* mem = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ .center = vec3_zero(), .radius = -1.0f, .velocity = vec3_zero(),};
+    bad = (plan_sphere_t){
+        .center = vec3_zero(),
+        .radius = -1.0f,
+        .velocity = vec3_zero(),
+    };
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ .center = vec3_zero(), .radius = 1.0f, .velocity = vec3_make(0, INFINITY, 0),};
+    bad = (plan_sphere_t){
+        .center = vec3_zero(),
+        .radius = 1.0f,
+        .velocity = vec3_make(0, INFINITY, 0),
+    };
     cr_assert_null(plan_scene_build(mem, &bad, 1, 1.0f));
-    bad = (plan_sphere_t){ .center = vec3_zero(), .radius = 1.0f, .velocity = vec3_zero(),};
+    bad = (plan_sphere_t){
+        .center = vec3_zero(),
+        .radius = 1.0f,
+        .velocity = vec3_zero(),
+    };
     cr_assert_null(plan_scene_build(mem, &bad, 1, NAN));
     cr_assert_null(plan_scene_build(mem, &bad, -1, 1.0f));
     /* Empty scene: nothing is hit. */
@@ -467,17 +496,21 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         plan_sphere_t spheres[NS];
         int ns = run % 4 == 0 ? 0 : NS;
         for (int i = 0; i < ns; ++i)
-            spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -4.0f, 14.0f, 2), .radius = uniform(&rng, 0.2f, 1.5f),
-                                          .velocity = i % 5 == 0 ? uniform3(&rng, -1.0f, 1.0f, 2) : vec3_zero(),};
+            spheres[i] = (plan_sphere_t){
+                .center = uniform3(&rng, -4.0f, 14.0f, 2),
+                .radius = uniform(&rng, 0.2f, 1.5f),
+                .velocity = i % 5 == 0 ? uniform3(&rng, -1.0f, 1.0f, 2) : vec3_zero(),
+            };
         test_scene_t ts = make_scene(spheres, ns, 3.0f);
-        plan_behavior_t beh[2] = { { PLAN_SEEK, uniform3(&rng, -20.0f, 20.0f, 2), vec3_zero() },
-                                   { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
-        if (run % 5 == 1) beh[0] = (plan_behavior_t){ PLAN_PURSUE, uniform3(&rng, -20.0f, 20.0f, 2),
-                                                      uniform3(&rng, -2.0f, 2.0f, 2) };
+        plan_behavior_t beh[2] = {{PLAN_SEEK, uniform3(&rng, -20.0f, 20.0f, 2), vec3_zero()},
+                                  {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()}};
+        if (run % 5 == 1)
+            beh[0] = (plan_behavior_t){PLAN_PURSUE, uniform3(&rng, -20.0f, 20.0f, 2),
+                                       uniform3(&rng, -2.0f, 2.0f, 2)};
         plan_query_t q;
         memset(&q, 0, sizeof q);
         q.table = &table;
-        q.pose = (trim_pose_t){ vec3_zero(), quat_from_yaw(uniform(&rng, -3.0f, 3.0f)) };
+        q.pose = (trim_pose_t){vec3_zero(), quat_from_yaw(uniform(&rng, -3.0f, 3.0f))};
         q.control = (int32_t)(rng_splitmix64(&rng) % 5);
         q.speed = uniform(&rng, 1.0f, 3.0f);
         q.radius = 0.3f;
@@ -492,23 +525,23 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         p.discount = uniform(&rng, 0.5f, 0.95f);
         p.damping = run % 2 ? 0.0f : 0.1f;
         float d = p.discount, rem = p.optimism / (1.0f - d);
-        float opt[4] = { rem, d * rem, d * d * rem, d * d * d * rem };
+        float opt[4] = {rem, d * rem, d * d * rem, d * d * d * rem};
 
         /* Exhaustive: every (c1, c2, c3), v = g1 + g2 d + g3 d^2; a crashed
          * segment ends its path. */
-        leaf_key_t best = { 0, 0, 0, 0 }, best_under[5];
+        leaf_key_t best = {0, 0, 0, 0}, best_under[5];
         float g_first[5];
         int visited = 1, expanded = 1, crashes = 0;
         for (int32_t c1 = 0; c1 < 5; ++c1) {
             trim_pose_t s1, s2, s3;
             int k1, k2, k3;
-            best_under[c1] = (leaf_key_t){ 0, 0, 0, 0 };
+            best_under[c1] = (leaf_key_t){0, 0, 0, 0};
             float g1 = step_goodness(&q, q.pose, q.control, c1, 0, p.damping, &s1, &k1);
             float v1 = g1;
             g_first[c1] = g1;
             ++visited;
             crashes += k1;
-            consider((leaf_key_t){ !k1, 1, v1 + opt[1], v1 }, &best_under[c1]);
+            consider((leaf_key_t){!k1, 1, v1 + opt[1], v1}, &best_under[c1]);
             if (k1) continue;
             ++expanded;
             for (int32_t c2 = 0; c2 < 5; ++c2) {
@@ -516,7 +549,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
                 float v2 = v1 + g2 * d;
                 ++visited;
                 crashes += k2;
-                consider((leaf_key_t){ !k2, 2, v2 + opt[2], v2 }, &best_under[c1]);
+                consider((leaf_key_t){!k2, 2, v2 + opt[2], v2}, &best_under[c1]);
                 if (k2) continue;
                 ++expanded;
                 for (int32_t c3 = 0; c3 < 5; ++c3) {
@@ -524,7 +557,7 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
                     float v3 = v2 + g3 * (d * d);
                     ++visited;
                     crashes += k3;
-                    consider((leaf_key_t){ !k3, 3, v3 + opt[3], v3 }, &best_under[c1]);
+                    consider((leaf_key_t){!k3, 3, v3 + opt[3], v3}, &best_under[c1]);
                 }
             }
         }
@@ -541,8 +574,8 @@ Test(planner_search, best_first_matches_exhaustive_search_at_depth_3)
         cr_assert_eq(r.expanded, expanded);
         cr_assert_eq(r.budget_hit, 0);
         cr_assert_eq(r.depth, best.depth, "run %d: depth %d, exhaustive %d", run, r.depth, best.depth);
-        cr_assert(fabsf(r.value - best.v) <= 1e-5f, "run %d: value %g, exhaustive %g", run,
-                  (double)r.value, (double)best.v);
+        cr_assert(fabsf(r.value - best.v) <= 1e-5f, "run %d: value %g, exhaustive %g", run, (double)r.value,
+                  (double)best.v);
         /* The chosen first control starts an optimal path (ties allowed). */
         leaf_key_t mine = best_under[r.control];
         cr_assert(mine.live == best.live && mine.depth == best.depth && mine.ev >= best.ev - 1e-5f,
@@ -570,7 +603,7 @@ static plan_query_t base_query(const trim_table_t* t, const plan_behavior_t* b, 
     plan_query_t q;
     memset(&q, 0, sizeof q);
     q.table = t;
-    q.pose = (trim_pose_t){ vec3_zero(), quat_identity() };
+    q.pose = (trim_pose_t){vec3_zero(), quat_identity()};
     q.control = t->straight;
     q.speed = 2.0f;
     q.radius = 0.5f;
@@ -587,7 +620,7 @@ Test(planner_search, strategies_visit_what_they_should)
     int32_t perm[17];
     /* The straight control last: adaptive reads it only through the rule. */
     for (int i = 0; i < 17; ++i) perm[i] = (i + 9) % 17;
-    plan_behavior_t ahead = { PLAN_SEEK, vec3_make(50, 0, 0), vec3_zero() };
+    plan_behavior_t ahead = {PLAN_SEEK, vec3_make(50, 0, 0), vec3_zero()};
     plan_query_t q = base_query(&t, &ahead, 1);
     q.permutation = perm;
     test_scratch_t sc = make_scratch(6000);
@@ -693,11 +726,15 @@ static int run_wall(plan_strategy_t strategy, float* closest, float* mean_g)
     enum { NW = 13 };
     plan_sphere_t wall[NW];
     for (int i = 0; i < NW; ++i)
-        wall[i] = (plan_sphere_t){ .center = vec3_make(14.0f, -6.0f + 1.0f * (float)i, 0.0f), .radius = 0.8f, .velocity = vec3_zero(),};
+        wall[i] = (plan_sphere_t){
+            .center = vec3_make(14.0f, -6.0f + 1.0f * (float)i, 0.0f),
+            .radius = 0.8f,
+            .velocity = vec3_zero(),
+        };
     plan_params_t p = plan_params_default(strategy);
     test_scene_t ts = make_scene(wall, NW, (float)p.max_depth * t.spec.interval);
-    plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(30, 0, 0), vec3_zero() },
-                               { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
+    plan_behavior_t beh[2] = {{PLAN_SEEK, vec3_make(30, 0, 0), vec3_zero()},
+                              {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()}};
     int32_t perm[17];
     for (int i = 0; i < 17; ++i) perm[i] = (i * 7 + 3) % 17;
     plan_query_t q = base_query(&t, beh, 2);
@@ -753,8 +790,8 @@ Test(planner_search, uniform_and_adaptive_go_around_a_wall)
     cr_assert_lt(coll_s, 40, "single-step spent %d of 60 segments in the wall", coll_s);
     cr_log_info("wall: uniform %d collisions, %.2f m, g %.3f; adaptive %d, %.2f m, g %.3f; "
                 "single-step %d, %.2f m, g %.3f",
-                coll_u, (double)closest_u, (double)g_u, coll_a, (double)closest_a, (double)g_a,
-                coll_s, (double)closest_s, (double)g_s);
+                coll_u, (double)closest_u, (double)g_u, coll_a, (double)closest_a, (double)g_a, coll_s,
+                (double)closest_s, (double)g_s);
 }
 
 /* ---- 6. Bad parameters and queries -------------------------------------- */
@@ -781,24 +818,61 @@ Test(planner_search, bad_parameters_are_named)
     cr_assert(ss.max_depth == 1 && ss.min_depth == 1);
 
     plan_params_t p;
-    p = d; p.discount = 1.5f; expect_param_error(p, "discount must be in (0, 1), got 1.5");
-    p = d; p.discount = 0.0f; expect_param_error(p, "discount must be in (0, 1), got 0");
-    p = d; p.discount = NAN; expect_param_error(p, "discount must be in (0, 1)");
-    p = d; p.optimism = -1.5f; expect_param_error(p, "optimism must be in [-1, 1], got -1.5");
-    p = d; p.max_depth = 0; expect_param_error(p, "max_depth must be in [1, 64], got 0");
-    p = d; p.max_depth = 65; expect_param_error(p, "max_depth must be in [1, 64], got 65");
-    p = d; p.min_depth = 7; expect_param_error(p, "min_depth must be in [1, max_depth = 6], got 7");
-    p = d; p.min_depth = 0; expect_param_error(p, "min_depth");
-    p = d; p.max_expansions = 0; expect_param_error(p, "max_expansions must be >= 1, got 0");
-    p = d; p.max_seconds = -1.0; expect_param_error(p, "max_seconds must be finite and >= 0");
-    p = d; p.max_seconds = INFINITY; expect_param_error(p, "max_seconds");
-    p = d; p.k_skip = 0; expect_param_error(p, "k_skip must be >= 1, got 0");
-    p = d; p.n_v = 0; expect_param_error(p, "n_v must be >= 1, got 0");
-    p = d; p.collapse = 0.0f; expect_param_error(p, "collapse must be in (0, 1], got 0");
-    p = d; p.collapse = 1.01f; expect_param_error(p, "collapse must be in (0, 1]");
-    p = d; p.damping = 1.0f; expect_param_error(p, "damping must be in [0, 1), got 1");
-    p = d; p.strategy = (plan_strategy_t)7; expect_param_error(p, "strategy");
-    p = d; p.collapse = 1.0f; p.damping = 0.0f; p.optimism = -1.0f;
+    p = d;
+    p.discount = 1.5f;
+    expect_param_error(p, "discount must be in (0, 1), got 1.5");
+    p = d;
+    p.discount = 0.0f;
+    expect_param_error(p, "discount must be in (0, 1), got 0");
+    p = d;
+    p.discount = NAN;
+    expect_param_error(p, "discount must be in (0, 1)");
+    p = d;
+    p.optimism = -1.5f;
+    expect_param_error(p, "optimism must be in [-1, 1], got -1.5");
+    p = d;
+    p.max_depth = 0;
+    expect_param_error(p, "max_depth must be in [1, 64], got 0");
+    p = d;
+    p.max_depth = 65;
+    expect_param_error(p, "max_depth must be in [1, 64], got 65");
+    p = d;
+    p.min_depth = 7;
+    expect_param_error(p, "min_depth must be in [1, max_depth = 6], got 7");
+    p = d;
+    p.min_depth = 0;
+    expect_param_error(p, "min_depth");
+    p = d;
+    p.max_expansions = 0;
+    expect_param_error(p, "max_expansions must be >= 1, got 0");
+    p = d;
+    p.max_seconds = -1.0;
+    expect_param_error(p, "max_seconds must be finite and >= 0");
+    p = d;
+    p.max_seconds = INFINITY;
+    expect_param_error(p, "max_seconds");
+    p = d;
+    p.k_skip = 0;
+    expect_param_error(p, "k_skip must be >= 1, got 0");
+    p = d;
+    p.n_v = 0;
+    expect_param_error(p, "n_v must be >= 1, got 0");
+    p = d;
+    p.collapse = 0.0f;
+    expect_param_error(p, "collapse must be in (0, 1], got 0");
+    p = d;
+    p.collapse = 1.01f;
+    expect_param_error(p, "collapse must be in (0, 1]");
+    p = d;
+    p.damping = 1.0f;
+    expect_param_error(p, "damping must be in [0, 1), got 1");
+    p = d;
+    p.strategy = (plan_strategy_t)7;
+    expect_param_error(p, "strategy");
+    p = d;
+    p.collapse = 1.0f;
+    p.damping = 0.0f;
+    p.optimism = -1.0f;
     cr_assert_eq(plan_params_valid(&p, msg, sizeof msg), 1, "%s", msg); /* the closed ends */
     cr_assert_eq(plan_params_valid(NULL, msg, sizeof msg), 0);
 }
@@ -818,9 +892,9 @@ static void expect_query_error(const plan_params_t* p, const plan_query_t* q, pl
 Test(planner_search, bad_queries_are_named)
 {
     trim_table_t t = build_table(1, 17, 1.6f, 1.0f, 10);
-    plan_behavior_t beh[3] = { { PLAN_SEEK, vec3_make(5, 0, 0), vec3_zero() },
-                               { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() },
-                               { PLAN_FLEE, vec3_make(-5, 0, 0), vec3_zero() } };
+    plan_behavior_t beh[3] = {{PLAN_SEEK, vec3_make(5, 0, 0), vec3_zero()},
+                              {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()},
+                              {PLAN_FLEE, vec3_make(-5, 0, 0), vec3_zero()}};
     plan_query_t good = base_query(&t, beh, 3);
     plan_params_t p = plan_params_default(PLAN_UNIFORM);
     test_scratch_t sc = make_scratch(4000);
@@ -829,20 +903,44 @@ Test(planner_search, bad_queries_are_named)
     cr_assert_eq(plan_search(&p, &good, &sc.s, &r, msg, sizeof msg), 0, "%s", msg);
 
     plan_query_t q;
-    q = good; q.pose.pos.y = NAN; expect_query_error(&p, &q, &sc.s, "pose.pos is NaN");
-    q = good; q.pose.rot.w = NAN; expect_query_error(&p, &q, &sc.s, "pose.rot");
-    q = good; q.speed = NAN; expect_query_error(&p, &q, &sc.s, "speed must be finite and > 0");
-    q = good; q.speed = 0.0f; expect_query_error(&p, &q, &sc.s, "speed must be finite and > 0 (m/s), got 0");
-    q = good; q.speed = -1.0f; expect_query_error(&p, &q, &sc.s, "speed");
-    q = good; q.radius = -1.0f; expect_query_error(&p, &q, &sc.s, "radius");
-    q = good; q.table = NULL; expect_query_error(&p, &q, &sc.s, "query.table is NULL");
-    q = good; q.control = 17; expect_query_error(&p, &q, &sc.s, "control must be in [0, 17), got 17");
-    q = good; q.control = -1; expect_query_error(&p, &q, &sc.s, "control must be in [0, 17), got -1");
-    q = good; q.behavior_count = -1; expect_query_error(&p, &q, &sc.s, "behavior_count");
-    q = good; q.behaviors = NULL; expect_query_error(&p, &q, &sc.s, "behavior_count");
-    plan_behavior_t nan_beh[3] = { beh[0], beh[1], beh[2] };
+    q = good;
+    q.pose.pos.y = NAN;
+    expect_query_error(&p, &q, &sc.s, "pose.pos is NaN");
+    q = good;
+    q.pose.rot.w = NAN;
+    expect_query_error(&p, &q, &sc.s, "pose.rot");
+    q = good;
+    q.speed = NAN;
+    expect_query_error(&p, &q, &sc.s, "speed must be finite and > 0");
+    q = good;
+    q.speed = 0.0f;
+    expect_query_error(&p, &q, &sc.s, "speed must be finite and > 0 (m/s), got 0");
+    q = good;
+    q.speed = -1.0f;
+    expect_query_error(&p, &q, &sc.s, "speed");
+    q = good;
+    q.radius = -1.0f;
+    expect_query_error(&p, &q, &sc.s, "radius");
+    q = good;
+    q.table = NULL;
+    expect_query_error(&p, &q, &sc.s, "query.table is NULL");
+    q = good;
+    q.control = 17;
+    expect_query_error(&p, &q, &sc.s, "control must be in [0, 17), got 17");
+    q = good;
+    q.control = -1;
+    expect_query_error(&p, &q, &sc.s, "control must be in [0, 17), got -1");
+    q = good;
+    q.behavior_count = -1;
+    expect_query_error(&p, &q, &sc.s, "behavior_count");
+    q = good;
+    q.behaviors = NULL;
+    expect_query_error(&p, &q, &sc.s, "behavior_count");
+    plan_behavior_t nan_beh[3] = {beh[0], beh[1], beh[2]};
     nan_beh[2].point.z = NAN;
-    q = good; q.behaviors = nan_beh; expect_query_error(&p, &q, &sc.s, "behaviors[2].point is NaN");
+    q = good;
+    q.behaviors = nan_beh;
+    expect_query_error(&p, &q, &sc.s, "behaviors[2].point is NaN");
     nan_beh[2].point.z = 0.0f;
     nan_beh[2].velocity.x = INFINITY;
     expect_query_error(&p, &q, &sc.s, "behaviors[2].velocity is infinite");
@@ -853,7 +951,9 @@ Test(planner_search, bad_queries_are_named)
     /* An empty control set. */
     trim_table_t empty = t;
     empty.controls = 0;
-    q = good; q.table = &empty; q.control = 0;
+    q = good;
+    q.table = &empty;
+    q.control = 0;
     expect_query_error(&p, &q, &sc.s, "has no controls");
 
     /* Adaptive needs a permutation of the controls. */
@@ -878,7 +978,8 @@ Test(planner_search, bad_queries_are_named)
     cr_assert_eq(plan_search(&p, &good, &sc.s, NULL, msg, sizeof msg), -1);
     cr_assert_eq(plan_search(&p, NULL, &sc.s, &r, msg, sizeof msg), -1);
     /* A NULL message buffer is fine. */
-    q = good; q.speed = 0.0f;
+    q = good;
+    q.speed = 0.0f;
     cr_assert_eq(plan_search(&p, &q, &sc.s, &r, NULL, 0), -1);
     free(tiny.memory);
     free(sc.memory);
@@ -894,18 +995,21 @@ Test(planner_search, same_query_same_result)
     enum { NS = 200 };
     plan_sphere_t spheres[NS];
     for (int i = 0; i < NS; ++i)
-        spheres[i] = (plan_sphere_t){ .center = uniform3(&rng, -40.0f, 40.0f, 3), .radius = uniform(&rng, 0.5f, 3.0f),
-                                      .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),};
+        spheres[i] = (plan_sphere_t){
+            .center = uniform3(&rng, -40.0f, 40.0f, 3),
+            .radius = uniform(&rng, 0.5f, 3.0f),
+            .velocity = i % 3 ? vec3_zero() : uniform3(&rng, -1.0f, 1.0f, 3),
+        };
     test_scene_t ts = make_scene(spheres, NS, 6.0f);
-    plan_behavior_t beh[2] = { { PLAN_PURSUE, vec3_make(30, 10, -5), vec3_make(-1, 0, 0.5f) },
-                               { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
+    plan_behavior_t beh[2] = {{PLAN_PURSUE, vec3_make(30, 10, -5), vec3_make(-1, 0, 0.5f)},
+                              {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()}};
     int32_t perm[49];
     for (int i = 0; i < 49; ++i) perm[i] = (i * 10 + 3) % 49;
     plan_query_t q = base_query(&t, beh, 2);
     q.scene = ts.scene;
     q.permutation = perm;
     q.permutation_offset = 12345;
-    q.pose = (trim_pose_t){ vec3_make(-35, -5, 2), quat_from_yaw_pitch_roll(0.3f, 0.1f, 0.0f) };
+    q.pose = (trim_pose_t){vec3_make(-35, -5, 2), quat_from_yaw_pitch_roll(0.3f, 0.1f, 0.0f)};
     test_scratch_t a = make_scratch(400 * 50 + 1), b = make_scratch(400 * 50 + 1);
     for (int s = 0; s < 3; ++s) {
         plan_params_t p = plan_params_default((plan_strategy_t)s);
@@ -931,12 +1035,12 @@ Test(planner_search, same_query_same_result)
 Test(planner_search, tree_hook_reads_the_search_without_changing_it)
 {
     trim_table_t t = build_table(1, 17, 1.6f, 1.0f, 10);
-    plan_sphere_t spheres[3] = { { vec3_make(6, 1, 0), 1.5f, vec3_zero(), 0.0f, 0.0f, 0 },
-                                 { vec3_make(9, -3, 0), 2.0f, vec3_zero(), 0.0f, 0.0f, 0 },
-                                 { vec3_make(2, -1, 0), 0.6f, vec3_zero(), 0.0f, 0.0f, 0 } };
+    plan_sphere_t spheres[3] = {{vec3_make(6, 1, 0), 1.5f, vec3_zero(), 0.0f, 0.0f, 0},
+                                {vec3_make(9, -3, 0), 2.0f, vec3_zero(), 0.0f, 0.0f, 0},
+                                {vec3_make(2, -1, 0), 0.6f, vec3_zero(), 0.0f, 0.0f, 0}};
     test_scene_t ts = make_scene(spheres, 3, 8.0f);
-    plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(20, 0, 0), vec3_zero() },
-                               { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
+    plan_behavior_t beh[2] = {{PLAN_SEEK, vec3_make(20, 0, 0), vec3_zero()},
+                              {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()}};
     plan_query_t q = base_query(&t, beh, 2);
     q.scene = ts.scene;
     int32_t perm[17];
@@ -1001,8 +1105,8 @@ Test(planner_search, tree_hook_reads_the_search_without_changing_it)
 Test(planner_search, windowed_spheres_exist_only_in_their_windows)
 {
     /* From (0, 0) at t = 2 to (10, 0) at t = 4: center at t = 0 is (-10, 0). */
-    plan_sphere_t s[2] = { { vec3_make(-10, 0, 0), 1.0f, vec3_make(5, 0, 0), 2.0f, 4.0f, 7 },
-                           { vec3_make(50, 50, 0), 1.0f, vec3_zero(), 0.0f, 0.0f, 0 } };
+    plan_sphere_t s[2] = {{vec3_make(-10, 0, 0), 1.0f, vec3_make(5, 0, 0), 2.0f, 4.0f, 7},
+                          {vec3_make(50, 50, 0), 1.0f, vec3_zero(), 0.0f, 0.0f, 0}};
     test_scene_t ts = make_scene(s, 2, 6.0f);
     /* Standing at (5, 0): passed at t = 3 only. */
     vec3 at = vec3_make(5, 0, 0);
@@ -1041,9 +1145,12 @@ Test(planner_search, windowed_index_agrees_with_a_scan)
     uint64_t rng = 99;
     for (int i = 0; i < N; ++i) {
         float ta = uniform(&rng, -0.1f, 7.0f);
-        s[i] = (plan_sphere_t){ .center = uniform3(&rng, -80.0f, 80.0f, 2), .radius = uniform(&rng, 0.5f, 3.0f),
-                                .velocity = uniform3(&rng, -6.0f, 6.0f, 2), .t_from = ta, .t_to = ta + uniform(&rng, 0.1f, 1.5f),
-                                .owner = 1 + (int32_t)(rng_splitmix64(&rng) % 50) };
+        s[i] = (plan_sphere_t){.center = uniform3(&rng, -80.0f, 80.0f, 2),
+                               .radius = uniform(&rng, 0.5f, 3.0f),
+                               .velocity = uniform3(&rng, -6.0f, 6.0f, 2),
+                               .t_from = ta,
+                               .t_to = ta + uniform(&rng, 0.1f, 1.5f),
+                               .owner = 1 + (int32_t)(rng_splitmix64(&rng) % 50)};
     }
     test_scene_t ts = make_scene(s, N, 8.0f);
     int hits = 0;
@@ -1067,7 +1174,8 @@ Test(planner_search, windowed_index_agrees_with_a_scan)
             vec3 c_to = vec3_add(s[i].center, vec3_scale(s[i].velocity, to));
             float reach = 0.5f * vec3_length(vec3_sub(p1, p0)) + 0.5f * vec3_length(vec3_sub(c_to, c_from)) +
                           s[i].radius + 0.5f + 0.1f + 1e-3f * vec3_length(s[i].velocity);
-            vec3 apart = vec3_sub(vec3_scale(vec3_add(p0, p1), 0.5f), vec3_scale(vec3_add(c_from, c_to), 0.5f));
+            vec3 apart =
+                vec3_sub(vec3_scale(vec3_add(p0, p1), 0.5f), vec3_scale(vec3_add(c_from, c_to), 0.5f));
             if (vec3_dot(apart, apart) > reach * reach) continue;
             /* brute force: 2000 samples of the segment within the window */
             for (int j = 0; j <= 2000 && !want; ++j) {
@@ -1093,20 +1201,25 @@ Test(planner_search, windowed_index_agrees_with_a_scan)
  * ways out (goodness > 0) from the ways in: before, every segment scored 0. */
 Test(planner_search, leaving_a_sphere_is_not_a_hit)
 {
-    plan_sphere_t rock = { .center = vec3_make(0, 0, 0), .radius = 3.0f, .velocity = vec3_zero(),};
+    plan_sphere_t rock = {
+        .center = vec3_make(0, 0, 0),
+        .radius = 3.0f,
+        .velocity = vec3_zero(),
+    };
     test_scene_t ts = make_scene(&rock, 1, 6.0f);
     vec3 in = vec3_make(1, 0, 0);
     cr_assert(plan_scene_hit(ts.scene, in, 0.0f, vec3_make(5, 0, 0), 1.0f, 0.5f), "pure geometry: a hit");
     cr_assert(!plan_scene_hit_ex(ts.scene, in, 0.0f, vec3_make(5, 0, 0), 1.0f, 0.5f, 0, 1), "leaving");
-    cr_assert(plan_scene_hit_ex(ts.scene, in, 0.0f, vec3_make(-5, 0, 0), 1.0f, 0.5f, 0, 1), "through the center");
+    cr_assert(plan_scene_hit_ex(ts.scene, in, 0.0f, vec3_make(-5, 0, 0), 1.0f, 0.5f, 0, 1),
+              "through the center");
     cr_assert(plan_scene_hit_ex(ts.scene, in, 0.0f, in, 1.0f, 0.5f, 0, 1), "standing inside");
     /* Outside, a segment into it is a hit either way. */
     cr_assert(plan_scene_hit_ex(ts.scene, vec3_make(6, 0, 0), 0.0f, vec3_make(2, 0, 0), 1.0f, 0.5f, 0, 1));
 
     /* The search from inside, facing the center. */
     trim_table_t t = build_table(1, 17, 1.6f, 1.0f, 10);
-    plan_behavior_t beh[2] = { { PLAN_SEEK, vec3_make(-30, 0, 0), vec3_zero() },
-                               { PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero() } };
+    plan_behavior_t beh[2] = {{PLAN_SEEK, vec3_make(-30, 0, 0), vec3_zero()},
+                              {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()}};
     plan_query_t q;
     memset(&q, 0, sizeof q);
     q.table = &t;

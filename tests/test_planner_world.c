@@ -99,13 +99,12 @@ static void execution_matches_table(int dims, int substeps_per_step)
             full = 1;
         } else if (now.substeps_done <= prev.substeps_done) {
             /* An interval ended during this step and the next began. */
-            trim_pose_t expect = trim_apply(&table, prev.start, prev.initial_control,
-                                            prev.final_control, prev.speed);
+            trim_pose_t expect =
+                trim_apply(&table, prev.start, prev.initial_control, prev.final_control, prev.speed);
             cr_assert_eq(memcmp(&now.start, &expect, sizeof expect), 0,
                          "interval %d starts at (%.9g, %.9g, %.9g), the table says (%.9g, %.9g, %.9g)",
-                         rollovers, (double)now.start.pos.x, (double)now.start.pos.y,
-                         (double)now.start.pos.z, (double)expect.pos.x, (double)expect.pos.y,
-                         (double)expect.pos.z);
+                         rollovers, (double)now.start.pos.x, (double)now.start.pos.y, (double)now.start.pos.z,
+                         (double)expect.pos.x, (double)expect.pos.y, (double)expect.pos.z);
             cr_assert_eq(now.initial_control, prev.final_control, "the rates carry over");
             rollovers++;
             if (now.final_control != table.straight) turning++;
@@ -113,8 +112,8 @@ static void execution_matches_table(int dims, int substeps_per_step)
         }
         if (full && now.substeps_done == spec.substeps) {
             /* At the interval's end, the agent is at the table's end state. */
-            trim_pose_t expect = trim_apply(&table, now.start, now.initial_control, now.final_control,
-                                            now.speed);
+            trim_pose_t expect =
+                trim_apply(&table, now.start, now.initial_control, now.final_control, now.speed);
             cr_assert_eq(memcmp(&now.now, &expect, sizeof expect), 0, "end of interval %d", rollovers);
             shoal_agent_state_t st;
             cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
@@ -260,7 +259,8 @@ static uint64_t mixed_planner_hash(int dims, int threads, shoal_backend_t backen
         float c[3] = {rng_range(21, (uint64_t)i, 0, 0, -120.0f, 120.0f),
                       rng_range(21, (uint64_t)i, 0, 1, -120.0f, 120.0f),
                       dims == 3 ? rng_range(21, (uint64_t)i, 0, 2, -60.0f, 60.0f) : 0.0f};
-        float v[3] = {rng_range(21, (uint64_t)i, 1, 0, -2.0f, 2.0f), rng_range(21, (uint64_t)i, 1, 1, -2.0f, 2.0f),
+        float v[3] = {rng_range(21, (uint64_t)i, 1, 0, -2.0f, 2.0f),
+                      rng_range(21, (uint64_t)i, 1, 1, -2.0f, 2.0f),
                       rng_range(21, (uint64_t)i, 1, 2, -1.0f, 1.0f)};
         float r = rng_range(21, (uint64_t)i, 2, 0, 1.0f, 5.0f);
         if (i % 3 == 0)
@@ -288,7 +288,8 @@ static uint64_t mixed_planner_hash(int dims, int threads, shoal_backend_t backen
         d.planner.speed = rng_range(23, (uint64_t)i, 1, 0, 3.0f, 7.0f);
         d.planner.max_expansions = 40 + 10 * (i % 7);
         d.planner.avoid_collisions = i % 11 != 0;
-        for (int k = 0; k < dims; ++k) d.planner.goal_point[k] = rng_range(23, (uint64_t)i, 2, (uint32_t)k, -100.0f, 100.0f);
+        for (int k = 0; k < dims; ++k)
+            d.planner.goal_point[k] = rng_range(23, (uint64_t)i, 2, (uint32_t)k, -100.0f, 100.0f);
         switch (i % 5) {
         case 0: d.planner.goal = SHOAL_PLAN_GOAL_SEEK; break;
         case 1: d.planner.goal = SHOAL_PLAN_GOAL_FLEE; break;
@@ -396,12 +397,12 @@ Test(planner_world, replanning_is_staggered_evenly)
 
 /* ---- 5. bad input -------------------------------------------------------------- */
 
-#define EXPECT_FAIL(call, status, needle)                                                         \
-    do {                                                                                          \
-        cr_assert_eq((call), (status), "%s: %s", #call, shoal_world_last_error(w));               \
-        cr_assert(strstr(shoal_world_last_error(w), (needle)), "%s: message '%s' lacks '%s'",     \
-                  #call, shoal_world_last_error(w), (needle));                                    \
-        cr_assert_eq(shoal_world_state_hash(w), h, "%s changed the world", #call);                \
+#define EXPECT_FAIL(call, status, needle)                                                                    \
+    do {                                                                                                     \
+        cr_assert_eq((call), (status), "%s: %s", #call, shoal_world_last_error(w));                          \
+        cr_assert(strstr(shoal_world_last_error(w), (needle)), "%s: message '%s' lacks '%s'", #call,         \
+                  shoal_world_last_error(w), (needle));                                                      \
+        cr_assert_eq(shoal_world_state_hash(w), h, "%s changed the world", #call);                           \
     } while (0)
 
 Test(planner_world, bad_parameters_are_rejected_and_change_nothing)
@@ -428,13 +429,14 @@ Test(planner_world, bad_parameters_are_rejected_and_change_nothing)
     step_n(w, 10, DT);
     const uint64_t h = shoal_world_state_hash(w);
 
-#define BAD_ADD(field, value, status, needle)                                                     \
-    do {                                                                                          \
-        shoal_agent_def_t bad = good;                                                             \
-        bad.planner.field = value;                                                                \
-        EXPECT_FAIL(shoal_agent_add(w, &bad, NULL), status, needle);                              \
+#define BAD_ADD(field, value, status, needle)                                                                \
+    do {                                                                                                     \
+        shoal_agent_def_t bad = good;                                                                        \
+        bad.planner.field = value;                                                                           \
+        EXPECT_FAIL(shoal_agent_add(w, &bad, NULL), status, needle);                                         \
     } while (0)
-    BAD_ADD(discount, 1.5f, SHOAL_ERR_INVALID_ARGUMENT, "agent_add: planner.discount must be in (0, 1), got 1.5");
+    BAD_ADD(discount, 1.5f, SHOAL_ERR_INVALID_ARGUMENT,
+            "agent_add: planner.discount must be in (0, 1), got 1.5");
     BAD_ADD(discount, 0.0f, SHOAL_ERR_INVALID_ARGUMENT, "planner.discount");
     BAD_ADD(discount, NAN, SHOAL_ERR_INVALID_ARGUMENT, "planner.discount");
     BAD_ADD(optimism, 1.5f, SHOAL_ERR_INVALID_ARGUMENT, "planner.optimism must be in [-1, 1], got 1.5");
@@ -472,7 +474,8 @@ Test(planner_world, bad_parameters_are_rejected_and_change_nothing)
         shoal_agent_def_t bad = good;
         bad.planner.goal = SHOAL_PLAN_GOAL_PURSUE;
         bad.planner.goal_agent = null_id;
-        EXPECT_FAIL(shoal_agent_add(w, &bad, NULL), SHOAL_ERR_INVALID_ARGUMENT, "planner.goal_agent is the null handle");
+        EXPECT_FAIL(shoal_agent_add(w, &bad, NULL), SHOAL_ERR_INVALID_ARGUMENT,
+                    "planner.goal_agent is the null handle");
         bad.planner.goal_agent = gone;
         EXPECT_FAIL(shoal_agent_add(w, &bad, NULL), SHOAL_ERR_STALE_HANDLE, "planner.goal_agent");
         shoal_world_t* other = make_world(2, 1, SHOAL_BACKEND_SERIAL);
@@ -528,7 +531,8 @@ Test(planner_world, bad_parameters_are_rejected_and_change_nothing)
     EXPECT_FAIL(shoal_world_set_trim_table(w, NULL), SHOAL_ERR_INVALID_ARGUMENT, "NULL");
     spec = shoal_trim_spec_default(2);
     spec.samples[0] = 9;
-    EXPECT_FAIL(shoal_world_set_trim_table(w, &spec), SHOAL_ERR_BUSY, "planner agents use the current trim table");
+    EXPECT_FAIL(shoal_world_set_trim_table(w, &spec), SHOAL_ERR_BUSY,
+                "planner agents use the current trim table");
     spec = shoal_trim_spec_default(2);
     cr_assert_eq(shoal_world_set_trim_table(w, &spec), SHOAL_OK, "the same spec is accepted");
     cr_assert_eq(shoal_world_state_hash(w), h);
@@ -547,7 +551,8 @@ Test(planner_world, bad_parameters_are_rejected_and_change_nothing)
                 "velocity[1] must be finite");
     EXPECT_FAIL(shoal_world_add_moving_obstacle(w, c, NULL, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT,
                 "velocity is NULL");
-    EXPECT_FAIL(shoal_world_get_obstacle(w, 3, NULL, NULL, NULL), SHOAL_ERR_NOT_FOUND, "no obstacle with id 3");
+    EXPECT_FAIL(shoal_world_get_obstacle(w, 3, NULL, NULL, NULL), SHOAL_ERR_NOT_FOUND,
+                "no obstacle with id 3");
     shoal_world_destroy(w);
 
     /* A 3D world wants two or three axes. */
@@ -834,5 +839,6 @@ Test(planner_world, the_parallel_lists_are_the_serial_ones, .timeout = 240)
     cr_assert_eq(many_planners_hash(1, SHOAL_BACKEND_SERIAL, 16), ref, "serial backend, chunks");
     cr_assert_eq(many_planners_hash(2, SHOAL_BACKEND_OPENMP, 16), ref, "openmp, 2 threads");
     cr_assert_eq(many_planners_hash(3, SHOAL_BACKEND_OPENMP, 16), ref, "openmp, 3 threads");
-    cr_assert_eq(many_planners_hash(3, SHOAL_BACKEND_OPENMP, 0), ref, "openmp, 3 threads, the default threshold");
+    cr_assert_eq(many_planners_hash(3, SHOAL_BACKEND_OPENMP, 0), ref,
+                 "openmp, 3 threads, the default threshold");
 }

@@ -94,15 +94,9 @@ static void shoal_cli(plot_run_t* r, const char* command, const char* const* arg
 }
 
 /* Run `shoal plot ARGS...` (NULL-terminated). */
-static void plot_cli(plot_run_t* r, const char* const* args)
-{
-    shoal_cli(r, "plot", args);
-}
+static void plot_cli(plot_run_t* r, const char* const* args) { shoal_cli(r, "plot", args); }
 
-static void tmp_path(char* buf, size_t size, const char* name)
-{
-    snprintf(buf, size, "%s/%s", tmpdir, name);
-}
+static void tmp_path(char* buf, size_t size, const char* name) { snprintf(buf, size, "%s/%s", tmpdir, name); }
 
 /* The mapping the command prints: px = x0 + s x, py = y0 - s y. */
 typedef struct view_t {
@@ -180,7 +174,8 @@ static void check_svg(const char* path)
 {
     static char buf[1 << 16];
     slurp(path, buf, sizeof buf);
-    cr_assert(strncmp(buf, "<?xml", 5) == 0 || strncmp(buf, "<svg", 4) == 0, "%s is not SVG: %.40s", path, buf);
+    cr_assert(strncmp(buf, "<?xml", 5) == 0 || strncmp(buf, "<svg", 4) == 0, "%s is not SVG: %.40s", path,
+              buf);
     cr_assert_not_null(strstr(buf, "<svg"), "%s: no <svg element", path);
     cr_assert_not_null(strstr(buf, "<path"), "%s: no path element", path);
 }
@@ -192,8 +187,8 @@ static void check_svg(const char* path)
  * or 2, which write_version_1 can turn into version 1). Positions go to xy
  * (2 per frame). `setup` (optional) adds walls and obstacles to the world
  * first. */
-static int record_line(const char* path, int version, int wrap, const float start[2], int steps,
-                       float* xy, void (*setup)(shoal_world_t*))
+static int record_line(const char* path, int version, int wrap, const float start[2], int steps, float* xy,
+                       void (*setup)(shoal_world_t*))
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.thread_count = 1;
@@ -224,8 +219,7 @@ static int record_line(const char* path, int version, int wrap, const float star
     h.wrap = wrap;
     if (wrap) h.bounds_max[0] = h.bounds_max[1] = 100.0f;
     shoal_recorder_t* rec = NULL;
-    cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &e), SHOAL_OK, "%s",
-                 e.message);
+    cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &e), SHOAL_OK, "%s", e.message);
     int frames = 0;
     for (int k = 0; k <= steps; ++k) {
         cr_assert_eq(shoal_recording_write_frame(rec, w, &e), SHOAL_OK, "%s", e.message);
@@ -287,7 +281,8 @@ Test(plot, run_breaks_lines_at_torus_edges)
     png_t p = load_png(png, 960, 720);
     /* Both pieces drawn, nothing across the middle of the box. */
     for (int k = 0; k < frames; k += 4)
-        cr_assert(coloured_near(&p, v.x0 + v.s * xy[2 * k], v.y0 - v.s * xy[2 * k + 1], 1), "frame %d not drawn", k);
+        cr_assert(coloured_near(&p, v.x0 + v.s * xy[2 * k], v.y0 - v.s * xy[2 * k + 1], 1),
+                  "frame %d not drawn", k);
     for (double x = 20.0; x <= 80.0; x += 5.0)
         cr_assert(!coloured_near(&p, v.x0 + v.s * x, v.y0 - v.s * 50.0, 1),
                   "a line crosses the box at x = %.0f: the wrap was not broken", x);
@@ -301,8 +296,17 @@ Test(plot, run_of_a_scenario_recording_png_and_svg)
     tmp_path(png, sizeof png, "tiny.png");
     tmp_path(svg, sizeof svg, "tiny.svg");
     /* A real scenario through `shoal run --record`, on one thread. */
-    const char* argv[] = {SHOAL_CLI_PATH, "run", SHOAL_SOURCE_DIR "/scenarios/tiny.json", "--threads", "1", "--steps",
-                          "60", "--quiet", "--record", rec, NULL};
+    const char* argv[] = {SHOAL_CLI_PATH,
+                          "run",
+                          SHOAL_SOURCE_DIR "/scenarios/tiny.json",
+                          "--threads",
+                          "1",
+                          "--steps",
+                          "60",
+                          "--quiet",
+                          "--record",
+                          rec,
+                          NULL};
     pid_t pid;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -321,7 +325,8 @@ Test(plot, run_of_a_scenario_recording_png_and_svg)
     cr_assert_gt(all, 3000, "too few coloured pixels for 200 traces");
     cairo_surface_destroy(p.s);
     /* --agents 10: every 20th agent, far less ink. */
-    plot_cli(&r, (const char*[]){"run", rec, "--agents", "10", "-o", png, "--width=800", "--height=500", NULL});
+    plot_cli(&r,
+             (const char*[]){"run", rec, "--agents", "10", "-o", png, "--width=800", "--height=500", NULL});
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_assert_not_null(strstr(r.out, "every 20-th"), "%s", r.out);
     p = load_png(png, 800, 500);
@@ -386,10 +391,11 @@ static void expect_walls(const png_t* p, const view_t* v, const float* seg, int 
         double len = hypot(s[2] - s[0], s[3] - s[1]), nx = -(s[3] - s[1]) / len, ny = (s[2] - s[0]) / len;
         for (double t = 0.1; t < 0.95; t += 0.2) {
             double x = s[0] + t * (s[2] - s[0]), y = s[1] + t * (s[3] - s[1]);
-            cr_assert_eq(dark_near(p, v, x, y, 1), drawn, "segment %d (%.1f, %.1f)-(%.1f, %.1f) at %.1f: %s", i,
-                         s[0], s[1], s[2], s[3], t, drawn ? "not drawn" : "drawn");
+            cr_assert_eq(dark_near(p, v, x, y, 1), drawn, "segment %d (%.1f, %.1f)-(%.1f, %.1f) at %.1f: %s",
+                         i, s[0], s[1], s[2], s[3], t, drawn ? "not drawn" : "drawn");
             if (drawn)
-                cr_assert(!dark_near(p, v, x + 2.0 * nx, y + 2.0 * ny, 0) || !dark_near(p, v, x - 2.0 * nx, y - 2.0 * ny, 0),
+                cr_assert(!dark_near(p, v, x + 2.0 * nx, y + 2.0 * ny, 0) ||
+                              !dark_near(p, v, x - 2.0 * nx, y - 2.0 * ny, 0),
                           "segment %d: ink 2 m on both sides", i);
         }
     }
@@ -401,11 +407,12 @@ static void expect_obstacle(const png_t* p, const view_t* v, const float c[2], f
     for (int k = 0; k < 8; ++k) {
         double a = k * PLOT_TEST_PI / 4;
         cr_assert_eq(dark_near_at(p, v, c[0] + r * cos(a), c[1] + r * sin(a), 1, 170), drawn,
-                     "obstacle at (%.1f, %.1f): rim at %d/8 %s", c[0], c[1], k, drawn ? "not drawn" : "drawn");
+                     "obstacle at (%.1f, %.1f): rim at %d/8 %s", c[0], c[1], k,
+                     drawn ? "not drawn" : "drawn");
     }
     /* (Above the center: a moving one's path starts there.) */
-    cr_assert(!dark_near_at(p, v, c[0], c[1] + 0.5 * r, 0, 170), "obstacle at (%.1f, %.1f): its inside is inked",
-              c[0], c[1]);
+    cr_assert(!dark_near_at(p, v, c[0], c[1] + 0.5 * r, 0, 170),
+              "obstacle at (%.1f, %.1f): its inside is inked", c[0], c[1]);
 }
 
 /* The version 2 recording without its geometry record, as version 1 wrote
@@ -421,7 +428,8 @@ static void write_version_1(const char* from, const char* to)
     size_t h = (size_t)d[12] | (size_t)d[13] << 8 | (size_t)d[14] << 16;
     cr_assert_eq(d[8], 2, "write_version_1 takes a version 2 recording");
     cr_assert_eq(memcmp(d + h, "GEOM", 4), 0);
-    uint32_t walls = (uint32_t)d[h + 16] | (uint32_t)d[h + 17] << 8, obstacles = (uint32_t)d[h + 20] | (uint32_t)d[h + 21] << 8;
+    uint32_t walls = (uint32_t)d[h + 16] | (uint32_t)d[h + 17] << 8,
+             obstacles = (uint32_t)d[h + 20] | (uint32_t)d[h + 21] << 8;
     size_t g = 28 + 16 * (size_t)walls + 32 * (size_t)obstacles;
     memmove(d + h, d + h + g, n - h - g);
     n -= g;
@@ -495,8 +503,19 @@ Test(plot, run_of_the_plaza_draws_its_walls)
     tmp_path(rec, sizeof rec, "plaza.rec");
     tmp_path(old, sizeof old, "plaza-v1.rec");
     tmp_path(png, sizeof png, "plaza.png");
-    const char* argv[] = {SHOAL_CLI_PATH, "run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--threads", "1",
-                          "--steps", "5", "--quiet", "--record", rec, "--record-version", "2", NULL};
+    const char* argv[] = {SHOAL_CLI_PATH,
+                          "run",
+                          SHOAL_SOURCE_DIR "/scenarios/default.json",
+                          "--threads",
+                          "1",
+                          "--steps",
+                          "5",
+                          "--quiet",
+                          "--record",
+                          rec,
+                          "--record-version",
+                          "2",
+                          NULL};
     pid_t pid;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -508,8 +527,9 @@ Test(plot, run_of_the_plaza_draws_its_walls)
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "shoal run --record failed");
     write_version_1(rec, old);
     /* scenarios/default.json: four open polylines of three points. */
-    const float walls[8][4] = {{-40, -10, -40, -40}, {-40, -40, -10, -40}, {10, -40, 40, -40}, {40, -40, 40, -10},
-                               {40, 10, 40, 40},     {40, 40, 10, 40},     {-10, 40, -40, 40}, {-40, 40, -40, 10}};
+    const float walls[8][4] = {{-40, -10, -40, -40}, {-40, -40, -10, -40}, {10, -40, 40, -40},
+                               {40, -40, 40, -10},   {40, 10, 40, 40},     {40, 40, 10, 40},
+                               {-10, 40, -40, 40},   {-40, 40, -40, 10}};
     const float pillars[4][2] = {{-15, -15}, {15, -15}, {15, 15}, {-15, 15}};
     const char* files[2] = {rec, old};
     for (int k = 0; k < 2; ++k) {
@@ -563,8 +583,9 @@ static int kind_pictures(const char* const* kind_args, const char* name, view_t*
 Test(plot, dseek_draws_start_waypoint_and_plan)
 {
     view_t v;
-    int count = kind_pictures((const char*[]){"dseek", "--from", "0,0,1.5708", "--to", "12,-4,3.1416", "--replans", "4", NULL}, "dseek",
-                              &v);
+    int count = kind_pictures(
+        (const char*[]){"dseek", "--from", "0,0,1.5708", "--to", "12,-4,3.1416", "--replans", "4", NULL},
+        "dseek", &v);
     cr_assert_gt(count, 1500, "dseek: %d coloured pixels", count);
     char png[300];
     tmp_path(png, sizeof png, "dseek.png");
@@ -601,8 +622,8 @@ Test(plot, search_tree_for_each_strategy)
     for (int i = 0; i < 3; ++i) {
         char name[32];
         snprintf(name, sizeof name, "search_%s", strategies[i]);
-        counts[i] = kind_pictures((const char*[]){"search", "--strategy", strategies[i], "--expansions", "100", NULL},
-                                  name, NULL);
+        counts[i] = kind_pictures(
+            (const char*[]){"search", "--strategy", strategies[i], "--expansions", "100", NULL}, name, NULL);
         cr_assert_gt(counts[i], 500, "%s: %d coloured pixels", strategies[i], counts[i]);
     }
     /* A one-step fan draws far less than a 100-expansion tree. */
@@ -731,10 +752,9 @@ Test(plot, scaling_draws_the_ceiling_when_measured)
 {
     static const char plain[] = "{\"threads\":1,\"speedup\":1,\"ms_per_step\":2}\n"
                                 "{\"threads\":2,\"speedup\":1.5}\n{\"threads\":4,\"speedup\":2.5}\n";
-    static const char ceiling[] =
-        "{\"threads\":1,\"speedup\":1,\"ms_per_step\":2,\"ceiling_speedup\":1}\n"
-        "{\"threads\":2,\"speedup\":1.5,\"ceiling_speedup\":1.9}\n"
-        "{\"threads\":4,\"speedup\":2.5,\"ceiling_speedup\":3.2}\n";
+    static const char ceiling[] = "{\"threads\":1,\"speedup\":1,\"ms_per_step\":2,\"ceiling_speedup\":1}\n"
+                                  "{\"threads\":2,\"speedup\":1.5,\"ceiling_speedup\":1.9}\n"
+                                  "{\"threads\":4,\"speedup\":2.5,\"ceiling_speedup\":3.2}\n";
     char a[300], b[300];
     tmp_path(a, sizeof a, "plain.jsonl");
     tmp_path(b, sizeof b, "ceiling.jsonl");
@@ -764,8 +784,8 @@ Test(plot, scaling_of_a_bench_sweep, .timeout = 120)
 {
     plot_run_t r;
     shoal_cli(&r, "bench",
-              (const char*[]){"scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3", "--rounds", "1",
-                              "--json", NULL});
+              (const char*[]){"scaling", "--threads", "1,2", "--agents", "2000", "--steps", "3", "--rounds",
+                              "1", "--json", NULL});
     cr_assert_eq(r.status, 0, "bench scaling: %s", r.err);
     char out[300], sweep[300];
     tmp_path(out, sizeof out, "stdout");
@@ -789,7 +809,8 @@ Test(plot, scaling_refuses_bad_sweeps_naming_the_line)
         {"{\"speedup\":1}\n", "line 1: \"threads\" must be"},
         {"{\"threads\":1,\"speedup\":\"fast\"}\n", "line 1: \"speedup\" must be a number or null"},
         {"{\"threads\":1,\"speedup\":1}\n{\"threads\":1,\"speedup\":1}\n", "line 2: thread count 1 again"},
-        {"a,b,c\n1,2,3\n", "line 1: expected JSON lines or a CSV header with the columns threads, system and speedup"},
+        {"a,b,c\n1,2,3\n",
+         "line 1: expected JSON lines or a CSV header with the columns threads, system and speedup"},
         {"threads,system,speedup\n1,step,1\n2,step\n", "line 3: 2 fields, the header has 3"},
         {"threads,system,speedup\n1,step,1\nx,step,2\n", "line 3: threads 'x' is not a whole number >= 1"},
         {"threads,system,speedup\n1,step,1\n2,step,quick\n", "line 3: speedup 'quick' is not a number"},
@@ -821,9 +842,12 @@ Test(plot, bad_input_is_refused_with_a_message)
     expect_failure((const char*[]){NULL}, 2, "which kind");
     expect_failure((const char*[]){"pie", "-o", png, NULL}, 2, "unknown kind 'pie'");
     expect_failure((const char*[]){"trim", NULL}, 2, "-o FILE.png");
-    expect_failure((const char*[]){"trim", "-o", "picture.jpg", NULL}, 2, "expected a file name ending in .png or .svg");
-    expect_failure((const char*[]){"trim", "-o", png, "--width", "10", NULL}, 2, "--width needs an integer in 200..8000");
-    expect_failure((const char*[]){"trim", "--dim", "4", "-o", png, NULL}, 2, "--dim needs an integer in 2..3");
+    expect_failure((const char*[]){"trim", "-o", "picture.jpg", NULL}, 2,
+                   "expected a file name ending in .png or .svg");
+    expect_failure((const char*[]){"trim", "-o", png, "--width", "10", NULL}, 2,
+                   "--width needs an integer in 200..8000");
+    expect_failure((const char*[]){"trim", "--dim", "4", "-o", png, NULL}, 2,
+                   "--dim needs an integer in 2..3");
     expect_failure((const char*[]){"trim", "--initial", "999", "-o", png, NULL}, 2, "controls 0 to 16");
     expect_failure((const char*[]){"run", "-o", png, NULL}, 2, "which recording");
     expect_failure((const char*[]){"run", rec, "-o", png, NULL}, 1, "missing.rec");
@@ -831,13 +855,15 @@ Test(plot, bad_input_is_refused_with_a_message)
     expect_failure((const char*[]){"dseek", "--from", "1,2", "-o", png, NULL}, 2, "is not x,y,heading");
     expect_failure((const char*[]){"dseek", "--rmin", "-1", "-o", png, NULL}, 2, "--rmin needs a number > 0");
     expect_failure((const char*[]){"pathfollow", "--course", "slalom", "-o", png, NULL}, 2, "--vehicle NAME");
-    expect_failure((const char*[]){"pathfollow", "--vehicle", "bike", "--course", "slalom", "-o", png, NULL}, 2,
-                   "unknown 'bike'");
+    expect_failure((const char*[]){"pathfollow", "--vehicle", "bike", "--course", "slalom", "-o", png, NULL},
+                   2, "unknown 'bike'");
     expect_failure((const char*[]){"pathfollow", "--vehicle", "car", "--course", "moon", "-o", png, NULL}, 2,
                    "unknown course 'moon'");
     expect_failure((const char*[]){"search", "--strategy", "greedy", "-o", png, NULL}, 2, "--strategy");
-    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.png", NULL}, 1, "No such file or directory");
-    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.svg", NULL}, 1, "No such file or directory");
+    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.png", NULL}, 1,
+                   "No such file or directory");
+    expect_failure((const char*[]){"trim", "-o", "/nonexistent-dir/x.svg", NULL}, 1,
+                   "No such file or directory");
     /* Nothing was written by any of them. */
     cr_assert_neq(access(png, F_OK), 0, "a refused command wrote %s", png);
 }

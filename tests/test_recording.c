@@ -89,7 +89,8 @@ static void capture(const shoal_world_t* w, expected_frame_t* f)
     static shoal_agent_t ids[MAX_AGENTS];
     static uint32_t groups[MAX_AGENTS];
     static float pos[3 * MAX_AGENTS], head[MAX_AGENTS], rot[4 * MAX_AGENTS];
-    shoal_agent_batch_t batch = {.ids = ids, .positions = pos, .headings = head, .orientations = rot, .groups = groups};
+    shoal_agent_batch_t batch = {
+        .ids = ids, .positions = pos, .headings = head, .orientations = rot, .groups = groups};
     int32_t got = 0;
     cr_assert_eq(shoal_world_read_agents(w, &batch, MAX_AGENTS, &got), SHOAL_OK);
     int32_t order[MAX_AGENTS];
@@ -141,10 +142,8 @@ static void add_geometry(shoal_world_t* w, expected_t* ex)
         const float fence[6] = {-30.0f, -12.0f, 0.0f, -12.5f, 30.0f, -12.0f};
         const float island[6] = {-5.0f, 20.0f, 5.0f, 20.0f, 0.0f, 28.0f};
         int32_t id = -1;
-        cr_assert_eq(shoal_world_add_wall(w, fence, 3, 0, &id), SHOAL_OK, "%s",
-                     shoal_world_last_error(w));
-        cr_assert_eq(shoal_world_add_wall(w, island, 3, 1, &id), SHOAL_OK, "%s",
-                     shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_add_wall(w, fence, 3, 0, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_add_wall(w, island, 3, 1, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
     int32_t a = -1, b = -1, c = -1;
     cr_assert_eq(shoal_world_add_obstacle(w, (const float[3]){12.0f, 6.0f, 1.0f}, 2.5f, &a), SHOAL_OK);
@@ -158,8 +157,8 @@ static void add_geometry(shoal_world_t* w, expected_t* ex)
     ex->obstacles = 0;
     for (int32_t id = 0; id < 16; ++id) {
         int32_t k = ex->obstacles;
-        if (shoal_world_get_obstacle(w, id, &ex->centers[3 * k], &ex->velocities[3 * k],
-                                     &ex->radii[k]) == SHOAL_OK) {
+        if (shoal_world_get_obstacle(w, id, &ex->centers[3 * k], &ex->velocities[3 * k], &ex->radii[k]) ==
+            SHOAL_OK) {
             ex->obstacle_ids[k] = id;
             ex->obstacles += 1;
         }
@@ -199,8 +198,7 @@ static void expect_geometry_equal(const shoal_recording_t* rec, const expected_t
  * new ones are added; one frame has no agents at all. The world has walls
  * and obstacles; one more of each is added after frame 0 (the recording
  * keeps the geometry of frame 0). */
-static void write_recording_version(const char* path, int dims, int frames, int version,
-                                    expected_t* ex)
+static void write_recording_version(const char* path, int dims, int frames, int version, expected_t* ex)
 {
     shoal_world_t* w = make_world(dims, 1, SHOAL_BACKEND_SERIAL);
     step_n(w, 3, 0.05f); /* the geometry's time is frame 0's, not 0 */
@@ -215,8 +213,7 @@ static void write_recording_version(const char* path, int dims, int frames, int 
     h.scenario_text = "{\"name\": \"churn\"}";
     shoal_recorder_t* rec = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
-    cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &err), SHOAL_OK, "%s",
-                 err.message);
+    cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &err), SHOAL_OK, "%s", err.message);
 
     shoal_agent_t live[MAX_AGENTS];
     int live_count = 0, next = 0;
@@ -230,11 +227,9 @@ static void write_recording_version(const char* path, int dims, int frames, int 
         if (f == 0) { /* not recorded: the geometry is written once */
             int32_t id = -1;
             if (dims == 2)
-                cr_assert_eq(shoal_world_add_wall(w, (const float[4]){50.0f, 0.0f, 60.0f, 0.0f}, 2,
-                                                  0, &id),
+                cr_assert_eq(shoal_world_add_wall(w, (const float[4]){50.0f, 0.0f, 60.0f, 0.0f}, 2, 0, &id),
                              SHOAL_OK);
-            cr_assert_eq(shoal_world_add_obstacle(w, (const float[3]){-40.0f, -40.0f, 0.0f}, 3.0f,
-                                                  &id),
+            cr_assert_eq(shoal_world_add_obstacle(w, (const float[3]){-40.0f, -40.0f, 0.0f}, 3.0f, &id),
                          SHOAL_OK);
         }
         if (f == frames / 2) { /* everyone leaves: an empty frame next */
@@ -286,8 +281,7 @@ static void expect_frames_equal(const shoal_recording_t* rec, const expected_t* 
                 cr_assert_arr_eq(&fr.headings[i], &e->headings[i], sizeof(float));
             } else {
                 cr_assert_null(fr.headings);
-                cr_assert_arr_eq(&fr.orientations[4 * i], &e->orientations[4 * i],
-                                 4 * sizeof(float));
+                cr_assert_arr_eq(&fr.orientations[4 * i], &e->orientations[4 * i], 4 * sizeof(float));
             }
         }
     }
@@ -436,15 +430,13 @@ static void every_truncation(int version)
             if (complete == 0)
                 snprintf(want, sizeof want, "truncated after the header");
             else
-                snprintf(want, sizeof want, "truncated after frame %d (%d complete", complete - 1,
-                         complete);
+                snprintf(want, sizeof want, "truncated after frame %d (%d complete", complete - 1, complete);
             cr_assert_not_null(strstr(err.message, want), "cut %zu: want '%s' in: %s", cut, want,
                                err.message);
         }
 
         /* The valid prefix, on request. */
-        st = shoal_recording_load_memory(data, cut, "cut.rec", SHOAL_RECORDING_ALLOW_TRUNCATED,
-                                         &rec, &err);
+        st = shoal_recording_load_memory(data, cut, "cut.rec", SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err);
         if (cut < header) {
             cr_assert_eq(st, SHOAL_ERR_PARSE, "cut %zu", cut);
             continue;
@@ -459,8 +451,8 @@ static void every_truncation(int version)
             shoal_recording_geometry_t g;
             cr_assert_eq(shoal_recording_geometry(rec, &g), SHOAL_ERR_NOT_FOUND, "cut %zu", cut);
             cr_assert_eq(g.wall_count + g.obstacle_count, 0);
-            cr_assert_not_null(strstr(shoal_recording_damage(rec), "geometry record"), "cut %zu: %s",
-                               cut, shoal_recording_damage(rec));
+            cr_assert_not_null(strstr(shoal_recording_damage(rec), "geometry record"), "cut %zu: %s", cut,
+                               shoal_recording_damage(rec));
         } else {
             expect_geometry_equal(rec, &ex);
         }
@@ -497,10 +489,9 @@ static void every_flipped_byte(int version)
             cr_assert_not_null(strstr(err.message, "byte"), "no offset in: %s", err.message);
             /* The prefix reader never crashes and keeps only intact frames. */
             if (at >= geometry_at && at < geometry_end)
-                cr_assert_not_null(strstr(err.message, "geometry record"), "byte %zu: %s", at,
-                                   err.message);
-            st = shoal_recording_load_memory(data, size, "flip.rec",
-                                             SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err);
+                cr_assert_not_null(strstr(err.message, "geometry record"), "byte %zu: %s", at, err.message);
+            st = shoal_recording_load_memory(data, size, "flip.rec", SHOAL_RECORDING_ALLOW_TRUNCATED, &rec,
+                                             &err);
             /* A damaged geometry record is refused even then, unless its
              * counts now claim more bytes than the file has: the file
              * reads as cut off before its first frame. */
@@ -511,8 +502,7 @@ static void every_flipped_byte(int version)
                 cr_assert(at >= geometry_at + 16 && at < geometry_at + 24, "byte %zu", at);
             } else if (at >= geometry_at && at < geometry_end) {
                 cr_assert_eq(st, SHOAL_ERR_PARSE, "byte %zu", at);
-                cr_assert_not_null(strstr(err.message, "geometry record"), "byte %zu: %s", at,
-                                   err.message);
+                cr_assert_not_null(strstr(err.message, "geometry record"), "byte %zu: %s", at, err.message);
             }
             if (st == SHOAL_OK) {
                 int32_t n = shoal_recording_frame_count(rec);
@@ -550,9 +540,9 @@ static void expect_load_error(const uint8_t* data, size_t size, const char* text
 {
     shoal_recording_t* rec = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
-    cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", SHOAL_RECORDING_ALLOW_TRUNCATED,
-                                             &rec, &err),
-                 SHOAL_ERR_PARSE);
+    cr_assert_eq(
+        shoal_recording_load_memory(data, size, "bad.rec", SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err),
+        SHOAL_ERR_PARSE);
     cr_assert_null(rec);
     cr_assert_not_null(strstr(err.message, text), "want '%s' in: %s", text, err.message);
 }
@@ -585,8 +575,7 @@ Test(recording, bad_magic_version_and_trailing_data)
     {
         shoal_recording_t* none = NULL;
         shoal_error_t e = {SHOAL_OK, ""};
-        cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", 0, &none, &e),
-                     SHOAL_ERR_PARSE);
+        cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", 0, &none, &e), SHOAL_ERR_PARSE);
         cr_expect_not_null(strstr(e.message, "frame 0 at byte"), "%s", e.message);
     }
     data[8] = 3;
@@ -601,16 +590,13 @@ Test(recording, bad_magic_version_and_trailing_data)
     memcpy(longer + size, "extra", 5);
     shoal_recording_t* rec = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
-    cr_assert_eq(shoal_recording_load_memory(longer, size + 5, "bad.rec", 0, &rec, &err),
-                 SHOAL_ERR_PARSE);
+    cr_assert_eq(shoal_recording_load_memory(longer, size + 5, "bad.rec", 0, &rec, &err), SHOAL_ERR_PARSE);
     cr_expect_not_null(strstr(err.message, "5 bytes of trailing data after the end record"), "%s",
                        err.message);
     /* Without the end record: the writer did not close it. */
-    cr_assert_eq(shoal_recording_load_memory(data, size - 12, "bad.rec", 0, &rec, &err),
-                 SHOAL_ERR_PARSE);
-    cr_expect_not_null(
-        strstr(err.message, "truncated after frame 2 (3 complete frames): no end record"), "%s",
-        err.message);
+    cr_assert_eq(shoal_recording_load_memory(data, size - 12, "bad.rec", 0, &rec, &err), SHOAL_ERR_PARSE);
+    cr_expect_not_null(strstr(err.message, "truncated after frame 2 (3 complete frames): no end record"),
+                       "%s", err.message);
     cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", 0, &rec, &err), SHOAL_OK, "%s",
                  err.message);
     shoal_recording_destroy(rec);
@@ -660,8 +646,8 @@ Test(recording, version_1_still_reads)
     cr_expect_null(g.obstacles);
     shoal_recording_destroy(rec);
     /* Cut short, it reads as version 1 files always did. */
-    cr_assert_eq(shoal_recording_load_memory(old, old_size - 30, "v1.rec",
-                                             SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err),
+    cr_assert_eq(shoal_recording_load_memory(old, old_size - 30, "v1.rec", SHOAL_RECORDING_ALLOW_TRUNCATED,
+                                             &rec, &err),
                  SHOAL_OK, "%s", err.message);
     cr_expect_eq(shoal_recording_frame_count(rec), 5);
     cr_expect_not_null(strstr(shoal_recording_damage(rec), "truncated after frame 4"), "%s",
@@ -670,16 +656,14 @@ Test(recording, version_1_still_reads)
     /* A version 1 header before a geometry record: the record is not a frame. */
     data[8] = 1;
     fix_header_crc(data);
-    cr_assert_eq(shoal_recording_load_memory(data, size, "mixed.rec", 0, &rec, &err),
-                 SHOAL_ERR_PARSE);
+    cr_assert_eq(shoal_recording_load_memory(data, size, "mixed.rec", 0, &rec, &err), SHOAL_ERR_PARSE);
     cr_expect_not_null(strstr(err.message, "expected frame 0 or the end record"), "%s", err.message);
     free(old);
     free(data);
 
     /* The version 1 files `shoal run --record` wrote before version 2 (the
      * fuzz seeds, kept as they were). */
-    const char* seeds[] = {"tiny-2d.rec", "sphere-3d.rec", "flock-wrap-every2.rec",
-                           "convoy-0steps.rec"};
+    const char* seeds[] = {"tiny-2d.rec", "sphere-3d.rec", "flock-wrap-every2.rec", "convoy-0steps.rec"};
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
         char seed[512];
         snprintf(seed, sizeof seed, "%s/tests/fuzz/corpus/recording/%s", SHOAL_SOURCE_DIR, seeds[i]);
@@ -719,9 +703,8 @@ static void put_f32_le(uint8_t* p, float f)
 /* Damage one field of the geometry record (then reseal it, so that the
  * check under test is the one that fires) and expect `text` in the error,
  * in the strict and the tolerant load alike. */
-static void expect_geometry_error(const uint8_t* data, size_t size, size_t at, size_t bytes,
-                                  size_t field, const uint8_t value[4], int reseal,
-                                  const char* text)
+static void expect_geometry_error(const uint8_t* data, size_t size, size_t at, size_t bytes, size_t field,
+                                  const uint8_t value[4], int reseal, const char* text)
 {
     uint8_t* bad = malloc(size);
     memcpy(bad, data, size);
@@ -731,8 +714,8 @@ static void expect_geometry_error(const uint8_t* data, size_t size, size_t at, s
         shoal_recording_t* rec = NULL;
         shoal_error_t err = {SHOAL_OK, ""};
         uint32_t flags = k == 0 ? 0 : SHOAL_RECORDING_ALLOW_TRUNCATED;
-        cr_assert_eq(shoal_recording_load_memory(bad, size, "geo.rec", flags, &rec, &err),
-                     SHOAL_ERR_PARSE, "field at %zu, flags %u: loaded", field, flags);
+        cr_assert_eq(shoal_recording_load_memory(bad, size, "geo.rec", flags, &rec, &err), SHOAL_ERR_PARSE,
+                     "field at %zu, flags %u: loaded", field, flags);
         cr_assert_null(rec);
         cr_assert_not_null(strstr(err.message, "geo.rec"), "%s", err.message);
         cr_assert_not_null(strstr(err.message, text), "want '%s' in: %s", text, err.message);
@@ -769,8 +752,7 @@ Test(recording, damaged_geometry_is_refused)
     snprintf(want, sizeof want, "byte %zu: an obstacle radius is negative", radii + 4);
     expect_geometry_error(data, size, at, bytes, radii + 4, v, 1, want);
     put_f32_le(v, INFINITY);
-    expect_geometry_error(data, size, at, bytes, velocities + 12, v, 1,
-                          "an obstacle velocity is not finite");
+    expect_geometry_error(data, size, at, bytes, velocities + 12, v, 1, "an obstacle velocity is not finite");
     put_le32(v, (uint32_t)ex.obstacle_ids[0]);
     expect_geometry_error(data, size, at, bytes, ids + 4, v, 1, "obstacle ids are not ascending");
     put_le32(v, 1);
@@ -799,8 +781,7 @@ Test(recording, version_2_still_reads)
     /* Files `shoal run --record` wrote in version 2 (the fuzz seeds, kept
      * as they were): the plaza's walls, fish3d's obstacles, a moving
      * obstacle; and one cut inside its geometry record. */
-    const char* seeds[] = {"plaza-walls-v2.rec", "fish3d-obstacles-v2.rec",
-                           "moving-obstacle-v2.rec"};
+    const char* seeds[] = {"plaza-walls-v2.rec", "fish3d-obstacles-v2.rec", "moving-obstacle-v2.rec"};
     shoal_recording_t* rec = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_recording_geometry_t g;
@@ -818,8 +799,8 @@ Test(recording, version_2_still_reads)
     char cut[512];
     snprintf(cut, sizeof cut, "%s/tests/fuzz/corpus/recording/plaza-v2-cut-in-geometry.rec",
              SHOAL_SOURCE_DIR);
-    cr_assert_eq(shoal_recording_load(cut, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err), SHOAL_OK,
-                 "%s", err.message);
+    cr_assert_eq(shoal_recording_load(cut, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err), SHOAL_OK, "%s",
+                 err.message);
     cr_expect_eq(shoal_recording_version(rec), 2);
     cr_expect_eq(shoal_recording_frame_count(rec), 0);
     shoal_recording_destroy(rec);
@@ -856,8 +837,7 @@ static void set_word(uint8_t* planes, size_t words, size_t w, uint32_t v)
  * compressed again and the frame resealed: the checks after the checksum
  * and zstd are the ones under test. */
 static uint8_t* with_payload(const uint8_t* data, size_t size, size_t at, int dims,
-                             void (*edit)(uint8_t* planes, size_t words, size_t n),
-                             size_t* out_size)
+                             void (*edit)(uint8_t* planes, size_t words, size_t n), size_t* out_size)
 {
     const size_t old = frame_size_at(data, at, dims, 3);
     const size_t n = le32(data + at + 24), decoded = le32(data + at + 32);
@@ -901,8 +881,8 @@ static void edit_nan(uint8_t* planes, size_t words, size_t n)
 
 /* Expect `text` in the strict load's error and `kept` frames (and the same
  * text in the damage note) under ALLOW_TRUNCATED. */
-static void expect_v3_error(const uint8_t* data, size_t size, const expected_t* ex,
-                            const char* text, int32_t kept)
+static void expect_v3_error(const uint8_t* data, size_t size, const expected_t* ex, const char* text,
+                            int32_t kept)
 {
     shoal_recording_t* rec = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
@@ -911,12 +891,11 @@ static void expect_v3_error(const uint8_t* data, size_t size, const expected_t* 
     cr_assert_null(rec);
     cr_assert_not_null(strstr(err.message, "v3.rec"), "%s", err.message);
     cr_assert_not_null(strstr(err.message, text), "want '%s' in: %s", text, err.message);
-    cr_assert_eq(shoal_recording_load_memory(data, size, "v3.rec", SHOAL_RECORDING_ALLOW_TRUNCATED,
-                                             &rec, &err),
-                 SHOAL_OK, "%s", err.message);
+    cr_assert_eq(
+        shoal_recording_load_memory(data, size, "v3.rec", SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err),
+        SHOAL_OK, "%s", err.message);
     cr_assert_eq(shoal_recording_frame_count(rec), kept, "want '%s'", text);
-    cr_assert_not_null(strstr(shoal_recording_damage(rec), text), "%s",
-                       shoal_recording_damage(rec));
+    cr_assert_not_null(strstr(shoal_recording_damage(rec), text), "%s", shoal_recording_damage(rec));
     expect_frames_equal(rec, ex, kept);
     shoal_recording_destroy(rec);
 }
@@ -944,8 +923,8 @@ Test(recording, version_3_payloads_that_lie_are_refused)
     memcpy(bad, data, size);
     put_le32(bad + f2 + 24, n2 + 1);
     snprintf(want, sizeof want,
-             "frame 2 at byte %zu: byte %zu: declared payload size %u is not what %u agents need",
-             f2, f2 + 32, 24 * n2, n2 + 1);
+             "frame 2 at byte %zu: byte %zu: declared payload size %u is not what %u agents need", f2,
+             f2 + 32, 24 * n2, n2 + 1);
     expect_v3_error(bad, size, &ex, want, 2);
 
     /* A bomb: 100,000,000 agents, the payload size they need (2.4 GB),
@@ -963,8 +942,7 @@ Test(recording, version_3_payloads_that_lie_are_refused)
     put_le32(bad + f2 + 24, n2 - 1);
     put_le32(bad + f2 + 32, 24 * (n2 - 1));
     fix_record_crc(bad, f2, frame_size_at(bad, f2, 2, 3));
-    expect_v3_error(bad, size, &ex, "the zstd frame's content size is not the declared payload size",
-                    2);
+    expect_v3_error(bad, size, &ex, "the zstd frame's content size is not the declared payload size", 2);
 
     /* Not zstd at all. */
     memcpy(bad, data, size);
@@ -999,8 +977,8 @@ Test(recording, version_3_payloads_that_lie_are_refused)
     free(edited);
     const size_t f0 = frame_at(data, &ex, 0, 3);
     edited = with_payload(data, size, f0, 2, edit_nan, &edited_size);
-    snprintf(want, sizeof want, "frame 0 at byte %zu: in the payload (compressed at byte %zu), agent 0",
-             f0, f0 + 40);
+    snprintf(want, sizeof want, "frame 0 at byte %zu: in the payload (compressed at byte %zu), agent 0", f0,
+             f0 + 40);
     expect_v3_error(edited, edited_size, &ex, want, 0);
     expect_v3_error(edited, edited_size, &ex, "a position or orientation is not finite", 0);
     free(edited);
@@ -1052,8 +1030,10 @@ Test(recording, version_3_still_crowd_is_padded_and_exact)
         cr_assert_eq(le32(data + at + 32), 120000u);
         if (f > 0) { /* predicted exactly: all zeros but the ids, groups */
             cr_expect_lt(compressed, 118u, "frame %d: %zu bytes of zstd", f, compressed);
-            cr_expect_eq(bytes, 40u + 120u + 4u, "frame %d: padded to ceil(120000 / 1024) = 118, "
-                         "then to 120", f);
+            cr_expect_eq(bytes, 40u + 120u + 4u,
+                         "frame %d: padded to ceil(120000 / 1024) = 118, "
+                         "then to 120",
+                         f);
             for (size_t i = at + 40 + compressed; i < at + bytes - 4; ++i)
                 cr_assert_eq(data[i], 0, "padding byte %zu", i);
         }
@@ -1133,8 +1113,7 @@ Test(recording, writer_errors_name_the_file)
     shoal_recording_header_t h = shoal_recording_default_header();
     cr_expect_eq(shoal_recording_open("/nonexistent-dir/x.rec", &h, &rec, &err), SHOAL_ERR_IO);
     cr_expect_null(rec);
-    cr_expect_not_null(strstr(err.message, "/nonexistent-dir/x.rec: cannot create"), "%s",
-                       err.message);
+    cr_expect_not_null(strstr(err.message, "/nonexistent-dir/x.rec: cannot create"), "%s", err.message);
 
     shoal_recording_header_t raw;
     memset(&raw, 0, sizeof raw);
@@ -1170,8 +1149,7 @@ Test(recording, writer_errors_name_the_file)
     cr_expect_eq(g.obstacle_count, 0);
     shoal_recording_destroy(loaded);
     cr_expect_eq(shoal_recording_load("/nonexistent-dir/x.rec", 0, &loaded, &err), SHOAL_ERR_IO);
-    cr_expect_not_null(strstr(err.message, "/nonexistent-dir/x.rec: cannot open"), "%s",
-                       err.message);
+    cr_expect_not_null(strstr(err.message, "/nonexistent-dir/x.rec: cannot open"), "%s", err.message);
     scratch_cleanup();
 }
 
@@ -1187,10 +1165,8 @@ static int run_shoal(const char* const* args, const char* out_path, const char* 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
     int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -1263,8 +1239,9 @@ Test(recording, cli_run_record_is_readable)
     cr_expect_not_null(strstr(text, html), "prints the page's path: %s", text);
     free(text);
     text = slurp(html);
-    cr_expect_not_null(strstr(text, "id=\"recording\" data-name=\"tiny.rec\" data-version=\"3\">\nU0hPQUxSRU"),
-                       "the recording is embedded as base64 (read from version 3, written as version 2)");
+    cr_expect_not_null(
+        strstr(text, "id=\"recording\" data-name=\"tiny.rec\" data-version=\"3\">\nU0hPQUxSRU"),
+        "the recording is embedded as base64 (read from version 3, written as version 2)");
     cr_expect_null(strstr(text, "http://"), "no network");
     cr_expect_null(strstr(text, "https://"), "no network");
     free(text);
@@ -1294,9 +1271,8 @@ Test(recording, cli_record_keeps_the_plaza_geometry)
     scratch_path(rec_path, sizeof rec_path, "plaza.rec");
     scratch_path(out, sizeof out, "out.txt");
     scratch_path(errf, sizeof errf, "err.txt");
-    int code = run_shoal((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--steps",
-                                         "2", "--record", rec_path, "--quiet", "--threads", "1",
-                                         NULL},
+    int code = run_shoal((const char*[]){"run", SHOAL_SOURCE_DIR "/scenarios/default.json", "--steps", "2",
+                                         "--record", rec_path, "--quiet", "--threads", "1", NULL},
                          out, errf);
     char* text = slurp(errf);
     cr_assert_eq(code, 0, "stderr: %s", text);
@@ -1332,8 +1308,8 @@ Test(recording, killed_run_keeps_its_frames)
     scratch_init();
     char rec_path[128];
     scratch_path(rec_path, sizeof rec_path, "killed.rec");
-    const char* argv[] = {SHOAL_CLI_PATH, "run", TINY, "--steps", "100000000", "--threads", "1",
-                          "--quiet", "--record", rec_path, NULL};
+    const char* argv[] = {SHOAL_CLI_PATH, "run",      TINY,     "--steps", "100000000", "--threads", "1",
+                          "--quiet",      "--record", rec_path, NULL};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
@@ -1365,8 +1341,8 @@ Test(recording, killed_run_keeps_its_frames)
     shoal_error_t err = {SHOAL_OK, ""};
     cr_assert_eq(shoal_recording_load(rec_path, 0, &rec, &err), SHOAL_ERR_PARSE);
     cr_expect_not_null(strstr(err.message, "truncated after frame"), "%s", err.message);
-    cr_assert_eq(shoal_recording_load(rec_path, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err),
-                 SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_load(rec_path, SHOAL_RECORDING_ALLOW_TRUNCATED, &rec, &err), SHOAL_OK, "%s",
+                 err.message);
     cr_expect_geq(shoal_recording_frame_count(rec), 20);
     cr_expect_eq(shoal_recording_is_complete(rec), 0);
     for (int32_t f = 0; f < shoal_recording_frame_count(rec); ++f) {
@@ -1392,8 +1368,7 @@ static char* start_then_kill(const char* const* args, const char* rec_path, cons
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
     int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -1427,8 +1402,8 @@ Test(recording, cli_record_warns_before_a_huge_recording)
     scratch_path(errf, sizeof errf, "err.txt");
     /* 200 agents x 2,000,000,001 frames x (48 + 200 x 10) bytes: 3814.7 GiB;
      * every 5000th step, 400,002 frames: 781 MiB. */
-    char* text = start_then_kill((const char*[]){"run", TINY, "--steps", "2000000000", "--threads",
-                                                 "1", "--quiet", "--record", rec_path, NULL},
+    char* text = start_then_kill((const char*[]){"run", TINY, "--steps", "2000000000", "--threads", "1",
+                                                 "--quiet", "--record", rec_path, NULL},
                                  rec_path, errf);
     char want[512];
     snprintf(want, sizeof want,
@@ -1440,16 +1415,15 @@ Test(recording, cli_record_warns_before_a_huge_recording)
     free(text);
 
     /* 300,000 steps: 1.4 GiB in version 2, 586 MiB in version 3. */
-    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1",
-                                           "--quiet", "--record", rec_path, "--record-version", "2",
-                                           NULL},
+    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1", "--quiet",
+                                           "--record", rec_path, "--record-version", "2", NULL},
                            rec_path, errf);
     cr_expect_not_null(strstr(text, "may take up to about 1.4 GiB (200 agents x 300001 frames x 24 "
                                     "bytes per agent, format version 2); --record-every 2"),
                        "%s", text);
     free(text);
-    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1",
-                                           "--quiet", "--record", rec_path, NULL},
+    text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1", "--quiet",
+                                           "--record", rec_path, NULL},
                            rec_path, errf);
     cr_expect_str_eq(text, "", "no warning under 1 GiB");
     free(text);
@@ -1473,9 +1447,9 @@ Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
     char* text = slurp(out);
     cr_expect_not_null(strstr(text, "(31 frames) in format version 2, "), "%s", text);
     free(text);
-    code = run_shoal((const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet",
-                                     "--record", v3, NULL},
-                     out, errf);
+    code = run_shoal(
+        (const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet", "--record", v3, NULL}, out,
+        errf);
     cr_assert_eq(code, 0);
     text = slurp(out);
     cr_expect_not_null(strstr(text, "(31 frames) in format version 3, "), "%s", text);
@@ -1512,16 +1486,15 @@ Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
 
     char none[128];
     scratch_path(none, sizeof none, "none.rec");
-    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record", none,
-                                     "--record-version", "1", NULL},
-                     out, errf);
+    code = run_shoal(
+        (const char*[]){"run", TINY, "--steps", "3", "--record", none, "--record-version", "1", NULL}, out,
+        errf);
     cr_expect_eq(code, 2);
     text = slurp(errf);
     cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..3, not '1'"), "%s", text);
     free(text);
     cr_expect_neq(access(none, F_OK), 0, "a usage error leaves no file");
-    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record-version", "2", NULL}, out,
-                     errf);
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record-version", "2", NULL}, out, errf);
     cr_expect_eq(code, 2);
     text = slurp(errf);
     cr_expect_not_null(strstr(text, "--record-version needs --record"), "%s", text);
@@ -1541,12 +1514,12 @@ Test(recording, cli_default_scenario_records_4x_smaller)
     scratch_path(out, sizeof out, "out.txt");
     scratch_path(errf, sizeof errf, "err.txt");
     const char* scene = SHOAL_SOURCE_DIR "/scenarios/default.json";
-    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1",
-                                           "--quiet", "--record", v2, "--record-version", "2", NULL},
+    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1", "--quiet",
+                                           "--record", v2, "--record-version", "2", NULL},
                            out, errf),
                  0);
-    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1",
-                                           "--quiet", "--record", v3, NULL},
+    cr_assert_eq(run_shoal((const char*[]){"run", scene, "--steps", "100", "--threads", "1", "--quiet",
+                                           "--record", v3, NULL},
                            out, errf),
                  0);
     size_t s2 = 0, s3 = 0;

@@ -202,7 +202,8 @@ Test(reliability, library_readers_refuse_fifos_and_devices_without_blocking, .ti
     for (int i = 0; i < 2; ++i) {
         shoal_error_t err;
         shoal_world_t* loaded = NULL;
-        cr_expect_eq(shoal_world_load_snapshot(paths[i], NULL, &loaded, &err), SHOAL_ERR_IO, "%s", err.message);
+        cr_expect_eq(shoal_world_load_snapshot(paths[i], NULL, &loaded, &err), SHOAL_ERR_IO, "%s",
+                     err.message);
         cr_expect(strstr(err.message, "not a regular file"), "%s", err.message);
         shoal_recording_t* rec = NULL;
         cr_expect_eq(shoal_recording_load(paths[i], 0, &rec, &err), SHOAL_ERR_IO, "%s", err.message);
@@ -295,12 +296,14 @@ Test(reliability, tiny_steps_are_refused_and_the_shortest_stays_finite)
         cr_assert(strstr(shoal_world_last_error(w), ">= 1e-06"), "%s", shoal_world_last_error(w));
     }
     cr_assert_eq(shoal_world_state_hash(w), before, "a refused step changed the world");
-    for (int s = 0; s < 5; ++s) cr_assert_eq(shoal_world_step(w, 1e-6f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int s = 0; s < 5; ++s)
+        cr_assert_eq(shoal_world_step(w, 1e-6f), SHOAL_OK, "%s", shoal_world_last_error(w));
     float pos[3 * 30], vel[3 * 30];
     shoal_agent_batch_t b = {.positions = pos, .velocities = vel};
     int32_t got = 0;
     cr_assert_eq(shoal_world_read_agents(w, &b, 30, &got), SHOAL_OK);
-    for (int i = 0; i < 3 * got; ++i) cr_assert(isfinite(pos[i]) && isfinite(vel[i]), "agent %d not finite", i / 3);
+    for (int i = 0; i < 3 * got; ++i)
+        cr_assert(isfinite(pos[i]) && isfinite(vel[i]), "agent %d not finite", i / 3);
     size_t size = 0;
     void* buf = save_to_memory(w, &size);
     shoal_world_t* copy = NULL;
@@ -340,7 +343,9 @@ Test(reliability, coordinates_beyond_range_are_refused)
     cr_assert_eq(shoal_world_add_obstacle(w, far, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     const float fast[3] = {1e10f, 0, 0};
     cr_assert_eq(shoal_world_add_moving_obstacle(w, zero, fast, 1.0f, NULL), SHOAL_ERR_INVALID_ARGUMENT);
-    shoal_agent_arrays_t a = {.positions = far,};
+    shoal_agent_arrays_t a = {
+        .positions = far,
+    };
     cr_assert_eq(shoal_agents_add(w, &d, &a, 1, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     /* the largest accepted values step and stay finite */
     d.vehicle.max_speed = 1e9f;
@@ -349,9 +354,11 @@ Test(reliability, coordinates_beyond_range_are_refused)
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
     d.target[0] = -1e18f;
     cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
-    for (int i = 0; i < 50; ++i) cr_assert_eq(shoal_world_step(w, 1000.0f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int i = 0; i < 50; ++i)
+        cr_assert_eq(shoal_world_step(w, 1000.0f), SHOAL_OK, "%s", shoal_world_last_error(w));
     shoal_agent_state_t s;
     cr_assert_eq(shoal_agent_get_state(w, id, &s), SHOAL_OK);
-    cr_assert(isfinite(s.position[0]) && isfinite(s.velocity[0]), "%g %g", (double)s.position[0], (double)s.velocity[0]);
+    cr_assert(isfinite(s.position[0]) && isfinite(s.velocity[0]), "%g %g", (double)s.position[0],
+              (double)s.velocity[0]);
     shoal_world_destroy(w);
 }

@@ -17,7 +17,8 @@ Test(rng, seed_round_done_once_equals_the_base)
     for (uint64_t seed = 0; seed < 50; ++seed) {
         uint64_t round = rng_seed_round(seed * 0x9e37u);
         for (uint64_t k = 0; k < 200; ++k)
-            cr_assert_eq(rng_base_from(round, k << 29 | k, k * 3u), rng_base(seed * 0x9e37u, k << 29 | k, k * 3u));
+            cr_assert_eq(rng_base_from(round, k << 29 | k, k * 3u),
+                         rng_base(seed * 0x9e37u, k << 29 | k, k * 3u));
     }
 }
 

@@ -47,18 +47,15 @@ static shoal_scenario_t* load_text(const char* json)
 
 /* The load fails with `status`, a message containing `expected`, *out
  * NULL, and the same status when err is NULL. */
-static void expect_error_n(const char* json, size_t length, shoal_status_t status,
-                           const char* expected)
+static void expect_error_n(const char* json, size_t length, shoal_status_t status, const char* expected)
 {
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_scenario_t* s = (shoal_scenario_t*)&err; /* must be overwritten with NULL */
     shoal_status_t st = shoal_scenario_load_string(json, length, "test.json", &s, &err);
-    cr_expect_eq(st, status, "status %d, expected %d (%s)\nin: %s", (int)st, (int)status,
-                 err.message, json);
+    cr_expect_eq(st, status, "status %d, expected %d (%s)\nin: %s", (int)st, (int)status, err.message, json);
     cr_expect_eq(err.status, status);
     cr_expect_null(s, "*out is not NULL after a failure");
-    cr_expect_not_null(strstr(err.message, expected), "message '%s' lacks '%s'", err.message,
-                       expected);
+    cr_expect_not_null(strstr(err.message, expected), "message '%s' lacks '%s'", err.message, expected);
     shoal_scenario_destroy(s == (shoal_scenario_t*)&err ? NULL : s);
     s = NULL;
     cr_expect_eq(shoal_scenario_load_string(json, length, NULL, &s, NULL), status);
@@ -109,7 +106,11 @@ static agents_t read_agents(const shoal_world_t* w)
     a.velocities = calloc(3 * (size_t)n + 1, sizeof(float));
     a.headings = calloc((size_t)n + 1, sizeof(float));
     a.groups = calloc((size_t)n + 1, sizeof(uint32_t));
-    shoal_agent_batch_t b = {.ids = a.ids, .positions = a.positions, .velocities = a.velocities, .headings = a.headings, .groups = a.groups};
+    shoal_agent_batch_t b = {.ids = a.ids,
+                             .positions = a.positions,
+                             .velocities = a.velocities,
+                             .headings = a.headings,
+                             .groups = a.groups};
     cr_assert_eq(shoal_world_read_agents(w, &b, n, &a.count), SHOAL_OK);
     cr_assert_eq(a.count, n);
     return a;
@@ -175,8 +176,8 @@ Test(scenario, behaviors_json_has_four_groups_of_5000)
     cr_expect_eq(per_group[4], 0);
 
     /* Each group shows its behavior: the weights land in the agent. */
-    const shoal_behavior_t shown[4] = {SHOAL_BEHAVIOR_ARRIVE, SHOAL_BEHAVIOR_SEEK,
-                                       SHOAL_BEHAVIOR_FLEE, SHOAL_BEHAVIOR_DEPART};
+    const shoal_behavior_t shown[4] = {SHOAL_BEHAVIOR_ARRIVE, SHOAL_BEHAVIOR_SEEK, SHOAL_BEHAVIOR_FLEE,
+                                       SHOAL_BEHAVIOR_DEPART};
     int seen[4] = {0};
     for (int32_t i = 0; i < a.count; i++) {
         uint32_t g = a.groups[i];
@@ -347,8 +348,7 @@ Test(scenario, unknown_key_names_its_path_and_a_suggestion)
 {
     expect_error("{\"groups\": [{\"count\": 1}, {\"count\": 1, \"vehicle\": {\"max_sped\": 3}}]}",
                  "test.json: unknown key 'groups[1].vehicle.max_sped'; did you mean 'max_speed'?");
-    expect_error("{\"sed\": 3, \"groups\": [{\"count\": 1}]}",
-                 "unknown key 'sed'; did you mean 'seed'?");
+    expect_error("{\"sed\": 3, \"groups\": [{\"count\": 1}]}", "unknown key 'sed'; did you mean 'seed'?");
     expect_error("{\"frobnicate\": 3, \"groups\": [{\"count\": 1}]}", "unknown key 'frobnicate'");
     /* seek has no gain: only arrive and depart do. */
     expect_error(ONE_GROUP("", ", \"behaviors\": {\"seek\": {\"gain\": 2}}"),
@@ -385,8 +385,7 @@ Test(scenario, out_of_range_values_name_path_and_range)
 {
     expect_error(ONE_GROUP("", ", \"vehicle\": {\"max_speed\": -1}"),
                  "test.json: groups[0].vehicle.max_speed: must be >= 0, got -1");
-    expect_error(ONE_GROUP("", ", \"vehicle\": {\"mass\": 0}"),
-                 "groups[0].vehicle.mass: must be > 0, got 0");
+    expect_error(ONE_GROUP("", ", \"vehicle\": {\"mass\": 0}"), "groups[0].vehicle.mass: must be > 0, got 0");
     expect_error(ONE_GROUP("", ", \"control\": {\"turn_damping\": -0.5}"),
                  "groups[0].control.turn_damping: must be >= 0, got -0.5");
     expect_error(ONE_GROUP("", ", \"behaviors\": {\"arrive\": {\"gain\": 0}}"),
@@ -398,8 +397,7 @@ Test(scenario, out_of_range_values_name_path_and_range)
     expect_error(ONE_GROUP("\"dt\": 0, ", ""), "dt: must be > 0, got 0");
     expect_error(ONE_GROUP("\"seed\": -1, ", ""), "seed: must be >= 0, got -1");
     expect_error(ONE_GROUP("\"steps\": -5, ", ""), "steps: must be >= 0, got -5");
-    expect_error(ONE_GROUP("", ", \"spawn\": {\"radius\": 1e400}"),
-                 "groups[0].spawn.radius: must be finite");
+    expect_error(ONE_GROUP("", ", \"spawn\": {\"radius\": 1e400}"), "groups[0].spawn.radius: must be finite");
     expect_error(ONE_GROUP("", ", \"spawn\": {\"speed\": 9}, \"vehicle\": {\"max_speed\": 5}"),
                  "groups[0].spawn.speed: must be <= vehicle.max_speed (5), got 9");
 }
@@ -458,8 +456,7 @@ Test(scenario, seeds_are_exact_or_an_error)
                  "instead (up to 2^64 - 1): \"9007199254740993\"");
     /* Exactly representable, but above the limit all the same: another JSON
      * reader may not read it exactly. */
-    expect_error(ONE_GROUP("\"seed\": 9007199254740994, ", ""),
-                 "(up to 2^64 - 1): \"9007199254740994\"");
+    expect_error(ONE_GROUP("\"seed\": 9007199254740994, ", ""), "(up to 2^64 - 1): \"9007199254740994\"");
     expect_error(ONE_GROUP("\"seed\": 18446744073709551615, ", ""),
                  "(up to 2^64 - 1): \"18446744073709551615\"");
     expect_error(ONE_GROUP("\"seed\": 18446744073709551616, ", ""),
@@ -502,14 +499,12 @@ Test(scenario, seeds_as_strings_of_digits_reach_2_to_the_64)
     cr_expect_eq(seed_of("\"seed\": \"7\", "), seed_of("\"seed\": 7, "));
     expect_error(ONE_GROUP("\"seed\": \"18446744073709551616\", ", ""),
                  "seed: must be at most 18446744073709551615 (2^64 - 1), got 18446744073709551616");
-    expect_error(ONE_GROUP("\"seed\": \"\", ", ""),
-                 "seed: expected a string of decimal digits, got \"\"");
+    expect_error(ONE_GROUP("\"seed\": \"\", ", ""), "seed: expected a string of decimal digits, got \"\"");
     const char* bad[] = {"-1", "+1", " 1", "1 ", "1e3", "0x10", "1.0", "12a"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char top[64], expected[96];
         snprintf(top, sizeof top, "{\"seed\": \"%s\", \"groups\": [{\"count\": 1}]}", bad[i]);
-        snprintf(expected, sizeof expected,
-                 "seed: expected a string of decimal digits, got \"%s\"", bad[i]);
+        snprintf(expected, sizeof expected, "seed: expected a string of decimal digits, got \"%s\"", bad[i]);
         expect_error(top, expected);
     }
 }
@@ -541,21 +536,22 @@ Test(scenario, names_must_be_utf8_without_control_characters)
                       "test.json: name: must be UTF-8 text without control characters; got "
                       "\"red?[31m\", whose byte 4 is U+001B, a control character");
     /* Bytes that are not UTF-8 would make `shoal run --json` print invalid JSON. */
-    expect_safe_error("{\"groups\": [{\"count\": 1}, {\"name\": \"a\xff" "b\", \"count\": 1}]}",
+    expect_safe_error("{\"groups\": [{\"count\": 1}, {\"name\": \"a\xff"
+                      "b\", \"count\": 1}]}",
                       "test.json: groups[1].name: must be UTF-8 text without control "
                       "characters; got \"a?b\", whose byte 2 (0xFF) is not UTF-8");
     const char* bad[] = {
-        "\\u0007",         /* BEL */
-        "\\t",             /* a C0 control written as its escape */
-        "\x01",            /* a raw C0 byte, which cJSON lets through */
-        "\\u007f",         /* DEL */
-        "\\u0085",         /* NEL, a C1 control */
+        "\\u0007",          /* BEL */
+        "\\t",              /* a C0 control written as its escape */
+        "\x01",             /* a raw C0 byte, which cJSON lets through */
+        "\\u007f",          /* DEL */
+        "\\u0085",          /* NEL, a C1 control */
         "\302\2332J",       /* CSI as raw bytes (octal: C2 9B), then "2J": clears some terminals */
-        "\xc0\xaf",        /* an overlong '/' */
-        "\xed\xa0\x80",    /* a surrogate encoded in UTF-8 */
+        "\xc0\xaf",         /* an overlong '/' */
+        "\xed\xa0\x80",     /* a surrogate encoded in UTF-8 */
         "\xf4\x90\x80\x80", /* above U+10FFFF */
-        "\xe2\x82",        /* a cut sequence */
-        "\x80",            /* a stray continuation byte */
+        "\xe2\x82",         /* a cut sequence */
+        "\x80",             /* a stray continuation byte */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char json[128];
@@ -603,8 +599,7 @@ Test(scenario, quoted_user_text_in_messages_is_safe)
      * in messages; their control characters and stray bytes become '?'. */
     expect_safe_error("{\"\xff\\u001b\\u0085x\": 1, \"groups\": [{\"count\": 1}]}",
                       "test.json: unknown key '???x'");
-    expect_safe_error(ONE_GROUP("", ", \"spawn\": {\"shape\": \"d\\u009bisc\"}"),
-                      "got \"d?isc\"");
+    expect_safe_error(ONE_GROUP("", ", \"spawn\": {\"shape\": \"d\\u009bisc\"}"), "got \"d?isc\"");
     expect_safe_error("{\"groups\": [{\"name\": \"lead\", \"count\": 1}, {\"count\": 3, \"pursuit\":"
                       " {\"target\": {\"group\": \"\xe2\x82\\u0007\", \"index\": 0}},"
                       " \"behaviors\": {\"pursue\": {}}}]}",
@@ -790,8 +785,7 @@ Test(scenario, same_seed_same_positions_other_seed_other_positions)
     cr_expect_eq(memcmp(a1.headings, a1b.headings, (size_t)a1.count * sizeof(float)), 0);
     cr_expect_eq(shoal_world_state_hash(w1), shoal_world_state_hash(w1b));
     int differ = 0;
-    for (int32_t i = 0; i < a1.count; i++)
-        differ += a1.positions[3 * i] != a2.positions[3 * i];
+    for (int32_t i = 0; i < a1.count; i++) differ += a1.positions[3 * i] != a2.positions[3 * i];
     cr_expect_gt(differ, a1.count * 9 / 10, "only %d of %d positions moved", differ, a1.count);
 
     agents_free(&a1);
@@ -811,10 +805,10 @@ Test(scenario, same_seed_same_positions_other_seed_other_positions)
 
 Test(scenario, ring_inward_heading_speed_and_antipode_in_2d)
 {
-    shoal_scenario_t* s = load_text(
-        "{\"groups\": [{\"count\": 500, \"spawn\": {\"shape\": \"ring\", \"center\": [10, -20],"
-        " \"radius\": 30, \"heading\": \"inward\", \"speed\": 2}, \"target\": \"antipode\","
-        " \"threat\": [7, 8]}]}");
+    shoal_scenario_t* s =
+        load_text("{\"groups\": [{\"count\": 500, \"spawn\": {\"shape\": \"ring\", \"center\": [10, -20],"
+                  " \"radius\": 30, \"heading\": \"inward\", \"speed\": 2}, \"target\": \"antipode\","
+                  " \"threat\": [7, 8]}]}");
     shoal_world_t* w = populated(s);
     agents_t a = read_agents(w);
     double min_angle = 10.0, max_angle = -10.0;
@@ -862,8 +856,8 @@ Test(scenario, disc_box_and_point_stay_inside_their_shape)
             cr_expect_leq(r, 8.0f + 1e-4f);
             inner += r < 4.0f;
         } else if (a.groups[i] == 1) {
-            cr_expect(fabsf(x + 50.0f) <= 5.0f && fabsf(y) <= 2.0f, "(%g, %g) outside the box",
-                      (double)x, (double)y);
+            cr_expect(fabsf(x + 50.0f) <= 5.0f && fabsf(y) <= 2.0f, "(%g, %g) outside the box", (double)x,
+                      (double)y);
         } else {
             cr_expect(x == 3.0f && y == 4.0f);
             cr_expect_float_eq(a.headings[i], 1.25f, 1e-6f);
@@ -877,10 +871,10 @@ Test(scenario, disc_box_and_point_stay_inside_their_shape)
 
 Test(scenario, sphere_shell_with_inward_pitch_in_3d)
 {
-    shoal_scenario_t* s = load_text(
-        "{\"dimensions\": 3, \"groups\": [{\"count\": 300, \"spawn\": {\"shape\": \"ring\","
-        " \"center\": [0, 0, 50], \"radius\": 20, \"heading\": \"inward\", \"pitch\": \"inward\","
-        " \"speed\": 1}, \"target\": \"antipode\"}]}");
+    shoal_scenario_t* s =
+        load_text("{\"dimensions\": 3, \"groups\": [{\"count\": 300, \"spawn\": {\"shape\": \"ring\","
+                  " \"center\": [0, 0, 50], \"radius\": 20, \"heading\": \"inward\", \"pitch\": \"inward\","
+                  " \"speed\": 1}, \"target\": \"antipode\"}]}");
     shoal_world_t* w = populated(s);
     agents_t a = read_agents(w);
     int above = 0;
@@ -965,8 +959,8 @@ Test(scenario, flock2d_is_a_wrapped_boid_flock)
                   "agent %d at (%g, %g) is outside the box", i, (double)x, (double)y);
     }
     shoal_agent_def_t d = def_of(w, a.ids[0]);
-    const shoal_behavior_t boids[4] = {SHOAL_BEHAVIOR_SEPARATE, SHOAL_BEHAVIOR_ALIGN,
-                                       SHOAL_BEHAVIOR_COHERE, SHOAL_BEHAVIOR_WANDER};
+    const shoal_behavior_t boids[4] = {SHOAL_BEHAVIOR_SEPARATE, SHOAL_BEHAVIOR_ALIGN, SHOAL_BEHAVIOR_COHERE,
+                                       SHOAL_BEHAVIOR_WANDER};
     for (int b = 0; b < SHOAL_BEHAVIOR_COUNT_; b++) {
         int on = 0;
         for (int k = 0; k < 4; k++) on |= b == (int)boids[k];
@@ -975,8 +969,7 @@ Test(scenario, flock2d_is_a_wrapped_boid_flock)
     cr_expect_eq(d.neighbors.radius, 2.0f);
     cr_expect_eq(d.neighbors.fov, TWO_PI_F, "fov_deg 360 is the full circle");
     /* Sized for about 10 to 20 neighbors within the radius at the start. */
-    double area = (double)(def.bounds_max[0] - def.bounds_min[0]) *
-                  (def.bounds_max[1] - def.bounds_min[1]);
+    double area = (double)(def.bounds_max[0] - def.bounds_min[0]) * (def.bounds_max[1] - def.bounds_min[1]);
     double expected = a.count / area * 3.14159265358979 * d.neighbors.radius * d.neighbors.radius;
     cr_expect(expected >= 10.0 && expected <= 20.0, "%.1f neighbors expected", expected);
     agents_free(&a);
@@ -998,11 +991,9 @@ Test(scenario, fish3d_is_a_school_among_obstacles)
     cr_expect(obstacles >= 8 && obstacles <= 12, "%d obstacles", obstacles);
     agents_t a = read_agents(w);
     shoal_agent_def_t d = def_of(w, a.ids[0]);
-    const shoal_behavior_t used[5] = {SHOAL_BEHAVIOR_SEPARATE, SHOAL_BEHAVIOR_ALIGN,
-                                      SHOAL_BEHAVIOR_COHERE, SHOAL_BEHAVIOR_WANDER,
-                                      SHOAL_BEHAVIOR_AVOID};
-    for (int k = 0; k < 5; k++)
-        cr_expect_gt(d.weights[used[k]], 0.0f, "%s", shoal_behavior_name(used[k]));
+    const shoal_behavior_t used[5] = {SHOAL_BEHAVIOR_SEPARATE, SHOAL_BEHAVIOR_ALIGN, SHOAL_BEHAVIOR_COHERE,
+                                      SHOAL_BEHAVIOR_WANDER, SHOAL_BEHAVIOR_AVOID};
+    for (int k = 0; k < 5; k++) cr_expect_gt(d.weights[used[k]], 0.0f, "%s", shoal_behavior_name(used[k]));
     cr_expect_eq(d.avoid.tangential, 1);
     cr_expect_float_eq(d.neighbors.fov, 300.0f * TWO_PI_F / 360.0f, 1e-5f);
     agents_free(&a);
@@ -1043,16 +1034,16 @@ Test(scenario, convoy_follows_previous_behind_the_lead)
 
 Test(scenario, references_become_handles_of_earlier_groups)
 {
-    shoal_scenario_t* s = load_text(
-        "{\"groups\": ["
-        " {\"name\": \"a\", \"count\": 3, \"follow\": {\"leader\": \"previous\"},"
-        "  \"behaviors\": {\"follow\": {}}},"
-        " {\"count\": 2, \"behaviors\": {\"pursue\": {\"weight\": 2}, \"follow\": {}},"
-        "  \"pursuit\": {\"target\": {\"group\": \"a\", \"index\": 2}, \"max_prediction\": 1.5},"
-        "  \"follow\": {\"leader\": {\"group\": \"a\"}, \"behind\": 4}},"
-        " {\"count\": 1, \"behaviors\": {\"evade\": {}},"
-        "  \"pursuit\": {\"target\": {\"group\": \"group1\", \"index\": 1}}}"
-        "]}");
+    shoal_scenario_t* s =
+        load_text("{\"groups\": ["
+                  " {\"name\": \"a\", \"count\": 3, \"follow\": {\"leader\": \"previous\"},"
+                  "  \"behaviors\": {\"follow\": {}}},"
+                  " {\"count\": 2, \"behaviors\": {\"pursue\": {\"weight\": 2}, \"follow\": {}},"
+                  "  \"pursuit\": {\"target\": {\"group\": \"a\", \"index\": 2}, \"max_prediction\": 1.5},"
+                  "  \"follow\": {\"leader\": {\"group\": \"a\"}, \"behind\": 4}},"
+                  " {\"count\": 1, \"behaviors\": {\"evade\": {}},"
+                  "  \"pursuit\": {\"target\": {\"group\": \"group1\", \"index\": 1}}}"
+                  "]}");
     shoal_world_t* w = populated(s);
     shoal_agent_t a[3], b[2], c, a_added[3];
     cr_assert_eq(group_ids(w, 0, a, 3), 3);
@@ -1075,8 +1066,7 @@ Test(scenario, references_become_handles_of_earlier_groups)
     /* group1 is the default name of the unnamed second group. Which of b is
      * its agent 1 is fixed by add order: the one that is not b's first. */
     shoal_agent_def_t dc = def_of(w, c);
-    cr_expect(shoal_agent_equal(dc.pursuit.target, b[0]) ||
-              shoal_agent_equal(dc.pursuit.target, b[1]));
+    cr_expect(shoal_agent_equal(dc.pursuit.target, b[0]) || shoal_agent_equal(dc.pursuit.target, b[1]));
     cr_expect_eq(dc.weights[SHOAL_BEHAVIOR_EVADE], 1.0f);
     shoal_world_destroy(w);
     shoal_scenario_destroy(s);
@@ -1085,13 +1075,12 @@ Test(scenario, references_become_handles_of_earlier_groups)
 Test(scenario, behavior_parameter_objects_reach_the_agents)
 {
     shoal_scenario_t* s = load_text(ONE_GROUP(
-        "",
-        ", \"neighbors\": {\"radius\": 3.5, \"fov_deg\": 180, \"max_neighbors\": 7,"
-        " \"separation_gain\": 0.5, \"alignment_gain\": 2, \"cohesion_gain\": 0.25},"
-        " \"wander\": {\"cruise_speed\": 3, \"strength\": 2, \"noise\": 0.1},"
-        " \"avoid\": {\"lookahead_time\": 0.5, \"gain\": 4, \"tangential\": true},"
-        " \"behaviors\": {\"separate\": {\"weight\": 0.5}, \"align\": {}, \"cohere\": {\"weight\": 0},"
-        " \"wander\": {\"weight\": 3}, \"avoid\": {}}"));
+        "", ", \"neighbors\": {\"radius\": 3.5, \"fov_deg\": 180, \"max_neighbors\": 7,"
+            " \"separation_gain\": 0.5, \"alignment_gain\": 2, \"cohesion_gain\": 0.25},"
+            " \"wander\": {\"cruise_speed\": 3, \"strength\": 2, \"noise\": 0.1},"
+            " \"avoid\": {\"lookahead_time\": 0.5, \"gain\": 4, \"tangential\": true},"
+            " \"behaviors\": {\"separate\": {\"weight\": 0.5}, \"align\": {}, \"cohere\": {\"weight\": 0},"
+            " \"wander\": {\"weight\": 3}, \"avoid\": {}}"));
     shoal_world_t* w = populated(s);
     agents_t a = read_agents(w);
     for (int32_t i = 0; i < a.count; i++) {
@@ -1102,8 +1091,7 @@ Test(scenario, behavior_parameter_objects_reach_the_agents)
         cr_expect_eq(d.neighbors.separation_gain, 0.5f);
         cr_expect_eq(d.neighbors.alignment_gain, 2.0f);
         cr_expect_eq(d.neighbors.cohesion_gain, 0.25f);
-        cr_expect(d.wander.cruise_speed == 3.0f && d.wander.strength == 2.0f &&
-                  d.wander.noise == 0.1f);
+        cr_expect(d.wander.cruise_speed == 3.0f && d.wander.strength == 2.0f && d.wander.noise == 0.1f);
         cr_expect(d.avoid.lookahead_time == 0.5f && d.avoid.gain == 4.0f && d.avoid.tangential == 1);
         cr_expect_eq(d.weights[SHOAL_BEHAVIOR_SEPARATE], 0.5f);
         cr_expect_eq(d.weights[SHOAL_BEHAVIOR_ALIGN], 1.0f, "{} is weight 1");
@@ -1127,11 +1115,11 @@ Test(scenario, behavior_parameter_objects_reach_the_agents)
 
 Test(scenario, world_object_fills_the_world_def)
 {
-    shoal_scenario_t* s = load_text(
-        "{\"dimensions\": 3, \"world\": {\"wrap\": true, \"bounds_min\": [-10, -20, 0],"
-        " \"bounds_max\": [10, 20, 5], \"cell_size\": 2.5, \"reorder_interval\": 0},"
-        " \"groups\": [{\"count\": 50, \"spawn\": {\"shape\": \"box\", \"center\": [0, 0, 2.5],"
-        " \"size\": [20, 40, 5]}}]}");
+    shoal_scenario_t* s =
+        load_text("{\"dimensions\": 3, \"world\": {\"wrap\": true, \"bounds_min\": [-10, -20, 0],"
+                  " \"bounds_max\": [10, 20, 5], \"cell_size\": 2.5, \"reorder_interval\": 0},"
+                  " \"groups\": [{\"count\": 50, \"spawn\": {\"shape\": \"box\", \"center\": [0, 0, 2.5],"
+                  " \"size\": [20, 40, 5]}}]}");
     shoal_world_def_t def = shoal_scenario_world_def(s);
     cr_expect_eq(def.wrap, 1);
     const float lo[3] = {-10.0f, -20.0f, 0.0f}, hi[3] = {10.0f, 20.0f, 5.0f};
@@ -1172,14 +1160,14 @@ Test(scenario, flocking_keys_unknown_or_of_wrong_type)
     expect_error(ONE_GROUP("\"world\": {\"wrapp\": true}, ", ""),
                  "test.json: unknown key 'world.wrapp'; did you mean 'wrap'?");
     expect_error(ONE_GROUP("\"obstacles\": [{\"center\": [0, 0], \"radius\": 1},"
-                           " {\"centre\": [0, 0], \"radius\": 1}], ", ""),
+                           " {\"centre\": [0, 0], \"radius\": 1}], ",
+                           ""),
                  "unknown key 'obstacles[1].centre'; did you mean 'center'?");
     expect_error(ONE_GROUP("", ", \"neighbors\": {\"radus\": 2}"),
                  "unknown key 'groups[0].neighbors.radus'; did you mean 'radius'?");
     expect_error(ONE_GROUP("", ", \"behaviors\": {\"separate\": {\"gain\": 2}}"),
                  "unknown key 'groups[0].behaviors.separate.gain'");
-    expect_error(ONE_GROUP("", ", \"wander\": {\"cruise\": 2}"),
-                 "unknown key 'groups[0].wander.cruise'");
+    expect_error(ONE_GROUP("", ", \"wander\": {\"cruise\": 2}"), "unknown key 'groups[0].wander.cruise'");
     expect_error(ONE_GROUP("", ", \"avoid\": {\"lookahed_time\": 2}"),
                  "unknown key 'groups[0].avoid.lookahed_time'; did you mean 'lookahead_time'?");
     expect_error("{\"groups\": [{\"name\": \"l\", \"count\": 1}, {\"count\": 1, \"follow\":"
@@ -1216,12 +1204,10 @@ Test(scenario, flocking_values_out_of_range)
                  "groups[0].pursuit.max_prediction: must be >= 0, got -1");
     expect_error(ONE_GROUP("", ", \"follow\": {\"arrive_gain\": 0}"),
                  "groups[0].follow.arrive_gain: must be > 0, got 0");
-    expect_error(ONE_GROUP("", ", \"avoid\": {\"gain\": -2}"),
-                 "groups[0].avoid.gain: must be >= 0, got -2");
+    expect_error(ONE_GROUP("", ", \"avoid\": {\"gain\": -2}"), "groups[0].avoid.gain: must be >= 0, got -2");
     expect_error(ONE_GROUP("", ", \"behaviors\": {\"align\": {\"weight\": -1}}"),
                  "groups[0].behaviors.align.weight: must be >= 0, got -1");
-    expect_error(ONE_GROUP("\"world\": {\"cell_size\": -1}, ", ""),
-                 "world.cell_size: must be >= 0, got -1");
+    expect_error(ONE_GROUP("\"world\": {\"cell_size\": -1}, ", ""), "world.cell_size: must be >= 0, got -1");
     expect_error(ONE_GROUP("\"world\": {\"reorder_interval\": -1}, ", ""),
                  "world.reorder_interval: must be >= 0, got -1");
     expect_error(ONE_GROUP("\"obstacles\": [{\"center\": [1, 2], \"radius\": -1}], ", ""),
@@ -1314,10 +1300,9 @@ Test(scenario, behaviors_that_need_an_agent_must_have_one)
                  "leader)");
     /* Weight 0 is off: nothing to steer by is then fine. So is "previous"
      * without first_leader: the first agent follows nobody. */
-    shoal_scenario_destroy(
-        load_text(ONE_GROUP("", ", \"behaviors\": {\"pursue\": {\"weight\": 0}}")));
-    shoal_scenario_destroy(load_text(ONE_GROUP(
-        "", ", \"behaviors\": {\"follow\": {}}, \"follow\": {\"leader\": \"previous\"}")));
+    shoal_scenario_destroy(load_text(ONE_GROUP("", ", \"behaviors\": {\"pursue\": {\"weight\": 0}}")));
+    shoal_scenario_destroy(load_text(
+        ONE_GROUP("", ", \"behaviors\": {\"follow\": {}}, \"follow\": {\"leader\": \"previous\"}")));
 }
 
 Test(scenario, wrap_needs_a_box_that_holds_every_spawn)
@@ -1331,10 +1316,12 @@ Test(scenario, wrap_needs_a_box_that_holds_every_spawn)
     expect_error(ONE_GROUP("\"world\": {\"wrap\": false, \"bounds_max\": [1, 1]}, ", ""),
                  "world.bounds_max: only used with \"wrap\": true");
     expect_error(ONE_GROUP("\"world\": {\"wrap\": true, \"bounds_min\": [-50, 5],"
-                           " \"bounds_max\": [50, 5]}, ", ""),
+                           " \"bounds_max\": [50, 5]}, ",
+                           ""),
                  "world.bounds_max[1]: must be > bounds_min[1] (5) with wrap, got 5");
     expect_error(ONE_GROUP("\"world\": {\"wrap\": true, \"bounds_min\": [-50, -50, -50],"
-                           " \"bounds_max\": [50, 50, 50]}, ", ""),
+                           " \"bounds_max\": [50, 50, 50]}, ",
+                           ""),
                  "world.bounds_min: expected 2 numbers [x, y] in a 2D scenario, got 3");
     /* spawn regions outside the box, named by group */
     const char* box = "\"world\": {\"wrap\": true, \"bounds_min\": [-50, -50],"
@@ -1342,13 +1329,15 @@ Test(scenario, wrap_needs_a_box_that_holds_every_spawn)
     char text[1024];
     snprintf(text, sizeof text,
              "{%s\"groups\": [{\"count\": 1}, {\"name\": \"g\", \"count\": 5, \"spawn\":"
-             " {\"center\": [45, 0], \"radius\": 10}}]}", box);
+             " {\"center\": [45, 0], \"radius\": 10}}]}",
+             box);
     expect_error(text, "test.json: groups[1].spawn: group 'g' spawns agents at x from 35 to 55, "
                        "outside the wrapped world box (world.bounds_min[0] = -50 to "
                        "world.bounds_max[0] = 50)");
     snprintf(text, sizeof text,
              "{%s\"groups\": [{\"count\": 5, \"spawn\": {\"shape\": \"box\", \"center\": [0, 0],"
-             " \"size\": [20, 101]}}]}", box);
+             " \"size\": [20, 101]}}]}",
+             box);
     expect_error(text, "groups[0].spawn: group 'group0' spawns agents at y from -50.5 to 50.5");
     snprintf(text, sizeof text,
              "{%s\"groups\": [{\"count\": 5, \"spawn\": {\"shape\": \"point\","
@@ -1357,7 +1346,8 @@ Test(scenario, wrap_needs_a_box_that_holds_every_spawn)
     expect_error(text, "groups[0].spawn: group 'group0' spawns agents at y from -51 to -51");
     /* The default spawn (a disc of radius 10) counts too. */
     expect_error(ONE_GROUP("\"world\": {\"wrap\": true, \"bounds_min\": [-5, -5],"
-                           " \"bounds_max\": [5, 5]}, ", ""),
+                           " \"bounds_max\": [5, 5]}, ",
+                           ""),
                  "groups[0].spawn: group 'group0' spawns agents at x from -10 to 10");
     snprintf(text, sizeof text,
              "{%s\"obstacles\": [{\"center\": [60, 0], \"radius\": 1}],"
@@ -1481,13 +1471,12 @@ Test(scenario, failed_populate_rolls_back_handles_ids_routes_and_hash)
 {
     /* Obstacles (one reusing the freed id 0), a routed group, then a group
      * large enough to make the tables grow. */
-    const char* text =
-        "{\"seed\": 7, \"obstacles\": [{\"center\": [0, 40], \"radius\": 3},"
-        "{\"center\": [0, -40], \"radius\": 3}, {\"center\": [40, 0], \"radius\": 3}],"
-        "\"groups\": [{\"count\": 4, \"behaviors\": {\"dseek\": {\"weight\": 1}},"
-        "\"dseek\": {\"route\": [{\"position\": [0, 0], \"direction\": [1, 0]},"
-        "{\"position\": [30, 0], \"direction\": [0, 1]}]}},"
-        "{\"count\": 300, \"spawn\": {\"shape\": \"disc\", \"radius\": 30}}]}";
+    const char* text = "{\"seed\": 7, \"obstacles\": [{\"center\": [0, 40], \"radius\": 3},"
+                       "{\"center\": [0, -40], \"radius\": 3}, {\"center\": [40, 0], \"radius\": 3}],"
+                       "\"groups\": [{\"count\": 4, \"behaviors\": {\"dseek\": {\"weight\": 1}},"
+                       "\"dseek\": {\"route\": [{\"position\": [0, 0], \"direction\": [1, 0]},"
+                       "{\"position\": [30, 0], \"direction\": [0, 1]}]}},"
+                       "{\"count\": 300, \"spawn\": {\"shape\": \"disc\", \"radius\": 30}}]}";
     shoal_scenario_t* s = load_text(text);
     shoal_world_t* control = world_before_populate(s);
     uint64_t hash = shoal_world_state_hash(control);
@@ -1507,20 +1496,17 @@ Test(scenario, failed_populate_rolls_back_handles_ids_routes_and_hash)
             cr_expect_eq(shoal_world_agent_count(w), 2 + 304);
         } else {
             failures++;
-            cr_expect_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "budget %d: %s", budget,
-                         shoal_world_last_error(w));
+            cr_expect_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "budget %d: %s", budget, shoal_world_last_error(w));
             cr_expect_eq(shoal_world_agent_count(w), 2, "budget %d", budget);
             cr_expect_eq(shoal_world_obstacle_count(w), 1, "budget %d", budget);
             cr_expect_eq(shoal_world_route_count(w), 1, "budget %d", budget);
-            cr_expect_eq(shoal_world_state_hash(w), hash, "budget %d: the state hash moved",
-                         budget);
+            cr_expect_eq(shoal_world_state_hash(w), hash, "budget %d: the state hash moved", budget);
             shoal_agent_t a;
             int32_t o, r;
             next_ids(w, &a, &o, &r);
             cr_expect(a.index1 == agent.index1 && a.generation == agent.generation,
-                      "budget %d: next handle %u/%u, expected %u/%u", budget,
-                      (unsigned)a.index1, (unsigned)a.generation, (unsigned)agent.index1,
-                      (unsigned)agent.generation);
+                      "budget %d: next handle %u/%u, expected %u/%u", budget, (unsigned)a.index1,
+                      (unsigned)a.generation, (unsigned)agent.index1, (unsigned)agent.generation);
             cr_expect_eq(o, obstacle, "budget %d: next obstacle id", budget);
             cr_expect_eq(r, route, "budget %d: next route id", budget);
         }
@@ -1535,10 +1521,10 @@ Test(scenario, failed_populate_rolls_back_handles_ids_routes_and_hash)
 /* Directed seek to one waypoint from a scenario file. */
 Test(scenario, dseek_keys_reach_the_agents)
 {
-    shoal_scenario_t* s = load_text(
-        "{\"groups\": [{\"count\": 3, \"behaviors\": {\"dseek\": {\"weight\": 1}},"
-        " \"dseek\": {\"waypoint\": [10, -4], \"direction\": [0, 2], \"speed\": 3, \"r_min\": 2.5,"
-        " \"reach_radius\": 0.5}}]}");
+    shoal_scenario_t* s =
+        load_text("{\"groups\": [{\"count\": 3, \"behaviors\": {\"dseek\": {\"weight\": 1}},"
+                  " \"dseek\": {\"waypoint\": [10, -4], \"direction\": [0, 2], \"speed\": 3, \"r_min\": 2.5,"
+                  " \"reach_radius\": 0.5}}]}");
     shoal_world_t* w = populated(s);
     shoal_agent_t ids[3];
     cr_assert_eq(group_ids(w, 0, ids, 3), 3);
@@ -1558,8 +1544,9 @@ Test(scenario, dseek_keys_reach_the_agents)
                  "groups[0].dseek.direction: must be a nonzero vector");
     expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"direction\": [1, 0]}}]}",
                  "groups[0].dseek.waypoint");
-    expect_error("{\"groups\": [{\"count\": 1, \"dseek\": {\"waypoint\": [1, 2, 3], \"direction\": [1, 0]}}]}",
-                 "groups[0].dseek.waypoint");
+    expect_error(
+        "{\"groups\": [{\"count\": 1, \"dseek\": {\"waypoint\": [1, 2, 3], \"direction\": [1, 0]}}]}",
+        "groups[0].dseek.waypoint");
 }
 
 Test(scenario, dseek_routes_and_formations)
@@ -1614,7 +1601,8 @@ Test(scenario, dt_above_the_step_limit_is_refused)
     cr_assert_neq(shoal_scenario_load_string(json, strlen(json), "dt.json", &sc, &err), SHOAL_OK);
     cr_assert(strstr(err.message, "dt") && strstr(err.message, "1000"), "%s", err.message);
     const char* ok = "{\"name\": \"x\", \"dimensions\": 2, \"dt\": 1000, \"groups\": [{\"count\": 1}]}";
-    cr_assert_eq(shoal_scenario_load_string(ok, strlen(ok), "dt.json", &sc, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_scenario_load_string(ok, strlen(ok), "dt.json", &sc, &err), SHOAL_OK, "%s",
+                 err.message);
     shoal_scenario_destroy(sc);
 }
 
@@ -1632,7 +1620,8 @@ Test(scenario, planner_groups_carry_every_field)
         "   \"min_depth\": 4, \"max_expansions\": 800, \"k_skip\": 3, \"n_v\": 40, \"collapse\": 0.5,"
         "   \"damping\": 0.1, \"time_budget_ms\": 2.5, \"avoid_collisions\": false}},"
         " {\"name\": \"blue\", \"count\": 1, \"spawn\": {\"shape\": \"point\", \"center\": [50, 0, 0]},"
-        "  \"planner\": {\"goal\": \"pursue\", \"target\": {\"group\": \"red\", \"index\": 1}, \"max_depth\": 2}}]}";
+        "  \"planner\": {\"goal\": \"pursue\", \"target\": {\"group\": \"red\", \"index\": 1}, "
+        "\"max_depth\": 2}}]}";
     shoal_scenario_t* s = load_text(json);
     shoal_world_t* w = populated(s);
     shoal_agent_t red[2], blue[1];
@@ -1643,7 +1632,8 @@ Test(scenario, planner_groups_carry_every_field)
     cr_expect_eq(d.planner.speed, 6.0f);
     cr_expect_eq(d.planner.radius, 1.5f);
     cr_expect_eq(d.planner.goal, SHOAL_PLAN_GOAL_SEEK);
-    cr_expect(d.planner.goal_point[0] == 100.0f && d.planner.goal_point[1] == 5.0f && d.planner.goal_point[2] == -5.0f);
+    cr_expect(d.planner.goal_point[0] == 100.0f && d.planner.goal_point[1] == 5.0f &&
+              d.planner.goal_point[2] == -5.0f);
     cr_expect_eq(d.planner.strategy, SHOAL_PLAN_UNIFORM);
     cr_expect_eq(d.planner.discount, 0.9f);
     cr_expect_eq(d.planner.optimism, -0.25f);
@@ -1658,7 +1648,8 @@ Test(scenario, planner_groups_carry_every_field)
     cr_expect_eq(d.planner.avoid_collisions, 0);
     shoal_agent_def_t b = def_of(w, blue[0]);
     cr_expect_eq(b.planner.goal, SHOAL_PLAN_GOAL_PURSUE);
-    cr_expect(shoal_agent_equal(b.planner.goal_agent, red[1]) || shoal_agent_equal(b.planner.goal_agent, red[0]));
+    cr_expect(shoal_agent_equal(b.planner.goal_agent, red[1]) ||
+              shoal_agent_equal(b.planner.goal_agent, red[0]));
     cr_expect_eq(b.planner.max_depth, 2);
     cr_expect_eq(b.planner.min_depth, 2, "the default min_depth follows a smaller max_depth");
     cr_expect_eq(b.planner.time_budget_ms, 0.0f, "no time budget unless asked");

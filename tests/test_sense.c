@@ -64,8 +64,10 @@ static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
     }
     const component_t* nb = &w->comps[COMP_NEIGHBORS];
     const uint32_t* slots = table_slots(&w->agents);
-    const float* p[3] = {AGENT_F(w, AC_POS_X), AGENT_F(w, AC_POS_Y), w->dims == 3 ? AGENT_F(w, AC_POS_Z) : NULL};
-    const float* v[3] = {AGENT_F(w, AC_VEL_X), AGENT_F(w, AC_VEL_Y), w->dims == 3 ? AGENT_F(w, AC_VEL_Z) : NULL};
+    const float* p[3] = {AGENT_F(w, AC_POS_X), AGENT_F(w, AC_POS_Y),
+                         w->dims == 3 ? AGENT_F(w, AC_POS_Z) : NULL};
+    const float* v[3] = {AGENT_F(w, AC_VEL_X), AGENT_F(w, AC_VEL_Y),
+                         w->dims == 3 ? AGENT_F(w, AC_VEL_Z) : NULL};
     float* const sp[3] = {g->sx, g->sy, g->sz};
     float* const sv[3] = {g->svx, g->svy, g->svz};
     char* seen = calloc((size_t)g->count, 1);
@@ -108,7 +110,8 @@ static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
     for (int a = 0; a < w->dims; ++a)
         if (!(1.0f / g->inv_cell[a] >= largest)) fail(c, "cells narrower than the largest radius", -1);
     /* Buckets in order, each one's rows in row order. */
-    if (g->cell_start[0] != 0 || g->cell_start[g->bucket_count] != g->count) fail(c, "buckets do not cover the rows", -1);
+    if (g->cell_start[0] != 0 || g->cell_start[g->bucket_count] != g->count)
+        fail(c, "buckets do not cover the rows", -1);
     for (int32_t q = 0; q < g->bucket_count; ++q) {
         if (g->cell_start[q + 1] < g->cell_start[q]) fail(c, "bucket starts go back", g->cell_start[q]);
         for (int32_t k = g->cell_start[q] + 1; k < g->cell_start[q + 1]; ++k)
@@ -150,8 +153,9 @@ static void check_sense_n(int dims, int wrap, int threads, int layout, int n, in
         shoal_agent_def_t d = d0;
         for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, 0.98f * -half, 0.98f * half);
         if (i % 16 == 0) /* a crowd at the box's corner: the first and the last cells full, and crossings */
-            for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, -1.0f, 1.0f) < 0.0f ? uniform(&s, -half, -half + 2.5f)
-                                                                                       : uniform(&s, half - 2.5f, half);
+            for (int k = 0; k < dims; ++k)
+                d.position[k] = uniform(&s, -1.0f, 1.0f) < 0.0f ? uniform(&s, -half, -half + 2.5f)
+                                                                : uniform(&s, half - 2.5f, half);
         d.velocity[0] = uniform(&s, -3.0f, 3.0f);
         d.velocity[1] = uniform(&s, -3.0f, 3.0f);
         d.heading = uniform(&s, -3.0f, 3.0f);
@@ -180,21 +184,27 @@ static void check_sense_n(int dims, int wrap, int threads, int layout, int n, in
              * go to the end of its table, out of agent-row order, until
              * the next reorder puts them back. */
             for (int i = step; i < N; i += 7)
-                if (!gone[i]) cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 0.0f), SHOAL_OK);
+                if (!gone[i])
+                    cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 0.0f),
+                                 SHOAL_OK);
             for (int i = step; i < N; i += 7)
-                if (!gone[i]) cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 1.0f), SHOAL_OK);
+                if (!gone[i])
+                    cr_assert_eq(shoal_agent_set_behavior(w, ids[i], SHOAL_BEHAVIOR_SEPARATE, 1.0f),
+                                 SHOAL_OK);
         }
         if (step == 4) {
             /* One agent looks farther, between reorders (the cells must
              * widen at once), and at step 5 back as before. */
             shoal_neighbors_t nbd = shoal_agent_default_def().neighbors;
             nbd.radius = 3.5f;
-            cr_assert_eq(shoal_agent_set_neighbors(w, ids[3 * 41], &nbd), SHOAL_OK, "%s", shoal_world_last_error(w));
+            cr_assert_eq(shoal_agent_set_neighbors(w, ids[3 * 41], &nbd), SHOAL_OK, "%s",
+                         shoal_world_last_error(w));
         }
         if (step == 5) {
             shoal_neighbors_t nbd = shoal_agent_default_def().neighbors;
             nbd.radius = 2.0f;
-            cr_assert_eq(shoal_agent_set_neighbors(w, ids[3 * 41], &nbd), SHOAL_OK, "%s", shoal_world_last_error(w));
+            cr_assert_eq(shoal_agent_set_neighbors(w, ids[3 * 41], &nbd), SHOAL_OK, "%s",
+                         shoal_world_last_error(w));
         }
         if (wrap && step % 2 == 1) {
             /* A few agents out of the box, before wrap brings them back. */
@@ -210,8 +220,8 @@ static void check_sense_n(int dims, int wrap, int threads, int layout, int n, in
             }
         }
         cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
-        cr_assert_eq(c.failures, 0, "step %d (%dD, wrap %d, %d threads): %d failures, first: %s", step, dims, wrap,
-                     threads, c.failures, c.what);
+        cr_assert_eq(c.failures, 0, "step %d (%dD, wrap %d, %d threads): %d failures, first: %s", step, dims,
+                     wrap, threads, c.failures, c.what);
     }
     cr_assert_eq(c.checks, steps);
     if (wrap) cr_assert_gt(c.outside, 0, "no agent was outside the box when sensed");
@@ -229,7 +239,10 @@ static void check_sense_n(int dims, int wrap, int threads, int layout, int n, in
     shoal_world_destroy(w);
 }
 
-static void check_sense(int dims, int wrap, int threads, int layout) { check_sense_n(dims, wrap, threads, layout, 6003, 8); }
+static void check_sense(int dims, int wrap, int threads, int layout)
+{
+    check_sense_n(dims, wrap, threads, layout, 6003, 8);
+}
 
 Test(sense, sorted_copies_2d_torus_in_order) { check_sense(2, 1, 1, NB_EVERY_IN_ORDER); }
 Test(sense, sorted_copies_2d_torus_in_order_two_threads) { check_sense(2, 1, 2, NB_EVERY_IN_ORDER); }
@@ -241,7 +254,10 @@ Test(sense, sorted_copies_3d_torus_out_of_order) { check_sense(3, 1, 1, NB_EVERY
 Test(sense, sorted_copies_3d_unbounded) { check_sense(3, 0, 1, NB_EVERY_IN_ORDER); }
 /* Above COPY_LANES_MAX agents the copies go one agent at a time. */
 Test(sense, big_world_sorted_copies_2d) { check_sense_n(2, 1, 2, NB_EVERY_IN_ORDER, 140001, 5); }
-Test(sense, big_world_sorted_copies_3d_out_of_order) { check_sense_n(3, 1, 2, NB_EVERY_OUT_OF_ORDER, 140001, 5); }
+Test(sense, big_world_sorted_copies_3d_out_of_order)
+{
+    check_sense_n(3, 1, 2, NB_EVERY_OUT_OF_ORDER, 140001, 5);
+}
 
 /* The grid is a module of its own: no component, state hash or snapshot
  * section (so its place in the registry changes no number, hash or file),

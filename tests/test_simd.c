@@ -26,9 +26,9 @@
 _Static_assert(N_VALUES % SHOAL_MAX_LANES == 0, "inputs must fill whole lanes");
 
 static const float edge[N_EDGE] = {
-    0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 3.0f, 0.1f,
-    FLT_MIN, -FLT_MIN, 1e-40f, -1e-42f, FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, 1e30f,
-    -1e-30f, 16777216.0f, -8388609.0f, 123456.789f, INFINITY, -INFINITY, NAN, -NAN,
+    0.0f,    -0.0f,       1.0f,        -1.0f,       0.5f,         -2.5f,     3.0f,     0.1f,
+    FLT_MIN, -FLT_MIN,    1e-40f,      -1e-42f,     FLT_TRUE_MIN, FLT_MAX,   -FLT_MAX, 1e30f,
+    -1e-30f, 16777216.0f, -8388609.0f, 123456.789f, INFINITY,     -INFINITY, NAN,      -NAN,
 };
 
 static _Alignas(SHOAL_LANE_ALIGN) float in_a[N_VALUES];
@@ -86,14 +86,13 @@ static void check_outputs(const char* name, float (*ref)(float, float, float))
     for (int i = 0; i < N_VALUES; i++) {
         float want = ref(in_a[i], in_b[i], in_c[i]);
         if (!same(out[i], want)) {
-            cr_assert_fail("%s at %d (width %d): a=%a b=%a c=%a -> %a, scalar %a", name, i,
-                           SHOAL_LANES, in_a[i], in_b[i], in_c[i], out[i], want);
+            cr_assert_fail("%s at %d (width %d): a=%a b=%a c=%a -> %a, scalar %a", name, i, SHOAL_LANES,
+                           in_a[i], in_b[i], in_c[i], out[i], want);
         }
     }
 }
 
-static void check_binary(const char* name, lanef (*op)(lanef, lanef),
-                         float (*ref)(float, float, float))
+static void check_binary(const char* name, lanef (*op)(lanef, lanef), float (*ref)(float, float, float))
 {
     make_inputs(0x5eed0001);
     for (int i = 0; i < N_VALUES; i += SHOAL_LANES)
@@ -108,12 +107,36 @@ static void check_unary(const char* name, lanef (*op)(lanef), float (*ref)(float
     check_outputs(name, ref);
 }
 
-static float ref_add(float a, float b, float c) { (void)c; return a + b; }
-static float ref_sub(float a, float b, float c) { (void)c; return a - b; }
-static float ref_mul(float a, float b, float c) { (void)c; return a * b; }
-static float ref_div(float a, float b, float c) { (void)c; return a / b; }
-static float ref_min(float a, float b, float c) { (void)c; return a < b ? a : b; }
-static float ref_max(float a, float b, float c) { (void)c; return a > b ? a : b; }
+static float ref_add(float a, float b, float c)
+{
+    (void)c;
+    return a + b;
+}
+static float ref_sub(float a, float b, float c)
+{
+    (void)c;
+    return a - b;
+}
+static float ref_mul(float a, float b, float c)
+{
+    (void)c;
+    return a * b;
+}
+static float ref_div(float a, float b, float c)
+{
+    (void)c;
+    return a / b;
+}
+static float ref_min(float a, float b, float c)
+{
+    (void)c;
+    return a < b ? a : b;
+}
+static float ref_max(float a, float b, float c)
+{
+    (void)c;
+    return a > b ? a : b;
+}
 #if defined(SHOAL_LANE_FUSED)
 static float ref_fma(float a, float b, float c) { return fmaf(a, b, c); }
 #else
@@ -125,13 +148,38 @@ static float ref_clamp(float a, float b, float c)
     float t = a > lo ? a : lo;
     return t < hi ? t : hi;
 }
-static float ref_abs(float a, float b, float c) { (void)b; (void)c; return fabsf(a); }
-static float ref_neg(float a, float b, float c) { (void)b; (void)c; return -a; }
-static float ref_floor(float a, float b, float c) { (void)b; (void)c; return floorf(a); }
+static float ref_abs(float a, float b, float c)
+{
+    (void)b;
+    (void)c;
+    return fabsf(a);
+}
+static float ref_neg(float a, float b, float c)
+{
+    (void)b;
+    (void)c;
+    return -a;
+}
+static float ref_floor(float a, float b, float c)
+{
+    (void)b;
+    (void)c;
+    return floorf(a);
+}
 /* Through double: an independent correctly rounded float sqrt (double has more
  * than 2 * 24 + 2 bits, so rounding twice cannot differ from rounding once). */
-static float ref_sqrt(float a, float b, float c) { (void)b; (void)c; return (float)sqrt((double)a); }
-static float ref_rsqrt(float a, float b, float c) { (void)b; (void)c; return 1.0f / sqrtf(a); }
+static float ref_sqrt(float a, float b, float c)
+{
+    (void)b;
+    (void)c;
+    return (float)sqrt((double)a);
+}
+static float ref_rsqrt(float a, float b, float c)
+{
+    (void)b;
+    (void)c;
+    return 1.0f / sqrtf(a);
+}
 static float ref_select(float a, float b, float c) { return c < 0.0f ? a : b; }
 static float ref_masked_add(float a, float b, float c) { return c < 0.0f ? a + b : a; }
 
@@ -200,7 +248,8 @@ Test(simd, fma_fast)
     check_outputs("lane_fma_fast", ref_fma_fast);
     lanef x = lane_set1(1.0f + 0x1p-12f);
     float r = lane_extract(lane_fma_fast(x, x, lane_set1(-1.0f)), 0);
-    cr_assert_eq(r, FMA_FAST_FUSED ? 0x1p-11f + 0x1p-24f : 0x1p-11f, "fused %d: got %a", FMA_FAST_FUSED, (double)r);
+    cr_assert_eq(r, FMA_FAST_FUSED ? 0x1p-11f + 0x1p-24f : 0x1p-11f, "fused %d: got %a", FMA_FAST_FUSED,
+                 (double)r);
 }
 
 Test(simd, clamp)
@@ -221,8 +270,7 @@ Test(simd, rsqrt_accuracy_bound)
 {
     make_inputs(0x5eed0005);
     for (int i = 0; i < N_VALUES; i++) in_a[i] = fabsf(in_a[i]);
-    for (int i = 0; i < N_VALUES; i += SHOAL_LANES)
-        lane_store(out + i, lane_rsqrt(lane_load(in_a + i)));
+    for (int i = 0; i < N_VALUES; i += SHOAL_LANES) lane_store(out + i, lane_rsqrt(lane_load(in_a + i)));
     const double bound = 0x1p-23 * (1.0 + 0x1p-23);
     double worst = 0.0;
     int tested = 0;
@@ -251,8 +299,12 @@ static void check_compare(const char* name, lanem (*op)(lanef, lanef), int which
         cr_assert_eq(bits >> (SHOAL_LANES - 1) >> 1, 0, "%s sets bits above the width", name);
         for (int l = 0; l < SHOAL_LANES; l++) {
             float a = in_a[i + l], b = in_b[i + l];
-            bool want = which == 0 ? a < b : which == 1 ? a <= b : which == 2 ? a > b
-                      : which == 3 ? a >= b : which == 4 ? a == b : a != b;
+            bool want = which == 0   ? a < b
+                        : which == 1 ? a <= b
+                        : which == 2 ? a > b
+                        : which == 3 ? a >= b
+                        : which == 4 ? a == b
+                                     : a != b;
             if (((bits >> l) & 1u) != (uint32_t)want)
                 cr_assert_fail("%s(%a, %a) = %u, scalar %d", name, a, b, (bits >> l) & 1u, want);
         }
@@ -394,8 +446,7 @@ Test(simd, partial_load_store)
 static float hsum_ref(const float* t, int start, int stride, int count)
 {
     if (count == 1) return t[start];
-    return hsum_ref(t, start, 2 * stride, count / 2)
-         + hsum_ref(t, start + stride, 2 * stride, count / 2);
+    return hsum_ref(t, start, 2 * stride, count / 2) + hsum_ref(t, start + stride, 2 * stride, count / 2);
 }
 
 Test(simd, hsum_fixed_order)
@@ -494,11 +545,17 @@ Test(simd, int_lanes)
                       : op == 1 ? lanei_sub(p, q)
                       : op == 2 ? lanei_mul(p, q)
                                 : lanei_max(p, q);
-            if (i % 2) lanei_store(r + i, z);
-            else lanei_storeu(r + i, z);
+            if (i % 2)
+                lanei_store(r + i, z);
+            else
+                lanei_storeu(r + i, z);
         }
         for (int i = 0; i < N; i++) {
-            int32_t want = op == 0 ? x[i] + y[i] : op == 1 ? x[i] - y[i] : op == 2 ? x[i] * y[i] : x[i] > y[i] ? x[i] : y[i];
+            int32_t want = op == 0       ? x[i] + y[i]
+                           : op == 1     ? x[i] - y[i]
+                           : op == 2     ? x[i] * y[i]
+                           : x[i] > y[i] ? x[i]
+                                         : y[i];
             cr_assert_eq(r[i], want, "op %d at %d: %d, %d", op, i, x[i], y[i]);
         }
     }
@@ -512,7 +569,7 @@ Test(simd, int_float_conversion)
     static int32_t ints[N], back[N];
     static float floats[N], conv[N];
     /* Truncation toward zero at the edges, and the int32 range's ends. */
-    static const float edges[] = { -0.5f, -1.5f, 0.999f, -0.0f, 2147483520.0f, -2147483648.0f };
+    static const float edges[] = {-0.5f, -1.5f, 0.999f, -0.0f, 2147483520.0f, -2147483648.0f};
     uint64_t s = 0x5eed000e;
     for (int i = 0; i < N; i++) {
         /* Exactly representable ones, and any int32 (rounded to nearest). */

@@ -166,7 +166,8 @@ static void build_mixed(mixed_t* m, int dims, int threads)
 
 static void* save_memory(const shoal_world_t* w, size_t* size)
 {
-    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, size), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, size), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
     void* buf = malloc(*size);
     cr_assert_not_null(buf);
     size_t written = 0;
@@ -486,8 +487,8 @@ Test(snapshot, forged_snapshots_load_whole_or_not_at_all)
         shoal_status_t st = shoal_world_load_snapshot_memory(work, size, &serial, &out, &err);
         if (st != SHOAL_OK) {
             cr_assert_null(out);
-            cr_assert(st == SHOAL_ERR_PARSE || st == SHOAL_ERR_OUT_OF_MEMORY, "byte %zu: %d %s", at,
-                      (int)st, err.message);
+            cr_assert(st == SHOAL_ERR_PARSE || st == SHOAL_ERR_OUT_OF_MEMORY, "byte %zu: %d %s", at, (int)st,
+                      err.message);
             cr_assert(err.message[0] != '\0');
             rejected++;
             continue;
@@ -586,7 +587,8 @@ Test(snapshot, user_systems_are_added_again_by_the_caller)
     shoal_world_t* copy = load_memory(buf, size, 1);
     cr_assert_eq(shoal_world_system_count(copy), shoal_world_system_count(m.w) - 2,
                  "user systems are not restored");
-    cr_assert_eq(shoal_world_add_system(copy, "saver", SHOAL_STAGE_OBSERVE, saving_system, &inside), SHOAL_OK);
+    cr_assert_eq(shoal_world_add_system(copy, "saver", SHOAL_STAGE_OBSERVE, saving_system, &inside),
+                 SHOAL_OK);
     shoal_agent_t nudged = in_copy(copy, m.ids[3]);
     cr_assert_eq(shoal_world_add_system(copy, "nudge", SHOAL_STAGE_DECIDE, nudge_system, &nudged), SHOAL_OK);
     step_n(m.w, 10, DT);
@@ -651,7 +653,8 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
                 const unsigned char* r = in + at + 20 + i * rec;
                 const char* name = (const char*)r;
                 if (!strcmp(name, "dseek_track") || (version < 4 && !strcmp(name, "contacts_prepare")) ||
-                    (version < 3 && (!strcmp(name, "orca") || !strcmp(name, "crowd_move") || !strcmp(name, "contacts"))))
+                    (version < 3 &&
+                     (!strcmp(name, "orca") || !strcmp(name, "crowd_move") || !strcmp(name, "contacts"))))
                     continue;
                 memcpy(out + to, r, rec);
                 to += rec;
@@ -665,8 +668,8 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
         } else if (!drop && memcmp(in + at, "WALL", 4) == 0 && version < 7) {
             /* each slot without its generation (version 7); the points
              * after them as they are */
-            uint32_t slots = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8 | (uint32_t)in[at + 18] << 16 |
-                             (uint32_t)in[at + 19] << 24;
+            uint32_t slots = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8 |
+                             (uint32_t)in[at + 18] << 16 | (uint32_t)in[at + 19] << 24;
             size_t start = to;
             memcpy(out + to, in + at, 24);
             to += 24;
@@ -751,8 +754,8 @@ Test(snapshot, bad_arguments)
      * component (COMP section 8), version 1 no USER section either. */
     for (uint32_t version = 1; version < SHOAL_SNAPSHOT_VERSION; ++version) {
         size_t n = older_version(buf, size, version, other);
-        cr_assert_eq(shoal_world_load_snapshot_memory(other, n, NULL, &none, &err), SHOAL_OK, "version %u: %s",
-                     version, err.message);
+        cr_assert_eq(shoal_world_load_snapshot_memory(other, n, NULL, &none, &err), SHOAL_OK,
+                     "version %u: %s", version, err.message);
         cr_assert_eq(shoal_world_state_hash(none), shoal_world_state_hash(w));
         shoal_world_destroy(none);
     }
@@ -870,7 +873,8 @@ Test(snapshot, version_4_planner_loads_without_time_budget)
     while (at < size - 8) {
         uint64_t bytes = 0;
         for (int k = 0; k < 8; ++k) bytes |= (uint64_t)buf[at + 8 + k] << (8 * k);
-        if (memcmp(buf + at, "COMP", 4) == 0 && buf[at + 16] == 7) budget_at = at + 16 + (size_t)bytes - 3 * 4;
+        if (memcmp(buf + at, "COMP", 4) == 0 && buf[at + 16] == 7)
+            budget_at = at + 16 + (size_t)bytes - 3 * 4;
         at += 16 + (size_t)bytes;
     }
     cr_assert_neq(budget_at, 0);
@@ -946,9 +950,11 @@ Test(snapshot, loads_use_the_given_allocator_and_give_back_everything)
         def.alloc_user_ctx = &f;
         w = (shoal_world_t*)(uintptr_t)1;
         shoal_status_t st = shoal_world_load_snapshot_memory(buf, size, &def, &w, &err);
-        cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "allocation %lld: %d %s", (long long)k, (int)st, err.message);
+        cr_assert_eq(st, SHOAL_ERR_OUT_OF_MEMORY, "allocation %lld: %d %s", (long long)k, (int)st,
+                     err.message);
         cr_assert_null(w);
-        cr_assert_eq(f.bytes, 0, "allocation %lld failing leaks %lld bytes", (long long)k, (long long)f.bytes);
+        cr_assert_eq(f.bytes, 0, "allocation %lld failing leaks %lld bytes", (long long)k,
+                     (long long)f.bytes);
     }
     free(buf);
     shoal_world_destroy(m.w);

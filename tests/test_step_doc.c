@@ -30,7 +30,8 @@ Test(step_doc, run_stats_lists_the_table)
     snprintf(path, sizeof path, "%s/scenarios/tiny.json", SHOAL_SOURCE_DIR);
     run_cli((const char*[]){"run", path, "--steps", "5", "--stats", NULL}, &r);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "step table") && strstr(r.out, "reads:") && strstr(r.out, "writes:"), "%s", r.out);
+    cr_assert(strstr(r.out, "step table") && strstr(r.out, "reads:") && strstr(r.out, "writes:"), "%s",
+              r.out);
     cr_assert(strstr(r.out, "fused 5/5"), "no fused pass listed: %s", r.out);
     output_free(&r);
 }

@@ -17,7 +17,8 @@
 static void step_checked(shoal_world_t* w, int n, float dt, const char* what)
 {
     for (int i = 0; i < n; ++i)
-        cr_assert_eq(shoal_world_step(w, dt), SHOAL_OK, "%s, step %d: %s", what, i, shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_step(w, dt), SHOAL_OK, "%s, step %d: %s", what, i,
+                     shoal_world_last_error(w));
 }
 
 static uint64_t scenario_run(const char* file, int check)
@@ -43,10 +44,10 @@ static uint64_t scenario_run(const char* file, int check)
 
 /* Checked, every system runs alone: the same bits as fused (compared
  * where it is quick). */
-#define SCENARIO_CHECK(ident, file, compare)                                                          \
-    Test(step_table, ident, .timeout = 600)                                                         \
-    {                                                                                               \
-        uint64_t checked = scenario_run(file, 1);                                                   \
+#define SCENARIO_CHECK(ident, file, compare)                                                                 \
+    Test(step_table, ident, .timeout = 600)                                                                  \
+    {                                                                                                        \
+        uint64_t checked = scenario_run(file, 1);                                                            \
         if (compare) cr_assert_eq(checked, scenario_run(file, 0), "%s: the check changed the result", file); \
     }
 
@@ -62,7 +63,7 @@ SCENARIO_CHECK(tiny_writes_what_it_declares, "tiny.json", 1)
 /* Every file in scenarios/ has a test above. */
 Test(step_table, every_scenario_is_checked)
 {
-    static const char* const checked[] = {"behaviors.json", "convoy.json",  "default.json",  "fish3d.json",
+    static const char* const checked[] = {"behaviors.json", "convoy.json",    "default.json",  "fish3d.json",
                                           "flock2d.json",   "formation.json", "sphere3d.json", "tiny.json"};
     char dir[512];
     snprintf(dir, sizeof dir, "%s/scenarios", SHOAL_SOURCE_DIR);
@@ -72,7 +73,8 @@ Test(step_table, every_scenario_is_checked)
         size_t n = strlen(e->d_name);
         if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
         int found = 0;
-        for (size_t i = 0; i < sizeof checked / sizeof checked[0]; ++i) found |= strcmp(checked[i], e->d_name) == 0;
+        for (size_t i = 0; i < sizeof checked / sizeof checked[0]; ++i)
+            found |= strcmp(checked[i], e->d_name) == 0;
         cr_assert(found, "scenarios/%s has no write-check test in tests/test_step_table.c", e->d_name);
     }
     closedir(d);
@@ -238,7 +240,8 @@ static shoal_world_t* world_3d(void)
                 d.weights[SHOAL_BEHAVIOR_WANDER] = 1.0f;
             }
         }
-        cr_assert_eq(shoal_agent_add(w, &d, i < 20 ? &first[i] : NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_agent_add(w, &d, i < 20 ? &first[i] : NULL), SHOAL_OK, "%s",
+                     shoal_world_last_error(w));
     }
     return w;
 }
@@ -269,7 +272,8 @@ static system_t* system_named(shoal_world_t* w, const char* name)
 
 /* A step with a system whose row declares less than it writes fails, and
  * the message names the system and the column. */
-static void expect_caught(shoal_world_t* w, const char* system, void (*narrow)(system_def_t*), const char* column)
+static void expect_caught(shoal_world_t* w, const char* system, void (*narrow)(system_def_t*),
+                          const char* column)
 {
     system_t* s = system_named(w, system);
     system_def_t wrong = *s->def;

@@ -89,8 +89,7 @@ Test(trace, every_enabled_system_each_step_nested_in_the_step)
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
     populate_mixed(w, 200, 9);
     shoal_status_t inside = SHOAL_OK;
-    cr_assert_eq(shoal_world_add_system(w, "probe", SHOAL_STAGE_OBSERVE, try_trace, &inside),
-                 SHOAL_OK);
+    cr_assert_eq(shoal_world_add_system(w, "probe", SHOAL_STAGE_OBSERVE, try_trace, &inside), SHOAL_OK);
     cr_assert_eq(shoal_world_set_system_enabled(w, "wander", 0), SHOAL_OK);
     cr_assert_eq(shoal_world_set_trace(w, 4096), SHOAL_OK);
     enum { STEPS = 4 };
@@ -128,8 +127,8 @@ Test(trace, every_enabled_system_each_step_nested_in_the_step)
                           "step %d: %s not inside its step", (int)step, e.name);
                 cr_expect_leq(e.start_ns, e.end_ns);
             }
-            cr_expect_eq(found, stats.enabled ? 1 : 0, "step %d: system %s spans %d", (int)step,
-                         stats.name, found);
+            cr_expect_eq(found, stats.enabled ? 1 : 0, "step %d: system %s spans %d", (int)step, stats.name,
+                         found);
         }
     }
     /* System spans of a step come in step order: stage by stage. */
@@ -334,8 +333,7 @@ Test(trace, write_trace_as_chrome_json)
     cr_expect_eq(shoal_world_write_trace(w, NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_world_write_trace(w, "", NULL), SHOAL_ERR_INVALID_ARGUMENT);
     shoal_status_t inside = SHOAL_OK;
-    cr_assert_eq(shoal_world_add_system(w, "writer", SHOAL_STAGE_OBSERVE, try_write, &inside),
-                 SHOAL_OK);
+    cr_assert_eq(shoal_world_add_system(w, "writer", SHOAL_STAGE_OBSERVE, try_write, &inside), SHOAL_OK);
     cr_assert_eq(shoal_world_set_trace(w, 4096), SHOAL_OK);
     for (int k = 0; k < 3; ++k) cr_assert_eq(shoal_world_step(w, 0.02f), SHOAL_OK);
     cr_expect_eq(inside, SHOAL_ERR_BUSY);
@@ -344,8 +342,8 @@ Test(trace, write_trace_as_chrome_json)
     cr_expect_not_null(strstr(shoal_world_last_error(w), bad), "%s", shoal_world_last_error(w));
 
     int32_t count = shoal_world_trace_count(w);
-    cr_assert_eq(shoal_world_write_trace(w, path, "a \"quoted\" name"), SHOAL_OK,
-                 "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_write_trace(w, path, "a \"quoted\" name"), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
     cr_expect_eq(shoal_world_trace_count(w), count, "the events stay recorded");
     char* text = slurp(path);
     cJSON* root = cJSON_Parse(text);

@@ -24,20 +24,23 @@ _Static_assert(sizeof(trim_entry_t) == 40, "seed 004: 12 + 12 + 16 bytes per pat
 /* The paper's 2D model (Figure 7: 17 control samples) and 3D model (121). */
 static trim_spec_t spec_2d(int32_t substeps)
 {
-    return (trim_spec_t){ .axes = 1, .samples = { 17, 1, 1 }, .max_rate = { 8.0f, 0.0f, 0.0f },
-                          .interval = 1.0f, .substeps = substeps };
+    return (trim_spec_t){.axes = 1,
+                         .samples = {17, 1, 1},
+                         .max_rate = {8.0f, 0.0f, 0.0f},
+                         .interval = 1.0f,
+                         .substeps = substeps};
 }
 
 static trim_spec_t spec_3d(void)
 {
-    return (trim_spec_t){ .axes = 2, .samples = { 11, 11, 1 }, .max_rate = { 5.0f, 5.0f, 0.0f },
-                          .interval = 1.0f, .substeps = 60 };
+    return (trim_spec_t){
+        .axes = 2, .samples = {11, 11, 1}, .max_rate = {5.0f, 5.0f, 0.0f}, .interval = 1.0f, .substeps = 60};
 }
 
 static trim_spec_t spec_roll(void)
 {
-    return (trim_spec_t){ .axes = 3, .samples = { 5, 5, 5 }, .max_rate = { 2.0f, 2.0f, 2.0f },
-                          .interval = 0.5f, .substeps = 30 };
+    return (trim_spec_t){
+        .axes = 3, .samples = {5, 5, 5}, .max_rate = {2.0f, 2.0f, 2.0f}, .interval = 0.5f, .substeps = 30};
 }
 
 static void build(trim_table_t* t, const trim_spec_t* spec)
@@ -87,10 +90,10 @@ Test(trim, layout_sampling_and_straight)
 
     /* Any bound: the middle sample is exactly 0, the ends exactly +-max, and
      * mirrored samples exact negatives (what mirror symmetry rests on). */
-    const float bounds[] = { 0.7f, 0.3f, 1.1f, 2.9f, 6.1f };
+    const float bounds[] = {0.7f, 0.3f, 1.1f, 2.9f, 6.1f};
     for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; ++b) {
-        trim_spec_t odd = { .axes = 1, .samples = { 11 }, .max_rate = { bounds[b] },
-                            .interval = 1.0f, .substeps = 1 };
+        trim_spec_t odd = {
+            .axes = 1, .samples = {11}, .max_rate = {bounds[b]}, .interval = 1.0f, .substeps = 1};
         float lo[TRIM_MAX_AXES], hi[TRIM_MAX_AXES];
         trim_control_rates(&odd, 5, r);
         cr_assert(r[0] == 0.0f, "max %g: middle %g", (double)bounds[b], (double)r[0]);
@@ -106,8 +109,7 @@ Test(trim, layout_sampling_and_straight)
     /* Straight flight: identity orientation, facing +x, one interval long. */
     const trim_entry_t* e = entry(&t, t.straight, t.straight);
     cr_assert_float_eq(e->pos.x, 1.0f, 1e-6f, "x = %.9g", (double)e->pos.x);
-    cr_assert(e->pos.y == 0.0f && e->pos.z == 0.0f, "(%g, %g)", (double)e->pos.y,
-              (double)e->pos.z);
+    cr_assert(e->pos.y == 0.0f && e->pos.z == 0.0f, "(%g, %g)", (double)e->pos.y, (double)e->pos.z);
     cr_assert(e->facing.x == 1.0f && e->facing.y == 0.0f && e->facing.z == 0.0f);
     cr_assert(e->rot.w == 1.0f && e->rot.x == 0.0f && e->rot.y == 0.0f && e->rot.z == 0.0f);
     trim_table_free(&t, NULL, NULL);
@@ -129,8 +131,7 @@ Test(trim, layout_sampling_and_straight)
 
     /* Even counts have no zero sample: the straight control is the nearest
      * (just below 0). Controls outside the table fly straight. */
-    trim_spec_t even = { .axes = 1, .samples = { 4 }, .max_rate = { 3.0f }, .interval = 1.0f,
-                         .substeps = 4 };
+    trim_spec_t even = {.axes = 1, .samples = {4}, .max_rate = {3.0f}, .interval = 1.0f, .substeps = 4};
     build(&t, &even);
     cr_assert_eq(t.straight, 1);
     trim_control_rates(&even, 1, r);
@@ -149,7 +150,8 @@ static trim_pose_t random_pose(uint64_t* rng, int planar)
     trim_pose_t p;
     p.pos = vec3_make(uniform(rng, -100.0f, 100.0f), uniform(rng, -100.0f, 100.0f),
                       planar ? 0.0f : uniform(rng, -100.0f, 100.0f));
-    if (planar) p.rot = quat_from_yaw(uniform(rng, -3.1f, 3.1f));
+    if (planar)
+        p.rot = quat_from_yaw(uniform(rng, -3.1f, 3.1f));
     else
         p.rot = quat_from_yaw_pitch_roll(uniform(rng, -3.1f, 3.1f), uniform(rng, -1.5f, 1.5f),
                                          uniform(rng, -3.1f, 3.1f));
@@ -181,9 +183,9 @@ static void check_online_matches(const trim_spec_t* spec, uint64_t seed, int tri
         trim_pose_t online = trim_compose(start, r.pos, r.rot, speed);
         trim_pose_t planned = trim_apply(&t, start, ci, cf, speed);
         cr_assert(memcmp(&online, &planned, sizeof online) == 0,
-                  "trial %d (%d, %d): online (%.9g, %.9g, %.9g) planned (%.9g, %.9g, %.9g)", i, ci,
-                  cf, (double)online.pos.x, (double)online.pos.y, (double)online.pos.z,
-                  (double)planned.pos.x, (double)planned.pos.y, (double)planned.pos.z);
+                  "trial %d (%d, %d): online (%.9g, %.9g, %.9g) planned (%.9g, %.9g, %.9g)", i, ci, cf,
+                  (double)online.pos.x, (double)online.pos.y, (double)online.pos.z, (double)planned.pos.x,
+                  (double)planned.pos.y, (double)planned.pos.z);
 
         /* The stored facing, carried into the world, is where the vehicle
          * ends up pointing. */
@@ -235,8 +237,8 @@ Test(trim, chained_intervals_match)
     cr_assert_float_eq(qlen(run.rot), 1.0f, 1e-6f);
     /* Composition renormalizes: rounding in |q| does not build up over a
      * long flight. */
-    trim_pose_t id = { vec3_zero(), quat_identity() };
-    trim_pose_t c = trim_compose(id, vec3_zero(), (quat){ 1.001f, 0.0f, 0.0f, 0.0f }, 1.0f);
+    trim_pose_t id = {vec3_zero(), quat_identity()};
+    trim_pose_t c = trim_compose(id, vec3_zero(), (quat){1.001f, 0.0f, 0.0f, 0.0f}, 1.0f);
     cr_assert(c.rot.w == 1.0f);
     trim_table_free(&t, NULL, NULL);
 }
@@ -259,8 +261,7 @@ static double arc_error(int32_t substeps, int32_t c, double* w_out)
      * O(h^2) shortfall (2 atan(w h / 2) per substep instead of w h). */
     double heading = atan2(e->facing.y, e->facing.x);
     double turned = remainder(w * T, TWO_PI);
-    cr_assert(fabs(remainder(heading - turned, TWO_PI)) < 2e-2, "w %g: heading %g vs %g", w,
-              heading, turned);
+    cr_assert(fabs(remainder(heading - turned, TWO_PI)) < 2e-2, "w %g: heading %g vs %g", w, heading, turned);
     trim_table_free(&t, NULL, NULL);
     if (w_out) *w_out = w;
     return err;
@@ -269,7 +270,7 @@ static double arc_error(int32_t substeps, int32_t c, double* w_out)
 Test(trim, constant_yaw_gives_euler_arcs)
 {
     /* Controls 9, 10, 12, 16: yaw rates 1, 2, 4, 8 rad/s; 7, 0: -1, -8. */
-    const int32_t controls[] = { 9, 10, 12, 16, 7, 0 };
+    const int32_t controls[] = {9, 10, 12, 16, 7, 0};
     for (size_t i = 0; i < sizeof controls / sizeof controls[0]; ++i) {
         double w;
         double e60 = arc_error(60, controls[i], &w);
@@ -339,8 +340,7 @@ Test(trim, pitch_roll_and_unit_quaternions_3d)
 
     for (int32_t i = 0; i < t.controls * t.controls; ++i) {
         const trim_entry_t* x = &t.entries[i];
-        cr_assert_float_eq(qlen(x->rot), 1.0f, 1e-6f, "entry %d: |q| %.9g", i,
-                           (double)qlen(x->rot));
+        cr_assert_float_eq(qlen(x->rot), 1.0f, 1e-6f, "entry %d: |q| %.9g", i, (double)qlen(x->rot));
         cr_assert_float_eq(vec3_length(x->facing), 1.0f, 1e-6f);
         cr_assert(vec3_distance(x->facing, quat_forward(x->rot)) == 0.0f);
         /* At unit speed a path is never longer than the interval. */
@@ -426,13 +426,13 @@ static void reseal(unsigned char* p, long n)
  * allocation alive. */
 static void expect_load_fails(const char* path, const char* want)
 {
-    counting_t c = { 0 };
+    counting_t c = {0};
     trim_table_t t, before;
     memset(&t, 0xab, sizeof t);
     before = t;
     char msg[300] = "";
-    cr_assert_eq(trim_table_load(&t, path, count_alloc, count_free, &c, msg, sizeof msg), -1,
-                 "%s loaded", path);
+    cr_assert_eq(trim_table_load(&t, path, count_alloc, count_free, &c, msg, sizeof msg), -1, "%s loaded",
+                 path);
     cr_assert(strstr(msg, want) != NULL, "message \"%s\" lacks \"%s\"", msg, want);
     cr_assert(strstr(msg, path) != NULL, "message \"%s\" lacks the path", msg);
     cr_assert(memcmp(&t, &before, sizeof t) == 0, "t was written");
@@ -489,10 +489,9 @@ Test(trim, save_load_round_trip_and_failures)
     cr_assert_eq(sum, fnv1a(bytes, (size_t)n - 8));
 
     /* Round trip, bit for bit. */
-    counting_t c = { 0 };
+    counting_t c = {0};
     trim_table_t back;
-    cr_assert_eq(trim_table_load(&back, path, count_alloc, count_free, &c, msg, sizeof msg), 0,
-                 "%s", msg);
+    cr_assert_eq(trim_table_load(&back, path, count_alloc, count_free, &c, msg, sizeof msg), 0, "%s", msg);
     cr_assert_eq(c.live_blocks, 1);
     cr_assert(memcmp(&back.spec, &t.spec, sizeof t.spec) == 0);
     cr_assert_eq(back.controls, t.controls);
@@ -569,11 +568,9 @@ Test(trim, save_load_round_trip_and_failures)
 
     /* Missing, and an allocator that fails. */
     expect_load_fails(missing, "cannot open");
-    counting_t failing = { .fail = 1 };
-    trim_table_t untouched = { 0 };
-    cr_assert_eq(trim_table_load(&untouched, path, count_alloc, count_free, &failing, msg,
-                                 sizeof msg),
-                 -1);
+    counting_t failing = {.fail = 1};
+    trim_table_t untouched = {0};
+    cr_assert_eq(trim_table_load(&untouched, path, count_alloc, count_free, &failing, msg, sizeof msg), -1);
     cr_assert(strstr(msg, "out of memory") != NULL, "%s", msg);
     cr_assert_null(untouched.entries);
 
@@ -608,11 +605,11 @@ Test(trim, load_memory_matches_the_file_load)
     long n = read_file(path, &bytes);
     cr_assert_gt(n, 60);
 
-    counting_t c = { 0 };
+    counting_t c = {0};
     trim_table_t back;
-    cr_assert_eq(trim_table_load_memory(&back, bytes, (size_t)n, "roll", count_alloc, count_free,
-                                        &c, msg, sizeof msg),
-                 0, "%s", msg);
+    cr_assert_eq(
+        trim_table_load_memory(&back, bytes, (size_t)n, "roll", count_alloc, count_free, &c, msg, sizeof msg),
+        0, "%s", msg);
     cr_assert(memcmp(&back.spec, &t.spec, sizeof t.spec) == 0);
     cr_assert_eq(back.controls, t.controls);
     cr_assert_eq(back.straight, t.straight);
@@ -623,9 +620,9 @@ Test(trim, load_memory_matches_the_file_load)
     /* Damaged bytes: cut short at every length around the header and the
      * end, one flipped bit, one byte too many; every one fails with the
      * name in the message and nothing kept. */
-    long cuts[] = { 0, 1, 7, 8, 51, 52, 59, 60, n - 9, n - 8, n - 1 };
+    long cuts[] = {0, 1, 7, 8, 51, 52, 59, 60, n - 9, n - 8, n - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; ++i) {
-        trim_table_t untouched = { 0 };
+        trim_table_t untouched = {0};
         cr_assert_eq(trim_table_load_memory(&untouched, bytes, (size_t)cuts[i], "roll", count_alloc,
                                             count_free, &c, msg, sizeof msg),
                      -1, "cut at %ld loaded", cuts[i]);
@@ -637,19 +634,17 @@ Test(trim, load_memory_matches_the_file_load)
     cr_assert_not_null(copy);
     memcpy(copy, bytes, (size_t)n);
     copy[n / 2] ^= 0x10;
-    cr_assert_eq(trim_table_load_memory(&back, copy, (size_t)n, NULL, count_alloc, count_free, &c,
-                                        msg, sizeof msg),
-                 -1);
+    cr_assert_eq(
+        trim_table_load_memory(&back, copy, (size_t)n, NULL, count_alloc, count_free, &c, msg, sizeof msg),
+        -1);
     cr_assert(strstr(msg, "trim table (memory): checksum mismatch") != NULL, "%s", msg);
     memcpy(copy, bytes, (size_t)n);
     copy[n] = 0;
-    cr_assert_eq(trim_table_load_memory(&back, copy, (size_t)n + 1, "roll", NULL, NULL, NULL, msg,
-                                        sizeof msg),
-                 -1);
+    cr_assert_eq(
+        trim_table_load_memory(&back, copy, (size_t)n + 1, "roll", NULL, NULL, NULL, msg, sizeof msg), -1);
     cr_assert(strstr(msg, "trailing data") != NULL, "%s", msg);
     cr_assert_eq(c.live_bytes, 0);
-    cr_assert_eq(trim_table_load_memory(&back, NULL, 4, "roll", NULL, NULL, NULL, msg, sizeof msg),
-                 -1);
+    cr_assert_eq(trim_table_load_memory(&back, NULL, 4, "roll", NULL, NULL, NULL, msg, sizeof msg), -1);
 
     free(copy);
     free(bytes);
@@ -675,48 +670,48 @@ Test(trim, spec_valid_names_the_field)
         trim_spec_t spec;
         const char* want;
     } bad[] = {
-        { { .axes = 0, .samples = { 3 }, .max_rate = { 1 }, .interval = 1, .substeps = 1 },
-          "axes must be in [1, 3], got 0" },
-        { { .axes = 4, .samples = { 3 }, .max_rate = { 1 }, .interval = 1, .substeps = 1 },
-          "axes must be in [1, 3], got 4" },
-        { { .axes = 2, .samples = { 3, 0 }, .max_rate = { 1, 1 }, .interval = 1, .substeps = 1 },
-          "samples[1] must be in [1, 64], got 0" },
-        { { .axes = 1, .samples = { 65 }, .max_rate = { 1 }, .interval = 1, .substeps = 1 },
-          "samples[0] must be in [1, 64], got 65" },
-        { { .axes = 1, .samples = { 3 }, .max_rate = { NAN }, .interval = 1, .substeps = 1 },
-          "max_rate[0] must be finite and > 0" },
-        { { .axes = 2, .samples = { 3, 3 }, .max_rate = { 1, 0 }, .interval = 1, .substeps = 1 },
-          "max_rate[1] must be finite and > 0, got 0" },
-        { { .axes = 3, .samples = { 3, 3, 3 }, .max_rate = { 1, 1, -INFINITY }, .interval = 1,
-            .substeps = 1 },
-          "max_rate[2] must be finite and > 0" },
-        { { .axes = 1, .samples = { 3 }, .max_rate = { 1 }, .interval = 0, .substeps = 1 },
-          "interval must be finite and > 0, got 0" },
-        { { .axes = 1, .samples = { 3 }, .max_rate = { 1 }, .interval = INFINITY, .substeps = 1 },
-          "interval must be finite and > 0" },
-        { { .axes = 1, .samples = { 3 }, .max_rate = { 1 }, .interval = 1, .substeps = 0 },
-          "substeps must be in [1, 100000], got 0" },
-        { { .axes = 1, .samples = { 3 }, .max_rate = { 1 }, .interval = 1, .substeps = 100001 },
-          "substeps must be in [1, 100000], got 100001" },
-        { { .axes = 2, .samples = { 64, 64 }, .max_rate = { 1, 1 }, .interval = 1,
-            .substeps = 1 },
-          "samples give 4096 controls" },
+        {{.axes = 0, .samples = {3}, .max_rate = {1}, .interval = 1, .substeps = 1},
+         "axes must be in [1, 3], got 0"},
+        {{.axes = 4, .samples = {3}, .max_rate = {1}, .interval = 1, .substeps = 1},
+         "axes must be in [1, 3], got 4"},
+        {{.axes = 2, .samples = {3, 0}, .max_rate = {1, 1}, .interval = 1, .substeps = 1},
+         "samples[1] must be in [1, 64], got 0"},
+        {{.axes = 1, .samples = {65}, .max_rate = {1}, .interval = 1, .substeps = 1},
+         "samples[0] must be in [1, 64], got 65"},
+        {{.axes = 1, .samples = {3}, .max_rate = {NAN}, .interval = 1, .substeps = 1},
+         "max_rate[0] must be finite and > 0"},
+        {{.axes = 2, .samples = {3, 3}, .max_rate = {1, 0}, .interval = 1, .substeps = 1},
+         "max_rate[1] must be finite and > 0, got 0"},
+        {{.axes = 3, .samples = {3, 3, 3}, .max_rate = {1, 1, -INFINITY}, .interval = 1, .substeps = 1},
+         "max_rate[2] must be finite and > 0"},
+        {{.axes = 1, .samples = {3}, .max_rate = {1}, .interval = 0, .substeps = 1},
+         "interval must be finite and > 0, got 0"},
+        {{.axes = 1, .samples = {3}, .max_rate = {1}, .interval = INFINITY, .substeps = 1},
+         "interval must be finite and > 0"},
+        {{.axes = 1, .samples = {3}, .max_rate = {1}, .interval = 1, .substeps = 0},
+         "substeps must be in [1, 100000], got 0"},
+        {{.axes = 1, .samples = {3}, .max_rate = {1}, .interval = 1, .substeps = 100001},
+         "substeps must be in [1, 100000], got 100001"},
+        {{.axes = 2, .samples = {64, 64}, .max_rate = {1, 1}, .interval = 1, .substeps = 1},
+         "samples give 4096 controls"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         msg[0] = '\0';
         cr_assert_not(trim_spec_valid(&bad[i].spec, msg, sizeof msg), "case %zu accepted", i);
-        cr_assert(strstr(msg, bad[i].want) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, msg,
-                  bad[i].want);
+        cr_assert(strstr(msg, bad[i].want) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, msg, bad[i].want);
         /* A bad spec builds nothing. */
-        trim_table_t t = { .controls = 77 };
+        trim_table_t t = {.controls = 77};
         cr_assert_eq(trim_table_build(&t, &bad[i].spec, NULL, NULL), -1);
         cr_assert(t.controls == 77 && t.entries == NULL);
     }
     cr_assert_not(trim_spec_valid(NULL, msg, sizeof msg));
     /* The cap is on bytes (controls^2 * 40 <= 256 MiB), about 2590
      * controls. */
-    trim_spec_t big = { .axes = 2, .samples = { 37, 64 }, .max_rate = { 1, 1 }, .interval = 1,
-                        .substeps = 1 }; /* 2368 controls: 224 MB, allowed */
+    trim_spec_t big = {.axes = 2,
+                       .samples = {37, 64},
+                       .max_rate = {1, 1},
+                       .interval = 1,
+                       .substeps = 1}; /* 2368 controls: 224 MB, allowed */
     cr_assert(trim_spec_valid(&big, msg, sizeof msg), "%s", msg);
     big.samples[0] = 41; /* 2624 controls: 275 MB, refused */
     cr_assert_not(trim_spec_valid(&big, msg, sizeof msg));
@@ -724,8 +719,8 @@ Test(trim, spec_valid_names_the_field)
     trim_spec_t tiny = ok;
     tiny.interval = 1e-40f;
     cr_assert_not(trim_spec_valid(&tiny, msg, sizeof msg));
-    cr_assert(strstr(msg, "interval / substeps (the Euler substep) must be at least 1e-06 s") != NULL,
-              "%s", msg);
+    cr_assert(strstr(msg, "interval / substeps (the Euler substep) must be at least 1e-06 s") != NULL, "%s",
+              msg);
     tiny.interval = 1.0f;
     tiny.substeps = 100000;
     cr_assert(trim_spec_valid(&tiny, msg, sizeof msg), "1e-5 s substeps are fine: %s", msg);
@@ -769,8 +764,8 @@ Test(trim, build_is_deterministic)
     trim_table_free(&b, NULL, NULL);
 
     /* A failing allocator builds nothing. */
-    counting_t failing = { .fail = 1 };
-    trim_table_t t = { .controls = 5 };
+    counting_t failing = {.fail = 1};
+    trim_table_t t = {.controls = 5};
     cr_assert_eq(trim_table_build(&t, &s2, count_alloc, &failing), -1);
     cr_assert(t.controls == 5 && t.entries == NULL);
 }

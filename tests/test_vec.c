@@ -16,7 +16,7 @@ static vec3 random_vec3(uint64_t* s, float r)
 
 static quat random_quat(uint64_t* s)
 {
-    quat q = { uniform(s, -1, 1), uniform(s, -1, 1), uniform(s, -1, 1), uniform(s, -1, 1) };
+    quat q = {uniform(s, -1, 1), uniform(s, -1, 1), uniform(s, -1, 1), uniform(s, -1, 1)};
     return quat_normalize(q);
 }
 
@@ -68,7 +68,7 @@ Test(vec, angle_diff_is_shortest_turn)
 
 Test(vec, vec2_basics)
 {
-    vec2 x = { 1, 0 }, y = { 0, 1 };
+    vec2 x = {1, 0}, y = {0, 1};
     cr_assert_eq(vec2_cross(x, y), 1.0f);
     cr_assert_eq(vec2_cross(y, x), -1.0f);
     cr_assert_eq(vec2_dot(x, y), 0.0f);
@@ -78,7 +78,7 @@ Test(vec, vec2_basics)
     cr_assert(near(r.x, 0.0f, 1e-7f) && near(r.y, 1.0f, 1e-7f), "x by pi/2 = (%g, %g)", r.x, r.y);
     r = vec2_rotate(x, VEC_PI);
     cr_assert(near(r.x, -1.0f, 1e-7f) && near(r.y, 0.0f, 1e-6f));
-    vec2 a = { 3, -4 };
+    vec2 a = {3, -4};
     cr_assert_eq(vec2_length(a), 5.0f);
     cr_assert_eq(vec2_length_sq(a), 25.0f);
     cr_assert_eq(vec2_distance(a, vec2_zero()), 5.0f);
@@ -96,7 +96,7 @@ Test(vec, vec2_rotate_preserves_length_and_inverts)
 {
     uint64_t s = 0xbeef;
     for (int i = 0; i < N; i++) {
-        vec2 v = { uniform(&s, -100, 100), uniform(&s, -100, 100) };
+        vec2 v = {uniform(&s, -100, 100), uniform(&s, -100, 100)};
         float ang = uniform(&s, -10, 10);
         vec2 r = vec2_rotate(v, ang);
         cr_assert(near(vec2_length(r), vec2_length(v), 1e-5f * vec2_length(v) + 1e-6f));
@@ -131,14 +131,14 @@ Test(vec, normalize_is_safe)
     for (int i = 0; i < N; i++) {
         vec3 v = random_vec3(&s, 1000.0f);
         cr_assert(near(vec3_length(vec3_normalize(v)), 1.0f, 1e-6f));
-        vec2 w = { v.x, v.y };
+        vec2 w = {v.x, v.y};
         cr_assert(near(vec2_length(vec2_normalize(w)), 1.0f, 1e-6f));
     }
 }
 
 Test(vec, vec3_cross_identities)
 {
-    vec3 x = { 1, 0, 0 }, y = { 0, 1, 0 }, z = { 0, 0, 1 };
+    vec3 x = {1, 0, 0}, y = {0, 1, 0}, z = {0, 0, 1};
     vec3 c = vec3_cross(x, y);
     cr_assert(c.x == 0.0f && c.y == 0.0f && c.z == 1.0f, "x cross y must be +z (right-handed)");
     c = vec3_cross(y, z);
@@ -186,7 +186,7 @@ Test(vec, quat_rotate_preserves_length_and_matches_sandwich)
         float len = vec3_length(v);
         cr_assert(near(vec3_length(r), len, 1e-5f * len + 1e-6f));
         /* The slow definition: q (0, v) q*. */
-        quat p = quat_mul(quat_mul(q, (quat){ 0, v.x, v.y, v.z }), quat_conj(q));
+        quat p = quat_mul(quat_mul(q, (quat){0, v.x, v.y, v.z}), quat_conj(q));
         cr_assert(vec3_near(r, vec3_make(p.x, p.y, p.z), 1e-5f * len + 1e-6f));
         cr_assert(vec3_near(quat_unrotate(q, r), v, 1e-5f * len + 1e-6f));
         /* Composition: rotating by a*b is rotating by b, then a. */
@@ -199,7 +199,7 @@ Test(vec, quat_rotate_preserves_length_and_matches_sandwich)
 Test(vec, quat_axis_angle_is_right_handed)
 {
     quat q = quat_from_axis_angle(vec3_make(0, 0, 2), VEC_HALF_PI); /* axis need not be unit */
-    vec3 x = { 1, 0, 0 }, y = { 0, 1, 0 }, z = { 0, 0, 1 };
+    vec3 x = {1, 0, 0}, y = {0, 1, 0}, z = {0, 0, 1};
     cr_assert(vec3_near(quat_rotate(q, x), y, 1e-6f), "about +z: x -> y");
     q = quat_from_axis_angle(vec3_make(1, 0, 0), VEC_HALF_PI);
     cr_assert(vec3_near(quat_rotate(q, y), z, 1e-6f), "about +x: y -> z");
@@ -222,7 +222,7 @@ Test(vec, quat_axis_angle_round_trip)
         cr_assert(vec3_near(got_axis, axis, 1e-3f), "axis lost at angle %g", angle);
         /* -q is the same rotation: same answer. */
         vec3 neg_axis;
-        float neg = quat_to_axis_angle((quat){ -q.w, -q.x, -q.y, -q.z }, &neg_axis);
+        float neg = quat_to_axis_angle((quat){-q.w, -q.x, -q.y, -q.z}, &neg_axis);
         cr_assert(near(neg, got, 1e-6f) && vec3_near(neg_axis, got_axis, 1e-6f));
     }
     /* Shortest: 1.5 pi about +z is 0.5 pi about -z. */
@@ -257,7 +257,7 @@ Test(vec, yaw_pitch_roll_conventions)
         float y = uniform(&s, -VEC_PI, VEC_PI), p = uniform(&s, -1.5f, 1.5f);
         float r = uniform(&s, -VEC_PI, VEC_PI);
         quat q = quat_from_yaw_pitch_roll(y, p, r);
-        vec3 want = { cosf(p) * cosf(y), cosf(p) * sinf(y), sinf(p) };
+        vec3 want = {cosf(p) * cosf(y), cosf(p) * sinf(y), sinf(p)};
         cr_assert(vec3_near(quat_forward(q), want, 2e-6f));
         quat composed = quat_mul(quat_mul(quat_from_axis_angle(vec3_make(0, 0, 1), y),
                                           quat_from_axis_angle(vec3_make(0, 1, 0), -p)),
@@ -284,11 +284,11 @@ Test(vec, yaw_pitch_round_trip)
 
 Test(vec, quat_normalize_is_safe)
 {
-    quat z = quat_normalize((quat){ 0, 0, 0, 0 });
+    quat z = quat_normalize((quat){0, 0, 0, 0});
     cr_assert(z.w == 1.0f && z.x == 0.0f && z.y == 0.0f && z.z == 0.0f);
-    quat n = quat_normalize((quat){ NAN, 0, 0, 0 });
+    quat n = quat_normalize((quat){NAN, 0, 0, 0});
     cr_assert(n.w == 1.0f && !isnan(n.x));
-    quat q = quat_normalize((quat){ 0, 0, 0, 2 });
+    quat q = quat_normalize((quat){0, 0, 0, 2});
     cr_assert(q.w == 0.0f && q.z == 1.0f);
 }
 
@@ -304,7 +304,7 @@ Test(vec, quat_integrate_world_frame)
     cr_assert(near(quat_yaw(q), rate * 1.0f, 1e-3f), "yaw after 1 s: %g", quat_yaw(q));
     cr_assert(near(quat_pitch(q), 0.5f, 1e-3f), "pitch after yawing: %g", quat_pitch(q));
     /* Zero rate changes nothing; a rate about world y pitches a level nose down. */
-    quat r = random_quat(&(uint64_t){ 3 });
+    quat r = random_quat(&(uint64_t){3});
     quat same_r = quat_integrate(r, vec3_zero(), 0.1f);
     cr_assert(quat_same_rotation(r, same_r, 1e-6f));
     quat level = quat_identity();

@@ -27,8 +27,7 @@ static void record_tiny(char* dir, char* rec, size_t size)
     cr_assert_not_null(mkdtemp(dir));
     snprintf(rec, size, "%s/r.rec", dir);
     cli_output_t r;
-    run_cli((const char*[]){"run", TINY, "--steps", "60", "--threads", "1", "--quiet", "--record",
-                            rec, NULL},
+    run_cli((const char*[]){"run", TINY, "--steps", "60", "--threads", "1", "--quiet", "--record", rec, NULL},
             &r);
     cr_assert_eq(r.status, 0, "%s", r.err);
     output_free(&r);
@@ -83,8 +82,8 @@ static shoal_recording_t* thinned(const char* path, view_thinning_t thin)
     cr_expect_eq(b.size, view_stream_size(rd, thin), "the size it announced is not what it wrote");
     shoal_recording_reader_close(rd);
     shoal_recording_t* out = NULL;
-    cr_assert_eq(shoal_recording_load_memory(b.data, b.size, "stream", 0, &out, &err), SHOAL_OK,
-                 "%s", err.message);
+    cr_assert_eq(shoal_recording_load_memory(b.data, b.size, "stream", 0, &out, &err), SHOAL_OK, "%s",
+                 err.message);
     free(b.data);
     return out;
 }
@@ -164,8 +163,7 @@ Test(view, a_version_1_recording_stays_without_geometry)
     cr_expect_eq(shoal_recording_version(t), 1);
     shoal_recording_geometry_t g;
     cr_expect_eq(shoal_recording_geometry(t, &g), SHOAL_ERR_NOT_FOUND);
-    cr_expect_eq(shoal_recording_frame_count(t),
-                 view_frames_kept(shoal_recording_frame_count(rec), 2));
+    cr_expect_eq(shoal_recording_frame_count(t), view_frames_kept(shoal_recording_frame_count(rec), 2));
     shoal_recording_destroy(t);
     shoal_recording_destroy(rec);
 }
@@ -292,8 +290,8 @@ Test(view, bad_values_are_usage_errors_and_write_nothing)
     char dir[64], path[128], page[160];
     record_tiny(dir, path, sizeof path);
     snprintf(page, sizeof page, "%s/p.html", dir);
-    const char* cases[][2] = {{"--every", "0"},      {"--every", "-3"},      {"--every", "x"},
-                              {"--every", "2.5"},    {"--every", ""},        {"--max-agents", "0"},
+    const char* cases[][2] = {{"--every", "0"},       {"--every", "-3"},       {"--every", "x"},
+                              {"--every", "2.5"},     {"--every", ""},         {"--max-agents", "0"},
                               {"--max-agents", "-1"}, {"--max-agents", "1e3"}, {"--every", "99999999999"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         cli_output_t r;

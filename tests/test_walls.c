@@ -56,7 +56,8 @@ Test(walls, a_zigzag_across_a_large_box_steps_in_a_grid_of_its_length, .timeout 
     for (int t = 0; t < 2; ++t) {
         shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
         float* p = zigzag(sizes[t]);
-        cr_assert_eq(shoal_world_add_wall(w, p, sizes[t], 0, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_add_wall(w, p, sizes[t], 0, NULL), SHOAL_OK, "%s",
+                     shoal_world_last_error(w));
         free(p);
         for (int i = 0; i < 4; ++i) {
             shoal_agent_def_t d = walker(-2.0f + (float)i, 0.0f, 50.0f, 50.0f);
@@ -68,8 +69,8 @@ Test(walls, a_zigzag_across_a_large_box_steps_in_a_grid_of_its_length, .timeout 
         /* a segment across the grid is listed in the cells it crosses: a
          * few a row, not every cell of its box */
         int64_t bound = (int64_t)ws->seg_count * 3 * (ws->nx + ws->ny);
-        cr_expect_leq(entries, bound, "%d points: %lld entries in a %d x %d grid", sizes[t], (long long)entries,
-                      (int)ws->nx, (int)ws->ny);
+        cr_expect_leq(entries, bound, "%d points: %lld entries in a %d x %d grid", sizes[t],
+                      (long long)entries, (int)ws->nx, (int)ws->ny);
         cr_expect_gt(entries, (int64_t)ws->seg_count * ws->ny / 2, "every segment crosses every row");
         shoal_world_destroy(w);
     }
@@ -137,8 +138,8 @@ Test(walls, a_query_returns_every_segment_within_reach_once)
             got[s] = 1;
         }
         walls_query_end(&q);
-        cr_assert_eq(n, want, "query %d at (%g, %g) reach %g: %d segments, brute force %d", k, (double)x, (double)y,
-                     (double)reach, n, want);
+        cr_assert_eq(n, want, "query %d at (%g, %g) reach %g: %d segments, brute force %d", k, (double)x,
+                     (double)y, (double)reach, n, want);
         cr_assert(memcmp(in, got, (size_t)ws->seg_count) == 0, "query %d: another set of segments", k);
         most = n > most ? n : most;
     }
@@ -148,7 +149,8 @@ Test(walls, a_query_returns_every_segment_within_reach_once)
     walls_query_begin(&q, ws, 0, 5.0f, 0.0f, 0.5f);
     cr_assert_geq(walls_query_next(&q), 0);
     walls_query_end(&q);
-    for (int32_t i = 0; i < ws->seen_words * ws->seen_workers; ++i) cr_assert_eq(ws->seen[i], 0ull, "word %d", i);
+    for (int32_t i = 0; i < ws->seen_words * ws->seen_workers; ++i)
+        cr_assert_eq(ws->seen[i], 0ull, "word %d", i);
     free(in);
     free(got);
     shoal_world_destroy(w);
@@ -165,7 +167,8 @@ Test(walls, nobody_leaves_a_room_of_twenty_thousand_points, .timeout = 120)
     for (int i = 0; i < n; ++i) {
         float a = 6.2831853f * (float)i / n, r = 1.0f + 2.5f * (float)(i % 3) / 2.0f;
         /* each seeks a point outside, beyond the wall across the room */
-        shoal_agent_def_t d = walker(r * cosf(a), r * sinf(a), -20.0f * cosf(a + 0.3f), -20.0f * sinf(a + 0.3f));
+        shoal_agent_def_t d =
+            walker(r * cosf(a), r * sinf(a), -20.0f * cosf(a + 0.3f), -20.0f * sinf(a + 0.3f));
         d.vehicle.max_speed = 3.0f;
         d.crowd.preferred_speed = 3.0f;
         cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
@@ -182,8 +185,8 @@ Test(walls, nobody_leaves_a_room_of_twenty_thousand_points, .timeout = 120)
             worst = d > worst ? d : worst;
         }
     }
-    cr_expect_lt(worst, radius, "an agent's center reached %.4f m from the center (the wall is at %g)", (double)worst,
-                 (double)radius);
+    cr_expect_lt(worst, radius, "an agent's center reached %.4f m from the center (the wall is at %g)",
+                 (double)worst, (double)radius);
     shoal_world_destroy(w);
 }
 
@@ -203,7 +206,8 @@ Test(contacts, a_huge_speed_times_dt_steps_at_once, .timeout = 20)
             d.contacts = 1;
             cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
         }
-        for (int s = 0; s < 3; ++s) cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        for (int s = 0; s < 3; ++s)
+            cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
         shoal_world_destroy(w);
     }
 }
@@ -245,8 +249,8 @@ Test(walls, a_walker_rounds_a_wall_end_from_any_height, .timeout = 60)
             cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
             cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
             cr_assert(!crossed(wall, px, py, st.position[0], st.position[1]),
-                      "height %g, step %d: (%g, %g) -> (%g, %g) crossed the wall", (double)heights[h], s, px, py,
-                      (double)st.position[0], (double)st.position[1]);
+                      "height %g, step %d: (%g, %g) -> (%g, %g) crossed the wall", (double)heights[h], s, px,
+                      py, (double)st.position[0], (double)st.position[1]);
             px = st.position[0];
             py = st.position[1];
             ok = hypot(px - 1.5, py - 0.3) < 0.3;
@@ -322,7 +326,8 @@ Test(walls, removed_walls_are_reclaimed_and_their_ids_refused, .timeout = 60)
     free(saved(w, &base));
     int32_t id = -1, last = -1;
     for (int k = 0; k < 200000; ++k) {
-        cr_assert_eq(shoal_world_add_wall(w, door, 2, 0, &id), SHOAL_OK, "add %d: %s", k, shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_add_wall(w, door, 2, 0, &id), SHOAL_OK, "add %d: %s", k,
+                     shoal_world_last_error(w));
         cr_assert_eq(id & ((1 << 20) - 1), 2, "the door takes the lowest free slot, 2: id %d", id);
         cr_assert_neq(id, last, "add %d reused the removed id %d", k, id);
         cr_assert_eq(shoal_world_remove_wall(w, id), SHOAL_OK);
@@ -409,7 +414,8 @@ static void expect_same_slots(const shoal_world_t* a, const shoal_world_t* b, in
                  (int)y->wall_high);
     for (int32_t i = 0; i < x->wall_high; ++i) {
         cr_assert_eq(x->walls[i][WF_COUNT], y->walls[i][WF_COUNT], "budget %d: slot %d", budget, (int)i);
-        cr_assert_eq(x->walls[i][WF_GENERATION], y->walls[i][WF_GENERATION], "budget %d: slot %d", budget, (int)i);
+        cr_assert_eq(x->walls[i][WF_GENERATION], y->walls[i][WF_GENERATION], "budget %d: slot %d", budget,
+                     (int)i);
     }
     cr_assert_eq(x->point_count, y->point_count, "budget %d: points", budget);
 }
@@ -444,7 +450,8 @@ Test(walls, a_failed_populate_gives_back_the_free_slots_it_took)
                        " \"size\": [8, 8]}}]}";
     shoal_scenario_t* s = NULL;
     shoal_error_t err;
-    cr_assert_eq(shoal_scenario_load_string(text, strlen(text), "walls.json", &s, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_scenario_load_string(text, strlen(text), "walls.json", &s, &err), SHOAL_OK, "%s",
+                 err.message);
     const uint64_t before = shoal_world_state_hash(twin);
     int failures = 0;
     shoal_status_t st = SHOAL_ERR_OUT_OF_MEMORY;

@@ -79,8 +79,8 @@ Test(world, churn_keeps_every_remaining_handle_valid)
             uint64_t v = 0;
             cr_assert(shoal_agent_is_valid(w, ids[i]));
             cr_assert_eq(shoal_agent_get_user_value(w, ids[i], &v), SHOAL_OK);
-            cr_assert_eq(v, alive[i], "agent %d carries %llu, expected %llu", i,
-                         (unsigned long long)v, (unsigned long long)alive[i]);
+            cr_assert_eq(v, alive[i], "agent %d carries %llu, expected %llu", i, (unsigned long long)v,
+                         (unsigned long long)alive[i]);
         }
         cr_assert_eq(shoal_world_agent_count(w), live);
     }
@@ -366,7 +366,8 @@ static shoal_world_t* one_value_flock_in(int dims, int n, int wrap)
     float* pos = calloc((size_t)n * 3, sizeof *pos);
     float* heads = calloc((size_t)n, sizeof *heads);
     for (int i = 0; i < n; ++i) {
-        for (int k = 0; k < dims; ++k) pos[3 * i + k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, -20.0f, 20.0f);
+        for (int k = 0; k < dims; ++k)
+            pos[3 * i + k] = rng_range(11, (uint64_t)i, 0, (uint32_t)k, -20.0f, 20.0f);
         heads[i] = rng_range(11, (uint64_t)i, 1, 0, -3.0f, 3.0f);
     }
     shoal_agent_arrays_t a;
@@ -386,7 +387,8 @@ static shoal_world_t* one_value_flock(int dims, int n) { return one_value_flock_
 static void step_against_columns(shoal_world_t* a, shoal_world_t* b, int steps, const char* phase)
 {
     for (int s = 0; s < steps; ++s) {
-        cr_assert(agent_params_check(a), "%s step %d: a bit claims one value a column does not hold", phase, s);
+        cr_assert(agent_params_check(a), "%s step %d: a bit claims one value a column does not hold", phase,
+                  s);
         world_t* wb = (world_t*)b;
         wb->params_one = 0;
         wb->comps[COMP_WANDER].note_state = 2; /* wander's parameters too */
@@ -550,11 +552,12 @@ static void step_fused_passes(shoal_world_t* a, shoal_world_t* b, int steps, int
         cr_assert_eq(shoal_world_state_hash(a), shoal_world_state_hash(b), "%s: step %d differs", phase, s);
     }
     cr_assert_eq(((const world_t*)b)->fused_passes, 0u, "%s: a traced world fused", phase);
-    uint64_t ran = ((const world_t*)a)->fused_passes - before, in = ((const world_t*)a)->fused_systems - systems;
-    cr_assert_eq(ran, (uint64_t)(steps * passes), "%s: %llu passes fused in %d steps, expected %d a step", phase,
-                 (unsigned long long)ran, steps, passes);
-    cr_assert_eq(in, (uint64_t)(steps * fused), "%s: %llu systems fused in %d steps, expected %d a step", phase,
-                 (unsigned long long)in, steps, fused);
+    uint64_t ran = ((const world_t*)a)->fused_passes - before,
+             in = ((const world_t*)a)->fused_systems - systems;
+    cr_assert_eq(ran, (uint64_t)(steps * passes), "%s: %llu passes fused in %d steps, expected %d a step",
+                 phase, (unsigned long long)ran, steps, passes);
+    cr_assert_eq(in, (uint64_t)(steps * fused), "%s: %llu systems fused in %d steps, expected %d a step",
+                 phase, (unsigned long long)in, steps, fused);
 }
 
 /* One fused pass of `fused` systems a step (0: none). */
@@ -579,8 +582,8 @@ static void fused_passes_in(int dims, int wrap)
     for (int i = 0; i < shoal_world_system_count(a); ++i) {
         shoal_system_stats_t st;
         cr_assert_eq(shoal_world_system_stats(a, i, &st), SHOAL_OK);
-        if (strcmp(st.name, "wander") != 0 && strcmp(st.name, "control") != 0 && strcmp(st.name, "integrate") != 0 &&
-            strcmp(st.name, "wrap") != 0)
+        if (strcmp(st.name, "wander") != 0 && strcmp(st.name, "control") != 0 &&
+            strcmp(st.name, "integrate") != 0 && strcmp(st.name, "wrap") != 0)
             continue;
         cr_assert_eq(st.calls, 8u, "%s", st.name);
         cr_assert_eq(st.agents, strcmp(st.name, "wrap") == 0 && !wrap ? 0u : 8u * N, "%s", st.name);
@@ -613,7 +616,8 @@ static void fused_passes_in(int dims, int wrap)
         cr_assert_eq(shoal_agent_set_behavior(a, seekers_a[i], SHOAL_BEHAVIOR_WANDER, 0.25f), SHOAL_OK);
         cr_assert_eq(shoal_agent_set_behavior(b, seekers_b[i], SHOAL_BEHAVIOR_WANDER, 0.25f), SHOAL_OK);
     }
-    cr_assert(!world_component_in_agent_order((world_t*)a, COMP_WANDER), "wander rows added in another order");
+    cr_assert(!world_component_in_agent_order((world_t*)a, COMP_WANDER),
+              "wander rows added in another order");
     const int32_t interval = ((const world_t*)a)->reorder_interval;
     cr_assert_gt(interval, 0);
     int reorder_in = (int)(((uint64_t)interval - ((const world_t*)a)->step_count % (uint64_t)interval) %
@@ -718,7 +722,8 @@ Test(world, a_reorder_leaves_the_components_order_known)
         const component_t* c = &w->comps[k];
         if (c->table.count != w->agents.count) continue;
         const int32_t* rows = TABLE_COL(&c->table, int32_t, COMP_ROW);
-        for (int32_t r = 0; r < c->table.count; ++r) cr_assert_eq(rows[r], r, "component %d row %d", k, (int)r);
+        for (int32_t r = 0; r < c->table.count; ++r)
+            cr_assert_eq(rows[r], r, "component %d row %d", k, (int)r);
         cr_assert(world_component_in_agent_order(w, k), "component %d", k);
     }
     cr_assert_eq(w->order_scans, scans, "known: no scan");

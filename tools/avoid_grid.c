@@ -16,8 +16,8 @@
 #include <string.h>
 
 #define GRID_DT (1.0f / 60.0f)
-#define GRID_RUN_UP 25.0f   /* m from the start to the obstacle's near side */
-#define GRID_BEHIND 15.0f   /* m from the obstacle's far side to the target */
+#define GRID_RUN_UP 25.0f       /* m from the start to the obstacle's near side */
+#define GRID_BEHIND 15.0f       /* m from the obstacle's far side to the target */
 #define GRID_BEHIND_ARRIVE 3.0f /* the same for arrive: it slows down beside the obstacle */
 #define GRID_FLOCK 5
 
@@ -26,10 +26,11 @@ const float avoid_grid_speeds[AVOID_GRID_SPEEDS] = {2.0f, 5.0f, 8.0f};
 const float avoid_grid_radii[AVOID_GRID_RADII] = {0.5f, 1.0f, 2.0f, 4.0f};
 
 /* The flock's V, behind its lead at the origin (m). */
-static const float flock_slots[GRID_FLOCK][2] = {{0, 0}, {-1.5f, 1.2f}, {-1.5f, -1.2f}, {-3.0f, 2.4f},
-                                                 {-3.0f, -2.4f}};
+static const float flock_slots[GRID_FLOCK][2] = {
+    {0, 0}, {-1.5f, 1.2f}, {-1.5f, -1.2f}, {-3.0f, 2.4f}, {-3.0f, -2.4f}};
 
-static const char* const behavior_names[AVOID_GRID_BEHAVIORS] = {"seek", "arrive", "flock", "flock+seek", "dseek"};
+static const char* const behavior_names[AVOID_GRID_BEHAVIORS] = {"seek", "arrive", "flock", "flock+seek",
+                                                                 "dseek"};
 
 const char* avoid_grid_behavior_name(avoid_grid_behavior_t b)
 {
@@ -52,7 +53,8 @@ shoal_status_t avoid_grid_run(const avoid_grid_case_t* c, avoid_grid_outcome_t* 
     const float lateral = avoid_grid_offsets[c->offset] * reach;
     const float center[3] = {GRID_RUN_UP + ro, c->dims == 3 ? 0.8f * lateral : lateral,
                              c->dims == 3 ? 0.6f * lateral : 0.0f};
-    const float target_x = center[0] + ro + (c->behavior == AVOID_GRID_ARRIVE ? GRID_BEHIND_ARRIVE : GRID_BEHIND);
+    const float target_x =
+        center[0] + ro + (c->behavior == AVOID_GRID_ARRIVE ? GRID_BEHIND_ARRIVE : GRID_BEHIND);
     st = shoal_world_add_obstacle(w, center, ro, NULL);
 
     d.vehicle.max_speed = speed;
@@ -114,7 +116,12 @@ shoal_status_t avoid_grid_summarize(int dims, avoid_grid_behavior_t behavior, co
     for (int o = 0; o < AVOID_GRID_OFFSETS; ++o)
         for (int v = 0; v < AVOID_GRID_SPEEDS; ++v)
             for (int r = 0; r < AVOID_GRID_RADII; ++r) {
-                avoid_grid_case_t c = {.dims = dims, .behavior = behavior, .offset = o, .speed = v, .radius = r, .avoid = *avoid};
+                avoid_grid_case_t c = {.dims = dims,
+                                       .behavior = behavior,
+                                       .offset = o,
+                                       .speed = v,
+                                       .radius = r,
+                                       .avoid = *avoid};
                 avoid_grid_outcome_t res;
                 shoal_status_t st = avoid_grid_run(&c, &res);
                 if (st != SHOAL_OK) return st;

@@ -15,12 +15,12 @@
 #include "shoal/shoal.h"
 
 typedef enum avoid_grid_behavior_t {
-    AVOID_GRID_SEEK,   /* SEEK 1: a target 15 m behind the obstacle */
-    AVOID_GRID_ARRIVE, /* ARRIVE 1 (K_arrival 1) at a target 3 m behind the obstacle */
-    AVOID_GRID_FLOCK,  /* five agents in a V, SEPARATE, ALIGN, COHERE 1 each, no target: a
+    AVOID_GRID_SEEK,       /* SEEK 1: a target 15 m behind the obstacle */
+    AVOID_GRID_ARRIVE,     /* ARRIVE 1 (K_arrival 1) at a target 3 m behind the obstacle */
+    AVOID_GRID_FLOCK,      /* five agents in a V, SEPARATE, ALIGN, COHERE 1 each, no target: a
                         * flock the obstacle turns keeps its new course, so it need not get past */
     AVOID_GRID_FLOCK_SEEK, /* the same flock with SEEK 0.5 toward the target: a flock going somewhere */
-    AVOID_GRID_DSEEK,  /* DSEEK 1: that target as a waypoint, heading +x */
+    AVOID_GRID_DSEEK,      /* DSEEK 1: that target as a waypoint, heading +x */
     AVOID_GRID_BEHAVIORS
 } avoid_grid_behavior_t;
 
@@ -42,10 +42,10 @@ const char* avoid_grid_behavior_name(avoid_grid_behavior_t b);
 
 /* One run of the grid. */
 typedef struct avoid_grid_case_t {
-    int dims;                       /* 2 or 3 */
+    int dims; /* 2 or 3 */
     avoid_grid_behavior_t behavior;
-    int offset, speed, radius;      /* indices into the tables above */
-    shoal_avoid_t avoid;            /* AVOID's parameters (start from shoal_avoid_default) */
+    int offset, speed, radius; /* indices into the tables above */
+    shoal_avoid_t avoid;       /* AVOID's parameters (start from shoal_avoid_default) */
 } avoid_grid_case_t;
 
 typedef struct avoid_grid_outcome_t {
@@ -61,9 +61,9 @@ shoal_status_t avoid_grid_run(const avoid_grid_case_t* c, avoid_grid_outcome_t* 
 /* One behavior and field over the whole grid. */
 typedef struct avoid_grid_summary_t {
     int runs;
-    int entries;      /* runs with an entry */
-    int not_passed;   /* runs in which some agent did not get past */
-    float clearance;  /* m: least clearance of all runs */
+    int entries;     /* runs with an entry */
+    int not_passed;  /* runs in which some agent did not get past */
+    float clearance; /* m: least clearance of all runs */
 } avoid_grid_summary_t;
 
 /* Every offset, speed and radius of one behavior, dims and avoid setting. */

@@ -42,16 +42,16 @@ typedef struct cli_command_t {
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv); /* bench/bench_flock.c */
 int cmd_dseek(int argc, char** argv);
-int cmd_view(int argc, char** argv); /* tools/cmd_view.c */
-int cmd_export(int argc, char** argv); /* tools/cmd_export.c */
-int cmd_plot(int argc, char** argv); /* tools/cmd_plot.c; without plot support, tools/shoal.c */
-int cmd_pathfollow(int argc, char** argv);   /* tools/cmd_pathfollow.c */
-int cmd_experiment(int argc, char** argv);   /* tools/cmd_pathfollow.c */
+int cmd_view(int argc, char** argv);           /* tools/cmd_view.c */
+int cmd_export(int argc, char** argv);         /* tools/cmd_export.c */
+int cmd_plot(int argc, char** argv);           /* tools/cmd_plot.c; without plot support, tools/shoal.c */
+int cmd_pathfollow(int argc, char** argv);     /* tools/cmd_pathfollow.c */
+int cmd_experiment(int argc, char** argv);     /* tools/cmd_pathfollow.c */
 int experiment_planner(int argc, char** argv); /* tools/cmd_planner_experiment.c */
 int experiment_avoid(int argc, char** argv);   /* tools/cmd_avoid_experiment.c */
-int cmd_soak(int argc, char** argv);         /* tools/cmd_soak.c */
-int cmd_step_table(int argc, char** argv);   /* tools/cmd_step_table.c */
-int cmd_validate(int argc, char** argv);     /* tools/cmd_validate.c */
+int cmd_soak(int argc, char** argv);           /* tools/cmd_soak.c */
+int cmd_step_table(int argc, char** argv);     /* tools/cmd_step_table.c */
+int cmd_validate(int argc, char** argv);       /* tools/cmd_validate.c */
 
 /* ---- helpers, defined in tools/shoal.c ---- */
 
@@ -60,8 +60,7 @@ void cli_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 /* Report a command-line mistake of subcommand `command` and point at its
  * help; returns CLI_EXIT_USAGE so callers can `return cli_usage_error(...)`. */
-int cli_usage_error(const char* command, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char* command, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parse a whole decimal integer in [min, max]. Leading/trailing junk, an
  * empty string or overflow are rejected. Returns 1 on success, 0 otherwise

@@ -67,8 +67,8 @@ static const char* closest_option(const cli_spec_t* spec, const char* arg)
 
 /* The row of `arg` in the spec's own table, then in the shared one; *shared
  * says which (the row's field is then at shared_offset). */
-static const cli_option_t* find_option(const cli_spec_t* spec, const char* arg,
-                                       const char** inline_value, int* shared)
+static const cli_option_t* find_option(const cli_spec_t* spec, const char* arg, const char** inline_value,
+                                       int* shared)
 {
     *inline_value = NULL;
     const cli_option_t* tables[2] = {spec->options, spec->shared_options};
@@ -147,9 +147,7 @@ static int store(const cli_spec_t* spec, const cli_option_t* o, const char* valu
     case CLI_FILE:
         if (value[0] == '\0') return cli_usage_error(spec->command, "%s needs a file name", o->name);
         /* fall through */
-    case CLI_STRING:
-        memcpy(field, &value, sizeof value);
-        return 0;
+    case CLI_STRING: memcpy(field, &value, sizeof value); return 0;
     case CLI_INT:
         if (parse_integer(o, value, field)) return 0;
         describe_range(o, range, sizeof range);
@@ -163,8 +161,7 @@ static int store(const cli_spec_t* spec, const cli_option_t* o, const char* valu
         describe_range(o, range, sizeof range);
         return cli_usage_error(spec->command, "%s needs %s, not '%s'", o->name, range, value);
     }
-    case CLI_CUSTOM:
-        return o->parse(spec->command, o->name, value, opts);
+    case CLI_CUSTOM: return o->parse(spec->command, o->name, value, opts);
     }
     return 0;
 }
@@ -276,8 +273,8 @@ void cli_print_options(const cli_option_t* options, int count, FILE* out)
     char left[128];
     for (int i = 0; i < count; ++i) {
         const cli_option_t* o = &options[i];
-        snprintf(left, sizeof left, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "",
-                 o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        snprintf(left, sizeof left, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+                 o->metavar ? " " : "", o->metavar ? o->metavar : "");
         print_option(out, left, o->help);
     }
 }

@@ -55,24 +55,33 @@ typedef struct cli_option_t {
 
 /* The rows most tables repeat, by kind: an integer in [lo, hi], a flag, a
  * number > 0, a string. */
-#define CLI_INT_ROW(name_, metavar_, type, field, lo, hi, help_)                                          \
-    {.name = (name_), .metavar = (metavar_), .kind = CLI_INT, CLI_AT(type, field), .min = (lo), .max = (hi), \
-     .help = (help_)}
-#define CLI_FLAG_ROW(name_, type, field, help_) {.name = (name_), .kind = CLI_FLAG, CLI_AT(type, field), .help = (help_)}
-#define CLI_POSITIVE_ROW(name_, metavar_, type, field, help_)                                             \
-    {.name = (name_), .metavar = (metavar_), .kind = CLI_NUMBER, CLI_AT(type, field), .max = INFINITY,       \
-     .flags = CLI_ABOVE_MIN, .help = (help_)}
-#define CLI_STRING_ROW(name_, metavar_, type, field, help_)                                               \
-    {.name = (name_), .metavar = (metavar_), .kind = CLI_STRING, CLI_AT(type, field), .help = (help_)}
+#define CLI_INT_ROW(name_, metavar_, type, field, lo, hi, help_)                                             \
+    {                                                                                                        \
+        .name = (name_), .metavar = (metavar_), .kind = CLI_INT, CLI_AT(type, field), .min = (lo),           \
+        .max = (hi), .help = (help_)                                                                         \
+    }
+#define CLI_FLAG_ROW(name_, type, field, help_)                                                              \
+    {                                                                                                        \
+        .name = (name_), .kind = CLI_FLAG, CLI_AT(type, field), .help = (help_)                              \
+    }
+#define CLI_POSITIVE_ROW(name_, metavar_, type, field, help_)                                                \
+    {                                                                                                        \
+        .name = (name_), .metavar = (metavar_), .kind = CLI_NUMBER, CLI_AT(type, field), .max = INFINITY,    \
+        .flags = CLI_ABOVE_MIN, .help = (help_)                                                              \
+    }
+#define CLI_STRING_ROW(name_, metavar_, type, field, help_)                                                  \
+    {                                                                                                        \
+        .name = (name_), .metavar = (metavar_), .kind = CLI_STRING, CLI_AT(type, field), .help = (help_)     \
+    }
 
 typedef struct cli_spec_t {
-    const char* command;     /* as typed after `shoal`: "run", "plot trim" */
-    const char* usage;       /* after "Usage: shoal <command> " */
-    const char* about;       /* before the options; printed as it is */
-    const char* arguments;   /* the "Arguments:" section (NULL: none) */
+    const char* command;   /* as typed after `shoal`: "run", "plot trim" */
+    const char* usage;     /* after "Usage: shoal <command> " */
+    const char* about;     /* before the options; printed as it is */
+    const char* arguments; /* the "Arguments:" section (NULL: none) */
     const cli_option_t* options;
     int option_count;
-    const char* details;     /* after the options, before "Exit codes" (NULL: none) */
+    const char* details; /* after the options, before "Exit codes" (NULL: none) */
     /* Options that several specs share (those every `plot` kind takes):
      * one table, parsed and listed after `options`, its rows' fields at
      * `shared_offset` in the options struct plus their own offset. So the

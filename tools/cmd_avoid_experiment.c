@@ -17,16 +17,31 @@ typedef struct avoid_options_t {
 } avoid_options_t;
 
 static const cli_option_t avoid_options[] = {
-    {.name = "--dims", .metavar = "D", .kind = CLI_INT, CLI_AT(avoid_options_t, dims), .max = 3,
+    {.name = "--dims",
+     .metavar = "D",
+     .kind = CLI_INT,
+     CLI_AT(avoid_options_t, dims),
+     .max = 3,
      .help = "2 or 3; 0 (the default) runs both"},
-    {.name = "--gain", .metavar = "K", .kind = CLI_NUMBER, CLI_AT(avoid_options_t, gain), .max = 1e6,
+    {.name = "--gain",
+     .metavar = "K",
+     .kind = CLI_NUMBER,
+     CLI_AT(avoid_options_t, gain),
+     .max = 1e6,
      .help = "K_avoid of every run, >= 0 (default: shoal_avoid_default's)"},
-    {.name = "--lookahead", .metavar = "T", .kind = CLI_NUMBER, CLI_AT(avoid_options_t, lookahead),
+    {.name = "--lookahead",
+     .metavar = "T",
+     .kind = CLI_NUMBER,
+     CLI_AT(avoid_options_t, lookahead),
      .max = 1e6,
      .help = "T_avoid of every run, s, >= 0 (default: shoal_avoid_default's)"},
-    {.name = "--list", .kind = CLI_FLAG, CLI_AT(avoid_options_t, list),
+    {.name = "--list",
+     .kind = CLI_FLAG,
+     CLI_AT(avoid_options_t, list),
      .help = "also list every run that entered the obstacle or did not get past it"},
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(avoid_options_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(avoid_options_t, json),
      .help = "one JSON object instead of the table"},
 };
 
@@ -92,7 +107,8 @@ int experiment_avoid(int argc, char** argv)
                 if (opt.json) {
                     cJSON* row = cJSON_CreateObject();
                     cJSON_AddNumberToObject(row, "dims", dims);
-                    cJSON_AddStringToObject(row, "behavior", avoid_grid_behavior_name((avoid_grid_behavior_t)b));
+                    cJSON_AddStringToObject(row, "behavior",
+                                            avoid_grid_behavior_name((avoid_grid_behavior_t)b));
                     cJSON_AddStringToObject(row, "field", field);
                     cJSON_AddNumberToObject(row, "runs", s.runs);
                     cJSON_AddNumberToObject(row, "entries", s.entries);
@@ -110,9 +126,15 @@ int experiment_avoid(int argc, char** argv)
                 for (int o = 0; o < AVOID_GRID_OFFSETS; ++o)
                     for (int v = 0; v < AVOID_GRID_SPEEDS; ++v)
                         for (int r = 0; r < AVOID_GRID_RADII; ++r) {
-                            avoid_grid_case_t c = {.dims = dims, .behavior = (avoid_grid_behavior_t)b, .offset = o, .speed = v, .radius = r, .avoid = av};
+                            avoid_grid_case_t c = {.dims = dims,
+                                                   .behavior = (avoid_grid_behavior_t)b,
+                                                   .offset = o,
+                                                   .speed = v,
+                                                   .radius = r,
+                                                   .avoid = av};
                             avoid_grid_outcome_t res;
-                            if (avoid_grid_run(&c, &res) != SHOAL_OK || (!res.entered && res.passed)) continue;
+                            if (avoid_grid_run(&c, &res) != SHOAL_OK || (!res.entered && res.passed))
+                                continue;
                             printf("     offset %5.2f  speed %g  r_o %g: clearance %.2f m%s\n",
                                    (double)avoid_grid_offsets[o], (double)avoid_grid_speeds[v],
                                    (double)avoid_grid_radii[r], (double)res.clearance,

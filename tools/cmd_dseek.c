@@ -27,8 +27,8 @@ typedef struct dseek_options_t {
     int json;
 } dseek_options_t;
 
-static const char* const grid_names[] = {"kinematic", "core", "default", "formation", "kinematic3d",
-                                         "core3d", "default3d", "formation3d"};
+static const char* const grid_names[] = {"kinematic",   "core",   "default",   "formation",
+                                         "kinematic3d", "core3d", "default3d", "formation3d"};
 
 static int parse_grid(const char* command, const char* name, const char* value, void* opts)
 {
@@ -37,8 +37,9 @@ static int parse_grid(const char* command, const char* name, const char* value, 
             ((dseek_options_t*)opts)->grid = value;
             return 0;
         }
-    return cli_usage_error(command, "%s must be kinematic, core, default or formation, each with an optional 3d, got '%s'",
-                           name, value);
+    return cli_usage_error(
+        command, "%s must be kinematic, core, default or formation, each with an optional 3d, got '%s'", name,
+        value);
 }
 
 static int parse_starts(const char* command, const char* name, const char* value, void* opts)
@@ -67,34 +68,53 @@ static dseek_vehicle_t vehicle_of(const char* name)
     return DSEEK_VEHICLE_FORMATION;
 }
 
-#define DSEEK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, dseek_options_t, field, help)
+#define DSEEK_POSITIVE(name, metavar, field, help)                                                           \
+    CLI_POSITIVE_ROW(name, metavar, dseek_options_t, field, help)
 
 static const cli_option_t dseek_options[] = {
-    {.name = "--from", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(dseek_options_t, from),
+    {.name = "--from",
+     .metavar = "POSE",
+     .kind = CLI_STRING,
+     CLI_AT(dseek_options_t, from),
      .help = "the start pose: x,y,heading in 2D (heading in radians from +x), or x,y,z,dx,dy,dz in 3D "
              "(position and heading direction)"},
-    {.name = "--to", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(dseek_options_t, to),
+    {.name = "--to",
+     .metavar = "POSE",
+     .kind = CLI_STRING,
+     CLI_AT(dseek_options_t, to),
      .help = "the waypoint and the heading wanted there, in the form of --from"},
     DSEEK_POSITIVE("--rmin", "R", rmin, "minimum turn radius, m (> 0)"),
     DSEEK_POSITIVE("--speed", "V", speed, "cruise speed, m/s (> 0); turn rate is V / R"),
     DSEEK_POSITIVE("--dt", "DT", dt, "time step, s (default 0.02 R / V)"),
-    DSEEK_POSITIVE("--max-time", "T", max_time,
-                   "give up after T s (default: 20 (d / V + 2 pi R / V))"),
-    {.name = "--trace", .metavar = "FILE", .kind = CLI_STRING, CLI_AT(dseek_options_t, trace),
+    DSEEK_POSITIVE("--max-time", "T", max_time, "give up after T s (default: 20 (d / V + 2 pi R / V))"),
+    {.name = "--trace",
+     .metavar = "FILE",
+     .kind = CLI_STRING,
+     CLI_AT(dseek_options_t, trace),
      .help = "write the trajectory as CSV: t,x,y[,z],heading[,pitch]"},
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(dseek_options_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(dseek_options_t, json),
      .help = "one JSON object: reached, position_error, heading_error_deg, path_length, time, steps, dt"},
-    {.name = "--vehicle", .metavar = "kinematic|core|default|formation", .kind = CLI_CUSTOM,
+    {.name = "--vehicle",
+     .metavar = "kinematic|core|default|formation",
+     .kind = CLI_CUSTOM,
      .parse = parse_vehicle,
      .help = "the vehicle (default kinematic): kinematic follows its commands within a few steps; core is "
              "the default vehicle with V and the turn rate V / R set; default is the library's default "
              "vehicle untouched (V 5, R 5/3); formation is scenarios/formation.json's patrol vehicle "
              "(V 8, R 4). default and formation set --rmin and --speed themselves"},
-    {.name = "--grid", .metavar = "VEHICLE[3d]", .kind = CLI_CUSTOM, .parse = parse_grid,
+    {.name = "--grid",
+     .metavar = "VEHICLE[3d]",
+     .kind = CLI_CUSTOM,
+     .parse = parse_grid,
      .help = "instead of one run, a grid of start poses around the waypoint (see --starts) on the vehicle "
              "named as in --vehicle, 2D or with 3d 3D; prints reached counts and error statistics "
              "(--rmin defaults to 2, --speed to 5 here)"},
-    {.name = "--starts", .metavar = "far|close|climb", .kind = CLI_CUSTOM, .parse = parse_starts,
+    {.name = "--starts",
+     .metavar = "far|close|climb",
+     .kind = CLI_CUSTOM,
+     .parse = parse_starts,
      .help = "the grid's starts: far, 1,000 at 4 to 40 r_min (the default); close, 512 at 0.1 to 1.9 "
              "r_min; climb (3D), 1,000 at 4 to 20 r_min toward waypoints climbing at 20 to 80 degrees"},
 };
@@ -170,8 +190,8 @@ static void write_trace(void* ctx, int dims, double t, const shoal_agent_state_t
     if (dims == 2)
         fprintf(trace, "%.5f,%.6f,%.6f,%.6f\n", t, s->position[0], s->position[1], s->heading);
     else
-        fprintf(trace, "%.5f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t, s->position[0], s->position[1],
-                s->position[2], quat_yaw(q), quat_pitch(q));
+        fprintf(trace, "%.5f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t, s->position[0], s->position[1], s->position[2],
+                quat_yaw(q), quat_pitch(q));
 }
 
 void dseek_vehicle_limits(dseek_vehicle_t vehicle, double* rmin, double* speed)
@@ -250,7 +270,10 @@ int dseek_simulate(int dims, const dseek_pose_t* a, const dseek_pose_t* b, doubl
     /* The last sample, and whether the distance was falling into it. */
     double last_d = 1e30, last_head = 180.0, last_len = 0.0, last_t = 0.0, last_turned = 0.0;
     int falling = 0, have = 0, done = 0, attempted = 0;
-    dseek_sim_result_t best = {.position_error = 1e30, .heading_error_deg = 180.0,};
+    dseek_sim_result_t best = {
+        .position_error = 1e30,
+        .heading_error_deg = 180.0,
+    };
     int64_t steps = 0;
     for (double t = 0.0; t <= max_time && !done; t += dt) {
         shoal_agent_state_t s;
@@ -472,8 +495,8 @@ static int run_grid(int dims, grid_starts starts, double rmin, double speed, dou
         if (ratio_runs)
             printf("path / Dubins      mean %.4f, max %.4f (reached runs, radius %.3f m)\n",
                    ratio_sum / (double)ratio_runs, ratio_max, (double)plan_radius);
-        printf("position error     mean %.4f m, max %.4f m (%.3f r_min)\n", sum_pos / (double)runs,
-               worst_pos, worst_pos / rmin);
+        printf("position error     mean %.4f m, max %.4f m (%.3f r_min)\n", sum_pos / (double)runs, worst_pos,
+               worst_pos / rmin);
         printf("heading error      mean %.3f deg, max %.3f deg\n", sum_head / (double)runs, worst_head);
         if (starts == STARTS_CLIMB)
             for (int c = 0; c < 5; ++c)
@@ -499,8 +522,8 @@ int cmd_dseek(int argc, char** argv)
         if (dt <= 0.0) dt = 0.02 * rmin / speed;
         int dims = strstr(grid, "3d") ? 3 : 2;
         grid_starts starts = !opt.starts || strcmp(opt.starts, "far") == 0 ? STARTS_FAR
-                             : strcmp(opt.starts, "close") == 0         ? STARTS_CLOSE
-                                                                        : STARTS_CLIMB;
+                             : strcmp(opt.starts, "close") == 0            ? STARTS_CLOSE
+                                                                           : STARTS_CLIMB;
         if (starts == STARTS_CLIMB && dims != 3)
             return cli_usage_error("dseek", "--starts climb needs a 3D grid (%s3d)", grid);
         return run_grid(dims, starts, rmin, speed, dt, vehicle, json);
@@ -512,7 +535,8 @@ int cmd_dseek(int argc, char** argv)
     if (rmin <= 0.0 || speed <= 0.0) return cli_usage_error("dseek", "--rmin and --speed are required");
     int dims = count_commas(from) == 2 ? 2 : 3;
     if (count_commas(to) != count_commas(from))
-        return cli_usage_error("dseek", "--from and --to must both be 2D (x,y,heading) or 3D (x,y,z,dx,dy,dz)");
+        return cli_usage_error("dseek",
+                               "--from and --to must both be 2D (x,y,heading) or 3D (x,y,z,dx,dy,dz)");
     dseek_pose_t a, b;
     if (!dseek_parse_pose(from, dims, &a))
         return cli_usage_error("dseek", "--from '%s' is not %s", from,
@@ -536,7 +560,8 @@ int cmd_dseek(int argc, char** argv)
         fprintf(trace, dims == 2 ? "t,x,y,heading\n" : "t,x,y,z,heading,pitch\n");
     }
     dseek_sim_result_t r;
-    int ok = dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, vehicle, trace ? write_trace : NULL, trace, &r);
+    int ok = dseek_simulate(dims, &a, &b, rmin, speed, dt, max_time, vehicle, trace ? write_trace : NULL,
+                            trace, &r);
     if (trace && fclose(trace) != 0 && ok) {
         cli_error("dseek: writing '%s' failed", trace_path);
         return CLI_EXIT_FAILURE;

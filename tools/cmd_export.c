@@ -39,14 +39,26 @@ typedef struct export_options_t {
 } export_options_t;
 
 static const cli_option_t export_options[] = {
-    {.name = "--csv", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(export_options_t, csv),
+    {.name = "--csv",
+     .metavar = "FILE",
+     .kind = CLI_FILE,
+     CLI_AT(export_options_t, csv),
      .help = "write the trajectories as CSV: one row per frame and agent, with a header line."},
-    {.name = "--sqlite", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(export_options_t, sqlite),
+    {.name = "--sqlite",
+     .metavar = "FILE",
+     .kind = CLI_FILE,
+     CLI_AT(export_options_t, sqlite),
      .help = "write them as a JuPedSim trajectory database (schema version 2), which PedPy reads. "
              "2D recordings only."},
-    {.name = "--output", .alias = "-o", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(export_options_t, output),
+    {.name = "--output",
+     .alias = "-o",
+     .metavar = "FILE",
+     .kind = CLI_FILE,
+     CLI_AT(export_options_t, output),
      .help = "write FILE in the format its extension names: .csv or .sqlite."},
-    {.name = "--force", .kind = CLI_FLAG, CLI_AT(export_options_t, force),
+    {.name = "--force",
+     .kind = CLI_FLAG,
+     CLI_AT(export_options_t, force),
      .help = "replace export files that exist (without it, an existing file is an error)."},
 };
 
@@ -82,8 +94,7 @@ int cli_export_check(export_format_t format, const char* path, int force)
     char why[600];
     if (export_check_target(format, path, force, why, sizeof why) != 0) {
         cli_error("export: %s", why);
-        return format == EXPORT_SQLITE && !export_sqlite_available() ? CLI_EXIT_USAGE
-                                                                      : CLI_EXIT_FAILURE;
+        return format == EXPORT_SQLITE && !export_sqlite_available() ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
     }
     return CLI_EXIT_OK;
 }
@@ -121,8 +132,8 @@ void export_print_summary(export_format_t format, const char* path, const export
 
 /* Write every target; with `summaries` NULL print a summary line for each,
  * else store them there. Returns the exit code. */
-static int write_targets(shoal_recording_reader_t* rec, const export_target_t* targets, int count,
-                         int force, export_summary_t* summaries)
+static int write_targets(shoal_recording_reader_t* rec, const export_target_t* targets, int count, int force,
+                         export_summary_t* summaries)
 {
     int dims = shoal_recording_reader_header(rec)->dimensions;
     char why[600];
@@ -147,8 +158,8 @@ static int write_targets(shoal_recording_reader_t* rec, const export_target_t* t
     return CLI_EXIT_OK;
 }
 
-int cli_export_recording(const char* recording_path, export_format_t format, const char* path,
-                         int force, export_summary_t* summary)
+int cli_export_recording(const char* recording_path, export_format_t format, const char* path, int force,
+                         export_summary_t* summary)
 {
     shoal_recording_reader_t* rec = open_recording(recording_path);
     if (rec == NULL) return CLI_EXIT_FAILURE;
@@ -192,8 +203,7 @@ int cmd_export(int argc, char** argv)
             }
         }
         if (strcmp(targets[i].path, opt.input) == 0) {
-            return cli_usage_error(export_spec.command,
-                                   "%s is the recording: it cannot also be an output",
+            return cli_usage_error(export_spec.command, "%s is the recording: it cannot also be an output",
                                    targets[i].path);
         }
     }

@@ -66,9 +66,12 @@ static cJSON* result_json(const run_result_t* r)
 
 static int parse_follower(const char* s, shoal_follower_t* out)
 {
-    if (strcmp(s, "proposed") == 0) *out = SHOAL_FOLLOWER_PROPOSED;
-    else if (strcmp(s, "baseline") == 0) *out = SHOAL_FOLLOWER_BASELINE;
-    else return 0;
+    if (strcmp(s, "proposed") == 0)
+        *out = SHOAL_FOLLOWER_PROPOSED;
+    else if (strcmp(s, "baseline") == 0)
+        *out = SHOAL_FOLLOWER_BASELINE;
+    else
+        return 0;
     return 1;
 }
 
@@ -93,7 +96,9 @@ static const cli_option_t pathfollow_options[] = {
               "ridge-hairpins, gates, crest)"),
     PF_STRING("--follower", "KIND", follower, "proposed (default) or baseline"),
     PF_STRING("--csv", "FILE", csv, "write the trajectory, a line per frame"),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(pathfollow_options_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(pathfollow_options_t, json),
      .help = "one JSON object instead of text"},
 };
 
@@ -111,8 +116,8 @@ int cmd_pathfollow(int argc, char** argv)
     pathfollow_options_t opt = {.follower = "proposed"};
     int stop = cli_parse(&pathfollow_spec, argc, argv, &opt, NULL, NULL);
     if (stop >= 0) return stop;
-    const char *vehicle = opt.vehicle, *path = opt.path, *course_name = opt.course,
-               *csv = opt.csv, *kind = opt.follower;
+    const char *vehicle = opt.vehicle, *path = opt.path, *course_name = opt.course, *csv = opt.csv,
+               *kind = opt.follower;
     int json = opt.json;
     if (!vehicle) return cli_usage_error("pathfollow", "--vehicle is required");
     if (!path == !course_name) return cli_usage_error("pathfollow", "give one of --path and --course");
@@ -122,8 +127,7 @@ int cmd_pathfollow(int argc, char** argv)
     shoal_ground_vehicle_t veh;
     if (shoal_ground_vehicle_preset(vehicle, &veh, NULL) != SHOAL_OK)
         return cli_usage_error("pathfollow",
-                               "--vehicle: unknown '%s' (buggy, car, apc, truck, tank, hovercraft)",
-                               vehicle);
+                               "--vehicle: unknown '%s' (buggy, car, apc, truck, tank, hovercraft)", vehicle);
     char err[512];
     course_t c;
     if (path) {
@@ -262,8 +266,10 @@ static stats_prop_t pooled(const column_t* col, int trials, int course, int vehi
 
 static void json_number_or_null(cJSON* o, const char* key, double x)
 {
-    if (isfinite(x)) cJSON_AddNumberToObject(o, key, x);
-    else cJSON_AddNullToObject(o, key);
+    if (isfinite(x))
+        cJSON_AddNumberToObject(o, key, x);
+    else
+        cJSON_AddNullToObject(o, key);
 }
 
 static cJSON* mean_json(stats_mean_t s)
@@ -292,7 +298,8 @@ static const char* fmt_mean(char* buf, size_t size, stats_mean_t s, int decimals
 {
     if (isfinite(s.lo))
         snprintf(buf, size, "%.*f [%.*f, %.*f]", decimals, s.mean, decimals, s.lo, decimals, s.hi);
-    else snprintf(buf, size, "%.*f", decimals, s.mean);
+    else
+        snprintf(buf, size, "%.*f", decimals, s.mean);
     return buf;
 }
 
@@ -341,37 +348,74 @@ typedef struct experiment_options_t {
 } experiment_options_t;
 
 static const cli_option_t experiment_options[] = {
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(experiment_options_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(experiment_options_t, json),
      .help = "one JSON object instead of the tables"},
-    {.name = "--trials", .metavar = "N", .kind = CLI_INT, CLI_AT(experiment_options_t, trials), .min = 1,
+    {.name = "--trials",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(experiment_options_t, trials),
+     .min = 1,
      .max = 1000,
      .help = "trials of the whole table, 1..1000 (default 20): every trial drives each vehicle over "
              "each course once, from a start perturbed by its own seeded draw"},
-    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(experiment_options_t, seed),
+    {.name = "--seed",
+     .metavar = "S",
+     .kind = CLI_INT,
+     CLI_AT(experiment_options_t, seed),
      .max = 4294967295.0,
      .help = "seed of the trials' starts, 0..4294967295 (default 1)"},
-    {.name = "--spread", .metavar = "X", .kind = CLI_NUMBER, CLI_AT(experiment_options_t, spread), .max = 10,
+    {.name = "--spread",
+     .metavar = "X",
+     .kind = CLI_NUMBER,
+     CLI_AT(experiment_options_t, spread),
+     .max = 10,
      .help = "scale of the start perturbation, 0..10 (default 1: lateral offset up to 1 m, heading "
              "up to 10 degrees, speed 0 to 3 m/s; 0: every trial from the nominal start)"},
-    {.name = "--jitter", .metavar = "M", .kind = CLI_NUMBER, CLI_AT(experiment_options_t, jitter), .max = 5,
+    {.name = "--jitter",
+     .metavar = "M",
+     .kind = CLI_NUMBER,
+     CLI_AT(experiment_options_t, jitter),
+     .max = 5,
      .help = "each trial moves every waypoint of a course but its ends by up to M m, 0..5 (default 1; "
              "0: every trial on the course's own path)"},
-    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(experiment_options_t, threads), .max = 1024,
+    {.name = "--threads",
+     .metavar = "T",
+     .kind = CLI_INT,
+     CLI_AT(experiment_options_t, threads),
+     .max = 1024,
      .help = "runs in parallel, 0..1024 (default 0: every core). Only timings depend on T"},
-    {.name = "--runs-dir", .metavar = "DIR", .kind = CLI_STRING, CLI_AT(experiment_options_t, runs_dir),
+    {.name = "--runs-dir",
+     .metavar = "DIR",
+     .kind = CLI_STRING,
+     CLI_AT(experiment_options_t, runs_dir),
      .help = "write every run's trajectory as CSV under DIR (FOLLOWER/COURSE-VEHICLE-TRIAL.csv)"},
-    {.name = "--tune-evals", .metavar = "N", .kind = CLI_INT, CLI_AT(experiment_options_t, tune_evals),
+    {.name = "--tune-evals",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(experiment_options_t, tune_evals),
      .max = 100000,
      .help = "cost evaluations per vehicle for the tuner, 0..100000 (default 60)"},
-    {.name = "--soak-seconds", .metavar = "S", .kind = CLI_INT, CLI_AT(experiment_options_t, soak_seconds),
+    {.name = "--soak-seconds",
+     .metavar = "S",
+     .kind = CLI_INT,
+     CLI_AT(experiment_options_t, soak_seconds),
      .max = 86400,
      .help = "length of each soak trial, whole seconds 0..86400 (default 300)"},
-    {.name = "--soak-trials", .metavar = "N", .kind = CLI_INT, CLI_AT(experiment_options_t, soak_trials),
+    {.name = "--soak-trials",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(experiment_options_t, soak_trials),
      .max = 64,
      .help = "soak trials per follower, 0..64 (default 5)"},
-    {.name = "--no-soak-contacts", .kind = CLI_FLAG, CLI_AT(experiment_options_t, no_soak_contacts),
+    {.name = "--no-soak-contacts",
+     .kind = CLI_FLAG,
+     CLI_AT(experiment_options_t, no_soak_contacts),
      .help = "soak vehicles drive through each other (no contact pass), as before contacts"},
-    {.name = "--export-courses", .metavar = "DIR", .kind = CLI_STRING,
+    {.name = "--export-courses",
+     .metavar = "DIR",
+     .kind = CLI_STRING,
      CLI_AT(experiment_options_t, export_dir),
      .help = "write the courses as JSON course files and exit"},
 };
@@ -408,8 +452,13 @@ static void print_row_mean(const char* title, const column_t* cols, int trials, 
 
 static int experiment_pathfollow(int argc, char** argv)
 {
-    experiment_options_t opt = {.tune_evals = 60, .soak_trials = 5, .soak_seconds = 300,
-                                .trials = 20, .seed = 1, .spread = 1.0, .jitter = 1.0};
+    experiment_options_t opt = {.tune_evals = 60,
+                                .soak_trials = 5,
+                                .soak_seconds = 300,
+                                .trials = 20,
+                                .seed = 1,
+                                .spread = 1.0,
+                                .jitter = 1.0};
     int stop = cli_parse(&experiment_spec, argc, argv, &opt, NULL, NULL);
     if (stop >= 0) return stop;
     const char *runs_dir = opt.runs_dir, *export_dir = opt.export_dir;
@@ -567,11 +616,16 @@ static int experiment_pathfollow(int argc, char** argv)
         int all = 1;
         for (int t = 0; t < (int)soak_trials; ++t) all &= isfinite(cols[f].soak_trial_spe[t]);
         soak_spe_ci[f] = all ? stats_mean_ci(cols[f].soak_trial_spe, (int)soak_trials)
-                             : (stats_mean_t){.mean = NAN, .sd = NAN, .lo = NAN, .hi = NAN,};
+                             : (stats_mean_t){
+                                   .mean = NAN,
+                                   .sd = NAN,
+                                   .lo = NAN,
+                                   .hi = NAN,
+                               };
     }
-    static const char* const metric_keys[M_COUNT] = {"stuck_events", "stuck_runs", "total_time_mean",
-                                                     "cte_mean", "inside_corridor_pct", "speed_mean",
-                                                     "completed", "teleports"};
+    static const char* const metric_keys[M_COUNT] = {
+        "stuck_events",        "stuck_runs", "total_time_mean", "cte_mean",
+        "inside_corridor_pct", "speed_mean", "completed",       "teleports"};
     const int runs = COURSE_TEST_COUNT * VEHICLES;
     if (json) {
         cJSON* root = cJSON_CreateObject();
@@ -591,7 +645,8 @@ static int experiment_pathfollow(int argc, char** argv)
             const column_t* col = &cols[f];
             cJSON* o = cJSON_AddObjectToObject(root, follower_names[f]);
             for (int k = 0; k < M_COUNT; ++k)
-                cJSON_AddItemToObject(o, metric_keys[k], mean_json(over_trials(col, trials, -1, -1, k, scratch)));
+                cJSON_AddItemToObject(o, metric_keys[k],
+                                      mean_json(over_trials(col, trials, -1, -1, k, scratch)));
             cJSON_AddItemToObject(o, "stuck_run_fraction", prop_json(pooled(col, trials, -1, -1, 0)));
             cJSON_AddItemToObject(o, "completed_fraction", prop_json(pooled(col, trials, -1, -1, 1)));
             if (f > 0) {
@@ -603,16 +658,20 @@ static int experiment_pathfollow(int argc, char** argv)
             cJSON* pv = cJSON_AddObjectToObject(o, "per_vehicle");
             for (int v = 0; v < VEHICLES; ++v) {
                 cJSON* vo = cJSON_AddObjectToObject(pv, vehicle_names[v]);
-                cJSON_AddItemToObject(vo, "stuck_events", mean_json(over_trials(col, trials, -1, v, M_STUCK, scratch)));
+                cJSON_AddItemToObject(vo, "stuck_events",
+                                      mean_json(over_trials(col, trials, -1, v, M_STUCK, scratch)));
                 cJSON_AddItemToObject(vo, "stuck_run_fraction", prop_json(pooled(col, trials, -1, v, 0)));
-                cJSON_AddItemToObject(vo, "total_time_mean", mean_json(over_trials(col, trials, -1, v, M_TIME, scratch)));
+                cJSON_AddItemToObject(vo, "total_time_mean",
+                                      mean_json(over_trials(col, trials, -1, v, M_TIME, scratch)));
             }
             cJSON* pc = cJSON_AddObjectToObject(o, "per_course");
             for (int c = 0; c < COURSE_TEST_COUNT; ++c) {
                 cJSON* co = cJSON_AddObjectToObject(pc, courses[c].name);
-                cJSON_AddItemToObject(co, "stuck_events", mean_json(over_trials(col, trials, c, -1, M_STUCK, scratch)));
+                cJSON_AddItemToObject(co, "stuck_events",
+                                      mean_json(over_trials(col, trials, c, -1, M_STUCK, scratch)));
                 cJSON_AddItemToObject(co, "stuck_run_fraction", prop_json(pooled(col, trials, c, -1, 0)));
-                cJSON_AddItemToObject(co, "total_time_mean", mean_json(over_trials(col, trials, c, -1, M_TIME, scratch)));
+                cJSON_AddItemToObject(co, "total_time_mean",
+                                      mean_json(over_trials(col, trials, c, -1, M_TIME, scratch)));
                 cJSON_AddItemToObject(co, "completed_fraction", prop_json(pooled(col, trials, c, -1, 1)));
             }
             if (f == 2) {
@@ -632,7 +691,8 @@ static int experiment_pathfollow(int argc, char** argv)
                     cJSON_AddItemToObject(ro, "stuck_events",
                                           mean_json(over_trials(col, trials, c, v, M_STUCK, scratch)));
                     cJSON_AddItemToObject(ro, "stuck_run_fraction", prop_json(pooled(col, trials, c, v, 0)));
-                    cJSON_AddItemToObject(ro, "time", mean_json(over_trials(col, trials, c, v, M_TIME, scratch)));
+                    cJSON_AddItemToObject(ro, "time",
+                                          mean_json(over_trials(col, trials, c, v, M_TIME, scratch)));
                     cJSON_AddItemToObject(ro, "completed_fraction", prop_json(pooled(col, trials, c, v, 1)));
                     if (trials == 1) cJSON_AddItemToObject(ro, "run", result_json(run_at(col, 0, c, v)));
                 }
@@ -642,7 +702,8 @@ static int experiment_pathfollow(int argc, char** argv)
             cJSON_AddNumberToObject(so, "stuck_events", col->soak_stuck);
             cJSON_AddNumberToObject(so, "routes_completed", col->soak_routes);
             cJSON* spv = cJSON_AddObjectToObject(so, "per_vehicle");
-            for (int v = 0; v < VEHICLES; ++v) cJSON_AddNumberToObject(spv, vehicle_names[v], col->soak_by_vehicle[v]);
+            for (int v = 0; v < VEHICLES; ++v)
+                cJSON_AddNumberToObject(spv, vehicle_names[v], col->soak_by_vehicle[v]);
             json_number_or_null(so, "seconds_per_stuck", col->soak_spe);
             cJSON_AddItemToObject(so, "seconds_per_stuck_per_trial", mean_json(soak_spe_ci[f]));
             cJSON_AddNumberToObject(so, "touches", (double)col->soak_touches);
@@ -664,15 +725,18 @@ static int experiment_pathfollow(int argc, char** argv)
         cJSON_Delete(root);
     } else {
         char buf[64];
-        printf("Table I: %d trial%s of %d runs (seed %llu, spread %g, jitter %g m); mean per trial [95 %% CI, t]\n",
-               trials, trials == 1 ? "" : "s", runs, (unsigned long long)seed, (double)spread, (double)jitter);
+        printf("Table I: %d trial%s of %d runs (seed %llu, spread %g, jitter %g m); mean per trial [95 %% "
+               "CI, t]\n",
+               trials, trials == 1 ? "" : "s", runs, (unsigned long long)seed, (double)spread,
+               (double)jitter);
         printf("%-34s", "");
         for (int f = 0; f < FOLLOWERS; ++f) printf(" %24s", follower_titles[f]);
         printf("\n");
         print_row_mean("Stuck events (/60 runs) (lower)", cols, trials, -1, -1, M_STUCK, 2, scratch);
         print_row_mean("Stuck runs (/60) (lower)", cols, trials, -1, -1, M_STUCK_RUNS, 2, scratch);
         printf("%-34s", "Stuck runs, pooled [Wilson]");
-        for (int f = 0; f < FOLLOWERS; ++f) printf(" %24s", fmt_prop(buf, sizeof buf, pooled(&cols[f], trials, -1, -1, 0)));
+        for (int f = 0; f < FOLLOWERS; ++f)
+            printf(" %24s", fmt_prop(buf, sizeof buf, pooled(&cols[f], trials, -1, -1, 0)));
         printf("\n");
         print_row_mean("Cross track error mean (m) (lower)", cols, trials, -1, -1, M_CTE, 2, scratch);
         print_row_mean("Total time mean (s) (lower)", cols, trials, -1, -1, M_TIME, 1, scratch);
@@ -686,7 +750,8 @@ static int experiment_pathfollow(int argc, char** argv)
         for (int d = 0; d < 3; ++d) {
             printf("%-34s %24s", diff_titles[d], "");
             for (int f = 1; f < FOLLOWERS; ++f)
-                printf(" %24s", fmt_mean(buf, sizeof buf, paired_difference(&cols[f], &cols[0], trials, diff_keys[d], scratch),
+                printf(" %24s", fmt_mean(buf, sizeof buf,
+                                         paired_difference(&cols[f], &cols[0], trials, diff_keys[d], scratch),
                                          diff_keys[d] == M_TIME ? 1 : 2));
             printf("\n");
         }

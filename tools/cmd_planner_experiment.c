@@ -44,14 +44,14 @@ enum { STRATEGIES = 3, CONFIGS = 5, MAX_ROLES = 2, BATTLE_SIDE = 15 };
 
 static const char* const strategy_keys[STRATEGIES] = {"single_step", "uniform", "adaptive"};
 static const char* const strategy_titles[STRATEGIES] = {"Single-Step", "Uniform", "Adaptive"};
-static const shoal_plan_strategy_t strategy_values[STRATEGIES] = {
-    SHOAL_PLAN_SINGLE_STEP, SHOAL_PLAN_UNIFORM, SHOAL_PLAN_ADAPTIVE};
+static const shoal_plan_strategy_t strategy_values[STRATEGIES] = {SHOAL_PLAN_SINGLE_STEP, SHOAL_PLAN_UNIFORM,
+                                                                  SHOAL_PLAN_ADAPTIVE};
 
 #define STEP_HZ 60.0f
-#define SHIP_SPEED 5.0f      /* m/s, every seeker and every ship of the meet and the battle */
-#define PURSUER_SPEED 5.5f   /* m/s: a pursuer is a little faster, so it closes in */
-#define SHIP_RADIUS 1.0f     /* m */
-#define GOAL_RADIUS 8.0f     /* m: a seeker this close to its goal ends the run */
+#define SHIP_SPEED 5.0f       /* m/s, every seeker and every ship of the meet and the battle */
+#define PURSUER_SPEED 5.5f    /* m/s: a pursuer is a little faster, so it closes in */
+#define SHIP_RADIUS 1.0f      /* m */
+#define GOAL_RADIUS 8.0f      /* m: a seeker this close to its goal ends the run */
 #define START_CLEARANCE 12.0f /* m of free space around every start and goal */
 
 /* ---- configurations ------------------------------------------------------ */
@@ -104,15 +104,45 @@ typedef struct config_t {
  * not the search. In 3D a pocket needs a closed shell, so the dense field
  * can be tighter. */
 static const config_t configs[CONFIGS] = {
-    {"2d_seek", "2D Seek", 2, 1, 1, {"S", NULL}, {"", NULL},
+    {"2d_seek",
+     "2D Seek",
+     2,
+     1,
+     1,
+     {"S", NULL},
+     {"", NULL},
      {{0, -60, 0}, {160, 60, 0}, 70, 2.0f, 5.0f, 6.0f, 0.0f, 0.0f}},
-    {"3d_seek", "3D Seek", 3, 1, 1, {"S", NULL}, {"", NULL},
+    {"3d_seek",
+     "3D Seek",
+     3,
+     1,
+     1,
+     {"S", NULL},
+     {"", NULL},
      {{0, -40, -40}, {160, 40, 40}, 150, 2.0f, 5.0f, 6.0f, 0.0f, 0.0f}},
-    {"2d_dyn_pursue", "2D Dyn Pursue", 2, 0, 2, {"P", "S"}, {"(P)", "(S)"},
+    {"2d_dyn_pursue",
+     "2D Dyn Pursue",
+     2,
+     0,
+     2,
+     {"P", "S"},
+     {"(P)", "(S)"},
      {{0, -60, 0}, {160, 60, 0}, 40, 2.0f, 5.0f, 12.0f, 0.5f, 2.0f}},
-    {"3d_pursue", "3D Pursue", 3, 1, 2, {"P", "S"}, {"(P)", "(S)"},
+    {"3d_pursue",
+     "3D Pursue",
+     3,
+     1,
+     2,
+     {"P", "S"},
+     {"(P)", "(S)"},
      {{0, -40, -40}, {160, 40, 40}, 750, 2.0f, 5.0f, 2.5f, 0.0f, 0.0f}},
-    {"3d_meet", "3D Meet", 3, 1, 2, {"A", "B"}, {"(A)", "(B)"},
+    {"3d_meet",
+     "3D Meet",
+     3,
+     1,
+     2,
+     {"A", "B"},
+     {"(A)", "(B)"},
      {{0, -40, -40}, {160, 40, 40}, 150, 2.0f, 5.0f, 6.0f, 0.0f, 0.0f}},
 };
 
@@ -143,7 +173,7 @@ static rng_t rng_make(uint64_t a, uint64_t b)
 
 typedef struct role_stats_t {
     int ships;
-    double goodness;  /* mean over the role's ships of goodness_sum / searches */
+    double goodness; /* mean over the role's ships of goodness_sum / searches */
     int64_t searches;
     double search_ns;
     int64_t states;
@@ -161,9 +191,9 @@ typedef struct role_stats_t {
 /* What a run measures between steps (sim_run): ship-to-ship contacts, the
  * closest approach, searches started inside an asteroid, the meeting. */
 typedef struct watch_t {
-    int64_t contacts;   /* pairs of ships coming within the sum of their radii (events) */
-    double closest;     /* smallest distance between two ships' centers, m */
-    double meet_time;   /* s, first time two ships were within MEET_DISTANCE; -1: never */
+    int64_t contacts; /* pairs of ships coming within the sum of their radii (events) */
+    double closest;   /* smallest distance between two ships' centers, m */
+    double meet_time; /* s, first time two ships were within MEET_DISTANCE; -1: never */
 } watch_t;
 
 typedef struct run_result_t {
@@ -180,7 +210,7 @@ typedef struct run_result_t {
 typedef struct ship_t {
     shoal_agent_t id;
     int role;
-    int seeker;   /* ends the run at its goal */
+    int seeker; /* ends the run at its goal */
     float goal[3];
     /* per search, from the status between steps */
     int64_t searches_seen;
@@ -200,7 +230,7 @@ typedef struct sim_t {
     int asteroids;
     watch_t watch;
     unsigned char touching[2 * BATTLE_SIDE][2 * BATTLE_SIDE];
-    float* rocks;        /* centers (3 per asteroid) and radii, read every step */
+    float* rocks; /* centers (3 per asteroid) and radii, read every step */
     float* rock_radii;
     int32_t rock_capacity;
     char* err;
@@ -425,8 +455,7 @@ static int sim_run(sim_t* s, double seconds, int* reached, double* sim_seconds)
         for (int i = 0; i < s->ship_count; ++i) {
             if (!s->ships[i].seeker) continue;
             shoal_agent_state_t st;
-            if (shoal_agent_get_state(s->world, s->ships[i].id, &st) != SHOAL_OK)
-                return sim_fail(s, "state");
+            if (shoal_agent_get_state(s->world, s->ships[i].id, &st) != SHOAL_OK) return sim_fail(s, "state");
             if (dist3(st.position, s->ships[i].goal) < GOAL_RADIUS) *reached = 1;
         }
     }
@@ -452,9 +481,8 @@ static int sim_collect(sim_t* s, role_stats_t* roles)
         r->inside_searches += s->ships[i].inside_searches;
         r->inside_goodness += s->ships[i].inside_goodness;
         const ship_t* sh = &s->ships[i];
-        r->goodness_before_meet += sh->searches_before_meet > 0
-                                       ? sh->goodness_before_meet / (double)sh->searches_before_meet
-                                       : 0.0;
+        r->goodness_before_meet +=
+            sh->searches_before_meet > 0 ? sh->goodness_before_meet / (double)sh->searches_before_meet : 0.0;
     }
     for (int r = 0; r < MAX_ROLES; ++r)
         if (roles[r].ships > 0) {
@@ -479,13 +507,14 @@ static int config_ships(config_id_t c, ship_def_t* d)
     const float goal[3] = {180.0f, 0.0f, 0.0f};
     const float none[3] = {0.0f, 0.0f, 0.0f};
     int n = 0;
-    ship_def_t seeker = {.position = {-10.0f, 0.0f, 0.0f}, .speed = SHIP_SPEED, .goal = SHOAL_PLAN_GOAL_SEEK,
-                         .goal_point = {goal[0], goal[1], goal[2]}, .target = -1};
+    ship_def_t seeker = {.position = {-10.0f, 0.0f, 0.0f},
+                         .speed = SHIP_SPEED,
+                         .goal = SHOAL_PLAN_GOAL_SEEK,
+                         .goal_point = {goal[0], goal[1], goal[2]},
+                         .target = -1};
     switch (c) {
     case CFG_SEEK_2D:
-    case CFG_SEEK_3D:
-        d[n++] = seeker;
-        break;
+    case CFG_SEEK_3D: d[n++] = seeker; break;
     case CFG_PURSUE_2D:
     case CFG_PURSUE_3D: {
         seeker.role = 1; /* S */
@@ -494,18 +523,31 @@ static int config_ships(config_id_t c, ship_def_t* d)
         for (int i = 0; i < pursuers; ++i) {
             /* behind the seeker, spread across the entry */
             float y = c == CFG_PURSUE_2D ? -20.0f + 10.0f * (float)i : 6.0f;
-            ship_def_t p = {.position = {-30.0f, y, c == CFG_PURSUE_3D ? 6.0f : 0.0f}, .speed = PURSUER_SPEED,
-                            .goal = SHOAL_PLAN_GOAL_PURSUE, .goal_point = {none[0], none[1], none[2]},};
+            ship_def_t p = {
+                .position = {-30.0f, y, c == CFG_PURSUE_3D ? 6.0f : 0.0f},
+                .speed = PURSUER_SPEED,
+                .goal = SHOAL_PLAN_GOAL_PURSUE,
+                .goal_point = {none[0], none[1], none[2]},
+            };
             d[n++] = p;
         }
         break;
     }
     case CFG_MEET_3D: {
         /* A is added without a goal and set to pursue B once B exists */
-        ship_def_t a = {.position = {-10.0f, 0.0f, 0.0f}, .speed = SHIP_SPEED, .goal = SHOAL_PLAN_GOAL_NONE,
-                        .goal_point = {none[0], none[1], none[2]}, .target = -1};
-        ship_def_t b = {.position = {170.0f, 0.0f, 0.0f}, .heading = 3.14159265f, .speed = SHIP_SPEED, .role = 1, .goal = SHOAL_PLAN_GOAL_PURSUE,
-                        .goal_point = {none[0], none[1], none[2]},};
+        ship_def_t a = {.position = {-10.0f, 0.0f, 0.0f},
+                        .speed = SHIP_SPEED,
+                        .goal = SHOAL_PLAN_GOAL_NONE,
+                        .goal_point = {none[0], none[1], none[2]},
+                        .target = -1};
+        ship_def_t b = {
+            .position = {170.0f, 0.0f, 0.0f},
+            .heading = 3.14159265f,
+            .speed = SHIP_SPEED,
+            .role = 1,
+            .goal = SHOAL_PLAN_GOAL_PURSUE,
+            .goal_point = {none[0], none[1], none[2]},
+        };
         d[n++] = a;
         d[n++] = b;
         break;
@@ -514,8 +556,8 @@ static int config_ships(config_id_t c, ship_def_t* d)
     return n;
 }
 
-static void run_config(config_id_t c, int strategy, int run, double seconds,
-                       const shoal_planner_t* base, run_result_t* out)
+static void run_config(config_id_t c, int strategy, int run, double seconds, const shoal_planner_t* base,
+                       run_result_t* out)
 {
     memset(out, 0, sizeof *out);
     const config_t* cfg = &configs[c];
@@ -556,10 +598,10 @@ static void run_config(config_id_t c, int strategy, int run, double seconds,
 /* ---- the fleet battle ------------------------------------------------------ */
 
 typedef struct battle_result_t {
-    double goodness;     /* mean over the 30 ships */
+    double goodness; /* mean over the 30 ships */
     int64_t collisions;
-    int64_t contacts;    /* ship-to-ship */
-    double closest;      /* m, between two ships' centers */
+    int64_t contacts; /* ship-to-ship */
+    double closest;   /* m, between two ships' centers */
     int64_t searches;
     double search_ns;
     int64_t states;
@@ -657,14 +699,14 @@ typedef struct summary_t {
     int runs, seconds, threads, battle, figures;
     shoal_planner_t planner;
     cell_t cells[CONFIGS][STRATEGIES][MAX_ROLES];
-    double sim_time[CONFIGS][STRATEGIES]; /* mean simulated seconds of a run */
-    int reached[CONFIGS][STRATEGIES];     /* runs whose seeker reached its goal */
-    int64_t contacts[CONFIGS][STRATEGIES]; /* ship-to-ship, summed over the runs */
-    double closest[CONFIGS][STRATEGIES];   /* m, over the runs */
-    double meet_time[CONFIGS][STRATEGIES]; /* s, mean over the runs where ships met */
-    int met[CONFIGS][STRATEGIES];          /* runs where they met */
-    double asteroids[CONFIGS];            /* mean per run */
-    double average[STRATEGIES];           /* Figure 6's Average row */
+    double sim_time[CONFIGS][STRATEGIES];            /* mean simulated seconds of a run */
+    int reached[CONFIGS][STRATEGIES];                /* runs whose seeker reached its goal */
+    int64_t contacts[CONFIGS][STRATEGIES];           /* ship-to-ship, summed over the runs */
+    double closest[CONFIGS][STRATEGIES];             /* m, over the runs */
+    double meet_time[CONFIGS][STRATEGIES];           /* s, mean over the runs where ships met */
+    int met[CONFIGS][STRATEGIES];                    /* runs where they met */
+    double asteroids[CONFIGS];                       /* mean per run */
+    double average[STRATEGIES];                      /* Figure 6's Average row */
     double ms[2][STRATEGIES], states[2][STRATEGIES]; /* Figure 7: [2D, 3D] */
     battle_result_t bt[STRATEGIES];
     double wall_runs, wall_battle;
@@ -673,10 +715,7 @@ typedef struct summary_t {
 static const char* const dim_keys[2] = {"2d", "3d"};
 static const int dim_controls[2] = {17, 121};
 
-static double per_search(int64_t searches, double v)
-{
-    return searches > 0 ? v / (double)searches : 0.0;
-}
+static double per_search(int64_t searches, double v) { return searches > 0 ? v / (double)searches : 0.0; }
 
 static double per_search_ms(int64_t searches, double ns) { return per_search(searches, ns) * 1e-6; }
 
@@ -831,8 +870,7 @@ static void print_json(const summary_t* m)
     for (int s = 0; s < STRATEGIES; ++s)
         cJSON_AddNumberToObject(r32, strategy_keys[s], ratio(m->ms[1][s], m->ms[0][s]));
     cJSON* au = cJSON_AddObjectToObject(f7, "adaptive_over_uniform");
-    for (int d = 0; d < 2; ++d)
-        cJSON_AddNumberToObject(au, dim_keys[d], ratio(m->ms[d][2], m->ms[d][1]));
+    for (int d = 0; d < 2; ++d) cJSON_AddNumberToObject(au, dim_keys[d], ratio(m->ms[d][2], m->ms[d][1]));
 
     if (m->battle) {
         cJSON* bo = cJSON_AddObjectToObject(root, "battle");
@@ -876,9 +914,9 @@ static void print_tables(const summary_t* m)
            m->runs, m->seconds, (double)STEP_HZ);
     printf("Planner: d %.2f, f %.2f, depth %d (leaf >= %d), %d expansions, uniform k_skip %d,\n"
            "adaptive n_v %d c %.2f, damping %.2f; ships %.1f m/s (pursuers %.1f), radius %.1f m\n\n",
-           (double)p->discount, (double)p->optimism, p->max_depth, p->min_depth, p->max_expansions,
-           p->k_skip, p->n_v, (double)p->collapse, (double)p->damping, (double)SHIP_SPEED,
-           (double)PURSUER_SPEED, (double)SHIP_RADIUS);
+           (double)p->discount, (double)p->optimism, p->max_depth, p->min_depth, p->max_expansions, p->k_skip,
+           p->n_v, (double)p->collapse, (double)p->damping, (double)SHIP_SPEED, (double)PURSUER_SPEED,
+           (double)SHIP_RADIUS);
     print_header();
     for (int c = 0; c < CONFIGS; ++c)
         for (int role = 0; role < configs[c].roles; ++role) {
@@ -948,7 +986,8 @@ static void print_tables(const summary_t* m)
     {
         const int c = CFG_MEET_3D;
         printf("3D meet: runs where the ships met (centers within %.0f m), mean time of meeting,\n"
-               "and the goodness of the searches before it (A, B)\n\n", (double)MEET_DISTANCE);
+               "and the goodness of the searches before it (A, B)\n\n",
+               (double)MEET_DISTANCE);
         print_header();
         printf("%-20s %12d %10d %10d\n", "Runs meeting", m->met[c][0], m->met[c][1], m->met[c][2]);
         printf("%-20s %12.1f %10.1f %10.1f\n", "Meet time (s)", m->meet_time[c][0], m->meet_time[c][1],
@@ -980,17 +1019,15 @@ static void print_tables(const summary_t* m)
 battle:
     if (m->battle) {
         const battle_result_t* b = m->bt;
-        printf("Fleet battle: 15 against 15 ships in 3D, %d asteroids, %d s, %d thread%s\n\n",
-               b[0].asteroids, m->seconds, m->threads, m->threads == 1 ? "" : "s");
+        printf("Fleet battle: 15 against 15 ships in 3D, %d asteroids, %d s, %d thread%s\n\n", b[0].asteroids,
+               m->seconds, m->threads, m->threads == 1 ? "" : "s");
         print_header();
-        printf("%-20s %12.3f %10.3f %10.3f\n", "Goodness", b[0].goodness, b[1].goodness,
-               b[2].goodness);
+        printf("%-20s %12.3f %10.3f %10.3f\n", "Goodness", b[0].goodness, b[1].goodness, b[2].goodness);
         printf("%-20s %12lld %10lld %10lld\n", "Collisions", (long long)b[0].collisions,
                (long long)b[1].collisions, (long long)b[2].collisions);
         printf("%-20s %12lld %10lld %10lld\n", "Ship contacts", (long long)b[0].contacts,
                (long long)b[1].contacts, (long long)b[2].contacts);
-        printf("%-20s %12.3f %10.3f %10.3f\n", "Closest ships (m)", b[0].closest, b[1].closest,
-               b[2].closest);
+        printf("%-20s %12.3f %10.3f %10.3f\n", "Closest ships (m)", b[0].closest, b[1].closest, b[2].closest);
         double ms[STRATEGIES];
         for (int s = 0; s < STRATEGIES; ++s) ms[s] = per_search_ms(b[s].searches, b[s].search_ns);
         printf("%-20s %12.3f %10.3f %10.3f\n", "ms per search", ms[0], ms[1], ms[2]);
@@ -1007,24 +1044,46 @@ typedef struct planner_options_t {
 } planner_options_t;
 
 static const cli_option_t planner_options[] = {
-    {.name = "--runs", .metavar = "N", .kind = CLI_INT, CLI_AT(planner_options_t, runs), .min = 1,
+    {.name = "--runs",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(planner_options_t, runs),
+     .min = 1,
      .max = 100000,
      .help = "randomized runs per configuration and strategy, 1..100000 (default 60)"},
-    {.name = "--seconds", .metavar = "S", .kind = CLI_INT, CLI_AT(planner_options_t, seconds), .min = 1,
+    {.name = "--seconds",
+     .metavar = "S",
+     .kind = CLI_INT,
+     CLI_AT(planner_options_t, seconds),
+     .min = 1,
      .max = 3600,
      .help = "simulated seconds per run and for the battle, 1..3600 (default 40; a run also ends "
              "when the seeker reaches its goal)"},
-    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(planner_options_t, threads), .max = 1024,
+    {.name = "--threads",
+     .metavar = "T",
+     .kind = CLI_INT,
+     CLI_AT(planner_options_t, threads),
+     .max = 1024,
      .help = "runs in parallel, 0..1024 (default 0: every core); the battle world steps on T "
              "threads. Only timings depend on T"},
-    {.name = "--no-battle", .kind = CLI_FLAG, CLI_AT(planner_options_t, no_battle),
+    {.name = "--no-battle",
+     .kind = CLI_FLAG,
+     CLI_AT(planner_options_t, no_battle),
      .help = "skip the fleet battle"},
-    {.name = "--depth", .metavar = "D", .kind = CLI_INT, CLI_AT(planner_options_t, depth), .min = 1,
+    {.name = "--depth",
+     .metavar = "D",
+     .kind = CLI_INT,
+     CLI_AT(planner_options_t, depth),
+     .min = 1,
      .max = 64,
      .help = "every search's max_depth, 1..64 (default: the library's; min_depth is capped at it)"},
-    {.name = "--battle-only", .kind = CLI_FLAG, CLI_AT(planner_options_t, battle_only),
+    {.name = "--battle-only",
+     .kind = CLI_FLAG,
+     CLI_AT(planner_options_t, battle_only),
      .help = "only the fleet battle (no Figure 6 and 7 runs)"},
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(planner_options_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(planner_options_t, json),
      .help = "one JSON object instead of the tables"},
 };
 
@@ -1084,7 +1143,7 @@ int experiment_planner(int argc, char** argv)
     /* Costly jobs first (3D before 2D, uniform first), so the dynamic
      * schedule ends evenly; results land by (config, strategy, run). */
     static const config_id_t order_c[CONFIGS] = {CFG_PURSUE_3D, CFG_MEET_3D, CFG_SEEK_3D, CFG_PURSUE_2D,
-                                               CFG_SEEK_2D};
+                                                 CFG_SEEK_2D};
     static const int order_s[STRATEGIES] = {1, 2, 0};
     const int progress = isatty(STDERR_FILENO) && !json;
     const shoal_planner_t* base = &m->planner;
@@ -1129,8 +1188,10 @@ int experiment_planner(int argc, char** argv)
         m->wall_battle = cli_now_seconds() - tb;
     }
     if (rc == CLI_EXIT_OK) {
-        if (json) print_json(m);
-        else print_tables(m);
+        if (json)
+            print_json(m);
+        else
+            print_tables(m);
     }
     free(m);
     return rc;

@@ -21,12 +21,24 @@
 /* ---- the options every kind shares, and the dispatch ---------------------- */
 
 const cli_option_t plot_shared_options[] = {
-    {.name = "--output", .alias = "-o", .metavar = "FILE", .kind = CLI_FILE, CLI_AT(plot_options_t, output),
+    {.name = "--output",
+     .alias = "-o",
+     .metavar = "FILE",
+     .kind = CLI_FILE,
+     CLI_AT(plot_options_t, output),
      .help = "the picture: a name ending in .png or .svg (required)"},
-    {.name = "--width", .metavar = "W", .kind = CLI_INT, CLI_AT(plot_options_t, width), .min = 200,
+    {.name = "--width",
+     .metavar = "W",
+     .kind = CLI_INT,
+     CLI_AT(plot_options_t, width),
+     .min = 200,
      .max = 8000,
      .help = "picture width in px, 200..8000 (default 960)"},
-    {.name = "--height", .metavar = "H", .kind = CLI_INT, CLI_AT(plot_options_t, height), .min = 200,
+    {.name = "--height",
+     .metavar = "H",
+     .kind = CLI_INT,
+     CLI_AT(plot_options_t, height),
+     .min = 200,
      .max = 8000,
      .help = "picture height in px, 200..8000 (default 720)"},
 };
@@ -44,24 +56,18 @@ int plot_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const 
 }
 
 typedef struct plot_kind_entry {
-    const char* name;    /* with its arguments, as the help lists it */
+    const char* name; /* with its arguments, as the help lists it */
     const char* summary;
     int (*run)(int argc, char** argv);
 } plot_kind_entry_t;
 
 static const plot_kind_entry_t kinds[] = {
-    {"run RECORDING", "trajectory traces of every agent in a recording",
-     plot_kind_run},
-    {"dseek", "one directed-seek run: the flown path and the planned one",
-     plot_kind_dseek},
-    {"pathfollow", "one ground vehicle on one course, its track coloured by speed",
-     plot_kind_pathfollow},
-    {"trim", "fans of trim trajectories from one initial control",
-     plot_kind_trim},
-    {"search", "a planner's search tree through an obstacle field",
-     plot_kind_search},
-    {"scaling FILE", "speed-up against threads of a 'shoal bench scaling' sweep",
-     plot_kind_scaling},
+    {"run RECORDING", "trajectory traces of every agent in a recording", plot_kind_run},
+    {"dseek", "one directed-seek run: the flown path and the planned one", plot_kind_dseek},
+    {"pathfollow", "one ground vehicle on one course, its track coloured by speed", plot_kind_pathfollow},
+    {"trim", "fans of trim trajectories from one initial control", plot_kind_trim},
+    {"search", "a planner's search tree through an obstacle field", plot_kind_search},
+    {"scaling FILE", "speed-up against threads of a 'shoal bench scaling' sweep", plot_kind_scaling},
 };
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 
@@ -89,15 +95,16 @@ static void plot_help(void)
 
 int cmd_plot(int argc, char** argv)
 {
-    if (argc < 2) return cli_usage_error("plot", "which kind? (run, dseek, pathfollow, trim, search, scaling)");
+    if (argc < 2)
+        return cli_usage_error("plot", "which kind? (run, dseek, pathfollow, trim, search, scaling)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         plot_help();
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < KIND_COUNT; ++i)
         if (kind_is(&kinds[i], argv[1])) return kinds[i].run(argc - 1, argv + 1);
-    return cli_usage_error("plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim, search or scaling)",
-                           argv[1]);
+    return cli_usage_error(
+        "plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim, search or scaling)", argv[1]);
 }
 
 /* ---- run: trajectory traces of a recording --------------------------------- */
@@ -121,7 +128,8 @@ static void geometry_free(obstacle_list_t* g)
 }
 
 /* The walls and obstacles a recording holds (version 2 and later). */
-static int recorded_geometry(const shoal_recording_geometry_t* g, obstacle_list_t* out, char* err, int err_size)
+static int recorded_geometry(const shoal_recording_geometry_t* g, obstacle_list_t* out, char* err,
+                             int err_size)
 {
     memset(out, 0, sizeof *out);
     out->c = calloc((size_t)g->obstacle_count + 1, sizeof *out->c);
@@ -250,20 +258,34 @@ typedef struct plot_run_options_t {
 static int parse_view(const char* command, const char* name, const char* value, void* opts)
 {
     plot_run_options_t* o = opts;
-    if (!strcmp(value, "top")) o->ay = 1;
-    else if (!strcmp(value, "side")) o->ay = 2;
-    else return cli_usage_error(command, "%s: expected top or side, got '%s'", name, value);
+    if (!strcmp(value, "top"))
+        o->ay = 1;
+    else if (!strcmp(value, "side"))
+        o->ay = 2;
+    else
+        return cli_usage_error(command, "%s: expected top or side, got '%s'", name, value);
     return 0;
 }
 
 static const cli_option_t run_options[] = {
-    {.name = "--every", .metavar = "K", .kind = CLI_INT, CLI_AT(plot_run_options_t, every), .min = 1,
+    {.name = "--every",
+     .metavar = "K",
+     .kind = CLI_INT,
+     CLI_AT(plot_run_options_t, every),
+     .min = 1,
      .max = 1000000,
      .help = "use every K-th frame, 1..1000000 (default 1)"},
-    {.name = "--agents", .metavar = "N", .kind = CLI_INT, CLI_AT(plot_run_options_t, agents), .min = 1,
+    {.name = "--agents",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(plot_run_options_t, agents),
+     .min = 1,
      .max = INT32_MAX,
      .help = "draw at most about N agents (every k-th handle index; default all)"},
-    {.name = "--view", .metavar = "top|side", .kind = CLI_CUSTOM, .parse = parse_view,
+    {.name = "--view",
+     .metavar = "top|side",
+     .kind = CLI_CUSTOM,
+     .parse = parse_view,
      .help = "3D: seen from above (x-y, default) or from the side (x-z)"},
 };
 
@@ -407,7 +429,9 @@ int plot_kind_run(int argc, char** argv)
     char every_note[48] = "";
     if (every > 1) snprintf(every_note, sizeof every_note, " (every %lld-th drawn)", (long long)every);
     snprintf(sub, sizeof sub, "%s: %d frames%s, %dD%s%s", path, frames, every_note, dims,
-             dims == 2 ? "" : ay == 2 ? " seen from the side (x-z)" : " seen from above (x-y)",
+             dims == 2 ? ""
+             : ay == 2 ? " seen from the side (x-z)"
+                       : " seen from above (x-y)",
              h->wrap ? ", torus (lines break at the edges)" : "");
     plot_title(&p, title, sub);
     plot_panel_t panel;
@@ -416,7 +440,8 @@ int plot_kind_run(int argc, char** argv)
     cairo_t* cr = p.cr;
 
     for (int i = 0; i < obs.count; ++i) { /* where it was at the first frame */
-        double x = obs.c[i][0] + obs.v[i][0] * (t0 - obs.time), y = obs.c[i][ay] + obs.v[i][ay] * (t0 - obs.time);
+        double x = obs.c[i][0] + obs.v[i][0] * (t0 - obs.time),
+               y = obs.c[i][ay] + obs.v[i][ay] * (t0 - obs.time);
         plot_circle(&p, x, y, obs.c[i][3]);
         plot_set_color(&p, (plot_rgb_t){0.45, 0.45, 0.48}, 0.35);
         cairo_fill_preserve(cr);
@@ -487,7 +512,8 @@ int plot_kind_run(int argc, char** argv)
                 float x = f.positions[dims * i], y = f.positions[dims * i + ay];
                 int joined = last_frame[id] == drawn && drawn >= 0 && last_gen[id] == f.generations[i];
                 if (joined && h->wrap) /* crossed an edge of the torus: break the line */
-                    joined = fabs(x - last[2 * id]) < 0.5 * wrap_w && fabs(y - last[2 * id + 1]) < 0.5 * wrap_h;
+                    joined =
+                        fabs(x - last[2 * id]) < 0.5 * wrap_w && fabs(y - last[2 * id + 1]) < 0.5 * wrap_h;
                 if (joined) {
                     cairo_move_to(cr, last[2 * id], last[2 * id + 1]);
                     cairo_line_to(cr, x, y);
@@ -525,8 +551,10 @@ int plot_kind_run(int argc, char** argv)
         for (int i = 0; i < f.count; ++i) {
             if ((int)(f.groups[i] % 8) != color || f.ids[i] % stride != 0) continue;
             double x = f.positions[dims * i], y = f.positions[dims * i + ay];
-            if (arrows) plot_arrow(&p, &panel, x, y, frame_heading(&f, dims, i, ay), 9.0, 1.6);
-            else plot_dot(&p, &panel, x, y, 1.4);
+            if (arrows)
+                plot_arrow(&p, &panel, x, y, frame_heading(&f, dims, i, ay), 9.0, 1.6);
+            else
+                plot_dot(&p, &panel, x, y, 1.4);
         }
     }
     plot_panel_end(&p);

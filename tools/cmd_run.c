@@ -84,16 +84,16 @@ typedef struct run_options_t {
     int32_t threads; /* 0: the scenario's own (or its default) */
     int json;
     int quiet;
-    const char* record;   /* --record FILE, or NULL */
-    int64_t record_every; /* --record-every K; 0: not given (1) */
-    int32_t record_version; /* --record-version V; 0: not given (the library's) */
-    int stats;            /* --stats: the full table of systems */
-    const char* trace;    /* --trace FILE, or NULL */
-    const char* save;     /* --save FILE, or NULL */
-    const char* resume;   /* --resume FILE, or NULL */
-    int has_seed;         /* --seed given */
-    uint64_t seed;        /* --seed S */
-    int32_t trace_capacity; /* --trace-capacity N; 0: not given (growing buffers) */
+    const char* record;      /* --record FILE, or NULL */
+    int64_t record_every;    /* --record-every K; 0: not given (1) */
+    int32_t record_version;  /* --record-version V; 0: not given (the library's) */
+    int stats;               /* --stats: the full table of systems */
+    const char* trace;       /* --trace FILE, or NULL */
+    const char* save;        /* --save FILE, or NULL */
+    const char* resume;      /* --resume FILE, or NULL */
+    int has_seed;            /* --seed given */
+    uint64_t seed;           /* --seed S */
+    int32_t trace_capacity;  /* --trace-capacity N; 0: not given (growing buffers) */
     const char* export_path; /* --export FILE, or NULL */
     int force;               /* --force: --export may replace a file */
 } run_options_t;
@@ -121,7 +121,7 @@ typedef struct run_recording_t {
     shoal_recorder_t* recorder; /* NULL: not recording */
     int64_t every;
     int32_t version; /* the format version to write */
-    double seconds; /* wall time spent writing frames */
+    double seconds;  /* wall time spent writing frames */
 } run_recording_t;
 
 typedef struct progress_t {
@@ -144,8 +144,10 @@ static int parse_seed(const char* command, const char* name, const char* value, 
     int ok = n > 0 && value[n] == '\0';
     for (size_t i = 0; ok && i < n; ++i) {
         uint64_t digit = (uint64_t)(value[i] - '0');
-        if (seed > (UINT64_MAX - digit) / 10) ok = 0;
-        else seed = seed * 10 + digit;
+        if (seed > (UINT64_MAX - digit) / 10)
+            ok = 0;
+        else
+            seed = seed * 10 + digit;
     }
     if (!ok) {
         return cli_usage_error(command,
@@ -159,60 +161,108 @@ static int parse_seed(const char* command, const char* name, const char* value, 
 }
 
 static const cli_option_t run_options[] = {
-    {.name = "--steps", .metavar = "N", .kind = CLI_INT, CLI_AT(run_options_t, steps),
+    {.name = "--steps",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(run_options_t, steps),
      .max = (double)INT64_MAX,
      .help = "number of steps, an integer >= 0. Default: the scenario's \"steps\"."},
-    {.name = "--seed", .metavar = "S", .kind = CLI_CUSTOM, .parse = parse_seed,
+    {.name = "--seed",
+     .metavar = "S",
+     .kind = CLI_CUSTOM,
+     .parse = parse_seed,
      .help = "the seed of the world and of the placement of agents, replacing the scenario's \"seed\" "
              "(the run is the one the file with \"seed\": S gives; the state hash changes with it): "
              "decimal digits, 0 to 18446744073709551615. Default: the scenario's \"seed\" (1 when it "
              "has none). A recording keeps the file as written, its seed included. Not with --resume: a "
              "snapshot's world keeps its own."},
-    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(run_options_t, threads), .min = 1,
+    {.name = "--threads",
+     .metavar = "T",
+     .kind = CLI_INT,
+     CLI_AT(run_options_t, threads),
+     .min = 1,
      .max = RUN_MAX_THREADS,
      .help = "worker threads, 1.." STR(RUN_MAX_THREADS) ". Default: the scenario's \"threads\"; if "
-             "that is 0, $SHOAL_THREADS, else the physical core count. The state hash is the same for "
-             "every thread count."},
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(run_options_t, json),
+                                                        "that is 0, $SHOAL_THREADS, else the physical core "
+                                                        "count. The state hash is the same for "
+                                                        "every thread count."},
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(run_options_t, json),
      .help = "print one JSON object (one line) on stdout instead of text."},
-    {.name = "--quiet", .alias = "-q", .kind = CLI_FLAG, CLI_AT(run_options_t, quiet),
+    {.name = "--quiet",
+     .alias = "-q",
+     .kind = CLI_FLAG,
+     CLI_AT(run_options_t, quiet),
      .help = "no progress bar. (The bar is only ever drawn when stderr is a terminal, and never with "
              "--json.)"},
-    {.name = "--record", .metavar = "OUT", .kind = CLI_STRING, CLI_AT(run_options_t, record),
+    {.name = "--record",
+     .metavar = "OUT",
+     .kind = CLI_STRING,
+     CLI_AT(run_options_t, record),
      .help = "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
              "last step, with the scenario inside, compressed (lossless). View it with 'shoal view "
              "OUT'. A warning on stderr comes before the run when it may reach 1 GiB."},
-    {.name = "--record-every", .metavar = "K", .kind = CLI_INT, CLI_AT(run_options_t, record_every), .min = 1,
+    {.name = "--record-every",
+     .metavar = "K",
+     .kind = CLI_INT,
+     CLI_AT(run_options_t, record_every),
+     .min = 1,
      .max = INT32_MAX,
      .help = "record (and export) every K-th step, an integer >= 1. Default: 1."},
-    {.name = "--record-version", .metavar = "V", .kind = CLI_INT, CLI_AT(run_options_t, record_version),
-     .min = 2, .max = 3,
+    {.name = "--record-version",
+     .metavar = "V",
+     .kind = CLI_INT,
+     CLI_AT(run_options_t, record_version),
+     .min = 2,
+     .max = 3,
      .help = "the recording's format version: 3 (compressed, lossless) or 2 (uncompressed, about 4 "
              "times larger; what the viewer page's own file button opens). Default: 3."},
-    {.name = "--export", .metavar = "OUT", .kind = CLI_FILE, CLI_AT(run_options_t, export_path),
+    {.name = "--export",
+     .metavar = "OUT",
+     .kind = CLI_FILE,
+     CLI_AT(run_options_t, export_path),
      .help = "write the run's trajectories to OUT, in the format its extension names: .csv, or .sqlite "
              "(a JuPedSim trajectory database for PedPy, 2D only). As 'shoal export' does (see "
              "docs/export.md), from the --record file or from a temporary recording beside OUT, removed "
              "afterwards. An existing OUT is an error without --force."},
-    {.name = "--force", .kind = CLI_FLAG, CLI_AT(run_options_t, force),
+    {.name = "--force",
+     .kind = CLI_FLAG,
+     CLI_AT(run_options_t, force),
      .help = "let --export replace an existing file."},
-    {.name = "--stats", .kind = CLI_FLAG, CLI_AT(run_options_t, stats),
+    {.name = "--stats",
+     .kind = CLI_FLAG,
+     CLI_AT(run_options_t, stats),
      .help = "list every system in the table (by default only those that touched agents are listed), "
              "with the loop time no system accounts for. No effect on --json, which has every system."},
-    {.name = "--trace", .metavar = "OUT", .kind = CLI_FILE, CLI_AT(run_options_t, trace),
-     .help = "write a Chrome trace-event JSON file to OUT: a span per step, per system and step, and per "
-             "block of agents on each worker thread where a system runs in parallel. Open it in "
-             "https://ui.perfetto.dev or chrome://tracing. The buffers grow between steps to hold the "
-             "whole run, up to " STR(TRACE_TOTAL_EVENTS) " events (1 GiB) in all; past that, events "
-             "are dropped, and a warning on stderr says how many."},
-    {.name = "--trace-capacity", .metavar = "N", .kind = CLI_INT, CLI_AT(run_options_t, trace_capacity),
-     .min = 1, .max = INT32_MAX,
+    {.name = "--trace",
+     .metavar = "OUT",
+     .kind = CLI_FILE,
+     CLI_AT(run_options_t, trace),
+     .help =
+         "write a Chrome trace-event JSON file to OUT: a span per step, per system and step, and per "
+         "block of agents on each worker thread where a system runs in parallel. Open it in "
+         "https://ui.perfetto.dev or chrome://tracing. The buffers grow between steps to hold the "
+         "whole run, up to " STR(TRACE_TOTAL_EVENTS) " events (1 GiB) in all; past that, events "
+                                                     "are dropped, and a warning on stderr says how many."},
+    {.name = "--trace-capacity",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(run_options_t, trace_capacity),
+     .min = 1,
+     .max = INT32_MAX,
      .help = "with --trace: fixed buffers of N events each (32 bytes an event) instead of growing ones: "
              "one buffer for the step and system spans, and one per worker thread for its block spans. "
              "Events past a full buffer are dropped, and a warning on stderr says how many."},
-    {.name = "--save", .metavar = "OUT", .kind = CLI_FILE, CLI_AT(run_options_t, save),
+    {.name = "--save",
+     .metavar = "OUT",
+     .kind = CLI_FILE,
+     CLI_AT(run_options_t, save),
      .help = "after the last step, save the world to the snapshot OUT (docs/snapshot.md), atomically."},
-    {.name = "--resume", .metavar = "SNAPSHOT", .kind = CLI_FILE, CLI_AT(run_options_t, resume),
+    {.name = "--resume",
+     .metavar = "SNAPSHOT",
+     .kind = CLI_FILE,
+     CLI_AT(run_options_t, resume),
      .help = "start from the world saved in SNAPSHOT instead of populating the scenario, then run "
              "--steps more steps (default: the scenario's \"steps\" minus the steps already done). "
              "Give the scenario that made it: its dt is used. The final state_hash equals that of an "
@@ -233,26 +283,25 @@ static const cli_spec_t run_spec = {
                  "                        directory, else the shipped default.json.\n",
     .options = run_options,
     .option_count = CLI_COUNT(run_options),
-    .details =
-        "Text output: the scenario, seed, agents, dimensions, threads, backend, steps, wall\n"
-        "seconds of the stepping loop, agent-steps per second and state_hash, with crowd\n"
-        "agents a line on them (arrived, closest pair, overlapping: docs/crowds.md), then a\n"
-        "table of systems in step order (those that touched agents; all with --stats):\n"
-        "stage, calls, ms total, ms/step, share of step (percent of the loop's wall\n"
-        "time; the rest is scheduling overhead) and ns/agent (time per agent touched).\n"
-        "\n"
-        "JSON keys:\n"
-        "  scenario (string), file (string), seed (string of decimal digits: the seed\n"
-        "  the run used), agents (number, after populating),\n"
-        "  dimensions, threads, backend (\"serial\", \"openmp\" or \"host\"), steps, dt\n"
-        "  (seconds), seconds (wall time of the stepping loop only), agent_steps,\n"
-        "  agent_steps_per_s, state_hash (string of 16 lowercase hex digits), version,\n"
-        "  crowd (only with crowd agents): {agents, arrived (within one radius of the\n"
-        "  target), closest_pair (center distance over the radii sum, null: none seen),\n"
-        "  overlapping (agents below 0.99 of it), relaxed_last_step, contact_iterations},\n"
-        "  systems: array of {name, stage, enabled, calls, ms_total, ms_per_step,\n"
-        "  share (0..1 of the loop's wall time), agents (agents touched over all\n"
-        "  calls), ns_per_agent}.\n",
+    .details = "Text output: the scenario, seed, agents, dimensions, threads, backend, steps, wall\n"
+               "seconds of the stepping loop, agent-steps per second and state_hash, with crowd\n"
+               "agents a line on them (arrived, closest pair, overlapping: docs/crowds.md), then a\n"
+               "table of systems in step order (those that touched agents; all with --stats):\n"
+               "stage, calls, ms total, ms/step, share of step (percent of the loop's wall\n"
+               "time; the rest is scheduling overhead) and ns/agent (time per agent touched).\n"
+               "\n"
+               "JSON keys:\n"
+               "  scenario (string), file (string), seed (string of decimal digits: the seed\n"
+               "  the run used), agents (number, after populating),\n"
+               "  dimensions, threads, backend (\"serial\", \"openmp\" or \"host\"), steps, dt\n"
+               "  (seconds), seconds (wall time of the stepping loop only), agent_steps,\n"
+               "  agent_steps_per_s, state_hash (string of 16 lowercase hex digits), version,\n"
+               "  crowd (only with crowd agents): {agents, arrived (within one radius of the\n"
+               "  target), closest_pair (center distance over the radii sum, null: none seen),\n"
+               "  overlapping (agents below 0.99 of it), relaxed_last_step, contact_iterations},\n"
+               "  systems: array of {name, stage, enabled, calls, ms_total, ms_per_step,\n"
+               "  share (0..1 of the loop's wall time), agents (agents touched over all\n"
+               "  calls), ns_per_agent}.\n",
     .max_positional = 1,
     .positional = "scenario file",
 };
@@ -271,7 +320,7 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
     }
     if (opt->force && opt->export_path == NULL) {
         return cli_usage_error(run_spec.command, "--force needs --export (it lets --export "
-                               "replace a file)");
+                                                 "replace a file)");
     }
     if (opt->export_path != NULL && export_format_of(opt->export_path) == EXPORT_UNKNOWN) {
         return cli_usage_error(run_spec.command,
@@ -279,8 +328,7 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
                                "or .sqlite",
                                opt->export_path);
     }
-    if (opt->export_path != NULL && opt->record != NULL &&
-        strcmp(opt->export_path, opt->record) == 0) {
+    if (opt->export_path != NULL && opt->record != NULL && strcmp(opt->export_path, opt->record) == 0) {
         return cli_usage_error(run_spec.command, "--export and --record name the same file");
     }
     if (opt->trace_capacity > 0 && opt->trace == NULL) {
@@ -321,8 +369,8 @@ static void progress_draw(progress_t* progress, int64_t done, double now)
         bar[i] = i < filled ? '#' : '.';
     }
     bar[PROGRESS_BAR_WIDTH] = '\0';
-    fprintf(stderr, "\r[%s] %3d%%  step %" PRId64 "/%" PRId64 "  %.1f s", bar,
-            (int)(fraction * 100.0), done, progress->total, now - progress->start);
+    fprintf(stderr, "\r[%s] %3d%%  step %" PRId64 "/%" PRId64 "  %.1f s", bar, (int)(fraction * 100.0), done,
+            progress->total, now - progress->start);
     fflush(stderr);
     progress->last_draw = now;
 }
@@ -412,10 +460,7 @@ static double agent_steps_per_s(const run_result_t* result)
 }
 
 /* A system worth a line in the default table: it did work. */
-static int system_listed(const shoal_system_stats_t* stats, int all)
-{
-    return all || stats->agents > 0;
-}
+static int system_listed(const shoal_system_stats_t* stats, int all) { return all || stats->agents > 0; }
 
 /* --stats: the step table (modules/step.h) of the world that ran, with how
  * often each pass ran fused. */
@@ -429,8 +474,8 @@ static void print_step_table(const shoal_world_t* world)
     free(text);
 }
 
-static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* world,
-                       int32_t agents, float dt, const run_result_t* result, int all)
+static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* world, int32_t agents, float dt,
+                       const run_result_t* result, int all)
 {
     printf("scenario         %s\n", shoal_scenario_name(scenario));
     printf("seed             %" PRIu64 "\n", shoal_scenario_seed(scenario));
@@ -446,7 +491,8 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     if (shoal_world_crowd_stats(world, &crowd) == SHOAL_OK && crowd.agents > 0) {
         char closest[64];
         if (isfinite(crowd.closest_pair))
-            snprintf(closest, sizeof closest, "closest pair %.3f of the radii sum", (double)crowd.closest_pair);
+            snprintf(closest, sizeof closest, "closest pair %.3f of the radii sum",
+                     (double)crowd.closest_pair);
         else
             snprintf(closest, sizeof closest, "no pair within neighbor distance");
         printf("crowd            %" PRId32 " agents, %" PRId32 " arrived, %s, %" PRId32 " overlapping\n",
@@ -470,8 +516,8 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
         name_width = n > name_width ? n : name_width;
         stage_width = s > stage_width ? s : stage_width;
     }
-    printf("\n%-*s  %-*s  %8s  %10s  %9s  %8s  %9s\n", name_width, "system", stage_width,
-           "stage", "calls", "ms total", "ms/step", "% step", "ns/agent");
+    printf("\n%-*s  %-*s  %8s  %10s  %9s  %8s  %9s\n", name_width, "system", stage_width, "stage", "calls",
+           "ms total", "ms/step", "% step", "ns/agent");
     uint64_t ns_sum = 0;
     int32_t hidden = 0;
     for (int32_t i = 0; i < count; ++i) {
@@ -486,22 +532,20 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
         }
         char per_agent[32];
         if (stats.agents > 0) {
-            snprintf(per_agent, sizeof per_agent, "%.2f",
-                     (double)stats.ns_total / (double)stats.agents);
+            snprintf(per_agent, sizeof per_agent, "%.2f", (double)stats.ns_total / (double)stats.agents);
         } else {
             snprintf(per_agent, sizeof per_agent, "-");
         }
-        printf("%-*s  %-*s  %8" PRIu64 "  %10.3f  %9.4f  %8.1f  %9s%s\n", name_width, stats.name,
-               stage_width, shoal_stage_name(stats.stage), stats.calls,
-               (double)stats.ns_total * 1e-6, ms_per_step(&stats, result->steps),
-               100.0 * share_of_loop(&stats, result->seconds), per_agent,
+        printf("%-*s  %-*s  %8" PRIu64 "  %10.3f  %9.4f  %8.1f  %9s%s\n", name_width, stats.name, stage_width,
+               shoal_stage_name(stats.stage), stats.calls, (double)stats.ns_total * 1e-6,
+               ms_per_step(&stats, result->steps), 100.0 * share_of_loop(&stats, result->seconds), per_agent,
                stats.enabled ? "" : "  (disabled)");
     }
     /* The total row shows how much of the loop the systems account for. */
     shoal_system_stats_t total = {0};
     total.ns_total = ns_sum;
-    printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "all systems", stage_width, "",
-           "", (double)ns_sum * 1e-6, ms_per_step(&total, result->steps),
+    printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "all systems", stage_width, "", "",
+           (double)ns_sum * 1e-6, ms_per_step(&total, result->steps),
            100.0 * share_of_loop(&total, result->seconds));
     if (all) {
         /* What the loop spent outside systems: stage boundaries (applying
@@ -509,13 +553,13 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
         double loop_ns = result->seconds * 1e9;
         shoal_system_stats_t rest = {0};
         rest.ns_total = loop_ns > (double)ns_sum ? (uint64_t)(loop_ns - (double)ns_sum) : 0;
-        printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "outside systems",
-               stage_width, "", "", (double)rest.ns_total * 1e-6, ms_per_step(&rest, result->steps),
+        printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "outside systems", stage_width, "", "",
+               (double)rest.ns_total * 1e-6, ms_per_step(&rest, result->steps),
                100.0 * share_of_loop(&rest, result->seconds));
         print_step_table(world);
     } else if (hidden > 0) {
-        printf("(%" PRId32 " system%s that touched no agents not listed; --stats lists all)\n",
-               hidden, hidden == 1 ? "" : "s");
+        printf("(%" PRId32 " system%s that touched no agents not listed; --stats lists all)\n", hidden,
+               hidden == 1 ? "" : "s");
     }
 }
 
@@ -565,8 +609,8 @@ static cJSON* systems_json(const shoal_world_t* world, const run_result_t* resul
     return systems;
 }
 
-static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* world,
-                      const char* path, int32_t agents, float dt, const run_result_t* result)
+static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* world, const char* path,
+                      int32_t agents, float dt, const run_result_t* result)
 {
     char hash[17];
     snprintf(hash, sizeof hash, "%016" PRIx64, shoal_world_state_hash(world));
@@ -663,9 +707,8 @@ static char* group_names(const shoal_scenario_t* scenario)
 
 /* Create the recording with the scenario in its header and write the
  * initial state as frame 0. On failure prints the error, returns nonzero. */
-static int open_recording(const char* out, const char* path,
-                          const shoal_scenario_t* scenario, const shoal_world_def_t* def,
-                          const shoal_world_t* world, int64_t steps, float dt,
+static int open_recording(const char* out, const char* path, const shoal_scenario_t* scenario,
+                          const shoal_world_def_t* def, const shoal_world_t* world, int64_t steps, float dt,
                           run_recording_t* recording)
 {
     shoal_recording_header_t header = shoal_recording_default_header();
@@ -685,10 +728,8 @@ static int open_recording(const char* out, const char* path,
     header.scenario_text = text;
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_status_t status = names == NULL ? SHOAL_ERR_OUT_OF_MEMORY
-                                          : shoal_recording_open_version(out, &header,
-                                                                         recording->version,
-                                                                         &recording->recorder,
-                                                                         &err);
+                                          : shoal_recording_open_version(out, &header, recording->version,
+                                                                         &recording->recorder, &err);
     free(names);
     free(text);
     if (status != SHOAL_OK) {
@@ -731,8 +772,8 @@ static void format_bytes(char* out, size_t size, double bytes)
  * RECORD_WARN_BYTES or more: agents (as populated; agents that spawn
  * later are not counted) x frames x bytes per agent, with the --record-every
  * that would bring it under. */
-static void warn_huge_recording(const char* out, int32_t version, int32_t dims, int32_t agents,
-                                int64_t steps, int64_t every)
+static void warn_huge_recording(const char* out, int32_t version, int32_t dims, int32_t agents, int64_t steps,
+                                int64_t every)
 {
     const double per_agent = recording_agent_bytes(version, dims);
     const double per_frame = 48.0 + (double)agents * per_agent;
@@ -749,9 +790,8 @@ static void warn_huge_recording(const char* out, int32_t version, int32_t dims, 
         int found = 0;
         for (int i = 0; i < 3 && !found; ++i) {
             suggest = round[i];
-            found = suggest > every && (suggest >= steps || recording_frames(steps, suggest) *
-                                                                    per_frame <
-                                                                RECORD_WARN_BYTES);
+            found = suggest > every &&
+                    (suggest >= steps || recording_frames(steps, suggest) * per_frame < RECORD_WARN_BYTES);
         }
         if (found) break;
     }
@@ -760,8 +800,7 @@ static void warn_huge_recording(const char* out, int32_t version, int32_t dims, 
     if (smaller < RECORD_WARN_BYTES) {
         char small[32];
         format_bytes(small, sizeof small, smaller);
-        snprintf(hint, sizeof hint, "--record-every %" PRId64 " would make it about %s", suggest,
-                 small);
+        snprintf(hint, sizeof hint, "--record-every %" PRId64 " would make it about %s", suggest, small);
     } else {
         snprintf(hint, sizeof hint, "even 2 frames are that large: record fewer agents");
     }
@@ -795,8 +834,7 @@ static int make_export_recording(const char* out, char* tmp, size_t tmp_size)
 /* Report a scenario error so that it always names the file, whatever the
  * loader's message says; `looked`: the shipped scenarios were searched too,
  * in vain, which the message then says. */
-static void scenario_error(const char* path, const shoal_error_t* err, shoal_status_t status,
-                           int looked)
+static void scenario_error(const char* path, const shoal_error_t* err, shoal_status_t status, int looked)
 {
     const char* message = err->message[0] != '\0' ? err->message : shoal_status_string(status);
     char where[2 * CLI_PATH_MAX + 128] = "";
@@ -829,8 +867,8 @@ static int check_resume(const char* snapshot, const char* path, const shoal_scen
     int32_t dims = shoal_world_dimensions(world);
     shoal_world_def_t def = shoal_scenario_world_def(scenario);
     if (dims != def.dimensions) {
-        cli_error("cannot resume: %s holds a %dD world, the scenario %s is %dD", snapshot,
-                  (int)dims, path, (int)def.dimensions);
+        cli_error("cannot resume: %s holds a %dD world, the scenario %s is %dD", snapshot, (int)dims, path,
+                  (int)def.dimensions);
         return 1;
     }
     int32_t have = shoal_world_agent_count(world), want = shoal_scenario_agent_count(scenario);
@@ -923,17 +961,17 @@ int cmd_run(int argc, char** argv)
             cli_error("export: %s: %s", opt.export_path, why);
             goto done;
         }
-        if (opt.record == NULL && make_export_recording(opt.export_path, export_recording,
-                                                        sizeof export_recording) != 0) {
+        if (opt.record == NULL &&
+            make_export_recording(opt.export_path, export_recording, sizeof export_recording) != 0) {
             goto done;
         }
     }
-    const char* record_path = opt.record != NULL ? opt.record
+    const char* record_path = opt.record != NULL            ? opt.record
                               : export_recording[0] != '\0' ? export_recording
-                                                             : NULL;
+                                                            : NULL;
     if (opt.record != NULL) {
-        warn_huge_recording(opt.record, recording.version, shoal_world_dimensions(world), agents,
-                            steps, recording.every);
+        warn_huge_recording(opt.record, recording.version, shoal_world_dimensions(world), agents, steps,
+                            recording.every);
     }
     if (record_path != NULL &&
         open_recording(record_path, path, scenario, &def, world, steps, dt, &recording) != 0) {
@@ -973,8 +1011,8 @@ int cmd_run(int argc, char** argv)
     }
     export_summary_t exported = {0};
     if (opt.export_path != NULL) {
-        int code = cli_export_recording(record_path, export_format_of(opt.export_path),
-                                        opt.export_path, opt.force, &exported);
+        int code = cli_export_recording(record_path, export_format_of(opt.export_path), opt.export_path,
+                                        opt.force, &exported);
         if (code != CLI_EXIT_OK) {
             exit_code = code;
             goto done;
@@ -998,13 +1036,11 @@ int cmd_run(int argc, char** argv)
                     " events each (%" PRId32 " buffers, %d MiB in all): %" PRIu64
                     " events dropped, the last steps' spans are missing; trace fewer steps, or "
                     "give --trace-capacity N for larger buffers\n",
-                    trace_limit, buffers, (TRACE_TOTAL_EVENTS / (1 << 20)) * TRACE_EVENT_BYTES,
-                    dropped);
+                    trace_limit, buffers, (TRACE_TOTAL_EVENTS / (1 << 20)) * TRACE_EVENT_BYTES, dropped);
         } else if (dropped > 0) {
             fprintf(stderr,
-                    "shoal: warning: trace buffers full (--trace-capacity %" PRId32
-                    " events each, %" PRId32 " buffers): %" PRIu64
-                    " events dropped, the last steps' spans are missing; give a larger "
+                    "shoal: warning: trace buffers full (--trace-capacity %" PRId32 " events each, %" PRId32
+                    " buffers): %" PRIu64 " events dropped, the last steps' spans are missing; give a larger "
                     "--trace-capacity, or leave it out for buffers that grow\n",
                     opt.trace_capacity, buffers, dropped);
         }
@@ -1023,8 +1059,8 @@ int cmd_run(int argc, char** argv)
                    opt.record, frames, (int)recording.version, recording.seconds);
         }
         if (opt.trace != NULL) {
-            printf("%strace            %s (%" PRId32 " events)\n", opt.record != NULL ? "" : "\n",
-                   opt.trace, shoal_world_trace_count(world));
+            printf("%strace            %s (%" PRId32 " events)\n", opt.record != NULL ? "" : "\n", opt.trace,
+                   shoal_world_trace_count(world));
         }
         if (opt.resume != NULL) {
             printf("%sresumed from     %s\n", opt.record != NULL || opt.trace != NULL ? "" : "\n",
@@ -1032,12 +1068,13 @@ int cmd_run(int argc, char** argv)
         }
         if (opt.save != NULL) {
             printf("%ssnapshot         %s (step %" PRIu64 ")\n",
-                   opt.record != NULL || opt.trace != NULL || opt.resume != NULL ? "" : "\n",
-                   opt.save, shoal_world_step_count(world));
+                   opt.record != NULL || opt.trace != NULL || opt.resume != NULL ? "" : "\n", opt.save,
+                   shoal_world_step_count(world));
         }
         if (opt.export_path != NULL) {
-            printf("%s", opt.record != NULL || opt.trace != NULL || opt.resume != NULL ||
-                                 opt.save != NULL ? "" : "\n");
+            printf("%s", opt.record != NULL || opt.trace != NULL || opt.resume != NULL || opt.save != NULL
+                             ? ""
+                             : "\n");
             export_print_summary(export_format_of(opt.export_path), opt.export_path, &exported);
         }
     }

@@ -49,32 +49,32 @@
 #include "cli_options.h"
 #include "soak_crowd.h"
 
-#define SOAK_SPEED_TOL 1e-4f     /* relative, on |V| <= max_speed */
-#define SOAK_TURN_TOL 1e-3f      /* relative, on |omega| <= max_turn_rate */
-#define SOAK_TURN_ABS 1e-3f      /* rad/s */
-#define SOAK_GROUND_TOL 0.05f    /* relative, on ground speed and yaw bounds */
-#define SOAK_PLANNER_TOL 1e-3f   /* relative, on |V| = planner speed */
+#define SOAK_SPEED_TOL 1e-4f   /* relative, on |V| <= max_speed */
+#define SOAK_TURN_TOL 1e-3f    /* relative, on |omega| <= max_turn_rate */
+#define SOAK_TURN_ABS 1e-3f    /* rad/s */
+#define SOAK_GROUND_TOL 0.05f  /* relative, on ground speed and yaw bounds */
+#define SOAK_PLANNER_TOL 1e-3f /* relative, on |V| = planner speed */
 #define SOAK_RSS_SLACK_MIB 16.0
 #define SOAK_RSS_SLACK_REL 0.10
-#define SOAK_HALF 120.0f         /* the torus is [-120, 120)^2 m */
+#define SOAK_HALF 120.0f /* the torus is [-120, 120)^2 m */
 #define SOAK_DT (1.0f / 30.0f)
-#define SOAK_PRINT_MAX 10        /* violations printed in full */
+#define SOAK_PRINT_MAX 10 /* violations printed in full */
 #define SOAK_STALE_RING 64
 #define SOAK_FLOCK_SPEED 5.0f
 #define SOAK_FLOCK_TURN 3.0f
 #define SOAK_PLANNER_SPEED 4.0f
-#define SOAK_PLANNER_RATE 1.6f   /* the 2D default trim table's max rate */
+#define SOAK_PLANNER_RATE 1.6f /* the 2D default trim table's max rate */
 #define SOAK_PATH_POINTS 24
 #define SOAK_PI 3.14159265358979f
 
 enum { KIND_FLOCK = 1, KIND_GROUND = 2, KIND_PLANNER = 3 };
 
 typedef struct soak_options_t {
-    double minutes;  /* 0: only --steps limits the run */
-    int64_t steps;   /* 0: only --minutes limits the run */
+    double minutes; /* 0: only --steps limits the run */
+    int64_t steps;  /* 0: only --minutes limits the run */
     int threads;
     int shadow_threads; /* 0: no shadow world */
-    int agents;      /* flock agents targeted */
+    int agents;         /* flock agents targeted */
     int vehicles;
     int planners;
     uint64_t seed;
@@ -119,10 +119,15 @@ typedef struct soak_t {
     char first_violation[512];
 } soak_t;
 
-#define SOAK_INT(name, metavar, field, lo, hi, help) CLI_INT_ROW(name, metavar, soak_options_t, field, lo, hi, help)
+#define SOAK_INT(name, metavar, field, lo, hi, help)                                                         \
+    CLI_INT_ROW(name, metavar, soak_options_t, field, lo, hi, help)
 
 static const cli_option_t soak_options[] = {
-    {.name = "--minutes", .metavar = "M", .kind = CLI_NUMBER, CLI_AT(soak_options_t, minutes), .max = 1e6,
+    {.name = "--minutes",
+     .metavar = "M",
+     .kind = CLI_NUMBER,
+     CLI_AT(soak_options_t, minutes),
+     .max = 1e6,
      .flags = CLI_ABOVE_MIN,
      .help = "run for M minutes (a decimal). Default 1 unless --steps."},
     SOAK_INT("--steps", "N", steps, 1, (double)INT64_MAX,
@@ -135,14 +140,20 @@ static const cli_option_t soak_options[] = {
              "Default 2000 (300 with --crowd)."),
     SOAK_INT("--vehicles", "N", vehicles, 0, 1000, "ground vehicles (not with --crowd). Default 12."),
     SOAK_INT("--planners", "N", planners, 0, 1000, "planner agents (not with --crowd). Default 12."),
-    SOAK_INT("--seed", "S", seed, 0, (double)INT64_MAX,
-             "seed of the world and of the script. Default 1."),
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(soak_options_t, json),
+    SOAK_INT("--seed", "S", seed, 0, (double)INT64_MAX, "seed of the world and of the script. Default 1."),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(soak_options_t, json),
      .help = "print the report as one JSON object."},
-    {.name = "--progress", .metavar = "SECONDS", .kind = CLI_NUMBER, CLI_AT(soak_options_t, progress),
+    {.name = "--progress",
+     .metavar = "SECONDS",
+     .kind = CLI_NUMBER,
+     CLI_AT(soak_options_t, progress),
      .max = 1e6,
      .help = "print a progress line this often (stdout). Default none."},
-    {.name = "--crowd", .kind = CLI_FLAG, CLI_AT(soak_options_t, crowd),
+    {.name = "--crowd",
+     .kind = CLI_FLAG,
+     CLI_AT(soak_options_t, crowd),
      .help = "soak the crowd scene instead: pedestrians walking through a room's doors, a "
              "corridor and round wall ends, in an unbounded 2D world, while doors close and "
              "open, pedestrians come and go and the worlds are saved and loaded back; checks "
@@ -168,8 +179,8 @@ static const cli_spec_t soak_spec = {
 
 static int parse_options(int argc, char** argv, soak_options_t* o)
 {
-    *o = (soak_options_t){.threads = 1, .shadow_threads = 1, .agents = -1, .vehicles = 12,
-                          .planners = 12, .seed = 1};
+    *o = (soak_options_t){
+        .threads = 1, .shadow_threads = 1, .agents = -1, .vehicles = 12, .planners = 12, .seed = 1};
     int stop = cli_parse(&soak_spec, argc, argv, o, NULL, NULL);
     if (stop >= 0) return stop;
     if (o->agents < 0) o->agents = o->crowd ? 300 : 2000;
@@ -230,8 +241,8 @@ __attribute__((format(printf, 3, 4))) static int check(soak_t* s, int ok, const 
 /* A script call that must succeed in every world. */
 static int expect_ok(soak_t* s, int k, shoal_status_t st, const char* what)
 {
-    return check(s, st == SHOAL_OK, "%s failed in world %d: %s (%s)", what, k,
-                 shoal_status_string(st), shoal_world_last_error(s->world[k]));
+    return check(s, st == SHOAL_OK, "%s failed in world %d: %s (%s)", what, k, shoal_status_string(st),
+                 shoal_world_last_error(s->world[k]));
 }
 
 /* ---- the script ------------------------------------------------------- */
@@ -409,7 +420,8 @@ static void script(soak_t* s)
     if (t % 200 == 100) { /* teleport a flock agent */
         int j = pick(s, KIND_FLOCK);
         if (j >= 0) {
-            float p[3] = {uniform(&s->rng, -SOAK_HALF, SOAK_HALF), uniform(&s->rng, -SOAK_HALF, SOAK_HALF), 0};
+            float p[3] = {uniform(&s->rng, -SOAK_HALF, SOAK_HALF), uniform(&s->rng, -SOAK_HALF, SOAK_HALF),
+                          0};
             float v[3] = {uniform(&s->rng, -9, 9), uniform(&s->rng, -9, 9), 0}; /* clamped */
             float h = uniform(&s->rng, -3, 3);
             for (int k = 0; k < s->worlds; ++k)
@@ -427,11 +439,12 @@ static void script(soak_t* s)
             int mode = below(&s->rng, 3);
             float p[3] = {uniform(&s->rng, -100, 100), uniform(&s->rng, -100, 100), 0};
             shoal_plan_goal_t goal = mode == 0 || f < 0 ? SHOAL_PLAN_GOAL_SEEK
-                                   : mode == 1          ? SHOAL_PLAN_GOAL_PURSUE
+                                     : mode == 1        ? SHOAL_PLAN_GOAL_PURSUE
                                                         : SHOAL_PLAN_GOAL_EVADE;
             for (int k = 0; k < s->worlds; ++k) {
                 shoal_agent_t target = goal == SHOAL_PLAN_GOAL_SEEK ? (shoal_agent_t){0} : s->roster.id[k][f];
-                expect_ok(s, k, shoal_agent_set_planner_goal(s->world[k], s->roster.id[k][j], goal, p, target),
+                expect_ok(s, k,
+                          shoal_agent_set_planner_goal(s->world[k], s->roster.id[k][j], goal, p, target),
                           "agent_set_planner_goal");
             }
             s->goal_changes++;
@@ -534,11 +547,9 @@ static void check_handles(soak_t* s)
     for (int i = 0; i < n && i < 4; ++i) {
         shoal_agent_t id = s->stale[below(&s->rng, n)];
         shoal_agent_state_t st;
-        check(s, !shoal_agent_is_valid(w, id), "stale handle %u/%u reported valid", id.index1,
-              id.generation);
+        check(s, !shoal_agent_is_valid(w, id), "stale handle %u/%u reported valid", id.index1, id.generation);
         check(s, shoal_agent_get_state(w, id, &st) == SHOAL_ERR_STALE_HANDLE,
-              "get_state of stale handle %u/%u did not fail with STALE_HANDLE", id.index1,
-              id.generation);
+              "get_state of stale handle %u/%u did not fail with STALE_HANDLE", id.index1, id.generation);
     }
 }
 
@@ -558,8 +569,11 @@ static void check_agents(soak_t* s)
         check(s, 0, "out of memory for the check buffers");
         return;
     }
-    shoal_agent_batch_t b = {.ids = s->ids, .positions = s->pos, .velocities = s->vel,
-                             .headings = s->head, .user_values = s->user};
+    shoal_agent_batch_t b = {.ids = s->ids,
+                             .positions = s->pos,
+                             .velocities = s->vel,
+                             .headings = s->head,
+                             .user_values = s->user};
     int32_t got = -1;
     if (!expect_ok(s, 0, shoal_world_read_agents(w, &b, s->buf_cap, &got), "read_agents")) return;
     check(s, got == count, "read_agents returned %d of %d agents", (int)got, (int)count);
@@ -568,8 +582,8 @@ static void check_agents(soak_t* s)
         const float* p = s->pos + 3 * i;
         const float* v = s->vel + 3 * i;
         float h = s->head[i];
-        int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && isfinite(v[0])
-                     && isfinite(v[1]) && isfinite(v[2]) && isfinite(h);
+        int finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && isfinite(v[0]) && isfinite(v[1]) &&
+                     isfinite(v[2]) && isfinite(h);
         if (!check(s, finite, "agent %u: state not finite", slot)) continue;
         check(s, slot < (uint32_t)s->slot_cap && s->seen_stamp[slot] != s->step,
               "agent %u listed twice (or out of range)", slot);
@@ -591,8 +605,7 @@ static void check_agents(soak_t* s)
                 check(s, fabsf(speed - SOAK_PLANNER_SPEED) <= SOAK_PLANNER_SPEED * SOAK_PLANNER_TOL,
                       "planner agent %u at %g m/s, not its %g", slot, speed, SOAK_PLANNER_SPEED);
             check(s, turn <= SOAK_PLANNER_RATE * (1.0f + SOAK_TURN_TOL) + SOAK_TURN_ABS,
-                  "planner agent %u turned at %g rad/s, over the table's %g", slot, turn,
-                  SOAK_PLANNER_RATE);
+                  "planner agent %u turned at %g rad/s, over the table's %g", slot, turn, SOAK_PLANNER_RATE);
         } else if (kind != KIND_GROUND) {
             check(s, 0, "agent %u has user value %d, not a kind", slot, kind);
         }
@@ -609,7 +622,8 @@ static void check_agents(soak_t* s)
         if (!expect_ok(s, 0, shoal_agent_get_def(w, id, &d), "get_def")) continue;
         const shoal_ground_vehicle_t* gv = &d.ground.vehicle;
         float slack = 1.0f + SOAK_GROUND_TOL;
-        check(s, g.speed <= gv->max_speed * slack + 0.01f && g.speed >= -gv->max_reverse_speed * slack - 0.01f,
+        check(s,
+              g.speed <= gv->max_speed * slack + 0.01f && g.speed >= -gv->max_reverse_speed * slack - 0.01f,
               "vehicle %u at %g m/s, outside [-%g, %g]", id.index1, g.speed, gv->max_reverse_speed,
               gv->max_speed);
         /* The model turns at the speed before this step's change of speed,
@@ -623,7 +637,8 @@ static void check_agents(soak_t* s)
         float yaw_cap = ground_speed * tanf(gv->max_steer) / gv->wheelbase;
         if (gv->max_yaw_rate > 0.0f && gv->max_yaw_rate < yaw_cap) yaw_cap = gv->max_yaw_rate;
         check(s, fabsf(g.yaw_rate) <= yaw_cap * slack + SOAK_TURN_ABS,
-              "vehicle %u yaws at %g rad/s, over its %g (speed %g, contact %d, stuck %d)", id.index1, g.yaw_rate, yaw_cap, g.speed, g.contact, g.stuck);
+              "vehicle %u yaws at %g rad/s, over its %g (speed %g, contact %d, stuck %d)", id.index1,
+              g.yaw_rate, yaw_cap, g.speed, g.contact, g.stuck);
         check(s, isfinite(g.cte) && isfinite(g.path_s) && isfinite(g.distance),
               "vehicle %u: status not finite", id.index1);
     }
@@ -671,8 +686,8 @@ static void sample_memory(soak_t* s, double elapsed, double warmup)
     }
     if (rss > s->rss_peak_mib) s->rss_peak_mib = rss;
     double bound = s->rss_warm_mib + fmax(SOAK_RSS_SLACK_MIB, SOAK_RSS_SLACK_REL * s->rss_warm_mib);
-    check(s, rss <= bound, "resident memory %.1f MiB over the bound %.1f MiB (warm %.1f)", rss,
-          bound, s->rss_warm_mib);
+    check(s, rss <= bound, "resident memory %.1f MiB over the bound %.1f MiB (warm %.1f)", rss, bound,
+          s->rss_warm_mib);
 }
 
 /* ---- the run ---------------------------------------------------------- */
@@ -738,34 +753,34 @@ static void report(const soak_t* s, double seconds)
                "\"rss_warm_mib\": %.1f, \"rss_peak_after_warmup_mib\": %.1f, \"rss_final_mib\": %.1f, "
                "\"peak_rss_mib\": %.1f, \"first_violation\": \"",
                (unsigned long long)s->opt.seed, s->opt.threads, s->opt.shadow_threads,
-               (unsigned long long)s->step, seconds, s->roster.count,
-               (unsigned long long)s->agent_steps, rate, (unsigned long long)s->checks,
-               (unsigned long long)s->violations, (unsigned long long)s->hash_compares,
-               (unsigned long long)s->probes, (unsigned long long)s->adds,
-               (unsigned long long)s->removes, (unsigned long long)s->teleports,
-               (unsigned long long)s->path_sets, (unsigned long long)s->goal_changes,
-               s->rss_warm_mib, s->rss_peak_mib, s->rss_last_mib, peak);
+               (unsigned long long)s->step, seconds, s->roster.count, (unsigned long long)s->agent_steps,
+               rate, (unsigned long long)s->checks, (unsigned long long)s->violations,
+               (unsigned long long)s->hash_compares, (unsigned long long)s->probes,
+               (unsigned long long)s->adds, (unsigned long long)s->removes, (unsigned long long)s->teleports,
+               (unsigned long long)s->path_sets, (unsigned long long)s->goal_changes, s->rss_warm_mib,
+               s->rss_peak_mib, s->rss_last_mib, peak);
         for (const char* c = s->first_violation; *c; ++c)
-            if (*c == '"' || *c == '\\') printf("\\%c", *c);
-            else if ((unsigned char)*c >= 0x20) putchar(*c);
+            if (*c == '"' || *c == '\\')
+                printf("\\%c", *c);
+            else if ((unsigned char)*c >= 0x20)
+                putchar(*c);
         printf("\"}\n");
         return;
     }
     printf("soak: seed %llu, %d thread(s), shadow world on %d\n", (unsigned long long)s->opt.seed,
            s->opt.threads, s->opt.shadow_threads);
-    printf("  steps             %llu (%.1f s of wall time, %.1f s simulated)\n",
-           (unsigned long long)s->step, seconds, (double)s->step * SOAK_DT);
-    printf("  agents            %d at the end (flock %d, vehicles %d, planners %d)\n",
-           s->roster.count, s->flock_count, s->vehicle_count, s->planner_count);
+    printf("  steps             %llu (%.1f s of wall time, %.1f s simulated)\n", (unsigned long long)s->step,
+           seconds, (double)s->step * SOAK_DT);
+    printf("  agents            %d at the end (flock %d, vehicles %d, planners %d)\n", s->roster.count,
+           s->flock_count, s->vehicle_count, s->planner_count);
     printf("  agent-steps       %llu (%.0f per second)\n", (unsigned long long)s->agent_steps, rate);
     printf("  invariant checks  %llu\n", (unsigned long long)s->checks);
     printf("  hash comparisons  %llu (shadow world)\n", (unsigned long long)s->hash_compares);
     printf("  misuse probes     %llu\n", (unsigned long long)s->probes);
     printf("  changes           %llu adds, %llu removes, %llu teleports, %llu path sets, "
            "%llu goal changes\n",
-           (unsigned long long)s->adds, (unsigned long long)s->removes,
-           (unsigned long long)s->teleports, (unsigned long long)s->path_sets,
-           (unsigned long long)s->goal_changes);
+           (unsigned long long)s->adds, (unsigned long long)s->removes, (unsigned long long)s->teleports,
+           (unsigned long long)s->path_sets, (unsigned long long)s->goal_changes);
     printf("  resident memory   %.1f MiB after warm-up, %.1f MiB peak after, %.1f MiB at the end; "
            "peak RSS %.1f MiB\n",
            s->rss_warm_mib, s->rss_peak_mib, s->rss_last_mib, peak);
@@ -803,9 +818,14 @@ int cmd_soak(int argc, char** argv)
         return code;
     }
     if (s->opt.crowd) {
-        soak_crowd_options_t c = {.minutes = s->opt.minutes, .steps = s->opt.steps, .threads = s->opt.threads,
-                                  .shadow_threads = s->opt.shadow_threads, .agents = s->opt.agents,
-                                  .seed = s->opt.seed, .json = s->opt.json, .progress = s->opt.progress};
+        soak_crowd_options_t c = {.minutes = s->opt.minutes,
+                                  .steps = s->opt.steps,
+                                  .threads = s->opt.threads,
+                                  .shadow_threads = s->opt.shadow_threads,
+                                  .agents = s->opt.agents,
+                                  .seed = s->opt.seed,
+                                  .json = s->opt.json,
+                                  .progress = s->opt.progress};
         free(s);
         return soak_crowd_run(&c);
     }
@@ -841,8 +861,8 @@ int cmd_soak(int argc, char** argv)
         if (s->step % 256 == 0) sample_memory(s, elapsed, warmup);
         if (elapsed >= next_progress) {
             printf("soak: %.0f s, step %llu, %d agents, %llu checks, %llu violations, RSS %.1f MiB\n",
-                   elapsed, (unsigned long long)s->step, s->roster.count,
-                   (unsigned long long)s->checks, (unsigned long long)s->violations, s->rss_last_mib);
+                   elapsed, (unsigned long long)s->step, s->roster.count, (unsigned long long)s->checks,
+                   (unsigned long long)s->violations, s->rss_last_mib);
             fflush(stdout);
             next_progress += s->opt.progress;
         }

@@ -14,7 +14,9 @@ typedef struct step_table_options_t {
 } step_table_options_t;
 
 static const cli_option_t step_table_options[] = {
-    {.name = "--markdown", .kind = CLI_FLAG, CLI_AT(step_table_options_t, markdown),
+    {.name = "--markdown",
+     .kind = CLI_FLAG,
+     CLI_AT(step_table_options_t, markdown),
      .help = "print docs/step.md: the page's heading and the table as Markdown"},
 };
 

@@ -50,15 +50,23 @@ typedef struct validate_opts {
     int quick;
     int64_t threads;
     const char* plots;
-    int64_t seed; /* the worlds' seed (jitter draws) */
+    int64_t seed;  /* the worlds' seed (jitter draws) */
     unsigned only; /* the experiments to run (EXP_*); 0: all */
 } validate_opts_t;
 
 /* The experiments, as --only names them (and as --json keys them). */
-enum { EXP_FREE_WALK = 1, EXP_FUNDAMENTAL = 2, EXP_BOTTLENECK = 4, EXP_COUNTERFLOW = 8, EXP_COMPRESSION = 16 };
-static const char* const experiment_names[5] = {"free_walk", "fundamental", "bottleneck", "counterflow", "compression"};
+enum {
+    EXP_FREE_WALK = 1,
+    EXP_FUNDAMENTAL = 2,
+    EXP_BOTTLENECK = 4,
+    EXP_COUNTERFLOW = 8,
+    EXP_COMPRESSION = 16
+};
+static const char* const experiment_names[5] = {"free_walk", "fundamental", "bottleneck", "counterflow",
+                                                "compression"};
 
-static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y, const validate_opts_t* o)
+static shoal_world_t* new_world(int wrap, float lo_x, float lo_y, float hi_x, float hi_y,
+                                const validate_opts_t* o)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = 2;
@@ -119,7 +127,8 @@ static double free_walk(double deg, float dt, const validate_opts_t* o, float* p
     float ok = 1;
     for (int side = -1; side <= 1; side += 2) {
         double ox = -s * side, oy = c * side;
-        ok = ok && wall(w, (float)(-2 * c + ox), (float)(-2 * s + oy), (float)(14 * c + ox), (float)(14 * s + oy));
+        ok = ok &&
+             wall(w, (float)(-2 * c + ox), (float)(-2 * s + oy), (float)(14 * c + ox), (float)(14 * s + oy));
     }
     shoal_agent_def_t d = pedestrian(0.0f, 0.0f);
     d.weights[SHOAL_BEHAVIOR_SEEK] = 1.0f;
@@ -168,7 +177,8 @@ static double free_walk(double deg, float dt, const validate_opts_t* o, float* p
  * a fixed hash of their place in the lattice (so no lanes to start with),
  * walk the other way; time_gap < 0 keeps the preset's. Returns the world
  * (NULL on failure) and the count. */
-static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts_t* o, int32_t* count)
+static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts_t* o,
+                               int32_t* count)
 {
     shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, o);
     if (!w) return NULL;
@@ -217,7 +227,8 @@ typedef struct lane_trace_t {
 /* Mean speed along each agent's own way (group 0: +x, group 1: -x) over
  * `steps` steps; per-agent sums into `per_agent` when not NULL; the lane
  * order into `trace` when not NULL. */
-static double walk_speed(shoal_world_t* w, int32_t n, float dt, int steps, double* per_agent, lane_trace_t* trace)
+static double walk_speed(shoal_world_t* w, int32_t n, float dt, int steps, double* per_agent,
+                         lane_trace_t* trace)
 {
     float* vel = malloc(sizeof(float) * 3 * (size_t)n);
     uint32_t* groups = malloc(sizeof(uint32_t) * (size_t)n);
@@ -295,7 +306,8 @@ static double lane_order(shoal_world_t* w, int32_t n)
  * pedestrians in a 10 m room, bound for a point 20 m outside; the 10th to
  * the 90th to pass. < 0 when fewer than 90 passed in 200 s. `times` (NULL:
  * not kept): when each passed, *passed_count of them. */
-static double bottleneck(double width, float dt, const validate_opts_t* o, double* t_last, double* times, int* passed_count)
+static double bottleneck(double width, float dt, const validate_opts_t* o, double* t_last, double* times,
+                         int* passed_count)
 {
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
     if (!w) return -1.0;
@@ -351,7 +363,8 @@ static double bottleneck(double width, float dt, const validate_opts_t* o, doubl
 /* The largest pair overlap and wall penetration over `steps` steps (over
  * a radius); into pd (NULL: none) also each step's and the final
  * positions. */
-static void compression(const validate_opts_t* o, double* overlap, double* penetration, int steps, validate_plot_data_t* pd)
+static void compression(const validate_opts_t* o, double* overlap, double* penetration, int steps,
+                        validate_plot_data_t* pd)
 {
     *overlap = *penetration = INFINITY;
     shoal_world_t* w = new_world(0, 0, 0, 0, 0, o);
@@ -379,7 +392,8 @@ static void compression(const validate_opts_t* o, double* overlap, double* penet
         double step_pair = 0.0, step_wall = 0.0;
         for (int i = 0; i < got; ++i) {
             float x = pos[3 * i], y = pos[3 * i + 1];
-            double out = fmax(fmax(PED_RADIUS - x, x - (5 - PED_RADIUS)), fmax(PED_RADIUS - y, y - (5 - PED_RADIUS)));
+            double out =
+                fmax(fmax(PED_RADIUS - x, x - (5 - PED_RADIUS)), fmax(PED_RADIUS - y, y - (5 - PED_RADIUS)));
             step_wall = fmax(step_wall, out / PED_RADIUS);
             for (int j = i + 1; j < got; ++j) {
                 double d = hypot(x - pos[3 * j], y - pos[3 * j + 1]);
@@ -450,10 +464,11 @@ static int parse_only(const char* command, const char* name, const char* value, 
         for (int k = 0; k < 5; ++k)
             if (strlen(experiment_names[k]) == len && !strncmp(at, experiment_names[k], len)) found = k;
         if (found < 0)
-            return cli_usage_error(command,
-                                   "%s: expected experiments from free_walk, fundamental, bottleneck, counterflow, "
-                                   "compression (comma-separated), got '%s'",
-                                   name, value);
+            return cli_usage_error(
+                command,
+                "%s: expected experiments from free_walk, fundamental, bottleneck, counterflow, "
+                "compression (comma-separated), got '%s'",
+                name, value);
         o->only |= 1u << found;
         if (!at[len]) return 0;
         at += len + 1;
@@ -461,25 +476,44 @@ static int parse_only(const char* command, const char* name, const char* value, 
 }
 
 static const cli_option_t validate_options[] = {
-    {.name = "--json", .kind = CLI_FLAG, CLI_AT(validate_opts_t, json),
+    {.name = "--json",
+     .kind = CLI_FLAG,
+     CLI_AT(validate_opts_t, json),
      .help = "one JSON object on stdout: see below"},
-    {.name = "--quick", .kind = CLI_FLAG, CLI_AT(validate_opts_t, quick),
+    {.name = "--quick",
+     .kind = CLI_FLAG,
+     CLI_AT(validate_opts_t, quick),
      .help = "fewer densities and widths and shorter runs (for tests; figures are coarser)"},
-    {.name = "--plots", .metavar = "DIR", .kind = CLI_FILE, CLI_AT(validate_opts_t, plots),
+    {.name = "--plots",
+     .metavar = "DIR",
+     .kind = CLI_FILE,
+     CLI_AT(validate_opts_t, plots),
      .help = "also draw each experiment as an 800 x 500 px PNG in DIR (made if missing): free_walk.png, "
-             "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not change"
-             PLOTS_AVAILABILITY},
-    {.name = "--threads", .metavar = "T", .kind = CLI_INT, CLI_AT(validate_opts_t, threads), .min = 1,
+             "fundamental.png, bottleneck.png, counterflow.png and compression.png; what is printed does not "
+             "change" PLOTS_AVAILABILITY},
+    {.name = "--threads",
+     .metavar = "T",
+     .kind = CLI_INT,
+     CLI_AT(validate_opts_t, threads),
+     .min = 1,
      .max = 1024,
      .help = "threads (default: physical cores); results are the same for any count"},
-    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(validate_opts_t, seed),
+    {.name = "--seed",
+     .metavar = "S",
+     .kind = CLI_INT,
+     CLI_AT(validate_opts_t, seed),
      .max = 9007199254740992.0,
-     .help = "the worlds' seed (default 5): the jitter that breaks symmetric stalls draws from it, so each seed is "
+     .help = "the worlds' seed (default 5): the jitter that breaks symmetric stalls draws from it, so each "
+             "seed is "
              "another sample of the same experiments"},
-    {.name = "--only", .metavar = "NAME[,NAME]", .kind = CLI_CUSTOM, .parse = parse_only,
-     .help = "run only these experiments (free_walk, fundamental, bottleneck, counterflow, compression); what is "
-             "printed and the JSON keep the same form, without the others; the exit status judges those run. Not "
-             "with --plots"},
+    {.name = "--only",
+     .metavar = "NAME[,NAME]",
+     .kind = CLI_CUSTOM,
+     .parse = parse_only,
+     .help =
+         "run only these experiments (free_walk, fundamental, bottleneck, counterflow, compression); what is "
+         "printed and the JSON keep the same form, without the others; the exit status judges those run. Not "
+         "with --plots"},
 };
 
 static const cli_spec_t validate_spec = {
@@ -548,8 +582,8 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
     double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
     int fit_n = 0;
     for (int k = 0; k < n_w; ++k) {
-        flow[k] = bottleneck(widths[k], dt, &o, &last[k], pd ? pd->pass_time[k] : NULL,
-                             pd ? &pd->passed[k] : NULL);
+        flow[k] =
+            bottleneck(widths[k], dt, &o, &last[k], pd ? pd->pass_time[k] : NULL, pd ? &pd->passed[k] : NULL);
         if (flow[k] < 0.0) continue;
         sx += widths[k];
         sy += flow[k];
@@ -690,16 +724,18 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
         cJSON_Delete(root);
     } else {
         if (run & EXP_FREE_WALK)
-            printf("free walking, 10 m at 0/45/90 degrees: %.3f, %.3f, %.3f s (spread %.2f %%, at most 1 %%)\n",
-                   times[0], times[1], times[2], 100.0 * spread);
+            printf(
+                "free walking, 10 m at 0/45/90 degrees: %.3f, %.3f, %.3f s (spread %.2f %%, at most 1 %%)\n",
+                times[0], times[1], times[2], 100.0 * spread);
         if (run & EXP_FUNDAMENTAL) {
             printf("\nfundamental diagram (periodic corridor 20 m x 4 m), m/s\n");
             printf("  density /m2   Weidmann   preset  deviation   time gap %.1f s  deviation\n",
                    (double)FD_TIME_GAP);
         }
         for (int k = 0; k < n_rho; ++k)
-            printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %15.3f  %+9.3f\n", fd_rho[k], validate_weidmann(fd_rho[k]), fd_v[k],
-                   fd_v[k] - validate_weidmann(fd_rho[k]), fd_gap[k], fd_gap[k] - validate_weidmann(fd_rho[k]));
+            printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %15.3f  %+9.3f\n", fd_rho[k],
+                   validate_weidmann(fd_rho[k]), fd_v[k], fd_v[k] - validate_weidmann(fd_rho[k]), fd_gap[k],
+                   fd_gap[k] - validate_weidmann(fd_rho[k]));
         if (run & EXP_BOTTLENECK) printf("\nbottleneck (100 pedestrians, 10 m room)\n  width m   flow /s\n");
         for (int k = 0; k < n_w; ++k) {
             if (flow[k] >= 0.0)
@@ -709,11 +745,12 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
         }
         if (n_w && fit_n >= 2) printf("  fit: flow = %.3f w %+.3f (r2 %.3f)\n", slope, intercept, r2);
         if (run & EXP_COUNTERFLOW)
-            printf("\ncounter-flow (%d pedestrians, 2 /m2, %.0f s): lane order %.3f -> %.3f, %d stuck\n", (int)cn,
-                   total, order0, order1, stuck);
+            printf("\ncounter-flow (%d pedestrians, 2 /m2, %.0f s): lane order %.3f -> %.3f, %d stuck\n",
+                   (int)cn, total, order0, order1, stuck);
         if (run & EXP_COMPRESSION)
-            printf("compression (144 in a 5 m box): largest overlap %.4f, wall penetration %.4f (of a radius)\n",
-                   overlap, penetration);
+            printf(
+                "compression (144 in a 5 m box): largest overlap %.4f, wall penetration %.4f (of a radius)\n",
+                overlap, penetration);
         printf("\n%s\n", pass ? "pass" : "FAIL");
     }
     return pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
@@ -732,7 +769,8 @@ int cmd_validate(int argc, char** argv)
     int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;
     if (o.only && o.plots)
-        return cli_usage_error("validate crowd", "--plots draws every experiment: it does not go with --only");
+        return cli_usage_error("validate crowd",
+                               "--plots draws every experiment: it does not go with --only");
     validate_plot_data_t* pd = NULL;
 #if SHOAL_WITH_PLOT
     char err[1200];
@@ -758,7 +796,8 @@ int cmd_validate(int argc, char** argv)
             cli_error("validate: %s", err);
             rc = CLI_EXIT_FAILURE;
         } else if (!o.json) {
-            printf("plots in %s: free_walk.png, fundamental.png, bottleneck.png, counterflow.png, compression.png\n",
+            printf("plots in %s: free_walk.png, fundamental.png, bottleneck.png, counterflow.png, "
+                   "compression.png\n",
                    o.plots);
         }
     }

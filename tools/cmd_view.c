@@ -68,16 +68,30 @@ typedef struct view_options_t {
 } view_options_t;
 
 static const cli_option_t view_options[] = {
-    {.name = "--output", .alias = "-o", .metavar = "OUT", .kind = CLI_STRING, CLI_AT(view_options_t, output),
+    {.name = "--output",
+     .alias = "-o",
+     .metavar = "OUT",
+     .kind = CLI_STRING,
+     CLI_AT(view_options_t, output),
      .help = "the page to write. Default: FILE.html."},
-    {.name = "--open", .kind = CLI_FLAG, CLI_AT(view_options_t, open),
+    {.name = "--open",
+     .kind = CLI_FLAG,
+     CLI_AT(view_options_t, open),
      .help = "also open the page in the default browser (xdg-open)."},
-    {.name = "--every", .metavar = "N", .kind = CLI_INT, CLI_AT(view_options_t, every), .min = 1,
+    {.name = "--every",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(view_options_t, every),
+     .min = 1,
      .max = INT32_MAX,
      .help = "put every N-th frame of the recording in the page (frames 0, N, 2N, ... and the last). "
              "Default: 1, or what keeps the page under 128 MiB when neither --every nor --max-agents "
              "is given (see below)."},
-    {.name = "--max-agents", .metavar = "M", .kind = CLI_INT, CLI_AT(view_options_t, max_agents), .min = 1,
+    {.name = "--max-agents",
+     .metavar = "M",
+     .kind = CLI_INT,
+     CLI_AT(view_options_t, max_agents),
+     .min = 1,
      .max = INT32_MAX,
      .help = "put at most M agents of each frame in the page: a sample of the crowd that does not depend "
              "on where agents are, the same agents in every frame. Default: all (see below)."},
@@ -320,8 +334,7 @@ static int open_page(const char* path)
         return CLI_EXIT_FAILURE;
     }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         cli_error("xdg-open failed: open %s in a browser", path);
         return CLI_EXIT_FAILURE;
@@ -391,7 +404,11 @@ int cmd_view(int argc, char** argv)
         snprintf(output, length, "%s.html", opt.input);
     }
     const char* path = opt.output != NULL ? opt.output : output;
-    view_page_t about = {.input = opt.input, .shown = shown, .note = note, .warning = damage, .version = shoal_recording_reader_version(recording)};
+    view_page_t about = {.input = opt.input,
+                         .shown = shown,
+                         .note = note,
+                         .warning = damage,
+                         .version = shoal_recording_reader_version(recording)};
     int exit_code = CLI_EXIT_FAILURE;
     if (write_page(path, &about, recording, thin) == 0) {
         printf("%s\n", path);

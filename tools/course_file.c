@@ -44,8 +44,7 @@ static int json_float(const cJSON* item, float* out)
     return 1;
 }
 
-int course_parse(const char* text, size_t length, const char* path, course_t* c, char* err,
-                 int err_size)
+int course_parse(const char* text, size_t length, const char* path, course_t* c, char* err, int err_size)
 {
     memset(c, 0, sizeof *c);
     if (!path) path = "course";
@@ -134,7 +133,8 @@ int course_parse(const char* text, size_t length, const char* path, course_t* c,
         int ok = size == 2 || size == 3;
         for (int k = 0; ok && k < size; ++k) ok = json_float(cJSON_GetArrayItem(p, k), &c->xyz[3 * i + k]);
         if (!ok) {
-            snprintf(err, (size_t)err_size, "%s: waypoints[%d]: expected [x, y] or [x, y, z], finite", path, i);
+            snprintf(err, (size_t)err_size, "%s: waypoints[%d]: expected [x, y] or [x, y, z], finite", path,
+                     i);
             goto done;
         }
         if (size == 2) c->xyz[3 * i + 2] = course_height(c, c->xyz[3 * i], c->xyz[3 * i + 1]);
@@ -164,7 +164,8 @@ int course_load(const char* path, course_t* c, char* err, int err_size)
 static cJSON* float_array(const float* v, int n)
 {
     cJSON* a = cJSON_CreateArray();
-    for (int i = 0; a && i < n; ++i) cJSON_AddItemToArray(a, cJSON_CreateNumber(round((double)v[i] * 1e4) / 1e4));
+    for (int i = 0; a && i < n; ++i)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(round((double)v[i] * 1e4) / 1e4));
     return a;
 }
 
@@ -198,4 +199,3 @@ int course_save(const course_t* c, const char* path, char* err, int err_size)
     free(text);
     return failed ? -1 : 0;
 }
-

@@ -50,10 +50,7 @@ static float ramp(float x, float y)
 }
 
 /* Rolling hills: grades up to about 40%. */
-static float rolling(float x, float y)
-{
-    return 6.0f * sinf(x / 15.0f) * cosf(y / 22.0f);
-}
+static float rolling(float x, float y) { return 6.0f * sinf(x / 15.0f) * cosf(y / 22.0f); }
 
 /* A hillside falling toward -y at 30%. */
 static float side_slope(float x, float y)
@@ -70,10 +67,7 @@ static float tuning_hill(float x, float y)
 }
 
 /* A gentle slope with a dip, for the tuning S-bends. */
-static float tuning_slope(float x, float y)
-{
-    return 0.12f * x + 3.0f * sinf(y / 10.0f);
-}
+static float tuning_slope(float x, float y) { return 0.12f * x + 3.0f * sinf(y / 10.0f); }
 
 /* Tuning: a 28% slope along +y. */
 static float tuning_ramp(float x, float y)
@@ -91,10 +85,7 @@ static float tuning_crest(float x, float y)
 }
 
 /* The town's hills. */
-static float town_hills(float x, float y)
-{
-    return 5.0f * sinf(x / 30.0f) * sinf(y / 25.0f);
-}
+static float town_hills(float x, float y) { return 5.0f * sinf(x / 30.0f) * sinf(y / 25.0f); }
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -304,8 +295,8 @@ static int make_test(int index, course_t* c)
         }
         return finish(&b, c, flat, "spiral", "2.5 turns tightening from 40 m to 8 m radius", 3.5f);
     case 7: { /* city blocks: right-angle corners around buildings */
-        float pts[][2] = {{0, 0}, {40, 0}, {40, 40}, {80, 40}, {80, 0}, {120, 0}, {120, -40}, {60, -40},
-                          {60, -80}, {0, -80}};
+        float pts[][2] = {{0, 0},   {40, 0},    {40, 40},  {80, 40},  {80, 0},
+                          {120, 0}, {120, -40}, {60, -40}, {60, -80}, {0, -80}};
         for (size_t k = 0; k < sizeof pts / sizeof pts[0]; ++k) add_point(&b, pts[k][0], pts[k][1]);
         /* buildings inside the corners, leaving the corridor clear */
         add_obstacle(&b, 20, 20, 12);
@@ -333,8 +324,7 @@ static int make_test(int index, course_t* c)
         add_point(&b, 100, 30);
         add_point(&b, 140, 0);
         return finish(&b, c, side_slope, "side-slope", "switchbacks across a 30% side slope", 3.0f);
-    default:
-        return -1;
+    default: return -1;
     }
 }
 
@@ -379,8 +369,7 @@ static int make_tuning(int index, course_t* c)
             add_point(&b, (k % 2 == 0) ? 60.0f : 0.0f, y + 16.0f);
         }
         add_point(&b, 0, 48);
-        return finish(&b, c, tuning_ramp, "ridge-hairpins", "hairpins 16 m wide climbing a 28% slope",
-                      3.5f);
+        return finish(&b, c, tuning_ramp, "ridge-hairpins", "hairpins 16 m wide climbing a 28% slope", 3.5f);
     case 5: /* gates of poles, 8 m steps every 22 m */
         add_point(&b, 0, 0);
         for (int k = 1; k <= 7; ++k) {
@@ -397,8 +386,7 @@ static int make_tuning(int index, course_t* c)
         add_point(&b, 110, 20);
         add_point(&b, 200, 20);
         return finish(&b, c, tuning_crest, "crest", "up 32% to a crest with a dog-leg, then down", 4.0f);
-    default:
-        return -1;
+    default: return -1;
     }
 }
 
@@ -438,8 +426,8 @@ int town_make(course_t* out)
     return finish(&b, out, town_hills, "town", "7x7 street grid over 5 m hills", 4.0f);
 }
 
-int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint64_t* rng,
-                   float* xyz, int32_t max, int32_t* end_ix, int32_t* end_iy, int32_t* dir)
+int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint64_t* rng, float* xyz,
+                   int32_t max, int32_t* end_ix, int32_t* end_iy, int32_t* dir)
 {
     static const int32_t dirs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
     int32_t n = 0, last = *dir, first = 1;

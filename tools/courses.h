@@ -51,8 +51,8 @@ float course_height(const course_t* c, float x, float y);
  * back on itself, nor on the direction *dir (0..3: +x, +y, -x, -y; -1 for
  * none) it arrived by; *dir is set to the last leg's direction. rng is a
  * 64-bit state advanced here. */
-int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint64_t* rng,
-                   float* xyz, int32_t max, int32_t* end_ix, int32_t* end_iy, int32_t* dir);
+int32_t town_route(const course_t* town, int32_t ix, int32_t iy, int legs, uint64_t* rng, float* xyz,
+                   int32_t max, int32_t* end_ix, int32_t* end_iy, int32_t* dir);
 /* The town: rolling hills, a grid of streets between blocks of obstacles. */
 int town_make(course_t* out);
 /* Street grid of the town: nodes at town_node_xy(i, j), i, j in [0, TOWN_N). */
@@ -63,8 +63,7 @@ void town_node_xy(int32_t i, int32_t j, float* x, float* y);
  * naming the file and the key in err. course_parse reads `length` bytes of
  * JSON at `text` (no NUL needed); `name` stands for the file in messages.
  * On failure *c holds nothing to free. */
-int course_parse(const char* text, size_t length, const char* name, course_t* c, char* err,
-                 int err_size);
+int course_parse(const char* text, size_t length, const char* name, course_t* c, char* err, int err_size);
 int course_load(const char* path, course_t* c, char* err, int err_size);
 int course_save(const course_t* c, const char* path, char* err, int err_size);
 

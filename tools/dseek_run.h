@@ -18,7 +18,7 @@ int dseek_parse_pose(const char* text, int dims, dseek_pose_t* out);
 
 typedef struct dseek_sim_result {
     double position_error, heading_error_deg, path_length, time;
-    double turned; /* rad: the heading's total turning until the result's pass */
+    double turned;     /* rad: the heading's total turning until the result's pass */
     int first_attempt; /* 1 when the first pass within 0.25 rmin at a heading within 30
                           degrees of b's was the arrival (reached on the first try) */
     int64_t steps;

@@ -18,18 +18,14 @@
 
 #include "shoal/recording.h"
 
-typedef enum export_format_t {
-    EXPORT_UNKNOWN = 0,
-    EXPORT_CSV,
-    EXPORT_SQLITE
-} export_format_t;
+typedef enum export_format_t { EXPORT_UNKNOWN = 0, EXPORT_CSV, EXPORT_SQLITE } export_format_t;
 
 /* What a writer wrote, for the command's summary line. */
 typedef struct export_summary_t {
-    int64_t rows;             /* trajectory rows: one per (frame, agent) written */
-    int32_t frames;           /* frames written */
-    int32_t frames_skipped;   /* SQLite: frames off the record_every grid (docs/export.md) */
-    int32_t obstacles_cut;    /* SQLite: obstacles cut out of the walkable area as holes */
+    int64_t rows;               /* trajectory rows: one per (frame, agent) written */
+    int32_t frames;             /* frames written */
+    int32_t frames_skipped;     /* SQLite: frames off the record_every grid (docs/export.md) */
+    int32_t obstacles_cut;      /* SQLite: obstacles cut out of the walkable area as holes */
     int32_t obstacles_kept_out; /* SQLite: obstacles left out of it (moving, overlapping) */
 } export_summary_t;
 
@@ -48,8 +44,7 @@ int export_sqlite_available(void);
  * not an existing file (unless `force`), not a link or a directory, and its
  * directory exists and can be written to. Returns 0, or -1 with the
  * message. */
-int export_check_target(export_format_t format, const char* path, int force, char* msg,
-                        int msg_size);
+int export_check_target(export_format_t format, const char* path, int force, char* msg, int msg_size);
 
 /* Whether a recording with `dimensions` can go to `format` (JuPedSim's
  * schema is 2D: a 3D recording is refused for SQLite). 0 or -1 with the
@@ -61,14 +56,14 @@ int export_check_dimensions(export_format_t format, int dimensions, char* msg, i
  * compression). 0, or -1 with the message and no file left: a frame that
  * cannot be read (its payload damaged, the file changed) fails the export
  * too. */
-int export_csv(shoal_recording_reader_t* recording, const char* path, int force,
-               export_summary_t* summary, char* msg, int msg_size);
-int export_sqlite(shoal_recording_reader_t* recording, const char* path, int force,
-                  export_summary_t* summary, char* msg, int msg_size);
+int export_csv(shoal_recording_reader_t* recording, const char* path, int force, export_summary_t* summary,
+               char* msg, int msg_size);
+int export_sqlite(shoal_recording_reader_t* recording, const char* path, int force, export_summary_t* summary,
+                  char* msg, int msg_size);
 
 /* export_csv or export_sqlite, by `format`. */
-int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path,
-                 int force, export_summary_t* summary, char* msg, int msg_size);
+int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path, int force,
+                 export_summary_t* summary, char* msg, int msg_size);
 
 /* ---- for the command (tools/cmd_export.c); these print their errors ---- */
 
@@ -78,8 +73,8 @@ int cli_export_check(export_format_t format, const char* path, int force);
 
 /* Read the recording at `recording_path` (it must be complete) and write
  * it to `path`; what was written goes to *summary. Returns the exit code. */
-int cli_export_recording(const char* recording_path, export_format_t format, const char* path,
-                         int force, export_summary_t* summary);
+int cli_export_recording(const char* recording_path, export_format_t format, const char* path, int force,
+                         export_summary_t* summary);
 
 /* The summary lines on stdout: "exported  PATH (FORMAT: F frames, R rows)"
  * and what was left out. */

@@ -56,8 +56,7 @@ static double distance(const float* a, const float* b, int dims, const shoal_rec
 /* Speed of row `i` of frame `f`, or NAN when the agent is in no neighboring
  * frame. */
 static double agent_speed(const shoal_recording_reader_t* rec, int32_t f, const shoal_recording_frame_t* cur,
-                          int32_t i, const shoal_recording_frame_t* prev,
-                          const shoal_recording_frame_t* next)
+                          int32_t i, const shoal_recording_frame_t* prev, const shoal_recording_frame_t* next)
 {
     const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     int dims = h->dimensions;
@@ -125,8 +124,8 @@ static void write_group_name(FILE* f, const group_names_t* groups, uint32_t grou
     fputc('"', f);
 }
 
-int export_csv(shoal_recording_reader_t* rec, const char* path, int force,
-               export_summary_t* summary, char* msg, int msg_size)
+int export_csv(shoal_recording_reader_t* rec, const char* path, int force, export_summary_t* summary,
+               char* msg, int msg_size)
 {
     const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     const int dims = h->dimensions;
@@ -165,12 +164,11 @@ int export_csv(shoal_recording_reader_t* rec, const char* path, int force,
             write_group_name(f, &groups, cur.groups[i]);
             const float* p = cur.positions + (size_t)dims * (size_t)i;
             if (dims == 2) {
-                fprintf(f, ",%.9g,%.9g,%.9g,", (double)p[0], (double)p[1],
-                        (double)cur.headings[i]);
+                fprintf(f, ",%.9g,%.9g,%.9g,", (double)p[0], (double)p[1], (double)cur.headings[i]);
             } else {
                 const float* q = cur.orientations + 4 * (size_t)i;
-                fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,", (double)p[0], (double)p[1],
-                        (double)p[2], (double)q[0], (double)q[1], (double)q[2], (double)q[3]);
+                fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,", (double)p[0], (double)p[1], (double)p[2],
+                        (double)q[0], (double)q[1], (double)q[2], (double)q[3]);
             }
             double speed = agent_speed(rec, fi, &cur, i, &prev, &next);
             if (!isnan(speed)) fprintf(f, "%.9g", speed);

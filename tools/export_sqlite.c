@@ -156,8 +156,7 @@ static int build_area(shoal_recording_reader_t* rec, const shoal_recording_geome
         for (int32_t o = 0; o < g->obstacle_count; ++o) {
             const shoal_recording_obstacle_t* ob = &g->obstacles[o];
             if (is_static(ob))
-                grow_box(area->min, area->max, ob->center[0], ob->center[1],
-                         ob->radius * hole_radius_scale);
+                grow_box(area->min, area->max, ob->center[0], ob->center[1], ob->radius * hole_radius_scale);
         }
         if (!(area->min[0] <= area->max[0])) { /* nothing at all */
             area->min[0] = area->min[1] = 0.0;
@@ -173,13 +172,13 @@ static int build_area(shoal_recording_reader_t* rec, const shoal_recording_geome
     if (area->cut == NULL) return -1;
     text_t* t = &area->wkt;
     text_add(t, "POLYGON ((%.9g %.9g, %.9g %.9g, %.9g %.9g, %.9g %.9g, %.9g %.9g)", area->min[0],
-             area->min[1], area->max[0], area->min[1], area->max[0], area->max[1], area->min[0],
-             area->max[1], area->min[0], area->min[1]);
+             area->min[1], area->max[0], area->min[1], area->max[0], area->max[1], area->min[0], area->max[1],
+             area->min[0], area->min[1]);
     for (int32_t o = 0; o < g->obstacle_count; ++o) {
         const shoal_recording_obstacle_t* ob = &g->obstacles[o];
         double cx = ob->center[0], cy = ob->center[1], r = ob->radius * hole_radius_scale;
-        int fits = is_static(ob) && ob->radius > 0.0f && cx - r > area->min[0] &&
-                   cx + r < area->max[0] && cy - r > area->min[1] && cy + r < area->max[1];
+        int fits = is_static(ob) && ob->radius > 0.0f && cx - r > area->min[0] && cx + r < area->max[0] &&
+                   cy - r > area->min[1] && cy + r < area->max[1];
         /* Holes of a valid polygon do not touch: keep the first of any two
          * that would (quadratic, but scenes have few obstacles). */
         for (int32_t p = 0; fits && p < o; ++p) {
@@ -317,14 +316,16 @@ static int in_frame(const shoal_recording_frame_t* frame, uint32_t id, uint32_t 
     int32_t lo = 0, hi = frame->count;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
-        if (frame->ids[mid] < id) lo = mid + 1;
-        else hi = mid;
+        if (frame->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < frame->count && frame->ids[lo] == id && frame->generations[lo] == generation;
 }
 
-static int write_rows(db_t* d, shoal_recording_reader_t* rec, const int64_t* jframe,
-                      int64_t geometry_hash, export_summary_t* summary)
+static int write_rows(db_t* d, shoal_recording_reader_t* rec, const int64_t* jframe, int64_t geometry_hash,
+                      export_summary_t* summary)
 {
     const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     sqlite3_stmt *row = NULL, *frame_row = NULL, *agent = NULL;
@@ -427,26 +428,26 @@ static int write_metadata(db_t* d, const shoal_recording_reader_t* rec, double f
     sqlite3_stmt* meta = NULL;
     if (prepare(d, "INSERT INTO metadata VALUES(?, ?)", &meta) != 0) return -1;
     int rc = put_meta(d, meta, "version", "%d", JUPEDSIM_DATABASE_VERSION) != 0 ||
-             put_meta(d, meta, "fps", "%.9g", fps) != 0 ||
-             put_meta(d, meta, "xmin", "%.9g", area->min[0]) != 0 ||
-             put_meta(d, meta, "xmax", "%.9g", area->max[0]) != 0 ||
-             put_meta(d, meta, "ymin", "%.9g", area->min[1]) != 0 ||
-             put_meta(d, meta, "ymax", "%.9g", area->max[1]) != 0 ||
-             put_meta(d, meta, "shoal_dt", "%.9g", (double)h->dt) != 0 ||
-             put_meta(d, meta, "shoal_record_every", "%d", (int)h->record_every) != 0 ||
-             put_meta(d, meta, "shoal_time0", "%.17g", time0) != 0 ||
-             put_meta(d, meta, "shoal_units", "%s", h->units[0] ? h->units : "m,s,rad") != 0 ||
-             put_meta(d, meta, "shoal_scenario_name", "%s", h->scenario_name) != 0 ||
-             put_meta(d, meta, "shoal_recording_version", "%d",
-                      (int)shoal_recording_reader_version(rec)) != 0
+                     put_meta(d, meta, "fps", "%.9g", fps) != 0 ||
+                     put_meta(d, meta, "xmin", "%.9g", area->min[0]) != 0 ||
+                     put_meta(d, meta, "xmax", "%.9g", area->max[0]) != 0 ||
+                     put_meta(d, meta, "ymin", "%.9g", area->min[1]) != 0 ||
+                     put_meta(d, meta, "ymax", "%.9g", area->max[1]) != 0 ||
+                     put_meta(d, meta, "shoal_dt", "%.9g", (double)h->dt) != 0 ||
+                     put_meta(d, meta, "shoal_record_every", "%d", (int)h->record_every) != 0 ||
+                     put_meta(d, meta, "shoal_time0", "%.17g", time0) != 0 ||
+                     put_meta(d, meta, "shoal_units", "%s", h->units[0] ? h->units : "m,s,rad") != 0 ||
+                     put_meta(d, meta, "shoal_scenario_name", "%s", h->scenario_name) != 0 ||
+                     put_meta(d, meta, "shoal_recording_version", "%d",
+                              (int)shoal_recording_reader_version(rec)) != 0
                  ? -1
                  : 0;
     sqlite3_finalize(meta);
     return rc;
 }
 
-int export_sqlite(shoal_recording_reader_t* rec, const char* path, int force,
-                  export_summary_t* summary, char* msg, int msg_size)
+int export_sqlite(shoal_recording_reader_t* rec, const char* path, int force, export_summary_t* summary,
+                  char* msg, int msg_size)
 {
     const shoal_recording_header_t* h = shoal_recording_reader_header(rec);
     if (export_check_dimensions(EXPORT_SQLITE, h->dimensions, msg, msg_size) != 0) return -1;
@@ -539,8 +540,8 @@ int export_sqlite_available(void) { return 0; }
 
 /* Unreachable through the command, which checks export_check_target first;
  * says the same for any other caller. */
-int export_sqlite(shoal_recording_reader_t* rec, const char* path, int force,
-                  export_summary_t* summary, char* msg, int msg_size)
+int export_sqlite(shoal_recording_reader_t* rec, const char* path, int force, export_summary_t* summary,
+                  char* msg, int msg_size)
 {
     (void)rec;
     (void)force;

@@ -32,8 +32,7 @@ const char* export_format_name(export_format_t format)
     return format == EXPORT_CSV ? "csv" : format == EXPORT_SQLITE ? "sqlite" : "unknown";
 }
 
-int export_check_target(export_format_t format, const char* path, int force, char* msg,
-                        int msg_size)
+int export_check_target(export_format_t format, const char* path, int force, char* msg, int msg_size)
 {
     if (format == EXPORT_SQLITE && !export_sqlite_available()) {
         set_msg(msg, msg_size,
@@ -50,8 +49,7 @@ int export_check_target(export_format_t format, const char* path, int force, cha
     if (lstat(path, &st) == 0) {
         if (S_ISREG(st.st_mode)) {
             if (force) return 0;
-            set_msg(msg, msg_size, "%s exists: refusing to replace it (give --force to replace it)",
-                    path);
+            set_msg(msg, msg_size, "%s exists: refusing to replace it (give --force to replace it)", path);
             return -1;
         }
         if (S_ISDIR(st.st_mode)) {
@@ -61,7 +59,8 @@ int export_check_target(export_format_t format, const char* path, int force, cha
         if (S_ISLNK(st.st_mode)) {
             set_msg(msg, msg_size,
                     "cannot write %s: it is a symbolic link; outputs neither follow nor replace "
-                    "links: give the target's path instead", path);
+                    "links: give the target's path instead",
+                    path);
             return -1;
         }
         if ((S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) && format == EXPORT_CSV) {
@@ -122,8 +121,8 @@ int export_check_dimensions(export_format_t format, int dimensions, char* msg, i
     return 0;
 }
 
-int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path,
-                 int force, export_summary_t* summary, char* msg, int msg_size)
+int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path, int force,
+                 export_summary_t* summary, char* msg, int msg_size)
 {
     memset(summary, 0, sizeof *summary);
     if (export_check_dimensions(format, shoal_recording_reader_header(recording)->dimensions, msg,

@@ -64,11 +64,10 @@ typedef struct tracker {
 } tracker_t;
 
 int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
-                  const shoal_path_follow_t* follow, const char* const* csv_paths,
-                  run_result_t* out, char* err, int err_size)
+                  const shoal_path_follow_t* follow, const char* const* csv_paths, run_result_t* out,
+                  char* err, int err_size)
 {
-    return pf_run_course_observed(c, count, vehicles, follow, csv_paths, NULL, NULL, out, err,
-                                  err_size);
+    return pf_run_course_observed(c, count, vehicles, follow, csv_paths, NULL, NULL, out, err, err_size);
 }
 
 pf_start_t pf_trial_start(uint64_t seed, int vehicle, int course, int trial, float spread)
@@ -105,23 +104,20 @@ int pf_run_course_from(const course_t* c, int count, const shoal_ground_vehicle_
                        const shoal_path_follow_t* follow, const pf_start_t* starts,
                        const char* const* csv_paths, run_result_t* out, char* err, int err_size)
 {
-    return pf_run_course_full(c, count, vehicles, follow, starts, csv_paths, NULL, NULL, out, err,
-                              err_size);
+    return pf_run_course_full(c, count, vehicles, follow, starts, csv_paths, NULL, NULL, out, err, err_size);
 }
 
 int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                            const shoal_path_follow_t* follow, const char* const* csv_paths,
-                           pf_observe_fn* observe, void* ctx, run_result_t* out, char* err,
-                           int err_size)
+                           pf_observe_fn* observe, void* ctx, run_result_t* out, char* err, int err_size)
 {
-    return pf_run_course_full(c, count, vehicles, follow, NULL, csv_paths, observe, ctx, out, err,
-                              err_size);
+    return pf_run_course_full(c, count, vehicles, follow, NULL, csv_paths, observe, ctx, out, err, err_size);
 }
 
 int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                        const shoal_path_follow_t* follow, const pf_start_t* starts,
-                       const char* const* csv_paths, pf_observe_fn* observe, void* ctx,
-                       run_result_t* out, char* err, int err_size)
+                       const char* const* csv_paths, pf_observe_fn* observe, void* ctx, run_result_t* out,
+                       char* err, int err_size)
 {
     int rc = -1;
     shoal_world_t* w = pf_course_world(c, err, err_size);
@@ -292,9 +288,8 @@ static double tune_cost(const shoal_ground_vehicle_t* vehicle, const shoal_path_
     return cost;
 }
 
-int pf_tune_vehicle(const shoal_ground_vehicle_t* vehicle, const shoal_path_follow_t* start,
-                    int max_evals, shoal_path_follow_t* best, double* best_cost, char* err,
-                    int err_size)
+int pf_tune_vehicle(const shoal_ground_vehicle_t* vehicle, const shoal_path_follow_t* start, int max_evals,
+                    shoal_path_follow_t* best, double* best_cost, char* err, int err_size)
 {
     enum { D = PF_TUNE_DIM, N = PF_TUNE_DIM + 1 };
     course_t courses[COURSE_TUNING_COUNT];
@@ -395,8 +390,8 @@ static uint32_t soak_rand(uint64_t* s) { return (uint32_t)(rng_splitmix64(s) >> 
 
 enum { SOAK_LEGS = 8, SOAK_MAX_POINTS = SOAK_LEGS + 2 };
 
-int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles,
-            double seconds, uint64_t seed, int contacts, soak_result_t* out, char* err, int err_size)
+int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles, double seconds,
+            uint64_t seed, int contacts, soak_result_t* out, char* err, int err_size)
 {
     memset(out, 0, sizeof *out);
     course_t town;
@@ -430,8 +425,8 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
         pos[i][3] = d.ground.vehicle.radius;
         int32_t ix = (int32_t)(soak_rand(&rng) % TOWN_N), iy = (int32_t)(soak_rand(&rng) % TOWN_N);
         node[i][2] = -1;
-        int32_t n = town_route(&town, ix, iy, SOAK_LEGS, &rng, xyz, SOAK_MAX_POINTS, &node[i][0],
-                               &node[i][1], &node[i][2]);
+        int32_t n = town_route(&town, ix, iy, SOAK_LEGS, &rng, xyz, SOAK_MAX_POINTS, &node[i][0], &node[i][1],
+                               &node[i][2]);
         if (shoal_world_add_path(w, xyz, n, town.half_width, &paths[i]) != SHOAL_OK) goto lib_fail;
         d.ground.follow.path = paths[i];
         d.position[0] = xyz[0];
@@ -455,8 +450,8 @@ int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, i
             last_tele[i] = g.teleports;
             if (g.completed) {
                 out->routes_completed++;
-                int32_t n = town_route(&town, node[i][0], node[i][1], SOAK_LEGS, &rng, xyz,
-                                       SOAK_MAX_POINTS, &node[i][0], &node[i][1], &node[i][2]);
+                int32_t n = town_route(&town, node[i][0], node[i][1], SOAK_LEGS, &rng, xyz, SOAK_MAX_POINTS,
+                                       &node[i][0], &node[i][1], &node[i][2]);
                 /* the route starts where the vehicle is: replace the path it
                  * follows, between frames */
                 if (shoal_world_set_path(w, paths[i], xyz, n, town.half_width) != SHOAL_OK ||

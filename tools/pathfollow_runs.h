@@ -9,8 +9,8 @@
 #include "shoal/shoal.h"
 #include "tools/courses.h"
 
-#define PF_RUN_DT (1.0f / 30.0f)   /* s: the game's 30 Hz frame */
-#define PF_RUN_TIME_LIMIT 240.0    /* s: a run not finished by then is incomplete */
+#define PF_RUN_DT (1.0f / 30.0f) /* s: the game's 30 Hz frame */
+#define PF_RUN_TIME_LIMIT 240.0  /* s: a run not finished by then is incomplete */
 
 /* The metrics of one vehicle on one course. */
 typedef struct run_result {
@@ -35,8 +35,8 @@ shoal_world_t* pf_course_world(const course_t* c, char* err, int err_size);
  * vehicle's trajectory there as CSV. Returns 0, or -1 with a message in err
  * (a library error or a file that could not be written). */
 int pf_run_course(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
-                  const shoal_path_follow_t* follow, const char* const* csv_paths,
-                  run_result_t* out, char* err, int err_size);
+                  const shoal_path_follow_t* follow, const char* const* csv_paths, run_result_t* out,
+                  char* err, int err_size);
 
 /* A start perturbed from the course's nominal one (waypoint 0, facing
  * waypoint 1, at rest): moved `lateral` m to the left of the first segment
@@ -78,12 +78,11 @@ typedef void pf_observe_fn(void* ctx, int vehicle, double t, const shoal_agent_s
                            const shoal_ground_status_t* g);
 int pf_run_course_observed(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                            const shoal_path_follow_t* follow, const char* const* csv_paths,
-                           pf_observe_fn* observe, void* ctx, run_result_t* out, char* err,
-                           int err_size);
+                           pf_observe_fn* observe, void* ctx, run_result_t* out, char* err, int err_size);
 int pf_run_course_full(const course_t* c, int count, const shoal_ground_vehicle_t* vehicles,
                        const shoal_path_follow_t* follow, const pf_start_t* starts,
-                       const char* const* csv_paths, pf_observe_fn* observe, void* ctx,
-                       run_result_t* out, char* err, int err_size);
+                       const char* const* csv_paths, pf_observe_fn* observe, void* ctx, run_result_t* out,
+                       char* err, int err_size);
 
 /* The parameters the tuner searches, as a vector. */
 enum { PF_TUNE_DIM = 5 };
@@ -95,9 +94,8 @@ void pf_tune_extract(const shoal_path_follow_t* f, double x[PF_TUNE_DIM]);
  * (total time, with penalties for stuck events, teleports, unfinished runs
  * and time outside the corridor). Writes the best parameters to `best` and
  * returns the number of evaluations, or -1 on error. */
-int pf_tune_vehicle(const shoal_ground_vehicle_t* vehicle, const shoal_path_follow_t* start,
-                    int max_evals, shoal_path_follow_t* best, double* best_cost, char* err,
-                    int err_size);
+int pf_tune_vehicle(const shoal_ground_vehicle_t* vehicle, const shoal_path_follow_t* start, int max_evals,
+                    shoal_path_follow_t* best, double* best_cost, char* err, int err_size);
 
 /* The soak run: 64 vehicles (the six presets in turn) drive random routes
  * through the town for `seconds`, each vehicle taking a new route when it
@@ -114,13 +112,13 @@ typedef struct soak_result {
     int teleports;
     int routes_completed;
     int stuck_by_preset[6]; /* the presets in gv order: buggy, car, apc, truck, tank, hovercraft */
-    int64_t touches;      /* pairs of vehicles that started touching (a pair touching over
+    int64_t touches;        /* pairs of vehicles that started touching (a pair touching over
                            * several frames counts once) */
-    int64_t touch_frames; /* pair-frames spent touching */
-    double overlap_max;   /* m: the deepest overlap of two bodies after any frame (with
+    int64_t touch_frames;   /* pair-frames spent touching */
+    double overlap_max;     /* m: the deepest overlap of two bodies after any frame (with
                            * contacts: what the contact pass left) */
 } soak_result_t;
-int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles,
-            double seconds, uint64_t seed, int contacts, soak_result_t* out, char* err, int err_size);
+int pf_soak(shoal_follower_t follower, const shoal_path_follow_t* per_vehicle, int vehicles, double seconds,
+            uint64_t seed, int contacts, soak_result_t* out, char* err, int err_size);
 
 #endif

@@ -34,7 +34,10 @@ typedef struct plot_options_t {
     int32_t width, height; /* px; default 960 x 720 */
 } plot_options_t;
 
-#define PLOT_OPTIONS_DEFAULT {NULL, 960, 720}
+#define PLOT_OPTIONS_DEFAULT                                                                                 \
+    {                                                                                                        \
+        NULL, 960, 720                                                                                       \
+    }
 
 /* A constant, so that a spec's initializer can use it; the definition in
  * cmd_plot.c must have exactly this many rows (its type would conflict). */
@@ -43,8 +46,8 @@ extern const cli_option_t plot_shared_options[PLOT_SHARED_OPTION_COUNT];
 
 /* In a kind's cli_spec_t: the shared rows, stored into `common` of the
  * kind's options struct `type`. */
-#define PLOT_SHARED(type)                                                                         \
-    .shared_options = plot_shared_options, .shared_option_count = PLOT_SHARED_OPTION_COUNT,       \
+#define PLOT_SHARED(type)                                                                                    \
+    .shared_options = plot_shared_options, .shared_option_count = PLOT_SHARED_OPTION_COUNT,                  \
     .shared_offset = offsetof(type, common)
 
 /* cli_parse for a kind, then the checks of the shared options (-o given,
@@ -59,10 +62,10 @@ typedef struct plot_rgb_t {
 
 /* One panel: a world rectangle shown in a pixel rectangle. */
 typedef struct plot_panel_t {
-    double px0, py0, pw, ph; /* the pixel rectangle (top-left corner, size) */
+    double px0, py0, pw, ph;       /* the pixel rectangle (top-left corner, size) */
     double xmin, xmax, ymin, ymax; /* world rectangle actually shown (after fitting) */
-    double scale;             /* px per m, the same on both axes */
-    const char* xlabel;       /* axis names, e.g. "x (m)" */
+    double scale;                  /* px per m, the same on both axes */
+    const char* xlabel;            /* axis names, e.g. "x (m)" */
     const char* ylabel;
 } plot_panel_t;
 
@@ -110,12 +113,11 @@ void plot_legend(plot_t* p, plot_rgb_t color, int style, const char* label);
 /* Fit a world rectangle into the pixel rectangle (x, y, w, h) with one
  * scale for both axes (the shorter side gets the slack, centred), then
  * draw the panel's background, grid, ticks and labels. */
-void plot_panel_setup(plot_t* p, plot_panel_t* panel, double x, double y, double w, double h,
-                      double xmin, double xmax, double ymin, double ymax, const char* xlabel,
-                      const char* ylabel);
+void plot_panel_setup(plot_t* p, plot_panel_t* panel, double x, double y, double w, double h, double xmin,
+                      double xmax, double ymin, double ymax, const char* xlabel, const char* ylabel);
 /* The standard single panel: the canvas minus title, legend and margins. */
-void plot_panel_full(plot_t* p, plot_panel_t* panel, double xmin, double xmax, double ymin,
-                     double ymax, const char* xlabel, const char* ylabel);
+void plot_panel_full(plot_t* p, plot_panel_t* panel, double xmin, double xmax, double ymin, double ymax,
+                     const char* xlabel, const char* ylabel);
 /* Draw in world coordinates, clipped to the panel, until plot_panel_end. */
 void plot_panel_begin(plot_t* p, const plot_panel_t* panel);
 void plot_panel_end(plot_t* p);
@@ -128,13 +130,13 @@ void plot_to_px(const plot_panel_t* panel, double x, double y, double* px, doubl
 /* Helpers valid between plot_panel_begin and plot_panel_end (world units
  * for geometry, pixels for widths and marker sizes). */
 void plot_set_color(plot_t* p, plot_rgb_t c, double alpha);
-void plot_stroke_px(plot_t* p, double width_px);     /* stroke with a width in pixels */
+void plot_stroke_px(plot_t* p, double width_px);           /* stroke with a width in pixels */
 void plot_dash_px(plot_t* p, double on_px, double off_px); /* 0, 0: solid */
 void plot_circle(plot_t* p, double x, double y, double r); /* adds a circle path */
 void plot_dot(plot_t* p, const plot_panel_t* panel, double x, double y, double r_px);
 /* An arrow of `length_px` from (x, y) along heading (rad), filled head. */
-void plot_arrow(plot_t* p, const plot_panel_t* panel, double x, double y, double heading,
-                double length_px, double width_px);
+void plot_arrow(plot_t* p, const plot_panel_t* panel, double x, double y, double heading, double length_px,
+                double width_px);
 /* Text at a world point, offset by (dx, dy) pixels. */
 void plot_text_at(plot_t* p, const plot_panel_t* panel, double x, double y, double dx, double dy,
                   const char* text);
@@ -205,12 +207,12 @@ void plot_chart_series(plot_t* p, const plot_chart_t* chart, const plot_series_t
 /* A translucent band between lo[i] and hi[i] over x[i] (i < count, x
  * increasing), drawn first so that series stay on top; label: a legend
  * entry (style 3), or NULL. */
-void plot_chart_band(plot_t* p, const plot_chart_t* chart, const double* x, const double* lo, const double* hi,
-                     int count, plot_rgb_t color, const char* label);
+void plot_chart_band(plot_t* p, const plot_chart_t* chart, const double* x, const double* lo,
+                     const double* hi, int count, plot_rgb_t color, const char* label);
 /* Text at a chart point, offset by (dx, dy) pixels; align 0 left, 0.5
  * centre, 1 right of the point. */
-void plot_chart_text(plot_t* p, const plot_chart_t* chart, double x, double y, double dx, double dy, double align,
-                     const char* text);
+void plot_chart_text(plot_t* p, const plot_chart_t* chart, double x, double y, double dx, double dy,
+                     double align, const char* text);
 /* The legend entry of a series alone (plot_chart_series adds it). */
 void plot_legend_series(plot_t* p, const plot_series_t* series);
 

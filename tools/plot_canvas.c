@@ -274,9 +274,8 @@ static void format_tick(char* buf, size_t size, double v, double step)
     snprintf(buf, size, "%.*f", decimals, v);
 }
 
-void plot_panel_setup(plot_t* p, plot_panel_t* panel, double x, double y, double w, double h,
-                      double xmin, double xmax, double ymin, double ymax, const char* xlabel,
-                      const char* ylabel)
+void plot_panel_setup(plot_t* p, plot_panel_t* panel, double x, double y, double w, double h, double xmin,
+                      double xmax, double ymin, double ymax, const char* xlabel, const char* ylabel)
 {
     cairo_t* cr = p->cr;
     /* A degenerate extent (one point, a straight line) still gets a view. */
@@ -362,8 +361,8 @@ void plot_area(const plot_t* p, double fx0, double fx1, double fy0, double fy1, 
     *h = (fy1 - fy0) * full_h - MARGIN_B;
 }
 
-void plot_panel_full(plot_t* p, plot_panel_t* panel, double xmin, double xmax, double ymin,
-                     double ymax, const char* xlabel, const char* ylabel)
+void plot_panel_full(plot_t* p, plot_panel_t* panel, double xmin, double xmax, double ymin, double ymax,
+                     const char* xlabel, const char* ylabel)
 {
     double x, y, w, h;
     plot_area(p, 0.0, 1.0, 0.0, 1.0, &x, &y, &w, &h);
@@ -391,8 +390,10 @@ void plot_scale_bar(plot_t* p, const plot_panel_t* panel)
     double lpx = len * panel->scale;
     double x1 = panel->px0 + panel->pw - 14, x0 = x1 - lpx, y = panel->py0 + panel->ph - 14;
     char buf[32];
-    if (len >= 1.0) snprintf(buf, sizeof buf, "%g m", len);
-    else snprintf(buf, sizeof buf, "%g cm", len * 100.0);
+    if (len >= 1.0)
+        snprintf(buf, sizeof buf, "%g m", len);
+    else
+        snprintf(buf, sizeof buf, "%g cm", len * 100.0);
     /* No backdrop: it would hide data under it. */
     cairo_save(cr);
     cairo_set_source_rgb(cr, ink.r, ink.g, ink.b);
@@ -434,7 +435,8 @@ void plot_chart_setup(plot_t* p, plot_chart_t* chart, double x, double y, double
         ymin -= 1.0;
         ymax += 1.0;
     }
-    *chart = (plot_chart_t){.px0 = x, .py0 = y, .pw = w, .ph = h, .xmin = xmin, .xmax = xmax, .ymin = ymin, .ymax = ymax};
+    *chart = (plot_chart_t){
+        .px0 = x, .py0 = y, .pw = w, .ph = h, .xmin = xmin, .xmax = xmax, .ymin = ymin, .ymax = ymax};
     cairo_save(cr);
     cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
     cairo_rectangle(cr, x, y, w, h);
@@ -502,8 +504,7 @@ static void marker(cairo_t* cr, plot_mark_t mark, double x, double y, double r)
 {
     cairo_new_path(cr);
     switch (mark) {
-    case PLOT_MARK_NONE:
-        return;
+    case PLOT_MARK_NONE: return;
     case PLOT_MARK_DOT:
         cairo_arc(cr, x, y, r, 0.0, 2.0 * PLOT_PI);
         cairo_fill(cr);
@@ -584,8 +585,8 @@ void plot_chart_series(plot_t* p, const plot_chart_t* chart, const plot_series_t
     if (s->label) plot_legend_series(p, s);
 }
 
-void plot_chart_band(plot_t* p, const plot_chart_t* chart, const double* x, const double* lo, const double* hi,
-                     int count, plot_rgb_t color, const char* label)
+void plot_chart_band(plot_t* p, const plot_chart_t* chart, const double* x, const double* lo,
+                     const double* hi, int count, plot_rgb_t color, const char* label)
 {
     cairo_t* cr = p->cr;
     cairo_save(cr);
@@ -608,8 +609,8 @@ void plot_chart_band(plot_t* p, const plot_chart_t* chart, const double* x, cons
     if (label) plot_legend(p, color, 3, label);
 }
 
-void plot_chart_text(plot_t* p, const plot_chart_t* chart, double x, double y, double dx, double dy, double align,
-                     const char* s)
+void plot_chart_text(plot_t* p, const plot_chart_t* chart, double x, double y, double dx, double dy,
+                     double align, const char* s)
 {
     double px, py;
     plot_chart_to_px(chart, x, y, &px, &py);
@@ -680,8 +681,8 @@ void plot_dot(plot_t* p, const plot_panel_t* panel, double x, double y, double r
     cairo_fill(p->cr);
 }
 
-void plot_arrow(plot_t* p, const plot_panel_t* panel, double x, double y, double heading,
-                double length_px, double width_px)
+void plot_arrow(plot_t* p, const plot_panel_t* panel, double x, double y, double heading, double length_px,
+                double width_px)
 {
     cairo_t* cr = p->cr;
     double L = length_px / panel->scale, head = fmin(0.45 * L, 10.0 / panel->scale);
@@ -728,8 +729,10 @@ plot_rgb_t plot_palette(int index)
 plot_rgb_t plot_colormap(double t)
 {
     /* A few stops of a viridis-like map, interpolated linearly. */
-    static const plot_rgb_t stops[] = {{0.267, 0.005, 0.329}, {0.230, 0.322, 0.546},
-                                       {0.128, 0.567, 0.551}, {0.369, 0.789, 0.383},
+    static const plot_rgb_t stops[] = {{0.267, 0.005, 0.329},
+                                       {0.230, 0.322, 0.546},
+                                       {0.128, 0.567, 0.551},
+                                       {0.369, 0.789, 0.383},
                                        {0.880, 0.860, 0.100}};
     const int n = (int)(sizeof stops / sizeof stops[0]);
     if (!(t > 0.0)) t = 0.0;

@@ -51,8 +51,10 @@ static void arc_path(cairo_t* cr, vec2 c, vec2 from, double r, int turn, double 
 {
     double a0 = atan2(from.y - c.y, from.x - c.x);
     cairo_new_sub_path(cr);
-    if (turn > 0) cairo_arc(cr, c.x, c.y, r, a0, a0 + phi);
-    else cairo_arc_negative(cr, c.x, c.y, r, a0, a0 - phi);
+    if (turn > 0)
+        cairo_arc(cr, c.x, c.y, r, a0, a0 + phi);
+    else
+        cairo_arc_negative(cr, c.x, c.y, r, a0, a0 - phi);
 }
 
 static void grow(double* b, double x, double y, double r)
@@ -70,16 +72,27 @@ typedef struct plot_dseek_options_t {
     int64_t replans;
 } plot_dseek_options_t;
 
-#define DSEEK_POSITIVE(name, metavar, field, help) CLI_POSITIVE_ROW(name, metavar, plot_dseek_options_t, field, help)
+#define DSEEK_POSITIVE(name, metavar, field, help)                                                           \
+    CLI_POSITIVE_ROW(name, metavar, plot_dseek_options_t, field, help)
 
 static const cli_option_t dseek_options[] = {
-    {.name = "--from", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(plot_dseek_options_t, from),
+    {.name = "--from",
+     .metavar = "POSE",
+     .kind = CLI_STRING,
+     CLI_AT(plot_dseek_options_t, from),
      .help = "the start pose x,y,heading (heading in radians from +x; default 0,0,1.5708)"},
-    {.name = "--to", .metavar = "POSE", .kind = CLI_STRING, CLI_AT(plot_dseek_options_t, to),
+    {.name = "--to",
+     .metavar = "POSE",
+     .kind = CLI_STRING,
+     CLI_AT(plot_dseek_options_t, to),
      .help = "the waypoint and the heading wanted there, x,y,heading (default 10,-3,3.1416)"},
     DSEEK_POSITIVE("--rmin", "R", rmin, "minimum turn radius, m (> 0; default 2)"),
     DSEEK_POSITIVE("--speed", "V", speed, "cruise speed, m/s (> 0; default 5)"),
-    {.name = "--replans", .metavar = "N", .kind = CLI_INT, CLI_AT(plot_dseek_options_t, replans), .max = 50,
+    {.name = "--replans",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(plot_dseek_options_t, replans),
+     .max = 50,
      .help = "also the plans of N later poses along the flight, 0..50 (default 0)"},
 };
 
@@ -135,8 +148,10 @@ int plot_kind_dseek(int argc, char** argv)
     dseek_result2_t plan;
     int have_plan = dseek_steer_2d(A, dA, W, dW, &prm, &plan) == DSEEK_OK && isfinite(plan.total_angle) &&
                     plan.stage != DSEEK_CLOSE;
-    vec2 kA[2] = {{A.x - (float)r * dA.y, A.y + (float)r * dA.x}, {A.x + (float)r * dA.y, A.y - (float)r * dA.x}};
-    vec2 kW[2] = {{W.x - (float)r * dW.y, W.y + (float)r * dW.x}, {W.x + (float)r * dW.y, W.y - (float)r * dW.x}};
+    vec2 kA[2] = {{A.x - (float)r * dA.y, A.y + (float)r * dA.x},
+                  {A.x + (float)r * dA.y, A.y - (float)r * dA.x}};
+    vec2 kW[2] = {{W.x - (float)r * dW.y, W.y + (float)r * dW.x},
+                  {W.x + (float)r * dW.y, W.y - (float)r * dW.x}};
 
     double bounds[4] = {1e300, -1e300, 1e300, -1e300};
     for (int i = 0; i < tr.count; ++i) grow(bounds, tr.xy[3 * i], tr.xy[3 * i + 1], 0.0);
@@ -188,8 +203,10 @@ int plot_kind_dseek(int argc, char** argv)
         if (dseek_steer_2d(P, dP, W, dW, &prm, &later) != DSEEK_OK || !isfinite(later.total_angle) ||
             later.stage == DSEEK_CLOSE)
             continue;
-        if (later.stage == DSEEK_STAGE_I) arc_path(cr, later.center_agent, P, r, later.agent_turn, later.phi_agent);
-        else cairo_move_to(cr, P.x, P.y);
+        if (later.stage == DSEEK_STAGE_I)
+            arc_path(cr, later.center_agent, P, r, later.agent_turn, later.phi_agent);
+        else
+            cairo_move_to(cr, P.x, P.y);
         if (later.stage != DSEEK_STAGE_III) cairo_line_to(cr, later.tangent_to.x, later.tangent_to.y);
         vec2 arc_from = later.stage == DSEEK_STAGE_III ? P : later.tangent_to;
         arc_path(cr, later.center_waypoint, arc_from, r, later.waypoint_turn, later.phi_waypoint);
@@ -219,8 +236,10 @@ int plot_kind_dseek(int argc, char** argv)
     }
     /* What was flown. */
     for (int i = 0; i < tr.count; ++i) {
-        if (i == 0) cairo_move_to(cr, tr.xy[0], tr.xy[1]);
-        else cairo_line_to(cr, tr.xy[3 * i], tr.xy[3 * i + 1]);
+        if (i == 0)
+            cairo_move_to(cr, tr.xy[0], tr.xy[1]);
+        else
+            cairo_line_to(cr, tr.xy[3 * i], tr.xy[3 * i + 1]);
     }
     plot_set_color(&p, flown_c, 1.0);
     plot_stroke_px(&p, 2.0);
@@ -242,8 +261,8 @@ int plot_kind_dseek(int argc, char** argv)
     if (have_plan) {
         char label[128];
         snprintf(label, sizeof label, "plan at start (%s: arc %.0f deg, tangent %.1f m, arc %.0f deg)",
-                 plan.path_is_cross ? "cross" : "direct", plan.phi_agent * 180.0 / PLOT_PI, plan.tangent_length,
-                 plan.phi_waypoint * 180.0 / PLOT_PI);
+                 plan.path_is_cross ? "cross" : "direct", plan.phi_agent * 180.0 / PLOT_PI,
+                 plan.tangent_length, plan.phi_waypoint * 180.0 / PLOT_PI);
         plot_legend(&p, plan_c, 2, label);
     }
     if (replans > 0) {

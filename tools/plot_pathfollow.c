@@ -42,8 +42,12 @@ static void observe(void* ctx, int vehicle, double t, const shoal_agent_state_t*
         k->s = p;
         k->capacity = cap;
     }
-    k->s[k->count++] = (pf_sample_t){.x = s->position[0], .y = s->position[1], .speed = fabsf(g->speed), .stuck = g->stuck,
-                                   .stuck_events = g->stuck_events, .teleports = g->teleports};
+    k->s[k->count++] = (pf_sample_t){.x = s->position[0],
+                                     .y = s->position[1],
+                                     .speed = fabsf(g->speed),
+                                     .stuck = g->stuck,
+                                     .stuck_events = g->stuck_events,
+                                     .teleports = g->teleports};
 }
 
 /* Terrain as a hill-shaded image under everything: tint by height, shade by
@@ -79,7 +83,8 @@ static void draw_terrain(plot_t* p, const course_t* c, float* hmin_out, float* h
             double lambert = (gx - gy + 1.5) / (sqrt(gx * gx + gy * gy + 1.0) * sqrt(4.25));
             double shade = 0.78 + 0.22 * fmin(1.0, fmax(0.0, lambert));
             double t = (c->heights[j * c->nx + i] - hmin) / span;
-            double r = (0.90 - 0.10 * t) * shade, g = (0.94 - 0.18 * t) * shade, b = (0.86 - 0.26 * t) * shade;
+            double r = (0.90 - 0.10 * t) * shade, g = (0.94 - 0.18 * t) * shade,
+                   b = (0.86 - 0.26 * t) * shade;
             uint32_t px = (uint32_t)(r * 255.0) << 16 | (uint32_t)(g * 255.0) << 8 | (uint32_t)(b * 255.0);
             memcpy(data + (size_t)j * (size_t)stride + 4u * (size_t)i, &px, 4);
         }
@@ -105,11 +110,20 @@ typedef struct plot_pathfollow_options_t {
 } plot_pathfollow_options_t;
 
 static const cli_option_t pathfollow_options[] = {
-    {.name = "--vehicle", .metavar = "NAME", .kind = CLI_STRING, CLI_AT(plot_pathfollow_options_t, vehicle),
+    {.name = "--vehicle",
+     .metavar = "NAME",
+     .kind = CLI_STRING,
+     CLI_AT(plot_pathfollow_options_t, vehicle),
      .help = "buggy, car, apc, truck, tank or hovercraft (required)"},
-    {.name = "--course", .metavar = "NAME", .kind = CLI_STRING, CLI_AT(plot_pathfollow_options_t, course),
+    {.name = "--course",
+     .metavar = "NAME",
+     .kind = CLI_STRING,
+     CLI_AT(plot_pathfollow_options_t, course),
      .help = "one of the experiment's courses, as `shoal pathfollow --course` (required)"},
-    {.name = "--follower", .metavar = "KIND", .kind = CLI_STRING, CLI_AT(plot_pathfollow_options_t, follower),
+    {.name = "--follower",
+     .metavar = "KIND",
+     .kind = CLI_STRING,
+     CLI_AT(plot_pathfollow_options_t, follower),
      .help = "proposed (default) or baseline"},
 };
 
@@ -134,13 +148,19 @@ int plot_kind_pathfollow(int argc, char** argv)
     if (!vehicle || !course_name)
         return cli_usage_error("plot pathfollow", "--vehicle NAME and --course NAME are required");
     shoal_path_follow_t follow = shoal_path_follow_default();
-    if (!strcmp(kind, "proposed")) follow.follower = SHOAL_FOLLOWER_PROPOSED;
-    else if (!strcmp(kind, "baseline")) follow.follower = SHOAL_FOLLOWER_BASELINE;
-    else return cli_usage_error("plot pathfollow", "--follower: expected proposed or baseline, got '%s'", kind);
+    if (!strcmp(kind, "proposed"))
+        follow.follower = SHOAL_FOLLOWER_PROPOSED;
+    else if (!strcmp(kind, "baseline"))
+        follow.follower = SHOAL_FOLLOWER_BASELINE;
+    else
+        return cli_usage_error("plot pathfollow", "--follower: expected proposed or baseline, got '%s'",
+                               kind);
     shoal_ground_vehicle_t veh;
     if (shoal_ground_vehicle_preset(vehicle, &veh, NULL) != SHOAL_OK)
-        return cli_usage_error("plot pathfollow", "--vehicle: unknown '%s' (buggy, car, apc, truck, tank, "
-                                                  "hovercraft)", vehicle);
+        return cli_usage_error("plot pathfollow",
+                               "--vehicle: unknown '%s' (buggy, car, apc, truck, tank, "
+                               "hovercraft)",
+                               vehicle);
     course_t c;
     int found = course_find(course_name, &c);
     if (found < 0) {
@@ -148,8 +168,8 @@ int plot_kind_pathfollow(int argc, char** argv)
         return CLI_EXIT_FAILURE;
     }
     if (found > 0)
-        return cli_usage_error("plot pathfollow", "--course: unknown course '%s' (see shoal pathfollow --help)",
-                               course_name);
+        return cli_usage_error("plot pathfollow",
+                               "--course: unknown course '%s' (see shoal pathfollow --help)", course_name);
 
     pf_track_t tr = {0};
     observe(&tr, 0, 0.0, &(shoal_agent_state_t){.position = {c.xyz[0], c.xyz[1], c.xyz[2]}},
@@ -206,12 +226,13 @@ int plot_kind_pathfollow(int argc, char** argv)
     /* The corridor: a stroke 2 half_width wide with round joins and caps is
      * exactly the set of points within half_width of the path. */
     for (int i = 0; i < c.count; ++i) cairo_line_to(cr, c.xyz[3 * i], c.xyz[3 * i + 1]);
-    const plot_rgb_t corridor_c = {0.337, 0.706, 0.914}, path_c = {0.2, 0.2, 0.25}, obst_c = {0.45, 0.42, 0.4},
-                     stuck_c = {0.85, 0.1, 0.1}, tele_c = {0.8, 0.0, 0.6};
+    const plot_rgb_t corridor_c = {0.337, 0.706, 0.914}, path_c = {0.2, 0.2, 0.25},
+                     obst_c = {0.45, 0.42, 0.4}, stuck_c = {0.85, 0.1, 0.1}, tele_c = {0.8, 0.0, 0.6};
     plot_set_color(&p, corridor_c, 0.28);
     cairo_set_line_width(cr, 2.0 * c.half_width);
     cairo_stroke(cr);
-    for (int i = 0; i < c.obstacle_count; ++i) plot_circle(&p, c.obstacles[i][0], c.obstacles[i][1], c.obstacles[i][2]);
+    for (int i = 0; i < c.obstacle_count; ++i)
+        plot_circle(&p, c.obstacles[i][0], c.obstacles[i][1], c.obstacles[i][2]);
     plot_set_color(&p, obst_c, 0.75);
     cairo_fill_preserve(cr);
     plot_set_color(&p, (plot_rgb_t){0.2, 0.2, 0.2}, 0.9);

@@ -14,8 +14,8 @@
 #include "tools/cli.h"
 #include "tools/plot.h"
 
-#define MAX_COUNTS 64   /* thread counts in one file */
-#define MAX_SYSTEMS 64  /* distinct systems in one file */
+#define MAX_COUNTS 64  /* thread counts in one file */
+#define MAX_SYSTEMS 64 /* distinct systems in one file */
 #define SCALING_FILE_LIMIT ((uint64_t)64 << 20)
 
 typedef struct scaling_curve {
@@ -31,11 +31,11 @@ typedef struct scaling_data {
     double agents, rounds; /* NaN when not given */
     int counts;
     double threads[MAX_COUNTS];
-    double step[MAX_COUNTS];  /* the step's speed-up */
+    double step[MAX_COUNTS];    /* the step's speed-up */
     double ceiling[MAX_COUNTS]; /* the ceiling's speed-up (bench scaling --ceiling), NaN when not given */
-    int over[MAX_COUNTS];     /* oversubscribed */
-    double step_base_ms;      /* NaN when not given */
-    int agree;                /* hashes_agree: 1, 0, or -1 when not given */
+    int over[MAX_COUNTS];       /* oversubscribed */
+    double step_base_ms;        /* NaN when not given */
+    int agree;                  /* hashes_agree: 1, 0, or -1 when not given */
     scaling_curve_t systems[MAX_SYSTEMS];
     int system_count;
 } scaling_data_t;
@@ -43,8 +43,10 @@ typedef struct scaling_data {
 /* The error of line `line` (0: the file as a whole) into err; returns -1. */
 static int bad(char* err, int size, const char* path, int line, const char* what)
 {
-    if (line > 0) snprintf(err, (size_t)size, "%s line %d: %s", path, line, what);
-    else snprintf(err, (size_t)size, "%s: %s", path, what);
+    if (line > 0)
+        snprintf(err, (size_t)size, "%s line %d: %s", path, line, what);
+    else
+        snprintf(err, (size_t)size, "%s: %s", path, what);
     return -1;
 }
 
@@ -75,10 +77,7 @@ static scaling_curve_t* curve_named(scaling_data_t* d, const char* name)
 }
 
 /* A thread count as the files write it: a whole number >= 1. */
-static int valid_threads(double t)
-{
-    return isfinite(t) && t >= 1.0 && t <= 1e6 && t == floor(t);
-}
+static int valid_threads(double t) { return isfinite(t) && t >= 1.0 && t <= 1e6 && t == floor(t); }
 
 /* ---- JSON lines (bench scaling --json) --------------------------------------- */
 
@@ -94,7 +93,8 @@ static int read_json_line(scaling_data_t* d, cJSON* root, const char* path, int 
     if (!cJSON_IsObject(root)) return bad(err, size, path, line, "expected one JSON object per line");
     const cJSON* t = cJSON_GetObjectItemCaseSensitive(root, "threads");
     if (!cJSON_IsNumber(t) || !valid_threads(t->valuedouble))
-        return bad(err, size, path, line, "\"threads\" must be a whole number >= 1 (a line of 'shoal bench scaling --json')");
+        return bad(err, size, path, line,
+                   "\"threads\" must be a whole number >= 1 (a line of 'shoal bench scaling --json')");
     const cJSON* s = cJSON_GetObjectItemCaseSensitive(root, "speedup");
     if (!cJSON_IsNumber(s) && !cJSON_IsNull(s))
         return bad(err, size, path, line, "\"speedup\" must be a number or null");
@@ -329,7 +329,8 @@ static int pick_systems(scaling_data_t* d, double share, scaling_curve_t** drawn
         for (int k = 0; k < d->counts; ++k) any |= isfinite(c->speedup[k]);
         if (!any) continue;
         /* without times (a CSV without ms_per_step), every system competes */
-        if (isfinite(c->base_ms) && isfinite(d->step_base_ms) && c->base_ms < share * d->step_base_ms) continue;
+        if (isfinite(c->base_ms) && isfinite(d->step_base_ms) && c->base_ms < share * d->step_base_ms)
+            continue;
         all[n++] = c;
     }
     qsort(all, (size_t)n, sizeof all[0], by_cost); /* stable enough: ties keep no order that matters */
@@ -356,7 +357,10 @@ typedef struct plot_scaling_options_t {
 } plot_scaling_options_t;
 
 static const cli_option_t scaling_options[] = {
-    {.name = "--min-share", .metavar = "P", .kind = CLI_NUMBER, CLI_AT(plot_scaling_options_t, min_share),
+    {.name = "--min-share",
+     .metavar = "P",
+     .kind = CLI_NUMBER,
+     CLI_AT(plot_scaling_options_t, min_share),
      .max = 100,
      .help = "draw the systems that take at least P % of the step at the first thread count, the 6 costliest "
              "at most (default 2)"},
@@ -446,16 +450,26 @@ int plot_kind_scaling(int argc, char** argv)
     /* Oversubscribed counts: a band from the last count that fits. */
     double fits = 0.0, over_from = INFINITY;
     for (int k = 0; k < d->counts; ++k) {
-        if (d->over[k]) over_from = fmin(over_from, d->threads[k]);
-        else fits = fmax(fits, d->threads[k]);
+        if (d->over[k])
+            over_from = fmin(over_from, d->threads[k]);
+        else
+            fits = fmax(fits, d->threads[k]);
     }
     if (isfinite(over_from)) {
-        double bx[2] = {fmin(fits > 0.0 ? fits : over_from, over_from), x1}, lo[2] = {y0, y0}, hi[2] = {y1, y1};
-        plot_chart_band(&p, &chart, bx, lo, hi, 2, over_ink, "oversubscribed (more threads than the machine has)");
+        double bx[2] = {fmin(fits > 0.0 ? fits : over_from, over_from), x1}, lo[2] = {y0, y0},
+               hi[2] = {y1, y1};
+        plot_chart_band(&p, &chart, bx, lo, hi, 2, over_ink,
+                        "oversubscribed (more threads than the machine has)");
     }
     double ix[2] = {tmin, tmax}, iy[2] = {tmin / base, tmax / base};
     plot_chart_series(&p, &chart,
-                      &(plot_series_t){.x = ix, .y = iy, .count = 2, .color = ideal_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE, .label = "ideal"});
+                      &(plot_series_t){.x = ix,
+                                       .y = iy,
+                                       .count = 2,
+                                       .color = ideal_ink,
+                                       .line = PLOT_LINE_DOTTED,
+                                       .mark = PLOT_MARK_NONE,
+                                       .label = "ideal"});
     double xs[MAX_COUNTS], ys[MAX_COUNTS];
     /* The machine's ceiling, when measured: the same work as separate
      * worlds, one a thread. */
@@ -467,24 +481,41 @@ int plot_kind_scaling(int argc, char** argv)
     }
     if (ceiling)
         plot_chart_series(&p, &chart,
-                          &(plot_series_t){.x = xs, .y = ys, .count = d->counts, .color = ideal_ink, .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_RING,
+                          &(plot_series_t){.x = xs,
+                                           .y = ys,
+                                           .count = d->counts,
+                                           .color = ideal_ink,
+                                           .line = PLOT_LINE_SOLID,
+                                           .mark = PLOT_MARK_RING,
                                            .label = "ceiling (the same work as one world a thread)"});
-    static const plot_mark_t marks[] = {PLOT_MARK_SQUARE, PLOT_MARK_TRIANGLE, PLOT_MARK_CROSS, PLOT_MARK_RING};
+    static const plot_mark_t marks[] = {PLOT_MARK_SQUARE, PLOT_MARK_TRIANGLE, PLOT_MARK_CROSS,
+                                        PLOT_MARK_RING};
     for (int i = 0; i < shown; ++i) {
         for (int j = 0; j < d->counts; ++j) {
             xs[j] = d->threads[order[j]];
             ys[j] = drawn[i]->speedup[order[j]];
         }
         plot_chart_series(&p, &chart,
-                          &(plot_series_t){.x = xs, .y = ys, .count = d->counts, .color = plot_palette(i), .line = PLOT_LINE_DASHED,
-                                           .mark = marks[i % 4], .label = drawn[i]->name});
+                          &(plot_series_t){.x = xs,
+                                           .y = ys,
+                                           .count = d->counts,
+                                           .color = plot_palette(i),
+                                           .line = PLOT_LINE_DASHED,
+                                           .mark = marks[i % 4],
+                                           .label = drawn[i]->name});
     }
     for (int j = 0; j < d->counts; ++j) {
         xs[j] = d->threads[order[j]];
         ys[j] = d->step[order[j]];
     }
     plot_chart_series(&p, &chart,
-                      &(plot_series_t){.x = xs, .y = ys, .count = d->counts, .color = step_ink, .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_DOT, .label = "step"});
+                      &(plot_series_t){.x = xs,
+                                       .y = ys,
+                                       .count = d->counts,
+                                       .color = step_ink,
+                                       .line = PLOT_LINE_SOLID,
+                                       .mark = PLOT_MARK_DOT,
+                                       .label = "step"});
     int counts = d->counts;
     free(d);
     if (plot_close(&p, err, sizeof err) != 0) {

@@ -90,8 +90,10 @@ static void polyline(cairo_t* cr, const float* pts, int n, int view)
     for (int k = 0; k < n; ++k) {
         double x, y;
         project(view, pts + 3 * k, &x, &y);
-        if (k == 0) cairo_move_to(cr, x, y);
-        else cairo_line_to(cr, x, y);
+        if (k == 0)
+            cairo_move_to(cr, x, y);
+        else
+            cairo_line_to(cr, x, y);
     }
 }
 
@@ -104,15 +106,26 @@ typedef struct plot_trim_options_t {
 } plot_trim_options_t;
 
 static const cli_option_t trim_options[] = {
-    {.name = "--dim", .metavar = "2|3", .kind = CLI_INT, CLI_AT(plot_trim_options_t, dims), .min = 2,
+    {.name = "--dim",
+     .metavar = "2|3",
+     .kind = CLI_INT,
+     CLI_AT(plot_trim_options_t, dims),
+     .min = 2,
      .max = 3,
      .help = "2D: one panel per initial yaw rate (0, half, max); 3D: top (x-y) and side (x-z) views "
              "(default 2)"},
-    {.name = "--initial", .metavar = "C", .kind = CLI_INT, CLI_AT(plot_trim_options_t, initial),
+    {.name = "--initial",
+     .metavar = "C",
+     .kind = CLI_INT,
+     CLI_AT(plot_trim_options_t, initial),
      .max = 1000000,
      .help = "one panel from control index C instead"},
-    {.name = "--speed", .metavar = "V", .kind = CLI_NUMBER, CLI_AT(plot_trim_options_t, speed),
-     .max = INFINITY, .flags = CLI_ABOVE_MIN,
+    {.name = "--speed",
+     .metavar = "V",
+     .kind = CLI_NUMBER,
+     CLI_AT(plot_trim_options_t, speed),
+     .max = INFINITY,
+     .flags = CLI_ABOVE_MIN,
      .help = "m/s (> 0; default 1: lengths per unit speed)"},
 };
 
@@ -150,7 +163,8 @@ int plot_kind_trim(int argc, char** argv)
      * Figure 3's row; 3D the straight one, seen from above and the side. */
     int32_t inits[3];
     int panels = 0;
-    if (initial >= 0) inits[panels++] = (int32_t)initial;
+    if (initial >= 0)
+        inits[panels++] = (int32_t)initial;
     else if (dims == 2) {
         int32_t n = spec->samples[0];
         inits[panels++] = t.straight;
@@ -193,7 +207,8 @@ int plot_kind_trim(int argc, char** argv)
         cli_error("plot: %s", err);
         return CLI_EXIT_FAILURE;
     }
-    snprintf(title, sizeof title, "Trim trajectories, %dD: one control interval from an initial control to all %d final ones",
+    snprintf(title, sizeof title,
+             "Trim trajectories, %dD: one control interval from an initial control to all %d final ones",
              (int)dims, t.controls);
     float r_first[TRIM_MAX_AXES];
     trim_control_rates(spec, inits[0], r_first);
@@ -244,7 +259,7 @@ int plot_kind_trim(int argc, char** argv)
         trim_control_rates(spec, inits[pi], r0);
         char label[160];
         static const char* const view_names[3] = {"from above (x-y)", "from the side (x-z)",
-                                                   "oblique (az -30, el 30 deg)"};
+                                                  "oblique (az -30, el 30 deg)"};
         if (dims == 3)
             snprintf(label, sizeof label, "%s", view_names[view]);
         else
@@ -264,8 +279,8 @@ int plot_kind_trim(int argc, char** argv)
         cli_error("plot: %s", err);
         return CLI_EXIT_FAILURE;
     }
-    snprintf(title, sizeof title, "%d fan%s of %d trim trajector%s", panels, panels == 1 ? "" : "s",
-             controls, controls == 1 ? "y" : "ies");
+    snprintf(title, sizeof title, "%d fan%s of %d trim trajector%s", panels, panels == 1 ? "" : "s", controls,
+             controls == 1 ? "y" : "ies");
     plot_report(&p, &first, title);
     return CLI_EXIT_OK;
 }
@@ -283,27 +298,48 @@ typedef struct plot_search_options_t {
 static int parse_strategy(const char* command, const char* name, const char* value, void* opts)
 {
     plot_search_options_t* o = opts;
-    if (!strcmp(value, "single")) o->strategy = PLAN_SINGLE_STEP;
-    else if (!strcmp(value, "uniform")) o->strategy = PLAN_UNIFORM;
-    else if (!strcmp(value, "adaptive")) o->strategy = PLAN_ADAPTIVE;
-    else return cli_usage_error(command, "%s: expected single, uniform or adaptive, got '%s'", name, value);
+    if (!strcmp(value, "single"))
+        o->strategy = PLAN_SINGLE_STEP;
+    else if (!strcmp(value, "uniform"))
+        o->strategy = PLAN_UNIFORM;
+    else if (!strcmp(value, "adaptive"))
+        o->strategy = PLAN_ADAPTIVE;
+    else
+        return cli_usage_error(command, "%s: expected single, uniform or adaptive, got '%s'", name, value);
     o->strategy_name = value;
     return 0;
 }
 
 static const cli_option_t search_options[] = {
-    {.name = "--strategy", .metavar = "single|uniform|adaptive", .kind = CLI_CUSTOM, .parse = parse_strategy,
+    {.name = "--strategy",
+     .metavar = "single|uniform|adaptive",
+     .kind = CLI_CUSTOM,
+     .parse = parse_strategy,
      .help = "the search (default adaptive)"},
-    {.name = "--obstacles", .metavar = "N", .kind = CLI_INT, CLI_AT(plot_search_options_t, obstacles),
+    {.name = "--obstacles",
+     .metavar = "N",
+     .kind = CLI_INT,
+     CLI_AT(plot_search_options_t, obstacles),
      .max = 1000,
      .help = "circles in the field, 0..1000 (default 14)"},
-    {.name = "--seed", .metavar = "S", .kind = CLI_INT, CLI_AT(plot_search_options_t, seed),
+    {.name = "--seed",
+     .metavar = "S",
+     .kind = CLI_INT,
+     CLI_AT(plot_search_options_t, seed),
      .max = (double)INT64_MAX,
      .help = "the field's seed, an integer >= 0 (default 1)"},
-    {.name = "--expansions", .metavar = "E", .kind = CLI_INT, CLI_AT(plot_search_options_t, expansions),
-     .min = 1, .max = 20000,
+    {.name = "--expansions",
+     .metavar = "E",
+     .kind = CLI_INT,
+     CLI_AT(plot_search_options_t, expansions),
+     .min = 1,
+     .max = 20000,
      .help = "max_expansions of the search, 1..20000 (default: the planner's 400)"},
-    {.name = "--speed", .metavar = "V", .kind = CLI_NUMBER, CLI_AT(plot_search_options_t, speed), .max = 100,
+    {.name = "--speed",
+     .metavar = "V",
+     .kind = CLI_NUMBER,
+     CLI_AT(plot_search_options_t, speed),
+     .max = 100,
      .flags = CLI_ABOVE_MIN,
      .help = "m/s, in (0, 100] (default 5)"},
 };
@@ -389,7 +425,8 @@ int plot_kind_search(int argc, char** argv)
     }
     void* aligned = (void*)(((uintptr_t)scene_mem + 15u) & ~(uintptr_t)15u);
     plan_scene_t* scene = plan_scene_build(aligned, spheres, n, (float)(prm.max_depth * spec->interval));
-    plan_behavior_t beh[2] = {{PLAN_SEEK, goal, vec3_zero()}, {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()}};
+    plan_behavior_t beh[2] = {{PLAN_SEEK, goal, vec3_zero()},
+                              {PLAN_AVOID_COLLISION, vec3_zero(), vec3_zero()}};
     plan_query_t q;
     memset(&q, 0, sizeof q);
     q.table = &t;
@@ -435,8 +472,8 @@ int plot_kind_search(int argc, char** argv)
     snprintf(sub, sizeof sub,
              "%d states visited, %d expanded (budget %d%s), %d crashed; plan depth %d, value %.3f; "
              "%g m/s, depth limit %d, agent radius %g m",
-             res.visited, res.expanded, prm.max_expansions, res.budget_hit ? ", spent" : "", crashed, res.depth,
-             res.value, speed, prm.max_depth, radius);
+             res.visited, res.expanded, prm.max_expansions, res.budget_hit ? ", spent" : "", crashed,
+             res.depth, res.value, speed, prm.max_depth, radius);
     plot_title(&p, title, sub);
     plot_panel_t panel;
     plot_panel_full(&p, &panel, b[0], b[1], b[2], b[3], "x (m)", "y (m)");

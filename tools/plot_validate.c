@@ -91,9 +91,10 @@ static void disc(plot_t* p, double x, double y, double r, plot_rgb_t c)
 static void free_walk(plot_t* p, const validate_plot_data_t* d)
 {
     char sub[320], buf[64];
-    snprintf(sub, sizeof sub,
-             "one pedestrian, pedestrian preset, dt %.2f s: the travel times differ by %.2f %% (at most 1 %%)",
-             d->dt, 100.0 * d->spread);
+    snprintf(
+        sub, sizeof sub,
+        "one pedestrian, pedestrian preset, dt %.2f s: the travel times differ by %.2f %% (at most 1 %%)",
+        d->dt, 100.0 * d->spread);
     note_quick(sub, sizeof sub, d);
     plot_title(p, "Free walking: 10 m down a 2 m corridor along 0, 45 and 90 degrees", sub);
     static const plot_line_t lines[3] = {PLOT_LINE_SOLID, PLOT_LINE_DASHED, PLOT_LINE_DOTTED};
@@ -136,7 +137,14 @@ static void free_walk(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, t0, t1, 0.0, 12.0, "time (s)", "distance along the corridor (m)");
     double tt[2] = {t0, t1}, ten[2] = {10.0, 10.0};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = tt, .y = ten, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
+                      &(plot_series_t){
+                          .x = tt,
+                          .y = ten,
+                          .count = 2,
+                          .color = reference_ink,
+                          .line = PLOT_LINE_DOTTED,
+                          .mark = PLOT_MARK_NONE,
+                      });
     for (int k = 0; k < 3; ++k) {
         double a = d->angle_deg[k] * PLOT_PI / 180.0, c = cos(a), s = sin(a);
         double t[VALIDATE_PATH_MAX], along[VALIDATE_PATH_MAX];
@@ -146,10 +154,22 @@ static void free_walk(plot_t* p, const validate_plot_data_t* d)
         }
         snprintf(buf, sizeof buf, "%g deg: %.3f s", d->angle_deg[k], d->seconds[k]);
         plot_chart_series(p, &chart,
-                          &(plot_series_t){.x = t, .y = along, .count = d->path_count[k], .color = plot_palette(k), .line = lines[k], .mark = PLOT_MARK_NONE, .label = buf});
+                          &(plot_series_t){.x = t,
+                                           .y = along,
+                                           .count = d->path_count[k],
+                                           .color = plot_palette(k),
+                                           .line = lines[k],
+                                           .mark = PLOT_MARK_NONE,
+                                           .label = buf});
         plot_chart_series(p, &chart,
-                          &(plot_series_t){.x = &d->seconds[k], .y = &ten[0], .count = 1, .color = plot_palette(k), .line = PLOT_LINE_NONE,
-                                           .mark = PLOT_MARK_RING,});
+                          &(plot_series_t){
+                              .x = &d->seconds[k],
+                              .y = &ten[0],
+                              .count = 1,
+                              .color = plot_palette(k),
+                              .line = PLOT_LINE_NONE,
+                              .mark = PLOT_MARK_RING,
+                          });
     }
     plot_chart_text(p, &chart, t0, 10.0, 6, -6, 0.0, "10 m: the travel time");
 }
@@ -160,7 +180,8 @@ static void fundamental(plot_t* p, const validate_plot_data_t* d)
 {
     char sub[320], gap[64], preset[64], curve[96];
     snprintf(sub, sizeof sub,
-             "periodic corridor %.0f m x %.0f m, everyone walking one way; the mean speed over %.0f s after %.0f s",
+             "periodic corridor %.0f m x %.0f m, everyone walking one way; the mean speed over %.0f s after "
+             "%.0f s",
              d->corridor_length, d->corridor_width, d->measure_s, d->warm_s);
     note_quick(sub, sizeof sub, d);
     plot_title(p, "Fundamental diagram: mean walking speed against density", sub);
@@ -179,22 +200,39 @@ static void fundamental(plot_t* p, const validate_plot_data_t* d)
         lo[i] = fmax(0.0, validate_weidmann(band_rho[i]) - 0.2);
         hi[i] = validate_weidmann(band_rho[i]) + 0.2;
     }
-    plot_chart_band(p, &chart, band_rho, lo, hi, N, reference_ink, "within 0.2 m/s (the goal up to 4 /m\u00b2)");
-    snprintf(curve, sizeof curve, "Weidmann: v0 %.2f m/s, gamma %.3f /m\u00b2, rho_max %.1f /m\u00b2", WEIDMANN_V0,
-             WEIDMANN_GAMMA, WEIDMANN_RHO_MAX);
+    plot_chart_band(p, &chart, band_rho, lo, hi, N, reference_ink,
+                    "within 0.2 m/s (the goal up to 4 /m\u00b2)");
+    snprintf(curve, sizeof curve, "Weidmann: v0 %.2f m/s, gamma %.3f /m\u00b2, rho_max %.1f /m\u00b2",
+             WEIDMANN_V0, WEIDMANN_GAMMA, WEIDMANN_RHO_MAX);
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = rho, .y = v, .count = N, .color = reference_ink, .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE, .label = curve});
+                      &(plot_series_t){.x = rho,
+                                       .y = v,
+                                       .count = N,
+                                       .color = reference_ink,
+                                       .line = PLOT_LINE_SOLID,
+                                       .mark = PLOT_MARK_NONE,
+                                       .label = curve});
     shoal_crowd_t crowd = shoal_crowd_default();
     shoal_vehicle_t vehicle = shoal_vehicle_default();
     shoal_crowd_preset("pedestrian", &crowd, &vehicle, NULL);
     snprintf(preset, sizeof preset, "pedestrian preset (its time_gap %.1f s)", (double)crowd.time_gap);
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = d->density, .y = d->speed, .count = d->densities, .color = plot_palette(1), .line = PLOT_LINE_DASHED,
-                                       .mark = PLOT_MARK_SQUARE, .label = preset});
+                      &(plot_series_t){.x = d->density,
+                                       .y = d->speed,
+                                       .count = d->densities,
+                                       .color = plot_palette(1),
+                                       .line = PLOT_LINE_DASHED,
+                                       .mark = PLOT_MARK_SQUARE,
+                                       .label = preset});
     snprintf(gap, sizeof gap, "preset with time_gap %.1f s set", d->time_gap);
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = d->density, .y = d->speed_time_gap, .count = d->densities, .color = plot_palette(0),
-                                       .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_DOT, .label = gap});
+                      &(plot_series_t){.x = d->density,
+                                       .y = d->speed_time_gap,
+                                       .count = d->densities,
+                                       .color = plot_palette(0),
+                                       .line = PLOT_LINE_SOLID,
+                                       .mark = PLOT_MARK_DOT,
+                                       .label = gap});
 }
 
 /* ---- bottleneck ---------------------------------------------------------------------- */
@@ -203,7 +241,8 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
 {
     char sub[320], buf[96];
     snprintf(sub, sizeof sub,
-             "100 pedestrians leave a 10 m x 10 m room for the opening; the flow is 80 over the time from the 10th to the 90th out%s",
+             "100 pedestrians leave a 10 m x 10 m room for the opening; the flow is 80 over the time from "
+             "the 10th to the 90th out%s",
              d->fit ? "" : "; no fit (fewer than two widths flowed)");
     note_quick(sub, sizeof sub, d);
     plot_title(p, "Bottleneck: flow through an opening against its width", sub);
@@ -227,23 +266,44 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
     }
     if (d->fit) {
         double fx[2] = {0.6, 2.6}, fy[2] = {d->slope * 0.6 + d->intercept, d->slope * 2.6 + d->intercept};
-        snprintf(buf, sizeof buf, "fit: %.3f w %c %.3f (r\u00b2 %.2f)", d->slope, d->intercept < 0.0 ? '-' : '+',
-                 fabs(d->intercept), d->r2);
+        snprintf(buf, sizeof buf, "fit: %.3f w %c %.3f (r\u00b2 %.2f)", d->slope,
+                 d->intercept < 0.0 ? '-' : '+', fabs(d->intercept), d->r2);
         plot_chart_series(p, &chart,
-                          &(plot_series_t){.x = fx, .y = fy, .count = 2, .color = reference_ink, .line = PLOT_LINE_DASHED, .mark = PLOT_MARK_NONE, .label = buf});
+                          &(plot_series_t){.x = fx,
+                                           .y = fy,
+                                           .count = 2,
+                                           .color = reference_ink,
+                                           .line = PLOT_LINE_DASHED,
+                                           .mark = PLOT_MARK_NONE,
+                                           .label = buf});
     }
     /* what people do: a specific flow of about 1.9 per m and s through
      * openings of 1 m and more (docs/crowds.md) */
     double rx[2] = {1.0, 2.6}, ry[2] = {1.9, 1.9 * 2.6};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = rx, .y = ry, .count = 2, .color = plot_palette(2), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE,
+                      &(plot_series_t){.x = rx,
+                                       .y = ry,
+                                       .count = 2,
+                                       .color = plot_palette(2),
+                                       .line = PLOT_LINE_SOLID,
+                                       .mark = PLOT_MARK_NONE,
                                        .label = "experiments: about 1.9 w (per m and s)"});
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = d->width, .y = flowed, .count = d->widths, .color = plot_palette(0), .line = PLOT_LINE_NONE, .mark = PLOT_MARK_DOT,
+                      &(plot_series_t){.x = d->width,
+                                       .y = flowed,
+                                       .count = d->widths,
+                                       .color = plot_palette(0),
+                                       .line = PLOT_LINE_NONE,
+                                       .mark = PLOT_MARK_DOT,
                                        .label = "measured"});
     if (any_clogged) {
         plot_chart_series(p, &chart,
-                          &(plot_series_t){.x = clogged, .y = zero, .count = d->widths, .color = limit_ink, .line = PLOT_LINE_NONE, .mark = PLOT_MARK_CROSS,
+                          &(plot_series_t){.x = clogged,
+                                           .y = zero,
+                                           .count = d->widths,
+                                           .color = limit_ink,
+                                           .line = PLOT_LINE_NONE,
+                                           .mark = PLOT_MARK_CROSS,
                                            .label = "clogged: fewer than 90 out in 200 s"});
         for (int k = 0; k < d->widths; ++k)
             if (d->flow[k] < 0.0) plot_chart_text(p, &chart, d->width[k], 0.0, 0, -10, 0.5, "clogged");
@@ -259,9 +319,23 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, 0.0, tmax, 0.0, 100.0, "time (s)", "pedestrians out");
     double tt[2] = {0.0, tmax}, n10[2] = {10.0, 10.0}, n90[2] = {90.0, 90.0};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = tt, .y = n10, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
+                      &(plot_series_t){
+                          .x = tt,
+                          .y = n10,
+                          .count = 2,
+                          .color = reference_ink,
+                          .line = PLOT_LINE_DOTTED,
+                          .mark = PLOT_MARK_NONE,
+                      });
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = tt, .y = n90, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
+                      &(plot_series_t){
+                          .x = tt,
+                          .y = n90,
+                          .count = 2,
+                          .color = reference_ink,
+                          .line = PLOT_LINE_DOTTED,
+                          .mark = PLOT_MARK_NONE,
+                      });
     for (int k = 0; k < d->widths; ++k) {
         /* a step up at each passing, flat to the end of the run */
         double t[2 * VALIDATE_EVACUEES + 2], count[2 * VALIDATE_EVACUEES + 2];
@@ -278,7 +352,13 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
         count[n++] = d->passed[k];
         snprintf(buf, sizeof buf, "%.1f m", d->width[k]);
         plot_chart_series(p, &chart,
-                          &(plot_series_t){.x = t, .y = count, .count = n, .color = plot_palette(k + 1), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE, .label = buf});
+                          &(plot_series_t){.x = t,
+                                           .y = count,
+                                           .count = n,
+                                           .color = plot_palette(k + 1),
+                                           .line = PLOT_LINE_SOLID,
+                                           .mark = PLOT_MARK_NONE,
+                                           .label = buf});
     }
 }
 
@@ -287,10 +367,11 @@ static void bottleneck(plot_t* p, const validate_plot_data_t* d)
 static void counterflow(plot_t* p, const validate_plot_data_t* d)
 {
     char sub[320];
-    snprintf(sub, sizeof sub,
-             "periodic corridor %.0f m x %.0f m, %d pedestrians (2 /m\u00b2) half each way from a mixed start; "
-             "%d stuck",
-             d->corridor_length, d->corridor_width, d->agents, d->stuck);
+    snprintf(
+        sub, sizeof sub,
+        "periodic corridor %.0f m x %.0f m, %d pedestrians (2 /m\u00b2) half each way from a mixed start; "
+        "%d stuck",
+        d->corridor_length, d->corridor_width, d->agents, d->stuck);
     note_quick(sub, sizeof sub, d);
     plot_title(p, "Counter-flow: do lanes form?", sub);
 
@@ -301,12 +382,24 @@ static void counterflow(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, 0.0, d->counter_seconds, 0.0, 1.0, "time (s)", "lane order");
     double tt[2] = {0.0, d->counter_seconds}, half[2] = {0.5, 0.5};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = tt, .y = half, .count = 2, .color = reference_ink, .line = PLOT_LINE_DOTTED, .mark = PLOT_MARK_NONE,});
+                      &(plot_series_t){
+                          .x = tt,
+                          .y = half,
+                          .count = 2,
+                          .color = reference_ink,
+                          .line = PLOT_LINE_DOTTED,
+                          .mark = PLOT_MARK_NONE,
+                      });
     plot_chart_text(p, &chart, d->counter_seconds, 0.5, -6, -6, 1.0, "0.5: mixed");
-    plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = d->order_time, .y = d->order, .count = d->order_count, .color = plot_palette(2), .line = PLOT_LINE_SOLID,
-                                       .mark = PLOT_MARK_NONE,
-                                       .label = "lane order: share of neighbours within 1 m that walk one's way"});
+    plot_chart_series(
+        p, &chart,
+        &(plot_series_t){.x = d->order_time,
+                         .y = d->order,
+                         .count = d->order_count,
+                         .color = plot_palette(2),
+                         .line = PLOT_LINE_SOLID,
+                         .mark = PLOT_MARK_NONE,
+                         .label = "lane order: share of neighbours within 1 m that walk one's way"});
 
     /* bottom: where everyone ended, to scale */
     plot_area(p, 0.0, 1.0, 0.55, 1.0, &x, &y, &w, &h);
@@ -318,7 +411,8 @@ static void counterflow(plot_t* p, const validate_plot_data_t* d)
     line_px(p, -1.0, 0.0, L + 1.0, 0.0, 2.5);
     line_px(p, -1.0, W, L + 1.0, W, 2.5);
     for (int i = 0; i < d->agents; ++i)
-        disc(p, d->final_xy[2 * i], d->final_xy[2 * i + 1], d->radius, plot_palette(d->final_group[i] ? 1 : 0));
+        disc(p, d->final_xy[2 * i], d->final_xy[2 * i + 1], d->radius,
+             plot_palette(d->final_group[i] ? 1 : 0));
     for (int i = 0; i < d->agents; ++i) {
         if (!d->final_stuck[i]) continue;
         plot_set_color(p, (plot_rgb_t){0, 0, 0}, 1.0);
@@ -328,7 +422,9 @@ static void counterflow(plot_t* p, const validate_plot_data_t* d)
     plot_panel_end(p);
     plot_legend(p, plot_palette(0), 1, "walking +x");
     plot_legend(p, plot_palette(1), 1, "walking -x");
-    plot_legend_series(p, &(plot_series_t){ .color = (plot_rgb_t){0, 0, 0}, .line = PLOT_LINE_NONE, .mark = PLOT_MARK_RING,
+    plot_legend_series(p, &(plot_series_t){.color = (plot_rgb_t){0, 0, 0},
+                                           .line = PLOT_LINE_NONE,
+                                           .mark = PLOT_MARK_RING,
                                            .label = "stuck: under 0.1 m/s over the last 10 s"});
 }
 
@@ -337,10 +433,11 @@ static void counterflow(plot_t* p, const validate_plot_data_t* d)
 static void compression(plot_t* p, const validate_plot_data_t* d)
 {
     char sub[320];
-    snprintf(sub, sizeof sub,
-             "all seek a point far to the right, dt 0.1 s: largest overlap %.2f %% of a radius, deepest into a "
-             "wall %.2f %% (at most 1 %%)",
-             100.0 * d->overlap, 100.0 * d->penetration);
+    snprintf(
+        sub, sizeof sub,
+        "all seek a point far to the right, dt 0.1 s: largest overlap %.2f %% of a radius, deepest into a "
+        "wall %.2f %% (at most 1 %%)",
+        100.0 * d->overlap, 100.0 * d->penetration);
     note_quick(sub, sizeof sub, d);
     plot_title(p, "Compression: 144 pedestrians pressed into one side of a closed 5 m box", sub);
 
@@ -360,12 +457,28 @@ static void compression(plot_t* p, const validate_plot_data_t* d)
     plot_chart_setup(p, &chart, x, y, w, h, t0, t1, 0.0, y1, "time (s)", "% of a radius (worst of the step)");
     double tt[2] = {t0, t1}, limit[2] = {1.0, 1.0};
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = tt, .y = limit, .count = 2, .color = limit_ink, .line = PLOT_LINE_DASHED, .mark = PLOT_MARK_NONE, .label = "the limit: 1 %"});
+                      &(plot_series_t){.x = tt,
+                                       .y = limit,
+                                       .count = 2,
+                                       .color = limit_ink,
+                                       .line = PLOT_LINE_DASHED,
+                                       .mark = PLOT_MARK_NONE,
+                                       .label = "the limit: 1 %"});
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = t, .y = pair, .count = d->box_steps, .color = plot_palette(0), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE,
+                      &(plot_series_t){.x = t,
+                                       .y = pair,
+                                       .count = d->box_steps,
+                                       .color = plot_palette(0),
+                                       .line = PLOT_LINE_SOLID,
+                                       .mark = PLOT_MARK_NONE,
                                        .label = "largest overlap of two"});
     plot_chart_series(p, &chart,
-                      &(plot_series_t){.x = t, .y = wall, .count = d->box_steps, .color = plot_palette(1), .line = PLOT_LINE_SOLID, .mark = PLOT_MARK_NONE,
+                      &(plot_series_t){.x = t,
+                                       .y = wall,
+                                       .count = d->box_steps,
+                                       .color = plot_palette(1),
+                                       .line = PLOT_LINE_SOLID,
+                                       .mark = PLOT_MARK_NONE,
                                        .label = "deepest into a wall"});
 
     /* right: the box and where everyone ended */

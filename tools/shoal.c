@@ -21,25 +21,33 @@ static const cli_command_t commands[] = {
     {"view", "make a recording (run --record) one HTML page that plays it in a browser", cmd_view},
     {"export", "a recording's trajectories as CSV or as a JuPedSim/PedPy SQLite database", cmd_export},
 #if SHOAL_WITH_PLOT
-    {"plot", "PNG/SVG pictures: run traces, dseek plans, path following, trim fans, search trees, scaling", cmd_plot},
+    {"plot", "PNG/SVG pictures: run traces, dseek plans, path following, trim fans, search trees, scaling",
+     cmd_plot},
 #else
     {"plot", "not in this build (no cairo): 'shoal plot' says how to get it", cmd_plot},
 #endif
     {"dseek", "one agent arriving at a waypoint with a heading (directed seek); error grids", cmd_dseek},
-    {"pathfollow", "one ground vehicle following one path (the Table I follower or the baseline)", cmd_pathfollow},
-    {"experiment", "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle), avoid", cmd_experiment},
-    {"bench", "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd, scaling (thread sweep)", cmd_bench},
-    {"step-table", "the step table: each system's stage, module, and the columns it reads and writes", cmd_step_table},
+    {"pathfollow", "one ground vehicle following one path (the Table I follower or the baseline)",
+     cmd_pathfollow},
+    {"experiment",
+     "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle), avoid",
+     cmd_experiment},
+    {"bench",
+     "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd, scaling "
+     "(thread sweep)",
+     cmd_bench},
+    {"step-table", "the step table: each system's stage, module, and the columns it reads and writes",
+     cmd_step_table},
     {"soak", "a long mixed run that checks every invariant every step (reliability)", cmd_soak},
-    {"validate", "the crowd model against pedestrian data: free walking, fundamental diagram, bottleneck", cmd_validate},
+    {"validate", "the crowd model against pedestrian data: free walking, fundamental diagram, bottleneck",
+     cmd_validate},
 };
 
 #define COMMAND_COUNT ((int)(sizeof(commands) / sizeof(commands[0])))
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
-#define CLI_VERSION \
-    STR(SHOAL_VERSION_MAJOR) "." STR(SHOAL_VERSION_MINOR) "." STR(SHOAL_VERSION_PATCH)
+#define CLI_VERSION STR(SHOAL_VERSION_MAJOR) "." STR(SHOAL_VERSION_MINOR) "." STR(SHOAL_VERSION_PATCH)
 
 void cli_error(const char* format, ...)
 {
@@ -109,23 +117,21 @@ double cli_now_seconds(void)
 
 static void print_help(FILE* out)
 {
-    fprintf(out,
-            "Usage: shoal <command> [options]\n"
-            "\n"
-            "shoal simulates crowds and fleets of autonomous agents.\n"
-            "\n"
-            "Commands:\n");
+    fprintf(out, "Usage: shoal <command> [options]\n"
+                 "\n"
+                 "shoal simulates crowds and fleets of autonomous agents.\n"
+                 "\n"
+                 "Commands:\n");
     for (int i = 0; i < COMMAND_COUNT; ++i) {
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     }
-    fprintf(out,
-            "\n"
-            "Options:\n"
-            "  -h, --help     show this help (also: shoal help [command])\n"
-            "  --version      show the version of the command and of the library\n"
-            "\n"
-            "Run 'shoal <command> --help' for the options of a command.\n"
-            "Exit codes: 0 success, 1 failure (scenario, I/O, simulation), 2 bad usage.\n");
+    fprintf(out, "\n"
+                 "Options:\n"
+                 "  -h, --help     show this help (also: shoal help [command])\n"
+                 "  --version      show the version of the command and of the library\n"
+                 "\n"
+                 "Run 'shoal <command> --help' for the options of a command.\n"
+                 "Exit codes: 0 success, 1 failure (scenario, I/O, simulation), 2 bad usage.\n");
 }
 
 static const cli_command_t* find_command(const char* name)

@@ -66,7 +66,7 @@
 #include "cli.h"
 
 #define SOAK_CROWD_DT (1.0f / 30.0f)
-#define SOAK_CROWD_RADIUS 0.2 /* the pedestrian preset's */
+#define SOAK_CROWD_RADIUS 0.2     /* the pedestrian preset's */
 #define SOAK_CROWD_OVERLAP 0.98   /* pairs kept at >= this much of the radii sum */
 #define SOAK_CROWD_WALL_GAP 0.98  /* centres kept at >= this much of the radius from walls */
 #define SOAK_CROWD_REACHED 0.75   /* m: a route point counts as reached */
@@ -87,15 +87,12 @@ typedef struct fixed_wall_t {
 } fixed_wall_t;
 
 static const fixed_wall_t fixed_walls[] = {
-    {3, 0, {1, 10, 10, 10, 10, 1}},       /* the room's corners */
-    {3, 0, {-1, 10, -10, 10, -10, 1}},
-    {3, 0, {-1, -10, -10, -10, -10, -1}},
-    {3, 0, {1, -10, 10, -10, 10, -1}},
-    {2, 0, {14, 1.5f, 34, 1.5f}},          /* the corridor */
-    {2, 0, {14, -1.5f, 34, -1.5f}},
-    {2, 0, {-20, -12, -20, 12}},           /* a thin wall with free ends */
-    {3, 1, {3, 3, 6, 3, 4.5f, 5.5f}},      /* a pillar in the room */
-    {4, 1, {20, 10, 24, 10, 24, 14, 20, 14}}, /* a box outside */
+    {3, 0, {1, 10, 10, 10, 10, 1}}, /* the room's corners */
+    {3, 0, {-1, 10, -10, 10, -10, 1}},        {3, 0, {-1, -10, -10, -10, -10, -1}},
+    {3, 0, {1, -10, 10, -10, 10, -1}},        {2, 0, {14, 1.5f, 34, 1.5f}}, /* the corridor */
+    {2, 0, {14, -1.5f, 34, -1.5f}},           {2, 0, {-20, -12, -20, 12}},  /* a thin wall with free ends */
+    {3, 1, {3, 3, 6, 3, 4.5f, 5.5f}},                                       /* a pillar in the room */
+    {4, 1, {20, 10, 24, 10, 24, 14, 20, 14}},                               /* a box outside */
 };
 
 static const float doors[SOAK_CROWD_DOORS][4] = {
@@ -115,8 +112,7 @@ static const route_t routes[] = {
     /* east: out of the room, through the corridor and its door, and back */
     {10, {0, -6, 7, 0, 13, 0, 22, 0, 30, 0, 40, 0, 30, 0, 22, 0, 13, 0, 7, 0}},
     /* west: out of the room and round both ends of the thin wall */
-    {11, {-6, 4, -7, 0, -13, 0, -17, 0, -19, 14.5f, -24, 6, -24, -6, -19, -14.5f, -17, 0, -13, 0,
-          -7, 0}},
+    {11, {-6, 4, -7, 0, -13, 0, -17, 0, -19, 14.5f, -24, 6, -24, -6, -19, -14.5f, -17, 0, -13, 0, -7, 0}},
     /* north to south through the room */
     {10, {0, 16, 0, 13, 0, 7, 0, -7, 0, -13, 0, -16, 0, -13, 0, -7, 0, 7, 0, 13}},
     /* round through the pillar's, the east door's and the box's way */
@@ -127,9 +123,9 @@ static const route_t routes[] = {
 /* ---- state -------------------------------------------------------------- */
 
 typedef struct wall_t {
-    int32_t id;      /* the same in both worlds */
-    int door;        /* 0..SOAK_CROWD_DOORS-1, or -1 */
-    uint64_t added;  /* the step before which it was added */
+    int32_t id;     /* the same in both worlds */
+    int door;       /* 0..SOAK_CROWD_DOORS-1, or -1 */
+    uint64_t added; /* the step before which it was added */
     int segments;
     double seg[4 * SOAK_CROWD_MAX_WALL_POINTS];
 } wall_t;
@@ -220,8 +216,9 @@ static int opposite(double u, double v) { return (u > 0.0 && v < 0.0) || (u < 0.
 /* Does the path p->q cross the segment a->b (strictly, both ways)? */
 static int crosses(const double* seg, double px, double py, double qx, double qy)
 {
-    return opposite(orient(seg[0], seg[1], seg[2], seg[3], px, py), orient(seg[0], seg[1], seg[2], seg[3], qx, qy))
-           && opposite(orient(px, py, qx, qy, seg[0], seg[1]), orient(px, py, qx, qy, seg[2], seg[3]));
+    return opposite(orient(seg[0], seg[1], seg[2], seg[3], px, py),
+                    orient(seg[0], seg[1], seg[2], seg[3], qx, qy)) &&
+           opposite(orient(px, py, qx, qy, seg[0], seg[1]), orient(px, py, qx, qy, seg[2], seg[3]));
 }
 
 static double segment_distance(const double* seg, double px, double py)
@@ -366,7 +363,8 @@ static void set_point(crowd_soak_t* s, walker_t* w, int point)
     w->since = s->step;
     const float* p = route_point(w->route, w->point);
     float t[3] = {p[0], p[1], 0.0f};
-    for (int k = 0; k < s->worlds; ++k) expect_ok(s, k, shoal_agent_set_target(s->world[k], w->id[k], t), "set_target");
+    for (int k = 0; k < s->worlds; ++k)
+        expect_ok(s, k, shoal_agent_set_target(s->world[k], w->id[k], t), "set_target");
 }
 
 /* Place a pedestrian near a random route point, clear of everyone and every
@@ -467,7 +465,8 @@ static void save_and_load(crowd_soak_t* s)
         s->saves_file++;
     } else {
         size_t size = 0;
-        if (!expect_ok(s, k, shoal_world_save_snapshot_memory(old, NULL, 0, &size), "save_snapshot_memory")) return;
+        if (!expect_ok(s, k, shoal_world_save_snapshot_memory(old, NULL, 0, &size), "save_snapshot_memory"))
+            return;
         void* bytes = malloc(size);
         if (!check(s, bytes != NULL, "out of memory for a snapshot of %zu bytes", size)) return;
         st = shoal_world_save_snapshot_memory(old, bytes, size, &size);
@@ -481,8 +480,8 @@ static void save_and_load(crowd_soak_t* s)
         free(bytes);
         s->saves_memory++;
     }
-    if (!check(s, st == SHOAL_OK, "world %d: loading its snapshot failed: %s (%s)", k, shoal_status_string(st),
-               err.message)) {
+    if (!check(s, st == SHOAL_OK, "world %d: loading its snapshot failed: %s (%s)", k,
+               shoal_status_string(st), err.message)) {
         s->violations += 1000; /* nothing to go on with */
         return;
     }
@@ -512,7 +511,8 @@ static void toggle_door(crowd_soak_t* s)
     }
     double seg[4] = {doors[d][0], doors[d][1], doors[d][2], doors[d][3]};
     for (int i = 0; i < s->sample_count; ++i)
-        if (segment_distance(seg, s->samples[i].x, s->samples[i].y) < SOAK_CROWD_RADIUS + SOAK_CROWD_DOOR_CLEAR) {
+        if (segment_distance(seg, s->samples[i].x, s->samples[i].y) <
+            SOAK_CROWD_RADIUS + SOAK_CROWD_DOOR_CLEAR) {
             s->closes_waited++;
             return;
         }
@@ -578,8 +578,8 @@ static void check_step(crowd_soak_t* s, uint64_t t)
     for (int32_t i = 0; i < got; ++i) {
         uint32_t slot = s->ids[i].index1;
         const float* p = s->pos + 3 * i;
-        if (!check(s, isfinite(p[0]) && isfinite(p[1]) && p[2] == 0.0f, "agent %u: position not finite or off the plane",
-                   slot))
+        if (!check(s, isfinite(p[0]) && isfinite(p[1]) && p[2] == 0.0f,
+                   "agent %u: position not finite or off the plane", slot))
             continue;
         if (!check(s, slot < (uint32_t)s->slot_cap && s->seen_stamp[slot] != s->step,
                    "agent %u listed twice (or out of range)", slot))
@@ -601,8 +601,8 @@ static void check_step(crowd_soak_t* s, uint64_t t)
                     check(s, !crosses(seg, s->prev_x[slot], s->prev_y[slot], x, y),
                           "agent %u crossed wall %d (segment %d, (%g, %g)-(%g, %g)%s) from (%.9g, %.9g) to "
                           "(%.9g, %.9g)",
-                          slot, (int)wl->id, g, seg[0], seg[1], seg[2], seg[3], wl->door >= 0 ? ", a door" : "",
-                          s->prev_x[slot], s->prev_y[slot], x, y);
+                          slot, (int)wl->id, g, seg[0], seg[1], seg[2], seg[3],
+                          wl->door >= 0 ? ", a door" : "", s->prev_x[slot], s->prev_y[slot], x, y);
                 }
                 double gap = segment_distance(seg, x, y) / SOAK_CROWD_RADIUS;
                 s->wall_checks++;
@@ -610,9 +610,10 @@ static void check_step(crowd_soak_t* s, uint64_t t)
                     s->closest_wall = gap;
                     s->closest_wall_step = s->step;
                 }
-                check(s, gap >= SOAK_CROWD_WALL_GAP,
-                      "agent %u at (%.9g, %.9g) is %.4f of its radius from wall %d (segment %d%s), under %.2f", slot,
-                      x, y, gap, (int)wl->id, g, wl->door >= 0 ? ", a door" : "", SOAK_CROWD_WALL_GAP);
+                check(
+                    s, gap >= SOAK_CROWD_WALL_GAP,
+                    "agent %u at (%.9g, %.9g) is %.4f of its radius from wall %d (segment %d%s), under %.2f",
+                    slot, x, y, gap, (int)wl->id, g, wl->door >= 0 ? ", a door" : "", SOAK_CROWD_WALL_GAP);
             }
         }
         s->prev_x[slot] = x;
@@ -633,8 +634,8 @@ static void check_step(crowd_soak_t* s, uint64_t t)
                 s->closest_pair = ratio;
                 s->closest_pair_step = s->step;
             }
-            check(s, ratio >= SOAK_CROWD_OVERLAP, "agents %u and %u at %.4f of the radii sum, under %.2f", m[i].slot,
-                  m[j].slot, ratio, SOAK_CROWD_OVERLAP);
+            check(s, ratio >= SOAK_CROWD_OVERLAP, "agents %u and %u at %.4f of the radii sum, under %.2f",
+                  m[i].slot, m[j].slot, ratio, SOAK_CROWD_OVERLAP);
         }
 }
 
@@ -650,7 +651,8 @@ static void sample_memory(crowd_soak_t* s, double elapsed, double warmup)
         return;
     }
     if (rss > s->rss_peak_mib) s->rss_peak_mib = rss;
-    double bound = s->rss_warm_mib + fmax(SOAK_CROWD_RSS_SLACK_MIB, SOAK_CROWD_RSS_SLACK_REL * s->rss_warm_mib);
+    double bound =
+        s->rss_warm_mib + fmax(SOAK_CROWD_RSS_SLACK_MIB, SOAK_CROWD_RSS_SLACK_REL * s->rss_warm_mib);
     check(s, rss <= bound, "resident memory %.1f MiB over the bound %.1f MiB (warm %.1f)", rss, bound,
           s->rss_warm_mib);
 }
@@ -686,35 +688,41 @@ static void report(const crowd_soak_t* s, double seconds)
     double rate = seconds > 0 ? (double)s->agent_steps / seconds : 0.0;
     double peak = soak_peak_rss_mib();
     if (s->opt.json) {
-        printf("{\"scene\": \"crowd\", \"seed\": %llu, \"threads\": %d, \"shadow_threads\": %d, \"steps\": %llu, "
-               "\"seconds\": %.1f, \"agents_final\": %d, \"agent_steps\": %llu, \"agent_steps_per_second\": %.0f, "
-               "\"checks\": %llu, \"violations\": %llu, \"hash_compares\": %llu, \"path_tests\": %llu, "
-               "\"adds\": %llu, \"removes\": %llu, \"spawn_misses\": %llu, \"doors_closed\": %llu, "
-               "\"doors_opened\": %llu, \"closes_waited\": %llu, \"saves_file\": %llu, \"saves_memory\": %llu, "
-               "\"points_reached\": %llu, \"points_given_up\": %llu, \"closest_pair\": %.6f, "
-               "\"closest_wall\": %.6f, \"rss_start_mib\": %.1f, \"rss_warm_mib\": %.1f, "
-               "\"rss_peak_after_warmup_mib\": %.1f, \"rss_final_mib\": %.1f, \"peak_rss_mib\": %.1f, "
-               "\"first_violation\": \"",
-               (unsigned long long)s->opt.seed, s->opt.threads, s->opt.shadow_threads, (unsigned long long)s->step,
-               seconds, s->walker_count, (unsigned long long)s->agent_steps, rate, (unsigned long long)s->checks,
-               (unsigned long long)s->violations, (unsigned long long)s->hash_compares,
-               (unsigned long long)s->path_tests, (unsigned long long)s->adds, (unsigned long long)s->removes,
-               (unsigned long long)s->spawn_misses, (unsigned long long)s->doors_closed,
-               (unsigned long long)s->doors_opened, (unsigned long long)s->closes_waited,
-               (unsigned long long)s->saves_file, (unsigned long long)s->saves_memory,
-               (unsigned long long)s->points_reached, (unsigned long long)s->points_given_up,
-               isfinite(s->closest_pair) ? s->closest_pair : -1.0, isfinite(s->closest_wall) ? s->closest_wall : -1.0,
-               s->rss_start_mib, s->rss_warm_mib, s->rss_peak_mib, s->rss_last_mib, peak);
+        printf(
+            "{\"scene\": \"crowd\", \"seed\": %llu, \"threads\": %d, \"shadow_threads\": %d, \"steps\": "
+            "%llu, "
+            "\"seconds\": %.1f, \"agents_final\": %d, \"agent_steps\": %llu, \"agent_steps_per_second\": "
+            "%.0f, "
+            "\"checks\": %llu, \"violations\": %llu, \"hash_compares\": %llu, \"path_tests\": %llu, "
+            "\"adds\": %llu, \"removes\": %llu, \"spawn_misses\": %llu, \"doors_closed\": %llu, "
+            "\"doors_opened\": %llu, \"closes_waited\": %llu, \"saves_file\": %llu, \"saves_memory\": %llu, "
+            "\"points_reached\": %llu, \"points_given_up\": %llu, \"closest_pair\": %.6f, "
+            "\"closest_wall\": %.6f, \"rss_start_mib\": %.1f, \"rss_warm_mib\": %.1f, "
+            "\"rss_peak_after_warmup_mib\": %.1f, \"rss_final_mib\": %.1f, \"peak_rss_mib\": %.1f, "
+            "\"first_violation\": \"",
+            (unsigned long long)s->opt.seed, s->opt.threads, s->opt.shadow_threads,
+            (unsigned long long)s->step, seconds, s->walker_count, (unsigned long long)s->agent_steps, rate,
+            (unsigned long long)s->checks, (unsigned long long)s->violations,
+            (unsigned long long)s->hash_compares, (unsigned long long)s->path_tests,
+            (unsigned long long)s->adds, (unsigned long long)s->removes, (unsigned long long)s->spawn_misses,
+            (unsigned long long)s->doors_closed, (unsigned long long)s->doors_opened,
+            (unsigned long long)s->closes_waited, (unsigned long long)s->saves_file,
+            (unsigned long long)s->saves_memory, (unsigned long long)s->points_reached,
+            (unsigned long long)s->points_given_up, isfinite(s->closest_pair) ? s->closest_pair : -1.0,
+            isfinite(s->closest_wall) ? s->closest_wall : -1.0, s->rss_start_mib, s->rss_warm_mib,
+            s->rss_peak_mib, s->rss_last_mib, peak);
         for (const char* c = s->first_violation; *c; ++c)
-            if (*c == '"' || *c == '\\') printf("\\%c", *c);
-            else if ((unsigned char)*c >= 0x20) putchar(*c);
+            if (*c == '"' || *c == '\\')
+                printf("\\%c", *c);
+            else if ((unsigned char)*c >= 0x20)
+                putchar(*c);
         printf("\"}\n");
         return;
     }
     printf("soak --crowd: seed %llu, %d thread(s), shadow world on %d\n", (unsigned long long)s->opt.seed,
            s->opt.threads, s->opt.shadow_threads);
-    printf("  steps             %llu (%.1f s of wall time, %.1f s simulated)\n", (unsigned long long)s->step, seconds,
-           (double)s->step * SOAK_CROWD_DT);
+    printf("  steps             %llu (%.1f s of wall time, %.1f s simulated)\n", (unsigned long long)s->step,
+           seconds, (double)s->step * SOAK_CROWD_DT);
     printf("  pedestrians       %d at the end; %llu agent-steps (%.0f per second)\n", s->walker_count,
            (unsigned long long)s->agent_steps, rate);
     printf("  invariant checks  %llu (%llu path-segment crossing tests)\n", (unsigned long long)s->checks,
@@ -727,17 +735,19 @@ static void report(const crowd_soak_t* s, double seconds)
            (unsigned long long)s->saves_file, (unsigned long long)s->saves_memory);
     printf("  changes           %llu adds, %llu removes (%llu placements found no room)\n",
            (unsigned long long)s->adds, (unsigned long long)s->removes, (unsigned long long)s->spawn_misses);
-    printf("  route points      %llu reached, %llu given up after %d s\n", (unsigned long long)s->points_reached,
-           (unsigned long long)s->points_given_up, SOAK_CROWD_PATIENCE / 30);
+    printf("  route points      %llu reached, %llu given up after %d s\n",
+           (unsigned long long)s->points_reached, (unsigned long long)s->points_given_up,
+           SOAK_CROWD_PATIENCE / 30);
     printf("  closest pair      %.4f of the radii sum (step %llu; bound %.2f)\n", s->closest_pair,
            (unsigned long long)s->closest_pair_step, SOAK_CROWD_OVERLAP);
     printf("  closest to a wall %.4f of the radius (step %llu; bound %.2f)\n", s->closest_wall,
            (unsigned long long)s->closest_wall_step, SOAK_CROWD_WALL_GAP);
-    printf("  resident memory   %.1f MiB at the start, %.1f MiB after warm-up, %.1f MiB peak after, %.1f MiB at "
-           "the end; peak RSS %.1f MiB\n",
-           s->rss_start_mib, s->rss_warm_mib, s->rss_peak_mib, s->rss_last_mib, peak);
-    printf("  violations        %llu%s%s\n", (unsigned long long)s->violations, s->violations ? ": first: " : "",
-           s->first_violation);
+    printf(
+        "  resident memory   %.1f MiB at the start, %.1f MiB after warm-up, %.1f MiB peak after, %.1f MiB at "
+        "the end; peak RSS %.1f MiB\n",
+        s->rss_start_mib, s->rss_warm_mib, s->rss_peak_mib, s->rss_last_mib, peak);
+    printf("  violations        %llu%s%s\n", (unsigned long long)s->violations,
+           s->violations ? ": first: " : "", s->first_violation);
 }
 
 static void release(crowd_soak_t* s)
@@ -780,25 +790,27 @@ int soak_crowd_run(const soak_crowd_options_t* options)
         uint64_t t = s->step;
         script(s);
         if (s->violations >= 1000) break;
-        for (int k = 0; k < s->worlds; ++k) expect_ok(s, k, shoal_world_step(s->world[k], SOAK_CROWD_DT), "world_step");
+        for (int k = 0; k < s->worlds; ++k)
+            expect_ok(s, k, shoal_world_step(s->world[k], SOAK_CROWD_DT), "world_step");
         s->step++;
         s->agent_steps += (uint64_t)shoal_world_agent_count(s->world[0]);
         check_step(s, t);
         if (s->worlds > 1 && s->step % 50 == 0) {
             uint64_t a = shoal_world_state_hash(s->world[0]);
             uint64_t b = shoal_world_state_hash(s->world[1]);
-            check(s, a == b, "state hash %016llx differs from the shadow world's %016llx", (unsigned long long)a,
-                  (unsigned long long)b);
+            check(s, a == b, "state hash %016llx differs from the shadow world's %016llx",
+                  (unsigned long long)a, (unsigned long long)b);
             s->hash_compares++;
         }
         if (s->step % 500 == 0)
             for (int k = 0; k < s->worlds; ++k) check_walls(s, k);
         if (s->step % 256 == 0) sample_memory(s, elapsed, warmup);
         if (elapsed >= next_progress) {
-            printf("soak: %.0f s, step %llu, %d pedestrians, %llu checks, %llu violations, closest pair %.4f, "
-                   "RSS %.1f MiB\n",
-                   elapsed, (unsigned long long)s->step, s->walker_count, (unsigned long long)s->checks,
-                   (unsigned long long)s->violations, s->closest_pair, s->rss_last_mib);
+            printf(
+                "soak: %.0f s, step %llu, %d pedestrians, %llu checks, %llu violations, closest pair %.4f, "
+                "RSS %.1f MiB\n",
+                elapsed, (unsigned long long)s->step, s->walker_count, (unsigned long long)s->checks,
+                (unsigned long long)s->violations, s->closest_pair, s->rss_last_mib);
             fflush(stdout);
             next_progress += s->opt.progress;
         }

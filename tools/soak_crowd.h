@@ -14,7 +14,7 @@ typedef struct soak_crowd_options_t {
     int agents;         /* pedestrians targeted */
     uint64_t seed;
     int json;
-    double progress;    /* s between progress lines; 0 = none */
+    double progress; /* s between progress lines; 0 = none */
 } soak_crowd_options_t;
 
 /* Run the crowd soak; prints its report and returns a CLI_EXIT_* code. */

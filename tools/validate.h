@@ -16,13 +16,13 @@
 double validate_weidmann(double rho);
 
 enum {
-    VALIDATE_PATH_MAX = 601,    /* free walking: 30 s at dt 0.05 s, and the start */
-    VALIDATE_DENSITIES = 10,    /* fundamental diagram */
-    VALIDATE_WIDTHS = 5,        /* bottleneck */
-    VALIDATE_EVACUEES = 100,    /* bottleneck room */
-    VALIDATE_ORDER_MAX = 64,    /* counter-flow lane order, once a second */
+    VALIDATE_PATH_MAX = 601,     /* free walking: 30 s at dt 0.05 s, and the start */
+    VALIDATE_DENSITIES = 10,     /* fundamental diagram */
+    VALIDATE_WIDTHS = 5,         /* bottleneck */
+    VALIDATE_EVACUEES = 100,     /* bottleneck room */
+    VALIDATE_ORDER_MAX = 64,     /* counter-flow lane order, once a second */
     VALIDATE_CORRIDOR_MAX = 256, /* counter-flow agents drawn */
-    VALIDATE_BOX_AGENTS = 144,  /* compression */
+    VALIDATE_BOX_AGENTS = 144,   /* compression */
     VALIDATE_BOX_STEPS = 200
 };
 
@@ -44,7 +44,7 @@ typedef struct validate_plot_data_t {
     double width[VALIDATE_WIDTHS], flow[VALIDATE_WIDTHS];
     int fit; /* 1 when slope, intercept and r2 hold a fit */
     double slope, intercept, r2;
-    int passed[VALIDATE_WIDTHS];                           /* how many got out */
+    int passed[VALIDATE_WIDTHS];                          /* how many got out */
     double pass_time[VALIDATE_WIDTHS][VALIDATE_EVACUEES]; /* s, in order */
     /* counter-flow */
     double counter_seconds;

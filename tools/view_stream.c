@@ -6,9 +6,9 @@
 
 #include "base/bytes.h"
 
-#define TAG_FRAME 0x4D415246u /* "FRAM" */
+#define TAG_FRAME 0x4D415246u    /* "FRAM" */
 #define TAG_GEOMETRY 0x4D4F4547u /* "GEOM" */
-#define TAG_DONE 0x454E4F44u /* "DONE" */
+#define TAG_DONE 0x454E4F44u     /* "DONE" */
 
 static uint32_t crc_table[256];
 
@@ -34,7 +34,7 @@ static uint64_t align4(uint64_t n) { return (n + 3u) & ~(uint64_t)3u; }
 int32_t view_frames_kept(int32_t frame_count, int32_t every)
 {
     if (frame_count <= 0) return 0;
-    int32_t kept = (frame_count - 1) / every + 1;        /* 0, N, 2N, ... */
+    int32_t kept = (frame_count - 1) / every + 1;           /* 0, N, 2N, ... */
     return kept + ((frame_count - 1) % every != 0 ? 1 : 0); /* and the last */
 }
 
@@ -143,8 +143,8 @@ static void put_string(uint8_t** at, const char* s)
 }
 
 /* The header, as the source's with record_every times `every`. */
-static int write_header(const shoal_recording_header_t* h, int32_t version, int32_t every,
-                        view_sink_fn* sink, void* context)
+static int write_header(const shoal_recording_header_t* h, int32_t version, int32_t every, view_sink_fn* sink,
+                        void* context)
 {
     uint64_t size = header_size(h);
     uint8_t* p = calloc(1, (size_t)size);

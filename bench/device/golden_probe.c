@@ -7,8 +7,8 @@
 
 int main(void)
 {
-    static const char* const files[] = {"behaviors.json", "convoy.json", "default.json", "fish3d.json",
-                                        "flock2d.json", "formation.json", "sphere3d.json", "tiny.json"};
+    static const char* const files[] = {"behaviors.json", "convoy.json",    "default.json",  "fish3d.json",
+                                        "flock2d.json",   "formation.json", "sphere3d.json", "tiny.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         uint64_t h1 = scenario_hash(files[i], 1), h2 = scenario_hash(files[i], 2);
         printf("{\"%s\", %d, 0x%016" PRIx64 "ull}, /* 2 threads %s */\n", files[i], SHOAL_LANES, h1,

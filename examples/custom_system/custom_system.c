@@ -37,9 +37,9 @@ enum {
 };
 
 static const float STEP_DT = 1.0f / 60.0f;
-static const float FULL = 100.0f;        /* energy at the start */
-static const float DRAIN_PER_M = 20.0f;  /* energy per metre run: a runner at 2 m/s empties in 2.5 s */
-static const float ARENA = 120.0f;       /* m: the torus box's side */
+static const float FULL = 100.0f;       /* energy at the start */
+static const float DRAIN_PER_M = 20.0f; /* energy per metre run: a runner at 2 m/s empties in 2.5 s */
+static const float ARENA = 120.0f;      /* m: the torus box's side */
 
 /* What every system callback needs: the step's dt (callbacks get none). */
 typedef struct game_ctx_t {
@@ -102,13 +102,13 @@ static int fail(shoal_world_t* w, const char* call, shoal_status_t status)
 }
 
 /* In play(): a failed call reports and leaves through `done`. */
-#define CHECK(w, call)                                  \
-    do {                                                \
-        shoal_status_t status_ = (call);                \
-        if (status_ != SHOAL_OK) {                      \
-            rc = fail((w), #call, status_);             \
-            goto done;                                  \
-        }                                               \
+#define CHECK(w, call)                                                                                       \
+    do {                                                                                                     \
+        shoal_status_t status_ = (call);                                                                     \
+        if (status_ != SHOAL_OK) {                                                                           \
+            rc = fail((w), #call, status_);                                                                  \
+            goto done;                                                                                       \
+        }                                                                                                    \
     } while (0)
 
 static int expect(int condition, const char* what, int threads)
@@ -239,7 +239,8 @@ static int play(int32_t threads, outcome_t* out)
             exhausted_speed += hypot(vxs[i], vys[i]);
         }
     }
-    bad |= expect(count[0] == RUNNERS && count[1] == SENTRIES, "the group column counts both bulk adds", threads);
+    bad |= expect(count[0] == RUNNERS && count[1] == SENTRIES, "the group column counts both bulk adds",
+                  threads);
     bad |= expect(left[1] == (double)FULL * SENTRIES && ran[1] == 0.0, "sentries stood still at full energy",
                   threads);
     bad |= expect(left[0] < 0.5 * FULL * RUNNERS, "runners spent more than half their energy", threads);
@@ -282,8 +283,9 @@ int main(void)
     if (play(1, &one) != 0 || play(2, &two) != 0) return 1;
     int bad = 0;
     if (one.hash != two.hash || one.energy_total != two.energy_total || one.exhausted != two.exhausted) {
-        fprintf(stderr, "custom_system: 1 and 2 threads disagree: hash %016llx vs %016llx, energy %.3f vs %.3f\n",
-                (unsigned long long)one.hash, (unsigned long long)two.hash, one.energy_total, two.energy_total);
+        fprintf(
+            stderr, "custom_system: 1 and 2 threads disagree: hash %016llx vs %016llx, energy %.3f vs %.3f\n",
+            (unsigned long long)one.hash, (unsigned long long)two.hash, one.energy_total, two.energy_total);
         bad = 1;
     }
     if (!bad) printf("custom_system: ok, the same world on 1 and 2 threads\n");

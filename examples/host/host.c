@@ -25,7 +25,7 @@ enum {
     LIFETIME_MIN = 60,  /* frames */
     LIFETIME_MAX = 150, /* frames */
     MAX_UNITS = 2048,
-    GRAVEYARD = 64      /* handles of removed units, kept to check they are stale */
+    GRAVEYARD = 64 /* handles of removed units, kept to check they are stale */
 };
 
 static const float FRAME_DT = 1.0f / 60.0f;
@@ -35,7 +35,7 @@ typedef struct unit_t {
     shoal_agent_t agent; /* null: the slot is free */
     int32_t die_at;      /* frame */
     float target[3];
-    float position[3];   /* from the last bulk read */
+    float position[3];    /* from the last bulk read */
     float start_distance; /* to the target, when it was set */
 } unit_t;
 
@@ -69,15 +69,9 @@ static float random_in(game_t* g, float lo, float hi)
     return lo + (hi - lo) * (float)(next_random(g) >> 8) / 16777216.0f;
 }
 
-static int32_t random_index(game_t* g, int32_t n)
-{
-    return (int32_t)(next_random(g) % (uint32_t)n);
-}
+static int32_t random_index(game_t* g, int32_t n) { return (int32_t)(next_random(g) % (uint32_t)n); }
 
-static float distance(const float a[3], const float b[3])
-{
-    return hypotf(a[0] - b[0], a[1] - b[1]);
-}
+static float distance(const float a[3], const float b[3]) { return hypotf(a[0] - b[0], a[1] - b[1]); }
 
 static int fail(const game_t* g, const char* call, shoal_status_t status)
 {
@@ -86,17 +80,15 @@ static int fail(const game_t* g, const char* call, shoal_status_t status)
     return 1;
 }
 
-#define CHECK(g, call)                                  \
-    do {                                                \
-        shoal_status_t status_ = (call);                \
-        if (status_ != SHOAL_OK)                        \
-            return fail((g), #call, status_);           \
+#define CHECK(g, call)                                                                                       \
+    do {                                                                                                     \
+        shoal_status_t status_ = (call);                                                                     \
+        if (status_ != SHOAL_OK) return fail((g), #call, status_);                                           \
     } while (0)
 
 static int expect(int condition, const char* what)
 {
-    if (!condition)
-        fprintf(stderr, "host: check failed: %s\n", what);
+    if (!condition) fprintf(stderr, "host: check failed: %s\n", what);
     return !condition;
 }
 
@@ -110,10 +102,8 @@ static void random_target(game_t* g, float target[3])
 static int spawn(game_t* g, int32_t frame)
 {
     int32_t slot = 0;
-    while (slot < MAX_UNITS && !shoal_agent_is_null(g->units[slot].agent))
-        ++slot;
-    if (slot == MAX_UNITS)
-        return 0; /* the game's own cap: skip this spawn */
+    while (slot < MAX_UNITS && !shoal_agent_is_null(g->units[slot].agent)) ++slot;
+    if (slot == MAX_UNITS) return 0; /* the game's own cap: skip this spawn */
     unit_t* u = &g->units[slot];
 
     shoal_agent_def_t def = shoal_agent_default_def();
@@ -134,8 +124,7 @@ static int spawn(game_t* g, int32_t frame)
     u->die_at = frame + LIFETIME_MIN + random_index(g, LIFETIME_MAX - LIFETIME_MIN + 1);
     g->live++;
     g->added++;
-    if (g->live > g->peak)
-        g->peak = g->live;
+    if (g->live > g->peak) g->peak = g->live;
     return 0;
 }
 
@@ -144,8 +133,7 @@ static int despawn(game_t* g, unit_t* u)
     CHECK(g, shoal_agent_remove(g->world, u->agent));
     float left = distance(u->position, u->target);
     g->closed += u->start_distance - left;
-    if (left < 0.5f)
-        g->arrivals++;
+    if (left < 0.5f) g->arrivals++;
     g->graveyard[g->buried++ % GRAVEYARD] = u->agent;
     memset(u, 0, sizeof *u);
     g->live--;
@@ -157,8 +145,7 @@ static int retarget(game_t* g)
 {
     int32_t slot = random_index(g, MAX_UNITS);
     unit_t* u = &g->units[slot];
-    if (shoal_agent_is_null(u->agent))
-        return 0;
+    if (shoal_agent_is_null(u->agent)) return 0;
     random_target(g, u->target);
     CHECK(g, shoal_agent_set_target(g->world, u->agent, u->target));
     u->start_distance = distance(u->position, u->target);
@@ -172,8 +159,7 @@ static int check_graveyard(game_t* g)
     int32_t n = g->buried < GRAVEYARD ? g->buried : GRAVEYARD;
     for (int32_t i = 0; i < n; ++i) {
         shoal_agent_t dead = g->graveyard[i];
-        if (expect(!shoal_agent_is_valid(g->world, dead), "a removed unit's handle is stale"))
-            return 1;
+        if (expect(!shoal_agent_is_valid(g->world, dead), "a removed unit's handle is stale")) return 1;
         float somewhere[3] = {0.0f, 0.0f, 0.0f};
         if (expect(shoal_agent_set_target(g->world, dead, somewhere) == SHOAL_ERR_STALE_HANDLE,
                    "setting the target of a removed unit gives SHOAL_ERR_STALE_HANDLE"))
@@ -201,8 +187,7 @@ static int read_positions(game_t* g)
                    "a read agent maps back to its unit"))
             return 1;
         const float* p = &g->positions[3 * i];
-        if (expect(isfinite(p[0]) && isfinite(p[1]), "positions are finite"))
-            return 1;
+        if (expect(isfinite(p[0]) && isfinite(p[1]), "positions are finite")) return 1;
         memcpy(g->units[slot].position, p, sizeof g->units[slot].position);
     }
     g->positions_read += count;
@@ -213,26 +198,22 @@ static int frame_update(game_t* g, int32_t frame)
 {
     for (int32_t slot = 0; slot < MAX_UNITS; ++slot) {
         unit_t* u = &g->units[slot];
-        if (!shoal_agent_is_null(u->agent) && frame >= u->die_at && despawn(g, u))
-            return 1;
+        if (!shoal_agent_is_null(u->agent) && frame >= u->die_at && despawn(g, u)) return 1;
     }
     for (int i = 0; i < SPAWNS_PER_FRAME; ++i)
-        if (spawn(g, frame))
-            return 1;
+        if (spawn(g, frame)) return 1;
     for (int i = 0; i < RETARGETS_PER_FRAME; ++i)
-        if (retarget(g))
-            return 1;
+        if (retarget(g)) return 1;
     CHECK(g, shoal_world_step(g->world, FRAME_DT));
-    if (read_positions(g) || check_graveyard(g))
-        return 1;
+    if (read_positions(g) || check_graveyard(g)) return 1;
     return 0;
 }
 
 static int run(game_t* g)
 {
     char header_version[32];
-    snprintf(header_version, sizeof header_version, "%d.%d.%d", SHOAL_VERSION_MAJOR,
-             SHOAL_VERSION_MINOR, SHOAL_VERSION_PATCH);
+    snprintf(header_version, sizeof header_version, "%d.%d.%d", SHOAL_VERSION_MAJOR, SHOAL_VERSION_MINOR,
+             SHOAL_VERSION_PATCH);
     if (expect(strcmp(header_version, shoal_version()) == 0,
                "the linked library is the version of the headers"))
         return 1;
@@ -243,8 +224,8 @@ static int run(game_t* g)
     shoal_error_t err;
     shoal_status_t status = shoal_world_create(&def, &g->world, &err);
     if (status != SHOAL_OK) {
-        fprintf(stderr, "host: shoal_world_create failed (%s): %s\n",
-                shoal_status_string(status), err.message);
+        fprintf(stderr, "host: shoal_world_create failed (%s): %s\n", shoal_status_string(status),
+                err.message);
         return 1;
     }
     printf("host: shoal %s, %dD world, %d thread(s), %s backend\n", shoal_version(),
@@ -252,19 +233,17 @@ static int run(game_t* g)
            shoal_backend_name(shoal_world_backend(g->world)));
 
     for (int32_t frame = 0; frame < FRAMES; ++frame)
-        if (frame_update(g, frame))
-            return 1;
+        if (frame_update(g, frame)) return 1;
 
     printf("host: %d frames (%.1f s simulated): %lld units added, %lld removed, %d live at the "
            "end (peak %d)\n",
-           FRAMES, shoal_world_time(g->world), (long long)g->added, (long long)g->removed,
-           (int)g->live, (int)g->peak);
+           FRAMES, shoal_world_time(g->world), (long long)g->added, (long long)g->removed, (int)g->live,
+           (int)g->peak);
     printf("host: %lld retargets, %lld positions read in bulk, %lld stale-handle checks\n",
            (long long)g->retargets, (long long)g->positions_read, (long long)g->stale_checks);
     printf("host: removed units had closed %.0f m on their targets, %lld had arrived; "
            "state hash %016llx\n",
-           g->closed, (long long)g->arrivals,
-           (unsigned long long)shoal_world_state_hash(g->world));
+           g->closed, (long long)g->arrivals, (unsigned long long)shoal_world_state_hash(g->world));
     return expect(g->closed > 0.0, "units move toward their targets");
 }
 

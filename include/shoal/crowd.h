@@ -80,7 +80,8 @@ SHOAL_API shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* cro
  * needs vehicle.radius > 0 and may not be a ground vehicle or a planner
  * agent), 0 makes it an ordinary agent again. A stale handle gives
  * STALE_HANDLE. */
-SHOAL_API shoal_status_t shoal_agent_set_crowd(shoal_world_t* world, shoal_agent_t id, const shoal_crowd_t* crowd);
+SHOAL_API shoal_status_t shoal_agent_set_crowd(shoal_world_t* world, shoal_agent_t id,
+                                               const shoal_crowd_t* crowd);
 /* An agent's crowd parameters, as shoal_agent_set_crowd or the definition
  * set them; an agent that is not a crowd agent keeps none: it reads
  * shoal_crowd_default() (crowd.enabled 0). */
@@ -92,12 +93,12 @@ SHOAL_API shoal_status_t shoal_agent_get_crowd(const shoal_world_t* world, shoal
  * pass saw (CROWD_CONTACT_K of them, the same the contact pass checks), at
  * their positions now; before the first step no pair is known. */
 typedef struct shoal_crowd_stats_t {
-    int32_t agents;               /* crowd agents */
-    int32_t arrived;              /* within one radius of their target (seek's and arrive's) */
-    float closest_pair;           /* smallest center distance over the sum of radii; INFINITY: none */
-    int32_t overlapping;          /* crowd agents closer than 0.99 of the radii sum to a neighbor */
-    int32_t relaxed_last_step;    /* agents whose constraints had no common velocity (ORCA's fallback) */
-    int32_t contact_iterations;   /* iterations and sweeps of the last contact pass */
+    int32_t agents;             /* crowd agents */
+    int32_t arrived;            /* within one radius of their target (seek's and arrive's) */
+    float closest_pair;         /* smallest center distance over the sum of radii; INFINITY: none */
+    int32_t overlapping;        /* crowd agents closer than 0.99 of the radii sum to a neighbor */
+    int32_t relaxed_last_step;  /* agents whose constraints had no common velocity (ORCA's fallback) */
+    int32_t contact_iterations; /* iterations and sweeps of the last contact pass */
 } shoal_crowd_stats_t;
 
 SHOAL_API shoal_status_t shoal_world_crowd_stats(const shoal_world_t* world, shoal_crowd_stats_t* out);

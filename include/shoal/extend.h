@@ -37,11 +37,11 @@ typedef enum shoal_column_type_t {
  * padded past `count`. */
 typedef struct shoal_column_t {
     void* data;
-    int32_t count;            /* rows: the live agents */
-    int32_t width;            /* elements per row */
+    int32_t count; /* rows: the live agents */
+    int32_t width; /* elements per row */
     shoal_column_type_t type;
-    int32_t writable;         /* 0: read only (writing through data is undefined) */
-    uint64_t version;         /* shoal_world_structure_version when taken */
+    int32_t writable; /* 0: read only (writing through data is undefined) */
+    uint64_t version; /* shoal_world_structure_version when taken */
 } shoal_column_t;
 
 /* A column by name, without copying. Built-in columns, all f32 of width 1
@@ -55,12 +55,13 @@ typedef struct shoal_column_t {
  * columns exist in 3D worlds only (NOT_FOUND in 2D). User components
  * (shoal_world_add_component) are writable. Errors: NULL arguments,
  * NOT_FOUND for an unknown name. */
-SHOAL_API shoal_status_t shoal_world_column(shoal_world_t* world, const char* name, shoal_column_t* out_column);
+SHOAL_API shoal_status_t shoal_world_column(shoal_world_t* world, const char* name,
+                                            shoal_column_t* out_column);
 
 /* The handle of each row, rows first .. first + count - 1, into out.
  * Errors: a range past the live rows. */
 SHOAL_API shoal_status_t shoal_world_row_handles(const shoal_world_t* world, int32_t first, int32_t count,
-                                                shoal_agent_t* out);
+                                                 shoal_agent_t* out);
 /* The row of a live agent (-1 and an error for a stale, pending or foreign
  * handle). Valid while the structure version is unchanged. */
 SHOAL_API int32_t shoal_agent_row(const shoal_world_t* world, shoal_agent_t id);
@@ -91,13 +92,13 @@ SHOAL_API int32_t shoal_world_component_count(const shoal_world_t* world);
 /* Per-agent arrays of a bulk add; NULL arrays take the shared definition's
  * value. xyz arrays hold 3 floats per agent (z ignored in 2D). */
 typedef struct shoal_agent_arrays_t {
-    const float* positions;  /* count * 3 */
-    const float* velocities; /* count * 3 */
-    const float* headings;   /* count (2D heading, 3D yaw) */
-    const float* targets;    /* count * 3 */
-    const uint32_t* groups;  /* count */
+    const float* positions;      /* count * 3 */
+    const float* velocities;     /* count * 3 */
+    const float* headings;       /* count (2D heading, 3D yaw) */
+    const float* targets;        /* count * 3 */
+    const uint32_t* groups;      /* count */
     const uint64_t* user_values; /* count */
-    const float* pitches;    /* count (3D; ignored in 2D) */
+    const float* pitches;        /* count (3D; ignored in 2D) */
 } shoal_agent_arrays_t;
 
 /* Add `count` agents of definition `def`, each with its values from
@@ -173,7 +174,8 @@ typedef void shoal_block_fn(shoal_world_t* world, const shoal_block_t* block, vo
  * gives that message unless a later call replaced it. */
 SHOAL_API shoal_status_t shoal_world_add_parallel_system(shoal_world_t* world, const char* name,
                                                          shoal_stage_t stage, const char* component,
-                                                         int32_t min_block, shoal_block_fn* fn, void* user_ctx);
+                                                         int32_t min_block, shoal_block_fn* fn,
+                                                         void* user_ctx);
 
 #ifdef __cplusplus
 }

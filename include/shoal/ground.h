@@ -73,30 +73,30 @@ typedef enum shoal_follower_t {
  * world the path's z is 0). */
 typedef struct shoal_path_follow_t {
     shoal_follower_t follower; /* Default PROPOSED */
-    int32_t path;          /* a path of this world (shoal_world_add_path), or -1: no
+    int32_t path;              /* a path of this world (shoal_world_add_path), or -1: no
                             * path, the vehicle drives on shoal_agent_set_drive's
                             * inputs. Default -1 */
     /* target speed */
-    float a_lat;           /* proposed: lateral acceleration allowed in turns, in g, > 0. Default 0.4 */
-    float dh;              /* proposed: m between the resampled path points, > 0. Default 6 */
-    int32_t n;             /* proposed: resampled points, vehicle included, 3..1000. Default 5 */
-    float v_min;           /* m/s, lowest target speed, >= 0. Default 1 */
-    float v_max;           /* m/s, highest target speed, > 0 and >= v_min. Default 10 */
-    float baseline_gain;   /* baseline: v_max / (1 + gain * largest angle), 1/rad, >= 0. Default 1.5 */
+    float a_lat;         /* proposed: lateral acceleration allowed in turns, in g, > 0. Default 0.4 */
+    float dh;            /* proposed: m between the resampled path points, > 0. Default 6 */
+    int32_t n;           /* proposed: resampled points, vehicle included, 3..1000. Default 5 */
+    float v_min;         /* m/s, lowest target speed, >= 0. Default 1 */
+    float v_max;         /* m/s, highest target speed, > 0 and >= v_min. Default 10 */
+    float baseline_gain; /* baseline: v_max / (1 + gain * largest angle), 1/rad, >= 0. Default 1.5 */
     /* target point: lookahead = clamp(min + time * |speed|, min, max) */
-    float lookahead_min;   /* m, > 0. Default 5 */
-    float lookahead_time;  /* s, >= 0. Default 0.6 */
-    float lookahead_max;   /* m, >= lookahead_min. Default 15 */
+    float lookahead_min;  /* m, > 0. Default 5 */
+    float lookahead_time; /* s, >= 0. Default 0.6 */
+    float lookahead_max;  /* m, >= lookahead_min. Default 15 */
     /* speed control: throttle = kp e + ki integral(e) (the baseline has no ki) */
-    float kp;              /* throttle per m/s of speed error, >= 0. Default 0.5 */
-    float ki;              /* throttle per m of accumulated error, >= 0. Default 0.25 */
-    float arrive_radius;   /* m: the path is completed within this of its end (and with its
+    float kp;            /* throttle per m/s of speed error, >= 0. Default 0.5 */
+    float ki;            /* throttle per m of accumulated error, >= 0. Default 0.25 */
+    float arrive_radius; /* m: the path is completed within this of its end (and with its
                             * progress near the end: a loop passes its end at its start),
                             * >= 0. Default 3 */
     /* stuck manager */
-    float stuck_window;    /* s: progress must exceed stuck_progress within it, > 0. Default 4 */
-    float stuck_progress;  /* m of path, > 0. Default 1.5 */
-    float reverse_time;    /* s of reversing with counter-steer per recovery, >= 0. Default 2 */
+    float stuck_window;     /* s: progress must exceed stuck_progress within it, > 0. Default 4 */
+    float stuck_progress;   /* m of path, > 0. Default 1.5 */
+    float reverse_time;     /* s of reversing with counter-steer per recovery, >= 0. Default 2 */
     int32_t max_recoveries; /* recoveries without progress before a teleport, >= 0. Default 3 */
     /* proposed follower: 1 = the target speed also respects the vehicle
      * itself, an extension of the paper: a_lat no higher than its traction,
@@ -135,16 +135,15 @@ SHOAL_API shoal_path_follow_t shoal_path_follow_default(void);
  * worlds their z and attitude follow it; in 2D worlds only its slopes act
  * (gravity along the slope). Other agents ignore it. */
 typedef struct shoal_terrain_t {
-    int32_t nx, ny;      /* samples along x and y: both >= 2, or nx = 0 for flat ground */
-    float origin[2];     /* m, the position of sample (0, 0) */
-    float cell;          /* m between samples, > 0 */
+    int32_t nx, ny;       /* samples along x and y: both >= 2, or nx = 0 for flat ground */
+    float origin[2];      /* m, the position of sample (0, 0) */
+    float cell;           /* m between samples, > 0 */
     const float* heights; /* nx * ny finite heights, m; copied */
 } shoal_terrain_t;
 
 /* Set the world's terrain; the heights are copied. NULL, or nx == 0, makes
  * the ground flat at z = 0 (the default). Not from inside a step (BUSY). */
-SHOAL_API shoal_status_t shoal_world_set_terrain(shoal_world_t* world,
-                                                 const shoal_terrain_t* terrain);
+SHOAL_API shoal_status_t shoal_world_set_terrain(shoal_world_t* world, const shoal_terrain_t* terrain);
 
 /* A path for ground vehicles: `count` waypoints as xyz triples (copied; z
  * ignored in 2D; in 3D it should lie on the ground) and a corridor
@@ -167,8 +166,7 @@ SHOAL_API int32_t shoal_world_path_count(const shoal_world_t* world);
  * follower's progress, counters and the run metrics start from zero, even
  * for the same path. An agent that is not a ground vehicle gives
  * SHOAL_ERR_INVALID_ARGUMENT. */
-SHOAL_API shoal_status_t shoal_agent_set_path(shoal_world_t* world, shoal_agent_t id,
-                                              int32_t path_id);
+SHOAL_API shoal_status_t shoal_agent_set_path(shoal_world_t* world, shoal_agent_t id, int32_t path_id);
 
 /* Manual inputs of a ground vehicle, used whenever it follows no path:
  * throttle (+ forward, - brake then reverse) and steering (+ left), both
@@ -187,31 +185,31 @@ SHOAL_API shoal_status_t shoal_agent_set_ground(shoal_world_t* world, shoal_agen
  * since its path was set (shoal_agent_set_path, or its addition), over the
  * steps in which it followed the path and had not completed it. */
 typedef struct shoal_ground_status_t {
-    float throttle;         /* last applied, [-1, 1] */
-    float steering;         /* last applied, [-1, 1] */
-    float speed;            /* m/s along the forward axis; < 0 in reverse */
-    float lateral_speed;    /* m/s sideways (sliding), to the left */
-    float steer_angle;      /* rad, road-wheel angle, + left */
-    float yaw_rate;         /* rad/s over the last step */
-    int32_t contact;        /* 1 when an obstacle stopped motion in the last step */
-    int32_t path;           /* the path followed, or -1 */
+    float throttle;      /* last applied, [-1, 1] */
+    float steering;      /* last applied, [-1, 1] */
+    float speed;         /* m/s along the forward axis; < 0 in reverse */
+    float lateral_speed; /* m/s sideways (sliding), to the left */
+    float steer_angle;   /* rad, road-wheel angle, + left */
+    float yaw_rate;      /* rad/s over the last step */
+    int32_t contact;     /* 1 when an obstacle stopped motion in the last step */
+    int32_t path;        /* the path followed, or -1 */
     /* follower (zero when following no path) */
-    float target_speed;     /* m/s */
-    float target_point[3];  /* m, the lookahead point on the path */
-    float path_s;           /* m, progress: arc length of the projection on the path */
-    float cte;              /* m, cross-track error (distance to the path) */
+    float target_speed;      /* m/s */
+    float target_point[3];   /* m, the lookahead point on the path */
+    float path_s;            /* m, progress: arc length of the projection on the path */
+    float cte;               /* m, cross-track error (distance to the path) */
     int32_t inside_corridor; /* cte <= the path's half-width */
-    int32_t stuck;          /* 1 while a recovery manoeuvre runs */
-    int32_t stuck_events;   /* stuck detections, teleports included */
-    int32_t teleports;      /* last-resort teleports back onto the path */
-    int32_t completed;      /* the end of the path was reached */
+    int32_t stuck;           /* 1 while a recovery manoeuvre runs */
+    int32_t stuck_events;    /* stuck detections, teleports included */
+    int32_t teleports;       /* last-resort teleports back onto the path */
+    int32_t completed;       /* the end of the path was reached */
     /* run metrics */
-    int32_t frames;         /* steps counted */
-    float drive_time;       /* s: frames times dt (the run's total time once completed) */
-    float distance;         /* m driven (teleport jumps not included) */
-    float cte_sum;          /* m: sum of the per-frame cte; mean = cte_sum / frames */
-    int32_t inside_frames;  /* frames with inside_corridor */
-    int32_t stuck_frames;   /* frames with stuck */
+    int32_t frames;        /* steps counted */
+    float drive_time;      /* s: frames times dt (the run's total time once completed) */
+    float distance;        /* m driven (teleport jumps not included) */
+    float cte_sum;         /* m: sum of the per-frame cte; mean = cte_sum / frames */
+    int32_t inside_frames; /* frames with inside_corridor */
+    int32_t stuck_frames;  /* frames with stuck */
 } shoal_ground_status_t;
 
 /* A ground vehicle's status. An agent that is not a ground vehicle gives

@@ -47,11 +47,11 @@ typedef enum shoal_plan_strategy_t {
 /* How the world's trim table samples the controls. Controls are the
  * samples' product; every (initial, final) pair is one trajectory. */
 typedef struct shoal_trim_spec_t {
-    int32_t axes;         /* 1: yaw (2D worlds); 2: yaw + pitch; 3: + roll (3D worlds) */
-    int32_t samples[3];   /* per axis, 1..64 (odd counts include the straight rate 0) */
-    float max_rate[3];    /* rad/s per axis, > 0: samples span [-max_rate, max_rate] */
-    float interval;       /* s, the control interval, > 0 */
-    int32_t substeps;     /* Euler steps per interval, 1..100000, with interval / substeps
+    int32_t axes;       /* 1: yaw (2D worlds); 2: yaw + pitch; 3: + roll (3D worlds) */
+    int32_t samples[3]; /* per axis, 1..64 (odd counts include the straight rate 0) */
+    float max_rate[3];  /* rad/s per axis, > 0: samples span [-max_rate, max_rate] */
+    float interval;     /* s, the control interval, > 0 */
+    int32_t substeps;   /* Euler steps per interval, 1..100000, with interval / substeps
                            * >= 1e-6 s (each step flies dt / that substeps per agent) */
 } shoal_trim_spec_t;
 
@@ -91,28 +91,28 @@ typedef enum shoal_plan_goal_t {
  * (time_budget_ms) makes searches anytime, as the seed's are: a search stops
  * when its wall time runs out and flies the best path found so far. */
 typedef struct shoal_planner_t {
-    int32_t enabled;          /* 1: a planner agent. 0 or 1. Default 0 */
-    float speed;              /* m/s, constant forward speed, > 0. Default 5 */
-    float radius;             /* m, bounding sphere for collision tests, >= 0. Default 1 */
-    shoal_plan_goal_t goal;   /* Default SEEK */
-    float goal_point[3];      /* seek / flee point, finite; z ignored in 2D. Default 0 */
-    shoal_agent_t goal_agent; /* pursue / evade target: a live agent of this world when the
+    int32_t enabled;                /* 1: a planner agent. 0 or 1. Default 0 */
+    float speed;                    /* m/s, constant forward speed, > 0. Default 5 */
+    float radius;                   /* m, bounding sphere for collision tests, >= 0. Default 1 */
+    shoal_plan_goal_t goal;         /* Default SEEK */
+    float goal_point[3];            /* seek / flee point, finite; z ignored in 2D. Default 0 */
+    shoal_agent_t goal_agent;       /* pursue / evade target: a live agent of this world when the
                                * goal is set (a target removed later is ignored: the agent
                                * then only avoids collisions) */
-    int32_t avoid_collisions; /* 1: AvoidCollision with the world's obstacles (static and
+    int32_t avoid_collisions;       /* 1: AvoidCollision with the world's obstacles (static and
                                * moving). 0 or 1. Default 1 */
     shoal_plan_strategy_t strategy; /* Default ADAPTIVE */
-    float discount;           /* d in (0, 1). Default 0.8 */
-    float optimism;           /* f in [-1, 1]. Default 0.5 */
-    int32_t max_depth;        /* D_max in 1..64. Default 6 */
-    int32_t min_depth;        /* in 1..max_depth. Default 3 */
-    int32_t max_expansions;   /* expansions per search, 1..1000000. Default 400 */
-    int32_t k_skip;           /* uniform: every k_skip-th control, >= 1. Default 2 */
-    int32_t n_v;              /* adaptive: controls expanded at depth 0 (capped at the table's
+    float discount;                 /* d in (0, 1). Default 0.8 */
+    float optimism;                 /* f in [-1, 1]. Default 0.5 */
+    int32_t max_depth;              /* D_max in 1..64. Default 6 */
+    int32_t min_depth;              /* in 1..max_depth. Default 3 */
+    int32_t max_expansions;         /* expansions per search, 1..1000000. Default 400 */
+    int32_t k_skip;                 /* uniform: every k_skip-th control, >= 1. Default 2 */
+    int32_t n_v;                    /* adaptive: controls expanded at depth 0 (capped at the table's
                                * count), >= 1. Default 121: all of them */
-    float collapse;           /* adaptive: c in (0, 1], n_v c^depth controls. Default 0.2 */
-    float damping;            /* bias to straighter paths, in [0, 1). Default 0.02 */
-    float time_budget_ms;     /* wall-clock budget per search in ms, finite, in [0, 60000]; 0: none
+    float collapse;                 /* adaptive: c in (0, 1], n_v c^depth controls. Default 0.2 */
+    float damping;                  /* bias to straighter paths, in [0, 1). Default 0.02 */
+    float time_budget_ms;           /* wall-clock budget per search in ms, finite, in [0, 60000]; 0: none
                                * (max_expansions alone). Default 0. A search stops at whichever
                                * budget runs out first, after at least its root's expansion, and
                                * keeps the best path found so far. Nonzero makes results depend
@@ -128,16 +128,16 @@ SHOAL_API shoal_planner_t shoal_planner_default(void);
 /* ------------------------------------------------------------------------ */
 
 typedef struct shoal_planner_status_t {
-    int32_t control;          /* the control being executed (index into the trim table) */
-    int64_t searches;         /* searches run */
-    double goodness_sum;      /* sum over searches of the chosen first segment's goodness */
-    double search_ns_sum;     /* wall ns spent in this agent's searches (a statistic: it
+    int32_t control;      /* the control being executed (index into the trim table) */
+    int64_t searches;     /* searches run */
+    double goodness_sum;  /* sum over searches of the chosen first segment's goodness */
+    double search_ns_sum; /* wall ns spent in this agent's searches (a statistic: it
                                * never feeds back into the simulation, nor into the hash) */
-    int64_t states_sum;       /* visited states summed over searches */
-    int64_t expanded_sum;     /* expanded states summed over searches */
-    int32_t collisions;       /* times the agent entered an obstacle (sphere overlap, checked
+    int64_t states_sum;   /* visited states summed over searches */
+    int64_t expanded_sum; /* expanded states summed over searches */
+    int32_t collisions;   /* times the agent entered an obstacle (sphere overlap, checked
                                * every substep) */
-    float last_goodness;      /* goodness of the last search's chosen first segment */
+    float last_goodness;  /* goodness of the last search's chosen first segment */
 } shoal_planner_status_t;
 
 /* A planner agent's status. An agent that is not one gives

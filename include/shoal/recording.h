@@ -75,8 +75,7 @@ typedef struct shoal_recorder_t shoal_recorder_t;
 /* Create (or truncate) `path` and write the header, in format version
  * SHOAL_RECORDING_VERSION. On failure *out is NULL, nothing is left open
  * and err (optional) says why. */
-SHOAL_API shoal_status_t shoal_recording_open(const char* path,
-                                              const shoal_recording_header_t* header,
+SHOAL_API shoal_status_t shoal_recording_open(const char* path, const shoal_recording_header_t* header,
                                               shoal_recorder_t** out, shoal_error_t* err);
 
 /* The same in format `version`: 3 (compressed, what shoal_recording_open
@@ -84,9 +83,8 @@ SHOAL_API shoal_status_t shoal_recording_open(const char* path,
  * bytes, such as the viewer page's file button, docs/recording.md).
  * INVALID_ARGUMENT for any other version. */
 SHOAL_API shoal_status_t shoal_recording_open_version(const char* path,
-                                                      const shoal_recording_header_t* header,
-                                                      int32_t version, shoal_recorder_t** out,
-                                                      shoal_error_t* err);
+                                                      const shoal_recording_header_t* header, int32_t version,
+                                                      shoal_recorder_t** out, shoal_error_t* err);
 
 /* Append one frame: every live agent of `world` (read through
  * shoal_world_read_agents), sorted by id, with the world's step count and
@@ -101,8 +99,7 @@ SHOAL_API shoal_status_t shoal_recording_open_version(const char* path,
  * geometry is written once: walls or obstacles added or removed after the
  * first frame are not recorded (a moving obstacle's later positions follow
  * from its velocity). */
-SHOAL_API shoal_status_t shoal_recording_write_frame(shoal_recorder_t* recorder,
-                                                     const shoal_world_t* world,
+SHOAL_API shoal_status_t shoal_recording_write_frame(shoal_recorder_t* recorder, const shoal_world_t* world,
                                                      shoal_error_t* err);
 
 /* Frames written so far. */
@@ -143,14 +140,14 @@ enum {
  * are complete. SHOAL_ERR_CAPACITY: the frames decode to more than
  * SHOAL_RECORDING_LOAD_LIMIT bytes (checked before decoding), or the file
  * is larger than 4 GiB. On failure *out is NULL. */
-SHOAL_API shoal_status_t shoal_recording_load(const char* path, uint32_t flags,
-                                              shoal_recording_t** out, shoal_error_t* err);
+SHOAL_API shoal_status_t shoal_recording_load(const char* path, uint32_t flags, shoal_recording_t** out,
+                                              shoal_error_t* err);
 
 /* The same from bytes in memory (copied as needed; the caller keeps them).
  * `source_name` names the bytes in error messages (may be NULL). */
-SHOAL_API shoal_status_t shoal_recording_load_memory(const void* data, size_t size,
-                                                     const char* source_name, uint32_t flags,
-                                                     shoal_recording_t** out, shoal_error_t* err);
+SHOAL_API shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const char* source_name,
+                                                     uint32_t flags, shoal_recording_t** out,
+                                                     shoal_error_t* err);
 
 SHOAL_API void shoal_recording_destroy(shoal_recording_t* recording);
 
@@ -172,9 +169,9 @@ SHOAL_API const char* shoal_recording_damage(const shoal_recording_t* recording)
  * (x, y[, z] per agent), and in 2D headings[n] (rad) with orientations NULL,
  * in 3D orientations[4n] (w, x, y, z) with headings NULL. */
 typedef struct shoal_recording_frame_t {
-    uint64_t step;             /* world step count when recorded */
-    double time;               /* s, simulated time */
-    int32_t count;             /* agents in the frame, >= 0 */
+    uint64_t step; /* world step count when recorded */
+    double time;   /* s, simulated time */
+    int32_t count; /* agents in the frame, >= 0 */
     const uint32_t* ids;
     const uint32_t* generations;
     const uint32_t* groups;
@@ -203,9 +200,9 @@ typedef struct shoal_recording_obstacle_t {
 /* The world's static geometry, as it was at the first frame. Arrays are
  * owned by the recording. */
 typedef struct shoal_recording_geometry_t {
-    double time;         /* s: the world's time when it was read (frame 0's time) */
-    int32_t wall_count;  /* wall segments, >= 0 */
-    const float* walls;  /* 4 * wall_count floats: x0, y0, x1, y1 per segment (m) */
+    double time;        /* s: the world's time when it was read (frame 0's time) */
+    int32_t wall_count; /* wall segments, >= 0 */
+    const float* walls; /* 4 * wall_count floats: x0, y0, x1, y1 per segment (m) */
     int32_t obstacle_count;
     const shoal_recording_obstacle_t* obstacles;
 } shoal_recording_geometry_t;
@@ -239,16 +236,15 @@ typedef struct shoal_recording_reader_t shoal_recording_reader_t;
  * the compression ratio. The file stays open until close. On failure *out
  * is NULL. */
 SHOAL_API shoal_status_t shoal_recording_reader_open(const char* path, uint32_t flags,
-                                                     shoal_recording_reader_t** out,
-                                                     shoal_error_t* err);
+                                                     shoal_recording_reader_t** out, shoal_error_t* err);
 
 /* Close the file and free the reader. NULL is ignored. */
 SHOAL_API void shoal_recording_reader_close(shoal_recording_reader_t* reader);
 
 /* As shoal_recording_header, _version, _frame_count, _is_complete, _damage
  * and _geometry of a loaded recording; owned by the reader. */
-SHOAL_API const shoal_recording_header_t* shoal_recording_reader_header(
-    const shoal_recording_reader_t* reader);
+SHOAL_API const shoal_recording_header_t*
+shoal_recording_reader_header(const shoal_recording_reader_t* reader);
 SHOAL_API int32_t shoal_recording_reader_version(const shoal_recording_reader_t* reader);
 SHOAL_API int32_t shoal_recording_reader_frame_count(const shoal_recording_reader_t* reader);
 SHOAL_API int shoal_recording_reader_is_complete(const shoal_recording_reader_t* reader);
@@ -264,8 +260,7 @@ SHOAL_API uint64_t shoal_recording_reader_decoded_bytes(const shoal_recording_re
 /* Frame `index`'s step, time and agent count, without decoding it: the
  * arrays of *out_frame are NULL. INVALID_ARGUMENT for an index out of range. */
 SHOAL_API shoal_status_t shoal_recording_reader_frame_info(const shoal_recording_reader_t* reader,
-                                                           int32_t index,
-                                                           shoal_recording_frame_t* out_frame);
+                                                           int32_t index, shoal_recording_frame_t* out_frame);
 
 /* Decode frame `index` (0 <= index < frame count) into the reader's
  * buffers. The arrays of *out_frame belong to the reader: the reader keeps
@@ -286,10 +281,8 @@ SHOAL_API shoal_status_t shoal_recording_reader_frame_info(const shoal_recording
  * INVALID_ARGUMENT for NULL arguments or an index out of range,
  * OUT_OF_MEMORY when a frame's buffers cannot be had. *out_frame is zeroed
  * on failure. */
-SHOAL_API shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader,
-                                                      int32_t index,
-                                                      shoal_recording_frame_t* out_frame,
-                                                      shoal_error_t* err);
+SHOAL_API shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader, int32_t index,
+                                                      shoal_recording_frame_t* out_frame, shoal_error_t* err);
 
 #ifdef __cplusplus
 }

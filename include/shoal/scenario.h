@@ -17,8 +17,7 @@ typedef struct shoal_scenario_t shoal_scenario_t;
 SHOAL_API shoal_status_t shoal_scenario_load_file(const char* path, shoal_scenario_t** out,
                                                   shoal_error_t* err);
 /* `source_name` is used in error messages only (may be NULL). */
-SHOAL_API shoal_status_t shoal_scenario_load_string(const char* json, size_t length,
-                                                    const char* source_name,
+SHOAL_API shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const char* source_name,
                                                     shoal_scenario_t** out, shoal_error_t* err);
 SHOAL_API void shoal_scenario_destroy(shoal_scenario_t* scenario);
 
@@ -50,8 +49,7 @@ SHOAL_API shoal_world_def_t shoal_scenario_world_def(const shoal_scenario_t* sce
  * from shoal_scenario_world_def). Placement is random but fixed by the
  * scenario's seed. On failure the obstacles and agents added so far are
  * removed again. */
-SHOAL_API shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario,
-                                                 shoal_world_t* world);
+SHOAL_API shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_world_t* world);
 
 #ifdef __cplusplus
 }

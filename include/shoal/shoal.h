@@ -141,9 +141,9 @@ SHOAL_API shoal_status_t shoal_agent_get_state(const shoal_world_t* world, shoal
  * Angular velocity is set to zero. In 2D `orientation` is ignored and
  * `heading` used; in 3D `orientation` (normalized here) is used. velocity is
  * clamped to the vehicle's max speed. */
-SHOAL_API shoal_status_t shoal_agent_teleport(shoal_world_t* world, shoal_agent_t id,
-                                              const float position[3], const float velocity[3],
-                                              float heading, const float orientation[4]);
+SHOAL_API shoal_status_t shoal_agent_teleport(shoal_world_t* world, shoal_agent_t id, const float position[3],
+                                              const float velocity[3], float heading,
+                                              const float orientation[4]);
 
 SHOAL_API shoal_status_t shoal_agent_set_target(shoal_world_t* world, shoal_agent_t id,
                                                 const float target[3]);
@@ -168,10 +168,9 @@ SHOAL_API shoal_status_t shoal_agent_set_avoid(shoal_world_t* world, shoal_agent
                                                const shoal_avoid_t* avoid);
 SHOAL_API shoal_status_t shoal_agent_set_dseek(shoal_world_t* world, shoal_agent_t id,
                                                const shoal_dseek_t* dseek);
-SHOAL_API shoal_status_t shoal_agent_set_gains(shoal_world_t* world, shoal_agent_t id,
-                                               float arrive_gain, float depart_gain);
-SHOAL_API shoal_status_t shoal_agent_set_user_value(shoal_world_t* world, shoal_agent_t id,
-                                                    uint64_t value);
+SHOAL_API shoal_status_t shoal_agent_set_gains(shoal_world_t* world, shoal_agent_t id, float arrive_gain,
+                                               float depart_gain);
+SHOAL_API shoal_status_t shoal_agent_set_user_value(shoal_world_t* world, shoal_agent_t id, uint64_t value);
 SHOAL_API shoal_status_t shoal_agent_get_user_value(const shoal_world_t* world, shoal_agent_t id,
                                                     uint64_t* out_value);
 /* The definition that would recreate this agent as it is now. */
@@ -179,8 +178,7 @@ SHOAL_API shoal_status_t shoal_agent_get_def(const shoal_world_t* world, shoal_a
                                              shoal_agent_def_t* out_def);
 /* Bulk read into a shoal_agent_batch_t (see there), in the world's storage
  * order (which may change between steps). */
-SHOAL_API shoal_status_t shoal_world_read_agents(const shoal_world_t* world,
-                                                 const shoal_agent_batch_t* batch,
+SHOAL_API shoal_status_t shoal_world_read_agents(const shoal_world_t* world, const shoal_agent_batch_t* batch,
                                                  int32_t capacity, int32_t* out_count);
 
 /* ------------------------------------------------------------------------ */
@@ -190,8 +188,8 @@ SHOAL_API shoal_status_t shoal_world_read_agents(const shoal_world_t* world,
 /* Obstacles (bounding spheres; circles in 2D) that AVOID steers around,
  * ground vehicles stop at and planner agents plan around. Ids are small
  * integers, stable until removed. */
-SHOAL_API shoal_status_t shoal_world_add_obstacle(shoal_world_t* world, const float center[3],
-                                                  float radius, int32_t* out_id);
+SHOAL_API shoal_status_t shoal_world_add_obstacle(shoal_world_t* world, const float center[3], float radius,
+                                                  int32_t* out_id);
 SHOAL_API shoal_status_t shoal_world_remove_obstacle(shoal_world_t* world, int32_t id);
 SHOAL_API int32_t shoal_world_obstacle_count(const shoal_world_t* world);
 /* Every obstacle, in id order: ids[n], centers[3n], radii[n], velocities[3n]
@@ -211,8 +209,8 @@ SHOAL_API shoal_status_t shoal_world_add_moving_obstacle(shoal_world_t* world, c
                                                          int32_t* out_id);
 /* An obstacle's current center, velocity and radius (each output optional).
  * SHOAL_ERR_NOT_FOUND for an id that is not in use. */
-SHOAL_API shoal_status_t shoal_world_get_obstacle(const shoal_world_t* world, int32_t id,
-                                                  float center[3], float velocity[3], float* radius);
+SHOAL_API shoal_status_t shoal_world_get_obstacle(const shoal_world_t* world, int32_t id, float center[3],
+                                                  float velocity[3], float* radius);
 
 /* ------------------------------------------------------------------------ */
 /* Directed seek as a stateless function                                     */
@@ -227,11 +225,11 @@ SHOAL_API shoal_status_t shoal_world_get_obstacle(const shoal_world_t* world, in
  * the waypoint with another heading) gives SHOAL_ERR_INVALID_ARGUMENT, the
  * reason in err, and still a finite out_steer (the heading). */
 SHOAL_API shoal_status_t shoal_dseek_steer_2d(const float position[2], const float heading[2],
-                                              const float waypoint[2], const float direction[2],
-                                              float r_min, float out_steer[2], shoal_error_t* err);
+                                              const float waypoint[2], const float direction[2], float r_min,
+                                              float out_steer[2], shoal_error_t* err);
 SHOAL_API shoal_status_t shoal_dseek_steer_3d(const float position[3], const float heading[3],
-                                              const float waypoint[3], const float direction[3],
-                                              float r_min, float out_steer[3], shoal_error_t* err);
+                                              const float waypoint[3], const float direction[3], float r_min,
+                                              float out_steer[3], shoal_error_t* err);
 
 /* ------------------------------------------------------------------------ */
 /* Routes and formations (directed seek)                                     */
@@ -271,8 +269,7 @@ SHOAL_API const char* shoal_stage_name(shoal_stage_t stage);
 SHOAL_API int32_t shoal_world_system_count(const shoal_world_t* world);
 SHOAL_API shoal_status_t shoal_world_system_stats(const shoal_world_t* world, int32_t index,
                                                   shoal_system_stats_t* out_stats);
-SHOAL_API shoal_status_t shoal_world_set_system_enabled(shoal_world_t* world, const char* name,
-                                                        int enabled);
+SHOAL_API shoal_status_t shoal_world_set_system_enabled(shoal_world_t* world, const char* name, int enabled);
 SHOAL_API void shoal_world_reset_stats(shoal_world_t* world);
 
 /* Tracing: an opt-in recorder of when each system ran, for profilers
@@ -337,9 +334,8 @@ SHOAL_API shoal_status_t shoal_world_write_trace(const shoal_world_t* world, con
 
 /* Add a user system (a shoal_system_fn, see shoal/types.h) named `name`
  * to `stage`; it runs after the systems registered before it there. */
-SHOAL_API shoal_status_t shoal_world_add_system(shoal_world_t* world, const char* name,
-                                                shoal_stage_t stage, shoal_system_fn* fn,
-                                                void* user_ctx);
+SHOAL_API shoal_status_t shoal_world_add_system(shoal_world_t* world, const char* name, shoal_stage_t stage,
+                                                shoal_system_fn* fn, void* user_ctx);
 
 #ifdef __cplusplus
 }
@@ -349,4 +345,3 @@ SHOAL_API shoal_status_t shoal_world_add_system(shoal_world_t* world, const char
 #include "shoal/extend.h"
 
 #endif /* SHOAL_SHOAL_H */
-

@@ -99,8 +99,7 @@ SHOAL_API shoal_status_t shoal_world_load_snapshot(const char* path, const shoal
  * them on return). Any bytes are safe to pass. */
 SHOAL_API shoal_status_t shoal_world_load_snapshot_memory(const void* data, size_t size,
                                                           const shoal_world_def_t* def,
-                                                          shoal_world_t** out_world,
-                                                          shoal_error_t* err);
+                                                          shoal_world_t** out_world, shoal_error_t* err);
 
 #ifdef __cplusplus
 }

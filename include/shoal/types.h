@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shoal/crowd.h"   /* shoal_crowd_t, a part of shoal_agent_def_t */
+#include "shoal/crowd.h" /* shoal_crowd_t, a part of shoal_agent_def_t */
 #include "shoal/export.h"
-#include "shoal/ground.h"  /* shoal_ground_t, a part of shoal_agent_def_t */
+#include "shoal/ground.h" /* shoal_ground_t, a part of shoal_agent_def_t */
 #include "shoal/id.h"
 #include "shoal/planner.h" /* shoal_planner_t, a part of shoal_agent_def_t */
 
@@ -39,8 +39,8 @@ typedef void shoal_task_fn(int32_t start, int32_t end, uint32_t worker, void* ta
  * run everything inline and return NULL. finish_task waits for a task that
  * enqueue_task returned (it is not called for NULL). The calling thread always
  * takes part in the work, so progress never depends on host threads. */
-typedef void* shoal_enqueue_task_fn(shoal_task_fn* fn, int32_t item_count, int32_t min_range,
-                                    void* task_ctx, void* user_ctx);
+typedef void* shoal_enqueue_task_fn(shoal_task_fn* fn, int32_t item_count, int32_t min_range, void* task_ctx,
+                                    void* user_ctx);
 typedef void shoal_finish_task_fn(void* task, void* user_ctx);
 
 /* Allocation hooks. alloc returns memory aligned to `align` (a power of two,
@@ -62,18 +62,18 @@ typedef enum shoal_backend_t {
 /* ------------------------------------------------------------------------ */
 
 typedef struct shoal_world_def_t {
-    int32_t dimensions;        /* 2 or 3. Default 2. */
-    uint64_t seed;             /* seeds every random draw in the world. Default 1. */
-    int32_t thread_count;      /* 0: $SHOAL_THREADS, else physical cores (hwloc). Default 0. */
-    shoal_backend_t backend;   /* Default AUTO. */
-    int32_t bind_threads;      /* nonzero: pin OpenMP workers to cores (hwloc). Default 0. */
-    int32_t initial_capacity;  /* agents to reserve room for. Default 1024. */
+    int32_t dimensions;       /* 2 or 3. Default 2. */
+    uint64_t seed;            /* seeds every random draw in the world. Default 1. */
+    int32_t thread_count;     /* 0: $SHOAL_THREADS, else physical cores (hwloc). Default 0. */
+    shoal_backend_t backend;  /* Default AUTO. */
+    int32_t bind_threads;     /* nonzero: pin OpenMP workers to cores (hwloc). Default 0. */
+    int32_t initial_capacity; /* agents to reserve room for. Default 1024. */
     /* Space. With wrap, the box [bounds_min, bounds_max) is a torus: agents
      * leaving one side enter the other and neighbors see across the edges.
      * Without it space is unbounded (bounds unused). */
-    int32_t wrap;              /* Default 0 */
-    float bounds_min[3];       /* m. Default 0 */
-    float bounds_max[3];       /* m, > bounds_min on used axes when wrap. Default 0 */
+    int32_t wrap;        /* Default 0 */
+    float bounds_min[3]; /* m. Default 0 */
+    float bounds_max[3]; /* m, > bounds_min on used axes when wrap. Default 0 */
     /* Spatial hash cell edge, m; 0 = the largest neighbor radius. Default 0. */
     float cell_size;
     /* Reorder agent storage by cell every this many steps (0 = never), so
@@ -82,10 +82,10 @@ typedef struct shoal_world_def_t {
     shoal_enqueue_task_fn* enqueue_task; /* host task system, optional */
     shoal_finish_task_fn* finish_task;
     void* task_user_ctx;
-    shoal_alloc_fn* alloc;     /* optional; both or neither */
+    shoal_alloc_fn* alloc; /* optional; both or neither */
     shoal_free_fn* free;
     void* alloc_user_ctx;
-    int32_t internal_value;    /* set by shoal_world_default_def(); leave it alone */
+    int32_t internal_value; /* set by shoal_world_default_def(); leave it alone */
 } shoal_world_def_t;
 
 /* A definition with every field at its default. Always start from this. */
@@ -110,9 +110,9 @@ typedef struct shoal_vehicle_t {
 
 /* Gains of the controller that turns (V_d, theta_d) into F and tau. */
 typedef struct shoal_control_t {
-    float speed_gain;    /* 1/s: force = m * speed_gain * velocity error. Default 4 */
-    float heading_gain;  /* 1/s^2: torque = I * (heading_gain * angle error ... */
-    float turn_damping;  /* 1/s:            ... - turn_damping * omega). Default 6 */
+    float speed_gain;   /* 1/s: force = m * speed_gain * velocity error. Default 4 */
+    float heading_gain; /* 1/s^2: torque = I * (heading_gain * angle error ... */
+    float turn_damping; /* 1/s:            ... - turn_damping * omega). Default 6 */
 } shoal_control_t;
 
 /* Steering behaviors. Each produces a desired velocity; an agent's behaviors
@@ -120,19 +120,19 @@ typedef struct shoal_control_t {
  * separation, alignment and cohesion is the seed's c_separate, c_alignment,
  * c_cohesion; their sum is V_flock. */
 typedef enum shoal_behavior_t {
-    SHOAL_BEHAVIOR_SEEK = 0,      /* toward the target at max speed */
-    SHOAL_BEHAVIOR_FLEE = 1,      /* away from the threat at max speed */
-    SHOAL_BEHAVIOR_ARRIVE = 2,    /* V = K_arrive e: slows to a stop at the target */
-    SHOAL_BEHAVIOR_DEPART = 3,    /* V = K_depart (-e)/|e|^2 from the threat */
-    SHOAL_BEHAVIOR_SEPARATE = 4,  /* V = K_sep sum d_i/|d_i|^2 over neighbors (see shoal_neighbors_t) */
-    SHOAL_BEHAVIOR_ALIGN = 5,     /* V = K_align mean neighbor velocity */
-    SHOAL_BEHAVIOR_COHERE = 6,    /* V = K_cohesion (neighbor center - x) */
-    SHOAL_BEHAVIOR_WANDER = 7,    /* V = V_0 + V_wander, a seeded random walk (shoal_wander_t) */
-    SHOAL_BEHAVIOR_PURSUE = 8,    /* seek the predicted position of pursuit.target */
-    SHOAL_BEHAVIOR_EVADE = 9,     /* flee the predicted position of pursuit.target */
-    SHOAL_BEHAVIOR_FOLLOW = 10,   /* arrive at a point behind follow.leader */
-    SHOAL_BEHAVIOR_AVOID = 11,    /* steer around the world's obstacles (shoal_avoid_t) */
-    SHOAL_BEHAVIOR_DSEEK = 12,    /* directed seek: reach a waypoint heading a given way (shoal_dseek_t) */
+    SHOAL_BEHAVIOR_SEEK = 0,     /* toward the target at max speed */
+    SHOAL_BEHAVIOR_FLEE = 1,     /* away from the threat at max speed */
+    SHOAL_BEHAVIOR_ARRIVE = 2,   /* V = K_arrive e: slows to a stop at the target */
+    SHOAL_BEHAVIOR_DEPART = 3,   /* V = K_depart (-e)/|e|^2 from the threat */
+    SHOAL_BEHAVIOR_SEPARATE = 4, /* V = K_sep sum d_i/|d_i|^2 over neighbors (see shoal_neighbors_t) */
+    SHOAL_BEHAVIOR_ALIGN = 5,    /* V = K_align mean neighbor velocity */
+    SHOAL_BEHAVIOR_COHERE = 6,   /* V = K_cohesion (neighbor center - x) */
+    SHOAL_BEHAVIOR_WANDER = 7,   /* V = V_0 + V_wander, a seeded random walk (shoal_wander_t) */
+    SHOAL_BEHAVIOR_PURSUE = 8,   /* seek the predicted position of pursuit.target */
+    SHOAL_BEHAVIOR_EVADE = 9,    /* flee the predicted position of pursuit.target */
+    SHOAL_BEHAVIOR_FOLLOW = 10,  /* arrive at a point behind follow.leader */
+    SHOAL_BEHAVIOR_AVOID = 11,   /* steer around the world's obstacles (shoal_avoid_t) */
+    SHOAL_BEHAVIOR_DSEEK = 12,   /* directed seek: reach a waypoint heading a given way (shoal_dseek_t) */
     SHOAL_BEHAVIOR_COUNT_ = 13
 } shoal_behavior_t;
 
@@ -141,12 +141,12 @@ typedef enum shoal_behavior_t {
  * and, with a cap, among the `max_neighbors` nearest. Each counts with
  * weight w_i = 1. */
 typedef struct shoal_neighbors_t {
-    float radius;            /* m, > 0. Default 2 */
-    float fov;               /* rad in (0, 2 pi]: full cone angle around the heading. Default 2 pi */
-    int32_t max_neighbors;   /* 0: no cap; else only the nearest N count. Default 0 */
-    float separation_gain;   /* K_separate, m^2/s, >= 0. Default 1 */
-    float alignment_gain;    /* K_align, >= 0. Default 1 */
-    float cohesion_gain;     /* K_cohesion, 1/s, >= 0. Default 1 */
+    float radius;          /* m, > 0. Default 2 */
+    float fov;             /* rad in (0, 2 pi]: full cone angle around the heading. Default 2 pi */
+    int32_t max_neighbors; /* 0: no cap; else only the nearest N count. Default 0 */
+    float separation_gain; /* K_separate, m^2/s, >= 0. Default 1 */
+    float alignment_gain;  /* K_align, >= 0. Default 1 */
+    float cohesion_gain;   /* K_cohesion, 1/s, >= 0. Default 1 */
 } shoal_neighbors_t;
 
 /* Wander (seed 003): each step a random unit vector scaled by `noise` is
@@ -162,8 +162,8 @@ typedef struct shoal_wander_t {
 /* Pursuit and evasion of another agent with linear prediction: the target's
  * position after T = min(distance / own max speed, max_prediction). */
 typedef struct shoal_pursuit_t {
-    shoal_agent_t target;  /* an agent of the same world; a stale one is ignored */
-    float max_prediction;  /* s, >= 0. Default 2 */
+    shoal_agent_t target; /* an agent of the same world; a stale one is ignored */
+    float max_prediction; /* s, >= 0. Default 2 */
 } shoal_pursuit_t;
 
 /* Leader following (seed 003): arrival at a point `behind + behind_per_speed
@@ -234,32 +234,32 @@ typedef struct shoal_avoid_t {
 #define SHOAL_BEHAVIOR_SLOTS 16
 
 typedef struct shoal_agent_def_t {
-    float position[3];    /* m; z ignored in 2D */
-    float velocity[3];    /* m/s, world frame; z ignored in 2D */
-    float heading;        /* rad: 2D heading; in 3D the initial yaw */
-    float pitch;          /* rad: 3D initial pitch (nose up positive); ignored in 2D */
+    float position[3]; /* m; z ignored in 2D */
+    float velocity[3]; /* m/s, world frame; z ignored in 2D */
+    float heading;     /* rad: 2D heading; in 3D the initial yaw */
+    float pitch;       /* rad: 3D initial pitch (nose up positive); ignored in 2D */
     shoal_vehicle_t vehicle;
     shoal_control_t control;
     float weights[SHOAL_BEHAVIOR_SLOTS]; /* per shoal_behavior_t; 0 = off. Default all 0 */
-    float arrive_gain;    /* K_arrival, 1/s, > 0. Default 1 */
-    float depart_gain;    /* K_departure, m^2/s, > 0. Default 10 */
-    float target[3];      /* seek and arrive toward this point */
-    float threat[3];      /* flee and depart from this point */
-    shoal_neighbors_t neighbors; /* used when SEPARATE, ALIGN or COHERE has weight */
-    shoal_wander_t wander;       /* used when WANDER has weight */
-    shoal_pursuit_t pursuit;     /* used when PURSUE or EVADE has weight */
-    shoal_follow_t follow;       /* used when FOLLOW has weight */
-    shoal_avoid_t avoid;         /* used when AVOID has weight */
-    shoal_dseek_t dseek;         /* used when DSEEK has weight */
-    shoal_ground_t ground;       /* a ground vehicle when ground.enabled (see shoal_ground_t) */
-    shoal_planner_t planner;     /* a planner agent when planner.enabled (see shoal_planner_t) */
-    shoal_crowd_t crowd;         /* a crowd agent when crowd.enabled (see shoal/crowd.h) */
-    int32_t contacts;     /* 1: the contact pass keeps this agent's body (vehicle.radius; a ground
+    float arrive_gain;                   /* K_arrival, 1/s, > 0. Default 1 */
+    float depart_gain;                   /* K_departure, m^2/s, > 0. Default 10 */
+    float target[3];                     /* seek and arrive toward this point */
+    float threat[3];                     /* flee and depart from this point */
+    shoal_neighbors_t neighbors;         /* used when SEPARATE, ALIGN or COHERE has weight */
+    shoal_wander_t wander;               /* used when WANDER has weight */
+    shoal_pursuit_t pursuit;             /* used when PURSUE or EVADE has weight */
+    shoal_follow_t follow;               /* used when FOLLOW has weight */
+    shoal_avoid_t avoid;                 /* used when AVOID has weight */
+    shoal_dseek_t dseek;                 /* used when DSEEK has weight */
+    shoal_ground_t ground;               /* a ground vehicle when ground.enabled (see shoal_ground_t) */
+    shoal_planner_t planner;             /* a planner agent when planner.enabled (see shoal_planner_t) */
+    shoal_crowd_t crowd;                 /* a crowd agent when crowd.enabled (see shoal/crowd.h) */
+    int32_t contacts;       /* 1: the contact pass keeps this agent's body (vehicle.radius; a ground
                            * vehicle's ground.vehicle.radius) out of the other agents that take part,
                            * obstacles and walls (docs/crowds.md "Contacts"). Crowd agents always take
                            * part. 0 or 1. Default 0 */
-    uint32_t group;       /* a label for the user (colors, statistics). Default 0 */
-    uint64_t user_value;  /* opaque to the library. Default 0 */
+    uint32_t group;         /* a label for the user (colors, statistics). Default 0 */
+    uint64_t user_value;    /* opaque to the library. Default 0 */
     int32_t internal_value; /* set by shoal_agent_default_def(); leave it alone */
 } shoal_agent_def_t;
 
@@ -276,12 +276,11 @@ SHOAL_API shoal_dseek_t shoal_dseek_default(void);
 /* The kinematic state of one agent. */
 typedef struct shoal_agent_state_t {
     float position[3];
-    float velocity[3];     /* world frame */
-    float heading;         /* 2D heading; in 3D the yaw of the forward axis */
-    float orientation[4];  /* unit quaternion (w, x, y, z); in 2D a yaw rotation */
+    float velocity[3];         /* world frame */
+    float heading;             /* 2D heading; in 3D the yaw of the forward axis */
+    float orientation[4];      /* unit quaternion (w, x, y, z); in 2D a yaw rotation */
     float angular_velocity[3]; /* rad/s, world frame; 2D uses [2] */
 } shoal_agent_state_t;
-
 
 
 /* Bulk read, in the world's storage order (which may change between steps).
@@ -313,12 +312,12 @@ typedef enum shoal_stage_t {
 } shoal_stage_t;
 
 typedef struct shoal_system_stats_t {
-    const char* name;   /* owned by the world */
+    const char* name; /* owned by the world */
     shoal_stage_t stage;
     int32_t enabled;
-    uint64_t calls;     /* times run */
-    uint64_t ns_total;  /* wall nanoseconds over all calls */
-    uint64_t agents;    /* agents touched over all calls */
+    uint64_t calls;    /* times run */
+    uint64_t ns_total; /* wall nanoseconds over all calls */
+    uint64_t agents;   /* agents touched over all calls */
 } shoal_system_stats_t;
 
 /* One span recorded by the tracer (see shoal_world_set_trace). */

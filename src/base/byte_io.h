@@ -21,8 +21,7 @@
 #include "base/bytes.h"
 
 /* A section tag: four ASCII letters read as a little-endian u32. */
-#define BYTE_TAG(a, b, c, d) \
-    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define BYTE_TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 typedef struct byte_writer {
     uint8_t* data; /* NULL: count only */

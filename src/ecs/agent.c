@@ -32,15 +32,15 @@ int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, con
     int usable = s->state == SLOT_LIVE || (allow_pending && s->state == SLOT_PENDING);
     if (s->generation != id.generation || !usable) {
         world_failc(w, SHOAL_ERR_STALE_HANDLE,
-                    "%s: handle {index %u, generation %u} is stale: that agent was removed",
-                    where, (unsigned)slot, (unsigned)id.generation);
+                    "%s: handle {index %u, generation %u} is stale: that agent was removed", where,
+                    (unsigned)slot, (unsigned)id.generation);
         return -1;
     }
     return (int32_t)slot;
 }
 
-int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const char* kind,
-                            const char* field, const char* where, shoal_status_t* st)
+int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const char* kind, const char* field,
+                            const char* where, shoal_status_t* st)
 {
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) {
@@ -304,12 +304,11 @@ int shoal_agent_is_valid(const shoal_world_t* w, shoal_agent_t id)
 /* An agent added during this step has no state until the stage boundary. */
 static shoal_status_t pending_busy(const world_t* w, const char* where)
 {
-    return world_failc(w, SHOAL_ERR_BUSY, "%s: the agent was added during this step; it is live once the step ends",
-                       where);
+    return world_failc(w, SHOAL_ERR_BUSY,
+                       "%s: the agent was added during this step; it is live once the step ends", where);
 }
 
-shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
-                              const char* where)
+shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out, const char* where)
 {
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
@@ -327,8 +326,7 @@ shoal_status_t shoal_agent_get_def(const shoal_world_t* w, shoal_agent_t id, sho
     return agent_read_def(w, id, out, "agent_get_def");
 }
 
-shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
-                                     shoal_agent_state_t* out)
+shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id, shoal_agent_state_t* out)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_state: out_state is NULL");
@@ -355,8 +353,8 @@ shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id,
     return SHOAL_OK;
 }
 
-shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
-                          const void* arg, uint64_t writes)
+shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit, const void* arg,
+                          uint64_t writes)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     int32_t slot = world_resolve(w, id, 1, where);
@@ -434,8 +432,8 @@ shoal_status_t shoal_agent_teleport(shoal_world_t* w, shoal_agent_t id, const fl
     return SHOAL_OK;
 }
 
-shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent_batch_t* b,
-                                       int32_t capacity, int32_t* out_count)
+shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent_batch_t* b, int32_t capacity,
+                                       int32_t* out_count)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!b) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "read_agents: batch is NULL");
@@ -477,4 +475,3 @@ shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent
     if (out_count) *out_count = n;
     return SHOAL_OK;
 }
-

@@ -11,8 +11,8 @@
 #define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
 
 static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {
-    "seek", "flee", "arrive", "depart", "separate", "align", "cohere", "wander", "pursue", "evade",
-    "follow", "avoid", "dseek"};
+    "seek",   "flee",   "arrive", "depart", "separate", "align", "cohere",
+    "wander", "pursue", "evade",  "follow", "avoid",    "dseek"};
 
 const char* shoal_behavior_name(shoal_behavior_t b)
 {
@@ -21,7 +21,13 @@ const char* shoal_behavior_name(shoal_behavior_t b)
 
 shoal_vehicle_t shoal_vehicle_default(void)
 {
-    shoal_vehicle_t v = {.mass = 1.0f, .inertia = 1.0f, .max_force = 20.0f, .max_torque = 20.0f, .max_speed = 5.0f, .max_turn_rate = 3.0f, .radius = 0.5f};
+    shoal_vehicle_t v = {.mass = 1.0f,
+                         .inertia = 1.0f,
+                         .max_force = 20.0f,
+                         .max_torque = 20.0f,
+                         .max_speed = 5.0f,
+                         .max_turn_rate = 3.0f,
+                         .radius = 0.5f};
     return v;
 }
 
@@ -56,8 +62,8 @@ int def_check_finite(world_t* w, const char* where, const char* field, const flo
 {
     for (int i = 0; i < n; ++i) {
         if (!isfinite(v[i])) {
-            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%d] must be finite, got %g", where,
-                       field, i, (double)v[i]);
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%d] must be finite, got %g", where, field, i,
+                       (double)v[i]);
             return 0;
         }
     }
@@ -69,8 +75,8 @@ int def_check_coordinates(world_t* w, const char* where, const char* field, cons
     if (!def_check_finite(w, where, field, v, n)) return 0;
     for (int i = 0; i < n; ++i)
         if (fabsf(v[i]) > DEF_MAX_COORDINATE) {
-            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%d] must be within +-%g m, got %g", where, field, i,
-                       (double)DEF_MAX_COORDINATE, (double)v[i]);
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%d] must be within +-%g m, got %g", where,
+                       field, i, (double)DEF_MAX_COORDINATE, (double)v[i]);
             return 0;
         }
     return 1;
@@ -83,14 +89,12 @@ int def_check_coordinates(world_t* w, const char* where, const char* field, cons
  * failed its own snapshot's check. 1e9 (m/s, N, 1/s, s ...) is past any
  * crowd, fleet or orbit the library is for, and leaves room for the
  * product of two such values and its square within a float. */
-int def_check_min(world_t* w, const char* where, const char* field, float v, float lo,
-                  int strict)
+int def_check_min(world_t* w, const char* where, const char* field, float v, float lo, int strict)
 {
     int ok = isfinite(v) && (strict ? v > lo : v >= lo) && v <= DEF_MAX_MAGNITUDE;
     if (!ok)
-        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite, %s %g and <= %g, got %g",
-                   where, field, strict ? ">" : ">=", (double)lo, (double)DEF_MAX_MAGNITUDE,
-                   (double)v);
+        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite, %s %g and <= %g, got %g", where,
+                   field, strict ? ">" : ">=", (double)lo, (double)DEF_MAX_MAGNITUDE, (double)v);
     return ok;
 }
 
@@ -134,15 +138,14 @@ shoal_status_t agent_validate_def(world_t* w, const shoal_agent_def_t* d, const 
         if (b >= SHOAL_BEHAVIOR_COUNT_) {
             if (wt != 0.0f)
                 return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                                  "%s: weights[%d] is not a behavior of this version (0..%d)",
-                                  where, b, SHOAL_BEHAVIOR_COUNT_ - 1);
+                                  "%s: weights[%d] is not a behavior of this version (0..%d)", where, b,
+                                  SHOAL_BEHAVIOR_COUNT_ - 1);
             continue;
         }
         if (!isfinite(wt) || wt < 0.0f)
             return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                              "%s: weights[%s] must be finite and >= 0, got %g", where,
-                              behavior_names[b], (double)wt);
+                              "%s: weights[%s] must be finite and >= 0, got %g", where, behavior_names[b],
+                              (double)wt);
     }
     return SHOAL_OK;
 }
-

@@ -219,8 +219,8 @@ void agent_remove_component(world_t* w, int k, uint32_t slot)
  * beside its parameters (a plan to make anew) is state, which no cache
  * keyed on the version looks at. `forward` seeds what a fresh row starts
  * from (the wander walk). */
-void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward, uint64_t rewrite,
-                            int changed)
+void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            uint64_t rewrite, int changed)
 {
     for (int k = 0; k < w->comp_count; ++k) {
         component_t* c = &w->comps[k];
@@ -248,8 +248,7 @@ static void read_components(const world_t* w, uint32_t slot, shoal_agent_def_t* 
 }
 
 /* Position, velocity (clamped to max speed) and orientation; spin zeroed. */
-void agent_write_pose(world_t* w, int32_t row, const float p[3], const float v[3], float heading,
-                       quat q)
+void agent_write_pose(world_t* w, int32_t row, const float p[3], const float v[3], float heading, quat q)
 {
     int three = w->dims == 3;
     float vmax = AGENT_F(w, AC_MAX_SPEED)[row];
@@ -284,8 +283,7 @@ void agent_write_pose(world_t* w, int32_t row, const float p[3], const float v[3
 quat agent_row_quat(const world_t* w, int32_t row)
 {
     if (w->dims == 2) return quat_from_yaw(AGENT_F(w, AC_HEADING)[row]);
-    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
-              AGENT_F(w, AC_QZ)[row]};
+    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row], AGENT_F(w, AC_QZ)[row]};
     return q;
 }
 
@@ -320,4 +318,3 @@ void agent_read_row(const world_t* w, int32_t row, shoal_agent_def_t* d)
     d->heading = AGENT_F(w, AC_HEADING)[row];
     d->pitch = three ? quat_pitch(agent_row_quat(w, row)) : 0.0f;
 }
-

@@ -47,7 +47,8 @@ shoal_status_t shoal_agent_set_target(shoal_world_t* w, shoal_agent_t id, const 
     REQUIRE_PTR(w, target, where, "target");
     int32_t slot = world_resolve(w, id, 1, where);
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
-    if (w->slots[slot].state == SLOT_PENDING) return agent_edit(w, id, where, edit_target, target, AGENT_EDIT_PARAMS);
+    if (w->slots[slot].state == SLOT_PENDING)
+        return agent_edit(w, id, where, edit_target, target, AGENT_EDIT_PARAMS);
     /* The per-frame call of a crowd: only the target columns change, and the
      * rest of the agent is valid already. */
     if (!def_check_coordinates(w, where, "target", target, 3)) return SHOAL_ERR_INVALID_ARGUMENT;
@@ -89,8 +90,7 @@ shoal_status_t shoal_agent_set_behavior(shoal_world_t* w, shoal_agent_t id, shoa
                       AGENT_EDIT_PARAMS | behavior_components(w, behavior));
 }
 
-shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain,
-                                     float depart_gain)
+shoal_status_t shoal_agent_set_gains(shoal_world_t* w, shoal_agent_t id, float arrive_gain, float depart_gain)
 {
     float gains[2] = {arrive_gain, depart_gain};
     return agent_edit(w, id, "agent_set_gains", edit_gains, gains, AGENT_EDIT_PARAMS);
@@ -110,4 +110,3 @@ shoal_status_t shoal_agent_get_user_value(const shoal_world_t* w, shoal_agent_t 
     if (st == SHOAL_OK) *out = def.user_value;
     return st;
 }
-

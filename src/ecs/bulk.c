@@ -28,8 +28,8 @@ static int coordinate_array(world_t* w, const char* where, const char* name, con
     if (!finite_array(w, where, name, v, n)) return 0;
     for (int64_t i = 0; i < n; ++i)
         if (fabsf(v[i]) > DEF_MAX_COORDINATE) {
-            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%lld] must be within +-%g m, got %g", where, name,
-                       (long long)i, (double)DEF_MAX_COORDINATE, (double)v[i]);
+            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s[%lld] must be within +-%g m, got %g", where,
+                       name, (long long)i, (double)DEF_MAX_COORDINATE, (double)v[i]);
             return 0;
         }
     return 1;
@@ -87,8 +87,8 @@ typedef struct bulk_ctx {
     world_t* w;
     const shoal_agent_def_t* def;
     const shoal_agent_arrays_t* a;
-    const uint32_t* slots;  /* the new agents' slots */
-    int32_t base;           /* the first new agent row */
+    const uint32_t* slots;                   /* the new agents' slots */
+    int32_t base;                            /* the first new agent row */
     int32_t comp_base[WORLD_MAX_COMPONENTS]; /* first new row per component, -1: not needed */
 } bulk_ctx_t;
 
@@ -125,16 +125,26 @@ static void bulk_agent_columns(bulk_ctx_t* c, int32_t begin, int32_t end)
     int32_t lo = c->base + begin, hi = c->base + end;
     uint32_t* slot_col = table_slots(&w->agents);
     for (int32_t i = begin; i < end; ++i) slot_col[c->base + i] = c->slots[i];
-    static const int param_cols[] = {AC_MASS, AC_INERTIA, AC_MAX_FORCE, AC_MAX_TORQUE, AC_MAX_SPEED,
-                                     AC_MAX_TURN_RATE, AC_RADIUS, AC_SPEED_GAIN, AC_HEADING_GAIN,
-                                     AC_TURN_DAMPING, AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART,
-                                     AC_ARRIVE_GAIN, AC_DEPART_GAIN};
-    const float param_vals[] = {d->vehicle.mass, d->vehicle.inertia, d->vehicle.max_force,
-                                d->vehicle.max_torque, d->vehicle.max_speed, d->vehicle.max_turn_rate,
-                                d->vehicle.radius, d->control.speed_gain, d->control.heading_gain,
-                                d->control.turn_damping, d->weights[SHOAL_BEHAVIOR_SEEK],
-                                d->weights[SHOAL_BEHAVIOR_FLEE], d->weights[SHOAL_BEHAVIOR_ARRIVE],
-                                d->weights[SHOAL_BEHAVIOR_DEPART], d->arrive_gain, d->depart_gain};
+    static const int param_cols[] = {AC_MASS,         AC_INERTIA,       AC_MAX_FORCE,   AC_MAX_TORQUE,
+                                     AC_MAX_SPEED,    AC_MAX_TURN_RATE, AC_RADIUS,      AC_SPEED_GAIN,
+                                     AC_HEADING_GAIN, AC_TURN_DAMPING,  AC_W_SEEK,      AC_W_FLEE,
+                                     AC_W_ARRIVE,     AC_W_DEPART,      AC_ARRIVE_GAIN, AC_DEPART_GAIN};
+    const float param_vals[] = {d->vehicle.mass,
+                                d->vehicle.inertia,
+                                d->vehicle.max_force,
+                                d->vehicle.max_torque,
+                                d->vehicle.max_speed,
+                                d->vehicle.max_turn_rate,
+                                d->vehicle.radius,
+                                d->control.speed_gain,
+                                d->control.heading_gain,
+                                d->control.turn_damping,
+                                d->weights[SHOAL_BEHAVIOR_SEEK],
+                                d->weights[SHOAL_BEHAVIOR_FLEE],
+                                d->weights[SHOAL_BEHAVIOR_ARRIVE],
+                                d->weights[SHOAL_BEHAVIOR_DEPART],
+                                d->arrive_gain,
+                                d->depart_gain};
     for (size_t k = 0; k < sizeof param_cols / sizeof param_cols[0]; ++k)
         fill_f(AGENT_F(w, param_cols[k]), lo, hi, param_vals[k]);
     const float* tg = a->targets ? a->targets + 3 * (int64_t)begin : NULL;
@@ -179,7 +189,8 @@ static void bulk_agent_columns(bulk_ctx_t* c, int32_t begin, int32_t end)
     float* heading = AGENT_F(w, AC_HEADING);
     if (!three) {
         float h0 = angle_wrap(d->heading);
-        for (int32_t i = begin; i < end; ++i) heading[c->base + i] = a->headings ? angle_wrap(a->headings[i]) : h0;
+        for (int32_t i = begin; i < end; ++i)
+            heading[c->base + i] = a->headings ? angle_wrap(a->headings[i]) : h0;
         return;
     }
     float *qw = AGENT_F(w, AC_QW), *qx = AGENT_F(w, AC_QX), *qy = AGENT_F(w, AC_QY), *qz = AGENT_F(w, AC_QZ);
@@ -199,7 +210,8 @@ static void bulk_agent_columns(bulk_ctx_t* c, int32_t begin, int32_t end)
 }
 
 /* The forward axis of new row `row` (as agent_write_state returns it). */
-static vec3 row_forward(const world_t* w, const shoal_agent_def_t* d, const shoal_agent_arrays_t* a, int32_t i)
+static vec3 row_forward(const world_t* w, const shoal_agent_def_t* d, const shoal_agent_arrays_t* a,
+                        int32_t i)
 {
     /* (i is only read when headings or pitches are given) */
     float h = a->headings ? a->headings[i] : d->heading;
@@ -253,13 +265,14 @@ static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
-shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, const shoal_agent_arrays_t* arrays,
-                                int32_t count, shoal_agent_t* out_ids)
+shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def,
+                                const shoal_agent_arrays_t* arrays, int32_t count, shoal_agent_t* out_ids)
 {
     static const char* where = "agents_add";
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
-    if (count < 0) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", where, (int)count);
+    if (count < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", where, (int)count);
     shoal_status_t st = agent_validate_def(w, def, where);
     if (st != SHOAL_OK) return st;
     for (int32_t m = 0; m < w->registry->module_count; ++m) {
@@ -282,7 +295,8 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def, 
     int32_t live_after = w->agents.count + count;
     size_t slots_size = (size_t)count * sizeof(uint32_t);
     uint32_t* slots = (uint32_t*)mem_alloc(&w->alloc, slots_size);
-    int ok = slots && agent_reserve_slots(w, count) && world_table_reserve(w, &w->agents, live_after, INT32_MAX) &&
+    int ok = slots && agent_reserve_slots(w, count) &&
+             world_table_reserve(w, &w->agents, live_after, INT32_MAX) &&
              user_reserve(w, w->agents.capacity) && world_reserve_row_mask(w);
     for (int k = 0; ok && k < w->comp_count; ++k) {
         if (!agent_needs_component(w, def, k)) continue;
@@ -355,7 +369,8 @@ static shoal_status_t check_handles(world_t* w, const shoal_agent_t* ids, int32_
 static shoal_status_t begin_handles(world_t* w, const shoal_agent_t* ids, int32_t count, const char* where,
                                     int allow_pending)
 {
-    if (count < 0) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", where, (int)count);
+    if (count < 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", where, (int)count);
     if (count > 0 && !ids) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: ids is NULL", where);
     if (count == 0) return SHOAL_OK;
     size_t size = (size_t)(w->slot_high > 0 ? w->slot_high : 1);
@@ -386,7 +401,8 @@ shoal_status_t shoal_agents_set_targets(shoal_world_t* w, const shoal_agent_t* i
     if (count > 0 && !targets) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: targets is NULL", where);
     shoal_status_t st = begin_handles(w, ids, count, where, 0);
     if (st != SHOAL_OK) return st;
-    if (!coordinate_array(w, where, "targets", targets, 3 * (int64_t)count)) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!coordinate_array(w, where, "targets", targets, 3 * (int64_t)count))
+        return SHOAL_ERR_INVALID_ARGUMENT;
     /* The target is an agent column only: no component reads it. */
     for (int32_t i = 0; i < count; ++i) {
         int32_t row = w->slots[ids[i].index1 - 1].row;
@@ -403,7 +419,8 @@ shoal_status_t shoal_agents_teleport(shoal_world_t* w, const shoal_agent_t* ids,
     static const char* where = "agents_teleport";
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
-    if (count > 0 && !positions) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: positions is NULL", where);
+    if (count > 0 && !positions)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: positions is NULL", where);
     shoal_status_t st = begin_handles(w, ids, count, where, 0);
     if (st != SHOAL_OK) return st;
     if (!coordinate_array(w, where, "positions", positions, 3 * (int64_t)count) ||

@@ -10,12 +10,13 @@ shoal_status_t columns_check_failed(world_t* w, const column_def_t* col, const s
 {
     const char* p = (const char*)d + col->field;
     if (col->check == COLUMN_CHECK_HANDLE)
-        return world_fail(w, SHOAL_ERR_STALE_HANDLE, "%s: %s does not belong to this world", where, col->name);
+        return world_fail(w, SHOAL_ERR_STALE_HANDLE, "%s: %s does not belong to this world", where,
+                          col->name);
     if (col->check == COLUMN_CHECK_INT) {
         int32_t v;
         memcpy(&v, p, 4);
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be %s, got %d", where, col->name, col->range,
-                          (int)v);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be %s, got %d", where, col->name,
+                          col->range, (int)v);
     }
     float v;
     memcpy(&v, p, 4);
@@ -23,8 +24,8 @@ shoal_status_t columns_check_failed(world_t* w, const column_def_t* col, const s
     case COLUMN_CHECK_FINITE:
     case COLUMN_CHECK_COORDINATE:
         if (!isfinite(v))
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite, got %g", where, col->name,
-                              (double)v);
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be finite, got %g", where,
+                              col->name, (double)v);
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be within +-%g m, got %g", where,
                           col->name, (double)DEF_MAX_COORDINATE, (double)v);
     default: /* AT_LEAST, ABOVE: def_check_min's message, or the bound in words */

@@ -35,8 +35,8 @@ static inline uint32_t column_field_bits(const column_def_t* col, const shoal_ag
 /* Row r of component k: every column of cols[0 .. count) with a definition
  * field, but those the module writes itself (COLUMN_MODULE_WRITES), from d.
  * Every column is 4 bytes and a field is stored as it is. */
-static inline void columns_write(world_t* w, int k, int32_t r, const shoal_agent_def_t* d, const column_def_t* cols,
-                                 int32_t count)
+static inline void columns_write(world_t* w, int k, int32_t r, const shoal_agent_def_t* d,
+                                 const column_def_t* cols, int32_t count)
 {
     void* const* columns = w->comps[k].table.columns;
 #pragma GCC unroll 128
@@ -46,8 +46,8 @@ static inline void columns_write(world_t* w, int k, int32_t r, const shoal_agent
 }
 
 /* Row r of component k back into d: every column with a definition field. */
-static inline void columns_read(const world_t* w, int k, int32_t r, shoal_agent_def_t* d, const column_def_t* cols,
-                                int32_t count)
+static inline void columns_read(const world_t* w, int k, int32_t r, shoal_agent_def_t* d,
+                                const column_def_t* cols, int32_t count)
 {
     void* const* columns = w->comps[k].table.columns;
 #pragma GCC unroll 128

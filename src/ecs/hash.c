@@ -9,10 +9,7 @@
 #include "ecs/rng.h"
 #include "ecs/world.h"
 
-static uint64_t absorb(uint64_t h, uint64_t word)
-{
-    return rng_mix64(h ^ word) + 0x9e3779b97f4a7c15ull;
-}
+static uint64_t absorb(uint64_t h, uint64_t word) { return rng_mix64(h ^ word) + 0x9e3779b97f4a7c15ull; }
 
 uint64_t shoal_world_state_hash(const shoal_world_t* w)
 {

@@ -30,14 +30,14 @@ typedef struct shoal_world_t world_t;
  * (an f32, i32 or u32); column 0 is the owning slot and column 1 the owning
  * agent's row (COMP_ROW), which the core maintains. */
 enum column_flag {
-    COLUMN_HANDLE_TAG = 1u << 0, /* the (world0 << 16 | generation) half of a stored handle:
+    COLUMN_HANDLE_TAG = 1u << 0,    /* the (world0 << 16 | generation) half of a stored handle:
                                   * only the generation is state (the world tag comes from
                                   * the world's address) */
-    COLUMN_NOT_STATE = 1u << 1,  /* a statistic such as wall time: never hashed */
-    COLUMN_BITS = 1u << 2,       /* not a float that must be finite: an int32 or uint32, a
+    COLUMN_NOT_STATE = 1u << 1,     /* a statistic such as wall time: never hashed */
+    COLUMN_BITS = 1u << 2,          /* not a float that must be finite: an int32 or uint32, a
                                   * bit pattern, or a statistic that may be infinite (the
                                   * snapshot loader checks the other columns are finite) */
-    COLUMN_DERIVED = 1u << 3,    /* no definition field, but the module's write_row writes it
+    COLUMN_DERIVED = 1u << 3,       /* no definition field, but the module's write_row writes it
                                   * from the definition alone (neighbors' cosine of half the
                                   * field of view): a definition column all the same */
     COLUMN_MODULE_WRITES = 1u << 4, /* from a definition field, which the table reads back and
@@ -98,43 +98,70 @@ typedef struct column_def_t {
  * shoal_agent_def_t ("follow.behind", "weights[SHOAL_BEHAVIOR_FOLLOW]"). */
 #define COLUMN_FIELD(member) ((int32_t)offsetof(shoal_agent_def_t, member))
 /* Columns 0 and 1 of every component: the owning slot and agent row. */
-#define COLUMNS_SLOT_ROW                                                                        \
-    [0] = {.name = "slot", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS}, \
+#define COLUMNS_SLOT_ROW                                                                                     \
+    [0] = {.name = "slot", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS},              \
     [1] = {.name = "row", .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS}
 /* A float parameter >= lo (COLUMN_CHECK_AT_LEAST) or > lo (ABOVE), and at
  * most DEF_MAX_MAGNITUDE (world.h), or at most hi, which `range` says in
  * words ("[0, 1]"). */
 #define COLUMN_AT_LEAST(nm, member, lo_) COLUMN_AT_LEAST_IN(nm, member, lo_, DEF_MAX_MAGNITUDE, NULL)
 #define COLUMN_ABOVE(nm, member, lo_) COLUMN_ABOVE_IN(nm, member, lo_, DEF_MAX_MAGNITUDE, NULL)
-#define COLUMN_AT_LEAST_IN(nm, member, lo_, hi_, range_)                                                    \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = lo_, \
-     .hi = hi_, .range = range_}
-#define COLUMN_ABOVE_IN(nm, member, lo_, hi_, range_)                                                    \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_ABOVE, .lo = lo_, \
-     .hi = hi_, .range = range_}
+#define COLUMN_AT_LEAST_IN(nm, member, lo_, hi_, range_)                                                     \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST,       \
+        .lo = lo_, .hi = hi_, .range = range_                                                                \
+    }
+#define COLUMN_ABOVE_IN(nm, member, lo_, hi_, range_)                                                        \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_ABOVE,          \
+        .lo = lo_, .hi = hi_, .range = range_                                                                \
+    }
 /* A float state a definition sets: finite, or a coordinate. */
-#define COLUMN_FINITE(nm, member)                                                                   \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_FINITE, \
-     .lo = -FLT_MAX, .hi = FLT_MAX}
-#define COLUMN_COORDINATE(nm, member)                                                                     \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_COORDINATE,      \
-     .lo = -DEF_MAX_COORDINATE, .hi = DEF_MAX_COORDINATE}
+#define COLUMN_FINITE(nm, member)                                                                            \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_FINITE,         \
+        .lo = -FLT_MAX, .hi = FLT_MAX                                                                        \
+    }
+#define COLUMN_COORDINATE(nm, member)                                                                        \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32, .check = COLUMN_CHECK_COORDINATE,     \
+        .lo = -DEF_MAX_COORDINATE, .hi = DEF_MAX_COORDINATE                                                  \
+    }
 /* A behavior's weight (agent_validate_def checks the weights). */
-#define COLUMN_WEIGHT(nm, behavior) {.name = nm, .field = COLUMN_FIELD(weights[behavior]), .type = COLUMN_F32}
+#define COLUMN_WEIGHT(nm, behavior)                                                                          \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(weights[behavior]), .type = COLUMN_F32                             \
+    }
 /* An int32 parameter in [lo, hi]. */
-#define COLUMN_INT_IN(nm, member, lo_, hi_, range_)                                             \
-    {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS,       \
-     .check = COLUMN_CHECK_INT, .lo = lo_, .hi = hi_, .range = range_}
+#define COLUMN_INT_IN(nm, member, lo_, hi_, range_)                                                          \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS,                 \
+        .check = COLUMN_CHECK_INT, .lo = lo_, .hi = hi_, .range = range_                                     \
+    }
 /* State no definition carries. */
-#define COLUMN_STATE_F32(nm) {.name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_F32}
-#define COLUMN_STATE_I32(nm) {.name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS}
-#define COLUMN_STATE_U32(nm) {.name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS}
+#define COLUMN_STATE_F32(nm)                                                                                 \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_F32                                             \
+    }
+#define COLUMN_STATE_I32(nm)                                                                                 \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS                       \
+    }
+#define COLUMN_STATE_U32(nm)                                                                                 \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS                       \
+    }
 /* A stored handle at columns col and col + 1, from a shoal_agent_t field
  * that must be null or of this world. */
-#define COLUMNS_HANDLE(col, nm, member)                                                            \
-    [col] = {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_INDEX1, .flags = COLUMN_BITS, \
-             .check = COLUMN_CHECK_HANDLE},                                                        \
-    [(col) + 1] = {.name = nm ".tag", .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_TAG,             \
+#define COLUMNS_HANDLE(col, nm, member)                                                                      \
+    [col] = {.name = nm,                                                                                     \
+             .field = COLUMN_FIELD(member),                                                                  \
+             .type = COLUMN_AGENT_INDEX1,                                                                    \
+             .flags = COLUMN_BITS,                                                                           \
+             .check = COLUMN_CHECK_HANDLE},                                                                  \
+    [(col) + 1] = {.name = nm ".tag",                                                                        \
+                   .field = COLUMN_FIELD(member),                                                            \
+                   .type = COLUMN_AGENT_TAG,                                                                 \
                    .flags = COLUMN_HANDLE_TAG | COLUMN_BITS}
 
 /* Column 1 of every component. */

@@ -79,7 +79,8 @@ static int32_t par_share_begin(int32_t count, int32_t parts, int32_t j, int32_t 
  * schedules cut about four blocks per worker for balance (tasks: one task
  * per block, they are few and coarse); affine ones blocks of min_block. */
 static int32_t round_block(int64_t block, int32_t align);
-static int32_t job_block(int32_t count, int32_t min_block, par_schedule_t schedule, int32_t threads, int32_t align)
+static int32_t job_block(int32_t count, int32_t min_block, par_schedule_t schedule, int32_t threads,
+                         int32_t align)
 {
     int64_t per = schedule & PAR_CLAIMED
                       ? (schedule & PAR_TASKS ? 1 : ((int64_t)count + 4 * threads - 1) / (4 * threads))
@@ -188,7 +189,7 @@ static void run_openmp(world_t* w, par_job_t* job, par_schedule_t schedule)
  * caller publishes on. */
 typedef struct par_team {
     _Alignas(64) atomic_uint gen; /* bumped once per job and once to close */
-    par_job_t* job;                 /* the job of the current generation */
+    par_job_t* job;               /* the job of the current generation */
     par_schedule_t schedule;
     int32_t size;
     int32_t closing;
@@ -227,7 +228,10 @@ static void gen_sleep(par_team_t* t, unsigned seen)
     /* Returns at once if gen no longer holds `seen`. */
     syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
 }
-static void gen_wake_all(par_team_t* t) { syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); }
+static void gen_wake_all(par_team_t* t)
+{
+    syscall(SYS_futex, (unsigned*)&t->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
 /* The caller, once it has spun, sleeps until the last worker is done (that
  * worker wakes it): the same handshake as above, on `pending`. */
 static void pending_sleep(par_team_t* t)
@@ -243,7 +247,11 @@ static void job_done(par_team_t* t)
     if (atomic_fetch_sub(&t->pending, 1) == 1 && atomic_load(&t->caller_sleeps))
         syscall(SYS_futex, (int*)&t->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
-static int team_sync_init(par_team_t* t) { (void)t; return 1; }
+static int team_sync_init(par_team_t* t)
+{
+    (void)t;
+    return 1;
+}
 static void team_sync_destroy(par_team_t* t) { (void)t; }
 #else
 static void gen_sleep(par_team_t* t, unsigned seen)
@@ -364,8 +372,7 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
              * little first, as libgomp's then do. The count is the
              * world's, made before any binding: a bound thread's own
              * mask holds one core. */
-            if (t.size > w->par_procs)
-                t.spin = t.spin == INT32_MAX ? PAR_SPIN_OVERSUBSCRIBED_ACTIVE : 0;
+            if (t.size > w->par_procs) t.spin = t.spin == INT32_MAX ? PAR_SPIN_OVERSUBSCRIBED_ACTIVE : 0;
         }
         /* Every worker reads t.size only after this barrier. */
 #pragma omp barrier
@@ -430,13 +437,12 @@ static void traced_block(int32_t begin, int32_t end, int32_t worker, void* ctx)
     trace_record(t->trace, 1 + worker, t->system_id, end - begin, t->step, t0, world_now_ns());
 }
 
-static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule,
-                    par_fn* fn, void* ctx);
+static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
+                    void* ctx);
 static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
                        void* ctx);
 
-void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
-             void* ctx)
+void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn, void* ctx)
 {
     if (count <= 0) return;
     if (w->census) {
@@ -444,15 +450,16 @@ void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedu
         return;
     }
     if (w->trace && w->trace_system >= 0) {
-        traced_job_t t = {.fn = fn, .ctx = ctx, .trace = w->trace, .system_id = w->trace_system, .step = w->step_count};
+        traced_job_t t = {
+            .fn = fn, .ctx = ctx, .trace = w->trace, .system_id = w->trace_system, .step = w->step_count};
         par_run(w, count, min_block, schedule, traced_block, &t);
         return;
     }
     par_run(w, count, min_block, schedule, fn, ctx);
 }
 
-static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule,
-                    par_fn* fn, void* ctx)
+static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
+                    void* ctx)
 {
     int32_t threads = w->thread_count;
     if (min_block < 1) min_block = 1;
@@ -547,7 +554,9 @@ static uint64_t* census_block_ns(world_t* w, par_census_t* c, int32_t blocks)
  * once), or NULL. */
 static par_census_worker_t* census_workers(world_t* w, par_census_t* c, int32_t threads)
 {
-    if (!c->workers) c->workers = (par_census_worker_t*)mem_alloc(&w->alloc, (size_t)threads * sizeof(par_census_worker_t));
+    if (!c->workers)
+        c->workers =
+            (par_census_worker_t*)mem_alloc(&w->alloc, (size_t)threads * sizeof(par_census_worker_t));
     return c->workers;
 }
 
@@ -567,7 +576,7 @@ static uint64_t census_now(const par_census_t* c) { return c->now ? c->now(c->no
 static par_census_loop_t* census_loop(world_t* w, par_fn* fn)
 {
     par_census_t* c = w->census;
-    const char* name = w->census_system >= 0 ? w->systems[w->census_system].name
+    const char* name = w->census_system >= 0    ? w->systems[w->census_system].name
                        : w->census_system == -2 ? w->census_fused
                                                 : "-";
     for (int32_t i = 0; i < c->count; ++i)
@@ -583,8 +592,8 @@ static par_census_loop_t* census_loop(world_t* w, par_fn* fn)
     return l;
 }
 
-static uint64_t census_body(world_t* w, par_census_t* c, int32_t count, int32_t min_block, par_schedule_t schedule,
-                            par_fn* fn, void* ctx);
+static uint64_t census_body(world_t* w, par_census_t* c, int32_t count, int32_t min_block,
+                            par_schedule_t schedule, par_fn* fn, void* ctx);
 
 /* The spare owner array for a loop of `count` items, or NULL when the
  * loop is not agent-sized (or memory is short: no figure then). */
@@ -632,7 +641,8 @@ static void census_owners_fill(uint16_t* owner, int32_t begin, int32_t end, int3
 
 static void census_sample(par_census_loop_t* l, uint64_t ns, uint64_t span)
 {
-    if (l->samples < PAR_CENSUS_SAMPLES) l->speedup[l->samples++] = span > 0 ? (float)((double)ns / (double)span) : 1.0f;
+    if (l->samples < PAR_CENSUS_SAMPLES)
+        l->speedup[l->samples++] = span > 0 ? (float)((double)ns / (double)span) : 1.0f;
 }
 
 static int compare_float(const void* a, const void* b)
@@ -664,8 +674,8 @@ static void census_run(world_t* w, int32_t count, int32_t min_block, par_schedul
 
 /* One call's figures into its loop; the owners filled, if any, become the
  * last agent-sized loop's. */
-static void census_account(par_census_t* c, par_census_loop_t* l, int32_t count, uint64_t blocks, uint64_t sum,
-                           uint64_t span, int64_t most, const uint16_t* owner)
+static void census_account(par_census_t* c, par_census_loop_t* l, int32_t count, uint64_t blocks,
+                           uint64_t sum, uint64_t span, int64_t most, const uint16_t* owner)
 {
     l->calls++;
     l->items += (uint64_t)count;
@@ -678,8 +688,8 @@ static void census_account(par_census_t* c, par_census_loop_t* l, int32_t count,
 }
 
 /* Runs the loop's blocks, records the call; returns the blocks' time. */
-static uint64_t census_body(world_t* w, par_census_t* c, int32_t count, int32_t min_block, par_schedule_t schedule,
-                            par_fn* fn, void* ctx)
+static uint64_t census_body(world_t* w, par_census_t* c, int32_t count, int32_t min_block,
+                            par_schedule_t schedule, par_fn* fn, void* ctx)
 {
     const int32_t threads = c->threads;
     par_census_loop_t* l = census_loop(w, fn);

@@ -33,8 +33,7 @@ typedef enum par_schedule {
 /* Run fn over [0, count). Unless PAR_TASKS is set, ranges start at multiples
  * of 16 items (a cache line of floats) except possibly the first, so workers
  * never share a line. */
-void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn,
-             void* ctx);
+void par_for(world_t* w, int32_t count, int32_t min_block, par_schedule_t schedule, par_fn* fn, void* ctx);
 
 /* Run fn over the agent rows [0, agent count) as par_for does, but only
  * over the rows of agents that have none of the components of the running
@@ -78,13 +77,13 @@ typedef struct par_census_worker par_census_worker_t;
 typedef struct par_census_loop {
     char system[64]; /* the system running it ("fused: a+b+..." for a fused pass), "-" outside */
     par_fn* fn;
-    uint64_t calls;    /* par_for calls */
-    uint64_t single;   /* calls that ran as one block (too few items, or T = 1) */
-    uint64_t items;    /* summed over calls */
-    uint64_t blocks;   /* blocks timed, summed */
-    uint64_t ns;       /* the blocks' time, summed */
-    uint64_t span_ns;  /* makespan on T workers, summed over calls */
-    double share_sum;  /* summed over calls: items the busiest worker ran over all items */
+    uint64_t calls;   /* par_for calls */
+    uint64_t single;  /* calls that ran as one block (too few items, or T = 1) */
+    uint64_t items;   /* summed over calls */
+    uint64_t blocks;  /* blocks timed, summed */
+    uint64_t ns;      /* the blocks' time, summed */
+    uint64_t span_ns; /* makespan on T workers, summed over calls */
+    double share_sum; /* summed over calls: items the busiest worker ran over all items */
     /* Each of the first PAR_CENSUS_SAMPLES calls' speed-up (its blocks'
      * sum over its makespan): their median is little moved by a block
      * that a busy machine slowed, which the sums take whole. */
@@ -101,9 +100,9 @@ typedef struct par_census_loop {
 } par_census_loop_t;
 
 typedef struct par_census {
-    int32_t threads; /* T, the world's thread count when the census was set */
-    int32_t count;   /* loops[0, count) */
-    uint64_t dropped; /* calls of loops past PAR_CENSUS_LOOPS, not recorded */
+    int32_t threads;      /* T, the world's thread count when the census was set */
+    int32_t count;        /* loops[0, count) */
+    uint64_t dropped;     /* calls of loops past PAR_CENSUS_LOOPS, not recorded */
     uint64_t overhead_ns; /* the census's own time in the loops (clock reads, the makespans) */
     /* The clock blocks are timed with (NULL: world_now_ns); tests set a
      * clock of their own after par_census_set, so that costs are exact. */

@@ -24,8 +24,7 @@ size_t world_permute_scratch_size(const world_t* w)
  * agent-row order. */
 static void world_finish_agent_permute(world_t* w, void* scratch, int32_t* component_perm);
 
-void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
-                                    int32_t* component_perm)
+void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch, int32_t* component_perm)
 {
     table_permute(&w->agents, perm, scratch);
     user_permute(w, perm);
@@ -63,9 +62,9 @@ static void world_finish_agent_permute(world_t* w, void* scratch, int32_t* compo
 
 typedef struct par_permute_ctx {
     world_t* w;
-    table_t* table;           /* whose columns the passes permute */
-    const int32_t* perm;      /* new row i = old row perm[i] */
-    float* const* spare;      /* scratch columns, one per column of a group */
+    table_t* table;      /* whose columns the passes permute */
+    const int32_t* perm; /* new row i = old row perm[i] */
+    float* const* spare; /* scratch columns, one per column of a group */
     int32_t spares;
     /* The scan's columns, and for each whether two of its rows differ
      * (relaxed stores of 1: any worker that sees a difference says so, and
@@ -75,8 +74,8 @@ typedef struct par_permute_ctx {
     atomic_uchar varies[TABLE_MAX_COLUMNS];
     int32_t group[PERMUTE_MAX_SPARES]; /* a gather pass's columns */
     int32_t group_size;
-    component_t* comp;        /* the component of the row passes */
-    int32_t* comp_perm;       /* component_rows' output */
+    component_t* comp;  /* the component of the row passes */
+    int32_t* comp_perm; /* component_rows' output */
 } par_permute_ctx_t;
 
 /* Whether any of rows [begin, end) of each scanned column differs from
@@ -91,7 +90,8 @@ static void scan_rows(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t j = 0; j < c->scan_count; ++j) {
         if (atomic_load_explicit(&c->varies[j], memory_order_relaxed)) continue;
         const uint32_t* col = (const uint32_t*)c->table->columns[c->scan[j]];
-        if (table_rows_differ(col, begin, end, col[0], 0)) atomic_store_explicit(&c->varies[j], 1, memory_order_relaxed);
+        if (table_rows_differ(col, begin, end, col[0], 0))
+            atomic_store_explicit(&c->varies[j], 1, memory_order_relaxed);
     }
 }
 
@@ -117,7 +117,8 @@ static void copy_back_rows(int32_t begin, int32_t end, int32_t worker, void* vct
     par_permute_ctx_t* c = (par_permute_ctx_t*)vctx;
     for (int32_t j = 0; j < c->group_size; ++j) {
         uint32_t* dst = (uint32_t*)c->table->columns[c->group[j]];
-        memcpy(dst + begin, (const uint32_t*)(const void*)c->spare[j] + begin, (size_t)(end - begin) * sizeof *dst);
+        memcpy(dst + begin, (const uint32_t*)(const void*)c->spare[j] + begin,
+               (size_t)(end - begin) * sizeof *dst);
     }
 }
 
@@ -128,7 +129,8 @@ static void copy_back_rows(int32_t begin, int32_t end, int32_t worker, void* vct
  * `spares` columns, each gathered in one parallel pass over the rows and
  * written back in another. Returns the scanned columns (below 64) found
  * holding one value, and in *scanned whether there was a scan. */
-static uint64_t permute_table_rows(world_t* w, par_permute_ctx_t* c, int32_t rows, uint64_t skip, int* scanned)
+static uint64_t permute_table_rows(world_t* w, par_permute_ctx_t* c, int32_t rows, uint64_t skip,
+                                   int* scanned)
 {
     table_t* t = c->table;
     c->scan_count = 0;
@@ -143,12 +145,14 @@ static uint64_t permute_table_rows(world_t* w, par_permute_ctx_t* c, int32_t row
     *scanned = 1;
     uint64_t one = 0;
     for (int32_t j = 0; j < c->scan_count; ++j)
-        if (c->scan[j] < 64 && !atomic_load_explicit(&c->varies[j], memory_order_relaxed)) one |= 1ull << c->scan[j];
+        if (c->scan[j] < 64 && !atomic_load_explicit(&c->varies[j], memory_order_relaxed))
+            one |= 1ull << c->scan[j];
     int32_t j = 0;
     for (;;) {
         c->group_size = 0;
         for (; j < c->scan_count && c->group_size < c->spares; ++j)
-            if (atomic_load_explicit(&c->varies[j], memory_order_relaxed)) c->group[c->group_size++] = c->scan[j];
+            if (atomic_load_explicit(&c->varies[j], memory_order_relaxed))
+                c->group[c->group_size++] = c->scan[j];
         if (c->group_size == 0) break;
         par_for(w, rows, 4096, PAR_STATIC, gather_rows, c);
         par_for(w, rows, 4096, PAR_STATIC, copy_back_rows, c);
@@ -213,7 +217,8 @@ static void identity_rows(int32_t begin, int32_t end, int32_t worker, void* vctx
     for (int32_t j = 0; j < c->count; ++j) {
         if (atomic_load_explicit(&c->out_of_order[j], memory_order_relaxed)) continue;
         const uint32_t* crow = TABLE_COL(&c->w->comps[c->comps[j]].table, uint32_t, COMP_ROW);
-        if (table_rows_differ(crow, begin, end, 0, 1)) atomic_store_explicit(&c->out_of_order[j], 1, memory_order_relaxed);
+        if (table_rows_differ(crow, begin, end, 0, 1))
+            atomic_store_explicit(&c->out_of_order[j], 1, memory_order_relaxed);
     }
 }
 
@@ -267,14 +272,18 @@ static void point_component(int32_t begin, int32_t end, int32_t worker, void* vc
     }
 }
 
-void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare,
-                                   int32_t spares, int32_t* component_perm)
+void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare, int32_t spares,
+                                   int32_t* component_perm)
 {
     int32_t n = w->agents.count;
     if (spares > PERMUTE_MAX_SPARES) spares = PERMUTE_MAX_SPARES;
     if (spares < 1) spares = 1;
-    par_permute_ctx_t c = {.w = w, .table = &w->agents, .perm = perm, .spare = spare, .spares = spares,
-                         .comp_perm = component_perm};
+    par_permute_ctx_t c = {.w = w,
+                           .table = &w->agents,
+                           .perm = perm,
+                           .spare = spare,
+                           .spares = spares,
+                           .comp_perm = component_perm};
     /* The components in agent-row order, found before anything moves: what
      * world_component_in_agent_order knows (a reorder leaves it known, as
      * below), the others in one scan together. */
@@ -357,9 +366,9 @@ shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
     }
     for (int32_t i = 0; i < n; ++i) {
         if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) {
-            st = world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                            "permute_agents: perm[%d] = %d is out of range or repeated", (int)i,
-                            (int)perm[i]);
+            st =
+                world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                           "permute_agents: perm[%d] = %d is out of range or repeated", (int)i, (int)perm[i]);
             goto done;
         }
         seen[perm[i]] = 1;

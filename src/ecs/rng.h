@@ -75,8 +75,8 @@ static inline float rng_unit(uint64_t seed, uint64_t key, uint64_t counter, uint
 }
 
 /* Uniform float in [lo, hi). */
-static inline float rng_range(uint64_t seed, uint64_t key, uint64_t counter, uint32_t stream,
-                              float lo, float hi)
+static inline float rng_range(uint64_t seed, uint64_t key, uint64_t counter, uint32_t stream, float lo,
+                              float hi)
 {
     return lo + (hi - lo) * rng_unit(seed, key, counter, stream);
 }

@@ -9,24 +9,21 @@
 #include "ecs/write_check.h"
 #include "ecs/world.h"
 
-shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
-                                     system_run_fn* run, shoal_system_fn* user_fn, void* ctx)
+shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage, system_run_fn* run,
+                                     shoal_system_fn* user_fn, void* ctx)
 {
-    if (!name || !*name)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: name is empty");
+    if (!name || !*name) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: name is empty");
     if (strlen(name) >= SYSTEM_NAME_MAX)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "add_system: name '%s' is longer than %d characters", name,
-                          SYSTEM_NAME_MAX - 1);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: name '%s' is longer than %d characters",
+                          name, SYSTEM_NAME_MAX - 1);
     if ((unsigned)stage >= SHOAL_STAGE_COUNT_)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: unknown stage %d", (int)stage);
     for (int32_t i = 0; i < w->system_count; ++i)
         if (strcmp(w->systems[i].name, name) == 0)
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                              "add_system: a system named '%s' already exists", name);
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "add_system: a system named '%s' already exists",
+                              name);
     if (w->system_count >= WORLD_MAX_SYSTEMS)
-        return world_fail(w, SHOAL_ERR_CAPACITY, "add_system: at most %d systems",
-                          WORLD_MAX_SYSTEMS);
+        return world_fail(w, SHOAL_ERR_CAPACITY, "add_system: at most %d systems", WORLD_MAX_SYSTEMS);
     int32_t at = w->system_count;
     while (at > 0 && w->systems[at - 1].stage > stage) --at;
     memmove(&w->systems[at + 1], &w->systems[at], (size_t)(w->system_count - at) * sizeof(system_t));
@@ -122,7 +119,10 @@ shoal_status_t world_run_system(world_t* w, system_t* s, float dt)
     s->calls++;
     if (trace) {
         w->trace_system = -1;
-        trace_record(trace, 0, s->id, touched > INT32_MAX ? INT32_MAX : touched > 0 ? (int32_t)touched : 0,
+        trace_record(trace, 0, s->id,
+                     touched > INT32_MAX ? INT32_MAX
+                     : touched > 0       ? (int32_t)touched
+                                         : 0,
                      w->step_count, t0, t1);
     }
     if (touched < 0) {
@@ -295,7 +295,8 @@ static shoal_status_t run_fused(world_t* w, const int32_t* pass, int32_t npass, 
     }
     for (int32_t k = 0; k < npass; ++k) {
         system_t* s = &w->systems[pass[k]];
-        s->ns_total += sum > 0 ? (uint64_t)((double)wall * (double)share[k] / (double)sum) : wall / (uint64_t)npass;
+        s->ns_total +=
+            sum > 0 ? (uint64_t)((double)wall * (double)share[k] / (double)sum) : wall / (uint64_t)npass;
         s->calls++;
         s->fused_calls++;
         if (f.fn[k] != rows_none) s->agents += (uint64_t)n;
@@ -371,8 +372,8 @@ shoal_status_t shoal_world_add_parallel_system(shoal_world_t* w, const char* nam
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
     if (!fn) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: fn is NULL", where);
     if (min_block < 0)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: min_block must be >= 0 (0 = 1024), got %d", where,
-                          (int)min_block);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: min_block must be >= 0 (0 = 1024), got %d",
+                          where, (int)min_block);
     int32_t comp = -1;
     if (component) {
         for (int32_t k = 0; k < w->comp_count; ++k)
@@ -397,15 +398,13 @@ shoal_status_t shoal_world_add_parallel_system(shoal_world_t* w, const char* nam
 
 int32_t shoal_world_system_count(const shoal_world_t* w) { return w ? w->system_count : 0; }
 
-shoal_status_t shoal_world_system_stats(const shoal_world_t* w, int32_t index,
-                                        shoal_system_stats_t* out)
+shoal_status_t shoal_world_system_stats(const shoal_world_t* w, int32_t index, shoal_system_stats_t* out)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "system_stats: out_stats is NULL");
     if (index < 0 || index >= w->system_count)
-        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT,
-                           "system_stats: index %d out of range 0..%d", (int)index,
-                           (int)w->system_count - 1);
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "system_stats: index %d out of range 0..%d",
+                           (int)index, (int)w->system_count - 1);
     const system_t* s = &w->systems[index];
     out->name = s->name;
     out->stage = s->stage;
@@ -420,8 +419,7 @@ shoal_status_t shoal_world_set_system_enabled(shoal_world_t* w, const char* name
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!name) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "set_system_enabled: name is NULL");
-    if (w->in_step)
-        return world_fail(w, SHOAL_ERR_BUSY, "set_system_enabled: called from inside a step");
+    if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "set_system_enabled: called from inside a step");
     for (int32_t i = 0; i < w->system_count; ++i) {
         if (strcmp(w->systems[i].name, name) == 0) {
             w->systems[i].enabled = enabled != 0;

@@ -45,10 +45,7 @@ void* shoal_default_alloc(size_t size, size_t align, void* user_ctx)
     return default_alloc(size, align, user_ctx);
 }
 
-void shoal_default_free(void* ptr, size_t size, void* user_ctx)
-{
-    default_free(ptr, size, user_ctx);
-}
+void shoal_default_free(void* ptr, size_t size, void* user_ctx) { default_free(ptr, size, user_ctx); }
 
 allocator_t allocator_default(void)
 {
@@ -230,8 +227,7 @@ void table_permute_column(table_t* t, int32_t c, const int32_t* perm, void* scra
             ((uint64_t*)(void*)dst)[i] = ((const uint64_t*)(const void*)src)[perm[i]];
         break;
     default:
-        for (int32_t i = 0; i < t->count; ++i)
-            memcpy(dst + (size_t)i * sz, src + (size_t)perm[i] * sz, sz);
+        for (int32_t i = 0; i < t->count; ++i) memcpy(dst + (size_t)i * sz, src + (size_t)perm[i] * sz, sz);
         break;
     }
     memcpy(t->columns[c], scratch, (size_t)t->count * sz);
@@ -291,8 +287,7 @@ int component_reserve_slots(component_t* comp, const allocator_t* a, int32_t slo
     if (slot_capacity <= comp->sparse_capacity) return 1;
     int32_t* fresh = (int32_t*)mem_alloc(a, (size_t)slot_capacity * sizeof(int32_t));
     if (!fresh) return 0;
-    if (comp->sparse_capacity)
-        memcpy(fresh, comp->sparse, (size_t)comp->sparse_capacity * sizeof(int32_t));
+    if (comp->sparse_capacity) memcpy(fresh, comp->sparse, (size_t)comp->sparse_capacity * sizeof(int32_t));
     for (int32_t i = comp->sparse_capacity; i < slot_capacity; ++i) fresh[i] = -1;
     mem_free(a, comp->sparse, (size_t)comp->sparse_capacity * sizeof(int32_t));
     comp->sparse = fresh;

@@ -50,8 +50,7 @@ int32_t table_grown_capacity(const table_t* t, int32_t capacity, int32_t limit);
 /* One block for `capacity` rows of every column of t, laid out into
  * columns[] (NULL for columns of element size 0); the block, or NULL when
  * the allocation failed. Nothing is zeroed. Free with table_block_free. */
-void* table_block_alloc(const table_t* t, const allocator_t* a, int32_t capacity,
-                        void** columns);
+void* table_block_alloc(const table_t* t, const allocator_t* a, int32_t capacity, void** columns);
 void table_block_free(const table_t* t, const allocator_t* a, void* block, int32_t capacity);
 
 /* Append a zeroed row (capacity must already allow it); returns its index. */
@@ -68,7 +67,8 @@ int table_column_uniform(const table_t* t, int32_t c);
  * base + step * row (step 0: one value; step 1: the row itself), 64 rows
  * at a time with no branch inside (the compiler makes it SIMD), so that a
  * column that passes streams at memory speed. */
-static inline int table_rows_differ(const uint32_t* col, int32_t begin, int32_t end, uint32_t base, uint32_t step)
+static inline int table_rows_differ(const uint32_t* col, int32_t begin, int32_t end, uint32_t base,
+                                    uint32_t step)
 {
     uint32_t diff = 0;
     int32_t i = begin;

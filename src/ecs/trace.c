@@ -12,8 +12,7 @@ void trace_destroy(trace_t* t, const allocator_t* alloc)
     if (!t) return;
     if (t->buffers) {
         for (int32_t i = 0; i < t->buffer_count; ++i)
-            mem_free(alloc, t->buffers[i].records,
-                     (size_t)t->buffers[i].capacity * sizeof(trace_record_t));
+            mem_free(alloc, t->buffers[i].records, (size_t)t->buffers[i].capacity * sizeof(trace_record_t));
         mem_free(alloc, t->buffers, (size_t)t->buffer_count * sizeof(trace_buffer_t));
     }
     mem_free(alloc, t, sizeof *t);
@@ -33,8 +32,7 @@ static trace_t* trace_create(const allocator_t* alloc, int32_t capacity, int32_t
     for (int32_t i = 0; i < t->buffer_count; ++i) {
         /* Touch the pages now, so the first steps traced are not slowed by
          * page faults inside the spans they measure. */
-        t->buffers[i].records =
-            (trace_record_t*)mem_calloc(alloc, (size_t)capacity * sizeof(trace_record_t));
+        t->buffers[i].records = (trace_record_t*)mem_calloc(alloc, (size_t)capacity * sizeof(trace_record_t));
         if (!t->buffers[i].records) {
             trace_destroy(t, alloc);
             return NULL;
@@ -60,8 +58,7 @@ void trace_reserve_step(trace_t* t, const allocator_t* alloc, int32_t limit)
         int64_t grown = (int64_t)b->capacity * 2;
         if ((uint64_t)grown < (uint64_t)b->count + need) grown = (int64_t)((uint64_t)b->count + need);
         if (grown > limit) grown = limit;
-        trace_record_t* fresh =
-            (trace_record_t*)mem_calloc(alloc, (size_t)grown * sizeof(trace_record_t));
+        trace_record_t* fresh = (trace_record_t*)mem_calloc(alloc, (size_t)grown * sizeof(trace_record_t));
         if (!fresh) continue;
         memcpy(fresh, b->records, (size_t)b->count * sizeof(trace_record_t));
         mem_free(alloc, b->records, (size_t)b->capacity * sizeof(trace_record_t));
@@ -75,8 +72,8 @@ shoal_status_t shoal_world_set_trace_limit(shoal_world_t* w, int32_t limit)
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "set_trace_limit: called from inside a step");
     if (limit < 0)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "set_trace_limit: limit must be >= 0 events, got %d", (int)limit);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "set_trace_limit: limit must be >= 0 events, got %d",
+                          (int)limit);
     w->trace_limit = limit;
     return SHOAL_OK;
 }
@@ -86,8 +83,8 @@ shoal_status_t shoal_world_set_trace(shoal_world_t* w, int32_t capacity)
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "set_trace: called from inside a step");
     if (capacity < 0)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "set_trace: capacity must be >= 0 events, got %d", (int)capacity);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "set_trace: capacity must be >= 0 events, got %d",
+                          (int)capacity);
     if ((size_t)capacity > SIZE_MAX / sizeof(trace_record_t))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "set_trace: capacity %d is too large",
                           (int)capacity);
@@ -130,15 +127,14 @@ void shoal_world_clear_trace(shoal_world_t* w)
     }
 }
 
-shoal_status_t shoal_world_trace_event(const shoal_world_t* w, int32_t index,
-                                       shoal_trace_event_t* out)
+shoal_status_t shoal_world_trace_event(const shoal_world_t* w, int32_t index, shoal_trace_event_t* out)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "trace_event: out_event is NULL");
     int32_t count = shoal_world_trace_count(w);
     if (index < 0 || index >= count)
-        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT,
-                           "trace_event: index %d out of range 0..%d", (int)index, (int)count - 1);
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "trace_event: index %d out of range 0..%d",
+                           (int)index, (int)count - 1);
     const trace_t* t = w->trace;
     int32_t buffer = 0;
     while (index >= t->buffers[buffer].count) index -= t->buffers[buffer++].count;

@@ -42,8 +42,8 @@ typedef struct trace_t {
 } trace_t;
 
 /* Buffer 0 takes step and system spans; buffer 1 + k worker k's blocks. */
-static inline void trace_record(trace_t* t, int32_t buffer, int32_t system_id, int32_t items,
-                                uint64_t step, uint64_t start, uint64_t end)
+static inline void trace_record(trace_t* t, int32_t buffer, int32_t system_id, int32_t items, uint64_t step,
+                                uint64_t start, uint64_t end)
 {
     if (buffer < 0 || buffer >= t->buffer_count) return;
     trace_buffer_t* b = &t->buffers[buffer];

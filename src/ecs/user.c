@@ -92,15 +92,32 @@ typedef struct builtin_column_t {
 } builtin_column_t;
 
 static const builtin_column_t builtin_columns[] = {
-    {"position.x", AC_POS_X, 0},      {"position.y", AC_POS_Y, 0},      {"position.z", AC_POS_Z, 0},
-    {"velocity.x", AC_VEL_X, 0},      {"velocity.y", AC_VEL_Y, 0},      {"velocity.z", AC_VEL_Z, 0},
-    {"heading", AC_HEADING, 0},       {"orientation.w", AC_QW, 0},      {"orientation.x", AC_QX, 0},
-    {"orientation.y", AC_QY, 0},      {"orientation.z", AC_QZ, 0},      {"angular_velocity.x", AC_OMEGA_X, 0},
-    {"angular_velocity.y", AC_OMEGA_Y, 0}, {"angular_velocity.z", AC_OMEGA_Z, 0},
-    {"target.x", AC_TARGET_X, 0},     {"target.y", AC_TARGET_Y, 0},     {"target.z", AC_TARGET_Z, 0},
-    {"threat.x", AC_THREAT_X, 0},     {"threat.y", AC_THREAT_Y, 0},     {"threat.z", AC_THREAT_Z, 0},
-    {"max_speed", AC_MAX_SPEED, 0},   {"radius", AC_RADIUS, 0},         {"group", AC_GROUP, 0},
-    {"desired.x", AC_DESIRED_X, 1},   {"desired.y", AC_DESIRED_Y, 1},   {"desired.z", AC_DESIRED_Z, 1},
+    {"position.x", AC_POS_X, 0},
+    {"position.y", AC_POS_Y, 0},
+    {"position.z", AC_POS_Z, 0},
+    {"velocity.x", AC_VEL_X, 0},
+    {"velocity.y", AC_VEL_Y, 0},
+    {"velocity.z", AC_VEL_Z, 0},
+    {"heading", AC_HEADING, 0},
+    {"orientation.w", AC_QW, 0},
+    {"orientation.x", AC_QX, 0},
+    {"orientation.y", AC_QY, 0},
+    {"orientation.z", AC_QZ, 0},
+    {"angular_velocity.x", AC_OMEGA_X, 0},
+    {"angular_velocity.y", AC_OMEGA_Y, 0},
+    {"angular_velocity.z", AC_OMEGA_Z, 0},
+    {"target.x", AC_TARGET_X, 0},
+    {"target.y", AC_TARGET_Y, 0},
+    {"target.z", AC_TARGET_Z, 0},
+    {"threat.x", AC_THREAT_X, 0},
+    {"threat.y", AC_THREAT_Y, 0},
+    {"threat.z", AC_THREAT_Z, 0},
+    {"max_speed", AC_MAX_SPEED, 0},
+    {"radius", AC_RADIUS, 0},
+    {"group", AC_GROUP, 0},
+    {"desired.x", AC_DESIRED_X, 1},
+    {"desired.y", AC_DESIRED_Y, 1},
+    {"desired.z", AC_DESIRED_Z, 1},
 };
 
 static const builtin_column_t* find_builtin(const char* name)
@@ -123,7 +140,8 @@ shoal_status_t shoal_world_column(shoal_world_t* w, const char* name, shoal_colu
     const builtin_column_t* b = find_builtin(name);
     if (b) {
         if (!agent_column_used(w->dims, b->column))
-            return world_fail(w, SHOAL_ERR_NOT_FOUND, "%s: column '%s' exists in 3D worlds only", where, name);
+            return world_fail(w, SHOAL_ERR_NOT_FOUND, "%s: column '%s' exists in 3D worlds only", where,
+                              name);
         out->data = w->agents.columns[b->column];
         out->type = b->column == AC_GROUP ? SHOAL_COLUMN_U32 : SHOAL_COLUMN_F32;
         out->writable = b->writable;
@@ -144,7 +162,8 @@ shoal_status_t shoal_world_column(shoal_world_t* w, const char* name, shoal_colu
                       where, name);
 }
 
-shoal_status_t shoal_world_row_handles(const shoal_world_t* w, int32_t first, int32_t count, shoal_agent_t* out)
+shoal_status_t shoal_world_row_handles(const shoal_world_t* w, int32_t first, int32_t count,
+                                       shoal_agent_t* out)
 {
     static const char* where = "world_row_handles";
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
@@ -167,7 +186,8 @@ int32_t shoal_agent_row(const shoal_world_t* w, shoal_agent_t id)
     int32_t slot = world_resolve(w, id, 1, "agent_row");
     if (slot < 0) return -1;
     if (w->slots[slot].state != SLOT_LIVE) {
-        world_failc(w, SHOAL_ERR_BUSY, "agent_row: the agent was added during this step; it has a row once the step ends");
+        world_failc(w, SHOAL_ERR_BUSY,
+                    "agent_row: the agent was added during this step; it has a row once the step ends");
         return -1;
     }
     return w->slots[slot].row;
@@ -181,7 +201,8 @@ static int name_ok(const char* s)
     if (n == 0 || n > 31) return 0;
     for (size_t i = 0; i < n; ++i) {
         char c = s[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                 c == '.';
         if (!ok) return 0;
     }
     return 1;
@@ -200,16 +221,18 @@ shoal_status_t shoal_world_add_component(shoal_world_t* w, const shoal_component
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: '%s' is a built-in column", where, def->name);
     for (int32_t c = 0; c < w->user_count; ++c)
         if (strcmp(w->user_cols[c].name, def->name) == 0)
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a component named '%s' already exists", where,
-                              def->name);
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a component named '%s' already exists",
+                              where, def->name);
     if (def->type < SHOAL_COLUMN_F32 || def->type > SHOAL_COLUMN_U64)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: type must be SHOAL_COLUMN_F32, I32, U32 or U64 (1..4), got %d", where, (int)def->type);
+                          "%s: type must be SHOAL_COLUMN_F32, I32, U32 or U64 (1..4), got %d", where,
+                          (int)def->type);
     if (def->width < 1 || def->width > 16)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: width must be 1..16 elements per row, got %d", where,
-                          (int)def->width);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: width must be 1..16 elements per row, got %d",
+                          where, (int)def->width);
     if (w->user_count >= SHOAL_MAX_USER_COMPONENTS)
-        return world_fail(w, SHOAL_ERR_CAPACITY, "%s: at most %d user components", where, SHOAL_MAX_USER_COMPONENTS);
+        return world_fail(w, SHOAL_ERR_CAPACITY, "%s: at most %d user components", where,
+                          SHOAL_MAX_USER_COMPONENTS);
     user_column_t u;
     memset(&u, 0, sizeof u);
     strcpy(u.name, def->name);
@@ -243,7 +266,8 @@ shoal_status_t shoal_world_add_component(shoal_world_t* w, const shoal_component
     for (int32_t c = 0; c < w->user_count; ++c)
         memcpy(fresh.columns[c + 1], w->user.columns[c + 1], (size_t)n * sizes[c + 1]);
     for (int32_t i = 0; i < n; ++i)
-        memcpy((char*)fresh.columns[w->user_count + 1] + (size_t)i * u.elem_size, u.default_value, u.elem_size);
+        memcpy((char*)fresh.columns[w->user_count + 1] + (size_t)i * u.elem_size, u.default_value,
+               u.elem_size);
     table_release(&w->user, &w->alloc);
     w->user = fresh;
     if (scratch) {

@@ -62,8 +62,7 @@ static _Thread_local world_block_scope_t block_scope;
  * block wins, and within a block (one thread, in order) the first error. */
 static void block_error_offer(world_t* w, int32_t first, shoal_status_t status, const char* fmt, va_list ap)
 {
-    while (atomic_exchange_explicit(&w->block_error_lock, 1, memory_order_acquire)) {
-    }
+    while (atomic_exchange_explicit(&w->block_error_lock, 1, memory_order_acquire)) {}
     if (first < w->block_error_first) {
         vsnprintf(w->block_error, sizeof w->block_error, fmt, ap);
         w->block_error_first = first;
@@ -171,8 +170,7 @@ static int32_t env_threads(const char** text)
     return (int32_t)v;
 }
 
-shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** out_world,
-                                  shoal_error_t* err)
+shoal_status_t shoal_world_create(const shoal_world_def_t* def, shoal_world_t** out_world, shoal_error_t* err)
 {
     return world_create_with(def, builtin_registry(), out_world, err);
 }
@@ -197,55 +195,54 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
     if (modules_fit && !tables)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                          "world_create: a module of the registry has a component but no column table");
-    if (!modules_fit || components > WORLD_MAX_COMPONENTS ||
-        registry->system_count > WORLD_MAX_SYSTEMS)
+    if (!modules_fit || components > WORLD_MAX_COMPONENTS || registry->system_count > WORLD_MAX_SYSTEMS)
         return error_set(err, SHOAL_ERR_CAPACITY,
                          "world_create: a registry has at most %d modules, %d of them with a component, and "
                          "%d systems",
                          WORLD_MAX_MODULES, WORLD_MAX_COMPONENTS, WORLD_MAX_SYSTEMS);
     if (def->internal_value != WORLD_DEF_COOKIE)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: def was not initialized with shoal_world_default_def()");
+                         "world_create: def was not initialized with shoal_world_default_def()");
     if (def->dimensions != 2 && def->dimensions != 3)
-        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: dimensions must be 2 or 3, got %d", (int)def->dimensions);
+        return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: dimensions must be 2 or 3, got %d",
+                         (int)def->dimensions);
     if (def->thread_count < 0 || def->thread_count > SHOAL_MAX_THREADS)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: thread_count must be in 0..%d (0 = automatic), got %d",
-                       SHOAL_MAX_THREADS, (int)def->thread_count);
+                         "world_create: thread_count must be in 0..%d (0 = automatic), got %d",
+                         SHOAL_MAX_THREADS, (int)def->thread_count);
     if (def->initial_capacity < 0 || def->initial_capacity > MAX_AGENTS)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: initial_capacity must be in 0..%d, got %d", MAX_AGENTS,
-                       (int)def->initial_capacity);
+                         "world_create: initial_capacity must be in 0..%d, got %d", MAX_AGENTS,
+                         (int)def->initial_capacity);
     if (def->reorder_interval < 0)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: reorder_interval must be >= 0 steps, got %d",
-                       (int)def->reorder_interval);
+                         "world_create: reorder_interval must be >= 0 steps, got %d",
+                         (int)def->reorder_interval);
     if (!isfinite(def->cell_size) || def->cell_size < 0.0f)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: cell_size must be finite and >= 0 m (0 = automatic), got %g",
-                       (double)def->cell_size);
+                         "world_create: cell_size must be finite and >= 0 m (0 = automatic), got %g",
+                         (double)def->cell_size);
     for (int k = 0; k < def->dimensions; ++k) {
         if (!isfinite(def->bounds_min[k]) || !isfinite(def->bounds_max[k]))
             return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                           "world_create: bounds_min[%d] and bounds_max[%d] must be finite", k, k);
+                             "world_create: bounds_min[%d] and bounds_max[%d] must be finite", k, k);
         if (def->wrap && !(def->bounds_max[k] > def->bounds_min[k]))
             return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                           "world_create: with wrap, bounds_max[%d] (%g) must be > bounds_min[%d] (%g)",
-                           k, (double)def->bounds_max[k], k, (double)def->bounds_min[k]);
+                             "world_create: with wrap, bounds_max[%d] (%g) must be > bounds_min[%d] (%g)", k,
+                             (double)def->bounds_max[k], k, (double)def->bounds_min[k]);
     }
     if ((def->alloc == NULL) != (def->free == NULL))
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: alloc and free hooks must be given together");
+                         "world_create: alloc and free hooks must be given together");
     if ((def->enqueue_task == NULL) != (def->finish_task == NULL))
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: enqueue_task and finish_task must be given together");
+                         "world_create: enqueue_task and finish_task must be given together");
     if ((unsigned)def->backend > SHOAL_BACKEND_HOST)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT, "world_create: unknown backend %d",
-                       (int)def->backend);
+                         (int)def->backend);
     if (def->backend == SHOAL_BACKEND_HOST && !def->enqueue_task)
         return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                       "world_create: backend HOST needs enqueue_task and finish_task");
+                         "world_create: backend HOST needs enqueue_task and finish_task");
 
     int32_t threads = def->thread_count;
     void* topology = NULL;
@@ -254,8 +251,8 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
         threads = env_threads(&text);
         if (threads < 0)
             return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
-                           "world_create: SHOAL_THREADS='%s' is not a thread count (expected 1..%d)",
-                           text, SHOAL_MAX_THREADS);
+                             "world_create: SHOAL_THREADS='%s' is not a thread count (expected 1..%d)", text,
+                             SHOAL_MAX_THREADS);
     }
     if (threads == 0 || def->bind_threads) {
         int32_t cores = par_physical_cores(&topology);
@@ -308,8 +305,7 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
 
     /* 3D-only columns take no memory in a 2D world. */
     uint16_t sizes[AC_COUNT_];
-    for (int c = 0; c < AC_COUNT_; ++c)
-        sizes[c] = agent_column_used(w->dims, c) ? sizeof(float) : 0;
+    for (int c = 0; c < AC_COUNT_; ++c) sizes[c] = agent_column_used(w->dims, c) ? sizeof(float) : 0;
     sizes[AC_SLOT] = sizeof(uint32_t);
     sizes[AC_GROUP] = sizeof(uint32_t);
 
@@ -340,8 +336,8 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
     }
     if (!ok) {
         shoal_world_destroy(w);
-        return error_set(err, SHOAL_ERR_OUT_OF_MEMORY,
-                       "world_create: out of memory reserving %d agents", (int)cap);
+        return error_set(err, SHOAL_ERR_OUT_OF_MEMORY, "world_create: out of memory reserving %d agents",
+                         (int)cap);
     }
     w->trace_system = -1;
     w->census_system = -1;
@@ -389,8 +385,8 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
      * dt = 1e-40 made 1 / dt and contact velocities inf. */
     if (!(dt >= WORLD_MIN_DT) || !isfinite(dt) || dt > WORLD_MAX_DT)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "world_step: dt must be finite, >= %g and <= %g seconds, got %g", (double)WORLD_MIN_DT,
-                          (double)WORLD_MAX_DT, (double)dt);
+                          "world_step: dt must be finite, >= %g and <= %g seconds, got %g",
+                          (double)WORLD_MIN_DT, (double)WORLD_MAX_DT, (double)dt);
     /* Memory the built-in systems may need is grown before the first stage,
      * so that running out of it fails the step before anything changed
      * (the spatial hash, the first system, grows its own before it writes). */
@@ -417,8 +413,7 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
     }
     status = cursor.status;
     if (w->trace)
-        trace_record(w->trace, 0, TRACE_STEP_ID, agents_before, w->step_count, trace_start,
-                     world_now_ns());
+        trace_record(w->trace, 0, TRACE_STEP_ID, agents_before, w->step_count, trace_start, world_now_ns());
     w->in_step = 0;
     if (status == SHOAL_OK) {
         w->step_count++;
@@ -439,12 +434,21 @@ int agent_column_used(int dims, int col)
 {
     if (dims == 3) return 1;
     switch (col) {
-    case AC_POS_Z: case AC_VEL_Z: case AC_QW: case AC_QX: case AC_QY: case AC_QZ:
-    case AC_OMEGA_X: case AC_OMEGA_Y: case AC_DESIRED_Z: case AC_FORCE_Z:
-    case AC_TORQUE_X: case AC_TORQUE_Y: case AC_TARGET_Z: case AC_THREAT_Z:
-        return 0;
-    default:
-        return 1;
+    case AC_POS_Z:
+    case AC_VEL_Z:
+    case AC_QW:
+    case AC_QX:
+    case AC_QY:
+    case AC_QZ:
+    case AC_OMEGA_X:
+    case AC_OMEGA_Y:
+    case AC_DESIRED_Z:
+    case AC_FORCE_Z:
+    case AC_TORQUE_X:
+    case AC_TORQUE_Y:
+    case AC_TARGET_Z:
+    case AC_THREAT_Z: return 0;
+    default: return 1;
     }
 }
 

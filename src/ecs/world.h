@@ -22,25 +22,58 @@
 enum agent_column {
     AC_SLOT = 0, /* uint32: owning entity slot */
     /* state */
-    AC_POS_X, AC_POS_Y, AC_POS_Z,
-    AC_VEL_X, AC_VEL_Y, AC_VEL_Z,
+    AC_POS_X,
+    AC_POS_Y,
+    AC_POS_Z,
+    AC_VEL_X,
+    AC_VEL_Y,
+    AC_VEL_Z,
     AC_HEADING,
-    AC_QW, AC_QX, AC_QY, AC_QZ,
-    AC_OMEGA_X, AC_OMEGA_Y, AC_OMEGA_Z,
+    AC_QW,
+    AC_QX,
+    AC_QY,
+    AC_QZ,
+    AC_OMEGA_X,
+    AC_OMEGA_Y,
+    AC_OMEGA_Z,
     /* intent (decide) and actuation (control) */
-    AC_DESIRED_X, AC_DESIRED_Y, AC_DESIRED_Z,
-    AC_FORCE_X, AC_FORCE_Y, AC_FORCE_Z,
-    AC_TORQUE_X, AC_TORQUE_Y, AC_TORQUE_Z,
+    AC_DESIRED_X,
+    AC_DESIRED_Y,
+    AC_DESIRED_Z,
+    AC_FORCE_X,
+    AC_FORCE_Y,
+    AC_FORCE_Z,
+    AC_TORQUE_X,
+    AC_TORQUE_Y,
+    AC_TORQUE_Z,
     /* vehicle and control parameters */
-    AC_MASS, AC_INERTIA, AC_MAX_FORCE, AC_MAX_TORQUE, AC_MAX_SPEED, AC_MAX_TURN_RATE,
-    AC_RADIUS, AC_SPEED_GAIN, AC_HEADING_GAIN, AC_TURN_DAMPING,
+    AC_MASS,
+    AC_INERTIA,
+    AC_MAX_FORCE,
+    AC_MAX_TORQUE,
+    AC_MAX_SPEED,
+    AC_MAX_TURN_RATE,
+    AC_RADIUS,
+    AC_SPEED_GAIN,
+    AC_HEADING_GAIN,
+    AC_TURN_DAMPING,
     /* behaviors */
-    AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART, AC_ARRIVE_GAIN, AC_DEPART_GAIN,
-    AC_TARGET_X, AC_TARGET_Y, AC_TARGET_Z, AC_THREAT_X, AC_THREAT_Y, AC_THREAT_Z,
+    AC_W_SEEK,
+    AC_W_FLEE,
+    AC_W_ARRIVE,
+    AC_W_DEPART,
+    AC_ARRIVE_GAIN,
+    AC_DEPART_GAIN,
+    AC_TARGET_X,
+    AC_TARGET_Y,
+    AC_TARGET_Z,
+    AC_THREAT_X,
+    AC_THREAT_Y,
+    AC_THREAT_Z,
     /* cold */
-    AC_GROUP,      /* uint32 */
-    AC_USER_LO,    /* uint32: low half of the user value */
-    AC_USER_HI,    /* uint32: high half (two 4-byte columns keep every
+    AC_GROUP,   /* uint32 */
+    AC_USER_LO, /* uint32: low half of the user value */
+    AC_USER_HI, /* uint32: high half (two 4-byte columns keep every
                     * column 4 bytes wide, so reorder scratch stays small) */
     AC_COUNT_
 };
@@ -51,7 +84,7 @@ enum agent_column {
  * below): AC_MASS .. AC_DEPART_GAIN, bit k for column AP_FIRST + k. */
 #define AP_FIRST AC_MASS
 #define AP_COUNT (AC_DEPART_GAIN - AC_MASS + 1)
-#define AP_BIT(col) (1u << ((col) - AP_FIRST))
+#define AP_BIT(col) (1u << ((col)-AP_FIRST))
 
 /* A system's view of the agent table: every column's array, fetched once
  * per run (agent_view) instead of column by column in each block. 3D-only
@@ -180,10 +213,10 @@ typedef struct system_t {
     shoal_block_fn* block_fn;
     int32_t block_comp;
     int32_t min_block;
-    uint32_t without; /* a built-in system skips the agents of these components */
+    uint32_t without;        /* a built-in system skips the agents of these components */
     const system_def_t* def; /* a built-in system's row of the step table */
-    int32_t comp; /* its module's component, -1 for none */
-    rows_prepare_fn* rows; /* system_def_t's */
+    int32_t comp;            /* its module's component, -1 for none */
+    rows_prepare_fn* rows;   /* system_def_t's */
     int (*idle)(const world_t* w);
     int (*covers)(world_t* w);
     void* ctx;
@@ -200,7 +233,7 @@ typedef struct user_column_t {
     char name[32];
     shoal_column_type_t type;
     int32_t width;
-    uint16_t elem_size; /* width * size of type */
+    uint16_t elem_size;                           /* width * size of type */
     uint32_t default_value[USER_VALUE_BYTES / 4]; /* words: the snapshot writes them as they are */
 } user_column_t;
 
@@ -215,14 +248,14 @@ struct shoal_world_t {
     allocator_t alloc;
     int32_t dims;
     uint64_t seed;
-    uint16_t tag;     /* handles' world0 (world_tag.c) */
+    uint16_t tag;      /* handles' world0 (world_tag.c) */
     uint8_t tag_owned; /* this world holds its tag in the live-tag set */
     int32_t in_step;
 
     /* entities */
     slot_t* slots;
     int32_t slot_capacity;
-    int32_t slot_high; /* slots [0, slot_high) have been used */
+    int32_t slot_high;  /* slots [0, slot_high) have been used */
     uint32_t free_head; /* UINT32_MAX when empty */
     int32_t pending_adds;
 
@@ -387,12 +420,12 @@ int32_t world_resolve(const world_t* w, shoal_agent_t id, int allow_pending, con
  * and the error recorded: stale, still pending (added during this step) or
  * without the component. `kind` names what the agent is not ("a ground
  * vehicle") and `field` the definition part that enables it ("ground"). */
-int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const char* kind,
-                            const char* field, const char* where, shoal_status_t* st);
+int32_t world_component_row(const world_t* w, shoal_agent_t id, int comp, const char* kind, const char* field,
+                            const char* where, shoal_status_t* st);
 
 /* Systems. */
-shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage,
-                                     system_run_fn* run, shoal_system_fn* user_fn, void* ctx);
+shoal_status_t world_register_system(world_t* w, const char* name, shoal_stage_t stage, system_run_fn* run,
+                                     shoal_system_fn* user_fn, void* ctx);
 /* The write check, for tests: with it on, every built-in system runs alone
  * (no fused passes) and the columns it does not declare written
  * (system_def_t.writes), and the module-wide data as far as the modules
@@ -430,10 +463,10 @@ void world_register_builtin_systems(world_t* w);
 
 /* Return INVALID_ARGUMENT from a public call when the world or pointer p is
  * NULL, naming the argument. */
-#define REQUIRE_PTR(w, p, where, name)                                                        \
-    do {                                                                                      \
-        if (!(w)) return SHOAL_ERR_INVALID_ARGUMENT;                                          \
-        if (!(p)) return world_fail((w), SHOAL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", where, name); \
+#define REQUIRE_PTR(w, p, where, name)                                                                       \
+    do {                                                                                                     \
+        if (!(w)) return SHOAL_ERR_INVALID_ARGUMENT;                                                         \
+        if (!(p)) return world_fail((w), SHOAL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", where, name);         \
     } while (0)
 
 /* Checks of a definition's fields that record the error ("%s: <field> must
@@ -498,14 +531,13 @@ int world_reserve_def_rows(world_t* w, const shoal_agent_def_t* d, int32_t rows)
  * calls for is dropped (crowd.enabled takes the agent out of the contact
  * component). */
 typedef void def_edit_fn(shoal_agent_def_t* def, const void* arg);
-shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit,
-                          const void* arg, uint64_t writes);
+shoal_status_t agent_edit(world_t* w, shoal_agent_t id, const char* where, def_edit_fn* edit, const void* arg,
+                          uint64_t writes);
 #define AGENT_EDIT_COMPONENT(k) (1ull << (k))
 #define AGENT_EDIT_PARAMS (1ull << WORLD_MAX_COMPONENTS)
 #define AGENT_EDIT_ALL (~0ull)
 /* The definition of a live or pending agent; errors name `where`. */
-shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out,
-                              const char* where);
+shoal_status_t agent_read_def(const world_t* w, shoal_agent_t id, shoal_agent_def_t* out, const char* where);
 
 /* Room for the row mask of par_for_agents (parallel.c): one bit per agent
  * row of the table's capacity, grown with it. 0 when out of memory. */
@@ -532,8 +564,8 @@ int agent_params_one(const world_t* w, const int* cols, int n, float* out);
 /* Whether the state is true of the columns: for tests. */
 int agent_params_check(const world_t* w);
 void agent_write_pose(world_t* w, int32_t row, const float p[3], const float v[3], float heading, quat q);
-void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward, uint64_t rewrite,
-                            int changed);
+void agent_write_components(world_t* w, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
+                            uint64_t rewrite, int changed);
 int agent_reserve_components(world_t* w, const shoal_agent_def_t* d, int32_t extra);
 void agent_remove_component(world_t* w, int k, uint32_t slot);
 quat agent_row_quat(const world_t* w, int32_t row);
@@ -581,7 +613,6 @@ void world_rollback(world_t* w, const world_mark_t* mark, const shoal_agent_t* a
 uint64_t world_now_ns(void);
 
 
-
 /* Reorder the agent table: new row i = old row perm[i]. Handles stay valid
  * (slots are re-pointed at their new rows). perm must be a permutation of
  * [0, agent count); it is checked. Needs scratch memory: fails with
@@ -590,8 +621,7 @@ shoal_status_t world_permute_agents(world_t* w, const int32_t* perm);
 /* The same without checks or allocation, for the sense stage: perm must be a
  * permutation, scratch hold world_permute_scratch_size() bytes and
  * component_perm room for one int32 per agent. */
-void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch,
-                                    int32_t* component_perm);
+void world_permute_agents_unchecked(world_t* w, const int32_t* perm, void* scratch, int32_t* component_perm);
 size_t world_permute_scratch_size(const world_t* w);
 /* table_reserve_within with the copying and zeroing spread over the
  * world's workers, so that the pages of a big table are first touched by
@@ -604,8 +634,8 @@ int world_table_reserve(world_t* w, table_t* t, int32_t capacity, int32_t limit)
  * value (found by one scan, or known from params_one) are left as they
  * are, and a component on every agent in agent-row order (what a reorder
  * leaves) moves by `perm` itself, with no look-up of its rows. */
-void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare,
-                                   int32_t spares, int32_t* component_perm);
+void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const* spare, int32_t spares,
+                                   int32_t* component_perm);
 /* Whether component k is on every agent with its row r at agent row r, for
  * every r (what a reorder leaves, and adds and removals keep): then a pass
  * over its rows is a pass over the agent rows. Scanned by the workers, and
@@ -616,16 +646,52 @@ static inline agent_view_t agent_view(const world_t* w)
 {
     const table_t* t = &w->agents;
 #define C(col) TABLE_COL(t, float, col)
-    agent_view_t v = {
-        .px = C(AC_POS_X), .py = C(AC_POS_Y), .pz = C(AC_POS_Z), .vx = C(AC_VEL_X), .vy = C(AC_VEL_Y), .vz = C(AC_VEL_Z), .heading = C(AC_HEADING),
-        .qw = C(AC_QW), .qx = C(AC_QX), .qy = C(AC_QY), .qz = C(AC_QZ), .ox = C(AC_OMEGA_X), .oy = C(AC_OMEGA_Y), .oz = C(AC_OMEGA_Z),
-        .dx = C(AC_DESIRED_X), .dy = C(AC_DESIRED_Y), .dz = C(AC_DESIRED_Z), .fx = C(AC_FORCE_X), .fy = C(AC_FORCE_Y), .fz = C(AC_FORCE_Z),
-        .tx = C(AC_TORQUE_X), .ty = C(AC_TORQUE_Y), .tz = C(AC_TORQUE_Z),
-        .mass = C(AC_MASS), .inertia = C(AC_INERTIA), .max_force = C(AC_MAX_FORCE), .max_torque = C(AC_MAX_TORQUE), .max_speed = C(AC_MAX_SPEED), .max_turn_rate = C(AC_MAX_TURN_RATE),
-        .radius = C(AC_RADIUS), .speed_gain = C(AC_SPEED_GAIN), .heading_gain = C(AC_HEADING_GAIN), .turn_damping = C(AC_TURN_DAMPING),
-        .w_seek = C(AC_W_SEEK), .w_flee = C(AC_W_FLEE), .w_arrive = C(AC_W_ARRIVE), .w_depart = C(AC_W_DEPART), .arrive_gain = C(AC_ARRIVE_GAIN), .depart_gain = C(AC_DEPART_GAIN),
-        .target_x = C(AC_TARGET_X), .target_y = C(AC_TARGET_Y), .target_z = C(AC_TARGET_Z), .threat_x = C(AC_THREAT_X), .threat_y = C(AC_THREAT_Y), .threat_z = C(AC_THREAT_Z),
-        .group = TABLE_COL(t, uint32_t, AC_GROUP)};
+    agent_view_t v = {.px = C(AC_POS_X),
+                      .py = C(AC_POS_Y),
+                      .pz = C(AC_POS_Z),
+                      .vx = C(AC_VEL_X),
+                      .vy = C(AC_VEL_Y),
+                      .vz = C(AC_VEL_Z),
+                      .heading = C(AC_HEADING),
+                      .qw = C(AC_QW),
+                      .qx = C(AC_QX),
+                      .qy = C(AC_QY),
+                      .qz = C(AC_QZ),
+                      .ox = C(AC_OMEGA_X),
+                      .oy = C(AC_OMEGA_Y),
+                      .oz = C(AC_OMEGA_Z),
+                      .dx = C(AC_DESIRED_X),
+                      .dy = C(AC_DESIRED_Y),
+                      .dz = C(AC_DESIRED_Z),
+                      .fx = C(AC_FORCE_X),
+                      .fy = C(AC_FORCE_Y),
+                      .fz = C(AC_FORCE_Z),
+                      .tx = C(AC_TORQUE_X),
+                      .ty = C(AC_TORQUE_Y),
+                      .tz = C(AC_TORQUE_Z),
+                      .mass = C(AC_MASS),
+                      .inertia = C(AC_INERTIA),
+                      .max_force = C(AC_MAX_FORCE),
+                      .max_torque = C(AC_MAX_TORQUE),
+                      .max_speed = C(AC_MAX_SPEED),
+                      .max_turn_rate = C(AC_MAX_TURN_RATE),
+                      .radius = C(AC_RADIUS),
+                      .speed_gain = C(AC_SPEED_GAIN),
+                      .heading_gain = C(AC_HEADING_GAIN),
+                      .turn_damping = C(AC_TURN_DAMPING),
+                      .w_seek = C(AC_W_SEEK),
+                      .w_flee = C(AC_W_FLEE),
+                      .w_arrive = C(AC_W_ARRIVE),
+                      .w_depart = C(AC_W_DEPART),
+                      .arrive_gain = C(AC_ARRIVE_GAIN),
+                      .depart_gain = C(AC_DEPART_GAIN),
+                      .target_x = C(AC_TARGET_X),
+                      .target_y = C(AC_TARGET_Y),
+                      .target_z = C(AC_TARGET_Z),
+                      .threat_x = C(AC_THREAT_X),
+                      .threat_y = C(AC_THREAT_Y),
+                      .threat_z = C(AC_THREAT_Z),
+                      .group = TABLE_COL(t, uint32_t, AC_GROUP)};
 #undef C
     return v;
 }

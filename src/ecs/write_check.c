@@ -146,10 +146,11 @@ static int fingerprint_all(world_t* w, const system_t* s, uint64_t* fp, int comp
         if (!compare) {
             *at = h;
         } else if (*at != h) {
-            world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                       "write check: system '%s' changed the module-wide data of '%s', which its writes do not "
-                       "declare (modules/step.c)",
-                       s->name, mod->name);
+            world_fail(
+                w, SHOAL_ERR_INVALID_ARGUMENT,
+                "write check: system '%s' changed the module-wide data of '%s', which its writes do not "
+                "declare (modules/step.c)",
+                s->name, mod->name);
             return 1;
         }
     }
@@ -166,8 +167,9 @@ int64_t write_check_run(world_t* w, system_t* s, float dt)
     w->running_without = 0;
     if (!checked || touched < 0) return touched;
     if (w->agents.count != rows) {
-        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "write check: system '%s' changed the agent count (%d to %d)",
-                   s->name, (int)rows, (int)w->agents.count);
+        world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                   "write check: system '%s' changed the agent count (%d to %d)", s->name, (int)rows,
+                   (int)w->agents.count);
         return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;
     }
     if (fingerprint_all(w, s, w->write_check, 1)) return -(int64_t)SHOAL_ERR_INVALID_ARGUMENT;

@@ -45,8 +45,8 @@ static int classify(const char* path, int* mode, char* msg, int msg_size)
         return DEST_REFUSED;
     }
     set_msg(msg, msg_size, "refusing to write %s: it is %s, not a regular file", path,
-            S_ISDIR(st.st_mode)   ? "a directory"
-            : S_ISBLK(st.st_mode) ? "a block device"
+            S_ISDIR(st.st_mode)    ? "a directory"
+            : S_ISBLK(st.st_mode)  ? "a block device"
             : S_ISSOCK(st.st_mode) ? "a socket"
                                    : "not a file");
     return DEST_REFUSED;
@@ -114,8 +114,7 @@ int atomic_file_open(atomic_file_t* file, const char* path, char* msg, int msg_s
     return atomic_file_open_with(file, path, 0, msg, msg_size);
 }
 
-int atomic_file_open_with(atomic_file_t* file, const char* path, int flags, char* msg,
-                          int msg_size)
+int atomic_file_open_with(atomic_file_t* file, const char* path, int flags, char* msg, int msg_size)
 {
     file->f = NULL;
     file->path = path;
@@ -130,8 +129,10 @@ int atomic_file_open_with(atomic_file_t* file, const char* path, int flags, char
         return -1;
     }
     if (dest == DEST_THROUGH && (flags & ATOMIC_FILE_REGULAR_ONLY)) {
-        set_msg(msg, msg_size, "cannot write %s: it is a device or FIFO, and this output needs a "
-                "regular file", path);
+        set_msg(msg, msg_size,
+                "cannot write %s: it is a device or FIFO, and this output needs a "
+                "regular file",
+                path);
         return -1;
     }
     if (dest == DEST_THROUGH) {
@@ -195,8 +196,10 @@ int atomic_file_commit(atomic_file_t* file, char* msg, int msg_size)
         }
         if (errno == EEXIST || lstat(file->path, &st) == 0) {
             remove(file->tmp);
-            set_msg(msg, msg_size, "refusing to replace %s: the file appeared while it was being "
-                    "written", file->path);
+            set_msg(msg, msg_size,
+                    "refusing to replace %s: the file appeared while it was being "
+                    "written",
+                    file->path);
             return -1;
         }
     }
@@ -206,9 +209,8 @@ int atomic_file_commit(atomic_file_t* file, char* msg, int msg_size)
     }
     if (!ok) {
         remove(file->tmp);
-        set_msg(msg, msg_size, "%s to %s failed: %s (the previous file, if any, is unchanged)",
-                step, step[0] == 'r' ? file->path : file->tmp,
-                err != 0 ? strerror(err) : "I/O error");
+        set_msg(msg, msg_size, "%s to %s failed: %s (the previous file, if any, is unchanged)", step,
+                step[0] == 'r' ? file->path : file->tmp, err != 0 ? strerror(err) : "I/O error");
         return -1;
     }
     return 0;

@@ -59,8 +59,7 @@ enum {
  * by name (a database library) writes to file->tmp, which exists and is
  * empty after this returns; `f` stays open on it and receives nothing, and
  * the commit fsyncs the file through it. */
-int atomic_file_open_with(atomic_file_t* file, const char* path, int flags, char* msg,
-                          int msg_size);
+int atomic_file_open_with(atomic_file_t* file, const char* path, int flags, char* msg, int msg_size);
 
 /* Flush, fsync, close and rename. Returns 0, or -1 with the message (a
  * write error seen on `f` earlier fails it too). */

@@ -57,8 +57,7 @@ FILE* file_open_regular(const char* path, uint64_t max_bytes, uint64_t* out_size
     if (st.st_size < 0 || (uint64_t)st.st_size > max_bytes) {
         char limit[32];
         file_size_text(max_bytes, limit, sizeof limit);
-        set_msg(msg, msg_size, "%llu bytes is above the %s limit", (unsigned long long)st.st_size,
-                limit);
+        set_msg(msg, msg_size, "%llu bytes is above the %s limit", (unsigned long long)st.st_size, limit);
         *out_error = FILE_READ_TOO_LARGE;
         close(fd);
         return NULL;
@@ -76,8 +75,8 @@ FILE* file_open_regular(const char* path, uint64_t max_bytes, uint64_t* out_size
     return f;
 }
 
-file_read_error_t file_read_all(const char* path, uint64_t max_bytes, void** out,
-                                size_t* out_size, char* msg, int msg_size)
+file_read_error_t file_read_all(const char* path, uint64_t max_bytes, void** out, size_t* out_size, char* msg,
+                                int msg_size)
 {
     *out = NULL;
     *out_size = 0;

@@ -32,8 +32,8 @@ FILE* file_open_regular(const char* path, uint64_t max_bytes, uint64_t* out_size
  * text can be parsed in place; *out_size does not count it). A file that
  * shrinks while read gives what was there; one that grows, its size at the
  * open. Returns FILE_READ_OK or the error with the message, as above. */
-file_read_error_t file_read_all(const char* path, uint64_t max_bytes, void** out,
-                                size_t* out_size, char* msg, int msg_size);
+file_read_error_t file_read_all(const char* path, uint64_t max_bytes, void** out, size_t* out_size, char* msg,
+                                int msg_size);
 
 /* The readers' limits (the scenario's 64 MiB is in scenario.c, the trim
  * table's in trim.c): a file is read whole into memory, so a limit keeps a

@@ -37,8 +37,8 @@ PRINTF_LIKE(4, 5) static size_t append(char* buf, size_t cap, size_t at, const c
 }
 
 /* "<where>: <message>" into err, or the message alone when where is NULL. */
-static shoal_status_t verror(shoal_error_t* err, shoal_status_t status, const char* where,
-                             const char* fmt, va_list ap)
+static shoal_status_t verror(shoal_error_t* err, shoal_status_t status, const char* where, const char* fmt,
+                             va_list ap)
 {
     if (err == NULL) return status;
     size_t at = where ? append(err->message, sizeof err->message, 0, "%s: ", where) : 0;
@@ -47,8 +47,7 @@ static shoal_status_t verror(shoal_error_t* err, shoal_status_t status, const ch
     return status;
 }
 
-shoal_status_t json_error(shoal_error_t* err, shoal_status_t status, const char* where,
-                          const char* fmt, ...)
+shoal_status_t json_error(shoal_error_t* err, shoal_status_t status, const char* where, const char* fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -63,8 +62,7 @@ shoal_status_t parser_fail(parser_t* p, const char* key, const char* fmt, ...)
 {
     char where[400];
     size_t at = append(where, sizeof where, 0, "%s: %s", p->source, p->path);
-    if (key != NULL)
-        append(where, sizeof where, at, "%s%s", p->path_len && key[0] != '[' ? "." : "", key);
+    if (key != NULL) append(where, sizeof where, at, "%s%s", p->path_len && key[0] != '[' ? "." : "", key);
     va_list ap;
     va_start(ap, fmt);
     verror(p->err, SHOAL_ERR_PARSE, where, fmt, ap);
@@ -74,8 +72,8 @@ shoal_status_t parser_fail(parser_t* p, const char* key, const char* fmt, ...)
 
 shoal_status_t parser_missing(parser_t* p, const char* key, const char* why)
 {
-    return json_error(p->err, SHOAL_ERR_PARSE, p->source, "missing required key '%s%s%s'%s%s",
-                      p->path, p->path_len ? "." : "", key, why ? " " : "", why ? why : "");
+    return json_error(p->err, SHOAL_ERR_PARSE, p->source, "missing required key '%s%s%s'%s%s", p->path,
+                      p->path_len ? "." : "", key, why ? " " : "", why ? why : "");
 }
 
 shoal_status_t parser_out_of_memory(parser_t* p)
@@ -130,7 +128,7 @@ const char* json_format_number(char buf[32], double d)
 static size_t utf8_decode(const unsigned char* s, size_t n, uint32_t* cp)
 {
     static const uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t len = s[0] < 0x80           ? 1
+    size_t len = s[0] < 0x80             ? 1
                  : (s[0] & 0xE0) == 0xC0 ? 2
                  : (s[0] & 0xF0) == 0xE0 ? 3
                  : (s[0] & 0xF8) == 0xF0 ? 4
@@ -148,10 +146,7 @@ static size_t utf8_decode(const unsigned char* s, size_t n, uint32_t* cp)
 
 /* C0 controls (U+0000 to U+001F, ESC among them), DEL and the C1 controls
  * (U+0080 to U+009F, which some terminals take as CSI and the like). */
-static int is_control(uint32_t cp)
-{
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
-}
+static int is_control(uint32_t cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
 
 /* User text made safe to quote: a control character or a byte that is not
  * UTF-8 becomes '?', and long text is cut at a character boundary. */
@@ -194,8 +189,7 @@ static size_t edit_distance(const char* a, const char* b)
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
             size_t up = row[j];
-            size_t best = diag + (tolower((unsigned char)a[i - 1]) !=
-                                  tolower((unsigned char)b[j - 1]));
+            size_t best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
             if (up + 1 < best) best = up + 1;
             if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
             row[j] = best;
@@ -257,36 +251,32 @@ shoal_status_t parser_check_object(parser_t* p, const cJSON* obj, const char* co
 
 /* A finite number that fits a float and is >= min (> min when `exclusive`).
  * -DBL_MAX as min allows any finite value. */
-static shoal_status_t read_float(parser_t* p, const cJSON* v, const char* key, double min,
-                                 int exclusive, float* out)
+static shoal_status_t read_float(parser_t* p, const cJSON* v, const char* key, double min, int exclusive,
+                                 float* out)
 {
     char a[32], b[32], c[32];
-    if (!cJSON_IsNumber(v))
-        return parser_fail(p, key, "expected a number, got %s", parser_type_name(v));
+    if (!cJSON_IsNumber(v)) return parser_fail(p, key, "expected a number, got %s", parser_type_name(v));
     double d = v->valuedouble;
     if (!isfinite(d) || fabs(d) > FLT_MAX)
         return parser_fail(p, key, "must be finite and at most %g in magnitude", (double)FLT_MAX);
     if (exclusive ? !(d > min) : !(d >= min))
-        return parser_fail(p, key, "must be %s %s, got %s", exclusive ? ">" : ">=",
-                           json_format_number(a, min), json_format_number(b, d));
+        return parser_fail(p, key, "must be %s %s, got %s",
+                           exclusive ? ">" : ">=", json_format_number(a, min), json_format_number(b, d));
     if (exclusive && !((float)d > (float)min)) /* a tiny double can round to a float 0 */
-        return parser_fail(p, key, "must be > %s, got %s (%s as a float)",
-                           json_format_number(a, min), json_format_number(b, d),
-                           json_format_number(c, (double)(float)d));
+        return parser_fail(p, key, "must be > %s, got %s (%s as a float)", json_format_number(a, min),
+                           json_format_number(b, d), json_format_number(c, (double)(float)d));
     *out = (float)d;
     return SHOAL_OK;
 }
 
-static shoal_status_t read_integer(parser_t* p, const cJSON* v, const char* key, double min,
-                                   double max, int64_t* out)
+static shoal_status_t read_integer(parser_t* p, const cJSON* v, const char* key, double min, double max,
+                                   int64_t* out)
 {
     char a[32], b[32];
-    if (!cJSON_IsNumber(v))
-        return parser_fail(p, key, "expected an integer, got %s", parser_type_name(v));
+    if (!cJSON_IsNumber(v)) return parser_fail(p, key, "expected an integer, got %s", parser_type_name(v));
     double d = v->valuedouble;
     if (!isfinite(d)) return parser_fail(p, key, "must be a finite integer");
-    if (d != floor(d))
-        return parser_fail(p, key, "must be an integer, got %s", json_format_number(a, d));
+    if (d != floor(d)) return parser_fail(p, key, "must be an integer, got %s", json_format_number(a, d));
     if (d < min || d > max)
         return parser_fail(p, key, "must be %s %s, got %s",
                            d < min ? ">=" : "<=", json_format_number(a, d < min ? min : max),
@@ -304,8 +294,8 @@ shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, 
         return parser_fail(p, key, "expected an array %s, got %s", names, parser_type_name(v));
     int n = cJSON_GetArraySize(v);
     if (n != p->dimensions)
-        return parser_fail(p, key, "expected %d numbers %s in a %dD scenario, got %d",
-                           p->dimensions, names, p->dimensions, n);
+        return parser_fail(p, key, "expected %d numbers %s in a %dD scenario, got %d", p->dimensions, names,
+                           p->dimensions, n);
     char element[80];
     float tmp[3] = {0.0f, 0.0f, 0.0f};
     int i = 0;
@@ -322,20 +312,17 @@ shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, 
 
 /* One of `names` (*out = its index) or, when `number` is not NULL, a number
  * in radians (*out = -1). */
-shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key,
-                                  const char* const* names, size_t n, int32_t* out,
-                                  float* number)
+shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key, const char* const* names,
+                                  size_t n, int32_t* out, float* number)
 {
     char list[128], shown[64];
     size_t at = append(list, sizeof list, 0, "%sone of", number ? "a number or " : "");
-    for (size_t i = 0; i < n; i++)
-        at = append(list, sizeof list, at, "%s \"%s\"", i ? "," : "", names[i]);
+    for (size_t i = 0; i < n; i++) at = append(list, sizeof list, at, "%s \"%s\"", i ? "," : "", names[i]);
     if (number != NULL && cJSON_IsNumber(v)) {
         *out = -1;
         return read_float(p, v, key, -DBL_MAX, 0, number);
     }
-    if (!cJSON_IsString(v))
-        return parser_fail(p, key, "expected %s, got %s", list, parser_type_name(v));
+    if (!cJSON_IsString(v)) return parser_fail(p, key, "expected %s, got %s", list, parser_type_name(v));
     for (size_t i = 0; i < n; i++) {
         if (strcmp(v->valuestring, names[i]) == 0) {
             *out = (int32_t)i;
@@ -343,19 +330,15 @@ shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key,
         }
     }
     const char* close = parser_suggest(v->valuestring, names, n);
-    return parser_fail(p, key, "expected %s, got \"%s\"%s%s%s", list,
-                       parser_printable(shown, v->valuestring), close ? "; did you mean \"" : "",
-                       close ? close : "", close ? "\"?" : "");
+    return parser_fail(p, key, "expected %s, got \"%s\"%s%s%s", list, parser_printable(shown, v->valuestring),
+                       close ? "; did you mean \"" : "", close ? close : "", close ? "\"?" : "");
 }
 
-shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, size_t max_bytes,
-                                char** out)
+shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, size_t max_bytes, char** out)
 {
-    if (!cJSON_IsString(v))
-        return parser_fail(p, key, "expected a string, got %s", parser_type_name(v));
+    if (!cJSON_IsString(v)) return parser_fail(p, key, "expected a string, got %s", parser_type_name(v));
     size_t n = strlen(v->valuestring);
-    if (n > max_bytes)
-        return parser_fail(p, key, "must be at most %zu bytes, got %zu", max_bytes, n);
+    if (n > max_bytes) return parser_fail(p, key, "must be at most %zu bytes, got %zu", max_bytes, n);
     const unsigned char* u = (const unsigned char*)v->valuestring;
     for (size_t i = 0; i < n;) {
         char shown[64];
@@ -378,15 +361,15 @@ shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, si
 }
 
 /* Getters: read obj[key] when present, else leave *out at its default. */
-shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, double min,
-                                int exclusive, float* out)
+shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, double min, int exclusive,
+                                float* out)
 {
     const cJSON* v = MEMBER(obj, key);
     return v != NULL ? read_float(p, v, key, min, exclusive, out) : SHOAL_OK;
 }
 
-shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min,
-                                  double max, int64_t* out)
+shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min, double max,
+                                  int64_t* out)
 {
     const cJSON* v = MEMBER(obj, key);
     return v != NULL ? read_integer(p, v, key, min, max, out) : SHOAL_OK;
@@ -422,8 +405,10 @@ static int number_text(const parser_t* p, const cJSON* v, const char** lit, size
     int in_string = 0;
     for (size_t i = 0; i < p->text_length; i++) {
         if (in_string) {
-            if (t[i] == '\\') i++;
-            else if (t[i] == '"') in_string = 0;
+            if (t[i] == '\\')
+                i++;
+            else if (t[i] == '"')
+                in_string = 0;
         } else if (t[i] == '"') {
             in_string = 1;
         } else if (t[i] == '-' || (t[i] >= '0' && t[i] <= '9')) {
@@ -511,8 +496,7 @@ shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key,
         return SHOAL_OK;
     }
     if (!cJSON_IsNumber(v))
-        return parser_fail(p, key,
-                           "expected an integer (or a string of decimal digits), got %s",
+        return parser_fail(p, key, "expected an integer (or a string of decimal digits), got %s",
                            parser_type_name(v));
     /* No test of the double alone: "1e400" reads as inf, but its text says
      * better what is wrong with it. */
@@ -528,8 +512,7 @@ shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key,
         *out = (uint64_t)d;
         return SHOAL_OK;
     }
-    snprintf(shown, sizeof shown, "%.*s%s", (int)(len < 56 ? len : 56), lit,
-             len > 56 ? "..." : "");
+    snprintf(shown, sizeof shown, "%.*s%s", (int)(len < 56 ? len : 56), lit, len > 56 ? "..." : "");
     int whole = literal_integer(lit, len, digits);
     if (whole < 0)
         return parser_fail(p, key, "must be an integer, got %s%s", shown,
@@ -540,7 +523,8 @@ shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key,
     if (whole == 0 || !digits_to_uint64(digits, &n))
         return parser_fail(p, key,
                            "must be <= 9007199254740992 (2^53) as a JSON number, got %s, which "
-                           "is above 2^64 - 1 too", shown);
+                           "is above 2^64 - 1 too",
+                           shown);
     if (n > (uint64_t)TWO_TO_53)
         return parser_fail(p, key,
                            "must be <= 9007199254740992 (2^53) as a JSON number, got %s: larger "
@@ -556,8 +540,7 @@ shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, i
 {
     const cJSON* v = MEMBER(obj, key);
     if (v == NULL) return SHOAL_OK;
-    if (!cJSON_IsBool(v))
-        return parser_fail(p, key, "expected true or false, got %s", parser_type_name(v));
+    if (!cJSON_IsBool(v)) return parser_fail(p, key, "expected true or false, got %s", parser_type_name(v));
     *out = cJSON_IsTrue(v) ? 1 : 0;
     return SHOAL_OK;
 }
@@ -565,8 +548,7 @@ shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, i
 shoal_status_t parser_get_point(parser_t* p, const cJSON* obj, const char* key, float out[3])
 {
     const cJSON* v = MEMBER(obj, key);
-    return v != NULL ? parser_read_vector(p, v, key, -DBL_MAX, "[x, y]", "[x, y, z]", out)
-                     : SHOAL_OK;
+    return v != NULL ? parser_read_vector(p, v, key, -DBL_MAX, "[x, y]", "[x, y, z]", out) : SHOAL_OK;
 }
 
 /* ---- Documents ---- */
@@ -605,8 +587,8 @@ static shoal_status_t malformed(const char* source, const char* text, size_t len
         snprintf(what, sizeof what, "unexpected byte 0x%02X", c);
     else
         snprintf(what, sizeof what, "unexpected '%c'", c);
-    return json_error(err, SHOAL_ERR_PARSE, NULL, "%s:%zu:%zu: malformed JSON (%s)", source, line,
-                      column, what);
+    return json_error(err, SHOAL_ERR_PARSE, NULL, "%s:%zu:%zu: malformed JSON (%s)", source, line, column,
+                      what);
 }
 
 /* Where the first \u0000 escape inside a string of text[0, end) starts, or

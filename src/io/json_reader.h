@@ -24,24 +24,24 @@
 #define PRINTF_LIKE(f, a)
 #endif
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        shoal_status_t try_status_ = (expr);                                                       \
-        if (try_status_ != SHOAL_OK) return try_status_;                                           \
+#define TRY(expr)                                                                                            \
+    do {                                                                                                     \
+        shoal_status_t try_status_ = (expr);                                                                 \
+        if (try_status_ != SHOAL_OK) return try_status_;                                                     \
     } while (0)
 
 #define MEMBER(obj, key) cJSON_GetObjectItemCaseSensitive((obj), (key))
 
 /* Runs `parse` on obj[key], with the key on the path, when the key is there. */
-#define PARSE_MEMBER(p, obj, key, parse, out)                                                      \
-    do {                                                                                           \
-        const cJSON* member_ = MEMBER((obj), (key));                                               \
-        if (member_ != NULL) {                                                                     \
-            size_t old_ = parser_push((p), (key), 0);                                              \
-            shoal_status_t s_ = parse((p), member_, (out));                                        \
-            parser_pop((p), old_);                                                                 \
-            TRY(s_);                                                                               \
-        }                                                                                          \
+#define PARSE_MEMBER(p, obj, key, parse, out)                                                                \
+    do {                                                                                                     \
+        const cJSON* member_ = MEMBER((obj), (key));                                                         \
+        if (member_ != NULL) {                                                                               \
+            size_t old_ = parser_push((p), (key), 0);                                                        \
+            shoal_status_t s_ = parse((p), member_, (out));                                                  \
+            parser_pop((p), old_);                                                                           \
+            TRY(s_);                                                                                         \
+        }                                                                                                    \
     } while (0)
 
 struct group_t;
@@ -51,8 +51,7 @@ struct group_t;
 /* "<where>: <message>" into err (when not NULL), or the message alone when
  * where is NULL; returns `status`. */
 PRINTF_LIKE(4, 5)
-shoal_status_t json_error(shoal_error_t* err, shoal_status_t status, const char* where,
-                          const char* fmt, ...);
+shoal_status_t json_error(shoal_error_t* err, shoal_status_t status, const char* where, const char* fmt, ...);
 
 /* Parses `length` bytes of `json` (which need not be terminated) into
  * *root. The whole text must be one JSON value and whitespace: anything
@@ -102,14 +101,13 @@ void parser_pop(parser_t* p, size_t old);
 
 /* Rejects anything but an object of the given keys (unknown keys get a
  * suggestion; duplicates are errors). */
-shoal_status_t parser_check_object(parser_t* p, const cJSON* obj, const char* const* keys,
-                                   size_t n);
+shoal_status_t parser_check_object(parser_t* p, const cJSON* obj, const char* const* keys, size_t n);
 /* Read obj[key] when present, else leave *out at its default. Floats must be
  * finite, fit a float and be >= min (> min when `exclusive`). */
-shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, double min,
-                                int exclusive, float* out);
-shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min,
-                                  double max, int64_t* out);
+shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, double min, int exclusive,
+                                float* out);
+shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min, double max,
+                                  int64_t* out);
 /* An unsigned 64-bit integer: a JSON number that is exactly an integer from
  * 0 to 2^53, or, for any value up to 2^64 - 1, a string of decimal digits.
  * Most JSON readers (cJSON among them) hold numbers as doubles, exact only
@@ -127,12 +125,10 @@ shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, 
                                   const char* names2, const char* names3, float out[3]);
 /* One of `names` (*out = its index) or, when `number` is not NULL, a number
  * in radians (*out = -1). */
-shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key,
-                                  const char* const* names, size_t n, int32_t* out,
-                                  float* number);
+shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key, const char* const* names,
+                                  size_t n, int32_t* out, float* number);
 /* A name: a string of at most `max_bytes` bytes, copied into *out (malloc'd). */
-shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, size_t max_bytes,
-                                char** out);
+shoal_status_t parser_read_name(parser_t* p, const cJSON* v, const char* key, size_t max_bytes, char** out);
 
 /* ---- Message helpers ---- */
 

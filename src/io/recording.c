@@ -114,13 +114,13 @@
 
 #define REC_HEADER_FIXED 84u
 #define REC_FRAME_FIXED 32u
-#define REC_FRAME3_FIXED 40u /* version 3: D and C follow the flags */
+#define REC_FRAME3_FIXED 40u    /* version 3: D and C follow the flags */
 #define REC_MAX_EXPANSION 1024u /* version 3: decoded bytes per stored byte, at most */
-#define REC_ZSTD_LEVEL 1 /* as small as 3 here, and faster (docs/recording.md) */
+#define REC_ZSTD_LEVEL 1        /* as small as 3 here, and faster (docs/recording.md) */
 #define REC_END_BYTES 12u
 #define REC_GEOMETRY_FIXED 24u
 #define REC_SEGMENT_BYTES 16u
-#define REC_OBSTACLE_BYTES 32u /* id, center, radius, velocity */
+#define REC_OBSTACLE_BYTES 32u       /* id, center, radius, velocity */
 #define REC_TAG_FRAME 0x4D415246u    /* "FRAM" read as a little-endian u32 */
 #define REC_TAG_GEOMETRY 0x4D4F4547u /* "GEOM" */
 #define REC_TAG_END 0x454E4F44u      /* "DONE" */
@@ -157,10 +157,7 @@ static uint64_t align4(uint64_t n) { return (n + 3u) & ~(uint64_t)3u; }
 
 /* Bytes of one agent in a frame: id, generation, group, position, and a
  * heading (2D) or a quaternion (3D). */
-static uint64_t agent_bytes(int32_t dims)
-{
-    return 12u + 4u * (uint64_t)dims + (dims == 2 ? 4u : 16u);
-}
+static uint64_t agent_bytes(int32_t dims) { return 12u + 4u * (uint64_t)dims + (dims == 2 ? 4u : 16u); }
 
 static uint64_t frame_bytes(int32_t dims, uint64_t count)
 {
@@ -195,8 +192,7 @@ static int floats_per_agent(int32_t dims) { return dims == 2 ? 3 : 7; }
 static size_t float_index(int32_t dims, size_t n, size_t j, int c)
 {
     const size_t rot = dims == 2 ? 1u : 4u;
-    return c < dims ? (size_t)dims * j + (size_t)c
-                    : (size_t)dims * n + rot * j + (size_t)(c - dims);
+    return c < dims ? (size_t)dims * j + (size_t)c : (size_t)dims * n + rot * j + (size_t)(c - dims);
 }
 
 static uint32_t float_bits(float f)
@@ -224,8 +220,8 @@ typedef struct frame_view_t {
 
 /* match[i]: the index in `prev` of agent i (the same id and generation),
  * or -1; -1 for all when prev is NULL. Both id lists ascend. */
-static void match_agents(size_t n, const uint32_t* ids, const uint32_t* generations,
-                         const frame_view_t* prev, int32_t* match)
+static void match_agents(size_t n, const uint32_t* ids, const uint32_t* generations, const frame_view_t* prev,
+                         int32_t* match)
 {
     size_t j = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -240,8 +236,8 @@ static void match_agents(size_t n, const uint32_t* ids, const uint32_t* generati
 /* The prediction of float c of an agent, as a bit pattern: 2 b1 - b2 from
  * the last two frames (m1, m2: its index there, or -1), b1 from the last
  * only, 0 without it. Modulo 2^32. */
-static uint32_t predict(int32_t dims, const frame_view_t* p1, int32_t m1, const frame_view_t* p2,
-                        int32_t m2, int c)
+static uint32_t predict(int32_t dims, const frame_view_t* p1, int32_t m1, const frame_view_t* p2, int32_t m2,
+                        int c)
 {
     if (m1 < 0) return 0u;
     uint32_t b1 = float_bits(p1->floats[float_index(dims, p1->n, (size_t)m1, c)]);
@@ -267,8 +263,8 @@ static void put_planes(uint8_t* planes, size_t words, size_t w, uint32_t v)
 
 static uint32_t get_planes(const uint8_t* planes, size_t words, size_t w)
 {
-    return (uint32_t)planes[w] | (uint32_t)planes[words + w] << 8 |
-           (uint32_t)planes[2 * words + w] << 16 | (uint32_t)planes[3 * words + w] << 24;
+    return (uint32_t)planes[w] | (uint32_t)planes[words + w] << 8 | (uint32_t)planes[2 * words + w] << 16 |
+           (uint32_t)planes[3 * words + w] << 24;
 }
 
 #if defined(__GNUC__)
@@ -322,7 +318,7 @@ struct shoal_recorder_t {
     char* path;
     int32_t dims;
     int32_t version; /* 2 or 3 */
-    int broken; /* a write failed: the file's tail is unknown */
+    int broken;      /* a write failed: the file's tail is unknown */
     int geometry_written;
     int64_t frames;
     uint64_t offset; /* bytes written so far */
@@ -336,7 +332,7 @@ struct shoal_recorder_t {
     float* positions; /* 3 per agent, as read_agents writes them */
     float* headings;
     float* orientations;
-    uint64_t* order; /* index1 << 32 | row, sorted */
+    uint64_t* order;          /* index1 << 32 | row, sorted */
     sorted_frame_t sorted[3]; /* this frame, the last, the one before */
     int32_t* match1;          /* version 3: each agent's index in the last frame, or -1 */
     int32_t* match2;          /* ... in the one before */
@@ -345,51 +341,46 @@ struct shoal_recorder_t {
     size_t bytes_capacity;
 };
 
-static shoal_status_t write_bytes(shoal_recorder_t* r, const uint8_t* p, size_t n,
-                                  shoal_error_t* err)
+static shoal_status_t write_bytes(shoal_recorder_t* r, const uint8_t* p, size_t n, shoal_error_t* err)
 {
     /* Flushed at once: a crash later keeps this frame (the reader's
      * ALLOW_TRUNCATED mode reads it back). */
     if (fwrite(p, 1, n, r->file) != n || fflush(r->file) != 0) {
         r->broken = 1;
-        return fail(err, SHOAL_ERR_IO, "recording %s: write failed at byte %" PRIu64 ": %s",
-                    r->path, r->offset, strerror(errno));
+        return fail(err, SHOAL_ERR_IO, "recording %s: write failed at byte %" PRIu64 ": %s", r->path,
+                    r->offset, strerror(errno));
     }
     r->offset += n;
     return SHOAL_OK;
 }
 
-static shoal_status_t check_header(const char* path, const shoal_recording_header_t* h,
-                                   shoal_error_t* err)
+static shoal_status_t check_header(const char* path, const shoal_recording_header_t* h, shoal_error_t* err)
 {
     if (h->internal_value != REC_HEADER_COOKIE)
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
-                    "recording %s: the header must start from shoal_recording_default_header()",
-                    path);
+                    "recording %s: the header must start from shoal_recording_default_header()", path);
     if (h->dimensions != 2 && h->dimensions != 3)
-        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
-                    "recording %s: dimensions must be 2 or 3, got %d", path, (int)h->dimensions);
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: dimensions must be 2 or 3, got %d", path,
+                    (int)h->dimensions);
     if (!isfinite(h->dt) || h->dt <= 0.0f)
-        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
-                    "recording %s: dt must be finite and > 0, got %g", path, (double)h->dt);
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: dt must be finite and > 0, got %g", path,
+                    (double)h->dt);
     if (h->record_every < 1)
-        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
-                    "recording %s: record_every must be >= 1, got %d", path, (int)h->record_every);
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: record_every must be >= 1, got %d", path,
+                    (int)h->record_every);
     if (h->wrap != 0 && h->wrap != 1)
-        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: wrap must be 0 or 1, got %d",
-                    path, (int)h->wrap);
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: wrap must be 0 or 1, got %d", path,
+                    (int)h->wrap);
     for (int k = 0; k < 3; ++k)
         if (!isfinite(h->bounds_min[k]) || !isfinite(h->bounds_max[k]))
-            return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: bounds[%d] is not finite",
-                        path, k);
+            return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: bounds[%d] is not finite", path, k);
     const char* names[4] = {"units", "scenario_name", "group_names", "scenario_text"};
     const char* texts[4] = {h->units, h->scenario_name, h->group_names, h->scenario_text};
     const uint32_t limits[4] = {REC_MAX_UNITS, REC_MAX_NAME, REC_MAX_GROUPS, REC_MAX_SCENARIO};
     for (int i = 0; i < 4; ++i)
         if (texts[i] != NULL && strlen(texts[i]) > limits[i])
-            return fail(err, SHOAL_ERR_CAPACITY,
-                        "recording %s: %s is longer than %" PRIu32 " bytes", path, names[i],
-                        limits[i]);
+            return fail(err, SHOAL_ERR_CAPACITY, "recording %s: %s is longer than %" PRIu32 " bytes", path,
+                        names[i], limits[i]);
     return SHOAL_OK;
 }
 
@@ -422,10 +413,8 @@ shoal_status_t shoal_recording_open(const char* path, const shoal_recording_head
     return shoal_recording_open_version(path, header, SHOAL_RECORDING_VERSION, out, err);
 }
 
-shoal_status_t shoal_recording_open_version(const char* path,
-                                            const shoal_recording_header_t* header,
-                                            int32_t version, shoal_recorder_t** out,
-                                            shoal_error_t* err)
+shoal_status_t shoal_recording_open_version(const char* path, const shoal_recording_header_t* header,
+                                            int32_t version, shoal_recorder_t** out, shoal_error_t* err)
 {
     if (out != NULL) *out = NULL;
     if (path == NULL || header == NULL || out == NULL)
@@ -507,8 +496,8 @@ shoal_status_t shoal_recording_open_version(const char* path,
 
 /* The geometry record of `world` (NULL: an empty one, for a recording
  * closed before its first frame), into a new buffer. */
-static shoal_status_t build_geometry(shoal_recorder_t* r, const shoal_world_t* world,
-                                     uint8_t** out, size_t* out_size, shoal_error_t* err)
+static shoal_status_t build_geometry(shoal_recorder_t* r, const shoal_world_t* world, uint8_t** out,
+                                     size_t* out_size, shoal_error_t* err)
 {
     int32_t segments = 0, obstacles = 0;
     if (world != NULL) {
@@ -533,8 +522,8 @@ static shoal_status_t build_geometry(shoal_recorder_t* r, const shoal_world_t* w
     }
     const char* bad = NULL;
     int32_t got = 0;
-    if (segments > 0 && (shoal_world_wall_segments(world, seg, segments, &got) != SHOAL_OK ||
-                         got != segments))
+    if (segments > 0 &&
+        (shoal_world_wall_segments(world, seg, segments, &got) != SHOAL_OK || got != segments))
         bad = "the walls changed while they were read";
     for (size_t i = 0; bad == NULL && i < 4 * w; ++i)
         if (!isfinite(seg[i])) bad = "a wall coordinate is not finite";
@@ -592,8 +581,7 @@ static shoal_status_t build_geometry(shoal_recorder_t* r, const shoal_world_t* w
 }
 
 /* Write the geometry record once, before the first frame. */
-static shoal_status_t write_geometry(shoal_recorder_t* r, const shoal_world_t* world,
-                                     shoal_error_t* err)
+static shoal_status_t write_geometry(shoal_recorder_t* r, const shoal_world_t* world, shoal_error_t* err)
 {
     if (r->geometry_written) return SHOAL_OK;
     uint8_t* bytes = NULL;
@@ -636,8 +624,7 @@ static int reserve(shoal_recorder_t* r, int32_t count)
      * buffer (it used to be written through NULL). */
     if (count <= r->capacity && r->bytes != NULL) return 1;
     const size_t n = (size_t)count, f = (size_t)floats_per_agent(r->dims);
-    int ok = grow((void**)&r->ids, n * sizeof *r->ids) &&
-             grow((void**)&r->groups, n * sizeof *r->groups) &&
+    int ok = grow((void**)&r->ids, n * sizeof *r->ids) && grow((void**)&r->groups, n * sizeof *r->groups) &&
              grow((void**)&r->positions, 3 * n * sizeof *r->positions) &&
              grow((void**)&r->headings, n * sizeof *r->headings) &&
              grow((void**)&r->orientations, 4 * n * sizeof *r->orientations) &&
@@ -707,12 +694,12 @@ static size_t encode_frame3(shoal_recorder_t* r, shoal_error_t* err)
     const size_t decoded = 4 * words;
     uint8_t* p = r->bytes;
     const size_t room = r->bytes_capacity - REC_FRAME3_FIXED - 4u;
-    size_t compressed = ZSTD_compressCCtx(r->zstd, p + REC_FRAME3_FIXED, room, planes, decoded,
-                                          REC_ZSTD_LEVEL);
+    size_t compressed =
+        ZSTD_compressCCtx(r->zstd, p + REC_FRAME3_FIXED, room, planes, decoded, REC_ZSTD_LEVEL);
     if (ZSTD_isError(compressed)) {
         /* With a ZSTD_compressBound() buffer, only its memory can fail. */
-        fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: frame %" PRId64 ": zstd: %s", r->path,
-             r->frames, ZSTD_getErrorName(compressed));
+        fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: frame %" PRId64 ": zstd: %s", r->path, r->frames,
+             ZSTD_getErrorName(compressed));
         return 0;
     }
     const size_t stored = (size_t)frame3_stored(decoded, compressed);
@@ -736,11 +723,10 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
     uint64_t step = shoal_world_step_count(world);
     if (r->frames > 0 && step < r->last_step)
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
-                    "recording %s: step %" PRIu64 " is before the last frame's step %" PRIu64,
-                    r->path, step, r->last_step);
+                    "recording %s: step %" PRIu64 " is before the last frame's step %" PRIu64, r->path, step,
+                    r->last_step);
     if (r->frames >= INT32_MAX)
-        return fail(err, SHOAL_ERR_CAPACITY, "recording %s: %d frames is the limit", r->path,
-                    INT32_MAX);
+        return fail(err, SHOAL_ERR_CAPACITY, "recording %s: %d frames is the limit", r->path, INT32_MAX);
     int32_t count = shoal_world_agent_count(world);
     /* Version 3 declares a frame's decoded size in 32 bits. */
     if (r->version == 3 && (uint64_t)count * agent_bytes(r->dims) > UINT32_MAX)
@@ -749,10 +735,13 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
                     "%" PRIu64 " in %dD; version 2 takes more)",
                     r->path, (int)count, (uint64_t)UINT32_MAX / agent_bytes(r->dims), (int)r->dims);
     if (!reserve(r, count))
-        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory for %d agents",
-                    r->path, (int)count);
-    shoal_agent_batch_t batch = {.ids = r->ids,          .positions = r->positions,     .headings = r->headings,
-                                 .orientations = r->orientations,         .groups = r->groups};
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory for %d agents", r->path,
+                    (int)count);
+    shoal_agent_batch_t batch = {.ids = r->ids,
+                                 .positions = r->positions,
+                                 .headings = r->headings,
+                                 .orientations = r->orientations,
+                                 .groups = r->groups};
     int32_t n = 0;
     shoal_status_t status = shoal_world_read_agents(world, &batch, count, &n);
     if (status != SHOAL_OK)
@@ -805,10 +794,7 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
     return SHOAL_OK;
 }
 
-int64_t shoal_recording_frames_written(const shoal_recorder_t* r)
-{
-    return r != NULL ? r->frames : 0;
-}
+int64_t shoal_recording_frames_written(const shoal_recorder_t* r) { return r != NULL ? r->frames : 0; }
 
 shoal_status_t shoal_recording_close(shoal_recorder_t* r, shoal_error_t* err)
 {
@@ -824,8 +810,7 @@ shoal_status_t shoal_recording_close(shoal_recorder_t* r, shoal_error_t* err)
         status = write_bytes(r, end, sizeof end, err);
     }
     if (fclose(r->file) != 0 && status == SHOAL_OK)
-        status =
-            fail(err, SHOAL_ERR_IO, "recording %s: close failed: %s", r->path, strerror(errno));
+        status = fail(err, SHOAL_ERR_IO, "recording %s: close failed: %s", r->path, strerror(errno));
     recorder_free(r);
     return status;
 }
@@ -948,18 +933,17 @@ static shoal_status_t parse_header(reader_t* rd, uint64_t* out_size)
     const uint64_t size = rd->size;
     const char* src = rd->source;
     const uint8_t* d = NULL;
-    shoal_status_t fetched =
-        fetch(rd, 0, size < REC_HEADER_FIXED + 4 ? size : REC_HEADER_FIXED + 4, &d);
+    shoal_status_t fetched = fetch(rd, 0, size < REC_HEADER_FIXED + 4 ? size : REC_HEADER_FIXED + 4, &d);
     if (fetched != SHOAL_OK) return fetched;
     size_t have = size < sizeof rec_magic ? (size_t)size : sizeof rec_magic;
     /* A stub of another file is "not a recording"; a cut-off one is "truncated". */
     if (memcmp(d, rec_magic, have) != 0)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: not a shoal recording (bad magic at byte 0)", src);
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: not a shoal recording (bad magic at byte 0)",
+                           src);
     if (size < 12)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: truncated in the header: the file has %" PRIu64 " bytes",
-                           src, size);
+                           "recording %s: truncated in the header: the file has %" PRIu64 " bytes", src,
+                           size);
     uint32_t version = get_u32(d + 8);
     if (version < SHOAL_RECORDING_MIN_VERSION || version > SHOAL_RECORDING_VERSION)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
@@ -980,8 +964,8 @@ static shoal_status_t parse_header(reader_t* rd, uint64_t* out_size)
         lengths[i] = get_u32(d + 68 + 4 * i);
         if (lengths[i] > limits[i])
             return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                               "recording %s: byte %d: %s length %" PRIu32
-                               " is above its limit %" PRIu32 " (corrupt header)",
+                               "recording %s: byte %d: %s length %" PRIu32 " is above its limit %" PRIu32
+                               " (corrupt header)",
                                src, 68 + 4 * i, what[i], lengths[i], limits[i]);
         strings += lengths[i];
     }
@@ -1002,9 +986,8 @@ static shoal_status_t parse_header(reader_t* rd, uint64_t* out_size)
     uint32_t computed = crc32(rd->crc, d, (size_t)header_size - 4);
     if (stored != computed)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: byte %" PRIu64
-                           ": header checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
-                           ")",
+                           "recording %s: byte %" PRIu64 ": header checksum mismatch (stored %08" PRIx32
+                           ", computed %08" PRIx32 ")",
                            src, header_size - 4, stored, computed);
 
     shoal_recording_header_t* h = &rd->header;
@@ -1042,8 +1025,7 @@ static shoal_status_t parse_header(reader_t* rd, uint64_t* out_size)
             bad = "bounds are not finite";
             at = 44;
         }
-    if (bad != NULL)
-        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: byte %d: %s", src, at, bad);
+    if (bad != NULL) return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: byte %d: %s", src, at, bad);
     h->dimensions = (int32_t)dims;
     h->record_every = (int32_t)every;
     h->wrap = (int32_t)wrap;
@@ -1125,8 +1107,7 @@ static shoal_status_t read_geometry(reader_t* rd, uint64_t off, uint64_t* next, 
                                src, off);
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: truncated after the header (no complete frame): the "
-                           "geometry record at byte %" PRIu64 " is cut off after %" PRIu64
-                           " bytes",
+                           "geometry record at byte %" PRIu64 " is cut off after %" PRIu64 " bytes",
                            src, off, left);
     }
     uint32_t segments = get_u32(p + 16), obstacles = get_u32(p + 20);
@@ -1143,8 +1124,7 @@ static shoal_status_t read_geometry(reader_t* rd, uint64_t off, uint64_t* next, 
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: truncated after the header (no complete frame): the "
                            "geometry record at byte %" PRIu64 " needs %" PRIu64 " bytes for %" PRIu32
-                           " wall segments and %" PRIu32 " obstacles, the file ends %" PRIu64
-                           " bytes later",
+                           " wall segments and %" PRIu32 " obstacles, the file ends %" PRIu64 " bytes later",
                            src, off, bytes, segments, obstacles, left);
     }
     fetched = fetch(rd, off, bytes, &p);
@@ -1198,9 +1178,8 @@ static shoal_status_t read_geometry(reader_t* rd, uint64_t off, uint64_t* next, 
     }
     if (bad != NULL)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: the geometry record at byte %" PRIu64 ": byte %" PRIu64
-                           ": %s",
-                           src, off, at, bad);
+                           "recording %s: the geometry record at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
+                           off, at, bad);
     *next = off + bytes;
     return decode_geometry(rd, p);
 }
@@ -1211,8 +1190,7 @@ static void after_text(char* buf, size_t size, int32_t frames)
     if (frames == 0)
         snprintf(buf, size, "truncated after the header (no complete frame)");
     else
-        snprintf(buf, size, "truncated after frame %d (%d complete frames)", (int)(frames - 1),
-                 (int)frames);
+        snprintf(buf, size, "truncated after frame %d (%d complete frames)", (int)(frames - 1), (int)frames);
 }
 
 /* Check the frame at `off` (index `index`) as far as it can be without
@@ -1231,8 +1209,8 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
     after_text(cut, sizeof cut, index);
     if (left < fixed)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: %s: frame %d at byte %" PRIu64
-                           " is cut off after %" PRIu64 " bytes",
+                           "recording %s: %s: frame %d at byte %" PRIu64 " is cut off after %" PRIu64
+                           " bytes",
                            src, cut, (int)index, off, left);
     const uint8_t* p = NULL;
     shoal_status_t fetched = fetch(rd, off, fixed, &p);
@@ -1273,9 +1251,8 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
     uint32_t computed = crc32(rd->crc, p, (size_t)bytes - 4);
     if (stored != computed)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: frame %d at byte %" PRIu64
-                           ": checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
-                           "): the frame is corrupt",
+                           "recording %s: frame %d at byte %" PRIu64 ": checksum mismatch (stored %08" PRIx32
+                           ", computed %08" PRIx32 "): the frame is corrupt",
                            src, (int)index, off, stored, computed);
     const char* bad = NULL;
     uint64_t at = off;
@@ -1343,8 +1320,8 @@ static shoal_status_t check_end(reader_t* rd, uint64_t off, int32_t frames)
     after_text(cut, sizeof cut, frames);
     if (rd->size - off < REC_END_BYTES)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: %s: the end record at byte %" PRIu64 " is cut off",
-                           rd->source, cut, off);
+                           "recording %s: %s: the end record at byte %" PRIu64 " is cut off", rd->source, cut,
+                           off);
     const uint8_t* p = NULL;
     shoal_status_t fetched = fetch(rd, off, REC_END_BYTES, &p);
     if (fetched != SHOAL_OK) return fetched;
@@ -1393,8 +1370,8 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
             after_text(cut, sizeof cut, n);
             if (rd->size - off < 4)
                 return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                                   "recording %s: %s: frame %d at byte %" PRIu64 " is cut off",
-                                   rd->source, cut, (int)n, off);
+                                   "recording %s: %s: frame %d at byte %" PRIu64 " is cut off", rd->source,
+                                   cut, (int)n, off);
             return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                                "recording %s: byte %" PRIu64
                                ": expected frame %d or the end record, found neither (corrupt)",
@@ -1404,13 +1381,10 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
             return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: more than %d frames", rd->source,
                                INT32_MAX);
         if (n == capacity) {
-            int32_t grown = capacity < 64              ? 64
-                            : capacity < INT32_MAX / 2 ? capacity * 2
-                                                       : INT32_MAX;
+            int32_t grown = capacity < 64 ? 64 : capacity < INT32_MAX / 2 ? capacity * 2 : INT32_MAX;
             frame_span_t* more = realloc(rd->spans, (size_t)grown * sizeof *more);
             if (more == NULL)
-                return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory",
-                                   rd->source);
+                return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
             rd->spans = more;
             capacity = grown;
         }
@@ -1425,8 +1399,8 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
  * frames before it (`last`, `before`: NULL where there is none) and write
  * its arrays into `slot`, checking every value. */
 static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off, int32_t index,
-                                    uint32_t count, const frame_view_t* last,
-                                    const frame_view_t* before, frame_slot_t* slot)
+                                    uint32_t count, const frame_view_t* last, const frame_view_t* before,
+                                    frame_slot_t* slot)
 {
     const char* src = rd->source;
     const int32_t dims = rd->dims;
@@ -1445,8 +1419,8 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
     rd->match_capacity = match1_capacity < match2_capacity ? match1_capacity : match2_capacity;
     if (!ok)
         return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY,
-                           "recording %s: out of memory for frame %d (%" PRIu32 " agents)", src,
-                           (int)index, count);
+                           "recording %s: out of memory for frame %d (%" PRIu32 " agents)", src, (int)index,
+                           count);
     const char* bad = NULL;
     unsigned long long content = ZSTD_getFrameContentSize(z, compressed);
     size_t frame_size = ZSTD_findFrameCompressedSize(z, compressed);
@@ -1460,16 +1434,14 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
         if (ZSTD_isError(got))
             return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                                "recording %s: frame %d at byte %" PRIu64
-                               ": the compressed payload at byte %" PRIu64
-                               " does not decompress (zstd: %s)",
-                               src, (int)index, off, off + REC_FRAME3_FIXED,
-                               ZSTD_getErrorName(got));
+                               ": the compressed payload at byte %" PRIu64 " does not decompress (zstd: %s)",
+                               src, (int)index, off, off + REC_FRAME3_FIXED, ZSTD_getErrorName(got));
         if (got != decoded) bad = "the payload decompresses to another size than declared";
     }
     if (bad != NULL)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s",
-                           src, (int)index, off, off + REC_FRAME3_FIXED, bad);
+                           "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
+                           (int)index, off, off + REC_FRAME3_FIXED, bad);
 
     const frame_view_t none = {0, NULL, NULL, NULL};
     uint32_t* ids = slot->u32;
@@ -1521,8 +1493,8 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
     if (bad != NULL)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                            "recording %s: frame %d at byte %" PRIu64
-                           ": in the payload (compressed at byte %" PRIu64 "), agent %" PRId64
-                           " of %" PRIu32 ": %s",
+                           ": in the payload (compressed at byte %" PRIu64 "), agent %" PRId64 " of %" PRIu32
+                           ": %s",
                            src, (int)index, off, off + REC_FRAME3_FIXED, agent, count, bad);
     return SHOAL_OK;
 }
@@ -1560,8 +1532,8 @@ static shoal_status_t decode_into_slot(reader_t* rd, int32_t index)
     if (!grow_pool((void**)&slot->u32, &slot->u32_capacity, 3 * n + 1, 4) ||
         !grow_pool((void**)&slot->f32, &slot->f32_capacity, f * n + 1, 4))
         return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY,
-                           "recording %s: out of memory for frame %d (%" PRIu32 " agents)",
-                           rd->source, (int)index, span->count);
+                           "recording %s: out of memory for frame %d (%" PRIu32 " agents)", rd->source,
+                           (int)index, span->count);
     const uint8_t* p = NULL;
     shoal_status_t status = fetch(rd, span->offset, span->bytes, &p);
     if (status != SHOAL_OK) return status;
@@ -1686,15 +1658,13 @@ static shoal_status_t reader_open(const uint8_t* mem, FILE* file, uint64_t size,
 static shoal_status_t check_flags(const char* source, uint32_t flags, shoal_error_t* err)
 {
     if ((flags & ~(uint32_t)SHOAL_RECORDING_ALLOW_TRUNCATED) != 0)
-        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: unknown flags 0x%" PRIx32,
-                    source, flags);
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording %s: unknown flags 0x%" PRIx32, source, flags);
     return SHOAL_OK;
 }
 
 /* The file at `path`: a regular file of at most FILE_LIMIT_RECORDING,
  * opened without blocking (io/file_read.h). */
-static shoal_status_t reader_open_path(const char* path, uint32_t flags, reader_t** out,
-                                       shoal_error_t* err)
+static shoal_status_t reader_open_path(const char* path, uint32_t flags, reader_t** out, shoal_error_t* err)
 {
     uint64_t size = 0;
     file_read_error_t e = FILE_READ_OK;
@@ -1709,8 +1679,8 @@ static shoal_status_t reader_open_path(const char* path, uint32_t flags, reader_
     return reader_open(NULL, file, size, path, flags, out, err);
 }
 
-shoal_status_t shoal_recording_reader_open(const char* path, uint32_t flags,
-                                           shoal_recording_reader_t** out, shoal_error_t* err)
+shoal_status_t shoal_recording_reader_open(const char* path, uint32_t flags, shoal_recording_reader_t** out,
+                                           shoal_error_t* err)
 {
     if (out != NULL) *out = NULL;
     if (path == NULL || out == NULL)
@@ -1789,8 +1759,8 @@ shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* rd, int32_
                     rd == NULL ? "reader" : "out_frame");
     if (index < 0 || index >= rd->frame_count)
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
-                    "recording %s: frame %d does not exist (the recording has %d frames)",
-                    rd->source, (int)index, (int)rd->frame_count);
+                    "recording %s: frame %d does not exist (the recording has %d frames)", rd->source,
+                    (int)index, (int)rd->frame_count);
     if (index >= rd->bad_at) return fail(err, rd->bad_status, "%s", rd->bad_message);
     rd->err = err;
     frame_slot_t* slot = slot_holding(rd, index);
@@ -1868,8 +1838,7 @@ struct shoal_recording_t {
  * from the frames' counts before anything is decoded, and refused above
  * SHOAL_RECORDING_LOAD_LIMIT: a few megabytes of a still crowd compress a
  * thousandfold. */
-static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t** out,
-                               shoal_error_t* err)
+static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t** out, shoal_error_t* err)
 {
     const int strict = (flags & SHOAL_RECORDING_ALLOW_TRUNCATED) == 0;
     const uint64_t decoded = shoal_recording_reader_decoded_bytes(rd);
@@ -1948,8 +1917,7 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
 }
 
 shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const char* source_name,
-                                           uint32_t flags, shoal_recording_t** out,
-                                           shoal_error_t* err)
+                                           uint32_t flags, shoal_recording_t** out, shoal_error_t* err)
 {
     const char* source = source_name != NULL ? source_name : "<memory>";
     if (out != NULL) *out = NULL;
@@ -1959,8 +1927,8 @@ shoal_status_t shoal_recording_load_memory(const void* data, size_t size, const 
     shoal_status_t status = check_flags(source, flags, err);
     if (status != SHOAL_OK) return status;
     reader_t* rd = NULL;
-    status = reader_open((const uint8_t*)data, NULL, (uint64_t)size, source,
-                         SHOAL_RECORDING_ALLOW_TRUNCATED, &rd, err);
+    status = reader_open((const uint8_t*)data, NULL, (uint64_t)size, source, SHOAL_RECORDING_ALLOW_TRUNCATED,
+                         &rd, err);
     if (status == SHOAL_OK) status = load_all(rd, flags, out, err);
     reader_free(rd);
     return status;
@@ -1971,8 +1939,7 @@ shoal_status_t shoal_recording_load(const char* path, uint32_t flags, shoal_reco
 {
     if (out != NULL) *out = NULL;
     if (path == NULL || out == NULL)
-        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording: %s is NULL",
-                    path == NULL ? "path" : "out");
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording: %s is NULL", path == NULL ? "path" : "out");
     shoal_status_t status = check_flags(path, flags, err);
     if (status != SHOAL_OK) return status;
     reader_t* rd = NULL;
@@ -2004,15 +1971,9 @@ int32_t shoal_recording_frame_count(const shoal_recording_t* rec)
     return rec != NULL ? rec->frame_count : 0;
 }
 
-int shoal_recording_is_complete(const shoal_recording_t* rec)
-{
-    return rec != NULL && rec->complete;
-}
+int shoal_recording_is_complete(const shoal_recording_t* rec) { return rec != NULL && rec->complete; }
 
-const char* shoal_recording_damage(const shoal_recording_t* rec)
-{
-    return rec != NULL ? rec->damage : "";
-}
+const char* shoal_recording_damage(const shoal_recording_t* rec) { return rec != NULL ? rec->damage : ""; }
 
 shoal_status_t shoal_recording_frame(const shoal_recording_t* rec, int32_t index,
                                      shoal_recording_frame_t* out_frame)
@@ -2023,13 +1984,9 @@ shoal_status_t shoal_recording_frame(const shoal_recording_t* rec, int32_t index
     return SHOAL_OK;
 }
 
-int32_t shoal_recording_version(const shoal_recording_t* rec)
-{
-    return rec != NULL ? rec->version : 0;
-}
+int32_t shoal_recording_version(const shoal_recording_t* rec) { return rec != NULL ? rec->version : 0; }
 
-shoal_status_t shoal_recording_geometry(const shoal_recording_t* rec,
-                                        shoal_recording_geometry_t* out)
+shoal_status_t shoal_recording_geometry(const shoal_recording_t* rec, shoal_recording_geometry_t* out)
 {
     if (out == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);

@@ -34,19 +34,15 @@
 
 /* Known keys of each kind of object (a group's behavior keys are in
  * scenario_behaviors.c). */
-static const char* const ROOT_KEYS[] = {"name",    "dimensions", "seed",   "dt",       "steps",
-                                        "threads", "world",      "groups", "obstacles",
-                                        "walls"};
-static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size",
-                                         "reorder_interval"};
+static const char* const ROOT_KEYS[] = {"name",    "dimensions", "seed",   "dt",        "steps",
+                                        "threads", "world",      "groups", "obstacles", "walls"};
+static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size", "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const WALL_KEYS[] = {"points", "closed"};
-static const char* const GROUP_KEYS[] = {"name",      "count",  "spawn",  "vehicle",   "control",
-                                         "behaviors", "target", "threat", "neighbors", "wander",
-                                         "pursuit",   "follow", "avoid",     "dseek",
-                                         "formation", "crowd",  "contacts", "planner"};
-static const char* const SPAWN_KEYS[] = {"shape",   "center", "radius", "size",
-                                         "heading", "pitch",  "speed"};
+static const char* const GROUP_KEYS[] = {"name",   "count",  "spawn",     "vehicle", "control",  "behaviors",
+                                         "target", "threat", "neighbors", "wander",  "pursuit",  "follow",
+                                         "avoid",  "dseek",  "formation", "crowd",   "contacts", "planner"};
+static const char* const SPAWN_KEYS[] = {"shape", "center", "radius", "size", "heading", "pitch", "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
                                            "max_speed", "max_turn_rate", "radius"};
 static const char* const CONTROL_KEYS[] = {"speed_gain", "heading_gain", "turn_damping"};
@@ -72,8 +68,7 @@ static shoal_status_t parse_spawn(parser_t* p, const cJSON* v, group_t* g)
     TRY(parser_check_object(p, v, SPAWN_KEYS, COUNT_OF(SPAWN_KEYS)));
     const cJSON* shape = MEMBER(v, "shape");
     if (shape != NULL)
-        TRY(parser_read_choice(p, shape, "shape", SHAPE_NAMES, COUNT_OF(SHAPE_NAMES), &g->shape,
-                               NULL));
+        TRY(parser_read_choice(p, shape, "shape", SHAPE_NAMES, COUNT_OF(SHAPE_NAMES), &g->shape, NULL));
     TRY(parser_get_point(p, v, "center", g->center));
     TRY(parser_get_float(p, v, "radius", 0.0, 0, &g->radius));
     const cJSON* size = MEMBER(v, "size");
@@ -106,8 +101,7 @@ static shoal_status_t parse_control(parser_t* p, const cJSON* v, shoal_control_t
     return parser_get_float(p, v, "turn_damping", 0.0, 0, &out->turn_damping);
 }
 
-static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_t* g,
-                                  int64_t* total)
+static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_t* g, int64_t* total)
 {
     char buf[32];
     TRY(parser_check_object(p, v, GROUP_KEYS, COUNT_OF(GROUP_KEYS)));
@@ -132,8 +126,7 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
     int64_t count = 0;
     TRY(parser_get_integer(p, v, "count", 0.0, MAX_AGENTS, &count));
     if ((*total += count) > MAX_AGENTS)
-        return parser_fail(p, "count",
-                           "the total agent count would be %" PRId64 ", above the limit of %d",
+        return parser_fail(p, "count", "the total agent count would be %" PRId64 ", above the limit of %d",
                            *total, MAX_AGENTS);
     g->count = (int32_t)count;
 
@@ -183,8 +176,9 @@ static shoal_status_t parse_world(parser_t* p, const cJSON* v, shoal_scenario_t*
         if (MEMBER(v, name) == NULL) {
             if (s->wrap) return parser_missing(p, name, "(wrap is true: the box is the torus)");
         } else if (!s->wrap) {
-            return parser_fail(p, name, "only used with \"wrap\": true (without it space "
-                                        "is unbounded)");
+            return parser_fail(p, name,
+                               "only used with \"wrap\": true (without it space "
+                               "is unbounded)");
         }
         TRY(parser_get_point(p, v, name, i == 0 ? s->bounds_min : s->bounds_max));
     }
@@ -211,8 +205,7 @@ static int outside_box(const shoal_scenario_t* s, const double lo[3], const doub
     return -1;
 }
 
-static shoal_status_t parse_obstacle(parser_t* p, const cJSON* v, const shoal_scenario_t* s,
-                                     obstacle_t* o)
+static shoal_status_t parse_obstacle(parser_t* p, const cJSON* v, const shoal_scenario_t* s, obstacle_t* o)
 {
     TRY(parser_check_object(p, v, OBSTACLE_KEYS, COUNT_OF(OBSTACLE_KEYS)));
     if (MEMBER(v, "center") == NULL) return parser_missing(p, "center", NULL);
@@ -222,9 +215,8 @@ static shoal_status_t parse_obstacle(parser_t* p, const cJSON* v, const shoal_sc
     const double c[3] = {o->center[0], o->center[1], o->center[2]};
     int k = outside_box(s, c, c);
     if (k >= 0)
-        return parser_fail(p, "center", "%c = %g is outside the wrapped world box (%g to %g)",
-                           "xyz"[k], (double)o->center[k], (double)s->bounds_min[k],
-                           (double)s->bounds_max[k]);
+        return parser_fail(p, "center", "%c = %g is outside the wrapped world box (%g to %g)", "xyz"[k],
+                           (double)o -> center[k], (double)s -> bounds_min[k], (double)s -> bounds_max[k]);
     return SHOAL_OK;
 }
 
@@ -311,9 +303,7 @@ static shoal_status_t check_spawn_in_box(parser_t* p, const shoal_scenario_t* s,
 {
     double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
-        double half = g->shape == SHAPE_BOX     ? 0.5 * g->size[k]
-                      : g->shape == SHAPE_POINT ? 0.0
-                                                : g->radius;
+        double half = g->shape == SHAPE_BOX ? 0.5 * g->size[k] : g->shape == SHAPE_POINT ? 0.0 : g->radius;
         lo[k] = g->center[k] - half;
         hi[k] = g->center[k] + half;
     }
@@ -324,14 +314,14 @@ static shoal_status_t check_spawn_in_box(parser_t* p, const shoal_scenario_t* s,
                        "group '%s' spawns agents at %c from %g to %g, outside the wrapped world "
                        "box (world.bounds_min[%d] = %g to world.bounds_max[%d] = %g)",
                        parser_printable(shown, g->name), "xyz"[k], lo[k], hi[k], k,
-                       (double)s->bounds_min[k], k, (double)s->bounds_max[k]);
+                       (double)s -> bounds_min[k], k, (double)s -> bounds_max[k]);
 }
 
 static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_t* s)
 {
     if (!cJSON_IsObject(root))
-        return json_error(p->err, SHOAL_ERR_PARSE, p->source,
-                          "the top level must be an object, got %s", parser_type_name(root));
+        return json_error(p->err, SHOAL_ERR_PARSE, p->source, "the top level must be an object, got %s",
+                          parser_type_name(root));
     TRY(parser_check_object(p, root, ROOT_KEYS, COUNT_OF(ROOT_KEYS)));
 
     /* dimensions first, whatever the key order: vector lengths depend on it. */
@@ -339,8 +329,7 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     if (dims != NULL) {
         char a[32];
         if (!cJSON_IsNumber(dims))
-            return parser_fail(p, "dimensions", "expected an integer, got %s",
-                               parser_type_name(dims));
+            return parser_fail(p, "dimensions", "expected an integer, got %s", parser_type_name(dims));
         if (dims->valuedouble != 2.0 && dims->valuedouble != 3.0)
             return parser_fail(p, "dimensions", "must be 2 or 3, got %s",
                                json_format_number(a, dims->valuedouble));
@@ -372,8 +361,7 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     const cJSON* groups = MEMBER(root, "groups");
     if (groups == NULL) return parser_missing(p, "groups", NULL);
     if (!cJSON_IsArray(groups))
-        return parser_fail(p, "groups", "expected an array of objects, got %s",
-                           parser_type_name(groups));
+        return parser_fail(p, "groups", "expected an array of objects, got %s", parser_type_name(groups));
     int n = cJSON_GetArraySize(groups);
     if (n == 0) return parser_fail(p, "groups", "must hold at least one group");
     if ((s->groups = calloc((size_t)n, sizeof *s->groups)) == NULL) return parser_out_of_memory(p);
@@ -395,8 +383,7 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     }
     parser_pop(p, old);
     s->agent_count = (int32_t)total;
-    if (s->name == NULL && (s->name = json_copy_string("scenario")) == NULL)
-        return parser_out_of_memory(p);
+    if (s->name == NULL && (s->name = json_copy_string("scenario")) == NULL) return parser_out_of_memory(p);
     return SHOAL_OK;
 }
 
@@ -431,8 +418,8 @@ shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const
         memcpy(s->bounds_max, world.bounds_max, sizeof s->bounds_max);
         s->cell_size = world.cell_size;
         s->reorder_interval = world.reorder_interval;
-        parser_t p = {.source = source, .err = err, .text = json, .text_length = length,
-                      .root = root, .dimensions = 2};
+        parser_t p = {
+            .source = source, .err = err, .text = json, .text_length = length, .root = root, .dimensions = 2};
         status = parse_root(&p, root, s);
     }
     cJSON_Delete(root);
@@ -450,27 +437,23 @@ shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const
 
 /* The whole file (io/file_read.h: a regular file of at most MAX_BYTES,
  * opened without blocking). */
-static shoal_status_t read_file(const char* path, char** out, size_t* out_length,
-                                shoal_error_t* err)
+static shoal_status_t read_file(const char* path, char** out, size_t* out_length, shoal_error_t* err)
 {
     char msg[256];
     void* data = NULL;
     file_read_error_t e = file_read_all(path, MAX_BYTES, &data, out_length, msg, sizeof msg);
-    if (e == FILE_READ_TOO_LARGE)
-        return json_error(err, SHOAL_ERR_CAPACITY, path, "%s for a scenario", msg);
+    if (e == FILE_READ_TOO_LARGE) return json_error(err, SHOAL_ERR_CAPACITY, path, "%s for a scenario", msg);
     if (e == FILE_READ_NO_MEMORY) return json_error(err, SHOAL_ERR_OUT_OF_MEMORY, path, "%s", msg);
     if (e != FILE_READ_OK) return json_error(err, SHOAL_ERR_IO, path, "%s", msg);
     *out = (char*)data;
     return SHOAL_OK;
 }
 
-shoal_status_t shoal_scenario_load_file(const char* path, shoal_scenario_t** out,
-                                        shoal_error_t* err)
+shoal_status_t shoal_scenario_load_file(const char* path, shoal_scenario_t** out, shoal_error_t* err)
 {
     if (out != NULL) *out = NULL;
     if (path == NULL || out == NULL)
-        return json_error(err, SHOAL_ERR_INVALID_ARGUMENT, NULL, "%s is NULL",
-                          path == NULL ? "path" : "out");
+        return json_error(err, SHOAL_ERR_INVALID_ARGUMENT, NULL, "%s is NULL", path == NULL ? "path" : "out");
     char* text = NULL;
     size_t length = 0;
     TRY(read_file(path, &text, &length, err));
@@ -505,10 +488,7 @@ int32_t shoal_scenario_steps(const shoal_scenario_t* scenario)
     return scenario != NULL ? scenario->steps : 0;
 }
 
-float shoal_scenario_dt(const shoal_scenario_t* scenario)
-{
-    return scenario != NULL ? scenario->dt : 0.0f;
-}
+float shoal_scenario_dt(const shoal_scenario_t* scenario) { return scenario != NULL ? scenario->dt : 0.0f; }
 
 int32_t shoal_scenario_agent_count(const shoal_scenario_t* scenario)
 {

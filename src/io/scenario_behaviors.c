@@ -25,32 +25,29 @@
 #include "io/scenario_model.h"
 
 /* Behavior keys, in shoal_behavior_t order. */
-static const char* const BEHAVIOR_KEYS[] = {"seek",     "flee",  "arrive", "depart",
-                                            "separate", "align", "cohere", "wander",
-                                            "pursue",   "evade", "follow", "avoid",
-                                            "dseek"};
+static const char* const BEHAVIOR_KEYS[] = {"seek",   "flee",   "arrive", "depart", "separate",
+                                            "align",  "cohere", "wander", "pursue", "evade",
+                                            "follow", "avoid",  "dseek"};
 _Static_assert(COUNT_OF(BEHAVIOR_KEYS) == SHOAL_BEHAVIOR_COUNT_, "a behavior key per behavior");
 
 static const char* const WEIGHT_GAIN_KEYS[] = {"weight", "gain"};
 static const char* const NEIGHBORS_KEYS[] = {
-    "radius",         "fov",          "fov_deg", "max_neighbors", "separation_gain",
-    "alignment_gain", "cohesion_gain"};
+    "radius", "fov", "fov_deg", "max_neighbors", "separation_gain", "alignment_gain", "cohesion_gain"};
 static const char* const WANDER_KEYS[] = {"cruise_speed", "strength", "noise"};
 static const char* const PURSUIT_KEYS[] = {"target", "max_prediction"};
 static const char* const FOLLOW_KEYS[] = {"leader", "first_leader", "behind", "behind_per_speed",
                                           "arrive_gain"};
 static const char* const AVOID_KEYS[] = {"lookahead_time", "gain", "tangential"};
-static const char* const CROWD_KEYS[] = {"preset",         "neighbor_distance", "max_neighbors",
-                                         "time_horizon",   "time_horizon_walls", "responsibility",
-                                         "preferred_speed", "time_gap", "side_preference"};
-static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "route", "r_min",
-                                         "reach_radius"};
+static const char* const CROWD_KEYS[] = {"preset",          "neighbor_distance",  "max_neighbors",
+                                         "time_horizon",    "time_horizon_walls", "responsibility",
+                                         "preferred_speed", "time_gap",           "side_preference"};
+static const char* const DSEEK_KEYS[] = {"waypoint", "direction", "speed", "route", "r_min", "reach_radius"};
 static const char* const WAYPOINT_KEYS[] = {"position", "direction", "speed"};
 static const char* const FORMATION_KEYS[] = {"anchor", "offsets"};
-static const char* const PLANNER_KEYS[] = {"speed", "radius", "goal", "point", "target", "avoid_collisions",
-                                           "strategy", "discount", "optimism", "max_depth", "min_depth",
-                                           "max_expansions", "k_skip", "n_v", "collapse", "damping",
-                                           "time_budget_ms"};
+static const char* const PLANNER_KEYS[] = {
+    "speed",    "radius",   "goal",     "point",     "target",        "avoid_collisions",
+    "strategy", "discount", "optimism", "max_depth", "min_depth",     "max_expansions",
+    "k_skip",   "n_v",      "collapse", "damping",   "time_budget_ms"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -85,7 +82,8 @@ static shoal_status_t get_float_in(parser_t* p, const cJSON* v, const char* key,
     return SHOAL_OK;
 }
 
-static shoal_status_t get_int32(parser_t* p, const cJSON* v, const char* key, double lo, double hi, int32_t* out)
+static shoal_status_t get_int32(parser_t* p, const cJSON* v, const char* key, double lo, double hi,
+                                int32_t* out)
 {
     int64_t x = *out;
     TRY(parser_get_integer(p, v, key, lo, hi, &x));
@@ -139,8 +137,7 @@ static shoal_status_t resolve_group(parser_t* p, const cJSON* v, int32_t* out)
 {
     char shown[64], buf[32];
     if (!cJSON_IsString(v))
-        return parser_fail(p, "group", "expected a group name (a string), got %s",
-                           parser_type_name(v));
+        return parser_fail(p, "group", "expected a group name (a string), got %s", parser_type_name(v));
     const char* name = v->valuestring;
     int found = -1, again = -1, j = 0;
     const cJSON* g = NULL;
@@ -160,8 +157,8 @@ static shoal_status_t resolve_group(parser_t* p, const cJSON* v, int32_t* out)
         const char* close = NULL;
         for (int k = 0; k < p->group && close == NULL; k++)
             close = parser_suggest(name, (const char* const*)&p->groups[k].name, 1);
-        return parser_fail(p, "group", "no group is named '%s'%s%s%s", shown,
-                           close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+        return parser_fail(p, "group", "no group is named '%s'%s%s%s", shown, close ? "; did you mean '" : "",
+                           close ? close : "", close ? "'?" : "");
     }
     if (again >= 0)
         return parser_fail(p, "group",
@@ -198,8 +195,8 @@ static shoal_status_t parse_ref(parser_t* p, const cJSON* v, agent_ref_t* out)
     if (index >= target->count) {
         parser_printable(shown, target->name);
         if (target->count == 0) return parser_fail(p, "index", "group '%s' has no agents", shown);
-        return parser_fail(p, "index", "must be < %d, the size of group '%s', got %lld",
-                           (int)target->count, shown, (long long)index);
+        return parser_fail(p, "index", "must be < %d, the size of group '%s', got %lld", (int)target->count,
+                           shown, (long long)index);
     }
     out->group = gi;
     out->index = (int32_t)index;
@@ -231,8 +228,9 @@ static shoal_status_t parse_planner(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "target", parse_ref, &g->planner_target);
     int uses_agent = pl->goal == SHOAL_PLAN_GOAL_PURSUE || pl->goal == SHOAL_PLAN_GOAL_EVADE;
     if (uses_agent && g->planner_target.group < 0)
-        return parser_missing(p, "target", pl->goal == SHOAL_PLAN_GOAL_PURSUE ? " (goal \"pursue\" needs an agent)"
-                                                                             : " (goal \"evade\" needs an agent)");
+        return parser_missing(p, "target",
+                              pl->goal == SHOAL_PLAN_GOAL_PURSUE ? " (goal \"pursue\" needs an agent)"
+                                                                 : " (goal \"evade\" needs an agent)");
     if (!uses_agent && g->planner_target.group >= 0)
         return parser_fail(p, "target", "is only for goal \"pursue\" or \"evade\"");
     TRY(parser_get_bool(p, v, "avoid_collisions", &pl->avoid_collisions));
@@ -264,8 +262,7 @@ static shoal_status_t parse_neighbors(parser_t* p, const cJSON* v, group_t* g)
     const cJSON* rad = MEMBER(v, "fov");
     const cJSON* deg = MEMBER(v, "fov_deg");
     if (rad != NULL && deg != NULL)
-        return parser_fail(p, "fov_deg",
-                           "give either fov (radians) or fov_deg (degrees), not both");
+        return parser_fail(p, "fov_deg", "give either fov (radians) or fov_deg (degrees), not both");
     /* The full cone angle, compared as the float the world will check. */
     float fov = n->fov;
     const char* key = deg != NULL ? "fov_deg" : "fov";
@@ -274,8 +271,8 @@ static shoal_status_t parse_neighbors(parser_t* p, const cJSON* v, group_t* g)
     if (rad != NULL || deg != NULL) {
         float angle = (float)(fov * scale);
         if (!(angle > 0.0f && angle <= (float)(2.0 * PI)))
-            return parser_fail(p, key, "must be in (0, %s], got %g",
-                               deg != NULL ? "360" : "2 pi = 6.283185", (double)fov);
+            return parser_fail(p, key, "must be in (0, %s], got %g", deg != NULL ? "360" : "2 pi = 6.283185",
+                               (double)fov);
         n->fov = angle;
     }
     int64_t cap = n->max_neighbors;
@@ -317,8 +314,7 @@ static shoal_status_t parse_follow(parser_t* p, const cJSON* v, group_t* g)
         }
         g->follow_previous = 1;
     } else if (leader != NULL && !cJSON_IsObject(leader)) {
-        return parser_fail(p, "leader",
-                           "expected {\"group\": name, \"index\": i} or \"previous\", got %s",
+        return parser_fail(p, "leader", "expected {\"group\": name, \"index\": i} or \"previous\", got %s",
                            parser_type_name(leader));
     } else {
         PARSE_MEMBER(p, v, "leader", parse_ref, &g->leader);
@@ -372,7 +368,8 @@ static shoal_status_t parse_crowd(parser_t* p, const cJSON* v, const cJSON* grou
     TRY(parser_get_float(p, v, "time_gap", 0.0, 0, &g->crowd.time_gap));
     TRY(parser_get_float(p, v, "side_preference", 0.0, 0, &g->crowd.side_preference));
     if (g->crowd.side_preference > 1.0f)
-        return parser_fail(p, "side_preference", "must be in [0, 1], got %g", (double)g->crowd.side_preference);
+        return parser_fail(p, "side_preference", "must be in [0, 1], got %g",
+                           (double)g->crowd.side_preference);
     return SHOAL_OK;
 }
 
@@ -401,8 +398,8 @@ static shoal_status_t parse_waypoint(parser_t* p, const cJSON* v, shoal_waypoint
 }
 
 /* An array of waypoints into a malloc'd array. */
-static shoal_status_t parse_waypoints(parser_t* p, const cJSON* v, const char* key,
-                                      shoal_waypoint_t** out, int32_t* count)
+static shoal_status_t parse_waypoints(parser_t* p, const cJSON* v, const char* key, shoal_waypoint_t** out,
+                                      int32_t* count)
 {
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1)
         return parser_fail(p, key, "expected a non-empty array of waypoints, got %s", parser_type_name(v));

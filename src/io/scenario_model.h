@@ -43,11 +43,11 @@ typedef struct group_t {
     shoal_follow_t follow;
     shoal_avoid_t avoid;
     shoal_dseek_t dseek;
-    shoal_crowd_t crowd;           /* enabled by a "crowd" object */
-    shoal_planner_t planner;       /* enabled by a "planner" object */
-    agent_ref_t planner_target;    /* planner.target: the goal agent of pursue / evade */
-    int32_t contacts;              /* "contacts": true */
-    shoal_waypoint_t* route;       /* dseek.route in the file: made a world route by populate */
+    shoal_crowd_t crowd;        /* enabled by a "crowd" object */
+    shoal_planner_t planner;    /* enabled by a "planner" object */
+    agent_ref_t planner_target; /* planner.target: the goal agent of pursue / evade */
+    int32_t contacts;           /* "contacts": true */
+    shoal_waypoint_t* route;    /* dseek.route in the file: made a world route by populate */
     int32_t route_length;
     shoal_waypoint_t formation_anchor;
     float (*formation_offsets)[3]; /* one per agent when the group arrives in formation */

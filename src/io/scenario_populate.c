@@ -35,16 +35,14 @@ enum { DRAW_RADIUS = 0, DRAW_ANGLE = 1, DRAW_AZIMUTH = 2, DRAW_HEADING = 3, DRAW
 static double radial_angle(const double off[3], double sign, int pitch)
 {
     if (off[0] == 0.0 && off[1] == 0.0 && (!pitch || off[2] == 0.0)) return 0.0;
-    return pitch ? atan2(sign * off[2], hypot(off[0], off[1]))
-                 : atan2(sign * off[1], sign * off[0]);
+    return pitch ? atan2(sign * off[2], hypot(off[0], off[1])) : atan2(sign * off[1], sign * off[0]);
 }
 
 /* Fills the placed fields of def for agent `key` (its index in the scenario).
  * A disc's radius is R sqrt(u) in 2D and R cbrt(u) in 3D so that density is
  * uniform over the area or volume; a 3D direction is uniform on the sphere
  * (z uniform in [-1, 1], azimuth uniform). */
-static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t key,
-                        shoal_agent_def_t* def)
+static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t key, shoal_agent_def_t* def)
 {
     const int d3 = s->dimensions == 3;
     double u[5], off[3] = {0.0, 0.0, 0.0};
@@ -96,8 +94,7 @@ static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t ke
 
 /* The handle of the agent `ref` names, from the handles added so far: groups
  * are added in file order, so group j's agents follow the earlier groups'. */
-static shoal_agent_t ref_handle(const shoal_scenario_t* s, const shoal_agent_t* added,
-                                agent_ref_t ref)
+static shoal_agent_t ref_handle(const shoal_scenario_t* s, const shoal_agent_t* added, agent_ref_t ref)
 {
     const shoal_agent_t none = {0, 0, 0};
     if (ref.group < 0) return none;
@@ -125,7 +122,8 @@ static shoal_status_t add_group_bulk(const shoal_scenario_t* scenario, const gro
                                      float* block)
 {
     size_t n = (size_t)g->count;
-    float *pos = block, *vel = block + 3 * n, *tgt = block + 6 * n, *head = block + 9 * n, *pitch = block + 10 * n;
+    float *pos = block, *vel = block + 3 * n, *tgt = block + 6 * n, *head = block + 9 * n,
+          *pitch = block + 10 * n;
     for (size_t i = 0; i < n; ++i) {
         place_agent(scenario, g, key + i, def);
         memcpy(pos + 3 * i, def->position, 3 * sizeof(float));
@@ -134,21 +132,21 @@ static shoal_status_t add_group_bulk(const shoal_scenario_t* scenario, const gro
         head[i] = def->heading;
         pitch[i] = def->pitch;
     }
-    shoal_agent_arrays_t arrays = {.positions = pos, .velocities = vel, .headings = head, .targets = tgt, .pitches = pitch};
+    shoal_agent_arrays_t arrays = {
+        .positions = pos, .velocities = vel, .headings = head, .targets = tgt, .pitches = pitch};
     return shoal_agents_add(world, def, &arrays, g->count, out);
 }
 
 /* Adds the obstacles, then group by group its route (agents name it), its
  * agents and its formation, through the public API, recording into `added`
  * what it added. Stops at the first failure, whose message the world holds. */
-static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world_t* world,
-                                   added_t* added)
+static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world_t* world, added_t* added)
 {
     shoal_status_t status = SHOAL_OK;
     for (int32_t i = 0; i < scenario->obstacle_count && status == SHOAL_OK; i++) {
         const obstacle_t* o = &scenario->obstacles[i];
-        status = shoal_world_add_obstacle(world, o->center, o->radius,
-                                          &added->obstacles[added->obstacle_count]);
+        status =
+            shoal_world_add_obstacle(world, o->center, o->radius, &added->obstacles[added->obstacle_count]);
         added->obstacle_count += status == SHOAL_OK;
     }
     /* Walls: the rollback forgets them (world_rollback). */
@@ -161,8 +159,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
     for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {
         const group_t* g = &scenario->groups[gi];
         int32_t route = -1;
-        if (g->route_length > 0)
-            status = shoal_world_add_route(world, g->route, g->route_length, &route);
+        if (g->route_length > 0) status = shoal_world_add_route(world, g->route, g->route_length, &route);
         if (status != SHOAL_OK) break;
         shoal_agent_t* members = added->agents + added->agent_count;
         shoal_agent_def_t def = shoal_agent_default_def();
@@ -203,8 +200,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
             key += (uint64_t)g->count;
         }
         if (status == SHOAL_OK && g->formation_offsets)
-            status = shoal_formation_arrive(world, members, g->count,
-                                            (const float(*)[3])g->formation_offsets,
+            status = shoal_formation_arrive(world, members, g->count, (const float(*)[3])g->formation_offsets,
                                             &g->formation_anchor);
     }
     return status;
@@ -234,14 +230,12 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
  */
 #include "ecs/world.h"
 
-static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
-                                              shoal_world_t* world)
+static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario, shoal_world_t* world)
 {
     if (shoal_world_dimensions(world) != scenario->dimensions)
         return world_fail(world, SHOAL_ERR_INVALID_ARGUMENT,
-                          "scenario_populate: scenario '%s' is %dD but the world is %dD",
-                          scenario->name, (int)scenario->dimensions,
-                          (int)shoal_world_dimensions(world));
+                          "scenario_populate: scenario '%s' is %dD but the world is %dD", scenario->name,
+                          (int)scenario->dimensions, (int)shoal_world_dimensions(world));
 
     if (world->in_step)
         return world_fail(world, SHOAL_ERR_BUSY, "scenario_populate: called from inside a step");
@@ -252,13 +246,14 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario,
         if ((size_t)scenario->groups[gi].count > largest) largest = (size_t)scenario->groups[gi].count;
     size_t p = largest * 11 * sizeof(float);
     added_t added = {.agents = mem_alloc(&world->alloc, n * sizeof *added.agents),
-                     .obstacles = mem_alloc(&world->alloc, m * sizeof *added.obstacles), .placement = mem_alloc(&world->alloc, p)};
+                     .obstacles = mem_alloc(&world->alloc, m * sizeof *added.obstacles),
+                     .placement = mem_alloc(&world->alloc, p)};
     if (added.agents == NULL || added.obstacles == NULL || added.placement == NULL) {
         mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
         mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
         mem_free(&world->alloc, added.placement, p);
-        return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY,
-                          "scenario_populate: out of memory for %zu handles", n + m);
+        return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY, "scenario_populate: out of memory for %zu handles",
+                          n + m);
     }
     world_mark_t mark;
     world_mark(world, &mark);

@@ -163,8 +163,7 @@ static void encode(byte_writer_t* wr, const world_t* w)
 static shoal_status_t check_saveable(const world_t* w, const char* where)
 {
     if (w->in_step || w->command_count != 0 || w->pending_adds != 0)
-        return world_failc(w, SHOAL_ERR_BUSY,
-                           "%s: called from inside a step; save between steps", where);
+        return world_failc(w, SHOAL_ERR_BUSY, "%s: called from inside a step; save between steps", where);
     return SHOAL_OK;
 }
 
@@ -181,9 +180,8 @@ shoal_status_t shoal_world_save_snapshot_memory(const shoal_world_t* w, void* bu
     *out_size = count.size;
     if (!buffer) return SHOAL_OK;
     if (capacity < count.size)
-        return world_failc(w, SHOAL_ERR_CAPACITY,
-                           "%s: the snapshot needs %zu bytes, the buffer holds %zu", where,
-                           count.size, capacity);
+        return world_failc(w, SHOAL_ERR_CAPACITY, "%s: the snapshot needs %zu bytes, the buffer holds %zu",
+                           where, count.size, capacity);
     byte_writer_t wr = {(uint8_t*)buffer, 0, capacity};
     encode(&wr, w);
     return SHOAL_OK;
@@ -200,8 +198,7 @@ shoal_status_t shoal_world_save_snapshot(const shoal_world_t* w, const char* pat
     encode(&count, w);
     uint8_t* data = (uint8_t*)mem_alloc(&w->alloc, count.size);
     if (!data)
-        return world_failc(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", where,
-                           count.size);
+        return world_failc(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", where, count.size);
     byte_writer_t wr = {data, 0, count.size};
     encode(&wr, w);
     char msg[480];

@@ -55,6 +55,7 @@ static const char snap_magic[8] = {'S', 'H', 'O', 'A', 'L', 'S', 'N', 'P'};
  * (world_create_with): a file saved by a world with more modules than the
  * built-in ones loads only into a world that has them. */
 shoal_status_t snapshot_load_memory_with(const void* data, size_t size, const shoal_world_def_t* def,
-                                         const registry_t* registry, shoal_world_t** out_world, shoal_error_t* err);
+                                         const registry_t* registry, shoal_world_t** out_world,
+                                         shoal_error_t* err);
 
 #endif /* SHOAL_IO_SNAPSHOT_FORMAT_H */

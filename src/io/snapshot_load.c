@@ -94,14 +94,12 @@ static int read_world(byte_reader_t* rd, const shoal_world_def_t* user, world_he
     if (wrap > 1) return br_fail(rd, "wrap must be 0 or 1, got %u", wrap);
     d->dimensions = (int32_t)dims;
     d->wrap = (int32_t)wrap;
-    if (h->tag == 0 || h->tag > 0xffffu)
-        return br_fail(rd, "handle tag must be in 1..65535, got %u", h->tag);
+    if (h->tag == 0 || h->tag > 0xffffu) return br_fail(rd, "handle tag must be in 1..65535, got %u", h->tag);
     if (!(isfinite(h->time) && h->time >= 0.0))
         return br_fail(rd, "time must be finite and >= 0 s, got %g", h->time);
     if (h->has_grid > 1) return br_fail(rd, "grid flag must be 0 or 1, got %u", h->has_grid);
     if (h->steps_since_reorder > (uint64_t)INT64_MAX)
-        return br_fail(rd, "reorder phase %llu is out of range",
-                      (unsigned long long)h->steps_since_reorder);
+        return br_fail(rd, "reorder phase %llu is out of range", (unsigned long long)h->steps_since_reorder);
     /* Unused axes of a 2D world are stored as 0: anything else is not a
      * world this library wrote. */
     for (int k = (int)dims; k < 3; ++k)
@@ -151,13 +149,15 @@ static int read_slots(byte_reader_t* rd, world_t* w)
         if (state == SLOT_LIVE) {
             if (row < 0 || next != 0)
                 return br_fail(rd, "slot %u: a live slot needs a row >= 0 and link 0, got %d and %u", i,
-                              (int)row, next);
+                               (int)row, next);
             s->row = row;
             s->next_free = 0;
         } else {
             if (row != -1 || (next >= high && next != UINT32_MAX))
-                return br_fail(rd, "slot %u: a free slot needs row -1 and a link below %u (or none), "
-                                  "got %d and %u", i, high, (int)row, next);
+                return br_fail(rd,
+                               "slot %u: a free slot needs row -1 and a link below %u (or none), "
+                               "got %d and %u",
+                               i, high, (int)row, next);
             s->row = -1;
             s->next_free = next;
             free_count++;
@@ -188,7 +188,8 @@ static int column_in(const module_t* mod, int32_t c, uint32_t version)
     return mod == NULL || column_in_version(mod, c, version);
 }
 
-static int read_columns_of(byte_reader_t* rd, table_t* t, int32_t count, const module_t* mod, uint32_t version)
+static int read_columns_of(byte_reader_t* rd, table_t* t, int32_t count, const module_t* mod,
+                           uint32_t version)
 {
     for (int32_t c = 0; c < t->column_count; ++c) {
         if (t->elem_size[c] == 0) continue;
@@ -234,8 +235,7 @@ static int read_agents(byte_reader_t* rd, world_t* w)
     /* Rows and live slots must map one to one. */
     int32_t live = 0;
     for (int32_t s = 0; s < w->slot_high; ++s) live += w->slots[s].state == SLOT_LIVE;
-    if (live != (int32_t)count)
-        return br_fail(rd, "%u agents but %d live slots", count, (int)live);
+    if (live != (int32_t)count) return br_fail(rd, "%u agents but %d live slots", count, (int)live);
     const uint32_t* slots = table_slots(t);
     for (int32_t r = 0; r < (int32_t)count; ++r) {
         uint32_t s = slots[r];
@@ -258,7 +258,8 @@ static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_ind
     for (int32_t c = 0; c < t->column_count; ++c) expected += column_in(mod, c, version);
     if (columns != expected)
         return br_fail(rd, "component %d: %u columns, version %u has %u", k, columns, version, expected);
-    if (!br_count(rd, count, used_columns_in(t, mod, version) * 4, (uint32_t)w->agents.count, "component rows"))
+    if (!br_count(rd, count, used_columns_in(t, mod, version) * 4, (uint32_t)w->agents.count,
+                  "component rows"))
         return 0;
     if (!component_reserve_slots(comp, &w->alloc, w->slot_capacity) ||
         !table_reserve_within(t, &w->alloc, (int32_t)count, w->agents.capacity))
@@ -272,11 +273,11 @@ static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_ind
         if (s >= (uint32_t)w->slot_high || w->slots[s].state != SLOT_LIVE)
             return br_fail(rd, "component %d row %d names slot %u, not a live agent", k, (int)r, s);
         if (comp->sparse[s] >= 0)
-            return br_fail(rd, "component %d: slot %u has two rows (%d and %d)", k, s,
-                          (int)comp->sparse[s], (int)r);
+            return br_fail(rd, "component %d: slot %u has two rows (%d and %d)", k, s, (int)comp->sparse[s],
+                           (int)r);
         if (rows[r] != w->slots[s].row)
             return br_fail(rd, "component %d row %d: agent row %d, but slot %u is at row %d", k, (int)r,
-                          (int)rows[r], s, (int)w->slots[s].row);
+                           (int)rows[r], s, (int)w->slots[s].row);
         comp->sparse[s] = r;
     }
     return 1;
@@ -309,7 +310,7 @@ static int read_systems(byte_reader_t* rd, world_t* w, uint32_t version)
             return br_fail(rd, "system %u: the name is empty or not NUL-terminated", i);
         if (enabled > 1 || user > 1 || stage >= SHOAL_STAGE_COUNT_)
             return br_fail(rd, "system '%s': stage %u, enabled %u, user %u out of range", name, stage,
-                          enabled, user);
+                           enabled, user);
         if (user) continue; /* user systems are the caller's to add again */
         /* Systems of earlier versions whose work is now done otherwise:
          * control and integrate leave ground vehicles and planner agents
@@ -334,14 +335,16 @@ static int read_systems(byte_reader_t* rd, world_t* w, uint32_t version)
 static int read_user(byte_reader_t* rd, world_t* w)
 {
     uint32_t count = br_u32(rd);
-    if (!br_count(rd, count, SNAP_NAME_BYTES + 12, SHOAL_MAX_USER_COMPONENTS, "user component count")) return 0;
+    if (!br_count(rd, count, SNAP_NAME_BYTES + 12, SHOAL_MAX_USER_COMPONENTS, "user component count"))
+        return 0;
     for (uint32_t i = 0; i < count; ++i) {
         const uint8_t* raw = br_take(rd, SNAP_NAME_BYTES);
         uint32_t type = br_u32(rd), width = br_u32(rd);
         if (rd->failed) return 0;
         char name[SNAP_NAME_BYTES];
         memcpy(name, raw, sizeof name);
-        if (name[SNAP_NAME_BYTES - 1] != '\0') return br_fail(rd, "user component %u: the name is not NUL-terminated", i);
+        if (name[SNAP_NAME_BYTES - 1] != '\0')
+            return br_fail(rd, "user component %u: the name is not NUL-terminated", i);
         if (type < SHOAL_COLUMN_F32 || type > SHOAL_COLUMN_U64 || width < 1 || width > 16)
             return br_fail(rd, "user component %u: type %u, width %u out of range", i, type, width);
         uint32_t words = width * (type == SHOAL_COLUMN_U64 ? 2u : 1u);
@@ -352,8 +355,9 @@ static int read_user(byte_reader_t* rd, world_t* w)
         if (shoal_world_add_component(w, &cdef) != SHOAL_OK)
             return br_fail(rd, "user component %u: %s", i, w->error);
         uint64_t n = (uint64_t)w->agents.count * words;
-        if (n * 4 > br_left(rd)) return br_fail(rd, "user component '%s': %llu words, only %zu bytes left", name,
-                                              (unsigned long long)n, br_left(rd));
+        if (n * 4 > br_left(rd))
+            return br_fail(rd, "user component '%s': %llu words, only %zu bytes left", name,
+                           (unsigned long long)n, br_left(rd));
         uint32_t* col = (uint32_t*)w->user.columns[w->user_count];
         for (uint64_t k = 0; k < n; ++k) col[k] = br_u32(rd);
     }
@@ -387,7 +391,7 @@ static int check_floats(byte_reader_t* rd, const world_t* w)
         for (int32_t r = 0; r < t->count; ++r)
             if (!isfinite(v[r]))
                 return br_fail(rd, "agent row %d (slot %u), column %d is not finite", (int)r,
-                              table_slots(t)[r], c);
+                               table_slots(t)[r], c);
     }
     rd->section = "COMP";
     for (int k = 0; k < w->comp_count; ++k) {
@@ -397,8 +401,8 @@ static int check_floats(byte_reader_t* rd, const world_t* w)
             const float* v = (const float*)ct->columns[c];
             for (int32_t r = 0; r < ct->count; ++r)
                 if (!isfinite(v[r]))
-                    return br_fail(rd, "component %d row %d (slot %u), column %d is not finite", k,
-                                  (int)r, table_slots(ct)[r], c);
+                    return br_fail(rd, "component %d row %d (slot %u), column %d is not finite", k, (int)r,
+                                   table_slots(ct)[r], c);
         }
     }
     return 1;
@@ -424,13 +428,13 @@ static int check_agents(byte_reader_t* rd, world_t* w)
         uint32_t s = table_slots(&w->agents)[r];
         shoal_agent_t id = {s + 1, w->tag, w->slots[s].generation};
         shoal_agent_def_t def;
-        if (shoal_agent_get_def(w, id, &def) != SHOAL_OK ||
-            agent_validate_def(w, &def, "agent") != SHOAL_OK)
+        if (shoal_agent_get_def(w, id, &def) != SHOAL_OK || agent_validate_def(w, &def, "agent") != SHOAL_OK)
             return br_fail(rd, "agent row %d (slot %u): %s", (int)r, s, w->error);
         for (int k = 0; k < w->comp_count; ++k)
             if (agent_needs_component(w, &def, k) != (component_row(&w->comps[k], s) >= 0))
                 return br_fail(rd, "agent row %d (slot %u): component %d %s", (int)r, s, k,
-                              agent_needs_component(w, &def, k) ? "is missing" : "is not used by its weights");
+                               agent_needs_component(w, &def, k) ? "is missing"
+                                                                 : "is not used by its weights");
     }
     return 1;
 }
@@ -448,28 +452,27 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     const size_t min = SNAP_HEADER_BYTES + SNAP_CHECKSUM_BYTES;
     if (size < min)
         return error_set(err, SHOAL_ERR_PARSE, "%s: truncated: %zu bytes, a snapshot has at least %zu",
-                       source, size, min);
+                         source, size, min);
     uint32_t version = get_u32(p + 8);
     if (version < 1 || version > SHOAL_SNAPSHOT_VERSION)
         return error_set(err, SHOAL_ERR_PARSE, "%s: snapshot version %u; this library reads versions 1 to %d",
-                       source, version, SHOAL_SNAPSHOT_VERSION);
+                         source, version, SHOAL_SNAPSHOT_VERSION);
     uint32_t sections = snap_section_count(reg, version);
     uint64_t declared = get_u64(p + 16);
     if (declared != size)
         return error_set(err, SHOAL_ERR_PARSE, "%s: %s: the header says %llu bytes, there are %zu", source,
-                       declared > size ? "truncated" : "trailing bytes", (unsigned long long)declared,
-                       size);
+                         declared > size ? "truncated" : "trailing bytes", (unsigned long long)declared,
+                         size);
     uint64_t stored = get_u64(p + size - SNAP_CHECKSUM_BYTES);
     uint64_t computed = fnv1a(FNV1A_OFFSET, p, size - SNAP_CHECKSUM_BYTES);
     if (stored != computed)
         return error_set(err, SHOAL_ERR_PARSE,
-                       "%s: checksum mismatch (stored %016llx, computed %016llx): the file is damaged",
-                       source, (unsigned long long)stored, (unsigned long long)computed);
+                         "%s: checksum mismatch (stored %016llx, computed %016llx): the file is damaged",
+                         source, (unsigned long long)stored, (unsigned long long)computed);
     if (get_u32(p + 12) != SNAP_HEADER_BYTES || get_u32(p + 24) != sections || get_u32(p + 28) != 0)
         return error_set(err, SHOAL_ERR_PARSE,
-                       "%s: header: %u header bytes, %u sections, flags %u; expected %u, %u and 0",
-                       source, get_u32(p + 12), get_u32(p + 24), get_u32(p + 28), SNAP_HEADER_BYTES,
-                       sections);
+                         "%s: header: %u header bytes, %u sections, flags %u; expected %u, %u and 0", source,
+                         get_u32(p + 12), get_u32(p + 24), get_u32(p + 28), SNAP_HEADER_BYTES, sections);
 
     byte_reader_t rd;
     memset(&rd, 0, sizeof rd);
@@ -483,8 +486,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     shoal_world_t* w = NULL;
     shoal_error_t cerr;
     shoal_status_t st = world_create_with(&head.def, reg, &w, &cerr);
-    if (st != SHOAL_OK)
-        return error_set(err, st, "%s: %s", source, cerr.message);
+    if (st != SHOAL_OK) return error_set(err, st, "%s: %s", source, cerr.message);
     world_tag_adopt(w, (uint16_t)head.tag); /* or a fresh tag when a live world holds it */
     w->step_count = head.step_count;
     w->time = head.time;
@@ -497,7 +499,8 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     int32_t file_component = 0;
     for (int k = 0; ok && k < w->comp_count; ++k) {
         if (!snap_module_in(w->comp_module[k], version)) continue;
-        ok = begin_section(&rd, size, SNAP_COMPONENT, "COMP") && read_component(&rd, w, k, file_component++, version);
+        ok = begin_section(&rd, size, SNAP_COMPONENT, "COMP") &&
+             read_component(&rd, w, k, file_component++, version);
     }
     for (int32_t m = 0; ok && m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];
@@ -511,7 +514,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     if (version >= 2) ok = ok && begin_section(&rd, size, SNAP_USER, "USER") && read_user(&rd, w);
     if (ok && rd.off != size - SNAP_CHECKSUM_BYTES) {
         ok = br_fail(&rd, "%zu bytes between the last section and the checksum",
-                    size - SNAP_CHECKSUM_BYTES - rd.off);
+                     size - SNAP_CHECKSUM_BYTES - rd.off);
     }
     if (ok) world_retag_stored_handles(w, (uint16_t)head.tag);
     ok = ok && check_floats(&rd, w) && check_state(&rd, w) && check_agents(&rd, w);
@@ -539,7 +542,8 @@ shoal_status_t shoal_world_load_snapshot_memory(const void* data, size_t size, c
 }
 
 shoal_status_t snapshot_load_memory_with(const void* data, size_t size, const shoal_world_def_t* def,
-                                         const registry_t* registry, shoal_world_t** out_world, shoal_error_t* err)
+                                         const registry_t* registry, shoal_world_t** out_world,
+                                         shoal_error_t* err)
 {
     error_set(err, SHOAL_OK, "%s", "");
     if (!out_world || !data || !registry)
@@ -563,9 +567,10 @@ shoal_status_t shoal_world_load_snapshot(const char* path, const shoal_world_def
     char msg[256];
     file_read_error_t e = file_read_all(path, FILE_LIMIT_SNAPSHOT, &data, &size, msg, sizeof msg);
     if (e != FILE_READ_OK)
-        return error_set(err, e == FILE_READ_TOO_LARGE   ? SHOAL_ERR_CAPACITY
-                              : e == FILE_READ_NO_MEMORY ? SHOAL_ERR_OUT_OF_MEMORY
-                                                         : SHOAL_ERR_IO,
+        return error_set(err,
+                         e == FILE_READ_TOO_LARGE   ? SHOAL_ERR_CAPACITY
+                         : e == FILE_READ_NO_MEMORY ? SHOAL_ERR_OUT_OF_MEMORY
+                                                    : SHOAL_ERR_IO,
                          "%s: %s", path, msg);
     shoal_status_t st = load((const uint8_t*)data, size, path, def, builtin_registry(), out_world, err);
     free(data);

@@ -82,16 +82,13 @@ static void write_events(FILE* f, const shoal_world_t* world, const char* proces
     fputs("\n]}\n", f);
 }
 
-shoal_status_t shoal_world_write_trace(const shoal_world_t* w, const char* path,
-                                       const char* process_name)
+shoal_status_t shoal_world_write_trace(const shoal_world_t* w, const char* path, const char* process_name)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!path || !path[0])
-        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "write_trace: path is %s",
-                           path ? "empty" : "NULL");
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "write_trace: path is %s", path ? "empty" : "NULL");
     /* Workers write their buffers while a step runs. */
-    if (w->in_step)
-        return world_failc(w, SHOAL_ERR_BUSY, "write_trace: called from inside a step");
+    if (w->in_step) return world_failc(w, SHOAL_ERR_BUSY, "write_trace: called from inside a step");
     char msg[480];
     atomic_file_t file;
     if (atomic_file_open(&file, path, msg, sizeof msg) != 0)

@@ -38,7 +38,7 @@
 /* Entries go through a stack buffer this many at a time. */
 #define TRIM_IO_ENTRIES 256
 
-static const char trim_magic[8] = { 'S', 'H', 'O', 'A', 'L', 'T', 'R', 'M' };
+static const char trim_magic[8] = {'S', 'H', 'O', 'A', 'L', 'T', 'R', 'M'};
 
 
 /* ------------------------------------------------------------------------ */
@@ -59,8 +59,8 @@ static void encode_header(uint8_t* p, const trim_spec_t* s, int32_t controls)
 
 static void encode_entry(uint8_t* p, const trim_entry_t* e)
 {
-    const float v[10] = { e->pos.x,    e->pos.y,    e->pos.z, e->facing.x, e->facing.y,
-                          e->facing.z, e->rot.w,    e->rot.x, e->rot.y,    e->rot.z };
+    const float v[10] = {e->pos.x,    e->pos.y, e->pos.z, e->facing.x, e->facing.y,
+                         e->facing.z, e->rot.w, e->rot.x, e->rot.y,    e->rot.z};
     for (int i = 0; i < 10; ++i) put_f32(p + 4 * i, v[i]);
 }
 
@@ -73,9 +73,9 @@ static int decode_entry(const uint8_t* p, trim_entry_t* e)
         v[i] = get_f32(p + 4 * i);
         if (!isfinite(v[i])) finite = 0;
     }
-    e->pos = (vec3){ v[0], v[1], v[2] };
-    e->facing = (vec3){ v[3], v[4], v[5] };
-    e->rot = (quat){ v[6], v[7], v[8], v[9] };
+    e->pos = (vec3){v[0], v[1], v[2]};
+    e->facing = (vec3){v[3], v[4], v[5]};
+    e->rot = (quat){v[6], v[7], v[8], v[9]};
     return finite;
 }
 
@@ -138,11 +138,11 @@ int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_
  * file and a buffer go through the same checks (and fuzzing the memory load
  * covers the file load). */
 typedef struct trim_source {
-    const char* name;    /* in messages: the path, or the caller's name */
-    uint64_t size;       /* bytes in all */
-    FILE* file;          /* NULL: read from data */
+    const char* name; /* in messages: the path, or the caller's name */
+    uint64_t size;    /* bytes in all */
+    FILE* file;       /* NULL: read from data */
     const uint8_t* data;
-    uint64_t at;         /* bytes of data consumed */
+    uint64_t at; /* bytes of data consumed */
 } trim_source_t;
 
 /* n bytes into buf; 0 when there are fewer left (or the file fails). */
@@ -155,8 +155,8 @@ static int source_read(trim_source_t* src, uint8_t* buf, size_t n)
     return 1;
 }
 
-static int load_source(trim_table_t* t, trim_source_t* src, trim_alloc_fn* alloc_fn,
-                       trim_free_fn* free_fn, void* ctx, char* msg, int msg_size)
+static int load_source(trim_table_t* t, trim_source_t* src, trim_alloc_fn* alloc_fn, trim_free_fn* free_fn,
+                       void* ctx, char* msg, int msg_size)
 {
     const char* path = src->name;
     uint64_t got = src->size;
@@ -175,8 +175,8 @@ static int load_source(trim_table_t* t, trim_source_t* src, trim_alloc_fn* alloc
     }
     const uint64_t min_bytes = TRIM_HEADER_BYTES + TRIM_CHECKSUM_BYTES;
     if (got < min_bytes) {
-        set_msg(msg, msg_size, "trim table %s: truncated: expected at least %llu bytes, got %llu",
-                path, (unsigned long long)min_bytes, (unsigned long long)got);
+        set_msg(msg, msg_size, "trim table %s: truncated: expected at least %llu bytes, got %llu", path,
+                (unsigned long long)min_bytes, (unsigned long long)got);
         return -1;
     }
     uint32_t version = get_u32(buf + 8);
@@ -204,8 +204,8 @@ static int load_source(trim_table_t* t, trim_source_t* src, trim_alloc_fn* alloc
         }
     }
     if (controls != trim_spec_controls(&s)) {
-        set_msg(msg, msg_size, "trim table %s: controls %d does not match the spec's %d", path,
-                (int)controls, (int)trim_spec_controls(&s));
+        set_msg(msg, msg_size, "trim table %s: controls %d does not match the spec's %d", path, (int)controls,
+                (int)trim_spec_controls(&s));
         return -1;
     }
     uint64_t expected = file_bytes(controls);
@@ -242,18 +242,16 @@ static int load_source(trim_table_t* t, trim_source_t* src, trim_alloc_fn* alloc
         if (!source_read(src, buf, TRIM_CHECKSUM_BYTES)) {
             fault = "read failed (file changed while reading?)";
         } else if (get_u64(buf) != h) {
-            set_msg(msg, msg_size,
-                    "trim table %s: checksum mismatch (stored %016llx, computed %016llx)", path,
-                    (unsigned long long)get_u64(buf), (unsigned long long)h);
+            set_msg(msg, msg_size, "trim table %s: checksum mismatch (stored %016llx, computed %016llx)",
+                    path, (unsigned long long)get_u64(buf), (unsigned long long)h);
             fault = "";
         }
     }
     /* A valid checksum over a non-finite value means the writer itself was
      * wrong, not the disk: still refused, a NaN would poison every plan. */
     if (fault == NULL && first_bad < total) {
-        set_msg(msg, msg_size,
-                "trim table %s: entry %zu (initial %zu, final %zu) holds a non-finite value", path,
-                first_bad, first_bad / (size_t)controls, first_bad % (size_t)controls);
+        set_msg(msg, msg_size, "trim table %s: entry %zu (initial %zu, final %zu) holds a non-finite value",
+                path, first_bad, first_bad / (size_t)controls, first_bad % (size_t)controls);
         fault = "";
     }
     if (fault != NULL) {
@@ -269,8 +267,8 @@ static int load_source(trim_table_t* t, trim_source_t* src, trim_alloc_fn* alloc
     return 0;
 }
 
-int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
-                    trim_free_fn* free_fn, void* ctx, char* msg, int msg_size)
+int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn, trim_free_fn* free_fn,
+                    void* ctx, char* msg, int msg_size)
 {
     if (path == NULL || t == NULL) {
         set_msg(msg, msg_size, "trim table: path and t must not be NULL");
@@ -286,25 +284,23 @@ int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
         set_msg(msg, msg_size, "trim table %s: %s", path, why);
         return -1;
     }
-    trim_source_t src = { .name = path, .size = size, .file = f };
-    int rc = load_source(t, &src, alloc_fn ? alloc_fn : trim_heap_alloc,
-                         free_fn ? free_fn : trim_heap_free, ctx, msg, msg_size);
+    trim_source_t src = {.name = path, .size = size, .file = f};
+    int rc = load_source(t, &src, alloc_fn ? alloc_fn : trim_heap_alloc, free_fn ? free_fn : trim_heap_free,
+                         ctx, msg, msg_size);
     fclose(f);
     return rc;
 }
 
 int trim_table_load_memory(trim_table_t* t, const void* data, size_t size, const char* name,
-                           trim_alloc_fn* alloc_fn, trim_free_fn* free_fn, void* ctx, char* msg,
-                           int msg_size)
+                           trim_alloc_fn* alloc_fn, trim_free_fn* free_fn, void* ctx, char* msg, int msg_size)
 {
     if (t == NULL || (data == NULL && size > 0)) {
         set_msg(msg, msg_size, "trim table: t and data must not be NULL");
         return -1;
     }
-    trim_source_t src = { .name = name ? name : "(memory)", .size = size,
-                          .data = (const uint8_t*)data };
-    return load_source(t, &src, alloc_fn ? alloc_fn : trim_heap_alloc,
-                       free_fn ? free_fn : trim_heap_free, ctx, msg, msg_size);
+    trim_source_t src = {.name = name ? name : "(memory)", .size = size, .data = (const uint8_t*)data};
+    return load_source(t, &src, alloc_fn ? alloc_fn : trim_heap_alloc, free_fn ? free_fn : trim_heap_free,
+                       ctx, msg, msg_size);
 }
 
 /* ---- the world's calls ------------------------------------------------------ */
@@ -316,8 +312,7 @@ shoal_status_t shoal_world_save_trim_table(const shoal_world_t* w, const char* p
     if (!path) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: path is NULL", where);
     if (!planner_data(w) || !planner_data(w)->has_table)
         return world_failc(w, SHOAL_ERR_NOT_FOUND,
-                           "%s: the world has no trim table yet (set one, or add a planner agent)",
-                           where);
+                           "%s: the world has no trim table yet (set one, or add a planner agent)", where);
     char msg[512];
     if (trim_table_save(&planner_data(w)->table, path, msg, sizeof msg) != 0)
         return world_failc(w, SHOAL_ERR_IO, "%s: %s", where, msg);

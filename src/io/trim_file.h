@@ -14,8 +14,8 @@
  * missing, truncated or corrupted file; free_fn releases the entries it
  * allocated before finding a fault in them (the checksum is at the end). */
 int trim_table_save(const trim_table_t* t, const char* path, char* msg, int msg_size);
-int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn,
-                    trim_free_fn* free_fn, void* ctx, char* msg, int msg_size);
+int trim_table_load(trim_table_t* t, const char* path, trim_alloc_fn* alloc_fn, trim_free_fn* free_fn,
+                    void* ctx, char* msg, int msg_size);
 /* The same from `size` bytes at `data` (the file's bytes; the caller keeps
  * them). `name` stands for the path in messages (NULL: "(memory)"). The
  * file load is this parser reading from the file. */

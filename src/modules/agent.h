@@ -37,8 +37,7 @@ static inline vec3 agent_forward(const world_t* w, int32_t row)
         float h = AGENT_F(w, AC_HEADING)[row];
         return (vec3){cosf(h), sinf(h), 0.0f};
     }
-    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row],
-              AGENT_F(w, AC_QZ)[row]};
+    quat q = {AGENT_F(w, AC_QW)[row], AGENT_F(w, AC_QX)[row], AGENT_F(w, AC_QY)[row], AGENT_F(w, AC_QZ)[row]};
     return quat_forward(q);
 }
 

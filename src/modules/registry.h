@@ -25,33 +25,33 @@ enum module_id {
     /* No component, hash or snapshot section: its place changes no
      * component number, state hash or file. First, because its system is
      * the first of the step and every module after it may use the grid. */
-    MOD_GRID = 0,      /* data: the spatial hash (grid_t, modules/grid/grid.h) */
-    MOD_NEIGHBORS,     /* component NEIGHBORS; data: the packs of its pass */
+    MOD_GRID = 0,  /* data: the spatial hash (grid_t, modules/grid/grid.h) */
+    MOD_NEIGHBORS, /* component NEIGHBORS; data: the packs of its pass */
     MOD_WANDER,
     MOD_PURSUIT,
     MOD_FOLLOW,
     MOD_AVOID,
-    MOD_OBSTACLES,     /* no component; data: the world's obstacles (obstacles.h) */
-    MOD_DSEEK,         /* data: routes */
-    MOD_GROUND,        /* data: paths, terrain (ground_world_t) */
-    MOD_PLANNER,       /* data: trim table, scene, search memory (planner_world_t) */
-    MOD_WALLS,         /* no component; data: the world's walls (walls.h) */
-    MOD_CROWD,         /* component CROWD; data: statistics (crowd_world_t) */
-    MOD_CONTACT,       /* component CONTACT; data: the contact pass's scratch (contact_world_t) */
+    MOD_OBSTACLES, /* no component; data: the world's obstacles (obstacles.h) */
+    MOD_DSEEK,     /* data: routes */
+    MOD_GROUND,    /* data: paths, terrain (ground_world_t) */
+    MOD_PLANNER,   /* data: trim table, scene, search memory (planner_world_t) */
+    MOD_WALLS,     /* no component; data: the world's walls (walls.h) */
+    MOD_CROWD,     /* component CROWD; data: statistics (crowd_world_t) */
+    MOD_CONTACT,   /* component CONTACT; data: the contact pass's scratch (contact_world_t) */
     MOD_COUNT_
 };
 
 enum component_id {
     COMP_NEIGHBORS = 0, /* separation, alignment, cohesion */
     COMP_WANDER,
-    COMP_PURSUIT,       /* pursue, evade */
+    COMP_PURSUIT, /* pursue, evade */
     COMP_FOLLOW,
     COMP_AVOID,
     COMP_DSEEK,
-    COMP_GROUND,        /* ground vehicles: an agent has it when ground.enabled */
-    COMP_PLANNER,       /* planner agents: an agent has it when planner.enabled */
-    COMP_CROWD,         /* crowd agents: an agent has it when crowd.enabled */
-    COMP_CONTACT,       /* agents other than crowd agents that take part in contacts */
+    COMP_GROUND,  /* ground vehicles: an agent has it when ground.enabled */
+    COMP_PLANNER, /* planner agents: an agent has it when planner.enabled */
+    COMP_CROWD,   /* crowd agents: an agent has it when crowd.enabled */
+    COMP_CONTACT, /* agents other than crowd agents that take part in contacts */
     COMP_COUNT_
 };
 

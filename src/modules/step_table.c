@@ -22,11 +22,11 @@ static const struct {
     {"desired", A(AC_DESIRED_X) | A(AC_DESIRED_Y) | A(AC_DESIRED_Z)},
     {"force", A(AC_FORCE_X) | A(AC_FORCE_Y) | A(AC_FORCE_Z)},
     {"torque", A(AC_TORQUE_X) | A(AC_TORQUE_Y) | A(AC_TORQUE_Z)},
-    {"limits", A(AC_MASS) | A(AC_INERTIA) | A(AC_MAX_FORCE) | A(AC_MAX_TORQUE) | A(AC_MAX_SPEED) |
-                   A(AC_MAX_TURN_RATE)},
+    {"limits",
+     A(AC_MASS) | A(AC_INERTIA) | A(AC_MAX_FORCE) | A(AC_MAX_TORQUE) | A(AC_MAX_SPEED) | A(AC_MAX_TURN_RATE)},
     {"gains", A(AC_SPEED_GAIN) | A(AC_HEADING_GAIN) | A(AC_TURN_DAMPING)},
-    {"weights", A(AC_W_SEEK) | A(AC_W_FLEE) | A(AC_W_ARRIVE) | A(AC_W_DEPART) | A(AC_ARRIVE_GAIN) |
-                    A(AC_DEPART_GAIN)},
+    {"weights",
+     A(AC_W_SEEK) | A(AC_W_FLEE) | A(AC_W_ARRIVE) | A(AC_W_DEPART) | A(AC_ARRIVE_GAIN) | A(AC_DEPART_GAIN)},
     {"target", A(AC_TARGET_X) | A(AC_TARGET_Y) | A(AC_TARGET_Z)},
     {"threat", A(AC_THREAT_X) | A(AC_THREAT_Y) | A(AC_THREAT_Z)},
 };
@@ -122,9 +122,9 @@ static void put_pass(out_t* o, const world_t* w, const system_t* s, const system
 /* A row's note and what its flags say, joined by "; ". */
 static void put_note(out_t* o, const system_def_t* d)
 {
-    const char* parts[3] = {d->note,
-                            d->flags & SYSTEM_PERMUTES_ROWS ? "permutes the rows of every table" : NULL,
-                            d->flags & SYSTEM_SKIPS_SELF_MOVING ? "leaves out agents that move themselves" : NULL};
+    const char* parts[3] = {
+        d->note, d->flags & SYSTEM_PERMUTES_ROWS ? "permutes the rows of every table" : NULL,
+        d->flags & SYSTEM_SKIPS_SELF_MOVING ? "leaves out agents that move themselves" : NULL};
     int first = 1;
     for (int i = 0; i < 3; ++i)
         if (parts[i]) {
@@ -143,7 +143,8 @@ size_t step_table_write(const world_t* w, int markdown, char* buf, size_t size)
         put(&o, "| stage | system | module | reads | writes | note | fuses |\n");
         put(&o, "|---|---|---|---|---|---|---|\n");
     } else {
-        put(&o, "step table (stage, system, module; reads; writes; note; fused: calls run in a fused pass):\n");
+        put(&o,
+            "step table (stage, system, module; reads; writes; note; fused: calls run in a fused pass):\n");
     }
     for (int32_t i = 0; i < n; ++i) {
         const system_t* s = w ? &w->systems[i] : NULL;

@@ -47,8 +47,8 @@
 #define LM_PIO2_1 1.5703125f
 #define LM_PIO2_2 4.837512969970703125e-4f
 #define LM_PIO2_3 7.54978995489188216e-8f
-#define LM_2_PI 0.636619772367581343076f   /* 2 / pi */
-#define LM_1_2PI 0.159154943091895335769f  /* 1 / (2 pi) */
+#define LM_2_PI 0.636619772367581343076f  /* 2 / pi */
+#define LM_1_2PI 0.159154943091895335769f /* 1 / (2 pi) */
 #define LM_TAN_PI_8 0.414213562373095048802f
 /* pi, pi/2 and pi/4 as the nearest float (_HI) plus the float nearest to
  * the rest (_LO). */
@@ -158,10 +158,10 @@ static inline lanef lane_atan2(lanef y, lanef x)
     lanem left = lane_cmp_lt(x, lane_zero());
     a = lane_select(swap, lane_neg(a), a);
     a = lane_select(left, lane_neg(a), a);
-    lanef base_hi = lane_select(swap, lane_set1(LM_PIO2_HI),
-                                lane_select(left, lane_set1(LM_PI_HI), lane_zero()));
-    lanef base_lo = lane_select(swap, lane_set1(LM_PIO2_LO),
-                                lane_select(left, lane_set1(LM_PI_LO), lane_zero()));
+    lanef base_hi =
+        lane_select(swap, lane_set1(LM_PIO2_HI), lane_select(left, lane_set1(LM_PI_HI), lane_zero()));
+    lanef base_lo =
+        lane_select(swap, lane_set1(LM_PIO2_LO), lane_select(left, lane_set1(LM_PI_LO), lane_zero()));
     a = lane_add(lane_add(a, base_lo), base_hi);
     return lane_select(lane_cmp_lt(y, lane_zero()), lane_neg(a), a);
 }
@@ -194,20 +194,24 @@ static inline lanef lane_wrap_angle(lanef a)
 /* vec3 and quaternions on lanes: vec.h's formulas, one agent per lane.      */
 /* ------------------------------------------------------------------------ */
 
-typedef struct lanev3 { lanef x, y, z; } lanev3;
-typedef struct laneq { lanef w, x, y, z; } laneq; /* (w, x, y, z), as vec.h */
+typedef struct lanev3 {
+    lanef x, y, z;
+} lanev3;
+typedef struct laneq {
+    lanef w, x, y, z;
+} laneq; /* (w, x, y, z), as vec.h */
 
 static inline lanev3 lanev3_add(lanev3 a, lanev3 b)
 {
-    return (lanev3){ lane_add(a.x, b.x), lane_add(a.y, b.y), lane_add(a.z, b.z) };
+    return (lanev3){lane_add(a.x, b.x), lane_add(a.y, b.y), lane_add(a.z, b.z)};
 }
 static inline lanev3 lanev3_sub(lanev3 a, lanev3 b)
 {
-    return (lanev3){ lane_sub(a.x, b.x), lane_sub(a.y, b.y), lane_sub(a.z, b.z) };
+    return (lanev3){lane_sub(a.x, b.x), lane_sub(a.y, b.y), lane_sub(a.z, b.z)};
 }
 static inline lanev3 lanev3_scale(lanev3 a, lanef s)
 {
-    return (lanev3){ lane_mul(a.x, s), lane_mul(a.y, s), lane_mul(a.z, s) };
+    return (lanev3){lane_mul(a.x, s), lane_mul(a.y, s), lane_mul(a.z, s)};
 }
 static inline lanef lanev3_dot(lanev3 a, lanev3 b)
 {
@@ -215,13 +219,13 @@ static inline lanef lanev3_dot(lanev3 a, lanev3 b)
 }
 static inline lanev3 lanev3_cross(lanev3 a, lanev3 b)
 {
-    return (lanev3){ lane_sub(lane_mul(a.y, b.z), lane_mul(a.z, b.y)),
-                     lane_sub(lane_mul(a.z, b.x), lane_mul(a.x, b.z)),
-                     lane_sub(lane_mul(a.x, b.y), lane_mul(a.y, b.x)) };
+    return (lanev3){lane_sub(lane_mul(a.y, b.z), lane_mul(a.z, b.y)),
+                    lane_sub(lane_mul(a.z, b.x), lane_mul(a.x, b.z)),
+                    lane_sub(lane_mul(a.x, b.y), lane_mul(a.y, b.x))};
 }
 static inline lanev3 lanev3_select(lanem m, lanev3 a, lanev3 b)
 {
-    return (lanev3){ lane_select(m, a.x, b.x), lane_select(m, a.y, b.y), lane_select(m, a.z, b.z) };
+    return (lanev3){lane_select(m, a.x, b.x), lane_select(m, a.y, b.y), lane_select(m, a.z, b.z)};
 }
 
 /* a shortened to at most max_len (>= 0), direction kept, as
@@ -238,10 +242,7 @@ static inline lanev3 lanev3_clamp_length(lanev3 a, lanef max_len)
     return lanev3_select(over, lanev3_scale(a, k), a);
 }
 
-static inline laneq laneq_conj(laneq q)
-{
-    return (laneq){ q.w, lane_neg(q.x), lane_neg(q.y), lane_neg(q.z) };
-}
+static inline laneq laneq_conj(laneq q) { return (laneq){q.w, lane_neg(q.x), lane_neg(q.y), lane_neg(q.z)}; }
 
 /* Hamilton product, as quat_mul. */
 static inline laneq laneq_mul(laneq a, laneq b)
@@ -261,7 +262,7 @@ static inline laneq laneq_mul(laneq a, laneq b)
 /* q v q* for unit q, as quat_rotate: v + w t + u x t with t = 2 u x v. */
 static inline lanev3 laneq_rotate(laneq q, lanev3 v)
 {
-    lanev3 u = { q.x, q.y, q.z };
+    lanev3 u = {q.x, q.y, q.z};
     lanev3 t = lanev3_scale(lanev3_cross(u, v), lane_set1(2.0f));
     return lanev3_add(lanev3_add(v, lanev3_scale(t, q.w)), lanev3_cross(u, t));
 }
@@ -273,15 +274,14 @@ static inline lanev3 laneq_unrotate(laneq q, lanev3 v) { return laneq_rotate(lan
  * quat_normalize, but one division and four products). */
 static inline laneq laneq_normalize(laneq q)
 {
-    lanef len = lane_sqrt(lane_add(lane_add(lane_add(lane_mul(q.w, q.w), lane_mul(q.x, q.x)),
-                                            lane_mul(q.y, q.y)),
-                                   lane_mul(q.z, q.z)));
+    lanef len = lane_sqrt(lane_add(
+        lane_add(lane_add(lane_mul(q.w, q.w), lane_mul(q.x, q.x)), lane_mul(q.y, q.y)), lane_mul(q.z, q.z)));
     lanem ok = lane_mask_and(lane_cmp_gt(len, lane_zero()), lane_cmp_lt(len, lane_set1(INFINITY)));
     lanef inv = lane_div(lane_set1(1.0f), lane_select(ok, len, lane_set1(1.0f)));
-    return (laneq){ lane_select(ok, lane_mul(q.w, inv), lane_set1(1.0f)),
-                    lane_select(ok, lane_mul(q.x, inv), lane_zero()),
-                    lane_select(ok, lane_mul(q.y, inv), lane_zero()),
-                    lane_select(ok, lane_mul(q.z, inv), lane_zero()) };
+    return (laneq){lane_select(ok, lane_mul(q.w, inv), lane_set1(1.0f)),
+                   lane_select(ok, lane_mul(q.x, inv), lane_zero()),
+                   lane_select(ok, lane_mul(q.y, inv), lane_zero()),
+                   lane_select(ok, lane_mul(q.z, inv), lane_zero())};
 }
 
 /* ------------------------------------------------------------------------ */
@@ -301,9 +301,6 @@ static inline float fast_atan2f(float y, float x)
     return lane_extract(lane_atan2(lane_set1(y), lane_set1(x)), 0);
 }
 
-static inline float fast_wrap_anglef(float a)
-{
-    return lane_extract(lane_wrap_angle(lane_set1(a)), 0);
-}
+static inline float fast_wrap_anglef(float a) { return lane_extract(lane_wrap_angle(lane_set1(a)), 0); }
 
 #endif /* SHOAL_LANE_MATH_H */

@@ -99,9 +99,15 @@
 #if SHOAL_LANES == 16
 #include <simde/x86/avx512.h>
 
-typedef struct lanef { simde__m512 v; } lanef;
-typedef struct lanei { simde__m512i v; } lanei;
-typedef struct lanem { simde__mmask16 v; } lanem; /* bit i = lane i */
+typedef struct lanef {
+    simde__m512 v;
+} lanef;
+typedef struct lanei {
+    simde__m512i v;
+} lanei;
+typedef struct lanem {
+    simde__mmask16 v;
+} lanem; /* bit i = lane i */
 
 #define SHOAL__PS(op) simde_mm512_##op##_ps
 #define SHOAL__SI(op) simde_mm512_##op##_si512
@@ -113,88 +119,88 @@ typedef struct lanem { simde__mmask16 v; } lanem; /* bit i = lane i */
 #define SHOAL__FMA_NATIVE 0
 #endif
 
-static inline lanem lane_mask_and(lanem a, lanem b)
-{
-    return (lanem){ (simde__mmask16)(a.v & b.v) };
-}
-static inline lanem lane_mask_or(lanem a, lanem b)
-{
-    return (lanem){ (simde__mmask16)(a.v | b.v) };
-}
-static inline lanem lane_mask_not(lanem a) { return (lanem){ (simde__mmask16)~a.v }; }
+static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){(simde__mmask16)(a.v & b.v)}; }
+static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){(simde__mmask16)(a.v | b.v)}; }
+static inline lanem lane_mask_not(lanem a) { return (lanem){(simde__mmask16)~a.v}; }
 static inline uint32_t lane_mask_bits(lanem m) { return m.v; }
-static inline lanem lane_mask_from_bits(uint32_t bits) { return (lanem){ (simde__mmask16)bits }; }
+static inline lanem lane_mask_from_bits(uint32_t bits) { return (lanem){(simde__mmask16)bits}; }
 static inline lanef lane_select(lanem m, lanef a, lanef b)
 {
-    return (lanef){ simde_mm512_mask_blend_ps(m.v, b.v, a.v) };
+    return (lanef){simde_mm512_mask_blend_ps(m.v, b.v, a.v)};
 }
 /* imm 0x09 = round toward -inf, no precision exception. */
-static inline lanef lane_floor(lanef a) { return (lanef){ simde_mm512_roundscale_ps(a.v, 0x09) }; }
+static inline lanef lane_floor(lanef a) { return (lanef){simde_mm512_roundscale_ps(a.v, 0x09)}; }
 
 /* SIMDe 0.7.4 has no 512-bit gather or int32<->float conversion: use the
  * native instruction when there is one, else go through memory. */
 static inline lanef lane_itof(lanei a)
 {
 #if defined(SIMDE_X86_AVX512F_NATIVE)
-    return (lanef){ _mm512_cvtepi32_ps(a.v) };
+    return (lanef){_mm512_cvtepi32_ps(a.v)};
 #else
     int32_t i[16];
     float f[16];
     simde_mm512_storeu_si512(i, a.v);
     for (int k = 0; k < 16; k++) f[k] = (float)i[k];
-    return (lanef){ simde_mm512_loadu_ps(f) };
+    return (lanef){simde_mm512_loadu_ps(f)};
 #endif
 }
 
 static inline lanei lane_ftoi(lanef a)
 {
 #if defined(SIMDE_X86_AVX512F_NATIVE)
-    return (lanei){ _mm512_cvttps_epi32(a.v) };
+    return (lanei){_mm512_cvttps_epi32(a.v)};
 #else
     int32_t i[16];
     float f[16];
     simde_mm512_storeu_ps(f, a.v);
     for (int k = 0; k < 16; k++) i[k] = (int32_t)f[k];
-    return (lanei){ simde_mm512_loadu_si512(i) };
+    return (lanei){simde_mm512_loadu_si512(i)};
 #endif
 }
 
 static inline lanef lane_gather(const float* base, lanei idx)
 {
 #if defined(SIMDE_X86_AVX512F_NATIVE)
-    return (lanef){ _mm512_i32gather_ps(idx.v, base, 4) };
+    return (lanef){_mm512_i32gather_ps(idx.v, base, 4)};
 #else
     int32_t i[16];
     float f[16];
     simde_mm512_storeu_si512(i, idx.v);
     for (int k = 0; k < 16; k++) f[k] = base[i[k]];
-    return (lanef){ simde_mm512_loadu_ps(f) };
+    return (lanef){simde_mm512_loadu_ps(f)};
 #endif
 }
 
 static inline lanei lanei_gather(const int32_t* base, lanei idx)
 {
 #if defined(SIMDE_X86_AVX512F_NATIVE)
-    return (lanei){ _mm512_i32gather_epi32(idx.v, base, 4) };
+    return (lanei){_mm512_i32gather_epi32(idx.v, base, 4)};
 #else
     int32_t i[16], o[16];
     simde_mm512_storeu_si512(i, idx.v);
     for (int k = 0; k < 16; k++) o[k] = base[i[k]];
-    return (lanei){ simde_mm512_loadu_si512(o) };
+    return (lanei){simde_mm512_loadu_si512(o)};
 #endif
 }
 static inline lanem lanei_nonneg(lanei a)
 {
-    return (lanem){ simde_mm512_cmpgt_epi32_mask(a.v, simde_mm512_set1_epi32(-1)) };
+    return (lanem){simde_mm512_cmpgt_epi32_mask(a.v, simde_mm512_set1_epi32(-1))};
 }
 
 #elif SHOAL_LANES == 8
 #include <simde/x86/avx2.h>
 #include <simde/x86/fma.h>
 
-typedef struct lanef { simde__m256 v; } lanef;
-typedef struct lanei { simde__m256i v; } lanei;
-typedef struct lanem { simde__m256 v; } lanem; /* each lane all ones or all zeros */
+typedef struct lanef {
+    simde__m256 v;
+} lanef;
+typedef struct lanei {
+    simde__m256i v;
+} lanei;
+typedef struct lanem {
+    simde__m256 v;
+} lanem; /* each lane all ones or all zeros */
 
 #define SHOAL__PS(op) simde_mm256_##op##_ps
 #define SHOAL__SI(op) simde_mm256_##op##_si256
@@ -210,31 +216,37 @@ typedef struct lanem { simde__m256 v; } lanem; /* each lane all ones or all zero
 
 static inline lanef lane_select(lanem m, lanef a, lanef b)
 {
-    return (lanef){ simde_mm256_blendv_ps(b.v, a.v, m.v) };
+    return (lanef){simde_mm256_blendv_ps(b.v, a.v, m.v)};
 }
-static inline lanef lane_floor(lanef a) { return (lanef){ simde_mm256_floor_ps(a.v) }; }
-static inline lanef lane_itof(lanei a) { return (lanef){ simde_mm256_cvtepi32_ps(a.v) }; }
-static inline lanei lane_ftoi(lanef a) { return (lanei){ simde_mm256_cvttps_epi32(a.v) }; }
+static inline lanef lane_floor(lanef a) { return (lanef){simde_mm256_floor_ps(a.v)}; }
+static inline lanef lane_itof(lanei a) { return (lanef){simde_mm256_cvtepi32_ps(a.v)}; }
+static inline lanei lane_ftoi(lanef a) { return (lanei){simde_mm256_cvttps_epi32(a.v)}; }
 static inline lanef lane_gather(const float* base, lanei idx)
 {
-    return (lanef){ simde_mm256_i32gather_ps(base, idx.v, 4) };
+    return (lanef){simde_mm256_i32gather_ps(base, idx.v, 4)};
 }
 static inline lanei lanei_gather(const int32_t* base, lanei idx)
 {
-    return (lanei){ simde_mm256_i32gather_epi32(base, idx.v, 4) };
+    return (lanei){simde_mm256_i32gather_epi32(base, idx.v, 4)};
 }
 static inline lanem lanei_nonneg(lanei a)
 {
-    return (lanem){ SHOAL__CASTPS(simde_mm256_cmpgt_epi32(a.v, simde_mm256_set1_epi32(-1))) };
+    return (lanem){SHOAL__CASTPS(simde_mm256_cmpgt_epi32(a.v, simde_mm256_set1_epi32(-1)))};
 }
 
 #elif SHOAL_LANES == 4
 #include <simde/x86/avx2.h> /* 128-bit gather; pulls in SSE2..SSE4.1 */
 #include <simde/x86/fma.h>
 
-typedef struct lanef { simde__m128 v; } lanef;
-typedef struct lanei { simde__m128i v; } lanei;
-typedef struct lanem { simde__m128 v; } lanem; /* each lane all ones or all zeros */
+typedef struct lanef {
+    simde__m128 v;
+} lanef;
+typedef struct lanei {
+    simde__m128i v;
+} lanei;
+typedef struct lanem {
+    simde__m128 v;
+} lanem; /* each lane all ones or all zeros */
 
 #define SHOAL__PS(op) simde_mm_##op##_ps
 #define SHOAL__SI(op) simde_mm_##op##_si128
@@ -250,38 +262,38 @@ typedef struct lanem { simde__m128 v; } lanem; /* each lane all ones or all zero
 
 static inline lanef lane_select(lanem m, lanef a, lanef b)
 {
-    return (lanef){ simde_mm_blendv_ps(b.v, a.v, m.v) };
+    return (lanef){simde_mm_blendv_ps(b.v, a.v, m.v)};
 }
-static inline lanef lane_floor(lanef a) { return (lanef){ simde_mm_floor_ps(a.v) }; }
-static inline lanef lane_itof(lanei a) { return (lanef){ simde_mm_cvtepi32_ps(a.v) }; }
-static inline lanei lane_ftoi(lanef a) { return (lanei){ simde_mm_cvttps_epi32(a.v) }; }
+static inline lanef lane_floor(lanef a) { return (lanef){simde_mm_floor_ps(a.v)}; }
+static inline lanef lane_itof(lanei a) { return (lanef){simde_mm_cvtepi32_ps(a.v)}; }
+static inline lanei lane_ftoi(lanef a) { return (lanei){simde_mm_cvttps_epi32(a.v)}; }
 static inline lanef lane_gather(const float* base, lanei idx)
 {
-    return (lanef){ simde_mm_i32gather_ps(base, idx.v, 4) };
+    return (lanef){simde_mm_i32gather_ps(base, idx.v, 4)};
 }
 static inline lanei lanei_gather(const int32_t* base, lanei idx)
 {
-    return (lanei){ simde_mm_i32gather_epi32(base, idx.v, 4) };
+    return (lanei){simde_mm_i32gather_epi32(base, idx.v, 4)};
 }
 static inline lanem lanei_nonneg(lanei a)
 {
-    return (lanem){ SHOAL__CASTPS(simde_mm_cmpgt_epi32(a.v, simde_mm_set1_epi32(-1))) };
+    return (lanem){SHOAL__CASTPS(simde_mm_cmpgt_epi32(a.v, simde_mm_set1_epi32(-1)))};
 }
 
 #endif
 
 #if SHOAL_LANES == 4 || SHOAL_LANES == 8
 /* Vector masks (8 and 4 lanes) are float registers with all-ones lanes. */
-static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){ SHOAL__PS(and)(a.v, b.v) }; }
-static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){ SHOAL__PS(or)(a.v, b.v) }; }
-static inline lanem lane_mask_not(lanem a) { return (lanem){ SHOAL__PS(xor)(a.v, SHOAL__ONES()) }; }
+static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){SHOAL__PS(and)(a.v, b.v)}; }
+static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){SHOAL__PS(or)(a.v, b.v)}; }
+static inline lanem lane_mask_not(lanem a) { return (lanem){SHOAL__PS(xor)(a.v, SHOAL__ONES())}; }
 static inline uint32_t lane_mask_bits(lanem m) { return (uint32_t)SHOAL__PS(movemask)(m.v); }
 static inline lanem lane_mask_from_bits(uint32_t bits)
 {
     static const int32_t lane_bit[8] = {1, 2, 4, 8, 16, 32, 64, 128};
-    lanei b = { SHOAL__SI(loadu)((const void*)lane_bit) };
-    lanei m = { SHOAL__SI(and)(b.v, SHOAL__EPI32(set1)((int32_t)bits)) };
-    return (lanem){ SHOAL__CASTPS(SHOAL__EPI32(cmpeq)(m.v, b.v)) };
+    lanei b = {SHOAL__SI(loadu)((const void*)lane_bit)};
+    lanei m = {SHOAL__SI(and)(b.v, SHOAL__EPI32(set1)((int32_t)bits))};
+    return (lanem){SHOAL__CASTPS(SHOAL__EPI32(cmpeq)(m.v, b.v))};
 }
 #endif
 
@@ -292,130 +304,106 @@ static inline lanem lane_mask_from_bits(uint32_t bits)
 #if SHOAL_LANES > 1
 /* lane_load/lane_store need SHOAL_LANES * 4-byte alignment (lane arrays have
  * 64); the u variants take any address. */
-static inline lanef lane_load(const float* p) { return (lanef){ SHOAL__PS(load)(p) }; }
-static inline lanef lane_loadu(const float* p) { return (lanef){ SHOAL__PS(loadu)(p) }; }
+static inline lanef lane_load(const float* p) { return (lanef){SHOAL__PS(load)(p)}; }
+static inline lanef lane_loadu(const float* p) { return (lanef){SHOAL__PS(loadu)(p)}; }
 static inline void lane_store(float* p, lanef a) { SHOAL__PS(store)(p, a.v); }
 static inline void lane_storeu(float* p, lanef a) { SHOAL__PS(storeu)(p, a.v); }
-static inline lanef lane_set1(float x) { return (lanef){ SHOAL__PS(set1)(x) }; }
-static inline lanef lane_zero(void) { return (lanef){ SHOAL__PS(setzero)() }; }
+static inline lanef lane_set1(float x) { return (lanef){SHOAL__PS(set1)(x)}; }
+static inline lanef lane_zero(void) { return (lanef){SHOAL__PS(setzero)()}; }
 
-static inline lanef lane_add(lanef a, lanef b) { return (lanef){ SHOAL__PS(add)(a.v, b.v) }; }
-static inline lanef lane_sub(lanef a, lanef b) { return (lanef){ SHOAL__PS(sub)(a.v, b.v) }; }
-static inline lanef lane_mul(lanef a, lanef b) { return (lanef){ SHOAL__PS(mul)(a.v, b.v) }; }
-static inline lanef lane_div(lanef a, lanef b) { return (lanef){ SHOAL__PS(div)(a.v, b.v) }; }
+static inline lanef lane_add(lanef a, lanef b) { return (lanef){SHOAL__PS(add)(a.v, b.v)}; }
+static inline lanef lane_sub(lanef a, lanef b) { return (lanef){SHOAL__PS(sub)(a.v, b.v)}; }
+static inline lanef lane_mul(lanef a, lanef b) { return (lanef){SHOAL__PS(mul)(a.v, b.v)}; }
+static inline lanef lane_div(lanef a, lanef b) { return (lanef){SHOAL__PS(div)(a.v, b.v)}; }
 /* x86 semantics, kept by SIMDe everywhere: a < b ? a : b, so a NaN in either
  * operand or min(+0, -0) gives b. The scalar build writes the same ternary. */
-static inline lanef lane_min(lanef a, lanef b) { return (lanef){ SHOAL__PS(min)(a.v, b.v) }; }
-static inline lanef lane_max(lanef a, lanef b) { return (lanef){ SHOAL__PS(max)(a.v, b.v) }; }
-static inline lanef lane_sqrt(lanef a) { return (lanef){ SHOAL__PS(sqrt)(a.v) }; }
+static inline lanef lane_min(lanef a, lanef b) { return (lanef){SHOAL__PS(min)(a.v, b.v)}; }
+static inline lanef lane_max(lanef a, lanef b) { return (lanef){SHOAL__PS(max)(a.v, b.v)}; }
+static inline lanef lane_sqrt(lanef a) { return (lanef){SHOAL__PS(sqrt)(a.v)}; }
 /* Sign-bit operations, like fabsf and unary minus: abs(-0) = +0, neg(+0) = -0,
  * and NaNs only change sign. (0 - a would turn -0 into +0.) */
-static inline lanef lane_abs(lanef a)
-{
-    return (lanef){ SHOAL__PS(andnot)(SHOAL__PS(set1)(-0.0f), a.v) };
-}
-static inline lanef lane_neg(lanef a)
-{
-    return (lanef){ SHOAL__PS(xor)(SHOAL__PS(set1)(-0.0f), a.v) };
-}
+static inline lanef lane_abs(lanef a) { return (lanef){SHOAL__PS(andnot)(SHOAL__PS(set1)(-0.0f), a.v)}; }
+static inline lanef lane_neg(lanef a) { return (lanef){SHOAL__PS(xor)(SHOAL__PS(set1)(-0.0f), a.v)}; }
 
 /* Ordered compares (false if either is NaN), except neq which is C's !=
  * (true if either is NaN), so !(a == b) == (a != b) as in scalar code. */
-static inline lanem lane_cmp_lt(lanef a, lanef b)
-{
-    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_LT_OQ) };
-}
-static inline lanem lane_cmp_le(lanef a, lanef b)
-{
-    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_LE_OQ) };
-}
-static inline lanem lane_cmp_gt(lanef a, lanef b)
-{
-    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_GT_OQ) };
-}
-static inline lanem lane_cmp_ge(lanef a, lanef b)
-{
-    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_GE_OQ) };
-}
-static inline lanem lane_cmp_eq(lanef a, lanef b)
-{
-    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_EQ_OQ) };
-}
-static inline lanem lane_cmp_neq(lanef a, lanef b)
-{
-    return (lanem){ SHOAL__CMP(a.v, b.v, SIMDE_CMP_NEQ_UQ) };
-}
+static inline lanem lane_cmp_lt(lanef a, lanef b) { return (lanem){SHOAL__CMP(a.v, b.v, SIMDE_CMP_LT_OQ)}; }
+static inline lanem lane_cmp_le(lanef a, lanef b) { return (lanem){SHOAL__CMP(a.v, b.v, SIMDE_CMP_LE_OQ)}; }
+static inline lanem lane_cmp_gt(lanef a, lanef b) { return (lanem){SHOAL__CMP(a.v, b.v, SIMDE_CMP_GT_OQ)}; }
+static inline lanem lane_cmp_ge(lanef a, lanef b) { return (lanem){SHOAL__CMP(a.v, b.v, SIMDE_CMP_GE_OQ)}; }
+static inline lanem lane_cmp_eq(lanef a, lanef b) { return (lanem){SHOAL__CMP(a.v, b.v, SIMDE_CMP_EQ_OQ)}; }
+static inline lanem lane_cmp_neq(lanef a, lanef b) { return (lanem){SHOAL__CMP(a.v, b.v, SIMDE_CMP_NEQ_UQ)}; }
 
 /* int32 lanes: indices for gathers and spatial-hash cells. Results must fit
  * in int32: SIMDe's emulation computes them with signed C arithmetic, where
  * overflow is undefined (and the scalar build lets UBSan catch it). */
-static inline lanei lanei_load(const int32_t* p)
-{
-    return (lanei){ SHOAL__SI(load)((const void*)p) };
-}
-static inline lanei lanei_loadu(const int32_t* p)
-{
-    return (lanei){ SHOAL__SI(loadu)((const void*)p) };
-}
+static inline lanei lanei_load(const int32_t* p) { return (lanei){SHOAL__SI(load)((const void*)p)}; }
+static inline lanei lanei_loadu(const int32_t* p) { return (lanei){SHOAL__SI(loadu)((const void*)p)}; }
 static inline void lanei_store(int32_t* p, lanei a) { SHOAL__SI(store)((void*)p, a.v); }
 static inline void lanei_storeu(int32_t* p, lanei a) { SHOAL__SI(storeu)((void*)p, a.v); }
-static inline lanei lanei_set1(int32_t x) { return (lanei){ SHOAL__EPI32(set1)(x) }; }
-static inline lanei lanei_add(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(add)(a.v, b.v) }; }
-static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(sub)(a.v, b.v) }; }
-static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(mullo)(a.v, b.v) }; }
-static inline lanei lanei_max(lanei a, lanei b) { return (lanei){ SHOAL__EPI32(max)(a.v, b.v) }; }
+static inline lanei lanei_set1(int32_t x) { return (lanei){SHOAL__EPI32(set1)(x)}; }
+static inline lanei lanei_add(lanei a, lanei b) { return (lanei){SHOAL__EPI32(add)(a.v, b.v)}; }
+static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){SHOAL__EPI32(sub)(a.v, b.v)}; }
+static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){SHOAL__EPI32(mullo)(a.v, b.v)}; }
+static inline lanei lanei_max(lanei a, lanei b) { return (lanei){SHOAL__EPI32(max)(a.v, b.v)}; }
 
 #else /* SHOAL_LANES == 1: the scalar reference, plain C on one value. */
 
-typedef struct lanef { float v; } lanef;
-typedef struct lanei { int32_t v; } lanei;
-typedef struct lanem { bool v; } lanem;
+typedef struct lanef {
+    float v;
+} lanef;
+typedef struct lanei {
+    int32_t v;
+} lanei;
+typedef struct lanem {
+    bool v;
+} lanem;
 
-static inline lanef lane_load(const float* p) { return (lanef){ *p }; }
-static inline lanef lane_loadu(const float* p) { return (lanef){ *p }; }
+static inline lanef lane_load(const float* p) { return (lanef){*p}; }
+static inline lanef lane_loadu(const float* p) { return (lanef){*p}; }
 static inline void lane_store(float* p, lanef a) { *p = a.v; }
 static inline void lane_storeu(float* p, lanef a) { *p = a.v; }
-static inline lanef lane_set1(float x) { return (lanef){ x }; }
-static inline lanef lane_zero(void) { return (lanef){ 0.0f }; }
+static inline lanef lane_set1(float x) { return (lanef){x}; }
+static inline lanef lane_zero(void) { return (lanef){0.0f}; }
 
-static inline lanef lane_add(lanef a, lanef b) { return (lanef){ a.v + b.v }; }
-static inline lanef lane_sub(lanef a, lanef b) { return (lanef){ a.v - b.v }; }
-static inline lanef lane_mul(lanef a, lanef b) { return (lanef){ a.v * b.v }; }
-static inline lanef lane_div(lanef a, lanef b) { return (lanef){ a.v / b.v }; }
-static inline lanef lane_min(lanef a, lanef b) { return (lanef){ a.v < b.v ? a.v : b.v }; }
-static inline lanef lane_max(lanef a, lanef b) { return (lanef){ a.v > b.v ? a.v : b.v }; }
-static inline lanef lane_sqrt(lanef a) { return (lanef){ sqrtf(a.v) }; }
-static inline lanef lane_abs(lanef a) { return (lanef){ fabsf(a.v) }; }
-static inline lanef lane_neg(lanef a) { return (lanef){ -a.v }; }
-static inline lanef lane_floor(lanef a) { return (lanef){ floorf(a.v) }; }
+static inline lanef lane_add(lanef a, lanef b) { return (lanef){a.v + b.v}; }
+static inline lanef lane_sub(lanef a, lanef b) { return (lanef){a.v - b.v}; }
+static inline lanef lane_mul(lanef a, lanef b) { return (lanef){a.v * b.v}; }
+static inline lanef lane_div(lanef a, lanef b) { return (lanef){a.v / b.v}; }
+static inline lanef lane_min(lanef a, lanef b) { return (lanef){a.v < b.v ? a.v : b.v}; }
+static inline lanef lane_max(lanef a, lanef b) { return (lanef){a.v > b.v ? a.v : b.v}; }
+static inline lanef lane_sqrt(lanef a) { return (lanef){sqrtf(a.v)}; }
+static inline lanef lane_abs(lanef a) { return (lanef){fabsf(a.v)}; }
+static inline lanef lane_neg(lanef a) { return (lanef){-a.v}; }
+static inline lanef lane_floor(lanef a) { return (lanef){floorf(a.v)}; }
 
-static inline lanem lane_cmp_lt(lanef a, lanef b) { return (lanem){ a.v < b.v }; }
-static inline lanem lane_cmp_le(lanef a, lanef b) { return (lanem){ a.v <= b.v }; }
-static inline lanem lane_cmp_gt(lanef a, lanef b) { return (lanem){ a.v > b.v }; }
-static inline lanem lane_cmp_ge(lanef a, lanef b) { return (lanem){ a.v >= b.v }; }
-static inline lanem lane_cmp_eq(lanef a, lanef b) { return (lanem){ a.v == b.v }; }
-static inline lanem lane_cmp_neq(lanef a, lanef b) { return (lanem){ a.v != b.v }; }
-static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){ a.v && b.v }; }
-static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){ a.v || b.v }; }
-static inline lanem lane_mask_not(lanem a) { return (lanem){ !a.v }; }
+static inline lanem lane_cmp_lt(lanef a, lanef b) { return (lanem){a.v < b.v}; }
+static inline lanem lane_cmp_le(lanef a, lanef b) { return (lanem){a.v <= b.v}; }
+static inline lanem lane_cmp_gt(lanef a, lanef b) { return (lanem){a.v > b.v}; }
+static inline lanem lane_cmp_ge(lanef a, lanef b) { return (lanem){a.v >= b.v}; }
+static inline lanem lane_cmp_eq(lanef a, lanef b) { return (lanem){a.v == b.v}; }
+static inline lanem lane_cmp_neq(lanef a, lanef b) { return (lanem){a.v != b.v}; }
+static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){a.v && b.v}; }
+static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){a.v || b.v}; }
+static inline lanem lane_mask_not(lanem a) { return (lanem){!a.v}; }
 static inline uint32_t lane_mask_bits(lanem m) { return m.v ? 1u : 0u; }
-static inline lanem lane_mask_from_bits(uint32_t bits) { return (lanem){ (bits & 1u) != 0 }; }
+static inline lanem lane_mask_from_bits(uint32_t bits) { return (lanem){(bits & 1u) != 0}; }
 static inline lanef lane_select(lanem m, lanef a, lanef b) { return m.v ? a : b; }
 
-static inline lanei lanei_load(const int32_t* p) { return (lanei){ *p }; }
-static inline lanei lanei_loadu(const int32_t* p) { return (lanei){ *p }; }
+static inline lanei lanei_load(const int32_t* p) { return (lanei){*p}; }
+static inline lanei lanei_loadu(const int32_t* p) { return (lanei){*p}; }
 static inline void lanei_store(int32_t* p, lanei a) { *p = a.v; }
 static inline void lanei_storeu(int32_t* p, lanei a) { *p = a.v; }
-static inline lanei lanei_set1(int32_t x) { return (lanei){ x }; }
-static inline lanei lanei_add(lanei a, lanei b) { return (lanei){ a.v + b.v }; }
-static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){ a.v - b.v }; }
-static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){ a.v * b.v }; }
-static inline lanei lanei_max(lanei a, lanei b) { return (lanei){ a.v > b.v ? a.v : b.v }; }
-static inline lanef lane_itof(lanei a) { return (lanef){ (float)a.v }; }
-static inline lanei lane_ftoi(lanef a) { return (lanei){ (int32_t)a.v }; }
-static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){ base[idx.v] }; }
-static inline lanei lanei_gather(const int32_t* base, lanei idx) { return (lanei){ base[idx.v] }; }
-static inline lanem lanei_nonneg(lanei a) { return (lanem){ a.v >= 0 }; }
+static inline lanei lanei_set1(int32_t x) { return (lanei){x}; }
+static inline lanei lanei_add(lanei a, lanei b) { return (lanei){a.v + b.v}; }
+static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){a.v - b.v}; }
+static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){a.v * b.v}; }
+static inline lanei lanei_max(lanei a, lanei b) { return (lanei){a.v > b.v ? a.v : b.v}; }
+static inline lanef lane_itof(lanei a) { return (lanef){(float)a.v}; }
+static inline lanei lane_ftoi(lanef a) { return (lanei){(int32_t)a.v}; }
+static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){base[idx.v]}; }
+static inline lanei lanei_gather(const int32_t* base, lanei idx) { return (lanei){base[idx.v]}; }
+static inline lanem lanei_nonneg(lanei a) { return (lanem){a.v >= 0}; }
 
 #endif
 
@@ -433,9 +421,9 @@ static inline lanef lane_fma(lanef a, lanef b, lanef c)
 #if !defined(SHOAL_LANE_FUSED)
     return lane_add(lane_mul(a, b), c);
 #elif SHOAL_LANES == 1
-    return (lanef){ fmaf(a.v, b.v, c.v) };
+    return (lanef){fmaf(a.v, b.v, c.v)};
 #elif SHOAL__FMA_NATIVE
-    return (lanef){ SHOAL__PS(fmadd)(a.v, b.v, c.v) };
+    return (lanef){SHOAL__PS(fmadd)(a.v, b.v, c.v)};
 #else
     float fa[SHOAL_LANES], fb[SHOAL_LANES], fc[SHOAL_LANES];
     lane_storeu(fa, a);
@@ -454,9 +442,9 @@ static inline lanef lane_fma(lanef a, lanef b, lanef c)
 static inline lanef lane_fma_fast(lanef a, lanef b, lanef c)
 {
 #if SHOAL_LANES == 1 && defined(__FMA__)
-    return (lanef){ fmaf(a.v, b.v, c.v) };
+    return (lanef){fmaf(a.v, b.v, c.v)};
 #elif SHOAL_LANES > 1 && SHOAL__FMA_NATIVE
-    return (lanef){ SHOAL__PS(fmadd)(a.v, b.v, c.v) };
+    return (lanef){SHOAL__PS(fmadd)(a.v, b.v, c.v)};
 #else
     return lane_add(lane_mul(a, b), c);
 #endif
@@ -492,10 +480,7 @@ static inline lanef lane_rcp_fast(lanef a)
 #endif
 }
 
-static inline lanef lane_clamp(lanef x, lanef lo, lanef hi)
-{
-    return lane_min(lane_max(x, lo), hi);
-}
+static inline lanef lane_clamp(lanef x, lanef lo, lanef hi) { return lane_min(lane_max(x, lo), hi); }
 
 /* acc + x where m is set; acc unchanged (bit for bit, -0 stays -0) elsewhere.
  * The accumulate step of neighbor loops, whose masks say "is a neighbor". */
@@ -510,23 +495,18 @@ static inline bool lane_mask_all(lanem m)
     return lane_mask_bits(m) == (uint32_t)((1ull << SHOAL_LANES) - 1);
 }
 /* a && !b */
-static inline lanem lane_mask_andnot(lanem a, lanem b)
-{
-    return lane_mask_and(a, lane_mask_not(b));
-}
+static inline lanem lane_mask_andnot(lanem a, lanem b) { return lane_mask_and(a, lane_mask_not(b)); }
 
 /* Lane numbers 0, 1, ..., SHOAL_LANES - 1: add the loop base to get indices. */
 static inline lanei lanei_iota(void)
 {
-    static const int32_t iota[SHOAL_MAX_LANES] = { 0, 1, 2,  3,  4,  5,  6,  7,
-                                                   8, 9, 10, 11, 12, 13, 14, 15 };
+    static const int32_t iota[SHOAL_MAX_LANES] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     return lanei_loadu(iota);
 }
 
 static inline lanef lane_iota(void)
 {
-    static const float iota[SHOAL_MAX_LANES] = { 0, 1, 2,  3,  4,  5,  6,  7,
-                                                 8, 9, 10, 11, 12, 13, 14, 15 };
+    static const float iota[SHOAL_MAX_LANES] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     return lane_loadu(iota);
 }
 
@@ -603,7 +583,8 @@ static inline void lane_hsum4(lanef a, lanef b, lanef c, lanef d, float out[4])
     for (int k = 0; k < 4; ++k) {
 #if SHOAL_LANES == 16
         simde__m256 lo8 = simde_mm512_castps512_ps256(in[k].v);
-        simde__m256 hi8 = simde_mm256_castpd_ps(simde_mm512_extractf64x4_pd(simde_mm512_castps_pd(in[k].v), 1));
+        simde__m256 hi8 =
+            simde_mm256_castpd_ps(simde_mm512_extractf64x4_pd(simde_mm512_castps_pd(in[k].v), 1));
         simde__m256 s8 = simde_mm256_add_ps(lo8, hi8);
 #elif SHOAL_LANES == 8
         simde__m256 s8 = in[k].v;
@@ -628,7 +609,7 @@ static inline void lane_hsum4(lanef a, lanef b, lanef c, lanef d, float out[4])
  * Never touches p[n] or beyond, unlike a full load. */
 static inline lanef lane_load_partial(const float* p, int n)
 {
-    float t[SHOAL_LANES] = { 0.0f };
+    float t[SHOAL_LANES] = {0.0f};
     n = n < 0 ? 0 : (n > SHOAL_LANES ? SHOAL_LANES : n);
     if (n > 0) memcpy(t, p, (size_t)n * sizeof(float)); /* p may be NULL when n is 0 */
     return lane_loadu(t);

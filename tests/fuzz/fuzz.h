@@ -15,15 +15,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 /* A broken promise of the library (a failure without a message, an output
  * left set after a failure, a non-finite state): report it and abort, which
  * libFuzzer records as a crash with its input. */
-#define FUZZ_CHECK(cond, ...)                                                       \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "fuzz check failed at %s:%d: %s: ", __FILE__, __LINE__, \
-                    #cond);                                                         \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-            abort();                                                                \
-        }                                                                           \
+#define FUZZ_CHECK(cond, ...)                                                                                \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            fprintf(stderr, "fuzz check failed at %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
+            fprintf(stderr, __VA_ARGS__);                                                                    \
+            fputc('\n', stderr);                                                                             \
+            abort();                                                                                         \
+        }                                                                                                    \
     } while (0)
 
 /* The most wall segments a target steps a world with (the grid that the

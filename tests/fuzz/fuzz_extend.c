@@ -53,10 +53,10 @@ static int done(const reader_t* r) { return r->at >= r->size; }
  * infinities; a byte of 0xf0 or more is followed by 4 raw bytes. */
 static float next_float(reader_t* r)
 {
-    static const float table[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 1.0f / 60.0f, 1e-6f, 9.9e-7f,
-                                  1e-30f, 1e-40f, 1e-45f, 1000.0f, 1000.5f, 1e5f, 1e9f, 1.1e9f,
-                                  1e18f, 2e18f, 3e38f, NAN, INFINITY, -INFINITY, 10.0f, 5000.0f,
-                                  -5000.0f, 100.0f, 0.3f, 2.0f, -10.0f, 0.05f, 3.0f, 0.2f};
+    static const float table[] = {0.0f,     -0.0f,  1.0f,   -1.0f,   0.5f,     1.0f / 60.0f, 1e-6f, 9.9e-7f,
+                                  1e-30f,   1e-40f, 1e-45f, 1000.0f, 1000.5f,  1e5f,         1e9f,  1.1e9f,
+                                  1e18f,    2e18f,  3e38f,  NAN,     INFINITY, -INFINITY,    10.0f, 5000.0f,
+                                  -5000.0f, 100.0f, 0.3f,   2.0f,    -10.0f,   0.05f,        3.0f,  0.2f};
     uint8_t b = next_byte(r);
     if (b >= 0xf0) {
         uint8_t raw[4] = {next_byte(r), next_byte(r), next_byte(r), next_byte(r)};
@@ -151,34 +151,59 @@ static void check_unchanged(const char* call, shoal_status_t st, const state_t* 
 /* Run one call; if it fails, check that it changed nothing. Built with
  * -DFUZZ_TRACE, every call and its status are printed (to write seeds). */
 #ifdef FUZZ_TRACE
-#define TRACE_CALL(name, st) \
+#define TRACE_CALL(name, st)                                                                                 \
     fprintf(stderr, "%s: %s %s\n", name, shoal_status_string(st), st ? shoal_world_last_error(F.w) : "")
 #else
 #define TRACE_CALL(name, st) ((void)0)
 #endif
-#define CALL(name, expr)                                         \
-    do {                                                         \
-        state_t before_ = state_of(F.w);                         \
-        shoal_status_t st_ = (expr);                             \
-        TRACE_CALL(name, st_);                                   \
-        check_unchanged(name, st_, &before_);                    \
-        last = st_;                                              \
-        (void)last;                                              \
+#define CALL(name, expr)                                                                                     \
+    do {                                                                                                     \
+        state_t before_ = state_of(F.w);                                                                     \
+        shoal_status_t st_ = (expr);                                                                         \
+        TRACE_CALL(name, st_);                                                                               \
+        check_unchanged(name, st_, &before_);                                                                \
+        last = st_;                                                                                          \
+        (void)last;                                                                                          \
     } while (0)
 
 /* ---- names ------------------------------------------------------------------ */
 
-static const char* const COLUMN_NAMES[] = {
-    "position.x", "position.y", "position.z", "velocity.x", "velocity.y", "velocity.z",
-    "heading", "orientation.w", "orientation.z", "angular_velocity.z", "target.x", "threat.y",
-    "max_speed", "radius", "group", "desired.x", "desired.y", "desired.z", "u0", "u1", "u2",
-    "u.vec", "health", "", "position", "position.x ", "a_name_of_exactly_31_characters",
-    "a_name_of_exactly_32_characters_", "bad name", "b\xff", NULL, "u0\n"};
+static const char* const COLUMN_NAMES[] = {"position.x",
+                                           "position.y",
+                                           "position.z",
+                                           "velocity.x",
+                                           "velocity.y",
+                                           "velocity.z",
+                                           "heading",
+                                           "orientation.w",
+                                           "orientation.z",
+                                           "angular_velocity.z",
+                                           "target.x",
+                                           "threat.y",
+                                           "max_speed",
+                                           "radius",
+                                           "group",
+                                           "desired.x",
+                                           "desired.y",
+                                           "desired.z",
+                                           "u0",
+                                           "u1",
+                                           "u2",
+                                           "u.vec",
+                                           "health",
+                                           "",
+                                           "position",
+                                           "position.x ",
+                                           "a_name_of_exactly_31_characters",
+                                           "a_name_of_exactly_32_characters_",
+                                           "bad name",
+                                           "b\xff",
+                                           NULL,
+                                           "u0\n"};
 #define NAME_COUNT ((int)(sizeof COLUMN_NAMES / sizeof COLUMN_NAMES[0]))
 
-static const char* const COMPONENT_FILTERS[] = {NULL,     "neighbors", "wander", "pursuit",
-                                                "follow", "avoid",     "dseek",  "ground",
-                                                "planner", "crowd",    "",       "u0"};
+static const char* const COMPONENT_FILTERS[] = {NULL,    "neighbors", "wander",  "pursuit", "follow", "avoid",
+                                                "dseek", "ground",    "planner", "crowd",   "",       "u0"};
 
 /* ---- systems ----------------------------------------------------------------- */
 
@@ -238,8 +263,7 @@ static shoal_status_t serial_system(shoal_world_t* w, float dt, void* ctx)
             for (size_t i = 0; i < bytes; ++i) ((uint8_t*)c.data)[i] = (uint8_t)(i * 31 + F.steps);
         }
         break;
-    default:
-        break;
+    default: break;
     }
     return SHOAL_OK;
 }
@@ -413,7 +437,8 @@ static void op_add_system(reader_t* r)
     shoal_status_t last;
     if (b & 1) {
         void* ctx = &par_modes[(b >> 1) % PAR_MODES];
-        const char* comp = COMPONENT_FILTERS[(b >> 3) % (sizeof COMPONENT_FILTERS / sizeof COMPONENT_FILTERS[0])];
+        const char* comp =
+            COMPONENT_FILTERS[(b >> 3) % (sizeof COMPONENT_FILTERS / sizeof COMPONENT_FILTERS[0])];
         int32_t min_block = (b & 0x80) ? -1 : (int32_t)(next_byte(r) % 8);
         CALL("add_parallel_system",
              shoal_world_add_parallel_system(F.w, nm, stage, comp, min_block,
@@ -430,8 +455,10 @@ static void op_system_enabled(reader_t* r)
     char name[16];
     uint8_t b = next_byte(r);
     const char* nm = name;
-    if (b & 0x40) nm = (b & 0x20) ? NULL : "contacts";
-    else snprintf(name, sizeof name, "sys%d", (int)(b % 8));
+    if (b & 0x40)
+        nm = (b & 0x20) ? NULL : "contacts";
+    else
+        snprintf(name, sizeof name, "sys%d", (int)(b % 8));
     shoal_status_t last;
     CALL("set_system_enabled", shoal_world_set_system_enabled(F.w, nm, b & 1));
 }
@@ -547,7 +574,8 @@ static void op_snapshot(reader_t* r)
     size_t written = 0;
     if (b & 1) {
         /* Too small a buffer: CAPACITY, nothing written. */
-        CALL("save_snapshot_memory (short)", shoal_world_save_snapshot_memory(F.w, bytes, size - 1, &written));
+        CALL("save_snapshot_memory (short)",
+             shoal_world_save_snapshot_memory(F.w, bytes, size - 1, &written));
         FUZZ_CHECK(last == SHOAL_ERR_CAPACITY, "a short buffer gave %s", shoal_status_string(last));
     }
     CALL("save_snapshot_memory", shoal_world_save_snapshot_memory(F.w, bytes, size, &written));
@@ -606,8 +634,8 @@ static void op_teleport(reader_t* r)
     if (b & 8) {
         CALL("agents_set_targets", shoal_agents_set_targets(F.w, ids, count, (b & 0x10) ? NULL : p));
     } else {
-        CALL("agents_teleport", shoal_agents_teleport(F.w, ids, count, (b & 0x10) ? NULL : p,
-                                                      (b & 0x20) ? NULL : v));
+        CALL("agents_teleport",
+             shoal_agents_teleport(F.w, ids, count, (b & 0x10) ? NULL : p, (b & 0x20) ? NULL : v));
     }
 }
 
@@ -638,10 +666,10 @@ static void op_rows(reader_t* r)
 }
 
 typedef void op_fn(reader_t* r);
-static op_fn* const OPS[] = {op_add_agent, op_agents_add,  op_remove,    op_add_component,
-                             op_column,    op_add_system,  op_add_wall,  op_remove_wall,
-                             op_obstacle,  op_step,        op_snapshot,  op_teleport,
-                             op_rows,      op_system_enabled, op_step,   op_add_agent};
+static op_fn* const OPS[] = {op_add_agent, op_agents_add,     op_remove,   op_add_component,
+                             op_column,    op_add_system,     op_add_wall, op_remove_wall,
+                             op_obstacle,  op_step,           op_snapshot, op_teleport,
+                             op_rows,      op_system_enabled, op_step,     op_add_agent};
 #define OP_COUNT ((int)(sizeof OPS / sizeof OPS[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)

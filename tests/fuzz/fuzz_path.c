@@ -42,8 +42,7 @@ static void drive(const course_t* c)
         return;
     }
     for (int i = 0; i < FUZZ_STEPS; ++i)
-        FUZZ_CHECK(shoal_world_step(w, PF_RUN_DT) == SHOAL_OK, "step %d: %s", i,
-                   shoal_world_last_error(w));
+        FUZZ_CHECK(shoal_world_step(w, PF_RUN_DT) == SHOAL_OK, "step %d: %s", i, shoal_world_last_error(w));
     shoal_agent_state_t s;
     FUZZ_CHECK(shoal_agent_get_state(w, id, &s) == SHOAL_OK, "get_state");
     for (int k = 0; k < 3; ++k)
@@ -58,8 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     char err[512] = "";
     if (course_parse((const char*)data, size, "fuzz", &c, err, sizeof err) != 0) {
         FUZZ_CHECK(err[0] != '\0', "a failed parse gave no message");
-        FUZZ_CHECK(c.heights == NULL && c.obstacles == NULL && c.xyz == NULL,
-                   "a failed parse kept memory");
+        FUZZ_CHECK(c.heights == NULL && c.obstacles == NULL && c.xyz == NULL, "a failed parse kept memory");
         return 0;
     }
     FUZZ_CHECK(c.count >= 0 && (c.count == 0 || c.xyz != NULL), "count %d", (int)c.count);

@@ -21,8 +21,7 @@ static void check_recording(const shoal_recording_t* r)
     FUZZ_CHECK(h != NULL, "no header");
     FUZZ_CHECK(h->dimensions == 2 || h->dimensions == 3, "dimensions %d", (int)h->dimensions);
     FUZZ_CHECK(isfinite(h->dt) && h->dt > 0.0f, "dt %g", (double)h->dt);
-    FUZZ_CHECK(h->units && h->scenario_name && h->group_names && h->scenario_text,
-               "a NULL header string");
+    FUZZ_CHECK(h->units && h->scenario_name && h->group_names && h->scenario_text, "a NULL header string");
     (void)strlen(h->units);
     (void)strlen(h->scenario_name);
     (void)strlen(h->group_names);
@@ -32,8 +31,7 @@ static void check_recording(const shoal_recording_t* r)
     FUZZ_CHECK(frames >= 0, "frame count %d", (int)frames);
     for (int32_t f = 0; f < frames; ++f) {
         shoal_recording_frame_t fr;
-        FUZZ_CHECK(shoal_recording_frame(r, f, &fr) == SHOAL_OK, "frame %d of %d", (int)f,
-                   (int)frames);
+        FUZZ_CHECK(shoal_recording_frame(r, f, &fr) == SHOAL_OK, "frame %d of %d", (int)f, (int)frames);
         FUZZ_CHECK(fr.count >= 0, "frame %d: count %d", (int)f, (int)fr.count);
         FUZZ_CHECK(isfinite(fr.time), "frame %d: time", (int)f);
         for (int32_t i = 0; i < fr.count; ++i) {
@@ -43,19 +41,18 @@ static void check_recording(const shoal_recording_t* r)
             for (int32_t k = 0; k < dims; ++k)
                 FUZZ_CHECK(isfinite(fr.positions[dims * i + k]), "frame %d: position", (int)f);
             if (dims == 2) {
-                FUZZ_CHECK(fr.headings && !fr.orientations && isfinite(fr.headings[i]),
-                           "frame %d: heading", (int)f);
+                FUZZ_CHECK(fr.headings && !fr.orientations && isfinite(fr.headings[i]), "frame %d: heading",
+                           (int)f);
             } else {
                 FUZZ_CHECK(fr.orientations && !fr.headings, "frame %d: orientation", (int)f);
                 for (int k = 0; k < 4; ++k)
-                    FUZZ_CHECK(isfinite(fr.orientations[4 * i + k]), "frame %d: orientation",
-                               (int)f);
+                    FUZZ_CHECK(isfinite(fr.orientations[4 * i + k]), "frame %d: orientation", (int)f);
             }
         }
     }
     int32_t version = shoal_recording_version(r);
-    FUZZ_CHECK(version >= SHOAL_RECORDING_MIN_VERSION && version <= SHOAL_RECORDING_VERSION,
-               "version %d", (int)version);
+    FUZZ_CHECK(version >= SHOAL_RECORDING_MIN_VERSION && version <= SHOAL_RECORDING_VERSION, "version %d",
+               (int)version);
     shoal_recording_geometry_t g;
     shoal_status_t st = shoal_recording_geometry(r, &g);
     if (st == SHOAL_OK) {
@@ -77,12 +74,10 @@ static void check_recording(const shoal_recording_t* r)
         FUZZ_CHECK(g.wall_count == 0 && g.obstacle_count == 0 && !g.walls && !g.obstacles,
                    "no geometry, yet some");
         /* Only a version 1 file, or one cut off before any frame. */
-        FUZZ_CHECK(version == 1 || frames == 0, "frames without geometry in version %d",
-                   (int)version);
+        FUZZ_CHECK(version == 1 || frames == 0, "frames without geometry in version %d", (int)version);
     }
     shoal_recording_frame_t fr;
-    FUZZ_CHECK(shoal_recording_frame(r, frames, &fr) == SHOAL_ERR_INVALID_ARGUMENT,
-               "frame past the end");
+    FUZZ_CHECK(shoal_recording_frame(r, frames, &fr) == SHOAL_ERR_INVALID_ARGUMENT, "frame past the end");
     FUZZ_CHECK(shoal_recording_frame(r, -1, &fr) == SHOAL_ERR_INVALID_ARGUMENT, "frame -1");
 }
 

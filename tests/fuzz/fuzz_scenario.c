@@ -85,12 +85,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     int32_t groups = shoal_scenario_group_count(s), total = 0;
     for (int32_t g = 0; g < groups; ++g) {
         FUZZ_CHECK(shoal_scenario_group_name(s, g) != NULL, "group %d has no name", (int)g);
-        FUZZ_CHECK(is_safe_text(shoal_scenario_group_name(s, g)), "group %d's name is not safe",
-                   (int)g);
+        FUZZ_CHECK(is_safe_text(shoal_scenario_group_name(s, g)), "group %d's name is not safe", (int)g);
         total += shoal_scenario_group_size(s, g);
     }
-    FUZZ_CHECK(total == shoal_scenario_agent_count(s), "group sizes add to %d, agent count %d",
-               (int)total, (int)shoal_scenario_agent_count(s));
+    FUZZ_CHECK(total == shoal_scenario_agent_count(s), "group sizes add to %d, agent count %d", (int)total,
+               (int)shoal_scenario_agent_count(s));
     if (shoal_scenario_agent_count(s) <= FUZZ_MAX_AGENTS) run_world(s);
     shoal_scenario_destroy(s);
     return 0;

@@ -28,8 +28,7 @@ static void check_continuation(shoal_world_t* w)
     uint8_t* bytes = malloc(size > 0 ? size : 1);
     if (!bytes) return;
     size_t written = 0;
-    FUZZ_CHECK(shoal_world_save_snapshot_memory(w, bytes, size, &written) == SHOAL_OK &&
-                   written == size,
+    FUZZ_CHECK(shoal_world_save_snapshot_memory(w, bytes, size, &written) == SHOAL_OK && written == size,
                "save: %s", shoal_world_last_error(w));
     shoal_world_def_t def = shoal_world_default_def();
     def.thread_count = 1;
@@ -38,8 +37,7 @@ static void check_continuation(shoal_world_t* w)
     shoal_status_t st = shoal_world_load_snapshot_memory(bytes, size, &def, &again, &err);
     FUZZ_CHECK(st == SHOAL_OK, "a saved world does not load again: %s", err.message);
     free(bytes);
-    FUZZ_CHECK(shoal_world_state_hash(w) == shoal_world_state_hash(again),
-               "hash changed by a save and load");
+    FUZZ_CHECK(shoal_world_state_hash(w) == shoal_world_state_hash(again), "hash changed by a save and load");
     int32_t segments = 0;
     FUZZ_CHECK(shoal_world_wall_segments(w, NULL, 0, &segments) == SHOAL_OK, "wall_segments: %s",
                shoal_world_last_error(w));

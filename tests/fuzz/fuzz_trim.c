@@ -35,8 +35,7 @@ static void load(const uint8_t* data, size_t size)
     trim_table_t t;
     memset(&t, 0, sizeof t);
     char msg[512] = "";
-    if (trim_table_load_memory(&t, data, size, "fuzz", count_alloc, count_free, &c, msg,
-                               sizeof msg) != 0) {
+    if (trim_table_load_memory(&t, data, size, "fuzz", count_alloc, count_free, &c, msg, sizeof msg) != 0) {
         FUZZ_CHECK(msg[0] != '\0', "a failed load gave no message");
         FUZZ_CHECK(c.live_bytes == 0, "a failed load kept %lld bytes", (long long)c.live_bytes);
         FUZZ_CHECK(t.entries == NULL, "a failed load changed the table");
@@ -44,16 +43,15 @@ static void load(const uint8_t* data, size_t size)
     }
     char why[160];
     FUZZ_CHECK(trim_spec_valid(&t.spec, why, sizeof why), "loaded a bad spec: %s", why);
-    FUZZ_CHECK(t.controls >= 1 && t.straight >= 0 && t.straight < t.controls,
-               "controls %d, straight %d", (int)t.controls, (int)t.straight);
+    FUZZ_CHECK(t.controls >= 1 && t.straight >= 0 && t.straight < t.controls, "controls %d, straight %d",
+               (int)t.controls, (int)t.straight);
     FUZZ_CHECK((size_t)c.live_bytes == trim_table_bytes(&t), "allocated %lld bytes for %zu",
                (long long)c.live_bytes, trim_table_bytes(&t));
     size_t n = (size_t)t.controls * (size_t)t.controls;
     for (size_t i = 0; i < n; ++i) {
         const trim_entry_t* e = &t.entries[i];
-        FUZZ_CHECK(isfinite(e->pos.x) && isfinite(e->pos.y) && isfinite(e->pos.z) &&
-                       isfinite(e->rot.w) && isfinite(e->rot.x) && isfinite(e->rot.y) &&
-                       isfinite(e->rot.z),
+        FUZZ_CHECK(isfinite(e->pos.x) && isfinite(e->pos.y) && isfinite(e->pos.z) && isfinite(e->rot.w) &&
+                       isfinite(e->rot.x) && isfinite(e->rot.y) && isfinite(e->rot.z),
                    "entry %zu is not finite", i);
     }
     int32_t corners[3] = {0, t.straight, t.controls - 1};

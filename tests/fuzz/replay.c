@@ -58,10 +58,7 @@ static int run_file(const char* path)
     return 0;
 }
 
-static int by_name(const void* a, const void* b)
-{
-    return strcmp(*(char* const*)a, *(char* const*)b);
-}
+static int by_name(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
 /* Every regular file of folder `dir`, in name order. Returns the count run,
  * or -1. */
@@ -106,8 +103,10 @@ static int run_folder(const char* dir)
         snprintf(path, len, "%s/%s", dir, names[i]);
         struct stat st;
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (run_file(path) != 0) rc = -1;
-            else ran++;
+            if (run_file(path) != 0)
+                rc = -1;
+            else
+                ran++;
         }
         free(path);
     }

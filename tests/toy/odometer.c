@@ -134,10 +134,12 @@ const module_t odometer_module = {
 /* The one system row: last in integrate, after contacts and wrap moved
  * every agent. */
 #define ODOMETER_ROW(written)                                                                                \
-    {.name = "odometer", .stage = SHOAL_STAGE_INTEGRATE, .run = odometer_run, .module = &odometer_module,      \
-     .reads = {.agent = (1ull << AC_VEL_X) | (1ull << AC_VEL_Y) | (1ull << AC_VEL_Z),                          \
-               .comp = {[ODO_COMPONENT] = 1ull << COMP_ROW}},                                                  \
-     .writes = written, .snapshot_since = SHOAL_SNAPSHOT_VERSION, .note = "distance moved (+=)"}
+    {                                                                                                        \
+        .name = "odometer", .stage = SHOAL_STAGE_INTEGRATE, .run = odometer_run, .module = &odometer_module, \
+        .reads = {.agent = (1ull << AC_VEL_X) | (1ull << AC_VEL_Y) | (1ull << AC_VEL_Z),                     \
+                  .comp = {[ODO_COMPONENT] = 1ull << COMP_ROW}},                                             \
+        .writes = written, .snapshot_since = SHOAL_SNAPSHOT_VERSION, .note = "distance moved (+=)"           \
+    }
 
 static const system_def_t odometer_system = ODOMETER_ROW(
     ((column_set_t){.comp = {[ODO_COMPONENT] = 1ull << ODO_DISTANCE}, .data = 1u << ODO_MODULE}));

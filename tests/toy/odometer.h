@@ -19,7 +19,7 @@ enum { ODO_SLOT = 0, ODO_ROW, ODO_DISTANCE, ODO_COUNT_ };
 
 /* Its module-wide data. */
 typedef struct odometer_world_t {
-    double total; /* m, over every agent with an odometer */
+    double total;  /* m, over every agent with an odometer */
     int64_t steps; /* steps the system ran with rows */
 } odometer_world_t;
 

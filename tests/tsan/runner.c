@@ -99,8 +99,8 @@ static int finish(const running_t* r, int status, int* failures)
             printf("[FAIL] %s/%s: signal %d%s\n", r->test->suite, r->test->name, WTERMSIG(status),
                    WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
         else
-            printf("[FAIL] %s/%s: exit code %d%s\n", r->test->suite, r->test->name,
-                   WEXITSTATUS(status), WEXITSTATUS(status) == 66 ? " (ThreadSanitizer report)" : "");
+            printf("[FAIL] %s/%s: exit code %d%s\n", r->test->suite, r->test->name, WEXITSTATUS(status),
+                   WEXITSTATUS(status) == 66 ? " (ThreadSanitizer report)" : "");
         (*failures)++;
     }
     fflush(stdout);
@@ -116,9 +116,12 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc && filter_count < 64)
             filters[filter_count++] = argv[++i];
-        else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) jobs = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout = (unsigned)atoi(argv[++i]);
-        else if (strcmp(argv[i], "--list") == 0) list = 1;
+        else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc)
+            jobs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+            timeout = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--list") == 0)
+            list = 1;
         else {
             fprintf(stderr, "usage: %s [--filter GLOB] [--jobs N] [--timeout S] [--list]\n", argv[0]);
             return 2;

@@ -321,10 +321,11 @@ int64_t avoid_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_AVOID].table.count;
     const int k = COMP_AVOID;
-    avoid_ctx_t c = {w, agent_view(w),
-                   {COMP_I(w, k, COMP_ROW), COMP_F(w, k, AV_WEIGHT), COMP_F(w, k, AV_LOOKAHEAD),
-                    COMP_F(w, k, AV_GAIN), COMP_U(w, k, AV_TANGENTIAL)},
-                   dt};
+    avoid_ctx_t c = {w,
+                     agent_view(w),
+                     {COMP_I(w, k, COMP_ROW), COMP_F(w, k, AV_WEIGHT), COMP_F(w, k, AV_LOOKAHEAD),
+                      COMP_F(w, k, AV_GAIN), COMP_U(w, k, AV_TANGENTIAL)},
+                     dt};
     /* Every agent tests every obstacle: even cost, static blocks. */
     par_for(w, count, 256, PAR_STATIC, avoid_range, &c);
     return count;

@@ -58,7 +58,8 @@
 #define CONTACT_RELAX 1.5f
 #define CONTACT_MAX_SWEEPS 512
 
-_Static_assert(CONTACT_K >= CROWD_CONTACT_K, "a contact row keeps at least as many candidates as a crowd row");
+_Static_assert(CONTACT_K >= CROWD_CONTACT_K,
+               "a contact row keeps at least as many candidates as a crowd row");
 
 /* Whether the path from (sx, sy) to (px, py) crosses segment sg: it starts
  * strictly on one side of the segment's line, ends on the line or on the
@@ -153,8 +154,8 @@ typedef struct contact_ctx {
     const obstacle_set_t* obs;
     contact_world_t* cw;
     const wall_set_t* walls;
-    float* worst; /* per worker: largest overlap over the smaller radius */
-    int32_t nc, nt; /* crowd rows, contact rows */
+    float* worst;    /* per worker: largest overlap over the smaller radius */
+    int32_t nc, nt;  /* crowd rows, contact rows */
     int only_active; /* this pass: participants not marked active keep their place */
     /* this pass: a crowd row whose nearest candidate was at least this much
      * farther than the sum of radii when the orca pass found it (plus what
@@ -171,15 +172,25 @@ static inline int32_t part_row(const contact_ctx_t* x, int32_t p)
 }
 
 /* Where participant p was before this step moved it. */
-static inline float part_x0(const contact_ctx_t* x, int32_t p) { return p < x->nc ? x->crowd_x0[p] : x->cw->x0[p]; }
-static inline float part_y0(const contact_ctx_t* x, int32_t p) { return p < x->nc ? x->crowd_y0[p] : x->cw->y0[p]; }
-static inline float part_z0(const contact_ctx_t* x, int32_t p) { return p < x->nc ? x->crowd_z0[p] : x->cw->z0[p]; }
+static inline float part_x0(const contact_ctx_t* x, int32_t p)
+{
+    return p < x->nc ? x->crowd_x0[p] : x->cw->x0[p];
+}
+static inline float part_y0(const contact_ctx_t* x, int32_t p)
+{
+    return p < x->nc ? x->crowd_y0[p] : x->cw->y0[p];
+}
+static inline float part_z0(const contact_ctx_t* x, int32_t p)
+{
+    return p < x->nc ? x->crowd_z0[p] : x->cw->z0[p];
+}
 
 /* Participant p's candidates: *k of them (the first -1 ends them early). */
 static inline const int32_t* part_near(const contact_ctx_t* x, int32_t p, int* k)
 {
     *k = p < x->nc ? CROWD_CONTACT_K : CONTACT_K;
-    return p < x->nc ? x->crowd_near + (size_t)p * CROWD_CONTACT_K : x->cw->near + (size_t)(p - x->nc) * CONTACT_K;
+    return p < x->nc ? x->crowd_near + (size_t)p * CROWD_CONTACT_K
+                     : x->cw->near + (size_t)(p - x->nc) * CONTACT_K;
 }
 
 /* The participant of agent row j, or -1 when it does not take part. */
@@ -219,8 +230,8 @@ static inline float part_share(const contact_ctx_t* x, int32_t p, int32_t i, int
  * apart; else 1, with the overlap o (m), rel = o over the smaller radius,
  * and u the unit vector from p toward j (two bodies on top of each other
  * split along x by row, i being the first's row). */
-static inline int agent_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri, int32_t j, float rj,
-                                float* o, float* rel, float u[3])
+static inline int agent_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri, int32_t j,
+                                float rj, float* o, float* rel, float u[3])
 {
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
@@ -244,8 +255,8 @@ static inline int agent_overlap(const contact_ctx_t* x, int32_t i, const float p
 }
 
 /* The same against obstacle ob (center, radius); rel is over ri. */
-static inline int obstacle_overlap(const float ob[4], const float p[3], float ri, int three, float* o, float* rel,
-                                   float u[3])
+static inline int obstacle_overlap(const float ob[4], const float p[3], float ri, int three, float* o,
+                                   float* rel, float u[3])
 {
     float d[3] = {ob[0] - p[0], ob[1] - p[1], three ? ob[2] - p[2] : 0.0f};
     float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], sum = ri + ob[3];
@@ -266,8 +277,8 @@ static inline int obstacle_overlap(const float ob[4], const float p[3], float ri
  * agent_overlap). With crowd agents alone (every participant's body its
  * vehicle.radius, every share > 0), the overlap is tested first, so the
  * many candidates that do not touch cost no look-up of who they are. */
-static inline int candidate(const contact_ctx_t* x, int32_t p, int32_t i, const float pos[3], float ri, int32_t k,
-                            int32_t* j, int32_t* q, float* share, float* o, float* rel, float u[3])
+static inline int candidate(const contact_ctx_t* x, int32_t p, int32_t i, const float pos[3], float ri,
+                            int32_t k, int32_t* j, int32_t* q, float* share, float* o, float* rel, float u[3])
 {
     const int32_t agents = x->w->agents.count;
     *j = x->g->order[k];
@@ -301,7 +312,8 @@ static inline int any8(const uint8_t* f)
  * (an empty slot, -1, and the agent itself read the agent and get radius
  * 0, which never counts), one at a time: a lane of them would be loaded
  * from the scalar stores just made, which the processor cannot forward. */
-static inline int any_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri, const int32_t* near, int kn)
+static inline int any_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri,
+                              const int32_t* near, int kn)
 {
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
@@ -369,7 +381,8 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         const int32_t* near = part_near(x, r, &kn);
         /* crowd agents alone: candidates that all stay apart are skipped
          * whole; first those that were too far to touch (first_check) */
-        const int apart = g && x->nt == 0 && (first_clear(x, r, i, p, ri) || !any_overlap(x, i, p, ri, near, kn));
+        const int apart =
+            g && x->nt == 0 && (first_clear(x, r, i, p, ri) || !any_overlap(x, i, p, ri, near, kn));
         for (int m = 0; g && !apart && m < kn && near[m] >= 0; ++m) {
             int32_t j, q;
             float share, o, rel, u[3];
@@ -381,7 +394,8 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         const obstacle_set_t* obs = x->obs;
         for (int32_t k = 0; k < obs->obstacle_high; ++k) {
             float ov, rel, u[3];
-            if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+            if (obs->obstacles[k][3] < 0.0f ||
+                !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
                 continue;
             worst = rel > worst ? rel : worst;
             for (int ax = 0; ax < 3; ++ax) push[ax] -= ov * u[ax];
@@ -495,7 +509,8 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
     for (int32_t k = 0; k < obs->obstacle_high; ++k) {
         const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         float ov, rel, u[3];
-        if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u)) continue;
+        if (obs->obstacles[k][3] < 0.0f || !obstacle_overlap(obs->obstacles[k], p, ri, three, &ov, &rel, u))
+            continue;
         worst = rel > worst ? rel : worst;
         cw->touched[r] = 1;
         a->px[i] -= ov * u[0];
@@ -504,7 +519,8 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
     }
     if (!three && x->walls->seg_count > 0) {
         float x0 = part_x0(x, r), y0 = part_y0(x, r);
-        float reach = ri + 1.001f * sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
+        float reach =
+            ri + 1.001f * sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
         wall_query_t q;
         walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach);
         for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
@@ -580,14 +596,14 @@ static inline int32_t mod3(int32_t v)
 
 typedef struct cs_ctx {
     const contact_ctx_t* x;
-    const int32_t* sorted_at; /* agent row -> sorted position */
-    int32_t sorted;           /* g->count */
-    int32_t count;            /* participants */
+    const int32_t* sorted_at;              /* agent row -> sorted position */
+    int32_t sorted;                        /* g->count */
+    int32_t count;                         /* participants */
     int32_t chunk_n[CS_CHUNKS][CS_COLORS]; /* colored per chunk and color, then where they go */
-    int32_t start[CS_COLORS + 1];           /* where each color's run begins */
-    int32_t color, parts;     /* the color a sweep is at, and its chunks */
-    int resync;               /* cs_act is to be made again from the participants' flags */
-    float* worst;             /* per worker */
+    int32_t start[CS_COLORS + 1];          /* where each color's run begins */
+    int32_t color, parts;                  /* the color a sweep is at, and its chunks */
+    int resync;                            /* cs_act is to be made again from the participants' flags */
+    float* worst;                          /* per worker */
 } cs_ctx_t;
 
 static inline int32_t cs_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / CS_CHUNKS); }
@@ -864,8 +880,8 @@ static void prepare_bodies(int32_t begin, int32_t end, int32_t worker, void* vct
             cw->y0[r] = a->py[i];
             if (x->w->dims == 3) cw->z0[r] = a->pz[i];
         }
-        float speed = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] +
-                            (x->w->dims == 3 ? a->vz[i] * a->vz[i] : 0.0f));
+        float speed =
+            sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] + (x->w->dims == 3 ? a->vz[i] * a->vz[i] : 0.0f));
         float travel = fmaxf(speed, vmax) * c->dt;
         rmax = radius > rmax ? radius : rmax;
         tmax = travel > tmax ? travel : tmax;
@@ -1026,8 +1042,8 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
      * pass and crowd_move both ran this step, and without user systems
      * (which could move anyone in between). */
     const crowd_contacts_t crw = crowd_contacts(w);
-    int clear_ok = x.g && x.nt == 0 && x.g->count == x.nc && crw.clear && crw.radius_step == (int64_t)w->step_count &&
-                   crw.travel_step == (int64_t)w->step_count;
+    int clear_ok = x.g && x.nt == 0 && x.g->count == x.nc && crw.clear &&
+                   crw.radius_step == (int64_t)w->step_count && crw.travel_step == (int64_t)w->step_count;
     for (int32_t k = 0; clear_ok && k < w->system_count; ++k) clear_ok = !system_is_user(&w->systems[k]);
     const float reach = clear_ok ? crw.travel_max + crw.radius_max : INFINITY;
     if (clear_ok && reach < INFINITY) {
@@ -1085,7 +1101,8 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
 #define CONTACT_FLOAT_ARRAYS 8
 static void contact_float_arrays(contact_world_t* cw, float** out[CONTACT_FLOAT_ARRAYS])
 {
-    float** all[CONTACT_FLOAT_ARRAYS] = {&cw->cx, &cw->cy, &cw->cz, &cw->x0, &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
+    float** all[CONTACT_FLOAT_ARRAYS] = {&cw->cx, &cw->cy, &cw->cz,     &cw->x0,
+                                         &cw->y0, &cw->z0, &cw->radius, &cw->inv_mass};
     memcpy(out, all, sizeof all);
 }
 
@@ -1113,7 +1130,8 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
     float* f[CONTACT_FLOAT_ARRAYS];
     int ok = 1;
-    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
+    for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k)
+        ok &= (f[k] = (float*)mem_alloc(&w->alloc, n * sizeof(float))) != NULL;
     uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* touched = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* moved = (uint8_t*)mem_calloc(&w->alloc, n);
@@ -1220,7 +1238,8 @@ static int contact_reserve_step(world_t* w)
 {
     int32_t parts = participants(w);
     if (parts == 0) return 1;
-    return contact_reserve(w, parts + w->pending_adds, w->comps[COMP_CONTACT].table.count + w->pending_adds) &&
+    return contact_reserve(w, parts + w->pending_adds,
+                           w->comps[COMP_CONTACT].table.count + w->pending_adds) &&
            (contact_data(w)->colored_after <= 0 ||
             cs_reserve(w, parts + w->pending_adds, w->agents.count + w->pending_adds));
 }
@@ -1250,7 +1269,8 @@ static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)
     if (!d->crowd.enabled && !contact_needs(d)) return 1;
     int32_t more = w->pending_adds + 1;
     return contact_reserve(w, participants(w) + more, w->comps[COMP_CONTACT].table.count + more) &&
-           (contact_data(w)->colored_after <= 0 || cs_reserve(w, participants(w) + more, w->agents.count + more));
+           (contact_data(w)->colored_after <= 0 ||
+            cs_reserve(w, participants(w) + more, w->agents.count + more));
 }
 
 /* Contact row r goes; the last row moves into it: its candidates follow. */
@@ -1309,8 +1329,9 @@ static shoal_status_t contact_validate(world_t* w, const shoal_agent_def_t* d, c
                           where);
     float body = d->ground.enabled ? d->ground.vehicle.radius : d->vehicle.radius;
     if (!(body > 0.0f))
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s must be > 0 m for an agent with contacts, got %g",
-                          where, d->ground.enabled ? "ground.vehicle.radius" : "vehicle.radius", (double)body);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: %s must be > 0 m for an agent with contacts, got %g", where,
+                          d->ground.enabled ? "ground.vehicle.radius" : "vehicle.radius", (double)body);
     return SHOAL_OK;
 }
 

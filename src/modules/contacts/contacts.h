@@ -9,10 +9,7 @@
 #include "modules/registry.h"
 
 /* contact: membership only */
-enum {
-    CT_SLOT = 0, CT_ROW,
-    CT_COUNT_
-};
+enum { CT_SLOT = 0, CT_ROW, CT_COUNT_ };
 
 /* Candidates kept per contact row for the contact pass, found by
  * contacts_prepare (crowd agents keep CROWD_CONTACT_K from the orca pass,
@@ -25,18 +22,18 @@ enum {
  * (participant crowd count + q is contact row q). The counters are not
  * state (never hashed or saved). */
 typedef struct contact_world_t {
-    int32_t* near;       /* CONTACT_K sorted positions per contact row, -1: none */
+    int32_t* near; /* CONTACT_K sorted positions per contact row, -1: none */
     int32_t near_capacity;
     float *cx, *cy, *cz; /* a participant's position after an iteration */
     float *x0, *y0, *z0; /* a contact row's position before this step moved it (walls,
                           * velocities); a crowd row's is the crowd module's (crowd_contacts_t) */
     /* contact rows only (a crowd row's are its agent's radius and mass): */
-    float* radius;       /* its body: a ground vehicle's own radius, else vehicle.radius */
-    float* inv_mass;     /* 1 / mass (a ground vehicle's own mass): shares of a push */
-    uint8_t* active;     /* it overlapped something at its last check */
-    uint8_t* touched;    /* the pass moved it this step */
-    uint8_t* moved;      /* the last Jacobi iteration pushed it (to be applied) */
-    int32_t capacity;    /* participants the scratch holds */
+    float* radius;    /* its body: a ground vehicle's own radius, else vehicle.radius */
+    float* inv_mass;  /* 1 / mass (a ground vehicle's own mass): shares of a push */
+    uint8_t* active;  /* it overlapped something at its last check */
+    uint8_t* touched; /* the pass moved it this step */
+    uint8_t* moved;   /* the last Jacobi iteration pushed it (to be applied) */
+    int32_t capacity; /* participants the scratch holds */
     /* The colored sweeps (contacts.c): per sorted position of the spatial
      * hash its color (CS_NONE: none) and bucket, and the participant there
      * that the colored sweeps take (-1: none); the colored participants by
@@ -44,7 +41,7 @@ typedef struct contact_world_t {
      * participant for those that take their turns on the calling thread. */
     uint8_t* cs_color;
     int32_t* cs_bucket;
-    int32_t* cs_cell;    /* 3 per sorted position: its cell's coordinates */
+    int32_t* cs_cell; /* 3 per sorted position: its cell's coordinates */
     int32_t* cs_part;
     int32_t cs_sorted_capacity;
     int32_t* cs_list;
@@ -54,8 +51,8 @@ typedef struct contact_world_t {
      * as 0 or 1, so that the serial pass skips eight at a time */
     uint8_t* cs_elig;
     uint8_t* cs_restf;
-    int32_t* cs_entry;   /* per participant: its place in cs_list, -1: not colored */
-    uint8_t* cs_act;     /* per place in cs_list: its participant's active flag */
+    int32_t* cs_entry; /* per participant: its place in cs_list, -1: not colored */
+    uint8_t* cs_act;   /* per place in cs_list: its participant's active flag */
     int32_t cs_part_capacity;
     /* 0 (the default): a step's Gauss-Seidel sweeps all run on the calling
      * thread; n > 0: the first n do, then colored sweeps by the workers
@@ -67,7 +64,10 @@ typedef struct contact_world_t {
     float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
 } contact_world_t;
 
-static inline contact_world_t* contact_data(const world_t* w) { return (contact_world_t*)w->module_data[MOD_CONTACT]; }
+static inline contact_world_t* contact_data(const world_t* w)
+{
+    return (contact_world_t*)w->module_data[MOD_CONTACT];
+}
 
 extern const module_t contact_module;
 

@@ -123,7 +123,8 @@ shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_
     if (!crowd || !vehicle) {
         if (err) {
             err->status = SHOAL_ERR_INVALID_ARGUMENT;
-            snprintf(err->message, sizeof err->message, "crowd_preset: %s is NULL", crowd ? "vehicle" : "crowd");
+            snprintf(err->message, sizeof err->message, "crowd_preset: %s is NULL",
+                     crowd ? "vehicle" : "crowd");
         }
         return SHOAL_ERR_INVALID_ARGUMENT;
     }
@@ -153,11 +154,15 @@ typedef struct crowd_view {
 static crowd_view_t crowd_view_of(const world_t* w)
 {
     const int k = COMP_CROWD;
-    return (crowd_view_t){.agent_row = COMP_I(w, k, COMP_ROW),   .dist = COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
-                        .tau = COMP_F(w, k, CR_TAU),      .tau_walls = COMP_F(w, k, CR_TAU_WALLS),
-                        .resp = COMP_F(w, k, CR_RESPONSIBILITY), .pref_speed = COMP_F(w, k, CR_PREFERRED_SPEED),
-                        .time_gap = COMP_F(w, k, CR_TIME_GAP), .side = COMP_F(w, k, CR_SIDE_PREFERENCE),
-                        .max_nb = COMP_I(w, k, CR_MAX_NEIGHBORS)};
+    return (crowd_view_t){.agent_row = COMP_I(w, k, COMP_ROW),
+                          .dist = COMP_F(w, k, CR_NEIGHBOR_DISTANCE),
+                          .tau = COMP_F(w, k, CR_TAU),
+                          .tau_walls = COMP_F(w, k, CR_TAU_WALLS),
+                          .resp = COMP_F(w, k, CR_RESPONSIBILITY),
+                          .pref_speed = COMP_F(w, k, CR_PREFERRED_SPEED),
+                          .time_gap = COMP_F(w, k, CR_TIME_GAP),
+                          .side = COMP_F(w, k, CR_SIDE_PREFERENCE),
+                          .max_nb = COMP_I(w, k, CR_MAX_NEIGHBORS)};
 }
 
 typedef struct orca_ctx {
@@ -171,16 +176,16 @@ typedef struct orca_ctx {
     const wall_set_t* walls;
     float inv_dt;
     uint64_t seed_round, step;
-    int32_t* near;    /* CROWD_CONTACT_K per crowd row, for the contact pass */
-    const float* intent; /* 2 per crowd row: what each wanted before orca (2D) */
-    int64_t* relaxed; /* per worker */
+    int32_t* near;            /* CROWD_CONTACT_K per crowd row, for the contact pass */
+    const float* intent;      /* 2 per crowd row: what each wanted before orca (2D) */
+    int64_t* relaxed;         /* per worker */
     const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
     float* hint;              /* per crowd row (crowd_world_t) */
     float dt;
-    const int32_t* scrow;     /* per sorted position: crowd row (crowd_world_t), or NULL */
-    const float* sradius;     /* per sorted position: radius */
-    float* clear;             /* per crowd row (crowd_world_t) */
-    float* rmax;              /* per worker: the largest radius (sorted_range) */
+    const int32_t* scrow; /* per sorted position: crowd row (crowd_world_t), or NULL */
+    const float* sradius; /* per sorted position: radius */
+    float* clear;         /* per crowd row (crowd_world_t) */
+    float* rmax;          /* per worker: the largest radius (sorted_range) */
     /* Neighbor lists (below): the crowd world when this pass uses them
      * (sorted_range then measures how far each agent moved since the last
      * pass, against the positions it kept then when prev_ok, the largest
@@ -306,8 +311,8 @@ static inline int crowd_list_holds(int32_t c, int32_t cap, float d2_cap, float r
  * (the agent at sorted position self left out), or the CROWD_LIST_MAX - 8
  * to CROWD_LIST_MAX nearest of them; nb from it. 1 when the list holds now
  * (crowd_listed), else 0 with nothing kept. */
-static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float R2, float range,
-                            const nearest_runs_t* c, nearest_t* nb)
+static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float R2,
+                            float range, const nearest_runs_t* c, nearest_t* nb)
 {
     crowd_world_t* cw = x->lists;
     const grid_t* g = x->g;
@@ -360,8 +365,8 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
  * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
  * it to find_nearest. p is the agent's position, self its sorted
  * position. */
-static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float range, float hint,
-                        nearest_cache_t* runs, nearest_t* nb)
+static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float range,
+                        float hint, nearest_cache_t* runs, nearest_t* nb)
 {
     crowd_world_t* cw = x->lists;
     const grid_t* g = x->g;
@@ -379,8 +384,8 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
     const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
     if (n > 0) {
         const float drift = (float)(x->moved - cw->list_base[r]);
-        const float bound =
-            sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) - 2.0f * drift * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
+        const float bound = sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) -
+                            2.0f * drift * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
         if (bound > 0.0f) {
             /* each one's d^2 (as find_neighbors computes it), a lane at a
              * time over the rows padded with the first */
@@ -392,7 +397,8 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
             uint32_t nan = 0;
             for (int32_t m = 0; m < n; m += SHOAL_LANES) {
                 const lanei k = lanei_gather(x->sorted_at, lanei_loadu(padded + m));
-                const lanef dx = lane_sub(lane_gather(g->sx, k), px), dy = lane_sub(lane_gather(g->sy, k), py);
+                const lanef dx = lane_sub(lane_gather(g->sx, k), px),
+                            dy = lane_sub(lane_gather(g->sy, k), py);
                 lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
                 if (three) {
                     const lanef dz = lane_sub(lane_gather(g->sz, k), pz);
@@ -433,7 +439,7 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
                     list_copy_i(rows, js); /* past n nothing is read */
-                    return 1; /* held */
+                    return 1;              /* held */
                 }
             }
         }
@@ -462,8 +468,8 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
  * each lane computes the scalar loop's values with its operations, and the
  * qualifying lanes fold into the minimum in neighbor order, so the result
  * is the same bits. nb->k is padded past count with a valid position. */
-static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb, const float p[3],
-                                        float ri, vec3 u, float speed)
+static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb,
+                                        const float p[3], float ri, vec3 u, float speed)
 {
     float free_walk = INFINITY;
     const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
@@ -477,8 +483,10 @@ static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, co
         const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
         const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
         const lanef rad2 = lane_mul(rad, rad);
-        const lanef lateral2 = lane_sub(lane_add(lane_mul(d_x, d_x), lane_mul(d_y, d_y)), lane_mul(along, along));
-        lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(lateral2, lane_mul(lane_mul(quarter, rad), rad)));
+        const lanef lateral2 =
+            lane_sub(lane_add(lane_mul(d_x, d_x), lane_mul(d_y, d_y)), lane_mul(along, along));
+        lanem ok = lane_mask_and(lane_cmp_gt(along, zero),
+                                 lane_cmp_lt(lateral2, lane_mul(lane_mul(quarter, rad), rad)));
         const lanef lv_x = lane_gather(g->svx, k), lv_y = lane_gather(g->svy, k);
         ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(lv_x, ux), lane_mul(lv_y, uy)), leader));
         /* what a crowd neighbor wanted; any other's velocity */
@@ -489,7 +497,8 @@ static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, co
         const lanef w_x = lane_select(crowd_j, lane_gather(x->intent, at2), lv_x);
         const lanef w_y = lane_select(crowd_j, lane_gather(x->intent, lanei_add(at2, lanei_set1(1))), lv_y);
         const lanef w_len = lane_sqrt(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)));
-        ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(w_x, ux), lane_mul(w_y, uy)), lane_mul(same_way, w_len)));
+        ok = lane_mask_and(
+            ok, lane_cmp_gt(lane_add(lane_mul(w_x, ux), lane_mul(w_y, uy)), lane_mul(same_way, w_len)));
         uint32_t bits = lane_mask_bits(lane_mask_and(ok, lane_mask_first(nb->count - m0)));
         if (!bits) continue;
         float room[SHOAL_MAX_LANES];
@@ -506,8 +515,9 @@ static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, co
 /* Keep right's closest neighbor coming the other way (orca_range), a lane
  * of neighbors at a time under the same conditions as gap_free_walk_lanes:
  * the same bits as the scalar loop. */
-static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb, const float p[3],
-                                             float ri, vec3 u, vec3 right, float look, float speed)
+static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb,
+                                             const float p[3], float ri, vec3 u, vec3 right, float look,
+                                             float speed)
 {
     float closest = 0.0f;
     const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
@@ -521,7 +531,8 @@ static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* 
         const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
         const lanef lateral = lane_add(lane_mul(d_x, rx), lane_mul(d_y, ry));
         const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
-        const lanef comes = lane_add(lane_mul(lane_gather(g->svx, k), ux), lane_mul(lane_gather(g->svy, k), uy));
+        const lanef comes =
+            lane_add(lane_mul(lane_gather(g->svx, k), ux), lane_mul(lane_gather(g->svy, k), uy));
         lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(along, vlook));
         ok = lane_mask_and(ok, lane_cmp_lt(lane_abs(lateral), lane_mul(two, rad)));
         ok = lane_mask_and(ok, lane_cmp_lt(comes, against));
@@ -575,7 +586,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         /* keyed by the slot alone: its generation would cost a random read
          * of the slot table per agent, and a reused slot's new agent taking
          * the old one's jitter stream does no harm */
-        uint64_t bits = rng_stream(rng_base_from(x->seed_round, (uint64_t)x->slots[i], x->step), CROWD_STREAM);
+        uint64_t bits =
+            rng_stream(rng_base_from(x->seed_round, (uint64_t)x->slots[i], x->step), CROWD_STREAM);
         pref.x += CROWD_JITTER * rng_signed_unit(bits);
         pref.y += CROWD_JITTER * rng_signed_unit(bits << 24);
         if (three) pref.z += CROWD_JITTER * rng_signed_unit(bits << 48 | bits >> 16);
@@ -598,8 +610,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             if (three) {
                 n += orca3_plane_agent(d, rv, ri + ob[3], inv_tau_w, x->inv_dt, 1.0f, vel, &planes[n]);
             } else {
-                n += orca2_line_agent((vec2){d.x, d.y}, (vec2){rv.x, rv.y}, ri + ob[3], inv_tau_w,
-                                      x->inv_dt, 1.0f, (vec2){vel.x, vel.y}, &lines[n]);
+                n += orca2_line_agent((vec2){d.x, d.y}, (vec2){rv.x, rv.y}, ri + ob[3], inv_tau_w, x->inv_dt,
+                                      1.0f, (vec2){vel.x, vel.y}, &lines[n]);
             }
         }
         /* Walls (2D): hard constraints too. */
@@ -710,15 +722,19 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     int32_t k = nb.k[m];
                     vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
                               three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
-                    float along = vec3_dot(d, u), rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
+                    float along = vec3_dot(d, u),
+                          rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
                     float lateral2 = vec3_dot(d, d) - along * along;
                     if (!(along > 0.0f) || !(lateral2 < 0.25f * rad * rad)) continue;
                     vec3 lv = {g->svx[k], g->svy[k], three ? g->svz[k] : 0.0f};
                     float walks = vec3_dot(lv, u);
                     if (!(walks > CROWD_GAP_LEADER * speed)) continue;
                     vec3 wants = lv;
-                    int32_t cr = three ? -1 : x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
-                    if (cr >= 0) wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
+                    int32_t cr = three      ? -1
+                                 : x->scrow ? x->scrow[k]
+                                            : component_row(x->crowd, x->slots[g->order[k]]);
+                    if (cr >= 0)
+                        wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
                     if (!(vec3_dot(wants, u) > CROWD_GAP_SAME_WAY * sqrtf(vec3_dot(wants, wants)))) continue;
                     float room = along - sqrtf(rad * rad - lateral2);
                     free_walk = room < free_walk ? room : free_walk;
@@ -765,10 +781,12 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                  * registers, then their lines (orca2_lines_lane: the same
                  * values, ops and order as the arrays below) */
                 const vec2 v2 = {vel.x, vel.y};
-                if (nb.count > 0 && isfinite(inv_tau) && isfinite(x->inv_dt) && isfinite(v2.x) && isfinite(v2.y)) {
+                if (nb.count > 0 && isfinite(inv_tau) && isfinite(x->inv_dt) && isfinite(v2.x) &&
+                    isfinite(v2.y)) {
                     const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), vx0 = lane_set1(vel.x),
-                                vy0 = lane_set1(vel.y), r_i = lane_set1(ri), plan = lane_set1(CROWD_PLAN_RADIUS),
-                                mine = lane_set1(share), whole = lane_set1(1.0f);
+                                vy0 = lane_set1(vel.y), r_i = lane_set1(ri),
+                                plan = lane_set1(CROWD_PLAN_RADIUS), mine = lane_set1(share),
+                                whole = lane_set1(1.0f);
                     for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
                         const int lanes = nb.count - m0 < SHOAL_LANES ? nb.count - m0 : SHOAL_LANES;
                         const lanei k = lanei_loadu(nb.k + m0);
@@ -778,7 +796,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                         const lanef rv_y = lane_sub(vy0, lane_gather(g->svy, k));
                         const lanef rad = lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k)));
                         const lanef s = lane_select(lanei_nonneg(lanei_gather(x->scrow, k)), mine, whole);
-                        n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2, &lines[n]);
+                        n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2,
+                                              &lines[n]);
                     }
                 }
             } else {
@@ -801,20 +820,23 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
                     int crowd_j = crow >= 0;
                     float s = crowd_j ? share : 1.0f;
-                    float rad = CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
+                    float rad =
+                        CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
                     bx[nn] = d.x, by[nn] = d.y, bz[nn] = d.z, bvx[nn] = rv.x, bvy[nn] = rv.y, bvz[nn] = rv.z;
                     brad[nn] = rad, bs[nn] = s;
                     nn++;
                 }
                 for (int32_t m = nn; nn > 0 && m < nn + SHOAL_MAX_LANES; ++m) {
-                    bx[m] = bx[0], by[m] = by[0], bz[m] = bz[0], bvx[m] = bvx[0], bvy[m] = bvy[0], bvz[m] = bvz[0];
+                    bx[m] = bx[0], by[m] = by[0], bz[m] = bz[0], bvx[m] = bvx[0], bvy[m] = bvy[0],
+                    bvz[m] = bvz[0];
                     brad[m] = brad[0], bs[m] = bs[0];
                 }
                 if (nn > 0 && three)
-                    n += orca3_planes_agents(bx, by, bz, bvx, bvy, bvz, brad, bs, nn, inv_tau, x->inv_dt, vel, &planes[n]);
+                    n += orca3_planes_agents(bx, by, bz, bvx, bvy, bvz, brad, bs, nn, inv_tau, x->inv_dt, vel,
+                                             &planes[n]);
                 else if (nn > 0)
-                    n += orca2_lines_agents(bx, by, bvx, bvy, brad, bs, nn, inv_tau, x->inv_dt, (vec2){vel.x, vel.y},
-                                            &lines[n]);
+                    n += orca2_lines_agents(bx, by, bvx, bvy, brad, bs, nn, inv_tau, x->inv_dt,
+                                            (vec2){vel.x, vel.y}, &lines[n]);
             }
         }
 
@@ -847,16 +869,32 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int64_t relaxed[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     memset(relaxed, 0, (size_t)workers * sizeof *relaxed);
-    orca_ctx_t x = {.w = w,      .g = g, .a = agent_view(w), .c = crowd_view_of(w), .crowd = crowd, .slots = table_slots(&w->agents), .obs = obstacles_of(w),
-                  .walls = walls_of(w), .inv_dt = 1.0f / dt, .seed_round = rng_seed_round(w->seed), .step = w->step_count, .near = crowd_data(w)->near,
-                  .intent = crowd_data(w)->intent, .relaxed = relaxed, .sorted_at = g ? grid_positions_par(w, grid_data(w)) : NULL,
-                  .hint = crowd_data(w)->hint, .dt = dt, .clear = crowd_data(w)->clear,};
+    orca_ctx_t x = {
+        .w = w,
+        .g = g,
+        .a = agent_view(w),
+        .c = crowd_view_of(w),
+        .crowd = crowd,
+        .slots = table_slots(&w->agents),
+        .obs = obstacles_of(w),
+        .walls = walls_of(w),
+        .inv_dt = 1.0f / dt,
+        .seed_round = rng_seed_round(w->seed),
+        .step = w->step_count,
+        .near = crowd_data(w)->near,
+        .intent = crowd_data(w)->intent,
+        .relaxed = relaxed,
+        .sorted_at = g ? grid_positions_par(w, grid_data(w)) : NULL,
+        .hint = crowd_data(w)->hint,
+        .dt = dt,
+        .clear = crowd_data(w)->clear,
+    };
     crowd_world_t* cw = crowd_data(w);
     cw->radius_step = -1;
     /* Neighbor lists: in an unbounded world of crowd agents alone, kept
      * while its rows stay as they were. */
-    const int lists = g && !g->wrap && g->count <= cw->sorted_capacity && cw->list && w->agents.count == count &&
-                      g->count == count && !cw->lists_off;
+    const int lists = g && !g->wrap && g->count <= cw->sorted_capacity && cw->list &&
+                      w->agents.count == count && g->count == count && !cw->lists_off;
     int64_t list_counts[2 * SHOAL_MAX_THREADS];
     memset(list_counts, 0, (size_t)(2 * workers) * sizeof *list_counts);
     x.list_counts = list_counts;
@@ -875,7 +913,8 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         x.moved_w = moved_w;
         par_for(w, g->count, 1024, PAR_STATIC, sorted_range, &x);
         cw->radius_max = 0.0f;
-        for (int32_t k = 0; k < workers; ++k) cw->radius_max = rmax[k] > cw->radius_max ? rmax[k] : cw->radius_max;
+        for (int32_t k = 0; k < workers; ++k)
+            cw->radius_max = rmax[k] > cw->radius_max ? rmax[k] : cw->radius_max;
         cw->radius_step = (int64_t)w->step_count;
         x.rmax = NULL;
     }
@@ -994,12 +1033,19 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
     float travel[SHOAL_MAX_THREADS];
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     for (int32_t k = 0; k < workers; ++k) travel[k] = 0.0f;
-    move_ctx_t x = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_CROWD, COMP_ROW), .x0 = crowd_data(w)->x0, .y0 = crowd_data(w)->y0,
-                  .z0 = crowd_data(w)->z0, .dt = dt, .travel = travel};
+    move_ctx_t x = {.w = w,
+                    .a = agent_view(w),
+                    .agent_row = COMP_I(w, COMP_CROWD, COMP_ROW),
+                    .x0 = crowd_data(w)->x0,
+                    .y0 = crowd_data(w)->y0,
+                    .z0 = crowd_data(w)->z0,
+                    .dt = dt,
+                    .travel = travel};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
     crowd_world_t* cw = crowd_data(w);
     cw->travel_max = 0.0f;
-    for (int32_t k = 0; k < workers; ++k) cw->travel_max = travel[k] > cw->travel_max ? travel[k] : cw->travel_max;
+    for (int32_t k = 0; k < workers; ++k)
+        cw->travel_max = travel[k] > cw->travel_max ? travel[k] : cw->travel_max;
     cw->travel_step = (int64_t)w->step_count;
     return count;
 }
@@ -1026,7 +1072,8 @@ shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats
     for (int32_t r = 0; r < crowd->table.count; ++r) {
         int32_t i = agent_row[r];
         float ri = a.radius[i];
-        float ex = a.target_x[i] - a.px[i], ey = a.target_y[i] - a.py[i], ez = three ? a.target_z[i] - a.pz[i] : 0.0f;
+        float ex = a.target_x[i] - a.px[i], ey = a.target_y[i] - a.py[i],
+              ez = three ? a.target_z[i] - a.pz[i] : 0.0f;
         out->arrived += ex * ex + ey * ey + ez * ez <= ri * ri;
         if (!g || g->count == 0 || !cw->near || r >= cw->capacity) continue;
         int over = 0;
@@ -1066,7 +1113,8 @@ static int crowd_reserve(world_t* w, int32_t rows)
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
     float* prev = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float));
     float* start = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float)); /* x0, y0, z0 */
-    if (!near || !intent || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev || !start) {
+    if (!near || !intent || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
+        !start) {
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
@@ -1169,8 +1217,10 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
     cw->removed++; /* drops the neighbor lists */
     int32_t last = w->comps[COMP_CROWD].table.count - 1;
     near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, last, moved_agent_row);
-    if (cw->hint && r < cw->capacity && last < cw->capacity) cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
-    if (cw->clear && r < cw->capacity && last < cw->capacity) cw->clear[r] = moved_agent_row >= 0 ? cw->clear[last] : 0.0f;
+    if (cw->hint && r < cw->capacity && last < cw->capacity)
+        cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
+    if (cw->clear && r < cw->capacity && last < cw->capacity)
+        cw->clear[r] = moved_agent_row >= 0 ? cw->clear[last] : 0.0f;
 }
 
 static int crowd_init(world_t* w)
@@ -1227,12 +1277,18 @@ static const column_def_t crowd_columns[CR_COUNT_] = {
                                        "1 to " CROWD_STRING(CROWD_MAX_NEIGHBORS)),
     [CR_TAU] = COLUMN_ABOVE("crowd.time_horizon", crowd.time_horizon, 0.0),
     [CR_TAU_WALLS] = COLUMN_ABOVE("crowd.time_horizon_walls", crowd.time_horizon_walls, 0.0),
-    [CR_RESPONSIBILITY] = COLUMN_AT_LEAST_IN("crowd.responsibility", crowd.responsibility, 0.0f, 1.0f, "[0, 1]"),
+    [CR_RESPONSIBILITY] =
+        COLUMN_AT_LEAST_IN("crowd.responsibility", crowd.responsibility, 0.0f, 1.0f, "[0, 1]"),
     [CR_PREFERRED_SPEED] = COLUMN_AT_LEAST("crowd.preferred_speed", crowd.preferred_speed, 0.0),
     [CR_TIME_GAP] = COLUMN_AT_LEAST("crowd.time_gap", crowd.time_gap, 0.0),
-    [CR_SIDE_PREFERENCE] = {.name = "crowd.side_preference", .field = COLUMN_FIELD(crowd.side_preference),
-                            .type = COLUMN_F32, .check = COLUMN_CHECK_AT_LEAST, .lo = 0.0f, .hi = 1.0f,
-                            .range = "[0, 1]", .since = 4},
+    [CR_SIDE_PREFERENCE] = {.name = "crowd.side_preference",
+                            .field = COLUMN_FIELD(crowd.side_preference),
+                            .type = COLUMN_F32,
+                            .check = COLUMN_CHECK_AT_LEAST,
+                            .lo = 0.0f,
+                            .hi = 1.0f,
+                            .range = "[0, 1]",
+                            .since = 4},
 };
 
 /* Only a crowd agent's part: the table's checks, then those that span fields. */
@@ -1248,7 +1304,8 @@ static shoal_status_t crowd_validate(world_t* w, const shoal_agent_def_t* d, con
     if (d->ground.enabled || d->planner.enabled)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: a crowd agent (crowd.enabled) cannot also be a %s: each moves itself", where,
-                          d->ground.enabled ? "ground vehicle (ground.enabled)" : "planner agent (planner.enabled)");
+                          d->ground.enabled ? "ground vehicle (ground.enabled)"
+                                            : "planner agent (planner.enabled)");
     if (!(d->vehicle.radius > 0.0f))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: vehicle.radius must be > 0 m for a crowd agent, got %g", where,

@@ -8,9 +8,15 @@
  * CR_SIDE_PREFERENCE since snapshot version 4 (files of version 3 have the
  * columns before it: it loads as 0). */
 enum {
-    CR_SLOT = 0, CR_ROW,
-    CR_NEIGHBOR_DISTANCE, CR_MAX_NEIGHBORS, CR_TAU, CR_TAU_WALLS, CR_RESPONSIBILITY,
-    CR_PREFERRED_SPEED, CR_TIME_GAP,
+    CR_SLOT = 0,
+    CR_ROW,
+    CR_NEIGHBOR_DISTANCE,
+    CR_MAX_NEIGHBORS,
+    CR_TAU,
+    CR_TAU_WALLS,
+    CR_RESPONSIBILITY,
+    CR_PREFERRED_SPEED,
+    CR_TIME_GAP,
     CR_SIDE_PREFERENCE,
     CR_COUNT_
 };
@@ -33,15 +39,15 @@ enum {
 /* The module's data. Scratch lives for one step; the counters are not
  * state (never hashed or saved). */
 typedef struct crowd_world_t {
-    int32_t* near;          /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
-    float* intent;          /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
-    float* hint;            /* per crowd row: last step's farthest kept neighbor's d^2, with room for
+    int32_t* near;       /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
+    float* intent;       /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
+    float* hint;         /* per crowd row: last step's farthest kept neighbor's d^2, with room for
                                motion (find_nearest's hint; any value gives the same list), 0: none */
-    float* clear;           /* per crowd row, this step: the center distance of its nearest
+    float* clear;        /* per crowd row, this step: the center distance of its nearest
                                contact candidate when the orca pass found it (INFINITY: none) */
-    float *x0, *y0, *z0;    /* per crowd row, this step: where crowd_move found it (the contact
+    float *x0, *y0, *z0; /* per crowd row, this step: where crowd_move found it (the contact
                                pass's start of the step) */
-    int32_t capacity;       /* crowd rows the scratch holds */
+    int32_t capacity;    /* crowd rows the scratch holds */
     /* Per sorted position of the spatial hash, this step: the agent's crowd
      * row (-1: none) and radius, read in one pass rather than once per
      * neighbor that lists it. */
@@ -77,20 +83,23 @@ typedef struct crowd_world_t {
      * steps; lists_off (tests): none are used. */
     int64_t list_held, list_built;
     int lists_off;
-    int64_t relaxed_last;   /* agents whose constraints had no common velocity, last step */
-    int64_t relaxed_total;  /* the same, summed over steps */
+    int64_t relaxed_last;  /* agents whose constraints had no common velocity, last step */
+    int64_t relaxed_total; /* the same, summed over steps */
 } crowd_world_t;
 
-static inline crowd_world_t* crowd_data(const world_t* w) { return (crowd_world_t*)w->module_data[MOD_CROWD]; }
+static inline crowd_world_t* crowd_data(const world_t* w)
+{
+    return (crowd_world_t*)w->module_data[MOD_CROWD];
+}
 
 /* What the contact pass (contacts.c) reads of the crowd: crowd agents
  * always take part in contacts, as its first participants (participant r
  * is crowd row r). Everything is the crowd module's, read only. */
 typedef struct crowd_contacts_t {
-    const component_t* comp; /* the crowd component (component_row of a slot) */
-    int32_t count;           /* crowd rows */
-    const int32_t* agent_row; /* per crowd row */
-    const int32_t* near;      /* CROWD_CONTACT_K per crowd row, from the orca pass */
+    const component_t* comp;   /* the crowd component (component_row of a slot) */
+    int32_t count;             /* crowd rows */
+    const int32_t* agent_row;  /* per crowd row */
+    const int32_t* near;       /* CROWD_CONTACT_K per crowd row, from the orca pass */
     const float *x0, *y0, *z0; /* per crowd row: where crowd_move found it this step */
     /* For the contact pass's first check: per crowd row the center distance
      * of its nearest candidate when the orca pass found it (NULL: none yet),
@@ -106,10 +115,18 @@ static inline crowd_contacts_t crowd_contacts(const world_t* w)
 {
     const crowd_world_t* cw = crowd_data(w);
     const component_t* c = &w->comps[COMP_CROWD];
-    crowd_contacts_t v = {.comp = c,         .count = c->table.count, .agent_row = TABLE_COL(&c->table, int32_t, COMP_ROW),
-                          .near = cw->near,  .x0 = cw->x0,         .y0 = cw->y0,
-                          .z0 = cw->z0,    .clear = cw->clear,      .radius_max = cw->radius_max,
-                          .travel_max = cw->travel_max, .radius_step = cw->radius_step, .travel_step = cw->travel_step};
+    crowd_contacts_t v = {.comp = c,
+                          .count = c->table.count,
+                          .agent_row = TABLE_COL(&c->table, int32_t, COMP_ROW),
+                          .near = cw->near,
+                          .x0 = cw->x0,
+                          .y0 = cw->y0,
+                          .z0 = cw->z0,
+                          .clear = cw->clear,
+                          .radius_max = cw->radius_max,
+                          .travel_max = cw->travel_max,
+                          .radius_step = cw->radius_step,
+                          .travel_step = cw->travel_step};
     return v;
 }
 

@@ -29,7 +29,7 @@ static int zero2(vec2 a) { return a.x == 0.0f && a.y == 0.0f; }
 static int zero3(vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
 
 /* The line direction whose left normal is n. */
-static vec2 dir_with_normal(vec2 n) { return (vec2){ n.y, -n.x }; }
+static vec2 dir_with_normal(vec2 n) { return (vec2){n.y, -n.x}; }
 
 /* A unit vector perpendicular to the unit vector a, odd in a: the cross
  * product with the coordinate axis along a's smallest component (ties to the
@@ -38,9 +38,12 @@ static vec3 odd_perp3(vec3 a)
 {
     float ax = fabsf(a.x), ay = fabsf(a.y), az = fabsf(a.z);
     vec3 axis;
-    if (ax <= ay && ax <= az) axis = vec3_make(1.0f, 0.0f, 0.0f);
-    else if (ay <= az) axis = vec3_make(0.0f, 1.0f, 0.0f);
-    else axis = vec3_make(0.0f, 0.0f, 1.0f);
+    if (ax <= ay && ax <= az)
+        axis = vec3_make(1.0f, 0.0f, 0.0f);
+    else if (ay <= az)
+        axis = vec3_make(0.0f, 1.0f, 0.0f);
+    else
+        axis = vec3_make(0.0f, 0.0f, 1.0f);
     return vec3_normalize(vec3_cross(a, axis));
 }
 
@@ -51,12 +54,12 @@ static float nonneg(float x) { return x > 0.0f ? x : 0.0f; } /* NaN too gives 0 
 /* Constraints                                                                */
 /* ------------------------------------------------------------------------ */
 
-int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, float inv_dt,
-                     float share, vec2 vel, orca_line2_t* out)
+int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, float inv_dt, float share,
+                     vec2 vel, orca_line2_t* out)
 {
     if (!(share > 0.0f)) return 0;
-    if (!finite2(rel_pos) || !finite2(rel_vel) || !finite2(vel) || !isfinite(radius) ||
-        !isfinite(inv_tau) || !isfinite(inv_dt))
+    if (!finite2(rel_pos) || !finite2(rel_vel) || !finite2(vel) || !isfinite(radius) || !isfinite(inv_tau) ||
+        !isfinite(inv_dt))
         return 0;
     const vec2 p = rel_pos, v = rel_vel;
     const float r = nonneg(radius);
@@ -102,15 +105,15 @@ int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, fl
         u = vec2_scale(n, r * inv_dt - vec2_length(w));
     }
 
-    orca_line2_t line = { vec2_add(vel, vec2_scale(u, clamp_share(share))), dir_with_normal(n) };
+    orca_line2_t line = {vec2_add(vel, vec2_scale(u, clamp_share(share))), dir_with_normal(n)};
     if (!finite2(line.point) || !finite2(line.dir)) return 0;
     *out = line;
     return 1;
 }
 
 int orca2_lines_agents(const float* px, const float* py, const float* vx, const float* vy,
-                       const float* radius, const float* share, int count, float inv_tau,
-                       float inv_dt, vec2 vel, orca_line2_t* out)
+                       const float* radius, const float* share, int count, float inv_tau, float inv_dt,
+                       vec2 vel, orca_line2_t* out)
 {
     int written = 0;
     /* Values common to every lane must be finite for any lane to count. */
@@ -118,14 +121,13 @@ int orca2_lines_agents(const float* px, const float* py, const float* vx, const 
     for (int m0 = 0; m0 < count; m0 += SHOAL_LANES) {
         int lanes = count - m0 < SHOAL_LANES ? count - m0 : SHOAL_LANES;
         written += orca2_lines_lane(lane_loadu(px + m0), lane_loadu(py + m0), lane_loadu(vx + m0),
-                                    lane_loadu(vy + m0), lane_loadu(radius + m0), lane_loadu(share + m0), lanes,
-                                    inv_tau, inv_dt, vel, out + written);
+                                    lane_loadu(vy + m0), lane_loadu(radius + m0), lane_loadu(share + m0),
+                                    lanes, inv_tau, inv_dt, vel, out + written);
     }
     return written;
 }
 
-int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, float inv_dt,
-                    orca_line2_t* out)
+int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, float inv_dt, orca_line2_t* out)
 {
     if (!finite2(p0) || !finite2(p1) || !finite2(vel) || !isfinite(radius) || !isfinite(inv_tau) ||
         !isfinite(inv_dt))
@@ -137,16 +139,20 @@ int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, flo
     vec2 q = p0;
     if (e_sq > 0.0f) {
         float t = -vec2_dot(p0, e) / e_sq;
-        if (t >= 1.0f) q = p1;
-        else if (t > 0.0f) q = vec2_add(p0, vec2_scale(e, t));
+        if (t >= 1.0f)
+            q = p1;
+        else if (t > 0.0f)
+            q = vec2_add(p0, vec2_scale(e, t));
     }
     float dist = vec2_length(q);
     /* n: from the wall toward the agent, the permitted way. */
     vec2 n = vec2_neg(vec2_normalize(q));
     if (zero2(n)) {
         vec2 m = vec2_normalize(vec2_perp(e)); /* the left of p0 -> p1 */
-        if (!zero2(m)) n = vec2_dot(vel, m) > 0.0f ? vec2_neg(m) : m;
-        else n = vec2_neg(vec2_normalize(vel));
+        if (!zero2(m))
+            n = vec2_dot(vel, m) > 0.0f ? vec2_neg(m) : m;
+        else
+            n = vec2_neg(vec2_normalize(vel));
         if (zero2(n)) n = vec2_make(1.0f, 0.0f);
     }
 
@@ -165,12 +171,12 @@ int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, flo
     return 1;
 }
 
-int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, float inv_dt,
-                      float share, vec3 vel, orca_plane3_t* out)
+int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, float inv_dt, float share,
+                      vec3 vel, orca_plane3_t* out)
 {
     if (!(share > 0.0f)) return 0;
-    if (!finite3(rel_pos) || !finite3(rel_vel) || !finite3(vel) || !isfinite(radius) ||
-        !isfinite(inv_tau) || !isfinite(inv_dt))
+    if (!finite3(rel_pos) || !finite3(rel_vel) || !finite3(vel) || !isfinite(radius) || !isfinite(inv_tau) ||
+        !isfinite(inv_dt))
         return 0;
     const vec3 p = rel_pos, v = rel_vel;
     const float r = nonneg(radius);
@@ -206,7 +212,7 @@ int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, f
         u = vec3_scale(n, r * inv_dt - vec3_length(w));
     }
 
-    orca_plane3_t plane = { vec3_add(vel, vec3_scale(u, clamp_share(share))), n };
+    orca_plane3_t plane = {vec3_add(vel, vec3_scale(u, clamp_share(share))), n};
     if (!finite3(plane.point) || !finite3(plane.normal)) return 0;
     *out = plane;
     return 1;
@@ -219,7 +225,8 @@ int orca3_planes_agents(const float* px, const float* py, const float* pz, const
     int written = 0;
     /* Values common to every lane must be finite for any lane to count. */
     if (!isfinite(inv_tau) || !isfinite(inv_dt) || !finite3(vel)) return 0;
-    const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau), inf = lane_set1(INFINITY);
+    const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau),
+                inf = lane_set1(INFINITY);
     const lanef velx = lane_set1(vel.x), vely = lane_set1(vel.y), velz = lane_set1(vel.z);
     for (int m0 = 0; m0 < count; m0 += SHOAL_LANES) {
         int lanes = count - m0 < SHOAL_LANES ? count - m0 : SHOAL_LANES;
@@ -241,24 +248,30 @@ int orca3_planes_agents(const float* px, const float* py, const float* pz, const
         const lanef w_len = lane_sqrt(w_sq);
         /* vec3_normalize's slow cases (no direction, or an infinite length) */
         ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, inf)));
-        const lanem cap = lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
+        const lanem cap =
+            lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
         /* The spherical cap. */
         const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len), cn_z = lane_div(w_z, w_len);
         const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
         /* The cone's side: a the axis, b the unit part of v across it. */
         const lanef dist = lane_sqrt(dist_sq), inv_dist = lane_div(one, dist);
-        const lanef a_x = lane_mul(p_x, inv_dist), a_y = lane_mul(p_y, inv_dist), a_z = lane_mul(p_z, inv_dist);
+        const lanef a_x = lane_mul(p_x, inv_dist), a_y = lane_mul(p_y, inv_dist),
+                    a_z = lane_mul(p_z, inv_dist);
         const lanef c = lane_div(lane_sqrt(lane_sub(dist_sq, r_sq)), dist), s = lane_div(r, dist);
         const lanef va = lane_add(lane_add(lane_mul(v_x, a_x), lane_mul(v_y, a_y)), lane_mul(v_z, a_z));
         const lanef t_x = lane_sub(v_x, lane_mul(a_x, va)), t_y = lane_sub(v_y, lane_mul(a_y, va)),
                     t_z = lane_sub(v_z, lane_mul(a_z, va));
-        const lanef t_len = lane_sqrt(lane_add(lane_add(lane_mul(t_x, t_x), lane_mul(t_y, t_y)), lane_mul(t_z, t_z)));
+        const lanef t_len =
+            lane_sqrt(lane_add(lane_add(lane_mul(t_x, t_x), lane_mul(t_y, t_y)), lane_mul(t_z, t_z)));
         /* b's slow cases (v along the axis) only matter on the cone */
-        ok = lane_mask_and(ok, lane_mask_or(cap, lane_mask_and(lane_cmp_gt(t_len, zero), lane_cmp_lt(t_len, inf))));
+        ok = lane_mask_and(
+            ok, lane_mask_or(cap, lane_mask_and(lane_cmp_gt(t_len, zero), lane_cmp_lt(t_len, inf))));
         const lanef b_x = lane_div(t_x, t_len), b_y = lane_div(t_y, t_len), b_z = lane_div(t_z, t_len);
-        const lanef sn_x = lane_sub(lane_mul(b_x, c), lane_mul(a_x, s)), sn_y = lane_sub(lane_mul(b_y, c), lane_mul(a_y, s)),
+        const lanef sn_x = lane_sub(lane_mul(b_x, c), lane_mul(a_x, s)),
+                    sn_y = lane_sub(lane_mul(b_y, c), lane_mul(a_y, s)),
                     sn_z = lane_sub(lane_mul(b_z, c), lane_mul(a_z, s));
-        const lanef su_s = lane_neg(lane_add(lane_add(lane_mul(v_x, sn_x), lane_mul(v_y, sn_y)), lane_mul(v_z, sn_z)));
+        const lanef su_s =
+            lane_neg(lane_add(lane_add(lane_mul(v_x, sn_x), lane_mul(v_y, sn_y)), lane_mul(v_z, sn_z)));
         const lanef n_x = lane_select(cap, cn_x, sn_x), n_y = lane_select(cap, cn_y, sn_y),
                     n_z = lane_select(cap, cn_z, sn_z);
         const lanef u_s = lane_select(cap, cu_s, su_s);
@@ -281,10 +294,11 @@ int orca3_planes_agents(const float* px, const float* py, const float* pz, const
             int m = m0 + l;
             if (fast >> l & 1u) {
                 if (good >> l & 1u)
-                    out[written++] = (orca_plane3_t){{o[0][l], o[1][l], o[2][l]}, {o[3][l], o[4][l], o[5][l]}};
+                    out[written++] =
+                        (orca_plane3_t){{o[0][l], o[1][l], o[2][l]}, {o[3][l], o[4][l], o[5][l]}};
             } else {
-                written += orca3_plane_agent((vec3){px[m], py[m], pz[m]}, (vec3){vx[m], vy[m], vz[m]}, radius[m],
-                                             inv_tau, inv_dt, share[m], vel, &out[written]);
+                written += orca3_plane_agent((vec3){px[m], py[m], pz[m]}, (vec3){vx[m], vy[m], vz[m]},
+                                             radius[m], inv_tau, inv_dt, share[m], vel, &out[written]);
             }
         }
     }
@@ -309,14 +323,13 @@ static float side2(const orca_line2_t* l, vec2 x) { return vec2_cross(l->dir, ve
 /* The best point of line i within the disk |x| <= radius that satisfies
  * lines 0 .. i-1: 1 and *x, or 0 when there is none (*x untouched). Points
  * are point + t dir; each constraint bounds t on one side. */
-static int best_on_line2(const orca_line2_t* lines, int i, float radius, vec2 target, int dir_mode,
-                         vec2* x)
+static int best_on_line2(const orca_line2_t* lines, int i, float radius, vec2 target, int dir_mode, vec2* x)
 {
     const vec2 p = lines[i].point, d = lines[i].dir;
     float off = fabsf(vec2_cross(d, p)); /* the line's distance from the origin */
     if (off > radius) return 0;
     float half = sqrtf(radius - off) * sqrtf(radius + off); /* half the chord */
-    float mid = -vec2_dot(p, d);                          /* t of the chord's middle */
+    float mid = -vec2_dot(p, d);                            /* t of the chord's middle */
     float lo = mid - half, hi = mid + half;
     float slack = ORCA_SLACK * (1.0f + radius);
     for (int j = 0; j < i; ++j) {
@@ -349,14 +362,11 @@ static int best_on_line2(const orca_line2_t* lines, int i, float radius, vec2 ta
 /* The incremental program over lines[0 .. n) in the disk |x| <= radius.
  * Returns n with the optimum in *x, or the index of the first line that
  * could not be met, *x then being the optimum over the lines before it. */
-static int run_lp2(const orca_line2_t* lines, int n, float radius, vec2 target, int dir_mode,
-                   vec2* x)
+static int run_lp2(const orca_line2_t* lines, int n, float radius, vec2 target, int dir_mode, vec2* x)
 {
-    vec2 best = dir_mode ? vec2_scale(vec2_normalize(target), radius)
-                         : vec2_clamp_length(target, radius);
+    vec2 best = dir_mode ? vec2_scale(vec2_normalize(target), radius) : vec2_clamp_length(target, radius);
     for (int i = 0; i < n; ++i) {
-        if (side2(&lines[i], best) < 0.0f &&
-            !best_on_line2(lines, i, radius, target, dir_mode, &best)) {
+        if (side2(&lines[i], best) < 0.0f && !best_on_line2(lines, i, radius, target, dir_mode, &best)) {
             *x = best;
             return i;
         }
@@ -410,8 +420,8 @@ static float speed_limit(float max_speed)
     return max_speed > 0.0f && max_speed < INFINITY ? max_speed : 0.0f;
 }
 
-orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float max_speed,
-                        vec2 pref, orca_line2_t* scratch, vec2* out)
+orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float max_speed, vec2 pref,
+                          orca_line2_t* scratch, vec2* out)
 {
     const float radius = speed_limit(max_speed);
     if (!finite2(pref)) pref = vec2_zero();
@@ -444,8 +454,8 @@ static float side3(const orca_plane3_t* pl, vec3 x) { return vec3_dot(vec3_sub(x
  * ball's centre projected on the plane, axes e1, e2; the ball cuts a disk of
  * radius rho about c; plane j becomes the line m . y + k >= 0 with
  * m = (e1 . n_j, e2 . n_j), k = (c - p_j) . n_j. tmp has room for i lines. */
-static int best_on_plane3(const orca_plane3_t* planes, int i, float radius, vec3 target,
-                          int dir_mode, orca_line2_t* tmp, vec3* x)
+static int best_on_plane3(const orca_plane3_t* planes, int i, float radius, vec3 target, int dir_mode,
+                          orca_line2_t* tmp, vec3* x)
 {
     const vec3 nrm = planes[i].normal;
     float h = vec3_dot(planes[i].point, nrm);
@@ -463,7 +473,7 @@ static int best_on_plane3(const orca_plane3_t* planes, int i, float radius, vec3
         float len = vec2_length(m);
         if (!(len > ORCA_PARALLEL)) {
             if (k < -slack) return 0;
-            tmp[j] = (orca_line2_t){ vec2_zero(), vec2_zero() }; /* holds everywhere */
+            tmp[j] = (orca_line2_t){vec2_zero(), vec2_zero()}; /* holds everywhere */
             continue;
         }
         vec2 unit = vec2_scale(m, 1.0f / len);
@@ -481,8 +491,7 @@ static int best_on_plane3(const orca_plane3_t* planes, int i, float radius, vec3
 static int run_lp3(const orca_plane3_t* planes, int n, float radius, vec3 target, int dir_mode,
                    orca_line2_t* tmp, vec3* x)
 {
-    vec3 best = dir_mode ? vec3_scale(vec3_normalize(target), radius)
-                         : vec3_clamp_length(target, radius);
+    vec3 best = dir_mode ? vec3_scale(vec3_normalize(target), radius) : vec3_clamp_length(target, radius);
     for (int i = 0; i < n; ++i) {
         if (side3(&planes[i], best) < 0.0f &&
             !best_on_plane3(planes, i, radius, target, dir_mode, tmp, &best)) {
@@ -496,8 +505,8 @@ static int run_lp3(const orca_plane3_t* planes, int n, float radius, vec3 target
 
 /* As relax_lp2: the bisecting half-spaces x . (n_j - n_i) >= p_j . n_j -
  * p_i . n_i, then the 3D program farthest along n_i. */
-static vec3 relax_lp3(const orca_plane3_t* planes, int n, int n_hard, int begin, float radius,
-                      vec3 x, orca_plane3_t* tmp, orca_line2_t* tmp_lines)
+static vec3 relax_lp3(const orca_plane3_t* planes, int n, int n_hard, int begin, float radius, vec3 x,
+                      orca_plane3_t* tmp, orca_line2_t* tmp_lines)
 {
     float worst = 0.0f;
     for (int i = begin; i < n; ++i) {
@@ -526,9 +535,8 @@ static vec3 relax_lp3(const orca_plane3_t* planes, int n, int n_hard, int begin,
     return x;
 }
 
-orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, float max_speed,
-                        vec3 pref, orca_plane3_t* plane_scratch, orca_line2_t* line_scratch,
-                        vec3* out)
+orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, float max_speed, vec3 pref,
+                          orca_plane3_t* plane_scratch, orca_line2_t* line_scratch, vec3* out)
 {
     const float radius = speed_limit(max_speed);
     if (!finite3(pref)) pref = vec3_zero();

@@ -83,15 +83,15 @@ typedef struct orca_plane3 {
 
 /* What the solvers did. */
 typedef enum orca_status {
-    ORCA_FEASIBLE = 0,      /* every constraint holds; the velocity is the
+    ORCA_FEASIBLE = 0,    /* every constraint holds; the velocity is the
                                closest one to the preferred velocity */
-    ORCA_RELAXED = 1,       /* infeasible: the largest violation of the agent
+    ORCA_RELAXED = 1,     /* infeasible: the largest violation of the agent
                                constraints is minimised, the first n_static
                                hold */
-    ORCA_RELAXED_ALL = 2,   /* even the first n_static have no common point in
+    ORCA_RELAXED_ALL = 2, /* even the first n_static have no common point in
                                the disk (ball): the largest violation over all
                                constraints is minimised */
-    ORCA_NO_ARRAY = -1      /* n > 0 and the constraints or a scratch array
+    ORCA_NO_ARRAY = -1    /* n > 0 and the constraints or a scratch array
                                are NULL: no constraint was applied, the
                                result is pref clamped to the disk (ball) */
 } orca_status_t;
@@ -122,8 +122,8 @@ typedef enum orca_status {
  * velocities (rel_pos = rel_vel = 0) have no direction at all: the normal is
  * +x for both, so the constraints push both the same way; a crowd system that
  * can meet this must break the tie itself (e.g. a tiny offset by index). */
-int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, float inv_dt,
-                     float share, vec2 vel, orca_line2_t* out);
+int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, float inv_dt, float share,
+                     vec2 vel, orca_line2_t* out);
 
 /* The half-plane of an agent against a static wall, the segment from p0 to
  * p1 (positions relative to the agent's centre, m), seen as the capsule of
@@ -161,11 +161,10 @@ int orca2_line_agent(vec2 rel_pos, vec2 rel_vel, float radius, float inv_tau, fl
  * values (any) up to count rounded up to SHOAL_MAX_LANES. out must have room
  * for count lines. */
 int orca2_lines_agents(const float* px, const float* py, const float* vx, const float* vy,
-                       const float* radius, const float* share, int count, float inv_tau,
-                       float inv_dt, vec2 vel, orca_line2_t* out);
+                       const float* radius, const float* share, int count, float inv_tau, float inv_dt,
+                       vec2 vel, orca_line2_t* out);
 
-int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, float inv_dt,
-                    orca_line2_t* out);
+int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, float inv_dt, orca_line2_t* out);
 
 /* The velocity within |v| <= max_speed closest to `pref` that satisfies every
  * line (see the top of this file), or the fallback's velocity; the status
@@ -178,8 +177,8 @@ int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, flo
  * origin: the result is 0); a non-finite pref is read as zero; n = 0 returns
  * pref clamped to the disk. The result is always finite and within the disk
  * (to rounding). */
-orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float max_speed,
-                        vec2 pref, orca_line2_t* scratch, vec2* out);
+orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float max_speed, vec2 pref,
+                          orca_line2_t* scratch, vec2* out);
 
 /* ------------------------------------------------------------------------ */
 /* 3D                                                                         */
@@ -193,8 +192,8 @@ orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float 
  * -perp(a): the cross product with the coordinate axis along a's smallest
  * component, ties to the lower axis), so two agents head-on dodge in opposite
  * directions. The other degenerate cases are as in 2D. */
-int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, float inv_dt,
-                      float share, vec3 vel, orca_plane3_t* out);
+int orca3_plane_agent(vec3 rel_pos, vec3 rel_vel, float radius, float inv_tau, float inv_dt, float share,
+                      vec3 vel, orca_plane3_t* out);
 
 /* orca3_plane_agent for count neighbors at once, a SIMD lane each, as
  * orca2_lines_agents is for orca2_line_agent: the same planes in the same
@@ -215,8 +214,7 @@ int orca3_plane_sphere(vec3 rel_center, float radius, vec3 vel, float inv_tau, f
 /* As orca2_solve in the ball |v| <= max_speed. Scratch: room for n planes
  * (the fallback's constraints) and n lines (the 2D program on a plane, in
  * that plane's coordinates); NULL only when n is 0, else ORCA_NO_ARRAY. */
-orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, float max_speed,
-                        vec3 pref, orca_plane3_t* plane_scratch, orca_line2_t* line_scratch,
-                        vec3* out);
+orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, float max_speed, vec3 pref,
+                          orca_plane3_t* plane_scratch, orca_line2_t* line_scratch, vec3* out);
 
 #endif /* SHOAL_ORCA_H */

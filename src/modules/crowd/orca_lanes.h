@@ -37,7 +37,8 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
     const lanef w_len = lane_sqrt(w_sq);
     /* vec2_normalize's slow cases (no direction, or an infinite length) */
     ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, lane_set1(INFINITY))));
-    const lanem cap = lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
+    const lanem cap =
+        lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
     /* On the cut-off arc. */
     const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len);
     const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
@@ -85,11 +86,10 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
     lane_storeu(in[5], sh);
     for (int l = 0; l < lanes; ++l) {
         if (fast >> l & 1u) {
-            if (good >> l & 1u)
-                out[written++] = (orca_line2_t){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
+            if (good >> l & 1u) out[written++] = (orca_line2_t){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
         } else {
-            written += orca2_line_agent((vec2){in[0][l], in[1][l]}, (vec2){in[2][l], in[3][l]}, in[4][l], inv_tau,
-                                        inv_dt, in[5][l], vel, &out[written]);
+            written += orca2_line_agent((vec2){in[0][l], in[1][l]}, (vec2){in[2][l], in[3][l]}, in[4][l],
+                                        inv_tau, inv_dt, in[5][l], vel, &out[written]);
         }
     }
     return written;

@@ -170,7 +170,8 @@ static float plan_rate(dseek_stage_t stage, int turn, float arc_left, int next_t
         if (!(step > 0.0f) || straight_left >= step) return 0.0f;
         return (float)next_turn * rate * (1.0f - fmaxf(straight_left, 0.0f) / step);
     }
-    if (turn == 0 || (stage != DSEEK_STAGE_I && stage != DSEEK_STAGE_III && stage != DSEEK_CLOSE)) return 0.0f;
+    if (turn == 0 || (stage != DSEEK_STAGE_I && stage != DSEEK_STAGE_III && stage != DSEEK_CLOSE))
+        return 0.0f;
     return (float)turn * fminf(rate, fmaxf(arc_left, 0.0f) / dt);
 }
 
@@ -237,8 +238,8 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
         vec3 steer = f, rate = vec3_zero();
         float rate_way = speed / prm.r_waypoint, rate_agent = speed / prm.r_agent;
-        vec3 dw3 = three ? vec3_normalize((vec3){wp.direction[0], wp.direction[1], wp.direction[2]})
-                         : vec3_zero();
+        vec3 dw3 =
+            three ? vec3_normalize((vec3){wp.direction[0], wp.direction[1], wp.direction[2]}) : vec3_zero();
         vec2 dw2 = vec2_normalize((vec2){wp.direction[0], wp.direction[1]});
         vec2 p2 = {p.x, p.y}, f2 = {f.x, f.y}, t2 = {target.x, target.y};
         /* Plan (the geometry from the pose now: on the waypoint circle, the
@@ -255,8 +256,10 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     dseek_steer_3d(p_lead, f_lead, target, dw3, &prm, &res);
                     float z = plan_rate(res.stage, res.turn, res.turn_left, res.next_turn, res.straight_left,
                                         res.stage == DSEEK_STAGE_I ? rate_agent : rate_way, speed, dt);
-                    if (res.stage == DSEEK_STAGE_III) onset = res.turn;
-                    else if (res.stage == DSEEK_STAGE_II && z != 0.0f) onset = res.next_turn;
+                    if (res.stage == DSEEK_STAGE_III)
+                        onset = res.turn;
+                    else if (res.stage == DSEEK_STAGE_II && z != 0.0f)
+                        onset = res.next_turn;
                     rate = vec3_scale(res.turn_axis, z);
                     steer = rotate_by(f, rotation_between(f_lead, res.steer));
                 }
@@ -266,7 +269,8 @@ static void dseek_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 if (res.stage == DSEEK_STAGE_III) {
                     onset = res.waypoint_turn;
                 } else {
-                    dseek_steer_2d((vec2){p_lead.x, p_lead.y}, (vec2){f_lead.x, f_lead.y}, t2, dw2, &prm, &res);
+                    dseek_steer_2d((vec2){p_lead.x, p_lead.y}, (vec2){f_lead.x, f_lead.y}, t2, dw2, &prm,
+                                   &res);
                     turn = res.stage == DSEEK_STAGE_I ? res.agent_turn : res.waypoint_turn;
                     float arc = res.stage == DSEEK_STAGE_I ? res.phi_agent : res.phi_waypoint;
                     if (res.stage == DSEEK_CLOSE) dseek_close_turn(&res, &turn, &arc);
@@ -370,18 +374,25 @@ int64_t dseek_run(world_t* w, float dt, void* ctx)
     int32_t count = w->comps[COMP_DSEEK].table.count;
     route_set_t* rs = routes_of(w);
     if (count > rs->track_capacity) { /* dseek_reserve_step reserved it */
-        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "dseek: %d rows but room for %d plans (not reserved)", (int)count,
-                   (int)rs->track_capacity);
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "dseek: %d rows but room for %d plans (not reserved)",
+                   (int)count, (int)rs->track_capacity);
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
     }
     const int k = COMP_DSEEK;
-    dseek_ctx_t c = {.w = w, .a = agent_view(w),
-                   .d = {COMP_I(w, k, COMP_ROW), COMP_F(w, k, DS_WEIGHT),
-                    {COMP_F(w, k, DS_WP_X), COMP_F(w, k, DS_WP_Y), COMP_F(w, k, DS_WP_Z)},
-                    {COMP_F(w, k, DS_DIR_X), COMP_F(w, k, DS_DIR_Y), COMP_F(w, k, DS_DIR_Z)},
-                    COMP_F(w, k, DS_SPEED), COMP_F(w, k, DS_R_MIN), COMP_F(w, k, DS_REACH),
-                    COMP_I(w, k, DS_ROUTE), COMP_I(w, k, DS_INDEX), COMP_I(w, k, DS_ARC)},
-                   .track = rs->track, .dt = dt};
+    dseek_ctx_t c = {.w = w,
+                     .a = agent_view(w),
+                     .d = {COMP_I(w, k, COMP_ROW),
+                           COMP_F(w, k, DS_WEIGHT),
+                           {COMP_F(w, k, DS_WP_X), COMP_F(w, k, DS_WP_Y), COMP_F(w, k, DS_WP_Z)},
+                           {COMP_F(w, k, DS_DIR_X), COMP_F(w, k, DS_DIR_Y), COMP_F(w, k, DS_DIR_Z)},
+                           COMP_F(w, k, DS_SPEED),
+                           COMP_F(w, k, DS_R_MIN),
+                           COMP_F(w, k, DS_REACH),
+                           COMP_I(w, k, DS_ROUTE),
+                           COMP_I(w, k, DS_INDEX),
+                           COMP_I(w, k, DS_ARC)},
+                     .track = rs->track,
+                     .dt = dt};
     par_for(w, count, 256, PAR_STATIC, dseek_range, &c);
     rs->planned_rows = count;
     rs->planned_step = w->step_count;
@@ -512,7 +523,11 @@ int64_t dseek_track_run(world_t* w, float dt, void* ctx)
     int32_t count = rs->planned_step == w->step_count ? rs->planned_rows : 0;
     if (count > w->comps[COMP_DSEEK].table.count) count = w->comps[COMP_DSEEK].table.count;
     if (count == 0 || !(dt > 0.0f)) return 0;
-    track_ctx_t c = {.w = w, .a = agent_view(w), .agent_row = COMP_I(w, COMP_DSEEK, COMP_ROW), .track = rs->track, .dt = dt};
+    track_ctx_t c = {.w = w,
+                     .a = agent_view(w),
+                     .agent_row = COMP_I(w, COMP_DSEEK, COMP_ROW),
+                     .track = rs->track,
+                     .dt = dt};
     par_for(w, count, 256, PAR_STATIC, track_range, &c);
     return count;
 }
@@ -535,10 +550,11 @@ shoal_status_t shoal_world_add_route(shoal_world_t* w, const shoal_waypoint_t* p
         for (int c = 0; c < 3; ++c)
             if (!isfinite(p->position[c]) || !isfinite(p->direction[c]) ||
                 fabsf(p->position[c]) > DEF_MAX_COORDINATE)
-                return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                                  "add_route: waypoint %d: position and direction must be finite, the position "
-                                  "within +-%g m",
-                                  (int)i, (double)DEF_MAX_COORDINATE);
+                return world_fail(
+                    w, SHOAL_ERR_INVALID_ARGUMENT,
+                    "add_route: waypoint %d: position and direction must be finite, the position "
+                    "within +-%g m",
+                    (int)i, (double)DEF_MAX_COORDINATE);
         float n = sqrtf(p->direction[0] * p->direction[0] + p->direction[1] * p->direction[1] +
                         (dims == 3 ? p->direction[2] * p->direction[2] : 0.0f));
         if (fabsf(n - 1.0f) > 1e-3f)
@@ -559,7 +575,8 @@ shoal_status_t shoal_world_add_route(shoal_world_t* w, const shoal_waypoint_t* p
         int32_t cap = rs->route_point_capacity * 2 > need ? rs->route_point_capacity * 2 : need;
         shoal_waypoint_t* fresh = mem_alloc(&w->alloc, (size_t)cap * sizeof *fresh);
         if (!fresh) return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "add_route: out of memory");
-        if (rs->route_point_count) memcpy(fresh, rs->route_points, (size_t)rs->route_point_count * sizeof *fresh);
+        if (rs->route_point_count)
+            memcpy(fresh, rs->route_points, (size_t)rs->route_point_count * sizeof *fresh);
         mem_free(&w->alloc, rs->route_points, (size_t)rs->route_point_capacity * sizeof *fresh);
         rs->route_points = fresh;
         rs->route_point_capacity = cap;
@@ -621,12 +638,17 @@ static const column_def_t dseek_columns[DS_COUNT_] = {
     [DS_DIR_Z] = COLUMN_FINITE("dseek.waypoint.direction[2]", dseek.waypoint.direction[2]),
     [DS_SPEED] = COLUMN_AT_LEAST("dseek.waypoint.speed", dseek.waypoint.speed, 0.0),
     /* checked against the world's routes by dseek_validate */
-    [DS_ROUTE] = {.name = "dseek.route", .field = COLUMN_FIELD(dseek.route), .type = COLUMN_I32,
+    [DS_ROUTE] = {.name = "dseek.route",
+                  .field = COLUMN_FIELD(dseek.route),
+                  .type = COLUMN_I32,
                   .flags = COLUMN_BITS | COLUMN_MODULE_WRITES},
     [DS_INDEX] = COLUMN_STATE_I32("dseek.route_index"),
     [DS_R_MIN] = COLUMN_AT_LEAST("dseek.r_min", dseek.r_min, 0.0),
     [DS_REACH] = COLUMN_AT_LEAST("dseek.reach_radius", dseek.reach_radius, 0.0),
-    [DS_ARC] = {.name = "dseek.final_arc", .field = COLUMN_NO_FIELD, .type = COLUMN_I32, .flags = COLUMN_BITS,
+    [DS_ARC] = {.name = "dseek.final_arc",
+                .field = COLUMN_NO_FIELD,
+                .type = COLUMN_I32,
+                .flags = COLUMN_BITS,
                 .since = 6},
 };
 
@@ -842,8 +864,9 @@ shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id,
     int32_t slot = world_resolve(w, id, 1, "agent_route_index");
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
     if (w->slots[slot].state == SLOT_PENDING)
-        return world_failc(w, SHOAL_ERR_BUSY,
-                           "agent_route_index: the agent was added during this step; it is live once the step ends");
+        return world_failc(
+            w, SHOAL_ERR_BUSY,
+            "agent_route_index: the agent was added during this step; it is live once the step ends");
     int32_t r = component_row(&w->comps[COMP_DSEEK], (uint32_t)slot);
     if (r < 0)
         return world_failc(w, SHOAL_ERR_NOT_FOUND, "agent_route_index: the agent has no directed seek");
@@ -857,7 +880,8 @@ shoal_status_t shoal_agent_route_index(const shoal_world_t* w, shoal_agent_t id,
 static shoal_dseek_t formation_slot(const shoal_agent_def_t* def, const shoal_waypoint_t* anchor,
                                     const float offset[3], vec3 fx, vec3 fy, vec3 fz)
 {
-    vec3 o = vec3_add(vec3_add(vec3_scale(fx, offset[0]), vec3_scale(fy, offset[1])), vec3_scale(fz, offset[2]));
+    vec3 o =
+        vec3_add(vec3_add(vec3_scale(fx, offset[0]), vec3_scale(fy, offset[1])), vec3_scale(fz, offset[2]));
     shoal_dseek_t ds = def->dseek;
     ds.route = -1;
     ds.waypoint = *anchor;
@@ -919,7 +943,8 @@ shoal_status_t shoal_formation_arrive(shoal_world_t* w, const shoal_agent_t* mem
         shoal_status_t st = shoal_agent_get_def(w, members[i], &def);
         shoal_dseek_t ds = formation_slot(&def, anchor, offsets[i], fx, fy, fz);
         if (st == SHOAL_OK)
-            st = agent_edit(w, members[i], "formation_arrive", edit_dseek_on, &ds, AGENT_EDIT_COMPONENT(COMP_DSEEK));
+            st = agent_edit(w, members[i], "formation_arrive", edit_dseek_on, &ds,
+                            AGENT_EDIT_COMPONENT(COMP_DSEEK));
         if (st != SHOAL_OK) return st; /* checked and reserved above: cannot happen */
     }
     return SHOAL_OK;
@@ -936,17 +961,17 @@ static shoal_status_t steer_fail(shoal_error_t* err, const char* message)
     return SHOAL_ERR_INVALID_ARGUMENT;
 }
 
-shoal_status_t shoal_dseek_steer_2d(const float position[2], const float heading[2],
-                                    const float waypoint[2], const float direction[2], float r_min,
-                                    float out_steer[2], shoal_error_t* err)
+shoal_status_t shoal_dseek_steer_2d(const float position[2], const float heading[2], const float waypoint[2],
+                                    const float direction[2], float r_min, float out_steer[2],
+                                    shoal_error_t* err)
 {
     if (!position || !heading || !waypoint || !direction || !out_steer)
         return steer_fail(err, "every pointer argument is required");
     dseek_params_t prm = dseek_default_params(r_min);
     dseek_result2_t res;
-    dseek_status_t st = dseek_steer_2d((vec2){position[0], position[1]}, (vec2){heading[0], heading[1]},
-                                     (vec2){waypoint[0], waypoint[1]}, (vec2){direction[0], direction[1]},
-                                     &prm, &res);
+    dseek_status_t st =
+        dseek_steer_2d((vec2){position[0], position[1]}, (vec2){heading[0], heading[1]},
+                       (vec2){waypoint[0], waypoint[1]}, (vec2){direction[0], direction[1]}, &prm, &res);
     out_steer[0] = res.steer.x;
     out_steer[1] = res.steer.y;
     if (st != DSEEK_OK) return steer_fail(err, res.message);
@@ -957,18 +982,18 @@ shoal_status_t shoal_dseek_steer_2d(const float position[2], const float heading
     return SHOAL_OK;
 }
 
-shoal_status_t shoal_dseek_steer_3d(const float position[3], const float heading[3],
-                                    const float waypoint[3], const float direction[3], float r_min,
-                                    float out_steer[3], shoal_error_t* err)
+shoal_status_t shoal_dseek_steer_3d(const float position[3], const float heading[3], const float waypoint[3],
+                                    const float direction[3], float r_min, float out_steer[3],
+                                    shoal_error_t* err)
 {
     if (!position || !heading || !waypoint || !direction || !out_steer)
         return steer_fail(err, "every pointer argument is required");
     dseek_params_t prm = dseek_default_params(r_min);
     dseek_result3_t res;
     dseek_status_t st = dseek_steer_3d((vec3){position[0], position[1], position[2]},
-                                     (vec3){heading[0], heading[1], heading[2]},
-                                     (vec3){waypoint[0], waypoint[1], waypoint[2]},
-                                     (vec3){direction[0], direction[1], direction[2]}, &prm, &res);
+                                       (vec3){heading[0], heading[1], heading[2]},
+                                       (vec3){waypoint[0], waypoint[1], waypoint[2]},
+                                       (vec3){direction[0], direction[1], direction[2]}, &prm, &res);
     out_steer[0] = res.steer.x;
     out_steer[1] = res.steer.y;
     out_steer[2] = res.steer.z;

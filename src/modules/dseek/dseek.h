@@ -8,9 +8,21 @@
  * version 6): the waypoint circle the agent flies its final arc on (+1 or
  * -1, its orientation; dseek_follow_circle_2d/3d), 0 while it plans. */
 enum {
-    DS_SLOT = 0, DS_ROW,
-    DS_WEIGHT, DS_WP_X, DS_WP_Y, DS_WP_Z, DS_DIR_X, DS_DIR_Y, DS_DIR_Z, DS_SPEED,
-    DS_ROUTE, DS_INDEX, DS_R_MIN, DS_REACH, DS_ARC,
+    DS_SLOT = 0,
+    DS_ROW,
+    DS_WEIGHT,
+    DS_WP_X,
+    DS_WP_Y,
+    DS_WP_Z,
+    DS_DIR_X,
+    DS_DIR_Y,
+    DS_DIR_Z,
+    DS_SPEED,
+    DS_ROUTE,
+    DS_INDEX,
+    DS_R_MIN,
+    DS_REACH,
+    DS_ARC,
     DS_COUNT_
 };
 

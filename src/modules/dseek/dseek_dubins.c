@@ -17,15 +17,15 @@
 #define DUBINS_EMPTY 1e-6f
 
 static const int word_turns[DSEEK_WORD_COUNT][3] = {
-    { 1, 0, 1 },   /* LSL */
-    { -1, 0, -1 }, /* RSR */
-    { 1, 0, -1 },  /* LSR */
-    { -1, 0, 1 },  /* RSL */
-    { -1, 1, -1 }, /* RLR */
-    { 1, -1, 1 },  /* LRL */
+    {1, 0, 1},   /* LSL */
+    {-1, 0, -1}, /* RSR */
+    {1, 0, -1},  /* LSR */
+    {-1, 0, 1},  /* RSL */
+    {-1, 1, -1}, /* RLR */
+    {1, -1, 1},  /* LRL */
 };
 
-static const char* const word_names[DSEEK_WORD_COUNT] = { "LSL", "RSR", "LSR", "RSL", "RLR", "LRL" };
+static const char* const word_names[DSEEK_WORD_COUNT] = {"LSL", "RSR", "LSR", "RSL", "RLR", "LRL"};
 
 int dseek_word_turn(dseek_word_t word, int i)
 {

@@ -55,7 +55,7 @@ typedef enum dseek_word {
 #define DSEEK_WORD_COUNT 6
 
 typedef struct dseek_dubins {
-    int exists;        /* 0: this word has no path between the poses (length +inf) */
+    int exists; /* 0: this word has no path between the poses (length +inf) */
     dseek_word_t word;
     int turn[3];       /* per segment: +1 left, -1 right, 0 straight */
     float seg[3];      /* per segment: arc angle (rad, [0, 2 pi)) or straight length

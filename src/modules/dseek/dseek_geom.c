@@ -48,19 +48,19 @@ dseek_params_t dseek_default_params(float r_min)
  * circle. Orientations are +1 counter-clockwise, -1 clockwise. */
 typedef struct candidate {
     int exists;
-    int cross;     /* agent and waypoint circle turn opposite ways */
-    int opposite;  /* the waypoint circle is k'_W */
+    int cross;    /* agent and waypoint circle turn opposite ways */
+    int opposite; /* the waypoint circle is k'_W */
     float o_agent;
     float o_way;
     vec2 c_agent;
     vec2 c_way;
-    vec2 t;        /* direction of the straight segment */
-    vec2 p_from;   /* tangent point on the agent circle */
-    vec2 p_to;     /* tangent point on the waypoint circle */
-    float len;     /* tangent length */
+    vec2 t;      /* direction of the straight segment */
+    vec2 p_from; /* tangent point on the agent circle */
+    vec2 p_to;   /* tangent point on the waypoint circle */
+    float len;   /* tangent length */
     float phi_agent;
     float phi_way;
-    float total;   /* eq. (1) */
+    float total; /* eq. (1) */
 } candidate_t;
 
 /* Directed angle from u to v measured in orientation o (eq. (1)'s phi^o),
@@ -76,10 +76,7 @@ static float directed_angle(vec2 u, vec2 v, float o, float wrap)
 }
 
 /* The same angle signed, in (-pi, pi]: positive when v is ahead of u in o. */
-static float signed_angle(vec2 u, vec2 v, float o)
-{
-    return o * atan2f(vec2_cross(u, v), vec2_dot(u, v));
-}
+static float signed_angle(vec2 u, vec2 v, float o) { return o * atan2f(vec2_cross(u, v), vec2_dot(u, v)); }
 
 /* The admissible tangent of two oriented circles (section 3.3), from the
  * agent circle to the waypoint circle: the line travelled in both circles'
@@ -120,14 +117,11 @@ const char* dseek_check_params(const dseek_params_t* p)
 {
     if (!p) return "dseek: params is NULL";
     if (!(p->r_agent > 0.0f && isfinite(p->r_agent))) return "dseek: r_agent must be finite and > 0";
-    if (!(p->r_waypoint > 0.0f && isfinite(p->r_waypoint)))
-        return "dseek: r_waypoint must be finite and > 0";
+    if (!(p->r_waypoint > 0.0f && isfinite(p->r_waypoint))) return "dseek: r_waypoint must be finite and > 0";
     if (!(p->parallel_tol >= 0.0f && p->parallel_tol < 0.25f * VEC_PI))
         return "dseek: parallel_tol must be in [0, pi/4)";
-    if (!(p->wrap_tol >= 0.0f && p->wrap_tol < 0.25f * VEC_PI))
-        return "dseek: wrap_tol must be in [0, pi/4)";
-    if (!(p->zero_tol >= 0.0f && isfinite(p->zero_tol)))
-        return "dseek: zero_tol must be finite and >= 0";
+    if (!(p->wrap_tol >= 0.0f && p->wrap_tol < 0.25f * VEC_PI)) return "dseek: wrap_tol must be in [0, pi/4)";
+    if (!(p->zero_tol >= 0.0f && isfinite(p->zero_tol))) return "dseek: zero_tol must be finite and >= 0";
     if (!(p->close_total_angle > VEC_TWO_PI)) return "dseek: close_total_angle must be > 2 pi";
     if (p->close_method != DSEEK_CLOSE_DUBINS && p->close_method != DSEEK_CLOSE_STEER_AWAY)
         return "dseek: close_method must be DSEEK_CLOSE_DUBINS or DSEEK_CLOSE_STEER_AWAY";
@@ -216,8 +210,8 @@ static float lowest_other(const candidate_t* c, int n, int chosen)
 
 /* The path of an agent already in stage II or III on waypoint circle k:
  * straight for `ahead` metres (0 in stage III), then the arc on k_W. */
-static void report_on_circle(dseek_result2_t* out, vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o,
-                             float ahead, const dseek_params_t* p)
+static void report_on_circle(dseek_result2_t* out, vec2 A, vec2 dA, vec2 dW, vec2 c_way, float o, float ahead,
+                             const dseek_params_t* p)
 {
     out->path_is_cross = 0;
     out->agent_turn = (int)o;
@@ -293,8 +287,7 @@ void dseek_follow_circle_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, float o, const dse
     out->past = vec2_dot(vec2_sub(A, W), dW) > 0.0f;
 }
 
-dseek_status_t dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p,
-                            dseek_result2_t* out)
+dseek_status_t dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p, dseek_result2_t* out)
 {
     if (!out) return DSEEK_ERR_INPUT;
     const char* bad = dseek_check_params(p);
@@ -330,7 +323,7 @@ dseek_status_t dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_para
     float side = vec2_cross(dW, rel);
     float base_o = side >= 0.0f ? 1.0f : -1.0f;
     int n_way = (p->consider_both_waypoint_circles || fabsf(side) <= z) ? 2 : 1;
-    float way_o[2] = { base_o, -base_o };
+    float way_o[2] = {base_o, -base_o};
     vec2 way_c[2];
     vec2 s3[2]; /* eq. (4)'s s_direct, generalized: S_W minus the centre of
                    the agent's r_waypoint circle with k_W's orientation */

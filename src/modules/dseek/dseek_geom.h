@@ -198,24 +198,24 @@ typedef enum dseek_close_method {
 } dseek_close_method_t;
 
 typedef struct dseek_params {
-    float r_agent;    /* m, > 0: radius of the agent circles k_A; pass r_min(v_A) for a
+    float r_agent;                      /* m, > 0: radius of the agent circles k_A; pass r_min(v_A) for a
                          speed-dependent radius (section 6) */
-    float r_waypoint; /* m, > 0: radius of k_W, r_min(v_W); equal to r_agent in the base
+    float r_waypoint;                   /* m, > 0: radius of k_W, r_min(v_W); equal to r_agent in the base
                          case. Passing max(r_min(v_A), r_min(v_W)) for both is the
                          paper's simplest speed-dependent variant; below r_agent see
                          "Limits". */
     int consider_both_waypoint_circles; /* 1 (default): k_W and k'_W, the lowest Phi of
                                            all four candidates wins (section 6); 0: k_W
                                            on A's side only (Figure 5), see above */
-    float parallel_tol;      /* rad, in [0, pi/4): tolerance of eq. (3); default 1e-3 */
-    float wrap_tol;          /* rad, in [0, pi/4): directed angles of eq. (1) are taken in
+    float parallel_tol;                 /* rad, in [0, pi/4): tolerance of eq. (3); default 1e-3 */
+    float wrap_tol;                     /* rad, in [0, pi/4): directed angles of eq. (1) are taken in
                                 [-wrap_tol, 2 pi - wrap_tol); default 1 degree (header) */
-    float zero_tol;          /* m, >= 0: tolerance of eq. (4) (stage III window); default
+    float zero_tol;                     /* m, >= 0: tolerance of eq. (4) (stage III window); default
                                 0.05 r_min; keep it >= 2 V dt ("Tolerances") */
-    float close_total_angle; /* rad, > 2 pi (may be +inf to disable): in stage I, a best
+    float close_total_angle;            /* rad, > 2 pi (may be +inf to disable): in stage I, a best
                                 Phi above this starts the close-range method;
                                 default 5 pi / 2 */
-    dseek_close_method_t close_method; /* default DSEEK_CLOSE_DUBINS */
+    dseek_close_method_t close_method;  /* default DSEEK_CLOSE_DUBINS */
 } dseek_params_t;
 
 /* Defaults for a turn radius r_min (m) used for both circles: both waypoint
@@ -230,7 +230,7 @@ dseek_params_t dseek_default_params(float r_min);
  * CCC word, tangent_length the straight of a CSC word), for plots, tests
  * and a turn-rate feed-forward; steering needs only steer and stage. */
 typedef struct dseek_result2 {
-    vec2 steer;              /* unit steering direction d_s, never NaN, at most 90 degrees
+    vec2 steer; /* unit steering direction d_s, never NaN, at most 90 degrees
                                 from d_A */
     dseek_stage_t stage;
     int path_is_cross;       /* chosen path: 0 direct, 1 cross */
@@ -273,7 +273,7 @@ typedef struct dseek_result2 {
  * (beyond parallel_tol). A == W with d_A == d_W is arrival: stage III,
  * steer d_W. */
 dseek_status_t dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_params_t* p,
-                            dseek_result2_t* out);
+                              dseek_result2_t* out);
 
 /* Pseudo-3D (section 4). The steering plane Omega contains A, W and d_W;
  * its frame F has origin W, f_x = d_W (eq. (5)) and f_y the unit part of
@@ -311,13 +311,13 @@ dseek_status_t dseek_steer_2d(vec2 A, vec2 dA, vec2 W, vec2 dW, const dseek_para
  *
  * Results as in 2D; errors as in 2D (A == W with d_A != d_W included). */
 typedef struct dseek_result3 {
-    vec3 steer;          /* unit, never NaN, at most 90 degrees from d_A */
+    vec3 steer; /* unit, never NaN, at most 90 degrees from d_A */
     dseek_stage_t stage;
     int path_is_cross;
-    float total_angle;   /* rad, as in 2D */
-    float path_length;   /* m, as in 2D (in the plane) */
-    vec3 plane_x;        /* f_x = d_W */
-    vec3 plane_y;        /* f_y as used (after the guard) */
+    float total_angle; /* rad, as in 2D */
+    float path_length; /* m, as in 2D (in the plane) */
+    vec3 plane_x;      /* f_x = d_W */
+    vec3 plane_y;      /* f_y as used (after the guard) */
     /* The segment being flown, for a caller that feeds the turn rate
      * forward: turn is +1 for a counter-clockwise turn in the (plane_x,
      * plane_y) frame, -1 clockwise, 0 for none (stage II, CLOSE); in stage
@@ -333,7 +333,7 @@ typedef struct dseek_result3 {
 } dseek_result3_t;
 
 dseek_status_t dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params_t* p,
-                            dseek_result3_t* out);
+                              dseek_result3_t* out);
 
 /* Flying the final arc once it has begun (for a caller that keeps which
  * waypoint circle it is on): the waypoint circle of orientation o (+1: the

@@ -47,8 +47,10 @@ static dseek_status_t fail3(dseek_result3_t* out, vec3 dA, vec3 dW, const char* 
 static vec3 any_perpendicular(vec3 x)
 {
     vec3 e = vec3_make(1.0f, 0.0f, 0.0f);
-    if (fabsf(x.y) < fabsf(x.x) && fabsf(x.y) <= fabsf(x.z)) e = vec3_make(0.0f, 1.0f, 0.0f);
-    else if (fabsf(x.z) < fabsf(x.x) && fabsf(x.z) < fabsf(x.y)) e = vec3_make(0.0f, 0.0f, 1.0f);
+    if (fabsf(x.y) < fabsf(x.x) && fabsf(x.y) <= fabsf(x.z))
+        e = vec3_make(0.0f, 1.0f, 0.0f);
+    else if (fabsf(x.z) < fabsf(x.x) && fabsf(x.z) < fabsf(x.y))
+        e = vec3_make(0.0f, 0.0f, 1.0f);
     return vec3_normalize(vec3_sub(e, vec3_scale(x, vec3_dot(e, x))));
 }
 
@@ -69,8 +71,7 @@ static vec3 plane_y(vec3 rel, vec3 fx, vec3 dA, float guard)
     return is_zero3(y) ? any_perpendicular(fx) : y;
 }
 
-dseek_status_t dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params_t* p,
-                            dseek_result3_t* out)
+dseek_status_t dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_params_t* p, dseek_result3_t* out)
 {
     if (!out) return DSEEK_ERR_INPUT;
     const char* bad = dseek_check_params(p);
@@ -130,8 +131,8 @@ dseek_status_t dseek_steer_3d(vec3 A, vec3 dA, vec3 W, vec3 dW, const dseek_para
      * plane first: steer along d_A's in-plane part. */
     if (r2.stage == DSEEK_STAGE_I || r2.stage == DSEEK_CLOSE) {
         float sin_beta = fabsf(vec3_dot(dA, vec3_cross(fx, fy)));
-        if (vec2_length(A2) < DSEEK_GUARD_RANGE * (p->r_agent + p->r_waypoint)
-            && p->r_agent * sin_beta > DSEEK_GUARD_SWING * fabsf(A2.y)) {
+        if (vec2_length(A2) < DSEEK_GUARD_RANGE * (p->r_agent + p->r_waypoint) &&
+            p->r_agent * sin_beta > DSEEK_GUARD_SWING * fabsf(A2.y)) {
             s = vec3_add(vec3_scale(fx, dA2.x), vec3_scale(fy, dA2.y));
             r2.stage = DSEEK_CLOSE;
         }

@@ -89,8 +89,7 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             u = agent_forward(w, l);
         }
         float s = behind[r] + per_speed[r] * speed_l;
-        vec3 e = {px[l] - s * u.x - px[i], py[l] - s * u.y - py[i],
-                  three ? pz[l] - s * u.z - pz[i] : 0.0f};
+        vec3 e = {px[l] - s * u.x - px[i], py[l] - s * u.y - py[i], three ? pz[l] - s * u.z - pz[i] : 0.0f};
         float dist = vec3_length(e);
         if (!(dist > 0.0f)) continue; /* on the point: arrival asks for nothing */
 
@@ -108,10 +107,11 @@ int64_t follow_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_FOLLOW].table.count;
     const int k = COMP_FOLLOW;
-    follow_ctx_t c = {w, agent_view(w),
-                    {COMP_I(w, k, COMP_ROW), COMP_U(w, k, FO_LEADER_INDEX1), COMP_U(w, k, FO_LEADER_TAG),
-                     COMP_F(w, k, FO_WEIGHT), COMP_F(w, k, FO_BEHIND), COMP_F(w, k, FO_BEHIND_PER_SPEED),
-                     COMP_F(w, k, FO_ARRIVE_GAIN)}};
+    follow_ctx_t c = {w,
+                      agent_view(w),
+                      {COMP_I(w, k, COMP_ROW), COMP_U(w, k, FO_LEADER_INDEX1), COMP_U(w, k, FO_LEADER_TAG),
+                       COMP_F(w, k, FO_WEIGHT), COMP_F(w, k, FO_BEHIND), COMP_F(w, k, FO_BEHIND_PER_SPEED),
+                       COMP_F(w, k, FO_ARRIVE_GAIN)}};
     par_for(w, count, 512, PAR_STATIC, follow_range, &c);
     return count;
 }

@@ -6,9 +6,14 @@
 
 /* follow: the leader handle as two uint32, like pursuit */
 enum {
-    FO_SLOT = 0, FO_ROW,
-    FO_LEADER_INDEX1, FO_LEADER_TAG,
-    FO_WEIGHT, FO_BEHIND, FO_BEHIND_PER_SPEED, FO_ARRIVE_GAIN,
+    FO_SLOT = 0,
+    FO_ROW,
+    FO_LEADER_INDEX1,
+    FO_LEADER_TAG,
+    FO_WEIGHT,
+    FO_BEHIND,
+    FO_BEHIND_PER_SPEED,
+    FO_ARRIVE_GAIN,
     FO_COUNT_
 };
 

@@ -38,33 +38,44 @@
  * edge (the largest radius), the keys and per-block counts, the prefix,
  * the scatter, the reorder of storage (its steps only) and the sorted
  * copies. */
-enum { GRID_PHASE_CELL, GRID_PHASE_COUNT, GRID_PHASE_PREFIX, GRID_PHASE_SCATTER, GRID_PHASE_REORDER,
-       GRID_PHASE_COPY, GRID_PHASES };
+enum {
+    GRID_PHASE_CELL,
+    GRID_PHASE_COUNT,
+    GRID_PHASE_PREFIX,
+    GRID_PHASE_SCATTER,
+    GRID_PHASE_REORDER,
+    GRID_PHASE_COPY,
+    GRID_PHASES
+};
 
 typedef struct grid_t {
     int32_t dims;
     int32_t wrap;
-    int32_t direct;       /* buckets are cell indices (torus) rather than hashes */
-    float inv_cell[3];    /* cells per meter along each axis */
-    int32_t n[3];         /* cells per axis (torus) */
-    float origin[3];      /* bounds_min (torus) */
-    float extent[3];      /* bounds_max - bounds_min (torus) */
+    int32_t direct;    /* buckets are cell indices (torus) rather than hashes */
+    float inv_cell[3]; /* cells per meter along each axis */
+    int32_t n[3];      /* cells per axis (torus) */
+    float origin[3];   /* bounds_min (torus) */
+    float extent[3];   /* bounds_max - bounds_min (torus) */
     int32_t bucket_count;
     uint32_t bucket_mask; /* hashed: bucket_count - 1 */
 
-    int32_t count;        /* agents sorted this step (0: no grid this step) */
-    int32_t capacity;     /* of the per-agent arrays */
+    int32_t count;    /* agents sorted this step (0: no grid this step) */
+    int32_t capacity; /* of the per-agent arrays */
     int32_t bucket_capacity;
     int32_t worker_capacity;
-    uint32_t* key;        /* bucket of each agent row */
-    int32_t* order;       /* sorted position -> agent row */
-    int32_t* cell_start;  /* bucket_count + 1 */
-    int32_t* histogram;   /* blocks x bucket_count */
-    float* sx; float* sy; float* sz;     /* sorted positions (wrapped into the box) */
-    float* svx; float* svy; float* svz;  /* sorted velocities */
-    int32_t* scomp;       /* sorted position -> row of the component that asked for
+    uint32_t* key;       /* bucket of each agent row */
+    int32_t* order;      /* sorted position -> agent row */
+    int32_t* cell_start; /* bucket_count + 1 */
+    int32_t* histogram;  /* blocks x bucket_count */
+    float* sx;
+    float* sy;
+    float* sz; /* sorted positions (wrapped into the box) */
+    float* svx;
+    float* svy;
+    float* svz;        /* sorted velocities */
+    int32_t* scomp;    /* sorted position -> row of the component that asked for
                            * sorted rows (grid_use_t.sorted_rows), or -1 */
-    int32_t rows_comp;    /* that component's index in w->comps, -1: none */
+    int32_t rows_comp; /* that component's index in w->comps, -1: none */
     /* A sense stage has built the grid since the world was made (or the
      * snapshot it was loaded from says so); until then grid_data is NULL. */
     int32_t built;
@@ -156,7 +167,8 @@ static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int3
     uint32_t within, h;
     if (g->dims == 3) {
         within = ((uint32_t)iz & 3u) << 4 | ((uint32_t)iy & 3u) << 2 | ((uint32_t)ix & 3u);
-        h = (uint32_t)(ix >> 2) * 0x8da6b343u ^ (uint32_t)(iy >> 2) * 0xd8163841u ^ (uint32_t)(iz >> 2) * 0xcb1ab31fu;
+        h = (uint32_t)(ix >> 2) * 0x8da6b343u ^ (uint32_t)(iy >> 2) * 0xd8163841u ^
+            (uint32_t)(iz >> 2) * 0xcb1ab31fu;
     } else {
         within = ((uint32_t)iy & 7u) << 3 | ((uint32_t)ix & 7u);
         h = (uint32_t)(ix >> 3) * 0x8da6b343u ^ (uint32_t)(iy >> 3) * 0xd8163841u;

@@ -173,30 +173,30 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
     /* The agent's own cell first: its nearest are likely there, and the
      * bound an offer must beat shrinks soonest. */
     for (int pass = 0; pass < 2; ++pass)
-    for (int32_t z = pass ? lo[2] : c[2]; z <= (pass ? hi[2] : c[2]); ++z)
-        for (int32_t y = pass ? lo[1] : c[1]; y <= (pass ? hi[1] : c[1]); ++y)
-            for (int32_t x = pass ? lo[0] : c[0]; x <= (pass ? hi[0] : c[0]); ++x) {
-                if (pass && x == c[0] && y == c[1] && z == c[2]) continue;
-                int32_t q[3] = {x, y, z};
-                if (g->wrap)
-                    for (int a = 0; a < (three ? 3 : 2); ++a) {
-                        if (q[a] < 0) q[a] += g->n[a];
-                        if (q[a] >= g->n[a]) q[a] -= g->n[a];
+        for (int32_t z = pass ? lo[2] : c[2]; z <= (pass ? hi[2] : c[2]); ++z)
+            for (int32_t y = pass ? lo[1] : c[1]; y <= (pass ? hi[1] : c[1]); ++y)
+                for (int32_t x = pass ? lo[0] : c[0]; x <= (pass ? hi[0] : c[0]); ++x) {
+                    if (pass && x == c[0] && y == c[1] && z == c[2]) continue;
+                    int32_t q[3] = {x, y, z};
+                    if (g->wrap)
+                        for (int a = 0; a < (three ? 3 : 2); ++a) {
+                            if (q[a] < 0) q[a] += g->n[a];
+                            if (q[a] >= g->n[a]) q[a] -= g->n[a];
+                        }
+                    uint32_t b = grid_bucket(g, q[0], q[1], q[2]);
+                    if (!g->direct) {
+                        /* A bucket two cells of the block share is read once. */
+                        int dup = 0;
+                        for (int32_t s = 0; s < seen_count && !dup; ++s) dup = seen[s] == b;
+                        if (dup) continue;
+                        if (seen_count < 64)
+                            seen[seen_count++] = b;
+                        else
+                            seen_overflow = 1;
                     }
-                uint32_t b = grid_bucket(g, q[0], q[1], q[2]);
-                if (!g->direct) {
-                    /* A bucket two cells of the block share is read once. */
-                    int dup = 0;
-                    for (int32_t s = 0; s < seen_count && !dup; ++s) dup = seen[s] == b;
-                    if (dup) continue;
-                    if (seen_count < 64)
-                        seen[seen_count++] = b;
-                    else
-                        seen_overflow = 1;
+                    int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
+                    offer_run(g, k0, k1, px, py, pz, three, r2, self, seen_overflow, nb);
                 }
-                int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
-                offer_run(g, k0, k1, px, py, pz, three, r2, self, seen_overflow, nb);
-            }
 }
 
 /* Lane slots find_nearest can scan (a lane of candidates each). */
@@ -258,8 +258,8 @@ static inline void nearest_cache_init(nearest_cache_t* c)
  * and the cells of a row that lie in one block are consecutive buckets, so
  * one run. Returns how many runs, or -2 past NEAREST_RUNS runs or 64
  * distinct buckets. */
-static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], const int32_t hi[3], int32_t* k0s,
-                                         int32_t* k1s)
+static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], const int32_t hi[3],
+                                         int32_t* k0s, int32_t* k1s)
 {
     const int three = g->dims == 3;
     int dedup = !g->direct;
@@ -330,7 +330,8 @@ static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], c
 
 /* The runs of cells lo..hi from the cache when it holds that block, else
  * built and kept. Returns the count, or -2 (declined). */
-static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], const int32_t hi[3], nearest_runs_t* c)
+static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], const int32_t hi[3],
+                                      nearest_runs_t* c)
 {
     if (c->count != -1 && c->g == g && c->lo[0] == lo[0] && c->lo[1] == lo[1] && c->lo[2] == lo[2] &&
         c->hi[0] == hi[0] && c->hi[1] == hi[1] && c->hi[2] == hi[2])
@@ -349,8 +350,8 @@ static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], cons
  * d^2 <= keep2 appended to (cd, ck) from *kept on: d^2 and sorted
  * position, in scan order. Returns 0 when the block declines (c->count <
  * 0) or past NEAREST_SCAN slots scanned. */
-static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_runs_t* c, float r2, int32_t self,
-                               float keep2, float* cd, int32_t* ck, int32_t* kept)
+static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_runs_t* c, float r2,
+                               int32_t self, float keep2, float* cd, int32_t* ck, int32_t* kept)
 {
     if (c->count < 0) return 0;
     const int three = g->dims == 3;
@@ -364,7 +365,8 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
             if (pos + SHOAL_LANES > NEAREST_SCAN) return 0;
             lanef d2 = lane_d2_from(g, k, px, py, pz, three); /* as find_neighbors computes it */
             /* lanes past the run masked off (k1 - k > 0 here) */
-            lanem in = lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
+            lanem in =
+                lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
             uint32_t bits = lane_mask_bits(lane_mask_and(in, lane_cmp_le(d2, vkeep)));
             uint32_t own = (uint32_t)(self - k);
             if (own < (uint32_t)SHOAL_LANES) bits &= ~(1u << own);
@@ -388,7 +390,8 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
 /* The cells within `radius` of p (unbounded grids): widened by a
  * thousandth of a cell against rounding at cell edges, and by a few ulps of
  * the coordinate far from the origin. Axes past the grid's are 0..0. */
-static inline void nearest_cells_within(const grid_t* g, const float p[3], float radius, int32_t lo[3], int32_t hi[3])
+static inline void nearest_cells_within(const grid_t* g, const float p[3], float radius, int32_t lo[3],
+                                        int32_t hi[3])
 {
     const int dims = g->dims == 3 ? 3 : 2;
     float reach = radius * 1.0001f + 1e-3f / g->inv_cell[0];

@@ -54,10 +54,15 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
         int32_t cap = n + n / 4;
         if (cap > w->agents.capacity) cap = w->agents.capacity; /* never more than agents */
         size_t m = padded(cap);
-        void* p[9] = {mem_calloc(a, m * 4), mem_calloc(a, m * 4), mem_calloc(a, m * 4),
-                      mem_calloc(a, m * 4), three ? mem_calloc(a, m * 4) : NULL,
-                      mem_calloc(a, m * 4), mem_calloc(a, m * 4),
-                      three ? mem_calloc(a, m * 4) : NULL, mem_calloc(a, m * 4)};
+        void* p[9] = {mem_calloc(a, m * 4),
+                      mem_calloc(a, m * 4),
+                      mem_calloc(a, m * 4),
+                      mem_calloc(a, m * 4),
+                      three ? mem_calloc(a, m * 4) : NULL,
+                      mem_calloc(a, m * 4),
+                      mem_calloc(a, m * 4),
+                      three ? mem_calloc(a, m * 4) : NULL,
+                      mem_calloc(a, m * 4)};
         int ok = 1;
         for (int i = 0; i < 9; ++i)
             if (!p[i] && (three || (i != 4 && i != 7))) ok = 0;
@@ -215,7 +220,7 @@ typedef struct sort_ctx {
     int32_t n;
     int32_t blocks;
     int32_t block_size;
-    int32_t chunk;    /* buckets per prefix chunk */
+    int32_t chunk; /* buckets per prefix chunk */
     int32_t chunks;
     int32_t* chunk_base;
     int32_t* largest; /* per worker: the largest bucket its prefix saw */
@@ -237,8 +242,8 @@ typedef struct sort_ctx {
 /* Bucket of agent row i, from the same wrapped coordinates the sorted
  * copies hold, so the neighbor kernel finds every agent in the cell it
  * computes. */
-static inline uint32_t agent_key(const grid_t* g, const float* px, const float* py,
-                                 const float* pz, int32_t i)
+static inline uint32_t agent_key(const grid_t* g, const float* px, const float* py, const float* pz,
+                                 int32_t i)
 {
     float x = px[i], y = py[i], z = pz ? pz[i] : 0.0f;
     if (g->wrap) {
@@ -389,10 +394,16 @@ static sorted_view_t sorted_sources(const world_t* w, const grid_t* g)
 {
     int three = g->dims == 3;
     const component_t* comp = g->rows_comp >= 0 ? &w->comps[g->rows_comp] : NULL;
-    sorted_view_t v = {.px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y), .pz = three ? AGENT_F(w, AC_POS_Z) : NULL,
-                     .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = three ? AGENT_F(w, AC_VEL_Z) : NULL,
-                     .slots = table_slots(&w->agents), .comp = comp, .comp_agent_row = comp ? TABLE_COL(&comp->table, int32_t, COMP_ROW) : NULL,
-                     .comp_count = comp ? comp->table.count : 0};
+    sorted_view_t v = {.px = AGENT_F(w, AC_POS_X),
+                       .py = AGENT_F(w, AC_POS_Y),
+                       .pz = three ? AGENT_F(w, AC_POS_Z) : NULL,
+                       .vx = AGENT_F(w, AC_VEL_X),
+                       .vy = AGENT_F(w, AC_VEL_Y),
+                       .vz = three ? AGENT_F(w, AC_VEL_Z) : NULL,
+                       .slots = table_slots(&w->agents),
+                       .comp = comp,
+                       .comp_agent_row = comp ? TABLE_COL(&comp->table, int32_t, COMP_ROW) : NULL,
+                       .comp_count = comp ? comp->table.count : 0};
     return v;
 }
 
@@ -405,8 +416,8 @@ static inline void put_sorted(grid_t* g, const sorted_view_t* v, int32_t k, int3
      * r: checking that (a near-sequential read) avoids the sparse index's
      * random one. */
     g->scomp[k] = in_order || (r < v->comp_count && v->comp_agent_row[r] == r) ? r
-                  : v->comp                                                     ? component_row(v->comp, v->slots[r])
-                                                                                : -1;
+                  : v->comp ? component_row(v->comp, v->slots[r])
+                            : -1;
     float x = v->px[r], y = v->py[r];
     if (g->wrap) {
         x = wrap_into(x, g->origin[0], g->extent[0]);
@@ -546,9 +557,15 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
      * buckets: the positions are the same for any cut. */
     int32_t chunk = (int32_t)(((int64_t)g->bucket_count + 4 * workers - 1) / (4 * workers));
     if (chunk < PREFIX_CHUNK) chunk = PREFIX_CHUNK;
-    sort_ctx_t c = {.w = w, .g = g, .n = n, .blocks = blocks, .block_size = (n + blocks - 1) / blocks,
-                  .chunk = chunk, .chunks = (g->bucket_count + chunk - 1) / chunk,
-                  .chunk_base = g->cell_start, .largest = largest};
+    sort_ctx_t c = {.w = w,
+                    .g = g,
+                    .n = n,
+                    .blocks = blocks,
+                    .block_size = (n + blocks - 1) / blocks,
+                    .chunk = chunk,
+                    .chunks = (g->bucket_count + chunk - 1) / chunk,
+                    .chunk_base = g->cell_start,
+                    .largest = largest};
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     PHASE_DONE(GRID_PHASE_COUNT);
     /* The prefix visits every bucket once and every block's range once. Up

@@ -38,8 +38,8 @@ typedef struct ground_ctx {
 
 /* ---- the agent's pose ---------------------------------------------------- */
 
-void ground_write_agent_pose(const agent_view_t* a, int three, const terrain_t* terrain, int32_t row,
-                             float x, float y, float yaw, float v, float v_lat, float yaw_rate)
+void ground_write_agent_pose(const agent_view_t* a, int three, const terrain_t* terrain, int32_t row, float x,
+                             float y, float yaw, float v, float v_lat, float yaw_rate)
 {
     float c = cosf(yaw), s = sinf(yaw);
     vec2 grad;
@@ -231,7 +231,8 @@ static void vehicle_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             if (three) dz = s.pos.z - terrain_height(&ctx->terrain, x0, y0, NULL);
             g->distance[r] += sqrtf(dx * dx + dy * dy + dz * dz);
         }
-        ground_write_agent_pose(a, three, &ctx->terrain, i, s.pos.x, s.pos.y, s.yaw, s.v, s.v_lat, s.yaw_rate);
+        ground_write_agent_pose(a, three, &ctx->terrain, i, s.pos.x, s.pos.y, s.yaw, s.v, s.v_lat,
+                                s.yaw_rate);
     }
 }
 

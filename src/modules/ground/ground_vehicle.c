@@ -35,55 +35,115 @@
  * or more) rather than for realistic flat acceleration. */
 static const gv_params_t PRESETS[GV_PRESET_COUNT] = {
     {
-        .name = "buggy", .mass = 600.0f, .wheelbase = 2.2f, .max_steer = 35.0f * DEG,
-        .steer_rate = 2.0f, .max_yaw_rate = 0.0f,
-        .engine_force = 3600.0f, .reverse_force = 1800.0f, .brake_force = 5000.0f,
-        .drag = 0.6f, .rolling = 0.02f, .traction = 0.9f,
-        .max_speed = 25.0f, .max_reverse_speed = 6.0f, .radius = 1.2f,
+        .name = "buggy",
+        .mass = 600.0f,
+        .wheelbase = 2.2f,
+        .max_steer = 35.0f * DEG,
+        .steer_rate = 2.0f,
+        .max_yaw_rate = 0.0f,
+        .engine_force = 3600.0f,
+        .reverse_force = 1800.0f,
+        .brake_force = 5000.0f,
+        .drag = 0.6f,
+        .rolling = 0.02f,
+        .traction = 0.9f,
+        .max_speed = 25.0f,
+        .max_reverse_speed = 6.0f,
+        .radius = 1.2f,
     },
     {
-        .name = "car", .mass = 1400.0f, .wheelbase = 2.7f, .max_steer = 32.0f * DEG,
-        .steer_rate = 1.5f, .max_yaw_rate = 0.0f,
-        .engine_force = 6400.0f, .reverse_force = 3200.0f, .brake_force = 11000.0f,
-        .drag = 0.4f, .rolling = 0.015f, .traction = 0.85f,
-        .max_speed = 30.0f, .max_reverse_speed = 6.0f, .radius = 1.5f,
+        .name = "car",
+        .mass = 1400.0f,
+        .wheelbase = 2.7f,
+        .max_steer = 32.0f * DEG,
+        .steer_rate = 1.5f,
+        .max_yaw_rate = 0.0f,
+        .engine_force = 6400.0f,
+        .reverse_force = 3200.0f,
+        .brake_force = 11000.0f,
+        .drag = 0.4f,
+        .rolling = 0.015f,
+        .traction = 0.85f,
+        .max_speed = 30.0f,
+        .max_reverse_speed = 6.0f,
+        .radius = 1.5f,
     },
     {
-        .name = "apc", .mass = 9000.0f, .wheelbase = 3.5f, .max_steer = 28.0f * DEG,
-        .steer_rate = 1.0f, .max_yaw_rate = 0.0f,
-        .engine_force = 45000.0f, .reverse_force = 22000.0f, .brake_force = 60000.0f,
-        .drag = 2.5f, .rolling = 0.02f, .traction = 0.75f,
-        .max_speed = 25.0f, .max_reverse_speed = 5.0f, .radius = 2.2f,
+        .name = "apc",
+        .mass = 9000.0f,
+        .wheelbase = 3.5f,
+        .max_steer = 28.0f * DEG,
+        .steer_rate = 1.0f,
+        .max_yaw_rate = 0.0f,
+        .engine_force = 45000.0f,
+        .reverse_force = 22000.0f,
+        .brake_force = 60000.0f,
+        .drag = 2.5f,
+        .rolling = 0.02f,
+        .traction = 0.75f,
+        .max_speed = 25.0f,
+        .max_reverse_speed = 5.0f,
+        .radius = 2.2f,
     },
     {
         /* Hard: a 12.9 m turning circle radius, slow steering (0.5 rad/s,
          * 0.87 s to full lock), modest grip and a 12 m/s governor. */
-        .name = "truck", .mass = 16000.0f, .wheelbase = 6.0f, .max_steer = 25.0f * DEG,
-        .steer_rate = 0.5f, .max_yaw_rate = 0.0f,
-        .engine_force = 60000.0f, .reverse_force = 24000.0f, .brake_force = 80000.0f,
-        .drag = 4.5f, .rolling = 0.012f, .traction = 0.6f,
-        .max_speed = 12.0f, .max_reverse_speed = 3.0f, .radius = 3.0f,
+        .name = "truck",
+        .mass = 16000.0f,
+        .wheelbase = 6.0f,
+        .max_steer = 25.0f * DEG,
+        .steer_rate = 0.5f,
+        .max_yaw_rate = 0.0f,
+        .engine_force = 60000.0f,
+        .reverse_force = 24000.0f,
+        .brake_force = 80000.0f,
+        .drag = 4.5f,
+        .rolling = 0.012f,
+        .traction = 0.6f,
+        .max_speed = 12.0f,
+        .max_reverse_speed = 3.0f,
+        .radius = 3.0f,
     },
     {
         /* Hard: skid steering turns the hull at most 0.5 rad/s, so its
          * turning radius grows with speed (v / 0.5: 20 m at 10 m/s), though
          * it can turn tightly when slow (3.4 m geometric radius). */
-        .name = "tank", .mass = 45000.0f, .wheelbase = 4.0f, .max_steer = 50.0f * DEG,
-        .steer_rate = 1.0f, .max_yaw_rate = 0.5f,
-        .engine_force = 200000.0f, .reverse_force = 100000.0f, .brake_force = 300000.0f,
-        .drag = 5.0f, .rolling = 0.04f, .traction = 0.9f,
-        .max_speed = 11.0f, .max_reverse_speed = 5.0f, .radius = 2.8f,
+        .name = "tank",
+        .mass = 45000.0f,
+        .wheelbase = 4.0f,
+        .max_steer = 50.0f * DEG,
+        .steer_rate = 1.0f,
+        .max_yaw_rate = 0.5f,
+        .engine_force = 200000.0f,
+        .reverse_force = 100000.0f,
+        .brake_force = 300000.0f,
+        .drag = 5.0f,
+        .rolling = 0.04f,
+        .traction = 0.9f,
+        .max_speed = 11.0f,
+        .max_reverse_speed = 5.0f,
+        .radius = 2.8f,
     },
     {
         /* Hard: 0.3 g of grip while its rudders turn the hull at up to
          * 0.6 rad/s (it slides), weak braking, and a thrust that climbs a
          * 30 % grade only near full throttle (0.93 holds it still) and a
          * 45 % grade not at all. Its top speed is drag-limited: 14.0 m/s. */
-        .name = "hovercraft", .mass = 2500.0f, .wheelbase = 3.0f, .max_steer = 30.0f * DEG,
-        .steer_rate = 1.5f, .max_yaw_rate = 0.6f,
-        .engine_force = 7800.0f, .reverse_force = 3000.0f, .brake_force = 3500.0f,
-        .drag = 38.5f, .rolling = 0.01f, .traction = 0.3f,
-        .max_speed = 16.0f, .max_reverse_speed = 4.0f, .radius = 2.2f,
+        .name = "hovercraft",
+        .mass = 2500.0f,
+        .wheelbase = 3.0f,
+        .max_steer = 30.0f * DEG,
+        .steer_rate = 1.5f,
+        .max_yaw_rate = 0.6f,
+        .engine_force = 7800.0f,
+        .reverse_force = 3000.0f,
+        .brake_force = 3500.0f,
+        .drag = 38.5f,
+        .rolling = 0.01f,
+        .traction = 0.3f,
+        .max_speed = 16.0f,
+        .max_reverse_speed = 4.0f,
+        .radius = 2.2f,
     },
 };
 
@@ -107,8 +167,7 @@ typedef enum bound { ABOVE_ZERO, AT_LEAST_ZERO } bound;
 
 /* 1 when value is finite and satisfies `b` (and is below `below` when that
  * is finite); otherwise writes the message and returns 0. */
-static int check_field(const char* field, float value, bound b, float below, char* msg,
-                       int msg_size)
+static int check_field(const char* field, float value, bound b, float below, char* msg, int msg_size)
 {
     int ok = isfinite(value) && (b == ABOVE_ZERO ? value > 0.0f : value >= 0.0f);
     if (ok && isfinite(below)) ok = value < below;
@@ -118,8 +177,7 @@ static int check_field(const char* field, float value, bound b, float below, cha
         set_msg(msg, msg_size, "%s: expected a finite number %s and < %g, got %g", field, range,
                 (double)below, (double)value);
     else
-        set_msg(msg, msg_size, "%s: expected a finite number %s, got %g", field, range,
-                (double)value);
+        set_msg(msg, msg_size, "%s: expected a finite number %s, got %g", field, range, (double)value);
     return 0;
 }
 
@@ -132,27 +190,23 @@ int gv_params_valid(const gv_params_t* p, char* msg, int msg_size)
     /* The bicycle needs tan(max_steer) finite and positive: below pi/2. The
      * rolling coefficient is a fraction of the weight; 1 or more would be
      * glue, not a road. */
-    return check_field("mass", p->mass, ABOVE_ZERO, INFINITY, msg, msg_size)
-        && check_field("wheelbase", p->wheelbase, ABOVE_ZERO, INFINITY, msg, msg_size)
-        && check_field("max_steer", p->max_steer, ABOVE_ZERO, VEC_HALF_PI, msg, msg_size)
-        && check_field("steer_rate", p->steer_rate, ABOVE_ZERO, INFINITY, msg, msg_size)
-        && check_field("max_yaw_rate", p->max_yaw_rate, AT_LEAST_ZERO, INFINITY, msg, msg_size)
-        && check_field("engine_force", p->engine_force, ABOVE_ZERO, INFINITY, msg, msg_size)
-        && check_field("reverse_force", p->reverse_force, AT_LEAST_ZERO, INFINITY, msg, msg_size)
-        && check_field("brake_force", p->brake_force, AT_LEAST_ZERO, INFINITY, msg, msg_size)
-        && check_field("drag", p->drag, AT_LEAST_ZERO, INFINITY, msg, msg_size)
-        && check_field("rolling", p->rolling, AT_LEAST_ZERO, 1.0f, msg, msg_size)
-        && check_field("traction", p->traction, ABOVE_ZERO, INFINITY, msg, msg_size)
-        && check_field("max_speed", p->max_speed, ABOVE_ZERO, INFINITY, msg, msg_size)
-        && check_field("max_reverse_speed", p->max_reverse_speed, AT_LEAST_ZERO, INFINITY, msg,
-                       msg_size)
-        && check_field("radius", p->radius, AT_LEAST_ZERO, INFINITY, msg, msg_size);
+    return check_field("mass", p->mass, ABOVE_ZERO, INFINITY, msg, msg_size) &&
+           check_field("wheelbase", p->wheelbase, ABOVE_ZERO, INFINITY, msg, msg_size) &&
+           check_field("max_steer", p->max_steer, ABOVE_ZERO, VEC_HALF_PI, msg, msg_size) &&
+           check_field("steer_rate", p->steer_rate, ABOVE_ZERO, INFINITY, msg, msg_size) &&
+           check_field("max_yaw_rate", p->max_yaw_rate, AT_LEAST_ZERO, INFINITY, msg, msg_size) &&
+           check_field("engine_force", p->engine_force, ABOVE_ZERO, INFINITY, msg, msg_size) &&
+           check_field("reverse_force", p->reverse_force, AT_LEAST_ZERO, INFINITY, msg, msg_size) &&
+           check_field("brake_force", p->brake_force, AT_LEAST_ZERO, INFINITY, msg, msg_size) &&
+           check_field("drag", p->drag, AT_LEAST_ZERO, INFINITY, msg, msg_size) &&
+           check_field("rolling", p->rolling, AT_LEAST_ZERO, 1.0f, msg, msg_size) &&
+           check_field("traction", p->traction, ABOVE_ZERO, INFINITY, msg, msg_size) &&
+           check_field("max_speed", p->max_speed, ABOVE_ZERO, INFINITY, msg, msg_size) &&
+           check_field("max_reverse_speed", p->max_reverse_speed, AT_LEAST_ZERO, INFINITY, msg, msg_size) &&
+           check_field("radius", p->radius, AT_LEAST_ZERO, INFINITY, msg, msg_size);
 }
 
-float gv_min_turn_radius(const gv_params_t* p)
-{
-    return p->wheelbase / tanf(p->max_steer);
-}
+float gv_min_turn_radius(const gv_params_t* p) { return p->wheelbase / tanf(p->max_steer); }
 
 /* ---- Terrain ------------------------------------------------------------- */
 
@@ -177,8 +231,7 @@ static int grid_axis(float coord, float origin, float cell, int32_t n, int32_t* 
 float terrain_height(const terrain_t* t, float x, float y, vec2* gradient)
 {
     if (gradient != NULL) *gradient = vec2_zero();
-    if (t == NULL || t->heights == NULL || t->nx < 2 || t->ny < 2 || !(t->cell > 0.0f)
-        || !isfinite(t->cell))
+    if (t == NULL || t->heights == NULL || t->nx < 2 || t->ny < 2 || !(t->cell > 0.0f) || !isfinite(t->cell))
         return 0.0f;
     int32_t i, j;
     float tx, ty;
@@ -232,15 +285,17 @@ static float clamp_input(float u)
 /* (V3): the new forward speed from v under the throttle, the slope's
  * gravity a_slope (m/s^2 along forward) and cos_slope for the normal
  * force. */
-static float longitudinal(const gv_params_t* p, float v, float throttle, float a_slope,
-                          float cos_slope, float dt)
+static float longitudinal(const gv_params_t* p, float v, float throttle, float a_slope, float cos_slope,
+                          float dt)
 {
     float drive = 0.0f, brake = 0.0f;
     if (throttle > 0.0f) {
         drive = p->engine_force * throttle;
     } else if (throttle < 0.0f) {
-        if (v > GV_REVERSE_SPEED_GATE) brake = p->brake_force * -throttle;
-        else drive = p->reverse_force * throttle;
+        if (v > GV_REVERSE_SPEED_GATE)
+            brake = p->brake_force * -throttle;
+        else
+            drive = p->reverse_force * throttle;
     }
     float inv_m = 1.0f / p->mass;
     float resist = p->drag * v * v + p->rolling * p->mass * GV_GRAVITY * cos_slope + brake;
@@ -254,15 +309,14 @@ static float longitudinal(const gv_params_t* p, float v, float throttle, float a
      * just enough of the drive settles the top speed exactly at the limit
      * instead of switching the engine on and off around it. */
     if (drive > 0.0f && v_drive > p->max_speed) return fmaxf(v_coast, p->max_speed);
-    if (drive < 0.0f && v_drive < -p->max_reverse_speed)
-        return fminf(v_coast, -p->max_reverse_speed);
+    if (drive < 0.0f && v_drive < -p->max_reverse_speed) return fminf(v_coast, -p->max_reverse_speed);
     return v_drive;
 }
 
 /* (V6): pushes the vehicle out of every obstacle it entered and removes the
  * velocity into it. */
-static void resolve_obstacles(const gv_params_t* p, const gv_obstacle_t* obstacles,
-                              int32_t count, gv_state_t* s)
+static void resolve_obstacles(const gv_params_t* p, const gv_obstacle_t* obstacles, int32_t count,
+                              gv_state_t* s)
 {
     if (obstacles == NULL || count <= 0) return;
     vec2 f = vec2_from_angle(s->yaw);

@@ -70,12 +70,12 @@ typedef struct gv_params {
 
 /* The state of one vehicle. */
 typedef struct gv_state {
-    vec3 pos;       /* position; z is the terrain height under (x, y) */
-    float yaw;      /* heading, rad */
-    float v;        /* signed speed along the forward axis, m/s (< 0: reverse) */
-    float v_lat;    /* sideways (sliding) speed, to the left, m/s */
-    float steer;    /* current road-wheel angle, rad */
-    float yaw_rate; /* last step's yaw rate, rad/s (output) */
+    vec3 pos;        /* position; z is the terrain height under (x, y) */
+    float yaw;       /* heading, rad */
+    float v;         /* signed speed along the forward axis, m/s (< 0: reverse) */
+    float v_lat;     /* sideways (sliding) speed, to the left, m/s */
+    float steer;     /* current road-wheel angle, rad */
+    float yaw_rate;  /* last step's yaw rate, rad/s (output) */
     int32_t contact; /* 1 when an obstacle stopped motion in the last step */
 } gv_state_t;
 

@@ -23,7 +23,8 @@
 
 ground_world_t* ground_world_get(world_t* w)
 {
-    if (!ground_data(w)) w->module_data[MOD_GROUND] = (ground_world_t*)mem_calloc(&w->alloc, sizeof(ground_world_t));
+    if (!ground_data(w))
+        w->module_data[MOD_GROUND] = (ground_world_t*)mem_calloc(&w->alloc, sizeof(ground_world_t));
     return ground_data(w);
 }
 
@@ -62,9 +63,20 @@ int32_t shoal_world_path_count(const shoal_world_t* w) { return w ? ground_path_
 static shoal_ground_vehicle_t vehicle_from_gv(const gv_params_t* p)
 {
     shoal_ground_vehicle_t v = {
-        .mass = p->mass,        .wheelbase = p->wheelbase,     .max_steer = p->max_steer, .steer_rate = p->steer_rate,        .max_yaw_rate = p->max_yaw_rate,
-        .engine_force = p->engine_force, .reverse_force = p->reverse_force, .brake_force = p->brake_force, .drag = p->drag,           .rolling = p->rolling,
-        .traction = p->traction,    .max_speed = p->max_speed,     .max_reverse_speed = p->max_reverse_speed, .radius = p->radius,
+        .mass = p->mass,
+        .wheelbase = p->wheelbase,
+        .max_steer = p->max_steer,
+        .steer_rate = p->steer_rate,
+        .max_yaw_rate = p->max_yaw_rate,
+        .engine_force = p->engine_force,
+        .reverse_force = p->reverse_force,
+        .brake_force = p->brake_force,
+        .drag = p->drag,
+        .rolling = p->rolling,
+        .traction = p->traction,
+        .max_speed = p->max_speed,
+        .max_reverse_speed = p->max_reverse_speed,
+        .radius = p->radius,
     };
     return v;
 }
@@ -146,8 +158,7 @@ shoal_path_follow_t shoal_path_follow_default(void)
     return follow_from_pf(&p, -1);
 }
 
-shoal_status_t shoal_ground_vehicle_preset(const char* name, shoal_ground_vehicle_t* out,
-                                           shoal_error_t* err)
+shoal_status_t shoal_ground_vehicle_preset(const char* name, shoal_ground_vehicle_t* out, shoal_error_t* err)
 {
     if (err) {
         err->status = SHOAL_OK;
@@ -170,8 +181,8 @@ shoal_status_t shoal_ground_vehicle_preset(const char* name, shoal_ground_vehicl
             }
             err->status = SHOAL_ERR_NOT_FOUND;
             snprintf(err->message, sizeof err->message,
-                     "ground_vehicle_preset: no preset named '%s' (presets: %s)",
-                     name ? name : "(null)", names);
+                     "ground_vehicle_preset: no preset named '%s' (presets: %s)", name ? name : "(null)",
+                     names);
         }
         return SHOAL_ERR_NOT_FOUND;
     }
@@ -184,8 +195,8 @@ shoal_status_t shoal_ground_vehicle_preset(const char* name, shoal_ground_vehicl
 shoal_status_t ground_validate(world_t* w, const shoal_ground_t* g, const char* where)
 {
     if (g->enabled != 0 && g->enabled != 1)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: ground.enabled must be 0 or 1, got %d",
-                          where, (int)g->enabled);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: ground.enabled must be 0 or 1, got %d", where,
+                          (int)g->enabled);
     if (!g->enabled) return SHOAL_OK;
     char msg[256];
     gv_params_t gv = gv_from_vehicle(&g->vehicle);
@@ -212,11 +223,11 @@ shoal_status_t ground_validate(world_t* w, const shoal_ground_t* g, const char* 
 
 void ground_restart_run(world_t* w, int32_t r)
 {
-    static const int cols[] = {GR_S, GR_PI_INTEGRAL, GR_WINDOW_TIME, GR_WINDOW_S, GR_RECOVER_TIME,
-                               GR_RECOVER_STEER, GR_FAILED, GR_STUCK_EVENTS, GR_TELEPORTS,
-                               GR_COMPLETED, GR_TARGET_SPEED, GR_TARGET_X, GR_TARGET_Y, GR_TARGET_Z,
-                               GR_CTE, GR_INSIDE, GR_STUCK, GR_FRAMES, GR_DRIVE_TIME, GR_DISTANCE,
-                               GR_CTE_SUM, GR_INSIDE_FRAMES, GR_STUCK_FRAMES};
+    static const int cols[] = {
+        GR_S,          GR_PI_INTEGRAL,  GR_WINDOW_TIME, GR_WINDOW_S,      GR_RECOVER_TIME, GR_RECOVER_STEER,
+        GR_FAILED,     GR_STUCK_EVENTS, GR_TELEPORTS,   GR_COMPLETED,     GR_TARGET_SPEED, GR_TARGET_X,
+        GR_TARGET_Y,   GR_TARGET_Z,     GR_CTE,         GR_INSIDE,        GR_STUCK,        GR_FRAMES,
+        GR_DRIVE_TIME, GR_DISTANCE,     GR_CTE_SUM,     GR_INSIDE_FRAMES, GR_STUCK_FRAMES};
     /* All-zero bits are 0.0f and 0 alike. */
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; ++k) COMP_U(w, COMP_GROUND, cols[k])[r] = 0;
 }
@@ -246,8 +257,8 @@ void ground_refind_progress(world_t* w, int32_t r)
  * vehicle with yaw `yaw` at row `row` (the inverse of the projection in
  * ground_write_agent_pose: only the horizontal part counts); the forward
  * one clamped to the vehicle's governors. */
-static void body_speeds(const world_t* w, int32_t r, int32_t row, float yaw, const float vel[3],
-                        float* v, float* v_lat)
+static void body_speeds(const world_t* w, int32_t r, int32_t row, float yaw, const float vel[3], float* v,
+                        float* v_lat)
 {
     terrain_t t = ground_terrain(w);
     vec2 grad;
@@ -314,18 +325,18 @@ shoal_status_t shoal_world_set_terrain(shoal_world_t* w, const shoal_terrain_t* 
     }
     if (t->nx < 2 || t->ny < 2)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: nx and ny must both be >= 2 (or nx = 0 for flat ground), got %d x %d",
-                          where, (int)t->nx, (int)t->ny);
+                          "%s: nx and ny must both be >= 2 (or nx = 0 for flat ground), got %d x %d", where,
+                          (int)t->nx, (int)t->ny);
     if ((int64_t)t->nx * t->ny > INT32_MAX / (int64_t)sizeof(float))
         return world_fail(w, SHOAL_ERR_CAPACITY, "%s: %d x %d samples is too many", where, (int)t->nx,
                           (int)t->ny);
     if (!isfinite(t->cell) || !(t->cell > 0.0f))
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: cell must be finite and > 0 m, got %g",
-                          where, (double)t->cell);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: cell must be finite and > 0 m, got %g", where,
+                          (double)t->cell);
     for (int k = 0; k < 2; ++k)
         if (!isfinite(t->origin[k]))
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: origin[%d] must be finite, got %g",
-                              where, k, (double)t->origin[k]);
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: origin[%d] must be finite, got %g", where,
+                              k, (double)t->origin[k]);
     if (!t->heights)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: heights is NULL with nx = %d", where,
                           (int)t->nx);
@@ -361,8 +372,7 @@ shoal_status_t shoal_world_set_terrain(shoal_world_t* w, const shoal_terrain_t* 
 static shoal_status_t build_path(world_t* w, const char* where, const float* xyz, int32_t count,
                                  float half_width, ground_path_t* out)
 {
-    if (!xyz && count > 0)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: xyz is NULL", where);
+    if (!xyz && count > 0) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: xyz is NULL", where);
     if (count < 2) {
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           count <= 0 ? "%s: the path is empty: a path needs at least 2 waypoints, got %d"
@@ -477,8 +487,8 @@ shoal_status_t shoal_agent_set_drive(shoal_world_t* w, shoal_agent_t id, float t
     if (r < 0) return st;
     if (!isfinite(throttle) || !isfinite(steering))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: throttle and steering must be finite, got %g and %g", where,
-                          (double)throttle, (double)steering);
+                          "%s: throttle and steering must be finite, got %g and %g", where, (double)throttle,
+                          (double)steering);
     COMP_F(w, COMP_GROUND, GR_DRIVE_THROTTLE)[r] = fminf(fmaxf(throttle, -1.0f), 1.0f);
     COMP_F(w, COMP_GROUND, GR_DRIVE_STEERING)[r] = fminf(fmaxf(steering, -1.0f), 1.0f);
     return SHOAL_OK;
@@ -585,8 +595,14 @@ static int ground_reserve_any(world_t* w) { return ground_reserve_step(w, 0); }
  * (with gv_params_valid and pf_params_valid, the checks the standalone
  * vehicle and follower share). */
 _Static_assert(sizeof(shoal_follower_t) == 4, "the follower is stored as the int32 it is");
-#define GROUND_F32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32}
-#define GROUND_I32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS}
+#define GROUND_F32(nm, member)                                                                               \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32                                        \
+    }
+#define GROUND_I32(nm, member)                                                                               \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS                  \
+    }
 static const column_def_t ground_columns[GR_COUNT_] = {
     COLUMNS_SLOT_ROW,
     [GR_MASS] = GROUND_F32("ground.vehicle.mass", ground.vehicle.mass),
@@ -615,7 +631,9 @@ static const column_def_t ground_columns[GR_COUNT_] = {
     [GR_STEERING] = COLUMN_STATE_F32("ground.steering"),
     [GR_FOLLOWER] = GROUND_I32("ground.follow.follower", ground.follow.follower),
     /* a new path restarts the run (ground_write_row) */
-    [GR_PATH] = {.name = "ground.follow.path", .field = COLUMN_FIELD(ground.follow.path), .type = COLUMN_I32,
+    [GR_PATH] = {.name = "ground.follow.path",
+                 .field = COLUMN_FIELD(ground.follow.path),
+                 .type = COLUMN_I32,
                  .flags = COLUMN_BITS | COLUMN_MODULE_WRITES},
     [GR_A_LAT] = GROUND_F32("ground.follow.a_lat", ground.follow.a_lat),
     [GR_DH] = GROUND_F32("ground.follow.dh", ground.follow.dh),
@@ -734,4 +752,3 @@ shoal_status_t shoal_agent_set_path(shoal_world_t* w, shoal_agent_t id, int32_t 
     if (w->slots[slot].state == SLOT_LIVE && r >= 0) ground_restart_run(w, r);
     return SHOAL_OK;
 }
-

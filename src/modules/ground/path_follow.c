@@ -74,7 +74,7 @@ int pf_path_build(pf_path_t* out, vec3* points_out, float* s_out, const float* x
         set_msg(msg, msg_size, "half_width must be finite and > 0, got %g", (double)half_width);
         return 0;
     }
-    static const char axis[3] = { 'x', 'y', 'z' };
+    static const char axis[3] = {'x', 'y', 'z'};
     for (int32_t i = 0; i < count; ++i) {
         for (int k = 0; k < 3; ++k) {
             float c = xyz[3 * (size_t)i + (size_t)k];
@@ -94,8 +94,8 @@ int pf_path_build(pf_path_t* out, vec3* points_out, float* s_out, const float* x
         if (d < (double)PF_MIN_SEGMENT) {
             if (d == 0.0)
                 set_msg(msg, msg_size,
-                        "waypoint %d repeats waypoint %d (segments must be at least %g m long)",
-                        (int)i, (int)(i - 1), (double)PF_MIN_SEGMENT);
+                        "waypoint %d repeats waypoint %d (segments must be at least %g m long)", (int)i,
+                        (int)(i - 1), (double)PF_MIN_SEGMENT);
             else
                 set_msg(msg, msg_size,
                         "waypoint %d is %g m from waypoint %d "
@@ -138,8 +138,10 @@ static int32_t segment_at(const pf_path_t* path, float s)
     int32_t lo = 0, hi = path->count - 2;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo + 1) / 2;
-        if (path->s[mid] <= s) lo = mid;
-        else hi = mid - 1;
+        if (path->s[mid] <= s)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
     return lo;
 }
@@ -202,16 +204,18 @@ float pf_path_project(const pf_path_t* path, vec3 pos, float s_from, float s_to,
 /* Quadratic Bezier curvature (eqs. (2)-(4))                                  */
 /* ------------------------------------------------------------------------ */
 
-typedef struct dvec3 { double x, y, z; } dvec3;
+typedef struct dvec3 {
+    double x, y, z;
+} dvec3;
 
-static dvec3 dv(vec3 a) { return (dvec3){ a.x, a.y, a.z }; }
-static dvec3 dsub(dvec3 a, dvec3 b) { return (dvec3){ a.x - b.x, a.y - b.y, a.z - b.z }; }
-static dvec3 dadd(dvec3 a, dvec3 b) { return (dvec3){ a.x + b.x, a.y + b.y, a.z + b.z }; }
-static dvec3 dscale(dvec3 a, double s) { return (dvec3){ a.x * s, a.y * s, a.z * s }; }
+static dvec3 dv(vec3 a) { return (dvec3){a.x, a.y, a.z}; }
+static dvec3 dsub(dvec3 a, dvec3 b) { return (dvec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static dvec3 dadd(dvec3 a, dvec3 b) { return (dvec3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static dvec3 dscale(dvec3 a, double s) { return (dvec3){a.x * s, a.y * s, a.z * s}; }
 static double ddot(dvec3 a, dvec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static dvec3 dcross(dvec3 a, dvec3 b)
 {
-    return (dvec3){ a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x };
+    return (dvec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 static double dlen(dvec3 a) { return sqrt(ddot(a, a)); }
 
@@ -337,19 +341,15 @@ int pf_params_valid(const pf_params_t* p, char* msg, int msg_size)
     if (!(isfinite(p->v_max) && p->v_max > 0.0f && p->v_max >= p->v_min))
         return bad_float(msg, msg_size, "v_max", "finite, > 0 and >= v_min (m/s)", p->v_max);
     if (!(isfinite(p->baseline_gain) && p->baseline_gain >= 0.0f))
-        return bad_float(msg, msg_size, "baseline_gain", "finite and >= 0 (1/rad)",
-                         p->baseline_gain);
+        return bad_float(msg, msg_size, "baseline_gain", "finite and >= 0 (1/rad)", p->baseline_gain);
     if (!(isfinite(p->lookahead_min) && p->lookahead_min > 0.0f))
         return bad_float(msg, msg_size, "lookahead_min", "finite and > 0 (m)", p->lookahead_min);
     if (!(isfinite(p->lookahead_time) && p->lookahead_time >= 0.0f))
         return bad_float(msg, msg_size, "lookahead_time", "finite and >= 0 (s)", p->lookahead_time);
     if (!(isfinite(p->lookahead_max) && p->lookahead_max >= p->lookahead_min))
-        return bad_float(msg, msg_size, "lookahead_max", "finite and >= lookahead_min (m)",
-                         p->lookahead_max);
-    if (!(isfinite(p->kp) && p->kp >= 0.0f))
-        return bad_float(msg, msg_size, "kp", "finite and >= 0", p->kp);
-    if (!(isfinite(p->ki) && p->ki >= 0.0f))
-        return bad_float(msg, msg_size, "ki", "finite and >= 0", p->ki);
+        return bad_float(msg, msg_size, "lookahead_max", "finite and >= lookahead_min (m)", p->lookahead_max);
+    if (!(isfinite(p->kp) && p->kp >= 0.0f)) return bad_float(msg, msg_size, "kp", "finite and >= 0", p->kp);
+    if (!(isfinite(p->ki) && p->ki >= 0.0f)) return bad_float(msg, msg_size, "ki", "finite and >= 0", p->ki);
     if (!(isfinite(p->arrive_radius) && p->arrive_radius >= 0.0f))
         return bad_float(msg, msg_size, "arrive_radius", "finite and >= 0 (m)", p->arrive_radius);
     if (!(isfinite(p->stuck_window) && p->stuck_window > 0.0f))
@@ -403,23 +403,21 @@ static int next_at_distance(const pf_path_t* path, vec3 q, float dh, int32_t* se
         if (u > 1.0 && ddot(end, end) >= r2 * (1.0 - 2.0 * PF_RESAMPLE_TOL)) u = 1.0;
         if (u >= 0.0 && u <= 1.0) {
             *seg = k;
-            *from = vec3_make((float)(a.x + u * e.x), (float)(a.y + u * e.y),
-                              (float)(a.z + u * e.z));
+            *from = vec3_make((float)(a.x + u * e.x), (float)(a.y + u * e.y), (float)(a.z + u * e.z));
             return 1;
         }
     }
     return 0;
 }
 
-float pf_max_curvature(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle,
-                       vec3* first)
+float pf_max_curvature(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle, vec3* first)
 {
     if (first) *first = pos;
     /* P~ streams through a window of its last three points (lines 5-9 need
      * no more), so n has no storage limit. */
     vec3 tri[3];
     int32_t have = 1;
-    tri[0] = pos; /* line 1 */
+    tri[0] = pos;       /* line 1 */
     float k_max = 0.0f; /* line 5 */
 
     s_vehicle = clamp_s(path, s_vehicle);
@@ -476,8 +474,8 @@ float pf_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 pos, flo
     return speed_for_curvature(p, pf_max_curvature(p, path, pos, s_vehicle, NULL), p->a_lat, 0.0f);
 }
 
-float pf_baseline_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 forward,
-                               float s_vehicle, float lookahead)
+float pf_baseline_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 forward, float s_vehicle,
+                               float lookahead)
 {
     vec3 f = vec3_normalize(forward);
     if (vec3_length_sq(f) == 0.0f) return p->v_max; /* no forward direction: no angle */
@@ -567,8 +565,8 @@ static void restart_window(pf_state_t* st)
     st->window_time = 0.0f;
 }
 
-void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
-               const pf_vehicle_t* veh, float dt, pf_command_t* out)
+void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st, const pf_vehicle_t* veh, float dt,
+               pf_command_t* out)
 {
     memset(out, 0, sizeof *out);
     if (!(dt > 0.0f)) dt = 0.0f;
@@ -586,10 +584,9 @@ void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
     /* Near the last waypoint counts only near the end of the path too: a
      * route that loops back past its start would otherwise be "completed"
      * where it begins. */
-    if (!st->completed &&
-        ((vec3_distance(veh->pos, end) <= p->arrive_radius &&
-          path->length - st->s <= p->lookahead_max + p->arrive_radius) ||
-         st->s >= path->length - 0.5f * p->arrive_radius))
+    if (!st->completed && ((vec3_distance(veh->pos, end) <= p->arrive_radius &&
+                            path->length - st->s <= p->lookahead_max + p->arrive_radius) ||
+                           st->s >= path->length - 0.5f * p->arrive_radius))
         st->completed = 1;
     if (st->completed) {
         /* Brake to a stop, then release: below PF_STOP_SPEED a negative
@@ -604,8 +601,8 @@ void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
     }
 
     /* Modules 2 and 1: target point and target speed. */
-    float lookahead = clampf(p->lookahead_min + p->lookahead_time * fabsf(veh->v), p->lookahead_min,
-                             p->lookahead_max);
+    float lookahead =
+        clampf(p->lookahead_min + p->lookahead_time * fabsf(veh->v), p->lookahead_min, p->lookahead_max);
     out->target_point = pf_path_point_at(path, st->s + lookahead, NULL);
     if (p->kind == PF_BASELINE) {
         vec3 forward = vec3_make(cosf(veh->yaw), sinf(veh->yaw), 0.0f);
@@ -650,8 +647,10 @@ void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
 
     /* Modules 3 and 4: throttle (PI, or P for the baseline) and pure pursuit. */
     float error = out->target_speed - veh->v;
-    if (p->kind == PF_BASELINE) out->throttle = clampf(p->kp * error, -1.0f, 1.0f);
-    else out->throttle = pf_pi_update(&st->pi, p->kp, p->ki, error, dt);
+    if (p->kind == PF_BASELINE)
+        out->throttle = clampf(p->kp * error, -1.0f, 1.0f);
+    else
+        out->throttle = pf_pi_update(&st->pi, p->kp, p->ki, error, dt);
     float delta = pf_pure_pursuit(veh->pos, veh->yaw, veh->wheelbase, out->target_point, 0);
     out->steering = veh->max_steer > 0.0f ? clampf(delta / veh->max_steer, -1.0f, 1.0f) : 0.0f;
 

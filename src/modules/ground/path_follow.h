@@ -74,9 +74,9 @@ typedef enum pf_kind { PF_PROPOSED = 0, PF_BASELINE = 1 } pf_kind_t;
 typedef struct pf_params {
     pf_kind_t kind;
     /* target speed (Algorithm 1) */
-    float a_lat;  /* in g */
-    float dh;     /* m, resampling distance */
-    int32_t n;    /* points of the resampled path, vehicle included (>= 3) */
+    float a_lat;        /* in g */
+    float dh;           /* m, resampling distance */
+    int32_t n;          /* points of the resampled path, vehicle included (>= 3) */
     float v_min, v_max; /* m/s */
     /* baseline target speed: v_max / (1 + baseline_gain * largest angle) */
     float baseline_gain; /* 1/rad */
@@ -91,9 +91,9 @@ typedef struct pf_params {
      * it of the end */
     float arrive_radius;
     /* stuck manager */
-    float stuck_window;   /* s: progress must exceed stuck_progress within it */
-    float stuck_progress; /* m of arc length */
-    float reverse_time;   /* s of reverse with counter-steer per recovery */
+    float stuck_window;     /* s: progress must exceed stuck_progress within it */
+    float stuck_progress;   /* m of arc length */
+    float reverse_time;     /* s of reverse with counter-steer per recovery */
     int32_t max_recoveries; /* recoveries without progress before a teleport */
     /* proposed only: 1 = the target speed also respects the vehicle itself
      * (pf_vehicle_t): a_lat no higher than its grip, v no higher than
@@ -116,13 +116,12 @@ float pf_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 pos, flo
  * through the resampled points (0 straight, INFINITY at a cusp). When
  * first is not NULL it receives P~[2], the first resampled point after the
  * vehicle (pos itself when there is none). */
-float pf_max_curvature(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle,
-                       vec3* first);
+float pf_max_curvature(const pf_params_t* p, const pf_path_t* path, vec3 pos, float s_vehicle, vec3* first);
 
 /* Baseline target speed: from the largest angle between `forward` and the
  * path segments between s_vehicle and s_vehicle + lookahead. */
-float pf_baseline_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 forward,
-                               float s_vehicle, float lookahead);
+float pf_baseline_target_speed(const pf_params_t* p, const pf_path_t* path, vec3 forward, float s_vehicle,
+                               float lookahead);
 
 /* PI speed controller with anti-windup: the integral stops growing while the
  * output saturates in the direction of the error, and stays within
@@ -142,12 +141,12 @@ float pf_pure_pursuit(vec3 pos, float yaw, float wheelbase, vec3 target_point, i
 
 /* Per-vehicle follower state. Zero-initialize, or pf_state_init. */
 typedef struct pf_state {
-    float s;              /* progress: arc length of the projection */
+    float s; /* progress: arc length of the projection */
     pf_pi_t pi;
-    float window_time;    /* time since the window started */
-    float window_s;       /* progress at the window's start */
-    float recover_time;   /* > 0 while a recovery manoeuvre runs */
-    float recover_steer;  /* counter-steer of the running recovery */
+    float window_time;         /* time since the window started */
+    float window_s;            /* progress at the window's start */
+    float recover_time;        /* > 0 while a recovery manoeuvre runs */
+    float recover_steer;       /* counter-steer of the running recovery */
     int32_t failed_recoveries; /* recoveries in a row without progress */
     int32_t stuck_events;
     int32_t teleports;
@@ -159,7 +158,7 @@ void pf_state_init(pf_state_t* st);
 typedef struct pf_vehicle {
     vec3 pos;
     float yaw;
-    float v;         /* signed forward speed */
+    float v; /* signed forward speed */
     float wheelbase;
     float max_steer;
     float max_yaw_rate; /* rad/s, 0 = none (used with vehicle_limits) */
@@ -175,17 +174,17 @@ typedef struct pf_command {
     float throttle, steering; /* in [-1, 1] */
     float target_speed;
     vec3 target_point;
-    float cte;             /* cross-track error, m */
+    float cte; /* cross-track error, m */
     int32_t inside_corridor;
-    int32_t stuck;         /* a recovery manoeuvre is running */
+    int32_t stuck;           /* a recovery manoeuvre is running */
     int32_t new_stuck_event; /* a stuck event started this frame */
-    int32_t teleport;      /* the caller must put the vehicle at teleport_pos/yaw */
+    int32_t teleport;        /* the caller must put the vehicle at teleport_pos/yaw */
     vec3 teleport_pos;
     float teleport_yaw;
 } pf_command_t;
 
 /* One frame of the follower. */
-void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st,
-               const pf_vehicle_t* veh, float dt, pf_command_t* out);
+void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st, const pf_vehicle_t* veh, float dt,
+               pf_command_t* out);
 
 #endif

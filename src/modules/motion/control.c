@@ -36,7 +36,7 @@
 /* The parameters a row's control reads, in this order. When each holds
  * one value in every row (world_t.params_one), the kernels take that value
  * as a broadcast instead of a column: 8 of a row's 14 loads in 2D. */
-static const int control_params[] = {AC_MASS,     AC_INERTIA,     AC_MAX_FORCE,   AC_MAX_TORQUE,
+static const int control_params[] = {AC_MASS,      AC_INERTIA,    AC_MAX_FORCE,    AC_MAX_TORQUE,
                                      AC_MAX_SPEED, AC_SPEED_GAIN, AC_HEADING_GAIN, AC_TURN_DAMPING};
 enum { CP_MASS, CP_INERTIA, CP_FMAX, CP_TMAX, CP_VMAX, CP_KV, CP_KH, CP_KD, CP_COUNT };
 
@@ -59,9 +59,8 @@ typedef struct cols_2d {
 /* Rows [i, i + n) (n <= SHOAL_LANES). Inlined twice: with n = SHOAL_LANES
  * for the body of a range, where the partial paths fold away, and once for
  * a range's tail. */
-static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d_t* c, int32_t i,
-                                                                     int32_t n, lanef inv_dt,
-                                                                     const lanef* bc)
+static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d_t* c, int32_t i, int32_t n,
+                                                                   lanef inv_dt, const lanef* bc)
 {
     lanef vx = lane_load_n(c->vx + i, n), vy = lane_load_n(c->vy + i, n);
     lanef dx = lane_load_n(c->dx + i, n), dy = lane_load_n(c->dy + i, n);
@@ -113,19 +112,29 @@ static void control_range_2d(int32_t begin, int32_t end, int32_t worker, void* v
     const control_ctx_t* ctx = (const control_ctx_t*)vctx;
     world_t* w = ctx->w;
     const cols_2d_t c = {
-        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y),
-        .heading = AGENT_F(w, AC_HEADING), .omega = AGENT_F(w, AC_OMEGA_Z),
-        .dx = AGENT_F(w, AC_DESIRED_X), .dy = AGENT_F(w, AC_DESIRED_Y),
-        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
-        .fmax = AGENT_F(w, AC_MAX_FORCE), .tmax = AGENT_F(w, AC_MAX_TORQUE),
-        .vmax = AGENT_F(w, AC_MAX_SPEED), .kv = AGENT_F(w, AC_SPEED_GAIN),
-        .kh = AGENT_F(w, AC_HEADING_GAIN), .kd = AGENT_F(w, AC_TURN_DAMPING),
-        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
+        .vx = AGENT_F(w, AC_VEL_X),
+        .vy = AGENT_F(w, AC_VEL_Y),
+        .heading = AGENT_F(w, AC_HEADING),
+        .omega = AGENT_F(w, AC_OMEGA_Z),
+        .dx = AGENT_F(w, AC_DESIRED_X),
+        .dy = AGENT_F(w, AC_DESIRED_Y),
+        .mass = AGENT_F(w, AC_MASS),
+        .inertia = AGENT_F(w, AC_INERTIA),
+        .fmax = AGENT_F(w, AC_MAX_FORCE),
+        .tmax = AGENT_F(w, AC_MAX_TORQUE),
+        .vmax = AGENT_F(w, AC_MAX_SPEED),
+        .kv = AGENT_F(w, AC_SPEED_GAIN),
+        .kh = AGENT_F(w, AC_HEADING_GAIN),
+        .kd = AGENT_F(w, AC_TURN_DAMPING),
+        .fx = AGENT_F(w, AC_FORCE_X),
+        .fy = AGENT_F(w, AC_FORCE_Y),
+        .tz = AGENT_F(w, AC_TORQUE_Z),
     };
     const lanef inv_dt = lane_set1(1.0f / ctx->dt);
     int32_t i = begin;
     if (ctx->one) {
-        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) control_lanes_2d(&c, i, SHOAL_LANES, inv_dt, ctx->param);
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES)
+            control_lanes_2d(&c, i, SHOAL_LANES, inv_dt, ctx->param);
         if (i < end) control_lanes_2d(&c, i, end - i, inv_dt, ctx->param);
     } else {
         for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) control_lanes_2d(&c, i, SHOAL_LANES, inv_dt, NULL);
@@ -141,15 +150,14 @@ typedef struct cols_3d {
     float *fx, *fy, *fz, *tx, *ty, *tz;
 } cols_3d_t;
 
-static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d_t* c, int32_t i,
-                                                                     int32_t n, lanef inv_dt,
-                                                                     const lanef* bc)
+static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d_t* c, int32_t i, int32_t n,
+                                                                   lanef inv_dt, const lanef* bc)
 {
-    const laneq q = { lane_load_n(c->qw + i, n), lane_load_n(c->qx + i, n), lane_load_n(c->qy + i, n),
-                      lane_load_n(c->qz + i, n) };
-    const lanev3 vel = { lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n) };
-    const lanev3 omega = { lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n) };
-    const lanev3 desired = { lane_load_n(c->dx + i, n), lane_load_n(c->dy + i, n), lane_load_n(c->dz + i, n) };
+    const laneq q = {lane_load_n(c->qw + i, n), lane_load_n(c->qx + i, n), lane_load_n(c->qy + i, n),
+                     lane_load_n(c->qz + i, n)};
+    const lanev3 vel = {lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n)};
+    const lanev3 omega = {lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n)};
+    const lanev3 desired = {lane_load_n(c->dx + i, n), lane_load_n(c->dy + i, n), lane_load_n(c->dz + i, n)};
     lanef mass = PARAM_LANES(bc, CP_MASS, c->mass), inertia = PARAM_LANES(bc, CP_INERTIA, c->inertia);
     lanef fmax = PARAM_LANES(bc, CP_FMAX, c->fmax), tmax = PARAM_LANES(bc, CP_TMAX, c->tmax);
     lanef vmax = PARAM_LANES(bc, CP_VMAX, c->vmax), kv = PARAM_LANES(bc, CP_KV, c->kv);
@@ -178,33 +186,31 @@ static inline __attribute__((always_inline)) void control_lanes_3d(const cols_3d
     lanef yc = lane_select(level, lane_select(ahead, lane_add(h, d.x), d.y), one);
     lanef ys = lane_select(level, lane_select(ahead, d.y, lane_sub(h, d.x)), zero);
     lanef pc = lane_add(one, h), ps = d.z;
-    lanef norm_sq = lane_mul(lane_add(lane_mul(yc, yc), lane_mul(ys, ys)),
-                             lane_add(lane_mul(pc, pc), lane_mul(ps, ps)));
+    lanef norm_sq =
+        lane_mul(lane_add(lane_mul(yc, yc), lane_mul(ys, ys)), lane_add(lane_mul(pc, pc), lane_mul(ps, ps)));
     lanef inv_norm = lane_div(one, lane_sqrt(norm_sq));
-    const laneq qd = { lane_mul(lane_mul(yc, pc), inv_norm), lane_mul(lane_mul(ys, ps), inv_norm),
-                       lane_neg(lane_mul(lane_mul(yc, ps), inv_norm)),
-                       lane_mul(lane_mul(ys, pc), inv_norm) };
+    const laneq qd = {lane_mul(lane_mul(yc, pc), inv_norm), lane_mul(lane_mul(ys, ps), inv_norm),
+                      lane_neg(lane_mul(lane_mul(yc, ps), inv_norm)), lane_mul(lane_mul(ys, pc), inv_norm)};
     /* Rotation vector of qd q*, the shorter way round (w >= 0):
      * axis * angle = v * 2 atan2(|v|, w) / |v|, and 0 where |v| = 0. */
     laneq e = laneq_mul(qd, laneq_conj(q));
     lanem flip = lane_cmp_lt(e.w, zero);
-    e = (laneq){ lane_select(flip, lane_neg(e.w), e.w), lane_select(flip, lane_neg(e.x), e.x),
-                 lane_select(flip, lane_neg(e.y), e.y), lane_select(flip, lane_neg(e.z), e.z) };
-    lanev3 ev = { e.x, e.y, e.z };
+    e = (laneq){lane_select(flip, lane_neg(e.w), e.w), lane_select(flip, lane_neg(e.x), e.x),
+                lane_select(flip, lane_neg(e.y), e.y), lane_select(flip, lane_neg(e.z), e.z)};
+    lanev3 ev = {e.x, e.y, e.z};
     lanef s = lane_sqrt(lanev3_dot(ev, ev));
     lanem turn = lane_mask_and(steer, lane_cmp_gt(s, zero));
     lanef angle = lane_mul(lane_set1(2.0f), lane_atan2(s, e.w));
     lanef per_s = lane_select(turn, lane_div(angle, lane_select(turn, s, one)), zero);
     lanev3 rot = lanev3_scale(ev, per_s); /* world frame */
 
-    lanev3 forward = laneq_rotate(q, (lanev3){ one, zero, zero });
+    lanev3 forward = laneq_rotate(q, (lanev3){one, zero, zero});
     lanef factor = lane_min(one, lane_max(zero, lane_add(one, lanev3_dot(forward, d))));
     lanef fwd = lane_select(steer, lane_mul(lane_min(vd, vmax), factor), zero);
 
     lanev3 vb = laneq_unrotate(q, vel);
     lanef g = lane_mul(mass, lane_min(kv, inv_dt));
-    lanev3 fb = { lane_mul(g, lane_sub(fwd, vb.x)), lane_mul(g, lane_neg(vb.y)),
-                  lane_mul(g, lane_neg(vb.z)) };
+    lanev3 fb = {lane_mul(g, lane_sub(fwd, vb.x)), lane_mul(g, lane_neg(vb.y)), lane_mul(g, lane_neg(vb.z))};
     fb = lanev3_clamp_length(fb, fmax);
     lanev3 f = laneq_rotate(q, fb);
     lanev3 damping = lanev3_scale(omega, lane_min(kd, inv_dt));
@@ -224,23 +230,39 @@ static void control_range_3d(int32_t begin, int32_t end, int32_t worker, void* v
     const control_ctx_t* ctx = (const control_ctx_t*)vctx;
     world_t* w = ctx->w;
     const cols_3d_t c = {
-        .qw = AGENT_F(w, AC_QW), .qx = AGENT_F(w, AC_QX), .qy = AGENT_F(w, AC_QY),
+        .qw = AGENT_F(w, AC_QW),
+        .qx = AGENT_F(w, AC_QX),
+        .qy = AGENT_F(w, AC_QY),
         .qz = AGENT_F(w, AC_QZ),
-        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = AGENT_F(w, AC_VEL_Z),
-        .ox = AGENT_F(w, AC_OMEGA_X), .oy = AGENT_F(w, AC_OMEGA_Y), .oz = AGENT_F(w, AC_OMEGA_Z),
-        .dx = AGENT_F(w, AC_DESIRED_X), .dy = AGENT_F(w, AC_DESIRED_Y),
+        .vx = AGENT_F(w, AC_VEL_X),
+        .vy = AGENT_F(w, AC_VEL_Y),
+        .vz = AGENT_F(w, AC_VEL_Z),
+        .ox = AGENT_F(w, AC_OMEGA_X),
+        .oy = AGENT_F(w, AC_OMEGA_Y),
+        .oz = AGENT_F(w, AC_OMEGA_Z),
+        .dx = AGENT_F(w, AC_DESIRED_X),
+        .dy = AGENT_F(w, AC_DESIRED_Y),
         .dz = AGENT_F(w, AC_DESIRED_Z),
-        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
-        .fmax = AGENT_F(w, AC_MAX_FORCE), .tmax = AGENT_F(w, AC_MAX_TORQUE),
-        .vmax = AGENT_F(w, AC_MAX_SPEED), .kv = AGENT_F(w, AC_SPEED_GAIN),
-        .kh = AGENT_F(w, AC_HEADING_GAIN), .kd = AGENT_F(w, AC_TURN_DAMPING),
-        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .fz = AGENT_F(w, AC_FORCE_Z),
-        .tx = AGENT_F(w, AC_TORQUE_X), .ty = AGENT_F(w, AC_TORQUE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
+        .mass = AGENT_F(w, AC_MASS),
+        .inertia = AGENT_F(w, AC_INERTIA),
+        .fmax = AGENT_F(w, AC_MAX_FORCE),
+        .tmax = AGENT_F(w, AC_MAX_TORQUE),
+        .vmax = AGENT_F(w, AC_MAX_SPEED),
+        .kv = AGENT_F(w, AC_SPEED_GAIN),
+        .kh = AGENT_F(w, AC_HEADING_GAIN),
+        .kd = AGENT_F(w, AC_TURN_DAMPING),
+        .fx = AGENT_F(w, AC_FORCE_X),
+        .fy = AGENT_F(w, AC_FORCE_Y),
+        .fz = AGENT_F(w, AC_FORCE_Z),
+        .tx = AGENT_F(w, AC_TORQUE_X),
+        .ty = AGENT_F(w, AC_TORQUE_Y),
+        .tz = AGENT_F(w, AC_TORQUE_Z),
     };
     const lanef inv_dt = lane_set1(1.0f / ctx->dt);
     int32_t i = begin;
     if (ctx->one) {
-        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) control_lanes_3d(&c, i, SHOAL_LANES, inv_dt, ctx->param);
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES)
+            control_lanes_3d(&c, i, SHOAL_LANES, inv_dt, ctx->param);
         if (i < end) control_lanes_3d(&c, i, end - i, inv_dt, ctx->param);
     } else {
         for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) control_lanes_3d(&c, i, SHOAL_LANES, inv_dt, NULL);

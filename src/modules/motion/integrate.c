@@ -45,9 +45,8 @@ typedef struct cols_2d {
     const float *fx, *fy, *tz, *mass, *inertia, *vmax, *wmax;
 } cols_2d_t;
 
-static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d_t* c, int32_t i,
-                                                                       int32_t n, lanef dt,
-                                                                       const lanef* bc)
+static inline __attribute__((always_inline)) void integrate_lanes_2d(const cols_2d_t* c, int32_t i, int32_t n,
+                                                                     lanef dt, const lanef* bc)
 {
     lanef fx = lane_load_n(c->fx + i, n), fy = lane_load_n(c->fy + i, n), tz = lane_load_n(c->tz + i, n);
     /* Divides are the bottleneck here (a 512-bit one issues about every 16
@@ -81,17 +80,25 @@ static void integrate_range_2d(int32_t begin, int32_t end, int32_t worker, void*
     const integrate_ctx_t* ctx = (const integrate_ctx_t*)vctx;
     world_t* w = ctx->w;
     const cols_2d_t c = {
-        .px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y),
-        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y),
-        .heading = AGENT_F(w, AC_HEADING), .omega = AGENT_F(w, AC_OMEGA_Z),
-        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
-        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
-        .vmax = AGENT_F(w, AC_MAX_SPEED), .wmax = AGENT_F(w, AC_MAX_TURN_RATE),
+        .px = AGENT_F(w, AC_POS_X),
+        .py = AGENT_F(w, AC_POS_Y),
+        .vx = AGENT_F(w, AC_VEL_X),
+        .vy = AGENT_F(w, AC_VEL_Y),
+        .heading = AGENT_F(w, AC_HEADING),
+        .omega = AGENT_F(w, AC_OMEGA_Z),
+        .fx = AGENT_F(w, AC_FORCE_X),
+        .fy = AGENT_F(w, AC_FORCE_Y),
+        .tz = AGENT_F(w, AC_TORQUE_Z),
+        .mass = AGENT_F(w, AC_MASS),
+        .inertia = AGENT_F(w, AC_INERTIA),
+        .vmax = AGENT_F(w, AC_MAX_SPEED),
+        .wmax = AGENT_F(w, AC_MAX_TURN_RATE),
     };
     const lanef dt = lane_set1(ctx->dt);
     int32_t i = begin;
     if (ctx->one) {
-        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_2d(&c, i, SHOAL_LANES, dt, ctx->param);
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES)
+            integrate_lanes_2d(&c, i, SHOAL_LANES, dt, ctx->param);
         if (i < end) integrate_lanes_2d(&c, i, end - i, dt, ctx->param);
     } else {
         for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_2d(&c, i, SHOAL_LANES, dt, NULL);
@@ -106,15 +113,14 @@ typedef struct cols_3d {
     const float *fx, *fy, *fz, *tx, *ty, *tz, *mass, *inertia, *vmax, *wmax;
 } cols_3d_t;
 
-static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d_t* c, int32_t i,
-                                                                       int32_t n, lanef dt,
-                                                                       const lanef* bc)
+static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_3d_t* c, int32_t i, int32_t n,
+                                                                     lanef dt, const lanef* bc)
 {
     lanef inv_m = lane_div(lane_set1(1.0f), positive_or_one(PARAM_LANES(bc, IP_MASS, c->mass)));
     lanef inv_i = lane_div(lane_set1(1.0f), positive_or_one(PARAM_LANES(bc, IP_INERTIA, c->inertia)));
 
-    lanev3 v = { lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n) };
-    const lanev3 f = { lane_load_n(c->fx + i, n), lane_load_n(c->fy + i, n), lane_load_n(c->fz + i, n) };
+    lanev3 v = {lane_load_n(c->vx + i, n), lane_load_n(c->vy + i, n), lane_load_n(c->vz + i, n)};
+    const lanev3 f = {lane_load_n(c->fx + i, n), lane_load_n(c->fy + i, n), lane_load_n(c->fz + i, n)};
     v = lanev3_add(v, lanev3_scale(lanev3_scale(f, inv_m), dt));
     v = lanev3_clamp_length(v, PARAM_LANES(bc, IP_VMAX, c->vmax));
     lane_store_n(c->vx + i, v.x, n);
@@ -124,8 +130,8 @@ static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_
     lane_store_n(c->py + i, lane_add(lane_load_n(c->py + i, n), lane_mul(v.y, dt)), n);
     lane_store_n(c->pz + i, lane_add(lane_load_n(c->pz + i, n), lane_mul(v.z, dt)), n);
 
-    lanev3 om = { lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n) };
-    const lanev3 tau = { lane_load_n(c->tx + i, n), lane_load_n(c->ty + i, n), lane_load_n(c->tz + i, n) };
+    lanev3 om = {lane_load_n(c->ox + i, n), lane_load_n(c->oy + i, n), lane_load_n(c->oz + i, n)};
+    const lanev3 tau = {lane_load_n(c->tx + i, n), lane_load_n(c->ty + i, n), lane_load_n(c->tz + i, n)};
     om = lanev3_add(om, lanev3_scale(lanev3_scale(tau, inv_i), dt));
     om = lanev3_clamp_length(om, PARAM_LANES(bc, IP_WMAX, c->wmax));
     lane_store_n(c->ox + i, om.x, n);
@@ -135,19 +141,19 @@ static inline __attribute__((always_inline)) void integrate_lanes_3d(const cols_
     /* quat_integrate: one explicit step of dq/dt = 0.5 (0, omega) q (omega
      * in the world frame), renormalized. Padding lanes (q = 0) come out as
      * the identity but are not stored. */
-    laneq q = { lane_load_n(c->qw + i, n), lane_load_n(c->qx + i, n), lane_load_n(c->qy + i, n),
-                lane_load_n(c->qz + i, n) };
-    laneq dq = laneq_mul((laneq){ lane_zero(), om.x, om.y, om.z }, q);
+    laneq q = {lane_load_n(c->qw + i, n), lane_load_n(c->qx + i, n), lane_load_n(c->qy + i, n),
+               lane_load_n(c->qz + i, n)};
+    laneq dq = laneq_mul((laneq){lane_zero(), om.x, om.y, om.z}, q);
     lanef h = lane_mul(lane_set1(0.5f), dt);
-    q = (laneq){ lane_add(q.w, lane_mul(h, dq.w)), lane_add(q.x, lane_mul(h, dq.x)),
-                 lane_add(q.y, lane_mul(h, dq.y)), lane_add(q.z, lane_mul(h, dq.z)) };
+    q = (laneq){lane_add(q.w, lane_mul(h, dq.w)), lane_add(q.x, lane_mul(h, dq.x)),
+                lane_add(q.y, lane_mul(h, dq.y)), lane_add(q.z, lane_mul(h, dq.z))};
     q = laneq_normalize(q);
     lane_store_n(c->qw + i, q.w, n);
     lane_store_n(c->qx + i, q.x, n);
     lane_store_n(c->qy + i, q.y, n);
     lane_store_n(c->qz + i, q.z, n);
     /* quat_yaw: the heading of the forward axis. */
-    lanev3 forward = laneq_rotate(q, (lanev3){ lane_set1(1.0f), lane_zero(), lane_zero() });
+    lanev3 forward = laneq_rotate(q, (lanev3){lane_set1(1.0f), lane_zero(), lane_zero()});
     lane_store_n(c->heading + i, lane_atan2(forward.y, forward.x), n);
 }
 
@@ -157,20 +163,36 @@ static void integrate_range_3d(int32_t begin, int32_t end, int32_t worker, void*
     const integrate_ctx_t* ctx = (const integrate_ctx_t*)vctx;
     world_t* w = ctx->w;
     const cols_3d_t c = {
-        .px = AGENT_F(w, AC_POS_X), .py = AGENT_F(w, AC_POS_Y), .pz = AGENT_F(w, AC_POS_Z),
-        .vx = AGENT_F(w, AC_VEL_X), .vy = AGENT_F(w, AC_VEL_Y), .vz = AGENT_F(w, AC_VEL_Z),
-        .ox = AGENT_F(w, AC_OMEGA_X), .oy = AGENT_F(w, AC_OMEGA_Y), .oz = AGENT_F(w, AC_OMEGA_Z),
-        .qw = AGENT_F(w, AC_QW), .qx = AGENT_F(w, AC_QX), .qy = AGENT_F(w, AC_QY),
-        .qz = AGENT_F(w, AC_QZ), .heading = AGENT_F(w, AC_HEADING),
-        .fx = AGENT_F(w, AC_FORCE_X), .fy = AGENT_F(w, AC_FORCE_Y), .fz = AGENT_F(w, AC_FORCE_Z),
-        .tx = AGENT_F(w, AC_TORQUE_X), .ty = AGENT_F(w, AC_TORQUE_Y), .tz = AGENT_F(w, AC_TORQUE_Z),
-        .mass = AGENT_F(w, AC_MASS), .inertia = AGENT_F(w, AC_INERTIA),
-        .vmax = AGENT_F(w, AC_MAX_SPEED), .wmax = AGENT_F(w, AC_MAX_TURN_RATE),
+        .px = AGENT_F(w, AC_POS_X),
+        .py = AGENT_F(w, AC_POS_Y),
+        .pz = AGENT_F(w, AC_POS_Z),
+        .vx = AGENT_F(w, AC_VEL_X),
+        .vy = AGENT_F(w, AC_VEL_Y),
+        .vz = AGENT_F(w, AC_VEL_Z),
+        .ox = AGENT_F(w, AC_OMEGA_X),
+        .oy = AGENT_F(w, AC_OMEGA_Y),
+        .oz = AGENT_F(w, AC_OMEGA_Z),
+        .qw = AGENT_F(w, AC_QW),
+        .qx = AGENT_F(w, AC_QX),
+        .qy = AGENT_F(w, AC_QY),
+        .qz = AGENT_F(w, AC_QZ),
+        .heading = AGENT_F(w, AC_HEADING),
+        .fx = AGENT_F(w, AC_FORCE_X),
+        .fy = AGENT_F(w, AC_FORCE_Y),
+        .fz = AGENT_F(w, AC_FORCE_Z),
+        .tx = AGENT_F(w, AC_TORQUE_X),
+        .ty = AGENT_F(w, AC_TORQUE_Y),
+        .tz = AGENT_F(w, AC_TORQUE_Z),
+        .mass = AGENT_F(w, AC_MASS),
+        .inertia = AGENT_F(w, AC_INERTIA),
+        .vmax = AGENT_F(w, AC_MAX_SPEED),
+        .wmax = AGENT_F(w, AC_MAX_TURN_RATE),
     };
     const lanef dt = lane_set1(ctx->dt);
     int32_t i = begin;
     if (ctx->one) {
-        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_3d(&c, i, SHOAL_LANES, dt, ctx->param);
+        for (; end - i >= SHOAL_LANES; i += SHOAL_LANES)
+            integrate_lanes_3d(&c, i, SHOAL_LANES, dt, ctx->param);
         if (i < end) integrate_lanes_3d(&c, i, end - i, dt, ctx->param);
     } else {
         for (; end - i >= SHOAL_LANES; i += SHOAL_LANES) integrate_lanes_3d(&c, i, SHOAL_LANES, dt, NULL);

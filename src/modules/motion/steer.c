@@ -47,30 +47,29 @@ typedef struct steer_cols {
 
 static steer_cols_t steer_columns(world_t* w)
 {
-    steer_cols_t c = {
-        .px = AGENT_F(w, AC_POS_X),
-        .py = AGENT_F(w, AC_POS_Y),
-        .pz = AGENT_F(w, AC_POS_Z),
-        .heading = AGENT_F(w, AC_HEADING),
-        .mass = AGENT_F(w, AC_MASS),
-        .fmax = AGENT_F(w, AC_MAX_FORCE),
-        .vmax = AGENT_F(w, AC_MAX_SPEED),
-        .radius = AGENT_F(w, AC_RADIUS),
-        .w_seek = AGENT_F(w, AC_W_SEEK),
-        .w_flee = AGENT_F(w, AC_W_FLEE),
-        .w_arrive = AGENT_F(w, AC_W_ARRIVE),
-        .w_depart = AGENT_F(w, AC_W_DEPART),
-        .k_arrive = AGENT_F(w, AC_ARRIVE_GAIN),
-        .k_depart = AGENT_F(w, AC_DEPART_GAIN),
-        .tx = AGENT_F(w, AC_TARGET_X),
-        .ty = AGENT_F(w, AC_TARGET_Y),
-        .tz = AGENT_F(w, AC_TARGET_Z),
-        .hx = AGENT_F(w, AC_THREAT_X),
-        .hy = AGENT_F(w, AC_THREAT_Y),
-        .hz = AGENT_F(w, AC_THREAT_Z),
-        .dx = AGENT_F(w, AC_DESIRED_X),
-        .dy = AGENT_F(w, AC_DESIRED_Y),
-        .dz = AGENT_F(w, AC_DESIRED_Z)};
+    steer_cols_t c = {.px = AGENT_F(w, AC_POS_X),
+                      .py = AGENT_F(w, AC_POS_Y),
+                      .pz = AGENT_F(w, AC_POS_Z),
+                      .heading = AGENT_F(w, AC_HEADING),
+                      .mass = AGENT_F(w, AC_MASS),
+                      .fmax = AGENT_F(w, AC_MAX_FORCE),
+                      .vmax = AGENT_F(w, AC_MAX_SPEED),
+                      .radius = AGENT_F(w, AC_RADIUS),
+                      .w_seek = AGENT_F(w, AC_W_SEEK),
+                      .w_flee = AGENT_F(w, AC_W_FLEE),
+                      .w_arrive = AGENT_F(w, AC_W_ARRIVE),
+                      .w_depart = AGENT_F(w, AC_W_DEPART),
+                      .k_arrive = AGENT_F(w, AC_ARRIVE_GAIN),
+                      .k_depart = AGENT_F(w, AC_DEPART_GAIN),
+                      .tx = AGENT_F(w, AC_TARGET_X),
+                      .ty = AGENT_F(w, AC_TARGET_Y),
+                      .tz = AGENT_F(w, AC_TARGET_Z),
+                      .hx = AGENT_F(w, AC_THREAT_X),
+                      .hy = AGENT_F(w, AC_THREAT_Y),
+                      .hz = AGENT_F(w, AC_THREAT_Z),
+                      .dx = AGENT_F(w, AC_DESIRED_X),
+                      .dy = AGENT_F(w, AC_DESIRED_Y),
+                      .dz = AGENT_F(w, AC_DESIRED_Z)};
     return c;
 }
 
@@ -196,7 +195,7 @@ int64_t steer_run(world_t* w, float dt, void* ctx)
     static const int weights[] = {AC_W_SEEK, AC_W_FLEE, AC_W_ARRIVE, AC_W_DEPART};
     float v[4];
     steer_ctx_t c = {w, agent_params_one(w, weights, 4, v) && v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f &&
-                          v[3] == 0.0f};
+                            v[3] == 0.0f};
     par_for(w, w->agents.count, 1024, PAR_AFFINE, steer_range, &c);
     return w->agents.count;
 }

@@ -104,8 +104,8 @@ static inline int32_t next_occupied(const grid_t* g, int32_t q, int32_t end)
 }
 
 /* Agent inputs of sorted agent k (component row cr) at pack index self. */
-static inline __attribute__((always_inline)) void
-agent_load(const nb_env_t* e, int32_t k, int32_t cr, int32_t self, agent_in_t* a)
+static inline __attribute__((always_inline)) void agent_load(const nb_env_t* e, int32_t k, int32_t cr,
+                                                             int32_t self, agent_in_t* a)
 {
     const grid_t* g = e->g;
     a->x[0] = g->sx[k];
@@ -127,9 +127,9 @@ agent_load(const nb_env_t* e, int32_t k, int32_t cr, int32_t self, agent_in_t* a
 /* The agents [first, hi) of one cell, whose block is packed in s (m
  * candidates, sorted agent k at pack index k + self0): capped agents run
  * alone, the others in pairs through kernel2, an odd one last alone. */
-static inline __attribute__((always_inline)) void
-cell_agents(const nb_env_t* e, nb_scratch_t* s, int32_t m, int32_t self0, int32_t first, int32_t hi,
-            nb_counts_t* n, const int variant)
+static inline __attribute__((always_inline)) void cell_agents(const nb_env_t* e, nb_scratch_t* s, int32_t m,
+                                                              int32_t self0, int32_t first, int32_t hi,
+                                                              nb_counts_t* n, const int variant)
 {
     const grid_t* g = e->g;
     int32_t pend = -1, touched = 0;
@@ -178,9 +178,9 @@ cell_agents(const nb_env_t* e, nb_scratch_t* s, int32_t m, int32_t self0, int32_
 
 /* A direct grid: a bucket is one cell, packed once for all its agents,
  * through strips when the grid allows them. */
-static inline __attribute__((always_inline)) void
-range_direct_v(const nb_env_t* e, nb_scratch_t* s, int32_t begin, int32_t end, nb_counts_t* n,
-               const int variant)
+static inline __attribute__((always_inline)) void range_direct_v(const nb_env_t* e, nb_scratch_t* s,
+                                                                 int32_t begin, int32_t end, nb_counts_t* n,
+                                                                 const int variant)
 {
     const grid_t* g = e->g;
     const int strips = strips_ok(g);
@@ -213,11 +213,11 @@ range_direct_v(const nb_env_t* e, nb_scratch_t* s, int32_t begin, int32_t end, n
     }
 }
 
-#define RANGE_DIRECT(name, variant)                                                          \
-    static __attribute__((noinline)) void name(const nb_env_t* e, nb_scratch_t* s, int32_t begin, \
-                                               int32_t end, nb_counts_t* n)                   \
-    {                                                                                        \
-        range_direct_v(e, s, begin, end, n, variant);                                        \
+#define RANGE_DIRECT(name, variant)                                                                          \
+    static __attribute__((noinline)) void name(const nb_env_t* e, nb_scratch_t* s, int32_t begin,            \
+                                               int32_t end, nb_counts_t* n)                                  \
+    {                                                                                                        \
+        range_direct_v(e, s, begin, end, n, variant);                                                        \
     }
 RANGE_DIRECT(range_direct_2d, KV_2D)
 RANGE_DIRECT(range_direct_2d_wrap, KV_2D_WRAP)
@@ -294,14 +294,18 @@ static void neighbors_range(int32_t begin, int32_t end, int32_t worker, void* vc
     const grid_t* g = c->g;
     const component_t* comp = &w->comps[COMP_NEIGHBORS];
     const nb_env_t e = {
-        .w = w, .g = g,
+        .w = w,
+        .g = g,
         .out = {TABLE_COL(&comp->table, float, NB_K_SEP), TABLE_COL(&comp->table, float, NB_K_ALI),
-         TABLE_COL(&comp->table, float, NB_K_COH), TABLE_COL(&comp->table, float, NB_W_SEP),
-         TABLE_COL(&comp->table, float, NB_W_ALI), TABLE_COL(&comp->table, float, NB_W_COH),
-         AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
-         g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
-        .radius = TABLE_COL(&comp->table, float, NB_RADIUS), .fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS),
-        .max = TABLE_COL(&comp->table, int32_t, NB_MAX), .pmask = c->params_row, .nw = c->nw};
+                TABLE_COL(&comp->table, float, NB_K_COH), TABLE_COL(&comp->table, float, NB_W_SEP),
+                TABLE_COL(&comp->table, float, NB_W_ALI), TABLE_COL(&comp->table, float, NB_W_COH),
+                AGENT_F(w, AC_DESIRED_X), AGENT_F(w, AC_DESIRED_Y),
+                g->dims == 3 ? AGENT_F(w, AC_DESIRED_Z) : NULL},
+        .radius = TABLE_COL(&comp->table, float, NB_RADIUS),
+        .fov_cos = TABLE_COL(&comp->table, float, NB_FOV_COS),
+        .max = TABLE_COL(&comp->table, int32_t, NB_MAX),
+        .pmask = c->params_row,
+        .nw = c->nw};
     nb_scratch_t s;
     worker_scratch(c->nw, worker, &s);
     nb_counts_t n = {0, 0, 0};
@@ -351,8 +355,7 @@ static int32_t neighbors_block(const world_t* w, int32_t n)
 /* Floats of the per-worker scratch this step needs (NB_ARRAYS arrays of
  * `*per` floats per worker): a block of 9 (27) buckets holds at most that
  * many times the largest, and never more than all agents. */
-static size_t pack_floats(const world_t* w, const grid_t* g, int32_t count, int32_t largest,
-                          size_t* per_out)
+static size_t pack_floats(const world_t* w, const grid_t* g, int32_t count, int32_t largest, size_t* per_out)
 {
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
     int64_t most = (int64_t)largest * (g->dims == 3 ? 27 : 9);
@@ -376,7 +379,8 @@ static int neighbors_sized(world_t* w, const grid_t* g, int32_t count, int32_t l
     if (need > nw->mem_floats) {
         float* mem = mem_alloc(&w->alloc, need * sizeof(float));
         if (!mem) {
-            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "neighbors: out of memory for packs of %zu candidates", per);
+            world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "neighbors: out of memory for packs of %zu candidates",
+                       per);
             return 0;
         }
         mem_free(&w->alloc, nw->mem, nw->mem_floats * sizeof(float));
@@ -392,8 +396,8 @@ static int neighbors_sized(world_t* w, const grid_t* g, int32_t count, int32_t l
  * read row 0's parameters (nb_ctx.params_row). */
 static int params_one(world_t* w)
 {
-    static const int cols[] = {NB_RADIUS, NB_FOV_COS, NB_MAX, NB_K_SEP, NB_K_ALI,
-                               NB_K_COH, NB_W_SEP, NB_W_ALI, NB_W_COH};
+    static const int cols[] = {NB_RADIUS, NB_FOV_COS, NB_MAX,   NB_K_SEP, NB_K_ALI,
+                               NB_K_COH,  NB_W_SEP,   NB_W_ALI, NB_W_COH};
     return component_columns_one(&w->comps[COMP_NEIGHBORS], cols, (int)(sizeof cols / sizeof cols[0]));
 }
 
@@ -415,7 +419,13 @@ int64_t neighbors_run(world_t* w, float dt, void* ctx)
     memset(wagents, 0, (size_t)workers * sizeof *wagents);
     memset(wpairs, 0, (size_t)workers * sizeof *wpairs);
     memset(wfound, 0, (size_t)workers * sizeof *wfound);
-    nb_ctx_t c = {.w = w, .g = g, .nw = nw, .worker_agents = wagents, .worker_pairs = wpairs, .worker_found = wfound, .params_row = params_one(w) ? 0 : -1};
+    nb_ctx_t c = {.w = w,
+                  .g = g,
+                  .nw = nw,
+                  .worker_agents = wagents,
+                  .worker_pairs = wpairs,
+                  .worker_found = wfound,
+                  .params_row = params_one(w) ? 0 : -1};
     /* The spatial hash sized and grew the packs (neighbors_sized) before
      * the step changed anything. */
     size_t per = nw->per;
@@ -461,8 +471,14 @@ int64_t neighbors_bench_kernel(int dims, int32_t candidates, int64_t iterations,
     /* The copy of the kernel `bench flock` runs: its torus packs carry
      * shifted images, so it uses the kernel without minimal image. */
     g.wrap = 0;
-    nb_scratch_t s = {.cx = mem, .cy = mem + per, .cz = mem + 2 * per, .cvx = mem + 3 * per, .cvy = mem + 4 * per, .cvz = mem + 5 * per,
-                    .d2 = mem + 6 * per, .idx = (int32_t*)(mem + 7 * per)};
+    nb_scratch_t s = {.cx = mem,
+                      .cy = mem + per,
+                      .cz = mem + 2 * per,
+                      .cvx = mem + 3 * per,
+                      .cvy = mem + 4 * per,
+                      .cvz = mem + 5 * per,
+                      .d2 = mem + 6 * per,
+                      .idx = (int32_t*)(mem + 7 * per)};
     for (int32_t j = 0; j < candidates + SHOAL_LANES; ++j) {
         int live = j < candidates;
         /* Past the end: what pack_finish leaves there. */
@@ -562,7 +578,9 @@ static const column_def_t neighbors_columns[NB_COUNT_] = {
     COLUMNS_SLOT_ROW,
     [NB_RADIUS] = COLUMN_ABOVE("neighbors.radius", neighbors.radius, 0.0),
     [NB_FOV] = COLUMN_ABOVE_IN("neighbors.fov", neighbors.fov, 0.0f, VEC_TWO_PI, "(0, 2 pi] rad"),
-    [NB_FOV_COS] = {.name = "neighbors.fov_cos", .field = COLUMN_NO_FIELD, .type = COLUMN_F32,
+    [NB_FOV_COS] = {.name = "neighbors.fov_cos",
+                    .field = COLUMN_NO_FIELD,
+                    .type = COLUMN_F32,
                     .flags = COLUMN_DERIVED},
     [NB_MAX] = COLUMN_INT_IN("neighbors.max_neighbors", neighbors.max_neighbors, 0, COLUMN_INT_NO_MAX,
                              ">= 0 (0 = no cap)"),
@@ -580,8 +598,8 @@ static shoal_status_t neighbors_validate(world_t* w, const shoal_agent_def_t* d,
 }
 
 /* Then the cosine of half the field of view, which the pass compares with. */
-static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d, vec3 forward,
-                                int fresh)
+static void neighbors_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agent_def_t* d,
+                                vec3 forward, int fresh)
 {
     (void)slot;
     (void)forward;
@@ -601,7 +619,11 @@ static void neighbors_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d
 
 shoal_neighbors_t shoal_neighbors_default(void)
 {
-    shoal_neighbors_t n = {.radius = 2.0f, .fov = VEC_TWO_PI, .separation_gain = 1.0f, .alignment_gain = 1.0f, .cohesion_gain = 1.0f};
+    shoal_neighbors_t n = {.radius = 2.0f,
+                           .fov = VEC_TWO_PI,
+                           .separation_gain = 1.0f,
+                           .alignment_gain = 1.0f,
+                           .cohesion_gain = 1.0f};
     return n;
 }
 
@@ -623,7 +645,10 @@ const module_t neighbors_module = {
 };
 /* ---- the setter ------------------------------------------------------------ */
 
-static void edit_neighbors(shoal_agent_def_t* d, const void* a) { d->neighbors = *(const shoal_neighbors_t*)a; }
+static void edit_neighbors(shoal_agent_def_t* d, const void* a)
+{
+    d->neighbors = *(const shoal_neighbors_t*)a;
+}
 
 shoal_status_t shoal_agent_set_neighbors(shoal_world_t* w, shoal_agent_t id, const shoal_neighbors_t* n)
 {

@@ -6,10 +6,18 @@
 
 /* neighbors: all float but NB_MAX (int32) */
 enum {
-    NB_SLOT = 0, NB_ROW,
-    NB_RADIUS, NB_FOV, NB_FOV_COS, NB_MAX,
-    NB_K_SEP, NB_K_ALI, NB_K_COH,
-    NB_W_SEP, NB_W_ALI, NB_W_COH,
+    NB_SLOT = 0,
+    NB_ROW,
+    NB_RADIUS,
+    NB_FOV,
+    NB_FOV_COS,
+    NB_MAX,
+    NB_K_SEP,
+    NB_K_ALI,
+    NB_K_COH,
+    NB_W_SEP,
+    NB_W_ALI,
+    NB_W_COH,
     NB_COUNT_
 };
 
@@ -17,10 +25,10 @@ enum {
  * grid before the step changes anything (the grid's `sized` hook), and
  * counters of the last pass for benchmarks (never hashed or saved). */
 typedef struct neighbors_world_t {
-    float* mem;         /* the per-worker packs */
+    float* mem; /* the per-worker packs */
     size_t mem_floats;
-    size_t per;         /* floats per pack array this step (0: not sized) */
-    int32_t largest;    /* agents in the largest bucket this step */
+    size_t per;      /* floats per pack array this step (0: not sized) */
+    int32_t largest; /* agents in the largest bucket this step */
     /* candidate pairs examined, neighbors found, agents processed */
     int64_t pair_tests;
     int64_t neighbor_sum;

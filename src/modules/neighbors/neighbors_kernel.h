@@ -64,9 +64,9 @@ typedef struct agent_in {
 /* The lane kernel over a pack of m candidates. Always inlined into one
  * copy per (dimensions, torus) pair, so the 2D copy does no z arithmetic
  * and the unbounded copies no minimal-image selects. */
-static inline __attribute__((always_inline)) void
-kernel_impl(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, sums_t* out,
-            float* d2_keep, const int three, const int wrap)
+static inline __attribute__((always_inline)) void kernel_impl(const grid_t* g, const nb_scratch_t* s,
+                                                              int32_t m, const agent_in_t* a, sums_t* out,
+                                                              float* d2_keep, const int three, const int wrap)
 {
     int fov = a->fov_cos > -1.0f;
     lanef xi = lane_set1(a->x[0]), yi = lane_set1(a->x[1]), zi = lane_set1(a->x[2]);
@@ -150,9 +150,8 @@ kernel_impl(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t*
     out->coh[1] = h[1];
 }
 
-static inline __attribute__((always_inline)) void
-kernel(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, sums_t* out,
-       float* d2_keep)
+static inline __attribute__((always_inline)) void kernel(const grid_t* g, const nb_scratch_t* s, int32_t m,
+                                                         const agent_in_t* a, sums_t* out, float* d2_keep)
 {
     int wrap = g->wrap && !packs_shifted(g);
     if (g->dims == 3) {
@@ -172,9 +171,10 @@ kernel(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, s
  * candidate loads and the range mask are shared, every per-agent sum is
  * accumulated exactly as kernel_impl does, so each agent gets the same bits
  * as from its own pass. No capped path (d2_keep). */
-static inline __attribute__((always_inline)) void
-kernel2_impl(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a,
-             const agent_in_t* b, sums_t* oa, sums_t* ob, const int three, const int wrap)
+static inline __attribute__((always_inline)) void kernel2_impl(const grid_t* g, const nb_scratch_t* s,
+                                                               int32_t m, const agent_in_t* a,
+                                                               const agent_in_t* b, sums_t* oa, sums_t* ob,
+                                                               const int three, const int wrap)
 {
     int fova = a->fov_cos > -1.0f, fovb = b->fov_cos > -1.0f;
     lanef xa = lane_set1(a->x[0]), ya = lane_set1(a->x[1]), za = lane_set1(a->x[2]);
@@ -240,8 +240,10 @@ kernel2_impl(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t
             seqa = lane_mask_andnot(oka, coa);
             seqb = lane_mask_andnot(okb, cob);
             lanef ira = lane_set1(1.0f / a->radius), irb = lane_set1(1.0f / b->radius);
-            sxa = lane_masked_add(sxa, coa, lane_select(lane_mask_from_bits(below_bits(j, a->self)), lane_neg(ira), ira));
-            sxb = lane_masked_add(sxb, cob, lane_select(lane_mask_from_bits(below_bits(j, b->self)), lane_neg(irb), irb));
+            sxa = lane_masked_add(
+                sxa, coa, lane_select(lane_mask_from_bits(below_bits(j, a->self)), lane_neg(ira), ira));
+            sxb = lane_masked_add(
+                sxb, cob, lane_select(lane_mask_from_bits(below_bits(j, b->self)), lane_neg(irb), irb));
         }
         lanef inva = lane_rcp_fast(lane_max(d2a, tiny)), invb = lane_rcp_fast(lane_max(d2b, tiny));
         sxa = lane_select(seqa, lane_fma_fast(dxa, inva, sxa), sxa);
@@ -297,8 +299,9 @@ kernel2_impl(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t
     }
 }
 
-static inline __attribute__((always_inline)) void kernel2(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a,
-                    const agent_in_t* b, sums_t* oa, sums_t* ob)
+static inline __attribute__((always_inline)) void kernel2(const grid_t* g, const nb_scratch_t* s, int32_t m,
+                                                          const agent_in_t* a, const agent_in_t* b,
+                                                          sums_t* oa, sums_t* ob)
 {
     int wrap = g->wrap && !packs_shifted(g);
     if (g->dims == 3) {
@@ -317,8 +320,8 @@ static inline __attribute__((always_inline)) void kernel2(const grid_t* g, const
 /* The nearest `cap` of the neighbors the kernel marked (d2_keep >= 0),
  * summed in pack order. Selection by (d2, pack index): a total order, so
  * the result is unique. */
-static void nearest_sums(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a,
-                         int32_t cap, sums_t* out)
+static void nearest_sums(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, int32_t cap,
+                         sums_t* out)
 {
     int32_t k = 0;
     for (int32_t j = 0; j < m; ++j)
@@ -383,20 +386,24 @@ static inline int kernel_variant(const grid_t* g)
     return (g->dims == 3 ? 2 : 0) + wrap;
 }
 
-static inline __attribute__((always_inline)) void
-kernel_v(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, sums_t* out,
-         float* d2_keep, const int variant)
+static inline __attribute__((always_inline)) void kernel_v(const grid_t* g, const nb_scratch_t* s, int32_t m,
+                                                           const agent_in_t* a, sums_t* out, float* d2_keep,
+                                                           const int variant)
 {
-    if (variant < 0) kernel(g, s, m, a, out, d2_keep);
-    else kernel_impl(g, s, m, a, out, d2_keep, variant >= KV_3D, variant & 1);
+    if (variant < 0)
+        kernel(g, s, m, a, out, d2_keep);
+    else
+        kernel_impl(g, s, m, a, out, d2_keep, variant >= KV_3D, variant & 1);
 }
 
-static inline __attribute__((always_inline)) void
-kernel2_v(const grid_t* g, const nb_scratch_t* s, int32_t m, const agent_in_t* a, const agent_in_t* b,
-          sums_t* oa, sums_t* ob, const int variant)
+static inline __attribute__((always_inline)) void kernel2_v(const grid_t* g, const nb_scratch_t* s, int32_t m,
+                                                            const agent_in_t* a, const agent_in_t* b,
+                                                            sums_t* oa, sums_t* ob, const int variant)
 {
-    if (variant < 0) kernel2(g, s, m, a, b, oa, ob);
-    else kernel2_impl(g, s, m, a, b, oa, ob, variant >= KV_3D, variant & 1);
+    if (variant < 0)
+        kernel2(g, s, m, a, b, oa, ob);
+    else
+        kernel2_impl(g, s, m, a, b, oa, ob, variant >= KV_3D, variant & 1);
 }
 
 #endif /* SHOAL_SYSTEMS_NEIGHBORS_KERNEL_H */

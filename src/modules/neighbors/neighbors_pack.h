@@ -15,10 +15,14 @@
 #define MAX_BLOCK 27
 
 typedef struct nb_scratch {
-    float* cx; float* cy; float* cz;    /* packed candidate positions */
-    float* cvx; float* cvy; float* cvz; /* and velocities */
-    float* d2;                          /* capped path: distances */
-    int32_t* idx;                       /* capped path: pack indices */
+    float* cx;
+    float* cy;
+    float* cz; /* packed candidate positions */
+    float* cvx;
+    float* cvy;
+    float* cvz;   /* and velocities */
+    float* d2;    /* capped path: distances */
+    int32_t* idx; /* capped path: pack indices */
 } nb_scratch_t;
 
 
@@ -177,24 +181,21 @@ static int32_t pack_block(const grid_t* g, const uint32_t* buckets, const float 
  * order do not depend on where its strip began, so results do not depend
  * on how cells are split between workers. */
 typedef struct nb_strip {
-    int32_t y, z;      /* row of cells (y = INT32_MIN: none) */
-    int32_t next;      /* column the next append adds */
-    int32_t len;       /* candidates in the strip */
-    int32_t room;      /* start over when len passes this */
-    int32_t start[4];  /* start of column c at [c & 3] (the last 4 columns) */
-    int32_t own[4];    /* where the column's middle cell starts */
-    int shifted;       /* some row of the column lies across a torus edge */
-    int32_t rows[9];   /* bucket of each row's cell at x = 0, in (z, y) order */
+    int32_t y, z;     /* row of cells (y = INT32_MIN: none) */
+    int32_t next;     /* column the next append adds */
+    int32_t len;      /* candidates in the strip */
+    int32_t room;     /* start over when len passes this */
+    int32_t start[4]; /* start of column c at [c & 3] (the last 4 columns) */
+    int32_t own[4];   /* where the column's middle cell starts */
+    int shifted;      /* some row of the column lies across a torus edge */
+    int32_t rows[9];  /* bucket of each row's cell at x = 0, in (z, y) order */
     float shy[9], shz[9];
 } nb_strip_t;
 
 /* Whether cells can go through strips: a direct grid at least 3 cells
  * wide on every axis, so a block's 9 (27) cells are distinct and packs
  * carry torus images. */
-static inline int strips_ok(const grid_t* g)
-{
-    return g->direct && packs_shifted(g);
-}
+static inline int strips_ok(const grid_t* g) { return g->direct && packs_shifted(g); }
 
 /* Cell index and torus shift of coordinate i (within one cell of the grid)
  * along axis k. */
@@ -244,9 +245,9 @@ static void strip_row(const grid_t* g, nb_strip_t* st, const int32_t c[3], int32
  * the column lies across a torus edge; an axis's zero shift is not added
  * (x + 0 would turn a -0 into +0), so the strip holds the sorted copies'
  * bits wherever nothing is shifted. */
-static inline __attribute__((always_inline)) void
-strip_column(const grid_t* g, nb_scratch_t* restrict s, nb_strip_t* st, int32_t x, const int three,
-             const int shifted)
+static inline __attribute__((always_inline)) void strip_column(const grid_t* g, nb_scratch_t* restrict s,
+                                                               nb_strip_t* st, int32_t x, const int three,
+                                                               const int shifted)
 {
     float shx;
     int32_t cx = strip_wrap(g, x, 0, &shx);
@@ -296,9 +297,10 @@ strip_column(const grid_t* g, nb_scratch_t* restrict s, nb_strip_t* st, int32_t 
  * its row. Sets *base (where the block starts in the strip) and
  * *self_base (where cell c starts in the block); returns the block's
  * candidates. */
-static inline __attribute__((always_inline)) int32_t
-strip_block(const grid_t* g, nb_scratch_t* s, nb_strip_t* st, const int32_t c[3], int32_t* base,
-            int32_t* self_base, const int three)
+static inline __attribute__((always_inline)) int32_t strip_block(const grid_t* g, nb_scratch_t* s,
+                                                                 nb_strip_t* st, const int32_t c[3],
+                                                                 int32_t* base, int32_t* self_base,
+                                                                 const int three)
 {
     int32_t x = c[0];
     /* A new row, or a gap of empty cells: start over at column x - 1. */

@@ -26,8 +26,7 @@ static void obstacles_release(world_t* w)
     mem_free(&w->alloc, obs->obstacle_velocities,
              (size_t)obs->obstacle_capacity * sizeof *obs->obstacle_velocities);
     mem_free(&w->alloc, obs->free_bits, (size_t)obs->free_bit_words * sizeof *obs->free_bits);
-    mem_free(&w->alloc, obs->free_summary,
-             (size_t)obs->free_summary_words * sizeof *obs->free_summary);
+    mem_free(&w->alloc, obs->free_summary, (size_t)obs->free_summary_words * sizeof *obs->free_summary);
     mem_free(&w->alloc, obs, sizeof *obs);
     w->module_data[MOD_OBSTACLES] = NULL;
 }
@@ -108,8 +107,8 @@ static int obstacles_load(world_t* w, byte_reader_t* rd)
     }
     if (rd->failed) return 0;
     if (live != count || live_moving != moving)
-        return br_fail(rd, "counts say %u obstacles (%u moving), the ids hold %u (%u moving)", count,
-                       moving, live, live_moving);
+        return br_fail(rd, "counts say %u obstacles (%u moving), the ids hold %u (%u moving)", count, moving,
+                       live, live_moving);
     obs->obstacle_high = (int32_t)high;
     obs->obstacle_count = (int32_t)count;
     obs->moving_obstacles = (int32_t)moving;
@@ -123,7 +122,8 @@ static int obstacles_load(world_t* w, byte_reader_t* rd)
 static void world_truncate_obstacles(world_t* w, int32_t high)
 {
     obstacle_set_t* obs = obstacles_of(w);
-    while (obs->obstacle_high > high && obs->obstacles[obs->obstacle_high - 1][3] < 0.0f) obs->obstacle_high--;
+    while (obs->obstacle_high > high && obs->obstacles[obs->obstacle_high - 1][3] < 0.0f)
+        obs->obstacle_high--;
     obs->free_valid = 0; /* free ids past the new high are gone */
 }
 
@@ -355,11 +355,11 @@ shoal_status_t shoal_world_read_obstacles(const shoal_world_t* w, int32_t* ids, 
             if (ids) ids[n] = i;
             if (centers) memcpy(centers + 3 * (size_t)n, o, 3 * sizeof(float));
             if (radii) radii[n] = o[3];
-            if (velocities) memcpy(velocities + 3 * (size_t)n, obs->obstacle_velocities[i], 3 * sizeof(float));
+            if (velocities)
+                memcpy(velocities + 3 * (size_t)n, obs->obstacle_velocities[i], 3 * sizeof(float));
         }
         n++;
     }
     *out_count = n;
     return SHOAL_OK;
 }
-

@@ -303,7 +303,10 @@ static void prefix_write_range(int32_t begin, int32_t end, int32_t worker, void*
     }
 }
 
-static int32_t par_min_of(const planner_world_t* pw) { return pw->par_min > 0 ? pw->par_min : PLANNER_PAR_MIN; }
+static int32_t par_min_of(const planner_world_t* pw)
+{
+    return pw->par_min > 0 ? pw->par_min : PLANNER_PAR_MIN;
+}
 
 static int32_t prefix_par(world_t* w, int32_t* a, int32_t n, int32_t par_min)
 {
@@ -452,7 +455,8 @@ const plan_scene_t* planner_step_agents(world_t* w, float dt, int* failed)
     const int32_t n = prefix_par(w, pw->agent_track_n, count, par_min_of(pw));
     pw->agent_track_n[count] = n;
     par_for(w, count, 256, PAR_STATIC, pack_range, &c);
-    pw->agent_scene = plan_scene_build_par(pw->agent_scene_memory, pw->agent_packed, n, horizon, scene_par_run, w);
+    pw->agent_scene =
+        plan_scene_build_par(pw->agent_scene_memory, pw->agent_packed, n, horizon, scene_par_run, w);
     if (!pw->agent_scene) {
         *failed = 2;
         return NULL;
@@ -472,8 +476,8 @@ const plan_scene_t* planner_step_scene(world_t* w, float dt, int* failed)
     }
     float horizon = planner_horizon(w, dt, NULL);
     /* Static obstacles that did not change since the last scene: keep it. */
-    if (pw->scene && obstacles_of(w)->moving_obstacles == 0 && pw->scene_version == obstacles_of(w)->obstacle_version &&
-        pw->scene_horizon == horizon) {
+    if (pw->scene && obstacles_of(w)->moving_obstacles == 0 &&
+        pw->scene_version == obstacles_of(w)->obstacle_version && pw->scene_horizon == horizon) {
         pw->scene_stamp = w->step_count + 1;
         return pw->scene;
     }
@@ -764,7 +768,8 @@ int planner_reserve_step(world_t* w)
         pw->spheres = fresh;
         pw->sphere_capacity = cap;
     }
-    size_t bytes = obstacles_of(w)->obstacle_count > 0 ? plan_scene_bytes(obstacles_of(w)->obstacle_count) : 0;
+    size_t bytes =
+        obstacles_of(w)->obstacle_count > 0 ? plan_scene_bytes(obstacles_of(w)->obstacle_count) : 0;
     if (pw->scene_bytes < bytes) {
         void* fresh = mem_alloc(a, bytes);
         if (!fresh) goto out_of_memory;
@@ -828,7 +833,8 @@ static void pick_count(int32_t begin, int32_t end, int32_t worker, void* vctx)
     pick_ctx_t* c = (pick_ctx_t*)vctx;
     for (int32_t ch = begin; ch < end; ++ch) {
         int32_t n = 0;
-        for (int32_t r = chunk_first(c->count, ch); r < chunk_first(c->count, ch + 1); ++r) n += searches_now(c->v, r, c->m);
+        for (int32_t r = chunk_first(c->count, ch); r < chunk_first(c->count, ch + 1); ++r)
+            n += searches_now(c->v, r, c->m);
         c->chunk_n[ch] = n;
     }
 }

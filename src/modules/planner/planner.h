@@ -36,20 +36,65 @@
  * is still to be planned. The agent's pose is trim_compose(start, rel, run
  * speed), rewritten every step. */
 enum {
-    PL_SLOT = 0, PL_ROW,
+    PL_SLOT = 0,
+    PL_ROW,
     /* parameters (shoal_planner_t) */
-    PL_SPEED, PL_RADIUS, PL_GOAL, PL_GOAL_X, PL_GOAL_Y, PL_GOAL_Z, PL_GOAL_INDEX1, PL_GOAL_TAG,
-    PL_AVOID, PL_STRATEGY, PL_DISCOUNT, PL_OPTIMISM, PL_MAX_DEPTH, PL_MIN_DEPTH,
-    PL_MAX_EXPANSIONS, PL_K_SKIP, PL_N_V, PL_COLLAPSE, PL_DAMPING,
+    PL_SPEED,
+    PL_RADIUS,
+    PL_GOAL,
+    PL_GOAL_X,
+    PL_GOAL_Y,
+    PL_GOAL_Z,
+    PL_GOAL_INDEX1,
+    PL_GOAL_TAG,
+    PL_AVOID,
+    PL_STRATEGY,
+    PL_DISCOUNT,
+    PL_OPTIMISM,
+    PL_MAX_DEPTH,
+    PL_MIN_DEPTH,
+    PL_MAX_EXPANSIONS,
+    PL_K_SKIP,
+    PL_N_V,
+    PL_COLLAPSE,
+    PL_DAMPING,
     /* interval state */
-    PL_START_X, PL_START_Y, PL_START_Z, PL_START_QW, PL_START_QX, PL_START_QY, PL_START_QZ,
-    PL_REL_X, PL_REL_Y, PL_REL_Z, PL_REL_QW, PL_REL_QX, PL_REL_QY, PL_REL_QZ,
-    PL_K, PL_LEN, PL_CI, PL_CF, PL_NEXT, PL_PLAN_NOW, PL_RUN_SPEED, PL_PERM_OFFSET, PL_OVERLAP,
+    PL_START_X,
+    PL_START_Y,
+    PL_START_Z,
+    PL_START_QW,
+    PL_START_QX,
+    PL_START_QY,
+    PL_START_QZ,
+    PL_REL_X,
+    PL_REL_Y,
+    PL_REL_Z,
+    PL_REL_QW,
+    PL_REL_QX,
+    PL_REL_QY,
+    PL_REL_QZ,
+    PL_K,
+    PL_LEN,
+    PL_CI,
+    PL_CF,
+    PL_NEXT,
+    PL_PLAN_NOW,
+    PL_RUN_SPEED,
+    PL_PERM_OFFSET,
+    PL_OVERLAP,
     /* statistics */
-    PL_SEARCHES_LO, PL_SEARCHES_HI, PL_GOODNESS_LO, PL_GOODNESS_HI,
-    PL_NS_LO, PL_NS_HI, /* wall time: never hashed */
-    PL_STATES_LO, PL_STATES_HI, PL_EXPANDED_LO, PL_EXPANDED_HI,
-    PL_COLLISIONS, PL_LAST_GOODNESS,
+    PL_SEARCHES_LO,
+    PL_SEARCHES_HI,
+    PL_GOODNESS_LO,
+    PL_GOODNESS_HI,
+    PL_NS_LO,
+    PL_NS_HI, /* wall time: never hashed */
+    PL_STATES_LO,
+    PL_STATES_HI,
+    PL_EXPANDED_LO,
+    PL_EXPANDED_HI,
+    PL_COLLISIONS,
+    PL_LAST_GOODNESS,
     /* parameters appended later: since snapshot version 5 */
     PL_TIME_BUDGET, /* ms per search, 0 = none (a wall-clock parameter: never hashed) */
     PL_COUNT_
@@ -107,10 +152,10 @@ typedef struct planner_world {
      * each agent's track (its current interval's chord to where the table
      * says it ends, then straight on along its facing there) as windowed
      * moving spheres, one per interval of look-ahead (planner.c) */
-    plan_sphere_t* agent_spheres; /* each row's track at a stride (made in parallel) */
-    plan_sphere_t* agent_packed;  /* the same, packed in row order (the scene's input) */
+    plan_sphere_t* agent_spheres;  /* each row's track at a stride (made in parallel) */
+    plan_sphere_t* agent_packed;   /* the same, packed in row order (the scene's input) */
     int32_t agent_sphere_capacity; /* of each */
-    int32_t* agent_track_n; /* per planner row: its spheres, then where they start; + 1 */
+    int32_t* agent_track_n;        /* per planner row: its spheres, then where they start; + 1 */
     int32_t agent_track_capacity;
     void* agent_scene_memory;
     size_t agent_scene_bytes;
@@ -171,8 +216,7 @@ void planner_table_free(void* ctx, void* p, size_t bytes);
  * table with the given chord slack, as a snapshot recorded them: checked
  * against the world's dimensions; the permutation is drawn from the seed.
  * Takes ownership of `fresh` in every case (freed on failure). */
-shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack,
-                                     const char* where);
+shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack, const char* where);
 /* The trim table and the planner clock to and from the snapshot section
  * PLAN, and the check of the loaded planner rows against them
  * (planner_snapshot.c; the hooks of module.h). */
@@ -246,28 +290,62 @@ static inline planner_view_t planner_view(const world_t* w)
 #define PV_F(col) TABLE_COL(t, float, col)
 #define PV_I(col) TABLE_COL(t, int32_t, col)
 #define PV_U(col) TABLE_COL(t, uint32_t, col)
-    planner_view_t v = {
-        .agent_row = PV_I(PL_ROW),
-        .speed = PV_F(PL_SPEED), .radius = PV_F(PL_RADIUS), .goal = PV_I(PL_GOAL), .goal_x = PV_F(PL_GOAL_X),
-        .goal_y = PV_F(PL_GOAL_Y), .goal_z = PV_F(PL_GOAL_Z), .goal_index1 = PV_U(PL_GOAL_INDEX1),
-        .goal_tag = PV_U(PL_GOAL_TAG), .avoid = PV_I(PL_AVOID), .strategy = PV_I(PL_STRATEGY),
-        .discount = PV_F(PL_DISCOUNT), .optimism = PV_F(PL_OPTIMISM), .max_depth = PV_I(PL_MAX_DEPTH),
-        .min_depth = PV_I(PL_MIN_DEPTH), .max_expansions = PV_I(PL_MAX_EXPANSIONS), .k_skip = PV_I(PL_K_SKIP),
-        .n_v = PV_I(PL_N_V), .collapse = PV_F(PL_COLLAPSE), .damping = PV_F(PL_DAMPING),
-        .time_budget = PV_F(PL_TIME_BUDGET),
-        .start_x = PV_F(PL_START_X), .start_y = PV_F(PL_START_Y), .start_z = PV_F(PL_START_Z),
-        .start_qw = PV_F(PL_START_QW), .start_qx = PV_F(PL_START_QX), .start_qy = PV_F(PL_START_QY),
-        .start_qz = PV_F(PL_START_QZ),
-        .rel_x = PV_F(PL_REL_X), .rel_y = PV_F(PL_REL_Y), .rel_z = PV_F(PL_REL_Z), .rel_qw = PV_F(PL_REL_QW),
-        .rel_qx = PV_F(PL_REL_QX), .rel_qy = PV_F(PL_REL_QY), .rel_qz = PV_F(PL_REL_QZ),
-        .k = PV_I(PL_K), .len = PV_I(PL_LEN), .ci = PV_I(PL_CI), .cf = PV_I(PL_CF), .next = PV_I(PL_NEXT),
-        .plan_now = PV_I(PL_PLAN_NOW), .run_speed = PV_F(PL_RUN_SPEED), .perm_offset = PV_U(PL_PERM_OFFSET),
-        .overlap = PV_I(PL_OVERLAP),
-        .searches_lo = PV_U(PL_SEARCHES_LO), .searches_hi = PV_U(PL_SEARCHES_HI),
-        .goodness_lo = PV_U(PL_GOODNESS_LO), .goodness_hi = PV_U(PL_GOODNESS_HI), .ns_lo = PV_U(PL_NS_LO),
-        .ns_hi = PV_U(PL_NS_HI), .states_lo = PV_U(PL_STATES_LO), .states_hi = PV_U(PL_STATES_HI),
-        .expanded_lo = PV_U(PL_EXPANDED_LO), .expanded_hi = PV_U(PL_EXPANDED_HI),
-        .collisions = PV_I(PL_COLLISIONS), .last_goodness = PV_F(PL_LAST_GOODNESS)};
+    planner_view_t v = {.agent_row = PV_I(PL_ROW),
+                        .speed = PV_F(PL_SPEED),
+                        .radius = PV_F(PL_RADIUS),
+                        .goal = PV_I(PL_GOAL),
+                        .goal_x = PV_F(PL_GOAL_X),
+                        .goal_y = PV_F(PL_GOAL_Y),
+                        .goal_z = PV_F(PL_GOAL_Z),
+                        .goal_index1 = PV_U(PL_GOAL_INDEX1),
+                        .goal_tag = PV_U(PL_GOAL_TAG),
+                        .avoid = PV_I(PL_AVOID),
+                        .strategy = PV_I(PL_STRATEGY),
+                        .discount = PV_F(PL_DISCOUNT),
+                        .optimism = PV_F(PL_OPTIMISM),
+                        .max_depth = PV_I(PL_MAX_DEPTH),
+                        .min_depth = PV_I(PL_MIN_DEPTH),
+                        .max_expansions = PV_I(PL_MAX_EXPANSIONS),
+                        .k_skip = PV_I(PL_K_SKIP),
+                        .n_v = PV_I(PL_N_V),
+                        .collapse = PV_F(PL_COLLAPSE),
+                        .damping = PV_F(PL_DAMPING),
+                        .time_budget = PV_F(PL_TIME_BUDGET),
+                        .start_x = PV_F(PL_START_X),
+                        .start_y = PV_F(PL_START_Y),
+                        .start_z = PV_F(PL_START_Z),
+                        .start_qw = PV_F(PL_START_QW),
+                        .start_qx = PV_F(PL_START_QX),
+                        .start_qy = PV_F(PL_START_QY),
+                        .start_qz = PV_F(PL_START_QZ),
+                        .rel_x = PV_F(PL_REL_X),
+                        .rel_y = PV_F(PL_REL_Y),
+                        .rel_z = PV_F(PL_REL_Z),
+                        .rel_qw = PV_F(PL_REL_QW),
+                        .rel_qx = PV_F(PL_REL_QX),
+                        .rel_qy = PV_F(PL_REL_QY),
+                        .rel_qz = PV_F(PL_REL_QZ),
+                        .k = PV_I(PL_K),
+                        .len = PV_I(PL_LEN),
+                        .ci = PV_I(PL_CI),
+                        .cf = PV_I(PL_CF),
+                        .next = PV_I(PL_NEXT),
+                        .plan_now = PV_I(PL_PLAN_NOW),
+                        .run_speed = PV_F(PL_RUN_SPEED),
+                        .perm_offset = PV_U(PL_PERM_OFFSET),
+                        .overlap = PV_I(PL_OVERLAP),
+                        .searches_lo = PV_U(PL_SEARCHES_LO),
+                        .searches_hi = PV_U(PL_SEARCHES_HI),
+                        .goodness_lo = PV_U(PL_GOODNESS_LO),
+                        .goodness_hi = PV_U(PL_GOODNESS_HI),
+                        .ns_lo = PV_U(PL_NS_LO),
+                        .ns_hi = PV_U(PL_NS_HI),
+                        .states_lo = PV_U(PL_STATES_LO),
+                        .states_hi = PV_U(PL_STATES_HI),
+                        .expanded_lo = PV_U(PL_EXPANDED_LO),
+                        .expanded_hi = PV_U(PL_EXPANDED_HI),
+                        .collisions = PV_I(PL_COLLISIONS),
+                        .last_goodness = PV_F(PL_LAST_GOODNESS)};
 #undef PV_F
 #undef PV_I
 #undef PV_U

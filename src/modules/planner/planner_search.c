@@ -65,18 +65,18 @@ static inline int vec3_has_nan(vec3 v) { return isnan(v.x) || isnan(v.y) || isna
 /* One sphere as stored: its own motion (and the window it exists in) for
  * the exact test and the cell of its sweep for the broad phase. 56 bytes. */
 typedef struct scene_item {
-    vec3 center;   /* at time 0 */
+    vec3 center; /* at time 0 */
     float radius;
     vec3 velocity;
     int32_t cell[3];
-    int32_t owner; /* 0: an obstacle; else the vehicle whose track this is */
+    int32_t owner;      /* 0: an obstacle; else the vehicle whose track this is */
     float t_from, t_to; /* windowed when t_to > t_from */
 } scene_item_t;
 
 typedef struct scene_level {
-    float cell;        /* m */
+    float cell; /* m */
     float inv_cell;
-    float reach;       /* largest sweep radius stored in this level */
+    float reach; /* largest sweep radius stored in this level */
     uint32_t bucket_mask;
     int32_t bucket_base; /* first bucket of this level in `starts` */
     int32_t first, end;  /* items of this level: [first, end) */
@@ -87,8 +87,8 @@ typedef struct scene_level {
 struct plan_scene {
     int32_t count;
     int32_t level_count;
-    int32_t flat;        /* every sphere in z = 0, not moving in z: hash x and y only */
-    float t_lo, t_hi;    /* query times the sweeps cover */
+    int32_t flat;     /* every sphere in z = 0, not moving in z: hash x and y only */
+    float t_lo, t_hi; /* query times the sweeps cover */
     scene_level_t levels[SCENE_MAX_LEVELS];
     scene_item_t* items; /* sorted by (level, bucket) */
     int32_t* starts;     /* bucket b's items: [starts[b], starts[b + 1]) */
@@ -123,8 +123,8 @@ size_t plan_scene_bytes(int32_t sphere_count)
     size_t n = (size_t)sphere_count;
     if (n > (SIZE_MAX / 4u - 4096u) / sizeof(scene_item_t)) return 0;
     return align16(sizeof(plan_scene_t)) + align16(n * sizeof(scene_item_t)) +
-           align16(scene_bucket_bound(sphere_count) * sizeof(int32_t)) +
-           align16(n * sizeof(uint32_t)) + align16(n * sizeof(scene_sweep_t)) +
+           align16(scene_bucket_bound(sphere_count) * sizeof(int32_t)) + align16(n * sizeof(uint32_t)) +
+           align16(n * sizeof(scene_sweep_t)) +
            /* the parallel sort: keys and spheres twice, the chunks' counts */
            2u * align16(n * sizeof(uint32_t)) + 2u * align16(n * sizeof(int32_t)) +
            align16((size_t)SCENE_CHUNKS * SCENE_DIGITS * sizeof(int32_t));
@@ -150,8 +150,7 @@ static inline uint32_t scene_hash(int32_t ix, int32_t iy, int32_t iz)
 {
     /* Large odd multipliers spread neighboring cells over the table (the
      * same mix as the agents' spatial hash). */
-    uint32_t h = (uint32_t)ix * 0x8da6b343u ^ (uint32_t)iy * 0xd8163841u ^
-                 (uint32_t)iz * 0xcb1ab31fu;
+    uint32_t h = (uint32_t)ix * 0x8da6b343u ^ (uint32_t)iy * 0xd8163841u ^ (uint32_t)iz * 0xcb1ab31fu;
     return h ^ (h >> 15);
 }
 
@@ -199,7 +198,7 @@ typedef struct build_ctx {
     int32_t* digit_base; /* SCENE_DIGITS: where each digit's run starts */
     int32_t n;
     int shift;
-    const int32_t* order; /* the sorted spheres, for build_items */
+    const int32_t* order;     /* the sorted spheres, for build_items */
     struct chunk_part* parts; /* SCENE_CHUNKS: what each chunk of spheres found */
     int32_t count;
 } build_ctx_t;
@@ -207,10 +206,10 @@ typedef struct build_ctx {
 /* What one chunk of the spheres found (reduced in chunk order: minima,
  * maxima, sums and flags, the same for any split). */
 typedef struct chunk_part {
-    int32_t bad, raised;            /* an input not finite; a sphere off z = 0 */
-    float smallest;                 /* the smallest sweep diameter above 0 */
+    int32_t bad, raised; /* an input not finite; a sphere off z = 0 */
+    float smallest;      /* the smallest sweep diameter above 0 */
     int32_t per_level[SCENE_MAX_LEVELS];
-    float reach[SCENE_MAX_LEVELS];  /* the largest sweep radius of each level */
+    float reach[SCENE_MAX_LEVELS]; /* the largest sweep radius of each level */
 } chunk_part_t;
 
 static inline int32_t chunk_first(int32_t n, int32_t chunk)
@@ -361,18 +360,18 @@ static void build_cells(int32_t begin, int32_t end, void* vctx)
         o->cell[0] = scene_coord(o->center.x, lv->inv_cell);
         o->cell[1] = scene_coord(o->center.y, lv->inv_cell);
         o->cell[2] = sc->flat ? 0 : scene_coord(o->center.z, lv->inv_cell);
-        c->keys[i] = (uint32_t)lv->bucket_base + (scene_hash(o->cell[0], o->cell[1], o->cell[2]) & lv->bucket_mask);
+        c->keys[i] =
+            (uint32_t)lv->bucket_base + (scene_hash(o->cell[0], o->cell[1], o->cell[2]) & lv->bucket_mask);
     }
 }
 
-plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32_t count,
-                               float horizon)
+plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32_t count, float horizon)
 {
     return plan_scene_build_par(memory, spheres, count, horizon, NULL, NULL);
 }
 
-plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, int32_t count,
-                                   float horizon, plan_run_fn* run, void* par)
+plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, int32_t count, float horizon,
+                                   plan_run_fn* run, void* par)
 {
     if (memory == NULL || count < 0 || (count > 0 && spheres == NULL)) return NULL;
     if (((uintptr_t)memory & 15u) != 0) return NULL;
@@ -403,8 +402,10 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
     chunk_part_t parts[SCENE_CHUNKS];
     c.parts = parts;
     c.count = count;
-    if (run && count >= SCENE_PAR_MIN) run(par, SCENE_CHUNKS, build_sweeps, &c);
-    else build_sweeps(0, SCENE_CHUNKS, &c);
+    if (run && count >= SCENE_PAR_MIN)
+        run(par, SCENE_CHUNKS, build_sweeps, &c);
+    else
+        build_sweeps(0, SCENE_CHUNKS, &c);
     sc->flat = 1;
     /* Level 0's cells are as wide as the smallest sweep; points (radius 0,
      * static) do not set it, they fit any cell. */
@@ -427,10 +428,12 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
         sc->levels[l].cell = ldexpf(smallest, l);
         sc->levels[l].inv_cell = 1.0f / sc->levels[l].cell;
     }
-    if (run && count >= SCENE_PAR_MIN) run(par, SCENE_CHUNKS, build_levels, &c);
-    else build_levels(0, SCENE_CHUNKS, &c);
+    if (run && count >= SCENE_PAR_MIN)
+        run(par, SCENE_CHUNKS, build_levels, &c);
+    else
+        build_levels(0, SCENE_CHUNKS, &c);
     int32_t level_count = 1;
-    int32_t per_level[SCENE_MAX_LEVELS] = { 0 };
+    int32_t per_level[SCENE_MAX_LEVELS] = {0};
     for (int32_t ch = 0; ch < SCENE_CHUNKS; ++ch)
         for (int l = 0; l < SCENE_MAX_LEVELS; ++l) {
             per_level[l] += parts[ch].per_level[l];
@@ -459,8 +462,10 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
      * by global bucket (levels in order), so each level's items are
      * contiguous and each bucket's are in input order: the layout, and so
      * every query, depends only on the input. */
-    if (run && count > 0) run(par, count, build_cells, &c);
-    else build_cells(0, count, &c);
+    if (run && count > 0)
+        run(par, count, build_cells, &c);
+    else
+        build_cells(0, count, &c);
     int32_t* starts = sc->starts;
     if (run && count >= SCENE_PAR_MIN) {
         /* a stable radix sort of (bucket, sphere), a digit a pass */
@@ -514,8 +519,8 @@ plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, i
 
 int plan_scene_same(const plan_scene_t* a, const plan_scene_t* b)
 {
-    if (a->count != b->count || a->level_count != b->level_count || a->flat != b->flat || a->t_lo != b->t_lo ||
-        a->t_hi != b->t_hi)
+    if (a->count != b->count || a->level_count != b->level_count || a->flat != b->flat ||
+        a->t_lo != b->t_lo || a->t_hi != b->t_hi)
         return 0;
     int32_t buckets = 0;
     for (int l = 0; l < a->level_count; ++l) {
@@ -551,8 +556,8 @@ typedef struct query_rules {
  * so the segment from p0 - u t0 to p1 - u t1 against the sphere's center at
  * time 0 is the whole story (static spheres: u = 0). A windowed sphere is
  * tested over the part of the segment within its window only. */
-static inline int item_hit(const scene_item_t* it, vec3 p0, float t0, vec3 p1, float t1,
-                           float radius, const query_rules_t* rules)
+static inline int item_hit(const scene_item_t* it, vec3 p0, float t0, vec3 p1, float t1, float radius,
+                           const query_rules_t* rules)
 {
     if (it->owner != 0 && it->owner == rules->self) return 0;
     float lo = 0.0f, hi = 1.0f;
@@ -584,8 +589,8 @@ static inline int item_hit(const scene_item_t* it, vec3 p0, float t0, vec3 p1, f
     return vec3_dot(q, q) <= rr * rr;
 }
 
-static int scan_items(const plan_scene_t* sc, int32_t first, int32_t end, vec3 p0, float t0,
-                      vec3 p1, float t1, float radius, const query_rules_t* rules)
+static int scan_items(const plan_scene_t* sc, int32_t first, int32_t end, vec3 p0, float t0, vec3 p1,
+                      float t1, float radius, const query_rules_t* rules)
 {
     for (int32_t i = first; i < end; ++i)
         if (item_hit(&sc->items[i], p0, t0, p1, t1, radius, rules)) return 1;
@@ -604,9 +609,7 @@ int plan_scene_hit_ex(const plan_scene_t* scene, vec3 p0, float t0, vec3 p1, flo
     const query_rules_t rules = {self, leaving};
     const query_rules_t* rl = &rules;
     /* A segment that is not finite cannot be shown clear: call it a hit. */
-    if (!vec3_finite(p0) || !vec3_finite(p1) || !isfinite(t0) || !isfinite(t1) ||
-        !isfinite(radius))
-        return 1;
+    if (!vec3_finite(p0) || !vec3_finite(p1) || !isfinite(t0) || !isfinite(t1) || !isfinite(radius)) return 1;
     if (radius < 0.0f) radius = 0.0f;
     /* Outside the times the sweeps cover, the index says nothing about
      * moving spheres: test them all. */
@@ -615,10 +618,11 @@ int plan_scene_hit_ex(const plan_scene_t* scene, vec3 p0, float t0, vec3 p1, flo
 
     /* finite here: plain comparisons, not libm's fminf and fmaxf (a call
      * each, for their NaN rules); a zero's sign changes no cell below */
-    vec3 lo = { min_finite(p0.x, p1.x), min_finite(p0.y, p1.y), min_finite(p0.z, p1.z) };
-    vec3 hi = { max_finite(p0.x, p1.x), max_finite(p0.y, p1.y), max_finite(p0.z, p1.z) };
-    float mag = max_finite(max_finite(max_finite(fabsf(lo.x), fabsf(hi.x)), max_finite(fabsf(lo.y), fabsf(hi.y))),
-                           max_finite(fabsf(lo.z), fabsf(hi.z)));
+    vec3 lo = {min_finite(p0.x, p1.x), min_finite(p0.y, p1.y), min_finite(p0.z, p1.z)};
+    vec3 hi = {max_finite(p0.x, p1.x), max_finite(p0.y, p1.y), max_finite(p0.z, p1.z)};
+    float mag =
+        max_finite(max_finite(max_finite(fabsf(lo.x), fabsf(hi.x)), max_finite(fabsf(lo.y), fabsf(hi.y))),
+                   max_finite(fabsf(lo.z), fabsf(hi.z)));
     for (int l = 0; l < scene->level_count; ++l) {
         const scene_level_t* lv = &scene->levels[l];
         int32_t n = lv->end - lv->first;
@@ -642,8 +646,8 @@ int plan_scene_hit_ex(const plan_scene_t* scene, vec3 p0, float t0, vec3 p1, flo
             c0[2] = scene_coord(lo.z - reach, lv->inv_cell);
             c1[2] = scene_coord(hi.z + reach, lv->inv_cell);
         }
-        double cells = ((double)c1[0] - c0[0] + 1.0) * ((double)c1[1] - c0[1] + 1.0) *
-                       ((double)c1[2] - c0[2] + 1.0);
+        double cells =
+            ((double)c1[0] - c0[0] + 1.0) * ((double)c1[1] - c0[1] + 1.0) * ((double)c1[2] - c0[2] + 1.0);
         /* A long segment in a fine level covers more cells than the level
          * has spheres: testing them all is cheaper than walking the box. */
         if (cells > 2.0 * (double)n) {
@@ -766,10 +770,8 @@ int plan_params_valid(const plan_params_t* p, char* msg, int msg_size)
         set_msg(msg, msg_size, "plan_params_valid: params are NULL");
         return 0;
     }
-    if (p->strategy != PLAN_SINGLE_STEP && p->strategy != PLAN_UNIFORM &&
-        p->strategy != PLAN_ADAPTIVE) {
-        set_msg(msg, msg_size,
-                "strategy must be PLAN_SINGLE_STEP, PLAN_UNIFORM or PLAN_ADAPTIVE, got %d",
+    if (p->strategy != PLAN_SINGLE_STEP && p->strategy != PLAN_UNIFORM && p->strategy != PLAN_ADAPTIVE) {
+        set_msg(msg, msg_size, "strategy must be PLAN_SINGLE_STEP, PLAN_UNIFORM or PLAN_ADAPTIVE, got %d",
                 (int)p->strategy);
         return 0;
     }
@@ -782,13 +784,12 @@ int plan_params_valid(const plan_params_t* p, char* msg, int msg_size)
         return 0;
     }
     if (p->max_depth < 1 || p->max_depth > PLAN_DEPTH_LIMIT) {
-        set_msg(msg, msg_size, "max_depth must be in [1, %d], got %d", PLAN_DEPTH_LIMIT,
-                (int)p->max_depth);
+        set_msg(msg, msg_size, "max_depth must be in [1, %d], got %d", PLAN_DEPTH_LIMIT, (int)p->max_depth);
         return 0;
     }
     if (p->min_depth < 1 || p->min_depth > p->max_depth) {
-        set_msg(msg, msg_size, "min_depth must be in [1, max_depth = %d], got %d",
-                (int)p->max_depth, (int)p->min_depth);
+        set_msg(msg, msg_size, "min_depth must be in [1, max_depth = %d], got %d", (int)p->max_depth,
+                (int)p->min_depth);
         return 0;
     }
     if (p->max_expansions < 1) {
@@ -968,8 +969,8 @@ static void visit(search_t* s, int32_t parent_index, vec3 parent_forward, int32_
          * way is blocked by some vehicle's track, the search then still
          * takes one that clears the obstacles. */
         if (b->kind == PLAN_AVOID_COLLISION && q->agents != NULL &&
-            plan_scene_hit_ex(q->agents, seg.p0, seg.t0, seg.p1, seg.t0 + seg.duration, q->radius,
-                              q->self, PLAN_AVOID_LEAVING))
+            plan_scene_hit_ex(q->agents, seg.p0, seg.t0, seg.p1, seg.t0 + seg.duration, q->radius, q->self,
+                              PLAN_AVOID_LEAVING))
             gi = 0.0f;
         g *= gi;
     }
@@ -1046,8 +1047,10 @@ static double now_seconds(void)
 static int bad_vec(char* msg, int msg_size, const char* what, int index, vec3 v)
 {
     const char* how = vec3_has_nan(v) ? "NaN" : "infinite";
-    if (index >= 0) set_msg(msg, msg_size, "behaviors[%d].%s is %s", index, what, how);
-    else set_msg(msg, msg_size, "%s is %s", what, how);
+    if (index >= 0)
+        set_msg(msg, msg_size, "behaviors[%d].%s is %s", index, what, how);
+    else
+        set_msg(msg, msg_size, "%s is %s", what, how);
     return 0;
 }
 
@@ -1067,8 +1070,8 @@ static int query_valid(const plan_params_t* p, const plan_query_t* q, char* msg,
         return 0;
     }
     if (t->straight < 0 || t->straight >= t->controls) {
-        set_msg(msg, msg_size, "the trim table's straight control %d is outside [0, %d)",
-                (int)t->straight, (int)t->controls);
+        set_msg(msg, msg_size, "the trim table's straight control %d is outside [0, %d)", (int)t->straight,
+                (int)t->controls);
         return 0;
     }
     if (!(isfinite(t->spec.interval) && t->spec.interval > 0.0f)) {
@@ -1077,16 +1080,14 @@ static int query_valid(const plan_params_t* p, const plan_query_t* q, char* msg,
         return 0;
     }
     if (q->control < 0 || q->control >= t->controls) {
-        set_msg(msg, msg_size, "control must be in [0, %d), got %d", (int)t->controls,
-                (int)q->control);
+        set_msg(msg, msg_size, "control must be in [0, %d), got %d", (int)t->controls, (int)q->control);
         return 0;
     }
     if (!vec3_finite(q->pose.pos)) return bad_vec(msg, msg_size, "pose.pos", -1, q->pose.pos);
     quat r = q->pose.rot;
-    if (!(isfinite(r.w) && isfinite(r.x) && isfinite(r.y) && isfinite(r.z)) ||
-        quat_dot(r, r) == 0.0f) {
-        set_msg(msg, msg_size, "pose.rot must be a finite unit quaternion, got (%g, %g, %g, %g)",
-                (double)r.w, (double)r.x, (double)r.y, (double)r.z);
+    if (!(isfinite(r.w) && isfinite(r.x) && isfinite(r.y) && isfinite(r.z)) || quat_dot(r, r) == 0.0f) {
+        set_msg(msg, msg_size, "pose.rot must be a finite unit quaternion, got (%g, %g, %g, %g)", (double)r.w,
+                (double)r.x, (double)r.y, (double)r.z);
         return 0;
     }
     if (!(isfinite(q->speed) && q->speed > 0.0f)) {
@@ -1111,13 +1112,11 @@ static int query_valid(const plan_params_t* p, const plan_query_t* q, char* msg,
         }
         if (b->kind == PLAN_AVOID_COLLISION) continue; /* uses neither point nor velocity */
         if (!vec3_finite(b->point)) return bad_vec(msg, msg_size, "point", (int)i, b->point);
-        if (!vec3_finite(b->velocity))
-            return bad_vec(msg, msg_size, "velocity", (int)i, b->velocity);
+        if (!vec3_finite(b->velocity)) return bad_vec(msg, msg_size, "velocity", (int)i, b->velocity);
     }
     if (p->strategy == PLAN_ADAPTIVE) {
         if (q->permutation == NULL) {
-            set_msg(msg, msg_size,
-                    "adaptive search needs query.permutation (a permutation of [0, %d))",
+            set_msg(msg, msg_size, "adaptive search needs query.permutation (a permutation of [0, %d))",
                     (int)t->controls);
             return 0;
         }
@@ -1131,8 +1130,8 @@ static int query_valid(const plan_params_t* p, const plan_query_t* q, char* msg,
     return 1;
 }
 
-int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* scratch,
-                plan_result_t* out, char* msg, int msg_size)
+int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* scratch, plan_result_t* out,
+                char* msg, int msg_size)
 {
     if (out == NULL) {
         set_msg(msg, msg_size, "plan_search: out is NULL");
@@ -1191,8 +1190,10 @@ int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* s
     s.node_count = 1;
     int32_t first = expand(&s, 0, 0);
     if (s.node_capacity < 1 + first) {
-        set_msg(msg, msg_size, "scratch holds %d nodes; the first expansion needs %d "
-                "(see plan_scratch_bytes)", (int)s.node_capacity, (int)(1 + first));
+        set_msg(msg, msg_size,
+                "scratch holds %d nodes; the first expansion needs %d "
+                "(see plan_scratch_bytes)",
+                (int)s.node_capacity, (int)(1 + first));
         return -1;
     }
     heap_push(&s, 0);

@@ -51,7 +51,7 @@ typedef struct plan_behavior {
  * it), moving ones with a linear velocity. Built by plan_scene_build into
  * caller-provided memory (plan_scene_bytes). */
 typedef struct plan_sphere {
-    vec3 center;   /* at time 0 (for a windowed sphere: extrapolated back to time 0) */
+    vec3 center; /* at time 0 (for a windowed sphere: extrapolated back to time 0) */
     float radius;
     vec3 velocity; /* zero for static */
     /* The times the sphere exists: [t_from, t_to] when t_to > t_from, else
@@ -69,8 +69,7 @@ size_t plan_scene_bytes(int32_t sphere_count);
  * it, 16-byte aligned). horizon: the largest time offset a query will use
  * (moving spheres are indexed by their sweep over it). Returns the scene,
  * or NULL when an input is not finite. */
-plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32_t count,
-                               float horizon);
+plan_scene_t* plan_scene_build(void* memory, const plan_sphere_t* spheres, int32_t count, float horizon);
 /* A parallel loop for plan_scene_build_par: run(par, n, body, ctx) calls
  * body(begin, end, ctx) over pieces of [0, n) that cover it once, on any
  * threads, and returns when all are done. */
@@ -78,8 +77,8 @@ typedef void plan_body_fn(int32_t begin, int32_t end, void* ctx);
 typedef void plan_run_fn(void* par, int32_t n, plan_body_fn* body, void* ctx);
 /* plan_scene_build with its per-sphere work (the sweeps, the cells) run by
  * `run` (NULL: here): the same scene, item for item. */
-plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, int32_t count,
-                                   float horizon, plan_run_fn* run, void* par);
+plan_scene_t* plan_scene_build_par(void* memory, const plan_sphere_t* spheres, int32_t count, float horizon,
+                                   plan_run_fn* run, void* par);
 /* 1 when two scenes hold the same levels, items (in order) and buckets. */
 int plan_scene_same(const plan_scene_t* a, const plan_scene_t* b);
 /* 1 if the segment from p0 at time t0 to p1 at time t1 passes within
@@ -114,17 +113,17 @@ typedef enum plan_strategy {
 
 typedef struct plan_params {
     plan_strategy_t strategy;
-    float discount;        /* d in (0, 1) */
-    float optimism;        /* f in [-1, 1] */
-    int32_t max_depth;     /* D_max >= 1 */
-    int32_t min_depth;     /* best leaf chosen among depth >= this (1 <= min_depth <= D_max) */
+    float discount;         /* d in (0, 1) */
+    float optimism;         /* f in [-1, 1] */
+    int32_t max_depth;      /* D_max >= 1 */
+    int32_t min_depth;      /* best leaf chosen among depth >= this (1 <= min_depth <= D_max) */
     int32_t max_expansions; /* budget in expansions (>= 1) */
-    double max_seconds;    /* budget in wall time; 0 = none (a time budget makes results
+    double max_seconds;     /* budget in wall time; 0 = none (a time budget makes results
                             * depend on the machine: deterministic runs leave it 0) */
-    int32_t k_skip;        /* uniform: visit every k_skip-th control (>= 1) */
-    int32_t n_v;           /* adaptive: controls at depth 0 (>= 1) */
-    float collapse;        /* adaptive: c in (0, 1] */
-    float damping;         /* bias to straighter paths: g *= 1 - damping * |rate| / max_rate, in [0, 1) */
+    int32_t k_skip;         /* uniform: visit every k_skip-th control (>= 1) */
+    int32_t n_v;            /* adaptive: controls at depth 0 (>= 1) */
+    float collapse;         /* adaptive: c in (0, 1] */
+    float damping;          /* bias to straighter paths: g *= 1 - damping * |rate| / max_rate, in [0, 1) */
 } plan_params_t;
 
 plan_params_t plan_params_default(plan_strategy_t strategy);
@@ -134,27 +133,27 @@ int plan_params_valid(const plan_params_t* p, char* msg, int msg_size);
 typedef struct plan_query {
     const trim_table_t* table;
     trim_pose_t pose;
-    int32_t control;  /* the control being executed now: the next interval starts from its rates */
-    float speed;      /* m/s */
-    float radius;     /* m */
+    int32_t control; /* the control being executed now: the next interval starts from its rates */
+    float speed;     /* m/s */
+    float radius;    /* m */
     const plan_behavior_t* behaviors;
     int32_t behavior_count;
-    const plan_scene_t* scene;    /* obstacles; may be NULL */
-    const plan_scene_t* agents;   /* other vehicles' predicted tracks; may be NULL */
-    int32_t self;                 /* this vehicle's owner id in `agents` (0: none) */
-    const int32_t* permutation;   /* adaptive: a permutation of [0, controls) */
-    uint32_t permutation_offset;  /* adaptive: where this search starts reading it */
+    const plan_scene_t* scene;   /* obstacles; may be NULL */
+    const plan_scene_t* agents;  /* other vehicles' predicted tracks; may be NULL */
+    int32_t self;                /* this vehicle's owner id in `agents` (0: none) */
+    const int32_t* permutation;  /* adaptive: a permutation of [0, controls) */
+    uint32_t permutation_offset; /* adaptive: where this search starts reading it */
 } plan_query_t;
 
 typedef struct plan_result {
-    int32_t control;      /* the first control of the best path */
-    float goodness;       /* g of that first segment */
-    float value;          /* v of the chosen leaf */
-    int32_t depth;        /* of the chosen leaf */
-    int32_t expanded;     /* states expanded */
-    int32_t visited;      /* states visited (evaluated) */
-    int32_t budget_hit;   /* 1 when the budget stopped the search */
-    int32_t leaf;         /* the chosen leaf's index in the search tree (plan_tree_node) */
+    int32_t control;    /* the first control of the best path */
+    float goodness;     /* g of that first segment */
+    float value;        /* v of the chosen leaf */
+    int32_t depth;      /* of the chosen leaf */
+    int32_t expanded;   /* states expanded */
+    int32_t visited;    /* states visited (evaluated) */
+    int32_t budget_hit; /* 1 when the budget stopped the search */
+    int32_t leaf;       /* the chosen leaf's index in the search tree (plan_tree_node) */
 } plan_result_t;
 
 /* Per-worker scratch: node pool and priority queue, sized once. */
@@ -170,8 +169,8 @@ void plan_scratch_init(plan_scratch_t* s, void* memory, size_t bytes);
 /* Run one search. Returns 0, or -1 when the query is invalid (nothing
  * written but a message in msg). When the node pool fills, the search
  * stops as if its budget were spent (budget_hit = 1). */
-int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* scratch,
-                plan_result_t* out, char* msg, int msg_size);
+int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* scratch, plan_result_t* out,
+                char* msg, int msg_size);
 
 /* The search tree a plan_search left in its scratch, for pictures and
  * tests (`shoal plot search`): state `index` in [0, result.visited), 0 the
@@ -183,9 +182,9 @@ typedef struct plan_tree_node {
     int32_t parent;   /* -1 for the root */
     int32_t control;  /* the control of the segment from the parent (root: the one executing) */
     int32_t depth;
-    int32_t crashed;  /* the segment from the parent hit a sphere */
-    float g;          /* goodness of that segment */
-    float v;          /* value: discounted goodness summed from the root */
+    int32_t crashed; /* the segment from the parent hit a sphere */
+    float g;         /* goodness of that segment */
+    float v;         /* value: discounted goodness summed from the root */
 } plan_tree_node_t;
 /* Returns 0, or -1 (out untouched) when index is outside the scratch's pool. */
 int plan_tree_node(const plan_scratch_t* scratch, int32_t index, plan_tree_node_t* out);

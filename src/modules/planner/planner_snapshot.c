@@ -28,8 +28,8 @@ void planner_save(const world_t* w, byte_writer_t* wr)
         size_t n = (size_t)t->controls * (size_t)t->controls;
         for (size_t i = 0; i < n; ++i) {
             const trim_entry_t* e = &t->entries[i];
-            const float v[10] = {e->pos.x,    e->pos.y,    e->pos.z, e->facing.x, e->facing.y,
-                                 e->facing.z, e->rot.w,    e->rot.x, e->rot.y,    e->rot.z};
+            const float v[10] = {e->pos.x,    e->pos.y, e->pos.z, e->facing.x, e->facing.y,
+                                 e->facing.z, e->rot.w, e->rot.x, e->rot.y,    e->rot.z};
             for (int k = 0; k < 10; ++k) bw_f32(wr, v[k]);
         }
     }
@@ -55,8 +55,8 @@ static int load_table(world_t* w, byte_reader_t* rd)
     if (controls < 1 || controls > (1 << 18)) return br_fail(rd, "trim table: %d controls", (int)controls);
     uint64_t entries = (uint64_t)controls * (uint64_t)controls;
     if (entries * 40u > br_left(rd))
-        return br_fail(rd, "trim table of %d controls needs %llu bytes, only %zu are left",
-                       (int)controls, (unsigned long long)(entries * 40u), br_left(rd));
+        return br_fail(rd, "trim table of %d controls needs %llu bytes, only %zu are left", (int)controls,
+                       (unsigned long long)(entries * 40u), br_left(rd));
     size_t bytes = (size_t)entries * sizeof(trim_entry_t);
     trim_entry_t* e = (trim_entry_t*)mem_alloc(&w->alloc, bytes);
     if (!e) return br_fail(rd, "out of memory for the trim table (%zu bytes)", bytes);
@@ -114,20 +114,21 @@ int planner_check_loaded(const world_t* w, byte_reader_t* rd)
         int32_t hits = COMP_I(w, k, PL_COLLISIONS)[r];
         uint32_t offset = COMP_U(w, k, PL_PERM_OFFSET)[r];
         if (len < 1 || len > t->spec.substeps || kk < 0 || kk > len)
-            return br_fail(rd, "planner row %d: substeps %d of %d (the table has %d per interval)",
-                           (int)r, (int)kk, (int)len, (int)t->spec.substeps);
-        if (ci < 0 || ci >= t->controls || cf < 0 || cf >= t->controls || next < -1 ||
-            next >= t->controls || offset >= (uint32_t)t->controls)
-            return br_fail(rd, "planner row %d: controls %d -> %d, next %d, offset %u outside the "
-                               "table's %d",
+            return br_fail(rd, "planner row %d: substeps %d of %d (the table has %d per interval)", (int)r,
+                           (int)kk, (int)len, (int)t->spec.substeps);
+        if (ci < 0 || ci >= t->controls || cf < 0 || cf >= t->controls || next < -1 || next >= t->controls ||
+            offset >= (uint32_t)t->controls)
+            return br_fail(rd,
+                           "planner row %d: controls %d -> %d, next %d, offset %u outside the "
+                           "table's %d",
                            (int)r, (int)ci, (int)cf, (int)next, offset, (int)t->controls);
         float budget = COMP_F(w, k, PL_TIME_BUDGET)[r];
         if (!(budget >= 0.0f && budget <= PLANNER_MAX_TIME_BUDGET_MS))
             return br_fail(rd, "planner row %d: time budget %g ms outside [0, %g]", (int)r, (double)budget,
                            (double)PLANNER_MAX_TIME_BUDGET_MS);
         if ((now != 0 && now != 1) || (overlap != 0 && overlap != 1) || hits < 0)
-            return br_fail(rd, "planner row %d: flags %d, %d or collision count %d out of range",
-                           (int)r, (int)now, (int)overlap, (int)hits);
+            return br_fail(rd, "planner row %d: flags %d, %d or collision count %d out of range", (int)r,
+                           (int)now, (int)overlap, (int)hits);
     }
     return 1;
 }

@@ -28,7 +28,8 @@
 
 planner_world_t* planner_world_get(world_t* w)
 {
-    if (!planner_data(w)) w->module_data[MOD_PLANNER] = (planner_world_t*)mem_calloc(&w->alloc, sizeof(planner_world_t));
+    if (!planner_data(w))
+        w->module_data[MOD_PLANNER] = (planner_world_t*)mem_calloc(&w->alloc, sizeof(planner_world_t));
     return planner_data(w);
 }
 
@@ -131,8 +132,8 @@ static int spec_equal(const trim_spec_t* p, const trim_spec_t* q)
 static shoal_status_t check_spec(world_t* w, const trim_spec_t* s, const char* where)
 {
     if (w->dims == 2 && s->axes != 1)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: axes must be 1 (yaw) in a 2D world, got %d", where, (int)s->axes);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: axes must be 1 (yaw) in a 2D world, got %d",
+                          where, (int)s->axes);
     if (w->dims == 3 && s->axes != 2 && s->axes != 3)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: axes must be 2 (yaw, pitch) or 3 (yaw, pitch, roll) in a 3D world, got %d",
@@ -140,8 +141,8 @@ static shoal_status_t check_spec(world_t* w, const trim_spec_t* s, const char* w
     for (int a = 0; a < s->axes; ++a)
         if (s->samples[a] < 1)
             return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                              "%s: the control set is empty: samples[%d] must be >= 1, got %d", where,
-                              a, (int)s->samples[a]);
+                              "%s: the control set is empty: samples[%d] must be >= 1, got %d", where, a,
+                              (int)s->samples[a]);
     char msg[256];
     if (!trim_spec_valid(s, msg, sizeof msg))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: %s", where, msg);
@@ -191,8 +192,7 @@ static float table_chord_slack(const trim_table_t* t)
 /* Make `fresh` the world's table (taking ownership): the permutation and
  * the chord slack with it (computed when slack < 0). On failure `fresh` is
  * freed and nothing changes. */
-static shoal_status_t install_table_slack(world_t* w, trim_table_t* fresh, float slack,
-                                          const char* where)
+static shoal_status_t install_table_slack(world_t* w, trim_table_t* fresh, float slack, const char* where)
 {
     const allocator_t* a = &w->alloc;
     planner_world_t* pw = planner_world_get(w);
@@ -232,13 +232,12 @@ static shoal_status_t install_table(world_t* w, trim_table_t* fresh, const char*
     return install_table_slack(w, fresh, -1.0f, where);
 }
 
-shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack,
-                                     const char* where)
+shoal_status_t planner_restore_table(world_t* w, trim_table_t* fresh, float chord_slack, const char* where)
 {
     shoal_status_t st = check_spec(w, &fresh->spec, where);
     if (st == SHOAL_OK && !(isfinite(chord_slack) && chord_slack >= 0.0f))
-        st = world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                        "%s: chord slack must be finite and >= 0, got %g", where, (double)chord_slack);
+        st = world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: chord slack must be finite and >= 0, got %g",
+                        where, (double)chord_slack);
     if (st != SHOAL_OK) {
         trim_table_free(fresh, planner_table_free, (void*)(uintptr_t)&w->alloc);
         return st;
@@ -279,7 +278,8 @@ shoal_status_t shoal_world_set_trim_table(shoal_world_t* w, const shoal_trim_spe
     if (st != SHOAL_OK) return st;
     st = check_replaceable(w, &s, where);
     if (st != SHOAL_OK) return st;
-    if (planner_data(w) && planner_data(w)->has_table && spec_equal(&planner_data(w)->table.spec, &s)) return SHOAL_OK;
+    if (planner_data(w) && planner_data(w)->has_table && spec_equal(&planner_data(w)->table.spec, &s))
+        return SHOAL_OK;
     return build_table(w, &s, where);
 }
 
@@ -357,8 +357,8 @@ shoal_status_t planner_validate(world_t* w, const shoal_agent_def_t* d, const ch
 {
     const shoal_planner_t* p = &d->planner;
     if (p->enabled != 0 && p->enabled != 1)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: planner.enabled must be 0 or 1, got %d",
-                          where, (int)p->enabled);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: planner.enabled must be 0 or 1, got %d", where,
+                          (int)p->enabled);
     if (!p->enabled) return SHOAL_OK;
     if (d->ground.enabled)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
@@ -582,8 +582,14 @@ static int planner_prepare_def(world_t* w, const shoal_agent_def_t* d, const cha
  * load it as 0. */
 /* Enumerations are stored as the int32 they are. */
 _Static_assert(sizeof(shoal_plan_goal_t) == 4 && sizeof(shoal_plan_strategy_t) == 4, "4-byte enumerations");
-#define PLANNER_F32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32}
-#define PLANNER_I32(nm, member) {.name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS}
+#define PLANNER_F32(nm, member)                                                                              \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_F32                                        \
+    }
+#define PLANNER_I32(nm, member)                                                                              \
+    {                                                                                                        \
+        .name = nm, .field = COLUMN_FIELD(member), .type = COLUMN_I32, .flags = COLUMN_BITS                  \
+    }
 static const column_def_t planner_columns[PL_COUNT_] = {
     COLUMNS_SLOT_ROW,
     [PL_SPEED] = PLANNER_F32("planner.speed", planner.speed),
@@ -593,10 +599,14 @@ static const column_def_t planner_columns[PL_COUNT_] = {
     [PL_GOAL_Y] = PLANNER_F32("planner.goal_point[1]", planner.goal_point[1]),
     [PL_GOAL_Z] = PLANNER_F32("planner.goal_point[2]", planner.goal_point[2]),
     /* checked (when the goal uses it) by planner_validate and planner_check_goal_agent */
-    [PL_GOAL_INDEX1] = {.name = "planner.goal_agent", .field = COLUMN_FIELD(planner.goal_agent),
-                        .type = COLUMN_AGENT_INDEX1, .flags = COLUMN_BITS},
-    [PL_GOAL_TAG] = {.name = "planner.goal_agent.tag", .field = COLUMN_FIELD(planner.goal_agent),
-                     .type = COLUMN_AGENT_TAG, .flags = COLUMN_HANDLE_TAG | COLUMN_BITS},
+    [PL_GOAL_INDEX1] = {.name = "planner.goal_agent",
+                        .field = COLUMN_FIELD(planner.goal_agent),
+                        .type = COLUMN_AGENT_INDEX1,
+                        .flags = COLUMN_BITS},
+    [PL_GOAL_TAG] = {.name = "planner.goal_agent.tag",
+                     .field = COLUMN_FIELD(planner.goal_agent),
+                     .type = COLUMN_AGENT_TAG,
+                     .flags = COLUMN_HANDLE_TAG | COLUMN_BITS},
     [PL_AVOID] = PLANNER_I32("planner.avoid_collisions", planner.avoid_collisions),
     [PL_STRATEGY] = PLANNER_I32("planner.strategy", planner.strategy),
     [PL_DISCOUNT] = PLANNER_F32("planner.discount", planner.discount),
@@ -635,16 +645,28 @@ static const column_def_t planner_columns[PL_COUNT_] = {
     [PL_SEARCHES_HI] = COLUMN_STATE_U32("planner.searches_hi"),
     [PL_GOODNESS_LO] = COLUMN_STATE_U32("planner.goodness_lo"),
     [PL_GOODNESS_HI] = COLUMN_STATE_U32("planner.goodness_hi"),
-    [PL_NS_LO] = {.name = "planner.ns_lo", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_NOT_STATE | COLUMN_BITS},
-    [PL_NS_HI] = {.name = "planner.ns_hi", .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_NOT_STATE | COLUMN_BITS},
+    [PL_NS_LO] = {.name = "planner.ns_lo",
+                  .field = COLUMN_NO_FIELD,
+                  .type = COLUMN_U32,
+                  .flags = COLUMN_NOT_STATE | COLUMN_BITS},
+    [PL_NS_HI] = {.name = "planner.ns_hi",
+                  .field = COLUMN_NO_FIELD,
+                  .type = COLUMN_U32,
+                  .flags = COLUMN_NOT_STATE | COLUMN_BITS},
     [PL_STATES_LO] = COLUMN_STATE_U32("planner.states_lo"),
     [PL_STATES_HI] = COLUMN_STATE_U32("planner.states_hi"),
     [PL_EXPANDED_LO] = COLUMN_STATE_U32("planner.expanded_lo"),
     [PL_EXPANDED_HI] = COLUMN_STATE_U32("planner.expanded_hi"),
     [PL_COLLISIONS] = COLUMN_STATE_I32("planner.collisions"),
-    [PL_LAST_GOODNESS] = {.name = "planner.last_goodness", .field = COLUMN_NO_FIELD, .type = COLUMN_F32, .flags = COLUMN_BITS},
-    [PL_TIME_BUDGET] = {.name = "planner.time_budget_ms", .field = COLUMN_FIELD(planner.time_budget_ms),
-                        .type = COLUMN_F32, .flags = COLUMN_NOT_STATE, .since = 5},
+    [PL_LAST_GOODNESS] = {.name = "planner.last_goodness",
+                          .field = COLUMN_NO_FIELD,
+                          .type = COLUMN_F32,
+                          .flags = COLUMN_BITS},
+    [PL_TIME_BUDGET] = {.name = "planner.time_budget_ms",
+                        .field = COLUMN_FIELD(planner.time_budget_ms),
+                        .type = COLUMN_F32,
+                        .flags = COLUMN_NOT_STATE,
+                        .since = 5},
 };
 #undef PLANNER_F32
 #undef PLANNER_I32
@@ -715,7 +737,8 @@ static void edit_goal(shoal_agent_def_t* d, const void* a)
     const goal_arg_t* g = (const goal_arg_t*)a;
     d->planner.goal = g->goal;
     if (g->point) memcpy(d->planner.goal_point, g->point, sizeof d->planner.goal_point);
-    if (g->goal == SHOAL_PLAN_GOAL_PURSUE || g->goal == SHOAL_PLAN_GOAL_EVADE) d->planner.goal_agent = g->agent;
+    if (g->goal == SHOAL_PLAN_GOAL_PURSUE || g->goal == SHOAL_PLAN_GOAL_EVADE)
+        d->planner.goal_agent = g->agent;
 }
 
 shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, shoal_plan_goal_t goal,
@@ -748,4 +771,3 @@ shoal_status_t shoal_agent_set_planner_goal(shoal_world_t* w, shoal_agent_t id, 
     if (st != SHOAL_OK) return st;
     return agent_edit(w, id, where, edit_goal, &arg, AGENT_EDIT_COMPONENT(COMP_PLANNER));
 }
-

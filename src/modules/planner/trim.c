@@ -107,8 +107,8 @@ int trim_spec_valid(const trim_spec_t* spec, char* msg, int msg_size)
     }
     for (int32_t a = 0; a < spec->axes; ++a) {
         if (spec->samples[a] < 1 || spec->samples[a] > TRIM_MAX_SAMPLES) {
-            set_msg(msg, msg_size, "samples[%d] must be in [1, %d], got %d", (int)a,
-                    TRIM_MAX_SAMPLES, (int)spec->samples[a]);
+            set_msg(msg, msg_size, "samples[%d] must be in [1, %d], got %d", (int)a, TRIM_MAX_SAMPLES,
+                    (int)spec->samples[a]);
             return 0;
         }
         if (!(isfinite(spec->max_rate[a]) && spec->max_rate[a] > 0.0f)) {
@@ -122,8 +122,7 @@ int trim_spec_valid(const trim_spec_t* spec, char* msg, int msg_size)
         return 0;
     }
     if (spec->substeps < 1 || spec->substeps > TRIM_MAX_SUBSTEPS) {
-        set_msg(msg, msg_size, "substeps must be in [1, %d], got %d", TRIM_MAX_SUBSTEPS,
-                (int)spec->substeps);
+        set_msg(msg, msg_size, "substeps must be in [1, %d], got %d", TRIM_MAX_SUBSTEPS, (int)spec->substeps);
         return 0;
     }
     /* The world flies dt / (interval / substeps) Euler substeps per planner
@@ -132,8 +131,7 @@ int trim_spec_valid(const trim_spec_t* spec, char* msg, int msg_size)
      * or snapshot with a denormal interval took 2^20 substeps per agent). */
     double substep = (double)spec->interval / (double)spec->substeps;
     if (substep < TRIM_MIN_SUBSTEP) {
-        set_msg(msg, msg_size,
-                "interval / substeps (the Euler substep) must be at least %g s, got %g s",
+        set_msg(msg, msg_size, "interval / substeps (the Euler substep) must be at least %g s, got %g s",
                 TRIM_MIN_SUBSTEP, substep);
         return 0;
     }
@@ -144,8 +142,7 @@ int trim_spec_valid(const trim_spec_t* spec, char* msg, int msg_size)
         set_msg(msg, msg_size,
                 "samples give %llu controls, a table of %llu bytes (controls^2 * 40); "
                 "at most %llu bytes (256 MiB) are allowed",
-                (unsigned long long)n, (unsigned long long)bytes,
-                (unsigned long long)TRIM_MAX_TABLE_BYTES);
+                (unsigned long long)n, (unsigned long long)bytes, (unsigned long long)TRIM_MAX_TABLE_BYTES);
         return 0;
     }
     return 1;
@@ -193,16 +190,13 @@ int32_t trim_spec_straight(const trim_spec_t* spec)
 /* Integration                                                                */
 /* ------------------------------------------------------------------------ */
 
-trim_rel_t trim_rel_start(void)
-{
-    return (trim_rel_t){ .pos = vec3_zero(), .rot = quat_identity(), .k = 0 };
-}
+trim_rel_t trim_rel_start(void) { return (trim_rel_t){.pos = vec3_zero(), .rot = quat_identity(), .k = 0}; }
 
 /* The substep itself, from the two controls' rates: trim_integrate_step
  * and the table build both come here, the build with the rates looked up
  * once per entry instead of once per substep. */
-static inline void rel_step(const float wi[TRIM_MAX_AXES], const float wf[TRIM_MAX_AXES],
-                            int32_t substeps, float interval, trim_rel_t* r)
+static inline void rel_step(const float wi[TRIM_MAX_AXES], const float wf[TRIM_MAX_AXES], int32_t substeps,
+                            float interval, trim_rel_t* r)
 {
     float w[TRIM_MAX_AXES];
     int32_t n = substeps > 0 ? substeps : 1;
@@ -217,14 +211,14 @@ static inline void rel_step(const float wi[TRIM_MAX_AXES], const float wf[TRIM_M
     float h = interval / (float)n;
 
     /* Body rates: yaw about +z, pitch about -y (nose up), roll about +x. */
-    quat omega = { 0.0f, w[2], -w[1], w[0] };
+    quat omega = {0.0f, w[2], -w[1], w[0]};
     quat q = r->rot;
     quat d = quat_mul(q, omega);
     float hh = 0.5f * h;
-    r->rot = quat_normalize((quat){ q.w + hh * d.w, q.x + hh * d.x, q.y + hh * d.y, q.z + hh * d.z });
+    r->rot = quat_normalize((quat){q.w + hh * d.w, q.x + hh * d.x, q.y + hh * d.y, q.z + hh * d.z});
 
     vec3 f = quat_forward(r->rot);
-    r->pos = (vec3){ r->pos.x + f.x * h, r->pos.y + f.y * h, r->pos.z + f.z * h };
+    r->pos = (vec3){r->pos.x + f.x * h, r->pos.y + f.y * h, r->pos.z + f.z * h};
     if (r->k < INT32_MAX) r->k += 1;
 }
 
@@ -241,20 +235,18 @@ trim_pose_t trim_compose(trim_pose_t start, vec3 rel_pos, quat rel_rot, float sp
     /* Fixed order, shared by plans and execution: scale the unit-speed
      * offset, rotate it into the world, add; the orientation is renormalized
      * so that chains of intervals do not drift off the unit sphere. */
-    vec3 scaled = { rel_pos.x * speed, rel_pos.y * speed, rel_pos.z * speed };
+    vec3 scaled = {rel_pos.x * speed, rel_pos.y * speed, rel_pos.z * speed};
     vec3 d = quat_rotate(start.rot, scaled);
     trim_pose_t out;
-    out.pos = (vec3){ start.pos.x + d.x, start.pos.y + d.y, start.pos.z + d.z };
+    out.pos = (vec3){start.pos.x + d.x, start.pos.y + d.y, start.pos.z + d.z};
     out.rot = quat_normalize(quat_mul(start.rot, rel_rot));
     return out;
 }
 
-trim_pose_t trim_apply(const trim_table_t* t, trim_pose_t start, int32_t ci, int32_t cf,
-                       float speed)
+trim_pose_t trim_apply(const trim_table_t* t, trim_pose_t start, int32_t ci, int32_t cf, float speed)
 {
     /* A control outside the table leaves the pose where it is. */
-    if (t == NULL || t->entries == NULL || ci < 0 || cf < 0 || ci >= t->controls ||
-        cf >= t->controls)
+    if (t == NULL || t->entries == NULL || ci < 0 || cf < 0 || ci >= t->controls || cf >= t->controls)
         return start;
     const trim_entry_t* e = &t->entries[(size_t)ci * (size_t)t->controls + (size_t)cf];
     return trim_compose(start, e->pos, e->rot, speed);
@@ -269,8 +261,7 @@ size_t trim_entries_bytes(int32_t controls)
     return (size_t)controls * (size_t)controls * sizeof(trim_entry_t);
 }
 
-int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* alloc_fn,
-                     void* ctx)
+int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* alloc_fn, void* ctx)
 {
     if (t == NULL || !trim_spec_valid(spec, NULL, 0)) return -1;
     if (alloc_fn == NULL) alloc_fn = trim_heap_alloc;
@@ -300,8 +291,8 @@ int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* al
     return 0;
 }
 
-int trim_table_adopt(trim_table_t* t, const trim_spec_t* spec, int32_t controls,
-                     trim_entry_t* entries, char* msg, int msg_size)
+int trim_table_adopt(trim_table_t* t, const trim_spec_t* spec, int32_t controls, trim_entry_t* entries,
+                     char* msg, int msg_size)
 {
     char why[160];
     if (t == NULL || entries == NULL) {
@@ -321,12 +312,12 @@ int trim_table_adopt(trim_table_t* t, const trim_spec_t* spec, int32_t controls,
     size_t total = (size_t)controls * (size_t)controls;
     for (size_t i = 0; i < total; ++i) {
         const trim_entry_t* e = &entries[i];
-        const float v[10] = { e->pos.x, e->pos.y, e->pos.z, e->facing.x, e->facing.y,
-                              e->facing.z, e->rot.w, e->rot.x, e->rot.y, e->rot.z };
+        const float v[10] = {e->pos.x,    e->pos.y, e->pos.z, e->facing.x, e->facing.y,
+                             e->facing.z, e->rot.w, e->rot.x, e->rot.y,    e->rot.z};
         for (int k = 0; k < 10; ++k) {
             if (!isfinite(v[k])) {
-                set_msg(msg, msg_size, "entry %zu (initial %zu, final %zu) holds a non-finite value",
-                        i, i / (size_t)controls, i % (size_t)controls);
+                set_msg(msg, msg_size, "entry %zu (initial %zu, final %zu) holds a non-finite value", i,
+                        i / (size_t)controls, i % (size_t)controls);
                 return -1;
             }
         }

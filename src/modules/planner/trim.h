@@ -51,8 +51,8 @@ typedef struct trim_entry {
 
 typedef struct trim_table {
     trim_spec_t spec;
-    int32_t controls; /* product of samples: the control count N_c */
-    int32_t straight; /* index of the all-zero control (or the nearest) */
+    int32_t controls;      /* product of samples: the control count N_c */
+    int32_t straight;      /* index of the all-zero control (or the nearest) */
     trim_entry_t* entries; /* controls * controls: [initial * controls + final] */
 } trim_table_t;
 
@@ -67,8 +67,7 @@ int trim_spec_valid(const trim_spec_t* spec, char* msg, int msg_size);
  * fails with -1). Returns 0 on success. */
 typedef void* trim_alloc_fn(void* ctx, size_t bytes);
 typedef void trim_free_fn(void* ctx, void* p, size_t bytes);
-int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* alloc_fn,
-                     void* ctx);
+int trim_table_build(trim_table_t* t, const trim_spec_t* spec, trim_alloc_fn* alloc_fn, void* ctx);
 void trim_table_free(trim_table_t* t, trim_free_fn* free_fn, void* ctx);
 size_t trim_table_bytes(const trim_table_t* t);
 
@@ -87,14 +86,14 @@ void trim_heap_free(void* ctx, void* p, size_t bytes);
  * Returns 0; -1 and a message, t untouched and entries still the caller's,
  * when the spec is bad, `controls` is not the spec's or an entry holds a
  * non-finite value. */
-int trim_table_adopt(trim_table_t* t, const trim_spec_t* spec, int32_t controls,
-                     trim_entry_t* entries, char* msg, int msg_size);
+int trim_table_adopt(trim_table_t* t, const trim_spec_t* spec, int32_t controls, trim_entry_t* entries,
+                     char* msg, int msg_size);
 
 /* The relative state during integration of one interval. */
 typedef struct trim_rel {
-    vec3 pos;   /* relative position at unit speed */
-    quat rot;   /* relative orientation */
-    int32_t k;  /* substeps done */
+    vec3 pos;  /* relative position at unit speed */
+    quat rot;  /* relative orientation */
+    int32_t k; /* substeps done */
 } trim_rel_t;
 
 /* Start of an interval: pos 0, identity, k 0. */
@@ -112,7 +111,6 @@ typedef struct trim_pose {
  * interval at `start`. */
 trim_pose_t trim_compose(trim_pose_t start, vec3 rel_pos, quat rel_rot, float speed);
 /* End pose of table entry (ci, cf) from `start` at speed v. */
-trim_pose_t trim_apply(const trim_table_t* t, trim_pose_t start, int32_t ci, int32_t cf,
-                       float speed);
+trim_pose_t trim_apply(const trim_table_t* t, trim_pose_t start, int32_t ci, int32_t cf, float speed);
 
 #endif

@@ -88,9 +88,11 @@ int64_t pursuit_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     int32_t count = w->comps[COMP_PURSUIT].table.count;
     const int k = COMP_PURSUIT;
-    pursuit_ctx_t c = {w, agent_view(w),
-                     {COMP_I(w, k, COMP_ROW), COMP_U(w, k, PU_TARGET_INDEX1), COMP_U(w, k, PU_TARGET_TAG),
-                      COMP_F(w, k, PU_W_PURSUE), COMP_F(w, k, PU_W_EVADE), COMP_F(w, k, PU_MAX_PREDICTION)}};
+    pursuit_ctx_t c = {w,
+                       agent_view(w),
+                       {COMP_I(w, k, COMP_ROW), COMP_U(w, k, PU_TARGET_INDEX1), COMP_U(w, k, PU_TARGET_TAG),
+                        COMP_F(w, k, PU_W_PURSUE), COMP_F(w, k, PU_W_EVADE),
+                        COMP_F(w, k, PU_MAX_PREDICTION)}};
     /* Even cost per agent (one random read of the target): static blocks. */
     par_for(w, count, 512, PAR_STATIC, pursuit_range, &c);
     return count;

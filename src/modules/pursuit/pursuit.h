@@ -6,9 +6,13 @@
 
 /* pursuit: the target handle as two uint32 (index1, world0 << 16 | generation) */
 enum {
-    PU_SLOT = 0, PU_ROW,
-    PU_TARGET_INDEX1, PU_TARGET_TAG,
-    PU_W_PURSUE, PU_W_EVADE, PU_MAX_PREDICTION,
+    PU_SLOT = 0,
+    PU_ROW,
+    PU_TARGET_INDEX1,
+    PU_TARGET_TAG,
+    PU_W_PURSUE,
+    PU_W_EVADE,
+    PU_MAX_PREDICTION,
     PU_COUNT_
 };
 

@@ -33,7 +33,8 @@
  * the segments near it, however long the segments are. */
 #define WALL_CELL_MAX 2.0
 
-_Static_assert(WALL_GRID_ENTRIES_MAX >= SHOAL_MAX_WALL_SEGMENTS, "the grid holds every segment once at least");
+_Static_assert(WALL_GRID_ENTRIES_MAX >= SHOAL_MAX_WALL_SEGMENTS,
+               "the grid holds every segment once at least");
 
 static int walls_init(world_t* w)
 {
@@ -105,8 +106,8 @@ static inline int32_t cell_of(const wall_set_t* ws, float v, int axis)
  * a segment in the cells it crosses, not every cell of its box, keeps the
  * grid to about (|dx| + |dy|) / cell entries a segment: a diagonal wall
  * across the grid is a few thousand, not the grid's million. */
-static void seg_row_span(const wall_set_t* ws, const float g[4], int32_t cy, int32_t ya, int32_t yb, double cell,
-                         int32_t* xa, int32_t* xb)
+static void seg_row_span(const wall_set_t* ws, const float g[4], int32_t cy, int32_t ya, int32_t yb,
+                         double cell, int32_t* xa, int32_t* xb)
 {
     double lo = fmin(g[0], g[2]), hi = fmax(g[0], g[2]);
     double padx = 1e-3 * cell + 1e-6 * (fmax(fabs(lo), fabs(hi)) + fabs(ws->origin[0]));
@@ -316,10 +317,12 @@ static int walls_reserve_step(world_t* w)
 {
     wall_set_t* ws = walls_of(w);
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
-    if (ws->built_valid && ws->built == ws->version && (ws->seg_count == 0 || ws->seen_workers == workers)) return 1;
+    if (ws->built_valid && ws->built == ws->version && (ws->seg_count == 0 || ws->seen_workers == workers))
+        return 1;
     if (walls_build(w, ws)) return 1;
     free_derived(w, ws);
-    world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "step: out of memory for the grid of %d walls", (int)ws->wall_count);
+    world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "step: out of memory for the grid of %d walls",
+               (int)ws->wall_count);
     return 0;
 }
 
@@ -428,7 +431,8 @@ static void compact_points(world_t* w, wall_set_t* ws)
     int32_t n = 0;
     for (int32_t i = 0; i < ws->wall_high; ++i) {
         int32_t* wl = ws->walls[i];
-        if (wl[WF_COUNT] > 0) memcpy(points[n], ws->points[wl[WF_FIRST]], (size_t)wl[WF_COUNT] * sizeof *points);
+        if (wl[WF_COUNT] > 0)
+            memcpy(points[n], ws->points[wl[WF_FIRST]], (size_t)wl[WF_COUNT] * sizeof *points);
         wl[WF_FIRST] = n;
         n += wl[WF_COUNT];
     }
@@ -449,14 +453,17 @@ shoal_status_t shoal_world_add_wall(shoal_world_t* w, const float* points, int32
     if (w->in_step) return world_fail(w, SHOAL_ERR_BUSY, "%s: called from inside a step", where);
     if (w->dims != 2)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                          "%s: walls are line segments of a 2D world; a 3D world uses obstacles (spheres)", where);
+                          "%s: walls are line segments of a 2D world; a 3D world uses obstacles (spheres)",
+                          where);
     if (!points) return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: points is NULL", where);
     if (closed != 0 && closed != 1)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: closed must be 0 or 1, got %d", where, (int)closed);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: closed must be 0 or 1, got %d", where,
+                          (int)closed);
     int32_t least = closed ? 3 : 2;
     if (count < least || count > SHOAL_MAX_WALL_POINTS)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be %d to %d for %s wall, got %d", where,
-                          (int)least, SHOAL_MAX_WALL_POINTS, closed ? "a closed" : "an open", (int)count);
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be %d to %d for %s wall, got %d",
+                          where, (int)least, SHOAL_MAX_WALL_POINTS, closed ? "a closed" : "an open",
+                          (int)count);
     for (int32_t i = 0; i < count; ++i) {
         char field[48];
         snprintf(field, sizeof field, "points[%d]", (int)i);
@@ -465,18 +472,20 @@ shoal_status_t shoal_world_add_wall(shoal_world_t* w, const float* points, int32
         int32_t prev = i > 0 ? i - 1 : closed ? count - 1 : -1;
         if (prev >= 0 && points[2 * prev] == points[2 * i] && points[2 * prev + 1] == points[2 * i + 1])
             return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                              "%s: points[%d] equals points[%d]: a zero-length segment", where, (int)i, (int)prev);
+                              "%s: points[%d] equals points[%d]: a zero-length segment", where, (int)i,
+                              (int)prev);
     }
     wall_set_t* ws = walls_of(w);
     int32_t segs = closed ? count : count - 1;
     if (segs > SHOAL_MAX_WALL_SEGMENTS - ws->segments)
-        return world_fail(w, SHOAL_ERR_CAPACITY,
-                          "%s: %d more segments would make %lld, past the walls' limit of %d (SHOAL_MAX_WALL_SEGMENTS)",
-                          where, (int)segs, (long long)ws->segments + segs, SHOAL_MAX_WALL_SEGMENTS);
+        return world_fail(
+            w, SHOAL_ERR_CAPACITY,
+            "%s: %d more segments would make %lld, past the walls' limit of %d (SHOAL_MAX_WALL_SEGMENTS)",
+            where, (int)segs, (long long)ws->segments + segs, SHOAL_MAX_WALL_SEGMENTS);
     int32_t slot = free_lowest(ws);
     if (slot < 0 && ws->wall_high == SHOAL_MAX_WALLS)
-        return world_fail(w, SHOAL_ERR_CAPACITY, "%s: %d walls, the most a world holds (SHOAL_MAX_WALLS)", where,
-                          SHOAL_MAX_WALLS);
+        return world_fail(w, SHOAL_ERR_CAPACITY, "%s: %d walls, the most a world holds (SHOAL_MAX_WALLS)",
+                          where, SHOAL_MAX_WALLS);
     if ((slot < 0 && !grow_slots(w, ws, ws->wall_high + 1)) || ws->point_count > INT32_MAX - count ||
         !grow(w, (void**)&ws->points, &ws->point_capacity, ws->point_count + count, sizeof *ws->points))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d points", where, (int)count);
@@ -506,7 +515,8 @@ static int32_t wall_slot(const wall_set_t* ws, int32_t id)
 {
     if (id < 0) return -1;
     int32_t slot = id & (SHOAL_MAX_WALLS - 1);
-    if (slot >= ws->wall_high || ws->walls[slot][WF_COUNT] == 0 || wall_id(ws->walls[slot], slot) != id) return -1;
+    if (slot >= ws->wall_high || ws->walls[slot][WF_COUNT] == 0 || wall_id(ws->walls[slot], slot) != id)
+        return -1;
     return slot;
 }
 
@@ -548,13 +558,14 @@ shoal_status_t shoal_world_remove_wall(shoal_world_t* w, int32_t id)
 
 int32_t shoal_world_wall_count(const shoal_world_t* w) { return w ? walls_of(w)->wall_count : 0; }
 
-shoal_status_t shoal_world_wall_segments(const shoal_world_t* w, float* out, int32_t capacity, int32_t* out_count)
+shoal_status_t shoal_world_wall_segments(const shoal_world_t* w, float* out, int32_t capacity,
+                                         int32_t* out_count)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out_count) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "wall_segments: out_count is NULL");
     if (capacity < 0 || (capacity > 0 && !out))
-        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "wall_segments: capacity %d with %s array", (int)capacity,
-                           out ? "an" : "no");
+        return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "wall_segments: capacity %d with %s array",
+                           (int)capacity, out ? "an" : "no");
     const wall_set_t* ws = walls_of(w);
     int32_t n = 0;
     for (int32_t i = 0; i < ws->wall_high; ++i)
@@ -648,7 +659,8 @@ static int walls_load(world_t* w, byte_reader_t* rd)
     uint32_t high = br_u32(rd), points = br_u32(rd);
     if (!br_count(rd, high, 4u * (uint32_t)fields, SHOAL_MAX_WALLS, "wall slots")) return 0;
     if (!br_count(rd, points, 8, INT32_MAX / 16, "wall points")) return 0;
-    if (high > 0 && w->dims != 2) return br_fail(rd, "%u walls in a %dD world: walls are 2D", high, (int)w->dims);
+    if (high > 0 && w->dims != 2)
+        return br_fail(rd, "%u walls in a %dD world: walls are 2D", high, (int)w->dims);
     if (high > 0 && !grow_slots(w, ws, (int32_t)high)) return br_fail(rd, "out of memory for %u walls", high);
     if (points > 0) {
         ws->points = mem_alloc(&w->alloc, (size_t)points * sizeof *ws->points);
@@ -666,7 +678,8 @@ static int walls_load(world_t* w, byte_reader_t* rd)
             return br_fail(rd, "wall %u: points [%d, %d + %d), closed %d are not a wall of the %u points", i,
                            (int)first, (int)first, (int)count, (int)closed, points);
         if (generation < 0 || generation >= WALL_GENERATIONS)
-            return br_fail(rd, "wall %u: generation %d is not in [0, %d)", i, (int)generation, WALL_GENERATIONS);
+            return br_fail(rd, "wall %u: generation %d is not in [0, %d)", i, (int)generation,
+                           WALL_GENERATIONS);
         int32_t* wl = ws->walls[i];
         wl[WF_FIRST] = count ? first : 0;
         wl[WF_COUNT] = count;
@@ -693,11 +706,13 @@ static int walls_load(world_t* w, byte_reader_t* rd)
         const int32_t* wl = ws->walls[i];
         segments += wall_segments(wl);
         if (segments > SHOAL_MAX_WALL_SEGMENTS)
-            return br_fail(rd, "walls: more than %d segments (SHOAL_MAX_WALL_SEGMENTS)", SHOAL_MAX_WALL_SEGMENTS);
+            return br_fail(rd, "walls: more than %d segments (SHOAL_MAX_WALL_SEGMENTS)",
+                           SHOAL_MAX_WALL_SEGMENTS);
         for (int32_t k = 0; k < wall_segments(wl); ++k) {
             float s[4];
             wall_segment(ws, wl, k, s);
-            if (s[0] == s[2] && s[1] == s[3]) return br_fail(rd, "wall %u: segment %d has zero length", i, (int)k);
+            if (s[0] == s[2] && s[1] == s[3])
+                return br_fail(rd, "wall %u: segment %d has zero length", i, (int)k);
         }
     }
     ws->wall_high = (int32_t)high;

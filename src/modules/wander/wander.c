@@ -101,9 +101,8 @@ typedef struct wander_block {
 
 /* The lane pass over n rows (n a multiple of SHOAL_LANES): the row-indexed
  * columns are passed in (either the tables' own or the block's copies). */
-static void wander_lanes(wander_block_t* b, int32_t n, int three, float* wvx, float* wvy,
-                         float* wvz, const float* noise, const float* strength,
-                         const float* cruise, const float* weight)
+static void wander_lanes(wander_block_t* b, int32_t n, int three, float* wvx, float* wvy, float* wvz,
+                         const float* noise, const float* strength, const float* cruise, const float* weight)
 {
     const lanef zero = lane_zero(), one = lane_set1(1.0f);
     for (int32_t k = 0; k < n; k += SHOAL_LANES) {
@@ -181,7 +180,8 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         }
         if (three)
             for (int32_t k = 0; k < m; ++k)
-                b.nz[k] = (float)(int32_t)(rng_stream(bits[k], WANDER_STREAM) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+                b.nz[k] =
+                    (float)(int32_t)(rng_stream(bits[k], WANDER_STREAM) >> 40) * (2.0f / 16777216.0f) - 1.0f;
         /* Agent rows: after a reorder, a flock whose agents all wander has
          * component row r at agent row r, so a block's rows are usually one
          * run and gather and scatter become plain loads and stores. */
@@ -225,8 +225,7 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 b.weight[k] = in ? weight[r] : 0.0f;
                 if (!in) b.nx[k] = b.ny[k] = b.nz[k] = b.fx[k] = b.fy[k] = b.fz[k] = 0.0f;
             }
-            wander_lanes(&b, n, three, b.wvx, b.wvy, b.wvz, b.noise, b.strength, b.cruise,
-                         b.weight);
+            wander_lanes(&b, n, three, b.wvx, b.wvy, b.wvz, b.noise, b.strength, b.cruise, b.weight);
             for (int32_t k = 0; k < m; ++k) {
                 wvx[r0 + k] = b.wvx[k];
                 wvy[r0 + k] = b.wvy[k];
@@ -276,9 +275,16 @@ rows_fn* wander_rows(world_t* w, float dt, void* ctx)
     wander_ctx_t* c = (wander_ctx_t*)ctx;
     c->w = w;
     c->a = agent_view(w);
-    c->v = (wander_view_t){.slot = table_slots(&w->comps[k].table), .agent_row = COMP_I(w, k, COMP_ROW), .key = COMP_U(w, k, WD_KEY),
-                         .weight = COMP_F(w, k, WD_WEIGHT), .cruise = COMP_F(w, k, WD_CRUISE), .strength = COMP_F(w, k, WD_STRENGTH),
-                         .noise = COMP_F(w, k, WD_NOISE), .wvx = COMP_F(w, k, WD_VX), .wvy = COMP_F(w, k, WD_VY), .wvz = COMP_F(w, k, WD_VZ)};
+    c->v = (wander_view_t){.slot = table_slots(&w->comps[k].table),
+                           .agent_row = COMP_I(w, k, COMP_ROW),
+                           .key = COMP_U(w, k, WD_KEY),
+                           .weight = COMP_F(w, k, WD_WEIGHT),
+                           .cruise = COMP_F(w, k, WD_CRUISE),
+                           .strength = COMP_F(w, k, WD_STRENGTH),
+                           .noise = COMP_F(w, k, WD_NOISE),
+                           .wvx = COMP_F(w, k, WD_VX),
+                           .wvy = COMP_F(w, k, WD_VY),
+                           .wvz = COMP_F(w, k, WD_VZ)};
     c->one = wander_params_one(w);
     if (c->one)
         for (int32_t i = 0; i < WANDER_BLOCK; ++i) {

@@ -6,10 +6,16 @@
 
 /* wander: weight and parameters, then the wander velocity (state) */
 enum {
-    WD_SLOT = 0, WD_ROW,
+    WD_SLOT = 0,
+    WD_ROW,
     WD_KEY, /* uint32: the slot's generation, the high half of the random key */
-    WD_WEIGHT, WD_CRUISE, WD_STRENGTH, WD_NOISE,
-    WD_VX, WD_VY, WD_VZ,
+    WD_WEIGHT,
+    WD_CRUISE,
+    WD_STRENGTH,
+    WD_NOISE,
+    WD_VX,
+    WD_VY,
+    WD_VZ,
     WD_COUNT_
 };
 

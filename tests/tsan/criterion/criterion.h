@@ -55,30 +55,30 @@ void shim_fail(const char* file, int line, int fatal, const char* expr, const ch
     __attribute__((format(printf, 5, 6)));
 void shim_log(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
-#define Test(suite, name, ...)                                                        \
-    static void shim_fn_##suite##_##name(void);                                       \
-    static const shim_options_t shim_opt_##suite##_##name = {.unused_ = 0, __VA_ARGS__}; \
-    static shim_test_t shim_test_##suite##_##name = {                                 \
-        #suite, #name, shim_fn_##suite##_##name, &shim_opt_##suite##_##name, NULL};   \
-    __attribute__((constructor)) static void shim_reg_##suite##_##name(void)          \
-    {                                                                                 \
-        shim_register(&shim_test_##suite##_##name);                                   \
-    }                                                                                 \
+#define Test(suite, name, ...)                                                                               \
+    static void shim_fn_##suite##_##name(void);                                                              \
+    static const shim_options_t shim_opt_##suite##_##name = {.unused_ = 0, __VA_ARGS__};                     \
+    static shim_test_t shim_test_##suite##_##name = {#suite, #name, shim_fn_##suite##_##name,                \
+                                                     &shim_opt_##suite##_##name, NULL};                      \
+    __attribute__((constructor)) static void shim_reg_##suite##_##name(void)                                 \
+    {                                                                                                        \
+        shim_register(&shim_test_##suite##_##name);                                                          \
+    }                                                                                                        \
     static void shim_fn_##suite##_##name(void)
 
-#define TestSuite(suite, ...)                                                           \
-    static const shim_options_t shim_suite_opt_##suite = {.unused_ = 0, __VA_ARGS__};   \
-    static shim_suite_t shim_suite_##suite = {#suite, &shim_suite_opt_##suite, NULL};   \
-    __attribute__((constructor)) static void shim_suite_reg_##suite(void)               \
-    {                                                                                   \
-        shim_register_suite(&shim_suite_##suite);                                       \
-    }                                                                                   \
+#define TestSuite(suite, ...)                                                                                \
+    static const shim_options_t shim_suite_opt_##suite = {.unused_ = 0, __VA_ARGS__};                        \
+    static shim_suite_t shim_suite_##suite = {#suite, &shim_suite_opt_##suite, NULL};                        \
+    __attribute__((constructor)) static void shim_suite_reg_##suite(void)                                    \
+    {                                                                                                        \
+        shim_register_suite(&shim_suite_##suite);                                                            \
+    }                                                                                                        \
     extern int shim_suite_declared_##suite
 
 /* "" before the optional message turns "no message" into an empty format. */
-#define SHIM_CHECK(fatal, cond, expr, ...)                                   \
-    do {                                                                     \
-        if (!(cond)) shim_fail(__FILE__, __LINE__, fatal, expr, "" __VA_ARGS__); \
+#define SHIM_CHECK(fatal, cond, expr, ...)                                                                   \
+    do {                                                                                                     \
+        if (!(cond)) shim_fail(__FILE__, __LINE__, fatal, expr, "" __VA_ARGS__);                             \
     } while (0)
 
 #define cr_assert(c, ...) SHIM_CHECK(1, (c), #c, __VA_ARGS__)
@@ -107,13 +107,13 @@ void shim_log(const char* format, ...) __attribute__((format(printf, 1, 2)));
 #define cr_assert_not_null(p, ...) SHIM_CHECK(1, (p) != NULL, #p " != NULL", __VA_ARGS__)
 #define cr_expect_not_null(p, ...) SHIM_CHECK(0, (p) != NULL, #p " != NULL", __VA_ARGS__)
 
-#define cr_assert_float_eq(a, b, eps, ...) \
+#define cr_assert_float_eq(a, b, eps, ...)                                                                   \
     SHIM_CHECK(1, fabs((double)(a) - (double)(b)) <= (double)(eps), #a " ~= " #b, __VA_ARGS__)
-#define cr_expect_float_eq(a, b, eps, ...) \
+#define cr_expect_float_eq(a, b, eps, ...)                                                                   \
     SHIM_CHECK(0, fabs((double)(a) - (double)(b)) <= (double)(eps), #a " ~= " #b, __VA_ARGS__)
-#define cr_assert_arr_eq(a, b, size, ...) \
+#define cr_assert_arr_eq(a, b, size, ...)                                                                    \
     SHIM_CHECK(1, memcmp((a), (b), (size)) == 0, #a " == " #b " (bytes)", __VA_ARGS__)
-#define cr_expect_arr_eq(a, b, size, ...) \
+#define cr_expect_arr_eq(a, b, size, ...)                                                                    \
     SHIM_CHECK(0, memcmp((a), (b), (size)) == 0, #a " == " #b " (bytes)", __VA_ARGS__)
 
 #define cr_assert_str_eq(a, b, ...) SHIM_CHECK(1, strcmp((a), (b)) == 0, #a " == " #b, __VA_ARGS__)
