@@ -2,8 +2,9 @@
  * "The step"), with the columns it reads and writes, and the modules whose
  * hooks the core calls (ecs/module.h). This table is the registration: the
  * world registers its systems from it, in this order, and `shoal run
- * --stats` lists them in this order. Adding a module is adding a file, a
- * row of `modules` and its systems' rows.
+ * --stats` lists them in this order. Adding a module is adding a folder
+ * (src/modules/<name>/), a row of `modules` and its systems' rows
+ * (docs/modules.md).
  *
  * Each system is data-parallel over agents through par_for and writes only
  * its own output columns, so any split of the agents gives the same result.
