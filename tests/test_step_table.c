@@ -298,7 +298,7 @@ Test(step_table, an_undeclared_write_fails_the_step)
     shoal_world_t* w = every_module_world();
     cr_assert_eq(world_set_write_check(w, 1), SHOAL_OK);
     expect_caught(w, "integrate", no_position, "'pos_x'");
-    expect_caught(w, "wander", no_walk, "'vx'");
+    expect_caught(w, "wander", no_walk, "'velocity[0]'");
     /* A reorder is declared: without the flag it moves every column. */
     expect_caught(w, "spatial_hash", no_permute, "column");
     /* Module-wide data: the moving obstacle's center. */
