@@ -19,10 +19,10 @@
 #include "shoal/shoal.h"
 
 typedef struct pin_entry_t {
-    char* start;    /* a block the world allocated */
-    size_t size;    /* its size */
-    int32_t pins;   /* leases that point into it */
-    int32_t freed;  /* the library has let go: free at the last unpin */
+    char* start;   /* a block the world allocated */
+    size_t size;   /* its size */
+    int32_t pins;  /* leases that point into it */
+    int32_t freed; /* the library has let go: free at the last unpin */
 } pin_entry_t;
 
 /* Every block the world holds (a few dozen: tables, indexes, scratch), so
