@@ -279,3 +279,33 @@ Test(nav_field, solve_is_deterministic)
     free(b);
     nav_grid_free(&g);
 }
+
+/* A per-cell speed: half speed everywhere doubles every time; a cell of
+ * speed 0 is a wall. */
+Test(nav_field, speed_scales_time)
+{
+    nav_grid_t g = make_grid(0.1f, 100, 80);
+    int32_t goal = 40 * 100 + 50;
+    float* one = malloc(100 * 80 * sizeof *one);
+    float* half = malloc(100 * 80 * sizeof *half);
+    float* speed = malloc(100 * 80 * sizeof *speed);
+    cr_assert(one != NULL && half != NULL && speed != NULL);
+    for (int32_t c = 0; c < 100 * 80; ++c) speed[c] = 0.5f;
+    cr_assert_eq(nav_field_solve(&g, NULL, &goal, NULL, 1, one), SHOAL_OK);
+    cr_assert_eq(nav_field_solve(&g, speed, &goal, NULL, 1, half), SHOAL_OK);
+    for (int32_t c = 0; c < 100 * 80; ++c)
+        cr_assert_leq(fabsf(half[c] - 2.0f * one[c]), 1e-5f * one[c] + 1e-6f, "cell %d", (int)c);
+    /* A column of speed 0 from the bottom to just below the goal's row:
+     * the cells right of it, low down, are reached around its top. */
+    for (int32_t j = 0; j < 38; ++j) speed[j * 100 + 60] = 0.0f;
+    cr_assert_eq(nav_field_solve(&g, speed, &goal, NULL, 1, half), SHOAL_OK);
+    cr_assert(isinf(half[10 * 100 + 60]));
+    /* Around the column's top cell center (6.05, 3.75) at half speed. */
+    double around = 2.0 * (hypot(6.05 - 5.05, 4.05 - 3.75) + hypot(6.15 - 6.05, 3.75 - 0.05));
+    double t = half[0 * 100 + 61];
+    cr_assert(t >= 0.97 * around && t <= 1.1 * around, "%g vs %g", t, around);
+    free(one);
+    free(half);
+    free(speed);
+    nav_grid_free(&g);
+}
