@@ -92,7 +92,9 @@ int32_t nav_field_point_goal(const nav_grid_t* g, const float* speed, float x, f
  * component away from the wall, so a point next to a wall moves along it
  * towards the goal, never into it. A point in a blocked cell (an agent
  * pushed into the clearance) takes the square's usable corner nearest to
- * it as its cell, and is led out towards the goal. */
+ * it as its cell, and is led out towards the goal. (A cell that only a
+ * speed of 0 made a wall is unreached, not blocked, to this function: a
+ * point in it gets no direction. Walls belong in the grid.) */
 int32_t nav_field_gradient(const nav_grid_t* g, const float* T, float x, float y, float dir[2]);
 
 #endif /* SHOAL_MODULES_NAV_FIELD_H */
