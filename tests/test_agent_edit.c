@@ -105,6 +105,8 @@ static shoal_agent_def_t documented_def(void)
     c->time_horizon = 2.0f;
     c->time_horizon_walls = 1.0f;
     c->responsibility = 0.5f;
+    d.nav.goal = -1;
+    d.nav.arrive_distance = 0.3f;
     return d;
 }
 

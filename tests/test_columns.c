@@ -16,6 +16,7 @@
 #include "modules/dseek/dseek.h"
 #include "modules/follow/follow.h"
 #include "modules/ground/ground.h"
+#include "modules/nav/nav.h"
 #include "modules/neighbors/neighbors.h"
 #include "modules/planner/planner.h"
 #include "modules/pursuit/pursuit.h"
@@ -30,11 +31,17 @@ static const struct {
     const char* module;
     int32_t count;
 } expected[] = {
-    {COMP_NEIGHBORS, "neighbors", NB_COUNT_}, {COMP_WANDER, "wander", WD_COUNT_},
-    {COMP_PURSUIT, "pursuit", PU_COUNT_},     {COMP_FOLLOW, "follow", FO_COUNT_},
-    {COMP_AVOID, "avoid", AV_COUNT_},         {COMP_DSEEK, "dseek", DS_COUNT_},
-    {COMP_GROUND, "ground", GR_COUNT_},       {COMP_PLANNER, "planner", PL_COUNT_},
-    {COMP_CROWD, "crowd", CR_COUNT_},         {COMP_CONTACT, "contact", CT_COUNT_},
+    {COMP_NEIGHBORS, "neighbors", NB_COUNT_},
+    {COMP_WANDER, "wander", WD_COUNT_},
+    {COMP_PURSUIT, "pursuit", PU_COUNT_},
+    {COMP_FOLLOW, "follow", FO_COUNT_},
+    {COMP_AVOID, "avoid", AV_COUNT_},
+    {COMP_DSEEK, "dseek", DS_COUNT_},
+    {COMP_GROUND, "ground", GR_COUNT_},
+    {COMP_PLANNER, "planner", PL_COUNT_},
+    {COMP_CROWD, "crowd", CR_COUNT_},
+    {COMP_CONTACT, "contact", CT_COUNT_},
+    {COMP_NAV, "nav", NV_COUNT_},
 };
 #define EXPECTED_COUNT ((int)(sizeof expected / sizeof expected[0]))
 
@@ -75,6 +82,8 @@ static void make_need(shoal_agent_def_t* d, const char* name)
         d->crowd.enabled = 1;
     else if (!strcmp(name, "contact"))
         d->contacts = 1;
+    else if (!strcmp(name, "nav"))
+        d->weights[SHOAL_BEHAVIOR_NAVIGATE] = 1.0f;
     else
         cr_assert_fail("no way to make an agent need module %s", name);
 }

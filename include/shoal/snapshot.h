@@ -40,8 +40,9 @@ extern "C" {
  * this one: version 1 had no user components, versions 1 and 2 no crowd
  * agents, versions 1 to 3 no contact component, versions 1 to 4 no planner
  * time budget, versions 1 to 5 no directed-seek tracking system, versions
- * 1 to 6 no generations of wall ids (docs/snapshot.md). */
-#define SHOAL_SNAPSHOT_VERSION 7
+ * 1 to 6 no generations of wall ids, versions 1 to 7 no navigation goals
+ * (docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 8
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or

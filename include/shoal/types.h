@@ -18,6 +18,7 @@
 #include "shoal/export.h"
 #include "shoal/ground.h" /* shoal_ground_t, a part of shoal_agent_def_t */
 #include "shoal/id.h"
+#include "shoal/nav.h"     /* shoal_nav_t, a part of shoal_agent_def_t */
 #include "shoal/planner.h" /* shoal_planner_t, a part of shoal_agent_def_t */
 
 #ifdef __cplusplus
@@ -120,20 +121,21 @@ typedef struct shoal_control_t {
  * separation, alignment and cohesion is the seed's c_separate, c_alignment,
  * c_cohesion; their sum is V_flock. */
 typedef enum shoal_behavior_t {
-    SHOAL_BEHAVIOR_SEEK = 0,     /* toward the target at max speed */
-    SHOAL_BEHAVIOR_FLEE = 1,     /* away from the threat at max speed */
-    SHOAL_BEHAVIOR_ARRIVE = 2,   /* V = K_arrive e: slows to a stop at the target */
-    SHOAL_BEHAVIOR_DEPART = 3,   /* V = K_depart (-e)/|e|^2 from the threat */
-    SHOAL_BEHAVIOR_SEPARATE = 4, /* V = K_sep sum d_i/|d_i|^2 over neighbors (see shoal_neighbors_t) */
-    SHOAL_BEHAVIOR_ALIGN = 5,    /* V = K_align mean neighbor velocity */
-    SHOAL_BEHAVIOR_COHERE = 6,   /* V = K_cohesion (neighbor center - x) */
-    SHOAL_BEHAVIOR_WANDER = 7,   /* V = V_0 + V_wander, a seeded random walk (shoal_wander_t) */
-    SHOAL_BEHAVIOR_PURSUE = 8,   /* seek the predicted position of pursuit.target */
-    SHOAL_BEHAVIOR_EVADE = 9,    /* flee the predicted position of pursuit.target */
-    SHOAL_BEHAVIOR_FOLLOW = 10,  /* arrive at a point behind follow.leader */
-    SHOAL_BEHAVIOR_AVOID = 11,   /* steer around the world's obstacles (shoal_avoid_t) */
-    SHOAL_BEHAVIOR_DSEEK = 12,   /* directed seek: reach a waypoint heading a given way (shoal_dseek_t) */
-    SHOAL_BEHAVIOR_COUNT_ = 13
+    SHOAL_BEHAVIOR_SEEK = 0,      /* toward the target at max speed */
+    SHOAL_BEHAVIOR_FLEE = 1,      /* away from the threat at max speed */
+    SHOAL_BEHAVIOR_ARRIVE = 2,    /* V = K_arrive e: slows to a stop at the target */
+    SHOAL_BEHAVIOR_DEPART = 3,    /* V = K_depart (-e)/|e|^2 from the threat */
+    SHOAL_BEHAVIOR_SEPARATE = 4,  /* V = K_sep sum d_i/|d_i|^2 over neighbors (see shoal_neighbors_t) */
+    SHOAL_BEHAVIOR_ALIGN = 5,     /* V = K_align mean neighbor velocity */
+    SHOAL_BEHAVIOR_COHERE = 6,    /* V = K_cohesion (neighbor center - x) */
+    SHOAL_BEHAVIOR_WANDER = 7,    /* V = V_0 + V_wander, a seeded random walk (shoal_wander_t) */
+    SHOAL_BEHAVIOR_PURSUE = 8,    /* seek the predicted position of pursuit.target */
+    SHOAL_BEHAVIOR_EVADE = 9,     /* flee the predicted position of pursuit.target */
+    SHOAL_BEHAVIOR_FOLLOW = 10,   /* arrive at a point behind follow.leader */
+    SHOAL_BEHAVIOR_AVOID = 11,    /* steer around the world's obstacles (shoal_avoid_t) */
+    SHOAL_BEHAVIOR_DSEEK = 12,    /* directed seek: reach a waypoint heading a given way (shoal_dseek_t) */
+    SHOAL_BEHAVIOR_NAVIGATE = 13, /* down a navigation field to a goal, round walls (shoal/nav.h) */
+    SHOAL_BEHAVIOR_COUNT_ = 14
 } shoal_behavior_t;
 
 /* Neighborhood of the group behaviors (separation, alignment, cohesion). A
@@ -254,6 +256,7 @@ typedef struct shoal_agent_def_t {
     shoal_ground_t ground;               /* a ground vehicle when ground.enabled (see shoal_ground_t) */
     shoal_planner_t planner;             /* a planner agent when planner.enabled (see shoal_planner_t) */
     shoal_crowd_t crowd;                 /* a crowd agent when crowd.enabled (see shoal/crowd.h) */
+    shoal_nav_t nav;                     /* used when NAVIGATE has weight (see shoal/nav.h) */
     int32_t contacts;       /* 1: the contact pass keeps this agent's body (vehicle.radius; a ground
                            * vehicle's ground.vehicle.radius) out of the other agents that take part,
                            * obstacles and walls (docs/crowds.md "Contacts"). Crowd agents always take

@@ -12,7 +12,7 @@
 
 static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {
     "seek",   "flee",   "arrive", "depart", "separate", "align", "cohere",
-    "wander", "pursue", "evade",  "follow", "avoid",    "dseek"};
+    "wander", "pursue", "evade",  "follow", "avoid",    "dseek", "navigate"};
 
 const char* shoal_behavior_name(shoal_behavior_t b)
 {

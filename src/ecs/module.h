@@ -222,7 +222,9 @@ typedef struct module_t {
      * memory; 0 when out of memory. */
     int (*reserve_add_in_step)(world_t* w, const shoal_agent_def_t* d);
     /* Step memory, before the first stage, so that a step out of memory
-     * fails before anything changed; 0 when out of memory. */
+     * fails before anything changed; 0 when out of memory, or when the
+     * step cannot run for another reason, which the hook then records
+     * (world_fail) and sets as w->reserve_status. */
     int (*reserve_step)(world_t* w);
 
     /* Write row r of the component from a definition (the agent row, pose

@@ -392,7 +392,8 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
      * (the spatial hash, the first system, grows its own before it writes). */
     for (int32_t m = 0; m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];
-        if (mod->reserve_step && !mod->reserve_step(w)) return SHOAL_ERR_OUT_OF_MEMORY;
+        w->reserve_status = SHOAL_ERR_OUT_OF_MEMORY;
+        if (mod->reserve_step && !mod->reserve_step(w)) return w->reserve_status;
     }
     if (w->trace && w->trace_limit > 0) trace_reserve_step(w->trace, &w->alloc, w->trace_limit);
     w->in_step = 1;

@@ -367,6 +367,10 @@ struct shoal_world_t {
 
     char error[512];
     uint32_t error_count; /* errors recorded so far: tells a fresh message from an old one */
+    /* What a failed reserve_step hook (module.h) makes the step return:
+     * SHOAL_ERR_OUT_OF_MEMORY unless the hook sets another (a navigation
+     * goal with no walkable cell is INVALID_ARGUMENT). */
+    shoal_status_t reserve_status;
     /* Errors raised by calls made from a parallel user system's blocks
      * (world_fail on the workers, see world_block_enter) never touch
      * `error`, which several workers would write at once: each offers its

@@ -37,6 +37,7 @@
 #include "modules/obstacles/obstacles.h"
 #include "modules/agent.h"
 #include "modules/walls/walls.h"
+#include "modules/nav/nav.h"
 #include "modules/step.h"
 
 extern const module_t neighbors_module, wander_module, pursuit_module, follow_module, avoid_module,
@@ -45,11 +46,13 @@ extern const module_t neighbors_module, wander_module, pursuit_module, follow_mo
 /* In enum module_id's order: components are numbered, and module-wide data
  * is hashed and saved, in this order. */
 static const module_t* const modules[MOD_COUNT_] = {
-    [MOD_GRID] = &grid_module,           [MOD_NEIGHBORS] = &neighbors_module, [MOD_WANDER] = &wander_module,
-    [MOD_PURSUIT] = &pursuit_module,     [MOD_FOLLOW] = &follow_module,       [MOD_AVOID] = &avoid_module,
-    [MOD_OBSTACLES] = &obstacles_module, [MOD_DSEEK] = &dseek_module,         [MOD_GROUND] = &ground_module,
-    [MOD_PLANNER] = &planner_module,     [MOD_WALLS] = &walls_module,         [MOD_CROWD] = &crowd_module,
-    [MOD_CONTACT] = &contact_module,
+    [MOD_GRID] = &grid_module,           [MOD_NEIGHBORS] = &neighbors_module,
+    [MOD_WANDER] = &wander_module,       [MOD_PURSUIT] = &pursuit_module,
+    [MOD_FOLLOW] = &follow_module,       [MOD_AVOID] = &avoid_module,
+    [MOD_OBSTACLES] = &obstacles_module, [MOD_DSEEK] = &dseek_module,
+    [MOD_GROUND] = &ground_module,       [MOD_PLANNER] = &planner_module,
+    [MOD_WALLS] = &walls_module,         [MOD_CROWD] = &crowd_module,
+    [MOD_CONTACT] = &contact_module,     [MOD_NAV] = &nav_module,
 };
 
 /* Column sets. */
@@ -97,6 +100,15 @@ static const system_def_t systems[] = {
      .writes = {.data = DATA(MOD_GRID) | DATA(MOD_NEIGHBORS)},
      .flags = SYSTEM_PERMUTES_ROWS,
      .note = "grid (sorted copies); reorders every table by cell every reorder_interval steps"},
+    /* the fields out of date after a change of goals, walls or obstacles */
+    {.name = "nav_fields",
+     .stage = SHOAL_STAGE_SENSE,
+     .run = nav_fields_run,
+     .module = &nav_module,
+     .idle = nav_fields_idle,
+     .writes = {.data = DATA(MOD_NAV)},
+     .snapshot_since = 8,
+     .note = "travel-time fields of the goals, one goal a worker"},
     /* decide */
     {.name = "steer",
      .stage = SHOAL_STAGE_DECIDE,
@@ -148,6 +160,16 @@ static const system_def_t systems[] = {
                 .comp = {[COMP_DSEEK] = COL(DS_INDEX) | COL(DS_ARC)},
                 .data = DATA(MOD_DSEEK)},
      .note = "desired (+=), route index; its plans"},
+    {.name = "navigate",
+     .stage = SHOAL_STAGE_DECIDE,
+     .run = navigate_run,
+     .module = &nav_module,
+     .reads = {.agent = POS | LIMITS | A(AC_ARRIVE_GAIN),
+               .comp = {[COMP_NAV] = COLUMNS_ALL},
+               .data = DATA(MOD_NAV)},
+     .writes = {.agent = DESIRED, .comp = {[COMP_NAV] = COLS(NV_STATUS, NV_REMAINING)}},
+     .snapshot_since = 8,
+     .note = "desired velocity (+=) down the goal's field; status"},
     /* after every behavior that adds to the desired velocity: its no-entry
      * guard bounds the whole sum */
     {.name = "avoid",

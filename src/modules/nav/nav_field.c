@@ -76,8 +76,10 @@ static int offer(march_t* m, int32_t c, float t)
     if (m->pos[c] == FAR) {
         if (m->size == m->capacity) {
             int32_t cap = m->capacity < INT32_MAX / 2 ? m->capacity * 2 : INT32_MAX;
-            front_t* h = realloc(m->heap, (size_t)cap * sizeof *h);
+            front_t* h = mem_alloc(&m->g->alloc, (size_t)cap * sizeof *h);
             if (h == NULL) return -1;
+            memcpy(h, m->heap, (size_t)m->size * sizeof *h);
+            mem_free(&m->g->alloc, m->heap, (size_t)m->capacity * sizeof *h);
             m->heap = h;
             m->capacity = cap;
         }
@@ -193,11 +195,12 @@ shoal_status_t nav_field_solve(const nav_grid_t* g, const float* speed, const in
             return SHOAL_ERR_INVALID_ARGUMENT;
     }
     march_t m = {.g = g, .speed = speed, .T = T, .capacity = 1024};
-    m.pos = malloc((size_t)cells * sizeof *m.pos);
-    m.heap = malloc((size_t)m.capacity * sizeof *m.heap);
+    const allocator_t* a = &g->alloc;
+    m.pos = mem_alloc(a, (size_t)cells * sizeof *m.pos);
+    m.heap = mem_alloc(a, (size_t)m.capacity * sizeof *m.heap);
     if (m.pos == NULL || m.heap == NULL) {
-        free(m.pos);
-        free(m.heap);
+        mem_free(a, m.pos, (size_t)cells * sizeof *m.pos);
+        mem_free(a, m.heap, (size_t)m.capacity * sizeof *m.heap);
         return SHOAL_ERR_OUT_OF_MEMORY;
     }
     for (int64_t c = 0; c < cells; ++c) {
@@ -241,8 +244,8 @@ shoal_status_t nav_field_solve(const nav_grid_t* g, const float* speed, const in
             }
         }
     }
-    free(m.pos);
-    free(m.heap);
+    mem_free(a, m.pos, (size_t)cells * sizeof *m.pos);
+    mem_free(a, m.heap, (size_t)m.capacity * sizeof *m.heap);
     if (status != SHOAL_OK)
         for (int64_t c = 0; c < cells; ++c) T[c] = INFINITY;
     return status;

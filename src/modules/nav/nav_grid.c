@@ -11,6 +11,13 @@
 shoal_status_t nav_grid_init(nav_grid_t* g, float origin_x, float origin_y, float cell, int32_t nx,
                              int32_t ny, size_t max_bytes, char* msg, int msg_size)
 {
+    return nav_grid_init_with(g, NULL, origin_x, origin_y, cell, nx, ny, max_bytes, msg, msg_size);
+}
+
+shoal_status_t nav_grid_init_with(nav_grid_t* g, const allocator_t* alloc, float origin_x, float origin_y,
+                                  float cell, int32_t nx, int32_t ny, size_t max_bytes, char* msg,
+                                  int msg_size)
+{
     if (g == NULL) {
         set_msg(msg, msg_size, "nav grid: NULL grid");
         return SHOAL_ERR_INVALID_ARGUMENT;
@@ -43,7 +50,8 @@ shoal_status_t nav_grid_init(nav_grid_t* g, float origin_x, float origin_y, floa
                 (int)ny, (int)INT32_MAX);
         return SHOAL_ERR_CAPACITY;
     }
-    uint8_t* blocked = calloc((size_t)cells, 1);
+    allocator_t a = alloc != NULL ? *alloc : allocator_default();
+    uint8_t* blocked = mem_calloc(&a, (size_t)cells);
     if (blocked == NULL) {
         set_msg(msg, msg_size, "nav grid: out of memory for %llu cells", (unsigned long long)cells);
         return SHOAL_ERR_OUT_OF_MEMORY;
@@ -54,13 +62,14 @@ shoal_status_t nav_grid_init(nav_grid_t* g, float origin_x, float origin_y, floa
     g->nx = nx;
     g->ny = ny;
     g->blocked = blocked;
+    g->alloc = a;
     return SHOAL_OK;
 }
 
 void nav_grid_free(nav_grid_t* g)
 {
     if (g == NULL) return;
-    free(g->blocked);
+    if (g->blocked != NULL) mem_free(&g->alloc, g->blocked, (size_t)g->nx * (size_t)g->ny);
     memset(g, 0, sizeof *g);
 }
 

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "shoal/id.h"
+#include "ecs/memory.h"
 
 /* What a grid, one field and a solve's scratch take per cell (bytes):
  * blocked flag 1 + travel time 4 + heap position 4. The heap holds only
@@ -38,10 +39,11 @@
 #define NAV_GRID_BYTES_DEFAULT ((size_t)1 << 30)
 
 typedef struct nav_grid_t {
-    float origin[2];  /* lower-left corner of cell (0, 0), m */
-    float cell;       /* cell side h, m (> 0) */
-    int32_t nx, ny;   /* cells per row, rows */
-    uint8_t* blocked; /* nx * ny: 1 blocked, 0 walkable */
+    float origin[2];   /* lower-left corner of cell (0, 0), m */
+    float cell;        /* cell side h, m (> 0) */
+    int32_t nx, ny;    /* cells per row, rows */
+    uint8_t* blocked;  /* nx * ny: 1 blocked, 0 walkable */
+    allocator_t alloc; /* the grid's memory and every solve's scratch over it */
 } nav_grid_t;
 
 /* Make an all-walkable grid. SHOAL_ERR_INVALID_ARGUMENT for a NULL grid, a
@@ -52,6 +54,11 @@ typedef struct nav_grid_t {
  * harmless) and msg (optional, base/msg.h) says why. Never aborts. */
 shoal_status_t nav_grid_init(nav_grid_t* g, float origin_x, float origin_y, float cell, int32_t nx,
                              int32_t ny, size_t max_bytes, char* msg, int msg_size);
+/* The same, with the memory of the grid and of every solve over it from
+ * `alloc` (a world's; NULL: allocator_default()). */
+shoal_status_t nav_grid_init_with(nav_grid_t* g, const allocator_t* alloc, float origin_x, float origin_y,
+                                  float cell, int32_t nx, int32_t ny, size_t max_bytes, char* msg,
+                                  int msg_size);
 void nav_grid_free(nav_grid_t* g);
 
 /* Block every cell whose center lies within `clearance` of one of the

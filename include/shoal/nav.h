@@ -1,0 +1,159 @@
+/* shoal/nav.h: navigation fields, so that agents find their way round
+ * walls to a goal (docs/nav.md is the guide).
+ *
+ * A world's walkable area is a grid of square cells (shoal_nav_params_t):
+ * a cell is blocked when its center lies within `clearance` of a wall or
+ * of a static obstacle. A goal (a point, a line such as an exit, or an
+ * area) gets one travel-time field over that grid, solved by fast
+ * marching: the time to reach the goal from every cell, round walls, with
+ * a speed that falls near walls so that paths keep clear of corners. An
+ * agent with the NAVIGATE behavior reads the field's gradient at its
+ * position each step: its desired velocity points down the field, at its
+ * max speed times the behavior's weight (then a crowd agent's ORCA and the
+ * contact pass act as on any desired velocity). One field serves every
+ * agent with that goal: the cost grows with cells times goals, not with
+ * agents.
+ *
+ * Fields are derived: solved again, on the library's workers (one goal a
+ * worker), in the step after the walls, obstacles, goals or parameters
+ * changed, never saved; the same bits for any thread count. The grid and
+ * fields take NAV bytes per cell (shoal_nav_memory): 1 for the grid, 4 for
+ * the speed near walls, 4 per goal; the solve 4 more a worker.
+ *
+ * 2D worlds only (INVALID_ARGUMENT in 3D). Every call below refuses bad
+ * input with a message naming what and where, and leaves the world as it
+ * was; none may be called inside a step (BUSY). */
+#ifndef SHOAL_INCLUDE_NAV_H
+#define SHOAL_INCLUDE_NAV_H
+
+#include <stdint.h>
+
+#include "shoal/export.h"
+#include "shoal/id.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The world's navigation grid. */
+typedef struct shoal_nav_params_t {
+    float cell;          /* m, > 0: the cell's side. Default 0.1 (pedestrians) */
+    float clearance;     /* m, >= 0: cells whose center is within this of a wall or obstacle are
+                          * blocked (the agents' radius). At least cell / 2, so that no wall leaks
+                          * between two cells. Default 0.25 */
+    float wall_distance; /* m, >= 0: within this distance of a blocked cell, the field's speed falls
+                          * linearly toward wall_speed, so paths keep clear of walls and
+                          * corners; 0 = no slowdown. Default 0.5 */
+    float wall_speed;    /* in (0, 1]: the speed next to a blocked cell, relative to the open
+                          * floor's. Default 0.5 */
+    float bounds[4];     /* x0, y0, x1, y1 (m): the grid's extent; all 0 = the box of the walls,
+                          * static obstacles and goals, widened by `margin` on every side, found
+                          * again whenever they change. Default 0 */
+    float margin;        /* m, >= 0: see bounds. Default 2 */
+    double max_bytes;    /* the most bytes the grid and fields may take (shoal_nav_memory);
+                          * a change that would need more is refused (CAPACITY). Default 2^30 */
+} shoal_nav_params_t;
+
+SHOAL_API shoal_nav_params_t shoal_nav_params_default(void);
+
+/* Set the world's navigation grid (checked: INVALID_ARGUMENT naming the
+ * field; CAPACITY when the grid and the fields of the goals there are
+ * would take more than max_bytes). The fields are solved again in the
+ * next step. */
+SHOAL_API shoal_status_t shoal_world_set_nav(shoal_world_t* world, const shoal_nav_params_t* params);
+SHOAL_API shoal_status_t shoal_world_get_nav(const shoal_world_t* world, shoal_nav_params_t* out);
+
+/* A goal's shape. */
+typedef enum shoal_nav_goal_kind_t {
+    SHOAL_NAV_POINT = 0, /* points[0] */
+    SHOAL_NAV_LINE = 1,  /* the segment points[0] .. points[1]: an exit, a door to cross */
+    SHOAL_NAV_AREA = 2   /* the polygon points[0 .. count): a room, a waiting area */
+} shoal_nav_goal_kind_t;
+
+#define SHOAL_NAV_GOAL_POINTS 16
+#define SHOAL_MAX_NAV_GOALS 4096
+
+/* A goal: every walkable cell of it starts its field at time 0 (a point's
+ * cells near it at their distance to it, which keeps the field exact
+ * round it). An agent has arrived when it is within `arrive_distance` of
+ * the goal along the field (inside an area or on a line: at once). */
+typedef struct shoal_nav_goal_t {
+    int32_t kind;                           /* shoal_nav_goal_kind_t */
+    int32_t count;                          /* points used: 1, 2, or 3 to SHOAL_NAV_GOAL_POINTS */
+    float points[SHOAL_NAV_GOAL_POINTS][2]; /* m */
+} shoal_nav_goal_t;
+
+/* Add a goal; *out_id (optional) is its id: goals are numbered 0, 1, 2,
+ * ... in the order added, and an id is never reused. Refused (world
+ * unchanged): a 3D world, a kind or count out of range, points not finite
+ * or beyond 1e18 m, a line of zero length, an area of zero area,
+ * SHOAL_MAX_NAV_GOALS goals, fields that would take more than the grid's
+ * max_bytes (CAPACITY), and a goal with no walkable cell (inside a wall's
+ * clearance, or outside explicit bounds): INVALID_ARGUMENT. */
+SHOAL_API shoal_status_t shoal_world_add_nav_goal(shoal_world_t* world, const shoal_nav_goal_t* goal,
+                                                  int32_t* out_id);
+/* Remove a goal: agents navigating to it stop getting a direction from it
+ * (their NAVIGATE term is 0). NOT_FOUND for an id that is not a live goal. */
+SHOAL_API shoal_status_t shoal_world_remove_nav_goal(shoal_world_t* world, int32_t id);
+/* Goals now in the world (removed ones not counted). */
+SHOAL_API int32_t shoal_world_nav_goal_count(const shoal_world_t* world);
+
+/* NAVIGATE: an agent's part (weights[SHOAL_BEHAVIOR_NAVIGATE] turns it
+ * on). Its desired velocity gets weight * v * d, with d the unit direction
+ * down the goal's field at the agent's position and v its max speed,
+ * slowing as arrive does (arrive_gain, the force limit) over the last
+ * meters of a point goal; at the goal (arrived), or where the field has no
+ * direction (an agent walled in with no way to the goal), nothing. Outside
+ * the grid an agent heads straight for the goal's nearest point. */
+typedef struct shoal_nav_t {
+    int32_t goal;          /* a goal of this world (shoal_world_add_nav_goal). Default -1 (none) */
+    float arrive_distance; /* m, >= 0: arrived within this of the goal along its field. Default 0.3 */
+} shoal_nav_t;
+
+SHOAL_API shoal_nav_t shoal_nav_default(void);
+/* Change an agent's navigation (its definition's `nav`), checked as an add
+ * checks it; a goal that is not live is refused (NOT_FOUND). */
+SHOAL_API shoal_status_t shoal_agent_set_nav(shoal_world_t* world, shoal_agent_t id, const shoal_nav_t* nav);
+
+/* The grid as the last step (or the last shoal_world_nav_update) built it. */
+typedef struct shoal_nav_grid_info_t {
+    float origin[2]; /* lower-left corner of cell (0, 0), m */
+    float cell;      /* m */
+    int32_t nx, ny;  /* cells per row, rows; cell (i, j) is entry j * nx + i */
+    int64_t blocked; /* cells blocked by walls and obstacles */
+    double bytes;    /* what the grid and the fields take now */
+} shoal_nav_grid_info_t;
+
+/* Build the grid and solve every field that is out of date now, as the
+ * next step would (it then has nothing to do): to read fields before the
+ * first step, or to pay for the solve outside a timed loop. */
+SHOAL_API shoal_status_t shoal_world_nav_update(shoal_world_t* world);
+SHOAL_API shoal_status_t shoal_world_nav_grid(const shoal_world_t* world, shoal_nav_grid_info_t* out);
+/* A goal's travel-time field (m at unit speed; INFINITY at blocked cells
+ * and cells with no way to the goal), nx * ny floats, row after row; the
+ * grid's blocked flags with goal -1 (1.0 blocked, 0.0 walkable). Writes at
+ * most `capacity` floats and sets *out_count to nx * ny. Fields not yet
+ * solved (a change since the last step): SHOAL_ERR_NOT_FOUND naming
+ * shoal_world_nav_update. */
+SHOAL_API shoal_status_t shoal_world_nav_field(const shoal_world_t* world, int32_t goal, float* out,
+                                               int64_t capacity, int64_t* out_count);
+
+/* How the navigating agents stand after the last step, for one goal or
+ * (goal -1) all. */
+typedef struct shoal_nav_stats_t {
+    int32_t agents;        /* agents navigating (NAVIGATE with a nonzero weight) */
+    int32_t arrived;       /* within arrive_distance of their goal */
+    int32_t no_way;        /* in a walkable cell with no way to the goal, or whose goal was removed */
+    int32_t off_grid;      /* outside the grid (heading straight for the goal) */
+    int32_t in_walls;      /* in a blocked cell (pushed into a wall's clearance) */
+    double mean_remaining; /* mean travel time (m) left over the others, 0 when none */
+} shoal_nav_stats_t;
+
+SHOAL_API shoal_status_t shoal_world_nav_stats(const shoal_world_t* world, int32_t goal,
+                                               shoal_nav_stats_t* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHOAL_INCLUDE_NAV_H */

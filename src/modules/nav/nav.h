@@ -1,0 +1,74 @@
+/* The nav module: navigation goals, the walkable grid and one travel-time
+ * field per goal (module-wide data), and the navigate behavior (nav.c);
+ * shoal/nav.h is its public API, nav_grid.h and nav_field.h its parts. */
+#ifndef SHOAL_MODULES_NAV_H
+#define SHOAL_MODULES_NAV_H
+
+#include "modules/registry.h"
+#include "modules/nav/nav_grid.h"
+
+/* nav: the behavior's weight and parameters, then what the last step found
+ * (not state: derived from the position and the field each step) */
+enum {
+    NV_SLOT = 0,
+    NV_ROW,
+    NV_WEIGHT,
+    NV_GOAL,
+    NV_ARRIVE_DISTANCE,
+    NV_STATUS,    /* enum nav_status */
+    NV_REMAINING, /* travel time (m at unit speed) left to the goal; INFINITY when unknown */
+    NV_COUNT_
+};
+
+enum nav_status {
+    NAV_MOVING = 0,
+    NAV_ARRIVED = 1,
+    NAV_NO_WAY = 2,   /* walled in, or the goal is gone */
+    NAV_OFF_GRID = 3, /* outside the grid: straight for the goal */
+    NAV_IN_WALLS = 4, /* in a blocked cell: led out by the field */
+};
+
+/* A goal, live or removed (ids are never reused), and its field. */
+typedef struct nav_goal_rec_t {
+    shoal_nav_goal_t def;
+    int32_t live;
+    int32_t solved;     /* T is this grid's field */
+    float* T;           /* the field, grid cells floats, while live and the grid is built */
+    int32_t* seed;      /* the goal's cells (nav_field_solve) */
+    float* seed_time;   /* and their start times */
+    int32_t seed_count; /* entries of seed and seed_time (their capacity too) */
+    float offset;       /* an area's field at its edge (its cells start at their depth from the
+                         * deepest, so that agents walk on in); 0 for points and lines */
+    shoal_status_t solve_status;
+} nav_goal_rec_t;
+
+typedef struct nav_world_t {
+    shoal_nav_params_t params;
+    nav_goal_rec_t* goals;
+    int32_t goal_high, goal_capacity, live_goals;
+    uint32_t params_version, goals_version; /* change with every change of each */
+    /* Derived: the grid and the speed near walls (from the parameters, the
+     * walls and the static obstacles), every live goal's seeds and field,
+     * built before a step when what they come from changed; a goal's field
+     * alone when only goals changed. built_valid: all of it current. */
+    int32_t built_valid;
+    uint32_t built_params, built_goals, built_walls, built_obstacles;
+    nav_grid_t grid;
+    float* speed;
+    int64_t blocked;
+    /* A rollback's parameters (mark). */
+    shoal_nav_params_t marked_params;
+} nav_world_t;
+
+static inline nav_world_t* nav_of(const world_t* w) { return (nav_world_t*)w->module_data[MOD_NAV]; }
+
+/* The fields' solve (sense stage): every live goal's field that is out of
+ * date, one goal a worker. Idle when none is. */
+int64_t nav_fields_run(world_t* w, float dt, void* ctx);
+int nav_fields_idle(const world_t* w);
+/* The navigate behavior (decide stage): desired velocity (+=), status. */
+int64_t navigate_run(world_t* w, float dt, void* ctx);
+
+extern const module_t nav_module;
+
+#endif /* SHOAL_MODULES_NAV_H */

@@ -1,0 +1,445 @@
+/* The nav module (src/modules/nav/nav.c): pedestrians that navigate to a
+ * goal behind walls (straight, L, U, a maze of 20 rooms) all arrive, from
+ * random starts on several seeds; none ends a step inside a wall; one state
+ * hash for 1, 2 and 4 threads and across a snapshot; bad input is refused
+ * with the world unchanged. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shoal/snapshot.h>
+
+#include "ecs/world.h"
+#include "support.h"
+
+static uint64_t lcg(uint64_t* s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+static float unif(uint64_t* s, float lo, float hi) { return lo + (hi - lo) * (float)lcg(s) / 2147483648.0f; }
+
+static shoal_agent_def_t navigator(float x, float y, int32_t goal)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    d.position[0] = x;
+    d.position[1] = y;
+    d.weights[SHOAL_BEHAVIOR_NAVIGATE] = 1.0f;
+    d.nav.goal = goal;
+    return d;
+}
+
+static void add_wall(shoal_world_t* w, const float* p, int n, int closed)
+{
+    cr_assert_eq(shoal_world_add_wall(w, p, n, closed, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+}
+
+static int32_t add_goal(shoal_world_t* w, int kind, const float* p, int n)
+{
+    shoal_nav_goal_t g;
+    memset(&g, 0, sizeof g);
+    g.kind = kind;
+    g.count = n;
+    for (int k = 0; k < n; ++k) {
+        g.points[k][0] = p[2 * k];
+        g.points[k][1] = p[2 * k + 1];
+    }
+    int32_t id = -1;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &g, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    return id;
+}
+
+/* Distance from (x, y) to segment (ax, ay)-(bx, by). */
+static float seg_dist(const float* s, float x, float y)
+{
+    float dx = s[2] - s[0], dy = s[3] - s[1];
+    float t = ((x - s[0]) * dx + (y - s[1]) * dy) / (dx * dx + dy * dy);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return hypotf(s[0] + t * dx - x, s[1] + t * dy - y);
+}
+
+/* Step until every agent has arrived (nav stats) or `seconds` pass; each
+ * step, no agent closer to a wall than 0.9 of its radius. Returns the
+ * seconds taken, or -1. */
+static float run_until_arrived(shoal_world_t* w, int32_t agents, float seconds)
+{
+    const float dt = 0.05f;
+    int32_t nseg = 0;
+    cr_assert_eq(shoal_world_wall_segments(w, NULL, 0, &nseg), SHOAL_OK);
+    float* seg = malloc((size_t)(nseg > 0 ? nseg : 1) * 4 * sizeof *seg);
+    cr_assert_eq(shoal_world_wall_segments(w, seg, nseg, &nseg), SHOAL_OK);
+    float* pos = malloc((size_t)agents * 3 * sizeof *pos);
+    float taken = -1.0f;
+    for (int s = 0; s < (int)(seconds / dt); ++s) {
+        cr_assert_eq(shoal_world_step(w, dt), SHOAL_OK, "%s", shoal_world_last_error(w));
+        shoal_agent_batch_t b = {0};
+        b.positions = pos;
+        int32_t n = 0;
+        cr_assert_eq(shoal_world_read_agents(w, &b, agents, &n), SHOAL_OK);
+        for (int32_t i = 0; i < n; ++i)
+            for (int32_t k = 0; k < nseg; ++k)
+                cr_assert(seg_dist(seg + 4 * k, pos[3 * i], pos[3 * i + 1]) >= 0.9f * 0.2f,
+                          "step %d: agent at (%g, %g) is %g m from wall segment %d", s, (double)pos[3 * i],
+                          (double)pos[3 * i + 1], (double)seg_dist(seg + 4 * k, pos[3 * i], pos[3 * i + 1]),
+                          (int)k);
+        shoal_nav_stats_t st;
+        cr_assert_eq(shoal_world_nav_stats(w, -1, &st), SHOAL_OK);
+        cr_assert_eq(st.agents, agents);
+        cr_assert_eq(st.no_way, 0, "step %d: %d agents with no way", s, st.no_way);
+        if (st.arrived == agents) {
+            taken = (float)(s + 1) * dt;
+            break;
+        }
+    }
+    if (taken < 0 && getenv("NAV_DEBUG")) {
+        float vel[3 * 64];
+        shoal_agent_batch_t b = {0};
+        b.positions = pos;
+        b.velocities = vel;
+        int32_t n = 0;
+        shoal_world_read_agents(w, &b, agents < 64 ? agents : 64, &n);
+        for (int32_t i = 0; i < n; ++i)
+            fprintf(stderr, "agent %d at (%.2f, %.2f) v (%.2f, %.2f)\n", (int)i, (double)pos[3 * i],
+                    (double)pos[3 * i + 1], (double)vel[3 * i], (double)vel[3 * i + 1]);
+    }
+    free(seg);
+    free(pos);
+    return taken;
+}
+
+/* The three walls of the trial users made: a target 4 m past a wall that
+ * stands between it and the start area. */
+enum { STRAIGHT, ELL, CUP, SHAPES };
+static const char* const shape_names[SHAPES] = {"straight", "L", "U"};
+
+static void add_shape(shoal_world_t* w, int shape)
+{
+    static const float straight[] = {0, -5, 0, 5};
+    static const float ell[] = {-5, 4, 0, 4, 0, -5};
+    static const float cup[] = {-5, 4, 0, 4, 0, -4, -5, -4};
+    if (shape == STRAIGHT) add_wall(w, straight, 2, 0);
+    if (shape == ELL) add_wall(w, ell, 3, 0);
+    if (shape == CUP) add_wall(w, cup, 4, 0);
+}
+
+Test(nav, forty_pedestrians_behind_straight_L_and_U_walls_all_reach_an_area_goal, .timeout = 240)
+{
+    for (int shape = 0; shape < SHAPES; ++shape)
+        for (uint64_t seed = 1; seed <= 2; ++seed) {
+            shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+            add_shape(w, shape);
+            const float room[] = {3, -2, 7, -2, 7, 2, 3, 2};
+            int32_t g = add_goal(w, SHOAL_NAV_AREA, room, 4);
+            uint64_t s = seed * 7919;
+            /* inside the pocket of the L and the U: the way out is back,
+             * away from the goal */
+            for (int i = 0; i < 40; ++i) {
+                shoal_agent_def_t d = navigator(unif(&s, -4.5f, -1.0f), unif(&s, -3.5f, 3.5f), g);
+                cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+            }
+            float t = run_until_arrived(w, 40, 120.0f);
+            shoal_nav_stats_t st;
+            shoal_world_nav_stats(w, g, &st);
+            cr_assert(t > 0.0f, "%s wall, seed %d: %d of 40 arrived in 120 s", shape_names[shape], (int)seed,
+                      st.arrived);
+            shoal_world_destroy(w);
+        }
+}
+
+Test(nav, one_pedestrian_from_each_of_40_starts_reaches_a_point_behind_each_wall, .timeout = 240)
+{
+    for (int shape = 0; shape < SHAPES; ++shape) {
+        uint64_t s = 104729u + (uint64_t)shape;
+        for (int i = 0; i < 40; ++i) {
+            shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+            add_shape(w, shape);
+            const float goal[] = {4, 0};
+            int32_t g = add_goal(w, SHOAL_NAV_POINT, goal, 1);
+            shoal_agent_def_t d = navigator(unif(&s, -4.5f, -1.0f), unif(&s, -3.5f, 3.5f), g);
+            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+            float t = run_until_arrived(w, 1, 60.0f);
+            cr_assert(t > 0.0f, "%s wall: the walker from (%g, %g) did not arrive in 60 s",
+                      shape_names[shape], (double)d.position[0], (double)d.position[1]);
+            /* at the point, not just near it */
+            shoal_agent_state_t a;
+            shoal_agent_t id;
+            shoal_agent_batch_t b = {0};
+            b.ids = &id;
+            int32_t n;
+            shoal_world_read_agents(w, &b, 1, &n);
+            for (int k = 0; k < 40; ++k) shoal_world_step(w, 0.05f);
+            cr_assert_eq(shoal_agent_get_state(w, id, &a), SHOAL_OK);
+            cr_assert(hypotf(a.position[0] - 4.0f, a.position[1]) < 0.1f, "stopped at (%g, %g)",
+                      (double)a.position[0], (double)a.position[1]);
+            shoal_world_destroy(w);
+        }
+    }
+}
+
+/* A maze of 5 x 4 rooms of 4 m, each joined to the next by a 1.2 m door in
+ * the walls of a random spanning tree (seeded), the rest of the walls shut. */
+static void add_maze(shoal_world_t* w, uint64_t seed)
+{
+    enum { NX = 5, NY = 4 };
+    const float R = 4.0f, door = 1.2f;
+    int parent[NX * NY];
+    for (int i = 0; i < NX * NY; ++i) parent[i] = i;
+    /* open[k]: wall between cell and its east (k < NX*NY) or north neighbour */
+    int open_e[NX * NY] = {0}, open_n[NX * NY] = {0};
+    uint64_t s = seed;
+    int joined = 0;
+    while (joined < NX * NY - 1) {
+        int c = (int)(lcg(&s) % (NX * NY)), north = (int)(lcg(&s) % 2);
+        int cx = c % NX, cy = c / NX;
+        if (north ? cy + 1 >= NY : cx + 1 >= NX) continue;
+        int d = north ? c + NX : c + 1;
+        int a = c, b = d;
+        while (parent[a] != a) a = parent[a];
+        while (parent[b] != b) b = parent[b];
+        if (a == b) continue;
+        parent[a] = b;
+        (north ? open_n : open_e)[c] = 1;
+        joined++;
+    }
+    const float box[] = {0, 0, NX * R, 0, NX * R, NY * R, 0, NY * R};
+    add_wall(w, box, 4, 1);
+    for (int c = 0; c < NX * NY; ++c) {
+        float x = (float)(c % NX) * R, y = (float)(c / NX) * R;
+        if (c % NX + 1 < NX) { /* east wall at x + R */
+            float m = y + 0.5f * R;
+            if (open_e[c]) {
+                const float a[] = {x + R, y, x + R, m - 0.5f * door},
+                            b[] = {x + R, m + 0.5f * door, x + R, y + R};
+                add_wall(w, a, 2, 0);
+                add_wall(w, b, 2, 0);
+            } else {
+                const float a[] = {x + R, y, x + R, y + R};
+                add_wall(w, a, 2, 0);
+            }
+        }
+        if (c / NX + 1 < NY) { /* north wall at y + R */
+            float m = x + 0.5f * R;
+            if (open_n[c]) {
+                const float a[] = {x, y + R, m - 0.5f * door, y + R},
+                            b[] = {m + 0.5f * door, y + R, x + R, y + R};
+                add_wall(w, a, 2, 0);
+                add_wall(w, b, 2, 0);
+            } else {
+                const float a[] = {x, y + R, x + R, y + R};
+                add_wall(w, a, 2, 0);
+            }
+        }
+    }
+}
+
+Test(nav, pedestrians_in_a_maze_of_20_rooms_all_reach_the_goal_room, .timeout = 240)
+{
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+        add_maze(w, seed * 31337);
+        const float goal[] = {1, 1, 3, 1, 3, 3, 1, 3}; /* the middle of room (0, 0) */
+        int32_t g = add_goal(w, SHOAL_NAV_AREA, goal, 4);
+        uint64_t s = seed;
+        int added = 0;
+        for (int room = 1; room < 20; ++room) { /* one walker in the middle of every other room */
+            float x = (float)(room % 5) * 4.0f + 2.0f, y = (float)(room / 5) * 4.0f + 2.0f;
+            shoal_agent_def_t d = navigator(x + unif(&s, -1, 1), y + unif(&s, -1, 1), g);
+            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+            added++;
+        }
+        float t = run_until_arrived(w, added, 180.0f);
+        shoal_nav_stats_t st;
+        shoal_world_nav_stats(w, g, &st);
+        cr_assert(t > 0.0f, "maze %d: %d of %d arrived in 180 s", (int)seed, st.arrived, added);
+        shoal_world_destroy(w);
+    }
+}
+
+/* A world of walls, goals of each kind and navigators. */
+static shoal_world_t* nav_world(int threads)
+{
+    shoal_world_t* w = make_world(2, threads, threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL);
+    add_shape(w, CUP);
+    const float point[] = {5, 1}, line[] = {6, -3, 6, 3}, area[] = {-9, -9, -7, -9, -8, -7};
+    int32_t g[3] = {add_goal(w, SHOAL_NAV_POINT, point, 1), add_goal(w, SHOAL_NAV_LINE, line, 2),
+                    add_goal(w, SHOAL_NAV_AREA, area, 3)};
+    uint64_t s = 99;
+    for (int i = 0; i < 60; ++i) {
+        shoal_agent_def_t d = navigator(unif(&s, -4.5f, -1.0f), unif(&s, -3.5f, 3.5f), g[i % 3]);
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    }
+    return w;
+}
+
+Test(nav, one_state_hash_for_1_2_and_4_threads)
+{
+    uint64_t h[3];
+    const int threads[3] = {1, 2, 4};
+    for (int t = 0; t < 3; ++t) {
+        shoal_world_t* w = nav_world(threads[t]);
+        for (int s = 0; s < 200; ++s) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+        h[t] = shoal_world_state_hash(w);
+        shoal_world_destroy(w);
+    }
+    cr_assert_eq(h[0], h[1]);
+    cr_assert_eq(h[0], h[2]);
+}
+
+Test(nav, a_snapshot_keeps_goals_and_parameters_and_steps_on_alike)
+{
+    shoal_world_t* w = nav_world(2);
+    shoal_nav_params_t p = shoal_nav_params_default();
+    p.cell = 0.125f;
+    p.wall_speed = 0.4f;
+    cr_assert_eq(shoal_world_set_nav(w, &p), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_remove_nav_goal(w, 2), SHOAL_OK);
+    for (int s = 0; s < 50; ++s)
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    void* buf = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    shoal_world_t* v = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &v, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_world_state_hash(v), shoal_world_state_hash(w));
+    shoal_nav_params_t q;
+    shoal_world_get_nav(v, &q);
+    cr_assert_eq(q.cell, 0.125f);
+    cr_assert_eq(q.wall_speed, 0.4f);
+    cr_assert_eq(shoal_world_nav_goal_count(v), 2);
+    for (int s = 0; s < 50; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(v, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(v));
+    }
+    cr_assert_eq(shoal_world_state_hash(v), shoal_world_state_hash(w));
+    free(buf);
+    shoal_world_destroy(v);
+    shoal_world_destroy(w);
+}
+
+Test(nav, a_field_in_the_open_is_the_distance_and_round_a_wall_longer)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    const float goal[] = {0, 0};
+    int32_t g = add_goal(w, SHOAL_NAV_POINT, goal, 1);
+    shoal_nav_params_t p = shoal_nav_params_default();
+    p.margin = 10.0f;
+    cr_assert_eq(shoal_world_set_nav(w, &p), SHOAL_OK);
+    int64_t n = 0;
+    cr_assert_eq(shoal_world_nav_field(w, g, NULL, 0, &n), SHOAL_ERR_NOT_FOUND, "not solved yet");
+    cr_assert(strstr(shoal_world_last_error(w), "shoal_world_nav_update"));
+    cr_assert_eq(shoal_world_nav_update(w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_nav_grid_info_t info;
+    cr_assert_eq(shoal_world_nav_grid(w, &info), SHOAL_OK);
+    cr_assert_eq(info.nx, 200);
+    cr_assert_eq(info.ny, 200);
+    cr_assert_eq(info.blocked, 0);
+    float* T = malloc((size_t)info.nx * info.ny * sizeof *T);
+    cr_assert_eq(shoal_world_nav_field(w, g, T, (int64_t)info.nx * info.ny, &n), SHOAL_OK);
+    cr_assert_eq(n, (int64_t)info.nx * info.ny);
+    double worst = 0.0;
+    for (int j = 0; j < info.ny; ++j)
+        for (int i = 0; i < info.nx; ++i) {
+            float x = info.origin[0] + (i + 0.5f) * info.cell, y = info.origin[1] + (j + 0.5f) * info.cell;
+            float d = hypotf(x, y);
+            if (d < 1.0f) continue;
+            worst = fmax(worst, fabs(T[j * info.nx + i] - d) / d);
+        }
+    cr_assert(worst < 0.02, "open floor: worst relative error %g", worst);
+    free(T);
+    shoal_world_destroy(w);
+}
+
+Test(nav, bad_input_is_refused_and_the_world_is_unchanged)
+{
+    shoal_world_t* w = nav_world(1);
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_nav_goal_t g;
+    memset(&g, 0, sizeof g);
+    g.kind = 7;
+    g.count = 1;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &g, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "kind"));
+    g.kind = SHOAL_NAV_LINE;
+    g.count = 2;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &g, NULL), SHOAL_ERR_INVALID_ARGUMENT, "a line of zero length");
+    g.kind = SHOAL_NAV_POINT;
+    g.count = 1;
+    g.points[0][0] = NAN;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &g, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    /* a goal on the wall: refused at once once the grid is built */
+    cr_assert_eq(shoal_world_nav_update(w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    g.points[0][0] = 0.0f;
+    g.points[0][1] = 0.0f;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &g, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "no walkable cell"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_nav_goal_count(w), 3);
+    /* a cell that makes the grid too large */
+    shoal_nav_params_t p = shoal_nav_params_default();
+    p.cell = 1e-4f;
+    p.clearance = 0.25f;
+    cr_assert_eq(shoal_world_set_nav(w, &p), SHOAL_ERR_CAPACITY);
+    cr_assert(strstr(shoal_world_last_error(w), "max_bytes"), "%s", shoal_world_last_error(w));
+    p = shoal_nav_params_default();
+    p.wall_speed = 0.0f;
+    cr_assert_eq(shoal_world_set_nav(w, &p), SHOAL_ERR_INVALID_ARGUMENT);
+    p = shoal_nav_params_default();
+    p.clearance = 0.01f;
+    cr_assert_eq(shoal_world_set_nav(w, &p), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "clearance"));
+    /* an agent with a goal that is not one */
+    shoal_agent_def_t d = navigator(-2, 0, 9);
+    cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "nav.goal"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_remove_nav_goal(w, 9), SHOAL_ERR_NOT_FOUND);
+    cr_assert_eq(shoal_world_state_hash(w), h);
+    shoal_world_destroy(w);
+    /* 3D */
+    shoal_world_t* w3 = make_world(3, 1, SHOAL_BACKEND_SERIAL);
+    g.points[0][0] = 1.0f;
+    cr_assert_eq(shoal_world_add_nav_goal(w3, &g, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_world_destroy(w3);
+}
+
+Test(nav, a_goal_walled_in_after_it_was_added_fails_the_step_and_changes_nothing)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    const float goal[] = {3, 0};
+    int32_t g = add_goal(w, SHOAL_NAV_POINT, goal, 1);
+    shoal_agent_def_t d = navigator(-3, 0, g);
+    cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    const float over[] = {3, -1, 3, 1};
+    add_wall(w, over, 2, 0);
+    uint64_t h = shoal_world_state_hash(w);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "no walkable cell"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_state_hash(w), h);
+    cr_assert_eq(shoal_world_step_count(w), 1);
+    shoal_world_destroy(w);
+}
+
+Test(nav, a_walled_in_agent_has_no_way_and_asks_for_nothing)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    const float box[] = {-2, -2, 2, -2, 2, 2, -2, 2};
+    add_wall(w, box, 4, 1);
+    const float goal[] = {5, 0};
+    int32_t g = add_goal(w, SHOAL_NAV_POINT, goal, 1);
+    shoal_agent_def_t d = navigator(0, 0, g);
+    shoal_agent_t id;
+    cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK);
+    for (int s = 0; s < 20; ++s) cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    shoal_nav_stats_t st;
+    cr_assert_eq(shoal_world_nav_stats(w, g, &st), SHOAL_OK);
+    cr_assert_eq(st.no_way, 1);
+    shoal_agent_state_t a;
+    shoal_agent_get_state(w, id, &a);
+    cr_assert(hypotf(a.position[0], a.position[1]) < 1e-3f, "moved to (%g, %g)", (double)a.position[0],
+              (double)a.position[1]);
+    shoal_world_destroy(w);
+}
