@@ -647,7 +647,7 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
         if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 8) {
             /* the systems of version 3 (orca, crowd_move, contacts), 4
              * (contacts_prepare), 6 (dseek_track) and 8 (nav_fields,
-             * navigate) out of the list */
+             * navigate, nav_exits) out of the list */
             size_t rec = 32 + 12, start = to;
             uint32_t count = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8, kept = 0;
             memcpy(out + to, in + at, 20);
@@ -655,7 +655,7 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             for (uint32_t i = 0; i < count; ++i) {
                 const unsigned char* r = in + at + 20 + i * rec;
                 const char* name = (const char*)r;
-                if (!strcmp(name, "nav_fields") || !strcmp(name, "navigate") ||
+                if (!strcmp(name, "nav_fields") || !strcmp(name, "navigate") || !strcmp(name, "nav_exits") ||
                     (version < 6 && !strcmp(name, "dseek_track")) ||
                     (version < 4 && !strcmp(name, "contacts_prepare")) ||
                     (version < 3 &&

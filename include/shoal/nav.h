@@ -80,6 +80,9 @@ typedef enum shoal_nav_goal_kind_t {
 typedef struct shoal_nav_goal_t {
     int32_t kind;                           /* shoal_nav_goal_kind_t */
     int32_t count;                          /* points used: 1, 2, or 3 to SHOAL_NAV_GOAL_POINTS */
+    int32_t exit;                           /* 1: an exit: an agent that arrives leaves the world at the
+                                             * end of the decide stage, counted in the goal's
+                                             * shoal_nav_stats_t.exited; 0: it stays. Default 0 */
     float points[SHOAL_NAV_GOAL_POINTS][2]; /* m */
 } shoal_nav_goal_t;
 
@@ -146,6 +149,7 @@ typedef struct shoal_nav_stats_t {
     int32_t no_way;        /* in a walkable cell with no way to the goal, or whose goal was removed */
     int32_t off_grid;      /* outside the grid (heading straight for the goal) */
     int32_t in_walls;      /* in a blocked cell (pushed into a wall's clearance) */
+    int64_t exited;        /* agents that left the world through the goal (an exit) so far */
     double mean_remaining; /* mean travel time (m) left over the others, 0 when none */
 } shoal_nav_stats_t;
 

@@ -170,6 +170,15 @@ static const system_def_t systems[] = {
      .writes = {.agent = DESIRED, .comp = {[COMP_NAV] = COLS(NV_STATUS, NV_REMAINING)}},
      .snapshot_since = 8,
      .note = "desired velocity (+=) down the goal's field; status"},
+    {.name = "nav_exits",
+     .stage = SHOAL_STAGE_DECIDE,
+     .run = nav_exits_run,
+     .module = &nav_module,
+     .idle = nav_exits_idle,
+     .reads = {.comp = {[COMP_NAV] = COLUMNS_ALL}, .data = DATA(MOD_NAV)},
+     .writes = {.data = DATA(MOD_NAV)},
+     .snapshot_since = 8,
+     .note = "agents arrived at an exit leave (at the stage's end), counted; serial"},
     /* after every behavior that adds to the desired velocity: its no-entry
      * guard bounds the whole sum */
     {.name = "avoid",

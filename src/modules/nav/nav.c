@@ -702,6 +702,45 @@ int64_t navigate_run(world_t* w, float dt, void* ctx)
     return count;
 }
 
+/* ---- exits ------------------------------------------------------------------ */
+
+int nav_exits_idle(const world_t* w)
+{
+    const nav_world_t* nw = nav_of(w);
+    if (w->comps[COMP_NAV].table.count == 0) return 1;
+    for (int32_t g = 0; g < nw->goal_high; ++g)
+        if (nw->goals[g].live && nw->goals[g].def.exit) return 0;
+    return 1;
+}
+
+int64_t nav_exits_run(world_t* w, float dt, void* ctx)
+{
+    (void)dt;
+    (void)ctx;
+    if (nav_exits_idle(w)) return 0;
+    nav_world_t* nw = nav_of(w);
+    const int k = COMP_NAV;
+    const int32_t rows = w->comps[k].table.count;
+    const uint32_t* slot = COMP_U(w, k, 0);
+    const int32_t* goal = COMP_I(w, k, NV_GOAL);
+    const int32_t* status = COMP_I(w, k, NV_STATUS);
+    int64_t left = 0;
+    for (int32_t r = 0; r < rows; ++r) {
+        int32_t g = goal[r];
+        if (status[r] != NAV_ARRIVED || g < 0 || g >= nw->goal_high || !nw->goals[g].live ||
+            !nw->goals[g].def.exit)
+            continue;
+        shoal_agent_t id = {
+            .index1 = slot[r] + 1, .world0 = w->tag, .generation = w->slots[slot[r]].generation};
+        if (w->slots[slot[r]].remove_queued) continue; /* the user removes it already */
+        shoal_status_t st = shoal_agent_remove(w, id);
+        if (st != SHOAL_OK) return st;
+        nw->goals[g].exited++;
+        left++;
+    }
+    return left;
+}
+
 /* ---- the component --------------------------------------------------------- */
 
 static void nav_defaults(shoal_agent_def_t* d) { d->nav = shoal_nav_default(); }
@@ -860,6 +899,9 @@ static shoal_status_t check_goal(world_t* w, const char* where, const shoal_nav_
     }
     if (g->kind == SHOAL_NAV_LINE && g->points[0][0] == g->points[1][0] && g->points[0][1] == g->points[1][1])
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a line goal's two points are equal", where);
+    if (g->exit != 0 && g->exit != 1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: exit must be 0 or 1, got %d", where,
+                          (int)g->exit);
     if (g->kind == SHOAL_NAV_AREA && !(polygon_area(g) > 0.0))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: an area goal's polygon has zero area", where);
     return SHOAL_OK;
@@ -1024,6 +1066,8 @@ shoal_status_t shoal_world_nav_stats(const shoal_world_t* w, int32_t goal, shoal
     const float* remaining = COMP_F(w, k, NV_REMAINING);
     double sum = 0.0;
     int32_t summed = 0;
+    for (int32_t gi = 0; gi < nw->goal_high; ++gi)
+        if (goal < 0 || gi == goal) out->exited += nw->goals[gi].exited;
     for (int32_t r = 0; r < rows; ++r) {
         if (goal >= 0 && g[r] != goal) continue;
         out->agents++;
@@ -1088,7 +1132,9 @@ static uint64_t nav_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
     h = absorb(h, mb);
     for (int32_t g = 0; g < nw->goal_high; ++g) {
         const nav_goal_rec_t* gr = &nw->goals[g];
-        h = absorb(h, (uint64_t)(uint32_t)gr->live << 32 | (uint32_t)(gr->def.kind << 16 | gr->def.count));
+        h = absorb(h, (uint64_t)(uint32_t)gr->live << 32 |
+                          (uint32_t)(gr->def.exit << 24 | gr->def.kind << 16 | gr->def.count));
+        h = absorb(h, (uint64_t)gr->exited);
         if (!gr->live) continue;
         for (int32_t k = 0; k < gr->def.count; ++k)
             h = absorb(h, f32_bits(gr->def.points[k][0]) << 32 | f32_bits(gr->def.points[k][1]));
@@ -1117,7 +1163,8 @@ static void nav_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
 
 /* Section NAVI: the parameters (f32 cell, clearance, wall_distance,
  * wall_speed, bounds[4], margin, f64 max_bytes), u32 goals, then per goal
- * u32 live, kind, count and count points (f32 x, y). */
+ * u32 live, kind, count, exit, u64 agents exited, and count points (f32 x,
+ * y). */
 static void nav_save(const world_t* w, byte_writer_t* wr)
 {
     const nav_world_t* nw = nav_of(w);
@@ -1135,6 +1182,8 @@ static void nav_save(const world_t* w, byte_writer_t* wr)
         bw_i32(wr, gr->live);
         bw_i32(wr, gr->def.kind);
         bw_i32(wr, gr->def.count);
+        bw_i32(wr, gr->def.exit);
+        bw_u64(wr, (uint64_t)gr->exited);
         for (int32_t k = 0; k < gr->def.count; ++k) {
             bw_f32(wr, gr->def.points[k][0]);
             bw_f32(wr, gr->def.points[k][1]);
@@ -1156,7 +1205,7 @@ static int nav_load(world_t* w, byte_reader_t* rd)
     p.max_bytes = br_f64(rd);
     uint32_t goals = br_u32(rd);
     if (rd->failed) return 0;
-    if (!br_count(rd, goals, 12, SHOAL_MAX_NAV_GOALS, "nav goals")) return 0;
+    if (!br_count(rd, goals, 24, SHOAL_MAX_NAV_GOALS, "nav goals")) return 0;
     if (goals > 0 && w->dims != 2) return br_fail(rd, "%u nav goals in a 3D world: navigation is 2D", goals);
     if (check_params(w, "nav", &p) != SHOAL_OK) return br_fail(rd, "%s", w->error);
     if (goals > 0 && !grow_goals(w, nw, (int32_t)goals))
@@ -1168,7 +1217,12 @@ static int nav_load(world_t* w, byte_reader_t* rd)
         gr->live = br_i32(rd);
         gr->def.kind = br_i32(rd);
         gr->def.count = br_i32(rd);
+        gr->def.exit = br_i32(rd);
+        uint64_t exited = br_u64(rd);
         if (rd->failed) return 0;
+        if (exited > (uint64_t)INT64_MAX)
+            return br_fail(rd, "nav goal %u: %llu agents exited", g, (unsigned long long)exited);
+        gr->exited = (int64_t)exited;
         if ((gr->live != 0 && gr->live != 1) || gr->def.count < 1 || gr->def.count > SHOAL_NAV_GOAL_POINTS)
             return br_fail(rd, "nav goal %u: live %d, count %d are not a goal's", g, (int)gr->live,
                            (int)gr->def.count);

@@ -40,6 +40,7 @@ typedef struct nav_goal_rec_t {
     float offset;       /* an area's field at its edge (its cells start at their depth from the
                          * deepest, so that agents walk on in); 0 for points and lines */
     shoal_status_t solve_status;
+    int64_t exited; /* agents that left through it (an exit): state */
 } nav_goal_rec_t;
 
 typedef struct nav_world_t {
@@ -68,6 +69,11 @@ int64_t nav_fields_run(world_t* w, float dt, void* ctx);
 int nav_fields_idle(const world_t* w);
 /* The navigate behavior (decide stage): desired velocity (+=), status. */
 int64_t navigate_run(world_t* w, float dt, void* ctx);
+/* After it: agents arrived at an exit leave the world (queued removals,
+ * applied at the end of the stage), counted per goal. Serial, in row order.
+ * Idle when no live goal is an exit. */
+int64_t nav_exits_run(world_t* w, float dt, void* ctx);
+int nav_exits_idle(const world_t* w);
 
 extern const module_t nav_module;
 
