@@ -560,3 +560,70 @@ Test(nav, two_crowds_crossing_at_right_angles_all_leave_within_1_5_times_the_lon
         shoal_world_destroy(w);
     }
 }
+
+/* A room of 24 x 12 m with a 1 m door in each end wall, and 200
+ * pedestrians in its left third; one goal, the two exits outside the
+ * doors. Returns the seconds until all left, and into *right how many left
+ * through the far door (their last position right of the middle). */
+static float two_door_evacuation(float density_weight, uint64_t seed, int* right)
+{
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    const float wall[] = {0, 6.5f, 0, 12, 24, 12, 24, 6.5f};
+    const float wall2[] = {0, 5.5f, 0, 0, 24, 0, 24, 5.5f};
+    add_wall(w, wall, 4, 0);
+    add_wall(w, wall2, 4, 0);
+    shoal_nav_params_t p = shoal_nav_params_default();
+    p.density_weight = density_weight;
+    cr_assert_eq(shoal_world_set_nav(w, &p), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_nav_goal_t exits = {.kind = SHOAL_NAV_LINE, .count = 4, .exit = 1};
+    const float pts[4][2] = {{-1, 4}, {-1, 8}, {25, 4}, {25, 8}};
+    memcpy(exits.points, pts, sizeof pts);
+    int32_t g;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &exits, &g), SHOAL_OK, "%s", shoal_world_last_error(w));
+    uint64_t s = seed;
+    float xy[400];
+    cr_assert_eq(scatter(&s, 1.0f, 9.0f, 0.6f, 11.4f, 0.45f, 200, xy), 200);
+    for (int i = 0; i < 200; ++i) {
+        shoal_agent_def_t d = navigator(xy[2 * i], xy[2 * i + 1], g);
+        d.user_value = (uint64_t)i;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    }
+    float last_x[200];
+    float pos[600];
+    uint64_t uv[200];
+    float t = 0.0f;
+    while (shoal_world_agent_count(w) > 0 && t < 400.0f) {
+        shoal_agent_batch_t b = {.positions = pos, .user_values = uv};
+        int32_t n = 0;
+        shoal_world_read_agents(w, &b, 200, &n);
+        for (int i = 0; i < n; ++i) last_x[uv[i]] = pos[3 * i];
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        t += 0.05f;
+    }
+    cr_assert_eq(shoal_world_agent_count(w), 0, "%d left after 400 s", shoal_world_agent_count(w));
+    *right = 0;
+    for (int i = 0; i < 200; ++i) *right += last_x[i] > 12.0f;
+    shoal_world_destroy(w);
+    return t;
+}
+
+/* With congestion off every walker queues at the near door; with it the
+ * queue's density makes the far door quicker for some, and the room
+ * empties sooner. Two seeds. */
+Test(nav, congestion_spreads_a_crowd_over_two_doors_and_empties_the_room_sooner, .timeout = 300)
+{
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+        int right_static, right_dynamic;
+        float t_static = two_door_evacuation(0.0f, seed * 7777, &right_static);
+        float t_dynamic = two_door_evacuation(1.0f, seed * 7777, &right_dynamic);
+        if (getenv("NAV_DEBUG"))
+            fprintf(stderr, "seed %d: static %.1f s (%d right), congestion %.1f s (%d right)\n", (int)seed,
+                    (double)t_static, right_static, (double)t_dynamic, right_dynamic);
+        cr_assert_leq(right_static, 2, "seed %d: %d of 200 took the far door with static fields", (int)seed,
+                      right_static);
+        cr_assert_geq(right_dynamic, 30, "seed %d: only %d of 200 took the far door with congestion",
+                      (int)seed, right_dynamic);
+        cr_assert_lt(t_dynamic, 0.85f * t_static, "seed %d: %.1f s with congestion, %.1f s without",
+                     (int)seed, (double)t_dynamic, (double)t_static);
+    }
+}

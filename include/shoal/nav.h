@@ -37,21 +37,26 @@ extern "C" {
 
 /* The world's navigation grid. */
 typedef struct shoal_nav_params_t {
-    float cell;          /* m, > 0: the cell's side. Default 0.1 (pedestrians) */
-    float clearance;     /* m, >= 0: cells whose center is within this of a wall or obstacle are
+    float cell;               /* m, > 0: the cell's side. Default 0.1 (pedestrians) */
+    float clearance;          /* m, >= 0: cells whose center is within this of a wall or obstacle are
                           * blocked (the agents' radius). At least cell / 2, so that no wall leaks
                           * between two cells. Default 0.25 */
-    float wall_distance; /* m, >= 0: within this distance of a blocked cell, the field's speed falls
+    float wall_distance;      /* m, >= 0: within this distance of a blocked cell, the field's speed falls
                           * linearly toward wall_speed, so paths keep clear of walls and
                           * corners; 0 = no slowdown. Default 0.5 */
-    float wall_speed;    /* in (0, 1]: the speed next to a blocked cell, relative to the open
+    float wall_speed;         /* in (0, 1]: the speed next to a blocked cell, relative to the open
                           * floor's. Default 0.5 */
-    float bounds[4];     /* x0, y0, x1, y1 (m): the grid's extent; all 0 = the box of the walls,
+    float bounds[4];          /* x0, y0, x1, y1 (m): the grid's extent; all 0 = the box of the walls,
                           * static obstacles and goals, widened by `margin` on every side, found
                           * again whenever they change. Default 0 */
-    float margin;        /* m, >= 0: see bounds. Default 2 */
-    double max_bytes;    /* the most bytes the grid and fields may take (shoal_nav_memory);
+    float margin;             /* m, >= 0: see bounds. Default 2 */
+    double max_bytes;         /* the most bytes the grid and fields may take (shoal_nav_memory);
                           * a change that would need more is refused (CAPACITY). Default 2^30 */
+    float density_weight;     /* >= 0: congestion: every density_interval steps the fields are solved
+                           * again with each cell's speed divided by 1 + density_weight * rho,
+                           * rho the agents per m^2 round it (a Gaussian of 0.5 m), so that crowds
+                           * spread over routes and exits; 0 = static fields. Default 0 */
+    int32_t density_interval; /* steps, 1 to 1000000: see density_weight. Default 20 */
 } shoal_nav_params_t;
 
 SHOAL_API shoal_nav_params_t shoal_nav_params_default(void);
@@ -66,7 +71,9 @@ SHOAL_API shoal_status_t shoal_world_get_nav(const shoal_world_t* world, shoal_n
 /* A goal's shape. */
 typedef enum shoal_nav_goal_kind_t {
     SHOAL_NAV_POINT = 0, /* points[0] */
-    SHOAL_NAV_LINE = 1,  /* the segment points[0] .. points[1]: an exit, a door to cross */
+    SHOAL_NAV_LINE = 1,  /* the segments points[0] .. points[1], points[2] .. points[3], ...
+                          * (count 2, 4, ..., 16): an exit, a door to cross, or the several
+                          * exits of a building, of which each agent takes the quickest */
     SHOAL_NAV_AREA = 2   /* the polygon points[0 .. count): a room, a waiting area */
 } shoal_nav_goal_kind_t;
 
@@ -79,7 +86,8 @@ typedef enum shoal_nav_goal_kind_t {
  * the goal along the field (inside an area or on a line: at once). */
 typedef struct shoal_nav_goal_t {
     int32_t kind;                           /* shoal_nav_goal_kind_t */
-    int32_t count;                          /* points used: 1, 2, or 3 to SHOAL_NAV_GOAL_POINTS */
+    int32_t count;                          /* points used: a point 1, a line 2 to 16 (even), an
+                                             * area 3 to SHOAL_NAV_GOAL_POINTS */
     int32_t exit;                           /* 1: an exit: an agent that arrives leaves the world at the
                                              * end of the decide stage, counted in the goal's
                                              * shoal_nav_stats_t.exited; 0: it stays. Default 0 */

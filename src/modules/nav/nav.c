@@ -52,6 +52,7 @@ shoal_nav_params_t shoal_nav_params_default(void)
     p.wall_speed = 0.5f;
     p.margin = 2.0f;
     p.max_bytes = (double)((int64_t)1 << 30);
+    p.density_interval = 20;
     return p;
 }
 
@@ -83,7 +84,12 @@ static int polygon_contains(const shoal_nav_goal_t* g, float x, float y)
 static float goal_dist(const shoal_nav_goal_t* g, float x, float y)
 {
     if (g->kind == SHOAL_NAV_POINT) return hypotf(x - g->points[0][0], y - g->points[0][1]);
-    if (g->kind == SHOAL_NAV_LINE) return seg_dist(g->points[0], g->points[1], x, y);
+    if (g->kind == SHOAL_NAV_LINE) {
+        float d = INFINITY;
+        for (int32_t k = 0; k + 1 < g->count; k += 2)
+            d = fminf(d, seg_dist(g->points[k], g->points[k + 1], x, y));
+        return d;
+    }
     if (polygon_contains(g, x, y)) return 0.0f;
     float d = INFINITY;
     for (int32_t i = 0, j = g->count - 1; i < g->count; j = i++)
@@ -102,9 +108,9 @@ static void goal_nearest(const shoal_nav_goal_t* g, float x, float y, float* qx,
         *qy = y;
         return;
     }
-    int32_t edges = g->kind == SHOAL_NAV_LINE ? 1 : g->count;
+    const int line = g->kind == SHOAL_NAV_LINE;
     float best = INFINITY;
-    for (int32_t i = 0; i < edges; ++i) {
+    for (int32_t i = 0; i < g->count; i += line ? 2 : 1) {
         const float* a = g->points[i];
         const float* b = g->points[(i + 1) % g->count];
         float s[4] = {a[0], a[1], b[0], b[1]}, px, py;
@@ -147,12 +153,13 @@ static void box_add(nav_box_t* b, double x, double y, double r)
     if (y + r > b->y1) b->y1 = y + r;
 }
 
-/* Bytes of the grid (1 a cell), the speed (4), the fields of `goals` goals
- * (4 each) and the solves' scratch (4 a worker solving). */
-static double nav_bytes(double cells, int32_t goals, int32_t threads)
+/* Bytes of the grid (1 a cell), the speed (4), the density and the
+ * congested speed (8, with congestion), the fields of `goals` goals (4
+ * each) and the solves' scratch (4 a worker solving). */
+static double nav_bytes(double cells, int32_t goals, int32_t threads, int dynamic)
 {
     int32_t solving = goals < threads ? goals : threads;
-    return cells * (1.0 + 4.0 + 4.0 * goals + 4.0 * (solving > 0 ? solving : 1));
+    return cells * (1.0 + 4.0 + (dynamic ? 8.0 : 0.0) + 4.0 * goals + 4.0 * (solving > 0 ? solving : 1));
 }
 
 /* The grid's extent for these parameters, walls, obstacles and goals (and
@@ -198,7 +205,7 @@ static nav_box_t nav_box(const world_t* w, const shoal_nav_params_t* p, const sh
     double nx = ceil((b.x1 - b.x0) / p->cell), ny = ceil((b.y1 - b.y0) / p->cell);
     if (!(nx >= 1.0)) nx = 1.0;
     if (!(ny >= 1.0)) ny = 1.0;
-    b.bytes = nav_bytes(nx * ny, goals, w->thread_count > 0 ? w->thread_count : 1);
+    b.bytes = nav_bytes(nx * ny, goals, w->thread_count > 0 ? w->thread_count : 1, p->density_weight > 0.0f);
     b.nx = nx < (double)INT32_MAX ? (int32_t)nx : INT32_MAX;
     b.ny = ny < (double)INT32_MAX ? (int32_t)ny : INT32_MAX;
     if (nx * ny > (double)INT32_MAX) b.bytes = INFINITY;
@@ -236,7 +243,11 @@ static void free_derived(world_t* w, nav_world_t* nw)
     size_t cells = (size_t)nw->grid.nx * (size_t)nw->grid.ny;
     for (int32_t g = 0; g < nw->goal_high; ++g) free_goal_derived(w, &nw->goals[g], cells);
     mem_free(&w->alloc, nw->speed, cells * sizeof *nw->speed);
-    nw->speed = NULL;
+    mem_free(&w->alloc, nw->speed_dyn, cells * sizeof *nw->speed_dyn);
+    mem_free(&w->alloc, nw->density, cells * sizeof *nw->density);
+    nw->speed = nw->speed_dyn = NULL;
+    nw->density = NULL;
+    nw->density_valid = 0;
     nav_grid_free(&nw->grid);
     nw->blocked = 0;
     nw->built_valid = 0;
@@ -393,6 +404,20 @@ static int build_grid(world_t* w, const char* where, const nav_box_t* b)
     nw->speed = mem_alloc(&w->alloc, cells * sizeof *nw->speed);
     if (!nw->speed) return 0;
     for (size_t c = 0; c < cells; ++c) nw->speed[c] = 1.0f;
+    if (p->density_weight > 0.0f) {
+        nw->density = mem_calloc(&w->alloc, cells * sizeof *nw->density);
+        nw->speed_dyn = mem_alloc(&w->alloc, cells * sizeof *nw->speed_dyn);
+        if (!nw->density || !nw->speed_dyn) return 0;
+        if (nw->loaded_density && nw->loaded_nx == b->nx && nw->loaded_ny == b->ny) {
+            memcpy(nw->density, nw->loaded_density, cells * sizeof *nw->density);
+            nw->density_valid = 1;
+        }
+    }
+    if (nw->loaded_density) {
+        mem_free(&w->alloc, nw->loaded_density,
+                 (size_t)nw->loaded_nx * nw->loaded_ny * sizeof *nw->loaded_density);
+        nw->loaded_density = NULL;
+    }
     if (nw->blocked == 0 || !(p->wall_distance > 0.0f) || p->wall_speed >= 1.0f) return 1;
     /* D: distance to the nearest blocked cell, from the walkable cells
      * beside one (at h / 2), into the speed array, then F from it */
@@ -521,17 +546,70 @@ static void solve_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     (void)worker;
     const solve_ctx_t* c = (const solve_ctx_t*)vctx;
     nav_world_t* nw = c->nw;
+    const float* speed = nw->density_valid ? nw->speed_dyn : nw->speed;
     for (int32_t k = begin; k < end; ++k) {
         nav_goal_rec_t* g = &nw->goals[c->todo[k]];
-        g->solve_status = nav_field_solve(&nw->grid, nw->speed, g->seed, g->seed_time, g->seed_count, g->T);
+        g->solve_status = nav_field_solve(&nw->grid, speed, g->seed, g->seed_time, g->seed_count, g->T);
         g->solved = g->solve_status == SHOAL_OK;
     }
+}
+
+/* Whether this step solves the fields again for congestion. */
+static int density_due(const world_t* w)
+{
+    const nav_world_t* nw = nav_of(w);
+    return nw->density != NULL &&
+           (!nw->density_valid || w->step_count % (uint64_t)nw->params.density_interval == 0);
+}
+
+/* The Gaussian of the density (0.5 m), cut at 2 of it. */
+#define NAV_DENSITY_SIGMA 0.5f
+#define NAV_DENSITY_REACH 1.0f
+
+/* Every agent's Gaussian, centred on its cell, summed into the density in
+ * integers (any order gives the same sums); then the congested speed. */
+static void density_update(world_t* w, nav_world_t* nw)
+{
+    const nav_grid_t* g = &nw->grid;
+    const size_t cells = (size_t)g->nx * (size_t)g->ny;
+    memset(nw->density, 0, cells * sizeof *nw->density);
+    const float h = g->cell;
+    int32_t reach = (int32_t)ceilf(NAV_DENSITY_REACH / h);
+    const float norm = (float)NAV_DENSITY_ONE / (2.0f * 3.14159265f * NAV_DENSITY_SIGMA * NAV_DENSITY_SIGMA);
+    const float* px = AGENT_F(w, AC_POS_X);
+    const float* py = AGENT_F(w, AC_POS_Y);
+    for (int32_t a = 0; a < w->agents.count; ++a) {
+        int32_t c = nav_grid_cell_of(g, px[a], py[a]);
+        if (c < 0) continue;
+        int32_t i0 = c % g->nx, j0 = c / g->nx;
+        for (int32_t dj = -reach; dj <= reach; ++dj) {
+            int32_t j = j0 + dj;
+            if (j < 0 || j >= g->ny) continue;
+            for (int32_t di = -reach; di <= reach; ++di) {
+                int32_t i = i0 + di;
+                if (i < 0 || i >= g->nx) continue;
+                float d2 = h * h * (float)(di * di + dj * dj);
+                if (d2 > NAV_DENSITY_REACH * NAV_DENSITY_REACH) continue;
+                nw->density[j * g->nx + i] +=
+                    (int32_t)(norm * expf(-d2 / (2.0f * NAV_DENSITY_SIGMA * NAV_DENSITY_SIGMA)) + 0.5f);
+            }
+        }
+    }
+    nw->density_valid = 1;
+}
+
+static void congested_speed(nav_world_t* nw)
+{
+    const size_t cells = (size_t)nw->grid.nx * (size_t)nw->grid.ny;
+    const float k = nw->params.density_weight / (float)NAV_DENSITY_ONE;
+    for (size_t c = 0; c < cells; ++c) nw->speed_dyn[c] = nw->speed[c] / (1.0f + k * (float)nw->density[c]);
 }
 
 int nav_fields_idle(const world_t* w)
 {
     const nav_world_t* nw = nav_of(w);
     if (!nw->built_valid) return 1;
+    if (density_due(w)) return 0;
     for (int32_t g = 0; g < nw->goal_high; ++g)
         if (nw->goals[g].live && !nw->goals[g].solved) return 0;
     return 1;
@@ -543,6 +621,11 @@ int64_t nav_fields_run(world_t* w, float dt, void* ctx)
     (void)ctx;
     nav_world_t* nw = nav_of(w);
     if (!nw->built_valid) return 0;
+    if (density_due(w)) {
+        density_update(w, nw);
+        for (int32_t g = 0; g < nw->goal_high; ++g) nw->goals[g].solved = 0;
+    }
+    if (nw->density_valid) congested_speed(nw);
     int32_t n = 0;
     for (int32_t g = 0; g < nw->goal_high; ++g) n += nw->goals[g].live && !nw->goals[g].solved;
     if (n == 0) return 0;
@@ -840,6 +923,12 @@ static shoal_status_t check_params(world_t* w, const char* where, const shoal_na
             "%s: bounds must be x0, y0, x1, y1 with x1 > x0 and y1 > y0 (or all 0), got %g, %g, "
             "%g, %g",
             where, (double)p->bounds[0], (double)p->bounds[1], (double)p->bounds[2], (double)p->bounds[3]);
+    if (!def_check_min(w, where, "density_weight", p->density_weight, 0.0f, 0))
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    if (p->density_interval < 1 || p->density_interval > 1000000)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: density_interval must be 1 to 1000000 steps, got %d", where,
+                          (int)p->density_interval);
     if (!(p->max_bytes > 0.0 && p->max_bytes <= 1e18))
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: max_bytes must be in (0, 1e18], got %g", where,
                           p->max_bytes);
@@ -888,17 +977,21 @@ static shoal_status_t check_goal(world_t* w, const char* where, const shoal_nav_
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: kind must be 0 (point), 1 (line) or 2 (area), got %d", where, (int)g->kind);
     int32_t lo = g->kind == SHOAL_NAV_POINT ? 1 : g->kind == SHOAL_NAV_LINE ? 2 : 3;
-    int32_t hi = g->kind == SHOAL_NAV_AREA ? SHOAL_NAV_GOAL_POINTS : lo;
-    if (g->count < lo || g->count > hi)
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a %s goal has %d to %d points, got count %d",
-                          where, kind_name(g->kind), (int)lo, (int)hi, (int)g->count);
+    int32_t hi = g->kind == SHOAL_NAV_POINT ? 1 : SHOAL_NAV_GOAL_POINTS;
+    if (g->count < lo || g->count > hi || (g->kind == SHOAL_NAV_LINE && g->count % 2 != 0))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a %s goal has %d to %d points%s, got count %d",
+                          where, kind_name(g->kind), (int)lo, (int)hi,
+                          g->kind == SHOAL_NAV_LINE ? " (two a segment)" : "", (int)g->count);
     for (int32_t k = 0; k < g->count; ++k) {
         char field[32];
         snprintf(field, sizeof field, "points[%d]", (int)k);
         if (!def_check_coordinates(w, where, field, g->points[k], 2)) return SHOAL_ERR_INVALID_ARGUMENT;
     }
-    if (g->kind == SHOAL_NAV_LINE && g->points[0][0] == g->points[1][0] && g->points[0][1] == g->points[1][1])
-        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: a line goal's two points are equal", where);
+    for (int32_t k = 0; g->kind == SHOAL_NAV_LINE && k + 1 < g->count; k += 2)
+        if (g->points[k][0] == g->points[k + 1][0] && g->points[k][1] == g->points[k + 1][1])
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: a line goal's segment %d has two equal points (a zero length)", where,
+                              (int)(k / 2));
     if (g->exit != 0 && g->exit != 1)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: exit must be 0 or 1, got %d", where,
                           (int)g->exit);
@@ -1020,7 +1113,8 @@ shoal_status_t shoal_world_nav_grid(const shoal_world_t* w, shoal_nav_grid_info_
     out->nx = nw->grid.nx;
     out->ny = nw->grid.ny;
     out->blocked = nw->blocked;
-    out->bytes = nav_bytes((double)nw->grid.nx * nw->grid.ny, nw->live_goals, 0);
+    out->bytes =
+        nav_bytes((double)nw->grid.nx * nw->grid.ny, nw->live_goals, 0, nw->params.density_weight > 0.0f);
     return SHOAL_OK;
 }
 
@@ -1103,6 +1197,9 @@ static void nav_release(world_t* w)
     nav_world_t* nw = nav_of(w);
     if (!nw) return;
     free_derived(w, nw);
+    if (nw->loaded_density)
+        mem_free(&w->alloc, nw->loaded_density,
+                 (size_t)nw->loaded_nx * nw->loaded_ny * sizeof *nw->loaded_density);
     mem_free(&w->alloc, nw->goals, (size_t)nw->goal_capacity * sizeof *nw->goals);
     mem_free(&w->alloc, nw, sizeof *nw);
 }
@@ -1130,6 +1227,7 @@ static uint64_t nav_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
     memcpy(&mb, &p->max_bytes, sizeof mb);
     h = absorb(h, f32_bits(p->margin));
     h = absorb(h, mb);
+    h = absorb(h, f32_bits(p->density_weight) << 32 | (uint32_t)p->density_interval);
     for (int32_t g = 0; g < nw->goal_high; ++g) {
         const nav_goal_rec_t* gr = &nw->goals[g];
         h = absorb(h, (uint64_t)(uint32_t)gr->live << 32 |
@@ -1176,6 +1274,8 @@ static void nav_save(const world_t* w, byte_writer_t* wr)
     for (int k = 0; k < 4; ++k) bw_f32(wr, p->bounds[k]);
     bw_f32(wr, p->margin);
     bw_f64(wr, p->max_bytes);
+    bw_f32(wr, p->density_weight);
+    bw_i32(wr, p->density_interval);
     bw_u32(wr, (uint32_t)nw->goal_high);
     for (int32_t g = 0; g < nw->goal_high; ++g) {
         const nav_goal_rec_t* gr = &nw->goals[g];
@@ -1189,6 +1289,14 @@ static void nav_save(const world_t* w, byte_writer_t* wr)
             bw_f32(wr, gr->def.points[k][1]);
         }
     }
+    /* the congestion's density, so that a resumed run solves its fields
+     * from the same one until the next update */
+    int with = nw->density != NULL && nw->density_valid;
+    bw_u32(wr, (uint32_t)with);
+    if (!with) return;
+    bw_i32(wr, nw->grid.nx);
+    bw_i32(wr, nw->grid.ny);
+    bw_words(wr, nw->density, nw->grid.nx * nw->grid.ny);
 }
 
 static int nav_load(world_t* w, byte_reader_t* rd)
@@ -1203,6 +1311,8 @@ static int nav_load(world_t* w, byte_reader_t* rd)
     for (int k = 0; k < 4; ++k) p.bounds[k] = br_f32(rd);
     p.margin = br_f32(rd);
     p.max_bytes = br_f64(rd);
+    p.density_weight = br_f32(rd);
+    p.density_interval = br_i32(rd);
     uint32_t goals = br_u32(rd);
     if (rd->failed) return 0;
     if (!br_count(rd, goals, 24, SHOAL_MAX_NAV_GOALS, "nav goals")) return 0;
@@ -1233,6 +1343,27 @@ static int nav_load(world_t* w, byte_reader_t* rd)
         if (rd->failed) return 0;
         if (check_goal(w, "nav", &gr->def) != SHOAL_OK) return br_fail(rd, "nav goal %u: %s", g, w->error);
         live += gr->live;
+    }
+    uint32_t with = br_u32(rd);
+    if (rd->failed) return 0;
+    if (with > 1) return br_fail(rd, "nav: density flag %u is not 0 or 1", with);
+    if (with) {
+        int32_t nx = br_i32(rd), ny = br_i32(rd);
+        if (rd->failed) return 0;
+        if (nx < 1 || ny < 1 || (int64_t)nx * ny > INT32_MAX / 4)
+            return br_fail(rd, "nav: a density of %d x %d cells", (int)nx, (int)ny);
+        if (!br_count(rd, (uint32_t)((int64_t)nx * ny), 4, INT32_MAX / 4, "nav density cells")) return 0;
+        nw->loaded_density = mem_alloc(&w->alloc, (size_t)nx * (size_t)ny * sizeof *nw->loaded_density);
+        if (!nw->loaded_density)
+            return br_fail(rd, "out of memory for a nav density of %d x %d cells", nx, ny);
+        nw->loaded_nx = nx;
+        nw->loaded_ny = ny;
+        for (int64_t c = 0; c < (int64_t)nx * ny; ++c) {
+            int32_t v = br_i32(rd);
+            if (v < 0) return br_fail(rd, "nav: density cell %lld is negative", (long long)c);
+            nw->loaded_density[c] = v;
+        }
+        if (rd->failed) return 0;
     }
     nw->params = p;
     nw->goal_high = (int32_t)goals;

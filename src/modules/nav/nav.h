@@ -57,6 +57,18 @@ typedef struct nav_world_t {
     nav_grid_t grid;
     float* speed;
     int64_t blocked;
+    /* Congestion (params.density_weight > 0): the agents' density on the
+     * grid, in 1/NAV_DENSITY_ONE agents per m^2 (integers, so that the sum
+     * is the same in any order), and the speed the fields are solved with,
+     * speed / (1 + density_weight * density). density_valid: computed since
+     * the grid was built (or loaded from a snapshot with it). */
+    int32_t* density;
+    float* speed_dyn;
+    int32_t density_valid;
+    /* A snapshot's density, until the first build after the load takes it
+     * (when its grid has these dimensions). */
+    int32_t* loaded_density;
+    int32_t loaded_nx, loaded_ny;
     /* A rollback's parameters (mark). */
     shoal_nav_params_t marked_params;
 } nav_world_t;
@@ -66,6 +78,8 @@ static inline nav_world_t* nav_of(const world_t* w) { return (nav_world_t*)w->mo
 /* The fields' solve (sense stage): every live goal's field that is out of
  * date, one goal a worker. Idle when none is. */
 int64_t nav_fields_run(world_t* w, float dt, void* ctx);
+/* The density's unit: 1 / NAV_DENSITY_ONE agents per m^2. */
+#define NAV_DENSITY_ONE 1024
 int nav_fields_idle(const world_t* w);
 /* The navigate behavior (decide stage): desired velocity (+=), status. */
 int64_t navigate_run(world_t* w, float dt, void* ctx);
