@@ -131,7 +131,8 @@ def test_goals_per_agent_and_a_removed_goal():
     assert (a, b) == (0, 1) and w.nav_goal_count == 2
     goals = np.array([a, b, a, b, a])
     ids = w.add_agents(np.column_stack([np.zeros(5), np.arange(5) * 2.0]), crowd="pedestrian",
-                       behaviors={"navigate": 1}, nav={"goal": goals, "arrive_distance": [0.3, 0.3, 0.5, 0.5, 0.3]})
+                       behaviors={"navigate": 1},
+                       nav={"goal": goals, "arrive_distance": [0.3, 0.3, 0.5, 0.5, 0.3]})
     w.step(1, dt=0.05)
     assert w.nav_stats(a)["agents"] == 3 and w.nav_stats(b)["agents"] == 2
     w.step(40, dt=0.05)
@@ -185,7 +186,7 @@ def test_a_3d_world_has_no_navigation():
     ({"line": ((0, 0), (1, 1), (2, 2))}, r"line: expected two points .* got shape \(3, 2\)"),
     ({"line": ((0, 0), (0, 0))}, "two points are equal"),
     ({"area": [(0, 0), (1, 1)]}, r"area: expected a polygon of 3 to 16 points"),
-    ({"area": np.zeros((17, 2))}, r"area: expected a polygon of 3 to 16 points, shape \(K, 2\), got shape \(17, 2\)"),
+    ({"area": np.zeros((17, 2))}, r"area: expected a polygon of 3 to 16 points, .* got shape \(17, 2\)"),
     ({"area": [(0, 0), (1, 1), (2, 2)]}, "zero area"),
     ({"point": (np.nan, 0)}, "finite"),
     ({"point": (1e30, 0)}, r"within \+-1e\+18"),
