@@ -140,7 +140,7 @@ def _suggest(name, choices):
 # Agent definitions from keyword arguments
 # ---------------------------------------------------------------------------
 
-BEHAVIORS = tuple(_text(shoal_behavior_name(i)) for i in range(13))
+BEHAVIORS = tuple(_text(shoal_behavior_name(i)) for i in range(SHOAL_BEHAVIOR_COUNT_))
 
 # Sections of the agent definition that take a dict of fields, and their
 # fields (the library's names, docs/scenarios.md).
@@ -152,6 +152,7 @@ _SECTIONS = {
     "avoid": ("lookahead_time", "gain", "tangential"),
     "crowd": ("neighbor_distance", "max_neighbors", "time_horizon", "time_horizon_walls",
               "responsibility", "preferred_speed", "time_gap", "side_preference"),
+    "nav": ("goal", "arrive_distance"),
 }
 _SCALARS = ("arrive_gain", "depart_gain", "contacts")
 _VECTORS = ("threat",)
@@ -198,6 +199,9 @@ cdef int _set_field(shoal_agent_def_t* d, str section, str field, double v) exce
         elif field == "preferred_speed": d.crowd.preferred_speed = <float>v
         elif field == "time_gap": d.crowd.time_gap = <float>v
         elif field == "side_preference": d.crowd.side_preference = <float>v
+    elif section == "nav":
+        if field == "goal": d.nav.goal = _int_field(section, field, v)
+        elif field == "arrive_distance": d.nav.arrive_distance = <float>v
     elif section == "":
         if field == "arrive_gain": d.arrive_gain = <float>v
         elif field == "depart_gain": d.depart_gain = <float>v
@@ -215,7 +219,7 @@ cdef int32_t _int_field(str section, str field, double v) except? -1:
     return <int32_t>v
 
 
-def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra):
+def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav, extra):
     """Flatten the keyword arguments of add_agents into (section, field,
     value) with each value a float or a float64 array of `count` values."""
     out = []
@@ -240,7 +244,7 @@ def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, a
                     f"known: {', '.join(BEHAVIORS)}")
             out.append(("behaviors", name, value(f"behaviors['{name}']", w)))
     for section, given in (("vehicle", vehicle), ("control", control), ("neighbors", neighbors),
-                           ("wander", wander), ("avoid", avoid), ("crowd", crowd)):
+                           ("wander", wander), ("avoid", avoid), ("crowd", crowd), ("nav", nav)):
         if given is None or (section == "crowd" and (isinstance(given, str) or isinstance(given, bool))):
             continue  # a crowd preset name or True: _base_def takes it
         if not isinstance(given, dict):
@@ -640,23 +644,24 @@ cdef class World:
 
     def add_agents(self, positions, *, velocities=None, headings=None, targets=None, groups=None,
                    user_values=None, pitches=None, behaviors=None, vehicle=None, control=None,
-                   neighbors=None, wander=None, avoid=None, crowd=None, threat=None,
+                   neighbors=None, wander=None, avoid=None, crowd=None, nav=None, threat=None,
                    arrive_gain=None, depart_gain=None, contacts=None):
         """Add len(positions) agents in bulk; returns their handles (uint64).
 
         positions: (N, dims) (a 2D world refuses (N, 3)); velocities, targets
         likewise; headings, pitches (3D), groups, user_values: N values
         (groups and user_values integers in their range). behaviors: {name:
-        weight}; vehicle, control, neighbors, wander, avoid, crowd: dicts of
-        the library's fields (docs/scenarios.md). Every number may be one
-        value for all or an array of N (agents sharing values go in one
-        library call each). crowd: a preset name ('pedestrian', 'rvo2'),
+        weight}; vehicle, control, neighbors, wander, avoid, crowd, nav: dicts
+        of the library's fields (docs/scenarios.md; nav: goal, an id from
+        add_nav_goal, and arrive_distance, read with the "navigate" weight).
+        Every number may be one value for all or an array of N (agents
+        sharing values go in one library call each). crowd: a preset name ('pedestrian', 'rvo2'),
         True, or a dict (with 'preset' optionally). All or nothing: bad
         input adds no agent and leaves the world as it was."""
         self._enter()
         try:
             return self._add(positions, velocities, headings, targets, groups, user_values, pitches,
-                             behaviors, vehicle, control, neighbors, wander, avoid, crowd,
+                             behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav,
                              dict(threat=threat, arrive_gain=arrive_gain, depart_gain=depart_gain,
                                   contacts=contacts))
         finally:
@@ -664,7 +669,7 @@ cdef class World:
             self._moved()
 
     cdef _add(self, positions, velocities, headings, targets, groups, user_values, pitches,
-              behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra):
+              behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav, extra):
         cdef int dims = shoal_world_dimensions(self._w)
         pos = _points("positions", positions, None, dims)
         cdef Py_ssize_t n = pos.shape[0]
@@ -676,7 +681,8 @@ cdef class World:
         pt = _per_agent("pitches", pitches, n, np.float32)
         grp = _per_agent("groups", groups, n, np.uint32)
         usr = _per_agent("user_values", user_values, n, np.uint64)
-        fields = _agent_fields(n, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, extra)
+        fields = _agent_fields(n, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav,
+                               extra)
         cdef shoal_agent_def_t base
         _base_def(&base, crowd)
         for section, field, v in fields:
@@ -1090,6 +1096,200 @@ cdef class World:
     def wall_count(self):
         self._ready()
         return shoal_world_wall_count(self._w)
+
+    # -- navigation (2D) -----------------------------------------------------
+
+    def set_nav(self, *, cell=None, clearance=None, wall_distance=None, wall_speed=None, bounds=None,
+                margin=None, max_bytes=None):
+        """Set the navigation grid (shoal/nav.h). Every parameter is set: one
+        left out (None) takes the library's default, not its value before.
+
+        cell: the cell's side, m (default 0.1); clearance: cells whose center
+        is within this of a wall or obstacle are blocked, at least cell / 2
+        (0.25); wall_distance: the field's speed falls over this distance from
+        blocked cells (0.5, 0 = no slowdown); wall_speed: the speed next to
+        them, in (0, 1] (0.5); bounds: ((x0, y0), (x1, y1)) the grid's extent,
+        or None for the box of the walls, obstacles and goals widened by
+        margin m (2); max_bytes: the most the grid and fields may take (2^30,
+        else CapacityError). The fields are solved again in the next step
+        (or nav_update). Refused (InvalidArgumentError naming the field,
+        CapacityError) with the world unchanged."""
+        cdef shoal_nav_params_t p = shoal_nav_params_default()
+        if cell is not None:
+            p.cell = <float>_real("set_nav: cell", cell)
+        if clearance is not None:
+            p.clearance = <float>_real("set_nav: clearance", clearance)
+        if wall_distance is not None:
+            p.wall_distance = <float>_real("set_nav: wall_distance", wall_distance)
+        if wall_speed is not None:
+            p.wall_speed = <float>_real("set_nav: wall_speed", wall_speed)
+        if margin is not None:
+            p.margin = <float>_real("set_nav: margin", margin)
+        if max_bytes is not None:
+            p.max_bytes = _real("set_nav: max_bytes", max_bytes)
+        if bounds is not None:
+            lo, hi = _bounds(bounds, 2)
+            p.bounds[0] = lo[0]
+            p.bounds[1] = lo[1]
+            p.bounds[2] = hi[0]
+            p.bounds[3] = hi[1]
+        self._enter()
+        try:
+            self._check(shoal_world_set_nav(self._w, &p))
+        finally:
+            self._busy = 0
+
+    def get_nav(self):
+        """The navigation grid's parameters as a dict of set_nav's keywords
+        (bounds None when the grid takes the box of the walls and goals), so
+        that world.set_nav(**world.get_nav()) changes nothing."""
+        cdef shoal_nav_params_t p
+        self._ready()
+        self._check(shoal_world_get_nav(self._w, &p))
+        box = None
+        if p.bounds[0] != 0 or p.bounds[1] != 0 or p.bounds[2] != 0 or p.bounds[3] != 0:
+            box = ((p.bounds[0], p.bounds[1]), (p.bounds[2], p.bounds[3]))
+        return {"cell": p.cell, "clearance": p.clearance, "wall_distance": p.wall_distance,
+                "wall_speed": p.wall_speed, "bounds": box, "margin": p.margin, "max_bytes": p.max_bytes}
+
+    def add_nav_goal(self, *, point=None, line=None, area=None):
+        """Add a navigation goal; returns its id (0, 1, 2, ... in the order
+        added, never reused). Exactly one of: point=(x, y); line=((x0, y0),
+        (x1, y1)), a segment such as an exit; area=[(x, y), ...], a polygon
+        of 3 to 16 points. Numpy arrays are taken. Agents go there with
+        behaviors={"navigate": w} and nav={"goal": id}. Refused with the
+        world unchanged: a 3D world, points not finite, a line of zero length,
+        an area of zero area, a goal with no walkable cell once the grid is
+        built (inside a wall's clearance), fields beyond max_bytes."""
+        given = [(k, v) for k, v in (("point", point), ("line", line), ("area", area)) if v is not None]
+        if len(given) != 1:
+            raise InvalidArgumentError("add_nav_goal: expected exactly one of point=(x, y), "
+                                       "line=((x0, y0), (x1, y1)) or area=[(x, y), ...], got "
+                                       + (", ".join(k for k, _ in given) if given else "none"))
+        kind, v = given[0]
+        cdef shoal_nav_goal_t g
+        memset(&g, 0, sizeof(g))
+        where = f"add_nav_goal: {kind}"
+        if kind == "point":
+            a = _array(where, v, np.float32, "a point (x, y)")
+            if a.shape != (2,):
+                raise InvalidArgumentError(f"{where}: expected a point (x, y), got shape {a.shape}")
+            a = a.reshape(1, 2)
+            g.kind = SHOAL_NAV_POINT
+        elif kind == "line":
+            a = _array(where, v, np.float32, "two points ((x0, y0), (x1, y1))")
+            if a.shape != (2, 2):
+                raise InvalidArgumentError(f"{where}: expected two points ((x0, y0), (x1, y1)), "
+                                           f"got shape {a.shape}")
+            g.kind = SHOAL_NAV_LINE
+        else:
+            expected = f"a polygon of 3 to {SHOAL_NAV_GOAL_POINTS} points, shape (K, 2)"
+            a = _array(where, v, np.float32, expected)
+            if a.ndim != 2 or a.shape[1] != 2 or not 3 <= a.shape[0] <= SHOAL_NAV_GOAL_POINTS:
+                raise InvalidArgumentError(f"{where}: expected {expected}, got shape {a.shape}")
+            g.kind = SHOAL_NAV_AREA
+        g.count = <int32_t>a.shape[0]
+        for k in range(a.shape[0]):
+            g.points[k][0] = a[k, 0]
+            g.points[k][1] = a[k, 1]
+        cdef int32_t gid = -1
+        self._enter()
+        try:
+            self._check(shoal_world_add_nav_goal(self._w, &g, &gid))
+        finally:
+            self._busy = 0
+        return gid
+
+    def remove_nav_goal(self, goal):
+        """Remove a goal: agents navigating to it stop getting a direction
+        (NotFoundError for an id that is not a live goal)."""
+        cdef int32_t gid = _int("remove_nav_goal: goal", goal, -2147483648, 2147483647)
+        self._enter()
+        try:
+            self._check(shoal_world_remove_nav_goal(self._w, gid))
+        finally:
+            self._busy = 0
+
+    @property
+    def nav_goal_count(self):
+        """Goals in the world (removed ones not counted)."""
+        self._ready()
+        return shoal_world_nav_goal_count(self._w)
+
+    def nav_update(self):
+        """Build the grid and solve every field that is out of date, as the
+        next step would: to read fields before the first step, or to pay for
+        the solve outside a timed loop. The GIL is released meanwhile."""
+        cdef shoal_status_t st
+        self._enter()
+        try:
+            with nogil:
+                st = shoal_world_nav_update(self._w)
+        finally:
+            self._busy = 0
+        self._check(st)
+
+    def nav_grid(self):
+        """The grid as the last step or nav_update built it: origin (the
+        lower-left corner of cell (0, 0)), cell, nx, ny, blocked (cells
+        blocked by walls and obstacles), bytes (what the grid and fields
+        take). nx = ny = 0 before it is built."""
+        cdef shoal_nav_grid_info_t g
+        self._ready()
+        self._check(shoal_world_nav_grid(self._w, &g))
+        return {"origin": (g.origin[0], g.origin[1]), "cell": g.cell, "nx": g.nx, "ny": g.ny,
+                "blocked": g.blocked, "bytes": g.bytes}
+
+    cdef _nav_array(self, int32_t goal):
+        cdef shoal_nav_grid_info_t g
+        cdef int64_t n = 0
+        self._enter()
+        try:
+            self._check(shoal_world_nav_grid(self._w, &g))
+            # Checks the goal and that the fields are solved, and gives the size.
+            self._check(shoal_world_nav_field(self._w, goal, NULL, 0, &n))
+            if n != <int64_t>g.nx * g.ny:
+                raise Error(f"nav_field: the library gave {n} cells for a grid of {g.nx} x {g.ny}")
+            out = np.empty((g.ny, g.nx), dtype=np.float32)
+            if n:
+                self._check(shoal_world_nav_field(self._w, goal, <float*>_ptr(out), n, &n))
+        finally:
+            self._busy = 0
+        return out
+
+    def nav_field(self, goal):
+        """A goal's travel-time field: a new float32 array of shape (ny, nx),
+        out[j, i] the time (m at unit speed) from cell (i, j), whose center is
+        origin + ((i + 0.5) cell, (j + 0.5) cell), to the goal round walls;
+        inf at blocked cells and cells with no way to the goal. NotFoundError
+        for an id that is not a live goal, or when the fields are not solved
+        since the last change (step, or call nav_update). The blocked cells
+        are nav_blocked()."""
+        cdef int32_t gid = _int("nav_field: goal", goal, -2147483648, 2147483647)
+        if gid < 0:
+            raise InvalidArgumentError(f"nav_field: goal must be a goal id (>= 0), got {gid}; "
+                                       f"the blocked cells are nav_blocked()")
+        return self._nav_array(gid)
+
+    def nav_blocked(self):
+        """The grid's blocked cells: a new bool array of shape (ny, nx), laid
+        out as nav_field's. NotFoundError when the grid is not built since the
+        last change (step, or call nav_update); a world without goals builds
+        none."""
+        return self._nav_array(-1) != 0
+
+    def nav_stats(self, goal=-1):
+        """How the navigating agents stand after the last step, for one goal
+        or (-1) all: agents (with a nonzero "navigate" weight), arrived,
+        no_way (walled in, or their goal removed), off_grid, in_walls,
+        mean_remaining (the mean travel time, m, left over those not
+        arrived)."""
+        cdef shoal_nav_stats_t s
+        cdef int32_t gid = _int("nav_stats: goal", goal, -2147483648, 2147483647)
+        self._ready()
+        self._check(shoal_world_nav_stats(self._w, gid, &s))
+        return {"agents": s.agents, "arrived": s.arrived, "no_way": s.no_way, "off_grid": s.off_grid,
+                "in_walls": s.in_walls, "mean_remaining": s.mean_remaining}
 
     # -- statistics ----------------------------------------------------------
 

@@ -67,6 +67,9 @@ cdef extern from "shoal/shoal.h" nogil:
         int32_t max_neighbors
         float time_horizon, time_horizon_walls, responsibility, preferred_speed, time_gap
         float side_preference
+    ctypedef struct shoal_nav_t:
+        int32_t goal
+        float arrive_distance
     ctypedef struct shoal_agent_def_t:
         float position[3]
         float velocity[3]
@@ -82,10 +85,14 @@ cdef extern from "shoal/shoal.h" nogil:
         shoal_avoid_t avoid
         shoal_dseek_t dseek
         shoal_crowd_t crowd
+        shoal_nav_t nav
         int32_t contacts
         uint32_t group
         uint64_t user_value
     shoal_agent_def_t shoal_agent_default_def()
+    ctypedef enum shoal_behavior_t:
+        SHOAL_BEHAVIOR_NAVIGATE
+        SHOAL_BEHAVIOR_COUNT_
     const char* shoal_behavior_name(int behavior)
     shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_vehicle_t* vehicle,
                                       shoal_error_t* err)
@@ -174,6 +181,50 @@ cdef extern from "shoal/shoal.h" nogil:
     shoal_status_t shoal_world_set_system_enabled(shoal_world_t* w, const char* name, int enabled)
     void shoal_world_reset_stats(shoal_world_t* w)
     shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats_t* out)
+
+cdef extern from "shoal/nav.h" nogil:
+    ctypedef struct shoal_nav_params_t:
+        float cell, clearance, wall_distance, wall_speed
+        float bounds[4]
+        float margin
+        double max_bytes
+    shoal_nav_params_t shoal_nav_params_default()
+    shoal_status_t shoal_world_set_nav(shoal_world_t* w, const shoal_nav_params_t* params)
+    shoal_status_t shoal_world_get_nav(const shoal_world_t* w, shoal_nav_params_t* out)
+
+    ctypedef enum shoal_nav_goal_kind_t:
+        SHOAL_NAV_POINT
+        SHOAL_NAV_LINE
+        SHOAL_NAV_AREA
+    enum:
+        SHOAL_NAV_GOAL_POINTS
+        SHOAL_MAX_NAV_GOALS
+    ctypedef struct shoal_nav_goal_t:
+        int32_t kind
+        int32_t count
+        float points[16][2]
+    shoal_status_t shoal_world_add_nav_goal(shoal_world_t* w, const shoal_nav_goal_t* goal, int32_t* out_id)
+    shoal_status_t shoal_world_remove_nav_goal(shoal_world_t* w, int32_t id)
+    int32_t shoal_world_nav_goal_count(const shoal_world_t* w)
+
+    shoal_nav_t shoal_nav_default()
+    shoal_status_t shoal_agent_set_nav(shoal_world_t* w, shoal_agent_t id, const shoal_nav_t* nav)
+
+    ctypedef struct shoal_nav_grid_info_t:
+        float origin[2]
+        float cell
+        int32_t nx, ny
+        int64_t blocked
+        double bytes
+    shoal_status_t shoal_world_nav_update(shoal_world_t* w)
+    shoal_status_t shoal_world_nav_grid(const shoal_world_t* w, shoal_nav_grid_info_t* out)
+    shoal_status_t shoal_world_nav_field(const shoal_world_t* w, int32_t goal, float* out, int64_t capacity,
+                                         int64_t* out_count)
+
+    ctypedef struct shoal_nav_stats_t:
+        int32_t agents, arrived, no_way, off_grid, in_walls
+        double mean_remaining
+    shoal_status_t shoal_world_nav_stats(const shoal_world_t* w, int32_t goal, shoal_nav_stats_t* out)
 
 cdef extern from "shoal/scenario.h" nogil:
     ctypedef struct shoal_scenario_t:

@@ -30,4 +30,15 @@ import sys
 tired = [int(l.split()[4]) for l in open(sys.argv[1]) if l.startswith("t =")]
 assert tired and max(tired) > 0, tired
 PY
+"$py" "$src/examples/evacuation.py" --agents 60 | tee evac.txt
+# everyone out, each by the door chosen for them
+"$py" - evac.txt <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+west, east = map(int, re.search(r"60 pedestrians: (\d+) to the west door, (\d+) to the east door", text).groups())
+assert west > 0 and east > 0 and west + east == 60, text
+assert re.search(r"all 60 out in [0-9.]+ s", text), text
+last = [l for l in text.splitlines() if l.startswith("t =")][-1]
+assert last.endswith(f": {west} out west, {east} out east"), last
+PY
 echo "examples: ok"

@@ -57,6 +57,11 @@ calls = {
     "to_bytes": lambda: w.to_bytes(), "save": lambda: w.save(tmp + "/busy.snap"),
     "record": lambda: w.record(tmp + "/busy.rec"), "recorder.frame": recorder.frame,
     "step": lambda: w.step(1), "init": lambda: w.__init__(),
+    "set_nav": lambda: w.set_nav(), "get_nav": lambda: w.get_nav(),
+    "add_nav_goal": lambda: w.add_nav_goal(point=(5, 5)), "remove_nav_goal": lambda: w.remove_nav_goal(0),
+    "nav_goal_count": lambda: w.nav_goal_count, "nav_update": lambda: w.nav_update(),
+    "nav_grid": lambda: w.nav_grid(), "nav_field": lambda: w.nav_field(0), "nav_blocked": lambda: w.nav_blocked(),
+    "nav_stats": lambda: w.nav_stats(),
 }
 refused = set()
 done = threading.Event()
@@ -145,6 +150,11 @@ def test_an_uncreated_world_raises_and_never_crashes(tmp_path):
             "add_component": lambda: w.add_component("e", np.float32),
             "to_bytes": lambda: w.to_bytes(), "save": lambda: w.save({str(tmp_path / 'x.snap')!r}),
             "record": lambda: w.record({str(tmp_path / 'x.rec')!r}), "step": lambda: w.step(1),
+            "set_nav": lambda: w.set_nav(), "get_nav": lambda: w.get_nav(),
+            "add_nav_goal": lambda: w.add_nav_goal(point=(1, 1)), "remove_nav_goal": lambda: w.remove_nav_goal(0),
+            "nav_goal_count": lambda: w.nav_goal_count, "nav_update": lambda: w.nav_update(),
+            "nav_grid": lambda: w.nav_grid(), "nav_field": lambda: w.nav_field(0),
+            "nav_blocked": lambda: w.nav_blocked(), "nav_stats": lambda: w.nav_stats(),
         }}
         for name, call in calls.items():
             try:

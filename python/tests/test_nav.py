@@ -1,0 +1,263 @@
+"""Navigation fields from Python: pedestrians round a U-shaped wall to an
+area goal, fields against the Euclidean distance in the open, the arrays'
+shapes and values, the grid's parameters, and every refusal leaving the
+world as it was."""
+import numpy as np
+import pytest
+
+import shoal
+
+CUP = [(-5, 4), (0, 4), (0, -4), (-5, -4)]
+ROOM = [[3, -2], [7, -2], [7, 2], [3, 2]]
+
+
+def segment_distance(p, a, b):
+    """Distance from each point of p (N, 2) to the segment a-b."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = b - a
+    t = np.clip(((p - a) @ d) / (d @ d), 0.0, 1.0)
+    return np.linalg.norm(a + t[:, None] * d - p, axis=1)
+
+
+def test_navigate_is_a_behavior():
+    assert shoal.BEHAVIORS[13] == "navigate" and len(shoal.BEHAVIORS) == 14
+
+
+def test_pedestrians_behind_a_u_shaped_wall_all_reach_an_area_goal():
+    w = shoal.World(threads=2, seed=3)
+    w.add_wall(CUP)
+    goal = w.add_nav_goal(area=np.array(ROOM, dtype=np.float64))
+    assert goal == 0 and w.nav_goal_count == 1
+    # inside the cup: the way out is back, away from the goal
+    rng = np.random.default_rng(7)
+    n = 40
+    start = np.column_stack([rng.uniform(-4.5, -1.0, n), rng.uniform(-3.5, 3.5, n)])
+    ids = w.add_agents(start, crowd="pedestrian", behaviors={"navigate": 1.0}, nav={"goal": goal})
+    radius = w.column("radius")[0]
+    s = w.nav_stats()
+    assert s["agents"] == n and s["arrived"] == 0
+    dt, steps = 0.05, 0
+    while steps < 2400:
+        w.step(20, dt=dt)
+        steps += 20
+        xy = w.positions.astype(float)
+        for a, b in zip(CUP[:-1], CUP[1:]):
+            closest = segment_distance(xy, a, b).min()
+            assert closest >= 0.9 * radius, f"step {steps}: an agent {closest:.3f} m from the wall"
+        s = w.nav_stats(goal)
+        assert s["no_way"] == 0
+        if s["arrived"] == n:
+            break
+    assert s["arrived"] == n, f"{s['arrived']} of {n} arrived in {steps} steps: {s}"
+    assert w.nav_stats() == s
+    # every one of them in the room (within arrive distance of it)
+    xy = w.positions[w.rows(ids)]
+    assert (xy[:, 0] > 3 - 0.5).all() and (xy[:, 0] < 7.5).all() and (np.abs(xy[:, 1]) < 2.5).all()
+    assert s["mean_remaining"] == 0.0
+
+
+def test_a_field_in_the_open_is_the_euclidean_distance():
+    w = shoal.World(threads=1)
+    g = w.add_nav_goal(point=(0, 0))
+    w.set_nav(margin=10)
+    with pytest.raises(shoal.NotFoundError, match="nav_update"):
+        w.nav_field(g)
+    w.nav_update()
+    grid = w.nav_grid()
+    assert (grid["nx"], grid["ny"], grid["blocked"]) == (200, 200, 0)
+    assert grid["cell"] == pytest.approx(0.1)
+    T = w.nav_field(g)
+    assert T.dtype == np.float32 and T.shape == (200, 200) and T.flags.c_contiguous
+    x = grid["origin"][0] + (np.arange(grid["nx"]) + 0.5) * grid["cell"]
+    y = grid["origin"][1] + (np.arange(grid["ny"]) + 0.5) * grid["cell"]
+    d = np.hypot(x[None, :], y[:, None])  # row j is y, column i is x
+    far = d >= 1.0
+    worst = np.max(np.abs(T[far] - d[far]) / d[far])
+    assert worst < 0.02, f"worst relative error {worst}"
+    assert not w.nav_blocked().any()
+
+
+def test_the_field_has_the_grid_shape_and_inf_in_walls():
+    w = shoal.World(threads=1)
+    w.add_wall(CUP)
+    g = w.add_nav_goal(line=((6, -3), (6, 3)))
+    w.nav_update()
+    grid = w.nav_grid()
+    T = w.nav_field(g)
+    blocked = w.nav_blocked()
+    assert T.shape == blocked.shape == (grid["ny"], grid["nx"])
+    assert blocked.dtype == np.bool_ and blocked.sum() == grid["blocked"] > 0
+    assert np.isinf(T[blocked]).all()
+    assert np.isfinite(T[~blocked]).all()  # every open cell has a way round the cup
+    assert (T >= 0).all() and grid["bytes"] > 0
+
+    def cell(x, y):
+        return (int((y - grid["origin"][1]) // grid["cell"]), int((x - grid["origin"][0]) // grid["cell"]))
+
+    for p in [(0, 0), (-2.5, 4), (0, -4), (-5, -4)]:  # on the wall
+        assert blocked[cell(*p)] and np.isinf(T[cell(*p)])
+    # inside the cup the way is round the wall: 8 m straight, about 18 m out
+    # of the cup's mouth and round its side
+    assert 16 < T[cell(-2, 0)] < 20
+    assert T[cell(6, 0)] == T.min() < grid["cell"]  # on the line
+
+
+def test_nav_parameters_round_trip():
+    w = shoal.World(threads=1)
+    p = w.get_nav()
+    assert p == {"cell": pytest.approx(0.1), "clearance": 0.25, "wall_distance": 0.5, "wall_speed": 0.5,
+                 "bounds": None, "margin": 2.0, "max_bytes": 2.0 ** 30}
+    w.set_nav(cell=0.2, clearance=0.3, wall_distance=0.0, wall_speed=1, bounds=((-10, -8), (10, 8)),
+              max_bytes=1e8)
+    q = w.get_nav()
+    assert q["cell"] == pytest.approx(0.2) and q["clearance"] == pytest.approx(0.3)
+    assert q["wall_distance"] == 0 and q["wall_speed"] == 1 and q["max_bytes"] == 1e8
+    assert q["bounds"] == ((-10, -8), (10, 8)) and q["margin"] == 2.0
+    w.set_nav(**q)
+    assert w.get_nav() == q
+    w.add_nav_goal(point=(1, 1))
+    w.nav_update()
+    grid = w.nav_grid()
+    assert (grid["nx"], grid["ny"]) == (100, 80) and grid["origin"] == (-10, -8)
+    # keywords left out take the library's defaults again
+    w.set_nav()
+    assert w.get_nav() == p
+
+
+def test_goals_per_agent_and_a_removed_goal():
+    w = shoal.World(threads=1)
+    a = w.add_nav_goal(point=(10, 0))
+    b = w.add_nav_goal(point=(-10, 0))
+    assert (a, b) == (0, 1) and w.nav_goal_count == 2
+    goals = np.array([a, b, a, b, a])
+    ids = w.add_agents(np.column_stack([np.zeros(5), np.arange(5) * 2.0]), crowd="pedestrian",
+                       behaviors={"navigate": 1},
+                       nav={"goal": goals, "arrive_distance": [0.3, 0.3, 0.5, 0.5, 0.3]})
+    w.step(1, dt=0.05)
+    assert w.nav_stats(a)["agents"] == 3 and w.nav_stats(b)["agents"] == 2
+    w.step(40, dt=0.05)
+    xy = w.positions[w.rows(ids)]
+    assert (xy[goals == a, 0] > 1).all() and (xy[goals == b, 0] < -1).all()
+    w.remove_nav_goal(b)
+    assert w.nav_goal_count == 1
+    w.step(1, dt=0.05)
+    assert w.nav_stats(b)["no_way"] == 2 and w.nav_stats(a)["no_way"] == 0
+    with pytest.raises(shoal.NotFoundError):
+        w.nav_field(b)
+    with pytest.raises(shoal.NotFoundError):
+        w.remove_nav_goal(b)
+    # a new goal gets a new id
+    assert w.add_nav_goal(point=(0, 10)) == 2
+
+
+def test_a_goal_inside_a_wall_is_refused_once_the_grid_is_built():
+    w = shoal.World(threads=1)
+    w.add_wall(CUP)
+    w.add_nav_goal(area=ROOM)
+    w.nav_update()
+    before = (w.state_hash, w.nav_goal_count, w.nav_grid())
+    with pytest.raises(shoal.InvalidArgumentError, match="no walkable cell"):
+        w.add_nav_goal(point=(0, 0))
+    with pytest.raises(shoal.InvalidArgumentError, match="no walkable cell"):
+        w.add_nav_goal(line=((0, -2), (0, 2)))
+    assert (w.state_hash, w.nav_goal_count, w.nav_grid()) == before
+    w.nav_field(0)  # the fields are still solved
+
+
+def test_a_3d_world_has_no_navigation():
+    w = shoal.World(dimensions=3, threads=1)
+    with pytest.raises(shoal.InvalidArgumentError, match="2D"):
+        w.add_nav_goal(point=(1, 1))
+    with pytest.raises(shoal.InvalidArgumentError, match="2D"):
+        w.set_nav(cell=0.2)
+    with pytest.raises(shoal.InvalidArgumentError, match="2D"):
+        w.nav_update()
+    with pytest.raises(shoal.InvalidArgumentError, match="3D"):
+        w.add_agents(np.zeros((1, 3)), behaviors={"navigate": 1}, nav={"goal": 0})
+    assert w.nav_goal_count == 0 and len(w) == 0
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({}, "exactly one of"),
+    ({"point": (1, 1), "area": ROOM}, "exactly one of.*got point, area"),
+    ({"point": (1, 1, 1)}, r"point: expected a point \(x, y\), got shape \(3,\)"),
+    ({"point": [[1, 1]]}, r"point: expected a point"),
+    ({"point": "here"}, r"point: expected a point"),
+    ({"line": ((0, 0), (1, 1), (2, 2))}, r"line: expected two points .* got shape \(3, 2\)"),
+    ({"line": ((0, 0), (0, 0))}, "two points are equal"),
+    ({"area": [(0, 0), (1, 1)]}, r"area: expected a polygon of 3 to 16 points"),
+    ({"area": np.zeros((17, 2))}, r"area: expected a polygon of 3 to 16 points, .* got shape \(17, 2\)"),
+    ({"area": [(0, 0), (1, 1), (2, 2)]}, "zero area"),
+    ({"point": (np.nan, 0)}, "finite"),
+    ({"point": (1e30, 0)}, r"within \+-1e\+18"),
+])
+def test_bad_goals_are_refused(kwargs, match):
+    w = shoal.World(threads=1)
+    w.add_nav_goal(point=(5, 5))
+    h = w.state_hash
+    with pytest.raises(shoal.InvalidArgumentError, match=match):
+        w.add_nav_goal(**kwargs)
+    assert w.nav_goal_count == 1 and w.state_hash == h
+    assert w.add_nav_goal(point=(6, 6)) == 1  # no id was used up
+
+
+def test_an_unknown_goal_kind_is_a_type_error():
+    w = shoal.World(threads=1)
+    with pytest.raises(TypeError):
+        w.add_nav_goal(circle=((0, 0), 1))
+    with pytest.raises(TypeError):
+        w.add_nav_goal((0, 0))  # keyword only: the kind is named
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    ({"wall_speed": 0}, shoal.InvalidArgumentError, "wall_speed"),
+    ({"clearance": 0.01}, shoal.InvalidArgumentError, "clearance"),
+    ({"cell": -1}, shoal.InvalidArgumentError, "cell"),
+    ({"cell": float("nan")}, shoal.InvalidArgumentError, "cell"),
+    ({"cell": "0.1"}, shoal.InvalidTypeError, "cell: expected a number"),
+    ({"bounds": ((5, 5), (0, 0))}, shoal.InvalidArgumentError, "bounds"),
+    ({"bounds": ((0, 0, 0), (1, 1, 1))}, shoal.InvalidArgumentError, "bounds"),
+    ({"cell": 1e-4, "clearance": 0.25}, shoal.CapacityError, "max_bytes"),
+])
+def test_bad_nav_parameters_are_refused(kwargs, error, match):
+    w = shoal.World(threads=1)
+    w.add_wall(CUP)
+    w.add_nav_goal(area=ROOM)
+    w.set_nav(cell=0.125)
+    before = w.get_nav()
+    with pytest.raises(error, match=match):
+        w.set_nav(**kwargs)
+    assert w.get_nav() == before
+
+
+def test_bad_navigating_agents_and_ids_are_refused():
+    w = shoal.World(threads=1)
+    g = w.add_nav_goal(point=(5, 0))
+    w.add_agents([[0, 0]], behaviors={"navigate": 1}, nav={"goal": g})
+    h = w.state_hash
+    with pytest.raises(shoal.InvalidArgumentError, match="nav.goal"):
+        w.add_agents([[1, 0]], behaviors={"navigate": 1}, nav={"goal": 9})
+    with pytest.raises(shoal.InvalidArgumentError, match="nav.goal"):
+        w.add_agents([[1, 0]], behaviors={"navigate": 1})  # no goal
+    with pytest.raises(shoal.InvalidArgumentError, match="nav.goal"):
+        w.add_agents([[1, 0], [2, 0]], behaviors={"navigate": 1}, nav={"goal": [g, 9]})
+    with pytest.raises(shoal.InvalidArgumentError, match="nav.goal: 0.5 is not an integer"):
+        w.add_agents([[1, 0]], behaviors={"navigate": 1}, nav={"goal": 0.5})
+    with pytest.raises(shoal.InvalidArgumentError, match="arrive_distance"):
+        w.add_agents([[1, 0]], behaviors={"navigate": 1}, nav={"goal": g, "arrive_distance": -1})
+    with pytest.raises(shoal.InvalidArgumentError, match="did you mean 'goal'"):
+        w.add_agents([[1, 0]], behaviors={"navigate": 1}, nav={"gaol": g})
+    with pytest.raises(shoal.InvalidArgumentError, match="did you mean 'navigate'"):
+        w.add_agents([[1, 0]], behaviors={"navigat": 1}, nav={"goal": g})
+    assert len(w) == 1 and w.state_hash == h
+    with pytest.raises(shoal.NotFoundError):
+        w.remove_nav_goal(9)
+    with pytest.raises(shoal.NotFoundError):
+        w.nav_stats(9)
+    with pytest.raises(shoal.InvalidArgumentError, match="nav_blocked"):
+        w.nav_field(-1)
+    with pytest.raises(shoal.InvalidTypeError):
+        w.nav_field(0.0)
+    with pytest.raises(shoal.InvalidTypeError):
+        w.remove_nav_goal("0")
+    assert w.nav_goal_count == 1
