@@ -1100,7 +1100,7 @@ cdef class World:
     # -- navigation (2D) -----------------------------------------------------
 
     def set_nav(self, *, cell=None, clearance=None, wall_distance=None, wall_speed=None, bounds=None,
-                margin=None, max_bytes=None):
+                margin=None, max_bytes=None, density_weight=None, density_interval=None):
         """Set the navigation grid (shoal/nav.h). Every parameter is set: one
         left out (None) takes the library's default, not its value before.
 
@@ -1111,7 +1111,9 @@ cdef class World:
         them, in (0, 1] (0.5); bounds: ((x0, y0), (x1, y1)) the grid's extent,
         or None for the box of the walls, obstacles and goals widened by
         margin m (2); max_bytes: the most the grid and fields may take (2^30,
-        else CapacityError). The fields are solved again in the next step
+        else CapacityError); density_weight: congestion, every density_interval
+        steps (20) the fields are solved again with each cell's speed divided
+        by 1 + density_weight * (agents per m^2 there) (0 = static). The fields are solved again in the next step
         (or nav_update). Refused (InvalidArgumentError naming the field,
         CapacityError) with the world unchanged."""
         cdef shoal_nav_params_t p = shoal_nav_params_default()
@@ -1127,6 +1129,10 @@ cdef class World:
             p.margin = <float>_real("set_nav: margin", margin)
         if max_bytes is not None:
             p.max_bytes = _real("set_nav: max_bytes", max_bytes)
+        if density_weight is not None:
+            p.density_weight = <float>_real("set_nav: density_weight", density_weight)
+        if density_interval is not None:
+            p.density_interval = <int32_t>_int("set_nav: density_interval", density_interval, 1, 1000000)
         if bounds is not None:
             lo, hi = _bounds(bounds, 2)
             p.bounds[0] = lo[0]
@@ -1150,13 +1156,17 @@ cdef class World:
         if p.bounds[0] != 0 or p.bounds[1] != 0 or p.bounds[2] != 0 or p.bounds[3] != 0:
             box = ((p.bounds[0], p.bounds[1]), (p.bounds[2], p.bounds[3]))
         return {"cell": p.cell, "clearance": p.clearance, "wall_distance": p.wall_distance,
-                "wall_speed": p.wall_speed, "bounds": box, "margin": p.margin, "max_bytes": p.max_bytes}
+                "wall_speed": p.wall_speed, "bounds": box, "margin": p.margin, "max_bytes": p.max_bytes,
+                "density_weight": p.density_weight, "density_interval": p.density_interval}
 
-    def add_nav_goal(self, *, point=None, line=None, area=None):
+    def add_nav_goal(self, *, point=None, line=None, area=None, exit=False):
         """Add a navigation goal; returns its id (0, 1, 2, ... in the order
         added, never reused). Exactly one of: point=(x, y); line=((x0, y0),
-        (x1, y1)), a segment such as an exit; area=[(x, y), ...], a polygon
-        of 3 to 16 points. Numpy arrays are taken. Agents go there with
+        (x1, y1)), a segment such as an exit, or several segments
+        [((x0, y0), (x1, y1)), ...] (up to 8: a building's exits, each
+        walker taking the quickest); area=[(x, y), ...], a polygon of 3 to 16
+        points. Numpy arrays are taken. exit=True: agents that arrive leave
+        the world, counted in nav_stats()["exited"]. Agents go there with
         behaviors={"navigate": w} and nav={"goal": id}. Refused with the
         world unchanged: a 3D world, points not finite, a line of zero length,
         an area of zero area, a goal with no walkable cell once the grid is
@@ -1178,8 +1188,11 @@ cdef class World:
             g.kind = SHOAL_NAV_POINT
         elif kind == "line":
             a = _array(where, v, np.float32, "two points ((x0, y0), (x1, y1))")
-            if a.shape != (2, 2):
-                raise InvalidArgumentError(f"{where}: expected two points ((x0, y0), (x1, y1)), "
+            if a.ndim == 3 and a.shape[1:] == (2, 2) and 1 <= a.shape[0] <= SHOAL_NAV_GOAL_POINTS // 2:
+                a = a.reshape(-1, 2)
+            elif a.shape != (2, 2):
+                raise InvalidArgumentError(f"{where}: expected two points ((x0, y0), (x1, y1)) or 1 to "
+                                           f"{SHOAL_NAV_GOAL_POINTS // 2} segments of two, "
                                            f"got shape {a.shape}")
             g.kind = SHOAL_NAV_LINE
         else:
@@ -1189,6 +1202,7 @@ cdef class World:
                 raise InvalidArgumentError(f"{where}: expected {expected}, got shape {a.shape}")
             g.kind = SHOAL_NAV_AREA
         g.count = <int32_t>a.shape[0]
+        g.exit = 1 if exit else 0
         for k in range(a.shape[0]):
             g.points[k][0] = a[k, 0]
             g.points[k][1] = a[k, 1]
@@ -1289,7 +1303,7 @@ cdef class World:
         self._ready()
         self._check(shoal_world_nav_stats(self._w, gid, &s))
         return {"agents": s.agents, "arrived": s.arrived, "no_way": s.no_way, "off_grid": s.off_grid,
-                "in_walls": s.in_walls, "mean_remaining": s.mean_remaining}
+                "in_walls": s.in_walls, "exited": s.exited, "mean_remaining": s.mean_remaining}
 
     # -- statistics ----------------------------------------------------------
 

@@ -188,6 +188,8 @@ cdef extern from "shoal/nav.h" nogil:
         float bounds[4]
         float margin
         double max_bytes
+        float density_weight
+        int32_t density_interval
     shoal_nav_params_t shoal_nav_params_default()
     shoal_status_t shoal_world_set_nav(shoal_world_t* w, const shoal_nav_params_t* params)
     shoal_status_t shoal_world_get_nav(const shoal_world_t* w, shoal_nav_params_t* out)
@@ -202,6 +204,7 @@ cdef extern from "shoal/nav.h" nogil:
     ctypedef struct shoal_nav_goal_t:
         int32_t kind
         int32_t count
+        int32_t exit
         float points[16][2]
     shoal_status_t shoal_world_add_nav_goal(shoal_world_t* w, const shoal_nav_goal_t* goal, int32_t* out_id)
     shoal_status_t shoal_world_remove_nav_goal(shoal_world_t* w, int32_t id)
@@ -223,6 +226,7 @@ cdef extern from "shoal/nav.h" nogil:
 
     ctypedef struct shoal_nav_stats_t:
         int32_t agents, arrived, no_way, off_grid, in_walls
+        int64_t exited
         double mean_remaining
     shoal_status_t shoal_world_nav_stats(const shoal_world_t* w, int32_t goal, shoal_nav_stats_t* out)
 

@@ -106,7 +106,8 @@ def test_nav_parameters_round_trip():
     w = shoal.World(threads=1)
     p = w.get_nav()
     assert p == {"cell": pytest.approx(0.1), "clearance": 0.25, "wall_distance": 0.5, "wall_speed": 0.5,
-                 "bounds": None, "margin": 2.0, "max_bytes": 2.0 ** 30}
+                 "bounds": None, "margin": 2.0, "max_bytes": 2.0 ** 30, "density_weight": 0.0,
+                 "density_interval": 20}
     w.set_nav(cell=0.2, clearance=0.3, wall_distance=0.0, wall_speed=1, bounds=((-10, -8), (10, 8)),
               max_bytes=1e8)
     q = w.get_nav()
@@ -184,7 +185,7 @@ def test_a_3d_world_has_no_navigation():
     ({"point": [[1, 1]]}, r"point: expected a point"),
     ({"point": "here"}, r"point: expected a point"),
     ({"line": ((0, 0), (1, 1), (2, 2))}, r"line: expected two points .* got shape \(3, 2\)"),
-    ({"line": ((0, 0), (0, 0))}, "two points are equal"),
+    ({"line": ((0, 0), (0, 0))}, "two equal points"),
     ({"area": [(0, 0), (1, 1)]}, r"area: expected a polygon of 3 to 16 points"),
     ({"area": np.zeros((17, 2))}, r"area: expected a polygon of 3 to 16 points, .* got shape \(17, 2\)"),
     ({"area": [(0, 0), (1, 1), (2, 2)]}, "zero area"),
@@ -261,3 +262,34 @@ def test_bad_navigating_agents_and_ids_are_refused():
     with pytest.raises(shoal.InvalidTypeError):
         w.remove_nav_goal("0")
     assert w.nav_goal_count == 1
+
+
+def test_walkers_leave_through_the_quickest_of_two_exit_lines():
+    """One goal of two exit segments, one at each end of a corridor: every
+    walker leaves, each through the nearer one, and is counted."""
+    w = shoal.World(threads=1, seed=5)
+    w.add_wall([(-10, 2), (10, 2)])
+    w.add_wall([(-10, -2), (10, -2)])
+    exits = w.add_nav_goal(line=[((-10, -2), (-10, 2)), ((10, -2), (10, 2))], exit=True)
+    xs = np.array([-6.0, -3.0, -1.0, 1.5, 4.0, 7.0])
+    w.add_agents(np.column_stack([xs, np.zeros_like(xs)]), crowd="pedestrian",
+                 behaviors={"navigate": 1.0}, nav={"goal": exits})
+    for _ in range(40):
+        w.step(10, dt=0.05)
+        if w.agent_count == 0:
+            break
+    assert w.agent_count == 0
+    assert w.nav_stats(exits)["exited"] == 6
+    assert w.get_nav()["density_weight"] == 0.0
+
+
+def test_congestion_parameters_round_trip_and_are_checked():
+    w = shoal.World(threads=1)
+    w.set_nav(density_weight=1.5, density_interval=10)
+    p = w.get_nav()
+    assert p["density_weight"] == 1.5 and p["density_interval"] == 10
+    with pytest.raises(shoal.InvalidArgumentError):
+        w.set_nav(density_weight=-1.0)
+    with pytest.raises((shoal.InvalidArgumentError, ValueError, TypeError)):
+        w.set_nav(density_interval=0)
+    assert w.get_nav() == p
