@@ -31,6 +31,7 @@
 #include "bench/bench_crowd.h"
 #include "bench/bench_flock.h"
 #include "bench/bench_loops.h"
+#include "bench/bench_nav.h"
 #include "bench/bench_planner.h"
 #include "bench/bench_scaling.h"
 #include "bench/bench_split.h"
@@ -465,6 +466,8 @@ static void bench_help(FILE* out)
                  "  planner  planner agents in an asteroid field\n"
                  "  crowd    crowd agents (ORCA) with RVO2's Circle parameters: two blocks\n"
                  "           walking through each other, or a circle bound for its antipodes\n"
+                 "  nav      pedestrians following navigation fields to rooms of an office floor\n"
+                 "           or a maze; --solve-only times the fields' solve alone\n"
                  "  scaling  flock, crowd or planner swept over thread counts: rates, speed-ups\n"
                  "           per system, and one state_hash for every count\n"
                  "  loops    what a parallel loop costs to start and end: one region per loop\n"
@@ -486,11 +489,12 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "scaling")) return bench_scaling(argc - 1, argv + 1);
     if (!strcmp(which, "loops")) return bench_loops(argc - 1, argv + 1);
     if (!strcmp(which, "split")) return bench_split(argc - 1, argv + 1);
+    if (!strcmp(which, "nav")) return bench_nav(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
         return cli_usage_error(
             "bench",
-            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, scaling, loops or split)",
+            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, nav, scaling, loops or split)",
             which);
     bench_opts_t o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);

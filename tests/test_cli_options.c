@@ -92,6 +92,7 @@ static const char* const commands[][2] = {
     {"bench", "kernel"},
     {"bench", "planner"},
     {"bench", "crowd"},
+    {"bench", "nav"},
     {"bench", "scaling"},
     {"validate", "crowd"},
 };

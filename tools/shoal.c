@@ -33,8 +33,8 @@ static const cli_command_t commands[] = {
      "the papers' experiments: pathfollow (Table I, soak), planner (Figures 6 and 7, battle), avoid",
      cmd_experiment},
     {"bench",
-     "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd, scaling "
-     "(thread sweep)",
+     "throughput benchmarks: flock (boids at K neighbors), kernel (pair ceiling), planner, crowd, nav "
+     "(navigation fields), scaling (thread sweep)",
      cmd_bench},
     {"step-table", "the step table: each system's stage, module, and the columns it reads and writes",
      cmd_step_table},
