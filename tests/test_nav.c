@@ -627,3 +627,36 @@ Test(nav, congestion_spreads_a_crowd_over_two_doors_and_empties_the_room_sooner,
                      (int)seed, (double)t_dynamic, (double)t_static);
     }
 }
+
+/* With congestion on, a snapshot taken between two updates of the density
+ * resumes with the same fields: one state hash after 100 more steps. */
+Test(nav, a_snapshot_between_congestion_updates_resumes_alike)
+{
+    shoal_world_t* w = nav_world(2);
+    shoal_nav_params_t p = shoal_nav_params_default();
+    p.density_weight = 2.0f;
+    p.density_interval = 15;
+    cr_assert_eq(shoal_world_set_nav(w, &p), SHOAL_OK);
+    for (int s = 0; s < 37; ++s)
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    void* buf = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    shoal_world_t* v = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &v, &err), SHOAL_OK, "%s", err.message);
+    for (int s = 0; s < 100; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+        cr_assert_eq(shoal_world_step(v, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(v));
+    }
+    cr_assert_eq(shoal_world_state_hash(v), shoal_world_state_hash(w));
+    /* and the density changes the walk: the same world without it differs */
+    shoal_world_t* u = nav_world(2);
+    for (int s = 0; s < 137; ++s) cr_assert_eq(shoal_world_step(u, 0.05f), SHOAL_OK);
+    cr_assert_neq(shoal_world_state_hash(u), shoal_world_state_hash(w));
+    free(buf);
+    shoal_world_destroy(u);
+    shoal_world_destroy(v);
+    shoal_world_destroy(w);
+}

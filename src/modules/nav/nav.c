@@ -448,7 +448,7 @@ static int build_grid(world_t* w, const char* where, const nav_box_t* b)
                 t0[k++] = 0.5f * g->cell;
             }
         }
-    st = nav_field_solve(g, NULL, cell, t0, n, nw->speed);
+    st = nav_field_solve_within(g, NULL, cell, t0, n, p->wall_distance, nw->speed);
     mem_free(&w->alloc, cell, (size_t)n * sizeof *cell);
     mem_free(&w->alloc, t0, (size_t)n * sizeof *t0);
     if (st != SHOAL_OK) return 0;

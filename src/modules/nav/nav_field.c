@@ -186,6 +186,12 @@ static double update(const march_t* m, int32_t i, int32_t j, double inv_h)
 shoal_status_t nav_field_solve(const nav_grid_t* g, const float* speed, const int32_t* goal,
                                const float* goal_time, int32_t goal_count, float* T)
 {
+    return nav_field_solve_within(g, speed, goal, goal_time, goal_count, INFINITY, T);
+}
+
+shoal_status_t nav_field_solve_within(const nav_grid_t* g, const float* speed, const int32_t* goal,
+                                      const float* goal_time, int32_t goal_count, float limit, float* T)
+{
     if (g == NULL || g->blocked == NULL || T == NULL || goal_count < 0 || (goal == NULL && goal_count > 0))
         return SHOAL_ERR_INVALID_ARGUMENT;
     const int64_t cells = (int64_t)g->nx * g->ny;
@@ -228,6 +234,11 @@ shoal_status_t nav_field_solve(const nav_grid_t* g, const float* speed, const in
             if (!walkable(&m, c)) continue;
         } else {
             c = pop(&m);
+            if (T[c] > limit) { /* the rest of the front and beyond: unreached */
+                T[c] = INFINITY;
+                for (int32_t k = 0; k < m.size; ++k) T[m.heap[k].cell] = INFINITY;
+                break;
+            }
         }
         int32_t i = c % nx, j = c / nx;
         /* Sethian's step: the accepted cell's neighbors not yet accepted

@@ -64,6 +64,13 @@
 shoal_status_t nav_field_solve(const nav_grid_t* g, const float* speed, const int32_t* goal,
                                const float* goal_time, int32_t goal_count, float* T);
 
+/* The same, stopping once the front passes `limit`: cells farther than
+ * that get INFINITY, as unreached ones do. The march visits only the
+ * cells within limit of the goals (a band along walls for their distance),
+ * not the whole grid. */
+shoal_status_t nav_field_solve_within(const nav_grid_t* g, const float* speed, const int32_t* goal,
+                                      const float* goal_time, int32_t goal_count, float limit, float* T);
+
 /* The goal cells of a point goal (x, y): every walkable cell whose center
  * is within `radius` of the point and in straight sight of it (no blocked
  * cell on the way), with its exact time |center - point| / F(cell) (speed
