@@ -697,6 +697,31 @@ static int way_out(const nav_grid_t* g, const float* T, float x, float y, float 
     return 1;
 }
 
+/* The descent where the four cell centers round (x, y) all have a way to
+ * the goal (blocked cells have none): the bilinear interpolant's gradient,
+ * as nav_field_gradient gives it there, without its cases for walls. 0
+ * elsewhere, or where the gradient vanishes: the caller asks
+ * nav_field_gradient. Most agents of a crowd stand in such squares. */
+static inline int open_gradient(const nav_grid_t* g, const float* T, float x, float y, float dir[2])
+{
+    const float inv_h = 1.0f / g->cell;
+    float u = (x - g->origin[0]) * inv_h - 0.5f, v = (y - g->origin[1]) * inv_h - 0.5f;
+    float fu = floorf(u), fv = floorf(v);
+    if (!(fu >= 0.0f && fv >= 0.0f && fu < (float)(g->nx - 1) && fv < (float)(g->ny - 1))) return 0;
+    int32_t c = (int32_t)fv * g->nx + (int32_t)fu;
+    float t0 = T[c], t1 = T[c + 1], t2 = T[c + g->nx], t3 = T[c + g->nx + 1];
+    if (!(t0 + t1 + t2 + t3 < INFINITY)) return 0;
+    float fx = u - fu, fy = v - fv;
+    float gx = (1.0f - fy) * (t1 - t0) + fy * (t3 - t2);
+    float gy = (1.0f - fx) * (t2 - t0) + fx * (t3 - t1);
+    float len2 = gx * gx + gy * gy;
+    if (!(len2 > 1e-12f)) return 0;
+    float inv = -1.0f / sqrtf(len2);
+    dir[0] = gx * inv;
+    dir[1] = gy * inv;
+    return 1;
+}
+
 static void navigate_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -735,7 +760,7 @@ static void navigate_range(int32_t begin, int32_t end, int32_t worker, void* vct
                 /* in sight of the point: straight at it, exactly */
                 straight = 1;
                 to_end = goal_dist(&g->def, x, y);
-            } else if (!nav_field_gradient(grid, g->T, x, y, dir)) {
+            } else if (!open_gradient(grid, g->T, x, y, dir) && !nav_field_gradient(grid, g->T, x, y, dir)) {
                 dir[0] = dir[1] = 0.0f;                          /* at the field's bottom */
                 if (to_end > g->offset + c->arrive[r]) continue; /* a pit with no way on */
             }
