@@ -661,3 +661,117 @@ Test(nav, a_snapshot_between_congestion_updates_resumes_alike)
     shoal_world_destroy(v);
     shoal_world_destroy(w);
 }
+
+/* A journey: a waiting area (wait 4 s), then round robin to room B (1 in
+ * 3) or room C (2 in 3), then each to the exit. Every walker leaves; the
+ * rooms get exactly their shares; nobody leaves the waiting area before 4
+ * s there; the stages as shoal_agent_get_nav_state reports them. */
+Test(nav, a_journey_of_stages_waits_splits_round_robin_and_leaves)
+{
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    const float wait_area[] = {-2, -2, 2, -2, 2, 2, -2, 2};
+    const float room_b[] = {8, 6, 12, 6, 12, 10, 8, 10};
+    const float room_c[] = {8, -10, 12, -10, 12, -6, 8, -6};
+    const float exit_line[] = {20, -12, 20, 12};
+    int32_t ga = add_goal(w, SHOAL_NAV_AREA, wait_area, 4), gb = add_goal(w, SHOAL_NAV_AREA, room_b, 4),
+            gc = add_goal(w, SHOAL_NAV_AREA, room_c, 4);
+    shoal_nav_goal_t ex = {.kind = SHOAL_NAV_LINE, .count = 2, .exit = 1};
+    memcpy(ex.points, exit_line, sizeof exit_line);
+    int32_t ge;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &ex, &ge), SHOAL_OK);
+    shoal_journey_t j;
+    memset(&j, 0, sizeof j);
+    j.count = 4;
+    j.stages[0] = (shoal_journey_stage_t){.goal = ga,
+                                          .wait = 4.0f,
+                                          .transition = SHOAL_TRANSITION_ROUND_ROBIN,
+                                          .next_count = 2,
+                                          .next = {1, 2},
+                                          .next_weight = {1, 2}};
+    j.stages[1] = (shoal_journey_stage_t){
+        .goal = gb, .transition = SHOAL_TRANSITION_FIXED, .next_count = 1, .next = {3}};
+    j.stages[2] = (shoal_journey_stage_t){
+        .goal = gc, .transition = SHOAL_TRANSITION_FIXED, .next_count = 1, .next = {3}};
+    j.stages[3] = (shoal_journey_stage_t){.goal = ge, .transition = SHOAL_TRANSITION_END};
+    int32_t jid;
+    cr_assert_eq(shoal_world_add_journey(w, &j, &jid), SHOAL_OK, "%s", shoal_world_last_error(w));
+    /* a bad one: a candidate that is not a stage */
+    j.stages[1].next[0] = 9;
+    cr_assert_eq(shoal_world_add_journey(w, &j, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "stages[1].next[0]"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_journey_count(w), 1);
+    uint64_t s = 4242;
+    float xy[60];
+    cr_assert_eq(scatter(&s, -14, -6, -4, 4, 0.5f, 30, xy), 30);
+    shoal_agent_t ids[30];
+    for (int i = 0; i < 30; ++i) {
+        shoal_agent_def_t d = navigator(xy[2 * i], xy[2 * i + 1], -1);
+        d.nav.journey = jid;
+        d.nav.arrive_distance = 0.5f;
+        cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    int in_b = 0, in_c = 0, seen_b[30] = {0}, seen_c[30] = {0};
+    float first_wait_done = INFINITY;
+    float t = 0.0f;
+    while (shoal_world_agent_count(w) > 0 && t < 300.0f) {
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        t += 0.05f;
+        for (int i = 0; i < 30; ++i) {
+            shoal_nav_agent_t a;
+            if (!shoal_agent_is_valid(w, ids[i])) continue;
+            cr_assert_eq(shoal_agent_get_nav_state(w, ids[i], &a), SHOAL_OK);
+            cr_assert(a.stage >= 0 && a.stage < 4);
+            cr_assert_eq(a.goal, j.stages[a.stage].goal);
+            if (a.stage == 1 && !seen_b[i]) seen_b[i] = 1, in_b++;
+            if (a.stage == 2 && !seen_c[i]) seen_c[i] = 1, in_c++;
+            if (a.stage > 0 && first_wait_done == INFINITY) first_wait_done = t;
+        }
+    }
+    cr_assert_eq(shoal_world_agent_count(w), 0, "%d walkers left after 300 s", shoal_world_agent_count(w));
+    shoal_nav_stats_t st;
+    shoal_world_nav_stats(w, ge, &st);
+    cr_assert_eq(st.exited, 30);
+    cr_assert_eq(in_b, 10, "room B got %d", in_b);
+    cr_assert_eq(in_c, 20, "room C got %d", in_c);
+    cr_assert_geq(first_wait_done, 4.0f, "a walker moved on after %.2f s", (double)first_wait_done);
+    shoal_world_destroy(w);
+}
+
+/* QUICKEST: from a hall, each walker takes the exit it reaches soonest. */
+Test(nav, the_quickest_transition_sends_each_walker_to_its_nearer_exit)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    const float hall[] = {-3, -3, 3, -3, 3, 3, -3, 3};
+    const float west[] = {-20, -3, -20, 3}, east[] = {20, -3, 20, 3};
+    int32_t gh = add_goal(w, SHOAL_NAV_AREA, hall, 4);
+    shoal_nav_goal_t e = {.kind = SHOAL_NAV_LINE, .count = 2, .exit = 1};
+    memcpy(e.points, west, sizeof west);
+    int32_t gw, gE;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &e, &gw), SHOAL_OK);
+    memcpy(e.points, east, sizeof east);
+    cr_assert_eq(shoal_world_add_nav_goal(w, &e, &gE), SHOAL_OK);
+    shoal_journey_t j;
+    memset(&j, 0, sizeof j);
+    j.count = 3;
+    j.stages[0] = (shoal_journey_stage_t){
+        .goal = gh, .transition = SHOAL_TRANSITION_QUICKEST, .next_count = 2, .next = {1, 2}};
+    j.stages[1] = (shoal_journey_stage_t){.goal = gw};
+    j.stages[2] = (shoal_journey_stage_t){.goal = gE};
+    int32_t jid;
+    cr_assert_eq(shoal_world_add_journey(w, &j, &jid), SHOAL_OK, "%s", shoal_world_last_error(w));
+    /* two walkers inside the hall, one each side of its middle */
+    const float x0[2] = {-2.0f, 2.0f};
+    for (int i = 0; i < 2; ++i) {
+        shoal_agent_def_t d = navigator(x0[i], 0.0f, -1);
+        d.nav.journey = jid;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    }
+    for (int s = 0; s < 800 && shoal_world_agent_count(w) > 0; ++s)
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    shoal_nav_stats_t a, b;
+    shoal_world_nav_stats(w, gw, &a);
+    shoal_world_nav_stats(w, gE, &b);
+    cr_assert_eq(a.exited, 1);
+    cr_assert_eq(b.exited, 1);
+    shoal_world_destroy(w);
+}

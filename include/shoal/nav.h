@@ -119,12 +119,78 @@ SHOAL_API int32_t shoal_world_nav_goal_count(const shoal_world_t* world);
 typedef struct shoal_nav_t {
     int32_t goal;          /* a goal of this world (shoal_world_add_nav_goal). Default -1 (none) */
     float arrive_distance; /* m, >= 0: arrived within this of the goal along its field. Default 0.3 */
+    int32_t journey;       /* a journey of this world (shoal_world_add_journey), which then gives
+                            * the goal stage by stage (`goal` is not used); -1: none. Default -1 */
 } shoal_nav_t;
 
 SHOAL_API shoal_nav_t shoal_nav_default(void);
 /* Change an agent's navigation (its definition's `nav`), checked as an add
  * checks it; a goal that is not live is refused (NOT_FOUND). */
 SHOAL_API shoal_status_t shoal_agent_set_nav(shoal_world_t* world, shoal_agent_t id, const shoal_nav_t* nav);
+
+/* ---- journeys ------------------------------------------------------------
+ *
+ * A journey (in the spirit of JuPedSim's) is a list of stages, each a goal
+ * of this world: an agent on it starts at stage 0, navigates to the
+ * stage's goal, waits there `wait` seconds once arrived (a waiting area),
+ * then moves on by the stage's transition. A stage whose goal is an exit
+ * ends the journey there (the agent leaves). Transitions run after
+ * `navigate`, serially in row order, so the same for any thread count:
+ * - END: the journey ends here, the agent stays at the goal;
+ * - FIXED: to next[0];
+ * - ROUND_ROBIN: to next[0 .. next_count) in turn, next_weight[k]
+ *   agents to each in a round (the stage's count of agents sent is state);
+ * - QUICKEST: to the candidate whose goal the agent would reach soonest
+ *   from where it stands (its field's value there; with congestion on,
+ *   the least congested): exit choice.
+ * Ids are 0, 1, 2, ... in the order added; journeys cannot be removed. */
+#define SHOAL_JOURNEY_STAGES 16
+#define SHOAL_JOURNEY_NEXT 4
+#define SHOAL_MAX_JOURNEYS 1024
+
+typedef enum shoal_transition_kind_t {
+    SHOAL_TRANSITION_END = 0,
+    SHOAL_TRANSITION_FIXED = 1,
+    SHOAL_TRANSITION_ROUND_ROBIN = 2,
+    SHOAL_TRANSITION_QUICKEST = 3
+} shoal_transition_kind_t;
+
+typedef struct shoal_journey_stage_t {
+    int32_t goal;                     /* a nav goal of this world */
+    float wait;                       /* s, >= 0: stay this long at the goal once arrived before moving on */
+    int32_t transition;               /* shoal_transition_kind_t */
+    int32_t next_count;               /* candidates: 0 for END, 1 for FIXED, 1 to SHOAL_JOURNEY_NEXT else */
+    int32_t next[SHOAL_JOURNEY_NEXT]; /* stage indices of this journey */
+    int32_t next_weight[SHOAL_JOURNEY_NEXT]; /* ROUND_ROBIN: agents to each in a round, >= 1 */
+} shoal_journey_stage_t;
+
+typedef struct shoal_journey_t {
+    int32_t count; /* stages used, 1 to SHOAL_JOURNEY_STAGES */
+    shoal_journey_stage_t stages[SHOAL_JOURNEY_STAGES];
+} shoal_journey_t;
+
+/* Add a journey; *out_id (optional) its id. Refused (world unchanged,
+ * INVALID_ARGUMENT naming the stage and field): a 3D world, a count out of
+ * range, a goal that is not one of this world's, a wait not finite or < 0,
+ * a transition out of range or with the wrong number of candidates, a
+ * candidate that is not a stage of the journey, a weight < 1; CAPACITY past
+ * SHOAL_MAX_JOURNEYS. */
+SHOAL_API shoal_status_t shoal_world_add_journey(shoal_world_t* world, const shoal_journey_t* journey,
+                                                 int32_t* out_id);
+SHOAL_API int32_t shoal_world_journey_count(const shoal_world_t* world);
+
+/* Where a navigating agent stands after the last step. */
+typedef struct shoal_nav_agent_t {
+    int32_t goal;    /* the goal it heads for (its journey's stage's, on a journey) */
+    int32_t stage;   /* its journey's stage, or -1 */
+    int32_t status;  /* 0 moving, 1 arrived, 2 no way, 3 off the grid, 4 in a wall's clearance */
+    float remaining; /* travel time (m at unit speed) left to the goal; INFINITY unknown */
+    float waited;    /* s waited at the stage's goal so far */
+} shoal_nav_agent_t;
+
+/* NOT_FOUND for an agent that does not navigate (no NAVIGATE weight). */
+SHOAL_API shoal_status_t shoal_agent_get_nav_state(const shoal_world_t* world, shoal_agent_t id,
+                                                   shoal_nav_agent_t* out);
 
 /* The grid as the last step (or the last shoal_world_nav_update) built it. */
 typedef struct shoal_nav_grid_info_t {

@@ -58,7 +58,7 @@ shoal_nav_params_t shoal_nav_params_default(void)
 
 shoal_nav_t shoal_nav_default(void)
 {
-    shoal_nav_t n = {.goal = -1, .arrive_distance = 0.3f};
+    shoal_nav_t n = {.goal = -1, .arrive_distance = 0.3f, .journey = -1};
     return n;
 }
 
@@ -652,11 +652,19 @@ int64_t nav_fields_run(world_t* w, float dt, void* ctx)
 
 /* ---- navigate -------------------------------------------------------------- */
 
+/* The goal an agent heads for: its journey's stage's, else its own. */
+static inline int32_t agent_goal(const nav_world_t* nw, int32_t goal, int32_t journey, int32_t stage)
+{
+    if (journey < 0) return goal;
+    if (journey >= nw->journey_count || stage < 0 || stage >= nw->journeys[journey].def.count) return -1;
+    return nw->journeys[journey].def.stages[stage].goal;
+}
+
 typedef struct navigate_ctx_t {
     world_t* w;
     agent_view_t a;
     const nav_world_t* nw;
-    const int32_t *agent_row, *goal;
+    const int32_t *agent_row, *goal, *journey, *stage;
     const float *weight, *arrive;
     int32_t* status;
     float* remaining;
@@ -730,7 +738,7 @@ static void navigate_range(int32_t begin, int32_t end, int32_t worker, void* vct
     const nav_grid_t* grid = &nw->grid;
     const float h = grid->cell;
     for (int32_t r = begin; r < end; ++r) {
-        int32_t i = c->agent_row[r], gi = c->goal[r];
+        int32_t i = c->agent_row[r], gi = agent_goal(nw, c->goal[r], c->journey[r], c->stage[r]);
         c->status[r] = NAV_NO_WAY;
         c->remaining[r] = INFINITY;
         if (gi < 0 || gi >= nw->goal_high || !nw->goals[gi].live || !nw->goals[gi].solved) continue;
@@ -802,6 +810,8 @@ int64_t navigate_run(world_t* w, float dt, void* ctx)
                         .nw = nav_of(w),
                         .agent_row = COMP_I(w, k, COMP_ROW),
                         .goal = COMP_I(w, k, NV_GOAL),
+                        .journey = COMP_I(w, k, NV_JOURNEY),
+                        .stage = COMP_I(w, k, NV_STAGE),
                         .weight = COMP_F(w, k, NV_WEIGHT),
                         .arrive = COMP_F(w, k, NV_ARRIVE_DISTANCE),
                         .status = COMP_I(w, k, NV_STATUS),
@@ -831,10 +841,12 @@ int64_t nav_exits_run(world_t* w, float dt, void* ctx)
     const int32_t rows = w->comps[k].table.count;
     const uint32_t* slot = COMP_U(w, k, 0);
     const int32_t* goal = COMP_I(w, k, NV_GOAL);
+    const int32_t* journey = COMP_I(w, k, NV_JOURNEY);
+    const int32_t* stage = COMP_I(w, k, NV_STAGE);
     const int32_t* status = COMP_I(w, k, NV_STATUS);
     int64_t left = 0;
     for (int32_t r = 0; r < rows; ++r) {
-        int32_t g = goal[r];
+        int32_t g = agent_goal(nw, goal[r], journey[r], stage[r]);
         if (status[r] != NAV_ARRIVED || g < 0 || g >= nw->goal_high || !nw->goals[g].live ||
             !nw->goals[g].def.exit)
             continue;
@@ -849,6 +861,203 @@ int64_t nav_exits_run(world_t* w, float dt, void* ctx)
     return left;
 }
 
+static shoal_status_t nav_entry(world_t* w, const char* where);
+
+/* ---- journeys ---------------------------------------------------------------- */
+
+int nav_journeys_idle(const world_t* w)
+{
+    return nav_of(w)->journey_count == 0 || w->comps[COMP_NAV].table.count == 0;
+}
+
+/* The travel time from (x, y) to goal g: its field at the point's cell,
+ * straight-line outside the grid; INFINITY with no way. */
+static float time_to(const nav_world_t* nw, int32_t g, float x, float y)
+{
+    if (g < 0 || g >= nw->goal_high || !nw->goals[g].live || !nw->goals[g].solved) return INFINITY;
+    const nav_goal_rec_t* gr = &nw->goals[g];
+    int32_t cell = nav_grid_cell_of(&nw->grid, x, y);
+    if (cell < 0) return goal_dist(&gr->def, x, y);
+    return fmaxf(0.0f, gr->T[cell] - gr->offset);
+}
+
+/* The next stage after stage s of journey j for an agent at (x, y). */
+static int32_t next_stage(nav_world_t* nw, int32_t j, int32_t s, float x, float y)
+{
+    nav_journey_rec_t* jr = &nw->journeys[j];
+    const shoal_journey_stage_t* st = &jr->def.stages[s];
+    switch (st->transition) {
+    case SHOAL_TRANSITION_FIXED: return st->next[0];
+    case SHOAL_TRANSITION_ROUND_ROBIN: {
+        int64_t round = 0;
+        for (int32_t k = 0; k < st->next_count; ++k) round += st->next_weight[k];
+        int64_t at = jr->sent[s]++ % round;
+        for (int32_t k = 0; k < st->next_count; ++k) {
+            if (at < st->next_weight[k]) return st->next[k];
+            at -= st->next_weight[k];
+        }
+        return st->next[st->next_count - 1];
+    }
+    case SHOAL_TRANSITION_QUICKEST: {
+        int32_t best = st->next[0];
+        float best_t = INFINITY;
+        for (int32_t k = 0; k < st->next_count; ++k) {
+            float t = time_to(nw, jr->def.stages[st->next[k]].goal, x, y);
+            if (t < best_t) {
+                best_t = t;
+                best = st->next[k];
+            }
+        }
+        return best;
+    }
+    default: return -1; /* END */
+    }
+}
+
+int64_t nav_journeys_run(world_t* w, float dt, void* ctx)
+{
+    (void)ctx;
+    if (nav_journeys_idle(w)) return 0;
+    nav_world_t* nw = nav_of(w);
+    const int k = COMP_NAV;
+    const int32_t rows = w->comps[k].table.count;
+    const int32_t* agent_row = COMP_I(w, k, COMP_ROW);
+    const int32_t* journey = COMP_I(w, k, NV_JOURNEY);
+    const int32_t* status = COMP_I(w, k, NV_STATUS);
+    int32_t* stage = COMP_I(w, k, NV_STAGE);
+    float* waited = COMP_F(w, k, NV_WAITED);
+    const float* px = AGENT_F(w, AC_POS_X);
+    const float* py = AGENT_F(w, AC_POS_Y);
+    int64_t moved = 0;
+    for (int32_t r = 0; r < rows; ++r) {
+        int32_t j = journey[r];
+        if (j < 0 || j >= nw->journey_count || status[r] != NAV_ARRIVED) continue;
+        const shoal_journey_stage_t* st = &nw->journeys[j].def.stages[stage[r]];
+        int32_t g = st->goal;
+        if (g >= 0 && g < nw->goal_high && nw->goals[g].def.exit) continue; /* leaves there */
+        if (st->transition == SHOAL_TRANSITION_END) continue;
+        waited[r] += dt;
+        if (waited[r] < st->wait) continue;
+        int32_t i = agent_row[r];
+        int32_t next = next_stage(nw, j, stage[r], px[i], py[i]);
+        if (next < 0) continue;
+        stage[r] = next;
+        waited[r] = 0.0f;
+        moved++;
+    }
+    return moved;
+}
+
+static shoal_status_t check_journey(world_t* w, const char* where, const shoal_journey_t* jy)
+{
+    if (jy->count < 1 || jy->count > SHOAL_JOURNEY_STAGES)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: count must be 1 to %d stages, got %d", where,
+                          SHOAL_JOURNEY_STAGES, (int)jy->count);
+    const nav_world_t* nw = nav_of(w);
+    for (int32_t s = 0; s < jy->count; ++s) {
+        const shoal_journey_stage_t* st = &jy->stages[s];
+        if (st->goal < 0 || st->goal >= nw->goal_high || !nw->goals[st->goal].live)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: stages[%d].goal must be a live nav goal of this world, got %d", where,
+                              (int)s, (int)st->goal);
+        if (!(isfinite(st->wait) && st->wait >= 0.0f))
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: stages[%d].wait must be a finite value >= 0, got %g", where, (int)s,
+                              (double)st->wait);
+        if (st->transition < SHOAL_TRANSITION_END || st->transition > SHOAL_TRANSITION_QUICKEST)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: stages[%d].transition must be 0 (end), 1 (fixed), 2 (round robin) or 3 "
+                              "(quickest), got %d",
+                              where, (int)s, (int)st->transition);
+        int32_t lo = st->transition == SHOAL_TRANSITION_END ? 0 : 1;
+        int32_t hi = st->transition == SHOAL_TRANSITION_END     ? 0
+                     : st->transition == SHOAL_TRANSITION_FIXED ? 1
+                                                                : SHOAL_JOURNEY_NEXT;
+        if (st->next_count < lo || st->next_count > hi)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: stages[%d].next_count must be %d to %d, got %d", where, (int)s, (int)lo,
+                              (int)hi, (int)st->next_count);
+        for (int32_t k = 0; k < st->next_count; ++k) {
+            if (st->next[k] < 0 || st->next[k] >= jy->count)
+                return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                                  "%s: stages[%d].next[%d] must be a stage of the journey (0 to %d), got %d",
+                                  where, (int)s, (int)k, (int)jy->count - 1, (int)st->next[k]);
+            if (st->transition == SHOAL_TRANSITION_ROUND_ROBIN &&
+                (st->next_weight[k] < 1 || st->next_weight[k] > 1000000))
+                return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                                  "%s: stages[%d].next_weight[%d] must be 1 to 1000000, got %d", where,
+                                  (int)s, (int)k, (int)st->next_weight[k]);
+        }
+    }
+    return SHOAL_OK;
+}
+
+static int grow_journeys(world_t* w, nav_world_t* nw, int32_t need)
+{
+    if (need <= nw->journey_capacity) return 1;
+    int32_t cap = nw->journey_capacity ? nw->journey_capacity * 2 : 4;
+    while (cap < need) cap *= 2;
+    nav_journey_rec_t* j = mem_calloc(&w->alloc, (size_t)cap * sizeof *j);
+    if (!j) return 0;
+    if (nw->journey_count) memcpy(j, nw->journeys, (size_t)nw->journey_count * sizeof *j);
+    mem_free(&w->alloc, nw->journeys, (size_t)nw->journey_capacity * sizeof *j);
+    nw->journeys = j;
+    nw->journey_capacity = cap;
+    return 1;
+}
+
+shoal_status_t shoal_world_add_journey(shoal_world_t* w, const shoal_journey_t* journey, int32_t* out_id)
+{
+    static const char* where = "world_add_journey";
+    if (out_id) *out_id = -1;
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    REQUIRE_PTR(w, journey, where, "journey");
+    shoal_status_t st = nav_entry(w, where);
+    if (st == SHOAL_OK) st = check_journey(w, where, journey);
+    if (st != SHOAL_OK) return st;
+    nav_world_t* nw = nav_of(w);
+    if (nw->journey_count >= SHOAL_MAX_JOURNEYS)
+        return world_fail(w, SHOAL_ERR_CAPACITY, "%s: %d journeys, the most a world takes", where,
+                          SHOAL_MAX_JOURNEYS);
+    if (!grow_journeys(w, nw, nw->journey_count + 1))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for a journey", where);
+    nav_journey_rec_t* jr = &nw->journeys[nw->journey_count];
+    memset(jr, 0, sizeof *jr);
+    jr->def.count = journey->count;
+    for (int32_t s = 0; s < journey->count; ++s) {
+        shoal_journey_stage_t stg = journey->stages[s];
+        for (int32_t k = stg.next_count; k < SHOAL_JOURNEY_NEXT; ++k) stg.next[k] = stg.next_weight[k] = 0;
+        if (stg.transition != SHOAL_TRANSITION_ROUND_ROBIN)
+            for (int32_t k = 0; k < SHOAL_JOURNEY_NEXT; ++k) stg.next_weight[k] = 0;
+        jr->def.stages[s] = stg;
+    }
+    if (out_id) *out_id = nw->journey_count;
+    nw->journey_count++;
+    return SHOAL_OK;
+}
+
+int32_t shoal_world_journey_count(const shoal_world_t* w) { return w ? nav_of(w)->journey_count : 0; }
+
+shoal_status_t shoal_agent_get_nav_state(const shoal_world_t* w, shoal_agent_t id, shoal_nav_agent_t* out)
+{
+    static const char* where = "agent_get_nav_state";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: out is NULL", where);
+    int32_t slot = world_resolve(w, id, 0, where);
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    int32_t r = component_row(&w->comps[COMP_NAV], (uint32_t)slot);
+    if (r < 0) return world_failc(w, SHOAL_ERR_NOT_FOUND, "%s: the agent does not navigate", where);
+    const nav_world_t* nw = nav_of(w);
+    const int k = COMP_NAV;
+    int32_t j = COMP_I(w, k, NV_JOURNEY)[r];
+    out->stage = j >= 0 ? COMP_I(w, k, NV_STAGE)[r] : -1;
+    out->goal = agent_goal(nw, COMP_I(w, k, NV_GOAL)[r], j, COMP_I(w, k, NV_STAGE)[r]);
+    out->status = COMP_I(w, k, NV_STATUS)[r];
+    out->remaining = COMP_F(w, k, NV_REMAINING)[r];
+    out->waited = COMP_F(w, k, NV_WAITED)[r];
+    return SHOAL_OK;
+}
+
 /* ---- the component --------------------------------------------------------- */
 
 static void nav_defaults(shoal_agent_def_t* d) { d->nav = shoal_nav_default(); }
@@ -860,6 +1069,10 @@ static const column_def_t nav_columns[NV_COUNT_] = {
     [NV_WEIGHT] = COLUMN_WEIGHT("weights[navigate]", SHOAL_BEHAVIOR_NAVIGATE),
     [NV_GOAL] = COLUMN_INT_IN("nav.goal", nav.goal, -1.0f, (float)(SHOAL_MAX_NAV_GOALS - 1), "-1 to 4095"),
     [NV_ARRIVE_DISTANCE] = COLUMN_AT_LEAST("nav.arrive_distance", nav.arrive_distance, 0.0),
+    [NV_JOURNEY] =
+        COLUMN_INT_IN("nav.journey", nav.journey, -1.0f, (float)(SHOAL_MAX_JOURNEYS - 1), "-1 to 1023"),
+    [NV_STAGE] = COLUMN_STATE_I32("stage"),
+    [NV_WAITED] = COLUMN_STATE_F32("waited"),
     [NV_STATUS] = {.name = "status",
                    .field = COLUMN_NO_FIELD,
                    .type = COLUMN_I32,
@@ -881,7 +1094,13 @@ static shoal_status_t nav_validate(world_t* w, const shoal_agent_def_t* d, const
                           "%s: weights[navigate]: navigation fields are 2D, this world is 3D", where);
     const nav_world_t* nw = nav_of(w);
     int32_t g = d->nav.goal;
-    if (g < 0 || g >= nw->goal_high)
+    if (d->nav.journey >= nw->journey_count)
+        return world_fail(
+            w, SHOAL_ERR_INVALID_ARGUMENT,
+            "%s: nav.journey must be -1 or a journey of this world (shoal_world_add_journey), got %d (%d "
+            "journeys)",
+            where, (int)d->nav.journey, (int)nw->journey_count);
+    if (d->nav.journey < 0 && (g < 0 || g >= nw->goal_high))
         return world_fail(
             w, SHOAL_ERR_INVALID_ARGUMENT,
             "%s: nav.goal must be a nav goal of this world (shoal_world_add_nav_goal), got %d (%d "
@@ -894,7 +1113,8 @@ static shoal_status_t nav_validate_add(world_t* w, const shoal_agent_def_t* d, c
 {
     const nav_world_t* nw = nav_of(w);
     int32_t g = d->nav.goal;
-    if (d->weights[SHOAL_BEHAVIOR_NAVIGATE] != 0.0f && g >= 0 && g < nw->goal_high && !nw->goals[g].live)
+    if (d->weights[SHOAL_BEHAVIOR_NAVIGATE] != 0.0f && d->nav.journey < 0 && g >= 0 && g < nw->goal_high &&
+        !nw->goals[g].live)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: nav.goal %d was removed", where, (int)g);
     return SHOAL_OK;
 }
@@ -904,7 +1124,13 @@ static void nav_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agen
 {
     (void)slot;
     (void)forward;
+    /* a new journey starts at its first stage */
+    int restart = fresh || COMP_I(w, COMP_NAV, NV_JOURNEY)[r] != d->nav.journey;
     columns_write(w, COMP_NAV, r, d, nav_columns, NV_COUNT_);
+    if (restart) {
+        COMP_I(w, COMP_NAV, NV_STAGE)[r] = 0;
+        COMP_F(w, COMP_NAV, NV_WAITED)[r] = 0.0f;
+    }
     if (fresh) {
         COMP_I(w, COMP_NAV, NV_STATUS)[r] = NAV_MOVING;
         COMP_F(w, COMP_NAV, NV_REMAINING)[r] = INFINITY;
@@ -1226,6 +1452,7 @@ static void nav_release(world_t* w)
         mem_free(&w->alloc, nw->loaded_density,
                  (size_t)nw->loaded_nx * nw->loaded_ny * sizeof *nw->loaded_density);
     mem_free(&w->alloc, nw->goals, (size_t)nw->goal_capacity * sizeof *nw->goals);
+    mem_free(&w->alloc, nw->journeys, (size_t)nw->journey_capacity * sizeof *nw->journeys);
     mem_free(&w->alloc, nw, sizeof *nw);
 }
 
@@ -1253,6 +1480,18 @@ static uint64_t nav_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
     h = absorb(h, f32_bits(p->margin));
     h = absorb(h, mb);
     h = absorb(h, f32_bits(p->density_weight) << 32 | (uint32_t)p->density_interval);
+    for (int32_t j = 0; j < nw->journey_count; ++j) {
+        const nav_journey_rec_t* jr = &nw->journeys[j];
+        h = absorb(h, 0x6a6f75726e657900ull | (uint32_t)jr->def.count);
+        for (int32_t s = 0; s < jr->def.count; ++s) {
+            const shoal_journey_stage_t* st = &jr->def.stages[s];
+            h = absorb(h, (uint64_t)(uint32_t)st->goal << 32 | f32_bits(st->wait));
+            h = absorb(h, (uint64_t)(uint32_t)st->transition << 32 | (uint32_t)st->next_count);
+            for (int32_t k = 0; k < st->next_count; ++k)
+                h = absorb(h, (uint64_t)(uint32_t)st->next[k] << 32 | (uint32_t)st->next_weight[k]);
+            h = absorb(h, (uint64_t)jr->sent[s]);
+        }
+    }
     for (int32_t g = 0; g < nw->goal_high; ++g) {
         const nav_goal_rec_t* gr = &nw->goals[g];
         h = absorb(h, (uint64_t)(uint32_t)gr->live << 32 |
@@ -1270,6 +1509,7 @@ static void nav_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
     nav_world_t* nw = nav_of(w);
     note[0] = nw->goal_high;
     note[1] = nw->live_goals;
+    note[2] = nw->journey_count;
     nw->marked_params = nw->params;
 }
 
@@ -1279,6 +1519,7 @@ static void nav_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
     free_derived(w, nw);
     nw->goal_high = (int32_t)note[0];
     nw->live_goals = (int32_t)note[1];
+    nw->journey_count = (int32_t)note[2];
     nw->params = nw->marked_params;
     nw->params_version++;
     nw->goals_version++;
@@ -1312,6 +1553,23 @@ static void nav_save(const world_t* w, byte_writer_t* wr)
         for (int32_t k = 0; k < gr->def.count; ++k) {
             bw_f32(wr, gr->def.points[k][0]);
             bw_f32(wr, gr->def.points[k][1]);
+        }
+    }
+    bw_u32(wr, (uint32_t)nw->journey_count);
+    for (int32_t j = 0; j < nw->journey_count; ++j) {
+        const nav_journey_rec_t* jr = &nw->journeys[j];
+        bw_i32(wr, jr->def.count);
+        for (int32_t s = 0; s < jr->def.count; ++s) {
+            const shoal_journey_stage_t* st = &jr->def.stages[s];
+            bw_i32(wr, st->goal);
+            bw_f32(wr, st->wait);
+            bw_i32(wr, st->transition);
+            bw_i32(wr, st->next_count);
+            for (int32_t k = 0; k < SHOAL_JOURNEY_NEXT; ++k) {
+                bw_i32(wr, st->next[k]);
+                bw_i32(wr, st->next_weight[k]);
+            }
+            bw_u64(wr, (uint64_t)jr->sent[s]);
         }
     }
     /* the congestion's density, so that a resumed run solves its fields
@@ -1369,6 +1627,52 @@ static int nav_load(world_t* w, byte_reader_t* rd)
         if (check_goal(w, "nav", &gr->def) != SHOAL_OK) return br_fail(rd, "nav goal %u: %s", g, w->error);
         live += gr->live;
     }
+    /* goals first: the journeys' checks read them */
+    nw->goal_high = (int32_t)goals;
+    nw->live_goals = live;
+    uint32_t journeys = br_u32(rd);
+    if (rd->failed) return 0;
+    if (!br_count(rd, journeys, 4, SHOAL_MAX_JOURNEYS, "journeys")) return 0;
+    if (journeys > 0 && !grow_journeys(w, nw, (int32_t)journeys))
+        return br_fail(rd, "out of memory for %u journeys", journeys);
+    for (uint32_t j = 0; j < journeys; ++j) {
+        nav_journey_rec_t* jr = &nw->journeys[j];
+        memset(jr, 0, sizeof *jr);
+        jr->def.count = br_i32(rd);
+        if (rd->failed) return 0;
+        if (jr->def.count < 1 || jr->def.count > SHOAL_JOURNEY_STAGES)
+            return br_fail(rd, "journey %u: %d stages", j, (int)jr->def.count);
+        for (int32_t s = 0; s < jr->def.count; ++s) {
+            shoal_journey_stage_t* st = &jr->def.stages[s];
+            st->goal = br_i32(rd);
+            st->wait = br_f32(rd);
+            st->transition = br_i32(rd);
+            st->next_count = br_i32(rd);
+            for (int32_t k = 0; k < SHOAL_JOURNEY_NEXT; ++k) {
+                st->next[k] = br_i32(rd);
+                st->next_weight[k] = br_i32(rd);
+            }
+            uint64_t sent = br_u64(rd);
+            if (rd->failed) return 0;
+            if (sent > (uint64_t)INT64_MAX)
+                return br_fail(rd, "journey %u stage %d: sent %llu", j, (int)s, (unsigned long long)sent);
+            jr->sent[s] = (int64_t)sent;
+        }
+        /* removed goals are fine here: the check wants live ones for new journeys */
+        for (int32_t s = 0; s < jr->def.count; ++s)
+            if (jr->def.stages[s].goal < 0 || jr->def.stages[s].goal >= (int32_t)goals)
+                return br_fail(rd, "journey %u stage %d: goal %d is not one of the %u goals", j, (int)s,
+                               (int)jr->def.stages[s].goal, goals);
+        shoal_journey_t probe = jr->def;
+        for (int32_t s = 0; s < probe.count; ++s) probe.stages[s].goal = -1;
+        int32_t first_live = -1;
+        for (int32_t g = 0; g < (int32_t)goals && first_live < 0; ++g)
+            if (nw->goals[g].live) first_live = g;
+        for (int32_t s = 0; s < probe.count; ++s) probe.stages[s].goal = first_live;
+        if (first_live >= 0 && check_journey(w, "journey", &probe) != SHOAL_OK)
+            return br_fail(rd, "journey %u: %s", j, w->error);
+    }
+    nw->journey_count = (int32_t)journeys;
     uint32_t with = br_u32(rd);
     if (rd->failed) return 0;
     if (with > 1) return br_fail(rd, "nav: density flag %u is not 0 or 1", with);
@@ -1404,10 +1708,19 @@ static int nav_check_loaded(const world_t* w, byte_reader_t* rd)
 {
     const nav_world_t* nw = nav_of(w);
     const int32_t* g = COMP_I(w, COMP_NAV, NV_GOAL);
-    for (int32_t r = 0; r < w->comps[COMP_NAV].table.count; ++r)
+    const int32_t* j = COMP_I(w, COMP_NAV, NV_JOURNEY);
+    const int32_t* stage = COMP_I(w, COMP_NAV, NV_STAGE);
+    for (int32_t r = 0; r < w->comps[COMP_NAV].table.count; ++r) {
+        if (j[r] >= nw->journey_count)
+            return br_fail(rd, "nav row %d: journey %d is not one of the file's %d", (int)r, (int)j[r],
+                           (int)nw->journey_count);
+        if (j[r] >= 0 && (stage[r] < 0 || stage[r] >= nw->journeys[j[r]].def.count))
+            return br_fail(rd, "nav row %d: stage %d is not one of its journey's", (int)r, (int)stage[r]);
+        if (j[r] >= 0) continue;
         if (g[r] < 0 || g[r] >= nw->goal_high)
             return br_fail(rd, "nav row %d: goal %d is not a nav goal of the file (%d goals)", (int)r,
                            (int)g[r], (int)nw->goal_high);
+    }
     return 1;
 }
 

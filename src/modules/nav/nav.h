@@ -15,6 +15,9 @@ enum {
     NV_WEIGHT,
     NV_GOAL,
     NV_ARRIVE_DISTANCE,
+    NV_JOURNEY,
+    NV_STAGE,     /* state: the journey's stage (0 when on none) */
+    NV_WAITED,    /* state: s waited at the stage's goal */
     NV_STATUS,    /* enum nav_status */
     NV_REMAINING, /* travel time (m at unit speed) left to the goal; INFINITY when unknown */
     NV_COUNT_
@@ -43,8 +46,16 @@ typedef struct nav_goal_rec_t {
     int64_t exited; /* agents that left through it (an exit): state */
 } nav_goal_rec_t;
 
+/* A journey and its stages' round-robin counts (state). */
+typedef struct nav_journey_rec_t {
+    shoal_journey_t def;
+    int64_t sent[SHOAL_JOURNEY_STAGES];
+} nav_journey_rec_t;
+
 typedef struct nav_world_t {
     shoal_nav_params_t params;
+    nav_journey_rec_t* journeys;
+    int32_t journey_count, journey_capacity;
     nav_goal_rec_t* goals;
     int32_t goal_high, goal_capacity, live_goals;
     uint32_t params_version, goals_version; /* change with every change of each */
@@ -87,6 +98,11 @@ int64_t navigate_run(world_t* w, float dt, void* ctx);
  * applied at the end of the stage), counted per goal. Serial, in row order.
  * Idle when no live goal is an exit. */
 int64_t nav_exits_run(world_t* w, float dt, void* ctx);
+/* Between navigate and nav_exits: agents on a journey that arrived (and
+ * waited) move on to their next stage. Serial, in row order. Idle with no
+ * journey. */
+int64_t nav_journeys_run(world_t* w, float dt, void* ctx);
+int nav_journeys_idle(const world_t* w);
 int nav_exits_idle(const world_t* w);
 
 extern const module_t nav_module;
