@@ -498,6 +498,11 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
         printf("crowd            %" PRId32 " agents, %" PRId32 " arrived, %s, %" PRId32 " overlapping\n",
                crowd.agents, crowd.arrived, closest, crowd.overlapping);
     }
+    shoal_nav_stats_t nav;
+    if (shoal_world_nav_goal_count(world) > 0 && shoal_world_nav_stats(world, -1, &nav) == SHOAL_OK)
+        printf("nav              %" PRId32 " agents, %" PRId32 " arrived, %" PRId32 " no way, %" PRId32
+               " off grid, %" PRId32 " in walls, mean remaining %.2f m\n",
+               nav.agents, nav.arrived, nav.no_way, nav.off_grid, nav.in_walls, nav.mean_remaining);
 
     int32_t count = shoal_world_system_count(world);
     /* The total rows' labels are the narrowest the column may be. */
@@ -647,6 +652,14 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
             ok &= add_number(c, "closest_pair", (double)crowd.closest_pair);
         else if (ok)
             ok &= cJSON_AddNullToObject(c, "closest_pair") != NULL;
+    }
+    shoal_nav_stats_t nav;
+    if (ok && shoal_world_nav_goal_count(world) > 0 && shoal_world_nav_stats(world, -1, &nav) == SHOAL_OK) {
+        cJSON* n = cJSON_AddObjectToObject(root, "nav");
+        ok = n != NULL && add_number(n, "goals", shoal_world_nav_goal_count(world)) &&
+             add_number(n, "agents", nav.agents) && add_number(n, "arrived", nav.arrived) &&
+             add_number(n, "no_way", nav.no_way) && add_number(n, "off_grid", nav.off_grid) &&
+             add_number(n, "in_walls", nav.in_walls) && add_number(n, "mean_remaining", nav.mean_remaining);
     }
     cJSON* systems = ok ? systems_json(world, result) : NULL;
     if (systems != NULL && !cJSON_AddItemToObject(root, "systems", systems)) {

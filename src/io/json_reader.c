@@ -251,7 +251,7 @@ shoal_status_t parser_check_object(parser_t* p, const cJSON* obj, const char* co
 
 /* A finite number that fits a float and is >= min (> min when `exclusive`).
  * -DBL_MAX as min allows any finite value. */
-static shoal_status_t read_float(parser_t* p, const cJSON* v, const char* key, double min, int exclusive,
+shoal_status_t parser_read_float(parser_t* p, const cJSON* v, const char* key, double min, int exclusive,
                                  float* out)
 {
     char a[32], b[32], c[32];
@@ -303,7 +303,7 @@ shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, 
     cJSON_ArrayForEach(e, v)
     {
         snprintf(element, sizeof element, "%s[%d]", key, i);
-        TRY(read_float(p, e, element, min, 0, &tmp[i]));
+        TRY(parser_read_float(p, e, element, min, 0, &tmp[i]));
         i++;
     }
     memcpy(out, tmp, sizeof tmp);
@@ -320,7 +320,7 @@ shoal_status_t parser_read_choice(parser_t* p, const cJSON* v, const char* key, 
     for (size_t i = 0; i < n; i++) at = append(list, sizeof list, at, "%s \"%s\"", i ? "," : "", names[i]);
     if (number != NULL && cJSON_IsNumber(v)) {
         *out = -1;
-        return read_float(p, v, key, -DBL_MAX, 0, number);
+        return parser_read_float(p, v, key, -DBL_MAX, 0, number);
     }
     if (!cJSON_IsString(v)) return parser_fail(p, key, "expected %s, got %s", list, parser_type_name(v));
     for (size_t i = 0; i < n; i++) {
@@ -365,7 +365,7 @@ shoal_status_t parser_get_float(parser_t* p, const cJSON* obj, const char* key, 
                                 float* out)
 {
     const cJSON* v = MEMBER(obj, key);
-    return v != NULL ? read_float(p, v, key, min, exclusive, out) : SHOAL_OK;
+    return v != NULL ? parser_read_float(p, v, key, min, exclusive, out) : SHOAL_OK;
 }
 
 shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key, double min, double max,

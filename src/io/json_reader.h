@@ -45,6 +45,7 @@
     } while (0)
 
 struct group_t;
+struct shoal_scenario_t;
 
 /* ---- Documents ---- */
 
@@ -66,12 +67,13 @@ shoal_status_t json_parse(const char* json, size_t length, const char* source, c
  * ("groups[1].vehicle"); readers name the key within it. `dimensions` is the
  * length of every vector.
  *
- * The last three fields are the schema's, carried here so that every reader
+ * The last four fields are the schema's, carried here so that every reader
  * takes one state; the reader never looks at them. While a group is read,
  * `groups` holds the groups read so far and `group` is its index, so that
  * references can be checked against earlier groups; `groups_json` is the
  * whole array, so that a reference to a later group can be told apart from a
- * name that does not exist. */
+ * name that does not exist; `scenario` is the scenario being built (its
+ * nav goals, read before the groups, are what a group's nav.goal names). */
 typedef struct parser_t {
     const char* source;
     shoal_error_t* err;
@@ -86,6 +88,7 @@ typedef struct parser_t {
     const struct group_t* groups;
     int32_t group;
     const cJSON* groups_json;
+    const struct shoal_scenario_t* scenario;
 } parser_t;
 
 /* Error for the value at the current path + `key` (NULL: the object itself;
@@ -118,6 +121,11 @@ shoal_status_t parser_get_uint64(parser_t* p, const cJSON* obj, const char* key,
 shoal_status_t parser_get_bool(parser_t* p, const cJSON* obj, const char* key, int32_t* out);
 /* A point obj[key] ([x, y] or [x, y, z]) when present. */
 shoal_status_t parser_get_point(parser_t* p, const cJSON* obj, const char* key, float out[3]);
+
+/* The value v (obj-member or array element `key`) as a float, checked as
+ * parser_get_float checks it. */
+shoal_status_t parser_read_float(parser_t* p, const cJSON* v, const char* key, double min, int exclusive,
+                                 float* out);
 
 /* The array obj-member `key` (v is that member) of exactly `dimensions`
  * numbers, each >= min; names2/names3 describe it ("[x, y]"). */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +35,18 @@
 
 /* Known keys of each kind of object (a group's behavior keys are in
  * scenario_behaviors.c). */
-static const char* const ROOT_KEYS[] = {"name",    "dimensions", "seed",   "dt",        "steps",
-                                        "threads", "world",      "groups", "obstacles", "walls"};
+static const char* const ROOT_KEYS[] = {"name",  "dimensions", "seed",      "dt",    "steps", "threads",
+                                        "world", "groups",     "obstacles", "walls", "nav"};
 static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size", "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const WALL_KEYS[] = {"points", "closed"};
-static const char* const GROUP_KEYS[] = {"name",   "count",  "spawn",     "vehicle", "control",  "behaviors",
-                                         "target", "threat", "neighbors", "wander",  "pursuit",  "follow",
-                                         "avoid",  "dseek",  "formation", "crowd",   "contacts", "planner"};
+static const char* const NAV_KEYS[] = {"cell",   "clearance", "wall_distance", "wall_speed",
+                                       "bounds", "margin",    "max_bytes",     "goals"};
+static const char* const NAV_GOAL_KEYS[] = {"name", "point", "line", "area"};
+static const char* const GROUP_KEYS[] = {"name",      "count",    "spawn",   "vehicle",   "control",
+                                         "behaviors", "target",   "threat",  "neighbors", "wander",
+                                         "pursuit",   "follow",   "avoid",   "dseek",     "formation",
+                                         "crowd",     "contacts", "planner", "nav"};
 static const char* const SPAWN_KEYS[] = {"shape", "center", "radius", "size", "heading", "pitch", "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
                                            "max_speed", "max_turn_rate", "radius"};
@@ -296,6 +301,198 @@ static shoal_status_t parse_walls(parser_t* p, const cJSON* v, shoal_scenario_t*
     return SHOAL_OK;
 }
 
+/* ---- "nav": the navigation grid and its goals ---- */
+
+/* An array of `least` to `most` points [x, y] into goal->points. */
+static shoal_status_t read_goal_points(parser_t* p, const cJSON* v, const char* key, int least, int most,
+                                       shoal_nav_goal_t* goal)
+{
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (n < least || n > most) {
+        char got[48];
+        if (n < 0)
+            snprintf(got, sizeof got, "%s", parser_type_name(v));
+        else
+            snprintf(got, sizeof got, "%d point%s", n, n == 1 ? "" : "s");
+        if (least == most)
+            return parser_fail(p, key, "expected an array of %d points [x, y], got %s", least, got);
+        return parser_fail(p, key, "expected an array of %d to %d points [x, y], got %s", least, most, got);
+    }
+    size_t old = parser_push(p, key, 0);
+    const cJSON* e = NULL;
+    shoal_status_t st = SHOAL_OK;
+    goal->count = 0;
+    cJSON_ArrayForEach(e, v)
+    {
+        char name[24];
+        snprintf(name, sizeof name, "[%d]", (int)goal->count);
+        float q[3] = {0.0f, 0.0f, 0.0f};
+        st = parser_read_vector(p, e, name, -DBL_MAX, "[x, y]", "[x, y]", q);
+        if (st != SHOAL_OK) break;
+        goal->points[goal->count][0] = q[0];
+        goal->points[goal->count][1] = q[1];
+        goal->count++;
+    }
+    parser_pop(p, old);
+    return st;
+}
+
+/* Twice the signed area of an area goal's polygon (the shoelace sum). */
+static double polygon_area2(const shoal_nav_goal_t* g)
+{
+    double a = 0.0;
+    for (int32_t k = 0; k < g->count; k++) {
+        const float* u = g->points[k];
+        const float* w = g->points[(k + 1) % g->count];
+        a += (double)u[0] * w[1] - (double)w[0] * u[1];
+    }
+    return a;
+}
+
+/* A goal: {"name", and one of "point": [x, y], "line": [[x, y], [x, y]],
+ * "area": [[x, y], ...]}. The world checks the rest when populate adds it
+ * (coordinates beyond 1e18 m, a goal with no walkable cell). */
+static shoal_status_t parse_nav_goal(parser_t* p, const cJSON* v, int index, nav_goal_t* out,
+                                     const nav_goal_t* earlier)
+{
+    static const char* const shapes[] = {"point", "line", "area"};
+    char buf[32], shown[64];
+    TRY(parser_check_object(p, v, NAV_GOAL_KEYS, COUNT_OF(NAV_GOAL_KEYS)));
+    const cJSON* name = MEMBER(v, "name");
+    if (name != NULL) {
+        TRY(parser_read_name(p, name, "name", MAX_NAME, &out->name));
+    } else {
+        snprintf(buf, sizeof buf, "goal%d", index);
+        if ((out->name = json_copy_string(buf)) == NULL) return parser_out_of_memory(p);
+    }
+    for (int j = 0; j < index; j++)
+        if (strcmp(earlier[j].name, out->name) == 0)
+            return parser_fail(p, name != NULL ? "name" : NULL,
+                               "'%s' is already the name of nav.goals[%d]: goal names must be unique",
+                               parser_printable(shown, out->name), j);
+    int kind = -1;
+    for (int k = 0; k < 3; k++) {
+        if (MEMBER(v, shapes[k]) == NULL) continue;
+        if (kind >= 0)
+            return parser_fail(p, shapes[k],
+                               "a goal is one shape: give one of \"point\", \"line\" or "
+                               "\"area\", not both \"%s\" and \"%s\"",
+                               shapes[kind], shapes[k]);
+        kind = k;
+    }
+    if (kind < 0) return parser_missing(p, "point", "(or \"line\" or \"area\": a goal needs a shape)");
+    shoal_nav_goal_t* g = &out->goal;
+    g->kind = kind;
+    const cJSON* shape = MEMBER(v, shapes[kind]);
+    if (kind == SHOAL_NAV_POINT) {
+        float q[3] = {0.0f, 0.0f, 0.0f};
+        TRY(parser_read_vector(p, shape, "point", -DBL_MAX, "[x, y]", "[x, y]", q));
+        g->count = 1;
+        g->points[0][0] = q[0];
+        g->points[0][1] = q[1];
+    } else if (kind == SHOAL_NAV_LINE) {
+        TRY(read_goal_points(p, shape, "line", 2, 2, g));
+        if (g->points[0][0] == g->points[1][0] && g->points[0][1] == g->points[1][1])
+            return parser_fail(p, "line", "the two points are equal: a line goal needs a length");
+    } else {
+        TRY(read_goal_points(p, shape, "area", 3, SHOAL_NAV_GOAL_POINTS, g));
+        if (!(fabs(polygon_area2(g)) > 0.0))
+            return parser_fail(p, "area", "the polygon has zero area: its points lie on one line");
+    }
+    return SHOAL_OK;
+}
+
+/* A double > 0 and at most `max` (max_bytes, which a float would round). */
+static shoal_status_t get_positive_double(parser_t* p, const cJSON* obj, const char* key, double max,
+                                          double* out)
+{
+    char a[32], b[32];
+    const cJSON* v = MEMBER(obj, key);
+    if (v == NULL) return SHOAL_OK;
+    if (!cJSON_IsNumber(v)) return parser_fail(p, key, "expected a number, got %s", parser_type_name(v));
+    double d = v->valuedouble;
+    if (!(d > 0.0 && d <= max))
+        return parser_fail(p, key, "must be > 0 and <= %s, got %s", json_format_number(a, max),
+                           json_format_number(b, d));
+    *out = d;
+    return SHOAL_OK;
+}
+
+/* "nav": the navigation grid (shoal_nav_params_t, every key optional with
+ * shoal_nav_params_default()'s value) and "goals". 2D only. The grid's own
+ * checks are made here too, so that the message names the key. */
+static shoal_status_t parse_nav(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    char a[32];
+    if (s->dimensions != 2)
+        return parser_fail(p, NULL, "navigation fields are 2D; this scenario is %dD", (int)s->dimensions);
+    TRY(parser_check_object(p, v, NAV_KEYS, COUNT_OF(NAV_KEYS)));
+    shoal_nav_params_t* n = &s->nav;
+    s->has_nav = 1;
+    TRY(parser_get_float(p, v, "cell", 0.0, 1, &n->cell));
+    TRY(parser_get_float(p, v, "clearance", 0.0, 0, &n->clearance));
+    if (n->clearance < 0.5f * n->cell)
+        return parser_fail(p, MEMBER(v, "clearance") != NULL ? "clearance" : "cell",
+                           "clearance (%g m) must be at least half the cell (%g m): a wall could leak "
+                           "between cells",
+                           (double)n->clearance, 0.5 * (double)n->cell);
+    TRY(parser_get_float(p, v, "wall_distance", 0.0, 0, &n->wall_distance));
+    TRY(parser_get_float(p, v, "wall_speed", 0.0, 1, &n->wall_speed));
+    if (n->wall_speed > 1.0f)
+        return parser_fail(p, "wall_speed", "must be in (0, 1], got %s",
+                           json_format_number(a, n->wall_speed));
+    const cJSON* bounds = MEMBER(v, "bounds");
+    if (bounds != NULL) {
+        if (!cJSON_IsArray(bounds) || cJSON_GetArraySize(bounds) != 4)
+            return parser_fail(p, "bounds", "expected an array of 4 numbers [x0, y0, x1, y1], got %s",
+                               cJSON_IsArray(bounds) ? "another count" : parser_type_name(bounds));
+        size_t old = parser_push(p, "bounds", 0);
+        const cJSON* e = NULL;
+        int k = 0;
+        shoal_status_t st = SHOAL_OK;
+        cJSON_ArrayForEach(e, bounds)
+        {
+            char name[16];
+            snprintf(name, sizeof name, "[%d]", k);
+            if ((st = parser_read_float(p, e, name, -DBL_MAX, 0, &n->bounds[k])) != SHOAL_OK) break;
+            k++;
+        }
+        parser_pop(p, old);
+        TRY(st);
+        const float* q = n->bounds;
+        int any = q[0] != 0.0f || q[1] != 0.0f || q[2] != 0.0f || q[3] != 0.0f;
+        if (any && !(q[2] > q[0] && q[3] > q[1]))
+            return parser_fail(p, "bounds",
+                               "must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0 (or all 0: "
+                               "the box of the walls, obstacles and goals)");
+    }
+    TRY(parser_get_float(p, v, "margin", 0.0, 0, &n->margin));
+    TRY(get_positive_double(p, v, "max_bytes", 1e18, &n->max_bytes));
+
+    const cJSON* goals = MEMBER(v, "goals");
+    if (goals == NULL) return SHOAL_OK;
+    if (!cJSON_IsArray(goals))
+        return parser_fail(p, "goals", "expected an array of objects, got %s", parser_type_name(goals));
+    int count = cJSON_GetArraySize(goals);
+    if (count > SHOAL_MAX_NAV_GOALS)
+        return parser_fail(p, "goals", "holds %d goals, above the limit of %d", count, SHOAL_MAX_NAV_GOALS);
+    if (count > 0 && (s->nav_goals = calloc((size_t)count, sizeof *s->nav_goals)) == NULL)
+        return parser_out_of_memory(p);
+    size_t old = parser_push(p, "goals", 0);
+    const cJSON* e = NULL;
+    shoal_status_t st = SHOAL_OK;
+    cJSON_ArrayForEach(e, goals)
+    {
+        size_t at = parser_push(p, NULL, s->nav_goal_count);
+        int i = s->nav_goal_count++; /* freed with the scenario even when it failed */
+        st = parse_nav_goal(p, e, i, &s->nav_goals[i], s->nav_goals);
+        parser_pop(p, at);
+        if (st != SHOAL_OK) break;
+    }
+    parser_pop(p, old);
+    return st;
+}
+
 /* With wrap, the spawn region (its bounding box, which for a disc, ring or
  * box is the region itself as far as leaving an axis-aligned box goes) must
  * lie inside the world box. */
@@ -357,6 +554,10 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     PARSE_MEMBER(p, root, "world", parse_world, s);
     PARSE_MEMBER(p, root, "obstacles", parse_obstacles, s);
     PARSE_MEMBER(p, root, "walls", parse_walls, s);
+    /* nav before groups: a group's nav.goal names one of its goals. */
+    s->nav = shoal_nav_params_default();
+    PARSE_MEMBER(p, root, "nav", parse_nav, s);
+    p->scenario = s;
 
     const cJSON* groups = MEMBER(root, "groups");
     if (groups == NULL) return parser_missing(p, "groups", NULL);
@@ -474,6 +675,8 @@ void shoal_scenario_destroy(shoal_scenario_t* scenario)
     free(scenario->obstacles);
     for (int32_t i = 0; i < scenario->wall_count; i++) free(scenario->walls[i].points);
     free(scenario->walls);
+    for (int32_t i = 0; i < scenario->nav_goal_count; i++) free(scenario->nav_goals[i].name);
+    free(scenario->nav_goals);
     free(scenario->name);
     free(scenario);
 }

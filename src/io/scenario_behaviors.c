@@ -1,8 +1,8 @@
 /* A group's steering behaviors in a scenario file: the "behaviors" object
  * (which behaviors run, and their weights) and the parameter objects
- * "neighbors", "wander", "pursuit", "follow" and "avoid", with the
+ * "neighbors", "wander", "pursuit", "follow", "avoid" and "nav", with the
  * references they hold from a group's agents to other agents (a pursuit
- * target, a leader). docs/scenarios.md is the reference for every key.
+ * target, a leader) and to the scenario's nav goals. docs/scenarios.md is the reference for every key.
  *
  * Decisions:
  * - Defaults are the shoal_*_default() functions, so a key left out means
@@ -13,8 +13,9 @@
  *   Names are looked up among all groups of the file, so that a later
  *   group's name is reported as a forward reference rather than as unknown,
  *   and a name shared by two groups as ambiguous.
- * - pursue, evade and follow without an agent to steer by would do nothing
- *   at all; that is an error, for the same reason an unknown key is one.
+ * - pursue, evade and follow without an agent to steer by, and navigate
+ *   without a goal, would do nothing at all; that is an error, for the same
+ *   reason an unknown key is one.
  */
 #include <float.h>
 #include <math.h>
@@ -48,6 +49,7 @@ static const char* const PLANNER_KEYS[] = {
     "speed",    "radius",   "goal",     "point",     "target",        "avoid_collisions",
     "strategy", "discount", "optimism", "max_depth", "min_depth",     "max_expansions",
     "k_skip",   "n_v",      "collapse", "damping",   "time_budget_ms"};
+static const char* const NAV_KEYS[] = {"goal", "arrive_distance"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -64,6 +66,7 @@ void behaviors_set_defaults(group_t* g)
     g->dseek = shoal_dseek_default();
     g->crowd = shoal_crowd_default();
     g->planner = shoal_planner_default();
+    g->nav = shoal_nav_default();
     g->pursuit_target.group = g->leader.group = g->first_leader.group = g->planner_target.group = -1;
 }
 
@@ -485,6 +488,45 @@ static shoal_status_t parse_formation(parser_t* p, const cJSON* v, group_t* g)
     return st;
 }
 
+/* Navigation (shoal_nav_t): {"goal": a name or an index of the top-level
+ * nav.goals, "arrive_distance"}. */
+static shoal_status_t parse_nav(parser_t* p, const cJSON* v, group_t* g)
+{
+    char shown[64];
+    const struct shoal_scenario_t* s = p->scenario;
+    if (p->dimensions != 2)
+        return parser_fail(p, NULL, "navigation fields are 2D; this scenario is %dD", (int)p->dimensions);
+    TRY(parser_check_object(p, v, NAV_KEYS, COUNT_OF(NAV_KEYS)));
+    const cJSON* goal = MEMBER(v, "goal");
+    if (cJSON_IsString(goal)) {
+        int found = -1;
+        for (int32_t i = 0; i < s->nav_goal_count && found < 0; i++)
+            if (strcmp(s->nav_goals[i].name, goal->valuestring) == 0) found = i;
+        if (found < 0) {
+            parser_printable(shown, goal->valuestring);
+            if (s->nav_goal_count == 0)
+                return parser_fail(p, "goal", "no nav goal is named '%s': the scenario has no nav.goals",
+                                   shown);
+            const char* close = NULL;
+            for (int32_t i = 0; i < s->nav_goal_count && close == NULL; i++)
+                close = parser_suggest(goal->valuestring, (const char* const*)&s->nav_goals[i].name, 1);
+            return parser_fail(p, "goal", "no nav goal is named '%s'%s%s%s", shown,
+                               close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+        }
+        g->nav.goal = found;
+    } else if (goal != NULL) {
+        if (!cJSON_IsNumber(goal))
+            return parser_fail(p, "goal", "expected a goal name (a string) or an index of nav.goals, got %s",
+                               parser_type_name(goal));
+        if (s->nav_goal_count == 0)
+            return parser_fail(p, "goal", "the scenario has no nav.goals for an index to count");
+        int64_t index = 0;
+        TRY(parser_get_integer(p, v, "goal", 0.0, s->nav_goal_count - 1, &index));
+        g->nav.goal = (int32_t)index;
+    }
+    return parser_get_float(p, v, "arrive_distance", 0.0, 0, &g->nav.arrive_distance);
+}
+
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
 {
     PARSE_MEMBER(p, v, "behaviors", parse_behaviors, g);
@@ -496,6 +538,7 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "dseek", parse_dseek, g);
     PARSE_MEMBER(p, v, "formation", parse_formation, g);
     PARSE_MEMBER(p, v, "planner", parse_planner, g);
+    PARSE_MEMBER(p, v, "nav", parse_nav, g);
     const cJSON* crowd = MEMBER(v, "crowd");
     if (crowd) {
         size_t at = parser_push(p, "crowd", 0);
@@ -513,5 +556,13 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     }
     if (g->weights[SHOAL_BEHAVIOR_FOLLOW] > 0.0f && g->leader.group < 0 && !g->follow_previous)
         return parser_missing(p, "follow.leader", "(behaviors.follow needs a leader)");
+    if (g->weights[SHOAL_BEHAVIOR_NAVIGATE] > 0.0f && g->nav.goal < 0) {
+        char why[160], shown[64];
+        snprintf(why, sizeof why,
+                 "(behaviors.navigate of group '%s' needs a goal: a name or an index of the "
+                 "top-level nav.goals)",
+                 parser_printable(shown, g->name));
+        return parser_missing(p, "nav.goal", why);
+    }
     return SHOAL_OK;
 }

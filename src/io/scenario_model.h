@@ -53,6 +53,7 @@ typedef struct group_t {
     float (*formation_offsets)[3]; /* one per agent when the group arrives in formation */
     agent_ref_t pursuit_target, leader, first_leader;
     int32_t follow_previous; /* each agent follows the one added before it in this group */
+    shoal_nav_t nav;         /* nav.goal: an index into the scenario's nav_goals, -1 none */
 } group_t;
 
 /* A wall: count points (x, y), open or closed (shoal_world_add_wall). */
@@ -60,6 +61,13 @@ typedef struct wall_t {
     float* points;
     int32_t count, closed;
 } wall_t;
+
+/* A goal of the top-level "nav" object: its name (given, or "goal<i>")
+ * and its shape, added by populate in file order. */
+typedef struct nav_goal_t {
+    char* name;
+    shoal_nav_goal_t goal;
+} nav_goal_t;
 
 typedef struct obstacle_t {
     float center[3], radius;
@@ -76,12 +84,18 @@ struct shoal_scenario_t {
     group_t* groups;
     obstacle_t* obstacles;
     wall_t* walls;
+    /* "nav": the grid's parameters (set on the world only when has_nav)
+     * and the goals */
+    int32_t has_nav, nav_goal_count;
+    shoal_nav_params_t nav;
+    nav_goal_t* nav_goals;
 };
 
 /* scenario_behaviors.c: defaults of a group's behavior fields, and the
  * group keys "behaviors", "neighbors", "wander", "pursuit", "follow",
- * "avoid", "dseek" and "formation" of the group object `v` (whose other keys
- * scenario.c reads). */
+ * "avoid", "dseek", "formation", "planner", "crowd" and "nav" of the group
+ * object `v` (whose other keys scenario.c reads); p->scenario holds the
+ * goals a "nav" object may name. */
 void behaviors_set_defaults(group_t* g);
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g);
 

@@ -1,6 +1,6 @@
-/* Populate: adds a loaded scenario (scenario_model.h) to a world, obstacles
- * first, then the agents of each group in file order, placed from the
- * scenario's seed.
+/* Populate: adds a loaded scenario (scenario_model.h) to a world, obstacles,
+ * walls and nav goals first, then the agents of each group in file order,
+ * placed from the scenario's seed.
  *
  * Decisions:
  * - Placement draws are rng_unit(seed, agent index in the scenario, draw,
@@ -111,7 +111,8 @@ typedef struct added_t {
     shoal_agent_t* agents;
     int32_t* obstacles;
     int32_t agent_count, obstacle_count;
-    float* placement; /* add_group_bulk's arrays */
+    float* placement;   /* add_group_bulk's arrays */
+    int32_t* nav_goals; /* the world's id of each of the scenario's nav goals */
 } added_t;
 
 /* A group's agents in one shoal_agents_add: each one's placement (position,
@@ -137,9 +138,24 @@ static shoal_status_t add_group_bulk(const shoal_scenario_t* scenario, const gro
     return shoal_agents_add(world, def, &arrays, g->count, out);
 }
 
-/* Adds the obstacles, then group by group its route (agents name it), its
- * agents and its formation, through the public API, recording into `added`
- * what it added. Stops at the first failure, whose message the world holds. */
+/* The navigation grid and its goals, in file order. The rollback forgets
+ * them (world_rollback). */
+static shoal_status_t add_nav(const shoal_scenario_t* scenario, shoal_world_t* world, added_t* added)
+{
+    shoal_status_t status = SHOAL_OK;
+    if (scenario->has_nav) status = shoal_world_set_nav(world, &scenario->nav);
+    for (int32_t i = 0; i < scenario->nav_goal_count && status == SHOAL_OK; i++)
+        status = shoal_world_add_nav_goal(world, &scenario->nav_goals[i].goal, &added->nav_goals[i]);
+    return status;
+}
+
+/* Adds the obstacles, walls and nav goals, then group by group its route
+ * (agents name it), its agents and its formation, through the public API,
+ * recording into `added` what it added; last, when the scenario has nav
+ * goals, builds the grid and solves their fields (shoal_world_nav_update),
+ * so that a goal with no walkable cell or a grid over its memory limit
+ * fails here rather than at the first step. Stops at the first failure,
+ * whose message the world holds. */
 static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world_t* world, added_t* added)
 {
     shoal_status_t status = SHOAL_OK;
@@ -154,6 +170,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         const wall_t* wl = &scenario->walls[i];
         status = shoal_world_add_wall(world, wl->points, wl->count, wl->closed, NULL);
     }
+    if (status == SHOAL_OK) status = add_nav(scenario, world, added);
 
     uint64_t key = 0;
     for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {
@@ -180,6 +197,8 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.planner = g->planner;
         def.planner.goal_agent = ref_handle(scenario, added->agents, g->planner_target);
         def.contacts = g->contacts;
+        def.nav = g->nav;
+        if (g->nav.goal >= 0) def.nav.goal = added->nav_goals[g->nav.goal];
         if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;
         if (g->follow_previous) {
@@ -203,6 +222,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
             status = shoal_formation_arrive(world, members, g->count, (const float(*)[3])g->formation_offsets,
                                             &g->formation_anchor);
     }
+    if (status == SHOAL_OK && scenario->nav_goal_count > 0) status = shoal_world_nav_update(world);
     return status;
 }
 
@@ -245,13 +265,17 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario, 
     for (int32_t gi = 0; gi < scenario->group_count; gi++)
         if ((size_t)scenario->groups[gi].count > largest) largest = (size_t)scenario->groups[gi].count;
     size_t p = largest * 11 * sizeof(float);
+    size_t q = (scenario->nav_goal_count > 0 ? (size_t)scenario->nav_goal_count : 1) * sizeof(int32_t);
     added_t added = {.agents = mem_alloc(&world->alloc, n * sizeof *added.agents),
                      .obstacles = mem_alloc(&world->alloc, m * sizeof *added.obstacles),
-                     .placement = mem_alloc(&world->alloc, p)};
-    if (added.agents == NULL || added.obstacles == NULL || added.placement == NULL) {
+                     .placement = mem_alloc(&world->alloc, p),
+                     .nav_goals = mem_alloc(&world->alloc, q)};
+    if (added.agents == NULL || added.obstacles == NULL || added.placement == NULL ||
+        added.nav_goals == NULL) {
         mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
         mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
         mem_free(&world->alloc, added.placement, p);
+        mem_free(&world->alloc, added.nav_goals, q);
         return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY, "scenario_populate: out of memory for %zu handles",
                           n + m);
     }
@@ -271,6 +295,7 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario, 
     mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
     mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
     mem_free(&world->alloc, added.placement, p);
+    mem_free(&world->alloc, added.nav_goals, q);
     return status;
 }
 
