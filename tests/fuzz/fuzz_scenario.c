@@ -16,8 +16,16 @@
  * fuzz.h: 2,100 when fuzzing, every size in the replay ctests) not at all: a
  * 64 KB file holds up to about 10,000 wall points, and the grid of a long
  * zig-zag across a large box is built in that first step (later steps only
- * query it). */
+ * query it).
+ *
+ * A world gets FUZZ_WORLD_BYTES of memory in all (its allocation hooks
+ * count it): navigation goals far apart ask for a grid of up to the file's
+ * max_bytes, which populate builds and solves (one field a goal); within
+ * the budget the solves stay at a few million cell visits, and a larger
+ * grid fails populate with out of memory, which the checks below expect
+ * to leave nothing behind. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "shoal/scenario.h"
 #include "shoal/shoal.h"
@@ -25,11 +33,40 @@
 #include "tests/fuzz/safe_text.h"
 
 enum { FUZZ_MAX_AGENTS = 256, FUZZ_MAX_STEPS = 4, FUZZ_MANY_SEGMENTS = 1024 };
+#define FUZZ_WORLD_BYTES ((size_t)48 << 20)
+
+static size_t fuzz_bytes;
+static int fuzz_refused; /* the budget refused an allocation */
+
+static void* budget_alloc(size_t size, size_t align, void* ctx)
+{
+    (void)ctx;
+    if (size > FUZZ_WORLD_BYTES - fuzz_bytes) {
+        fuzz_refused = 1;
+        return NULL;
+    }
+    size_t rounded = (size + align - 1) / align * align;
+    void* p = aligned_alloc(align, rounded);
+    if (p) fuzz_bytes += size;
+    return p;
+}
+
+static void budget_free(void* p, size_t size, void* ctx)
+{
+    (void)ctx;
+    if (!p) return;
+    fuzz_bytes -= size;
+    free(p);
+}
 
 static void run_world(const shoal_scenario_t* s)
 {
     shoal_world_def_t def = shoal_scenario_world_def(s);
     def.thread_count = 1;
+    def.alloc = budget_alloc;
+    def.free = budget_free;
+    fuzz_bytes = 0;
+    fuzz_refused = 0;
     shoal_world_t* w = NULL;
     shoal_error_t err;
     shoal_status_t st = shoal_world_create(&def, &w, &err);
@@ -58,6 +95,7 @@ static void run_world(const shoal_scenario_t* s)
     if (segments > fuzz_max_wall_segments()) steps = 0;
     for (int32_t i = 0; i < steps; ++i) {
         st = shoal_world_step(w, shoal_scenario_dt(s));
+        if (st == SHOAL_ERR_OUT_OF_MEMORY && fuzz_refused) break; /* the budget, not a fault */
         FUZZ_CHECK(st == SHOAL_OK, "step %d failed: %s", (int)i, shoal_world_last_error(w));
     }
     (void)shoal_world_state_hash(w);

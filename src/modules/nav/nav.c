@@ -137,6 +137,12 @@ static const char* kind_name(int32_t kind)
     return kind == SHOAL_NAV_POINT ? "point" : kind == SHOAL_NAV_LINE ? "line" : "area";
 }
 
+/* The same with its article, for messages. */
+static const char* kind_article(int32_t kind)
+{
+    return kind == SHOAL_NAV_POINT ? "a point" : kind == SHOAL_NAV_LINE ? "a line" : "an area";
+}
+
 /* ---- the grid -------------------------------------------------------------- */
 
 typedef struct nav_box_t {
@@ -351,7 +357,6 @@ static float (*wall_segments_copy(world_t* w, int32_t* count))[4]
     return seg;
 }
 
-static int32_t workers_of(const world_t* w) { return w->thread_count > 0 ? w->thread_count : 1; }
 
 /* Whether the derived data is current. */
 static int nav_current(const world_t* w)
@@ -494,9 +499,9 @@ static int nav_build(world_t* w, const char* where)
         if (n == 0) {
             w->reserve_status =
                 world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                           "%s: nav goal %d (a %s at (%g, %g)) has no walkable cell: it lies within the "
+                           "%s: nav goal %d (%s at (%g, %g)) has no walkable cell: it lies within the "
                            "clearance %g m of a wall or obstacle%s",
-                           where, (int)gi, kind_name(gr->def.kind), (double)gr->def.points[0][0],
+                           where, (int)gi, kind_article(gr->def.kind), (double)gr->def.points[0][0],
                            (double)gr->def.points[0][1], (double)p->clearance,
                            p->bounds[2] > p->bounds[0] ? ", or outside the nav bounds" : "");
             return 0;
