@@ -959,3 +959,33 @@ Test(plot, a_failed_write_keeps_the_previous_picture)
         free(after);
     }
 }
+
+/* ---- nav: a navigation field ---------------------------------------------------- */
+
+/* scenarios/nav_u_wall.json: the field is darkest (blue) in the goal's
+ * middle at (5, 0), pale inside the U's pocket at (-2, 0) (the way round
+ * is long), and dark grey on the wall at (0, 2). */
+Test(plot, nav_shades_the_field_round_the_walls)
+{
+    char png[300];
+    tmp_path(png, sizeof png, "nav.png");
+    plot_run_t r;
+    plot_cli(&r, (const char*[]){"nav", SHOAL_SOURCE_DIR "/scenarios/nav_u_wall.json", "--arrows", "0", "-o",
+                                 png, "--width", "900", "--height", "700", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    view_t v = parse_view(r.out);
+    png_t p = load_png(png, 900, 700);
+    int gr, gg, gb, ur, ug, ub, wr, wg, wb;
+    pixel(&p, (int)(v.x0 + 5.0 * v.s), (int)v.y0, &gr, &gg, &gb);
+    pixel(&p, (int)(v.x0 - 2.0 * v.s), (int)v.y0, &ur, &ug, &ub);
+    pixel(&p, (int)(v.x0), (int)(v.y0 - 2.0 * v.s), &wr, &wg, &wb);
+    cr_assert(gb > gr + 40 && gb > 80, "the goal's middle is not blue: %d %d %d", gr, gg, gb);
+    cr_assert(ur + ug > 2 * (gr + gg) + 100, "the pocket (%d %d %d) is not paler than the goal (%d %d %d)",
+              ur, ug, ub, gr, gg, gb);
+    cr_assert(wr < 80 && wg < 80 && wb < 80, "the wall is not dark: %d %d %d", wr, wg, wb);
+    cairo_surface_destroy(p.s);
+    /* a scenario without goals: a clear error */
+    plot_cli(&r, (const char*[]){"nav", SHOAL_SOURCE_DIR "/scenarios/tiny.json", "-o", png, NULL});
+    cr_assert_neq(r.status, 0);
+    cr_assert(strstr(r.err, "no navigation goals"), "%s", r.err);
+}

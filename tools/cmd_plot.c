@@ -68,6 +68,7 @@ static const plot_kind_entry_t kinds[] = {
     {"trim", "fans of trim trajectories from one initial control", plot_kind_trim},
     {"search", "a planner's search tree through an obstacle field", plot_kind_search},
     {"scaling FILE", "speed-up against threads of a 'shoal bench scaling' sweep", plot_kind_scaling},
+    {"nav SCENARIO", "a navigation field of a scenario: travel time, walls, descent, agents", plot_kind_nav},
 };
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 

@@ -224,6 +224,7 @@ int plot_kind_pathfollow(int argc, char** argv);
 int plot_kind_trim(int argc, char** argv);
 int plot_kind_search(int argc, char** argv);
 int plot_kind_scaling(int argc, char** argv); /* plot_scaling.c */
+int plot_kind_nav(int argc, char** argv);     /* plot_nav.c */
 
 /* Print the summary line every kind ends with: the file, its size, and the
  * first panel's mapping (px = x0 + scale * x, py = y0 - scale * y), which
