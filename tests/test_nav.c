@@ -775,3 +775,95 @@ Test(nav, the_quickest_transition_sends_each_walker_to_its_nearer_exit)
     cr_assert_eq(b.exited, 1);
     shoal_world_destroy(w);
 }
+
+/* A source at the left end of a corridor: 5 walkers a second, 50 in all,
+ * at least 0.5 m apart, navigating to an exit at the right end. The count
+ * due by each time, the spacing at birth, everyone leaving, one hash on 1
+ * and 2 threads and across a snapshot taken while it still adds. */
+static shoal_world_t* source_world(int threads)
+{
+    shoal_world_t* w = make_world(2, threads, threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL);
+    const float top[] = {-12, 3, 12, 3}, bottom[] = {-12, -3, 12, -3};
+    add_wall(w, top, 2, 0);
+    add_wall(w, bottom, 2, 0);
+    shoal_nav_goal_t ex = {.kind = SHOAL_NAV_LINE, .count = 2, .exit = 1};
+    const float line[2][2] = {{12, -3}, {12, 3}};
+    memcpy(ex.points, line, sizeof line);
+    int32_t g;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &ex, &g), SHOAL_OK);
+    shoal_agent_def_t d = navigator(0, 0, g);
+    shoal_nav_source_t src = {
+        .area = {-11, -2.5f, -8, 2.5f}, .rate = 5.0f, .count = 50, .spacing = 0.5f, .def = &d};
+    int32_t id;
+    cr_assert_eq(shoal_world_add_source(w, &src, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(id, 0);
+    return w;
+}
+
+Test(nav, a_source_adds_walkers_at_its_rate_spaced_and_they_leave)
+{
+    shoal_world_t* w = source_world(2);
+    float pos[3 * 64];
+    uint64_t h_mid = 0;
+    shoal_world_t* resumed = NULL;
+    for (int s = 1; s <= 1200; ++s) {
+        int32_t before = shoal_world_agent_count(w);
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        int64_t added = 0, waiting = 0;
+        cr_assert_eq(shoal_world_source_stats(w, 0, &added, &waiting), SHOAL_OK);
+        double t = 0.05 * s;
+        int64_t due = (int64_t)floor(t * 5.0 + 1e-9) + 1;
+        if (due > 50) due = 50;
+        cr_assert_eq(added + waiting, due, "t %.2f: %lld added, %lld waiting, %lld due", t, (long long)added,
+                     (long long)waiting, (long long)due);
+        if (s < 40) {
+            /* the new ones, at least 0.5 m from every other agent */
+            shoal_agent_batch_t b = {.positions = pos};
+            int32_t n = 0;
+            shoal_world_read_agents(w, &b, 64, &n);
+            cr_assert_geq(n, before);
+            for (int i = 0; i < n; ++i)
+                for (int j = i + 1; j < n; ++j)
+                    cr_assert(hypotf(pos[3 * i] - pos[3 * j], pos[3 * i + 1] - pos[3 * j + 1]) >= 0.39f,
+                              "t %.2f: two walkers %.3f m apart", t,
+                              (double)hypotf(pos[3 * i] - pos[3 * j], pos[3 * i + 1] - pos[3 * j + 1]));
+        }
+        if (s == 25) { /* a snapshot while it still adds */
+            size_t size = 0;
+            cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+            void* buf = malloc(size);
+            cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+            shoal_error_t err;
+            cr_assert_eq(shoal_world_load_snapshot_memory(buf, size, NULL, &resumed, &err), SHOAL_OK, "%s",
+                         err.message);
+            free(buf);
+        }
+        if (resumed && s > 25)
+            cr_assert_eq(shoal_world_step(resumed, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(resumed));
+        if (s == 200) {
+            h_mid = shoal_world_state_hash(w);
+            cr_assert_eq(shoal_world_state_hash(resumed), h_mid, "the resumed world differs at step 200");
+        }
+    }
+    shoal_nav_stats_t st;
+    shoal_world_nav_stats(w, -1, &st);
+    cr_assert_eq(st.exited, 50, "%lld of 50 left", (long long)st.exited);
+    shoal_world_t* one = source_world(1);
+    for (int s = 1; s <= 200; ++s) cr_assert_eq(shoal_world_step(one, 0.05f), SHOAL_OK);
+    cr_assert_eq(shoal_world_state_hash(one), h_mid, "1 and 2 threads differ");
+    /* bad sources */
+    shoal_agent_def_t d = navigator(0, 0, 0);
+    shoal_nav_source_t bad = {.area = {1, 1, 0, 2}, .rate = 1, .count = 1, .def = &d};
+    cr_assert_eq(shoal_world_add_source(w, &bad, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "area"));
+    bad.area[2] = 3;
+    bad.rate = 0;
+    cr_assert_eq(shoal_world_add_source(w, &bad, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    bad.rate = 1;
+    d.nav.goal = 77;
+    cr_assert_eq(shoal_world_add_source(w, &bad, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "nav.goal"), "%s", shoal_world_last_error(w));
+    shoal_world_destroy(one);
+    shoal_world_destroy(resumed);
+    shoal_world_destroy(w);
+}

@@ -656,7 +656,8 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
                 const unsigned char* r = in + at + 20 + i * rec;
                 const char* name = (const char*)r;
                 if (!strcmp(name, "nav_fields") || !strcmp(name, "navigate") || !strcmp(name, "nav_exits") ||
-                    !strcmp(name, "nav_journeys") || (version < 6 && !strcmp(name, "dseek_track")) ||
+                    !strcmp(name, "nav_journeys") || !strcmp(name, "nav_sources") ||
+                    (version < 6 && !strcmp(name, "dseek_track")) ||
                     (version < 4 && !strcmp(name, "contacts_prepare")) ||
                     (version < 3 &&
                      (!strcmp(name, "orca") || !strcmp(name, "crowd_move") || !strcmp(name, "contacts"))))

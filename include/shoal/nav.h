@@ -31,6 +31,8 @@
 #include "shoal/export.h"
 #include "shoal/id.h"
 
+typedef struct shoal_agent_def_t shoal_agent_def_t; /* shoal/types.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -178,6 +180,41 @@ typedef struct shoal_journey_t {
 SHOAL_API shoal_status_t shoal_world_add_journey(shoal_world_t* world, const shoal_journey_t* journey,
                                                  int32_t* out_id);
 SHOAL_API int32_t shoal_world_journey_count(const shoal_world_t* world);
+
+/* ---- sources ------------------------------------------------------------
+ *
+ * A source adds agents over time: from world time `start`, `rate` agents a
+ * second up to `count` in all, each at a random point of the box `area`
+ * (x0, y0, x1, y1) no closer than `spacing` (center to center) to any agent
+ * there; a point is drawn up to 32 times, and an agent that finds no room
+ * waits for the next step. The agents are `*def` with its position set
+ * (its velocity and heading as given): a navigating definition sends them
+ * to a goal or along a journey. Sources run at the end of each step
+ * (nav_sources, serial; the agents are live for the next step); their
+ * draws are a function of the world's seed, the source and the draw's
+ * number, so the same for any thread count. The definition is saved in
+ * snapshots as its bytes, with their layout's fingerprint: a build with
+ * another shoal_agent_def_t refuses such a file. */
+#define SHOAL_MAX_SOURCES 256
+
+typedef struct shoal_nav_source_t {
+    float area[4];                /* x0, y0, x1, y1 (m), x1 > x0, y1 > y0 */
+    float rate;                   /* agents a second, > 0 */
+    int32_t count;                /* agents in all, >= 1 */
+    float spacing;                /* m, >= 0 */
+    float start;                  /* s, >= 0: the world time of the first */
+    const shoal_agent_def_t* def; /* copied; checked as shoal_agent_add checks it */
+} shoal_nav_source_t;
+
+/* Add a source; *out_id (optional) its id (0, 1, 2, ...). Refused (world
+ * unchanged): a 3D world, a box, rate, count, spacing or start out of
+ * range (INVALID_ARGUMENT naming the field), a definition shoal_agent_add
+ * would refuse (its message), SHOAL_MAX_SOURCES sources (CAPACITY). */
+SHOAL_API shoal_status_t shoal_world_add_source(shoal_world_t* world, const shoal_nav_source_t* source,
+                                                int32_t* out_id);
+/* Agents a source has added so far, and those due that found no room yet. */
+SHOAL_API shoal_status_t shoal_world_source_stats(const shoal_world_t* world, int32_t id, int64_t* out_added,
+                                                  int64_t* out_waiting);
 
 /* Where a navigating agent stands after the last step. */
 typedef struct shoal_nav_agent_t {

@@ -176,7 +176,7 @@ static const system_def_t systems[] = {
      .module = &nav_module,
      .idle = nav_journeys_idle,
      .reads = {.agent = POS, .comp = {[COMP_NAV] = COLUMNS_ALL}, .data = DATA(MOD_NAV)},
-     .writes = {.comp = {[COMP_NAV] = COLS(NV_STAGE, NV_WAITED)}, .data = DATA(MOD_NAV)},
+     .writes = {.comp = {[COMP_NAV] = COLS(NV_STAGE, NV_STATUS)}, .data = DATA(MOD_NAV)},
      .snapshot_since = 8,
      .note = "agents on a journey that arrived (and waited) move on to the next stage; serial"},
     {.name = "nav_exits",
@@ -325,10 +325,21 @@ static const system_def_t systems[] = {
      .stage = SHOAL_STAGE_INTEGRATE,
      .run = wrap_run,
      .reads = {.agent = POS},
+
      .writes = {.agent = POS},
      .note = "torus worlds only",
      .rows = wrap_rows,
      .idle = wrap_idle},
+    /* last: agents added over time, live for the next step */
+    {.name = "nav_sources",
+     .stage = SHOAL_STAGE_OBSERVE,
+     .run = nav_sources_run,
+     .module = &nav_module,
+     .idle = nav_sources_idle,
+     .reads = {.agent = POS, .data = DATA(MOD_NAV)},
+     .writes = {.data = DATA(MOD_NAV)},
+     .snapshot_since = 8,
+     .note = "sources add the agents due (queued adds, live for the next step); serial"},
 };
 
 static const registry_t registry = {.modules = modules,

@@ -928,7 +928,7 @@ int64_t nav_journeys_run(world_t* w, float dt, void* ctx)
     const int32_t rows = w->comps[k].table.count;
     const int32_t* agent_row = COMP_I(w, k, COMP_ROW);
     const int32_t* journey = COMP_I(w, k, NV_JOURNEY);
-    const int32_t* status = COMP_I(w, k, NV_STATUS);
+    int32_t* status = COMP_I(w, k, NV_STATUS);
     int32_t* stage = COMP_I(w, k, NV_STAGE);
     float* waited = COMP_F(w, k, NV_WAITED);
     const float* px = AGENT_F(w, AC_POS_X);
@@ -948,6 +948,7 @@ int64_t nav_journeys_run(world_t* w, float dt, void* ctx)
         if (next < 0) continue;
         stage[r] = next;
         waited[r] = 0.0f;
+        status[r] = NAV_MOVING; /* arrived at the last stage's goal, not at this one's */
         moved++;
     }
     return moved;
@@ -1458,6 +1459,7 @@ static void nav_release(world_t* w)
                  (size_t)nw->loaded_nx * nw->loaded_ny * sizeof *nw->loaded_density);
     mem_free(&w->alloc, nw->goals, (size_t)nw->goal_capacity * sizeof *nw->goals);
     mem_free(&w->alloc, nw->journeys, (size_t)nw->journey_capacity * sizeof *nw->journeys);
+    nav_sources_release(w);
     mem_free(&w->alloc, nw, sizeof *nw);
 }
 
@@ -1473,7 +1475,7 @@ static uint64_t f32_bits(float f)
 static uint64_t nav_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
 {
     const nav_world_t* nw = nav_of(w);
-    if (nw->goal_high == 0) return h;
+    if (nw->goal_high == 0 && nw->source_count == 0) return h;
     const shoal_nav_params_t* p = &nw->params;
     h = absorb(h, 0x6e61760000000000ull | (uint32_t)nw->goal_high);
     h = absorb(h, f32_bits(p->cell) << 32 | f32_bits(p->clearance));
@@ -1506,7 +1508,7 @@ static uint64_t nav_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
         for (int32_t k = 0; k < gr->def.count; ++k)
             h = absorb(h, f32_bits(gr->def.points[k][0]) << 32 | f32_bits(gr->def.points[k][1]));
     }
-    return h;
+    return nav_sources_hash(w, h, absorb);
 }
 
 static void nav_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
@@ -1516,6 +1518,7 @@ static void nav_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
     note[1] = nw->live_goals;
     note[2] = nw->journey_count;
     nw->marked_params = nw->params;
+    nw->marked_sources = nw->source_count;
 }
 
 static void nav_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
@@ -1525,6 +1528,7 @@ static void nav_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
     nw->goal_high = (int32_t)note[0];
     nw->live_goals = (int32_t)note[1];
     nw->journey_count = (int32_t)note[2];
+    nw->source_count = nw->marked_sources;
     nw->params = nw->marked_params;
     nw->params_version++;
     nw->goals_version++;
@@ -1577,6 +1581,7 @@ static void nav_save(const world_t* w, byte_writer_t* wr)
             bw_u64(wr, (uint64_t)jr->sent[s]);
         }
     }
+    nav_sources_save(w, wr);
     /* the congestion's density, so that a resumed run solves its fields
      * from the same one until the next update */
     int with = nw->density != NULL && nw->density_valid;
@@ -1678,6 +1683,7 @@ static int nav_load(world_t* w, byte_reader_t* rd)
             return br_fail(rd, "journey %u: %s", j, w->error);
     }
     nw->journey_count = (int32_t)journeys;
+    if (!nav_sources_load(w, rd)) return 0;
     uint32_t with = br_u32(rd);
     if (rd->failed) return 0;
     if (with > 1) return br_fail(rd, "nav: density flag %u is not 0 or 1", with);

@@ -52,8 +52,17 @@ typedef struct nav_journey_rec_t {
     int64_t sent[SHOAL_JOURNEY_STAGES];
 } nav_journey_rec_t;
 
+/* A source: its parameters, definition and what it has done (state). */
+typedef struct nav_source_rec_t {
+    shoal_nav_source_t src; /* src.def points at def */
+    shoal_agent_def_t def;
+    int64_t added, draws;
+} nav_source_rec_t;
+
 typedef struct nav_world_t {
     shoal_nav_params_t params;
+    nav_source_rec_t* sources;
+    int32_t source_count, source_capacity;
     nav_journey_rec_t* journeys;
     int32_t journey_count, journey_capacity;
     nav_goal_rec_t* goals;
@@ -82,6 +91,7 @@ typedef struct nav_world_t {
     int32_t loaded_nx, loaded_ny;
     /* A rollback's parameters (mark). */
     shoal_nav_params_t marked_params;
+    int32_t marked_sources;
 } nav_world_t;
 
 static inline nav_world_t* nav_of(const world_t* w) { return (nav_world_t*)w->module_data[MOD_NAV]; }
@@ -104,6 +114,15 @@ int64_t nav_exits_run(world_t* w, float dt, void* ctx);
 int64_t nav_journeys_run(world_t* w, float dt, void* ctx);
 int nav_journeys_idle(const world_t* w);
 int nav_exits_idle(const world_t* w);
+
+/* Sources (nav_source.c): the system at the end of the step, and their
+ * part of the module's hash, snapshot section and release. */
+int64_t nav_sources_run(world_t* w, float dt, void* ctx);
+int nav_sources_idle(const world_t* w);
+uint64_t nav_sources_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb);
+void nav_sources_save(const world_t* w, byte_writer_t* wr);
+int nav_sources_load(world_t* w, byte_reader_t* rd);
+void nav_sources_release(world_t* w);
 
 extern const module_t nav_module;
 
