@@ -500,9 +500,10 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     }
     shoal_nav_stats_t nav;
     if (shoal_world_nav_goal_count(world) > 0 && shoal_world_nav_stats(world, -1, &nav) == SHOAL_OK)
-        printf("nav              %" PRId32 " agents, %" PRId32 " arrived, %" PRId32 " no way, %" PRId32
-               " off grid, %" PRId32 " in walls, mean remaining %.2f m\n",
-               nav.agents, nav.arrived, nav.no_way, nav.off_grid, nav.in_walls, nav.mean_remaining);
+        printf("nav              %" PRId32 " agents, %" PRId32 " arrived, %" PRId64 " exited, %" PRId32
+               " no way, %" PRId32 " off grid, %" PRId32 " in walls, mean remaining %.2f m\n",
+               nav.agents, nav.arrived, nav.exited, nav.no_way, nav.off_grid, nav.in_walls,
+               nav.mean_remaining);
 
     int32_t count = shoal_world_system_count(world);
     /* The total rows' labels are the narrowest the column may be. */
@@ -658,8 +659,9 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
         cJSON* n = cJSON_AddObjectToObject(root, "nav");
         ok = n != NULL && add_number(n, "goals", shoal_world_nav_goal_count(world)) &&
              add_number(n, "agents", nav.agents) && add_number(n, "arrived", nav.arrived) &&
-             add_number(n, "no_way", nav.no_way) && add_number(n, "off_grid", nav.off_grid) &&
-             add_number(n, "in_walls", nav.in_walls) && add_number(n, "mean_remaining", nav.mean_remaining);
+             add_number(n, "exited", (double)nav.exited) && add_number(n, "no_way", nav.no_way) &&
+             add_number(n, "off_grid", nav.off_grid) && add_number(n, "in_walls", nav.in_walls) &&
+             add_number(n, "mean_remaining", nav.mean_remaining);
     }
     cJSON* systems = ok ? systems_json(world, result) : NULL;
     if (systems != NULL && !cJSON_AddItemToObject(root, "systems", systems)) {

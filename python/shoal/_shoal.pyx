@@ -152,7 +152,7 @@ _SECTIONS = {
     "avoid": ("lookahead_time", "gain", "tangential"),
     "crowd": ("neighbor_distance", "max_neighbors", "time_horizon", "time_horizon_walls",
               "responsibility", "preferred_speed", "time_gap", "side_preference"),
-    "nav": ("goal", "arrive_distance"),
+    "nav": ("goal", "journey", "arrive_distance"),
 }
 _SCALARS = ("arrive_gain", "depart_gain", "contacts")
 _VECTORS = ("threat",)
@@ -201,6 +201,7 @@ cdef int _set_field(shoal_agent_def_t* d, str section, str field, double v) exce
         elif field == "side_preference": d.crowd.side_preference = <float>v
     elif section == "nav":
         if field == "goal": d.nav.goal = _int_field(section, field, v)
+        elif field == "journey": d.nav.journey = _int_field(section, field, v)
         elif field == "arrive_distance": d.nav.arrive_distance = <float>v
     elif section == "":
         if field == "arrive_gain": d.arrive_gain = <float>v
@@ -653,7 +654,8 @@ cdef class World:
         (groups and user_values integers in their range). behaviors: {name:
         weight}; vehicle, control, neighbors, wander, avoid, crowd, nav: dicts
         of the library's fields (docs/scenarios.md; nav: goal, an id from
-        add_nav_goal, and arrive_distance, read with the "navigate" weight).
+        add_nav_goal, or journey, an id from add_journey, and
+        arrive_distance, read with the "navigate" weight).
         Every number may be one value for all or an array of N (agents
         sharing values go in one library call each). crowd: a preset name ('pedestrian', 'rvo2'),
         True, or a dict (with 'preset' optionally). All or nothing: bad
@@ -1296,6 +1298,7 @@ cdef class World:
         """How the navigating agents stand after the last step, for one goal
         or (-1) all: agents (with a nonzero "navigate" weight), arrived,
         no_way (walled in, or their goal removed), off_grid, in_walls,
+        exited (agents that left through the goal, an exit, so far),
         mean_remaining (the mean travel time, m, left over those not
         arrived)."""
         cdef shoal_nav_stats_t s
@@ -1304,6 +1307,134 @@ cdef class World:
         self._check(shoal_world_nav_stats(self._w, gid, &s))
         return {"agents": s.agents, "arrived": s.arrived, "no_way": s.no_way, "off_grid": s.off_grid,
                 "in_walls": s.in_walls, "exited": s.exited, "mean_remaining": s.mean_remaining}
+
+    def add_journey(self, stages):
+        """Add a journey: a list of 1 to 16 stages, each a dict {"goal": a
+        goal id, "wait": seconds to stay once arrived (0), "then": how to
+        move on ("end")}; returns its id (0, 1, 2, ... in the order added;
+        journeys cannot be removed). "then" is "end" (stay at the goal),
+        ("fixed", i) (to stage i), ("round_robin", [(i, weight), ...]) (1 to
+        4 stages in turn, weight agents to each in a round), or ("quickest",
+        [i, ...]) (1 to 4: the stage whose goal the agent would reach
+        soonest). A stage at an exit goal ends the journey there. Agents take
+        one with behaviors={"navigate": w}, nav={"journey": id}; they start
+        at stage 0. Refused (InvalidArgumentError naming the stage and key,
+        InvalidTypeError, CapacityError) with the world unchanged."""
+        cdef shoal_journey_t j
+        memset(&j, 0, sizeof(j))
+        if isinstance(stages, (str, bytes, dict)) or not hasattr(stages, "__len__"):
+            raise InvalidTypeError(f"add_journey: stages: expected a list of stage dicts, got {_describe(stages)}")
+        if not 1 <= len(stages) <= SHOAL_JOURNEY_STAGES:
+            raise InvalidArgumentError(f"add_journey: stages: expected 1 to {SHOAL_JOURNEY_STAGES} stages, "
+                                       f"got {len(stages)}")
+        n = len(stages)
+        j.count = <int32_t>n
+        for s, stage in enumerate(stages):
+            where = f"add_journey: stages[{s}]"
+            if not isinstance(stage, dict):
+                raise InvalidTypeError(f"{where}: expected a dict with 'goal', 'wait', 'then', got {_describe(stage)}")
+            for key in stage:
+                if key not in ("goal", "wait", "then"):
+                    raise InvalidArgumentError(f"{where}: unknown key {key!r}"
+                                               f"{_suggest(str(key), ('goal', 'wait', 'then'))}; "
+                                               f"known: goal, wait, then")
+            if "goal" not in stage:
+                raise InvalidArgumentError(f"{where}: 'goal' is required (a goal id from add_nav_goal)")
+            j.stages[s].goal = <int32_t>_int(f"{where}.goal", stage["goal"], -2147483648, 2147483647)
+            j.stages[s].wait = <float>_real(f"{where}.wait", stage.get("wait", 0.0))
+            self._transition(where + ".then", stage.get("then", "end"), n, &j.stages[s])
+        cdef int32_t jid = -1
+        self._enter()
+        try:
+            self._check(shoal_world_add_journey(self._w, &j, &jid))
+        finally:
+            self._busy = 0
+        return jid
+
+    cdef int _transition(self, where, then, int n, shoal_journey_stage_t* st) except -1:
+        kinds = ("end", "fixed", "round_robin", "quickest")
+        expected = ('"end", ("fixed", i), ("round_robin", [(i, weight), ...]) or '
+                    '("quickest", [i, ...])')
+        if isinstance(then, str):
+            if then != "end":
+                raise InvalidArgumentError(f"{where}: expected {expected}, got {then!r}"
+                                           f"{_suggest(then, kinds)}")
+            st.transition = SHOAL_TRANSITION_END
+            st.next_count = 0
+            return 0
+        if not isinstance(then, (tuple, list)) or len(then) != 2 or not isinstance(then[0], str):
+            raise InvalidTypeError(f"{where}: expected {expected}, got {_describe(then)}")
+        kind, arg = then
+        if kind not in kinds[1:]:
+            raise InvalidArgumentError(f"{where}: unknown transition {kind!r}{_suggest(kind, kinds)}; "
+                                       f"expected {expected}")
+        if kind == "fixed":
+            st.transition = SHOAL_TRANSITION_FIXED
+            st.next_count = 1
+            st.next[0] = <int32_t>_int(f"{where}: fixed", arg, 0, n - 1)
+            return 0
+        if isinstance(arg, (str, bytes, dict)) or not hasattr(arg, "__len__"):
+            raise InvalidTypeError(f"{where}: {kind}: expected a list of 1 to {SHOAL_JOURNEY_NEXT} "
+                                   f"{'(stage, weight) pairs' if kind == 'round_robin' else 'stages'}, "
+                                   f"got {_describe(arg)}")
+        if not 1 <= len(arg) <= SHOAL_JOURNEY_NEXT:
+            raise InvalidArgumentError(f"{where}: {kind}: expected 1 to {SHOAL_JOURNEY_NEXT} candidates, "
+                                       f"got {len(arg)}")
+        st.next_count = <int32_t>len(arg)
+        if kind == "quickest":
+            st.transition = SHOAL_TRANSITION_QUICKEST
+            for k, i in enumerate(arg):
+                st.next[k] = <int32_t>_int(f"{where}: quickest[{k}]", i, 0, n - 1)
+            return 0
+        st.transition = SHOAL_TRANSITION_ROUND_ROBIN
+        for k, pair in enumerate(arg):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise InvalidTypeError(f"{where}: round_robin[{k}]: expected (stage, weight), "
+                                       f"got {_describe(pair)}")
+            st.next[k] = <int32_t>_int(f"{where}: round_robin[{k}] stage", pair[0], 0, n - 1)
+            st.next_weight[k] = <int32_t>_int(f"{where}: round_robin[{k}] weight", pair[1], 1, 1000000)
+        return 0
+
+    @property
+    def journey_count(self):
+        """Journeys in the world."""
+        self._ready()
+        return shoal_world_journey_count(self._w)
+
+    def nav_state(self, handles):
+        """Where navigating agents stand after the last step, one entry per
+        handle: a dict of new arrays goal (int32: the goal each heads for, its
+        journey's stage's on a journey), stage (int32: its journey's stage,
+        -1 without one), status (int32: 0 moving, 1 arrived, 2 no way, 3 off
+        the grid, 4 in a wall's clearance), remaining (float32: travel time,
+        m at unit speed, left to the goal; inf unknown) and waited (float32:
+        seconds waited at the stage's goal). StaleHandleError for a handle
+        that is not live (an agent that left through an exit among them),
+        NotFoundError for an agent that does not navigate."""
+        ids = _handles("handles", handles)
+        cdef Py_ssize_t n = ids.shape[0], i
+        goal = np.empty(n, dtype=np.int32)
+        stage = np.empty(n, dtype=np.int32)
+        status = np.empty(n, dtype=np.int32)
+        remaining = np.empty(n, dtype=np.float32)
+        waited = np.empty(n, dtype=np.float32)
+        cdef const shoal_agent_t* p = <const shoal_agent_t*>_ptr(ids)
+        cdef shoal_nav_agent_t a
+        cdef shoal_status_t st
+        self._enter()
+        try:
+            for i in range(n):
+                st = shoal_agent_get_nav_state(self._w, p[i], &a)
+                if st != SHOAL_OK:
+                    raise _error(st, f"nav_state: handles[{i}]: {_text(shoal_world_last_error(self._w))}")
+                goal[i] = a.goal
+                stage[i] = a.stage
+                status[i] = a.status
+                remaining[i] = a.remaining
+                waited[i] = a.waited
+        finally:
+            self._busy = 0
+        return {"goal": goal, "stage": stage, "status": status, "remaining": remaining, "waited": waited}
 
     # -- statistics ----------------------------------------------------------
 

@@ -70,6 +70,7 @@ cdef extern from "shoal/shoal.h" nogil:
     ctypedef struct shoal_nav_t:
         int32_t goal
         float arrive_distance
+        int32_t journey
     ctypedef struct shoal_agent_def_t:
         float position[3]
         float velocity[3]
@@ -212,6 +213,32 @@ cdef extern from "shoal/nav.h" nogil:
 
     shoal_nav_t shoal_nav_default()
     shoal_status_t shoal_agent_set_nav(shoal_world_t* w, shoal_agent_t id, const shoal_nav_t* nav)
+
+    enum:
+        SHOAL_JOURNEY_STAGES
+        SHOAL_JOURNEY_NEXT
+        SHOAL_MAX_JOURNEYS
+    ctypedef enum shoal_transition_kind_t:
+        SHOAL_TRANSITION_END
+        SHOAL_TRANSITION_FIXED
+        SHOAL_TRANSITION_ROUND_ROBIN
+        SHOAL_TRANSITION_QUICKEST
+    ctypedef struct shoal_journey_stage_t:
+        int32_t goal
+        float wait
+        int32_t transition
+        int32_t next_count
+        int32_t next[4]
+        int32_t next_weight[4]
+    ctypedef struct shoal_journey_t:
+        int32_t count
+        shoal_journey_stage_t stages[16]
+    shoal_status_t shoal_world_add_journey(shoal_world_t* w, const shoal_journey_t* journey, int32_t* out_id)
+    int32_t shoal_world_journey_count(const shoal_world_t* w)
+    ctypedef struct shoal_nav_agent_t:
+        int32_t goal, stage, status
+        float remaining, waited
+    shoal_status_t shoal_agent_get_nav_state(const shoal_world_t* w, shoal_agent_t id, shoal_nav_agent_t* out)
 
     ctypedef struct shoal_nav_grid_info_t:
         float origin[2]

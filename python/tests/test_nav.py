@@ -293,3 +293,114 @@ def test_congestion_parameters_round_trip_and_are_checked():
     with pytest.raises((shoal.InvalidArgumentError, ValueError, TypeError)):
         w.set_nav(density_interval=0)
     assert w.get_nav() == p
+
+
+LOBBY = [(-2, -2), (2, -2), (2, 2), (-2, 2)]
+
+
+def journey_world(n=9):
+    """A lobby (area) to wait in, two rooms by round robin 2 to 1."""
+    w = shoal.World(threads=2, seed=11)
+    lobby = w.add_nav_goal(area=LOBBY)
+    north = w.add_nav_goal(area=[(-2, 6), (2, 6), (2, 9), (-2, 9)])
+    south = w.add_nav_goal(area=[(-2, -9), (2, -9), (2, -6), (-2, -6)])
+    j = w.add_journey([
+        {"goal": lobby, "wait": 1.0, "then": ("round_robin", [(1, 2), (2, 1)])},
+        {"goal": north},
+        {"goal": south, "then": "end"},
+    ])
+    rng = np.random.default_rng(3)
+    start = np.column_stack([rng.uniform(-9, -6, n), rng.uniform(-1.5, 1.5, n)])
+    ids = w.add_agents(start, crowd="pedestrian", behaviors={"navigate": 1.0}, nav={"journey": j})
+    return w, ids, (lobby, north, south), j
+
+
+def test_a_journey_waits_in_a_lobby_then_splits_by_round_robin():
+    w, ids, (lobby, north, south), j = journey_world()
+    assert j == 0 and w.journey_count == 1
+    s = w.nav_state(ids)
+    assert set(s) == {"goal", "stage", "status", "remaining", "waited"}
+    assert s["goal"].dtype == np.int32 and s["remaining"].dtype == np.float32
+    assert (s["stage"] == 0).all() and (s["goal"] == lobby).all() and (s["waited"] == 0).all()
+    waited = np.zeros(len(ids), dtype=np.float32)
+    for _ in range(120):
+        w.step(10, dt=0.05)
+        s = w.nav_state(ids)
+        waited = np.maximum(waited, np.where(s["stage"] == 0, s["waited"], 0))
+        if (s["stage"] > 0).all() and (s["status"] == 1).all():
+            break
+    assert (s["status"] == 1).all(), s
+    assert (waited > 0.5).all(), "everyone waited in the lobby"
+    assert (waited <= 1.0 + 1e-4).all(), "and no longer than the stage's wait"
+    # two to the north for every one to the south: 6 and 3 of 9, exactly
+    assert (s["stage"] == 1).sum() == 6 and (s["stage"] == 2).sum() == 3
+    assert (s["goal"] == np.where(s["stage"] == 1, north, south)).all()
+    y = w.positions[w.rows(ids)][:, 1]
+    assert ((y > 5.5) == (s["stage"] == 1)).all() and ((y < -5.5) == (s["stage"] == 2)).all()
+    assert (s["remaining"] == 0).all()
+
+
+def test_a_journey_to_an_exit_empties_the_world():
+    w = shoal.World(threads=1, seed=2)
+    lobby = w.add_nav_goal(area=LOBBY)
+    out = w.add_nav_goal(line=((6, -2), (6, 2)), exit=True)
+    j = w.add_journey([{"goal": lobby, "wait": 0.5, "then": ("quickest", [1])}, {"goal": out}])
+    ids = w.add_agents([[-6, -1], [-6, 1], [-7, 0]], crowd="pedestrian", behaviors={"navigate": 1.0},
+                       nav={"journey": j})
+    for _ in range(60):
+        w.step(10, dt=0.05)
+        if w.agent_count == 0:
+            break
+    assert w.agent_count == 0
+    assert w.nav_stats(out)["exited"] == 3 and w.nav_stats()["exited"] == 3
+    with pytest.raises(shoal.StaleHandleError):
+        w.nav_state(ids)
+
+
+@pytest.mark.parametrize("stages, error, match", [
+    ([], shoal.InvalidArgumentError, "expected 1 to 16 stages, got 0"),
+    ([{"goal": 0}] * 17, shoal.InvalidArgumentError, "expected 1 to 16 stages, got 17"),
+    ({"goal": 0}, shoal.InvalidTypeError, "expected a list of stage dicts"),
+    ([(0, 1.0)], shoal.InvalidTypeError, r"stages\[0\]: expected a dict"),
+    ([{"wait": 1}], shoal.InvalidArgumentError, r"stages\[0\]: 'goal' is required"),
+    ([{"goal": 0, "wiat": 1}], shoal.InvalidArgumentError, "unknown key 'wiat'"),
+    ([{"goal": 7}], shoal.InvalidArgumentError, r"stages\[0\]\.goal must be a live nav goal"),
+    ([{"goal": 0.0}], shoal.InvalidTypeError, r"stages\[0\]\.goal: expected an integer"),
+    ([{"goal": 0, "wait": -1}], shoal.InvalidArgumentError, r"stages\[0\]\.wait must be a finite value >= 0"),
+    ([{"goal": 0, "wait": "1"}], shoal.InvalidTypeError, r"stages\[0\]\.wait: expected a number"),
+    ([{"goal": 0, "then": "ned"}], shoal.InvalidArgumentError, "did you mean 'end'"),
+    ([{"goal": 0, "then": ("fixd", 0)}], shoal.InvalidArgumentError, "unknown transition 'fixd'"),
+    ([{"goal": 0, "then": ("fixed", 1)}], shoal.InvalidArgumentError, r"then: fixed: 1 is not in \[0, 0\]"),
+    ([{"goal": 0, "then": 3}], shoal.InvalidTypeError, r"stages\[0\]\.then: expected \"end\""),
+    ([{"goal": 0, "then": ("quickest", [0] * 5)}], shoal.InvalidArgumentError, "expected 1 to 4 candidates, got 5"),
+    ([{"goal": 0, "then": ("quickest", 0)}], shoal.InvalidTypeError, "quickest: expected a list"),
+    ([{"goal": 0, "then": ("round_robin", [0])}], shoal.InvalidTypeError, r"round_robin\[0\]: expected \(stage, weight\)"),
+    ([{"goal": 0, "then": ("round_robin", [(0, 0)])}], shoal.InvalidArgumentError,
+     r"round_robin\[0\] weight: 0 is not in \[1, 1000000\]"),
+])
+def test_bad_journeys_are_refused(stages, error, match):
+    w = shoal.World(threads=1)
+    w.add_nav_goal(point=(1, 0))
+    h = w.state_hash
+    with pytest.raises(error, match=match):
+        w.add_journey(stages)
+    assert w.journey_count == 0 and w.state_hash == h
+
+
+def test_bad_journey_agents_and_nav_state_reads_are_refused():
+    w = shoal.World(threads=1)
+    g = w.add_nav_goal(point=(3, 0))
+    j = w.add_journey([{"goal": g}])
+    walker = w.add_agents([[0, 0]], behaviors={"navigate": 1}, nav={"journey": j})
+    plain = w.add_agents([[1, 1]])
+    h = w.state_hash
+    with pytest.raises(shoal.InvalidArgumentError, match="nav.journey"):
+        w.add_agents([[1, 0]], behaviors={"navigate": 1}, nav={"journey": 4})
+    with pytest.raises(shoal.InvalidArgumentError, match="nav.journey: 0.5 is not an integer"):
+        w.add_agents([[1, 0]], behaviors={"navigate": 1}, nav={"journey": 0.5})
+    assert len(w) == 2 and w.state_hash == h
+    with pytest.raises(shoal.NotFoundError, match=r"nav_state: handles\[1\]: .*does not navigate"):
+        w.nav_state(np.concatenate([walker, plain]))
+    s = w.nav_state(walker)
+    assert s["stage"][0] == 0 and s["goal"][0] == g
+    assert w.nav_state(np.zeros(0, dtype=np.uint64))["goal"].shape == (0,)

@@ -84,7 +84,7 @@ shoal_status_t parser_out_of_memory(parser_t* p)
 size_t parser_push(parser_t* p, const char* key, int index)
 {
     size_t old = p->path_len;
-    p->path_len = key ? append(p->path, sizeof p->path, old, "%s%s", old ? "." : "", key)
+    p->path_len = key ? append(p->path, sizeof p->path, old, "%s%s", old && key[0] != '[' ? "." : "", key)
                       : append(p->path, sizeof p->path, old, "[%d]", index);
     return old;
 }
@@ -269,7 +269,7 @@ shoal_status_t parser_read_float(parser_t* p, const cJSON* v, const char* key, d
     return SHOAL_OK;
 }
 
-static shoal_status_t read_integer(parser_t* p, const cJSON* v, const char* key, double min, double max,
+shoal_status_t parser_read_integer(parser_t* p, const cJSON* v, const char* key, double min, double max,
                                    int64_t* out)
 {
     char a[32], b[32];
@@ -372,7 +372,7 @@ shoal_status_t parser_get_integer(parser_t* p, const cJSON* obj, const char* key
                                   int64_t* out)
 {
     const cJSON* v = MEMBER(obj, key);
-    return v != NULL ? read_integer(p, v, key, min, max, out) : SHOAL_OK;
+    return v != NULL ? parser_read_integer(p, v, key, min, max, out) : SHOAL_OK;
 }
 
 /* ---- Exact integers beyond what a double holds ---- */

@@ -127,6 +127,11 @@ shoal_status_t parser_get_point(parser_t* p, const cJSON* obj, const char* key, 
 shoal_status_t parser_read_float(parser_t* p, const cJSON* v, const char* key, double min, int exclusive,
                                  float* out);
 
+/* The value v (obj-member or array element `key`) as an integer in [min,
+ * max], checked as parser_get_integer checks it. */
+shoal_status_t parser_read_integer(parser_t* p, const cJSON* v, const char* key, double min, double max,
+                                   int64_t* out);
+
 /* The array obj-member `key` (v is that member) of exactly `dimensions`
  * numbers, each >= min; names2/names3 describe it ("[x, y]"). */
 shoal_status_t parser_read_vector(parser_t* p, const cJSON* v, const char* key, double min,

@@ -40,9 +40,13 @@ static const char* const ROOT_KEYS[] = {"name",  "dimensions", "seed",      "dt"
 static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size", "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const WALL_KEYS[] = {"points", "closed"};
-static const char* const NAV_KEYS[] = {"cell",   "clearance", "wall_distance", "wall_speed",
-                                       "bounds", "margin",    "max_bytes",     "goals"};
-static const char* const NAV_GOAL_KEYS[] = {"name", "point", "line", "area"};
+static const char* const NAV_KEYS[] = {"cell",    "clearance", "wall_distance",  "wall_speed",       "bounds",
+                                       "margin",  "max_bytes", "density_weight", "density_interval", "goals",
+                                       "journeys"};
+static const char* const NAV_GOAL_KEYS[] = {"name", "point", "line", "area", "exit"};
+static const char* const JOURNEY_KEYS[] = {"name", "stages"};
+static const char* const STAGE_KEYS[] = {"name", "goal", "wait", "then"};
+static const char* const TRANSITION_KEYS[] = {"fixed", "round_robin", "quickest"};
 static const char* const GROUP_KEYS[] = {"name",      "count",    "spawn",   "vehicle",   "control",
                                          "behaviors", "target",   "threat",  "neighbors", "wander",
                                          "pursuit",   "follow",   "avoid",   "dseek",     "formation",
@@ -337,6 +341,44 @@ static shoal_status_t read_goal_points(parser_t* p, const cJSON* v, const char* 
     return st;
 }
 
+/* "line": one segment [[x, y], [x, y]], or segments [[[x, y], [x, y]],
+ * ...] (1 to SHOAL_NAV_GOAL_POINTS / 2: the exits of a building), told
+ * apart by the first element's first element (a number or an array). */
+static shoal_status_t read_goal_line(parser_t* p, const cJSON* v, shoal_nav_goal_t* g)
+{
+    const int most = SHOAL_NAV_GOAL_POINTS / 2;
+    const cJSON* first = cJSON_IsArray(v) ? cJSON_GetArrayItem(v, 0) : NULL;
+    const cJSON* inner = cJSON_IsArray(first) ? cJSON_GetArrayItem(first, 0) : NULL;
+    if (!cJSON_IsArray(inner)) {
+        TRY(read_goal_points(p, v, "line", 2, 2, g));
+        if (g->points[0][0] == g->points[1][0] && g->points[0][1] == g->points[1][1])
+            return parser_fail(p, "line", "the two points are equal: a line goal needs a length");
+        return SHOAL_OK;
+    }
+    int n = cJSON_GetArraySize(v);
+    if (n > most) return parser_fail(p, "line", "holds %d segments, above the limit of %d", n, most);
+    size_t old = parser_push(p, "line", 0);
+    const cJSON* e = NULL;
+    shoal_status_t st = SHOAL_OK;
+    int k = 0;
+    cJSON_ArrayForEach(e, v)
+    {
+        char name[16];
+        snprintf(name, sizeof name, "[%d]", k);
+        shoal_nav_goal_t seg;
+        if ((st = read_goal_points(p, e, name, 2, 2, &seg)) != SHOAL_OK) break;
+        if (seg.points[0][0] == seg.points[1][0] && seg.points[0][1] == seg.points[1][1]) {
+            st = parser_fail(p, name, "the two points are equal: a segment needs a length");
+            break;
+        }
+        memcpy(g->points[2 * k], seg.points, 2 * sizeof seg.points[0]);
+        k++;
+    }
+    parser_pop(p, old);
+    g->count = 2 * k;
+    return st;
+}
+
 /* Twice the signed area of an area goal's polygon (the shoelace sum). */
 static double polygon_area2(const shoal_nav_goal_t* g)
 {
@@ -349,8 +391,8 @@ static double polygon_area2(const shoal_nav_goal_t* g)
     return a;
 }
 
-/* A goal: {"name", and one of "point": [x, y], "line": [[x, y], [x, y]],
- * "area": [[x, y], ...]}. The world checks the rest when populate adds it
+/* A goal: {"name", one of "point": [x, y], "line": [[x, y], [x, y]] (or
+ * segments of them), "area": [[x, y], ...], and "exit"}. The world checks the rest when populate adds it
  * (coordinates beyond 1e18 m, a goal with no walkable cell). */
 static shoal_status_t parse_nav_goal(parser_t* p, const cJSON* v, int index, nav_goal_t* out,
                                      const nav_goal_t* earlier)
@@ -391,15 +433,13 @@ static shoal_status_t parse_nav_goal(parser_t* p, const cJSON* v, int index, nav
         g->points[0][0] = q[0];
         g->points[0][1] = q[1];
     } else if (kind == SHOAL_NAV_LINE) {
-        TRY(read_goal_points(p, shape, "line", 2, 2, g));
-        if (g->points[0][0] == g->points[1][0] && g->points[0][1] == g->points[1][1])
-            return parser_fail(p, "line", "the two points are equal: a line goal needs a length");
+        TRY(read_goal_line(p, shape, g));
     } else {
         TRY(read_goal_points(p, shape, "area", 3, SHOAL_NAV_GOAL_POINTS, g));
         if (!(fabs(polygon_area2(g)) > 0.0))
             return parser_fail(p, "area", "the polygon has zero area: its points lie on one line");
     }
-    return SHOAL_OK;
+    return parser_get_bool(p, v, "exit", &g->exit);
 }
 
 /* A double > 0 and at most `max` (max_bytes, which a float would round). */
@@ -418,8 +458,11 @@ static shoal_status_t get_positive_double(parser_t* p, const cJSON* obj, const c
     return SHOAL_OK;
 }
 
+static shoal_status_t parse_nav_goals(parser_t* p, const cJSON* v, shoal_scenario_t* s);
+static shoal_status_t parse_journeys(parser_t* p, const cJSON* v, shoal_scenario_t* s);
+
 /* "nav": the navigation grid (shoal_nav_params_t, every key optional with
- * shoal_nav_params_default()'s value) and "goals". 2D only. The grid's own
+ * shoal_nav_params_default()'s value), "goals" and "journeys". 2D only. The grid's own
  * checks are made here too, so that the message names the key. */
 static shoal_status_t parse_nav(parser_t* p, const cJSON* v, shoal_scenario_t* s)
 {
@@ -468,7 +511,18 @@ static shoal_status_t parse_nav(parser_t* p, const cJSON* v, shoal_scenario_t* s
     }
     TRY(parser_get_float(p, v, "margin", 0.0, 0, &n->margin));
     TRY(get_positive_double(p, v, "max_bytes", 1e18, &n->max_bytes));
+    TRY(parser_get_float(p, v, "density_weight", 0.0, 0, &n->density_weight));
+    int64_t interval = n->density_interval;
+    TRY(parser_get_integer(p, v, "density_interval", 1.0, 1000000.0, &interval));
+    n->density_interval = (int32_t)interval;
 
+    TRY(parse_nav_goals(p, v, s));
+    return parse_journeys(p, v, s);
+}
+
+/* "goals": the array of goals, in file order. */
+static shoal_status_t parse_nav_goals(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
     const cJSON* goals = MEMBER(v, "goals");
     if (goals == NULL) return SHOAL_OK;
     if (!cJSON_IsArray(goals))
@@ -490,6 +544,275 @@ static shoal_status_t parse_nav(parser_t* p, const cJSON* v, shoal_scenario_t* s
         if (st != SHOAL_OK) break;
     }
     parser_pop(p, old);
+    return st;
+}
+
+/* ---- "nav.journeys": stages from goal to goal ---- */
+
+shoal_status_t scenario_read_ref(parser_t* p, const cJSON* v, const char* key, const char* const* names,
+                                 int32_t n, const char* what, const char* list, int32_t* out)
+{
+    char shown[64];
+    if (cJSON_IsString(v)) {
+        for (int32_t i = 0; i < n; i++)
+            if (strcmp(names[i], v->valuestring) == 0) {
+                *out = i;
+                return SHOAL_OK;
+            }
+        parser_printable(shown, v->valuestring);
+        if (n == 0)
+            return parser_fail(p, key, "no %s is named '%s': the scenario has no %s", what, shown, list);
+        const char* close = parser_suggest(v->valuestring, names, (size_t)n);
+        return parser_fail(p, key, "no %s is named '%s'%s%s%s", what, shown, close ? "; did you mean '" : "",
+                           close ? close : "", close ? "'?" : "");
+    }
+    if (!cJSON_IsNumber(v))
+        return parser_fail(p, key, "expected a %s name (a string) or an index of %s, got %s", what, list,
+                           parser_type_name(v));
+    if (n == 0) return parser_fail(p, key, "the scenario has no %s for an index to count", list);
+    int64_t index = 0;
+    TRY(parser_read_integer(p, v, key, 0.0, n - 1, &index));
+    *out = (int32_t)index;
+    return SHOAL_OK;
+}
+
+/* Reading one journey: its stages' names, and the goals' names, for
+ * references by name. */
+typedef struct journey_refs_t {
+    const char* const* goals;
+    int32_t goal_count;
+    const char* const* stages;
+    int32_t stage_count;
+} journey_refs_t;
+
+static shoal_status_t read_stage_ref(parser_t* p, const cJSON* v, const char* key, const journey_refs_t* r,
+                                     int32_t* out)
+{
+    return scenario_read_ref(p, v, key, r->stages, r->stage_count, "stage", "this journey's stages", out);
+}
+
+/* The candidates of a transition: an array of 1 to SHOAL_JOURNEY_NEXT
+ * stages, for round_robin each a stage or [stage, weight]. */
+static shoal_status_t read_candidates(parser_t* p, const cJSON* v, const char* key, int weighted,
+                                      const journey_refs_t* r, shoal_journey_stage_t* st)
+{
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (n < 1 || n > SHOAL_JOURNEY_NEXT) {
+        const char* item = weighted ? "stages or [stage, weight] pairs" : "stages";
+        if (n < 0)
+            return parser_fail(p, key, "expected an array of 1 to %d %s, got %s", SHOAL_JOURNEY_NEXT, item,
+                               parser_type_name(v));
+        return parser_fail(p, key, "expected an array of 1 to %d %s, got %d", SHOAL_JOURNEY_NEXT, item, n);
+    }
+    size_t old = parser_push(p, key, 0);
+    const cJSON* e = NULL;
+    shoal_status_t status = SHOAL_OK;
+    int k = 0;
+    cJSON_ArrayForEach(e, v)
+    {
+        char name[16];
+        snprintf(name, sizeof name, "[%d]", k);
+        st->next_weight[k] = 1;
+        if (weighted && cJSON_IsArray(e)) {
+            if (cJSON_GetArraySize(e) != 2) {
+                status =
+                    parser_fail(p, name, "expected [stage, weight], got %d elements", cJSON_GetArraySize(e));
+                break;
+            }
+            size_t at = parser_push(p, name, 0);
+            int64_t weight = 1;
+            status = read_stage_ref(p, cJSON_GetArrayItem(e, 0), "[0]", r, &st->next[k]);
+            if (status == SHOAL_OK)
+                status = parser_read_integer(p, cJSON_GetArrayItem(e, 1), "[1]", 1.0, 1000000.0, &weight);
+            parser_pop(p, at);
+            st->next_weight[k] = (int32_t)weight;
+        } else {
+            status = read_stage_ref(p, e, name, r, &st->next[k]);
+        }
+        if (status != SHOAL_OK) break;
+        k++;
+    }
+    parser_pop(p, old);
+    st->next_count = k;
+    return status;
+}
+
+/* "then": "end" (the default), or one of {"fixed": stage}, {"round_robin":
+ * [stage or [stage, weight], ...]}, {"quickest": [stage, ...]}. */
+static shoal_status_t parse_then(parser_t* p, const cJSON* v, const journey_refs_t* r,
+                                 shoal_journey_stage_t* st)
+{
+    char shown[64];
+    static const char* const expected =
+        "expected \"end\" or an object of one transition: {\"fixed\": stage}, "
+        "{\"round_robin\": [stage or [stage, weight], ...]} or "
+        "{\"quickest\": [stage, ...]}";
+    st->transition = SHOAL_TRANSITION_END;
+    st->next_count = 0;
+    if (cJSON_IsString(v)) {
+        if (strcmp(v->valuestring, "end") == 0) return SHOAL_OK;
+        return parser_fail(p, NULL, "%s, got \"%s\"", expected, parser_printable(shown, v->valuestring));
+    }
+    if (!cJSON_IsObject(v)) return parser_fail(p, NULL, "%s, got %s", expected, parser_type_name(v));
+    TRY(parser_check_object(p, v, TRANSITION_KEYS, COUNT_OF(TRANSITION_KEYS)));
+    int kind = -1;
+    for (int k = 0; k < (int)COUNT_OF(TRANSITION_KEYS); k++) {
+        if (MEMBER(v, TRANSITION_KEYS[k]) == NULL) continue;
+        if (kind >= 0)
+            return parser_fail(p, TRANSITION_KEYS[k],
+                               "a stage has one transition: not both \"%s\" and \"%s\"",
+                               TRANSITION_KEYS[kind], TRANSITION_KEYS[k]);
+        kind = k;
+    }
+    if (kind < 0) return parser_fail(p, NULL, "%s, got an empty object", expected);
+    const cJSON* arg = MEMBER(v, TRANSITION_KEYS[kind]);
+    if (kind == 0) {
+        st->transition = SHOAL_TRANSITION_FIXED;
+        st->next_count = 1;
+        return read_stage_ref(p, arg, "fixed", r, &st->next[0]);
+    }
+    st->transition = kind == 1 ? SHOAL_TRANSITION_ROUND_ROBIN : SHOAL_TRANSITION_QUICKEST;
+    return read_candidates(p, arg, TRANSITION_KEYS[kind], kind == 1, r, st);
+}
+
+/* A stage: {"name", "goal": a goal's name or index, "wait": s, "then"}. A
+ * stage at an exit ends its journey there (the agents leave): a wait or a
+ * transition there would never be used, and is refused. */
+static shoal_status_t parse_stage(parser_t* p, const cJSON* v, const shoal_scenario_t* s,
+                                  const journey_refs_t* r, shoal_journey_stage_t* st)
+{
+    char shown[64];
+    const cJSON* goal = MEMBER(v, "goal");
+    if (goal == NULL) return parser_missing(p, "goal", "(a stage is a goal to walk to)");
+    TRY(scenario_read_ref(p, goal, "goal", r->goals, r->goal_count, "nav goal", "nav.goals", &st->goal));
+    TRY(parser_get_float(p, v, "wait", 0.0, 0, &st->wait));
+    const cJSON* then = MEMBER(v, "then");
+    if (then != NULL) {
+        size_t at = parser_push(p, "then", 0);
+        shoal_status_t status = parse_then(p, then, r, st);
+        parser_pop(p, at);
+        TRY(status);
+    }
+    if (s->nav_goals[st->goal].goal.exit) {
+        parser_printable(shown, s->nav_goals[st->goal].name);
+        if (st->wait > 0.0f)
+            return parser_fail(
+                p, "wait", "goal '%s' is an exit: agents leave on arriving there, so they never wait", shown);
+        if (st->transition != SHOAL_TRANSITION_END)
+            return parser_fail(p, "then",
+                               "goal '%s' is an exit: agents leave on arriving there, so the journey ends "
+                               "there (leave \"then\" out)",
+                               shown);
+    }
+    return SHOAL_OK;
+}
+
+/* A journey: {"name", "stages": [stage, ...]}, 1 to SHOAL_JOURNEY_STAGES
+ * stages named uniquely (a transition may name a later stage). */
+static shoal_status_t parse_journey(parser_t* p, const cJSON* v, int index, shoal_scenario_t* s,
+                                    const char* const* goal_names)
+{
+    char buf[32], shown[64];
+    journey_t* out = &s->journeys[index];
+    TRY(parser_check_object(p, v, JOURNEY_KEYS, COUNT_OF(JOURNEY_KEYS)));
+    const cJSON* name = MEMBER(v, "name");
+    if (name != NULL) {
+        TRY(parser_read_name(p, name, "name", MAX_NAME, &out->name));
+    } else {
+        snprintf(buf, sizeof buf, "journey%d", index);
+        if ((out->name = json_copy_string(buf)) == NULL) return parser_out_of_memory(p);
+    }
+    for (int j = 0; j < index; j++)
+        if (strcmp(s->journeys[j].name, out->name) == 0)
+            return parser_fail(p, name != NULL ? "name" : NULL,
+                               "'%s' is already the name of nav.journeys[%d]: journey names must be unique",
+                               parser_printable(shown, out->name), j);
+    const cJSON* stages = MEMBER(v, "stages");
+    if (stages == NULL) return parser_missing(p, "stages", NULL);
+    int n = cJSON_IsArray(stages) ? cJSON_GetArraySize(stages) : -1;
+    if (n < 0)
+        return parser_fail(p, "stages", "expected an array of 1 to %d objects, got %s", SHOAL_JOURNEY_STAGES,
+                           parser_type_name(stages));
+    if (n < 1 || n > SHOAL_JOURNEY_STAGES)
+        return parser_fail(p, "stages", "expected an array of 1 to %d objects, got %d", SHOAL_JOURNEY_STAGES,
+                           n);
+
+    /* Names first: a transition may name a stage further on. */
+    size_t old = parser_push(p, "stages", 0);
+    shoal_status_t st = SHOAL_OK;
+    const cJSON* e = NULL;
+    int k = 0;
+    cJSON_ArrayForEach(e, stages)
+    {
+        size_t at = parser_push(p, NULL, k);
+        st = parser_check_object(p, e, STAGE_KEYS, COUNT_OF(STAGE_KEYS));
+        const cJSON* sn = st == SHOAL_OK ? MEMBER(e, "name") : NULL;
+        if (st == SHOAL_OK && sn != NULL) {
+            st = parser_read_name(p, sn, "name", MAX_NAME, &out->stage_names[k]);
+        } else if (st == SHOAL_OK) {
+            snprintf(buf, sizeof buf, "stage%d", k);
+            if ((out->stage_names[k] = json_copy_string(buf)) == NULL) st = parser_out_of_memory(p);
+        }
+        for (int j = 0; j < k && st == SHOAL_OK; j++)
+            if (strcmp(out->stage_names[j], out->stage_names[k]) == 0)
+                st = parser_fail(p, sn != NULL ? "name" : NULL,
+                                 "'%s' is already the name of stages[%d]: stage names must be unique in a "
+                                 "journey",
+                                 parser_printable(shown, out->stage_names[k]), j);
+        parser_pop(p, at);
+        if (st != SHOAL_OK) break;
+        k++;
+    }
+    journey_refs_t refs = {.goals = goal_names,
+                           .goal_count = s->nav_goal_count,
+                           .stages = (const char* const*)out->stage_names,
+                           .stage_count = n};
+    out->journey.count = n;
+    k = 0;
+    if (st == SHOAL_OK) cJSON_ArrayForEach(e, stages)
+        {
+            size_t at = parser_push(p, NULL, k);
+            st = parse_stage(p, e, s, &refs, &out->journey.stages[k]);
+            parser_pop(p, at);
+            if (st != SHOAL_OK) break;
+            k++;
+        }
+    parser_pop(p, old);
+    return st;
+}
+
+/* "journeys": the array of journeys, after the goals their stages name. */
+static shoal_status_t parse_journeys(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    const cJSON* journeys = MEMBER(v, "journeys");
+    if (journeys == NULL) return SHOAL_OK;
+    if (!cJSON_IsArray(journeys))
+        return parser_fail(p, "journeys", "expected an array of objects, got %s", parser_type_name(journeys));
+    int count = cJSON_GetArraySize(journeys);
+    if (count > SHOAL_MAX_JOURNEYS)
+        return parser_fail(p, "journeys", "holds %d journeys, above the limit of %d", count,
+                           SHOAL_MAX_JOURNEYS);
+    if (count == 0) return SHOAL_OK;
+    s->journeys = calloc((size_t)count, sizeof *s->journeys);
+    const char** goal_names = calloc(s->nav_goal_count > 0 ? (size_t)s->nav_goal_count : 1, sizeof(char*));
+    if (s->journeys == NULL || goal_names == NULL) {
+        free(goal_names);
+        return parser_out_of_memory(p);
+    }
+    for (int32_t i = 0; i < s->nav_goal_count; i++) goal_names[i] = s->nav_goals[i].name;
+    size_t old = parser_push(p, "journeys", 0);
+    const cJSON* e = NULL;
+    shoal_status_t st = SHOAL_OK;
+    cJSON_ArrayForEach(e, journeys)
+    {
+        size_t at = parser_push(p, NULL, s->journey_count);
+        int i = s->journey_count++; /* freed with the scenario even when it failed */
+        st = parse_journey(p, e, i, s, goal_names);
+        parser_pop(p, at);
+        if (st != SHOAL_OK) break;
+    }
+    parser_pop(p, old);
+    free(goal_names);
     return st;
 }
 
@@ -554,7 +877,8 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     PARSE_MEMBER(p, root, "world", parse_world, s);
     PARSE_MEMBER(p, root, "obstacles", parse_obstacles, s);
     PARSE_MEMBER(p, root, "walls", parse_walls, s);
-    /* nav before groups: a group's nav.goal names one of its goals. */
+    /* nav before groups: a group's nav.goal or nav.journey names one of its
+     * goals or journeys. */
     s->nav = shoal_nav_params_default();
     PARSE_MEMBER(p, root, "nav", parse_nav, s);
     p->scenario = s;
@@ -677,6 +1001,11 @@ void shoal_scenario_destroy(shoal_scenario_t* scenario)
     free(scenario->walls);
     for (int32_t i = 0; i < scenario->nav_goal_count; i++) free(scenario->nav_goals[i].name);
     free(scenario->nav_goals);
+    for (int32_t i = 0; i < scenario->journey_count; i++) {
+        free(scenario->journeys[i].name);
+        for (int k = 0; k < SHOAL_JOURNEY_STAGES; k++) free(scenario->journeys[i].stage_names[k]);
+    }
+    free(scenario->journeys);
     free(scenario->name);
     free(scenario);
 }

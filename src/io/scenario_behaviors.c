@@ -49,7 +49,7 @@ static const char* const PLANNER_KEYS[] = {
     "speed",    "radius",   "goal",     "point",     "target",        "avoid_collisions",
     "strategy", "discount", "optimism", "max_depth", "min_depth",     "max_expansions",
     "k_skip",   "n_v",      "collapse", "damping",   "time_budget_ms"};
-static const char* const NAV_KEYS[] = {"goal", "arrive_distance"};
+static const char* const NAV_KEYS[] = {"goal", "journey", "arrive_distance"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -489,7 +489,7 @@ static shoal_status_t parse_formation(parser_t* p, const cJSON* v, group_t* g)
 }
 
 /* Navigation (shoal_nav_t): {"goal": a name or an index of the top-level
- * nav.goals, "arrive_distance"}. */
+ * nav.goals, or "journey": one of nav.journeys, and "arrive_distance"}. */
 static shoal_status_t parse_nav(parser_t* p, const cJSON* v, group_t* g)
 {
     char shown[64];
@@ -524,6 +524,23 @@ static shoal_status_t parse_nav(parser_t* p, const cJSON* v, group_t* g)
         TRY(parser_get_integer(p, v, "goal", 0.0, s->nav_goal_count - 1, &index));
         g->nav.goal = (int32_t)index;
     }
+    const cJSON* journey = MEMBER(v, "journey");
+    if (journey != NULL) {
+        if (goal != NULL)
+            return parser_fail(p, "journey",
+                               "give either \"goal\" or \"journey\", not both: a journey gives the goal "
+                               "stage by stage");
+        const char** names = NULL; /* the journeys' names, for a reference by name */
+        if (s->journey_count > 0) {
+            if ((names = calloc((size_t)s->journey_count, sizeof *names)) == NULL)
+                return parser_out_of_memory(p);
+            for (int32_t i = 0; i < s->journey_count; i++) names[i] = s->journeys[i].name;
+        }
+        shoal_status_t st = scenario_read_ref(p, journey, "journey", names, s->journey_count, "journey",
+                                              "nav.journeys", &g->nav.journey);
+        free(names);
+        TRY(st);
+    }
     return parser_get_float(p, v, "arrive_distance", 0.0, 0, &g->nav.arrive_distance);
 }
 
@@ -556,11 +573,11 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     }
     if (g->weights[SHOAL_BEHAVIOR_FOLLOW] > 0.0f && g->leader.group < 0 && !g->follow_previous)
         return parser_missing(p, "follow.leader", "(behaviors.follow needs a leader)");
-    if (g->weights[SHOAL_BEHAVIOR_NAVIGATE] > 0.0f && g->nav.goal < 0) {
-        char why[160], shown[64];
+    if (g->weights[SHOAL_BEHAVIOR_NAVIGATE] > 0.0f && g->nav.goal < 0 && g->nav.journey < 0) {
+        char why[200], shown[64];
         snprintf(why, sizeof why,
                  "(behaviors.navigate of group '%s' needs a goal: a name or an index of the "
-                 "top-level nav.goals)",
+                 "top-level nav.goals, or a nav.journey)",
                  parser_printable(shown, g->name));
         return parser_missing(p, "nav.goal", why);
     }

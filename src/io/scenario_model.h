@@ -53,7 +53,8 @@ typedef struct group_t {
     float (*formation_offsets)[3]; /* one per agent when the group arrives in formation */
     agent_ref_t pursuit_target, leader, first_leader;
     int32_t follow_previous; /* each agent follows the one added before it in this group */
-    shoal_nav_t nav;         /* nav.goal: an index into the scenario's nav_goals, -1 none */
+    shoal_nav_t nav;         /* nav.goal: an index into the scenario's nav_goals, nav.journey one
+                              * into its journeys; -1 none */
 } group_t;
 
 /* A wall: count points (x, y), open or closed (shoal_world_add_wall). */
@@ -68,6 +69,17 @@ typedef struct nav_goal_t {
     char* name;
     shoal_nav_goal_t goal;
 } nav_goal_t;
+
+/* A journey of the top-level "nav" object: its name (given, or
+ * "journey<i>"), its stages' names (given, or "stage<i>"; kept so that a
+ * failed parse frees them with the scenario) and the journey, whose stage
+ * goals are indices into the scenario's nav_goals until populate maps them
+ * to the world's ids. */
+typedef struct journey_t {
+    char* name;
+    char* stage_names[SHOAL_JOURNEY_STAGES];
+    shoal_journey_t journey;
+} journey_t;
 
 typedef struct obstacle_t {
     float center[3], radius;
@@ -84,19 +96,25 @@ struct shoal_scenario_t {
     group_t* groups;
     obstacle_t* obstacles;
     wall_t* walls;
-    /* "nav": the grid's parameters (set on the world only when has_nav)
-     * and the goals */
-    int32_t has_nav, nav_goal_count;
+    /* "nav": the grid's parameters (set on the world only when has_nav),
+     * the goals and the journeys */
+    int32_t has_nav, nav_goal_count, journey_count;
     shoal_nav_params_t nav;
     nav_goal_t* nav_goals;
+    journey_t* journeys;
 };
 
 /* scenario_behaviors.c: defaults of a group's behavior fields, and the
  * group keys "behaviors", "neighbors", "wander", "pursuit", "follow",
  * "avoid", "dseek", "formation", "planner", "crowd" and "nav" of the group
  * object `v` (whose other keys scenario.c reads); p->scenario holds the
- * goals a "nav" object may name. */
+ * goals and journeys a "nav" object may name. */
 void behaviors_set_defaults(group_t* g);
+/* scenario.c: a reference v (obj-member or element `key`) to one of `n`
+ * named things: a name of `names` (a close one suggested) or an index;
+ * `what` and `list` name them in messages ("nav goal", "nav.goals"). */
+shoal_status_t scenario_read_ref(parser_t* p, const cJSON* v, const char* key, const char* const* names,
+                                 int32_t n, const char* what, const char* list, int32_t* out);
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g);
 
 #endif /* SHOAL_IO_SCENARIO_MODEL_H */

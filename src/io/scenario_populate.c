@@ -113,6 +113,7 @@ typedef struct added_t {
     int32_t agent_count, obstacle_count;
     float* placement;   /* add_group_bulk's arrays */
     int32_t* nav_goals; /* the world's id of each of the scenario's nav goals */
+    int32_t* journeys;  /* and of each of its journeys */
 } added_t;
 
 /* A group's agents in one shoal_agents_add: each one's placement (position,
@@ -138,14 +139,20 @@ static shoal_status_t add_group_bulk(const shoal_scenario_t* scenario, const gro
     return shoal_agents_add(world, def, &arrays, g->count, out);
 }
 
-/* The navigation grid and its goals, in file order. The rollback forgets
- * them (world_rollback). */
+/* The navigation grid, its goals and then its journeys, in file order
+ * (a journey's stages name goals by the scenario's index: the world's ids
+ * go in). The rollback forgets them (world_rollback). */
 static shoal_status_t add_nav(const shoal_scenario_t* scenario, shoal_world_t* world, added_t* added)
 {
     shoal_status_t status = SHOAL_OK;
     if (scenario->has_nav) status = shoal_world_set_nav(world, &scenario->nav);
     for (int32_t i = 0; i < scenario->nav_goal_count && status == SHOAL_OK; i++)
         status = shoal_world_add_nav_goal(world, &scenario->nav_goals[i].goal, &added->nav_goals[i]);
+    for (int32_t i = 0; i < scenario->journey_count && status == SHOAL_OK; i++) {
+        shoal_journey_t j = scenario->journeys[i].journey;
+        for (int32_t k = 0; k < j.count; k++) j.stages[k].goal = added->nav_goals[j.stages[k].goal];
+        status = shoal_world_add_journey(world, &j, &added->journeys[i]);
+    }
     return status;
 }
 
@@ -199,6 +206,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.contacts = g->contacts;
         def.nav = g->nav;
         if (g->nav.goal >= 0) def.nav.goal = added->nav_goals[g->nav.goal];
+        if (g->nav.journey >= 0) def.nav.journey = added->journeys[g->nav.journey];
         if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;
         if (g->follow_previous) {
@@ -266,16 +274,19 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario, 
         if ((size_t)scenario->groups[gi].count > largest) largest = (size_t)scenario->groups[gi].count;
     size_t p = largest * 11 * sizeof(float);
     size_t q = (scenario->nav_goal_count > 0 ? (size_t)scenario->nav_goal_count : 1) * sizeof(int32_t);
+    size_t r = (scenario->journey_count > 0 ? (size_t)scenario->journey_count : 1) * sizeof(int32_t);
     added_t added = {.agents = mem_alloc(&world->alloc, n * sizeof *added.agents),
                      .obstacles = mem_alloc(&world->alloc, m * sizeof *added.obstacles),
                      .placement = mem_alloc(&world->alloc, p),
-                     .nav_goals = mem_alloc(&world->alloc, q)};
+                     .nav_goals = mem_alloc(&world->alloc, q),
+                     .journeys = mem_alloc(&world->alloc, r)};
     if (added.agents == NULL || added.obstacles == NULL || added.placement == NULL ||
-        added.nav_goals == NULL) {
+        added.nav_goals == NULL || added.journeys == NULL) {
         mem_free(&world->alloc, added.agents, n * sizeof *added.agents);
         mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
         mem_free(&world->alloc, added.placement, p);
         mem_free(&world->alloc, added.nav_goals, q);
+        mem_free(&world->alloc, added.journeys, r);
         return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY, "scenario_populate: out of memory for %zu handles",
                           n + m);
     }
@@ -296,6 +307,7 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario, 
     mem_free(&world->alloc, added.obstacles, m * sizeof *added.obstacles);
     mem_free(&world->alloc, added.placement, p);
     mem_free(&world->alloc, added.nav_goals, q);
+    mem_free(&world->alloc, added.journeys, r);
     return status;
 }
 
