@@ -107,6 +107,7 @@ static shoal_agent_def_t documented_def(void)
     c->responsibility = 0.5f;
     d.nav.goal = -1;
     d.nav.arrive_distance = 0.3f;
+    d.navmesh.arrive_distance = 0.3f;
     return d;
 }
 
