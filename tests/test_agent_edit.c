@@ -108,6 +108,7 @@ static shoal_agent_def_t documented_def(void)
     d.nav.goal = -1;
     d.nav.arrive_distance = 0.3f;
     d.nav.journey = -1;
+    d.navmesh.arrive_distance = 0.3f;
     return d;
 }
 

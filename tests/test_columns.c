@@ -17,6 +17,7 @@
 #include "modules/follow/follow.h"
 #include "modules/ground/ground.h"
 #include "modules/nav/nav.h"
+#include "modules/navmesh/navmesh.h"
 #include "modules/neighbors/neighbors.h"
 #include "modules/planner/planner.h"
 #include "modules/pursuit/pursuit.h"
@@ -42,6 +43,7 @@ static const struct {
     {COMP_CROWD, "crowd", CR_COUNT_},
     {COMP_CONTACT, "contact", CT_COUNT_},
     {COMP_NAV, "nav", NV_COUNT_},
+    {COMP_NAVMESH, "navmesh", NM_COUNT_},
 };
 #define EXPECTED_COUNT ((int)(sizeof expected / sizeof expected[0]))
 
@@ -84,6 +86,8 @@ static void make_need(shoal_agent_def_t* d, const char* name)
         d->contacts = 1;
     else if (!strcmp(name, "nav"))
         d->weights[SHOAL_BEHAVIOR_NAVIGATE] = 1.0f;
+    else if (!strcmp(name, "navmesh"))
+        d->weights[SHOAL_BEHAVIOR_NAVMESH] = 1.0f;
     else
         cr_assert_fail("no way to make an agent need module %s", name);
 }

@@ -539,7 +539,7 @@ typedef struct def_case_t {
     X(weight_nan, INV, "weights[seek]", d->weights[SHOAL_BEHAVIOR_SEEK] = NAN;)                              \
     X(weight_negative, INV, "weights[wander]", d->weights[SHOAL_BEHAVIOR_WANDER] = -1.0f;)                   \
     X(weight_inf, INV, "weights[avoid]", d->weights[SHOAL_BEHAVIOR_AVOID] = INFINITY;)                       \
-    X(weight_unknown_slot, INV, "weights[14]", d->weights[14] = 1.0f;)                                       \
+    X(weight_unknown_slot, INV, "weights[15]", d->weights[15] = 1.0f;)                                       \
     X(neighbors_radius_zero, INV, "neighbors.radius", d->neighbors.radius = 0.0f;)                           \
     X(neighbors_fov_zero, INV, "neighbors.fov", d->neighbors.fov = 0.0f;)                                    \
     X(neighbors_fov_large, INV, "neighbors.fov", d->neighbors.fov = 7.0f;)                                   \
@@ -964,7 +964,7 @@ Test(misuse, calls_from_inside_a_step)
     cr_assert_eq(shoal_world_system_count(f.w), before->systems);
     cr_assert_eq(shoal_world_trace_count(f.w), 0);
     shoal_system_stats_t s;
-    cr_assert_eq(shoal_world_system_stats(f.w, 2, &s), SHOAL_OK);
+    cr_assert_eq(shoal_world_system_stats(f.w, 3, &s), SHOAL_OK);
     cr_assert_str_eq(s.name, "steer");
     cr_assert(s.enabled);
     free(before);

@@ -40,9 +40,9 @@ extern "C" {
  * this one: version 1 had no user components, versions 1 and 2 no crowd
  * agents, versions 1 to 3 no contact component, versions 1 to 4 no planner
  * time budget, versions 1 to 5 no directed-seek tracking system, versions
- * 1 to 6 no generations of wall ids, versions 1 to 7 no navigation goals
- * (docs/snapshot.md). */
-#define SHOAL_SNAPSHOT_VERSION 8
+ * 1 to 6 no generations of wall ids, versions 1 to 7 no navigation goals,
+ * versions 1 to 8 no navigation meshes (docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 9
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or

@@ -19,6 +19,7 @@
 #include "shoal/ground.h" /* shoal_ground_t, a part of shoal_agent_def_t */
 #include "shoal/id.h"
 #include "shoal/nav.h"     /* shoal_nav_t, a part of shoal_agent_def_t */
+#include "shoal/navmesh.h" /* shoal_navmesh_t, a part of shoal_agent_def_t */
 #include "shoal/planner.h" /* shoal_planner_t, a part of shoal_agent_def_t */
 
 #ifdef __cplusplus
@@ -135,7 +136,8 @@ typedef enum shoal_behavior_t {
     SHOAL_BEHAVIOR_AVOID = 11,    /* steer around the world's obstacles (shoal_avoid_t) */
     SHOAL_BEHAVIOR_DSEEK = 12,    /* directed seek: reach a waypoint heading a given way (shoal_dseek_t) */
     SHOAL_BEHAVIOR_NAVIGATE = 13, /* down a navigation field to a goal, round walls (shoal/nav.h) */
-    SHOAL_BEHAVIOR_COUNT_ = 14
+    SHOAL_BEHAVIOR_NAVMESH = 14,  /* along its own navmesh path to its goal (shoal/navmesh.h) */
+    SHOAL_BEHAVIOR_COUNT_ = 15
 } shoal_behavior_t;
 
 /* Neighborhood of the group behaviors (separation, alignment, cohesion). A
@@ -257,6 +259,7 @@ typedef struct shoal_agent_def_t {
     shoal_planner_t planner;             /* a planner agent when planner.enabled (see shoal_planner_t) */
     shoal_crowd_t crowd;                 /* a crowd agent when crowd.enabled (see shoal/crowd.h) */
     shoal_nav_t nav;                     /* used when NAVIGATE has weight (see shoal/nav.h) */
+    shoal_navmesh_t navmesh;             /* used when NAVMESH has weight (see shoal/navmesh.h) */
     int32_t contacts;       /* 1: the contact pass keeps this agent's body (vehicle.radius; a ground
                            * vehicle's ground.vehicle.radius) out of the other agents that take part,
                            * obstacles and walls (docs/crowds.md "Contacts"). Crowd agents always take

@@ -20,7 +20,7 @@ def segment_distance(p, a, b):
 
 
 def test_navigate_is_a_behavior():
-    assert shoal.BEHAVIORS[13] == "navigate" and len(shoal.BEHAVIORS) == 14
+    assert shoal.BEHAVIORS[13] == "navigate" and shoal.BEHAVIORS[14] == "navmesh" and len(shoal.BEHAVIORS) == 15
 
 
 def test_pedestrians_behind_a_u_shaped_wall_all_reach_an_area_goal():

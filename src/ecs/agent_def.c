@@ -11,8 +11,8 @@
 #define AGENT_DEF_COOKIE 0x5348414e /* "SHAN" */
 
 static const char* const behavior_names[SHOAL_BEHAVIOR_COUNT_] = {
-    "seek",   "flee",   "arrive", "depart", "separate", "align", "cohere",
-    "wander", "pursue", "evade",  "follow", "avoid",    "dseek", "navigate"};
+    "seek",   "flee",  "arrive", "depart", "separate", "align",    "cohere", "wander",
+    "pursue", "evade", "follow", "avoid",  "dseek",    "navigate", "navmesh"};
 
 const char* shoal_behavior_name(shoal_behavior_t b)
 {

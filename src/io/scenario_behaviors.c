@@ -26,9 +26,9 @@
 #include "io/scenario_model.h"
 
 /* Behavior keys, in shoal_behavior_t order. */
-static const char* const BEHAVIOR_KEYS[] = {"seek",   "flee",   "arrive", "depart",  "separate",
-                                            "align",  "cohere", "wander", "pursue",  "evade",
-                                            "follow", "avoid",  "dseek",  "navigate"};
+static const char* const BEHAVIOR_KEYS[] = {"seek",   "flee",   "arrive", "depart",   "separate",
+                                            "align",  "cohere", "wander", "pursue",   "evade",
+                                            "follow", "avoid",  "dseek",  "navigate", "navmesh"};
 _Static_assert(COUNT_OF(BEHAVIOR_KEYS) == SHOAL_BEHAVIOR_COUNT_, "a behavior key per behavior");
 
 static const char* const WEIGHT_GAIN_KEYS[] = {"weight", "gain"};

@@ -39,6 +39,7 @@ enum module_id {
     MOD_CROWD,     /* component CROWD; data: statistics (crowd_world_t) */
     MOD_CONTACT,   /* component CONTACT; data: the contact pass's scratch (contact_world_t) */
     MOD_NAV,       /* component NAV; data: goals, the walkable grid, fields (nav_world_t) */
+    MOD_NAVMESH,   /* component NAVMESH; data: parameters, the baked mesh, queries (navmesh_world_t) */
     MOD_COUNT_
 };
 
@@ -54,6 +55,7 @@ enum component_id {
     COMP_CROWD,   /* crowd agents: an agent has it when crowd.enabled */
     COMP_CONTACT, /* agents other than crowd agents that take part in contacts */
     COMP_NAV,     /* agents that navigate: an agent has it when NAVIGATE has weight */
+    COMP_NAVMESH, /* agents on navmesh paths: an agent has it when NAVMESH has weight */
     COMP_COUNT_
 };
 

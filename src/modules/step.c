@@ -38,6 +38,7 @@
 #include "modules/agent.h"
 #include "modules/walls/walls.h"
 #include "modules/nav/nav.h"
+#include "modules/navmesh/navmesh.h"
 #include "modules/step.h"
 
 extern const module_t neighbors_module, wander_module, pursuit_module, follow_module, avoid_module,
@@ -53,6 +54,7 @@ static const module_t* const modules[MOD_COUNT_] = {
     [MOD_GROUND] = &ground_module,       [MOD_PLANNER] = &planner_module,
     [MOD_WALLS] = &walls_module,         [MOD_CROWD] = &crowd_module,
     [MOD_CONTACT] = &contact_module,     [MOD_NAV] = &nav_module,
+    [MOD_NAVMESH] = &navmesh_module,
 };
 
 /* Column sets. */
@@ -109,6 +111,15 @@ static const system_def_t systems[] = {
      .writes = {.data = DATA(MOD_NAV)},
      .snapshot_since = 8,
      .note = "travel-time fields of the goals, one goal a worker"},
+    /* before decide: the corners the navmesh behavior heads for */
+    {.name = "navmesh_paths",
+     .stage = SHOAL_STAGE_SENSE,
+     .run = navmesh_paths_run,
+     .module = &navmesh_module,
+     .reads = {.agent = POS, .comp = {[COMP_NAVMESH] = COLUMNS_ALL}, .data = DATA(MOD_NAVMESH)},
+     .writes = {.comp = {[COMP_NAVMESH] = COLS(NM_PLAN_X, NM_AGE)}, .data = DATA(MOD_NAVMESH)},
+     .snapshot_since = 9,
+     .note = "corners passed; paths planned again, at most replans_per_step, one Detour query a worker"},
     /* decide */
     {.name = "steer",
      .stage = SHOAL_STAGE_DECIDE,
@@ -188,6 +199,14 @@ static const system_def_t systems[] = {
      .writes = {.data = DATA(MOD_NAV)},
      .snapshot_since = 8,
      .note = "agents arrived at an exit leave (at the stage's end), counted; serial"},
+    {.name = "navmesh_steer",
+     .stage = SHOAL_STAGE_DECIDE,
+     .run = navmesh_steer_run,
+     .module = &navmesh_module,
+     .reads = {.agent = POS | LIMITS | A(AC_ARRIVE_GAIN), .comp = {[COMP_NAVMESH] = COLUMNS_ALL}},
+     .writes = {.agent = DESIRED, .comp = {[COMP_NAVMESH] = COL(NM_STATUS)}},
+     .snapshot_since = 9,
+     .note = "desired velocity (+=) to the next corner of the path; status"},
     /* after every behavior that adds to the desired velocity: its no-entry
      * guard bounds the whole sum */
     {.name = "avoid",

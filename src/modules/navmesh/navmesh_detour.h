@@ -1,0 +1,76 @@
+/* The navmesh module's bridge to Recast and Detour (navmesh_detour.cpp, a
+ * C++ translation unit built only with SHOAL_WITH_RECAST; without it,
+ * navmesh_detour_none.c, which bakes nothing). Plain C on this side: the
+ * module never sees a C++ type.
+ *
+ * Coordinates: shoal's (x, y) floor is Recast's (x, 0, y), Recast being
+ * Y-up. A mesh is read-only once baked; each worker plans through a query
+ * object of its own (Detour's dtNavMeshQuery keeps its search nodes), so
+ * any number of workers may plan at once over one mesh. */
+#ifndef SHOAL_MODULES_NAVMESH_DETOUR_H
+#define SHOAL_MODULES_NAVMESH_DETOUR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Corners an agent keeps of its path. */
+#define NMD_CORNERS 4
+
+typedef struct nmd_mesh nmd_mesh_t;
+typedef struct nmd_query nmd_query_t;
+
+/* What a mesh is baked from. */
+typedef struct nmd_input_t {
+    const float (*seg)[4]; /* wall segments x0, y0, x1, y1 */
+    int32_t seg_count;
+    const float (*disc)[3]; /* static obstacles x, y, r */
+    int32_t disc_count;
+    float bounds[4]; /* the floor: x0, y0, x1, y1 */
+    float cell;      /* m */
+    float radius;    /* m: the walkable area keeps this far from walls and obstacles */
+} nmd_input_t;
+
+/* 1 when built with Recast and Detour. */
+int nmd_available(void);
+
+/* Bake a mesh. 0 and *out (NULL when the floor has no walkable polygon
+ * left) on success; else a message in msg and 2 when the mesh is too
+ * large for Detour, 1 for any other failure (out of memory). */
+int nmd_build(const nmd_input_t* in, nmd_mesh_t** out, char* msg, size_t cap);
+void nmd_free(nmd_mesh_t* mesh);
+int32_t nmd_polygons(const nmd_mesh_t* mesh);
+
+/* A query object over a mesh; NULL when out of memory. */
+nmd_query_t* nmd_query_new(const nmd_mesh_t* mesh);
+void nmd_query_free(nmd_query_t* q);
+
+/* A planned path: its first corners after the start. */
+typedef struct nmd_path_t {
+    float corner[NMD_CORNERS][2];
+    int32_t count;   /* corners written (0 to NMD_CORNERS) */
+    int32_t end;     /* 1: the last corner is the path's end */
+    int32_t partial; /* 1: the path's end is not the goal (no way there) */
+    uint32_t poly;   /* the start's polygon */
+} nmd_path_t;
+
+enum nmd_plan_status {
+    NMD_PLAN_OK = 0,
+    NMD_PLAN_START_OFF = 1, /* no polygon near the start */
+    NMD_PLAN_GOAL_OFF = 2,  /* no polygon near the goal */
+    NMD_PLAN_FAILED = 3
+};
+
+/* Plan from (sx, sy) to (gx, gy): the start and the goal each go to the
+ * nearest point of the mesh within `reach` m, then Detour's A* over the
+ * polygons and its funnel give the corners. */
+int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_path_t* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHOAL_MODULES_NAVMESH_DETOUR_H */

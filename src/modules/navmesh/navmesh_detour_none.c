@@ -1,0 +1,44 @@
+/* The navmesh module's bridge in a build without Recast and Detour
+ * (SHOAL_WITH_RECAST off): nothing is available, and the module refuses
+ * its calls before it would reach these. */
+#include "modules/navmesh/navmesh_detour.h"
+
+#include <stdio.h>
+
+int nmd_available(void) { return 0; }
+
+int nmd_build(const nmd_input_t* in, nmd_mesh_t** out, char* msg, size_t cap)
+{
+    (void)in;
+    *out = NULL;
+    snprintf(msg, cap, "shoal was built without Recast/Detour");
+    return 1;
+}
+
+void nmd_free(nmd_mesh_t* mesh) { (void)mesh; }
+
+int32_t nmd_polygons(const nmd_mesh_t* mesh)
+{
+    (void)mesh;
+    return 0;
+}
+
+nmd_query_t* nmd_query_new(const nmd_mesh_t* mesh)
+{
+    (void)mesh;
+    return NULL;
+}
+
+void nmd_query_free(nmd_query_t* q) { (void)q; }
+
+int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_path_t* out)
+{
+    (void)q;
+    (void)sx;
+    (void)sy;
+    (void)gx;
+    (void)gy;
+    (void)reach;
+    out->count = 0;
+    return NMD_PLAN_FAILED;
+}
