@@ -230,6 +230,9 @@ Test(scenario, every_file_in_scenarios_loads)
     cr_expect_geq(files, 3);
 }
 
+/* Whether a scenario's text has a "navmesh" key. */
+static int uses_navmesh(const char* text) { return strstr(text, "\"navmesh\"") != NULL; }
+
 Test(scenario, docs_examples_load)
 {
     /* Every ```json block in docs/scenarios.md is a whole scenario; the
@@ -253,7 +256,16 @@ Test(scenario, docs_examples_load)
             cr_expect_str_eq(shoal_scenario_name(s), "example");
             cr_expect_eq(shoal_scenario_agent_count(s), 1300);
         }
-        shoal_world_destroy(populated(s));
+        if (shoal_navmesh_available() || !uses_navmesh(start)) {
+            shoal_world_destroy(populated(s));
+        } else {
+            /* a build without Recast: the documented refusal */
+            shoal_world_t* w = make_serial_world(s, shoal_scenario_world_def(s).dimensions);
+            cr_expect_eq(shoal_scenario_populate(s, w), SHOAL_ERR_NOT_FOUND);
+            cr_expect_not_null(strstr(shoal_world_last_error(w), "built without Recast/Detour"), "%s",
+                               shoal_world_last_error(w));
+            shoal_world_destroy(w);
+        }
         shoal_scenario_destroy(s);
         blocks++;
         start = end + 3;

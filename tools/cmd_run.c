@@ -504,6 +504,13 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
                " no way, %" PRId32 " off grid, %" PRId32 " in walls, mean remaining %.2f m\n",
                nav.agents, nav.arrived, nav.exited, nav.no_way, nav.off_grid, nav.in_walls,
                nav.mean_remaining);
+    shoal_navmesh_stats_t mesh;
+    if (shoal_world_navmesh_stats(world, &mesh) == SHOAL_OK && mesh.agents > 0)
+        printf("navmesh          %" PRId32 " agents, %" PRId32 " arrived, %" PRId32 " no way, %" PRId32
+               " off mesh, %" PRId32 " waiting, %" PRId32 " polygons, %" PRId32 " replans and %" PRId32
+               " pending in the last step\n",
+               mesh.agents, mesh.arrived, mesh.no_way, mesh.off_mesh, mesh.waiting, mesh.polygons,
+               mesh.replans, mesh.pending);
 
     int32_t count = shoal_world_system_count(world);
     /* The total rows' labels are the narrowest the column may be. */
@@ -662,6 +669,14 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
              add_number(n, "exited", (double)nav.exited) && add_number(n, "no_way", nav.no_way) &&
              add_number(n, "off_grid", nav.off_grid) && add_number(n, "in_walls", nav.in_walls) &&
              add_number(n, "mean_remaining", nav.mean_remaining);
+    }
+    shoal_navmesh_stats_t mesh;
+    if (ok && shoal_world_navmesh_stats(world, &mesh) == SHOAL_OK && mesh.agents > 0) {
+        cJSON* m = cJSON_AddObjectToObject(root, "navmesh");
+        ok = m != NULL && add_number(m, "agents", mesh.agents) && add_number(m, "arrived", mesh.arrived) &&
+             add_number(m, "no_way", mesh.no_way) && add_number(m, "off_mesh", mesh.off_mesh) &&
+             add_number(m, "waiting", mesh.waiting) && add_number(m, "polygons", mesh.polygons) &&
+             add_number(m, "replans", mesh.replans) && add_number(m, "pending", mesh.pending);
     }
     cJSON* systems = ok ? systems_json(world, result) : NULL;
     if (systems != NULL && !cJSON_AddItemToObject(root, "systems", systems)) {

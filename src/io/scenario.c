@@ -36,13 +36,15 @@
 /* Known keys of each kind of object (a group's behavior keys are in
  * scenario_behaviors.c). */
 static const char* const ROOT_KEYS[] = {"name",  "dimensions", "seed",      "dt",    "steps", "threads",
-                                        "world", "groups",     "obstacles", "walls", "nav"};
+                                        "world", "groups",     "obstacles", "walls", "nav",   "navmesh"};
 static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size", "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const WALL_KEYS[] = {"points", "closed"};
 static const char* const NAV_KEYS[] = {"cell",    "clearance", "wall_distance",  "wall_speed",       "bounds",
                                        "margin",  "max_bytes", "density_weight", "density_interval", "goals",
                                        "journeys"};
+static const char* const NAVMESH_KEYS[] = {
+    "cell", "agent_radius", "bounds", "margin", "replans_per_step", "replan_interval", "off_path_distance"};
 static const char* const NAV_GOAL_KEYS[] = {"name", "point", "line", "area", "exit"};
 static const char* const JOURNEY_KEYS[] = {"name", "stages"};
 static const char* const STAGE_KEYS[] = {"name", "goal", "wait", "then"};
@@ -50,7 +52,7 @@ static const char* const TRANSITION_KEYS[] = {"fixed", "round_robin", "quickest"
 static const char* const GROUP_KEYS[] = {"name",      "count",    "spawn",   "vehicle",   "control",
                                          "behaviors", "target",   "threat",  "neighbors", "wander",
                                          "pursuit",   "follow",   "avoid",   "dseek",     "formation",
-                                         "crowd",     "contacts", "planner", "nav"};
+                                         "crowd",     "contacts", "planner", "nav",       "navmesh"};
 static const char* const SPAWN_KEYS[] = {"shape", "center", "radius", "size", "heading", "pitch", "speed"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
                                            "max_speed", "max_turn_rate", "radius"};
@@ -458,6 +460,35 @@ static shoal_status_t get_positive_double(parser_t* p, const cJSON* obj, const c
     return SHOAL_OK;
 }
 
+/* "bounds": [x0, y0, x1, y1] with x1 > x0 and y1 > y0, or all 0 (which
+ * means `all_zero`, in the message). */
+static shoal_status_t get_bounds(parser_t* p, const cJSON* v, const char* all_zero, float out[4])
+{
+    const cJSON* bounds = MEMBER(v, "bounds");
+    if (bounds == NULL) return SHOAL_OK;
+    if (!cJSON_IsArray(bounds) || cJSON_GetArraySize(bounds) != 4)
+        return parser_fail(p, "bounds", "expected an array of 4 numbers [x0, y0, x1, y1], got %s",
+                           cJSON_IsArray(bounds) ? "another count" : parser_type_name(bounds));
+    size_t old = parser_push(p, "bounds", 0);
+    const cJSON* e = NULL;
+    int k = 0;
+    shoal_status_t st = SHOAL_OK;
+    cJSON_ArrayForEach(e, bounds)
+    {
+        char name[16];
+        snprintf(name, sizeof name, "[%d]", k);
+        if ((st = parser_read_float(p, e, name, -DBL_MAX, 0, &out[k])) != SHOAL_OK) break;
+        k++;
+    }
+    parser_pop(p, old);
+    TRY(st);
+    int any = out[0] != 0.0f || out[1] != 0.0f || out[2] != 0.0f || out[3] != 0.0f;
+    if (any && !(out[2] > out[0] && out[3] > out[1]))
+        return parser_fail(p, "bounds", "must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0 (or all 0: %s)",
+                           all_zero);
+    return SHOAL_OK;
+}
+
 static shoal_status_t parse_nav_goals(parser_t* p, const cJSON* v, shoal_scenario_t* s);
 static shoal_status_t parse_journeys(parser_t* p, const cJSON* v, shoal_scenario_t* s);
 
@@ -484,31 +515,7 @@ static shoal_status_t parse_nav(parser_t* p, const cJSON* v, shoal_scenario_t* s
     if (n->wall_speed > 1.0f)
         return parser_fail(p, "wall_speed", "must be in (0, 1], got %s",
                            json_format_number(a, n->wall_speed));
-    const cJSON* bounds = MEMBER(v, "bounds");
-    if (bounds != NULL) {
-        if (!cJSON_IsArray(bounds) || cJSON_GetArraySize(bounds) != 4)
-            return parser_fail(p, "bounds", "expected an array of 4 numbers [x0, y0, x1, y1], got %s",
-                               cJSON_IsArray(bounds) ? "another count" : parser_type_name(bounds));
-        size_t old = parser_push(p, "bounds", 0);
-        const cJSON* e = NULL;
-        int k = 0;
-        shoal_status_t st = SHOAL_OK;
-        cJSON_ArrayForEach(e, bounds)
-        {
-            char name[16];
-            snprintf(name, sizeof name, "[%d]", k);
-            if ((st = parser_read_float(p, e, name, -DBL_MAX, 0, &n->bounds[k])) != SHOAL_OK) break;
-            k++;
-        }
-        parser_pop(p, old);
-        TRY(st);
-        const float* q = n->bounds;
-        int any = q[0] != 0.0f || q[1] != 0.0f || q[2] != 0.0f || q[3] != 0.0f;
-        if (any && !(q[2] > q[0] && q[3] > q[1]))
-            return parser_fail(p, "bounds",
-                               "must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0 (or all 0: "
-                               "the box of the walls, obstacles and goals)");
-    }
+    TRY(get_bounds(p, v, "the box of the walls, obstacles and goals", n->bounds));
     TRY(parser_get_float(p, v, "margin", 0.0, 0, &n->margin));
     TRY(get_positive_double(p, v, "max_bytes", 1e18, &n->max_bytes));
     TRY(parser_get_float(p, v, "density_weight", 0.0, 0, &n->density_weight));
@@ -545,6 +552,34 @@ static shoal_status_t parse_nav_goals(parser_t* p, const cJSON* v, shoal_scenari
     }
     parser_pop(p, old);
     return st;
+}
+
+/* ---- "navmesh": the navigation mesh's parameters ---- */
+
+/* "navmesh": shoal_navmesh_params_t, every key optional with
+ * shoal_navmesh_params_default()'s value. 2D only. The library's own checks
+ * are made here too, so that the message names the key; whether this build
+ * has Recast and Detour is the world's to say, at populate. */
+static shoal_status_t parse_navmesh(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    char a[32];
+    if (s->dimensions != 2)
+        return parser_fail(p, NULL, "navigation meshes are 2D; this scenario is %dD", (int)s->dimensions);
+    TRY(parser_check_object(p, v, NAVMESH_KEYS, COUNT_OF(NAVMESH_KEYS)));
+    shoal_navmesh_params_t* n = &s->navmesh;
+    s->has_navmesh = 1;
+    TRY(parser_get_float(p, v, "cell", 0.02, 0, &n->cell));
+    if (n->cell > 10.0f)
+        return parser_fail(p, "cell", "must be 0.02 to 10 m, got %s", json_format_number(a, n->cell));
+    TRY(parser_get_float(p, v, "agent_radius", 0.0, 1, &n->agent_radius));
+    TRY(get_bounds(p, v, "the box of the walls and obstacles widened by margin", n->bounds));
+    TRY(parser_get_float(p, v, "margin", 0.0, 0, &n->margin));
+    int64_t replans = n->replans_per_step, interval = n->replan_interval;
+    TRY(parser_get_integer(p, v, "replans_per_step", 1.0, 1000000.0, &replans));
+    TRY(parser_get_integer(p, v, "replan_interval", 0.0, 1000000.0, &interval));
+    n->replans_per_step = (int32_t)replans;
+    n->replan_interval = (int32_t)interval;
+    return parser_get_float(p, v, "off_path_distance", 0.0, 1, &n->off_path_distance);
 }
 
 /* ---- "nav.journeys": stages from goal to goal ---- */
@@ -881,6 +916,8 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
      * goals or journeys. */
     s->nav = shoal_nav_params_default();
     PARSE_MEMBER(p, root, "nav", parse_nav, s);
+    s->navmesh = shoal_navmesh_params_default();
+    PARSE_MEMBER(p, root, "navmesh", parse_navmesh, s);
     p->scenario = s;
 
     const cJSON* groups = MEMBER(root, "groups");

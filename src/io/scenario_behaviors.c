@@ -1,6 +1,6 @@
 /* A group's steering behaviors in a scenario file: the "behaviors" object
  * (which behaviors run, and their weights) and the parameter objects
- * "neighbors", "wander", "pursuit", "follow", "avoid" and "nav", with the
+ * "neighbors", "wander", "pursuit", "follow", "avoid", "nav" and "navmesh", with the
  * references they hold from a group's agents to other agents (a pursuit
  * target, a leader) and to the scenario's nav goals. docs/scenarios.md is the reference for every key.
  *
@@ -14,8 +14,8 @@
  *   group's name is reported as a forward reference rather than as unknown,
  *   and a name shared by two groups as ambiguous.
  * - pursue, evade and follow without an agent to steer by, and navigate
- *   without a goal, would do nothing at all; that is an error, for the same
- *   reason an unknown key is one.
+ *   or navmesh without a goal, would do nothing at all; that is an error,
+ *   for the same reason an unknown key is one.
  */
 #include <float.h>
 #include <math.h>
@@ -50,6 +50,7 @@ static const char* const PLANNER_KEYS[] = {
     "strategy", "discount", "optimism", "max_depth", "min_depth",     "max_expansions",
     "k_skip",   "n_v",      "collapse", "damping",   "time_budget_ms"};
 static const char* const NAV_KEYS[] = {"goal", "journey", "arrive_distance"};
+static const char* const NAVMESH_KEYS[] = {"goal", "arrive_distance"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -67,6 +68,7 @@ void behaviors_set_defaults(group_t* g)
     g->crowd = shoal_crowd_default();
     g->planner = shoal_planner_default();
     g->nav = shoal_nav_default();
+    g->navmesh = shoal_navmesh_default();
     g->pursuit_target.group = g->leader.group = g->first_leader.group = g->planner_target.group = -1;
 }
 
@@ -544,6 +546,24 @@ static shoal_status_t parse_nav(parser_t* p, const cJSON* v, group_t* g)
     return parser_get_float(p, v, "arrive_distance", 0.0, 0, &g->nav.arrive_distance);
 }
 
+/* Navigation by mesh (shoal_navmesh_t): {"goal": [x, y], the point every
+ * agent of the group goes to, and "arrive_distance"}. */
+static shoal_status_t parse_navmesh(parser_t* p, const cJSON* v, group_t* g)
+{
+    if (p->dimensions != 2)
+        return parser_fail(p, NULL, "navigation meshes are 2D; this scenario is %dD", (int)p->dimensions);
+    TRY(parser_check_object(p, v, NAVMESH_KEYS, COUNT_OF(NAVMESH_KEYS)));
+    const cJSON* goal = MEMBER(v, "goal");
+    if (goal != NULL) {
+        float xy[3] = {0.0f, 0.0f, 0.0f};
+        TRY(parser_read_vector(p, goal, "goal", -DBL_MAX, "[x, y]", "[x, y, z]", xy));
+        g->navmesh.goal[0] = xy[0];
+        g->navmesh.goal[1] = xy[1];
+        g->navmesh_goal = 1;
+    }
+    return parser_get_float(p, v, "arrive_distance", 0.0, 0, &g->navmesh.arrive_distance);
+}
+
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
 {
     PARSE_MEMBER(p, v, "behaviors", parse_behaviors, g);
@@ -556,6 +576,7 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "formation", parse_formation, g);
     PARSE_MEMBER(p, v, "planner", parse_planner, g);
     PARSE_MEMBER(p, v, "nav", parse_nav, g);
+    PARSE_MEMBER(p, v, "navmesh", parse_navmesh, g);
     const cJSON* crowd = MEMBER(v, "crowd");
     if (crowd) {
         size_t at = parser_push(p, "crowd", 0);
@@ -580,6 +601,12 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
                  "top-level nav.goals, or a nav.journey)",
                  parser_printable(shown, g->name));
         return parser_missing(p, "nav.goal", why);
+    }
+    if (g->weights[SHOAL_BEHAVIOR_NAVMESH] > 0.0f && !g->navmesh_goal) {
+        char why[200], shown[64];
+        snprintf(why, sizeof why, "(behaviors.navmesh of group '%s' needs a goal: [x, y])",
+                 parser_printable(shown, g->name));
+        return parser_missing(p, "navmesh.goal", why);
     }
     return SHOAL_OK;
 }

@@ -55,6 +55,8 @@ typedef struct group_t {
     int32_t follow_previous; /* each agent follows the one added before it in this group */
     shoal_nav_t nav;         /* nav.goal: an index into the scenario's nav_goals, nav.journey one
                               * into its journeys; -1 none */
+    shoal_navmesh_t navmesh; /* the group's "navmesh": its goal and arrive_distance */
+    int32_t navmesh_goal;    /* "navmesh" gave a goal */
 } group_t;
 
 /* A wall: count points (x, y), open or closed (shoal_world_add_wall). */
@@ -102,11 +104,15 @@ struct shoal_scenario_t {
     shoal_nav_params_t nav;
     nav_goal_t* nav_goals;
     journey_t* journeys;
+    /* "navmesh": the mesh's parameters, set on the world only when
+     * has_navmesh */
+    int32_t has_navmesh;
+    shoal_navmesh_params_t navmesh;
 };
 
 /* scenario_behaviors.c: defaults of a group's behavior fields, and the
  * group keys "behaviors", "neighbors", "wander", "pursuit", "follow",
- * "avoid", "dseek", "formation", "planner", "crowd" and "nav" of the group
+ * "avoid", "dseek", "formation", "planner", "crowd", "nav" and "navmesh" of the group
  * object `v` (whose other keys scenario.c reads); p->scenario holds the
  * goals and journeys a "nav" object may name. */
 void behaviors_set_defaults(group_t* g);

@@ -1,6 +1,6 @@
 /* Populate: adds a loaded scenario (scenario_model.h) to a world, obstacles,
- * walls and nav goals first, then the agents of each group in file order,
- * placed from the scenario's seed.
+ * walls, nav goals and navmesh parameters first, then the agents of each
+ * group in file order, placed from the scenario's seed.
  *
  * Decisions:
  * - Placement draws are rng_unit(seed, agent index in the scenario, draw,
@@ -156,13 +156,23 @@ static shoal_status_t add_nav(const shoal_scenario_t* scenario, shoal_world_t* w
     return status;
 }
 
-/* Adds the obstacles, walls and nav goals, then group by group its route
- * (agents name it), its agents and its formation, through the public API,
- * recording into `added` what it added; last, when the scenario has nav
- * goals, builds the grid and solves their fields (shoal_world_nav_update),
- * so that a goal with no walkable cell or a grid over its memory limit
- * fails here rather than at the first step. Stops at the first failure,
- * whose message the world holds. */
+/* Whether a group of the scenario gives the navmesh behavior a weight. */
+static int uses_navmesh(const shoal_scenario_t* scenario)
+{
+    for (int32_t gi = 0; gi < scenario->group_count; gi++)
+        if (scenario->groups[gi].weights[SHOAL_BEHAVIOR_NAVMESH] > 0.0f) return 1;
+    return 0;
+}
+
+/* Adds the obstacles, walls, nav goals and navmesh parameters, then group
+ * by group its route (agents name it), its agents and its formation,
+ * through the public API, recording into `added` what it added; last, when
+ * the scenario has nav goals, builds the grid and solves their fields
+ * (shoal_world_nav_update), and when agents navigate by mesh, bakes it
+ * (shoal_world_navmesh_update), so that a goal with no walkable cell, a
+ * grid over its memory limit or a floor too large for Recast fails here
+ * rather than at the first step. Stops at the first failure, whose message
+ * the world holds. */
 static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world_t* world, added_t* added)
 {
     shoal_status_t status = SHOAL_OK;
@@ -178,6 +188,11 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         status = shoal_world_add_wall(world, wl->points, wl->count, wl->closed, NULL);
     }
     if (status == SHOAL_OK) status = add_nav(scenario, world, added);
+    /* The mesh's parameters before the agents that plan on it; the
+     * rollback restores the world's own (world_rollback). Without Recast
+     * and Detour the world refuses them, and a navmesh agent, saying so. */
+    if (status == SHOAL_OK && scenario->has_navmesh)
+        status = shoal_world_set_navmesh(world, &scenario->navmesh);
 
     uint64_t key = 0;
     for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {
@@ -205,6 +220,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.planner.goal_agent = ref_handle(scenario, added->agents, g->planner_target);
         def.contacts = g->contacts;
         def.nav = g->nav;
+        def.navmesh = g->navmesh;
         if (g->nav.goal >= 0) def.nav.goal = added->nav_goals[g->nav.goal];
         if (g->nav.journey >= 0) def.nav.journey = added->journeys[g->nav.journey];
         if (route >= 0) def.dseek.route = route;
@@ -231,6 +247,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
                                             &g->formation_anchor);
     }
     if (status == SHOAL_OK && scenario->nav_goal_count > 0) status = shoal_world_nav_update(world);
+    if (status == SHOAL_OK && uses_navmesh(scenario)) status = shoal_world_navmesh_update(world);
     return status;
 }
 
