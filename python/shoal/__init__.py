@@ -29,6 +29,7 @@ from ._shoal import (
     StaleArrayError,
     StaleHandleError,
     World,
+    navmesh_available,
     read_recording,
     version,
 )
@@ -36,6 +37,6 @@ from ._shoal import (
 __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
-    "StaleHandleError", "World", "read_recording", "version",
+    "StaleHandleError", "World", "navmesh_available", "read_recording", "version",
 ]
 __version__ = version()

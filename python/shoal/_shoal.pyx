@@ -126,6 +126,13 @@ cdef int _check_err(shoal_status_t status, shoal_error_t* err) except -1:
     return 0
 
 
+def navmesh_available():
+    """Whether the shoal library was built with Recast and Detour, which
+    navigation meshes need (World.set_navmesh, the "navmesh" behavior).
+    Without them those are refused with NotFoundError saying so."""
+    return shoal_navmesh_available() != 0
+
+
 def version():
     """The version of the shoal library the module is built on."""
     return _text(shoal_version())
@@ -153,6 +160,7 @@ _SECTIONS = {
     "crowd": ("neighbor_distance", "max_neighbors", "time_horizon", "time_horizon_walls",
               "responsibility", "preferred_speed", "time_gap", "side_preference"),
     "nav": ("goal", "journey", "arrive_distance"),
+    "navmesh": ("goal", "arrive_distance"),
 }
 _SCALARS = ("arrive_gain", "depart_gain", "contacts")
 _VECTORS = ("threat",)
@@ -203,6 +211,10 @@ cdef int _set_field(shoal_agent_def_t* d, str section, str field, double v) exce
         if field == "goal": d.nav.goal = _int_field(section, field, v)
         elif field == "journey": d.nav.journey = _int_field(section, field, v)
         elif field == "arrive_distance": d.nav.arrive_distance = <float>v
+    elif section == "navmesh":
+        if field == "goal.x": d.navmesh.goal[0] = <float>v
+        elif field == "goal.y": d.navmesh.goal[1] = <float>v
+        elif field == "arrive_distance": d.navmesh.arrive_distance = <float>v
     elif section == "":
         if field == "arrive_gain": d.arrive_gain = <float>v
         elif field == "depart_gain": d.depart_gain = <float>v
@@ -220,7 +232,8 @@ cdef int32_t _int_field(str section, str field, double v) except? -1:
     return <int32_t>v
 
 
-def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav, extra):
+def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav, navmesh,
+                  extra):
     """Flatten the keyword arguments of add_agents into (section, field,
     value) with each value a float or a float64 array of `count` values."""
     out = []
@@ -245,7 +258,8 @@ def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, a
                     f"known: {', '.join(BEHAVIORS)}")
             out.append(("behaviors", name, value(f"behaviors['{name}']", w)))
     for section, given in (("vehicle", vehicle), ("control", control), ("neighbors", neighbors),
-                           ("wander", wander), ("avoid", avoid), ("crowd", crowd), ("nav", nav)):
+                           ("wander", wander), ("avoid", avoid), ("crowd", crowd), ("nav", nav),
+                           ("navmesh", navmesh)):
         if given is None or (section == "crowd" and (isinstance(given, str) or isinstance(given, bool))):
             continue  # a crowd preset name or True: _base_def takes it
         if not isinstance(given, dict):
@@ -257,6 +271,9 @@ def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, a
                 raise InvalidArgumentError(
                     f"{section}: unknown field '{field}'{_suggest(str(field), _SECTIONS[section])}; "
                     f"known: {', '.join(_SECTIONS[section])}")
+            if section == "navmesh" and field == "goal":
+                out.extend(_navmesh_goal(count, v))
+                continue
             out.append((section, field, value(f"{section}.{field}", v)))
     for field, v in extra.items():
         if v is None:
@@ -268,6 +285,19 @@ def _agent_fields(count, dims, behaviors, vehicle, control, neighbors, wander, a
         else:
             out.append(("", field, value(field, v)))
     return out
+
+
+def _navmesh_goal(count, v):
+    """navmesh={"goal": ...}: one point (x, y) for all or an (N, 2) array,
+    as the fields goal.x and goal.y."""
+    expected = f"a point (x, y) or an array of shape ({count}, 2) (one per agent)"
+    a = _array("navmesh.goal", v, np.float64, expected)
+    if a.shape == (2,):
+        return [("navmesh", "goal.x", float(a[0])), ("navmesh", "goal.y", float(a[1]))]
+    if a.shape != (count, 2):
+        raise InvalidArgumentError(f"navmesh.goal: expected {expected}, got shape {a.shape}")
+    return [("navmesh", "goal.x", np.ascontiguousarray(a[:, 0])),
+            ("navmesh", "goal.y", np.ascontiguousarray(a[:, 1]))]
 
 
 cdef int _base_def(shoal_agent_def_t* d, crowd) except -1:
@@ -645,8 +675,8 @@ cdef class World:
 
     def add_agents(self, positions, *, velocities=None, headings=None, targets=None, groups=None,
                    user_values=None, pitches=None, behaviors=None, vehicle=None, control=None,
-                   neighbors=None, wander=None, avoid=None, crowd=None, nav=None, threat=None,
-                   arrive_gain=None, depart_gain=None, contacts=None):
+                   neighbors=None, wander=None, avoid=None, crowd=None, nav=None, navmesh=None,
+                   threat=None, arrive_gain=None, depart_gain=None, contacts=None):
         """Add len(positions) agents in bulk; returns their handles (uint64).
 
         positions: (N, dims) (a 2D world refuses (N, 3)); velocities, targets
@@ -655,7 +685,9 @@ cdef class World:
         weight}; vehicle, control, neighbors, wander, avoid, crowd, nav: dicts
         of the library's fields (docs/scenarios.md; nav: goal, an id from
         add_nav_goal, or journey, an id from add_journey, and
-        arrive_distance, read with the "navigate" weight).
+        arrive_distance, read with the "navigate" weight). navmesh: goal, a
+        point (x, y) for all or an (N, 2) array, one per agent, and
+        arrive_distance, read with the "navmesh" weight.
         Every number may be one value for all or an array of N (agents
         sharing values go in one library call each). crowd: a preset name ('pedestrian', 'rvo2'),
         True, or a dict (with 'preset' optionally). All or nothing: bad
@@ -663,7 +695,7 @@ cdef class World:
         self._enter()
         try:
             return self._add(positions, velocities, headings, targets, groups, user_values, pitches,
-                             behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav,
+                             behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav, navmesh,
                              dict(threat=threat, arrive_gain=arrive_gain, depart_gain=depart_gain,
                                   contacts=contacts))
         finally:
@@ -671,7 +703,7 @@ cdef class World:
             self._moved()
 
     cdef _add(self, positions, velocities, headings, targets, groups, user_values, pitches,
-              behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav, extra):
+              behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav, navmesh, extra):
         cdef int dims = shoal_world_dimensions(self._w)
         pos = _points("positions", positions, None, dims)
         cdef Py_ssize_t n = pos.shape[0]
@@ -684,7 +716,7 @@ cdef class World:
         grp = _per_agent("groups", groups, n, np.uint32)
         usr = _per_agent("user_values", user_values, n, np.uint64)
         fields = _agent_fields(n, dims, behaviors, vehicle, control, neighbors, wander, avoid, crowd, nav,
-                               extra)
+                               navmesh, extra)
         cdef shoal_agent_def_t base
         _base_def(&base, crowd)
         for section, field, v in fields:
@@ -1307,6 +1339,94 @@ cdef class World:
         self._check(shoal_world_nav_stats(self._w, gid, &s))
         return {"agents": s.agents, "arrived": s.arrived, "no_way": s.no_way, "off_grid": s.off_grid,
                 "in_walls": s.in_walls, "exited": s.exited, "mean_remaining": s.mean_remaining}
+
+    # -- navigation meshes (2D, a build with Recast) --------------------------
+
+    def set_navmesh(self, *, cell=None, agent_radius=None, bounds=None, margin=None, replans_per_step=None,
+                    replan_interval=None, off_path_distance=None):
+        """Set the navigation mesh's parameters (shoal/navmesh.h). Every
+        parameter is set: one left out (None) takes the library's default,
+        not its value before.
+
+        cell: Recast's cell, m, 0.02 to 10 (default 0.1); agent_radius: the
+        mesh keeps this far from walls and obstacles, > 0 (0.25);
+        bounds: ((x0, y0), (x1, y1)) the floor, or None for the box of the
+        walls and static obstacles widened by margin m (2);
+        replans_per_step: the most paths planned in a step, 1 to 1000000
+        (64); replan_interval: plan again after this many steps, 0 to
+        1000000, 0 = only when needed (100); off_path_distance: plan again
+        when farther than this from the way to the next corner, > 0 (1).
+        The mesh is baked again before the next step (or navmesh_update).
+        Refused (InvalidArgumentError naming the field, CapacityError for a
+        floor too large, NotFoundError in a build without Recast, see
+        shoal.navmesh_available()) with the world unchanged."""
+        cdef shoal_navmesh_params_t p = shoal_navmesh_params_default()
+        if cell is not None:
+            p.cell = <float>_real("set_navmesh: cell", cell)
+        if agent_radius is not None:
+            p.agent_radius = <float>_real("set_navmesh: agent_radius", agent_radius)
+        if margin is not None:
+            p.margin = <float>_real("set_navmesh: margin", margin)
+        if replans_per_step is not None:
+            p.replans_per_step = <int32_t>_int("set_navmesh: replans_per_step", replans_per_step,
+                                               -2147483648, 2147483647)
+        if replan_interval is not None:
+            p.replan_interval = <int32_t>_int("set_navmesh: replan_interval", replan_interval,
+                                              -2147483648, 2147483647)
+        if off_path_distance is not None:
+            p.off_path_distance = <float>_real("set_navmesh: off_path_distance", off_path_distance)
+        if bounds is not None:
+            lo, hi = _bounds(bounds, 2)
+            p.bounds[0] = lo[0]
+            p.bounds[1] = lo[1]
+            p.bounds[2] = hi[0]
+            p.bounds[3] = hi[1]
+        self._enter()
+        try:
+            self._check(shoal_world_set_navmesh(self._w, &p))
+        finally:
+            self._busy = 0
+
+    def get_navmesh(self):
+        """The navigation mesh's parameters as a dict of set_navmesh's
+        keywords (bounds None when the floor is the box of the walls), so
+        that world.set_navmesh(**world.get_navmesh()) changes nothing."""
+        cdef shoal_navmesh_params_t p
+        self._ready()
+        self._check(shoal_world_get_navmesh(self._w, &p))
+        box = None
+        if p.bounds[0] != 0 or p.bounds[1] != 0 or p.bounds[2] != 0 or p.bounds[3] != 0:
+            box = ((p.bounds[0], p.bounds[1]), (p.bounds[2], p.bounds[3]))
+        return {"cell": p.cell, "agent_radius": p.agent_radius, "bounds": box, "margin": p.margin,
+                "replans_per_step": p.replans_per_step, "replan_interval": p.replan_interval,
+                "off_path_distance": p.off_path_distance}
+
+    def navmesh_update(self):
+        """Bake the navigation mesh now if it is out of date, as the next
+        step would (CapacityError for a floor too large for Recast). The GIL
+        is released meanwhile."""
+        cdef shoal_status_t st
+        self._enter()
+        try:
+            with nogil:
+                st = shoal_world_navmesh_update(self._w)
+        finally:
+            self._busy = 0
+        self._check(st)
+
+    def navmesh_stats(self):
+        """How the agents with the "navmesh" behavior stand after the last
+        step: agents, arrived (within arrive_distance of their path's end),
+        no_way (at the end of a path that stops short of the goal),
+        off_mesh (no polygon within 2 m of them or their goal: straight for
+        the goal), waiting (no path yet), and of the mesh and the last step:
+        polygons (0: none baked), replans (paths planned), pending (agents
+        that wanted a path and did not get one)."""
+        cdef shoal_navmesh_stats_t s
+        self._ready()
+        self._check(shoal_world_navmesh_stats(self._w, &s))
+        return {"agents": s.agents, "arrived": s.arrived, "no_way": s.no_way, "off_mesh": s.off_mesh,
+                "waiting": s.waiting, "polygons": s.polygons, "replans": s.replans, "pending": s.pending}
 
     def add_journey(self, stages):
         """Add a journey: a list of 1 to 16 stages, each a dict {"goal": a

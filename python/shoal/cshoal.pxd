@@ -71,6 +71,9 @@ cdef extern from "shoal/shoal.h" nogil:
         int32_t goal
         float arrive_distance
         int32_t journey
+    ctypedef struct shoal_navmesh_t:
+        float goal[2]
+        float arrive_distance
     ctypedef struct shoal_agent_def_t:
         float position[3]
         float velocity[3]
@@ -87,6 +90,7 @@ cdef extern from "shoal/shoal.h" nogil:
         shoal_dseek_t dseek
         shoal_crowd_t crowd
         shoal_nav_t nav
+        shoal_navmesh_t navmesh
         int32_t contacts
         uint32_t group
         uint64_t user_value
@@ -256,6 +260,23 @@ cdef extern from "shoal/nav.h" nogil:
         int64_t exited
         double mean_remaining
     shoal_status_t shoal_world_nav_stats(const shoal_world_t* w, int32_t goal, shoal_nav_stats_t* out)
+
+cdef extern from "shoal/navmesh.h" nogil:
+    int32_t shoal_navmesh_available()
+    ctypedef struct shoal_navmesh_params_t:
+        float cell, agent_radius
+        float bounds[4]
+        float margin
+        int32_t replans_per_step, replan_interval
+        float off_path_distance
+    shoal_navmesh_params_t shoal_navmesh_params_default()
+    shoal_status_t shoal_world_set_navmesh(shoal_world_t* w, const shoal_navmesh_params_t* params)
+    shoal_status_t shoal_world_get_navmesh(const shoal_world_t* w, shoal_navmesh_params_t* out)
+    shoal_status_t shoal_world_navmesh_update(shoal_world_t* w)
+    shoal_navmesh_t shoal_navmesh_default()
+    ctypedef struct shoal_navmesh_stats_t:
+        int32_t agents, arrived, no_way, off_mesh, waiting, replans, polygons, pending
+    shoal_status_t shoal_world_navmesh_stats(const shoal_world_t* w, shoal_navmesh_stats_t* out)
 
 cdef extern from "shoal/scenario.h" nogil:
     ctypedef struct shoal_scenario_t:
