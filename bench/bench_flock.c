@@ -32,6 +32,7 @@
 #include "bench/bench_flock.h"
 #include "bench/bench_loops.h"
 #include "bench/bench_nav.h"
+#include "bench/bench_navmesh.h"
 #include "bench/bench_planner.h"
 #include "bench/bench_scaling.h"
 #include "bench/bench_split.h"
@@ -468,6 +469,8 @@ static void bench_help(FILE* out)
                  "           walking through each other, or a circle bound for its antipodes\n"
                  "  nav      pedestrians following navigation fields to rooms of an office floor\n"
                  "           or a maze; --solve-only times the fields' solve alone\n"
+                 "  navmesh  pedestrians with goals of their own on a navigation mesh, and the\n"
+                 "           same scene stepped by DetourCrowd on the same mesh\n"
                  "  scaling  flock, crowd or planner swept over thread counts: rates, speed-ups\n"
                  "           per system, and one state_hash for every count\n"
                  "  loops    what a parallel loop costs to start and end: one region per loop\n"
@@ -490,11 +493,13 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "loops")) return bench_loops(argc - 1, argv + 1);
     if (!strcmp(which, "split")) return bench_split(argc - 1, argv + 1);
     if (!strcmp(which, "nav")) return bench_nav(argc - 1, argv + 1);
+    if (!strcmp(which, "navmesh")) return bench_navmesh(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
     if (!flock && strcmp(which, "kernel"))
         return cli_usage_error(
             "bench",
-            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, nav, scaling, loops or split)",
+            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, nav, navmesh, scaling, loops or "
+            "split)",
             which);
     bench_opts_t o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);

@@ -73,11 +73,11 @@ endif()
 # What a static link needs besides libshoal.a: the flag that links the
 # OpenMP runtime (libgomp), the hwloc, cJSON and zstd modules, and libm.
 string(REPLACE ";" " " SHOAL_PC_OPENMP "${OpenMP_C_FLAGS}")
-# With SHOAL_WITH_RECAST, Detour, Recast and the C++ runtime their bridge
+# With SHOAL_WITH_RECAST, DetourCrowd, Detour, Recast and the C++ runtime their bridge
 # needs (the shared library links them itself).
 set(SHOAL_PC_RECAST "")
 if(SHOAL_WITH_RECAST)
-  set(SHOAL_PC_RECAST " -lDetour -lRecast -lstdc++")
+  set(SHOAL_PC_RECAST " -lDetourCrowd -lDetour -lRecast -lstdc++")
 endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig

@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <DetourCrowd.h>
 #include <DetourNavMesh.h>
 #include <DetourNavMeshBuilder.h>
 #include <DetourNavMeshQuery.h>
@@ -288,4 +290,175 @@ extern "C" int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, 
     out->end = !truncated && (q->straight_flags[m - 1] & DT_STRAIGHTPATH_END) != 0;
     if (!out->end) out->partial = 0; /* decided when the end comes in sight */
     return NMD_PLAN_OK;
+}
+
+/* ---- DetourCrowd, for `shoal bench navmesh` only --------------------------- */
+
+namespace {
+
+double now_seconds()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Agents (all of one radius) closer than 0.99 of the radii sum to another,
+ * and the smallest center distance over the radii sum, through a grid of
+ * cells one radii sum wide. */
+struct OverlapGrid {
+    int32_t* head = nullptr;
+    int32_t* next = nullptr;
+    int32_t nx = 0, ny = 0;
+    float x0 = 0, y0 = 0, cell = 1;
+    ~OverlapGrid()
+    {
+        free(head);
+        free(next);
+    }
+    bool init(const float* bmin, const float* bmax, float sum, int32_t n)
+    {
+        cell = sum;
+        x0 = bmin[0];
+        y0 = bmin[2];
+        nx = (int32_t)((bmax[0] - bmin[0]) / cell) + 1;
+        ny = (int32_t)((bmax[2] - bmin[2]) / cell) + 1;
+        head = static_cast<int32_t*>(malloc((size_t)nx * (size_t)ny * sizeof *head));
+        next = static_cast<int32_t*>(malloc((size_t)(n > 0 ? n : 1) * sizeof *next));
+        return head && next;
+    }
+    int32_t index(float v, float o, int32_t m) const
+    {
+        int32_t i = (int32_t)floorf((v - o) / cell);
+        return i < 0 ? 0 : i >= m ? m - 1 : i;
+    }
+    void count(const float (*xy)[2], int32_t n, int32_t* overlapping, float* closest)
+    {
+        for (int64_t b = 0; b < (int64_t)nx * ny; ++b) head[b] = -1;
+        for (int32_t k = 0; k < n; ++k) {
+            int32_t b = index(xy[k][1], y0, ny) * nx + index(xy[k][0], x0, nx);
+            next[k] = head[b];
+            head[b] = k;
+        }
+        int32_t over = 0;
+        float best = INFINITY;
+        for (int32_t k = 0; k < n; ++k) {
+            const int32_t bi = index(xy[k][0], x0, nx), bj = index(xy[k][1], y0, ny);
+            float mine = INFINITY;
+            for (int32_t j = bj - 1; j <= bj + 1; ++j)
+                for (int32_t i = bi - 1; i <= bi + 1; ++i) {
+                    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+                    for (int32_t o = head[j * nx + i]; o >= 0; o = next[o]) {
+                        if (o == k) continue;
+                        float d = hypotf(xy[o][0] - xy[k][0], xy[o][1] - xy[k][1]);
+                        if (d < mine) mine = d;
+                    }
+                }
+            mine /= cell;
+            over += mine < 0.99f;
+            if (mine < best) best = mine;
+        }
+        *overlapping = over;
+        *closest = best;
+    }
+};
+
+} // namespace
+
+extern "C" int nmd_crowd_run(const nmd_mesh_t* mesh, const float (*start)[2], const float (*goal)[2],
+                             int32_t n, float radius, float max_speed, float max_accel, float arrive_distance,
+                             float dt, int32_t steps, nmd_crowd_run_t* out, char* msg, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    out->closest_pair = out->min_closest_pair = INFINITY;
+    if (!mesh || n < 1 || n > NMD_CROWD_MAX_AGENTS) {
+        snprintf(msg, cap, "DetourCrowd: %d agents: a mesh and 1 to %d agents are needed", (int)n,
+                 NMD_CROWD_MAX_AGENTS);
+        return 1;
+    }
+    dtCrowd* crowd = dtAllocCrowd();
+    dtNavMeshQuery* q = dtAllocNavMeshQuery();
+    float(*xy)[2] = static_cast<float(*)[2]>(malloc((size_t)n * sizeof *xy));
+    float(*target)[2] = static_cast<float(*)[2]>(malloc((size_t)n * sizeof *target));
+    int* idx = static_cast<int*>(malloc((size_t)n * sizeof *idx));
+    OverlapGrid grid;
+    int rc = 1;
+    const dtNavMesh* nav = mesh->nav;
+    const float* bmin = nav->getTile(0)->header->bmin;
+    const float* bmax = nav->getTile(0)->header->bmax;
+    if (!crowd || !q || !xy || !target || !idx || !grid.init(bmin, bmax, 2.0f * radius, n)) {
+        snprintf(msg, cap, "DetourCrowd: out of memory for %d agents", (int)n);
+    } else if (!crowd->init(n, radius, mesh->nav) || dtStatusFailed(q->init(mesh->nav, QUERY_NODES))) {
+        snprintf(msg, cap, "DetourCrowd: dtCrowd::init failed for %d agents", (int)n);
+    } else {
+        /* DetourCrowd sample's highest obstacle avoidance quality */
+        dtObstacleAvoidanceParams oa = *crowd->getObstacleAvoidanceParams(0);
+        oa.velBias = 0.5f;
+        oa.adaptiveDivs = 7;
+        oa.adaptiveRings = 3;
+        oa.adaptiveDepth = 3;
+        crowd->setObstacleAvoidanceParams(0, &oa);
+        dtCrowdAgentParams ap;
+        memset(&ap, 0, sizeof ap);
+        ap.radius = radius;
+        ap.height = AGENT_HEIGHT;
+        ap.maxAcceleration = max_accel;
+        ap.maxSpeed = max_speed;
+        ap.collisionQueryRange = 12.0f * radius;
+        ap.pathOptimizationRange = 30.0f * radius;
+        ap.updateFlags = DT_CROWD_ANTICIPATE_TURNS | DT_CROWD_OPTIMIZE_VIS | DT_CROWD_OPTIMIZE_TOPO |
+                         DT_CROWD_OBSTACLE_AVOIDANCE | DT_CROWD_SEPARATION;
+        ap.obstacleAvoidanceType = 0;
+        ap.separationWeight = 2.0f;
+        dtQueryFilter filter;
+        filter.setIncludeFlags(WALK);
+        filter.setExcludeFlags(0);
+        const float ext[3] = {2.0f, AGENT_HEIGHT, 2.0f};
+        for (int32_t i = 0; i < n; ++i) {
+            idx[i] = -1;
+            const float p[3] = {start[i][0], 0.0f, start[i][1]};
+            const float g[3] = {goal[i][0], 0.0f, goal[i][1]};
+            dtPolyRef gref = 0;
+            float gp[3];
+            if (dtStatusFailed(q->findNearestPoly(g, ext, &filter, &gref, gp)) || !gref) continue;
+            int a = crowd->addAgent(p, &ap);
+            if (a < 0) continue;
+            if (!crowd->requestMoveTarget(a, gref, gp)) {
+                crowd->removeAgent(a);
+                continue;
+            }
+            idx[i] = a;
+            target[i][0] = gp[0];
+            target[i][1] = gp[2];
+            out->placed++;
+        }
+        out->min_closest_pair = INFINITY;
+        for (int32_t s = 0; s < steps; ++s) {
+            const double t0 = now_seconds();
+            crowd->update(dt, nullptr);
+            out->seconds += now_seconds() - t0;
+            out->steps++;
+            int32_t m = 0, arrived = 0;
+            for (int32_t i = 0; i < n; ++i) {
+                if (idx[i] < 0) continue;
+                const dtCrowdAgent* ag = crowd->getAgent(idx[i]);
+                xy[m][0] = ag->npos[0];
+                xy[m][1] = ag->npos[2];
+                arrived += hypotf(xy[m][0] - target[i][0], xy[m][1] - target[i][1]) <= arrive_distance;
+                m++;
+            }
+            grid.count(xy, m, &out->overlapping, &out->closest_pair);
+            out->arrived = arrived;
+            if (out->overlapping > out->peak_overlapping) out->peak_overlapping = out->overlapping;
+            if (out->closest_pair < out->min_closest_pair) out->min_closest_pair = out->closest_pair;
+            if (arrived == out->placed) break;
+        }
+        rc = 0;
+    }
+    free(xy);
+    free(target);
+    free(idx);
+    dtFreeNavMeshQuery(q);
+    dtFreeCrowd(crowd);
+    return rc;
 }

@@ -69,6 +69,37 @@ enum nmd_plan_status {
  * polygons and its funnel give the corners. */
 int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_path_t* out);
 
+/* For `shoal bench navmesh` only, never the module: the same agents
+ * stepped by Detour's own crowd (dtCrowd, DetourCrowd) on a baked mesh,
+ * for comparison. Agent i starts at start[i] and is sent to the mesh's
+ * nearest point within 2 m of goal[i] (requestMoveTarget); every agent has
+ * the radius, max speed and max acceleration given, DetourCrowd's
+ * collision query range of 12 radii and path optimization range of 30,
+ * updateFlags ANTICIPATE_TURNS | OPTIMIZE_VIS | OPTIMIZE_TOPO |
+ * OBSTACLE_AVOIDANCE | SEPARATION (separation weight 2) and the
+ * obstacle avoidance of DetourCrowd's sample at its highest quality.
+ * dtCrowd::update(dt) runs `steps` times or until every agent has
+ * arrived; only those calls are timed. */
+typedef struct nmd_crowd_run_t {
+    double seconds;           /* wall clock of dtCrowd::update alone */
+    int32_t steps;            /* updates made */
+    int32_t placed;           /* agents dtCrowd took (addAgent) with a target (requestMoveTarget) */
+    int32_t arrived;          /* within arrive_distance of their target after the last update */
+    int32_t overlapping;      /* agents closer than 0.99 of the radii sum to another, after the last */
+    int32_t peak_overlapping; /* the most after any update */
+    float closest_pair;       /* smallest center distance over the radii sum after the last; INFINITY: none */
+    float min_closest_pair;   /* the smallest after any update */
+} nmd_crowd_run_t;
+
+/* The most agents dtCrowd's proximity grid can index (4 items an agent,
+ * 16-bit item indices). */
+#define NMD_CROWD_MAX_AGENTS 16383
+
+/* 0 on success; else a message in msg and 1. */
+int nmd_crowd_run(const nmd_mesh_t* mesh, const float (*start)[2], const float (*goal)[2], int32_t n,
+                  float radius, float max_speed, float max_accel, float arrive_distance, float dt,
+                  int32_t steps, nmd_crowd_run_t* out, char* msg, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,3 +42,22 @@ int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach
     out->count = 0;
     return NMD_PLAN_FAILED;
 }
+
+int nmd_crowd_run(const nmd_mesh_t* mesh, const float (*start)[2], const float (*goal)[2], int32_t n,
+                  float radius, float max_speed, float max_accel, float arrive_distance, float dt,
+                  int32_t steps, nmd_crowd_run_t* out, char* msg, size_t cap)
+{
+    (void)mesh;
+    (void)start;
+    (void)goal;
+    (void)n;
+    (void)radius;
+    (void)max_speed;
+    (void)max_accel;
+    (void)arrive_distance;
+    (void)dt;
+    (void)steps;
+    (void)out;
+    snprintf(msg, cap, "shoal was built without Recast/Detour");
+    return 1;
+}
