@@ -53,8 +53,8 @@
 #define NAV_STUCK_METRES 0.5f /* moved less than this over them */
 #define NAV_CHUNK 65536
 
-enum { PLAN_OFFICE = 0, PLAN_MAZE = 1 };
-static const char* const plan_names[] = {"office", "maze"};
+enum { PLAN_OFFICE = 0, PLAN_MAZE = 1, PLAN_HALL = 2 };
+static const char* const plan_names[] = {"office", "maze", "hall"};
 
 typedef struct nav_opts {
     int plan;
@@ -186,7 +186,7 @@ static int find_root(int* parent, int a)
 /* The maze: R rooms of 4 m in nx x ny (ny the largest divisor of R up to
  * its square root: 20 rooms are 5 x 4, a prime count one row), joined by
  * 1.2 m doors in the middle of the walls of a random spanning tree. */
-static int maze_plan(nav_plan_t* p, int R, uint64_t* s)
+static int maze_plan(nav_plan_t* p, int R, uint64_t* s, int hall)
 {
     if (R < 2 || R > 1000000) return 0;
     int ny = 1;
@@ -217,6 +217,7 @@ static int maze_plan(nav_plan_t* p, int R, uint64_t* s)
     for (int c = 0; ok && c < R; ++c) {
         float x = (float)(c % nx) * room, y = (float)(c / nx) * room;
         ok = plan_room(p, x, y, x + room, y + room);
+        if (hall) continue;          /* the hall: the rooms are areas of one open floor */
         if (ok && c % nx + 1 < nx) { /* the east wall */
             float m = y + 0.5f * room;
             ok = open[2 * c] ? plan_seg(p, x + room, y, x + room, m - 0.5f * door) &&
@@ -431,12 +432,12 @@ static int bench_nav_walk(const nav_opts_t* o)
     double setup_start = cli_now_seconds();
 
     int planned = o->plan == PLAN_OFFICE ? office_plan(&r.plan, (float)o->width, (float)o->height, &s)
-                                         : maze_plan(&r.plan, (int)o->rooms, &s);
+                                         : maze_plan(&r.plan, (int)o->rooms, &s, o->plan == PLAN_HALL);
     if (!planned) FAIL("%s: out of memory for the floor plan", cmd);
-    if (o->goals > r.plan.nrooms - (o->plan == PLAN_MAZE)) {
+    if (o->goals > r.plan.nrooms - (o->plan != PLAN_OFFICE)) {
         status = cli_usage_error(cmd, "--goals %lld: the %s has %d rooms, and goals take one each%s",
                                  (long long)o->goals, plan_names[o->plan], (int)r.plan.nrooms,
-                                 o->plan == PLAN_MAZE ? " (and one room must be left for starts)" : "");
+                                 o->plan != PLAN_OFFICE ? " (and one room must be left for starts)" : "");
         goto done;
     }
     r.goals = (int32_t)o->goals;
@@ -938,12 +939,12 @@ static int bench_nav_solve(const nav_opts_t* o)
 static int parse_plan(const char* command, const char* name, const char* value, void* opts)
 {
     nav_opts_t* o = opts;
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < 3; ++k)
         if (!strcmp(value, plan_names[k])) {
             o->plan = k;
             return 0;
         }
-    return cli_usage_error(command, "%s: expected office or maze, got '%s'", name, value);
+    return cli_usage_error(command, "%s: expected office, maze or hall, got '%s'", name, value);
 }
 
 #define NAV_INT(name, metavar, field, lo, hi, help)                                                          \
@@ -956,14 +957,14 @@ static int parse_plan(const char* command, const char* name, const char* value, 
 
 static const cli_option_t nav_options[] = {
     {.name = "--plan",
-     .metavar = "office|maze",
+     .metavar = "office|maze|hall",
      .kind = CLI_CUSTOM,
      .parse = parse_plan,
      .help = "the floor plan (default office): a corridor with rooms of 3 to 6 m on both sides, a door "
              "of 0.9 to 1.2 m each; or a maze of 4 m rooms joined by 1.2 m doors along a random "
-             "spanning tree"},
+             "spanning tree; or a hall, the maze's rooms as areas of one open floor (no inner walls)"},
     NAV_INT("--agents", "N", agents, 1, 10000000,
-            "pedestrians (default 1000 in the office, 200 in the maze)"),
+            "pedestrians (default 1000 in the office, 200 in the maze and the hall)"),
     NAV_INT("--goals", "G", goals, 1, 4096,
             "area goals, each in a room of its own (default 8); with --solve-only, point goals"),
     NAV_INT("--rooms", "R", rooms, 2, 1000000, "the maze's rooms (default 20: 5 x 4)"),

@@ -108,6 +108,20 @@ Test(bench_nav, a_small_office_is_walked_through_and_a_seed_is_its_plan)
     cJSON_Delete(c);
 }
 
+/* The hall: the maze's rooms as areas of one open floor, its four outer
+ * walls only; walkers reach their rooms about as fast as the field's
+ * shortest way allows. */
+Test(bench_nav, a_small_hall_has_only_its_outer_walls_and_is_walked_through)
+{
+    cJSON* run = run_json((const char*[]){"bench", "nav", "--plan", "hall", "--rooms", "9", "--goals", "2",
+                                          "--agents", "20", "--seconds", "40", "--json", NULL});
+    check_walk(run, 20, 40.0);
+    cr_expect_str_eq(json_string(run, "plan"), "hall");
+    cr_expect_eq(json_number(run, "walls"), 4, "the outer box only");
+    cr_expect_gt(json_number(run, "arrived"), 0.9);
+    cJSON_Delete(run);
+}
+
 Test(bench_nav, the_text_report_names_its_figures)
 {
     cli_output_t r;
