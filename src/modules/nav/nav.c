@@ -331,32 +331,14 @@ static int32_t goal_seeds(const nav_world_t* nw, const shoal_nav_goal_t* goal, i
  * derived list may not be built yet outside a step). */
 static float (*wall_segments_copy(world_t* w, int32_t* count))[4]
 {
-    const wall_set_t* ws = walls_of(w);
     int32_t n = 0;
-    for (int32_t i = 0; i < ws->wall_high; ++i) {
-        const int32_t* wl = ws->walls[i];
-        n += wl[WF_COUNT] == 0 ? 0 : wl[WF_CLOSED] ? wl[WF_COUNT] : wl[WF_COUNT] - 1;
-    }
+    shoal_world_wall_segments(w, NULL, 0, &n);
     *count = n;
     if (n == 0) return NULL;
     float(*seg)[4] = mem_alloc(&w->alloc, (size_t)n * sizeof *seg);
-    if (!seg) return NULL;
-    n = 0;
-    for (int32_t i = 0; i < ws->wall_high; ++i) {
-        const int32_t* wl = ws->walls[i];
-        int32_t segs = wl[WF_COUNT] == 0 ? 0 : wl[WF_CLOSED] ? wl[WF_COUNT] : wl[WF_COUNT] - 1;
-        for (int32_t k = 0; k < segs; ++k, ++n) {
-            const float* a = ws->points[wl[WF_FIRST] + k];
-            const float* b = ws->points[wl[WF_FIRST] + (k + 1) % wl[WF_COUNT]];
-            seg[n][0] = a[0];
-            seg[n][1] = a[1];
-            seg[n][2] = b[0];
-            seg[n][3] = b[1];
-        }
-    }
+    if (seg) shoal_world_wall_segments(w, &seg[0][0], n, &n);
     return seg;
 }
-
 
 /* Whether the derived data is current. */
 static int nav_current(const world_t* w)
@@ -1483,12 +1465,6 @@ static void nav_release(world_t* w)
     mem_free(&w->alloc, nw, sizeof *nw);
 }
 
-static uint64_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 /* Nothing when no goal was ever added, so worlds without navigation hash
  * as before it existed; else the parameters and every goal slot. */

@@ -4,6 +4,8 @@
 #ifndef SHOAL_MODULES_NAV_H
 #define SHOAL_MODULES_NAV_H
 
+#include <string.h>
+
 #include "modules/registry.h"
 #include "modules/nav/nav_grid.h"
 
@@ -93,6 +95,14 @@ typedef struct nav_world_t {
     shoal_nav_params_t marked_params;
     int32_t marked_sources;
 } nav_world_t;
+
+/* A float's bits, for the state hash. */
+static inline uint64_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
 
 static inline nav_world_t* nav_of(const world_t* w) { return (nav_world_t*)w->module_data[MOD_NAV]; }
 

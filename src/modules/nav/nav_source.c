@@ -210,12 +210,6 @@ shoal_status_t shoal_world_source_stats(const shoal_world_t* w, int32_t id, int6
     return SHOAL_OK;
 }
 
-static uint64_t f32u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 uint64_t nav_sources_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
 {
@@ -223,9 +217,10 @@ uint64_t nav_sources_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
     for (int32_t s = 0; s < nw->source_count; ++s) {
         const nav_source_rec_t* r = &nw->sources[s];
         h = absorb(h, 0x736f757263650000ull | (uint32_t)s);
-        for (int k = 0; k < 4; k += 2) h = absorb(h, f32u(r->src.area[k]) << 32 | f32u(r->src.area[k + 1]));
-        h = absorb(h, f32u(r->src.rate) << 32 | (uint32_t)r->src.count);
-        h = absorb(h, f32u(r->src.spacing) << 32 | f32u(r->src.start));
+        for (int k = 0; k < 4; k += 2)
+            h = absorb(h, f32_bits(r->src.area[k]) << 32 | f32_bits(r->src.area[k + 1]));
+        h = absorb(h, f32_bits(r->src.rate) << 32 | (uint32_t)r->src.count);
+        h = absorb(h, f32_bits(r->src.spacing) << 32 | f32_bits(r->src.start));
         h = absorb(h, (uint64_t)r->added);
         h = absorb(h, (uint64_t)r->draws);
         const unsigned char* b = (const unsigned char*)&r->def;
