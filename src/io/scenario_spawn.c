@@ -297,7 +297,7 @@ static double dist_draw(const distribution_t* d, uint64_t seed, uint64_t key, ui
  * {"uniform": [lo, hi]} or {"table": [[value, weight], ...]}. */
 static shoal_status_t parse_distribution(parser_t* p, const cJSON* v, distribution_t* d)
 {
-    char a[32], b[32], c[32];
+    char c[32];
     if (!cJSON_IsObject(v))
         return parser_fail(
             p, NULL, "expected an object {\"normal\": ...}, {\"uniform\": ...} or {\"table\": ...}, got %s",
@@ -325,9 +325,7 @@ static shoal_status_t parse_distribution(parser_t* p, const cJSON* v, distributi
         TRY(st);
         TRY(parser_get_float(p, v, "min", 0.0, 0, &lo));
         TRY(parser_get_float(p, v, "max", 0.0, 0, &hi));
-        if (!(hi > lo))
-            return parser_fail(p, "max", "must be > min (%s), got %s", json_format_number(a, lo),
-                               json_format_number(b, hi));
+        if (!(hi > lo)) return parser_fail(p, "max", "must be > min (%g), got %g", (double)lo, (double)hi);
         d->kind = DIST_NORMAL;
         d->a = mean;
         d->b = sd;
@@ -337,10 +335,10 @@ static shoal_status_t parse_distribution(parser_t* p, const cJSON* v, distributi
         if (!(mass > 1e-6))
             return parser_fail(
                 p, NULL,
-                "min %s to max %s holds almost none of normal(mean %s, sd %g) (a share of %g): "
+                "min %g to max %s holds almost none of normal(mean %g, sd %g) (a share of %.2g): "
                 "widen the bounds or move the mean",
-                json_format_number(a, lo), isinf(d->hi) ? "inf" : json_format_number(b, hi),
-                json_format_number(c, mean), (double)sd, mass);
+                (double)lo, isinf(d->hi) ? "inf" : (snprintf(c, sizeof c, "%g", (double)hi), c), (double)mean,
+                (double)sd, mass);
         return SHOAL_OK;
     }
     if (uniform != NULL) {
@@ -351,8 +349,7 @@ static shoal_status_t parse_distribution(parser_t* p, const cJSON* v, distributi
         shoal_status_t st = parser_read_float(p, cJSON_GetArrayItem(uniform, 0), "[0]", 0.0, 0, &lo);
         if (st == SHOAL_OK) st = parser_read_float(p, cJSON_GetArrayItem(uniform, 1), "[1]", 0.0, 0, &hi);
         if (st == SHOAL_OK && hi < lo)
-            st = parser_fail(p, "[1]", "must be >= lo (%s), got %s", json_format_number(a, lo),
-                             json_format_number(b, hi));
+            st = parser_fail(p, "[1]", "must be >= lo (%g), got %g", (double)lo, (double)hi);
         parser_pop(p, at);
         TRY(st);
         d->kind = DIST_UNIFORM;
@@ -393,7 +390,6 @@ static shoal_status_t parse_distribution(parser_t* p, const cJSON* v, distributi
 
 shoal_status_t spawn_parse_distributions(parser_t* p, const cJSON* v, group_t* g)
 {
-    char a[32], b[32];
     if (!cJSON_IsObject(v))
         return parser_fail(p, NULL, "expected an object of field name to distribution, got %s",
                            parser_type_name(v));
@@ -411,12 +407,12 @@ shoal_status_t spawn_parse_distributions(parser_t* p, const cJSON* v, group_t* g
     }
     const distribution_t* r = &g->distributions[DIST_RADIUS];
     if (r->kind != DIST_NONE && g->crowd.enabled && !(dist_low(r) > 0.0))
-        return parser_fail(p, "vehicle.radius", "a crowd agent needs a radius > 0, and this draws down to %s",
-                           json_format_number(a, dist_low(r)));
+        return parser_fail(p, "vehicle.radius", "a crowd agent needs a radius > 0, and this draws down to %g",
+                           dist_low(r));
     const distribution_t* m = &g->distributions[DIST_MAX_SPEED];
     if (m->kind != DIST_NONE && g->speed > dist_low(m))
-        return parser_fail(p, "vehicle.max_speed", "draws down to %s, below spawn.speed (%s): give it a min",
-                           json_format_number(a, dist_low(m)), json_format_number(b, g->speed));
+        return parser_fail(p, "vehicle.max_speed", "draws down to %g, below spawn.speed (%g): give it a min",
+                           dist_low(m), (double)g->speed);
     return SHOAL_OK;
 }
 
@@ -650,18 +646,18 @@ static shoal_status_t plan_random(const shoal_scenario_t* s, int32_t gi, grid_t*
 {
     const group_t* g = &s->groups[gi];
     const double sp = g->min_spacing;
+    const int ring = g->shape == SHAPE_RING;
     /* No arrangement holds more discs of diameter sp than the densest
      * packing of the area grown by sp / 2 all round. */
     double dense = g->shape == SHAPE_RING
                        ? g->perimeter / sp + 1.0
                        : (g->area + 0.5 * sp * g->perimeter + PI * sp * sp / 4.0) / (SQRT3_2 * sp * sp);
     if (sp > 0.0 && g->count > dense) {
-        snprintf(
-            msg, msg_size,
-            "group '%s' (groups[%d]): %d agents cannot fit its spawn area (%g m^2%s) at min_spacing %g m "
-            "however placed (at most about %.0f)",
-            g->name, (int)gi, (int)g->count, g->shape == SHAPE_RING ? g->perimeter : g->area,
-            g->shape == SHAPE_RING ? " long: a ring is a line" : "", sp, floor(dense));
+        snprintf(msg, msg_size,
+                 "group '%s' (groups[%d]): %d agents cannot fit its spawn area (%g %s) at min_spacing %g m "
+                 "however placed (at most about %.0f)",
+                 g->name, (int)gi, (int)g->count, ring ? g->perimeter : g->area,
+                 ring ? "m long: a ring is a line" : "m^2", sp, floor(dense));
         return SHOAL_ERR_CAPACITY;
     }
     for (int32_t i = 0; i < g->count; i++) {
@@ -674,12 +670,13 @@ static shoal_status_t plan_random(const shoal_scenario_t* s, int32_t gi, grid_t*
         for (;; a++) {
             if (a == (sp > 0.0 ? MAX_ATTEMPTS : 1)) {
                 snprintf(msg, msg_size,
-                         "group '%s' (groups[%d]): placed %d of %d agents in its spawn area (%g m^2) at "
+                         "group '%s' (groups[%d]): placed %d of %d agents in its spawn area (%g %s) at "
                          "min_spacing %g m, then %d random draws found no free spot (random placement fills "
                          "about half of the densest packing, here about %.0f agents): lower count or "
-                         "min_spacing, or use \"placement\": \"lattice\"",
-                         g->name, (int)gi, (int)i, (int)g->count,
-                         g->shape == SHAPE_RING ? g->perimeter : g->area, sp, MAX_ATTEMPTS, floor(dense));
+                         "min_spacing%s",
+                         g->name, (int)gi, (int)i, (int)g->count, ring ? g->perimeter : g->area,
+                         ring ? "m long: a ring is a line" : "m^2", sp, MAX_ATTEMPTS, floor(dense),
+                         ring ? "" : ", or use \"placement\": \"lattice\"");
                 return SHOAL_ERR_CAPACITY;
             }
             random_point(s, g, key, a, q);
