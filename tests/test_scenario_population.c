@@ -206,6 +206,53 @@ Test(scenario_population, random_min_spacing_holds_for_every_pair_and_from_earli
     shoal_scenario_destroy(s);
 }
 
+Test(scenario_population, spacing_keeps_a_radius_from_every_segment_of_long_walls)
+{
+    /* A closed 64-gon of radius 3 and a zig-zag of 200 segments across the
+     * box: every agent a radius (0.2) clear of all of them. */
+    char text[16384];
+    int at = snprintf(text, sizeof text, "{\"seed\": 4, \"walls\": [{\"closed\": true, \"points\": [");
+    double seg[264][4];
+    int n = 0;
+    for (int k = 0; k < 64; k++) {
+        double a = 2.0 * PI_ * k / 64.0, b = 2.0 * PI_ * (k + 1) / 64.0;
+        at += snprintf(text + at, sizeof text - (size_t)at, "%s[%.17g, %.17g]", k ? ", " : "",
+                       (double)(float)(3.0 * cos(a)), (double)(float)(3.0 * sin(a)));
+        seg[n][0] = (float)(3.0 * cos(a)), seg[n][1] = (float)(3.0 * sin(a));
+        seg[n][2] = (float)(3.0 * cos(b)), seg[n][3] = (float)(3.0 * sin(b));
+        n++;
+    }
+    at += snprintf(text + at, sizeof text - (size_t)at, "]}, {\"points\": [");
+    for (int k = 0; k <= 200; k++) {
+        double x = -10.0 + 0.1 * k, y = k % 2 ? 6.0 : 5.0;
+        at += snprintf(text + at, sizeof text - (size_t)at, "%s[%g, %g]", k ? ", " : "", x, y);
+        if (k > 0) {
+            seg[n][0] = x - 0.1, seg[n][1] = k % 2 ? 5.0 : 6.0, seg[n][2] = x, seg[n][3] = y;
+            n++;
+        }
+    }
+    snprintf(text + at, sizeof text - (size_t)at,
+             "]}], \"groups\": [{\"count\": 200, \"vehicle\": {\"radius\": 0.2}, \"spawn\": {\"shape\": "
+             "\"box\", \"size\": [16, 16], \"min_spacing\": 0.5}}]}");
+    shoal_scenario_t* s = load_text(text);
+    shoal_world_t* w = populated(s);
+    agents_t a = read_agents(w);
+    for (int32_t i = 0; i < a.count; i++) {
+        double x = a.positions[3 * i], y = a.positions[3 * i + 1];
+        for (int k = 0; k < n; k++) {
+            double ux = seg[k][2] - seg[k][0], uy = seg[k][3] - seg[k][1];
+            double t =
+                fmin(fmax(((x - seg[k][0]) * ux + (y - seg[k][1]) * uy) / (ux * ux + uy * uy), 0.0), 1.0);
+            double d = hypot(x - seg[k][0] - t * ux, y - seg[k][1] - t * uy);
+            cr_expect_geq(d, 0.2 - 1e-5, "agent at (%g, %g) is %g from wall segment %d", x, y, d, k);
+        }
+    }
+    cr_expect_geq(closest_pair(&a, 0, 1u), 0.5 - 1e-5);
+    agents_free(&a);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
 Test(scenario_population, placement_random_without_spacing_is_the_old_placement)
 {
     const char* plain = "{\"seed\": 5, \"groups\": [{\"count\": 300, \"spawn\": {\"shape\": \"box\", "

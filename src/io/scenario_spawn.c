@@ -481,22 +481,120 @@ static int grid_near(const grid_t* gr, double x, double y, double min)
     return 0;
 }
 
+/* The scenario's wall segments near one group's area: a grid of
+ * WALL_GRID x WALL_GRID cells over the area's bounding box, each listing the
+ * segments within `reach` (the group's largest radius) of it, so that a
+ * candidate tests the few walls near it. With no room for the lists (a
+ * very long wall across a large area), every segment is tested. */
+#define WALL_GRID 32
+#define WALL_GRID_ITEMS ((size_t)1 << 22)
+typedef struct walls_t {
+    const double* segs; /* ax, ay, bx, by of every segment */
+    int32_t seg_count;
+    double lo[2], cell[2], reach;
+    int32_t* start; /* WALL_GRID^2 + 1 offsets into items, or NULL */
+    int32_t* items;
+    size_t item_count;
+} walls_t;
+
+static int seg_near(const double* sg, double x, double y, double r)
+{
+    double ux = sg[2] - sg[0], uy = sg[3] - sg[1], px = x - sg[0], py = y - sg[1];
+    double len2 = ux * ux + uy * uy, t = len2 > 0.0 ? (px * ux + py * uy) / len2 : 0.0;
+    t = fmin(fmax(t, 0.0), 1.0);
+    double ex = px - t * ux, ey = py - t * uy;
+    return ex * ex + ey * ey < r * r;
+}
+
+/* The cell range [c0, c1] on axis k of [lo, hi], clamped; 0 if outside. */
+static int cell_range(const walls_t* w, int k, double lo, double hi, int* c0, int* c1)
+{
+    double a = floor((lo - w->lo[k]) / w->cell[k]), b = floor((hi - w->lo[k]) / w->cell[k]);
+    if (b < 0.0 || a > WALL_GRID - 1 || a != a || b != b) return 0;
+    *c0 = a < 0.0 ? 0 : (int)a;
+    *c1 = b > WALL_GRID - 1 ? WALL_GRID - 1 : (int)b;
+    return 1;
+}
+
+/* Fills w's grid for an area of bounding box [lo, hi] and radii up to
+ * reach; leaves start NULL when the lists would not fit. */
+static void walls_index(walls_t* w, const allocator_t* alloc, const double lo[2], const double hi[2],
+                        double reach)
+{
+    w->start = NULL;
+    w->items = NULL;
+    w->item_count = 0;
+    w->reach = reach;
+    for (int k = 0; k < 2; k++) {
+        w->lo[k] = lo[k];
+        w->cell[k] = fmax((hi[k] - lo[k]) / WALL_GRID, 1e-6);
+    }
+    if (w->seg_count == 0 || !(reach > 0.0)) return;
+    size_t total = 0;
+    int x0, x1, y0, y1;
+    for (int32_t i = 0; i < w->seg_count; i++) {
+        const double* sg = w->segs + 4 * i;
+        if (cell_range(w, 0, fmin(sg[0], sg[2]) - reach, fmax(sg[0], sg[2]) + reach, &x0, &x1) &&
+            cell_range(w, 1, fmin(sg[1], sg[3]) - reach, fmax(sg[1], sg[3]) + reach, &y0, &y1))
+            total += (size_t)(x1 - x0 + 1) * (size_t)(y1 - y0 + 1);
+    }
+    if (total > WALL_GRID_ITEMS) return;
+    w->start = mem_calloc(alloc, (WALL_GRID * WALL_GRID + 1) * sizeof(int32_t));
+    w->items = total > 0 ? mem_alloc(alloc, total * sizeof(int32_t)) : NULL;
+    if (w->start == NULL || (total > 0 && w->items == NULL)) {
+        mem_free(alloc, w->start, (WALL_GRID * WALL_GRID + 1) * sizeof(int32_t));
+        mem_free(alloc, w->items, total * sizeof(int32_t));
+        w->start = NULL; /* a full scan instead: slower, not wrong */
+        w->items = NULL;
+        return;
+    }
+    w->item_count = total;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t i = 0; i < w->seg_count; i++) {
+            const double* sg = w->segs + 4 * i;
+            if (!cell_range(w, 0, fmin(sg[0], sg[2]) - reach, fmax(sg[0], sg[2]) + reach, &x0, &x1) ||
+                !cell_range(w, 1, fmin(sg[1], sg[3]) - reach, fmax(sg[1], sg[3]) + reach, &y0, &y1))
+                continue;
+            for (int cy = y0; cy <= y1; cy++)
+                for (int cx = x0; cx <= x1; cx++) {
+                    int32_t c = cy * WALL_GRID + cx;
+                    if (pass == 0)
+                        w->start[c + 1]++;
+                    else
+                        w->items[w->start[c]++] = i;
+                }
+        }
+        if (pass == 0)
+            for (int c = 0; c < WALL_GRID * WALL_GRID; c++) w->start[c + 1] += w->start[c];
+        else /* the fill moved each start to the next cell's: back one cell */
+            for (int c = WALL_GRID * WALL_GRID; c > 0; c--) w->start[c] = w->start[c - 1];
+    }
+    w->start[0] = 0;
+}
+
+static void walls_release(walls_t* w, const allocator_t* alloc)
+{
+    if (w->start != NULL) mem_free(alloc, w->start, (WALL_GRID * WALL_GRID + 1) * sizeof(int32_t));
+    if (w->items != NULL) mem_free(alloc, w->items, w->item_count * sizeof(int32_t));
+    w->start = NULL;
+    w->items = NULL;
+}
+
 /* Whether (x, y) is within r of one of the scenario's walls. */
-static int near_wall(const shoal_scenario_t* s, double x, double y, double r)
+static int near_wall(const walls_t* w, double x, double y, double r)
 {
     if (!(r > 0.0)) return 0;
-    for (int32_t w = 0; w < s->wall_count; w++) {
-        const wall_t* wl = &s->walls[w];
-        int segs = wl->closed ? wl->count : wl->count - 1;
-        for (int k = 0; k < segs; k++) {
-            const float *a = wl->points + 2 * k, *b = wl->points + 2 * ((k + 1) % wl->count);
-            double ux = (double)b[0] - a[0], uy = (double)b[1] - a[1], px = x - a[0], py = y - a[1];
-            double len2 = ux * ux + uy * uy, t = len2 > 0.0 ? (px * ux + py * uy) / len2 : 0.0;
-            t = fmin(fmax(t, 0.0), 1.0);
-            double ex = px - t * ux, ey = py - t * uy;
-            if (ex * ex + ey * ey < r * r) return 1;
-        }
+    int x0, x1, y0, y1;
+    if (w->start != NULL && r <= w->reach && cell_range(w, 0, x, x, &x0, &x1) &&
+        cell_range(w, 1, y, y, &y0, &y1) && x >= w->lo[0] && y >= w->lo[1] &&
+        x < w->lo[0] + WALL_GRID * w->cell[0] && y < w->lo[1] + WALL_GRID * w->cell[1]) {
+        int32_t c = y0 * WALL_GRID + x0;
+        for (int32_t k = w->start[c]; k < w->start[c + 1]; k++)
+            if (seg_near(w->segs + 4 * w->items[k], x, y, r)) return 1;
+        return 0;
     }
+    for (int32_t i = 0; i < w->seg_count; i++)
+        if (seg_near(w->segs + 4 * i, x, y, r)) return 1;
     return 0;
 }
 
@@ -541,6 +639,22 @@ static int in_area(const group_t* g, double x, double y)
     return polygon_contains(g, x, y);
 }
 
+/* The bounding box of the group's area. */
+static void area_bounds(const group_t* g, double lo[2], double hi[2])
+{
+    for (int k = 0; k < 2; k++) {
+        double half = g->shape == SHAPE_BOX ? 0.5 * g->size[k] : g->radius;
+        lo[k] = g->center[k] - half;
+        hi[k] = g->center[k] + half;
+    }
+    if (g->shape == SHAPE_POLYGON)
+        for (int i = 0; i < g->polygon_count; i++)
+            for (int k = 0; k < 2; k++) {
+                lo[k] = i == 0 ? g->polygon[i][k] : fmin(lo[k], g->polygon[i][k]);
+                hi[k] = i == 0 ? g->polygon[i][k] : fmax(hi[k], g->polygon[i][k]);
+            }
+}
+
 typedef struct candidate_t {
     double d2, x, y;
 } candidate_t;
@@ -558,22 +672,13 @@ static int candidate_order(const void* pa, const void* pb)
  * center first, into xy; searched in a growing disc around the center so
  * that a large area with few agents costs what its agents do. */
 static shoal_status_t plan_lattice(const shoal_scenario_t* s, int32_t gi, const allocator_t* alloc,
-                                   grid_t* gr, double* xy, int32_t first, char* msg, size_t msg_size)
+                                   const walls_t* walls, grid_t* gr, double* xy, int32_t first, char* msg,
+                                   size_t msg_size)
 {
     const group_t* g = &s->groups[gi];
     const double sp = g->min_spacing, row = g->placement == PLACE_LATTICE ? sp * SQRT3_2 : sp;
     double lo[2], hi[2];
-    for (int k = 0; k < 2; k++) {
-        double half = g->shape == SHAPE_BOX ? 0.5 * g->size[k] : g->radius;
-        lo[k] = g->center[k] - half;
-        hi[k] = g->center[k] + half;
-    }
-    if (g->shape == SHAPE_POLYGON)
-        for (int i = 0; i < g->polygon_count; i++)
-            for (int k = 0; k < 2; k++) {
-                lo[k] = i == 0 ? g->polygon[i][k] : fmin(lo[k], g->polygon[i][k]);
-                hi[k] = i == 0 ? g->polygon[i][k] : fmax(hi[k], g->polygon[i][k]);
-            }
+    area_bounds(g, lo, hi);
     double far = 0.0;
     for (int c = 0; c < 4; c++)
         far =
@@ -616,7 +721,7 @@ static shoal_status_t plan_lattice(const shoal_scenario_t* s, int32_t gi, const 
             shoal_vehicle_t vehicle;
             shoal_crowd_t crowd;
             spawn_agent_values(s, gi, placed, &vehicle, &crowd);
-            if (near_wall(s, cand[c].x, cand[c].y, vehicle.radius)) continue;
+            if (near_wall(walls, cand[c].x, cand[c].y, vehicle.radius)) continue;
             xy[2 * (first + placed)] = cand[c].x;
             xy[2 * (first + placed) + 1] = cand[c].y;
             placed++;
@@ -641,8 +746,8 @@ static shoal_status_t plan_lattice(const shoal_scenario_t* s, int32_t gi, const 
 }
 
 /* Random points at least min_spacing apart, by rejection. */
-static shoal_status_t plan_random(const shoal_scenario_t* s, int32_t gi, grid_t* gr, double* xy,
-                                  int32_t first, char* msg, size_t msg_size)
+static shoal_status_t plan_random(const shoal_scenario_t* s, int32_t gi, const walls_t* walls, grid_t* gr,
+                                  double* xy, int32_t first, char* msg, size_t msg_size)
 {
     const group_t* g = &s->groups[gi];
     const double sp = g->min_spacing;
@@ -681,7 +786,7 @@ static shoal_status_t plan_random(const shoal_scenario_t* s, int32_t gi, grid_t*
             }
             random_point(s, g, key, a, q);
             if (sp <= 0.0) break;
-            if (!near_wall(s, q[0], q[1], vehicle.radius) && !grid_near(gr, q[0], q[1], sp)) break;
+            if (!near_wall(walls, q[0], q[1], vehicle.radius) && !grid_near(gr, q[0], q[1], sp)) break;
         }
         xy[2 * (first + i)] = q[0];
         xy[2 * (first + i) + 1] = q[1];
@@ -696,12 +801,26 @@ shoal_status_t spawn_plan(const shoal_scenario_t* s, const allocator_t* alloc, d
     size_t n = s->agent_count > 0 ? (size_t)s->agent_count : 1;
     uint32_t size = 1;
     while (size < 2 * n && size < (1u << 30)) size <<= 1;
+    int32_t segs = 0;
+    for (int32_t w = 0; w < s->wall_count; w++)
+        segs += s->walls[w].closed ? s->walls[w].count : s->walls[w].count - 1;
+    size_t seg_bytes = (segs > 0 ? (size_t)segs : 1) * 4 * sizeof(double);
     int32_t* head = mem_alloc(alloc, size * sizeof(int32_t));
     int32_t* next = mem_alloc(alloc, n * sizeof(int32_t));
+    double* seg = mem_alloc(alloc, seg_bytes);
     shoal_status_t st = SHOAL_OK;
-    if (head == NULL || next == NULL) {
+    if (head == NULL || next == NULL || seg == NULL) {
         snprintf(msg, msg_size, "out of memory for placing %zu agents", n);
         st = SHOAL_ERR_OUT_OF_MEMORY;
+    }
+    walls_t walls = {.segs = seg, .seg_count = segs};
+    for (int32_t w = 0, i = 0; w < s->wall_count && seg != NULL; w++) {
+        const wall_t* wl = &s->walls[w];
+        for (int k = 0; k < (wl->closed ? wl->count : wl->count - 1); k++, i++) {
+            const float *a = wl->points + 2 * k, *b = wl->points + 2 * ((k + 1) % wl->count);
+            double* d = seg + 4 * i;
+            d[0] = a[0], d[1] = a[1], d[2] = b[0], d[3] = b[1];
+        }
     }
     int32_t first = 0;
     for (int32_t gi = 0; gi < s->group_count && st == SHOAL_OK; gi++) {
@@ -710,14 +829,27 @@ shoal_status_t spawn_plan(const shoal_scenario_t* s, const allocator_t* alloc, d
             /* Every earlier agent, in a grid of this group's spacing. */
             grid_t gr = {xy, head, next, size, g->min_spacing > 0.0f ? g->min_spacing : 1.0};
             for (uint32_t h = 0; h < size; h++) head[h] = -1;
-            if (g->min_spacing > 0.0f)
+            double reach = 0.0, lo[2], hi[2];
+            if (g->min_spacing > 0.0f) {
                 for (int32_t i = 0; i < first; i++) grid_add(&gr, i);
-            st = g->placement == PLACE_RANDOM ? plan_random(s, gi, &gr, xy, first, msg, msg_size)
-                                              : plan_lattice(s, gi, alloc, &gr, xy, first, msg, msg_size);
+                for (int32_t i = 0; i < g->count; i++) {
+                    shoal_vehicle_t vehicle;
+                    shoal_crowd_t crowd;
+                    spawn_agent_values(s, gi, i, &vehicle, &crowd);
+                    reach = fmax(reach, vehicle.radius);
+                }
+            }
+            area_bounds(g, lo, hi);
+            walls_index(&walls, alloc, lo, hi, reach);
+            st = g->placement == PLACE_RANDOM
+                     ? plan_random(s, gi, &walls, &gr, xy, first, msg, msg_size)
+                     : plan_lattice(s, gi, alloc, &walls, &gr, xy, first, msg, msg_size);
+            walls_release(&walls, alloc);
         }
         first += g->count;
     }
     mem_free(alloc, head, size * sizeof(int32_t));
     mem_free(alloc, next, n * sizeof(int32_t));
+    mem_free(alloc, seg, seg_bytes);
     return st;
 }
