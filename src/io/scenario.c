@@ -169,8 +169,9 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
     TRY(behaviors_parse_group(p, v, g));
     PARSE_MEMBER(p, v, "distributions", spawn_parse_distributions, g);
 
-    /* The world would clamp a faster start; say so instead of hiding it. */
-    if (g->speed > g->vehicle.max_speed) {
+    /* The world would clamp a faster start; say so instead of hiding it
+     * (a drawn max_speed is checked with its distribution). */
+    if (g->speed > g->vehicle.max_speed && g->distributions[DIST_MAX_SPEED].kind == DIST_NONE) {
         char a[32], b[32];
         return parser_fail(p, "spawn.speed", "must be <= vehicle.max_speed (%s), got %s",
                            json_format_number(a, g->vehicle.max_speed), json_format_number(b, g->speed));

@@ -433,7 +433,10 @@ void spawn_agent_values(const shoal_scenario_t* s, int32_t gi, int32_t index, sh
     for (int f = 0; f < DIST_FIELDS; f++)
         if (g->distributions[f].kind != DIST_NONE)
             *fields[f] = (float)dist_draw(&g->distributions[f], s->seed, agent_key(gi, index), (uint32_t)f);
-    if (crowd->preferred_speed > vehicle->max_speed) crowd->preferred_speed = vehicle->max_speed;
+    /* Only where one of them is drawn: a group's own values stay as given. */
+    int drawn = g->distributions[DIST_PREFERRED_SPEED].kind != DIST_NONE ||
+                g->distributions[DIST_MAX_SPEED].kind != DIST_NONE;
+    if (drawn && crowd->preferred_speed > vehicle->max_speed) crowd->preferred_speed = vehicle->max_speed;
 }
 
 /* ---- The plan ---- */
