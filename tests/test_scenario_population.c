@@ -629,3 +629,27 @@ Test(scenario_population, a_group_that_does_not_fit_leaves_the_world_as_it_was)
     shoal_scenario_destroy(s);
     shoal_scenario_destroy(t);
 }
+
+Test(scenario_population, a_polygons_center_is_its_centroid_for_inward_and_antipode)
+{
+    /* A rectangle from (0, 0) to (4, 2): centroid (2, 1). */
+    shoal_scenario_t* s =
+        load_text("{\"groups\": [{\"count\": 50, \"target\": \"antipode\", \"spawn\": {\"shape\": "
+                  "\"polygon\", \"points\": [[0, 0], [4, 0], [4, 2], [0, 2]], \"heading\": "
+                  "\"inward\", \"min_spacing\": 0.2}}]}");
+    shoal_world_t* w = populated(s);
+    agents_t a = read_agents(w);
+    for (int32_t i = 0; i < a.count; i++) {
+        shoal_agent_def_t def;
+        cr_assert_eq(shoal_agent_get_def(w, a.ids[i], &def), SHOAL_OK);
+        double x = def.position[0], y = def.position[1];
+        cr_expect_float_eq(def.target[0], 4.0 - x, 1e-5);
+        cr_expect_float_eq(def.target[1], 2.0 - y, 1e-5);
+        double want = atan2(1.0 - y, 2.0 - x), d = fabs(remainder(def.heading - want, 2.0 * PI_));
+        cr_expect_leq(d, 1e-4, "agent at (%g, %g) heads %g, not at the centroid (%g)", x, y,
+                      (double)def.heading, want);
+    }
+    agents_free(&a);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
