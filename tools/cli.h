@@ -52,6 +52,7 @@ int experiment_avoid(int argc, char** argv);   /* tools/cmd_avoid_experiment.c *
 int cmd_soak(int argc, char** argv);           /* tools/cmd_soak.c */
 int cmd_step_table(int argc, char** argv);     /* tools/cmd_step_table.c */
 int cmd_validate(int argc, char** argv);       /* tools/cmd_validate.c */
+int cmd_validate_rimea(int argc, char** argv); /* tools/cmd_validate_rimea.c */
 
 /* ---- helpers, defined in tools/shoal.c ---- */
 

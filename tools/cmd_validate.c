@@ -820,12 +820,13 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
 
 int cmd_validate(int argc, char** argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "rimea")) return cmd_validate_rimea(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "crowd") != 0) {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             cli_print_help(&validate_spec, stdout);
             return CLI_EXIT_OK;
         }
-        return cli_usage_error("validate", "expected 'crowd' (the only model validated so far)");
+        return cli_usage_error("validate", "expected 'crowd' or 'rimea'");
     }
     validate_opts_t o = {.seed = 5};
     int stop = cli_parse(&validate_spec, argc - 1, argv + 1, &o, NULL, NULL);

@@ -39,8 +39,7 @@ static const cli_command_t commands[] = {
     {"step-table", "the step table: each system's stage, module, and the columns it reads and writes",
      cmd_step_table},
     {"soak", "a long mixed run that checks every invariant every step (reliability)", cmd_soak},
-    {"validate", "the crowd model against pedestrian data: free walking, fundamental diagram, bottleneck",
-     cmd_validate},
+    {"validate", "the crowd model against pedestrian data (crowd) and the RiMEA tests (rimea)", cmd_validate},
 };
 
 #define COMMAND_COUNT ((int)(sizeof(commands) / sizeof(commands[0])))
