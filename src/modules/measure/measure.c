@@ -117,11 +117,36 @@ static int measure_reserve_step(world_t* w)
     return 1;
 }
 
+/* An all-or-nothing loader (a scenario's populate) forgets the lines and
+ * areas it added. */
+static void measure_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
+{
+    note[0] = measure_of(w)->line_count;
+    note[1] = measure_of(w)->area_count;
+}
+
+static void measure_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
+{
+    measure_world_t* mw = measure_of(w);
+    while (mw->line_count > note[0]) {
+        measure_line_rec_t* l = &mw->lines[--mw->line_count];
+        mem_free(&w->alloc, l->crossings, (size_t)l->crossing_capacity * sizeof *l->crossings);
+        memset(l, 0, sizeof *l);
+    }
+    while (mw->area_count > note[1]) {
+        measure_area_rec_t* a = &mw->areas[--mw->area_count];
+        mem_free(&w->alloc, a->samples, (size_t)a->sample_capacity * sizeof *a->samples);
+        memset(a, 0, sizeof *a);
+    }
+}
+
 const module_t measure_module = {
     .name = "measure",
     .init = measure_init,
     .release = measure_release,
     .reserve_step = measure_reserve_step,
+    .mark = measure_mark,
+    .rollback = measure_rollback,
 };
 
 /* ---- the systems ------------------------------------------------------------- */
