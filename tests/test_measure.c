@@ -243,6 +243,29 @@ Test(measure, a_sparse_agent_has_a_cell_of_the_cut_disc)
     shoal_world_destroy(w);
 }
 
+/* A row of agents 1 m apart in a corridor 1 m wide: walls cut each cell
+ * to its 1 m square, so rho_V is 1 per m^2 (the cells would be 1 by 4 m
+ * with no walls); behind a wall, a second row cuts nothing. */
+Test(measure, walls_cut_the_cells_they_face)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    const float lo[4] = {-20.0f, -0.5f, 20.0f, -0.5f}, hi[4] = {-20.0f, 0.5f, 20.0f, 0.5f};
+    cr_assert_eq(shoal_world_add_wall(w, lo, 2, 0, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_add_wall(w, hi, 2, 0, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int i = -10; i < 10; ++i) {
+        stander(w, (float)i + 0.5f, 0.0f);
+        stander(w, (float)i + 0.5f, 0.7f); /* beyond the upper wall */
+    }
+    int32_t a = add_box(w, -3.0f, -0.5f, 3.0f, 0.5f, 1);
+    steps(w, 2);
+    shoal_measure_sample_t s[2];
+    cr_assert_eq(shoal_world_measure_area_samples(w, a, s, 2), 2);
+    cr_assert_eq(s[1].count, 6);
+    cr_assert_float_eq(s[1].density, 1.0f, 1e-6);
+    cr_assert_float_eq(s[1].voronoi_density, 1.0f, 1e-4, "got %g", (double)s[1].voronoi_density);
+    shoal_world_destroy(w);
+}
+
 Test(measure, walkers_at_a_known_speed_have_it_in_the_area)
 {
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);

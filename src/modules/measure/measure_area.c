@@ -7,7 +7,7 @@
  *
  * V_i is agent i's Voronoi cell among every agent, cut to the regular
  * 32-gon of circumradius cell_radius round it (a bounded cell for agents
- * with nobody on a side). Only agents within cell_radius of the area's box
+ * with nobody on a side) and by the walls it faces. Only agents within cell_radius of the area's box
  * can have a cell that meets it, and only agents within 2 cell_radius of
  * one of those can cut its cell: the sample gathers the agents in the box
  * widened by 3 cell_radius, sorts them by (x, slot), cuts the cells in
@@ -21,6 +21,7 @@
 #include "ecs/memory.h"
 #include "ecs/parallel.h"
 #include "modules/measure/measure.h"
+#include "modules/walls/walls.h"
 
 #define CELL_SIDES 32
 /* Room of a cut polygon: a convex cell gains at most one corner a cut;
@@ -88,16 +89,39 @@ static int cut(const poly_t* in, poly_t* out, double mx, double my, double nx, d
     return 1;
 }
 
+/* The most walls near one agent that its cell heeds (within 2
+ * cell_radius): more is a maze no measurement area is drawn in. */
+#define WALLS_MAX 64
+
+/* Whether a wall of the list crosses the segment from (x, y) to (x + dx,
+ * y + dy): a neighbor behind a wall does not share the floor. */
+static int behind_wall(const wall_set_t* ws, const int32_t* walls, int32_t n, double x, double y, double dx,
+                       double dy)
+{
+    for (int32_t k = 0; k < n; ++k) {
+        const float* sg = ws->seg[walls[k]];
+        const double ax = (double)sg[0] - x, ay = (double)sg[1] - y;
+        const double ex = (double)sg[2] - sg[0], ey = (double)sg[3] - sg[1];
+        const double den = dx * ey - dy * ex;
+        if (den == 0.0) continue;                   /* parallel */
+        const double t = (ax * ey - ay * ex) / den; /* along the agents' segment */
+        const double u = (ax * dy - ay * dx) / den; /* along the wall */
+        if (t > 0.0 && t < 1.0 && u >= 0.0 && u <= 1.0) return 1;
+    }
+    return 0;
+}
+
 typedef struct cells_ctx_t {
     const measure_world_t* mw;
     const measure_area_rec_t* a;
+    const wall_set_t* ws;
     int64_t n;
 } cells_ctx_t;
 
 /* Agent i's cell (relative to the agent, for precision) cut by its
  * neighbors in (x, slot) order, then the area cut by the cell: its shares
  * |V_i n A| / |V_i| and |V_i n A| |v_i|. */
-static void cell_shares(const cells_ctx_t* c, int64_t i, double share[2])
+static void cell_shares(const cells_ctx_t* c, int64_t i, int32_t worker, double share[2])
 {
     const measure_cand_t* cand = c->mw->cand;
     const measure_area_rec_t* a = c->a;
@@ -111,13 +135,45 @@ static void cell_shares(const cells_ctx_t* c, int64_t i, double share[2])
         cell->p[k][0] = R * cos(th);
         cell->p[k][1] = R * sin(th);
     }
-    double reach = R; /* the farthest corner: a neighbor beyond 2 reach cannot cut */
+    /* Walls the agent faces (the foot of its perpendicular on the segment,
+     * strictly inside it) cut the cell along their line: the floor behind
+     * a corridor's wall is nobody's. A wall seen end-on cuts nothing, so
+     * that a door's opening stays in the cells of those before it. */
+    int32_t walls[WALLS_MAX];
+    int32_t wall_count = 0;
+    if (c->ws->seg_count > 0) {
+        wall_query_t q;
+        walls_query_begin(&q, c->ws, worker, (float)x, (float)y, (float)(2.0 * R));
+        for (int32_t k; (k = walls_query_next(&q)) >= 0;) {
+            if (wall_count < WALLS_MAX) walls[wall_count++] = k;
+            const float* sg = c->ws->seg[k];
+            const double ax = (double)sg[0] - x, ay = (double)sg[1] - y;
+            const double dx = (double)sg[2] - sg[0], dy = (double)sg[3] - sg[1];
+            const double len2 = dx * dx + dy * dy;
+            if (!(len2 > 0.0)) continue;
+            const double t = -(ax * dx + ay * dy) / len2;
+            if (!(t > 0.0 && t < 1.0)) continue;
+            const double fx = ax + t * dx, fy = ay + t * dy; /* the foot, from the agent */
+            if (fx * fx + fy * fy == 0.0) continue;          /* on the wall: no side */
+            if (cut(cell, spare, fx, fy, fx, fy)) {
+                poly_t* tmp = cell;
+                cell = spare;
+                spare = tmp;
+            }
+        }
+        walls_query_end(&q);
+    }
+    double reach = 0.0; /* the farthest corner: a neighbor beyond 2 reach cannot cut */
+    for (int32_t k = 0; k < cell->n; ++k)
+        reach = fmax(reach, cell->p[k][0] * cell->p[k][0] + cell->p[k][1] * cell->p[k][1]);
+    reach = sqrt(reach);
     for (int64_t dir = -1; dir <= 1; dir += 2)
         for (int64_t j = i + dir; j >= 0 && j < c->n; j += dir) {
             const double dx = (double)cand[j].x - x, dy = (double)cand[j].y - y;
             if (fabs(dx) >= 2.0 * reach) break;
             const double d2 = dx * dx + dy * dy;
             if (d2 >= 4.0 * reach * reach || d2 == 0.0) continue;
+            if (behind_wall(c->ws, walls, wall_count, x, y, dx, dy)) continue;
             if (!cut(cell, spare, 0.5 * dx, 0.5 * dy, dx, dy)) continue;
             poly_t* t = cell;
             cell = spare;
@@ -159,12 +215,11 @@ static void cell_shares(const cells_ctx_t* c, int64_t i, double share[2])
 
 static void cells_range(int32_t begin, int32_t end, int32_t worker, void* ctx)
 {
-    (void)worker;
     const cells_ctx_t* c = ctx;
     double(*share)[2] = c->mw->share;
     for (int32_t i = begin; i < end; ++i) {
         if (c->mw->cand[i].counted)
-            cell_shares(c, i, share[i]);
+            cell_shares(c, i, worker, share[i]);
         else
             share[i][0] = share[i][1] = 0.0;
     }
@@ -226,7 +281,7 @@ int measure_area_sample(world_t* w, measure_world_t* mw, measure_area_rec_t* a, 
                     measure_polygon_contains(a->def.points, a->def.count, px[r], py[r]);
     }
     qsort(mw->cand, (size_t)n, sizeof *mw->cand, cand_cmp);
-    cells_ctx_t ctx = {mw, a, n};
+    cells_ctx_t ctx = {mw, a, walls_of(w), n};
     if (n > 0) par_for(w, (int32_t)n, 16, PAR_CLAIMED, cells_range, &ctx);
     int32_t inside = 0;
     double speed = 0.0, rho = 0.0, flow = 0.0;
