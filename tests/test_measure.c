@@ -201,7 +201,8 @@ Test(measure, a_lattice_has_its_density_classic_exactly_and_voronoi_within_a_ten
         cr_assert_float_eq(s[k].time, (k + 1) * (double)DT, 1e-9);
         cr_assert_eq(s[k].count, 36);
         cr_assert_float_eq(s[k].density, (float)rho, 1e-6);
-        cr_assert_float_eq(s[k].voronoi_density, (float)rho, 1e-3 * rho);
+        cr_assert_float_eq(s[k].voronoi_density, (float)rho, 1e-3 * rho, "sample %d: %g", k,
+                           (double)s[k].voronoi_density);
         cr_assert_float_eq(s[k].speed, 0.0f, 1e-9);
     }
     cr_assert_eq(shoal_world_measure_area_samples(w, offset, s, 32), 4, "every 5 steps");

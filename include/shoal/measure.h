@@ -63,7 +63,9 @@ typedef struct shoal_measure_area_t {
                           * Voronoi cells are made from every agent whatever the group */
     float cell_radius; /* m, > 0: each agent's Voronoi cell is cut to the regular 32-gon of
                           * this circumradius round it, so that an agent with no neighbor on a
-                          * side has a bounded cell. Default 2 */
+                          * side has a bounded cell, and by the walls it faces (the foot of its
+                          * perpendicular inside the segment); a neighbor behind a wall does
+                          * not cut it. Default 2 */
 } shoal_measure_area_t;
 
 SHOAL_API shoal_measure_area_t shoal_measure_area_default(void);

@@ -57,6 +57,17 @@ int measure_reserve_candidates(world_t* w, measure_world_t* mw, int64_t n)
     return 1;
 }
 
+int measure_reserve_grid(world_t* w, measure_world_t* mw, int64_t starts, int64_t n)
+{
+    void* p = mw->grid_start;
+    if (!grow(w, &p, &mw->grid_start_capacity, starts, sizeof *mw->grid_start)) return 0;
+    mw->grid_start = p;
+    p = mw->grid_items;
+    if (!grow(w, &p, &mw->grid_items_capacity, n > 0 ? n : 1, sizeof *mw->grid_items)) return 0;
+    mw->grid_items = p;
+    return 1;
+}
+
 static int measure_init(world_t* w)
 {
     measure_world_t* mw = mem_calloc(&w->alloc, sizeof *mw);
@@ -83,6 +94,8 @@ static void measure_release(world_t* w)
     mem_free(&w->alloc, mw->fresh_line, (size_t)mw->fresh_capacity * sizeof *mw->fresh_line);
     mem_free(&w->alloc, mw->cand, (size_t)mw->cand_capacity * sizeof *mw->cand);
     mem_free(&w->alloc, mw->share, (size_t)mw->cand_capacity * sizeof *mw->share);
+    mem_free(&w->alloc, mw->grid_start, (size_t)mw->grid_start_capacity * sizeof *mw->grid_start);
+    mem_free(&w->alloc, mw->grid_items, (size_t)mw->grid_items_capacity * sizeof *mw->grid_items);
     mem_free(&w->alloc, mw, sizeof *mw);
     w->module_data[MOD_MEASURE] = NULL;
 }

@@ -55,6 +55,10 @@ typedef struct measure_world_t {
     measure_cand_t* cand;
     double (*share)[2];
     int64_t cand_capacity;
+    /* The candidates' grid (measure_area.c): cell starts and items. */
+    int32_t* grid_start;
+    int32_t* grid_items;
+    int64_t grid_start_capacity, grid_items_capacity;
 } measure_world_t;
 
 static inline measure_world_t* measure_of(const world_t* w)
@@ -78,7 +82,9 @@ int measure_area_sample(world_t* w, measure_world_t* mw, measure_area_rec_t* a, 
 double measure_polygon_area(const float (*p)[2], int32_t n);
 /* Whether (x, y) is inside the polygon (crossing number). */
 int measure_polygon_contains(const float (*p)[2], int32_t n, float x, float y);
-/* Memory for n candidates; 0 when out of memory. */
+/* Memory for n candidates, and for a grid of `starts` cell starts and n
+ * items; 0 when out of memory. */
 int measure_reserve_candidates(world_t* w, measure_world_t* mw, int64_t n);
+int measure_reserve_grid(world_t* w, measure_world_t* mw, int64_t starts, int64_t n);
 
 #endif /* SHOAL_MODULES_MEASURE_H */

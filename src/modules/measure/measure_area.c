@@ -116,7 +116,39 @@ typedef struct cells_ctx_t {
     const measure_area_rec_t* a;
     const wall_set_t* ws;
     int64_t n;
+    double unit[CELL_SIDES][2]; /* the 32-gon of circumradius 1 */
+    /* The candidates in a grid of square cells of side h from (x0, y0):
+     * cell (cx, cy)'s candidates are items[start[k] .. start[k + 1]), k =
+     * cy nx + cx, in (x, slot) order. */
+    double x0, y0, h;
+    int32_t nx, ny;
 } cells_ctx_t;
+
+static int32_t grid_coord(double v, double v0, double h, int32_t n)
+{
+    double c = floor((v - v0) / h);
+    return c < 0.0 ? 0 : c > (double)(n - 1) ? n - 1 : (int32_t)c;
+}
+
+/* Cut the cell by neighbor j's bisector unless it is too far or behind a
+ * wall; the cell's reach (its farthest corner) follows. */
+static void cut_by(const cells_ctx_t* c, poly_t** cell, poly_t** spare, double* reach, double x, double y,
+                   int32_t j, const int32_t* walls, int32_t wall_count)
+{
+    const measure_cand_t* q = &c->mw->cand[j];
+    const double dx = (double)q->x - x, dy = (double)q->y - y;
+    const double d2 = dx * dx + dy * dy;
+    if (d2 >= 4.0 * *reach * *reach || d2 == 0.0) return;
+    if (behind_wall(c->ws, walls, wall_count, x, y, dx, dy)) return;
+    if (!cut(*cell, *spare, 0.5 * dx, 0.5 * dy, dx, dy)) return;
+    poly_t* t = *cell;
+    *cell = *spare;
+    *spare = t;
+    double r2 = 0.0;
+    for (int32_t k = 0; k < (*cell)->n; ++k)
+        r2 = fmax(r2, (*cell)->p[k][0] * (*cell)->p[k][0] + (*cell)->p[k][1] * (*cell)->p[k][1]);
+    *reach = sqrt(r2);
+}
 
 /* Agent i's cell (relative to the agent, for precision) cut by its
  * neighbors in (x, slot) order, then the area cut by the cell: its shares
@@ -131,9 +163,8 @@ static void cell_shares(const cells_ctx_t* c, int64_t i, int32_t worker, double 
     poly_t* spare = &bufs[1];
     cell->n = CELL_SIDES;
     for (int32_t k = 0; k < CELL_SIDES; ++k) {
-        const double th = 6.283185307179586 * (double)k / CELL_SIDES;
-        cell->p[k][0] = R * cos(th);
-        cell->p[k][1] = R * sin(th);
+        cell->p[k][0] = R * c->unit[k][0];
+        cell->p[k][1] = R * c->unit[k][1];
     }
     /* Walls the agent faces (the foot of its perpendicular on the segment,
      * strictly inside it) cut the cell along their line: the floor behind
@@ -167,23 +198,26 @@ static void cell_shares(const cells_ctx_t* c, int64_t i, int32_t worker, double 
     for (int32_t k = 0; k < cell->n; ++k)
         reach = fmax(reach, cell->p[k][0] * cell->p[k][0] + cell->p[k][1] * cell->p[k][1]);
     reach = sqrt(reach);
-    for (int64_t dir = -1; dir <= 1; dir += 2)
-        for (int64_t j = i + dir; j >= 0 && j < c->n; j += dir) {
-            const double dx = (double)cand[j].x - x, dy = (double)cand[j].y - y;
-            if (fabs(dx) >= 2.0 * reach) break;
-            const double d2 = dx * dx + dy * dy;
-            if (d2 >= 4.0 * reach * reach || d2 == 0.0) continue;
-            if (behind_wall(c->ws, walls, wall_count, x, y, dx, dy)) continue;
-            if (!cut(cell, spare, 0.5 * dx, 0.5 * dy, dx, dy)) continue;
-            poly_t* t = cell;
-            cell = spare;
-            spare = t;
-            reach = 0.0;
-            for (int32_t k = 0; k < cell->n; ++k)
-                reach = fmax(reach, cell->p[k][0] * cell->p[k][0] + cell->p[k][1] * cell->p[k][1]);
-            reach = sqrt(reach);
-            if (cell->n < 3) break;
+    /* The neighbors ring by ring of grid cells round the agent's, until
+     * the ring is farther than twice the cell's reach (a point k rings
+     * away is at least (k - 1) h away) */
+    const int32_t ci = grid_coord(x, c->x0, c->h, c->nx), cj = grid_coord(y, c->y0, c->h, c->ny);
+    const int32_t* start = c->mw->grid_start;
+    const int32_t* items = c->mw->grid_items;
+    for (int32_t k = 0; k <= c->nx + c->ny && cell->n >= 3; ++k) {
+        if (k >= 1 && (double)(k - 1) * c->h >= 2.0 * reach) break;
+        for (int32_t cy = cj - k; cy <= cj + k; ++cy) {
+            if (cy < 0 || cy >= c->ny) continue;
+            const int32_t edge = cy == cj - k || cy == cj + k;
+            for (int32_t cx = ci - k; cx <= ci + k; cx += edge || k == 0 ? 1 : 2 * k) {
+                if (cx < 0 || cx >= c->nx) continue;
+                const int32_t g = cy * c->nx + cx;
+                for (int32_t e = start[g]; e < start[g + 1]; ++e)
+                    if (items[e] != (int32_t)i)
+                        cut_by(c, &cell, &spare, &reach, x, y, items[e], walls, wall_count);
+            }
         }
+    }
     const double cell_area = cell->n >= 3 ? poly_area(cell) : 0.0;
     share[0] = share[1] = 0.0;
     if (!(cell_area > 0.0)) return;
@@ -202,6 +236,9 @@ static void cell_shares(const cells_ctx_t* c, int64_t i, int32_t worker, double 
         const double* p1 = cell->p[(k + 1) % cell->n];
         /* outward normal of a counterclockwise edge: (ey, -ex) */
         const double ex = p1[0] - p0[0], ey = p1[1] - p0[1];
+        /* an edge the cuts left a rounding error long has no direction to
+         * cut along: skipping it moves the area by that error at most */
+        if (ex * ex + ey * ey <= 1e-16 * R * R) continue;
         if (!cut(sub, other, p0[0], p0[1], ey, -ex)) continue;
         poly_t* t = sub;
         sub = other;
@@ -281,7 +318,42 @@ int measure_area_sample(world_t* w, measure_world_t* mw, measure_area_rec_t* a, 
                     measure_polygon_contains(a->def.points, a->def.count, px[r], py[r]);
     }
     qsort(mw->cand, (size_t)n, sizeof *mw->cand, cand_cmp);
-    cells_ctx_t ctx = {mw, a, walls_of(w), n};
+    cells_ctx_t ctx = {.mw = mw, .a = a, .ws = walls_of(w), .n = n};
+    for (int32_t k = 0; k < CELL_SIDES; ++k) {
+        const double th = 6.283185307179586 * (double)k / CELL_SIDES;
+        ctx.unit[k][0] = cos(th);
+        ctx.unit[k][1] = sin(th);
+    }
+    /* the grid: cells of R / 2, fewer when they would outnumber the
+     * candidates four to one */
+    ctx.x0 = near[0];
+    ctx.y0 = near[1];
+    const double wx = (double)near[2] - near[0], wy = (double)near[3] - near[1];
+    ctx.h = 0.5 * (double)R;
+    const double most = 4.0 * (double)(n > 16 ? n : 16);
+    if ((wx / ctx.h + 1.0) * (wy / ctx.h + 1.0) > most) ctx.h = sqrt(wx * wy / most) + 1e-9 * (wx + wy);
+    while ((floor(wx / ctx.h) + 1.0) * (floor(wy / ctx.h) + 1.0) > 2.0 * most) ctx.h *= 1.5;
+    ctx.nx = (int32_t)floor(wx / ctx.h) + 1;
+    ctx.ny = (int32_t)floor(wy / ctx.h) + 1;
+    if (!measure_reserve_grid(w, mw, (int64_t)ctx.nx * ctx.ny + 1, n)) {
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "measure: out of memory for area '%s''s grid", a->name);
+        return 0;
+    }
+    const int32_t cells = ctx.nx * ctx.ny;
+    memset(mw->grid_start, 0, ((size_t)cells + 1) * sizeof *mw->grid_start);
+    for (int64_t i = 0; i < n; ++i) {
+        const int32_t g = grid_coord(mw->cand[i].y, ctx.y0, ctx.h, ctx.ny) * ctx.nx +
+                          grid_coord(mw->cand[i].x, ctx.x0, ctx.h, ctx.nx);
+        mw->grid_start[g + 1]++;
+    }
+    for (int32_t g = 0; g < cells; ++g) mw->grid_start[g + 1] += mw->grid_start[g];
+    for (int64_t i = 0; i < n; ++i) { /* in (x, slot) order within each cell */
+        const int32_t g = grid_coord(mw->cand[i].y, ctx.y0, ctx.h, ctx.ny) * ctx.nx +
+                          grid_coord(mw->cand[i].x, ctx.x0, ctx.h, ctx.nx);
+        mw->grid_items[mw->grid_start[g]++] = (int32_t)i;
+    }
+    for (int32_t g = cells; g > 0; --g) mw->grid_start[g] = mw->grid_start[g - 1];
+    mw->grid_start[0] = 0;
     if (n > 0) par_for(w, (int32_t)n, 16, PAR_CLAIMED, cells_range, &ctx);
     int32_t inside = 0;
     double speed = 0.0, rho = 0.0, flow = 0.0;
