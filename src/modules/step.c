@@ -367,10 +367,10 @@ static const system_def_t systems[] = {
      .module = &measure_module,
      .idle = measure_idle,
      .reads = {.agent = A(AC_POS_X) | A(AC_POS_Y) | A(AC_VEL_X) | A(AC_VEL_Y) | A(AC_SLOT) | A(AC_GROUP),
-               .data = DATA(MOD_MEASURE)},
+               .data = DATA(MOD_WALLS) | DATA(MOD_MEASURE)},
      .writes = {.data = DATA(MOD_MEASURE)},
      .snapshot_since = 10,
-     .note = "lines' crossings, areas' samples (Voronoi cells one agent a worker); not state"},
+     .note = "lines' crossings, areas' samples (Voronoi cells one agent a worker, cut by walls); not state"},
     /* last: agents added over time, live for the next step */
     {.name = "nav_sources",
      .stage = SHOAL_STAGE_OBSERVE,

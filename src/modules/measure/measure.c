@@ -329,11 +329,15 @@ int64_t measure_run(world_t* w, float dt, void* ctx)
     measure_world_t* mw = measure_of(w);
     if (mw->line_count > 0 && !lines_run(w, mw, dt)) return SHOAL_ERR_OUT_OF_MEMORY;
     const uint64_t step = w->step_count + 1;
+    int sampled = 0;
     for (int32_t a = 0; a < mw->area_count; ++a)
-        if (step % (uint64_t)mw->areas[a].def.every == 0 &&
-            !measure_area_sample(w, mw, &mw->areas[a], w->time + (double)dt, step))
-            return SHOAL_ERR_OUT_OF_MEMORY;
-    return w->agents.count;
+        if (step % (uint64_t)mw->areas[a].def.every == 0) {
+            if (!measure_area_sample(w, mw, &mw->areas[a], w->time + (double)dt, step))
+                return SHOAL_ERR_OUT_OF_MEMORY;
+            sampled = 1;
+        }
+    /* the agents it looked at: every one, or none when idle */
+    return mw->line_count > 0 || sampled ? w->agents.count : 0;
 }
 
 /* ---- the API ---------------------------------------------------------------- */
