@@ -420,7 +420,8 @@ Test(crowd, side_preference_passes_on_the_right)
     shoal_agent_def_t d = shoal_agent_default_def();
     cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 1.0f, "the pedestrian preset keeps right");
-    cr_expect_eq(d.crowd.time_gap, 0.5f, "and keeps a time gap of 0.5 s");
+    cr_expect_eq(d.crowd.time_gap, 1.2f, "and keeps a time gap of 1.2 s");
+    cr_expect_eq(d.crowd.time_horizon_walls, 0.3f, "and brushes past walls (0.3 s)");
     cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 0.0f, "the rvo2 preset is ORCA alone");
     float y[2];
@@ -601,9 +602,10 @@ Test(crowd, walls_in_snapshots_and_scenarios)
 }
 
 /* crowd.time_gap: a follower keeps time_gap seconds of free walk to the
- * neighbor ahead that walks its way; one coming the other way or crossing
- * its way does not slow it (ORCA steers round it instead), and a leader
- * off its line by more than half the sum of radii does not either. */
+ * neighbor ahead that walks its way (the distance less 0.85 of the sum of
+ * radii); one coming the other way or crossing its way does not slow it
+ * (ORCA steers round it instead), and a walker ahead off its line by more
+ * than the sum of radii does not either. */
 Test(crowd, time_gap_slows_a_follower_only)
 {
     for (int oncoming = 0; oncoming <= 3; ++oncoming) {
@@ -619,10 +621,10 @@ Test(crowd, time_gap_slows_a_follower_only)
             lead.target[1] = 100.0f;
             lead.velocity[0] = 0.3f;
             lead.velocity[1] = 1.3f;
-        } else if (oncoming == 3) { /* walks its way 0.6 m ahead, off its line by 0.25 m */
+        } else if (oncoming == 3) { /* walks its way 0.6 m ahead, off its line by 0.45 m */
             lead.position[0] = 0.6f;
-            lead.position[1] = 0.25f;
-            lead.target[1] = 0.25f;
+            lead.position[1] = 0.45f;
+            lead.target[1] = 0.45f;
         }
         shoal_agent_def_t follower = pedestrian(0.0f, 0.0f, 100.0f, 0.0f);
         follower.velocity[0] = 1.34f;
@@ -636,9 +638,136 @@ Test(crowd, time_gap_slows_a_follower_only)
         float speed = hypotf(st.velocity[0], st.velocity[1]);
         if (oncoming)
             cr_expect_gt(speed, 1.1f, "case %d does not cap the speed: %.3f m/s", oncoming, (double)speed);
-        else /* free walk 0.9 - 0.4 = 0.5 m over 0.5 s: 1 m/s */
-            cr_expect(fabsf(speed - 1.0f) < 0.02f, "follower at %.3f m/s, expected 1.0", (double)speed);
+        else /* free walk 0.9 - 0.85 x 0.4 = 0.56 m over 0.5 s: 1.12 m/s */
+            cr_expect(fabsf(speed - 1.12f) < 0.02f, "follower at %.3f m/s, expected 1.12", (double)speed);
         shoal_world_destroy(w);
+    }
+}
+
+/* A walker held up by a slower one ahead looks for a freer way and passes
+ * it when there is room (a 4 m corridor), from straight behind and from a
+ * little off its line; in a corridor too narrow to pass (0.9 m) it follows
+ * at the slower one's pace without touching it. */
+Test(crowd, a_faster_walker_overtakes_when_there_is_room)
+{
+    for (int narrow = 0; narrow <= 1; ++narrow)
+        for (int off = 0; off <= 2; ++off) {
+            shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+            const float half = narrow ? 0.45f : 2.0f;
+            const float lo[4] = {-5.0f, -half, 200.0f, -half}, hi[4] = {-5.0f, half, 200.0f, half};
+            cr_assert_eq(shoal_world_add_wall(w, lo, 2, 0, NULL), SHOAL_OK);
+            cr_assert_eq(shoal_world_add_wall(w, hi, 2, 0, NULL), SHOAL_OK);
+            shoal_agent_def_t slow = pedestrian(2.0f, 0.0f, 300.0f, 0.0f);
+            slow.crowd.preferred_speed = 0.6f;
+            shoal_agent_def_t fast = pedestrian(0.0f, 0.05f * (float)off, 300.0f, 0.05f * (float)off);
+            shoal_agent_t a, b;
+            cr_assert_eq(shoal_agent_add(w, &slow, &a), SHOAL_OK);
+            cr_assert_eq(shoal_agent_add(w, &fast, &b), SHOAL_OK);
+            float passed_at = -1.0f, closest = INFINITY;
+            for (int k = 1; k <= 600 && passed_at < 0.0f; ++k) {
+                cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+                shoal_agent_state_t sa, sb;
+                shoal_agent_get_state(w, a, &sa);
+                shoal_agent_get_state(w, b, &sb);
+                closest =
+                    fminf(closest, hypotf(sb.position[0] - sa.position[0], sb.position[1] - sa.position[1]));
+                if (sb.position[0] > sa.position[0] + 0.5f) passed_at = 0.05f * (float)k;
+            }
+            if (narrow) {
+                cr_expect_lt(passed_at, 0.0f, "0.9 m corridor, offset %d: passed at %.1f s", off,
+                             (double)passed_at);
+                cr_expect_geq(closest, 0.99f * 0.4f, "0.9 m corridor: closest %.3f m", (double)closest);
+            } else {
+                cr_expect_gt(passed_at, 0.0f, "offset %d: never passed in 30 s", off);
+                cr_expect_lt(passed_at, 10.0f, "offset %d: passed only at %.1f s", off, (double)passed_at);
+            }
+            shoal_world_destroy(w);
+        }
+}
+
+/* Two walkers converging on one point from either side, side by side: the
+ * one ahead along their common way is the other's leader, not both each
+ * other's, so neither is held at the floor speed. */
+Test(crowd, converging_walkers_are_not_each_others_leaders)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_agent_def_t l = pedestrian(0.0f, 0.21f, 10.0f, 0.0f), r = pedestrian(0.02f, -0.21f, 10.0f, 0.0f);
+    shoal_agent_t a, b;
+    cr_assert_eq(shoal_agent_add(w, &l, &a), SHOAL_OK);
+    cr_assert_eq(shoal_agent_add(w, &r, &b), SHOAL_OK);
+    float fastest = 0.0f;
+    for (int k = 0; k < 10; ++k) {
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+        shoal_agent_state_t sa, sb;
+        shoal_agent_get_state(w, a, &sa);
+        shoal_agent_get_state(w, b, &sb);
+        fastest = fmaxf(
+            fastest, fmaxf(hypotf(sa.velocity[0], sa.velocity[1]), hypotf(sb.velocity[0], sb.velocity[1])));
+    }
+    cr_expect_gt(fastest, 0.5f, "both held: the faster walks %.3f m/s", (double)fastest);
+    shoal_world_destroy(w);
+}
+
+/* Single file on a ring (a torus 26 m long, walls 0.5 m apart): the mean
+ * speed at each density fits the measured speed-headway line 1/rho = a +
+ * b v (Seyfried, Steffen, Klingsch and Boltes, "The fundamental diagram of
+ * pedestrian movement revisited", 2005: a about 0.36 m, b about 1.06 s)
+ * with a in 0.3-0.45 m and b in 0.9-1.3 s, on two seeds. */
+Test(crowd, single_file_fits_the_measured_speed_headway_line, .timeout = 120)
+{
+    const float L = 26.0f;
+    const int counts[4] = {14, 25, 34, 45};
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (int c = 0; c < 4; ++c) {
+            shoal_world_def_t def = shoal_world_default_def();
+            def.dimensions = 2;
+            def.thread_count = 1;
+            def.seed = seed;
+            def.wrap = 1;
+            def.bounds_min[0] = 0.0f;
+            def.bounds_min[1] = -1.0f;
+            def.bounds_max[0] = L;
+            def.bounds_max[1] = 1.5f;
+            shoal_world_t* w = NULL;
+            cr_assert_eq(shoal_world_create(&def, &w, NULL), SHOAL_OK);
+            const float lo[4] = {0.0f, 0.0f, L, 0.0f}, hi[4] = {0.0f, 0.5f, L, 0.5f};
+            cr_assert_eq(shoal_world_add_wall(w, lo, 2, 0, NULL), SHOAL_OK);
+            cr_assert_eq(shoal_world_add_wall(w, hi, 2, 0, NULL), SHOAL_OK);
+            const int n = counts[c];
+            for (int i = 0; i < n; ++i) {
+                /* evenly spaced, each nudged by up to 0.15 of the spacing */
+                float jitter =
+                    0.15f * (float)(((i * 2654435761u + (uint32_t)seed * 40503u) >> 8) % 1000) / 1000.0f;
+                shoal_agent_def_t d = pedestrian(((float)i + jitter) * L / (float)n, 0.25f, 0.0f, 0.25f);
+                d.weights[SHOAL_BEHAVIOR_SEEK] = 0.0f;
+                d.weights[SHOAL_BEHAVIOR_FLEE] = 1.0f;
+                d.threat[0] = -1e7f;
+                d.threat[1] = 0.25f;
+                cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+            }
+            float vel[3 * 64];
+            shoal_agent_batch_t b = {.velocities = vel};
+            double sum = 0.0;
+            long samples = 0;
+            for (int k = 0; k < 1000; ++k) { /* 20 s to settle, 30 s measured */
+                cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+                if (k < 400) continue;
+                int32_t got = 0;
+                shoal_world_read_agents(w, &b, 64, &got);
+                for (int i = 0; i < got; ++i) sum += vel[3 * i];
+                samples += got;
+            }
+            double v = sum / (double)samples, inv = L / (double)n;
+            sx += v;
+            sy += inv;
+            sxx += v * v;
+            sxy += v * inv;
+            shoal_world_destroy(w);
+        }
+        double bb = (4 * sxy - sx * sy) / (4 * sxx - sx * sx), aa = (sy - bb * sx) / 4;
+        cr_expect(aa >= 0.3 && aa <= 0.45, "seed %d: a = %.3f m (b = %.3f s)", (int)seed, aa, bb);
+        cr_expect(bb >= 0.9 && bb <= 1.3, "seed %d: b = %.3f s (a = %.3f m)", (int)seed, bb, aa);
     }
 }
 

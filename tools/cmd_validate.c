@@ -7,10 +7,13 @@
  *   0, 45 and 90 degrees; the travel times must agree within 1 %;
  * - fundamental diagram: a periodic corridor (20 m x 4 m between two
  *   walls, a torus world) at densities 0.5 to 5 per m^2, everyone bound
- *   the same way, with the preset and with crowd.time_gap 0.5 s; the mean
- *   speed after a warm-up against Weidmann's curve
+ *   the same way, their preferred speeds spread as Weidmann's free speeds
+ *   (1.34 +- 0.26 m/s), from a staggered lattice and from a random start; the
+ *   mean speed after a warm-up against Weidmann's curve
  *   v = v0 (1 - exp(-gamma (1/rho - 1/rho_max))), v0 1.34 m/s, gamma 1.913
- *   m^-2, rho_max 5.4 m^-2;
+ *   m^-2, rho_max 5.4 m^-2, within 0.15 m/s up to 3 per m^2 and 0.2 m/s
+ *   past it, and the specific flow's top at 1.5 to 2.5 per m^2 within the
+ *   measured 1.2 to 2.0 per m and s;
  * - bottleneck: 100 pedestrians leave a 10 m x 10 m room through an opening
  *   (bound for the opening, then for a point 20 m beyond it)
  *   of 0.8 to 2.4 m; the flow between the 10th and the 90th to pass, and a
@@ -166,18 +169,29 @@ static double free_walk(double deg, float dt, const validate_opts_t* o, float* p
 
 /* ---- the periodic corridor ------------------------------------------------- */
 
-/* The time gap the fundamental diagram is also run with (crowd.time_gap;
- * the pedestrian preset's own since it keeps one). */
-#define FD_TIME_GAP 0.5f
+/* Weidmann's curve must hold within FD_NEAR m/s up to FD_NEAR_RHO per m^2
+ * and within FD_FAR beyond; the specific flow's largest value between
+ * FD_FLOW_MIN and FD_FLOW_MAX per m and s, at 1.5 to 2.5 per m^2. */
+#define FD_NEAR 0.15
+#define FD_NEAR_RHO 3.05
+#define FD_FAR 0.2
+#define FD_FLOW_MIN 1.2
+#define FD_FLOW_MAX 2.0
+/* Weidmann's free speeds: 1.34 +- 0.26 m/s */
+#define FD_SPEED_SD 0.26
 #define CORRIDOR_L 20.0f
 #define CORRIDOR_W 4.0f
 
 /* A torus box around a 20 m x 4 m corridor between two walls, filled on a
- * square lattice at about `rho` per m^2; `counter`: half of them, drawn by
- * a fixed hash of their place in the lattice (so no lanes to start with),
- * walk the other way; time_gap < 0 keeps the preset's. Returns the world
- * (NULL on failure) and the count. */
-static shoal_world_t* corridor(double rho, int counter, float time_gap, const validate_opts_t* o,
+ * staggered lattice at about `rho` per m^2, or (`random`) with as many
+ * placed uniformly at random, overlaps and all, drawn from the seed (the
+ * contact pass parts them in the first steps); `counter`: half of them,
+ * drawn by a fixed hash of their place in the lattice (so no lanes to start
+ * with), walk the other way; `spread`: preferred speeds drawn from
+ * Weidmann's free speeds, normal with mean 1.34 m/s and standard deviation
+ * 0.26 m/s, cut at two deviations (FD_SPEED_SD). Returns the world (NULL on
+ * failure) and the count. */
+static shoal_world_t* corridor(double rho, int counter, int random, int spread, const validate_opts_t* o,
                                int32_t* count)
 {
     shoal_world_t* w = new_world(1, 0.0f, -1.0f, CORRIDOR_L, CORRIDOR_W + 1.0f, o);
@@ -198,9 +212,40 @@ static shoal_world_t* corridor(double rho, int counter, float time_gap, const va
         for (int k = 0; k < cols && n < (int)lround(rho * CORRIDOR_L * CORRIDOR_W); ++k) {
             float x = (float)((k + 0.5 * (r & 1)) * dx), y = (float)(PED_RADIUS + 0.01 + r * dy);
             if (x >= CORRIDOR_L) x -= CORRIDOR_L;
-            shoal_agent_def_t d = pedestrian(x, y);
-            if (time_gap >= 0.0f) d.crowd.time_gap = time_gap;
             uint32_t hash = (uint32_t)n * 2654435761u;
+            if (random) {
+                /* splitmix64 of the seed and the index: the same start for a seed */
+                uint64_t z = (uint64_t)o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)n * 0xBF58476D1CE4E5B9ull;
+                for (int axis = 0; axis < 2; ++axis) {
+                    z += 0x9E3779B97F4A7C15ull;
+                    uint64_t m = z;
+                    m = (m ^ (m >> 30)) * 0xBF58476D1CE4E5B9ull;
+                    m = (m ^ (m >> 27)) * 0x94D049BB133111EBull;
+                    m ^= m >> 31;
+                    double u = (double)(m >> 11) * (1.0 / 9007199254740992.0);
+                    if (axis == 0)
+                        x = (float)(u * CORRIDOR_L);
+                    else
+                        y = (float)(PED_RADIUS + 0.01 + u * (CORRIDOR_W - 2.0 * PED_RADIUS - 0.02));
+                }
+                if (x >= CORRIDOR_L) x = 0.0f;
+            }
+            shoal_agent_def_t d = pedestrian(x, y);
+            if (spread) {
+                /* Box-Muller on two draws keyed by the seed and the index */
+                double u[2];
+                for (int m = 0; m < 2; ++m) {
+                    uint64_t z = ((uint64_t)o->seed + 0x5851F42D4C957F2Dull) * 0x9E3779B97F4A7C15ull +
+                                 (uint64_t)(2 * n + m + 1) * 0xBF58476D1CE4E5B9ull;
+                    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+                    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+                    z ^= z >> 31;
+                    u[m] = ((double)(z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+                }
+                double gs = sqrt(-2.0 * log(u[0])) * cos(2.0 * VPI * u[1]);
+                gs = gs > 2.0 ? 2.0 : gs < -2.0 ? -2.0 : gs;
+                d.crowd.preferred_speed = (float)(WEIDMANN_V0 + FD_SPEED_SD * gs);
+            }
             int back = counter && (hash >> 31);
             walk_along_x(&d, back ? -1.0f : 1.0f);
             d.group = back ? 1 : 0;
@@ -526,10 +571,12 @@ static const cli_spec_t validate_spec = {
     .options = validate_options,
     .option_count = CLI_COUNT(validate_options),
     .details = "Exit status 1 when a stated requirement fails: free-walking times within 1 %,\n"
-               "no overlap past 1 % of a radius under compression, nobody stuck in the\n"
+               "Weidmann's curve within 0.15 m/s up to 3 /m2 and 0.2 m/s past it from both\n"
+               "starts, the specific flow's top at 1.5-2.5 /m2 within 1.2-2.0 /m/s (not with\n"
+               "--quick), no overlap past 1 % of a radius under compression, nobody stuck in the\n"
                "counter-flow. --json prints: free_walk {angles_deg, seconds, spread}, fundamental\n"
-               "[{density, speed, weidmann, deviation, speed_time_gap, deviation_time_gap}] (the\n"
-               "preset, and with crowd.time_gap 0.5 s), bottleneck {points [{width, flow}],\n"
+               "[{density, speed, weidmann, deviation, speed_random, deviation_random}] (from\n"
+               "the lattice, and from a random start), bottleneck {points [{width, flow}],\n"
                "slope, intercept, r2}, counterflow {agents, lane_order_start, lane_order_end,\n"
                "stuck}, compression {overlap, penetration} (over a radius), pass.\n",
 };
@@ -559,19 +606,31 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
     const double quick_rho[3] = {0.5, 2.0, 4.0};
     const double* rhos = o.quick ? quick_rho : all_rho;
     int n_rho = !(run & EXP_FUNDAMENTAL) ? 0 : o.quick ? 3 : 10;
-    /* the preset as it is (no time gap), and with a time gap of 0.5 s */
-    double fd_rho[10], fd_v[10], fd_gap[10];
+    /* from the lattice, and from a random start */
+    double fd_rho[10], fd_v[10], fd_random[10];
     int warm = (int)((o.quick ? 5.0 : 20.0) / dt), measure = (int)((o.quick ? 5.0 : 20.0) / dt);
     for (int k = 0; k < n_rho; ++k)
         for (int variant = 0; variant < 2; ++variant) {
             int32_t n = 0;
-            shoal_world_t* w = corridor(rhos[k], 0, variant ? FD_TIME_GAP : -1.0f, &o, &n);
+            shoal_world_t* w = corridor(rhos[k], 0, variant, 1, &o, &n);
             if (!w) return CLI_EXIT_FAILURE;
             walk_speed(w, n, dt, warm, NULL, NULL);
-            (variant ? fd_gap : fd_v)[k] = walk_speed(w, n, dt, measure, NULL, NULL);
+            (variant ? fd_random : fd_v)[k] = walk_speed(w, n, dt, measure, NULL, NULL);
             fd_rho[k] = n / (double)(CORRIDOR_L * CORRIDOR_W);
             shoal_world_destroy(w);
         }
+
+    /* Weidmann within FD_NEAR up to 3 per m^2 and FD_FAR past it, from
+     * both starts; the specific flow's top within the measured range at
+     * 1.5 to 2.5 per m^2 (the full run only: --quick has one density there) */
+    double flow_max = 0.0;
+    for (int k = 0; k < n_rho; ++k) {
+        double band = fd_rho[k] <= FD_NEAR_RHO ? FD_NEAR : FD_FAR, wd = validate_weidmann(fd_rho[k]);
+        pass &= fabs(fd_v[k] - wd) <= band && fabs(fd_random[k] - wd) <= band;
+        if (fd_rho[k] >= 1.45 && fd_rho[k] <= 2.55)
+            flow_max = fmax(flow_max, fd_rho[k] * fmin(fd_v[k], fd_random[k]));
+    }
+    if (n_rho && !o.quick) pass &= flow_max >= FD_FLOW_MIN && flow_max <= FD_FLOW_MAX;
 
     /* bottleneck */
     const double all_w[5] = {0.8, 1.2, 1.6, 2.0, 2.4};
@@ -608,7 +667,7 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
     double order0 = 0.0, order1 = 0.0, total = o.quick ? 30.0 : 60.0;
     int stuck = 0;
     if (run & EXP_COUNTERFLOW) {
-        shoal_world_t* cw = corridor(2.0, 1, -1.0f, &o, &cn);
+        shoal_world_t* cw = corridor(2.0, 1, 0, 0, &o, &cn);
         if (!cw) return CLI_EXIT_FAILURE;
         order0 = lane_order(cw, cn);
         /* the lane order once a second for the pictures */
@@ -652,8 +711,7 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
         pd->densities = n_rho;
         memcpy(pd->density, fd_rho, sizeof(double) * (size_t)n_rho);
         memcpy(pd->speed, fd_v, sizeof(double) * (size_t)n_rho);
-        memcpy(pd->speed_time_gap, fd_gap, sizeof(double) * (size_t)n_rho);
-        pd->time_gap = FD_TIME_GAP;
+        memcpy(pd->speed_random, fd_random, sizeof(double) * (size_t)n_rho);
         pd->warm_s = warm * (double)dt;
         pd->measure_s = measure * (double)dt;
         pd->widths = n_w;
@@ -685,8 +743,8 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
             cJSON_AddNumberToObject(e, "speed", fd_v[k]);
             cJSON_AddNumberToObject(e, "weidmann", validate_weidmann(fd_rho[k]));
             cJSON_AddNumberToObject(e, "deviation", fd_v[k] - validate_weidmann(fd_rho[k]));
-            cJSON_AddNumberToObject(e, "speed_time_gap", fd_gap[k]);
-            cJSON_AddNumberToObject(e, "deviation_time_gap", fd_gap[k] - validate_weidmann(fd_rho[k]));
+            cJSON_AddNumberToObject(e, "speed_random", fd_random[k]);
+            cJSON_AddNumberToObject(e, "deviation_random", fd_random[k] - validate_weidmann(fd_rho[k]));
             cJSON_AddItemToArray(fd, e);
         }
         cJSON* bn = run & EXP_BOTTLENECK ? cJSON_AddObjectToObject(root, "bottleneck") : NULL;
@@ -729,17 +787,21 @@ static int run_experiments(validate_opts_t o, validate_plot_data_t* pd)
                 times[0], times[1], times[2], 100.0 * spread);
         if (run & EXP_FUNDAMENTAL) {
             printf("\nfundamental diagram (periodic corridor 20 m x 4 m), m/s\n");
-            printf("  density /m2   Weidmann   preset  deviation   time gap %.1f s  deviation\n",
-                   (double)FD_TIME_GAP);
+            printf("  density /m2   Weidmann  lattice  deviation   random start  deviation\n");
         }
         for (int k = 0; k < n_rho; ++k)
-            printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %15.3f  %+9.3f\n", fd_rho[k],
-                   validate_weidmann(fd_rho[k]), fd_v[k], fd_v[k] - validate_weidmann(fd_rho[k]), fd_gap[k],
-                   fd_gap[k] - validate_weidmann(fd_rho[k]));
+            printf("  %10.2f  %9.3f  %7.3f  %+9.3f  %13.3f  %+9.3f\n", fd_rho[k],
+                   validate_weidmann(fd_rho[k]), fd_v[k], fd_v[k] - validate_weidmann(fd_rho[k]),
+                   fd_random[k], fd_random[k] - validate_weidmann(fd_rho[k]));
+        if (n_rho && !o.quick)
+            printf("  specific flow at most %.2f /m/s at 1.5 to 2.5 /m2 (measured: %.1f to %.1f); Weidmann "
+                   "within %.2f m/s up to 3 /m2, %.2f past it\n",
+                   flow_max, FD_FLOW_MIN, FD_FLOW_MAX, FD_NEAR, FD_FAR);
         if (run & EXP_BOTTLENECK) printf("\nbottleneck (100 pedestrians, 10 m room)\n  width m   flow /s\n");
         for (int k = 0; k < n_w; ++k) {
             if (flow[k] >= 0.0)
-                printf("  %7.2f  %8.3f\n", widths[k], flow[k]);
+                printf("  %7.2f  %8.3f  (%.2f /m/s; measured 1.6 to 2.2)\n", widths[k], flow[k],
+                       flow[k] / widths[k]);
             else
                 printf("  %7.2f  fewer than 90 passed in 200 s\n", widths[k]);
         }

@@ -37,8 +37,8 @@ typedef struct validate_plot_data_t {
     /* fundamental diagram in the periodic corridor */
     double corridor_length, corridor_width;
     int densities;
-    double density[VALIDATE_DENSITIES], speed[VALIDATE_DENSITIES], speed_time_gap[VALIDATE_DENSITIES];
-    double time_gap, warm_s, measure_s;
+    double density[VALIDATE_DENSITIES], speed[VALIDATE_DENSITIES], speed_random[VALIDATE_DENSITIES];
+    double warm_s, measure_s;
     /* bottleneck: flow[k] < 0 when width[k] clogged */
     int widths;
     double width[VALIDATE_WIDTHS], flow[VALIDATE_WIDTHS];

@@ -42,12 +42,18 @@ typedef struct shoal_crowd_t {
                                * 0.5 is reciprocal, 0 ignores others, 1 yields fully. Default 0.5 */
     float preferred_speed;    /* m/s, >= 0: the behaviors' sum is shortened to this length
                                * before ORCA; 0 = no cap (vehicle.max_speed). Default 0 */
-    float time_gap;           /* s, >= 0: keep this many seconds of free walk to the leader,
-                               * the nearest neighbor ahead in line that walks the agent's way:
-                               * the preferred speed is capped at that free distance over
-                               * time_gap, never below 0.15 of it (the collision-free speed
-                               * model of Tordeux, Chraibi and Seyfried, 2016), which slows a
-                               * dense crowd as pedestrians slow; 0 = off. Default 0 */
+    float time_gap;           /* s, >= 0: the pedestrian model (docs/crowds.md "The walking
+                               * model"): keep this many seconds of free walk to the leader,
+                               * the nearest neighbor ahead that walks the agent's way and whose
+                               * body the agent's would touch walking straight on: the preferred
+                               * speed is capped at that free walk (the distance less 0.85 of
+                               * the sum of radii) over time_gap, never below 0.05 of it (the
+                               * collision-free speed model of Tordeux, Chraibi and Seyfried,
+                               * 2016); an agent so held up takes, of its way turned by up to 45
+                               * degrees to either side, the one that gains most along its way
+                               * (overtaking, filling gaps), and shares avoidance with a crowd
+                               * neighbor by who is ahead along their common way. 0 = off (pure
+                               * ORCA). Default 0 */
     float side_preference;    /* in [0, 1]: keep right (2D): when a neighbor comes the other
                                * way within time_horizon of walking, ahead and near the agent's
                                * line, the preferred velocity turns right, up to the angle
@@ -61,8 +67,8 @@ SHOAL_API shoal_crowd_t shoal_crowd_default(void);
  * fields a crowd agent uses (radius, max_speed) from a named preset:
  * - "pedestrian": radius 0.2 m, preferred speed 1.34 m/s, max speed
  *   2 m/s, neighbors within 3 m (the 10 nearest), time horizons 2 s for
- *   agents and 1 s for obstacles, reciprocal, a time gap of 0.5 s,
- *   keeping right (side preference 1) (docs/crowds.md says why);
+ *   agents and 0.3 s for obstacles and walls, reciprocal, a time gap of
+ *   1.2 s, keeping right (side preference 1) (docs/crowds.md says why);
  * - "rvo2": the parameters of RVO2's Circle example (radius 1.5 m, max
  *   speed 2 m/s, preferred speed 1 m/s, neighbors within 15 m, the 10
  *   nearest, time horizons 10 s and 10 s), which `shoal bench crowd` runs.

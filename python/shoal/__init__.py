@@ -30,6 +30,7 @@ from ._shoal import (
     StaleHandleError,
     World,
     navmesh_available,
+    population,
     read_recording,
     version,
 )
@@ -37,6 +38,6 @@ from ._shoal import (
 __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
-    "StaleHandleError", "World", "navmesh_available", "read_recording", "version",
+    "StaleHandleError", "World", "navmesh_available", "population", "read_recording", "version",
 ]
 __version__ = version()

@@ -15,6 +15,7 @@ from cpython.ref cimport Py_INCREF
 from cshoal cimport *
 
 import difflib
+import json
 import numbers
 import operator
 import os
@@ -461,14 +462,33 @@ cdef class World:
         override the file's."""
         cdef shoal_scenario_t* sc = NULL
         cdef shoal_error_t err
-        cdef shoal_world_def_t d
-        cdef World w = World.__new__(World)
-        cdef shoal_status_t st
         memset(&err, 0, sizeof(err))
         p = _path("from_scenario: path", path)
         s = None if seed is None else _u64("seed", seed)
         t = None if threads is None else _int("threads", threads, -2147483648, 2147483647)
         _check_err(shoal_scenario_load_file(p, &sc, &err), &err)
+        return World._from_loaded(sc, s, t)
+
+    @staticmethod
+    def from_scenario_string(text, seed=None, threads=None, source="<string>"):
+        """World.from_scenario for a scenario's JSON text (str or bytes);
+        `source` names it in error messages."""
+        cdef shoal_scenario_t* sc = NULL
+        cdef shoal_error_t err
+        memset(&err, 0, sizeof(err))
+        b = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        src = str(source).encode("utf-8")
+        s = None if seed is None else _u64("seed", seed)
+        t = None if threads is None else _int("threads", threads, -2147483648, 2147483647)
+        _check_err(shoal_scenario_load_string(b, len(b), src, &sc, &err), &err)
+        return World._from_loaded(sc, s, t)
+
+    @staticmethod
+    cdef World _from_loaded(shoal_scenario_t* sc, s, t):
+        """The world of a loaded scenario, which it destroys."""
+        cdef shoal_world_def_t d
+        cdef World w = World.__new__(World)
+        cdef shoal_status_t st
         try:
             if s is not None:
                 shoal_scenario_set_seed(sc, s)
@@ -1847,6 +1867,112 @@ cdef class Recorder:
     def __dealloc__(self):
         if self._r != NULL:
             shoal_recording_close(self._r, NULL)
+
+
+def _plain(v):
+    """numpy arrays and numbers as JSON's lists and numbers."""
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def population(count, spawn=None, distributions=None, *, vehicle=None, crowd=None, walls=None, seed=1):
+    """Positions and per-agent values of `count` agents placed and drawn as a
+    scenario file's group places and draws them (docs/scenarios.md: the same
+    code, so the same file's group gets the same values for the same seed):
+
+        pop = shoal.population(500, {"shape": "polygon", "points": corners,
+                                     "placement": "lattice", "min_spacing": 0.6},
+                               {"crowd.preferred_speed": {"normal": {"mean": 1.34, "sd": 0.26},
+                                                          "min": 0.46, "max": 1.61}},
+                               crowd="pedestrian", walls=[wall_points], seed=7)
+        ids = world.add_agents(**pop, behaviors={"seek": 1}, targets=goal)
+
+    spawn: the group's "spawn" object (shape, center, radius, size, points,
+    placement, min_spacing, heading, speed); distributions: its
+    "distributions" object; vehicle: a dict of vehicle fields; crowd: a
+    preset name, True or a dict, as add_agents takes it; walls: arrays of
+    points (N, 2), or dicts {"points": ..., "closed": bool}, that min_spacing
+    keeps a radius clear of (they are not added to any world). 2D.
+    Returns a dict of add_agents' keyword arguments: positions (count, 2),
+    headings and velocities, vehicle (radius and max_speed one per agent,
+    and the vehicle fields given), and crowd (when given: the preset or
+    fields given, and preferred_speed and time_gap one per agent). A file's
+    error is raised as ParseError naming the key ("spawn.points: ..."); an
+    area that cannot take count agents, as CapacityError."""
+    n = _int("count", count, 0, 100000000)
+    group = {"name": "population", "count": n}
+    if spawn is not None:
+        group["spawn"] = _plain(spawn)
+    if distributions is not None:
+        group["distributions"] = _plain(distributions)
+    if vehicle is not None:
+        group["vehicle"] = _plain(vehicle)
+    crowd_given = crowd is not None and crowd is not False
+    if crowd_given:
+        if isinstance(crowd, str):
+            group["crowd"] = {"preset": crowd}
+        elif crowd is True:
+            group["crowd"] = {}
+        else:
+            group["crowd"] = _plain(crowd)
+    scenario = {"dimensions": 2, "seed": _u64("seed", seed), "steps": 0, "groups": [group]}
+    if walls is not None:
+        ws = []
+        for wall in walls:
+            ws.append(_plain(wall) if isinstance(wall, dict) else {"points": _plain(np.asarray(wall))})
+        scenario["walls"] = ws
+    try:
+        text = json.dumps(scenario, allow_nan=True)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"population: {e}") from None
+    try:
+        w = World.from_scenario_string(text, threads=1, source="population")
+    except Error as e:
+        # The scenario is this call's: name the keys as the caller gave them.
+        msg = (str(e).replace("scenario_populate: group 'population' (groups[0])", "population")
+               .replace("groups[0].", ""))
+        raise type(e)(msg) from None
+    cdef World world = w
+    cdef int32_t i
+    cdef shoal_agent_def_t d
+    handles = world.handles()
+    cdef shoal_agent_t* ids = <shoal_agent_t*>_ptr(handles)
+    radius = np.empty(n, np.float32)
+    max_speed = np.empty(n, np.float32)
+    preferred = np.empty(n, np.float32)
+    gap = np.empty(n, np.float32)
+    positions = np.empty((n, 2), np.float32)
+    velocities = np.empty((n, 2), np.float32)
+    headings = np.empty(n, np.float32)
+    for i in range(n):
+        world._check(shoal_agent_get_def(world._w, ids[i], &d))
+        positions[i, 0] = d.position[0]
+        positions[i, 1] = d.position[1]
+        velocities[i, 0] = d.velocity[0]
+        velocities[i, 1] = d.velocity[1]
+        headings[i] = d.heading
+        radius[i] = d.vehicle.radius
+        max_speed[i] = d.vehicle.max_speed
+        preferred[i] = d.crowd.preferred_speed
+        gap[i] = d.crowd.time_gap
+    out = {"positions": positions, "velocities": velocities, "headings": headings}
+    veh = dict(vehicle) if vehicle is not None else {}
+    veh["radius"] = radius
+    veh["max_speed"] = max_speed
+    out["vehicle"] = veh
+    if crowd_given:
+        cr = {"preset": crowd} if isinstance(crowd, str) else {} if crowd is True else dict(crowd)
+        cr["preferred_speed"] = preferred
+        cr["time_gap"] = gap
+        out["crowd"] = cr
+    return out
 
 
 def read_recording(path, allow_truncated=False):

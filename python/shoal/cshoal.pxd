@@ -95,6 +95,7 @@ cdef extern from "shoal/shoal.h" nogil:
         uint32_t group
         uint64_t user_value
     shoal_agent_def_t shoal_agent_default_def()
+    shoal_status_t shoal_agent_get_def(const shoal_world_t* w, shoal_agent_t id, shoal_agent_def_t* out)
     ctypedef enum shoal_behavior_t:
         SHOAL_BEHAVIOR_NAVIGATE
         SHOAL_BEHAVIOR_COUNT_
@@ -337,6 +338,8 @@ cdef extern from "shoal/scenario.h" nogil:
     ctypedef struct shoal_scenario_t:
         pass
     shoal_status_t shoal_scenario_load_file(const char* path, shoal_scenario_t** out, shoal_error_t* err)
+    shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const char* source_name,
+                                              shoal_scenario_t** out, shoal_error_t* err)
     void shoal_scenario_destroy(shoal_scenario_t* s)
     const char* shoal_scenario_name(const shoal_scenario_t* s)
     int32_t shoal_scenario_steps(const shoal_scenario_t* s)

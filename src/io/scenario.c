@@ -49,15 +49,16 @@ static const char* const NAV_GOAL_KEYS[] = {"name", "point", "line", "area", "ex
 static const char* const JOURNEY_KEYS[] = {"name", "stages"};
 static const char* const STAGE_KEYS[] = {"name", "goal", "wait", "then"};
 static const char* const TRANSITION_KEYS[] = {"fixed", "round_robin", "quickest"};
-static const char* const GROUP_KEYS[] = {"name",      "count",    "spawn",   "vehicle",   "control",
-                                         "behaviors", "target",   "threat",  "neighbors", "wander",
-                                         "pursuit",   "follow",   "avoid",   "dseek",     "formation",
-                                         "crowd",     "contacts", "planner", "nav",       "navmesh"};
-static const char* const SPAWN_KEYS[] = {"shape", "center", "radius", "size", "heading", "pitch", "speed"};
+static const char* const GROUP_KEYS[] = {
+    "name",      "count",     "spawn",    "vehicle", "control", "behaviors", "target",
+    "threat",    "neighbors", "wander",   "pursuit", "follow",  "avoid",     "dseek",
+    "formation", "crowd",     "contacts", "planner", "nav",     "navmesh",   "distributions"};
+static const char* const SPAWN_KEYS[] = {"shape", "center", "radius", "size",      "heading",
+                                         "pitch", "speed",  "points", "placement", "min_spacing"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",
                                            "max_speed", "max_turn_rate", "radius"};
 static const char* const CONTROL_KEYS[] = {"speed_gain", "heading_gain", "turn_damping"};
-static const char* const SHAPE_NAMES[] = {"point", "disc", "ring", "box"};
+static const char* const SHAPE_NAMES[] = {"point", "disc", "ring", "box", "polygon"};
 static const char* const DIRECTION_NAMES[] = {"random", "inward", "outward"};
 
 /* ---- Scenario structure ---- */
@@ -89,7 +90,8 @@ static shoal_status_t parse_spawn(parser_t* p, const cJSON* v, group_t* g)
     if (p->dimensions == 2 && MEMBER(v, "pitch") != NULL)
         return parser_fail(p, "pitch", "only allowed in 3D scenarios (dimensions is 2)");
     TRY(get_direction(p, v, "pitch", &g->pitch_mode, &g->pitch));
-    return parser_get_float(p, v, "speed", 0.0, 0, &g->speed);
+    TRY(parser_get_float(p, v, "speed", 0.0, 0, &g->speed));
+    return spawn_parse_area(p, v, g); /* points, placement, min_spacing (scenario_spawn.c) */
 }
 
 static shoal_status_t parse_vehicle(parser_t* p, const cJSON* v, shoal_vehicle_t* out)
@@ -165,9 +167,11 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
     }
     TRY(parser_get_point(p, v, "threat", g->threat));
     TRY(behaviors_parse_group(p, v, g));
+    PARSE_MEMBER(p, v, "distributions", spawn_parse_distributions, g);
 
-    /* The world would clamp a faster start; say so instead of hiding it. */
-    if (g->speed > g->vehicle.max_speed) {
+    /* The world would clamp a faster start; say so instead of hiding it
+     * (a drawn max_speed is checked with its distribution). */
+    if (g->speed > g->vehicle.max_speed && g->distributions[DIST_MAX_SPEED].kind == DIST_NONE) {
         char a[32], b[32];
         return parser_fail(p, "spawn.speed", "must be <= vehicle.max_speed (%s), got %s",
                            json_format_number(a, g->vehicle.max_speed), json_format_number(b, g->speed));
@@ -862,6 +866,12 @@ static shoal_status_t check_spawn_in_box(parser_t* p, const shoal_scenario_t* s,
         lo[k] = g->center[k] - half;
         hi[k] = g->center[k] + half;
     }
+    if (g->shape == SHAPE_POLYGON) /* its bounding box (a polygon is 2D: z is the center's) */
+        for (int i = 0; i < g->polygon_count; i++)
+            for (int k = 0; k < 2; k++) {
+                lo[k] = i == 0 || g->polygon[i][k] < lo[k] ? g->polygon[i][k] : lo[k];
+                hi[k] = i == 0 || g->polygon[i][k] > hi[k] ? g->polygon[i][k] : hi[k];
+            }
     int k = outside_box(s, lo, hi);
     if (k < 0) return SHOAL_OK;
     char shown[64];

@@ -13,7 +13,16 @@
 
 #define PI 3.14159265358979323846
 
-enum { SHAPE_POINT, SHAPE_DISC, SHAPE_RING, SHAPE_BOX };
+enum { SHAPE_POINT, SHAPE_DISC, SHAPE_RING, SHAPE_BOX, SHAPE_POLYGON };
+/* spawn.placement, as in PLACEMENT_NAMES: random draws, or the points of a
+ * hexagonal or square lattice at min_spacing. */
+enum { PLACE_RANDOM, PLACE_LATTICE, PLACE_SQUARE_LATTICE };
+/* The fields a group's "distributions" may draw per agent, as in
+ * DISTRIBUTION_FIELDS (scenario_spawn.c); the index is the draw's counter. */
+enum { DIST_PREFERRED_SPEED, DIST_TIME_GAP, DIST_RADIUS, DIST_MAX_SPEED, DIST_FIELDS };
+enum { DIST_NONE, DIST_NORMAL, DIST_UNIFORM, DIST_TABLE };
+#define SPAWN_MAX_POLYGON 64
+#define DIST_MAX_TABLE 64
 enum { DIR_FIXED, DIR_RANDOM, DIR_INWARD, DIR_OUTWARD }; /* DIR_RANDOM.. as in DIRECTION_NAMES */
 
 /* One agent of the scenario named by group and index within it; group -1 is
@@ -23,6 +32,16 @@ enum { DIR_FIXED, DIR_RANDOM, DIR_INWARD, DIR_OUTWARD }; /* DIR_RANDOM.. as in D
 typedef struct agent_ref_t {
     int32_t group, index;
 } agent_ref_t;
+
+/* One field's per-agent distribution: normal(a = mean, b = sd) truncated
+ * to [lo, hi], uniform on [a, b], or a table of values with cumulative
+ * weights (the last is 1). */
+typedef struct distribution_t {
+    int32_t kind, table_count;
+    double a, b, lo, hi;
+    float table[DIST_MAX_TABLE];
+    double cumulative[DIST_MAX_TABLE];
+} distribution_t;
 
 typedef struct group_t {
     char* name;
@@ -57,6 +76,19 @@ typedef struct group_t {
                               * into its journeys; -1 none */
     shoal_navmesh_t navmesh; /* the group's "navmesh": its goal and arrive_distance */
     int32_t navmesh_goal;    /* "navmesh" gave a goal */
+    /* spawn.placement and spawn.min_spacing (0: not given); a polygon's
+     * points (center is their centroid), its triangles (indices into
+     * polygon) and their cumulative areas, which random placement picks
+     * by. */
+    int32_t placement;
+    float min_spacing;
+    int32_t polygon_count, triangle_count;
+    float polygon[SPAWN_MAX_POLYGON][2];
+    uint8_t triangles[SPAWN_MAX_POLYGON - 2][3];
+    double triangle_cumulative[SPAWN_MAX_POLYGON - 2];
+    double area, perimeter; /* of the spawn area (a ring: 0 and its length) */
+    distribution_t distributions[DIST_FIELDS];
+    int32_t has_distributions;
 } group_t;
 
 /* A wall: count points (x, y), open or closed (shoal_world_add_wall). */
@@ -145,5 +177,31 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g);
 shoal_status_t scenario_parse_measure(parser_t* p, const cJSON* v, struct shoal_scenario_t* s);
 void scenario_free_measure(struct shoal_scenario_t* s);
 shoal_status_t scenario_add_measure(const struct shoal_scenario_t* s, shoal_world_t* world);
+
+/* scenario_spawn.c: spawn.shape "polygon" (its "points") and
+ * spawn.placement / spawn.min_spacing of the spawn object v, read after
+ * the other spawn keys; and the group key "distributions", read after the
+ * rest of the group. */
+shoal_status_t spawn_parse_area(parser_t* p, const cJSON* v, group_t* g);
+shoal_status_t spawn_parse_distributions(parser_t* p, const cJSON* v, group_t* g);
+/* Whether populate must plan positions (some group has a polygon, a
+ * lattice or a minimum spacing). */
+int spawn_needs_plan(const struct shoal_scenario_t* s);
+/* The per-agent values of agent `index` of group `gi`: its vehicle and
+ * crowd with the group's distributions drawn (preferred speed then clamped
+ * to the agent's max_speed). */
+void spawn_agent_values(const struct shoal_scenario_t* s, int32_t gi, int32_t index, shoal_vehicle_t* vehicle,
+                        shoal_crowd_t* crowd);
+/* Positions (x, y; 2 doubles an agent, scenario order) of the groups that
+ * need a plan, filled into xy, where the other groups' agents already are.
+ * Scratch from `alloc` (an allocator_t). On failure, a message in msg. */
+struct allocator_t;
+shoal_status_t spawn_plan(const struct shoal_scenario_t* s, const struct allocator_t* alloc, double* xy, char* msg,
+                          size_t msg_size);
+/* Whether group g's agents are placed from the plan. */
+static inline int spawn_planned(const group_t* g)
+{
+    return g->shape == SHAPE_POLYGON || g->min_spacing > 0.0f;
+}
 
 #endif /* SHOAL_IO_SCENARIO_MODEL_H */

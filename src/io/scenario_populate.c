@@ -38,17 +38,22 @@ static double radial_angle(const double off[3], double sign, int pitch)
     return pitch ? atan2(sign * off[2], hypot(off[0], off[1])) : atan2(sign * off[1], sign * off[0]);
 }
 
-/* Fills the placed fields of def for agent `key` (its index in the scenario).
+/* Fills the placed fields of def for agent `key` (its index in the scenario),
+ * at `planned` (x, y) when the group's position comes from the plan.
  * A disc's radius is R sqrt(u) in 2D and R cbrt(u) in 3D so that density is
  * uniform over the area or volume; a 3D direction is uniform on the sphere
  * (z uniform in [-1, 1], azimuth uniform). */
-static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t key, shoal_agent_def_t* def)
+static void place_agent(const shoal_scenario_t* s, const group_t* g, uint64_t key, const double* planned,
+                        shoal_agent_def_t* def)
 {
     const int d3 = s->dimensions == 3;
     double u[5], off[3] = {0.0, 0.0, 0.0};
     for (uint32_t k = 0; k < 5; k++) u[k] = rng_unit(s->seed, key, k, PLACEMENT_STREAM);
 
-    if (g->shape == SHAPE_DISC || g->shape == SHAPE_RING) {
+    if (planned != NULL) { /* a position of the plan (scenario_spawn.c): 2D */
+        off[0] = planned[0] - g->center[0];
+        off[1] = planned[1] - g->center[1];
+    } else if (g->shape == SHAPE_DISC || g->shape == SHAPE_RING) {
         int disc = g->shape == SHAPE_DISC;
         if (d3) {
             double r = g->radius * (disc ? cbrt(u[DRAW_RADIUS]) : 1.0);
@@ -112,6 +117,7 @@ typedef struct added_t {
     int32_t* obstacles;
     int32_t agent_count, obstacle_count;
     float* placement;   /* add_group_bulk's arrays */
+    double* plan;       /* x, y of every agent when spawn_needs_plan, else NULL */
     int32_t* nav_goals; /* the world's id of each of the scenario's nav goals */
     int32_t* journeys;  /* and of each of its journeys */
 } added_t;
@@ -120,14 +126,14 @@ typedef struct added_t {
  * velocity, target, heading, pitch) in arrays, the rest from `def`. The
  * arrays are `block`: 11 floats per agent of the largest group. */
 static shoal_status_t add_group_bulk(const shoal_scenario_t* scenario, const group_t* g, uint64_t key,
-                                     shoal_world_t* world, shoal_agent_def_t* def, shoal_agent_t* out,
-                                     float* block)
+                                     const double* plan, shoal_world_t* world, shoal_agent_def_t* def,
+                                     shoal_agent_t* out, float* block)
 {
     size_t n = (size_t)g->count;
     float *pos = block, *vel = block + 3 * n, *tgt = block + 6 * n, *head = block + 9 * n,
           *pitch = block + 10 * n;
     for (size_t i = 0; i < n; ++i) {
-        place_agent(scenario, g, key + i, def);
+        place_agent(scenario, g, key + i, plan != NULL ? plan + 2 * (key + i) : NULL, def);
         memcpy(pos + 3 * i, def->position, 3 * sizeof(float));
         memcpy(vel + 3 * i, def->velocity, 3 * sizeof(float));
         memcpy(tgt + 3 * i, def->target, 3 * sizeof(float));
@@ -227,20 +233,24 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         if (g->nav.journey >= 0) def.nav.journey = added->journeys[g->nav.journey];
         if (route >= 0) def.dseek.route = route;
         def.group = (uint32_t)gi;
-        if (g->follow_previous) {
+        const double* plan = spawn_planned(g) ? added->plan : NULL;
+        if (g->follow_previous || g->has_distributions) {
             /* "previous": each agent follows the one added just before, in
-             * this group: one definition each. */
+             * this group; "distributions": each agent draws its values.
+             * One definition each. */
             for (int32_t i = 0; i < g->count && status == SHOAL_OK; i++, key++) {
-                def.follow.leader = i == 0 ? ref_handle(scenario, added->agents, g->first_leader)
-                                           : added->agents[added->agent_count - 1];
-                place_agent(scenario, g, key, &def);
+                if (g->follow_previous)
+                    def.follow.leader = i == 0 ? ref_handle(scenario, added->agents, g->first_leader)
+                                               : added->agents[added->agent_count - 1];
+                spawn_agent_values(scenario, gi, i, &def.vehicle, &def.crowd);
+                place_agent(scenario, g, key, plan != NULL ? plan + 2 * key : NULL, &def);
                 status = shoal_agent_add(world, &def, &added->agents[added->agent_count]);
                 added->agent_count += status == SHOAL_OK;
             }
         } else {
             /* One definition and the placed values per agent, in one bulk
              * add (the same world as one add after another). */
-            status = add_group_bulk(scenario, g, key, world, &def, members, added->placement);
+            status = add_group_bulk(scenario, g, key, plan, world, &def, members, added->placement);
             if (status == SHOAL_OK) added->agent_count += g->count;
             key += (uint64_t)g->count;
         }
@@ -309,10 +319,32 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario, 
         return world_fail(world, SHOAL_ERR_OUT_OF_MEMORY, "scenario_populate: out of memory for %zu handles",
                           n + m);
     }
+    /* Positions that need a plan first: every agent's, those of the groups
+     * placed as before included (a spacing keeps clear of them), before
+     * anything is added, so that a group that does not fit changes nothing. */
+    size_t xy = spawn_needs_plan(scenario) ? n * 2 * sizeof(double) : 0;
+    shoal_status_t status = SHOAL_OK;
+    if (xy > 0 && (added.plan = mem_alloc(&world->alloc, xy)) == NULL)
+        status = world_fail(world, SHOAL_ERR_OUT_OF_MEMORY,
+                            "scenario_populate: out of memory for placing %zu agents", n);
+    if (added.plan != NULL) {
+        uint64_t key = 0;
+        for (int32_t gi = 0; gi < scenario->group_count; gi++)
+            for (int32_t i = 0; i < scenario->groups[gi].count; i++, key++)
+                if (!spawn_planned(&scenario->groups[gi])) {
+                    shoal_agent_def_t def = shoal_agent_default_def();
+                    place_agent(scenario, &scenario->groups[gi], key, NULL, &def);
+                    added.plan[2 * key] = def.position[0];
+                    added.plan[2 * key + 1] = def.position[1];
+                }
+        char msg[512];
+        status = spawn_plan(scenario, &world->alloc, added.plan, msg, sizeof msg);
+        if (status != SHOAL_OK) status = world_fail(world, status, "scenario_populate: %s", msg);
+    }
     world_mark_t mark;
     world_mark(world, &mark);
 
-    shoal_status_t status = add_scenario(scenario, world, &added);
+    if (status == SHOAL_OK) status = add_scenario(scenario, world, &added);
     /* Undo newest first, exactly: the handles, obstacle ids and routes to
      * come are those the world would have given without this call. The
      * world's last error still describes the add that failed: undoing does
@@ -327,6 +359,7 @@ static shoal_status_t populate_all_or_nothing(const shoal_scenario_t* scenario, 
     mem_free(&world->alloc, added.placement, p);
     mem_free(&world->alloc, added.nav_goals, q);
     mem_free(&world->alloc, added.journeys, r);
+    mem_free(&world->alloc, added.plan, xy);
     return status;
 }
 

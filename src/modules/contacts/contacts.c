@@ -71,6 +71,10 @@ _Static_assert(CONTACT_K >= CROWD_CONTACT_K,
  * starts on the line leaves it either way (only a start placed there can
  * be: no step ends on a wall it met). Every sign is the one formula's, so
  * a side computed once is the side found again. */
+/* How many float steps of the coordinates' size a crossing walker is put
+ * off a wall's line at least (wall_push). */
+#define CONTACT_WALL_ULPS 8.0f
+
 static int wall_path_hits(const float sg[4], float sx, float sy, float px, float py, float* t)
 {
     float ex = sg[2] - sg[0], ey = sg[3] - sg[1];
@@ -100,8 +104,12 @@ static float wall_push(const float sg[4], float px, float py, float x0, float y0
         float s0 = ex * (y0 - sg[1]) - ey * (x0 - sg[0]);
         float len = sqrtf(ex * ex + ey * ey), side = s0 > 0.0f ? 1.0f : -1.0f;
         float nx = -ey / len * side, ny = ex / len * side;
-        push[0] = qx + nx * ri - px;
-        push[1] = qy + ny * ri - py;
+        /* at least a few float steps off the line at these coordinates:
+         * a radius of 1e-30 m would land back on it, and a path that
+         * starts on the line may leave it either way */
+        float off = fmaxf(ri, CONTACT_WALL_ULPS * FLT_EPSILON * (fabsf(qx) + fabsf(qy) + 1.0f));
+        push[0] = qx + nx * off - px;
+        push[1] = qy + ny * off - py;
         return (ri + dist) / ri;
     }
     if (!(dist < ri)) return 0.0f;

@@ -83,7 +83,14 @@
  * pedestrian); the cap never goes below CROWD_GAP_FLOOR of it (0.2 m/s). */
 #define CROWD_GAP_SAME_WAY 0.9f
 #define CROWD_GAP_LEADER 0.075f
-#define CROWD_GAP_FLOOR 0.15f
+#define CROWD_GAP_FLOOR 0.05f
+#define CROWD_GAP_BODY 0.85f
+/* A walker held up by its leader looks for a freer way: the preferred
+ * direction turned by each of these angles to either side (cos, sin). */
+#define CROWD_TURNS 4
+static const float crowd_turn_cos[CROWD_TURNS] = {0.98480775f, 0.93969262f, 0.86602540f, 0.70710678f};
+#define CROWD_TURN_GAIN 0.1f
+static const float crowd_turn_sin[CROWD_TURNS] = {0.17364818f, 0.34202014f, 0.5f, 0.70710678f};
 
 _Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
 
@@ -109,7 +116,7 @@ typedef struct crowd_preset {
 } crowd_preset_t;
 
 static const crowd_preset_t presets[] = {
-    {"pedestrian", {1, 3.0f, 10, 2.0f, 1.0f, 0.5f, 1.34f, 0.5f, 1.0f}, 0.2f, 2.0f},
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 0.3f, 0.5f, 1.34f, 1.2f, 1.0f}, 0.2f, 2.0f},
     {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f, 0.0f}, 1.5f, 2.0f},
 };
 
@@ -463,32 +470,32 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
     return 0;
 }
 
-/* The time gap's free walk (orca_range) a lane of neighbors at a time, in
- * 2D with each sorted position's crowd row and radius known (x->scrow):
- * each lane computes the scalar loop's values with its operations, and the
- * qualifying lanes fold into the minimum in neighbor order, so the result
- * is the same bits. nb->k is padded past count with a valid position. */
-static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb,
-                                        const float p[3], float ri, vec3 u, float speed)
+/* The time gap's free walk (orca_range) along each of `dirs` directions
+ * u[0..dirs) at once, a lane of neighbors at a time, in 2D with each sorted
+ * position's crowd row and radius known (x->scrow): a leader is judged
+ * against the agent's way (u[0]), the room along each direction. Each lane
+ * computes the scalar loop's values with its operations, and the
+ * qualifying lanes fold into each minimum in neighbor order, so the results
+ * are the same bits. nb->k is padded past count with a valid position. */
+static inline void gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, const nearest_t* nb,
+                                       const float p[3], float ri, const vec3* u, int dirs, float speed,
+                                       float* free_walk)
 {
-    float free_walk = INFINITY;
-    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
-    const lanef r_i = lane_set1(ri), zero = lane_zero(), quarter = lane_set1(0.25f);
+    for (int t = 0; t < dirs; ++t) free_walk[t] = INFINITY;
+    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u[0].x), uy = lane_set1(u[0].y);
+    const lanef r_i = lane_set1(ri), zero = lane_zero();
     const lanef leader = lane_set1(CROWD_GAP_LEADER * speed), same_way = lane_set1(CROWD_GAP_SAME_WAY);
+    const lanef body = lane_set1(CROWD_GAP_BODY);
     const lanei izero = lanei_set1(0);
     for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
         const lanei k = lanei_loadu(nb->k + m0);
         const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
         const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
-        const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
         const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
         const lanef rad2 = lane_mul(rad, rad);
-        const lanef lateral2 =
-            lane_sub(lane_add(lane_mul(d_x, d_x), lane_mul(d_y, d_y)), lane_mul(along, along));
-        lanem ok = lane_mask_and(lane_cmp_gt(along, zero),
-                                 lane_cmp_lt(lateral2, lane_mul(lane_mul(quarter, rad), rad)));
+        const lanef dd = lane_add(lane_mul(d_x, d_x), lane_mul(d_y, d_y));
         const lanef lv_x = lane_gather(g->svx, k), lv_y = lane_gather(g->svy, k);
-        ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(lv_x, ux), lane_mul(lv_y, uy)), leader));
+        lanem ok = lane_cmp_gt(lane_add(lane_mul(lv_x, ux), lane_mul(lv_y, uy)), leader);
         /* what a crowd neighbor wanted; any other's velocity */
         const lanei cr = lanei_gather(x->scrow, k);
         const lanem crowd_j = lanei_nonneg(cr);
@@ -499,17 +506,117 @@ static inline float gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, co
         const lanef w_len = lane_sqrt(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)));
         ok = lane_mask_and(
             ok, lane_cmp_gt(lane_add(lane_mul(w_x, ux), lane_mul(w_y, uy)), lane_mul(same_way, w_len)));
-        uint32_t bits = lane_mask_bits(lane_mask_and(ok, lane_mask_first(nb->count - m0)));
-        if (!bits) continue;
-        float room[SHOAL_MAX_LANES];
-        lane_storeu(room, lane_sub(along, lane_sqrt(lane_sub(rad2, lateral2))));
-        while (bits) {
-            const int l = __builtin_ctz(bits);
-            bits &= bits - 1u;
-            free_walk = room[l] < free_walk ? room[l] : free_walk;
+        /* ahead along the pair's common way: of two converging walkers
+         * only one is the other's leader */
+        const lanef c_x = lane_add(lane_mul(ux, w_len), w_x), c_y = lane_add(lane_mul(uy, w_len), w_y);
+        ok = lane_mask_and(ok, lane_cmp_gt(lane_add(lane_mul(d_x, c_x), lane_mul(d_y, c_y)), zero));
+        ok = lane_mask_and(ok, lane_mask_first(nb->count - m0));
+        if (!lane_mask_bits(ok)) continue;
+        for (int t = 0; t < dirs; ++t) {
+            const lanef tx = lane_set1(u[t].x), ty = lane_set1(u[t].y);
+            const lanef along = lane_add(lane_mul(d_x, tx), lane_mul(d_y, ty));
+            const lanef lateral2 = lane_sub(dd, lane_mul(along, along));
+            uint32_t bits = lane_mask_bits(
+                lane_mask_and(ok, lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(lateral2, rad2))));
+            if (!bits) continue;
+            float room[SHOAL_MAX_LANES];
+            lane_storeu(room, lane_sub(along, lane_mul(body, lane_sqrt(lane_sub(rad2, lateral2)))));
+            while (bits) {
+                const int l = __builtin_ctz(bits);
+                bits &= bits - 1u;
+                free_walk[t] = room[l] < free_walk[t] ? room[l] : free_walk[t];
+            }
         }
     }
-    return free_walk;
+}
+
+/* Who sees whom (the pedestrian model, crowd.time_gap > 0): an agent's
+ * share of avoiding a crowd neighbor grows with how far ahead of it the
+ * neighbor is and shrinks with how far ahead of the neighbor it is, the
+ * two shares of a pair summing to twice responsibility (one for 0.5), so
+ * that the pair still avoids in full. Attention is CROWD_SEE_BEHIND for a
+ * neighbor straight behind, 1 straight ahead, linear in the cosine
+ * between: a walker pressed from behind walks on, the one behind yields
+ * (pedestrians look ahead: Helbing and Molnar, "Social force model for
+ * pedestrian dynamics", 1995, weigh what is behind less). Crowd row cr < 0
+ * (not a crowd agent): avoided in full, 1. */
+#define CROWD_SEE_AHEAD 0.8f
+static inline float attention_share(const orca_ctx_t* x, int32_t cr, float dx, float dy, vec3 way,
+                                    float share)
+{
+    if (cr < 0) return 1.0f;
+    const float* q = x->intent + 2 * (size_t)cr;
+    float len = sqrtf(dx * dx + dy * dy), qlen = sqrtf(q[0] * q[0] + q[1] * q[1]);
+    float cx = way.x * qlen + q[0], cy = way.y * qlen + q[1];
+    float ahead = (dx * cx + dy * cy) / fmaxf(2.0f * len * qlen, 1e-6f);
+    return fminf(1.0f, share * (1.0f + CROWD_SEE_AHEAD * ahead));
+}
+
+/* attention_share a lane of neighbors at a time: the same operations. */
+static inline lanef attention_share_lanes(const orca_ctx_t* x, lanei cr, lanef dx, lanef dy, vec3 way,
+                                          float share)
+{
+    const lanem crowd_j = lanei_nonneg(cr);
+    const lanei at = lanei_max(cr, lanei_set1(0));
+    const lanei at2 = lanei_add(at, at);
+    const lanef qx = lane_gather(x->intent, at2), qy = lane_gather(x->intent, lanei_add(at2, lanei_set1(1)));
+    const lanef len = lane_sqrt(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)));
+    const lanef qlen = lane_sqrt(lane_add(lane_mul(qx, qx), lane_mul(qy, qy)));
+    const lanef one = lane_set1(1.0f);
+    const lanef cx = lane_add(lane_mul(lane_set1(way.x), qlen), qx);
+    const lanef cy = lane_add(lane_mul(lane_set1(way.y), qlen), qy);
+    const lanef ahead = lane_div(lane_add(lane_mul(dx, cx), lane_mul(dy, cy)),
+                                 lane_max(lane_mul(lane_mul(lane_set1(2.0f), len), qlen), lane_set1(1e-6f)));
+    const lanef s =
+        lane_min(one, lane_mul(lane_set1(share), lane_add(one, lane_mul(lane_set1(CROWD_SEE_AHEAD), ahead))));
+    return lane_select(crowd_j, s, one);
+}
+
+/* How far a disc of radius r at (px, py) can move along the unit u before
+ * it touches one of the segments keep[0..kept) (INFINITY: none in the
+ * way). A segment it already touches stops it only when u closes in. */
+static float crowd_wall_room(const wall_set_t* walls, const int32_t* keep, int32_t kept, float px, float py,
+                             float r, vec3 u)
+{
+    float best = INFINITY;
+    for (int32_t m = 0; m < kept; ++m) {
+        const float* sg = walls->seg[keep[m]];
+        float qx, qy;
+        walls_nearest(sg, px, py, &qx, &qy);
+        float ox = qx - px, oy = qy - py;
+        if (ox * ox + oy * oy <= r * r * 1.0001f) {
+            if (ox * u.x + oy * u.y > 0.0f) return 0.0f;
+            continue;
+        }
+        /* the segment's middle: the line reached at distance r */
+        float ex = sg[2] - sg[0], ey = sg[3] - sg[1], len2 = ex * ex + ey * ey;
+        if (len2 > 0.0f) {
+            float inv = 1.0f / sqrtf(len2), nx = -ey * inv, ny = ex * inv;
+            float h = nx * (px - sg[0]) + ny * (py - sg[1]);
+            if (h < 0.0f) {
+                h = -h;
+                nx = -nx;
+                ny = -ny;
+            }
+            float close = -(nx * u.x + ny * u.y);
+            if (close > 0.0f && h > r) {
+                float t = (h - r) / close;
+                float cx = px + t * u.x - r * nx - sg[0], cy = py + t * u.y - r * ny - sg[1];
+                float along = (cx * ex + cy * ey) / len2;
+                if (along >= 0.0f && along <= 1.0f && t < best) best = t;
+            }
+        }
+        /* its ends: circles of radius r */
+        for (int e = 0; e < 2; ++e) {
+            float mx = px - sg[2 * e], my = py - sg[2 * e + 1];
+            float b = mx * u.x + my * u.y, c = mx * mx + my * my - r * r, disc = b * b - c;
+            if (c > 0.0f && b < 0.0f && disc >= 0.0f) {
+                float t = -b - sqrtf(disc);
+                if (t < best) best = t;
+            }
+        }
+    }
+    return best;
 }
 
 /* Keep right's closest neighbor coming the other way (orca_range), a lane
@@ -615,15 +722,15 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         }
         /* Walls (2D): hard constraints too. */
+        int32_t wall_keep[CROWD_MAX_OBSTACLES];
+        int32_t kept = 0;
         if (!three && x->walls->seg_count > 0) {
             /* Room for what the obstacles left; past it the nearest
              * segments are kept (the query's order among them), not the
              * first found: a wall of many short segments has hundreds in
              * reach, and the ones in front of the agent matter. */
             const int32_t room = CROWD_MAX_OBSTACLES - n;
-            int32_t keep[CROWD_MAX_OBSTACLES];
             float keep_d2[CROWD_MAX_OBSTACLES];
-            int32_t kept = 0;
             wall_query_t q;
             walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach_w);
             for (int32_t s; room > 0 && (s = walls_query_next(&q)) >= 0;) {
@@ -631,7 +738,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 walls_nearest(x->walls->seg[s], a->px[i], a->py[i], &qx, &qy);
                 float d2 = (qx - a->px[i]) * (qx - a->px[i]) + (qy - a->py[i]) * (qy - a->py[i]);
                 if (kept < room) {
-                    keep[kept] = s;
+                    wall_keep[kept] = s;
                     keep_d2[kept++] = d2;
                     continue;
                 }
@@ -639,15 +746,15 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 for (int32_t m = 1; m < kept; ++m) far = keep_d2[m] > keep_d2[far] ? m : far;
                 if (d2 >= keep_d2[far]) continue;
                 for (int32_t m = far; m + 1 < kept; ++m) { /* the order found, kept */
-                    keep[m] = keep[m + 1];
+                    wall_keep[m] = wall_keep[m + 1];
                     keep_d2[m] = keep_d2[m + 1];
                 }
-                keep[kept - 1] = s;
+                wall_keep[kept - 1] = s;
                 keep_d2[kept - 1] = d2;
             }
             walls_query_end(&q);
             for (int32_t m = 0; m < kept; ++m) {
-                const float* sg = x->walls->seg[keep[m]];
+                const float* sg = x->walls->seg[wall_keep[m]];
                 vec2 p0 = {sg[0] - a->px[i], sg[1] - a->py[i]}, p1 = {sg[2] - a->px[i], sg[3] - a->py[i]};
                 n += orca2_line_wall(p0, p1, ri, (vec2){vel.x, vel.y}, inv_tau_w, x->inv_dt, &lines[n]);
             }
@@ -715,32 +822,73 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             if (lanes2d)
                 for (int32_t m = nb.count; m < nb.count + SHOAL_LANES; ++m) nb.k[m] = nb.k[0];
             if (gap_time > 0.0f && speed > 0.0f) {
-                vec3 u = way;
-                float free_walk = INFINITY;
-                if (lanes2d) free_walk = gap_free_walk_lanes(x, g, &nb, p, ri, u, speed);
-                for (int32_t m = 0; !lanes2d && m < nb.count; ++m) {
-                    int32_t k = nb.k[m];
-                    vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
-                              three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
-                    float along = vec3_dot(d, u),
-                          rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
-                    float lateral2 = vec3_dot(d, d) - along * along;
-                    if (!(along > 0.0f) || !(lateral2 < 0.25f * rad * rad)) continue;
-                    vec3 lv = {g->svx[k], g->svy[k], three ? g->svz[k] : 0.0f};
-                    float walks = vec3_dot(lv, u);
-                    if (!(walks > CROWD_GAP_LEADER * speed)) continue;
-                    vec3 wants = lv;
-                    int32_t cr = three      ? -1
-                                 : x->scrow ? x->scrow[k]
-                                            : component_row(x->crowd, x->slots[g->order[k]]);
-                    if (cr >= 0)
-                        wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
-                    if (!(vec3_dot(wants, u) > CROWD_GAP_SAME_WAY * sqrtf(vec3_dot(wants, wants)))) continue;
-                    float room = along - sqrtf(rad * rad - lateral2);
-                    free_walk = room < free_walk ? room : free_walk;
+                /* the way first, then turned left and right by each angle */
+                vec3 u[1 + 2 * CROWD_TURNS];
+                float free_walk[1 + 2 * CROWD_TURNS];
+                u[0] = way;
+                int dirs = 1;
+                if (!three)
+                    for (int t = 0; t < CROWD_TURNS; ++t) {
+                        const float cs = crowd_turn_cos[t], sn = crowd_turn_sin[t];
+                        u[dirs++] = (vec3){cs * way.x - sn * way.y, sn * way.x + cs * way.y, 0.0f};
+                        u[dirs++] = (vec3){cs * way.x + sn * way.y, cs * way.y - sn * way.x, 0.0f};
+                    }
+                if (lanes2d) gap_free_walk_lanes(x, g, &nb, p, ri, u, dirs, speed, free_walk);
+                if (!lanes2d) {
+                    for (int t = 0; t < dirs; ++t) free_walk[t] = INFINITY;
+                    for (int32_t m = 0; m < nb.count; ++m) {
+                        int32_t k = nb.k[m];
+                        vec3 d = {image(g, g->sx[k] - p[0], 0), image(g, g->sy[k] - p[1], 1),
+                                  three ? image(g, g->sz[k] - p[2], 2) : 0.0f};
+                        float rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
+                        vec3 lv = {g->svx[k], g->svy[k], three ? g->svz[k] : 0.0f};
+                        float walks = vec3_dot(lv, way);
+                        if (!(walks > CROWD_GAP_LEADER * speed)) continue;
+                        vec3 wants = lv;
+                        int32_t cr = three      ? -1
+                                     : x->scrow ? x->scrow[k]
+                                                : component_row(x->crowd, x->slots[g->order[k]]);
+                        if (cr >= 0)
+                            wants = (vec3){x->intent[2 * (size_t)cr], x->intent[2 * (size_t)cr + 1], 0.0f};
+                        float w_len = sqrtf(vec3_dot(wants, wants));
+                        if (!(vec3_dot(wants, way) > CROWD_GAP_SAME_WAY * w_len)) continue;
+                        vec3 common = {way.x * w_len + wants.x, way.y * w_len + wants.y,
+                                       way.z * w_len + wants.z};
+                        if (!(vec3_dot(d, common) > 0.0f)) continue;
+                        float dd = vec3_dot(d, d);
+                        for (int t = 0; t < dirs; ++t) {
+                            float along = vec3_dot(d, u[t]);
+                            float lateral2 = dd - along * along;
+                            if (!(along > 0.0f) || !(lateral2 < rad * rad)) continue;
+                            float room = along - CROWD_GAP_BODY * sqrtf(rad * rad - lateral2);
+                            free_walk[t] = room < free_walk[t] ? room : free_walk[t];
+                        }
+                    }
                 }
-                float limit = fmaxf(CROWD_GAP_FLOOR * speed, fmaxf(0.0f, free_walk) / gap_time);
-                if (limit < speed) pref = vec3_scale(u, limit);
+                const float floor_speed = CROWD_GAP_FLOOR * speed;
+                float limit = fmaxf(floor_speed, fmaxf(0.0f, free_walk[0]) / gap_time);
+                vec3 go = way;
+                if (limit < speed && dirs > 1) {
+                    /* Held up: take the turned way that gains most along
+                     * the way, if it gains clearly (Moussaid, Helbing and
+                     * Theraulaz, "How simple rules determine pedestrian
+                     * behavior and crowd disasters", 2011: the direction
+                     * of freest progress). Walls limit a turned way too. */
+                    float best = limit * (1.0f + CROWD_TURN_GAIN);
+                    for (int t = 1; t < dirs; ++t) {
+                        float f = fminf(free_walk[t], crowd_wall_room(x->walls, wall_keep, kept, a->px[i],
+                                                                      a->py[i], ri, u[t]));
+                        float sp = fminf(speed, fmaxf(floor_speed, fmaxf(0.0f, f) / gap_time));
+                        float gain = sp * crowd_turn_cos[(t - 1) / 2];
+                        if (gain > best) {
+                            best = gain;
+                            limit = sp;
+                            go = u[t];
+                        }
+                    }
+                }
+                if (limit < speed || go.x != way.x || go.y != way.y)
+                    pref = vec3_scale(go, fminf(limit, speed));
             }
             /* Keep right (2D): a neighbor coming the other way (faster
              * than a quarter of the agent's preferred speed toward it),
@@ -775,6 +923,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 }
             }
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
+            const int seen = !three && gap_time > 0.0f && speed > 0.0f;
             if (!three && x->scrow && !carried) {
                 /* 2D: each lane of neighbors' offsets, velocities, radii and
                  * shares gathered from the sorted arrays straight into
@@ -795,7 +944,9 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                         const lanef rv_x = lane_sub(vx0, lane_gather(g->svx, k));
                         const lanef rv_y = lane_sub(vy0, lane_gather(g->svy, k));
                         const lanef rad = lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k)));
-                        const lanef s = lane_select(lanei_nonneg(lanei_gather(x->scrow, k)), mine, whole);
+                        const lanei cr = lanei_gather(x->scrow, k);
+                        lanef s = lane_select(lanei_nonneg(cr), mine, whole);
+                        if (seen) s = attention_share_lanes(x, cr, d_x, d_y, way, share);
                         n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2,
                                               &lines[n]);
                     }
@@ -820,6 +971,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
                     int crowd_j = crow >= 0;
                     float s = crowd_j ? share : 1.0f;
+                    if (seen) s = attention_share(x, crow, d.x, d.y, way, share);
                     float rad =
                         CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
                     bx[nn] = d.x, by[nn] = d.y, bz[nn] = d.z, bvx[nn] = rv.x, bvy[nn] = rv.y, bvz[nn] = rv.z;
