@@ -560,16 +560,22 @@ Test(extend, user_components_are_saved_in_snapshots)
  * systems come after the built-in ones of their stage. */
 Test(extend, systems_are_listed_in_step_order)
 {
-    static const char* const order[] = {"spatial_hash",  "nav_fields",     "navmesh_paths",
-                                        "steer",         "neighbors",      "wander",
-                                        "pursuit",       "follow",         "dseek",
-                                        "navigate",      "nav_journeys",   "nav_exits",
-                                        "navmesh_steer", "avoid",          "path_follow",
-                                        "orca",          "mine",           "planner",
-                                        "control",       "dseek_track",    "contacts_prepare",
-                                        "integrate",     "ground_vehicle", "planner_move",
-                                        "crowd_move",    "obstacle_move",  "contacts",
-                                        "wrap",          "nav_sources"};
+    static const char* const order[] = {"spatial_hash",  "nav_fields",
+                                        "navmesh_paths", "measure_start",
+                                        "steer",         "neighbors",
+                                        "wander",        "pursuit",
+                                        "follow",        "dseek",
+                                        "navigate",      "nav_journeys",
+                                        "nav_exits",     "navmesh_steer",
+                                        "avoid",         "path_follow",
+                                        "orca",          "mine",
+                                        "planner",       "control",
+                                        "dseek_track",   "contacts_prepare",
+                                        "integrate",     "ground_vehicle",
+                                        "planner_move",  "crowd_move",
+                                        "obstacle_move", "contacts",
+                                        "wrap",          "measure",
+                                        "nav_sources"};
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
     cr_assert_eq(shoal_world_add_parallel_system(w, "mine", SHOAL_STAGE_DECIDE, NULL, 0, drain, NULL),
                  SHOAL_OK);

@@ -964,7 +964,7 @@ Test(misuse, calls_from_inside_a_step)
     cr_assert_eq(shoal_world_system_count(f.w), before->systems);
     cr_assert_eq(shoal_world_trace_count(f.w), 0);
     shoal_system_stats_t s;
-    cr_assert_eq(shoal_world_system_stats(f.w, 3, &s), SHOAL_OK);
+    cr_assert_eq(shoal_world_system_stats(f.w, 4, &s), SHOAL_OK);
     cr_assert_str_eq(s.name, "steer");
     cr_assert(s.enabled);
     free(before);

@@ -646,11 +646,11 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
                    (memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 11 && version < 9) ||
                    (memcmp(in + at, "NMSH", 4) == 0 && version < 9);
         (void)tag;
-        if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 9) {
+        if (!drop && memcmp(in + at, "SYST", 4) == 0 && version < 10) {
             /* the systems of version 3 (orca, crowd_move, contacts), 4
              * (contacts_prepare), 6 (dseek_track) and 8 (nav_fields,
-             * navigate, nav_exits) and 9 (navmesh_paths, navmesh_steer) out
-             * of the list */
+             * navigate, nav_exits), 9 (navmesh_paths, navmesh_steer) and 10
+             * (measure_start, measure) out of the list */
             size_t rec = 32 + 12, start = to;
             uint32_t count = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8, kept = 0;
             memcpy(out + to, in + at, 20);
@@ -658,7 +658,8 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             for (uint32_t i = 0; i < count; ++i) {
                 const unsigned char* r = in + at + 20 + i * rec;
                 const char* name = (const char*)r;
-                if (!strcmp(name, "navmesh_paths") || !strcmp(name, "navmesh_steer") ||
+                if (!strcmp(name, "measure_start") || !strcmp(name, "measure") ||
+                    (version < 9 && (!strcmp(name, "navmesh_paths") || !strcmp(name, "navmesh_steer"))) ||
                     (version < 8 && (!strcmp(name, "nav_fields") || !strcmp(name, "navigate") ||
                                      !strcmp(name, "nav_exits") || !strcmp(name, "nav_journeys") ||
                                      !strcmp(name, "nav_sources"))) ||

@@ -63,6 +63,7 @@
 #include "cli_options.h"
 #include "data_dir.h"
 #include "export.h"
+#include "run_measure.h"
 
 #define RUN_DEFAULT_PATH "scenarios/default.json"
 #define RUN_SCENARIO_DIR "scenarios"
@@ -96,6 +97,7 @@ typedef struct run_options_t {
     int32_t trace_capacity;  /* --trace-capacity N; 0: not given (growing buffers) */
     const char* export_path; /* --export FILE, or NULL */
     int force;               /* --force: --export may replace a file */
+    const char* measure_csv; /* --measure-csv FILE, or NULL */
 } run_options_t;
 
 /* The trace buffers' first size, in events each: room for the spans of a
@@ -230,6 +232,13 @@ static const cli_option_t run_options[] = {
      .kind = CLI_FLAG,
      CLI_AT(run_options_t, force),
      .help = "let --export replace an existing file."},
+    {.name = "--measure-csv",
+     .metavar = "OUT",
+     .kind = CLI_FILE,
+     CLI_AT(run_options_t, measure_csv),
+     .help = "write the time series of the scenario's measurement lines and areas (its \"measure\", "
+             "docs/measure.md) to OUT as CSV: a row per line and flow window, a row per area and "
+             "sample. With --resume they start at the resume."},
     {.name = "--stats",
      .kind = CLI_FLAG,
      CLI_AT(run_options_t, stats),
@@ -299,6 +308,12 @@ static const cli_spec_t run_spec = {
                "  crowd (only with crowd agents): {agents, arrived (within one radius of the\n"
                "  target), closest_pair (center distance over the radii sum, null: none seen),\n"
                "  overlapping (agents below 0.99 of it), relaxed_last_step, contact_iterations},\n"
+               "  measure (only with measurement lines or areas): {lines: array of {name,\n"
+               "  from, to, group, positive, negative, crossings, first_time, last_time\n"
+               "  (seconds, null: none), duration, mean_flow (crossings per second)}, areas:\n"
+               "  array of {name, area (m^2), every, group, samples, mean_count,\n"
+               "  mean_density, mean_voronoi_density (per m^2), mean_speed,\n"
+               "  mean_voronoi_speed (m/s)}},\n"
                "  systems: array of {name, stage, enabled, calls, ms_total, ms_per_step,\n"
                "  share (0..1 of the loop's wall time), agents (agents touched over all\n"
                "  calls), ns_per_agent}.\n",
@@ -511,6 +526,7 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
                " pending in the last step\n",
                mesh.agents, mesh.arrived, mesh.no_way, mesh.off_mesh, mesh.waiting, mesh.polygons,
                mesh.replans, mesh.pending);
+    run_measure_print(world);
 
     int32_t count = shoal_world_system_count(world);
     /* The total rows' labels are the narrowest the column may be. */
@@ -678,6 +694,7 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
              add_number(m, "waiting", mesh.waiting) && add_number(m, "polygons", mesh.polygons) &&
              add_number(m, "replans", mesh.replans) && add_number(m, "pending", mesh.pending);
     }
+    ok = ok && run_measure_json(world, root);
     cJSON* systems = ok ? systems_json(world, result) : NULL;
     if (systems != NULL && !cJSON_AddItemToObject(root, "systems", systems)) {
         cJSON_Delete(systems);
@@ -952,6 +969,11 @@ int cmd_run(int argc, char** argv)
             goto done;
         }
         if (check_resume(opt.resume, path, scenario, world) != 0) goto done;
+        /* Measurements are not saved: the scenario's start again here. */
+        if (shoal_scenario_add_measures(scenario, world) != SHOAL_OK) {
+            cli_error("%s: cannot add the measurements: %s", path, shoal_world_last_error(world));
+            goto done;
+        }
     } else {
         status = shoal_world_create(&def, &world, &err);
         if (status != SHOAL_OK) {
@@ -1073,6 +1095,13 @@ int cmd_run(int argc, char** argv)
                     " buffers): %" PRIu64 " events dropped, the last steps' spans are missing; give a larger "
                     "--trace-capacity, or leave it out for buffers that grow\n",
                     opt.trace_capacity, buffers, dropped);
+        }
+    }
+    if (opt.measure_csv != NULL) {
+        char why[600];
+        if (run_measure_csv(world, opt.measure_csv, why, sizeof why) != 0) {
+            cli_error("--measure-csv %s: %s", opt.measure_csv, why);
+            goto done;
         }
     }
     if (opt.json) {

@@ -51,6 +51,12 @@ SHOAL_API shoal_world_def_t shoal_scenario_world_def(const shoal_scenario_t* sce
  * removed again. */
 SHOAL_API shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_world_t* world);
 
+/* Add only the scenario's measurement lines and areas (its "measure", which
+ * populate adds too) to `world`: to measure a world loaded from a snapshot,
+ * which holds none (shoal/measure.h). All or nothing: on failure the world
+ * is as it was, and its last error says why. */
+SHOAL_API shoal_status_t shoal_scenario_add_measures(const shoal_scenario_t* scenario, shoal_world_t* world);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,7 @@
 #include "shoal/crowd.h"
 #include "shoal/nav.h"
 #include "shoal/navmesh.h"
+#include "shoal/measure.h"
 /* The extension header (user components, column access, bulk adds,
  * parallel user systems) is included at the end, after the functions it
  * builds on. */

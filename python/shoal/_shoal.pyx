@@ -1360,6 +1360,162 @@ cdef class World:
         return {"agents": s.agents, "arrived": s.arrived, "no_way": s.no_way, "off_grid": s.off_grid,
                 "in_walls": s.in_walls, "exited": s.exited, "mean_remaining": s.mean_remaining}
 
+    # -- measurement lines and areas (2D) --------------------------------------
+
+    def add_measure_line(self, a, b, *, name=None, group=None, window=1.0):
+        """Add a measurement line, the segment a = (x0, y0) to b = (x1, y1);
+        returns its id (0, 1, 2, ... in the order added). It counts, from the
+        next step on, every agent whose path in a step crosses it: positive
+        from the left of a -> b to its right, negative the other way.
+        group: count only agents of that group (an int); None: every agent.
+        window: seconds, the width of measure_line_flow's windows.
+        name: at most 31 bytes (default "line<id>"). Not state: not saved in
+        snapshots, not in the state hash (docs/measure.md)."""
+        cdef shoal_measure_line_t l = shoal_measure_line_default()
+        pa = _array("add_measure_line: a", a, np.float32, "a point (x, y)")
+        pb = _array("add_measure_line: b", b, np.float32, "a point (x, y)")
+        if pa.shape != (2,) or pb.shape != (2,):
+            raise InvalidArgumentError(f"add_measure_line: expected two points (x, y), got shapes "
+                                       f"{pa.shape} and {pb.shape}")
+        l.from_[0] = pa[0]
+        l.from_[1] = pa[1]
+        l.to[0] = pb[0]
+        l.to[1] = pb[1]
+        l.group = -1 if group is None else _int("add_measure_line: group", group, 0, 4294967295)
+        l.window = _real("add_measure_line: window", window)
+        cdef bytes raw
+        if name is not None:
+            raw = _name_bytes("add_measure_line: name", name)
+            l.name = raw
+        cdef int32_t lid = -1
+        self._enter()
+        try:
+            self._check(shoal_world_add_measure_line(self._w, &l, &lid))
+        finally:
+            self._busy = 0
+        return lid
+
+    def add_measure_area(self, polygon, *, name=None, every=1, group=None, cell_radius=2.0):
+        """Add a measurement area, a simple polygon of 3 to 16 points (K, 2)
+        in either orientation; returns its id. From the next step on it is
+        sampled at the end of every step whose number is a multiple of
+        `every`: agents inside, classic density, mean speed, and the Voronoi
+        density and speed of Steffen and Seyfried (2010), each agent's cell
+        cut to a 32-gon of circumradius cell_radius (m) round it.
+        group: count only agents of that group; None: every agent."""
+        cdef shoal_measure_area_t ar = shoal_measure_area_default()
+        expected = f"a polygon of 3 to {SHOAL_MEASURE_AREA_POINTS} points, shape (K, 2)"
+        pts = _array("add_measure_area: polygon", polygon, np.float32, expected)
+        if pts.ndim != 2 or pts.shape[1] != 2 or not 3 <= pts.shape[0] <= SHOAL_MEASURE_AREA_POINTS:
+            raise InvalidArgumentError(f"add_measure_area: polygon: expected {expected}, got shape {pts.shape}")
+        ar.count = <int32_t>pts.shape[0]
+        for k in range(pts.shape[0]):
+            ar.points[k][0] = pts[k, 0]
+            ar.points[k][1] = pts[k, 1]
+        ar.every = _int("add_measure_area: every", every, -2147483648, 2147483647)
+        ar.group = -1 if group is None else _int("add_measure_area: group", group, 0, 4294967295)
+        ar.cell_radius = _real("add_measure_area: cell_radius", cell_radius)
+        cdef bytes raw
+        if name is not None:
+            raw = _name_bytes("add_measure_area: name", name)
+            ar.name = raw
+        cdef int32_t aid = -1
+        self._enter()
+        try:
+            self._check(shoal_world_add_measure_area(self._w, &ar, &aid))
+        finally:
+            self._busy = 0
+        return aid
+
+    @property
+    def measure_line_count(self):
+        """Measurement lines in the world."""
+        self._ready()
+        return shoal_world_measure_line_count(self._w)
+
+    @property
+    def measure_area_count(self):
+        """Measurement areas in the world."""
+        self._ready()
+        return shoal_world_measure_area_count(self._w)
+
+    def measure_line(self, line):
+        """A line's figures: name, from, to, group (None: every agent),
+        window, positive, negative (crossings each way), first_time and
+        last_time (s; None with none), start_time, duration (s counted) and
+        mean_flow ((positive + negative) / duration, 1/s)."""
+        cdef shoal_measure_line_stats_t s
+        cdef int32_t lid = _int("measure_line: line", line, -2147483648, 2147483647)
+        self._ready()
+        self._check(shoal_world_measure_line_stats(self._w, lid, &s))
+        return {"name": s.name.decode("utf-8", "replace"), "from": (s.from_[0], s.from_[1]),
+                "to": (s.to[0], s.to[1]), "group": None if s.group < 0 else s.group, "window": s.window,
+                "positive": s.positive, "negative": s.negative,
+                "first_time": None if s.positive + s.negative == 0 else s.first_time,
+                "last_time": None if s.positive + s.negative == 0 else s.last_time,
+                "start_time": s.start_time, "duration": s.duration, "mean_flow": s.mean_flow}
+
+    def measure_line_crossings(self, line):
+        """A line's crossings in time order, as new arrays: time (float64,
+        s), step (uint64), direction (int32, +1 or -1), agent (uint64
+        handles, as add_agents gives them)."""
+        cdef int32_t lid = _int("measure_line_crossings: line", line, -2147483648, 2147483647)
+        self._ready()
+        cdef int64_t n = shoal_world_measure_line_crossings(self._w, lid, NULL, 0)
+        if n < 0:
+            self._check(SHOAL_ERR_NOT_FOUND)
+        raw = np.zeros(n, dtype=_CROSSING_DTYPE)
+        if n:
+            shoal_world_measure_line_crossings(self._w, lid, <shoal_measure_crossing_t*>_ptr(raw), n)
+        return {"time": raw["time"].copy(), "step": raw["step"].copy(), "direction": raw["direction"].copy(),
+                "agent": raw["agent"].copy()}
+
+    def measure_line_flow(self, line):
+        """The flow over time: a new float64 array, element k the crossings
+        (both ways) in window [start + k window, start + (k + 1) window)
+        divided by the window, 1/s; up to the window of the present."""
+        cdef int32_t lid = _int("measure_line_flow: line", line, -2147483648, 2147483647)
+        self._ready()
+        cdef int64_t n = shoal_world_measure_line_flow(self._w, lid, NULL, 0)
+        if n < 0:
+            self._check(SHOAL_ERR_NOT_FOUND)
+        out = np.zeros(n, dtype=np.float64)
+        if n:
+            shoal_world_measure_line_flow(self._w, lid, <double*>_ptr(out), n)
+        return out
+
+    def measure_area(self, area, t0=float("-inf"), t1=float("inf")):
+        """An area's figures, means over its samples at times in [t0, t1]:
+        name, area (m^2), every, group, cell_radius, samples (in the window),
+        total_samples, mean_count, mean_density, mean_voronoi_density
+        (1/m^2), mean_speed (over samples with somebody inside),
+        mean_voronoi_speed (m/s)."""
+        cdef shoal_measure_area_stats_t s
+        cdef int32_t aid = _int("measure_area: area", area, -2147483648, 2147483647)
+        self._ready()
+        self._check(shoal_world_measure_area_stats(self._w, aid, float(t0), float(t1), &s))
+        return {"name": s.name.decode("utf-8", "replace"), "area": s.area, "every": s.every,
+                "group": None if s.group < 0 else s.group, "cell_radius": s.cell_radius,
+                "samples": s.samples, "total_samples": s.total_samples, "mean_count": s.mean_count,
+                "mean_density": s.mean_density, "mean_voronoi_density": s.mean_voronoi_density,
+                "mean_speed": s.mean_speed, "mean_voronoi_speed": s.mean_voronoi_speed}
+
+    def measure_area_samples(self, area):
+        """An area's samples in order, as new arrays: time (float64, s, the
+        step's end), step (uint64), count (int32), density,
+        voronoi_density (float32, 1/m^2), speed, voronoi_speed (float32,
+        m/s)."""
+        cdef int32_t aid = _int("measure_area_samples: area", area, -2147483648, 2147483647)
+        self._ready()
+        cdef int64_t n = shoal_world_measure_area_samples(self._w, aid, NULL, 0)
+        if n < 0:
+            self._check(SHOAL_ERR_NOT_FOUND)
+        raw = np.zeros(n, dtype=_SAMPLE_DTYPE)
+        if n:
+            shoal_world_measure_area_samples(self._w, aid, <shoal_measure_sample_t*>_ptr(raw), n)
+        return {k: raw[k].copy() for k in ("time", "step", "count", "density", "voronoi_density", "speed",
+                                           "voronoi_speed")}
+
     # -- navigation meshes (2D, a build with Recast) --------------------------
 
     def set_navmesh(self, *, cell=None, agent_radius=None, bounds=None, margin=None, replans_per_step=None,
@@ -2084,6 +2240,23 @@ def _check_arrays(dims, pos, vel, tgt, hd, pt):
             rule = "finite and within +-1e18 m" if coordinate else "finite"
             raise InvalidArgumentError(f"agents_add: {name}[{', '.join(map(str, at))}] must be {rule}, "
                                        f"got {float(a[at])!r}")
+
+
+# shoal_measure_crossing_t and shoal_measure_sample_t, field for field.
+_CROSSING_DTYPE = np.dtype([("time", np.float64), ("step", np.uint64), ("agent", np.uint64),
+                            ("direction", np.int32), ("reserved", np.int32)])
+_SAMPLE_DTYPE = np.dtype([("time", np.float64), ("step", np.uint64), ("count", np.int32),
+                          ("density", np.float32), ("voronoi_density", np.float32), ("speed", np.float32),
+                          ("voronoi_speed", np.float32), ("reserved", np.int32)])
+
+
+def _name_bytes(where, name):
+    if not isinstance(name, str):
+        raise InvalidTypeError(f"{where}: expected a str, got {type(name).__name__}")
+    raw = name.encode("utf-8")
+    if b"\0" in raw:
+        raise InvalidArgumentError(f"{where}: a name may not hold a NUL character")
+    return raw
 
 
 def _handles(where, v):

@@ -262,6 +262,61 @@ cdef extern from "shoal/nav.h" nogil:
         double mean_remaining
     shoal_status_t shoal_world_nav_stats(const shoal_world_t* w, int32_t goal, shoal_nav_stats_t* out)
 
+cdef extern from "shoal/measure.h" nogil:
+    enum:
+        SHOAL_MEASURE_NAME_MAX
+        SHOAL_MEASURE_AREA_POINTS
+    ctypedef struct shoal_measure_line_t:
+        const char* name
+        float from_ "from"[2]
+        float to[2]
+        int64_t group
+        float window
+    shoal_measure_line_t shoal_measure_line_default()
+    ctypedef struct shoal_measure_area_t:
+        const char* name
+        int32_t count
+        float points[16][2]
+        int32_t every
+        int64_t group
+        float cell_radius
+    shoal_measure_area_t shoal_measure_area_default()
+    shoal_status_t shoal_world_add_measure_line(shoal_world_t* w, const shoal_measure_line_t* line,
+                                                int32_t* out_id)
+    shoal_status_t shoal_world_add_measure_area(shoal_world_t* w, const shoal_measure_area_t* area,
+                                                int32_t* out_id)
+    int32_t shoal_world_measure_line_count(const shoal_world_t* w)
+    int32_t shoal_world_measure_area_count(const shoal_world_t* w)
+    ctypedef struct shoal_measure_crossing_t:
+        double time
+    ctypedef struct shoal_measure_line_stats_t:
+        char name[32]
+        float from_ "from"[2]
+        float to[2]
+        int64_t group
+        float window
+        int64_t positive, negative
+        double first_time, last_time, start_time, duration, mean_flow
+    shoal_status_t shoal_world_measure_line_stats(const shoal_world_t* w, int32_t id,
+                                                  shoal_measure_line_stats_t* out)
+    int64_t shoal_world_measure_line_crossings(const shoal_world_t* w, int32_t id,
+                                               shoal_measure_crossing_t* out, int64_t capacity)
+    int64_t shoal_world_measure_line_flow(const shoal_world_t* w, int32_t id, double* out, int64_t capacity)
+    ctypedef struct shoal_measure_sample_t:
+        double time
+    ctypedef struct shoal_measure_area_stats_t:
+        char name[32]
+        int32_t count, every
+        int64_t group
+        float cell_radius
+        double area
+        int64_t samples, total_samples
+        double mean_count, mean_density, mean_voronoi_density, mean_speed, mean_voronoi_speed
+    shoal_status_t shoal_world_measure_area_stats(const shoal_world_t* w, int32_t id, double t0, double t1,
+                                                  shoal_measure_area_stats_t* out)
+    int64_t shoal_world_measure_area_samples(const shoal_world_t* w, int32_t id, shoal_measure_sample_t* out,
+                                             int64_t capacity)
+
 cdef extern from "shoal/navmesh.h" nogil:
     int32_t shoal_navmesh_available()
     ctypedef struct shoal_navmesh_params_t:

@@ -35,8 +35,8 @@
 
 /* Known keys of each kind of object (a group's behavior keys are in
  * scenario_behaviors.c). */
-static const char* const ROOT_KEYS[] = {"name",  "dimensions", "seed",      "dt",    "steps", "threads",
-                                        "world", "groups",     "obstacles", "walls", "nav",   "navmesh"};
+static const char* const ROOT_KEYS[] = {"name",   "dimensions", "seed",  "dt",  "steps",   "threads", "world",
+                                        "groups", "obstacles",  "walls", "nav", "navmesh", "measure"};
 static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size", "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const WALL_KEYS[] = {"points", "closed"};
@@ -955,6 +955,7 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     }
     parser_pop(p, old);
     s->agent_count = (int32_t)total;
+    PARSE_MEMBER(p, root, "measure", scenario_parse_measure, s); /* after the groups it names */
     if (s->name == NULL && (s->name = json_copy_string("scenario")) == NULL) return parser_out_of_memory(p);
     return SHOAL_OK;
 }
@@ -1053,6 +1054,7 @@ void shoal_scenario_destroy(shoal_scenario_t* scenario)
         for (int k = 0; k < SHOAL_JOURNEY_STAGES; k++) free(scenario->journeys[i].stage_names[k]);
     }
     free(scenario->journeys);
+    scenario_free_measure(scenario);
     free(scenario->name);
     free(scenario);
 }

@@ -115,6 +115,19 @@ typedef struct journey_t {
     shoal_journey_t journey;
 } journey_t;
 
+/* A line or an area of the top-level "measure" object (shoal/measure.h):
+ * its name (given, or "line<i>" / "area<i>"; the def's name is set from
+ * it by populate) and its def. */
+typedef struct measure_line_spec_t {
+    char* name;
+    shoal_measure_line_t line;
+} measure_line_spec_t;
+
+typedef struct measure_area_spec_t {
+    char* name;
+    shoal_measure_area_t area;
+} measure_area_spec_t;
+
 typedef struct obstacle_t {
     float center[3], radius;
 } obstacle_t;
@@ -140,6 +153,10 @@ struct shoal_scenario_t {
      * has_navmesh */
     int32_t has_navmesh;
     shoal_navmesh_params_t navmesh;
+    /* "measure": lines and areas, added by populate before the agents */
+    int32_t measure_line_count, measure_area_count;
+    measure_line_spec_t* measure_lines;
+    measure_area_spec_t* measure_areas;
 };
 
 /* scenario_behaviors.c: defaults of a group's behavior fields, and the
@@ -154,6 +171,12 @@ void behaviors_set_defaults(group_t* g);
 shoal_status_t scenario_read_ref(parser_t* p, const cJSON* v, const char* key, const char* const* names,
                                  int32_t n, const char* what, const char* list, int32_t* out);
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g);
+/* scenario_measure.c: the top-level "measure" object (read after the
+ * groups, which its "group" keys name), freeing it, and adding its lines
+ * and areas to a world. */
+shoal_status_t scenario_parse_measure(parser_t* p, const cJSON* v, struct shoal_scenario_t* s);
+void scenario_free_measure(struct shoal_scenario_t* s);
+shoal_status_t scenario_add_measure(const struct shoal_scenario_t* s, shoal_world_t* world);
 
 /* scenario_spawn.c: spawn.shape "polygon" (its "points") and
  * spawn.placement / spawn.min_spacing of the spawn object v, read after

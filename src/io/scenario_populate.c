@@ -199,6 +199,8 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
      * and Detour the world refuses them, and a navmesh agent, saying so. */
     if (status == SHOAL_OK && scenario->has_navmesh)
         status = shoal_world_set_navmesh(world, &scenario->navmesh);
+    /* The rollback forgets the lines and areas (world_rollback). */
+    if (status == SHOAL_OK) status = scenario_add_measure(scenario, world);
 
     uint64_t key = 0;
     for (int32_t gi = 0; gi < scenario->group_count && status == SHOAL_OK; gi++) {
@@ -365,4 +367,15 @@ shoal_status_t shoal_scenario_populate(const shoal_scenario_t* scenario, shoal_w
 {
     if (scenario == NULL || world == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
     return populate_all_or_nothing(scenario, world);
+}
+
+/* The lines and areas alone, all or nothing as populate is. */
+shoal_status_t shoal_scenario_add_measures(const shoal_scenario_t* scenario, shoal_world_t* world)
+{
+    if (scenario == NULL || world == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
+    world_mark_t mark;
+    world_mark(world, &mark);
+    shoal_status_t status = scenario_add_measure(scenario, world);
+    if (status != SHOAL_OK) world_rollback(world, &mark, NULL, 0);
+    return status;
 }

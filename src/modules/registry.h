@@ -40,6 +40,7 @@ enum module_id {
     MOD_CONTACT,   /* component CONTACT; data: the contact pass's scratch (contact_world_t) */
     MOD_NAV,       /* component NAV; data: goals, the walkable grid, fields (nav_world_t) */
     MOD_NAVMESH,   /* component NAVMESH; data: parameters, the baked mesh, queries (navmesh_world_t) */
+    MOD_MEASURE,   /* no component, hash or snapshot section; data: lines, areas, results (measure_world_t) */
     MOD_COUNT_
 };
 

@@ -39,6 +39,7 @@
 #include "modules/walls/walls.h"
 #include "modules/nav/nav.h"
 #include "modules/navmesh/navmesh.h"
+#include "modules/measure/measure.h"
 #include "modules/step.h"
 
 extern const module_t neighbors_module, wander_module, pursuit_module, follow_module, avoid_module,
@@ -54,7 +55,7 @@ static const module_t* const modules[MOD_COUNT_] = {
     [MOD_GROUND] = &ground_module,       [MOD_PLANNER] = &planner_module,
     [MOD_WALLS] = &walls_module,         [MOD_CROWD] = &crowd_module,
     [MOD_CONTACT] = &contact_module,     [MOD_NAV] = &nav_module,
-    [MOD_NAVMESH] = &navmesh_module,
+    [MOD_NAVMESH] = &navmesh_module,     [MOD_MEASURE] = &measure_module,
 };
 
 /* Column sets. */
@@ -120,6 +121,16 @@ static const system_def_t systems[] = {
      .writes = {.comp = {[COMP_NAVMESH] = COLS(NM_PLAN_X, NM_AGE)}, .data = DATA(MOD_NAVMESH)},
      .snapshot_since = 9,
      .note = "corners passed; paths planned again, at most replans_per_step, one Detour query a worker"},
+    /* last of sense: where every agent starts the step, for the lines */
+    {.name = "measure_start",
+     .stage = SHOAL_STAGE_SENSE,
+     .run = measure_start_run,
+     .module = &measure_module,
+     .idle = measure_start_idle,
+     .reads = {.agent = A(AC_POS_X) | A(AC_POS_Y) | A(AC_SLOT)},
+     .writes = {.data = DATA(MOD_MEASURE)},
+     .snapshot_since = 10,
+     .note = "each agent's position by slot, in worlds with a measurement line; not state"},
     /* decide */
     {.name = "steer",
      .stage = SHOAL_STAGE_DECIDE,
@@ -349,6 +360,17 @@ static const system_def_t systems[] = {
      .note = "torus worlds only",
      .rows = wrap_rows,
      .idle = wrap_idle},
+    /* first of observe: what the step did, before sources add agents */
+    {.name = "measure",
+     .stage = SHOAL_STAGE_OBSERVE,
+     .run = measure_run,
+     .module = &measure_module,
+     .idle = measure_idle,
+     .reads = {.agent = A(AC_POS_X) | A(AC_POS_Y) | A(AC_VEL_X) | A(AC_VEL_Y) | A(AC_SLOT) | A(AC_GROUP),
+               .data = DATA(MOD_WALLS) | DATA(MOD_MEASURE)},
+     .writes = {.data = DATA(MOD_MEASURE)},
+     .snapshot_since = 10,
+     .note = "lines' crossings, areas' samples (Voronoi cells one agent a worker, cut by walls); not state"},
     /* last: agents added over time, live for the next step */
     {.name = "nav_sources",
      .stage = SHOAL_STAGE_OBSERVE,
