@@ -1142,6 +1142,46 @@ Test(cli, huge_steps_with_trace_computes_no_overflow)
     scratch_dir_remove(&d);
 }
 
+/* shoal validate rimea --quick --json: every test of the guideline is
+ * listed, run or with the reason it cannot run; each guideline test that
+ * runs passes its criterion (the comparison of bottleneck flows with
+ * measured crowds reports flows, judged by the command itself); the exit
+ * status says whether all passed. */
+Test(cli, validate_rimea_runs_the_guideline_tests, .timeout = 300)
+{
+    cli_output_t r;
+    run_cli((const char*[]){"validate", "rimea", "--quick", "--json", "--threads", "2", NULL}, &r);
+    cJSON* root = cJSON_Parse(r.out);
+    cr_assert_not_null(root, "stdout is not JSON: [%s] stderr: %s", r.out, r.err);
+    const cJSON* pass = cJSON_GetObjectItemCaseSensitive(root, "pass");
+    cr_assert(cJSON_IsBool(pass));
+    cr_expect_eq(r.status, cJSON_IsTrue(pass) ? 0 : 1, "exit %d", r.status);
+    const cJSON* tests = cJSON_GetObjectItemCaseSensitive(root, "tests");
+    cr_assert(cJSON_IsArray(tests));
+    cr_expect_eq(cJSON_GetArraySize(tests), 16, "tests 1 to 15 and the bottleneck comparison");
+    int ran = 0;
+    const cJSON* e;
+    cJSON_ArrayForEach(e, tests)
+    {
+        const cJSON* t = cJSON_GetObjectItemCaseSensitive(e, "test");
+        const cJSON* did = cJSON_GetObjectItemCaseSensitive(e, "ran");
+        cr_assert(cJSON_IsBool(did));
+        if (!cJSON_IsTrue(did)) {
+            const cJSON* why = cJSON_GetObjectItemCaseSensitive(e, "why_not");
+            cr_expect(cJSON_IsString(why) && strlen(why->valuestring) > 10, "a test not run says why");
+            continue;
+        }
+        ran++;
+        if (cJSON_IsNumber(t))
+            cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "pass")), "test %d failed: %s",
+                      (int)t->valuedouble,
+                      cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "summary")));
+    }
+    cr_expect_geq(ran, 9, "tests 1, 4, 6, 7, 9, 11, 12, 15 and the bottleneck comparison run");
+    cJSON_Delete(root);
+    output_free(&r);
+}
+
 /* shoal validate crowd --quick --json: every experiment reports, the exit
  * status says whether the stated requirements held, and the ones this
  * model meets (free walking within 1 %, no overlap past 1 % of a radius
