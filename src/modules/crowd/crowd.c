@@ -77,11 +77,14 @@
  * the two want (their velocities before orca) is below minus this: within
  * about 26 degrees of opposite. */
 #define CROWD_HEAD_ON 0.9f
-/* The time gap's leader (crowd.time_gap): wants to go within about 26
- * degrees of the agent's way (the cosine above this), and walks it faster
- * than CROWD_GAP_LEADER of the agent's preferred speed (0.1 m/s for a
- * pedestrian); the cap never goes below CROWD_GAP_FLOOR of it (0.2 m/s). */
-#define CROWD_GAP_SAME_WAY 0.9f
+/* The time gap's leader (crowd.time_gap): wants to go within 60 degrees
+ * of the agent's way (the cosine above this: walkers converging on a door
+ * from either side lead each other, as in a bottleneck's zipper), and
+ * walks it faster than CROWD_GAP_LEADER of the agent's preferred speed (0.1
+ * m/s for a pedestrian); the cap never goes below CROWD_GAP_FLOOR of it
+ * (0.067 m/s); the free walk is the distance less CROWD_GAP_BODY of the
+ * sum of radii. */
+#define CROWD_GAP_SAME_WAY 0.5f
 #define CROWD_GAP_LEADER 0.075f
 #define CROWD_GAP_FLOOR 0.05f
 #define CROWD_GAP_BODY 0.85f
@@ -806,11 +809,13 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
              * the nearest neighbor ahead that blocks the agent's way, takes
              * time_gap seconds, and never slower than CROWD_GAP_FLOOR of
              * the preferred speed. A leader is ahead in the preferred
-             * direction with its center within half the sum of radii of
-             * the agent's line, wants to go the same way (its behaviors'
-             * velocity in 2D, else its velocity, within CROWD_GAP_SAME_WAY)
-             * and walks it faster than CROWD_GAP_LEADER of the agent's
-             * preferred speed. A one-way crowd then slows with density as
+             * direction with its center within the sum of radii of the
+             * agent's line (the agent's body would touch it), ahead of the
+             * agent along their common way, wants to go the same way (its
+             * behaviors' velocity in 2D, else its velocity, within
+             * CROWD_GAP_SAME_WAY) and walks it faster than
+             * CROWD_GAP_LEADER of the agent's preferred speed. A one-way
+             * crowd then slows with density as
              * Weidmann's data do. A neighbor that comes the other way,
              * crosses, stands or is held up itself is left to ORCA: waiting
              * for it deadlocks crossing flows (the agents queued behind
