@@ -384,9 +384,10 @@ Test(scenario, wrong_type_names_path_and_expected_type)
     expect_error(ONE_GROUP("", ", \"spawn\": []"), "groups[0].spawn: expected an object, got an array");
     expect_error(ONE_GROUP("", ", \"threat\": [1, null]"),
                  "groups[0].threat[1]: expected a number, got null");
-    expect_error(ONE_GROUP("", ", \"spawn\": {\"shape\": \"disk\"}"),
-                 "groups[0].spawn.shape: expected one of \"point\", \"disc\", \"ring\", \"box\", \"polygon\", "
-                 "got \"disk\"; did you mean \"disc\"?");
+    expect_error(
+        ONE_GROUP("", ", \"spawn\": {\"shape\": \"disk\"}"),
+        "groups[0].spawn.shape: expected one of \"point\", \"disc\", \"ring\", \"box\", \"polygon\", "
+        "got \"disk\"; did you mean \"disc\"?");
     expect_error(ONE_GROUP("", ", \"spawn\": {\"heading\": \"sideways\"}"),
                  "groups[0].spawn.heading: expected a number or one of \"random\"");
     expect_error(ONE_GROUP("", ", \"target\": \"antipodes\""), "groups[0].target: expected");

@@ -196,8 +196,8 @@ void spawn_agent_values(const struct shoal_scenario_t* s, int32_t gi, int32_t in
  * need a plan, filled into xy, where the other groups' agents already are.
  * Scratch from `alloc` (an allocator_t). On failure, a message in msg. */
 struct allocator_t;
-shoal_status_t spawn_plan(const struct shoal_scenario_t* s, const struct allocator_t* alloc, double* xy, char* msg,
-                          size_t msg_size);
+shoal_status_t spawn_plan(const struct shoal_scenario_t* s, const struct allocator_t* alloc, double* xy,
+                          char* msg, size_t msg_size);
 /* Whether group g's agents are placed from the plan. */
 static inline int spawn_planned(const group_t* g)
 {
