@@ -995,3 +995,86 @@ static void colored_sweeps(int dims)
 
 Test(crowd, colored_sweeps_one_result_for_any_thread_count_2d, .timeout = 240) { colored_sweeps(2); }
 Test(crowd, colored_sweeps_one_result_for_any_thread_count_3d, .timeout = 240) { colored_sweeps(3); }
+
+/* shoal_world_crowd_stats against every pair and every wall segment,
+ * counted by brute force: before the first step (a packed random start
+ * overlaps), in an unbounded world and on a torus whose edges some pairs
+ * straddle, and after a step (the walls' grid then answers). */
+static void stats_by_brute_force(shoal_world_t* w, int n, float torus, const float* wall, const float* radius)
+{
+    float pos[3 * 400], rad[400];
+    uint64_t index[400];
+    cr_assert_leq(n, 400);
+    shoal_agent_batch_t b = {.positions = pos, .user_values = index};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+    cr_assert_eq(got, n);
+    for (int i = 0; i < n; ++i) rad[i] = radius[index[i]];
+    float closest = INFINITY, deepest = 0.0f;
+    int over = 0, in_walls = 0;
+    for (int i = 0; i < n; ++i) {
+        int o = 0;
+        for (int j = 0; j < n; ++j) {
+            if (j == i) continue;
+            float d[2] = {pos[3 * j] - pos[3 * i], pos[3 * j + 1] - pos[3 * i + 1]};
+            for (int ax = 0; ax < 2 && torus > 0.0f; ++ax) d[ax] -= torus * roundf(d[ax] / torus);
+            float ratio = sqrtf(d[0] * d[0] + d[1] * d[1]) / (rad[i] + rad[j]);
+            closest = fminf(closest, ratio);
+            o |= ratio < 0.99f;
+        }
+        over += o;
+        float ex = wall[2] - wall[0], ey = wall[3] - wall[1];
+        float t = ((pos[3 * i] - wall[0]) * ex + (pos[3 * i + 1] - wall[1]) * ey) / (ex * ex + ey * ey);
+        t = fminf(fmaxf(t, 0.0f), 1.0f);
+        float dist = hypotf(wall[0] + t * ex - pos[3 * i], wall[1] + t * ey - pos[3 * i + 1]);
+        float deep = dist < rad[i] ? (rad[i] - dist) / rad[i] : 0.0f;
+        deepest = fmaxf(deepest, deep);
+        in_walls += deep > 0.01f;
+    }
+    shoal_crowd_stats_t st;
+    cr_assert_eq(shoal_world_crowd_stats(w, &st), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_expect_eq(st.agents, n);
+    cr_expect_gt(over, 0, "the start should overlap somewhere, or this checks nothing");
+    cr_expect_float_eq(st.closest_pair, closest, 1e-5, "closest pair %g, by brute force %g",
+                       (double)st.closest_pair, (double)closest);
+    cr_expect_eq(st.overlapping, over, "overlapping %d, by brute force %d", (int)st.overlapping, over);
+    cr_expect_float_eq(st.wall_penetration, deepest, 1e-5);
+    cr_expect_eq(st.in_walls, in_walls);
+}
+
+static void stats_world(int wrap)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = 2;
+    def.thread_count = 2;
+    def.backend = SHOAL_BACKEND_OPENMP;
+    def.wrap = wrap;
+    const float side = 8.0f;
+    if (wrap) def.bounds_max[0] = def.bounds_max[1] = side;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    const float wall[] = {2.0f, 1.0f, 6.0f, 5.0f};
+    cr_assert_eq(shoal_world_add_wall(w, wall, 2, 0, NULL), SHOAL_OK);
+    enum { n = 300 }; /* 4.7 per m^2 thrown at random */
+    float radius[n];
+    uint32_t s = 12345u;
+    for (int i = 0; i < n; ++i) {
+        float u[3];
+        for (int k = 0; k < 3; ++k) {
+            s = s * 1664525u + 1013904223u;
+            u[k] = (float)(s >> 8) / 16777216.0f;
+        }
+        shoal_agent_def_t d = pedestrian(side * u[0], side * u[1], side * u[1], side * u[0]);
+        d.vehicle.radius = radius[i] = 0.15f + 0.1f * u[2];
+        d.user_value = (uint64_t)i;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    stats_by_brute_force(w, n, wrap ? side : 0.0f, wall, radius);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    stats_by_brute_force(w, n, wrap ? side : 0.0f, wall, radius);
+    shoal_world_destroy(w);
+}
+
+Test(crowd, stats_judge_every_pair_and_wall) { stats_world(0); }
+Test(crowd, stats_judge_every_pair_on_a_torus) { stats_world(1); }

@@ -307,7 +307,9 @@ static const cli_spec_t run_spec = {
                "  agent_steps_per_s, state_hash (string of 16 lowercase hex digits), version,\n"
                "  crowd (only with crowd agents): {agents, arrived (within one radius of the\n"
                "  target), closest_pair (center distance over the radii sum, null: none seen),\n"
-               "  overlapping (agents below 0.99 of it), relaxed_last_step, contact_iterations},\n"
+               "  overlapping (agents below 0.99 of it with any agent), relaxed_last_step,\n"
+               "  contact_iterations, wall_penetration (deepest reach into a wall over the\n"
+               "  radius), in_walls (agents over 1 % of their radius into one)},\n"
                "  measure (only with measurement lines or areas): {lines: array of {name,\n"
                "  from, to, group, positive, negative, crossings, first_time, last_time\n"
                "  (seconds, null: none), duration, mean_flow (crossings per second)}, areas:\n"
@@ -510,8 +512,10 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
                      (double)crowd.closest_pair);
         else
             snprintf(closest, sizeof closest, "no pair within neighbor distance");
-        printf("crowd            %" PRId32 " agents, %" PRId32 " arrived, %s, %" PRId32 " overlapping\n",
-               crowd.agents, crowd.arrived, closest, crowd.overlapping);
+        printf("crowd            %" PRId32 " agents, %" PRId32 " arrived, %s, %" PRId32
+               " overlapping, %" PRId32 " into walls (deepest %.3f of a radius)\n",
+               crowd.agents, crowd.arrived, closest, crowd.overlapping, crowd.in_walls,
+               (double)crowd.wall_penetration);
     }
     shoal_nav_stats_t nav;
     if (shoal_world_nav_goal_count(world) > 0 && shoal_world_nav_stats(world, -1, &nav) == SHOAL_OK)
@@ -670,7 +674,9 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
         ok = ok && add_number(c, "agents", crowd.agents) && add_number(c, "arrived", crowd.arrived) &&
              add_number(c, "overlapping", crowd.overlapping) &&
              add_number(c, "relaxed_last_step", crowd.relaxed_last_step) &&
-             add_number(c, "contact_iterations", crowd.contact_iterations);
+             add_number(c, "contact_iterations", crowd.contact_iterations) &&
+             add_number(c, "wall_penetration", (double)crowd.wall_penetration) &&
+             add_number(c, "in_walls", crowd.in_walls);
         /* JSON has no infinity: no pair seen is null */
         if (ok && isfinite(crowd.closest_pair))
             ok &= add_number(c, "closest_pair", (double)crowd.closest_pair);

@@ -94,17 +94,22 @@ SHOAL_API shoal_status_t shoal_agent_set_crowd(shoal_world_t* world, shoal_agent
 SHOAL_API shoal_status_t shoal_agent_get_crowd(const shoal_world_t* world, shoal_agent_t id,
                                                shoal_crowd_t* out_crowd);
 
-/* How the crowd agents stand after the last step. The closest pair is
- * judged among each crowd agent and the nearest agents its last avoidance
- * pass saw (CROWD_CONTACT_K of them, the same the contact pass checks), at
- * their positions now; before the first step no pair is known. */
+/* How the crowd agents stand now (after the last step, or as added). Every
+ * pair of a crowd agent and any agent with a radius is judged, through a
+ * grid of cells built for the call (outside the step: it costs about as
+ * much as sorting the agents), and every crowd agent against every wall
+ * segment within its radius. OUT_OF_MEMORY when the grid cannot be made
+ * (out unchanged). */
 typedef struct shoal_crowd_stats_t {
     int32_t agents;             /* crowd agents */
     int32_t arrived;            /* within one radius of their target (seek's and arrive's) */
     float closest_pair;         /* smallest center distance over the sum of radii; INFINITY: none */
-    int32_t overlapping;        /* crowd agents closer than 0.99 of the radii sum to a neighbor */
+    int32_t overlapping;        /* crowd agents closer than 0.99 of the radii sum to any agent */
     int32_t relaxed_last_step;  /* agents whose constraints had no common velocity (ORCA's fallback) */
     int32_t contact_iterations; /* iterations and sweeps of the last contact pass */
+    float wall_penetration;     /* the deepest a crowd agent's body reaches into a wall, over its
+                                 * radius; 0: none (2D) */
+    int32_t in_walls;           /* crowd agents more than 1 % of their radius into a wall (2D) */
 } shoal_crowd_stats_t;
 
 SHOAL_API shoal_status_t shoal_world_crowd_stats(const shoal_world_t* world, shoal_crowd_stats_t* out);

@@ -1762,13 +1762,16 @@ cdef class World:
 
     def crowd_stats(self):
         """Crowd agents' figures: agents, arrived, closest_pair (over the sum
-        of radii), overlapping, relaxed_last_step, contact_iterations."""
+        of radii, every pair), overlapping, relaxed_last_step,
+        contact_iterations, wall_penetration (the deepest a body reaches into
+        a wall, over its radius) and in_walls (agents over 1 % of it)."""
         cdef shoal_crowd_stats_t s
         self._ready()
         self._check(shoal_world_crowd_stats(self._w, &s))
         return {"agents": s.agents, "arrived": s.arrived, "closest_pair": s.closest_pair,
                 "overlapping": s.overlapping, "relaxed_last_step": s.relaxed_last_step,
-                "contact_iterations": s.contact_iterations}
+                "contact_iterations": s.contact_iterations,
+                "wall_penetration": s.wall_penetration, "in_walls": s.in_walls}
 
     def _blocks_kept(self):
         """(blocks whose free was put off for an array, blocks waiting now):

@@ -141,6 +141,8 @@ cdef extern from "shoal/shoal.h" nogil:
         int32_t agents, arrived
         float closest_pair
         int32_t overlapping, relaxed_last_step, contact_iterations
+        float wall_penetration
+        int32_t in_walls
 
     const char* shoal_version()
     const char* shoal_status_string(shoal_status_t status)

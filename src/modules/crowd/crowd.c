@@ -1209,6 +1209,62 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
 
 /* ---- statistics ------------------------------------------------------------ */
 
+/* Statistics over every pair: each agent with a body in a cell of a grid
+ * of side twice the largest radius, sorted by cell; each crowd agent
+ * checks the agents of its cell and the cells round it. */
+typedef struct stat_item_t {
+    uint64_t key;
+    int32_t row;
+} stat_item_t;
+
+static int stat_item_cmp(const void* pa, const void* pb)
+{
+    const stat_item_t *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row;
+}
+
+static inline uint64_t stat_key(int64_t cx, int64_t cy, int64_t cz)
+{
+    uint64_t h = (uint64_t)cx * 0x9E3779B97F4A7C15ull ^ (uint64_t)cy * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)cz * 0x165667B19E3779F9ull;
+    return h ^ (h >> 29);
+}
+
+/* The space the statistics judge in: the world's torus when it wraps
+ * (read from the world, as there may be no grid before the first step). */
+typedef struct stat_space_t {
+    int wrap;
+    double origin[3], extent[3];
+} stat_space_t;
+
+/* The cell of coordinate v along axis ax; on a torus the cells tile the
+ * box (n of them, each at least `cell` wide). */
+static inline int64_t stat_cell(const stat_space_t* sp, float v, int ax, double cell, int64_t* n)
+{
+    if (sp->wrap) {
+        double e = sp->extent[ax], f = (double)v - sp->origin[ax];
+        f -= e * floor(f / e);
+        if (!(f >= 0.0 && f < e)) f = 0.0;
+        int64_t m = (int64_t)fmin(floor(e / cell), 1e9);
+        if (m < 1) m = 1;
+        *n = m;
+        int64_t c = (int64_t)(f / (e / (double)m));
+        return c >= m ? m - 1 : c;
+    }
+    *n = 0;
+    double c = floor((double)v / cell);
+    return isfinite(c) && fabs(c) < 1e15 ? (int64_t)c : 0;
+}
+
+/* The nearest image of offset d on a torus. */
+static inline float stat_image(const stat_space_t* sp, float d, int ax)
+{
+    if (!sp->wrap) return d;
+    double e = sp->extent[ax];
+    return (float)((double)d - e * nearbyint((double)d / e));
+}
+
 shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats_t* out)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
@@ -1216,38 +1272,133 @@ shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats
     if (w->in_step) return world_failc(w, SHOAL_ERR_BUSY, "crowd_stats: called from inside a step");
     const component_t* crowd = &w->comps[COMP_CROWD];
     const crowd_world_t* cw = crowd_data(w);
-    const grid_t* g = grid_data(w);
     const agent_view_t a = agent_view(w);
     const int three = w->dims == 3;
     const int32_t* agent_row = COMP_I(w, COMP_CROWD, COMP_ROW);
     const int32_t agents = w->agents.count;
-    memset(out, 0, sizeof *out);
-    out->agents = crowd->table.count;
-    out->closest_pair = INFINITY;
-    out->relaxed_last_step = (int32_t)cw->relaxed_last;
-    out->contact_iterations = contact_data(w)->iterations_last;
+    stat_space_t space = {.wrap = w->wrap != 0};
+    for (int ax = 0; ax < 3; ++ax) {
+        space.origin[ax] = w->bounds_min[ax];
+        space.extent[ax] = (double)w->bounds_max[ax] - w->bounds_min[ax];
+        if (ax < (three ? 3 : 2) && !(space.extent[ax] > 0.0)) space.wrap = 0;
+    }
+    const stat_space_t* sp = &space;
+    shoal_crowd_stats_t st;
+    memset(&st, 0, sizeof st);
+    st.agents = crowd->table.count;
+    st.closest_pair = INFINITY;
+    st.relaxed_last_step = (int32_t)cw->relaxed_last;
+    st.contact_iterations = contact_data(w)->iterations_last;
+    float rmax = 0.0f;
+    int32_t bodies = 0;
+    for (int32_t i = 0; i < agents; ++i)
+        if (a.radius[i] > 0.0f && isfinite(a.radius[i])) {
+            rmax = a.radius[i] > rmax ? a.radius[i] : rmax;
+            bodies++;
+        }
+    stat_item_t* items = NULL;
+    if (st.agents > 0 && bodies > 1) {
+        items = (stat_item_t*)mem_alloc(&w->alloc, (size_t)bodies * sizeof *items);
+        if (!items)
+            return world_failc(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd_stats: out of memory for %d agents",
+                               (int)bodies);
+    }
+    const double cell = 2.0 * (double)rmax;
+    int64_t n[3] = {0, 0, 0};
+    if (items) {
+        int32_t k = 0;
+        for (int32_t i = 0; i < agents; ++i) {
+            if (!(a.radius[i] > 0.0f && isfinite(a.radius[i]))) continue;
+            int64_t cx = stat_cell(sp, a.px[i], 0, cell, &n[0]), cy = stat_cell(sp, a.py[i], 1, cell, &n[1]),
+                    cz = three ? stat_cell(sp, a.pz[i], 2, cell, &n[2]) : 0;
+            items[k].key = stat_key(cx, cy, cz);
+            items[k++].row = i;
+        }
+        qsort(items, (size_t)bodies, sizeof *items, stat_item_cmp);
+    }
+    const wall_set_t* ws = walls_of(w);
+    const int walls_now = !three && ws->built_valid && ws->built == ws->version;
     for (int32_t r = 0; r < crowd->table.count; ++r) {
         int32_t i = agent_row[r];
         float ri = a.radius[i];
         float ex = a.target_x[i] - a.px[i], ey = a.target_y[i] - a.py[i],
               ez = three ? a.target_z[i] - a.pz[i] : 0.0f;
-        out->arrived += ex * ex + ey * ey + ez * ez <= ri * ri;
-        if (!g || g->count == 0 || !cw->near || r >= cw->capacity) continue;
+        st.arrived += ex * ex + ey * ey + ez * ez <= ri * ri;
         int over = 0;
-        const int32_t* near = cw->near + (size_t)r * CROWD_CONTACT_K;
-        for (int m = 0; m < CROWD_CONTACT_K && near[m] >= 0; ++m) {
-            if (near[m] >= g->count) continue;
-            int32_t j = g->order[near[m]];
-            if (j == i || j < 0 || j >= agents || !(a.radius[j] > 0.0f)) continue;
-            float d[3] = {a.px[j] - a.px[i], a.py[j] - a.py[i], three ? a.pz[j] - a.pz[i] : 0.0f};
-            if (g->wrap)
-                for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
-            float ratio = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (ri + a.radius[j]);
-            out->closest_pair = ratio < out->closest_pair ? ratio : out->closest_pair;
-            over |= ratio < 0.99f;
+        if (items) {
+            int64_t ci[3] = {stat_cell(sp, a.px[i], 0, cell, &n[0]), stat_cell(sp, a.py[i], 1, cell, &n[1]),
+                             three ? stat_cell(sp, a.pz[i], 2, cell, &n[2]) : 0};
+            const int zr = three ? 1 : 0;
+            /* the cells round it, each once (a wrapped axis of fewer than 3 cells repeats them) */
+            uint64_t done[27];
+            int done_n = 0;
+            for (int dz = -zr; dz <= zr; ++dz)
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx) {
+                        int64_t c[3] = {ci[0] + dx, ci[1] + dy, ci[2] + dz};
+                        for (int ax = 0; ax < 3; ++ax)
+                            if (n[ax] > 0) c[ax] = ((c[ax] % n[ax]) + n[ax]) % n[ax];
+                        uint64_t key = stat_key(c[0], c[1], c[2]);
+                        int seen = 0;
+                        for (int m = 0; m < done_n; ++m) seen |= done[m] == key;
+                        if (seen) continue;
+                        done[done_n++] = key;
+                        /* the first item of this key */
+                        int32_t lo = 0, hi = bodies;
+                        while (lo < hi) {
+                            int32_t mid = lo + (hi - lo) / 2;
+                            if (items[mid].key < key)
+                                lo = mid + 1;
+                            else
+                                hi = mid;
+                        }
+                        for (int32_t m = lo; m < bodies && items[m].key == key; ++m) {
+                            int32_t j = items[m].row;
+                            if (j == i) continue;
+                            float d[3] = {a.px[j] - a.px[i], a.py[j] - a.py[i],
+                                          three ? a.pz[j] - a.pz[i] : 0.0f};
+                            for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = stat_image(sp, d[ax], ax);
+                            float ratio = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (ri + a.radius[j]);
+                            st.closest_pair = ratio < st.closest_pair ? ratio : st.closest_pair;
+                            over |= ratio < 0.99f;
+                        }
+                    }
         }
-        out->overlapping += over;
+        st.overlapping += over;
+        /* walls: how deep the body is into the nearest segment in reach */
+        if (!three && ws->segments > 0 && ri > 0.0f) {
+            float deepest = 0.0f;
+            if (walls_now) {
+                wall_query_t q;
+                walls_query_begin(&q, ws, 0, a.px[i], a.py[i], ri);
+                for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
+                    float qx, qy;
+                    walls_nearest(ws->seg[s], a.px[i], a.py[i], &qx, &qy);
+                    float dist = hypotf(qx - a.px[i], qy - a.py[i]);
+                    if (dist < ri) deepest = fmaxf(deepest, (ri - dist) / ri);
+                }
+                walls_query_end(&q);
+            } else { /* walls changed since the last step: their points, segment by segment */
+                for (int32_t wi = 0; wi < ws->wall_high; ++wi) {
+                    const int32_t* f = ws->walls[wi];
+                    int32_t cnt = f[WF_COUNT], segs = f[WF_CLOSED] ? cnt : cnt - 1;
+                    for (int32_t k = 0; cnt > 1 && k < segs; ++k) {
+                        const float* p0 = ws->points[f[WF_FIRST] + k];
+                        const float* p1 = ws->points[f[WF_FIRST] + (k + 1) % cnt];
+                        const float sg[4] = {p0[0], p0[1], p1[0], p1[1]};
+                        float qx, qy;
+                        walls_nearest(sg, a.px[i], a.py[i], &qx, &qy);
+                        float dist = hypotf(qx - a.px[i], qy - a.py[i]);
+                        if (dist < ri) deepest = fmaxf(deepest, (ri - dist) / ri);
+                    }
+                }
+            }
+            st.wall_penetration = fmaxf(st.wall_penetration, deepest);
+            st.in_walls += deepest > 0.01f;
+        }
     }
+    if (items) mem_free(&w->alloc, items, (size_t)bodies * sizeof *items);
+    *out = st;
     return SHOAL_OK;
 }
 
