@@ -696,11 +696,13 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             sections++;
         } else if (!drop && memcmp(in + at, "COMP", 4) == 0 &&
                    ((in[at + 16] == 8 && version < 4) || (in[at + 16] == 7 && version < 5) ||
-                    (in[at + 16] == 5 && version < 6))) {
+                    (in[at + 16] == 5 && version < 6) || (in[at + 16] == 10 && version < 10))) {
             /* the crowd component without its last column (side_preference,
              * version 4), the planner component without its last column
              * (time_budget_ms, version 5), the directed-seek component
-             * without its last column (the final arc, version 6) */
+             * without its last column (the final arc, version 6), the nav
+             * component without its last column (the start delay, version
+             * 10) */
             uint32_t rows = (uint32_t)in[at + 20] | (uint32_t)in[at + 21] << 8 | (uint32_t)in[at + 22] << 16 |
                             (uint32_t)in[at + 23] << 24;
             size_t keep = whole - (size_t)rows * 4;
@@ -708,6 +710,15 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             uint32_t columns = ((uint32_t)in[at + 24] | (uint32_t)in[at + 25] << 8) - 1;
             out[to + 24] = (unsigned char)columns;
             out[to + 25] = (unsigned char)(columns >> 8);
+            uint64_t payload = keep - 16;
+            for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
+            to += keep;
+            sections++;
+        } else if (!drop && memcmp(in + at, "NAVI", 4) == 0 && version < 10) {
+            /* without its last word, the count of speed zones (version 10;
+             * the worlds here have none) */
+            size_t keep = whole - 4;
+            memmove(out + to, in + at, keep);
             uint64_t payload = keep - 16;
             for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
             to += keep;

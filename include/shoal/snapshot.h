@@ -41,8 +41,9 @@ extern "C" {
  * agents, versions 1 to 3 no contact component, versions 1 to 4 no planner
  * time budget, versions 1 to 5 no directed-seek tracking system, versions
  * 1 to 6 no generations of wall ids, versions 1 to 7 no navigation goals,
- * versions 1 to 8 no navigation meshes (docs/snapshot.md). */
-#define SHOAL_SNAPSHOT_VERSION 9
+ * versions 1 to 8 no navigation meshes, versions 1 to 9 no start delays
+ * or speed zones of navigation (docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 10
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or
