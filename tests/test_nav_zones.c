@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <shoal/scenario.h>
 #include <shoal/snapshot.h>
 
 #include "support.h"
@@ -402,4 +403,92 @@ Test(nav_zones, zones_count_in_the_grid_memory)
     cr_expect_neq(shoal_world_state_hash(w), h0, "a zone is state");
     step_n(w, 3, 0.05f);
     shoal_world_destroy(w);
+}
+
+/* ---- scenario files ---------------------------------------------------------- */
+
+static shoal_world_t* scenario_world(const char* json, shoal_scenario_t** out)
+{
+    shoal_error_t err;
+    shoal_scenario_t* s = NULL;
+    cr_assert_eq(shoal_scenario_load_string(json, strlen(json), "test.json", &s, &err), SHOAL_OK, "%s",
+                 err.message);
+    shoal_world_def_t def = shoal_scenario_world_def(s);
+    shoal_world_t* w = NULL;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_scenario_populate(s, w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    *out = s;
+    return w;
+}
+
+static void scenario_fails(const char* json, const char* expected)
+{
+    shoal_error_t err;
+    shoal_scenario_t* s = NULL;
+    cr_expect_eq(shoal_scenario_load_string(json, strlen(json), "test.json", &s, &err), SHOAL_ERR_PARSE, "%s",
+                 json);
+    cr_expect(strstr(err.message, expected) != NULL, "expected '%s' in: %s", expected, err.message);
+    shoal_scenario_destroy(s);
+}
+
+#define ROOM                                                                                                 \
+    "\"dimensions\": 2, \"walls\": [{\"points\": [[0, 0], [30, 0], [30, 20], [0, 20]], \"closed\": true}], "
+#define NAV_GOAL "\"goals\": [{\"name\": \"exit\", \"line\": [[29, 2], [29, 18]]}]"
+
+Test(nav_zones, scenario_start_delays_and_zones)
+{
+    const char* json =
+        "{" ROOM "\"nav\": {" NAV_GOAL ", \"zones\": [{\"polygon\": [[10, 0], [20, 0], [20, 20], "
+        "[10, 20]], \"speed_factor\": 0.5}]}, \"groups\": ["
+        "{\"count\": 40, \"spawn\": {\"shape\": \"box\", \"center\": [4.5, 10], \"size\": [7, 18], "
+        "\"min_spacing\": 0.6}, \"crowd\": {\"preset\": \"pedestrian\"}, \"behaviors\": "
+        "{\"navigate\": {\"weight\": 1}}, \"nav\": {\"goal\": \"exit\"}, \"distributions\": "
+        "{\"nav.start_delay\": {\"uniform\": [10, 100]}}},"
+        "{\"count\": 3, \"spawn\": {\"shape\": \"box\", \"center\": [1.5, 10], \"size\": [1, 18]}, "
+        "\"crowd\": {\"preset\": \"pedestrian\"}, \"behaviors\": {\"navigate\": {\"weight\": 1}}, "
+        "\"nav\": {\"goal\": \"exit\", \"start_delay\": 4.5}}]}";
+    shoal_scenario_t* s = NULL;
+    shoal_world_t* w = scenario_world(json, &s);
+    cr_expect_eq(shoal_world_nav_zone_count(w), 1);
+    shoal_agent_t ids[43];
+    uint32_t groups[43];
+    shoal_agent_batch_t b = {.ids = ids, .groups = groups};
+    int32_t n = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &b, 43, &n), SHOAL_OK);
+    cr_assert_eq(n, 43);
+    float lo = INFINITY, hi = -INFINITY;
+    for (int32_t i = 0; i < n; ++i) {
+        shoal_nav_agent_t st;
+        cr_assert_eq(shoal_agent_get_nav_state(w, ids[i], &st), SHOAL_OK);
+        if (groups[i] == 1) {
+            cr_expect_eq(st.delay, 4.5f);
+            continue;
+        }
+        cr_expect(st.delay >= 10.0f && st.delay <= 100.0f, "a drawn delay of %g s", (double)st.delay);
+        lo = fminf(lo, st.delay);
+        hi = fmaxf(hi, st.delay);
+    }
+    cr_expect(lo < 30.0f && hi > 80.0f, "the draws spread over [10, 100]: %g to %g", (double)lo, (double)hi);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+
+    scenario_fails("{" ROOM "\"nav\": {" NAV_GOAL ", \"zones\": [{\"polygon\": [[1, 1], [2, 1], [2, 2]], "
+                   "\"speed_factor\": 1.5}]}, \"groups\": []}",
+                   "nav.zones[0].speed_factor");
+    scenario_fails("{" ROOM "\"nav\": {" NAV_GOAL ", \"zones\": [{\"polygon\": [[1, 1], [2, 1], [3, 1]], "
+                   "\"speed_factor\": 0.5}]}, \"groups\": []}",
+                   "zero area");
+    scenario_fails("{" ROOM "\"nav\": {" NAV_GOAL ", \"zones\": [{\"polygon\": [[1, 1], [2, 1]], "
+                   "\"speed_factor\": 0.5}]}, \"groups\": []}",
+                   "nav.zones[0].polygon");
+    scenario_fails("{" ROOM "\"nav\": {" NAV_GOAL ", \"zones\": [{\"polygon\": [[1, 1], [2, 1], [2, 2]]}]}, "
+                   "\"groups\": []}",
+                   "speed_factor");
+    scenario_fails("{" ROOM "\"nav\": {" NAV_GOAL
+                   "}, \"groups\": [{\"count\": 1, \"behaviors\": {\"navigate\": {\"weight\": 1}}, "
+                   "\"nav\": {\"goal\": \"exit\", \"start_delay\": -1}}]}",
+                   "start_delay");
+    scenario_fails("{" ROOM "\"nav\": {" NAV_GOAL "}, \"groups\": [{\"count\": 1, \"distributions\": "
+                   "{\"nav.start_delay\": {\"uniform\": [1, 2]}}}]}",
+                   "does not navigate");
 }
