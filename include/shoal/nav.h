@@ -122,7 +122,8 @@ SHOAL_API int32_t shoal_world_nav_goal_count(const shoal_world_t* world);
  * one added last counts. An agent's factor is that of its cell (outside
  * the grid: of the zone containing it). Zones are state (hashed, saved);
  * a change rebuilds the grid's speed and solves every field again in the
- * next step. They take NAV 4 more bytes a cell while there are any. */
+ * next step. While there are any, the grid takes 4 bytes more a cell (its
+ * factors), counted against max_bytes. */
 #define SHOAL_NAV_ZONE_POINTS 16
 #define SHOAL_MAX_NAV_ZONES 1024
 #define SHOAL_NAV_ZONE_MAX_FACTOR 1.0f
