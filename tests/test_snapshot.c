@@ -839,6 +839,55 @@ Test(snapshot, version_3_crowd_loads_without_side_preference)
 
 /* A version-4 file of planner agents (no time_budget_ms column) loads with
  * no time budget; one with a time budget out of range is refused. */
+/* A version-9 file of navigating agents (no start delay column, no zones
+ * at the end of NAVI) loads with no delay and no zone: the world it was. */
+Test(snapshot, version_9_nav_loads_without_start_delays_or_zones)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_nav_goal_t g;
+    memset(&g, 0, sizeof g);
+    g.kind = SHOAL_NAV_POINT;
+    g.count = 1;
+    g.points[0][0] = 10.0f;
+    int32_t goal = -1;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &g, &goal), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int i = 0; i < 5; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+        d.position[1] = 1.0f * (float)i;
+        d.weights[SHOAL_BEHAVIOR_NAVIGATE] = 1.0f;
+        d.nav.goal = goal;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    unsigned char* buf = malloc(size);
+    unsigned char* old = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    size_t n = older_version(buf, size, 9, old);
+    cr_assert_eq(n, size - 4 - 5 * 4, "the version-9 file lacks the zone count and a column of 5 rows");
+    shoal_world_t* back = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &back, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
+    cr_expect_eq(shoal_world_nav_zone_count(back), 0);
+    shoal_agent_t id;
+    shoal_agent_batch_t b = {.ids = &id};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(back, &b, 1, &got), SHOAL_OK);
+    shoal_nav_agent_t st;
+    cr_assert_eq(shoal_agent_get_nav_state(back, id, &st), SHOAL_OK);
+    cr_expect_eq(st.delay, 0.0f);
+    cr_assert_eq(shoal_world_step(back, 0.05f), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    cr_expect_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
+    shoal_world_destroy(back);
+    free(buf);
+    free(old);
+    shoal_world_destroy(w);
+}
+
 Test(snapshot, version_4_planner_loads_without_time_budget)
 {
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
