@@ -15,8 +15,8 @@
  * agents.
  *
  * Fields are derived: solved again, on the library's workers (one goal a
- * worker), in the step after the walls, obstacles, goals or parameters
- * changed, never saved; the same bits for any thread count. The grid and
+ * worker), in the step after the walls, obstacles, goals, speed zones or
+ * parameters changed, never saved; the same bits for any thread count. The grid and
  * fields take NAV bytes per cell (shoal_nav_memory): 1 for the grid, 4 for
  * the speed near walls, 4 per goal; the solve 4 more a worker.
  *
