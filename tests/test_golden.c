@@ -183,6 +183,7 @@ SCENARIO_TEST(flock2d, "flock2d.json")
 SCENARIO_TEST(formation, "formation.json")
 SCENARIO_TEST(nav_journey, "nav_journey.json")
 SCENARIO_TEST(nav_u_wall, "nav_u_wall.json")
+SCENARIO_TEST(nav_zones, "nav_zones.json")
 SCENARIO_TEST(sphere3d, "sphere3d.json")
 SCENARIO_TEST(tiny, "tiny.json")
 
@@ -192,9 +193,10 @@ Test(golden, modules, .timeout = 600) { check("modules", modules_hash(1), module
  * golden hash when it lands. */
 Test(golden, every_scenario_is_pinned)
 {
-    static const char* const pinned[] = {
-        "behaviors.json", "convoy.json",      "default.json",    "fish3d.json",   "flock2d.json",
-        "formation.json", "nav_journey.json", "nav_u_wall.json", "sphere3d.json", "tiny.json"};
+    static const char* const pinned[] = {"behaviors.json",   "convoy.json",     "default.json",
+                                         "fish3d.json",      "flock2d.json",    "formation.json",
+                                         "nav_journey.json", "nav_u_wall.json", "nav_zones.json",
+                                         "sphere3d.json",    "tiny.json"};
     char dir_path[512];
     snprintf(dir_path, sizeof dir_path, "%s/scenarios", SHOAL_SOURCE_DIR);
     DIR* dir = opendir(dir_path);

@@ -697,11 +697,13 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             sections++;
         } else if (!drop && memcmp(in + at, "COMP", 4) == 0 &&
                    ((in[at + 16] == 8 && version < 4) || (in[at + 16] == 7 && version < 5) ||
-                    (in[at + 16] == 5 && version < 6))) {
+                    (in[at + 16] == 5 && version < 6) || (in[at + 16] == 10 && version < 10))) {
             /* the crowd component without its last column (side_preference,
              * version 4), the planner component without its last column
              * (time_budget_ms, version 5), the directed-seek component
-             * without its last column (the final arc, version 6) */
+             * without its last column (the final arc, version 6), the nav
+             * component without its last column (the start delay, version
+             * 10) */
             uint32_t rows = (uint32_t)in[at + 20] | (uint32_t)in[at + 21] << 8 | (uint32_t)in[at + 22] << 16 |
                             (uint32_t)in[at + 23] << 24;
             size_t keep = whole - (size_t)rows * 4;
@@ -709,6 +711,15 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             uint32_t columns = ((uint32_t)in[at + 24] | (uint32_t)in[at + 25] << 8) - 1;
             out[to + 24] = (unsigned char)columns;
             out[to + 25] = (unsigned char)(columns >> 8);
+            uint64_t payload = keep - 16;
+            for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
+            to += keep;
+            sections++;
+        } else if (!drop && memcmp(in + at, "NAVI", 4) == 0 && version < 10) {
+            /* without its last word, the count of speed zones (version 10;
+             * the worlds here have none) */
+            size_t keep = whole - 4;
+            memmove(out + to, in + at, keep);
             uint64_t payload = keep - 16;
             for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
             to += keep;
@@ -829,6 +840,56 @@ Test(snapshot, version_3_crowd_loads_without_side_preference)
 
 /* A version-4 file of planner agents (no time_budget_ms column) loads with
  * no time budget; one with a time budget out of range is refused. */
+/* A version-9 file of navigating agents (no start delay column, no zones
+ * at the end of NAVI) loads with no delay and no zone: the world it was. */
+Test(snapshot, version_9_nav_loads_without_start_delays_or_zones)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    shoal_nav_goal_t g;
+    memset(&g, 0, sizeof g);
+    g.kind = SHOAL_NAV_POINT;
+    g.count = 1;
+    g.points[0][0] = 10.0f;
+    int32_t goal = -1;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &g, &goal), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int i = 0; i < 5; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+        d.position[1] = 1.0f * (float)i;
+        d.weights[SHOAL_BEHAVIOR_NAVIGATE] = 1.0f;
+        d.nav.goal = goal;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    unsigned char* buf = malloc(size);
+    unsigned char* old = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    size_t n = older_version(buf, size, 9, old);
+    cr_assert_eq(n, size - 4 - 5 * 4 - 2 * (32 + 12),
+                 "the version-9 file lacks the zone count, a column of 5 rows and the two measurement systems");
+    shoal_world_t* back = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &back, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
+    cr_expect_eq(shoal_world_nav_zone_count(back), 0);
+    shoal_agent_t id;
+    shoal_agent_batch_t b = {.ids = &id};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(back, &b, 1, &got), SHOAL_OK);
+    shoal_nav_agent_t st;
+    cr_assert_eq(shoal_agent_get_nav_state(back, id, &st), SHOAL_OK);
+    cr_expect_eq(st.delay, 0.0f);
+    cr_assert_eq(shoal_world_step(back, 0.05f), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK);
+    cr_expect_eq(shoal_world_state_hash(back), shoal_world_state_hash(w));
+    shoal_world_destroy(back);
+    free(buf);
+    free(old);
+    shoal_world_destroy(w);
+}
+
 Test(snapshot, version_4_planner_loads_without_time_budget)
 {
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);

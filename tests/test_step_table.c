@@ -59,15 +59,17 @@ SCENARIO_CHECK(flock2d_writes_what_it_declares, "flock2d.json", 0)
 SCENARIO_CHECK(formation_writes_what_it_declares, "formation.json", 1)
 SCENARIO_CHECK(nav_journey_writes_what_it_declares, "nav_journey.json", 1)
 SCENARIO_CHECK(nav_u_wall_writes_what_it_declares, "nav_u_wall.json", 1)
+SCENARIO_CHECK(nav_zones_writes_what_it_declares, "nav_zones.json", 1)
 SCENARIO_CHECK(sphere3d_writes_what_it_declares, "sphere3d.json", 1)
 SCENARIO_CHECK(tiny_writes_what_it_declares, "tiny.json", 1)
 
 /* Every file in scenarios/ has a test above. */
 Test(step_table, every_scenario_is_checked)
 {
-    static const char* const checked[] = {
-        "behaviors.json", "convoy.json",      "default.json",    "fish3d.json",   "flock2d.json",
-        "formation.json", "nav_journey.json", "nav_u_wall.json", "sphere3d.json", "tiny.json"};
+    static const char* const checked[] = {"behaviors.json",   "convoy.json",     "default.json",
+                                          "fish3d.json",      "flock2d.json",    "formation.json",
+                                          "nav_journey.json", "nav_u_wall.json", "nav_zones.json",
+                                          "sphere3d.json",    "tiny.json"};
     char dir[512];
     snprintf(dir, sizeof dir, "%s/scenarios", SHOAL_SOURCE_DIR);
     DIR* d = opendir(dir);

@@ -15,8 +15,8 @@
  * agents.
  *
  * Fields are derived: solved again, on the library's workers (one goal a
- * worker), in the step after the walls, obstacles, goals or parameters
- * changed, never saved; the same bits for any thread count. The grid and
+ * worker), in the step after the walls, obstacles, goals, speed zones or
+ * parameters changed, never saved; the same bits for any thread count. The grid and
  * fields take NAV bytes per cell (shoal_nav_memory): 1 for the grid, 4 for
  * the speed near walls, 4 per goal; the solve 4 more a worker.
  *
@@ -111,6 +111,44 @@ SHOAL_API shoal_status_t shoal_world_remove_nav_goal(shoal_world_t* world, int32
 /* Goals now in the world (removed ones not counted). */
 SHOAL_API int32_t shoal_world_nav_goal_count(const shoal_world_t* world);
 
+/* ---- speed zones -----------------------------------------------------------
+ *
+ * A zone is a polygon where walking is slower (stairs, a slow floor): a
+ * navigating agent's desired speed there is multiplied by the
+ * zone's speed_factor, and the fields count the time to cross it so
+ * (the grid's speed at its cells, which falls near walls, times the
+ * factor), so that routes prefer the faster floors. A cell belongs to a
+ * zone when its center lies inside the polygon; where zones overlap, the
+ * one added last counts. An agent's factor is that of its cell (outside
+ * the grid: of the zone containing it). Zones are state (hashed, saved);
+ * a change rebuilds the grid's speed and solves every field again in the
+ * next step. While there are any, the grid takes 4 bytes more a cell (its
+ * factors), counted against max_bytes. */
+#define SHOAL_NAV_ZONE_POINTS 16
+#define SHOAL_MAX_NAV_ZONES 1024
+#define SHOAL_NAV_ZONE_MAX_FACTOR 1.0f
+
+typedef struct shoal_nav_zone_t {
+    int32_t count;      /* points used, 3 to SHOAL_NAV_ZONE_POINTS */
+    float speed_factor; /* in (0, 1]: 0.5 halves the speed (of a crowd agent: its preferred
+                         * speed, else its max speed). Default (shoal_nav_zone_default) 1 */
+    float points[SHOAL_NAV_ZONE_POINTS][2]; /* m: the polygon, either winding */
+} shoal_nav_zone_t;
+
+SHOAL_API shoal_nav_zone_t shoal_nav_zone_default(void);
+/* Add a zone; *out_id (optional) its id: 0, 1, 2, ... in the order added,
+ * never reused. Refused (world unchanged, INVALID_ARGUMENT naming the
+ * field): a 3D world, a count out of range, points not finite or beyond
+ * 1e18 m, a polygon of zero area, a speed_factor not in (0, 1] (NaN
+ * included); CAPACITY past SHOAL_MAX_NAV_ZONES zones added, or when the
+ * grid and fields would take more than max_bytes. */
+SHOAL_API shoal_status_t shoal_world_add_nav_zone(shoal_world_t* world, const shoal_nav_zone_t* zone,
+                                                  int32_t* out_id);
+/* Remove a zone (NOT_FOUND for an id that is not a live zone). */
+SHOAL_API shoal_status_t shoal_world_remove_nav_zone(shoal_world_t* world, int32_t id);
+/* Zones now in the world (removed ones not counted). */
+SHOAL_API int32_t shoal_world_nav_zone_count(const shoal_world_t* world);
+
 /* NAVIGATE: an agent's part (weights[SHOAL_BEHAVIOR_NAVIGATE] turns it
  * on). Its desired velocity gets weight * v * d, with d the unit direction
  * down the goal's field at the agent's position and v its max speed,
@@ -123,6 +161,11 @@ typedef struct shoal_nav_t {
     float arrive_distance; /* m, >= 0: arrived within this of the goal along its field. Default 0.3 */
     int32_t journey;       /* a journey of this world (shoal_world_add_journey), which then gives
                             * the goal stage by stage (`goal` is not used); -1: none. Default -1 */
+    float start_delay;     /* s, >= 0: the premovement time. The agent stands (its NAVIGATE term is
+                            * 0) this long after it is added, or after shoal_agent_set_nav gives it
+                            * again ("stand this much longer from now"); it still avoids and is
+                            * pushed by others. A definition read back (shoal_agent_get_def) holds
+                            * the seconds left. Default 0 */
 } shoal_nav_t;
 
 SHOAL_API shoal_nav_t shoal_nav_default(void);
@@ -223,6 +266,7 @@ typedef struct shoal_nav_agent_t {
     int32_t status;  /* 0 moving, 1 arrived, 2 no way, 3 off the grid, 4 in a wall's clearance */
     float remaining; /* travel time (m at unit speed) left to the goal; INFINITY unknown */
     float waited;    /* s waited at the stage's goal so far */
+    float delay;     /* s it still stands before it starts (shoal_nav_t.start_delay); 0 once walking */
 } shoal_nav_agent_t;
 
 /* NOT_FOUND for an agent that does not navigate (no NAVIGATE weight). */

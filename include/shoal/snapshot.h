@@ -42,7 +42,8 @@ extern "C" {
  * time budget, versions 1 to 5 no directed-seek tracking system, versions
  * 1 to 6 no generations of wall ids, versions 1 to 7 no navigation goals,
  * versions 1 to 8 no navigation meshes, versions 1 to 9 no measurement
- * systems listed (docs/snapshot.md). */
+ * systems listed, no start delays and no speed zones of navigation
+ * (docs/snapshot.md). */
 #define SHOAL_SNAPSHOT_VERSION 10
 
 /* Save `world` to `path`, atomically: the destination then holds either its

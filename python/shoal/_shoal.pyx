@@ -160,7 +160,7 @@ _SECTIONS = {
     "avoid": ("lookahead_time", "gain", "tangential"),
     "crowd": ("neighbor_distance", "max_neighbors", "time_horizon", "time_horizon_walls",
               "responsibility", "preferred_speed", "time_gap", "side_preference"),
-    "nav": ("goal", "journey", "arrive_distance"),
+    "nav": ("goal", "journey", "arrive_distance", "start_delay"),
     "navmesh": ("goal", "arrive_distance"),
 }
 _SCALARS = ("arrive_gain", "depart_gain", "contacts")
@@ -212,6 +212,7 @@ cdef int _set_field(shoal_agent_def_t* d, str section, str field, double v) exce
         if field == "goal": d.nav.goal = _int_field(section, field, v)
         elif field == "journey": d.nav.journey = _int_field(section, field, v)
         elif field == "arrive_distance": d.nav.arrive_distance = <float>v
+        elif field == "start_delay": d.nav.start_delay = <float>v
     elif section == "navmesh":
         if field == "goal.x": d.navmesh.goal[0] = <float>v
         elif field == "goal.y": d.navmesh.goal[1] = <float>v
@@ -704,8 +705,9 @@ cdef class World:
         (groups and user_values integers in their range). behaviors: {name:
         weight}; vehicle, control, neighbors, wander, avoid, crowd, nav: dicts
         of the library's fields (docs/scenarios.md; nav: goal, an id from
-        add_nav_goal, or journey, an id from add_journey, and
-        arrive_distance, read with the "navigate" weight). navmesh: goal, a
+        add_nav_goal, or journey, an id from add_journey, arrive_distance,
+        and start_delay, the seconds each stands before it starts, read
+        with the "navigate" weight). navmesh: goal, a
         point (x, y) for all or an (N, 2) array, one per agent, and
         arrive_distance, read with the "navmesh" weight.
         Every number may be one value for all or an array of N (agents
@@ -1284,6 +1286,49 @@ cdef class World:
         self._ready()
         return shoal_world_nav_goal_count(self._w)
 
+    def add_nav_zone(self, polygon, speed_factor):
+        """Add a speed zone (stairs, a slow floor); returns its id (0, 1, 2,
+        ... in the order added, never reused). polygon: 3 to 16 points
+        [(x, y), ...] (a numpy array is taken); speed_factor in (0, 1]: a
+        navigating agent's desired speed inside is multiplied by it, and the
+        fields count its cells as slower, so that routes go round it when
+        that is quicker (docs/nav.md). Refused with the world unchanged: a
+        3D world, points not finite, a polygon of zero area, a factor out of
+        range."""
+        expected = f"a polygon of 3 to {SHOAL_NAV_ZONE_POINTS} points, shape (K, 2)"
+        a = _array("add_nav_zone: polygon", polygon, np.float32, expected)
+        if a.ndim != 2 or a.shape[1] != 2 or not 3 <= a.shape[0] <= SHOAL_NAV_ZONE_POINTS:
+            raise InvalidArgumentError(f"add_nav_zone: polygon: expected {expected}, got shape {a.shape}")
+        cdef shoal_nav_zone_t z = shoal_nav_zone_default()
+        z.count = <int32_t>a.shape[0]
+        z.speed_factor = <float>_real("add_nav_zone: speed_factor", speed_factor)
+        for k in range(a.shape[0]):
+            z.points[k][0] = a[k, 0]
+            z.points[k][1] = a[k, 1]
+        cdef int32_t zid = -1
+        self._enter()
+        try:
+            self._check(shoal_world_add_nav_zone(self._w, &z, &zid))
+        finally:
+            self._busy = 0
+        return zid
+
+    def remove_nav_zone(self, zone):
+        """Remove a speed zone (NotFoundError for an id that is not a live
+        zone)."""
+        cdef int32_t zid = _int("remove_nav_zone: zone", zone, -2147483648, 2147483647)
+        self._enter()
+        try:
+            self._check(shoal_world_remove_nav_zone(self._w, zid))
+        finally:
+            self._busy = 0
+
+    @property
+    def nav_zone_count(self):
+        """Speed zones in the world (removed ones not counted)."""
+        self._ready()
+        return shoal_world_nav_zone_count(self._w)
+
     def nav_update(self):
         """Build the grid and solve every field that is out of date, as the
         next step would: to read fields before the first step, or to pay for
@@ -1703,8 +1748,10 @@ cdef class World:
         journey's stage's on a journey), stage (int32: its journey's stage,
         -1 without one), status (int32: 0 moving, 1 arrived, 2 no way, 3 off
         the grid, 4 in a wall's clearance), remaining (float32: travel time,
-        m at unit speed, left to the goal; inf unknown) and waited (float32:
-        seconds waited at the stage's goal). StaleHandleError for a handle
+        m at unit speed, left to the goal; inf unknown), waited (float32:
+        seconds waited at the stage's goal) and delay (float32: seconds it
+        still stands before it starts, nav={"start_delay": ...}; 0 once
+        walking). StaleHandleError for a handle
         that is not live (an agent that left through an exit among them),
         NotFoundError for an agent that does not navigate."""
         ids = _handles("handles", handles)
@@ -1714,6 +1761,7 @@ cdef class World:
         status = np.empty(n, dtype=np.int32)
         remaining = np.empty(n, dtype=np.float32)
         waited = np.empty(n, dtype=np.float32)
+        delay = np.empty(n, dtype=np.float32)
         cdef const shoal_agent_t* p = <const shoal_agent_t*>_ptr(ids)
         cdef shoal_nav_agent_t a
         cdef shoal_status_t st
@@ -1728,9 +1776,11 @@ cdef class World:
                 status[i] = a.status
                 remaining[i] = a.remaining
                 waited[i] = a.waited
+                delay[i] = a.delay
         finally:
             self._busy = 0
-        return {"goal": goal, "stage": stage, "status": status, "remaining": remaining, "waited": waited}
+        return {"goal": goal, "stage": stage, "status": status, "remaining": remaining, "waited": waited,
+                "delay": delay}
 
     # -- statistics ----------------------------------------------------------
 

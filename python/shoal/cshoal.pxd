@@ -71,6 +71,7 @@ cdef extern from "shoal/shoal.h" nogil:
         int32_t goal
         float arrive_distance
         int32_t journey
+        float start_delay
     ctypedef struct shoal_navmesh_t:
         float goal[2]
         float arrive_distance
@@ -218,6 +219,18 @@ cdef extern from "shoal/nav.h" nogil:
     shoal_status_t shoal_world_remove_nav_goal(shoal_world_t* w, int32_t id)
     int32_t shoal_world_nav_goal_count(const shoal_world_t* w)
 
+    enum:
+        SHOAL_NAV_ZONE_POINTS
+        SHOAL_MAX_NAV_ZONES
+    ctypedef struct shoal_nav_zone_t:
+        int32_t count
+        float speed_factor
+        float points[16][2]
+    shoal_nav_zone_t shoal_nav_zone_default()
+    shoal_status_t shoal_world_add_nav_zone(shoal_world_t* w, const shoal_nav_zone_t* zone, int32_t* out_id)
+    shoal_status_t shoal_world_remove_nav_zone(shoal_world_t* w, int32_t id)
+    int32_t shoal_world_nav_zone_count(const shoal_world_t* w)
+
     shoal_nav_t shoal_nav_default()
     shoal_status_t shoal_agent_set_nav(shoal_world_t* w, shoal_agent_t id, const shoal_nav_t* nav)
 
@@ -244,7 +257,7 @@ cdef extern from "shoal/nav.h" nogil:
     int32_t shoal_world_journey_count(const shoal_world_t* w)
     ctypedef struct shoal_nav_agent_t:
         int32_t goal, stage, status
-        float remaining, waited
+        float remaining, waited, delay
     shoal_status_t shoal_agent_get_nav_state(const shoal_world_t* w, shoal_agent_t id, shoal_nav_agent_t* out)
 
     ctypedef struct shoal_nav_grid_info_t:

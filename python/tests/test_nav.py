@@ -319,7 +319,7 @@ def test_a_journey_waits_in_a_lobby_then_splits_by_round_robin():
     w, ids, (lobby, north, south), j = journey_world()
     assert j == 0 and w.journey_count == 1
     s = w.nav_state(ids)
-    assert set(s) == {"goal", "stage", "status", "remaining", "waited"}
+    assert set(s) == {"goal", "stage", "status", "remaining", "waited", "delay"}
     assert s["goal"].dtype == np.int32 and s["remaining"].dtype == np.float32
     assert (s["stage"] == 0).all() and (s["goal"] == lobby).all() and (s["waited"] == 0).all()
     waited = np.zeros(len(ids), dtype=np.float32)
@@ -404,3 +404,68 @@ def test_bad_journey_agents_and_nav_state_reads_are_refused():
     s = w.nav_state(walker)
     assert s["stage"][0] == 0 and s["goal"][0] == g
     assert w.nav_state(np.zeros(0, dtype=np.uint64))["goal"].shape == (0,)
+
+
+def test_start_delays_hold_walkers_and_count_down():
+    w = shoal.World(threads=1, seed=2)
+    w.add_wall([(0, 0), (20, 0), (20, 10), (0, 10)], closed=True)
+    goal = w.add_nav_goal(line=((18, 1), (18, 9)))
+    start = np.array([[2.0, 2.0], [2.0, 4.0], [2.0, 6.0]])
+    ids = w.add_agents(start, crowd="pedestrian", behaviors={"navigate": 1.0},
+                       nav={"goal": goal, "start_delay": np.array([0.0, 1.0, 5.0])})
+    st = w.nav_state(ids)
+    assert st["delay"].tolist() == [0.0, 1.0, 5.0]
+    w.step(40, dt=0.05)  # 2 s
+    xy = w.positions[w.rows(ids)]
+    assert xy[0, 0] > 3.0 and xy[1, 0] > 2.5  # walking
+    assert abs(xy[2, 0] - 2.0) < 0.01  # still standing
+    st = w.nav_state(ids)
+    assert st["delay"][0] == 0.0 and st["delay"][1] == 0.0
+    assert abs(st["delay"][2] - 3.0) < 1e-3
+    with pytest.raises(shoal.InvalidArgumentError, match="nav.start_delay"):
+        w.add_agents([[3, 3]], crowd="pedestrian", behaviors={"navigate": 1.0},
+                     nav={"goal": goal, "start_delay": -1.0})
+    assert len(w) == 3
+
+
+def test_a_slow_zone_slows_walkers_and_bends_the_field():
+    def corridor(zone):
+        w = shoal.World(threads=1)
+        w.add_wall([(0, 0), (30, 0), (30, 3), (0, 3)], closed=True)
+        goal = w.add_nav_goal(line=((28, 0.3), (28, 2.7)))
+        if zone:
+            assert w.add_nav_zone([(10, 0), (20, 0), (20, 3), (10, 3)], 0.5) == 0
+            assert w.nav_zone_count == 1
+        w.add_agents([[2, 1.5]], crowd="pedestrian", behaviors={"navigate": 1.0}, nav={"goal": goal})
+        for step in range(1, 2000):
+            w.step(1, dt=0.05)
+            if w.nav_stats()["arrived"] == 1:
+                return step * 0.05
+        raise AssertionError("did not arrive")
+    t0, t1 = corridor(False), corridor(True)
+    assert abs(t1 - (t0 + 10 / 1.34)) < 0.03 * t1, (t0, t1)
+
+
+def test_bad_zones_are_refused_with_the_world_unchanged():
+    w = shoal.World(threads=1)
+    h = w.state_hash
+    square = [(1, 1), (2, 1), (2, 2), (1, 2)]
+    for factor, text in ((0.0, "speed_factor"), (1.5, "speed_factor"), (float("nan"), "speed_factor")):
+        with pytest.raises(shoal.InvalidArgumentError, match=text):
+            w.add_nav_zone(square, factor)
+    with pytest.raises(shoal.InvalidArgumentError, match="zero area"):
+        w.add_nav_zone([(1, 1), (2, 1), (3, 1)], 0.5)
+    with pytest.raises(shoal.InvalidArgumentError, match="shape"):
+        w.add_nav_zone([(1, 1), (2, 1)], 0.5)
+    with pytest.raises(shoal.InvalidTypeError):
+        w.add_nav_zone(square, "slow")
+    with pytest.raises(shoal.NotFoundError):
+        w.remove_nav_zone(0)
+    assert w.nav_zone_count == 0 and w.state_hash == h
+    z = w.add_nav_zone(square, 0.5)
+    assert w.state_hash != h
+    w.remove_nav_zone(z)
+    assert w.nav_zone_count == 0
+    w3 = shoal.World(dimensions=3)
+    with pytest.raises(shoal.InvalidArgumentError, match="2D"):
+        w3.add_nav_zone(square, 0.5)

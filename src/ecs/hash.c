@@ -58,6 +58,7 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
                 memcpy(&v, (const char*)comp->table.columns[c] + (size_t)r * 4, 4);
                 uint8_t f = column_flags(mod, c);
                 if (f & COLUMN_NOT_STATE) continue;
+                if ((f & COLUMN_HASH_NONZERO) && v == 0) continue;
                 if (f & COLUMN_HANDLE_TAG) v &= 0xffffu;
                 h = absorb(h, v);
             }

@@ -44,6 +44,9 @@ enum column_flag {
                                      * checks, but the module's write_row writes it: what it
                                      * writes depends on the value it replaces (a new route
                                      * restarts the route's cursor) */
+    COLUMN_HASH_NONZERO = 1u << 5,  /* state hashed only where its bits are not 0: a column
+                                     * appended later (a countdown that is 0 for most rows)
+                                     * leaves the hash of rows where it is 0 as it was */
 };
 
 /* What a column holds. A stored handle is two columns: the AGENT_INDEX1

@@ -40,12 +40,13 @@ static const char* const ROOT_KEYS[] = {"name",   "dimensions", "seed",  "dt",  
 static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size", "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const WALL_KEYS[] = {"points", "closed"};
-static const char* const NAV_KEYS[] = {"cell",    "clearance", "wall_distance",  "wall_speed",       "bounds",
-                                       "margin",  "max_bytes", "density_weight", "density_interval", "goals",
-                                       "journeys"};
+static const char* const NAV_KEYS[] = {
+    "cell",      "clearance",      "wall_distance",    "wall_speed", "bounds",   "margin",
+    "max_bytes", "density_weight", "density_interval", "goals",      "journeys", "zones"};
 static const char* const NAVMESH_KEYS[] = {
     "cell", "agent_radius", "bounds", "margin", "replans_per_step", "replan_interval", "off_path_distance"};
 static const char* const NAV_GOAL_KEYS[] = {"name", "point", "line", "area", "exit"};
+static const char* const NAV_ZONE_KEYS[] = {"polygon", "speed_factor"};
 static const char* const JOURNEY_KEYS[] = {"name", "stages"};
 static const char* const STAGE_KEYS[] = {"name", "goal", "wait", "then"};
 static const char* const TRANSITION_KEYS[] = {"fixed", "round_robin", "quickest"};
@@ -494,6 +495,7 @@ static shoal_status_t get_bounds(parser_t* p, const cJSON* v, const char* all_ze
 }
 
 static shoal_status_t parse_nav_goals(parser_t* p, const cJSON* v, shoal_scenario_t* s);
+static shoal_status_t parse_nav_zones(parser_t* p, const cJSON* v, shoal_scenario_t* s);
 static shoal_status_t parse_journeys(parser_t* p, const cJSON* v, shoal_scenario_t* s);
 
 /* "nav": the navigation grid (shoal_nav_params_t, every key optional with
@@ -528,7 +530,59 @@ static shoal_status_t parse_nav(parser_t* p, const cJSON* v, shoal_scenario_t* s
     n->density_interval = (int32_t)interval;
 
     TRY(parse_nav_goals(p, v, s));
+    TRY(parse_nav_zones(p, v, s));
     return parse_journeys(p, v, s);
+}
+
+/* A speed zone: {"polygon": [[x, y], ...] (3 to SHOAL_NAV_ZONE_POINTS),
+ * "speed_factor": in (0, 1]}. */
+static shoal_status_t parse_nav_zone(parser_t* p, const cJSON* v, shoal_nav_zone_t* z)
+{
+    char a[32];
+    TRY(parser_check_object(p, v, NAV_ZONE_KEYS, COUNT_OF(NAV_ZONE_KEYS)));
+    const cJSON* polygon = MEMBER(v, "polygon");
+    if (polygon == NULL) return parser_missing(p, "polygon", "(the zone's points [[x, y], ...])");
+    if (MEMBER(v, "speed_factor") == NULL) return parser_missing(p, "speed_factor", "(in (0, 1])");
+    shoal_nav_goal_t pts; /* the goals' reader of points */
+    memset(&pts, 0, sizeof pts);
+    TRY(read_goal_points(p, polygon, "polygon", 3, SHOAL_NAV_ZONE_POINTS, &pts));
+    pts.kind = SHOAL_NAV_AREA;
+    if (!(fabs(polygon_area2(&pts)) > 0.0))
+        return parser_fail(p, "polygon", "the polygon has zero area: its points lie on one line");
+    *z = shoal_nav_zone_default();
+    z->count = pts.count;
+    memcpy(z->points, pts.points, (size_t)pts.count * sizeof z->points[0]);
+    TRY(parser_get_float(p, v, "speed_factor", 0.0, 1, &z->speed_factor));
+    if (z->speed_factor > 1.0f)
+        return parser_fail(p, "speed_factor", "must be in (0, 1], got %s",
+                           json_format_number(a, z->speed_factor));
+    return SHOAL_OK;
+}
+
+/* "zones": the array of speed zones, in file order. */
+static shoal_status_t parse_nav_zones(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    const cJSON* zones = MEMBER(v, "zones");
+    if (zones == NULL) return SHOAL_OK;
+    if (!cJSON_IsArray(zones))
+        return parser_fail(p, "zones", "expected an array of objects, got %s", parser_type_name(zones));
+    int count = cJSON_GetArraySize(zones);
+    if (count > SHOAL_MAX_NAV_ZONES)
+        return parser_fail(p, "zones", "holds %d zones, above the limit of %d", count, SHOAL_MAX_NAV_ZONES);
+    if (count > 0 && (s->nav_zones = calloc((size_t)count, sizeof *s->nav_zones)) == NULL)
+        return parser_out_of_memory(p);
+    size_t old = parser_push(p, "zones", 0);
+    const cJSON* e = NULL;
+    shoal_status_t st = SHOAL_OK;
+    cJSON_ArrayForEach(e, zones)
+    {
+        size_t at = parser_push(p, NULL, s->nav_zone_count);
+        st = parse_nav_zone(p, e, &s->nav_zones[s->nav_zone_count++]);
+        parser_pop(p, at);
+        if (st != SHOAL_OK) break;
+    }
+    parser_pop(p, old);
+    return st;
 }
 
 /* "goals": the array of goals, in file order. */
@@ -1049,6 +1103,7 @@ void shoal_scenario_destroy(shoal_scenario_t* scenario)
     free(scenario->walls);
     for (int32_t i = 0; i < scenario->nav_goal_count; i++) free(scenario->nav_goals[i].name);
     free(scenario->nav_goals);
+    free(scenario->nav_zones);
     for (int32_t i = 0; i < scenario->journey_count; i++) {
         free(scenario->journeys[i].name);
         for (int k = 0; k < SHOAL_JOURNEY_STAGES; k++) free(scenario->journeys[i].stage_names[k]);

@@ -49,7 +49,7 @@ static const char* const PLANNER_KEYS[] = {
     "speed",    "radius",   "goal",     "point",     "target",        "avoid_collisions",
     "strategy", "discount", "optimism", "max_depth", "min_depth",     "max_expansions",
     "k_skip",   "n_v",      "collapse", "damping",   "time_budget_ms"};
-static const char* const NAV_KEYS[] = {"goal", "journey", "arrive_distance"};
+static const char* const NAV_KEYS[] = {"goal", "journey", "arrive_distance", "start_delay"};
 static const char* const NAVMESH_KEYS[] = {"goal", "arrive_distance"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
@@ -491,7 +491,8 @@ static shoal_status_t parse_formation(parser_t* p, const cJSON* v, group_t* g)
 }
 
 /* Navigation (shoal_nav_t): {"goal": a name or an index of the top-level
- * nav.goals, or "journey": one of nav.journeys, and "arrive_distance"}. */
+ * nav.goals, or "journey": one of nav.journeys, "arrive_distance" and
+ * "start_delay"}. */
 static shoal_status_t parse_nav(parser_t* p, const cJSON* v, group_t* g)
 {
     char shown[64];
@@ -543,6 +544,7 @@ static shoal_status_t parse_nav(parser_t* p, const cJSON* v, group_t* g)
         free(names);
         TRY(st);
     }
+    TRY(parser_get_float(p, v, "start_delay", 0.0, 0, &g->nav.start_delay));
     return parser_get_float(p, v, "arrive_distance", 0.0, 0, &g->nav.arrive_distance);
 }
 

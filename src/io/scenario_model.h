@@ -19,7 +19,7 @@ enum { SHAPE_POINT, SHAPE_DISC, SHAPE_RING, SHAPE_BOX, SHAPE_POLYGON };
 enum { PLACE_RANDOM, PLACE_LATTICE, PLACE_SQUARE_LATTICE };
 /* The fields a group's "distributions" may draw per agent, as in
  * DISTRIBUTION_FIELDS (scenario_spawn.c); the index is the draw's counter. */
-enum { DIST_PREFERRED_SPEED, DIST_TIME_GAP, DIST_RADIUS, DIST_MAX_SPEED, DIST_FIELDS };
+enum { DIST_PREFERRED_SPEED, DIST_TIME_GAP, DIST_RADIUS, DIST_MAX_SPEED, DIST_START_DELAY, DIST_FIELDS };
 enum { DIST_NONE, DIST_NORMAL, DIST_UNIFORM, DIST_TABLE };
 #define SPAWN_MAX_POLYGON 64
 #define DIST_MAX_TABLE 64
@@ -149,6 +149,9 @@ struct shoal_scenario_t {
     shoal_nav_params_t nav;
     nav_goal_t* nav_goals;
     journey_t* journeys;
+    /* "nav.zones": the speed zones, added by populate after the goals */
+    shoal_nav_zone_t* nav_zones;
+    int32_t nav_zone_count;
     /* "navmesh": the mesh's parameters, set on the world only when
      * has_navmesh */
     int32_t has_navmesh;
@@ -192,6 +195,9 @@ int spawn_needs_plan(const struct shoal_scenario_t* s);
  * to the agent's max_speed). */
 void spawn_agent_values(const struct shoal_scenario_t* s, int32_t gi, int32_t index, shoal_vehicle_t* vehicle,
                         shoal_crowd_t* crowd);
+/* Agent `index` of group `gi`'s nav.start_delay: the group's, or drawn
+ * from its "nav.start_delay" distribution. */
+void spawn_agent_start_delay(const struct shoal_scenario_t* s, int32_t gi, int32_t index, shoal_nav_t* nav);
 /* Positions (x, y; 2 doubles an agent, scenario order) of the groups that
  * need a plan, filled into xy, where the other groups' agents already are.
  * Scratch from `alloc` (an allocator_t). On failure, a message in msg. */

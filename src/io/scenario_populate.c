@@ -154,6 +154,8 @@ static shoal_status_t add_nav(const shoal_scenario_t* scenario, shoal_world_t* w
     if (scenario->has_nav) status = shoal_world_set_nav(world, &scenario->nav);
     for (int32_t i = 0; i < scenario->nav_goal_count && status == SHOAL_OK; i++)
         status = shoal_world_add_nav_goal(world, &scenario->nav_goals[i].goal, &added->nav_goals[i]);
+    for (int32_t i = 0; i < scenario->nav_zone_count && status == SHOAL_OK; i++)
+        status = shoal_world_add_nav_zone(world, &scenario->nav_zones[i], NULL);
     for (int32_t i = 0; i < scenario->journey_count && status == SHOAL_OK; i++) {
         shoal_journey_t j = scenario->journeys[i].journey;
         for (int32_t k = 0; k < j.count; k++) j.stages[k].goal = added->nav_goals[j.stages[k].goal];
@@ -243,6 +245,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
                     def.follow.leader = i == 0 ? ref_handle(scenario, added->agents, g->first_leader)
                                                : added->agents[added->agent_count - 1];
                 spawn_agent_values(scenario, gi, i, &def.vehicle, &def.crowd);
+                spawn_agent_start_delay(scenario, gi, i, &def.nav);
                 place_agent(scenario, g, key, plan != NULL ? plan + 2 * key : NULL, &def);
                 status = shoal_agent_add(world, &def, &added->agents[added->agent_count]);
                 added->agent_count += status == SHOAL_OK;

@@ -42,7 +42,7 @@
 
 static const char* const PLACEMENT_NAMES[] = {"random", "lattice", "square_lattice"};
 static const char* const DISTRIBUTION_FIELDS[] = {"crowd.preferred_speed", "crowd.time_gap", "vehicle.radius",
-                                                  "vehicle.max_speed"};
+                                                  "vehicle.max_speed", "nav.start_delay"};
 static const char* const DISTRIBUTION_KEYS[] = {"normal", "uniform", "table", "min", "max"};
 static const char* const NORMAL_KEYS[] = {"mean", "sd"};
 
@@ -399,6 +399,9 @@ shoal_status_t spawn_parse_distributions(parser_t* p, const cJSON* v, group_t* g
         if (e == NULL) continue;
         if ((f == DIST_PREFERRED_SPEED || f == DIST_TIME_GAP) && !g->crowd.enabled)
             return parser_fail(p, DISTRIBUTION_FIELDS[f], "the group has no \"crowd\" object to draw it for");
+        if (f == DIST_START_DELAY && !(g->weights[SHOAL_BEHAVIOR_NAVIGATE] > 0.0f))
+            return parser_fail(p, DISTRIBUTION_FIELDS[f],
+                               "the group does not navigate (no \"navigate\" weight) to draw it for");
         size_t at = parser_push(p, DISTRIBUTION_FIELDS[f], 0);
         shoal_status_t st = parse_distribution(p, e, &g->distributions[f]);
         parser_pop(p, at);
@@ -428,15 +431,24 @@ void spawn_agent_values(const shoal_scenario_t* s, int32_t gi, int32_t index, sh
     *vehicle = g->vehicle;
     *crowd = g->crowd;
     if (!g->has_distributions) return;
-    float* fields[DIST_FIELDS] = {&crowd->preferred_speed, &crowd->time_gap, &vehicle->radius,
-                                  &vehicle->max_speed};
-    for (int f = 0; f < DIST_FIELDS; f++)
+    float* fields[DIST_START_DELAY] = {&crowd->preferred_speed, &crowd->time_gap, &vehicle->radius,
+                                       &vehicle->max_speed};
+    for (int f = 0; f < DIST_START_DELAY; f++)
         if (g->distributions[f].kind != DIST_NONE)
             *fields[f] = (float)dist_draw(&g->distributions[f], s->seed, agent_key(gi, index), (uint32_t)f);
     /* Only where one of them is drawn: a group's own values stay as given. */
     int drawn = g->distributions[DIST_PREFERRED_SPEED].kind != DIST_NONE ||
                 g->distributions[DIST_MAX_SPEED].kind != DIST_NONE;
     if (drawn && crowd->preferred_speed > vehicle->max_speed) crowd->preferred_speed = vehicle->max_speed;
+}
+
+void spawn_agent_start_delay(const shoal_scenario_t* s, int32_t gi, int32_t index, shoal_nav_t* nav)
+{
+    const group_t* g = &s->groups[gi];
+    nav->start_delay = g->nav.start_delay;
+    const distribution_t* d = &g->distributions[DIST_START_DELAY];
+    if (d->kind != DIST_NONE)
+        nav->start_delay = (float)dist_draw(d, s->seed, agent_key(gi, index), (uint32_t)DIST_START_DELAY);
 }
 
 /* ---- The plan ---- */

@@ -1,6 +1,7 @@
 /* The nav module (shoal/nav.h, nav.h): goals, the walkable grid and a
  * travel-time field per goal; the navigate behavior that follows them; its
- * part of the state hash and its snapshot section NAVI (format version 8).
+ * part of the state hash and its snapshot section NAVI (format version 8;
+ * speed zones and start delays since version 10).
  *
  * Decisions:
  * - Goals and the grid's parameters are state (hashed, saved); the grid,
@@ -32,6 +33,7 @@
 
 #include "modules/nav/nav.h"
 #include "modules/nav/nav_field.h"
+#include "modules/crowd/crowd.h"
 #include "modules/obstacles/obstacles.h"
 #include "modules/walls/walls.h"
 #include "ecs/columns.h"
@@ -40,7 +42,7 @@
 
 /* A goal's seeded band, in cells. */
 #define NAV_SEED_CELLS 2.5f
-#define NAV_SNAPSHOT_VERSION 8
+#define NAV_SNAPSHOT_VERSION 8 /* zones and start delays since 10 */
 
 shoal_nav_params_t shoal_nav_params_default(void)
 {
@@ -58,7 +60,7 @@ shoal_nav_params_t shoal_nav_params_default(void)
 
 shoal_nav_t shoal_nav_default(void)
 {
-    shoal_nav_t n = {.goal = -1, .arrive_distance = 0.3f, .journey = -1};
+    shoal_nav_t n = {.goal = -1, .arrive_distance = 0.3f, .journey = -1, .start_delay = 0.0f};
     return n;
 }
 
@@ -70,14 +72,27 @@ static float seg_dist(const float a[2], const float b[2], float x, float y)
     return sqrtf(nav_segment_dist2(s, x, y));
 }
 
-static int polygon_contains(const shoal_nav_goal_t* g, float x, float y)
+static int points_contain(const float (*pts)[2], int32_t count, float x, float y)
 {
     int in = 0;
-    for (int32_t i = 0, j = g->count - 1; i < g->count; j = i++) {
-        const float *a = g->points[i], *b = g->points[j];
+    for (int32_t i = 0, j = count - 1; i < count; j = i++) {
+        const float *a = pts[i], *b = pts[j];
         if ((a[1] > y) != (b[1] > y) && x < (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1]) + a[0]) in = !in;
     }
     return in;
+}
+
+static int polygon_contains(const shoal_nav_goal_t* g, float x, float y)
+{
+    return points_contain((const float(*)[2])g->points, g->count, x, y);
+}
+
+static double points_area(const float (*pts)[2], int32_t count)
+{
+    double a = 0.0;
+    for (int32_t i = 0, j = count - 1; i < count; j = i++)
+        a += (double)pts[j][0] * pts[i][1] - (double)pts[i][0] * pts[j][1];
+    return 0.5 * fabs(a);
 }
 
 /* Distance from (x, y) to the goal (0 inside an area). */
@@ -126,10 +141,7 @@ static void goal_nearest(const shoal_nav_goal_t* g, float x, float y, float* qx,
 
 static double polygon_area(const shoal_nav_goal_t* g)
 {
-    double a = 0.0;
-    for (int32_t i = 0, j = g->count - 1; i < g->count; j = i++)
-        a += (double)g->points[j][0] * g->points[i][1] - (double)g->points[i][0] * g->points[j][1];
-    return 0.5 * fabs(a);
+    return points_area((const float(*)[2])g->points, g->count);
 }
 
 static const char* kind_name(int32_t kind)
@@ -160,12 +172,14 @@ static void box_add(nav_box_t* b, double x, double y, double r)
 }
 
 /* Bytes of the grid (1 a cell), the speed (4), the density and the
- * congested speed (8, with congestion), the fields of `goals` goals (4
- * each) and the solves' scratch (4 a worker solving). */
-static double nav_bytes(double cells, int32_t goals, int32_t threads, int dynamic)
+ * congested speed (8, with congestion), the zones' factors (4, with
+ * zones), the fields of `goals` goals (4 each) and the solves' scratch (4
+ * a worker solving). */
+static double nav_bytes(double cells, int32_t goals, int32_t threads, int dynamic, int zones)
 {
     int32_t solving = goals < threads ? goals : threads;
-    return cells * (1.0 + 4.0 + (dynamic ? 8.0 : 0.0) + 4.0 * goals + 4.0 * (solving > 0 ? solving : 1));
+    return cells * (1.0 + 4.0 + (dynamic ? 8.0 : 0.0) + (zones ? 4.0 : 0.0) + 4.0 * goals +
+                    4.0 * (solving > 0 ? solving : 1));
 }
 
 /* The grid's extent for these parameters, walls, obstacles and goals (and
@@ -211,7 +225,8 @@ static nav_box_t nav_box(const world_t* w, const shoal_nav_params_t* p, const sh
     double nx = ceil((b.x1 - b.x0) / p->cell), ny = ceil((b.y1 - b.y0) / p->cell);
     if (!(nx >= 1.0)) nx = 1.0;
     if (!(ny >= 1.0)) ny = 1.0;
-    b.bytes = nav_bytes(nx * ny, goals, w->thread_count > 0 ? w->thread_count : 1, p->density_weight > 0.0f);
+    b.bytes = nav_bytes(nx * ny, goals, w->thread_count > 0 ? w->thread_count : 1, p->density_weight > 0.0f,
+                        nav_of(w)->live_zones > 0);
     b.nx = nx < (double)INT32_MAX ? (int32_t)nx : INT32_MAX;
     b.ny = ny < (double)INT32_MAX ? (int32_t)ny : INT32_MAX;
     if (nx * ny > (double)INT32_MAX) b.bytes = INFINITY;
@@ -251,6 +266,8 @@ static void free_derived(world_t* w, nav_world_t* nw)
     mem_free(&w->alloc, nw->speed, cells * sizeof *nw->speed);
     mem_free(&w->alloc, nw->speed_dyn, cells * sizeof *nw->speed_dyn);
     mem_free(&w->alloc, nw->density, cells * sizeof *nw->density);
+    mem_free(&w->alloc, nw->zone_factor, cells * sizeof *nw->zone_factor);
+    nw->zone_factor = NULL;
     nw->speed = nw->speed_dyn = NULL;
     nw->density = NULL;
     nw->density_valid = 0;
@@ -345,7 +362,8 @@ static int nav_current(const world_t* w)
 {
     const nav_world_t* nw = nav_of(w);
     return nw->built_valid && nw->built_goals == nw->goals_version &&
-           nw->built_params == nw->params_version && nw->built_walls == walls_of(w)->version &&
+           nw->built_params == nw->params_version && nw->built_zones == nw->zones_version &&
+           nw->built_walls == walls_of(w)->version &&
            nw->built_obstacles == obstacles_of(w)->obstacle_version;
 }
 
@@ -355,14 +373,14 @@ static int geometry_current(const world_t* w, const nav_box_t* b)
 {
     const nav_world_t* nw = nav_of(w);
     return nw->grid.blocked != NULL && nw->built_params == nw->params_version &&
-           nw->built_walls == walls_of(w)->version &&
+           nw->built_zones == nw->zones_version && nw->built_walls == walls_of(w)->version &&
            nw->built_obstacles == obstacles_of(w)->obstacle_version && nw->grid.origin[0] == (float)b->x0 &&
            nw->grid.origin[1] == (float)b->y0 && nw->grid.nx == b->nx && nw->grid.ny == b->ny;
 }
 
 /* The grid, blocked by walls and static obstacles, and the speed near
  * walls. 0 on failure, with the message recorded. */
-static int build_grid(world_t* w, const char* where, const nav_box_t* b)
+static int build_grid_walls(world_t* w, const char* where, const nav_box_t* b)
 {
     nav_world_t* nw = nav_of(w);
     const shoal_nav_params_t* p = &nw->params;
@@ -447,6 +465,63 @@ static int build_grid(world_t* w, const char* where, const nav_box_t* b)
     return 1;
 }
 
+/* Each cell's zone factor (the zone added last whose polygon holds the
+ * cell's center; 1 in none), and the speed of the walkable cells times it. */
+static int apply_zones(world_t* w, nav_world_t* nw)
+{
+    if (nw->live_zones == 0) return 1;
+    const nav_grid_t* g = &nw->grid;
+    const size_t cells = (size_t)g->nx * (size_t)g->ny;
+    nw->zone_factor = mem_alloc(&w->alloc, cells * sizeof *nw->zone_factor);
+    if (!nw->zone_factor) return 0;
+    for (size_t c = 0; c < cells; ++c) nw->zone_factor[c] = 1.0f;
+    const float h = g->cell;
+    for (int32_t z = 0; z < nw->zone_high; ++z) {
+        const nav_zone_rec_t* zr = &nw->zones[z];
+        if (!zr->live) continue;
+        float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        for (int32_t k = 0; k < zr->def.count; ++k) {
+            x0 = fminf(x0, zr->def.points[k][0]);
+            y0 = fminf(y0, zr->def.points[k][1]);
+            x1 = fmaxf(x1, zr->def.points[k][0]);
+            y1 = fmaxf(y1, zr->def.points[k][1]);
+        }
+        double i0 = fmax(floor((x0 - g->origin[0]) / h), 0.0),
+               i1 = fmin(floor((x1 - g->origin[0]) / h), g->nx - 1.0);
+        double j0 = fmax(floor((y0 - g->origin[1]) / h), 0.0),
+               j1 = fmin(floor((y1 - g->origin[1]) / h), g->ny - 1.0);
+        if (!(i0 <= i1 && j0 <= j1)) continue;
+        for (int32_t j = (int32_t)j0; j <= (int32_t)j1; ++j)
+            for (int32_t i = (int32_t)i0; i <= (int32_t)i1; ++i) {
+                float x, y;
+                nav_grid_center(g, i, j, &x, &y);
+                if (points_contain((const float(*)[2])zr->def.points, zr->def.count, x, y))
+                    nw->zone_factor[j * g->nx + i] = zr->def.speed_factor;
+            }
+    }
+    for (size_t c = 0; c < cells; ++c)
+        if (!g->blocked[c]) nw->speed[c] *= nw->zone_factor[c];
+    return 1;
+}
+
+static int build_grid(world_t* w, const char* where, const nav_box_t* b)
+{
+    return build_grid_walls(w, where, b) && apply_zones(w, nav_of(w));
+}
+
+/* The speed factor at (x, y): its cell's, or outside the grid the zone's
+ * added last that contains it. */
+static float zone_factor_at(const nav_world_t* nw, int32_t cell, float x, float y)
+{
+    if (cell >= 0) return nw->zone_factor[cell];
+    float f = 1.0f;
+    for (int32_t z = 0; z < nw->zone_high; ++z)
+        if (nw->zones[z].live &&
+            points_contain((const float(*)[2])nw->zones[z].def.points, nw->zones[z].def.count, x, y))
+            f = nw->zones[z].def.speed_factor;
+    return f;
+}
+
 /* Bring the derived data up to date: the grid and speed when their
  * inputs changed (every field then unsolved), and the seeds and field
  * memory of every live goal that has none (unsolved). A failure records
@@ -470,6 +545,7 @@ static int nav_build(world_t* w, const char* where)
         free_derived(w, nw);
         if (!build_grid(w, where, &b)) goto fail;
         nw->built_params = nw->params_version;
+        nw->built_zones = nw->zones_version;
         nw->built_walls = walls_of(w)->version;
         nw->built_obstacles = obstacles_of(w)->obstacle_version;
     }
@@ -654,8 +730,15 @@ typedef struct navigate_ctx_t {
     const int32_t *agent_row, *goal, *journey, *stage;
     const float *weight, *arrive;
     int32_t* status;
-    float* remaining;
+    float *remaining, *delay;
+    float dt;
+    const component_t* crowd; /* the crowd agents' preferred speed, for zones */
+    const float* pref_speed;
 } navigate_ctx_t;
+
+/* A start delay's seconds left below this share of the step count as
+ * none: the float sum of the steps must not keep an agent one step more. */
+#define NAV_DELAY_SNAP 0.01f
 
 /* An agent deep in a wall's clearance, where no corner of its square of
  * cells is walkable (the field has no gradient there): the direction to
@@ -744,6 +827,13 @@ static void navigate_range(int32_t begin, int32_t end, int32_t worker, void* vct
             }
         }
         int32_t i = c->agent_row[r], gi = agent_goal(nw, c->goal[r], c->journey[r], c->stage[r]);
+        /* the start delay: the agent stands through the steps that begin
+         * with some of it left, and it counts down by the step */
+        const float wait = c->delay[r];
+        if (wait > 0.0f) {
+            float left = wait - c->dt;
+            c->delay[r] = left > NAV_DELAY_SNAP * c->dt ? left : 0.0f;
+        }
         c->status[r] = NAV_NO_WAY;
         c->remaining[r] = INFINITY;
         if (gi < 0 || gi >= nw->goal_high || !nw->goals[gi].live || !nw->goals[gi].solved) continue;
@@ -785,6 +875,7 @@ static void navigate_range(int32_t begin, int32_t end, int32_t worker, void* vct
         c->status[r] = status;
         c->remaining[r] = remaining;
         if (status == NAV_ARRIVED && kind == SHOAL_NAV_LINE) continue; /* on the line: done */
+        if (wait > 0.0f) continue;                                     /* standing: its status only */
         if (straight) {
             float qx, qy;
             goal_nearest(&g->def, x, y, &qx, &qy);
@@ -796,11 +887,19 @@ static void navigate_range(int32_t begin, int32_t end, int32_t worker, void* vct
         }
         /* a point and an area's middle are arrived at, slowing; a line is
          * crossed at speed */
-        float vmax = c->a.max_speed[i], speed = vmax;
+        float vmax = c->a.max_speed[i], factor = 1.0f;
+        if (nw->zone_factor) {
+            factor = zone_factor_at(nw, cell, x, y);
+            /* a crowd agent walks at its preferred speed where it has one:
+             * the zone scales that */
+            int32_t cr = factor != 1.0f ? component_row(c->crowd, table_slots(&c->w->agents)[i]) : -1;
+            if (cr >= 0 && c->pref_speed[cr] > 0.0f) vmax = fminf(vmax, c->pref_speed[cr]);
+        }
+        float speed = vmax;
         if (kind != SHOAL_NAV_LINE && isfinite(to_end))
             speed = braking_speed(c->a.arrive_gain[i] * to_end, to_end, 0.0f, vmax, c->a.max_force[i],
                                   c->a.mass[i]);
-        float k = c->weight[r] * speed;
+        float k = c->weight[r] * speed * factor;
         c->a.dx[i] += k * dir[0];
         c->a.dy[i] += k * dir[1];
     }
@@ -808,7 +907,6 @@ static void navigate_range(int32_t begin, int32_t end, int32_t worker, void* vct
 
 int64_t navigate_run(world_t* w, float dt, void* ctx)
 {
-    (void)dt;
     (void)ctx;
     const int k = COMP_NAV;
     int32_t count = w->comps[k].table.count;
@@ -822,7 +920,11 @@ int64_t navigate_run(world_t* w, float dt, void* ctx)
                         .weight = COMP_F(w, k, NV_WEIGHT),
                         .arrive = COMP_F(w, k, NV_ARRIVE_DISTANCE),
                         .status = COMP_I(w, k, NV_STATUS),
-                        .remaining = COMP_F(w, k, NV_REMAINING)};
+                        .remaining = COMP_F(w, k, NV_REMAINING),
+                        .delay = COMP_F(w, k, NV_DELAY),
+                        .dt = dt,
+                        .crowd = &w->comps[COMP_CROWD],
+                        .pref_speed = COMP_F(w, COMP_CROWD, CR_PREFERRED_SPEED)};
     par_for(w, count, 512, PAR_STATIC, navigate_range, &c);
     return count;
 }
@@ -1063,6 +1165,7 @@ shoal_status_t shoal_agent_get_nav_state(const shoal_world_t* w, shoal_agent_t i
     out->status = COMP_I(w, k, NV_STATUS)[r];
     out->remaining = COMP_F(w, k, NV_REMAINING)[r];
     out->waited = COMP_F(w, k, NV_WAITED)[r];
+    out->delay = COMP_F(w, k, NV_DELAY)[r];
     return SHOAL_OK;
 }
 
@@ -1089,6 +1192,11 @@ static const column_def_t nav_columns[NV_COUNT_] = {
                       .field = COLUMN_NO_FIELD,
                       .type = COLUMN_F32,
                       .flags = COLUMN_BITS | COLUMN_NOT_STATE},
+    [NV_DELAY] = {.name = "start_delay",
+                  .field = COLUMN_NO_FIELD,
+                  .type = COLUMN_F32,
+                  .flags = COLUMN_HASH_NONZERO,
+                  .since = 10},
 };
 
 /* The goal of a navigating agent: one of this world's (a removed one
@@ -1096,7 +1204,10 @@ static const column_def_t nav_columns[NV_COUNT_] = {
 static shoal_status_t nav_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
     shoal_status_t st = columns_check(w, d, where, nav_columns, NV_COUNT_);
-    if (st != SHOAL_OK || d->weights[SHOAL_BEHAVIOR_NAVIGATE] == 0.0f) return st;
+    if (st != SHOAL_OK) return st;
+    if (!def_check_min(w, where, "nav.start_delay", d->nav.start_delay, 0.0f, 0))
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    if (d->weights[SHOAL_BEHAVIOR_NAVIGATE] == 0.0f) return SHOAL_OK;
     if (w->dims != 2)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: weights[navigate]: navigation fields are 2D, this world is 3D", where);
@@ -1135,6 +1246,8 @@ static void nav_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agen
     /* a new journey starts at its first stage */
     int restart = fresh || COMP_I(w, COMP_NAV, NV_JOURNEY)[r] != d->nav.journey;
     columns_write(w, COMP_NAV, r, d, nav_columns, NV_COUNT_);
+    /* "stand this long from now", whatever was left */
+    COMP_F(w, COMP_NAV, NV_DELAY)[r] = d->nav.start_delay;
     if (restart) {
         COMP_I(w, COMP_NAV, NV_STAGE)[r] = 0;
         COMP_F(w, COMP_NAV, NV_WAITED)[r] = 0.0f;
@@ -1148,6 +1261,7 @@ static void nav_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_agen
 static void nav_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)
 {
     columns_read(w, COMP_NAV, r, d, nav_columns, NV_COUNT_);
+    d->nav.start_delay = COMP_F(w, COMP_NAV, NV_DELAY)[r];
 }
 
 static void edit_nav(shoal_agent_def_t* d, const void* a) { d->nav = *(const shoal_nav_t*)a; }
@@ -1346,6 +1460,105 @@ shoal_status_t shoal_world_remove_nav_goal(shoal_world_t* w, int32_t id)
 
 int32_t shoal_world_nav_goal_count(const shoal_world_t* w) { return w ? nav_of(w)->live_goals : 0; }
 
+/* ---- speed zones ------------------------------------------------------------ */
+
+shoal_nav_zone_t shoal_nav_zone_default(void)
+{
+    shoal_nav_zone_t z;
+    memset(&z, 0, sizeof z);
+    z.speed_factor = 1.0f;
+    return z;
+}
+
+static shoal_status_t check_zone(world_t* w, const char* where, const shoal_nav_zone_t* z)
+{
+    if (z->count < 3 || z->count > SHOAL_NAV_ZONE_POINTS)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: a zone's polygon has 3 to %d points, got count %d", where,
+                          SHOAL_NAV_ZONE_POINTS, (int)z->count);
+    for (int32_t k = 0; k < z->count; ++k) {
+        char field[32];
+        snprintf(field, sizeof field, "points[%d]", (int)k);
+        if (!def_check_coordinates(w, where, field, z->points[k], 2)) return SHOAL_ERR_INVALID_ARGUMENT;
+    }
+    if (!(points_area((const float(*)[2])z->points, z->count) > 0.0))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: the zone's polygon has zero area", where);
+    if (!(z->speed_factor > 0.0f && z->speed_factor <= SHOAL_NAV_ZONE_MAX_FACTOR))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT, "%s: speed_factor must be in (0, %g], got %g", where,
+                          (double)SHOAL_NAV_ZONE_MAX_FACTOR, (double)z->speed_factor);
+    return SHOAL_OK;
+}
+
+static int grow_zones(world_t* w, nav_world_t* nw, int32_t need)
+{
+    if (need <= nw->zone_capacity) return 1;
+    int32_t cap = nw->zone_capacity ? nw->zone_capacity : 4;
+    while (cap < need) cap *= 2;
+    if (cap > SHOAL_MAX_NAV_ZONES) cap = SHOAL_MAX_NAV_ZONES;
+    nav_zone_rec_t* z = mem_calloc(&w->alloc, (size_t)cap * sizeof *z);
+    if (!z) return 0;
+    if (nw->zone_high) memcpy(z, nw->zones, (size_t)nw->zone_high * sizeof *z);
+    mem_free(&w->alloc, nw->zones, (size_t)nw->zone_capacity * sizeof *z);
+    nw->zones = z;
+    nw->zone_capacity = cap;
+    return 1;
+}
+
+shoal_status_t shoal_world_add_nav_zone(shoal_world_t* w, const shoal_nav_zone_t* zone, int32_t* out_id)
+{
+    static const char* where = "world_add_nav_zone";
+    if (out_id) *out_id = -1;
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    REQUIRE_PTR(w, zone, where, "zone");
+    shoal_status_t st = nav_entry(w, where);
+    if (st == SHOAL_OK) st = check_zone(w, where, zone);
+    if (st != SHOAL_OK) return st;
+    nav_world_t* nw = nav_of(w);
+    if (nw->zone_high >= SHOAL_MAX_NAV_ZONES)
+        return world_fail(w, SHOAL_ERR_CAPACITY, "%s: %d zones were added, the most a world takes", where,
+                          SHOAL_MAX_NAV_ZONES);
+    if (nw->live_goals > 0 && nw->live_zones == 0) { /* the zones' factors now take memory too */
+        nw->live_zones = 1;
+        nav_box_t b = nav_box(w, &nw->params, NULL, nw->live_goals);
+        nw->live_zones = 0;
+        st = box_check(w, where, &nw->params, &b, nw->live_goals);
+        if (st != SHOAL_OK) return st;
+    }
+    if (!grow_zones(w, nw, nw->zone_high + 1))
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d zones", where,
+                          (int)nw->zone_high + 1);
+    int32_t id = nw->zone_high;
+    nav_zone_rec_t* zr = &nw->zones[id];
+    memset(zr, 0, sizeof *zr);
+    zr->def = *zone;
+    for (int32_t k = zone->count; k < SHOAL_NAV_ZONE_POINTS; ++k)
+        zr->def.points[k][0] = zr->def.points[k][1] = 0.0f;
+    zr->live = 1;
+    nw->zone_high++;
+    nw->live_zones++;
+    nw->zones_version++;
+    if (out_id) *out_id = id;
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_world_remove_nav_zone(shoal_world_t* w, int32_t id)
+{
+    static const char* where = "world_remove_nav_zone";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    shoal_status_t st = nav_entry(w, where);
+    if (st != SHOAL_OK) return st;
+    nav_world_t* nw = nav_of(w);
+    if (id < 0 || id >= nw->zone_high || !nw->zones[id].live)
+        return world_fail(w, SHOAL_ERR_NOT_FOUND, "%s: %d is not a live nav zone (%d added)", where, (int)id,
+                          (int)nw->zone_high);
+    nw->zones[id].live = 0;
+    nw->live_zones--;
+    nw->zones_version++;
+    return SHOAL_OK;
+}
+
+int32_t shoal_world_nav_zone_count(const shoal_world_t* w) { return w ? nav_of(w)->live_zones : 0; }
+
 shoal_status_t shoal_world_nav_update(shoal_world_t* w)
 {
     static const char* where = "world_nav_update";
@@ -1372,8 +1585,8 @@ shoal_status_t shoal_world_nav_grid(const shoal_world_t* w, shoal_nav_grid_info_
     out->nx = nw->grid.nx;
     out->ny = nw->grid.ny;
     out->blocked = nw->blocked;
-    out->bytes =
-        nav_bytes((double)nw->grid.nx * nw->grid.ny, nw->live_goals, 0, nw->params.density_weight > 0.0f);
+    out->bytes = nav_bytes((double)nw->grid.nx * nw->grid.ny, nw->live_goals, 0,
+                           nw->params.density_weight > 0.0f, nw->zone_factor != NULL);
     return SHOAL_OK;
 }
 
@@ -1461,17 +1674,20 @@ static void nav_release(world_t* w)
                  (size_t)nw->loaded_nx * nw->loaded_ny * sizeof *nw->loaded_density);
     mem_free(&w->alloc, nw->goals, (size_t)nw->goal_capacity * sizeof *nw->goals);
     mem_free(&w->alloc, nw->journeys, (size_t)nw->journey_capacity * sizeof *nw->journeys);
+    mem_free(&w->alloc, nw->zones, (size_t)nw->zone_capacity * sizeof *nw->zones);
     nav_sources_release(w);
     mem_free(&w->alloc, nw, sizeof *nw);
 }
 
 
-/* Nothing when no goal was ever added, so worlds without navigation hash
- * as before it existed; else the parameters and every goal slot. */
+/* Nothing when no goal, source or zone was ever added, so worlds without
+ * navigation hash as before it existed; else the parameters, every goal
+ * slot, and the zone slots when a zone was ever added (worlds without
+ * zones hash as before zones existed). */
 static uint64_t nav_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
 {
     const nav_world_t* nw = nav_of(w);
-    if (nw->goal_high == 0 && nw->source_count == 0) return h;
+    if (nw->goal_high == 0 && nw->source_count == 0 && nw->zone_high == 0) return h;
     const shoal_nav_params_t* p = &nw->params;
     h = absorb(h, 0x6e61760000000000ull | (uint32_t)nw->goal_high);
     h = absorb(h, f32_bits(p->cell) << 32 | f32_bits(p->clearance));
@@ -1504,6 +1720,15 @@ static uint64_t nav_hash(const world_t* w, uint64_t h, hash_absorb_fn* absorb)
         for (int32_t k = 0; k < gr->def.count; ++k)
             h = absorb(h, f32_bits(gr->def.points[k][0]) << 32 | f32_bits(gr->def.points[k][1]));
     }
+    if (nw->zone_high > 0) h = absorb(h, 0x7a6f6e6500000000ull | (uint32_t)nw->zone_high);
+    for (int32_t z = 0; z < nw->zone_high; ++z) {
+        const nav_zone_rec_t* zr = &nw->zones[z];
+        h = absorb(h, (uint64_t)(uint32_t)zr->live << 32 | (uint32_t)zr->def.count);
+        if (!zr->live) continue;
+        h = absorb(h, f32_bits(zr->def.speed_factor));
+        for (int32_t k = 0; k < zr->def.count; ++k)
+            h = absorb(h, f32_bits(zr->def.points[k][0]) << 32 | f32_bits(zr->def.points[k][1]));
+    }
     return nav_sources_hash(w, h, absorb);
 }
 
@@ -1515,6 +1740,8 @@ static void nav_mark(const world_t* w, int64_t note[WORLD_MARK_WORDS])
     note[2] = nw->journey_count;
     nw->marked_params = nw->params;
     nw->marked_sources = nw->source_count;
+    nw->marked_zone_high = nw->zone_high;
+    nw->marked_live_zones = nw->live_zones;
 }
 
 static void nav_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
@@ -1525,6 +1752,9 @@ static void nav_rollback(world_t* w, const int64_t note[WORLD_MARK_WORDS])
     nw->live_goals = (int32_t)note[1];
     nw->journey_count = (int32_t)note[2];
     nw->source_count = nw->marked_sources;
+    nw->zone_high = nw->marked_zone_high;
+    nw->live_zones = nw->marked_live_zones;
+    nw->zones_version++;
     nw->params = nw->marked_params;
     nw->params_version++;
     nw->goals_version++;
@@ -1582,10 +1812,23 @@ static void nav_save(const world_t* w, byte_writer_t* wr)
      * from the same one until the next update */
     int with = nw->density != NULL && nw->density_valid;
     bw_u32(wr, (uint32_t)with);
-    if (!with) return;
-    bw_i32(wr, nw->grid.nx);
-    bw_i32(wr, nw->grid.ny);
-    bw_words(wr, nw->density, nw->grid.nx * nw->grid.ny);
+    if (with) {
+        bw_i32(wr, nw->grid.nx);
+        bw_i32(wr, nw->grid.ny);
+        bw_words(wr, nw->density, nw->grid.nx * nw->grid.ny);
+    }
+    /* since version 10: the speed zones */
+    bw_u32(wr, (uint32_t)nw->zone_high);
+    for (int32_t z = 0; z < nw->zone_high; ++z) {
+        const nav_zone_rec_t* zr = &nw->zones[z];
+        bw_i32(wr, zr->live);
+        bw_i32(wr, zr->def.count);
+        bw_f32(wr, zr->def.speed_factor);
+        for (int32_t k = 0; k < zr->def.count; ++k) {
+            bw_f32(wr, zr->def.points[k][0]);
+            bw_f32(wr, zr->def.points[k][1]);
+        }
+    }
 }
 
 static int nav_load(world_t* w, byte_reader_t* rd)
@@ -1701,6 +1944,34 @@ static int nav_load(world_t* w, byte_reader_t* rd)
         }
         if (rd->failed) return 0;
     }
+    uint32_t zones = rd->version >= 10 ? br_u32(rd) : 0;
+    if (rd->failed) return 0;
+    if (!br_count(rd, zones, 12, SHOAL_MAX_NAV_ZONES, "nav zones")) return 0;
+    if (zones > 0 && w->dims != 2) return br_fail(rd, "%u nav zones in a 3D world: navigation is 2D", zones);
+    if (zones > 0 && !grow_zones(w, nw, (int32_t)zones))
+        return br_fail(rd, "out of memory for %u nav zones", zones);
+    int32_t live_zones = 0;
+    for (uint32_t z = 0; z < zones; ++z) {
+        nav_zone_rec_t* zr = &nw->zones[z];
+        memset(zr, 0, sizeof *zr);
+        zr->live = br_i32(rd);
+        zr->def.count = br_i32(rd);
+        zr->def.speed_factor = br_f32(rd);
+        if (rd->failed) return 0;
+        if ((zr->live != 0 && zr->live != 1) || zr->def.count < 3 || zr->def.count > SHOAL_NAV_ZONE_POINTS)
+            return br_fail(rd, "nav zone %u: live %d, count %d are not a zone's", z, (int)zr->live,
+                           (int)zr->def.count);
+        for (int32_t k = 0; k < zr->def.count; ++k) {
+            zr->def.points[k][0] = br_f32(rd);
+            zr->def.points[k][1] = br_f32(rd);
+        }
+        if (rd->failed) return 0;
+        if (check_zone(w, "nav", &zr->def) != SHOAL_OK) return br_fail(rd, "nav zone %u: %s", z, w->error);
+        live_zones += zr->live;
+    }
+    nw->zone_high = (int32_t)zones;
+    nw->live_zones = live_zones;
+    nw->zones_version++;
     nw->params = p;
     nw->goal_high = (int32_t)goals;
     nw->live_goals = live;
@@ -1717,7 +1988,11 @@ static int nav_check_loaded(const world_t* w, byte_reader_t* rd)
     const int32_t* g = COMP_I(w, COMP_NAV, NV_GOAL);
     const int32_t* j = COMP_I(w, COMP_NAV, NV_JOURNEY);
     const int32_t* stage = COMP_I(w, COMP_NAV, NV_STAGE);
+    const float* delay = COMP_F(w, COMP_NAV, NV_DELAY);
     for (int32_t r = 0; r < w->comps[COMP_NAV].table.count; ++r) {
+        if (!(delay[r] >= 0.0f && delay[r] <= DEF_MAX_MAGNITUDE))
+            return br_fail(rd, "nav row %d: start delay %g s left is not a value >= 0", (int)r,
+                           (double)delay[r]);
         if (j[r] >= nw->journey_count)
             return br_fail(rd, "nav row %d: journey %d is not one of the file's %d", (int)r, (int)j[r],
                            (int)nw->journey_count);

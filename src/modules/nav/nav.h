@@ -22,6 +22,9 @@ enum {
     NV_WAITED,    /* state: s waited at the stage's goal */
     NV_STATUS,    /* enum nav_status */
     NV_REMAINING, /* travel time (m at unit speed) left to the goal; INFINITY when unknown */
+    NV_DELAY,     /* state: s the agent still stands before it starts (nav.start_delay), counted
+                   * down by navigate; since snapshot version 10 (older files load 0), and hashed
+                   * only when not 0, so that rows without a delay hash as before it existed */
     NV_COUNT_
 };
 
@@ -61,8 +64,20 @@ typedef struct nav_source_rec_t {
     int64_t added, draws;
 } nav_source_rec_t;
 
+/* A speed zone, live or removed (ids are never reused). */
+typedef struct nav_zone_rec_t {
+    shoal_nav_zone_t def;
+    int32_t live;
+} nav_zone_rec_t;
+
 typedef struct nav_world_t {
     shoal_nav_params_t params;
+    nav_zone_rec_t* zones;
+    int32_t zone_high, zone_capacity, live_zones;
+    uint32_t zones_version, built_zones;
+    /* Derived with the grid while there are live zones: each cell's speed
+     * factor (1 outside every zone). */
+    float* zone_factor;
     nav_source_rec_t* sources;
     int32_t source_count, source_capacity;
     nav_journey_rec_t* journeys;
@@ -94,6 +109,7 @@ typedef struct nav_world_t {
     /* A rollback's parameters (mark). */
     shoal_nav_params_t marked_params;
     int32_t marked_sources;
+    int32_t marked_zone_high, marked_live_zones;
 } nav_world_t;
 
 /* A float's bits, for the state hash. */
