@@ -39,6 +39,7 @@
  * the stage, so any split over threads gives the same bits. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ecs/columns.h"
