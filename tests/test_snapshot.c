@@ -867,8 +867,9 @@ Test(snapshot, version_9_nav_loads_without_start_delays_or_zones)
     unsigned char* old = malloc(size);
     cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
     size_t n = older_version(buf, size, 9, old);
-    cr_assert_eq(n, size - 4 - 5 * 4 - 2 * (32 + 12),
-                 "the version-9 file lacks the zone count, a column of 5 rows and the two measurement systems");
+    cr_assert_eq(
+        n, size - 4 - 5 * 4 - 2 * (32 + 12),
+        "the version-9 file lacks the zone count, a column of 5 rows and the two measurement systems");
     shoal_world_t* back = NULL;
     shoal_error_t err;
     cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &back, &err), SHOAL_OK, "%s", err.message);
