@@ -130,6 +130,15 @@ static double rw_normal(uint64_t* s)
     return sqrt(-2.0 * log(u)) * cos(2.0 * RPI * v);
 }
 
+/* A free speed from Weidmann's data: N(1.34, 0.26) m/s cut at two
+ * deviations (0.82-1.86), the max speed above it. */
+static void rw_free_speed(uint64_t* s, shoal_agent_def_t* d)
+{
+    double v = 1.34 + 0.26 * fmax(-2.0, fmin(2.0, rw_normal(s)));
+    d->crowd.preferred_speed = (float)v;
+    d->vehicle.max_speed = fmaxf(d->vehicle.max_speed, (float)v * 1.2f);
+}
+
 /* Up to n centers in the box, drawn uniformly at random, none closer than
  * spacing to another (rejection, a bounded number of draws). Returns how
  * many it placed. */
@@ -1106,9 +1115,7 @@ static int test13(const rimea_opts_t* o, rimea_result_t* r)
         shoal_agent_t ids[N];
         for (int i = 0; ok && i < N; ++i) {
             shoal_agent_def_t d = rw_ped(xy[2 * i], xy[2 * i + 1], goal);
-            double v = 1.34 + 0.26 * fmax(-2.0, fmin(2.0, rw_normal(&s)));
-            d.crowd.preferred_speed = (float)v;
-            d.vehicle.max_speed = fmaxf(d.vehicle.max_speed, (float)v * 1.2f);
+            rw_free_speed(&s, &d);
             ok = rw_add(w, &d, &ids[i]);
         }
         double t = 0.0, door_s = 0.0, foot_s = 0.0, t_stairs = -1.0, mid[N];
@@ -1266,6 +1273,7 @@ static int test_bottleneck(const rimea_opts_t* o, rimea_result_t* r)
             shoal_agent_t ids[N];
             for (int i = 0; ok && i < N; ++i) {
                 shoal_agent_def_t d = rw_ped(xy[2 * i], xy[2 * i + 1], goal);
+                rw_free_speed(&s, &d);
                 ok = rw_add(w, &d, &ids[i]);
             }
             double when[N];
