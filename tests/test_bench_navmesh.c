@@ -50,8 +50,11 @@ static void check_side(const cJSON* root, const char* name, int agents, int step
     double over = json_number(s, "overlapping"), peak = json_number(s, "peak_overlapping");
     cr_expect(over >= 0 && over <= agents, "%s: overlapping %g", name, over);
     cr_expect_geq(peak, over, "%s", name);
-    cr_expect_gt(json_number(s, "closest_pair"), 0.0, "%s", name);
-    cr_expect_leq(json_number(s, "min_closest_pair"), json_number(s, "closest_pair"), "%s", name);
+    /* null: no pair within reach of the count (DetourCrowd's side counts
+     * pairs within two sums of radii) at the end */
+    const cJSON* cp = cJSON_GetObjectItemCaseSensitive(s, "closest_pair");
+    cr_expect(cJSON_IsNull(cp) || (cJSON_IsNumber(cp) && cp->valuedouble > 0.0), "%s: closest_pair", name);
+    if (cJSON_IsNumber(cp)) cr_expect_leq(json_number(s, "min_closest_pair"), cp->valuedouble, "%s", name);
 }
 
 Test(bench_navmesh, a_small_hall_is_stepped_by_shoal_and_by_detour_crowd)
@@ -68,7 +71,7 @@ Test(bench_navmesh, a_small_hall_is_stepped_by_shoal_and_by_detour_crowd)
     cr_expect_gt(json_number(root, "walls"), 4, "an inner wall across a 30 m hall");
     cr_expect_gt(json_number(root, "polygons"), 0);
     cr_expect_gt(json_number(root, "bake_seconds"), 0.0);
-    cr_expect_float_eq(json_number(root, "radius"), 0.2, 1e-6);
+    cr_expect_float_eq(json_number(root, "radius"), 0.21, 1e-6);
     cr_expect_float_eq(json_number(root, "preferred_speed"), 1.34, 1e-6);
     check_side(root, "shoal", 100, 50);
     check_side(root, "detour_crowd", 100, 50);

@@ -420,7 +420,7 @@ Test(crowd, side_preference_passes_on_the_right)
     shoal_agent_def_t d = shoal_agent_default_def();
     cr_assert_eq(shoal_crowd_preset("pedestrian", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 1.0f, "the pedestrian preset keeps right");
-    cr_expect_eq(d.crowd.time_gap, 1.2f, "and keeps a time gap of 1.2 s");
+    cr_expect_eq(d.crowd.time_gap, 1.1f, "and keeps a time gap of 1.1 s");
     cr_expect_eq(d.crowd.time_horizon_walls, 0.3f, "and brushes past walls (0.3 s)");
     cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
     cr_expect_eq(d.crowd.side_preference, 0.0f, "the rvo2 preset is ORCA alone");
@@ -638,8 +638,8 @@ Test(crowd, time_gap_slows_a_follower_only)
         float speed = hypotf(st.velocity[0], st.velocity[1]);
         if (oncoming)
             cr_expect_gt(speed, 1.1f, "case %d does not cap the speed: %.3f m/s", oncoming, (double)speed);
-        else /* free walk 0.9 - 0.85 x 0.4 = 0.56 m over 0.5 s: 1.12 m/s */
-            cr_expect(fabsf(speed - 1.12f) < 0.02f, "follower at %.3f m/s, expected 1.12", (double)speed);
+        else /* free walk 0.9 - 0.85 x 0.42 = 0.543 m over 0.5 s: 1.086 m/s */
+            cr_expect(fabsf(speed - 1.086f) < 0.02f, "follower at %.3f m/s, expected 1.086", (double)speed);
         shoal_world_destroy(w);
     }
 }

@@ -148,7 +148,7 @@ Test(scenario, default_json_is_a_plaza_of_crossing_crowds)
         shoal_agent_def_t d;
         cr_assert_eq(shoal_agent_get_def(w, a.ids[i], &d), SHOAL_OK);
         cr_expect_eq(d.crowd.enabled, 1);
-        cr_expect_eq(d.vehicle.radius, 0.2f, "the pedestrian preset");
+        cr_expect_eq(d.vehicle.radius, 0.21f, "the pedestrian preset");
         float dx = d.target[0] - d.position[0], dy = d.target[1] - d.position[1];
         cr_expect_eq(dx * dx + dy * dy, 150.0f * 150.0f, "each walks 150 m across");
     }

@@ -65,10 +65,10 @@ SHOAL_API shoal_crowd_t shoal_crowd_default(void);
 
 /* Fill a crowd agent's parameters (crowd.enabled = 1) and the vehicle
  * fields a crowd agent uses (radius, max_speed) from a named preset:
- * - "pedestrian": radius 0.2 m, preferred speed 1.34 m/s, max speed
+ * - "pedestrian": radius 0.21 m, preferred speed 1.34 m/s, max speed
  *   2 m/s, neighbors within 3 m (the 10 nearest), time horizons 2 s for
  *   agents and 0.3 s for obstacles and walls, reciprocal, a time gap of
- *   1.2 s, keeping right (side preference 1) (docs/crowds.md says why);
+ *   1.1 s, keeping right (side preference 1) (docs/crowds.md says why);
  * - "rvo2": the parameters of RVO2's Circle example (radius 1.5 m, max
  *   speed 2 m/s, preferred speed 1 m/s, neighbors within 15 m, the 10
  *   nearest, time horizons 10 s and 10 s), which `shoal bench crowd` runs.

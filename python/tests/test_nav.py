@@ -337,9 +337,9 @@ def test_a_journey_waits_in_a_lobby_then_splits_by_round_robin():
     assert (s["goal"] == np.where(s["stage"] == 1, north, south)).all()
     y = w.positions[w.rows(ids)][:, 1]
     assert ((y > 5.5) == (s["stage"] == 1)).all() and ((y < -5.5) == (s["stage"] == 2)).all()
-    # arrived inside the room; one pressed by later arrivals may stand a
-    # few centimeters past its edge, still arrived
-    assert (s["remaining"] < 0.25).all(), s["remaining"]
+    # arrived inside the room; one pressed by later arrivals may stand up
+    # to about a body's width past its edge, still arrived
+    assert (s["remaining"] < 0.5).all(), s["remaining"]
 
 
 def test_a_journey_to_an_exit_empties_the_world():

@@ -120,7 +120,7 @@ typedef struct crowd_preset {
 } crowd_preset_t;
 
 static const crowd_preset_t presets[] = {
-    {"pedestrian", {1, 3.0f, 10, 2.0f, 0.3f, 0.5f, 1.34f, 1.2f, 1.0f}, 0.2f, 2.0f},
+    {"pedestrian", {1, 3.0f, 10, 2.0f, 0.3f, 0.5f, 1.34f, 1.1f, 1.0f}, 0.21f, 2.0f},
     {"rvo2", {1, 15.0f, 10, 10.0f, 10.0f, 0.5f, 1.0f, 0.0f, 0.0f}, 1.5f, 2.0f},
 };
 
@@ -189,6 +189,7 @@ typedef struct orca_ctx {
     uint64_t seed_round, step;
     int32_t* near;            /* CROWD_CONTACT_K per crowd row, for the contact pass */
     const float* intent;      /* 2 per crowd row: what each wanted before orca (2D) */
+    const float* bold;        /* per crowd row: boldness (crowd_world_t) */
     int64_t* relaxed;         /* per worker */
     const int32_t* sorted_at; /* each agent row's sorted position (grid_positions) */
     float* hint;              /* per crowd row (crowd_world_t) */
@@ -252,10 +253,14 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     (void)worker;
     const orca_ctx_t* x = (const orca_ctx_t*)vctx;
     float* intent = (float*)x->intent;
+    float* bold = (float*)x->bold;
     for (int32_t r = begin; r < end; ++r) {
         int32_t i = x->c.agent_row[r];
         intent[2 * (size_t)r] = x->a.dx[i];
         intent[2 * (size_t)r + 1] = x->a.dy[i];
+        uint64_t h = (uint64_t)x->slots[i] * 0x9E3779B97F4A7C15ull;
+        h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull;
+        bold[r] = (float)(h >> 40) * (1.0f / 16777216.0f);
     }
 }
 
@@ -543,22 +548,37 @@ static inline void gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, con
  * between: a walker pressed from behind walks on, the one behind yields
  * (pedestrians look ahead: Helbing and Molnar, "Social force model for
  * pedestrian dynamics", 1995, weigh what is behind less). Crowd row cr < 0
- * (not a crowd agent): avoided in full, 1. */
+ * (not a crowd agent): avoided in full, 1.
+ *
+ * Who goes first: two walkers held up side by side before a door, each
+ * pressed on a jamb and neither ahead of the other, would split the
+ * avoidance evenly and creep at each other for seconds (a clog of the
+ * narrow door). People settle it at once: one goes, the other waits.
+ * Each walker has a boldness in [0, 1) drawn from its slot; the share
+ * moves by CROWD_BOLD x held x same x (the neighbor's boldness - its
+ * own), held from 0 at half the preferred speed or faster to 1 standing
+ * (walking freely nothing changes) and same from 0 for a neighbor that
+ * wants the opposite way (head-on pairs keep their lanes) to 2 for one
+ * that wants the agent's way. */
 #define CROWD_SEE_AHEAD 0.8f
+#define CROWD_BOLD 2.0f
+#define CROWD_BOLD_HEAD_ON 1.0f
 static inline float attention_share(const orca_ctx_t* x, int32_t cr, float dx, float dy, vec3 way,
-                                    float share)
+                                    float share, float mine, float held)
 {
     if (cr < 0) return 1.0f;
     const float* q = x->intent + 2 * (size_t)cr;
     float len = sqrtf(dx * dx + dy * dy), qlen = sqrtf(q[0] * q[0] + q[1] * q[1]);
     float cx = way.x * qlen + q[0], cy = way.y * qlen + q[1];
     float ahead = (dx * cx + dy * cy) / fmaxf(2.0f * len * qlen, 1e-6f);
-    return fminf(1.0f, share * (1.0f + CROWD_SEE_AHEAD * ahead));
+    float same = fmaxf(0.0f, (q[0] * way.x + q[1] * way.y) / fmaxf(qlen, 1e-6f) + CROWD_BOLD_HEAD_ON);
+    float s = share * (1.0f + CROWD_SEE_AHEAD * ahead + CROWD_BOLD * held * same * (x->bold[cr] - mine));
+    return fminf(1.0f, fmaxf(0.0f, s));
 }
 
 /* attention_share a lane of neighbors at a time: the same operations. */
 static inline lanef attention_share_lanes(const orca_ctx_t* x, lanei cr, lanef dx, lanef dy, vec3 way,
-                                          float share)
+                                          float share, float mine, float held)
 {
     const lanem crowd_j = lanei_nonneg(cr);
     const lanei at = lanei_max(cr, lanei_set1(0));
@@ -571,8 +591,17 @@ static inline lanef attention_share_lanes(const orca_ctx_t* x, lanei cr, lanef d
     const lanef cy = lane_add(lane_mul(lane_set1(way.y), qlen), qy);
     const lanef ahead = lane_div(lane_add(lane_mul(dx, cx), lane_mul(dy, cy)),
                                  lane_max(lane_mul(lane_mul(lane_set1(2.0f), len), qlen), lane_set1(1e-6f)));
-    const lanef s =
-        lane_min(one, lane_mul(lane_set1(share), lane_add(one, lane_mul(lane_set1(CROWD_SEE_AHEAD), ahead))));
+    const lanef same =
+        lane_max(lane_zero(),
+                 lane_add(lane_div(lane_add(lane_mul(qx, lane_set1(way.x)), lane_mul(qy, lane_set1(way.y))),
+                                   lane_max(qlen, lane_set1(1e-6f))),
+                          lane_set1(CROWD_BOLD_HEAD_ON)));
+    const lanef bold = lane_mul(lane_mul(lane_set1(CROWD_BOLD * held), same),
+                                lane_sub(lane_gather(x->bold, at), lane_set1(mine)));
+    const lanef s = lane_min(
+        one, lane_max(lane_zero(),
+                      lane_mul(lane_set1(share),
+                               lane_add(lane_add(one, lane_mul(lane_set1(CROWD_SEE_AHEAD), ahead)), bold))));
     return lane_select(crowd_j, s, one);
 }
 
@@ -930,6 +959,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
             if (!(share > 0.0f)) nb.count = 0; /* responsibility 0 ignores others */
             const int seen = !three && gap_time > 0.0f && speed > 0.0f;
+            /* how held up it is: 1 standing, 0 at half its preferred speed or faster */
+            const float held = seen ? fmaxf(0.0f, 1.0f - sqrtf(vec3_dot(vel, vel)) / (0.5f * speed)) : 0.0f;
             if (!three && x->scrow && !carried) {
                 /* 2D: each lane of neighbors' offsets, velocities, radii and
                  * shares gathered from the sorted arrays straight into
@@ -952,7 +983,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                         const lanef rad = lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k)));
                         const lanei cr = lanei_gather(x->scrow, k);
                         lanef s = lane_select(lanei_nonneg(cr), mine, whole);
-                        if (seen) s = attention_share_lanes(x, cr, d_x, d_y, way, share);
+                        if (seen) s = attention_share_lanes(x, cr, d_x, d_y, way, share, x->bold[r], held);
                         n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2,
                                               &lines[n]);
                     }
@@ -977,7 +1008,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     vec3 rv = {vel.x - g->svx[k], vel.y - g->svy[k], three ? vel.z - g->svz[k] : 0.0f};
                     int crowd_j = crow >= 0;
                     float s = crowd_j ? share : 1.0f;
-                    if (seen) s = attention_share(x, crow, d.x, d.y, way, share);
+                    if (seen) s = attention_share(x, crow, d.x, d.y, way, share, x->bold[r], held);
                     float rad =
                         CROWD_PLAN_RADIUS * (ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]));
                     bx[nn] = d.x, by[nn] = d.y, bz[nn] = d.z, bvx[nn] = rv.x, bvy[nn] = rv.y, bvz[nn] = rv.z;
@@ -1041,6 +1072,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         .step = w->step_count,
         .near = crowd_data(w)->near,
         .intent = crowd_data(w)->intent,
+        .bold = crowd_data(w)->bold,
         .relaxed = relaxed,
         .sorted_at = g ? grid_positions_par(w, grid_data(w)) : NULL,
         .hint = crowd_data(w)->hint,
@@ -1414,6 +1446,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
     int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
     float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
+    float* bold = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* clear = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     int32_t* list = (int32_t*)mem_alloc(&w->alloc, n * CROWD_LIST_MAX * sizeof(int32_t));
@@ -1422,10 +1455,11 @@ static int crowd_reserve(world_t* w, int32_t rows)
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
     float* prev = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float));
     float* start = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float)); /* x0, y0, z0 */
-    if (!near || !intent || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
+    if (!near || !intent || !bold || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
         !start) {
         mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
+        mem_free(&w->alloc, bold, n * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
         mem_free(&w->alloc, clear, n * sizeof(float));
         mem_free(&w->alloc, list, n * CROWD_LIST_MAX * sizeof(int32_t));
@@ -1445,6 +1479,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     for (size_t k = old; k < n; ++k) clear[k] = 0.0f;
     mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
+    mem_free(&w->alloc, cw->bold, old * sizeof(float));
     mem_free(&w->alloc, cw->hint, old * sizeof(float));
     mem_free(&w->alloc, cw->clear, old * sizeof(float));
     /* the lists and prev start over (orca_run drops them: the rows changed) */
@@ -1467,6 +1502,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     cw->z0 = start + 2 * n;
     cw->near = near;
     cw->intent = intent;
+    cw->bold = bold;
     cw->hint = hint;
     cw->clear = clear;
     cw->list = list;
@@ -1547,6 +1583,7 @@ static void crowd_release(world_t* w)
     size_t n = (size_t)cw->capacity;
     mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
+    mem_free(&w->alloc, cw->bold, n * sizeof(float));
     mem_free(&w->alloc, cw->hint, n * sizeof(float));
     mem_free(&w->alloc, cw->clear, n * sizeof(float));
     mem_free(&w->alloc, cw->list, n * CROWD_LIST_MAX * sizeof(int32_t));
