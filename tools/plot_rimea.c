@@ -195,10 +195,15 @@ static void fundamental(plot_t* p, const rimea_plot_data_t* d)
                                        .label = "fit 1/rho = a + b v, each seed"});
     points(p, &chart, sv, ss, n, plot_palette(7), PLOT_MARK_TRIANGLE, "single file: a ring and seed each");
     chart_name(p, &chart, "single file");
-    if (d->seeds == 1)
-        snprintf(buf, sizeof buf, "fit: a %.2f m, b %.2f s", a_lo, b_lo);
-    else
-        snprintf(buf, sizeof buf, "fits: a %.2f-%.2f m, b %.2f-%.2f s", a_lo, a_hi, b_lo, b_hi);
+    /* a range where the seeds' fits differ at the figures shown */
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%.2f", a_lo);
+    snprintf(buf, sizeof buf, "%.2f", a_hi);
+    if (strcmp(a, buf)) snprintf(a, sizeof a, "%.2f-%.2f", a_lo, a_hi);
+    snprintf(b, sizeof b, "%.2f", b_lo);
+    snprintf(buf, sizeof buf, "%.2f", b_hi);
+    if (strcmp(b, buf)) snprintf(b, sizeof b, "%.2f-%.2f", b_lo, b_hi);
+    snprintf(buf, sizeof buf, "%s: a %s m, b %s s", d->seeds == 1 ? "fit" : "fits", a, b);
     plot_chart_text(p, &chart, chart.xmin, chart.ymax, 8, 32, 0.0, buf);
 }
 
@@ -223,8 +228,8 @@ static void premovement(plot_t* p, const rimea_plot_data_t* d)
         }
     char sub[400];
     snprintf(sub, sizeof sub,
-             "10 walkers, premovement 10, 20, ..., 100 s; a start: the first step after which one walks "
-             "0.5 m/s or more; at worst %.2f s off%s",
+             "10 walkers, premovement 10, 20, ..., 100 s; started: the first step at 0.5 m/s or more; at "
+             "worst %.2f s off%s",
              worst, missing ? ", some never started" : "");
     note_seeds(sub, sizeof sub, d);
     plot_title(p, "RiMEA test 5: premovement time", sub);
