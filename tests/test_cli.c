@@ -26,6 +26,10 @@
 
 #include "cli_run.h"
 
+#if SHOAL_WITH_PLOT
+#include <cairo.h>
+#endif
+
 #define TINY SHOAL_SOURCE_DIR "/scenarios/tiny.json"
 
 static double max_system_calls(const cJSON* root)
@@ -1183,6 +1187,96 @@ Test(cli, validate_rimea_runs_the_guideline_tests, .timeout = 300)
     output_free(&r);
 }
 
+#if SHOAL_WITH_PLOT
+/* A PNG that cairo reads back at w x h px. */
+static void expect_png(const char* dir, const char* name, int w, int h)
+{
+    char path[320];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cairo_surface_t* s = cairo_image_surface_create_from_png(path);
+    cr_expect_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s: %s", path,
+                 cairo_status_to_string(cairo_surface_status(s)));
+    if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
+        cr_expect_eq(cairo_image_surface_get_width(s), w, "%s: width %d", path,
+                     cairo_image_surface_get_width(s));
+        cr_expect_eq(cairo_image_surface_get_height(s), h, "%s: height %d", path,
+                     cairo_image_surface_get_height(s));
+    }
+    cairo_surface_destroy(s);
+}
+
+/* shoal validate rimea --quick --plots DIR: DIR (and its parent) made, a
+ * PNG per picture in it at its size, where they went said after the tests'
+ * output (which --plots leaves as it was). */
+Test(cli, validate_rimea_plots_what_the_tests_measured, .timeout = 300)
+{
+    scratch_dir_t d = {0};
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", in_dir(&d, "made/plots"));
+    cli_output_t r;
+    run_cli((const char*[]){"validate", "rimea", "--quick", "--threads", "2", "--plots", dir, NULL}, &r);
+    /* 1 is a failed test (the bottleneck comparison), not a failed plot */
+    cr_expect(r.status == 0 || r.status == 1, "exit %d: %s", r.status, r.err);
+    cr_expect_str_empty(r.err);
+    char line[400];
+    snprintf(line, sizeof line,
+             "\nplots in %s: fundamental.png, premovement.png, evacuation.png, stairs.png, bottleneck.png\n",
+             dir);
+    cr_expect(strstr(r.out, line) != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "not drawn") == NULL, "%s", r.out);
+    expect_png(dir, "fundamental.png", 1200, 520);
+    expect_png(dir, "premovement.png", 800, 500);
+    expect_png(dir, "evacuation.png", 800, 500);
+    expect_png(dir, "stairs.png", 800, 600);
+    expect_png(dir, "bottleneck.png", 800, 500);
+    output_free(&r);
+    scratch_dir_remove(&d);
+}
+
+/* With --test, the pictures whose tests ran are drawn and the others are
+ * named as not drawn; a --plots path that cannot be a directory (a file,
+ * or below one) exits 1 naming it before any test runs. */
+Test(cli, validate_rimea_plots_only_the_tests_run_and_refuse_a_file, .timeout = 60)
+{
+    scratch_dir_t d = {0};
+    char dir[256], file[256], below[256];
+    snprintf(dir, sizeof dir, "%s", in_dir(&d, "plots"));
+    snprintf(file, sizeof file, "%s", in_dir(&d, "a_file"));
+    snprintf(below, sizeof below, "%s", in_dir(&d, "a_file/plots"));
+    cli_output_t r;
+    run_cli((const char*[]){"validate", "rimea", "--test", "5", "--seeds", "1", "--threads", "2", "--plots",
+                            dir, NULL},
+            &r);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "plots in ") != NULL && strstr(r.out, ": premovement.png\n") != NULL, "%s",
+              r.out);
+    cr_expect(strstr(r.out, "not drawn, as their tests did not run (--test): fundamental.png (test 4), "
+                            "evacuation.png (tests 9 and 15), stairs.png (test 13), bottleneck.png "
+                            "(bottleneck)\n") != NULL,
+              "%s", r.out);
+    expect_png(dir, "premovement.png", 800, 500);
+    struct stat st;
+    char path[320];
+    snprintf(path, sizeof path, "%s/stairs.png", dir);
+    cr_expect_neq(stat(path, &st), 0, "stairs.png drawn without test 13");
+    output_free(&r);
+
+    FILE* f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    const char* paths[2] = {file, below};
+    for (int i = 0; i < 2; ++i) {
+        run_cli((const char*[]){"validate", "rimea", "--quick", "--plots", paths[i], NULL}, &r);
+        cr_expect_eq(r.status, 1, "--plots %s: exit %d", paths[i], r.status);
+        cr_expect(strstr(r.err, "validate rimea: --plots") != NULL && strstr(r.err, paths[i]) != NULL,
+                  "the error does not name %s: %s", paths[i], r.err);
+        cr_expect_str_empty(r.out, "ran anyway: %s", r.out);
+        output_free(&r);
+    }
+    scratch_dir_remove(&d);
+}
+#endif
+
 /* shoal validate crowd --quick --json: every experiment reports, the exit
  * status says whether the stated requirements held, and the ones this
  * model meets (free walking within 1 %, no overlap past 1 % of a radius
@@ -1344,8 +1438,9 @@ Test(cli, validate_crowd_plots_to_an_unwritable_path_fails_naming_it)
 }
 #else
 /* A build without cairo has every command but `plot`: `plot` (any kind,
- * --help too) and `validate crowd --plots` say so and how to get it, exit
- * 2, and run nothing; validate without --plots still runs. */
+ * --help too), `validate crowd --plots` and `validate rimea --plots` say
+ * so and how to get it, exit 2, and run nothing; validate without --plots
+ * still runs. */
 Test(cli, plot_says_this_build_has_none_and_how_to_get_it)
 {
     static const char* const lines[][8] = {
@@ -1354,6 +1449,7 @@ Test(cli, plot_says_this_build_has_none_and_how_to_get_it)
         {"plot", "scaling", "sweep.jsonl", "-o", "scaling.png", NULL},
         {"plot", "run", "x.rec", "-o", "x.png", NULL},
         {"validate", "crowd", "--quick", "--plots", "/nonexistent/plots", NULL},
+        {"validate", "rimea", "--quick", "--plots", "/nonexistent/plots", NULL},
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
         cli_output_t r;

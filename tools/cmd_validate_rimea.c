@@ -25,6 +25,7 @@
 #include "shoal/shoal.h"
 #include "tools/cli.h"
 #include "tools/cli_options.h"
+#include "tools/rimea_plot.h"
 #include "tools/validate.h"
 
 #define RPI 3.14159265358979323846
@@ -35,15 +36,18 @@ typedef struct rimea_opts {
     int quick;
     int64_t threads;
     int64_t seeds;
-    uint64_t tests; /* bit n: test n to run; 0: all */
+    uint64_t tests;    /* bit n: test n to run; 0: all */
+    const char* plots; /* --plots DIR, or NULL */
 } rimea_opts_t;
 
 /* What one test measured: pass, and a line of figures for people and a
- * JSON object for programs. */
+ * JSON object for programs; with --plots, the tests that are drawn also
+ * write what they measured into `plot` (NULL without --plots). */
 typedef struct rimea_result {
     int pass;
     char text[512];
     cJSON* json;
+    rimea_plot_data_t* plot;
 } rimea_result_t;
 
 /* ---- worlds ------------------------------------------------------------------ */
@@ -467,6 +471,12 @@ static int test4(const rimea_opts_t* o, rimea_result_t* r)
     const int nr = o->quick ? 3 : 6;
     double worst = 0.0;
     int pass = 1;
+    rimea_plot_data_t* pd = r->plot;
+    if (pd) {
+        pd->fd_count = 0;
+        pd->fd_warm_s = 20.0;
+        pd->fd_measure_s = o->quick ? 10.0 : 40.0;
+    }
     cJSON* pts = cJSON_AddArrayToObject(r->json, "fundamental");
     for (int k = 0; k < nr; ++k)
         for (int lattice = 0; lattice <= 1; ++lattice)
@@ -483,6 +493,11 @@ static int test4(const rimea_opts_t* o, rimea_result_t* r)
                 cJSON_AddNumberToObject(e, "area_density", local);
                 cJSON_AddNumberToObject(e, "weidmann", validate_weidmann(rhos[k]));
                 cJSON_AddItemToArray(pts, e);
+                if (pd && pd->fd_count < RIMEA_PLOT_FD_MAX) {
+                    pd->fd_density[pd->fd_count] = rhos[k];
+                    pd->fd_speed[pd->fd_count] = v;
+                    pd->fd_lattice[pd->fd_count++] = (unsigned char)lattice;
+                }
             }
     /* single file */
     const int counts[4] = {14, 25, 34, 45};
@@ -491,12 +506,21 @@ static int test4(const rimea_opts_t* o, rimea_result_t* r)
         double sx = 0, sy = 0, sxx = 0, sxy = 0;
         for (int c = 0; c < 4; ++c) {
             double line = NAN, v = fd_run(o, (uint64_t)seed, counts[c], 0, 0.5f, 1, &line);
+            if (pd) {
+                pd->sf_walkers[c] = counts[c];
+                pd->sf_speed[seed - 1][c] = v;
+                pd->sf_density[seed - 1][c] = line;
+            }
             sx += v;
             sy += 1.0 / line;
             sxx += v * v;
             sxy += v / line;
         }
         double b = (4 * sxy - sx * sy) / (4 * sxx - sx * sx), a = (sy - b * sx) / 4;
+        if (pd) {
+            pd->sf_a[seed - 1] = a;
+            pd->sf_b[seed - 1] = b;
+        }
         a_lo = fmin(a_lo, a);
         a_hi = fmax(a_hi, a);
         b_lo = fmin(b_lo, b);
@@ -508,6 +532,7 @@ static int test4(const rimea_opts_t* o, rimea_result_t* r)
     cJSON_AddNumberToObject(sf, "a_max", a_hi);
     cJSON_AddNumberToObject(sf, "b_min", b_lo);
     cJSON_AddNumberToObject(sf, "b_max", b_hi);
+    if (pd) pd->ran |= RIMEA_PLOT_TEST4;
     r->pass = pass;
     snprintf(r->text, sizeof r->text,
              "2D: largest deviation from Weidmann %+.3f m/s (required: 0.15 up to 3 /m2, 0.2 past it; random "
@@ -581,10 +606,15 @@ static int test5(const rimea_opts_t* o, rimea_result_t* r)
         for (int i = 0; i < N; ++i) {
             double err = started[i] < 0.0 ? INFINITY : fabs(started[i] - delay[i]);
             worst = fmax(worst, err);
+            if (r->plot) {
+                r->plot->pm_delay[seed - 1][i] = delay[i];
+                r->plot->pm_started[seed - 1][i] = started[i];
+            }
         }
         pass &= gone == N;
         last_out = fmax(last_out, t);
     }
+    if (r->plot) r->plot->ran |= RIMEA_PLOT_TEST5;
     r->pass = pass && worst <= 0.25 && strayed <= 0.5;
     snprintf(r->text, sizeof r->text,
              "10 with premovement times 10, 20, ..., 100 s on %d seed%s: each started within %.2f s of its "
@@ -804,10 +834,18 @@ static int test9(const rimea_opts_t* o, rimea_result_t* r)
         if (t4 < 0.0 || t2 < 0.0) return 0;
         double ratio = t2 / t4;
         pass &= ratio >= 1.6 && ratio <= 2.4 && t4 < 1200.0 && t2 < 1200.0;
+        if (r->plot) {
+            r->plot->ev9_four[seed - 1] = t4;
+            r->plot->ev9_two[seed - 1] = t2;
+        }
         lo = fmin(lo, ratio);
         hi = fmax(hi, ratio);
         t4s = t4;
         t2s = t2;
+    }
+    if (r->plot) {
+        r->plot->ev9_walkers = n;
+        r->plot->ran |= RIMEA_PLOT_TEST9;
     }
     r->pass = pass;
     snprintf(
@@ -1083,6 +1121,22 @@ static int test12(const rimea_opts_t* o, rimea_result_t* r)
 
 /* ---- test 13: congestion before stairs --------------------------------------------- */
 
+/* The counts of test 13's seed into its plot data (capacity for the
+ * test's 600 s). Returns 0 when out of memory. */
+static int stairs_plot_begin(rimea_stairs_run_t* s)
+{
+    free(s->door);
+    free(s->foot);
+    free(s->corridor);
+    *s = (rimea_stairs_run_t){.capacity = (int)(600.0 / DT) + 2, .queue_t = {-1.0, -1.0}, .queue = {-1, -1}};
+    s->door = malloc(sizeof(int) * (size_t)s->capacity);
+    s->foot = malloc(sizeof(int) * (size_t)s->capacity);
+    s->corridor = malloc(sizeof(int) * (size_t)s->capacity);
+    if (s->door && s->foot && s->corridor) return 1;
+    cli_error("validate rimea: out of memory");
+    return 0;
+}
+
 /* A room of 5 m x 8 m (x 0-5, y 0-8), a corridor 12 m long and 2 m wide
  * (x 5-17, y 3-5), then 3 m of stairs up (x 17-20, a speed zone of factor
  * 0.675 / 1.34: JuPedSim's mean speed up stairs, 0.675 m/s, for a walker
@@ -1120,6 +1174,8 @@ static int test13(const rimea_opts_t* o, rimea_result_t* r)
         }
         double t = 0.0, door_s = 0.0, foot_s = 0.0, t_stairs = -1.0, mid[N];
         int gone = 0, out[N] = {0}, past_mid[N] = {0}, n_mid = 0, queue_at[2] = {-1, -1};
+        rimea_stairs_run_t* sp = r->plot ? &r->plot->stairs[seed - 1] : NULL;
+        ok = ok && (!sp || stairs_plot_begin(sp));
         while (ok && gone < N && t < 600.0) {
             if (shoal_world_step(w, DT) != SHOAL_OK) break;
             t += DT;
@@ -1145,8 +1201,19 @@ static int test13(const rimea_opts_t* o, rimea_result_t* r)
             }
             door_s += door >= 8 ? DT : 0.0; /* 2 per m^2 over 4 m^2 */
             foot_s += foot >= 8 ? DT : 0.0;
-            if (t_stairs >= 0.0 && queue_at[0] < 0) queue_at[0] = corridor;
-            if (t_stairs >= 0.0 && queue_at[1] < 0 && t >= t_stairs + 20.0) queue_at[1] = corridor;
+            if (t_stairs >= 0.0 && queue_at[0] < 0) {
+                queue_at[0] = corridor;
+                if (sp) sp->queue_t[0] = t;
+            }
+            if (t_stairs >= 0.0 && queue_at[1] < 0 && t >= t_stairs + 20.0) {
+                queue_at[1] = corridor;
+                if (sp) sp->queue_t[1] = t;
+            }
+            if (sp && sp->steps < sp->capacity) {
+                sp->door[sp->steps] = door;
+                sp->foot[sp->steps] = foot;
+                sp->corridor[sp->steps++] = corridor;
+            }
         }
         shoal_world_destroy(w);
         if (!ok) return 0;
@@ -1155,10 +1222,17 @@ static int test13(const rimea_opts_t* o, rimea_result_t* r)
         last_out = fmax(last_out, t);
         q0 = queue_at[0];
         q1 = queue_at[1];
+        if (sp) {
+            sp->door_s = door_s;
+            sp->foot_s = foot_s;
+            sp->queue[0] = q0;
+            sp->queue[1] = q1;
+        }
         queue_grew &= q1 > q0;
         flow_mid = n_mid >= 140 ? 130.0 / (mid[139] - mid[9]) : 0.0;
         pass &= gone == N && door_s >= 10.0 && foot_s >= 10.0 && q1 > q0;
     }
+    if (r->plot) r->plot->ran |= RIMEA_PLOT_TEST13;
     r->pass = pass;
     snprintf(
         r->text, sizeof r->text,
@@ -1234,6 +1308,15 @@ static int test15(const rimea_opts_t* o, rimea_result_t* r)
             if (t[k] < 0.0) return 0;
         }
         pass &= t[0] <= t[2] && t[2] <= t[1] && t[1] < 600.0;
+        if (r->plot) {
+            r->plot->ev15_short[seed - 1] = t[0];
+            r->plot->ev15_long[seed - 1] = t[1];
+            r->plot->ev15_corner[seed - 1] = t[2];
+        }
+    }
+    if (r->plot) {
+        r->plot->ev15_walkers = n;
+        r->plot->ran |= RIMEA_PLOT_TEST15;
     }
     r->pass = pass;
     snprintf(
@@ -1295,6 +1378,10 @@ static int test_bottleneck(const rimea_opts_t* o, rimea_result_t* r)
             if (!ok) return 0;
             double flow = count >= 140 ? 130.0 / (when[139] - when[9]) : 0.0;
             double per_m = flow / widths[k];
+            if (r->plot) {
+                r->plot->bn_width[k] = widths[k];
+                r->plot->bn_per_m[k][seed - 1] = per_m;
+            }
             lo = fmin(lo, per_m);
             hi = fmax(hi, per_m);
             cJSON* e = cJSON_CreateObject();
@@ -1303,6 +1390,7 @@ static int test_bottleneck(const rimea_opts_t* o, rimea_result_t* r)
             cJSON_AddNumberToObject(e, "flow", flow);
             cJSON_AddItemToArray(pts, e);
         }
+    if (r->plot) r->plot->ran |= RIMEA_PLOT_BOTTLENECK;
     r->pass = lo >= 1.6 && hi <= 2.2;
     snprintf(r->text, sizeof r->text,
              "150 through 0.8-2.4 m from random starts: %.2f-%.2f per m and s (measured crowds: 1.6 to 2.2)",
@@ -1363,6 +1451,12 @@ static int parse_tests(const char* command, const char* name, const char* value,
     }
 }
 
+#if SHOAL_WITH_PLOT
+#define RIMEA_PLOTS_AVAILABILITY ""
+#else
+#define RIMEA_PLOTS_AVAILABILITY " (not in this build, which has no plot support: see 'shoal plot')"
+#endif
+
 static const cli_option_t rimea_options[] = {
     {.name = "--test",
      .metavar = "N[,N]",
@@ -1380,6 +1474,15 @@ static const cli_option_t rimea_options[] = {
      .kind = CLI_FLAG,
      CLI_AT(rimea_opts_t, quick),
      .help = "smaller crowds and fewer densities (for tests; figures are coarser)"},
+    {.name = "--plots",
+     .metavar = "DIR",
+     .kind = CLI_FILE,
+     CLI_AT(rimea_opts_t, plots),
+     .help =
+         "also draw what the tests measured as PNGs in DIR (made if missing): fundamental.png (test 4), "
+         "premovement.png (5), evacuation.png (9 and 15), stairs.png (13) and bottleneck.png; with "
+         "--test, those whose tests did not run are not drawn (and said so); what the tests print does not "
+         "change" RIMEA_PLOTS_AVAILABILITY},
     {.name = "--seeds",
      .metavar = "K",
      .kind = CLI_INT,
@@ -1409,24 +1512,90 @@ static const cli_spec_t rimea_spec = {
                "that ran failed.\n",
 };
 
+/* Test 13's series, then the data. */
+static void plot_data_free(rimea_plot_data_t* pd)
+{
+    if (!pd) return;
+    for (int k = 0; k < RIMEA_PLOT_SEEDS; ++k) {
+        free(pd->stairs[k].door);
+        free(pd->stairs[k].foot);
+        free(pd->stairs[k].corridor);
+    }
+    free(pd);
+}
+
+#if SHOAL_WITH_PLOT
+/* Draw the pictures whose tests ran and say where they went (and which
+ * were left out), after the tests' output. Returns 0, or -1 when a
+ * picture could not be written. */
+static int write_plots(const rimea_opts_t* o, const rimea_plot_data_t* pd)
+{
+    char err[1200];
+    int drawn[RIMEA_PICTURES] = {0};
+    if (rimea_write_plots(o->plots, pd, drawn, err, sizeof err) != 0) {
+        cli_error("validate rimea: %s", err);
+        return -1;
+    }
+    if (o->json) return 0;
+    int drawn_count = 0;
+    for (int k = 0; k < RIMEA_PICTURES; ++k) drawn_count += drawn[k];
+    if (drawn_count) {
+        printf("plots in %s:", o->plots);
+        for (int k = 0, n = 0; k < RIMEA_PICTURES; ++k)
+            if (drawn[k]) printf("%s %s", n++ ? "," : "", rimea_pictures[k].file);
+        printf("\n");
+    }
+    if (drawn_count < RIMEA_PICTURES) {
+        printf("%s, as their tests did not run (--test):", drawn_count ? "not drawn" : "no plots drawn");
+        for (int k = 0, n = 0; k < RIMEA_PICTURES; ++k)
+            if (!drawn[k])
+                printf("%s %s (%s)", n++ ? "," : "", rimea_pictures[k].file, rimea_pictures[k].from);
+        printf("\n");
+    }
+    return 0;
+}
+#endif
+
 int cmd_validate_rimea(int argc, char** argv)
 {
     rimea_opts_t o = {0};
     int stop = cli_parse(&rimea_spec, argc, argv, &o, NULL, NULL);
     if (stop >= 0) return stop;
     if (!o.seeds) o.seeds = o.quick ? 1 : 3;
+    rimea_plot_data_t* pd = NULL;
+#if SHOAL_WITH_PLOT
+    if (o.plots) {
+        /* before the tests, which take a while */
+        char err[1200];
+        if (validate_plot_dir(o.plots, err, sizeof err) != 0) {
+            cli_error("validate rimea: %s", err);
+            return CLI_EXIT_FAILURE;
+        }
+        pd = calloc(1, sizeof *pd);
+        if (!pd) {
+            cli_error("validate rimea: out of memory");
+            return CLI_EXIT_FAILURE;
+        }
+        pd->quick = o.quick;
+        pd->seeds = (int)o.seeds;
+        pd->dt = DT;
+    }
+#else
+    if (o.plots) return cli_no_plot("validate rimea --plots");
+#endif
     int all_pass = 1;
     cJSON* root = o.json ? cJSON_CreateObject() : NULL;
     cJSON* list = root ? cJSON_AddArrayToObject(root, "tests") : NULL;
     for (int k = 0; k < CASES; ++k) {
         const rimea_case_t* c = &cases[k];
         int asked = !o.tests || (o.tests >> k & 1u);
-        rimea_result_t r = {.pass = 0, .json = cJSON_CreateObject()};
+        rimea_result_t r = {.pass = 0, .json = cJSON_CreateObject(), .plot = pd};
         int ran = 0;
         if (asked && c->run) {
             if (!c->run(&o, &r)) {
                 cJSON_Delete(r.json);
                 cJSON_Delete(root);
+                plot_data_free(pd);
                 return CLI_EXIT_FAILURE;
             }
             ran = 1;
@@ -1466,5 +1635,10 @@ int cmd_validate_rimea(int argc, char** argv)
     } else {
         printf("\n%s\n", all_pass ? "pass" : "FAIL");
     }
-    return all_pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    int rc = all_pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+#if SHOAL_WITH_PLOT
+    if (pd && write_plots(&o, pd) != 0) rc = CLI_EXIT_FAILURE;
+#endif
+    plot_data_free(pd);
+    return rc;
 }
