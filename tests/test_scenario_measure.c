@@ -19,38 +19,10 @@
 #include "cli_run.h"
 #include "shoal/scenario.h"
 
+#define SCENARIO_TEST_FILE "measure.json"
+#include "scenario_support.h"
+
 #define U_WALL SHOAL_SOURCE_DIR "/scenarios/nav_u_wall.json"
-
-static shoal_scenario_t* load_text(const char* json)
-{
-    shoal_error_t err = {SHOAL_OK, ""};
-    shoal_scenario_t* s = NULL;
-    shoal_status_t st = shoal_scenario_load_string(json, strlen(json), "measure.json", &s, &err);
-    cr_assert_eq(st, SHOAL_OK, "status %d: %s\nin: %s", (int)st, err.message, json);
-    return s;
-}
-
-static void expect_error(const char* json, const char* expected)
-{
-    shoal_error_t err = {SHOAL_OK, ""};
-    shoal_scenario_t* s = (shoal_scenario_t*)&err;
-    shoal_status_t st = shoal_scenario_load_string(json, strlen(json), "measure.json", &s, &err);
-    cr_expect_eq(st, SHOAL_ERR_PARSE, "status %d (%s)\nin: %s", (int)st, err.message, json);
-    cr_expect_null(s, "*out is not NULL after a failure");
-    cr_expect_not_null(strstr(err.message, expected), "message '%s' lacks '%s'", err.message, expected);
-    if (s != (shoal_scenario_t*)&err) shoal_scenario_destroy(s);
-}
-
-static shoal_world_t* serial_world(const shoal_scenario_t* s)
-{
-    shoal_world_def_t def = shoal_scenario_world_def(s);
-    def.thread_count = 1;
-    def.backend = SHOAL_BACKEND_SERIAL;
-    shoal_world_t* w = NULL;
-    shoal_error_t err = {SHOAL_OK, ""};
-    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
-    return w;
-}
 
 #define GROUPS "\"groups\": [{\"name\": \"a\", \"count\": 3}, {\"name\": \"b\", \"count\": 2}]"
 

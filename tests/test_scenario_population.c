@@ -16,43 +16,14 @@
 #include "shoal/crowd.h"
 #include "shoal/scenario.h"
 
+#define SCENARIO_TEST_FILE "test.json"
+#include "scenario_support.h"
+
 #define PI_ 3.14159265358979323846
-
-static shoal_scenario_t* load_text(const char* json)
-{
-    shoal_error_t err = {SHOAL_OK, ""};
-    shoal_scenario_t* s = NULL;
-    shoal_status_t st = shoal_scenario_load_string(json, strlen(json), "test.json", &s, &err);
-    cr_assert_eq(st, SHOAL_OK, "status %d: %s\nin: %s", (int)st, err.message, json);
-    return s;
-}
-
-/* The load fails with SHOAL_ERR_PARSE and a message containing `expected`. */
-static void expect_error(const char* json, const char* expected)
-{
-    shoal_error_t err = {SHOAL_OK, ""};
-    shoal_scenario_t* s = NULL;
-    shoal_status_t st = shoal_scenario_load_string(json, strlen(json), "test.json", &s, &err);
-    cr_expect_eq(st, SHOAL_ERR_PARSE, "status %d (%s)\nin: %s", (int)st, err.message, json);
-    cr_expect_null(s);
-    cr_expect_not_null(strstr(err.message, expected), "message '%s' lacks '%s'", err.message, expected);
-    shoal_scenario_destroy(s);
-}
-
-static shoal_world_t* make_world(const shoal_scenario_t* s)
-{
-    shoal_world_def_t def = shoal_scenario_world_def(s);
-    def.thread_count = 1;
-    def.backend = SHOAL_BACKEND_SERIAL;
-    shoal_world_t* w = NULL;
-    shoal_error_t err = {SHOAL_OK, ""};
-    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
-    return w;
-}
 
 static shoal_world_t* populated(const shoal_scenario_t* s)
 {
-    shoal_world_t* w = make_world(s);
+    shoal_world_t* w = serial_world(s);
     cr_assert_eq(shoal_scenario_populate(s, w), SHOAL_OK, "%s", shoal_world_last_error(w));
     cr_assert_eq(shoal_world_agent_count(w), shoal_scenario_agent_count(s));
     return w;
@@ -303,7 +274,7 @@ Test(scenario_population, hexagonal_lattice_fills_a_box_to_its_count)
 
     snprintf(text, sizeof text, fmt, 116);
     s = load_text(text);
-    w = make_world(s);
+    w = serial_world(s);
     cr_expect_eq(shoal_scenario_populate(s, w), SHOAL_ERR_CAPACITY);
     const char* msg = shoal_world_last_error(w);
     cr_expect_not_null(strstr(msg,
@@ -600,7 +571,7 @@ Test(scenario_population, a_group_that_does_not_fit_leaves_the_world_as_it_was)
                                     "\"min_spacing\": 1}},"
                                     "{\"name\": \"packed\", \"count\": 500, \"spawn\": {\"shape\": \"box\", "
                                     "\"center\": [40, 0], \"size\": [10, 10], \"min_spacing\": 0.5}}]}");
-    shoal_world_t* w = make_world(s);
+    shoal_world_t* w = serial_world(s);
     shoal_agent_def_t d = shoal_agent_default_def();
     shoal_agent_t mine;
     cr_assert_eq(shoal_agent_add(w, &d, &mine), SHOAL_OK);

@@ -772,7 +772,6 @@ static double room9(const rimea_opts_t* o, uint64_t seed, int shut, int n)
     shoal_world_t* w = rw_world(o, seed);
     if (!w) return -1.0;
     /* the walls, with gaps for the doors that are open */
-    const float bottom_open[2][2][2] = {{{0, 0}, {4, 0}}, {{5, 0}, {25, 0}}};
     int ok = 1;
     if (shut) {
         const float b[4] = {0, 0, 30, 0};
@@ -781,7 +780,6 @@ static double room9(const rimea_opts_t* o, uint64_t seed, int shut, int n)
         const float b1[4] = {0, 0, 4, 0}, b2[4] = {5, 0, 25, 0}, b3[4] = {26, 0, 30, 0};
         ok = rw_wall(w, b1, 2, 0) && rw_wall(w, b2, 2, 0) && rw_wall(w, b3, 2, 0);
     }
-    (void)bottom_open;
     const float t1[4] = {0, 20, 4, 20}, t2[4] = {5, 20, 25, 20}, t3[4] = {26, 20, 30, 20};
     const float l[4] = {0, 0, 0, 20}, rr[4] = {30, 0, 30, 20};
     ok = ok && rw_wall(w, t1, 2, 0) && rw_wall(w, t2, 2, 0) && rw_wall(w, t3, 2, 0) && rw_wall(w, l, 2, 0) &&
