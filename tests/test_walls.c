@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <shoal/nav.h>
 #include <shoal/scenario.h>
 #include <shoal/snapshot.h>
 
@@ -496,3 +497,76 @@ Test(walls, avoidance_sees_the_nearest_segments_of_a_finely_drawn_wall)
     cr_expect_leq(pushed, 2, "the contact pass pushed the walker out of the wall in %d of 80 steps", pushed);
     shoal_world_destroy(w);
 }
+
+/* A 1 m door in a thin wall and in a 0.4 m thick one (two closed
+ * rectangles), and a lone walker navigating through it to a point 3 m past
+ * it from 4 m before it, along a line through the door's middle at -75 to
+ * 75 degrees from the wall's normal: every one gets through within 20 s
+ * (a walker held on a jamb would not), and no step crosses a wall. */
+static void through_a_door(int thick)
+{
+    const float thin_walls[2][4] = {{0, -10, 0, -0.5f}, {0, 0.5f, 0, 10}};
+    const float t = 0.2f;
+    const float rect[2][8] = {{-t, -10, t, -10, t, -0.5f, -t, -0.5f}, {-t, 0.5f, t, 0.5f, t, 10, -t, 10}};
+    float segs[8][4];
+    int nseg = 0;
+    if (thick)
+        for (int k = 0; k < 2; ++k)
+            for (int e = 0; e < 4; ++e) {
+                const float* a = rect[k] + 2 * e;
+                const float* b = rect[k] + 2 * ((e + 1) % 4);
+                const float s4[4] = {a[0], a[1], b[0], b[1]};
+                memcpy(segs[nseg++], s4, sizeof s4);
+            }
+    else
+        for (int k = 0; k < 2; ++k) memcpy(segs[nseg++], thin_walls[k], sizeof thin_walls[k]);
+    for (int deg = -75; deg <= 75; deg += 15) {
+        shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        for (int k = 0; k < 2; ++k)
+            cr_assert_eq(thick ? shoal_world_add_wall(w, rect[k], 4, 1, NULL)
+                               : shoal_world_add_wall(w, thin_walls[k], 2, 0, NULL),
+                         SHOAL_OK, "%s", shoal_world_last_error(w));
+        shoal_nav_params_t np = shoal_nav_params_default();
+        const float bounds[4] = {-6, -12, 6, 12};
+        memcpy(np.bounds, bounds, sizeof bounds);
+        cr_assert_eq(shoal_world_set_nav(w, &np), SHOAL_OK, "%s", shoal_world_last_error(w));
+        const double a = deg * 3.14159265358979323846 / 180.0;
+        const float dx = (float)cos(a), dy = (float)sin(a);
+        shoal_nav_goal_t g;
+        memset(&g, 0, sizeof g);
+        g.kind = SHOAL_NAV_POINT;
+        g.count = 1;
+        g.points[0][0] = 3.0f * dx;
+        g.points[0][1] = 3.0f * dy;
+        int32_t goal = -1;
+        cr_assert_eq(shoal_world_add_nav_goal(w, &g, &goal), SHOAL_OK, "%s", shoal_world_last_error(w));
+        shoal_agent_def_t d = walker(-4.0f * dx, -4.0f * dy, 0.0f, 0.0f);
+        d.weights[SHOAL_BEHAVIOR_SEEK] = 0.0f;
+        d.weights[SHOAL_BEHAVIOR_NAVIGATE] = 1.0f;
+        d.nav.goal = goal;
+        shoal_agent_t id;
+        cr_assert_eq(shoal_agent_add(w, &d, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
+        shoal_agent_state_t st;
+        cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
+        double px = st.position[0], py = st.position[1];
+        int ok = 0, s = 0;
+        for (; s < 400 && !ok; ++s) {
+            cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+            cr_assert_eq(shoal_agent_get_state(w, id, &st), SHOAL_OK);
+            for (int k = 0; k < nseg; ++k)
+                cr_assert(!crossed(segs[k], px, py, st.position[0], st.position[1]),
+                          "%s wall, %d degrees, step %d: (%g, %g) -> (%g, %g) crossed a wall",
+                          thick ? "thick" : "thin", deg, s, px, py, (double)st.position[0],
+                          (double)st.position[1]);
+            px = st.position[0];
+            py = st.position[1];
+            ok = hypot(px - 3.0 * dx, py - 3.0 * dy) < 0.35;
+        }
+        cr_expect(ok, "%s wall, %d degrees: after 20 s the walker is at (%.3f, %.3f)",
+                  thick ? "thick" : "thin", deg, px, py);
+        shoal_world_destroy(w);
+    }
+}
+
+Test(walls, walkers_pass_a_door_in_a_thin_wall_from_every_angle, .timeout = 60) { through_a_door(0); }
+Test(walls, walkers_pass_a_door_in_a_thick_wall_from_every_angle, .timeout = 60) { through_a_door(1); }
