@@ -75,7 +75,7 @@ static float next_coord(reader_t* r)
     return next_float(r);
 }
 
-/* ---- the session ------------------------------------------------------------ */
+/* ---- the run of calls -------------------------------------------------------- */
 
 typedef struct fuzz_t {
     shoal_world_t* w;
