@@ -715,6 +715,25 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
             to += keep;
             sections++;
+        } else if (!drop && (memcmp(in + at, "WRLD", 4) == 0 || memcmp(in + at, "AGNT", 4) == 0) &&
+                   version < 11) {
+            /* the world without its last word, the next global id, and the
+             * agent table without its last two columns, the ids (version
+             * 11) */
+            int agents = memcmp(in + at, "AGNT", 4) == 0;
+            uint32_t rows = (uint32_t)in[at + 16] | (uint32_t)in[at + 17] << 8 | (uint32_t)in[at + 18] << 16 |
+                            (uint32_t)in[at + 19] << 24;
+            size_t keep = whole - (agents ? (size_t)rows * 8 : 8);
+            memmove(out + to, in + at, keep);
+            if (agents) {
+                uint32_t columns = ((uint32_t)in[at + 20] | (uint32_t)in[at + 21] << 8) - 2;
+                out[to + 20] = (unsigned char)columns;
+                out[to + 21] = (unsigned char)(columns >> 8);
+            }
+            uint64_t payload = keep - 16;
+            for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
+            to += keep;
+            sections++;
         } else if (!drop && memcmp(in + at, "NAVI", 4) == 0 && version < 10) {
             /* without its last word, the count of speed zones (version 10;
              * the worlds here have none) */
@@ -868,8 +887,9 @@ Test(snapshot, version_9_nav_loads_without_start_delays_or_zones)
     cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
     size_t n = older_version(buf, size, 9, old);
     cr_assert_eq(
-        n, size - 4 - 5 * 4 - 2 * (32 + 12),
-        "the version-9 file lacks the zone count, a column of 5 rows and the two measurement systems");
+        n, size - 4 - 5 * 4 - 2 * (32 + 12) - 8 - 2 * 5 * 4,
+        "the version-9 file lacks the zone count, a column of 5 rows, the two measurement systems, the next "
+        "global id and the id columns");
     shoal_world_t* back = NULL;
     shoal_error_t err;
     cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &back, &err), SHOAL_OK, "%s", err.message);

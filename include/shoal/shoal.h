@@ -140,6 +140,13 @@ SHOAL_API int shoal_agent_is_valid(const shoal_world_t* world, shoal_agent_t id)
 SHOAL_API shoal_status_t shoal_agent_get_state(const shoal_world_t* world, shoal_agent_t id,
                                                shoal_agent_state_t* out_state);
 
+/* The agent's global id: given in the order agents are added (0, 1, 2, ...
+ * in a new world), never reused, the same whatever the slot or storage
+ * order, and kept by snapshots. It keys the agent's random numbers and its
+ * term of the state hash. Known at once for an agent added inside a step. */
+SHOAL_API shoal_status_t shoal_agent_global_id(const shoal_world_t* world, shoal_agent_t id,
+                                               uint64_t* out_id);
+
 /* Set position, velocity and orientation directly (no removal, no dynamics).
  * Angular velocity is set to zero. In 2D `orientation` is ignored and
  * `heading` used; in 3D `orientation` (normalized here) is used. velocity is

@@ -42,9 +42,10 @@ extern "C" {
  * time budget, versions 1 to 5 no directed-seek tracking system, versions
  * 1 to 6 no generations of wall ids, versions 1 to 7 no navigation goals,
  * versions 1 to 8 no navigation meshes, versions 1 to 9 no measurement
- * systems listed, no start delays and no speed zones of navigation
- * (docs/snapshot.md). */
-#define SHOAL_SNAPSHOT_VERSION 10
+ * systems listed, no start delays and no speed zones of navigation,
+ * versions 1 to 10 no global agent ids (their agents take their slot
+ * indexes as ids on load) (docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 11
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or

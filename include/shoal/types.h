@@ -301,6 +301,7 @@ typedef struct shoal_agent_batch_t {
     float* orientations;
     uint64_t* user_values;
     uint32_t* groups;
+    uint64_t* global_ids; /* shoal_agent_global_id's ids */
 } shoal_agent_batch_t;
 
 /* ------------------------------------------------------------------------ */

@@ -118,13 +118,14 @@ static shoal_agent_t make_handle(const world_t* w, uint32_t slot)
     return id;
 }
 
-static void insert_live(world_t* w, uint32_t slot, const shoal_agent_def_t* def)
+static void insert_live(world_t* w, uint32_t slot, uint64_t id, const shoal_agent_def_t* def)
 {
     int32_t row = table_push(&w->agents, slot);
     user_push(w, slot);
     w->structure_version++;
     w->slots[slot].row = row;
     w->slots[slot].state = SLOT_LIVE;
+    agent_set_global_id(w, row, id); /* before the components, which may key on it */
     agent_write_row(w, row, def);
 }
 
@@ -181,7 +182,7 @@ shoal_status_t world_apply_commands(world_t* w)
     for (int32_t i = 0; i < w->command_count; ++i) {
         command_t* c = &w->commands[i];
         if (c->is_add) {
-            insert_live(w, c->slot, &c->def);
+            insert_live(w, c->slot, c->id, &c->def);
             w->pending_adds--;
         } else if (w->slots[c->slot].state == SLOT_LIVE) {
             agent_remove_live(w, c->slot);
@@ -220,15 +221,17 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     st = agent_prepare_modules(w, def, "agent_add");
     if (st != SHOAL_OK) return st;
     uint32_t slot = agent_take_slot(w);
+    uint64_t gid = w->next_id++;
     if (w->in_step) {
         command_t* c = &w->commands[w->command_count++];
         c->slot = slot;
         c->is_add = 1;
+        c->id = gid;
         c->def = *def;
         w->slots[slot].state = SLOT_PENDING;
         w->pending_adds++;
     } else {
-        insert_live(w, slot, def);
+        insert_live(w, slot, gid, def);
     }
     if (out_id) *out_id = make_handle(w, slot);
     return SHOAL_OK;
@@ -257,6 +260,7 @@ void world_mark(const world_t* w, world_mark_t* mark)
 {
     memset(mark, 0, sizeof *mark);
     mark->slot_high = w->slot_high;
+    mark->next_id = w->next_id;
     for (int32_t m = 0; m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];
         if (mod->mark) mod->mark(w, mark->module_note[m]);
@@ -267,6 +271,7 @@ void world_rollback(world_t* w, const world_mark_t* mark, const shoal_agent_t* a
 {
     if (w->in_step) return;
     while (added_count > 0) undo_add(w, added[--added_count], mark->slot_high);
+    w->next_id = mark->next_id;
     for (int32_t m = w->registry->module_count - 1; m >= 0; --m) {
         const module_t* mod = w->registry->modules[m];
         if (mod->rollback) mod->rollback(w, mark->module_note[m]);
@@ -324,6 +329,24 @@ shoal_status_t shoal_agent_get_def(const shoal_world_t* w, shoal_agent_t id, sho
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!out) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_get_def: out_def is NULL");
     return agent_read_def(w, id, out, "agent_get_def");
+}
+
+shoal_status_t shoal_agent_global_id(const shoal_world_t* w, shoal_agent_t id, uint64_t* out_id)
+{
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    if (!out_id) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_global_id: out_id is NULL");
+    int32_t slot = world_resolve(w, id, 1, "agent_global_id");
+    if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
+    if (w->slots[slot].state == SLOT_PENDING) { /* its queued add holds it */
+        for (int32_t i = w->command_count - 1; i >= 0; --i)
+            if (w->commands[i].is_add && w->commands[i].slot == (uint32_t)slot) {
+                *out_id = w->commands[i].id;
+                break;
+            }
+        return SHOAL_OK;
+    }
+    *out_id = agent_global_id(w, w->slots[slot].row);
+    return SHOAL_OK;
 }
 
 shoal_status_t shoal_agent_get_state(const shoal_world_t* w, shoal_agent_t id, shoal_agent_state_t* out)
@@ -471,6 +494,7 @@ shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent
         }
         if (b->user_values) b->user_values[i] = agent_row_user_value(w, i);
         if (b->groups) b->groups[i] = TABLE_COL(&w->agents, uint32_t, AC_GROUP)[i];
+        if (b->global_ids) b->global_ids[i] = agent_global_id(w, i);
     }
     if (out_count) *out_count = n;
     return SHOAL_OK;

@@ -89,6 +89,7 @@ typedef struct bulk_ctx {
     const shoal_agent_arrays_t* a;
     const uint32_t* slots;                   /* the new agents' slots */
     int32_t base;                            /* the first new agent row */
+    uint64_t first_id;                       /* the first new agent's global id */
     int32_t comp_base[WORLD_MAX_COMPONENTS]; /* first new row per component, -1: not needed */
 } bulk_ctx_t;
 
@@ -225,6 +226,7 @@ static void bulk_write(int32_t begin, int32_t end, int32_t worker, void* vctx)
     bulk_ctx_t* c = (bulk_ctx_t*)vctx;
     world_t* w = c->w;
     const shoal_agent_arrays_t* a = c->a;
+    for (int32_t i = begin; i < end; ++i) agent_set_global_id(w, c->base + i, c->first_id + (uint64_t)i);
     bulk_agent_columns(c, begin, end);
     if (w->user_count > 0) {
         for (int32_t i = begin; i < end; ++i) table_slots(&w->user)[c->base + i] = c->slots[i];
@@ -322,6 +324,8 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def,
     c.a = a;
     c.slots = slots;
     c.base = w->agents.count;
+    c.first_id = w->next_id;
+    w->next_id += (uint64_t)count;
     for (int32_t i = 0; i < count; ++i) {
         uint32_t s = agent_take_slot(w);
         slots[i] = s;

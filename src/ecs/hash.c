@@ -26,6 +26,7 @@ uint64_t shoal_world_state_hash(const shoal_world_t* w)
         uint64_t acc = 0;
         int bits = 0;
         for (int32_t c = 1; c < t->column_count; ++c) {
+            if (c == AC_ID_LO || c == AC_ID_HI) continue; /* not yet in the hash */
             uint16_t sz = t->elem_size[c];
             if (sz == 0) continue;
             if (sz == 8) {

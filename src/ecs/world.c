@@ -308,6 +308,7 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
     for (int c = 0; c < AC_COUNT_; ++c) sizes[c] = agent_column_used(w->dims, c) ? sizeof(float) : 0;
     sizes[AC_SLOT] = sizeof(uint32_t);
     sizes[AC_GROUP] = sizeof(uint32_t);
+    sizes[AC_ID_LO] = sizes[AC_ID_HI] = sizeof(uint32_t);
 
     table_init(&w->agents, sizes, AC_COUNT_);
     /* Every module's component, numbered in registry order; every column of

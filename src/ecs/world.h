@@ -75,6 +75,12 @@ enum agent_column {
     AC_USER_LO, /* uint32: low half of the user value */
     AC_USER_HI, /* uint32: high half (two 4-byte columns keep every
                     * column 4 bytes wide, so reorder scratch stays small) */
+    /* identity */
+    AC_ID_LO, /* uint32: low half of the agent's global id */
+    AC_ID_HI, /* uint32: high half. Ids are given in the order agents are
+               * added (0, 1, 2, ...), never reused, independent of slots
+               * and of storage order; they key the agent's random numbers
+               * and its term of the state hash, and travel in snapshots */
     AC_COUNT_
 };
 
@@ -241,6 +247,7 @@ typedef struct user_column_t {
 typedef struct command_t {
     uint32_t slot;
     int32_t is_add;
+    uint64_t id;           /* for adds: the global id taken when it was queued */
     shoal_agent_def_t def; /* for adds */
 } command_t;
 
@@ -258,6 +265,7 @@ struct shoal_world_t {
     int32_t slot_high;  /* slots [0, slot_high) have been used */
     uint32_t free_head; /* UINT32_MAX when empty */
     int32_t pending_adds;
+    uint64_t next_id; /* the global id the next added agent gets */
 
     table_t agents;
     /* Components (optional per-agent tables), numbered in registry order;
@@ -583,6 +591,9 @@ void agent_read_row(const world_t* w, int32_t row, shoal_agent_def_t* d);
  * live agent at once. */
 int agent_reserve_slots(world_t* w, int32_t extra);
 uint32_t agent_take_slot(world_t* w);
+/* An agent row's global id (AC_ID_LO, AC_ID_HI), and writing it. */
+static inline uint64_t agent_global_id(const world_t* w, int32_t row);
+static inline void agent_set_global_id(world_t* w, int32_t row, uint64_t id);
 vec3 agent_write_state(world_t* w, int32_t row, const shoal_agent_def_t* d);
 shoal_status_t agent_prepare_modules(world_t* w, const shoal_agent_def_t* d, const char* where);
 void agent_remove_live(world_t* w, uint32_t slot);
@@ -607,6 +618,7 @@ static inline int system_is_user(const system_t* s) { return s->user_fn != NULL 
  * hash are then as at the mark. */
 typedef struct world_mark_t {
     int32_t slot_high;
+    uint64_t next_id;
     int64_t module_note[WORLD_MAX_MODULES][WORLD_MARK_WORDS];
 } world_mark_t;
 
@@ -698,6 +710,18 @@ static inline agent_view_t agent_view(const world_t* w)
                       .group = TABLE_COL(t, uint32_t, AC_GROUP)};
 #undef C
     return v;
+}
+
+static inline uint64_t agent_global_id(const world_t* w, int32_t row)
+{
+    return (uint64_t)TABLE_COL(&w->agents, uint32_t, AC_ID_LO)[row] |
+           (uint64_t)TABLE_COL(&w->agents, uint32_t, AC_ID_HI)[row] << 32;
+}
+
+static inline void agent_set_global_id(world_t* w, int32_t row, uint64_t id)
+{
+    TABLE_COL(&w->agents, uint32_t, AC_ID_LO)[row] = (uint32_t)id;
+    TABLE_COL(&w->agents, uint32_t, AC_ID_HI)[row] = (uint32_t)(id >> 32);
 }
 
 #endif /* SHOAL_WORLD_H */

@@ -56,6 +56,7 @@ static void write_world(byte_writer_t* wr, const world_t* w)
      * by every sense stage. */
     bw_u32(wr, grid_data(w) != NULL);
     bw_u64(wr, grid_data(w) && w->reorder_interval > 0 ? w->step_count % (uint64_t)w->reorder_interval : 0u);
+    bw_u64(wr, w->next_id); /* version 11 on */
     end_section(wr, s);
 }
 

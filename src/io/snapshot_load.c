@@ -72,6 +72,7 @@ typedef struct world_head {
     double time;
     uint32_t has_grid;
     uint64_t steps_since_reorder;
+    uint64_t next_id; /* version 11 on; before, found from the slots */
 } world_head_t;
 
 static int read_world(byte_reader_t* rd, const shoal_world_def_t* user, world_head_t* h)
@@ -89,6 +90,7 @@ static int read_world(byte_reader_t* rd, const shoal_world_def_t* user, world_he
     h->time = br_f64(rd);
     h->has_grid = br_u32(rd);
     h->steps_since_reorder = br_u64(rd);
+    h->next_id = rd->version >= 11 ? br_u64(rd) : 0;
     if (!end_section(rd)) return 0;
     if (dims != 2 && dims != 3) return br_fail(rd, "dimensions must be 2 or 3, got %u", dims);
     if (wrap > 1) return br_fail(rd, "wrap must be 0 or 1, got %u", wrap);
@@ -220,17 +222,63 @@ static size_t used_columns_in(const table_t* t, const module_t* mod, uint32_t ve
 
 static size_t used_columns(const table_t* t) { return used_columns_in(t, NULL, 0); }
 
-static int read_agents(byte_reader_t* rd, world_t* w)
+static int compare_u64(const void* a, const void* b)
+{
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return (x > y) - (x < y);
+}
+
+/* Global ids: before version 11 files had none, and each agent takes its
+ * slot's index (the order of adds, for a world that never removed one);
+ * from 11 on every id is below the world's next id and none repeats. */
+static int check_global_ids(byte_reader_t* rd, world_t* w, uint64_t next_id)
+{
+    table_t* t = &w->agents;
+    if (rd->version < 11) {
+        const uint32_t* slots = table_slots(t);
+        for (int32_t r = 0; r < t->count; ++r) agent_set_global_id(w, r, slots[r]);
+        w->next_id = (uint64_t)w->slot_high;
+        return 1;
+    }
+    w->next_id = next_id;
+    if (t->count == 0) return 1;
+    size_t bytes = (size_t)t->count * sizeof(uint64_t);
+    uint64_t* ids = (uint64_t*)mem_alloc(&w->alloc, bytes);
+    if (!ids) return br_fail(rd, "out of memory checking %d agent ids", (int)t->count);
+    for (int32_t r = 0; r < t->count; ++r) ids[r] = agent_global_id(w, r);
+    qsort(ids, (size_t)t->count, sizeof *ids, compare_u64);
+    int ok = 1;
+    for (int32_t r = 0; ok && r < t->count; ++r) {
+        if (ids[r] >= next_id)
+            ok = br_fail(rd, "agent id %llu is not below the world's next id %llu",
+                         (unsigned long long)ids[r], (unsigned long long)next_id);
+        else if (r > 0 && ids[r] == ids[r - 1])
+            ok = br_fail(rd, "two agents have the id %llu", (unsigned long long)ids[r]);
+    }
+    mem_free(&w->alloc, ids, bytes);
+    return ok;
+}
+
+static int read_agents(byte_reader_t* rd, world_t* w, uint64_t next_id)
 {
     table_t* t = &w->agents;
     uint32_t count = br_u32(rd), columns = br_u32(rd);
     if (rd->failed) return 0;
-    if (columns != (uint32_t)t->column_count)
-        return br_fail(rd, "%u agent columns, this version has %d", columns, (int)t->column_count);
-    if (!br_count(rd, count, used_columns(t) * 4, INT32_MAX / 2, "agent count")) return 0;
+    /* files before version 11 end the table before the id columns */
+    int32_t in_file = rd->version >= 11 ? t->column_count : AC_ID_LO;
+    if (columns != (uint32_t)in_file)
+        return br_fail(rd, "%u agent columns, version %u has %d", columns, rd->version, (int)in_file);
+    int32_t all = t->column_count;
+    t->column_count = in_file;
+    size_t used = used_columns(t);
+    t->column_count = all;
+    if (!br_count(rd, count, used * 4, INT32_MAX / 2, "agent count")) return 0;
     if (!table_reserve(t, &w->alloc, (int32_t)count) || !world_reserve_row_mask(w))
         return br_fail(rd, "out of memory for %u agents", count);
-    if (!read_columns(rd, t, (int32_t)count)) return 0;
+    t->column_count = in_file;
+    int read = read_columns(rd, t, (int32_t)count);
+    t->column_count = all;
+    if (!read) return 0;
     if (!end_section(rd)) return 0;
     /* Rows and live slots must map one to one. */
     int32_t live = 0;
@@ -242,7 +290,7 @@ static int read_agents(byte_reader_t* rd, world_t* w)
         if (s >= (uint32_t)w->slot_high || w->slots[s].state != SLOT_LIVE || w->slots[s].row != r)
             return br_fail(rd, "agent row %d names slot %u, which is not a live slot of that row", (int)r, s);
     }
-    return 1;
+    return check_global_ids(rd, w, next_id);
 }
 
 static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_index, uint32_t version)
@@ -378,7 +426,8 @@ static int column_is_int(const world_t* w, int k, int c)
 
 static int agent_column_is_int(int c)
 {
-    return c == AC_SLOT || c == AC_GROUP || c == AC_USER_LO || c == AC_USER_HI;
+    return c == AC_SLOT || c == AC_GROUP || c == AC_USER_LO || c == AC_USER_HI || c == AC_ID_LO ||
+           c == AC_ID_HI;
 }
 
 static int check_floats(byte_reader_t* rd, const world_t* w)
@@ -493,7 +542,7 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
     /* the reorder phase follows from the step count restored above */
     if (head.has_grid) grid_note_built(w);
     int ok = !rd.failed && begin_section(&rd, size, SNAP_SLOTS, "SLOT") && read_slots(&rd, w) &&
-             begin_section(&rd, size, SNAP_AGENTS, "AGNT") && read_agents(&rd, w);
+             begin_section(&rd, size, SNAP_AGENTS, "AGNT") && read_agents(&rd, w, head.next_id);
     /* One COMP per component the file's version has (numbered among
      * those), then each module's own section in registry order. */
     int32_t file_component = 0;

@@ -58,6 +58,8 @@ static const char* const agent_names[AC_COUNT_] = {
     [AC_GROUP] = "group",
     [AC_USER_LO] = "user_lo",
     [AC_USER_HI] = "user_hi",
+    [AC_ID_LO] = "id_lo",
+    [AC_ID_HI] = "id_hi",
 };
 
 /* A component's columns are named by its module's column table
