@@ -109,13 +109,14 @@ static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
     for (int32_t r = 0; r < nb->table.count; ++r) largest = radius[r] > largest ? radius[r] : largest;
     for (int a = 0; a < w->dims; ++a)
         if (!(1.0f / g->inv_cell[a] >= largest)) fail(c, "cells narrower than the largest radius", -1);
-    /* Buckets in order, each one's rows in row order. */
+    /* Buckets in order, each one's agents in global id order. */
     if (g->cell_start[0] != 0 || g->cell_start[g->bucket_count] != g->count)
         fail(c, "buckets do not cover the rows", -1);
     for (int32_t q = 0; q < g->bucket_count; ++q) {
         if (g->cell_start[q + 1] < g->cell_start[q]) fail(c, "bucket starts go back", g->cell_start[q]);
         for (int32_t k = g->cell_start[q] + 1; k < g->cell_start[q + 1]; ++k)
-            if (g->order[k - 1] >= g->order[k]) fail(c, "rows out of row order within a bucket", k);
+            if (agent_global_id(w, g->order[k - 1]) >= agent_global_id(w, g->order[k]))
+                fail(c, "agents out of id order within a bucket", k);
     }
     c->checks++;
     return SHOAL_OK;

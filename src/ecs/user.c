@@ -66,23 +66,6 @@ void user_release(world_t* w)
     w->user_scratch_size = 0;
 }
 
-/* Agent row `row`'s user columns, 4 bytes at a time, after its agent
- * columns and before its components (hash.c). */
-uint64_t user_hash_row(const world_t* w, int32_t row, uint64_t h, hash_absorb_fn* absorb)
-{
-    for (int32_t c = 0; c < w->user_count; ++c) {
-        const user_column_t* u = &w->user_cols[c];
-        const char* p = (const char*)w->user.columns[c + 1] + (size_t)row * u->elem_size;
-        h = absorb(h, 0x05e40000u + (uint64_t)c);
-        for (uint16_t b = 0; b < u->elem_size; b += 4) {
-            uint32_t v;
-            memcpy(&v, p + b, 4);
-            h = absorb(h, v);
-        }
-    }
-    return h;
-}
-
 /* ---- columns by name ---------------------------------------------------- */
 
 typedef struct builtin_column_t {

@@ -604,7 +604,12 @@ void user_push(world_t* w, uint32_t slot);
 void user_swap_remove(world_t* w, int32_t row);
 void user_permute(world_t* w, const int32_t* perm);
 void user_release(world_t* w);
-uint64_t user_hash_row(const world_t* w, int32_t row, uint64_t h, hash_absorb_fn* absorb);
+/* The state hash in two halves (hash.c): the sum of the agents' terms
+ * (agent rows, component rows, user columns), and the final value from
+ * such a sum, the agent count and the world-wide and module data. A world
+ * split over processes adds the sums of its parts before finishing. */
+uint64_t world_hash_agent_sum(const world_t* w);
+uint64_t world_hash_finish(const world_t* w, uint64_t agent_sum, uint64_t agent_count);
 /* Whether a system was added by the user (saved as listed, not restored). */
 static inline int system_is_user(const system_t* s) { return s->user_fn != NULL || s->block_fn != NULL; }
 

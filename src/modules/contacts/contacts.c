@@ -41,6 +41,7 @@
  * order: deterministic, and needed only in dense steps. */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "modules/ground/ground.h"
@@ -547,20 +548,40 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
     return worst;
 }
 
-/* One Gauss-Seidel sweep over the participants marked active, in order, on
- * the calling thread (the colored sweeps below cannot be used). Returns the
- * largest overlap (over the smaller radius) it met. */
+/* The participants' turns by their agents' global ids (qsort has no
+ * context argument: the sweep's, for its thread). */
+static _Thread_local const contact_ctx_t* turn_ctx;
+
+static int by_global_id(const void* a, const void* b)
+{
+    uint64_t x = agent_global_id(turn_ctx->w, part_row(turn_ctx, *(const int32_t*)a));
+    uint64_t y = agent_global_id(turn_ctx->w, part_row(turn_ctx, *(const int32_t*)b));
+    return (x > y) - (x < y);
+}
+
+/* One Gauss-Seidel sweep over the participants marked active when it
+ * starts, by their agents' global ids, on the calling thread (the colored
+ * sweeps below cannot be used): the order no storage order, reorder
+ * interval or thread count changes (participant order followed the rows
+ * a reorder left). One marked during the sweep takes its turn in the
+ * next. Returns the largest overlap (over the smaller radius) it met. */
 static float contact_sweep(const contact_ctx_t* x, int32_t count)
 {
     const uint8_t* active = x->cw->active;
-    float worst = 0.0f;
+    int32_t* turns = x->cw->turns;
+    int32_t n = 0;
     for (int32_t r = 0; r < count; ++r) {
         if (!(r & 7) && r + 8 <= count && !any8(active + r)) {
             r += 7;
             continue;
         }
-        if (!active[r]) continue;
-        const float mine = sweep_row(x, r, NULL, NULL, 0);
+        if (active[r]) turns[n++] = r;
+    }
+    turn_ctx = x;
+    qsort(turns, (size_t)n, sizeof *turns, by_global_id);
+    float worst = 0.0f;
+    for (int32_t k = 0; k < n; ++k) {
+        const float mine = sweep_row(x, turns[k], NULL, NULL, 0);
         worst = mine > worst ? mine : worst;
     }
     return worst;
@@ -1143,8 +1164,10 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* touched = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* moved = (uint8_t*)mem_calloc(&w->alloc, n);
-    if (!ok || !active || !touched || !moved) {
+    int32_t* turns = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
+    if (!ok || !active || !touched || !moved || !turns) {
         for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
+        mem_free(&w->alloc, turns, n * sizeof(int32_t));
         mem_free(&w->alloc, active, n);
         mem_free(&w->alloc, touched, n);
         mem_free(&w->alloc, moved, n);
@@ -1161,6 +1184,8 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     mem_free(&w->alloc, cw->active, old);
     mem_free(&w->alloc, cw->touched, old);
     mem_free(&w->alloc, cw->moved, old);
+    mem_free(&w->alloc, cw->turns, old * sizeof(int32_t));
+    cw->turns = turns;
     cw->active = active;
     cw->touched = touched;
     cw->moved = moved;
@@ -1308,6 +1333,7 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->active, n);
     mem_free(&w->alloc, cw->touched, n);
     mem_free(&w->alloc, cw->moved, n);
+    mem_free(&w->alloc, cw->turns, n * sizeof(int32_t));
     mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
     size_t ns = (size_t)cw->cs_sorted_capacity, np = (size_t)cw->cs_part_capacity;
     mem_free(&w->alloc, cw->cs_color, ns);

@@ -33,6 +33,7 @@ typedef struct contact_world_t {
     uint8_t* active;  /* it overlapped something at its last check */
     uint8_t* touched; /* the pass moved it this step */
     uint8_t* moved;   /* the last Jacobi iteration pushed it (to be applied) */
+    int32_t* turns;   /* a serial sweep's participants, in global id order */
     int32_t capacity; /* participants the scratch holds */
     /* The colored sweeps (contacts.c): per sorted position of the spatial
      * hash its color (CS_NONE: none) and bucket, and the participant there

@@ -183,6 +183,7 @@ typedef struct orca_ctx {
     crowd_view_t c;
     const component_t* crowd;
     const uint32_t* slots;
+    const uint32_t *id_lo, *id_hi; /* the agents' global ids, by agent row */
     const obstacle_set_t* obs;
     const wall_set_t* walls;
     float inv_dt;
@@ -258,7 +259,7 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         int32_t i = x->c.agent_row[r];
         intent[2 * (size_t)r] = x->a.dx[i];
         intent[2 * (size_t)r + 1] = x->a.dy[i];
-        uint64_t h = (uint64_t)x->slots[i] * 0x9E3779B97F4A7C15ull;
+        uint64_t h = ((uint64_t)x->id_lo[i] | (uint64_t)x->id_hi[i] << 32) * 0x9E3779B97F4A7C15ull;
         h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull;
         bold[r] = (float)(h >> 40) * (1.0f / 16777216.0f);
     }
@@ -554,7 +555,7 @@ static inline void gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, con
  * pressed on a jamb and neither ahead of the other, would split the
  * avoidance evenly and creep at each other for seconds (a clog of the
  * narrow door). People settle it at once: one goes, the other waits.
- * Each walker has a boldness in [0, 1) drawn from its slot; the share
+ * Each walker has a boldness in [0, 1) drawn from its global id; the share
  * moves by CROWD_BOLD x held x same x (the neighbor's boldness - its
  * own), held from 0 at half the preferred speed or faster to 1 standing
  * (walking freely nothing changes) and same from 0 for a neighbor that
@@ -723,11 +724,9 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             float len2 = vec3_dot(pref, pref);
             if (len2 > cap * cap) pref = vec3_scale(pref, cap / sqrtf(len2));
         }
-        /* keyed by the slot alone: its generation would cost a random read
-         * of the slot table per agent, and a reused slot's new agent taking
-         * the old one's jitter stream does no harm */
-        uint64_t bits =
-            rng_stream(rng_base_from(x->seed_round, (uint64_t)x->slots[i], x->step), CROWD_STREAM);
+        /* keyed by the agent's global id */
+        uint64_t gid = (uint64_t)x->id_lo[i] | (uint64_t)x->id_hi[i] << 32;
+        uint64_t bits = rng_stream(rng_base_from(x->seed_round, gid, x->step), CROWD_STREAM);
         pref.x += CROWD_JITTER * rng_signed_unit(bits);
         pref.y += CROWD_JITTER * rng_signed_unit(bits << 24);
         if (three) pref.z += CROWD_JITTER * rng_signed_unit(bits << 48 | bits >> 16);
@@ -1065,6 +1064,8 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         .c = crowd_view_of(w),
         .crowd = crowd,
         .slots = table_slots(&w->agents),
+        .id_lo = TABLE_COL(&w->agents, uint32_t, AC_ID_LO),
+        .id_hi = TABLE_COL(&w->agents, uint32_t, AC_ID_HI),
         .obs = obstacles_of(w),
         .walls = walls_of(w),
         .inv_dt = 1.0f / dt,

@@ -41,7 +41,7 @@ enum {
 typedef struct crowd_world_t {
     int32_t* near;       /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
     float* intent;       /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
-    float* bold;         /* per crowd row, this step: the agent's boldness in [0, 1), from its slot
+    float* bold;         /* per crowd row, this step: the agent's boldness in [0, 1), from its global id
                                (who yields when two meet evenly, crowd.c attention_share) */
     float* hint;         /* per crowd row: last step's farthest kept neighbor's d^2, with room for
                                motion (find_nearest's hint; any value gives the same list), 0: none */

@@ -3,9 +3,10 @@
  * lies in the 3x3 (2D) or 3x3x3 (3D) block of cells around it. It is a
  * service of its own: a module whose agents look for neighbors says so in
  * module_t.grid (grid_use_t below), and the grid names no other module.
- * Rebuilt every step by a stable parallel counting sort, which leaves:
+ * Rebuilt every step by a stable parallel counting sort, then each bucket
+ * sorted by the agents' global ids, which leaves:
  *
- * - `order`: agent rows sorted by cell (within a cell, by row);
+ * - `order`: agent rows sorted by cell (within a bucket, by global id);
  * - `cell_start`: for each bucket b, its agents are order[cell_start[b] ..
  *   cell_start[b + 1]);
  * - sorted copies of positions and velocities (`sx`, `svx`, ...), so the

@@ -223,7 +223,9 @@ typedef struct sort_ctx {
     int32_t chunk; /* buckets per prefix chunk */
     int32_t chunks;
     int32_t* chunk_base;
-    int32_t* largest; /* per worker: the largest bucket its prefix saw */
+    const uint32_t* ids;  /* the agents' ids' low words, when every id is below 2^32; else NULL */
+    uint32_t* sorted_ids; /* those ids in sorted order (the velocity copies' memory, written later) */
+    int32_t* largest;     /* per worker: the largest bucket its prefix saw */
     /* Block b's keys lie in [lo[b], hi[b]] (hi < lo: an empty block), and
      * its histogram holds only that range: the count of bucket q is at
      * histogram[b * bucket_count + q - lo[b]]. Storage sorted by cell (the
@@ -443,7 +445,117 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
         uint32_t lo = (uint32_t)c->lo[b];
         int32_t first = b * c->block_size, last = first + c->block_size;
         if (last > c->n) last = c->n;
-        for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
+        if (c->ids) { /* each agent's id beside it (sort_buckets) */
+            for (int32_t i = first; i < last; ++i) {
+                int32_t at = next[g->key[i] - lo]++;
+                g->order[at] = i;
+                c->sorted_ids[at] = c->ids[i];
+            }
+        } else {
+            for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
+        }
+    }
+}
+
+/* Each bucket's agents by global id: the scatter leaves them in row order,
+ * which depends on the history of the storage (when it was last reordered,
+ * which agents were removed), while ids do not. Neighbor candidates then
+ * come in an order that no storage, reorder interval or split of the world
+ * changes, and so do the floating-point sums over them. A bucket holds a
+ * few agents, mostly in id order already (a reorder leaves them so): an
+ * insertion sort, one comparison per agent when nothing moved. */
+enum { NET_MAX = 64 };
+
+static inline void cas(uint64_t* v, int a, int b)
+{
+    uint64_t x = v[a], y = v[b];
+    uint64_t swap = (x ^ y) & (0u - (uint64_t)(x > y)); /* a mask, not a branch */
+    v[a] = x ^ swap;
+    v[b] = y ^ swap;
+}
+
+/* Eight words in order: the 19 compare-exchanges of the smallest network
+ * for eight (Knuth, The Art of Computer Programming 3, 5.3.4). */
+static inline void sort8(uint64_t* v)
+{
+    cas(v, 0, 2), cas(v, 1, 3), cas(v, 4, 6), cas(v, 5, 7);
+    cas(v, 0, 4), cas(v, 1, 5), cas(v, 2, 6), cas(v, 3, 7);
+    cas(v, 0, 1), cas(v, 2, 3), cas(v, 4, 5), cas(v, 6, 7);
+    cas(v, 2, 4), cas(v, 3, 5);
+    cas(v, 1, 4), cas(v, 3, 6);
+    cas(v, 1, 2), cas(v, 3, 4), cas(v, 5, 6);
+}
+
+static void sort_buckets(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx_t* c = (sort_ctx_t*)vctx;
+    grid_t* g = c->g;
+    const uint32_t* lo = TABLE_COL(&c->w->agents, uint32_t, AC_ID_LO);
+    const uint32_t* hi = TABLE_COL(&c->w->agents, uint32_t, AC_ID_HI);
+    int32_t first = begin * c->chunk, last = end * c->chunk;
+    if (last > g->bucket_count) last = g->bucket_count;
+    for (int32_t b = first; b < last; ++b) {
+        int32_t at = g->cell_start[b], m = g->cell_start[b + 1] - at;
+        if (m < 2) continue;
+        int32_t* o = g->order + at;
+        if (c->ids) {
+            /* ids below 2^32, as all but the longest-running worlds have:
+             * the scatter put each beside its agent */
+            uint32_t* id = c->sorted_ids + at;
+            int32_t i = 1;
+            while (i < m && id[i - 1] < id[i]) ++i;
+            if (i == m) continue; /* in order already, as a reorder leaves every bucket */
+            /* Each agent as one word, its id above its row, sorted by a
+             * network of compare-exchanges (minimum and maximum, no
+             * branch: an insertion sort mispredicts about once an agent)
+             * when it fits in eight, by insertion when larger. */
+            uint64_t v[NET_MAX];
+            int32_t width = m <= 8 ? 8 : NET_MAX;
+            if (m > NET_MAX) width = 0;
+            for (int32_t k = 0; k < m && k < NET_MAX; ++k) v[k] = (uint64_t)id[k] << 32 | (uint32_t)o[k];
+            for (int32_t k = m; k < width; ++k) v[k] = UINT64_MAX;
+            if (width == 8) {
+                sort8(v);
+            } else if (width == NET_MAX) {
+                for (int32_t k = 1; k < m; ++k) {
+                    uint64_t x = v[k];
+                    int32_t j = k;
+                    for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+                    v[j] = x;
+                }
+            }
+            if (width) {
+                for (int32_t k = 0; k < m; ++k) {
+                    o[k] = (int32_t)(uint32_t)v[k];
+                    id[k] = (uint32_t)(v[k] >> 32);
+                }
+                continue;
+            }
+            for (i = 1; i < m; ++i) {
+                int32_t r = o[i];
+                uint32_t x = id[i];
+                int32_t j = i;
+                for (; j > 0 && id[j - 1] > x; --j) {
+                    o[j] = o[j - 1];
+                    id[j] = id[j - 1];
+                }
+                o[j] = r;
+                id[j] = x;
+            }
+            continue;
+        }
+        for (int32_t i = 1; i < m; ++i) { /* ids of 64 bits, read from the rows */
+            int32_t r = o[i];
+            uint64_t v = (uint64_t)lo[r] | (uint64_t)hi[r] << 32;
+            int32_t j = i;
+            for (; j > 0; --j) {
+                int32_t q = o[j - 1];
+                if (((uint64_t)lo[q] | (uint64_t)hi[q] << 32) <= v) break;
+                o[j] = q;
+            }
+            o[j] = r;
+        }
     }
 }
 
@@ -565,6 +677,8 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
                     .chunk = chunk,
                     .chunks = (g->bucket_count + chunk - 1) / chunk,
                     .chunk_base = g->cell_start,
+                    .ids = w->next_id <= UINT32_MAX ? TABLE_COL(&w->agents, uint32_t, AC_ID_LO) : NULL,
+                    .sorted_ids = (uint32_t*)g->svx,
                     .largest = largest};
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     PHASE_DONE(GRID_PHASE_COUNT);
@@ -604,6 +718,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     }
     since = world_now_ns(); /* the users' sizing is no phase */
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, scatter_blocks, &c);
+    par_for(w, c.chunks, 1, PAR_STATIC | PAR_TASKS, sort_buckets, &c);
     PHASE_DONE(GRID_PHASE_SCATTER);
 
     if (reorder) {

@@ -66,10 +66,10 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
-int32_t planner_phase(uint32_t slot, int32_t substeps)
+int32_t planner_phase(uint64_t global_id, int32_t substeps)
 {
-    /* frac((slot + 1) * golden ratio) in 32-bit fixed point, times S. */
-    uint32_t frac = (slot + 1u) * 0x9e3779b9u;
+    /* frac((id + 1) * golden ratio) in 32-bit fixed point, times S. */
+    uint32_t frac = ((uint32_t)global_id + 1u) * 0x9e3779b9u;
     return (int32_t)(((uint64_t)frac * (uint64_t)(uint32_t)substeps) >> 32);
 }
 

@@ -359,8 +359,8 @@ trim_pose_t planner_pose_ahead(const trim_spec_t* spec, const planner_view_t* v,
 /* A pose's position wrapped into a torus world's box (unchanged otherwise),
  * as every interval's start is. */
 trim_pose_t planner_wrap_pose(const world_t* w, trim_pose_t p);
-/* The stagger phase of a slot, in [0, substeps). */
-int32_t planner_phase(uint32_t slot, int32_t substeps);
+/* The stagger phase of an agent (by its global id), in [0, substeps). */
+int32_t planner_phase(uint64_t global_id, int32_t substeps);
 
 /* Component row r's interval state: the start pose (PL_START_*) and the
  * motion relative to it (PL_REL_* and the substeps done, PL_K). */

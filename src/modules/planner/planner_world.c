@@ -460,8 +460,7 @@ static void restart_interval(world_t* w, int32_t r)
     planner_store_start(&v, r, start);
     planner_store_rel(&v, r, trim_rel_start()); /* substeps done (PL_K): 0 */
     int32_t n = pw->table.spec.substeps;
-    uint32_t slot = table_slots(&w->comps[k].table)[r];
-    uint64_t due = (pw->substep_clock + (uint64_t)planner_phase(slot, n)) % (uint64_t)n;
+    uint64_t due = (pw->substep_clock + (uint64_t)planner_phase(agent_global_id(w, row), n)) % (uint64_t)n;
     COMP_I(w, k, PL_LEN)[r] = due == 0 ? n : n - (int32_t)due;
     COMP_I(w, k, PL_CI)[r] = pw->table.straight;
     COMP_I(w, k, PL_CF)[r] = pw->table.straight;
@@ -684,7 +683,7 @@ static void planner_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_
     if (!fresh) return;
     /* A fresh row is all zero (statistics included). */
     const planner_world_t* pw = planner_data(w);
-    uint64_t bits = rng_bits(w->seed, 0x6f66667365742121ull, slot, 0);
+    uint64_t bits = rng_bits(w->seed, 0x6f66667365742121ull, agent_global_id(w, w->slots[slot].row), 0);
     COMP_U(w, k, PL_PERM_OFFSET)[r] = (uint32_t)(bits % (uint64_t)pw->table.controls);
     restart_interval(w, r);
 }

@@ -21,11 +21,10 @@
  *   velocity: a stopped agent still has a direction to cruise in.
  * - In 2D only x and y are drawn, so V_wander stays in the plane.
  *
- * Random numbers come from rng.h keyed by (world seed, slot | generation
- * << 32, step count, stream): a pure function of the agent's identity and
- * the step, never of its row (rows move on reorder) or of the thread that
- * runs it, so the walk is the same for any thread count. The generation in
- * the key gives an agent that reuses a slot a walk of its own. */
+ * Random numbers come from rng.h keyed by (world seed, global id, step
+ * count, stream): a pure function of the agent's identity and the step,
+ * never of its slot or row (rows move on reorder) or of the thread that
+ * runs it, so the walk is the same for any thread count or storage. */
 #include <math.h>
 #include <string.h>
 
@@ -153,9 +152,7 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const wander_ctx_t* c = (const wander_ctx_t*)vctx;
     const world_t* w = c->w;
     const int three = w->dims == 3; /* z, quaternion columns exist only in 3D */
-    const uint32_t* slots = c->v.slot;
     const int32_t* rows = c->v.agent_row;
-    const uint32_t* keys = c->v.key;
     const float *weight = c->v.weight, *cruise = c->v.cruise, *strength = c->v.strength, *noise = c->v.noise;
     float *wvx = c->v.wvx, *wvy = c->v.wvy, *wvz = c->v.wvz;
     const float* heading = c->a.heading;
@@ -171,8 +168,7 @@ static void wander_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
          * (64-bit lanes), in every build alike. One 64-bit draw gives x and
          * y (24 bits each); z takes a second. */
         for (int32_t k = 0; k < m; ++k) {
-            uint64_t key = (uint64_t)slots[r0 + k] | ((uint64_t)keys[r0 + k] << 32);
-            bits[k] = rng_base_from(seed_round, key, step);
+            bits[k] = rng_base_from(seed_round, agent_global_id(w, rows[r0 + k]), step);
         }
         for (int32_t k = 0; k < m; ++k) {
             b.nx[k] = (float)(int32_t)(bits[k] >> 40) * (2.0f / 16777216.0f) - 1.0f;

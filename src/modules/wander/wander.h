@@ -8,7 +8,9 @@
 enum {
     WD_SLOT = 0,
     WD_ROW,
-    WD_KEY, /* uint32: the slot's generation, the high half of the random key */
+    WD_KEY, /* uint32: the slot's generation when the walk began; the draws
+             * were keyed by it before global ids, which key them now (the
+             * column stays for the snapshot format and the hash) */
     WD_WEIGHT,
     WD_CRUISE,
     WD_STRENGTH,
