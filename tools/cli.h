@@ -40,7 +40,8 @@ typedef struct cli_command_t {
 
 /* Subcommands. */
 int cmd_run(int argc, char** argv);
-int cmd_bench(int argc, char** argv); /* bench/bench_flock.c */
+int cmd_ensemble(int argc, char** argv); /* tools/cmd_ensemble.c */
+int cmd_bench(int argc, char** argv);    /* bench/bench_flock.c */
 int cmd_dseek(int argc, char** argv);
 int cmd_view(int argc, char** argv);           /* tools/cmd_view.c */
 int cmd_export(int argc, char** argv);         /* tools/cmd_export.c */

@@ -64,6 +64,7 @@
 #include "data_dir.h"
 #include "export.h"
 #include "run_measure.h"
+#include "run_result.h"
 
 #define RUN_DEFAULT_PATH "scenarios/default.json"
 #define RUN_SCENARIO_DIR "scenarios"
@@ -111,11 +112,6 @@ typedef struct run_options_t {
 #define TRACE_TOTAL_EVENTS (1 << 25)
 #define TRACE_EVENT_BYTES 32
 
-typedef struct run_result_t {
-    int64_t steps;        /* steps actually run */
-    double seconds;       /* wall time of the stepping loop */
-    uint64_t agent_steps; /* sum over steps of the agents alive in that step */
-} run_result_t;
 
 /* A run's recording: frames at step 0 (written by open_recording), every
  * `every` steps and at the last step. */
@@ -364,7 +360,7 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
  * Returns `given` itself when nothing matches, so that loading it fails with
  * an error naming what was asked for; *looked says whether the shipped
  * scenarios were searched (for the error message). */
-static const char* scenario_path(const char* given, char* found, size_t size, int* looked)
+const char* scenario_path(const char* given, char* found, size_t size, int* looked)
 {
     const char* name = given != NULL ? given : RUN_DEFAULT_PATH;
     *looked = 0;
@@ -642,8 +638,8 @@ static cJSON* systems_json(const shoal_world_t* world, const run_result_t* resul
     return systems;
 }
 
-static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* world, const char* path,
-                      int32_t agents, float dt, const run_result_t* result)
+cJSON* run_result_json(const shoal_scenario_t* scenario, const shoal_world_t* world, const char* path,
+                       int32_t agents, float dt, const run_result_t* result)
 {
     char hash[17];
     snprintf(hash, sizeof hash, "%016" PRIx64, shoal_world_state_hash(world));
@@ -706,7 +702,18 @@ static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* wor
         cJSON_Delete(systems);
         systems = NULL;
     }
-    char* text = (ok && systems != NULL) ? cJSON_PrintUnformatted(root) : NULL;
+    if (!ok || systems == NULL) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+static int print_json(const shoal_scenario_t* scenario, const shoal_world_t* world, const char* path,
+                      int32_t agents, float dt, const run_result_t* result)
+{
+    cJSON* root = run_result_json(scenario, world, path, agents, dt, result);
+    char* text = root != NULL ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     if (text == NULL) {
         cli_error("out of memory while writing JSON");

@@ -18,6 +18,9 @@
 /* The subcommands, in the order `shoal --help` lists them. One line each. */
 static const cli_command_t commands[] = {
     {"run", "load a scenario, step it and report throughput and per-system costs", cmd_run},
+    {"ensemble",
+     "a scenario over seeds and parameter values on worker processes or MPI ranks: rows and a summary",
+     cmd_ensemble},
     {"view", "make a recording (run --record) one HTML page that plays it in a browser", cmd_view},
     {"export", "a recording's trajectories as CSV or as a JuPedSim/PedPy SQLite database", cmd_export},
 #if SHOAL_WITH_PLOT

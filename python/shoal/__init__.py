@@ -34,10 +34,11 @@ from ._shoal import (
     read_recording,
     version,
 )
+from .ensemble import ensemble
 
 __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
-    "StaleHandleError", "World", "navmesh_available", "population", "read_recording", "version",
+    "StaleHandleError", "World", "ensemble", "navmesh_available", "population", "read_recording", "version",
 ]
 __version__ = version()
