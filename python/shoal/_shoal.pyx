@@ -912,6 +912,26 @@ cdef class World:
             self._busy = 0
         return out
 
+    @property
+    def global_ids(self):
+        """Every live agent's global id, in row order (a new uint64 array):
+        given in the order agents were added (0, 1, 2, ...), never reused,
+        the same whatever the storage order, kept by snapshots."""
+        cdef int32_t n
+        cdef int32_t got = 0
+        cdef shoal_agent_batch_t b
+        memset(&b, 0, sizeof(b))
+        self._enter()
+        try:
+            n = shoal_world_agent_count(self._w)
+            out = np.zeros(n, dtype=np.uint64)
+            if n:
+                b.global_ids = <uint64_t*>_ptr(out)
+                self._check(shoal_world_read_agents(self._w, &b, n, &got))
+        finally:
+            self._busy = 0
+        return out
+
     # -- columns -----------------------------------------------------------
 
     def column(self, name):

@@ -174,6 +174,17 @@ cdef extern from "shoal/shoal.h" nogil:
     int32_t shoal_agent_row(const shoal_world_t* w, shoal_agent_t id)
     shoal_status_t shoal_world_row_handles(const shoal_world_t* w, int32_t first, int32_t count,
                                            shoal_agent_t* out)
+    ctypedef struct shoal_agent_batch_t:
+        shoal_agent_t* ids
+        float* positions
+        float* velocities
+        float* headings
+        float* orientations
+        uint64_t* user_values
+        uint32_t* groups
+        uint64_t* global_ids
+    shoal_status_t shoal_world_read_agents(const shoal_world_t* w, const shoal_agent_batch_t* batch,
+                                           int32_t capacity, int32_t* out_count)
     shoal_status_t shoal_world_column(shoal_world_t* w, const char* name, shoal_column_t* out)
     shoal_status_t shoal_world_add_component(shoal_world_t* w, const shoal_component_def_t* d)
 

@@ -60,3 +60,16 @@ def test_bad_plans_are_refused():
         shoal.ensemble(TINY, settings={"count": []})
     with pytest.raises(shoal.ParseError, match="count"):
         shoal.ensemble(TINY, seeds=[1], steps=2, settings={"count": [-4]}, workers=1)
+
+
+def test_global_ids_follow_their_agents():
+    w = shoal.World(threads=1, seed=2)
+    w.add_agents(np.random.default_rng(1).random((300, 2)) * 50, behaviors={"separate": 1, "wander": 1})
+    handles, ids = w.handles(), w.global_ids
+    assert sorted(ids) == list(range(300))
+    w.remove_agents(handles[:1])
+    w.add_agents(np.zeros((1, 2)))
+    assert 300 in set(w.global_ids) and 0 not in set(w.global_ids)
+    before = dict(zip(w.handles(), w.global_ids))
+    w.step(40)  # reorders move rows; ids stay with their agents
+    assert dict(zip(w.handles(), w.global_ids)) == before
