@@ -130,6 +130,14 @@ bad:
     return CLI_EXIT_USAGE;
 }
 
+/* The values a refused setting had parsed (it is not counted, so the
+ * command's end would not free them). */
+static void drop_values(ens_set_t* s)
+{
+    for (int32_t v = 0; v < s->count; ++v) cJSON_Delete(s->values[v]);
+    s->count = 0;
+}
+
 /* KEY=V1,V2,... Values are JSON; a value that is not JSON is taken as a
  * string. */
 static int parse_set(const char* command, const char* name, const char* value, void* vopts)
@@ -160,12 +168,14 @@ static int parse_set(const char* command, const char* name, const char* value, v
         const char* comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (len == 0 || s->count == ENS_MAX_VALUES) {
+            drop_values(s);
             cli_usage_error(command, "%s: %s in '%s'", name,
                             len == 0 ? "an empty value" : "more than 64 values", value);
             return CLI_EXIT_USAGE;
         }
         char text[256];
         if (len >= sizeof text) {
+            drop_values(s);
             cli_usage_error(command, "%s: a value of '%s' is longer than %zu characters", name, value,
                             sizeof text - 1);
             return CLI_EXIT_USAGE;
