@@ -210,8 +210,7 @@ static const cli_option_t ens_option_rows[] = {
                 "worker processes running runs side by side (default: the cores over --threads); under "
                 "mpirun the ranks are the workers and this is not used"),
     CLI_INT_ROW("--threads", "T", ens_options_t, threads, 1, 1024, "threads of each run (default 1)"),
-    CLI_INT_ROW("--steps", "N", ens_options_t, steps, 0, INT64_MAX / 2,
-                "steps of each run (default: the scenario's)"),
+    CLI_INT_ROW("--steps", "N", ens_options_t, steps, 0, 1e15, "steps of each run (default: the scenario's)"),
     CLI_STRING_ROW("--out", "FILE", ens_options_t, out, "write the runs as JSON lines, one object a run"),
     CLI_STRING_ROW("--csv", "FILE", ens_options_t, csv, "write the runs as CSV, a row a run"),
     CLI_FLAG_ROW("--json", ens_options_t, json, "print the summary as one JSON object"),
