@@ -8,22 +8,19 @@
 #include <stdlib.h>
 
 #include "cli_run.h"
+#include "io/file_read.h"
 
 #define TINY SHOAL_SOURCE_DIR "/scenarios/tiny.json"
 #define DEFAULT SHOAL_SOURCE_DIR "/scenarios/default.json"
 
 static char* slurp(const char* path)
 {
-    FILE* f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* text = malloc((size_t)n + 1);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
+    void* text = NULL;
+    size_t size = 0;
+    char why[256];
+    cr_assert_eq(file_read_all(path, FILE_LIMIT_SCENARIO, &text, &size, why, sizeof why), FILE_READ_OK,
+                 "%s: %s", path, why);
+    return (char*)text;
 }
 
 static cJSON* line_at(const char* text, int k)

@@ -51,6 +51,7 @@
 #include "shoal/shoal.h"
 
 #include "cli.h"
+#include "io/file_read.h"
 #include "cli_options.h"
 #include "data_dir.h"
 #include "run_result.h"
@@ -911,17 +912,16 @@ int cmd_ensemble(int argc, char** argv)
         o.seed_count = 1;
     }
     shoal_scenario_destroy(sc);
-    if (o.set_count > 0) {
-        FILE* f = fopen(p.path, "rb");
-        char* text = NULL;
-        long size = -1;
-        if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-            (text = malloc((size_t)size + 1)) != NULL && fread(text, 1, (size_t)size, f) == (size_t)size) {
-            text[size] = '\0';
-            p.base = cJSON_Parse(text);
+    if (o.set_count > 0) { /* the file as JSON, to write the settings into */
+        void* text = NULL;
+        size_t size = 0;
+        char why[256];
+        if (file_read_all(p.path, FILE_LIMIT_SCENARIO, &text, &size, why, sizeof why) != FILE_READ_OK) {
+            cli_error("ensemble: %s: %s", p.path, why);
+            goto done;
         }
+        p.base = cJSON_ParseWithLength((const char*)text, size);
         free(text);
-        if (f) fclose(f);
         if (!p.base) {
             cli_error("ensemble: cannot read %s as JSON", p.path);
             goto done;

@@ -35,9 +35,10 @@ FILE* file_open_regular(const char* path, uint64_t max_bytes, uint64_t* out_size
 file_read_error_t file_read_all(const char* path, uint64_t max_bytes, void** out, size_t* out_size, char* msg,
                                 int msg_size);
 
-/* The readers' limits (the scenario's 64 MiB is in scenario.c, the trim
- * table's in trim.c): a file is read whole into memory, so a limit keeps a
- * wrong path (a disk image, a core dump) from taking all of it. */
+/* The readers' limits (the trim table's in trim.c): a file is read whole
+ * into memory, so a limit keeps a wrong path (a disk image, a core dump)
+ * from taking all of it. */
+#define FILE_LIMIT_SCENARIO ((uint64_t)64 << 20)
 #define FILE_LIMIT_RECORDING ((uint64_t)4 << 30)
 #define FILE_LIMIT_SNAPSHOT ((uint64_t)4 << 30)
 #define FILE_LIMIT_COURSE ((uint64_t)64 << 20)

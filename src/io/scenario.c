@@ -29,7 +29,7 @@
 #include "io/file_read.h"
 #include "io/scenario_model.h"
 
-#define MAX_BYTES ((size_t)64 * 1024 * 1024)
+#define MAX_BYTES ((size_t)FILE_LIMIT_SCENARIO)
 #define MAX_AGENTS 100000000
 #define MAX_NAME 255
 
