@@ -462,9 +462,8 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
  * which agents were removed), while ids do not. Neighbor candidates then
  * come in an order that no storage, reorder interval or split of the world
  * changes, and so do the floating-point sums over them. A bucket holds a
- * few agents, mostly in id order already (a reorder leaves them so): an
- * insertion sort, one comparison per agent when nothing moved. */
-enum { NET_MAX = 64 };
+ * few agents; one already in id order (a reorder leaves every bucket so)
+ * costs a comparison per agent. */
 
 static inline void cas(uint64_t* v, int a, int b)
 {
@@ -506,33 +505,22 @@ static void sort_buckets(int32_t begin, int32_t end, int32_t worker, void* vctx)
             int32_t i = 1;
             while (i < m && id[i - 1] < id[i]) ++i;
             if (i == m) continue; /* in order already, as a reorder leaves every bucket */
-            /* Each agent as one word, its id above its row, sorted by a
-             * network of compare-exchanges (minimum and maximum, no
-             * branch: an insertion sort mispredicts about once an agent)
-             * when it fits in eight, by insertion when larger. */
-            uint64_t v[NET_MAX];
-            int32_t width = m <= 8 ? 8 : NET_MAX;
-            if (m > NET_MAX) width = 0;
-            for (int32_t k = 0; k < m && k < NET_MAX; ++k) v[k] = (uint64_t)id[k] << 32 | (uint32_t)o[k];
-            for (int32_t k = m; k < width; ++k) v[k] = UINT64_MAX;
-            if (width == 8) {
+            if (m <= 8) {
+                /* each agent as one word, its id above its row, sorted by a
+                 * network of compare-exchanges (no branch: an insertion
+                 * sort mispredicts about once an agent); most buckets hold
+                 * about six */
+                uint64_t v[8];
+                for (int32_t k = 0; k < 8; ++k)
+                    v[k] = k < m ? (uint64_t)id[k] << 32 | (uint32_t)o[k] : UINT64_MAX;
                 sort8(v);
-            } else if (width == NET_MAX) {
-                for (int32_t k = 1; k < m; ++k) {
-                    uint64_t x = v[k];
-                    int32_t j = k;
-                    for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
-                    v[j] = x;
-                }
-            }
-            if (width) {
                 for (int32_t k = 0; k < m; ++k) {
                     o[k] = (int32_t)(uint32_t)v[k];
                     id[k] = (uint32_t)(v[k] >> 32);
                 }
                 continue;
             }
-            for (i = 1; i < m; ++i) {
+            for (i = 1; i < m; ++i) { /* larger buckets: by insertion */
                 int32_t r = o[i];
                 uint32_t x = id[i];
                 int32_t j = i;
