@@ -254,10 +254,10 @@ static void check_csv(const char* csv_path, const shoal_recording_t* rec)
     char* save = NULL;
     char* line = strtok_r(text, "\n", &save);
     cr_assert_not_null(line, "empty CSV");
-    cr_assert_str_eq(line, dims == 2
-                               ? "frame,step,time,id,generation,group,group_name,x,y,heading,speed"
-                               : "frame,step,time,id,generation,group,group_name,x,y,z,qw,qx,qy,qz,speed");
-    const int columns = dims == 2 ? 11 : 15;
+    cr_assert_str_eq(
+        line, dims == 2 ? "frame,step,time,id,generation,global_id,group,group_name,x,y,heading,speed"
+                        : "frame,step,time,id,generation,global_id,group,group_name,x,y,z,qw,qx,qy,qz,speed");
+    const int columns = dims == 2 ? 12 : 16;
     int64_t rows = 0, speeds = 0;
     for (int32_t f = 0; f < shoal_recording_frame_count(rec); ++f) {
         shoal_recording_frame_t fr;
@@ -272,23 +272,29 @@ static void check_csv(const char* csv_path, const shoal_recording_t* rec)
             cr_assert_eq(strtod(fields[2], NULL), fr.time, "time %s vs %.17g", fields[2], fr.time);
             cr_assert_eq(strtoul(fields[3], NULL, 10), fr.ids[i]);
             cr_assert_eq(strtoul(fields[4], NULL, 10), fr.generations[i]);
-            cr_assert_eq(strtoul(fields[5], NULL, 10), fr.groups[i]);
+            if (fr.global_ids != NULL) {
+                cr_assert_neq(fields[5][0], '\0');
+                cr_assert_eq(strtoull(fields[5], NULL, 10), fr.global_ids[i]);
+            } else {
+                cr_assert_str_empty(fields[5], "no global ids before format version 4");
+            }
+            cr_assert_eq(strtoul(fields[6], NULL, 10), fr.groups[i]);
             if (strstr(h->group_names, "right") != NULL) { /* scene_2d's groups */
-                cr_assert_str_eq(fields[6], fr.groups[i] == 0 ? "left, \"fast\"" : "right");
+                cr_assert_str_eq(fields[7], fr.groups[i] == 0 ? "left, \"fast\"" : "right");
             } else if (h->group_names[0] == '\0') {
-                cr_assert_str_empty(fields[6]);
+                cr_assert_str_empty(fields[7]);
             }
             /* %.9g reads back to the very same float. */
             for (int k = 0; k < dims; ++k) {
-                cr_assert_eq(strtof(fields[7 + k], NULL), fr.positions[dims * i + k],
-                             "frame %d agent %u axis %d: %s vs %.9g", (int)f, fr.ids[i], k, fields[7 + k],
+                cr_assert_eq(strtof(fields[8 + k], NULL), fr.positions[dims * i + k],
+                             "frame %d agent %u axis %d: %s vs %.9g", (int)f, fr.ids[i], k, fields[8 + k],
                              (double)fr.positions[dims * i + k]);
             }
             if (dims == 2) {
-                cr_assert_eq(strtof(fields[9], NULL), fr.headings[i]);
+                cr_assert_eq(strtof(fields[10], NULL), fr.headings[i]);
             } else {
                 for (int k = 0; k < 4; ++k)
-                    cr_assert_eq(strtof(fields[10 + k], NULL), fr.orientations[4 * i + k]);
+                    cr_assert_eq(strtof(fields[11 + k], NULL), fr.orientations[4 * i + k]);
             }
             double want = expected_speed(rec, f, i);
             const char* speed = fields[columns - 1];
@@ -698,7 +704,7 @@ Test(export, sqlite_is_a_jupedsim_trajectory_database)
             cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
             cr_assert_eq(sqlite3_column_int64(st, 0), (int64_t)(fr.step / EVERY));
             cr_assert_eq(fr.generations[i], 1u);
-            cr_assert_eq(sqlite3_column_int64(st, 1), (int64_t)fr.ids[i]);
+            cr_assert_eq(sqlite3_column_int64(st, 1), (int64_t)fr.global_ids[i]);
             cr_assert_eq(sqlite3_column_double(st, 2), (double)fr.positions[2 * i]);
             cr_assert_eq(sqlite3_column_double(st, 3), (double)fr.positions[2 * i + 1]);
             cr_assert_float_eq(sqlite3_column_double(st, 4), cos(fr.headings[i]), 1e-12);
@@ -777,7 +783,8 @@ Test(export, run_export_sqlite_matches_the_recording)
     shoal_recording_frame(rec, 2, &fr); /* step 10: JuPedSim frame 2 */
     cr_assert_eq(fr.step, 10u);
     char sql[160];
-    snprintf(sql, sizeof sql, "SELECT pos_x FROM trajectory_data WHERE frame = 2 AND id = %u", fr.ids[7]);
+    snprintf(sql, sizeof sql, "SELECT pos_x FROM trajectory_data WHERE frame = 2 AND id = %llu",
+             (unsigned long long)fr.global_ids[7]);
     sqlite3_stmt* st = NULL;
     cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
@@ -821,11 +828,12 @@ Test(export, sqlite_says_how_to_get_it)
 #endif
 
 /* A removed agent's slot reused by a new agent (generation 2): the CSV
- * keeps both columns of the handle, the database gives the newcomer an id
- * of its own, so PedPy never joins the two into one trajectory. The
- * recording is written through the library, in this process (serial
- * backend: no OpenMP here). */
-static void record_slot_reuse(const char* path)
+ * keeps both columns of the handle and the global id, the database gives
+ * the newcomer an id of its own (its global id; in a recording without
+ * them, one made from the handle), so PedPy never joins the two into one
+ * trajectory. The recording is written through the library, in this
+ * process (serial backend: no OpenMP here), in format `version`. */
+static void record_slot_reuse(const char* path, int version)
 {
     shoal_world_def_t wd = shoal_world_default_def();
     wd.backend = SHOAL_BACKEND_SERIAL;
@@ -842,7 +850,7 @@ static void record_slot_reuse(const char* path)
     shoal_recording_header_t h = shoal_recording_default_header();
     h.dt = 0.1f;
     shoal_recorder_t* rec = NULL;
-    cr_assert_eq(shoal_recording_open(path, &h, &rec, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_open_version(path, &h, version, &rec, &err), SHOAL_OK, "%s", err.message);
     for (int f = 0; f < 4; ++f) {
         if (f == 2) { /* the middle agent leaves, a newcomer takes its slot */
             cr_assert_eq(shoal_agent_remove(w, ids[1]), SHOAL_OK);
@@ -860,13 +868,13 @@ static void record_slot_reuse(const char* path)
     shoal_world_destroy(w);
 }
 
-Test(export, a_reused_slot_is_another_agent)
+static void reused_slot(int version)
 {
     scratch_t s;
     scratch_open(&s);
     char rec_path[256], csv[256];
     scratch_path(&s, "reuse.rec", rec_path, sizeof rec_path);
-    record_slot_reuse(rec_path);
+    record_slot_reuse(rec_path, version);
     scratch_path(&s, "reuse.csv", csv, sizeof csv);
     cli_output_t r = expect_run(0, (const char*[]){"export", rec_path, "--csv", csv, NULL});
     output_free(&r);
@@ -875,12 +883,16 @@ Test(export, a_reused_slot_is_another_agent)
     shoal_recording_destroy(rec);
     char* text = read_all(csv, NULL);
     cr_assert_not_null(strstr(text, "\n2,2,"), "frame 2 is there: %.200s", text);
-    int second_generation = 0; /* ",id,generation,group,group_name," */
-    for (const char* p = text; (p = strstr(p, ",2,1,0,,")) != NULL; ++p) second_generation += 1;
-    cr_assert_eq(second_generation, 2, "id 2 of generation 1 in frames 0 and 1: %s", text);
-    second_generation = 0;
-    for (const char* p = text; (p = strstr(p, ",2,2,0,,")) != NULL; ++p) second_generation += 1;
-    cr_assert_eq(second_generation, 2, "id 2 of generation 2 in frames 2 and 3: %s", text);
+    /* ",id,generation,global_id,group,group_name,": agents 0, 1, 2 were
+     * added first, the newcomer is agent 3 */
+    const char* first = version == 4 ? ",2,1,1,0,," : ",2,1,,0,,";
+    const char* second = version == 4 ? ",2,2,3,0,," : ",2,2,,0,,";
+    int count = 0;
+    for (const char* p = text; (p = strstr(p, first)) != NULL; ++p) count += 1;
+    cr_assert_eq(count, 2, "id 2 of generation 1 in frames 0 and 1: %s", text);
+    count = 0;
+    for (const char* p = text; (p = strstr(p, second)) != NULL; ++p) count += 1;
+    cr_assert_eq(count, 2, "id 2 of generation 2 in frames 2 and 3: %s", text);
     free(text);
 #if SHOAL_WITH_SQLITE
     char db_path[256];
@@ -889,11 +901,27 @@ Test(export, a_reused_slot_is_another_agent)
     output_free(&r);
     sqlite3* db = open_db(db_path);
     cr_assert_eq(query_int(db, "SELECT count(DISTINCT id) FROM trajectory_data"), 4);
-    cr_assert_eq(query_int(db, "SELECT count(*) FROM trajectory_data WHERE id = 2"), 2);
-    cr_assert_eq(query_int(db, "SELECT count(*) FROM trajectory_data WHERE id = 2 + 4294967296"), 2);
-    cr_assert_eq(query_int(db, "SELECT handle_generation FROM shoal_agents WHERE id = 4294967298"), 2);
-    cr_assert_eq(query_int(db, "SELECT handle_index FROM shoal_agents WHERE id = 4294967298"), 2);
+    char* kind = query_text(db, "SELECT value FROM metadata WHERE key = 'shoal_agent_ids'");
+    cr_assert_str_eq(kind, version == 4 ? "global" : "handle");
+    free(kind);
+    if (version == 4) { /* the global ids 0..3 */
+        cr_assert_eq(query_int(db, "SELECT count(*) FROM trajectory_data WHERE id = 1"), 2);
+        cr_assert_eq(query_int(db, "SELECT count(*) FROM trajectory_data WHERE id = 3"), 2);
+        cr_assert_eq(query_int(db, "SELECT max(id) FROM trajectory_data"), 3);
+        cr_assert_eq(query_int(db, "SELECT handle_generation FROM shoal_agents WHERE id = 3"), 2);
+        cr_assert_eq(query_int(db, "SELECT handle_index FROM shoal_agents WHERE id = 3"), 2);
+        cr_assert_eq(query_int(db, "SELECT handle_index FROM shoal_agents WHERE id = 1"), 2);
+    } else {
+        cr_assert_eq(query_int(db, "SELECT count(*) FROM trajectory_data WHERE id = 2"), 2);
+        cr_assert_eq(query_int(db, "SELECT count(*) FROM trajectory_data WHERE id = 2 + 4294967296"), 2);
+        cr_assert_eq(query_int(db, "SELECT handle_generation FROM shoal_agents WHERE id = 4294967298"), 2);
+        cr_assert_eq(query_int(db, "SELECT handle_index FROM shoal_agents WHERE id = 4294967298"), 2);
+    }
     sqlite3_close(db);
 #endif
     scratch_close(&s);
 }
+
+Test(export, a_reused_slot_is_another_agent) { reused_slot(4); }
+
+Test(export, a_reused_slot_is_another_agent_version_3) { reused_slot(3); }

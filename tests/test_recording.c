@@ -42,6 +42,7 @@ typedef struct expected_frame_t {
     double time;
     int32_t count;
     uint32_t ids[MAX_AGENTS], generations[MAX_AGENTS], groups[MAX_AGENTS];
+    uint64_t gids[MAX_AGENTS];
     float positions[3 * MAX_AGENTS], headings[MAX_AGENTS], orientations[4 * MAX_AGENTS];
 } expected_frame_t;
 
@@ -50,6 +51,7 @@ typedef struct expected_frame_t {
 
 typedef struct expected_t {
     int dims;
+    int version; /* the format written */
     int32_t frames;
     expected_frame_t frame[MAX_FRAMES];
     /* The geometry at frame 0, as the world's API gave it. */
@@ -89,8 +91,13 @@ static void capture(const shoal_world_t* w, expected_frame_t* f)
     static shoal_agent_t ids[MAX_AGENTS];
     static uint32_t groups[MAX_AGENTS];
     static float pos[3 * MAX_AGENTS], head[MAX_AGENTS], rot[4 * MAX_AGENTS];
-    shoal_agent_batch_t batch = {
-        .ids = ids, .positions = pos, .headings = head, .orientations = rot, .groups = groups};
+    static uint64_t gids[MAX_AGENTS];
+    shoal_agent_batch_t batch = {.ids = ids,
+                                 .positions = pos,
+                                 .headings = head,
+                                 .orientations = rot,
+                                 .groups = groups,
+                                 .global_ids = gids};
     int32_t got = 0;
     cr_assert_eq(shoal_world_read_agents(w, &batch, MAX_AGENTS, &got), SHOAL_OK);
     int32_t order[MAX_AGENTS];
@@ -109,6 +116,7 @@ static void capture(const shoal_world_t* w, expected_frame_t* f)
         f->ids[j] = ids[i].index1;
         f->generations[j] = ids[i].generation;
         f->groups[j] = groups[i];
+        f->gids[j] = gids[i];
         memcpy(&f->positions[3 * j], &pos[3 * i], 3 * sizeof(float));
         f->headings[j] = head[i];
         memcpy(&f->orientations[4 * j], &rot[4 * i], 4 * sizeof(float));
@@ -219,6 +227,7 @@ static void write_recording_version(const char* path, int dims, int frames, int 
     int live_count = 0, next = 0;
     for (; live_count < 40; ++live_count) live[live_count] = add_agent(w, next++);
     ex->dims = dims;
+    ex->version = version;
     ex->frames = frames;
     for (int f = 0; f < frames; ++f) {
         capture(w, &ex->frame[f]);
@@ -254,7 +263,7 @@ static void write_recording_version(const char* path, int dims, int frames, int 
     shoal_world_destroy(w);
 }
 
-/* The same in the version shoal_recording_open writes (3). */
+/* The same in the version shoal_recording_open writes (4). */
 static void write_recording(const char* path, int dims, int frames, expected_t* ex)
 {
     write_recording_version(path, dims, frames, SHOAL_RECORDING_VERSION, ex);
@@ -273,6 +282,12 @@ static void expect_frames_equal(const shoal_recording_t* rec, const expected_t* 
         cr_assert_arr_eq(fr.ids, e->ids, n * 4, "frame %d ids", f);
         cr_assert_arr_eq(fr.generations, e->generations, n * 4, "frame %d generations", f);
         cr_assert_arr_eq(fr.groups, e->groups, n * 4, "frame %d groups", f);
+        if (ex->version >= 4) {
+            cr_assert_not_null(fr.global_ids, "frame %d", f);
+            cr_assert_arr_eq(fr.global_ids, e->gids, n * 8, "frame %d global ids", f);
+        } else {
+            cr_assert_null(fr.global_ids, "frame %d: version %d has no global ids", f, ex->version);
+        }
         for (size_t i = 0; i < n; ++i) {
             cr_assert_arr_eq(&fr.positions[(size_t)ex->dims * i], &e->positions[3 * i],
                              (size_t)ex->dims * sizeof(float), "frame %d agent %zu", f, i);
@@ -310,7 +325,7 @@ static void round_trip(int dims, int version)
     cr_expect_eq(shoal_recording_is_complete(rec), 1);
     cr_expect_str_eq(shoal_recording_damage(rec), "");
     cr_expect_eq(shoal_recording_version(rec), version);
-    cr_expect_eq(SHOAL_RECORDING_VERSION, 3);
+    cr_expect_eq(SHOAL_RECORDING_VERSION, 4);
     cr_assert_eq(shoal_recording_frame_count(rec), 9);
     expect_frames_equal(rec, &ex, 9);
     /* The geometry of frame 0, at frame 0's time: later walls and obstacles
@@ -335,6 +350,10 @@ static void round_trip(int dims, int version)
     int reused = 0;
     for (int32_t i = 0; i < last.count; ++i) reused |= last.generations[i] > 0;
     cr_expect(reused, "no slot was reused");
+    if (version >= 4) { /* a reused slot's agent has an id of its own */
+        for (int32_t i = 0; i < last.count; ++i)
+            if (last.generations[i] > 0) cr_expect_geq(last.global_ids[i], 40u, "agent %d", i);
+    }
     shoal_recording_frame_t none;
     cr_expect_eq(shoal_recording_frame(rec, 9, &none), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_eq(shoal_recording_frame(rec, -1, &none), SHOAL_ERR_INVALID_ARGUMENT);
@@ -344,9 +363,13 @@ static void round_trip(int dims, int version)
 
 TestSuite(recording, .timeout = 120);
 
-Test(recording, round_trip_2d) { round_trip(2, 3); }
+Test(recording, round_trip_2d) { round_trip(2, 4); }
 
-Test(recording, round_trip_3d) { round_trip(3, 3); }
+Test(recording, round_trip_3d) { round_trip(3, 4); }
+
+Test(recording, round_trip_2d_version_3) { round_trip(2, 3); }
+
+Test(recording, round_trip_3d_version_3) { round_trip(3, 3); }
 
 Test(recording, round_trip_2d_version_2) { round_trip(2, 2); }
 
@@ -378,7 +401,7 @@ static uint32_t le32(const uint8_t* p)
 }
 
 /* The bytes of the frame at `at`, by docs/recording.md: version 2, 36 +
- * 24n (2D) or 40n (3D); version 3, 40 + the zstd frame (C bytes) padded
+ * 24n (2D) or 40n (3D); versions 3 and 4, 40 + the zstd frame (C bytes) padded
  * to a multiple of 4 and to at least D / 1024 bytes, + 4. */
 static size_t frame_size_at(const uint8_t* data, size_t at, int dims, int version)
 {
@@ -404,8 +427,9 @@ static void every_truncation(int version)
     size_t at = geometry_end;
     for (int f = 0; f < ex.frames; ++f) {
         cr_assert_eq(le32(data + at + 24), (uint32_t)ex.frame[f].count, "frame %d", f);
-        if (version == 3) /* the declared payload: 24 bytes an agent */
-            cr_assert_eq(le32(data + at + 32), 24u * (uint32_t)ex.frame[f].count, "frame %d", f);
+        if (version >= 3) /* the declared payload: 24 bytes an agent, 32 with global ids */
+            cr_assert_eq(le32(data + at + 32), (version == 4 ? 32u : 24u) * (uint32_t)ex.frame[f].count,
+                         "frame %d", f);
         at += frame_size_at(data, at, 2, version);
         frame_end[f] = at;
     }
@@ -462,7 +486,9 @@ static void every_truncation(int version)
     scratch_cleanup();
 }
 
-Test(recording, every_truncation_is_a_clear_error) { every_truncation(3); }
+Test(recording, every_truncation_is_a_clear_error) { every_truncation(4); }
+
+Test(recording, every_truncation_is_a_clear_error_version_3) { every_truncation(3); }
 
 Test(recording, every_truncation_is_a_clear_error_version_2) { every_truncation(2); }
 
@@ -518,7 +544,9 @@ static void every_flipped_byte(int version)
     scratch_cleanup();
 }
 
-Test(recording, every_flipped_byte_is_detected) { every_flipped_byte(3); }
+Test(recording, every_flipped_byte_is_detected) { every_flipped_byte(4); }
+
+Test(recording, every_flipped_byte_is_detected_version_3) { every_flipped_byte(3); }
 
 Test(recording, every_flipped_byte_is_detected_version_2) { every_flipped_byte(2); }
 
@@ -562,9 +590,9 @@ Test(recording, bad_magic_version_and_trailing_data)
     expect_load_error((const uint8_t*)"{\"name\": 1}", 11, "not a shoal recording");
     data[3] = 'A';
 
-    data[8] = 4;
+    data[8] = 5;
     fix_header_crc(data);
-    expect_load_error(data, size, "unsupported version 4 (this build reads versions 1 to 3)");
+    expect_load_error(data, size, "unsupported version 5 (this build reads versions 1 to 4)");
     data[8] = 0;
     fix_header_crc(data);
     expect_load_error(data, size, "unsupported version 0");
@@ -578,7 +606,18 @@ Test(recording, bad_magic_version_and_trailing_data)
         cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", 0, &none, &e), SHOAL_ERR_PARSE);
         cr_expect_not_null(strstr(e.message, "frame 0 at byte"), "%s", e.message);
     }
+    /* Version 4 frames under a version 3 header: each declares the payload
+     * of 32 bytes an agent, not 24. */
     data[8] = 3;
+    fix_header_crc(data);
+    {
+        shoal_recording_t* none = NULL;
+        shoal_error_t e = {SHOAL_OK, ""};
+        cr_assert_eq(shoal_recording_load_memory(data, size, "bad.rec", 0, &none, &e), SHOAL_ERR_PARSE);
+        cr_expect_not_null(strstr(e.message, "frame 0 at byte"), "%s", e.message);
+        cr_expect_not_null(strstr(e.message, "is not what 40 agents need (960; corrupt)"), "%s", e.message);
+    }
+    data[8] = 4;
     data[16] = 4; /* dimensions */
     fix_header_crc(data);
     expect_load_error(data, size, "byte 16: dimensions must be 2 or 3");
@@ -674,6 +713,50 @@ Test(recording, version_1_still_reads)
         shoal_recording_destroy(rec);
     }
     scratch_cleanup();
+}
+
+/* Files of the versions before 4 read without global ids; the version 4
+ * seed (12 wandering agents, 4 removed after frame 2 and 3 added in their
+ * slots) gives each agent its own. */
+Test(recording, version_3_seeds_read_without_global_ids_and_version_4_with_them)
+{
+    const char* seeds[] = {"tiny-2d-v3.rec", "fish3d-obstacles-v3.rec", "wander-reuse-v4.rec"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
+        char seed[512];
+        snprintf(seed, sizeof seed, "%s/tests/fuzz/corpus/recording/%s", SHOAL_SOURCE_DIR, seeds[i]);
+        shoal_recording_t* rec = NULL;
+        shoal_error_t err = {SHOAL_OK, ""};
+        cr_assert_eq(shoal_recording_load(seed, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+        const int v4 = i == 2;
+        cr_expect_eq(shoal_recording_version(rec), v4 ? 4 : 3, "%s", seeds[i]);
+        int seen[16] = {0};
+        for (int32_t f = 0; f < shoal_recording_frame_count(rec); ++f) {
+            shoal_recording_frame_t fr;
+            cr_assert_eq(shoal_recording_frame(rec, f, &fr), SHOAL_OK);
+            if (!v4) {
+                cr_assert_null(fr.global_ids, "%s frame %d", seeds[i], f);
+                continue;
+            }
+            cr_assert_not_null(fr.global_ids);
+            cr_assert_eq(fr.count, f <= 2 ? 12 : 11, "frame %d", f);
+            for (int32_t a = 0; a < fr.count; ++a) {
+                cr_assert_lt(fr.global_ids[a], 15u);
+                seen[fr.global_ids[a]] = 1;
+                /* the first twelve in slots 1..12; the newcomers 12, 13, 14 in
+                 * the slots 4, 3, 2 that removed agents left (generation 2) */
+                if (fr.global_ids[a] < 12) {
+                    cr_assert_eq(fr.ids[a], (uint32_t)fr.global_ids[a] + 1u);
+                    cr_assert_eq(fr.generations[a], 1u);
+                } else {
+                    cr_assert_eq(fr.ids[a], (uint32_t)(16u - fr.global_ids[a]), "gid %llu",
+                                 (unsigned long long)fr.global_ids[a]);
+                    cr_assert_eq(fr.generations[a], 2u);
+                }
+            }
+        }
+        for (int k = 0; v4 && k < 15; ++k) cr_expect(seen[k], "global id %d never seen", k);
+        shoal_recording_destroy(rec);
+    }
 }
 
 /* Rewrite the CRC of the geometry record at `at` (`bytes` long). */
@@ -812,8 +895,8 @@ Test(recording, version_2_still_reads)
     shoal_recording_header_t h = shoal_recording_default_header();
     shoal_recorder_t* w = NULL;
     cr_expect_eq(shoal_recording_open_version(path, &h, 1, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
-    cr_expect_not_null(strstr(err.message, "versions 2 (uncompressed) and 3"), "%s", err.message);
-    cr_expect_eq(shoal_recording_open_version(path, &h, 4, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(err.message, "versions 2 (uncompressed), 3"), "%s", err.message);
+    cr_expect_eq(shoal_recording_open_version(path, &h, 5, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_null(w);
     cr_expect_neq(access(path, F_OK), 0, "a refused version creates no file");
     scratch_cleanup();
@@ -858,9 +941,19 @@ static uint8_t* with_payload(const uint8_t* data, size_t size, size_t at, int di
     return out;
 }
 
-/* Words: id differences [0, n), generations [n, 2n), groups [2n, 3n), then
- * each float's zigzagged difference from its prediction, x of every agent,
- * then y, then the heading (2D). */
+/* Words: id differences [0, n), generations [n, 2n), groups [2n, 3n), in
+ * version 4 the global ids' zigzagged differences from their predictions,
+ * low words [3n, 4n) then high words [4n, 5n), then each float's zigzagged
+ * difference from its prediction, x of every agent, then y, then the
+ * heading (2D). */
+static size_t floats_from; /* 3 (version 3) or 5 (version 4) */
+static size_t gid_agent;   /* edit_gid's agent */
+
+static void edit_gid(uint8_t* planes, size_t words, size_t n)
+{
+    set_word(planes, words, 3 * n + gid_agent, 2); /* zigzag: one more than predicted */
+}
+
 static void edit_repeat_id(uint8_t* planes, size_t words, size_t n)
 {
     (void)n;
@@ -876,7 +969,7 @@ static void edit_nan(uint8_t* planes, size_t words, size_t n)
 {
     /* Frame 0 predicts nothing: the word is the zigzagged bits, and
      * zigzag(0x7FC00000), a quiet NaN, is 0xFF800000. */
-    set_word(planes, words, 3 * n, 0xFF800000u);
+    set_word(planes, words, floats_from * n, 0xFF800000u);
 }
 
 /* Expect `text` in the strict load's error and `kept` frames (and the same
@@ -900,17 +993,20 @@ static void expect_v3_error(const uint8_t* data, size_t size, const expected_t* 
     shoal_recording_destroy(rec);
 }
 
-/* Version 3 frames that lie: about their agent count, their decoded size
- * (a decompression bomb), their zstd frame, their padding, or that decode
- * to values a frame may not hold. Each a clear error naming the frame; the
- * frames before it still read under ALLOW_TRUNCATED. */
-Test(recording, version_3_payloads_that_lie_are_refused)
+/* Version 3 and 4 frames that lie: about their agent count, their decoded
+ * size (a decompression bomb), their zstd frame, their padding, or that
+ * decode to values a frame may not hold (in version 4, an agent whose
+ * global id changed). Each a clear error naming the frame; the frames
+ * before it still read under ALLOW_TRUNCATED. */
+static void payloads_that_lie(int version)
 {
     scratch_init();
     char path[128];
     scratch_path(path, sizeof path, "v3.rec");
     static expected_t ex;
-    write_recording(path, 2, 6, &ex);
+    write_recording_version(path, 2, 6, version, &ex);
+    const uint32_t per_agent = version == 4 ? 32u : 24u;
+    floats_from = version == 4 ? 5u : 3u;
     size_t size = 0;
     uint8_t* data = read_all(path, &size);
     uint8_t* bad = malloc(size);
@@ -924,23 +1020,25 @@ Test(recording, version_3_payloads_that_lie_are_refused)
     put_le32(bad + f2 + 24, n2 + 1);
     snprintf(want, sizeof want,
              "frame 2 at byte %zu: byte %zu: declared payload size %u is not what %u agents need", f2,
-             f2 + 32, 24 * n2, n2 + 1);
+             f2 + 32, per_agent * n2, n2 + 1);
     expect_v3_error(bad, size, &ex, want, 2);
 
-    /* A bomb: 100,000,000 agents, the payload size they need (2.4 GB),
-     * in a few bytes of zstd. The frame must then store 2.4 GB / 1024
-     * bytes, which the file does not have: refused before any allocation. */
+    /* A bomb: 100,000,000 agents, the payload size they need (2.4 GB in
+     * version 3, 3.2 GB in 4), in a few bytes of zstd. The frame must then
+     * store 1/1024 of that, which the file does not have: refused before
+     * any allocation. */
     memcpy(bad, data, size);
     put_le32(bad + f2 + 24, 100000000u);
-    put_le32(bad + f2 + 32, 2400000000u);
-    snprintf(want, sizeof want, "frame 2 at byte %zu needs 2343796 bytes for 100000000 agents", f2);
+    put_le32(bad + f2 + 32, per_agent * 100000000u);
+    snprintf(want, sizeof want, "frame 2 at byte %zu needs %u bytes for 100000000 agents", f2,
+             version == 4 ? 3125044u : 2343796u);
     expect_v3_error(bad, size, &ex, want, 2);
 
     /* One agent fewer, with the payload size to match: the zstd frame
      * still holds the old size. */
     memcpy(bad, data, size);
     put_le32(bad + f2 + 24, n2 - 1);
-    put_le32(bad + f2 + 32, 24 * (n2 - 1));
+    put_le32(bad + f2 + 32, per_agent * (n2 - 1));
     fix_record_crc(bad, f2, frame_size_at(bad, f2, 2, 3));
     expect_v3_error(bad, size, &ex, "the zstd frame's content size is not the declared payload size", 2);
 
@@ -982,6 +1080,23 @@ Test(recording, version_3_payloads_that_lie_are_refused)
     expect_v3_error(edited, edited_size, &ex, want, 0);
     expect_v3_error(edited, edited_size, &ex, "a position or orientation is not finite", 0);
     free(edited);
+    if (version == 4) { /* an agent of frame 1 with another global id in frame 2 */
+        const expected_frame_t *e1 = &ex.frame[1], *e2 = &ex.frame[2];
+        int found = 0;
+        for (int32_t i = 0; i < e2->count && !found; ++i)
+            for (int32_t j = 0; j < e1->count && !found; ++j)
+                if (e1->ids[j] == e2->ids[i] && e1->generations[j] == e2->generations[i]) {
+                    gid_agent = (size_t)i;
+                    found = 1;
+                }
+        cr_assert(found, "no agent in both frames");
+        edited = with_payload(data, size, f2, 2, edit_gid, &edited_size);
+        snprintf(want, sizeof want,
+                 "agent %zu of %u: the global id differs from the same agent's in the frame before",
+                 gid_agent, n2);
+        expect_v3_error(edited, edited_size, &ex, want, 2);
+        free(edited);
+    }
 
     /* Untouched, it loads (the damage above was in copies). */
     shoal_recording_t* rec = NULL;
@@ -995,11 +1110,15 @@ Test(recording, version_3_payloads_that_lie_are_refused)
     scratch_cleanup();
 }
 
+Test(recording, version_4_payloads_that_lie_are_refused) { payloads_that_lie(4); }
+
+Test(recording, version_3_payloads_that_lie_are_refused) { payloads_that_lie(3); }
+
 /* A crowd standing still: every difference is 0 and zstd shrinks a frame
- * of 5000 agents (120,000 bytes) to a few dozen. The writer pads it to
- * 120,000 / 1024 bytes, so that no frame decodes to more than 1024 times
- * what it stores, and it reads back bit for bit. */
-Test(recording, version_3_still_crowd_is_padded_and_exact)
+ * of 5000 agents (160,000 bytes in version 4) to a few dozen. The writer
+ * pads it to 160,000 / 1024 bytes, so that no frame decodes to more than
+ * 1024 times what it stores, and it reads back bit for bit. */
+Test(recording, version_4_still_crowd_is_padded_and_exact)
 {
     scratch_init();
     char path[128];
@@ -1027,12 +1146,12 @@ Test(recording, version_3_still_crowd_is_padded_and_exact)
     size_t at = header_bytes(data) + 28; /* an empty geometry record */
     for (int f = 0; f < 4; ++f) {
         size_t compressed = le32(data + at + 36), bytes = frame_size_at(data, at, 2, 3);
-        cr_assert_eq(le32(data + at + 32), 120000u);
+        cr_assert_eq(le32(data + at + 32), 160000u);
         if (f > 0) { /* predicted exactly: all zeros but the ids, groups */
-            cr_expect_lt(compressed, 118u, "frame %d: %zu bytes of zstd", f, compressed);
-            cr_expect_eq(bytes, 40u + 120u + 4u,
-                         "frame %d: padded to ceil(120000 / 1024) = 118, "
-                         "then to 120",
+            cr_expect_lt(compressed, 157u, "frame %d: %zu bytes of zstd", f, compressed);
+            cr_expect_eq(bytes, 40u + 160u + 4u,
+                         "frame %d: padded to ceil(160000 / 1024) = 157, "
+                         "then to 160",
                          f);
             for (size_t i = at + 40 + compressed; i < at + bytes - 4; ++i)
                 cr_assert_eq(data[i], 0, "padding byte %zu", i);
@@ -1049,7 +1168,9 @@ Test(recording, version_3_still_crowd_is_padded_and_exact)
     float* pos = malloc(3 * 5000 * sizeof *pos);
     float* head = malloc(5000 * sizeof *head);
     uint32_t* groups = malloc(5000 * sizeof *groups);
-    shoal_agent_batch_t batch = {.ids = ids, .positions = pos, .headings = head, .groups = groups};
+    uint64_t* gids = malloc(5000 * sizeof *gids);
+    shoal_agent_batch_t batch = {
+        .ids = ids, .positions = pos, .headings = head, .groups = groups, .global_ids = gids};
     int32_t got = 0;
     cr_assert_eq(shoal_world_read_agents(w, &batch, 5000, &got), SHOAL_OK);
     cr_assert_eq(got, 5000);
@@ -1059,6 +1180,8 @@ Test(recording, version_3_still_crowd_is_padded_and_exact)
         cr_assert_eq(fr.count, 5000);
         for (int32_t i = 0; i < got; ++i) { /* a serial world unreordered: row i is id i + 1 */
             cr_assert_eq(fr.ids[i], ids[i].index1);
+            cr_assert_eq(fr.global_ids[i], gids[i]);
+            cr_assert_eq(fr.global_ids[i], (uint64_t)i);
             cr_assert_eq(fr.groups[i], groups[i]);
             cr_assert_arr_eq(&fr.positions[2 * i], &pos[3 * i], 2 * sizeof(float));
             cr_assert_arr_eq(&fr.headings[i], &head[i], sizeof(float));
@@ -1069,6 +1192,7 @@ Test(recording, version_3_still_crowd_is_padded_and_exact)
     free(pos);
     free(head);
     free(groups);
+    free(gids);
     shoal_recording_destroy(loaded);
     shoal_world_destroy(w);
     free(data);
@@ -1084,7 +1208,7 @@ Test(recording, empty_world_from_the_first_frame)
     char path[128];
     scratch_path(path, sizeof path, "empty.rec");
     shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
-    for (int version = 2; version <= 3; ++version) {
+    for (int version = 2; version <= 4; ++version) {
         shoal_recording_header_t h = shoal_recording_default_header();
         shoal_recorder_t* rec = NULL;
         shoal_error_t err = {SHOAL_OK, ""};
@@ -1240,8 +1364,8 @@ Test(recording, cli_run_record_is_readable)
     free(text);
     text = slurp(html);
     cr_expect_not_null(
-        strstr(text, "id=\"recording\" data-name=\"tiny.rec\" data-version=\"3\">\nU0hPQUxSRU"),
-        "the recording is embedded as base64 (read from version 3, written as version 2)");
+        strstr(text, "id=\"recording\" data-name=\"tiny.rec\" data-version=\"4\">\nU0hPQUxSRU"),
+        "the recording is embedded as base64 (read from version 4, written as version 2)");
     cr_expect_null(strstr(text, "http://"), "no network");
     cr_expect_null(strstr(text, "https://"), "no network");
     free(text);
@@ -1391,7 +1515,7 @@ static char* start_then_kill(const char* const* args, const char* rec_path, cons
 }
 
 /* `--record` estimates the recording's size (agents x frames x bytes per
- * agent, 10 in 2D for version 3, 24 for version 2) and warns on stderr,
+ * agent, 10 in 2D for versions 3 and 4, 24 for version 2) and warns on stderr,
  * before the run, when it reaches 1 GiB, with the --record-every that
  * brings it under; below that it says nothing. */
 Test(recording, cli_record_warns_before_a_huge_recording)
@@ -1408,13 +1532,13 @@ Test(recording, cli_record_warns_before_a_huge_recording)
     char want[512];
     snprintf(want, sizeof want,
              "shoal: warning: the recording %s may take up to about 3814.7 GiB (200 agents x "
-             "2000000001 frames x 10 bytes per agent, format version 3); --record-every 5000 would "
+             "2000000001 frames x 10 bytes per agent, format version 4); --record-every 5000 would "
              "make it about 781 MiB\n",
              rec_path);
     cr_expect_str_eq(text, want);
     free(text);
 
-    /* 300,000 steps: 1.4 GiB in version 2, 586 MiB in version 3. */
+    /* 300,000 steps: 1.4 GiB in version 2, 586 MiB in version 4. */
     text = start_then_kill((const char*[]){"run", TINY, "--steps", "300000", "--threads", "1", "--quiet",
                                            "--record", rec_path, "--record-version", "2", NULL},
                            rec_path, errf);
@@ -1430,14 +1554,16 @@ Test(recording, cli_record_warns_before_a_huge_recording)
     scratch_cleanup();
 }
 
-/* `--record-version 2` writes the uncompressed format; both versions hold
- * the same frames, bit for bit; other versions are usage errors. */
-Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
+/* `--record-version 2` writes the uncompressed format, 3 the compressed
+ * one without global ids; every version holds the same frames, bit for
+ * bit; other versions are usage errors. */
+Test(recording, cli_record_versions_2_3_and_4_hold_the_same_frames)
 {
     scratch_init();
-    char v2[128], v3[128], out[128], errf[128];
+    char v2[128], v3[128], v4[128], out[128], errf[128];
     scratch_path(v2, sizeof v2, "v2.rec");
     scratch_path(v3, sizeof v3, "v3.rec");
+    scratch_path(v4, sizeof v4, "v4.rec");
     scratch_path(out, sizeof out, "out.txt");
     scratch_path(errf, sizeof errf, "err.txt");
     int code = run_shoal((const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet",
@@ -1447,19 +1573,28 @@ Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
     char* text = slurp(out);
     cr_expect_not_null(strstr(text, "(31 frames) in format version 2, "), "%s", text);
     free(text);
-    code = run_shoal(
-        (const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet", "--record", v3, NULL}, out,
-        errf);
+    code = run_shoal((const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet", "--record",
+                                     v3, "--record-version", "3", NULL},
+                     out, errf);
     cr_assert_eq(code, 0);
     text = slurp(out);
     cr_expect_not_null(strstr(text, "(31 frames) in format version 3, "), "%s", text);
     free(text);
-    shoal_recording_t *a = NULL, *b = NULL;
+    code = run_shoal(
+        (const char*[]){"run", TINY, "--steps", "30", "--threads", "1", "--quiet", "--record", v4, NULL}, out,
+        errf);
+    cr_assert_eq(code, 0);
+    text = slurp(out);
+    cr_expect_not_null(strstr(text, "(31 frames) in format version 4, "), "%s", text);
+    free(text);
+    shoal_recording_t *a = NULL, *b = NULL, *c = NULL;
     shoal_error_t err = {SHOAL_OK, ""};
     cr_assert_eq(shoal_recording_load(v2, 0, &a, &err), SHOAL_OK, "%s", err.message);
     cr_assert_eq(shoal_recording_load(v3, 0, &b, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_load(v4, 0, &c, &err), SHOAL_OK, "%s", err.message);
     cr_expect_eq(shoal_recording_version(a), 2);
     cr_expect_eq(shoal_recording_version(b), 3);
+    cr_expect_eq(shoal_recording_version(c), 4);
     cr_expect_str_eq(shoal_recording_header(a)->scenario_text, shoal_recording_header(b)->scenario_text);
     cr_assert_eq(shoal_recording_frame_count(a), 31);
     cr_assert_eq(shoal_recording_frame_count(b), 31);
@@ -1476,13 +1611,27 @@ Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
         cr_assert_arr_eq(x.groups, y.groups, 4 * n);
         cr_assert_arr_eq(x.positions, y.positions, 8 * n, "frame %d", f);
         cr_assert_arr_eq(x.headings, y.headings, 4 * n, "frame %d", f);
+        shoal_recording_frame_t z;
+        shoal_recording_frame(c, f, &z);
+        cr_assert_eq(z.count, x.count);
+        cr_assert_arr_eq(z.ids, x.ids, 4 * n);
+        cr_assert_arr_eq(z.positions, x.positions, 8 * n, "frame %d", f);
+        cr_assert_null(x.global_ids);
+        cr_assert_null(y.global_ids);
+        /* tiny.json adds its agents at once and removes none: ids 0..n-1
+         * in slot order */
+        for (size_t i = 0; i < n; ++i) cr_assert_eq(z.global_ids[i], (uint64_t)z.ids[i] - 1u);
     }
     shoal_recording_destroy(a);
     shoal_recording_destroy(b);
-    size_t s2 = 0, s3 = 0;
+    shoal_recording_destroy(c);
+    size_t s2 = 0, s3 = 0, s4 = 0;
     free(read_all(v2, &s2));
     free(read_all(v3, &s3));
+    free(read_all(v4, &s4));
     cr_expect_gt(s2, 3 * s3, "version 2: %zu bytes, version 3: %zu", s2, s3);
+    /* The global ids, predicted from the frame before, cost almost nothing. */
+    cr_expect_lt((double)s4, 1.02 * (double)s3, "version 3: %zu bytes, version 4: %zu", s3, s4);
 
     char none[128];
     scratch_path(none, sizeof none, "none.rec");
@@ -1491,7 +1640,7 @@ Test(recording, cli_record_version_2_and_3_hold_the_same_frames)
         errf);
     cr_expect_eq(code, 2);
     text = slurp(errf);
-    cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..3, not '1'"), "%s", text);
+    cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..4, not '1'"), "%s", text);
     free(text);
     cr_expect_neq(access(none, F_OK), 0, "a usage error leaves no file");
     code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record-version", "2", NULL}, out, errf);
@@ -1546,15 +1695,15 @@ static double peak_rss_mib(void)
     return kib / 1024.0;
 }
 
-/* A crowd of 10,000 standing still, recorded 4,600 times: about 1.3 MB of
- * file (each frame stores D / 1024 bytes at least) that decodes to 1.1 GB,
+/* A crowd of 10,000 standing still, recorded 3,400 times: about 1.3 MB of
+ * file (each frame stores D / 1024 bytes at least) that decodes to 1.09 GB,
  * above SHOAL_RECORDING_LOAD_LIMIT. The whole-file reader refuses it before
  * decoding, naming the limit; the frame reader reads every frame with a few
  * frames' memory. */
 Test(recording, a_recording_decoding_past_the_load_limit_is_refused_whole_and_read_frame_by_frame,
      .timeout = 300)
 {
-    enum { AGENTS = 10000, FRAMES = 4600 };
+    enum { AGENTS = 10000, FRAMES = 3400 };
     scratch_init();
     char path[256];
     scratch_path(path, sizeof path, "still.rec");
@@ -1595,7 +1744,7 @@ Test(recording, a_recording_decoding_past_the_load_limit_is_refused_whole_and_re
     cr_assert_eq(shoal_recording_reader_open(path, 0, &rd, &e), SHOAL_OK, "%s", e.message);
     cr_assert_eq(shoal_recording_reader_frame_count(rd), FRAMES);
     cr_expect(shoal_recording_reader_is_complete(rd));
-    cr_expect_eq(shoal_recording_reader_decoded_bytes(rd), (uint64_t)FRAMES * AGENTS * 24u);
+    cr_expect_eq(shoal_recording_reader_decoded_bytes(rd), (uint64_t)FRAMES * AGENTS * 32u);
     cr_expect_gt(shoal_recording_reader_decoded_bytes(rd), SHOAL_RECORDING_LOAD_LIMIT);
     for (int32_t k = 0; k < FRAMES; ++k) {
         shoal_recording_frame_t f;
@@ -1604,6 +1753,7 @@ Test(recording, a_recording_decoding_past_the_load_limit_is_refused_whole_and_re
         /* Agent ids ascend from 1: agent i stands where it was added. */
         int32_t i = (k * 7919) % AGENTS;
         cr_assert_eq(f.ids[i], (uint32_t)i + 1u, "frame %d", k);
+        cr_assert_eq(f.global_ids[i], (uint64_t)i, "frame %d", k);
         cr_assert_eq(f.positions[2 * i], (float)(i % 100), "frame %d agent %d", k, i);
         cr_assert_eq(f.positions[2 * i + 1], (float)(i / 100), "frame %d agent %d", k, i);
         cr_assert_eq(f.headings[i], 0.25f, "frame %d agent %d", k, i);
@@ -1619,7 +1769,7 @@ Test(recording, a_recording_decoding_past_the_load_limit_is_refused_whole_and_re
     cr_expect_eq(shoal_recording_reader_frame(rd, FRAMES, &a, &e), SHOAL_ERR_INVALID_ARGUMENT);
     shoal_recording_reader_close(rd);
     double after = peak_rss_mib();
-    /* 1.1 GB decoded in all; one frame is 240 KB. */
+    /* 1.09 GB decoded in all; one frame is 320 KB. */
     cr_expect_lt(after - before, 32.0, "peak resident memory grew by %.1f MiB reading it", after - before);
     scratch_cleanup();
 }

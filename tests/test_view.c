@@ -260,7 +260,7 @@ Test(view, the_page_holds_what_the_options_ask_and_says_so)
               attributes);
     /* the version of the file read (shoal run records version 3); the page
      * itself holds version 2, which its reader parses */
-    cr_expect(matches(attributes, "data-version=\"3\""), "%s", attributes);
+    cr_expect(matches(attributes, "data-version=\"4\""), "%s", attributes);
     shoal_recording_destroy(rec);
 
     /* --every alone: all agents. */

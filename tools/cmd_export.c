@@ -70,11 +70,13 @@ static const cli_spec_t export_spec = {
              "reads (load_trajectory_from_jupedsim_sqlite). Several outputs may be given.\n",
     .options = export_options,
     .option_count = CLI_COUNT(export_options),
-    .details = "CSV columns, 2D: frame,step,time,id,generation,group,group_name,x,y,heading,speed;\n"
-               "3D: ...,x,y,z,qw,qx,qy,qz,speed. Floats are printed with 9 significant digits\n"
+    .details = "CSV columns, 2D: frame,step,time,id,generation,global_id,group,group_name,x,y,\n"
+               "heading,speed; 3D: ...,x,y,z,qw,qx,qy,qz,speed. global_id is empty for a recording\n"
+               "made before format version 4. Floats are printed with 9 significant digits\n"
                "(they read back exactly), the time with 17. The speed is estimated from the\n"
                "previous frame (the next one for an agent's first frame).\n"
-               "SQLite: trajectory_data(frame, id, pos_x, pos_y, ori_x, ori_y), metadata (fps),\n"
+               "SQLite: trajectory_data(frame, id, pos_x, pos_y, ori_x, ori_y) (id: the global\n"
+               "id, or for an older recording index + (generation - 1) 2^32), metadata (fps),\n"
                "geometry (the walkable area as WKT) and frame_data, plus shoal_agents,\n"
                "shoal_walls and shoal_obstacles. docs/export.md gives the whole mapping.\n"
                "Each file is written to a temporary file and moved into place only when\n"

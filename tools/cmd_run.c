@@ -69,11 +69,11 @@
 #define RUN_DEFAULT_PATH "scenarios/default.json"
 #define RUN_SCENARIO_DIR "scenarios"
 #define RUN_MAX_THREADS 1024
-/* Recording format version 3's bytes per agent per frame, for --record's
- * size warning: above the largest the shipped scenarios gave
- * (docs/recording.md), so that the estimate errs large. */
-#define RECORD_V3_BYTES_2D 10.0
-#define RECORD_V3_BYTES_3D 24.0
+/* Compressed recordings' (format versions 3 and 4) bytes per agent per
+ * frame, for --record's size warning: above the largest the shipped
+ * scenarios gave (docs/recording.md), so that the estimate errs large. */
+#define RECORD_COMPRESSED_BYTES_2D 10.0
+#define RECORD_COMPRESSED_BYTES_3D 24.0
 
 /* Redraw at most this often: a terminal redrawn every step slows a fast
  * run down and flickers. */
@@ -213,9 +213,11 @@ static const cli_option_t run_options[] = {
      .kind = CLI_INT,
      CLI_AT(run_options_t, record_version),
      .min = 2,
-     .max = 3,
-     .help = "the recording's format version: 3 (compressed, lossless) or 2 (uncompressed, about 4 "
-             "times larger; what the viewer page's own file button opens). Default: 3."},
+     .max = 4,
+     .help = "the recording's format version: 4 (compressed, lossless, with each agent's global id), "
+             "3 (the same without global ids, for readers built before version 4) or 2 (uncompressed, "
+             "about 4 times larger, without global ids; what the viewer page's own file button opens). "
+             "Default: 4."},
     {.name = "--export",
      .metavar = "OUT",
      .kind = CLI_FILE,
@@ -804,12 +806,13 @@ static int open_recording(const char* out, const char* path, const shoal_scenari
 #define RECORD_WARN_BYTES ((double)(1u << 30))
 
 /* Bytes per agent per frame that the estimate assumes (docs/recording.md):
- * in version 2 the exact size; in version 3 a bound above what compression
- * gave on the shipped scenarios, so that the estimate errs large. */
+ * in version 2 the exact size; in versions 3 and 4 a bound above what
+ * compression gave on the shipped scenarios, so that the estimate errs
+ * large. */
 static double recording_agent_bytes(int32_t version, int32_t dims)
 {
     if (version == 2) return dims == 2 ? 24.0 : 40.0;
-    return dims == 2 ? RECORD_V3_BYTES_2D : RECORD_V3_BYTES_3D;
+    return dims == 2 ? RECORD_COMPRESSED_BYTES_2D : RECORD_COMPRESSED_BYTES_3D;
 }
 
 /* Frames a run of `steps` steps records: step 0, every K-th step and the

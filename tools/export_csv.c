@@ -143,8 +143,8 @@ int export_csv(shoal_recording_reader_t* rec, const char* path, int force, expor
         return -1;
     }
     FILE* f = file.f;
-    fputs(dims == 2 ? "frame,step,time,id,generation,group,group_name,x,y,heading,speed\n"
-                    : "frame,step,time,id,generation,group,group_name,x,y,z,qw,qx,qy,qz,speed\n",
+    fputs(dims == 2 ? "frame,step,time,id,generation,global_id,group,group_name,x,y,heading,speed\n"
+                    : "frame,step,time,id,generation,global_id,group,group_name,x,y,z,qw,qx,qy,qz,speed\n",
           f);
     const int32_t frames = shoal_recording_reader_frame_count(rec);
     /* In order: reading frame fi + 1 leaves fi and fi - 1 valid (the
@@ -159,8 +159,11 @@ int export_csv(shoal_recording_reader_t* rec, const char* path, int force, expor
             break;
         }
         for (int32_t i = 0; i < cur.count; ++i) {
-            fprintf(f, "%d,%llu,%.17g,%u,%u,%u,", (int)fi, (unsigned long long)cur.step, cur.time,
-                    (unsigned)cur.ids[i], (unsigned)cur.generations[i], (unsigned)cur.groups[i]);
+            fprintf(f, "%d,%llu,%.17g,%u,%u,", (int)fi, (unsigned long long)cur.step, cur.time,
+                    (unsigned)cur.ids[i], (unsigned)cur.generations[i]);
+            /* Recordings before format version 4 hold no global ids. */
+            if (cur.global_ids != NULL) fprintf(f, "%llu", (unsigned long long)cur.global_ids[i]);
+            fprintf(f, ",%u,", (unsigned)cur.groups[i]);
             write_group_name(f, &groups, cur.groups[i]);
             const float* p = cur.positions + (size_t)dims * (size_t)i;
             if (dims == 2) {

@@ -25,10 +25,13 @@
  *   record_every and fps = 1 / (dt record_every); a frame off that grid
  *   (the last one, usually) is left out and counted, not squeezed in at the
  *   wrong time.
- * - An id names one agent for PedPy, and a recording's slot (index1) can be
- *   reused by a later agent with another generation. id = index1 +
- *   (generation - 1) 2^32: the slot itself for an agent of generation 1,
- *   which is every agent of a run that removes none.
+ * - An id names one agent for PedPy: the agent's global id (recording
+ *   format version 4: given in the order agents were added, never reused).
+ *   Older recordings have none, and a slot (index1) can be reused by a
+ *   later agent with another generation: there id = index1 + (generation -
+ *   1) 2^32, the slot itself for an agent of generation 1, which is every
+ *   agent of a run that removes none. metadata's shoal_agent_ids says
+ *   which ("global" or "handle").
  * - The geometry is JuPedSim's walkable area, a polygon: the torus box, or
  *   the box around every position, wall and obstacle with 1 m to spare,
  *   with the static obstacles cut out as 32-gons around their circles. A
@@ -305,9 +308,15 @@ static const char* group_name(const char* names, uint32_t label, int* n)
     return start;
 }
 
-static int64_t agent_key(uint32_t index1, uint32_t generation)
+/* Agent i of `frame`'s id in the database: its global id, or for a
+ * recording without them its handle's (index1 + (generation - 1) 2^32).
+ * Global ids are below 2^63 (one agent a nanosecond would take three
+ * centuries to reach it). */
+static int64_t agent_key(const shoal_recording_frame_t* frame, int32_t i)
 {
-    return (int64_t)index1 + (int64_t)(generation > 0 ? generation - 1 : 0) * ((int64_t)1 << 32);
+    if (frame->global_ids != NULL) return (int64_t)(frame->global_ids[i] & (uint64_t)INT64_MAX);
+    const uint32_t generation = frame->generations[i];
+    return (int64_t)frame->ids[i] + (int64_t)(generation > 0 ? generation - 1 : 0) * ((int64_t)1 << 32);
 }
 
 /* Present in `frame` with the same generation? (ids ascend) */
@@ -348,7 +357,7 @@ static int write_rows(db_t* d, shoal_recording_reader_t* rec, const int64_t* jfr
             sqlite3_bind_int64(frame_row, 2, geometry_hash);
             if (step_reset(d, frame_row, "insert into frame_data") != 0) goto done;
             for (int32_t i = 0; i < fr.count; ++i) {
-                int64_t id = agent_key(fr.ids[i], fr.generations[i]);
+                int64_t id = agent_key(&fr, i);
                 double heading = fr.headings[i];
                 sqlite3_bind_int64(row, 1, jframe[f]);
                 sqlite3_bind_int64(row, 2, id);
@@ -439,7 +448,9 @@ static int write_metadata(db_t* d, const shoal_recording_reader_t* rec, double f
                      put_meta(d, meta, "shoal_units", "%s", h->units[0] ? h->units : "m,s,rad") != 0 ||
                      put_meta(d, meta, "shoal_scenario_name", "%s", h->scenario_name) != 0 ||
                      put_meta(d, meta, "shoal_recording_version", "%d",
-                              (int)shoal_recording_reader_version(rec)) != 0
+                              (int)shoal_recording_reader_version(rec)) != 0 ||
+                     put_meta(d, meta, "shoal_agent_ids", "%s",
+                              shoal_recording_reader_version(rec) >= 4 ? "global" : "handle") != 0
                  ? -1
                  : 0;
     sqlite3_finalize(meta);

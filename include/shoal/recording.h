@@ -5,14 +5,14 @@
  * group names and JSON text), the geometry (the world's wall segments and
  * obstacles, written once, with the first frame) and frames. A frame is the
  * world at one step: the step count and time, then every live agent's id
- * (its handle's index1 and generation), group, position and heading (2D) or
- * orientation quaternion (3D). Agents may appear and disappear between
+ * (its handle's index1 and generation), global id (version 4), group,
+ * position and heading (2D) or orientation quaternion (3D). Agents may appear and disappear between
  * frames; within a frame they are in ascending id order, whatever the
  * world's storage order.
  *
  * Writing streams: every frame goes to the file (flushed) as it is written
- * (in format version 3 compressed, with its values predicted from the
- * frames before it), so a recording cut short by a crash keeps its
+ * (in format versions 3 and 4 compressed, with its values predicted from
+ * the frames before it), so a recording cut short by a crash keeps its
  * finished frames, and
  * shoal_recording_load with SHOAL_RECORDING_ALLOW_TRUNCATED reads them.
  * Reading goes frame by frame (shoal_recording_reader_open): opening checks
@@ -35,14 +35,15 @@ extern "C" {
 #endif
 
 /* The format version this library writes by default. It reads this one
- * and every earlier one, back to SHOAL_RECORDING_MIN_VERSION. Version 3
- * compresses each frame with zstd, losslessly (every float bit for bit),
- * after predicting every agent's values from the frames before;
- * shoal_recording_open_version() still writes version 2, uncompressed.
- * Version 2 added the geometry record (the world's walls and obstacles,
- * written once before the first frame); version 1 files read as
- * recordings without geometry. */
-#define SHOAL_RECORDING_VERSION 3
+ * and every earlier one, back to SHOAL_RECORDING_MIN_VERSION. Version 4
+ * adds each agent's global id (shoal_agent_global_id) to every frame.
+ * Version 3 compresses each frame with zstd, losslessly (every float bit
+ * for bit), after predicting every agent's values from the frames before;
+ * shoal_recording_open_version() still writes versions 3 and 2 (2
+ * uncompressed). Version 2 added the geometry record (the world's walls
+ * and obstacles, written once before the first frame); version 1 files
+ * read as recordings without geometry. */
+#define SHOAL_RECORDING_VERSION 4
 #define SHOAL_RECORDING_MIN_VERSION 1
 
 /* The header of a recording. Strings are UTF-8 without NUL bytes; when
@@ -78,10 +79,12 @@ typedef struct shoal_recorder_t shoal_recorder_t;
 SHOAL_API shoal_status_t shoal_recording_open(const char* path, const shoal_recording_header_t* header,
                                               shoal_recorder_t** out, shoal_error_t* err);
 
-/* The same in format `version`: 3 (compressed, what shoal_recording_open
- * writes) or 2 (uncompressed, about 4 times larger: for readers of the raw
- * bytes, such as the viewer page's file button, docs/recording.md).
- * INVALID_ARGUMENT for any other version. */
+/* The same in format `version`: 4 (compressed, with global ids: what
+ * shoal_recording_open writes), 3 (compressed, without global ids, for
+ * readers built before version 4) or 2 (uncompressed, about 4 times
+ * larger, without global ids: for readers of the raw bytes, such as the
+ * viewer page's file button, docs/recording.md). INVALID_ARGUMENT for any
+ * other version. */
 SHOAL_API shoal_status_t shoal_recording_open_version(const char* path,
                                                       const shoal_recording_header_t* header, int32_t version,
                                                       shoal_recorder_t** out, shoal_error_t* err);
@@ -118,8 +121,8 @@ typedef struct shoal_recording_t shoal_recording_t;
 
 /* The most decoded frame data shoal_recording_load and
  * shoal_recording_load_memory hold: 1 GiB of agent records (24 bytes an
- * agent a frame in 2D, 40 in 3D: 11 million agent-frames in 3D, 44 million
- * in 2D). The total is known from the frames' agent counts before anything
+ * agent a frame in 2D, 40 in 3D, and 8 more for the global id in version
+ * 4: 22 million agent-frames in 3D, 33 million in 2D). The total is known from the frames' agent counts before anything
  * is decoded; a recording above it is refused with SHOAL_ERR_CAPACITY
  * naming the limit. Read such a recording frame by frame
  * (shoal_recording_reader_open), which has no such limit. */
@@ -167,7 +170,10 @@ SHOAL_API const char* shoal_recording_damage(const shoal_recording_t* recording)
 /* One frame. Arrays hold `count` entries, owned by the recording: ids[n]
  * (handle index1, ascending), generations[n], groups[n], positions[dims*n]
  * (x, y[, z] per agent), and in 2D headings[n] (rad) with orientations NULL,
- * in 3D orientations[4n] (w, x, y, z) with headings NULL. */
+ * in 3D orientations[4n] (w, x, y, z) with headings NULL; global_ids[n]
+ * (shoal_agent_global_id: one agent's for the whole run, never reused),
+ * NULL in recordings of format versions 1 to 3, which did not record
+ * them. */
 typedef struct shoal_recording_frame_t {
     uint64_t step; /* world step count when recorded */
     double time;   /* s, simulated time */
@@ -178,13 +184,14 @@ typedef struct shoal_recording_frame_t {
     const float* positions;
     const float* headings;
     const float* orientations;
+    const uint64_t* global_ids;
 } shoal_recording_frame_t;
 
 /* Frame `index` (0 <= index < frame count); INVALID_ARGUMENT otherwise. */
 SHOAL_API shoal_status_t shoal_recording_frame(const shoal_recording_t* recording, int32_t index,
                                                shoal_recording_frame_t* out_frame);
 
-/* The format version of the file that was loaded (1, 2 or 3). */
+/* The format version of the file that was loaded (1 to 4). */
 SHOAL_API int32_t shoal_recording_version(const shoal_recording_t* recording);
 
 /* One obstacle of the geometry record: a circle (2D, z = 0) or a sphere
@@ -253,7 +260,7 @@ SHOAL_API shoal_status_t shoal_recording_reader_geometry(const shoal_recording_r
                                                          shoal_recording_geometry_t* out);
 
 /* Bytes the frames decode to: the sum of their agent counts times 24 (2D)
- * or 40 (3D), known without decoding (what shoal_recording_load would hold,
+ * or 40 (3D), 32 or 48 in version 4, known without decoding (what shoal_recording_load would hold,
  * compared with SHOAL_RECORDING_LOAD_LIMIT). */
 SHOAL_API uint64_t shoal_recording_reader_decoded_bytes(const shoal_recording_reader_t* reader);
 
@@ -268,7 +275,7 @@ SHOAL_API shoal_status_t shoal_recording_reader_frame_info(const shoal_recording
  * ...) leaves the two frames before the current one valid (a frame and its
  * neighbours at once); any other frame's arrays may be reused by the call.
  *
- * In order is cheapest. Version 3 frames are predicted from the two
+ * In order is cheapest. Version 3 and 4 frames are predicted from the two
  * before them, so going forward decodes every frame in between, and going
  * back further than the last three frames decodes again from frame 0;
  * versions 1 and 2 read any frame directly.

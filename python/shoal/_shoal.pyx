@@ -2049,13 +2049,17 @@ def population(count, spawn=None, distributions=None, *, vehicle=None, crowd=Non
 
 
 def read_recording(path, allow_truncated=False):
-    """Read a recording into arrays (a dict):
+    """Read a recording into arrays (a dict), one column per agent:
 
-    ids (A,) every agent id that appears, ascending; steps (F,), times (F,);
-    positions (F, A, dims) float32, NaN where an agent is absent from a
-    frame; headings (F, A) in 2D or orientations (F, A, 4) in 3D; groups
-    (A,) each agent's group; present (F, A) bool; header fields: dimensions,
-    dt, record_every, scenario_name, group_names, complete.
+    global_ids (A,) uint64, every agent's global id (World.global_ids),
+    ascending, or None for a recording made before format version 4, whose
+    columns are its handle ids instead (an agent that reused a removed
+    agent's slot then shares its column); ids (A,) each column's handle id
+    (index1); steps (F,), times (F,); positions (F, A, dims) float32, NaN
+    where an agent is absent from a frame; headings (F, A) in 2D or
+    orientations (F, A, 4) in 3D; groups (A,) each agent's group; present
+    (F, A) bool; header fields: version, dimensions, dt, record_every,
+    scenario_name, group_names, complete.
 
     Any recording a Recorder (or `shoal run --record`) wrote is read, however
     far its frames decode: the returned arrays are the memory it takes.
@@ -2083,11 +2087,13 @@ def read_recording(path, allow_truncated=False):
         frames = shoal_recording_reader_frame_count(rd)
         complete = bool(shoal_recording_reader_is_complete(rd))
         damage = _text(shoal_recording_reader_damage(rd))
-        # First pass: each frame's ids (ascending in the file), to know every
-        # agent's column; a frame with the same agents as the one before
-        # shares its array.
+        # First pass: each frame's agent keys (global ids from version 4,
+        # else handle ids), to know every agent's column; a frame with the
+        # same agents as the one before shares its array.
+        version = shoal_recording_reader_version(rd)
+        key_type = np.uint64 if version >= 4 else np.uint32
         all_ids = []
-        ids = np.zeros(0, np.uint32)
+        ids = np.zeros(0, key_type)
         last = ids
         for i in range(frames):
             st = shoal_recording_reader_frame(rd, i, &f, &err)
@@ -2097,7 +2103,12 @@ def read_recording(path, allow_truncated=False):
                     complete = False
                     break
                 _check_err(st, &err)
-            now = np.asarray(<const uint32_t[:f.count]>f.ids) if f.count else np.zeros(0, np.uint32)
+            if f.count == 0:
+                now = np.zeros(0, key_type)
+            elif version >= 4:
+                now = np.asarray(<const uint64_t[:f.count]>f.global_ids)
+            else:
+                now = np.asarray(<const uint32_t[:f.count]>f.ids)
             if not np.array_equal(now, last):
                 last = now.copy()
                 ids = np.union1d(ids, last)
@@ -2105,6 +2116,7 @@ def read_recording(path, allow_truncated=False):
         if damage and not allow_truncated:
             raise ParseError(damage)
         A = ids.shape[0]
+        handles = np.zeros(A, dtype=np.uint32) if version >= 4 else ids
         pos = np.full((frames, A, dims), np.nan, dtype=np.float32)
         present = np.zeros((frames, A), dtype=bool)
         steps = np.zeros(frames, dtype=np.uint64)
@@ -2124,16 +2136,20 @@ def read_recording(path, allow_truncated=False):
                 continue
             if all_ids[i] is not last:
                 last = all_ids[i]
-                cols = slice(None) if last.shape[0] == A else np.searchsorted(ids, last)
+                cols = slice(None) if np.array_equal(last, ids) else np.searchsorted(ids, last)
             pos[i, cols] = np.asarray(<const float[:f.count * dims]>f.positions).reshape(f.count, dims)
             present[i, cols] = True
             groups[cols] = np.asarray(<const uint32_t[:f.count]>f.groups)
+            if version >= 4:
+                handles[cols] = np.asarray(<const uint32_t[:f.count]>f.ids)
             if dims == 2:
                 ang[i, cols] = np.asarray(<const float[:f.count]>f.headings)
             else:
                 ang[i, cols] = np.asarray(<const float[:f.count * 4]>f.orientations).reshape(f.count, 4)
-        out = {"ids": ids, "steps": steps, "times": times, "positions": pos, "present": present,
-               "groups": groups, "dimensions": dims, "dt": h.dt, "record_every": h.record_every,
+        out = {"ids": handles, "global_ids": ids if version >= 4 else None,
+               "steps": steps, "times": times, "positions": pos, "present": present,
+               "groups": groups, "version": version, "dimensions": dims, "dt": h.dt,
+               "record_every": h.record_every,
                "scenario_name": _text(h.scenario_name),
                "group_names": [g for g in _text(h.group_names).split("\n") if g],
                "complete": complete}

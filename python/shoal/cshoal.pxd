@@ -413,6 +413,7 @@ cdef extern from "shoal/recording.h" nogil:
         const float* positions
         const float* headings
         const float* orientations
+        const uint64_t* global_ids
     shoal_recording_header_t shoal_recording_default_header()
     shoal_status_t shoal_recording_open(const char* path, const shoal_recording_header_t* h,
                                         shoal_recorder_t** out, shoal_error_t* err)
@@ -439,6 +440,7 @@ cdef extern from "shoal/recording.h" nogil:
     const shoal_recording_header_t* shoal_recording_reader_header(const shoal_recording_reader_t* reader)
     int32_t shoal_recording_reader_frame_count(const shoal_recording_reader_t* reader)
     int shoal_recording_reader_is_complete(const shoal_recording_reader_t* reader)
+    int32_t shoal_recording_reader_version(const shoal_recording_reader_t* reader)
     const char* shoal_recording_reader_damage(const shoal_recording_reader_t* reader)
     shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader, int32_t index,
                                                 shoal_recording_frame_t* out_frame, shoal_error_t* err)

@@ -184,16 +184,24 @@ def test_recorder_frames_read_back_exactly(tmp_path):
     with w.record(path) as rec:
         for k in range(6):
             rec.frame()
-            expected.append((w.step_count, w.handles() & 0xFFFFFFFF, w.positions.copy()))
+            expected.append((w.step_count, w.global_ids.copy(), w.handles() & 0xFFFFFFFF,
+                             w.positions.copy()))
             if k == 2:
                 w.remove_agents(ids[:5])
+                # newcomers take the removed agents' slots, with ids of their own
+                w.add_agents(np.random.default_rng(4).uniform(0, 10, (3, 2)))
             w.step(k % 3)  # 0 steps between two frames too
     r = shoal.read_recording(path)
-    assert r["complete"] and list(r["steps"]) == [s for s, _, _ in expected]
-    for i, (_, rows, pos) in enumerate(expected):
-        cols = np.searchsorted(r["ids"], rows)
+    assert r["complete"] and r["version"] == 4 and list(r["steps"]) == [e[0] for e in expected]
+    # one column per agent: 20, then 3 more in reused slots
+    np.testing.assert_array_equal(r["global_ids"], np.arange(23, dtype=np.uint64))
+    assert len(set(r["ids"][20:]) & set(r["ids"][:5])) == 3
+    for i, (_, gids, slots, pos) in enumerate(expected):
+        cols = np.searchsorted(r["global_ids"], gids)
+        np.testing.assert_array_equal(r["global_ids"][cols], gids)
+        np.testing.assert_array_equal(r["ids"][cols], slots)
         np.testing.assert_array_equal(r["positions"][i][cols], pos)
-        assert r["present"][i].sum() == len(rows)
+        assert r["present"][i].sum() == len(gids)
 
 
 def test_a_recording_of_a_still_crowd_past_the_whole_file_limit_reads_back(tmp_path):

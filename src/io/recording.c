@@ -61,10 +61,11 @@
  *          f32 centers[3B], f32 radii[B], f32 velocities[3B], u32 CRC-32 of
  *          the record's bytes before it.
  *   end     0 "DONE"  4 u32 frame count  8 u32 CRC-32 of bytes 0..7.
- *   frame, version 3 (compressed)
+ *   frame, versions 3 and 4 (compressed)
  *           0 "FRAM"  4 u32 index  8 u64 step  16 f64 time  24 u32 count n
  *          28 u32 flags (0)  32 u32 D, the payload's decoded bytes (exactly
- *          n times 24 in 2D, 40 in 3D)  36 u32 C, the zstd frame's bytes
+ *          n times 24 in 2D, 40 in 3D; in version 4 32 and 48)  36 u32 C,
+ *          the zstd frame's bytes
  *          40 the zstd frame, zero padding to L = round_up_4(max(C,
  *          ceil(D / 1024))) bytes, u32 CRC-32 of the frame's bytes before it.
  *
@@ -72,6 +73,11 @@
  * is the version 2 arrays made predictable, then compressed with zstd:
  * - ids as differences from the previous id (mostly 1), generations and
  *   groups as they are;
+ * - version 4 only: each agent's global id, the 64-bit zigzagged
+ *   difference from a prediction (the same agent's in the last frame, else
+ *   one more than the agent's before it in the frame, else 0) as two words,
+ *   every low word, then every high word; an agent in the last frame must
+ *   keep its global id there (a reader checks it);
  * - every float (x, y[, z], heading or w x y z) as the zigzagged 32-bit
  *   difference between its bit pattern and a prediction from the same
  *   agent (same id and generation) in the previous frames: 2 b1 - b2 when
@@ -114,8 +120,8 @@
 
 #define REC_HEADER_FIXED 84u
 #define REC_FRAME_FIXED 32u
-#define REC_FRAME3_FIXED 40u    /* version 3: D and C follow the flags */
-#define REC_MAX_EXPANSION 1024u /* version 3: decoded bytes per stored byte, at most */
+#define REC_FRAME3_FIXED 40u    /* versions 3, 4: D and C follow the flags */
+#define REC_MAX_EXPANSION 1024u /* versions 3, 4: decoded bytes per stored byte, at most */
 #define REC_ZSTD_LEVEL 1        /* as small as 3 here, and faster (docs/recording.md) */
 #define REC_END_BYTES 12u
 #define REC_GEOMETRY_FIXED 24u
@@ -158,6 +164,13 @@ static uint64_t align4(uint64_t n) { return (n + 3u) & ~(uint64_t)3u; }
 /* Bytes of one agent in a frame: id, generation, group, position, and a
  * heading (2D) or a quaternion (3D). */
 static uint64_t agent_bytes(int32_t dims) { return 12u + 4u * (uint64_t)dims + (dims == 2 ? 4u : 16u); }
+
+/* Bytes of one agent in a decoded frame of format `version`: version 4
+ * adds the global id (two 32-bit words). */
+static uint64_t payload_bytes(int32_t version, int32_t dims)
+{
+    return agent_bytes(dims) + (version >= 4 ? 8u : 0u);
+}
 
 static uint64_t frame_bytes(int32_t dims, uint64_t count)
 {
@@ -216,6 +229,7 @@ typedef struct frame_view_t {
     const uint32_t* ids;
     const uint32_t* generations;
     const float* floats;
+    const uint64_t* gids; /* version 4 */
 } frame_view_t;
 
 /* match[i]: the index in `prev` of agent i (the same id and generation),
@@ -251,6 +265,20 @@ static uint32_t predict(int32_t dims, const frame_view_t* p1, int32_t m1, const 
 static uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 
 static uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1u)); }
+
+static uint64_t zigzag64(uint64_t r) { return (r << 1) ^ (0u - (r >> 63)); }
+
+static uint64_t unzigzag64(uint64_t z) { return (z >> 1) ^ (0u - (z & 1u)); }
+
+/* Version 4: the prediction of agent i's global id: the same agent's in
+ * the last frame (m1: its index there, or -1), else one more than the
+ * agent's before it in this frame (agents added together have slots and
+ * ids in the same order), else 0. */
+static uint64_t predict_gid(const frame_view_t* p1, int32_t m1, const uint64_t* gids, size_t i)
+{
+    if (m1 >= 0) return p1->gids[m1];
+    return i > 0 ? gids[i - 1] + 1u : 0u;
+}
 
 /* Word w of `words` into the four byte planes of `planes`. */
 static void put_planes(uint8_t* planes, size_t words, size_t w, uint32_t v)
@@ -311,20 +339,21 @@ typedef struct sorted_frame_t {
     uint32_t* generations;
     uint32_t* groups;
     float* floats; /* positions, then headings or quaternions (float_index) */
+    uint64_t* gids;
 } sorted_frame_t;
 
 struct shoal_recorder_t {
     FILE* file;
     char* path;
     int32_t dims;
-    int32_t version; /* 2 or 3 */
+    int32_t version; /* 2, 3 or 4 */
     int broken;      /* a write failed: the file's tail is unknown */
     int geometry_written;
     int64_t frames;
     uint64_t offset; /* bytes written so far */
     uint64_t last_step;
     uint32_t crc[256];
-    ZSTD_CCtx* zstd; /* version 3, reused for every frame */
+    ZSTD_CCtx* zstd; /* versions 3 and 4, reused for every frame */
     /* scratch, grown to the largest frame */
     int32_t capacity;
     shoal_agent_t* ids;
@@ -332,11 +361,12 @@ struct shoal_recorder_t {
     float* positions; /* 3 per agent, as read_agents writes them */
     float* headings;
     float* orientations;
+    uint64_t* global_ids;
     uint64_t* order;          /* index1 << 32 | row, sorted */
     sorted_frame_t sorted[3]; /* this frame, the last, the one before */
-    int32_t* match1;          /* version 3: each agent's index in the last frame, or -1 */
+    int32_t* match1;          /* versions 3, 4: each agent's index in the last frame, or -1 */
     int32_t* match2;          /* ... in the one before */
-    uint8_t* planes;          /* version 3: the payload before compression */
+    uint8_t* planes;          /* versions 3, 4: the payload before compression */
     uint8_t* bytes;           /* the frame as written */
     size_t bytes_capacity;
 };
@@ -392,8 +422,10 @@ static void recorder_free(shoal_recorder_t* r)
     free(r->positions);
     free(r->headings);
     free(r->orientations);
+    free(r->global_ids);
     free(r->order);
     for (int k = 0; k < 3; ++k) {
+        free(r->sorted[k].gids);
         free(r->sorted[k].ids);
         free(r->sorted[k].generations);
         free(r->sorted[k].groups);
@@ -422,10 +454,10 @@ shoal_status_t shoal_recording_open_version(const char* path, const shoal_record
                     path == NULL     ? "path"
                     : header == NULL ? "header"
                                      : "out");
-    if (version != 2 && version != 3)
+    if (version < 2 || version > SHOAL_RECORDING_VERSION)
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
-                    "recording %s: this build writes format versions 2 (uncompressed) and 3 "
-                    "(compressed), not %d",
+                    "recording %s: this build writes format versions 2 (uncompressed), 3 "
+                    "(compressed) and 4 (compressed, with global ids), not %d",
                     path, (int)version);
     shoal_status_t status = check_header(path, header, err);
     if (status != SHOAL_OK) return status;
@@ -444,7 +476,7 @@ shoal_status_t shoal_recording_open_version(const char* path, const shoal_record
     shoal_recorder_t* r = calloc(1, sizeof *r);
     uint8_t* h = calloc(1, (size_t)size);
     if (r == NULL || h == NULL || (r->path = strdup(path)) == NULL ||
-        (version == 3 && (r->zstd = ZSTD_createCCtx()) == NULL)) {
+        (version >= 3 && (r->zstd = ZSTD_createCCtx()) == NULL)) {
         free(h);
         if (r != NULL) recorder_free(r);
         return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", path);
@@ -611,7 +643,7 @@ static int grow(void** p, size_t bytes)
 /* The bytes a frame of `n` agents may take before it is written. */
 static size_t frame_capacity(const shoal_recorder_t* r, size_t n)
 {
-    const uint64_t decoded = n * agent_bytes(r->dims);
+    const uint64_t decoded = n * payload_bytes(r->version, r->dims);
     if (r->version == 2) return (size_t)frame_bytes(r->dims, n);
     return (size_t)frame3_bytes(decoded, ZSTD_compressBound((size_t)decoded));
 }
@@ -628,18 +660,20 @@ static int reserve(shoal_recorder_t* r, int32_t count)
              grow((void**)&r->positions, 3 * n * sizeof *r->positions) &&
              grow((void**)&r->headings, n * sizeof *r->headings) &&
              grow((void**)&r->orientations, 4 * n * sizeof *r->orientations) &&
+             grow((void**)&r->global_ids, n * sizeof *r->global_ids) &&
              grow((void**)&r->order, n * sizeof *r->order);
     for (int k = 0; ok && k < 3; ++k) {
         sorted_frame_t* s = &r->sorted[k];
         ok = grow((void**)&s->ids, n * sizeof *s->ids) &&
              grow((void**)&s->generations, n * sizeof *s->generations) &&
              grow((void**)&s->groups, n * sizeof *s->groups) &&
-             grow((void**)&s->floats, f * n * sizeof *s->floats);
+             grow((void**)&s->floats, f * n * sizeof *s->floats) &&
+             grow((void**)&s->gids, n * sizeof *s->gids);
     }
-    if (ok && r->version == 3)
+    if (ok && r->version >= 3)
         ok = grow((void**)&r->match1, n * sizeof *r->match1) &&
              grow((void**)&r->match2, n * sizeof *r->match2) &&
-             grow((void**)&r->planes, (size_t)(n * agent_bytes(r->dims)));
+             grow((void**)&r->planes, (size_t)(n * payload_bytes(r->version, r->dims)));
     size_t bytes = frame_capacity(r, n);
     if (ok && (ok = grow((void**)&r->bytes, bytes))) r->bytes_capacity = bytes;
     if (ok) r->capacity = count;
@@ -663,19 +697,20 @@ static size_t encode_frame2(shoal_recorder_t* r)
     return (size_t)frame_bytes(r->dims, n);
 }
 
-/* The version 3 frame of r->sorted[0], predicted from r->sorted[1] and [2]
- * (the frames written before it), into r->bytes (fixed fields set up to
- * the flags); returns its size, 0 on failure. */
+/* The version 3 or 4 frame of r->sorted[0], predicted from r->sorted[1]
+ * and [2] (the frames written before it), into r->bytes (fixed fields set
+ * up to the flags); returns its size, 0 on failure. */
 static size_t encode_frame3(shoal_recorder_t* r, shoal_error_t* err)
 {
     const int32_t dims = r->dims;
     const int f = floats_per_agent(dims);
+    const int v4 = r->version >= 4;
     const sorted_frame_t* cur = &r->sorted[0];
-    const size_t n = cur->n, words = n * (3u + (size_t)f);
+    const size_t n = cur->n, words = n * (3u + (v4 ? 2u : 0u) + (size_t)f);
     const frame_view_t last = {r->sorted[1].n, r->sorted[1].ids, r->sorted[1].generations,
-                               r->sorted[1].floats};
+                               r->sorted[1].floats, r->sorted[1].gids};
     const frame_view_t before = {r->sorted[2].n, r->sorted[2].ids, r->sorted[2].generations,
-                                 r->sorted[2].floats};
+                                 r->sorted[2].floats, r->sorted[2].gids};
     const frame_view_t* p1 = r->frames >= 1 ? &last : NULL;
     const frame_view_t* p2 = r->frames >= 2 ? &before : NULL;
     match_agents(n, cur->ids, cur->generations, p1, r->match1);
@@ -685,6 +720,14 @@ static size_t encode_frame3(shoal_recorder_t* r, shoal_error_t* err)
     for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->ids[i] - (i ? cur->ids[i - 1] : 0u));
     for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->generations[i]);
     for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->groups[i]);
+    if (v4) {
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t z = zigzag64(cur->gids[i] - predict_gid(p1, r->match1[i], cur->gids, i));
+            put_planes(planes, words, w + i, (uint32_t)z);
+            put_planes(planes, words, w + n + i, (uint32_t)(z >> 32));
+        }
+        w += 2 * n;
+    }
     for (int c = 0; c < f; ++c)
         for (size_t i = 0; i < n; ++i) {
             uint32_t bits = float_bits(cur->floats[float_index(dims, n, i, c)]);
@@ -728,12 +771,13 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
     if (r->frames >= INT32_MAX)
         return fail(err, SHOAL_ERR_CAPACITY, "recording %s: %d frames is the limit", r->path, INT32_MAX);
     int32_t count = shoal_world_agent_count(world);
-    /* Version 3 declares a frame's decoded size in 32 bits. */
-    if (r->version == 3 && (uint64_t)count * agent_bytes(r->dims) > UINT32_MAX)
+    /* Versions 3 and 4 declare a frame's decoded size in 32 bits. */
+    const uint64_t per_agent = payload_bytes(r->version, r->dims);
+    if (r->version >= 3 && (uint64_t)count * per_agent > UINT32_MAX)
         return fail(err, SHOAL_ERR_CAPACITY,
-                    "recording %s: %d agents do not fit one frame of format version 3 (at most "
+                    "recording %s: %d agents do not fit one frame of format version %d (at most "
                     "%" PRIu64 " in %dD; version 2 takes more)",
-                    r->path, (int)count, (uint64_t)UINT32_MAX / agent_bytes(r->dims), (int)r->dims);
+                    r->path, (int)count, (int)r->version, (uint64_t)UINT32_MAX / per_agent, (int)r->dims);
     if (!reserve(r, count))
         return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory for %d agents", r->path,
                     (int)count);
@@ -741,7 +785,8 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
                                  .positions = r->positions,
                                  .headings = r->headings,
                                  .orientations = r->orientations,
-                                 .groups = r->groups};
+                                 .groups = r->groups,
+                                 .global_ids = r->global_ids};
     int32_t n = 0;
     shoal_status_t status = shoal_world_read_agents(world, &batch, count, &n);
     if (status != SHOAL_OK)
@@ -763,6 +808,7 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
         cur->ids[j] = r->ids[i].index1;
         cur->generations[j] = r->ids[i].generation;
         cur->groups[j] = r->groups[i];
+        cur->gids[j] = r->global_ids[i];
         for (int k = 0; k < dims; ++k)
             cur->floats[float_index(dims, un, j, k)] = r->positions[3 * i + (size_t)k];
         if (dims == 2) {
@@ -839,6 +885,8 @@ typedef struct frame_slot_t {
     size_t u32_capacity;
     float* f32; /* positions, then headings or quaternions */
     size_t f32_capacity;
+    uint64_t* u64; /* version 4: global ids[n] */
+    size_t u64_capacity;
 } frame_slot_t;
 
 struct shoal_recording_reader_t {
@@ -1203,7 +1251,7 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
 {
     const uint64_t left = rd->size - off;
     const char* src = rd->source;
-    const int v3 = rd->version >= 3;
+    const int v3 = rd->version >= 3; /* or 4: compressed */
     const uint64_t fixed = v3 ? REC_FRAME3_FIXED : REC_FRAME_FIXED;
     char cut[96];
     after_text(cut, sizeof cut, index);
@@ -1230,7 +1278,7 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
         /* The declared payload size must be what the count needs: with
          * the padding rule, the bytes the file must have for it bound
          * what it may decompress to. */
-        uint64_t decoded = count * agent_bytes(rd->dims);
+        uint64_t decoded = count * payload_bytes(rd->version, rd->dims);
         if (get_u32(p + 32) != decoded)
             return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
                                "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64
@@ -1394,10 +1442,10 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
     }
 }
 
-/* Version 3: decompress the payload of the checked frame `p` (index
- * `index`, at byte `off`, `count` agents), undo the prediction from the
- * frames before it (`last`, `before`: NULL where there is none) and write
- * its arrays into `slot`, checking every value. */
+/* Versions 3 and 4: decompress the payload of the checked frame `p`
+ * (index `index`, at byte `off`, `count` agents), undo the prediction from
+ * the frames before it (`last`, `before`: NULL where there is none) and
+ * write its arrays into `slot`, checking every value. */
 static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off, int32_t index,
                                     uint32_t count, const frame_view_t* last, const frame_view_t* before,
                                     frame_slot_t* slot)
@@ -1405,7 +1453,8 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
     const char* src = rd->source;
     const int32_t dims = rd->dims;
     const int f = floats_per_agent(dims);
-    const size_t n = count, words = n * (3u + (size_t)f), decoded = 4 * words;
+    const int v4 = rd->version >= 4;
+    const size_t n = count, words = n * (3u + (v4 ? 2u : 0u) + (size_t)f), decoded = 4 * words;
     const size_t compressed = get_u32(p + 36);
     const uint8_t* z = p + REC_FRAME3_FIXED;
     /* Bounded by the frame: decoded <= REC_MAX_EXPANSION times its stored
@@ -1443,7 +1492,7 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
                            "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
                            (int)index, off, off + REC_FRAME3_FIXED, bad);
 
-    const frame_view_t none = {0, NULL, NULL, NULL};
+    const frame_view_t none = {0, NULL, NULL, NULL, NULL};
     uint32_t* ids = slot->u32;
     uint32_t* generations = ids + n;
     uint32_t* groups = generations + n;
@@ -1479,6 +1528,22 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
     }
     const frame_view_t* p1 = last != NULL ? last : &none;
     const frame_view_t* p2 = before != NULL ? before : &none;
+    if (bad == NULL && v4) {
+        /* An agent in the last frame (the same id and generation) keeps
+         * its global id. */
+        uint64_t* gids = slot->u64;
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t zz = (uint64_t)get_planes(planes, words, w + i) |
+                          (uint64_t)get_planes(planes, words, w + n + i) << 32;
+            gids[i] = unzigzag64(zz) + predict_gid(p1, rd->match1[i], gids, i);
+            if (rd->match1[i] >= 0 && gids[i] != p1->gids[rd->match1[i]]) {
+                bad = "the global id differs from the same agent's in the frame before";
+                agent = (int64_t)i;
+                break;
+            }
+        }
+        w += 2 * n;
+    }
     for (int c = 0; bad == NULL && c < f; ++c)
         for (size_t i = 0; i < n; ++i) {
             uint32_t guess = predict(dims, p1, rd->match1[i], p2, rd->match2[i], c);
@@ -1509,7 +1574,7 @@ static frame_slot_t* slot_holding(reader_t* rd, int32_t index)
 static frame_view_t slot_view(const reader_t* rd, const frame_slot_t* slot)
 {
     const size_t n = rd->spans[slot->index].count;
-    frame_view_t v = {n, slot->u32, slot->u32 + n, slot->f32};
+    frame_view_t v = {n, slot->u32, slot->u32 + n, slot->f32, slot->u64};
     return v;
 }
 
@@ -1530,7 +1595,8 @@ static shoal_status_t decode_into_slot(reader_t* rd, int32_t index)
     const size_t f = (size_t)floats_per_agent(rd->dims);
     slot->index = -1;
     if (!grow_pool((void**)&slot->u32, &slot->u32_capacity, 3 * n + 1, 4) ||
-        !grow_pool((void**)&slot->f32, &slot->f32_capacity, f * n + 1, 4))
+        !grow_pool((void**)&slot->f32, &slot->f32_capacity, f * n + 1, 4) ||
+        (rd->version >= 4 && !grow_pool((void**)&slot->u64, &slot->u64_capacity, n + 1, 8)))
         return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY,
                            "recording %s: out of memory for frame %d (%" PRIu32 " agents)", rd->source,
                            (int)index, span->count);
@@ -1546,8 +1612,8 @@ static shoal_status_t decode_into_slot(reader_t* rd, int32_t index)
     if (rd->version >= 3) {
         const frame_slot_t* s1 = index >= 1 ? slot_holding(rd, index - 1) : NULL;
         const frame_slot_t* s2 = index >= 2 ? slot_holding(rd, index - 2) : NULL;
-        frame_view_t last = s1 != NULL ? slot_view(rd, s1) : (frame_view_t){0, NULL, NULL, NULL};
-        frame_view_t before = s2 != NULL ? slot_view(rd, s2) : (frame_view_t){0, NULL, NULL, NULL};
+        frame_view_t last = s1 != NULL ? slot_view(rd, s1) : (frame_view_t){0, NULL, NULL, NULL, NULL};
+        frame_view_t before = s2 != NULL ? slot_view(rd, s2) : (frame_view_t){0, NULL, NULL, NULL, NULL};
         status = decode_frame3(rd, p, span->offset, index, span->count, s1 != NULL ? &last : NULL,
                                s2 != NULL ? &before : NULL, slot);
         if (status != SHOAL_OK) return status;
@@ -1579,6 +1645,7 @@ static void reader_free(reader_t* rd)
     for (int s = 0; s < 3; ++s) {
         free(rd->slots[s].u32);
         free(rd->slots[s].f32);
+        free(rd->slots[s].u64);
     }
     free(rd);
 }
@@ -1747,7 +1814,7 @@ uint64_t shoal_recording_reader_decoded_bytes(const shoal_recording_reader_t* rd
     if (rd == NULL) return 0;
     uint64_t agents = 0;
     for (int32_t f = 0; f < rd->frame_count; ++f) agents += rd->spans[f].count;
-    return agents * agent_bytes(rd->dims);
+    return agents * payload_bytes(rd->version, rd->dims);
 }
 
 shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* rd, int32_t index,
@@ -1809,6 +1876,7 @@ shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* rd, int32_
     out_frame->positions = slot->f32;
     out_frame->headings = rd->dims == 2 ? slot->f32 + 2 * n : NULL;
     out_frame->orientations = rd->dims == 3 ? slot->f32 + 3 * n : NULL;
+    out_frame->global_ids = rd->version >= 4 ? slot->u64 : NULL;
     return SHOAL_OK;
 }
 
@@ -1830,6 +1898,7 @@ struct shoal_recording_t {
     shoal_recording_frame_t* frames;
     uint32_t* u32_pool; /* ids, generations, groups of every frame */
     float* f32_pool;    /* positions, then headings or quaternions, of every frame */
+    uint64_t* u64_pool; /* version 4: the global ids of every frame */
 };
 
 /* Every frame of the reader `rd` (opened with ALLOW_TRUNCATED, so that a
@@ -1869,13 +1938,16 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
     snprintf(rec->damage, sizeof rec->damage, "%s", rd->damage);
 
     const int32_t dims = rd->dims, count = rd->frame_count;
-    const uint64_t agents = decoded / agent_bytes(dims);
+    const int v4 = rd->version >= 4;
+    const uint64_t agents = decoded / payload_bytes(rd->version, dims);
     const size_t f = (size_t)floats_per_agent(dims);
     rec->frames = calloc((size_t)count + 1, sizeof *rec->frames);
     rec->u32_pool = malloc((size_t)(3 * agents + 1) * sizeof(uint32_t));
     rec->f32_pool = malloc((size_t)(f * agents + 1) * sizeof(float));
+    if (v4) rec->u64_pool = malloc((size_t)(agents + 1) * sizeof(uint64_t));
     shoal_status_t status = SHOAL_OK;
-    if (rec->frames == NULL || rec->u32_pool == NULL || rec->f32_pool == NULL)
+    if (rec->frames == NULL || rec->u32_pool == NULL || rec->f32_pool == NULL ||
+        (v4 && rec->u64_pool == NULL))
         status = fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
     size_t u = 0, fl = 0;
     int32_t done = 0;
@@ -1887,6 +1959,7 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
         const size_t n = (size_t)fr.count;
         memcpy(rec->u32_pool + u, fr.ids, 3 * n * sizeof(uint32_t));
         memcpy(rec->f32_pool + fl, fr.positions, f * n * sizeof(float));
+        if (v4) memcpy(rec->u64_pool + u / 3, fr.global_ids, n * sizeof(uint64_t));
         shoal_recording_frame_t* to = &rec->frames[done];
         *to = fr;
         to->ids = rec->u32_pool + u;
@@ -1895,6 +1968,7 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
         to->positions = rec->f32_pool + fl;
         to->headings = dims == 2 ? to->positions + 2 * n : NULL;
         to->orientations = dims == 3 ? to->positions + 3 * n : NULL;
+        to->global_ids = v4 ? rec->u64_pool + u / 3 : NULL;
         u += 3 * n;
         fl += f * n;
     }
@@ -1958,6 +2032,7 @@ void shoal_recording_destroy(shoal_recording_t* rec)
     free(rec->frames);
     free(rec->u32_pool);
     free(rec->f32_pool);
+    free(rec->u64_pool);
     free(rec);
 }
 

@@ -29,14 +29,18 @@ static void check_recording(const shoal_recording_t* r)
     (void)strlen(shoal_recording_damage(r));
     int32_t frames = shoal_recording_frame_count(r), dims = h->dimensions;
     FUZZ_CHECK(frames >= 0, "frame count %d", (int)frames);
+    const int v4 = shoal_recording_version(r) >= 4;
     for (int32_t f = 0; f < frames; ++f) {
         shoal_recording_frame_t fr;
         FUZZ_CHECK(shoal_recording_frame(r, f, &fr) == SHOAL_OK, "frame %d of %d", (int)f, (int)frames);
+        FUZZ_CHECK(v4 ? fr.global_ids != NULL || fr.count == 0 : fr.global_ids == NULL,
+                   "frame %d: global ids in a version %d file", (int)f, (int)shoal_recording_version(r));
         FUZZ_CHECK(fr.count >= 0, "frame %d: count %d", (int)f, (int)fr.count);
         FUZZ_CHECK(isfinite(fr.time), "frame %d: time", (int)f);
         for (int32_t i = 0; i < fr.count; ++i) {
             FUZZ_CHECK(i == 0 || fr.ids[i] > fr.ids[i - 1], "frame %d: ids not ascending", (int)f);
             (void)fr.generations[i];
+            if (v4) (void)fr.global_ids[i];
             (void)fr.groups[i];
             for (int32_t k = 0; k < dims; ++k)
                 FUZZ_CHECK(isfinite(fr.positions[dims * i + k]), "frame %d: position", (int)f);
