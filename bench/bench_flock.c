@@ -31,6 +31,7 @@
 #include "bench/bench_crowd.h"
 #include "bench/bench_flock.h"
 #include "bench/bench_loops.h"
+#include "bench/bench_small.h"
 #include "bench/bench_nav.h"
 #include "bench/bench_navmesh.h"
 #include "bench/bench_planner.h"
@@ -493,6 +494,8 @@ static void bench_help(FILE* out)
                  "           per system, and one state_hash for every count\n"
                  "  loops    what a parallel loop costs to start and end: one region per loop\n"
                  "           against one region for many (as in a step)\n"
+                 "  small    worlds of 8 to 10,000 agents on the default thread count against\n"
+                 "           one thread, idle or beside a busy process\n"
                  "  split    how a scene's parallel loops would split over T threads, found on\n"
                  "           one thread: each loop's makespan on T workers, the split bound\n\n");
     fputs(cli_exit_codes_help, out);
@@ -509,6 +512,7 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "crowd")) return bench_crowd(argc - 1, argv + 1);
     if (!strcmp(which, "scaling")) return bench_scaling(argc - 1, argv + 1);
     if (!strcmp(which, "loops")) return bench_loops(argc - 1, argv + 1);
+    if (!strcmp(which, "small")) return bench_small(argc - 1, argv + 1);
     if (!strcmp(which, "split")) return bench_split(argc - 1, argv + 1);
     if (!strcmp(which, "nav")) return bench_nav(argc - 1, argv + 1);
     if (!strcmp(which, "navmesh")) return bench_navmesh(argc - 1, argv + 1);
@@ -516,8 +520,8 @@ int cmd_bench(int argc, char** argv)
     if (!flock && strcmp(which, "kernel"))
         return cli_usage_error(
             "bench",
-            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, nav, navmesh, scaling, loops or "
-            "split)",
+            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, nav, navmesh, scaling, loops, "
+            "small or split)",
             which);
     bench_opts_t o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);

@@ -296,7 +296,7 @@ Test(cli, bad_command_lines_exit_2)
         {{"run", TINY, "--steps", "-1", NULL}, "-1"},
         {{"run", TINY, "--steps=12x", NULL}, "12x"},
         {{"run", TINY, "--steps", NULL}, "--steps"},
-        {{"run", TINY, "--threads", "0", NULL}, "--threads"},
+        {{"run", TINY, "--threads", "-1", NULL}, "--threads"},
         {{"run", TINY, "--threads", "1025", NULL}, "1025"},
         {{"run", TINY, "--threads=two", NULL}, "two"},
         {{"run", TINY, TINY, NULL}, "one scenario"},

@@ -39,6 +39,27 @@ static char* read_file_text(const char* path)
     return b.data;
 }
 
+/* --threads 0 is the automatic count, as 0 is in scenario files and the
+ * library: it runs (the world's count is the machine's, or
+ * $SHOAL_THREADS) and gives the state of one thread and of three. */
+Test(cli_run, threads_0_is_automatic)
+{
+    unsetenv("SHOAL_THREADS");
+    cJSON* root = run_json((const char*[]){"run", TINY, "--steps", "40", "--threads", "0", "--json", NULL});
+    const cJSON* threads = cJSON_GetObjectItemCaseSensitive(root, "threads");
+    cr_assert(cJSON_IsNumber(threads));
+    cr_expect_geq(threads->valuedouble, 1.0);
+    char* auto_hash = strdup(json_string(root, "state_hash"));
+    cJSON_Delete(root);
+    char* one = hash_of((const char*[]){"run", TINY, "--steps", "40", "--threads", "1", "--json", NULL});
+    char* three = hash_of((const char*[]){"run", TINY, "--steps", "40", "--threads", "3", "--json", NULL});
+    cr_expect_str_eq(auto_hash, one);
+    cr_expect_str_eq(three, one);
+    free(auto_hash);
+    free(one);
+    free(three);
+}
+
 /* --seed S runs the world the file with "seed": S gives (placement
  * included); the same seed gives the same hash, another seed another. */
 Test(cli_run, seed_replaces_the_scenarios_seed)

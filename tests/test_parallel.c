@@ -661,3 +661,62 @@ Test(parallel, user_systems_run_outside_the_steps_region)
     cr_assert_eq(shoal_world_step(w, 0.01f), SHOAL_OK, "%s", shoal_world_last_error(w));
     shoal_world_destroy(w);
 }
+
+/* The automatic thread count (thread_count 0, no $SHOAL_THREADS) steps
+ * each block of steps on one thread or on the workers, as measured; the
+ * state is the same either way. Tries of the other mode are forced here
+ * every 20 steps, so that both modes run many times whatever this
+ * machine's timings say. */
+Test(parallel, the_automatic_thread_count_gives_one_state_on_one_thread_or_the_workers)
+{
+    unsetenv("SHOAL_THREADS");
+    shoal_world_t* w = make_world(2, 0, SHOAL_BACKEND_OPENMP);
+    world_t* iw = (world_t*)w;
+    cr_assert(iw->par_auto.on, "thread_count 0 is automatic");
+    if (iw->thread_count < 2) iw->thread_count = 2; /* a one-core machine still has two modes */
+    shoal_world_t* ref = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    populate_mixed(w, 300, 11);
+    populate_mixed(ref, 300, 11);
+    for (int s = 0; s < 400; ++s) {
+        if (s % 20 == 0) {
+            iw->par_auto.next_probe = 0;
+            iw->par_auto.next_probe_ns = 0;
+        }
+        cr_assert_eq(shoal_world_step(w, 0.05f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_step(ref, 0.05f), SHOAL_OK);
+    }
+    cr_expect_gt(iw->par_auto.steps[0], 0u, "no step on one thread");
+    cr_expect_gt(iw->par_auto.steps[1], 0u, "no step on the workers");
+    cr_expect_geq(iw->par_auto.probes, 10u, "%llu tries", (unsigned long long)iw->par_auto.probes);
+    cr_expect_eq(shoal_world_state_hash(w), shoal_world_state_hash(ref));
+    shoal_world_destroy(w);
+    shoal_world_destroy(ref);
+}
+
+/* A count the caller chose, or $SHOAL_THREADS, is kept for every step; a
+ * world under PAR_AUTO_SERIAL_BELOW agents steps on one thread untimed. */
+Test(parallel, a_chosen_thread_count_is_kept_and_tiny_worlds_step_on_one_thread)
+{
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    cr_assert_not(((world_t*)w)->par_auto.on);
+    populate_mixed(w, 300, 3);
+    step_n(w, 30, 0.05f);
+    cr_expect_eq(((world_t*)w)->par_auto.steps[0] + ((world_t*)w)->par_auto.steps[1], 0u);
+    shoal_world_destroy(w);
+
+    setenv("SHOAL_THREADS", "2", 1);
+    w = make_world(2, 0, SHOAL_BACKEND_OPENMP);
+    cr_expect_eq(shoal_world_thread_count(w), 2);
+    cr_assert_not(((world_t*)w)->par_auto.on, "$SHOAL_THREADS is a chosen count");
+    shoal_world_destroy(w);
+    unsetenv("SHOAL_THREADS");
+
+    w = make_world(2, 0, SHOAL_BACKEND_OPENMP);
+    world_t* iw = (world_t*)w;
+    if (iw->thread_count < 2) iw->thread_count = 2;
+    populate_mixed(w, PAR_AUTO_SERIAL_BELOW - 1, 5);
+    step_n(w, 30, 0.05f);
+    cr_expect_eq(iw->par_auto.steps[0] + iw->par_auto.steps[1], 0u, "a tiny world is not timed");
+    cr_expect_eq(iw->par_auto.used, -1);
+    shoal_world_destroy(w);
+}

@@ -83,7 +83,7 @@
 typedef struct run_options_t {
     const char* path;
     int64_t steps;   /* -1: the scenario's own */
-    int32_t threads; /* 0: the scenario's own (or its default) */
+    int32_t threads; /* -1: the scenario's own (or its default); 0: automatic */
     int json;
     int quiet;
     const char* record;      /* --record FILE, or NULL */
@@ -178,12 +178,13 @@ static const cli_option_t run_options[] = {
      .metavar = "T",
      .kind = CLI_INT,
      CLI_AT(run_options_t, threads),
-     .min = 1,
+     .min = 0,
      .max = RUN_MAX_THREADS,
-     .help = "worker threads, 1.." STR(RUN_MAX_THREADS) ". Default: the scenario's \"threads\"; if "
-                                                        "that is 0, $SHOAL_THREADS, else the physical core "
-                                                        "count. The state hash is the same for "
-                                                        "every thread count."},
+     .help = "worker threads, 0.." STR(RUN_MAX_THREADS) "; 0 is automatic: $SHOAL_THREADS, else the "
+                                                        "physical core count, each step on one thread "
+                                                        "when that is measured faster. Default: the "
+                                                        "scenario's \"threads\" (0 if it has none). The "
+                                                        "state hash is the same for every thread count."},
     {.name = "--json",
      .kind = CLI_FLAG,
      CLI_AT(run_options_t, json),
@@ -946,7 +947,7 @@ static int check_resume(const char* snapshot, const char* path, const shoal_scen
 
 int cmd_run(int argc, char** argv)
 {
-    run_options_t opt = {.steps = -1}; /* designated: the other fields start at zero */
+    run_options_t opt = {.steps = -1, .threads = -1}; /* designated: the other fields start at zero */
     int stop = parse_options(argc, argv, &opt);
     if (stop >= 0) {
         return stop;
@@ -971,7 +972,7 @@ int cmd_run(int argc, char** argv)
     run_recording_t recording = {NULL, 1, SHOAL_RECORDING_VERSION, 0.0};
     char export_recording[4096] = ""; /* the temporary recording of --export */
     shoal_world_def_t def = shoal_scenario_world_def(scenario);
-    if (opt.threads > 0) {
+    if (opt.threads >= 0) {
         def.thread_count = opt.threads;
     }
     err = (shoal_error_t){SHOAL_OK, ""};

@@ -343,10 +343,118 @@ static void team_run(par_team_t* t, par_job_t* job, par_schedule_t schedule)
     t->busy = 0;
 }
 
+#define PAR_AUTO_BLOCK 8     /* steps a mode is timed over */
+#define PAR_AUTO_MIN_GAP 64u /* steps before the other mode is tried again, at least */
+#define PAR_AUTO_FACTOR 32u  /* and the time since, over what the last try cost, at least */
+#define PAR_AUTO_MAX_FACTOR 4096u
+
+static int par_auto_applies(const world_t* w)
+{
+    return w->par_auto.on && w->thread_count > 1 && w->backend == SHOAL_BACKEND_OPENMP;
+}
+
+void par_auto_begin(world_t* w)
+{
+    struct par_auto* a = &w->par_auto;
+    a->serial = 0;
+    if (!par_auto_applies(w)) return;
+    a->agents = w->agents.count;
+    if (a->agents < PAR_AUTO_SERIAL_BELOW) {
+        a->serial = 1;
+        a->used = -1; /* not timed */
+        return;
+    }
+    a->started_ns = world_now_ns();
+    if (a->block_left <= 0) { /* a new block: the mode in use, or a try of the other */
+        a->probing = a->timed && w->step_count >= a->next_probe && a->started_ns >= a->next_probe_ns;
+        const int mode = a->probing ? !a->mode : a->mode;
+        if (a->probing) a->probe_started_ns = a->started_ns;
+        /* The first step in a mode after the other pays for the switch
+         * (waking the workers, the caches): run, not timed. */
+        a->warming = mode != a->used;
+        a->block_mode = mode;
+        a->block_left = PAR_AUTO_BLOCK;
+        a->block_ns = 0;
+        a->block_agents = 0;
+    }
+    a->used = a->block_mode;
+    a->serial = a->block_mode == 0;
+    a->steps[a->block_mode] += 1;
+}
+
+void par_auto_end(world_t* w)
+{
+    struct par_auto* a = &w->par_auto;
+    a->serial = 0;
+    if (!par_auto_applies(w) || a->used < 0) return;
+    const uint64_t now = world_now_ns();
+    if (a->warming) {
+        a->warming = 0;
+        return;
+    }
+    a->block_ns += now - a->started_ns;
+    a->block_agents += (uint64_t)(a->agents > 0 ? a->agents : 1);
+    const double per = (double)a->block_ns / (double)a->block_agents;
+    /* A try of the other mode ends as soon as it is twice as slow as the
+     * mode in use: a small world on workers beside a busy process can take
+     * fifty times as long a step. */
+    const int hopeless = a->probing && per > 2.0 * a->ns_per_agent;
+    if (--a->block_left > 0 && !hopeless) return;
+    a->block_left = 0;
+    if (!a->probing) {
+        /* The mode in use: its time per agent-step, smoothed over its last
+         * blocks (blocks of steps, not single steps, so that a step another
+         * process delayed counts as what it costs on average). */
+        a->ns_per_agent = a->timed ? 0.5 * (a->ns_per_agent + per) : per;
+        a->timed = 1;
+        /* Slower by a quarter than the other mode was at its last try (a
+         * lucky try, a machine that got busy): try it again now. */
+        if (a->other_ns > 0.0 && per > 1.25 * a->other_ns) {
+            a->next_probe = 0;
+            a->next_probe_ns = 0;
+        }
+        return;
+    }
+    /* The other mode tried, right after blocks of the mode in use (the
+     * work per agent drifts as a scene changes: the two are compared while
+     * it is the same). Faster by a tenth twice in a row: it is the mode in
+     * use, and the old one is tried after the shortest wait. Not: the next
+     * try waits
+     * longer, in steps and in time (PAR_AUTO_FACTOR times what this try
+     * cost, doubling while tries lose), so that tries cost a few percent
+     * at most. */
+    const int wins = per < 0.9 * a->ns_per_agent;
+    const uint64_t cost = now - a->probe_started_ns;
+    if (wins && !a->confirming) {
+        /* Once may be luck (a step's time beside a busy process varies
+         * tenfold): the next block tries it again at once, and only a
+         * second win switches. */
+        a->confirming = 1;
+        a->next_probe = 0;
+        a->next_probe_ns = 0;
+        return;
+    }
+    a->confirming = 0;
+    if (wins) {
+        a->other_ns = a->ns_per_agent;
+        a->mode = a->block_mode;
+        a->ns_per_agent = per;
+    } else {
+        a->other_ns = per;
+    }
+    a->probe_factor = a->probe_factor == 0 || wins            ? PAR_AUTO_FACTOR
+                      : a->probe_factor < PAR_AUTO_MAX_FACTOR ? 2 * a->probe_factor
+                                                              : PAR_AUTO_MAX_FACTOR;
+    a->next_probe = w->step_count + PAR_AUTO_MIN_GAP * (a->probe_factor / PAR_AUTO_FACTOR);
+    a->next_probe_ns = now + a->probe_factor * cost;
+    a->probes += 1;
+}
+
 shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx)
 {
     int32_t threads = w->thread_count;
-    if (threads <= 1 || w->backend != SHOAL_BACKEND_OPENMP || w->team || w->census) return body(w, ctx);
+    if (threads <= 1 || w->backend != SHOAL_BACKEND_OPENMP || w->team || w->census || w->par_auto.serial)
+        return body(w, ctx);
     par_team_t t;
     memset(&t, 0, sizeof t);
     atomic_init(&t.gen, 0u);
@@ -463,7 +571,7 @@ static void par_run(world_t* w, int32_t count, int32_t min_block, par_schedule_t
 {
     int32_t threads = w->thread_count;
     if (min_block < 1) min_block = 1;
-    if (threads <= 1 || w->backend == SHOAL_BACKEND_SERIAL || count <= min_block) {
+    if (threads <= 1 || w->backend == SHOAL_BACKEND_SERIAL || count <= min_block || w->par_auto.serial) {
         fn(0, count, 0, ctx);
         return;
     }

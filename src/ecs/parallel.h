@@ -57,6 +57,25 @@ int32_t par_for_agents(world_t* w, int32_t min_block, par_schedule_t schedule, p
 typedef shoal_status_t par_body_fn(world_t* w, void* ctx);
 shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
 
+/* The automatic thread count, step by step. A world whose thread count was
+ * automatic (thread_count 0 without $SHOAL_THREADS) on OpenMP workers runs
+ * each step either on its workers or on the calling thread alone, whichever
+ * it measured faster per agent-step: a small world spends more on waking
+ * and joining workers than it gains from them (200 agents: 0.01 ms a step
+ * on one thread, 0.03-0.3 ms on two), and more still when another process
+ * holds a core. Modes are timed over blocks of 8 steps (the first step
+ * after a switch is not timed), each mode's blocks averaged; the mode not
+ * in use is tried for a block again after 64 steps, then, while it stays
+ * slower, at doubling intervals up to 8192 steps. Worlds under
+ * PAR_AUTO_SERIAL_BELOW agents always step on one thread. Results do not
+ * depend on the choice (every thread count gives the same state), so it
+ * may follow the clock. par_auto_begin before a step sets w->par_auto.serial
+ * (par_region and par_for then run on the calling thread);
+ * par_auto_end after it records the time. */
+#define PAR_AUTO_SERIAL_BELOW 32
+void par_auto_begin(world_t* w);
+void par_auto_end(world_t* w);
+
 /* The loop census (`shoal bench split`, tests): how the parallel loops of
  * a world of T threads (its thread_count) would split over T workers,
  * found on one thread. With a census set, every par_for runs on the

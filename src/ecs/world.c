@@ -246,9 +246,11 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
 
     int32_t threads = def->thread_count;
     void* topology = NULL;
+    int auto_threads = 0;
     if (threads == 0) {
         const char* text = NULL;
         threads = env_threads(&text);
+        auto_threads = threads == 0;
         if (threads < 0)
             return error_set(err, SHOAL_ERR_INVALID_ARGUMENT,
                              "world_create: SHOAL_THREADS='%s' is not a thread count (expected 1..%d)", text,
@@ -282,6 +284,8 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
     w->thread_count = threads;
     w->par_spin = par_spin_from_env();
     w->par_procs = par_processors(topology);
+    w->par_auto.on = auto_threads;
+    w->par_auto.used = -1;
     w->topology = topology;
     w->bind_threads = def->bind_threads;
     w->enqueue_task = def->enqueue_task;
@@ -406,6 +410,7 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
      * systems run between regions, where their own OpenMP loops get the
      * threads. */
     step_cursor_t cursor = {dt, 0, 0, SHOAL_OK};
+    par_auto_begin(w);
     for (;;) {
         par_region(w, world_run_step, &cursor);
         if (cursor.stage >= SHOAL_STAGE_COUNT_ || cursor.status != SHOAL_OK) break;
@@ -414,6 +419,7 @@ shoal_status_t shoal_world_step(shoal_world_t* w, float dt)
         cursor.status = st;
     }
     status = cursor.status;
+    par_auto_end(w);
     if (w->trace)
         trace_record(w->trace, 0, TRACE_STEP_ID, agents_before, w->step_count, trace_start, world_now_ns());
     w->in_step = 0;

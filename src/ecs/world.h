@@ -356,6 +356,31 @@ struct shoal_world_t {
     /* Processors the process may run on, counted at world_create before
      * any thread of this world is bound (par_processors). */
     int32_t par_procs;
+    /* The automatic thread count's per-step choice (par_auto_begin). */
+    struct par_auto {
+        int32_t on;             /* thread_count was automatic (0, no $SHOAL_THREADS) */
+        int32_t serial;         /* this step runs on the calling thread alone */
+        int32_t mode;           /* the mode in use: 0 serial, 1 the workers */
+        int32_t used;           /* the mode of this step, -1 none */
+        int32_t timed;          /* ns_per_agent holds a time */
+        double ns_per_agent;    /* the mode in use's step time per agent, smoothed */
+        double other_ns;        /* the other mode's at its last try, 0: none */
+        int32_t block_mode;     /* the mode of the block being timed */
+        int32_t block_left;     /* its steps still to time */
+        int32_t warming;        /* this step is not timed */
+        int32_t probing;        /* the block tries the mode not in use */
+        int32_t confirming;     /* and the try before it won */
+        uint64_t block_ns;      /* the block's time so far */
+        uint64_t block_agents;  /* and its agent-steps */
+        uint64_t next_probe;    /* the step that tries the mode not in use, at the earliest */
+        uint64_t next_probe_ns; /* and the time */
+        uint64_t probe_started_ns;
+        uint32_t probe_factor; /* the wait after a try, over what it cost */
+        uint64_t started_ns;   /* when this step started */
+        int32_t agents;        /* agents when it started */
+        uint64_t steps[2];     /* steps timed or warming in each mode (tests) */
+        uint64_t probes;       /* tries of the mode not in use (tests) */
+    } par_auto;
 
     uint64_t step_count;
     double time;
