@@ -1,12 +1,13 @@
 /* Recordings (include/shoal/recording.h, docs/recording.md): write a world
  * whose agents come and go, with walls and obstacles, read it back and
- * compare every value exactly, in format version 3 (compressed) and 2;
+ * compare every value exactly, in format versions 4, 3 (compressed) and 2;
  * then damage the file every way a disk or a crash can (cut at every
  * offset, a flipped byte at every offset, another magic or version,
  * trailing bytes, a damaged geometry record, compressed payloads that lie
  * about their size or decode to bad values) and insist on a clear error
  * and never a crash. Version 1 files (no geometry) still read. Last, the
- * command: `shoal run --record`, its size warning, and `shoal view`.
+ * command: `shoal run --record`, its size warning, its files that stop at
+ * --record-max, a run a signal ends, and `shoal view`.
  *
  * Worlds are serial (one thread): Criterion forks, and nothing here needs
  * OpenMP. Run under the asan-ubsan preset too. */
@@ -1771,5 +1772,151 @@ Test(recording, a_recording_decoding_past_the_load_limit_is_refused_whole_and_re
     double after = peak_rss_mib();
     /* 1.09 GB decoded in all; one frame is 320 KB. */
     cr_expect_lt(after - before, 32.0, "peak resident memory grew by %.1f MiB reading it", after - before);
+    scratch_cleanup();
+}
+
+/* SIGINT and SIGTERM end `shoal run` after the step under way: the last
+ * step's frame is recorded and the file closed whole, the summary says so,
+ * and the exit code is 128 + the signal. */
+static void interrupted_run(int sig, const char* name)
+{
+    scratch_init();
+    char rec[128], out[128], errf[128];
+    scratch_path(rec, sizeof rec, "cut.rec");
+    scratch_path(out, sizeof out, "out.json");
+    scratch_path(errf, sizeof errf, "err.txt");
+    const char* argv[] = {SHOAL_CLI_PATH,
+                          "run",
+                          SHOAL_SOURCE_DIR "/scenarios/default.json",
+                          "--steps",
+                          "100000000",
+                          "--threads",
+                          "1",
+                          "--record",
+                          rec,
+                          "--json",
+                          NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SHOAL_CLI_PATH, &actions, NULL, (char* const*)argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    cr_assert_eq(rc, 0, "spawn: %s", strerror(rc));
+    long size = 0; /* a few frames: the run is stepping */
+    for (int i = 0; i < 6000 && size < 40000; ++i) {
+        FILE* f = fopen(rec, "rb");
+        if (f != NULL) {
+            fseek(f, 0, SEEK_END);
+            size = ftell(f);
+            fclose(f);
+        }
+        if (size < 40000) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    kill(pid, sig);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR);
+    cr_assert_geq(size, 40000, "the run never recorded a few frames");
+    cr_assert(WIFEXITED(status), "the signal killed the run (status %d)", status);
+    cr_assert_eq(WEXITSTATUS(status), 128 + sig, "%s", slurp(errf));
+    char* text = slurp(out);
+    char want[64];
+    snprintf(want, sizeof want, "\"interrupted\":\"%s\"", name);
+    cr_assert_not_null(strstr(text, want), "%s", text);
+    const char* at = strstr(text, "\"steps\":");
+    cr_assert_not_null(at);
+    long long steps = strtoll(at + 8, NULL, 10);
+    cr_assert(steps > 0 && steps < 100000000, "steps %lld", steps);
+    free(text);
+    shoal_recording_t* r = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_load(rec, 0, &r, &err), SHOAL_OK, "%s", err.message);
+    cr_expect(shoal_recording_is_complete(r));
+    cr_assert_eq(shoal_recording_frame_count(r), steps + 1, "frame 0 and one a step");
+    shoal_recording_frame_t last;
+    shoal_recording_frame(r, (int32_t)steps, &last);
+    cr_expect_eq(last.step, (uint64_t)steps, "the last step's frame");
+    shoal_recording_destroy(r);
+    scratch_cleanup();
+}
+
+Test(recording, cli_sigint_ends_the_run_with_its_files_whole) { interrupted_run(SIGINT, "SIGINT"); }
+
+Test(recording, cli_sigterm_ends_the_run_with_its_files_whole) { interrupted_run(SIGTERM, "SIGTERM"); }
+
+/* --record-max: no file passes it; the frame that would is the first of
+ * the next file (OUT-2.rec, ...), each a whole recording, together every
+ * frame once in order. The library refuses a frame past its limit and
+ * stays usable. */
+Test(recording, cli_record_max_goes_on_in_numbered_files)
+{
+    scratch_init();
+    char rec[128], out[128], errf[128];
+    scratch_path(rec, sizeof rec, "part.rec");
+    scratch_path(out, sizeof out, "out.txt");
+    scratch_path(errf, sizeof errf, "err.txt");
+    int code = run_shoal((const char*[]){"run", TINY, "--steps", "300", "--threads", "1", "--quiet",
+                                         "--record", rec, "--record-max", "64KiB", NULL},
+                         out, errf);
+    cr_assert_eq(code, 0, "%s", slurp(errf));
+    char* text = slurp(out);
+    cr_expect_not_null(strstr(text, "files of at most 65536 bytes, 301 frames"), "%s", text);
+    free(text);
+    uint64_t next_step = 0;
+    int parts = 0;
+    for (int k = 1; k < 100; ++k) {
+        char path[160];
+        if (k == 1)
+            snprintf(path, sizeof path, "%s", rec);
+        else
+            snprintf(path, sizeof path, "%s/part-%d.rec", scratch_dir, k);
+        if (access(path, F_OK) != 0) break;
+        size_t size = 0;
+        free(read_all(path, &size));
+        cr_assert_leq(size, 65536u, "%s", path);
+        shoal_recording_t* r = NULL;
+        shoal_error_t err = {SHOAL_OK, ""};
+        cr_assert_eq(shoal_recording_load(path, 0, &r, &err), SHOAL_OK, "%s", err.message);
+        for (int32_t f = 0; f < shoal_recording_frame_count(r); ++f) {
+            shoal_recording_frame_t fr;
+            shoal_recording_frame(r, f, &fr);
+            cr_assert_eq(fr.step, next_step, "%s frame %d", path, f);
+            next_step += 1;
+        }
+        shoal_recording_destroy(r);
+        parts = k;
+    }
+    cr_expect_geq(parts, 3, "tiny.json's 301 frames take more than 128 KiB");
+    cr_expect_eq(next_step, 301u);
+
+    code = run_shoal((const char*[]){"run", TINY, "--record", rec, "--record-max", "1MB", NULL}, out, errf);
+    cr_expect_eq(code, 2);
+    text = slurp(errf);
+    cr_expect_not_null(strstr(text, "--record-max needs a size from 64KiB to 4GiB"), "%s", text);
+    free(text);
+
+    /* The library: a frame past the limit is refused, nothing of it written. */
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    for (int i = 0; i < 50; ++i) add_agent(w, i);
+    shoal_recording_header_t h = shoal_recording_default_header();
+    shoal_recorder_t* rw = NULL;
+    shoal_error_t err = {SHOAL_OK, ""};
+    cr_assert_eq(shoal_recording_open(rec, &h, &rw, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_recording_set_max_bytes(rw, SHOAL_RECORDING_MAX_FILE + 1), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_recording_set_max_bytes(rw, 10), SHOAL_ERR_INVALID_ARGUMENT);
+    const uint64_t written = shoal_recording_bytes_written(rw);
+    cr_assert_gt(written, 0u);
+    cr_assert_eq(shoal_recording_set_max_bytes(rw, written + 200), SHOAL_OK);
+    cr_assert_eq(shoal_recording_write_frame(rw, w, &err), SHOAL_ERR_CAPACITY);
+    cr_expect_not_null(strstr(err.message, "past its limit"), "%s", err.message);
+    cr_assert_eq(shoal_recording_set_max_bytes(rw, SHOAL_RECORDING_MAX_FILE), SHOAL_OK);
+    cr_assert_eq(shoal_recording_write_frame(rw, w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_recording_close(rw, &err), SHOAL_OK, "%s", err.message);
+    shoal_recording_t* r = NULL;
+    cr_assert_eq(shoal_recording_load(rec, 0, &r, &err), SHOAL_OK, "%s", err.message);
+    cr_expect_eq(shoal_recording_frame_count(r), 1);
+    shoal_recording_destroy(r);
+    shoal_world_destroy(w);
     scratch_cleanup();
 }

@@ -392,7 +392,7 @@ static char* run_one(const ens_plan_t* p, int32_t k, char* why, size_t why_size)
     int64_t steps = o->steps >= 0 ? o->steps : (int64_t)shoal_scenario_steps(sc);
     float dt = shoal_scenario_dt(sc);
     int32_t agents = shoal_world_agent_count(w);
-    run_result_t result = {0, 0.0, 0};
+    run_result_t result = {0, 0.0, 0, 0};
     for (; result.steps < steps; ++result.steps) {
         result.agent_steps += (uint64_t)shoal_world_agent_count(w);
         if (shoal_world_step(w, dt) != SHOAL_OK) {

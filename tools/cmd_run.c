@@ -14,7 +14,15 @@
  *   clean for pipes and --json, and logs never fill with '\r' lines.
  * - --record writes the initial state, every K-th step and the last step
  *   (docs/recording.md). Writing frames is excluded from the timed seconds,
- *   so a recorded run reports the same throughput as an unrecorded one.
+ *   so a recorded run reports the same throughput as an unrecorded one. A
+ *   recording never passes --record-max (default and most 4 GiB, what
+ *   every reader accepts): the frame that would is the first of the next
+ *   file, OUT-2.rec, OUT-3.rec..., each a whole recording.
+ * - SIGINT (Ctrl-C) and SIGTERM end the run after the step under way: the
+ *   last frame is recorded, the recording closed, --export, --save and
+ *   --trace written, the summary printed, and the exit code is 130
+ *   (SIGINT) or 143 (SIGTERM), as a shell reports a signal's death. A
+ *   second signal kills at once.
  * - The default table lists only the systems that touched agents (a crowd
  *   of seekers need not read about the planner); --stats lists every
  *   system, idle and disabled ones included, and the loop time no system
@@ -45,6 +53,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +98,7 @@ typedef struct run_options_t {
     const char* record;      /* --record FILE, or NULL */
     int64_t record_every;    /* --record-every K; 0: not given (1) */
     int32_t record_version;  /* --record-version V; 0: not given (the library's) */
+    const char* record_max;  /* --record-max SIZE, or NULL (4 GiB) */
     int stats;               /* --stats: the full table of systems */
     const char* trace;       /* --trace FILE, or NULL */
     const char* save;        /* --save FILE, or NULL */
@@ -120,7 +130,36 @@ typedef struct run_recording_t {
     int64_t every;
     int32_t version; /* the format version to write */
     double seconds;  /* wall time spent writing frames */
+    /* Going on in another file past max_bytes (split: --record, not the
+     * temporary recording of --export, which is read as one). */
+    uint64_t max_bytes;
+    int split;
+    const char* base;                /* the path given; part k > 1 is base's stem + "-k" + its extension */
+    int32_t part;                    /* the file being written: 1, 2, ... */
+    char path[4096];                 /* its path */
+    int64_t frames;                  /* frames written to the files closed before this one */
+    shoal_recording_header_t header; /* to open the next part with */
+    char* group_names;               /* owned: the header's */
+    char* scenario_text;             /* owned: the header's */
 } run_recording_t;
+
+/* The signal that asked the run to end (SIGINT or SIGTERM), 0 for none. */
+static volatile sig_atomic_t run_signal = 0;
+
+static void on_run_signal(int sig) { run_signal = sig; }
+
+/* SIGINT and SIGTERM end the run after the step under way; the handler is
+ * one-shot (SA_RESETHAND), so a second signal kills as usual. */
+static void catch_run_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_run_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 typedef struct progress_t {
     int enabled;
@@ -202,6 +241,13 @@ static const cli_option_t run_options[] = {
      .help = "write a recording to OUT (docs/recording.md): the initial state, every K-th step and the "
              "last step, with the scenario inside, compressed (lossless). View it with 'shoal view "
              "OUT'. A warning on stderr comes before the run when it may reach 1 GiB."},
+    {.name = "--record-max",
+     .metavar = "SIZE",
+     .kind = CLI_STRING,
+     CLI_AT(run_options_t, record_max),
+     .help = "the most bytes one recording file may take: a frame that would pass it starts the next "
+             "file, OUT-2.rec, OUT-3.rec... (OUT's stem, -k, its extension), each a whole recording. "
+             "Bytes, or with KiB, MiB or GiB; 64KiB..4GiB. Default: 4GiB, what every reader accepts."},
     {.name = "--record-every",
      .metavar = "K",
      .kind = CLI_INT,
@@ -317,10 +363,34 @@ static const cli_spec_t run_spec = {
                "  mean_voronoi_speed (m/s)}},\n"
                "  systems: array of {name, stage, enabled, calls, ms_total, ms_per_step,\n"
                "  share (0..1 of the loop's wall time), agents (agents touched over all\n"
-               "  calls), ns_per_agent}.\n",
+               "  calls), ns_per_agent}; interrupted (\"SIGINT\" or \"SIGTERM\", only when a\n"
+               "  signal ended the run).\n"
+               "\n"
+               "Ctrl-C (SIGINT) or SIGTERM ends the run after the step under way: its frame is\n"
+               "recorded, the recording closed whole, --export, --save and --trace written and\n"
+               "the summary printed (\"interrupted\"); the exit code is then 130 (SIGINT) or 143\n"
+               "(SIGTERM). A second signal kills at once.\n",
     .max_positional = 1,
     .positional = "scenario file",
 };
+
+/* --record-max's SIZE: bytes, or a number with KiB, MiB or GiB; 0 when
+ * it is not one, or out of 64 KiB..4 GiB. */
+static uint64_t parse_record_max(const char* text)
+{
+    char* end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno != 0 || !(v > 0.0)) return 0;
+    double unit = !strcmp(end, "") || !strcmp(end, "B") ? 1.0
+                  : !strcmp(end, "KiB")                 ? 1024.0
+                  : !strcmp(end, "MiB")                 ? 1024.0 * 1024.0
+                  : !strcmp(end, "GiB")                 ? 1024.0 * 1024.0 * 1024.0
+                                                        : 0.0;
+    double bytes = v * unit;
+    if (!(bytes >= 65536.0) || bytes > (double)SHOAL_RECORDING_MAX_FILE) return 0;
+    return (uint64_t)bytes;
+}
 
 /* Returns -1 to go on, or the exit code to stop with (help, usage error). */
 static int parse_options(int argc, char** argv, run_options_t* opt)
@@ -333,6 +403,15 @@ static int parse_options(int argc, char** argv, run_options_t* opt)
     }
     if (opt->record_version > 0 && opt->record == NULL) {
         return cli_usage_error(run_spec.command, "--record-version needs --record");
+    }
+    if (opt->record_max != NULL && opt->record == NULL) {
+        return cli_usage_error(run_spec.command, "--record-max needs --record");
+    }
+    if (opt->record_max != NULL && parse_record_max(opt->record_max) == 0) {
+        return cli_usage_error(run_spec.command,
+                               "--record-max needs a size from 64KiB to 4GiB (bytes, or a number with KiB, "
+                               "MiB or GiB), not '%s'",
+                               opt->record_max);
     }
     if (opt->force && opt->export_path == NULL) {
         return cli_usage_error(run_spec.command, "--force needs --export (it lets --export "
@@ -400,8 +479,55 @@ static void progress_clear(const progress_t* progress)
     }
 }
 
-/* Append the world's current state to the recording, if there is one. On
- * failure prints the error and returns nonzero. */
+/* Part `part` of the recording `base`: base itself for part 1, else its
+ * stem, "-part", and its extension ("run.rec" -> "run-2.rec", "out" ->
+ * "out-2"). 0, or -1 when it does not fit. */
+static int recording_part_path(const char* base, int32_t part, char* out, size_t size)
+{
+    if (part <= 1) return snprintf(out, size, "%s", base) < (int)size ? 0 : -1;
+    const char* slash = strrchr(base, '/');
+    const char* dot = strrchr(base, '.');
+    if (dot == NULL || (slash != NULL && dot < slash) || dot == (slash != NULL ? slash + 1 : base))
+        dot = base + strlen(base);
+    int n = snprintf(out, size, "%.*s-%d%s", (int)(dot - base), base, (int)part, dot);
+    return n >= 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* Open recording->path with recording->header and its byte limit. On
+ * failure prints the error, returns nonzero. */
+static int open_recording_part(run_recording_t* recording)
+{
+    shoal_error_t err = {SHOAL_OK, ""};
+    shoal_status_t status = shoal_recording_open_version(recording->path, &recording->header,
+                                                         recording->version, &recording->recorder, &err);
+    if (status == SHOAL_OK &&
+        shoal_recording_set_max_bytes(recording->recorder, recording->max_bytes) != SHOAL_OK)
+        status = SHOAL_ERR_INVALID_ARGUMENT;
+    if (status != SHOAL_OK) {
+        cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
+        return 1;
+    }
+    return 0;
+}
+
+/* Close the file being written, counting its frames. On failure prints the
+ * error, returns nonzero. */
+static int close_recording_part(run_recording_t* recording)
+{
+    shoal_recorder_t* recorder = recording->recorder;
+    recording->recorder = NULL;
+    recording->frames += shoal_recording_frames_written(recorder);
+    shoal_error_t err = {SHOAL_OK, ""};
+    if (shoal_recording_close(recorder, &err) != SHOAL_OK) {
+        cli_error("%s", err.message[0] != '\0' ? err.message : "closing the recording failed");
+        return 1;
+    }
+    return 0;
+}
+
+/* Append the world's current state to the recording, if there is one: to
+ * the next part when this one would pass its limit. On failure prints the
+ * error and returns nonzero. */
 static int record_frame(run_recording_t* recording, const shoal_world_t* world)
 {
     if (recording->recorder == NULL) {
@@ -410,9 +536,27 @@ static int record_frame(run_recording_t* recording, const shoal_world_t* world)
     double start = cli_now_seconds();
     shoal_error_t err = {SHOAL_OK, ""};
     shoal_status_t status = shoal_recording_write_frame(recording->recorder, world, &err);
+    if (status == SHOAL_ERR_CAPACITY && recording->split &&
+        shoal_recording_frames_written(recording->recorder) > 0) {
+        /* This file is full: close it whole and go on in the next. */
+        if (close_recording_part(recording) != 0) return 1;
+        recording->part += 1;
+        if (recording_part_path(recording->base, recording->part, recording->path, sizeof recording->path) !=
+            0) {
+            cli_error("--record %s: the path of part %d is too long", recording->base, (int)recording->part);
+            return 1;
+        }
+        if (open_recording_part(recording) != 0) return 1;
+        err = (shoal_error_t){SHOAL_OK, ""};
+        status = shoal_recording_write_frame(recording->recorder, world, &err);
+    }
     recording->seconds += cli_now_seconds() - start;
     if (status != SHOAL_OK) {
-        cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
+        if (status == SHOAL_ERR_CAPACITY && !recording->split)
+            cli_error("%s (an --export reads one recording: record fewer frames with --record-every)",
+                      err.message);
+        else
+            cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
         return 1;
     }
     return 0;
@@ -438,9 +582,15 @@ static int step_world(shoal_world_t* world, int64_t steps, float dt, int show_pr
             failed = 1;
             break;
         }
-        if (((step + 1) % recording->every == 0 || step + 1 == steps) &&
+        const int asked_to_end = run_signal != 0;
+        if (((step + 1) % recording->every == 0 || step + 1 == steps || asked_to_end) &&
             record_frame(recording, world) != 0) {
             failed = 2;
+            step += 1;
+            break;
+        }
+        if (asked_to_end) {
+            result->interrupted_by = (int)run_signal;
             step += 1;
             break;
         }
@@ -500,6 +650,9 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
     printf("threads          %" PRId32 "\n", shoal_world_thread_count(world));
     printf("backend          %s\n", shoal_backend_name(shoal_world_backend(world)));
     printf("steps            %" PRId64 " (dt %g s)\n", result->steps, (double)dt);
+    if (result->interrupted_by != 0)
+        printf("interrupted      by %s: the run ended after step %" PRId64 "\n",
+               result->interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", result->steps);
     printf("wall seconds     %.6f\n", result->seconds);
     printf("agent-steps/s    %.0f\n", agent_steps_per_s(result));
     printf("state_hash       %016" PRIx64 "\n", shoal_world_state_hash(world));
@@ -660,6 +813,8 @@ cJSON* run_result_json(const shoal_scenario_t* scenario, const shoal_world_t* wo
     ok &= add_number(root, "threads", shoal_world_thread_count(world));
     ok &= add_string(root, "backend", shoal_backend_name(shoal_world_backend(world)));
     ok &= add_number(root, "steps", (double)result->steps);
+    if (result->interrupted_by != 0)
+        ok &= add_string(root, "interrupted", result->interrupted_by == SIGINT ? "SIGINT" : "SIGTERM");
     ok &= add_number(root, "dt", (double)dt);
     ok &= add_number(root, "seconds", result->seconds);
     ok &= add_number(root, "agent_steps", (double)result->agent_steps);
@@ -785,18 +940,22 @@ static int open_recording(const char* out, const char* path, const shoal_scenari
         header.bounds_max[k] = def->bounds_max[k];
     }
     header.scenario_name = shoal_scenario_name(scenario);
-    char* names = group_names(scenario);
-    char* text = read_scenario_text(path);
-    header.group_names = names;
-    header.scenario_text = text;
-    shoal_error_t err = {SHOAL_OK, ""};
-    shoal_status_t status = names == NULL ? SHOAL_ERR_OUT_OF_MEMORY
-                                          : shoal_recording_open_version(out, &header, recording->version,
-                                                                         &recording->recorder, &err);
-    free(names);
-    free(text);
-    if (status != SHOAL_OK) {
-        cli_error("%s", err.message[0] != '\0' ? err.message : shoal_status_string(status));
+    recording->group_names = group_names(scenario);
+    recording->scenario_text = read_scenario_text(path);
+    header.group_names = recording->group_names;
+    header.scenario_text = recording->scenario_text;
+    recording->header = header;
+    recording->base = out;
+    recording->part = 1;
+    if (recording->group_names == NULL) {
+        cli_error("out of memory");
+        return 1;
+    }
+    if (recording_part_path(out, 1, recording->path, sizeof recording->path) != 0) {
+        cli_error("--record: the path is too long");
+        return 1;
+    }
+    if (open_recording_part(recording) != 0) {
         return 1;
     }
     return record_frame(recording, world);
@@ -969,7 +1128,7 @@ int cmd_run(int argc, char** argv)
 
     int exit_code = CLI_EXIT_FAILURE;
     shoal_world_t* world = NULL;
-    run_recording_t recording = {NULL, 1, SHOAL_RECORDING_VERSION, 0.0};
+    run_recording_t recording = {.recorder = NULL, .every = 1, .version = SHOAL_RECORDING_VERSION};
     char export_recording[4096] = ""; /* the temporary recording of --export */
     shoal_world_def_t def = shoal_scenario_world_def(scenario);
     if (opt.threads >= 0) {
@@ -1013,8 +1172,16 @@ int cmd_run(int argc, char** argv)
     float dt = shoal_scenario_dt(scenario);
     int32_t agents = shoal_world_agent_count(world);
     int show_progress = !opt.json && !opt.quiet && isatty(STDERR_FILENO);
-    run_result_t result = {0, 0.0, 0};
+    run_result_t result = {0, 0.0, 0, 0};
+    /* From here a signal ends the run after its step (before the files are
+     * opened: one that came earlier kills, and leaves nothing behind). */
+    run_signal = 0;
+    catch_run_signals();
     recording.every = opt.record_every > 0 ? opt.record_every : 1;
+    recording.max_bytes =
+        opt.record_max != NULL ? parse_record_max(opt.record_max) : SHOAL_RECORDING_MAX_FILE;
+    /* An --export reads its recording as one file: that one does not split. */
+    recording.split = opt.record != NULL && opt.export_path == NULL;
     if (opt.record_version > 0) recording.version = opt.record_version;
     if (opt.export_path != NULL) {
         /* Before the run, what can be known: a long run must not fail at
@@ -1070,14 +1237,10 @@ int cmd_run(int argc, char** argv)
     }
     /* Closed here, not at `done`, so that a failure to finish the file is
      * reported and fails the run. */
-    int64_t frames = shoal_recording_frames_written(recording.recorder);
-    shoal_recorder_t* recorder = recording.recorder;
-    recording.recorder = NULL;
-    err = (shoal_error_t){SHOAL_OK, ""};
-    if (shoal_recording_close(recorder, &err) != SHOAL_OK) {
-        cli_error("%s", err.message);
+    if (recording.recorder != NULL && close_recording_part(&recording) != 0) {
         goto done;
     }
+    const int64_t frames = recording.frames;
     export_summary_t exported = {0};
     if (opt.export_path != NULL) {
         int code = cli_export_recording(record_path, export_format_of(opt.export_path), opt.export_path,
@@ -1130,9 +1293,15 @@ int cmd_run(int argc, char** argv)
         if (opt.record != NULL) {
             /* The seconds spent writing frames (compressing, in version
              * 3), which the throughput above leaves out. */
-            printf("\nrecording        %s (%" PRId64 " frames) in format version %d, %.2f s "
-                   "writing\n",
-                   opt.record, frames, (int)recording.version, recording.seconds);
+            if (recording.part > 1)
+                printf("\nrecording        %s .. %s (%d files of at most %" PRIu64 " bytes, %" PRId64
+                       " frames) in format version %d, %.2f s writing\n",
+                       opt.record, recording.path, (int)recording.part, recording.max_bytes, frames,
+                       (int)recording.version, recording.seconds);
+            else
+                printf("\nrecording        %s (%" PRId64 " frames) in format version %d, %.2f s "
+                       "writing\n",
+                       opt.record, frames, (int)recording.version, recording.seconds);
         }
         if (opt.trace != NULL) {
             printf("%strace            %s (%" PRId32 " events)\n", opt.record != NULL ? "" : "\n", opt.trace,
@@ -1159,11 +1328,14 @@ int cmd_run(int argc, char** argv)
         cli_error("cannot write the output");
         goto done;
     }
-    exit_code = CLI_EXIT_OK;
+    /* As a shell reports a process a signal ended: 128 + the signal. */
+    exit_code = result.interrupted_by != 0 ? 128 + result.interrupted_by : CLI_EXIT_OK;
 
 done:
     /* After a failure the frames so far are kept, closed as a whole file. */
     shoal_recording_close(recording.recorder, NULL);
+    free(recording.group_names);
+    free(recording.scenario_text);
     if (export_recording[0] != '\0') unlink(export_recording);
     shoal_world_destroy(world);
     shoal_scenario_destroy(scenario);

@@ -14,11 +14,13 @@ typedef struct run_result_t {
     int64_t steps;        /* steps actually run */
     double seconds;       /* wall time of the stepping loop */
     uint64_t agent_steps; /* sum over steps of the agents alive in that step */
+    int interrupted_by;   /* SIGINT or SIGTERM ended the run early; 0: it ran its steps */
 } run_result_t;
 
 /* `shoal run --json`'s object for a world after its run (NULL: out of
  * memory): the scenario, seed, agents, steps, state_hash, timings, the
- * crowd, nav, navmesh and measurement figures, the systems. */
+ * crowd, nav, navmesh and measurement figures, the systems; and
+ * "interrupted": "SIGINT" or "SIGTERM" when a signal ended the run early. */
 cJSON* run_result_json(const shoal_scenario_t* scenario, const shoal_world_t* world, const char* path,
                        int32_t agents, float dt, const run_result_t* result);
 

@@ -108,6 +108,24 @@ SHOAL_API shoal_status_t shoal_recording_write_frame(shoal_recorder_t* recorder,
 /* Frames written so far. */
 SHOAL_API int64_t shoal_recording_frames_written(const shoal_recorder_t* recorder);
 
+/* The largest file every reader accepts: 4 GiB (shoal_recording_load,
+ * shoal_recording_reader_open, the command's view, export and plot). */
+#define SHOAL_RECORDING_MAX_FILE ((uint64_t)4 << 30)
+
+/* The most bytes the file may reach, its end record included: a frame
+ * that would take it further is refused by shoal_recording_write_frame
+ * with SHOAL_ERR_CAPACITY, nothing written, and the recorder stays usable
+ * (close it to a complete file, or write smaller frames). Default and
+ * upper bound SHOAL_RECORDING_MAX_FILE, so that a recorder never writes a
+ * file its readers refuse. INVALID_ARGUMENT for a NULL recorder, or a
+ * limit above SHOAL_RECORDING_MAX_FILE or below the bytes already
+ * written plus the end record. */
+SHOAL_API shoal_status_t shoal_recording_set_max_bytes(shoal_recorder_t* recorder, uint64_t max_bytes);
+
+/* Bytes written to the file so far (header, geometry, frames); 0 for
+ * NULL. */
+SHOAL_API uint64_t shoal_recording_bytes_written(const shoal_recorder_t* recorder);
+
 /* Write the end record (which marks the recording complete) and close the
  * file; a recording closed before its first frame gets an empty geometry
  * record first. Frees the recorder even on failure. NULL is ignored (OK). */

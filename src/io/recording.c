@@ -350,7 +350,8 @@ struct shoal_recorder_t {
     int broken;      /* a write failed: the file's tail is unknown */
     int geometry_written;
     int64_t frames;
-    uint64_t offset; /* bytes written so far */
+    uint64_t offset;    /* bytes written so far */
+    uint64_t max_bytes; /* the file may not pass it (shoal_recording_set_max_bytes) */
     uint64_t last_step;
     uint32_t crc[256];
     ZSTD_CCtx* zstd; /* versions 3 and 4, reused for every frame */
@@ -483,6 +484,7 @@ shoal_status_t shoal_recording_open_version(const char* path, const shoal_record
     }
     r->dims = header->dimensions;
     r->version = version;
+    r->max_bytes = SHOAL_RECORDING_MAX_FILE;
     crc_init(r->crc);
 
     memcpy(h, rec_magic, sizeof rec_magic);
@@ -827,6 +829,15 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
     put_u32(p + 28, 0u);
     size_t bytes = r->version == 2 ? encode_frame2(r) : encode_frame3(r, err);
     if (bytes == 0) return SHOAL_ERR_OUT_OF_MEMORY; /* nothing was written */
+    if (r->offset + bytes + REC_END_BYTES > r->max_bytes) {
+        char limit[32];
+        file_size_text(r->max_bytes, limit, sizeof limit);
+        return fail(err, SHOAL_ERR_CAPACITY,
+                    "recording %s: frame %" PRId64 " (%zu bytes) would take the file past its limit of %s "
+                    "(%" PRIu64 " bytes written); the recording is intact: close it, and go on in "
+                    "another file",
+                    r->path, r->frames, bytes, limit, r->offset);
+    }
     put_u32(p + bytes - 4, crc32(r->crc, p, bytes - 4));
     status = write_bytes(r, p, bytes, err);
     if (status != SHOAL_OK) return status;
@@ -841,6 +852,16 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
 }
 
 int64_t shoal_recording_frames_written(const shoal_recorder_t* r) { return r != NULL ? r->frames : 0; }
+
+shoal_status_t shoal_recording_set_max_bytes(shoal_recorder_t* r, uint64_t max_bytes)
+{
+    if (r == NULL || max_bytes > SHOAL_RECORDING_MAX_FILE || max_bytes < r->offset + REC_END_BYTES)
+        return SHOAL_ERR_INVALID_ARGUMENT;
+    r->max_bytes = max_bytes;
+    return SHOAL_OK;
+}
+
+uint64_t shoal_recording_bytes_written(const shoal_recorder_t* r) { return r != NULL ? r->offset : 0; }
 
 shoal_status_t shoal_recording_close(shoal_recorder_t* r, shoal_error_t* err)
 {
