@@ -40,8 +40,11 @@ class CMakeBuild(build_ext):
         target = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(built, target)
-        # the license travels with the installed package
+        # the license and the shipped scenarios travel with the installed package
         shutil.copyfile(os.path.join(ROOT, "LICENSE"), os.path.join(os.path.dirname(target), "LICENSE"))
+        if os.path.isdir(os.path.join(ROOT, "scenarios")):
+            shutil.copytree(os.path.join(ROOT, "scenarios"), os.path.join(os.path.dirname(target), "scenarios"),
+                            dirs_exist_ok=True)
 
 
 setup(

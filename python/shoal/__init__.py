@@ -34,11 +34,13 @@ from ._shoal import (
     read_recording,
     version,
 )
+from ._scenarios import scenario_path, scenarios
 from .ensemble import ensemble
 
 __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
-    "StaleHandleError", "World", "ensemble", "navmesh_available", "population", "read_recording", "version",
+    "StaleHandleError", "World", "ensemble", "navmesh_available", "population", "read_recording", "scenario_path",
+    "scenarios", "version",
 ]
 __version__ = version()

@@ -460,13 +460,15 @@ cdef class World:
         """A world made and populated from a scenario file (docs/scenarios.md),
         as `shoal run` makes it: its dt becomes the world's default step and
         `scenario_steps` the steps the file asks for. seed and threads
-        override the file's."""
+        override the file's. A name that is no file here ("tiny.json",
+        "tiny", "scenarios/tiny.json") is one of the scenarios shipped with
+        the package (shoal.scenarios()), as `shoal run` finds them."""
         cdef shoal_scenario_t* sc = NULL
         cdef shoal_error_t err
         memset(&err, 0, sizeof(err))
-        p = _path("from_scenario: path", path)
         s = None if seed is None else _u64("seed", seed)
         t = None if threads is None else _int("threads", threads, -2147483648, 2147483647)
+        p = _path("from_scenario: path", _shipped_if_missing(path))
         _check_err(shoal_scenario_load_file(p, &sc, &err), &err)
         return World._from_loaded(sc, s, t)
 
@@ -2279,6 +2281,22 @@ def _bounds(bounds, dims):
         raise InvalidArgumentError(f"bounds: expected {dims} numbers for each corner of a {dims}D world, "
                                    f"got shapes {lo.shape} and {hi.shape}")
     return list(lo) + [0.0] * (3 - dims), list(hi) + [0.0] * (3 - dims)
+
+
+def _shipped_if_missing(path):
+    """`path` itself when it is a file here or not a plain name; else the
+    shipped scenario of that name (FileError when there is none)."""
+    try:
+        name = os.fsdecode(path)
+    except TypeError:
+        return path  # not a path at all: _path says so
+    if os.path.exists(name) or os.path.dirname(name) not in ("", "scenarios"):
+        return path
+    from shoal._scenarios import scenario_path
+    try:
+        return scenario_path(name)
+    except FileNotFoundError as e:
+        raise FileError(f"from_scenario: {e}") from None
 
 
 def _points(where, v, expected, dims):

@@ -10,7 +10,8 @@ root=${2:?project source directory}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/src"
-cp -r "$root/CMakeLists.txt" "$root/LICENSE" "$root/cmake" "$root/include" "$root/src" "$root/python" "$work/src/"
+cp -r "$root/CMakeLists.txt" "$root/LICENSE" "$root/cmake" "$root/include" "$root/src" "$root/python" \
+  "$root/scenarios" "$work/src/"
 rm -rf "$work/src/python/build" "$work/src/python/"*.egg-info
 "$py" -m venv --system-site-packages "$work/venv"
 SHOAL_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug" \
@@ -32,5 +33,9 @@ ids = w.add_agents(np.random.default_rng(3).uniform(0, 20, (300, 2)),
 w.step(30)
 p = w.positions
 assert p.shape == (300, 2) and p.ctypes.data == w.column("position.x").ctypes.data
+# the shipped scenarios came along, and load by name from anywhere
+assert "tiny.json" in shoal.scenarios(), shoal.scenarios()
+t = shoal.World.from_scenario("tiny.json", threads=1)
+t.step(10)
 print("installed shoal", shoal.__version__, "from", shoal.__file__, "state_hash", format(w.state_hash, "016x"))
 PY

@@ -350,3 +350,21 @@ def test_thread_counts_agree():
         w.step(40)
         hashes.add(w.state_hash)
     assert len(hashes) == 1
+
+
+def test_the_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
+    names = shoal.scenarios()
+    assert {"default.json", "tiny.json", "flock2d.json"} <= set(names)
+    assert os.path.isfile(shoal.scenario_path("tiny"))
+    monkeypatch.chdir(tmp_path)  # no scenarios/ here: the names are the package's
+    hashes = set()
+    for name in ("tiny.json", "tiny", "scenarios/tiny.json", os.path.join(SCENARIOS, "tiny.json")):
+        w = shoal.World.from_scenario(name, threads=1)
+        w.step(20)
+        hashes.add(w.state_hash)
+    assert len(hashes) == 1, "one scenario, one world"
+    with pytest.raises(shoal.FileError, match="did you mean 'tiny.json'"):
+        shoal.World.from_scenario("tinyy.json")
+    # a path with other directories is the user's: not replaced by a shipped file
+    with pytest.raises(shoal.FileError, match="no/such"):
+        shoal.World.from_scenario("no/such/tiny.json")
