@@ -612,6 +612,16 @@ Test(cli, dseek_reports_an_arrival_and_writes_a_trace)
     fclose(f);
     cr_expect_gt(rows, 100);
     remove(trace);
+    /* --csv is its name now, as pathfollow's; --trace, the old one, above */
+    root = run_json((const char*[]){"dseek", "--from", "12,0,0.3", "--to", "0,0,0", "--rmin", "2", "--speed",
+                                    "5", "--csv", trace, "--json", NULL});
+    cJSON_Delete(root);
+    f = fopen(trace, "r");
+    cr_assert_not_null(f, "no CSV written");
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "t,x,y,heading\n");
+    fclose(f);
+    remove(trace);
     rmdir(dir);
 
     cJSON* r3 = run_json((const char*[]){"dseek", "--from", "0,0,0,0,1,0", "--to", "30,5,4,1,0,0", "--rmin",

@@ -641,7 +641,10 @@ Test(export, sqlite_is_a_jupedsim_trajectory_database)
     scratch_path(&s, "out.sqlite", db_path, sizeof db_path);
     cli_output_t r = expect_run(0, (const char*[]){"export", rec_path, "--sqlite", db_path, NULL});
     cr_assert_not_null(strstr(r.out, "1 frame off the record-every grid left out"), "%s", r.out);
-    cr_assert_not_null(strstr(r.out, "1 obstacle"), "the overlapping obstacle: %s", r.out);
+    if (SHOAL_WITH_GEOS) /* every static obstacle cut out, overlaps merged */
+        cr_assert_null(strstr(r.out, "obstacle"), "none left out: %s", r.out);
+    else
+        cr_assert_not_null(strstr(r.out, "1 obstacle"), "the overlapping obstacle: %s", r.out);
     output_free(&r);
 
     shoal_recording_t* rec = load(rec_path);
@@ -715,15 +718,20 @@ Test(export, sqlite_is_a_jupedsim_trajectory_database)
     sqlite3_finalize(st);
     cr_assert_eq(checked, want_rows);
 
-    /* The walkable area: one polygon, which frame_data points at, with the
-     * two obstacles that do not overlap cut out (the third overlaps the
-     * second and is left out), and shoal's own tables. */
+    /* The walkable area: one polygon, which frame_data points at, and
+     * shoal's own tables. With GEOS, three holes: the walls (one U of
+     * segments inside the box) and the obstacles, the two that overlap
+     * merged into one; without it, the two obstacles that do not overlap
+     * (the third overlaps the second and is left out), and no walls. */
     char* wkt = query_text(db, "SELECT wkt FROM geometry");
     cr_assert_eq(strncmp(wkt, "POLYGON ((", 10), 0, "%.80s", wkt);
     int holes = 0;
     for (const char* p = wkt; (p = strstr(p, "), (")) != NULL; ++p) holes += 1;
-    cr_assert_eq(holes, 2, "%s", wkt);
+    cr_assert_eq(holes, SHOAL_WITH_GEOS ? 3 : 2, "%s", wkt);
     free(wkt);
+    char* walls_in = query_text(db, "SELECT value FROM metadata WHERE key = 'shoal_walls_in_walkable_area'");
+    cr_assert_str_eq(walls_in, SHOAL_WITH_GEOS ? "1" : "0");
+    free(walls_in);
     cr_assert_eq(query_int(db, "SELECT count(*) FROM geometry"), 1);
     cr_assert_eq(query_int(db, "SELECT count(*) FROM frame_data JOIN geometry "
                                "ON frame_data.geometry_hash = geometry.hash"),
@@ -733,7 +741,7 @@ Test(export, sqlite_is_a_jupedsim_trajectory_database)
     cr_assert_eq(query_int(db, "SELECT count(*) FROM shoal_walls"), g.wall_count);
     cr_assert_eq(g.wall_count, 3);
     cr_assert_eq(query_int(db, "SELECT count(*) FROM shoal_obstacles"), 3);
-    cr_assert_eq(query_int(db, "SELECT sum(in_walkable_area) FROM shoal_obstacles"), 2);
+    cr_assert_eq(query_int(db, "SELECT sum(in_walkable_area) FROM shoal_obstacles"), SHOAL_WITH_GEOS ? 3 : 2);
     /* The box holds every agent and wall. */
     char* xmin = query_text(db, "SELECT value FROM metadata WHERE key = 'xmin'");
     char* xmax = query_text(db, "SELECT value FROM metadata WHERE key = 'xmax'");
@@ -867,6 +875,43 @@ static void record_slot_reuse(const char* path, int version)
     cr_assert_eq(shoal_recording_close(rec, &err), SHOAL_OK, "%s", err.message);
     shoal_world_destroy(w);
 }
+
+#if SHOAL_WITH_SQLITE && SHOAL_WITH_GEOS
+/* A closed room with no one in it, and agents around it: the walls cut the
+ * box in two parts; the walkable area is the one with the agents (the box
+ * with the room as a hole), the room counted as a part left out. */
+Test(export, a_closed_room_of_walls_is_left_out_of_the_walkable_area)
+{
+    static const char room[] =
+        "{\"name\": \"room\", \"dimensions\": 2, \"seed\": 3, \"dt\": 0.05, \"steps\": 12,\n"
+        " \"walls\": [{\"points\": [[-5, -5], [5, -5], [5, 5], [-5, 5]], \"closed\": true}],\n"
+        " \"groups\": [{\"name\": \"out\", \"count\": 12, \"spawn\": {\"shape\": \"box\", \"center\": [15, "
+        "0], "
+        "\"size\": [4, 8]},\n"
+        "   \"vehicle\": {\"max_speed\": 1, \"max_force\": 10}, \"behaviors\": {\"seek\": {}}, \"target\": "
+        "[15, "
+        "10]}]}\n";
+    scratch_t s;
+    scratch_open(&s);
+    char rec_path[256], db_path[256];
+    record_scene(&s, room, rec_path, sizeof rec_path);
+    scratch_path(&s, "room.sqlite", db_path, sizeof db_path);
+    cli_output_t r = expect_run(0, (const char*[]){"export", rec_path, "--sqlite", db_path, NULL});
+    output_free(&r);
+    sqlite3* db = open_db(db_path);
+    char* parts = query_text(db, "SELECT value FROM metadata WHERE key = 'shoal_area_parts_left_out'");
+    cr_expect_str_eq(parts, "1");
+    free(parts);
+    char* wkt = query_text(db, "SELECT wkt FROM geometry");
+    cr_assert_eq(strncmp(wkt, "POLYGON ((", 10), 0, "%.80s", wkt);
+    int holes = 0;
+    for (const char* p = wkt; (p = strstr(p, "), (")) != NULL; ++p) holes += 1;
+    cr_expect_eq(holes, 1, "the room and its walls, one hole: %s", wkt);
+    free(wkt);
+    sqlite3_close(db);
+    scratch_close(&s);
+}
+#endif
 
 static void reused_slot(int version)
 {

@@ -87,11 +87,13 @@ static const cli_option_t dseek_options[] = {
     DSEEK_POSITIVE("--speed", "V", speed, "cruise speed, m/s (> 0); turn rate is V / R"),
     DSEEK_POSITIVE("--dt", "DT", dt, "time step, s (default 0.02 R / V)"),
     DSEEK_POSITIVE("--max-time", "T", max_time, "give up after T s (default: 20 (d / V + 2 pi R / V))"),
-    {.name = "--trace",
+    {.name = "--csv",
+     .alias = "--trace",
      .metavar = "FILE",
      .kind = CLI_STRING,
      CLI_AT(dseek_options_t, trace),
-     .help = "write the trajectory as CSV: t,x,y[,z],heading[,pitch]"},
+     .help = "write the trajectory as CSV: t,x,y[,z],heading[,pitch] (as pathfollow's --csv; --trace, "
+             "its old name, is taken too: run's --trace is a timeline of the systems)"},
     {.name = "--json",
      .kind = CLI_FLAG,
      CLI_AT(dseek_options_t, json),
@@ -182,7 +184,7 @@ int dseek_parse_pose(const char* text, int dims, dseek_pose_t* out)
     return 1;
 }
 
-/* `--trace`: one CSV line per sample. */
+/* `--csv`: one CSV line per sample. */
 static void write_trace(void* ctx, int dims, double t, const shoal_agent_state_t* s)
 {
     FILE* trace = ctx;

@@ -34,12 +34,18 @@
  *   which ("global" or "handle").
  * - The geometry is JuPedSim's walkable area, a polygon: the torus box, or
  *   the box around every position, wall and obstacle with 1 m to spare,
- *   with the static obstacles cut out as 32-gons around their circles. A
- *   wall segment encloses no area and cannot be cut out of a polygon, so
- *   walls go to shoal_walls, not into the polygon; so do moving obstacles
- *   and obstacles that overlap one cut out before them (their holes would
- *   make the polygon invalid), which shoal_obstacles lists with
- *   in_walkable_area = 0.
+ *   less what agents cannot walk. Built with GEOS (SHOAL_WITH_GEOS, Debian's
+ *   libgeos-dev): less every wall segment thickened to WALL_THICKNESS (a
+ *   wall has no width in shoal; agents keep their radius from it, more than
+ *   half this) and every static obstacle's disc (a 32-gon inside its
+ *   circle), overlaps and all; where walls cut the box into parts, the part
+ *   with the most agents in the first exported frame (PedPy's area is one
+ *   polygon), the others counted in metadata shoal_area_parts_left_out.
+ *   Without GEOS, only the static obstacles are cut out, as 32-gons around
+ *   their circles, and not those that overlap one cut out before them (a
+ *   polygon's holes may not touch); the walls are only in shoal_walls.
+ *   shoal_obstacles says which obstacles are cut out (in_walkable_area),
+ *   metadata shoal_walls_in_walkable_area whether the walls are.
  * - The database is built in a temporary file beside the target, in one
  *   transaction without a journal (nothing needs rolling back: a failure
  *   removes the file), and moved into place when complete. */
@@ -62,7 +68,8 @@
 #define JUPEDSIM_DATABASE_VERSION 2
 #define HOLE_SIDES 32
 #define PI 3.14159265358979323846
-#define AREA_MARGIN 1.0 /* m around the data, when the world is not a torus */
+#define AREA_MARGIN 1.0    /* m around the data, when the world is not a torus */
+#define WALL_THICKNESS 0.1 /* m: a wall segment as the walkable area leaves it out (with GEOS) */
 
 int export_sqlite_available(void) { return 1; }
 
@@ -109,6 +116,8 @@ typedef struct area_t {
     text_t wkt;
     unsigned char* cut; /* per obstacle: 1 if cut out as a hole */
     int32_t cut_count, kept_out_count;
+    int walls_cut;          /* the walls are cut out (GEOS) */
+    int32_t parts_left_out; /* parts of the box the walls cut off, left out (GEOS) */
 } area_t;
 
 static void grow_box(double min[2], double max[2], double x, double y, double r)
@@ -124,9 +133,137 @@ static int is_static(const shoal_recording_obstacle_t* o)
     return o->velocity[0] == 0.0f && o->velocity[1] == 0.0f && o->velocity[2] == 0.0f;
 }
 
+#if SHOAL_WITH_GEOS
+#include <geos_c.h>
+
+static void geos_message(const char* message, void* user)
+{
+    char* out = user;
+    if (out[0] == '\0') snprintf(out, 256, "%s", message);
+}
+
+/* The walkable area with GEOS into area->wkt: the box less every wall
+ * segment thickened to WALL_THICKNESS and every static obstacle's disc;
+ * where that leaves several parts, the one holding the most of the
+ * `count` points (ties: the larger). Returns 0, -1 out of memory, -3 when
+ * GEOS fails (its message in why). */
+static int build_area_geos(const shoal_recording_geometry_t* g, const float* points, int32_t count,
+                           area_t* area, char* why, size_t why_size)
+{
+    char message[256] = "";
+    GEOSContextHandle_t ctx = GEOS_init_r();
+    if (ctx == NULL) return -1;
+    GEOSContext_setErrorMessageHandler_r(ctx, geos_message, message);
+    int rc = -3;
+    const size_t most = (size_t)g->wall_count + (size_t)g->obstacle_count;
+    GEOSGeometry** cuts = calloc(most + 1, sizeof *cuts);
+    GEOSGeometry *box = NULL, *all = NULL, *blocked = NULL, *left = NULL;
+    GEOSWKTWriter* writer = NULL;
+    char* text = NULL;
+    unsigned n = 0; /* cuts made and still ours */
+    if (cuts == NULL) {
+        rc = -1;
+        goto done;
+    }
+    for (int32_t w = 0; w < g->wall_count; ++w) {
+        GEOSCoordSequence* seq = GEOSCoordSeq_create_r(ctx, 2, 2);
+        if (seq == NULL) goto done;
+        GEOSCoordSeq_setXY_r(ctx, seq, 0, g->walls[4 * w], g->walls[4 * w + 1]);
+        GEOSCoordSeq_setXY_r(ctx, seq, 1, g->walls[4 * w + 2], g->walls[4 * w + 3]);
+        GEOSGeometry* line = GEOSGeom_createLineString_r(ctx, seq);
+        if (line == NULL) goto done;
+        cuts[n] = GEOSBuffer_r(ctx, line, 0.5 * WALL_THICKNESS, 8);
+        GEOSGeom_destroy_r(ctx, line);
+        if (cuts[n] == NULL) goto done;
+        n += 1;
+    }
+    for (int32_t o = 0; o < g->obstacle_count; ++o) {
+        const shoal_recording_obstacle_t* ob = &g->obstacles[o];
+        if (!is_static(ob) || !(ob->radius > 0.0f)) continue;
+        GEOSGeometry* center = GEOSGeom_createPointFromXY_r(ctx, ob->center[0], ob->center[1]);
+        if (center == NULL) goto done;
+        cuts[n] = GEOSBuffer_r(ctx, center, ob->radius, HOLE_SIDES / 4);
+        GEOSGeom_destroy_r(ctx, center);
+        if (cuts[n] == NULL) goto done;
+        area->cut[o] = 1;
+        area->cut_count += 1;
+        n += 1;
+    }
+    box = GEOSGeom_createRectangle_r(ctx, area->min[0], area->min[1], area->max[0], area->max[1]);
+    if (box == NULL) goto done;
+    if (n > 0) {
+        all = GEOSGeom_createCollection_r(ctx, GEOS_GEOMETRYCOLLECTION, cuts, n);
+        if (all == NULL) goto done;
+        n = 0; /* the collection owns them now */
+        blocked = GEOSUnaryUnion_r(ctx, all);
+        if (blocked == NULL) goto done;
+        left = GEOSDifference_r(ctx, box, blocked);
+    } else {
+        left = GEOSGeom_clone_r(ctx, box);
+    }
+    if (left == NULL) goto done;
+    /* Several parts: the one with the most points, the larger of a tie. */
+    const GEOSGeometry* part = left;
+    const int parts =
+        GEOSGeomTypeId_r(ctx, left) == GEOS_MULTIPOLYGON ? GEOSGetNumGeometries_r(ctx, left) : 1;
+    if (parts > 1) {
+        int32_t best_count = -1;
+        double best_area = -1.0;
+        for (int k = 0; k < parts; ++k) {
+            const GEOSGeometry* p = GEOSGetGeometryN_r(ctx, left, k);
+            const GEOSPreparedGeometry* prepared = GEOSPrepare_r(ctx, p);
+            if (prepared == NULL) goto done;
+            int32_t inside = 0;
+            for (int32_t i = 0; i < count; ++i) {
+                GEOSGeometry* pt = GEOSGeom_createPointFromXY_r(ctx, points[2 * i], points[2 * i + 1]);
+                if (pt == NULL) {
+                    GEOSPreparedGeom_destroy_r(ctx, prepared);
+                    goto done;
+                }
+                inside += GEOSPreparedContains_r(ctx, prepared, pt) == 1;
+                GEOSGeom_destroy_r(ctx, pt);
+            }
+            GEOSPreparedGeom_destroy_r(ctx, prepared);
+            double a = 0.0;
+            GEOSArea_r(ctx, p, &a);
+            if (inside > best_count || (inside == best_count && a > best_area)) {
+                best_count = inside;
+                best_area = a;
+                part = p;
+            }
+        }
+        area->parts_left_out = parts - 1;
+    }
+    if (GEOSGeomTypeId_r(ctx, part) != GEOS_POLYGON) {
+        snprintf(message, sizeof message, "the walls and obstacles leave no walkable polygon");
+        goto done;
+    }
+    writer = GEOSWKTWriter_create_r(ctx);
+    if (writer == NULL) goto done;
+    GEOSWKTWriter_setTrim_r(ctx, writer, 1);
+    text = GEOSWKTWriter_write_r(ctx, writer, part);
+    if (text == NULL) goto done;
+    text_add(&area->wkt, "%s", text);
+    area->walls_cut = 1;
+    rc = area->wkt.failed ? -1 : 0;
+done:
+    if (rc == -3) snprintf(why, why_size, "GEOS: %s", message[0] ? message : "the walkable area failed");
+    if (text != NULL) GEOSFree_r(ctx, text);
+    if (writer != NULL) GEOSWKTWriter_destroy_r(ctx, writer);
+    for (unsigned k = 0; k < n; ++k) GEOSGeom_destroy_r(ctx, cuts[k]);
+    free(cuts);
+    if (left != NULL) GEOSGeom_destroy_r(ctx, left);
+    if (blocked != NULL) GEOSGeom_destroy_r(ctx, blocked);
+    if (all != NULL) GEOSGeom_destroy_r(ctx, all);
+    if (box != NULL) GEOSGeom_destroy_r(ctx, box);
+    GEOS_finish_r(ctx);
+    return rc;
+}
+#endif
+
 /* The walkable area of the frames in `exported` (docs at the top).
  * Returns 0, -1 when out of memory, -2 when a frame cannot be read (the
- * reader's message in *err). */
+ * reader's message in *err), -3 when GEOS fails (its message in *err). */
 static int build_area(shoal_recording_reader_t* rec, const shoal_recording_geometry_t* g,
                       const int64_t* jframe, area_t* area, shoal_error_t* err)
 {
@@ -173,6 +310,25 @@ static int build_area(shoal_recording_reader_t* rec, const shoal_recording_geome
 
     area->cut = calloc((size_t)g->obstacle_count + 1, 1);
     if (area->cut == NULL) return -1;
+#if SHOAL_WITH_GEOS
+    /* The agents of the first exported frame choose the part the walls
+     * leave them in. */
+    float* points = NULL;
+    int32_t count = 0;
+    for (int32_t f = 0; f < shoal_recording_reader_frame_count(rec); ++f) {
+        if (jframe[f] < 0) continue;
+        shoal_recording_frame_t fr;
+        if (shoal_recording_reader_frame(rec, f, &fr, err) != SHOAL_OK) return -2;
+        points = malloc(((size_t)fr.count + 1) * 2 * sizeof *points);
+        if (points == NULL) return -1;
+        memcpy(points, fr.positions, (size_t)fr.count * 2 * sizeof *points);
+        count = fr.count;
+        break;
+    }
+    int built = build_area_geos(g, points, count, area, err->message, sizeof err->message);
+    free(points);
+    return built;
+#else
     text_t* t = &area->wkt;
     text_add(t, "POLYGON ((%.9g %.9g, %.9g %.9g, %.9g %.9g, %.9g %.9g, %.9g %.9g)", area->min[0],
              area->min[1], area->max[0], area->min[1], area->max[0], area->max[1], area->min[0], area->max[1],
@@ -207,6 +363,7 @@ static int build_area(shoal_recording_reader_t* rec, const shoal_recording_geome
     }
     text_add(t, ")");
     return t->failed ? -1 : 0;
+#endif
 }
 
 /* FNV-1a, 64 bits: the geometry's key. JuPedSim uses Python's hash() of the
@@ -450,7 +607,11 @@ static int write_metadata(db_t* d, const shoal_recording_reader_t* rec, double f
                      put_meta(d, meta, "shoal_recording_version", "%d",
                               (int)shoal_recording_reader_version(rec)) != 0 ||
                      put_meta(d, meta, "shoal_agent_ids", "%s",
-                              shoal_recording_reader_version(rec) >= 4 ? "global" : "handle") != 0
+                              shoal_recording_reader_version(rec) >= 4 ? "global" : "handle") != 0 ||
+                     put_meta(d, meta, "shoal_walls_in_walkable_area", "%d", area->walls_cut) != 0 ||
+                     put_meta(d, meta, "shoal_wall_thickness", "%.9g",
+                              area->walls_cut ? WALL_THICKNESS : 0.0) != 0 ||
+                     put_meta(d, meta, "shoal_area_parts_left_out", "%d", (int)area->parts_left_out) != 0
                  ? -1
                  : 0;
     sqlite3_finalize(meta);
@@ -500,7 +661,7 @@ int export_sqlite(shoal_recording_reader_t* rec, const char* path, int force, ex
         free(jframe);
         free(area.wkt.data);
         free(area.cut);
-        if (built == -2)
+        if (built == -2 || built == -3)
             set_msg(msg, msg_size, "%s; %s not written", err.message, path);
         else
             set_msg(msg, msg_size, "%s: out of memory", path);
