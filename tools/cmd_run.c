@@ -741,6 +741,13 @@ static void print_text(const shoal_scenario_t* scenario, const shoal_world_t* wo
         printf("%-*s  %-*s  %8s  %10.3f  %9.4f  %8.1f\n", name_width, "outside systems", stage_width, "", "",
                (double)rest.ns_total * 1e-6, ms_per_step(&rest, result->steps),
                100.0 * share_of_loop(&rest, result->seconds));
+        /* Most of the loop outside the systems: a world too small for its
+         * threads (waking and joining them), or steps too short to time. */
+        if (result->seconds > 0.0 && (double)rest.ns_total > 0.5 * loop_ns)
+            printf("(%.0f %% of the loop is outside the systems: waking and joining %" PRId32
+                   " threads, stage boundaries; for a world this small, --threads 1, or 0 to let each "
+                   "step choose)\n",
+                   100.0 * share_of_loop(&rest, result->seconds), shoal_world_thread_count(world));
         print_step_table(world);
     } else if (hidden > 0) {
         printf("(%" PRId32 " system%s that touched no agents not listed; --stats lists all)\n", hidden,

@@ -348,6 +348,7 @@ static void team_run(par_team_t* t, par_job_t* job, par_schedule_t schedule)
 #define PAR_AUTO_FACTOR 32u  /* and the time since, over what the last try cost, at least */
 #define PAR_AUTO_MAX_FACTOR 4096u
 
+
 static int par_auto_applies(const world_t* w)
 {
     return w->par_auto.on && w->thread_count > 1 && w->backend == SHOAL_BACKEND_OPENMP;
@@ -366,7 +367,8 @@ void par_auto_begin(world_t* w)
     }
     a->started_ns = world_now_ns();
     if (a->block_left <= 0) { /* a new block: the mode in use, or a try of the other */
-        a->probing = a->timed && w->step_count >= a->next_probe && a->started_ns >= a->next_probe_ns;
+        const int worth = a->mode == 1 || a->ns_per_agent * (double)a->agents >= a->min_step_ns;
+        a->probing = a->timed && worth && w->step_count >= a->next_probe && a->started_ns >= a->next_probe_ns;
         const int mode = a->probing ? !a->mode : a->mode;
         if (a->probing) a->probe_started_ns = a->started_ns;
         /* The first step in a mode after the other pays for the switch
@@ -407,9 +409,12 @@ void par_auto_end(world_t* w)
          * process delayed counts as what it costs on average). */
         a->ns_per_agent = a->timed ? 0.5 * (a->ns_per_agent + per) : per;
         a->timed = 1;
-        /* Slower by a quarter than the other mode was at its last try (a
-         * lucky try, a machine that got busy): try it again now. */
-        if (a->other_ns > 0.0 && per > 1.25 * a->other_ns) {
+        /* Slower by a quarter than the other mode was at its last try, two
+         * blocks in a row (a lucky try, a machine that got busy): try it
+         * again now. */
+        a->slow_blocks = a->other_ns > 0.0 && per > 1.25 * a->other_ns ? a->slow_blocks + 1 : 0;
+        if (a->slow_blocks >= 2) {
+            a->slow_blocks = 0;
             a->next_probe = 0;
             a->next_probe_ns = 0;
         }

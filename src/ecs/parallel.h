@@ -66,13 +66,21 @@ shoal_status_t par_region(world_t* w, par_body_fn* body, void* ctx);
  * holds a core. Modes are timed over blocks of 8 steps (the first step
  * after a switch is not timed), each mode's blocks averaged; the mode not
  * in use is tried for a block again after 64 steps, then, while it stays
- * slower, at doubling intervals up to 8192 steps. Worlds under
- * PAR_AUTO_SERIAL_BELOW agents always step on one thread. Results do not
+ * slower, at waits of 32 times what the last try cost, doubling while
+ * tries lose. A world whose step takes under PAR_AUTO_MIN_STEP_NS on one
+ * thread is not tried on the workers, and one under PAR_AUTO_SERIAL_BELOW
+ * agents is not timed: both step on one thread. Results do not
  * depend on the choice (every thread count gives the same state), so it
  * may follow the clock. par_auto_begin before a step sets w->par_auto.serial
  * (par_region and par_for then run on the calling thread);
  * par_auto_end after it records the time. */
 #define PAR_AUTO_SERIAL_BELOW 32
+/* A step shorter than this on one thread is not tried on the workers:
+ * waking and joining them costs more (50-200 us on an idle 2-core machine,
+ * milliseconds beside a busy process), and a try costs at least a step on
+ * them. `shoal bench small`: a 1,000-agent flock (50 us a step) gains on
+ * two threads, a 200-agent one (13 us) does not. */
+#define PAR_AUTO_MIN_STEP_NS 40000.0
 void par_auto_begin(world_t* w);
 void par_auto_end(world_t* w);
 

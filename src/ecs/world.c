@@ -286,6 +286,7 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
     w->par_procs = par_processors(topology);
     w->par_auto.on = auto_threads;
     w->par_auto.used = -1;
+    w->par_auto.min_step_ns = PAR_AUTO_MIN_STEP_NS;
     w->topology = topology;
     w->bind_threads = def->bind_threads;
     w->enqueue_task = def->enqueue_task;

@@ -365,6 +365,8 @@ struct shoal_world_t {
         int32_t timed;          /* ns_per_agent holds a time */
         double ns_per_agent;    /* the mode in use's step time per agent, smoothed */
         double other_ns;        /* the other mode's at its last try, 0: none */
+        int32_t slow_blocks;    /* blocks in a row slower than other_ns by a quarter */
+        double min_step_ns;     /* PAR_AUTO_MIN_STEP_NS (tests lower it) */
         int32_t block_mode;     /* the mode of the block being timed */
         int32_t block_left;     /* its steps still to time */
         int32_t warming;        /* this step is not timed */
