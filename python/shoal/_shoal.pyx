@@ -51,6 +51,7 @@ class StaleHandleError(Error, LookupError):
 
 
 class OutOfMemoryError(Error, MemoryError):
+    """The library could not get the memory a call needed; nothing changed."""
     status = "out of memory"
 
 
@@ -365,9 +366,13 @@ cdef class World:
     cdef shoal_world_t* _w
     cdef pin_table_t* _pins
     cdef readonly float dt
+    """The step step() takes when given no dt, seconds (a scenario's dt)."""
     cdef readonly str scenario_name
+    """The scenario's name (from_scenario), else ""."""
     cdef readonly int scenario_steps
+    """The steps the scenario file asks for (from_scenario), else 0."""
     cdef readonly tuple group_names
+    """The scenario's group names in file order: group label k is the k-th."""
     cdef int _busy
     cdef object _views
     cdef tuple _components
@@ -621,16 +626,21 @@ cdef class World:
 
     @property
     def dimensions(self):
+        """2 or 3."""
         self._ready()
         return shoal_world_dimensions(self._w)
 
     @property
     def threads(self):
+        """The world's thread count (threads=0 chose it: $SHOAL_THREADS, else
+        the physical cores; each step then runs on them or on the calling
+        thread alone, whichever it measured faster)."""
         self._ready()
         return shoal_world_thread_count(self._w)
 
     @property
     def agent_count(self):
+        """Live agents (len(world) too)."""
         self._ready()
         return shoal_world_agent_count(self._w)
 
@@ -640,6 +650,8 @@ cdef class World:
 
     @property
     def step_count(self):
+        """Steps taken since the world was made (a loaded snapshot's count
+        goes on)."""
         self._ready()
         return shoal_world_step_count(self._w)
 
@@ -1167,11 +1179,13 @@ cdef class World:
 
     @property
     def obstacle_count(self):
+        """Obstacles (circles in 2D, spheres in 3D) in the world."""
         self._ready()
         return shoal_world_obstacle_count(self._w)
 
     @property
     def wall_count(self):
+        """Walls (polylines and polygons, 2D) in the world."""
         self._ready()
         return shoal_world_wall_count(self._w)
 
@@ -1871,6 +1885,7 @@ cdef class Recorder:
     cdef shoal_recorder_t* _r
     cdef World _world
     cdef readonly int every
+    """Steps between frames that step(n) records."""
 
     def __cinit__(self, World world not None, path, every=1):
         cdef shoal_recording_header_t h = shoal_recording_default_header()
@@ -1923,6 +1938,7 @@ cdef class Recorder:
 
     @property
     def frames(self):
+        """Frames written so far."""
         return shoal_recording_frames_written(self._r) if self._r != NULL else 0
 
     def close(self):

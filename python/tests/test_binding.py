@@ -445,3 +445,20 @@ def test_a_3d_world_needs_xyz_positions():
         w.add_agents(np.ones((3, 2)))
     w.add_agents(np.ones((3, 3)))
     assert len(w) == 3
+
+
+def test_every_public_name_has_a_docstring():
+    # help() and IDEs show what each does: every public function, class,
+    # method and property of the package says so
+    missing = []
+    for name in shoal.__all__:
+        obj = getattr(shoal, name)
+        if not (getattr(obj, "__doc__", None) or "").strip():
+            missing.append(name)
+        if isinstance(obj, type) and not issubclass(obj, BaseException):
+            for member in dir(obj):
+                if member.startswith("_"):
+                    continue
+                if not (getattr(getattr(obj, member), "__doc__", None) or "").strip():
+                    missing.append(f"{name}.{member}")
+    assert not missing, missing
