@@ -35,10 +35,11 @@ from ._shoal import (
     version,
 )
 from ._scenarios import scenario_path, scenarios
+from .collect import Collector
 from .ensemble import ensemble
 
 __all__ = [
-    "BEHAVIORS", "BusyError", "CapacityError", "Error", "FileError", "InvalidArgumentError",
+    "BEHAVIORS", "BusyError", "CapacityError", "Collector", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
     "StaleHandleError", "World", "ensemble", "navmesh_available", "population", "read_recording", "scenario_path",
     "scenarios", "version",

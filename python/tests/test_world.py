@@ -368,3 +368,28 @@ def test_the_shipped_scenarios_load_by_name(tmp_path, monkeypatch):
     # a path with other directories is the user's: not replaced by a shipped file
     with pytest.raises(shoal.FileError, match="no/such"):
         shoal.World.from_scenario("no/such/tiny.json")
+
+
+def test_a_collector_samples_every_k_steps_into_arrays_and_csv(tmp_path):
+    w = shoal.World.from_scenario("default.json", threads=1)
+    line = w.add_measure_line((-5.0, -20.0), (-5.0, 20.0), name="gate")
+    c = shoal.Collector(w, every=10, means=("speed", "position.x"), crowd=True, lines=True)
+    c.run(45)
+    d = c.data
+    assert list(d["step"]) == [0, 10, 20, 30, 40, 45]  # before, every 10, after the last
+    assert d["mean_speed"].shape == (6,) and d["mean_speed"][0] == 0.0 and d["mean_speed"][-1] > 0.3
+    # the same figures the world gives at the end
+    assert d["mean_position.x"][-1] == pytest.approx(float(np.mean(w.column("position.x"))))
+    assert d["crowd_agents"][-1] == w.crowd_stats()["agents"]
+    m = w.measure_line(line)
+    assert d["line_gate_positive"][-1] == m["positive"] and d["line_gate_negative"][-1] == m["negative"]
+    assert np.all(np.diff(d["line_gate_positive"]) >= 0), "crossings only grow"
+    path = tmp_path / "figures.csv"
+    c.to_csv(path)
+    rows = path.read_text().splitlines()
+    assert rows[0].split(",")[:4] == ["step", "time", "agents", "mean_speed"] and len(rows) == 7
+    assert float(rows[-1].split(",")[3]) == d["mean_speed"][-1]
+    with pytest.raises(ValueError, match="no column 'sped'"):
+        shoal.Collector(w, means=("sped",))
+    with pytest.raises(ValueError, match="every"):
+        shoal.Collector(w, every=0)
