@@ -341,3 +341,60 @@ Test(cli_run, soak_crowd_holds_its_invariants)
     cr_expect_geq(json_number(root, "closest_wall"), 0.98);
     cJSON_Delete(root);
 }
+
+/* --collect FILE: the scenario's "collect" figures, a row before the first
+ * step, every K-th step and after the last, the last row's line crossings
+ * those of the run's own summary. */
+Test(cli_run, collect_writes_a_row_a_sample)
+{
+    char dir[] = "/tmp/shoal_collect_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char scene[128], csv[128];
+    snprintf(scene, sizeof scene, "%s/door.json", dir);
+    snprintf(csv, sizeof csv, "%s/figures.csv", dir);
+    FILE* f = fopen(scene, "w");
+    cr_assert_not_null(f);
+    fputs(
+        "{\"name\": \"door\", \"dimensions\": 2, \"seed\": 3, \"dt\": 0.1, \"steps\": 45,\n"
+        " \"walls\": [{\"points\": [[0, -10], [0, -1]]}, {\"points\": [[0, 1], [0, 10]]}],\n"
+        " \"measure\": {\"lines\": [{\"name\": \"door\", \"from\": [0, -1], \"to\": [0, 1]}]},\n"
+        " \"collect\": {\"every\": 10, \"means\": [\"speed\", \"position.x\"], \"crowd\": true, \"lines\": "
+        "true},\n"
+        " \"groups\": [{\"name\": \"a\", \"count\": 30, \"spawn\": {\"shape\": \"box\", \"center\": [-5, 0], "
+        "\"size\": [4, 8]},\n"
+        "   \"crowd\": {\"preset\": \"pedestrian\"}, \"behaviors\": {\"seek\": {}}, \"target\": [8, 0]}]}\n",
+        f);
+    fclose(f);
+    cJSON* root = run_json((const char*[]){"run", scene, "--threads", "1", "--collect", csv, "--json", NULL});
+    const cJSON* lines =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "measure"), "lines");
+    cr_assert(cJSON_IsArray(lines));
+    const double positive = json_number(cJSON_GetArrayItem(lines, 0), "positive");
+    cJSON_Delete(root);
+    char* text = read_file_text(csv);
+    char* save = NULL;
+    char* line = strtok_r(text, "\n", &save);
+    cr_expect_str_eq(line,
+                     "step,time,agents,mean_speed,mean_position.x,crowd_agents,crowd_arrived,"
+                     "crowd_closest_pair,crowd_overlapping,crowd_relaxed_last_step,"
+                     "crowd_contact_iterations,crowd_wall_penetration,crowd_in_walls,line_door_positive,"
+                     "line_door_negative");
+    const long steps[] = {0, 10, 20, 30, 40, 45};
+    char* last = NULL;
+    for (int r = 0; r < 6; ++r) {
+        line = strtok_r(NULL, "\n", &save);
+        cr_assert_not_null(line, "row %d missing", r);
+        cr_expect_eq(strtol(line, NULL, 10), steps[r], "%s", line);
+        last = line;
+    }
+    cr_expect_null(strtok_r(NULL, "\n", &save), "rows past the last step");
+    /* the last row's door crossings: the 14th column */
+    char* field = last;
+    for (int k = 0; k < 13; ++k) field = strchr(field, ',') + 1;
+    cr_expect_eq(strtod(field, NULL), positive, "%s", last);
+    cr_expect_gt(positive, 0.0, "someone went through the door");
+    free(text);
+    remove(csv);
+    remove(scene);
+    rmdir(dir);
+}

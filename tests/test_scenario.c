@@ -1691,3 +1691,49 @@ Test(scenario, bad_planner_objects_are_refused)
     expect_error(PL("\"sped\": 5"), "sped");
 #undef PL
 }
+
+/* "collect": what `shoal run --collect` samples; its defaults without
+ * one; a wrong name is an error at its JSON path, with the nearest. */
+Test(scenario, collect_reads_its_figures_and_refuses_wrong_ones)
+{
+    const char* group = "\"groups\": [{\"name\": \"a\", \"count\": 3}]";
+    char json[1024];
+    snprintf(json, sizeof json, "{%s}", group);
+    shoal_scenario_t* s = load_text(json);
+    shoal_scenario_collect_t c = shoal_scenario_collect(s);
+    cr_expect_eq(c.given, 0);
+    cr_expect_eq(c.every, 1);
+    cr_assert_eq(c.mean_count, 1);
+    cr_expect_str_eq(c.means[0], "speed");
+    cr_expect_eq(c.crowd + c.lines + c.areas, 0);
+    shoal_scenario_destroy(s);
+
+    snprintf(
+        json, sizeof json,
+        "{\"collect\": {\"every\": 5, \"means\": [\"position.x\", \"speed\", \"max_speed\"], \"crowd\": true,"
+        " \"areas\": true}, %s}",
+        group);
+    s = load_text(json);
+    c = shoal_scenario_collect(s);
+    cr_expect_eq(c.given, 1);
+    cr_expect_eq(c.every, 5);
+    cr_assert_eq(c.mean_count, 3);
+    cr_expect_str_eq(c.means[0], "position.x");
+    cr_expect_str_eq(c.means[2], "max_speed");
+    cr_expect_eq(c.crowd, 1);
+    cr_expect_eq(c.lines, 0);
+    cr_expect_eq(c.areas, 1);
+    shoal_scenario_destroy(s);
+
+    snprintf(json, sizeof json, "{\"collect\": {\"means\": [\"speed\", \"postion.x\"]}, %s}", group);
+    expect_error(json, "collect.means[1]: \"postion.x\" is no column to average");
+    expect_error(json, "did you mean \"position.x\"?");
+    snprintf(json, sizeof json, "{\"collect\": {\"means\": [\"position.z\"]}, %s}", group);
+    expect_error(json, "collect.means[0]: \"position.z\" is a column of 3D worlds; this scenario is 2D");
+    snprintf(json, sizeof json, "{\"collect\": {\"every\": 0}, %s}", group);
+    expect_error(json, "collect.every");
+    snprintf(json, sizeof json, "{\"collect\": {\"evry\": 2}, %s}", group);
+    expect_error(json, "did you mean 'every'?");
+    snprintf(json, sizeof json, "{\"collect\": {\"means\": \"speed\"}, %s}", group);
+    expect_error(json, "collect.means: expected an array of column names, got a string");
+}

@@ -73,6 +73,7 @@
 #include "data_dir.h"
 #include "export.h"
 #include "run_measure.h"
+#include "run_collect.h"
 #include "run_result.h"
 
 #define RUN_DEFAULT_PATH "scenarios/default.json"
@@ -109,6 +110,7 @@ typedef struct run_options_t {
     const char* export_path; /* --export FILE, or NULL */
     int force;               /* --force: --export may replace a file */
     const char* measure_csv; /* --measure-csv FILE, or NULL */
+    const char* collect;     /* --collect FILE, or NULL */
 } run_options_t;
 
 /* The trace buffers' first size, in events each: room for the spans of a
@@ -284,6 +286,13 @@ static const cli_option_t run_options[] = {
      .help = "write the time series of the scenario's measurement lines and areas (its \"measure\", "
              "docs/measure.md) to OUT as CSV: a row per line and flow window, a row per area and "
              "sample. With --resume they start at the resume."},
+    {.name = "--collect",
+     .metavar = "OUT",
+     .kind = CLI_FILE,
+     CLI_AT(run_options_t, collect),
+     .help = "sample the scenario's \"collect\" figures (docs/scenarios.md; without one, the mean speed) "
+             "before the first step, every K-th step and after the last, and write them to OUT as CSV: "
+             "step, time, agents, then a column a figure."},
     {.name = "--stats",
      .kind = CLI_FLAG,
      CLI_AT(run_options_t, stats),
@@ -565,7 +574,7 @@ static int record_frame(run_recording_t* recording, const shoal_world_t* world)
 /* Step `steps` times. On failure prints the error and returns nonzero;
  * result->steps says how far it got. */
 static int step_world(shoal_world_t* world, int64_t steps, float dt, int show_progress,
-                      run_recording_t* recording, run_result_t* result)
+                      run_recording_t* recording, run_collect_t* collect, run_result_t* result)
 {
     progress_t progress = {show_progress, 0.0, 0.0, steps};
     double start = cli_now_seconds();
@@ -585,6 +594,13 @@ static int step_world(shoal_world_t* world, int64_t steps, float dt, int show_pr
         const int asked_to_end = run_signal != 0;
         if (((step + 1) % recording->every == 0 || step + 1 == steps || asked_to_end) &&
             record_frame(recording, world) != 0) {
+            failed = 2;
+            step += 1;
+            break;
+        }
+        if (collect != NULL && ((step + 1) % collect->spec.every == 0 || step + 1 == steps || asked_to_end) &&
+            run_collect_sample(collect, world) != 0) {
+            cli_error("--collect: out of memory after step %" PRId64, step + 1);
             failed = 2;
             step += 1;
             break;
@@ -1136,6 +1152,8 @@ int cmd_run(int argc, char** argv)
     int exit_code = CLI_EXIT_FAILURE;
     shoal_world_t* world = NULL;
     run_recording_t recording = {.recorder = NULL, .every = 1, .version = SHOAL_RECORDING_VERSION};
+    run_collect_t collect;
+    memset(&collect, 0, sizeof collect);
     char export_recording[4096] = ""; /* the temporary recording of --export */
     shoal_world_def_t def = shoal_scenario_world_def(scenario);
     if (opt.threads >= 0) {
@@ -1239,7 +1257,17 @@ int cmd_run(int argc, char** argv)
             goto done;
         }
     }
-    if (step_world(world, steps, dt, show_progress, &recording, &result) != 0) {
+    if (opt.collect != NULL) {
+        const shoal_scenario_collect_t spec = shoal_scenario_collect(scenario);
+        char why[300];
+        if (run_collect_init(&collect, &spec, world, why, sizeof why) != 0 ||
+            (run_collect_sample(&collect, world) != 0 && snprintf(why, sizeof why, "out of memory") > 0)) {
+            cli_error("--collect %s: %s", opt.collect, why);
+            goto done;
+        }
+    }
+    if (step_world(world, steps, dt, show_progress, &recording, opt.collect != NULL ? &collect : NULL,
+                   &result) != 0) {
         goto done;
     }
     /* Closed here, not at `done`, so that a failure to finish the file is
@@ -1282,6 +1310,13 @@ int cmd_run(int argc, char** argv)
                     " buffers): %" PRIu64 " events dropped, the last steps' spans are missing; give a larger "
                     "--trace-capacity, or leave it out for buffers that grow\n",
                     opt.trace_capacity, buffers, dropped);
+        }
+    }
+    if (opt.collect != NULL) {
+        char why[700];
+        if (run_collect_csv(&collect, opt.collect, why, sizeof why) != 0) {
+            cli_error("--collect %s: %s", opt.collect, why);
+            goto done;
         }
     }
     if (opt.measure_csv != NULL) {
@@ -1343,6 +1378,7 @@ done:
     shoal_recording_close(recording.recorder, NULL);
     free(recording.group_names);
     free(recording.scenario_text);
+    run_collect_free(&collect);
     if (export_recording[0] != '\0') unlink(export_recording);
     shoal_world_destroy(world);
     shoal_scenario_destroy(scenario);

@@ -39,6 +39,26 @@ SHOAL_API int32_t shoal_scenario_group_count(const shoal_scenario_t* scenario);
 SHOAL_API const char* shoal_scenario_group_name(const shoal_scenario_t* scenario, int32_t index);
 SHOAL_API int32_t shoal_scenario_group_size(const shoal_scenario_t* scenario, int32_t index);
 
+/* The scenario's "collect" (docs/scenarios.md): the figures `shoal run
+ * --collect FILE` samples as the run goes, written as CSV, a row a sample
+ * (the step, time and agents, then each figure). */
+#define SHOAL_SCENARIO_MAX_MEANS 16
+typedef struct shoal_scenario_collect_t {
+    int32_t given;      /* 1: the file has "collect"; 0: these are the defaults */
+    int32_t every;      /* steps between samples, >= 1 (and one before the first step and after the
+                         * last). Default 1 */
+    int32_t mean_count; /* 0..SHOAL_SCENARIO_MAX_MEANS */
+    const char* means[SHOAL_SCENARIO_MAX_MEANS]; /* columns averaged over the agents ("position.x", ...;
+                                                  * "speed": the velocity's length). Default {"speed"} */
+    int32_t crowd; /* the crowd statistics (shoal_world_crowd_stats). Default 0 */
+    int32_t lines; /* each measurement line's crossings so far. Default 0 */
+    int32_t areas; /* each measurement area's last sample: count and density. Default 0 */
+} shoal_scenario_collect_t;
+
+/* The scenario's "collect", or the defaults when it has none (given 0).
+ * The strings are the library's, valid for the program's life. */
+SHOAL_API shoal_scenario_collect_t shoal_scenario_collect(const shoal_scenario_t* scenario);
+
 /* A world definition with the scenario's dimensions, seed, threads and
  * "world" settings (wrap, bounds, cell_size, reorder_interval); the rest at
  * defaults. */

@@ -35,8 +35,40 @@
 
 /* Known keys of each kind of object (a group's behavior keys are in
  * scenario_behaviors.c). */
-static const char* const ROOT_KEYS[] = {"name",   "dimensions", "seed",  "dt",  "steps",   "threads", "world",
-                                        "groups", "obstacles",  "walls", "nav", "navmesh", "measure"};
+static const char* const ROOT_KEYS[] = {"name",    "dimensions", "seed",    "dt",        "steps",
+                                        "threads", "world",      "groups",  "obstacles", "walls",
+                                        "nav",     "navmesh",    "measure", "collect"};
+static const char* const COLLECT_KEYS[] = {"every", "means", "crowd", "lines", "areas"};
+/* What "collect.means" may name: "speed", then the agent columns of
+ * shoal_world_column (shoal/extend.h) that are floats; those from
+ * COLLECT_FIRST_3D on exist in 3D worlds only. */
+static const char* const COLLECT_MEANS[] = {"speed",
+                                            "position.x",
+                                            "position.y",
+                                            "velocity.x",
+                                            "velocity.y",
+                                            "heading",
+                                            "target.x",
+                                            "target.y",
+                                            "threat.x",
+                                            "threat.y",
+                                            "desired.x",
+                                            "desired.y",
+                                            "max_speed",
+                                            "radius",
+                                            "angular_velocity.z",
+                                            "position.z",
+                                            "velocity.z",
+                                            "target.z",
+                                            "threat.z",
+                                            "desired.z",
+                                            "orientation.w",
+                                            "orientation.x",
+                                            "orientation.y",
+                                            "orientation.z",
+                                            "angular_velocity.x",
+                                            "angular_velocity.y"};
+#define COLLECT_FIRST_3D 15
 static const char* const WORLD_KEYS[] = {"wrap", "bounds_min", "bounds_max", "cell_size", "reorder_interval"};
 static const char* const OBSTACLE_KEYS[] = {"center", "radius"};
 static const char* const WALL_KEYS[] = {"points", "closed"};
@@ -182,6 +214,59 @@ static shoal_status_t parse_group(parser_t* p, const cJSON* v, int index, group_
 
 /* "world": space and the spatial hash. Bounds belong to wrap: without it
  * space is unbounded and a box would be ignored, so giving one is an error. */
+static shoal_status_t parse_collect(parser_t* p, const cJSON* v, shoal_scenario_t* s)
+{
+    if (!cJSON_IsObject(v)) return parser_fail(p, NULL, "expected an object, got %s", parser_type_name(v));
+    TRY(parser_check_object(p, v, COLLECT_KEYS, COUNT_OF(COLLECT_KEYS)));
+    shoal_scenario_collect_t* c = &s->collect;
+    c->given = 1;
+    int64_t every = c->every;
+    TRY(parser_get_integer(p, v, "every", 1.0, INT32_MAX, &every));
+    c->every = (int32_t)every;
+    TRY(parser_get_bool(p, v, "crowd", &c->crowd));
+    TRY(parser_get_bool(p, v, "lines", &c->lines));
+    TRY(parser_get_bool(p, v, "areas", &c->areas));
+    const cJSON* means = MEMBER(v, "means");
+    if (means == NULL) return SHOAL_OK;
+    if (!cJSON_IsArray(means))
+        return parser_fail(p, "means", "expected an array of column names, got %s", parser_type_name(means));
+    int n = cJSON_GetArraySize(means);
+    if (n > SHOAL_SCENARIO_MAX_MEANS)
+        return parser_fail(p, "means", "names %d columns, above the limit of %d", n,
+                           SHOAL_SCENARIO_MAX_MEANS);
+    c->mean_count = 0;
+    size_t old = parser_push(p, "means", 0);
+    const cJSON* e = NULL;
+    shoal_status_t st = SHOAL_OK;
+    cJSON_ArrayForEach(e, means)
+    {
+        size_t at = parser_push(p, NULL, c->mean_count);
+        int k = -1;
+        for (int i = 0; cJSON_IsString(e) && i < (int)COUNT_OF(COLLECT_MEANS); ++i)
+            if (strcmp(e->valuestring, COLLECT_MEANS[i]) == 0) k = i;
+        if (!cJSON_IsString(e)) {
+            st = parser_fail(p, NULL, "expected a column name (a string), got %s", parser_type_name(e));
+        } else if (k < 0) {
+            char shown[64];
+            const char* close = parser_suggest(e->valuestring, COLLECT_MEANS, COUNT_OF(COLLECT_MEANS));
+            st = parser_fail(p, NULL,
+                             "\"%s\" is no column to average (\"speed\", or a float column: \"position.x\", "
+                             "\"velocity.y\", \"heading\", \"max_speed\", ... docs/scenarios.md)%s%s%s",
+                             parser_printable(shown, e->valuestring), close ? "; did you mean \"" : "",
+                             close ? close : "", close ? "\"?" : "");
+        } else if (k >= COLLECT_FIRST_3D && s->dimensions != 3) {
+            st = parser_fail(p, NULL, "\"%s\" is a column of 3D worlds; this scenario is %dD",
+                             COLLECT_MEANS[k], (int)s->dimensions);
+        } else {
+            c->means[c->mean_count++] = COLLECT_MEANS[k];
+        }
+        parser_pop(p, at);
+        if (st != SHOAL_OK) break;
+    }
+    parser_pop(p, old);
+    return st;
+}
+
 static shoal_status_t parse_world(parser_t* p, const cJSON* v, shoal_scenario_t* s)
 {
     char key[32];
@@ -1010,6 +1095,7 @@ static shoal_status_t parse_root(parser_t* p, const cJSON* root, shoal_scenario_
     parser_pop(p, old);
     s->agent_count = (int32_t)total;
     PARSE_MEMBER(p, root, "measure", scenario_parse_measure, s); /* after the groups it names */
+    PARSE_MEMBER(p, root, "collect", parse_collect, s);
     if (s->name == NULL && (s->name = json_copy_string("scenario")) == NULL) return parser_out_of_memory(p);
     return SHOAL_OK;
 }
@@ -1039,6 +1125,7 @@ shoal_status_t shoal_scenario_load_string(const char* json, size_t length, const
         s->seed = 1;
         s->dt = 1.0f / 60.0f;
         s->steps = 600;
+        s->collect = shoal_scenario_collect(NULL);
         shoal_world_def_t world = shoal_world_default_def();
         s->wrap = world.wrap;
         memcpy(s->bounds_min, world.bounds_min, sizeof s->bounds_min);
@@ -1117,6 +1204,16 @@ void shoal_scenario_destroy(shoal_scenario_t* scenario)
 const char* shoal_scenario_name(const shoal_scenario_t* scenario)
 {
     return scenario != NULL ? scenario->name : "";
+}
+
+shoal_scenario_collect_t shoal_scenario_collect(const shoal_scenario_t* scenario)
+{
+    if (scenario != NULL) return scenario->collect;
+    shoal_scenario_collect_t c = {0};
+    c.every = 1;
+    c.mean_count = 1;
+    c.means[0] = COLLECT_MEANS[0];
+    return c;
 }
 
 int32_t shoal_scenario_steps(const shoal_scenario_t* scenario)

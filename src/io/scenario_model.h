@@ -10,6 +10,7 @@
 
 #include "io/json_reader.h"
 #include "shoal/shoal.h"
+#include "shoal/scenario.h"
 
 #define PI 3.14159265358979323846
 
@@ -160,6 +161,8 @@ struct shoal_scenario_t {
     int32_t measure_line_count, measure_area_count;
     measure_line_spec_t* measure_lines;
     measure_area_spec_t* measure_areas;
+    /* "collect": what `shoal run --collect` samples */
+    shoal_scenario_collect_t collect;
 };
 
 /* scenario_behaviors.c: defaults of a group's behavior fields, and the
