@@ -29,6 +29,7 @@ from ._shoal import (
     StaleArrayError,
     StaleHandleError,
     World,
+    export,
     navmesh_available,
     population,
     read_recording,
@@ -41,7 +42,7 @@ from .ensemble import ensemble
 __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Collector", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
-    "StaleHandleError", "World", "ensemble", "navmesh_available", "population", "read_recording", "scenario_path",
-    "scenarios", "version",
+    "StaleHandleError", "World", "ensemble", "export", "navmesh_available", "population", "read_recording",
+    "scenario_path", "scenarios", "version",
 ]
 __version__ = version()

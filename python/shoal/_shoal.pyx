@@ -2066,6 +2066,69 @@ def population(count, spawn=None, distributions=None, *, vehicle=None, crowd=Non
     return out
 
 
+def export(recording, csv=None, sqlite=None, force=False):
+    """Write a recording's trajectories as `shoal export` writes them (the
+    same code; docs/export.md): csv, a path for the CSV (every agent of every
+    frame: ids, global id, group, position, heading or quaternion, speed);
+    sqlite, a path for JuPedSim's trajectory database, which PedPy reads
+    (2D; the walkable area has the walls when the package was built with
+    GEOS). Each file is written whole or not at all; an existing one is
+    kept unless force. The recording must be complete. Returns a dict a
+    file: {path: {"rows", "frames", "frames_skipped", "obstacles_cut",
+    "obstacles_kept_out"}}."""
+    cdef shoal_recording_reader_t* rd = NULL
+    cdef shoal_error_t err
+    cdef export_summary_t summary
+    cdef char msg[1024]
+    cdef int rc
+    cdef export_format_t fmt
+    cdef const char* cout
+    cdef int f = 1 if force else 0
+    memset(&err, 0, sizeof(err))
+    targets = []
+    if csv is not None:
+        targets.append((EXPORT_CSV, _path("export: csv", csv)))
+    if sqlite is not None:
+        targets.append((EXPORT_SQLITE, _path("export: sqlite", sqlite)))
+    if not targets:
+        raise InvalidArgumentError("export: nothing to write: give csv=PATH, sqlite=PATH or both")
+    if len(targets) == 2 and targets[0][1] == targets[1][1]:
+        raise InvalidArgumentError("export: csv and sqlite name the same file")
+    if sqlite is not None and not export_sqlite_available():
+        raise InvalidArgumentError("export: sqlite: this package was built without SQLite (install "
+                                   "libsqlite3-dev and build it again); csv works")
+    p = _path("export: recording", recording)
+    # Every check that can fail before anything is written, for every file
+    for fmt_value, out in targets:
+        fmt = fmt_value
+        if export_check_target(fmt, out, f, msg, sizeof(msg)) != 0:
+            text = msg.decode('utf-8', 'replace').replace("give --force", "give force=True")
+            raise FileError(f"export: {text}")
+    _check_err(shoal_recording_reader_open(p, 0, &rd, &err), &err)
+    result = {}
+    try:
+        for fmt_value, out in targets:
+            fmt = fmt_value
+            if export_check_dimensions(fmt, shoal_recording_reader_header(rd).dimensions, msg, sizeof(msg)) != 0:
+                raise InvalidArgumentError(f"export: {out.decode('utf-8', 'replace')}: "
+                                           f"{msg.decode('utf-8', 'replace')}")
+        for fmt_value, out in targets:
+            fmt = fmt_value
+            memset(&summary, 0, sizeof(summary))
+            cout = out
+            with nogil:
+                rc = export_write(fmt, rd, cout, f, &summary, msg, sizeof(msg))
+            if rc != 0:
+                raise FileError(f"export: {msg.decode('utf-8', 'replace')}")
+            result[os.fsdecode(out)] = {"rows": summary.rows, "frames": summary.frames,
+                                        "frames_skipped": summary.frames_skipped,
+                                        "obstacles_cut": summary.obstacles_cut,
+                                        "obstacles_kept_out": summary.obstacles_kept_out}
+    finally:
+        shoal_recording_reader_close(rd)
+    return result
+
+
 def read_recording(path, allow_truncated=False):
     """Read a recording into arrays (a dict), one column per agent:
 

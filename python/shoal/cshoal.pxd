@@ -445,6 +445,23 @@ cdef extern from "shoal/recording.h" nogil:
     shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader, int32_t index,
                                                 shoal_recording_frame_t* out_frame, shoal_error_t* err)
 
+cdef extern from "export.h" nogil:
+    ctypedef enum export_format_t:
+        EXPORT_UNKNOWN
+        EXPORT_CSV
+        EXPORT_SQLITE
+    ctypedef struct export_summary_t:
+        int64_t rows
+        int32_t frames
+        int32_t frames_skipped
+        int32_t obstacles_cut
+        int32_t obstacles_kept_out
+    int export_sqlite_available()
+    int export_check_target(export_format_t format, const char* path, int force, char* msg, int msg_size)
+    int export_check_dimensions(export_format_t format, int dimensions, char* msg, int msg_size)
+    int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path, int force,
+                     export_summary_t* summary, char* msg, int msg_size)
+
 cdef extern from "pins.h" nogil:
     ctypedef struct pin_table_t:
         pass

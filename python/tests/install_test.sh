@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/src"
 cp -r "$root/CMakeLists.txt" "$root/LICENSE" "$root/cmake" "$root/include" "$root/src" "$root/python" \
-  "$root/scenarios" "$work/src/"
+  "$root/scenarios" "$root/tools" "$work/src/"
 rm -rf "$work/src/python/build" "$work/src/python/"*.egg-info
 "$py" -m venv --system-site-packages "$work/venv"
 SHOAL_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug" \
@@ -36,6 +36,9 @@ assert p.shape == (300, 2) and p.ctypes.data == w.column("position.x").ctypes.da
 # the shipped scenarios came along, and load by name from anywhere
 assert "tiny.json" in shoal.scenarios(), shoal.scenarios()
 t = shoal.World.from_scenario("tiny.json", threads=1)
-t.step(10)
+with t.record("t.rec") as r:
+    r.step(10)
+# the command's writers came along too
+assert shoal.export("t.rec", csv="t.csv", sqlite="t.sqlite")["t.csv"]["rows"] == 11 * 200
 print("installed shoal", shoal.__version__, "from", shoal.__file__, "state_hash", format(w.state_hash, "016x"))
 PY

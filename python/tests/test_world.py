@@ -393,3 +393,30 @@ def test_a_collector_samples_every_k_steps_into_arrays_and_csv(tmp_path):
         shoal.Collector(w, means=("sped",))
     with pytest.raises(ValueError, match="every"):
         shoal.Collector(w, every=0)
+
+
+def test_export_writes_what_the_command_writes(tmp_path):
+    import sqlite3
+    w = shoal.World.from_scenario("tiny.json", threads=1)
+    rec = tmp_path / "tiny.rec"
+    with w.record(rec, every=5) as r:
+        r.step(30)
+    csv, db = tmp_path / "tiny.csv", tmp_path / "tiny.sqlite"
+    out = shoal.export(rec, csv=csv, sqlite=db)
+    assert out[str(csv)]["frames"] == 7 and out[str(csv)]["rows"] == 7 * 200
+    lines = csv.read_text().splitlines()
+    assert lines[0].startswith("frame,step,time,id,generation,global_id,group") and len(lines) == 1 + 7 * 200
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM trajectory_data").fetchone()[0] == 7 * 200
+    assert con.execute("SELECT value FROM metadata WHERE key = 'shoal_agent_ids'").fetchone()[0] == "global"
+    con.close()
+    with pytest.raises(shoal.FileError, match="force=True"):
+        shoal.export(rec, csv=csv)
+    assert shoal.export(rec, csv=csv, force=True)[str(csv)]["rows"] == 7 * 200
+    with pytest.raises(shoal.InvalidArgumentError, match="nothing to write"):
+        shoal.export(rec)
+    if "SHOAL_CLI" in os.environ:  # the command's bytes
+        cli_csv = tmp_path / "cli.csv"
+        subprocess.run([os.environ["SHOAL_CLI"], "export", str(rec), "--csv", str(cli_csv)], check=True,
+                       capture_output=True)
+        assert cli_csv.read_bytes() == csv.read_bytes()
