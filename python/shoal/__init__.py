@@ -34,6 +34,7 @@ from ._shoal import (
     population,
     read_recording,
     version,
+    view,
 )
 from ._scenarios import scenario_path, scenarios
 from .collect import Collector
@@ -43,6 +44,6 @@ __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Collector", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
     "StaleHandleError", "World", "ensemble", "export", "navmesh_available", "population", "read_recording",
-    "scenario_path", "scenarios", "version",
+    "scenario_path", "scenarios", "version", "view",
 ]
 __version__ = version()

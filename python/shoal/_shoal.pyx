@@ -2129,6 +2129,45 @@ def export(recording, csv=None, sqlite=None, force=False):
     return result
 
 
+def view(recording, out=None, every=None, max_agents=None):
+    """Write the page `shoal view` writes (the same code): one HTML file,
+    no network or server, that plays the recording in a browser (a 2D top
+    view and a 3D orbit view, trails, colors, an agent's figures on a click;
+    docs/recording.md). out: the page's path (default: the recording's
+    path + ".html"); every: every N-th frame; max_agents: at most M agents a
+    frame (a uniform sample). Without either, a recording whose page would
+    pass 128 MiB is thinned to fit, as the command does. A recording cut
+    short gives a page of its complete frames. Returns the page's path."""
+    cdef shoal_recording_reader_t* rd = NULL
+    cdef shoal_error_t err
+    cdef view_page_plan_t plan
+    cdef view_page_t about
+    cdef char why[1024]
+    cdef const char* co
+    cdef int rc
+    memset(&err, 0, sizeof(err))
+    cdef int32_t e = 0 if every is None else _int("view: every", every, 1, 2147483647)
+    cdef int32_t m = 0 if max_agents is None else _int("view: max_agents", max_agents, 1, 2147483647)
+    p = _path("view: recording", recording)
+    o = _path("view: out", os.fsdecode(p) + ".html" if out is None else out)
+    _check_err(shoal_recording_reader_open(p, SHOAL_RECORDING_ALLOW_TRUNCATED, &rd, &err), &err)
+    try:
+        view_page_plan(rd, e, m, &plan)
+        about.input = p
+        about.shown = plan.shown
+        about.note = plan.note
+        about.warning = shoal_recording_reader_damage(rd)
+        about.version = shoal_recording_reader_version(rd)
+        co = o
+        with nogil:
+            rc = view_page_write(co, &about, rd, plan.thin, why, sizeof(why))
+        if rc != 0:
+            raise FileError(f"view: {why.decode('utf-8', 'replace')}")
+    finally:
+        shoal_recording_reader_close(rd)
+    return os.fsdecode(o)
+
+
 def read_recording(path, allow_truncated=False):
     """Read a recording into arrays (a dict), one column per agent:
 

@@ -462,6 +462,28 @@ cdef extern from "export.h" nogil:
     int export_write(export_format_t format, shoal_recording_reader_t* recording, const char* path, int force,
                      export_summary_t* summary, char* msg, int msg_size)
 
+cdef extern from "view_page.h" nogil:
+    ctypedef struct view_thinning_t:
+        int32_t every
+        int32_t max_agents
+    ctypedef struct view_page_t:
+        const char* input
+        const char* shown
+        const char* note
+        const char* warning
+        int32_t version
+    ctypedef struct view_page_plan_t:
+        view_thinning_t thin
+        int automatic
+        uint64_t whole_bytes
+        uint64_t bytes
+        char shown[256]
+        char note[256]
+    void view_page_plan(shoal_recording_reader_t* recording, int32_t every, int32_t max_agents,
+                        view_page_plan_t* out)
+    int view_page_write(const char* path, const view_page_t* about, shoal_recording_reader_t* recording,
+                        view_thinning_t thin, char* why, size_t why_size)
+
 cdef extern from "pins.h" nogil:
     ctypedef struct pin_table_t:
         pass

@@ -40,5 +40,6 @@ with t.record("t.rec") as r:
     r.step(10)
 # the command's writers came along too
 assert shoal.export("t.rec", csv="t.csv", sqlite="t.sqlite")["t.csv"]["rows"] == 11 * 200
+assert "data-version" in open(shoal.view("t.rec")).read()
 print("installed shoal", shoal.__version__, "from", shoal.__file__, "state_hash", format(w.state_hash, "016x"))
 PY

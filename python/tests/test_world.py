@@ -420,3 +420,23 @@ def test_export_writes_what_the_command_writes(tmp_path):
         subprocess.run([os.environ["SHOAL_CLI"], "export", str(rec), "--csv", str(cli_csv)], check=True,
                        capture_output=True)
         assert cli_csv.read_bytes() == csv.read_bytes()
+
+
+def test_view_writes_the_page_the_command_writes(tmp_path):
+    w = shoal.World.from_scenario("tiny.json", threads=1)
+    rec = tmp_path / "tiny.rec"
+    with w.record(rec) as r:
+        r.step(20)
+    page = shoal.view(rec, every=2)
+    assert page == str(rec) + ".html"
+    text = open(page).read()
+    assert 'id="recording" data-name="tiny.rec"' in text and 'data-version="4"' in text
+    assert "every 2nd frame (11 of 21)" in text, "the page says what it holds"
+    assert "http://" not in text and "https://" not in text
+    with pytest.raises(shoal.InvalidArgumentError):
+        shoal.view(rec, every=0)
+    if "SHOAL_CLI" in os.environ:  # the command's bytes
+        cli_page = tmp_path / "cli.html"
+        subprocess.run([os.environ["SHOAL_CLI"], "view", str(rec), "-o", str(cli_page), "--every", "2"],
+                       check=True, capture_output=True)
+        assert cli_page.read_bytes() == open(page, "rb").read()
