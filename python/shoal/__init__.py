@@ -38,12 +38,13 @@ from ._shoal import (
 )
 from ._scenarios import scenario_path, scenarios
 from .collect import Collector
+from .plot import plot
 from .ensemble import ensemble
 
 __all__ = [
     "BEHAVIORS", "BusyError", "CapacityError", "Collector", "Error", "FileError", "InvalidArgumentError",
     "InvalidTypeError", "NotFoundError", "OutOfMemoryError", "ParseError", "Recorder", "StaleArrayError",
-    "StaleHandleError", "World", "ensemble", "export", "navmesh_available", "population", "read_recording",
+    "StaleHandleError", "World", "ensemble", "export", "navmesh_available", "plot", "population", "read_recording",
     "scenario_path", "scenarios", "version", "view",
 ]
 __version__ = version()

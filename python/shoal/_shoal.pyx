@@ -2179,7 +2179,11 @@ def read_recording(path, allow_truncated=False):
     where an agent is absent from a frame; headings (F, A) in 2D or
     orientations (F, A, 4) in 3D; groups (A,) each agent's group; present
     (F, A) bool; header fields: version, dimensions, dt, record_every,
-    scenario_name, group_names, complete.
+    scenario_name, group_names, complete; the geometry as it was at frame 0
+    (none in version 1 files): walls (W, 4) float32 segments x0 y0 x1 y1,
+    obstacles, a dict of arrays: id (B,), center (B, 3), radius (B,),
+    velocity (B, 3), time (s: a moving obstacle is at center + velocity (t -
+    time)).
 
     Any recording a Recorder (or `shoal run --record`) wrote is read, however
     far its frames decode: the returned arrays are the memory it takes.
@@ -2188,6 +2192,7 @@ def read_recording(path, allow_truncated=False):
     cdef shoal_recording_reader_t* rd = NULL
     cdef shoal_error_t err
     cdef shoal_recording_frame_t f
+    cdef shoal_recording_geometry_t g
     cdef shoal_status_t st
     memset(&err, 0, sizeof(err))
     p = _path("read_recording: path", path)
@@ -2271,9 +2276,25 @@ def read_recording(path, allow_truncated=False):
                "groups": groups, "version": version, "dimensions": dims, "dt": h.dt,
                "record_every": h.record_every,
                "scenario_name": _text(h.scenario_name),
-               "group_names": [g for g in _text(h.group_names).split("\n") if g],
+               "group_names": [name for name in _text(h.group_names).split("\n") if name],
                "complete": complete}
         out["headings" if dims == 2 else "orientations"] = ang
+        walls = np.zeros((0, 4), dtype=np.float32)
+        obstacles = {"id": np.zeros(0, np.int32), "center": np.zeros((0, 3), np.float32),
+                     "radius": np.zeros(0, np.float32), "velocity": np.zeros((0, 3), np.float32), "time": 0.0}
+        if shoal_recording_reader_geometry(rd, &g) == SHOAL_OK:
+            if g.wall_count > 0:
+                walls = np.asarray(<const float[:4 * g.wall_count]>g.walls).reshape(g.wall_count, 4).copy()
+            B = g.obstacle_count
+            obstacles["time"] = g.time
+            obstacles["id"] = np.array([g.obstacles[k].id for k in range(B)], dtype=np.int32)
+            obstacles["center"] = np.array([[g.obstacles[k].center[j] for j in range(3)] for k in range(B)],
+                                           dtype=np.float32).reshape(B, 3)
+            obstacles["radius"] = np.array([g.obstacles[k].radius for k in range(B)], dtype=np.float32)
+            obstacles["velocity"] = np.array([[g.obstacles[k].velocity[j] for j in range(3)] for k in range(B)],
+                                             dtype=np.float32).reshape(B, 3)
+        out["walls"] = walls
+        out["obstacles"] = obstacles
         return out
     finally:
         shoal_recording_reader_close(rd)

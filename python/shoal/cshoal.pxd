@@ -441,6 +441,19 @@ cdef extern from "shoal/recording.h" nogil:
     int32_t shoal_recording_reader_frame_count(const shoal_recording_reader_t* reader)
     int shoal_recording_reader_is_complete(const shoal_recording_reader_t* reader)
     int32_t shoal_recording_reader_version(const shoal_recording_reader_t* reader)
+    ctypedef struct shoal_recording_obstacle_t:
+        int32_t id
+        float center[3]
+        float radius
+        float velocity[3]
+    ctypedef struct shoal_recording_geometry_t:
+        double time
+        int32_t wall_count
+        const float* walls
+        int32_t obstacle_count
+        const shoal_recording_obstacle_t* obstacles
+    shoal_status_t shoal_recording_reader_geometry(const shoal_recording_reader_t* reader,
+                                                   shoal_recording_geometry_t* out)
     const char* shoal_recording_reader_damage(const shoal_recording_reader_t* reader)
     shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader, int32_t index,
                                                 shoal_recording_frame_t* out_frame, shoal_error_t* err)

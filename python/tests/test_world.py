@@ -440,3 +440,24 @@ def test_view_writes_the_page_the_command_writes(tmp_path):
         subprocess.run([os.environ["SHOAL_CLI"], "view", str(rec), "-o", str(cli_page), "--every", "2"],
                        check=True, capture_output=True)
         assert cli_page.read_bytes() == open(page, "rb").read()
+
+
+def test_plot_draws_a_sample_of_the_traces_with_the_walls(tmp_path):
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:  # not a skip: the README's setup installs python3-matplotlib
+        pytest.fail("needs python3-matplotlib")
+    w = shoal.World.from_scenario("default.json", threads=1)
+    rec = tmp_path / "plaza.rec"
+    with w.record(rec, every=10) as r:
+        r.step(100)
+    out = tmp_path / "plaza.png"
+    ax = shoal.plot(rec, out, max_agents=100)
+    assert out.stat().st_size > 10_000
+    assert ax.get_title() == "plaza: 100 of 1600 agents"
+    lines = [c for c in ax.collections if c.get_label() and not c.get_label().startswith("_")]
+    assert sum(len(c.get_segments()) for c in lines) == 100, "one trace a sampled agent"
+    assert len(ax.lines) == 8 * 2 // 2, "the plaza's 8 wall segments"
+    assert len(ax.patches) == 4, "its 4 obstacles"
+    again = shoal.plot(shoal.read_recording(rec), max_agents=100)
+    assert [len(c.get_segments()) for c in again.collections] == [len(c.get_segments()) for c in ax.collections]
