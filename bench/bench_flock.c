@@ -517,12 +517,16 @@ int cmd_bench(int argc, char** argv)
     if (!strcmp(which, "nav")) return bench_nav(argc - 1, argv + 1);
     if (!strcmp(which, "navmesh")) return bench_navmesh(argc - 1, argv + 1);
     int flock = !strcmp(which, "flock");
-    if (!flock && strcmp(which, "kernel"))
+    if (!flock && strcmp(which, "kernel")) {
+        static const char* const names[] = {"flock",   "kernel",  "planner", "crowd", "nav",
+                                            "navmesh", "scaling", "loops",   "small", "split"};
+        const char* close = cli_closest(which, names, 10);
         return cli_usage_error(
             "bench",
-            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, nav, navmesh, scaling, loops, "
-            "small or split)",
-            which);
+            "unknown benchmark '%s' (expected flock, kernel, planner, crowd, nav, navmesh, "
+            "scaling, loops, small or split)%s%s%s",
+            which, close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+    }
     bench_opts_t o = FLOCK_DEFAULTS;
     int stop = cli_parse(flock ? &flock_spec : &kernel_spec, argc - 1, argv + 1, &o, NULL, NULL);
     if (stop >= 0) return stop;

@@ -1477,3 +1477,37 @@ Test(cli, plot_says_this_build_has_none_and_how_to_get_it)
     output_free(&r);
 }
 #endif /* SHOAL_WITH_PLOT */
+
+/* A likely typo of a command, a kind, a suite, an experiment, a benchmark,
+ * an option or a shipped scenario's name gets the nearest name. */
+Test(cli, typos_get_the_nearest_name)
+{
+    struct {
+        const char* args[5];
+        const char* hint;
+        int status;
+    } cases[] = {
+        {{"ensembl", NULL}, "did you mean 'ensemble'?", 2},
+        {{"help", "vew", NULL}, "did you mean 'view'?", 2},
+        {{"plot", "rn", NULL}, "did you mean 'run'?", 2},
+        {{"bench", "flok", NULL}, "did you mean 'flock'?", 2},
+        {{"validate", "crwd", NULL}, "did you mean 'crowd'?", 2},
+        {{"experiment", "planer", NULL}, "did you mean 'planner'?", 2},
+        {{"run", TINY, "--thread", "2", NULL}, "did you mean '--threads'?", 2},
+        {{"dseek", "--rmni", "2", NULL}, "did you mean '--rmin'?", 2},
+        {{"run", "defualt.json", NULL}, "did you mean 'default.json'?", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        cli_output_t r;
+        run_cli(cases[i].args, &r);
+        cr_expect_eq(r.status, cases[i].status, "case %zu: status %d", i, r.status);
+        cr_expect_not_null(strstr(r.err, cases[i].hint), "case %zu: want '%s' in: %s", i, cases[i].hint,
+                           r.err);
+        output_free(&r);
+    }
+    /* a word far from every name gets none */
+    cli_output_t r;
+    run_cli((const char*[]){"plot", "histogram", NULL}, &r);
+    cr_expect_null(strstr(r.err, "did you mean"), "%s", r.err);
+    output_free(&r);
+}

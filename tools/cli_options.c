@@ -20,26 +20,44 @@ const char cli_exit_codes_help[] =
     "  2  bad command line\n"
     "Errors go to stderr as \"shoal: ...\".\n";
 
-/* Levenshtein distance, capped: past `cap` the exact value does not matter. */
+/* Edit distance (insertions, deletions, substitutions and swaps of two
+ * neighbors: "--cvs" is one edit from "--csv"), capped: past `cap` the
+ * exact value does not matter. */
 static size_t edit_distance(const char* a, size_t la, const char* b, size_t cap)
 {
     size_t lb = strlen(b);
     if (la > 64 || lb > 64) return cap + 1;
-    size_t row[65];
+    size_t before[65], row[65], now[65];
     for (size_t j = 0; j <= lb; ++j) row[j] = j;
+    for (size_t j = 0; j <= lb; ++j) before[j] = j;
     for (size_t i = 1; i <= la; ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
+        now[0] = i;
         for (size_t j = 1; j <= lb; ++j) {
-            size_t above = row[j];
-            size_t best = diagonal + (a[i - 1] != b[j - 1]);
-            if (above + 1 < best) best = above + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diagonal = above;
+            size_t best = row[j - 1] + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (now[j - 1] + 1 < best) best = now[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && before[j - 2] + 1 < best)
+                best = before[j - 2] + 1;
+            now[j] = best;
         }
+        memcpy(before, row, sizeof row);
+        memcpy(row, now, sizeof now);
     }
     return row[lb];
+}
+
+const char* cli_closest(const char* word, const char* const* names, int count)
+{
+    const char* best = NULL;
+    size_t best_distance = 3, length = strlen(word);
+    for (int i = 0; i < count; ++i) {
+        size_t d = edit_distance(word, length, names[i], best_distance);
+        if (d < best_distance && d * 3 <= strlen(names[i])) {
+            best = names[i];
+            best_distance = d;
+        }
+    }
+    return best;
 }
 
 /* The option closest to `arg` (its name before any '='), if it is a likely

@@ -117,4 +117,9 @@ void cli_print_options(const cli_option_t* options, int count, FILE* out);
 /* The section every help page ends with. */
 extern const char cli_exit_codes_help[];
 
+/* The name of `names` closest to `word` when it is a likely typo (at most 2
+ * edits, a swap of neighbors counting one, and fewer than a third of the
+ * name), else NULL: for "did you mean" in messages. */
+const char* cli_closest(const char* word, const char* const* names, int count);
+
 #endif /* SHOAL_TOOLS_CLI_OPTIONS_H */

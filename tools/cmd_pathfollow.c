@@ -848,5 +848,8 @@ int cmd_experiment(int argc, char** argv)
     if (strcmp(argv[1], "pathfollow") == 0) return experiment_pathfollow(argc - 1, argv + 1);
     if (strcmp(argv[1], "planner") == 0) return experiment_planner(argc - 1, argv + 1);
     if (strcmp(argv[1], "avoid") == 0) return experiment_avoid(argc - 1, argv + 1);
-    return cli_usage_error("experiment", "unknown experiment '%s' (pathfollow, planner, avoid)", argv[1]);
+    static const char* const names[] = {"pathfollow", "planner", "avoid"};
+    const char* close = cli_closest(argv[1], names, 3);
+    return cli_usage_error("experiment", "unknown experiment '%s' (pathfollow, planner, avoid)%s%s%s",
+                           argv[1], close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
 }

@@ -104,8 +104,11 @@ int cmd_plot(int argc, char** argv)
     }
     for (size_t i = 0; i < KIND_COUNT; ++i)
         if (kind_is(&kinds[i], argv[1])) return kinds[i].run(argc - 1, argv + 1);
+    static const char* const names[] = {"run", "dseek", "pathfollow", "trim", "search", "scaling"};
+    const char* close = cli_closest(argv[1], names, 6);
     return cli_usage_error(
-        "plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim, search or scaling)", argv[1]);
+        "plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim, search or scaling)%s%s%s", argv[1],
+        close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
 }
 
 /* ---- run: trajectory traces of a recording --------------------------------- */

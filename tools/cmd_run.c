@@ -50,6 +50,7 @@
  *   file, directory, 3D to SQLite) run before the first step. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1092,8 +1093,28 @@ static void scenario_error(const char* path, const shoal_error_t* err, shoal_sta
             at += (size_t)snprintf(where + at, sizeof where - at, "%s%s/" RUN_SCENARIO_DIR,
                                    i == 0 ? ", nor in " : " or ", dirs[i]);
         if (at < sizeof where)
-            snprintf(where + at, sizeof where - at, "%s)",
-                     count == 0 ? "; the scenarios shipped with shoal were not found" : "");
+            at += (size_t)snprintf(where + at, sizeof where - at, "%s)",
+                                   count == 0 ? "; the scenarios shipped with shoal were not found" : "");
+        /* The shipped scenario whose name is closest to the one asked. */
+        if (count > 0 && at < sizeof where) {
+            char dir[CLI_PATH_MAX + 16];
+            snprintf(dir, sizeof dir, "%s/" RUN_SCENARIO_DIR, dirs[0]);
+            DIR* d = opendir(dir);
+            const char* base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+            char names[64][64];
+            const char* list[64];
+            int n = 0;
+            for (struct dirent* e; d != NULL && n < 64 && (e = readdir(d)) != NULL;) {
+                size_t len = strlen(e->d_name);
+                if (len < 6 || len >= 64 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+                snprintf(names[n], sizeof names[n], "%s", e->d_name);
+                list[n] = names[n];
+                n += 1;
+            }
+            if (d != NULL) closedir(d);
+            const char* close = cli_closest(base, list, n);
+            if (close != NULL) snprintf(where + at, sizeof where - at, "; did you mean '%s'?", close);
+        }
     }
     if (strstr(message, path) != NULL) {
         cli_error("%s%s", message, where);

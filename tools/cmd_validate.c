@@ -826,6 +826,12 @@ int cmd_validate(int argc, char** argv)
             cli_print_help(&validate_spec, stdout);
             return CLI_EXIT_OK;
         }
+        static const char* const names[] = {"crowd", "rimea"};
+        const char* close = argc >= 2 ? cli_closest(argv[1], names, 2) : NULL;
+        if (argc >= 2)
+            return cli_usage_error("validate", "unknown suite '%s' (expected 'crowd' or 'rimea')%s%s%s",
+                                   argv[1], close ? "; did you mean '" : "", close ? close : "",
+                                   close ? "'?" : "");
         return cli_usage_error("validate", "expected 'crowd' or 'rimea'");
     }
     validate_opts_t o = {.seed = 5};

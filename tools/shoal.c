@@ -14,6 +14,7 @@
 #include "shoal/shoal.h"
 
 #include "cli.h"
+#include "cli_options.h"
 
 /* The subcommands, in the order `shoal --help` lists them. One line each. */
 static const cli_command_t commands[] = {
@@ -136,6 +137,15 @@ static void print_help(FILE* out)
                  "Exit codes: 0 success, 1 failure (scenario, I/O, simulation), 2 bad usage.\n");
 }
 
+/* "; did you mean 'run'?" when `name` is a likely typo of a command, else "". */
+static void command_hint(const char* name, char* out, size_t size)
+{
+    const char* names[COMMAND_COUNT];
+    for (int i = 0; i < COMMAND_COUNT; ++i) names[i] = commands[i].name;
+    const char* close = cli_closest(name, names, COMMAND_COUNT);
+    snprintf(out, size, "%s%s%s", close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+}
+
 static const cli_command_t* find_command(const char* name)
 {
     for (int i = 0; i < COMMAND_COUNT; ++i) {
@@ -171,7 +181,9 @@ int main(int argc, char** argv)
         }
         const cli_command_t* command = find_command(argv[2]);
         if (command == NULL) {
-            cli_error("unknown command '%s' (see 'shoal --help')", argv[2]);
+            char hint[80];
+            command_hint(argv[2], hint, sizeof hint);
+            cli_error("unknown command '%s' (see 'shoal --help')%s", argv[2], hint);
             return CLI_EXIT_USAGE;
         }
         char help_option[] = "--help";
@@ -183,7 +195,9 @@ int main(int argc, char** argv)
         if (name[0] == '-') {
             cli_error("unknown option '%s' (see 'shoal --help')", name);
         } else {
-            cli_error("unknown command '%s' (see 'shoal --help')", name);
+            char hint[80];
+            command_hint(name, hint, sizeof hint);
+            cli_error("unknown command '%s' (see 'shoal --help')%s", name, hint);
         }
         return CLI_EXIT_USAGE;
     }
