@@ -147,10 +147,16 @@ static int help_options(const char* help, char names[][48], int max)
         const char* dash = strstr(line, "--");
         const char* end = strchr(line, '\n');
         if (line[2] != '-' || dash == NULL || dash > end) continue;
-        size_t n = strspn(dash + 2, "abcdefghijklmnopqrstuvwxyz0123456789-") + 2;
-        cr_assert_lt(n, 48);
-        memcpy(names[count], dash, n);
-        names[count++][n] = '\0';
+        /* every name in the left column ("-q, --quiet", "--csv, --trace FILE"),
+         * which ends where two spaces start the help text */
+        const char* left_end = strstr(line + 2, "  ");
+        if (left_end == NULL || left_end > end) left_end = end;
+        for (; dash != NULL && dash < left_end && count < max; dash = strstr(dash + 2, "--")) {
+            size_t n = strspn(dash + 2, "abcdefghijklmnopqrstuvwxyz0123456789-") + 2;
+            cr_assert_lt(n, 48);
+            memcpy(names[count], dash, n);
+            names[count++][n] = '\0';
+        }
     }
     return count;
 }

@@ -291,8 +291,15 @@ void cli_print_options(const cli_option_t* options, int count, FILE* out)
     char left[128];
     for (int i = 0; i < count; ++i) {
         const cli_option_t* o = &options[i];
-        snprintf(left, sizeof left, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
-                 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        /* A short alias first ("-q, --quiet"); a long one, an old name,
+         * after the name ("--csv, --trace FILE"). */
+        const int old_name = o->alias != NULL && o->alias[1] == '-';
+        if (old_name)
+            snprintf(left, sizeof left, "%s, %s%s%s", o->name, o->alias, o->metavar ? " " : "",
+                     o->metavar ? o->metavar : "");
+        else
+            snprintf(left, sizeof left, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+                     o->metavar ? " " : "", o->metavar ? o->metavar : "");
         print_option(out, left, o->help);
     }
 }
