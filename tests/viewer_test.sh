@@ -92,6 +92,11 @@ grep -qE '<b>agent [0-9]+</b>.*<td>position</td><td>-?[0-9.]+, -?[0-9.]+ m</td>.
 [[ $st =~ follow=[0-9]+\ follow_dx=-?0\.[0-9]\ follow_dy=-?0\.[0-9] ]] || fail "the clicked agent is not followed in the middle of the view: $st"
 echo "viewer test: click: $(grep -oE 'following agent [0-9]+' "$out/dom-click.html"), ${BASH_REMATCH[0]}"
 check_playing "$(status_of "file://$out/view.html#view=3d" 3d)" 61 200 "3D view"
+# #t=SECONDS&paused: a still at that simulated time (tiny.json's dt is 1/60 s: 0.51 s is just past step 30)
+st=$(status_of "file://$out/view.html#t=0.51&paused" still)
+[[ $st == *" step=30 "* && $st == *" paused"* && $(field advanced "$st") = 0 ]] ||
+  fail "#t=0.51&paused does not hold step 30: $st"
+echo "viewer test: #t=0.51&paused: step 30, paused"
 
 # Without #debug the status line is hidden and empty: users see a clean page.
 browse --virtual-time-budget=3000 --dump-dom "file://$out/view.html" >"$out/dom-plain.html"
