@@ -422,13 +422,17 @@ void par_auto_end(world_t* w)
     }
     /* The other mode tried, right after blocks of the mode in use (the
      * work per agent drifts as a scene changes: the two are compared while
-     * it is the same). Faster by a tenth twice in a row: it is the mode in
-     * use, and the old one is tried after the shortest wait. Not: the next
+     * it is the same). Faster by a fifth (the workers) or a tenth (the
+     * calling thread) twice in a row: it is the mode in use, and the old
+     * one is tried after the shortest wait. Not: the next
      * try waits
      * longer, in steps and in time (PAR_AUTO_FACTOR times what this try
      * cost, doubling while tries lose), so that tries cost a few percent
      * at most. */
-    const int wins = per < 0.9 * a->ns_per_agent;
+    /* The workers must win by a fifth, the calling thread by a tenth: a
+     * step on the workers beside a busy process varies more, and where the
+     * two are close it is the riskier choice. */
+    const int wins = per < (a->block_mode == 1 ? 0.8 : 0.9) * a->ns_per_agent;
     const uint64_t cost = now - a->probe_started_ns;
     if (wins && !a->confirming) {
         /* Once may be luck (a step's time beside a busy process varies
