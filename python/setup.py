@@ -56,6 +56,8 @@ setup(
     classifiers=["License :: OSI Approved :: MIT License"],
     packages=["shoal"],
     package_dir={"shoal": "shoal"},
+    # the compiled module's types (PEP 561)
+    package_data={"shoal": ["_shoal.pyi", "py.typed"]},
     ext_modules=[Extension("shoal._shoal", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     python_requires=">=3.9",

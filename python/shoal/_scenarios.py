@@ -2,11 +2,12 @@
 copied beside the module when it is built or installed)."""
 import difflib
 import os
+from typing import List
 
 _DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios")
 
 
-def scenarios():
+def scenarios() -> List[str]:
     """The names of the shipped scenario files, sorted ("default.json",
     "tiny.json", ...): World.from_scenario takes any of them by name."""
     try:
@@ -15,7 +16,7 @@ def scenarios():
         return []
 
 
-def scenario_path(name):
+def scenario_path(name: str) -> str:
     """The path of the shipped scenario `name` ("tiny" or "tiny.json", also
     as "scenarios/tiny.json"). FileNotFoundError names the shipped ones, and
     the nearest when the name is close to one."""

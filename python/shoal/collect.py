@@ -15,8 +15,13 @@ _negative) and with areas=True each measurement area's last sample's count
 and density (area_<name>_count, _density)."""
 import csv
 import math
+import os
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ._shoal import World
 
 _CROWD = ("agents", "arrived", "closest_pair", "overlapping", "relaxed_last_step", "contact_iterations",
           "wall_penetration", "in_walls")
@@ -28,7 +33,8 @@ class Collector:
     velocity's length); crowd, lines, areas: add the crowd statistics, the
     measurement lines' crossings and the measurement areas' last samples."""
 
-    def __init__(self, world, every=1, means=("speed",), crowd=False, lines=False, areas=False):
+    def __init__(self, world: "World", every: int = 1, means: Union[str, Sequence[str]] = ("speed",),
+                 crowd: bool = False, lines: bool = False, areas: bool = False) -> None:
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"Collector: every must be an integer >= 1, got {every!r}")
         if isinstance(means, str):
@@ -44,8 +50,8 @@ class Collector:
         self.crowd = bool(crowd)
         self.lines = bool(lines)
         self.areas = bool(areas)
-        self._rows = []
-        self._names = None
+        self._rows: List[Dict[str, Any]] = []
+        self._names: List[str] = []
 
     def _figures(self):
         w = self.world
@@ -76,17 +82,17 @@ class Collector:
                 row[f"area_{name}_density"] = samples["density"][last] if last >= 0 else math.nan
         return row
 
-    def sample(self):
+    def sample(self) -> None:
         """Take one sample now."""
         row = self._figures()
-        if self._names is None:
+        if not self._rows:
             self._names = list(row)
         elif list(row) != self._names:
             raise ValueError("Collector: the figures changed between samples (a measurement line or area "
                              "was added): start another Collector")
         self._rows.append(row)
 
-    def run(self, steps, dt=None):
+    def run(self, steps: int, dt: Optional[float] = None) -> "Collector":
         """Step the world `steps` times (dt: the world's unless given),
         sampling before the first step when nothing was sampled yet, every
         `every` steps, and after the last step."""
@@ -103,7 +109,7 @@ class Collector:
         return self
 
     @property
-    def data(self):
+    def data(self) -> Dict[str, np.ndarray]:
         """The samples as a dict of numpy arrays, one entry a sample (a new
         copy each time)."""
         if not self._rows:
@@ -115,10 +121,10 @@ class Collector:
                                    np.int64 if name == "agents" else np.float64)
         return out
 
-    def to_csv(self, path):
+    def to_csv(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the samples to `path` as CSV: a header, then a row a sample."""
         with open(path, "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow(self._names or [])
+            writer.writerow(self._names)
             for r in self._rows:
                 writer.writerow([repr(r[n]) if isinstance(r[n], float) else r[n] for n in self._names])

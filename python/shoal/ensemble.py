@@ -12,6 +12,7 @@ a child); the rows come back in run order whatever the workers.
 import json
 import multiprocessing
 import os
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -83,7 +84,9 @@ def _run(task):
     return row
 
 
-def ensemble(path, seeds=None, settings=None, steps=None, threads=1, workers=None):
+def ensemble(path: Union[str, "os.PathLike[str]"], seeds: Optional[Iterable[int]] = None,
+             settings: Optional[Mapping[str, Sequence[Any]]] = None, steps: Optional[int] = None,
+             threads: int = 1, workers: Optional[int] = None) -> np.ndarray:
     """Run the scenario file `path` for every seed (default: the file's
     seed) at every point of `settings` ({dotted key: [values]}, as
     `shoal ensemble --set KEY=V1,V2`), each run with `threads` threads and

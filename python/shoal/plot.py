@@ -8,6 +8,7 @@ the walls and obstacles the recording holds; a crowd of thousands is drawn
 as a uniform sample of at most `max_agents` paths (chosen by global id, so
 the same agents every time), the title saying how many of how many."""
 import os
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
@@ -25,7 +26,8 @@ def _sample(keys, count):
     return np.sort(np.argsort(x, kind="stable")[:count])
 
 
-def plot(recording, out=None, max_agents=400, ax=None, title=None):
+def plot(recording: Union[str, "os.PathLike[str]", Dict[str, Any]], out: Optional[Union[str, "os.PathLike[str]"]] = None,
+         max_agents: int = 400, ax: Any = None, title: Optional[str] = None) -> Any:
     """Draw the traces of `recording` (a path, or read_recording's dict):
     x and y of every sampled agent's frames (x and z for a 3D recording's
     side view is not drawn here: x, y from above), walls as lines, static

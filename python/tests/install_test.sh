@@ -27,6 +27,9 @@ assert "/venv/" in shoal.__file__, shoal.__file__
 import os
 with open(os.path.join(os.path.dirname(shoal.__file__), "LICENSE")) as f:
     assert f.readline().strip() == "MIT License"
+# the type stub and the PEP 561 marker are installed beside the module
+for name in ("_shoal.pyi", "py.typed"):
+    assert os.path.isfile(os.path.join(os.path.dirname(shoal.__file__), name)), name
 w = shoal.World(threads=2, seed=3)
 ids = w.add_agents(np.random.default_rng(3).uniform(0, 20, (300, 2)),
                    behaviors={"separate": 1, "align": 1, "cohere": 1})
