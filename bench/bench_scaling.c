@@ -44,6 +44,7 @@
 #include "bench/bench_flock.h"
 #include "bench/bench_planner.h"
 #include "bench/bench_systems.h"
+#include "io/atomic_file.h"
 #include "shoal/shoal.h"
 #include "simd/lanes.h"
 #include "tools/cli.h"
@@ -80,8 +81,9 @@ typedef struct scaling_opts {
     int counts;                    /* 0: powers of two up to the physical cores */
     int64_t agents, steps, warmup; /* -1: the scene's default */
     int64_t rounds;
-    int json, csv;
-    int ceiling; /* --ceiling */
+    int json;
+    const char* csv; /* --csv FILE; "-": stdout */
+    int ceiling;     /* --ceiling */
 } scaling_opts_t;
 
 /* One system across the sweep: best ms per step at each thread count
@@ -473,21 +475,22 @@ static void print_json(const scaling_result_t* r)
 }
 
 /* A CSV number: empty when not finite. */
-static void csv_number(double x)
+static void csv_number(FILE* out, double x)
 {
     if (isfinite(x))
-        printf(",%.6g", x);
+        fprintf(out, ",%.6g", x);
     else
-        printf(",");
+        fprintf(out, ",");
 }
 
-static void print_csv(const scaling_result_t* r)
+static void print_csv(FILE* out, const scaling_result_t* r)
 {
     int agree = hashes_agree(r);
     char note[96];
-    printf("scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,ms_per_step,"
-           "speedup,rate_unit,best_rate,median_rate,state_hash,hashes_agree%s\n",
-           r->ceiling ? ",ceiling_rate,ceiling_speedup,efficiency,ceiling_per_world" : "");
+    fprintf(out,
+            "scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,ms_per_step,"
+            "speedup,rate_unit,best_rate,median_rate,state_hash,hashes_agree%s\n",
+            r->ceiling ? ",ceiling_rate,ceiling_speedup,efficiency,ceiling_per_world" : "");
     for (int k = 0; k < r->counts; ++k) {
         count_figures_t f = figures_of(r, k);
         int over = oversubscription(r, r->threads[k], note, sizeof note)[0] != '\0';
@@ -498,29 +501,46 @@ static void print_csv(const scaling_result_t* r)
         char tail[40];
         snprintf(tail, sizeof tail, ",%016llx,%d",
                  (unsigned long long)r->hashes[(size_t)k * (size_t)r->rounds], agree);
-        printf("%s,step,all", head);
-        csv_number(step_ms(r, &f));
-        csv_number(f.speedup);
-        printf(",%s", rate_unit(r));
-        csv_number(f.best);
-        csv_number(f.median);
-        printf("%s", tail);
+        fprintf(out, "%s,step,all", head);
+        csv_number(out, step_ms(r, &f));
+        csv_number(out, f.speedup);
+        fprintf(out, ",%s", rate_unit(r));
+        csv_number(out, f.best);
+        csv_number(out, f.median);
+        fprintf(out, "%s", tail);
         if (r->ceiling) {
-            csv_number(f.ceiling_best);
-            csv_number(f.ceiling_speedup);
-            csv_number(f.efficiency);
-            csv_number(f.per_world);
+            csv_number(out, f.ceiling_best);
+            csv_number(out, f.ceiling_speedup);
+            csv_number(out, f.efficiency);
+            csv_number(out, f.per_world);
         }
-        printf("\n");
+        fprintf(out, "\n");
         for (int i = 0; i < r->system_count; ++i) {
             const scaling_system_t* s = &r->systems[i];
             if (isnan(s->best_ms[k])) continue;
-            printf("%s,%s,%s", head, s->name, s->stage);
-            csv_number(s->best_ms[k]);
-            csv_number(system_speedup(s, k));
-            printf(",%s,,%s%s\n", rate_unit(r), tail, r->ceiling ? ",,,," : "");
+            fprintf(out, "%s,%s,%s", head, s->name, s->stage);
+            csv_number(out, s->best_ms[k]);
+            csv_number(out, system_speedup(s, k));
+            fprintf(out, ",%s,,%s%s\n", rate_unit(r), tail, r->ceiling ? ",,,," : "");
         }
     }
+}
+
+/* --csv FILE: written whole or not at all (io/atomic_file.h). */
+static int write_csv_file(const char* path, const scaling_result_t* r)
+{
+    char why[512];
+    atomic_file_t file;
+    if (atomic_file_open(&file, path, why, (int)sizeof why) != 0) {
+        cli_error("bench scaling: --csv: %s", why);
+        return -1;
+    }
+    print_csv(file.f, r);
+    if (atomic_file_commit(&file, why, (int)sizeof why) != 0) {
+        cli_error("bench scaling: --csv: %s", why);
+        return -1;
+    }
+    return 0;
 }
 
 /* Systems under this share of the step at the first count are left out of
@@ -679,9 +699,12 @@ static const cli_option_t scaling_options[] = {
      CLI_AT(scaling_opts_t, json),
      .help = "JSON lines on stdout: one object per thread count (see below)"},
     {.name = "--csv",
-     .kind = CLI_FLAG,
+     .metavar = "FILE",
+     .kind = CLI_STRING,
      CLI_AT(scaling_opts_t, csv),
-     .help = "CSV on stdout: a header, then one row per thread count and system (see below)"},
+     .help =
+         "also write CSV to FILE ('-': instead of the table on stdout): a header, then one row per thread "
+         "count and system (see below)"},
     {.name = "--ceiling",
      .kind = CLI_FLAG,
      CLI_AT(scaling_opts_t, ceiling),
@@ -710,8 +733,8 @@ static const cli_spec_t scaling_spec = {
                "realtime_factor), best_rate, median_rate, rates (each round's), ms_per_step\n"
                "(the best), speedup, state_hash (round 1's), state_hashes, hashes_agree (over\n"
                "the whole sweep), systems [{name, stage, ms_per_step, speedup}].\n"
-               "--csv columns: scene, agents, steps, warmup, rounds, threads, threads_used,\n"
-               "oversubscribed, system (\"step\" for the whole step, stage \"all\"), stage,\n"
+               "--csv FILE (- for stdout) columns: scene, agents, steps, warmup, rounds, threads,\n"
+               "threads_used, oversubscribed, system (\"step\" for the whole step, stage \"all\"), stage,\n"
                "ms_per_step, speedup, rate_unit, best_rate, median_rate (step rows only),\n"
                "state_hash, hashes_agree. 'shoal plot scaling' draws either.\n"
                "--ceiling: beside each run, T worlds of agents/T agents (the scene at that size),\n"
@@ -749,8 +772,10 @@ int bench_scaling(int argc, char** argv)
     const char* name = NULL;
     int stop = cli_parse(&scaling_spec, argc, argv, &o, &name, NULL);
     if (stop >= 0) return stop;
-    if (o.json && o.csv)
-        return cli_usage_error("bench scaling", "--json and --csv: one output format at a time");
+    int csv_stdout = o.csv != NULL && strcmp(o.csv, "-") == 0;
+    if (o.json && csv_stdout)
+        return cli_usage_error("bench scaling", "--json and --csv -: one format on stdout at a time (give "
+                                                "--csv a file)");
     const scaling_scene_t* scene = bench_scene_find(name);
     if (!scene)
         return cli_usage_error("bench scaling", "unknown scene '%s' (expected " BENCH_SCENE_NAMES ")", name);
@@ -802,10 +827,11 @@ int bench_scaling(int argc, char** argv)
     if (rc == CLI_EXIT_OK) {
         if (o.json)
             print_json(&r);
-        else if (o.csv)
-            print_csv(&r);
+        else if (csv_stdout)
+            print_csv(stdout, &r);
         else
             print_text(&r);
+        if (o.csv != NULL && !csv_stdout && write_csv_file(o.csv, &r) != 0) rc = CLI_EXIT_FAILURE;
         if (!hashes_agree(&r)) {
             cli_error("bench scaling: %s: the state_hash differs between runs (thread counts or rounds): "
                       "stepping is not deterministic",

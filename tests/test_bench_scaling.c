@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_run.h"
 
@@ -114,7 +115,7 @@ Test(bench_scaling, crowd_as_csv_has_a_row_per_count_and_system)
 {
     cli_output_t r;
     run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "2,1", "--agents", "300", "--steps",
-                            "3", "--warmup", "1", "--rounds", "2", "--csv", NULL},
+                            "3", "--warmup", "1", "--rounds", "2", "--csv", "-", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     const char* header = "scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,"
@@ -151,6 +152,31 @@ Test(bench_scaling, crowd_as_csv_has_a_row_per_count_and_system)
     cr_expect_eq(steps, 2);
     cr_expect_eq(orca, 2, "one orca row per thread count");
     cr_expect_str_eq(hash[0], hash[1]);
+    output_free(&r);
+}
+
+/* --csv FILE writes the same rows to a file and leaves the text table (or
+ * --json) on stdout. */
+Test(bench_scaling, csv_to_a_file_beside_the_table)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/shoal_scaling_%d.csv", (int)getpid());
+    cli_output_t r;
+    run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "1", "--agents", "200", "--steps", "2",
+                            "--warmup", "0", "--rounds", "1", "--json", "--csv", path, NULL},
+            &r);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_eq(r.out[0], '{', "stdout keeps the JSON lines: %s", r.out);
+    FILE* f = fopen(path, "r");
+    cr_assert_not_null(f, "no %s", path);
+    char line[512];
+    int rows = 0;
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_expect_eq(strncmp(line, "scene,agents,steps,", 19), 0, "header: %s", line);
+    while (fgets(line, sizeof line, f)) rows += strncmp(line, "crowd,200,2,0,1,1,", 18) == 0;
+    fclose(f);
+    remove(path);
+    cr_expect_gt(rows, 1, "a step row and system rows");
     output_free(&r);
 }
 
@@ -237,9 +263,14 @@ Test(bench_scaling, bad_thread_lists_are_usage_errors)
     cr_expect(strstr(r.err, "unknown scene 'swarm' (expected flock, flock3d, crowd or planner)") != NULL,
               "%s", r.err);
     output_free(&r);
-    run_cli((const char*[]){"bench", "scaling", "--json", "--csv", NULL}, &r);
+    run_cli((const char*[]){"bench", "scaling", "--json", "--csv", "-", NULL}, &r);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "one output format at a time") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "one format on stdout at a time") != NULL, "%s", r.err);
+    output_free(&r);
+    /* --csv takes a file, as it does in every other command */
+    run_cli((const char*[]){"bench", "scaling", "--csv", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "option '--csv' needs a value (FILE)") != NULL, "%s", r.err);
     output_free(&r);
 }
 
@@ -308,7 +339,7 @@ Test(bench_scaling, the_ceiling_adds_its_figures)
 
     /* CSV: four more columns, filled on the step rows only */
     run_cli((const char*[]){"bench", "scaling", "crowd", "--threads", "1,2", "--agents", "300", "--steps",
-                            "2", "--warmup", "1", "--rounds", "1", "--ceiling", "--csv", NULL},
+                            "2", "--warmup", "1", "--rounds", "1", "--ceiling", "--csv", "-", NULL},
             &r);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     const char* header = "scene,agents,steps,warmup,rounds,threads,threads_used,oversubscribed,system,stage,"

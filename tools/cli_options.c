@@ -215,7 +215,7 @@ int cli_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const c
             }
             if (o->metavar != NULL && value == NULL) {
                 if (i + 1 >= argc) {
-                    return cli_usage_error(command, "option '%s' needs a value", o->name);
+                    return cli_usage_error(command, "option '%s' needs a value (%s)", o->name, o->metavar);
                 }
                 value = argv[++i];
             }
