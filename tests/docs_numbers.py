@@ -13,7 +13,8 @@ comment on its line, with what the command gives:
 
 - `=> a.b.0.c`: a value in the JSON the command prints (the last line that
   parses as JSON, or the whole output); list items by index, or by a field:
-  `tests[test=1].times.0`;
+  `tests[test=1].times.0`; `a / b` and `a * 100` (one operator, a path or a
+  number on its right) for a figure written in other units;
 - `=> bytes FILE`: the size of a file the command wrote;
 - `=> line REGEX`: the first group of REGEX in the command's output.
 
@@ -136,7 +137,16 @@ def value_of(key, out, scratch):
         if not m:
             raise KeyError("no line matches")
         return m.group(1)
-    return walk(json_of(out), key)
+    doc = json_of(out)
+    m = re.fullmatch(r"(.+?)\s+([*/])\s+(.+)", key)
+    if not m:
+        return walk(doc, key)
+    left = float(walk(doc, m.group(1)))
+    try:
+        right = float(m.group(3))
+    except ValueError:
+        right = float(walk(doc, m.group(3)))
+    return left * right if m.group(2) == "*" else left / right
 
 
 def matches(written, value):
