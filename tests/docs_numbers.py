@@ -20,7 +20,9 @@ comment on its line, with what the command gives:
 
 A block of output is checked whole: a comment `<!-- output: COMMAND -->` on
 the line before a fenced block says that every line of the block is a line
-the command prints (the block may leave lines out).
+the command prints (the block may leave lines out). A comment
+`<!-- file: PATH -->` there says that the block is the repository's file
+PATH, whole (an example shown in the docs is the one the tests build).
 
 Numbers compare at the precision written (1.34 matches 1.3412; 1,600 is
 1600); hashes compare as text. A comment that ends in ` slow -->` is checked
@@ -28,9 +30,15 @@ with --slow only (figures of large runs). Figures of timings are not
 checked here: they depend on the machine and carry their machine, date and
 command in the text instead.
 
-Usage: docs_numbers.py SHOAL SOURCE_DIR [--slow] [--list]
+It also checks that docs/index.md links every page of docs/.
+
+A command may also start with a program given as --program NAME=PATH (the
+examples the build makes, such as hello).
+
+Usage: docs_numbers.py SHOAL SOURCE_DIR [--program NAME=PATH]... [--slow] [--list]
 Exit 0 when every checked figure matches; 1 with each mismatch named by file
-and line; 2 for a malformed comment or a command that failed."""
+and line; 2 for a malformed comment, a command that failed or a shown file
+that is not the file as it is."""
 import json
 import os
 import re
@@ -40,7 +48,7 @@ import sys
 import tempfile
 
 MARK = re.compile(r"<!--\s*check:\s*(.*?)\s*=>\s*(.*?)\s*-->")
-BLOCK = re.compile(r"^<!--\s*output:\s*(.*?)\s*-->\s*$")
+BLOCK = re.compile(r"^<!--\s*(output|file):\s*(.*?)\s*-->\s*$")
 FIGURE = re.compile(r"(?<![\w.])(?:[0-9a-f]{16}|-?[0-9][0-9,]*(?:\.[0-9]+)?)(?![\w])")
 
 
@@ -69,7 +77,12 @@ def figures(root):
                     if body.startswith("```"):
                         break
                     block.append(body.rstrip())
-                yield os.path.relpath(path, root), n, block, b.group(1), None, False
+                if b.group(1) == "file":
+                    with open(os.path.join(root, b.group(2)), encoding="utf-8") as shown:
+                        if shown.read().rstrip("\n").split("\n") != block:
+                            raise SystemExit(f"{path}:{n}: the block is not {b.group(2)} as it is: copy it again")
+                    continue
+                yield os.path.relpath(path, root), n, block, b.group(2), None, False
                 continue
             for m in MARK.finditer(line):
                 before = MARK.sub("", line[:m.start()])
@@ -83,13 +96,13 @@ def figures(root):
                 yield os.path.relpath(path, root), n, found[-1], m.group(1), key, slow
 
 
-def run(command, shoal, root, scratch, cache):
+def run(command, programs, root, scratch, cache):
     if command in cache:
         return cache[command]
     argv = shlex.split(command)
-    if not argv or argv[0] not in ("shoal", "./build/release/shoal"):
-        raise SystemExit(f"a check command must start with shoal: {command}")
-    argv[0] = shoal
+    if not argv or argv[0] not in programs:
+        raise SystemExit(f"a check command must start with one of {', '.join(sorted(programs))}: {command}")
+    argv[0] = programs[argv[0]]
     if not os.path.exists(os.path.join(scratch, "scenarios")):
         os.symlink(os.path.join(root, "scenarios"), os.path.join(scratch, "scenarios"))
     env = dict(os.environ, OMP_WAIT_POLICY="passive")
@@ -167,11 +180,22 @@ def main(argv):
         return 2
     shoal, root = os.path.abspath(argv[1]), os.path.abspath(argv[2])
     slow, listing = "--slow" in argv[3:], "--list" in argv[3:]
+    programs = {"shoal": shoal, "./build/release/shoal": shoal}
+    for k, a in enumerate(argv[3:-1], 3):
+        if a == "--program":
+            name, _, path = argv[k + 1].partition("=")
+            programs[name] = os.path.abspath(path)
     try:
         found = list(figures(root))
     except SystemExit as e:
         print(f"docs numbers: {e}", file=sys.stderr)
         return 2
+    with open(os.path.join(root, "docs", "index.md"), encoding="utf-8") as f:
+        linked = set(re.findall(r"\]\(([\w./-]+\.md)", f.read()))
+    pages = {f for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md") and f != "index.md"}
+    if pages - linked:
+        print(f"docs numbers: docs/index.md does not link {', '.join(sorted(pages - linked))}")
+        return 1
     if listing:
         for where, n, written, command, key, is_slow in found:
             what = f"{len(written)} lines" if key is None else written
@@ -186,7 +210,7 @@ def main(argv):
                 continue
             if key is None:
                 try:
-                    out = {line.rstrip() for line in run(command, shoal, root, scratch, cache).split("\n")}
+                    out = {line.rstrip() for line in run(command, programs, root, scratch, cache).split("\n")}
                 except SystemExit as e:
                     print(f"docs numbers: {where}:{n}: {e}", file=sys.stderr)
                     return 2
@@ -198,7 +222,7 @@ def main(argv):
                     bad += 1
                 continue
             try:
-                value = value_of(key, run(command, shoal, root, scratch, cache), scratch)
+                value = value_of(key, run(command, programs, root, scratch, cache), scratch)
             except SystemExit as e:
                 print(f"docs numbers: {where}:{n}: {e}", file=sys.stderr)
                 return 2

@@ -8,6 +8,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cd "$out"
 
+# docs/hello.md: every walker out of the room (exit 0), the last line the hash
+"$py" "$src/examples/hello.py" | tee hello.txt
+grep -q " 0 in the room$" hello.txt
+grep -q "^state_hash [0-9a-f]\{16\}$" hello.txt
+
 "$py" "$src/examples/flock_plot.py" --agents 500 --steps 60 --out flock.png | tee flock.txt
 grep -q "500 agents, 60 steps" flock.txt
 [ "$(head -c 8 flock.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "flock.png is not a PNG"; exit 1; }
