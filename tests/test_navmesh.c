@@ -482,3 +482,188 @@ Test(navmesh, bad_input_is_refused_and_the_world_is_unchanged)
     cr_assert_eq(shoal_world_set_navmesh(w3, &p), SHOAL_ERR_INVALID_ARGUMENT);
     shoal_world_destroy(w3);
 }
+
+/* ---- whole paths: shoal_world_navmesh_path, and ground vehicles on them ---- */
+
+/* An L-shaped wall whose pocket holds the start: (-30, 5) to (5, 5) to
+ * (5, -30), on a floor of 80 m x 80 m. */
+static const float POCKET_L[] = {-30, 5, 5, 5, 5, -30};
+
+static shoal_world_t* pocket_world(float agent_radius)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    add_wall(w, POCKET_L, 3, 0);
+    shoal_navmesh_params_t p = shoal_navmesh_params_default();
+    const float bounds[4] = {-40, -40, 40, 40};
+    memcpy(p.bounds, bounds, sizeof bounds);
+    p.cell = 0.25f;
+    p.agent_radius = agent_radius;
+    cr_assert_eq(shoal_world_set_navmesh(w, &p), SHOAL_OK, "%s", shoal_world_last_error(w));
+    return w;
+}
+
+/* The smallest distance from any point of the polyline to the L. */
+static float polyline_clearance(const float* xy, int32_t n)
+{
+    float best = INFINITY;
+    for (int32_t k = 0; k + 1 < n; ++k)
+        for (int i = 0; i <= 50; ++i) {
+            float t = (float)i / 50.0f;
+            float x = xy[2 * k] + t * (xy[2 * k + 2] - xy[2 * k]),
+                  y = xy[2 * k + 1] + t * (xy[2 * k + 3] - xy[2 * k + 1]);
+            best = fminf(best, fminf(seg_dist(POCKET_L, x, y), seg_dist(POCKET_L + 2, x, y)));
+        }
+    return best;
+}
+
+Test(navmesh, a_whole_path_goes_round_the_wall_with_its_clearance)
+{
+    if (!shoal_navmesh_available()) {
+        shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        int32_t n = 0;
+        const float a[2] = {0, 0}, b[2] = {1, 1};
+        cr_assert_eq(shoal_world_navmesh_path(w, a, b, NULL, 0, &n, NULL), SHOAL_ERR_NOT_FOUND);
+        cr_assert(strstr(shoal_world_last_error(w), "librecast-dev"), "%s", shoal_world_last_error(w));
+        shoal_world_destroy(w);
+        return;
+    }
+    shoal_world_t* w = pocket_world(2.0f);
+    uint64_t h = shoal_world_state_hash(w);
+    const float from[2] = {-20, -20}, to[2] = {20, 20};
+    int32_t n = -1, partial = -1;
+    /* the count alone first */
+    cr_assert_eq(shoal_world_navmesh_path(w, from, to, NULL, 0, &n, &partial), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
+    cr_assert_geq(n, 3, "round an arm's end: at least one corner between the ends, got %d points", n);
+    cr_assert_eq(partial, 0);
+    float xy[2 * 64];
+    cr_assert_leq(n, 64);
+    int32_t m = -1;
+    cr_assert_eq(shoal_world_navmesh_path(w, from, to, xy, 64, &m, NULL), SHOAL_OK);
+    cr_assert_eq(m, n);
+    cr_assert_lt(hypotf(xy[0] - from[0], xy[1] - from[1]), 0.5f, "starts at the start");
+    cr_assert_lt(hypotf(xy[2 * n - 2] - to[0], xy[2 * n - 1] - to[1]), 0.5f, "ends at the goal");
+    /* it keeps the mesh's clearance (2 m, less a cell) from the wall */
+    float clear = polyline_clearance(xy, n);
+    cr_assert_gt(clear, 1.7f, "clearance %g m", (double)clear);
+    /* and is no longer than round the nearer arm's end by its clearance */
+    float len = 0.0f;
+    for (int32_t k = 0; k + 1 < n; ++k)
+        len += hypotf(xy[2 * k + 2] - xy[2 * k], xy[2 * k + 3] - xy[2 * k + 1]);
+    float round = hypotf(5 + 2 - from[0], -30 - 2 - from[1]) + hypotf(to[0] - 7, to[1] + 32);
+    cr_assert_lt(len, round + 1.0f, "length %g m against %g m round the south end", (double)len,
+                 (double)round);
+    /* a smaller buffer gets the same first points */
+    float head[2 * 2];
+    cr_assert_eq(shoal_world_navmesh_path(w, from, to, head, 2, &m, NULL), SHOAL_OK);
+    cr_assert_eq(m, n);
+    cr_assert_eq(memcmp(head, xy, sizeof head), 0);
+    /* asking changes nothing */
+    cr_assert_eq(shoal_world_state_hash(w), h);
+    /* a goal walled in: the path ends short of it, said so */
+    const float box[] = {15, -15, 25, -15, 25, -25, 15, -25};
+    add_wall(w, box, 4, 1);
+    const float inside[2] = {20, -20};
+    cr_assert_eq(shoal_world_navmesh_path(w, from, inside, xy, 64, &m, &partial), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
+    cr_assert_eq(partial, 1);
+    cr_assert_gt(hypotf(xy[2 * m - 2] - inside[0], xy[2 * m - 1] - inside[1]), 4.0f, "ends outside the box");
+    /* bad input */
+    const float off[2] = {200, 200}, nan[2] = {NAN, 0};
+    cr_assert_eq(shoal_world_navmesh_path(w, from, off, xy, 64, &m, NULL), SHOAL_ERR_NOT_FOUND);
+    cr_assert(strstr(shoal_world_last_error(w), "to (200, 200) has no walkable polygon within 2 m"), "%s",
+              shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_navmesh_path(w, nan, to, xy, 64, &m, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "finite"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_navmesh_path(w, from, to, NULL, 4, &m, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w), "capacity"), "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_navmesh_path(w, from, to, xy, 64, NULL, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    shoal_world_destroy(w);
+    shoal_world_t* w3 = make_world(3, 1, SHOAL_BACKEND_SERIAL);
+    cr_assert_eq(shoal_world_navmesh_path(w3, from, to, xy, 64, &m, NULL), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(shoal_world_last_error(w3), "3D"), "%s", shoal_world_last_error(w3));
+    shoal_world_destroy(w3);
+}
+
+/* A ground vehicle's world path from the mesh (xyz, z 0). */
+static int32_t navmesh_xyz(shoal_world_t* w, const float from[2], const float to[2], float* xyz, int32_t cap)
+{
+    float xy[2 * 256];
+    int32_t n = 0, partial = 0;
+    cr_assert_eq(shoal_world_navmesh_path(w, from, to, xy, 256, &n, &partial), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
+    cr_assert(n >= 2 && n <= cap && partial == 0, "%d points, partial %d", n, partial);
+    for (int32_t k = 0; k < n; ++k) {
+        xyz[3 * k] = xy[2 * k];
+        xyz[3 * k + 1] = xy[2 * k + 1];
+        xyz[3 * k + 2] = 0.0f;
+    }
+    return n;
+}
+
+/* A car in the L's pocket takes its path from the mesh and follows it with
+ * the path follower to a goal beyond the wall, never nearer the wall than
+ * its radius; sent to a second goal mid-run, it is given a new path from
+ * where it is (shoal_world_set_path) and follows that to its end. */
+Test(navmesh, a_ground_vehicle_follows_a_navmesh_path_round_the_wall_and_a_new_one_mid_run, .timeout = 120)
+{
+    if (!with_recast()) return;
+    /* The mesh keeps 4 m from the wall: the car's radius, 1.5 m, and what
+     * its follower cuts off a corner (about 1.5 m: it came 2.47 m from the
+     * wall on a mesh of 4 m, 1.37 m on one of 3 m). */
+    shoal_world_t* w = pocket_world(4.0f);
+    const float from[2] = {-20, -20}, to[2] = {20, 20};
+    float xyz[3 * 256];
+    int32_t n = navmesh_xyz(w, from, to, xyz, 256);
+    int32_t path = -1;
+    cr_assert_eq(shoal_world_add_path(w, xyz, n, 3.0f, &path), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.position[0] = from[0];
+    d.position[1] = from[1];
+    d.heading = atan2f(xyz[4] - from[1], xyz[3] - from[0]);
+    d.ground.enabled = 1;
+    d.ground.follow.path = path;
+    shoal_agent_t car;
+    cr_assert_eq(shoal_agent_add(w, &d, &car), SHOAL_OK, "%s", shoal_world_last_error(w));
+    const float radius = d.ground.vehicle.radius;
+    const float dt = 1.0f / 60.0f;
+    float nearest = INFINITY;
+    shoal_ground_status_t g;
+    shoal_agent_state_t s;
+    int steps = 0;
+    for (; steps < 60 * 60; ++steps) {
+        cr_assert_eq(shoal_world_step(w, dt), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_agent_get_state(w, car, &s), SHOAL_OK);
+        nearest = fminf(nearest, fminf(seg_dist(POCKET_L, s.position[0], s.position[1]),
+                                       seg_dist(POCKET_L + 2, s.position[0], s.position[1])));
+        cr_assert_eq(shoal_agent_get_ground(w, car, &g), SHOAL_OK);
+        if (g.completed) break;
+    }
+    cr_assert(g.completed, "not completed in 60 s: at (%g, %g)", (double)s.position[0],
+              (double)s.position[1]);
+    cr_assert_lt(hypotf(s.position[0] - to[0], s.position[1] - to[1]), 6.0f, "ends near the goal");
+    cr_assert_gt(nearest, radius, "came %g m from the wall, its radius %g m", (double)nearest,
+                 (double)radius);
+    cr_assert_eq(g.teleports, 0);
+
+    /* a second goal, back round the west end into the pocket's far corner:
+     * planned from where the car is, given on the same path id */
+    const float here[2] = {s.position[0], s.position[1]}, next[2] = {-25, -25};
+    n = navmesh_xyz(w, here, next, xyz, 256);
+    cr_assert_eq(shoal_world_set_path(w, path, xyz, n, 3.0f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    nearest = INFINITY;
+    for (steps = 0; steps < 60 * 90; ++steps) {
+        cr_assert_eq(shoal_world_step(w, dt), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_agent_get_state(w, car, &s), SHOAL_OK);
+        nearest = fminf(nearest, fminf(seg_dist(POCKET_L, s.position[0], s.position[1]),
+                                       seg_dist(POCKET_L + 2, s.position[0], s.position[1])));
+        cr_assert_eq(shoal_agent_get_ground(w, car, &g), SHOAL_OK);
+        if (g.completed) break;
+    }
+    cr_assert(g.completed, "the second path not completed in 90 s: at (%g, %g)", (double)s.position[0],
+              (double)s.position[1]);
+    cr_assert_lt(hypotf(s.position[0] - next[0], s.position[1] - next[1]), 6.0f, "ends near the second goal");
+    cr_assert_gt(nearest, radius, "came %g m from the wall on the second path", (double)nearest);
+    cr_assert_eq(g.teleports, 0);
+    shoal_world_destroy(w);
+}

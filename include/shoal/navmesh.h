@@ -69,6 +69,25 @@ SHOAL_API shoal_status_t shoal_world_get_navmesh(const shoal_world_t* world, sho
  * (CAPACITY) here and by a step. */
 SHOAL_API shoal_status_t shoal_world_navmesh_update(shoal_world_t* world);
 
+/* The whole path the mesh gives from `from` to `to` (each taken to the
+ * mesh's nearest point within 2 m), as the NAVMESH behavior plans it: its
+ * corners from the start's point on the mesh to the path's end. The first
+ * min(capacity, *out_count) points (x, y) go to out_xy (NULL with capacity
+ * 0 asks for the count); *out_count is the path's length in points (call
+ * again with that much room when it is larger); *out_partial (optional) is
+ * 1 when the end falls short of `to` (no way there: the end is the nearest
+ * point the mesh reaches). Bakes the mesh first if it is out of date, as
+ * shoal_world_navmesh_update does. For a ground vehicle's world path
+ * (shoal/ground.h: shoal_world_add_path with z 0, shoal_world_set_path to
+ * plan again; its follower takes a path that changes), or a host's own use.
+ * NOT_FOUND: a build without Recast, an end with no polygon within 2 m,
+ * a mesh with nothing walkable; INVALID_ARGUMENT: a 3D world, ends not
+ * finite or beyond 1e18 m, capacity < 0 or out_xy NULL with capacity > 0;
+ * BUSY inside a step. The world is not changed (but for the bake). */
+SHOAL_API shoal_status_t shoal_world_navmesh_path(shoal_world_t* world, const float from[2],
+                                                  const float to[2], float* out_xy, int32_t capacity,
+                                                  int32_t* out_count, int32_t* out_partial);
+
 /* NAVMESH: an agent's part (weights[SHOAL_BEHAVIOR_NAVMESH] turns it on). */
 typedef struct shoal_navmesh_t {
     float goal[2];         /* m: where it goes (the mesh's nearest point within 2 m). Default 0, 0 */

@@ -1671,6 +1671,33 @@ cdef class World:
             self._busy = 0
         self._check(st)
 
+    def navmesh_path(self, start, goal):
+        """The whole path the navigation mesh gives from start (x, y) to goal
+        (x, y), each taken to the mesh's nearest point within 2 m: a new
+        float32 array (K, 2) of its corners, the first the start's point on
+        the mesh, the last the path's end, and whether that end falls short
+        of the goal (no way there): (points, partial). For a ground
+        vehicle's path, or a host's own use. Bakes the mesh first if it is
+        out of date. NotFoundError when an end has no polygon within 2 m
+        (or without Recast and Detour)."""
+        cdef float a[2]
+        cdef float b[2]
+        cdef int32_t n = 0, partial = 0, room
+        cdef float[:, ::1] view
+        s = _point("navmesh_path: start", start, 2)
+        g = _point("navmesh_path: goal", goal, 2)
+        a[0] = s[0]
+        a[1] = s[1]
+        b[0] = g[0]
+        b[1] = g[1]
+        self._ready()
+        self._check(shoal_world_navmesh_path(self._w, a, b, NULL, 0, &n, &partial))
+        out = np.zeros((max(n, 1), 2), dtype=np.float32)
+        view = out
+        room = n
+        self._check(shoal_world_navmesh_path(self._w, a, b, &view[0, 0], room, &n, &partial))
+        return out[:n], bool(partial)
+
     def navmesh_stats(self):
         """How the agents with the "navmesh" behavior stand after the last
         step: agents, arrived (within arrive_distance of their path's end),

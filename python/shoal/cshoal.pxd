@@ -355,6 +355,8 @@ cdef extern from "shoal/navmesh.h" nogil:
     shoal_status_t shoal_world_set_navmesh(shoal_world_t* w, const shoal_navmesh_params_t* params)
     shoal_status_t shoal_world_get_navmesh(const shoal_world_t* w, shoal_navmesh_params_t* out)
     shoal_status_t shoal_world_navmesh_update(shoal_world_t* w)
+    shoal_status_t shoal_world_navmesh_path(shoal_world_t* w, const float* frm, const float* to, float* out_xy,
+                                            int32_t capacity, int32_t* out_count, int32_t* out_partial)
     shoal_navmesh_t shoal_navmesh_default()
     ctypedef struct shoal_navmesh_stats_t:
         int32_t agents, arrived, no_way, off_mesh, waiting, replans, polygons, pending

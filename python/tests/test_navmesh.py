@@ -182,3 +182,24 @@ def test_navmesh_is_2d_only():
     with pytest.raises(error):
         w.add_agents(np.zeros((2, 3)), behaviors={"navmesh": 1.0}, navmesh={"goal": (1, 1)})
     assert w.agent_count == 0
+
+
+def test_a_whole_path_round_the_wall():
+    w = shoal.World(threads=1)
+    w.add_wall(WALL)
+    if not AVAILABLE:
+        expect_unavailable(lambda: w.navmesh_path((-3, 0), (3, 0)))
+        return
+    w.set_navmesh(bounds=((-10, -10), (10, 10)))
+    h = w.state_hash
+    points, partial = w.navmesh_path((-3, 0), (3, 0))
+    assert points.dtype == np.float32 and points.ndim == 2 and points.shape[1] == 2
+    assert len(points) >= 3 and not partial
+    assert np.allclose(points[0], (-3, 0), atol=0.3) and np.allclose(points[-1], (3, 0), atol=0.3)
+    # round an end of the wall, keeping the mesh's clearance from it
+    assert np.abs(points[1:-1, 1]).min() > 5.0
+    assert w.state_hash == h
+    with pytest.raises(shoal.NotFoundError, match="no walkable polygon within 2 m"):
+        w.navmesh_path((-3, 0), (50, 50))
+    with pytest.raises(shoal.InvalidArgumentError, match="navmesh_path: goal"):
+        w.navmesh_path((-3, 0), (1, 2, 3))

@@ -691,6 +691,51 @@ shoal_status_t shoal_world_navmesh_update(shoal_world_t* w)
     return SHOAL_OK;
 }
 
+shoal_status_t shoal_world_navmesh_path(shoal_world_t* w, const float from[2], const float to[2],
+                                        float* out_xy, int32_t capacity, int32_t* out_count,
+                                        int32_t* out_partial)
+{
+    static const char* where = "world_navmesh_path";
+    if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    REQUIRE_PTR(w, from, where, "from");
+    REQUIRE_PTR(w, to, where, "to");
+    REQUIRE_PTR(w, out_count, where, "out_count");
+    if (capacity < 0 || (capacity > 0 && !out_xy))
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: capacity must be >= 0, with out_xy not NULL when > 0 (got %d%s)", where,
+                          (int)capacity, out_xy ? "" : " and NULL");
+    for (int k = 0; k < 2; ++k)
+        if (!isfinite(from[k]) || !isfinite(to[k]) || fabsf(from[k]) > 1e18f || fabsf(to[k]) > 1e18f)
+            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                              "%s: from and to must be finite and within 1e18 m, got (%g, %g) and (%g, %g)",
+                              where, (double)from[0], (double)from[1], (double)to[0], (double)to[1]);
+    shoal_status_t st = navmesh_entry(w, where);
+    if (st != SHOAL_OK) return st;
+    w->reserve_status = SHOAL_ERR_OUT_OF_MEMORY;
+    if (!navmesh_current(w) && !navmesh_bake(w, where)) return w->reserve_status;
+    navmesh_world_t* nw = navmesh_of(w);
+    if (!nw->mesh || nw->query_count < 1)
+        return world_fail(w, SHOAL_ERR_NOT_FOUND, "%s: the navigation mesh has no walkable polygon", where);
+    int32_t count = 0, partial = 0;
+    int rc = nmd_plan_whole(nw->queries[0], from[0], from[1], to[0], to[1], NAVMESH_REACH,
+                            (float(*)[2])out_xy, capacity, &count, &partial);
+    switch (rc) {
+    case NMD_PLAN_OK: break;
+    case NMD_PLAN_START_OFF:
+    case NMD_PLAN_GOAL_OFF:
+        return world_fail(w, SHOAL_ERR_NOT_FOUND, "%s: %s (%g, %g) has no walkable polygon within %g m",
+                          where, rc == NMD_PLAN_START_OFF ? "from" : "to",
+                          (double)(rc == NMD_PLAN_START_OFF ? from[0] : to[0]),
+                          (double)(rc == NMD_PLAN_START_OFF ? from[1] : to[1]), (double)NAVMESH_REACH);
+    case NMD_PLAN_NO_MEMORY:
+        return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "%s: out of memory for the path's corners", where);
+    default: return world_fail(w, SHOAL_ERR_NOT_FOUND, "%s: Detour found no path", where);
+    }
+    *out_count = count;
+    if (out_partial) *out_partial = partial;
+    return SHOAL_OK;
+}
+
 shoal_status_t shoal_world_navmesh_stats(const shoal_world_t* w, shoal_navmesh_stats_t* out)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;

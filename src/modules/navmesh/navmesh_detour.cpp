@@ -248,36 +248,56 @@ extern "C" void nmd_query_free(nmd_query_t* q)
     free(q);
 }
 
-extern "C" int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_path_t* out)
+namespace {
+
+/* The polygons from the start to the goal, and where the path ends:
+ * NMD_PLAN_OK with *n polygons in q->path, the start's point on the mesh in
+ * sp and the path's end in end; *truncated when the search stopped short,
+ * *partial when the goal's polygon cannot be reached. */
+int plan_polys(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, int* n, float sp[3],
+               float end[3], dtPolyRef* sref, int* truncated, int* partial)
 {
-    memset(out, 0, sizeof *out);
     const float ext[3] = {reach, AGENT_HEIGHT, reach};
     const float s[3] = {sx, 0.0f, sy}, g[3] = {gx, 0.0f, gy};
-    dtPolyRef sref = 0, gref = 0;
-    float sp[3], gp[3];
-    if (dtStatusFailed(q->q->findNearestPoly(s, ext, &q->filter, &sref, sp)) || !sref)
+    dtPolyRef gref = 0;
+    float gp[3];
+    *sref = 0;
+    *n = 0;
+    *truncated = *partial = 0;
+    if (dtStatusFailed(q->q->findNearestPoly(s, ext, &q->filter, sref, sp)) || !*sref)
         return NMD_PLAN_START_OFF;
     if (dtStatusFailed(q->q->findNearestPoly(g, ext, &q->filter, &gref, gp)) || !gref)
         return NMD_PLAN_GOAL_OFF;
-    out->poly = sref;
-    int n = 0;
-    dtStatus st = q->q->findPath(sref, gref, sp, gp, &q->filter, q->path, &n, MAX_PATH);
-    if (dtStatusFailed(st) || n == 0) return NMD_PLAN_FAILED;
-    float end[3];
+    dtStatus st = q->q->findPath(*sref, gref, sp, gp, &q->filter, q->path, n, MAX_PATH);
+    if (dtStatusFailed(st) || *n == 0) return NMD_PLAN_FAILED;
     rcVcopy(end, gp);
-    int truncated = 0;
-    if (q->path[n - 1] != gref) {
+    if (q->path[*n - 1] != gref) {
         /* the goal's polygon is not reached: the end is the point of the
          * last polygon nearest the goal; no way there unless the search
          * stopped short (out of nodes or of path) */
-        if (dtStatusFailed(q->q->closestPointOnPoly(q->path[n - 1], gp, end, nullptr)))
+        if (dtStatusFailed(q->q->closestPointOnPoly(q->path[*n - 1], gp, end, nullptr)))
             return NMD_PLAN_FAILED;
-        truncated = (st & (DT_OUT_OF_NODES | DT_BUFFER_TOO_SMALL)) != 0;
-        out->partial = !truncated;
+        *truncated = (st & (DT_OUT_OF_NODES | DT_BUFFER_TOO_SMALL)) != 0;
+        *partial = !*truncated;
     }
+    return NMD_PLAN_OK;
+}
+
+} // namespace
+
+extern "C" int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_path_t* out)
+{
+    memset(out, 0, sizeof *out);
+    int n = 0, truncated = 0, partial = 0;
+    float sp[3], end[3];
+    dtPolyRef sref = 0;
+    int rc = plan_polys(q, sx, sy, gx, gy, reach, &n, sp, end, &sref, &truncated, &partial);
+    if (rc != NMD_PLAN_START_OFF && rc != NMD_PLAN_GOAL_OFF) out->poly = sref; /* both ends on the mesh */
+    if (rc != NMD_PLAN_OK) return rc;
+    out->partial = partial;
     int m = 0;
-    st = q->q->findStraightPath(sp, end, q->path, n, q->straight, q->straight_flags, q->straight_refs, &m,
-                                NMD_CORNERS + 1, 0);
+    dtStatus st = q->q->findStraightPath(sp, end, q->path, n, q->straight, q->straight_flags,
+                                         q->straight_refs, &m, NMD_CORNERS + 1, 0);
     if (dtStatusFailed(st) || m == 0) return NMD_PLAN_FAILED;
     /* the first point is the start itself */
     int first = m > 1 ? 1 : 0;
@@ -290,6 +310,42 @@ extern "C" int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, 
     out->end = !truncated && (q->straight_flags[m - 1] & DT_STRAIGHTPATH_END) != 0;
     if (!out->end) out->partial = 0; /* decided when the end comes in sight */
     return NMD_PLAN_OK;
+}
+
+extern "C" int nmd_plan_whole(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach,
+                              float (*out)[2], int32_t capacity, int32_t* count, int32_t* partial)
+{
+    *count = 0;
+    *partial = 0;
+    int n = 0, truncated = 0, short_of_goal = 0;
+    float sp[3], end[3];
+    dtPolyRef sref = 0;
+    int rc = plan_polys(q, sx, sy, gx, gy, reach, &n, sp, end, &sref, &truncated, &short_of_goal);
+    if (rc != NMD_PLAN_OK) return rc;
+    /* without crossings, a straight path has at most a corner a polygon,
+     * and the start and the end */
+    const int room = n + 2;
+    float* pts = (float*)malloc(sizeof(float) * 3 * (size_t)room);
+    unsigned char* flags = (unsigned char*)malloc((size_t)room);
+    dtPolyRef* refs = (dtPolyRef*)malloc(sizeof(dtPolyRef) * (size_t)room);
+    int m = 0;
+    if (!pts || !flags || !refs) {
+        rc = NMD_PLAN_NO_MEMORY;
+    } else if (dtStatusFailed(q->q->findStraightPath(sp, end, q->path, n, pts, flags, refs, &m, room, 0)) ||
+               m == 0) {
+        rc = NMD_PLAN_FAILED;
+    } else {
+        for (int k = 0; k < m && k < capacity; ++k) {
+            out[k][0] = pts[3 * k];
+            out[k][1] = pts[3 * k + 2];
+        }
+        *count = m;
+        *partial = short_of_goal || truncated;
+    }
+    free(pts);
+    free(flags);
+    free(refs);
+    return rc;
 }
 
 /* ---- DetourCrowd, for `shoal bench navmesh` only --------------------------- */

@@ -61,13 +61,22 @@ enum nmd_plan_status {
     NMD_PLAN_OK = 0,
     NMD_PLAN_START_OFF = 1, /* no polygon near the start */
     NMD_PLAN_GOAL_OFF = 2,  /* no polygon near the goal */
-    NMD_PLAN_FAILED = 3
+    NMD_PLAN_FAILED = 3,
+    NMD_PLAN_NO_MEMORY = 4
 };
 
 /* Plan from (sx, sy) to (gx, gy): the start and the goal each go to the
  * nearest point of the mesh within `reach` m, then Detour's A* over the
  * polygons and its funnel give the corners. */
 int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_path_t* out);
+
+/* The same path whole: every corner from the start's point on the mesh to
+ * the path's end, the first min(capacity, *count) of them in out (x, y),
+ * *count all of them; *partial 1 when the end falls short of the goal (no
+ * way there, or the search stopped short). NMD_PLAN_NO_MEMORY when the
+ * corners' scratch cannot be had. */
+int nmd_plan_whole(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, float (*out)[2],
+                   int32_t capacity, int32_t* count, int32_t* partial);
 
 /* For `shoal bench navmesh` only, never the module: the same agents
  * stepped by Detour's own crowd (dtCrowd, DetourCrowd) on a baked mesh,

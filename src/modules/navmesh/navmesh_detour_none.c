@@ -43,6 +43,22 @@ int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach
     return NMD_PLAN_FAILED;
 }
 
+int nmd_plan_whole(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, float (*out)[2],
+                   int32_t capacity, int32_t* count, int32_t* partial)
+{
+    (void)q;
+    (void)sx;
+    (void)sy;
+    (void)gx;
+    (void)gy;
+    (void)reach;
+    (void)out;
+    (void)capacity;
+    *count = 0;
+    *partial = 0;
+    return NMD_PLAN_FAILED;
+}
+
 int nmd_crowd_run(const nmd_mesh_t* mesh, const float (*start)[2], const float (*goal)[2], int32_t n,
                   float radius, float max_speed, float max_accel, float arrive_distance, float dt,
                   int32_t steps, nmd_crowd_run_t* out, char* msg, size_t cap)
