@@ -30,7 +30,9 @@ with --slow only (figures of large runs). Figures of timings are not
 checked here: they depend on the machine and carry their machine, date and
 command in the text instead.
 
-It also checks that docs/index.md links every page of docs/.
+It also checks that docs/index.md links every page of docs/, and that every
+relative link of README.md, bench/README.md and docs/ names a file that is
+there.
 
 A command may also start with a program given as --program NAME=PATH (the
 examples the build makes, such as hello).
@@ -195,6 +197,19 @@ def main(argv):
     pages = {f for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md") and f != "index.md"}
     if pages - linked:
         print(f"docs numbers: docs/index.md does not link {', '.join(sorted(pages - linked))}")
+        return 1
+    broken = []
+    for path in list(markdown_files(root)) + [os.path.join(root, "bench", "README.md")]:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                for m in re.finditer(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", line):
+                    target = m.group(1)
+                    if "://" in target or target.startswith("mailto:"):
+                        continue
+                    if not os.path.exists(os.path.join(os.path.dirname(path), target)):
+                        broken.append(f"{os.path.relpath(path, root)}:{n}: {target}")
+    if broken:
+        print("docs numbers: links to nothing: " + "; ".join(broken))
         return 1
     if listing:
         for where, n, written, command, key, is_slow in found:
