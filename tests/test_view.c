@@ -78,8 +78,9 @@ static shoal_recording_t* thinned(const char* path, view_thinning_t thin)
     sink_buffer_t b = {NULL, 0};
     shoal_recording_reader_t* rd = open_reader(path);
     shoal_error_t err;
-    cr_assert_eq(view_stream_write(rd, thin, to_memory, &b, &err), 0);
-    cr_expect_eq(b.size, view_stream_size(rd, thin), "the size it announced is not what it wrote");
+    cr_assert_eq(view_stream_write(rd, thin, to_memory, &b, NULL, &err), 0);
+    if (!thin.compressed)
+        cr_expect_eq(b.size, view_stream_size(rd, thin), "the size it announced is not what it wrote");
     shoal_recording_reader_close(rd);
     shoal_recording_t* out = NULL;
     cr_assert_eq(shoal_recording_load_memory(b.data, b.size, "stream", 0, &out, &err), SHOAL_OK, "%s",
@@ -108,11 +109,11 @@ Test(view, thinning_keeps_every_nth_frame_and_the_same_agents)
     cr_expect_eq(view_frames_kept(61, 100), 2); /* 0 and 60 */
 
     /* Nothing thinned: the same recording, frame for frame. */
-    shoal_recording_t* all = thinned(path, (view_thinning_t){1, 0});
+    shoal_recording_t* all = thinned(path, (view_thinning_t){1, 0, 0});
     cr_expect_eq(shoal_recording_frame_count(all), 61);
     cr_expect_eq(shoal_recording_version(all), 2);
 
-    shoal_recording_t* t = thinned(path, (view_thinning_t){7, 50});
+    shoal_recording_t* t = thinned(path, (view_thinning_t){7, 50, 0});
     cr_assert_eq(shoal_recording_frame_count(t), 10);
     cr_expect_eq(shoal_recording_header(t)->record_every, 7 * shoal_recording_header(rec)->record_every);
     cr_expect_str_eq(shoal_recording_header(t)->scenario_text, shoal_recording_header(rec)->scenario_text);
@@ -154,12 +155,111 @@ Test(view, thinning_keeps_every_nth_frame_and_the_same_agents)
     remove_dir(dir);
 }
 
+/* Frames `a` and `b` hold the same agents with the same values, bit for bit. */
+static void expect_same_frame(const shoal_recording_frame_t* a, const shoal_recording_frame_t* b,
+                              int32_t dims, int32_t k)
+{
+    cr_assert_eq(b->count, a->count, "frame %d", k);
+    cr_expect_eq(b->step, a->step, "frame %d", k);
+    const int32_t rot = dims == 2 ? 1 : 4;
+    const float* ra = dims == 2 ? a->headings : a->orientations;
+    const float* rb = dims == 2 ? b->headings : b->orientations;
+    for (int32_t i = 0; i < a->count; ++i) {
+        cr_expect_eq(b->ids[i], a->ids[i]);
+        cr_expect_eq(b->generations[i], a->generations[i]);
+        cr_expect_eq(b->groups[i], a->groups[i]);
+        cr_expect_eq(memcmp(b->positions + dims * i, a->positions + dims * i, sizeof(float) * (size_t)dims),
+                     0, "frame %d agent %d", k, i);
+        cr_expect_eq(memcmp(rb + rot * i, ra + rot * i, sizeof(float) * (size_t)rot), 0);
+        if (a->global_ids != NULL && b->global_ids != NULL) cr_expect_eq(b->global_ids[i], a->global_ids[i]);
+    }
+}
+
+Test(view, the_compressed_stream_holds_the_same_frames_as_the_recording)
+{
+    char dir[64], path[128];
+    record_tiny(dir, path, sizeof path);
+    shoal_recording_t* rec = load(path); /* version 4: global ids */
+    cr_assert_eq(shoal_recording_version(rec), 4);
+    shoal_recording_t* all = thinned(path, (view_thinning_t){1, 0, 1});
+    cr_expect_eq(shoal_recording_version(all), 4);
+    cr_assert_eq(shoal_recording_frame_count(all), 61);
+    for (int32_t k = 0; k < 61; ++k) {
+        shoal_recording_frame_t a, b;
+        shoal_recording_frame(rec, k, &a);
+        shoal_recording_frame(all, k, &b);
+        cr_assert_not_null(b.global_ids);
+        expect_same_frame(&a, &b, 2, k);
+    }
+    /* Thinned, each kept frame is predicted from the kept ones before it. */
+    shoal_recording_t* t = thinned(path, (view_thinning_t){7, 50, 1});
+    cr_assert_eq(shoal_recording_frame_count(t), 10);
+    for (int32_t k = 0; k < 10; ++k) {
+        shoal_recording_frame_t a, b;
+        shoal_recording_frame(rec, k < 9 ? 7 * k : 60, &a);
+        shoal_recording_frame(t, k, &b);
+        cr_assert_eq(b.count, 50);
+        for (int32_t i = 0; i < 50; ++i) {
+            int32_t j = find(&a, b.ids[i]);
+            cr_assert_geq(j, 0);
+            cr_expect_eq(b.global_ids[i], a.global_ids[j]);
+            cr_expect_eq(memcmp(b.positions + 2 * i, a.positions + 2 * j, 2 * sizeof(float)), 0);
+            cr_expect_eq(memcmp(b.headings + i, a.headings + j, sizeof(float)), 0);
+        }
+    }
+    /* The estimate errs within a factor of three of what was written. */
+    sink_buffer_t b = {NULL, 0};
+    shoal_recording_reader_t* rd = open_reader(path);
+    shoal_error_t err;
+    view_summary_t summary;
+    cr_assert_eq(view_stream_write(rd, (view_thinning_t){1, 0, 1}, to_memory, &b, &summary, &err), 0);
+    uint64_t estimate = view_stream_size(rd, (view_thinning_t){1, 0, 1});
+    cr_expect(estimate < 3 * b.size && b.size < 3 * estimate, "estimated %llu, wrote %zu",
+              (unsigned long long)estimate, b.size);
+    /* ... and the summary covers every agent's position and both groups. */
+    cr_expect_eq(summary.group_count, 2);
+    cr_expect_gt(summary.max_speed, 0.0);
+    for (int32_t k = 0; k < 61; ++k) {
+        shoal_recording_frame_t a;
+        shoal_recording_frame(rec, k, &a);
+        for (int32_t i = 0; i < 2 * a.count; ++i)
+            cr_expect(a.positions[i] >= summary.lo[i % 2] && a.positions[i] <= summary.hi[i % 2]);
+    }
+    free(b.data);
+    shoal_recording_reader_close(rd);
+    shoal_recording_destroy(t);
+    shoal_recording_destroy(all);
+    shoal_recording_destroy(rec);
+    remove_dir(dir);
+}
+
+Test(view, a_version_2_or_1_recording_compresses_to_version_3)
+{
+    const char* path = SHOAL_SOURCE_DIR "/tests/fuzz/corpus/recording/tiny-2d.rec";
+    shoal_recording_t* rec = load(path);
+    shoal_recording_t* t = thinned(path, (view_thinning_t){1, 0, 1});
+    cr_expect_eq(shoal_recording_version(t), 3);
+    shoal_recording_geometry_t g;
+    cr_expect_eq(shoal_recording_geometry(t, &g), SHOAL_OK);
+    cr_expect_eq(g.wall_count + g.obstacle_count, 0, "a recording without geometry gets an empty one");
+    cr_assert_eq(shoal_recording_frame_count(t), shoal_recording_frame_count(rec));
+    for (int32_t k = 0; k < shoal_recording_frame_count(rec); ++k) {
+        shoal_recording_frame_t a, b;
+        shoal_recording_frame(rec, k, &a);
+        shoal_recording_frame(t, k, &b);
+        cr_expect_null(b.global_ids);
+        expect_same_frame(&a, &b, shoal_recording_header(rec)->dimensions, k);
+    }
+    shoal_recording_destroy(t);
+    shoal_recording_destroy(rec);
+}
+
 Test(view, a_version_1_recording_stays_without_geometry)
 {
     const char* path = SHOAL_SOURCE_DIR "/tests/fuzz/corpus/recording/tiny-2d.rec";
     shoal_recording_t* rec = load(path);
     cr_assert_eq(shoal_recording_version(rec), 1);
-    shoal_recording_t* t = thinned(path, (view_thinning_t){2, 0});
+    shoal_recording_t* t = thinned(path, (view_thinning_t){2, 0, 0});
     cr_expect_eq(shoal_recording_version(t), 1);
     shoal_recording_geometry_t g;
     cr_expect_eq(shoal_recording_geometry(t, &g), SHOAL_ERR_NOT_FOUND);
@@ -173,20 +273,20 @@ Test(view, the_automatic_choice_fits_and_thins_no_more_than_it_must)
     char dir[64], path[128];
     record_tiny(dir, path, sizeof path);
     shoal_recording_reader_t* rec = open_reader(path);
-    uint64_t whole = view_stream_size(rec, (view_thinning_t){1, 0});
+    uint64_t whole = view_stream_size(rec, (view_thinning_t){1, 0, 0});
 
-    view_thinning_t t = view_choose_thinning(rec, whole, 20, 10);
+    view_thinning_t t = view_choose_thinning(rec, 0, whole, 20, 10);
     cr_expect(t.every == 1 && t.max_agents == 0, "it fits: nothing thinned (%d, %d)", t.every, t.max_agents);
 
     /* A third of the bytes: fewer frames (61 -> 21 leaves more than 20), all agents. */
-    t = view_choose_thinning(rec, whole / 3, 20, 10);
+    t = view_choose_thinning(rec, 0, whole / 3, 20, 10);
     cr_expect_eq(t.max_agents, 0);
     cr_expect_leq(view_stream_size(rec, t), whole / 3);
-    cr_expect_gt(view_stream_size(rec, (view_thinning_t){t.every - 1, 0}), whole / 3,
+    cr_expect_gt(view_stream_size(rec, (view_thinning_t){t.every - 1, 0, 0}), whole / 3,
                  "every %d: %d would fit too", t.every, t.every - 1);
 
     /* A tenth, wanting 40 frames: fewer agents too. */
-    t = view_choose_thinning(rec, whole / 10, 40, 10);
+    t = view_choose_thinning(rec, 0, whole / 10, 40, 10);
     cr_expect(t.max_agents >= 10 && t.max_agents < 200, "max_agents %d", t.max_agents);
     cr_expect_leq(view_stream_size(rec, t), whole / 10);
     cr_expect_geq(view_frames_kept(61, t.every), 30, "every %d", t.every);
@@ -258,8 +358,8 @@ Test(view, the_page_holds_what_the_options_ask_and_says_so)
     cr_expect_eq(f.step, 60u);
     cr_expect(matches(attributes, "data-shown=\"every 4th frame \\(16 of 61\\), 50 of 200 agents\""), "%s",
               attributes);
-    /* the version of the file read (shoal run records version 3); the page
-     * itself holds version 2, which its reader parses */
+    /* the version of the file read (shoal run records version 4); the page
+     * holds version 4 too where it decodes zstd, else version 2 */
     cr_expect(matches(attributes, "data-version=\"4\""), "%s", attributes);
     shoal_recording_destroy(rec);
 

@@ -11,6 +11,7 @@
 /* The page, from the generated viewer_html.c. */
 extern const unsigned char viewer_html[];
 extern const size_t viewer_html_size;
+extern const int viewer_html_fzstd; /* the page decodes zstd: it gets compressed frames */
 
 /* Where the recording goes: this exact tag, empty, is in viewer.html. */
 #define VIEW_SLOT "<script type=\"application/octet-stream\" id=\"recording\"></script>"
@@ -68,11 +69,31 @@ static int base64_finish(base64_t* b)
     return b->used > 0 ? base64_flush_line(b) : 0;
 }
 
-/* Bytes of a page that carries a stream of `stream` bytes. */
+/* Bytes of a page that carries a stream of `stream` bytes (and its
+ * summary, in the 512 bytes on top). */
 static uint64_t page_bytes(uint64_t stream)
 {
     uint64_t digits = (stream + 2) / 3 * 4;
-    return viewer_html_size + digits + (digits + VIEW_LINE - 1) / VIEW_LINE + 256;
+    return viewer_html_size + digits + (digits + VIEW_LINE - 1) / VIEW_LINE + 512;
+}
+
+/* The summary the page reads before it decodes a frame (view_summary_t),
+ * as JSON in its own script tag after the recording's. */
+static void write_summary(FILE* out, const view_summary_t* s, int32_t dims)
+{
+    fputs("</script>\n<script type=\"application/json\" id=\"recording-summary\">{\"lo\":", out);
+    if (s->lo[0] <= s->hi[0]) {
+        for (int side = 0; side < 2; ++side) {
+            const float* v = side == 0 ? s->lo : s->hi;
+            fprintf(out, "%s[%.9g,%.9g,%.9g]", side == 0 ? "" : ",\"hi\":", (double)v[0], (double)v[1],
+                    dims == 3 ? (double)v[2] : 0.0);
+        }
+    } else {
+        fputs("null,\"hi\":null", out);
+    }
+    fprintf(out, ",\"max_speed\":%.9g,\"groups\":[", s->max_speed);
+    for (int32_t k = 0; k < s->group_count; ++k) fprintf(out, "%s%u", k ? "," : "", (unsigned)s->groups[k]);
+    fputs("]}\n", out);
 }
 
 /* Text HTML-escaped for an attribute. */
@@ -127,7 +148,8 @@ int view_page_write(const char* path, const view_page_t* about, shoal_recording_
         fprintf(out, " data-version=\"%d\">\n", (int)about->version);
         base64_t b64 = {.out = out};
         shoal_error_t err = {SHOAL_OK, ""};
-        int rc = view_stream_write(recording, thin, base64_sink, &b64, &err);
+        view_summary_t summary;
+        int rc = view_stream_write(recording, thin, base64_sink, &b64, &summary, &err);
         if (rc < 0) {
             if (rc == -2)
                 snprintf(why_out, why_size, "%s; %s not written", err.message, path);
@@ -137,6 +159,7 @@ int view_page_write(const char* path, const view_page_t* about, shoal_recording_
             return -1;
         }
         ok = rc == 0 && base64_finish(&b64) == 0;
+        if (ok) write_summary(out, &summary, shoal_recording_reader_header(recording)->dimensions);
     }
     if (ok) {
         size_t rest = viewer_html_size - (size_t)(tail - page);
@@ -202,13 +225,14 @@ void view_page_plan(shoal_recording_reader_t* recording, int32_t every, int32_t 
                     view_page_plan_t* out)
 {
     memset(out, 0, sizeof *out);
-    out->thin = (view_thinning_t){every > 0 ? every : 1, max_agents > 0 ? max_agents : 0};
-    out->whole_bytes = page_bytes(view_stream_size(recording, (view_thinning_t){1, 0}));
+    const int32_t compressed = viewer_html_fzstd;
+    out->thin = (view_thinning_t){every > 0 ? every : 1, max_agents > 0 ? max_agents : 0, compressed};
+    out->whole_bytes = page_bytes(view_stream_size(recording, (view_thinning_t){1, 0, compressed}));
     out->automatic = every <= 0 && max_agents <= 0 && out->whole_bytes > VIEW_AUTO_BYTES;
     if (out->automatic) {
         /* The most stream bytes for which page_bytes() stays within the limit. */
-        uint64_t room = (VIEW_AUTO_BYTES - viewer_html_size - 256) / (VIEW_LINE + 1) * VIEW_LINE / 4 * 3;
-        out->thin = view_choose_thinning(recording, room, VIEW_AUTO_FRAMES, VIEW_AUTO_AGENTS);
+        uint64_t room = (VIEW_AUTO_BYTES - viewer_html_size - 512) / (VIEW_LINE + 1) * VIEW_LINE / 4 * 3;
+        out->thin = view_choose_thinning(recording, compressed, room, VIEW_AUTO_FRAMES, VIEW_AUTO_AGENTS);
     }
     describe(recording, out->thin, out->shown, sizeof out->shown);
     out->bytes = page_bytes(view_stream_size(recording, out->thin));
