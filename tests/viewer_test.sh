@@ -34,7 +34,7 @@ src=$(cd "$3" && pwd)
 out=$4
 
 mkdir -p "$out"
-rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/torus.* "$out"/big* "$out"/*.html "$out"/*.png "$out"/profile-* \
+rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/torus.* "$out"/big* "$out"/raw4.* "$out"/bad4.* "$out"/*.html "$out"/*.png "$out"/profile-* \
   "$out"/status-*.txt
 
 fail() {
@@ -214,6 +214,36 @@ st=$(status_of "file://$out/v1.html#probe" v1)
 [ "$(field version "$st")" = 1 ] && [ "$(field frames "$st")" -gt 0 ] && [ "$(field drawn "$st")" -gt 0 ] &&
   [ "$(field walls "$st")" = 0 ] || fail "version 1: $st"
 echo "viewer test: version 1 recording: $st"
+
+# The page's own reader, as its file button reads a file: a page whose recording tag holds a
+# file's bytes as they are (no summary from shoal view). With fzstd it reads every version:
+# the version 4 file shoal run writes plays; a frame whose bytes were changed is refused at
+# its checksum, with the frames before it kept. Without fzstd a version 4 file is refused
+# with a message saying what would play it.
+raw_page() { # raw_page FILE OUT: view.html with FILE's bytes in its recording tag, and nothing else from shoal view
+  perl -0pe 'BEGIN { local $/; open(my $f, "<", $ENV{RAW}) or die; binmode $f; $b = <$f>; use MIME::Base64; $b64 = encode_base64($b); }
+    s/<script type="application\/octet-stream" id="recording"[^>]*>.*?<\/script>/<script type="application\/octet-stream" id="recording">$b64<\/script>/s;
+    s/<script type="application\/json" id="recording-summary">.*?<\/script>//s' "$out/view.html" >"$2"
+}
+"$shoal" run "$src/scenarios/tiny.json" --steps 20 --threads 1 --quiet --record "$out/raw4.bin" >/dev/null
+RAW="$out/raw4.bin" raw_page "$out/raw4.bin" "$out/raw4.html"
+head -c 6000 "$out/raw4.bin" >"$out/bad4.bin" # frame 0 and into frame 1, then ones
+printf '\1%.0s' $(seq 1 200) >>"$out/bad4.bin"
+tail -c +6201 "$out/raw4.bin" >>"$out/bad4.bin"
+RAW="$out/bad4.bin" raw_page "$out/bad4.bin" "$out/bad4.html"
+st=$(status_of "file://$out/raw4.html" raw4)
+if grep -q '<script id="fzstd-js">[^<]' "$out/view.html"; then
+  check_playing "$st" 21 200 "a version 4 file read by the page"
+  [[ $st == *" version=4 "* && $(field decoded "$st") -gt 0 ]] || fail "the version 4 file was not decoded by the page: $st"
+  st=$(status_of "file://$out/bad4.html" bad4)
+  grep -qE 'frame [0-9]+ at byte [0-9]+ is corrupt \(checksum mismatch\); showing the frames before it' "$out/dom-bad4.html" &&
+    [ "$(field frames "$st")" -ge 1 ] && [ "$(field frames "$st")" -lt 21 ] ||
+    fail "a damaged version 4 frame: no checksum warning, or not cut there: $st"
+  echo "viewer test: the page read a version 4 file ($(field frames "$st") of 21 frames of a damaged one, with a warning)"
+else
+  grep -q 'this page was built without fzstd' "$out/dom-raw4.html" || fail "a page without fzstd does not say why it cannot read version 4: $st"
+  echo "viewer test: without fzstd the page refuses a version 4 file, saying why"
+fi
 
 # Screenshots, measured (tests/viewer_pixels.js, in Chromium too) against what the
 # recording says should be there, not against stored images: each check takes one run of
