@@ -1367,6 +1367,14 @@ Test(recording, cli_run_record_is_readable)
     cr_expect_not_null(
         strstr(text, "id=\"recording\" data-name=\"tiny.rec\" data-version=\"4\">\nU0hPQUxSRU"),
         "the recording is embedded as base64 (read from version 4, written as version 2)");
+    /* no address outside the libraries the page carries (three.js and
+     * fzstd name some in their text) */
+    static const char* const libraries[] = {"<script id=\"three-js\">", "<script id=\"fzstd-js\">"};
+    for (int k = 0; k < 2; ++k) {
+        char* open = strstr(text, libraries[k]);
+        char* close = open ? strstr(open, "</script>") : NULL;
+        if (open && close) memset(open, ' ', (size_t)(close - open));
+    }
     cr_expect_null(strstr(text, "http://"), "no network");
     cr_expect_null(strstr(text, "https://"), "no network");
     free(text);
