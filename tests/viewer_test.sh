@@ -341,6 +341,17 @@ m1=$(measure "$out/single.png" "$hues")
 at_least "$(value hues "$m")" 4 && [ "$(value hues "$m1")" -le 1 ] ||
   fail "heading colors: hue sectors $m with heading colors, $m1 with one color"
 echo "viewer test: heading colors: $m hue sectors (one color: $m1)"
+# The same drawn by WebGL's other way (#gl=instanced: one instanced mesh, what a browser with
+# a GPU gets; software WebGL gets point sprites), where the page has three.js.
+st=$(shot "file://$out/plaza.html#color=heading&gl=instanced" heading-instanced)
+if [[ $st == *draw=webgl* ]]; then
+  [[ $st == *draw=webgl-instanced* ]] || fail "#gl=instanced: $st"
+  m=$(measure "$out/heading-instanced.png" "$hues")
+  at_least "$(value hues "$m")" 4 || fail "heading colors, instanced mesh: hue sectors $m"
+  echo "viewer test: heading colors, instanced mesh: $m hue sectors"
+else
+  echo "viewer test: no WebGL drawing in this page ($(value draw "$st")): the instanced mesh is not checked"
+fi
 
 # Thinned at view time: every 2nd frame of the plaza's 5 and 500 of its 1,600 agents, and
 # the page says so above the view.
