@@ -14,8 +14,9 @@
  *   made into a page, with a warning: its complete frames are worth seeing,
  *   which is the point of writing frames as the run goes.
  * - What the page gets is not the file's bytes but the frames the reader
- *   decodes, written again in the uncompressed layout the page parses
- *   (tools/view_stream.h): so the page plays any version the library reads,
+ *   decodes, written again in a layout the page parses (tools/view_stream.h:
+ *   compressed, versions 3 and 4, where the page has fzstd; else
+ *   uncompressed): so the page plays any version the library reads,
  *   and big recordings are thinned on the way (--every, --max-agents; chosen
  *   automatically past VIEW_AUTO_BYTES), the page saying what it shows.
  * - The page is written beside OUT and renamed over it, so OUT is never
