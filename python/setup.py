@@ -7,10 +7,10 @@ The extension module is built by the project's CMake (python/CMakeLists.txt,
 target shoal_python) in a build directory of its own, configured for the
 interpreter running this script, and linked with the static library, so the
 installed module needs no libshoal.so at run time; shoal.export and
-shoal.view compile the command's writers (tools/export_*.c, view_page.c)
+shoal.view compile the command's writers (cli/export/export_*.c, view_page.c)
 and the viewer page in, with SQLite and GEOS where pkg-config finds them. Needs cmake, a C compiler, the library's -dev
 packages (README), python3-dev, python3-numpy and cython3. SHOAL_CMAKE_ARGS adds configure arguments (for example
-"-DSHOAL_NATIVE=OFF" for a module that runs on other CPUs)."""
+"-DSHOAL_NATIVE=ON" for a module built for this CPU alone)."""
 import os
 import shlex
 import shutil

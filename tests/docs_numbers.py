@@ -31,7 +31,7 @@ checked here: they depend on the machine and carry their machine, date and
 command in the text instead.
 
 It also checks that docs/index.md links every page of docs/, and that every
-relative link of README.md, bench/README.md and docs/ names a file that is
+relative link of README.md, benchmark/README.md and docs/ names a file that is
 there.
 
 A command may also start with a program given as --program NAME=PATH (the

@@ -1,5 +1,5 @@
 /* Obstacle avoidance keeps agents out at its defaults: over the grid of
- * tools/avoid_grid.h (7 lateral offsets of the obstacle from the straight
+ * experiments/avoid/avoid_grid.h (7 lateral offsets of the obstacle from the straight
  * path, max speeds 2, 5 and 8 m/s, obstacle radii 0.5 to 4 m), no agent
  * that seeks, arrives, flocks or directed-seeks with AVOID at
  * shoal_avoid_default() (normal field, and the same with the tangential
@@ -10,7 +10,7 @@
  * `shoal experiment avoid` prints the same grid's figures. */
 #include <criterion/criterion.h>
 
-#include "tools/avoid_grid.h"
+#include "experiments/avoid/avoid_grid.h"
 
 static void grid_keeps_out(int dims, avoid_grid_behavior_t behavior, int tangential)
 {

@@ -1,4 +1,4 @@
-/* `shoal bench nav` as a script sees it: the keys bench/README.md lists,
+/* `shoal bench nav` as a script sees it: the keys benchmark/README.md lists,
  * figures that agree with each other, a small maze and a small office that
  * every pedestrian gets through, one state hash for 1 and 2 threads, the
  * solve alone, and clear usage errors. Timings are never checked against a

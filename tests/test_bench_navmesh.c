@@ -1,4 +1,4 @@
-/* `shoal bench navmesh` as a script sees it: the keys bench/README.md lists
+/* `shoal bench navmesh` as a script sees it: the keys benchmark/README.md lists
  * for shoal's side and DetourCrowd's, figures within their ranges, the text
  * report, and usage errors. In a build without Recast and Detour every
  * test checks the documented refusal instead. Timings are never checked

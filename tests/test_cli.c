@@ -391,7 +391,7 @@ Test(cli, default_file_is_scenarios_default_json)
     cJSON_Delete(root);
 }
 
-/* The benchmarks run and report what bench/README.md promises; their
+/* The benchmarks run and report what benchmark/README.md promises; their
  * figures are checked by people reading them, never against a clock here. */
 Test(cli, bench_flock_reports_its_keys)
 {
@@ -509,7 +509,7 @@ Test(cli, bench_planner_reports_its_keys)
 }
 
 /* Crowd agents on the grid (2D and 3D), the shuffled grid and the circle:
- * the keys bench/README.md lists, figures in their ranges, and the same
+ * the keys benchmark/README.md lists, figures in their ranges, and the same
  * state on 1 and 2 threads. */
 Test(cli, bench_crowd_reports_its_keys)
 {

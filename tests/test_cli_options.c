@@ -1,4 +1,4 @@
-/* The subcommands' option tables (tools/cli_options.c): help and parsing
+/* The subcommands' option tables (cli/cli_options.c): help and parsing
  * agree. Every option a help page lists is accepted by its subcommand, every
  * option literal in the tools' sources that a subcommand accepts is on its
  * help page, and every help page (the pages that list the kinds of
@@ -177,16 +177,25 @@ Test(cli_options, every_option_on_a_help_page_parses, .timeout = 120)
     }
 }
 
-/* Every "--name" string literal in tools/ and bench/ sources. */
+/* Every "--name" string literal in cli/, experiments/ and benchmark/ sources. */
 static int source_options(char names[][48], int max)
 {
-    static const char* files[] = {
-        "tools/cmd_run.c",       "tools/cmd_view.c",       "tools/cmd_dseek.c",
-        "tools/cmd_soak.c",      "tools/cmd_pathfollow.c", "tools/cmd_planner_experiment.c",
-        "tools/cmd_plot.c",      "tools/plot_dseek.c",     "tools/plot_pathfollow.c",
-        "tools/plot_trim.c",     "tools/plot_scaling.c",   "bench/bench_flock.c",
-        "bench/bench_planner.c", "bench/bench_crowd.c",    "bench/bench_scaling.c",
-        "tools/cmd_validate.c"};
+    static const char* files[] = {"cli/cmd_run.c",
+                                  "cli/viewer/cmd_view.c",
+                                  "experiments/dseek/cmd_dseek.c",
+                                  "cli/cmd_soak.c",
+                                  "experiments/pathfollow/cmd_pathfollow.c",
+                                  "experiments/planner/planner_experiment.c",
+                                  "cli/plot/cmd_plot.c",
+                                  "cli/plot/plot_dseek.c",
+                                  "cli/plot/plot_pathfollow.c",
+                                  "cli/plot/plot_trim.c",
+                                  "cli/plot/plot_scaling.c",
+                                  "benchmark/bench_flock.c",
+                                  "benchmark/bench_planner.c",
+                                  "benchmark/bench_crowd.c",
+                                  "benchmark/bench_scaling.c",
+                                  "experiments/crowd/validate_crowd.c"};
     regex_t re;
     cr_assert_eq(regcomp(&re, "\"(--[a-z][a-z0-9-]*)", REG_EXTENDED), 0);
     int count = 0;

@@ -10,7 +10,7 @@
 #include <shoal/scenario.h>
 #include <shoal/snapshot.h>
 
-#include "../bench/crowd_scene.h"
+#include "scenes/crowd_scene.h"
 #include "ecs/world.h"
 #include "modules/contacts/contacts.h"
 #include "support.h"
@@ -166,7 +166,7 @@ Test(crowd, a_teleport_inside_the_step_is_pushed_out)
     }
 }
 
-/* The same in 3D, on the benchmark's sphere (bench/crowd_scene.h: 2000
+/* The same in 3D, on the benchmark's sphere (scenes/crowd_scene.h: 2000
  * agents on a sphere, each bound for its antipode). In the central jam a
  * sphere has more touching neighbors than a 2D disc can (up to 12): with
  * only the 8 nearest kept for the contact pass, a pair left off both lists

@@ -1,11 +1,11 @@
-/* The experiments' statistics (tools/stats.c): Student's t quantile, the
+/* The experiments' statistics (cli/stats.c): Student's t quantile, the
  * t interval of a mean and the Wilson interval of a proportion, against
  * values computed independently (R: qt(0.975, df); t.test; prop.test
  * without continuity correction, i.e. binom::binom.wilson). */
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "tools/stats.h"
+#include "cli/stats.h"
 
 Test(stats, t_quantile)
 {

@@ -1,4 +1,4 @@
-/* What `shoal view` puts in its page (tools/view_stream.h): the recording
+/* What `shoal view` puts in its page (cli/viewer/view_stream.h): the recording
  * written again from what the library's reader loaded, every N-th frame and
  * at most M agents a frame, read back here with the library's reader; the
  * automatic thinning of big recordings; and the command's options, its
@@ -15,7 +15,7 @@
 
 #include "cli_run.h"
 #include "shoal/recording.h"
-#include "tools/view_stream.h"
+#include "cli/viewer/view_stream.h"
 
 #define TINY SHOAL_SOURCE_DIR "/scenarios/tiny.json"
 

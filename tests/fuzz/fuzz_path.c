@@ -1,5 +1,5 @@
 /* Fuzz target: course files, the path files of `shoal pathfollow --path`
- * (course_parse in tools/course_file.c), then, for a course that parses,
+ * (course_parse in experiments/pathfollow/course_file.c), then, for a course that parses,
  * the library calls the command makes with it: a world with its terrain
  * and obstacles (pf_course_world), the path, one vehicle following it, and
  * a few steps. Courses parse up to 4096 x 4096 terrains, but an input is at
@@ -8,8 +8,8 @@
 
 #include "shoal/shoal.h"
 #include "tests/fuzz/fuzz.h"
-#include "tools/courses.h"
-#include "tools/pathfollow_runs.h"
+#include "experiments/pathfollow/courses.h"
+#include "experiments/pathfollow/pathfollow_runs.h"
 
 enum { FUZZ_STEPS = 8 };
 
