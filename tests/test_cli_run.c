@@ -324,7 +324,7 @@ Test(cli_run, every_help_page_has_one_format)
 
 /* `shoal soak --crowd` for a few seconds: pedestrians through doors that
  * close and open, both worlds saved and loaded back once (memory, then a
- * file), every invariant held (docs/reliability.md). */
+ * file), every invariant held (docs/dev/reliability.md). */
 Test(cli_run, soak_crowd_holds_its_invariants)
 {
     cJSON* root = run_json((const char*[]){"soak", "--crowd", "--steps", "1200", "--agents", "120",

@@ -1,5 +1,5 @@
 /* Shared by the fuzz targets (tests/fuzz/fuzz_*.c): the entry point and the
- * checks a target makes on top of the sanitizers. docs/fuzzing.md says what
+ * checks a target makes on top of the sanitizers. docs/dev/fuzzing.md says what
  * each target covers and how to run it. */
 #ifndef SHOAL_FUZZ_H
 #define SHOAL_FUZZ_H
