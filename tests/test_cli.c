@@ -652,7 +652,7 @@ Test(cli, dseek_rejects_bad_usage)
     }
 }
 
-/* ---- path following (issue 5) --------------------------------------------- */
+/* ---- path following ------------------------------------------------------- */
 
 /* root[object][key]["mean"]: a figure of the experiment, with its interval. */
 static double member_mean(const cJSON* root, const char* object, const char* key)
@@ -952,7 +952,7 @@ Test(cli, resume_runs_the_remaining_steps_and_rejects_bad_snapshots)
     scratch_remove(&s);
 }
 
-/* ---- issue 18: outputs, readers, extreme options, --resume checks ------- */
+/* ---- outputs, readers, extreme options, --resume checks ----------------- */
 
 /* Files under a scratch directory, by name (the scratch_t above holds four). */
 typedef struct scratch_dir_t {

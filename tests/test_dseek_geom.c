@@ -1,9 +1,10 @@
-/* Directed seek geometry (seed 000): the chosen 3-segment path against an
- * independent reference built from angles in double precision, the stage
- * tests of eqs. (2)-(4), kinematic simulations that must arrive from every
- * start of a grid (2D far and close, other integrators, two radii, 3D), and
- * the error paths. Simulations step the heading toward the steer by at most
- * V dt / r_min and move V dt along it, with V dt = 0.02 r_min. */
+/* Directed seek geometry (Jakob, "Directional extensions of seek steering
+ * behavior"): the chosen 3-segment path against an independent reference
+ * built from angles in double precision, the stage tests of eqs. (2)-(4),
+ * kinematic simulations that must arrive from every start of a grid (2D far
+ * and close, other integrators, two radii, 3D), and the error paths.
+ * Simulations step the heading toward the steer by at most V dt / r_min and
+ * move V dt along it, with V dt = 0.02 r_min. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stddef.h>

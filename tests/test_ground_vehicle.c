@@ -1,4 +1,5 @@
-/* Ground vehicles (issue 5): the presets and their checks, the model's
+/* Ground vehicles (after de Schaetzen and Sestini, "Efficient ground vehicle
+ * path following in game AI"): the presets and their checks, the model's
  * behaviour against closed-form expectations (top speed, turning radius,
  * braking distance, gravity on slopes, the grip limit), the hovercraft's
  * weak climbing that the paper's PI controller fixes, obstacle contact, the

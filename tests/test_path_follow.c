@@ -1,4 +1,5 @@
-/* Ground-vehicle path following (seed 001): eqs. (3)/(4) against dense
+/* Ground-vehicle path following (de Schaetzen and Sestini, "Efficient
+ * ground vehicle path following in game AI"): eqs. (3)/(4) against dense
  * sampling of eq. (2)'s curvature, Algorithm 1 on straight lines and on
  * circles, the PI anti-windup against a naive integrator, pure pursuit on a
  * simulated kinematic bicycle (forward and reverse), path validation, the

@@ -1,8 +1,8 @@
-/* Planner agents among planner agents (issue 17 item 5): every planner
- * agent's search sees the others as moving spheres along their predicted
- * tracks, so ships that meet head-on pass each other; the tracks come from
- * state fixed before the plan stage, so results stay one hash for every
- * thread count (test_planner_world.c's one_hash runs 200 such agents). */
+/* Planner agents among planner agents: every planner agent's search sees the
+ * others as moving spheres along their predicted tracks, so ships that meet
+ * head-on pass each other; the tracks come from state fixed before the plan
+ * stage, so results stay one hash for every thread count
+ * (test_planner_world.c's one_hash runs 200 such agents). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>

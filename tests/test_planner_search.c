@@ -1,10 +1,11 @@
-/* Planner search (issue 6, seed 004 sections 3.1, 3.3, 5): behaviors stay
- * in [0, 1] and follow the paper's Seek formula; the sphere scene agrees
- * with a brute-force exact test in double; the best-first search returns
- * the optimum of exhaustive enumeration on small trees; the strategies
- * visit the states they should, always include the straight control and
- * steer around a wall; bad inputs give messages; results repeat bit for
- * bit. */
+/* Planner search (sections 3.1, 3.3 and 5 of the trim-trajectory planning
+ * paper: online path planning over pre-integrated trim trajectories):
+ * behaviors stay in [0, 1] and follow the paper's Seek formula; the sphere
+ * scene agrees with a brute-force exact test in double; the best-first
+ * search returns the optimum of exhaustive enumeration on small trees; the
+ * strategies visit the states they should, always include the straight
+ * control and steer around a wall; bad inputs give messages; results repeat
+ * bit for bit. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -1097,7 +1098,7 @@ Test(planner_search, tree_hook_reads_the_search_without_changing_it)
     trim_table_free(&t, test_free, NULL);
 }
 
-/* ---- windowed spheres, owners, leaving (issue 17 item 5) ------------------ */
+/* ---- windowed spheres, owners, leaving ------------------------------------ */
 
 /* A vehicle's track is pieces of linear motion, each existing only in its
  * window; its owner's own queries leave it out; found through the index as

@@ -1,9 +1,9 @@
-/* Planner agents as agents of a world (issue 6, part 4 and the world side of
- * parts 1-3): execution against the trim table bit for bit, seeking through
- * obstacle fields without collisions, one hash for every thread count,
- * staggered replanning, bad input, trim tables saved and loaded through the
- * world, and ordinary agents and ground vehicles left exactly as they were.
- * The pure modules are tested in test_trim.c and test_planner_search.c. */
+/* Planner agents as agents of a world: execution against the trim table bit
+ * for bit, seeking through obstacle fields without collisions, one hash for
+ * every thread count, staggered replanning, bad input, trim tables saved and
+ * loaded through the world, and ordinary agents and ground vehicles left
+ * exactly as they were. The pure modules are tested in test_trim.c and
+ * test_planner_search.c. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <criterion/criterion.h>
 #include <math.h>

@@ -1660,9 +1660,9 @@ Test(recording, cli_record_versions_2_3_and_4_hold_the_same_frames)
     scratch_cleanup();
 }
 
-/* Issue 21's goal: the default scenario's recording at least 4 times
- * smaller than uncompressed (its first 100 steps here; the whole run is
- * 5.6 times, docs/recording.md). */
+/* The aim: the default scenario's recording at least 4 times smaller than
+ * uncompressed (its first 100 steps here; the whole run is 5.6 times,
+ * docs/recording.md). */
 Test(recording, cli_default_scenario_records_4x_smaller)
 {
     scratch_init();

@@ -1,6 +1,5 @@
-/* Regression tests of issue 18 (hostile-input review, second round): each
- * failed on the library before its fix. CLI-level cases are in
- * tests/test_cli.c. */
+/* Regression tests of the second hostile-input review: each failed on the
+ * library before its fix. CLI-level cases are in tests/test_cli.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <sys/stat.h>

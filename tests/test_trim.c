@@ -1,8 +1,9 @@
-/* Pre-integrated trim trajectories (issue 6, seed 004 section 3.2): table
- * layout and control sampling, the table against the online integration bit
- * for bit, Euler physics (arcs, first-order convergence, planarity, mirror
- * symmetry, pitch and roll signs), save/load with its failure modes, spec
- * validation and determinism. */
+/* Pre-integrated trim trajectories (section 3.2 of the trim-trajectory
+ * planning paper: online path planning over pre-integrated trim
+ * trajectories): table layout and control sampling, the table against the
+ * online integration bit for bit, Euler physics (arcs, first-order
+ * convergence, planarity, mirror symmetry, pitch and roll signs), save/load
+ * with its failure modes, spec validation and determinism. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir, unlink */
 
 #include <criterion/criterion.h>
@@ -19,7 +20,7 @@
 #include "io/trim_file.h"
 #include "support.h"
 
-_Static_assert(sizeof(trim_entry_t) == 40, "seed 004: 12 + 12 + 16 bytes per path");
+_Static_assert(sizeof(trim_entry_t) == 40, "the planning paper's 12 + 12 + 16 bytes per path");
 
 /* The paper's 2D model (Figure 7: 17 control samples) and 3D model (121). */
 static trim_spec_t spec_2d(int32_t substeps)

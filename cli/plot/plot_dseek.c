@@ -1,6 +1,7 @@
-/* `shoal plot dseek`: one directed-seek run (seed 000, Figure 5). The run
- * is `shoal dseek`'s (dseek_simulate: the near-kinematic vehicle through
- * the world); the plan drawn over it is the geometry code's answer at the
+/* `shoal plot dseek`: one directed-seek run (Figure 5 of Jakob,
+ * "Directional extensions of seek steering behavior"). The run is
+ * `shoal dseek`'s (dseek_simulate: the near-kinematic vehicle through the
+ * world); the plan drawn over it is the geometry code's answer at the
  * start pose (dseek_steer_2d), so the picture shows what was planned and
  * what was flown, from the same code that steers. */
 #define _POSIX_C_SOURCE 200809L

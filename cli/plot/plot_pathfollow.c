@@ -1,4 +1,5 @@
-/* `shoal plot pathfollow`: one ground vehicle on one course (seed 001).
+/* `shoal plot pathfollow`: one ground vehicle on one course (de Schaetzen
+ * and Sestini, "Efficient ground vehicle path following in game AI").
  * The run is `shoal pathfollow`'s (pf_run_course_observed through the
  * world); the picture is the course seen from above: terrain shading, the
  * corridor (every point within half_width of the path, which is what the

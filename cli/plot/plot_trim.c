@@ -1,5 +1,7 @@
 /* `shoal plot trim` and `shoal plot search`: the planner's trim
- * trajectories (seed 004, Figures 3 and 4) and one search tree (Figure 5).
+ * trajectories (Figures 3 and 4 of the trim-trajectory planning paper:
+ * online path planning over pre-integrated trim trajectories) and one
+ * search tree (its Figure 5).
  *
  * Every curve is integrated with the planner's own integrator
  * (trim_integrate_step and trim_compose, the code planner agents fly), from

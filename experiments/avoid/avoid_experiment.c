@@ -48,9 +48,10 @@ static const cli_option_t avoid_options[] = {
 static const cli_spec_t avoid_spec = {
     .command = "experiment avoid",
     .usage = "[options]",
-    .about = "Obstacle avoidance (seed 003) over a grid: one obstacle off the straight path\n"
-             "of agents that seek, arrive at, or directed-seek a target behind it, or fly\n"
-             "on as a flock of five (without a goal, and seeking the target at weight 0.5);\n"
+    .about = "Obstacle avoidance (\"Behavior-based control examples\", after Reynolds)\n"
+             "over a grid: one obstacle off the straight path of agents that seek, arrive\n"
+             "at, or directed-seek a target behind it, or fly on as a flock of five\n"
+             "(without a goal, and seeking the target at weight 0.5);\n"
              "7 lateral offsets (0 to 0.95 of r_o + r_B), max speeds\n"
              "2, 5 and 8 m/s, obstacle radii 0.5, 1, 2 and 4 m: 84 runs per behavior and\n"
              "field, each with the default vehicle, controller and AVOID parameters unless\n"

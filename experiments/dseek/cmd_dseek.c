@@ -362,7 +362,7 @@ static int grid_pose(grid_starts starts, int dims, double rmin, int k, dseek_pos
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
     b->d[0] = 1.0f;
-    if (starts == STARTS_FAR) { /* issue 4's 1,000: 10 distances (4 to 40 r_min), 20 bearings, 5 headings */
+    if (starts == STARTS_FAR) { /* 1,000 far starts: 10 distances (4 to 40 r_min), 20 bearings, 5 headings */
         int ring = k / 100, bearing = (k / 5) % 20, h = k % 5;
         double dist = rmin * (4.0 + 4.0 * ring), ang = bearing * 0.314159265;
         a->p[0] = (float)(dist * cos(ang));

@@ -1,5 +1,6 @@
 /* `shoal pathfollow` (one vehicle on one course) and `shoal experiment
- * pathfollow` (the Table I experiment of issue 5).
+ * pathfollow` (the Table I experiment of de Schaetzen and Sestini,
+ * "Efficient ground vehicle path following in game AI").
  * Course files (--path FILE): experiments/pathfollow/course_file.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>

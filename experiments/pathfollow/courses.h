@@ -1,7 +1,7 @@
-/* The path-following experiment's courses (issue 5): a terrain (height
- * field), static obstacles (vertical cylinders) and one path with its
- * corridor half-width, built procedurally so that every run of the
- * experiment sees the same ground.
+/* The path-following experiment's courses: a terrain (height field), static
+ * obstacles (vertical cylinders) and one path with its corridor half-width,
+ * built procedurally so that every run of the experiment sees the same
+ * ground.
  *
  * Two sets that share no course: the ten test courses of the Table I
  * experiment, and the tuning courses the black-box tuner may look at.

@@ -1,6 +1,7 @@
-/* Runs of the path-following experiment (issue 5): vehicles driving the
- * courses of courses.h through a shoal world, the per-run metrics of the
- * paper's Table I, the black-box tuner and the soak run. */
+/* Runs of the path-following experiment: vehicles driving the courses of
+ * courses.h through a shoal world, the per-run metrics of Table I of de
+ * Schaetzen and Sestini, "Efficient ground vehicle path following in game
+ * AI", the black-box tuner and the soak run. */
 #ifndef SHOAL_CLI_PATHFOLLOW_RUNS_H
 #define SHOAL_CLI_PATHFOLLOW_RUNS_H
 

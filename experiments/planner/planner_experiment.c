@@ -1,5 +1,6 @@
-/* `shoal experiment planner`: the experiments of seed 004 section 4
- * (issue 6 part 5) on the library's planner agents.
+/* `shoal experiment planner`: the experiments of section 4 of the
+ * trim-trajectory planning paper (online path planning over pre-integrated
+ * trim trajectories) on the library's planner agents.
  *
  * - Figure 6: five configurations (2D seek, 3D seek, 2D dynamic pursuit,
  *   3D pursuit in a five times denser field, 3D meet), each run `runs`
@@ -1090,11 +1091,12 @@ static const cli_option_t planner_options[] = {
 static const cli_spec_t planner_spec = {
     .command = "experiment planner",
     .usage = "[options]",
-    .about = "The experiments of seed 004 section 4 with planner agents: Figure 6 (mean\n"
-             "goodness of the chosen path segments and collisions in five configurations,\n"
-             "for single-step, uniform and adaptive search), Figure 7 (ms per search of a\n"
-             "single ship, 2D with 17 controls and 3D with 121) and the 15 against 15\n"
-             "fleet battle.\n",
+    .about = "The experiments of section 4 of the trim-trajectory planning paper (online\n"
+             "path planning over pre-integrated trim trajectories) with planner agents:\n"
+             "Figure 6 (mean goodness of the chosen path segments and collisions in five\n"
+             "configurations, for single-step, uniform and adaptive search), Figure 7 (ms\n"
+             "per search of a single ship, 2D with 17 controls and 3D with 121) and the 15\n"
+             "against 15 fleet battle.\n",
     .options = planner_options,
     .option_count = CLI_COUNT(planner_options),
 };

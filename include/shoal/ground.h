@@ -57,7 +57,8 @@ typedef struct shoal_ground_vehicle_t {
 SHOAL_API shoal_status_t shoal_ground_vehicle_preset(const char* name, shoal_ground_vehicle_t* out,
                                                      shoal_error_t* err);
 
-/* Which path follower drives a ground vehicle (seed 001). */
+/* Which path follower drives a ground vehicle (de Schaetzen and Sestini,
+ * "Efficient ground vehicle path following in game AI"). */
 typedef enum shoal_follower_t {
     SHOAL_FOLLOWER_PROPOSED = 0, /* the paper's: Bezier-curvature target speed, PI speed control */
     SHOAL_FOLLOWER_BASELINE = 1  /* the comparison: angle-based target speed, P speed control */

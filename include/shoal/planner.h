@@ -22,14 +22,16 @@ extern "C" {
 /* Planner agents                                                            */
 /* ------------------------------------------------------------------------ */
 
-/* A planner agent (seed 004) flies like a spacecraft: at a constant
- * forward speed, turning by body rates (yaw; in 3D also pitch and optionally
- * roll) that change linearly over fixed control intervals. At
- * the start of each of its intervals it searches the tree of pre-integrated
- * trim trajectories (the world's trim table) for the best path a few
- * intervals deep, scoring each segment with goodness functions in [0, 1]
- * (seek, flee, pursue, evade, each times AvoidCollision), and flies the
- * first control of that path. Execution follows the table bit for bit.
+/* A planner agent (after the trim-trajectory planning paper: online path
+ * planning over pre-integrated trim trajectories, with the spacecraft of the
+ * game Aeternalis) flies like a spacecraft: at a constant forward speed,
+ * turning by body rates (yaw; in 3D also pitch and optionally roll) that
+ * change linearly over fixed control intervals. At the start of each of its
+ * intervals it searches the tree of pre-integrated trim trajectories (the
+ * world's trim table) for the best path a few intervals deep, scoring each
+ * segment with goodness functions in [0, 1] (seek, flee, pursue, evade, each
+ * times AvoidCollision), and flies the first control of that path. Execution
+ * follows the table bit for bit.
  *
  * It moves by its trim trajectories, not by forces: its behaviors weights,
  * `vehicle` and `control` are kept but not used (vehicle.max_speed still
@@ -84,11 +86,11 @@ typedef enum shoal_plan_goal_t {
 } shoal_plan_goal_t;
 
 /* A planner agent's definition (see the section's comment). The search
- * parameters are the seed's: discount d, optimism f, depth limit D_max, the
+ * parameters are the paper's: discount d, optimism f, depth limit D_max, the
  * best leaf chosen among depth >= min_depth, an expansion budget, and the
  * strategies' sampling. The expansion budget is deterministic: results never
  * depend on the machine or the thread count. The optional time budget
- * (time_budget_ms) makes searches anytime, as the seed's are: a search stops
+ * (time_budget_ms) makes searches anytime, as the paper's are: a search stops
  * when its wall time runs out and flies the best path found so far. */
 typedef struct shoal_planner_t {
     int32_t enabled;                /* 1: a planner agent. 0 or 1. Default 0 */

@@ -97,8 +97,9 @@ SHOAL_API shoal_world_def_t shoal_world_default_def(void);
 /* Agents                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Physical limits and inertia of an agent's vehicle (seed "Basic vehicle
- * dynamics"): m dV/dt = F, I d2(theta)/dt2 = tau, |F| <= max_force,
+/* Physical limits and inertia of an agent's vehicle ("Basic vehicle
+ * dynamics" of "Behavior-based control examples", after Reynolds):
+ * m dV/dt = F, I d2(theta)/dt2 = tau, |F| <= max_force,
  * |tau| <= max_torque, |V| <= max_speed, |omega| <= max_turn_rate. */
 typedef struct shoal_vehicle_t {
     float mass;          /* kg, > 0. Default 1 */
@@ -118,9 +119,10 @@ typedef struct shoal_control_t {
 } shoal_control_t;
 
 /* Steering behaviors. Each produces a desired velocity; an agent's behaviors
- * combine as the weighted sum of those velocities (seed 003). The weight of
- * separation, alignment and cohesion is the seed's c_separate, c_alignment,
- * c_cohesion; their sum is V_flock. */
+ * combine as the weighted sum of those velocities ("Behavior-based control
+ * examples", after Reynolds). The weight of separation, alignment and
+ * cohesion is that paper's c_separate, c_alignment, c_cohesion; their sum
+ * is V_flock. */
 typedef enum shoal_behavior_t {
     SHOAL_BEHAVIOR_SEEK = 0,      /* toward the target at max speed */
     SHOAL_BEHAVIOR_FLEE = 1,      /* away from the threat at max speed */
@@ -153,10 +155,11 @@ typedef struct shoal_neighbors_t {
     float cohesion_gain;   /* K_cohesion, 1/s, >= 0. Default 1 */
 } shoal_neighbors_t;
 
-/* Wander (seed 003): each step a random unit vector scaled by `noise` is
- * added to the wander velocity, which is renormalized to `strength`; the
- * desired velocity is V_0 + V_wander with V_0 = cruise_speed along the
- * heading. Random draws are keyed by (world seed, agent, step). */
+/* Wander ("Behavior-based control examples"): each step a random unit vector
+ * scaled by `noise` is added to the wander velocity, which is renormalized
+ * to `strength`; the desired velocity is V_0 + V_wander with V_0 =
+ * cruise_speed along the heading. Random draws are keyed by (world seed,
+ * agent, step). */
 typedef struct shoal_wander_t {
     float cruise_speed; /* |V_0|, m/s, >= 0. Default 2 */
     float strength;     /* K_wander, m/s, >= 0. Default 1 */
@@ -170,8 +173,9 @@ typedef struct shoal_pursuit_t {
     float max_prediction; /* s, >= 0. Default 2 */
 } shoal_pursuit_t;
 
-/* Leader following (seed 003): arrival at a point `behind + behind_per_speed
- * * |V_leader|` meters behind the leader; combine with SEPARATE. */
+/* Leader following ("Behavior-based control examples"): arrival at a point
+ * `behind + behind_per_speed * |V_leader|` meters behind the leader;
+ * combine with SEPARATE. */
 typedef struct shoal_follow_t {
     shoal_agent_t leader;   /* an agent of the same world; a stale one is ignored */
     float behind;           /* m, >= 0. Default 2 */
@@ -216,19 +220,19 @@ typedef struct shoal_dseek_t {
     float reach_radius;        /* m, >= 0; 0 = half the turn radius. Default 0 */
 } shoal_dseek_t;
 
-/* Obstacle avoidance (seed 003): keep a cylinder of radius r_B and length
- * lookahead_time * |V| ahead free of the world's obstacles (bounding
- * spheres). The nearest obstacle in the cylinder repels with magnitude
- * K_avoid V_max / (1 + (|d| - (r_B + r_o))^2), along the normal field -d/|d|
- * or, with `tangential`, the tangential field t = k x n. Then a no-entry
- * guard bounds the agent's whole desired velocity (every behavior's sum)
- * near each obstacle: how steeply it may point in, from the vehicle's turn
- * radius and turning lag, and how fast the agent may drive along a heading
- * that points in, from the gap. With it, at these defaults and the default
- * vehicle and controller, agents that seek, arrive, flock or directed-seek
- * past an obstacle do not enter it, with either field (docs/avoidance.md,
- * `shoal experiment avoid`). The guard is part of AVOID: an agent without
- * the behavior has none. */
+/* Obstacle avoidance ("Behavior-based control examples"): keep a cylinder
+ * of radius r_B and length lookahead_time * |V| ahead free of the world's
+ * obstacles (bounding spheres). The nearest obstacle in the cylinder repels
+ * with magnitude K_avoid V_max / (1 + (|d| - (r_B + r_o))^2), along the
+ * normal field -d/|d| or, with `tangential`, the tangential field t = k x n.
+ * Then a no-entry guard bounds the agent's whole desired velocity (every
+ * behavior's sum) near each obstacle: how steeply it may point in, from the
+ * vehicle's turn radius and turning lag, and how fast the agent may drive
+ * along a heading that points in, from the gap. With it, at these defaults
+ * and the default vehicle and controller, agents that seek, arrive, flock or
+ * directed-seek past an obstacle do not enter it, with either field
+ * (docs/avoidance.md, `shoal experiment avoid`). The guard is part of AVOID:
+ * an agent without the behavior has none. */
 typedef struct shoal_avoid_t {
     float lookahead_time; /* T_avoid, s, >= 0. Default 2 */
     float gain;           /* K_avoid, >= 0. Default 1 */

@@ -26,11 +26,11 @@
  * and `path` untouched. */
 int atomic_write_file(const char* path, const void* data, size_t size, char* msg, int msg_size);
 
-/* The same, streamed, for output too large to build in memory first (a
- * trace of millions of events): atomic_file_open opens the temporary file
- * (or the device), the caller writes through `f`, and atomic_file_commit
- * renames it over `path`; on failure it removes the temporary file and
- * leaves `path` untouched. */
+/* The same, streamed, for output too large to build in memory first (a trace
+ * of millions of events): atomic_file_open opens the temporary file (or the
+ * device or FIFO itself), the caller writes through `f`, and
+ * atomic_file_commit renames it over `path`; on failure it removes the
+ * temporary file and leaves `path` untouched. */
 typedef struct atomic_file_t {
     FILE* f;
     const char* path; /* not copied: must outlive the atomic_file_t */

@@ -43,7 +43,7 @@ static inline vec3 agent_forward(const world_t* w, int32_t row)
 
 /* The arrival speed law shared by arrive, follow and directed seek: the
  * requested speed, capped by the speed from which the vehicle can still
- * slow to end_speed within `dist` using half its force (the seed's
+ * slow to end_speed within `dist` using half its force (the paper's
  * proportional law alone overshoots whenever K e exceeds what the force
  * limit can stop). */
 static inline float braking_speed(float wanted, float dist, float end_speed, float vmax, float fmax,

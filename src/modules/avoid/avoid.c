@@ -1,13 +1,13 @@
-/* Obstacle avoidance (seed 003, "Obstacle Avoidance"): keep a cylinder of
- * radius r_B (the agent's bounding radius) and length L_B = T_avoid |V|
- * ahead of the agent free of the world's obstacles (bounding spheres,
- * circles in 2D).
+/* Obstacle avoidance ("Obstacle Avoidance" of "Behavior-based control
+ * examples", after Reynolds): keep a cylinder of radius r_B (the agent's
+ * bounding radius) and length L_B = T_avoid |V| ahead of the agent free of
+ * the world's obstacles (bounding spheres, circles in 2D).
  *
- * Detection, in the frame of the velocity (the seed's body axes; the
+ * Detection, in the frame of the velocity (the paper's body axes; the
  * velocity is where the agent actually goes, the heading may lag it):
  *   d   = c_o - p,  u = V / |V|,  d_x = d . u,  lateral = |d - d_x u|
  *   potential collision when 0 <= d_x <= L_B + r_o and lateral <= r_B + r_o.
- * Two departures from the seed's |d_x| <= L_B, both deliberate:
+ * Two departures from the paper's |d_x| <= L_B, both deliberate:
  * - d_x >= 0: an obstacle whose center is behind cannot be hit by moving
  *   ahead, and steering around it would only fight the other behaviors;
  * - L_B + r_o: the sphere reaches r_o in front of its center, so the
@@ -24,7 +24,7 @@
  * exceeds K_avoid V_max. Direction:
  * - normal field: n = -d / |d| (-u when on the center itself);
  * - tangential field: k = (V x d) / (|V||d|), t = k x n, with k normalized
- *   so that t is the seed's unit tangent (|V x d| / (|V||d|) is sin of the
+ *   so that t is the paper's unit tangent (|V x d| / (|V||d|) is sin of the
  *   angle, not 1). 2D works in 3D with z = 0: k is along z, t in the plane.
  *   t leans forward (t . u = sin >= 0) and away from the obstacle's side.
  *   When V and d are parallel (head-on, k = 0) the side is chosen by rule:
@@ -32,7 +32,7 @@
  *   when u is vertical in 3D.
  * The desired velocity gets AV_WEIGHT * V_avoid added.
  *
- * The no-entry guard. The seed's field alone does not keep agents out: its
+ * The no-entry guard. The paper's field alone does not keep agents out: its
  * strength is at most K_avoid V_max, which a seek of V_max cancels at the
  * obstacle's surface; the tangential field has no radial part at all, so
  * at the obstacle's flank t points along the motion and cannot resist a

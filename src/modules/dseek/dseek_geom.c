@@ -1,5 +1,6 @@
-/* Directed seek geometry in 2D (seed 000, Figure 5 and section 6); the
- * header says what is computed and why it arrives, this file how. */
+/* Directed seek geometry in 2D (Jakob, "Directional extensions of seek
+ * steering behavior", Figure 5 and section 6); the header says what is
+ * computed and why it arrives, this file how. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

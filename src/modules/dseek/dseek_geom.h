@@ -1,5 +1,5 @@
-/* Directed seek geometry (seed 000, Jakob, "Directional extensions of seek
- * steering behavior"): the steering direction that brings an agent with a
+/* Directed seek geometry (Jakob, "Directional extensions of seek steering
+ * behavior"): the steering direction that brings an agent with a
  * minimum turn radius to a waypoint W, arriving along the waypoint direction
  * d_W. Pure functions: no state between calls (the stage is found anew from
  * the pose every call, section 3.5), no allocation, no globals; safe to call

@@ -1,5 +1,6 @@
-/* Directed seek in 3D (seed 000, section 4): the 2D procedure in a steering
- * plane through A, W and d_W, with the plane guard described in the header. */
+/* Directed seek in 3D (section 4 of Jakob, "Directional extensions of seek
+ * steering behavior"): the 2D procedure in a steering plane through A, W
+ * and d_W, with the plane guard described in the header. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

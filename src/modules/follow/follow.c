@@ -1,7 +1,7 @@
-/* Leader following (seed 003, "Leader Following"): arrival at a point
- * behind the leader,
+/* Leader following ("Leader Following" of "Behavior-based control
+ * examples", after Reynolds): arrival at a point behind the leader,
  *
- *   s     = behind + behind_per_speed |v_l|       (the seed's offset "which
+ *   s     = behind + behind_per_speed |v_l|       (the paper's offset "which
  *           can vary based on the vehicle velocity": looser when faster)
  *   x_f   = p_l - s u,   u = v_l / |v_l|, or the leader's forward axis when
  *           |v_l| < 1e-3 m/s (a stopped leader's velocity has no direction)
@@ -13,7 +13,7 @@
  * arrive, for the same reason: K e alone overshoots whenever it exceeds the
  * speed the force limit can still stop from within |e|.
  *
- * The seed's V_leaderfollow = c_separate V_separate + c_arrival V_arrival:
+ * The paper's V_leaderfollow = c_separate V_separate + c_arrival V_arrival:
  * this system is the arrival term (weight = c_arrival); the separation term
  * is the SEPARATE behavior of the `neighbors` system, which a follower turns
  * on with its own weight (c_separate). Keeping them apart means one
@@ -21,7 +21,7 @@
  *
  * Following a moving point with a proportional law lags: at a steady leader
  * speed v the follower settles v / K_arrival further back than x_f. That is
- * the seed's law; a larger arrive_gain tightens it, but above about 2 per s
+ * the paper's law; a larger arrive_gain tightens it, but above about 2 per s
  * a vehicle limited in turn rate starts weaving (the lag is then so short
  * that a small side error swings the command's direction a lot).
  *

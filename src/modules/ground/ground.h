@@ -1,6 +1,6 @@
-/* Ground vehicles as agents of the world (issue 5): the world-level data
- * they use (paths, terrain, a cylinder copy of the obstacles) and the glue
- * between the public definitions and the COMP_GROUND component.
+/* Ground vehicles as agents of the world: the world-level data they use
+ * (paths, terrain, a cylinder copy of the obstacles) and the glue between
+ * the public definitions and the COMP_GROUND component.
  *
  * ground_world.c owns the data, the public path/terrain/driving API and the
  * component's columns; ground.c owns the three systems (path_follow,

@@ -1,4 +1,5 @@
-/* Ground vehicles (issue 5, seed 001): the presets, the height-field
+/* Ground vehicles (after de Schaetzen and Sestini, "Efficient ground
+ * vehicle path following in game AI"): the presets, the height-field
  * terrain and one step of the vehicle model. docs/vehicles.md states the
  * model's equations and why each preset is easy or hard; the comments here
  * say which equation a line implements ("(V3)" is step 3 of the model

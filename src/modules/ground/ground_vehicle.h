@@ -1,5 +1,7 @@
 /* Ground vehicles: a kinematic-bicycle vehicle with longitudinal dynamics on
- * a height-field terrain, with static circular obstacles (issue 5, seed 001).
+ * a height-field terrain, with static circular obstacles (after de
+ * Schaetzen and Sestini, "Efficient ground vehicle path following in game
+ * AI").
  *
  * Pure functions on one vehicle: no world, no allocation, no printing. The
  * world's ground-vehicle system calls gv_step for each vehicle agent; tests

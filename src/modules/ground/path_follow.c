@@ -1,4 +1,5 @@
-/* Path following for ground vehicles (seed 001); the header says what each
+/* Path following for ground vehicles (de Schaetzen and Sestini, "Efficient
+ * ground vehicle path following in game AI"); the header says what each
  * module computes, this file how. Geometry that decides between cases
  * (Bezier curvature, the resampling of Algorithm 1) runs in double: the
  * inputs are floats, so differences and cross products of them are nearly

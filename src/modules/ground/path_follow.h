@@ -1,5 +1,5 @@
-/* Path following for ground vehicles (issue 5, seed 001 "Efficient Ground
- * Vehicle Path Following in Game AI").
+/* Path following for ground vehicles (de Schaetzen and Sestini, "Efficient
+ * ground vehicle path following in game AI").
  *
  * The follower's five modules (the paper's Figure 2):
  *   1. target speed: Algorithm 1, the largest curvature of the quadratic

@@ -1,5 +1,6 @@
 /* The controller: command variables (V_d, theta_d) to force and torque
- * within the vehicle's limits (seed 003, "Basic vehicle dynamics").
+ * within the vehicle's limits ("Basic vehicle dynamics" of "Behavior-based
+ * control examples", after Reynolds).
  *
  * The behaviors' desired velocity V gives V_d = min(|V|, V_max) and the
  * desired direction. Speed: a proportional law on the body-frame velocity
@@ -74,7 +75,7 @@ static inline __attribute__((always_inline)) void control_lanes_2d(const cols_2d
     lanef vd = lane_sqrt(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)));
     lanef sn, cs;
     lane_sincos(heading, &sn, &cs);
-    /* Heading error from the desired direction in body axes: the seed's
+    /* Heading error from the desired direction in body axes: the paper's
      * atan(e_y / e_x) (atan2 needs no division by V_d), with
      * cos(err) = e_x / V_d as the forward part. Below the hold speed there
      * is no direction: err = 0 and V_fwd = 0. */

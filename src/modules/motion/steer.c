@@ -1,10 +1,12 @@
-/* Seek, flee, arrival and departure (seed 003, "Individual behaviors").
+/* Seek, flee, arrival and departure ("Individual behaviors" of
+ * "Behavior-based control examples", after Reynolds).
  *
  * Each behavior gives a desired velocity vector; the agent's command is the
  * weighted sum, from which the controller takes V_d = |V| and theta_d as the
- * direction of V (the seed's theta + atan(e_y / e_x) in body axes is the same
- * angle as atan2 of the world error). Working with the vector keeps the sum
- * meaningful and extends to 3D, where the direction gives yaw and pitch. */
+ * direction of V (the paper's theta + atan(e_y / e_x) in body axes is the
+ * same angle as atan2 of the world error). Working with the vector keeps
+ * the sum meaningful and extends to 3D, where the direction gives yaw and
+ * pitch. */
 #include <math.h>
 #include <string.h>
 

@@ -1,5 +1,6 @@
-/* Separation, alignment and cohesion over the spatial hash (seed 003,
- * "Group behaviors"), written once on the lane layer.
+/* Separation, alignment and cohesion over the spatial hash ("Group
+ * behaviors" of "Behavior-based control examples", after Reynolds),
+ * written once on the lane layer.
  *
  * Work goes cell by cell: the agents of a cell's 3x3 (3x3x3) block of cells
  * lie contiguous in a per-worker buffer (a pack), and every agent of the

@@ -1,8 +1,7 @@
-/* Planner agents as agents of the world (issue 6, parts 1-4 on the world
- * side): the world-level data they share (the trim table, the adaptive
- * permutation, the planner clock, the per-step obstacle scene and the
- * search memory) and the glue between the public definitions and the
- * COMP_PLANNER component.
+/* Planner agents as agents of the world: the world-level data they share
+ * (the trim table, the adaptive permutation, the planner clock, the per-step
+ * obstacle scene and the search memory) and the glue between the public
+ * definitions and the COMP_PLANNER component.
  *
  * planner_world.c owns the data, the public trim-table, status and goal
  * API and the component's columns; planner.c owns the four systems

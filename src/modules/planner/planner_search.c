@@ -1,6 +1,8 @@
 /* Planner agents' search: goodness behaviors, the sphere scene and the
- * best-first search of seed 004 Algorithm 1. planner_search.h says what
- * each function computes; this file says how and why.
+ * best-first search of Algorithm 1 of the trim-trajectory planning paper
+ * (online path planning over pre-integrated trim trajectories).
+ * planner_search.h says what each function computes; this file says how
+ * and why.
  *
  * Nothing here allocates, prints or reads global state: a search reads its
  * query, its scene and its table and writes only the caller's scratch and
@@ -675,7 +677,7 @@ int plan_scene_hit_ex(const plan_scene_t* scene, vec3 p0, float t0, vec3 p1, flo
 /* Behaviors                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Seek (seed 004, 3.1): g = 1/4 (1 + d1^ . e^) (1 + m^ . e^), e = t - p1,
+/* Seek (section 3.1): g = 1/4 (1 + d1^ . e^) (1 + m^ . e^), e = t - p1,
  * m = p1 - p0. A vector with no direction (the segment standing still, the
  * target reached, a zero facing) normalizes to zero here, so its factor is
  * the neutral 1 out of 2: 1/2 of the best. flee: e = p1 - t. */
@@ -911,7 +913,7 @@ static int32_t heap_pop(search_t* s)
     return top;
 }
 
-/* Damping (seed 004 section 5, path aliasing): a slight bias toward
+/* Damping (section 5, path aliasing): a slight bias toward
  * straighter controls, scaled by the control's largest rate relative to its
  * axis bound. */
 static float damping_factor(const search_t* s, int32_t control)
@@ -1153,7 +1155,7 @@ int plan_search(const plan_params_t* p, const plan_query_t* q, plan_scratch_t* s
     s.nodes = (plan_node_t*)((unsigned char*)scratch->memory + pad);
     s.node_capacity = scratch->node_capacity;
     s.heap = (int32_t*)(s.nodes + s.node_capacity);
-    /* Single-step search expands the root only (seed 004 3.3): depth 1. */
+    /* Single-step search expands the root only (section 3.3): depth 1. */
     s.max_depth = p->strategy == PLAN_SINGLE_STEP ? 1 : p->max_depth;
     s.min_depth = p->strategy == PLAN_SINGLE_STEP ? 1 : p->min_depth;
     s.interval = s.t->spec.interval;

@@ -1,4 +1,6 @@
-/* Planner agents' search (issue 6, seed 004 sections 3.1 and 3.3).
+/* Planner agents' search (sections 3.1 and 3.3 of the trim-trajectory
+ * planning paper: online path planning over pre-integrated trim
+ * trajectories).
  *
  * Behaviors are goodness functions of a path segment with values in [0, 1]
  * (Seek, Flee, Pursue, Evade, AvoidCollision); an agent's behavior is their

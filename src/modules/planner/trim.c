@@ -1,5 +1,6 @@
-/* Pre-integrated trim trajectories (issue 6, seed 004 section 3.2); the
- * header says what each function computes, this file how.
+/* Pre-integrated trim trajectories (section 3.2 of the trim-trajectory
+ * planning paper); the header says what each function computes, this file
+ * how.
  *
  * The one integrator. Substep k (0-based) of n = spec->substeps, with
  * h = interval / n, from controls ci to cf:
@@ -44,7 +45,7 @@
 
 #include "base/msg.h"
 
-_Static_assert(sizeof(trim_entry_t) == 40, "a trim entry is 10 floats (seed 004: 40 bytes)");
+_Static_assert(sizeof(trim_entry_t) == 40, "a trim entry is 10 floats (40 bytes, as in the planning paper)");
 _Static_assert(sizeof(float) == sizeof(uint32_t), "the file format stores IEEE binary32 floats");
 
 /* Bounds checked by trim_spec_valid. */

@@ -1,4 +1,6 @@
-/* Pre-integrated trim trajectories (issue 6, seed 004 section 3.2).
+/* Pre-integrated trim trajectories (section 3.2 of the trim-trajectory
+ * planning paper: online path planning over pre-integrated trim
+ * trajectories).
  *
  * The control model: a vehicle moves at a constant forward speed v along
  * the direction it faces; its state is {X, v, q, omega}. Every control

@@ -1,7 +1,8 @@
-/* Pursuit and evasion: seek or flee (seed 003, "Seek/Flee") aimed at where
- * the target agent will be rather than where it is.
+/* Pursuit and evasion: seek or flee ("Seek/Flee" of "Behavior-based
+ * control examples", after Reynolds) aimed at where the target agent will
+ * be rather than where it is.
  *
- * The seed's Seek/Flee take a fixed point; a moving target needs a
+ * The paper's Seek/Flee take a fixed point; a moving target needs a
  * prediction (Reynolds' pursuit). The target is assumed to keep its current
  * velocity for T seconds, T being the time this agent needs to cover the
  * present distance at its top speed, capped by max_prediction:
@@ -11,7 +12,7 @@
  *   pursue: V = V_max e / |e|      evade: V = -V_max e / |e|
  *
  * and the desired velocity gets w_pursue V_pursue + w_evade V_evade added.
- * V_d = V_max for both, as in the seed. Seeking a point it is on gives no
+ * V_d = V_max for both, as in the paper. Seeking a point it is on gives no
  * command (as steer's seek); evading from there flees along the agent's own
  * forward axis (as steer's flee): any direction leaves, ahead is cheapest.
  *

@@ -1,6 +1,6 @@
-/* Wander (seed 003, "Wander"): a random walk of the wander velocity on a
- * sphere (circle in 2D) of radius K_wander centered on the nominal velocity
- * V_0:
+/* Wander ("Wander" of "Behavior-based control examples", after Reynolds):
+ * a random walk of the wander velocity on a sphere (circle in 2D) of radius
+ * K_wander centered on the nominal velocity V_0:
  *
  *   n        uniform in [-1, 1]^d, one draw per agent and step
  *   r_noise  = K_noise n / |n|
@@ -9,7 +9,7 @@
  *
  * and the desired velocity gets weight * V added (steer set it first).
  *
- * Choices the seed leaves open:
+ * Choices the paper leaves open:
  * - n is drawn from the cube and normalized, without rejecting the corners:
  *   the direction is then not exactly uniform (it leans toward the
  *   diagonals), but a draw costs a fixed amount and the walk only needs

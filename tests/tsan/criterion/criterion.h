@@ -1,12 +1,12 @@
 /* The subset of Criterion's API that shoal's tests use, for the ThreadSanitizer
- * build only (tests/tsan/runner.c, docs/fuzzing.md).
+ * build only (tests/tsan/runner.c, docs/dev/fuzzing.md).
  *
  * Why: Criterion cannot start under TSan. Its sandbox (BoxFort) maps an
  * "inheritable arena" at an address that TSan's shadow memory already holds,
  * and every run aborts with "Could not initialize inheritable arena"
- * (Snaipe/Criterion issue 274, open). The tsan preset compiles the same
- * tests/test_*.c against this header instead, so the whole suite runs under
- * TSan unchanged. Semantics follow Criterion's: a failed cr_assert* ends the
+ * (https://github.com/Snaipe/Criterion/issues/274, open). The tsan preset
+ * compiles the same tests/test_*.c against this header instead, so the
+ * whole suite runs under TSan unchanged. Semantics follow Criterion's: a failed cr_assert* ends the
  * test, a failed cr_expect* marks it failed and goes on; the message is
  * optional and printf-like. Each test runs in its own forked process, as
  * with Criterion. */
