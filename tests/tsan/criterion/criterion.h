@@ -2,14 +2,14 @@
  * build only (tests/tsan/runner.c, docs/dev/fuzzing.md).
  *
  * Why: Criterion cannot start under TSan. Its sandbox (BoxFort) maps an
- * "inheritable arena" at an address that TSan's shadow memory already holds,
- * and every run aborts with "Could not initialize inheritable arena"
+ * "inheritable arena" at an address that TSan's shadow memory already
+ * holds, and every run aborts with "Could not initialize inheritable arena"
  * (https://github.com/Snaipe/Criterion/issues/274, open). The tsan preset
  * compiles the same tests/test_*.c against this header instead, so the
- * whole suite runs under TSan unchanged. Semantics follow Criterion's: a failed cr_assert* ends the
- * test, a failed cr_expect* marks it failed and goes on; the message is
- * optional and printf-like. Each test runs in its own forked process, as
- * with Criterion. */
+ * whole suite runs under TSan unchanged. Semantics follow Criterion's: a
+ * failed cr_assert* ends the test, a failed cr_expect* marks it failed and
+ * goes on; the message is optional and printf-like. Each test runs in its
+ * own forked process, as with Criterion. */
 #ifndef SHOAL_TSAN_CRITERION_SHIM_H
 #define SHOAL_TSAN_CRITERION_SHIM_H
 
