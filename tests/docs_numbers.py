@@ -199,7 +199,7 @@ def main(argv):
         print(f"docs numbers: docs/index.md does not link {', '.join(sorted(pages - linked))}")
         return 1
     broken = []
-    for path in list(markdown_files(root)) + [os.path.join(root, "bench", "README.md")]:
+    for path in list(markdown_files(root)) + [os.path.join(root, "benchmark", "README.md")]:
         with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 for m in re.finditer(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", line):

@@ -317,6 +317,69 @@ Test(cli, bad_command_lines_exit_2)
     }
 }
 
+/* The commands with kinds find them in the tables that benchmark/ and
+ * experiments/ register (cmake/shoal_cli.cmake): each help lists every kind,
+ * each kind runs (its own --help), and an unknown kind is a usage error that
+ * lists them and guesses the one meant. */
+Test(cli, registered_kinds_are_listed_and_run)
+{
+    struct {
+        const char* command;
+        const char* kinds[11];
+        const char* typo;
+        const char* meant;
+    } groups[] = {
+        {"experiment", {"pathfollow", "planner", "avoid", NULL}, "planer", "planner"},
+        {"validate", {"crowd", "rimea", NULL}, "rimae", "rimea"},
+        {"bench",
+         {"flock", "kernel", "planner", "crowd", "nav", "navmesh", "scaling", "loops", "small", "split",
+          NULL},
+         "scalng",
+         "scaling"},
+    };
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; ++g) {
+        cli_output_t r;
+        const char* help[] = {groups[g].command, "--help", NULL};
+        run_cli(help, &r);
+        cr_expect_eq(r.status, 0, "%s --help: exit %d", groups[g].command, r.status);
+        for (int k = 0; groups[g].kinds[k]; ++k) {
+            char line[64];
+            snprintf(line, sizeof line, "\n  %s ", groups[g].kinds[k]);
+            cr_expect_not_null(strstr(r.out, line), "%s --help lacks %s:\n%s", groups[g].command,
+                               groups[g].kinds[k], r.out);
+            const char* kind_help[] = {groups[g].command, groups[g].kinds[k], "--help", NULL};
+            cli_output_t h;
+            run_cli(kind_help, &h);
+            cr_expect_eq(h.status, 0, "%s %s --help: exit %d %s", groups[g].command, groups[g].kinds[k],
+                         h.status, h.err);
+            cr_expect_not_null(strstr(h.out, "Usage: shoal"), "%s %s --help: %s", groups[g].command,
+                               groups[g].kinds[k], h.out);
+            output_free(&h);
+        }
+        output_free(&r);
+        const char* bad[] = {groups[g].command, groups[g].typo, NULL};
+        run_cli(bad, &r);
+        cr_expect_eq(r.status, 2, "%s %s: exit %d", groups[g].command, groups[g].typo, r.status);
+        char meant[64];
+        snprintf(meant, sizeof meant, "did you mean '%s'?", groups[g].meant);
+        cr_expect_not_null(strstr(r.err, meant), "%s %s: %s", groups[g].command, groups[g].typo, r.err);
+        cr_expect_not_null(strstr(r.err, groups[g].kinds[0]), "%s %s: %s", groups[g].command, groups[g].typo,
+                           r.err);
+        output_free(&r);
+    }
+    /* the registered subcommands are in the command's own help */
+    cli_output_t r;
+    const char* top[] = {"--help", NULL};
+    run_cli(top, &r);
+    const char* registered[] = {"bench", "dseek", "pathfollow"};
+    for (size_t i = 0; i < 3; ++i) {
+        char line[64];
+        snprintf(line, sizeof line, "\n  %s ", registered[i]);
+        cr_expect_not_null(strstr(r.out, line), "--help lacks %s:\n%s", registered[i], r.out);
+    }
+    output_free(&r);
+}
+
 Test(cli, help_mentions_every_option)
 {
     cli_output_t r;

@@ -68,11 +68,22 @@ endif()
 
 # TARGET gets the page compiled in (viewer_html.c in DIR) and DIR/viewer.html.
 function(shoal_viewer_page target dir)
+  # From the cache, which every directory sees (this file is read once).
+  set(three "")
+  set(fzstd "")
+  if(SHOAL_VIEWER_LIBS)
+    if(SHOAL_THREE_JS AND EXISTS "${SHOAL_THREE_JS}")
+      set(three "${SHOAL_THREE_JS}")
+    endif()
+    if(SHOAL_FZSTD_JS AND EXISTS "${SHOAL_FZSTD_JS}")
+      set(fzstd "${SHOAL_FZSTD_JS}")
+    endif()
+  endif()
   set(src ${PROJECT_SOURCE_DIR}/cli/viewer)
   add_custom_command(OUTPUT ${dir}/viewer_html.c ${dir}/viewer.html
     COMMAND ${CMAKE_COMMAND} -DINPUT=${src}/viewer.html -DOUTPUT=${dir}/viewer_html.c -DNAME=viewer_html
-      -DPAGE=${dir}/viewer.html -DTHREE_JS=${SHOAL_VIEWER_THREE} -DFZSTD_JS=${SHOAL_VIEWER_FZSTD}
+      -DPAGE=${dir}/viewer.html -DTHREE_JS=${three} -DFZSTD_JS=${fzstd}
       -P ${src}/embed.cmake
-    DEPENDS ${src}/viewer.html ${src}/embed.cmake ${SHOAL_VIEWER_THREE} ${SHOAL_VIEWER_FZSTD} VERBATIM)
+    DEPENDS ${src}/viewer.html ${src}/embed.cmake ${three} ${fzstd} VERBATIM)
   target_sources(${target} PRIVATE ${dir}/viewer_html.c)
 endfunction()

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/src"
 cp -r "$root/CMakeLists.txt" "$root/LICENSE" "$root/cmake" "$root/include" "$root/src" "$root/python" \
-  "$root/scenarios" "$root/tools" "$work/src/"
+  "$root/scenarios" "$root/cli" "$work/src/"
 rm -rf "$work/src/python/build" "$work/src/python/"*.egg-info
 "$py" -m venv --system-site-packages "$work/venv"
 SHOAL_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug" \
