@@ -1,4 +1,4 @@
-/* `shoal bench planner`: the scale scenario of issue 6 ("10,000 planner
+/* `shoal bench planner`: the scale scenario asked of planner agents ("10,000 planner
  * agents in 2D, adaptive, seek plus collision avoidance in an asteroid
  * field, each replanning once per 1 s interval, stepped at 60 Hz, at least
  * in real time on 2 threads").
