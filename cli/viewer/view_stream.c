@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include "base/bytes.h"
+#include "io/frame_codec.h"
 
 #define TAG_FRAME 0x4D415246u    /* "FRAM" */
 #define TAG_GEOMETRY 0x4D4F4547u /* "GEOM" */
@@ -226,8 +227,8 @@ typedef struct kept_frame_t {
     int32_t n;
     double time;
     uint32_t *ids, *generations, *groups;
-    uint32_t* floats; /* bit patterns, positions then headings (2D) or quaternions (3D) */
-    uint64_t* gids;   /* version 4 */
+    float* floats;  /* positions, then headings (2D) or quaternions (3D): rec_float_index */
+    uint64_t* gids; /* version 4 */
 } kept_frame_t;
 
 static int kept_alloc(kept_frame_t* k, size_t n, int floats)
@@ -251,48 +252,6 @@ static void kept_free(kept_frame_t* k)
     free(k->gids);
 }
 
-static uint32_t bits_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float float_of(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* match[i]: agent i's index in `prev` (the same id and generation), or -1. */
-static void match_agents(const kept_frame_t* cur, const kept_frame_t* prev, int32_t* match)
-{
-    int32_t j = 0;
-    for (int32_t i = 0; i < cur->n; ++i) {
-        match[i] = -1;
-        if (prev == NULL) continue;
-        while (j < prev->n && prev->ids[j] < cur->ids[i]) ++j;
-        if (j < prev->n && prev->ids[j] == cur->ids[i] && prev->generations[j] == cur->generations[i])
-            match[i] = j;
-    }
-}
-
-/* Where float c of agent j is among a frame's floats for n agents. */
-static size_t float_at(int32_t dims, size_t n, size_t j, int c)
-{
-    const size_t rot = dims == 2 ? 1u : 4u;
-    return c < dims ? (size_t)dims * j + (size_t)c : (size_t)dims * n + rot * j + (size_t)(c - dims);
-}
-
-static void put_planes(uint8_t* planes, size_t words, size_t w, uint32_t v)
-{
-    planes[w] = (uint8_t)v;
-    planes[words + w] = (uint8_t)(v >> 8);
-    planes[2 * words + w] = (uint8_t)(v >> 16);
-    planes[3 * words + w] = (uint8_t)(v >> 24);
-}
-
 /* Scratch of the writer. */
 typedef struct writer_t {
     int32_t dims, version, floats; /* floats an agent: 3 (2D) or 7 (3D) */
@@ -303,53 +262,23 @@ typedef struct writer_t {
     ZSTD_CCtx* zstd;
 } writer_t;
 
-/* The version 3 or 4 frame of w->kept[0] (docs/recording.md, "Frame,
- * versions 3 and 4"), predicted from the `written` frames before it, into
- * w->bytes after the fixed fields up to the flags; its size, or 0 when zstd
- * fails (only its memory can). */
+/* The version 3 or 4 frame of w->kept[0] (src/io/frame_codec.h), predicted
+ * from the `written` frames before it, into w->bytes after the fixed fields
+ * up to the flags; its size, or 0 when zstd fails (only its memory can). */
 static size_t encode_compressed(writer_t* w, uint32_t written)
 {
-    const kept_frame_t *cur = &w->kept[0], *p1 = written >= 1 ? &w->kept[1] : NULL,
-                       *p2 = written >= 2 ? &w->kept[2] : NULL;
-    const int v4 = w->version >= 4, f = w->floats;
-    const size_t n = (size_t)cur->n, words = n * (3u + (v4 ? 2u : 0u) + (size_t)f);
-    match_agents(cur, p1, w->match1);
-    match_agents(cur, p2, w->match2);
-    size_t at = 0;
-    for (size_t i = 0; i < n; ++i)
-        put_planes(w->planes, words, at++, cur->ids[i] - (i ? cur->ids[i - 1] : 0u));
-    for (size_t i = 0; i < n; ++i) put_planes(w->planes, words, at++, cur->generations[i]);
-    for (size_t i = 0; i < n; ++i) put_planes(w->planes, words, at++, cur->groups[i]);
-    if (v4) {
-        for (size_t i = 0; i < n; ++i) {
-            int32_t m = w->match1[i];
-            uint64_t q = m >= 0 ? p1->gids[m] : i > 0 ? cur->gids[i - 1] + 1u : 0u, r = cur->gids[i] - q;
-            uint64_t z = (r << 1) ^ (0u - (r >> 63));
-            put_planes(w->planes, words, at + i, (uint32_t)z);
-            put_planes(w->planes, words, at + n + i, (uint32_t)(z >> 32));
-        }
-        at += 2 * n;
-    }
-    for (int c = 0; c < f; ++c)
-        for (size_t i = 0; i < n; ++i) {
-            int32_t m1 = w->match1[i], m2 = w->match2[i];
-            uint32_t guess = 0;
-            if (m1 >= 0) {
-                uint32_t b1 = p1->floats[float_at(w->dims, (size_t)p1->n, (size_t)m1, c)];
-                guess = m2 < 0 ? b1 : 2u * b1 - p2->floats[float_at(w->dims, (size_t)p2->n, (size_t)m2, c)];
-            }
-            uint32_t r = cur->floats[float_at(w->dims, n, i, c)] - guess;
-            put_planes(w->planes, words, at++, (r << 1) ^ (0u - (r >> 31)));
-        }
-    const size_t decoded = 4 * words;
-    size_t compressed =
-        ZSTD_compressCCtx(w->zstd, w->bytes + 40, w->bytes_capacity - 44, w->planes, decoded, 1);
-    if (ZSTD_isError(compressed)) return 0;
-    size_t least = (decoded + 1023) / 1024, stored = (size_t)align4(compressed > least ? compressed : least);
-    memset(w->bytes + 40 + compressed, 0, stored - compressed);
-    put_u32(w->bytes + 32, (uint32_t)decoded);
-    put_u32(w->bytes + 36, (uint32_t)compressed);
-    return 44 + stored;
+    rec_agents_t frames[3];
+    for (int k = 0; k < 3; ++k)
+        frames[k] = (rec_agents_t){.n = (size_t)w->kept[k].n,
+                                   .ids = w->kept[k].ids,
+                                   .generations = w->kept[k].generations,
+                                   .groups = w->kept[k].groups,
+                                   .floats = w->kept[k].floats,
+                                   .gids = w->kept[k].gids};
+    const char* why = "";
+    return rec_frame3_encode(w->zstd, w->version, w->dims, &frames[0], written >= 1 ? &frames[1] : NULL,
+                             written >= 2 ? &frames[2] : NULL, w->match1, w->match2, w->planes, w->bytes,
+                             w->bytes_capacity, &why);
 }
 
 /* The version 1 or 2 frame of w->kept[0] into w->bytes; its size. */
@@ -361,7 +290,7 @@ static size_t encode_plain(writer_t* w)
     for (size_t j = 0; j < n; ++j, at += 4) put_u32(at, cur->ids[j]);
     for (size_t j = 0; j < n; ++j, at += 4) put_u32(at, cur->generations[j]);
     for (size_t j = 0; j < n; ++j, at += 4) put_u32(at, cur->groups[j]);
-    for (size_t i = 0; i < floats; ++i, at += 4) put_u32(at, cur->floats[i]);
+    for (size_t i = 0; i < floats; ++i, at += 4) put_f32(at, cur->floats[i]);
     return 36 + (size_t)agent_bytes(w->dims) * n;
 }
 
@@ -371,7 +300,7 @@ static void summarize(view_summary_t* s, const writer_t* w, int speed)
     const int32_t d = w->dims;
     for (int32_t i = 0; i < cur->n; ++i) {
         for (int32_t k = 0; k < d; ++k) {
-            float v = float_of(cur->floats[d * i + k]);
+            float v = cur->floats[d * i + k];
             if (v < s->lo[k]) s->lo[k] = v;
             if (v > s->hi[k]) s->hi[k] = v;
         }
@@ -393,7 +322,7 @@ static void summarize(view_summary_t* s, const writer_t* w, int speed)
             continue;
         double sum = 0;
         for (int32_t k = 0; k < d; ++k) {
-            double v = (double)float_of(cur->floats[d * i + k]) - (double)float_of(prev->floats[d * j + k]);
+            double v = (double)cur->floats[d * i + k] - (double)prev->floats[d * j + k];
             sum += v * v;
         }
         double speed_i = sqrt(sum) / dt;
@@ -426,7 +355,7 @@ int view_stream_write(shoal_recording_reader_t* recording, view_thinning_t thin,
     const size_t largest = (size_t)view_largest_frame(recording);
     const size_t most = (size_t)kept_agents((int32_t)largest, thin);
     const size_t words = most * (3u + 2u + (size_t)w.floats);
-    w.bytes_capacity = thin.compressed ? 44 + ZSTD_compressBound(4 * words) + 4 * words / 1024 + 4
+    w.bytes_capacity = thin.compressed ? (size_t)rec_frame3_bytes(4 * words, ZSTD_compressBound(4 * words))
                                        : 36 + (size_t)agent_bytes(w.dims) * most;
     w.bytes = malloc(w.bytes_capacity);
     int ok = w.bytes != NULL;
@@ -470,10 +399,9 @@ int view_stream_write(shoal_recording_reader_t* recording, view_thinning_t thin,
             cur->generations[j] = fr.generations[i];
             cur->groups[j] = fr.groups[i];
             cur->gids[j] = fr.global_ids != NULL ? fr.global_ids[i] : 0;
-            for (int32_t k = 0; k < dims; ++k)
-                cur->floats[dims * j + k] = bits_of(fr.positions[dims * i + k]);
+            for (int32_t k = 0; k < dims; ++k) cur->floats[dims * j + k] = fr.positions[dims * i + k];
             for (int32_t k = 0; k < rot; ++k)
-                cur->floats[(size_t)dims * (size_t)n + (size_t)(rot * j + k)] = bits_of(rsrc[rot * i + k]);
+                cur->floats[(size_t)dims * (size_t)n + (size_t)(rot * j + k)] = rsrc[rot * i + k];
             ++j;
         }
         summarize(&sum, &w, written >= 1 && (written - 1) % (uint32_t)sample == 0);

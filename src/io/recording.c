@@ -105,6 +105,7 @@
 #include "io/atomic_file.h"
 #include "base/bytes.h"
 #include "io/file_read.h"
+#include "io/frame_codec.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -120,9 +121,6 @@
 
 #define REC_HEADER_FIXED 84u
 #define REC_FRAME_FIXED 32u
-#define REC_FRAME3_FIXED 40u    /* versions 3, 4: D and C follow the flags */
-#define REC_MAX_EXPANSION 1024u /* versions 3, 4: decoded bytes per stored byte, at most */
-#define REC_ZSTD_LEVEL 1        /* as small as 3 here, and faster (docs/recording.md) */
 #define REC_END_BYTES 12u
 #define REC_GEOMETRY_FIXED 24u
 #define REC_SEGMENT_BYTES 16u
@@ -180,119 +178,6 @@ static uint64_t frame_bytes(int32_t dims, uint64_t count)
 static uint64_t geometry_bytes(uint64_t segments, uint64_t obstacles)
 {
     return REC_GEOMETRY_FIXED + segments * REC_SEGMENT_BYTES + obstacles * REC_OBSTACLE_BYTES + 4u;
-}
-
-/* Version 3: the bytes a payload of `decoded` bytes takes in the file when
- * its zstd frame has `compressed` bytes: the zstd frame, padded with zeros
- * to at least decoded / REC_MAX_EXPANSION bytes and to a multiple of 4. */
-static uint64_t frame3_stored(uint64_t decoded, uint64_t compressed)
-{
-    uint64_t least = (decoded + REC_MAX_EXPANSION - 1u) / REC_MAX_EXPANSION;
-    return align4(compressed > least ? compressed : least);
-}
-
-static uint64_t frame3_bytes(uint64_t decoded, uint64_t compressed)
-{
-    return REC_FRAME3_FIXED + frame3_stored(decoded, compressed) + 4u;
-}
-
-/* Floats per agent: x y (z), then a heading (2D) or w x y z (3D). */
-static int floats_per_agent(int32_t dims) { return dims == 2 ? 3 : 7; }
-
-/* Where float c (0 <= c < floats_per_agent) of agent j is in a frame's
- * floats for n agents: positions, dims per agent, then the headings or the
- * quaternions (the version 2 layout, and the reader's). */
-static size_t float_index(int32_t dims, size_t n, size_t j, int c)
-{
-    const size_t rot = dims == 2 ? 1u : 4u;
-    return c < dims ? (size_t)dims * j + (size_t)c : (size_t)dims * n + rot * j + (size_t)(c - dims);
-}
-
-static uint32_t float_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float bits_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* A frame as decoded (sorted by id), which the next frames are predicted
- * from. */
-typedef struct frame_view_t {
-    size_t n;
-    const uint32_t* ids;
-    const uint32_t* generations;
-    const float* floats;
-    const uint64_t* gids; /* version 4 */
-} frame_view_t;
-
-/* match[i]: the index in `prev` of agent i (the same id and generation),
- * or -1; -1 for all when prev is NULL. Both id lists ascend. */
-static void match_agents(size_t n, const uint32_t* ids, const uint32_t* generations, const frame_view_t* prev,
-                         int32_t* match)
-{
-    size_t j = 0;
-    for (size_t i = 0; i < n; ++i) {
-        match[i] = -1;
-        if (prev == NULL) continue;
-        while (j < prev->n && prev->ids[j] < ids[i]) ++j;
-        if (j < prev->n && prev->ids[j] == ids[i] && prev->generations[j] == generations[i])
-            match[i] = (int32_t)j;
-    }
-}
-
-/* The prediction of float c of an agent, as a bit pattern: 2 b1 - b2 from
- * the last two frames (m1, m2: its index there, or -1), b1 from the last
- * only, 0 without it. Modulo 2^32. */
-static uint32_t predict(int32_t dims, const frame_view_t* p1, int32_t m1, const frame_view_t* p2, int32_t m2,
-                        int c)
-{
-    if (m1 < 0) return 0u;
-    uint32_t b1 = float_bits(p1->floats[float_index(dims, p1->n, (size_t)m1, c)]);
-    if (m2 < 0) return b1;
-    uint32_t b2 = float_bits(p2->floats[float_index(dims, p2->n, (size_t)m2, c)]);
-    return 2u * b1 - b2;
-}
-
-/* Small differences of either sign to small unsigned numbers: 0, -1, 1,
- * -2, ... become 0, 1, 2, 3, ... */
-static uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
-
-static uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1u)); }
-
-static uint64_t zigzag64(uint64_t r) { return (r << 1) ^ (0u - (r >> 63)); }
-
-static uint64_t unzigzag64(uint64_t z) { return (z >> 1) ^ (0u - (z & 1u)); }
-
-/* Version 4: the prediction of agent i's global id: the same agent's in
- * the last frame (m1: its index there, or -1), else one more than the
- * agent's before it in this frame (agents added together have slots and
- * ids in the same order), else 0. */
-static uint64_t predict_gid(const frame_view_t* p1, int32_t m1, const uint64_t* gids, size_t i)
-{
-    if (m1 >= 0) return p1->gids[m1];
-    return i > 0 ? gids[i - 1] + 1u : 0u;
-}
-
-/* Word w of `words` into the four byte planes of `planes`. */
-static void put_planes(uint8_t* planes, size_t words, size_t w, uint32_t v)
-{
-    planes[w] = (uint8_t)v;
-    planes[words + w] = (uint8_t)(v >> 8);
-    planes[2 * words + w] = (uint8_t)(v >> 16);
-    planes[3 * words + w] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_planes(const uint8_t* planes, size_t words, size_t w)
-{
-    return (uint32_t)planes[w] | (uint32_t)planes[words + w] << 8 | (uint32_t)planes[2 * words + w] << 16 |
-           (uint32_t)planes[3 * words + w] << 24;
 }
 
 #if defined(__GNUC__)
@@ -647,7 +532,7 @@ static size_t frame_capacity(const shoal_recorder_t* r, size_t n)
 {
     const uint64_t decoded = n * payload_bytes(r->version, r->dims);
     if (r->version == 2) return (size_t)frame_bytes(r->dims, n);
-    return (size_t)frame3_bytes(decoded, ZSTD_compressBound((size_t)decoded));
+    return (size_t)rec_frame3_bytes(decoded, ZSTD_compressBound((size_t)decoded));
 }
 
 /* Grow the scratch arrays to `count` agents; 0 on allocation failure (the
@@ -657,7 +542,7 @@ static int reserve(shoal_recorder_t* r, int32_t count)
     /* r->bytes: a world empty at its first frame still needs a frame's
      * buffer (it used to be written through NULL). */
     if (count <= r->capacity && r->bytes != NULL) return 1;
-    const size_t n = (size_t)count, f = (size_t)floats_per_agent(r->dims);
+    const size_t n = (size_t)count, f = (size_t)rec_floats_per_agent(r->dims);
     int ok = grow((void**)&r->ids, n * sizeof *r->ids) && grow((void**)&r->groups, n * sizeof *r->groups) &&
              grow((void**)&r->positions, 3 * n * sizeof *r->positions) &&
              grow((void**)&r->headings, n * sizeof *r->headings) &&
@@ -687,7 +572,7 @@ static int reserve(shoal_recorder_t* r, int32_t count)
 static size_t encode_frame2(shoal_recorder_t* r)
 {
     const sorted_frame_t* cur = &r->sorted[0];
-    const size_t n = cur->n, floats = n * (size_t)floats_per_agent(r->dims);
+    const size_t n = cur->n, floats = n * (size_t)rec_floats_per_agent(r->dims);
     uint8_t* at = r->bytes + REC_FRAME_FIXED;
     for (size_t j = 0; j < n; ++j) put_u32(at + 4 * j, cur->ids[j]);
     at += 4 * n;
@@ -704,54 +589,22 @@ static size_t encode_frame2(shoal_recorder_t* r)
  * up to the flags); returns its size, 0 on failure. */
 static size_t encode_frame3(shoal_recorder_t* r, shoal_error_t* err)
 {
-    const int32_t dims = r->dims;
-    const int f = floats_per_agent(dims);
-    const int v4 = r->version >= 4;
-    const sorted_frame_t* cur = &r->sorted[0];
-    const size_t n = cur->n, words = n * (3u + (v4 ? 2u : 0u) + (size_t)f);
-    const frame_view_t last = {r->sorted[1].n, r->sorted[1].ids, r->sorted[1].generations,
-                               r->sorted[1].floats, r->sorted[1].gids};
-    const frame_view_t before = {r->sorted[2].n, r->sorted[2].ids, r->sorted[2].generations,
-                                 r->sorted[2].floats, r->sorted[2].gids};
-    const frame_view_t* p1 = r->frames >= 1 ? &last : NULL;
-    const frame_view_t* p2 = r->frames >= 2 ? &before : NULL;
-    match_agents(n, cur->ids, cur->generations, p1, r->match1);
-    match_agents(n, cur->ids, cur->generations, p2, r->match2);
-    uint8_t* planes = r->planes;
-    size_t w = 0;
-    for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->ids[i] - (i ? cur->ids[i - 1] : 0u));
-    for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->generations[i]);
-    for (size_t i = 0; i < n; ++i) put_planes(planes, words, w++, cur->groups[i]);
-    if (v4) {
-        for (size_t i = 0; i < n; ++i) {
-            uint64_t z = zigzag64(cur->gids[i] - predict_gid(p1, r->match1[i], cur->gids, i));
-            put_planes(planes, words, w + i, (uint32_t)z);
-            put_planes(planes, words, w + n + i, (uint32_t)(z >> 32));
-        }
-        w += 2 * n;
-    }
-    for (int c = 0; c < f; ++c)
-        for (size_t i = 0; i < n; ++i) {
-            uint32_t bits = float_bits(cur->floats[float_index(dims, n, i, c)]);
-            uint32_t guess = predict(dims, p1, r->match1[i], p2, r->match2[i], c);
-            put_planes(planes, words, w++, zigzag(bits - guess));
-        }
-    const size_t decoded = 4 * words;
-    uint8_t* p = r->bytes;
-    const size_t room = r->bytes_capacity - REC_FRAME3_FIXED - 4u;
-    size_t compressed =
-        ZSTD_compressCCtx(r->zstd, p + REC_FRAME3_FIXED, room, planes, decoded, REC_ZSTD_LEVEL);
-    if (ZSTD_isError(compressed)) {
-        /* With a ZSTD_compressBound() buffer, only its memory can fail. */
+    rec_agents_t frames[3];
+    for (int k = 0; k < 3; ++k)
+        frames[k] = (rec_agents_t){.n = r->sorted[k].n,
+                                   .ids = r->sorted[k].ids,
+                                   .generations = r->sorted[k].generations,
+                                   .groups = r->sorted[k].groups,
+                                   .floats = r->sorted[k].floats,
+                                   .gids = r->sorted[k].gids};
+    const char* why = "";
+    size_t bytes = rec_frame3_encode(r->zstd, r->version, r->dims, &frames[0],
+                                     r->frames >= 1 ? &frames[1] : NULL, r->frames >= 2 ? &frames[2] : NULL,
+                                     r->match1, r->match2, r->planes, r->bytes, r->bytes_capacity, &why);
+    if (bytes == 0)
         fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: frame %" PRId64 ": zstd: %s", r->path, r->frames,
-             ZSTD_getErrorName(compressed));
-        return 0;
-    }
-    const size_t stored = (size_t)frame3_stored(decoded, compressed);
-    memset(p + REC_FRAME3_FIXED + compressed, 0, stored - compressed);
-    put_u32(p + 32, (uint32_t)decoded);
-    put_u32(p + 36, (uint32_t)compressed);
-    return REC_FRAME3_FIXED + stored + 4u;
+             why);
+    return bytes;
 }
 
 shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_world_t* world,
@@ -812,12 +665,12 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
         cur->groups[j] = r->groups[i];
         cur->gids[j] = r->global_ids[i];
         for (int k = 0; k < dims; ++k)
-            cur->floats[float_index(dims, un, j, k)] = r->positions[3 * i + (size_t)k];
+            cur->floats[rec_float_index(dims, un, j, k)] = r->positions[3 * i + (size_t)k];
         if (dims == 2) {
-            cur->floats[float_index(dims, un, j, 2)] = r->headings[i];
+            cur->floats[rec_float_index(dims, un, j, 2)] = r->headings[i];
         } else {
             for (int k = 0; k < 4; ++k)
-                cur->floats[float_index(dims, un, j, 3 + k)] = r->orientations[4 * i + (size_t)k];
+                cur->floats[rec_float_index(dims, un, j, 3 + k)] = r->orientations[4 * i + (size_t)k];
         }
     }
     uint8_t* p = r->bytes;
@@ -1307,7 +1160,7 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
                                " agents need (%" PRIu64 "; corrupt)",
                                src, (int)index, off, off + 32, get_u32(p + 32), count, decoded);
         compressed = get_u32(p + 36);
-        bytes = frame3_bytes(decoded, compressed);
+        bytes = rec_frame3_bytes(decoded, compressed);
     }
     if (bytes > left)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
@@ -1359,7 +1212,7 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
                 at = off + (uint64_t)(gens - p) + 4 * i;
             }
         }
-        uint64_t float_count = count * (uint64_t)floats_per_agent(rd->dims);
+        uint64_t float_count = count * (uint64_t)rec_floats_per_agent(rd->dims);
         for (uint64_t i = 0; bad == NULL && i < float_count; ++i) {
             if (!isfinite(get_f32(floats + 4 * i))) {
                 bad = "a position or orientation is not finite";
@@ -1468,12 +1321,12 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
  * the frames before it (`last`, `before`: NULL where there is none) and
  * write its arrays into `slot`, checking every value. */
 static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off, int32_t index,
-                                    uint32_t count, const frame_view_t* last, const frame_view_t* before,
+                                    uint32_t count, const rec_agents_t* last, const rec_agents_t* before,
                                     frame_slot_t* slot)
 {
     const char* src = rd->source;
     const int32_t dims = rd->dims;
-    const int f = floats_per_agent(dims);
+    const int f = rec_floats_per_agent(dims);
     const int v4 = rd->version >= 4;
     const size_t n = count, words = n * (3u + (v4 ? 2u : 0u) + (size_t)f), decoded = 4 * words;
     const size_t compressed = get_u32(p + 36);
@@ -1513,7 +1366,7 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
                            "recording %s: frame %d at byte %" PRIu64 ": byte %" PRIu64 ": %s", src,
                            (int)index, off, off + REC_FRAME3_FIXED, bad);
 
-    const frame_view_t none = {0, NULL, NULL, NULL, NULL};
+    const rec_agents_t none = {0};
     uint32_t* ids = slot->u32;
     uint32_t* generations = ids + n;
     uint32_t* groups = generations + n;
@@ -1523,7 +1376,7 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
     int64_t agent = -1; /* the agent whose value is wrong */
     uint32_t id = 0;
     for (size_t i = 0; i < n; ++i) {
-        uint32_t delta = get_planes(planes, words, w++);
+        uint32_t delta = rec_get_planes(planes, words, w++);
         if (delta == 0 || delta > UINT32_MAX - id) {
             if (bad == NULL) {
                 bad = "agent ids are not ascending and nonzero";
@@ -1535,7 +1388,7 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
         ids[i] = id;
     }
     for (size_t i = 0; bad == NULL && i < n; ++i) {
-        generations[i] = get_planes(planes, words, n + i);
+        generations[i] = rec_get_planes(planes, words, n + i);
         if (generations[i] > 0xFFFFu) {
             bad = "generation above 65535";
             agent = (int64_t)i;
@@ -1543,20 +1396,20 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
     }
     if (bad == NULL) {
         w = 2 * n;
-        for (size_t i = 0; i < n; ++i) groups[i] = get_planes(planes, words, w++);
-        match_agents(n, ids, generations, last, rd->match1);
-        match_agents(n, ids, generations, before, rd->match2);
+        for (size_t i = 0; i < n; ++i) groups[i] = rec_get_planes(planes, words, w++);
+        rec_match_agents(n, ids, generations, last, rd->match1);
+        rec_match_agents(n, ids, generations, before, rd->match2);
     }
-    const frame_view_t* p1 = last != NULL ? last : &none;
-    const frame_view_t* p2 = before != NULL ? before : &none;
+    const rec_agents_t* p1 = last != NULL ? last : &none;
+    const rec_agents_t* p2 = before != NULL ? before : &none;
     if (bad == NULL && v4) {
         /* An agent in the last frame (the same id and generation) keeps
          * its global id. */
         uint64_t* gids = slot->u64;
         for (size_t i = 0; i < n; ++i) {
-            uint64_t zz = (uint64_t)get_planes(planes, words, w + i) |
-                          (uint64_t)get_planes(planes, words, w + n + i) << 32;
-            gids[i] = unzigzag64(zz) + predict_gid(p1, rd->match1[i], gids, i);
+            uint64_t zz = (uint64_t)rec_get_planes(planes, words, w + i) |
+                          (uint64_t)rec_get_planes(planes, words, w + n + i) << 32;
+            gids[i] = rec_unzigzag64(zz) + rec_predict_gid(p1, rd->match1[i], gids, i);
             if (rd->match1[i] >= 0 && gids[i] != p1->gids[rd->match1[i]]) {
                 bad = "the global id differs from the same agent's in the frame before";
                 agent = (int64_t)i;
@@ -1567,14 +1420,14 @@ static shoal_status_t decode_frame3(reader_t* rd, const uint8_t* p, uint64_t off
     }
     for (int c = 0; bad == NULL && c < f; ++c)
         for (size_t i = 0; i < n; ++i) {
-            uint32_t guess = predict(dims, p1, rd->match1[i], p2, rd->match2[i], c);
-            float v = bits_float(unzigzag(get_planes(planes, words, w++)) + guess);
+            uint32_t guess = rec_predict(dims, p1, rd->match1[i], p2, rd->match2[i], c);
+            float v = rec_bits_float(rec_unzigzag(rec_get_planes(planes, words, w++)) + guess);
             if (!isfinite(v)) {
                 bad = "a position or orientation is not finite";
                 agent = (int64_t)i;
                 break;
             }
-            floats[float_index(dims, n, i, c)] = v;
+            floats[rec_float_index(dims, n, i, c)] = v;
         }
     if (bad != NULL)
         return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
@@ -1592,10 +1445,11 @@ static frame_slot_t* slot_holding(reader_t* rd, int32_t index)
     return NULL;
 }
 
-static frame_view_t slot_view(const reader_t* rd, const frame_slot_t* slot)
+static rec_agents_t slot_view(const reader_t* rd, const frame_slot_t* slot)
 {
     const size_t n = rd->spans[slot->index].count;
-    frame_view_t v = {n, slot->u32, slot->u32 + n, slot->f32, slot->u64};
+    rec_agents_t v = {
+        .n = n, .ids = slot->u32, .generations = slot->u32 + n, .floats = slot->f32, .gids = slot->u64};
     return v;
 }
 
@@ -1613,7 +1467,7 @@ static shoal_status_t decode_into_slot(reader_t* rd, int32_t index)
     }
     const frame_span_t* span = &rd->spans[index];
     const size_t n = span->count;
-    const size_t f = (size_t)floats_per_agent(rd->dims);
+    const size_t f = (size_t)rec_floats_per_agent(rd->dims);
     slot->index = -1;
     if (!grow_pool((void**)&slot->u32, &slot->u32_capacity, 3 * n + 1, 4) ||
         !grow_pool((void**)&slot->f32, &slot->f32_capacity, f * n + 1, 4) ||
@@ -1633,8 +1487,8 @@ static shoal_status_t decode_into_slot(reader_t* rd, int32_t index)
     if (rd->version >= 3) {
         const frame_slot_t* s1 = index >= 1 ? slot_holding(rd, index - 1) : NULL;
         const frame_slot_t* s2 = index >= 2 ? slot_holding(rd, index - 2) : NULL;
-        frame_view_t last = s1 != NULL ? slot_view(rd, s1) : (frame_view_t){0, NULL, NULL, NULL, NULL};
-        frame_view_t before = s2 != NULL ? slot_view(rd, s2) : (frame_view_t){0, NULL, NULL, NULL, NULL};
+        rec_agents_t last = s1 != NULL ? slot_view(rd, s1) : (rec_agents_t){0};
+        rec_agents_t before = s2 != NULL ? slot_view(rd, s2) : (rec_agents_t){0};
         status = decode_frame3(rd, p, span->offset, index, span->count, s1 != NULL ? &last : NULL,
                                s2 != NULL ? &before : NULL, slot);
         if (status != SHOAL_OK) return status;
@@ -1961,7 +1815,7 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
     const int32_t dims = rd->dims, count = rd->frame_count;
     const int v4 = rd->version >= 4;
     const uint64_t agents = decoded / payload_bytes(rd->version, dims);
-    const size_t f = (size_t)floats_per_agent(dims);
+    const size_t f = (size_t)rec_floats_per_agent(dims);
     rec->frames = calloc((size_t)count + 1, sizeof *rec->frames);
     rec->u32_pool = malloc((size_t)(3 * agents + 1) * sizeof(uint32_t));
     rec->f32_pool = malloc((size_t)(f * agents + 1) * sizeof(float));
