@@ -39,7 +39,7 @@ static const char step_md_head[] =
     "when this page differs from it. Do not edit by hand: change the table, then run\n"
     "`build/release/shoal step-table --markdown > docs/step.md`.\n"
     "\n"
-    "Every built-in system in step order (DESIGN.md \"The step\"). *module*: the module whose\n"
+    "Every built-in system in step order (docs/overview.md, \"The step\"). *module*: the module whose\n"
     "component's rows the system runs over; with that component empty the system is idle.\n"
     "*reads* and *writes*: agent columns (`pos`, `vel`, `heading/quat`, `omega`, `desired`,\n"
     "`force`, `torque`, `limits`, `gains`, `weights`, `target`, `threat` name groups of them),\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layers of src/ (DESIGN.md "Modules: the core knows no system"), each
+# The layers of src/ (docs/design.md, "Modules and the open core"), each
 # including only from those below it:
 #   base/     byte helpers and the message convention (nothing of ours)
 #   simd/     lanes and vectors (base)

@@ -1,4 +1,4 @@
-/* One state_hash for every backend and worker count (DESIGN.md "Threads").
+/* One state_hash for every backend and worker count (docs/design.md, "Parallel-for").
  * Runs inside Criterion's forked test child, never in the runner's parent,
  * because libgomp is not fork-safe. */
 #define _POSIX_C_SOURCE 200809L

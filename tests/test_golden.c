@@ -4,7 +4,7 @@
  * each on 1 and 2 threads.
  *
  * A refactor moves none of these. A commit that moves one says which
- * behavior changed and why (DESIGN.md "The step"), and updates the table
+ * behavior changed and why (docs/overview.md, "The step"), and updates the table
  * below with the new values (the failure message prints them).
  *
  * Hashes are pinned per SIMD width: lane_hsum sums a different number of

@@ -1,5 +1,5 @@
 /* Modules: how the core reaches behaviors, vehicle models and planners
- * without knowing them (DESIGN.md "Modules: the core knows no system").
+ * without knowing them (docs/design.md, "Modules and the open core").
  *
  * A module is one row of a registry that src/modules/ provides
  * (builtin_registry(), declared here and defined there, so the core links

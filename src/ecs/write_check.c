@@ -1,6 +1,6 @@
 /* The write check: the tests' proof that the step table's `writes` hold
- * (DESIGN.md "Modules": "a test build checks that a system writes nothing
- * else").
+ * (docs/design.md, "Modules and the open core": a test build checks that a
+ * system writes nothing else).
  *
  * Decisions worth knowing:
  * - A runtime switch on the world, not a compile-time option: every preset

@@ -1,4 +1,4 @@
-/* The step, as one table: every built-in system in step order (DESIGN.md
+/* The step, as one table: every built-in system in step order (docs/overview.md,
  * "The step"), with the columns it reads and writes, and the modules whose
  * hooks the core calls (ecs/module.h). This table is the registration: the
  * world registers its systems from it, in this order, and `shoal run

@@ -3,7 +3,7 @@
  * For per-agent scalar code (setup, controllers of single agents, tests);
  * hot loops over many agents use SoA columns and lanes.h instead.
  *
- * Frame (DESIGN.md "Units and frames"): right-handed, z up; 2D is the x-y
+ * Frame (docs/design.md, "Units and frames"): right-handed, z up; 2D is the x-y
  * plane with angles counter-clockwise from +x. A body's forward axis is +x,
  * left is +y, up is +z. Quaternions are (w, x, y, z), rotating body vectors
  * into the world: v_world = q v_body q*.

@@ -1,4 +1,4 @@
-/* The contact pass (DESIGN.md "Crowds: anticipation, then contact"): after
+/* The contact pass (docs/crowds.md, "The walking model"): after
  * everything moved, the overlap left between agents that take part
  * (participants: every crowd agent, and any other agent whose definition
  * asks for `contacts`), and between a participant and an obstacle or a wall,

@@ -1,6 +1,6 @@
 /* Crowd agents (shoal/crowd.h): reciprocal collision avoidance in the
- * decide stage, then a kinematic move in the integrate stage (DESIGN.md
- * "Crowds: anticipation, then contact"). The math of ORCA is orca.c; this
+ * decide stage, then a kinematic move in the integrate stage (docs/crowds.md,
+ * "The walking model"). The math of ORCA is orca.c; this
  * file finds each agent's constraints and applies the result.
  *
  * orca (decide, after every steering system): for each crowd agent, the

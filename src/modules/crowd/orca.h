@@ -6,7 +6,7 @@
  * compiles with -ffp-contract=off; nothing here depends on an evaluation
  * order C leaves open).
  *
- * Units are SI (m, m/s, s). 2D is the x-y plane (DESIGN.md); 3D is
+ * Units are SI (m, m/s, s). 2D is the x-y plane (docs/design.md, "Units and frames"); 3D is
  * right-handed.
  *
  * ## The constraints

@@ -6,7 +6,7 @@
  * from any thread.
  *
  * Units: meters for positions and radii, radians for angles. 2D is the x-y
- * plane with angles counter-clockwise from +x (DESIGN.md); 3D is right-handed.
+ * plane with angles counter-clockwise from +x (docs/design.md, "Units and frames"); 3D is right-handed.
  *
  * ## The 2D procedure (Figure 5, with the section 6 extensions)
  *

@@ -3,7 +3,7 @@
  * with a clearance.
  *
  * Why a grid: one travel-time field per goal serves every agent heading to
- * it, read in O(1) per agent (DESIGN.md "Navigation"); a grid is what the
+ * it, read in O(1) per agent (docs/nav.md); a grid is what the
  * eikonal solver (nav_field.h) marches over, and rasterizing segments into
  * it needs no polygon clipping, so it cannot fail on awkward geometry.
  *
