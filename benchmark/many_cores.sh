@@ -2,7 +2,7 @@
 # The many-core measurements in one command, for a machine with 16 cores:
 #   benchmark/many_cores.sh [--quick] [OUT_DIR]
 # runs the thread sweeps and big flocks the many-core targets are stated in
-# (benchmark/README.md, "Many cores"), writes every run's JSON lines into OUT_DIR
+# (benchmark/README.md, "Scripts"; docs/dev/threads-and-scaling.md), writes every run's JSON lines into OUT_DIR
 # (default: $OUT, else ./many-cores) and prints a summary beside the
 # targets. `shoal` must be on PATH (the device tool's build-and-run.sh puts
 # its build there). --quick runs the same commands on small worlds and two

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sweep `shoal bench flock` over the scenes of benchmark/README.md and print one
 # CSV line per run (best of --repeat runs by agent_steps_per_s).
-# Usage: benchmark/run.sh [--quick] [--repeat N] > benchmark/results/<machine>.csv
+# Usage: benchmark/run.sh [--quick] [--repeat N] > benchmark/results/<machine>/flock.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shoal=./build/release/shoal

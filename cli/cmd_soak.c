@@ -158,7 +158,7 @@ static const cli_option_t soak_options[] = {
              "corridor and round wall ends, in an unbounded 2D world, while doors close and "
              "open, pedestrians come and go and the worlds are saved and loaded back; checks "
              "that no path crosses a wall, no pair overlaps (2 % of the radii sum) and no "
-             "centre comes within 0.98 of its radius of a wall (docs/reliability.md)."},
+             "centre comes within 0.98 of its radius of a wall (docs/dev/reliability.md)."},
 };
 
 static const cli_spec_t soak_spec = {

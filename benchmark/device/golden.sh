@@ -6,7 +6,7 @@ set -eu
 b=${SHOAL_BUILD:-.devcarry/build}
 deps=/tmp/shoal-deps # where build-and-run.sh unpacked the carried packages
 ${CC:-gcc} -O2 -std=c11 -march=native -fopenmp -D_POSIX_C_SOURCE=200809L -DSHOAL_SOURCE_DIR="\"$PWD\"" \
-  -Ibench/device/shim -Iinclude -Isrc -Itests -I"$b" -I$deps/usr/include \
+  -Ibenchmark/device/shim -Iinclude -Isrc -Itests -I"$b" -I$deps/usr/include \
   benchmark/device/golden_probe.c "$b/libshoal.a" -L$deps/usr/lib/x86_64-linux-gnu -lhwloc -lcjson -lzstd -lm \
   -o /tmp/shoal_golden_probe
 /tmp/shoal_golden_probe

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One sweep of the crowd comparison (benchmark/README.md, Crowd, "Latest"):
+# One sweep of the crowd comparison (benchmark/README.md, "Crowd"; docs/dev/crowd-performance.md):
 #   1. shoal against RVO2, interleaved (compare.sh, 3 rounds each): 2D grid
 #      and circle, then the 3D sphere (circle) and 3D grid against RVO2-3D,
 #      at 100k agents on 1 and 2 threads;
