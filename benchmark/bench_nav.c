@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "benchmark/bench_systems.h"
+#include "scenes/maze.h"
 #include "shoal/extend.h"
 #include "shoal/shoal.h"
 #include "cli/cli.h"
@@ -78,13 +79,12 @@ static int64_t default_agents(int plan) { return plan == PLAN_OFFICE ? 1000 : 20
 
 /* ---- seeded draws ----------------------------------------------------------- */
 
-static uint32_t draw(uint64_t* s)
+/* scenes/maze.h's generator, which the maze is drawn from too. */
+static float unif(uint64_t* s, float lo, float hi)
 {
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(*s >> 33);
+    return lo + (hi - lo) * (float)scene_draw(s) / 2147483648.0f;
 }
-static float unif(uint64_t* s, float lo, float hi) { return lo + (hi - lo) * (float)draw(s) / 2147483648.0f; }
-static int below(uint64_t* s, int n) { return (int)(draw(s) % (uint32_t)n); }
+static int below(uint64_t* s, int n) { return scene_below(s, n); }
 
 /* ---- floor plans ------------------------------------------------------------ */
 
@@ -176,15 +176,15 @@ static int office_plan(nav_plan_t* p, float W, float H, uint64_t* s)
     return 1;
 }
 
-static int find_root(int* parent, int a)
+static int plan_wall(void* plan, float ax, float ay, float bx, float by)
 {
-    while (parent[a] != a) a = parent[a] = parent[parent[a]];
-    return a;
+    return plan_seg(plan, ax, ay, bx, by);
 }
 
-/* The maze: R rooms of 4 m in nx x ny (ny the largest divisor of R up to
- * its square root: 20 rooms are 5 x 4, a prime count one row), joined by
- * 1.2 m doors in the middle of the walls of a random spanning tree. */
+/* The maze of scenes/maze.h: R rooms of 4 m in nx x ny (ny the largest
+ * divisor of R up to its square root: 20 rooms are 5 x 4, a prime count
+ * one row), joined by 1.2 m doors in the middle of the walls of a random
+ * spanning tree. The hall: the same rooms as areas of one open floor. */
 static int maze_plan(nav_plan_t* p, int R, uint64_t* s, int hall)
 {
     if (R < 2 || R > 1000000) return 0;
@@ -192,43 +192,21 @@ static int maze_plan(nav_plan_t* p, int R, uint64_t* s, int hall)
     for (int d = 1; d * d <= R; ++d)
         if (R % d == 0) ny = d;
     const int nx = R / ny;
-    const float room = NAV_MAZE_ROOM, door = NAV_MAZE_DOOR;
+    const float room = NAV_MAZE_ROOM;
     p->nx = nx;
     p->ny = ny;
     p->w = (float)nx * room;
     p->h = (float)ny * room;
     const size_t rooms = (size_t)(unsigned)R;
     int* parent = malloc(rooms * sizeof *parent);
-    unsigned char* open = calloc(rooms, 2); /* [2c]: east wall, [2c + 1]: north wall */
+    unsigned char* open = malloc(2 * rooms);
     int ok = parent && open;
-    for (int i = 0; ok && i < R; ++i) parent[i] = i;
-    for (int joined = 0; ok && joined < R - 1;) {
-        int c = below(s, R), north = below(s, 2);
-        int cx = c % nx, cy = c / nx;
-        if (north ? cy + 1 >= ny : cx + 1 >= nx) continue;
-        int a = find_root(parent, c), b = find_root(parent, north ? c + nx : c + 1);
-        if (a == b) continue;
-        parent[a] = b;
-        open[2 * c + north] = 1;
-        joined++;
-    }
+    if (ok) scene_maze_doors(nx, ny, s, parent, open);
     ok = ok && plan_box(p);
     for (int c = 0; ok && c < R; ++c) {
         float x = (float)(c % nx) * room, y = (float)(c / nx) * room;
         ok = plan_room(p, x, y, x + room, y + room);
-        if (hall) continue;          /* the hall: the rooms are areas of one open floor */
-        if (ok && c % nx + 1 < nx) { /* the east wall */
-            float m = y + 0.5f * room;
-            ok = open[2 * c] ? plan_seg(p, x + room, y, x + room, m - 0.5f * door) &&
-                                   plan_seg(p, x + room, m + 0.5f * door, x + room, y + room)
-                             : plan_seg(p, x + room, y, x + room, y + room);
-        }
-        if (ok && c / nx + 1 < ny) { /* the north wall */
-            float m = x + 0.5f * room;
-            ok = open[2 * c + 1] ? plan_seg(p, x, y + room, m - 0.5f * door, y + room) &&
-                                       plan_seg(p, m + 0.5f * door, y + room, x + room, y + room)
-                                 : plan_seg(p, x, y + room, x + room, y + room);
-        }
+        if (ok && !hall) ok = scene_maze_room_walls(nx, ny, room, NAV_MAZE_DOOR, open, c, plan_wall, p);
     }
     free(parent);
     free(open);

@@ -11,6 +11,7 @@
 
 #include <shoal/snapshot.h>
 
+#include "scenes/maze.h"
 #include "ecs/world.h"
 #include "support.h"
 
@@ -179,60 +180,27 @@ Test(nav, one_pedestrian_from_each_of_40_starts_reaches_a_point_behind_each_wall
     }
 }
 
-/* A maze of 5 x 4 rooms of 4 m, each joined to the next by a 1.2 m door in
- * the walls of a random spanning tree (seeded), the rest of the walls shut. */
+/* The maze of scenes/maze.h: 5 x 4 rooms of 4 m, each joined to the next by
+ * a 1.2 m door in the walls of a random spanning tree (seeded), the rest of
+ * the walls shut, in a box. */
+static int add_maze_wall(void* context, float x0, float y0, float x1, float y1)
+{
+    const float a[] = {x0, y0, x1, y1};
+    add_wall(context, a, 2, 0);
+    return 1;
+}
+
 static void add_maze(shoal_world_t* w, uint64_t seed)
 {
     enum { NX = 5, NY = 4 };
-    const float R = 4.0f, door = 1.2f;
+    const float R = 4.0f;
     int parent[NX * NY];
-    for (int i = 0; i < NX * NY; ++i) parent[i] = i;
-    /* open[k]: wall between cell and its east (k < NX*NY) or north neighbour */
-    int open_e[NX * NY] = {0}, open_n[NX * NY] = {0};
+    unsigned char open[2 * NX * NY];
     uint64_t s = seed;
-    int joined = 0;
-    while (joined < NX * NY - 1) {
-        int c = (int)(lcg(&s) % (NX * NY)), north = (int)(lcg(&s) % 2);
-        int cx = c % NX, cy = c / NX;
-        if (north ? cy + 1 >= NY : cx + 1 >= NX) continue;
-        int d = north ? c + NX : c + 1;
-        int a = c, b = d;
-        while (parent[a] != a) a = parent[a];
-        while (parent[b] != b) b = parent[b];
-        if (a == b) continue;
-        parent[a] = b;
-        (north ? open_n : open_e)[c] = 1;
-        joined++;
-    }
+    scene_maze_doors(NX, NY, &s, parent, open);
     const float box[] = {0, 0, NX * R, 0, NX * R, NY * R, 0, NY * R};
     add_wall(w, box, 4, 1);
-    for (int c = 0; c < NX * NY; ++c) {
-        float x = (float)(c % NX) * R, y = (float)(c / NX) * R;
-        if (c % NX + 1 < NX) { /* east wall at x + R */
-            float m = y + 0.5f * R;
-            if (open_e[c]) {
-                const float a[] = {x + R, y, x + R, m - 0.5f * door},
-                            b[] = {x + R, m + 0.5f * door, x + R, y + R};
-                add_wall(w, a, 2, 0);
-                add_wall(w, b, 2, 0);
-            } else {
-                const float a[] = {x + R, y, x + R, y + R};
-                add_wall(w, a, 2, 0);
-            }
-        }
-        if (c / NX + 1 < NY) { /* north wall at y + R */
-            float m = x + 0.5f * R;
-            if (open_n[c]) {
-                const float a[] = {x, y + R, m - 0.5f * door, y + R},
-                            b[] = {m + 0.5f * door, y + R, x + R, y + R};
-                add_wall(w, a, 2, 0);
-                add_wall(w, b, 2, 0);
-            } else {
-                const float a[] = {x, y + R, x + R, y + R};
-                add_wall(w, a, 2, 0);
-            }
-        }
-    }
+    for (int c = 0; c < NX * NY; ++c) scene_maze_room_walls(NX, NY, R, 1.2f, open, c, add_maze_wall, w);
 }
 
 Test(nav, pedestrians_in_a_maze_of_20_rooms_all_reach_the_goal_room, .timeout = 240)
