@@ -55,9 +55,8 @@ typedef struct shoal_crowd_t {
                                * neighbor by who is ahead along their common way. 0 = off (pure
                                * ORCA). Default 0 */
     float side_preference;    /* in [0, 1]: keep right (2D): when a neighbor comes the other
-                               * way (within 60 degrees of head-on) within time_horizon of
-                               * walking, ahead and near the agent's line, the preferred
-                               * velocity turns right, up to the angle
+                               * way within time_horizon of walking, ahead and near the agent's
+                               * line, the preferred velocity turns right, up to the angle
                                * atan(side_preference) when that neighbor is close (lanes form in
                                * counter-flows; docs/crowds.md); 0 = off (pure ORCA). Default 0 */
 } shoal_crowd_t;

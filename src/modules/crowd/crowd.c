@@ -94,12 +94,6 @@
 #define CROWD_TURNS 4
 static const float crowd_turn_cos[CROWD_TURNS] = {0.98480775f, 0.93969262f, 0.86602540f, 0.70710678f};
 #define CROWD_TURN_GAIN 0.1f
-/* Keep right's "coming the other way": the neighbor's velocity within 60
- * degrees of the agent's way reversed (its component against the way,
- * squared, above this share of its speed squared). A wider cone took walkers
- * crossing at right angles for oncoming ones: turned right, each flow fed
- * the other's corridor (docs/nav.md, "Limits"). */
-#define CROWD_KEEP_RIGHT_COS2 0.25f
 static const float crowd_turn_sin[CROWD_TURNS] = {0.17364818f, 0.34202014f, 0.5f, 0.70710678f};
 
 _Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
@@ -670,7 +664,7 @@ static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* 
     const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), ux = lane_set1(u.x), uy = lane_set1(u.y);
     const lanef rx = lane_set1(right.x), ry = lane_set1(right.y), vlook = lane_set1(look);
     const lanef r_i = lane_set1(ri), zero = lane_zero(), two = lane_set1(2.0f), one = lane_set1(1.0f);
-    const lanef against = lane_set1(-0.25f * speed), cone = lane_set1(CROWD_KEEP_RIGHT_COS2);
+    const lanef against = lane_set1(-0.25f * speed);
     for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
         const lanei k = lanei_loadu(nb->k + m0);
         const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
@@ -678,13 +672,11 @@ static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* 
         const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
         const lanef lateral = lane_add(lane_mul(d_x, rx), lane_mul(d_y, ry));
         const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
-        const lanef kvx = lane_gather(g->svx, k), kvy = lane_gather(g->svy, k);
-        const lanef comes = lane_add(lane_mul(kvx, ux), lane_mul(kvy, uy));
+        const lanef comes =
+            lane_add(lane_mul(lane_gather(g->svx, k), ux), lane_mul(lane_gather(g->svy, k), uy));
         lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(along, vlook));
         ok = lane_mask_and(ok, lane_cmp_lt(lane_abs(lateral), lane_mul(two, rad)));
         ok = lane_mask_and(ok, lane_cmp_lt(comes, against));
-        const lanef kv2 = lane_add(lane_mul(kvx, kvx), lane_mul(kvy, kvy));
-        ok = lane_mask_and(ok, lane_cmp_gt(lane_mul(comes, comes), lane_mul(cone, kv2)));
         uint32_t bits = lane_mask_bits(lane_mask_and(ok, lane_mask_first(nb->count - m0)));
         if (!bits) continue;
         float near_by[SHOAL_MAX_LANES];
@@ -932,9 +924,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 if (limit < speed || go.x != way.x || go.y != way.y)
                     pref = vec3_scale(go, fminf(limit, speed));
             }
-            /* Keep right (2D): a neighbor coming the other way (its
-             * velocity within 60 degrees of the agent's way reversed, and
-             * faster than a quarter of the agent's preferred speed against it),
+            /* Keep right (2D): a neighbor coming the other way (faster
+             * than a quarter of the agent's preferred speed toward it),
              * ahead within time_horizon of walking and within two sums
              * of radii of its line, turns the preferred velocity to the
              * right by up to atan(side_preference), more the closer it
@@ -954,9 +945,8 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     float along = vec3_dot(d, u), lateral = vec3_dot(d, right);
                     float rad = ri + (x->scrow ? x->sradius[k] : a->radius[g->order[k]]);
                     float comes = g->svx[k] * u.x + g->svy[k] * u.y;
-                    float kv2 = g->svx[k] * g->svx[k] + g->svy[k] * g->svy[k];
                     if (!(along > 0.0f) || !(along < look) || !(fabsf(lateral) < 2.0f * rad) ||
-                        !(comes < -0.25f * speed) || !(comes * comes > CROWD_KEEP_RIGHT_COS2 * kv2))
+                        !(comes < -0.25f * speed))
                         continue;
                     float near_by = 1.0f - along / look;
                     closest = near_by > closest ? near_by : closest;
