@@ -428,103 +428,112 @@ static int scatter(uint64_t* s, float x0, float x1, float y0, float y1, float ga
     return placed;
 }
 
-/* Two crowds of 150 cross at right angles where two 4 m corridors meet,
- * each to the exit at the far end of its corridor: every one leaves, the
- * last within 3.5 times the time the farthest would need alone (its
- * shortest path at the preferred speed; measured 2.2 to 3.0 times over
- * the three seeds at e45766e, 1.8 to 2.9 before it; the aim is 1.5, not
- * met: this guards against stalls). Random starts, three seeds, the
- * pedestrian preset as it is (with the time gap of 0.5 s it had before,
- * walkers of the northbound crowd carried into the east arm met the
- * eastbound crowd head-on there and the two stalled: 153 of 300 left in
- * 111 s on seed 1). */
-Test(nav, two_crowds_crossing_at_right_angles_all_leave, .timeout = 300)
+/* Two 4 m corridors of 25 m arms cross; 150 walkers (random starts, the
+ * pedestrian preset as it is) head east from the west arm to the exit at
+ * its far end and, with `both`, 150 north from the south arm. Returns the
+ * seconds until all left (at most 4 times *lone), with *lone the time the
+ * farthest would need alone: its shortest path at the preferred speed. */
+static float crossing(uint64_t seed, int both, float* lone_out)
 {
     const float L = 25.0f, half = 2.0f;
-    for (uint64_t seed = 1; seed <= 3; ++seed) {
-        shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
-        for (int q = 0; q < 4; ++q) {
-            float sx = q & 1 ? 1.0f : -1.0f, sy = q & 2 ? 1.0f : -1.0f;
-            const float corner[] = {sx * half, sy * L, sx * half, sy * half, sx * L, sy * half};
-            add_wall(w, corner, 3, 0);
-        }
-        shoal_nav_goal_t east = {.kind = SHOAL_NAV_LINE, .count = 2, .exit = 1};
-        east.points[0][0] = east.points[1][0] = L;
-        east.points[0][1] = -half;
-        east.points[1][1] = half;
-        shoal_nav_goal_t north = {.kind = SHOAL_NAV_LINE, .count = 2, .exit = 1};
-        north.points[0][1] = north.points[1][1] = L;
-        north.points[0][0] = -half;
-        north.points[1][0] = half;
-        int32_t ge, gn;
-        cr_assert_eq(shoal_world_add_nav_goal(w, &east, &ge), SHOAL_OK, "%s", shoal_world_last_error(w));
-        cr_assert_eq(shoal_world_add_nav_goal(w, &north, &gn), SHOAL_OK);
-        uint64_t s = seed * 1000003u;
-        float xy[300];
-        cr_assert_eq(scatter(&s, -L + 0.5f, -4.0f, -half + 0.3f, half - 0.3f, 0.45f, 150, xy), 150);
-        for (int i = 0; i < 150; ++i) {
-            shoal_agent_def_t d = navigator(xy[2 * i], xy[2 * i + 1], ge);
-            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
-        }
-        cr_assert_eq(scatter(&s, -half + 0.3f, half - 0.3f, -L + 0.5f, -4.0f, 0.45f, 150, xy), 150);
-        for (int i = 0; i < 150; ++i) {
-            shoal_agent_def_t d = navigator(xy[2 * i], xy[2 * i + 1], gn);
-            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
-        }
-        /* the lone time: the largest field value at a start over 1.34 m/s */
-        cr_assert_eq(shoal_world_nav_update(w), SHOAL_OK, "%s", shoal_world_last_error(w));
-        shoal_nav_grid_info_t info;
-        shoal_world_nav_grid(w, &info);
-        int64_t cells = (int64_t)info.nx * info.ny, n = 0;
-        float* T[2] = {malloc((size_t)cells * sizeof(float)), malloc((size_t)cells * sizeof(float))};
-        cr_assert_eq(shoal_world_nav_field(w, ge, T[0], cells, &n), SHOAL_OK);
-        cr_assert_eq(shoal_world_nav_field(w, gn, T[1], cells, &n), SHOAL_OK);
-        float pos[3 * 300];
-        shoal_agent_batch_t b = {.positions = pos};
-        int32_t got = 0;
-        shoal_world_read_agents(w, &b, 300, &got);
-        float lone = 0.0f;
-        for (int i = 0; i < got; ++i) {
-            int gi = pos[3 * i] < -half ? 0 : 1;
-            int ci = (int)((pos[3 * i] - info.origin[0]) / info.cell),
-                cj = (int)((pos[3 * i + 1] - info.origin[1]) / info.cell);
-            float t = T[gi][(int64_t)cj * info.nx + ci];
-            cr_assert(isfinite(t));
-            lone = fmaxf(lone, t / 1.34f);
-        }
-        free(T[0]);
-        free(T[1]);
-        float t = 0.0f;
-        const float dt = 0.05f;
-        while (shoal_world_agent_count(w) > 0 && t < 4.0f * lone) {
-            cr_assert_eq(shoal_world_step(w, dt), SHOAL_OK, "%s", shoal_world_last_error(w));
-            t += dt;
-        }
-        shoal_nav_stats_t st;
-        shoal_world_nav_stats(w, -1, &st);
-        if (getenv("NAV_DEBUG")) {
-            got = 0;
-            shoal_world_read_agents(w, &b, 300, &got);
-            fprintf(stderr, "left %d: no_way %d in_walls %d arrived %d off %d\n", (int)got, st.no_way,
-                    st.in_walls, st.arrived, st.off_grid);
-            for (int j = 12; j >= -12; --j) {
-                for (int i = -12; i <= 28; ++i) {
-                    int c = 0;
-                    for (int k = 0; k < got; ++k)
-                        c += (int)floorf(pos[3 * k]) == i && (int)floorf(pos[3 * k + 1] / 2.0f) == j;
-                    fputc(c ? '0' + (c > 9 ? 9 : c) : '.', stderr);
-                }
-                fputc('\n', stderr);
-            }
-        }
-        cr_assert_eq(st.exited, 300, "seed %d: %lld of 300 left in %.1f s", (int)seed, (long long)st.exited,
-                     (double)t);
-        cr_expect_leq(t, 3.5f * lone, "seed %d: the last left after %.1f s, %.2f times the lone %.1f s",
-                      (int)seed, (double)t, (double)(t / lone), (double)lone);
+    const int n = both ? 300 : 150;
+    shoal_world_t* w = make_world(2, 2, SHOAL_BACKEND_OPENMP);
+    for (int q = 0; q < 4; ++q) {
+        float sx = q & 1 ? 1.0f : -1.0f, sy = q & 2 ? 1.0f : -1.0f;
+        const float corner[] = {sx * half, sy * L, sx * half, sy * half, sx * L, sy * half};
+        add_wall(w, corner, 3, 0);
+    }
+    shoal_nav_goal_t east = {.kind = SHOAL_NAV_LINE, .count = 2, .exit = 1};
+    east.points[0][0] = east.points[1][0] = L;
+    east.points[0][1] = -half;
+    east.points[1][1] = half;
+    shoal_nav_goal_t north = {.kind = SHOAL_NAV_LINE, .count = 2, .exit = 1};
+    north.points[0][1] = north.points[1][1] = L;
+    north.points[0][0] = -half;
+    north.points[1][0] = half;
+    int32_t ge, gn;
+    cr_assert_eq(shoal_world_add_nav_goal(w, &east, &ge), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert_eq(shoal_world_add_nav_goal(w, &north, &gn), SHOAL_OK);
+    uint64_t s = seed * 1000003u;
+    float xy[300];
+    cr_assert_eq(scatter(&s, -L + 0.5f, -4.0f, -half + 0.3f, half - 0.3f, 0.45f, 150, xy), 150);
+    for (int i = 0; i < 150; ++i) {
+        shoal_agent_def_t d = navigator(xy[2 * i], xy[2 * i + 1], ge);
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(scatter(&s, -half + 0.3f, half - 0.3f, -L + 0.5f, -4.0f, 0.45f, 150, xy), 150);
+    for (int i = 0; both && i < 150; ++i) {
+        shoal_agent_def_t d = navigator(xy[2 * i], xy[2 * i + 1], gn);
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK);
+    }
+    /* the lone time: the largest field value at a start over 1.34 m/s */
+    cr_assert_eq(shoal_world_nav_update(w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_nav_grid_info_t info;
+    shoal_world_nav_grid(w, &info);
+    int64_t cells = (int64_t)info.nx * info.ny, got64 = 0;
+    float* T[2] = {malloc((size_t)cells * sizeof(float)), malloc((size_t)cells * sizeof(float))};
+    cr_assert_eq(shoal_world_nav_field(w, ge, T[0], cells, &got64), SHOAL_OK);
+    cr_assert_eq(shoal_world_nav_field(w, gn, T[1], cells, &got64), SHOAL_OK);
+    float pos[3 * 300];
+    shoal_agent_batch_t b = {.positions = pos};
+    int32_t got = 0;
+    shoal_world_read_agents(w, &b, n, &got);
+    cr_assert_eq(got, n);
+    float lone = 0.0f;
+    for (int i = 0; i < got; ++i) {
+        int gi = pos[3 * i] < -half ? 0 : 1;
+        int ci = (int)((pos[3 * i] - info.origin[0]) / info.cell),
+            cj = (int)((pos[3 * i + 1] - info.origin[1]) / info.cell);
+        float t = T[gi][(int64_t)cj * info.nx + ci];
+        cr_assert(isfinite(t));
+        lone = fmaxf(lone, t / 1.34f);
+    }
+    free(T[0]);
+    free(T[1]);
+    float t = 0.0f;
+    const float dt = 0.05f;
+    while (shoal_world_agent_count(w) > 0 && t < 4.0f * lone) {
+        cr_assert_eq(shoal_world_step(w, dt), SHOAL_OK, "%s", shoal_world_last_error(w));
+        t += dt;
+    }
+    shoal_nav_stats_t st;
+    shoal_world_nav_stats(w, -1, &st);
+    cr_assert_eq(st.exited, n, "seed %d: %lld of %d left in %.1f s", (int)seed, (long long)st.exited, n,
+                 (double)t);
+    shoal_world_destroy(w);
+    *lone_out = lone;
+    return t;
+}
+
+/* Two crowds of 150 cross at right angles where two 4 m corridors meet,
+ * each to the exit at the far end of its corridor: every one leaves, the
+ * last within 2.5 times the time the eastbound crowd takes on its own
+ * (the same starts, no crossing flow): a guard against stalls, not the
+ * aim of 1.5, which 11 of seeds 1-16 meet (1.12 to 2.09 times, median
+ * 1.35, at 14a1a02; NAV_DEBUG=1 NAV_CROSSING_SEEDS=16 prints every seed).
+ * Against the time the farthest walker would need alone, which no crowd
+ * of this density meets (the eastbound crowd on its own takes 1.53 to 1.57
+ * times it: its rear waits for the front to clear the corridor), the
+ * crossing takes 1.71 to 3.23 times it (median 2.10). With the time gap of
+ * 0.5 s the preset had before 2026-12-02, walkers of the northbound crowd
+ * carried into the east arm met the eastbound crowd head-on there and the
+ * two stalled: 153 of 300 left in 111 s on seed 1. */
+Test(nav, two_crowds_crossing_at_right_angles_all_leave, .timeout = 300)
+{
+    const char* more = getenv("NAV_CROSSING_SEEDS");
+    const uint64_t seeds = more ? (uint64_t)strtoull(more, NULL, 10) : 3u;
+    for (uint64_t seed = 1; seed <= seeds; ++seed) {
+        float lone, lone_one;
+        const float both = crossing(seed, 1, &lone), one = crossing(seed, 0, &lone_one);
         if (getenv("NAV_DEBUG"))
-            fprintf(stderr, "crossing seed %d: all left in %.1f s, %.2f x the lone %.1f s\n", (int)seed,
-                    (double)t, (double)(t / lone), (double)lone);
-        shoal_world_destroy(w);
+            fprintf(stderr,
+                    "crossing seed %d: all left in %.1f s, %.2f x the lone %.1f s, %.2f x the eastbound "
+                    "crowd on its own (%.1f s, %.2f x its lone %.1f s)\n",
+                    (int)seed, (double)both, (double)(both / lone), (double)lone, (double)(both / one),
+                    (double)one, (double)(one / lone_one), (double)lone_one);
+        cr_expect_leq(both, 2.5f * one,
+                      "seed %d: the last left after %.1f s, %.2f times the %.1f s of one crowd", (int)seed,
+                      (double)both, (double)(both / one), (double)one);
     }
 }
 
