@@ -60,6 +60,7 @@ extern const cli_command_t* const cli_table_command[];
 extern const cli_command_t* const cli_table_experiment[];
 extern const cli_command_t* const cli_table_validate[];
 extern const cli_command_t* const cli_table_bench[];
+extern const cli_command_t* const cli_table_plot[]; /* kinds of `shoal plot` (with plot support) */
 
 /* A command with kinds: argv[1] names the kind in `kinds`, which runs with
  * argv + 1. No kind, --help or -h: `help` to stdout (exit 2 without a kind,

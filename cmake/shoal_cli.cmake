@@ -10,8 +10,9 @@
 # shoal_cli_register(TABLE SYMBOL): SYMBOL, a `const cli_command_t` defined
 # in a part's sources, joins the command's TABLE: `command` (a subcommand of
 # its own, after those of cli/), `experiment` (a kind of `shoal experiment`),
-# `validate` (a suite of `shoal validate`) or `bench` (a kind of `shoal
-# bench`). Tables keep the order of registration. A new experiment is a
+# `validate` (a suite of `shoal validate`), `bench` (a kind of `shoal
+# bench`) or `plot` (a kind of `shoal plot`, in a build with plot support).
+# Tables keep the order of registration. A new experiment is a
 # directory of experiments/ with a CMakeLists.txt that makes its part and
 # registers it: no file of cli/ changes (docs/experiments.md).
 
@@ -22,12 +23,22 @@ if(SHOAL_WITH_PLOT)
   target_compile_definitions(shoal_cli_common INTERFACE SHOAL_WITH_PLOT=1)
 endif()
 
-set(SHOAL_CLI_TABLES command experiment validate bench)
+set(SHOAL_CLI_TABLES command experiment validate bench plot)
 
 function(shoal_cli_part name)
   add_library(${name} OBJECT ${ARGN})
   target_link_libraries(${name} PRIVATE shoal_cli_common)
   set_property(GLOBAL APPEND PROPERTY SHOAL_CLI_PARTS ${name})
+endfunction()
+
+# shoal_cli_plot(NAME SOURCES...): in a build with plot support
+# (SHOAL_WITH_PLOT, cairo), SOURCES join part NAME with cairo; without it,
+# nothing (the command's `plot` then says how to get it).
+function(shoal_cli_plot name)
+  if(SHOAL_WITH_PLOT)
+    target_sources(${name} PRIVATE ${ARGN})
+    target_link_libraries(${name} PRIVATE PkgConfig::CAIRO)
+  endif()
 endfunction()
 
 function(shoal_cli_register table symbol)

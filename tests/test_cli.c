@@ -336,6 +336,9 @@ Test(cli, registered_kinds_are_listed_and_run)
           NULL},
          "scalng",
          "scaling"},
+#if SHOAL_WITH_PLOT
+        {"plot", {"run", "scaling", "nav", "dseek", "pathfollow", "trim", "search", NULL}, "serch", "search"},
+#endif
     };
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; ++g) {
         cli_output_t r;

@@ -1,9 +1,10 @@
 /* `shoal plot KIND ... -o FILE.png|FILE.svg`: pictures with cairo.
  *
  * This file parses the options every kind shares, dispatches to the kind
- * and holds the `run` kind (trajectory traces of a recording). The other
- * kinds are in plot_dseek.c, plot_pathfollow.c, plot_trim.c and
- * plot_scaling.c; the canvas is plot_canvas.c. */
+ * and holds the `run` kind (trajectory traces of a recording); `scaling`
+ * and `nav` are plot_scaling.c and plot_nav.c, the canvas plot_canvas.c.
+ * The experiments' kinds (dseek, pathfollow, trim, search) are in their
+ * directories of experiments/ and register themselves (cli_table_plot). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -55,25 +56,27 @@ int plot_parse(const cli_spec_t* spec, int argc, char** argv, void* opts, const 
     return -1;
 }
 
-typedef struct plot_kind_entry {
-    const char* name; /* with its arguments, as the help lists it */
-    const char* summary;
-    int (*run)(int argc, char** argv);
-} plot_kind_entry_t;
-
-static const plot_kind_entry_t kinds[] = {
+/* The kinds of cli/plot; the experiments register theirs (cli_table_plot).
+ * A name is the kind and, for the help, its arguments. */
+static const cli_command_t own_kinds[] = {
     {"run RECORDING", "trajectory traces of every agent in a recording", plot_kind_run},
-    {"dseek", "one directed-seek run: the flown path and the planned one", plot_kind_dseek},
-    {"pathfollow", "one ground vehicle on one course, its track coloured by speed", plot_kind_pathfollow},
-    {"trim", "fans of trim trajectories from one initial control", plot_kind_trim},
-    {"search", "a planner's search tree through an obstacle field", plot_kind_search},
     {"scaling FILE", "speed-up against threads of a 'shoal bench scaling' sweep", plot_kind_scaling},
     {"nav SCENARIO", "a navigation field of a scenario: travel time, walls, descent, agents", plot_kind_nav},
 };
-#define KIND_COUNT (sizeof kinds / sizeof kinds[0])
+#define OWN_KINDS ((int)(sizeof own_kinds / sizeof own_kinds[0]))
+enum { KINDS_MAX = 32 };
+
+/* Every kind: cli/plot's, then the registered ones. */
+static int all_kinds(const cli_command_t** out)
+{
+    int n = 0;
+    for (int i = 0; i < OWN_KINDS; ++i) out[n++] = &own_kinds[i];
+    for (int i = 0; cli_table_plot[i] && n < KINDS_MAX; ++i) out[n++] = cli_table_plot[i];
+    return n;
+}
 
 /* A kind's name is its entry's first word. */
-static int kind_is(const plot_kind_entry_t* k, const char* name)
+static int kind_is(const cli_command_t* k, const char* name)
 {
     size_t n = strcspn(k->name, " ");
     return strlen(name) == n && strncmp(k->name, name, n) == 0;
@@ -86,7 +89,9 @@ static void plot_help(void)
            "panel has one scale for both axes (metres), a grid, ticks and a scale bar;\n"
            "a chart (scaling) has a scale of its own on each axis.\n\n"
            "Kinds ('shoal plot KIND --help' lists a kind's own options):\n");
-    for (size_t i = 0; i < KIND_COUNT; ++i) printf("  %-15s %s\n", kinds[i].name, kinds[i].summary);
+    const cli_command_t* kinds[KINDS_MAX];
+    int n = all_kinds(kinds);
+    for (int i = 0; i < n; ++i) printf("  %-15s %s\n", kinds[i]->name, kinds[i]->summary);
     printf("\nOptions of every kind:\n");
     cli_print_options(plot_shared_options, PLOT_SHARED_OPTION_COUNT, stdout);
     printf("\nThe command prints one line: the file, its size and the first panel's\n"
@@ -96,19 +101,33 @@ static void plot_help(void)
 
 int cmd_plot(int argc, char** argv)
 {
-    if (argc < 2)
-        return cli_usage_error("plot", "which kind? (run, dseek, pathfollow, trim, search, scaling)");
+    const cli_command_t* kinds[KINDS_MAX];
+    const char* names[KINDS_MAX];
+    char first[KINDS_MAX][24];
+    int n = all_kinds(kinds);
+    char list[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < n; ++i) {
+        size_t len = strcspn(kinds[i]->name, " ");
+        snprintf(first[i], sizeof first[i], "%.*s", (int)len, kinds[i]->name);
+        names[i] = first[i];
+        int w = snprintf(list + used, sizeof list - used, "%s%s",
+                         i == 0       ? ""
+                         : i == n - 1 ? " or "
+                                      : ", ",
+                         first[i]);
+        if (w > 0 && (size_t)w < sizeof list - used) used += (size_t)w;
+    }
+    if (argc < 2) return cli_usage_error("plot", "which kind? (%s)", list);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         plot_help();
         return CLI_EXIT_OK;
     }
-    for (size_t i = 0; i < KIND_COUNT; ++i)
-        if (kind_is(&kinds[i], argv[1])) return kinds[i].run(argc - 1, argv + 1);
-    static const char* const names[] = {"run", "dseek", "pathfollow", "trim", "search", "scaling"};
-    const char* close = cli_closest(argv[1], names, 6);
-    return cli_usage_error(
-        "plot", "unknown kind '%s' (expected run, dseek, pathfollow, trim, search or scaling)%s%s%s", argv[1],
-        close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+    for (int i = 0; i < n; ++i)
+        if (kind_is(kinds[i], argv[1])) return kinds[i]->run(argc - 1, argv + 1);
+    const char* close = cli_closest(argv[1], names, n);
+    return cli_usage_error("plot", "unknown kind '%s' (expected %s)%s%s%s", argv[1], list,
+                           close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
 }
 
 /* ---- run: trajectory traces of a recording --------------------------------- */

@@ -219,10 +219,6 @@ void plot_legend_series(plot_t* p, const plot_series_t* series);
 /* Kinds, each a subcommand of its own (argv[0] is the kind's name) that
  * parses its options and the shared ones with plot_parse. */
 int plot_kind_run(int argc, char** argv);
-int plot_kind_dseek(int argc, char** argv);
-int plot_kind_pathfollow(int argc, char** argv);
-int plot_kind_trim(int argc, char** argv);
-int plot_kind_search(int argc, char** argv);
 int plot_kind_scaling(int argc, char** argv); /* plot_scaling.c */
 int plot_kind_nav(int argc, char** argv);     /* plot_nav.c */
 

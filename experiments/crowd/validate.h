@@ -1,4 +1,4 @@
-/* What `shoal validate crowd --plots DIR` draws (cli/plot/plot_validate.c):
+/* What `shoal validate crowd --plots DIR` draws (experiments/crowd/plot_validate.c):
  * the figures experiments/crowd/validate_crowd.c prints, and a few series it collects
  * only for the pictures (trajectories, the lane order every second, each
  * step's worst overlap, final positions). Collecting them reads the worlds

@@ -30,7 +30,7 @@
  * under compression, nobody stuck in the counter-flow. The exit status is
  * 1 when one of those fails.
  *
- * --plots DIR also draws each experiment (cli/plot/plot_validate.c) from the
+ * --plots DIR also draws each experiment (experiments/crowd/plot_validate.c) from the
  * figures and from series collected only then (validate.h), by reading
  * the worlds: the figures printed are the same with or without it. */
 #define _POSIX_C_SOURCE 200809L

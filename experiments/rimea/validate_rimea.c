@@ -25,7 +25,7 @@
 #include "shoal/shoal.h"
 #include "cli/cli.h"
 #include "cli/cli_options.h"
-#include "cli/plot/rimea_plot.h"
+#include "experiments/rimea/rimea_plot.h"
 #include "experiments/crowd/validate.h"
 
 #define RPI 3.14159265358979323846

@@ -139,7 +139,7 @@ static const cli_spec_t pathfollow_spec = {
     PLOT_SHARED(plot_pathfollow_options_t),
 };
 
-int plot_kind_pathfollow(int argc, char** argv)
+static int plot_kind_pathfollow(int argc, char** argv)
 {
     plot_pathfollow_options_t opt = {.common = PLOT_OPTIONS_DEFAULT, .follower = "proposed"};
     int stop = plot_parse(&pathfollow_spec, argc, argv, &opt, &opt.common, NULL, NULL);
@@ -310,3 +310,6 @@ done:
     course_free(&c);
     return rc;
 }
+
+const cli_command_t cli_plot_pathfollow = {
+    "pathfollow", "one ground vehicle on one course, its track coloured by speed", plot_kind_pathfollow};

@@ -1,5 +1,5 @@
 /* `shoal validate rimea --plots DIR`: pictures of what the RiMEA tests of
- * experiments/rimea/validate_rimea.c measured (cli/plot/rimea_plot.h), on the charts
+ * experiments/rimea/validate_rimea.c measured (experiments/rimea/rimea_plot.h), on the charts
  * of cli/plot/plot.h. Every point is a figure a test measured or judged; the
  * reference curves and bands are the tests' criteria. */
 #define _POSIX_C_SOURCE 200809L
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/plot/plot.h"
-#include "cli/plot/rimea_plot.h"
+#include "experiments/rimea/rimea_plot.h"
 #include "experiments/crowd/validate.h"
 
 const rimea_picture_t rimea_pictures[RIMEA_PICTURES] = {

@@ -107,7 +107,7 @@ static const cli_spec_t dseek_spec = {
     PLOT_SHARED(plot_dseek_options_t),
 };
 
-int plot_kind_dseek(int argc, char** argv)
+static int plot_kind_dseek(int argc, char** argv)
 {
     plot_dseek_options_t opt = {.common = PLOT_OPTIONS_DEFAULT,
                                 .from = "0,0,1.5708",
@@ -282,3 +282,6 @@ int plot_kind_dseek(int argc, char** argv)
     plot_report(&p, &panel, title);
     return CLI_EXIT_OK;
 }
+
+const cli_command_t cli_plot_dseek = {"dseek", "one directed-seek run: the flown path and the planned one",
+                                      plot_kind_dseek};

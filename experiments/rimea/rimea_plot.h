@@ -1,4 +1,4 @@
-/* What `shoal validate rimea --plots DIR` draws (cli/plot/plot_rimea.c): the
+/* What `shoal validate rimea --plots DIR` draws (experiments/rimea/plot_rimea.c): the
  * figures the tests of experiments/rimea/validate_rimea.c measured, each written
  * here by the test as it runs (a test's rimea_result_t points at this
  * data when --plots is given, NULL otherwise). Nothing here is measured

@@ -141,7 +141,7 @@ static const cli_spec_t trim_spec = {
     PLOT_SHARED(plot_trim_options_t),
 };
 
-int plot_kind_trim(int argc, char** argv)
+static int plot_kind_trim(int argc, char** argv)
 {
     plot_trim_options_t opt = {.common = PLOT_OPTIONS_DEFAULT, .dims = 2, .initial = -1, .speed = 1.0};
     int stop = plot_parse(&trim_spec, argc, argv, &opt, &opt.common, NULL, NULL);
@@ -356,7 +356,7 @@ static const cli_spec_t search_spec = {
     PLOT_SHARED(plot_search_options_t),
 };
 
-int plot_kind_search(int argc, char** argv)
+static int plot_kind_search(int argc, char** argv)
 {
     plot_search_options_t opt = {.common = PLOT_OPTIONS_DEFAULT,
                                  .obstacles = 14,
@@ -550,3 +550,8 @@ done:
     trim_table_free(&t, trim_release, NULL);
     return rc;
 }
+
+const cli_command_t cli_plot_trim = {"trim", "fans of trim trajectories from one initial control",
+                                     plot_kind_trim};
+const cli_command_t cli_plot_search = {"search", "a planner's search tree through an obstacle field",
+                                       plot_kind_search};
