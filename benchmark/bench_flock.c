@@ -15,6 +15,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,8 +159,12 @@ static int populate(shoal_world_t* w, const bench_opts_t* o, double side, double
     float* headings = malloc((size_t)chunk * sizeof(float));
     float* pitches = malloc((size_t)chunk * sizeof(float));
     int ok = positions && velocities && headings && pitches ? 1 : -1;
+    const int threads = o->threads > 0 ? (int)o->threads : omp_get_num_procs();
     for (int64_t first = 0; ok == 1 && first < o->agents; first += chunk) {
         int64_t n = o->agents - first < chunk ? o->agents - first : chunk;
+        /* Each agent's start is a function of its index alone (counter-based
+         * draws): drawn on the bench's threads, the same on any count. */
+#pragma omp parallel for schedule(static) num_threads(threads)
         for (int64_t j = 0; j < n; ++j) {
             shoal_agent_def_t d = shared;
             flock_agent(o, side, first + j, &d);
