@@ -317,7 +317,7 @@ int measure_area_sample(world_t* w, measure_world_t* mw, measure_area_rec_t* a, 
         c->inside = of_group && in_box(a->box, px[r], py[r]) &&
                     measure_polygon_contains(a->def.points, a->def.count, px[r], py[r]);
     }
-    qsort(mw->cand, (size_t)n, sizeof *mw->cand, cand_cmp);
+    if (n > 1) qsort(mw->cand, (size_t)n, sizeof *mw->cand, cand_cmp); /* none: no candidates array */
     cells_ctx_t ctx = {.mw = mw, .a = a, .ws = walls_of(w), .n = n};
     for (int32_t k = 0; k < CELL_SIDES; ++k) {
         const double th = 6.283185307179586 * (double)k / CELL_SIDES;
