@@ -23,6 +23,7 @@
 #ifndef SHOAL_CLI_CLI_H
 #define SHOAL_CLI_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -68,6 +69,14 @@ extern const cli_command_t* const cli_table_plot[]; /* kinds of `shoal plot` (wi
  * `noun` ("experiment", "suite", "benchmark"), the kinds and a likely one. */
 int cli_run_kind(const char* command, const char* noun, const cli_command_t* const* kinds, int argc,
                  char** argv, void (*help)(FILE* out));
+
+/* "a, b or c" of `names` into out (truncated to size). */
+void cli_kind_list(const char* const* names, int count, char* out, size_t size);
+
+/* A usage error of `command` for the unknown `noun` `given`: the names
+ * there are and the likely one. Returns CLI_EXIT_USAGE. */
+int cli_unknown_kind(const char* command, const char* noun, const char* given, const char* const* names,
+                     int count);
 
 /* The kinds of `kinds` as help lists them: "  name   summary" a line. */
 void cli_print_kinds(FILE* out, const cli_command_t* const* kinds, int width);

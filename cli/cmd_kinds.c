@@ -21,6 +21,28 @@ void cli_print_kinds(FILE* out, const cli_command_t* const* kinds, int width)
     }
 }
 
+void cli_kind_list(const char* const* names, int count, char* out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < count && used < size; ++i) {
+        const char* sep = i == 0 ? "" : (i == count - 1 ? " or " : ", ");
+        int n = snprintf(out + used, size - used, "%s%s", sep, names[i]);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+}
+
+int cli_unknown_kind(const char* command, const char* noun, const char* given, const char* const* names,
+                     int count)
+{
+    char list[512];
+    cli_kind_list(names, count, list, sizeof list);
+    const char* close = cli_closest(given, names, count);
+    return cli_usage_error(command, "unknown %s '%s' (expected %s)%s%s%s", noun, given, list,
+                           close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+}
+
 int cli_run_kind(const char* command, const char* noun, const cli_command_t* const* kinds, int argc,
                  char** argv, void (*help)(FILE* out))
 {
@@ -34,17 +56,7 @@ int cli_run_kind(const char* command, const char* noun, const cli_command_t* con
         if (!strcmp(kinds[i]->name, argv[1])) return kinds[i]->run(argc - 1, argv + 1);
         if (count < KINDS_MAX) names[count++] = kinds[i]->name;
     }
-    char list[512] = "";
-    size_t used = 0;
-    for (int i = 0; i < count && used < sizeof list; ++i) {
-        const char* sep = i == 0 ? "" : (i == count - 1 ? " or " : ", ");
-        int n = snprintf(list + used, sizeof list - used, "%s%s", sep, names[i]);
-        if (n < 0) break;
-        used += (size_t)n;
-    }
-    const char* close = cli_closest(argv[1], names, count);
-    return cli_usage_error(command, "unknown %s '%s' (expected %s)%s%s%s", noun, argv[1], list,
-                           close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+    return cli_unknown_kind(command, noun, argv[1], names, count);
 }
 
 static void experiment_help(FILE* out)

@@ -75,13 +75,6 @@ static int all_kinds(const cli_command_t** out)
     return n;
 }
 
-/* A kind's name is its entry's first word. */
-static int kind_is(const cli_command_t* k, const char* name)
-{
-    size_t n = strcspn(k->name, " ");
-    return strlen(name) == n && strncmp(k->name, name, n) == 0;
-}
-
 static void plot_help(void)
 {
     printf("Usage: shoal plot KIND [options] -o FILE.png|FILE.svg\n\n"
@@ -105,29 +98,22 @@ int cmd_plot(int argc, char** argv)
     const char* names[KINDS_MAX];
     char first[KINDS_MAX][24];
     int n = all_kinds(kinds);
-    char list[256] = "";
-    size_t used = 0;
-    for (int i = 0; i < n; ++i) {
-        size_t len = strcspn(kinds[i]->name, " ");
-        snprintf(first[i], sizeof first[i], "%.*s", (int)len, kinds[i]->name);
+    for (int i = 0; i < n; ++i) { /* a kind's name is its entry's first word */
+        snprintf(first[i], sizeof first[i], "%.*s", (int)strcspn(kinds[i]->name, " "), kinds[i]->name);
         names[i] = first[i];
-        int w = snprintf(list + used, sizeof list - used, "%s%s",
-                         i == 0       ? ""
-                         : i == n - 1 ? " or "
-                                      : ", ",
-                         first[i]);
-        if (w > 0 && (size_t)w < sizeof list - used) used += (size_t)w;
     }
-    if (argc < 2) return cli_usage_error("plot", "which kind? (%s)", list);
+    if (argc < 2) {
+        char list[256];
+        cli_kind_list(names, n, list, sizeof list);
+        return cli_usage_error("plot", "which kind? (%s)", list);
+    }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         plot_help();
         return CLI_EXIT_OK;
     }
     for (int i = 0; i < n; ++i)
-        if (kind_is(kinds[i], argv[1])) return kinds[i]->run(argc - 1, argv + 1);
-    const char* close = cli_closest(argv[1], names, n);
-    return cli_usage_error("plot", "unknown kind '%s' (expected %s)%s%s%s", argv[1], list,
-                           close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+        if (!strcmp(names[i], argv[1])) return kinds[i]->run(argc - 1, argv + 1);
+    return cli_unknown_kind("plot", "kind", argv[1], names, n);
 }
 
 /* ---- run: trajectory traces of a recording --------------------------------- */
