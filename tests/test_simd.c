@@ -522,6 +522,41 @@ Test(simd, int_gather_and_sign)
         if (got[i] != table[idx[i]]) cr_assert_fail("int gather lane %d index %d", i, idx[i]);
 }
 
+/* lanei_cmp_eq and lanei_cmp_gt compare as signed int32_t, and
+ * lanei_select takes each lane from the first where the mask is set: the
+ * extremes, -1 and equal pairs included. */
+Test(simd, int_compare_and_select)
+{
+    enum { N = 1024 };
+    static int32_t a[N], b[N], got[N];
+    uint64_t s = 0x5eed0012;
+    const int32_t special[6] = {0, -1, INT32_MAX, INT32_MIN, 1, 7};
+    for (int i = 0; i < N; i++) {
+        a[i] = i < 36 ? special[i % 6] : (int32_t)(uint32_t)rng_splitmix64(&s);
+        b[i] = i < 36 ? special[i / 6] : (i % 5 == 0 ? a[i] : (int32_t)(uint32_t)rng_splitmix64(&s));
+    }
+    int equal = 0, greater = 0;
+    for (int i = 0; i < N; i += SHOAL_LANES) {
+        const lanei va = lanei_loadu(a + i), vb = lanei_loadu(b + i);
+        const uint32_t eq = lane_mask_bits(lanei_cmp_eq(va, vb));
+        const uint32_t gt = lane_mask_bits(lanei_cmp_gt(va, vb));
+        lanei_storeu(got + i, lanei_select(lanei_cmp_gt(va, vb), va, vb));
+        for (int l = 0; l < SHOAL_LANES; l++) {
+            const int32_t x = a[i + l], y = b[i + l];
+            if ((int)(eq >> l & 1u) != (x == y))
+                cr_assert_fail("eq lane %d of %d: %d, %d", l, i, (int)x, (int)y);
+            if ((int)(gt >> l & 1u) != (x > y))
+                cr_assert_fail("gt lane %d of %d: %d, %d", l, i, (int)x, (int)y);
+            if (got[i + l] != (x > y ? x : y))
+                cr_assert_fail("select lane %d of %d: %d, %d", l, i, (int)x, (int)y);
+            equal += x == y;
+            greater += x > y;
+        }
+    }
+    cr_assert(equal > 36 && greater > 100 && greater < N - 100,
+              "the values cover every case: %d equal, %d greater", equal, greater);
+}
+
 Test(simd, int_lanes)
 {
     enum { N = 1024 };

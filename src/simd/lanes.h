@@ -41,7 +41,8 @@
  *             must be valid, so pad index lists with a real index (the agent
  *             itself) and mask the result, rather than leaving garbage;
  *             lanei_gather(base, i) the same for int32_t, lanei_nonneg(a) ->
- *             m, the lanes where a >= 0.
+ *             m, the lanes where a >= 0; lanei_cmp_eq/gt -> m (signed),
+ *             lanei_select(m, a, b) = m ? a : b.
  *
  * Arrays that kernels walk with lane_load/lane_store are SHOAL_LANE_ALIGN
  * (64-byte) aligned and padded to a multiple of SHOAL_MAX_LANES, so any width
@@ -187,6 +188,12 @@ static inline lanem lanei_nonneg(lanei a)
 {
     return (lanem){simde_mm512_cmpgt_epi32_mask(a.v, simde_mm512_set1_epi32(-1))};
 }
+static inline lanem lanei_cmp_eq(lanei a, lanei b) { return (lanem){simde_mm512_cmpeq_epi32_mask(a.v, b.v)}; }
+static inline lanem lanei_cmp_gt(lanei a, lanei b) { return (lanem){simde_mm512_cmpgt_epi32_mask(a.v, b.v)}; }
+static inline lanei lanei_select(lanem m, lanei a, lanei b)
+{
+    return (lanei){simde_mm512_mask_blend_epi32(m.v, b.v, a.v)};
+}
 
 #elif SHOAL_LANES == 8
 #include <simde/x86/avx2.h>
@@ -233,6 +240,19 @@ static inline lanem lanei_nonneg(lanei a)
 {
     return (lanem){SHOAL__CASTPS(simde_mm256_cmpgt_epi32(a.v, simde_mm256_set1_epi32(-1)))};
 }
+static inline lanem lanei_cmp_eq(lanei a, lanei b)
+{
+    return (lanem){SHOAL__CASTPS(simde_mm256_cmpeq_epi32(a.v, b.v))};
+}
+static inline lanem lanei_cmp_gt(lanei a, lanei b)
+{
+    return (lanem){SHOAL__CASTPS(simde_mm256_cmpgt_epi32(a.v, b.v))};
+}
+static inline lanei lanei_select(lanem m, lanei a, lanei b)
+{
+    return (lanei){
+        simde_mm256_castps_si256(simde_mm256_blendv_ps(SHOAL__CASTPS(b.v), SHOAL__CASTPS(a.v), m.v))};
+}
 
 #elif SHOAL_LANES == 4
 #include <simde/x86/avx2.h> /* 128-bit gather; pulls in SSE2..SSE4.1 */
@@ -278,6 +298,18 @@ static inline lanei lanei_gather(const int32_t* base, lanei idx)
 static inline lanem lanei_nonneg(lanei a)
 {
     return (lanem){SHOAL__CASTPS(simde_mm_cmpgt_epi32(a.v, simde_mm_set1_epi32(-1)))};
+}
+static inline lanem lanei_cmp_eq(lanei a, lanei b)
+{
+    return (lanem){SHOAL__CASTPS(simde_mm_cmpeq_epi32(a.v, b.v))};
+}
+static inline lanem lanei_cmp_gt(lanei a, lanei b)
+{
+    return (lanem){SHOAL__CASTPS(simde_mm_cmpgt_epi32(a.v, b.v))};
+}
+static inline lanei lanei_select(lanem m, lanei a, lanei b)
+{
+    return (lanei){simde_mm_castps_si128(simde_mm_blendv_ps(SHOAL__CASTPS(b.v), SHOAL__CASTPS(a.v), m.v))};
 }
 
 #endif
@@ -404,6 +436,9 @@ static inline lanei lane_ftoi(lanef a) { return (lanei){(int32_t)a.v}; }
 static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){base[idx.v]}; }
 static inline lanei lanei_gather(const int32_t* base, lanei idx) { return (lanei){base[idx.v]}; }
 static inline lanem lanei_nonneg(lanei a) { return (lanem){a.v >= 0}; }
+static inline lanem lanei_cmp_eq(lanei a, lanei b) { return (lanem){a.v == b.v}; }
+static inline lanem lanei_cmp_gt(lanei a, lanei b) { return (lanem){a.v > b.v}; }
+static inline lanei lanei_select(lanem m, lanei a, lanei b) { return m.v ? a : b; }
 
 #endif
 
