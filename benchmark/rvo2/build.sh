@@ -44,7 +44,7 @@ fi
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${outarg:-$here/build/rvo2}
 mkdir -p "$out"
-flags="-std=c++17 -O3 -march=native -fopenmp -DNDEBUG -Wall -Wextra"
+flags="-std=c++17 -O3 -march=${RVO2_MARCH:-native} -fopenmp -DNDEBUG -Wall -Wextra"
 
 if [ -n "$rvo2d" ]; then
     ${CXX:-g++} $flags -I"$rvo2d/src" -I"$here" -I"$here/src" \
