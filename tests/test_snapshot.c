@@ -715,6 +715,20 @@ static size_t older_version(const unsigned char* in, size_t size, uint32_t versi
             for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
             to += keep;
             sections++;
+        } else if (!drop && memcmp(in + at, "COMP", 4) == 0 && in[at + 16] == 11 && version < 12) {
+            /* the navmesh component without its last 33 columns, a ground
+             * vehicle's path (version 12) */
+            uint32_t rows = (uint32_t)in[at + 20] | (uint32_t)in[at + 21] << 8 | (uint32_t)in[at + 22] << 16 |
+                            (uint32_t)in[at + 23] << 24;
+            size_t keep = whole - (size_t)rows * 4 * 33;
+            memmove(out + to, in + at, keep);
+            uint32_t columns = ((uint32_t)in[at + 24] | (uint32_t)in[at + 25] << 8) - 33;
+            out[to + 24] = (unsigned char)columns;
+            out[to + 25] = (unsigned char)(columns >> 8);
+            uint64_t payload = keep - 16;
+            for (int k = 0; k < 8; ++k) out[to + 8 + k] = (unsigned char)(payload >> (8 * k));
+            to += keep;
+            sections++;
         } else if (!drop && (memcmp(in + at, "WRLD", 4) == 0 || memcmp(in + at, "AGNT", 4) == 0) &&
                    version < 11) {
             /* the world without its last word, the next global id, and the

@@ -44,8 +44,10 @@ extern "C" {
  * versions 1 to 8 no navigation meshes, versions 1 to 9 no measurement
  * systems listed, no start delays and no speed zones of navigation,
  * versions 1 to 10 no global agent ids (their agents take their slot
- * indexes as ids on load) (docs/snapshot.md). */
-#define SHOAL_SNAPSHOT_VERSION 11
+ * indexes as ids on load), versions 1 to 11 no paths of ground vehicles
+ * on navigation meshes (they load with none, planned again in the next
+ * step) (docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 12
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or

@@ -112,15 +112,22 @@ static const system_def_t systems[] = {
      .writes = {.data = DATA(MOD_NAV)},
      .snapshot_since = 8,
      .note = "travel-time fields of the goals, one goal a worker"},
-    /* before decide: the corners the navmesh behavior heads for */
+    /* before decide: the corners the navmesh behavior heads for, and the
+     * paths its ground vehicles' followers follow */
     {.name = "navmesh_paths",
      .stage = SHOAL_STAGE_SENSE,
      .run = navmesh_paths_run,
      .module = &navmesh_module,
-     .reads = {.agent = POS, .comp = {[COMP_NAVMESH] = COLUMNS_ALL}, .data = DATA(MOD_NAVMESH)},
-     .writes = {.comp = {[COMP_NAVMESH] = COLS(NM_PLAN_X, NM_AGE)}, .data = DATA(MOD_NAVMESH)},
+     .reads = {.agent = POS,
+               .comp = {[COMP_NAVMESH] = COLUMNS_ALL,
+                        [COMP_GROUND] = COL(GR_SLOT) | COL(GR_DH) | COL(GR_N) | COL(GR_LOOKAHEAD_MAX) |
+                                        COL(GR_ARRIVE_RADIUS) | COL(GR_COMPLETED)},
+               .data = DATA(MOD_NAVMESH)},
+     .writes = {.comp = {[COMP_NAVMESH] = COLS(NM_PLAN_X, NM_AGE) | COLS(NM_ROUTE_COUNT, NM_COUNT_ - 1)},
+                .data = DATA(MOD_NAVMESH)},
      .snapshot_since = 9,
-     .note = "corners passed; paths planned again, at most replans_per_step, one Detour query a worker"},
+     .note = "corners passed; paths planned again (a ground vehicle's first 16 points), at most "
+             "replans_per_step, one Detour query a worker"},
     /* last of sense: where every agent starts the step, for the lines */
     {.name = "measure_start",
      .stage = SHOAL_STAGE_SENSE,
@@ -214,10 +221,11 @@ static const system_def_t systems[] = {
      .stage = SHOAL_STAGE_DECIDE,
      .run = navmesh_steer_run,
      .module = &navmesh_module,
-     .reads = {.agent = POS | LIMITS | A(AC_ARRIVE_GAIN), .comp = {[COMP_NAVMESH] = COLUMNS_ALL}},
+     .reads = {.agent = POS | LIMITS | A(AC_ARRIVE_GAIN),
+               .comp = {[COMP_NAVMESH] = COLUMNS_ALL, [COMP_GROUND] = COL(GR_SLOT) | COL(GR_COMPLETED)}},
      .writes = {.agent = DESIRED, .comp = {[COMP_NAVMESH] = COL(NM_STATUS)}},
      .snapshot_since = 9,
-     .note = "desired velocity (+=) to the next corner of the path; status"},
+     .note = "desired velocity (+=) to the next corner of the path (not for ground vehicles); status"},
     /* after every behavior that adds to the desired velocity: its no-entry
      * guard bounds the whole sum */
     {.name = "avoid",
@@ -233,7 +241,11 @@ static const system_def_t systems[] = {
      .stage = SHOAL_STAGE_DECIDE,
      .run = path_follow_run,
      .module = &ground_module,
-     .reads = {.agent = POS, .comp = {[COMP_GROUND] = COLUMNS_ALL}, .data = DATA(MOD_GROUND)},
+     .reads = {.agent = POS,
+               .comp = {[COMP_GROUND] = COLUMNS_ALL,
+                        [COMP_NAVMESH] =
+                            COL(NM_SLOT) | COL(NM_FLAGS) | COL(NM_AGE) | COLS(NM_ROUTE_COUNT, NM_COUNT_ - 1)},
+               .data = DATA(MOD_GROUND) | DATA(MOD_NAVMESH)},
      .writes = {.agent = MOVED,
                 .comp = {[COMP_GROUND] = COLS(GR_YAW, GR_YAW_RATE) | COLS(GR_THROTTLE, GR_STEERING) |
                                          COLS(GR_S, GR_COUNT_ - 1)}},
@@ -309,7 +321,7 @@ static const system_def_t systems[] = {
      .run = ground_vehicle_run,
      .module = &ground_module,
      .reads = {.agent = POS,
-               .comp = {[COMP_GROUND] = COLUMNS_ALL},
+               .comp = {[COMP_GROUND] = COLUMNS_ALL, [COMP_NAVMESH] = COL(NM_SLOT)},
                .data = DATA(MOD_GROUND) | DATA(MOD_OBSTACLES)},
      .writes = {.agent = MOVED, .comp = {[COMP_GROUND] = COLS(GR_YAW, GR_CONTACT) | COL(GR_DISTANCE)}},
      .note = "pose, speeds, force := 0, torque := 0 of ground rows; vehicle state, distance driven"},

@@ -3,7 +3,7 @@
  *
  * | stage     | system         | reads                                   | writes |
  * |-----------|----------------|-----------------------------------------|--------|
- * | decide    | path_follow    | pos, GR yaw/v, paths, follower columns  | GR inputs, follower state, outputs, metrics; pose on a teleport |
+ * | decide    | path_follow    | pos, GR yaw/v, paths, follower columns, a navmesh vehicle's path | GR inputs, follower state, outputs, metrics; pose on a teleport |
  * | integrate | ground_vehicle | pos, GR state and inputs, terrain, obstacles (after integrate, before wrap) | pos, heading/quat, vel, omega, force and torque := 0; GR state |
  *
  * Ground rows and the core dynamics: control and integrate leave the agents
@@ -14,6 +14,15 @@
  * velocity is the vehicle's world velocity, which other agents (pursuit,
  * neighbors) see.
  *
+ * Paths from the navmesh: a vehicle with the NAVMESH weight follows the
+ * path navmesh_paths (sense stage) keeps in its navmesh row (its first
+ * NMD_ROUTE_POINTS points), built into a pf_path_t on the stack each step
+ * (no allocation); a path planned in this step (its age 0) is taken as
+ * shoal_world_set_path's are, its progress found over the whole of it, but
+ * the stuck window keeps the progress made in it so far: a vehicle off
+ * its path plans again every step and would otherwise never be judged
+ * stuck. With none yet (the budget) it is held, braking.
+ *
  * Obstacles: the world's bounding spheres become vertical cylinders
  * (x, y, radius), copied once per step into a list that the parallel pass
  * only reads. */
@@ -22,6 +31,7 @@
 
 #include "ecs/parallel.h"
 #include "modules/ground/ground.h"
+#include "modules/navmesh/navmesh.h"
 #include "modules/obstacles/obstacles.h"
 #include "modules/agent.h"
 
@@ -34,7 +44,45 @@ typedef struct ground_ctx {
     terrain_t terrain;
     const gv_obstacle_t* obstacles;
     int32_t obstacle_count;
+    const uint32_t* slot;       /* the ground rows' slots */
+    const component_t* navmesh; /* the navmesh component, NULL when empty */
 } ground_ctx_t;
+
+/* ---- a path from the navmesh ---------------------------------------------- */
+
+int32_t ground_navmesh_row(const world_t* w, int32_t r)
+{
+    const component_t* nm = &w->comps[COMP_NAVMESH];
+    return nm->table.count > 0 ? component_row(nm, COMP_U(w, COMP_GROUND, GR_SLOT)[r]) : -1;
+}
+
+int ground_navmesh_path(const world_t* w, int32_t nr, pf_path_t* out, vec3* points, float* s)
+{
+    const int32_t n = COMP_I(w, COMP_NAVMESH, NM_ROUTE_COUNT)[nr];
+    if (n < 2 || n > NMD_ROUTE_POINTS || !(COMP_I(w, COMP_NAVMESH, NM_FLAGS)[nr] & NMF_PLANNED)) return 0;
+    float xyz[3 * NMD_ROUTE_POINTS];
+    for (int32_t k = 0; k < n; ++k) {
+        xyz[3 * k] = COMP_F(w, COMP_NAVMESH, NM_ROUTE + 2 * k)[nr];
+        xyz[3 * k + 1] = COMP_F(w, COMP_NAVMESH, NM_ROUTE + 2 * k + 1)[nr];
+        xyz[3 * k + 2] = 0.0f;
+    }
+    /* The corridor of the inside-corridor metric: the distance at which
+     * the navmesh plans again. */
+    char msg[96];
+    return pf_path_build(out, points, s, xyz, n, navmesh_of(w)->params.off_path_distance, msg,
+                         (int)sizeof msg);
+}
+
+/* A new path under a vehicle: its progress found over the whole path, the
+ * progress made in the stuck window so far kept (a vehicle that replans
+ * often is still judged over the whole window), completion cleared. */
+static void take_new_path(const ground_view_t* g, int32_t r, const pf_path_t* path, vec3 pos)
+{
+    float s = pf_path_project(path, pos, 0.0f, path->length, NULL);
+    g->window_s[r] = s - (g->s[r] - g->window_s[r]);
+    g->s[r] = s;
+    g->completed[r] = 0;
+}
 
 /* ---- the agent's pose ---------------------------------------------------- */
 
@@ -95,13 +143,38 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const float dt = ctx->dt;
     for (int32_t r = begin; r < end; ++r) {
         int32_t path_id = g->path[r];
-        if (path_id < 0) { /* manual driving */
+        int32_t i = g->agent_row[r];
+        const int32_t nr = ctx->navmesh ? component_row(ctx->navmesh, ctx->slot[r]) : -1;
+        pf_path_t route;
+        vec3 route_points[NMD_ROUTE_POINTS];
+        float route_s[NMD_ROUTE_POINTS];
+        const pf_path_t* path;
+        if (nr >= 0) { /* its path from the navmesh (navmesh_paths, sense stage) */
+            if (!ground_navmesh_path(ctx->w, nr, &route, route_points, route_s)) {
+                /* none yet, or at its goal already: held */
+                pf_command_t hold;
+                pf_hold(g->v[r], &hold);
+                g->throttle[r] = hold.throttle;
+                g->steering[r] = hold.steering;
+                g->target_speed[r] = 0.0f;
+                g->target_x[r] = a->px[i];
+                g->target_y[r] = a->py[i];
+                g->target_z[r] = three ? a->pz[i] : 0.0f;
+                g->cte[r] = 0.0f;
+                g->inside[r] = 0;
+                g->stuck[r] = 0;
+                continue;
+            }
+            path = &route;
+            if (COMP_I(ctx->w, COMP_NAVMESH, NM_AGE)[nr] == 0) /* planned in this step */
+                take_new_path(g, r, path, (vec3){a->px[i], a->py[i], 0.0f});
+        } else if (path_id < 0) { /* manual driving */
             g->throttle[r] = g->drive_throttle[r];
             g->steering[r] = g->drive_steering[r];
             continue;
+        } else {
+            path = &ctx->paths[path_id].path;
         }
-        int32_t i = g->agent_row[r];
-        const pf_path_t* path = &ctx->paths[path_id].path;
         pf_params_t prm = ground_view_pf_params(g, r);
         pf_state_t st;
         st.s = g->s[r];
@@ -181,6 +254,8 @@ static int32_t fill_ctx(world_t* w, float dt, ground_ctx_t* c)
     c->g = ground_view(w);
     c->paths = ground_data(w) ? ground_data(w)->paths : NULL;
     c->terrain = ground_terrain(w);
+    c->slot = COMP_U(w, COMP_GROUND, GR_SLOT);
+    c->navmesh = w->comps[COMP_NAVMESH].table.count > 0 ? &w->comps[COMP_NAVMESH] : NULL;
     return count;
 }
 
@@ -224,7 +299,9 @@ static void vehicle_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         g->steer[r] = s.steer;
         g->yaw_rate[r] = s.yaw_rate;
         g->contact[r] = s.contact;
-        if (g->path[r] >= 0 && !g->completed[r]) {
+        const int following =
+            g->path[r] >= 0 || (ctx->navmesh && component_row(ctx->navmesh, ctx->slot[r]) >= 0);
+        if (following && !g->completed[r]) {
             /* Distance over the ground: in 3D with the climb between the
              * terrain heights under the two positions. */
             float dx = s.pos.x - x0, dy = s.pos.y - y0, dz = 0.0f;

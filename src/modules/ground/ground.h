@@ -348,6 +348,15 @@ static inline int ground_is_vehicle(const world_t* w, uint32_t slot)
     return c->table.count > 0 && component_row(c, slot) >= 0;
 }
 
+/* A ground vehicle on a navmesh path (the NAVMESH weight; its follower
+ * takes the path the navmesh module plans for it, ground.c): the navmesh
+ * row of ground row r's agent, or -1. */
+int32_t ground_navmesh_row(const world_t* w, int32_t r);
+/* Its path as the follower's, over points and s (room for
+ * NMD_ROUTE_POINTS each); 0 when it has none to follow (no plan yet, or
+ * a single point: at its goal). */
+int ground_navmesh_path(const world_t* w, int32_t nr, pf_path_t* out, vec3* points, float* s);
+
 /* The largest body radius of any ground vehicle (0: none). */
 float ground_radius_max(const world_t* w);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "modules/ground/ground.h"
+#include "modules/navmesh/navmesh.h"
 #include "ecs/columns.h"
 
 /* ---- world data ---------------------------------------------------------- */
@@ -243,8 +244,18 @@ static vec3 follower_position(const world_t* w, int32_t row)
 void ground_refind_progress(world_t* w, int32_t r)
 {
     int32_t path = COMP_I(w, COMP_GROUND, GR_PATH)[r];
-    if (path < 0 || path >= ground_path_count(w)) return;
-    const pf_path_t* p = &ground_data(w)->paths[path].path;
+    const int32_t nr = ground_navmesh_row(w, r);
+    pf_path_t route;
+    vec3 route_points[NMD_ROUTE_POINTS];
+    float route_s[NMD_ROUTE_POINTS];
+    const pf_path_t* p;
+    if (nr >= 0) {
+        if (!ground_navmesh_path(w, nr, &route, route_points, route_s)) return;
+        p = &route;
+    } else {
+        if (path < 0 || path >= ground_path_count(w)) return;
+        p = &ground_data(w)->paths[path].path;
+    }
     int32_t row = COMP_I(w, COMP_GROUND, GR_ROW)[r];
     float s = pf_path_project(p, follower_position(w, row), 0.0f, p->length, NULL);
     COMP_F(w, COMP_GROUND, GR_S)[r] = s;

@@ -20,10 +20,6 @@
 /* Algorithm 1 appends the path's end point when the resampling runs out of
  * path, unless it lies this close (m) to the last resampled point. */
 #define PF_END_EPS 1e-4f
-/* Below this speed (m/s) the finished follower stops braking: a vehicle
- * model reverses under negative throttle near standstill (ground_vehicle.h,
- * GV_REVERSE_SPEED_GATE), and braking past zero would back it away. */
-#define PF_STOP_SPEED 0.5f
 /* The projection searches this far (m) behind the current progress, so a
  * vehicle that slid back a little is still found where it is. */
 #define PF_SEARCH_BEHIND 2.0f
@@ -566,6 +562,12 @@ static void restart_window(pf_state_t* st)
     st->window_time = 0.0f;
 }
 
+void pf_hold(float v, pf_command_t* out)
+{
+    memset(out, 0, sizeof *out);
+    out->throttle = v > PF_STOP_SPEED ? -1.0f : (v < -PF_STOP_SPEED ? 1.0f : 0.0f);
+}
+
 void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st, const pf_vehicle_t* veh, float dt,
                pf_command_t* out)
 {
@@ -590,12 +592,11 @@ void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st, cons
                            st->s >= path->length - 0.5f * p->arrive_radius))
         st->completed = 1;
     if (st->completed) {
-        /* Brake to a stop, then release: below PF_STOP_SPEED a negative
-         * throttle would reverse. A vehicle rolling backward brakes with
-         * positive throttle. */
-        out->throttle = veh->v > PF_STOP_SPEED ? -1.0f : (veh->v < -PF_STOP_SPEED ? 1.0f : 0.0f);
-        out->steering = 0.0f;
-        out->target_speed = 0.0f;
+        float cte_end = out->cte;
+        int32_t inside = out->inside_corridor;
+        pf_hold(veh->v, out);
+        out->cte = cte_end;
+        out->inside_corridor = inside;
         out->target_point = end;
         st->recover_time = 0.0f;
         return;

@@ -183,6 +183,15 @@ typedef struct pf_command {
     float teleport_yaw;
 } pf_command_t;
 
+/* A vehicle with no path to follow, or at its path's end, held: brake to
+ * a stop, then release, wheels straight, target speed 0 (the other
+ * outputs 0). Below PF_STOP_SPEED (m/s) it stops braking: the vehicle
+ * model reverses under negative throttle near standstill
+ * (ground_vehicle.h, GV_REVERSE_SPEED_GATE), and braking past zero would
+ * back it away; rolling backward it brakes with a positive throttle. */
+#define PF_STOP_SPEED 0.5f
+void pf_hold(float v, pf_command_t* out);
+
 /* One frame of the follower. */
 void pf_follow(const pf_params_t* p, const pf_path_t* path, pf_state_t* st, const pf_vehicle_t* veh, float dt,
                pf_command_t* out);

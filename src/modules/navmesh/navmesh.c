@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "modules/navmesh/navmesh.h"
+#include "modules/ground/ground.h"
 #include "modules/obstacles/obstacles.h"
 #include "modules/walls/walls.h"
 #include "ecs/columns.h"
@@ -299,7 +300,20 @@ typedef struct paths_ctx_t {
     uint32_t* poly;
     float reach, off;
     int32_t interval;
+    /* ground vehicles: their paths, and what of their follower decides
+     * when a path runs out (the ground component; none when it is empty) */
+    int32_t* route_count;
+    float* route[2 * NMD_ROUTE_POINTS];
+    const component_t* ground;
+    const int32_t *g_n, *g_completed;
+    const float *g_dh, *g_lookahead_max, *g_arrive_radius;
 } paths_ctx_t;
+
+/* The ground row of a navmesh row's agent, or -1: not a ground vehicle. */
+static inline int32_t vehicle_row(const paths_ctx_t* c, int32_t r)
+{
+    return c->ground ? component_row(c->ground, c->slot[r]) : -1;
+}
 
 static float seg_dist2(float ax, float ay, float bx, float by, float x, float y)
 {
@@ -320,6 +334,55 @@ static uint64_t wish(int cls, int32_t age, uint32_t slot)
     return (uint64_t)cls << 62 | (0x3fffffffull - waited) << 32 | slot;
 }
 
+/* Where (x, y) is against a vehicle's path: the distance to it, and the
+ * length of the path beyond its nearest point (the first, in order). */
+static void route_where(const paths_ctx_t* c, int32_t r, float x, float y, float* dist, float* left)
+{
+    const int32_t n = c->route_count[r];
+    const float* const* p = (const float* const*)c->route;
+    float best = INFINITY, rest = 0.0f;
+    if (n == 1) best = (p[0][r] - x) * (p[0][r] - x) + (p[1][r] - y) * (p[1][r] - y);
+    for (int32_t k = 0; k + 1 < n; ++k) {
+        const float ax = p[2 * k][r], ay = p[2 * k + 1][r], bx = p[2 * k + 2][r], by = p[2 * k + 3][r];
+        const float len = hypotf(bx - ax, by - ay), d2 = seg_dist2(ax, ay, bx, by, x, y);
+        if (d2 < best) {
+            float t = len > 0.0f ? ((x - ax) * (bx - ax) + (y - ay) * (by - ay)) / (len * len) : 0.0f;
+            t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+            best = d2;
+            rest = (1.0f - t) * len;
+        } else {
+            rest += len;
+        }
+    }
+    *dist = sqrtf(best);
+    *left = rest;
+}
+
+/* A ground vehicle's wish: a path when it has none or a new goal; when a
+ * cut path (not reaching the path's end) has less left than its follower
+ * looks ahead (lookahead_max, the resampled points, arrive_radius: its
+ * follower would otherwise slow for that end); when it is farther than
+ * off_path_distance from its path (a stuck recovery reversed it off); by
+ * age. Not once its follower has completed its path to the end. */
+static uint64_t vehicle_wish(const paths_ctx_t* c, int32_t r, int32_t g, float x, float y, int32_t age)
+{
+    const int32_t f = c->flags[r];
+    const uint32_t slot = c->slot[r];
+    if (!(f & NMF_PLANNED) || c->plan_x[r] != c->gx[r] || c->plan_y[r] != c->gy[r] || c->route_count[r] == 0)
+        return wish(0, age, slot);
+    if (f & NMF_OFF) return age >= NAVMESH_OFF_RETRY ? wish(2, age, slot) : NO_WISH;
+    /* stopped at its path's end: done, until a new goal (its braking may
+     * carry it past the end, off the path) */
+    if ((f & NMF_END) && c->g_completed[g]) return NO_WISH;
+    float dist, left;
+    route_where(c, r, x, y, &dist, &left);
+    const float horizon = c->g_lookahead_max[g] + (float)(c->g_n[g] - 1) * c->g_dh[g] + c->g_arrive_radius[g];
+    if (!(f & NMF_END) && left < horizon) return wish(0, age, slot);
+    if (dist > c->off) return wish(1, age, slot);
+    if (c->interval > 0 && age >= c->interval) return wish(2, age, slot);
+    return NO_WISH;
+}
+
 /* Each row: corners passed, age, and its wish. */
 static void advance_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -330,6 +393,11 @@ static void advance_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         const float x = c->a.px[i], y = c->a.py[i];
         int32_t age = c->age[r] < INT32_MAX ? c->age[r] + 1 : INT32_MAX;
         c->age[r] = age;
+        const int32_t g = vehicle_row(c, r);
+        if (g >= 0) {
+            c->nw->want[r] = vehicle_wish(c, r, g, x, y, age);
+            continue;
+        }
         const int32_t f = c->flags[r], n = c->corners[r];
         int32_t k = c->next[r];
         uint64_t want = NO_WISH;
@@ -363,6 +431,44 @@ static void advance_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     }
 }
 
+/* Points of a vehicle's path closer than this to the one before are left
+ * out (a start on a corner): the follower wants segments. */
+#define NAVMESH_ROUTE_GAP 0.01f
+
+/* A ground vehicle's path from (x, y), into its row: the first
+ * NMD_ROUTE_POINTS points (cut there), without repeats; one the mesh
+ * cannot place gets the straight line to its goal, as a walker heads
+ * straight for it. The unused points are 0, so that the row's state is
+ * the same whatever it held before. */
+static void plan_vehicle(const paths_ctx_t* c, nmd_query_t* q, int32_t r, float x, float y)
+{
+    nmd_route_t route;
+    int st = q ? nmd_plan_route(q, x, y, c->gx[r], c->gy[r], NAVMESH_REACH, &route) : NMD_PLAN_START_OFF;
+    if (st != NMD_PLAN_OK || route.count == 0) {
+        memset(&route, 0, sizeof route);
+        route.point[0][0] = x;
+        route.point[0][1] = y;
+        route.point[1][0] = c->gx[r];
+        route.point[1][1] = c->gy[r];
+        route.count = 2;
+        c->flags[r] = NMF_PLANNED | NMF_OFF;
+    } else {
+        c->flags[r] = NMF_PLANNED | (route.end ? NMF_END : 0) | (route.partial ? NMF_PARTIAL : 0);
+    }
+    c->poly[r] = st == NMD_PLAN_OK ? route.poly : 0u;
+    int32_t n = 0;
+    for (int32_t k = 0; k < route.count; ++k) {
+        const float px = route.point[k][0], py = route.point[k][1];
+        if (n > 0 && hypotf(px - c->route[2 * n - 2][r], py - c->route[2 * n - 1][r]) < NAVMESH_ROUTE_GAP)
+            continue;
+        c->route[2 * n][r] = px;
+        c->route[2 * n + 1][r] = py;
+        n++;
+    }
+    for (int32_t k = 2 * n; k < 2 * NMD_ROUTE_POINTS; ++k) c->route[k][r] = 0.0f;
+    c->route_count[r] = n;
+}
+
 /* The chosen rows' plans, each worker through its own query. */
 static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -371,6 +477,16 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t k = begin; k < end; ++k) {
         const int32_t r = c->nw->chosen[k], i = c->agent_row[r];
         const float x = c->a.px[i], y = c->a.py[i];
+        if (vehicle_row(c, r) >= 0) {
+            c->plan_x[r] = c->gx[r];
+            c->plan_y[r] = c->gy[r];
+            c->from_x[r] = x;
+            c->from_y[r] = y;
+            c->next[r] = 0;
+            c->age[r] = 0;
+            plan_vehicle(c, q, r, x, y);
+            continue;
+        }
         nmd_path_t path;
         int st = q ? nmd_plan(q, x, y, c->gx[r], c->gy[r], NAVMESH_REACH, &path) : NMD_PLAN_START_OFF;
         c->plan_x[r] = c->gx[r];
@@ -447,6 +563,16 @@ static paths_ctx_t paths_ctx(world_t* w)
                      .off = nw->params.off_path_distance,
                      .interval = nw->params.replan_interval};
     for (int j = 0; j < 2 * NMD_CORNERS; ++j) c.corner[j] = COMP_F(w, k, NM_CORNER + j);
+    c.route_count = COMP_I(w, k, NM_ROUTE_COUNT);
+    for (int j = 0; j < 2 * NMD_ROUTE_POINTS; ++j) c.route[j] = COMP_F(w, k, NM_ROUTE + j);
+    if (w->comps[COMP_GROUND].table.count > 0) {
+        c.ground = &w->comps[COMP_GROUND];
+        c.g_n = COMP_I(w, COMP_GROUND, GR_N);
+        c.g_completed = COMP_I(w, COMP_GROUND, GR_COMPLETED);
+        c.g_dh = COMP_F(w, COMP_GROUND, GR_DH);
+        c.g_lookahead_max = COMP_F(w, COMP_GROUND, GR_LOOKAHEAD_MAX);
+        c.g_arrive_radius = COMP_F(w, COMP_GROUND, GR_ARRIVE_RADIUS);
+    }
     return c;
 }
 
@@ -490,6 +616,18 @@ int64_t navmesh_paths_run(world_t* w, float dt, void* ctx)
 
 /* ---- the steer ------------------------------------------------------------------- */
 
+/* A ground vehicle's status: arrived (or at the end of a path short of
+ * its goal) once its follower has completed its path to the end, or has
+ * a single point left (planned at its goal). */
+static int vehicle_status(const paths_ctx_t* c, int32_t r, int32_t g)
+{
+    const int32_t f = c->flags[r];
+    if (!(f & NMF_PLANNED)) return NAVMESH_WAITING;
+    if (f & NMF_OFF) return NAVMESH_OFF_MESH;
+    if (!(f & NMF_END) || !(c->g_completed[g] || c->route_count[r] < 2)) return NAVMESH_MOVING;
+    return (f & NMF_PARTIAL) ? NAVMESH_NO_WAY : NAVMESH_ARRIVED;
+}
+
 static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -500,6 +638,11 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     int32_t* status = COMP_I(w, COMP_NAVMESH, NM_STATUS);
     for (int32_t r = begin; r < end; ++r) {
         const int32_t i = c->agent_row[r], f = c->flags[r], n = c->corners[r];
+        const int32_t g = vehicle_row(c, r);
+        if (g >= 0) { /* its follower drives it: the status alone */
+            status[r] = vehicle_status(c, r, g);
+            continue;
+        }
         const float x = c->a.px[i], y = c->a.py[i];
         float tx, ty;
         int last; /* the target is where the walk ends: slow down */
@@ -575,8 +718,42 @@ static const column_def_t navmesh_columns[NM_COUNT_] = {
                    .field = COLUMN_NO_FIELD,
                    .type = COLUMN_I32,
                    .flags = COLUMN_BITS | COLUMN_NOT_STATE},
+    [NM_ROUTE_COUNT] = {.name = "route_count",
+                        .field = COLUMN_NO_FIELD,
+                        .type = COLUMN_I32,
+                        .flags = COLUMN_BITS | COLUMN_HASH_NONZERO,
+                        .since = NAVMESH_ROUTE_SINCE},
+#define ROUTE_POINT(k)                                                                                       \
+    [NM_ROUTE + 2 * (k)] = {.name = "route[" #k "][0]",                                                      \
+                            .field = COLUMN_NO_FIELD,                                                        \
+                            .type = COLUMN_F32,                                                              \
+                            .flags = COLUMN_HASH_NONZERO,                                                    \
+                            .since = NAVMESH_ROUTE_SINCE},                                                   \
+                    [NM_ROUTE + 2 * (k) + 1] = {.name = "route[" #k "][1]",                                  \
+                                                .field = COLUMN_NO_FIELD,                                    \
+                                                .type = COLUMN_F32,                                          \
+                                                .flags = COLUMN_HASH_NONZERO,                                \
+                                                .since = NAVMESH_ROUTE_SINCE}
+    ROUTE_POINT(0),
+    ROUTE_POINT(1),
+    ROUTE_POINT(2),
+    ROUTE_POINT(3),
+    ROUTE_POINT(4),
+    ROUTE_POINT(5),
+    ROUTE_POINT(6),
+    ROUTE_POINT(7),
+    ROUTE_POINT(8),
+    ROUTE_POINT(9),
+    ROUTE_POINT(10),
+    ROUTE_POINT(11),
+    ROUTE_POINT(12),
+    ROUTE_POINT(13),
+    ROUTE_POINT(14),
+    ROUTE_POINT(15),
+#undef ROUTE_POINT
 };
 _Static_assert(NMD_CORNERS == 4, "a column name per corner coordinate");
+_Static_assert(NMD_ROUTE_POINTS == 16, "a column name per route point coordinate");
 
 static shoal_status_t navmesh_validate(world_t* w, const shoal_agent_def_t* d, const char* where)
 {
@@ -587,6 +764,11 @@ static shoal_status_t navmesh_validate(world_t* w, const shoal_agent_def_t* d, c
     if (w->dims != 2)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: weights[navmesh]: navigation meshes are 2D, this world is 3D", where);
+    if (d->ground.enabled && d->ground.follow.path != -1)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: weights[navmesh]: a ground vehicle on the navmesh takes its path from the "
+                          "mesh, so ground.follow.path must be -1, got %d",
+                          where, (int)d->ground.follow.path);
     return SHOAL_OK;
 }
 
@@ -867,10 +1049,15 @@ static int navmesh_check_loaded(const world_t* w, byte_reader_t* rd)
     const int32_t* n = COMP_I(w, COMP_NAVMESH, NM_CORNERS);
     const int32_t* next = COMP_I(w, COMP_NAVMESH, NM_NEXT);
     const int32_t* flags = COMP_I(w, COMP_NAVMESH, NM_FLAGS);
-    for (int32_t r = 0; r < rows; ++r)
+    const int32_t* route = COMP_I(w, COMP_NAVMESH, NM_ROUTE_COUNT);
+    for (int32_t r = 0; r < rows; ++r) {
         if (n[r] < 0 || n[r] > NMD_CORNERS || next[r] < 0 || next[r] > n[r] || (flags[r] & ~0xf) != 0)
             return br_fail(rd, "navmesh row %d: corners %d, next %d, flags %d are not a path's", (int)r,
                            (int)n[r], (int)next[r], (int)flags[r]);
+        if (route[r] < 0 || route[r] > NMD_ROUTE_POINTS)
+            return br_fail(rd, "navmesh row %d: a vehicle's path of %d points (0 to %d)", (int)r,
+                           (int)route[r], NMD_ROUTE_POINTS);
+    }
     return 1;
 }
 

@@ -9,8 +9,12 @@
 #include "modules/registry.h"
 #include "modules/navmesh/navmesh_detour.h"
 
-/* navmesh: the behavior's weight and parameters, the path (state), then
- * what the last step found (not state) */
+/* navmesh: the behavior's weight and parameters, the path (state), what
+ * the last step found (not state), then a ground vehicle's path (state,
+ * snapshot format version 12; all 0 for other agents, so hashed only where
+ * not 0). A walker keeps the next NMD_CORNERS corners and the leg it is
+ * on; a ground vehicle keeps its path's first NMD_ROUTE_POINTS points from
+ * where it was planned, which its follower follows (ground.c). */
 enum {
     NM_SLOT = 0,
     NM_ROW,
@@ -29,7 +33,9 @@ enum {
     NM_POLY,                                  /* the polygon it started its path on */
     NM_AGE,                                   /* steps since its path was planned */
     NM_STATUS,                                /* enum navmesh_status (not state) */
-    NM_COUNT_
+    NM_ROUTE_COUNT,                           /* a ground vehicle's path: points held */
+    NM_ROUTE,                                 /* NMD_ROUTE_POINTS points, x and y each */
+    NM_COUNT_ = NM_ROUTE + 2 * NMD_ROUTE_POINTS
 };
 
 enum navmesh_flag {
@@ -72,6 +78,9 @@ static inline navmesh_world_t* navmesh_of(const world_t* w)
 {
     return (navmesh_world_t*)w->module_data[MOD_NAVMESH];
 }
+
+/* The snapshot format version that added a ground vehicle's path. */
+#define NAVMESH_ROUTE_SINCE 12
 
 /* The paths (sense stage): corners passed, who wants a plan, and up to
  * replans_per_step plans, one query a worker. */

@@ -75,6 +75,9 @@ struct nmd_query {
     float straight[(NMD_CORNERS + 1) * 3];
     unsigned char straight_flags[NMD_CORNERS + 1];
     dtPolyRef straight_refs[NMD_CORNERS + 1];
+    float route[NMD_ROUTE_POINTS * 3];
+    unsigned char route_flags[NMD_ROUTE_POINTS];
+    dtPolyRef route_refs[NMD_ROUTE_POINTS];
 };
 
 extern "C" int nmd_available(void) { return 1; }
@@ -309,6 +312,31 @@ extern "C" int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, 
     /* a search stopped short ends nowhere: its last corner is a waypoint */
     out->end = !truncated && (q->straight_flags[m - 1] & DT_STRAIGHTPATH_END) != 0;
     if (!out->end) out->partial = 0; /* decided when the end comes in sight */
+    return NMD_PLAN_OK;
+}
+
+extern "C" int nmd_plan_route(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach,
+                              nmd_route_t* out)
+{
+    memset(out, 0, sizeof *out);
+    int n = 0, truncated = 0, partial = 0;
+    float sp[3], end[3];
+    dtPolyRef sref = 0;
+    int rc = plan_polys(q, sx, sy, gx, gy, reach, &n, sp, end, &sref, &truncated, &partial);
+    if (rc != NMD_PLAN_START_OFF && rc != NMD_PLAN_GOAL_OFF) out->poly = sref;
+    if (rc != NMD_PLAN_OK) return rc;
+    int m = 0;
+    dtStatus st = q->q->findStraightPath(sp, end, q->path, n, q->route, q->route_flags, q->route_refs, &m,
+                                         NMD_ROUTE_POINTS, 0);
+    if (dtStatusFailed(st) || m == 0) return NMD_PLAN_FAILED;
+    for (int k = 0; k < m; ++k) {
+        out->point[k][0] = q->route[3 * k];
+        out->point[k][1] = q->route[3 * k + 2];
+    }
+    out->count = m;
+    /* a full buffer may still hold the end: its flag says */
+    out->end = !truncated && (q->route_flags[m - 1] & DT_STRAIGHTPATH_END) != 0;
+    out->partial = out->end && partial;
     return NMD_PLAN_OK;
 }
 

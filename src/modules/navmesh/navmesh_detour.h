@@ -19,6 +19,8 @@ extern "C" {
 
 /* Corners an agent keeps of its path. */
 #define NMD_CORNERS 4
+/* Points a ground vehicle keeps of its path (nmd_route_t). */
+#define NMD_ROUTE_POINTS 16
 
 typedef struct nmd_mesh nmd_mesh_t;
 typedef struct nmd_query nmd_query_t;
@@ -77,6 +79,20 @@ int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach
  * corners' scratch cannot be had. */
 int nmd_plan_whole(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, float (*out)[2],
                    int32_t capacity, int32_t* count, int32_t* partial);
+
+/* A ground vehicle's path: the start's point on the mesh, then the
+ * corners, NMD_ROUTE_POINTS points at most; a longer path is cut there. */
+typedef struct nmd_route_t {
+    float point[NMD_ROUTE_POINTS][2];
+    int32_t count;   /* points written (0 to NMD_ROUTE_POINTS) */
+    int32_t end;     /* 1: the last point is the path's end (not cut) */
+    int32_t partial; /* 1: that end is not the goal (no way there) */
+    uint32_t poly;   /* the start's polygon */
+} nmd_route_t;
+
+/* The same search as nmd_plan, the path's first NMD_ROUTE_POINTS points
+ * kept: through the query's own buffers, nothing allocated. */
+int nmd_plan_route(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_route_t* out);
 
 /* For `shoal bench navmesh` only, never the module: the same agents
  * stepped by Detour's own crowd (dtCrowd, DetourCrowd) on a baked mesh,

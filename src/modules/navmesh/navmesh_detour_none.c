@@ -4,6 +4,7 @@
 #include "modules/navmesh/navmesh_detour.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int nmd_available(void) { return 0; }
 
@@ -40,6 +41,18 @@ int nmd_plan(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach
     (void)gy;
     (void)reach;
     out->count = 0;
+    return NMD_PLAN_FAILED;
+}
+
+int nmd_plan_route(nmd_query_t* q, float sx, float sy, float gx, float gy, float reach, nmd_route_t* out)
+{
+    (void)q;
+    (void)sx;
+    (void)sy;
+    (void)gx;
+    (void)gy;
+    (void)reach;
+    memset(out, 0, sizeof *out);
     return NMD_PLAN_FAILED;
 }
 
