@@ -352,3 +352,89 @@ Test(scenario_navmesh, shoal_run_reports_the_navmesh_stats, .timeout = 120)
     cr_expect_null(cJSON_GetObjectItemCaseSensitive(root, "navmesh"));
     cJSON_Delete(root);
 }
+
+/* Ground vehicles: a group with a "ground" object and the navmesh
+ * behavior is cars that take their paths from the mesh. Two cars in the
+ * pocket of an L wall, facing south, drive round its end to a goal beyond
+ * it; the mesh keeps 4 m from the wall for them. */
+static const char* const CARS =
+    "{\"dt\": 0.02, \"walls\": [{\"points\": [[-30, 5], [5, 5], [5, -30]]}],"
+    "\"navmesh\": {\"cell\": 0.25, \"agent_radius\": 4, \"bounds\": [-40, -40, 40, 40],"
+    "\"off_path_distance\": 3},"
+    "\"groups\": [{\"name\": \"cars\", \"count\": 2, \"spawn\": {\"shape\": \"box\", \"center\": [-10, -15],"
+    "\"size\": [10, 2], \"heading\": -1.5708}, \"ground\": {\"preset\": \"car\", \"radius\": 1.4, \"v_max\": "
+    "8},"
+    "\"behaviors\": {\"navmesh\": {}}, \"navmesh\": {\"goal\": [20, 20]}}]}";
+
+Test(scenario_navmesh, cars_take_their_paths_from_the_mesh_round_a_wall, .timeout = 120)
+{
+    shoal_scenario_t* s = load_text(CARS);
+    shoal_world_t* w = serial_world(s);
+    if (!shoal_navmesh_available()) {
+        expect_refused_without_recast(s, w);
+        shoal_world_destroy(w);
+        shoal_scenario_destroy(s);
+        return;
+    }
+    cr_assert_eq(shoal_scenario_populate(s, w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_agent_t ids[2];
+    shoal_agent_batch_t b = {.ids = ids};
+    int32_t n = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &b, 2, &n), SHOAL_OK);
+    cr_assert_eq(n, 2);
+    for (int32_t i = 0; i < n; i++) {
+        shoal_agent_def_t d;
+        cr_assert_eq(shoal_agent_get_def(w, ids[i], &d), SHOAL_OK);
+        cr_expect_eq(d.ground.enabled, 1);
+        cr_expect_float_eq(d.ground.vehicle.radius, 1.4f, 0.0f);
+        cr_expect_float_eq(d.ground.follow.v_max, 8.0f, 0.0f);
+        cr_expect_eq(d.ground.follow.path, -1);
+        cr_expect_float_eq(d.weights[SHOAL_BEHAVIOR_NAVMESH], 1.0f, 0.0f);
+    }
+    shoal_navmesh_stats_t st;
+    int done = 0;
+    for (int step = 0; step < 3000 && !done; step++) {
+        cr_assert_eq(shoal_world_step(w, shoal_scenario_dt(s)), SHOAL_OK, "%s", shoal_world_last_error(w));
+        cr_assert_eq(shoal_world_navmesh_stats(w, &st), SHOAL_OK);
+        cr_assert_eq(st.agents, 2);
+        done = st.arrived == 2;
+    }
+    cr_expect(done, "%d of 2 arrived in 60 s", st.arrived);
+    float pos[6];
+    shoal_agent_batch_t pb = {.positions = pos};
+    cr_assert_eq(shoal_world_read_agents(w, &pb, 2, &n), SHOAL_OK);
+    for (int32_t i = 0; i < n; i++)
+        cr_expect_lt(hypotf(pos[3 * i] - 20.0f, pos[3 * i + 1] - 20.0f), 5.0f, "car %d at (%g, %g)", (int)i,
+                     (double)pos[3 * i], (double)pos[3 * i + 1]);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(s);
+}
+
+#define CAR_GROUP(extra) GROUP(", \"behaviors\": {\"navmesh\": {}}, \"navmesh\": {\"goal\": [1, 0]}" extra)
+
+Test(scenario_navmesh, bad_ground_vehicles_are_refused_naming_the_key)
+{
+    expect_error("{" CAR_GROUP(", \"ground\": {\"presett\": \"car\"}"),
+                 "unknown key 'groups[0].ground.presett'; did you mean 'preset'?");
+    expect_error("{" CAR_GROUP(", \"ground\": {\"preset\": \"bus\"}"), "groups[0].ground.preset");
+    expect_error("{" CAR_GROUP(", \"ground\": {\"preset\": 3}"), "groups[0].ground.preset");
+    expect_error("{" CAR_GROUP(", \"ground\": {\"radius\": -1}"),
+                 "groups[0].ground.radius: must be >= 0, got -1");
+    expect_error("{" CAR_GROUP(", \"ground\": {\"v_max\": 0}"), "groups[0].ground.v_max: must be > 0, got 0");
+    expect_error("{" CAR_GROUP(", \"ground\": {\"v_max\": 0.5}"),
+                 "groups[0].ground.v_max: must be >= the follower's v_min (1 m/s), got 0.5");
+    expect_error("{" CAR_GROUP(", \"ground\": true"), "groups[0].ground: expected an object");
+    expect_error("{" GROUP(", \"ground\": {}"),
+                 "groups[0].ground: the ground vehicles of group 'walkers' need behaviors.navmesh (and "
+                 "navmesh.goal): their path comes from the navigation mesh");
+    expect_error(
+        "{" GROUP(", \"behaviors\": {\"navmesh\": {}, \"seek\": {}}, \"navmesh\": {\"goal\": [1, 0]}, "
+                  "\"ground\": {}"),
+        "groups[0].ground: the ground vehicles of group 'walkers' are driven by their path follower: "
+        "behaviors.seek would do nothing (navmesh is their only behavior)");
+    expect_error("{" CAR_GROUP(", \"ground\": {}, \"crowd\": {\"preset\": \"pedestrian\"}"),
+                 "groups[0].ground: group 'walkers' cannot be ground vehicles and crowd agents at once");
+    expect_error("{\"dimensions\": 3," GROUP(", \"ground\": {}"),
+                 "groups[0].ground: ground vehicles in scenarios drive on navigation meshes, which are 2D; "
+                 "this scenario is 3D");
+}

@@ -83,9 +83,9 @@ static const char* const JOURNEY_KEYS[] = {"name", "stages"};
 static const char* const STAGE_KEYS[] = {"name", "goal", "wait", "then"};
 static const char* const TRANSITION_KEYS[] = {"fixed", "round_robin", "quickest"};
 static const char* const GROUP_KEYS[] = {
-    "name",      "count",     "spawn",    "vehicle", "control", "behaviors", "target",
-    "threat",    "neighbors", "wander",   "pursuit", "follow",  "avoid",     "dseek",
-    "formation", "crowd",     "contacts", "planner", "nav",     "navmesh",   "distributions"};
+    "name",      "count",   "spawn",   "vehicle", "control", "behaviors",    "target",    "threat",
+    "neighbors", "wander",  "pursuit", "follow",  "avoid",   "dseek",        "formation", "crowd",
+    "contacts",  "planner", "nav",     "navmesh", "ground",  "distributions"};
 static const char* const SPAWN_KEYS[] = {"shape", "center", "radius", "size",      "heading",
                                          "pitch", "speed",  "points", "placement", "min_spacing"};
 static const char* const VEHICLE_KEYS[] = {"mass",      "inertia",       "max_force", "max_torque",

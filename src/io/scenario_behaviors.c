@@ -51,6 +51,7 @@ static const char* const PLANNER_KEYS[] = {
     "k_skip",   "n_v",      "collapse", "damping",   "time_budget_ms"};
 static const char* const NAV_KEYS[] = {"goal", "journey", "arrive_distance", "start_delay"};
 static const char* const NAVMESH_KEYS[] = {"goal", "arrive_distance"};
+static const char* const GROUND_KEYS[] = {"preset", "radius", "v_max"};
 static const char* const REF_KEYS[] = {"group", "index"};
 static const char* const PREVIOUS[] = {"previous"};
 
@@ -69,6 +70,7 @@ void behaviors_set_defaults(group_t* g)
     g->planner = shoal_planner_default();
     g->nav = shoal_nav_default();
     g->navmesh = shoal_navmesh_default();
+    g->ground = def.ground; /* not enabled: the "car" preset, the paper's follower */
     g->pursuit_target.group = g->leader.group = g->first_leader.group = g->planner_target.group = -1;
 }
 
@@ -566,6 +568,36 @@ static shoal_status_t parse_navmesh(parser_t* p, const cJSON* v, group_t* g)
     return parser_get_float(p, v, "arrive_distance", 0.0, 0, &g->navmesh.arrive_distance);
 }
 
+/* Ground vehicles on the navmesh (shoal_ground_t): {"preset": a vehicle
+ * preset, "radius": its collision radius, "v_max": its follower's top
+ * speed}; the vehicle model and the follower's other values are the
+ * preset's and shoal_path_follow_default()'s. Their path comes from the
+ * mesh: the group's behavior is navmesh alone (checked below). */
+static shoal_status_t parse_ground(parser_t* p, const cJSON* v, group_t* g)
+{
+    if (p->dimensions != 2)
+        return parser_fail(p, NULL,
+                           "ground vehicles in scenarios drive on navigation meshes, which are 2D; "
+                           "this scenario is %dD",
+                           (int)p->dimensions);
+    TRY(parser_check_object(p, v, GROUND_KEYS, COUNT_OF(GROUND_KEYS)));
+    g->ground.enabled = 1;
+    const cJSON* preset = MEMBER(v, "preset");
+    if (preset) {
+        static const char* const names[] = {"buggy", "car", "apc", "truck", "tank", "hovercraft"};
+        int32_t which = 0;
+        TRY(parser_read_choice(p, preset, "preset", names, COUNT_OF(names), &which, NULL));
+        if (shoal_ground_vehicle_preset(names[which], &g->ground.vehicle, NULL) != SHOAL_OK)
+            return parser_fail(p, "preset", "the library has no preset '%s'", names[which]);
+    }
+    TRY(parser_get_float(p, v, "radius", 0.0, 0, &g->ground.vehicle.radius));
+    TRY(parser_get_float(p, v, "v_max", 0.0, 1, &g->ground.follow.v_max));
+    if (g->ground.follow.v_max < g->ground.follow.v_min)
+        return parser_fail(p, "v_max", "must be >= the follower's v_min (%g m/s), got %g",
+                           (double)g->ground.follow.v_min, (double)g->ground.follow.v_max);
+    return SHOAL_OK;
+}
+
 shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
 {
     PARSE_MEMBER(p, v, "behaviors", parse_behaviors, g);
@@ -579,6 +611,7 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
     PARSE_MEMBER(p, v, "planner", parse_planner, g);
     PARSE_MEMBER(p, v, "nav", parse_nav, g);
     PARSE_MEMBER(p, v, "navmesh", parse_navmesh, g);
+    PARSE_MEMBER(p, v, "ground", parse_ground, g);
     const cJSON* crowd = MEMBER(v, "crowd");
     if (crowd) {
         size_t at = parser_push(p, "crowd", 0);
@@ -603,6 +636,26 @@ shoal_status_t behaviors_parse_group(parser_t* p, const cJSON* v, group_t* g)
                  "top-level nav.goals, or a nav.journey)",
                  parser_printable(shown, g->name));
         return parser_missing(p, "nav.goal", why);
+    }
+    if (g->ground.enabled) {
+        /* A ground vehicle's follower drives it: the behaviors' steering
+         * would be ignored, and a path is what it needs. */
+        char shown[64];
+        parser_printable(shown, g->name);
+        if (!(g->weights[SHOAL_BEHAVIOR_NAVMESH] > 0.0f))
+            return parser_fail(p, "ground",
+                               "the ground vehicles of group '%s' need behaviors.navmesh (and navmesh.goal): "
+                               "their path comes from the navigation mesh",
+                               shown);
+        for (int b = 0; b < SHOAL_BEHAVIOR_COUNT_; ++b)
+            if (b != SHOAL_BEHAVIOR_NAVMESH && g->weights[b] != 0.0f)
+                return parser_fail(p, "ground",
+                                   "the ground vehicles of group '%s' are driven by their path follower: "
+                                   "behaviors.%s would do nothing (navmesh is their only behavior)",
+                                   shown, BEHAVIOR_KEYS[b]);
+        if (g->crowd.enabled || g->planner.enabled)
+            return parser_fail(p, "ground", "group '%s' cannot be ground vehicles and %s agents at once",
+                               shown, g->crowd.enabled ? "crowd" : "planner");
     }
     if (g->weights[SHOAL_BEHAVIOR_NAVMESH] > 0.0f && !g->navmesh_goal) {
         char why[200], shown[64];

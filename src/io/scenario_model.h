@@ -75,6 +75,7 @@ typedef struct group_t {
     int32_t follow_previous; /* each agent follows the one added before it in this group */
     shoal_nav_t nav;         /* nav.goal: an index into the scenario's nav_goals, nav.journey one
                               * into its journeys; -1 none */
+    shoal_ground_t ground;   /* enabled by a "ground" object: ground vehicles on the navmesh */
     shoal_navmesh_t navmesh; /* the group's "navmesh": its goal and arrive_distance */
     int32_t navmesh_goal;    /* "navmesh" gave a goal */
     /* spawn.placement and spawn.min_spacing (0: not given); a polygon's

@@ -231,6 +231,7 @@ static shoal_status_t add_scenario(const shoal_scenario_t* scenario, shoal_world
         def.contacts = g->contacts;
         def.nav = g->nav;
         def.navmesh = g->navmesh;
+        def.ground = g->ground;
         if (g->nav.goal >= 0) def.nav.goal = added->nav_goals[g->nav.goal];
         if (g->nav.journey >= 0) def.nav.journey = added->journeys[g->nav.journey];
         if (route >= 0) def.dseek.route = route;
