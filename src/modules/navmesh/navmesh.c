@@ -1,6 +1,7 @@
 /* The navmesh module (shoal/navmesh.h, navmesh.h): the world's navigation
  * mesh and the navmesh behavior, every agent on a path of its own; its
- * part of the state hash and its snapshot section NMSH (format version 9).
+ * part of the state hash and its snapshot section NMSH (format version 9);
+ * the paths of ground vehicles on the mesh.
  *
  * Decisions:
  * - The parameters are state (hashed when they differ from the defaults,
@@ -20,6 +21,7 @@
  * - A corner is passed when the agent is within the agent radius of it or
  *   beyond it along its leg; the end corner never is. An agent farther
  *   than off_path_distance from its leg asks for a new path.
+ * - Ground vehicles' paths: navmesh_route.c.
  * - The steer: weight times the max speed toward the next corner,
  *   slowing as arrive does on the last leg to the path's end. An agent
  *   waiting for its first path asks for nothing; one the mesh cannot
@@ -30,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modules/navmesh/navmesh.h"
+#include "modules/navmesh/navmesh_paths.h"
 #include "modules/ground/ground.h"
 #include "modules/obstacles/obstacles.h"
 #include "modules/walls/walls.h"
@@ -39,10 +41,6 @@
 #include "modules/agent.h"
 
 #define NAVMESH_SNAPSHOT_VERSION 9
-/* How far (m) from the mesh a start or a goal may be. */
-#define NAVMESH_REACH 2.0f
-/* Steps before an agent the mesh could not place tries again. */
-#define NAVMESH_OFF_RETRY 20
 /* The largest floor, in cells: a side, and all. */
 #define NAVMESH_MAX_SIDE 32767
 #define NAVMESH_MAX_CELLS ((int64_t)1 << 26)
@@ -288,101 +286,6 @@ static int navmesh_reserve_step(world_t* w)
 
 /* ---- the paths ----------------------------------------------------------------- */
 
-typedef struct paths_ctx_t {
-    world_t* w;
-    agent_view_t a;
-    navmesh_world_t* nw;
-    const uint32_t* slot;
-    const int32_t* agent_row;
-    const float *gx, *gy;
-    float *plan_x, *plan_y, *from_x, *from_y, *corner[2 * NMD_CORNERS];
-    int32_t *corners, *next, *flags, *age;
-    uint32_t* poly;
-    float reach, off;
-    int32_t interval;
-    /* ground vehicles: their paths, and what of their follower decides
-     * when a path runs out (the ground component; none when it is empty) */
-    int32_t* route_count;
-    float* route[2 * NMD_ROUTE_POINTS];
-    const component_t* ground;
-    const int32_t *g_n, *g_completed;
-    const float *g_dh, *g_lookahead_max, *g_arrive_radius;
-} paths_ctx_t;
-
-/* The ground row of a navmesh row's agent, or -1: not a ground vehicle. */
-static inline int32_t vehicle_row(const paths_ctx_t* c, int32_t r)
-{
-    return c->ground ? component_row(c->ground, c->slot[r]) : -1;
-}
-
-static float seg_dist2(float ax, float ay, float bx, float by, float x, float y)
-{
-    float dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
-    float t = len2 > 0.0f ? ((x - ax) * dx + (y - ay) * dy) / len2 : 0.0f;
-    t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
-    float ex = ax + t * dx - x, ey = ay + t * dy - y;
-    return ex * ex + ey * ey;
-}
-
-#define NO_WISH UINT64_MAX
-
-/* Order key of a wish: class (0 no path, 1 off it, 2 due by age), then
- * the longest waiting, then the slot. */
-static uint64_t wish(int cls, int32_t age, uint32_t slot)
-{
-    uint64_t waited = (uint64_t)(age < 0 ? 0 : age > 0x3fffffff ? 0x3fffffff : age);
-    return (uint64_t)cls << 62 | (0x3fffffffull - waited) << 32 | slot;
-}
-
-/* Where (x, y) is against a vehicle's path: the distance to it, and the
- * length of the path beyond its nearest point (the first, in order). */
-static void route_where(const paths_ctx_t* c, int32_t r, float x, float y, float* dist, float* left)
-{
-    const int32_t n = c->route_count[r];
-    const float* const* p = (const float* const*)c->route;
-    float best = INFINITY, rest = 0.0f;
-    if (n == 1) best = (p[0][r] - x) * (p[0][r] - x) + (p[1][r] - y) * (p[1][r] - y);
-    for (int32_t k = 0; k + 1 < n; ++k) {
-        const float ax = p[2 * k][r], ay = p[2 * k + 1][r], bx = p[2 * k + 2][r], by = p[2 * k + 3][r];
-        const float len = hypotf(bx - ax, by - ay), d2 = seg_dist2(ax, ay, bx, by, x, y);
-        if (d2 < best) {
-            float t = len > 0.0f ? ((x - ax) * (bx - ax) + (y - ay) * (by - ay)) / (len * len) : 0.0f;
-            t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
-            best = d2;
-            rest = (1.0f - t) * len;
-        } else {
-            rest += len;
-        }
-    }
-    *dist = sqrtf(best);
-    *left = rest;
-}
-
-/* A ground vehicle's wish: a path when it has none or a new goal; when a
- * cut path (not reaching the path's end) has less left than its follower
- * looks ahead (lookahead_max, the resampled points, arrive_radius: its
- * follower would otherwise slow for that end); when it is farther than
- * off_path_distance from its path (a stuck recovery reversed it off); by
- * age. Not once its follower has completed its path to the end. */
-static uint64_t vehicle_wish(const paths_ctx_t* c, int32_t r, int32_t g, float x, float y, int32_t age)
-{
-    const int32_t f = c->flags[r];
-    const uint32_t slot = c->slot[r];
-    if (!(f & NMF_PLANNED) || c->plan_x[r] != c->gx[r] || c->plan_y[r] != c->gy[r] || c->route_count[r] == 0)
-        return wish(0, age, slot);
-    if (f & NMF_OFF) return age >= NAVMESH_OFF_RETRY ? wish(2, age, slot) : NO_WISH;
-    /* stopped at its path's end: done, until a new goal (its braking may
-     * carry it past the end, off the path) */
-    if ((f & NMF_END) && c->g_completed[g]) return NO_WISH;
-    float dist, left;
-    route_where(c, r, x, y, &dist, &left);
-    const float horizon = c->g_lookahead_max[g] + (float)(c->g_n[g] - 1) * c->g_dh[g] + c->g_arrive_radius[g];
-    if (!(f & NMF_END) && left < horizon) return wish(0, age, slot);
-    if (dist > c->off) return wish(1, age, slot);
-    if (c->interval > 0 && age >= c->interval) return wish(2, age, slot);
-    return NO_WISH;
-}
-
 /* Each row: corners passed, age, and its wish. */
 static void advance_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -395,7 +298,7 @@ static void advance_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         c->age[r] = age;
         const int32_t g = vehicle_row(c, r);
         if (g >= 0) {
-            c->nw->want[r] = vehicle_wish(c, r, g, x, y, age);
+            c->nw->want[r] = navmesh_vehicle_wish(c, r, g, x, y, age);
             continue;
         }
         const int32_t f = c->flags[r], n = c->corners[r];
@@ -431,44 +334,6 @@ static void advance_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     }
 }
 
-/* Points of a vehicle's path closer than this to the one before are left
- * out (a start on a corner): the follower wants segments. */
-#define NAVMESH_ROUTE_GAP 0.01f
-
-/* A ground vehicle's path from (x, y), into its row: the first
- * NMD_ROUTE_POINTS points (cut there), without repeats; one the mesh
- * cannot place gets the straight line to its goal, as a walker heads
- * straight for it. The unused points are 0, so that the row's state is
- * the same whatever it held before. */
-static void plan_vehicle(const paths_ctx_t* c, nmd_query_t* q, int32_t r, float x, float y)
-{
-    nmd_route_t route;
-    int st = q ? nmd_plan_route(q, x, y, c->gx[r], c->gy[r], NAVMESH_REACH, &route) : NMD_PLAN_START_OFF;
-    if (st != NMD_PLAN_OK || route.count == 0) {
-        memset(&route, 0, sizeof route);
-        route.point[0][0] = x;
-        route.point[0][1] = y;
-        route.point[1][0] = c->gx[r];
-        route.point[1][1] = c->gy[r];
-        route.count = 2;
-        c->flags[r] = NMF_PLANNED | NMF_OFF;
-    } else {
-        c->flags[r] = NMF_PLANNED | (route.end ? NMF_END : 0) | (route.partial ? NMF_PARTIAL : 0);
-    }
-    c->poly[r] = st == NMD_PLAN_OK ? route.poly : 0u;
-    int32_t n = 0;
-    for (int32_t k = 0; k < route.count; ++k) {
-        const float px = route.point[k][0], py = route.point[k][1];
-        if (n > 0 && hypotf(px - c->route[2 * n - 2][r], py - c->route[2 * n - 1][r]) < NAVMESH_ROUTE_GAP)
-            continue;
-        c->route[2 * n][r] = px;
-        c->route[2 * n + 1][r] = py;
-        n++;
-    }
-    for (int32_t k = 2 * n; k < 2 * NMD_ROUTE_POINTS; ++k) c->route[k][r] = 0.0f;
-    c->route_count[r] = n;
-}
-
 /* The chosen rows' plans, each worker through its own query. */
 static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
@@ -484,7 +349,7 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             c->from_y[r] = y;
             c->next[r] = 0;
             c->age[r] = 0;
-            plan_vehicle(c, q, r, x, y);
+            navmesh_plan_vehicle(c, q, r, x, y);
             continue;
         }
         nmd_path_t path;
@@ -616,18 +481,6 @@ int64_t navmesh_paths_run(world_t* w, float dt, void* ctx)
 
 /* ---- the steer ------------------------------------------------------------------- */
 
-/* A ground vehicle's status: arrived (or at the end of a path short of
- * its goal) once its follower has completed its path to the end, or has
- * a single point left (planned at its goal). */
-static int vehicle_status(const paths_ctx_t* c, int32_t r, int32_t g)
-{
-    const int32_t f = c->flags[r];
-    if (!(f & NMF_PLANNED)) return NAVMESH_WAITING;
-    if (f & NMF_OFF) return NAVMESH_OFF_MESH;
-    if (!(f & NMF_END) || !(c->g_completed[g] || c->route_count[r] < 2)) return NAVMESH_MOVING;
-    return (f & NMF_PARTIAL) ? NAVMESH_NO_WAY : NAVMESH_ARRIVED;
-}
-
 static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -640,7 +493,7 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         const int32_t i = c->agent_row[r], f = c->flags[r], n = c->corners[r];
         const int32_t g = vehicle_row(c, r);
         if (g >= 0) { /* its follower drives it: the status alone */
-            status[r] = vehicle_status(c, r, g);
+            status[r] = navmesh_vehicle_status(c, r, g);
             continue;
         }
         const float x = c->a.px[i], y = c->a.py[i];
