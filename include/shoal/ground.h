@@ -76,7 +76,9 @@ typedef struct shoal_path_follow_t {
     shoal_follower_t follower; /* Default PROPOSED */
     int32_t path;              /* a path of this world (shoal_world_add_path), or -1: no
                             * path, the vehicle drives on shoal_agent_set_drive's
-                            * inputs. Default -1 */
+                            * inputs, or it takes its path from the navigation mesh
+                            * (the NAVMESH weight, shoal/navmesh.h; then it must be
+                            * -1). Default -1 */
     /* target speed */
     float a_lat;         /* proposed: lateral acceleration allowed in turns, in g, > 0. Default 0.4 */
     float dh;            /* proposed: m between the resampled path points, > 0. Default 6 */
@@ -112,8 +114,9 @@ typedef struct shoal_path_follow_t {
 
 /* An agent that is a ground vehicle. It then ignores its behaviors,
  * `vehicle` and `control` (they are kept, not used): its motion comes from
- * the ground-vehicle model driven by its follower (follow.path >= 0) or by
- * shoal_agent_set_drive's inputs. It moves in the x-y plane at the terrain's
+ * the ground-vehicle model driven by its follower (follow.path >= 0, or
+ * the NAVMESH weight with a navmesh goal: a path the navigation mesh gives
+ * it in the step, shoal/navmesh.h) or by shoal_agent_set_drive's inputs. It moves in the x-y plane at the terrain's
  * height (3D worlds: z and the attitude follow the ground from its first
  * step; the pitch of the def is ignored); its velocity is the world-frame
  * velocity of the model, which other agents see. */
@@ -184,7 +187,9 @@ SHOAL_API shoal_status_t shoal_agent_set_ground(shoal_world_t* world, shoal_agen
 
 /* What a ground vehicle is doing, and the metrics of its run: accumulated
  * since its path was set (shoal_agent_set_path, or its addition), over the
- * steps in which it followed the path and had not completed it. */
+ * steps in which it followed the path and had not completed it (on the
+ * navmesh: since its addition, over every path it was given; a new path
+ * clears completed). */
 typedef struct shoal_ground_status_t {
     float throttle;      /* last applied, [-1, 1] */
     float steering;      /* last applied, [-1, 1] */
@@ -193,7 +198,7 @@ typedef struct shoal_ground_status_t {
     float steer_angle;   /* rad, road-wheel angle, + left */
     float yaw_rate;      /* rad/s over the last step */
     int32_t contact;     /* 1 when an obstacle stopped motion in the last step */
-    int32_t path;        /* the path followed, or -1 */
+    int32_t path;        /* the world path followed, or -1 (also on a navmesh path) */
     /* follower (zero when following no path) */
     float target_speed;      /* m/s */
     float target_point[3];   /* m, the lookahead point on the path */

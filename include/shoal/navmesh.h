@@ -21,6 +21,20 @@
  * next corner and v its max speed, slowing as arrive does toward the
  * goal (then a crowd agent's ORCA and the contact pass act on it).
  *
+ * Ground vehicles (shoal/ground.h: ground.enabled, follow.path -1) with the
+ * NAVMESH weight take their whole path from the mesh instead, planned in
+ * the same pass, budget and order: the first 16 points of the path from
+ * where the vehicle is (a longer one is cut there and planned again before
+ * the vehicle gets near the cut), kept in the vehicle's row, which its
+ * path follower follows to the goal and stops at. Planned again on a new
+ * goal, farther than off_path_distance from the path, every
+ * replan_interval steps, never once its follower completed the path to
+ * its end. The mesh is baked for one agent_radius and the follower cuts
+ * corners: bake it for the vehicle's radius plus about 1.5 m (a car with
+ * the default follower; docs/navmesh.md), and give off_path_distance a
+ * few metres. A vehicle with a world path (follow.path >= 0) and the
+ * NAVMESH weight is refused (INVALID_ARGUMENT).
+ *
  * Needs a build with Recast and Detour (SHOAL_WITH_RECAST, on when
  * librecast-dev is installed): shoal_navmesh_available() says. Without
  * them every call that would bake or plan, and an agent with the NAVMESH
@@ -77,9 +91,10 @@ SHOAL_API shoal_status_t shoal_world_navmesh_update(shoal_world_t* world);
  * again with that much room when it is larger); *out_partial (optional) is
  * 1 when the end falls short of `to` (no way there: the end is the nearest
  * point the mesh reaches). Bakes the mesh first if it is out of date, as
- * shoal_world_navmesh_update does. For a ground vehicle's world path
- * (shoal/ground.h: shoal_world_add_path with z 0, shoal_world_set_path to
- * plan again; its follower takes a path that changes), or a host's own use.
+ * shoal_world_navmesh_update does. For a host's own use, or a ground
+ * vehicle's world path that the host plans itself (shoal/ground.h:
+ * shoal_world_add_path with z 0, shoal_world_set_path to plan again; the
+ * NAVMESH weight has the step plan it instead, above).
  * NOT_FOUND: a build without Recast, an end with no polygon within 2 m,
  * a mesh with nothing walkable; INVALID_ARGUMENT: a 3D world, ends not
  * finite or beyond 1e18 m, capacity < 0 or out_xy NULL with capacity > 0;
@@ -88,7 +103,8 @@ SHOAL_API shoal_status_t shoal_world_navmesh_path(shoal_world_t* world, const fl
                                                   const float to[2], float* out_xy, int32_t capacity,
                                                   int32_t* out_count, int32_t* out_partial);
 
-/* NAVMESH: an agent's part (weights[SHOAL_BEHAVIOR_NAVMESH] turns it on). */
+/* NAVMESH: an agent's part (weights[SHOAL_BEHAVIOR_NAVMESH] turns it on;
+ * for a ground vehicle any nonzero weight: its follower sets its speed). */
 typedef struct shoal_navmesh_t {
     float goal[2];         /* m: where it goes (the mesh's nearest point within 2 m). Default 0, 0 */
     float arrive_distance; /* m, >= 0: arrived within this of the path's end. Default 0.3 */
@@ -104,7 +120,8 @@ SHOAL_API shoal_status_t shoal_agent_set_navmesh(shoal_world_t* world, shoal_age
 /* The mesh and the agents after the last step. */
 typedef struct shoal_navmesh_stats_t {
     int32_t agents;   /* with the NAVMESH behavior */
-    int32_t arrived;  /* within arrive_distance of their path's end (the goal) */
+    int32_t arrived;  /* within arrive_distance of their path's end (the goal); a ground
+                       * vehicle: its follower completed its path to the end */
     int32_t no_way;   /* at the end of a path that stops short of the goal */
     int32_t off_mesh; /* no polygon within 2 m of them or of their goal: straight for the goal */
     int32_t waiting;  /* no path yet (the budget): standing */
