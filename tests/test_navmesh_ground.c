@@ -477,3 +477,40 @@ Test(navmesh_ground, bad_input_is_refused_and_the_world_is_unchanged)
     cr_assert_eq(shoal_world_agent_count(w3), 0);
     shoal_world_destroy(w3);
 }
+
+/* The clearance comes from the mesh: Detour's corners lie on its edge,
+ * agent_radius from the wall, and the car's follower cuts each corner by
+ * about 1.5 m. Round the L, the closest approach grows with the mesh's
+ * radius, and only from 3.5 m on does the car keep its own radius (1.5 m)
+ * from the wall. */
+Test(navmesh_ground, the_meshs_radius_sets_a_cars_clearance, .timeout = 120)
+{
+    if (!with_recast()) return;
+    const float radii[4] = {2.5f, 3.0f, 3.5f, 4.0f};
+    float before = 0.0f;
+    for (int k = 0; k < 4; ++k) {
+        shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+        add_wall(w, POCKET_L, 3);
+        car_mesh(w, 40);
+        shoal_navmesh_params_t p;
+        cr_assert_eq(shoal_world_get_navmesh(w, &p), SHOAL_OK);
+        p.agent_radius = radii[k];
+        cr_assert_eq(shoal_world_set_navmesh(w, &p), SHOAL_OK);
+        shoal_agent_def_t d = car_def(-20, -20, 0.0f, 20, 20);
+        shoal_agent_t car;
+        cr_assert_eq(shoal_agent_add(w, &d, &car), SHOAL_OK, "%s", shoal_world_last_error(w));
+        drive_t r = drive(w, car, 60);
+        char what[64];
+        snprintf(what, sizeof what, "L pocket, agent_radius %.1f m", (double)radii[k]);
+        figures(what, &r);
+        cr_assert_geq(r.seconds, 0.0f, "%s: not arrived", what);
+        cr_assert_gt(r.nearest, before, "%s: %g m, no more than on the smaller mesh", what,
+                     (double)r.nearest);
+        cr_assert(r.nearest > radii[k] - 2.0f && r.nearest < radii[k] - 1.2f, "%s: %g m from the wall", what,
+                  (double)r.nearest);
+        cr_assert_eq(r.nearest > d.ground.vehicle.radius, radii[k] >= 3.5f, "%s: %g m from the wall", what,
+                     (double)r.nearest);
+        before = r.nearest;
+        shoal_world_destroy(w);
+    }
+}

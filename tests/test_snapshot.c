@@ -1068,3 +1068,52 @@ Test(snapshot, loads_use_the_given_allocator_and_give_back_everything)
     free(buf);
     shoal_world_destroy(m.w);
 }
+
+/* A version-11 file of a car on a navigation mesh (no path columns) loads
+ * with no path: the car plans again in its next step and still reaches its
+ * goal beyond the wall. */
+Test(snapshot, version_11_navmesh_car_loads_without_its_path_and_plans_again, .timeout = 60)
+{
+    if (!shoal_navmesh_available()) return; /* test_navmesh_ground.c checks the refusal */
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_SERIAL);
+    static const float ell[] = {-30, 5, 5, 5, 5, -30};
+    cr_assert_eq(shoal_world_add_wall(w, ell, 3, 0, NULL), SHOAL_OK);
+    shoal_navmesh_params_t p = shoal_navmesh_params_default();
+    const float bounds[4] = {-40, -40, 40, 40};
+    memcpy(p.bounds, bounds, sizeof bounds);
+    p.cell = 0.25f;
+    p.agent_radius = 4.0f;
+    p.off_path_distance = 3.0f;
+    cr_assert_eq(shoal_world_set_navmesh(w, &p), SHOAL_OK, "%s", shoal_world_last_error(w));
+    shoal_agent_def_t d = shoal_agent_default_def();
+    d.position[0] = d.position[1] = -20.0f;
+    d.ground.enabled = 1;
+    d.weights[SHOAL_BEHAVIOR_NAVMESH] = 1.0f;
+    d.navmesh.goal[0] = d.navmesh.goal[1] = 20.0f;
+    cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    for (int s = 0; s < 120; ++s) cr_assert_eq(shoal_world_step(w, 1.0f / 60.0f), SHOAL_OK);
+    size_t size = 0;
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, NULL, 0, &size), SHOAL_OK);
+    unsigned char* buf = malloc(size);
+    unsigned char* old = malloc(size);
+    cr_assert_eq(shoal_world_save_snapshot_memory(w, buf, size, &size), SHOAL_OK);
+    size_t n = older_version(buf, size, 11, old);
+    cr_assert_eq(n, size - 33 * 4, "one row of 33 columns fewer");
+    shoal_world_t* v = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_load_snapshot_memory(old, n, NULL, &v, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_neq(shoal_world_state_hash(v), shoal_world_state_hash(w), "the path is not in the file");
+    shoal_navmesh_stats_t st;
+    cr_assert_eq(shoal_world_step(v, 1.0f / 60.0f), SHOAL_OK, "%s", shoal_world_last_error(v));
+    cr_assert_eq(shoal_world_navmesh_stats(v, &st), SHOAL_OK);
+    cr_assert_eq(st.replans, 1, "planned again");
+    for (int s = 0; s < 60 * 30 && st.arrived < 1; ++s) {
+        cr_assert_eq(shoal_world_step(v, 1.0f / 60.0f), SHOAL_OK);
+        cr_assert_eq(shoal_world_navmesh_stats(v, &st), SHOAL_OK);
+    }
+    cr_assert_eq(st.arrived, 1);
+    free(buf);
+    free(old);
+    shoal_world_destroy(v);
+    shoal_world_destroy(w);
+}
