@@ -263,11 +263,13 @@ static const cli_option_t run_options[] = {
      .kind = CLI_INT,
      CLI_AT(run_options_t, record_version),
      .min = 2,
-     .max = 4,
-     .help = "the recording's format version: 4 (compressed, lossless, with each agent's global id), "
-             "3 (the same without global ids, for readers built before version 4) or 2 (uncompressed, "
-             "about 4 times larger, without global ids; what the viewer page's own file button opens). "
-             "Default: 4."},
+     .max = 5,
+     .help = "the recording's format version: 5 (version 4 with the navigation fields: the walkable grid "
+             "and each goal's travel time, written again whenever they are solved anew), 4 (compressed, "
+             "lossless, with each agent's global id), 3 (the same without global ids, for readers built "
+             "before version 4) or 2 (uncompressed, about 4 times larger, without global ids; what the "
+             "viewer page's own file button opens). Default: 5 for a scenario with navigation goals, "
+             "else 4."},
     {.name = "--export",
      .metavar = "OUT",
      .kind = CLI_FILE,
@@ -1172,7 +1174,7 @@ int cmd_run(int argc, char** argv)
 
     int exit_code = CLI_EXIT_FAILURE;
     shoal_world_t* world = NULL;
-    run_recording_t recording = {.recorder = NULL, .every = 1, .version = SHOAL_RECORDING_VERSION};
+    run_recording_t recording = {.recorder = NULL, .every = 1, .version = SHOAL_RECORDING_DEFAULT_VERSION};
     run_collect_t collect;
     memset(&collect, 0, sizeof collect);
     char export_recording[4096] = ""; /* the temporary recording of --export */
@@ -1228,6 +1230,9 @@ int cmd_run(int argc, char** argv)
         opt.record_max != NULL ? parse_record_max(opt.record_max) : SHOAL_RECORDING_MAX_FILE;
     /* An --export reads its recording as one file: that one does not split. */
     recording.split = opt.record != NULL && opt.export_path == NULL;
+    /* A world with navigation goals records their fields (version 5);
+     * without, the file is version 4, as before version 5 existed. */
+    if (shoal_world_nav_goal_count(world) > 0) recording.version = SHOAL_RECORDING_VERSION;
     if (opt.record_version > 0) recording.version = opt.record_version;
     if (opt.export_path != NULL) {
         /* Before the run, what can be known: a long run must not fail at

@@ -267,7 +267,7 @@ static void write_recording_version(const char* path, int dims, int frames, int 
 /* The same in the version shoal_recording_open writes (4). */
 static void write_recording(const char* path, int dims, int frames, expected_t* ex)
 {
-    write_recording_version(path, dims, frames, SHOAL_RECORDING_VERSION, ex);
+    write_recording_version(path, dims, frames, SHOAL_RECORDING_DEFAULT_VERSION, ex);
 }
 
 static void expect_frames_equal(const shoal_recording_t* rec, const expected_t* ex, int32_t frames)
@@ -326,7 +326,8 @@ static void round_trip(int dims, int version)
     cr_expect_eq(shoal_recording_is_complete(rec), 1);
     cr_expect_str_eq(shoal_recording_damage(rec), "");
     cr_expect_eq(shoal_recording_version(rec), version);
-    cr_expect_eq(SHOAL_RECORDING_VERSION, 4);
+    cr_expect_eq(SHOAL_RECORDING_VERSION, 5);
+    cr_expect_eq(SHOAL_RECORDING_DEFAULT_VERSION, 4);
     cr_assert_eq(shoal_recording_frame_count(rec), 9);
     expect_frames_equal(rec, &ex, 9);
     /* The geometry of frame 0, at frame 0's time: later walls and obstacles
@@ -591,9 +592,9 @@ Test(recording, bad_magic_version_and_trailing_data)
     expect_load_error((const uint8_t*)"{\"name\": 1}", 11, "not a shoal recording");
     data[3] = 'A';
 
-    data[8] = 5;
+    data[8] = 6;
     fix_header_crc(data);
-    expect_load_error(data, size, "unsupported version 5 (this build reads versions 1 to 4)");
+    expect_load_error(data, size, "unsupported version 6 (this build reads versions 1 to 5)");
     data[8] = 0;
     fix_header_crc(data);
     expect_load_error(data, size, "unsupported version 0");
@@ -897,7 +898,7 @@ Test(recording, version_2_still_reads)
     shoal_recorder_t* w = NULL;
     cr_expect_eq(shoal_recording_open_version(path, &h, 1, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_not_null(strstr(err.message, "versions 2 (uncompressed), 3"), "%s", err.message);
-    cr_expect_eq(shoal_recording_open_version(path, &h, 5, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(shoal_recording_open_version(path, &h, 6, &w, &err), SHOAL_ERR_INVALID_ARGUMENT);
     cr_expect_null(w);
     cr_expect_neq(access(path, F_OK), 0, "a refused version creates no file");
     scratch_cleanup();
@@ -1649,7 +1650,7 @@ Test(recording, cli_record_versions_2_3_and_4_hold_the_same_frames)
         errf);
     cr_expect_eq(code, 2);
     text = slurp(errf);
-    cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..4, not '1'"), "%s", text);
+    cr_expect_not_null(strstr(text, "--record-version needs an integer in 2..5, not '1'"), "%s", text);
     free(text);
     cr_expect_neq(access(none, F_OK), 0, "a usage error leaves no file");
     code = run_shoal((const char*[]){"run", TINY, "--steps", "3", "--record-version", "2", NULL}, out, errf);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/atomic_file.h"
+#include "cli/viewer/view_nav.h"
 
 /* The page, from the generated viewer_html.c. */
 extern const unsigned char viewer_html[];
@@ -160,6 +161,27 @@ int view_page_write(const char* path, const view_page_t* about, shoal_recording_
         }
         ok = rc == 0 && base64_finish(&b64) == 0;
         if (ok) write_summary(out, &summary, shoal_recording_reader_header(recording)->dimensions);
+        /* The navigation fields (version 5) in a tag of their own: the
+         * recording's stream stays what a version 4 reader parses. */
+        view_nav_t nav;
+        memset(&nav, 0, sizeof nav);
+        rc = ok ? view_nav_build(recording, thin, &nav, &err) : 0;
+        if (rc < 0) {
+            if (rc == -2)
+                snprintf(why_out, why_size, "%s; %s not written", err.message, path);
+            else
+                snprintf(why_out, why_size, "out of memory writing %s", path);
+            atomic_file_discard(&file);
+            return -1;
+        }
+        if (ok && nav.size > 0) {
+            fputs("</script>\n<script type=\"application/octet-stream\" id=\"nav-fields\"", out);
+            write_attribute(out, "data-note", nav.note);
+            fputs(">\n", out);
+            base64_t n64 = {.out = out};
+            ok = base64_sink(&n64, nav.bytes, nav.size) == 0 && base64_finish(&n64) == 0;
+        }
+        view_nav_free(&nav);
     }
     if (ok) {
         size_t rest = viewer_html_size - (size_t)(tail - page);

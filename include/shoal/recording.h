@@ -34,8 +34,16 @@
 extern "C" {
 #endif
 
-/* The format version this library writes by default. It reads this one
- * and every earlier one, back to SHOAL_RECORDING_MIN_VERSION. Version 4
+/* The newest format version this library writes and reads; it reads
+ * every earlier one, back to SHOAL_RECORDING_MIN_VERSION. Version 5 is
+ * version 4 with navigation field records (the world's walkable grid and
+ * every goal's travel-time field, written when they are first solved and
+ * again whenever they are solved anew): shoal_recording_open_version(path,
+ * header, 5, ...) writes it, and `shoal run --record` does for a scenario
+ * with navigation goals. shoal_recording_open writes
+ * SHOAL_RECORDING_DEFAULT_VERSION, 4: a recording without fields is
+ * version 4, byte for byte as before version 5 existed, so that readers
+ * built before it read it. Version 4
  * adds each agent's global id (shoal_agent_global_id) to every frame.
  * Version 3 compresses each frame with zstd, losslessly (every float bit
  * for bit), after predicting every agent's values from the frames before;
@@ -43,7 +51,8 @@ extern "C" {
  * uncompressed). Version 2 added the geometry record (the world's walls
  * and obstacles, written once before the first frame); version 1 files
  * read as recordings without geometry. */
-#define SHOAL_RECORDING_VERSION 4
+#define SHOAL_RECORDING_VERSION 5
+#define SHOAL_RECORDING_DEFAULT_VERSION 4
 #define SHOAL_RECORDING_MIN_VERSION 1
 
 /* The header of a recording. Strings are UTF-8 without NUL bytes; when
@@ -74,12 +83,13 @@ SHOAL_API shoal_recording_header_t shoal_recording_default_header(void);
 typedef struct shoal_recorder_t shoal_recorder_t;
 
 /* Create (or truncate) `path` and write the header, in format version
- * SHOAL_RECORDING_VERSION. On failure *out is NULL, nothing is left open
+ * SHOAL_RECORDING_DEFAULT_VERSION (4, without navigation fields). On failure *out is NULL, nothing is left open
  * and err (optional) says why. */
 SHOAL_API shoal_status_t shoal_recording_open(const char* path, const shoal_recording_header_t* header,
                                               shoal_recorder_t** out, shoal_error_t* err);
 
-/* The same in format `version`: 4 (compressed, with global ids: what
+/* The same in format `version`: 5 (as 4, with navigation field records,
+ * below), 4 (compressed, with global ids: what
  * shoal_recording_open writes), 3 (compressed, without global ids, for
  * readers built before version 4) or 2 (uncompressed, about 4 times
  * larger, without global ids: for readers of the raw bytes, such as the
@@ -101,7 +111,20 @@ SHOAL_API shoal_status_t shoal_recording_open_version(const char* path,
  * radius and velocity, shoal_world_get_obstacle) as they are then. The
  * geometry is written once: walls or obstacles added or removed after the
  * first frame are not recorded (a moving obstacle's later positions follow
- * from its velocity). */
+ * from its velocity).
+ *
+ * Version 5 also writes a navigation field record before the frame when
+ * the world's fields were solved since the last one was written (the first
+ * frame after they are first solved; after a congestion update, a goal
+ * added, the walls changed; shoal/nav.h): the grid (origin, cell size,
+ * size, blocked flags) and every live goal's field, each travel time
+ * quantized to 16 bits between the field's least and largest value (the
+ * error is at most (largest - least) / 131068, plus float rounding), and
+ * compressed. Fields out of date when the frame is written (a goal added
+ * since the last step) are written with a later frame, once solved. A
+ * world whose last goal was removed gets a record without grid or goals.
+ * The field record and the frame are refused together by the size limit
+ * (shoal_recording_set_max_bytes). */
 SHOAL_API shoal_status_t shoal_recording_write_frame(shoal_recorder_t* recorder, const shoal_world_t* world,
                                                      shoal_error_t* err);
 
@@ -209,7 +232,7 @@ typedef struct shoal_recording_frame_t {
 SHOAL_API shoal_status_t shoal_recording_frame(const shoal_recording_t* recording, int32_t index,
                                                shoal_recording_frame_t* out_frame);
 
-/* The format version of the file that was loaded (1 to 4). */
+/* The format version of the file that was loaded (1 to 5). */
 SHOAL_API int32_t shoal_recording_version(const shoal_recording_t* recording);
 
 /* One obstacle of the geometry record: a circle (2D, z = 0) or a sphere
@@ -239,6 +262,43 @@ typedef struct shoal_recording_geometry_t {
  * INVALID_ARGUMENT for NULL arguments. */
 SHOAL_API shoal_status_t shoal_recording_geometry(const shoal_recording_t* recording,
                                                   shoal_recording_geometry_t* out);
+
+/* A navigation field record (format version 5): the world's walkable
+ * grid and its goals' travel-time fields as they were solved when frame
+ * `frame` was written; they apply from that frame until the next record's.
+ * Arrays are owned by the recording (or the reader). */
+typedef struct shoal_recording_nav_t {
+    int32_t frame;          /* the first frame they apply to (the frame written after the record) */
+    uint64_t step;          /* the world's step count when written */
+    double time;            /* s, the world's time when written */
+    float origin[2];        /* lower-left corner of cell (0, 0), m */
+    float cell;             /* cell side, m (0 when the world had no fields) */
+    int32_t nx, ny;         /* cells per row, rows; cell (i, j) is entry j * nx + i; 0 with no fields */
+    int32_t goal_count;     /* goals with a field, >= 0 */
+    const int32_t* goals;   /* goal_count goal ids (shoal_world_add_nav_goal), ascending */
+    const uint8_t* blocked; /* nx * ny: 1 blocked by a wall or obstacle, 0 walkable */
+    const float* fields;    /* goal_count * nx * ny: goal k's travel time at cell c is
+                              * fields[k * nx * ny + c] (m at unit speed, as shoal_world_nav_field);
+                              * INFINITY at blocked cells and where there is no way */
+    const float* max_error; /* goal_count: the most a value differs from the world's field
+                              * (half a quantization step), beyond float rounding */
+} shoal_recording_nav_t;
+
+/* Navigation field records of a loaded recording (0 before version 5).
+ * shoal_recording_load decodes and checks every one; their decoded bytes
+ * (nx ny (1 + 4 goals) each) count against SHOAL_RECORDING_LOAD_LIMIT. */
+SHOAL_API int32_t shoal_recording_nav_count(const shoal_recording_t* recording);
+
+/* Record `index` (0 <= index < count); INVALID_ARGUMENT otherwise. */
+SHOAL_API shoal_status_t shoal_recording_nav(const shoal_recording_t* recording, int32_t index,
+                                             shoal_recording_nav_t* out);
+
+/* The record that applies to frame `frame`: the latest whose frame is at
+ * or before it. SHOAL_ERR_NOT_FOUND when there is none (a recording before
+ * version 5, a world without fields, or a frame before the fields were
+ * first solved), with *out zeroed; INVALID_ARGUMENT for NULL arguments. */
+SHOAL_API shoal_status_t shoal_recording_nav_at(const shoal_recording_t* recording, int32_t frame,
+                                                shoal_recording_nav_t* out);
 
 /* ------------------------------------------------------------------------ */
 /* Reading frame by frame                                                     */
@@ -308,6 +368,31 @@ SHOAL_API shoal_status_t shoal_recording_reader_frame_info(const shoal_recording
  * on failure. */
 SHOAL_API shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader, int32_t index,
                                                       shoal_recording_frame_t* out_frame, shoal_error_t* err);
+
+/* Navigation field records (version 5), checked when the file was opened
+ * (their size, checksum, fixed fields, order and padding) and decoded when
+ * asked for. */
+SHOAL_API int32_t shoal_recording_reader_nav_count(const shoal_recording_reader_t* reader);
+
+/* Record `index`'s frame, step, time, grid (origin, cell, nx, ny) and goal
+ * count, without decoding it: the arrays of *out are NULL.
+ * INVALID_ARGUMENT for an index out of range. */
+SHOAL_API shoal_status_t shoal_recording_reader_nav_info(const shoal_recording_reader_t* reader,
+                                                         int32_t index, shoal_recording_nav_t* out);
+
+/* Decode record `index` into the reader's buffers (valid until the next
+ * call of this function or shoal_recording_reader_nav_at, or close). A
+ * payload that fails its checks (it does not decompress, a blocked flag
+ * is not 0 or 1) is SHOAL_ERR_PARSE naming the file, the record's byte
+ * offset and the frame it comes before; OUT_OF_MEMORY; INVALID_ARGUMENT
+ * for NULL arguments or an index out of range. *out is zeroed on
+ * failure. */
+SHOAL_API shoal_status_t shoal_recording_reader_nav(shoal_recording_reader_t* reader, int32_t index,
+                                                    shoal_recording_nav_t* out, shoal_error_t* err);
+
+/* The index of the record that applies to frame `frame` (the latest at or
+ * before it), or -1 when none does. */
+SHOAL_API int32_t shoal_recording_reader_nav_index(const shoal_recording_reader_t* reader, int32_t frame);
 
 #ifdef __cplusplus
 }

@@ -68,6 +68,21 @@
  *          the zstd frame's bytes
  *          40 the zstd frame, zero padding to L = round_up_4(max(C,
  *          ceil(D / 1024))) bytes, u32 CRC-32 of the frame's bytes before it.
+ *   navigation fields (version 5, before a frame: the first it applies to)
+ *           0 "NAVF"  4 u32 flags (0)  8 u32 frame  12 u32 goals G
+ *          16 u64 step  24 f64 time  32 f32 origin[2]  40 f32 cell
+ *          44 u32 nx  48 u32 ny  52 u32 D = nx ny (1 + 2G)  56 u32 C
+ *          60 G x (u32 goal id, f32 lo, f32 hi), the zstd frame of the
+ *          blocked flags and the quantized fields (src/io/nav_record.h),
+ *          zero padding as a compressed frame's, u32 CRC-32.
+ *
+ * Version 5 is version 4 with navigation field records between frames
+ * (src/io/nav_record.h). It is a version of its own, not an optional
+ * record in version 4, because readers of versions 1 to 4 stop at a tag
+ * they do not know and call the file corrupt: a file with fields says
+ * "unsupported version 5" to them instead. Without fields the writer
+ * still writes version 4 (shoal_recording_open), the same bytes as
+ * before.
  *
  * Version 3 (docs/recording.md, "Frame, version 3"): the frame's payload
  * is the version 2 arrays made predictable, then compressed with zstd:
@@ -106,6 +121,8 @@
 #include "base/bytes.h"
 #include "io/file_read.h"
 #include "io/frame_codec.h"
+#include "io/nav_record.h"
+#include "modules/nav/nav.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -239,7 +256,9 @@ struct shoal_recorder_t {
     uint64_t max_bytes; /* the file may not pass it (shoal_recording_set_max_bytes) */
     uint64_t last_step;
     uint32_t crc[256];
-    ZSTD_CCtx* zstd; /* versions 3 and 4, reused for every frame */
+    ZSTD_CCtx* zstd;       /* versions 3 to 5, reused for every frame */
+    uint64_t nav_revision; /* version 5: the world's fields revision last written */
+    int nav_written;       /* a field record was written */
     /* scratch, grown to the largest frame */
     int32_t capacity;
     shoal_agent_t* ids;
@@ -328,7 +347,7 @@ static void recorder_free(shoal_recorder_t* r)
 shoal_status_t shoal_recording_open(const char* path, const shoal_recording_header_t* header,
                                     shoal_recorder_t** out, shoal_error_t* err)
 {
-    return shoal_recording_open_version(path, header, SHOAL_RECORDING_VERSION, out, err);
+    return shoal_recording_open_version(path, header, SHOAL_RECORDING_DEFAULT_VERSION, out, err);
 }
 
 shoal_status_t shoal_recording_open_version(const char* path, const shoal_recording_header_t* header,
@@ -343,7 +362,8 @@ shoal_status_t shoal_recording_open_version(const char* path, const shoal_record
     if (version < 2 || version > SHOAL_RECORDING_VERSION)
         return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
                     "recording %s: this build writes format versions 2 (uncompressed), 3 "
-                    "(compressed) and 4 (compressed, with global ids), not %d",
+                    "(compressed), 4 (compressed, with global ids) and 5 (4 with navigation "
+                    "fields), not %d",
                     path, (int)version);
     shoal_status_t status = check_header(path, header, err);
     if (status != SHOAL_OK) return status;
@@ -510,6 +530,55 @@ static shoal_status_t write_geometry(shoal_recorder_t* r, const shoal_world_t* w
     free(bytes);
     if (status == SHOAL_OK) r->geometry_written = 1;
     return status;
+}
+
+/* Version 5: the field record to write before frame r->frames, into a
+ * new buffer (*out NULL when there is none to write: the fields did not
+ * change since the last record, or are out of date until the next step).
+ * Sets *revision to the fields' revision it holds. */
+static shoal_status_t build_nav(shoal_recorder_t* r, const shoal_world_t* world, uint8_t** out,
+                                size_t* out_size, uint64_t* revision, shoal_error_t* err)
+{
+    *out = NULL;
+    *out_size = 0;
+    nav_fields_view_t v;
+    nav_fields_view(world, &v);
+    if (!v.current || (r->nav_written && v.revision == r->nav_revision)) return SHOAL_OK;
+    if (v.grid == NULL && !r->nav_written) return SHOAL_OK; /* no fields, and none written */
+    int32_t* ids = malloc((size_t)v.goal_high * sizeof *ids + 1);
+    const float** fields = malloc((size_t)v.goal_high * sizeof *fields + 1);
+    if (ids == NULL || fields == NULL) {
+        free(ids);
+        free(fields);
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory for the navigation fields",
+                    r->path);
+    }
+    rec_nav_source_t src = {.goals = ids, .fields = fields};
+    if (v.grid != NULL) {
+        src.origin[0] = v.grid->origin[0];
+        src.origin[1] = v.grid->origin[1];
+        src.cell = v.grid->cell;
+        src.nx = v.grid->nx;
+        src.ny = v.grid->ny;
+        src.blocked = v.grid->blocked;
+        for (int32_t g = 0; g < v.goal_high; ++g)
+            if (v.goals[g].live && v.goals[g].T != NULL) {
+                ids[src.goal_count] = g;
+                fields[src.goal_count++] = v.goals[g].T;
+            }
+    }
+    const char* why = "";
+    int rc = rec_nav_encode(r->zstd, &src, (uint32_t)r->frames, shoal_world_step_count(world),
+                            shoal_world_time(world), out, out_size, &why);
+    free(ids);
+    free(fields);
+    if (rc != 0)
+        return fail(err, strcmp(why, "out of memory") == 0 ? SHOAL_ERR_OUT_OF_MEMORY : SHOAL_ERR_CAPACITY,
+                    "recording %s: the navigation fields before frame %" PRId64 ": %s", r->path, r->frames,
+                    why);
+    put_u32(*out + *out_size - 4, crc32(r->crc, *out, *out_size - 4));
+    *revision = v.revision;
+    return SHOAL_OK;
 }
 
 static int compare_u64(const void* a, const void* b)
@@ -682,14 +751,28 @@ shoal_status_t shoal_recording_write_frame(shoal_recorder_t* r, const shoal_worl
     put_u32(p + 28, 0u);
     size_t bytes = r->version == 2 ? encode_frame2(r) : encode_frame3(r, err);
     if (bytes == 0) return SHOAL_ERR_OUT_OF_MEMORY; /* nothing was written */
-    if (r->offset + bytes + REC_END_BYTES > r->max_bytes) {
+    uint8_t* nav = NULL;
+    size_t nav_bytes = 0;
+    uint64_t nav_revision = 0;
+    if (r->version >= 5 && (status = build_nav(r, world, &nav, &nav_bytes, &nav_revision, err)) != SHOAL_OK)
+        return status;
+    if (r->offset + nav_bytes + bytes + REC_END_BYTES > r->max_bytes) {
         char limit[32];
         file_size_text(r->max_bytes, limit, sizeof limit);
+        free(nav);
         return fail(err, SHOAL_ERR_CAPACITY,
-                    "recording %s: frame %" PRId64 " (%zu bytes) would take the file past its limit of %s "
+                    "recording %s: frame %" PRId64 " (%zu bytes%s) would take the file past its limit of %s "
                     "(%" PRIu64 " bytes written); the recording is intact: close it, and go on in "
                     "another file",
-                    r->path, r->frames, bytes, limit, r->offset);
+                    r->path, r->frames, bytes + nav_bytes, nav != NULL ? ", with its navigation fields" : "",
+                    limit, r->offset);
+    }
+    if (nav != NULL) {
+        status = write_bytes(r, nav, nav_bytes, err);
+        free(nav);
+        if (status != SHOAL_OK) return status;
+        r->nav_written = 1;
+        r->nav_revision = nav_revision;
     }
     put_u32(p + bytes - 4, crc32(r->crc, p, bytes - 4));
     status = write_bytes(r, p, bytes, err);
@@ -749,6 +832,14 @@ typedef struct frame_span_t {
     uint32_t count;
 } frame_span_t;
 
+/* A navigation field record found valid by the scan (version 5): where it
+ * is and its fixed fields. */
+typedef struct nav_span_t {
+    uint64_t offset;
+    uint64_t bytes;             /* the whole record, CRC included */
+    shoal_recording_nav_t info; /* arrays NULL */
+} nav_span_t;
+
 /* One decoded frame. The reader keeps three: a frame is predicted from the
  * two before it (version 3), and a consumer may want a frame with its
  * neighbours (the CSV export's speeds). */
@@ -785,8 +876,20 @@ struct shoal_recording_reader_t {
     shoal_recording_obstacle_t* obstacles;
     frame_span_t* spans;
     int32_t frame_count;
+    nav_span_t* navs; /* version 5: the field records, in file order */
+    int32_t nav_count, nav_capacity;
     int complete;
     char damage[512];
+    /* The field record decoded last (shoal_recording_reader_nav). */
+    uint8_t* nav_scratch;
+    size_t nav_scratch_capacity;
+    uint8_t* nav_blocked;
+    size_t nav_blocked_capacity;
+    float* nav_fields;
+    size_t nav_fields_capacity;
+    float* nav_error;
+    int32_t* nav_goals;
+    size_t nav_goal_capacity;
     /* Decoding. */
     ZSTD_DCtx* zstd;
     uint8_t* planes; /* one frame's decompressed payload */
@@ -1235,6 +1338,130 @@ static shoal_status_t check_frame(reader_t* rd, uint64_t off, int32_t index, uin
     return SHOAL_OK;
 }
 
+#define NAV_WHERE "recording %s: the navigation field record at byte %" PRIu64 " (before frame %d)"
+
+/* Check the field record at `off` (version 5), before frame `frames`, as
+ * far as it can be without decoding it: sizes, checksum, fixed fields,
+ * order, goal table, padding. On success append its span, move the step
+ * and time the next frame may not go back from, and set the offset after
+ * it. */
+static shoal_status_t check_nav(reader_t* rd, uint64_t off, int32_t frames, uint64_t* last_step,
+                                double* last_time, uint64_t* next)
+{
+    const uint64_t left = rd->size - off;
+    const char* src = rd->source;
+    char cut[96];
+    after_text(cut, sizeof cut, frames);
+    if (left < REC_NAV_FIXED)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: the navigation field record at byte %" PRIu64
+                           " is cut off after %" PRIu64 " bytes",
+                           src, cut, off, left);
+    const uint8_t* p = NULL;
+    shoal_status_t fetched = fetch(rd, off, REC_NAV_FIXED, &p);
+    if (fetched != SHOAL_OK) return fetched;
+    const uint32_t goals = get_u32(p + 12), nx = get_u32(p + 44), ny = get_u32(p + 48);
+    const uint32_t decoded = get_u32(p + 52), compressed = get_u32(p + 56);
+    const char* bad = NULL;
+    uint64_t at = off;
+    if (goals > INT32_MAX) {
+        bad = "goal count above 2^31 - 1";
+        at = off + 12;
+    } else if (nx > INT32_MAX || ny > INT32_MAX || (uint64_t)nx * ny > INT32_MAX || (nx == 0) != (ny == 0)) {
+        bad = "grid size out of range";
+        at = off + 44;
+    } else if ((uint64_t)decoded != rec_nav_decoded((uint64_t)nx * ny, goals)) {
+        bad = "declared payload size is not what the grid and goals need";
+        at = off + 52;
+    }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, NAV_WHERE ": byte %" PRIu64 ": %s (corrupt)", src, off,
+                           (int)frames, at, bad);
+    const uint64_t head = REC_NAV_FIXED + (uint64_t)REC_NAV_GOAL_BYTES * goals;
+    const uint64_t bytes = head + rec_frame3_stored(decoded, compressed) + 4u;
+    if (bytes > left)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           "recording %s: %s: the navigation field record at byte %" PRIu64 " needs %" PRIu64
+                           " bytes, the file ends %" PRIu64 " bytes later",
+                           src, cut, off, bytes, left);
+    fetched = fetch(rd, off, bytes, &p);
+    if (fetched != SHOAL_OK) return fetched;
+    uint32_t stored = get_u32(p + bytes - 4);
+    uint32_t computed = crc32(rd->crc, p, (size_t)bytes - 4);
+    if (stored != computed)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                           NAV_WHERE ": checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+                                     "): the fields are corrupt",
+                           src, off, (int)frames, stored, computed);
+    const uint64_t step = get_u64(p + 16);
+    const double time = get_f64(p + 24);
+    const float ox = get_f32(p + 32), oy = get_f32(p + 36), cell = get_f32(p + 40);
+    if (get_u32(p + 4) != 0) {
+        bad = "unknown flags";
+        at = off + 4;
+    } else if (get_u32(p + 8) != (uint32_t)frames) {
+        bad = "the frame index is not the next frame's";
+        at = off + 8;
+    } else if (rd->nav_count > 0 && rd->navs[rd->nav_count - 1].info.frame == frames) {
+        bad = "a second navigation field record before the same frame";
+        at = off;
+    } else if (frames > 0 && step < *last_step) {
+        bad = "step goes back";
+        at = off + 16;
+    } else if (!isfinite(time) || (frames > 0 && time < *last_time)) {
+        bad = "time is not finite or goes back";
+        at = off + 24;
+    } else if (!isfinite(ox) || !isfinite(oy)) {
+        bad = "the grid's origin is not finite";
+        at = off + 32;
+    } else if (nx > 0 ? !(isfinite(cell) && cell > 0.0f) : (cell != 0.0f || goals != 0)) {
+        bad = nx > 0 ? "the cell size is not finite and > 0" : "a record without a grid has a cell or goals";
+        at = off + 40;
+    }
+    for (uint32_t k = 0; bad == NULL && k < goals; ++k) {
+        const uint8_t* g = p + REC_NAV_FIXED + (size_t)REC_NAV_GOAL_BYTES * k;
+        const float lo = get_f32(g + 4), hi = get_f32(g + 8);
+        at = off + (uint64_t)(g - p);
+        if (get_u32(g) > INT32_MAX || (k > 0 && get_u32(g) <= get_u32(g - REC_NAV_GOAL_BYTES)))
+            bad = "goal ids are not ascending";
+        else if (!isfinite(lo) || !isfinite(hi) || lo > hi)
+            bad = "a field's range is not finite and ordered";
+    }
+    for (uint64_t i = head + compressed; bad == NULL && i < bytes - 4; ++i)
+        if (p[i] != 0) {
+            bad = "nonzero padding after the compressed payload";
+            at = off + i;
+        }
+    if (bad != NULL)
+        return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, NAV_WHERE ": byte %" PRIu64 ": %s", src, off, (int)frames, at,
+                           bad);
+    if (rd->nav_count == rd->nav_capacity) {
+        int32_t grown = rd->nav_capacity < 16 ? 16 : rd->nav_capacity * 2;
+        nav_span_t* more =
+            rd->nav_capacity < INT32_MAX / 2 ? realloc(rd->navs, (size_t)grown * sizeof *more) : NULL;
+        if (more == NULL) return SOURCE_FAIL(rd, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", src);
+        rd->navs = more;
+        rd->nav_capacity = grown;
+    }
+    nav_span_t* span = &rd->navs[rd->nav_count++];
+    memset(span, 0, sizeof *span);
+    span->offset = off;
+    span->bytes = bytes;
+    span->info.frame = frames;
+    span->info.step = step;
+    span->info.time = time;
+    span->info.origin[0] = ox;
+    span->info.origin[1] = oy;
+    span->info.cell = cell;
+    span->info.nx = (int32_t)nx;
+    span->info.ny = (int32_t)ny;
+    span->info.goal_count = (int32_t)goals;
+    *last_step = step;
+    *last_time = time;
+    *next = off + bytes;
+    return SHOAL_OK;
+}
+
 /* The end record at `off` after `frames` frames. */
 static shoal_status_t check_end(reader_t* rd, uint64_t off, int32_t frames)
 {
@@ -1283,9 +1510,19 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
         if (fetched != SHOAL_OK) return fetched;
         uint32_t tag = rd->size - off >= 4 ? get_u32(p) : 0;
         if (tag == REC_TAG_END) {
+            if (rd->nav_count > 0 && rd->navs[rd->nav_count - 1].info.frame == n)
+                return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
+                                   "recording %s: the navigation field record at byte %" PRIu64
+                                   " is followed by the end record, not by a frame (corrupt)",
+                                   rd->source, rd->navs[rd->nav_count - 1].offset);
             shoal_status_t status = check_end(rd, off, n);
             rd->complete = status == SHOAL_OK;
             return status;
+        }
+        if (tag == REC_TAG_NAV && rd->version >= 5) {
+            shoal_status_t status = check_nav(rd, off, n, &last_step, &last_time, &off);
+            if (status != SHOAL_OK) return status;
+            continue;
         }
         if (tag != REC_TAG_FRAME) {
             char cut[96];
@@ -1295,9 +1532,10 @@ static shoal_status_t scan_frames(reader_t* rd, uint64_t off)
                                    "recording %s: %s: frame %d at byte %" PRIu64 " is cut off", rd->source,
                                    cut, (int)n, off);
             return SOURCE_FAIL(rd, SHOAL_ERR_PARSE,
-                               "recording %s: byte %" PRIu64
-                               ": expected frame %d or the end record, found neither (corrupt)",
-                               rd->source, off, (int)n);
+                               "recording %s: byte %" PRIu64 ": expected frame %d%s or the end record, found "
+                               "neither (corrupt)",
+                               rd->source, off, (int)n,
+                               rd->version >= 5 ? ", a navigation field record" : "");
         }
         if (n == INT32_MAX)
             return SOURCE_FAIL(rd, SHOAL_ERR_PARSE, "recording %s: more than %d frames", rd->source,
@@ -1513,6 +1751,12 @@ static void reader_free(reader_t* rd)
     free(rd->walls);
     free(rd->obstacles);
     free(rd->spans);
+    free(rd->navs);
+    free(rd->nav_scratch);
+    free(rd->nav_blocked);
+    free(rd->nav_fields);
+    free(rd->nav_error);
+    free(rd->nav_goals);
     ZSTD_freeDCtx(rd->zstd);
     free(rd->planes);
     free(rd->match1);
@@ -1588,6 +1832,9 @@ static shoal_status_t reader_open(const uint8_t* mem, FILE* file, uint64_t size,
         return status;
     }
     rd->bad_at = rd->frame_count;
+    /* A field record after the last complete frame (a file cut short)
+     * applies to no frame. */
+    while (rd->nav_count > 0 && rd->navs[rd->nav_count - 1].info.frame >= rd->frame_count) rd->nav_count--;
     /* The scan's buffer held the largest record; decoding needs only one
      * frame's, which fetch grows again as needed. */
     free(rd->buf);
@@ -1755,6 +2002,84 @@ shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* rd, int32_
     return SHOAL_OK;
 }
 
+int32_t shoal_recording_reader_nav_count(const shoal_recording_reader_t* rd)
+{
+    return rd != NULL ? rd->nav_count : 0;
+}
+
+shoal_status_t shoal_recording_reader_nav_info(const shoal_recording_reader_t* rd, int32_t index,
+                                               shoal_recording_nav_t* out)
+{
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (rd == NULL || out == NULL || index < 0 || index >= rd->nav_count) return SHOAL_ERR_INVALID_ARGUMENT;
+    *out = rd->navs[index].info;
+    return SHOAL_OK;
+}
+
+int32_t shoal_recording_reader_nav_index(const shoal_recording_reader_t* rd, int32_t frame)
+{
+    if (rd == NULL) return -1;
+    int32_t lo = 0, hi = rd->nav_count; /* the first record after `frame` */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (rd->navs[mid].info.frame <= frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - 1;
+}
+
+shoal_status_t shoal_recording_reader_nav(shoal_recording_reader_t* rd, int32_t index,
+                                          shoal_recording_nav_t* out, shoal_error_t* err)
+{
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (rd == NULL || out == NULL)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT, "recording reader: %s is NULL",
+                    rd == NULL ? "reader" : "out");
+    if (index < 0 || index >= rd->nav_count)
+        return fail(err, SHOAL_ERR_INVALID_ARGUMENT,
+                    "recording %s: navigation field record %d does not exist (the recording has %d)",
+                    rd->source, (int)index, (int)rd->nav_count);
+    const nav_span_t* span = &rd->navs[index];
+    const size_t cells = (size_t)span->info.nx * (size_t)span->info.ny, goals = (size_t)span->info.goal_count;
+    const size_t decoded = (size_t)rec_nav_decoded(cells, goals);
+    size_t goal_capacity = rd->nav_goal_capacity, error_capacity = rd->nav_goal_capacity;
+    int ok = grow_pool((void**)&rd->nav_scratch, &rd->nav_scratch_capacity, decoded + 1, 1) &&
+             grow_pool((void**)&rd->nav_blocked, &rd->nav_blocked_capacity, cells + 1, 1) &&
+             grow_pool((void**)&rd->nav_fields, &rd->nav_fields_capacity, goals * cells + 1, sizeof(float)) &&
+             grow_pool((void**)&rd->nav_goals, &goal_capacity, goals + 1, sizeof(int32_t)) &&
+             grow_pool((void**)&rd->nav_error, &error_capacity, goals + 1, sizeof(float));
+    rd->nav_goal_capacity = goal_capacity < error_capacity ? goal_capacity : error_capacity;
+    if (!ok || (rd->zstd == NULL && (rd->zstd = ZSTD_createDCtx()) == NULL))
+        return fail(err, SHOAL_ERR_OUT_OF_MEMORY,
+                    "recording %s: out of memory for the navigation field record at byte %" PRIu64,
+                    rd->source, span->offset);
+    rd->err = err;
+    const uint8_t* p = NULL;
+    shoal_status_t status = fetch(rd, span->offset, span->bytes, &p);
+    if (status != SHOAL_OK) return status;
+    if (rd->mem == NULL && get_u32(p + span->bytes - 4) != crc32(rd->crc, p, (size_t)span->bytes - 4))
+        return fail(err, SHOAL_ERR_IO,
+                    NAV_WHERE " changed since the recording was opened (checksum mismatch)", rd->source,
+                    span->offset, (int)span->info.frame);
+    uint64_t at = 0;
+    const char* bad =
+        rec_nav_decode(rd->zstd, p, rd->nav_scratch, rd->nav_blocked, rd->nav_fields, rd->nav_error, &at);
+    if (bad != NULL)
+        return fail(err, strcmp(bad, "out of memory") == 0 ? SHOAL_ERR_OUT_OF_MEMORY : SHOAL_ERR_PARSE,
+                    NAV_WHERE ": byte %" PRIu64 ": %s", rd->source, span->offset, (int)span->info.frame,
+                    span->offset + at, bad);
+    for (size_t k = 0; k < goals; ++k)
+        rd->nav_goals[k] = (int32_t)get_u32(p + REC_NAV_FIXED + REC_NAV_GOAL_BYTES * k);
+    *out = span->info;
+    out->goals = rd->nav_goals;
+    out->blocked = rd->nav_blocked;
+    out->fields = rd->nav_fields;
+    out->max_error = rd->nav_error;
+    return SHOAL_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The whole file at once                                                     */
 /* ------------------------------------------------------------------------ */
@@ -1774,6 +2099,11 @@ struct shoal_recording_t {
     uint32_t* u32_pool; /* ids, generations, groups of every frame */
     float* f32_pool;    /* positions, then headings or quaternions, of every frame */
     uint64_t* u64_pool; /* version 4: the global ids of every frame */
+    int32_t nav_count;  /* version 5: the field records, decoded */
+    shoal_recording_nav_t* navs;
+    uint8_t* nav_u8_pool;  /* their blocked flags */
+    float* nav_f32_pool;   /* their fields, then their errors */
+    int32_t* nav_i32_pool; /* their goal ids */
 };
 
 /* Every frame of the reader `rd` (opened with ALLOW_TRUNCATED, so that a
@@ -1786,15 +2116,26 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
 {
     const int strict = (flags & SHOAL_RECORDING_ALLOW_TRUNCATED) == 0;
     const uint64_t decoded = shoal_recording_reader_decoded_bytes(rd);
-    if (decoded > SHOAL_RECORDING_LOAD_LIMIT) {
+    /* The field records, decoded: flags, fields, errors and goal ids. */
+    uint64_t nav_cells = 0, nav_values = 0, nav_goals = 0;
+    for (int32_t k = 0; k < rd->nav_count; ++k) {
+        const shoal_recording_nav_t* in = &rd->navs[k].info;
+        const uint64_t cells = (uint64_t)in->nx * (uint64_t)in->ny;
+        nav_cells += cells;
+        nav_values += cells * (uint64_t)in->goal_count;
+        nav_goals += (uint64_t)in->goal_count;
+    }
+    const uint64_t nav_decoded = nav_cells + 4u * nav_values + 8u * nav_goals;
+    if (decoded + nav_decoded > SHOAL_RECORDING_LOAD_LIMIT) {
         char limit[32];
         file_size_text(SHOAL_RECORDING_LOAD_LIMIT, limit, sizeof limit);
         return fail(err, SHOAL_ERR_CAPACITY,
-                    "recording %s: its %d frames decode to %" PRIu64
+                    "recording %s: its %d frames%s decode to %" PRIu64
                     " bytes, above the %s limit of the whole-file reader "
                     "(SHOAL_RECORDING_LOAD_LIMIT); read it frame by frame "
                     "(shoal_recording_reader_open)",
-                    rd->source, (int)rd->frame_count, decoded, limit);
+                    rd->source, (int)rd->frame_count,
+                    rd->nav_count > 0 ? " and navigation field records" : "", decoded + nav_decoded, limit);
     }
     shoal_recording_t* rec = calloc(1, sizeof *rec);
     if (rec == NULL) return fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
@@ -1821,13 +2162,42 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
     rec->f32_pool = malloc((size_t)(f * agents + 1) * sizeof(float));
     if (v4) rec->u64_pool = malloc((size_t)(agents + 1) * sizeof(uint64_t));
     shoal_status_t status = SHOAL_OK;
+    rec->navs = calloc((size_t)rd->nav_count + 1, sizeof *rec->navs);
+    rec->nav_u8_pool = malloc((size_t)nav_cells + 1);
+    rec->nav_f32_pool = malloc((size_t)(nav_values + nav_goals + 1) * sizeof(float));
+    rec->nav_i32_pool = malloc((size_t)(nav_goals + 1) * sizeof(int32_t));
     if (rec->frames == NULL || rec->u32_pool == NULL || rec->f32_pool == NULL ||
-        (v4 && rec->u64_pool == NULL))
+        (v4 && rec->u64_pool == NULL) || rec->navs == NULL || rec->nav_u8_pool == NULL ||
+        rec->nav_f32_pool == NULL || rec->nav_i32_pool == NULL)
         status = fail(err, SHOAL_ERR_OUT_OF_MEMORY, "recording %s: out of memory", rd->source);
     size_t u = 0, fl = 0;
+    size_t nav_u8 = 0, nav_f32 = 0, nav_i32 = 0;
     int32_t done = 0;
     shoal_error_t e = {SHOAL_OK, ""};
     for (; status == SHOAL_OK && done < count; ++done) {
+        /* The field records before this frame, in file order: a damaged
+         * one ends the frames kept, as a damaged frame does. */
+        while (status == SHOAL_OK && rec->nav_count < rd->nav_count &&
+               rd->navs[rec->nav_count].info.frame == done) {
+            shoal_recording_nav_t nv;
+            status = shoal_recording_reader_nav(rd, rec->nav_count, &nv, &e);
+            if (status != SHOAL_OK) break;
+            const size_t cells = (size_t)nv.nx * (size_t)nv.ny, goals = (size_t)nv.goal_count;
+            shoal_recording_nav_t* to = &rec->navs[rec->nav_count++];
+            *to = nv;
+            memcpy(rec->nav_u8_pool + nav_u8, nv.blocked, cells);
+            memcpy(rec->nav_f32_pool + nav_f32, nv.fields, goals * cells * sizeof(float));
+            memcpy(rec->nav_f32_pool + nav_f32 + goals * cells, nv.max_error, goals * sizeof(float));
+            memcpy(rec->nav_i32_pool + nav_i32, nv.goals, goals * sizeof(int32_t));
+            to->blocked = rec->nav_u8_pool + nav_u8;
+            to->fields = rec->nav_f32_pool + nav_f32;
+            to->max_error = rec->nav_f32_pool + nav_f32 + goals * cells;
+            to->goals = rec->nav_i32_pool + nav_i32;
+            nav_u8 += cells;
+            nav_f32 += goals * cells + goals;
+            nav_i32 += goals;
+        }
+        if (status != SHOAL_OK) break;
         shoal_recording_frame_t fr;
         status = shoal_recording_reader_frame(rd, done, &fr, &e);
         if (status != SHOAL_OK) break;
@@ -1848,6 +2218,9 @@ static shoal_status_t load_all(reader_t* rd, uint32_t flags, shoal_recording_t**
         fl += f * n;
     }
     rec->frame_count = done;
+    /* A damaged frame drops the field records before it too: they apply
+     * to no frame kept. */
+    while (rec->nav_count > 0 && rec->navs[rec->nav_count - 1].frame >= done) rec->nav_count--;
     if (status == SHOAL_ERR_PARSE && !strict) {
         rec->complete = 0;
         snprintf(rec->damage, sizeof rec->damage, "%s", e.message);
@@ -1908,6 +2281,10 @@ void shoal_recording_destroy(shoal_recording_t* rec)
     free(rec->u32_pool);
     free(rec->f32_pool);
     free(rec->u64_pool);
+    free(rec->navs);
+    free(rec->nav_u8_pool);
+    free(rec->nav_f32_pool);
+    free(rec->nav_i32_pool);
     free(rec);
 }
 
@@ -1943,5 +2320,32 @@ shoal_status_t shoal_recording_geometry(const shoal_recording_t* rec, shoal_reco
     if (rec == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
     if (!rec->has_geometry) return SHOAL_ERR_NOT_FOUND;
     *out = rec->geometry;
+    return SHOAL_OK;
+}
+
+int32_t shoal_recording_nav_count(const shoal_recording_t* rec) { return rec != NULL ? rec->nav_count : 0; }
+
+shoal_status_t shoal_recording_nav(const shoal_recording_t* rec, int32_t index, shoal_recording_nav_t* out)
+{
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (rec == NULL || out == NULL || index < 0 || index >= rec->nav_count) return SHOAL_ERR_INVALID_ARGUMENT;
+    *out = rec->navs[index];
+    return SHOAL_OK;
+}
+
+shoal_status_t shoal_recording_nav_at(const shoal_recording_t* rec, int32_t frame, shoal_recording_nav_t* out)
+{
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (rec == NULL || out == NULL) return SHOAL_ERR_INVALID_ARGUMENT;
+    int32_t lo = 0, hi = rec->nav_count; /* the first record after `frame` */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (rec->navs[mid].frame <= frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) return SHOAL_ERR_NOT_FOUND;
+    *out = rec->navs[lo - 1];
     return SHOAL_OK;
 }

@@ -271,6 +271,7 @@ static void free_derived(world_t* w, nav_world_t* nw)
     nw->speed = nw->speed_dyn = NULL;
     nw->density = NULL;
     nw->density_valid = 0;
+    if (nw->grid.blocked != NULL) nw->fields_revision++;
     nav_grid_free(&nw->grid);
     nw->blocked = 0;
     nw->built_valid = 0;
@@ -710,7 +711,25 @@ int64_t nav_fields_run(world_t* w, float dt, void* ctx)
         }
     }
     mem_free(&w->alloc, todo, (size_t)n * sizeof *todo);
+    nw->fields_revision++;
     return done;
+}
+
+void nav_fields_view(const world_t* w, nav_fields_view_t* out)
+{
+    const nav_world_t* nw = nav_of(w);
+    memset(out, 0, sizeof *out);
+    out->revision = nw->fields_revision;
+    out->goals = nw->goals;
+    out->goal_high = nw->goal_high;
+    if (nw->live_goals == 0 && !nw->built_valid) {
+        out->current = 1;
+        return;
+    }
+    out->current = nav_current(w);
+    for (int32_t g = 0; out->current && g < nw->goal_high; ++g)
+        if (nw->goals[g].live && !nw->goals[g].solved) out->current = 0;
+    if (nw->built_valid) out->grid = &nw->grid;
 }
 
 /* ---- navigate -------------------------------------------------------------- */

@@ -110,6 +110,10 @@ typedef struct nav_world_t {
     shoal_nav_params_t marked_params;
     int32_t marked_sources;
     int32_t marked_zone_high, marked_live_zones;
+    /* Counts the solves that changed the fields (and their going with the
+     * grid), so that a recorder knows when to copy them again. Not state:
+     * neither hashed nor saved. */
+    uint64_t fields_revision;
 } nav_world_t;
 
 /* A float's bits, for the state hash. */
@@ -121,6 +125,18 @@ static inline uint64_t f32_bits(float f)
 }
 
 static inline nav_world_t* nav_of(const world_t* w) { return (nav_world_t*)w->module_data[MOD_NAV]; }
+
+/* The fields as the last solve left them, for a recorder
+ * (src/io/recording.c), which copies them when `revision` changed. */
+typedef struct nav_fields_view_t {
+    uint64_t revision;           /* 0 until a field is solved; changes with every solve after */
+    int current;                 /* 1: every live goal's field is solved on this grid */
+    const nav_grid_t* grid;      /* NULL: no fields (no live goal, or not built yet) */
+    const nav_goal_rec_t* goals; /* goal_high goals; a live one's T is its field when current */
+    int32_t goal_high;
+} nav_fields_view_t;
+
+void nav_fields_view(const world_t* w, nav_fields_view_t* out);
 
 /* The fields' solve (sense stage): every live goal's field that is out of
  * date, one goal a worker. Idle when none is. */
