@@ -104,9 +104,12 @@ int rec_nav_encode(ZSTD_CCtx* zstd, const rec_nav_source_t* src, uint32_t frame,
     put_u32(rec + 48, (uint32_t)ny);
     put_u32(rec + 52, (uint32_t)decoded);
     put_u32(rec + 56, (uint32_t)compressed);
-    /* The padding after the zstd frame is calloc's zeros. */
+    /* zstd may have used the bytes past its frame as scratch: the padding
+     * is zeros again. */
+    const size_t stored = (size_t)rec_frame3_stored(decoded, compressed);
+    memset(rec + head + compressed, 0, stored - compressed);
     *out = rec;
-    *size = head + (size_t)rec_frame3_stored(decoded, compressed) + 4u;
+    *size = head + stored + 4u;
     return 0;
 }
 
