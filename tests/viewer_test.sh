@@ -7,7 +7,8 @@
 # walls and obstacles must be drawn in both views, with the 2D view's axes
 # and scale bar and the 3D view's axis gizmo; a wrapped world, whose box must
 # be drawn in both views; the mouse wheel's zoom, which the scale bar and the
-# agents' size follow; and a version 1 recording. Last, screenshots measured
+# agents' size follow; a version 1 recording; and a version 5 recording's navigation
+# field. Last, screenshots measured
 # against what the recording says (obstacles on their rims, the scale bar's
 # length, a followed agent in the middle, heading colors), and a page thinned
 # by `shoal view --every --max-agents` that says what it shows. Then big runs
@@ -34,7 +35,7 @@ src=$(cd "$3" && pwd)
 out=$4
 
 mkdir -p "$out"
-rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/torus.* "$out"/big* "$out"/raw4.* "$out"/bad4.* "$out"/*.html "$out"/*.png "$out"/profile-* \
+rm -rf "$out"/rec.bin "$out"/cut.bin "$out"/plaza.bin "$out"/nav.bin "$out"/torus.* "$out"/big* "$out"/raw4.* "$out"/bad4.* "$out"/*.html "$out"/*.png "$out"/profile-* \
   "$out"/status-*.txt
 
 fail() {
@@ -351,6 +352,28 @@ if [[ $st == *draw=webgl* ]]; then
   echo "viewer test: heading colors, instanced mesh: $m hue sectors"
 else
   echo "viewer test: no WebGL drawing in this page ($(value draw "$st")): the instanced mesh is not checked"
+fi
+
+# Navigation fields (a version 5 recording): the U-wall scenario's field drawn under the
+# agents in the 2D view, with arrows down it; off with #nofield and in the 3D view. The page's
+# own reader skips the field records of a version 5 file and plays its frames.
+"$shoal" run "$src/scenarios/nav_u_wall.json" --steps 40 --threads 1 --quiet --record "$out/nav.bin" >/dev/null
+"$shoal" view "$out/nav.bin" -o "$out/nav.html" >/dev/null
+st=$(status_of "file://$out/nav.html" nav)
+check_playing "$st" 41 40 "navigation fields"
+[[ $st == *" nav=on nav_goal=0 nav_record=0 nav_records=1 nav_shown=1 "* && $(field nav_arrows "$st") -gt 20 &&
+  $(field version "$st") = 5 ]] || fail "navigation fields: no field or arrows drawn: $st"
+st_off=$(status_of "file://$out/nav.html#nofield" nav-off)
+[[ $st_off == *" nav=off "* && $(field nav_shown "$st_off") = 0 && $(field nav_arrows "$st_off") = 0 ]] ||
+  fail "navigation fields: #nofield still draws the field: $st_off"
+st_3d=$(status_of "file://$out/nav.html#view=3d" nav-3d)
+[ "$(field nav_shown "$st_3d")" = 0 ] || fail "navigation fields: drawn in the 3D view: $st_3d"
+echo "viewer test: navigation field: $(field nav_arrows "$st") arrows"
+if grep -q '<script id="fzstd-js">[^<]' "$out/view.html"; then
+  RAW="$out/nav.bin" raw_page "$out/nav.bin" "$out/raw5.html"
+  st=$(status_of "file://$out/raw5.html" raw5)
+  check_playing "$st" 41 40 "a version 5 file read by the page"
+  [[ $st == *" nav=none "* ]] || fail "the page's own reader shows fields it does not read: $st"
 fi
 
 # Thinned at view time: every 2nd frame of the plaza's 5 and 500 of its 1,600 agents, and
