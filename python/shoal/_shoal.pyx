@@ -5,7 +5,7 @@ not this module (shoal/__init__.py re-exports what users need)."""
 
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AsString, PyBytes_FromStringAndSize
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from libc.math cimport isfinite
@@ -1932,7 +1932,10 @@ cdef class Recorder:
         groups = "\n".join(world.group_names).encode()
         h.scenario_name = name
         h.group_names = groups
-        _check_err(shoal_recording_open(p, &h, &self._r, &err), &err)
+        # A world with navigation goals records their fields (format
+        # version 5, as `shoal run --record` does); without, version 4.
+        version = 5 if shoal_world_nav_goal_count(world._w) > 0 else 4
+        _check_err(shoal_recording_open_version(p, &h, version, &self._r, &err), &err)
 
     def frame(self):
         """Append the world as it is now."""
@@ -2210,7 +2213,13 @@ def read_recording(path, allow_truncated=False):
     (none in version 1 files): walls (W, 4) float32 segments x0 y0 x1 y1,
     obstacles, a dict of arrays: id (B,), center (B, 3), radius (B,),
     velocity (B, 3), time (s: a moving obstacle is at center + velocity (t -
-    time)).
+    time)); nav, the navigation field records (format version 5; [] before
+    it or without fields), in order, each a dict: frame (the first frame it
+    applies to: the latest record at or before a frame is its fields), step,
+    time, origin (2,) float32, cell, blocked (ny, nx) bool, goals (G,) int32
+    goal ids, fields (G, ny, nx) float32 travel times (inf where blocked or
+    no way; row j is y = origin[1] + (j + 0.5) cell), max_error (G,) float32
+    (the quantization's bound, beyond float rounding).
 
     Any recording a Recorder (or `shoal run --record`) wrote is read, however
     far its frames decode: the returned arrays are the memory it takes.
@@ -2220,6 +2229,7 @@ def read_recording(path, allow_truncated=False):
     cdef shoal_error_t err
     cdef shoal_recording_frame_t f
     cdef shoal_recording_geometry_t g
+    cdef shoal_recording_nav_t nv
     cdef shoal_status_t st
     memset(&err, 0, sizeof(err))
     p = _path("read_recording: path", path)
@@ -2322,6 +2332,26 @@ def read_recording(path, allow_truncated=False):
                                              dtype=np.float32).reshape(B, 3)
         out["walls"] = walls
         out["obstacles"] = obstacles
+        navs = []
+        for i in range(shoal_recording_reader_nav_count(rd)):
+            _check_err(shoal_recording_reader_nav(rd, i, &nv, &err), &err)
+            if nv.frame >= frames:
+                break  # after the frames kept (allow_truncated)
+            G = nv.goal_count
+            cells = nv.nx * nv.ny
+            blocked = np.zeros((nv.ny, nv.nx), dtype=bool)
+            fields = np.zeros((G, nv.ny, nv.nx), dtype=np.float32)
+            if cells > 0:
+                blocked = np.asarray(<const uint8_t[:cells]>nv.blocked).reshape(nv.ny, nv.nx).astype(bool)
+            if cells > 0 and G > 0:
+                fields = np.asarray(<const float[:G * cells]>nv.fields).reshape(G, nv.ny, nv.nx).copy()
+            navs.append({"frame": nv.frame, "step": nv.step, "time": nv.time,
+                         "origin": np.array([nv.origin[0], nv.origin[1]], dtype=np.float32),
+                         "cell": nv.cell, "blocked": blocked,
+                         "goals": np.array([nv.goals[k] for k in range(G)], dtype=np.int32),
+                         "fields": fields,
+                         "max_error": np.array([nv.max_error[k] for k in range(G)], dtype=np.float32)})
+        out["nav"] = navs
         return out
     finally:
         shoal_recording_reader_close(rd)

@@ -1,7 +1,7 @@
 # Declarations of the C API that the binding uses (shoal/shoal.h and the
 # file-format headers). Only the fields the binding touches are listed;
 # the C compiler sees the real structs.
-from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t, int64_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 
 cdef extern from "shoal/shoal.h" nogil:
     ctypedef struct shoal_world_t:
@@ -459,6 +459,23 @@ cdef extern from "shoal/recording.h" nogil:
     const char* shoal_recording_reader_damage(const shoal_recording_reader_t* reader)
     shoal_status_t shoal_recording_reader_frame(shoal_recording_reader_t* reader, int32_t index,
                                                 shoal_recording_frame_t* out_frame, shoal_error_t* err)
+    ctypedef struct shoal_recording_nav_t:
+        int32_t frame
+        uint64_t step
+        double time
+        float origin[2]
+        float cell
+        int32_t nx, ny
+        int32_t goal_count
+        const int32_t* goals
+        const uint8_t* blocked
+        const float* fields
+        const float* max_error
+    int32_t shoal_recording_reader_nav_count(const shoal_recording_reader_t* reader)
+    shoal_status_t shoal_recording_reader_nav(shoal_recording_reader_t* reader, int32_t index,
+                                              shoal_recording_nav_t* out, shoal_error_t* err)
+    shoal_status_t shoal_recording_open_version(const char* path, const shoal_recording_header_t* h,
+                                                int32_t version, shoal_recorder_t** out, shoal_error_t* err)
 
 cdef extern from "export.h" nogil:
     ctypedef enum export_format_t:

@@ -471,3 +471,37 @@ def test_bad_zones_are_refused_with_the_world_unchanged():
     w3 = shoal.World(dimensions=3)
     with pytest.raises(shoal.InvalidArgumentError, match="2D"):
         w3.add_nav_zone(square, 0.5)
+
+
+def test_a_recording_holds_the_fields_as_arrays(tmp_path):
+    # A world with goals records its fields (format version 5): read back as
+    # arrays, within the stated error of the world's own; a world without
+    # goals records version 4, with no field records.
+    w = shoal.World(threads=1, seed=3)
+    w.add_wall(CUP)
+    goal = w.add_nav_goal(area=np.array(ROOM, dtype=np.float64))
+    w.add_agents(np.array([[-3.0, 0.0], [-2.0, 1.0]]), crowd="pedestrian", behaviors={"navigate": 1.0},
+                 nav={"goal": goal})
+    path = tmp_path / "nav.rec"
+    with w.record(path) as rec:
+        rec.step(3)
+    r = shoal.read_recording(path)
+    assert r["version"] == 5 and len(r["nav"]) == 1
+    nav = r["nav"][0]
+    assert nav["frame"] == 1 and nav["step"] == 1  # a world built here solves in its first step
+    field, blocked = w.nav_field(goal), w.nav_blocked()
+    grid = w.nav_grid()
+    assert nav["fields"].shape == (1, grid["ny"], grid["nx"]) and nav["cell"] == pytest.approx(grid["cell"])
+    np.testing.assert_array_equal(nav["goals"], [goal])
+    np.testing.assert_array_equal(nav["blocked"], blocked)
+    np.testing.assert_array_equal(np.isfinite(nav["fields"][0]), np.isfinite(field))
+    finite = np.isfinite(field)
+    err = np.abs(nav["fields"][0][finite] - field[finite]).max()
+    assert 0 < nav["max_error"][0] < 1e-3 and err <= nav["max_error"][0] * 1.001 + 1e-6
+
+    plain = shoal.World(threads=1)
+    plain.add_agents(np.zeros((1, 2)))
+    with plain.record(tmp_path / "plain.rec") as rec:
+        rec.step(2)
+    r = shoal.read_recording(tmp_path / "plain.rec")
+    assert r["version"] == 4 and r["nav"] == []
