@@ -26,6 +26,19 @@
 
 static char dir[64];
 
+/* A 200 m x 200 m floor at 0.1 m, with walls across it (docs/recording.md's
+ * sizes). */
+static const char floor200[] =
+    "{\"name\": \"floor200\", \"dimensions\": 2, \"dt\": 0.05, \"walls\": ["
+    "{\"points\": [[50, 20], [50, 180]]}, {\"points\": [[100, 0], [100, 90]]},"
+    "{\"points\": [[100, 110], [100, 200]]}, {\"points\": [[150, 40], [150, 160], [130, 160]]}],"
+    "\"nav\": {\"cell\": 0.1, \"bounds\": [0, 0, 200, 200],"
+    "\"goals\": [{\"name\": \"exit\", \"line\": [[199, 90], [199, 110]]}]},"
+    "\"groups\": [{\"name\": \"walkers\", \"count\": 10, \"spawn\": {\"shape\": \"box\", "
+    "\"center\": [20, 100], \"size\": [20, 100]}, \"behaviors\": {\"navigate\": {\"weight\": 1}},"
+    "\"nav\": {\"goal\": \"exit\"}, \"crowd\": {\"preset\": \"pedestrian\"}}]}";
+
+
 static void make_dir(void)
 {
     strcpy(dir, "/tmp/shoal_recnav_XXXXXX");
@@ -52,6 +65,37 @@ static uint8_t* read_bytes(const char* path, size_t* size)
     data[n] = 0;
     *size = (size_t)n;
     return data;
+}
+
+/* The base64 of the page's nav-fields tag, decoded; its attributes in
+ * `attributes`. */
+static uint8_t* page_fields(const char* page, size_t* size, char* attributes, size_t attributes_size)
+{
+    size_t n = 0;
+    char* text = (char*)read_bytes(page, &n);
+    const char* tag = strstr(text, "<script type=\"application/octet-stream\" id=\"nav-fields\"");
+    cr_assert_not_null(tag, "no field data in the page");
+    const char* start = strchr(tag, '>') + 1;
+    snprintf(attributes, attributes_size, "%.*s", (int)(start - tag), tag);
+    const char* close = strstr(start, "</script>");
+    uint8_t* blob = malloc((size_t)(close - start));
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint32_t v = 0;
+    int bits = 0;
+    *size = 0;
+    for (const char* c = start; c < close; ++c) {
+        if (*c == '\n' || *c == '=') continue;
+        const char* d = strchr(digits, *c);
+        cr_assert(d != NULL && *c != '\0');
+        v = v << 6 | (uint32_t)(d - digits);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            blob[(*size)++] = (uint8_t)(v >> bits);
+        }
+    }
+    free(text);
+    return blob;
 }
 
 static shoal_world_t* scenario_world(const char* path)
@@ -465,28 +509,10 @@ Test(recording_nav, the_view_page_holds_the_fields)
     run_cli((const char*[]){"view", path, "-o", page, "--every", "2", NULL}, &r);
     cr_assert_eq(r.status, 0, "%s", r.err);
     output_free(&r);
-    size_t size = 0;
-    char* text = (char*)read_bytes(page, &size);
-    const char* tag = strstr(text, "<script type=\"application/octet-stream\" id=\"nav-fields\">");
-    cr_assert_not_null(tag, "no field data in the page");
-    const char* start = strchr(tag, '>') + 1;
-    const char* close = strstr(start, "</script>");
-    uint8_t* blob = malloc((size_t)(close - start));
     size_t n = 0;
-    uint32_t v = 0;
-    int bits = 0;
-    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (const char* c = start; c < close; ++c) {
-        if (*c == '\n' || *c == '=') continue;
-        const char* d = strchr(digits, *c);
-        cr_assert(d != NULL && *c != '\0');
-        v = v << 6 | (uint32_t)(d - digits);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            blob[n++] = (uint8_t)(v >> bits);
-        }
-    }
+    char attributes[256];
+    uint8_t* blob = page_fields(page, &n, attributes, sizeof attributes);
+    cr_expect_null(strstr(attributes, "data-note"), "%s", attributes);
     shoal_recording_t* rec = NULL;
     shoal_error_t err;
     cr_assert_eq(shoal_recording_load(path, 0, &rec, &err), SHOAL_OK, "%s", err.message);
@@ -522,7 +548,79 @@ Test(recording_nav, the_view_page_holds_the_fields)
     cr_expect_gt(finite, cells / 2);
     shoal_recording_destroy(rec);
     free(blob);
-    free(text);
+    remove_dir();
+}
+
+/* A grid of more than 512 x 512 cells goes in the page downsampled, and
+ * the page says so: the 200 m floor's 2,000 x 2,000 cells as 500 x 500 of
+ * 0.4 m, each blocked when any of its 16 cells is, with the least travel
+ * time of the others. */
+Test(recording_nav, the_view_page_downsamples_a_big_grid_and_says_so)
+{
+    make_dir();
+    char scenario[128], path[128], page[160];
+    snprintf(scenario, sizeof scenario, "%s/floor200.json", dir);
+    snprintf(path, sizeof path, "%s/f.rec", dir);
+    snprintf(page, sizeof page, "%s/f.html", dir);
+    FILE* f = fopen(scenario, "w");
+    cr_assert_not_null(f);
+    fputs(floor200, f);
+    fclose(f);
+    cli_output_t r;
+    run_cli(
+        (const char*[]){"run", scenario, "--steps", "0", "--threads", "1", "--quiet", "--record", path, NULL},
+        &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    output_free(&r);
+    run_cli((const char*[]){"view", path, "-o", page, NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    output_free(&r);
+    size_t n = 0;
+    char attributes[256];
+    uint8_t* blob = page_fields(page, &n, attributes, sizeof attributes);
+    cr_expect_not_null(strstr(attributes, "data-note=\"fields at 1/4 of the grid's resolution\""), "%s",
+                       attributes);
+    shoal_recording_t* rec = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_recording_load(path, 0, &rec, &err), SHOAL_OK, "%s", err.message);
+    shoal_recording_nav_t nav;
+    cr_assert_eq(shoal_recording_nav_at(rec, 0, &nav), SHOAL_OK);
+    cr_assert_eq(nav.nx, 2000);
+    const uint8_t* p = blob + 4;
+    cr_assert_eq(u32_at(p + 8), 500u);
+    cr_assert_eq(u32_at(p + 12), 500u);
+    cr_expect_eq(u32_at(p + 28), 4u);
+    float cell, lo, hi;
+    memcpy(&cell, p + 24, 4);
+    memcpy(&lo, p + 44, 4);
+    memcpy(&hi, p + 48, 4);
+    cr_expect_float_eq(cell, 0.4f, 1e-6f);
+    const uint8_t* blocked = p + 52;
+    const uint8_t* q = blocked + 500 * 500;
+    int64_t walls = 0;
+    for (int J = 0; J < 500; ++J)
+        for (int I = 0; I < 500; ++I) {
+            uint8_t any = 0;
+            float least = INFINITY;
+            for (int j = 4 * J; j < 4 * J + 4; ++j)
+                for (int i = 4 * I; i < 4 * I + 4; ++i) {
+                    any |= nav.blocked[j * 2000 + i];
+                    least = fminf(least, nav.fields[j * 2000 + i]);
+                }
+            cr_assert_eq(blocked[J * 500 + I], any, "page cell %d %d", I, J);
+            walls += any;
+            uint16_t value = (uint16_t)(q[2 * (J * 500 + I)] | q[2 * (J * 500 + I) + 1] << 8);
+            if (!isfinite(least)) {
+                cr_assert_eq(value, 65535, "page cell %d %d", I, J);
+                continue;
+            }
+            double expected = (least - lo) / (hi - lo) * 65534.0;
+            cr_assert_leq(fabs(value - expected), 0.5 + 1e-3, "page cell %d %d: %u against %g", I, J, value,
+                          expected);
+        }
+    cr_expect_gt(walls, 4 * 500, "the walls show in the page's grid");
+    shoal_recording_destroy(rec);
+    free(blob);
     remove_dir();
 }
 
@@ -565,15 +663,6 @@ Test(recording_nav, floors_of_several_sizes_read_back)
         shoal_world_destroy(w);
     }
     /* The 200 m floor of docs/recording.md's sizes, with its walls. */
-    static const char floor200[] =
-        "{\"name\": \"floor200\", \"dimensions\": 2, \"dt\": 0.05, \"walls\": ["
-        "{\"points\": [[50, 20], [50, 180]]}, {\"points\": [[100, 0], [100, 90]]},"
-        "{\"points\": [[100, 110], [100, 200]]}, {\"points\": [[150, 40], [150, 160], [130, 160]]}],"
-        "\"nav\": {\"cell\": 0.1, \"bounds\": [0, 0, 200, 200],"
-        "\"goals\": [{\"name\": \"exit\", \"line\": [[199, 90], [199, 110]]}]},"
-        "\"groups\": [{\"name\": \"walkers\", \"count\": 10, \"spawn\": {\"shape\": \"box\", "
-        "\"center\": [20, 100], \"size\": [20, 100]}, \"behaviors\": {\"navigate\": {\"weight\": 1}},"
-        "\"nav\": {\"goal\": \"exit\"}, \"crowd\": {\"preset\": \"pedestrian\"}}]}";
     shoal_scenario_t* sc = NULL;
     shoal_error_t err;
     cr_assert_eq(shoal_scenario_load_string(floor200, strlen(floor200), "floor200", &sc, &err), SHOAL_OK,

@@ -89,7 +89,9 @@ static const cli_spec_t view_spec = {
              "(drag to rotate, shift-drag to pan, wheel to zoom), with play/pause, a frame\n"
              "slider, speed, trails and colors by group, speed or heading; click an agent to\n"
              "see its id, group, position, heading and speed, and to follow it (Esc stops).\n"
-             "Keys: space, left/right, t (trails), v (2D/3D), c (colors), f (follow), Esc.\n",
+             "A recording with navigation fields (format version 5) shows the selected goal's\n"
+             "field under the agents in the 2D view, with arrows down it.\n"
+             "Keys: space, left/right, t (trails), v (2D/3D), c (colors), f (follow), n (field), Esc.\n",
     .options = view_options,
     .option_count = CLI_COUNT(view_options),
     .details = "The recording is checked first (docs/recording.md): a damaged one is an error;\n"
