@@ -306,6 +306,32 @@ static inline uint64_t crowd_list_key(float d2, int32_t k)
     return (uint64_t)bits << 32 | (uint32_t)k;
 }
 
+/* How many of a list's first distances e2 and sorted positions k2 are in
+ * the order of their keys (crowd_list_key), strictly: n when all are; -1
+ * when a position is negative (the keys' order is then not theirs: the
+ * list is built again). e2 of a
+ * list are squares, never negative, and compare as their keys' high bits
+ * do; equal distances go by position. Both arrays hold a lane past n (any
+ * values: masked). */
+static inline int32_t crowd_list_ordered(float* e2, int32_t* k2, int32_t n)
+{
+    const int32_t end = (n + SHOAL_LANES - 1) / SHOAL_LANES * SHOAL_LANES;
+    lane_storeu(e2 + end, lane_zero());
+    lanei_storeu(k2 + end, lanei_set1(0));
+    int32_t ordered = n;
+    for (int32_t m = 0; m < n; m += SHOAL_LANES) {
+        const lanei ka = lanei_loadu(k2 + m);
+        if (lane_mask_bits(lane_mask_andnot(lane_mask_first(n - m), lanei_nonneg(ka)))) return -1;
+        const lanef ea = lane_loadu(e2 + m), eb = lane_loadu(e2 + m + 1);
+        const lanei kb = lanei_loadu(k2 + m + 1);
+        const lanem ok =
+            lane_mask_or(lane_cmp_lt(ea, eb), lane_mask_and(lane_cmp_eq(ea, eb), lanei_cmp_gt(kb, ka)));
+        const uint32_t bad = lane_mask_bits(lane_mask_andnot(lane_mask_first(n - 1 - m), ok));
+        if (bad && ordered == n) ordered = m + __builtin_ctz(bad) + 1;
+    }
+    return ordered;
+}
+
 /* CROWD_LIST_MAX values copied a lane at a time: a short fixed copy that
  * stays inline (memcpy of a count is a call, and each hold copies a list
  * twice; the copy's tail past the used part is never read). */
@@ -406,8 +432,8 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
         if (bound > 0.0f) {
             /* each one's d^2 (as find_neighbors computes it), a lane at a
              * time over the rows padded with the first */
-            float e2[CROWD_LIST_MAX + SHOAL_MAX_LANES];
-            int32_t k2[CROWD_LIST_MAX + SHOAL_MAX_LANES], padded[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+            float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
+            int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES], padded[CROWD_LIST_MAX + SHOAL_MAX_LANES];
             list_copy_i(padded, rows);
             for (int32_t m = n; m < n + SHOAL_LANES; ++m) padded[m] = rows[0];
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
@@ -425,38 +451,43 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                 lanei_storeu(k2 + m, k);
                 lane_storeu(e2 + m, e);
             }
-            if (!nan) {
-                /* into (d^2, sorted position) order by key: last pass's
-                 * order mostly holds, so few move */
-                uint64_t key[CROWD_LIST_MAX];
-                int32_t js[CROWD_LIST_MAX];
-                for (int32_t m = 0; m < n; ++m) {
-                    const uint64_t kk = crowd_list_key(e2[m], k2[m]);
-                    const int32_t j = padded[m];
-                    int32_t at = m;
-                    while (at > 0 && key[at - 1] > kk) {
-                        key[at] = key[at - 1];
-                        js[at] = js[at - 1];
-                        at--;
+            const int32_t ordered = nan ? -1 : crowd_list_ordered(e2, k2, n);
+            if (ordered >= 0) {
+                /* into (d^2, sorted position) order by key from the first
+                 * out of order (last pass's order mostly holds, so few
+                 * move); a list in order stays as it is */
+                if (ordered < n) {
+                    uint64_t key[CROWD_LIST_MAX];
+                    for (int32_t m = 0; m < ordered; ++m) key[m] = crowd_list_key(e2[m], k2[m]);
+                    for (int32_t m = ordered; m < n; ++m) {
+                        const uint64_t kk = crowd_list_key(e2[m], k2[m]);
+                        const int32_t j = padded[m];
+                        int32_t at = m;
+                        while (at > 0 && key[at - 1] > kk) {
+                            key[at] = key[at - 1];
+                            padded[at] = padded[at - 1];
+                            at--;
+                        }
+                        key[at] = kk;
+                        padded[at] = j;
                     }
-                    key[at] = kk;
-                    js[at] = j;
+                    for (int32_t m = 0; m < n; ++m) {
+                        const uint32_t bits = (uint32_t)(key[m] >> 32);
+                        memcpy(e2 + m, &bits, sizeof bits);
+                        k2[m] = (int32_t)(uint32_t)key[m];
+                    }
                 }
                 /* the first cap in range, or all in range when fewer */
                 const int32_t first = n < cap ? n : cap;
                 int32_t c = 0;
-                for (; c < first; ++c) {
-                    const uint32_t bits = (uint32_t)(key[c] >> 32);
-                    float e;
-                    memcpy(&e, &bits, sizeof e);
-                    if (!(e < r2)) break;
-                    nb->d2[c] = e;
-                    nb->k[c] = (int32_t)(uint32_t)key[c];
+                for (; c < first && e2[c] < r2; ++c) {
+                    nb->d2[c] = e2[c];
+                    nb->k[c] = k2[c];
                 }
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
-                    list_copy_i(rows, js); /* past n nothing is read */
-                    return 1;              /* held */
+                    if (ordered < n) list_copy_i(rows, padded); /* past n nothing is read */
+                    return 1;                                   /* held */
                 }
             }
         }
