@@ -1424,8 +1424,8 @@ static shoal_status_t check_nav(reader_t* rd, uint64_t off, int32_t frames, uint
         at = off + (uint64_t)(g - p);
         if (get_u32(g) > INT32_MAX || (k > 0 && get_u32(g) <= get_u32(g - REC_NAV_GOAL_BYTES)))
             bad = "goal ids are not ascending";
-        else if (!isfinite(lo) || !isfinite(hi) || lo > hi)
-            bad = "a field's range is not finite and ordered";
+        else if (!isfinite(lo) || !isfinite(hi) || !(lo >= 0.0f) || lo > hi)
+            bad = "a field's range is not finite, at least 0 and ordered";
     }
     for (uint64_t i = head + compressed; bad == NULL && i < bytes - 4; ++i)
         if (p[i] != 0) {

@@ -1,6 +1,6 @@
 /* Fuzz target: recordings (shoal_recording_load_memory), strict and with
- * SHOAL_RECORDING_ALLOW_TRUNCATED, in every format version (1, 2, and 3
- * with its zstd-compressed frames). A loaded recording promises complete,
+ * SHOAL_RECORDING_ALLOW_TRUNCATED, in every format version (1, 2, 3 and 4
+ * with their zstd-compressed frames, and 5 with navigation field records). A loaded recording promises complete,
  * finite frames and geometry (include/shoal/recording.h): every frame, wall
  * segment and obstacle is read back and checked against that promise.
  *
@@ -80,6 +80,45 @@ static void check_recording(const shoal_recording_t* r)
         /* Only a version 1 file, or one cut off before any frame. */
         FUZZ_CHECK(version == 1 || frames == 0, "frames without geometry in version %d", (int)version);
     }
+    /* navigation field records: what recording.h promises of each */
+    const int32_t navs = shoal_recording_nav_count(r);
+    FUZZ_CHECK(navs >= 0 && (version >= 5 || navs == 0), "%d field records in a version %d file", (int)navs,
+               (int)version);
+    int32_t last_frame = 0;
+    for (int32_t k = 0; k < navs; ++k) {
+        shoal_recording_nav_t nv;
+        FUZZ_CHECK(shoal_recording_nav(r, k, &nv) == SHOAL_OK, "field record %d of %d", (int)k, (int)navs);
+        FUZZ_CHECK(nv.frame >= 0 && nv.frame < frames, "field record %d: frame %d of %d", (int)k,
+                   (int)nv.frame, (int)frames);
+        FUZZ_CHECK(isfinite(nv.time) && isfinite(nv.origin[0]) && isfinite(nv.origin[1]),
+                   "field record %d: time", (int)k);
+        FUZZ_CHECK(nv.nx >= 0 && nv.ny >= 0 && nv.goal_count >= 0, "field record %d: sizes", (int)k);
+        FUZZ_CHECK(nv.nx == 0 ? nv.ny == 0 && nv.goal_count == 0
+                              : nv.ny > 0 && isfinite(nv.cell) && nv.cell > 0.0f,
+                   "field record %d: grid", (int)k);
+        const int64_t cells = (int64_t)nv.nx * nv.ny;
+        FUZZ_CHECK(cells == 0 ||
+                       (nv.blocked && (nv.goal_count == 0 || (nv.goals && nv.fields && nv.max_error))),
+                   "field record %d: arrays", (int)k);
+        for (int64_t c = 0; c < cells; ++c)
+            FUZZ_CHECK(nv.blocked[c] <= 1, "field record %d: blocked flag %d", (int)k, (int)nv.blocked[c]);
+        for (int32_t q = 0; q < nv.goal_count; ++q) {
+            FUZZ_CHECK(nv.goals[q] >= 0 && (q == 0 || nv.goals[q] > nv.goals[q - 1]),
+                       "field record %d: goal ids", (int)k);
+            FUZZ_CHECK(isfinite(nv.max_error[q]) && nv.max_error[q] >= 0.0f, "field record %d: error",
+                       (int)k);
+            for (int64_t c = 0; c < cells; ++c) {
+                const float t = nv.fields[q * cells + c];
+                FUZZ_CHECK(!isnan(t) && t >= 0.0f, "field record %d: travel time %g", (int)k, (double)t);
+            }
+        }
+        FUZZ_CHECK(nv.frame >= last_frame, "field record %d: frame %d before %d", (int)k, (int)nv.frame,
+                   (int)last_frame);
+        last_frame = nv.frame;
+        shoal_recording_nav_t at;
+        FUZZ_CHECK(shoal_recording_nav_at(r, nv.frame, &at) == SHOAL_OK && at.frame == nv.frame,
+                   "field record %d: not the one at its frame", (int)k);
+    }
     shoal_recording_frame_t fr;
     FUZZ_CHECK(shoal_recording_frame(r, frames, &fr) == SHOAL_ERR_INVALID_ARGUMENT, "frame past the end");
     FUZZ_CHECK(shoal_recording_frame(r, -1, &fr) == SHOAL_ERR_INVALID_ARGUMENT, "frame -1");
@@ -122,6 +161,13 @@ static void reseal(uint8_t* d, size_t size)
     for (uint64_t at = h; at + 12 <= size;) {
         if (memcmp(d + at, "GEOM", 4) == 0 && at + 24 <= size) {
             uint64_t bytes = 28 + 16 * (uint64_t)get_u32(d + at + 16) + 32 * (uint64_t)get_u32(d + at + 20);
+            if (at + bytes > size) return;
+            put_crc(d + at, (size_t)bytes - 4);
+            at += bytes;
+        } else if (memcmp(d + at, "NAVF", 4) == 0 && at + 60 <= size) {
+            uint64_t decoded = get_u32(d + at + 52), compressed = get_u32(d + at + 56);
+            uint64_t least = (decoded + 1023) / 1024, stored = compressed > least ? compressed : least;
+            uint64_t bytes = 60 + 12 * (uint64_t)get_u32(d + at + 12) + ((stored + 3) & ~(uint64_t)3) + 4;
             if (at + bytes > size) return;
             put_crc(d + at, (size_t)bytes - 4);
             at += bytes;
