@@ -405,8 +405,10 @@ echo "viewer test: screenshot $out/viewer.png ($bytes bytes)"
 # fps= from its cache. Measured here (the 2-core VM, headless Chromium 156 with SwiftShader,
 # this script's window, other builds and benchmarks running beside it) on 2026-12-03: 2D,
 # point sprites, fps=8.5 (fps_first=5.1); 3D, 28.1 (13.7); a build without the libraries
-# (2D canvas, 11 frames) 3.8 and 10.3. The floors are about a third of those: the check is
-# that big pages play, not how fast a loaded machine draws.
+# (2D canvas, 11 frames) 3.8 and 10.3. The floors are about a third of those, the 3D one
+# lower still (4): on 2026-12-04 the 3D page drew 17.0 a second at load 4 and 6.4 with more
+# builds beside it, on the same machine. The check is that big pages play, not how fast a loaded machine
+# draws.
 fixed=$(stat -c %s "$out/view.html")
 steps=30
 grep -q '<script id="fzstd-js">[^<]' "$out/view.html" || steps=10
@@ -436,5 +438,5 @@ big() { # big NAME SCENARIO FROM TO MIN_FPS_WEBGL MIN_FPS_CANVAS VIEW: COUNT FRO
   at_least "$fps" "$floor" || fail "$name: $fps frames a second drawn ($kind), the floor is $floor: $st"
 }
 big big2d flock2d.json 50000 100000 2.5 1.2 2d
-big big3d fish3d.json 3000 20000 8 3 3d
+big big3d fish3d.json 3000 20000 4 3 3d
 echo "viewer test: OK"
