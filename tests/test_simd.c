@@ -557,6 +557,31 @@ Test(simd, int_compare_and_select)
               "the values cover every case: %d equal, %d greater", equal, greater);
 }
 
+/* lane_store_interleaved4 writes lane i of a, b, c, d as the i-th record
+ * of four floats, bit for bit (NaN, -0 and denormals included). */
+Test(simd, store_interleaved4)
+{
+    enum { N = 64 };
+    static float in[4][N], rec[4 * N];
+    uint64_t s = 0x5eed0013;
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < N; i++) {
+            const uint32_t bits = (uint32_t)rng_splitmix64(&s);
+            memcpy(&in[k][i], &bits, sizeof bits);
+        }
+    in[0][1] = -0.0f;
+    in[1][2] = NAN;
+    in[2][3] = 1e-40f;
+    for (int i = 0; i < N; i += SHOAL_LANES)
+        lane_store_interleaved4(rec + 4 * i, lane_loadu(in[0] + i), lane_loadu(in[1] + i),
+                                lane_loadu(in[2] + i), lane_loadu(in[3] + i));
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 4; k++)
+            if (memcmp(&rec[4 * i + k], &in[k][i], sizeof(float)) != 0)
+                cr_assert_fail("record %d field %d: %a, not %a", i, k, (double)rec[4 * i + k],
+                               (double)in[k][i]);
+}
+
 Test(simd, int_lanes)
 {
     enum { N = 1024 };

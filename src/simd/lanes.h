@@ -28,6 +28,7 @@
  * The operations (all static inline; "m" is a lanem, "i" a lanei):
  *   memory    lane_load/loadu/store/storeu, lane_load_partial/store_partial,
  *             lane_load_n/store_n (a whole lane, or the first n items),
+ *             lane_store_interleaved4 (four lanes as records of four floats),
  *             lane_set1, lane_zero, lane_extract, lane_iota
  *   math      lane_add/sub/mul/div, lane_fma, lane_fma_fast, lane_min/max/clamp, lane_abs,
  *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum, lane_hsum4
@@ -673,6 +674,52 @@ static inline void lane_store_n(float* p, lanef v, int32_t n)
         lane_storeu(p, v);
     else
         lane_store_partial(p, v, n);
+}
+
+/* Four lanes stored as SHOAL_LANES records of four floats (an array of
+ * structs): p[4 i + 0..3] = a[i], b[i], c[i], d[i]. A transpose, no
+ * arithmetic: the same values in every width. */
+static inline void lane_store_interleaved4(float* p, lanef a, lanef b, lanef c, lanef d)
+{
+#if SHOAL_LANES == 1
+    p[0] = a.v;
+    p[1] = b.v;
+    p[2] = c.v;
+    p[3] = d.v;
+#else
+    /* within each 128-bit block q: the records 4q + k in u_k */
+#if SHOAL_LANES == 4
+    const simde__m128 t0 = simde_mm_unpacklo_ps(a.v, b.v), t1 = simde_mm_unpackhi_ps(a.v, b.v);
+    const simde__m128 t2 = simde_mm_unpacklo_ps(c.v, d.v), t3 = simde_mm_unpackhi_ps(c.v, d.v);
+    simde_mm_storeu_ps(p, simde_mm_movelh_ps(t0, t2));
+    simde_mm_storeu_ps(p + 4, simde_mm_movehl_ps(t2, t0));
+    simde_mm_storeu_ps(p + 8, simde_mm_movelh_ps(t1, t3));
+    simde_mm_storeu_ps(p + 12, simde_mm_movehl_ps(t3, t1));
+#elif SHOAL_LANES == 8
+    const simde__m256 t0 = simde_mm256_unpacklo_ps(a.v, b.v), t1 = simde_mm256_unpackhi_ps(a.v, b.v);
+    const simde__m256 t2 = simde_mm256_unpacklo_ps(c.v, d.v), t3 = simde_mm256_unpackhi_ps(c.v, d.v);
+    const simde__m256 u0 = simde_mm256_shuffle_ps(t0, t2, 0x44), u1 = simde_mm256_shuffle_ps(t0, t2, 0xEE);
+    const simde__m256 u2 = simde_mm256_shuffle_ps(t1, t3, 0x44), u3 = simde_mm256_shuffle_ps(t1, t3, 0xEE);
+    simde_mm256_storeu_ps(p, simde_mm256_permute2f128_ps(u0, u1, 0x20));
+    simde_mm256_storeu_ps(p + 8, simde_mm256_permute2f128_ps(u2, u3, 0x20));
+    simde_mm256_storeu_ps(p + 16, simde_mm256_permute2f128_ps(u0, u1, 0x31));
+    simde_mm256_storeu_ps(p + 24, simde_mm256_permute2f128_ps(u2, u3, 0x31));
+#else
+    const simde__m512 t0 = simde_mm512_unpacklo_ps(a.v, b.v), t1 = simde_mm512_unpackhi_ps(a.v, b.v);
+    const simde__m512 t2 = simde_mm512_unpacklo_ps(c.v, d.v), t3 = simde_mm512_unpackhi_ps(c.v, d.v);
+    const simde__m512 u0 = simde_mm512_shuffle_ps(t0, t2, 0x44), u1 = simde_mm512_shuffle_ps(t0, t2, 0xEE);
+    const simde__m512 u2 = simde_mm512_shuffle_ps(t1, t3, 0x44), u3 = simde_mm512_shuffle_ps(t1, t3, 0xEE);
+    /* blocks of u0 hold records 0, 4, 8, 12; of u1 1, 5, 9, 13; ... */
+    const simde__m512 v0 = simde_mm512_shuffle_f32x4(u0, u1, 0x44),
+                      v1 = simde_mm512_shuffle_f32x4(u2, u3, 0x44);
+    const simde__m512 v2 = simde_mm512_shuffle_f32x4(u0, u1, 0xEE),
+                      v3 = simde_mm512_shuffle_f32x4(u2, u3, 0xEE);
+    simde_mm512_storeu_ps(p, simde_mm512_shuffle_f32x4(v0, v1, 0x88));
+    simde_mm512_storeu_ps(p + 16, simde_mm512_shuffle_f32x4(v0, v1, 0xDD));
+    simde_mm512_storeu_ps(p + 32, simde_mm512_shuffle_f32x4(v2, v3, 0x88));
+    simde_mm512_storeu_ps(p + 48, simde_mm512_shuffle_f32x4(v2, v3, 0xDD));
+#endif
+#endif
 }
 
 /* n rounded up to the padding unit: the element count to allocate for a lane

@@ -70,7 +70,13 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
     lane_storeu(o[3], d_y);
     const uint32_t all = (1u << lanes) - 1u; /* lanes past count are only padding */
     if ((fast & all) == all) {
-        /* every lane computed here: write each, keep the good ones */
+        /* every lane computed here: write each, keep the good ones (a
+         * whole lane of good ones at once) */
+        if (lanes == SHOAL_LANES && good == all) {
+            _Static_assert(sizeof(orca_line2_t) == 4 * sizeof(float), "a line is four floats");
+            lane_store_interleaved4((float*)(out + written), pt_x, pt_y, d_x, d_y);
+            return written + SHOAL_LANES;
+        }
         for (int l = 0; l < lanes; ++l) {
             out[written] = (orca_line2_t){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
             written += (int)(good >> l & 1u);
