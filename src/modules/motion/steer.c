@@ -152,6 +152,70 @@ static inline void steer_one(const steer_cols_t* c, int32_t i, int three)
     if (three) dz[i] = vz;
 }
 
+/* steer_one for the whole lane of agents [i, i + SHOAL_LANES), each lane
+ * with steer_one's operations in its order (fminf's and fmaxf's NaN rules
+ * included), so the same bits; 0 (nothing written) when a lane flees a
+ * threat it stands on, which steer_one turns by its heading. */
+static inline int steer_lanes(const steer_cols_t* c, int32_t i, int three)
+{
+    const lanef zero = lane_zero();
+    const lanef px = lane_loadu(c->px + i), py = lane_loadu(c->py + i);
+    const lanef pz = three ? lane_loadu(c->pz + i) : zero;
+    const lanef ex = lane_sub(lane_loadu(c->tx + i), px), ey = lane_sub(lane_loadu(c->ty + i), py);
+    const lanef ez = three ? lane_sub(lane_loadu(c->tz + i), pz) : zero;
+    const lanef fx = lane_sub(lane_loadu(c->hx + i), px), fy = lane_sub(lane_loadu(c->hy + i), py);
+    const lanef fz = three ? lane_sub(lane_loadu(c->hz + i), pz) : zero;
+    const lanef e2 = lane_add(lane_add(lane_mul(ex, ex), lane_mul(ey, ey)), lane_mul(ez, ez));
+    const lanef f2 = lane_add(lane_add(lane_mul(fx, fx), lane_mul(fy, fy)), lane_mul(fz, fz));
+    const lanef e = lane_sqrt(e2), f = lane_sqrt(f2);
+    const lanef w_seek = lane_loadu(c->w_seek + i), w_flee = lane_loadu(c->w_flee + i);
+    const lanef w_arrive = lane_loadu(c->w_arrive + i), w_depart = lane_loadu(c->w_depart + i);
+    const lanef vmax = lane_loadu(c->vmax + i);
+    const lanem has_e = lane_cmp_gt(e, zero), has_f = lane_cmp_gt(f, zero);
+    const lanem flee = lane_cmp_neq(w_flee, zero);
+    if (lane_mask_any(lane_mask_andnot(flee, has_f))) return 0;
+    lanef vx = zero, vy = zero, vz = zero;
+    const lanem seek = lane_mask_and(lane_cmp_neq(w_seek, zero), has_e);
+    if (lane_mask_any(seek)) {
+        const lanef k = lane_div(lane_mul(w_seek, vmax), e);
+        vx = lane_select(seek, lane_add(vx, lane_mul(k, ex)), vx);
+        vy = lane_select(seek, lane_add(vy, lane_mul(k, ey)), vy);
+        vz = lane_select(seek, lane_add(vz, lane_mul(k, ez)), vz);
+    }
+    if (lane_mask_any(flee)) {
+        const lanef k = lane_div(lane_mul(w_flee, vmax), f);
+        vx = lane_select(flee, lane_sub(vx, lane_mul(k, fx)), vx);
+        vy = lane_select(flee, lane_sub(vy, lane_mul(k, fy)), vy);
+        vz = lane_select(flee, lane_sub(vz, lane_mul(k, fz)), vz);
+    }
+    const lanem arrive = lane_mask_and(lane_cmp_neq(w_arrive, zero), has_e);
+    if (lane_mask_any(arrive)) { /* braking_speed(k_arrive e, e, 0, vmax, fmax, mass) */
+        const lanef a_brake =
+            lane_div(lane_mul(lane_set1(0.5f), lane_loadu(c->fmax + i)), lane_loadu(c->mass + i));
+        const lanef s =
+            lane_sqrt(lane_add(lane_mul(zero, zero), lane_mul(lane_mul(lane_set1(2.0f), a_brake), e)));
+        const lanef cap = lane_select(lane_cmp_eq(s, s), lane_min(vmax, s), vmax); /* fminf */
+        const lanef speed = lane_min(lane_mul(lane_loadu(c->k_arrive + i), e), cap);
+        const lanef k = lane_div(lane_mul(w_arrive, speed), e);
+        vx = lane_select(arrive, lane_add(vx, lane_mul(k, ex)), vx);
+        vy = lane_select(arrive, lane_add(vy, lane_mul(k, ey)), vy);
+        vz = lane_select(arrive, lane_add(vz, lane_mul(k, ez)), vz);
+    }
+    const lanem depart = lane_mask_and(lane_cmp_neq(w_depart, zero), has_f);
+    if (lane_mask_any(depart)) {
+        const lanef r = lane_loadu(c->radius + i);
+        const lanef floor2 = lane_max(lane_mul(r, r), lane_set1(1e-6f)); /* fmaxf: NaN gives the floor */
+        const lanef k = lane_div(lane_mul(w_depart, lane_loadu(c->k_depart + i)), lane_max(f2, floor2));
+        vx = lane_select(depart, lane_sub(vx, lane_mul(k, fx)), vx);
+        vy = lane_select(depart, lane_sub(vy, lane_mul(k, fy)), vy);
+        vz = lane_select(depart, lane_sub(vz, lane_mul(k, fz)), vz);
+    }
+    lane_storeu(c->dx + i, vx);
+    lane_storeu(c->dy + i, vy);
+    if (three) lane_storeu(c->dz + i, vz);
+    return 1;
+}
+
 static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -185,6 +249,7 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 continue;
             }
         }
+        if (i0 + SHOAL_LANES <= end && steer_lanes(&cols, i0, three)) continue;
         int32_t i1 = i0 + SHOAL_LANES < end ? i0 + SHOAL_LANES : end;
         for (int32_t i = i0; i < i1; ++i) steer_one(&cols, i, three);
     }
