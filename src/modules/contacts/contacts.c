@@ -27,7 +27,7 @@
  * CONTACT_RELAX / contacts (capped at the sum), which keeps packed clusters
  * from overshooting. The first iteration checks every participant (in a
  * world of crowd agents alone it passes over those too far from their
- * candidates to touch them); later ones check only the marked
+ * candidates to touch them: first_clear); later ones check only the marked
  * (they overlapped at their last check, moved, or a candidate moved), and
  * once those hold, a check of every participant confirms it. Iterations
  * stop once the largest overlap is at most CONTACT_TOLERANCE of the
@@ -313,110 +313,54 @@ static inline int any8(const uint8_t* f)
     return word != 0;
 }
 
-/* What the candidates of up to SHOAL_LANES crowd rows do to them, a row a
- * lane (crowd agents alone: x->nt == 0 and a hash): for each row its push,
- * its largest overlap over the smaller radius and its count of contacts,
- * as contact_range's candidate loop computes them one row at a time, to
- * the bit (the same operations in the same order in every lane; a lane
- * ends at its first empty candidate, as the loop does). On the first
- * check of a step (contacts_run says when) a row too far from every
- * candidate to touch it takes none: when the orca pass listed them, the
- * nearest was clear[r] away (center to center); since then only
- * crowd_move moved anyone, the row by |v| dt and any other by at most the
- * largest such distance, and no radius is above the largest. A margin of a
- * few ulps of the coordinates covers rounding. The rows' candidates are gathered a list position at
- * a time, so the check of agents that touch nothing (most of them) costs
- * a few instructions a candidate; only positions where a lane overlaps go
- * on to the square root and the shares. */
-typedef struct contact_lanes_t {
-    float push[3][SHOAL_LANES];
-    float worst[SHOAL_LANES];
-    int32_t contacts[SHOAL_LANES];
-} contact_lanes_t;
-
-static void contact_rows_lanes(const contact_ctx_t* x, const int32_t* rows, int n, contact_lanes_t* out)
+/* Whether any candidate of near[0, kn) (up to the first -1) overlaps the
+ * body at p of radius ri, tested as agent_overlap tests it (the same
+ * arithmetic). Crowd agents alone (x->nt == 0), where a candidate's body
+ * is its vehicle radius: a row whose candidates all stay apart needs none
+ * of candidate()'s look-ups. A fixed count of candidates without branches
+ * (an empty slot, -1, and the agent itself read the agent and get radius
+ * 0, which never counts), one at a time: a lane of them would be loaded
+ * from the scalar stores just made, which the processor cannot forward. */
+static inline int any_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri,
+                              const int32_t* near, int kn)
 {
-    const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
-    int32_t rr[SHOAL_LANES], ii[SHOAL_LANES], off[SHOAL_LANES];
-    for (int l = 0; l < SHOAL_LANES; ++l) {
-        rr[l] = rows[l < n ? l : 0];
-        ii[l] = x->crowd_row[rr[l]];
-        off[l] = (rr[l] - rr[0]) * CROWD_CONTACT_K; /* callers keep a packet's rows close */
+    const int32_t agents = x->w->agents.count;
+    /* a crowd row lists CROWD_CONTACT_K_2D candidates at most in 2D */
+    const int n = three || kn < CROWD_CONTACT_K_2D ? kn : CROWD_CONTACT_K_2D;
+    int any = 0;
+    for (int m = 0; m < n; ++m) {
+        int32_t k = near[m];
+        int32_t j = g->order[k >= 0 ? k : 0];
+        int ok = k >= 0 && j >= 0 && j < agents && j != i;
+        j = ok ? j : i;
+        float d[3] = {x->a.px[j] - p[0], x->a.py[j] - p[1], three ? x->a.pz[j] - p[2] : 0.0f};
+        if (g->wrap)
+            for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
+        float rj = ok ? x->a.radius[j] : 0.0f, sum = ri + rj;
+        float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        any |= (dist2 < sum * sum) & (rj > 0.0f);
     }
-    const lanei vi = lanei_loadu(ii), voff = lanei_loadu(off);
-    const int32_t* near0 = x->crowd_near + (size_t)rr[0] * CROWD_CONTACT_K;
-    lanem live = lane_mask_first(n);
-    const lanef px = lane_gather(a->px, vi), py = lane_gather(a->py, vi);
-    const lanef pz = three ? lane_gather(a->pz, vi) : lane_zero();
-    const lanef ri = lane_gather(a->radius, vi);
-    if (x->clear) { /* too far to touch any candidate */
-        const lanef vz = three ? lane_gather(a->vz, vi) : lane_zero();
-        const lanef vx = lane_gather(a->vx, vi), vy = lane_gather(a->vy, vi);
-        const lanef mine =
-            lane_mul(lane_sqrt(lane_add(lane_add(lane_mul(vx, vx), lane_mul(vy, vy)), lane_mul(vz, vz))),
-                     lane_set1(x->dt));
-        const lanef size = lane_add(lane_add(lane_abs(px), lane_abs(py)), lane_abs(pz));
-        const lanef margin = lane_add(lane_set1(1e-4f), lane_mul(lane_set1(3e-7f), size));
-        float cl[SHOAL_LANES];
-        for (int l = 0; l < SHOAL_LANES; ++l) cl[l] = x->clear[rr[l]];
-        const lanef room = lane_sub(lane_sub(lane_sub(lane_loadu(cl), mine), ri), lane_set1(x->reach));
-        live = lane_mask_andnot(live, lane_cmp_gt(room, margin));
-    }
-    lanef push0 = lane_zero(), push1 = lane_zero(), push2 = lane_zero();
-    lanef worst = lane_zero(), count = lane_zero();
-    const lanei agents = lanei_set1(x->w->agents.count), zero = lanei_set1(0);
-    const int kn = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
-    for (int m = 0; m < kn && lane_mask_any(live); ++m) {
-        const lanei k = lanei_gather(near0 + m, voff);
-        live = lane_mask_and(live, lanei_nonneg(k));
-        const lanei j = lanei_gather(g->order, lanei_select(live, k, zero));
-        const lanem ok =
-            lane_mask_andnot(lane_mask_and(lane_mask_and(live, lanei_nonneg(j)), lanei_cmp_gt(agents, j)),
-                             lanei_cmp_eq(j, vi));
-        if (!lane_mask_any(ok)) continue;
-        const lanei js = lanei_select(ok, j, vi);
-        lanef d0 = lane_image(g, lane_sub(lane_gather(a->px, js), px), 0);
-        lanef d1 = lane_image(g, lane_sub(lane_gather(a->py, js), py), 1);
-        lanef d2 = three ? lane_image(g, lane_sub(lane_gather(a->pz, js), pz), 2) : lane_zero();
-        const lanef rj = lane_gather(a->radius, js), sum = lane_add(ri, rj);
-        const lanef dist2 = lane_add(lane_add(lane_mul(d0, d0), lane_mul(d1, d1)), lane_mul(d2, d2));
-        const lanem ov = lane_mask_and(lane_mask_and(ok, lane_cmp_lt(dist2, lane_mul(sum, sum))),
-                                       lane_cmp_gt(rj, lane_zero()));
-        const uint32_t bits = lane_mask_bits(ov);
-        if (!bits) continue;
-        /* the shares: half against a crowd agent, all of it against one
-         * that does not take part */
-        float sh[SHOAL_LANES];
-        int32_t jj[SHOAL_LANES];
-        lanei_storeu(jj, js);
-        for (int l = 0; l < SHOAL_LANES; ++l) sh[l] = 1.0f;
-        for (uint32_t b = bits; b; b &= b - 1u) {
-            const int l = __builtin_ctz(b);
-            if (part_of(x, jj[l]) >= 0) sh[l] = 0.5f;
-        }
-        const lanef dist = lane_sqrt(dist2), o = lane_sub(sum, dist);
-        const lanef rel = lane_div(o, lane_min(ri, rj));
-        const lanem apart = lane_cmp_gt(dist, lane_zero()); /* else along x, by row */
-        const lanef ux0 = lane_select(lanei_cmp_gt(vi, j), lane_set1(-1.0f), lane_set1(1.0f));
-        const lanef ux = lane_select(apart, lane_div(d0, dist), ux0);
-        const lanef uy = lane_select(apart, lane_div(d1, dist), lane_zero());
-        const lanef uz = lane_select(apart, lane_div(d2, dist), lane_zero());
-        const lanef so = lane_mul(lane_loadu(sh), o);
-        worst = lane_select(ov, lane_max(rel, worst), worst);
-        push0 = lane_select(ov, lane_sub(push0, lane_mul(so, ux)), push0);
-        push1 = lane_select(ov, lane_sub(push1, lane_mul(so, uy)), push1);
-        push2 = lane_select(ov, lane_sub(push2, lane_mul(so, uz)), push2);
-        count = lane_select(ov, lane_add(count, lane_set1(1.0f)), count);
-    }
-    lane_storeu(out->push[0], push0);
-    lane_storeu(out->push[1], push1);
-    lane_storeu(out->push[2], push2);
-    lane_storeu(out->worst, worst);
-    float c[SHOAL_LANES];
-    lane_storeu(c, count);
-    for (int l = 0; l < SHOAL_LANES; ++l) out->contacts[l] = (int32_t)c[l];
+    return any;
+}
+
+/* The first check of a step in a world of crowd agents alone (contacts_run
+ * says when): whether crowd row r (agent row i, at p, radius ri) is too far
+ * from every one of its candidates to touch it. When the orca pass listed
+ * them, the nearest was clear[r] away (center to center); since then only
+ * crowd_move moved anyone, the row by |v| dt and any other by at most the
+ * largest such distance, and no radius is above the largest. A margin of a
+ * few ulps of the coordinates covers rounding. */
+static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, const float p[3], float ri)
+{
+    if (!x->clear || r >= x->nc) return 0;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    float vz = three ? a->vz[i] : 0.0f;
+    float mine = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] + vz * vz) * x->dt;
+    float margin = 1e-4f + 3e-7f * (fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]));
+    return x->clear[r] - mine - ri - x->reach > margin;
 }
 
 /* Participant r's flags after its check, and where it goes when it met
@@ -475,45 +419,6 @@ static float contact_row_finish(const contact_ctx_t* x, int32_t r, int32_t i, co
     return worst;
 }
 
-/* The rows rows[0, n) of a world of crowd agents alone, their candidates
- * a lane a row (contact_rows_lanes), the rest one at a time. */
-static float contact_rows(const contact_ctx_t* x, const int32_t* rows, int n, int32_t worker)
-{
-    const agent_view_t* a = &x->a;
-    const int three = x->w->dims == 3;
-    contact_lanes_t c;
-    contact_rows_lanes(x, rows, n, &c);
-    float worst = 0.0f;
-    if (x->obs->obstacle_high == 0 && (three || x->walls->seg_count == 0)) { /* agents alone */
-        for (int l = 0; l < n; ++l) {
-            const int32_t r = rows[l];
-            worst = c.worst[l] > worst ? c.worst[l] : worst;
-            if (c.contacts[l] == 0) {
-                x->cw->active[r] = x->cw->moved[r] = 0;
-                continue;
-            }
-            const int32_t i = x->crowd_row[r];
-            const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-            const float push[3] = {c.push[0][l], c.push[1][l], c.push[2][l]};
-            contact_row_done(x->cw, r, p, push, c.worst[l], c.contacts[l], three);
-        }
-        return worst;
-    }
-    for (int l = 0; l < n; ++l) {
-        const int32_t r = rows[l], i = x->crowd_row[r];
-        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-        float push[3] = {c.push[0][l], c.push[1][l], c.push[2][l]};
-        const float mine =
-            contact_row_finish(x, r, i, p, a->radius[i], push, c.worst[l], c.contacts[l], worker);
-        worst = mine > worst ? mine : worst;
-    }
-    return worst;
-}
-
-/* A packet's rows stay within this many of its first, so that the offsets
- * of their candidate lists fit an int32_t lane. */
-#define CONTACT_PACKET_SPAN (INT32_MAX / CROWD_CONTACT_K / 2)
-
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const contact_ctx_t* x = (const contact_ctx_t*)vctx;
@@ -522,36 +427,6 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     const int three = x->w->dims == 3;
     contact_world_t* cw = x->cw;
     float worst = x->worst[worker];
-    if (g && x->nt == 0) { /* crowd agents alone: a lane of rows at a time */
-        int32_t rows[SHOAL_LANES];
-        int n = 0;
-        for (int32_t r = begin; r < end; ++r) {
-            if (x->only_active) { /* the others stay where they are */
-                if (!(r & 7) && r + 8 <= end && !any8(cw->active + r)) {
-                    r += 7;
-                    continue;
-                }
-                if (!cw->active[r]) continue;
-            }
-            if (n > 0 && r - rows[0] > CONTACT_PACKET_SPAN) {
-                const float mine = contact_rows(x, rows, n, worker);
-                worst = mine > worst ? mine : worst;
-                n = 0;
-            }
-            rows[n++] = r;
-            if (n == SHOAL_LANES) {
-                const float mine = contact_rows(x, rows, n, worker);
-                worst = mine > worst ? mine : worst;
-                n = 0;
-            }
-        }
-        if (n > 0) {
-            const float mine = contact_rows(x, rows, n, worker);
-            worst = mine > worst ? mine : worst;
-        }
-        x->worst[worker] = worst;
-        return;
-    }
     for (int32_t r = begin; r < end; ++r) {
         if (x->only_active) { /* the others stay where they are */
             if (!(r & 7) && r + 8 <= end && !any8(cw->active + r)) {
@@ -568,7 +443,11 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         int32_t contacts = 0;
         int kn;
         const int32_t* near = part_near(x, r, &kn);
-        for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
+        /* crowd agents alone: candidates that all stay apart are skipped
+         * whole; first those that were too far to touch (first_check) */
+        const int apart =
+            g && x->nt == 0 && (first_clear(x, r, i, p, ri) || !any_overlap(x, i, p, ri, near, kn));
+        for (int m = 0; g && !apart && m < kn && near[m] >= 0; ++m) {
             int32_t j, q;
             float share, o, rel, u[3];
             if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
@@ -580,41 +459,6 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         worst = mine > worst ? mine : worst;
     }
     x->worst[worker] = worst;
-}
-
-/* Marks the participants among crowd row near's candidates (agent row i's,
- * crowd agents alone: a participant is a crowd row), a lane of candidates
- * at a time: the candidates up to the first empty one, as contact_apply's
- * loop takes them. */
-static inline void mark_crowd_candidates(const contact_ctx_t* x, int32_t i, const int32_t* near,
-                                         uint8_t* active)
-{
-    const int kn = x->w->dims == 3 ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
-    int32_t k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
-    memcpy(k, near, CROWD_CONTACT_K * sizeof *k);
-    for (int m = kn; m < CROWD_CONTACT_K + SHOAL_MAX_LANES; ++m) k[m] = -1;
-    const lanei self = lanei_set1(i), agents = lanei_set1(x->w->agents.count), zero = lanei_set1(0);
-    const lanei cap = lanei_set1(x->crowd->sparse_capacity);
-    for (int m0 = 0; m0 < kn; m0 += SHOAL_LANES) {
-        const lanei kk = lanei_loadu(k + m0);
-        /* the lanes before the first empty candidate */
-        const uint32_t set = lane_mask_bits(lanei_nonneg(kk));
-        const uint32_t before = ~set & (set + 1u); /* the lowest clear bit */
-        const lanem listed = lane_mask_from_bits(before - 1u);
-        const lanei j = lanei_gather(x->g->order, lanei_select(listed, kk, zero));
-        const lanem ok =
-            lane_mask_andnot(lane_mask_and(lane_mask_and(listed, lanei_nonneg(j)), lanei_cmp_gt(agents, j)),
-                             lanei_cmp_eq(j, self));
-        /* component_row of each one's slot */
-        const lanei slot = lanei_gather((const int32_t*)x->slots, lanei_select(ok, j, zero));
-        const lanem held = lane_mask_and(lane_mask_and(ok, lanei_nonneg(slot)), lanei_cmp_gt(cap, slot));
-        const lanei q = lanei_gather(x->crowd->sparse, lanei_select(held, slot, zero));
-        int32_t qs[SHOAL_LANES];
-        lanei_storeu(qs, q);
-        for (uint32_t b = lane_mask_bits(lane_mask_and(held, lanei_nonneg(q))); b; b &= b - 1u)
-            __atomic_store_n(active + qs[__builtin_ctz(b)], (uint8_t)1, __ATOMIC_RELAXED);
-        if (before >> SHOAL_LANES == 0) break; /* an empty one ended them */
-    }
 }
 
 /* Each participant the last iteration pushed goes where it computed, and
@@ -644,10 +488,6 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
         __atomic_store_n(active + r, (uint8_t)1, __ATOMIC_RELAXED);
         int kn;
         const int32_t* near = part_near(x, r, &kn);
-        if (x->g && x->nt == 0) {
-            mark_crowd_candidates(x, i, near, active);
-            continue;
-        }
         for (int m = 0; x->g && m < kn && near[m] >= 0; ++m) {
             int32_t j = x->g->order[near[m]];
             int32_t q = j >= 0 && j < agents && j != i ? part_of(x, j) : -1;
@@ -1255,7 +1095,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
      * over every participant confirms it (a candidate list need not hold
      * whoever lists it) or marks what is left. */
     /* The first check may pass over crowd rows that were too far from
-     * their candidates to touch them (contact_rows_lanes): in a world of crowd
+     * their candidates to touch them (first_clear): in a world of crowd
      * agents alone (every agent in the spatial hash is one), whose orca
      * pass and crowd_move both ran this step, and without user systems
      * (which could move anyone in between). */
