@@ -19,7 +19,11 @@
  * over the one read-only mesh: the same paths for any thread count. Its
  * desired velocity then gets weight * v * d, d the unit direction to its
  * next corner and v its max speed, slowing as arrive does toward the
- * goal (then a crowd agent's ORCA and the contact pass act on it).
+ * goal (then a crowd agent's ORCA and the contact pass act on it). A
+ * walker slower than half its max speed, short of its last leg, turns d
+ * to its right, by up to 63 degrees when it stands: two crowds that meet
+ * in a door and hold each other still slide past each other instead
+ * (docs/navmesh.md).
  *
  * Ground vehicles (shoal/ground.h: ground.enabled, follow.path -1) with the
  * NAVMESH weight take their whole path from the mesh instead, planned in

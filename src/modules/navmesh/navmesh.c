@@ -44,6 +44,12 @@
 /* The largest floor, in cells: a side, and all. */
 #define NAVMESH_MAX_SIDE 32767
 #define NAVMESH_MAX_CELLS ((int64_t)1 << 26)
+/* A walker slower than this fraction of its max speed edges right, by up
+ * to atan(NAVMESH_STALL_TURN) (63 degrees) when it stands (navmesh_steer;
+ * measured against 0.25 and 0.15, and 0.5 and 1, on `shoal bench
+ * navmesh`: docs/navmesh.md "Measured"). */
+#define NAVMESH_STALL_SPEED 0.5f
+#define NAVMESH_STALL_TURN 2.0f
 
 static const char* const unavailable =
     "shoal was built without Recast/Detour (SHOAL_WITH_RECAST off): install librecast-dev and "
@@ -522,9 +528,25 @@ static void steer_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         float vmax = c->a.max_speed[i], speed = vmax;
         if (last)
             speed = braking_speed(c->a.arrive_gain[i] * e, e, 0.0f, vmax, c->a.max_force[i], c->a.mass[i]);
-        const float kk = weight[r] * speed / e;
-        c->a.dx[i] += kk * ex;
-        c->a.dy[i] += kk * ey;
+        float kk = weight[r] * speed / e, wx = ex, wy = ey;
+        /* Stalled, edge right: a walker slower than NAVMESH_STALL_SPEED of
+         * its max speed turns its way to the corner to the right, up to
+         * atan(NAVMESH_STALL_TURN) when it stands. In a door, two crowds
+         * pressing the other way hold each other still, so the crowd
+         * model's keep-right (which needs the other to come toward it)
+         * never starts; turned to their own right both sides slide past
+         * left side to left side and the door clears (tests/
+         * test_navmesh.c, docs/navmesh.md "Measured"). Not on the last
+         * leg: a walker arriving slows on purpose. */
+        const float stall = NAVMESH_STALL_SPEED * vmax, now = hypotf(c->a.vx[i], c->a.vy[i]);
+        if (!last && now < stall) {
+            const float turn = NAVMESH_STALL_TURN * (1.0f - now / stall);
+            wx = ex + ey * turn;
+            wy = ey - ex * turn;
+            kk /= sqrtf(1.0f + turn * turn); /* (wx, wy) is e sqrt(1 + turn^2) long */
+        }
+        c->a.dx[i] += kk * wx;
+        c->a.dy[i] += kk * wy;
     }
 }
 
