@@ -46,8 +46,8 @@
 #define NAVMESH_MAX_CELLS ((int64_t)1 << 26)
 /* A walker slower than this fraction of its max speed edges right, by up
  * to atan(NAVMESH_STALL_TURN) (63 degrees) when it stands (navmesh_steer;
- * measured against 0.25 and 0.15, and 0.5 and 1, on `shoal bench
- * navmesh`: docs/navmesh.md "Measured"). */
+ * measured against fractions of 0.25 and 0.15 and turns of 0.5, 1 and 4
+ * on `shoal bench navmesh`: docs/navmesh.md "Measured"). */
 #define NAVMESH_STALL_SPEED 0.5f
 #define NAVMESH_STALL_TURN 2.0f
 
