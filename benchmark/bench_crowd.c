@@ -51,7 +51,7 @@ typedef struct crowd_opts {
     int64_t quality_every;
     int64_t seed; /* < 0: the world default's */
     int json;
-    int64_t colored_after; /* the contact pass's colored sweeps (contacts.h); 0: off */
+    int64_t colored_after; /* the contact pass's serial sweeps before colored ones (contacts.h); -1: all */
 } crowd_opts_t;
 
 /* The shared definition: the "rvo2" preset, arrive with gain 1. */
@@ -294,10 +294,10 @@ static const cli_option_t crowd_options[] = {
     CROWD_INT("--seed", "S", seed, 0, 9007199254740992.0,
               "the world's seed (default: the library's default), from which the jitter that breaks "
               "symmetric stalls is drawn: each seed is another sample of the same scene"),
-    CROWD_INT("--colored-sweeps-after", "N", colored_after, 0, 512,
-              "the contact pass's Gauss-Seidel sweeps of a step: 0 (default) all on the calling "
-              "thread; N > 0: the first N there, then colored sweeps by the workers (other results, "
-              "the same for any thread count; an experiment, benchmark/README.md)"),
+    CROWD_INT("--colored-sweeps-after", "N", colored_after, -1, 512,
+              "the contact pass's Gauss-Seidel sweeps of a step: the first N on the calling thread "
+              "by global id, then colored sweeps by the workers; 0 (default): all colored; -1: "
+              "none (other results; benchmark/README.md)"),
     {.name = "--json",
      .kind = CLI_FLAG,
      CLI_AT(crowd_opts_t, json),

@@ -36,11 +36,12 @@ shoal bench scaling flock3d --threads $T --agents $A100K --rounds $R --ceiling -
 say "crowd grid ${CROWD}: threads 1,$TOP"
 shoal bench scaling crowd --threads 1,$TOP --agents $CROWD --steps 20 --warmup 2 --rounds 1 --json \
   > "$out/scaling-crowd.jsonl"
-# the crowd grid's dense crossing (its jam), serial against colored contact
-# sweeps (bench crowd --colored-sweeps-after), on 1 and all threads
+# the crowd grid's dense crossing (its jam), serial (-1) against colored
+# contact sweeps (0, the default; bench crowd --colored-sweeps-after), on 1
+# and all threads
 : > "$out/crowd-jam.jsonl"
 for n in 1 $TOP; do
-  for after in 0 5; do
+  for after in -1 0; do
     say "crowd grid ${JAM} jam, $n threads, colored sweeps after $after"
     shoal bench crowd --agents $JAM --steps 150 --warmup 0 --quality-every 0 --threads $n \
       --colored-sweeps-after $after --json >> "$out/crowd-jam.jsonl"

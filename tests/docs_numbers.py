@@ -37,7 +37,10 @@ there.
 A command may also start with a program given as --program NAME=PATH (the
 examples the build makes, such as hello).
 
-Usage: docs_numbers.py SHOAL SOURCE_DIR [--program NAME=PATH]... [--slow] [--list]
+Usage: docs_numbers.py SHOAL SOURCE_DIR [--program NAME=PATH]... [--slow] [--list] [--only PAGE] [--fix]
+(--only: the figures of the pages whose path contains PAGE, such as docs/rimea.md; --fix:
+write each differing figure as the command gives it, at the precision written, for a
+commit that says why they moved; output blocks are reported, not rewritten)
 Exit 0 when every checked figure matches; 1 with each mismatch named by file
 and line; 2 for a malformed comment, a command that failed or a shown file
 that is not the file as it is."""
@@ -84,7 +87,7 @@ def figures(root):
                         if shown.read().rstrip("\n").split("\n") != block:
                             raise SystemExit(f"{path}:{n}: the block is not {b.group(2)} as it is: copy it again")
                     continue
-                yield os.path.relpath(path, root), n, block, b.group(2), None, False
+                yield os.path.relpath(path, root), n, block, b.group(2), None, False, None
                 continue
             for m in MARK.finditer(line):
                 before = MARK.sub("", line[:m.start()])
@@ -95,7 +98,7 @@ def figures(root):
                 slow = key.endswith(" slow")
                 if slow:
                     key = key[:-len(" slow")].rstrip()
-                yield os.path.relpath(path, root), n, found[-1], m.group(1), key, slow
+                yield os.path.relpath(path, root), n, found[-1], m.group(1), key, slow, m.group(0)
 
 
 def run(command, programs, root, scratch, cache):
@@ -176,19 +179,44 @@ def matches(written, value):
     return abs(round(got, decimals) - float(number)) <= 0.5 * 10 ** -decimals + 1e-9
 
 
+def formatted(written, value):
+    """value written as `written` is: its decimals, its thousands commas."""
+    if re.fullmatch(r"[0-9a-f]{16}", written) and not re.fullmatch(r"[0-9]+", written):
+        return str(value)
+    number = written.replace(",", "")
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return f"{float(value):{',' if ',' in written else ''}.{decimals}f}"
+
+
+def rewrite(path, n, written, value, mark):
+    """The figure before comment `mark` on line n of path, made `value`."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    line = lines[n - 1]
+    at = line.index(mark)
+    where = line.rfind(written, 0, at)
+    if where < 0:
+        print(f"docs numbers: {path}:{n}: could not find {written} to rewrite")
+        return
+    lines[n - 1] = line[:where] + formatted(written, value) + line[where + len(written):]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__.split("\n\n")[-2], file=sys.stderr)
         return 2
     shoal, root = os.path.abspath(argv[1]), os.path.abspath(argv[2])
-    slow, listing = "--slow" in argv[3:], "--list" in argv[3:]
+    slow, listing, fix = "--slow" in argv[3:], "--list" in argv[3:], "--fix" in argv[3:]
     programs = {"shoal": shoal, "./build/release/shoal": shoal}
     for k, a in enumerate(argv[3:-1], 3):
         if a == "--program":
             name, _, path = argv[k + 1].partition("=")
             programs[name] = os.path.abspath(path)
+    only = argv[argv.index("--only") + 1] if "--only" in argv[3:-1] else None
     try:
-        found = list(figures(root))
+        found = [f for f in figures(root) if only is None or only in f[0]]
     except SystemExit as e:
         print(f"docs numbers: {e}", file=sys.stderr)
         return 2
@@ -212,14 +240,14 @@ def main(argv):
         print("docs numbers: links to nothing: " + "; ".join(broken))
         return 1
     if listing:
-        for where, n, written, command, key, is_slow in found:
+        for where, n, written, command, key, is_slow, _ in found:
             what = f"{len(written)} lines" if key is None else written
             print(f"{where}:{n}: {what} <= {command} => {key or 'its output'}{' (slow)' if is_slow else ''}")
         return 0
     bad = checked = skipped = 0
     cache = {}
     with tempfile.TemporaryDirectory() as scratch:
-        for where, n, written, command, key, is_slow in found:
+        for where, n, written, command, key, is_slow, mark in found:
             if is_slow and not slow:
                 skipped += 1
                 continue
@@ -249,6 +277,8 @@ def main(argv):
             if not matches(written, value):
                 print(f"docs numbers: {where}:{n}: the text says {written}, `{command}` => {key} gives {value}")
                 bad += 1
+                if fix:
+                    rewrite(os.path.join(root, where), n, written, value, mark)
     print(f"docs numbers: {checked} figures checked, {bad} differ, {skipped} slow ones not run "
           f"({len(cache)} commands)")
     return 1 if bad else 0

@@ -33,12 +33,15 @@
  * stop once the largest overlap is at most CONTACT_TOLERANCE of the
  * smaller radius (a reduction by max, the same for any split). Jacobi converges slowly in a packed cluster (a crowd
  * pressed together from all sides): after CONTACT_MAX_ITER iterations
- * without convergence, Gauss-Seidel sweeps on the calling thread take
- * over, over the participants still overlapping (and those they push) in
- * participant order, each overlap resolved at once (reading the positions
- * just written), until the tolerance holds, checked over every
- * participant, or after CONTACT_MAX_SWEEPS sweeps. One thread in a fixed
- * order: deterministic, and needed only in dense steps. */
+ * without convergence, Gauss-Seidel sweeps take over, over the
+ * participants still overlapping (and those they push), each overlap
+ * resolved at once (reading the positions just written), until the
+ * tolerance holds, checked over every participant, or after
+ * CONTACT_MAX_SWEEPS sweeps. The sweeps are colored (below): the cells of
+ * one color take their turns at once, the workers sharing them, in an
+ * order that the data alone fixes, so that no thread count, storage order
+ * or split of the cells changes the result; the few participants that
+ * cannot take a colored turn follow on the calling thread by global id. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -579,23 +582,26 @@ static int by_global_id(const void* a, const void* b)
     return (x > y) - (x < y);
 }
 
-/* One Gauss-Seidel sweep over the participants marked active when it
- * starts, by their agents' global ids, on the calling thread (the colored
- * sweeps below cannot be used): the order no storage order, reorder
- * interval or thread count changes (participant order followed the rows
- * a reorder left). One marked during the sweep takes its turn in the
- * next. Returns the largest overlap (over the smaller radius) it met. */
-static float contact_sweep(const contact_ctx_t* x, int32_t count)
+/* One Gauss-Seidel sweep, on the calling thread, over the participants
+ * marked active when it starts (and flagged in `only`, when given), by
+ * their agents' global ids: the order no storage order, reorder interval
+ * or thread count changes (participant order follows the rows a reorder
+ * left). One marked during the sweep takes its turn in the next. entry
+ * and act: the colored order's flags to keep (NULL: none). Returns the
+ * largest overlap (over the smaller radius) it met. */
+static float sweep_by_id(const contact_ctx_t* x, int32_t count, const uint8_t* only, const int32_t* entry,
+                         uint8_t* act)
 {
     const uint8_t* active = x->cw->active;
+    const uint8_t* skip = only ? only : active;
     int32_t* turns = x->cw->turns;
     int32_t n = 0;
     for (int32_t r = 0; r < count; ++r) {
-        if (!(r & 7) && r + 8 <= count && !any8(active + r)) {
+        if (!(r & 7) && r + 8 <= count && !any8(skip + r)) {
             r += 7;
             continue;
         }
-        if (active[r]) turns[n++] = r;
+        if (active[r] && (!only || only[r])) turns[n++] = r;
     }
     /* rows in the order of their agents' ids unless a reorder or
      * removals changed it: then sorted */
@@ -610,7 +616,7 @@ static float contact_sweep(const contact_ctx_t* x, int32_t count)
     if (!sorted) qsort(turns, (size_t)n, sizeof *turns, by_global_id);
     float worst = 0.0f;
     for (int32_t k = 0; k < n; ++k) {
-        const float mine = sweep_row(x, turns[k], NULL, NULL, 0);
+        const float mine = sweep_row(x, turns[k], entry, act, 0);
         worst = mine > worst ? mine : worst;
     }
     return worst;
@@ -618,8 +624,9 @@ static float contact_sweep(const contact_ctx_t* x, int32_t count)
 
 /* ---- colored sweeps ---------------------------------------------------------
  *
- * The sweeps by the world's workers, after the first colored_after of a
- * step (contact_world_t: an internal switch, off by default). Each
+ * The sweeps by the world's workers (after the first colored_after of a
+ * step, which run on the calling thread by global id; 0 by default, -1:
+ * none colored: contact_world_t). Each
  * participant has the cell of the spatial hash its sorted position is in
  * (its position when the hash was built), colored by the cell's
  * coordinates modulo 3 on each axis (9 colors in 2D, 27 in 3D). A colored
@@ -633,12 +640,14 @@ static float contact_sweep(const contact_ctx_t* x, int32_t count)
  * buckets (a bucket holds whole cells), each bucket's participants in
  * sorted order; then the others (not in the hash, a cell whose bucket is
  * not the hash's, a candidate farther) take theirs on the calling thread,
- * in participant order. The order of the turns that touch a given agent is
- * fixed by the data alone: the same result for any thread count (not the
- * serial sweeps' result). Only unbounded worlds (a torus wraps its cells).
- * The plan (cells, colors, the colored order) is made once a step, when
- * the colored sweeps start; it costs about as much as a few sweeps, which
- * is why the first ones stay serial. A colored participant's active flag
+ * by global id. Within a cell the turns go by global id (a bucket's order),
+ * and cells of one color sharing a bucket touch disjoint agents, so the
+ * order of the turns that touch a given agent is fixed by the data alone:
+ * the same result for any thread count, bucket count or split of the cells
+ * over processes (not the serial sweeps' result). Only unbounded worlds: a
+ * torus wraps its cells, and its sweeps are serial, by global id. The plan
+ * (cells, colors, the colored order) is made once a step, when the colored
+ * sweeps start. A colored participant's active flag
  * is kept twice, by participant and in the colored order (cs_act), so
  * that a color's run skips the idle ones eight at a time. */
 #define CS_NONE 255
@@ -866,16 +875,9 @@ static float contact_sweep_colored(world_t* w, cs_ctx_t* c)
     }
     float worst = 0.0f;
     for (int32_t k = 0; k < workers; ++k) worst = c->worst[k] > worst ? c->worst[k] : worst;
-    for (int32_t r = 0; r < c->count; ++r) { /* the others, in participant order */
-        if (!(r & 7) && r + 8 <= c->count && !any8(cw->cs_restf + r)) {
-            r += 7;
-            continue;
-        }
-        if (!cw->cs_restf[r] || !cw->active[r]) continue;
-        const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act, 0);
-        worst = mine > worst ? mine : worst;
-    }
-    return worst;
+    /* the others, by global id */
+    const float rest = sweep_by_id(c->x, c->count, cw->cs_restf, cw->cs_entry, cw->cs_act);
+    return rest > worst ? rest : worst;
 }
 
 static contact_ctx_t contact_ctx_of(world_t* w, float* worst)
@@ -1127,16 +1129,16 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         full = 0;
     }
     x.only_active = 0;
-    /* Gauss-Seidel sweeps over those still overlapping, on this thread
-     * (after colored_after of them, colored sweeps when switched on); once
+    /* Gauss-Seidel sweeps over those still overlapping, colored (after
+     * colored_after serial ones: none by default); once
      * they hold, one parallel check of every participant (one never marked
      * may meet a neighbor a sweep moved) marks what is left, if anything. */
     cs_ctx_t cs;
     cs.worst = worst;
     int colored = 0;
     for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
-        if (cw->colored_after > 0 && sweep == cw->colored_after) colored = cs_plan(w, &x, count, &cs);
-        most = colored ? contact_sweep_colored(w, &cs) : contact_sweep(&x, count);
+        if (cw->colored_after >= 0 && sweep == cw->colored_after) colored = cs_plan(w, &x, count, &cs);
+        most = colored ? contact_sweep_colored(w, &cs) : sweep_by_id(&x, count, NULL, NULL, NULL);
         if (most <= CONTACT_TOLERANCE) {
             for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
             par_for(w, count, 512, PAR_STATIC, contact_range, &x);
@@ -1302,7 +1304,7 @@ static int contact_reserve_step(world_t* w)
     if (parts == 0) return 1;
     return contact_reserve(w, parts + w->pending_adds,
                            w->comps[COMP_CONTACT].table.count + w->pending_adds) &&
-           (contact_data(w)->colored_after <= 0 ||
+           (contact_data(w)->colored_after < 0 ||
             cs_reserve(w, parts + w->pending_adds, w->agents.count + w->pending_adds));
 }
 
@@ -1331,7 +1333,7 @@ static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)
     if (!d->crowd.enabled && !contact_needs(d)) return 1;
     int32_t more = w->pending_adds + 1;
     return contact_reserve(w, participants(w) + more, w->comps[COMP_CONTACT].table.count + more) &&
-           (contact_data(w)->colored_after <= 0 ||
+           (contact_data(w)->colored_after < 0 ||
             cs_reserve(w, participants(w) + more, w->agents.count + more));
 }
 

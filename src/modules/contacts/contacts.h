@@ -55,11 +55,12 @@ typedef struct contact_world_t {
     int32_t* cs_entry; /* per participant: its place in cs_list, -1: not colored */
     uint8_t* cs_act;   /* per place in cs_list: its participant's active flag */
     int32_t cs_part_capacity;
-    /* 0 (the default): a step's Gauss-Seidel sweeps all run on the calling
-     * thread; n > 0: the first n do, then colored sweeps by the workers
-     * (contacts.c), which give other results (the same for any thread
-     * count). An internal switch, for `bench crowd --colored-sweeps-after`
-     * and tests, until the colored sweeps are measured on many cores. */
+    /* The Gauss-Seidel sweeps of a step: the first colored_after on the
+     * calling thread by global id, the others colored, by the workers
+     * (contacts.c); 0 (the default): all colored; -1: none colored. The
+     * colored sweeps give one result for any thread count and any split of
+     * the cells; the serial sweeps another. For `bench crowd
+     * --colored-sweeps-after` and tests. */
     int32_t colored_after;
     int32_t iterations_last; /* contact iterations of the last step */
     float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
