@@ -29,7 +29,9 @@
  * world of crowd agents alone it passes over those too far from their
  * candidates to touch them: first_clear); later ones check only the marked
  * (they overlapped at their last check, moved, or a candidate moved), and
- * once those hold, a check of every participant confirms it. Iterations
+ * once those hold, a check of every participant confirms it (skipping
+ * those that neither moved nor have a candidate that moved since their
+ * last check, which would find what it found). Iterations
  * stop once the largest overlap is at most CONTACT_TOLERANCE of the
  * smaller radius (a reduction by max, the same for any split). Jacobi converges slowly in a packed cluster (a crowd
  * pressed together from all sides): after CONTACT_MAX_ITER iterations
@@ -169,6 +171,11 @@ typedef struct contact_ctx {
     float* worst;    /* per worker: largest overlap over the smaller radius */
     int32_t nc, nt;  /* crowd rows, contact rows */
     int only_active; /* this pass: participants not marked active keep their place */
+    /* this pass checks again only the participants marked active, or one
+     * of whose candidates (or itself) the pass moved (cw->row_moved): the
+     * others would find what their last check found, which their flags
+     * and where they go still hold */
+    int recheck;
     /* this pass: a crowd row whose nearest candidate was at least this much
      * farther than the sum of radii when the orca pass found it (plus what
      * the row itself moved since) cannot touch any of them: clear[r]
@@ -422,6 +429,22 @@ static float contact_row_finish(const contact_ctx_t* x, int32_t r, int32_t i, co
     return worst;
 }
 
+/* Whether the pass moved participant r (agent row i) or any of its
+ * candidates. */
+static inline int near_moved(const contact_ctx_t* x, int32_t r, int32_t i)
+{
+    const uint8_t* moved = x->cw->row_moved;
+    const int32_t agents = x->w->agents.count;
+    int kn;
+    const int32_t* near = part_near(x, r, &kn);
+    int any = moved[i];
+    for (int m = 0; x->g && m < kn && near[m] >= 0; ++m) {
+        const int32_t j = x->g->order[near[m]];
+        any |= j >= 0 && j < agents && moved[j];
+    }
+    return any;
+}
+
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const contact_ctx_t* x = (const contact_ctx_t*)vctx;
@@ -439,6 +462,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             if (!cw->active[r]) continue;
         }
         int32_t i = part_row(x, r);
+        if (x->recheck && !cw->active[r] && !near_moved(x, r, i)) continue;
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         float ri = part_radius(x, r, i);
         float push[3] = {0.0f, 0.0f, 0.0f};
@@ -488,6 +512,7 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
         x->a.px[i] = x->cw->cx[r];
         x->a.py[i] = x->cw->cy[r];
         if (three) x->a.pz[i] = x->cw->cz[r];
+        x->cw->row_moved[i] = 1;
         __atomic_store_n(active + r, (uint8_t)1, __ATOMIC_RELAXED);
         int kn;
         const int32_t* near = part_near(x, r, &kn);
@@ -524,6 +549,7 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
         if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
         worst = rel > worst ? rel : worst;
         cw->touched[r] = 1;
+        cw->row_moved[i] = 1;
         float mine = share * o;
         a->px[i] -= mine * u[0];
         a->py[i] -= mine * u[1];
@@ -532,6 +558,7 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
             a->px[j] += (o - mine) * u[0];
             a->py[j] += (o - mine) * u[1];
             if (three) a->pz[j] += (o - mine) * u[2];
+            cw->row_moved[j] = 1;
             active[q] = 1;
             if (entry && entry[q] >= 0) act[entry[q]] = 1;
             cw->touched[q] = 1;
@@ -545,6 +572,7 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
             continue;
         worst = rel > worst ? rel : worst;
         cw->touched[r] = 1;
+        cw->row_moved[i] = 1;
         a->px[i] -= ov * u[0];
         a->py[i] -= ov * u[1];
         if (three) a->pz[i] -= ov * u[2];
@@ -561,6 +589,7 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
             if (rel <= 0.0f) continue;
             worst = rel > worst ? rel : worst;
             cw->touched[r] = 1;
+            cw->row_moved[i] = 1;
             a->px[i] += wp[0];
             a->py[i] += wp[1];
         }
@@ -1091,6 +1120,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     float most = 0.0f;
     memset(cw->touched, 0, (size_t)count);
     memset(cw->moved, 0, (size_t)count);
+    memset(cw->row_moved, 0, (size_t)w->agents.count);
     /* Most participants touch nothing: after the first pass, iterations
      * check only those marked (that overlapped at their last check, moved,
      * or have a candidate that moved). Once the marked ones hold, one pass
@@ -1117,6 +1147,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         x.only_active = !full;
         par_for(w, count, 512, PAR_STATIC, contact_range, &x);
         x.clear = NULL; /* the first check only */
+        x.recheck = 1;  /* after it, the checks of everyone skip who would find the same */
         most = 0.0f;
         for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
         if (most <= CONTACT_TOLERANCE && !full) {
@@ -1292,6 +1323,24 @@ static int cs_reserve(world_t* w, int32_t parts, int32_t sorted)
     return 1;
 }
 
+/* A moved flag for each of `rows` agent rows; 0 when out of memory (the
+ * old flags stay). */
+static int row_moved_reserve(world_t* w, int32_t rows)
+{
+    contact_world_t* cw = contact_data(w);
+    if (rows <= cw->row_moved_capacity) return 1;
+    int32_t cap = rows < 64 ? 64 : rows + rows / 2;
+    uint8_t* f = (uint8_t*)mem_calloc(&w->alloc, (size_t)cap);
+    if (!f) {
+        world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)rows);
+        return 0;
+    }
+    mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity);
+    cw->row_moved = f;
+    cw->row_moved_capacity = cap;
+    return 1;
+}
+
 static int32_t participants(const world_t* w)
 {
     return crowd_contacts(w).count + w->comps[COMP_CONTACT].table.count;
@@ -1304,6 +1353,7 @@ static int contact_reserve_step(world_t* w)
     if (parts == 0) return 1;
     return contact_reserve(w, parts + w->pending_adds,
                            w->comps[COMP_CONTACT].table.count + w->pending_adds) &&
+           row_moved_reserve(w, w->agents.count + w->pending_adds) &&
            (contact_data(w)->colored_after < 0 ||
             cs_reserve(w, parts + w->pending_adds, w->agents.count + w->pending_adds));
 }
@@ -1333,6 +1383,7 @@ static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)
     if (!d->crowd.enabled && !contact_needs(d)) return 1;
     int32_t more = w->pending_adds + 1;
     return contact_reserve(w, participants(w) + more, w->comps[COMP_CONTACT].table.count + more) &&
+           row_moved_reserve(w, w->agents.count + more) &&
            (contact_data(w)->colored_after < 0 ||
             cs_reserve(w, participants(w) + more, w->agents.count + more));
 }
@@ -1377,6 +1428,7 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->cs_restf, np);
     mem_free(&w->alloc, cw->cs_entry, np * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_act, np);
+    mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity);
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CONTACT] = NULL;
 }

@@ -33,6 +33,11 @@ typedef struct contact_world_t {
     uint8_t* active;  /* it overlapped something at its last check */
     uint8_t* touched; /* the pass moved it this step */
     uint8_t* moved;   /* the last Jacobi iteration pushed it (to be applied) */
+    /* per agent row: the pass moved it this step (a check of a row none of
+     * whose candidates moved since its last check would find what that
+     * check found) */
+    uint8_t* row_moved;
+    int32_t row_moved_capacity;
     int32_t* turns;   /* a serial sweep's participants, in global id order */
     int32_t capacity; /* participants the scratch holds */
     /* The colored sweeps (contacts.c): per sorted position of the spatial
