@@ -61,6 +61,15 @@
 
 #define CONTACT_TOLERANCE 0.005f
 #define CONTACT_MAX_ITER 16
+/* A step whose first check finds no overlap deeper than CONTACT_SHALLOW of
+ * the smaller radius (a jam ORCA pressed together: its plan radius leaves
+ * at most about a tenth) hands what is left to the sweeps after
+ * CONTACT_SHALLOW_ITER iterations. Deeper overlaps (bodies spawned on top of
+ * each other) take all CONTACT_MAX_ITER: the sweeps resolve each overlap at
+ * once and can carry a body along an overlapping chain farther than its
+ * candidates' range allows for, where Jacobi's relaxed pushes spread it. */
+#define CONTACT_SHALLOW 0.25f
+#define CONTACT_SHALLOW_ITER 4
 #define CONTACT_RELAX 1.5f
 #define CONTACT_MAX_SWEEPS 512
 
@@ -1113,6 +1122,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     contact_world_t* cw = x.cw;
     int32_t count = x.nc + x.nt;
     cw->iterations_last = 0;
+    cw->sweeps_last = 0;
     cw->overlap_last = 0.0f;
     if (count == 0) return 0;
     int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
@@ -1142,19 +1152,21 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         x.dt = dt;
     }
     int full = 1;
+    int32_t max_iter = CONTACT_MAX_ITER;
     for (;;) {
         for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
         x.only_active = !full;
         par_for(w, count, 512, PAR_STATIC, contact_range, &x);
-        x.clear = NULL; /* the first check only */
-        x.recheck = 1;  /* after it, the checks of everyone skip who would find the same */
         most = 0.0f;
         for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        if (!x.recheck && most <= CONTACT_SHALLOW) max_iter = CONTACT_SHALLOW_ITER; /* the first check */
+        x.clear = NULL;                                                             /* the first check only */
+        x.recheck = 1; /* after it, the checks of everyone skip who would find the same */
         if (most <= CONTACT_TOLERANCE && !full) {
             full = 1; /* the marked ones hold: check them all */
             continue;
         }
-        if (most <= CONTACT_TOLERANCE || iter >= CONTACT_MAX_ITER) break;
+        if (most <= CONTACT_TOLERANCE || iter >= max_iter) break;
         par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
         iter++;
         full = 0;
@@ -1167,7 +1179,8 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     cs_ctx_t cs;
     cs.worst = worst;
     int colored = 0;
-    for (int32_t sweep = 0; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
+    int32_t sweep = 0;
+    for (; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
         if (cw->colored_after >= 0 && sweep == cw->colored_after) colored = cs_plan(w, &x, count, &cs);
         most = colored ? contact_sweep_colored(w, &cs) : sweep_by_id(&x, count, NULL, NULL, NULL);
         if (most <= CONTACT_TOLERANCE) {
@@ -1180,6 +1193,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     }
     if (w->dims == 2 && x.walls->seg_count > 0) par_for(w, count, 512, PAR_STATIC, contact_walls_hold, &x);
     cw->iterations_last = iter;
+    cw->sweeps_last = sweep;
     cw->overlap_last = most;
     velocity_ctx_t vc = {&x, 1.0f / dt};
     par_for(w, count, 1024, PAR_STATIC, contact_velocities, &vc);

@@ -68,6 +68,7 @@ typedef struct contact_world_t {
      * --colored-sweeps-after` and tests. */
     int32_t colored_after;
     int32_t iterations_last; /* contact iterations of the last step */
+    int32_t sweeps_last;     /* of those, Gauss-Seidel sweeps */
     float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
 } contact_world_t;
 
