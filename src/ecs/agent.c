@@ -1,6 +1,8 @@
-/* Agents: the slot table and handles, the command queue of changes asked
- * for inside a step, adds and removes, state reads, teleports, and the
- * read-modify-validate-write path every setter goes through (agent_edit):
+/* Agents: the slot table and handles, the global-id map's entries (put
+ * when an add takes a slot, erased when the agent is removed), the command
+ * queue of changes asked for inside a step, adds and removes, state reads,
+ * teleports, and the read-modify-validate-write path every setter goes
+ * through (agent_edit):
  * read the agent's current definition (from its row, or from the queued
  * add if it is still pending), change it, validate the result, and only
  * then write back what the change may touch (the agent table's parameters
@@ -140,6 +142,8 @@ static void sync_component_rows(world_t* w, uint32_t slot)
 
 void agent_remove_live(world_t* w, uint32_t slot)
 {
+    uint64_t gid = agent_global_id(w, w->slots[slot].row);
+    id_map_prefetch(&w->ids, gid); /* the components' removals hide its miss */
     for (int k = 0; k < w->comp_count; ++k) agent_remove_component(w, k, slot);
     uint32_t moved = table_swap_remove(&w->agents, w->slots[slot].row);
     user_swap_remove(w, w->slots[slot].row);
@@ -152,7 +156,24 @@ void agent_remove_live(world_t* w, uint32_t slot)
         w->slots[moved].row = w->slots[slot].row;
         sync_component_rows(w, moved);
     }
+    id_map_erase(&w->ids, gid);
     release_slot(w, slot);
+}
+
+int agent_slot_global_id(const world_t* w, uint32_t slot, uint64_t* out)
+{
+    const slot_t* s = &w->slots[slot];
+    if (s->state == SLOT_LIVE) {
+        *out = agent_global_id(w, s->row);
+        return 1;
+    }
+    if (s->state != SLOT_PENDING) return 0;
+    for (int32_t i = w->command_count - 1; i >= 0; --i) /* its queued add holds it */
+        if (w->commands[i].is_add && w->commands[i].slot == slot) {
+            *out = w->commands[i].id;
+            return 1;
+        }
+    return 0;
 }
 
 static int reserve_command(world_t* w)
@@ -197,6 +218,7 @@ shoal_status_t world_apply_commands(world_t* w)
 shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, shoal_agent_t* out_id)
 {
     if (!w) return SHOAL_ERR_INVALID_ARGUMENT;
+    id_map_prefetch(&w->ids, w->next_id); /* the checks below hide its miss */
     if (out_id) memset(out_id, 0, sizeof *out_id);
     shoal_status_t st = agent_validate_def(w, def, "agent_add");
     for (int32_t m = 0; st == SHOAL_OK && m < w->registry->module_count; ++m) {
@@ -211,7 +233,8 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
      * queue at the stage boundary cannot run out of memory. */
     if (!reserve_slot(w) || !table_reserve(&w->agents, &w->alloc, live_after) ||
         !user_reserve(w, w->agents.capacity) || !world_reserve_row_mask(w) ||
-        !agent_reserve_components(w, def, 1 + w->pending_adds) || (w->in_step && !reserve_command(w)))
+        !id_map_reserve(&w->ids, &w->alloc, 1) || !agent_reserve_components(w, def, 1 + w->pending_adds) ||
+        (w->in_step && !reserve_command(w)))
         return world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "agent_add: out of memory growing to %d agents",
                           (int)live_after);
     /* Module-wide memory the agent calls for (the first planner agent of a
@@ -222,6 +245,7 @@ shoal_status_t shoal_agent_add(shoal_world_t* w, const shoal_agent_def_t* def, s
     if (st != SHOAL_OK) return st;
     uint32_t slot = agent_take_slot(w);
     uint64_t gid = w->next_id++;
+    id_map_put(&w->ids, gid, slot);
     if (w->in_step) {
         command_t* c = &w->commands[w->command_count++];
         c->slot = slot;
@@ -337,15 +361,7 @@ shoal_status_t shoal_agent_global_id(const shoal_world_t* w, shoal_agent_t id, u
     if (!out_id) return world_failc(w, SHOAL_ERR_INVALID_ARGUMENT, "agent_global_id: out_id is NULL");
     int32_t slot = world_resolve(w, id, 1, "agent_global_id");
     if (slot < 0) return SHOAL_ERR_STALE_HANDLE;
-    if (w->slots[slot].state == SLOT_PENDING) { /* its queued add holds it */
-        for (int32_t i = w->command_count - 1; i >= 0; --i)
-            if (w->commands[i].is_add && w->commands[i].slot == (uint32_t)slot) {
-                *out_id = w->commands[i].id;
-                break;
-            }
-        return SHOAL_OK;
-    }
-    *out_id = agent_global_id(w, w->slots[slot].row);
+    agent_slot_global_id(w, (uint32_t)slot, out_id);
     return SHOAL_OK;
 }
 

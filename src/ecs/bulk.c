@@ -299,7 +299,8 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def,
     uint32_t* slots = (uint32_t*)mem_alloc(&w->alloc, slots_size);
     int ok = slots && agent_reserve_slots(w, count) &&
              world_table_reserve(w, &w->agents, live_after, INT32_MAX) &&
-             user_reserve(w, w->agents.capacity) && world_reserve_row_mask(w);
+             user_reserve(w, w->agents.capacity) && world_reserve_row_mask(w) &&
+             id_map_reserve(&w->ids, &w->alloc, (uint64_t)count);
     for (int k = 0; ok && k < w->comp_count; ++k) {
         if (!agent_needs_component(w, def, k)) continue;
         table_t* t = &w->comps[k].table;
@@ -329,6 +330,9 @@ shoal_status_t shoal_agents_add(shoal_world_t* w, const shoal_agent_def_t* def,
     for (int32_t i = 0; i < count; ++i) {
         uint32_t s = agent_take_slot(w);
         slots[i] = s;
+        /* Consecutive ids' buckets are far apart: ask for one well ahead. */
+        id_map_prefetch(&w->ids, c.first_id + (uint64_t)i + 16);
+        id_map_put(&w->ids, c.first_id + (uint64_t)i, s);
         w->slots[s].row = c.base + i;
         w->slots[s].state = SLOT_LIVE;
         if (out_ids) out_ids[i] = (shoal_agent_t){s + 1, w->tag, w->slots[s].generation};

@@ -335,7 +335,8 @@ shoal_status_t world_create_with(const shoal_world_def_t* def, const registry_t*
     w->slot_capacity = w->slots ? cap : 0;
     /* The agent table is zeroed on the workers: a big initial capacity is
      * gigabytes of fresh pages. */
-    int ok = w->slots && world_table_reserve(w, &w->agents, cap, INT32_MAX) && world_reserve_row_mask(w);
+    int ok = w->slots && world_table_reserve(w, &w->agents, cap, INT32_MAX) && world_reserve_row_mask(w) &&
+             id_map_reserve(&w->ids, &alloc, (uint64_t)cap);
     for (int32_t m = 0; ok && m < w->registry->module_count; ++m) {
         const module_t* mod = w->registry->modules[m];
         if (mod->init) ok = mod->init(w);
@@ -376,6 +377,7 @@ void shoal_world_destroy(shoal_world_t* w)
         if (mod->release) mod->release(w);
     }
     mem_free(&alloc, w->slots, (size_t)w->slot_capacity * sizeof(slot_t));
+    id_map_release(&w->ids, &alloc);
     mem_free(&alloc, w->commands, (size_t)w->command_capacity * sizeof(command_t));
     par_release_topology(w->topology);
     trace_destroy(w->trace, &alloc);

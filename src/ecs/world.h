@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ecs/component.h"
+#include "ecs/id_map.h"
 #include "ecs/memory.h"
 #include "ecs/module.h"
 #include "ecs/table.h"
@@ -266,6 +267,10 @@ struct shoal_world_t {
     uint32_t free_head; /* UINT32_MAX when empty */
     int32_t pending_adds;
     uint64_t next_id; /* the global id the next added agent gets */
+    /* Every live or pending agent's global id to its slot (id_map.h): an
+     * entry is put when an add takes the slot and erased when the agent
+     * is removed. */
+    id_map_t ids;
 
     table_t agents;
     /* Components (optional per-agent tables), numbered in registry order;
@@ -552,6 +557,9 @@ void world_retag_stored_handles(world_t* w, uint16_t from);
 /* A handle as two stored uint32 columns, and back. */
 uint32_t agent_stored_tag(shoal_agent_t id);
 shoal_agent_t agent_stored_handle(uint32_t index1, uint32_t tag);
+/* The global id of a live or pending agent's slot into *out; 0 when the
+ * slot holds neither. */
+int agent_slot_global_id(const world_t* w, uint32_t slot, uint64_t* out);
 
 /* Room for `rows` more agents of definition d in every component d needs
  * (beyond the queued adds), so that turning it on for them cannot run out

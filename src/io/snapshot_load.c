@@ -259,6 +259,17 @@ static int check_global_ids(byte_reader_t* rd, world_t* w, uint64_t next_id)
     return ok;
 }
 
+/* The global-id map from the loaded rows (the ids are checked unique). */
+static int index_global_ids(byte_reader_t* rd, world_t* w)
+{
+    const table_t* t = &w->agents;
+    if (!id_map_reserve(&w->ids, &w->alloc, (uint64_t)t->count))
+        return br_fail(rd, "out of memory for the ids of %d agents", (int)t->count);
+    const uint32_t* slots = table_slots(t);
+    for (int32_t r = 0; r < t->count; ++r) id_map_put(&w->ids, agent_global_id(w, r), slots[r]);
+    return 1;
+}
+
 static int read_agents(byte_reader_t* rd, world_t* w, uint64_t next_id)
 {
     table_t* t = &w->agents;
@@ -290,7 +301,7 @@ static int read_agents(byte_reader_t* rd, world_t* w, uint64_t next_id)
         if (s >= (uint32_t)w->slot_high || w->slots[s].state != SLOT_LIVE || w->slots[s].row != r)
             return br_fail(rd, "agent row %d names slot %u, which is not a live slot of that row", (int)r, s);
     }
-    return check_global_ids(rd, w, next_id);
+    return check_global_ids(rd, w, next_id) && index_global_ids(rd, w);
 }
 
 static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_index, uint32_t version)
