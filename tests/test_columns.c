@@ -114,20 +114,18 @@ Test(columns, tables_match_the_enums)
                 cr_assert(strcmp(m->columns[o].name, col->name) != 0, "%s: columns %d and %d are both '%s'",
                           mn, (int)o, (int)c, col->name);
             int integer = col->type != COLUMN_F32;
-            cr_assert(col->type <= COLUMN_AGENT_TAG, "%s.%s: type %d", mn, col->name, col->type);
+            cr_assert(col->type <= COLUMN_AGENT_ID_HI, "%s.%s: type %d", mn, col->name, col->type);
             cr_assert(!integer || (col->flags & COLUMN_BITS), "%s.%s: an integer column without COLUMN_BITS",
                       mn, col->name);
-            cr_assert_eq(col->type == COLUMN_AGENT_TAG, (col->flags & COLUMN_HANDLE_TAG) != 0,
-                         "%s.%s: a handle's tag column, and it alone, has COLUMN_HANDLE_TAG", mn, col->name);
-            if (col->type == COLUMN_AGENT_TAG) {
-                cr_assert_eq(m->columns[c - 1].type, COLUMN_AGENT_INDEX1, "%s.%s: no index1 column before",
+            if (col->type == COLUMN_AGENT_ID_HI) {
+                cr_assert_eq(m->columns[c - 1].type, COLUMN_AGENT_ID_LO, "%s.%s: no low half's column before",
                              mn, col->name);
-                cr_assert_eq(m->columns[c - 1].field, col->field, "%s.%s: not the index1 column's field", mn,
+                cr_assert_eq(m->columns[c - 1].field, col->field, "%s.%s: not the low half's field", mn,
                              col->name);
             }
-            if (col->type == COLUMN_AGENT_INDEX1)
-                cr_assert(c + 1 < m->column_count && m->columns[c + 1].type == COLUMN_AGENT_TAG,
-                          "%s.%s: no tag column after", mn, col->name);
+            if (col->type == COLUMN_AGENT_ID_LO)
+                cr_assert(c + 1 < m->column_count && m->columns[c + 1].type == COLUMN_AGENT_ID_HI,
+                          "%s.%s: no high half's column after", mn, col->name);
             cr_assert(col->since <= SHOAL_SNAPSHOT_VERSION, "%s.%s: since %d", mn, col->name, col->since);
             cr_assert(col->since == 0 || col->since > m->snapshot_since,
                       "%s.%s: since %d, but the component is there since %d", mn, col->name, col->since,
@@ -139,7 +137,7 @@ Test(columns, tables_match_the_enums)
             }
             cr_assert(c > COMP_ROW, "%s: the slot and row come from no definition field", mn);
             for (int32_t o = COMP_ROW + 1; o < c; ++o)
-                cr_assert(m->columns[o].field != col->field || col->type == COLUMN_AGENT_TAG,
+                cr_assert(m->columns[o].field != col->field || col->type == COLUMN_AGENT_ID_HI,
                           "%s: columns %s and %s come from one field", mn, m->columns[o].name, col->name);
             cr_assert(!(col->flags & COLUMN_DERIVED), "%s.%s: derived, yet from a field", mn, col->name);
             cr_assert(col->field >= 0 && (size_t)col->field + 4 <= sizeof(shoal_agent_def_t),
@@ -151,7 +149,7 @@ Test(columns, tables_match_the_enums)
             if (col->check == COLUMN_CHECK_INT)
                 cr_assert_eq(col->type, COLUMN_I32, "%s.%s", mn, col->name);
             else if (col->check == COLUMN_CHECK_HANDLE)
-                cr_assert_eq(col->type, COLUMN_AGENT_INDEX1, "%s.%s", mn, col->name);
+                cr_assert_eq(col->type, COLUMN_AGENT_ID_LO, "%s.%s", mn, col->name);
             else if (col->check != COLUMN_CHECK_NONE)
                 cr_assert_eq(col->type, COLUMN_F32, "%s.%s", mn, col->name);
             if (col->check == COLUMN_CHECK_INT || col->range)
@@ -184,12 +182,11 @@ Test(columns, tables_match_the_enums)
             }
         }
         /* The definition columns: every column with a field or derived from
-         * the definition, no tag column. */
+         * the definition. */
         uint64_t mask = columns_definition_mask(m);
         for (int32_t c = 0; c < m->column_count && c < 64; ++c) {
             const column_def_t* col = &m->columns[c];
-            int want = (col->field != COLUMN_NO_FIELD || (col->flags & COLUMN_DERIVED)) &&
-                       col->type != COLUMN_AGENT_TAG;
+            int want = col->field != COLUMN_NO_FIELD || (col->flags & COLUMN_DERIVED);
             cr_assert_eq((int)(mask >> c & 1u), want, "%s.%s: definition column %d", mn, col->name, want);
         }
     }
@@ -197,16 +194,17 @@ Test(columns, tables_match_the_enums)
 }
 
 /* A definition with a distinct value in every field of module m's table:
- * bits no other field has, each a valid float, and a handle of world w. */
-static void fill_fields(const world_t* w, const module_t* m, shoal_agent_def_t* d)
+ * bits no other field has, each a valid float, and for a reference to an
+ * agent live[c], a live agent's handle (what a reference stores is that
+ * agent's id, which a handle of no live agent lacks). */
+static void fill_fields(const module_t* m, shoal_agent_def_t* d, const shoal_agent_t* live)
 {
     for (int32_t c = COMP_ROW + 1; c < m->column_count; ++c) {
         const column_def_t* col = &m->columns[c];
         char* p = (char*)d + col->field;
-        if (col->field == COLUMN_NO_FIELD || col->type == COLUMN_AGENT_TAG) continue;
-        if (col->type == COLUMN_AGENT_INDEX1) {
-            shoal_agent_t id = {1000u + (uint32_t)c, w->tag, (uint16_t)(7 + c)};
-            memcpy(p, &id, sizeof id);
+        if (col->field == COLUMN_NO_FIELD || col->type == COLUMN_AGENT_ID_HI) continue;
+        if (col->type == COLUMN_AGENT_ID_LO) {
+            memcpy(p, &live[c], sizeof live[c]);
         } else if (col->type == COLUMN_F32) {
             float v = 1.0f + 0.125f * (float)c;
             memcpy(p, &v, 4);
@@ -222,6 +220,9 @@ Test(columns, every_definition_column_round_trips)
     /* 3D: a 2D world keeps no z (dseek's waypoint, a planner's goal). */
     shoal_world_t* w = make_world(3, 1, SHOAL_BACKEND_SERIAL);
     shoal_agent_def_t base = shoal_agent_default_def();
+    shoal_agent_t live[TABLE_MAX_COLUMNS];
+    for (int i = 0; i < TABLE_MAX_COLUMNS; ++i)
+        cr_assert_eq(shoal_agent_add(w, &base, &live[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
     shoal_agent_t id;
     cr_assert_eq(shoal_agent_add(w, &base, &id), SHOAL_OK, "%s", shoal_world_last_error(w));
     uint32_t slot = id.index1 - 1;
@@ -230,7 +231,7 @@ Test(columns, every_definition_column_round_trips)
         const module_t* m = w->comp_module[k];
         shoal_agent_def_t d = base;
         make_need(&d, m->name);
-        fill_fields(w, m, &d);
+        fill_fields(m, &d, live);
         cr_assert(m->needs(&d), "%s: the filled definition no longer needs the component", m->name);
         cr_assert(m->write_row && m->read_row, "%s: no write_row or read_row for its table's columns",
                   m->name);
@@ -247,8 +248,9 @@ Test(columns, every_definition_column_round_trips)
         for (int32_t c = COMP_ROW + 1; c < m->column_count; ++c) {
             const column_def_t* col = &m->columns[c];
             if (col->field == COLUMN_NO_FIELD) continue;
-            size_t size =
-                col->type == COLUMN_AGENT_INDEX1 || col->type == COLUMN_AGENT_TAG ? sizeof(shoal_agent_t) : 4;
+            size_t size = col->type == COLUMN_AGENT_ID_LO || col->type == COLUMN_AGENT_ID_HI
+                              ? sizeof(shoal_agent_t)
+                              : 4;
             cr_assert(memcmp((const char*)&d + col->field, (const char*)&out + col->field, size) == 0,
                       "%s: %s did not come back", m->name, col->name);
         }

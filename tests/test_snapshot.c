@@ -625,7 +625,10 @@ Test(snapshot, disabled_systems_stay_disabled)
 /* A version-3 snapshot rewritten as an older version: its sections copied
  * but those the older version lacks (the crowd component, COMP id 8, and
  * WALL before version 3; USER before version 2), with that version's header, size and
- * checksum. Returns the new size; out has room for `size` bytes. */
+ * checksum. Returns the new size; out has room for `size` bytes. References
+ * to agents are copied as they are (global ids, which versions before 13
+ * held as handles): the worlds here have none but null ones, the same bits
+ * in both (test_agent_refs.c rewrites them for version 12). */
 static size_t older_version(const unsigned char* in, size_t size, uint32_t version, unsigned char* out)
 {
     memcpy(out, in, 32);

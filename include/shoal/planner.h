@@ -100,7 +100,8 @@ typedef struct shoal_planner_t {
     float goal_point[3];            /* seek / flee point, finite; z ignored in 2D. Default 0 */
     shoal_agent_t goal_agent;       /* pursue / evade target: a live agent of this world when the
                                * goal is set (a target removed later is ignored: the agent
-                               * then only avoids collisions) */
+                               * then only avoids collisions, and shoal_agent_get_def gives
+                               * the null handle) */
     int32_t avoid_collisions;       /* 1: AvoidCollision with the world's obstacles (static and
                                * moving). 0 or 1. Default 1 */
     shoal_plan_strategy_t strategy; /* Default ADAPTIVE */

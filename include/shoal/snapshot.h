@@ -46,8 +46,10 @@ extern "C" {
  * versions 1 to 10 no global agent ids (their agents take their slot
  * indexes as ids on load), versions 1 to 11 no paths of ground vehicles
  * on navigation meshes (they load with none, planned again in the next
- * step) (docs/snapshot.md). */
-#define SHOAL_SNAPSHOT_VERSION 12
+ * step), versions 1 to 12 stored pursuit targets, leaders and planner goal
+ * agents as handles (each loads as the global id of the agent it names)
+ * (docs/snapshot.md). */
+#define SHOAL_SNAPSHOT_VERSION 13
 
 /* Save `world` to `path`, atomically: the destination then holds either its
  * previous contents (on any failure, and after a crash during the save) or

@@ -169,7 +169,10 @@ typedef struct shoal_wander_t {
 /* Pursuit and evasion of another agent with linear prediction: the target's
  * position after T = min(distance / own max speed, max_prediction). */
 typedef struct shoal_pursuit_t {
-    shoal_agent_t target; /* an agent of the same world; a stale one is ignored */
+    shoal_agent_t target; /* an agent of the same world; a stale one is ignored. Stored
+                           * as the agent's global id: once it is removed, no later
+                           * agent is taken for it, and shoal_agent_get_def gives the
+                           * null handle */
     float max_prediction; /* s, >= 0. Default 2 */
 } shoal_pursuit_t;
 
@@ -177,7 +180,8 @@ typedef struct shoal_pursuit_t {
  * `behind + behind_per_speed * |V_leader|` meters behind the leader;
  * combine with SEPARATE. */
 typedef struct shoal_follow_t {
-    shoal_agent_t leader;   /* an agent of the same world; a stale one is ignored */
+    shoal_agent_t leader;   /* an agent of the same world; a stale one is ignored. Stored
+                             * as pursuit's target is */
     float behind;           /* m, >= 0. Default 2 */
     float behind_per_speed; /* s, >= 0. Default 0.5 */
     float arrive_gain;      /* K_arrival for the follow point, 1/s, > 0. Default 1 */

@@ -1,5 +1,6 @@
 /* Agents: the slot table and handles, the global-id map's entries (put
- * when an add takes a slot, erased when the agent is removed), the command
+ * when an add takes a slot, erased when the agent is removed) and the
+ * references to agents that components store by global id, the command
  * queue of changes asked for inside a step, adds and removes, state reads,
  * teleports, and the read-modify-validate-write path every setter goes
  * through (agent_edit):
@@ -160,6 +161,8 @@ void agent_remove_live(world_t* w, uint32_t slot)
     release_slot(w, slot);
 }
 
+/* ---- stored references to agents ---------------------------------------- */
+
 int agent_slot_global_id(const world_t* w, uint32_t slot, uint64_t* out)
 {
     const slot_t* s = &w->slots[slot];
@@ -174,6 +177,24 @@ int agent_slot_global_id(const world_t* w, uint32_t slot, uint64_t* out)
             return 1;
         }
     return 0;
+}
+
+uint64_t agent_stored_id(const world_t* w, shoal_agent_t id)
+{
+    uint32_t slot = id.index1 - 1;
+    if (id.index1 == 0 || id.world0 != w->tag || slot >= (uint32_t)w->slot_high ||
+        w->slots[slot].generation != id.generation)
+        return 0;
+    uint64_t gid;
+    return agent_slot_global_id(w, slot, &gid) ? gid + 1 : 0;
+}
+
+shoal_agent_t agent_stored_handle(const world_t* w, uint64_t stored)
+{
+    shoal_agent_t id = {0, 0, 0};
+    int64_t slot = stored ? id_map_find(&w->ids, stored - 1) : -1;
+    if (slot >= 0) id = make_handle(w, (uint32_t)slot);
+    return id;
 }
 
 static int reserve_command(world_t* w)

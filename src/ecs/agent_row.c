@@ -182,14 +182,6 @@ shoal_status_t agent_prepare_modules(world_t* w, const shoal_agent_def_t* d, con
     return SHOAL_OK;
 }
 
-uint32_t agent_stored_tag(shoal_agent_t id) { return ((uint32_t)id.world0 << 16) | id.generation; }
-
-shoal_agent_t agent_stored_handle(uint32_t index1, uint32_t tag)
-{
-    shoal_agent_t id = {index1, (uint16_t)(tag >> 16), (uint16_t)(tag & 0xffffu)};
-    return id;
-}
-
 /* Drop the agent's row of component k; its module hears of it first (the
  * grid of this step follows the neighbors rows that move). */
 void agent_remove_component(world_t* w, int k, uint32_t slot)

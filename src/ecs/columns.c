@@ -41,8 +41,7 @@ uint64_t columns_definition_mask(const module_t* m)
     uint64_t mask = 0;
     for (int32_t c = COMP_ROW + 1; c < m->column_count && c < 64; ++c) {
         const column_def_t* col = &m->columns[c];
-        if ((col->field != COLUMN_NO_FIELD || (col->flags & COLUMN_DERIVED)) && col->type != COLUMN_AGENT_TAG)
-            mask |= 1ull << c;
+        if (col->field != COLUMN_NO_FIELD || (col->flags & COLUMN_DERIVED)) mask |= 1ull << c;
     }
     return mask;
 }

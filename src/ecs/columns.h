@@ -17,15 +17,17 @@
 
 #include "ecs/world.h"
 
-/* The bits of a column's definition field (4 bytes; a handle's tag column
- * is computed). */
-static inline uint32_t column_field_bits(const column_def_t* col, const shoal_agent_def_t* d)
+/* The bits of a column's definition field (4 bytes; a reference to an
+ * agent is its stored global id's half, from the handle). */
+static inline uint32_t column_field_bits(const world_t* w, const column_def_t* col,
+                                         const shoal_agent_def_t* d)
 {
     const char* p = (const char*)d + col->field;
-    if (col->type == COLUMN_AGENT_TAG) {
+    if (col->type == COLUMN_AGENT_ID_LO || col->type == COLUMN_AGENT_ID_HI) {
         shoal_agent_t id;
         memcpy(&id, p, sizeof id);
-        return agent_stored_tag(id);
+        uint64_t stored = agent_stored_id(w, id);
+        return col->type == COLUMN_AGENT_ID_LO ? (uint32_t)stored : (uint32_t)(stored >> 32);
     }
     uint32_t v;
     memcpy(&v, p, 4);
@@ -42,7 +44,7 @@ static inline void columns_write(world_t* w, int k, int32_t r, const shoal_agent
 #pragma GCC unroll 128
     for (int32_t c = COMP_ROW + 1; c < count; ++c)
         if (cols[c].field != COLUMN_NO_FIELD && !(cols[c].flags & COLUMN_MODULE_WRITES))
-            ((uint32_t*)columns[c])[r] = column_field_bits(&cols[c], d);
+            ((uint32_t*)columns[c])[r] = column_field_bits(w, &cols[c], d);
 }
 
 /* Row r of component k back into d: every column with a definition field. */
@@ -53,11 +55,12 @@ static inline void columns_read(const world_t* w, int k, int32_t r, shoal_agent_
 #pragma GCC unroll 128
     for (int32_t c = COMP_ROW + 1; c < count; ++c) {
         const column_def_t* col = &cols[c];
-        if (col->field == COLUMN_NO_FIELD || col->type == COLUMN_AGENT_INDEX1) continue;
+        if (col->field == COLUMN_NO_FIELD || col->type == COLUMN_AGENT_ID_LO) continue;
         char* p = (char*)d + col->field;
         uint32_t v = ((const uint32_t*)columns[c])[r];
-        if (col->type == COLUMN_AGENT_TAG) { /* the index1 column comes first */
-            shoal_agent_t id = agent_stored_handle(((const uint32_t*)columns[c - 1])[r], v);
+        if (col->type == COLUMN_AGENT_ID_HI) { /* the low half's column comes first */
+            uint64_t stored = (uint64_t)v << 32 | ((const uint32_t*)columns[c - 1])[r];
+            shoal_agent_t id = agent_stored_handle(w, stored);
             memcpy(p, &id, sizeof id);
         } else {
             memcpy(p, &v, 4);
@@ -106,8 +109,7 @@ static inline shoal_status_t columns_check(world_t* w, const shoal_agent_def_t* 
  * holds of it holds while the component's version is unchanged
  * (component_t): a reorder that found it holding one value need not look
  * again. These are the columns with a definition field and the
- * COLUMN_DERIVED ones; a handle's tag column is never one (a loaded world
- * retags stored handles without a version change). */
+ * COLUMN_DERIVED ones. */
 uint64_t columns_definition_mask(const module_t* m);
 
 /* Column c's flags (enum column_flag). */

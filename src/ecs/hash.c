@@ -22,7 +22,8 @@
  * acc = fold(acc ^ v); the term is a full mix of acc, which starts as a mix
  * of the global id and the part. Columns that are not state (the slot, the
  * agent row of a component row, statistics such as planner wall time) are
- * left out; the stored-handle tags keep only their generation. */
+ * left out. A reference to another agent is hashed as stored, its global
+ * id + 1: the same whatever slot that agent has, in any process. */
 #include <string.h>
 
 #include "ecs/columns.h"
@@ -44,13 +45,11 @@ static inline uint64_t fold(uint64_t acc, uint64_t v)
 
 static uint64_t absorb(uint64_t h, uint64_t word) { return rng_mix64(h ^ word) + 0x9e3779b97f4a7c15ull; }
 
-/* The columns a table's terms read, in column order: plain ones (a stored
- * handle's tag half masked to its generation), then those hashed only
- * where not 0. */
+/* The columns a table's terms read, in column order: plain ones, then
+ * those hashed only where not 0. */
 enum { HASH_MAX_COLUMNS = TABLE_MAX_COLUMNS + 64 };
 typedef struct hash_cols {
     const uint32_t* plain[HASH_MAX_COLUMNS];
-    uint32_t mask[HASH_MAX_COLUMNS];
     int32_t plain_count;
     const uint32_t* nonzero[HASH_MAX_COLUMNS];
     int32_t nonzero_count;
@@ -68,8 +67,7 @@ static void fold_columns(const hash_cols_t* hc, uint64_t* acc, int32_t r0, int32
 {
     for (int32_t j = 0; j < hc->plain_count; ++j) {
         const uint32_t* a = hc->plain[j] + r0;
-        const uint32_t ma = hc->mask[j];
-        for (int32_t i = 0; i < n; ++i) acc[i] = fold(acc[i], a[i] & ma);
+        for (int32_t i = 0; i < n; ++i) acc[i] = fold(acc[i], a[i]);
     }
     for (int32_t j = 0; j < hc->nonzero_count; ++j) { /* state only where it is set */
         const uint32_t* a = hc->nonzero[j] + r0;
@@ -80,10 +78,9 @@ static void fold_columns(const hash_cols_t* hc, uint64_t* acc, int32_t r0, int32
     }
 }
 
-static void add_plain(hash_cols_t* hc, const void* column, uint32_t mask)
+static void add_plain(hash_cols_t* hc, const void* column)
 {
-    hc->plain[hc->plain_count] = (const uint32_t*)column;
-    hc->mask[hc->plain_count++] = mask;
+    hc->plain[hc->plain_count++] = (const uint32_t*)column;
 }
 
 /* The agent rows [begin, end): every agent column but the slot and the id,
@@ -136,7 +133,7 @@ static void agent_columns(const world_t* w, hash_cols_t* hc)
 {
     const table_t* t = &w->agents;
     for (int32_t col = 1; col < t->column_count; ++col)
-        if (t->elem_size[col] != 0 && col != AC_ID_LO && col != AC_ID_HI) add_plain(hc, t->columns[col], ~0u);
+        if (t->elem_size[col] != 0 && col != AC_ID_LO && col != AC_ID_HI) add_plain(hc, t->columns[col]);
 }
 
 /* A component's state columns: not the slot or the agent row, not the
@@ -151,7 +148,7 @@ static void component_columns(const world_t* w, int k, hash_cols_t* hc)
         if (f & COLUMN_HASH_NONZERO)
             hc->nonzero[hc->nonzero_count++] = (const uint32_t*)t->columns[col];
         else
-            add_plain(hc, t->columns[col], (f & COLUMN_HANDLE_TAG) ? 0xffffu : ~0u);
+            add_plain(hc, t->columns[col]);
     }
 }
 

@@ -1,8 +1,9 @@
 /* The global-id map: each live or pending agent's global id to its slot
  * (world.h's AC_ID_LO and AC_ID_HI, given in the order of adds and never
- * reused), so that an agent is found from its global id in O(1): what a
- * reference from one agent to another needs once it is stored as an id, as
- * a world split over processes needs it (slots are local storage).
+ * reused), so that a component may name another agent by its global id (a
+ * pursuit target, a leader, a planner's goal agent) and still find its row
+ * in O(1), as a world split over processes, whose slots are local storage,
+ * will need to.
  *
  * Decisions worth knowing:
  * - It maps to the slot, not the row: a reorder moves every row and a

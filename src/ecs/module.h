@@ -30,9 +30,6 @@ typedef struct shoal_world_t world_t;
  * (an f32, i32 or u32); column 0 is the owning slot and column 1 the owning
  * agent's row (COMP_ROW), which the core maintains. */
 enum column_flag {
-    COLUMN_HANDLE_TAG = 1u << 0,    /* the (world0 << 16 | generation) half of a stored handle:
-                                  * only the generation is state (the world tag comes from
-                                  * the world's address) */
     COLUMN_NOT_STATE = 1u << 1,     /* a statistic such as wall time: never hashed */
     COLUMN_BITS = 1u << 2,          /* not a float that must be finite: an int32 or uint32, a
                                   * bit pattern, or a statistic that may be infinite (the
@@ -49,15 +46,18 @@ enum column_flag {
                                      * leaves the hash of rows where it is 0 as it was */
 };
 
-/* What a column holds. A stored handle is two columns: the AGENT_INDEX1
- * column, then its AGENT_TAG column (COLUMN_HANDLE_TAG), both from one
- * shoal_agent_t field. */
+/* What a column holds. A reference to another agent is two columns, the
+ * AGENT_ID_LO column and then its AGENT_ID_HI column, both from one
+ * shoal_agent_t field: the halves of that agent's global id + 1, 0 for
+ * none (world.h, agent_stored_id). An id, not the handle's slot and
+ * generation: slots are local storage, which a world split over processes
+ * does not share, and ids are never reused. */
 enum column_type {
     COLUMN_F32 = 0,
     COLUMN_I32,
     COLUMN_U32,
-    COLUMN_AGENT_INDEX1,
-    COLUMN_AGENT_TAG,
+    COLUMN_AGENT_ID_LO,
+    COLUMN_AGENT_ID_HI,
 };
 
 /* The range check of a definition field (columns_check, ecs/columns.h). The
@@ -72,7 +72,7 @@ enum column_check {
     COLUMN_CHECK_ABOVE,      /* the same without lo */
     COLUMN_CHECK_INT,        /* an int32 in [lo, hi], `range` saying so ("1 to 64"); the bounds are
                               * whole numbers of at most 2^24, hi COLUMN_INT_NO_MAX for none */
-    COLUMN_CHECK_HANDLE,     /* a stored handle (its AGENT_INDEX1 column): null or of this world */
+    COLUMN_CHECK_HANDLE,     /* a handle (the AGENT_ID_LO column's field): null or of this world */
 };
 
 /* An INT check's hi when there is none: 2^31, above every int32. */
@@ -154,18 +154,16 @@ typedef struct column_def_t {
     {                                                                                                        \
         .name = nm, .field = COLUMN_NO_FIELD, .type = COLUMN_U32, .flags = COLUMN_BITS                       \
     }
-/* A stored handle at columns col and col + 1, from a shoal_agent_t field
- * that must be null or of this world. */
-#define COLUMNS_HANDLE(col, nm, member)                                                                      \
+/* A reference to another agent at columns col and col + 1 (its global id's
+ * halves), from a shoal_agent_t field that must be null or of this world. */
+#define COLUMNS_AGENT_ID(col, nm, member)                                                                    \
     [col] = {.name = nm,                                                                                     \
              .field = COLUMN_FIELD(member),                                                                  \
-             .type = COLUMN_AGENT_INDEX1,                                                                    \
+             .type = COLUMN_AGENT_ID_LO,                                                                     \
              .flags = COLUMN_BITS,                                                                           \
              .check = COLUMN_CHECK_HANDLE},                                                                  \
-    [(col) + 1] = {.name = nm ".tag",                                                                        \
-                   .field = COLUMN_FIELD(member),                                                            \
-                   .type = COLUMN_AGENT_TAG,                                                                 \
-                   .flags = COLUMN_HANDLE_TAG | COLUMN_BITS}
+    [(col) + 1] = {                                                                                          \
+        .name = nm ".hi", .field = COLUMN_FIELD(member), .type = COLUMN_AGENT_ID_HI, .flags = COLUMN_BITS}
 
 /* Column 1 of every component. */
 #define COMP_ROW 1

@@ -441,6 +441,22 @@ shoal_backend_t shoal_world_backend(const shoal_world_t* w) { return w ? w->back
 uint64_t shoal_world_step_count(const shoal_world_t* w) { return w ? w->step_count : 0; }
 double shoal_world_time(const shoal_world_t* w) { return w ? w->time : 0.0; }
 
+void world_rows_of_stored_ids(const world_t* w, const uint32_t* lo, const uint32_t* hi, int32_t n,
+                              int32_t* rows)
+{
+    for (int32_t i = 0; i < n; ++i) id_map_prefetch(&w->ids, ((uint64_t)hi[i] << 32 | lo[i]) - 1);
+    for (int32_t i = 0; i < n; ++i) {
+        uint64_t stored = (uint64_t)hi[i] << 32 | lo[i];
+        rows[i] = stored ? (int32_t)id_map_find(&w->ids, stored - 1) : -1; /* the slot, for now */
+        if (rows[i] >= 0) __builtin_prefetch(&w->slots[rows[i]]);
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        if (rows[i] < 0) continue;
+        const slot_t* s = &w->slots[rows[i]];
+        rows[i] = s->state == SLOT_LIVE ? s->row : -1;
+    }
+}
+
 int agent_column_used(int dims, int col)
 {
     if (dims == 3) return 1;
@@ -461,14 +477,4 @@ int agent_column_used(int dims, int col)
     case AC_THREAT_Z: return 0;
     default: return 1;
     }
-}
-
-int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag)
-{
-    if (index1 == 0 || (tag >> 16) != w->tag) return -1;
-    uint32_t slot = index1 - 1;
-    if (slot >= (uint32_t)w->slot_high) return -1;
-    const slot_t* s = &w->slots[slot];
-    if (s->state != SLOT_LIVE || s->generation != (uint16_t)(tag & 0xffffu)) return -1;
-    return s->row;
 }

@@ -543,23 +543,37 @@ int agent_needs_component(const world_t* w, const shoal_agent_def_t* d, int comp
 /* 1 if column `col` of the agent table exists in a world of `dims`. */
 int agent_column_used(int dims, int col);
 
-/* The agent row of a stored handle (index1, world0 << 16 | generation), or
- * -1 when that agent is gone. Read-only: safe from parallel systems. */
-int32_t world_row_of_stored(const world_t* w, uint32_t index1, uint32_t tag);
 /* Handle tags (world_tag.c). claim: a tag no live world holds (at
  * creation); release: give it back (at destroy); adopt: take `saved`
- * instead when no live world holds it (a snapshot load); retag: rewrite the
- * stored handles (COLUMN_HANDLE_TAG columns) of tag `from` to the world's. */
+ * instead when no live world holds it (a snapshot load). */
 void world_tag_claim(world_t* w);
 void world_tag_release(world_t* w);
 void world_tag_adopt(world_t* w, uint16_t saved);
-void world_retag_stored_handles(world_t* w, uint16_t from);
-/* A handle as two stored uint32 columns, and back. */
-uint32_t agent_stored_tag(shoal_agent_t id);
-shoal_agent_t agent_stored_handle(uint32_t index1, uint32_t tag);
+/* References to other agents in components (a pursuit target, a leader, a
+ * planner's goal agent; module.h's COLUMNS_AGENT_ID) are stored as the
+ * agent's global id + 1, 0 for none, and found through the global-id map
+ * (w->ids). agent_stored_id: what handle `id` is stored as: its agent's
+ * global id + 1 when it names a live or pending agent of w, else 0 (the
+ * null handle, or a stale one: that agent is gone, and no agent will ever
+ * have its id again). agent_stored_handle: the handle of the live or
+ * pending agent a stored value names, the null handle when none does (0,
+ * or the agent was removed since). */
+uint64_t agent_stored_id(const world_t* w, shoal_agent_t id);
+shoal_agent_t agent_stored_handle(const world_t* w, uint64_t stored);
 /* The global id of a live or pending agent's slot into *out; 0 when the
  * slot holds neither. */
 int agent_slot_global_id(const world_t* w, uint32_t slot, uint64_t* out);
+/* The agent row of a stored reference (its two halves), or -1 when that
+ * agent is not live (none, removed, or added during this step and still
+ * pending). Read-only: safe from parallel systems. */
+static inline int32_t world_row_of_stored_id(const world_t* w, uint32_t lo, uint32_t hi);
+/* The same for n references (their halves lo[i], hi[i]) into rows[i], in
+ * passes over the n of them (the map's buckets, then the slots), so that
+ * the cache misses of many look-ups overlap: a pass over a component's
+ * rows resolves a block of them before it uses them. */
+#define STORED_ID_BLOCK 256
+void world_rows_of_stored_ids(const world_t* w, const uint32_t* lo, const uint32_t* hi, int32_t n,
+                              int32_t* rows);
 
 /* Room for `rows` more agents of definition d in every component d needs
  * (beyond the queued adds), so that turning it on for them cannot run out
@@ -750,6 +764,16 @@ static inline agent_view_t agent_view(const world_t* w)
                       .group = TABLE_COL(t, uint32_t, AC_GROUP)};
 #undef C
     return v;
+}
+
+static inline int32_t world_row_of_stored_id(const world_t* w, uint32_t lo, uint32_t hi)
+{
+    uint64_t stored = (uint64_t)hi << 32 | lo;
+    if (stored == 0) return -1;
+    int64_t slot = id_map_find(&w->ids, stored - 1);
+    if (slot < 0) return -1;
+    const slot_t* s = &w->slots[slot];
+    return s->state == SLOT_LIVE ? s->row : -1;
 }
 
 static inline uint64_t agent_global_id(const world_t* w, int32_t row)

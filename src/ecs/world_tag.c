@@ -14,14 +14,14 @@
  *   world of the process holds it, so the handles a host kept name the same
  *   agents after a save, a destroy and a load (or in a new process). When
  *   it is held (the saved world itself is alive, or the same snapshot was
- *   loaded twice), the new world gets a fresh tag and the handles stored in
- *   its components are re-tagged: the two worlds refuse each other's
- *   handles. That bitmap and counter are the library's only global state;
- *   they touch no simulation result (the state hash leaves tags out). */
+ *   loaded twice), the new world gets a fresh tag: the two worlds refuse
+ *   each other's handles. Components hold no handles (they name other
+ *   agents by global id, world.h's agent_stored_id), so nothing in the
+ *   world is re-tagged. That bitmap and counter are the library's only
+ *   global state; they touch no simulation result (the state hash leaves
+ *   tags out). */
 #include <stdatomic.h>
 
-#include "ecs/columns.h"
-#include "ecs/module.h"
 #include "ecs/world.h"
 
 #define TAG_WORDS (65536 / 64)
@@ -67,19 +67,4 @@ void world_tag_adopt(world_t* w, uint16_t saved)
     world_tag_release(w);
     w->tag = saved;
     w->tag_owned = 1;
-}
-
-void world_retag_stored_handles(world_t* w, uint16_t from)
-{
-    if (from == w->tag) return;
-    for (int k = 0; k < w->comp_count; ++k) {
-        const module_t* mod = w->comp_module[k];
-        table_t* t = &w->comps[k].table;
-        for (int32_t c = 1; c < t->column_count; ++c) {
-            if (!(column_flags(mod, c) & COLUMN_HANDLE_TAG)) continue;
-            uint32_t* v = (uint32_t*)t->columns[c];
-            for (int32_t r = 0; r < t->count; ++r)
-                if ((v[r] >> 16) == from) v[r] = ((uint32_t)w->tag << 16) | (v[r] & 0xffffu);
-        }
-    }
 }

@@ -342,6 +342,61 @@ static int read_component(byte_reader_t* rd, world_t* w, int k, int32_t file_ind
     return 1;
 }
 
+/* Files before version 13 stored a reference to another agent (module.h's
+ * COLUMNS_AGENT_ID) as a handle: index1, then the saved world's tag << 16 |
+ * generation. Each becomes what a reference is stored as now, the global
+ * id + 1 of the agent the handle names, or 0 when it names none (null, of
+ * another world, or an agent already gone when the file was saved: a
+ * stale handle, which then named no agent, as 0 does now). */
+static void convert_stored_handles(world_t* w, uint32_t saved_tag)
+{
+    for (int k = 0; k < w->comp_count; ++k) {
+        const module_t* mod = w->comp_module[k];
+        table_t* t = &w->comps[k].table;
+        for (int32_t c = COMP_ROW + 1; c + 1 < t->column_count; ++c) {
+            if (mod->columns[c].type != COLUMN_AGENT_ID_LO) continue;
+            uint32_t* lo = (uint32_t*)t->columns[c];
+            uint32_t* hi = (uint32_t*)t->columns[c + 1];
+            for (int32_t r = 0; r < t->count; ++r) {
+                uint32_t index1 = lo[r], tag = hi[r];
+                uint64_t stored = 0;
+                if (index1 != 0 && index1 - 1 < (uint32_t)w->slot_high && tag >> 16 == saved_tag) {
+                    const slot_t* s = &w->slots[index1 - 1];
+                    if (s->state == SLOT_LIVE && s->generation == (tag & 0xffffu))
+                        stored = agent_global_id(w, s->row) + 1;
+                }
+                lo[r] = (uint32_t)stored;
+                hi[r] = (uint32_t)(stored >> 32);
+            }
+        }
+    }
+}
+
+/* A reference names an id that was given (below the next id), or none:
+ * one at or past it would name an agent yet to be added. */
+static int check_stored_ids(byte_reader_t* rd, const world_t* w)
+{
+    rd->section = "COMP";
+    for (int k = 0; k < w->comp_count; ++k) {
+        const module_t* mod = w->comp_module[k];
+        const table_t* t = &w->comps[k].table;
+        for (int32_t c = COMP_ROW + 1; c + 1 < t->column_count; ++c) {
+            if (mod->columns[c].type != COLUMN_AGENT_ID_LO) continue;
+            const uint32_t* lo = (const uint32_t*)t->columns[c];
+            const uint32_t* hi = (const uint32_t*)t->columns[c + 1];
+            for (int32_t r = 0; r < t->count; ++r) {
+                uint64_t stored = (uint64_t)hi[r] << 32 | lo[r];
+                if (stored != 0 && stored - 1 >= w->next_id)
+                    return br_fail(rd,
+                                   "component %d row %d: %s names agent id %llu, not below the next id %llu",
+                                   k, (int)r, mod->columns[c].name, (unsigned long long)(stored - 1),
+                                   (unsigned long long)w->next_id);
+            }
+        }
+    }
+    return 1;
+}
+
 /* Whether a built-in system of this version is listed in files of `version`. */
 static int system_in_version(const world_t* w, const char* name, uint32_t version)
 {
@@ -576,8 +631,9 @@ static shoal_status_t load(const uint8_t* p, size_t size, const char* source, co
         ok = br_fail(&rd, "%zu bytes between the last section and the checksum",
                      size - SNAP_CHECKSUM_BYTES - rd.off);
     }
-    if (ok) world_retag_stored_handles(w, (uint16_t)head.tag);
-    ok = ok && check_floats(&rd, w) && check_state(&rd, w) && check_agents(&rd, w);
+    if (ok && version < 13) convert_stored_handles(w, head.tag);
+    ok =
+        ok && check_floats(&rd, w) && check_stored_ids(&rd, w) && check_state(&rd, w) && check_agents(&rd, w);
     if (!ok) {
         shoal_status_t status = strstr(rd.msg, "out of memory") ? SHOAL_ERR_OUT_OF_MEMORY : SHOAL_ERR_PARSE;
         shoal_world_destroy(w);

@@ -30,8 +30,10 @@
  * heading and velocity place the point of the one behind it, so a long
  * convoy coming to a stop can fold up.
  *
- * A stale, null or self leader gives no command and no error (the handle
- * may go stale at any step; shoal_agent_is_valid tells the owner). Reads the
+ * A removed, null or self leader gives no command and no error (the leader
+ * may be removed at any step; shoal_agent_is_valid tells the owner). The
+ * leader is stored as its global id (world.h, agent_stored_id), which no
+ * later agent takes: a new agent in its slot is not followed. Reads the
  * leader's position, velocity and orientation only: integration writes
  * those in a later stage, so no other decide thread is writing them. */
 #include <math.h>
@@ -46,10 +48,10 @@
 /* Below this leader speed (m/s) the velocity direction is noise. */
 #define FOLLOW_STILL_SPEED 1e-3f
 
-/* The follow component's columns: reads the leader handle and parameters. */
+/* The follow component's columns: reads the leader's id and parameters. */
 typedef struct follow_view {
     const int32_t* agent_row;
-    const uint32_t *lindex, *ltag;
+    const uint32_t *lid_lo, *lid_hi;
     const float *weight, *behind, *per_speed, *gain;
 } follow_view_t;
 
@@ -68,16 +70,21 @@ static void follow_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const world_t* w = c->w;
     const int three = w->dims == 3;
     const int32_t* agent_row = c->f.agent_row;
-    const uint32_t *lindex = c->f.lindex, *ltag = c->f.ltag;
+    const uint32_t *lid_lo = c->f.lid_lo, *lid_hi = c->f.lid_hi;
     const float *weight = c->f.weight, *behind = c->f.behind, *per_speed = c->f.per_speed, *gain = c->f.gain;
     const float *px = c->a.px, *py = c->a.py, *pz = c->a.pz;
     const float *vx = c->a.vx, *vy = c->a.vy, *vz = c->a.vz;
     const float *mass = c->a.mass, *fmax = c->a.max_force, *vmax = c->a.max_speed;
     float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
 
+    int32_t leaders[STORED_ID_BLOCK];
     for (int32_t r = begin; r < end; ++r) {
+        if ((r - begin) % STORED_ID_BLOCK == 0) {
+            int32_t n = end - r < STORED_ID_BLOCK ? end - r : STORED_ID_BLOCK;
+            world_rows_of_stored_ids(w, lid_lo + r, lid_hi + r, n, leaders);
+        }
         int32_t i = agent_row[r];
-        int32_t l = world_row_of_stored(w, lindex[r], ltag[r]);
+        int32_t l = leaders[(r - begin) % STORED_ID_BLOCK];
         if (l < 0 || l == i) continue;
 
         vec3 vl = {vx[l], vy[l], three ? vz[l] : 0.0f};
@@ -109,7 +116,7 @@ int64_t follow_run(world_t* w, float dt, void* ctx)
     const int k = COMP_FOLLOW;
     follow_ctx_t c = {w,
                       agent_view(w),
-                      {COMP_I(w, k, COMP_ROW), COMP_U(w, k, FO_LEADER_INDEX1), COMP_U(w, k, FO_LEADER_TAG),
+                      {COMP_I(w, k, COMP_ROW), COMP_U(w, k, FO_LEADER_ID_LO), COMP_U(w, k, FO_LEADER_ID_HI),
                        COMP_F(w, k, FO_WEIGHT), COMP_F(w, k, FO_BEHIND), COMP_F(w, k, FO_BEHIND_PER_SPEED),
                        COMP_F(w, k, FO_ARRIVE_GAIN)}};
     par_for(w, count, 512, PAR_STATIC, follow_range, &c);
@@ -135,7 +142,7 @@ static int follow_needs(const shoal_agent_def_t* d) { return d->weights[SHOAL_BE
 /* Every column comes from the definition; the leader must be null or of this world. */
 static const column_def_t follow_columns[FO_COUNT_] = {
     COLUMNS_SLOT_ROW,
-    COLUMNS_HANDLE(FO_LEADER_INDEX1, "follow.leader", follow.leader),
+    COLUMNS_AGENT_ID(FO_LEADER_ID_LO, "follow.leader", follow.leader),
     [FO_WEIGHT] = COLUMN_WEIGHT("weights[follow]", SHOAL_BEHAVIOR_FOLLOW),
     [FO_BEHIND] = COLUMN_AT_LEAST("follow.behind", follow.behind, 0.0),
     [FO_BEHIND_PER_SPEED] = COLUMN_AT_LEAST("follow.behind_per_speed", follow.behind_per_speed, 0.0),

@@ -4,12 +4,12 @@
 
 #include "modules/registry.h"
 
-/* follow: the leader handle as two uint32, like pursuit */
+/* follow: the leader as two uint32, its global id + 1 as pursuit's target */
 enum {
     FO_SLOT = 0,
     FO_ROW,
-    FO_LEADER_INDEX1,
-    FO_LEADER_TAG,
+    FO_LEADER_ID_LO,
+    FO_LEADER_ID_HI,
     FO_WEIGHT,
     FO_BEHIND,
     FO_BEHIND_PER_SPEED,

@@ -619,7 +619,7 @@ static void plan_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             b[nb].point = (vec3){v->goal_x[r], v->goal_y[r], v->goal_z[r]};
             nb++;
         } else if (goal == SHOAL_PLAN_GOAL_PURSUE || goal == SHOAL_PLAN_GOAL_EVADE) {
-            int32_t target = world_row_of_stored(w, v->goal_index1[r], v->goal_tag[r]);
+            int32_t target = world_row_of_stored_id(w, v->goal_id_lo[r], v->goal_id_hi[r]);
             if (target >= 0) { /* a removed target is ignored */
                 /* As of the step's start, predicted to the search's time. */
                 float ahead_s = (float)((double)ahead * c->h - c->leftover);

@@ -21,8 +21,8 @@
 /* planner: a planner agent (modules/planner/planner.c). Integer columns: PL_GOAL,
  * PL_AVOID, PL_STRATEGY, PL_MAX_DEPTH, PL_MIN_DEPTH, PL_MAX_EXPANSIONS,
  * PL_K_SKIP, PL_N_V, PL_K, PL_LEN, PL_CI, PL_CF, PL_NEXT, PL_PLAN_NOW,
- * PL_OVERLAP, PL_COLLISIONS; uint32: PL_GOAL_INDEX1, PL_GOAL_TAG (a stored handle, as
- * pursuit's), PL_PERM_OFFSET and the halves of the 64-bit statistics
+ * PL_OVERLAP, PL_COLLISIONS; uint32: PL_GOAL_ID_LO, PL_GOAL_ID_HI (the goal agent's
+ * global id + 1, as pursuit's target), PL_PERM_OFFSET and the halves of the 64-bit statistics
  * (*_LO, *_HI: int64 or double bits); the rest float.
  *
  * The interval state: the pose at the interval's start (PL_START_*), the
@@ -44,8 +44,8 @@ enum {
     PL_GOAL_X,
     PL_GOAL_Y,
     PL_GOAL_Z,
-    PL_GOAL_INDEX1,
-    PL_GOAL_TAG,
+    PL_GOAL_ID_LO,
+    PL_GOAL_ID_HI,
     PL_AVOID,
     PL_STRATEGY,
     PL_DISCOUNT,
@@ -234,8 +234,9 @@ int planner_reserve_def(world_t* w, const shoal_agent_def_t* d);
 
 /* Check a definition's planner part (fully only when enabled); the message
  * names the field as "planner.discount" etc. The goal agent is checked to
- * belong to this world here; that it is live, by planner_check_goal_agent
- * (at add and set_planner_goal only: a target removed later is ignored). */
+ * be null or of this world here; that it is given and live, by
+ * planner_check_goal_agent (at add and set_planner_goal only: a target
+ * removed later is ignored, and reads back as the null handle). */
 shoal_status_t planner_validate(world_t* w, const shoal_agent_def_t* d, const char* where);
 shoal_status_t planner_check_goal_agent(world_t* w, const shoal_planner_t* p, const char* where);
 /* After shoal_agent_teleport: a new interval from the new pose. */
@@ -264,7 +265,7 @@ typedef struct planner_view_t {
     const float *speed, *radius;
     const int32_t* goal;
     const float *goal_x, *goal_y, *goal_z;
-    const uint32_t *goal_index1, *goal_tag;
+    const uint32_t *goal_id_lo, *goal_id_hi;
     const int32_t *avoid, *strategy;
     const float *discount, *optimism;
     const int32_t *max_depth, *min_depth, *max_expansions, *k_skip, *n_v;
@@ -296,8 +297,8 @@ static inline planner_view_t planner_view(const world_t* w)
                         .goal_x = PV_F(PL_GOAL_X),
                         .goal_y = PV_F(PL_GOAL_Y),
                         .goal_z = PV_F(PL_GOAL_Z),
-                        .goal_index1 = PV_U(PL_GOAL_INDEX1),
-                        .goal_tag = PV_U(PL_GOAL_TAG),
+                        .goal_id_lo = PV_U(PL_GOAL_ID_LO),
+                        .goal_id_hi = PV_U(PL_GOAL_ID_HI),
                         .avoid = PV_I(PL_AVOID),
                         .strategy = PV_I(PL_STRATEGY),
                         .discount = PV_F(PL_DISCOUNT),

@@ -381,15 +381,9 @@ shoal_status_t planner_validate(world_t* w, const shoal_agent_def_t* d, const ch
             return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                               "%s: planner.goal_point[%d] must be finite, got %g", where, k,
                               (double)p->goal_point[k]);
-    if (goal_uses_agent(p->goal)) {
-        if (p->goal_agent.index1 == 0)
-            return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
-                              "%s: planner.goal_agent is the null handle; goal %s needs a target agent",
-                              where, goal_name(p->goal));
-        if (p->goal_agent.world0 != w->tag)
-            return world_fail(w, SHOAL_ERR_STALE_HANDLE,
-                              "%s: planner.goal_agent does not belong to this world", where);
-    }
+    if (goal_uses_agent(p->goal) && p->goal_agent.index1 != 0 && p->goal_agent.world0 != w->tag)
+        return world_fail(w, SHOAL_ERR_STALE_HANDLE, "%s: planner.goal_agent does not belong to this world",
+                          where);
     if (p->avoid_collisions != 0 && p->avoid_collisions != 1)
         return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
                           "%s: planner.avoid_collisions must be 0 or 1, got %d", where,
@@ -419,6 +413,10 @@ shoal_status_t planner_validate(world_t* w, const shoal_agent_def_t* d, const ch
 shoal_status_t planner_check_goal_agent(world_t* w, const shoal_planner_t* p, const char* where)
 {
     if (!p->enabled || !goal_uses_agent(p->goal)) return SHOAL_OK;
+    if (p->goal_agent.index1 == 0)
+        return world_fail(w, SHOAL_ERR_INVALID_ARGUMENT,
+                          "%s: planner.goal_agent is the null handle; goal %s needs a target agent", where,
+                          goal_name(p->goal));
     if (!shoal_agent_is_valid(w, p->goal_agent))
         return world_fail(w, SHOAL_ERR_STALE_HANDLE,
                           "%s: planner.goal_agent {index %u, generation %u} is not a live agent of "
@@ -598,14 +596,14 @@ static const column_def_t planner_columns[PL_COUNT_] = {
     [PL_GOAL_Y] = PLANNER_F32("planner.goal_point[1]", planner.goal_point[1]),
     [PL_GOAL_Z] = PLANNER_F32("planner.goal_point[2]", planner.goal_point[2]),
     /* checked (when the goal uses it) by planner_validate and planner_check_goal_agent */
-    [PL_GOAL_INDEX1] = {.name = "planner.goal_agent",
-                        .field = COLUMN_FIELD(planner.goal_agent),
-                        .type = COLUMN_AGENT_INDEX1,
-                        .flags = COLUMN_BITS},
-    [PL_GOAL_TAG] = {.name = "planner.goal_agent.tag",
-                     .field = COLUMN_FIELD(planner.goal_agent),
-                     .type = COLUMN_AGENT_TAG,
-                     .flags = COLUMN_HANDLE_TAG | COLUMN_BITS},
+    [PL_GOAL_ID_LO] = {.name = "planner.goal_agent",
+                       .field = COLUMN_FIELD(planner.goal_agent),
+                       .type = COLUMN_AGENT_ID_LO,
+                       .flags = COLUMN_BITS},
+    [PL_GOAL_ID_HI] = {.name = "planner.goal_agent.hi",
+                       .field = COLUMN_FIELD(planner.goal_agent),
+                       .type = COLUMN_AGENT_ID_HI,
+                       .flags = COLUMN_BITS},
     [PL_AVOID] = PLANNER_I32("planner.avoid_collisions", planner.avoid_collisions),
     [PL_STRATEGY] = PLANNER_I32("planner.strategy", planner.strategy),
     [PL_DISCOUNT] = PLANNER_F32("planner.discount", planner.discount),

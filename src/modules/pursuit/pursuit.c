@@ -16,9 +16,11 @@
  * command (as steer's seek); evading from there flees along the agent's own
  * forward axis (as steer's flee): any direction leaves, ahead is cheapest.
  *
- * A target that is gone (stale handle), null, or the agent itself gives no
- * command and no error: handles held in components may go stale at any
- * step, and the owner learns that from shoal_agent_is_valid.
+ * A target that is gone (removed, or a stale handle when it was set), null,
+ * or the agent itself gives no command and no error: a target may be
+ * removed at any step, and the owner learns that from shoal_agent_is_valid.
+ * The target is stored as its global id (world.h, agent_stored_id), which
+ * no later agent takes, so a new agent in the target's slot is not it.
  *
  * Reads the target's position and velocity only: those columns are written
  * by integration in a later stage, so reading another row here races with
@@ -33,10 +35,10 @@
 #include "simd/vec.h"
 #include "modules/agent.h"
 
-/* The pursuit component's columns: the target handle, weights, horizon. */
+/* The pursuit component's columns: the target's id, weights, horizon. */
 typedef struct pursuit_view {
     const int32_t* agent_row;
-    const uint32_t *tindex, *ttag;
+    const uint32_t *tid_lo, *tid_hi;
     const float *w_pursue, *w_evade, *max_pred;
 } pursuit_view_t;
 
@@ -54,14 +56,19 @@ static void pursuit_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     const world_t* w = c->w;
     const int three = w->dims == 3;
     const int32_t* agent_row = c->p.agent_row;
-    const uint32_t *tindex = c->p.tindex, *ttag = c->p.ttag;
+    const uint32_t *tid_lo = c->p.tid_lo, *tid_hi = c->p.tid_hi;
     const float *w_pursue = c->p.w_pursue, *w_evade = c->p.w_evade, *max_pred = c->p.max_pred;
     const float* vmax = c->a.max_speed;
     float *dx = c->a.dx, *dy = c->a.dy, *dz = c->a.dz;
 
+    int32_t targets[STORED_ID_BLOCK];
     for (int32_t r = begin; r < end; ++r) {
+        if ((r - begin) % STORED_ID_BLOCK == 0) {
+            int32_t n = end - r < STORED_ID_BLOCK ? end - r : STORED_ID_BLOCK;
+            world_rows_of_stored_ids(w, tid_lo + r, tid_hi + r, n, targets);
+        }
         int32_t i = agent_row[r];
-        int32_t t = world_row_of_stored(w, tindex[r], ttag[r]);
+        int32_t t = targets[(r - begin) % STORED_ID_BLOCK];
         if (t < 0 || t == i) continue;
 
         vec3 p = agent_position(w, i);
@@ -91,7 +98,7 @@ int64_t pursuit_run(world_t* w, float dt, void* ctx)
     const int k = COMP_PURSUIT;
     pursuit_ctx_t c = {w,
                        agent_view(w),
-                       {COMP_I(w, k, COMP_ROW), COMP_U(w, k, PU_TARGET_INDEX1), COMP_U(w, k, PU_TARGET_TAG),
+                       {COMP_I(w, k, COMP_ROW), COMP_U(w, k, PU_TARGET_ID_LO), COMP_U(w, k, PU_TARGET_ID_HI),
                         COMP_F(w, k, PU_W_PURSUE), COMP_F(w, k, PU_W_EVADE),
                         COMP_F(w, k, PU_MAX_PREDICTION)}};
     /* Even cost per agent (one random read of the target): static blocks. */
@@ -119,7 +126,7 @@ static int pursuit_needs(const shoal_agent_def_t* d)
 /* Every column comes from the definition; the target must be null or of this world. */
 static const column_def_t pursuit_columns[PU_COUNT_] = {
     COLUMNS_SLOT_ROW,
-    COLUMNS_HANDLE(PU_TARGET_INDEX1, "pursuit.target", pursuit.target),
+    COLUMNS_AGENT_ID(PU_TARGET_ID_LO, "pursuit.target", pursuit.target),
     [PU_W_PURSUE] = COLUMN_WEIGHT("weights[pursue]", SHOAL_BEHAVIOR_PURSUE),
     [PU_W_EVADE] = COLUMN_WEIGHT("weights[evade]", SHOAL_BEHAVIOR_EVADE),
     [PU_MAX_PREDICTION] = COLUMN_AT_LEAST("pursuit.max_prediction", pursuit.max_prediction, 0.0),

@@ -4,12 +4,12 @@
 
 #include "modules/registry.h"
 
-/* pursuit: the target handle as two uint32 (index1, world0 << 16 | generation) */
+/* pursuit: the target as two uint32, the halves of its global id + 1 (0: none) */
 enum {
     PU_SLOT = 0,
     PU_ROW,
-    PU_TARGET_INDEX1,
-    PU_TARGET_TAG,
+    PU_TARGET_ID_LO,
+    PU_TARGET_ID_HI,
     PU_W_PURSUE,
     PU_W_EVADE,
     PU_MAX_PREDICTION,
