@@ -17,6 +17,24 @@
 
 #define DT (1.0f / 60.0f)
 
+
+/* The world's rows in a random order (a Fisher-Yates shuffle from rng), as
+ * a reorder would leave them. */
+static void permute_at_random(world_t* w, uint64_t* rng)
+{
+    int32_t n = w->agents.count;
+    int32_t* perm = malloc((size_t)n * sizeof *perm);
+    cr_assert(perm != NULL);
+    for (int32_t i = 0; i < n; ++i) perm[i] = i;
+    for (int32_t i = n - 1; i > 0; --i) {
+        int32_t j = (int32_t)(rng_splitmix64(rng) % (uint64_t)(i + 1));
+        int32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    cr_assert_eq(world_permute_agents(w, perm), SHOAL_OK);
+    free(perm);
+}
 static uint64_t gid_of(const shoal_world_t* w, shoal_agent_t a)
 {
     uint64_t id = UINT64_MAX;
@@ -167,16 +185,7 @@ Test(agent_refs, the_map_agrees_with_a_scan_of_the_slots, .timeout = 120)
             }
             cr_assert_eq(shoal_agents_remove(w, live, k), SHOAL_OK, "%s", shoal_world_last_error(w));
         } else if (op == 5) { /* a reorder by hand */
-            int32_t* perm = malloc((size_t)n * sizeof *perm);
-            for (int32_t i = 0; i < n; ++i) perm[i] = i;
-            for (int32_t i = n - 1; i > 0; --i) {
-                int32_t j = (int32_t)(rng_splitmix64(&rng) % (uint64_t)(i + 1));
-                int32_t t = perm[i];
-                perm[i] = perm[j];
-                perm[j] = t;
-            }
-            cr_assert_eq(world_permute_agents(w, perm), SHOAL_OK);
-            free(perm);
+            permute_at_random(w, &rng);
         } else if (op == 6) { /* adds undone: the ids are given again */
             world_mark_t mark;
             world_mark(w, &mark);
@@ -274,17 +283,7 @@ static void run(scene_t* s, int shuffle)
         cr_assert_eq(shoal_agents_remove(s->w, gone, 20), SHOAL_OK, "%s", shoal_world_last_error(s->w));
         if (!shuffle) continue;
         world_t* w = s->w;
-        int32_t n = w->agents.count;
-        int32_t* perm = malloc((size_t)n * sizeof *perm);
-        for (int32_t i = 0; i < n; ++i) perm[i] = i;
-        for (int32_t i = n - 1; i > 0; --i) {
-            int32_t j = (int32_t)(rng_splitmix64(&rng) % (uint64_t)(i + 1));
-            int32_t t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
-        cr_assert_eq(world_permute_agents(w, perm), SHOAL_OK);
-        free(perm);
+        permute_at_random(w, &rng);
     }
 }
 
