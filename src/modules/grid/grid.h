@@ -59,6 +59,10 @@ typedef struct grid_t {
     float extent[3];   /* bounds_max - bounds_min (torus) */
     int32_t bucket_count;
     uint32_t bucket_mask; /* hashed: bucket_count - 1 */
+    /* A hashed table of at least this many buckets (0: as many as the
+     * agent count asks for). Tests set it: no result may depend on the
+     * table's size. */
+    int32_t buckets_at_least;
 
     int32_t count;    /* agents sorted this step (0: no grid this step) */
     int32_t capacity; /* of the per-agent arrays */

@@ -186,7 +186,7 @@ static void configure(world_t* w, grid_t* g, int32_t n, float reach)
         }
     }
     int32_t pow2 = MIN_BUCKETS;
-    while (pow2 < n && pow2 < (1 << 30)) pow2 <<= 1;
+    while ((pow2 < n || pow2 < g->buckets_at_least) && pow2 < (1 << 30)) pow2 <<= 1;
     /* A torus indexes its cells directly unless it has far more cells than
      * agents (a huge sparse box): then its cells are hashed like unbounded
      * space, with coordinates still wrapped. */
