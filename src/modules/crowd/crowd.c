@@ -11,8 +11,9 @@
  * max_neighbors nearest agents within neighbor_distance, found in the
  * spatial hash (the block of cells around the agent's cell that covers
  * neighbor_distance; on a hashed grid a bucket shared by two cells of the
- * block is read once), ties in distance broken by sorted position, so the
- * choice is one function of the world (in an unbounded world of crowd
+ * block is read once), ties in distance broken by cell and global id
+ * (grid_before), so the choice is one function of the world, whatever the
+ * size of the hash's table (in an unbounded world of crowd
  * agents alone, most steps take them from the list each agent keeps of
  * those near it: the same ones, "Neighbor lists" below). Each gives a
  * half-plane (half-space
@@ -297,23 +298,11 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 #define CROWD_LIST_SKIN_MIN 0.05f
 #define CROWD_LIST_SKIN_MAX 0.3f
 
-/* (d^2, sorted position) as one key that orders as the pair does (a d^2 is
- * never negative, so its bits order as it does). */
-static inline uint64_t crowd_list_key(float d2, int32_t k)
-{
-    uint32_t bits;
-    memcpy(&bits, &d2, sizeof bits);
-    return (uint64_t)bits << 32 | (uint32_t)k;
-}
-
 /* How many of a list's first distances e2 and sorted positions k2 are in
- * the order of their keys (crowd_list_key), strictly: n when all are; -1
- * when a position is negative (the keys' order is then not theirs: the
- * list is built again). e2 of a
- * list are squares, never negative, and compare as their keys' high bits
- * do; equal distances go by position. Both arrays hold a lane past n (any
- * values: masked). */
-static inline int32_t crowd_list_ordered(float* e2, int32_t* k2, int32_t n)
+ * (d^2, grid_before) order (nearest_before), strictly: n when all are; -1
+ * when a position is negative (not a sorted agent: the list is built
+ * again). Both arrays hold a lane past n (sorted positions: masked). */
+static inline int32_t crowd_list_ordered(const grid_t* g, float* e2, int32_t* k2, int32_t n)
 {
     const int32_t end = (n + SHOAL_LANES - 1) / SHOAL_LANES * SHOAL_LANES;
     lane_storeu(e2 + end, lane_zero());
@@ -323,10 +312,11 @@ static inline int32_t crowd_list_ordered(float* e2, int32_t* k2, int32_t n)
         const lanei ka = lanei_loadu(k2 + m);
         if (lane_mask_bits(lane_mask_andnot(lane_mask_first(n - m), lanei_nonneg(ka)))) return -1;
         const lanef ea = lane_loadu(e2 + m), eb = lane_loadu(e2 + m + 1);
-        const lanei kb = lanei_loadu(k2 + m + 1);
-        const lanem ok =
-            lane_mask_or(lane_cmp_lt(ea, eb), lane_mask_and(lane_cmp_eq(ea, eb), lanei_cmp_gt(kb, ka)));
-        const uint32_t bad = lane_mask_bits(lane_mask_andnot(lane_mask_first(n - 1 - m), ok));
+        const lanem first = lane_mask_first(n - 1 - m), tie = lane_mask_and(first, lane_cmp_eq(ea, eb));
+        lanem ok = lane_cmp_lt(ea, eb);
+        if (lane_mask_any(tie))
+            ok = lane_mask_or(ok, lane_mask_and(tie, lane_grid_before(g, ka, lanei_loadu(k2 + m + 1))));
+        const uint32_t bad = lane_mask_bits(lane_mask_andnot(first, ok));
         if (bad && ordered == n) ordered = m + __builtin_ctz(bad) + 1;
     }
     return ordered;
@@ -376,7 +366,7 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
     nearest_t got;
     got.count = 0;
     got.cap = cap;
-    nearest_pick(td, tk, m, listed, m, &got);
+    nearest_pick(g, td, tk, m, listed, m, &got);
     const float r2 = range * range;
     int32_t in = 0;
     while (in < got.count && got.d2[in] < r2) in++;
@@ -388,9 +378,10 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
     int32_t n = 0;
     for (int32_t m2 = 0; m2 < got.count; ++m2) rows[n++] = g->order[got.k[m2]];
     if (got.count > 0) {
-        const uint64_t last = crowd_list_key(got.d2[got.count - 1], got.k[got.count - 1]);
+        const float last_d2 = got.d2[got.count - 1];
+        const int32_t last_k = got.k[got.count - 1];
         for (int32_t i = 0; i < m; ++i)
-            if (crowd_list_key(sd[i], sk[i]) > last) rows[n++] = g->order[sk[i]];
+            if (nearest_before(g, last_d2, last_k, sd[i], sk[i])) rows[n++] = g->order[sk[i]];
     }
     cw->list_n[r] = n;
     cw->list_r2[r] = listed;
@@ -451,31 +442,23 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                 lanei_storeu(k2 + m, k);
                 lane_storeu(e2 + m, e);
             }
-            const int32_t ordered = nan ? -1 : crowd_list_ordered(e2, k2, n);
+            const int32_t ordered = nan ? -1 : crowd_list_ordered(g, e2, k2, n);
             if (ordered >= 0) {
-                /* into (d^2, sorted position) order by key from the first
-                 * out of order (last pass's order mostly holds, so few
-                 * move); a list in order stays as it is */
-                if (ordered < n) {
-                    uint64_t key[CROWD_LIST_MAX];
-                    for (int32_t m = 0; m < ordered; ++m) key[m] = crowd_list_key(e2[m], k2[m]);
-                    for (int32_t m = ordered; m < n; ++m) {
-                        const uint64_t kk = crowd_list_key(e2[m], k2[m]);
-                        const int32_t j = padded[m];
-                        int32_t at = m;
-                        while (at > 0 && key[at - 1] > kk) {
-                            key[at] = key[at - 1];
-                            padded[at] = padded[at - 1];
-                            at--;
-                        }
-                        key[at] = kk;
-                        padded[at] = j;
+                /* into (d^2, grid_before) order from the first out of
+                 * order (last pass's order mostly holds, so few move); a
+                 * list in order stays as it is */
+                for (int32_t m = ordered; m < n; ++m) {
+                    const float e = e2[m];
+                    const int32_t k = k2[m], j = padded[m];
+                    int32_t at = m;
+                    for (; at > 0 && nearest_before(g, e, k, e2[at - 1], k2[at - 1]); --at) {
+                        e2[at] = e2[at - 1];
+                        k2[at] = k2[at - 1];
+                        padded[at] = padded[at - 1];
                     }
-                    for (int32_t m = 0; m < n; ++m) {
-                        const uint32_t bits = (uint32_t)(key[m] >> 32);
-                        memcpy(e2 + m, &bits, sizeof bits);
-                        k2[m] = (int32_t)(uint32_t)key[m];
-                    }
+                    e2[at] = e;
+                    k2[at] = k;
+                    padded[at] = j;
                 }
                 /* the first cap in range, or all in range when fewer */
                 const int32_t first = n < cap ? n : cap;

@@ -19,7 +19,13 @@
  * agent table after a reorder), while hashing the blocks keeps any layout
  * of agents spread over the table. Every reorder_interval steps the agent
  * table itself is permuted into bucket order, so the per-step copy into
- * sorted arrays reads memory nearly sequentially. */
+ * sorted arrays reads memory nearly sequentially.
+ *
+ * The table's size follows the agent count, and a world split over
+ * processes has other counts on each, so what a consumer sees must not
+ * follow it: the buckets' order does. So nearest lists order candidates
+ * at one distance by cell, then global id (grid_before), not by sorted
+ * position. */
 #ifndef SHOAL_SPATIAL_HASH_H
 #define SHOAL_SPATIAL_HASH_H
 
@@ -38,7 +44,7 @@
 /* The spatial hash's phases, as grid_t.phase_ns counts them: the cell
  * edge (the largest radius), the keys and per-block counts, the prefix,
  * the scatter, the reorder of storage (its steps only) and the sorted
- * copies. */
+ * copies (with, on a hashed grid, each sorted agent's cell). */
 enum {
     GRID_PHASE_CELL,
     GRID_PHASE_COUNT,
@@ -77,7 +83,11 @@ typedef struct grid_t {
     float* sz; /* sorted positions (wrapped into the box) */
     float* svx;
     float* svy;
-    float* svz;        /* sorted velocities */
+    float* svz; /* sorted velocities */
+    /* Hashed grids: each sorted agent's cell along each axis (x, y, and z
+     * in 3D: grid_coord of its sorted position), cell_capacity agents. */
+    int32_t* scell[3];
+    int32_t cell_capacity;
     int32_t* scomp;    /* sorted position -> row of the component that asked for
                            * sorted rows (grid_use_t.sorted_rows), or -1 */
     int32_t rows_comp; /* that component's index in w->comps, -1: none */
@@ -203,6 +213,34 @@ static inline int32_t grid_coord(const grid_t* g, float p, int axis)
         if ((uint32_t)i >= (uint32_t)g->n[axis]) i = 0;
     }
     return i;
+}
+
+/* Whether sorted agent a comes before sorted agent b among candidates at
+ * one distance: by cell (z, then y, then x), within a cell by global id. On a
+ * direct grid that is the sorted order; on a hashed one, it is within a
+ * cell (its agents share a bucket, by global id) but not across cells: the
+ * buckets' order follows the table. */
+static inline int grid_before(const grid_t* g, int32_t a, int32_t b)
+{
+    if (g->direct) return a < b;
+    for (int axis = g->dims == 3 ? 2 : 1; axis >= 0; --axis) { /* z (3D), y, then x */
+        const int32_t ca = g->scell[axis][a], cb = g->scell[axis][b];
+        if (ca != cb) return ca < cb;
+    }
+    return a < b;
+}
+
+/* grid_before for a lane of pairs of sorted agents (a, b): lanes where a
+ * comes before b. Every index a valid sorted position. */
+static inline lanem lane_grid_before(const grid_t* g, lanei a, lanei b)
+{
+    lanem before = lanei_cmp_gt(b, a);
+    if (g->direct) return before;
+    for (int axis = 0; axis < (g->dims == 3 ? 3 : 2); ++axis) { /* x, y, then z: z decides first */
+        const lanei ca = lanei_gather(g->scell[axis], a), cb = lanei_gather(g->scell[axis], b);
+        before = lane_mask_or(lanei_cmp_gt(cb, ca), lane_mask_and(lanei_cmp_eq(ca, cb), before));
+    }
+    return before;
 }
 
 int64_t spatial_hash_run(world_t* w, float dt, void* ctx);

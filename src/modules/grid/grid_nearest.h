@@ -1,7 +1,8 @@
 /* The nearest agents around a point, from the spatial hash (crowd.c's orca
  * pass and contacts.c's candidates). Each is one function of the world:
- * ties in distance are broken by sorted position, and every SIMD width
- * computes each lane's distance with the scalar arithmetic. */
+ * ties in distance are broken by cell and global id (grid_before), never by
+ * bucket, and every SIMD width computes each lane's distance with the
+ * scalar arithmetic. */
 #ifndef SHOAL_SYSTEMS_NEAREST_H
 #define SHOAL_SYSTEMS_NEAREST_H
 
@@ -16,10 +17,9 @@
 #define NEAREST_MAX 64
 
 /* The nearest neighbors found so far, kept in ascending order of
- * (distance^2, sorted position): while the list is not full, every offer
- * joins it; once full, an offer before its last replaces that one. So the
- * list ends as the cap first by that order whatever order the offers came
- * in. */
+ * (distance^2, grid_before): while the list is not full, every offer joins
+ * it; once full, an offer before its last replaces that one. So the list
+ * ends as the cap first by that order whatever order the offers came in. */
 typedef struct nearest {
     int32_t count, cap;
     float d2[NEAREST_MAX + 1]; /* + 1: a slot past the cap (nearest_rank) */
@@ -28,15 +28,21 @@ typedef struct nearest {
     int32_t k[NEAREST_MAX + SHOAL_MAX_LANES];
 } nearest_t;
 
-static inline void nearest_offer(nearest_t* nb, float d2, int32_t k)
+/* Whether candidate (d2a, sorted position a) comes before (d2b, b). */
+static inline int nearest_before(const grid_t* g, float d2a, int32_t a, float d2b, int32_t b)
+{
+    return d2a < d2b || (d2a == d2b && grid_before(g, a, b));
+}
+
+static inline void nearest_offer(const grid_t* g, nearest_t* nb, float d2, int32_t k)
 {
     int32_t n = nb->count;
     if (n == nb->cap) {
-        if (!(d2 < nb->d2[n - 1] || (d2 == nb->d2[n - 1] && k < nb->k[n - 1]))) return;
+        if (!nearest_before(g, d2, k, nb->d2[n - 1], nb->k[n - 1])) return;
         n--; /* the last goes */
     }
     int32_t j = n;
-    while (j > 0 && (nb->d2[j - 1] > d2 || (nb->d2[j - 1] == d2 && nb->k[j - 1] > k))) {
+    while (j > 0 && nearest_before(g, d2, k, nb->d2[j - 1], nb->k[j - 1])) {
         nb->d2[j] = nb->d2[j - 1];
         nb->k[j] = nb->k[j - 1];
         j--;
@@ -128,7 +134,7 @@ static inline void offer_run(const grid_t* g, int32_t k0, int32_t k1, lanef px, 
                 for (int32_t s = 0; s < nb->count && !dup; ++s) dup = nb->k[s] == kk;
                 if (dup) continue;
             }
-            nearest_offer(nb, v[lane], kk);
+            nearest_offer(g, nb, v[lane], kk);
         }
     }
 }
@@ -202,10 +208,10 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
 /* Lane slots find_nearest can scan (a lane of candidates each). */
 #define NEAREST_SCAN 1024
 
-/* The rank of each of the m candidates (sd, sk) in (distance^2, sorted
- * position) order, counted a lane at a time; the first cap go to nb in that
- * order. sd is padded with +inf to a whole lane. */
-static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, nearest_t* nb)
+/* The rank of each of the m candidates (sd, sk) in (distance^2,
+ * grid_before) order, counted a lane at a time; the first cap go to nb in
+ * that order. sd is padded with +inf to a whole lane. */
+static inline void nearest_rank(const grid_t* g, const float* sd, const int32_t* sk, int32_t m, nearest_t* nb)
 {
     const int32_t cap = nb->cap;
     for (int32_t i = 0; i < m; ++i) {
@@ -216,8 +222,8 @@ static inline void nearest_rank(const float* sd, const int32_t* sk, int32_t m, n
             rank += __builtin_popcount(lane_mask_bits(lane_cmp_lt(dj, di)));
             equal += __builtin_popcount(lane_mask_bits(lane_cmp_eq(dj, di)));
         }
-        if (equal > 1) /* ties at this distance: the lower sorted position first */
-            for (int32_t j = 0; j < m; ++j) rank += sd[j] == sd[i] && sk[j] < sk[i];
+        if (equal > 1) /* ties at this distance: grid_before's first */
+            for (int32_t j = 0; j < m; ++j) rank += sd[j] == sd[i] && j != i && grid_before(g, sk[j], sk[i]);
         rank = rank < cap ? rank : cap; /* past the cap: the spare slot, never read */
         nb->d2[rank] = sd[i];
         nb->k[rank] = sk[i];
@@ -450,13 +456,14 @@ static inline int32_t nearest_cut(float* sd, int32_t* sk, int32_t m, int32_t lea
     return w;
 }
 
-/* The first nb->cap of the m candidates (sd, sk) in (d^2, sorted position)
+/* The first nb->cap of the m candidates (sd, sk) in (d^2, grid_before)
  * order into nb. hi_n of them are at or within d^2 hi_d (all of them: m).
  * sd is 64-byte aligned with room for a lane past m. */
-static inline void nearest_pick(float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n, nearest_t* nb)
+static inline void nearest_pick(const grid_t* g, float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n,
+                                nearest_t* nb)
 {
     m = nearest_cut(sd, sk, m, nb->cap, nb->cap + 8, &hi_d, hi_n);
-    nearest_rank(sd, sk, m, nb);
+    nearest_rank(g, sd, sk, m, nb);
 }
 
 /* find_neighbors' list, the same bit for bit, with few branches that the
@@ -525,7 +532,7 @@ static inline int find_nearest(const grid_t* g, const float p[3], float range, i
         if (!nearest_scan(g, p, &cache->full, r2, self, r2, sd, sk, &m)) return 0;
         hi_n = m;
     }
-    nearest_pick(sd, sk, m, hi_d, hi_n, nb);
+    nearest_pick(g, sd, sk, m, hi_d, hi_n, nb);
     return 1;
 }
 

@@ -102,6 +102,38 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
     return 1;
 }
 
+/* The sorted cells (grid_t.scell) of a hashed grid of n agents: grown
+ * like the per-agent arrays, nothing freed until every new array is had. */
+static void free_cells(world_t* w, grid_t* g)
+{
+    for (int a = 0; a < 3; ++a) {
+        mem_free(&w->alloc, g->scell[a], padded(g->cell_capacity) * sizeof(int32_t));
+        g->scell[a] = NULL;
+    }
+    g->cell_capacity = 0;
+}
+
+static int reserve_cells(world_t* w, grid_t* g, int32_t n)
+{
+    if (n <= g->cell_capacity) return 1;
+    int32_t cap = n + n / 4;
+    if (cap > w->agents.capacity) cap = w->agents.capacity;
+    int32_t* p[3] = {NULL, NULL, NULL};
+    int ok = 1;
+    for (int a = 0; a < (g->dims == 3 ? 3 : 2); ++a) {
+        p[a] = mem_alloc(&w->alloc, padded(cap) * sizeof(int32_t));
+        ok &= p[a] != NULL;
+    }
+    if (!ok) {
+        for (int a = 0; a < 3; ++a) mem_free(&w->alloc, p[a], padded(cap) * sizeof(int32_t));
+        return 0;
+    }
+    free_cells(w, g);
+    for (int a = 0; a < 3; ++a) g->scell[a] = p[a];
+    g->cell_capacity = cap;
+    return 1;
+}
+
 /* The largest value of a column of non-negative floats, a lane at a time
  * on every worker: the maximum is the same in any order, so the split
  * changes nothing. Rows [0, count) are padded to whole lanes with zeros. */
@@ -614,6 +646,44 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+/* ---- each agent's cell (hashed grids) ------------------------------------
+ *
+ * Every sorted agent's cell is kept (grid_t.scell): candidates at one
+ * distance go by cell (grid_before). */
+
+/* grid_coord's cells along an axis of a lane of sorted coordinates, as
+ * floats: its arithmetic (the clamps, a torus's corrections) operation for
+ * operation, so each lane holds grid_coord's integer exactly. */
+static inline lanef lane_cell(const grid_t* g, lanef p, int axis)
+{
+    const lanef c = g->wrap ? lane_sub(p, lane_set1(g->origin[axis])) : p;
+    lanef f = lane_floor(lane_mul(c, lane_set1(g->inv_cell[axis])));
+    const lanef top = lane_set1(1.0e9f), bottom = lane_set1(-1.0e9f), zero = lane_zero();
+    f = lane_select(lane_cmp_le(f, top), f, top); /* a NaN goes to the top */
+    f = lane_select(lane_cmp_lt(f, bottom), bottom, f);
+    if (g->wrap) {
+        const lanef n = lane_set1((float)g->n[axis]);
+        f = lane_select(lane_cmp_ge(f, n), lane_sub(f, n), f);
+        f = lane_select(lane_cmp_lt(f, zero), lane_add(f, n), f);
+        f = lane_select(lane_mask_and(lane_cmp_ge(f, zero), lane_cmp_lt(f, n)), f, zero);
+    }
+    return f;
+}
+
+/* The cells of sorted agents [begin, end), a lane at a time. */
+static void sorted_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    grid_t* g = (grid_t*)vctx;
+    const float* at[3] = {g->sx, g->sy, g->sz};
+    for (int a = 0; a < (g->dims == 3 ? 3 : 2); ++a) {
+        int32_t k = begin;
+        for (; k + SHOAL_LANES <= end; k += SHOAL_LANES)
+            lanei_storeu(g->scell[a] + k, lane_ftoi(lane_cell(g, lane_loadu(at[a] + k), a)));
+        for (; k < end; ++k) g->scell[a][k] = grid_coord(g, at[a][k], a);
+    }
+}
+
 int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
@@ -636,7 +706,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
     if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
     if (blocks > (n + 4095) / 4096) blocks = (n + 4095) / 4096;
-    if (!grid_reserve(w, g, n, g->bucket_count, blocks)) {
+    if (!grid_reserve(w, g, n, g->bucket_count, blocks) || (!g->direct && !reserve_cells(w, g, n))) {
         g->count = 0;
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory for %d agents", (int)n);
         return -(int64_t)SHOAL_ERR_OUT_OF_MEMORY;
@@ -725,6 +795,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
      * component on every agent in agent-row order, and notes it. */
     c.comp_in_order = g->rows_comp >= 0 && world_component_in_agent_order(w, g->rows_comp);
     par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, copy_sorted, &c);
+    if (!g->direct) par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, sorted_cells, g);
     PHASE_DONE(GRID_PHASE_COPY);
 #undef PHASE_DONE
     g->count = n;
@@ -868,6 +939,7 @@ static void grid_release(world_t* w)
     if (!g) return;
     const allocator_t* a = &w->alloc;
     free_arrays(w, g);
+    free_cells(w, g);
     mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
     mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
     mem_free(a, g, sizeof *g);

@@ -1,0 +1,215 @@
+/* Neighbor candidates in an order of cells and global ids, not of the
+ * spatial hash's table: in unbounded worlds cells are hashed into a table
+ * whose size follows the agent count, and a world split over processes
+ * has other counts on each. The same crowd stepped with tables of other
+ * sizes (grid_t.buckets_at_least) gives one state hash (the nearest
+ * neighbors, ties in distance and all), on 1 and 2 threads. The nearest
+ * lists themselves, as global ids, are the same for any table on a
+ * lattice (many neighbors at one distance). */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <shoal/scenario.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ecs/world.h"
+#include "modules/grid/grid.h"
+#include "modules/grid/grid_nearest.h"
+#include "scenes/crowd_scene.h"
+#include "support.h"
+
+static shoal_scenario_t* load(const char* file)
+{
+    shoal_scenario_t* sc = NULL;
+    shoal_error_t err;
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenarios/%s", SHOAL_SOURCE_DIR, file);
+    cr_assert_eq(shoal_scenario_load_file(path, &sc, &err), SHOAL_OK, "%s: %s", path, err.message);
+    return sc;
+}
+
+/* The state hash after `steps` steps with a table of at least `buckets`
+ * buckets (0: the table the agent count asks for). */
+static uint64_t hash_with_table(const char* file, int threads, int32_t buckets, int steps)
+{
+    shoal_scenario_t* sc = load(file);
+    shoal_world_def_t def = shoal_scenario_world_def(sc);
+    def.thread_count = threads;
+    def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    cr_assert_eq(shoal_scenario_populate(sc, w), SHOAL_OK, "%s", shoal_world_last_error(w));
+    ((grid_t*)((world_t*)w)->module_data[MOD_GRID])->buckets_at_least = buckets;
+    step_n(w, steps, shoal_scenario_dt(sc));
+    const grid_t* g = grid_data((const world_t*)w);
+    cr_assert(g->direct || g->bucket_count >= buckets);
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    shoal_scenario_destroy(sc);
+    return h;
+}
+
+static void one_hash_for_every_table(const char* file, int steps)
+{
+    static const int32_t tables[] = {1 << 12, 1 << 16, 1 << 20};
+    for (int threads = 1; threads <= 2; ++threads) {
+        uint64_t ref = hash_with_table(file, threads, 0, steps);
+        for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t) {
+            uint64_t h = hash_with_table(file, threads, tables[t], steps);
+            cr_expect_eq(h, ref, "%s on %d threads: %016llx with %d buckets or more, %016llx as sized", file,
+                         threads, (unsigned long long)h, (int)tables[t], (unsigned long long)ref);
+        }
+    }
+}
+
+Test(cell_order, one_hash_for_every_table_plaza, .timeout = 300)
+{
+    one_hash_for_every_table("default.json", 100);
+}
+
+/* The crowd benchmark's grid (scenes/crowd_scene.h): two lattices 4 m
+ * apart walking through each other, so that many neighbors are at one
+ * distance, the "rvo2" preset; `agents` agents in `dims` dimensions. */
+static uint64_t crowd_hash(int dims, int64_t agents, int threads, int32_t buckets, int steps)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.thread_count = threads;
+    def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    d.weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
+    d.arrive_gain = 1.0f;
+    float* pos = malloc((size_t)agents * 3 * sizeof(float));
+    float* goal = malloc((size_t)agents * 3 * sizeof(float));
+    cr_assert(pos && goal);
+    crowd_layout(CROWD_GRID, dims, agents, pos, goal);
+    shoal_agent_arrays_t arrays;
+    memset(&arrays, 0, sizeof arrays);
+    arrays.positions = pos;
+    arrays.targets = goal;
+    cr_assert_eq(shoal_agents_add(w, &d, &arrays, (int32_t)agents, NULL), SHOAL_OK, "%s",
+                 shoal_world_last_error(w));
+    free(pos);
+    free(goal);
+    ((grid_t*)((world_t*)w)->module_data[MOD_GRID])->buckets_at_least = buckets;
+    step_n(w, steps, 0.25f);
+    uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    return h;
+}
+
+static void crowd_one_hash_for_every_table(int dims, int64_t agents, int steps)
+{
+    static const int32_t tables[] = {1 << 14, 1 << 18};
+    for (int threads = 1; threads <= 2; ++threads) {
+        uint64_t ref = crowd_hash(dims, agents, threads, 0, steps);
+        for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t) {
+            uint64_t h = crowd_hash(dims, agents, threads, tables[t], steps);
+            cr_expect_eq(h, ref,
+                         "crowd grid %dD on %d threads: %016llx with %d buckets or more, %016llx as sized",
+                         dims, threads, (unsigned long long)h, (int)tables[t], (unsigned long long)ref);
+        }
+    }
+}
+
+Test(cell_order, one_hash_for_every_table_crowd_grid, .timeout = 300)
+{
+    crowd_one_hash_for_every_table(2, 20000, 40);
+}
+
+Test(cell_order, one_hash_for_every_table_crowd_grid3d, .timeout = 300)
+{
+    crowd_one_hash_for_every_table(3, 3000, 40);
+}
+
+
+/* The nearest lists (cap 8, within 2.5 lattice spacings) of every agent
+ * of a lattice with a table of at least `buckets` buckets, as global ids:
+ * NEAREST_CAP a global id, -1 past a list's end; both searches agree. */
+#define NEAREST_CAP 8
+typedef struct lists {
+    int64_t* ids; /* NEAREST_CAP per global id */
+    int32_t n;
+    int done;
+} lists_t;
+
+static shoal_status_t take_lists(shoal_world_t* sw, float dt, void* ctx)
+{
+    (void)dt;
+    lists_t* l = (lists_t*)ctx;
+    const world_t* w = (const world_t*)sw;
+    const grid_t* g = grid_data(w);
+    if (l->done || !g) return SHOAL_OK;
+    l->done = 1;
+    nearest_cache_t cache;
+    nearest_cache_init(&cache);
+    for (int32_t k = 0; k < g->count; ++k) {
+        const float p[3] = {g->sx[k], g->sy[k], g->dims == 3 ? g->sz[k] : 0.0f};
+        nearest_t nb = {.count = 0, .cap = NEAREST_CAP}, fast = {.count = 0, .cap = NEAREST_CAP};
+        find_neighbors(g, p, 5.0f, k, &nb);
+        if (find_nearest(g, p, 5.0f, k, 0.0f, &cache, &fast)) {
+            cr_assert_eq(fast.count, nb.count);
+            for (int32_t m = 0; m < nb.count; ++m) cr_assert_eq(fast.k[m], nb.k[m]);
+        }
+        const uint64_t id = agent_global_id(w, g->order[k]);
+        cr_assert_lt(id, (uint64_t)l->n);
+        for (int32_t m = 0; m < NEAREST_CAP; ++m)
+            l->ids[id * NEAREST_CAP + m] = m < nb.count ? (int64_t)agent_global_id(w, g->order[nb.k[m]]) : -1;
+    }
+    return SHOAL_OK;
+}
+
+static void lattice_lists(int dims, int32_t buckets, lists_t* l)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.thread_count = 1;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    const int side = dims == 3 ? 16 : 64;
+    l->n = dims == 3 ? side * side * side : side * side;
+    for (int32_t i = 0; i < l->n; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        const int c[3] = {i % side, i / side % side, i / (side * side)};
+        for (int a = 0; a < dims; ++a) d.position[a] = 2.0f * (float)(c[a] - side / 2);
+        d.neighbors.radius = 2.0f;
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    ((grid_t*)((world_t*)w)->module_data[MOD_GRID])->buckets_at_least = buckets;
+    cr_assert_eq(shoal_world_add_system(w, "lists", SHOAL_STAGE_SENSE, take_lists, l), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.01f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    cr_assert(l->done);
+    shoal_world_destroy(w);
+}
+
+static void one_list_for_every_table(int dims)
+{
+    lists_t ref = {.ids = NULL}, got = {.ids = NULL};
+    const int32_t most = 1 << 16; /* agents */
+    ref.ids = malloc((size_t)most * NEAREST_CAP * sizeof(int64_t));
+    got.ids = malloc((size_t)most * NEAREST_CAP * sizeof(int64_t));
+    cr_assert(ref.ids && got.ids);
+    lattice_lists(dims, 0, &ref);
+    static const int32_t tables[] = {1 << 16, 1 << 20};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t) {
+        got.done = 0;
+        lattice_lists(dims, tables[t], &got);
+        for (int32_t i = 0; i < ref.n * NEAREST_CAP; ++i)
+            cr_assert_eq(got.ids[i], ref.ids[i],
+                         "%dD: agent %d's neighbor %d is %lld with %d buckets, %lld as sized", dims,
+                         i / NEAREST_CAP, i % NEAREST_CAP, (long long)got.ids[i], (int)tables[t],
+                         (long long)ref.ids[i]);
+    }
+    free(ref.ids);
+    free(got.ids);
+}
+
+Test(cell_order, one_nearest_list_for_every_table_2d, .timeout = 120) { one_list_for_every_table(2); }
+Test(cell_order, one_nearest_list_for_every_table_3d, .timeout = 120) { one_list_for_every_table(3); }
