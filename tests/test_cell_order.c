@@ -1,8 +1,10 @@
 /* Neighbor candidates in an order of cells and global ids, not of the
  * spatial hash's table: in unbounded worlds cells are hashed into a table
  * whose size follows the agent count, and a world split over processes
- * has other counts on each. The same crowd stepped with tables of other
- * sizes (grid_t.buckets_at_least) gives one state hash (the nearest
+ * has other counts on each. The same world stepped with tables of other
+ * sizes (grid_t.buckets_at_least) gives one state hash: flocks in 2D and
+ * 3D (lane sums over each agent's block of cells), a sparse torus whose
+ * cells are hashed or indexed directly, and crowds (the nearest
  * neighbors, ties in distance and all), on 1 and 2 threads. The nearest
  * lists themselves, as global ids, are the same for any table on a
  * lattice (many neighbors at one distance). */
@@ -18,13 +20,51 @@
 #include "scenes/crowd_scene.h"
 #include "support.h"
 
+/* A 2D flock spread over 160 m x 160 m, about three neighbors each within
+ * 2 m: some 100 blocks of 8 x 8 cells, more than a table of 8192 buckets
+ * holds without sharing. */
+static const char FLOCK2D[] =
+    "{\"name\": \"spread\", \"dimensions\": 2, \"seed\": 5, \"dt\": 0.05, \"steps\": 60,"
+    " \"groups\": [{\"name\": \"boids\", \"count\": 6000,"
+    "  \"spawn\": {\"shape\": \"box\", \"center\": [0, 0], \"size\": [160, 160], \"heading\": \"random\","
+    "            \"speed\": 2},"
+    "  \"vehicle\": {\"max_speed\": 4, \"max_force\": 16, \"max_turn_rate\": 4, \"radius\": 0.3},"
+    "  \"neighbors\": {\"radius\": 2, \"fov_deg\": 300},"
+    "  \"wander\": {\"cruise_speed\": 1.5, \"strength\": 0.5, \"noise\": 0.3},"
+    "  \"behaviors\": {\"separate\": {\"weight\": 0.75}, \"align\": {\"weight\": 1},"
+    "                \"cohere\": {\"weight\": 0.5}, \"wander\": {\"weight\": 1}}}]}";
+
+/* A flock of 2000 in one corner of a torus of 400 m x 400 m: 40,000
+ * cells of 2 m, more than four times the buckets 2000 agents ask for, so
+ * the torus hashes its cells; with a table of 16,384 buckets or more it
+ * indexes them directly. */
+static const char TORUS[] =
+    "{\"name\": \"sparse torus\", \"dimensions\": 2, \"seed\": 6, \"dt\": 0.05, \"steps\": 60,"
+    " \"world\": {\"wrap\": true, \"bounds_min\": [-200, -200], \"bounds_max\": [200, 200]},"
+    " \"groups\": [{\"name\": \"boids\", \"count\": 2000,"
+    "  \"spawn\": {\"shape\": \"box\", \"center\": [-165, 165], \"size\": [60, 60], \"heading\": \"random\","
+    "            \"speed\": 2},"
+    "  \"vehicle\": {\"max_speed\": 4, \"max_force\": 16, \"max_turn_rate\": 4, \"radius\": 0.3},"
+    "  \"neighbors\": {\"radius\": 2, \"fov_deg\": 300},"
+    "  \"wander\": {\"cruise_speed\": 1.5, \"strength\": 0.5, \"noise\": 0.3},"
+    "  \"behaviors\": {\"separate\": {\"weight\": 0.75}, \"align\": {\"weight\": 1},"
+    "                \"cohere\": {\"weight\": 0.5}, \"wander\": {\"weight\": 1}}}]}";
+
 static shoal_scenario_t* load(const char* file)
 {
     shoal_scenario_t* sc = NULL;
     shoal_error_t err;
-    char path[512];
-    snprintf(path, sizeof path, "%s/scenarios/%s", SHOAL_SOURCE_DIR, file);
-    cr_assert_eq(shoal_scenario_load_file(path, &sc, &err), SHOAL_OK, "%s: %s", path, err.message);
+    if (!strcmp(file, "spread")) {
+        cr_assert_eq(shoal_scenario_load_string(FLOCK2D, strlen(FLOCK2D), "spread.json", &sc, &err), SHOAL_OK,
+                     "%s", err.message);
+    } else if (!strcmp(file, "torus")) {
+        cr_assert_eq(shoal_scenario_load_string(TORUS, strlen(TORUS), "torus.json", &sc, &err), SHOAL_OK,
+                     "%s", err.message);
+    } else {
+        char path[512];
+        snprintf(path, sizeof path, "%s/scenarios/%s", SHOAL_SOURCE_DIR, file);
+        cr_assert_eq(shoal_scenario_load_file(path, &sc, &err), SHOAL_OK, "%s: %s", path, err.message);
+    }
     return sc;
 }
 
@@ -61,6 +101,18 @@ static void one_hash_for_every_table(const char* file, int steps)
                          threads, (unsigned long long)h, (int)tables[t], (unsigned long long)ref);
         }
     }
+}
+
+Test(cell_order, one_hash_for_every_table_flock2d, .timeout = 300) { one_hash_for_every_table("spread", 60); }
+
+Test(cell_order, one_hash_hashed_or_direct_on_a_torus, .timeout = 300)
+{
+    one_hash_for_every_table("torus", 60);
+}
+
+Test(cell_order, one_hash_for_every_table_fish3d, .timeout = 300)
+{
+    one_hash_for_every_table("fish3d.json", 60);
 }
 
 Test(cell_order, one_hash_for_every_table_plaza, .timeout = 300)

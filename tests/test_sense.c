@@ -1,18 +1,21 @@
 /* The sense stage's sorted copies (src/modules/grid/spatial_hash.c): right after
  * the spatial hash, every sorted position k holds, bit for bit, agent row
  * order[k]'s position (wrapped into a torus box) and velocity, and that
- * agent's neighbors row; the order lists every row once, sorted by bucket
- * and by row within one. Checked by a user system that runs after the hash
- * in the sense stage, through reorders and the steps between them, with the
- * neighbors component on every agent in agent-row order (the copies go a
- * lane at a time), on every agent out of that order, and on some agents
- * only; with agents teleported out of a torus box between steps (a lane
- * that has left the box is wrapped on its own); with a crowd at the box's
- * corner, so that the first and last buckets are full and agents cross
- * from one end of the buckets to the other (a sort block's keys then wrap
- * around the buckets); with one agent's radius
- * raised and lowered between reorders (the cells follow it at once); in 2D
- * and 3D, on 1 and 2 threads. */
+ * agent's neighbors row; the order lists every row once, sorted by bucket,
+ * within a bucket by cell (each cell one run, grid_cell_run), within a cell
+ * by global id; the runs of buckets of a hashed grid say what they hold.
+ * Checked by a user system that runs after the hash in the sense stage,
+ * through reorders and the steps between them, with the neighbors
+ * component on every agent in agent-row order (the copies go a lane at a
+ * time), on every agent out of that order, and on some agents only; with
+ * agents teleported out of a torus box between steps (a lane that has left
+ * the box is wrapped on its own); with a crowd at the box's corner, so that
+ * the first and last buckets are full and agents cross from one end of the
+ * buckets to the other (a sort block's keys then wrap around the buckets);
+ * with few agents spread over more blocks of cells than the table has runs
+ * of buckets (cells sharing buckets); with one agent's radius raised and
+ * lowered between reorders (the cells follow it at once); in 2D and 3D, on
+ * 1 and 2 threads. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +35,8 @@ typedef struct sense_check {
     int in_order;     /* the neighbors component must be in agent-row order */
     int32_t checks;   /* steps checked */
     int32_t outside;  /* sorted agents whose stored position was outside the box */
+    int32_t shared;   /* runs of buckets seen holding several blocks' cells */
+    int32_t mixed;    /* buckets seen holding several cells */
     int32_t failures; /* the first one described in `what` */
     char what[200];
 } sense_check_t;
@@ -109,15 +114,68 @@ static shoal_status_t check_sorted(shoal_world_t* sw, float dt, void* ctx)
     for (int32_t r = 0; r < nb->table.count; ++r) largest = radius[r] > largest ? radius[r] : largest;
     for (int a = 0; a < w->dims; ++a)
         if (!(1.0f / g->inv_cell[a] >= largest)) fail(c, "cells narrower than the largest radius", -1);
-    /* Buckets in order, each one's agents in global id order. */
+    /* Each sorted agent's cell, from its sorted position (a hashed grid
+     * keeps them: grid_t.scell). */
+    int32_t* cells = malloc(((size_t)g->count + 1) * 3 * sizeof(int32_t));
+    cr_assert_not_null(cells);
+    for (int32_t k = 0; k < g->count; ++k) {
+        int32_t* cell = cells + 3 * (size_t)k;
+        for (int a = 0; a < 3; ++a) cell[a] = a < w->dims ? grid_coord(g, sp[a][k], a) : 0;
+        int32_t kept[3];
+        grid_sorted_cell(g, k, kept);
+        if (memcmp(kept, cell, sizeof kept)) fail(c, "a sorted cell is not the position's", k);
+    }
+    /* Buckets in order, each one's agents in order of cell, each cell's
+     * in global id order, in the bucket of their cell. */
     if (g->cell_start[0] != 0 || g->cell_start[g->bucket_count] != g->count)
         fail(c, "buckets do not cover the rows", -1);
     for (int32_t q = 0; q < g->bucket_count; ++q) {
         if (g->cell_start[q + 1] < g->cell_start[q]) fail(c, "bucket starts go back", g->cell_start[q]);
-        for (int32_t k = g->cell_start[q] + 1; k < g->cell_start[q + 1]; ++k)
-            if (agent_global_id(w, g->order[k - 1]) >= agent_global_id(w, g->order[k]))
-                fail(c, "agents out of id order within a bucket", k);
+        for (int32_t k = g->cell_start[q]; k < g->cell_start[q + 1]; ++k) {
+            const int32_t* cell = cells + 3 * (size_t)k;
+            if (grid_bucket(g, cell[0], cell[1], cell[2]) != (uint32_t)q)
+                fail(c, "an agent in another bucket", k);
+            if (k == g->cell_start[q]) continue;
+            const int32_t* before = cells + 3 * (size_t)(k - 1);
+            const int same = !memcmp(before, cell, 3 * sizeof(int32_t));
+            c->mixed += !same;
+            if (!same && !grid_cell_less(before, cell)) fail(c, "cells out of order within a bucket", k);
+            if (same && agent_global_id(w, g->order[k - 1]) >= agent_global_id(w, g->order[k]))
+                fail(c, "agents out of id order within a cell", k);
+        }
     }
+    /* Each agent's cell is one run that holds it; a hashed grid's runs of
+     * buckets say which block's cells they hold, or that they hold more
+     * than one block's. */
+    for (int32_t k = 0; k < g->count; ++k) {
+        const int32_t* cell = cells + 3 * (size_t)k;
+        int32_t lo, hi;
+        grid_cell_run(g, cell[0], cell[1], cell[2], &lo, &hi);
+        if (!(lo <= k && k < hi)) fail(c, "an agent outside its cell's run", k);
+        for (int32_t j = lo; j < hi; ++j)
+            if (memcmp(cells + 3 * (size_t)j, cell, 3 * sizeof(int32_t)))
+                fail(c, "an agent of another cell in a cell's run", j);
+    }
+    const int sh = GRID_BLOCK_SHIFT(g->dims);
+    if (g->cell_runs != !g->direct) fail(c, "a hashed grid without cells' runs", -1);
+    for (int32_t r = 0; !g->direct && r < g->bucket_count >> GRID_RUN_SHIFT; ++r) {
+        const int32_t* run = g->runs + (size_t)r * GRID_RUN_FIELDS;
+        const int32_t k0 = g->cell_start[r << GRID_RUN_SHIFT], k1 = g->cell_start[(r + 1) << GRID_RUN_SHIFT];
+        int blocks = 0;
+        int32_t first[3] = {0, 0, 0};
+        for (int32_t k = k0; k < k1; ++k) {
+            int32_t block[3];
+            for (int a = 0; a < 3; ++a) block[a] = cells[3 * (size_t)k + (size_t)a] >> sh;
+            if (k == k0) memcpy(first, block, sizeof first);
+            blocks = k == k0 ? 1 : memcmp(first, block, sizeof first) ? 2 : blocks;
+        }
+        const int want = blocks == 0 ? GRID_RUN_EMPTY : blocks == 1 ? GRID_RUN_ONE : GRID_RUN_SHARED;
+        if (run[3] != want) fail(c, "a run of buckets misreads what it holds", k0);
+        c->shared += want == GRID_RUN_SHARED;
+        if (want == GRID_RUN_ONE && memcmp(run, first, sizeof first))
+            fail(c, "a run's block is not its cells'", k0);
+    }
+    free(cells);
     c->checks++;
     return SHOAL_OK;
 }
@@ -263,6 +321,41 @@ Test(sense, big_world_sorted_copies_3d_out_of_order)
 /* The grid is a module of its own: no component, state hash or snapshot
  * section (so its place in the registry changes no number, hash or file),
  * and the modules that use it say so through module_t.grid. */
+/* Few agents spread far: more blocks of cells than a table of 1024
+ * buckets has runs (16), so runs hold several blocks' cells, and buckets
+ * several cells, each one run by global id. */
+static void check_shared_buckets(int dims)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    def.seed = 3;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    uint64_t s = 9;
+    const float half = dims == 3 ? 40.0f : 200.0f; /* 10^3 blocks of 8 m, 25^2 of 16 m */
+    for (int i = 0; i < 1000; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.neighbors.radius = 2.0f;
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+        for (int k = 0; k < dims; ++k) d.position[k] = uniform(&s, -half, half);
+        if (i % 10 == 0) /* some neighbors */
+            for (int k = 0; k < dims; ++k) d.position[k] = 0.5f * (float)(i % 7) + (float)k;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    sense_check_t c = {0};
+    cr_assert_eq(shoal_world_add_system(w, "check_sorted", SHOAL_STAGE_SENSE, check_sorted, &c), SHOAL_OK);
+    step_n(w, 3, 0.05f);
+    cr_assert_eq(c.failures, 0, "%dD: %d failures, first: %s", dims, c.failures, c.what);
+    cr_assert_eq(c.checks, 3);
+    cr_assert_gt(c.shared, 0, "%dD: no run of buckets held several blocks' cells", dims);
+    cr_assert_gt(c.mixed, 0, "%dD: no bucket held several cells", dims);
+    shoal_world_destroy(w);
+}
+
+Test(sense, cells_that_share_buckets_2d) { check_shared_buckets(2); }
+Test(sense, cells_that_share_buckets_3d) { check_shared_buckets(3); }
+
 Test(sense, grid_module_in_the_registry)
 {
     const registry_t* reg = builtin_registry();

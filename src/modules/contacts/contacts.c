@@ -1389,7 +1389,7 @@ static float contact_reach(world_t* w)
     return vehicle > r ? vehicle : r;
 }
 
-static const grid_use_t contact_grid = {contact_reach, NULL, 0};
+static const grid_use_t contact_grid = {contact_reach, NULL, 0, 0};
 
 /* A participant added inside a step (it goes live at a stage boundary). */
 static int contact_reserve_add(world_t* w, const shoal_agent_def_t* d)

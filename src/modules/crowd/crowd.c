@@ -1622,7 +1622,7 @@ static float crowd_reach(world_t* w)
     return grid_column_max(w, TABLE_COL(&c->table, float, CR_NEIGHBOR_DISTANCE), c->table.count);
 }
 
-static const grid_use_t crowd_grid = {crowd_reach, NULL, 0};
+static const grid_use_t crowd_grid = {crowd_reach, NULL, 0, 0};
 static void crowd_defaults(shoal_agent_def_t* d) { d->crowd = shoal_crowd_default(); }
 
 static int crowd_needs(const shoal_agent_def_t* d) { return d->crowd.enabled != 0; }

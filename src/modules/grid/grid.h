@@ -6,7 +6,8 @@
  * Rebuilt every step by a stable parallel counting sort, then each bucket
  * sorted by the agents' global ids, which leaves:
  *
- * - `order`: agent rows sorted by cell (within a bucket, by global id);
+ * - `order`: agent rows sorted by bucket, within a bucket by global id (by
+ *   cell, then global id, where a module reads cells' runs: grid_cell_run);
  * - `cell_start`: for each bucket b, its agents are order[cell_start[b] ..
  *   cell_start[b + 1]);
  * - sorted copies of positions and velocities (`sx`, `svx`, ...), so the
@@ -23,9 +24,12 @@
  *
  * The table's size follows the agent count, and a world split over
  * processes has other counts on each, so what a consumer sees must not
- * follow it: the buckets' order does. So nearest lists order candidates
- * at one distance by cell, then global id (grid_before), not by sorted
- * position. */
+ * follow it: cells of two blocks whose runs of buckets coincide share
+ * buckets, and which cells do changes with the size. So consumers see
+ * cells, not buckets: the neighbors' packs take each cell's agents as one
+ * run by global id (grid_cell_run), whatever shares its bucket, and
+ * nearest lists order candidates at one distance by cell, then global id
+ * (grid_before). */
 #ifndef SHOAL_SPATIAL_HASH_H
 #define SHOAL_SPATIAL_HASH_H
 
@@ -44,7 +48,8 @@
 /* The spatial hash's phases, as grid_t.phase_ns counts them: the cell
  * edge (the largest radius), the keys and per-block counts, the prefix,
  * the scatter, the reorder of storage (its steps only) and the sorted
- * copies (with, on a hashed grid, each sorted agent's cell). */
+ * copies (with, on a hashed grid, each sorted agent's cell and, where
+ * asked, each bucket in order of cell). */
 enum {
     GRID_PHASE_CELL,
     GRID_PHASE_COUNT,
@@ -77,7 +82,16 @@ typedef struct grid_t {
     uint32_t* key;       /* bucket of each agent row */
     int32_t* order;      /* sorted position -> agent row */
     int32_t* cell_start; /* bucket_count + 1 */
-    int32_t* histogram;  /* blocks x bucket_count */
+    /* Hashed grids, when cell_runs: per run of GRID_RUN_BUCKETS buckets,
+     * GRID_RUN_FIELDS ints: the block of cells whose agents it holds (x, y,
+     * z: cell coordinates shifted right by GRID_BLOCK_SHIFT) and what it
+     * holds (GRID_RUN_*). */
+    int32_t* runs;
+    /* This step's hashed buckets are in order of cell and runs says what
+     * each run holds: a module whose agents use the grid asked for it
+     * (grid_use_t.cell_runs). grid_cell_run needs it. */
+    int32_t cell_runs;
+    int32_t* histogram; /* blocks x bucket_count */
     float* sx;
     float* sy;
     float* sz; /* sorted positions (wrapped into the box) */
@@ -139,6 +153,11 @@ typedef struct grid_use_t {
      * row_removed hook calls grid_sorted_row_removed. One module at most
      * asks (the first in registry order has them). */
     int sorted_rows;
+    /* Nonzero: the module reads cells' runs (grid_cell_run), so in a step
+     * where its agents use the grid (reach >= 0) every bucket of a hashed
+     * grid is put in order of cell. Finding nearest agents (grid_nearest.h)
+     * needs no such order. */
+    int cell_runs;
 } grid_use_t;
 
 extern const module_t grid_module;
@@ -170,6 +189,19 @@ float grid_column_max(world_t* w, const float* col, int32_t count);
  * agent at `agent_row` was removed, and the agent at `moved_agent_row`
  * (-1: none) had its row moved into `cr`: that module's row_removed. */
 void grid_sorted_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t moved_agent_row);
+
+/* Hashed grids: a block of cells (8 x 8, 4 x 4 x 4) takes a run of
+ * GRID_RUN_BUCKETS buckets, one a cell; a cell's block is its coordinates
+ * shifted right by GRID_BLOCK_SHIFT(dims). */
+#define GRID_RUN_BUCKETS 64
+#define GRID_RUN_SHIFT 6
+#define GRID_BLOCK_SHIFT(dims) ((dims) == 3 ? 2 : 3)
+#define GRID_RUN_FIELDS 4
+/* What a run of buckets holds (the last of its GRID_RUN_FIELDS): nothing;
+ * the cells of one block, so that each bucket holds one cell; or cells of
+ * several blocks, so that a bucket may hold several cells, each one run of
+ * its agents (in order of cell coordinates z, y, x). */
+enum { GRID_RUN_EMPTY, GRID_RUN_ONE, GRID_RUN_SHARED };
 
 /* Bucket of integer cell coordinates (already wrapped in torus mode). */
 static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int32_t iz)
@@ -215,8 +247,58 @@ static inline int32_t grid_coord(const grid_t* g, float p, int axis)
     return i;
 }
 
+/* Integer cell of sorted agent k: the cell the spatial hash put it in. */
+static inline void grid_sorted_cell(const grid_t* g, int32_t k, int32_t c[3])
+{
+    if (!g->direct) {
+        c[0] = g->scell[0][k];
+        c[1] = g->scell[1][k];
+        c[2] = g->dims == 3 ? g->scell[2][k] : 0;
+        return;
+    }
+    c[0] = grid_coord(g, g->sx[k], 0);
+    c[1] = grid_coord(g, g->sy[k], 1);
+    c[2] = g->dims == 3 ? grid_coord(g, g->sz[k], 2) : 0;
+}
+
+/* Whether cell a comes before cell b: by z, then y, then x. */
+static inline int grid_cell_less(const int32_t a[3], const int32_t b[3])
+{
+    if (a[2] != b[2]) return a[2] < b[2];
+    if (a[1] != b[1]) return a[1] < b[1];
+    return a[0] < b[0];
+}
+
+/* The sorted agents [*lo, *hi) of the cell at (x, y, z) (wrapped on a
+ * torus), by global id; an empty run when it has none, whatever else its
+ * bucket holds. A hashed grid only when it has cell_runs. */
+static inline void grid_cell_run(const grid_t* g, int32_t x, int32_t y, int32_t z, int32_t* lo, int32_t* hi)
+{
+    const uint32_t b = grid_bucket(g, x, y, z);
+    int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
+    if (!g->direct && k0 < k1) {
+        const int32_t* run = g->runs + (size_t)(b >> GRID_RUN_SHIFT) * GRID_RUN_FIELDS;
+        const int sh = GRID_BLOCK_SHIFT(g->dims);
+        if (run[3] == GRID_RUN_ONE) {
+            /* the bucket holds the cell of (x, y, z)'s block, or another
+             * block's (this one has none) */
+            if (run[0] != x >> sh || run[1] != y >> sh || run[2] != z >> sh) k1 = k0;
+        } else {
+            /* cells in order: those before, the cell's, those after */
+            const int32_t want[3] = {x, y, z};
+            int32_t c[3];
+            while (k0 < k1 && (grid_sorted_cell(g, k0, c), grid_cell_less(c, want))) ++k0;
+            int32_t k = k0;
+            while (k < k1 && (grid_sorted_cell(g, k, c), c[0] == x && c[1] == y && c[2] == z)) ++k;
+            k1 = k;
+        }
+    }
+    *lo = k0;
+    *hi = k1;
+}
+
 /* Whether sorted agent a comes before sorted agent b among candidates at
- * one distance: by cell (z, then y, then x), within a cell by global id. On a
+ * one distance: by cell (grid_cell_less), within a cell by global id. On a
  * direct grid that is the sorted order; on a hashed one, it is within a
  * cell (its agents share a bucket, by global id) but not across cells: the
  * buckets' order follows the table. */

@@ -40,6 +40,12 @@ static void free_arrays(world_t* w, grid_t* g)
     g->capacity = 0;
 }
 
+/* The runs of buckets' memory (grid_t.runs) for `buckets` buckets. */
+static size_t run_bytes(int32_t buckets)
+{
+    return ((size_t)(buckets >> GRID_RUN_SHIFT) + 1) * GRID_RUN_FIELDS * sizeof(int32_t);
+}
+
 /* The grid module's data, built or not. */
 static grid_t* grid_of(const world_t* w) { return (grid_t*)w->module_data[MOD_GRID]; }
 
@@ -87,15 +93,19 @@ static int grid_reserve(world_t* w, grid_t* g, int32_t n, int32_t buckets, int32
         int32_t wcap = blocks > g->worker_capacity ? blocks : g->worker_capacity;
         int32_t* start = mem_alloc(a, ((size_t)bcap + 1) * sizeof(int32_t));
         int32_t* hist = mem_alloc(a, (size_t)wcap * bcap * sizeof(int32_t));
-        if (!start || !hist) {
+        int32_t* runs = mem_alloc(a, run_bytes(bcap));
+        if (!start || !hist || !runs) {
             mem_free(a, start, ((size_t)bcap + 1) * sizeof(int32_t));
             mem_free(a, hist, (size_t)wcap * bcap * sizeof(int32_t));
+            mem_free(a, runs, run_bytes(bcap));
             return 0;
         }
         mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
         mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
+        mem_free(a, g->runs, run_bytes(g->bucket_capacity));
         g->cell_start = start;
         g->histogram = hist;
+        g->runs = runs;
         g->bucket_capacity = bcap;
         g->worker_capacity = wcap;
     }
@@ -170,17 +180,20 @@ float grid_column_max(world_t* w, const float* col, int32_t count)
 }
 
 /* The largest reach any module's agents need this step (grid_use_t.reach),
- * or a negative value when no module's agents use the grid. Reaches are
+ * or a negative value when no module's agents use the grid; *cell_runs:
+ * whether one of those modules reads cells' runs (grid_use_t.cell_runs). Reaches are
  * finite and non-negative (checked when set), so the maximum is the same in
  * any order and on any split over workers. */
-static float grid_reach(world_t* w)
+static float grid_reach(world_t* w, int32_t* cell_runs)
 {
     float r = -1.0f;
+    *cell_runs = 0;
     for (int32_t m = 0; m < w->registry->module_count; ++m) {
         const grid_use_t* use = w->registry->modules[m]->grid;
         if (!use || !use->reach) continue;
         float reach = use->reach(w);
         r = reach > r ? reach : r;
+        if (reach >= 0.0f && use->cell_runs) *cell_runs = 1;
     }
     return r;
 }
@@ -649,7 +662,7 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
 /* ---- each agent's cell (hashed grids) ------------------------------------
  *
  * Every sorted agent's cell is kept (grid_t.scell): candidates at one
- * distance go by cell (grid_before). */
+ * distance go by cell (grid_before), and cells' runs are found by them. */
 
 /* grid_coord's cells along an axis of a lane of sorted coordinates, as
  * floats: its arithmetic (the clamps, a torus's corrections) operation for
@@ -684,6 +697,103 @@ static void sorted_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+/* ---- each cell one run (hashed grids, cell_runs) ---------------------------
+ *
+ * The scatter and sort_buckets leave each bucket by global id. Where cells
+ * of two blocks share a bucket (their runs of buckets coincide, as the
+ * table's size decides), their agents interleave; for a module that visits
+ * cells (grid_cell_run: the neighbors' packs) each bucket holding more than
+ * one cell is put in order of cell, each cell's agents still by global id.
+ * A run of buckets whose agents lie in one block (nearly all of them where
+ * the blocks are fewer than the runs) needs no look at its buckets: its
+ * cells have a bucket each. The nearest agents (grid_nearest.h) are found
+ * from whole buckets and need no such order: a world of crowds alone is
+ * spared it. */
+
+/* Sorted positions [k0, k0 + m) of a 4-byte column reordered: entry j
+ * takes the value at k0 + perm[j]. tmp: room for m values. */
+static void permute_run(void* column, int32_t k0, const int32_t* perm, int32_t m, int32_t* tmp)
+{
+    if (!column) return;
+    unsigned char* at = (unsigned char*)column + (size_t)k0 * 4;
+    for (int32_t j = 0; j < m; ++j) memcpy(tmp + j, at + (size_t)perm[j] * 4, 4);
+    memcpy(at, tmp, (size_t)m * 4);
+}
+
+/* Bucket [k0, k1) (by global id) by cell, each cell's agents kept in
+ * order, when they lie in more than one cell. The keys and the histogram,
+ * spent by now, lend their entries k0 .. k1 - 1 (n entries at least each:
+ * a hashed table has as many buckets as agents) for the permutation and a
+ * copy. The cells a bucket holds are few: each pass takes the least of
+ * those left. */
+static void group_bucket(grid_t* g, int32_t k0, int32_t k1)
+{
+    int32_t first[3], c[3];
+    grid_sorted_cell(g, k0, first);
+    int32_t k = k0 + 1;
+    for (; k < k1; ++k) {
+        grid_sorted_cell(g, k, c);
+        if (c[0] != first[0] || c[1] != first[1] || c[2] != first[2]) break;
+    }
+    if (k == k1) return; /* one cell */
+    const int32_t m = k1 - k0;
+    int32_t* perm = (int32_t*)(void*)g->key + k0;
+    int32_t* left = g->histogram + k0; /* 1: not placed yet */
+    for (int32_t j = 0; j < m; ++j) left[j] = 1;
+    for (int32_t placed = 0, from = 0; placed < m;) {
+        while (!left[from]) ++from; /* the first not placed */
+        int32_t least[3];
+        grid_sorted_cell(g, k0 + from, least);
+        for (int32_t j = from + 1; j < m; ++j) {
+            if (!left[j]) continue;
+            grid_sorted_cell(g, k0 + j, c);
+            if (grid_cell_less(c, least)) memcpy(least, c, sizeof least);
+        }
+        for (int32_t j = from; j < m; ++j) {
+            if (!left[j]) continue;
+            grid_sorted_cell(g, k0 + j, c);
+            if (c[0] == least[0] && c[1] == least[1] && c[2] == least[2]) {
+                perm[placed++] = j;
+                left[j] = 0;
+            }
+        }
+    }
+    void* columns[11] = {g->order, g->scomp, g->sx,       g->sy,       g->sz,      g->svx,
+                         g->svy,   g->svz,   g->scell[0], g->scell[1], g->scell[2]};
+    for (int i = 0; i < 11; ++i) permute_run(columns[i], k0, perm, m, left);
+}
+
+/* Runs of buckets [begin, end): what each holds (grid_t.runs), and the
+ * buckets of a run holding several blocks' cells by cell. */
+static void group_runs(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    grid_t* g = (grid_t*)vctx;
+    const int dims = g->dims == 3 ? 3 : 2, sh = GRID_BLOCK_SHIFT(g->dims);
+    for (int32_t r = begin; r < end; ++r) {
+        int32_t* run = g->runs + (size_t)r * GRID_RUN_FIELDS;
+        const int32_t b0 = r << GRID_RUN_SHIFT;
+        const int32_t k0 = g->cell_start[b0], k1 = g->cell_start[b0 + GRID_RUN_BUCKETS];
+        if (k0 == k1) {
+            run[3] = GRID_RUN_EMPTY;
+            continue;
+        }
+        int one = 1;
+        run[2] = 0;
+        for (int a = 0; a < dims; ++a) {
+            const int32_t* cell = g->scell[a];
+            const int32_t block = cell[k0] >> sh;
+            for (int32_t k = k0 + 1; k < k1; ++k) one &= (cell[k] >> sh) == block;
+            run[a] = block;
+        }
+        run[3] = one ? GRID_RUN_ONE : GRID_RUN_SHARED;
+        if (one) continue;
+        for (int32_t b = b0; b < b0 + GRID_RUN_BUCKETS; ++b)
+            if (g->cell_start[b + 1] - g->cell_start[b] > 1)
+                group_bucket(g, g->cell_start[b], g->cell_start[b + 1]);
+    }
+}
+
 int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
 {
     (void)dt;
@@ -692,7 +802,8 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     grid_t* g = grid_of(w);
     uint64_t since = world_now_ns(), now;
     /* No module's agents use the grid: it stays empty this step. */
-    float reach = n > 0 ? grid_reach(w) : -1.0f;
+    int32_t cell_runs = 0;
+    float reach = n > 0 ? grid_reach(w, &cell_runs) : -1.0f;
     if (!(reach >= 0.0f)) {
         g->count = 0;
         return 0;
@@ -701,6 +812,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     memset(g->phase_ns, 0, sizeof g->phase_ns);
 #define PHASE_DONE(k) (now = world_now_ns(), g->phase_ns[k] = (int64_t)(now - since), since = now)
     configure(w, g, n, reach);
+    g->cell_runs = cell_runs && !g->direct;
     PHASE_DONE(GRID_PHASE_CELL);
     /* One block per worker (at most MAX_BLOCKS), none under 4096 agents. */
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
@@ -796,6 +908,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     c.comp_in_order = g->rows_comp >= 0 && world_component_in_agent_order(w, g->rows_comp);
     par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, copy_sorted, &c);
     if (!g->direct) par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, sorted_cells, g);
+    if (g->cell_runs) par_for(w, g->bucket_count >> GRID_RUN_SHIFT, 64, PAR_STATIC, group_runs, g);
     PHASE_DONE(GRID_PHASE_COPY);
 #undef PHASE_DONE
     g->count = n;
@@ -942,6 +1055,7 @@ static void grid_release(world_t* w)
     free_cells(w, g);
     mem_free(a, g->cell_start, ((size_t)g->bucket_capacity + 1) * sizeof(int32_t));
     mem_free(a, g->histogram, (size_t)g->worker_capacity * g->bucket_capacity * sizeof(int32_t));
+    mem_free(a, g->runs, run_bytes(g->bucket_capacity));
     mem_free(a, g, sizeof *g);
     w->module_data[MOD_GRID] = NULL;
 }

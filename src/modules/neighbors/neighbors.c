@@ -86,15 +86,14 @@ typedef struct nb_counts {
     int64_t touched, pairs, found;
 } nb_counts_t;
 
-/* The pack of bucket q of a direct grid (one cell) too narrow for strips. */
-static inline int32_t pack_cell(const grid_t* g, uint32_t q, nb_scratch_t* s, int32_t* self_base)
+/* The pack of cell c's block. */
+static inline int32_t pack_cell(const grid_t* g, const int32_t c[3], nb_scratch_t* s, int32_t* self_base)
 {
-    int32_t cell[3];
-    cell_of_bucket(g, q, cell);
-    uint32_t buckets[MAX_BLOCK];
+    int32_t cells[MAX_BLOCK][3];
     float shift[MAX_BLOCK][3];
-    int nb = block_buckets(g, cell, buckets, shift);
-    return pack_block(g, buckets, (const float(*)[3])shift, nb, q, s, self_base);
+    int own;
+    int count = block_cells(g, c, cells, shift, &own);
+    return pack_block(g, (const int32_t(*)[3])cells, (const float(*)[3])shift, count, own, s, self_base);
 }
 
 /* First bucket in [q, end) holding agents, or end. */
@@ -208,7 +207,9 @@ static inline __attribute__((always_inline)) void range_direct_v(const nb_env_t*
             v.cvz += base;
             cell_agents(e, &v, m, self_base - lo, first, hi, n, variant);
         } else {
-            m = pack_cell(g, (uint32_t)q, s, &self_base);
+            int32_t cell[3];
+            cell_of_bucket(g, (uint32_t)q, cell);
+            m = pack_cell(g, cell, s, &self_base);
             cell_agents(e, s, m, self_base - lo, first, hi, n, variant);
         }
     }
@@ -232,36 +233,26 @@ static void range_direct(const nb_env_t* e, nb_scratch_t* s, int32_t begin, int3
     by_variant[kernel_variant(e->g)](e, s, begin, end, n);
 }
 
-/* A hashed grid: a bucket may hold agents of several cells, in row order;
- * the pack is rebuilt whenever the cell changes, and each run of agents of
- * one cell goes through cell_agents. */
+/* A hashed grid: a bucket may hold several cells, each one run of its
+ * agents (grid_cell_run); each cell's block is packed once for the agents
+ * of the cell. */
 static void range_hashed(const nb_env_t* e, nb_scratch_t* s, int32_t begin, int32_t end, nb_counts_t* n)
 {
     const grid_t* g = e->g;
-    uint32_t buckets[MAX_BLOCK];
-    float shift[MAX_BLOCK][3];
     for (int32_t q = begin; q < end; ++q) {
-        int32_t lo = g->cell_start[q], hi = g->cell_start[q + 1];
-        int32_t packed[3] = {INT32_MIN, 0, 0};
-        int32_t m = 0, self_base = 0;
-        int32_t k = lo;
-        while (k < hi && g->scomp[k] < 0) ++k;
+        int32_t k = g->cell_start[q];
+        const int32_t hi = g->cell_start[q + 1];
         while (k < hi) {
-            int32_t cell[3], other[3];
-            cell_of(g, k, cell);
-            /* The run: up to the next agent with the component in another cell. */
-            int32_t run_end = k + 1;
-            for (; run_end < hi; ++run_end) {
-                if (g->scomp[run_end] < 0) continue;
-                cell_of(g, run_end, other);
-                if (other[0] != cell[0] || other[1] != cell[1] || other[2] != cell[2]) break;
+            int32_t cell[3], lo, run_end;
+            grid_sorted_cell(g, k, cell);
+            grid_cell_run(g, cell[0], cell[1], cell[2], &lo, &run_end); /* lo is k */
+            int32_t first = k; /* a cell without the component is not packed */
+            while (first < run_end && g->scomp[first] < 0) ++first;
+            if (first < run_end) {
+                int32_t self_base = 0;
+                int32_t m = pack_cell(g, cell, s, &self_base);
+                cell_agents(e, s, m, self_base - lo, first, run_end, n, -1);
             }
-            if (cell[0] != packed[0] || cell[1] != packed[1] || cell[2] != packed[2]) {
-                int nb = block_buckets(g, cell, buckets, shift);
-                m = pack_block(g, buckets, (const float(*)[3])shift, nb, (uint32_t)q, s, &self_base);
-                memcpy(packed, cell, sizeof packed);
-            }
-            cell_agents(e, s, m, self_base - lo, k, run_end, n, -1);
             k = run_end;
         }
     }
@@ -551,7 +542,7 @@ static float neighbors_reach(world_t* w)
     return grid_column_max(w, radius, c->table.count);
 }
 
-static const grid_use_t neighbors_grid = {neighbors_reach, neighbors_sized, 1};
+static const grid_use_t neighbors_grid = {neighbors_reach, neighbors_sized, 1, 1};
 
 static int neighbors_init(world_t* w)
 {

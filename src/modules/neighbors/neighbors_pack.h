@@ -12,7 +12,7 @@
 #include "simd/lanes.h"
 #include "modules/grid/grid.h"
 
-#define MAX_BLOCK 27
+#define MAX_BLOCK 27 /* cells in a block around a cell */
 
 typedef struct nb_scratch {
     float* cx;
@@ -25,14 +25,6 @@ typedef struct nb_scratch {
     int32_t* idx; /* capped path: pack indices */
 } nb_scratch_t;
 
-
-/* Integer cell of sorted agent k. */
-static void cell_of(const grid_t* g, int32_t k, int32_t c[3])
-{
-    c[0] = grid_coord(g, g->sx[k], 0);
-    c[1] = grid_coord(g, g->sy[k], 1);
-    c[2] = g->dims == 3 ? grid_coord(g, g->sz[k], 2) : 0;
-}
 
 /* Cell of a bucket of a directly indexed torus grid. */
 static void cell_of_bucket(const grid_t* g, uint32_t b, int32_t c[3])
@@ -54,43 +46,59 @@ static int packs_shifted(const grid_t* g)
     return g->wrap && g->n[0] >= 3 && g->n[1] >= 3 && (g->dims == 2 || g->n[2] >= 3);
 }
 
-/* Distinct buckets of the block of cells around `c`, and for each the
- * shift to apply to its positions (nonzero only across a torus edge when
- * packs_shifted()); returns how many. */
-static int block_buckets(const grid_t* g, const int32_t c[3], uint32_t* out, float (*shift)[3])
+/* The cells of the block around cell `c` (in range on a torus), each
+ * once, in the order their agents go into a pack, each with the shift to
+ * apply to its positions (nonzero only across a torus edge when
+ * packs_shifted()); returns how many, and in *own the index of c. The
+ * order is one of cell offsets alone, never of buckets: z, then y, then x
+ * (x fastest), or, where packs carry torus images, the strips' order (x,
+ * then z, then y: see nb_strip), so that a torus gives the same packs
+ * whether its cells are indexed directly or hashed (a sparse torus with
+ * few agents). Only a torus under 3 cells wide has a cell twice around
+ * another. */
+static int block_cells(const grid_t* g, const int32_t c[3], int32_t (*cells)[3], float (*shift)[3], int* own)
 {
     int count = 0;
-    int zr = g->dims == 3 ? 1 : 0;
-    int shifted = packs_shifted(g);
-    /* A direct grid at least 3 cells wide on every axis has 9 (27)
-     * distinct cells around any cell: no duplicates to look for. */
-    int distinct = g->direct && g->n[0] >= 3 && g->n[1] >= 3 && (!zr || g->n[2] >= 3);
-    for (int dz = -zr; dz <= zr; ++dz)
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-                int32_t i[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
-                float sh[3] = {0.0f, 0.0f, 0.0f};
-                if (g->wrap) { /* c is in range, so one correction wraps */
-                    for (int k = 0; k < 2 + zr; ++k) {
-                        if (i[k] < 0) {
-                            i[k] += g->n[k];
-                            sh[k] = -g->extent[k];
-                        } else if (i[k] >= g->n[k]) {
-                            i[k] -= g->n[k];
-                            sh[k] = g->extent[k];
-                        }
-                    }
+    const int three = g->dims == 3;
+    const int shifted = packs_shifted(g);
+    const int distinct = !g->wrap || shifted;
+    *own = 0;
+    for (int u = 0; u < (three ? 27 : 9); ++u) {
+        int32_t d[3];
+        if (shifted) {
+            const int rows = three ? 9 : 3, r = u % rows;
+            d[0] = u / rows - 1;
+            d[1] = r % 3 - 1;
+            d[2] = three ? r / 3 - 1 : 0;
+        } else {
+            d[0] = u % 3 - 1;
+            d[1] = u / 3 % 3 - 1;
+            d[2] = three ? u / 9 - 1 : 0;
+        }
+        int32_t i[3] = {c[0] + d[0], c[1] + d[1], c[2] + d[2]};
+        float sh[3] = {0.0f, 0.0f, 0.0f};
+        if (g->wrap) { /* c is in range, so one correction wraps */
+            for (int k = 0; k < 2 + three; ++k) {
+                if (i[k] < 0) {
+                    i[k] += g->n[k];
+                    sh[k] = -g->extent[k];
+                } else if (i[k] >= g->n[k]) {
+                    i[k] -= g->n[k];
+                    sh[k] = g->extent[k];
                 }
-                uint32_t b = grid_bucket(g, i[0], i[1], i[2]);
-                int seen = 0;
-                if (!distinct)
-                    for (int k = 0; k < count; ++k) seen |= out[k] == b;
-                if (seen) continue;
-                if (shift) {
-                    for (int k = 0; k < 3; ++k) shift[count][k] = shifted ? sh[k] : 0.0f;
-                }
-                out[count++] = b;
             }
+        }
+        int seen = -1;
+        if (!distinct)
+            for (int k = 0; k < count && seen < 0; ++k)
+                if (cells[k][0] == i[0] && cells[k][1] == i[1] && cells[k][2] == i[2]) seen = k;
+        if (seen < 0) {
+            memcpy(cells[count], i, sizeof i);
+            for (int k = 0; k < 3; ++k) shift[count][k] = shifted ? sh[k] : 0.0f;
+            seen = count++;
+        }
+        if (d[0] == 0 && d[1] == 0 && d[2] == 0) *own = seen;
+    }
     return count;
 }
 
@@ -146,26 +154,29 @@ static inline void pack_finish(nb_scratch_t* s, int32_t m, int three)
     }
 }
 
-/* Pack the agents of `buckets` into s; returns the count and sets
- * *self_base to where bucket `own` starts in the pack. */
-static int32_t pack_block(const grid_t* g, const uint32_t* buckets, const float (*shift)[3], int nb,
-                          uint32_t own, nb_scratch_t* s, int32_t* self_base)
+/* Pack the agents of `cells` (block_cells) into s, each cell's run
+ * (grid_cell_run) in turn, runs that follow each other in the sorted
+ * arrays with one shift copied as one range; returns the count and sets
+ * *self_base to where cell `own` starts in the pack. */
+static int32_t pack_block(const grid_t* g, const int32_t (*cells)[3], const float (*shift)[3], int count,
+                          int own, nb_scratch_t* s, int32_t* self_base)
 {
-    int32_t m = 0;
-    int three = g->dims == 3;
-    for (int b = 0; b < nb;) {
-        /* Buckets listed x-fastest are consecutive along a row of a direct
-         * grid: copy such a run of cells (with one shift) as one range. */
-        int e = b + 1;
-        while (e < nb && buckets[e] == buckets[e - 1] + 1 && shift[e][0] == shift[b][0] &&
-               shift[e][1] == shift[b][1] && shift[e][2] == shift[b][2])
-            ++e;
-        int32_t lo = g->cell_start[buckets[b]], hi = g->cell_start[buckets[e - 1] + 1];
-        for (int k = b; k < e; ++k)
-            if (buckets[k] == own) *self_base = m + (g->cell_start[own] - lo);
-        m = pack_run(g, s, m, lo, hi, shift[b], three);
-        b = e;
+    int32_t m = 0, lo = 0, hi = 0;
+    const float* at = NULL; /* the shift of [lo, hi) */
+    const int three = g->dims == 3;
+    for (int i = 0; i < count; ++i) {
+        int32_t a, b;
+        grid_cell_run(g, cells[i][0], cells[i][1], cells[i][2], &a, &b);
+        if (a == b) continue;
+        if (!(hi > lo && a == hi && shift[i][0] == at[0] && shift[i][1] == at[1] && shift[i][2] == at[2])) {
+            if (hi > lo) m = pack_run(g, s, m, lo, hi, at, three);
+            lo = a;
+            at = shift[i];
+        }
+        if (i == own) *self_base = m + (a - lo);
+        hi = b;
     }
+    if (hi > lo) m = pack_run(g, s, m, lo, hi, at, three);
     pack_finish(s, m, three);
     return m;
 }
