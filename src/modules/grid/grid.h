@@ -209,16 +209,19 @@ static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int3
     if (g->direct) return (uint32_t)((iz * g->n[1] + iy) * g->n[0] + ix);
     /* Blocks of 8 x 8 cells (4 x 4 x 4 in 3D) take a run of 64 buckets in
      * row order, so neighboring cells sit close in the sorted arrays and,
-     * after a reorder, in the agent table; large odd multipliers spread the
-     * blocks over the table. */
+     * after a reorder, in the agent table; a sum of large odd multiples
+     * spreads the blocks over the table. (An exclusive or of them gave the
+     * blocks (a, b) and (-a, -b) with a and b odd one run at every size, a
+     * quarter of the blocks around the origin: -x ^ y = x ^ -y for odd x
+     * and y.) */
     uint32_t within, h;
     if (g->dims == 3) {
         within = ((uint32_t)iz & 3u) << 4 | ((uint32_t)iy & 3u) << 2 | ((uint32_t)ix & 3u);
-        h = (uint32_t)(ix >> 2) * 0x8da6b343u ^ (uint32_t)(iy >> 2) * 0xd8163841u ^
+        h = (uint32_t)(ix >> 2) * 0x8da6b343u + (uint32_t)(iy >> 2) * 0xd8163841u +
             (uint32_t)(iz >> 2) * 0xcb1ab31fu;
     } else {
         within = ((uint32_t)iy & 7u) << 3 | ((uint32_t)ix & 7u);
-        h = (uint32_t)(ix >> 3) * 0x8da6b343u ^ (uint32_t)(iy >> 3) * 0xd8163841u;
+        h = (uint32_t)(ix >> 3) * 0x8da6b343u + (uint32_t)(iy >> 3) * 0xd8163841u;
     }
     h ^= h >> 15;
     return (h << 6 | within) & g->bucket_mask;
