@@ -29,6 +29,10 @@ static shoal_agent_def_t walker(int dims, uint64_t seed, uint64_t i)
     d.arrive_gain = 1.0f;
     /* some walk fast: the largest move sets how long lists hold */
     if (i % 17 == 0) d.vehicle.max_speed = 4.0f;
+    /* lists whose kept front (their nearest, in order) is longer than the
+     * contact pass's */
+    if (i % 5 == 0) d.crowd.max_neighbors = 16;
+    if (i % 11 == 0) d.crowd.max_neighbors = 30;
     return d;
 }
 

@@ -273,8 +273,11 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
  * list was built, every agent closer than sqrt(list_r2) was on it. Since
  * then no agent moved more than drift = moved - list_base (each orca pass
  * adds the largest distance any agent moved since the last one, measured
- * on the spatial hash's copies of the positions, whatever moved them), so
- * an agent not on the list is at least sqrt(list_r2) - 2 drift away now.
+ * on the spatial hash's copies of the positions, whatever moved them) and
+ * this one moved `own` from where it was then, so an agent not on the
+ * list is at least sqrt(list_r2) - drift - own away now (own is at most
+ * drift: a standing agent keeps its list twice as long as one that walks
+ * at the fastest's speed).
  * When the list's cap-th nearest is closer than that, or, with fewer than
  * cap in range, when that is the whole range, the list's nearest are the
  * world's: the list find_neighbors gives, ties and all. Otherwise the row
@@ -298,28 +301,30 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 #define CROWD_LIST_SKIN_MIN 0.05f
 #define CROWD_LIST_SKIN_MAX 0.3f
 
-/* How many of a list's first distances e2 and sorted positions k2 are in
- * (d^2, grid_before) order (nearest_before), strictly: n when all are; -1
- * when a position is negative (not a sorted agent: the list is built
- * again). Both arrays hold a lane past n (sorted positions: masked). */
-static inline int32_t crowd_list_ordered(const grid_t* g, float* e2, int32_t* k2, int32_t n)
+/* How many of a list's first f distances e2 and sorted positions k2 are
+ * in (d^2, grid_before) order (nearest_before), strictly: f when all are;
+ * -1 when any of the n is not a sorted agent (a negative position: the
+ * list is built again). Both arrays hold a lane past n (sorted positions:
+ * masked). */
+static inline int32_t crowd_list_ordered(const grid_t* g, float* e2, int32_t* k2, int32_t n, int32_t f)
 {
     const int32_t end = (n + SHOAL_LANES - 1) / SHOAL_LANES * SHOAL_LANES;
     lane_storeu(e2 + end, lane_zero());
     lanei_storeu(k2 + end, lanei_set1(0));
-    int32_t ordered = n;
-    for (int32_t m = 0; m < n; m += SHOAL_LANES) {
+    for (int32_t m = 0; m < n; m += SHOAL_LANES)
+        if (lane_mask_bits(lane_mask_andnot(lane_mask_first(n - m), lanei_nonneg(lanei_loadu(k2 + m)))))
+            return -1;
+    for (int32_t m = 0; m < f; m += SHOAL_LANES) {
         const lanei ka = lanei_loadu(k2 + m);
-        if (lane_mask_bits(lane_mask_andnot(lane_mask_first(n - m), lanei_nonneg(ka)))) return -1;
         const lanef ea = lane_loadu(e2 + m), eb = lane_loadu(e2 + m + 1);
-        const lanem first = lane_mask_first(n - 1 - m), tie = lane_mask_and(first, lane_cmp_eq(ea, eb));
+        const lanem first = lane_mask_first(f - 1 - m), tie = lane_mask_and(first, lane_cmp_eq(ea, eb));
         lanem ok = lane_cmp_lt(ea, eb);
         if (lane_mask_any(tie))
             ok = lane_mask_or(ok, lane_mask_and(tie, lane_grid_before(g, ka, lanei_loadu(k2 + m + 1))));
         const uint32_t bad = lane_mask_bits(lane_mask_andnot(first, ok));
-        if (bad && ordered == n) ordered = m + __builtin_ctz(bad) + 1;
+        if (bad) return m + __builtin_ctz(bad) + 1;
     }
-    return ordered;
+    return f;
 }
 
 /* CROWD_LIST_MAX values copied a lane at a time: a short fixed copy that
@@ -386,6 +391,9 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
     cw->list_n[r] = n;
     cw->list_r2[r] = listed;
     cw->list_base[r] = x->moved;
+    cw->list_at[3 * (size_t)r] = p[0];
+    cw->list_at[3 * (size_t)r + 1] = p[1];
+    cw->list_at[3 * (size_t)r + 2] = p[2];
     const int32_t kept = in < cap ? in : cap;
     for (int32_t m2 = 0; m2 < kept; ++m2) {
         nb->d2[m2] = got.d2[m2];
@@ -417,9 +425,14 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
     const float r2 = range * range;
     const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
     if (n > 0) {
+        /* no other agent moved more than drift since the list was
+         * built, and this one moved `own` */
         const float drift = (float)(x->moved - cw->list_base[r]);
+        const float* was = cw->list_at + 3 * (size_t)r;
+        const float ox = p[0] - was[0], oy = p[1] - was[1], oz = p[2] - was[2];
+        const float own = sqrtf(ox * ox + oy * oy + oz * oz);
         const float bound = sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) -
-                            2.0f * drift * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
+                            (drift + own) * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
         if (bound > 0.0f) {
             /* each one's d^2 (as find_neighbors computes it), a lane at a
              * time over the rows padded with the first */
@@ -442,12 +455,15 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                 lanei_storeu(k2 + m, k);
                 lane_storeu(e2 + m, e);
             }
-            const int32_t ordered = nan ? -1 : crowd_list_ordered(g, e2, k2, n);
+            /* the first cap in order (the rest of the list, in any order,
+             * only has to come after them) */
+            const int32_t f = n < cap ? n : cap;
+            const int32_t ordered = nan ? -1 : crowd_list_ordered(g, e2, k2, n, f);
             if (ordered >= 0) {
-                /* into (d^2, grid_before) order from the first out of
-                 * order (last pass's order mostly holds, so few move); a
-                 * list in order stays as it is */
-                for (int32_t m = ordered; m < n; ++m) {
+                /* the front into (d^2, grid_before) order from its first out
+                 * of order (last pass's order mostly holds, so few move) */
+                int changed = ordered < f;
+                for (int32_t m = ordered; m < f; ++m) {
                     const float e = e2[m];
                     const int32_t k = k2[m], j = padded[m];
                     int32_t at = m;
@@ -460,17 +476,49 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                     k2[at] = k;
                     padded[at] = j;
                 }
-                /* the first cap in range, or all in range when fewer */
-                const int32_t first = n < cap ? n : cap;
+                /* one of the rest before the front's last takes its place
+                 * in the front, the last going to the one's place: the
+                 * front ends as the f first of the list. A lane at a time
+                 * against the last as it was at the lane's start (it only
+                 * comes earlier), each found checked against it as it is. */
+                for (int32_t m0 = f; m0 < n; m0 += SHOAL_LANES) {
+                    uint32_t may = lane_mask_bits(lane_mask_and(
+                        lane_mask_first(n - m0), lane_cmp_le(lane_loadu(e2 + m0), lane_set1(e2[f - 1]))));
+                    while (may) {
+                        const int32_t m = m0 + __builtin_ctz(may);
+                        may &= may - 1;
+                        const float e = e2[m];
+                        const int32_t k = k2[m], j = padded[m];
+                        if (!nearest_before(g, e, k, e2[f - 1], k2[f - 1])) continue;
+                        e2[m] = e2[f - 1];
+                        k2[m] = k2[f - 1];
+                        padded[m] = padded[f - 1];
+                        int32_t at = f - 1;
+                        for (; at > 0 && nearest_before(g, e, k, e2[at - 1], k2[at - 1]); --at) {
+                            e2[at] = e2[at - 1];
+                            k2[at] = k2[at - 1];
+                            padded[at] = padded[at - 1];
+                        }
+                        e2[at] = e;
+                        k2[at] = k;
+                        padded[at] = j;
+                        changed = 1;
+                    }
+                }
+                /* those of the front in range (it is in order: a prefix),
+                 * copied a lane at a time (nb holds a lane past any cap) */
                 int32_t c = 0;
-                for (; c < first && e2[c] < r2; ++c) {
-                    nb->d2[c] = e2[c];
-                    nb->k[c] = k2[c];
+                for (int32_t m = 0; m < f; m += SHOAL_LANES)
+                    c += __builtin_popcount(lane_mask_bits(lane_mask_and(
+                        lane_mask_first(f - m), lane_cmp_lt(lane_loadu(e2 + m), lane_set1(r2)))));
+                for (int32_t m = 0; m < c; m += SHOAL_LANES) {
+                    lane_storeu(nb->d2 + m, lane_loadu(e2 + m));
+                    lanei_storeu(nb->k + m, lanei_loadu(k2 + m));
                 }
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
-                    if (ordered < n) list_copy_i(rows, padded); /* past n nothing is read */
-                    return 1;                                   /* held */
+                    if (changed) list_copy_i(rows, padded); /* past n nothing is read */
+                    return 1;                               /* held */
                 }
             }
         }
@@ -831,8 +879,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             } else {
                 *hint = 0.0f;
             }
-            for (int32_t m = 0; m < CROWD_CONTACT_K; ++m) /* a fixed count: no call to memcpy */
-                near[m] = m < nb.count && m < keep ? nb.k[m] : -1;
+            {
+                /* the first keep, -1 past them, a lane at a time (nb.k
+                 * holds a lane past any count; a fixed-size copy is inline) */
+                const int32_t kept_nb = nb.count < keep ? nb.count : keep;
+                int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
+                for (int32_t m = 0; m < CROWD_CONTACT_K; m += SHOAL_LANES)
+                    lanei_storeu(first_k + m, lanei_select(lane_mask_first(kept_nb - m),
+                                                           lanei_loadu(nb.k + m), lanei_set1(-1)));
+                memcpy(near, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
+            }
             if (nb.count > 0) x->clear[r] = sqrtf(nb.d2[0]);
             if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
@@ -1468,7 +1524,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     int32_t* list_n = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
     float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
-    float* prev = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float));
+    float* prev = (float*)mem_alloc(&w->alloc, n * 6 * sizeof(float));  /* prev, list_at */
     float* start = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float)); /* x0, y0, z0 */
     if (!near || !intent || !bold || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
         !start) {
@@ -1481,7 +1537,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
         mem_free(&w->alloc, list_n, n * sizeof(int32_t));
         mem_free(&w->alloc, list_r2, n * sizeof(float));
         mem_free(&w->alloc, list_base, n * sizeof(double));
-        mem_free(&w->alloc, prev, n * 3 * sizeof(float));
+        mem_free(&w->alloc, prev, n * 6 * sizeof(float));
         mem_free(&w->alloc, start, n * 3 * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
@@ -1503,7 +1559,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     mem_free(&w->alloc, cw->list_n, old * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_r2, old * sizeof(float));
     mem_free(&w->alloc, cw->list_base, old * sizeof(double));
-    mem_free(&w->alloc, cw->prev, old * 3 * sizeof(float));
+    mem_free(&w->alloc, cw->prev, old * 6 * sizeof(float));
     /* the starts of this step, when a crowd agent added inside it grows
      * the scratch between crowd_move and the contact pass */
     if (old) {
@@ -1525,6 +1581,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     cw->list_r2 = list_r2;
     cw->list_base = list_base;
     cw->prev = prev;
+    cw->list_at = prev + 3 * n;
     cw->prev_ok = 0;
     cw->capacity = cap;
     return 1;
@@ -1605,7 +1662,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->list_n, n * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_r2, n * sizeof(float));
     mem_free(&w->alloc, cw->list_base, n * sizeof(double));
-    mem_free(&w->alloc, cw->prev, n * 3 * sizeof(float));
+    mem_free(&w->alloc, cw->prev, n * 6 * sizeof(float));
     mem_free(&w->alloc, cw->x0, n * 3 * sizeof(float));
     mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
     mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
