@@ -548,11 +548,7 @@ static inline lanef lane_iota(void)
 
 /* Lanes 0 .. n-1 set: the valid lanes of a block that starts n items before
  * the end. Any n is fine (n <= 0: none, n >= SHOAL_LANES: all). */
-static inline lanem lane_mask_first(int n)
-{
-    float limit = n < 0 ? 0.0f : (n > SHOAL_LANES ? (float)SHOAL_LANES : (float)n);
-    return lane_cmp_lt(lane_iota(), lane_set1(limit));
-}
+static inline lanem lane_mask_first(int n) { return lanei_cmp_gt(lanei_set1(n), lanei_iota()); }
 
 /* Value of lane i (0 <= i < SHOAL_LANES). For tests and debugging; slow. */
 static inline float lane_extract(lanef a, int i)
