@@ -362,14 +362,43 @@ static int best_on_line2(const orca_line2_t* lines, int i, float radius, vec2 ta
 /* The incremental program over lines[0 .. n) in the disk |x| <= radius.
  * Returns n with the optimum in *x, or the index of the first line that
  * could not be met, *x then being the optimum over the lines before it. */
+_Static_assert(sizeof(orca_line2_t) == 4 * sizeof(float), "a line is four floats: point, dir");
+
+/* Lanes of lines i0 .. i0 + SHOAL_LANES - 1 (those before n) that x is on
+ * the wrong side of: side2's arithmetic a lane at a time, so the same
+ * signs. Lanes past n read line n - 1 and are masked off. */
+static inline uint32_t lines2_violated(const orca_line2_t* lines, int i0, int n, vec2 x)
+{
+    const float* f = (const float*)lines;
+    const lanei last = lanei_set1(n - 1), at = lanei_add(lanei_set1(i0), lanei_iota());
+    const lanei row = lanei_select(lanei_cmp_gt(at, last), last, at), two = lanei_add(row, row);
+    const lanei four = lanei_add(two, two);
+    const lanef px = lane_gather(f, four), py = lane_gather(f, lanei_add(four, lanei_set1(1))),
+                dx = lane_gather(f, lanei_add(four, lanei_set1(2))),
+                dy = lane_gather(f, lanei_add(four, lanei_set1(3)));
+    const lanef sx = lane_sub(lane_set1(x.x), px), sy = lane_sub(lane_set1(x.y), py);
+    const lanef side = lane_sub(lane_mul(dx, sy), lane_mul(dy, sx));
+    return lane_mask_bits(lane_mask_and(lane_mask_first(n - i0), lane_cmp_lt(side, lane_zero())));
+}
+
 static int run_lp2(const orca_line2_t* lines, int n, float radius, vec2 target, int dir_mode, vec2* x)
 {
     vec2 best = dir_mode ? vec2_scale(vec2_normalize(target), radius) : vec2_clamp_length(target, radius);
-    for (int i = 0; i < n; ++i) {
-        if (side2(&lines[i], best) < 0.0f && !best_on_line2(lines, i, radius, target, dir_mode, &best)) {
+    /* the lines in order, a lane of them screened at once: those before
+     * the first one violated hold at this best, as one at a time; after a
+     * new best on line i the screening goes on from i + 1 */
+    for (int i0 = 0; i0 < n;) {
+        const uint32_t bad = lines2_violated(lines, i0, n, best);
+        if (!bad) {
+            i0 += SHOAL_LANES;
+            continue;
+        }
+        const int i = i0 + __builtin_ctz(bad);
+        if (!best_on_line2(lines, i, radius, target, dir_mode, &best)) {
             *x = best;
             return i;
         }
+        i0 = i + 1;
     }
     *x = best;
     return n;
@@ -488,16 +517,44 @@ static int best_on_plane3(const orca_plane3_t* planes, int i, float radius, vec3
     return 1;
 }
 
+_Static_assert(sizeof(orca_plane3_t) == 6 * sizeof(float), "a plane is six floats: point, normal");
+
+/* Lanes of planes i0 .. i0 + SHOAL_LANES - 1 (those before n) that x is on
+ * the wrong side of, as lines2_violated: side3's arithmetic a lane at a
+ * time. */
+static inline uint32_t planes3_violated(const orca_plane3_t* planes, int i0, int n, vec3 x)
+{
+    const float* f = (const float*)planes;
+    const lanei last = lanei_set1(n - 1), at = lanei_add(lanei_set1(i0), lanei_iota());
+    const lanei row = lanei_select(lanei_cmp_gt(at, last), last, at), two = lanei_add(row, row);
+    const lanei six = lanei_add(lanei_add(two, two), two);
+    const lanef sx = lane_sub(lane_set1(x.x), lane_gather(f, six)),
+                sy = lane_sub(lane_set1(x.y), lane_gather(f, lanei_add(six, lanei_set1(1)))),
+                sz = lane_sub(lane_set1(x.z), lane_gather(f, lanei_add(six, lanei_set1(2))));
+    const lanef nx = lane_gather(f, lanei_add(six, lanei_set1(3))),
+                ny = lane_gather(f, lanei_add(six, lanei_set1(4))),
+                nz = lane_gather(f, lanei_add(six, lanei_set1(5)));
+    const lanef side = lane_add(lane_add(lane_mul(sx, nx), lane_mul(sy, ny)), lane_mul(sz, nz));
+    return lane_mask_bits(lane_mask_and(lane_mask_first(n - i0), lane_cmp_lt(side, lane_zero())));
+}
+
 static int run_lp3(const orca_plane3_t* planes, int n, float radius, vec3 target, int dir_mode,
                    orca_line2_t* tmp, vec3* x)
 {
     vec3 best = dir_mode ? vec3_scale(vec3_normalize(target), radius) : vec3_clamp_length(target, radius);
-    for (int i = 0; i < n; ++i) {
-        if (side3(&planes[i], best) < 0.0f &&
-            !best_on_plane3(planes, i, radius, target, dir_mode, tmp, &best)) {
+    /* a lane of planes screened at once, as run_lp2 */
+    for (int i0 = 0; i0 < n;) {
+        const uint32_t bad = planes3_violated(planes, i0, n, best);
+        if (!bad) {
+            i0 += SHOAL_LANES;
+            continue;
+        }
+        const int i = i0 + __builtin_ctz(bad);
+        if (!best_on_plane3(planes, i, radius, target, dir_mode, tmp, &best)) {
             *x = best;
             return i;
         }
+        i0 = i + 1;
     }
     *x = best;
     return n;
