@@ -389,6 +389,43 @@ Test(simd, mask_from_bits_round_trips)
     }
 }
 
+/* Every mask (16 lanes: a spread of them) keeps its lanes, in order. */
+Test(simd, compress_store)
+{
+    float in[SHOAL_LANES];
+    int32_t ini[SHOAL_LANES];
+    for (int l = 0; l < SHOAL_LANES; ++l) {
+        in[l] = 0.5f + (float)l;
+        ini[l] = 100 + l;
+    }
+    const uint32_t masks = SHOAL_LANES >= 16 ? 4096u : 1u << SHOAL_LANES;
+    for (uint32_t k = 0; k < masks; ++k) {
+        /* 16 lanes: k times an odd constant spreads over all 65,536 */
+        const uint32_t bits = SHOAL_LANES >= 16 ? (k * 40503u) & 0xffffu : k;
+        float kept[2 * SHOAL_LANES];
+        int32_t kepti[2 * SHOAL_LANES];
+        for (int l = 0; l < 2 * SHOAL_LANES; ++l) {
+            kept[l] = -1.0f;
+            kepti[l] = -1;
+        }
+        const int32_t n =
+            lane_compress_store(kept, lane_loadu(in),
+                                bits | ~(uint32_t)((1ull << SHOAL_LANES) - 1)); /* past the lanes: ignored */
+        const int32_t ni = lanei_compress_store(kepti, lanei_loadu(ini), bits);
+        cr_assert_eq(n, __builtin_popcount(bits), "mask %x", bits);
+        cr_assert_eq(ni, n, "mask %x", bits);
+        int32_t j = 0;
+        for (int l = 0; l < SHOAL_LANES; ++l)
+            if (bits >> l & 1u) {
+                cr_assert_eq(kept[j], in[l], "mask %x: item %d", bits, j);
+                cr_assert_eq(kepti[j], ini[l], "mask %x: item %d", bits, j);
+                j++;
+            }
+        for (int l = SHOAL_LANES; l < 2 * SHOAL_LANES; ++l) /* a lane at most is written */
+            cr_assert(kept[l] == -1.0f && kepti[l] == -1, "mask %x: wrote past a lane", bits);
+    }
+}
+
 Test(simd, mask_first)
 {
     const uint32_t all = (uint32_t)((1ull << SHOAL_LANES) - 1);

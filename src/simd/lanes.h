@@ -672,6 +672,93 @@ static inline void lane_store_n(float* p, lanef v, int32_t n)
         lane_store_partial(p, v, n);
 }
 
+/* The lanes of a whose bit is set in `bits` (lane i: bit i; bits past
+ * the lanes ignored), stored in lane order at p[0], p[1], ...; returns how
+ * many. p must have room for a whole lane: past the count, what lands
+ * there is unspecified. A compress store where the width has one (16
+ * lanes), a permute by a table of each 8-bit mask's lanes at 8, one lane
+ * at a time at 4 and 1. */
+#if SHOAL_LANES == 8
+/* Nibble j: the lane of the j-th set bit of the index (0 past the last). */
+static const uint32_t shoal__compress8[256] = {
+    0x00000000u, 0x00000000u, 0x00000001u, 0x00000010u, 0x00000002u, 0x00000020u, 0x00000021u, 0x00000210u,
+    0x00000003u, 0x00000030u, 0x00000031u, 0x00000310u, 0x00000032u, 0x00000320u, 0x00000321u, 0x00003210u,
+    0x00000004u, 0x00000040u, 0x00000041u, 0x00000410u, 0x00000042u, 0x00000420u, 0x00000421u, 0x00004210u,
+    0x00000043u, 0x00000430u, 0x00000431u, 0x00004310u, 0x00000432u, 0x00004320u, 0x00004321u, 0x00043210u,
+    0x00000005u, 0x00000050u, 0x00000051u, 0x00000510u, 0x00000052u, 0x00000520u, 0x00000521u, 0x00005210u,
+    0x00000053u, 0x00000530u, 0x00000531u, 0x00005310u, 0x00000532u, 0x00005320u, 0x00005321u, 0x00053210u,
+    0x00000054u, 0x00000540u, 0x00000541u, 0x00005410u, 0x00000542u, 0x00005420u, 0x00005421u, 0x00054210u,
+    0x00000543u, 0x00005430u, 0x00005431u, 0x00054310u, 0x00005432u, 0x00054320u, 0x00054321u, 0x00543210u,
+    0x00000006u, 0x00000060u, 0x00000061u, 0x00000610u, 0x00000062u, 0x00000620u, 0x00000621u, 0x00006210u,
+    0x00000063u, 0x00000630u, 0x00000631u, 0x00006310u, 0x00000632u, 0x00006320u, 0x00006321u, 0x00063210u,
+    0x00000064u, 0x00000640u, 0x00000641u, 0x00006410u, 0x00000642u, 0x00006420u, 0x00006421u, 0x00064210u,
+    0x00000643u, 0x00006430u, 0x00006431u, 0x00064310u, 0x00006432u, 0x00064320u, 0x00064321u, 0x00643210u,
+    0x00000065u, 0x00000650u, 0x00000651u, 0x00006510u, 0x00000652u, 0x00006520u, 0x00006521u, 0x00065210u,
+    0x00000653u, 0x00006530u, 0x00006531u, 0x00065310u, 0x00006532u, 0x00065320u, 0x00065321u, 0x00653210u,
+    0x00000654u, 0x00006540u, 0x00006541u, 0x00065410u, 0x00006542u, 0x00065420u, 0x00065421u, 0x00654210u,
+    0x00006543u, 0x00065430u, 0x00065431u, 0x00654310u, 0x00065432u, 0x00654320u, 0x00654321u, 0x06543210u,
+    0x00000007u, 0x00000070u, 0x00000071u, 0x00000710u, 0x00000072u, 0x00000720u, 0x00000721u, 0x00007210u,
+    0x00000073u, 0x00000730u, 0x00000731u, 0x00007310u, 0x00000732u, 0x00007320u, 0x00007321u, 0x00073210u,
+    0x00000074u, 0x00000740u, 0x00000741u, 0x00007410u, 0x00000742u, 0x00007420u, 0x00007421u, 0x00074210u,
+    0x00000743u, 0x00007430u, 0x00007431u, 0x00074310u, 0x00007432u, 0x00074320u, 0x00074321u, 0x00743210u,
+    0x00000075u, 0x00000750u, 0x00000751u, 0x00007510u, 0x00000752u, 0x00007520u, 0x00007521u, 0x00075210u,
+    0x00000753u, 0x00007530u, 0x00007531u, 0x00075310u, 0x00007532u, 0x00075320u, 0x00075321u, 0x00753210u,
+    0x00000754u, 0x00007540u, 0x00007541u, 0x00075410u, 0x00007542u, 0x00075420u, 0x00075421u, 0x00754210u,
+    0x00007543u, 0x00075430u, 0x00075431u, 0x00754310u, 0x00075432u, 0x00754320u, 0x00754321u, 0x07543210u,
+    0x00000076u, 0x00000760u, 0x00000761u, 0x00007610u, 0x00000762u, 0x00007620u, 0x00007621u, 0x00076210u,
+    0x00000763u, 0x00007630u, 0x00007631u, 0x00076310u, 0x00007632u, 0x00076320u, 0x00076321u, 0x00763210u,
+    0x00000764u, 0x00007640u, 0x00007641u, 0x00076410u, 0x00007642u, 0x00076420u, 0x00076421u, 0x00764210u,
+    0x00007643u, 0x00076430u, 0x00076431u, 0x00764310u, 0x00076432u, 0x00764320u, 0x00764321u, 0x07643210u,
+    0x00000765u, 0x00007650u, 0x00007651u, 0x00076510u, 0x00007652u, 0x00076520u, 0x00076521u, 0x00765210u,
+    0x00007653u, 0x00076530u, 0x00076531u, 0x00765310u, 0x00076532u, 0x00765320u, 0x00765321u, 0x07653210u,
+    0x00007654u, 0x00076540u, 0x00076541u, 0x00765410u, 0x00076542u, 0x00765420u, 0x00765421u, 0x07654210u,
+    0x00076543u, 0x00765430u, 0x00765431u, 0x07654310u, 0x00765432u, 0x07654320u, 0x07654321u, 0x76543210u,
+};
+#endif
+
+static inline int32_t lane_compress_store(float* p, lanef a, uint32_t bits)
+{
+    bits &= (uint32_t)((1ull << SHOAL_LANES) - 1);
+#if SHOAL_LANES == 16
+    simde_mm512_mask_compressstoreu_ps(p, (simde__mmask16)bits, a.v);
+#elif SHOAL_LANES == 8
+    const simde__m256i idx =
+        simde_mm256_and_si256(simde_mm256_srlv_epi32(simde_mm256_set1_epi32((int32_t)shoal__compress8[bits]),
+                                                     simde_mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                              simde_mm256_set1_epi32(7));
+    simde_mm256_storeu_ps(p, simde_mm256_permutevar8x32_ps(a.v, idx));
+#else
+    float t[SHOAL_LANES];
+    lane_storeu(t, a);
+    int32_t n = 0;
+    for (int l = 0; l < SHOAL_LANES; ++l)
+        if (bits >> l & 1u) p[n++] = t[l];
+#endif
+    return (int32_t)__builtin_popcount(bits);
+}
+
+/* lane_compress_store for a lane of int32. */
+static inline int32_t lanei_compress_store(int32_t* p, lanei a, uint32_t bits)
+{
+    bits &= (uint32_t)((1ull << SHOAL_LANES) - 1);
+#if SHOAL_LANES == 16
+    simde_mm512_mask_compressstoreu_epi32(p, (simde__mmask16)bits, a.v);
+#elif SHOAL_LANES == 8
+    const simde__m256i idx =
+        simde_mm256_and_si256(simde_mm256_srlv_epi32(simde_mm256_set1_epi32((int32_t)shoal__compress8[bits]),
+                                                     simde_mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                              simde_mm256_set1_epi32(7));
+    simde_mm256_storeu_si256((simde__m256i*)(void*)p, simde_mm256_permutevar8x32_epi32(a.v, idx));
+#else
+    int32_t t[SHOAL_LANES];
+    lanei_storeu(t, a);
+    int32_t n = 0;
+    for (int l = 0; l < SHOAL_LANES; ++l)
+        if (bits >> l & 1u) p[n++] = t[l];
+#endif
+    return (int32_t)__builtin_popcount(bits);
+}
+
 /* Four lanes stored as SHOAL_LANES records of four floats (an array of
  * structs): p[4 i + 0..3] = a[i], b[i], c[i], d[i]. A transpose, no
  * arithmetic: the same values in every width. */

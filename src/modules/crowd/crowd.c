@@ -365,7 +365,7 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
     if (m > CROWD_LIST_MAX) return 0; /* ties at the bound */
     /* the nearest cap of them, in order (from a copy: picking reorders) */
     _Alignas(64) float td[CROWD_LIST_MAX + SHOAL_MAX_LANES];
-    int32_t tk[CROWD_LIST_MAX];
+    int32_t tk[CROWD_LIST_MAX + SHOAL_MAX_LANES];
     memcpy(td, sd, (size_t)m * sizeof *td);
     memcpy(tk, sk, (size_t)m * sizeof *tk);
     nearest_t got;

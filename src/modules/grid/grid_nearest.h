@@ -364,11 +364,10 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     const lanef vr2 = lane_set1(r2), vkeep = lane_set1(keep2);
     int32_t pos = 0, m = *kept;
-    float lane_d2[SHOAL_MAX_LANES];
     for (int32_t run = 0; run < c->count; ++run) {
         const int32_t k0 = c->k0[run], k1 = c->k1[run];
         for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
-            if (pos + SHOAL_LANES > NEAREST_SCAN) return 0;
+            if (pos + SHOAL_LANES > NEAREST_SCAN || m + SHOAL_LANES > NEAREST_SCAN) return 0;
             lanef d2 = lane_d2_from(g, k, px, py, pz, three); /* as find_neighbors computes it */
             /* lanes past the run masked off (k1 - k > 0 here) */
             lanem in =
@@ -376,15 +375,9 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
             uint32_t bits = lane_mask_bits(lane_mask_and(in, lane_cmp_le(d2, vkeep)));
             uint32_t own = (uint32_t)(self - k);
             if (own < (uint32_t)SHOAL_LANES) bits &= ~(1u << own);
-            if (bits) {
-                lane_storeu(lane_d2, d2);
-                do {
-                    int l = __builtin_ctz(bits);
-                    bits &= bits - 1u;
-                    cd[m] = lane_d2[l];
-                    ck[m] = k + l;
-                    m++;
-                } while (bits);
+            if (bits) { /* the kept lanes, in order */
+                lanei_compress_store(ck + m, lanei_add(lanei_set1(k), lanei_iota()), bits);
+                m += lane_compress_store(cd + m, d2, bits);
             }
             pos += SHOAL_LANES;
         }
@@ -410,8 +403,8 @@ static inline void nearest_cells_within(const grid_t* g, const float p[3], float
     }
 }
 
-/* Of the m candidates (sd, sk; sd 64-byte aligned with room for a lane
- * past m), hi_n are at or within d^2 *hi_d (all of them: m). When more than
+/* Of the m candidates (sd, sk; sd 64-byte aligned, both with room for a
+ * lane past m), hi_n are at or within d^2 *hi_d (all of them: m). When more than
  * most, a bound that keeps from least to most of them (ties may keep
  * more), found by counting a lane at a time, goes to *hi_d and only those
  * within it stay, in their order. Returns how many stay; sd is padded with
@@ -444,12 +437,15 @@ static inline int32_t nearest_cut(float* sd, int32_t* sk, int32_t m, int32_t lea
             break;
         }
     }
-    /* compacted in place: writes never pass reads */
+    /* compacted in place, a lane at a time: a lane is read before any of
+     * it is written, and writes never pass reads */
     int32_t w = 0;
-    for (int32_t i = 0; i < m; ++i) {
-        sd[w] = sd[i];
-        sk[w] = sk[i];
-        w += sd[i] <= top;
+    const lanef vtop = lane_set1(top);
+    for (int32_t i = 0; i < m; i += SHOAL_LANES) {
+        const lanef d = lane_load(sd + i);
+        const uint32_t keep = lane_mask_bits(lane_mask_and(lane_cmp_le(d, vtop), lane_mask_first(m - i)));
+        lanei_compress_store(sk + w, lanei_loadu(sk + i), keep);
+        w += lane_compress_store(sd + w, d, keep);
     }
     for (int32_t j = w; j < w + SHOAL_LANES; ++j) sd[j] = INFINITY;
     *hi_d = top;
@@ -458,7 +454,7 @@ static inline int32_t nearest_cut(float* sd, int32_t* sk, int32_t m, int32_t lea
 
 /* The first nb->cap of the m candidates (sd, sk) in (d^2, grid_before)
  * order into nb. hi_n of them are at or within d^2 hi_d (all of them: m).
- * sd is 64-byte aligned with room for a lane past m. */
+ * sd is 64-byte aligned; both have room for a lane past m. */
 static inline void nearest_pick(const grid_t* g, float* sd, int32_t* sk, int32_t m, float hi_d, int32_t hi_n,
                                 nearest_t* nb)
 {
