@@ -302,18 +302,13 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 #define CROWD_LIST_SKIN_MAX 0.3f
 
 /* How many of a list's first f distances e2 and sorted positions k2 are
- * in (d^2, grid_before) order (nearest_before), strictly: f when all are;
- * -1 when any of the n is not a sorted agent (a negative position: the
- * list is built again). Both arrays hold a lane past n (sorted positions:
- * masked). */
+ * in (d^2, grid_before) order (nearest_before), strictly: f when all are.
+ * Both arrays hold valid sorted positions up to the lane past n. */
 static inline int32_t crowd_list_ordered(const grid_t* g, float* e2, int32_t* k2, int32_t n, int32_t f)
 {
     const int32_t end = (n + SHOAL_LANES - 1) / SHOAL_LANES * SHOAL_LANES;
     lane_storeu(e2 + end, lane_zero());
     lanei_storeu(k2 + end, lanei_set1(0));
-    for (int32_t m = 0; m < n; m += SHOAL_LANES)
-        if (lane_mask_bits(lane_mask_andnot(lane_mask_first(n - m), lanei_nonneg(lanei_loadu(k2 + m)))))
-            return -1;
     for (int32_t m = 0; m < f; m += SHOAL_LANES) {
         const lanei ka = lanei_loadu(k2 + m);
         const lanef ea = lane_loadu(e2 + m), eb = lane_loadu(e2 + m + 1);
@@ -439,11 +434,14 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
             float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
             int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES], padded[CROWD_LIST_MAX + SHOAL_MAX_LANES];
             list_copy_i(padded, rows);
-            for (int32_t m = n; m < n + SHOAL_LANES; ++m) padded[m] = rows[0];
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-            uint32_t nan = 0;
+            const lanei row0 = lanei_set1(rows[0]);
+            /* lanes where a d^2 is NaN or an agent is not sorted (the list
+             * is then built again) */
+            uint32_t bad = 0;
             for (int32_t m = 0; m < n; m += SHOAL_LANES) {
-                const lanei k = lanei_gather(x->sorted_at, lanei_loadu(padded + m));
+                const lanem in = lane_mask_first(n - m); /* past n: the first row */
+                const lanei k = lanei_gather(x->sorted_at, lanei_select(in, lanei_loadu(padded + m), row0));
                 const lanef dx = lane_sub(lane_gather(g->sx, k), px),
                             dy = lane_sub(lane_gather(g->sy, k), py);
                 lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
@@ -451,14 +449,15 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                     const lanef dz = lane_sub(lane_gather(g->sz, k), pz);
                     e = lane_add(e, lane_mul(dz, dz));
                 }
-                nan |= ~lane_mask_bits(lane_cmp_eq(e, e)) & lane_mask_bits(lane_mask_first(n - m));
+                bad |=
+                    lane_mask_bits(lane_mask_andnot(in, lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k))));
                 lanei_storeu(k2 + m, k);
                 lane_storeu(e2 + m, e);
             }
             /* the first cap in order (the rest of the list, in any order,
              * only has to come after them) */
             const int32_t f = n < cap ? n : cap;
-            const int32_t ordered = nan ? -1 : crowd_list_ordered(g, e2, k2, n, f);
+            const int32_t ordered = bad ? -1 : crowd_list_ordered(g, e2, k2, n, f);
             if (ordered >= 0) {
                 /* the front into (d^2, grid_before) order from its first out
                  * of order (last pass's order mostly holds, so few move) */
