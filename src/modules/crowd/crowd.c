@@ -759,7 +759,9 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const agent_view_t* a = &x->a;
     const crowd_view_t* c = &x->c;
     const int three = w->dims == 3;
-    orca_line2_t lines[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
+    /* + SHOAL_MAX_LANES: room for a whole lane of lines past the last
+     * (orca2_lines_lane) */
+    orca_line2_t lines[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES + SHOAL_MAX_LANES];
     orca_line2_t line_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
     orca_plane3_t planes[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
     orca_plane3_t plane_scratch[CROWD_MAX_NEIGHBORS + CROWD_MAX_OBSTACLES];
@@ -1052,7 +1054,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                         const lanei cr = lanei_gather(x->scrow, k);
                         lanef s = lane_select(lanei_nonneg(cr), mine, whole);
                         if (seen) s = attention_share_lanes(x, cr, d_x, d_y, way, share, x->bold[r], held);
-                        n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2,
+                        n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2, 1,
                                               &lines[n]);
                     }
                 }

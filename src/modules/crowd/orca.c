@@ -122,7 +122,7 @@ int orca2_lines_agents(const float* px, const float* py, const float* vx, const 
         int lanes = count - m0 < SHOAL_LANES ? count - m0 : SHOAL_LANES;
         written += orca2_lines_lane(lane_loadu(px + m0), lane_loadu(py + m0), lane_loadu(vx + m0),
                                     lane_loadu(vy + m0), lane_loadu(radius + m0), lane_loadu(share + m0),
-                                    lanes, inv_tau, inv_dt, vel, out + written);
+                                    lanes, inv_tau, inv_dt, vel, 0, out + written);
     }
     return written;
 }

@@ -18,9 +18,11 @@ static inline lanem lane_finite(lanef x) { return lane_cmp_eq(lane_sub(x, x), la
  * past `lanes` are padding: any values). inv_tau, inv_dt and vel must be
  * finite (orca2_lines_agents checks). Writes the lines orca2_line_agent
  * would write for lanes 0..lanes-1, in order and bit for bit, and returns
- * how many. */
+ * how many. `whole`: out has room for SHOAL_LANES lines, so a group whose
+ * lanes all give a line is stored a whole lane at once (what lands past
+ * the lines written is unspecified). */
 static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, lanef rad, lanef sh, int lanes,
-                                   float inv_tau, float inv_dt, vec2 vel, orca_line2_t* out)
+                                   float inv_tau, float inv_dt, vec2 vel, int whole, orca_line2_t* out)
 {
     int written = 0;
     const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau);
@@ -72,10 +74,10 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
     if ((fast & all) == all) {
         /* every lane computed here: write each, keep the good ones (a
          * whole lane of good ones at once) */
-        if (lanes == SHOAL_LANES && good == all) {
+        if ((lanes == SHOAL_LANES || whole) && (good & all) == all) {
             _Static_assert(sizeof(orca_line2_t) == 4 * sizeof(float), "a line is four floats");
             lane_store_interleaved4((float*)(out + written), pt_x, pt_y, d_x, d_y);
-            return written + SHOAL_LANES;
+            return written + lanes;
         }
         for (int l = 0; l < lanes; ++l) {
             out[written] = (orca_line2_t){{o[0][l], o[1][l]}, {o[2][l], o[3][l]}};
