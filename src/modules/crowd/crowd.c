@@ -1237,8 +1237,42 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
      * at every width) */
     float hx[SHOAL_MAX_LANES], hy[SHOAL_MAX_LANES], turn[SHOAL_MAX_LANES];
     float fastest = 0.0f; /* the largest |v|^2 */
+    /* 2D lanes of agents in consecutive rows, whole: the largest |v|^2 of
+     * those and whether one was NaN kept apart, and folded in at the end
+     * (a maximum in any order) */
+    const lanef vdt = lane_set1(dt), zero = lane_zero(),
+                still = lane_set1(CROWD_STILL_SPEED * CROWD_STILL_SPEED);
+    lanef fast_l = zero;
+    uint32_t nan_l = 0;
     for (int32_t r0 = begin; r0 < end; r0 += SHOAL_LANES) {
         const int32_t n = end - r0 < SHOAL_LANES ? end - r0 : SHOAL_LANES;
+        const int32_t i0 = x->agent_row[r0];
+        if (!three && n == SHOAL_LANES &&
+            lane_mask_all(
+                lanei_cmp_eq(lanei_loadu(x->agent_row + r0), lanei_add(lanei_set1(i0), lanei_iota())))) {
+            /* the scalar loop's operations, a lane at a time */
+            const lanef vx = lane_loadu(a->dx + i0), vy = lane_loadu(a->dy + i0);
+            const lanef px = lane_loadu(a->px + i0), py = lane_loadu(a->py + i0);
+            lane_storeu(x->x0 + r0, px);
+            lane_storeu(x->y0 + r0, py);
+            lane_storeu(a->vx + i0, vx);
+            lane_storeu(a->vy + i0, vy);
+            lane_storeu(a->px + i0, lane_add(px, lane_mul(vx, vdt)));
+            lane_storeu(a->py + i0, lane_add(py, lane_mul(vy, vdt)));
+            lane_storeu(a->fx + i0, zero);
+            lane_storeu(a->fy + i0, zero);
+            lane_storeu(a->tz + i0, zero);
+            lane_storeu(a->oz + i0, zero);
+            const lanef h2 = lane_add(lane_mul(vx, vx), lane_mul(vy, vy));
+            const lanef v2 = lane_add(h2, lane_mul(zero, zero));
+            fast_l = lane_select(lane_cmp_gt(v2, fast_l), v2, fast_l);
+            nan_l |= lane_mask_bits(lane_mask_not(lane_cmp_eq(v2, v2)));
+            const lanem moving = lane_cmp_gt(h2, still);
+            if (lane_mask_any(moving))
+                lane_storeu(a->heading + i0,
+                            lane_select(moving, lane_atan2(vy, vx), lane_loadu(a->heading + i0)));
+            continue;
+        }
         uint32_t moving = 0;
         for (int32_t l = 0; l < n; ++l) {
             const int32_t r = r0 + l, i = x->agent_row[r];
@@ -1283,6 +1317,10 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         for (int32_t l = 0; l < n; ++l)
             if (moving >> l & 1u) a->heading[x->agent_row[r0 + l]] = turn[l];
     }
+    float lanes_fast[SHOAL_MAX_LANES];
+    lane_storeu(lanes_fast, fast_l);
+    for (int l = 0; l < SHOAL_LANES; ++l) fastest = lanes_fast[l] > fastest ? lanes_fast[l] : fastest;
+    if (nan_l) fastest = INFINITY;
     const float t = sqrtf(fastest) * dt;
     x->travel[worker] = t > x->travel[worker] ? t : x->travel[worker];
 }
