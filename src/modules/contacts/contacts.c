@@ -332,36 +332,120 @@ static inline int any8(const uint8_t* f)
     return word != 0;
 }
 
-/* Whether any candidate of near[0, kn) (up to the first -1) overlaps the
- * body at p of radius ri, tested as agent_overlap tests it (the same
- * arithmetic). Crowd agents alone (x->nt == 0), where a candidate's body
- * is its vehicle radius: a row whose candidates all stay apart needs none
- * of candidate()'s look-ups. A fixed count of candidates without branches
- * (an empty slot, -1, and the agent itself read the agent and get radius
- * 0, which never counts), one at a time: a lane of them would be loaded
- * from the scalar stores just made, which the processor cannot forward. */
-static inline int any_overlap(const contact_ctx_t* x, int32_t i, const float p[3], float ri,
-                              const int32_t* near, int kn)
+/* A crowd row's candidates a lane at a time, in a world of crowd agents
+ * alone (x->nt == 0), where a candidate's body is its vehicle radius: per
+ * candidate its agent row, where it is and its radius, and which of them
+ * count (cand_lanes). A screen (cand_screen) then says which overlap a body,
+ * with agent_overlap's arithmetic lane by lane: the candidates that do not
+ * touch cost no scalar test, and a row whose candidates all stay apart none
+ * of candidate()'s look-ups. */
+#define CAND_CHUNKS ((CONTACT_K + SHOAL_LANES - 1) / SHOAL_LANES)
+typedef struct cand_lanes {
+    lanei j[CAND_CHUNKS]; /* agent rows; the agent itself where none */
+    lanef x[CAND_CHUNKS], y[CAND_CHUNKS], z[CAND_CHUNKS];
+    lanef sum2[CAND_CHUNKS]; /* (ri + rj)^2 */
+    /* bit m: candidate m is one (before the first -1, not the agent
+     * itself, a row of the table, a radius > 0) */
+    uint32_t valid;
+    int chunks;
+} cand_lanes_t;
+
+/* Candidates chunk ch of near[0, n) (kn listed), -1 past n. */
+static inline lanei cand_chunk(const int32_t* near, int n, int kn, int ch)
+{
+    const int base = ch * SHOAL_LANES;
+    if (base + SHOAL_LANES <= kn)
+        return lanei_select(lane_mask_first(n - base), lanei_loadu(near + base), lanei_set1(-1));
+    int32_t k[SHOAL_LANES];
+    for (int l = 0; l < SHOAL_LANES; ++l) k[l] = base + l < n ? near[base + l] : -1;
+    return lanei_loadu(k);
+}
+
+/* The agent rows of crowd row r's candidates (agent row i) and which are
+ * rows of the table (c->valid, before the radius test); positions are
+ * cand_bodies'. A crowd row lists CROWD_CONTACT_K_2D candidates at most in
+ * 2D, -1 after them (crowd.c). */
+static inline void cand_rows(const contact_ctx_t* x, int32_t r, int32_t i, cand_lanes_t* c)
+{
+    const int three = x->w->dims == 3;
+    const int32_t* near = x->crowd_near + (size_t)r * CROWD_CONTACT_K;
+    const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    const lanei self = lanei_set1(i), agents = lanei_set1(x->w->agents.count);
+    uint32_t valid = 0, end = 0;
+    c->chunks = (n + SHOAL_LANES - 1) / SHOAL_LANES;
+    for (int ch = 0; ch < c->chunks; ++ch) {
+        const lanei k = cand_chunk(near, n, CROWD_CONTACT_K, ch);
+        const lanem listed = lanei_nonneg(k);
+        const lanei j = lanei_gather(x->g->order, lanei_select(listed, k, lanei_set1(0)));
+        const lanem ok = lane_mask_and(lane_mask_and(listed, lanei_nonneg(j)),
+                                       lane_mask_andnot(lanei_cmp_gt(agents, j), lanei_cmp_eq(j, self)));
+        c->j[ch] = lanei_select(ok, j, self);
+        valid |= lane_mask_bits(ok) << (ch * SHOAL_LANES);
+        end |= lane_mask_bits(lane_mask_and(lane_mask_first(n - ch * SHOAL_LANES), lane_mask_not(listed)))
+               << (ch * SHOAL_LANES);
+    }
+    /* the candidates end at the first -1 */
+    c->valid = valid & ((end & (0u - end)) - 1u);
+}
+
+/* Where the candidates are now. */
+static inline void cand_where(const contact_ctx_t* x, cand_lanes_t* c)
+{
+    const int three = x->w->dims == 3;
+    for (int ch = 0; ch < c->chunks; ++ch) {
+        c->x[ch] = lane_gather(x->a.px, c->j[ch]);
+        c->y[ch] = lane_gather(x->a.py, c->j[ch]);
+        if (three) c->z[ch] = lane_gather(x->a.pz, c->j[ch]);
+    }
+}
+
+/* ... and their bodies against one of radius ri (those of radius 0 never
+ * touch: agent_overlap). */
+static inline void cand_bodies(const contact_ctx_t* x, float ri, cand_lanes_t* c)
+{
+    const lanef zero = lane_zero(), rl = lane_set1(ri);
+    uint32_t pos = 0;
+    for (int ch = 0; ch < c->chunks; ++ch) {
+        const lanef rj = lane_gather(x->a.radius, c->j[ch]), sum = lane_add(rl, rj);
+        c->sum2[ch] = lane_mul(sum, sum);
+        pos |= lane_mask_bits(lane_cmp_gt(rj, zero)) << (ch * SHOAL_LANES);
+    }
+    c->valid &= pos;
+    cand_where(x, c);
+}
+
+/* The candidates (of those in `among`) that overlap a body at p, tested as
+ * agent_overlap tests them (dist2 < (ri + rj)^2, the same operations in
+ * the same order: in 2D its d[2] * d[2] adds +0 to a sum of squares, which
+ * leaves it as it is). */
+static inline uint32_t cand_screen(const contact_ctx_t* x, const cand_lanes_t* c, const float p[3],
+                                   uint32_t among)
 {
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
-    const int32_t agents = x->w->agents.count;
-    /* a crowd row lists CROWD_CONTACT_K_2D candidates at most in 2D */
-    const int n = three || kn < CROWD_CONTACT_K_2D ? kn : CROWD_CONTACT_K_2D;
-    int any = 0;
-    for (int m = 0; m < n; ++m) {
-        int32_t k = near[m];
-        int32_t j = g->order[k >= 0 ? k : 0];
-        int ok = k >= 0 && j >= 0 && j < agents && j != i;
-        j = ok ? j : i;
-        float d[3] = {x->a.px[j] - p[0], x->a.py[j] - p[1], three ? x->a.pz[j] - p[2] : 0.0f};
-        if (g->wrap)
-            for (int ax = 0; ax < (three ? 3 : 2); ++ax) d[ax] = image(g, d[ax], ax);
-        float rj = ok ? x->a.radius[j] : 0.0f, sum = ri + rj;
-        float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        any |= (dist2 < sum * sum) & (rj > 0.0f);
+    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+    uint32_t hit = 0;
+    for (int ch = 0; ch < c->chunks; ++ch) {
+        const lanef dx = lane_image(g, lane_sub(c->x[ch], px), 0);
+        const lanef dy = lane_image(g, lane_sub(c->y[ch], py), 1);
+        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) {
+            const lanef dz = lane_image(g, lane_sub(c->z[ch], pz), 2);
+            d2 = lane_add(d2, lane_mul(dz, dz));
+        }
+        hit |= lane_mask_bits(lane_cmp_lt(d2, c->sum2[ch])) << (ch * SHOAL_LANES);
     }
-    return any;
+    return hit & c->valid & among;
+}
+
+/* Whether the pass moved any of the candidates c->j (cand_rows). */
+static inline int cand_moved(const contact_ctx_t* x, const cand_lanes_t* c)
+{
+    uint32_t moved = 0;
+    for (int ch = 0; ch < c->chunks; ++ch)
+        moved |= lane_mask_bits(lanei_cmp_gt(lanei_gather(x->cw->row_moved, c->j[ch]), lanei_set1(0)))
+                 << (ch * SHOAL_LANES);
+    return (moved & c->valid) != 0;
 }
 
 /* The first check of a step in a world of crowd agents alone (contacts_run
@@ -442,7 +526,7 @@ static float contact_row_finish(const contact_ctx_t* x, int32_t r, int32_t i, co
  * candidates. */
 static inline int near_moved(const contact_ctx_t* x, int32_t r, int32_t i)
 {
-    const uint8_t* moved = x->cw->row_moved;
+    const int32_t* moved = x->cw->row_moved;
     const int32_t agents = x->w->agents.count;
     int kn;
     const int32_t* near = part_near(x, r, &kn);
@@ -452,6 +536,20 @@ static inline int near_moved(const contact_ctx_t* x, int32_t r, int32_t i)
         any |= j >= 0 && j < agents && moved[j];
     }
     return any;
+}
+
+/* Candidate k's part of participant r's push (agent row i at p, radius
+ * ri), when they overlap: its share of the overlap, and the row's largest
+ * overlap and count of contacts. */
+static inline void contact_pair(const contact_ctx_t* x, int32_t r, int32_t i, const float p[3], float ri,
+                                int32_t k, float push[3], float* mine, int32_t* contacts)
+{
+    int32_t j, q;
+    float share, o, rel, u[3];
+    if (!candidate(x, r, i, p, ri, k, &j, &q, &share, &o, &rel, u)) return;
+    *mine = rel > *mine ? rel : *mine;
+    for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
+    (*contacts)++;
 }
 
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -471,7 +569,14 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             if (!cw->active[r]) continue;
         }
         int32_t i = part_row(x, r);
-        if (x->recheck && !cw->active[r] && !near_moved(x, r, i)) continue;
+        /* crowd agents alone: the candidates a lane at a time */
+        const int lanes = g && x->nt == 0;
+        cand_lanes_t c;
+        c.chunks = 0;
+        if (lanes) cand_rows(x, r, i, &c);
+        if (x->recheck && !cw->active[r] &&
+            !(lanes ? cw->row_moved[i] || cand_moved(x, &c) : near_moved(x, r, i)))
+            continue;
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         float ri = part_radius(x, r, i);
         float push[3] = {0.0f, 0.0f, 0.0f};
@@ -479,18 +584,17 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         int32_t contacts = 0;
         int kn;
         const int32_t* near = part_near(x, r, &kn);
-        /* crowd agents alone: candidates that all stay apart are skipped
-         * whole; first those that were too far to touch (first_check) */
-        const int apart =
-            g && x->nt == 0 && (first_clear(x, r, i, p, ri) || !any_overlap(x, i, p, ri, near, kn));
-        for (int m = 0; g && !apart && m < kn && near[m] >= 0; ++m) {
-            int32_t j, q;
-            float share, o, rel, u[3];
-            if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
-            mine = rel > mine ? rel : mine;
-            for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
-            contacts++;
+        /* crowd agents alone: only the candidates that overlap (none when
+         * they were too far to touch: first_clear), in their order */
+        uint32_t hit = 0;
+        if (lanes && !first_clear(x, r, i, p, ri)) {
+            cand_bodies(x, ri, &c);
+            hit = cand_screen(x, &c, p, ~0u);
         }
+        for (int m = 0; g && !lanes && m < kn && near[m] >= 0; ++m)
+            contact_pair(x, r, i, p, ri, near[m], push, &mine, &contacts);
+        for (; hit; hit &= hit - 1u)
+            contact_pair(x, r, i, p, ri, near[__builtin_ctz(hit)], push, &mine, &contacts);
         mine = contact_row_finish(x, r, i, p, ri, push, mine, contacts, worker);
         worst = mine > worst ? mine : worst;
     }
@@ -533,6 +637,37 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
     }
 }
 
+/* In participant r's turn (agent row i at p, radius ri), its overlap with
+ * candidate k resolved at once, when they overlap: both bodies pushed
+ * when the other takes part (and marked); *worst: the largest overlap met
+ * (over the smaller radius). */
+static inline void sweep_pair(const contact_ctx_t* x, int32_t r, int32_t i, const float p[3], float ri,
+                              int32_t k, const int32_t* entry, uint8_t* act, float* worst)
+{
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    contact_world_t* cw = x->cw;
+    int32_t j, q;
+    float share, o, rel, u[3];
+    if (!candidate(x, r, i, p, ri, k, &j, &q, &share, &o, &rel, u)) return;
+    *worst = rel > *worst ? rel : *worst;
+    cw->touched[r] = 1;
+    cw->row_moved[i] = 1;
+    float mine = share * o;
+    a->px[i] -= mine * u[0];
+    a->py[i] -= mine * u[1];
+    if (three) a->pz[i] -= mine * u[2];
+    if (q >= 0) {
+        a->px[j] += (o - mine) * u[0];
+        a->py[j] += (o - mine) * u[1];
+        if (three) a->pz[j] += (o - mine) * u[2];
+        cw->row_moved[j] = 1;
+        cw->active[q] = 1;
+        if (entry && entry[q] >= 0) act[entry[q]] = 1;
+        cw->touched[q] = 1;
+    }
+}
+
 /* Participant r's turn in a Gauss-Seidel sweep: each overlap it meets is
  * resolved at once (reading the positions just written), pushing both
  * bodies when the other takes part (and marking it); it stays marked while
@@ -551,27 +686,26 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
     float ri = part_radius(x, r, i);
     int kn;
     const int32_t* near = part_near(x, r, &kn);
-    for (int m = 0; g && m < kn && near[m] >= 0; ++m) {
-        int32_t j, q;
-        float share, o, rel, u[3];
-        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
-        if (!candidate(x, r, i, p, ri, near[m], &j, &q, &share, &o, &rel, u)) continue;
-        worst = rel > worst ? rel : worst;
-        cw->touched[r] = 1;
-        cw->row_moved[i] = 1;
-        float mine = share * o;
-        a->px[i] -= mine * u[0];
-        a->py[i] -= mine * u[1];
-        if (three) a->pz[i] -= mine * u[2];
-        if (q >= 0) {
-            a->px[j] += (o - mine) * u[0];
-            a->py[j] += (o - mine) * u[1];
-            if (three) a->pz[j] += (o - mine) * u[2];
-            cw->row_moved[j] = 1;
-            active[q] = 1;
-            if (entry && entry[q] >= 0) act[entry[q]] = 1;
-            cw->touched[q] = 1;
+    if (g && x->nt == 0) {
+        /* crowd agents alone: a screen of every candidate left, again
+         * after each push (which moves this body and the candidate) */
+        cand_lanes_t c;
+        cand_rows(x, r, i, &c);
+        cand_bodies(x, ri, &c);
+        float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        for (uint32_t hit = cand_screen(x, &c, p, ~0u); hit;) {
+            const int m = __builtin_ctz(hit);
+            sweep_pair(x, r, i, p, ri, near[m], entry, act, &worst);
+            p[0] = a->px[i];
+            p[1] = a->py[i];
+            p[2] = three ? a->pz[i] : 0.0f;
+            cand_where(x, &c);
+            hit = cand_screen(x, &c, p, ~1u << m);
         }
+    }
+    for (int m = 0; g && x->nt != 0 && m < kn && near[m] >= 0; ++m) {
+        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
+        sweep_pair(x, r, i, p, ri, near[m], entry, act, &worst);
     }
     const obstacle_set_t* obs = x->obs;
     for (int32_t k = 0; k < obs->obstacle_high; ++k) {
@@ -1130,7 +1264,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     float most = 0.0f;
     memset(cw->touched, 0, (size_t)count);
     memset(cw->moved, 0, (size_t)count);
-    memset(cw->row_moved, 0, (size_t)w->agents.count);
+    memset(cw->row_moved, 0, (size_t)w->agents.count * sizeof *cw->row_moved);
     /* Most participants touch nothing: after the first pass, iterations
      * check only those marked (that overlapped at their last check, moved,
      * or have a candidate that moved). Once the marked ones hold, one pass
@@ -1344,12 +1478,12 @@ static int row_moved_reserve(world_t* w, int32_t rows)
     contact_world_t* cw = contact_data(w);
     if (rows <= cw->row_moved_capacity) return 1;
     int32_t cap = rows < 64 ? 64 : rows + rows / 2;
-    uint8_t* f = (uint8_t*)mem_calloc(&w->alloc, (size_t)cap);
+    int32_t* f = (int32_t*)mem_calloc(&w->alloc, (size_t)cap * sizeof *f);
     if (!f) {
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)rows);
         return 0;
     }
-    mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity);
+    mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity * sizeof *f);
     cw->row_moved = f;
     cw->row_moved_capacity = cap;
     return 1;
@@ -1442,7 +1576,7 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->cs_restf, np);
     mem_free(&w->alloc, cw->cs_entry, np * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_act, np);
-    mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity);
+    mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity * sizeof *cw->row_moved);
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CONTACT] = NULL;
 }
