@@ -827,11 +827,9 @@ enum { CS_UNKNOWN = 0, CS_PARALLEL = 1, CS_SERIAL = 2 }; /* cs_elig */
 #define CS_COLORS 27
 #define CS_CHUNKS 64
 
-static inline int32_t mod3(int32_t v)
-{
-    int32_t m = v % 3;
-    return m < 0 ? m + 3 : m;
-}
+/* v modulo 3, from 0 to 2, for a cell coordinate (grid_coord clamps them
+ * to +-1e9): v plus a multiple of 3 that makes it positive, unsigned. */
+static inline int32_t mod3(int32_t v) { return (int32_t)(((uint32_t)v + 1200000000u) % 3u); }
 
 typedef struct cs_ctx {
     const contact_ctx_t* x;
@@ -840,24 +838,19 @@ typedef struct cs_ctx {
     int32_t count;                         /* participants */
     int32_t chunk_n[CS_CHUNKS][CS_COLORS]; /* colored per chunk and color, then where they go */
     int32_t start[CS_COLORS + 1];          /* where each color's run begins */
-    int32_t color, parts;                  /* the color a sweep is at, and its chunks */
+    int32_t parts[CS_COLORS];              /* the chunks of each color's run */
+    int32_t cut[CS_COLORS][CS_CHUNKS + 1]; /* where they begin, then the run's end */
+    int32_t color;                         /* the color a sweep is at */
     int resync;                            /* cs_act is to be made again from the participants' flags */
     float* worst;                          /* per worker */
 } cs_ctx_t;
 
 static inline int32_t cs_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / CS_CHUNKS); }
 
-/* Cell coordinates of sorted position k. */
-static inline void cs_cell(const grid_t* g, int32_t k, int32_t c[3])
-{
-    c[0] = grid_coord(g, g->sx[k], 0);
-    c[1] = grid_coord(g, g->sy[k], 1);
-    c[2] = g->dims == 3 ? grid_coord(g, g->sz[k], 2) : 0;
-}
-
-/* Each sorted position's cell, color and bucket, a bucket's run at a time
- * (CS_NONE when its cell's bucket is not the one the hash put it in, which
- * the same positions rule out), and no participant yet. */
+/* Each sorted position's color (from its cell, grid_t.scell) and bucket, a
+ * bucket's run at a time (CS_NONE when its cell's bucket is not the one the
+ * hash put it in, which the same positions rule out), and no participant
+ * yet. */
 static void cs_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -866,8 +859,8 @@ static void cs_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
     contact_world_t* cw = c->x->cw;
     for (int32_t b = begin; b < end; ++b)
         for (int32_t k = g->cell_start[b]; k < g->cell_start[b + 1]; ++k) {
-            int32_t* cell = cw->cs_cell + 3 * (size_t)k;
-            cs_cell(g, k, cell);
+            int32_t cell[3];
+            grid_sorted_cell(g, k, cell);
             const int in = (int32_t)grid_bucket(g, cell[0], cell[1], cell[2]) == b;
             cw->cs_color[k] =
                 in ? (uint8_t)(mod3(cell[0]) + 3 * mod3(cell[1]) + 9 * mod3(cell[2])) : (uint8_t)CS_NONE;
@@ -903,14 +896,15 @@ static void cs_map(int32_t begin, int32_t end, int32_t worker, void* vctx)
 static int cs_eligible(const cs_ctx_t* c, int32_t r)
 {
     const contact_ctx_t* x = c->x;
-    const contact_world_t* cw = x->cw;
-    const int32_t* own = cw->cs_cell + 3 * (size_t)c->sorted_at[part_row(x, r)];
+    const grid_t* g = x->g;
+    int32_t own[3], cell[3];
+    grid_sorted_cell(g, c->sorted_at[part_row(x, r)], own);
     int kn;
     const int32_t* near = part_near(x, r, &kn);
     for (int m = 0; m < kn && near[m] >= 0; ++m) {
         const int32_t kk = near[m];
         if (kk >= c->sorted) return 0;
-        const int32_t* cell = cw->cs_cell + 3 * (size_t)kk;
+        grid_sorted_cell(g, kk, cell);
         for (int ax = 0; ax < 3; ++ax) {
             const int64_t d = (int64_t)cell[ax] - own[ax];
             if (d < -1 || d > 1) return 0;
@@ -952,6 +946,13 @@ static void cs_scatter(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
+/* First entry of color run [lo, hi) at or after e that starts a bucket. */
+static inline int32_t cs_bucket_start(const contact_world_t* cw, int32_t lo, int32_t hi, int32_t e)
+{
+    while (e > lo && e < hi && cw->cs_lbucket[e] == cw->cs_lbucket[e - 1]) e++;
+    return e;
+}
+
 /* The colored participants of this step by color (cs_ctx); 0 when the
  * colored sweeps do not apply (a torus, no hash, too little scratch: the
  * serial sweep then). */
@@ -959,7 +960,8 @@ static int cs_plan(world_t* w, const contact_ctx_t* x, int32_t count, cs_ctx_t* 
 {
     const grid_t* g = x->g;
     contact_world_t* cw = x->cw;
-    if (!g || g->wrap || g->count <= 0 || g->count > cw->cs_sorted_capacity || count > cw->cs_part_capacity)
+    if (!g || g->wrap || g->direct || g->count <= 0 || g->count > cw->cs_sorted_capacity ||
+        count > cw->cs_part_capacity)
         return 0;
     c->x = x;
     c->sorted = g->count;
@@ -979,6 +981,15 @@ static int cs_plan(world_t* w, const contact_ctx_t* x, int32_t count, cs_ctx_t* 
     }
     c->start[CS_COLORS] = at;
     par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_scatter, c);
+    /* each color's run in chunks of about 64 (CS_CHUNKS at most), cut
+     * only between buckets */
+    for (int32_t col = 0; col < CS_COLORS; ++col) {
+        const int32_t lo = c->start[col], hi = c->start[col + 1], n = hi - lo;
+        c->parts[col] = n < 64 ? 1 : n / 64 < CS_CHUNKS ? n / 64 : CS_CHUNKS;
+        for (int32_t part = 0; part <= c->parts[col]; ++part)
+            c->cut[col][part] =
+                cs_bucket_start(cw, lo, hi, lo + (int32_t)((int64_t)n * part / c->parts[col]));
+    }
     c->resync = 0;
     return 1;
 }
@@ -992,24 +1003,16 @@ static void cs_resync(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t e = begin; e < end; ++e) cw->cs_act[e] = cw->active[cw->cs_list[e]];
 }
 
-/* First entry of color run [lo, hi) at or after e that starts a bucket. */
-static inline int32_t cs_bucket_start(const contact_world_t* cw, int32_t lo, int32_t hi, int32_t e)
-{
-    while (e > lo && e < hi && cw->cs_lbucket[e] == cw->cs_lbucket[e - 1]) e++;
-    return e;
-}
-
 /* One color's turns: chunks of its run, cut only between buckets. */
 static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const cs_ctx_t* c = (const cs_ctx_t*)vctx;
     contact_world_t* cw = c->x->cw;
-    const int32_t lo = c->start[c->color], hi = c->start[c->color + 1], n = hi - lo;
+    const int32_t* cut = c->cut[c->color];
     float worst = c->worst[worker];
     for (int32_t part = begin; part < end; ++part) {
-        int32_t e = cs_bucket_start(cw, lo, hi, lo + (int32_t)((int64_t)n * part / c->parts));
-        const int32_t stop = cs_bucket_start(cw, lo, hi, lo + (int32_t)((int64_t)n * (part + 1) / c->parts));
-        for (; e < stop; ++e) {
+        const int32_t stop = cut[part + 1];
+        for (int32_t e = cut[part]; e < stop; ++e) {
             if (!(e & 7) && e + 8 <= stop && !any8(cw->cs_act + e)) {
                 e += 7;
                 continue;
@@ -1042,8 +1045,7 @@ static float contact_sweep_colored(world_t* w, cs_ctx_t* c)
         const int32_t n = c->start[col + 1] - c->start[col];
         if (n == 0) continue;
         c->color = col;
-        c->parts = n < 64 ? 1 : n / 64 < CS_CHUNKS ? n / 64 : CS_CHUNKS;
-        par_for(w, c->parts, 1, PAR_STATIC | PAR_TASKS, cs_sweep_range, c);
+        par_for(w, c->parts[col], 1, PAR_STATIC | PAR_TASKS, cs_sweep_range, c);
     }
     float worst = 0.0f;
     for (int32_t k = 0; k < workers; ++k) worst = c->worst[k] > worst ? c->worst[k] : worst;
@@ -1416,20 +1418,16 @@ static int cs_reserve(world_t* w, int32_t parts, int32_t sorted)
         uint8_t* color = (uint8_t*)mem_alloc(a, n);
         int32_t* bucket = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
         int32_t* part = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
-        int32_t* cell = (int32_t*)mem_alloc(a, 3 * n * sizeof(int32_t));
-        if (!color || !bucket || !part || !cell) {
+        if (!color || !bucket || !part) {
             mem_free(a, color, n);
             mem_free(a, bucket, n * sizeof(int32_t));
             mem_free(a, part, n * sizeof(int32_t));
-            mem_free(a, cell, 3 * n * sizeof(int32_t));
             world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)sorted);
             return 0;
         }
         mem_free(a, cw->cs_color, old);
         mem_free(a, cw->cs_bucket, old * sizeof(int32_t));
         mem_free(a, cw->cs_part, old * sizeof(int32_t));
-        mem_free(a, cw->cs_cell, 3 * old * sizeof(int32_t));
-        cw->cs_cell = cell;
         cw->cs_color = color;
         cw->cs_bucket = bucket;
         cw->cs_part = part;
@@ -1569,7 +1567,6 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->cs_color, ns);
     mem_free(&w->alloc, cw->cs_bucket, ns * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_part, ns * sizeof(int32_t));
-    mem_free(&w->alloc, cw->cs_cell, 3 * ns * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_list, np * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_lbucket, np * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_elig, np);

@@ -47,7 +47,6 @@ typedef struct contact_world_t {
      * participant for those that take their turns on the calling thread. */
     uint8_t* cs_color;
     int32_t* cs_bucket;
-    int32_t* cs_cell; /* 3 per sorted position: its cell's coordinates */
     int32_t* cs_part;
     int32_t cs_sorted_capacity;
     int32_t* cs_list;
