@@ -332,6 +332,20 @@ static inline int any8(const uint8_t* f)
     return word != 0;
 }
 
+/* The first of flags f[r, end) that may be set, from r (a multiple of 8)
+ * past the idle ones, 32 at a time, then 8: r itself, end, or one whose
+ * run of 8 (or the fewer left) has one set. */
+static inline int32_t skip_idle(const uint8_t* f, int32_t r, int32_t end)
+{
+    for (; r + 32 <= end; r += 32) {
+        uint64_t word[4];
+        memcpy(word, f + r, sizeof word);
+        if ((word[0] | word[1] | word[2] | word[3]) != 0) break;
+    }
+    while (r + 8 <= end && !any8(f + r)) r += 8;
+    return r;
+}
+
 /* A crowd row's candidates a lane at a time, in a world of crowd agents
  * alone (x->nt == 0), where a candidate's body is its vehicle radius: per
  * candidate its agent row, where it is and its radius, and which of them
@@ -562,10 +576,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     float worst = x->worst[worker];
     for (int32_t r = begin; r < end; ++r) {
         if (x->only_active) { /* the others stay where they are */
-            if (!(r & 7) && r + 8 <= end && !any8(cw->active + r)) {
-                r += 7;
-                continue;
-            }
+            if (!(r & 7) && (r = skip_idle(cw->active, r, end)) >= end) break;
             if (!cw->active[r]) continue;
         }
         int32_t i = part_row(x, r);
@@ -615,10 +626,7 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
     uint8_t* moved = x->cw->moved;
     uint8_t* active = x->cw->active;
     for (int32_t r = begin; r < end; ++r) {
-        if (!(r & 7) && r + 8 <= end && !any8(moved + r)) {
-            r += 7;
-            continue;
-        }
+        if (!(r & 7) && (r = skip_idle(moved, r, end)) >= end) break;
         if (!moved[r]) continue;
         moved[r] = 0;
         int32_t i = part_row(x, r);
@@ -769,10 +777,7 @@ static float sweep_by_id(const contact_ctx_t* x, int32_t count, const uint8_t* o
     int32_t* turns = x->cw->turns;
     int32_t n = 0;
     for (int32_t r = 0; r < count; ++r) {
-        if (!(r & 7) && r + 8 <= count && !any8(skip + r)) {
-            r += 7;
-            continue;
-        }
+        if (!(r & 7) && (r = skip_idle(skip, r, count)) >= count) break;
         if (active[r] && (!only || only[r])) turns[n++] = r;
     }
     /* rows in the order of their agents' ids unless a reorder or
@@ -1013,10 +1018,7 @@ static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vct
     for (int32_t part = begin; part < end; ++part) {
         const int32_t stop = cut[part + 1];
         for (int32_t e = cut[part]; e < stop; ++e) {
-            if (!(e & 7) && e + 8 <= stop && !any8(cw->cs_act + e)) {
-                e += 7;
-                continue;
-            }
+            if (!(e & 7) && (e = skip_idle(cw->cs_act, e, stop)) >= stop) break;
             if (!cw->cs_act[e]) continue;
             const int32_t r = cw->cs_list[e];
             if (cw->cs_elig[r] == CS_UNKNOWN) { /* its first turn: only its task writes its flags */
@@ -1230,10 +1232,7 @@ static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void*
     const agent_view_t* a = &x->a;
     contact_world_t* cw = x->cw;
     for (int32_t r = begin; r < end; ++r) {
-        if (!(r & 7) && r + 8 <= end && !any8(cw->touched + r)) {
-            r += 7;
-            continue;
-        }
+        if (!(r & 7) && (r = skip_idle(cw->touched, r, end)) >= end) break;
         if (!cw->touched[r]) continue;
         int32_t i = part_row(x, r);
         float sx = part_x0(x, r), sy = part_y0(x, r), px = a->px[i], py = a->py[i];
