@@ -324,6 +324,19 @@ static inline int candidate(const contact_ctx_t* x, int32_t p, int32_t i, const 
     return agent_overlap(x, i, pos, ri, *j, rj, o, rel, u);
 }
 
+/* candidate() for a crowd row (agent row i) in a world of crowd agents
+ * alone, whose candidate is agent row j, a row of the table other than
+ * i (cand_lanes): its participant q, and its share by part_share (half;
+ * all against an agent that does not take part). */
+static inline int crowd_candidate(const contact_ctx_t* x, int32_t i, const float pos[3], float ri, int32_t j,
+                                  int32_t* q, float* share, float* o, float* rel, float u[3])
+{
+    if (!agent_overlap(x, i, pos, ri, j, x->a.radius[j], o, rel, u)) return 0;
+    *q = component_row(x->crowd, x->slots[j]);
+    *share = *q >= 0 ? 0.5f : 1.0f;
+    return 1;
+}
+
 /* Whether any of the 8 flags at f is set (scans skip idle stretches). */
 static inline int any8(const uint8_t* f)
 {
@@ -355,7 +368,8 @@ static inline int32_t skip_idle(const uint8_t* f, int32_t r, int32_t end)
  * of candidate()'s look-ups. */
 #define CAND_CHUNKS ((CONTACT_K + SHOAL_LANES - 1) / SHOAL_LANES)
 typedef struct cand_lanes {
-    lanei j[CAND_CHUNKS]; /* agent rows; the agent itself where none */
+    lanei j[CAND_CHUNKS];                   /* agent rows; the agent itself where none */
+    int32_t row[CAND_CHUNKS * SHOAL_LANES]; /* the same, one by one */
     lanef x[CAND_CHUNKS], y[CAND_CHUNKS], z[CAND_CHUNKS];
     lanef sum2[CAND_CHUNKS]; /* (ri + rj)^2 */
     /* bit m: candidate m is one (before the first -1, not the agent
@@ -394,6 +408,7 @@ static inline void cand_rows(const contact_ctx_t* x, int32_t r, int32_t i, cand_
         const lanem ok = lane_mask_and(lane_mask_and(listed, lanei_nonneg(j)),
                                        lane_mask_andnot(lanei_cmp_gt(agents, j), lanei_cmp_eq(j, self)));
         c->j[ch] = lanei_select(ok, j, self);
+        lanei_storeu(c->row + ch * SHOAL_LANES, c->j[ch]);
         valid |= lane_mask_bits(ok) << (ch * SHOAL_LANES);
         end |= lane_mask_bits(lane_mask_and(lane_mask_first(n - ch * SHOAL_LANES), lane_mask_not(listed)))
                << (ch * SHOAL_LANES);
@@ -566,6 +581,18 @@ static inline void contact_pair(const contact_ctx_t* x, int32_t r, int32_t i, co
     (*contacts)++;
 }
 
+/* The same for a crowd row's candidate at agent row j (crowd_candidate). */
+static inline void crowd_pair(const contact_ctx_t* x, int32_t i, const float p[3], float ri, int32_t j,
+                              float push[3], float* mine, int32_t* contacts)
+{
+    int32_t q;
+    float share, o, rel, u[3];
+    if (!crowd_candidate(x, i, p, ri, j, &q, &share, &o, &rel, u)) return;
+    *mine = rel > *mine ? rel : *mine;
+    for (int ax = 0; ax < 3; ++ax) push[ax] -= share * o * u[ax];
+    (*contacts)++;
+}
+
 static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const contact_ctx_t* x = (const contact_ctx_t*)vctx;
@@ -584,10 +611,14 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         const int lanes = g && x->nt == 0;
         cand_lanes_t c;
         c.chunks = 0;
-        if (lanes) cand_rows(x, r, i, &c);
-        if (x->recheck && !cw->active[r] &&
-            !(lanes ? cw->row_moved[i] || cand_moved(x, &c) : near_moved(x, r, i)))
-            continue;
+        if (x->recheck && !cw->active[r]) {
+            int again = lanes ? cw->row_moved[i] : near_moved(x, r, i);
+            if (!again && lanes) {
+                cand_rows(x, r, i, &c);
+                again = cand_moved(x, &c);
+            }
+            if (!again) continue;
+        }
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         float ri = part_radius(x, r, i);
         float push[3] = {0.0f, 0.0f, 0.0f};
@@ -599,13 +630,14 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
          * they were too far to touch: first_clear), in their order */
         uint32_t hit = 0;
         if (lanes && !first_clear(x, r, i, p, ri)) {
+            if (!c.chunks) cand_rows(x, r, i, &c);
             cand_bodies(x, ri, &c);
             hit = cand_screen(x, &c, p, ~0u);
         }
         for (int m = 0; g && !lanes && m < kn && near[m] >= 0; ++m)
             contact_pair(x, r, i, p, ri, near[m], push, &mine, &contacts);
         for (; hit; hit &= hit - 1u)
-            contact_pair(x, r, i, p, ri, near[__builtin_ctz(hit)], push, &mine, &contacts);
+            crowd_pair(x, i, p, ri, c.row[__builtin_ctz(hit)], push, &mine, &contacts);
         mine = contact_row_finish(x, r, i, p, ri, push, mine, contacts, worker);
         worst = mine > worst ? mine : worst;
     }
@@ -648,16 +680,19 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
 /* In participant r's turn (agent row i at p, radius ri), its overlap with
  * candidate k resolved at once, when they overlap: both bodies pushed
  * when the other takes part (and marked); *worst: the largest overlap met
- * (over the smaller radius). */
+ * (over the smaller radius). k < 0: a crowd row's candidate at agent row
+ * j (crowd_candidate). */
 static inline void sweep_pair(const contact_ctx_t* x, int32_t r, int32_t i, const float p[3], float ri,
-                              int32_t k, const int32_t* entry, uint8_t* act, float* worst)
+                              int32_t k, int32_t j, const int32_t* entry, uint8_t* act, float* worst)
 {
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     contact_world_t* cw = x->cw;
-    int32_t j, q;
+    int32_t q;
     float share, o, rel, u[3];
-    if (!candidate(x, r, i, p, ri, k, &j, &q, &share, &o, &rel, u)) return;
+    if (k >= 0 ? !candidate(x, r, i, p, ri, k, &j, &q, &share, &o, &rel, u)
+               : !crowd_candidate(x, i, p, ri, j, &q, &share, &o, &rel, u))
+        return;
     *worst = rel > *worst ? rel : *worst;
     cw->touched[r] = 1;
     cw->row_moved[i] = 1;
@@ -703,7 +738,7 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         for (uint32_t hit = cand_screen(x, &c, p, ~0u); hit;) {
             const int m = __builtin_ctz(hit);
-            sweep_pair(x, r, i, p, ri, near[m], entry, act, &worst);
+            sweep_pair(x, r, i, p, ri, -1, c.row[m], entry, act, &worst);
             p[0] = a->px[i];
             p[1] = a->py[i];
             p[2] = three ? a->pz[i] : 0.0f;
@@ -713,7 +748,7 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
     }
     for (int m = 0; g && x->nt != 0 && m < kn && near[m] >= 0; ++m) {
         const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f}; /* as moved so far */
-        sweep_pair(x, r, i, p, ri, near[m], entry, act, &worst);
+        sweep_pair(x, r, i, p, ri, near[m], -1, entry, act, &worst);
     }
     const obstacle_set_t* obs = x->obs;
     for (int32_t k = 0; k < obs->obstacle_high; ++k) {
