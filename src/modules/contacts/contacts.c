@@ -667,6 +667,15 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
         if (three) x->a.pz[i] = x->cw->cz[r];
         x->cw->row_moved[i] = 1;
         __atomic_store_n(active + r, (uint8_t)1, __ATOMIC_RELAXED);
+        if (x->g && x->nt == 0) { /* crowd agents alone: the candidates' rows a lane at a time */
+            cand_lanes_t c;
+            cand_rows(x, r, i, &c);
+            for (uint32_t left = c.valid; left; left &= left - 1u) {
+                const int32_t q = component_row(x->crowd, x->slots[c.row[__builtin_ctz(left)]]);
+                if (q >= 0) __atomic_store_n(active + q, (uint8_t)1, __ATOMIC_RELAXED);
+            }
+            continue;
+        }
         int kn;
         const int32_t* near = part_near(x, r, &kn);
         for (int m = 0; x->g && m < kn && near[m] >= 0; ++m) {
