@@ -1243,7 +1243,9 @@ typedef struct velocity_ctx {
 /* A participant the pass moved walks at what it moved: v = (p - p0) / dt
  * (position-based dynamics), so that next step the others see how fast it
  * really goes (a crowd agent held in a jam no longer shows the velocity it
- * pressed with). Ground vehicles keep their model's state. */
+ * pressed with). Ground vehicles keep their model's state. Its agent row's
+ * row_moved goes back to 0: the pass sets it only for participants it marks
+ * touched. */
 static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -1253,8 +1255,10 @@ static void contact_velocities(int32_t begin, int32_t end, int32_t worker, void*
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     for (int32_t r = begin; r < end; ++r) {
+        if (!(r & 7) && (r = skip_idle(cw->touched, r, end)) >= end) break;
         if (!cw->touched[r]) continue;
         int32_t i = part_row(x, r);
+        cw->row_moved[i] = 0; /* for the next pass (contact_world_t) */
         if (r >= x->nc && ground_is_vehicle(x->w, x->slots[i])) continue;
         a->vx[i] = (a->px[i] - part_x0(x, r)) * c->inv_dt;
         a->vy[i] = (a->py[i] - part_y0(x, r)) * c->inv_dt;
@@ -1309,7 +1313,6 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     float most = 0.0f;
     memset(cw->touched, 0, (size_t)count);
     memset(cw->moved, 0, (size_t)count);
-    memset(cw->row_moved, 0, (size_t)w->agents.count * sizeof *cw->row_moved);
     /* Most participants touch nothing: after the first pass, iterations
      * check only those marked (that overlapped at their last check, moved,
      * or have a candidate that moved). Once the marked ones hold, one pass

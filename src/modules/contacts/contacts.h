@@ -35,7 +35,8 @@ typedef struct contact_world_t {
     uint8_t* moved;   /* the last Jacobi iteration pushed it (to be applied) */
     /* per agent row: the pass moved it this step (a check of a row none of
      * whose candidates moved since its last check would find what that
-     * check found); 0 or 1, in 32 bits to be read a lane at a time */
+     * check found); 0 or 1, in 32 bits to be read a lane at a time; all 0
+     * outside the pass, which clears those it set (contact_velocities) */
     int32_t* row_moved;
     int32_t row_moved_capacity;
     int32_t* turns;   /* a serial sweep's participants, in global id order */
