@@ -724,6 +724,15 @@ static const uint32_t shoal__compress8[256] = {
     0x00007654u, 0x00076540u, 0x00076541u, 0x00765410u, 0x00076542u, 0x00765420u, 0x00765421u, 0x07654210u,
     0x00076543u, 0x00765430u, 0x00765431u, 0x07654310u, 0x00765432u, 0x07654320u, 0x07654321u, 0x76543210u,
 };
+
+/* The permutation that moves the lanes of an 8-bit mask to the front. */
+static inline simde__m256i shoal__compress8_index(uint32_t bits)
+{
+    return simde_mm256_and_si256(
+        simde_mm256_srlv_epi32(simde_mm256_set1_epi32((int32_t)shoal__compress8[bits]),
+                               simde_mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+        simde_mm256_set1_epi32(7));
+}
 #endif
 
 static inline int32_t lane_compress_store(float* p, lanef a, uint32_t bits)
@@ -732,10 +741,7 @@ static inline int32_t lane_compress_store(float* p, lanef a, uint32_t bits)
 #if SHOAL_LANES == 16
     simde_mm512_mask_compressstoreu_ps(p, (simde__mmask16)bits, a.v);
 #elif SHOAL_LANES == 8
-    const simde__m256i idx =
-        simde_mm256_and_si256(simde_mm256_srlv_epi32(simde_mm256_set1_epi32((int32_t)shoal__compress8[bits]),
-                                                     simde_mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
-                              simde_mm256_set1_epi32(7));
+    const simde__m256i idx = shoal__compress8_index(bits);
     simde_mm256_storeu_ps(p, simde_mm256_permutevar8x32_ps(a.v, idx));
 #else
     float t[SHOAL_LANES];
@@ -754,10 +760,7 @@ static inline int32_t lanei_compress_store(int32_t* p, lanei a, uint32_t bits)
 #if SHOAL_LANES == 16
     simde_mm512_mask_compressstoreu_epi32(p, (simde__mmask16)bits, a.v);
 #elif SHOAL_LANES == 8
-    const simde__m256i idx =
-        simde_mm256_and_si256(simde_mm256_srlv_epi32(simde_mm256_set1_epi32((int32_t)shoal__compress8[bits]),
-                                                     simde_mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
-                              simde_mm256_set1_epi32(7));
+    const simde__m256i idx = shoal__compress8_index(bits);
     simde_mm256_storeu_si256((simde__m256i*)(void*)p, simde_mm256_permutevar8x32_epi32(a.v, idx));
 #else
     int32_t t[SHOAL_LANES];

@@ -322,6 +322,22 @@ static inline int32_t crowd_list_ordered(const grid_t* g, float* e2, int32_t* k2
     return f;
 }
 
+/* Entry (e, k, j) put at position `at` of a list whose entries before it
+ * are in (d^2, grid_before) order, then moved down past those it comes
+ * before, which move up one. */
+static inline void list_sift(const grid_t* g, float* e2, int32_t* k2, int32_t* padded, int32_t at, float e,
+                             int32_t k, int32_t j)
+{
+    for (; at > 0 && nearest_before(g, e, k, e2[at - 1], k2[at - 1]); --at) {
+        e2[at] = e2[at - 1];
+        k2[at] = k2[at - 1];
+        padded[at] = padded[at - 1];
+    }
+    e2[at] = e;
+    k2[at] = k;
+    padded[at] = j;
+}
+
 /* CROWD_LIST_MAX values copied a lane at a time: a short fixed copy that
  * stays inline (memcpy of a count is a call, and each hold copies a list
  * twice; the copy's tail past the used part is never read). */
@@ -463,17 +479,7 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                  * of order (last pass's order mostly holds, so few move) */
                 int changed = ordered < f;
                 for (int32_t m = ordered; m < f; ++m) {
-                    const float e = e2[m];
-                    const int32_t k = k2[m], j = padded[m];
-                    int32_t at = m;
-                    for (; at > 0 && nearest_before(g, e, k, e2[at - 1], k2[at - 1]); --at) {
-                        e2[at] = e2[at - 1];
-                        k2[at] = k2[at - 1];
-                        padded[at] = padded[at - 1];
-                    }
-                    e2[at] = e;
-                    k2[at] = k;
-                    padded[at] = j;
+                    list_sift(g, e2, k2, padded, m, e2[m], k2[m], padded[m]);
                 }
                 /* one of the rest before the front's last takes its place
                  * in the front, the last going to the one's place: the
@@ -492,15 +498,7 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                         e2[m] = e2[f - 1];
                         k2[m] = k2[f - 1];
                         padded[m] = padded[f - 1];
-                        int32_t at = f - 1;
-                        for (; at > 0 && nearest_before(g, e, k, e2[at - 1], k2[at - 1]); --at) {
-                            e2[at] = e2[at - 1];
-                            k2[at] = k2[at - 1];
-                            padded[at] = padded[at - 1];
-                        }
-                        e2[at] = e;
-                        k2[at] = k;
-                        padded[at] = j;
+                        list_sift(g, e2, k2, padded, f - 1, e, k, j);
                         changed = 1;
                     }
                 }

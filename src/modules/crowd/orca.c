@@ -364,14 +364,22 @@ static int best_on_line2(const orca_line2_t* lines, int i, float radius, vec2 ta
  * could not be met, *x then being the optimum over the lines before it. */
 _Static_assert(sizeof(orca_line2_t) == 4 * sizeof(float), "a line is four floats: point, dir");
 
+/* Twice the constraint numbers i0, i0 + 1, ... of a lane, those past n - 1
+ * read as n - 1 (masked off by the callers). */
+static inline lanei constraint_rows2(int i0, int n)
+{
+    const lanei last = lanei_set1(n - 1), at = lanei_add(lanei_set1(i0), lanei_iota());
+    const lanei row = lanei_select(lanei_cmp_gt(at, last), last, at);
+    return lanei_add(row, row);
+}
+
 /* Lanes of lines i0 .. i0 + SHOAL_LANES - 1 (those before n) that x is on
  * the wrong side of: side2's arithmetic a lane at a time, so the same
  * signs. Lanes past n read line n - 1 and are masked off. */
 static inline uint32_t lines2_violated(const orca_line2_t* lines, int i0, int n, vec2 x)
 {
     const float* f = (const float*)lines;
-    const lanei last = lanei_set1(n - 1), at = lanei_add(lanei_set1(i0), lanei_iota());
-    const lanei row = lanei_select(lanei_cmp_gt(at, last), last, at), two = lanei_add(row, row);
+    const lanei two = constraint_rows2(i0, n);
     const lanei four = lanei_add(two, two);
     const lanef px = lane_gather(f, four), py = lane_gather(f, lanei_add(four, lanei_set1(1))),
                 dx = lane_gather(f, lanei_add(four, lanei_set1(2))),
@@ -525,8 +533,7 @@ _Static_assert(sizeof(orca_plane3_t) == 6 * sizeof(float), "a plane is six float
 static inline uint32_t planes3_violated(const orca_plane3_t* planes, int i0, int n, vec3 x)
 {
     const float* f = (const float*)planes;
-    const lanei last = lanei_set1(n - 1), at = lanei_add(lanei_set1(i0), lanei_iota());
-    const lanei row = lanei_select(lanei_cmp_gt(at, last), last, at), two = lanei_add(row, row);
+    const lanei two = constraint_rows2(i0, n);
     const lanei six = lanei_add(lanei_add(two, two), two);
     const lanef sx = lane_sub(lane_set1(x.x), lane_gather(f, six)),
                 sy = lane_sub(lane_set1(x.y), lane_gather(f, lanei_add(six, lanei_set1(1)))),
