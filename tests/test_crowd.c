@@ -1002,6 +1002,84 @@ static void colored_sweeps(int dims)
 Test(crowd, colored_sweeps_one_result_for_any_thread_count_2d, .timeout = 240) { colored_sweeps(2); }
 Test(crowd, colored_sweeps_one_result_for_any_thread_count_3d, .timeout = 240) { colored_sweeps(3); }
 
+/* The contact pass's watch list (contacts.c, "Who may touch"): the pass
+ * takes those that may touch alone, and its result is the pass over
+ * everyone's, bit for bit, step by step: in the benchmark's grid jam (2D
+ * and 3D; in 2D also with an obstacle and a wall in the way), at the
+ * default margin, on 1 and 2 threads, and at a margin so small that lists
+ * do not hold and passes start again over everyone. The list was made and
+ * held (it is not the whole crowd), and the small margin dropped some. */
+enum { WATCH_N = 1800, WATCH_STEPS = 60 };
+static void watched_jam(int dims, int threads, float margin, int blocked, uint64_t* hash, int32_t* listed,
+                        int64_t* dropped)
+{
+    static float pos[3 * WATCH_N], goal[3 * WATCH_N];
+    crowd_grid(dims, WATCH_N, pos, goal);
+    shoal_world_t* w = make_world(dims, threads, SHOAL_BACKEND_OPENMP);
+    contact_world_t* cw = contact_data((world_t*)w);
+    cw->watch_margin = margin;
+    if (blocked) {
+        /* in the jam's way, and far from it a wall that runners alone
+         * reach (much faster than their wall horizon lets them see it) */
+        const float center[3] = {0.0f, 10.0f, 0.0f}, wall[] = {-4.0f, -20.0f, 4.0f, -20.0f};
+        const float far[] = {290.0f, 30.0f, 500.0f, 30.0f};
+        cr_assert_eq(shoal_world_add_obstacle(w, center, 3.0f, NULL), SHOAL_OK);
+        cr_assert_eq(shoal_world_add_wall(w, wall, 2, 0, NULL), SHOAL_OK);
+        cr_assert_eq(shoal_world_add_wall(w, far, 2, 0, NULL), SHOAL_OK);
+        for (int k = 0; k < 8; ++k) {
+            shoal_agent_def_t d =
+                crowd_def(300.0f + 25.0f * (float)k, 0.0f, 300.0f + 25.0f * (float)k, 100.0f);
+            d.vehicle.max_speed = d.vehicle.max_force = d.crowd.preferred_speed = 100.0f;
+            d.crowd.time_horizon_walls = 1e-3f;
+            cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+        }
+    }
+    for (int i = 0; i < WATCH_N; ++i) {
+        shoal_agent_def_t d = crowd_def(pos[3 * i], pos[3 * i + 1], goal[3 * i], goal[3 * i + 1]);
+        d.position[2] = pos[3 * i + 2];
+        d.target[2] = goal[3 * i + 2];
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    *listed = -1;
+    for (int s = 0; s < WATCH_STEPS; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        hash[s] = shoal_world_state_hash(w);
+        *listed = cw->watch_last > *listed ? cw->watch_last : *listed;
+    }
+    *dropped = cw->watch_dropped;
+    shoal_world_destroy(w);
+}
+
+static void watch_list_same_bits(int dims, int blocked)
+{
+    uint64_t ref[WATCH_STEPS], got[WATCH_STEPS];
+    int32_t listed;
+    int64_t dropped;
+    watched_jam(dims, 1, 0.0f, blocked, ref, &listed, &dropped);
+    cr_assert_eq(listed, -1, "%dD: no margin made a list", dims);
+    const struct {
+        int threads;
+        float margin;
+    } runs[] = {{1, -1.0f}, {2, -1.0f}, {1, 1e-3f}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
+        watched_jam(dims, runs[k].threads, runs[k].margin, blocked, got, &listed, &dropped);
+        for (int s = 0; s < WATCH_STEPS; ++s)
+            cr_assert_eq(got[s], ref[s],
+                         "%dD%s, margin %g, %d threads: step %d differs from the pass over everyone", dims,
+                         blocked ? " blocked" : "", (double)runs[k].margin, runs[k].threads, s);
+        if (runs[k].margin < 0.0f) {
+            cr_expect(listed > 0 && listed < WATCH_N / 2, "%dD: the largest list held %d of %d", dims,
+                      (int)listed, WATCH_N);
+        } else {
+            cr_expect_gt(dropped, 0, "%dD: a margin of 1e-3 radii dropped no list", dims);
+        }
+    }
+}
+
+Test(crowd, watch_list_gives_the_pass_over_everyone_2d, .timeout = 240) { watch_list_same_bits(2, 0); }
+Test(crowd, watch_list_gives_the_pass_over_everyone_blocked, .timeout = 240) { watch_list_same_bits(2, 1); }
+Test(crowd, watch_list_gives_the_pass_over_everyone_3d, .timeout = 240) { watch_list_same_bits(3, 0); }
+
 /* shoal_world_crowd_stats against every pair and every wall segment,
  * counted by brute force: before the first step (a packed random start
  * overlaps), in an unbounded world and on a torus whose edges some pairs

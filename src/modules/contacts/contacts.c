@@ -33,7 +33,10 @@
  * those that neither moved nor have a candidate that moved since their
  * last check, which would find what it found). Iterations
  * stop once the largest overlap is at most CONTACT_TOLERANCE of the
- * smaller radius (a reduction by max, the same for any split). Jacobi converges slowly in a packed cluster (a crowd
+ * smaller radius (a reduction by max, the same for any split). In a world of
+ * crowd agents alone the first check also makes the watch list, of those
+ * that may touch anything this step, and the rest of the pass takes those
+ * alone, with the same result ("Who may touch", below). Jacobi converges slowly in a packed cluster (a crowd
  * pressed together from all sides): after CONTACT_MAX_ITER iterations
  * without convergence, Gauss-Seidel sweeps take over, over the
  * participants still overlapping (and those they push), each overlap
@@ -192,6 +195,13 @@ typedef struct contact_ctx {
     const float* clear;
     float reach;
     float dt;
+    /* The watch list ("Who may touch", below): the margin (m; 0: no list),
+     * this pass's participants when it takes those alone (NULL: every
+     * one), and where a push of a participant off the list is flagged */
+    float margin;
+    const int32_t* list;
+    int32_t list_n;
+    int* spill;
 } contact_ctx_t;
 
 static inline int32_t part_row(const contact_ctx_t* x, int32_t p)
@@ -492,7 +502,54 @@ static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, cons
     float vz = three ? a->vz[i] : 0.0f;
     float mine = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] + vz * vz) * x->dt;
     float margin = 1e-4f + 3e-7f * (fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]));
-    return x->clear[r] - mine - ri - x->reach > margin;
+    return x->clear[r] - mine - ri - x->reach > margin + x->margin;
+}
+
+/* first_clear for the SHOAL_LANES crowd rows from r, a lane each (the same
+ * operations in the same order: in 2D the + 0 of vz and of |p[2]| leave a
+ * sum as it is): whether every one of them is clear. */
+static inline int first_clear_lanes(const contact_ctx_t* x, int32_t r)
+{
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    const lanei i = lanei_loadu(x->crowd_row + r);
+    const lanef vx = lane_gather(a->vx, i), vy = lane_gather(a->vy, i);
+    lanef v2 = lane_add(lane_mul(vx, vx), lane_mul(vy, vy));
+    lanef far = lane_add(lane_abs(lane_gather(a->px, i)), lane_abs(lane_gather(a->py, i)));
+    if (three) {
+        const lanef vz = lane_gather(a->vz, i);
+        v2 = lane_add(v2, lane_mul(vz, vz));
+        far = lane_add(far, lane_abs(lane_gather(a->pz, i)));
+    }
+    const lanef mine = lane_mul(lane_sqrt(v2), lane_set1(x->dt));
+    const lanef margin = lane_add(lane_set1(1e-4f), lane_mul(lane_set1(3e-7f), far));
+    const lanef slack = lane_sub(
+        lane_sub(lane_sub(lane_loadu(x->clear + r), mine), lane_gather(a->radius, i)), lane_set1(x->reach));
+    return lane_mask_all(lane_cmp_gt(slack, lane_add(margin, lane_set1(x->margin))));
+}
+
+/* Whether any of the candidates c (cand_bodies) is within the sum of radii
+ * plus `margin` of a body at p, radius ri. */
+static inline int cand_near(const contact_ctx_t* x, const cand_lanes_t* c, const float p[3], float ri,
+                            float margin)
+{
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]),
+                reach = lane_set1(ri + margin);
+    uint32_t near = 0;
+    for (int ch = 0; ch < c->chunks; ++ch) {
+        const lanef dx = lane_image(g, lane_sub(c->x[ch], px), 0);
+        const lanef dy = lane_image(g, lane_sub(c->y[ch], py), 1);
+        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) {
+            const lanef dz = lane_image(g, lane_sub(c->z[ch], pz), 2);
+            d2 = lane_add(d2, lane_mul(dz, dz));
+        }
+        const lanef s = lane_add(reach, lane_gather(x->a.radius, c->j[ch]));
+        near |= lane_mask_bits(lane_cmp_lt(d2, lane_mul(s, s))) << (ch * SHOAL_LANES);
+    }
+    return (near & c->valid) != 0;
 }
 
 /* Participant r's flags after its check, and where it goes when it met
@@ -601,11 +658,26 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     const int three = x->w->dims == 3;
     contact_world_t* cw = x->cw;
     float worst = x->worst[worker];
-    for (int32_t r = begin; r < end; ++r) {
-        if (x->only_active) { /* the others stay where they are */
-            if (!(r & 7) && (r = skip_idle(cw->active, r, end)) >= end) break;
-            if (!cw->active[r]) continue;
+    const int watching = x->clear && x->margin > 0.0f; /* the first check makes the watch list */
+    /* the first check of crowd agents alone, without obstacles or walls: a
+     * run of SHOAL_LANES rows all clear of their candidates at once (they
+     * meet nothing: their flags say so) */
+    const int runs = x->clear && g && x->nt == 0 && x->obs->obstacle_high == 0 &&
+                     (x->w->dims == 3 || x->walls->seg_count == 0);
+    for (int32_t e = begin; e < end; ++e) {
+        int32_t r = e;
+        if (x->list) {
+            r = x->list[e];
+        } else if (x->only_active && !(e & 7) && (r = e = skip_idle(cw->active, e, end)) >= end) {
+            break;
+        } else if (runs && !(e & (SHOAL_LANES - 1)) && e + SHOAL_LANES <= end && first_clear_lanes(x, e)) {
+            memset(cw->active + e, 0, SHOAL_LANES);
+            memset(cw->moved + e, 0, SHOAL_LANES);
+            if (watching) memset(cw->watch + e, 0, SHOAL_LANES);
+            e += SHOAL_LANES - 1;
+            continue;
         }
+        if (x->only_active && !cw->active[r]) continue; /* the others stay where they are */
         int32_t i = part_row(x, r);
         /* crowd agents alone: the candidates a lane at a time */
         const int lanes = g && x->nt == 0;
@@ -629,16 +701,19 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         /* crowd agents alone: only the candidates that overlap (none when
          * they were too far to touch: first_clear), in their order */
         uint32_t hit = 0;
+        int near_any = 0;
         if (lanes && !first_clear(x, r, i, p, ri)) {
             if (!c.chunks) cand_rows(x, r, i, &c);
             cand_bodies(x, ri, &c);
             hit = cand_screen(x, &c, p, ~0u);
+            near_any = watching && cand_near(x, &c, p, ri, x->margin);
         }
         for (int m = 0; g && !lanes && m < kn && near[m] >= 0; ++m)
             contact_pair(x, r, i, p, ri, near[m], push, &mine, &contacts);
         for (; hit; hit &= hit - 1u)
             crowd_pair(x, i, p, ri, c.row[__builtin_ctz(hit)], push, &mine, &contacts);
         mine = contact_row_finish(x, r, i, p, ri, push, mine, contacts, worker);
+        if (watching) cw->watch[r] = (uint8_t)(near_any || cw->moved[r]); /* moved: it met anything */
         worst = mine > worst ? mine : worst;
     }
     x->worst[worker] = worst;
@@ -655,10 +730,15 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
     const contact_ctx_t* x = (const contact_ctx_t*)vctx;
     const int three = x->w->dims == 3;
     const int32_t agents = x->w->agents.count;
-    uint8_t* moved = x->cw->moved;
-    uint8_t* active = x->cw->active;
-    for (int32_t r = begin; r < end; ++r) {
-        if (!(r & 7) && (r = skip_idle(moved, r, end)) >= end) break;
+    contact_world_t* cw = x->cw;
+    uint8_t* moved = cw->moved;
+    uint8_t* active = cw->active;
+    for (int32_t e = begin; e < end; ++e) {
+        int32_t r = e;
+        if (x->list)
+            r = x->list[e];
+        else if (!(e & 7) && (r = e = skip_idle(moved, e, end)) >= end)
+            break;
         if (!moved[r]) continue;
         moved[r] = 0;
         int32_t i = part_row(x, r);
@@ -672,7 +752,8 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
             cand_rows(x, r, i, &c);
             for (uint32_t left = c.valid; left; left &= left - 1u) {
                 const int32_t q = component_row(x->crowd, x->slots[c.row[__builtin_ctz(left)]]);
-                if (q >= 0) __atomic_store_n(active + q, (uint8_t)1, __ATOMIC_RELAXED);
+                if (q >= 0 && (!x->list || cw->watch[q]))
+                    __atomic_store_n(active + q, (uint8_t)1, __ATOMIC_RELAXED);
             }
             continue;
         }
@@ -706,6 +787,7 @@ static inline void sweep_pair(const contact_ctx_t* x, int32_t r, int32_t i, cons
     cw->touched[r] = 1;
     cw->row_moved[i] = 1;
     float mine = share * o;
+    if (x->list && q >= 0 && !cw->watch[q]) __atomic_store_n(x->spill, 1, __ATOMIC_RELAXED);
     a->px[i] -= mine * u[0];
     a->py[i] -= mine * u[1];
     if (three) a->pz[i] -= mine * u[2];
@@ -1002,9 +1084,60 @@ static inline int32_t cs_bucket_start(const contact_world_t* cw, int32_t lo, int
     return e;
 }
 
+/* The plan of a step with a watch list: its participants alone, in the
+ * order the plan of every participant gives them (by color, then sorted
+ * position: the others never take a turn while the list holds). */
+static void cs_plan_watched(cs_ctx_t* c)
+{
+    const contact_ctx_t* x = c->x;
+    const grid_t* g = x->g;
+    contact_world_t* cw = x->cw;
+    memset(cw->cs_restf, 0, (size_t)c->count);
+    memset(cw->cs_entry, 0xff, (size_t)c->count * sizeof *cw->cs_entry);
+    int32_t at[CS_COLORS] = {0};
+    for (int32_t e = 0; e < x->list_n; ++e) {
+        const int32_t r = x->list[e], i = part_row(x, r);
+        const int32_t k = i >= 0 && i < c->sorted ? c->sorted_at[i] : -1;
+        int ok = k >= 0 && k < c->sorted && g->order[k] == i;
+        int32_t cell[3];
+        uint32_t b = 0;
+        if (ok) {
+            grid_sorted_cell(g, k, cell);
+            b = grid_bucket(g, cell[0], cell[1], cell[2]);
+            ok = g->cell_start[b] <= k && k < g->cell_start[b + 1]; /* cs_cells' test */
+        }
+        cw->cs_elig[r] = ok ? CS_UNKNOWN : CS_SERIAL;
+        cw->cs_restf[r] = (uint8_t)!ok;
+        if (!ok) continue;
+        const uint8_t col = (uint8_t)(mod3(cell[0]) + 3 * mod3(cell[1]) + 9 * mod3(cell[2]));
+        cw->cs_color[k] = col;
+        cw->cs_bucket[k] = (int32_t)b;
+        cw->cs_part[k] = r;
+        cw->cs_mark[k] = 1;
+        at[col]++;
+    }
+    int32_t n = 0;
+    for (int32_t col = 0; col < CS_COLORS; ++col) {
+        c->start[col] = n;
+        n += at[col];
+        at[col] = c->start[col];
+    }
+    c->start[CS_COLORS] = n;
+    for (int32_t k = 0; k < c->sorted; ++k) {
+        if (!(k & 7) && (k = skip_idle(cw->cs_mark, k, c->sorted)) >= c->sorted) break;
+        if (!cw->cs_mark[k]) continue;
+        cw->cs_mark[k] = 0;
+        const int32_t e = at[cw->cs_color[k]]++, r = cw->cs_part[k];
+        cw->cs_list[e] = r;
+        cw->cs_lbucket[e] = cw->cs_bucket[k];
+        cw->cs_entry[r] = e;
+        cw->cs_act[e] = cw->active[r];
+    }
+}
+
 /* The colored participants of this step by color (cs_ctx); 0 when the
  * colored sweeps do not apply (a torus, no hash, too little scratch: the
- * serial sweep then). */
+ * serial sweep then). With a watch list (x->list), those on it alone. */
 static int cs_plan(world_t* w, const contact_ctx_t* x, int32_t count, cs_ctx_t* c)
 {
     const grid_t* g = x->g;
@@ -1016,20 +1149,24 @@ static int cs_plan(world_t* w, const contact_ctx_t* x, int32_t count, cs_ctx_t* 
     c->sorted = g->count;
     c->count = count;
     c->sorted_at = grid_positions_par(w, grid_data(w));
-    par_for(w, g->bucket_count, 1024, PAR_STATIC, cs_cells, c);
-    par_for(w, count, 512, PAR_STATIC, cs_map, c);
-    par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_count, c);
-    int32_t at = 0;
-    for (int32_t col = 0; col < CS_COLORS; ++col) {
-        c->start[col] = at;
-        for (int32_t ch = 0; ch < CS_CHUNKS; ++ch) {
-            const int32_t here = c->chunk_n[ch][col];
-            c->chunk_n[ch][col] = at;
-            at += here;
+    if (x->list) {
+        cs_plan_watched(c);
+    } else {
+        par_for(w, g->bucket_count, 1024, PAR_STATIC, cs_cells, c);
+        par_for(w, count, 512, PAR_STATIC, cs_map, c);
+        par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_count, c);
+        int32_t at = 0;
+        for (int32_t col = 0; col < CS_COLORS; ++col) {
+            c->start[col] = at;
+            for (int32_t ch = 0; ch < CS_CHUNKS; ++ch) {
+                const int32_t here = c->chunk_n[ch][col];
+                c->chunk_n[ch][col] = at;
+                at += here;
+            }
         }
+        c->start[CS_COLORS] = at;
+        par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_scatter, c);
     }
-    c->start[CS_COLORS] = at;
-    par_for(w, CS_CHUNKS, 1, PAR_STATIC | PAR_TASKS, cs_scatter, c);
     /* each color's run in chunks of about 64 (CS_CHUNKS at most), cut
      * only between buckets */
     for (int32_t col = 0; col < CS_COLORS; ++col) {
@@ -1297,6 +1434,145 @@ static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void*
     }
 }
 
+/* ---- who may touch ----------------------------------------------------------
+ *
+ * In a world of crowd agents alone, the first check of a step (which sees
+ * every participant) also puts on the watch list each one that met
+ * anything or has a candidate within the sum of radii plus a margin
+ * (CONTACT_WATCH of the largest radius); each of the others is at least
+ * the margin clear of all its candidates. The rest of the pass (the
+ * iterations, the checks of everyone, the sweeps' plan and their checks)
+ * then takes those on the list alone, which holds while no one on it has
+ * moved more than CONTACT_WATCH_HOLD of the margin from where the pass
+ * began (checked after each iteration and sweep, the only places where
+ * anyone moves) and no sweep pushed anyone off it: then no one off the
+ * list can touch a candidate, and a check of it would find what its first
+ * check found, which its flags still hold. The result is the pass over
+ * everyone's, bit for bit. A list that does not hold puts back where
+ * everyone was and the flags, and the pass starts again over everyone
+ * (contact_world_t.watch_dropped counts those). A jam of crowd agents
+ * moves each body a few centimeters a pass, and most of a crowd is far
+ * from touching: the list is about the participants in a jam. */
+#define CONTACT_WATCH 0.15f
+#define CONTACT_WATCH_HOLD 0.75f
+
+/* The watch list from the first check's flags, by participant. Returns
+ * its length. */
+static int32_t watch_collect(contact_world_t* cw, int32_t count)
+{
+    int32_t n = 0;
+    for (int32_t r = 0; r < count; ++r) {
+        if (!(r & 7) && (r = skip_idle(cw->watch, r, count)) >= count) break;
+        if (cw->watch[r]) cw->watch_list[n++] = r;
+    }
+    return n;
+}
+
+/* Whether the watch list still holds (above). */
+static int watch_holds(const contact_ctx_t* x)
+{
+    if (__atomic_load_n(x->spill, __ATOMIC_RELAXED)) return 0;
+    const contact_world_t* cw = x->cw;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
+    const float bound = CONTACT_WATCH_HOLD * x->margin, bound2 = bound * bound;
+    for (int32_t e = 0; e < x->list_n; ++e) {
+        const int32_t i = part_row(x, x->list[e]);
+        const float dx = a->px[i] - cw->saved_x[i], dy = a->py[i] - cw->saved_y[i];
+        const float dz = three ? a->pz[i] - cw->saved_z[i] : 0.0f;
+        if (!(dx * dx + dy * dy + dz * dz <= bound2)) return 0;
+    }
+    return 1;
+}
+
+/* The iterations and sweeps of one pass (x as contacts_run set it up): 1
+ * when done, with the largest overlap left and the iterations and sweeps
+ * it took; 0 when its watch list did not hold (x->margin > 0), which
+ * leaves the positions and flags to be put back. */
+static int contact_pass(world_t* w, contact_ctx_t* x, int32_t count, float* most_out, int32_t* iter_out,
+                        int32_t* sweep_out)
+{
+    contact_world_t* cw = x->cw;
+    float* worst = x->worst;
+    const int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
+    int32_t iter = 0;
+    float most = 0.0f;
+    memset(cw->touched, 0, (size_t)count);
+    memset(cw->moved, 0, (size_t)count);
+    /* Most participants touch nothing: after the first pass, iterations
+     * check only those marked (that overlapped at their last check, moved,
+     * or have a candidate that moved). Once the marked ones hold, one pass
+     * over every participant confirms it (a candidate list need not hold
+     * whoever lists it) or marks what is left. */
+    int full = 1;
+    int32_t max_iter = CONTACT_MAX_ITER;
+    for (;;) {
+        for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+        x->only_active = !full;
+        par_for(w, x->list ? x->list_n : count, 512, PAR_STATIC, contact_range, x);
+        most = 0.0f;
+        for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        if (!x->recheck && most <= CONTACT_SHALLOW) max_iter = CONTACT_SHALLOW_ITER; /* the first check */
+        if (x->clear && x->margin > 0.0f) {                                          /* it made the list */
+            x->list_n = watch_collect(cw, count);
+            x->list = cw->watch_list;
+        }
+        x->clear = NULL; /* the first check only */
+        x->recheck = 1;  /* after it, the checks of everyone skip who would find the same */
+        if (most <= CONTACT_TOLERANCE && !full) {
+            full = 1; /* the marked ones hold: check them all */
+            continue;
+        }
+        if (most <= CONTACT_TOLERANCE || iter >= max_iter) break;
+        par_for(w, x->list ? x->list_n : count, 1024, PAR_STATIC, contact_apply, x);
+        if (x->list && !watch_holds(x)) return 0;
+        iter++;
+        full = 0;
+    }
+    x->only_active = 0;
+    /* Gauss-Seidel sweeps over those still overlapping, colored (after
+     * colored_after serial ones: none by default); once
+     * they hold, one parallel check of every participant (one never marked
+     * may meet a neighbor a sweep moved) marks what is left, if anything. */
+    cs_ctx_t cs;
+    cs.worst = worst;
+    int colored = 0;
+    int32_t sweep = 0;
+    for (; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
+        if (cw->colored_after >= 0 && sweep == cw->colored_after) colored = cs_plan(w, x, count, &cs);
+        most = colored ? contact_sweep_colored(w, &cs) : sweep_by_id(x, count, NULL, NULL, NULL);
+        if (x->list && !watch_holds(x)) return 0;
+        if (most <= CONTACT_TOLERANCE) {
+            for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
+            par_for(w, x->list ? x->list_n : count, 512, PAR_STATIC, contact_range, x);
+            cs.resync = 1; /* the check wrote the participants' flags */
+            most = 0.0f;
+            for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
+        }
+    }
+    *most_out = most;
+    *iter_out = iter;
+    *sweep_out = sweep;
+    return 1;
+}
+
+/* A pass whose watch list did not hold: everyone it moved back where the
+ * pass began, their flags cleared (contact_velocities). */
+static void contact_put_back(const contact_ctx_t* x, int32_t count)
+{
+    contact_world_t* cw = x->cw;
+    const agent_view_t* a = &x->a;
+    for (int32_t r = 0; r < count; ++r) {
+        if (!(r & 7) && (r = skip_idle(cw->touched, r, count)) >= count) break;
+        if (!cw->touched[r]) continue;
+        const int32_t i = part_row(x, r);
+        a->px[i] = cw->saved_x[i];
+        a->py[i] = cw->saved_y[i];
+        if (x->w->dims == 3) a->pz[i] = cw->saved_z[i];
+        cw->row_moved[i] = 0;
+    }
+}
+
 int64_t contacts_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
@@ -1307,72 +1583,44 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     cw->iterations_last = 0;
     cw->sweeps_last = 0;
     cw->overlap_last = 0.0f;
+    cw->watch_last = -1;
     if (count == 0) return 0;
-    int32_t workers = w->thread_count > 0 ? w->thread_count : 1;
-    int32_t iter = 0;
-    float most = 0.0f;
-    memset(cw->touched, 0, (size_t)count);
-    memset(cw->moved, 0, (size_t)count);
-    /* Most participants touch nothing: after the first pass, iterations
-     * check only those marked (that overlapped at their last check, moved,
-     * or have a candidate that moved). Once the marked ones hold, one pass
-     * over every participant confirms it (a candidate list need not hold
-     * whoever lists it) or marks what is left. */
     /* The first check may pass over crowd rows that were too far from
-     * their candidates to touch them (first_clear): in a world of crowd
-     * agents alone (every agent in the spatial hash is one), whose orca
-     * pass and crowd_move both ran this step, and without user systems
-     * (which could move anyone in between). */
+     * their candidates to touch them (first_clear), and the rest of the
+     * pass take the watch list alone: in a world of crowd agents alone
+     * (every agent in the spatial hash is one), whose orca pass and
+     * crowd_move both ran this step, and without user systems (which could
+     * move anyone in between). */
     const crowd_contacts_t crw = crowd_contacts(w);
     int clear_ok = x.g && x.nt == 0 && x.g->count == x.nc && crw.clear &&
                    crw.radius_step == (int64_t)w->step_count && crw.travel_step == (int64_t)w->step_count;
     for (int32_t k = 0; clear_ok && k < w->system_count; ++k) clear_ok = !system_is_user(&w->systems[k]);
     const float reach = clear_ok ? crw.travel_max + crw.radius_max : INFINITY;
+    int spill = 0;
+    x.spill = &spill;
     if (clear_ok && reach < INFINITY) {
         x.clear = crw.clear;
         x.reach = reach;
         x.dt = dt;
+        x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;
     }
-    int full = 1;
-    int32_t max_iter = CONTACT_MAX_ITER;
-    for (;;) {
-        for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
-        x.only_active = !full;
-        par_for(w, count, 512, PAR_STATIC, contact_range, &x);
-        most = 0.0f;
-        for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
-        if (!x.recheck && most <= CONTACT_SHALLOW) max_iter = CONTACT_SHALLOW_ITER; /* the first check */
-        x.clear = NULL;                                                             /* the first check only */
-        x.recheck = 1; /* after it, the checks of everyone skip who would find the same */
-        if (most <= CONTACT_TOLERANCE && !full) {
-            full = 1; /* the marked ones hold: check them all */
-            continue;
-        }
-        if (most <= CONTACT_TOLERANCE || iter >= max_iter) break;
-        par_for(w, count, 1024, PAR_STATIC, contact_apply, &x);
-        iter++;
-        full = 0;
+    if (x.margin > 0.0f) {
+        const size_t n = (size_t)w->agents.count * sizeof(float);
+        memcpy(cw->saved_x, x.a.px, n);
+        memcpy(cw->saved_y, x.a.py, n);
+        if (w->dims == 3) memcpy(cw->saved_z, x.a.pz, n);
     }
-    x.only_active = 0;
-    /* Gauss-Seidel sweeps over those still overlapping, colored (after
-     * colored_after serial ones: none by default); once
-     * they hold, one parallel check of every participant (one never marked
-     * may meet a neighbor a sweep moved) marks what is left, if anything. */
-    cs_ctx_t cs;
-    cs.worst = worst;
-    int colored = 0;
-    int32_t sweep = 0;
-    for (; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
-        if (cw->colored_after >= 0 && sweep == cw->colored_after) colored = cs_plan(w, &x, count, &cs);
-        most = colored ? contact_sweep_colored(w, &cs) : sweep_by_id(&x, count, NULL, NULL, NULL);
-        if (most <= CONTACT_TOLERANCE) {
-            for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
-            par_for(w, count, 512, PAR_STATIC, contact_range, &x);
-            cs.resync = 1; /* the check wrote the participants' flags */
-            most = 0.0f;
-            for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
-        }
+    const contact_ctx_t start = x;
+    float most = 0.0f;
+    int32_t iter = 0, sweep = 0;
+    if (!contact_pass(w, &x, count, &most, &iter, &sweep)) {
+        contact_put_back(&x, count);
+        cw->watch_dropped++;
+        x = start;
+        x.margin = 0.0f;
+        contact_pass(w, &x, count, &most, &iter, &sweep);
     }
+    cw->watch_last = x.list ? x.list_n : -1;
     if (w->dims == 2 && x.walls->seg_count > 0) par_for(w, count, 512, PAR_STATIC, contact_walls_hold, &x);
     cw->iterations_last = iter;
     cw->sweeps_last = sweep;
@@ -1422,13 +1670,17 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     uint8_t* active = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* touched = (uint8_t*)mem_calloc(&w->alloc, n);
     uint8_t* moved = (uint8_t*)mem_calloc(&w->alloc, n);
+    uint8_t* watch = (uint8_t*)mem_calloc(&w->alloc, n);
     int32_t* turns = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
-    if (!ok || !active || !touched || !moved || !turns) {
+    int32_t* watch_list = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
+    if (!ok || !active || !touched || !moved || !watch || !turns || !watch_list) {
         for (int k = 0; k < CONTACT_FLOAT_ARRAYS; ++k) mem_free(&w->alloc, f[k], n * sizeof(float));
         mem_free(&w->alloc, turns, n * sizeof(int32_t));
+        mem_free(&w->alloc, watch_list, n * sizeof(int32_t));
         mem_free(&w->alloc, active, n);
         mem_free(&w->alloc, touched, n);
         mem_free(&w->alloc, moved, n);
+        mem_free(&w->alloc, watch, n);
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)parts);
         return 0;
     }
@@ -1442,8 +1694,12 @@ static int contact_reserve(world_t* w, int32_t parts, int32_t rows)
     mem_free(&w->alloc, cw->active, old);
     mem_free(&w->alloc, cw->touched, old);
     mem_free(&w->alloc, cw->moved, old);
+    mem_free(&w->alloc, cw->watch, old);
     mem_free(&w->alloc, cw->turns, old * sizeof(int32_t));
+    mem_free(&w->alloc, cw->watch_list, old * sizeof(int32_t));
     cw->turns = turns;
+    cw->watch_list = watch_list;
+    cw->watch = watch;
     cw->active = active;
     cw->touched = touched;
     cw->moved = moved;
@@ -1464,16 +1720,20 @@ static int cs_reserve(world_t* w, int32_t parts, int32_t sorted)
         uint8_t* color = (uint8_t*)mem_alloc(a, n);
         int32_t* bucket = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
         int32_t* part = (int32_t*)mem_alloc(a, n * sizeof(int32_t));
-        if (!color || !bucket || !part) {
+        uint8_t* mark = (uint8_t*)mem_calloc(a, n);
+        if (!color || !bucket || !part || !mark) {
             mem_free(a, color, n);
             mem_free(a, bucket, n * sizeof(int32_t));
             mem_free(a, part, n * sizeof(int32_t));
+            mem_free(a, mark, n);
             world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)sorted);
             return 0;
         }
         mem_free(a, cw->cs_color, old);
         mem_free(a, cw->cs_bucket, old * sizeof(int32_t));
         mem_free(a, cw->cs_part, old * sizeof(int32_t));
+        mem_free(a, cw->cs_mark, old);
+        cw->cs_mark = mark;
         cw->cs_color = color;
         cw->cs_bucket = bucket;
         cw->cs_part = part;
@@ -1515,20 +1775,34 @@ static int cs_reserve(world_t* w, int32_t parts, int32_t sorted)
     return 1;
 }
 
-/* A moved flag for each of `rows` agent rows; 0 when out of memory (the
- * old flags stay). */
+/* A moved flag and a saved position for each of `rows` agent rows; 0 when
+ * out of memory (the old ones stay). */
 static int row_moved_reserve(world_t* w, int32_t rows)
 {
     contact_world_t* cw = contact_data(w);
     if (rows <= cw->row_moved_capacity) return 1;
     int32_t cap = rows < 64 ? 64 : rows + rows / 2;
-    int32_t* f = (int32_t*)mem_calloc(&w->alloc, (size_t)cap * sizeof *f);
-    if (!f) {
+    const size_t n = (size_t)cap, old = (size_t)cw->row_moved_capacity;
+    int32_t* f = (int32_t*)mem_calloc(&w->alloc, n * sizeof *f);
+    float* sx = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    float* sy = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    float* sz = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    if (!f || !sx || !sy || !sz) {
+        mem_free(&w->alloc, f, n * sizeof *f);
+        mem_free(&w->alloc, sx, n * sizeof(float));
+        mem_free(&w->alloc, sy, n * sizeof(float));
+        mem_free(&w->alloc, sz, n * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "contacts: out of memory for %d agents", (int)rows);
         return 0;
     }
-    mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity * sizeof *f);
+    mem_free(&w->alloc, cw->row_moved, old * sizeof *f);
+    mem_free(&w->alloc, cw->saved_x, old * sizeof(float));
+    mem_free(&w->alloc, cw->saved_y, old * sizeof(float));
+    mem_free(&w->alloc, cw->saved_z, old * sizeof(float));
     cw->row_moved = f;
+    cw->saved_x = sx;
+    cw->saved_y = sy;
+    cw->saved_z = sz;
     cw->row_moved_capacity = cap;
     return 1;
 }
@@ -1593,6 +1867,10 @@ static int contact_init(world_t* w)
 {
     contact_world_t* cw = (contact_world_t*)mem_calloc(&w->alloc, sizeof *cw);
     w->module_data[MOD_CONTACT] = cw;
+    if (cw) {
+        cw->watch_margin = -1.0f;
+        cw->watch_last = -1;
+    }
     return cw != NULL;
 }
 
@@ -1607,12 +1885,15 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->active, n);
     mem_free(&w->alloc, cw->touched, n);
     mem_free(&w->alloc, cw->moved, n);
+    mem_free(&w->alloc, cw->watch, n);
     mem_free(&w->alloc, cw->turns, n * sizeof(int32_t));
+    mem_free(&w->alloc, cw->watch_list, n * sizeof(int32_t));
     mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
     size_t ns = (size_t)cw->cs_sorted_capacity, np = (size_t)cw->cs_part_capacity;
     mem_free(&w->alloc, cw->cs_color, ns);
     mem_free(&w->alloc, cw->cs_bucket, ns * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_part, ns * sizeof(int32_t));
+    mem_free(&w->alloc, cw->cs_mark, ns);
     mem_free(&w->alloc, cw->cs_list, np * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_lbucket, np * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_elig, np);
@@ -1620,6 +1901,9 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->cs_entry, np * sizeof(int32_t));
     mem_free(&w->alloc, cw->cs_act, np);
     mem_free(&w->alloc, cw->row_moved, (size_t)cw->row_moved_capacity * sizeof *cw->row_moved);
+    mem_free(&w->alloc, cw->saved_x, (size_t)cw->row_moved_capacity * sizeof(float));
+    mem_free(&w->alloc, cw->saved_y, (size_t)cw->row_moved_capacity * sizeof(float));
+    mem_free(&w->alloc, cw->saved_z, (size_t)cw->row_moved_capacity * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);
     w->module_data[MOD_CONTACT] = NULL;
 }

@@ -38,9 +38,17 @@ typedef struct contact_world_t {
      * check found); 0 or 1, in 32 bits to be read a lane at a time; all 0
      * outside the pass, which clears those it set (contact_velocities) */
     int32_t* row_moved;
+    /* per agent row: where it was when the pass began (a pass with a watch
+     * list that does not hold starts again from there) */
+    float *saved_x, *saved_y, *saved_z;
     int32_t row_moved_capacity;
     int32_t* turns;   /* a serial sweep's participants, in global id order */
     int32_t capacity; /* participants the scratch holds */
+    /* The watch list of a step (contacts.c, "Who may touch"): per
+     * participant whether it is on it (the first check writes every one),
+     * and the list itself, by participant. */
+    uint8_t* watch;
+    int32_t* watch_list;
     /* The colored sweeps (contacts.c): per sorted position of the spatial
      * hash its color (CS_NONE: none) and bucket, and the participant there
      * that the colored sweeps take (-1: none); the colored participants by
@@ -49,6 +57,7 @@ typedef struct contact_world_t {
     uint8_t* cs_color;
     int32_t* cs_bucket;
     int32_t* cs_part;
+    uint8_t* cs_mark; /* per sorted position: a watched participant's (all 0 between plans) */
     int32_t cs_sorted_capacity;
     int32_t* cs_list;
     int32_t* cs_lbucket;
@@ -68,8 +77,13 @@ typedef struct contact_world_t {
      * --colored-sweeps-after` and tests. */
     int32_t colored_after;
     int32_t iterations_last; /* contact iterations of the last step */
-    int32_t sweeps_last;     /* of those, Gauss-Seidel sweeps */
-    float overlap_last;      /* largest overlap left by the last step, over the smaller radius */
+    /* The watch list's margin over the largest radius (contacts.c, "Who
+     * may touch"): < 0 (the default) CONTACT_WATCH, 0 no list. For tests. */
+    float watch_margin;
+    int32_t watch_last;    /* participants on the last pass's watch list, -1: it made none */
+    int64_t watch_dropped; /* passes whose watch list did not hold, started again (counter) */
+    int32_t sweeps_last;   /* of those, Gauss-Seidel sweeps */
+    float overlap_last;    /* largest overlap left by the last step, over the smaller radius */
 } contact_world_t;
 
 static inline contact_world_t* contact_data(const world_t* w)
