@@ -507,8 +507,8 @@ static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, cons
 
 /* first_clear for the SHOAL_LANES crowd rows from r, a lane each (the same
  * operations in the same order: in 2D the + 0 of vz and of |p[2]| leave a
- * sum as it is): whether every one of them is clear. */
-static inline int first_clear_lanes(const contact_ctx_t* x, int32_t r)
+ * sum as it is): bit l, row r + l is clear. */
+static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r)
 {
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
@@ -525,7 +525,7 @@ static inline int first_clear_lanes(const contact_ctx_t* x, int32_t r)
     const lanef margin = lane_add(lane_set1(1e-4f), lane_mul(lane_set1(3e-7f), far));
     const lanef slack = lane_sub(
         lane_sub(lane_sub(lane_loadu(x->clear + r), mine), lane_gather(a->radius, i)), lane_set1(x->reach));
-    return lane_mask_all(lane_cmp_gt(slack, lane_add(margin, lane_set1(x->margin))));
+    return lane_mask_bits(lane_cmp_gt(slack, lane_add(margin, lane_set1(x->margin))));
 }
 
 /* Whether any of the candidates c (cand_bodies) is within the sum of radii
@@ -664,17 +664,30 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
      * meet nothing: their flags say so) */
     const int runs = x->clear && g && x->nt == 0 && x->obs->obstacle_high == 0 &&
                      (x->w->dims == 3 || x->walls->seg_count == 0);
+    int32_t run_at = -1;
+    uint32_t run_clear = 0;
     for (int32_t e = begin; e < end; ++e) {
         int32_t r = e;
         if (x->list) {
             r = x->list[e];
         } else if (x->only_active && !(e & 7) && (r = e = skip_idle(cw->active, e, end)) >= end) {
             break;
-        } else if (runs && !(e & (SHOAL_LANES - 1)) && e + SHOAL_LANES <= end && first_clear_lanes(x, e)) {
-            memset(cw->active + e, 0, SHOAL_LANES);
-            memset(cw->moved + e, 0, SHOAL_LANES);
-            if (watching) memset(cw->watch + e, 0, SHOAL_LANES);
-            e += SHOAL_LANES - 1;
+        } else if (runs && !(e & (SHOAL_LANES - 1)) && e + SHOAL_LANES <= end) {
+            run_at = e;
+            run_clear = first_clear_lanes(x, e);
+            if (run_clear == (SHOAL_LANES == 32 ? ~0u : (1u << SHOAL_LANES) - 1u)) {
+                memset(cw->active + e, 0, SHOAL_LANES);
+                memset(cw->moved + e, 0, SHOAL_LANES);
+                if (watching) memset(cw->watch + e, 0, SHOAL_LANES);
+                e += SHOAL_LANES - 1;
+                continue;
+            }
+        }
+        /* in a run: its lane's answer (clear: it meets nothing) */
+        const int in_run = run_at >= 0 && e - run_at < SHOAL_LANES;
+        if (in_run && (run_clear >> (e - run_at) & 1u)) {
+            cw->active[r] = cw->moved[r] = 0;
+            if (watching) cw->watch[r] = 0;
             continue;
         }
         if (x->only_active && !cw->active[r]) continue; /* the others stay where they are */
@@ -702,7 +715,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
          * they were too far to touch: first_clear), in their order */
         uint32_t hit = 0;
         int near_any = 0;
-        if (lanes && !first_clear(x, r, i, p, ri)) {
+        if (lanes && (in_run || !first_clear(x, r, i, p, ri))) {
             if (!c.chunks) cand_rows(x, r, i, &c);
             cand_bodies(x, ri, &c);
             hit = cand_screen(x, &c, p, ~0u);
@@ -787,7 +800,13 @@ static inline void sweep_pair(const contact_ctx_t* x, int32_t r, int32_t i, cons
     cw->touched[r] = 1;
     cw->row_moved[i] = 1;
     float mine = share * o;
-    if (x->list && q >= 0 && !cw->watch[q]) __atomic_store_n(x->spill, 1, __ATOMIC_RELAXED);
+    if (x->list && q >= 0 && !cw->watch[q]) { /* off the list: kept to be put back (contact_put_back) */
+        cw->saved_x[j] = a->px[j];
+        cw->saved_y[j] = a->py[j];
+        if (three) cw->saved_z[j] = a->pz[j];
+        cw->watch[q] = 2;
+        __atomic_store_n(x->spill, 1, __ATOMIC_RELAXED);
+    }
     a->px[i] -= mine * u[0];
     a->py[i] -= mine * u[1];
     if (three) a->pz[i] -= mine * u[2];
@@ -1456,14 +1475,22 @@ static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void*
 #define CONTACT_WATCH 0.15f
 #define CONTACT_WATCH_HOLD 0.75f
 
-/* The watch list from the first check's flags, by participant. Returns
- * its length. */
-static int32_t watch_collect(contact_world_t* cw, int32_t count)
+/* The watch list from the first check's flags, by participant, with where
+ * each one on it was (the first check moved no one). Returns its length. */
+static int32_t watch_collect(const contact_ctx_t* x, int32_t count)
 {
+    contact_world_t* cw = x->cw;
+    const agent_view_t* a = &x->a;
+    const int three = x->w->dims == 3;
     int32_t n = 0;
     for (int32_t r = 0; r < count; ++r) {
         if (!(r & 7) && (r = skip_idle(cw->watch, r, count)) >= count) break;
-        if (cw->watch[r]) cw->watch_list[n++] = r;
+        if (!cw->watch[r]) continue;
+        cw->watch_list[n++] = r;
+        const int32_t i = part_row(x, r);
+        cw->saved_x[i] = a->px[i];
+        cw->saved_y[i] = a->py[i];
+        if (three) cw->saved_z[i] = a->pz[i];
     }
     return n;
 }
@@ -1514,7 +1541,7 @@ static int contact_pass(world_t* w, contact_ctx_t* x, int32_t count, float* most
         for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
         if (!x->recheck && most <= CONTACT_SHALLOW) max_iter = CONTACT_SHALLOW_ITER; /* the first check */
         if (x->clear && x->margin > 0.0f) {                                          /* it made the list */
-            x->list_n = watch_collect(cw, count);
+            x->list_n = watch_collect(x, count);
             x->list = cw->watch_list;
         }
         x->clear = NULL; /* the first check only */
@@ -1556,8 +1583,9 @@ static int contact_pass(world_t* w, contact_ctx_t* x, int32_t count, float* most
     return 1;
 }
 
-/* A pass whose watch list did not hold: everyone it moved back where the
- * pass began, their flags cleared (contact_velocities). */
+/* A pass whose watch list did not hold: everyone it moved (those on the
+ * list, and those a sweep pushed off it) back where the pass began, their
+ * flags cleared (contact_velocities). */
 static void contact_put_back(const contact_ctx_t* x, int32_t count)
 {
     contact_world_t* cw = x->cw;
@@ -1603,12 +1631,6 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         x.reach = reach;
         x.dt = dt;
         x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;
-    }
-    if (x.margin > 0.0f) {
-        const size_t n = (size_t)w->agents.count * sizeof(float);
-        memcpy(cw->saved_x, x.a.px, n);
-        memcpy(cw->saved_y, x.a.py, n);
-        if (w->dims == 3) memcpy(cw->saved_z, x.a.pz, n);
     }
     const contact_ctx_t start = x;
     float most = 0.0f;

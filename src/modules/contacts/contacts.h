@@ -38,8 +38,8 @@ typedef struct contact_world_t {
      * check found); 0 or 1, in 32 bits to be read a lane at a time; all 0
      * outside the pass, which clears those it set (contact_velocities) */
     int32_t* row_moved;
-    /* per agent row: where it was when the pass began (a pass with a watch
-     * list that does not hold starts again from there) */
+    /* per agent row on the watch list or pushed off it: where it was when
+     * the pass began (a pass whose list does not hold starts again there) */
     float *saved_x, *saved_y, *saved_z;
     int32_t row_moved_capacity;
     int32_t* turns;   /* a serial sweep's participants, in global id order */
