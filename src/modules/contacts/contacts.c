@@ -74,6 +74,9 @@
 #define CONTACT_SHALLOW 0.25f
 #define CONTACT_SHALLOW_ITER 4
 #define CONTACT_RELAX 1.5f
+/* The first check takes rows a lane at a time with at most this many
+ * obstacles (each tested against every lane). */
+#define CONTACT_RUN_OBSTACLES 16
 #define CONTACT_MAX_SWEEPS 512
 
 _Static_assert(CONTACT_K >= CROWD_CONTACT_K,
@@ -193,6 +196,7 @@ typedef struct contact_ctx {
      * the row itself moved since) cannot touch any of them: clear[r]
      * (crowd_world_t), 0: the test is off */
     const float* clear;
+    const float* wall_clear; /* with walls, clear's for them (crowd_world_t): no wall nearer */
     float reach;
     float dt;
     /* The watch list ("Who may touch", below): the margin (m; 0: no list),
@@ -507,25 +511,51 @@ static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, cons
 
 /* first_clear for the SHOAL_LANES crowd rows from r, a lane each (the same
  * operations in the same order: in 2D the + 0 of vz and of |p[2]| leave a
- * sum as it is): bit l, row r + l is clear. */
+ * sum as it is): bit l, row r + l is clear. With walls (x->wall_clear),
+ * also clear of every wall: none was nearer than wall_clear[r] to where the
+ * orca pass found the row (its start), and a wall it meets is within the
+ * radius and the path's length (1.001 of it: contact_row_finish) of where
+ * it is now, which is `mine` from the start. */
 static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r)
 {
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     const lanei i = lanei_loadu(x->crowd_row + r);
     const lanef vx = lane_gather(a->vx, i), vy = lane_gather(a->vy, i);
+    const lanef px = lane_gather(a->px, i), py = lane_gather(a->py, i);
+    const lanef pz = three ? lane_gather(a->pz, i) : lane_zero();
     lanef v2 = lane_add(lane_mul(vx, vx), lane_mul(vy, vy));
-    lanef far = lane_add(lane_abs(lane_gather(a->px, i)), lane_abs(lane_gather(a->py, i)));
+    lanef far = lane_add(lane_abs(px), lane_abs(py));
     if (three) {
         const lanef vz = lane_gather(a->vz, i);
         v2 = lane_add(v2, lane_mul(vz, vz));
-        far = lane_add(far, lane_abs(lane_gather(a->pz, i)));
+        far = lane_add(far, lane_abs(pz));
     }
     const lanef mine = lane_mul(lane_sqrt(v2), lane_set1(x->dt));
     const lanef margin = lane_add(lane_set1(1e-4f), lane_mul(lane_set1(3e-7f), far));
-    const lanef slack = lane_sub(
-        lane_sub(lane_sub(lane_loadu(x->clear + r), mine), lane_gather(a->radius, i)), lane_set1(x->reach));
-    return lane_mask_bits(lane_cmp_gt(slack, lane_add(margin, lane_set1(x->margin))));
+    const lanef ri = lane_gather(a->radius, i), least = lane_add(margin, lane_set1(x->margin));
+    const lanef slack = lane_sub(lane_sub(lane_sub(lane_loadu(x->clear + r), mine), ri), lane_set1(x->reach));
+    lanem clear = lane_cmp_gt(slack, least);
+    if (x->wall_clear) {
+        const lanef walls =
+            lane_sub(lane_sub(lane_loadu(x->wall_clear + r), ri), lane_mul(lane_set1(2.01f), mine));
+        clear = lane_mask_and(clear, lane_cmp_gt(walls, least));
+    }
+    /* obstacles: obstacle_overlap's test */
+    const obstacle_set_t* obs = x->obs;
+    for (int32_t k = 0; k < obs->obstacle_high; ++k) {
+        const float* ob = obs->obstacles[k];
+        if (ob[3] < 0.0f) continue;
+        const lanef dx = lane_sub(lane_set1(ob[0]), px), dy = lane_sub(lane_set1(ob[1]), py);
+        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) {
+            const lanef dz = lane_sub(lane_set1(ob[2]), pz);
+            d2 = lane_add(d2, lane_mul(dz, dz));
+        }
+        const lanef sum = lane_add(ri, lane_set1(ob[3]));
+        clear = lane_mask_andnot(clear, lane_cmp_lt(d2, lane_mul(sum, sum)));
+    }
+    return lane_mask_bits(clear);
 }
 
 /* Whether any of the candidates c (cand_bodies) is within the sum of radii
@@ -662,8 +692,9 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
     /* the first check of crowd agents alone, without obstacles or walls: a
      * run of SHOAL_LANES rows all clear of their candidates at once (they
      * meet nothing: their flags say so) */
-    const int runs = x->clear && g && x->nt == 0 && x->obs->obstacle_high == 0 &&
-                     (x->w->dims == 3 || x->walls->seg_count == 0);
+    const int runs = x->clear && g && x->nt == 0 && !cw->runs_off &&
+                     x->obs->obstacle_high <= CONTACT_RUN_OBSTACLES &&
+                     (x->w->dims == 3 || x->walls->seg_count == 0 || x->wall_clear);
     int32_t run_at = -1;
     uint32_t run_clear = 0;
     for (int32_t e = begin; e < end; ++e) {
@@ -1458,8 +1489,10 @@ static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void*
  * In a world of crowd agents alone, the first check of a step (which sees
  * every participant) also puts on the watch list each one that met
  * anything or has a candidate within the sum of radii plus a margin
- * (CONTACT_WATCH of the largest radius); each of the others is at least
- * the margin clear of all its candidates. The rest of the pass (the
+ * (CONTACT_WATCH of the largest radius, or more after a pass whose list
+ * moved farther: contact_world_t.watch_next, at most CONTACT_WATCH_MAX of
+ * it); each of the others is at least the margin clear of all its
+ * candidates. The rest of the pass (the
  * iterations, the checks of everyone, the sweeps' plan and their checks)
  * then takes those on the list alone, which holds while no one on it has
  * moved more than CONTACT_WATCH_HOLD of the margin from where the pass
@@ -1474,6 +1507,10 @@ static void contact_walls_hold(int32_t begin, int32_t end, int32_t worker, void*
  * from touching: the list is about the participants in a jam. */
 #define CONTACT_WATCH 0.15f
 #define CONTACT_WATCH_HOLD 0.75f
+#define CONTACT_WATCH_MAX 1.0f
+/* The next margin: this much farther than the list moved, over the hold
+ * (callgrind on the grid and the plaza: 1.25 to 2 within 4 %) */
+#define CONTACT_WATCH_GROW 1.5f
 
 /* The watch list from the first check's flags, by participant, with where
  * each one on it was (the first check moved no one). Returns its length. */
@@ -1495,22 +1532,27 @@ static int32_t watch_collect(const contact_ctx_t* x, int32_t count)
     return n;
 }
 
-/* Whether the watch list still holds (above). */
-static int watch_holds(const contact_ctx_t* x)
+/* How far the farthest on the watch list moved from where the pass began
+ * (INFINITY when a sweep pushed anyone off the list, or a NaN). */
+static float watch_moved(const contact_ctx_t* x)
 {
-    if (__atomic_load_n(x->spill, __ATOMIC_RELAXED)) return 0;
+    if (__atomic_load_n(x->spill, __ATOMIC_RELAXED)) return INFINITY;
     const contact_world_t* cw = x->cw;
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
-    const float bound = CONTACT_WATCH_HOLD * x->margin, bound2 = bound * bound;
+    float most = 0.0f;
     for (int32_t e = 0; e < x->list_n; ++e) {
         const int32_t i = part_row(x, x->list[e]);
         const float dx = a->px[i] - cw->saved_x[i], dy = a->py[i] - cw->saved_y[i];
         const float dz = three ? a->pz[i] - cw->saved_z[i] : 0.0f;
-        if (!(dx * dx + dy * dy + dz * dz <= bound2)) return 0;
+        const float d2 = dx * dx + dy * dy + dz * dz;
+        if (!(d2 <= most)) most = d2 == d2 ? d2 : INFINITY;
     }
-    return 1;
+    return sqrtf(most);
 }
+
+/* Whether the watch list still holds (above). */
+static int watch_holds(const contact_ctx_t* x) { return watch_moved(x) <= CONTACT_WATCH_HOLD * x->margin; }
 
 /* The iterations and sweeps of one pass (x as contacts_run set it up): 1
  * when done, with the largest overlap left and the iterations and sweeps
@@ -1628,19 +1670,26 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     x.spill = &spill;
     if (clear_ok && reach < INFINITY) {
         x.clear = crw.clear;
+        if (w->dims == 2 && x.walls->seg_count > 0) x.wall_clear = crw.wall_clear;
         x.reach = reach;
         x.dt = dt;
         x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;
+        if (cw->watch_margin < 0.0f && cw->watch_next > x.margin) x.margin = cw->watch_next;
     }
     const contact_ctx_t start = x;
     float most = 0.0f;
     int32_t iter = 0, sweep = 0;
+    const float widest = CONTACT_WATCH_MAX * crw.radius_max;
     if (!contact_pass(w, &x, count, &most, &iter, &sweep)) {
         contact_put_back(&x, count);
         cw->watch_dropped++;
+        cw->watch_next = 2.0f * x.margin < widest ? 2.0f * x.margin : widest;
         x = start;
         x.margin = 0.0f;
         contact_pass(w, &x, count, &most, &iter, &sweep);
+    } else if (x.list) {
+        const float next = CONTACT_WATCH_GROW * watch_moved(&x) / CONTACT_WATCH_HOLD;
+        cw->watch_next = next < widest ? next : widest;
     }
     cw->watch_last = x.list ? x.list_n : -1;
     if (w->dims == 2 && x.walls->seg_count > 0) par_for(w, count, 512, PAR_STATIC, contact_walls_hold, &x);

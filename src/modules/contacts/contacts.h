@@ -80,6 +80,13 @@ typedef struct contact_world_t {
     /* The watch list's margin over the largest radius (contacts.c, "Who
      * may touch"): < 0 (the default) CONTACT_WATCH, 0 no list. For tests. */
     float watch_margin;
+    int32_t runs_off; /* 1: the first check takes a row at a time, never a lane of them (tests) */
+    /* The margin (m) the next pass's list takes at least, from how far the
+     * last pass moved those on its list (CONTACT_WATCH_GROW times as far,
+     * over CONTACT_WATCH_HOLD) or, when its list did not hold, twice its margin:
+     * not state (no result depends on it: a pass with any list gives the
+     * pass over everyone's) */
+    float watch_next;
     int32_t watch_last;    /* participants on the last pass's watch list, -1: it made none */
     int64_t watch_dropped; /* passes whose watch list did not hold, started again (counter) */
     int32_t sweeps_last;   /* of those, Gauss-Seidel sweeps */

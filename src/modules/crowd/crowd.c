@@ -199,6 +199,7 @@ typedef struct orca_ctx {
     const int32_t* scrow; /* per sorted position: crowd row (crowd_world_t), or NULL */
     const float* sradius; /* per sorted position: radius */
     float* clear;         /* per crowd row (crowd_world_t) */
+    float* wall_clear;    /* per crowd row (crowd_world_t) */
     float* rmax;          /* per worker: the largest radius (sorted_range) */
     /* Neighbor lists (below): the crowd world when this pass uses them
      * (sorted_range then measures how far each agent moved since the last
@@ -824,12 +825,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
              * reach, and the ones in front of the agent matter. */
             const int32_t room = CROWD_MAX_OBSTACLES - n;
             float keep_d2[CROWD_MAX_OBSTACLES];
+            /* no wall nearer than reach_w or the nearest found (the query
+             * lists every segment within reach_w) */
+            float wall_d2 = room > 0 ? reach_w * reach_w : 0.0f;
             wall_query_t q;
             walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach_w);
             for (int32_t s; room > 0 && (s = walls_query_next(&q)) >= 0;) {
                 float qx, qy;
                 walls_nearest(x->walls->seg[s], a->px[i], a->py[i], &qx, &qy);
                 float d2 = (qx - a->px[i]) * (qx - a->px[i]) + (qy - a->py[i]) * (qy - a->py[i]);
+                wall_d2 = d2 < wall_d2 ? d2 : wall_d2;
                 if (kept < room) {
                     wall_keep[kept] = s;
                     keep_d2[kept++] = d2;
@@ -846,6 +851,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 keep_d2[kept - 1] = d2;
             }
             walls_query_end(&q);
+            x->wall_clear[r] = sqrtf(wall_d2);
             for (int32_t m = 0; m < kept; ++m) {
                 const float* sg = x->walls->seg[wall_keep[m]];
                 vec2 p0 = {sg[0] - a->px[i], sg[1] - a->py[i]}, p1 = {sg[2] - a->px[i], sg[3] - a->py[i]};
@@ -1148,6 +1154,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         .hint = crowd_data(w)->hint,
         .dt = dt,
         .clear = crowd_data(w)->clear,
+        .wall_clear = crowd_data(w)->wall_clear,
     };
     crowd_world_t* cw = crowd_data(w);
     cw->radius_step = -1;
@@ -1556,7 +1563,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
     float* bold = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
-    float* clear = (float*)mem_alloc(&w->alloc, n * sizeof(float));
+    float* clear = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float)); /* clear, wall_clear */
     int32_t* list = (int32_t*)mem_alloc(&w->alloc, n * CROWD_LIST_MAX * sizeof(int32_t));
     int32_t* list_n = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
     float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
@@ -1569,7 +1576,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         mem_free(&w->alloc, bold, n * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
-        mem_free(&w->alloc, clear, n * sizeof(float));
+        mem_free(&w->alloc, clear, n * 2 * sizeof(float));
         mem_free(&w->alloc, list, n * CROWD_LIST_MAX * sizeof(int32_t));
         mem_free(&w->alloc, list_n, n * sizeof(int32_t));
         mem_free(&w->alloc, list_r2, n * sizeof(float));
@@ -1584,12 +1591,13 @@ static int crowd_reserve(world_t* w, int32_t rows)
     if (old) memcpy(hint, cw->hint, old * sizeof(float));
     for (size_t k = old; k < n; ++k) hint[k] = 0.0f;
     if (old) memcpy(clear, cw->clear, old * sizeof(float));
-    for (size_t k = old; k < n; ++k) clear[k] = 0.0f;
+    if (old) memcpy(clear + n, cw->wall_clear, old * sizeof(float));
+    for (size_t k = old; k < n; ++k) clear[k] = clear[n + k] = 0.0f;
     mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
     mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
     mem_free(&w->alloc, cw->bold, old * sizeof(float));
     mem_free(&w->alloc, cw->hint, old * sizeof(float));
-    mem_free(&w->alloc, cw->clear, old * sizeof(float));
+    mem_free(&w->alloc, cw->clear, old * 2 * sizeof(float));
     /* the lists and prev start over (orca_run drops them: the rows changed) */
     for (size_t k = 0; k < n; ++k) list_n[k] = 0;
     mem_free(&w->alloc, cw->list, old * CROWD_LIST_MAX * sizeof(int32_t));
@@ -1613,6 +1621,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     cw->bold = bold;
     cw->hint = hint;
     cw->clear = clear;
+    cw->wall_clear = clear + n;
     cw->list = list;
     cw->list_n = list_n;
     cw->list_r2 = list_r2;
@@ -1673,8 +1682,10 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
     near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, last, moved_agent_row);
     if (cw->hint && r < cw->capacity && last < cw->capacity)
         cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
-    if (cw->clear && r < cw->capacity && last < cw->capacity)
+    if (cw->clear && r < cw->capacity && last < cw->capacity) {
         cw->clear[r] = moved_agent_row >= 0 ? cw->clear[last] : 0.0f;
+        cw->wall_clear[r] = moved_agent_row >= 0 ? cw->wall_clear[last] : 0.0f;
+    }
 }
 
 static int crowd_init(world_t* w)
@@ -1694,7 +1705,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw->bold, n * sizeof(float));
     mem_free(&w->alloc, cw->hint, n * sizeof(float));
-    mem_free(&w->alloc, cw->clear, n * sizeof(float));
+    mem_free(&w->alloc, cw->clear, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw->list, n * CROWD_LIST_MAX * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_n, n * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_r2, n * sizeof(float));

@@ -47,6 +47,8 @@ typedef struct crowd_world_t {
                                motion (find_nearest's hint; any value gives the same list), 0: none */
     float* clear;        /* per crowd row, this step: the center distance of its nearest
                                contact candidate when the orca pass found it (INFINITY: none) */
+    float* wall_clear;   /* per crowd row, this step: no wall is nearer than this to where the
+                               orca pass found it (0: not known; in clear's allocation) */
     float *x0, *y0, *z0; /* per crowd row, this step: where crowd_move found it (the contact
                                pass's start of the step) */
     int32_t capacity;    /* crowd rows the scratch holds */
@@ -111,6 +113,7 @@ typedef struct crowd_contacts_t {
      * agent moved in crowd_move, and the steps they were computed in (-1:
      * never). */
     const float* clear;
+    const float* wall_clear; /* per crowd row: no wall nearer (crowd_world_t) */
     float radius_max, travel_max;
     int64_t radius_step, travel_step;
 } crowd_contacts_t;
@@ -127,6 +130,7 @@ static inline crowd_contacts_t crowd_contacts(const world_t* w)
                           .y0 = cw->y0,
                           .z0 = cw->z0,
                           .clear = cw->clear,
+                          .wall_clear = cw->wall_clear,
                           .radius_max = cw->radius_max,
                           .travel_max = cw->travel_max,
                           .radius_step = cw->radius_step,
