@@ -582,6 +582,18 @@ static inline int cand_near(const contact_ctx_t* x, const cand_lanes_t* c, const
     return (near & c->valid) != 0;
 }
 
+/* Whether crowd row r, at (px, py), has no wall within `reach` of it (the
+ * radius and its path's length, 1.001 of it, from its start this step):
+ * none was within wall_clear[r] of its start (crowd_world_t), and such a
+ * wall would be within twice the reach of it. A query of no reach finds
+ * nothing at once (walls_query_begin). */
+static inline int walls_far(const contact_ctx_t* x, int32_t r, float px, float py, float reach)
+{
+    if (!x->wall_clear || r >= x->nc) return 0;
+    const float margin = 1e-4f + 3e-7f * (fabsf(px) + fabsf(py));
+    return x->wall_clear[r] > 2.0f * reach + margin;
+}
+
 /* Participant r's flags after its check, and where it goes when it met
  * anything (contact_apply moves only those). */
 static inline void contact_row_done(contact_world_t* cw, int32_t r, const float p[3], const float push[3],
@@ -622,7 +634,8 @@ static float contact_row_finish(const contact_ctx_t* x, int32_t r, int32_t i, co
          * can make the crossed wall's distance equal to it */
         float reach = ri + 1.001f * sqrtf((p[0] - x0) * (p[0] - x0) + (p[1] - y0) * (p[1] - y0));
         wall_query_t q;
-        walls_query_begin(&q, x->walls, worker, p[0], p[1], reach);
+        walls_query_begin(&q, x->walls, worker, p[0], p[1],
+                          walls_far(x, r, p[0], p[1], reach) ? 0.0f : reach);
         for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
             float wp[2];
             float rel = wall_push(x->walls->seg[s], p[0], p[1], x0, y0, ri, wp);
@@ -908,6 +921,7 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
         float x0 = part_x0(x, r), y0 = part_y0(x, r);
         float reach =
             ri + 1.001f * sqrtf((a->px[i] - x0) * (a->px[i] - x0) + (a->py[i] - y0) * (a->py[i] - y0));
+        if (walls_far(x, r, a->px[i], a->py[i], reach)) reach = 0.0f;
         wall_query_t q;
         walls_query_begin(&q, x->walls, worker, a->px[i], a->py[i], reach);
         for (int32_t s; (s = walls_query_next(&q)) >= 0;) {
@@ -1670,7 +1684,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
     x.spill = &spill;
     if (clear_ok && reach < INFINITY) {
         x.clear = crw.clear;
-        if (w->dims == 2 && x.walls->seg_count > 0) x.wall_clear = crw.wall_clear;
+        if (w->dims == 2 && x.walls->seg_count > 0 && !cw->runs_off) x.wall_clear = crw.wall_clear;
         x.reach = reach;
         x.dt = dt;
         x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;

@@ -80,7 +80,9 @@ typedef struct contact_world_t {
     /* The watch list's margin over the largest radius (contacts.c, "Who
      * may touch"): < 0 (the default) CONTACT_WATCH, 0 no list. For tests. */
     float watch_margin;
-    int32_t runs_off; /* 1: the first check takes a row at a time, never a lane of them (tests) */
+    /* 1: the first check takes a row at a time, never a lane of them, and
+     * every check queries the walls (tests) */
+    int32_t runs_off;
     /* The margin (m) the next pass's list takes at least, from how far the
      * last pass moved those on its list (CONTACT_WATCH_GROW times as far,
      * over CONTACT_WATCH_HOLD) or, when its list did not hold, twice its margin:
