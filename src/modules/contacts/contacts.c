@@ -885,7 +885,9 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
     const int32_t* near = part_near(x, r, &kn);
     if (g && x->nt == 0) {
         /* crowd agents alone: a screen of every candidate left, again
-         * after each push (which moves this body and the candidate) */
+         * after each push from where this body is now (the push moved it
+         * and the candidate, who is not left: the others are where they
+         * were gathered) */
         cand_lanes_t c;
         cand_rows(x, r, i, &c);
         cand_bodies(x, ri, &c);
@@ -896,7 +898,6 @@ static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, 
             p[0] = a->px[i];
             p[1] = a->py[i];
             p[2] = three ? a->pz[i] : 0.0f;
-            cand_where(x, &c);
             hit = cand_screen(x, &c, p, ~1u << m);
         }
     }
