@@ -457,6 +457,20 @@ static inline void cand_bodies(const contact_ctx_t* x, float ri, cand_lanes_t* c
     cand_where(x, c);
 }
 
+/* Chunk ch of the candidates' d^2 from p, as agent_overlap computes it. */
+static inline lanef cand_d2(const contact_ctx_t* x, const cand_lanes_t* c, int ch, const float p[3])
+{
+    const grid_t* g = x->g;
+    const lanef dx = lane_image(g, lane_sub(c->x[ch], lane_set1(p[0])), 0);
+    const lanef dy = lane_image(g, lane_sub(c->y[ch], lane_set1(p[1])), 1);
+    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+    if (x->w->dims == 3) {
+        const lanef dz = lane_image(g, lane_sub(c->z[ch], lane_set1(p[2])), 2);
+        d2 = lane_add(d2, lane_mul(dz, dz));
+    }
+    return d2;
+}
+
 /* The candidates (of those in `among`) that overlap a body at p, tested as
  * agent_overlap tests them (dist2 < (ri + rj)^2, the same operations in
  * the same order: in 2D its d[2] * d[2] adds +0 to a sum of squares, which
@@ -464,20 +478,9 @@ static inline void cand_bodies(const contact_ctx_t* x, float ri, cand_lanes_t* c
 static inline uint32_t cand_screen(const contact_ctx_t* x, const cand_lanes_t* c, const float p[3],
                                    uint32_t among)
 {
-    const grid_t* g = x->g;
-    const int three = x->w->dims == 3;
-    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     uint32_t hit = 0;
-    for (int ch = 0; ch < c->chunks; ++ch) {
-        const lanef dx = lane_image(g, lane_sub(c->x[ch], px), 0);
-        const lanef dy = lane_image(g, lane_sub(c->y[ch], py), 1);
-        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-        if (three) {
-            const lanef dz = lane_image(g, lane_sub(c->z[ch], pz), 2);
-            d2 = lane_add(d2, lane_mul(dz, dz));
-        }
-        hit |= lane_mask_bits(lane_cmp_lt(d2, c->sum2[ch])) << (ch * SHOAL_LANES);
-    }
+    for (int ch = 0; ch < c->chunks; ++ch)
+        hit |= lane_mask_bits(lane_cmp_lt(cand_d2(x, c, ch, p), c->sum2[ch])) << (ch * SHOAL_LANES);
     return hit & c->valid & among;
 }
 
@@ -563,21 +566,11 @@ static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r)
 static inline int cand_near(const contact_ctx_t* x, const cand_lanes_t* c, const float p[3], float ri,
                             float margin)
 {
-    const grid_t* g = x->g;
-    const int three = x->w->dims == 3;
-    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]),
-                reach = lane_set1(ri + margin);
+    const lanef reach = lane_set1(ri + margin);
     uint32_t near = 0;
     for (int ch = 0; ch < c->chunks; ++ch) {
-        const lanef dx = lane_image(g, lane_sub(c->x[ch], px), 0);
-        const lanef dy = lane_image(g, lane_sub(c->y[ch], py), 1);
-        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-        if (three) {
-            const lanef dz = lane_image(g, lane_sub(c->z[ch], pz), 2);
-            d2 = lane_add(d2, lane_mul(dz, dz));
-        }
         const lanef s = lane_add(reach, lane_gather(x->a.radius, c->j[ch]));
-        near |= lane_mask_bits(lane_cmp_lt(d2, lane_mul(s, s))) << (ch * SHOAL_LANES);
+        near |= lane_mask_bits(lane_cmp_lt(cand_d2(x, c, ch, p), lane_mul(s, s))) << (ch * SHOAL_LANES);
     }
     return (near & c->valid) != 0;
 }
