@@ -494,6 +494,13 @@ static inline int cand_moved(const contact_ctx_t* x, const cand_lanes_t* c)
     return (moved & c->valid) != 0;
 }
 
+/* A margin of a few ulps of coordinates about (px, py, pz), for bounds
+ * computed in float (first_clear_lanes takes the same a lane at a time). */
+static inline float round_margin(float px, float py, float pz)
+{
+    return 1e-4f + 3e-7f * (fabsf(px) + fabsf(py) + fabsf(pz));
+}
+
 /* The first check of a step in a world of crowd agents alone (contacts_run
  * says when): whether crowd row r (agent row i, at p, radius ri) is too far
  * from every one of its candidates to touch it. When the orca pass listed
@@ -508,7 +515,7 @@ static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, cons
     const int three = x->w->dims == 3;
     float vz = three ? a->vz[i] : 0.0f;
     float mine = sqrtf(a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i] + vz * vz) * x->dt;
-    float margin = 1e-4f + 3e-7f * (fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]));
+    float margin = round_margin(p[0], p[1], p[2]);
     return x->clear[r] - mine - ri - x->reach > margin + x->margin;
 }
 
@@ -583,7 +590,7 @@ static inline int cand_near(const contact_ctx_t* x, const cand_lanes_t* c, const
 static inline int walls_far(const contact_ctx_t* x, int32_t r, float px, float py, float reach)
 {
     if (!x->wall_clear || r >= x->nc) return 0;
-    const float margin = 1e-4f + 3e-7f * (fabsf(px) + fabsf(py));
+    const float margin = round_margin(px, py, 0.0f);
     return x->wall_clear[r] > 2.0f * reach + margin;
 }
 
@@ -1020,6 +1027,12 @@ enum { CS_UNKNOWN = 0, CS_PARALLEL = 1, CS_SERIAL = 2 }; /* cs_elig */
  * to +-1e9): v plus a multiple of 3 that makes it positive, unsigned. */
 static inline int32_t mod3(int32_t v) { return (int32_t)(((uint32_t)v + 1200000000u) % 3u); }
 
+/* A cell's color: its coordinates modulo 3. */
+static inline uint8_t cs_color_of(const int32_t cell[3])
+{
+    return (uint8_t)(mod3(cell[0]) + 3 * mod3(cell[1]) + 9 * mod3(cell[2]));
+}
+
 typedef struct cs_ctx {
     const contact_ctx_t* x;
     const int32_t* sorted_at;              /* agent row -> sorted position */
@@ -1051,8 +1064,7 @@ static void cs_cells(int32_t begin, int32_t end, int32_t worker, void* vctx)
             int32_t cell[3];
             grid_sorted_cell(g, k, cell);
             const int in = (int32_t)grid_bucket(g, cell[0], cell[1], cell[2]) == b;
-            cw->cs_color[k] =
-                in ? (uint8_t)(mod3(cell[0]) + 3 * mod3(cell[1]) + 9 * mod3(cell[2])) : (uint8_t)CS_NONE;
+            cw->cs_color[k] = in ? cs_color_of(cell) : (uint8_t)CS_NONE;
             cw->cs_bucket[k] = b;
             cw->cs_part[k] = -1;
         }
@@ -1167,7 +1179,7 @@ static void cs_plan_watched(cs_ctx_t* c)
         cw->cs_elig[r] = ok ? CS_UNKNOWN : CS_SERIAL;
         cw->cs_restf[r] = (uint8_t)!ok;
         if (!ok) continue;
-        const uint8_t col = (uint8_t)(mod3(cell[0]) + 3 * mod3(cell[1]) + 9 * mod3(cell[2]));
+        const uint8_t col = cs_color_of(cell);
         cw->cs_color[k] = col;
         cw->cs_bucket[k] = (int32_t)b;
         cw->cs_part[k] = r;
