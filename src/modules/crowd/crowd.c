@@ -290,14 +290,16 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 #define CROWD_LIST_ABS 1e-5f
 #define CROWD_LIST_MOVED_MAX 1e4
 /* The skin a list is built with: a multiple of the last pass's largest
- * move (each pass eats twice that), CROWD_LIST_SKIN where the row had cap
- * neighbors within its hint (a thick skin would lengthen the list it ranks
- * every pass), CROWD_LIST_SKIN_SPARSE where it had fewer (its list holds
+ * move (each pass eats twice that), CROWD_LIST_SKIN (CROWD_LIST_SKIN_3D in
+ * 3D) where the row had cap neighbors within its hint (a thick skin
+ * lengthens the list it ranks every pass, by the skin's area in 2D and its
+ * volume in 3D), CROWD_LIST_SKIN_SPARSE where it had fewer (its list holds
  * those in range and the skin's worth more, few: a thick skin saves
  * builds); between CROWD_LIST_SKIN_MIN and CROWD_LIST_SKIN_MAX of the
  * neighbor distance. Measured (callgrind) on the crowd benchmark's grid
- * and circle and on default.json. */
-#define CROWD_LIST_SKIN 2.0f
+ * and circle in 2D, its grid in 3D and on default.json. */
+#define CROWD_LIST_SKIN 6.0f
+#define CROWD_LIST_SKIN_3D 2.0f
 #define CROWD_LIST_SKIN_SPARSE 16.0f
 #define CROWD_LIST_SKIN_MIN 0.05f
 #define CROWD_LIST_SKIN_MAX 0.3f
@@ -524,7 +526,8 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
     /* Built: the cells within the hint's distance and the skin, then within
      * the range and the skin when those hold too few. */
     const int dense = hint > 0.0f && hint < r2;
-    float skin = (dense ? CROWD_LIST_SKIN : CROWD_LIST_SKIN_SPARSE) * x->moved_last;
+    const float thick = g->dims == 3 ? CROWD_LIST_SKIN_3D : CROWD_LIST_SKIN;
+    float skin = (dense ? thick : CROWD_LIST_SKIN_SPARSE) * x->moved_last;
     skin = skin > CROWD_LIST_SKIN_MIN * range ? skin : CROWD_LIST_SKIN_MIN * range;
     skin = skin < CROWD_LIST_SKIN_MAX * range ? skin : CROWD_LIST_SKIN_MAX * range;
     float reach = (dense ? sqrtf(hint) : range) + skin;
