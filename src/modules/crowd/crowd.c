@@ -289,6 +289,12 @@ static void intent_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 #define CROWD_LIST_EPS 2e-5f
 #define CROWD_LIST_ABS 1e-5f
 #define CROWD_LIST_MOVED_MAX 1e4
+/* The lists' allocation for n rows: a lane past the last row's, so that a
+ * row's list is read a whole lane at a time (the lanes past it masked). */
+static inline size_t crowd_list_bytes(size_t n)
+{
+    return n ? (n * CROWD_LIST_MAX + SHOAL_MAX_LANES) * sizeof(int32_t) : 0;
+}
 /* The skin a list is built with: a multiple of the last pass's largest
  * move (each pass eats twice that), CROWD_LIST_SKIN (CROWD_LIST_SKIN_3D in
  * 3D) where the row had cap neighbors within its hint (a thick skin
@@ -325,30 +331,17 @@ static inline int32_t crowd_list_ordered(const grid_t* g, float* e2, int32_t* k2
     return f;
 }
 
-/* Entry (e, k, j) put at position `at` of a list whose entries before it
- * are in (d^2, grid_before) order, then moved down past those it comes
- * before, which move up one. */
-static inline void list_sift(const grid_t* g, float* e2, int32_t* k2, int32_t* padded, int32_t at, float e,
-                             int32_t k, int32_t j)
+/* Entry (e, k) put at position `at` of a list whose entries before it are
+ * in (d^2, grid_before) order, then moved down past those it comes before,
+ * which move up one. */
+static inline void list_sift(const grid_t* g, float* e2, int32_t* k2, int32_t at, float e, int32_t k)
 {
     for (; at > 0 && nearest_before(g, e, k, e2[at - 1], k2[at - 1]); --at) {
         e2[at] = e2[at - 1];
         k2[at] = k2[at - 1];
-        padded[at] = padded[at - 1];
     }
     e2[at] = e;
     k2[at] = k;
-    padded[at] = j;
-}
-
-/* CROWD_LIST_MAX values copied a lane at a time: a short fixed copy that
- * stays inline (memcpy of a count is a call, and each hold copies a list
- * twice; the copy's tail past the used part is never read). */
-static inline void list_copy_i(int32_t* dst, const int32_t* src)
-{
-    int32_t m = 0;
-    for (; m + SHOAL_LANES <= CROWD_LIST_MAX; m += SHOAL_LANES) lanei_storeu(dst + m, lanei_loadu(src + m));
-    for (; m < CROWD_LIST_MAX; ++m) dst[m] = src[m];
 }
 
 /* Whether a list's nearest are the world's (see above): c of them in
@@ -451,8 +444,7 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
             /* each one's d^2 (as find_neighbors computes it), a lane at a
              * time over the rows padded with the first */
             float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
-            int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES], padded[CROWD_LIST_MAX + SHOAL_MAX_LANES];
-            list_copy_i(padded, rows);
+            int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
             const lanei row0 = lanei_set1(rows[0]);
             /* lanes where a d^2 is NaN or an agent is not sorted (the list
@@ -460,7 +452,7 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
             uint32_t bad = 0;
             for (int32_t m = 0; m < n; m += SHOAL_LANES) {
                 const lanem in = lane_mask_first(n - m); /* past n: the first row */
-                const lanei k = lanei_gather(x->sorted_at, lanei_select(in, lanei_loadu(padded + m), row0));
+                const lanei k = lanei_gather(x->sorted_at, lanei_select(in, lanei_loadu(rows + m), row0));
                 const lanef dx = lane_sub(lane_gather(g->sx, k), px),
                             dy = lane_sub(lane_gather(g->sy, k), py);
                 lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
@@ -482,7 +474,7 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                  * of order (last pass's order mostly holds, so few move) */
                 int changed = ordered < f;
                 for (int32_t m = ordered; m < f; ++m) {
-                    list_sift(g, e2, k2, padded, m, e2[m], k2[m], padded[m]);
+                    list_sift(g, e2, k2, m, e2[m], k2[m]);
                 }
                 /* one of the rest before the front's last takes its place
                  * in the front, the last going to the one's place: the
@@ -496,12 +488,11 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                         const int32_t m = m0 + __builtin_ctz(may);
                         may &= may - 1;
                         const float e = e2[m];
-                        const int32_t k = k2[m], j = padded[m];
+                        const int32_t k = k2[m];
                         if (!nearest_before(g, e, k, e2[f - 1], k2[f - 1])) continue;
                         e2[m] = e2[f - 1];
                         k2[m] = k2[f - 1];
-                        padded[m] = padded[f - 1];
-                        list_sift(g, e2, k2, padded, f - 1, e, k, j);
+                        list_sift(g, e2, k2, f - 1, e, k);
                         changed = 1;
                     }
                 }
@@ -517,8 +508,18 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                 }
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
-                    if (changed) list_copy_i(rows, padded); /* past n nothing is read */
-                    return 1;                               /* held */
+                    if (changed) /* its rows in the new order (every one sorted: no bad lane) */
+                        for (int32_t m = 0; m < n; m += SHOAL_LANES) {
+                            const lanei j = lanei_gather(g->order, lanei_loadu(k2 + m));
+                            if (m + SHOAL_LANES <= n) {
+                                lanei_storeu(rows + m, j);
+                            } else {
+                                int32_t t[SHOAL_MAX_LANES];
+                                lanei_storeu(t, j);
+                                for (int32_t q = m; q < n; ++q) rows[q] = t[q - m];
+                            }
+                        }
+                    return 1; /* held */
                 }
             }
         }
@@ -1567,7 +1568,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* bold = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* clear = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float)); /* clear, wall_clear */
-    int32_t* list = (int32_t*)mem_alloc(&w->alloc, n * CROWD_LIST_MAX * sizeof(int32_t));
+    int32_t* list = (int32_t*)mem_alloc(&w->alloc, crowd_list_bytes(n));
     int32_t* list_n = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
     float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
@@ -1580,7 +1581,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
         mem_free(&w->alloc, bold, n * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
         mem_free(&w->alloc, clear, n * 2 * sizeof(float));
-        mem_free(&w->alloc, list, n * CROWD_LIST_MAX * sizeof(int32_t));
+        mem_free(&w->alloc, list, crowd_list_bytes(n));
         mem_free(&w->alloc, list_n, n * sizeof(int32_t));
         mem_free(&w->alloc, list_r2, n * sizeof(float));
         mem_free(&w->alloc, list_base, n * sizeof(double));
@@ -1603,7 +1604,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     mem_free(&w->alloc, cw->clear, old * 2 * sizeof(float));
     /* the lists and prev start over (orca_run drops them: the rows changed) */
     for (size_t k = 0; k < n; ++k) list_n[k] = 0;
-    mem_free(&w->alloc, cw->list, old * CROWD_LIST_MAX * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list, crowd_list_bytes(old));
     mem_free(&w->alloc, cw->list_n, old * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_r2, old * sizeof(float));
     mem_free(&w->alloc, cw->list_base, old * sizeof(double));
@@ -1709,7 +1710,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->bold, n * sizeof(float));
     mem_free(&w->alloc, cw->hint, n * sizeof(float));
     mem_free(&w->alloc, cw->clear, n * 2 * sizeof(float));
-    mem_free(&w->alloc, cw->list, n * CROWD_LIST_MAX * sizeof(int32_t));
+    mem_free(&w->alloc, cw->list, crowd_list_bytes(n));
     mem_free(&w->alloc, cw->list_n, n * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_r2, n * sizeof(float));
     mem_free(&w->alloc, cw->list_base, n * sizeof(double));
