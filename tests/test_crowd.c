@@ -1172,3 +1172,74 @@ static void stats_world(int wrap)
 
 Test(crowd, stats_judge_every_pair_and_wall) { stats_world(0); }
 Test(crowd, stats_judge_every_pair_on_a_torus) { stats_world(1); }
+
+/* A moving crowd agent faces where it walks: its heading is atan2 of its
+ * velocity and, in 3D, its orientation quat_from_yaw_pitch_roll(yaw,
+ * pitch, 0) with the pitch from the velocity too (lane_atan2 and
+ * lane_sincos: within a few 1e-7 of libm's); a standing one keeps what it
+ * had. Agents in every direction, with rows made non-consecutive by a
+ * removal (the move's other path), on 1 and 2 threads. */
+static void faces_where_it_walks(int dims, int threads)
+{
+    enum { n = 300 };
+    shoal_world_t* w = make_world(dims, threads, SHOAL_BACKEND_OPENMP);
+    shoal_agent_t ids[n];
+    uint64_t s = 12345;
+    for (int i = 0; i < n; ++i) {
+        /* far apart, each to a target in a direction of its own */
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const float a = (float)(s >> 40) / 16777216.0f * 6.2831853f;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const float e = dims == 3 ? ((float)(s >> 40) / 16777216.0f - 0.5f) * 3.0f : 0.0f;
+        const float x = 100.0f * (float)(i % 20), y = 100.0f * (float)(i / 20);
+        shoal_agent_def_t d = crowd_def(x, y, x + 40.0f * cosf(a) * cosf(e), y + 40.0f * sinf(a) * cosf(e));
+        if (dims == 3) d.target[2] = 40.0f * sinf(e);
+        if (i % 7 == 3) d.target[0] = x, d.target[1] = y, d.target[2] = 0.0f; /* stands */
+        cr_assert_eq(shoal_agent_add(w, &d, &ids[i]), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(shoal_agent_remove(w, ids[5]), SHOAL_OK);
+    cr_assert_eq(shoal_agent_remove(w, ids[77]), SHOAL_OK);
+    static float vel[3 * n], head[n], ori[4 * n], head0[n], ori0[4 * n];
+    shoal_agent_batch_t b = {.velocities = vel, .headings = head0, .orientations = ori0};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+    cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    b.headings = head;
+    b.orientations = ori;
+    cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+    cr_assert_eq(got, n - 2);
+    int moving = 0, standing = 0;
+    for (int i = 0; i < got; ++i) {
+        const float vx = vel[3 * i], vy = vel[3 * i + 1], vz = dims == 3 ? vel[3 * i + 2] : 0.0f;
+        const float horiz = sqrtf(vx * vx + vy * vy);
+        if (horiz * horiz + vz * vz < 1e-4f) { /* no move: as it was (storage order kept) */
+            cr_assert_eq(head[i], head0[i], "agent %d", i);
+            for (int c = 0; c < 4; ++c) cr_assert_eq(ori[4 * i + c], ori0[4 * i + c], "agent %d", i);
+            standing++;
+            continue;
+        }
+        moving++;
+        const float yaw = atan2f(vy, vx);
+        float dy = fabsf(head[i] - yaw);
+        dy = fminf(dy, 6.2831853f - dy); /* across -pi and pi */
+        cr_assert_leq(dy, 5e-7f, "agent %d: heading %.9g, atan2f %.9g", i, (double)head[i], (double)yaw);
+        if (dims != 3) continue;
+        const float pitch = atan2f(vz, horiz);
+        const float q[4] = {cosf(0.5f * yaw) * cosf(0.5f * pitch), sinf(0.5f * yaw) * sinf(0.5f * pitch),
+                            -cosf(0.5f * yaw) * sinf(0.5f * pitch), sinf(0.5f * yaw) * cosf(0.5f * pitch)};
+        float sign =
+            q[0] * ori[4 * i] + q[1] * ori[4 * i + 1] + q[2] * ori[4 * i + 2] + q[3] * ori[4 * i + 3];
+        sign = sign < 0.0f ? -1.0f : 1.0f; /* yaw at -pi against pi: the same rotation */
+        for (int c = 0; c < 4; ++c)
+            cr_assert_leq(fabsf(sign * ori[4 * i + c] - q[c]), 1e-6f,
+                          "agent %d, component %d: %.9g against %.9g", i, c, (double)ori[4 * i + c],
+                          (double)q[c]);
+    }
+    cr_assert_geq(moving, 200);
+    cr_assert_geq(standing, 20);
+    shoal_world_destroy(w);
+}
+
+Test(crowd, faces_where_it_walks_2d) { faces_where_it_walks(2, 1); }
+Test(crowd, faces_where_it_walks_3d) { faces_where_it_walks(3, 1); }
+Test(crowd, faces_where_it_walks_3d_two_threads) { faces_where_it_walks(3, 2); }

@@ -1242,9 +1242,11 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     const float dt = x->dt;
-    /* 2D headings a lane of agents at a time (lane_atan2: the same bits
-     * at every width) */
-    float hx[SHOAL_MAX_LANES], hy[SHOAL_MAX_LANES], turn[SHOAL_MAX_LANES];
+    /* headings a lane of agents at a time, and in 3D orientations
+     * (lane_atan2, lane_sincos: the same bits at every width) */
+    float hx[SHOAL_MAX_LANES], hy[SHOAL_MAX_LANES], hz[SHOAL_MAX_LANES], hh[SHOAL_MAX_LANES],
+        turn[SHOAL_MAX_LANES];
+    float qw[SHOAL_MAX_LANES], qx[SHOAL_MAX_LANES], qy[SHOAL_MAX_LANES], qz[SHOAL_MAX_LANES];
     float fastest = 0.0f; /* the largest |v|^2 */
     /* 2D lanes of agents in consecutive rows, whole: the largest |v|^2 of
      * those and whether one was NaN kept apart, and folded in at the end
@@ -1306,25 +1308,41 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 a->pz[i] += vz * dt;
                 a->fz[i] = a->tx[i] = a->ty[i] = 0.0f;
                 a->ox[i] = a->oy[i] = 0.0f;
-                float horiz = sqrtf(vx * vx + vy * vy);
-                if (horiz * horiz + vz * vz > CROWD_STILL_SPEED * CROWD_STILL_SPEED) {
-                    float yaw = atan2f(vy, vx), pitch = atan2f(vz, horiz);
-                    quat q = quat_from_yaw_pitch_roll(yaw, pitch, 0.0f);
-                    a->qw[i] = q.w;
-                    a->qx[i] = q.x;
-                    a->qy[i] = q.y;
-                    a->qz[i] = q.z;
-                    a->heading[i] = yaw;
-                }
+                const float horiz = sqrtf(vx * vx + vy * vy);
+                hz[l] = vz;
+                hh[l] = horiz;
+                moving |= (uint32_t)(horiz * horiz + vz * vz > CROWD_STILL_SPEED * CROWD_STILL_SPEED) << l;
             } else {
                 moving |= (uint32_t)(vx * vx + vy * vy > CROWD_STILL_SPEED * CROWD_STILL_SPEED) << l;
             }
         }
         if (!moving) continue;
-        for (int32_t l = n; l < SHOAL_LANES; ++l) hx[l] = 1.0f, hy[l] = 0.0f;
-        lane_storeu(turn, lane_atan2(lane_loadu(hy), lane_loadu(hx)));
-        for (int32_t l = 0; l < n; ++l)
-            if (moving >> l & 1u) a->heading[x->agent_row[r0 + l]] = turn[l];
+        for (int32_t l = n; l < SHOAL_LANES; ++l) hx[l] = 1.0f, hy[l] = 0.0f, hz[l] = 0.0f, hh[l] = 1.0f;
+        const lanef yaw = lane_atan2(lane_loadu(hy), lane_loadu(hx));
+        lane_storeu(turn, yaw);
+        if (three) {
+            /* quat_from_yaw_pitch_roll(yaw, pitch, 0): (cos, 0, 0, sin) of
+             * half the yaw times (cos, 0, -sin, 0) of half the pitch */
+            const lanef pitch = lane_atan2(lane_loadu(hz), lane_loadu(hh)), half = lane_set1(0.5f);
+            lanef sy, cy, sp, cp;
+            lane_sincos(lane_mul(half, yaw), &sy, &cy);
+            lane_sincos(lane_mul(half, pitch), &sp, &cp);
+            lane_storeu(qw, lane_mul(cy, cp));
+            lane_storeu(qx, lane_mul(sy, sp));
+            lane_storeu(qy, lane_neg(lane_mul(cy, sp)));
+            lane_storeu(qz, lane_mul(sy, cp));
+        }
+        for (int32_t l = 0; l < n; ++l) {
+            if (!(moving >> l & 1u)) continue;
+            const int32_t i = x->agent_row[r0 + l];
+            a->heading[i] = turn[l];
+            if (three) {
+                a->qw[i] = qw[l];
+                a->qx[i] = qx[l];
+                a->qy[i] = qy[l];
+                a->qz[i] = qz[l];
+            }
+        }
     }
     float lanes_fast[SHOAL_MAX_LANES];
     lane_storeu(lanes_fast, fast_l);
