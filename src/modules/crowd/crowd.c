@@ -1073,7 +1073,32 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 enum { B = CROWD_MAX_NEIGHBORS + SHOAL_MAX_LANES }; /* read a whole lane at a time */
                 float bx[B], by[B], bz[B], bvx[B], bvy[B], bvz[B], brad[B], bs[B];
                 int32_t nn = 0;
-                for (int32_t m = 0; m < nb.count; ++m) {
+                const int lanes3d = three && x->scrow && nb.count > 0;
+                if (lanes3d) {
+                    /* 3D, crowd rows known (nobody is carried or seen):
+                     * each lane of neighbors gathered from the sorted
+                     * arrays, as the loop below computes them; nb.k padded
+                     * past count with the first, as the arrays are below */
+                    for (int32_t m = nb.count; m < nb.count + SHOAL_LANES; ++m) nb.k[m] = nb.k[0];
+                    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), p2 = lane_set1(p[2]),
+                                vx0 = lane_set1(vel.x), vy0 = lane_set1(vel.y), vz0 = lane_set1(vel.z),
+                                r_i = lane_set1(ri), plan = lane_set1(CROWD_PLAN_RADIUS),
+                                mine = lane_set1(share), whole = lane_set1(1.0f);
+                    for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
+                        const lanei k = lanei_loadu(nb.k + m0);
+                        lane_storeu(bx + m0, lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0));
+                        lane_storeu(by + m0, lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1));
+                        lane_storeu(bz + m0, lane_image(g, lane_sub(lane_gather(g->sz, k), p2), 2));
+                        lane_storeu(bvx + m0, lane_sub(vx0, lane_gather(g->svx, k)));
+                        lane_storeu(bvy + m0, lane_sub(vy0, lane_gather(g->svy, k)));
+                        lane_storeu(bvz + m0, lane_sub(vz0, lane_gather(g->svz, k)));
+                        lane_storeu(brad + m0, lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k))));
+                        lane_storeu(bs + m0,
+                                    lane_select(lanei_nonneg(lanei_gather(x->scrow, k)), mine, whole));
+                    }
+                    nn = nb.count;
+                }
+                for (int32_t m = 0; !lanes3d && m < nb.count; ++m) {
                     int32_t k = nb.k[m];
                     int32_t crow = x->scrow ? x->scrow[k] : component_row(x->crowd, x->slots[g->order[k]]);
                     if (carried && crow >= 0) {
