@@ -426,6 +426,41 @@ Test(simd, compress_store)
     }
 }
 
+/* A masked gather reads its lanes' items and leaves the others theirs,
+ * reading nothing for them: their indices point far outside the array (an
+ * address sanitizer or a fault would tell a read). */
+Test(simd, gather_or)
+{
+    float base[64];
+    int32_t basei[64];
+    for (int k = 0; k < 64; ++k) {
+        base[k] = 0.25f * (float)k - 3.0f;
+        basei[k] = 1000 + 7 * k;
+    }
+    uint64_t st = 0x9a7e0001;
+    for (int t = 0; t < 500; ++t) {
+        const uint32_t bits = (uint32_t)(rng_splitmix64(&st) >> 11) & (uint32_t)((1ull << SHOAL_LANES) - 1);
+        int32_t idx[SHOAL_LANES];
+        float orv[SHOAL_LANES];
+        int32_t ori[SHOAL_LANES];
+        for (int l = 0; l < SHOAL_LANES; ++l) {
+            idx[l] = bits >> l & 1u ? (int32_t)(rng_splitmix64(&st) % 64) : -100000000 - l;
+            orv[l] = -7.5f - (float)l;
+            ori[l] = -70 - l;
+        }
+        const lanem m = lane_mask_from_bits(bits);
+        float got[SHOAL_LANES];
+        int32_t goti[SHOAL_LANES];
+        lane_storeu(got, lane_gather_or(base, lanei_loadu(idx), m, lane_loadu(orv)));
+        lanei_storeu(goti, lanei_gather_or(basei, lanei_loadu(idx), m, lanei_loadu(ori)));
+        for (int l = 0; l < SHOAL_LANES; ++l) {
+            const int on = bits >> l & 1u;
+            cr_assert_eq(got[l], on ? base[idx[l]] : orv[l], "mask %x, lane %d", bits, l);
+            cr_assert_eq(goti[l], on ? basei[idx[l]] : ori[l], "mask %x, lane %d", bits, l);
+        }
+    }
+}
+
 Test(simd, mask_first)
 {
     const uint32_t all = (uint32_t)((1ull << SHOAL_LANES) - 1);

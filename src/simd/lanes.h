@@ -41,7 +41,11 @@
  *             lane_gather(base, i) = base[i] per lane: every lane's index
  *             must be valid, so pad index lists with a real index (the agent
  *             itself) and mask the result, rather than leaving garbage;
- *             lanei_gather(base, i) the same for int32_t, lanei_nonneg(a) ->
+ *             lanei_gather(base, i) the same for int32_t;
+ *             lane_gather_or(base, i, m, o) / lanei_gather_or: base[i] in
+ *             the lanes of m, o's lanes elsewhere, which read nothing (their
+ *             index need not be valid; a short last lane gathers only what
+ *             it holds), lanei_nonneg(a) ->
  *             m, the lanes where a >= 0; lanei_cmp_eq/gt -> m (signed),
  *             lanei_select(m, a, b) = m ? a : b.
  *
@@ -125,7 +129,17 @@ static inline lanem lane_mask_and(lanem a, lanem b) { return (lanem){(simde__mma
 static inline lanem lane_mask_or(lanem a, lanem b) { return (lanem){(simde__mmask16)(a.v | b.v)}; }
 static inline lanem lane_mask_not(lanem a) { return (lanem){(simde__mmask16)~a.v}; }
 static inline uint32_t lane_mask_bits(lanem m) { return m.v; }
-static inline lanem lane_mask_from_bits(uint32_t bits) { return (lanem){(simde__mmask16)bits}; }
+static inline lanem lane_mask_from_bits(uint32_t bits)
+{
+#if defined(__AVX512F__)
+    /* a move into the mask register (kmovw from a general register):
+     * gcc 12 otherwise goes through the stack, and a mask loaded from a
+     * store just made stalls AMD's Zen 4 and 5 */
+    return (lanem){_cvtu32_mask16(bits)};
+#else
+    return (lanem){(simde__mmask16)bits};
+#endif
+}
 static inline lanef lane_select(lanem m, lanef a, lanef b)
 {
     return (lanef){simde_mm512_mask_blend_ps(m.v, b.v, a.v)};
@@ -185,6 +199,33 @@ static inline lanei lanei_gather(const int32_t* base, lanei idx)
     return (lanei){simde_mm512_loadu_si512(o)};
 #endif
 }
+static inline lanef lane_gather_or(const float* base, lanei idx, lanem m, lanef or_)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanef){_mm512_mask_i32gather_ps(or_.v, m.v, idx.v, base, 4)};
+#else
+    int32_t i[16];
+    float f[16];
+    simde_mm512_storeu_si512(i, idx.v);
+    simde_mm512_storeu_ps(f, or_.v);
+    for (int k = 0; k < 16; k++)
+        if (m.v >> k & 1) f[k] = base[i[k]];
+    return (lanef){simde_mm512_loadu_ps(f)};
+#endif
+}
+static inline lanei lanei_gather_or(const int32_t* base, lanei idx, lanem m, lanei or_)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanei){_mm512_mask_i32gather_epi32(or_.v, m.v, idx.v, base, 4)};
+#else
+    int32_t i[16], o[16];
+    simde_mm512_storeu_si512(i, idx.v);
+    simde_mm512_storeu_si512(o, or_.v);
+    for (int k = 0; k < 16; k++)
+        if (m.v >> k & 1) o[k] = base[i[k]];
+    return (lanei){simde_mm512_loadu_si512(o)};
+#endif
+}
 static inline lanem lanei_nonneg(lanei a)
 {
     return (lanem){simde_mm512_cmpgt_epi32_mask(a.v, simde_mm512_set1_epi32(-1))};
@@ -236,6 +277,14 @@ static inline lanef lane_gather(const float* base, lanei idx)
 static inline lanei lanei_gather(const int32_t* base, lanei idx)
 {
     return (lanei){simde_mm256_i32gather_epi32(base, idx.v, 4)};
+}
+static inline lanef lane_gather_or(const float* base, lanei idx, lanem m, lanef or_)
+{
+    return (lanef){simde_mm256_mask_i32gather_ps(or_.v, base, idx.v, m.v, 4)};
+}
+static inline lanei lanei_gather_or(const int32_t* base, lanei idx, lanem m, lanei or_)
+{
+    return (lanei){simde_mm256_mask_i32gather_epi32(or_.v, base, idx.v, simde_mm256_castps_si256(m.v), 4)};
 }
 static inline lanem lanei_nonneg(lanei a)
 {
@@ -295,6 +344,14 @@ static inline lanef lane_gather(const float* base, lanei idx)
 static inline lanei lanei_gather(const int32_t* base, lanei idx)
 {
     return (lanei){simde_mm_i32gather_epi32(base, idx.v, 4)};
+}
+static inline lanef lane_gather_or(const float* base, lanei idx, lanem m, lanef or_)
+{
+    return (lanef){simde_mm_mask_i32gather_ps(or_.v, base, idx.v, m.v, 4)};
+}
+static inline lanei lanei_gather_or(const int32_t* base, lanei idx, lanem m, lanei or_)
+{
+    return (lanei){simde_mm_mask_i32gather_epi32(or_.v, base, idx.v, simde_mm_castps_si128(m.v), 4)};
 }
 static inline lanem lanei_nonneg(lanei a)
 {
@@ -436,6 +493,14 @@ static inline lanef lane_itof(lanei a) { return (lanef){(float)a.v}; }
 static inline lanei lane_ftoi(lanef a) { return (lanei){(int32_t)a.v}; }
 static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){base[idx.v]}; }
 static inline lanei lanei_gather(const int32_t* base, lanei idx) { return (lanei){base[idx.v]}; }
+static inline lanef lane_gather_or(const float* base, lanei idx, lanem m, lanef or_)
+{
+    return m.v ? (lanef){base[idx.v]} : or_;
+}
+static inline lanei lanei_gather_or(const int32_t* base, lanei idx, lanem m, lanei or_)
+{
+    return m.v ? (lanei){base[idx.v]} : or_;
+}
 static inline lanem lanei_nonneg(lanei a) { return (lanem){a.v >= 0}; }
 static inline lanem lanei_cmp_eq(lanei a, lanei b) { return (lanem){a.v == b.v}; }
 static inline lanem lanei_cmp_gt(lanei a, lanei b) { return (lanem){a.v > b.v}; }
@@ -685,9 +750,10 @@ static inline void lane_store_n(float* p, lanef v, int32_t n)
 /* The lanes of a whose bit is set in `bits` (lane i: bit i; bits past
  * the lanes ignored), stored in lane order at p[0], p[1], ...; returns how
  * many. p must have room for a whole lane: past the count, what lands
- * there is unspecified. A compress store where the width has one (16
- * lanes), a permute by a table of each 8-bit mask's lanes at 8, one lane
- * at a time at 4 and 1. */
+ * there is unspecified. At 16 lanes a compress into a register and a
+ * whole store (the compress with a memory operand is microcoded, and slow,
+ * on some processors: AMD's Zen 4 and 5), a permute by a table of each
+ * 8-bit mask's lanes at 8, one lane at a time at 4 and 1. */
 #if SHOAL_LANES == 8
 /* Nibble j: the lane of the j-th set bit of the index (0 past the last). */
 static const uint32_t shoal__compress8[256] = {
@@ -739,7 +805,7 @@ static inline int32_t lane_compress_store(float* p, lanef a, uint32_t bits)
 {
     bits &= (uint32_t)((1ull << SHOAL_LANES) - 1);
 #if SHOAL_LANES == 16
-    simde_mm512_mask_compressstoreu_ps(p, (simde__mmask16)bits, a.v);
+    simde_mm512_storeu_ps(p, simde_mm512_maskz_compress_ps((simde__mmask16)bits, a.v));
 #elif SHOAL_LANES == 8
     const simde__m256i idx = shoal__compress8_index(bits);
     simde_mm256_storeu_ps(p, simde_mm256_permutevar8x32_ps(a.v, idx));
@@ -758,7 +824,7 @@ static inline int32_t lanei_compress_store(int32_t* p, lanei a, uint32_t bits)
 {
     bits &= (uint32_t)((1ull << SHOAL_LANES) - 1);
 #if SHOAL_LANES == 16
-    simde_mm512_mask_compressstoreu_epi32(p, (simde__mmask16)bits, a.v);
+    simde_mm512_storeu_si512((void*)p, simde_mm512_maskz_compress_epi32((simde__mmask16)bits, a.v));
 #elif SHOAL_LANES == 8
     const simde__m256i idx = shoal__compress8_index(bits);
     simde_mm256_storeu_si256((simde__m256i*)(void*)p, simde_mm256_permutevar8x32_epi32(a.v, idx));
