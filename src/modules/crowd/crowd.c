@@ -446,18 +446,21 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
             float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
             int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-            const lanei row0 = lanei_set1(rows[0]);
+            const lanei itself = lanei_set1(self);
             /* lanes where a d^2 is NaN or an agent is not sorted (the list
              * is then built again) */
             uint32_t bad = 0;
             for (int32_t m = 0; m < n; m += SHOAL_LANES) {
-                const lanem in = lane_mask_first(n - m); /* past n: the first row */
-                const lanei k = lanei_gather(x->sorted_at, lanei_select(in, lanei_loadu(rows + m), row0));
-                const lanef dx = lane_sub(lane_gather(g->sx, k), px),
-                            dy = lane_sub(lane_gather(g->sy, k), py);
+                /* past n: the agent itself, read from nowhere (a short
+                 * lane gathers only what it holds) */
+                const lanem in = lane_mask_first(n - m);
+                const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows + m), in, itself);
+                const lanem at = lane_mask_and(in, lanei_nonneg(k));
+                const lanef dx = lane_sub(lane_gather_or(g->sx, k, at, px), px),
+                            dy = lane_sub(lane_gather_or(g->sy, k, at, py), py);
                 lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
                 if (three) {
-                    const lanef dz = lane_sub(lane_gather(g->sz, k), pz);
+                    const lanef dz = lane_sub(lane_gather_or(g->sz, k, at, pz), pz);
                     e = lane_add(e, lane_mul(dz, dz));
                 }
                 bad |=
@@ -1054,12 +1057,15 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                     for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
                         const int lanes = nb.count - m0 < SHOAL_LANES ? nb.count - m0 : SHOAL_LANES;
                         const lanei k = lanei_loadu(nb.k + m0);
-                        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
-                        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
-                        const lanef rv_x = lane_sub(vx0, lane_gather(g->svx, k));
-                        const lanef rv_y = lane_sub(vy0, lane_gather(g->svy, k));
-                        const lanef rad = lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k)));
-                        const lanei cr = lanei_gather(x->scrow, k);
+                        /* a short last lane gathers only what it holds */
+                        const lanem mk = lane_mask_first(lanes);
+                        const lanef d_x = lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, p0), p0), 0);
+                        const lanef d_y = lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, p1), p1), 1);
+                        const lanef rv_x = lane_sub(vx0, lane_gather_or(g->svx, k, mk, vx0));
+                        const lanef rv_y = lane_sub(vy0, lane_gather_or(g->svy, k, mk, vy0));
+                        const lanef rad =
+                            lane_mul(plan, lane_add(r_i, lane_gather_or(x->sradius, k, mk, r_i)));
+                        const lanei cr = lanei_gather_or(x->scrow, k, mk, lanei_set1(-1));
                         lanef s = lane_select(lanei_nonneg(cr), mine, whole);
                         if (seen) s = attention_share_lanes(x, cr, d_x, d_y, way, share, x->bold[r], held);
                         n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2, 1,
