@@ -1092,15 +1092,21 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                                 mine = lane_set1(share), whole = lane_set1(1.0f);
                     for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
                         const lanei k = lanei_loadu(nb.k + m0);
-                        lane_storeu(bx + m0, lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0));
-                        lane_storeu(by + m0, lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1));
-                        lane_storeu(bz + m0, lane_image(g, lane_sub(lane_gather(g->sz, k), p2), 2));
-                        lane_storeu(bvx + m0, lane_sub(vx0, lane_gather(g->svx, k)));
-                        lane_storeu(bvy + m0, lane_sub(vy0, lane_gather(g->svy, k)));
-                        lane_storeu(bvz + m0, lane_sub(vz0, lane_gather(g->svz, k)));
-                        lane_storeu(brad + m0, lane_mul(plan, lane_add(r_i, lane_gather(x->sradius, k))));
-                        lane_storeu(bs + m0,
-                                    lane_select(lanei_nonneg(lanei_gather(x->scrow, k)), mine, whole));
+                        const lanem mk = lane_mask_first(nb.count - m0); /* the last lane: what it holds */
+                        lane_storeu(bx + m0,
+                                    lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, p0), p0), 0));
+                        lane_storeu(by + m0,
+                                    lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, p1), p1), 1));
+                        lane_storeu(bz + m0,
+                                    lane_image(g, lane_sub(lane_gather_or(g->sz, k, mk, p2), p2), 2));
+                        lane_storeu(bvx + m0, lane_sub(vx0, lane_gather_or(g->svx, k, mk, vx0)));
+                        lane_storeu(bvy + m0, lane_sub(vy0, lane_gather_or(g->svy, k, mk, vy0)));
+                        lane_storeu(bvz + m0, lane_sub(vz0, lane_gather_or(g->svz, k, mk, vz0)));
+                        lane_storeu(brad + m0,
+                                    lane_mul(plan, lane_add(r_i, lane_gather_or(x->sradius, k, mk, r_i))));
+                        lane_storeu(bs + m0, lane_select(lanei_nonneg(lanei_gather_or(x->scrow, k, mk,
+                                                                                      lanei_set1(-1))),
+                                                         mine, whole));
                     }
                     nn = nb.count;
                 }
