@@ -175,30 +175,6 @@ static inline lanei lane_ftoi(lanef a)
 #endif
 }
 
-static inline lanef lane_gather(const float* base, lanei idx)
-{
-#if defined(SIMDE_X86_AVX512F_NATIVE)
-    return (lanef){_mm512_i32gather_ps(idx.v, base, 4)};
-#else
-    int32_t i[16];
-    float f[16];
-    simde_mm512_storeu_si512(i, idx.v);
-    for (int k = 0; k < 16; k++) f[k] = base[i[k]];
-    return (lanef){simde_mm512_loadu_ps(f)};
-#endif
-}
-
-static inline lanei lanei_gather(const int32_t* base, lanei idx)
-{
-#if defined(SIMDE_X86_AVX512F_NATIVE)
-    return (lanei){_mm512_i32gather_epi32(idx.v, base, 4)};
-#else
-    int32_t i[16], o[16];
-    simde_mm512_storeu_si512(i, idx.v);
-    for (int k = 0; k < 16; k++) o[k] = base[i[k]];
-    return (lanei){simde_mm512_loadu_si512(o)};
-#endif
-}
 static inline lanef lane_gather_or(const float* base, lanei idx, lanem m, lanef or_)
 {
 #if defined(SIMDE_X86_AVX512F_NATIVE)
@@ -224,6 +200,23 @@ static inline lanei lanei_gather_or(const int32_t* base, lanei idx, lanem m, lan
     for (int k = 0; k < 16; k++)
         if (m.v >> k & 1) o[k] = base[i[k]];
     return (lanei){simde_mm512_loadu_si512(o)};
+#endif
+}
+static inline lanef lane_gather(const float* base, lanei idx)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanef){_mm512_i32gather_ps(idx.v, base, 4)};
+#else
+    return lane_gather_or(base, idx, lane_mask_from_bits(0xffffu), (lanef){simde_mm512_setzero_ps()});
+#endif
+}
+
+static inline lanei lanei_gather(const int32_t* base, lanei idx)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return (lanei){_mm512_i32gather_epi32(idx.v, base, 4)};
+#else
+    return lanei_gather_or(base, idx, lane_mask_from_bits(0xffffu), (lanei){simde_mm512_setzero_si512()});
 #endif
 }
 static inline lanem lanei_nonneg(lanei a)
