@@ -566,20 +566,21 @@ static inline void gap_free_walk_lanes(const orca_ctx_t* x, const grid_t* g, con
     const lanei izero = lanei_set1(0);
     for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
         const lanei k = lanei_loadu(nb->k + m0);
-        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
-        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
-        const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
+        const lanem mk = lane_mask_first(nb->count - m0); /* the last lane: what it holds */
+        const lanef d_x = lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, p0), p0), 0);
+        const lanef d_y = lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, p1), p1), 1);
+        const lanef rad = lane_add(r_i, lane_gather_or(x->sradius, k, mk, zero));
         const lanef rad2 = lane_mul(rad, rad);
         const lanef dd = lane_add(lane_mul(d_x, d_x), lane_mul(d_y, d_y));
-        const lanef lv_x = lane_gather(g->svx, k), lv_y = lane_gather(g->svy, k);
+        const lanef lv_x = lane_gather_or(g->svx, k, mk, zero), lv_y = lane_gather_or(g->svy, k, mk, zero);
         lanem ok = lane_cmp_gt(lane_add(lane_mul(lv_x, ux), lane_mul(lv_y, uy)), leader);
         /* what a crowd neighbor wanted; any other's velocity */
-        const lanei cr = lanei_gather(x->scrow, k);
+        const lanei cr = lanei_gather_or(x->scrow, k, mk, lanei_set1(-1));
         const lanem crowd_j = lanei_nonneg(cr);
         const lanei at = lanei_max(cr, izero);
         const lanei at2 = lanei_add(at, at);
-        const lanef w_x = lane_select(crowd_j, lane_gather(x->intent, at2), lv_x);
-        const lanef w_y = lane_select(crowd_j, lane_gather(x->intent, lanei_add(at2, lanei_set1(1))), lv_y);
+        const lanef w_x = lane_gather_or(x->intent, at2, crowd_j, lv_x);
+        const lanef w_y = lane_gather_or(x->intent, lanei_add(at2, lanei_set1(1)), crowd_j, lv_y);
         const lanef w_len = lane_sqrt(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)));
         ok = lane_mask_and(
             ok, lane_cmp_gt(lane_add(lane_mul(w_x, ux), lane_mul(w_y, uy)), lane_mul(same_way, w_len)));
@@ -651,7 +652,8 @@ static inline lanef attention_share_lanes(const orca_ctx_t* x, lanei cr, lanef d
     const lanem crowd_j = lanei_nonneg(cr);
     const lanei at = lanei_max(cr, lanei_set1(0));
     const lanei at2 = lanei_add(at, at);
-    const lanef qx = lane_gather(x->intent, at2), qy = lane_gather(x->intent, lanei_add(at2, lanei_set1(1)));
+    const lanef qx = lane_gather_or(x->intent, at2, crowd_j, lane_zero()),
+                qy = lane_gather_or(x->intent, lanei_add(at2, lanei_set1(1)), crowd_j, lane_zero());
     const lanef len = lane_sqrt(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)));
     const lanef qlen = lane_sqrt(lane_add(lane_mul(qx, qx), lane_mul(qy, qy)));
     const lanef one = lane_set1(1.0f);
@@ -665,7 +667,7 @@ static inline lanef attention_share_lanes(const orca_ctx_t* x, lanei cr, lanef d
                                    lane_max(qlen, lane_set1(1e-6f))),
                           lane_set1(CROWD_BOLD_HEAD_ON)));
     const lanef bold = lane_mul(lane_mul(lane_set1(CROWD_BOLD * held), same),
-                                lane_sub(lane_gather(x->bold, at), lane_set1(mine)));
+                                lane_sub(lane_gather_or(x->bold, at, crowd_j, lane_zero()), lane_set1(mine)));
     const lanef s = lane_min(
         one, lane_max(lane_zero(),
                       lane_mul(lane_set1(share),
@@ -734,13 +736,14 @@ static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* 
     const lanef against = lane_set1(-0.25f * speed);
     for (int32_t m0 = 0; m0 < nb->count; m0 += SHOAL_LANES) {
         const lanei k = lanei_loadu(nb->k + m0);
-        const lanef d_x = lane_image(g, lane_sub(lane_gather(g->sx, k), p0), 0);
-        const lanef d_y = lane_image(g, lane_sub(lane_gather(g->sy, k), p1), 1);
+        const lanem mk = lane_mask_first(nb->count - m0); /* the last lane: what it holds */
+        const lanef d_x = lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, p0), p0), 0);
+        const lanef d_y = lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, p1), p1), 1);
         const lanef along = lane_add(lane_mul(d_x, ux), lane_mul(d_y, uy));
         const lanef lateral = lane_add(lane_mul(d_x, rx), lane_mul(d_y, ry));
-        const lanef rad = lane_add(r_i, lane_gather(x->sradius, k));
-        const lanef comes =
-            lane_add(lane_mul(lane_gather(g->svx, k), ux), lane_mul(lane_gather(g->svy, k), uy));
+        const lanef rad = lane_add(r_i, lane_gather_or(x->sradius, k, mk, zero));
+        const lanef comes = lane_add(lane_mul(lane_gather_or(g->svx, k, mk, zero), ux),
+                                     lane_mul(lane_gather_or(g->svy, k, mk, zero), uy));
         lanem ok = lane_mask_and(lane_cmp_gt(along, zero), lane_cmp_lt(along, vlook));
         ok = lane_mask_and(ok, lane_cmp_lt(lane_abs(lateral), lane_mul(two, rad)));
         ok = lane_mask_and(ok, lane_cmp_lt(comes, against));
