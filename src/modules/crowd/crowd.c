@@ -511,17 +511,12 @@ static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_
                 }
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
-                    if (changed) /* its rows in the new order (every one sorted: no bad lane) */
-                        for (int32_t m = 0; m < n; m += SHOAL_LANES) {
-                            const lanei j = lanei_gather(g->order, lanei_loadu(k2 + m));
-                            if (m + SHOAL_LANES <= n) {
-                                lanei_storeu(rows + m, j);
-                            } else {
-                                int32_t t[SHOAL_MAX_LANES];
-                                lanei_storeu(t, j);
-                                for (int32_t q = m; q < n; ++q) rows[q] = t[q - m];
-                            }
-                        }
+                    if (changed) { /* its rows in the new order (every one sorted: no bad lane) */
+                        int32_t j[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+                        for (int32_t m = 0; m < n; m += SHOAL_LANES)
+                            lanei_storeu(j + m, lanei_gather(g->order, lanei_loadu(k2 + m)));
+                        memcpy(rows, j, (size_t)n * sizeof *rows);
+                    }
                     return 1; /* held */
                 }
             }
@@ -758,6 +753,47 @@ static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* 
         }
     }
     return closest;
+}
+
+/* An agent's position, velocity and radius in every lane (nb_lane_gather). */
+typedef struct nb_origin {
+    lanef p0, p1, p2, vx0, vy0, vz0, r_i;
+} nb_origin_t;
+
+static inline nb_origin_t nb_origin(const float p[3], vec3 vel, float ri)
+{
+    return (nb_origin_t){lane_set1(p[0]),  lane_set1(p[1]),  lane_set1(p[2]), lane_set1(vel.x),
+                         lane_set1(vel.y), lane_set1(vel.z), lane_set1(ri)};
+}
+
+/* A lane of neighbors' ORCA inputs, gathered from the sorted arrays at
+ * positions ks[0..SHOAL_LANES) (the first `left` of them real, the rest
+ * reading nothing): offsets from the agent o, velocities relative to its,
+ * planning radii with its, crowd rows (-1 past the real ones). */
+typedef struct nb_lane {
+    lanef dx, dy, dz, rvx, rvy, rvz, rad;
+    lanei cr;
+} nb_lane_t;
+
+static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, const int32_t* ks, int32_t left,
+                                       const nb_origin_t* o, int three)
+{
+    const lanei k = lanei_loadu(ks);
+    const lanem mk = lane_mask_first(left); /* a short last lane gathers only what it holds */
+    nb_lane_t nl;
+    nl.dx = lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, o->p0), o->p0), 0);
+    nl.dy = lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, o->p1), o->p1), 1);
+    nl.rvx = lane_sub(o->vx0, lane_gather_or(g->svx, k, mk, o->vx0));
+    nl.rvy = lane_sub(o->vy0, lane_gather_or(g->svy, k, mk, o->vy0));
+    nl.dz = nl.rvz = lane_zero();
+    if (three) {
+        nl.dz = lane_image(g, lane_sub(lane_gather_or(g->sz, k, mk, o->p2), o->p2), 2);
+        nl.rvz = lane_sub(o->vz0, lane_gather_or(g->svz, k, mk, o->vz0));
+    }
+    nl.rad =
+        lane_mul(lane_set1(CROWD_PLAN_RADIUS), lane_add(o->r_i, lane_gather_or(x->sradius, k, mk, o->r_i)));
+    nl.cr = lanei_gather_or(x->scrow, k, mk, lanei_set1(-1));
+    return nl;
 }
 
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -1053,26 +1089,16 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 const vec2 v2 = {vel.x, vel.y};
                 if (nb.count > 0 && isfinite(inv_tau) && isfinite(x->inv_dt) && isfinite(v2.x) &&
                     isfinite(v2.y)) {
-                    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), vx0 = lane_set1(vel.x),
-                                vy0 = lane_set1(vel.y), r_i = lane_set1(ri),
-                                plan = lane_set1(CROWD_PLAN_RADIUS), mine = lane_set1(share),
-                                whole = lane_set1(1.0f);
+                    const lanef mine = lane_set1(share), whole = lane_set1(1.0f);
+                    const nb_origin_t o = nb_origin(p, vel, ri);
                     for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
                         const int lanes = nb.count - m0 < SHOAL_LANES ? nb.count - m0 : SHOAL_LANES;
-                        const lanei k = lanei_loadu(nb.k + m0);
-                        /* a short last lane gathers only what it holds */
-                        const lanem mk = lane_mask_first(lanes);
-                        const lanef d_x = lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, p0), p0), 0);
-                        const lanef d_y = lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, p1), p1), 1);
-                        const lanef rv_x = lane_sub(vx0, lane_gather_or(g->svx, k, mk, vx0));
-                        const lanef rv_y = lane_sub(vy0, lane_gather_or(g->svy, k, mk, vy0));
-                        const lanef rad =
-                            lane_mul(plan, lane_add(r_i, lane_gather_or(x->sradius, k, mk, r_i)));
-                        const lanei cr = lanei_gather_or(x->scrow, k, mk, lanei_set1(-1));
-                        lanef s = lane_select(lanei_nonneg(cr), mine, whole);
-                        if (seen) s = attention_share_lanes(x, cr, d_x, d_y, way, share, x->bold[r], held);
-                        n += orca2_lines_lane(d_x, d_y, rv_x, rv_y, rad, s, lanes, inv_tau, x->inv_dt, v2, 1,
-                                              &lines[n]);
+                        const nb_lane_t nl = nb_lane_gather(x, g, nb.k + m0, lanes, &o, 0);
+                        lanef s = lane_select(lanei_nonneg(nl.cr), mine, whole);
+                        if (seen)
+                            s = attention_share_lanes(x, nl.cr, nl.dx, nl.dy, way, share, x->bold[r], held);
+                        n += orca2_lines_lane(nl.dx, nl.dy, nl.rvx, nl.rvy, nl.rad, s, lanes, inv_tau,
+                                              x->inv_dt, v2, 1, &lines[n]);
                     }
                 }
             } else {
@@ -1089,27 +1115,18 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                      * arrays, as the loop below computes them; nb.k padded
                      * past count with the first, as the arrays are below */
                     for (int32_t m = nb.count; m < nb.count + SHOAL_LANES; ++m) nb.k[m] = nb.k[0];
-                    const lanef p0 = lane_set1(p[0]), p1 = lane_set1(p[1]), p2 = lane_set1(p[2]),
-                                vx0 = lane_set1(vel.x), vy0 = lane_set1(vel.y), vz0 = lane_set1(vel.z),
-                                r_i = lane_set1(ri), plan = lane_set1(CROWD_PLAN_RADIUS),
-                                mine = lane_set1(share), whole = lane_set1(1.0f);
+                    const lanef mine = lane_set1(share), whole = lane_set1(1.0f);
+                    const nb_origin_t o = nb_origin(p, vel, ri);
                     for (int32_t m0 = 0; m0 < nb.count; m0 += SHOAL_LANES) {
-                        const lanei k = lanei_loadu(nb.k + m0);
-                        const lanem mk = lane_mask_first(nb.count - m0); /* the last lane: what it holds */
-                        lane_storeu(bx + m0,
-                                    lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, p0), p0), 0));
-                        lane_storeu(by + m0,
-                                    lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, p1), p1), 1));
-                        lane_storeu(bz + m0,
-                                    lane_image(g, lane_sub(lane_gather_or(g->sz, k, mk, p2), p2), 2));
-                        lane_storeu(bvx + m0, lane_sub(vx0, lane_gather_or(g->svx, k, mk, vx0)));
-                        lane_storeu(bvy + m0, lane_sub(vy0, lane_gather_or(g->svy, k, mk, vy0)));
-                        lane_storeu(bvz + m0, lane_sub(vz0, lane_gather_or(g->svz, k, mk, vz0)));
-                        lane_storeu(brad + m0,
-                                    lane_mul(plan, lane_add(r_i, lane_gather_or(x->sradius, k, mk, r_i))));
-                        lane_storeu(bs + m0, lane_select(lanei_nonneg(lanei_gather_or(x->scrow, k, mk,
-                                                                                      lanei_set1(-1))),
-                                                         mine, whole));
+                        const nb_lane_t nl = nb_lane_gather(x, g, nb.k + m0, nb.count - m0, &o, 1);
+                        lane_storeu(bx + m0, nl.dx);
+                        lane_storeu(by + m0, nl.dy);
+                        lane_storeu(bz + m0, nl.dz);
+                        lane_storeu(bvx + m0, nl.rvx);
+                        lane_storeu(bvy + m0, nl.rvy);
+                        lane_storeu(bvz + m0, nl.rvz);
+                        lane_storeu(brad + m0, nl.rad);
+                        lane_storeu(bs + m0, lane_select(lanei_nonneg(nl.cr), mine, whole));
                     }
                     nn = nb.count;
                 }
