@@ -38,9 +38,11 @@
  * that may touch anything this step, and the rest of the pass takes those
  * alone, with the same result ("Who may touch", below). Jacobi converges slowly in a packed cluster (a crowd
  * pressed together from all sides): after CONTACT_MAX_ITER iterations
- * without convergence, Gauss-Seidel sweeps take over, over the
+ * without convergence (at once, when no overlap is deeper than
+ * CONTACT_SHALLOW), Gauss-Seidel sweeps take over, over the
  * participants still overlapping (and those they push), each overlap
- * resolved at once (reading the positions just written), until the
+ * resolved at once (reading the positions just written; the first
+ * CONTACT_SOR_SWEEPS sweeps over-relaxed), until the
  * tolerance holds, checked over every participant, or after
  * CONTACT_MAX_SWEEPS sweeps. The sweeps are colored (below): the cells of
  * one color take their turns at once, the workers sharing them, in an
@@ -66,14 +68,29 @@
 #define CONTACT_MAX_ITER 16
 /* A step whose first check finds no overlap deeper than CONTACT_SHALLOW of
  * the smaller radius (a jam ORCA pressed together: its plan radius leaves
- * at most about a tenth) hands what is left to the sweeps after
- * CONTACT_SHALLOW_ITER iterations. Deeper overlaps (bodies spawned on top of
- * each other) take all CONTACT_MAX_ITER: the sweeps resolve each overlap at
+ * at most about a tenth) hands what is left to the (over-relaxed) sweeps
+ * after CONTACT_SHALLOW_ITER iterations: with none, the sweeps alone threw
+ * a walker back across the door's line in 7 of 40 seeds of
+ * scenarios/nav_u_wall.json, with 2 in 3 (4 iterations: 4; plain sweeps
+ * after 4 iterations: 4). Deeper overlaps (bodies spawned on top of each
+ * other) take all CONTACT_MAX_ITER: the sweeps resolve each overlap at
  * once and can carry a body along an overlapping chain farther than its
  * candidates' range allows for, where Jacobi's relaxed pushes spread it. */
 #define CONTACT_SHALLOW 0.25f
-#define CONTACT_SHALLOW_ITER 4
+#define CONTACT_SHALLOW_ITER 2
 #define CONTACT_RELAX 1.5f
+/* In a step whose first check found only shallow overlaps, the first
+ * CONTACT_SOR_SWEEPS sweeps push each overlapping pair CONTACT_SOR times
+ * its overlap apart (successive over-relaxation: in a packed cluster a
+ * pair resolved exactly is pressed together again by its neighbors' turns,
+ * and the overshoot leaves them room); later sweeps push by the overlap,
+ * so that a cluster the overshoot cannot settle (a crowd pressed against
+ * walls) ends as plain sweeps end it. Deep overlaps are never
+ * over-relaxed: an overshoot carries bodies along an overlapping chain
+ * past their candidates. The grid jam of `shoal bench crowd`: a quarter
+ * of the sweeps' turns (docs/dev/crowd-performance.md). */
+#define CONTACT_SOR 1.8f
+#define CONTACT_SOR_SWEEPS 8
 /* The first check takes rows a lane at a time with at most this many
  * obstacles (each tested against every lane). */
 #define CONTACT_RUN_OBSTACLES 16
@@ -206,6 +223,7 @@ typedef struct contact_ctx {
     const int32_t* list;
     int32_t list_n;
     int* spill;
+    float relax; /* this sweep's factor on a pair's push (CONTACT_SOR) */
 } contact_ctx_t;
 
 static inline int32_t part_row(const contact_ctx_t* x, int32_t p)
@@ -825,7 +843,8 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
 }
 
 /* In participant r's turn (agent row i at p, radius ri), its overlap with
- * candidate k resolved at once, when they overlap: both bodies pushed
+ * candidate k resolved at once, when they overlap (pushed apart by the
+ * sweep's x->relax times the overlap: CONTACT_SOR): both bodies pushed
  * when the other takes part (and marked); *worst: the largest overlap met
  * (over the smaller radius). k < 0: a crowd row's candidate at agent row
  * j (crowd_candidate). */
@@ -843,6 +862,7 @@ static inline void sweep_pair(const contact_ctx_t* x, int32_t r, int32_t i, cons
     *worst = rel > *worst ? rel : *worst;
     cw->touched[r] = 1;
     cw->row_moved[i] = 1;
+    o *= x->relax;
     float mine = share * o;
     if (x->list && q >= 0 && !cw->watch[q]) { /* off the list: kept to be put back (contact_put_back) */
         cw->saved_x[j] = a->px[j];
@@ -1595,14 +1615,18 @@ static int contact_pass(world_t* w, contact_ctx_t* x, int32_t count, float* most
      * whoever lists it) or marks what is left. */
     int full = 1;
     int32_t max_iter = CONTACT_MAX_ITER;
+    int shallow = 0; /* the first check found no overlap deeper than CONTACT_SHALLOW */
     for (;;) {
         for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
         x->only_active = !full;
         par_for(w, x->list ? x->list_n : count, 512, PAR_STATIC, contact_range, x);
         most = 0.0f;
         for (int32_t k = 0; k < workers; ++k) most = worst[k] > most ? worst[k] : most;
-        if (!x->recheck && most <= CONTACT_SHALLOW) max_iter = CONTACT_SHALLOW_ITER; /* the first check */
-        if (x->clear && x->margin > 0.0f) {                                          /* it made the list */
+        if (!x->recheck && most <= CONTACT_SHALLOW) { /* the first check */
+            max_iter = CONTACT_SHALLOW_ITER;
+            shallow = 1;
+        }
+        if (x->clear && x->margin > 0.0f) { /* it made the list */
             x->list_n = watch_collect(x, count);
             x->list = cw->watch_list;
         }
@@ -1629,6 +1653,7 @@ static int contact_pass(world_t* w, contact_ctx_t* x, int32_t count, float* most
     int32_t sweep = 0;
     for (; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
         if (cw->colored_after >= 0 && sweep == cw->colored_after) colored = cs_plan(w, x, count, &cs);
+        x->relax = shallow && sweep < CONTACT_SOR_SWEEPS ? CONTACT_SOR : 1.0f;
         most = colored ? contact_sweep_colored(w, &cs) : sweep_by_id(x, count, NULL, NULL, NULL);
         if (x->list && !watch_holds(x)) return 0;
         if (most <= CONTACT_TOLERANCE) {
