@@ -796,6 +796,29 @@ static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, con
     return nl;
 }
 
+/* The jitter's draws (rng_signed_unit of three windows of one draw's 64
+ * bits, keyed by the agent's global id) of crowd rows [r0, r0 + m), m at
+ * most CROWD_JITTER_BLOCK: a block at a time, in loops of plain 64-bit
+ * arithmetic that the compiler vectorizes (the values are exact: below
+ * 2^24, converted through int32). */
+#define CROWD_JITTER_BLOCK 64
+static void crowd_jitter_block(const orca_ctx_t* x, int32_t r0, int32_t m, float out[3][CROWD_JITTER_BLOCK])
+{
+    uint64_t bits[CROWD_JITTER_BLOCK];
+    const int32_t* row = x->c.agent_row + r0;
+    for (int32_t k = 0; k < m; ++k) {
+        const uint64_t gid = (uint64_t)x->id_lo[row[k]] | (uint64_t)x->id_hi[row[k]] << 32;
+        bits[k] = rng_stream(rng_base_from(x->seed_round, gid, x->step), CROWD_STREAM);
+    }
+    const float scale = 2.0f / 16777216.0f; /* rng_signed_unit's */
+    for (int32_t k = 0; k < m; ++k) {
+        const uint64_t b = bits[k];
+        out[0][k] = (float)(int32_t)(b >> 40) * scale - 1.0f;
+        out[1][k] = (float)(int32_t)((b << 24) >> 40) * scale - 1.0f;
+        out[2][k] = (float)(int32_t)((b << 48 | b >> 16) >> 40) * scale - 1.0f;
+    }
+}
+
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const orca_ctx_t* x = (const orca_ctx_t*)vctx;
@@ -813,7 +836,14 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     int64_t relaxed = 0;
     nearest_cache_t runs; /* this range's queries, of this step's grid */
     nearest_cache_init(&runs);
+    _Alignas(64) float jitter[3][CROWD_JITTER_BLOCK];
+    int32_t jitter_at = begin, jitter_end = begin;
     for (int32_t r = begin; r < end; ++r) {
+        if (r == jitter_end) {
+            jitter_at = r;
+            jitter_end = end - r < CROWD_JITTER_BLOCK ? end : r + CROWD_JITTER_BLOCK;
+            crowd_jitter_block(x, r, jitter_end - r, jitter);
+        }
         int32_t i = c->agent_row[r];
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         if (g->wrap)
@@ -832,12 +862,9 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             float len2 = vec3_dot(pref, pref);
             if (len2 > cap * cap) pref = vec3_scale(pref, cap / sqrtf(len2));
         }
-        /* keyed by the agent's global id */
-        uint64_t gid = (uint64_t)x->id_lo[i] | (uint64_t)x->id_hi[i] << 32;
-        uint64_t bits = rng_stream(rng_base_from(x->seed_round, gid, x->step), CROWD_STREAM);
-        pref.x += CROWD_JITTER * rng_signed_unit(bits);
-        pref.y += CROWD_JITTER * rng_signed_unit(bits << 24);
-        if (three) pref.z += CROWD_JITTER * rng_signed_unit(bits << 48 | bits >> 16);
+        pref.x += CROWD_JITTER * jitter[0][r - jitter_at];
+        pref.y += CROWD_JITTER * jitter[1][r - jitter_at];
+        if (three) pref.z += CROWD_JITTER * jitter[2][r - jitter_at];
         float ri = a->radius[i], vmax = a->max_speed[i];
         float inv_tau = 1.0f / c->tau[r], inv_tau_w = 1.0f / c->tau_walls[r];
         float share = c->resp[r];
