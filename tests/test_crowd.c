@@ -1000,6 +1000,51 @@ static void colored_sweeps(int dims)
 }
 
 Test(crowd, colored_sweeps_one_result_for_any_thread_count_2d, .timeout = 240) { colored_sweeps(2); }
+
+/* A jam's first sweeps over-relaxed (contacts.c, CONTACT_SOR): in the
+ * benchmark's grid of 1800, the same 70 steps take fewer sweeps in all
+ * than with plain sweeps (sor 1), and neither lets a pair come within 99 %
+ * of the sum of radii. */
+static int32_t jam_sweeps(int dims, float sor, float* worst)
+{
+    enum { n = 1800 };
+    static float pos[3 * n], goal[3 * n];
+    crowd_grid(dims, n, pos, goal);
+    shoal_world_t* w = make_world(dims, 2, SHOAL_BACKEND_OPENMP);
+    contact_data((world_t*)w)->sor = sor;
+    for (int i = 0; i < n; ++i) {
+        shoal_agent_def_t d = crowd_def(pos[3 * i], pos[3 * i + 1], goal[3 * i], goal[3 * i + 1]);
+        d.position[2] = pos[3 * i + 2];
+        d.target[2] = goal[3 * i + 2];
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    *worst = INFINITY;
+    int32_t sweeps = 0;
+    for (int s = 0; s < 70; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        sweeps += contact_data((world_t*)w)->sweeps_last;
+        if (s % 5 == 4) {
+            float r = min_pair_ratio(w, n);
+            *worst = r < *worst ? r : *worst;
+        }
+    }
+    shoal_world_destroy(w);
+    return sweeps;
+}
+
+static void over_relaxed(int dims)
+{
+    float worst_sor, worst_plain;
+    const int32_t sor = jam_sweeps(dims, 0.0f, &worst_sor), plain = jam_sweeps(dims, 1.0f, &worst_plain);
+    cr_log_info("%dD jam: %d sweeps over-relaxed, %d plain", dims, sor, plain);
+    cr_expect_gt(plain, 0, "%dD: no step needed the sweeps", dims);
+    cr_expect_lt(sor, plain, "%dD: %d sweeps over-relaxed, %d plain", dims, sor, plain);
+    cr_expect_geq(worst_sor, 0.99f, "%dD over-relaxed: a pair came within %.4f", dims, (double)worst_sor);
+    cr_expect_geq(worst_plain, 0.99f, "%dD plain: a pair came within %.4f", dims, (double)worst_plain);
+}
+
+Test(crowd, a_jams_over_relaxed_sweeps_take_fewer_2d, .timeout = 120) { over_relaxed(2); }
+Test(crowd, a_jams_over_relaxed_sweeps_take_fewer_3d, .timeout = 120) { over_relaxed(3); }
 Test(crowd, colored_sweeps_one_result_for_any_thread_count_3d, .timeout = 240) { colored_sweeps(3); }
 
 /* The contact pass's watch list (contacts.c, "Who may touch"): the pass

@@ -1616,6 +1616,7 @@ static int contact_pass(world_t* w, contact_ctx_t* x, int32_t count, float* most
     int full = 1;
     int32_t max_iter = CONTACT_MAX_ITER;
     int shallow = 0; /* the first check found no overlap deeper than CONTACT_SHALLOW */
+    const float sor = cw->sor > 0.0f ? cw->sor : CONTACT_SOR;
     for (;;) {
         for (int32_t k = 0; k < workers; ++k) worst[k] = 0.0f;
         x->only_active = !full;
@@ -1653,7 +1654,7 @@ static int contact_pass(world_t* w, contact_ctx_t* x, int32_t count, float* most
     int32_t sweep = 0;
     for (; most > CONTACT_TOLERANCE && sweep < CONTACT_MAX_SWEEPS; ++sweep, ++iter) {
         if (cw->colored_after >= 0 && sweep == cw->colored_after) colored = cs_plan(w, x, count, &cs);
-        x->relax = shallow && sweep < CONTACT_SOR_SWEEPS ? CONTACT_SOR : 1.0f;
+        x->relax = shallow && sweep < CONTACT_SOR_SWEEPS ? sor : 1.0f;
         most = colored ? contact_sweep_colored(w, &cs) : sweep_by_id(x, count, NULL, NULL, NULL);
         if (x->list && !watch_holds(x)) return 0;
         if (most <= CONTACT_TOLERANCE) {

@@ -83,6 +83,10 @@ typedef struct contact_world_t {
     /* 1: the first check takes a row at a time, never a lane of them, and
      * every check queries the walls (tests) */
     int32_t runs_off;
+    /* The factor on the pushes of a jam's first sweeps (contacts.c,
+     * CONTACT_SOR): <= 0 (the default) CONTACT_SOR; 1: plain sweeps. For
+     * tests. */
+    float sor;
     /* The margin (m) the next pass's list takes at least, from how far the
      * last pass moved those on its list (CONTACT_WATCH_GROW times as far,
      * over CONTACT_WATCH_HOLD) or, when its list did not hold, twice its margin:
