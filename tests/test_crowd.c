@@ -951,19 +951,29 @@ Test(crowd, the_rows_left_to_integrate_follow_adds_and_removes)
  * sweep (1). One result on 1, 2 and 3 threads, not the serial sweeps' (-1;
  * so they ran), and no pair closer than 99 % of the sum of radii after any
  * step. */
-static uint64_t colored_jam(int dims, int threads, int32_t colored_after, float* worst)
+enum { JAM_AGENTS = 1800 };
+
+/* The benchmark's grid of JAM_AGENTS crowd agents on `threads` threads. */
+static shoal_world_t* jam_world(int dims, int threads)
 {
-    enum { n = 1800 };
+    enum { n = JAM_AGENTS };
     static float pos[3 * n], goal[3 * n];
     crowd_grid(dims, n, pos, goal);
     shoal_world_t* w = make_world(dims, threads, SHOAL_BACKEND_OPENMP);
-    contact_data((world_t*)w)->colored_after = colored_after;
     for (int i = 0; i < n; ++i) {
         shoal_agent_def_t d = crowd_def(pos[3 * i], pos[3 * i + 1], goal[3 * i], goal[3 * i + 1]);
         d.position[2] = pos[3 * i + 2];
         d.target[2] = goal[3 * i + 2];
         cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
+    return w;
+}
+
+static uint64_t colored_jam(int dims, int threads, int32_t colored_after, float* worst)
+{
+    enum { n = JAM_AGENTS };
+    shoal_world_t* w = jam_world(dims, threads);
+    contact_data((world_t*)w)->colored_after = colored_after;
     *worst = INFINITY;
     int swept = 0;
     for (int s = 0; s < 70; ++s) {
@@ -1007,17 +1017,9 @@ Test(crowd, colored_sweeps_one_result_for_any_thread_count_2d, .timeout = 240) {
  * of the sum of radii. */
 static int32_t jam_sweeps(int dims, float sor, float* worst)
 {
-    enum { n = 1800 };
-    static float pos[3 * n], goal[3 * n];
-    crowd_grid(dims, n, pos, goal);
-    shoal_world_t* w = make_world(dims, 2, SHOAL_BACKEND_OPENMP);
+    enum { n = JAM_AGENTS };
+    shoal_world_t* w = jam_world(dims, 2);
     contact_data((world_t*)w)->sor = sor;
-    for (int i = 0; i < n; ++i) {
-        shoal_agent_def_t d = crowd_def(pos[3 * i], pos[3 * i + 1], goal[3 * i], goal[3 * i + 1]);
-        d.position[2] = pos[3 * i + 2];
-        d.target[2] = goal[3 * i + 2];
-        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
-    }
     *worst = INFINITY;
     int32_t sweeps = 0;
     for (int s = 0; s < 70; ++s) {
