@@ -410,15 +410,13 @@ typedef struct cand_lanes {
     int chunks;
 } cand_lanes_t;
 
-/* Candidates chunk ch of near[0, n) (kn listed), -1 past n. */
-static inline lanei cand_chunk(const int32_t* near, int n, int kn, int ch)
+/* Candidates chunk ch of a crowd row's near[0, n), -1 past n: read a whole
+ * lane at a time (the crowd module's allocation holds a lane past its last
+ * row's candidates), the lanes past n masked. */
+static inline lanei cand_chunk(const int32_t* near, int n, int ch)
 {
     const int base = ch * SHOAL_LANES;
-    if (base + SHOAL_LANES <= kn)
-        return lanei_select(lane_mask_first(n - base), lanei_loadu(near + base), lanei_set1(-1));
-    int32_t k[SHOAL_LANES];
-    for (int l = 0; l < SHOAL_LANES; ++l) k[l] = base + l < n ? near[base + l] : -1;
-    return lanei_loadu(k);
+    return lanei_select(lane_mask_first(n - base), lanei_loadu(near + base), lanei_set1(-1));
 }
 
 /* The agent rows of crowd row r's candidates (agent row i) and which are
@@ -434,7 +432,7 @@ static inline void cand_rows(const contact_ctx_t* x, int32_t r, int32_t i, cand_
     uint32_t valid = 0, end = 0;
     c->chunks = (n + SHOAL_LANES - 1) / SHOAL_LANES;
     for (int ch = 0; ch < c->chunks; ++ch) {
-        const lanei k = cand_chunk(near, n, CROWD_CONTACT_K, ch);
+        const lanei k = cand_chunk(near, n, ch);
         const lanem listed = lanei_nonneg(k);
         const lanei j = lanei_gather(x->g->order, lanei_select(listed, k, lanei_set1(0)));
         const lanem ok = lane_mask_and(lane_mask_and(listed, lanei_nonneg(j)),

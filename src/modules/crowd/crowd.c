@@ -1658,6 +1658,14 @@ shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats
 
 /* ---- the module ------------------------------------------------------------ */
 
+/* The contact candidates' allocation for n rows: a lane past the last
+ * row's, so that a row's candidates are read a whole lane at a time (the
+ * lanes past them masked: contacts.c, cand_chunk). */
+static inline size_t crowd_near_bytes(size_t n)
+{
+    return (n * CROWD_CONTACT_K + SHOAL_MAX_LANES) * sizeof(int32_t);
+}
+
 /* Contact candidates for `rows` crowd rows; 0 when out of memory. */
 static int crowd_reserve(world_t* w, int32_t rows)
 {
@@ -1665,7 +1673,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     if (rows <= cw->capacity) return 1;
     int32_t cap = rows < 64 ? 64 : rows + rows / 2;
     size_t old = (size_t)cw->capacity, n = (size_t)cap;
-    int32_t* near = (int32_t*)mem_alloc(&w->alloc, n * CROWD_CONTACT_K * sizeof(int32_t));
+    int32_t* near = (int32_t*)mem_alloc(&w->alloc, crowd_near_bytes(n));
     float* intent = (float*)mem_alloc(&w->alloc, n * 2 * sizeof(float));
     float* bold = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     float* hint = (float*)mem_alloc(&w->alloc, n * sizeof(float));
@@ -1678,7 +1686,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* start = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float)); /* x0, y0, z0 */
     if (!near || !intent || !bold || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
         !start) {
-        mem_free(&w->alloc, near, n * CROWD_CONTACT_K * sizeof(int32_t));
+        mem_free(&w->alloc, near, crowd_near_bytes(n));
         mem_free(&w->alloc, intent, n * 2 * sizeof(float));
         mem_free(&w->alloc, bold, n * sizeof(float));
         mem_free(&w->alloc, hint, n * sizeof(float));
@@ -1693,13 +1701,13 @@ static int crowd_reserve(world_t* w, int32_t rows)
         return 0;
     }
     if (old) memcpy(near, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
-    for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K; ++k) near[k] = -1;
+    for (size_t k = old * CROWD_CONTACT_K; k < n * CROWD_CONTACT_K + SHOAL_MAX_LANES; ++k) near[k] = -1;
     if (old) memcpy(hint, cw->hint, old * sizeof(float));
     for (size_t k = old; k < n; ++k) hint[k] = 0.0f;
     if (old) memcpy(clear, cw->clear, old * sizeof(float));
     if (old) memcpy(clear + n, cw->wall_clear, old * sizeof(float));
     for (size_t k = old; k < n; ++k) clear[k] = clear[n + k] = 0.0f;
-    mem_free(&w->alloc, cw->near, old * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->near, crowd_near_bytes(old));
     mem_free(&w->alloc, cw->intent, old * 2 * sizeof(float));
     mem_free(&w->alloc, cw->bold, old * sizeof(float));
     mem_free(&w->alloc, cw->hint, old * sizeof(float));
@@ -1807,7 +1815,7 @@ static void crowd_release(world_t* w)
     crowd_world_t* cw = crowd_data(w);
     if (!cw) return;
     size_t n = (size_t)cw->capacity;
-    mem_free(&w->alloc, cw->near, n * CROWD_CONTACT_K * sizeof(int32_t));
+    mem_free(&w->alloc, cw->near, crowd_near_bytes(n));
     mem_free(&w->alloc, cw->intent, n * 2 * sizeof(float));
     mem_free(&w->alloc, cw->bold, n * sizeof(float));
     mem_free(&w->alloc, cw->hint, n * sizeof(float));

@@ -105,7 +105,7 @@ typedef struct crowd_contacts_t {
     const component_t* comp;   /* the crowd component (component_row of a slot) */
     int32_t count;             /* crowd rows */
     const int32_t* agent_row;  /* per crowd row */
-    const int32_t* near;       /* CROWD_CONTACT_K per crowd row, from the orca pass */
+    const int32_t* near;       /* CROWD_CONTACT_K per crowd row, from the orca pass, and a lane past */
     const float *x0, *y0, *z0; /* per crowd row: where crowd_move found it this step */
     /* For the contact pass's first check: per crowd row the center distance
      * of its nearest candidate when the orca pass found it (NULL: none yet),
