@@ -413,9 +413,13 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
 /* nb (cap at most CROWD_LIST_MAX) from crowd row r's list, rebuilt when it
  * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
  * it to find_nearest. p is the agent's position, self its sorted
- * position. */
-static int crowd_listed(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float range,
-                        float hint, nearest_cache_t* runs, nearest_t* nb)
+ * position. Inlined into its one caller, orca_range (as a call, 58 and 65
+ * more instructions an agent-step on the crowd benchmark's grid and
+ * circle: its arguments, the caller's state kept across it). */
+static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* x, int32_t r,
+                                                              const float p[3], int32_t self, float range,
+                                                              float hint, nearest_cache_t* runs,
+                                                              nearest_t* nb)
 {
     crowd_world_t* cw = x->lists;
     const grid_t* g = x->g;
