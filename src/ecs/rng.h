@@ -62,10 +62,12 @@ static inline uint64_t rng_splitmix64(uint64_t* state)
     return rng_mix64(z); /* rng_mix64 adds the gamma itself */
 }
 
-/* Uniform float in [-1, 1) from 64 random bits (24 bits of resolution). */
+/* Uniform float in [-1, 1) from 64 random bits (24 bits of resolution).
+ * The top 24 bits convert through int32 (exactly: below 2^24), which
+ * compilers vectorize where a 64-bit conversion would not be. */
 static inline float rng_signed_unit(uint64_t bits)
 {
-    return (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
+    return (float)(int32_t)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }
 
 /* Uniform float in [0, 1), 24 bits of resolution. */

@@ -803,8 +803,7 @@ static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, con
 /* The jitter's draws (rng_signed_unit of three windows of one draw's 64
  * bits, keyed by the agent's global id) of crowd rows [r0, r0 + m), m at
  * most CROWD_JITTER_BLOCK: a block at a time, in loops of plain 64-bit
- * arithmetic that the compiler vectorizes (the values are exact: below
- * 2^24, converted through int32). */
+ * arithmetic that the compiler vectorizes. */
 #define CROWD_JITTER_BLOCK 64
 static void crowd_jitter_block(const orca_ctx_t* x, int32_t r0, int32_t m, float out[3][CROWD_JITTER_BLOCK])
 {
@@ -814,12 +813,11 @@ static void crowd_jitter_block(const orca_ctx_t* x, int32_t r0, int32_t m, float
         const uint64_t gid = (uint64_t)x->id_lo[row[k]] | (uint64_t)x->id_hi[row[k]] << 32;
         bits[k] = rng_stream(rng_base_from(x->seed_round, gid, x->step), CROWD_STREAM);
     }
-    const float scale = 2.0f / 16777216.0f; /* rng_signed_unit's */
     for (int32_t k = 0; k < m; ++k) {
         const uint64_t b = bits[k];
-        out[0][k] = (float)(int32_t)(b >> 40) * scale - 1.0f;
-        out[1][k] = (float)(int32_t)((b << 24) >> 40) * scale - 1.0f;
-        out[2][k] = (float)(int32_t)((b << 48 | b >> 16) >> 40) * scale - 1.0f;
+        out[0][k] = rng_signed_unit(b);
+        out[1][k] = rng_signed_unit(b << 24);
+        out[2][k] = rng_signed_unit(b << 48 | b >> 16);
     }
 }
 
