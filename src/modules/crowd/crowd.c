@@ -41,6 +41,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "ecs/columns.h"
@@ -800,6 +801,53 @@ static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, con
     return nl;
 }
 
+/* Crowd row r's (agent row i, at p) neighbors for ORCA into nb, at most
+ * its max_nb, nearest first; its nearest few for the contact pass (near),
+ * its clearance, and the next step's hint of how far to look. */
+static inline __attribute__((always_inline)) void orca_neighbors(const orca_ctx_t* x, int32_t r, int32_t i,
+                                                                 const float p[3], float vmax, int three,
+                                                                 int32_t worker, nearest_cache_t* runs,
+                                                                 nearest_t* nb)
+{
+    const grid_t* g = x->g;
+    const crowd_view_t* c = &x->c;
+    int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+    x->clear[r] = INFINITY;
+    nb->count = 0;
+    if (!g) {
+        for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
+        return;
+    }
+    const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    nb->cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
+    int32_t self = i < g->count ? x->sorted_at[i] : -1;
+    float* hint = x->hint + r;
+    const int listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], *hint, runs, nb) : 0;
+    if (listed) x->list_counts[2 * worker + listed - 1]++;
+    if (!listed && !find_nearest(g, p, c->dist[r], self, *hint, runs, nb))
+        find_neighbors(g, p, c->dist[r], self, nb);
+    /* next step's hint: the farthest kept, moved apart by both at
+     * full speed for a step, and a tenth more */
+    if (nb->count == nb->cap) {
+        float far = 1.1f * sqrtf(nb->d2[nb->count - 1]) + 2.0f * vmax * x->dt;
+        *hint = far * far;
+    } else {
+        *hint = 0.0f;
+    }
+    {
+        /* the first keep, -1 past them, a lane at a time (nb->k
+         * holds a lane past any count; a fixed-size copy is inline) */
+        const int32_t kept_nb = nb->count < keep ? nb->count : keep;
+        int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
+        for (int32_t m = 0; m < CROWD_CONTACT_K; m += SHOAL_LANES)
+            lanei_storeu(first_k + m,
+                         lanei_select(lane_mask_first(kept_nb - m), lanei_loadu(nb->k + m), lanei_set1(-1)));
+        memcpy(near, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
+    }
+    if (nb->count > 0) x->clear[r] = sqrtf(nb->d2[0]);
+    if (nb->count > c->max_nb[r]) nb->count = c->max_nb[r];
+}
+
 /* The jitter's draws (rng_signed_unit of three windows of one draw's 64
  * bits, keyed by the agent's global id) of crowd rows [r0, r0 + m), m at
  * most CROWD_JITTER_BLOCK: a block at a time, in loops of plain 64-bit
@@ -818,6 +866,198 @@ static void crowd_jitter_block(const orca_ctx_t* x, int32_t r0, int32_t m, float
         out[0][k] = rng_signed_unit(b);
         out[1][k] = rng_signed_unit(b << 24);
         out[2][k] = rng_signed_unit(b << 48 | b >> 16);
+    }
+}
+
+/* Whether crowd rows [r, r + SHOAL_LANES) all plan as plain ORCA agents
+ * (orca_packet): no time gap and no keeping right. */
+static inline int orca_plain(const crowd_view_t* c, int32_t r)
+{
+    const lanef zero = lane_zero();
+    return !lane_mask_any(lane_mask_or(lane_cmp_gt(lane_loadu(c->time_gap + r), zero),
+                                       lane_cmp_gt(lane_loadu(c->side + r), zero)));
+}
+
+/* ORCA for crowd rows [r0, r0 + SHOAL_LANES) at once, a row to a lane: 2D,
+ * plain (orca_plain), crowd rows of the sorted positions known, no walls,
+ * no obstacles, no wrapping. Each row's neighbors as orca_range finds them;
+ * then every lane's preferred velocity, its m-th neighbor's line for every
+ * m (orca2_lines_core: the row's lines, in its order, bit for bit) and
+ * the linear program of all of them at once (orca2_lp_lanes); the rows
+ * whose program fails are solved one at a time (orca2_solve, from the
+ * start). The same bits as orca_range's row at a time. jx, jy: the rows'
+ * jitter draws. */
+static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const float* jy, int32_t worker,
+                        nearest_cache_t* runs, int64_t* relaxed)
+{
+    enum { L = SHOAL_LANES };
+    const agent_view_t* a = &x->a;
+    const crowd_view_t* c = &x->c;
+    const grid_t* g = x->g;
+    nearest_t nbs[L]; /* lane l's m-th neighbor: nbs[l].k[m] */
+    _Alignas(64) float lpx[CROWD_MAX_NEIGHBORS * L], lpy[CROWD_MAX_NEIGHBORS * L];
+    _Alignas(64) float ldx[CROWD_MAX_NEIGHBORS * L], ldy[CROWD_MAX_NEIGHBORS * L];
+    _Alignas(64) int32_t cnt[L];
+    int32_t nmax = 0;
+    for (int l = 0; l < L; ++l) {
+        const int32_t r = r0 + l, i = c->agent_row[r];
+        const float p[3] = {a->px[i], a->py[i], 0.0f};
+        orca_neighbors(x, r, i, p, a->max_speed[i], 0, worker, runs, &nbs[l]);
+        const int32_t n = c->resp[r] > 0.0f ? nbs[l].count : 0; /* responsibility 0 ignores others */
+        cnt[l] = n;
+        nmax = n > nmax ? n : nmax;
+    }
+    /* where each lane's neighbors start, in int32_t from nbs */
+    _Static_assert(sizeof(nearest_t) % sizeof(int32_t) == 0 && offsetof(nearest_t, k) % sizeof(int32_t) == 0,
+                   "nearest_t in whole int32_t");
+    const lanei kat =
+        lanei_add(lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t)))),
+                  lanei_set1((int32_t)(offsetof(nearest_t, k) / sizeof(int32_t))));
+
+    /* the preferred velocities, as orca_range's */
+    const lanei rows = lanei_loadu(c->agent_row + r0);
+    const lanef zero = lane_zero(), one = lane_set1(1.0f);
+    const lanef px = lane_gather(a->px, rows), py = lane_gather(a->py, rows);
+    const lanef vx = lane_gather(a->vx, rows), vy = lane_gather(a->vy, rows);
+    const lanef ri = lane_gather(a->radius, rows), vmax = lane_gather(a->max_speed, rows);
+    lanef tx = lane_gather(a->dx, rows), ty = lane_gather(a->dy, rows);
+    {
+        const lanef cap = lane_loadu(c->pref_speed + r0);
+        const lanef len2 = lane_add(lane_mul(tx, tx), lane_mul(ty, ty));
+        const lanem over = lane_mask_and(lane_cmp_gt(cap, zero), lane_cmp_gt(len2, lane_mul(cap, cap)));
+        const lanef sc = lane_div(cap, lane_sqrt(len2));
+        tx = lane_select(over, lane_mul(tx, sc), tx);
+        ty = lane_select(over, lane_mul(ty, sc), ty);
+        const lanef jit = lane_set1(CROWD_JITTER);
+        tx = lane_add(tx, lane_mul(jit, lane_loadu(jx)));
+        ty = lane_add(ty, lane_mul(jit, lane_loadu(jy)));
+    }
+    const lanef itau = lane_div(one, lane_loadu(c->tau + r0));
+    const lanef share = lane_loadu(c->resp + r0);
+    lanem go = lane_mask_and(lane_finite(itau), lane_mask_and(lane_finite(vx), lane_finite(vy)));
+    if (!isfinite(x->inv_dt)) go = lane_mask_from_bits(0);
+    lanei n = lanei_select(go, lanei_loadu(cnt), lanei_set1(0));
+
+    /* the m-th line of every lane at once */
+    const lanef plan = lane_set1(CROWD_PLAN_RADIUS);
+    _Alignas(64) int32_t nl[L];
+    int diverged = 0;
+    for (int32_t m = 0; m < nmax; ++m) {
+        const lanem act = lanei_cmp_gt(n, lanei_set1(m));
+        const uint32_t on = lane_mask_bits(act);
+        if (!on) break;
+        const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
+                                        lanei_set1(0));
+        const lanef ox = lane_sub(lane_gather_or(g->sx, k, act, px), px);
+        const lanef oy = lane_sub(lane_gather_or(g->sy, k, act, py), py);
+        const lanef rvx = lane_sub(vx, lane_gather_or(g->svx, k, act, vx));
+        const lanef rvy = lane_sub(vy, lane_gather_or(g->svy, k, act, vy));
+        const lanef rad = lane_mul(plan, lane_add(ri, lane_gather_or(x->sradius, k, act, ri)));
+        const lanef s =
+            lane_select(lanei_nonneg(lanei_gather_or(x->scrow, k, act, lanei_set1(-1))), share, one);
+        const orca2_lane_lines_t ln = orca2_lines_core(ox, oy, rvx, rvy, rad, s, itau, vx, vy);
+        lane_store(lpx + (size_t)m * L, ln.pt_x);
+        lane_store(lpy + (size_t)m * L, ln.pt_y);
+        lane_store(ldx + (size_t)m * L, ln.d_x);
+        lane_store(ldy + (size_t)m * L, ln.d_y);
+        if (!diverged && (ln.good & on) == on) continue;
+        /* rare: a lane whose line needs the scalar function, or gives none;
+         * from here on each lane's lines are placed one at a time */
+        if (!diverged) {
+            lanei_store(nl, n);
+            for (int l = 0; l < L; ++l) nl[l] = nl[l] < m ? nl[l] : m;
+            diverged = 1;
+        }
+        _Alignas(64) float in[9][L];
+        lane_store(in[0], ox);
+        lane_store(in[1], oy);
+        lane_store(in[2], rvx);
+        lane_store(in[3], rvy);
+        lane_store(in[4], rad);
+        lane_store(in[5], s);
+        lane_store(in[6], itau);
+        lane_store(in[7], vx);
+        lane_store(in[8], vy);
+        for (int l = 0; l < L; ++l) {
+            if (!(on >> l & 1u)) continue;
+            orca_line2_t line;
+            int w;
+            if (ln.fast >> l & 1u) {
+                line = (orca_line2_t){{lpx[(size_t)m * L + l], lpy[(size_t)m * L + l]},
+                                      {ldx[(size_t)m * L + l], ldy[(size_t)m * L + l]}};
+                w = (int)(ln.good >> l & 1u);
+            } else {
+                w = orca2_line_agent((vec2){in[0][l], in[1][l]}, (vec2){in[2][l], in[3][l]}, in[4][l],
+                                     in[6][l], x->inv_dt, in[5][l], (vec2){in[7][l], in[8][l]}, &line);
+            }
+            if (!w) continue;
+            const size_t at = (size_t)nl[l]++ * L + (size_t)l;
+            lpx[at] = line.point.x;
+            lpy[at] = line.point.y;
+            ldx[at] = line.dir.x;
+            ldy[at] = line.dir.y;
+        }
+    }
+    if (diverged) n = lanei_load(nl);
+
+    /* the programs: orca2_solve's speed limit, target and first best */
+    const lanef radius = lane_select(
+        lane_mask_and(lane_cmp_gt(vmax, zero), lane_cmp_lt(vmax, lane_set1(INFINITY))), vmax, zero);
+    const lanem tfin = lane_mask_and(lane_finite(tx), lane_finite(ty));
+    tx = lane_select(tfin, tx, zero);
+    ty = lane_select(tfin, ty, zero);
+    const lanef len_sq = lane_add(lane_mul(tx, tx), lane_mul(ty, ty));
+    const lanem clamp = lane_cmp_gt(len_sq, lane_mul(radius, radius));
+    const lanef len = lane_sqrt(len_sq);
+    lanef bx = lane_select(clamp, lane_mul(lane_div(tx, len), radius), tx);
+    lanef by = lane_select(clamp, lane_mul(lane_div(ty, len), radius), ty);
+    _Alignas(64) float out[4][L];
+    const uint32_t odd = lane_mask_bits(lane_mask_andnot(clamp, lane_cmp_lt(len, lane_set1(INFINITY))));
+    if (odd) { /* vec2_normalize's slow case: a length past the floats */
+        _Alignas(64) float lim[L];
+        lane_store(out[0], bx);
+        lane_store(out[1], by);
+        lane_store(out[2], tx);
+        lane_store(out[3], ty);
+        lane_store(lim, radius);
+        for (int l = 0; l < L; ++l) {
+            if (!(odd >> l & 1u)) continue;
+            const vec2 b = vec2_clamp_length((vec2){out[2][l], out[3][l]}, lim[l]);
+            out[0][l] = b.x;
+            out[1][l] = b.y;
+        }
+        bx = lane_load(out[0]);
+        by = lane_load(out[1]);
+    }
+    const uint32_t failed = orca2_lp_lanes(lpx, lpy, ldx, ldy, n, nmax, radius, tx, ty, &bx, &by);
+    lane_store(out[0], bx);
+    lane_store(out[1], by);
+    _Alignas(64) int32_t row[L];
+    lanei_store(row, rows);
+    for (int l = 0; l < L; ++l) {
+        a->dx[row[l]] = out[0][l];
+        a->dy[row[l]] = out[1][l];
+    }
+    if (failed) {
+        lane_store(out[2], tx);
+        lane_store(out[3], ty);
+        _Alignas(64) float lim[L];
+        lane_store(lim, vmax);
+        lanei_store(nl, n);
+        orca_line2_t lines[CROWD_MAX_NEIGHBORS], scratch[CROWD_MAX_NEIGHBORS];
+        for (int l = 0; l < L; ++l) {
+            if (!(failed >> l & 1u)) continue;
+            for (int32_t m = 0; m < nl[l]; ++m) {
+                const size_t at = (size_t)m * L + (size_t)l;
+                lines[m] = (orca_line2_t){{lpx[at], lpy[at]}, {ldx[at], ldy[at]}};
+            }
+            vec2 o;
+            const orca_status_t st =
+                orca2_solve(lines, nl[l], 0, lim[l], (vec2){out[2][l], out[3][l]}, scratch, &o);
+            a->dx[row[l]] = o.x;
+            a->dy[row[l]] = o.y;
+            *relaxed += st != ORCA_FEASIBLE;
+        }
     }
 }
 
@@ -840,11 +1080,20 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     nearest_cache_init(&runs);
     _Alignas(64) float jitter[3][CROWD_JITTER_BLOCK];
     int32_t jitter_at = begin, jitter_end = begin;
+    /* a lane of plain rows at a time where the world allows (orca_packet) */
+    const int packets =
+        !three && g && x->scrow && !g->wrap && x->walls->seg_count == 0 && x->obs->obstacle_high == 0;
     for (int32_t r = begin; r < end; ++r) {
         if (r == jitter_end) {
             jitter_at = r;
             jitter_end = end - r < CROWD_JITTER_BLOCK ? end : r + CROWD_JITTER_BLOCK;
             crowd_jitter_block(x, r, jitter_end - r, jitter);
+        }
+        if (packets && jitter_end - r >= SHOAL_LANES && orca_plain(c, r)) {
+            orca_packet(x, r, jitter[0] + (r - jitter_at), jitter[1] + (r - jitter_at), worker, &runs,
+                        &relaxed);
+            r += SHOAL_LANES - 1;
+            continue;
         }
         int32_t i = c->agent_row[r];
         float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
@@ -936,41 +1185,9 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         const int32_t n_static = n;
 
         /* Neighbors. The nearest few are kept for the contact pass. */
-        int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
-        x->clear[r] = INFINITY;
-        if (!g)
-            for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
+        nearest_t nb;
+        orca_neighbors(x, r, i, p, vmax, three, worker, &runs, &nb);
         if (g) {
-            const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
-            nearest_t nb;
-            nb.count = 0;
-            nb.cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
-            int32_t self = i < g->count ? x->sorted_at[i] : -1;
-            float* hint = x->hint + r;
-            const int listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], *hint, &runs, &nb) : 0;
-            if (listed) x->list_counts[2 * worker + listed - 1]++;
-            if (!listed && !find_nearest(g, p, c->dist[r], self, *hint, &runs, &nb))
-                find_neighbors(g, p, c->dist[r], self, &nb);
-            /* next step's hint: the farthest kept, moved apart by both at
-             * full speed for a step, and a tenth more */
-            if (nb.count == nb.cap) {
-                float far = 1.1f * sqrtf(nb.d2[nb.count - 1]) + 2.0f * vmax * x->dt;
-                *hint = far * far;
-            } else {
-                *hint = 0.0f;
-            }
-            {
-                /* the first keep, -1 past them, a lane at a time (nb.k
-                 * holds a lane past any count; a fixed-size copy is inline) */
-                const int32_t kept_nb = nb.count < keep ? nb.count : keep;
-                int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
-                for (int32_t m = 0; m < CROWD_CONTACT_K; m += SHOAL_LANES)
-                    lanei_storeu(first_k + m, lanei_select(lane_mask_first(kept_nb - m),
-                                                           lanei_loadu(nb.k + m), lanei_set1(-1)));
-                memcpy(near, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
-            }
-            if (nb.count > 0) x->clear[r] = sqrtf(nb.d2[0]);
-            if (nb.count > c->max_nb[r]) nb.count = c->max_nb[r];
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
             /* Carried backwards (2D, keeping right): moving against the
              * way the agent wants to go. ORCA plans from the current

@@ -15,14 +15,6 @@
 #include "simd/lanes.h"
 #include "modules/crowd/orca_lanes.h"
 
-/* Two unit vectors whose cross product (2D: sine of the angle between them)
- * or difference is at most this in size are taken as parallel. */
-#define ORCA_PARALLEL 1e-6f
-/* Parallel constraints: one lies inside the other's permitted side unless it
- * is out by more than this times (1 + radius of the disk), so that a
- * constraint given twice, or two that agree to rounding, stay feasible. */
-#define ORCA_SLACK 1e-6f
-
 static int finite2(vec2 a) { return isfinite(a.x) && isfinite(a.y); }
 static int finite3(vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 static int zero2(vec2 a) { return a.x == 0.0f && a.y == 0.0f; }

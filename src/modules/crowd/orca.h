@@ -65,6 +65,14 @@
 
 #include "simd/vec.h"
 
+/* Two unit vectors whose cross product (2D: sine of the angle between them)
+ * or difference is at most this in size are taken as parallel. */
+#define ORCA_PARALLEL 1e-6f
+/* Parallel constraints: one lies inside the other's permitted side unless it
+ * is out by more than this times (1 + radius of the disk), so that a
+ * constraint given twice, or two that agree to rounding, stay feasible. */
+#define ORCA_SLACK 1e-6f
+
 /* A 2D half-plane: the points left of the directed line through `point`
  * along `dir`, i.e. cross(dir, x - point) >= 0, the line included. `dir` is
  * a unit vector; a line whose dir is (0, 0) constrains nothing (the solvers

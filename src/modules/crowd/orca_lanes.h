@@ -13,20 +13,21 @@
 /* x is finite: x - x is 0 for finite x and NaN for inf and NaN. */
 static inline lanem lane_finite(lanef x) { return lane_cmp_eq(lane_sub(x, x), lane_zero()); }
 
-/* One lane group of orca2_lines_agents: neighbor l < lanes has rel_pos
- * (p_x, p_y), rel_vel (v_x, v_y), radius rad and share sh in lane l (lanes
- * past `lanes` are padding: any values). inv_tau, inv_dt and vel must be
- * finite (orca2_lines_agents checks). Writes the lines orca2_line_agent
- * would write for lanes 0..lanes-1, in order and bit for bit, and returns
- * how many. `whole`: out has room for SHOAL_LANES lines, so a group whose
- * lanes all give a line is stored a whole lane at once (what lands past
- * the lines written is unspecified). */
-static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, lanef rad, lanef sh, int lanes,
-                                   float inv_tau, float inv_dt, vec2 vel, int whole, orca_line2_t* out)
+/* orca2_line_agent's fast case a lane at a time: lane l's line (point pt,
+ * direction d) from neighbor inputs p, v (relative position and velocity),
+ * rad, sh and the agent's itau and vel, each lane of its own (a lane of
+ * neighbors of one agent, or a lane of agents with a neighbor each).
+ * `fast`: the lanes computed here (the others need the scalar function);
+ * `good`: those of them that give a line (finite). */
+typedef struct orca2_lane_lines {
+    lanef pt_x, pt_y, d_x, d_y;
+    uint32_t fast, good;
+} orca2_lane_lines_t;
+
+static inline orca2_lane_lines_t orca2_lines_core(lanef p_x, lanef p_y, lanef v_x, lanef v_y, lanef rad,
+                                                  lanef sh, lanef itau, lanef velx, lanef vely)
 {
-    int written = 0;
-    const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau);
-    const lanef velx = lane_set1(vel.x), vely = lane_set1(vel.y);
+    const lanef zero = lane_zero(), one = lane_set1(1.0f);
     lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
                              lane_mask_and(lane_finite(v_x), lane_finite(v_y)));
     ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
@@ -60,11 +61,34 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
     const lanef n_x = lane_select(cap, cn_x, ln_x), n_y = lane_select(cap, cn_y, ln_y);
     const lanef u_x = lane_select(cap, cu_x, lu_x), u_y = lane_select(cap, cu_y, lu_y);
     const lanef cs = lane_select(lane_cmp_gt(sh, one), one, sh);
-    const lanef pt_x = lane_add(velx, lane_mul(u_x, cs)), pt_y = lane_add(vely, lane_mul(u_y, cs));
-    const lanef d_x = n_y, d_y = lane_neg(n_x);
-    const lanem fin = lane_mask_and(lane_mask_and(lane_finite(pt_x), lane_finite(pt_y)),
-                                    lane_mask_and(lane_finite(d_x), lane_finite(d_y)));
-    const uint32_t fast = lane_mask_bits(ok), good = lane_mask_bits(lane_mask_and(ok, fin));
+    orca2_lane_lines_t o;
+    o.pt_x = lane_add(velx, lane_mul(u_x, cs));
+    o.pt_y = lane_add(vely, lane_mul(u_y, cs));
+    o.d_x = n_y;
+    o.d_y = lane_neg(n_x);
+    const lanem fin = lane_mask_and(lane_mask_and(lane_finite(o.pt_x), lane_finite(o.pt_y)),
+                                    lane_mask_and(lane_finite(o.d_x), lane_finite(o.d_y)));
+    o.fast = lane_mask_bits(ok);
+    o.good = lane_mask_bits(lane_mask_and(ok, fin));
+    return o;
+}
+
+/* One lane group of orca2_lines_agents: neighbor l < lanes has rel_pos
+ * (p_x, p_y), rel_vel (v_x, v_y), radius rad and share sh in lane l (lanes
+ * past `lanes` are padding: any values). inv_tau, inv_dt and vel must be
+ * finite (orca2_lines_agents checks). Writes the lines orca2_line_agent
+ * would write for lanes 0..lanes-1, in order and bit for bit, and returns
+ * how many. `whole`: out has room for SHOAL_LANES lines, so a group whose
+ * lanes all give a line is stored a whole lane at once (what lands past
+ * the lines written is unspecified). */
+static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, lanef rad, lanef sh, int lanes,
+                                   float inv_tau, float inv_dt, vec2 vel, int whole, orca_line2_t* out)
+{
+    int written = 0;
+    const orca2_lane_lines_t ln =
+        orca2_lines_core(p_x, p_y, v_x, v_y, rad, sh, lane_set1(inv_tau), lane_set1(vel.x), lane_set1(vel.y));
+    const lanef pt_x = ln.pt_x, pt_y = ln.pt_y, d_x = ln.d_x, d_y = ln.d_y;
+    const uint32_t fast = ln.fast, good = ln.good;
     float o[4][SHOAL_MAX_LANES];
     lane_storeu(o[0], pt_x);
     lane_storeu(o[1], pt_y);
@@ -101,6 +125,67 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
         }
     }
     return written;
+}
+
+/* The 2D program of a lane of agents at once (orca2_solve without static
+ * lines): lane l's lines are at index l of the rows of px, py, dx, dy (line
+ * i of every lane in row i, SHOAL_LANES floats a row), n[l] of them, at
+ * most nmax; radius and (tx, ty) its speed limit and preferred velocity,
+ * (bx, by) on entry the best without lines (vec2_clamp_length of the
+ * target). run_lp2's steps in every lane: the lines in order, a violated
+ * one's best point found against those before it, so each lane ends with
+ * the bits run_lp2 gives it. Returns the lanes whose program failed (their
+ * (bx, by) then unspecified: orca2_solve runs them). */
+static inline uint32_t orca2_lp_lanes(const float* px, const float* py, const float* dx, const float* dy,
+                                      lanei n, int nmax, lanef radius, lanef tx, lanef ty, lanef* bx,
+                                      lanef* by)
+{
+    const lanef zero = lane_zero();
+    const lanef slack = lane_mul(lane_set1(ORCA_SLACK), lane_add(lane_set1(1.0f), radius));
+    const lanef neg_slack = lane_neg(slack), parallel = lane_set1(ORCA_PARALLEL);
+    lanem failed = lane_mask_from_bits(0);
+    lanef x = *bx, y = *by;
+    for (int i = 0; i < nmax; ++i) {
+        const lanef pix = lane_loadu(px + (size_t)i * SHOAL_LANES),
+                    piy = lane_loadu(py + (size_t)i * SHOAL_LANES);
+        const lanef dix = lane_loadu(dx + (size_t)i * SHOAL_LANES),
+                    diy = lane_loadu(dy + (size_t)i * SHOAL_LANES);
+        /* side2: cross(dir, x - point) */
+        const lanef side = lane_sub(lane_mul(dix, lane_sub(y, piy)), lane_mul(diy, lane_sub(x, pix)));
+        const lanem live = lane_mask_andnot(lanei_cmp_gt(n, lanei_set1(i)), failed);
+        const lanem bad = lane_mask_and(live, lane_cmp_lt(side, zero));
+        if (!lane_mask_any(bad)) continue;
+        /* best_on_line2 (the nearest to the target) in the lanes of bad */
+        const lanef off = lane_abs(lane_sub(lane_mul(dix, piy), lane_mul(diy, pix)));
+        lanem fail = lane_cmp_gt(off, radius);
+        const lanef half = lane_mul(lane_sqrt(lane_sub(radius, off)), lane_sqrt(lane_add(radius, off)));
+        const lanef mid = lane_neg(lane_add(lane_mul(pix, dix), lane_mul(piy, diy)));
+        lanef lo = lane_sub(mid, half), hi = lane_add(mid, half);
+        for (int j = 0; j < i; ++j) {
+            const lanef pjx = lane_loadu(px + (size_t)j * SHOAL_LANES),
+                        pjy = lane_loadu(py + (size_t)j * SHOAL_LANES);
+            const lanef djx = lane_loadu(dx + (size_t)j * SHOAL_LANES),
+                        djy = lane_loadu(dy + (size_t)j * SHOAL_LANES);
+            const lanef rate = lane_sub(lane_mul(djx, diy), lane_mul(djy, dix));
+            const lanef at0 = lane_sub(lane_mul(djx, lane_sub(piy, pjy)), lane_mul(djy, lane_sub(pix, pjx)));
+            const lanem par = lane_cmp_le(lane_abs(rate), parallel);
+            fail = lane_mask_or(fail, lane_mask_and(par, lane_cmp_lt(at0, neg_slack)));
+            const lanef t = lane_div(lane_neg(at0), rate);
+            const lanem up = lane_cmp_gt(rate, zero);
+            lo = lane_select(lane_mask_andnot(lane_mask_and(up, lane_cmp_gt(t, lo)), par), t, lo);
+            hi = lane_select(lane_mask_andnot(lane_mask_andnot(lane_cmp_lt(t, hi), up), par), t, hi);
+            fail = lane_mask_or(fail, lane_cmp_gt(lo, hi));
+        }
+        const lanef along = lane_add(lane_mul(lane_sub(tx, pix), dix), lane_mul(lane_sub(ty, piy), diy));
+        const lanef t = lane_min(lane_max(along, lo), hi);
+        const lanem moved = lane_mask_andnot(bad, fail);
+        x = lane_select(moved, lane_add(pix, lane_mul(dix, t)), x);
+        y = lane_select(moved, lane_add(piy, lane_mul(diy, t)), y);
+        failed = lane_mask_or(failed, lane_mask_and(bad, fail));
+    }
+    *bx = x;
+    *by = y;
+    return lane_mask_bits(failed);
 }
 
 #endif /* SHOAL_SYSTEMS_ORCA_LANES_H */
