@@ -1292,26 +1292,34 @@ Test(crowd, faces_where_it_walks_3d) { faces_where_it_walks(3, 1); }
 Test(crowd, faces_where_it_walks_3d_two_threads) { faces_where_it_walks(3, 2); }
 
 /* Plain crowd rows (no time gap, no keeping right) of a world without walls
- * and obstacles plan a lane of rows at a time (crowd.c orca_packet); a wall
- * far off puts every row back to one at a time. Both give the same bits,
- * for a crowd that takes every branch of the lanes: 203 agents (a last
- * lane part full) in two blocks walking into each other, some with a time
- * gap (their lane planned row by row), some taking no share, some without a
- * speed cap (the program's limit clamps them), a few spawned inside a
- * neighbor (lines from the scalar function). */
-static void lanes_or_rows(int threads, int far_wall, float* pos, float* vel, int n)
+ * and obstacles plan a lane of rows at a time (crowd.c orca_packet,
+ * orca_packet3); an obstacle far off puts every row back to one at a time
+ * (in 2D a wall far off too). Both give the same bits, for a crowd that
+ * takes every branch of the lanes: 203 agents (a last lane part full) in
+ * two blocks walking into each other, some with a time gap (their lane
+ * planned row by row), some taking no share, some without a speed cap (the
+ * program's limit clamps them), a few spawned inside a neighbor (lines
+ * from the scalar function). */
+static void lanes_or_rows(int dims, int threads, int far, float* pos, float* vel, int n)
 {
-    shoal_world_t* w = make_world(2, threads, SHOAL_BACKEND_OPENMP);
-    if (far_wall) {
+    shoal_world_t* w = make_world(dims, threads, SHOAL_BACKEND_OPENMP);
+    if (far == 1) {
+        const float at[3] = {5000.0f, 5000.0f, 0.0f};
+        cr_assert_eq(shoal_world_add_obstacle(w, at, 1.0f, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    } else if (far == 2) {
         const float seg[] = {5000.0f, 5000.0f, 5001.0f, 5000.0f};
         cr_assert_eq(shoal_world_add_wall(w, seg, 2, 0, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
     }
     for (int i = 0; i < n; ++i) {
         const int left = i % 2 == 0, k = i / 2;
-        float x = (left ? -12.0f : 12.0f) + (left ? -1.0f : 1.0f) * 3.2f * (float)(k % 8);
-        float y = 3.2f * (float)(k / 8) - 20.0f;
-        if (i % 29 == 28) x = (left ? -12.0f : 12.0f) + (left ? -1.0f : 1.0f) * 3.2f * (float)(k % 8) + 0.4f;
-        shoal_agent_def_t d = crowd_def(x + (i % 29 == 28 ? 0.0f : 0.01f * (float)(i % 7)), y, -x, y + 1.0f);
+        const float side = left ? -1.0f : 1.0f;
+        float x = side * (12.0f + 3.2f * (float)(k % 8)), y = 3.2f * (float)(k / 8 % 4) - 6.0f;
+        float z = dims == 3 ? 3.2f * (float)(k / 32) - 6.0f : 0.0f;
+        if (dims == 2) y = 3.2f * (float)(k / 8) - 20.0f;
+        x += i % 29 == 28 ? -side * 0.4f : 0.01f * (float)(i % 7);
+        shoal_agent_def_t d = crowd_def(x, y, -x, y + 1.0f);
+        d.position[2] = z;
+        d.target[2] = z - 0.5f;
         if (i % 13 == 5) d.crowd.time_gap = 1.0f;
         if (i % 17 == 3) d.crowd.responsibility = 0.0f;
         if (i % 11 == 7) d.crowd.preferred_speed = 0.0f;
@@ -1326,21 +1334,23 @@ static void lanes_or_rows(int threads, int far_wall, float* pos, float* vel, int
     shoal_world_destroy(w);
 }
 
-Test(crowd, plain_rows_in_lanes_give_the_row_at_a_time_bits, .timeout = 120)
+static void lanes_give_rows_bits(int dims)
 {
-    enum { n = 203 };
-    static float pos[4][3 * n], vel[4][3 * n];
-    lanes_or_rows(1, 0, pos[0], vel[0], n);
-    lanes_or_rows(1, 1, pos[1], vel[1], n);
-    lanes_or_rows(2, 0, pos[2], vel[2], n);
-    lanes_or_rows(2, 1, pos[3], vel[3], n);
-    for (int v = 1; v < 4; ++v) {
+    enum { n = 203, runs = 6 };
+    static float pos[runs][3 * n], vel[runs][3 * n];
+    const int far[runs] = {0, 1, 2, 0, 1, 2}; /* a wall only in 2D */
+    for (int v = 0; v < runs; ++v)
+        lanes_or_rows(dims, v < 3 ? 1 : 2, dims == 3 && far[v] == 2 ? 1 : far[v], pos[v], vel[v], n);
+    for (int v = 1; v < runs; ++v) {
         cr_expect_eq(memcmp(pos[0], pos[v], sizeof pos[0]), 0,
                      "positions: run %d differs from lanes on 1 thread", v);
         cr_expect_eq(memcmp(vel[0], vel[v], sizeof vel[0]), 0, "velocities: run %d differs", v);
     }
-    /* they walked: nobody is where it started, and they met */
+    /* they walked */
     int moved = 0;
     for (int i = 0; i < n; ++i) moved += fabsf(vel[0][3 * i]) > 0.1f;
     cr_expect_gt(moved, n / 2, "%d of %d walking", moved, n);
 }
+
+Test(crowd, plain_rows_in_lanes_give_the_row_at_a_time_bits_2d, .timeout = 120) { lanes_give_rows_bits(2); }
+Test(crowd, plain_rows_in_lanes_give_the_row_at_a_time_bits_3d, .timeout = 120) { lanes_give_rows_bits(3); }

@@ -878,6 +878,35 @@ static inline int orca_plain(const crowd_view_t* c, int32_t r)
                                        lane_cmp_gt(lane_loadu(c->side + r), zero)));
 }
 
+/* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
+ * lane l's in nbs[l], how many it plans with in cnt[l] (none when it takes
+ * no share); returns the most of them. */
+static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int three, int32_t worker,
+                                            nearest_cache_t* runs, nearest_t* nbs, int32_t* cnt)
+{
+    const agent_view_t* a = &x->a;
+    const crowd_view_t* c = &x->c;
+    int32_t nmax = 0;
+    for (int l = 0; l < SHOAL_LANES; ++l) {
+        const int32_t r = r0 + l, i = c->agent_row[r];
+        const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        orca_neighbors(x, r, i, p, a->max_speed[i], three, worker, runs, &nbs[l]);
+        const int32_t n = c->resp[r] > 0.0f ? nbs[l].count : 0; /* responsibility 0 ignores others */
+        cnt[l] = n;
+        nmax = n > nmax ? n : nmax;
+    }
+    return nmax;
+}
+
+/* Lane l's offset of nbs[l].k from nbs (orca_packet_neighbors), in int32_t. */
+static inline lanei orca_packet_k(void)
+{
+    _Static_assert(sizeof(nearest_t) % sizeof(int32_t) == 0 && offsetof(nearest_t, k) % sizeof(int32_t) == 0,
+                   "nearest_t in whole int32_t");
+    return lanei_add(lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t)))),
+                     lanei_set1((int32_t)(offsetof(nearest_t, k) / sizeof(int32_t))));
+}
+
 /* ORCA for crowd rows [r0, r0 + SHOAL_LANES) at once, a row to a lane: 2D,
  * plain (orca_plain), crowd rows of the sorted positions known, no walls,
  * no obstacles, no wrapping. Each row's neighbors as orca_range finds them;
@@ -898,21 +927,8 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     _Alignas(64) float lpx[CROWD_MAX_NEIGHBORS * L], lpy[CROWD_MAX_NEIGHBORS * L];
     _Alignas(64) float ldx[CROWD_MAX_NEIGHBORS * L], ldy[CROWD_MAX_NEIGHBORS * L];
     _Alignas(64) int32_t cnt[L];
-    int32_t nmax = 0;
-    for (int l = 0; l < L; ++l) {
-        const int32_t r = r0 + l, i = c->agent_row[r];
-        const float p[3] = {a->px[i], a->py[i], 0.0f};
-        orca_neighbors(x, r, i, p, a->max_speed[i], 0, worker, runs, &nbs[l]);
-        const int32_t n = c->resp[r] > 0.0f ? nbs[l].count : 0; /* responsibility 0 ignores others */
-        cnt[l] = n;
-        nmax = n > nmax ? n : nmax;
-    }
-    /* where each lane's neighbors start, in int32_t from nbs */
-    _Static_assert(sizeof(nearest_t) % sizeof(int32_t) == 0 && offsetof(nearest_t, k) % sizeof(int32_t) == 0,
-                   "nearest_t in whole int32_t");
-    const lanei kat =
-        lanei_add(lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t)))),
-                  lanei_set1((int32_t)(offsetof(nearest_t, k) / sizeof(int32_t))));
+    const int32_t nmax = orca_packet_neighbors(x, r0, 0, worker, runs, nbs, cnt);
+    const lanei kat = orca_packet_k(); /* where each lane's neighbors start */
 
     /* the preferred velocities, as orca_range's */
     const lanei rows = lanei_loadu(c->agent_row + r0);
@@ -1061,6 +1077,164 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     }
 }
 
+/* orca_packet in 3D: the rows' planes a neighbor of every lane at a time
+ * (orca3_planes_core) and their programs together (orca3_lp_lanes), rows
+ * whose program fails or meets a case only the scalar functions take
+ * solved one at a time (orca3_solve). The same bits as one at a time. jx,
+ * jy, jz: the rows' jitter draws. */
+static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const float* jy, const float* jz,
+                         int32_t worker, nearest_cache_t* runs, int64_t* relaxed)
+{
+    enum { L = SHOAL_LANES, N = CROWD_MAX_NEIGHBORS * SHOAL_LANES };
+    const agent_view_t* a = &x->a;
+    const crowd_view_t* c = &x->c;
+    const grid_t* g = x->g;
+    nearest_t nbs[L];
+    _Alignas(64) float pl[6][N]; /* the planes' points and normals, plane m of lane l at m * L + l */
+    _Alignas(64) float tl[4][N]; /* orca3_lp_lanes' lines */
+    _Alignas(64) int32_t cnt[L];
+    const int32_t nmax = orca_packet_neighbors(x, r0, 1, worker, runs, nbs, cnt);
+    const lanei kat = orca_packet_k();
+
+    const lanei rows = lanei_loadu(c->agent_row + r0);
+    const lanef zero = lane_zero(), one = lane_set1(1.0f);
+    const lanef px = lane_gather(a->px, rows), py = lane_gather(a->py, rows), pz = lane_gather(a->pz, rows);
+    const lanef vx = lane_gather(a->vx, rows), vy = lane_gather(a->vy, rows), vz = lane_gather(a->vz, rows);
+    const lanef ri = lane_gather(a->radius, rows), vmax = lane_gather(a->max_speed, rows);
+    lanef tx = lane_gather(a->dx, rows), ty = lane_gather(a->dy, rows), tz = lane_gather(a->dz, rows);
+    {
+        const lanef cap = lane_loadu(c->pref_speed + r0);
+        const lanef len2 = lane_add(lane_add(lane_mul(tx, tx), lane_mul(ty, ty)), lane_mul(tz, tz));
+        const lanem over = lane_mask_and(lane_cmp_gt(cap, zero), lane_cmp_gt(len2, lane_mul(cap, cap)));
+        const lanef sc = lane_div(cap, lane_sqrt(len2));
+        tx = lane_select(over, lane_mul(tx, sc), tx);
+        ty = lane_select(over, lane_mul(ty, sc), ty);
+        tz = lane_select(over, lane_mul(tz, sc), tz);
+        const lanef jit = lane_set1(CROWD_JITTER);
+        tx = lane_add(tx, lane_mul(jit, lane_loadu(jx)));
+        ty = lane_add(ty, lane_mul(jit, lane_loadu(jy)));
+        tz = lane_add(tz, lane_mul(jit, lane_loadu(jz)));
+    }
+    const lanef itau = lane_div(one, lane_loadu(c->tau + r0));
+    const lanef share = lane_loadu(c->resp + r0);
+    lanem go = lane_mask_and(lane_mask_and(lane_finite(itau), lane_finite(vx)),
+                             lane_mask_and(lane_finite(vy), lane_finite(vz)));
+    if (!isfinite(x->inv_dt)) go = lane_mask_from_bits(0);
+    lanei n = lanei_select(go, lanei_loadu(cnt), lanei_set1(0));
+
+    const lanef plan = lane_set1(CROWD_PLAN_RADIUS);
+    _Alignas(64) int32_t nl[L];
+    int diverged = 0;
+    for (int32_t m = 0; m < nmax; ++m) {
+        const lanem act = lanei_cmp_gt(n, lanei_set1(m));
+        const uint32_t on = lane_mask_bits(act);
+        if (!on) break;
+        const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
+                                        lanei_set1(0));
+        const lanef ox = lane_sub(lane_gather_or(g->sx, k, act, px), px);
+        const lanef oy = lane_sub(lane_gather_or(g->sy, k, act, py), py);
+        const lanef oz = lane_sub(lane_gather_or(g->sz, k, act, pz), pz);
+        const lanef rvx = lane_sub(vx, lane_gather_or(g->svx, k, act, vx));
+        const lanef rvy = lane_sub(vy, lane_gather_or(g->svy, k, act, vy));
+        const lanef rvz = lane_sub(vz, lane_gather_or(g->svz, k, act, vz));
+        const lanef rad = lane_mul(plan, lane_add(ri, lane_gather_or(x->sradius, k, act, ri)));
+        const lanef s =
+            lane_select(lanei_nonneg(lanei_gather_or(x->scrow, k, act, lanei_set1(-1))), share, one);
+        const orca3_lane_planes_t q = orca3_planes_core(ox, oy, oz, rvx, rvy, rvz, rad, s, itau, vx, vy, vz);
+        const size_t at = (size_t)m * L;
+        lane_store(pl[0] + at, q.pt_x);
+        lane_store(pl[1] + at, q.pt_y);
+        lane_store(pl[2] + at, q.pt_z);
+        lane_store(pl[3] + at, q.n_x);
+        lane_store(pl[4] + at, q.n_y);
+        lane_store(pl[5] + at, q.n_z);
+        if (!diverged && (q.good & on) == on) continue;
+        /* rare: as orca_packet's lines */
+        if (!diverged) {
+            lanei_store(nl, n);
+            for (int l = 0; l < L; ++l) nl[l] = nl[l] < m ? nl[l] : m;
+            diverged = 1;
+        }
+        _Alignas(64) float in[12][L];
+        const lanef ins[12] = {ox, oy, oz, rvx, rvy, rvz, rad, s, itau, vx, vy, vz};
+        for (int v = 0; v < 12; ++v) lane_store(in[v], ins[v]);
+        for (int l = 0; l < L; ++l) {
+            if (!(on >> l & 1u)) continue;
+            orca_plane3_t plane;
+            int w;
+            if (q.fast >> l & 1u) {
+                plane = (orca_plane3_t){{pl[0][at + l], pl[1][at + l], pl[2][at + l]},
+                                        {pl[3][at + l], pl[4][at + l], pl[5][at + l]}};
+                w = (int)(q.good >> l & 1u);
+            } else {
+                w = orca3_plane_agent((vec3){in[0][l], in[1][l], in[2][l]},
+                                      (vec3){in[3][l], in[4][l], in[5][l]}, in[6][l], in[8][l], x->inv_dt,
+                                      in[7][l], (vec3){in[9][l], in[10][l], in[11][l]}, &plane);
+            }
+            if (!w) continue;
+            const size_t to = (size_t)nl[l]++ * L + (size_t)l;
+            pl[0][to] = plane.point.x;
+            pl[1][to] = plane.point.y;
+            pl[2][to] = plane.point.z;
+            pl[3][to] = plane.normal.x;
+            pl[4][to] = plane.normal.y;
+            pl[5][to] = plane.normal.z;
+        }
+    }
+    if (diverged) n = lanei_load(nl);
+
+    /* orca3_solve's speed limit, target and first best, then the programs */
+    const lanef radius = lane_select(
+        lane_mask_and(lane_cmp_gt(vmax, zero), lane_cmp_lt(vmax, lane_set1(INFINITY))), vmax, zero);
+    const lanem tfin = lane_mask_and(lane_mask_and(lane_finite(tx), lane_finite(ty)), lane_finite(tz));
+    tx = lane_select(tfin, tx, zero);
+    ty = lane_select(tfin, ty, zero);
+    tz = lane_select(tfin, tz, zero);
+    lanef bx = tx, by = ty, bz = tz;
+    uint32_t odd;
+    lane_clamp_length3(&bx, &by, &bz, radius, &odd);
+    const float* const planes[6] = {pl[0], pl[1], pl[2], pl[3], pl[4], pl[5]};
+    float* const tmp[4] = {tl[0], tl[1], tl[2], tl[3]};
+    const uint32_t failed = odd | orca3_lp_lanes(planes, n, nmax, radius, tx, ty, tz, tmp, &bx, &by, &bz);
+    _Alignas(64) float out[6][L];
+    lane_store(out[0], bx);
+    lane_store(out[1], by);
+    lane_store(out[2], bz);
+    _Alignas(64) int32_t row[L];
+    lanei_store(row, rows);
+    for (int l = 0; l < L; ++l) {
+        a->dx[row[l]] = out[0][l];
+        a->dy[row[l]] = out[1][l];
+        a->dz[row[l]] = out[2][l];
+    }
+    if (failed) {
+        lane_store(out[3], tx);
+        lane_store(out[4], ty);
+        lane_store(out[5], tz);
+        _Alignas(64) float lim[L];
+        lane_store(lim, vmax);
+        lanei_store(nl, n);
+        orca_plane3_t planes3[CROWD_MAX_NEIGHBORS], scratch[CROWD_MAX_NEIGHBORS];
+        orca_line2_t line_scratch[CROWD_MAX_NEIGHBORS];
+        for (int l = 0; l < L; ++l) {
+            if (!(failed >> l & 1u)) continue;
+            for (int32_t m = 0; m < nl[l]; ++m) {
+                const size_t at = (size_t)m * L + (size_t)l;
+                planes3[m] =
+                    (orca_plane3_t){{pl[0][at], pl[1][at], pl[2][at]}, {pl[3][at], pl[4][at], pl[5][at]}};
+            }
+            vec3 o;
+            const orca_status_t st =
+                orca3_solve(planes3, nl[l], 0, lim[l], (vec3){out[3][l], out[4][l], out[5][l]}, scratch,
+                            line_scratch, &o);
+            a->dx[row[l]] = o.x;
+            a->dy[row[l]] = o.y;
+            a->dz[row[l]] = o.z;
+            *relaxed += st != ORCA_FEASIBLE;
+        }
+    }
+}
+
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const orca_ctx_t* x = (const orca_ctx_t*)vctx;
@@ -1082,7 +1256,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     int32_t jitter_at = begin, jitter_end = begin;
     /* a lane of plain rows at a time where the world allows (orca_packet) */
     const int packets =
-        !three && g && x->scrow && !g->wrap && x->walls->seg_count == 0 && x->obs->obstacle_high == 0;
+        g && x->scrow && !g->wrap && (three || x->walls->seg_count == 0) && x->obs->obstacle_high == 0;
     for (int32_t r = begin; r < end; ++r) {
         if (r == jitter_end) {
             jitter_at = r;
@@ -1090,8 +1264,11 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             crowd_jitter_block(x, r, jitter_end - r, jitter);
         }
         if (packets && jitter_end - r >= SHOAL_LANES && orca_plain(c, r)) {
-            orca_packet(x, r, jitter[0] + (r - jitter_at), jitter[1] + (r - jitter_at), worker, &runs,
-                        &relaxed);
+            const int32_t j = r - jitter_at;
+            if (three)
+                orca_packet3(x, r, jitter[0] + j, jitter[1] + j, jitter[2] + j, worker, &runs, &relaxed);
+            else
+                orca_packet(x, r, jitter[0] + j, jitter[1] + j, worker, &runs, &relaxed);
             r += SHOAL_LANES - 1;
             continue;
         }

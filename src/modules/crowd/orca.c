@@ -217,64 +217,16 @@ int orca3_planes_agents(const float* px, const float* py, const float* pz, const
     int written = 0;
     /* Values common to every lane must be finite for any lane to count. */
     if (!isfinite(inv_tau) || !isfinite(inv_dt) || !finite3(vel)) return 0;
-    const lanef zero = lane_zero(), one = lane_set1(1.0f), itau = lane_set1(inv_tau),
-                inf = lane_set1(INFINITY);
+    const lanef itau = lane_set1(inv_tau);
     const lanef velx = lane_set1(vel.x), vely = lane_set1(vel.y), velz = lane_set1(vel.z);
     for (int m0 = 0; m0 < count; m0 += SHOAL_LANES) {
         int lanes = count - m0 < SHOAL_LANES ? count - m0 : SHOAL_LANES;
-        const lanef p_x = lane_loadu(px + m0), p_y = lane_loadu(py + m0), p_z = lane_loadu(pz + m0);
-        const lanef v_x = lane_loadu(vx + m0), v_y = lane_loadu(vy + m0), v_z = lane_loadu(vz + m0);
-        const lanef rad = lane_loadu(radius + m0), sh = lane_loadu(share + m0);
-        lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
-                                 lane_mask_and(lane_finite(p_z), lane_finite(v_x)));
-        ok = lane_mask_and(ok, lane_mask_and(lane_finite(v_y), lane_finite(v_z)));
-        ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
-        const lanef r = lane_select(lane_cmp_gt(rad, zero), rad, zero);
-        const lanef dist_sq = lane_add(lane_add(lane_mul(p_x, p_x), lane_mul(p_y, p_y)), lane_mul(p_z, p_z));
-        const lanef r_sq = lane_mul(r, r);
-        ok = lane_mask_and(ok, lane_cmp_gt(dist_sq, r_sq)); /* overlap: the scalar code */
-        const lanef w_x = lane_sub(v_x, lane_mul(p_x, itau)), w_y = lane_sub(v_y, lane_mul(p_y, itau)),
-                    w_z = lane_sub(v_z, lane_mul(p_z, itau));
-        const lanef wp = lane_add(lane_add(lane_mul(w_x, p_x), lane_mul(w_y, p_y)), lane_mul(w_z, p_z));
-        const lanef w_sq = lane_add(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)), lane_mul(w_z, w_z));
-        const lanef w_len = lane_sqrt(w_sq);
-        /* vec3_normalize's slow cases (no direction, or an infinite length) */
-        ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, inf)));
-        const lanem cap =
-            lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
-        /* The spherical cap. */
-        const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len), cn_z = lane_div(w_z, w_len);
-        const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
-        /* The cone's side: a the axis, b the unit part of v across it. */
-        const lanef dist = lane_sqrt(dist_sq), inv_dist = lane_div(one, dist);
-        const lanef a_x = lane_mul(p_x, inv_dist), a_y = lane_mul(p_y, inv_dist),
-                    a_z = lane_mul(p_z, inv_dist);
-        const lanef c = lane_div(lane_sqrt(lane_sub(dist_sq, r_sq)), dist), s = lane_div(r, dist);
-        const lanef va = lane_add(lane_add(lane_mul(v_x, a_x), lane_mul(v_y, a_y)), lane_mul(v_z, a_z));
-        const lanef t_x = lane_sub(v_x, lane_mul(a_x, va)), t_y = lane_sub(v_y, lane_mul(a_y, va)),
-                    t_z = lane_sub(v_z, lane_mul(a_z, va));
-        const lanef t_len =
-            lane_sqrt(lane_add(lane_add(lane_mul(t_x, t_x), lane_mul(t_y, t_y)), lane_mul(t_z, t_z)));
-        /* b's slow cases (v along the axis) only matter on the cone */
-        ok = lane_mask_and(
-            ok, lane_mask_or(cap, lane_mask_and(lane_cmp_gt(t_len, zero), lane_cmp_lt(t_len, inf))));
-        const lanef b_x = lane_div(t_x, t_len), b_y = lane_div(t_y, t_len), b_z = lane_div(t_z, t_len);
-        const lanef sn_x = lane_sub(lane_mul(b_x, c), lane_mul(a_x, s)),
-                    sn_y = lane_sub(lane_mul(b_y, c), lane_mul(a_y, s)),
-                    sn_z = lane_sub(lane_mul(b_z, c), lane_mul(a_z, s));
-        const lanef su_s =
-            lane_neg(lane_add(lane_add(lane_mul(v_x, sn_x), lane_mul(v_y, sn_y)), lane_mul(v_z, sn_z)));
-        const lanef n_x = lane_select(cap, cn_x, sn_x), n_y = lane_select(cap, cn_y, sn_y),
-                    n_z = lane_select(cap, cn_z, sn_z);
-        const lanef u_s = lane_select(cap, cu_s, su_s);
-        const lanef u_x = lane_mul(n_x, u_s), u_y = lane_mul(n_y, u_s), u_z = lane_mul(n_z, u_s);
-        const lanef cs = lane_select(lane_cmp_gt(sh, one), one, sh);
-        const lanef pt_x = lane_add(velx, lane_mul(u_x, cs)), pt_y = lane_add(vely, lane_mul(u_y, cs)),
-                    pt_z = lane_add(velz, lane_mul(u_z, cs));
-        const lanem fin = lane_mask_and(lane_mask_and(lane_mask_and(lane_finite(pt_x), lane_finite(pt_y)),
-                                                      lane_mask_and(lane_finite(pt_z), lane_finite(n_x))),
-                                        lane_mask_and(lane_finite(n_y), lane_finite(n_z)));
-        const uint32_t fast = lane_mask_bits(ok), good = lane_mask_bits(lane_mask_and(ok, fin));
+        const orca3_lane_planes_t pl =
+            orca3_planes_core(lane_loadu(px + m0), lane_loadu(py + m0), lane_loadu(pz + m0),
+                              lane_loadu(vx + m0), lane_loadu(vy + m0), lane_loadu(vz + m0),
+                              lane_loadu(radius + m0), lane_loadu(share + m0), itau, velx, vely, velz);
+        const lanef pt_x = pl.pt_x, pt_y = pl.pt_y, pt_z = pl.pt_z, n_x = pl.n_x, n_y = pl.n_y, n_z = pl.n_z;
+        const uint32_t fast = pl.fast, good = pl.good;
         float o[6][SHOAL_MAX_LANES];
         lane_storeu(o[0], pt_x);
         lane_storeu(o[1], pt_y);

@@ -73,6 +73,75 @@ static inline orca2_lane_lines_t orca2_lines_core(lanef p_x, lanef p_y, lanef v_
     return o;
 }
 
+/* orca3_plane_agent's fast case a lane at a time, as orca2_lines_core: lane
+ * l's plane (point pt, normal n) from neighbor inputs p, v, rad, sh and the
+ * agent's itau and vel, each lane of its own. */
+typedef struct orca3_lane_planes {
+    lanef pt_x, pt_y, pt_z, n_x, n_y, n_z;
+    uint32_t fast, good;
+} orca3_lane_planes_t;
+
+static inline orca3_lane_planes_t orca3_planes_core(lanef p_x, lanef p_y, lanef p_z, lanef v_x, lanef v_y,
+                                                    lanef v_z, lanef rad, lanef sh, lanef itau, lanef velx,
+                                                    lanef vely, lanef velz)
+{
+    const lanef zero = lane_zero(), one = lane_set1(1.0f), inf = lane_set1(INFINITY);
+    lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
+                             lane_mask_and(lane_finite(p_z), lane_finite(v_x)));
+    ok = lane_mask_and(ok, lane_mask_and(lane_finite(v_y), lane_finite(v_z)));
+    ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
+    const lanef r = lane_select(lane_cmp_gt(rad, zero), rad, zero);
+    const lanef dist_sq = lane_add(lane_add(lane_mul(p_x, p_x), lane_mul(p_y, p_y)), lane_mul(p_z, p_z));
+    const lanef r_sq = lane_mul(r, r);
+    ok = lane_mask_and(ok, lane_cmp_gt(dist_sq, r_sq)); /* overlap: the scalar code */
+    const lanef w_x = lane_sub(v_x, lane_mul(p_x, itau)), w_y = lane_sub(v_y, lane_mul(p_y, itau)),
+                w_z = lane_sub(v_z, lane_mul(p_z, itau));
+    const lanef wp = lane_add(lane_add(lane_mul(w_x, p_x), lane_mul(w_y, p_y)), lane_mul(w_z, p_z));
+    const lanef w_sq = lane_add(lane_add(lane_mul(w_x, w_x), lane_mul(w_y, w_y)), lane_mul(w_z, w_z));
+    const lanef w_len = lane_sqrt(w_sq);
+    /* vec3_normalize's slow cases (no direction, or an infinite length) */
+    ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, inf)));
+    const lanem cap =
+        lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
+    /* The spherical cap. */
+    const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len), cn_z = lane_div(w_z, w_len);
+    const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
+    /* The cone's side: a the axis, b the unit part of v across it. */
+    const lanef dist = lane_sqrt(dist_sq), inv_dist = lane_div(one, dist);
+    const lanef a_x = lane_mul(p_x, inv_dist), a_y = lane_mul(p_y, inv_dist), a_z = lane_mul(p_z, inv_dist);
+    const lanef c = lane_div(lane_sqrt(lane_sub(dist_sq, r_sq)), dist), s = lane_div(r, dist);
+    const lanef va = lane_add(lane_add(lane_mul(v_x, a_x), lane_mul(v_y, a_y)), lane_mul(v_z, a_z));
+    const lanef t_x = lane_sub(v_x, lane_mul(a_x, va)), t_y = lane_sub(v_y, lane_mul(a_y, va)),
+                t_z = lane_sub(v_z, lane_mul(a_z, va));
+    const lanef t_len =
+        lane_sqrt(lane_add(lane_add(lane_mul(t_x, t_x), lane_mul(t_y, t_y)), lane_mul(t_z, t_z)));
+    /* b's slow cases (v along the axis) only matter on the cone */
+    ok = lane_mask_and(ok,
+                       lane_mask_or(cap, lane_mask_and(lane_cmp_gt(t_len, zero), lane_cmp_lt(t_len, inf))));
+    const lanef b_x = lane_div(t_x, t_len), b_y = lane_div(t_y, t_len), b_z = lane_div(t_z, t_len);
+    const lanef sn_x = lane_sub(lane_mul(b_x, c), lane_mul(a_x, s)),
+                sn_y = lane_sub(lane_mul(b_y, c), lane_mul(a_y, s)),
+                sn_z = lane_sub(lane_mul(b_z, c), lane_mul(a_z, s));
+    const lanef su_s =
+        lane_neg(lane_add(lane_add(lane_mul(v_x, sn_x), lane_mul(v_y, sn_y)), lane_mul(v_z, sn_z)));
+    orca3_lane_planes_t o;
+    o.n_x = lane_select(cap, cn_x, sn_x);
+    o.n_y = lane_select(cap, cn_y, sn_y);
+    o.n_z = lane_select(cap, cn_z, sn_z);
+    const lanef u_s = lane_select(cap, cu_s, su_s);
+    const lanef u_x = lane_mul(o.n_x, u_s), u_y = lane_mul(o.n_y, u_s), u_z = lane_mul(o.n_z, u_s);
+    const lanef cs = lane_select(lane_cmp_gt(sh, one), one, sh);
+    o.pt_x = lane_add(velx, lane_mul(u_x, cs));
+    o.pt_y = lane_add(vely, lane_mul(u_y, cs));
+    o.pt_z = lane_add(velz, lane_mul(u_z, cs));
+    const lanem fin = lane_mask_and(lane_mask_and(lane_mask_and(lane_finite(o.pt_x), lane_finite(o.pt_y)),
+                                                  lane_mask_and(lane_finite(o.pt_z), lane_finite(o.n_x))),
+                                    lane_mask_and(lane_finite(o.n_y), lane_finite(o.n_z)));
+    o.fast = lane_mask_bits(ok);
+    o.good = lane_mask_bits(lane_mask_and(ok, fin));
+    return o;
+}
+
 /* One lane group of orca2_lines_agents: neighbor l < lanes has rel_pos
  * (p_x, p_y), rel_vel (v_x, v_y), radius rad and share sh in lane l (lanes
  * past `lanes` are padding: any values). inv_tau, inv_dt and vel must be
@@ -186,6 +255,125 @@ static inline uint32_t orca2_lp_lanes(const float* px, const float* py, const fl
     *bx = x;
     *by = y;
     return lane_mask_bits(failed);
+}
+
+/* vec2_clamp_length and vec3_clamp_length of a lane, for the lanes whose
+ * length is a float (the others, in *odd, need the scalar function). */
+static inline void lane_clamp_length2(lanef* x, lanef* y, lanef max_len, uint32_t* odd)
+{
+    const lanef len_sq = lane_add(lane_mul(*x, *x), lane_mul(*y, *y));
+    const lanem over = lane_cmp_gt(len_sq, lane_mul(max_len, max_len));
+    const lanef len = lane_sqrt(len_sq);
+    *odd = lane_mask_bits(lane_mask_andnot(over, lane_cmp_lt(len, lane_set1(INFINITY))));
+    *x = lane_select(over, lane_mul(lane_div(*x, len), max_len), *x);
+    *y = lane_select(over, lane_mul(lane_div(*y, len), max_len), *y);
+}
+
+static inline void lane_clamp_length3(lanef* x, lanef* y, lanef* z, lanef max_len, uint32_t* odd)
+{
+    const lanef len_sq = lane_add(lane_add(lane_mul(*x, *x), lane_mul(*y, *y)), lane_mul(*z, *z));
+    const lanem over = lane_cmp_gt(len_sq, lane_mul(max_len, max_len));
+    const lanef len = lane_sqrt(len_sq);
+    *odd = lane_mask_bits(lane_mask_andnot(over, lane_cmp_lt(len, lane_set1(INFINITY))));
+    *x = lane_select(over, lane_mul(lane_div(*x, len), max_len), *x);
+    *y = lane_select(over, lane_mul(lane_div(*y, len), max_len), *y);
+    *z = lane_select(over, lane_mul(lane_div(*z, len), max_len), *z);
+}
+
+/* The 3D program of a lane of agents at once (orca3_solve without static
+ * planes), as orca2_lp_lanes: lane l's planes at index l of the rows of
+ * the point (px, py, pz) and normal (nx, ny, nz) arrays, n[l] of them, at
+ * most nmax; (bx, by, bz) on entry vec3_clamp_length of the target. A
+ * violated plane's best point (best_on_plane3) from the lines of the
+ * planes before it in its plane, in tmp (4 rows of nmax * SHOAL_LANES
+ * floats: points x, y, directions x, y), and their 2D program in lanes.
+ * Returns the lanes whose program failed or met a case only the scalar
+ * functions take (their result then unspecified: orca3_solve runs them). */
+static inline uint32_t orca3_lp_lanes(const float* const pl[6], lanei n, int nmax, lanef radius, lanef tx,
+                                      lanef ty, lanef tz, float* const tmp[4], lanef* bx, lanef* by,
+                                      lanef* bz)
+{
+    const lanef zero = lane_zero(), one = lane_set1(1.0f), inf = lane_set1(INFINITY);
+    const lanef slack = lane_mul(lane_set1(ORCA_SLACK), lane_add(one, radius));
+    const lanef neg_slack = lane_neg(slack), parallel = lane_set1(ORCA_PARALLEL);
+    uint32_t failed = 0;
+    lanef x = *bx, y = *by, z = *bz;
+    for (int i = 0; i < nmax; ++i) {
+        const size_t at = (size_t)i * SHOAL_LANES;
+        const lanef pix = lane_loadu(pl[0] + at), piy = lane_loadu(pl[1] + at), piz = lane_loadu(pl[2] + at);
+        const lanef nx = lane_loadu(pl[3] + at), ny = lane_loadu(pl[4] + at), nz = lane_loadu(pl[5] + at);
+        /* side3: (x - point) . normal */
+        const lanef side = lane_add(lane_add(lane_mul(lane_sub(x, pix), nx), lane_mul(lane_sub(y, piy), ny)),
+                                    lane_mul(lane_sub(z, piz), nz));
+        const lanem live = lane_mask_andnot(lanei_cmp_gt(n, lanei_set1(i)), lane_mask_from_bits(failed));
+        const lanem bad = lane_mask_and(live, lane_cmp_lt(side, zero));
+        if (!lane_mask_any(bad)) continue;
+        /* best_on_plane3 in the lanes of bad */
+        const lanef h = lane_add(lane_add(lane_mul(pix, nx), lane_mul(piy, ny)), lane_mul(piz, nz));
+        const lanef off = lane_abs(h);
+        lanem fail = lane_cmp_gt(off, radius);
+        const lanef rho = lane_mul(lane_sqrt(lane_sub(radius, off)), lane_sqrt(lane_add(radius, off)));
+        const lanef c_x = lane_mul(nx, h), c_y = lane_mul(ny, h), c_z = lane_mul(nz, h);
+        /* e1 = odd_perp3(normal): across the normal and its smallest axis */
+        const lanef ax = lane_abs(nx), ay = lane_abs(ny), az = lane_abs(nz);
+        const lanem on_x = lane_mask_and(lane_cmp_le(ax, ay), lane_cmp_le(ax, az));
+        const lanem on_y = lane_mask_andnot(lane_cmp_le(ay, az), on_x);
+        const lanem on_z = lane_mask_not(lane_mask_or(on_x, on_y));
+        const lanef kx = lane_select(on_x, one, zero), ky = lane_select(on_y, one, zero),
+                    kz = lane_select(on_z, one, zero);
+        const lanef q_x = lane_sub(lane_mul(ny, kz), lane_mul(nz, ky)),
+                    q_y = lane_sub(lane_mul(nz, kx), lane_mul(nx, kz)),
+                    q_z = lane_sub(lane_mul(nx, ky), lane_mul(ny, kx));
+        const lanef q_len =
+            lane_sqrt(lane_add(lane_add(lane_mul(q_x, q_x), lane_mul(q_y, q_y)), lane_mul(q_z, q_z)));
+        fail = lane_mask_or(fail,
+                            lane_mask_not(lane_mask_and(lane_cmp_gt(q_len, zero), lane_cmp_lt(q_len, inf))));
+        const lanef e1x = lane_div(q_x, q_len), e1y = lane_div(q_y, q_len), e1z = lane_div(q_z, q_len);
+        /* e2 = normal x e1 */
+        const lanef e2x = lane_sub(lane_mul(ny, e1z), lane_mul(nz, e1y)),
+                    e2y = lane_sub(lane_mul(nz, e1x), lane_mul(nx, e1z)),
+                    e2z = lane_sub(lane_mul(nx, e1y), lane_mul(ny, e1x));
+        for (int j = 0; j < i; ++j) {
+            const size_t jt = (size_t)j * SHOAL_LANES;
+            const lanef njx = lane_loadu(pl[3] + jt), njy = lane_loadu(pl[4] + jt),
+                        njz = lane_loadu(pl[5] + jt);
+            const lanef m_x = lane_add(lane_add(lane_mul(e1x, njx), lane_mul(e1y, njy)), lane_mul(e1z, njz));
+            const lanef m_y = lane_add(lane_add(lane_mul(e2x, njx), lane_mul(e2y, njy)), lane_mul(e2z, njz));
+            const lanef k = lane_add(lane_add(lane_mul(lane_sub(c_x, lane_loadu(pl[0] + jt)), njx),
+                                              lane_mul(lane_sub(c_y, lane_loadu(pl[1] + jt)), njy)),
+                                     lane_mul(lane_sub(c_z, lane_loadu(pl[2] + jt)), njz));
+            const lanef len = lane_sqrt(lane_add(lane_mul(m_x, m_x), lane_mul(m_y, m_y)));
+            const lanem par = lane_mask_not(lane_cmp_gt(len, parallel));
+            fail = lane_mask_or(fail, lane_mask_and(par, lane_cmp_lt(k, neg_slack)));
+            const lanef inv = lane_div(one, len);
+            const lanef u_x = lane_mul(m_x, inv), u_y = lane_mul(m_y, inv);
+            const lanef f = lane_div(lane_neg(k), len);
+            /* a parallel plane's line holds everywhere: (0, 0), (0, 0) */
+            lane_storeu(tmp[0] + jt, lane_select(par, zero, lane_mul(u_x, f)));
+            lane_storeu(tmp[1] + jt, lane_select(par, zero, lane_mul(u_y, f)));
+            lane_storeu(tmp[2] + jt, lane_select(par, zero, u_y));
+            lane_storeu(tmp[3] + jt, lane_select(par, zero, lane_neg(u_x)));
+        }
+        const lanef t3x = lane_sub(tx, c_x), t3y = lane_sub(ty, c_y), t3z = lane_sub(tz, c_z);
+        const lanef t2x = lane_add(lane_add(lane_mul(t3x, e1x), lane_mul(t3y, e1y)), lane_mul(t3z, e1z));
+        const lanef t2y = lane_add(lane_add(lane_mul(t3x, e2x), lane_mul(t3y, e2y)), lane_mul(t3z, e2z));
+        lanef yx = t2x, yy = t2y;
+        uint32_t odd;
+        lane_clamp_length2(&yx, &yy, rho, &odd);
+        uint32_t bits = lane_mask_bits(lane_mask_andnot(bad, fail)) & ~odd;
+        bits &= ~orca2_lp_lanes(tmp[0], tmp[1], tmp[2], tmp[3],
+                                lanei_select(lane_mask_from_bits(bits), lanei_set1(i), lanei_set1(0)), i, rho,
+                                t2x, t2y, &yx, &yy);
+        const lanem moved = lane_mask_from_bits(bits);
+        x = lane_select(moved, lane_add(c_x, lane_add(lane_mul(e1x, yx), lane_mul(e2x, yy))), x);
+        y = lane_select(moved, lane_add(c_y, lane_add(lane_mul(e1y, yx), lane_mul(e2y, yy))), y);
+        z = lane_select(moved, lane_add(c_z, lane_add(lane_mul(e1z, yx), lane_mul(e2z, yy))), z);
+        failed |= lane_mask_bits(bad) & ~bits;
+    }
+    *bx = x;
+    *by = y;
+    *bz = z;
+    return failed;
 }
 
 #endif /* SHOAL_SYSTEMS_ORCA_LANES_H */
