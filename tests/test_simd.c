@@ -19,6 +19,7 @@
 
 #include "ecs/rng.h"
 #include "simd/lanes.h"
+#include "modules/grid/grid.h"
 
 #define N_EDGE 24
 #define N_RAND 4096
@@ -695,6 +696,40 @@ Test(simd, int_lanes)
     for (int l = 0; l < SHOAL_LANES; l++) cr_assert_eq(r[l], 100 + l);
 }
 
+/* Bits of int32 lanes, products modulo 2^32 and shifts by constants, over
+ * values of every sign and size (the spatial hash's keys use them). */
+Test(simd, int_bits_and_shifts)
+{
+    enum { N = 1024 };
+    static _Alignas(SHOAL_LANE_ALIGN) int32_t a[N], b[N], r[8][N];
+    uint64_t s = 0xb175;
+    for (int i = 0; i < N; i++) {
+        a[i] = (int32_t)(uint32_t)rng_splitmix64(&s);
+        b[i] = i % 5 ? (int32_t)(uint32_t)rng_splitmix64(&s) : i % 2 ? -1 : 0;
+    }
+    a[0] = INT32_MIN;
+    a[1] = INT32_MAX;
+    a[2] = -1;
+    for (int i = 0; i < N; i += SHOAL_LANES) {
+        const lanei p = lanei_load(a + i), q = lanei_load(b + i);
+        lanei_store(r[0] + i, lanei_and(p, q));
+        lanei_store(r[1] + i, lanei_or(p, q));
+        lanei_store(r[2] + i, lanei_xor(p, q));
+        lanei_store(r[3] + i, lanei_mul_wrap(p, q));
+        lanei_store(r[4] + i, lanei_srai(p, 3));
+        lanei_store(r[5] + i, lanei_srai(p, 31));
+        lanei_store(r[6] + i, lanei_srli(p, 15));
+        lanei_store(r[7] + i, lanei_slli(p, 6));
+    }
+    for (int i = 0; i < N; i++) {
+        const uint32_t x = (uint32_t)a[i], y = (uint32_t)b[i];
+        const int32_t want[8] = {(int32_t)(x & y), (int32_t)(x | y), (int32_t)(x ^ y),   (int32_t)(x * y),
+                                 a[i] >> 3,        a[i] >> 31,       (int32_t)(x >> 15), (int32_t)(x << 6)};
+        for (int op = 0; op < 8; op++)
+            cr_assert_eq(r[op][i], want[op], "op %d at %d: %d, %d", op, i, a[i], b[i]);
+    }
+}
+
 Test(simd, int_float_conversion)
 {
     enum { N = 1024 };
@@ -742,6 +777,53 @@ Test(simd, rcp_fast_is_accurate)
             double want = 1.0 / (double)x[l];
             cr_assert_leq(fabs((double)got[l] - want) / want, 1.0 / (1 << 21), "1/%g = %g", (double)x[l],
                           (double)got[l]);
+        }
+    }
+}
+
+/* The spatial hash's cells and buckets a lane at a time (lane_grid_coord,
+ * lane_grid_bucket) are grid_coord's and grid_bucket's, in 2D and 3D, for
+ * positions near and far on both sides of the origin, past the clamp and
+ * NaN. */
+Test(simd, grid_keys_in_lanes)
+{
+    enum { N = 4096 };
+    static _Alignas(SHOAL_LANE_ALIGN) float p[3][N];
+    static _Alignas(SHOAL_LANE_ALIGN) int32_t got[4][N];
+    uint64_t s = 0xce11;
+    for (int i = 0; i < N; i++)
+        for (int a = 0; a < 3; a++) {
+            const double u = (double)(rng_splitmix64(&s) >> 11) / 9007199254740992.0 - 0.5;
+            const double scale = i % 4 == 0 ? 1e3 : i % 4 == 1 ? 1e7 : i % 4 == 2 ? 1e11 : 40.0;
+            p[a][i] = (float)(u * scale);
+        }
+    p[0][5] = NAN;
+    p[1][6] = -INFINITY;
+    p[2][7] = INFINITY;
+    for (int dims = 2; dims <= 3; dims++) {
+        grid_t g;
+        memset(&g, 0, sizeof g);
+        g.dims = dims;
+        g.bucket_count = 1 << 15;
+        g.bucket_mask = (uint32_t)g.bucket_count - 1u;
+        for (int a = 0; a < 3; a++) g.inv_cell[a] = 1.0f / 1.7f;
+        for (int i = 0; i < N; i += SHOAL_LANES) {
+            const lanei ix = lane_grid_coord(&g, lane_load(p[0] + i), 0),
+                        iy = lane_grid_coord(&g, lane_load(p[1] + i), 1),
+                        iz = lane_grid_coord(&g, lane_load(p[2] + i), 2);
+            lanei_store(got[0] + i, ix);
+            lanei_store(got[1] + i, iy);
+            lanei_store(got[2] + i, iz);
+            lanei_store(got[3] + i, lane_grid_bucket(&g, ix, iy, iz));
+        }
+        for (int i = 0; i < N; i++) {
+            int32_t c[3];
+            for (int a = 0; a < 3; a++) {
+                c[a] = grid_coord(&g, p[a][i], a);
+                cr_assert_eq(got[a][i], c[a], "dims %d, axis %d at %d: %g", dims, a, i, (double)p[a][i]);
+            }
+            cr_assert_eq((uint32_t)got[3][i], grid_bucket(&g, c[0], c[1], dims == 3 ? c[2] : 0),
+                         "dims %d: bucket at %d", dims, i);
         }
     }
 }

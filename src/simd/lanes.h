@@ -36,7 +36,8 @@
  *   masks     lane_mask_and/or/not/andnot/any/all/bits/from_bits/first,
  *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
  *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/max/iota (no
- *             overflow allowed),
+ *             overflow allowed), lanei_and/or/xor, lanei_mul_wrap (modulo
+ *             2^32), lanei_srai/srli/slli (shifts by a constant),
  *             lane_itof (exact below 2^24), lane_ftoi (truncates like a C cast),
  *             lane_gather(base, i) = base[i] per lane: every lane's index
  *             must be valid, so pad index lists with a real index (the agent
@@ -429,6 +430,28 @@ static inline lanei lanei_add(lanei a, lanei b) { return (lanei){SHOAL__EPI32(ad
 static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){SHOAL__EPI32(sub)(a.v, b.v)}; }
 static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){SHOAL__EPI32(mullo)(a.v, b.v)}; }
 static inline lanei lanei_max(lanei a, lanei b) { return (lanei){SHOAL__EPI32(max)(a.v, b.v)}; }
+/* Bits of int32 lanes, and products modulo 2^32 (hashes): lanei_mul_wrap
+ * may overflow (SIMDe's emulation multiplies in 64 bits); shifts by a
+ * constant, arithmetic (srai) or logical (srli, slli). */
+static inline lanei lanei_and(lanei a, lanei b) { return (lanei){SHOAL__SI(and)(a.v, b.v)}; }
+static inline lanei lanei_or(lanei a, lanei b) { return (lanei){SHOAL__SI(or)(a.v, b.v)}; }
+static inline lanei lanei_xor(lanei a, lanei b) { return (lanei){SHOAL__SI(xor)(a.v, b.v)}; }
+static inline lanei lanei_mul_wrap(lanei a, lanei b) { return (lanei){SHOAL__EPI32(mullo)(a.v, b.v)}; }
+#define lanei_srli(a, n) ((lanei){SHOAL__EPI32(srli)((a).v, (n))})
+#define lanei_slli(a, n) ((lanei){SHOAL__EPI32(slli)((a).v, (n))})
+#if SHOAL_LANES == 16 && defined(SIMDE_X86_AVX512F_NATIVE)
+#define lanei_srai(a, n) ((lanei){_mm512_srai_epi32((a).v, (n))})
+#elif SHOAL_LANES == 16 /* SIMDe has no 32-bit arithmetic shift at 16 lanes: */
+/* the logical shift of a, or of ~a and then inverted where a < 0 */
+static inline lanei lanei_srai_(lanei a, unsigned n)
+{
+    const lanei s = lanei_select(lanei_cmp_gt(lanei_set1(0), a), lanei_set1(-1), lanei_set1(0));
+    return lanei_xor(lanei_srli(lanei_xor(a, s), n), s);
+}
+#define lanei_srai(a, n) lanei_srai_((a), (n))
+#else
+#define lanei_srai(a, n) ((lanei){SHOAL__EPI32(srai)((a).v, (n))})
+#endif
 
 #else /* SHOAL_LANES == 1: the scalar reference, plain C on one value. */
 
@@ -482,6 +505,16 @@ static inline lanei lanei_add(lanei a, lanei b) { return (lanei){a.v + b.v}; }
 static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){a.v - b.v}; }
 static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){a.v * b.v}; }
 static inline lanei lanei_max(lanei a, lanei b) { return (lanei){a.v > b.v ? a.v : b.v}; }
+static inline lanei lanei_and(lanei a, lanei b) { return (lanei){a.v & b.v}; }
+static inline lanei lanei_or(lanei a, lanei b) { return (lanei){a.v | b.v}; }
+static inline lanei lanei_xor(lanei a, lanei b) { return (lanei){a.v ^ b.v}; }
+static inline lanei lanei_mul_wrap(lanei a, lanei b)
+{
+    return (lanei){(int32_t)((uint32_t)a.v * (uint32_t)b.v)};
+}
+#define lanei_srai(a, n) ((lanei){(a).v >> (n)})
+#define lanei_srli(a, n) ((lanei){(int32_t)((uint32_t)(a).v >> (n))})
+#define lanei_slli(a, n) ((lanei){(int32_t)((uint32_t)(a).v << (n))})
 static inline lanef lane_itof(lanei a) { return (lanef){(float)a.v}; }
 static inline lanei lane_ftoi(lanef a) { return (lanei){(int32_t)a.v}; }
 static inline lanef lane_gather(const float* base, lanei idx) { return (lanef){base[idx.v]}; }

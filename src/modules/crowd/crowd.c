@@ -1605,6 +1605,20 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     x->relaxed[worker] += relaxed;
 }
 
+/* Whether any of the count crowd rows has a time gap or keeps right. */
+static int crowd_any_pedestrian(const crowd_view_t* c, int32_t count)
+{
+    const lanef zero = lane_zero();
+    int32_t r = 0;
+    for (; r + SHOAL_LANES <= count; r += SHOAL_LANES)
+        if (lane_mask_any(lane_mask_or(lane_cmp_gt(lane_loadu(c->time_gap + r), zero),
+                                       lane_cmp_gt(lane_loadu(c->side + r), zero))))
+            return 1;
+    for (; r < count; ++r)
+        if (c->time_gap[r] > 0.0f || c->side[r] > 0.0f) return 1;
+    return 0;
+}
+
 int64_t orca_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
@@ -1689,7 +1703,10 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         cw->list_rows = count;
         cw->list_removed = cw->removed;
     }
-    if (w->dims == 2) par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
+    /* what neighbors want and how bold they are: read only by rows with a
+     * time gap or keeping right (2D) */
+    if (w->dims == 2 && crowd_any_pedestrian(&x.c, count))
+        par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);

@@ -250,6 +250,37 @@ static inline int32_t grid_coord(const grid_t* g, float p, int axis)
     return i;
 }
 
+/* grid_coord and grid_bucket a lane of positions at a time, on an unbounded
+ * hashed grid (not wrapped, not direct): the same operations, so the same
+ * cells and buckets. */
+static inline lanei lane_grid_coord(const grid_t* g, lanef p, int axis)
+{
+    lanef f = lane_floor(lane_mul(p, lane_set1(g->inv_cell[axis])));
+    f = lane_select(lane_cmp_le(f, lane_set1(1.0e9f)), f, lane_set1(1.0e9f)); /* NaN too */
+    f = lane_select(lane_cmp_lt(f, lane_set1(-1.0e9f)), lane_set1(-1.0e9f), f);
+    return lane_ftoi(f);
+}
+
+static inline lanei lane_grid_bucket(const grid_t* g, lanei ix, lanei iy, lanei iz)
+{
+    lanei within, h;
+    if (g->dims == 3) {
+        const lanei three = lanei_set1(3);
+        within = lanei_or(lanei_or(lanei_slli(lanei_and(iz, three), 4), lanei_slli(lanei_and(iy, three), 2)),
+                          lanei_and(ix, three));
+        h = lanei_add(lanei_add(lanei_mul_wrap(lanei_srai(ix, 2), lanei_set1((int32_t)0x8da6b343u)),
+                                lanei_mul_wrap(lanei_srai(iy, 2), lanei_set1((int32_t)0xd8163841u))),
+                      lanei_mul_wrap(lanei_srai(iz, 2), lanei_set1((int32_t)0xcb1ab31fu)));
+    } else {
+        const lanei seven = lanei_set1(7);
+        within = lanei_or(lanei_slli(lanei_and(iy, seven), 3), lanei_and(ix, seven));
+        h = lanei_add(lanei_mul_wrap(lanei_srai(ix, 3), lanei_set1((int32_t)0x8da6b343u)),
+                      lanei_mul_wrap(lanei_srai(iy, 3), lanei_set1((int32_t)0xd8163841u)));
+    }
+    h = lanei_xor(h, lanei_srli(h, 15));
+    return lanei_and(lanei_or(lanei_slli(h, 6), within), lanei_set1((int32_t)g->bucket_mask));
+}
+
 /* Integer cell of sorted agent k: the cell the spatial hash put it in. */
 static inline void grid_sorted_cell(const grid_t* g, int32_t k, int32_t c[3])
 {
