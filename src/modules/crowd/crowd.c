@@ -226,7 +226,63 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const grid_t* g = x->g;
     const int three = g->dims == 3;
     float moved = x->lists ? x->moved_w[worker] : 0.0f;
-    for (int32_t k = begin; k < end; ++k) {
+    int32_t k = begin;
+    {
+        /* a lane of sorted positions at a time: the same rows, radii and
+         * moves (maxima, in any order the same) */
+        const lanei cap = lanei_set1(x->crowd->sparse_capacity);
+        const float* z = three ? g->sz : NULL;
+        lanef most_l = lane_set1(most), moved_l = lane_set1(moved);
+        for (; k + SHOAL_LANES <= end; k += SHOAL_LANES) {
+            const lanei j = lanei_loadu(g->order + k);
+            const lanei slot = lanei_gather((const int32_t*)x->slots, j);
+            /* component_row: slots past the sparse index hold no row (as
+             * unsigned: a slot's top bit set is past it too) */
+            const lanem known = lane_mask_andnot(lanei_cmp_gt(cap, slot), lanei_cmp_gt(lanei_set1(0), slot));
+            const lanei cr = lanei_gather_or(x->crowd->sparse, slot, known, lanei_set1(-1));
+            const lanef rr = lane_gather(x->a.radius, j);
+            lanei_storeu(crow + k, cr);
+            lane_storeu(rad + k, rr);
+            most_l = lane_select(lane_cmp_gt(rr, most_l), rr, most_l);
+            if (!x->lists) continue;
+            const lanem has = lanei_nonneg(cr);
+            const lanei at = lanei_mul(lanei_select(has, cr, lanei_set1(0)), lanei_set1(3));
+            const lanef sx = lane_loadu(g->sx + k), sy = lane_loadu(g->sy + k);
+            const lanef sz = z ? lane_loadu(z + k) : lane_zero();
+            float* prev = x->lists->prev;
+            if (x->prev_ok) {
+                const lanef dx = lane_sub(sx, lane_gather_or(prev, at, has, sx)),
+                            dy = lane_sub(sy, lane_gather_or(prev, lanei_add(at, lanei_set1(1)), has, sy)),
+                            dz = lane_sub(sz, lane_gather_or(prev, lanei_add(at, lanei_set1(2)), has, sz));
+                const lanef d =
+                    lane_sqrt(lane_add(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)), lane_mul(dz, dz)));
+                const lanef far = lane_select(lane_cmp_eq(d, d), d, lane_set1(INFINITY));
+                moved_l =
+                    lane_select(lane_mask_and(has, lane_mask_not(lane_cmp_le(d, moved_l))), far, moved_l);
+            }
+            _Alignas(64) int32_t a3[SHOAL_LANES];
+            _Alignas(64) float q[3][SHOAL_LANES];
+            lanei_store(a3, at);
+            lane_store(q[0], sx);
+            lane_store(q[1], sy);
+            lane_store(q[2], sz);
+            const uint32_t bits = lane_mask_bits(has);
+            for (int l = 0; l < SHOAL_LANES; ++l) {
+                if (!(bits >> l & 1u)) continue;
+                prev[a3[l]] = q[0][l];
+                prev[a3[l] + 1] = q[1][l];
+                prev[a3[l] + 2] = q[2][l];
+            }
+        }
+        _Alignas(64) float t[2][SHOAL_LANES];
+        lane_store(t[0], most_l);
+        lane_store(t[1], moved_l);
+        for (int l = 0; l < SHOAL_LANES; ++l) {
+            most = t[0][l] > most ? t[0][l] : most;
+            moved = t[1][l] > moved ? t[1][l] : moved;
+        }
+    }
+    for (; k < end; ++k) {
         int32_t j = g->order[k];
         crow[k] = component_row(x->crowd, x->slots[j]);
         rad[k] = x->a.radius[j];

@@ -623,7 +623,7 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const int in_order = c->comp_in_order;
     int32_t k = begin;
     /* in component order, or with no component's rows to keep (-1) */
-    const int no_rows = v.comp == NULL;
+    const int no_rows = v.comp == NULL || v.comp_count == 0;
     if ((in_order || no_rows) && c->n <= COPY_LANES_MAX) {
         const int three = v.pz != NULL;
         const lanef o0 = lane_set1(g->origin[0]), o1 = lane_set1(g->origin[1]), o2 = lane_set1(g->origin[2]);
