@@ -13,6 +13,7 @@
 
 #include "simd/vec.h"
 #include "modules/crowd/orca.h"
+#include "modules/crowd/orca_lanes.h"
 #include "support.h"
 
 #define TOL 1e-5f
@@ -1342,4 +1343,127 @@ Test(orca, planes_of_many_neighbors_match_one_at_a_time)
     cr_expect_eq(
         orca3_planes_agents(two, one, one, one, one, one, r, sh, 1, 0.5f, 4.0f, (vec3){INFINITY, 0, 0}, &pl),
         0);
+}
+
+/* The programs of a lane of agents at once (orca_lanes.h orca2_lp_lanes,
+ * orca3_lp_lanes, and orca2_solve_failed / orca3_solve_failed for the
+ * lanes that fail) give every lane orca2_solve's and orca3_solve's bits:
+ * random lines and planes through a disk around the origin, 0 to 24 of
+ * them a lane, many infeasible, targets inside and outside the speed
+ * limit. */
+static float unit_rand(uint64_t* s) { return (float)(rng_splitmix64(s) >> 40) * (1.0f / 16777216.0f); }
+
+Test(orca, lanes_programs_give_the_scalar_bits)
+{
+    enum { L = SHOAL_LANES, MAXN = 24, N = MAXN * SHOAL_LANES };
+    uint64_t s = 0x1a2e5;
+    int failed_2d = 0, failed_3d = 0, lanes = 0;
+    for (int round = 0; round < 400; ++round) {
+        _Alignas(64) float pl[6][N], tl[4][N];
+        _Alignas(64) int32_t cnt[L];
+        _Alignas(64) float t[3][L], lim[L];
+        orca_line2_t lines[L][MAXN];
+        orca_plane3_t planes[L][MAXN];
+        int nmax = 0;
+        for (int l = 0; l < L; ++l) {
+            cnt[l] = (int32_t)(rng_splitmix64(&s) % (MAXN + 1));
+            nmax = cnt[l] > nmax ? cnt[l] : nmax;
+            lim[l] = round % 7 == 0 ? 0.0f : 0.5f + 2.0f * unit_rand(&s);
+            for (int a = 0; a < 3; ++a) t[a][l] = 6.0f * unit_rand(&s) - 3.0f;
+            for (int m = 0; m < cnt[l]; ++m) {
+                const float ang = 6.2831853f * unit_rand(&s), off = 2.5f * unit_rand(&s) - 0.8f;
+                const vec2 d = {cosf(ang), sinf(ang)};
+                lines[l][m] = (orca_line2_t){{-d.y * off, d.x * off}, d};
+                vec3 nrm = {2.0f * unit_rand(&s) - 1.0f, 2.0f * unit_rand(&s) - 1.0f,
+                            2.0f * unit_rand(&s) - 1.0f};
+                nrm = vec3_normalize(nrm);
+                if (vec3_length(nrm) == 0.0f) nrm = (vec3){0.0f, 0.0f, 1.0f};
+                planes[l][m] = (orca_plane3_t){vec3_scale(nrm, -off), nrm};
+            }
+        }
+        for (int m = 0; m < MAXN; ++m)
+            for (int l = 0; l < L; ++l) {
+                const size_t at = (size_t)m * L + (size_t)l;
+                const orca_line2_t ln = m < cnt[l] ? lines[l][m] : (orca_line2_t){{0, 0}, {0, 0}};
+                const orca_plane3_t pn = m < cnt[l] ? planes[l][m] : (orca_plane3_t){{0, 0, 0}, {0, 0, 0}};
+                tl[0][at] = ln.point.x, tl[1][at] = ln.point.y, tl[2][at] = ln.dir.x, tl[3][at] = ln.dir.y;
+                pl[0][at] = pn.point.x, pl[1][at] = pn.point.y, pl[2][at] = pn.point.z;
+                pl[3][at] = pn.normal.x, pl[4][at] = pn.normal.y, pl[5][at] = pn.normal.z;
+            }
+        const lanei n = lanei_load(cnt);
+        const lanef radius = lane_load(lim);
+        /* 2D */
+        {
+            lanef bx = lane_load(t[0]), by = lane_load(t[1]);
+            uint32_t odd;
+            lane_clamp_length2(&bx, &by, radius, &odd);
+            cr_assert_eq(odd, 0u);
+            lanei at;
+            const uint32_t failed = orca2_lp_lanes(tl[0], tl[1], tl[2], tl[3], n, nmax, radius,
+                                                   lane_load(t[0]), lane_load(t[1]), &bx, &by, &at);
+            _Alignas(64) float ox[L], oy[L];
+            _Alignas(64) int32_t fat[L];
+            lane_store(ox, bx);
+            lane_store(oy, by);
+            lanei_store(fat, at);
+            for (int l = 0; l < L; ++l) {
+                orca_line2_t scratch[MAXN];
+                vec2 want, got = {ox[l], oy[l]};
+                const orca_status_t st =
+                    orca2_solve(lines[l], cnt[l], 0, lim[l], (vec2){t[0][l], t[1][l]}, scratch, &want);
+                if (failed >> l & 1u) {
+                    failed_2d++;
+                    cr_assert_eq(orca2_solve_failed(lines[l], cnt[l], 0, lim[l], fat[l], got, scratch, &got),
+                                 st);
+                } else {
+                    cr_assert_eq(st, ORCA_FEASIBLE, "round %d lane %d", round, l);
+                }
+                cr_assert(memcmp(&got, &want, sizeof got) == 0,
+                          "2D round %d lane %d: (%a, %a) against (%a, %a)", round, l, (double)got.x,
+                          (double)got.y, (double)want.x, (double)want.y);
+            }
+        }
+        /* 3D */
+        {
+            lanef bx = lane_load(t[0]), by = lane_load(t[1]), bz = lane_load(t[2]);
+            uint32_t odd, redo;
+            lane_clamp_length3(&bx, &by, &bz, radius, &odd);
+            cr_assert_eq(odd, 0u);
+            lanei at;
+            float* const tmp[4] = {tl[0], tl[1], tl[2], tl[3]};
+            const float* const pp[6] = {pl[0], pl[1], pl[2], pl[3], pl[4], pl[5]};
+            const uint32_t failed = orca3_lp_lanes(pp, n, nmax, radius, lane_load(t[0]), lane_load(t[1]),
+                                                   lane_load(t[2]), tmp, &bx, &by, &bz, &at, &redo);
+            _Alignas(64) float o[3][L];
+            _Alignas(64) int32_t fat[L];
+            lane_store(o[0], bx);
+            lane_store(o[1], by);
+            lane_store(o[2], bz);
+            lanei_store(fat, at);
+            for (int l = 0; l < L; ++l) {
+                orca_plane3_t scratch[MAXN];
+                orca_line2_t line_scratch[MAXN];
+                vec3 want, got = {o[0][l], o[1][l], o[2][l]};
+                const vec3 pref = {t[0][l], t[1][l], t[2][l]};
+                const orca_status_t st =
+                    orca3_solve(planes[l], cnt[l], 0, lim[l], pref, scratch, line_scratch, &want);
+                cr_assert_eq(redo >> l & 1u, 0u, "no case here needs the scalar functions");
+                if (failed >> l & 1u) {
+                    failed_3d++;
+                    cr_assert_eq(orca3_solve_failed(planes[l], cnt[l], 0, lim[l], fat[l], got, scratch,
+                                                    line_scratch, &got),
+                                 st);
+                } else {
+                    cr_assert_eq(st, ORCA_FEASIBLE, "round %d lane %d", round, l);
+                }
+                cr_assert(memcmp(&got, &want, sizeof got) == 0, "3D round %d lane %d", round, l);
+            }
+        }
+        lanes += L;
+    }
+    /* both kinds of lanes were met, often */
+    cr_expect_gt(failed_2d, lanes / 20, "%d of %d 2D programs failed", failed_2d, lanes);
+    cr_expect_gt(failed_3d, lanes / 20, "%d of %d 3D programs failed", failed_3d, lanes);
+    cr_expect_lt(failed_2d, lanes - lanes / 20, "%d of %d 2D programs failed", failed_2d, lanes);
+    cr_expect_lt(failed_3d, lanes - lanes / 20, "%d of %d 3D programs failed", failed_3d, lanes);
 }

@@ -1101,7 +1101,8 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
         bx = lane_load(out[0]);
         by = lane_load(out[1]);
     }
-    const uint32_t failed = orca2_lp_lanes(lpx, lpy, ldx, ldy, n, nmax, radius, tx, ty, &bx, &by);
+    lanei fail_at;
+    const uint32_t failed = orca2_lp_lanes(lpx, lpy, ldx, ldy, n, nmax, radius, tx, ty, &bx, &by, &fail_at);
     lane_store(out[0], bx);
     lane_store(out[1], by);
     _Alignas(64) int32_t row[L];
@@ -1116,6 +1117,8 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
         _Alignas(64) float lim[L];
         lane_store(lim, vmax);
         lanei_store(nl, n);
+        _Alignas(64) int32_t fat[L];
+        lanei_store(fat, fail_at);
         orca_line2_t lines[CROWD_MAX_NEIGHBORS], scratch[CROWD_MAX_NEIGHBORS];
         for (int l = 0; l < L; ++l) {
             if (!(failed >> l & 1u)) continue;
@@ -1123,9 +1126,10 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
                 const size_t at = (size_t)m * L + (size_t)l;
                 lines[m] = (orca_line2_t){{lpx[at], lpy[at]}, {ldx[at], ldy[at]}};
             }
+            /* the fallback from where the program failed, with its best so far */
             vec2 o;
-            const orca_status_t st =
-                orca2_solve(lines, nl[l], 0, lim[l], (vec2){out[2][l], out[3][l]}, scratch, &o);
+            const orca_status_t st = orca2_solve_failed(lines, nl[l], 0, lim[l], fat[l],
+                                                        (vec2){out[0][l], out[1][l]}, scratch, &o);
             a->dx[row[l]] = o.x;
             a->dy[row[l]] = o.y;
             *relaxed += st != ORCA_FEASIBLE;
@@ -1251,7 +1255,10 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     lane_clamp_length3(&bx, &by, &bz, radius, &odd);
     const float* const planes[6] = {pl[0], pl[1], pl[2], pl[3], pl[4], pl[5]};
     float* const tmp[4] = {tl[0], tl[1], tl[2], tl[3]};
-    const uint32_t failed = odd | orca3_lp_lanes(planes, n, nmax, radius, tx, ty, tz, tmp, &bx, &by, &bz);
+    lanei fail_at;
+    uint32_t redo;
+    const uint32_t failed =
+        odd | orca3_lp_lanes(planes, n, nmax, radius, tx, ty, tz, tmp, &bx, &by, &bz, &fail_at, &redo);
     _Alignas(64) float out[6][L];
     lane_store(out[0], bx);
     lane_store(out[1], by);
@@ -1270,6 +1277,8 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
         _Alignas(64) float lim[L];
         lane_store(lim, vmax);
         lanei_store(nl, n);
+        _Alignas(64) int32_t fat[L];
+        lanei_store(fat, fail_at);
         orca_plane3_t planes3[CROWD_MAX_NEIGHBORS], scratch[CROWD_MAX_NEIGHBORS];
         orca_line2_t line_scratch[CROWD_MAX_NEIGHBORS];
         for (int l = 0; l < L; ++l) {
@@ -1279,10 +1288,16 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
                 planes3[m] =
                     (orca_plane3_t){{pl[0][at], pl[1][at], pl[2][at]}, {pl[3][at], pl[4][at], pl[5][at]}};
             }
+            /* the fallback from where the program failed, with its best so
+             * far; lanes that met a case only the scalar functions take,
+             * from the start */
             vec3 o;
             const orca_status_t st =
-                orca3_solve(planes3, nl[l], 0, lim[l], (vec3){out[3][l], out[4][l], out[5][l]}, scratch,
-                            line_scratch, &o);
+                (odd | redo) >> l & 1u
+                    ? orca3_solve(planes3, nl[l], 0, lim[l], (vec3){out[3][l], out[4][l], out[5][l]}, scratch,
+                                  line_scratch, &o)
+                    : orca3_solve_failed(planes3, nl[l], 0, lim[l], fat[l],
+                                         (vec3){out[0][l], out[1][l], out[2][l]}, scratch, line_scratch, &o);
             a->dx[row[l]] = o.x;
             a->dy[row[l]] = o.y;
             a->dz[row[l]] = o.z;

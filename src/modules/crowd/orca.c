@@ -424,6 +424,15 @@ orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float 
     return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;
 }
 
+orca_status_t orca2_solve_failed(const orca_line2_t* lines, int n, int n_static, float max_speed, int fail,
+                                 vec2 x, orca_line2_t* scratch, vec2* out)
+{
+    const float radius = speed_limit(max_speed);
+    int hard = fail >= n_static ? n_static : 0;
+    *out = relax_lp2(lines, n, hard, fail, radius, x, scratch);
+    return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* 3D linear program                                                          */
 /* ------------------------------------------------------------------------ */
@@ -561,6 +570,15 @@ orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, floa
         *out = x;
         return ORCA_FEASIBLE;
     }
+    int hard = fail >= n_static ? n_static : 0;
+    *out = relax_lp3(planes, n, hard, fail, radius, x, plane_scratch, line_scratch);
+    return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;
+}
+
+orca_status_t orca3_solve_failed(const orca_plane3_t* planes, int n, int n_static, float max_speed, int fail,
+                                 vec3 x, orca_plane3_t* plane_scratch, orca_line2_t* line_scratch, vec3* out)
+{
+    const float radius = speed_limit(max_speed);
     int hard = fail >= n_static ? n_static : 0;
     *out = relax_lp3(planes, n, hard, fail, radius, x, plane_scratch, line_scratch);
     return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;

@@ -188,6 +188,12 @@ int orca2_line_wall(vec2 p0, vec2 p1, float radius, vec2 vel, float inv_tau, flo
 orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float max_speed, vec2 pref,
                           orca_line2_t* scratch, vec2* out);
 
+/* orca2_solve's fallback alone, for a caller that ran the program itself
+ * (orca_lanes.h orca2_lp_lanes) and saw it fail at line `fail` (< n) with
+ * x the best over the lines before it: what orca2_solve gives then. */
+orca_status_t orca2_solve_failed(const orca_line2_t* lines, int n, int n_static, float max_speed, int fail,
+                                 vec2 x, orca_line2_t* scratch, vec2* out);
+
 /* ------------------------------------------------------------------------ */
 /* 3D                                                                         */
 /* ------------------------------------------------------------------------ */
@@ -224,5 +230,9 @@ int orca3_plane_sphere(vec3 rel_center, float radius, vec3 vel, float inv_tau, f
  * that plane's coordinates); NULL only when n is 0, else ORCA_NO_ARRAY. */
 orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, float max_speed, vec3 pref,
                           orca_plane3_t* plane_scratch, orca_line2_t* line_scratch, vec3* out);
+
+/* As orca2_solve_failed, for orca3_solve (orca_lanes.h orca3_lp_lanes). */
+orca_status_t orca3_solve_failed(const orca_plane3_t* planes, int n, int n_static, float max_speed, int fail,
+                                 vec3 x, orca_plane3_t* plane_scratch, orca_line2_t* line_scratch, vec3* out);
 
 #endif /* SHOAL_ORCA_H */

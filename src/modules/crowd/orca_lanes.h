@@ -203,12 +203,14 @@ static inline int orca2_lines_lane(lanef p_x, lanef p_y, lanef v_x, lanef v_y, l
  * (bx, by) on entry the best without lines (vec2_clamp_length of the
  * target). run_lp2's steps in every lane: the lines in order, a violated
  * one's best point found against those before it, so each lane ends with
- * the bits run_lp2 gives it. Returns the lanes whose program failed (their
- * (bx, by) then unspecified: orca2_solve runs them). */
+ * the bits run_lp2 gives it. Returns the lanes whose program failed: their
+ * (bx, by) the best over the lines before the one that failed, its index
+ * in *fail_at (when not NULL), as run_lp2 leaves them. */
 static inline uint32_t orca2_lp_lanes(const float* px, const float* py, const float* dx, const float* dy,
                                       lanei n, int nmax, lanef radius, lanef tx, lanef ty, lanef* bx,
-                                      lanef* by)
+                                      lanef* by, lanei* fail_at)
 {
+    lanei where = lanei_set1(0);
     const lanef zero = lane_zero();
     const lanef slack = lane_mul(lane_set1(ORCA_SLACK), lane_add(lane_set1(1.0f), radius));
     const lanef neg_slack = lane_neg(slack), parallel = lane_set1(ORCA_PARALLEL);
@@ -250,10 +252,12 @@ static inline uint32_t orca2_lp_lanes(const float* px, const float* py, const fl
         const lanem moved = lane_mask_andnot(bad, fail);
         x = lane_select(moved, lane_add(pix, lane_mul(dix, t)), x);
         y = lane_select(moved, lane_add(piy, lane_mul(diy, t)), y);
+        where = lanei_select(lane_mask_and(bad, fail), lanei_set1(i), where);
         failed = lane_mask_or(failed, lane_mask_and(bad, fail));
     }
     *bx = x;
     *by = y;
+    if (fail_at) *fail_at = where;
     return lane_mask_bits(failed);
 }
 
@@ -287,12 +291,16 @@ static inline void lane_clamp_length3(lanef* x, lanef* y, lanef* z, lanef max_le
  * violated plane's best point (best_on_plane3) from the lines of the
  * planes before it in its plane, in tmp (4 rows of nmax * SHOAL_LANES
  * floats: points x, y, directions x, y), and their 2D program in lanes.
- * Returns the lanes whose program failed or met a case only the scalar
- * functions take (their result then unspecified: orca3_solve runs them). */
+ * Returns the lanes whose program failed: their (bx, by, bz) the best over
+ * the planes before the one that failed, its index in *fail_at, as run_lp3
+ * leaves them, except those in *redo, which met a case only the scalar
+ * functions take (their result unspecified: orca3_solve runs them). */
 static inline uint32_t orca3_lp_lanes(const float* const pl[6], lanei n, int nmax, lanef radius, lanef tx,
                                       lanef ty, lanef tz, float* const tmp[4], lanef* bx, lanef* by,
-                                      lanef* bz)
+                                      lanef* bz, lanei* fail_at, uint32_t* redo)
 {
+    lanei where = lanei_set1(0);
+    *redo = 0;
     const lanef zero = lane_zero(), one = lane_set1(1.0f), inf = lane_set1(INFINITY);
     const lanef slack = lane_mul(lane_set1(ORCA_SLACK), lane_add(one, radius));
     const lanef neg_slack = lane_neg(slack), parallel = lane_set1(ORCA_PARALLEL);
@@ -326,8 +334,9 @@ static inline uint32_t orca3_lp_lanes(const float* const pl[6], lanei n, int nma
                     q_z = lane_sub(lane_mul(nx, ky), lane_mul(ny, kx));
         const lanef q_len =
             lane_sqrt(lane_add(lane_add(lane_mul(q_x, q_x), lane_mul(q_y, q_y)), lane_mul(q_z, q_z)));
-        fail = lane_mask_or(fail,
-                            lane_mask_not(lane_mask_and(lane_cmp_gt(q_len, zero), lane_cmp_lt(q_len, inf))));
+        /* vec3_normalize's slow case: the lane goes to the scalar functions */
+        const uint32_t odd_e1 =
+            lane_mask_bits(lane_mask_not(lane_mask_and(lane_cmp_gt(q_len, zero), lane_cmp_lt(q_len, inf))));
         const lanef e1x = lane_div(q_x, q_len), e1y = lane_div(q_y, q_len), e1z = lane_div(q_z, q_len);
         /* e2 = normal x e1 */
         const lanef e2x = lane_sub(lane_mul(ny, e1z), lane_mul(nz, e1y)),
@@ -360,19 +369,24 @@ static inline uint32_t orca3_lp_lanes(const float* const pl[6], lanei n, int nma
         lanef yx = t2x, yy = t2y;
         uint32_t odd;
         lane_clamp_length2(&yx, &yy, rho, &odd);
-        uint32_t bits = lane_mask_bits(lane_mask_andnot(bad, fail)) & ~odd;
+        const uint32_t odd_here = lane_mask_bits(bad) & (odd | odd_e1);
+        *redo |= odd_here;
+        uint32_t bits = lane_mask_bits(lane_mask_andnot(bad, fail)) & ~odd_here;
         bits &= ~orca2_lp_lanes(tmp[0], tmp[1], tmp[2], tmp[3],
                                 lanei_select(lane_mask_from_bits(bits), lanei_set1(i), lanei_set1(0)), i, rho,
-                                t2x, t2y, &yx, &yy);
+                                t2x, t2y, &yx, &yy, NULL);
         const lanem moved = lane_mask_from_bits(bits);
         x = lane_select(moved, lane_add(c_x, lane_add(lane_mul(e1x, yx), lane_mul(e2x, yy))), x);
         y = lane_select(moved, lane_add(c_y, lane_add(lane_mul(e1y, yx), lane_mul(e2y, yy))), y);
         z = lane_select(moved, lane_add(c_z, lane_add(lane_mul(e1z, yx), lane_mul(e2z, yy))), z);
-        failed |= lane_mask_bits(bad) & ~bits;
+        const uint32_t now = lane_mask_bits(bad) & ~bits;
+        where = lanei_select(lane_mask_from_bits(now & ~odd_here), lanei_set1(i), where);
+        failed |= now;
     }
     *bx = x;
     *by = y;
     *bz = z;
+    *fail_at = where;
     return failed;
 }
 
