@@ -418,7 +418,35 @@ static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vct
         if (qhi > g->bucket_count) qhi = g->bucket_count;
         int32_t m = chunk_blocks(c, qlo, qhi, list);
         int32_t running = c->chunk_base[ch * c->chunk];
-        for (int32_t q = qlo; q < qhi; ++q) {
+        int32_t q = qlo;
+        /* A lane of buckets at a time where every block's counts cover the
+         * chunk (hashed keys spread each block over the table): the same
+         * sums, each bucket's start and each block's offset in it. */
+        int covered = m > 0;
+        for (int32_t j = 0; j < m; ++j) covered &= c->lo[list[j]] <= qlo && c->hi[list[j]] >= qhi - 1;
+        for (; covered && q + SHOAL_LANES <= qhi; q += SHOAL_LANES) {
+            lanei t = lanei_set1(0);
+            for (int32_t j = 0; j < m; ++j)
+                t = lanei_add(
+                    t, lanei_loadu(g->histogram + (size_t)list[j] * g->bucket_count + (q - c->lo[list[j]])));
+            _Alignas(64) int32_t at[SHOAL_LANES];
+            lanei_store(at, t);
+            for (int l = 0; l < SHOAL_LANES; ++l) {
+                const int32_t size = at[l];
+                largest = size > largest ? size : largest;
+                at[l] = running;
+                running += size;
+            }
+            lanei start = lanei_load(at);
+            lanei_storeu(g->cell_start + q, start);
+            for (int32_t j = 0; j < m; ++j) {
+                int32_t* slot = g->histogram + (size_t)list[j] * g->bucket_count + (q - c->lo[list[j]]);
+                const lanei count = lanei_loadu(slot);
+                lanei_storeu(slot, start);
+                start = lanei_add(start, count);
+            }
+        }
+        for (; q < qhi; ++q) {
             g->cell_start[q] = running;
             for (int32_t j = 0; j < m; ++j) {
                 int32_t b = list[j];
@@ -546,55 +574,65 @@ static void sort_buckets(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const uint32_t* hi = TABLE_COL(&c->w->agents, uint32_t, AC_ID_HI);
     int32_t first = begin * c->chunk, last = end * c->chunk;
     if (last > g->bucket_count) last = g->bucket_count;
-    for (int32_t b = first; b < last; ++b) {
-        int32_t at = g->cell_start[b], m = g->cell_start[b + 1] - at;
-        if (m < 2) continue;
-        int32_t* o = g->order + at;
-        if (c->ids) {
-            /* ids below 2^32, as all but the longest-running worlds have:
-             * the scatter put each beside its agent */
-            uint32_t* id = c->sorted_ids + at;
-            int32_t i = 1;
-            while (i < m && id[i - 1] < id[i]) ++i;
-            if (i == m) continue; /* in order already, as a reorder leaves every bucket */
-            if (m <= 8) {
-                /* each agent as one word, its id above its row, sorted by a
-                 * network of compare-exchanges (no branch: an insertion
-                 * sort mispredicts about once an agent); most buckets hold
-                 * about six */
-                uint64_t v[8];
-                for (int32_t k = 0; k < 8; ++k)
-                    v[k] = k < m ? (uint64_t)id[k] << 32 | (uint32_t)o[k] : UINT64_MAX;
-                sort8(v);
-                for (int32_t k = 0; k < m; ++k) {
-                    o[k] = (int32_t)(uint32_t)v[k];
-                    id[k] = (uint32_t)(v[k] >> 32);
+    for (int32_t b0 = first; b0 < last; b0 += SHOAL_LANES) {
+        /* a lane of buckets at a time: those of two agents or more
+         * (cell_start has an entry past the last bucket) */
+        uint32_t more = (1u << (last - b0 < SHOAL_LANES ? last - b0 : SHOAL_LANES)) - 1u;
+        if (b0 + SHOAL_LANES <= last)
+            more &= lane_mask_bits(
+                lanei_cmp_gt(lanei_sub(lanei_loadu(g->cell_start + b0 + 1), lanei_loadu(g->cell_start + b0)),
+                             lanei_set1(1)));
+        for (; more; more &= more - 1) {
+            const int32_t b = b0 + __builtin_ctz(more);
+            int32_t at = g->cell_start[b], m = g->cell_start[b + 1] - at;
+            if (m < 2) continue;
+            int32_t* o = g->order + at;
+            if (c->ids) {
+                /* ids below 2^32, as all but the longest-running worlds
+                 * have: the scatter put each beside its agent */
+                uint32_t* id = c->sorted_ids + at;
+                int32_t i = 1;
+                while (i < m && id[i - 1] < id[i]) ++i;
+                if (i == m) continue; /* in order already, as a reorder leaves every bucket */
+                if (m <= 8) {
+                    /* each agent as one word, its id above its row, sorted
+                     * by a network of compare-exchanges (no branch: an
+                     * insertion sort mispredicts about once an agent); most
+                     * buckets hold about six */
+                    uint64_t v[8];
+                    for (int32_t k = 0; k < 8; ++k)
+                        v[k] = k < m ? (uint64_t)id[k] << 32 | (uint32_t)o[k] : UINT64_MAX;
+                    sort8(v);
+                    for (int32_t k = 0; k < m; ++k) {
+                        o[k] = (int32_t)(uint32_t)v[k];
+                        id[k] = (uint32_t)(v[k] >> 32);
+                    }
+                    continue;
+                }
+                for (i = 1; i < m; ++i) { /* larger buckets: by insertion */
+                    int32_t r = o[i];
+                    uint32_t x = id[i];
+                    int32_t j = i;
+                    for (; j > 0 && id[j - 1] > x; --j) {
+                        o[j] = o[j - 1];
+                        id[j] = id[j - 1];
+                    }
+                    o[j] = r;
+                    id[j] = x;
                 }
                 continue;
             }
-            for (i = 1; i < m; ++i) { /* larger buckets: by insertion */
+            for (int32_t i = 1; i < m; ++i) { /* ids of 64 bits, read from the rows */
                 int32_t r = o[i];
-                uint32_t x = id[i];
+                uint64_t v = (uint64_t)lo[r] | (uint64_t)hi[r] << 32;
                 int32_t j = i;
-                for (; j > 0 && id[j - 1] > x; --j) {
-                    o[j] = o[j - 1];
-                    id[j] = id[j - 1];
+                for (; j > 0; --j) {
+                    int32_t q = o[j - 1];
+                    if (((uint64_t)lo[q] | (uint64_t)hi[q] << 32) <= v) break;
+                    o[j] = q;
                 }
                 o[j] = r;
-                id[j] = x;
             }
-            continue;
-        }
-        for (int32_t i = 1; i < m; ++i) { /* ids of 64 bits, read from the rows */
-            int32_t r = o[i];
-            uint64_t v = (uint64_t)lo[r] | (uint64_t)hi[r] << 32;
-            int32_t j = i;
-            for (; j > 0; --j) {
-                int32_t q = o[j - 1];
-                if (((uint64_t)lo[q] | (uint64_t)hi[q] << 32) <= v) break;
-                o[j] = q;
-            }
-            o[j] = r;
         }
     }
 }
