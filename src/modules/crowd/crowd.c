@@ -210,6 +210,7 @@ typedef struct orca_ctx {
      * moved_last (crowd_world_t). */
     crowd_world_t* lists;
     int list_fresh, prev_ok;
+    int crow_in_order; /* crowd row r is agent row r (sorted_range) */
     double moved;
     float moved_last;
     float* moved_w;
@@ -235,11 +236,15 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         lanef most_l = lane_set1(most), moved_l = lane_set1(moved);
         for (; k + SHOAL_LANES <= end; k += SHOAL_LANES) {
             const lanei j = lanei_loadu(g->order + k);
-            const lanei slot = lanei_gather((const int32_t*)x->slots, j);
-            /* component_row: slots past the sparse index hold no row (as
-             * unsigned: a slot's top bit set is past it too) */
-            const lanem known = lane_mask_andnot(lanei_cmp_gt(cap, slot), lanei_cmp_gt(lanei_set1(0), slot));
-            const lanei cr = lanei_gather_or(x->crowd->sparse, slot, known, lanei_set1(-1));
+            lanei cr = j; /* the crowd's rows in agent-row order */
+            if (!x->crow_in_order) {
+                const lanei slot = lanei_gather((const int32_t*)x->slots, j);
+                /* component_row: slots past the sparse index hold no row (as
+                 * unsigned: a slot's top bit set is past it too) */
+                const lanem known =
+                    lane_mask_andnot(lanei_cmp_gt(cap, slot), lanei_cmp_gt(lanei_set1(0), slot));
+                cr = lanei_gather_or(x->crowd->sparse, slot, known, lanei_set1(-1));
+            }
             const lanef rr = lane_gather(x->a.radius, j);
             lanei_storeu(crow + k, cr);
             lane_storeu(rad + k, rr);
@@ -284,7 +289,7 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
     for (; k < end; ++k) {
         int32_t j = g->order[k];
-        crow[k] = component_row(x->crowd, x->slots[j]);
+        crow[k] = x->crow_in_order ? j : component_row(x->crowd, x->slots[j]);
         rad[k] = x->a.radius[j];
         most = rad[k] > most ? rad[k] : most;
         if (x->lists && crow[k] >= 0) {
@@ -1746,6 +1751,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         x.rmax = rmax;
         x.lists = lists ? cw : NULL;
         x.prev_ok = cw->prev_ok;
+        x.crow_in_order = world_component_in_agent_order(w, COMP_CROWD);
         x.moved_w = moved_w;
         par_for(w, g->count, 1024, PAR_STATIC, sorted_range, &x);
         cw->radius_max = 0.0f;
