@@ -918,9 +918,16 @@ static void crowd_jitter_block(const orca_ctx_t* x, int32_t r0, int32_t m, float
 {
     uint64_t bits[CROWD_JITTER_BLOCK];
     const int32_t* row = x->c.agent_row + r0;
-    for (int32_t k = 0; k < m; ++k) {
-        const uint64_t gid = (uint64_t)x->id_lo[row[k]] | (uint64_t)x->id_hi[row[k]] << 32;
-        bits[k] = rng_stream(rng_base_from(x->seed_round, gid, x->step), CROWD_STREAM);
+    if (x->crow_in_order) { /* crowd row r is agent row r: ids read in order */
+        const uint32_t *lo = x->id_lo + r0, *hi = x->id_hi + r0;
+        for (int32_t k = 0; k < m; ++k)
+            bits[k] = rng_stream(
+                rng_base_from(x->seed_round, (uint64_t)lo[k] | (uint64_t)hi[k] << 32, x->step), CROWD_STREAM);
+    } else {
+        for (int32_t k = 0; k < m; ++k) {
+            const uint64_t gid = (uint64_t)x->id_lo[row[k]] | (uint64_t)x->id_hi[row[k]] << 32;
+            bits[k] = rng_stream(rng_base_from(x->seed_round, gid, x->step), CROWD_STREAM);
+        }
     }
     for (int32_t k = 0; k < m; ++k) {
         const uint64_t b = bits[k];
