@@ -821,7 +821,8 @@ static inline float keep_right_closest_lanes(const orca_ctx_t* x, const grid_t* 
     return closest;
 }
 
-/* An agent's position, velocity and radius in every lane (nb_lane_gather). */
+/* An agent's position, velocity and radius in every lane (nb_lane_gather),
+ * or a lane of agents' each in its lane (orca_packet). */
 typedef struct nb_origin {
     lanef p0, p1, p2, vx0, vy0, vz0, r_i;
 } nb_origin_t;
@@ -833,19 +834,17 @@ static inline nb_origin_t nb_origin(const float p[3], vec3 vel, float ri)
 }
 
 /* A lane of neighbors' ORCA inputs, gathered from the sorted arrays at
- * positions ks[0..SHOAL_LANES) (the first `left` of them real, the rest
- * reading nothing): offsets from the agent o, velocities relative to its,
- * planning radii with its, crowd rows (-1 past the real ones). */
+ * positions k in the lanes of mk (the others reading nothing): offsets from
+ * the agents o, velocities relative to theirs, planning radii with theirs,
+ * crowd rows (-1 in the lanes past mk). */
 typedef struct nb_lane {
     lanef dx, dy, dz, rvx, rvy, rvz, rad;
     lanei cr;
 } nb_lane_t;
 
-static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, const int32_t* ks, int32_t left,
-                                       const nb_origin_t* o, int three)
+static inline nb_lane_t nb_lane_gather_at(const orca_ctx_t* x, const grid_t* g, lanei k, lanem mk,
+                                          const nb_origin_t* o, int three)
 {
-    const lanei k = lanei_loadu(ks);
-    const lanem mk = lane_mask_first(left); /* a short last lane gathers only what it holds */
     nb_lane_t nl;
     nl.dx = lane_image(g, lane_sub(lane_gather_or(g->sx, k, mk, o->p0), o->p0), 0);
     nl.dy = lane_image(g, lane_sub(lane_gather_or(g->sy, k, mk, o->p1), o->p1), 1);
@@ -860,6 +859,15 @@ static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, con
         lane_mul(lane_set1(CROWD_PLAN_RADIUS), lane_add(o->r_i, lane_gather_or(x->sradius, k, mk, o->r_i)));
     nl.cr = lanei_gather_or(x->scrow, k, mk, lanei_set1(-1));
     return nl;
+}
+
+/* nb_lane_gather_at of one agent's neighbors at sorted positions
+ * ks[0..SHOAL_LANES), the first `left` of them real (a short last lane
+ * gathers only what it holds). */
+static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, const int32_t* ks, int32_t left,
+                                       const nb_origin_t* o, int three)
+{
+    return nb_lane_gather_at(x, g, lanei_loadu(ks), lane_mask_first(left), o, three);
 }
 
 /* Crowd row r's (agent row i, at p) neighbors for ORCA into nb, at most
@@ -975,21 +983,69 @@ static inline lanei orca_packet_k(void)
                      lanei_set1((int32_t)(offsetof(nearest_t, k) / sizeof(int32_t))));
 }
 
+/* The agents of crowd rows [r0, r0 + SHOAL_LANES), a row to a lane, as
+ * orca_range reads them: their rows, positions, velocities and radii (o),
+ * speed limits, preferred velocities (capped, with the jitter j[0..dims)),
+ * 1 / time_horizon, shares, and how many neighbors each plans with (cnt,
+ * none where a velocity or time is not finite). */
+typedef struct packet_agents {
+    lanei rows, n;
+    nb_origin_t o;
+    lanef vmax, tx, ty, tz, itau, share;
+} packet_agents_t;
+
+static inline packet_agents_t orca_packet_agents(const orca_ctx_t* x, int32_t r0, int three,
+                                                 const float* const j[3], const int32_t* cnt)
+{
+    const agent_view_t* a = &x->a;
+    const crowd_view_t* c = &x->c;
+    const lanef zero = lane_zero();
+    packet_agents_t pa;
+    pa.rows = lanei_loadu(c->agent_row + r0);
+    const lanei rows = pa.rows;
+    pa.o.p0 = lane_gather(a->px, rows);
+    pa.o.p1 = lane_gather(a->py, rows);
+    pa.o.p2 = three ? lane_gather(a->pz, rows) : zero;
+    pa.o.vx0 = lane_gather(a->vx, rows);
+    pa.o.vy0 = lane_gather(a->vy, rows);
+    pa.o.vz0 = three ? lane_gather(a->vz, rows) : zero;
+    pa.o.r_i = lane_gather(a->radius, rows);
+    pa.vmax = lane_gather(a->max_speed, rows);
+    lanef tx = lane_gather(a->dx, rows), ty = lane_gather(a->dy, rows);
+    lanef tz = three ? lane_gather(a->dz, rows) : zero;
+    const lanef cap = lane_loadu(c->pref_speed + r0);
+    lanef len2 = lane_add(lane_mul(tx, tx), lane_mul(ty, ty));
+    if (three) len2 = lane_add(len2, lane_mul(tz, tz));
+    const lanem over = lane_mask_and(lane_cmp_gt(cap, zero), lane_cmp_gt(len2, lane_mul(cap, cap)));
+    const lanef sc = lane_div(cap, lane_sqrt(len2));
+    const lanef jit = lane_set1(CROWD_JITTER);
+    pa.tx = lane_add(lane_select(over, lane_mul(tx, sc), tx), lane_mul(jit, lane_loadu(j[0])));
+    pa.ty = lane_add(lane_select(over, lane_mul(ty, sc), ty), lane_mul(jit, lane_loadu(j[1])));
+    pa.tz = three ? lane_add(lane_select(over, lane_mul(tz, sc), tz), lane_mul(jit, lane_loadu(j[2]))) : zero;
+    pa.itau = lane_div(lane_set1(1.0f), lane_loadu(c->tau + r0));
+    pa.share = lane_loadu(c->resp + r0);
+    lanem go =
+        lane_mask_and(lane_finite(pa.itau), lane_mask_and(lane_finite(pa.o.vx0), lane_finite(pa.o.vy0)));
+    if (three) go = lane_mask_and(go, lane_finite(pa.o.vz0));
+    if (!isfinite(x->inv_dt)) go = lane_mask_from_bits(0);
+    pa.n = lanei_select(go, lanei_loadu(cnt), lanei_set1(0));
+    return pa;
+}
+
 /* ORCA for crowd rows [r0, r0 + SHOAL_LANES) at once, a row to a lane: 2D,
  * plain (orca_plain), crowd rows of the sorted positions known, no walls,
  * no obstacles, no wrapping. Each row's neighbors as orca_range finds them;
  * then every lane's preferred velocity, its m-th neighbor's line for every
  * m (orca2_lines_core: the row's lines, in its order, bit for bit) and
- * the linear program of all of them at once (orca2_lp_lanes); the rows
- * whose program fails are solved one at a time (orca2_solve, from the
- * start). The same bits as orca_range's row at a time. jx, jy: the rows'
- * jitter draws. */
+ * the linear program of all of them at once (orca2_lp_lanes); a row whose
+ * program fails goes to the fallback from where it failed
+ * (orca2_solve_failed). The same bits as orca_range's row at a time. jx,
+ * jy: the rows' jitter draws. */
 static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const float* jy, int32_t worker,
                         nearest_cache_t* runs, int64_t* relaxed)
 {
     enum { L = SHOAL_LANES };
     const agent_view_t* a = &x->a;
-    const crowd_view_t* c = &x->c;
     const grid_t* g = x->g;
     nearest_t nbs[L]; /* lane l's m-th neighbor: nbs[l].k[m] */
     _Alignas(64) float lpx[CROWD_MAX_NEIGHBORS * L], lpy[CROWD_MAX_NEIGHBORS * L];
@@ -997,33 +1053,12 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     _Alignas(64) int32_t cnt[L];
     const int32_t nmax = orca_packet_neighbors(x, r0, 0, worker, runs, nbs, cnt);
     const lanei kat = orca_packet_k(); /* where each lane's neighbors start */
-
-    /* the preferred velocities, as orca_range's */
-    const lanei rows = lanei_loadu(c->agent_row + r0);
-    const lanef zero = lane_zero(), one = lane_set1(1.0f);
-    const lanef px = lane_gather(a->px, rows), py = lane_gather(a->py, rows);
-    const lanef vx = lane_gather(a->vx, rows), vy = lane_gather(a->vy, rows);
-    const lanef ri = lane_gather(a->radius, rows), vmax = lane_gather(a->max_speed, rows);
-    lanef tx = lane_gather(a->dx, rows), ty = lane_gather(a->dy, rows);
-    {
-        const lanef cap = lane_loadu(c->pref_speed + r0);
-        const lanef len2 = lane_add(lane_mul(tx, tx), lane_mul(ty, ty));
-        const lanem over = lane_mask_and(lane_cmp_gt(cap, zero), lane_cmp_gt(len2, lane_mul(cap, cap)));
-        const lanef sc = lane_div(cap, lane_sqrt(len2));
-        tx = lane_select(over, lane_mul(tx, sc), tx);
-        ty = lane_select(over, lane_mul(ty, sc), ty);
-        const lanef jit = lane_set1(CROWD_JITTER);
-        tx = lane_add(tx, lane_mul(jit, lane_loadu(jx)));
-        ty = lane_add(ty, lane_mul(jit, lane_loadu(jy)));
-    }
-    const lanef itau = lane_div(one, lane_loadu(c->tau + r0));
-    const lanef share = lane_loadu(c->resp + r0);
-    lanem go = lane_mask_and(lane_finite(itau), lane_mask_and(lane_finite(vx), lane_finite(vy)));
-    if (!isfinite(x->inv_dt)) go = lane_mask_from_bits(0);
-    lanei n = lanei_select(go, lanei_loadu(cnt), lanei_set1(0));
+    const float* const jit[3] = {jx, jy, NULL};
+    const packet_agents_t pa = orca_packet_agents(x, r0, 0, jit, cnt);
+    lanei n = pa.n;
 
     /* the m-th line of every lane at once */
-    const lanef plan = lane_set1(CROWD_PLAN_RADIUS);
+    const lanef one = lane_set1(1.0f);
     _Alignas(64) int32_t nl[L];
     int diverged = 0;
     for (int32_t m = 0; m < nmax; ++m) {
@@ -1032,14 +1067,10 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
         if (!on) break;
         const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
                                         lanei_set1(0));
-        const lanef ox = lane_sub(lane_gather_or(g->sx, k, act, px), px);
-        const lanef oy = lane_sub(lane_gather_or(g->sy, k, act, py), py);
-        const lanef rvx = lane_sub(vx, lane_gather_or(g->svx, k, act, vx));
-        const lanef rvy = lane_sub(vy, lane_gather_or(g->svy, k, act, vy));
-        const lanef rad = lane_mul(plan, lane_add(ri, lane_gather_or(x->sradius, k, act, ri)));
-        const lanef s =
-            lane_select(lanei_nonneg(lanei_gather_or(x->scrow, k, act, lanei_set1(-1))), share, one);
-        const orca2_lane_lines_t ln = orca2_lines_core(ox, oy, rvx, rvy, rad, s, itau, vx, vy);
+        const nb_lane_t nb = nb_lane_gather_at(x, g, k, act, &pa.o, 0);
+        const lanef s = lane_select(lanei_nonneg(nb.cr), pa.share, one);
+        const orca2_lane_lines_t ln =
+            orca2_lines_core(nb.dx, nb.dy, nb.rvx, nb.rvy, nb.rad, s, pa.itau, pa.o.vx0, pa.o.vy0);
         lane_store(lpx + (size_t)m * L, ln.pt_x);
         lane_store(lpy + (size_t)m * L, ln.pt_y);
         lane_store(ldx + (size_t)m * L, ln.d_x);
@@ -1053,15 +1084,8 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
             diverged = 1;
         }
         _Alignas(64) float in[9][L];
-        lane_store(in[0], ox);
-        lane_store(in[1], oy);
-        lane_store(in[2], rvx);
-        lane_store(in[3], rvy);
-        lane_store(in[4], rad);
-        lane_store(in[5], s);
-        lane_store(in[6], itau);
-        lane_store(in[7], vx);
-        lane_store(in[8], vy);
+        const lanef ins[9] = {nb.dx, nb.dy, nb.rvx, nb.rvy, nb.rad, s, pa.itau, pa.o.vx0, pa.o.vy0};
+        for (int v = 0; v < 9; ++v) lane_store(in[v], ins[v]);
         for (int l = 0; l < L; ++l) {
             if (!(on >> l & 1u)) continue;
             orca_line2_t line;
@@ -1085,18 +1109,15 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     if (diverged) n = lanei_load(nl);
 
     /* the programs: orca2_solve's speed limit, target and first best */
+    const lanef zero = lane_zero();
     const lanef radius = lane_select(
-        lane_mask_and(lane_cmp_gt(vmax, zero), lane_cmp_lt(vmax, lane_set1(INFINITY))), vmax, zero);
-    const lanem tfin = lane_mask_and(lane_finite(tx), lane_finite(ty));
-    tx = lane_select(tfin, tx, zero);
-    ty = lane_select(tfin, ty, zero);
-    const lanef len_sq = lane_add(lane_mul(tx, tx), lane_mul(ty, ty));
-    const lanem clamp = lane_cmp_gt(len_sq, lane_mul(radius, radius));
-    const lanef len = lane_sqrt(len_sq);
-    lanef bx = lane_select(clamp, lane_mul(lane_div(tx, len), radius), tx);
-    lanef by = lane_select(clamp, lane_mul(lane_div(ty, len), radius), ty);
+        lane_mask_and(lane_cmp_gt(pa.vmax, zero), lane_cmp_lt(pa.vmax, lane_set1(INFINITY))), pa.vmax, zero);
+    const lanem tfin = lane_mask_and(lane_finite(pa.tx), lane_finite(pa.ty));
+    const lanef tx = lane_select(tfin, pa.tx, zero), ty = lane_select(tfin, pa.ty, zero);
+    lanef bx = tx, by = ty;
+    uint32_t odd;
+    lane_clamp_length2(&bx, &by, radius, &odd);
     _Alignas(64) float out[4][L];
-    const uint32_t odd = lane_mask_bits(lane_mask_andnot(clamp, lane_cmp_lt(len, lane_set1(INFINITY))));
     if (odd) { /* vec2_normalize's slow case: a length past the floats */
         _Alignas(64) float lim[L];
         lane_store(out[0], bx);
@@ -1118,16 +1139,14 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     lane_store(out[0], bx);
     lane_store(out[1], by);
     _Alignas(64) int32_t row[L];
-    lanei_store(row, rows);
+    lanei_store(row, pa.rows);
     for (int l = 0; l < L; ++l) {
         a->dx[row[l]] = out[0][l];
         a->dy[row[l]] = out[1][l];
     }
     if (failed) {
-        lane_store(out[2], tx);
-        lane_store(out[3], ty);
         _Alignas(64) float lim[L];
-        lane_store(lim, vmax);
+        lane_store(lim, pa.vmax);
         lanei_store(nl, n);
         _Alignas(64) int32_t fat[L];
         lanei_store(fat, fail_at);
@@ -1150,16 +1169,16 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
 }
 
 /* orca_packet in 3D: the rows' planes a neighbor of every lane at a time
- * (orca3_planes_core) and their programs together (orca3_lp_lanes), rows
- * whose program fails or meets a case only the scalar functions take
- * solved one at a time (orca3_solve). The same bits as one at a time. jx,
- * jy, jz: the rows' jitter draws. */
+ * (orca3_planes_core) and their programs together (orca3_lp_lanes); a row
+ * whose program fails goes to the fallback from where it failed
+ * (orca3_solve_failed), one that met a case only the scalar functions take
+ * is solved from the start (orca3_solve). The same bits as one at a time.
+ * jx, jy, jz: the rows' jitter draws. */
 static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const float* jy, const float* jz,
                          int32_t worker, nearest_cache_t* runs, int64_t* relaxed)
 {
     enum { L = SHOAL_LANES, N = CROWD_MAX_NEIGHBORS * SHOAL_LANES };
     const agent_view_t* a = &x->a;
-    const crowd_view_t* c = &x->c;
     const grid_t* g = x->g;
     nearest_t nbs[L];
     _Alignas(64) float pl[6][N]; /* the planes' points and normals, plane m of lane l at m * L + l */
@@ -1167,34 +1186,11 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     _Alignas(64) int32_t cnt[L];
     const int32_t nmax = orca_packet_neighbors(x, r0, 1, worker, runs, nbs, cnt);
     const lanei kat = orca_packet_k();
+    const float* const jit[3] = {jx, jy, jz};
+    const packet_agents_t pa = orca_packet_agents(x, r0, 1, jit, cnt);
+    lanei n = pa.n;
 
-    const lanei rows = lanei_loadu(c->agent_row + r0);
-    const lanef zero = lane_zero(), one = lane_set1(1.0f);
-    const lanef px = lane_gather(a->px, rows), py = lane_gather(a->py, rows), pz = lane_gather(a->pz, rows);
-    const lanef vx = lane_gather(a->vx, rows), vy = lane_gather(a->vy, rows), vz = lane_gather(a->vz, rows);
-    const lanef ri = lane_gather(a->radius, rows), vmax = lane_gather(a->max_speed, rows);
-    lanef tx = lane_gather(a->dx, rows), ty = lane_gather(a->dy, rows), tz = lane_gather(a->dz, rows);
-    {
-        const lanef cap = lane_loadu(c->pref_speed + r0);
-        const lanef len2 = lane_add(lane_add(lane_mul(tx, tx), lane_mul(ty, ty)), lane_mul(tz, tz));
-        const lanem over = lane_mask_and(lane_cmp_gt(cap, zero), lane_cmp_gt(len2, lane_mul(cap, cap)));
-        const lanef sc = lane_div(cap, lane_sqrt(len2));
-        tx = lane_select(over, lane_mul(tx, sc), tx);
-        ty = lane_select(over, lane_mul(ty, sc), ty);
-        tz = lane_select(over, lane_mul(tz, sc), tz);
-        const lanef jit = lane_set1(CROWD_JITTER);
-        tx = lane_add(tx, lane_mul(jit, lane_loadu(jx)));
-        ty = lane_add(ty, lane_mul(jit, lane_loadu(jy)));
-        tz = lane_add(tz, lane_mul(jit, lane_loadu(jz)));
-    }
-    const lanef itau = lane_div(one, lane_loadu(c->tau + r0));
-    const lanef share = lane_loadu(c->resp + r0);
-    lanem go = lane_mask_and(lane_mask_and(lane_finite(itau), lane_finite(vx)),
-                             lane_mask_and(lane_finite(vy), lane_finite(vz)));
-    if (!isfinite(x->inv_dt)) go = lane_mask_from_bits(0);
-    lanei n = lanei_select(go, lanei_loadu(cnt), lanei_set1(0));
-
-    const lanef plan = lane_set1(CROWD_PLAN_RADIUS);
+    const lanef one = lane_set1(1.0f);
     _Alignas(64) int32_t nl[L];
     int diverged = 0;
     for (int32_t m = 0; m < nmax; ++m) {
@@ -1203,16 +1199,10 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
         if (!on) break;
         const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
                                         lanei_set1(0));
-        const lanef ox = lane_sub(lane_gather_or(g->sx, k, act, px), px);
-        const lanef oy = lane_sub(lane_gather_or(g->sy, k, act, py), py);
-        const lanef oz = lane_sub(lane_gather_or(g->sz, k, act, pz), pz);
-        const lanef rvx = lane_sub(vx, lane_gather_or(g->svx, k, act, vx));
-        const lanef rvy = lane_sub(vy, lane_gather_or(g->svy, k, act, vy));
-        const lanef rvz = lane_sub(vz, lane_gather_or(g->svz, k, act, vz));
-        const lanef rad = lane_mul(plan, lane_add(ri, lane_gather_or(x->sradius, k, act, ri)));
-        const lanef s =
-            lane_select(lanei_nonneg(lanei_gather_or(x->scrow, k, act, lanei_set1(-1))), share, one);
-        const orca3_lane_planes_t q = orca3_planes_core(ox, oy, oz, rvx, rvy, rvz, rad, s, itau, vx, vy, vz);
+        const nb_lane_t nb = nb_lane_gather_at(x, g, k, act, &pa.o, 1);
+        const lanef s = lane_select(lanei_nonneg(nb.cr), pa.share, one);
+        const orca3_lane_planes_t q = orca3_planes_core(nb.dx, nb.dy, nb.dz, nb.rvx, nb.rvy, nb.rvz, nb.rad,
+                                                        s, pa.itau, pa.o.vx0, pa.o.vy0, pa.o.vz0);
         const size_t at = (size_t)m * L;
         lane_store(pl[0] + at, q.pt_x);
         lane_store(pl[1] + at, q.pt_y);
@@ -1228,7 +1218,8 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
             diverged = 1;
         }
         _Alignas(64) float in[12][L];
-        const lanef ins[12] = {ox, oy, oz, rvx, rvy, rvz, rad, s, itau, vx, vy, vz};
+        const lanef ins[12] = {nb.dx,  nb.dy, nb.dz,   nb.rvx,   nb.rvy,   nb.rvz,
+                               nb.rad, s,     pa.itau, pa.o.vx0, pa.o.vy0, pa.o.vz0};
         for (int v = 0; v < 12; ++v) lane_store(in[v], ins[v]);
         for (int l = 0; l < L; ++l) {
             if (!(on >> l & 1u)) continue;
@@ -1256,12 +1247,13 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     if (diverged) n = lanei_load(nl);
 
     /* orca3_solve's speed limit, target and first best, then the programs */
+    const lanef zero = lane_zero();
     const lanef radius = lane_select(
-        lane_mask_and(lane_cmp_gt(vmax, zero), lane_cmp_lt(vmax, lane_set1(INFINITY))), vmax, zero);
-    const lanem tfin = lane_mask_and(lane_mask_and(lane_finite(tx), lane_finite(ty)), lane_finite(tz));
-    tx = lane_select(tfin, tx, zero);
-    ty = lane_select(tfin, ty, zero);
-    tz = lane_select(tfin, tz, zero);
+        lane_mask_and(lane_cmp_gt(pa.vmax, zero), lane_cmp_lt(pa.vmax, lane_set1(INFINITY))), pa.vmax, zero);
+    const lanem tfin =
+        lane_mask_and(lane_mask_and(lane_finite(pa.tx), lane_finite(pa.ty)), lane_finite(pa.tz));
+    const lanef tx = lane_select(tfin, pa.tx, zero), ty = lane_select(tfin, pa.ty, zero),
+                tz = lane_select(tfin, pa.tz, zero);
     lanef bx = tx, by = ty, bz = tz;
     uint32_t odd;
     lane_clamp_length3(&bx, &by, &bz, radius, &odd);
@@ -1276,7 +1268,7 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     lane_store(out[1], by);
     lane_store(out[2], bz);
     _Alignas(64) int32_t row[L];
-    lanei_store(row, rows);
+    lanei_store(row, pa.rows);
     for (int l = 0; l < L; ++l) {
         a->dx[row[l]] = out[0][l];
         a->dy[row[l]] = out[1][l];
@@ -1287,7 +1279,7 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
         lane_store(out[4], ty);
         lane_store(out[5], tz);
         _Alignas(64) float lim[L];
-        lane_store(lim, vmax);
+        lane_store(lim, pa.vmax);
         lanei_store(nl, n);
         _Alignas(64) int32_t fat[L];
         lanei_store(fat, fail_at);
