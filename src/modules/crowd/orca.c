@@ -419,9 +419,7 @@ orca_status_t orca2_solve(const orca_line2_t* lines, int n, int n_static, float 
         *out = x;
         return ORCA_FEASIBLE;
     }
-    int hard = fail >= n_static ? n_static : 0;
-    *out = relax_lp2(lines, n, hard, fail, radius, x, scratch);
-    return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;
+    return orca2_solve_failed(lines, n, n_static, max_speed, fail, x, scratch, out);
 }
 
 orca_status_t orca2_solve_failed(const orca_line2_t* lines, int n, int n_static, float max_speed, int fail,
@@ -570,9 +568,7 @@ orca_status_t orca3_solve(const orca_plane3_t* planes, int n, int n_static, floa
         *out = x;
         return ORCA_FEASIBLE;
     }
-    int hard = fail >= n_static ? n_static : 0;
-    *out = relax_lp3(planes, n, hard, fail, radius, x, plane_scratch, line_scratch);
-    return fail >= n_static ? ORCA_RELAXED : ORCA_RELAXED_ALL;
+    return orca3_solve_failed(planes, n, n_static, max_speed, fail, x, plane_scratch, line_scratch, out);
 }
 
 orca_status_t orca3_solve_failed(const orca_plane3_t* planes, int n, int n_static, float max_speed, int fail,
