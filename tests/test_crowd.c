@@ -13,6 +13,7 @@
 #include "scenes/crowd_scene.h"
 #include "ecs/world.h"
 #include "modules/contacts/contacts.h"
+#include "simd/lanes.h"
 #include "support.h"
 
 static shoal_agent_def_t crowd_def(float x, float y, float tx, float ty)
@@ -1059,7 +1060,7 @@ Test(crowd, colored_sweeps_one_result_for_any_thread_count_3d, .timeout = 240) {
  * whole crowd), and the small margin dropped some. */
 enum { WATCH_N = 1800, WATCH_STEPS = 60 };
 static void watched_jam(int dims, int threads, float margin, int blocked, uint64_t* hash, int32_t* listed,
-                        int64_t* dropped)
+                        int64_t* dropped, int64_t* screened)
 {
     static float pos[3 * WATCH_N], goal[3 * WATCH_N];
     crowd_grid(dims, WATCH_N, pos, goal);
@@ -1104,6 +1105,7 @@ static void watched_jam(int dims, int threads, float margin, int blocked, uint64
         *listed = cw->watch_last > *listed ? cw->watch_last : *listed;
     }
     *dropped = cw->watch_dropped;
+    *screened = cw->runs_screened;
     shoal_world_destroy(w);
 }
 
@@ -1111,15 +1113,20 @@ static void watch_list_same_bits(int dims, int blocked)
 {
     uint64_t ref[WATCH_STEPS], got[WATCH_STEPS];
     int32_t listed;
-    int64_t dropped;
-    watched_jam(dims, 1, 0.0f, blocked, ref, &listed, &dropped);
+    int64_t dropped, screened;
+    watched_jam(dims, 1, 0.0f, blocked, ref, &listed, &dropped, &screened);
     cr_assert_eq(listed, -1, "%dD: no margin made a list", dims); /* and a row at a time */
+    cr_assert_eq(screened, 0, "%dD: a row at a time screened %lld runs", dims, (long long)screened);
     const struct {
         int threads;
         float margin;
     } runs[] = {{1, -1.0f}, {2, -1.0f}, {1, 1e-3f}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
-        watched_jam(dims, runs[k].threads, runs[k].margin, blocked, got, &listed, &dropped);
+        watched_jam(dims, runs[k].threads, runs[k].margin, blocked, got, &listed, &dropped, &screened);
+        /* with lanes, runs whose rows the bound left were screened a lane
+         * of rows at a time (contacts.c, run_apart) */
+        if (SHOAL_LANES >= 4)
+            cr_expect_gt(screened, 0, "%dD, %d threads: no run was screened", dims, runs[k].threads);
         for (int s = 0; s < WATCH_STEPS; ++s)
             cr_assert_eq(got[s], ref[s],
                          "%dD%s, margin %g, %d threads: step %d differs from the pass over everyone", dims,

@@ -27,7 +27,8 @@
  * CONTACT_RELAX / contacts (capped at the sum), which keeps packed clusters
  * from overshooting. The first iteration checks every participant (in a
  * world of crowd agents alone it passes over those too far from their
- * candidates to touch them: first_clear); later ones check only the marked
+ * candidates to touch them, first_clear, and screens the rest of a lane
+ * of rows against their candidates at once, run_apart); later ones check only the marked
  * (they overlapped at their last check, moved, or a candidate moved), and
  * once those hold, a check of every participant confirms it (skipping
  * those that neither moved nor have a candidate that moved since their
@@ -94,6 +95,12 @@
 /* The first check takes rows a lane at a time with at most this many
  * obstacles (each tested against every lane). */
 #define CONTACT_RUN_OBSTACLES 16
+/* ... and screens a run's rows the bound left against their candidates a
+ * lane at a time (run_apart) when at least this many are left (fewer are
+ * cheaper one at a time) */
+#ifndef CONTACT_RUN_APART
+#define CONTACT_RUN_APART 3
+#endif
 #define CONTACT_MAX_SWEEPS 512
 
 _Static_assert(CONTACT_K >= CROWD_CONTACT_K,
@@ -537,12 +544,13 @@ static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, cons
 
 /* first_clear for the SHOAL_LANES crowd rows from r, a lane each (the same
  * operations in the same order: in 2D the + 0 of vz and of |p[2]| leave a
- * sum as it is): bit l, row r + l is clear. With walls (x->wall_clear),
+ * sum as it is): bit l, row r + l is clear; in *apart, bit l when it is
+ * clear of walls and obstacles (whatever its candidates). With walls (x->wall_clear),
  * also clear of every wall: none was nearer than wall_clear[r] to where the
  * orca pass found the row (its start), and a wall it meets is within the
  * radius and the path's length (1.001 of it: contact_row_finish) of where
  * it is now, which is `mine` from the start. */
-static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r)
+static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r, uint32_t* apart)
 {
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
@@ -561,11 +569,12 @@ static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r)
     const lanef margin = lane_add(lane_set1(1e-4f), lane_mul(lane_set1(3e-7f), far));
     const lanef ri = lane_gather(a->radius, i), least = lane_add(margin, lane_set1(x->margin));
     const lanef slack = lane_sub(lane_sub(lane_sub(lane_loadu(x->clear + r), mine), ri), lane_set1(x->reach));
-    lanem clear = lane_cmp_gt(slack, least);
+    /* apart: clear of walls and obstacles */
+    lanem away = lane_cmp_ge(ri, ri);
     if (x->wall_clear) {
         const lanef walls =
             lane_sub(lane_sub(lane_loadu(x->wall_clear + r), ri), lane_mul(lane_set1(2.01f), mine));
-        clear = lane_mask_and(clear, lane_cmp_gt(walls, least));
+        away = lane_cmp_gt(walls, least);
     }
     /* obstacles: obstacle_overlap's test */
     const obstacle_set_t* obs = x->obs;
@@ -579,9 +588,56 @@ static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r)
             d2 = lane_add(d2, lane_mul(dz, dz));
         }
         const lanef sum = lane_add(ri, lane_set1(ob[3]));
-        clear = lane_mask_andnot(clear, lane_cmp_lt(d2, lane_mul(sum, sum)));
+        away = lane_mask_andnot(away, lane_cmp_lt(d2, lane_mul(sum, sum)));
     }
-    return lane_mask_bits(clear);
+    *apart = lane_mask_bits(away);
+    return lane_mask_bits(lane_mask_and(lane_cmp_gt(slack, least), away));
+}
+
+/* For the SHOAL_LANES crowd rows from r, a lane each (a run of the first
+ * check), their candidates a slot at a time: bit l, none of row r + l's
+ * candidates overlaps it, and in *near, one is within the sum of radii
+ * and x->margin of it. The tests are cand_screen's and cand_near's, on the
+ * candidates cand_rows and cand_bodies take (up to the first -1, not the
+ * agent itself, a row of the table, a radius above 0), with the same
+ * operations in the same order: a row's answers are the row at a time's. */
+static inline uint32_t run_apart(const contact_ctx_t* x, int32_t r, uint32_t* near)
+{
+    const agent_view_t* a = &x->a;
+    const grid_t* g = x->g;
+    const int three = x->w->dims == 3;
+    const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    const lanei i = lanei_loadu(x->crowd_row + r), agents = lanei_set1(x->w->agents.count);
+    const lanef px = lane_gather(a->px, i), py = lane_gather(a->py, i);
+    const lanef pz = three ? lane_gather(a->pz, i) : lane_zero();
+    const lanef ri = lane_gather(a->radius, i), reach = lane_add(ri, lane_set1(x->margin)),
+                zero = lane_zero();
+    const lanei slots =
+        lanei_add(lanei_mul(lanei_iota(), lanei_set1(CROWD_CONTACT_K)), lanei_set1(r * CROWD_CONTACT_K));
+    lanem listed = lane_cmp_ge(ri, ri), hit = lane_cmp_lt(ri, ri), close = hit;
+    for (int m = 0; m < n; ++m) {
+        const lanei k = lanei_gather(x->crowd_near, lanei_add(slots, lanei_set1(m)));
+        listed = lane_mask_and(listed, lanei_nonneg(k)); /* the candidates end at the first -1 */
+        const lanei j = lanei_gather_or(g->order, k, listed, i);
+        lanem ok = lane_mask_and(lane_mask_and(listed, lanei_nonneg(j)),
+                                 lane_mask_andnot(lanei_cmp_gt(agents, j), lanei_cmp_eq(j, i)));
+        const lanei jj = lanei_select(ok, j, i);
+        const lanef rj = lane_gather(a->radius, jj);
+        ok = lane_mask_and(ok, lane_cmp_gt(rj, zero));
+        const lanef dx = lane_image(g, lane_sub(lane_gather(a->px, jj), px), 0);
+        const lanef dy = lane_image(g, lane_sub(lane_gather(a->py, jj), py), 1);
+        lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) {
+            const lanef dz = lane_image(g, lane_sub(lane_gather(a->pz, jj), pz), 2);
+            d2 = lane_add(d2, lane_mul(dz, dz));
+        }
+        const lanef sum = lane_add(ri, rj), s = lane_add(reach, rj);
+        hit = lane_mask_or(hit, lane_mask_and(ok, lane_cmp_lt(d2, lane_mul(sum, sum))));
+        close = lane_mask_or(close, lane_mask_and(ok, lane_cmp_lt(d2, lane_mul(s, s))));
+        if (!lane_mask_any(listed)) break;
+    }
+    *near = lane_mask_bits(close);
+    return lane_mask_bits(lane_mask_not(hit));
 }
 
 /* Whether any of the candidates c (cand_bodies) is within the sum of radii
@@ -725,7 +781,8 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
                      x->obs->obstacle_high <= CONTACT_RUN_OBSTACLES &&
                      (x->w->dims == 3 || x->walls->seg_count == 0 || x->wall_clear);
     int32_t run_at = -1;
-    uint32_t run_clear = 0;
+    uint32_t run_clear = 0, run_quiet = 0, run_near = 0;
+    const uint32_t run_all = SHOAL_LANES == 32 ? ~0u : (1u << SHOAL_LANES) - 1u;
     for (int32_t e = begin; e < end; ++e) {
         int32_t r = e;
         if (x->list) {
@@ -734,20 +791,33 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
             break;
         } else if (runs && !(e & (SHOAL_LANES - 1)) && e + SHOAL_LANES <= end) {
             run_at = e;
-            run_clear = first_clear_lanes(x, e);
-            if (run_clear == (SHOAL_LANES == 32 ? ~0u : (1u << SHOAL_LANES) - 1u)) {
+            uint32_t apart = 0;
+            run_clear = run_quiet = first_clear_lanes(x, e, &apart);
+            run_near = 0;
+            /* those the bound left: apart from walls and obstacles, and
+             * their candidates (run_apart), they meet nothing too */
+            if (run_clear != run_all && __builtin_popcount(run_all & ~run_clear) >= CONTACT_RUN_APART) {
+                run_quiet |= run_apart(x, e, &run_near) & apart;
+                __atomic_fetch_add(&cw->runs_screened, 1, __ATOMIC_RELAXED);
+                run_near &= ~run_clear;
+            }
+            if (run_quiet == run_all) {
                 memset(cw->active + e, 0, SHOAL_LANES);
                 memset(cw->moved + e, 0, SHOAL_LANES);
-                if (watching) memset(cw->watch + e, 0, SHOAL_LANES);
+                if (watching) {
+                    memset(cw->watch + e, 0, SHOAL_LANES);
+                    for (uint32_t b = run_near; b; b &= b - 1u) cw->watch[e + __builtin_ctz(b)] = 1;
+                }
                 e += SHOAL_LANES - 1;
                 continue;
             }
         }
-        /* in a run: its lane's answer (clear: it meets nothing) */
+        /* in a run: its lane's answer (quiet: it meets nothing; near: a
+         * candidate is within the margin) */
         const int in_run = run_at >= 0 && e - run_at < SHOAL_LANES;
-        if (in_run && (run_clear >> (e - run_at) & 1u)) {
+        if (in_run && (run_quiet >> (e - run_at) & 1u)) {
             cw->active[r] = cw->moved[r] = 0;
-            if (watching) cw->watch[r] = 0;
+            if (watching) cw->watch[r] = (uint8_t)(run_near >> (e - run_at) & 1u);
             continue;
         }
         if (x->only_active && !cw->active[r]) continue; /* the others stay where they are */
