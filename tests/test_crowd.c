@@ -13,6 +13,7 @@
 #include "scenes/crowd_scene.h"
 #include "ecs/world.h"
 #include "modules/contacts/contacts.h"
+#include "modules/crowd/crowd.h"
 #include "simd/lanes.h"
 #include "support.h"
 
@@ -1358,6 +1359,56 @@ static void lanes_give_rows_bits(int dims)
     for (int i = 0; i < n; ++i) moved += fabsf(vel[0][3 * i]) > 0.1f;
     cr_expect_gt(moved, n / 2, "%d of %d walking", moved, n);
 }
+
+/* crowd_move takes a lane of crowd rows at once where they are consecutive
+ * agent rows (every lane of a world of crowd agents alone), with the row at
+ * a time's operations: the same state, orientations and all, step by step,
+ * in 2D and 3D, for 203 agents (a last lane part full) some of which stand
+ * still (their heading and orientation kept). */
+static void move_lanes_or_rows(int dims, int rows, uint64_t* hash, int steps, float* turned)
+{
+    enum { n = 203 };
+    shoal_world_t* w = make_world(dims, 1, SHOAL_BACKEND_OPENMP);
+    crowd_data((world_t*)w)->move_rows = rows;
+    for (int i = 0; i < n; ++i) {
+        const int k = i / 2;
+        const float side = i % 2 == 0 ? -1.0f : 1.0f;
+        const float x = side * (10.0f + 3.2f * (float)(k % 8)), y = 3.2f * (float)(k / 8 % 4) - 6.0f;
+        const float z = dims == 3 ? 3.2f * (float)(k / 32) - 6.0f : 0.0f;
+        shoal_agent_def_t d = crowd_def(x, y, -x, y + 2.0f);
+        d.position[2] = z;
+        d.target[2] = z - 3.0f;
+        if (i % 9 == 4) d.crowd.preferred_speed = 0.0f;
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    for (int s = 0; s < steps; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        hash[s] = shoal_world_state_hash(w);
+    }
+    static float q[4 * n];
+    shoal_agent_batch_t b = {.orientations = q};
+    int32_t got = 0;
+    cr_assert_eq(shoal_world_read_agents(w, &b, n, &got), SHOAL_OK);
+    *turned = 0.0f;
+    for (int i = 0; i < got; ++i) *turned = fmaxf(*turned, fabsf(q[4 * i + 2]) + fabsf(q[4 * i + 3]));
+    shoal_world_destroy(w);
+}
+
+static void move_lanes_give_rows_bits(int dims)
+{
+    enum { steps = 40 };
+    uint64_t lanes[steps], rows[steps];
+    float turned_lanes, turned_rows;
+    move_lanes_or_rows(dims, 0, lanes, steps, &turned_lanes);
+    move_lanes_or_rows(dims, 1, rows, steps, &turned_rows);
+    for (int s = 0; s < steps; ++s)
+        cr_assert_eq(lanes[s], rows[s], "%dD: step %d, lanes 0x%016llx, rows 0x%016llx", dims, s,
+                     (unsigned long long)lanes[s], (unsigned long long)rows[s]);
+    cr_expect_gt(turned_lanes, 0.05f, "%dD: no agent turned", dims);
+}
+
+Test(crowd, move_in_lanes_gives_the_row_at_a_time_bits_2d) { move_lanes_give_rows_bits(2); }
+Test(crowd, move_in_lanes_gives_the_row_at_a_time_bits_3d) { move_lanes_give_rows_bits(3); }
 
 Test(crowd, plain_rows_in_lanes_give_the_row_at_a_time_bits_2d, .timeout = 120) { lanes_give_rows_bits(2); }
 Test(crowd, plain_rows_in_lanes_give_the_row_at_a_time_bits_3d, .timeout = 120) { lanes_give_rows_bits(3); }

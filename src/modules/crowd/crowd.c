@@ -1806,6 +1806,7 @@ typedef struct move_ctx {
     float *x0, *y0, *z0;
     float dt;
     float* travel; /* per worker: the largest |v| dt */
+    int lanes;     /* lanes of consecutive rows are moved at once */
 } move_ctx_t;
 
 static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -1816,7 +1817,9 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const int three = x->w->dims == 3;
     const float dt = x->dt;
     /* headings a lane of agents at a time, and in 3D orientations
-     * (lane_atan2, lane_sincos: the same bits at every width) */
+     * (lane_atan2, lane_sincos: the same bits at every width); where a
+     * lane's crowd rows are consecutive agent rows (every row after a
+     * reorder), all of it a lane at a time */
     float hx[SHOAL_MAX_LANES], hy[SHOAL_MAX_LANES], hz[SHOAL_MAX_LANES], hh[SHOAL_MAX_LANES],
         turn[SHOAL_MAX_LANES];
     float qw[SHOAL_MAX_LANES], qx[SHOAL_MAX_LANES], qy[SHOAL_MAX_LANES], qz[SHOAL_MAX_LANES];
@@ -1831,11 +1834,12 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     for (int32_t r0 = begin; r0 < end; r0 += SHOAL_LANES) {
         const int32_t n = end - r0 < SHOAL_LANES ? end - r0 : SHOAL_LANES;
         const int32_t i0 = x->agent_row[r0];
-        if (!three && n == SHOAL_LANES &&
+        if (x->lanes && n == SHOAL_LANES &&
             lane_mask_all(
                 lanei_cmp_eq(lanei_loadu(x->agent_row + r0), lanei_add(lanei_set1(i0), lanei_iota())))) {
             /* the scalar loop's operations, a lane at a time */
             const lanef vx = lane_loadu(a->dx + i0), vy = lane_loadu(a->dy + i0);
+            const lanef vz = three ? lane_loadu(a->dz + i0) : zero;
             const lanef px = lane_loadu(a->px + i0), py = lane_loadu(a->py + i0);
             lane_storeu(x->x0 + r0, px);
             lane_storeu(x->y0 + r0, py);
@@ -1848,13 +1852,38 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             lane_storeu(a->tz + i0, zero);
             lane_storeu(a->oz + i0, zero);
             const lanef h2 = lane_add(lane_mul(vx, vx), lane_mul(vy, vy));
-            const lanef v2 = lane_add(h2, lane_mul(zero, zero));
+            const lanef v2 = lane_add(h2, lane_mul(vz, vz));
             fast_l = lane_select(lane_cmp_gt(v2, fast_l), v2, fast_l);
             nan_l |= lane_mask_bits(lane_mask_not(lane_cmp_eq(v2, v2)));
-            const lanem moving = lane_cmp_gt(h2, still);
-            if (lane_mask_any(moving))
-                lane_storeu(a->heading + i0,
-                            lane_select(moving, lane_atan2(vy, vx), lane_loadu(a->heading + i0)));
+            if (!three) {
+                const lanem moving = lane_cmp_gt(h2, still);
+                if (lane_mask_any(moving))
+                    lane_storeu(a->heading + i0,
+                                lane_select(moving, lane_atan2(vy, vx), lane_loadu(a->heading + i0)));
+                continue;
+            }
+            const lanef pz = lane_loadu(a->pz + i0);
+            lane_storeu(x->z0 + r0, pz);
+            lane_storeu(a->vz + i0, vz);
+            lane_storeu(a->pz + i0, lane_add(pz, lane_mul(vz, vdt)));
+            lane_storeu(a->fz + i0, zero);
+            lane_storeu(a->tx + i0, zero);
+            lane_storeu(a->ty + i0, zero);
+            lane_storeu(a->ox + i0, zero);
+            lane_storeu(a->oy + i0, zero);
+            const lanef horiz = lane_sqrt(h2);
+            const lanem moving = lane_cmp_gt(lane_add(lane_mul(horiz, horiz), lane_mul(vz, vz)), still);
+            if (!lane_mask_any(moving)) continue;
+            /* the orientation as below */
+            const lanef yaw = lane_atan2(vy, vx), pitch = lane_atan2(vz, horiz), half = lane_set1(0.5f);
+            lanef sy, cy, sp, cp;
+            lane_sincos(lane_mul(half, yaw), &sy, &cy);
+            lane_sincos(lane_mul(half, pitch), &sp, &cp);
+            lane_storeu(a->heading + i0, lane_select(moving, yaw, lane_loadu(a->heading + i0)));
+            lane_storeu(a->qw + i0, lane_select(moving, lane_mul(cy, cp), lane_loadu(a->qw + i0)));
+            lane_storeu(a->qx + i0, lane_select(moving, lane_mul(sy, sp), lane_loadu(a->qx + i0)));
+            lane_storeu(a->qy + i0, lane_select(moving, lane_neg(lane_mul(cy, sp)), lane_loadu(a->qy + i0)));
+            lane_storeu(a->qz + i0, lane_select(moving, lane_mul(sy, cp), lane_loadu(a->qz + i0)));
             continue;
         }
         uint32_t moving = 0;
@@ -1940,7 +1969,8 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
                     .y0 = crowd_data(w)->y0,
                     .z0 = crowd_data(w)->z0,
                     .dt = dt,
-                    .travel = travel};
+                    .travel = travel,
+                    .lanes = !crowd_data(w)->move_rows};
     par_for(w, count, 1024, PAR_STATIC, move_range, &x);
     crowd_world_t* cw = crowd_data(w);
     cw->travel_max = 0.0f;

@@ -89,6 +89,7 @@ typedef struct crowd_world_t {
      * steps; lists_off (tests): none are used. */
     int64_t list_held, list_built;
     int lists_off;
+    int move_rows;         /* tests: crowd_move takes a row at a time, never a lane of rows */
     int64_t relaxed_last;  /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total; /* the same, summed over steps */
 } crowd_world_t;
