@@ -214,7 +214,7 @@ typedef struct orca_ctx {
     double moved;
     float moved_last;
     float* moved_w;
-    int64_t* list_counts; /* per worker: lists held, lists built, held lists checked in lanes */
+    int64_t* list_counts; /* per worker: lists held, lists built */
 } orca_ctx_t;
 
 /* Each sorted position's crowd row and radius (crowd_world_t). */
@@ -473,15 +473,14 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
 }
 
 /* nb (cap at most CROWD_LIST_MAX) from crowd row r's list, rebuilt when it
- * no longer holds (at once when `stale`: a check of it found so,
- * packet_held_lists): 1 when the list held, 2 when it was built, 0 to leave
+ * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
  * it to find_nearest. p is the agent's position, self its sorted
  * position. Inlined into its one caller, orca_range (as a call, 58 and 65
  * more instructions an agent-step on the crowd benchmark's grid and
  * circle: its arguments, the caller's state kept across it). */
 static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* x, int32_t r,
                                                               const float p[3], int32_t self, float range,
-                                                              float hint, int stale, nearest_cache_t* runs,
+                                                              float hint, nearest_cache_t* runs,
                                                               nearest_t* nb)
 {
     crowd_world_t* cw = x->lists;
@@ -497,7 +496,7 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
         return 0;
     }
     const float r2 = range * range;
-    const int32_t n = x->list_fresh && !stale ? cw->list_n[r] : 0;
+    const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
     if (n > 0) {
         /* no other agent moved more than drift since the list was
          * built, and this one moved `own` */
@@ -876,8 +875,8 @@ static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, con
  * its clearance, and the next step's hint of how far to look. */
 static inline __attribute__((always_inline)) void orca_neighbors(const orca_ctx_t* x, int32_t r, int32_t i,
                                                                  const float p[3], float vmax, int three,
-                                                                 int stale, int32_t worker,
-                                                                 nearest_cache_t* runs, nearest_t* nb)
+                                                                 int32_t worker, nearest_cache_t* runs,
+                                                                 nearest_t* nb)
 {
     const grid_t* g = x->g;
     const crowd_view_t* c = &x->c;
@@ -892,8 +891,8 @@ static inline __attribute__((always_inline)) void orca_neighbors(const orca_ctx_
     nb->cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
     int32_t self = i < g->count ? x->sorted_at[i] : -1;
     float* hint = x->hint + r;
-    const int listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], *hint, stale, runs, nb) : 0;
-    if (listed) x->list_counts[3 * worker + listed - 1]++;
+    const int listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], *hint, runs, nb) : 0;
+    if (listed) x->list_counts[2 * worker + listed - 1]++;
     if (!listed && !find_nearest(g, p, c->dist[r], self, *hint, runs, nb))
         find_neighbors(g, p, c->dist[r], self, nb);
     /* next step's hint: the farthest kept, moved apart by both at
@@ -955,158 +954,33 @@ static inline int orca_plain(const crowd_view_t* c, int32_t r)
                                        lane_cmp_gt(lane_loadu(c->side + r), zero)));
 }
 
-/* Crowd rows [r0, r0 + SHOAL_LANES)' held lists checked a row to a lane
- * (crowd_listed's held path, the same operations on each lane): the
- * distances of every list's entries, whether each front is in order and
- * the rest behind it, how many of the front are in range and whether the
- * list holds. Returns the lanes whose list held as it was, their
- * neighbors' sorted positions in k2 (lane l's m-th at k2[m SHOAL_LANES +
- * l]), nbs[l]'s count and cap and the row's bookkeeping as orca_neighbors
- * leaves them; in *stale, those whose list no longer holds (to build); the
- * others (no list, a front out of order, one of the rest before its last,
- * a tie, a NaN) are left to orca_neighbors. */
-static inline uint32_t packet_held_lists(const orca_ctx_t* x, int32_t r0, int three, int32_t worker,
-                                         nearest_t* nbs, int32_t* k2, uint32_t* stale)
-{
-    enum { L = SHOAL_LANES };
-    const agent_view_t* a = &x->a;
-    const crowd_view_t* c = &x->c;
-    const grid_t* g = x->g;
-    crowd_world_t* cw = x->lists;
-    if (!cw || !x->list_fresh) return 0;
-    const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
-    _Alignas(64) float px[L], py[L], pz[L], bound[L];
-    _Alignas(64) int32_t self[L], n[L], f[L], cap[L];
-    uint32_t go = 0;
-    int32_t nmax = 0;
-    for (int l = 0; l < L; ++l) { /* crowd_listed's entry, a row at a time */
-        const int32_t r = r0 + l, i = c->agent_row[r];
-        px[l] = a->px[i];
-        py[l] = a->py[i];
-        pz[l] = three ? a->pz[i] : 0.0f;
-        cap[l] = c->max_nb[r] > keep ? c->max_nb[r] : keep;
-        self[l] = i < g->count ? x->sorted_at[i] : -1;
-        n[l] = f[l] = 0;
-        bound[l] = 0.0f;
-        const int32_t s = self[l];
-        if (cap[l] > CROWD_LIST_MAX || s < 0 ||
-            !(g->sx[s] == px[l] && g->sy[s] == py[l] && (!three || g->sz[s] == pz[l])))
-            continue;
-        const int32_t nl = cw->list_n[r];
-        if (nl <= 0) continue;
-        const float drift = (float)(x->moved - cw->list_base[r]);
-        const float* was = cw->list_at + 3 * (size_t)r;
-        const float ox = px[l] - was[0], oy = py[l] - was[1], oz = pz[l] - was[2];
-        const float own = sqrtf(ox * ox + oy * oy + oz * oz);
-        bound[l] = sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) - (drift + own) * (1.0f + CROWD_LIST_EPS) -
-                   CROWD_LIST_ABS;
-        if (!(bound[l] > 0.0f)) continue;
-        n[l] = nl;
-        f[l] = nl < cap[l] ? nl : cap[l];
-        nmax = nl > nmax ? nl : nmax;
-        go |= 1u << l;
-    }
-    if (!go) return 0;
-    /* entry m of every lane at once: its d^2 and sorted position; the front
-     * (m < f) strictly in order (a tie or a step back: the row's own) and
-     * the rest (f <= m < n) strictly behind the front's last */
-    _Alignas(64) float e2[CROWD_LIST_MAX * L];
-    const lanef lx = lane_load(px), ly = lane_load(py), lz = lane_load(pz);
-    const lanei ln = lanei_load(n), lf = lanei_load(f), itself = lanei_load(self);
-    const lanei at0 =
-        lanei_add(lanei_mul(lanei_iota(), lanei_set1(CROWD_LIST_MAX)), lanei_set1(r0 * CROWD_LIST_MAX));
-    const lanem going = lane_mask_from_bits(go);
-    lanem fail = lane_cmp_lt(lx, lx); /* none */
-    lanef last = lane_set1(-1.0f);
-    for (int32_t m = 0; m < nmax; ++m) {
-        const lanei lm = lanei_set1(m);
-        const lanem in = lane_mask_and(going, lanei_cmp_gt(ln, lm));
-        const lanei row = lanei_gather_or(cw->list, lanei_add(at0, lm), in, lanei_set1(0));
-        const lanei k = lanei_gather_or(x->sorted_at, row, in, itself);
-        const lanem at = lane_mask_and(in, lanei_nonneg(k));
-        const lanef dx = lane_sub(lane_gather_or(g->sx, k, at, lx), lx),
-                    dy = lane_sub(lane_gather_or(g->sy, k, at, ly), ly);
-        lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-        if (three) {
-            const lanef dz = lane_sub(lane_gather_or(g->sz, k, at, lz), lz);
-            e = lane_add(e, lane_mul(dz, dz));
-        }
-        lanei_store(k2 + (size_t)m * L, k);
-        lane_store(e2 + (size_t)m * L, e);
-        /* a NaN, an agent not sorted, or out of order */
-        fail = lane_mask_or(fail, lane_mask_andnot(in, lane_mask_and(lane_cmp_gt(e, last), lanei_nonneg(k))));
-        last = lane_select(lanei_cmp_gt(lf, lm), e, last);
-    }
-    uint32_t held = go & ~lane_mask_bits(fail);
-    _Alignas(64) float d2_last[L];
-    lane_store(d2_last, last);
-    for (uint32_t todo = held; todo; todo &= todo - 1u) {
-        const int l = __builtin_ctz(todo);
-        const int32_t r = r0 + l;
-        const float r2 = c->dist[r] * c->dist[r];
-        /* those of the front in range: a prefix, all of it mostly */
-        int32_t cnt = f[l];
-        if (!(d2_last[l] < r2))
-            for (cnt = 0; cnt < f[l] && e2[(size_t)cnt * L + l] < r2;) ++cnt;
-        if (!crowd_list_holds(cnt, cap[l], cnt == cap[l] ? d2_last[l] : 0.0f, c->dist[r], bound[l])) {
-            held &= ~(1u << l);
-            *stale |= 1u << l; /* the row's own check would find so too: it builds */
-            continue;
-        }
-        /* orca_neighbors' bookkeeping of a held list: nb, the hint, the
-         * contact candidates (the first keep, -1 past them), clear */
-        nearest_t* nb = &nbs[l];
-        nb->cap = cap[l];
-        nb->count = cnt;
-        x->list_counts[3 * worker]++;
-        x->list_counts[3 * worker + 2]++;
-        if (cnt == cap[l]) {
-            const float far = 1.1f * sqrtf(d2_last[l]) + 2.0f * a->max_speed[c->agent_row[r]] * x->dt;
-            x->hint[r] = far * far;
-        } else {
-            x->hint[r] = 0.0f;
-        }
-        const int32_t kept_nb = cnt < keep ? cnt : keep;
-        const lanei col = lanei_add(lanei_mul(lanei_iota(), lanei_set1(L)), lanei_set1(l));
-        int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
-        for (int32_t m = 0; m < CROWD_CONTACT_K; m += L)
-            lanei_storeu(first_k + m, lanei_gather_or(k2, lanei_add(col, lanei_set1(m * L)),
-                                                      lane_mask_first(kept_nb - m), lanei_set1(-1)));
-        memcpy(x->near + (size_t)r * CROWD_CONTACT_K, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
-        x->clear[r] = cnt > 0 ? sqrtf(e2[l]) : INFINITY;
-        if (nb->count > c->max_nb[r]) nb->count = c->max_nb[r];
-    }
-    return held;
-}
-
-/* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors, the
- * held lists a lane of rows at a time: packet_held_lists), lane l's m-th
- * in K[m SHOAL_LANES + l], how many it plans with in cnt[l] (none when it
- * takes no share); returns the most of them. */
+/* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
+ * lane l's in nbs[l], how many it plans with in cnt[l] (none when it takes
+ * no share); returns the most of them. */
 static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int three, int32_t worker,
-                                            nearest_cache_t* runs, nearest_t* nbs, int32_t* cnt, int32_t* K)
+                                            nearest_cache_t* runs, nearest_t* nbs, int32_t* cnt)
 {
     const agent_view_t* a = &x->a;
     const crowd_view_t* c = &x->c;
     int32_t nmax = 0;
-    uint32_t stale = 0;
-    const uint32_t held = packet_held_lists(x, r0, three, worker, nbs, K, &stale);
     for (int l = 0; l < SHOAL_LANES; ++l) {
-        if (held >> l & 1u) {
-            const int32_t r = r0 + l, n = c->resp[r] > 0.0f ? nbs[l].count : 0;
-            cnt[l] = n;
-            nmax = n > nmax ? n : nmax;
-            continue;
-        }
         const int32_t r = r0 + l, i = c->agent_row[r];
         const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-        orca_neighbors(x, r, i, p, a->max_speed[i], three, (int)(stale >> l & 1u), worker, runs, &nbs[l]);
+        orca_neighbors(x, r, i, p, a->max_speed[i], three, worker, runs, &nbs[l]);
         const int32_t n = c->resp[r] > 0.0f ? nbs[l].count : 0; /* responsibility 0 ignores others */
-        for (int32_t m = 0; m < n; ++m) K[(size_t)m * SHOAL_LANES + l] = nbs[l].k[m];
         cnt[l] = n;
         nmax = n > nmax ? n : nmax;
     }
     return nmax;
+}
+
+/* Lane l's offset of nbs[l].k from nbs (orca_packet_neighbors), in int32_t. */
+static inline lanei orca_packet_k(void)
+{
+    _Static_assert(sizeof(nearest_t) % sizeof(int32_t) == 0 && offsetof(nearest_t, k) % sizeof(int32_t) == 0,
+                   "nearest_t in whole int32_t");
+    return lanei_add(lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t)))),
+                     lanei_set1((int32_t)(offsetof(nearest_t, k) / sizeof(int32_t))));
 }
 
 /* The agents of crowd rows [r0, r0 + SHOAL_LANES), a row to a lane, as
@@ -1173,12 +1047,12 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     enum { L = SHOAL_LANES };
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
-    nearest_t nbs[L]; /* the rows checked one at a time (orca_packet_neighbors) */
+    nearest_t nbs[L]; /* lane l's m-th neighbor: nbs[l].k[m] */
     _Alignas(64) float lpx[CROWD_MAX_NEIGHBORS * L], lpy[CROWD_MAX_NEIGHBORS * L];
     _Alignas(64) float ldx[CROWD_MAX_NEIGHBORS * L], ldy[CROWD_MAX_NEIGHBORS * L];
     _Alignas(64) int32_t cnt[L];
-    _Alignas(64) int32_t K[CROWD_MAX_NEIGHBORS * L]; /* lane l's m-th neighbor: K[m L + l] */
-    const int32_t nmax = orca_packet_neighbors(x, r0, 0, worker, runs, nbs, cnt, K);
+    const int32_t nmax = orca_packet_neighbors(x, r0, 0, worker, runs, nbs, cnt);
+    const lanei kat = orca_packet_k(); /* where each lane's neighbors start */
     const float* const jit[3] = {jx, jy, NULL};
     const packet_agents_t pa = orca_packet_agents(x, r0, 0, jit, cnt);
     lanei n = pa.n;
@@ -1191,7 +1065,8 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
         const lanem act = lanei_cmp_gt(n, lanei_set1(m));
         const uint32_t on = lane_mask_bits(act);
         if (!on) break;
-        const lanei k = lanei_select(act, lanei_load(K + (size_t)m * L), lanei_set1(0));
+        const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
+                                        lanei_set1(0));
         const nb_lane_t nb = nb_lane_gather_at(x, g, k, act, &pa.o, 0);
         const lanef s = lane_select(lanei_nonneg(nb.cr), pa.share, one);
         const orca2_lane_lines_t ln =
@@ -1309,8 +1184,8 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     _Alignas(64) float pl[6][N]; /* the planes' points and normals, plane m of lane l at m * L + l */
     _Alignas(64) float tl[4][N]; /* orca3_lp_lanes' lines */
     _Alignas(64) int32_t cnt[L];
-    _Alignas(64) int32_t K[CROWD_MAX_NEIGHBORS * L];
-    const int32_t nmax = orca_packet_neighbors(x, r0, 1, worker, runs, nbs, cnt, K);
+    const int32_t nmax = orca_packet_neighbors(x, r0, 1, worker, runs, nbs, cnt);
+    const lanei kat = orca_packet_k();
     const float* const jit[3] = {jx, jy, jz};
     const packet_agents_t pa = orca_packet_agents(x, r0, 1, jit, cnt);
     lanei n = pa.n;
@@ -1322,7 +1197,8 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
         const lanem act = lanei_cmp_gt(n, lanei_set1(m));
         const uint32_t on = lane_mask_bits(act);
         if (!on) break;
-        const lanei k = lanei_select(act, lanei_load(K + (size_t)m * L), lanei_set1(0));
+        const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
+                                        lanei_set1(0));
         const nb_lane_t nb = nb_lane_gather_at(x, g, k, act, &pa.o, 1);
         const lanef s = lane_select(lanei_nonneg(nb.cr), pa.share, one);
         const orca3_lane_planes_t q = orca3_planes_core(nb.dx, nb.dy, nb.dz, nb.rvx, nb.rvy, nb.rvz, nb.rad,
@@ -1562,7 +1438,7 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 
         /* Neighbors. The nearest few are kept for the contact pass. */
         nearest_t nb;
-        orca_neighbors(x, r, i, p, vmax, three, 0, worker, &runs, &nb);
+        orca_neighbors(x, r, i, p, vmax, three, worker, &runs, &nb);
         if (g) {
             float gap_time = c->time_gap[r], speed = sqrtf(vec3_dot(pref, pref));
             /* Carried backwards (2D, keeping right): moving against the
@@ -1859,8 +1735,8 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
      * while its rows stay as they were. */
     const int lists = g && !g->wrap && g->count <= cw->sorted_capacity && cw->list &&
                       w->agents.count == count && g->count == count && !cw->lists_off;
-    int64_t list_counts[3 * SHOAL_MAX_THREADS];
-    memset(list_counts, 0, (size_t)(3 * workers) * sizeof *list_counts);
+    int64_t list_counts[2 * SHOAL_MAX_THREADS];
+    memset(list_counts, 0, (size_t)(2 * workers) * sizeof *list_counts);
     x.list_counts = list_counts;
     if (!lists || cw->list_structure != w->structure_version || cw->list_rows != count ||
         cw->list_removed != cw->removed)
@@ -1913,9 +1789,8 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
     int64_t total = 0;
     for (int32_t k = 0; k < workers; ++k) {
         total += relaxed[k];
-        cw->list_held += list_counts[3 * k];
-        cw->list_built += list_counts[3 * k + 1];
-        cw->list_lanes += list_counts[3 * k + 2];
+        cw->list_held += list_counts[2 * k];
+        cw->list_built += list_counts[2 * k + 1];
     }
     crowd_data(w)->relaxed_last = total;
     crowd_data(w)->relaxed_total += total;

@@ -86,9 +86,8 @@ typedef struct crowd_world_t {
     double moved;
     float moved_last;
     /* Queries a list answered as it was, and lists built, summed over
-     * steps, and of the first those checked a lane of rows at a time
-     * (crowd.c packet_held_lists); lists_off (tests): none are used. */
-    int64_t list_held, list_built, list_lanes;
+     * steps; lists_off (tests): none are used. */
+    int64_t list_held, list_built;
     int lists_off;
     int move_rows;         /* tests: crowd_move takes a row at a time, never a lane of rows */
     int64_t relaxed_last;  /* agents whose constraints had no common velocity, last step */
