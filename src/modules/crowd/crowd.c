@@ -513,9 +513,13 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
             int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
             const lanei itself = lanei_set1(self);
-            /* lanes where a d^2 is NaN or an agent is not sorted (the list
-             * is then built again) */
-            uint32_t bad = 0;
+            /* whether a d^2 is NaN or an agent is not sorted (the list is
+             * then built again): the d^2 summed (a NaN stays one; no sum of
+             * them is a NaN otherwise) and the positions or'ed (a sign bit
+             * stays), a lane at a time; the lanes past n hold the agent
+             * itself at d^2 0 */
+            lanef sum = lane_zero();
+            lanei any = lanei_set1(0);
             for (int32_t m = 0; m < n; m += SHOAL_LANES) {
                 /* past n: the agent itself, read from nowhere (a short
                  * lane gathers only what it holds) */
@@ -529,11 +533,12 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                     const lanef dz = lane_sub(lane_gather_or(g->sz, k, at, pz), pz);
                     e = lane_add(e, lane_mul(dz, dz));
                 }
-                bad |=
-                    lane_mask_bits(lane_mask_andnot(in, lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k))));
+                sum = lane_add(sum, e);
+                any = lanei_or(any, k);
                 lanei_storeu(k2 + m, k);
                 lane_storeu(e2 + m, e);
             }
+            const int bad = !lane_mask_all(lane_mask_and(lane_cmp_eq(sum, sum), lanei_nonneg(any)));
             /* the first cap in order (the rest of the list, in any order,
              * only has to come after them) */
             const int32_t f = n < cap ? n : cap;
