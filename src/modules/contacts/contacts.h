@@ -95,11 +95,11 @@ typedef struct contact_world_t {
     float watch_next;
     int32_t watch_last;    /* participants on the last pass's watch list, -1: it made none */
     int64_t watch_dropped; /* passes whose watch list did not hold, started again (counter) */
+    int32_t sweeps_last;   /* of those, Gauss-Seidel sweeps */
+    float overlap_last;    /* largest overlap left by the last step, over the smaller radius */
     /* runs of the first check whose rows the bound left were screened
      * against their candidates a lane of rows at a time (counter, tests) */
     int64_t runs_screened;
-    int32_t sweeps_last; /* of those, Gauss-Seidel sweeps */
-    float overlap_last;  /* largest overlap left by the last step, over the smaller radius */
 } contact_world_t;
 
 static inline contact_world_t* contact_data(const world_t* w)

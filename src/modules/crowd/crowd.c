@@ -1037,6 +1037,20 @@ static inline packet_agents_t orca_packet_agents(const orca_ctx_t* x, int32_t r0
     return pa;
 }
 
+/* The m-th neighbor of every lane of a packet whose rows plan with more
+ * than m (act), as nb_lane_gather_at reads it from nbs (kat:
+ * orca_packet_k), and in *s each lane's share of it: its own against a
+ * crowd agent, all of it against any other. */
+static inline nb_lane_t orca_packet_neighbor(const orca_ctx_t* x, const nearest_t* nbs, lanei kat, int32_t m,
+                                             lanem act, const packet_agents_t* pa, int three, lanef* s)
+{
+    const lanei k =
+        lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act, lanei_set1(0));
+    const nb_lane_t nb = nb_lane_gather_at(x, x->g, k, act, &pa->o, three);
+    *s = lane_select(lanei_nonneg(nb.cr), pa->share, lane_set1(1.0f));
+    return nb;
+}
+
 /* ORCA for crowd rows [r0, r0 + SHOAL_LANES) at once, a row to a lane: 2D,
  * plain (orca_plain), crowd rows of the sorted positions known, no walls,
  * no obstacles, no wrapping. Each row's neighbors as orca_range finds them;
@@ -1051,7 +1065,6 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
 {
     enum { L = SHOAL_LANES };
     const agent_view_t* a = &x->a;
-    const grid_t* g = x->g;
     nearest_t nbs[L]; /* lane l's m-th neighbor: nbs[l].k[m] */
     _Alignas(64) float lpx[CROWD_MAX_NEIGHBORS * L], lpy[CROWD_MAX_NEIGHBORS * L];
     _Alignas(64) float ldx[CROWD_MAX_NEIGHBORS * L], ldy[CROWD_MAX_NEIGHBORS * L];
@@ -1063,17 +1076,14 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     lanei n = pa.n;
 
     /* the m-th line of every lane at once */
-    const lanef one = lane_set1(1.0f);
     _Alignas(64) int32_t nl[L];
     int diverged = 0;
     for (int32_t m = 0; m < nmax; ++m) {
         const lanem act = lanei_cmp_gt(n, lanei_set1(m));
         const uint32_t on = lane_mask_bits(act);
         if (!on) break;
-        const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
-                                        lanei_set1(0));
-        const nb_lane_t nb = nb_lane_gather_at(x, g, k, act, &pa.o, 0);
-        const lanef s = lane_select(lanei_nonneg(nb.cr), pa.share, one);
+        lanef s;
+        const nb_lane_t nb = orca_packet_neighbor(x, nbs, kat, m, act, &pa, 0, &s);
         const orca2_lane_lines_t ln =
             orca2_lines_core(nb.dx, nb.dy, nb.rvx, nb.rvy, nb.rad, s, pa.itau, pa.o.vx0, pa.o.vy0);
         lane_store(lpx + (size_t)m * L, ln.pt_x);
@@ -1184,7 +1194,6 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
 {
     enum { L = SHOAL_LANES, N = CROWD_MAX_NEIGHBORS * SHOAL_LANES };
     const agent_view_t* a = &x->a;
-    const grid_t* g = x->g;
     nearest_t nbs[L];
     _Alignas(64) float pl[6][N]; /* the planes' points and normals, plane m of lane l at m * L + l */
     _Alignas(64) float tl[4][N]; /* orca3_lp_lanes' lines */
@@ -1195,17 +1204,14 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     const packet_agents_t pa = orca_packet_agents(x, r0, 1, jit, cnt);
     lanei n = pa.n;
 
-    const lanef one = lane_set1(1.0f);
     _Alignas(64) int32_t nl[L];
     int diverged = 0;
     for (int32_t m = 0; m < nmax; ++m) {
         const lanem act = lanei_cmp_gt(n, lanei_set1(m));
         const uint32_t on = lane_mask_bits(act);
         if (!on) break;
-        const lanei k = lanei_gather_or((const int32_t*)(const void*)nbs, lanei_add(kat, lanei_set1(m)), act,
-                                        lanei_set1(0));
-        const nb_lane_t nb = nb_lane_gather_at(x, g, k, act, &pa.o, 1);
-        const lanef s = lane_select(lanei_nonneg(nb.cr), pa.share, one);
+        lanef s;
+        const nb_lane_t nb = orca_packet_neighbor(x, nbs, kat, m, act, &pa, 1, &s);
         const orca3_lane_planes_t q = orca3_planes_core(nb.dx, nb.dy, nb.dz, nb.rvx, nb.rvy, nb.rvz, nb.rad,
                                                         s, pa.itau, pa.o.vx0, pa.o.vy0, pa.o.vz0);
         const size_t at = (size_t)m * L;
@@ -1814,6 +1820,21 @@ typedef struct move_ctx {
     int lanes;     /* lanes of consecutive rows are moved at once */
 } move_ctx_t;
 
+/* quat_from_yaw_pitch_roll(yaw, pitch, 0) a lane at a time: (cos, 0, 0,
+ * sin) of half the yaw times (cos, 0, -sin, 0) of half the pitch, into q
+ * (w, x, y, z). */
+static inline void lane_yaw_pitch_quat(lanef yaw, lanef pitch, lanef q[4])
+{
+    const lanef half = lane_set1(0.5f);
+    lanef sy, cy, sp, cp;
+    lane_sincos(lane_mul(half, yaw), &sy, &cy);
+    lane_sincos(lane_mul(half, pitch), &sp, &cp);
+    q[0] = lane_mul(cy, cp);
+    q[1] = lane_mul(sy, sp);
+    q[2] = lane_neg(lane_mul(cy, sp));
+    q[3] = lane_mul(sy, cp);
+}
+
 static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -1879,16 +1900,13 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             const lanef horiz = lane_sqrt(h2);
             const lanem moving = lane_cmp_gt(lane_add(lane_mul(horiz, horiz), lane_mul(vz, vz)), still);
             if (!lane_mask_any(moving)) continue;
-            /* the orientation as below */
-            const lanef yaw = lane_atan2(vy, vx), pitch = lane_atan2(vz, horiz), half = lane_set1(0.5f);
-            lanef sy, cy, sp, cp;
-            lane_sincos(lane_mul(half, yaw), &sy, &cy);
-            lane_sincos(lane_mul(half, pitch), &sp, &cp);
-            lane_storeu(a->heading + i0, lane_select(moving, yaw, lane_loadu(a->heading + i0)));
-            lane_storeu(a->qw + i0, lane_select(moving, lane_mul(cy, cp), lane_loadu(a->qw + i0)));
-            lane_storeu(a->qx + i0, lane_select(moving, lane_mul(sy, sp), lane_loadu(a->qx + i0)));
-            lane_storeu(a->qy + i0, lane_select(moving, lane_neg(lane_mul(cy, sp)), lane_loadu(a->qy + i0)));
-            lane_storeu(a->qz + i0, lane_select(moving, lane_mul(sy, cp), lane_loadu(a->qz + i0)));
+            const lanef yaw = lane_atan2(vy, vx);
+            lanef q[4];
+            lane_yaw_pitch_quat(yaw, lane_atan2(vz, horiz), q);
+            float* const at[5] = {a->heading, a->qw, a->qx, a->qy, a->qz};
+            const lanef to[5] = {yaw, q[0], q[1], q[2], q[3]};
+            for (int c = 0; c < 5; ++c)
+                lane_storeu(at[c] + i0, lane_select(moving, to[c], lane_loadu(at[c] + i0)));
             continue;
         }
         uint32_t moving = 0;
@@ -1928,16 +1946,12 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         const lanef yaw = lane_atan2(lane_loadu(hy), lane_loadu(hx));
         lane_storeu(turn, yaw);
         if (three) {
-            /* quat_from_yaw_pitch_roll(yaw, pitch, 0): (cos, 0, 0, sin) of
-             * half the yaw times (cos, 0, -sin, 0) of half the pitch */
-            const lanef pitch = lane_atan2(lane_loadu(hz), lane_loadu(hh)), half = lane_set1(0.5f);
-            lanef sy, cy, sp, cp;
-            lane_sincos(lane_mul(half, yaw), &sy, &cy);
-            lane_sincos(lane_mul(half, pitch), &sp, &cp);
-            lane_storeu(qw, lane_mul(cy, cp));
-            lane_storeu(qx, lane_mul(sy, sp));
-            lane_storeu(qy, lane_neg(lane_mul(cy, sp)));
-            lane_storeu(qz, lane_mul(sy, cp));
+            lanef q[4];
+            lane_yaw_pitch_quat(yaw, lane_atan2(lane_loadu(hz), lane_loadu(hh)), q);
+            lane_storeu(qw, q[0]);
+            lane_storeu(qx, q[1]);
+            lane_storeu(qy, q[2]);
+            lane_storeu(qz, q[3]);
         }
         for (int32_t l = 0; l < n; ++l) {
             if (!(moving >> l & 1u)) continue;
