@@ -883,6 +883,40 @@ static inline nb_lane_t nb_lane_gather(const orca_ctx_t* x, const grid_t* g, con
     return nb_lane_gather_at(x, g, lanei_loadu(ks), lane_mask_first(left), o, three);
 }
 
+/* Crowd row r's (agent row i, at p) neighbors for ORCA into nb, nearest
+ * first, up to its cap (the larger of its max_nb and the contact pass's
+ * keep), not yet cut to max_nb: from its list (x->lists), else found;
+ * which of the two went to *listed (crowd_listed's answer). */
+static inline __attribute__((always_inline)) void orca_search(const orca_ctx_t* x, int32_t r, int32_t i,
+                                                              const float p[3], int three,
+                                                              nearest_cache_t* runs, nearest_t* nb,
+                                                              int* listed)
+{
+    const grid_t* g = x->g;
+    const crowd_view_t* c = &x->c;
+    nb->count = 0;
+    const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    nb->cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
+    int32_t self = i < g->count ? x->sorted_at[i] : -1;
+    const float hint = x->hint[r];
+    *listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], hint, runs, nb) : 0;
+    if (!*listed && !find_nearest(g, p, c->dist[r], self, hint, runs, nb))
+        find_neighbors(g, p, c->dist[r], self, nb);
+}
+
+/* Crowd row r's first `keep` neighbors in nb (sorted positions), -1 past
+ * them, to its near (the contact pass's candidates): a lane at a time (nb->k
+ * holds a lane past any count; a fixed-size copy is inline). */
+static inline void orca_near(const orca_ctx_t* x, int32_t r, const nearest_t* nb, int32_t keep)
+{
+    const int32_t kept_nb = nb->count < keep ? nb->count : keep;
+    int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
+    for (int32_t m = 0; m < CROWD_CONTACT_K; m += SHOAL_LANES)
+        lanei_storeu(first_k + m,
+                     lanei_select(lane_mask_first(kept_nb - m), lanei_loadu(nb->k + m), lanei_set1(-1)));
+    memcpy(x->near + (size_t)r * CROWD_CONTACT_K, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
+}
+
 /* Crowd row r's (agent row i, at p) neighbors for ORCA into nb, at most
  * its max_nb, nearest first; its nearest few for the contact pass (near),
  * its clearance, and the next step's hint of how far to look. */
@@ -891,41 +925,26 @@ static inline __attribute__((always_inline)) void orca_neighbors(const orca_ctx_
                                                                  int32_t worker, nearest_cache_t* runs,
                                                                  nearest_t* nb)
 {
-    const grid_t* g = x->g;
     const crowd_view_t* c = &x->c;
-    int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
     x->clear[r] = INFINITY;
     nb->count = 0;
-    if (!g) {
+    if (!x->g) {
+        int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
         for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
         return;
     }
-    const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
-    nb->cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
-    int32_t self = i < g->count ? x->sorted_at[i] : -1;
-    float* hint = x->hint + r;
-    const int listed = x->lists ? crowd_listed(x, r, p, self, c->dist[r], *hint, runs, nb) : 0;
+    int listed;
+    orca_search(x, r, i, p, three, runs, nb, &listed);
     if (listed) x->list_counts[2 * worker + listed - 1]++;
-    if (!listed && !find_nearest(g, p, c->dist[r], self, *hint, runs, nb))
-        find_neighbors(g, p, c->dist[r], self, nb);
     /* next step's hint: the farthest kept, moved apart by both at
      * full speed for a step, and a tenth more */
     if (nb->count == nb->cap) {
         float far = 1.1f * sqrtf(nb->d2[nb->count - 1]) + 2.0f * vmax * x->dt;
-        *hint = far * far;
+        x->hint[r] = far * far;
     } else {
-        *hint = 0.0f;
+        x->hint[r] = 0.0f;
     }
-    {
-        /* the first keep, -1 past them, a lane at a time (nb->k
-         * holds a lane past any count; a fixed-size copy is inline) */
-        const int32_t kept_nb = nb->count < keep ? nb->count : keep;
-        int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
-        for (int32_t m = 0; m < CROWD_CONTACT_K; m += SHOAL_LANES)
-            lanei_storeu(first_k + m,
-                         lanei_select(lane_mask_first(kept_nb - m), lanei_loadu(nb->k + m), lanei_set1(-1)));
-        memcpy(near, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
-    }
+    orca_near(x, r, nb, three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D);
     if (nb->count > 0) x->clear[r] = sqrtf(nb->d2[0]);
     if (nb->count > c->max_nb[r]) nb->count = c->max_nb[r];
 }
@@ -969,20 +988,53 @@ static inline int orca_plain(const crowd_view_t* c, int32_t r)
 
 /* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
  * lane l's in nbs[l], how many it plans with in cnt[l] (none when it takes
- * no share); returns the most of them. */
+ * no share); returns the most of them. Each row searched alone
+ * (orca_search), then their hints, clearances and counts a row to a lane
+ * (orca_neighbors' operations, in its order). */
 static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int three, int32_t worker,
                                             nearest_cache_t* runs, nearest_t* nbs, int32_t* cnt)
 {
     const agent_view_t* a = &x->a;
     const crowd_view_t* c = &x->c;
-    int32_t nmax = 0;
+    const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    int32_t found[3] = {0, 0, 0};
     for (int l = 0; l < SHOAL_LANES; ++l) {
         const int32_t r = r0 + l, i = c->agent_row[r];
         const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
-        orca_neighbors(x, r, i, p, a->max_speed[i], three, worker, runs, &nbs[l]);
-        const int32_t n = c->resp[r] > 0.0f ? nbs[l].count : 0; /* responsibility 0 ignores others */
-        cnt[l] = n;
-        nmax = n > nmax ? n : nmax;
+        int listed;
+        orca_search(x, r, i, p, three, runs, &nbs[l], &listed);
+        found[listed]++;
+        orca_near(x, r, &nbs[l], keep);
+    }
+    x->list_counts[2 * worker] += found[1];
+    x->list_counts[2 * worker + 1] += found[2];
+    /* nbs[l].count, .cap, .d2[m] as int32_t offsets from nbs */
+    const lanei at = lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t))));
+    const int32_t* base = (const int32_t*)(const void*)nbs;
+    const float* based = (const float*)(const void*)nbs;
+    const lanei count =
+        lanei_gather(base, lanei_add(at, lanei_set1((int32_t)(offsetof(nearest_t, count) / 4))));
+    const lanei cap = lanei_gather(base, lanei_add(at, lanei_set1((int32_t)(offsetof(nearest_t, cap) / 4))));
+    const lanei d2at = lanei_add(at, lanei_set1((int32_t)(offsetof(nearest_t, d2) / 4)));
+    const lanem full = lanei_cmp_eq(count, cap), some = lanei_cmp_gt(count, lanei_set1(0));
+    const lanef last =
+        lane_gather_or(based, lanei_add(d2at, lanei_sub(count, lanei_set1(1))), full, lane_zero());
+    const lanef vmax = lane_gather(a->max_speed, lanei_loadu(c->agent_row + r0));
+    const lanef far = lane_add(lane_mul(lane_set1(1.1f), lane_sqrt(last)),
+                               lane_mul(lane_mul(lane_set1(2.0f), vmax), lane_set1(x->dt)));
+    lane_storeu(x->hint + r0, lane_select(full, lane_mul(far, far), lane_zero()));
+    const lanef first = lane_gather_or(based, d2at, some, lane_zero());
+    lane_storeu(x->clear + r0, lane_select(some, lane_sqrt(first), lane_set1(INFINITY)));
+    const lanei max_nb = lanei_loadu(c->max_nb + r0);
+    const lanei n = lanei_select(lanei_cmp_gt(count, max_nb), max_nb, count);
+    /* responsibility 0 ignores others */
+    const lanei planned = lanei_select(lane_cmp_gt(lane_loadu(c->resp + r0), lane_zero()), n, lanei_set1(0));
+    lanei_storeu(cnt, planned);
+    int32_t kept[SHOAL_LANES], nmax = 0;
+    lanei_storeu(kept, n);
+    for (int l = 0; l < SHOAL_LANES; ++l) {
+        nbs[l].count = kept[l];
+        nmax = cnt[l] > nmax ? cnt[l] : nmax;
     }
     return nmax;
 }
