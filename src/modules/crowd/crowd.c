@@ -400,17 +400,20 @@ static inline int32_t crowd_list_ordered(const grid_t* g, float* e2, int32_t* k2
     return f;
 }
 
-/* Entry (e, k) put at position `at` of a list whose entries before it are
- * in (d^2, grid_before) order, then moved down past those it comes before,
- * which move up one. */
-static inline void list_sift(const grid_t* g, float* e2, int32_t* k2, int32_t at, float e, int32_t k)
+/* Entry (e, k, agent row j) put at position `at` of a list whose entries
+ * before it are in (d^2, grid_before) order, then moved down past those it
+ * comes before, which move up one. */
+static inline void list_sift(const grid_t* g, float* e2, int32_t* k2, int32_t* j2, int32_t at, float e,
+                             int32_t k, int32_t j)
 {
     for (; at > 0 && nearest_before(g, e, k, e2[at - 1], k2[at - 1]); --at) {
         e2[at] = e2[at - 1];
         k2[at] = k2[at - 1];
+        j2[at] = j2[at - 1];
     }
     e2[at] = e;
     k2[at] = k;
+    j2[at] = j;
 }
 
 /* Whether a list's nearest are the world's (see above): c of them in
@@ -518,6 +521,7 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
              * time over the rows padded with the first */
             float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
             int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
+            int32_t j2[CROWD_LIST_MAX + SHOAL_MAX_LANES]; /* their agent rows */
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
             const lanei itself = lanei_set1(self);
             /* whether a d^2 is NaN or an agent is not sorted (the list is
@@ -531,7 +535,9 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                 /* past n: the agent itself, read from nowhere (a short
                  * lane gathers only what it holds) */
                 const lanem in = lane_mask_first(n - m);
-                const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows + m), in, itself);
+                const lanei row = lanei_loadu(rows + m);
+                const lanei k = lanei_gather_or(x->sorted_at, row, in, itself);
+                lanei_storeu(j2 + m, row);
                 const lanem at = lane_mask_and(in, lanei_nonneg(k));
                 const lanef dx = lane_sub(lane_gather_or(g->sx, k, at, px), px),
                             dy = lane_sub(lane_gather_or(g->sy, k, at, py), py);
@@ -555,7 +561,7 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                  * of order (last pass's order mostly holds, so few move) */
                 int changed = ordered < f;
                 for (int32_t m = ordered; m < f; ++m) {
-                    list_sift(g, e2, k2, m, e2[m], k2[m]);
+                    list_sift(g, e2, k2, j2, m, e2[m], k2[m], j2[m]);
                 }
                 /* one of the rest before the front's last takes its place
                  * in the front, the last going to the one's place: the
@@ -569,11 +575,12 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                         const int32_t m = m0 + __builtin_ctz(may);
                         may &= may - 1;
                         const float e = e2[m];
-                        const int32_t k = k2[m];
+                        const int32_t k = k2[m], j = j2[m];
                         if (!nearest_before(g, e, k, e2[f - 1], k2[f - 1])) continue;
                         e2[m] = e2[f - 1];
                         k2[m] = k2[f - 1];
-                        list_sift(g, e2, k2, f - 1, e, k);
+                        j2[m] = j2[f - 1];
+                        list_sift(g, e2, k2, j2, f - 1, e, k, j);
                         changed = 1;
                     }
                 }
@@ -589,12 +596,8 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                 }
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
-                    if (changed) { /* its rows in the new order (every one sorted: no bad lane) */
-                        int32_t j[CROWD_LIST_MAX + SHOAL_MAX_LANES];
-                        for (int32_t m = 0; m < n; m += SHOAL_LANES)
-                            lanei_storeu(j + m, lanei_gather(g->order, lanei_loadu(k2 + m)));
-                        memcpy(rows, j, (size_t)n * sizeof *rows);
-                    }
+                    /* its rows in the new order, moved with their entries */
+                    if (changed) memcpy(rows, j2, (size_t)n * sizeof *rows);
                     return 1; /* held */
                 }
             }
