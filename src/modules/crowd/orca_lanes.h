@@ -42,24 +42,25 @@ static inline orca2_lane_lines_t orca2_lines_core(lanef p_x, lanef p_y, lanef v_
     ok = lane_mask_and(ok, lane_mask_and(lane_cmp_gt(w_len, zero), lane_cmp_lt(w_len, lane_set1(INFINITY))));
     const lanem cap =
         lane_mask_and(lane_cmp_lt(wp, zero), lane_cmp_gt(lane_mul(wp, wp), lane_mul(r_sq, w_sq)));
-    /* On the cut-off arc. */
-    const lanef cn_x = lane_div(w_x, w_len), cn_y = lane_div(w_y, w_len);
-    const lanef cu_s = lane_sub(lane_mul(r, itau), w_len);
-    const lanef cu_x = lane_mul(cn_x, cu_s), cu_y = lane_mul(cn_y, cu_s);
-    /* On a leg. */
+    /* The normal n: on the cut-off arc w / |w|; on a leg, perp(g) on the
+     * left, -perp(g) on the right, g the leg's direction over dist_sq. Each
+     * lane's numerator and denominator picked before the one division (a
+     * negated quotient is the quotient of the negated numerator): the
+     * scalar code's values, two divisions a lane instead of six. */
     const lanef leg = lane_sqrt(lane_sub(dist_sq, r_sq));
     const lanem left = lane_cmp_gt(lane_sub(lane_mul(p_x, w_y), lane_mul(p_y, w_x)), zero);
     const lanef pxl = lane_mul(p_x, leg), pyl = lane_mul(p_y, leg), pxr = lane_mul(p_x, r),
                 pyr = lane_mul(p_y, r);
-    const lanef gl_x = lane_div(lane_sub(pxl, pyr), dist_sq), gl_y = lane_div(lane_add(pyl, pxr), dist_sq);
-    const lanef gr_x = lane_div(lane_add(pxl, pyr), dist_sq), gr_y = lane_div(lane_sub(pyl, pxr), dist_sq);
-    /* left: n = perp(g) = (-g.y, g.x); right: n = -perp(g) = (g.y, -g.x) */
-    const lanef ln_x = lane_select(left, lane_neg(gl_y), gr_y);
-    const lanef ln_y = lane_select(left, gl_x, lane_neg(gr_x));
-    const lanef lu_s = lane_neg(lane_add(lane_mul(v_x, ln_x), lane_mul(v_y, ln_y)));
-    const lanef lu_x = lane_mul(ln_x, lu_s), lu_y = lane_mul(ln_y, lu_s);
-    const lanef n_x = lane_select(cap, cn_x, ln_x), n_y = lane_select(cap, cn_y, ln_y);
-    const lanef u_x = lane_select(cap, cu_x, lu_x), u_y = lane_select(cap, cu_y, lu_y);
+    /* left: (-g.y, g.x) = (-(pyl + pxr), pxl - pyr) / dist_sq; right: (g.y, -g.x) = (pyl - pxr, -(pxl + pyr)) / dist_sq */
+    const lanef ln_x = lane_select(left, lane_neg(lane_add(pyl, pxr)), lane_sub(pyl, pxr));
+    const lanef ln_y = lane_select(left, lane_sub(pxl, pyr), lane_neg(lane_add(pxl, pyr)));
+    const lanef den = lane_select(cap, w_len, dist_sq);
+    const lanef n_x = lane_div(lane_select(cap, w_x, ln_x), den),
+                n_y = lane_div(lane_select(cap, w_y, ln_y), den);
+    /* u = n s: on the arc s = r itau - |w|, on a leg s = -(v . n) */
+    const lanef s = lane_select(cap, lane_sub(lane_mul(r, itau), w_len),
+                                lane_neg(lane_add(lane_mul(v_x, n_x), lane_mul(v_y, n_y))));
+    const lanef u_x = lane_mul(n_x, s), u_y = lane_mul(n_y, s);
     const lanef cs = lane_select(lane_cmp_gt(sh, one), one, sh);
     orca2_lane_lines_t o;
     o.pt_x = lane_add(velx, lane_mul(u_x, cs));
