@@ -782,6 +782,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
                      (x->w->dims == 3 || x->walls->seg_count == 0 || x->wall_clear);
     int32_t run_at = -1;
     uint32_t run_clear = 0, run_quiet = 0, run_near = 0;
+    int64_t screened = 0; /* runs_screened, added once (a shared counter) */
     const uint32_t run_all = SHOAL_LANES == 32 ? ~0u : (1u << SHOAL_LANES) - 1u;
     for (int32_t e = begin; e < end; ++e) {
         int32_t r = e;
@@ -798,7 +799,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
              * their candidates (run_apart), they meet nothing too */
             if (run_clear != run_all && __builtin_popcount(run_all & ~run_clear) >= CONTACT_RUN_APART) {
                 run_quiet |= run_apart(x, e, &run_near) & apart;
-                __atomic_fetch_add(&cw->runs_screened, 1, __ATOMIC_RELAXED);
+                screened++;
                 run_near &= ~run_clear;
             }
             if (run_quiet == run_all) {
@@ -860,6 +861,7 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
         worst = mine > worst ? mine : worst;
     }
     x->worst[worker] = worst;
+    if (screened) __atomic_fetch_add(&cw->runs_screened, screened, __ATOMIC_RELAXED);
 }
 
 /* Each participant the last iteration pushed goes where it computed, and

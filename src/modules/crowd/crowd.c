@@ -989,6 +989,20 @@ static inline int orca_plain(const crowd_view_t* c, int32_t r)
                                        lane_cmp_gt(lane_loadu(c->side + r), zero)));
 }
 
+/* Lane l's offset of the field at byte `offset` of nbs[l] from nbs
+ * (orca_packet_neighbors), in int32_t (nearest_t holds whole int32_t and
+ * floats). */
+static inline lanei orca_packet_at(size_t offset)
+{
+    _Static_assert(sizeof(nearest_t) % sizeof(int32_t) == 0 && sizeof(float) == sizeof(int32_t),
+                   "nearest_t in whole int32_t");
+    return lanei_add(lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t)))),
+                     lanei_set1((int32_t)(offset / sizeof(int32_t))));
+}
+
+/* Lane l's offset of nbs[l].k from nbs, in int32_t. */
+static inline lanei orca_packet_k(void) { return orca_packet_at(offsetof(nearest_t, k)); }
+
 /* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
  * lane l's in nbs[l], how many it plans with in cnt[l] (none when it takes
  * no share); returns the most of them. Each row searched alone
@@ -1011,14 +1025,12 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
     }
     x->list_counts[2 * worker] += found[1];
     x->list_counts[2 * worker + 1] += found[2];
-    /* nbs[l].count, .cap, .d2[m] as int32_t offsets from nbs */
-    const lanei at = lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t))));
+    /* each lane's nbs[l].count, .cap and .d2 */
     const int32_t* base = (const int32_t*)(const void*)nbs;
     const float* based = (const float*)(const void*)nbs;
-    const lanei count =
-        lanei_gather(base, lanei_add(at, lanei_set1((int32_t)(offsetof(nearest_t, count) / 4))));
-    const lanei cap = lanei_gather(base, lanei_add(at, lanei_set1((int32_t)(offsetof(nearest_t, cap) / 4))));
-    const lanei d2at = lanei_add(at, lanei_set1((int32_t)(offsetof(nearest_t, d2) / 4)));
+    const lanei count = lanei_gather(base, orca_packet_at(offsetof(nearest_t, count)));
+    const lanei cap = lanei_gather(base, orca_packet_at(offsetof(nearest_t, cap)));
+    const lanei d2at = orca_packet_at(offsetof(nearest_t, d2));
     const lanem full = lanei_cmp_eq(count, cap), some = lanei_cmp_gt(count, lanei_set1(0));
     const lanef last =
         lane_gather_or(based, lanei_add(d2at, lanei_sub(count, lanei_set1(1))), full, lane_zero());
@@ -1040,15 +1052,6 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
         nmax = cnt[l] > nmax ? cnt[l] : nmax;
     }
     return nmax;
-}
-
-/* Lane l's offset of nbs[l].k from nbs (orca_packet_neighbors), in int32_t. */
-static inline lanei orca_packet_k(void)
-{
-    _Static_assert(sizeof(nearest_t) % sizeof(int32_t) == 0 && offsetof(nearest_t, k) % sizeof(int32_t) == 0,
-                   "nearest_t in whole int32_t");
-    return lanei_add(lanei_mul(lanei_iota(), lanei_set1((int32_t)(sizeof(nearest_t) / sizeof(int32_t)))),
-                     lanei_set1((int32_t)(offsetof(nearest_t, k) / sizeof(int32_t))));
 }
 
 /* The agents of crowd rows [r0, r0 + SHOAL_LANES), a row to a lane, as
