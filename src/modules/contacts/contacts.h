@@ -95,6 +95,7 @@ typedef struct contact_world_t {
     float watch_next;
     int32_t watch_last;    /* participants on the last pass's watch list, -1: it made none */
     int64_t watch_dropped; /* passes whose watch list did not hold, started again (counter) */
+    int64_t watch_widened; /* of those, passes that held with twice the margin (counter) */
     int32_t sweeps_last;   /* of those, Gauss-Seidel sweeps */
     float overlap_last;    /* largest overlap left by the last step, over the smaller radius */
     /* runs of the first check whose rows the bound left were screened
