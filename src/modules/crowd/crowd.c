@@ -462,10 +462,28 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
     int32_t n = 0;
     for (int32_t m2 = 0; m2 < got.count; ++m2) rows[n++] = g->order[got.k[m2]];
     if (got.count > 0) {
+        /* a lane of candidates at a time, those after the last kept into
+         * a copy (a compressed lane is stored whole) */
         const float last_d2 = got.d2[got.count - 1];
         const int32_t last_k = got.k[got.count - 1];
-        for (int32_t i = 0; i < m; ++i)
-            if (nearest_before(g, last_d2, last_k, sd[i], sk[i])) rows[n++] = g->order[sk[i]];
+        const lanef last = lane_set1(last_d2);
+        const lanei lastk = lanei_set1(last_k);
+        int32_t rest[CROWD_LIST_MAX + SHOAL_MAX_LANES];
+        int32_t q = 0;
+        for (int32_t i = 0; i < m; i += SHOAL_LANES) {
+            const lanem real = lane_mask_first(m - i);
+            const lanef d = lane_loadu(sd + i);
+            const lanei k = lanei_select(real, lanei_loadu(sk + i), lastk);
+            lanem after = lane_mask_and(real, lane_cmp_gt(d, last));
+            const lanem tie = lane_mask_and(real, lane_cmp_eq(d, last));
+            if (lane_mask_any(tie))
+                after = lane_mask_or(after, lane_mask_and(tie, lane_grid_before(g, lastk, k)));
+            const uint32_t bits = lane_mask_bits(after);
+            if (bits)
+                q += lanei_compress_store(rest + q, lanei_gather_or(g->order, k, after, lanei_set1(0)), bits);
+        }
+        memcpy(rows + n, rest, (size_t)q * sizeof *rows);
+        n += q;
     }
     cw->list_n[r] = n;
     cw->list_r2[r] = listed;
@@ -567,10 +585,11 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                  * in the front, the last going to the one's place: the
                  * front ends as the f first of the list. A lane at a time
                  * against the last as it was at the lane's start (it only
-                 * comes earlier), each found checked against it as it is. */
+                 * comes earlier), each found checked against it as it is;
+                 * past n a lane of +inf, never before it. */
+                if (f < n) lane_storeu(e2 + n, lane_set1(INFINITY));
                 for (int32_t m0 = f; m0 < n; m0 += SHOAL_LANES) {
-                    uint32_t may = lane_mask_bits(lane_mask_and(
-                        lane_mask_first(n - m0), lane_cmp_le(lane_loadu(e2 + m0), lane_set1(e2[f - 1]))));
+                    uint32_t may = lane_mask_bits(lane_cmp_le(lane_loadu(e2 + m0), lane_set1(e2[f - 1])));
                     while (may) {
                         const int32_t m = m0 + __builtin_ctz(may);
                         may &= may - 1;
