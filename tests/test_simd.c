@@ -427,6 +427,24 @@ Test(simd, compress_store)
     }
 }
 
+/* Prefix sums of int32 lanes against a running sum, for lanes of mixed
+ * signs and sizes; the last lane everywhere. */
+Test(simd, int_prefix_sum_and_last)
+{
+    for (int k = 0; k < 64; ++k) {
+        int32_t in[SHOAL_LANES], got[SHOAL_LANES], last[SHOAL_LANES];
+        for (int l = 0; l < SHOAL_LANES; ++l) in[l] = (int32_t)((k * 7919 + l * 104729) % 2001) - 1000;
+        lanei_storeu(got, lanei_prefix_sum(lanei_loadu(in)));
+        lanei_storeu(last, lanei_broadcast_last(lanei_loadu(in)));
+        int32_t sum = 0;
+        for (int l = 0; l < SHOAL_LANES; ++l) {
+            sum += in[l];
+            cr_assert_eq(got[l], sum, "case %d, lane %d: %d, summed %d", k, l, got[l], sum);
+            cr_assert_eq(last[l], in[SHOAL_LANES - 1], "case %d, lane %d", k, l);
+        }
+    }
+}
+
 /* A masked gather reads its lanes' items and leaves the others theirs,
  * reading nothing for them: their indices point far outside the array (an
  * address sanitizer or a fault would tell a read). */

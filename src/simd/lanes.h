@@ -651,6 +651,53 @@ static inline lanem lane_mask_first(int n)
 #endif
 }
 
+/* Inclusive prefix sums of int32 lanes: lane i holds a0 + ... + ai
+ * (wrapping as int32 arithmetic does not: keep the sums in range). */
+static inline lanei lanei_prefix_sum(lanei a)
+{
+#if SHOAL_LANES == 16
+    /* x moved up s lanes (lane i from lane i - s, the first s zero) */
+    const simde__m512i up =
+        simde_mm512_sub_epi32(simde_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                              simde_mm512_set1_epi32(1));
+    simde__m512i x = a.v;
+    x = simde_mm512_add_epi32(x, simde_mm512_maskz_permutexvar_epi32(0xfffe, up, x));
+    x = simde_mm512_add_epi32(x, simde_mm512_maskz_permutexvar_epi32(
+                                     0xfffc, simde_mm512_sub_epi32(up, simde_mm512_set1_epi32(1)), x));
+    x = simde_mm512_add_epi32(x, simde_mm512_maskz_permutexvar_epi32(
+                                     0xfff0, simde_mm512_sub_epi32(up, simde_mm512_set1_epi32(3)), x));
+    x = simde_mm512_add_epi32(x, simde_mm512_maskz_permutexvar_epi32(
+                                     0xff00, simde_mm512_sub_epi32(up, simde_mm512_set1_epi32(7)), x));
+    return (lanei){x};
+#elif SHOAL_LANES == 8
+    simde__m256i x = a.v; /* each half's sums, then the low half's total on the high */
+    x = simde_mm256_add_epi32(x, simde_mm256_slli_si256(x, 4));
+    x = simde_mm256_add_epi32(x, simde_mm256_slli_si256(x, 8));
+    const simde__m256i top = simde_mm256_shuffle_epi32(x, 0xff);
+    return (lanei){simde_mm256_add_epi32(x, simde_mm256_permute2x128_si256(top, top, 0x08))};
+#elif SHOAL_LANES == 4
+    simde__m128i x = a.v;
+    x = simde_mm_add_epi32(x, simde_mm_slli_si128(x, 4));
+    return (lanei){simde_mm_add_epi32(x, simde_mm_slli_si128(x, 8))};
+#else
+    return a;
+#endif
+}
+
+/* The last lane's value in every lane. */
+static inline lanei lanei_broadcast_last(lanei a)
+{
+#if SHOAL_LANES == 16
+    return (lanei){simde_mm512_permutexvar_epi32(simde_mm512_set1_epi32(15), a.v)};
+#elif SHOAL_LANES == 8
+    return (lanei){simde_mm256_permutevar8x32_epi32(a.v, simde_mm256_set1_epi32(7))};
+#elif SHOAL_LANES == 4
+    return (lanei){simde_mm_shuffle_epi32(a.v, 0xff)};
+#else
+    return a;
+#endif
+}
+
 /* Value of lane i (0 <= i < SHOAL_LANES). For tests and debugging; slow. */
 static inline float lane_extract(lanef a, int i)
 {

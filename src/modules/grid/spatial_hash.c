@@ -405,6 +405,26 @@ static void prefix_totals(int32_t begin, int32_t end, int32_t worker, void* vctx
     }
 }
 
+/* Buckets [q0, q1) of a chunk a bucket at a time: each one's start, and
+ * each block's offset in it (blocks whose keys it is outside have none). */
+static inline void prefix_buckets(const sort_ctx_t* c, grid_t* g, const int32_t* list, int32_t m, int32_t q0,
+                                  int32_t q1, int32_t* running, int32_t* largest)
+{
+    for (int32_t q = q0; q < q1; ++q) {
+        g->cell_start[q] = *running;
+        for (int32_t j = 0; j < m; ++j) {
+            int32_t b = list[j];
+            if (q < c->lo[b] || q > c->hi[b]) continue;
+            int32_t* slot = g->histogram + (size_t)b * g->bucket_count + (q - c->lo[b]);
+            int32_t count = *slot;
+            *slot = *running;
+            *running += count;
+        }
+        int32_t size = *running - g->cell_start[q];
+        *largest = size > *largest ? size : *largest;
+    }
+}
+
 /* Turn counts into write positions, (bucket, block) order, noting the
  * largest bucket (which sizes the neighbors' packs). */
 static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -418,26 +438,34 @@ static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vct
         if (qhi > g->bucket_count) qhi = g->bucket_count;
         int32_t m = chunk_blocks(c, qlo, qhi, list);
         int32_t running = c->chunk_base[ch * c->chunk];
-        int32_t q = qlo;
         /* A lane of buckets at a time where every block's counts cover the
-         * chunk (hashed keys spread each block over the table): the same
-         * sums, each bucket's start and each block's offset in it. */
-        int covered = m > 0;
-        for (int32_t j = 0; j < m; ++j) covered &= c->lo[list[j]] <= qlo && c->hi[list[j]] >= qhi - 1;
-        for (; covered && q + SHOAL_LANES <= qhi; q += SHOAL_LANES) {
+         * lane (hashed keys spread each block over the table; one block
+         * spans its least to its largest key): the same sums, each
+         * bucket's start and each block's offset in it. Before and after
+         * that span, a bucket at a time. */
+        int32_t clo = qlo, chi = qhi - 1;
+        for (int32_t j = 0; j < m; ++j) {
+            clo = c->lo[list[j]] > clo ? c->lo[list[j]] : clo;
+            chi = c->hi[list[j]] < chi ? c->hi[list[j]] : chi;
+        }
+        if (m == 0 || chi - clo + 1 < SHOAL_LANES) {
+            prefix_buckets(c, g, list, m, qlo, qhi, &running, &largest);
+            continue;
+        }
+        prefix_buckets(c, g, list, m, qlo, clo, &running, &largest);
+        int32_t q = clo;
+        lanei run = lanei_set1(running), most = lanei_set1(largest);
+        for (; q + SHOAL_LANES <= chi + 1; q += SHOAL_LANES) {
             lanei t = lanei_set1(0);
             for (int32_t j = 0; j < m; ++j)
                 t = lanei_add(
                     t, lanei_loadu(g->histogram + (size_t)list[j] * g->bucket_count + (q - c->lo[list[j]])));
-            _Alignas(64) int32_t at[SHOAL_LANES];
-            lanei_store(at, t);
-            for (int l = 0; l < SHOAL_LANES; ++l) {
-                const int32_t size = at[l];
-                largest = size > largest ? size : largest;
-                at[l] = running;
-                running += size;
-            }
-            lanei start = lanei_load(at);
+            /* each bucket's start: the running total and the sizes before
+             * it in the lane */
+            const lanei upto = lanei_prefix_sum(t);
+            lanei start = lanei_add(run, lanei_sub(upto, t));
+            run = lanei_add(run, lanei_broadcast_last(upto));
+            most = lanei_max(most, t);
             lanei_storeu(g->cell_start + q, start);
             for (int32_t j = 0; j < m; ++j) {
                 int32_t* slot = g->histogram + (size_t)list[j] * g->bucket_count + (q - c->lo[list[j]]);
@@ -446,19 +474,12 @@ static void prefix_offsets(int32_t begin, int32_t end, int32_t worker, void* vct
                 start = lanei_add(start, count);
             }
         }
-        for (; q < qhi; ++q) {
-            g->cell_start[q] = running;
-            for (int32_t j = 0; j < m; ++j) {
-                int32_t b = list[j];
-                if (q < c->lo[b] || q > c->hi[b]) continue;
-                int32_t* slot = g->histogram + (size_t)b * g->bucket_count + (q - c->lo[b]);
-                int32_t count = *slot;
-                *slot = running;
-                running += count;
-            }
-            int32_t size = running - g->cell_start[q];
-            largest = size > largest ? size : largest;
-        }
+        _Alignas(64) int32_t lanes[SHOAL_LANES];
+        lanei_store(lanes, run);
+        running = lanes[0];
+        lanei_store(lanes, most);
+        for (int l = 0; l < SHOAL_LANES; ++l) largest = lanes[l] > largest ? lanes[l] : largest;
+        prefix_buckets(c, g, list, m, q, qhi, &running, &largest);
     }
     c->largest[worker] = largest;
 }
