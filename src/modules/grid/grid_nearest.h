@@ -210,10 +210,42 @@ static inline void find_neighbors(const grid_t* g, const float p[3], float range
 
 /* The rank of each of the m candidates (sd, sk) in (distance^2,
  * grid_before) order, counted a lane at a time; the first cap go to nb in
- * that order. sd is padded with +inf to a whole lane. */
+ * that order. sd is padded with +inf to a whole lane. Where no two are at
+ * one distance (nearly always), a lane of candidates is counted against
+ * each candidate at once; else each against a lane of them, ties by
+ * grid_before. */
 static inline void nearest_rank(const grid_t* g, const float* sd, const int32_t* sk, int32_t m, nearest_t* nb)
 {
     const int32_t cap = nb->cap;
+    enum { RANK_FAST = 128 };
+    if (m <= RANK_FAST) {
+        /* each one's count of those strictly nearer, a lane of candidates
+         * against one candidate at a time: they are the ranks when no two
+         * are at one distance, which their sum tells (the i-th nearest has
+         * at most i nearer, i exactly when it is past every one before it:
+         * the counts sum to m (m - 1) / 2 when none ties, less when any do;
+         * sums of whole numbers below 2^24, exact in floats) */
+        int32_t rank[RANK_FAST + SHOAL_MAX_LANES];
+        const lanef one = lane_set1(1.0f);
+        lanef total = lane_zero();
+        for (int32_t i0 = 0; i0 < m; i0 += SHOAL_LANES) {
+            const lanef di = lane_loadu(sd + i0);
+            lanef lt = lane_zero();
+            for (int32_t j = 0; j < m; ++j) lt = lane_masked_add(lt, lane_cmp_lt(lane_set1(sd[j]), di), one);
+            total = lane_masked_add(total, lane_mask_first(m - i0), lt);
+            lanei_storeu(rank + i0, lane_ftoi(lt));
+        }
+        const int shared = lane_hsum(total) != 0.5f * (float)m * (float)(m - 1);
+        if (!shared) {
+            for (int32_t i = 0; i < m; ++i) {
+                const int32_t at = rank[i] < cap ? rank[i] : cap; /* past the cap: the spare slot */
+                nb->d2[at] = sd[i];
+                nb->k[at] = sk[i];
+            }
+            nb->count = m < cap ? m : cap;
+            return;
+        }
+    }
     for (int32_t i = 0; i < m; ++i) {
         const lanef di = lane_set1(sd[i]);
         int32_t rank = 0, equal = 0;
