@@ -927,16 +927,28 @@ static inline __attribute__((always_inline)) void orca_search(const orca_ctx_t* 
 }
 
 /* Crowd row r's first `keep` neighbors in nb (sorted positions), -1 past
- * them, to its near (the contact pass's candidates): a lane at a time (nb->k
- * holds a lane past any count; a fixed-size copy is inline). */
+ * them, to its near (the contact pass's candidates): copies of fixed sizes
+ * where it has keep or more (a few moves), else a lane at a time (nb->k
+ * holds a lane past any count). */
 static inline void orca_near(const orca_ctx_t* x, int32_t r, const nearest_t* nb, int32_t keep)
 {
-    const int32_t kept_nb = nb->count < keep ? nb->count : keep;
+    _Static_assert(CROWD_CONTACT_K_2D == 8 && CROWD_CONTACT_K == 12, "orca_near's copies");
+    static const int32_t none[CROWD_CONTACT_K - CROWD_CONTACT_K_2D] = {-1, -1, -1, -1};
+    int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+    if (nb->count >= keep) { /* copies of fixed sizes: a few moves */
+        if (keep == CROWD_CONTACT_K_2D) {
+            memcpy(near, nb->k, sizeof(int32_t) * CROWD_CONTACT_K_2D);
+            memcpy(near + CROWD_CONTACT_K_2D, none, sizeof none);
+        } else {
+            memcpy(near, nb->k, sizeof(int32_t) * CROWD_CONTACT_K);
+        }
+        return;
+    }
     int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
     for (int32_t m = 0; m < CROWD_CONTACT_K; m += SHOAL_LANES)
         lanei_storeu(first_k + m,
-                     lanei_select(lane_mask_first(kept_nb - m), lanei_loadu(nb->k + m), lanei_set1(-1)));
-    memcpy(x->near + (size_t)r * CROWD_CONTACT_K, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
+                     lanei_select(lane_mask_first(nb->count - m), lanei_loadu(nb->k + m), lanei_set1(-1)));
+    memcpy(near, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
 }
 
 /* Crowd row r's (agent row i, at p) neighbors for ORCA into nb, at most
