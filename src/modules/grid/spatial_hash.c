@@ -268,9 +268,10 @@ typedef struct sort_ctx {
     int32_t chunk; /* buckets per prefix chunk */
     int32_t chunks;
     int32_t* chunk_base;
-    const uint32_t* ids;  /* the agents' ids' low words, when every id is below 2^32; else NULL */
-    uint32_t* sorted_ids; /* those ids in sorted order (the velocity copies' memory, written later) */
-    int32_t* largest;     /* per worker: the largest bucket its prefix saw */
+    const uint32_t* ids;   /* the agents' ids' low words, when every id is below 2^32; else NULL */
+    uint32_t* sorted_ids;  /* those ids in sorted order (the velocity copies' memory, written later) */
+    uint32_t* sorted_keys; /* with ids, their buckets in sorted order (the same: svy's) */
+    int32_t* largest;      /* per worker: the largest bucket its prefix saw */
     /* Block b's keys lie in [lo[b], hi[b]] (hi < lo: an empty block), and
      * its histogram holds only that range: the count of bucket q is at
      * histogram[b * bucket_count + q - lo[b]]. Storage sorted by cell (the
@@ -548,9 +549,11 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
         if (last > c->n) last = c->n;
         if (c->ids) { /* each agent's id beside it (sort_buckets) */
             for (int32_t i = first; i < last; ++i) {
-                int32_t at = next[g->key[i] - lo]++;
+                const uint32_t key = g->key[i];
+                int32_t at = next[key - lo]++;
                 g->order[at] = i;
                 c->sorted_ids[at] = c->ids[i];
+                c->sorted_keys[at] = key;
             }
         } else {
             for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
@@ -586,6 +589,38 @@ static inline void sort8(uint64_t* v)
     cas(v, 1, 2), cas(v, 3, 4), cas(v, 5, 6);
 }
 
+/* Bucket [at, at + m) of the sorted order by the agents' ids below 2^32
+ * (the scatter put each beside its agent). */
+static void sort_bucket_ids(grid_t* g, uint32_t* sorted_ids, int32_t at, int32_t m)
+{
+    int32_t* o = g->order + at;
+    uint32_t* id = sorted_ids + at;
+    if (m <= 8) {
+        /* each agent as one word, its id above its row, sorted by a
+         * network of compare-exchanges (no branch: an insertion sort
+         * mispredicts about once an agent); most buckets hold about six */
+        uint64_t v[8];
+        for (int32_t k = 0; k < 8; ++k) v[k] = k < m ? (uint64_t)id[k] << 32 | (uint32_t)o[k] : UINT64_MAX;
+        sort8(v);
+        for (int32_t k = 0; k < m; ++k) {
+            o[k] = (int32_t)(uint32_t)v[k];
+            id[k] = (uint32_t)(v[k] >> 32);
+        }
+        return;
+    }
+    for (int32_t i = 1; i < m; ++i) { /* larger buckets: by insertion */
+        int32_t r = o[i];
+        uint32_t x = id[i];
+        int32_t j = i;
+        for (; j > 0 && id[j - 1] > x; --j) {
+            o[j] = o[j - 1];
+            id[j] = id[j - 1];
+        }
+        o[j] = r;
+        id[j] = x;
+    }
+}
+
 static void sort_buckets(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -595,65 +630,52 @@ static void sort_buckets(int32_t begin, int32_t end, int32_t worker, void* vctx)
     const uint32_t* hi = TABLE_COL(&c->w->agents, uint32_t, AC_ID_HI);
     int32_t first = begin * c->chunk, last = end * c->chunk;
     if (last > g->bucket_count) last = g->bucket_count;
-    for (int32_t b0 = first; b0 < last; b0 += SHOAL_LANES) {
-        /* a lane of buckets at a time: those of two agents or more
-         * (cell_start has an entry past the last bucket) */
-        uint32_t more = (1u << (last - b0 < SHOAL_LANES ? last - b0 : SHOAL_LANES)) - 1u;
-        if (b0 + SHOAL_LANES <= last)
-            more &= lane_mask_bits(
-                lanei_cmp_gt(lanei_sub(lanei_loadu(g->cell_start + b0 + 1), lanei_loadu(g->cell_start + b0)),
-                             lanei_set1(1)));
-        for (; more; more &= more - 1) {
-            const int32_t b = b0 + __builtin_ctz(more);
-            int32_t at = g->cell_start[b], m = g->cell_start[b + 1] - at;
-            if (m < 2) continue;
-            int32_t* o = g->order + at;
-            if (c->ids) {
-                /* ids below 2^32, as all but the longest-running worlds
-                 * have: the scatter put each beside its agent */
-                uint32_t* id = c->sorted_ids + at;
-                int32_t i = 1;
-                while (i < m && id[i - 1] < id[i]) ++i;
-                if (i == m) continue; /* in order already, as a reorder leaves every bucket */
-                if (m <= 8) {
-                    /* each agent as one word, its id above its row, sorted
-                     * by a network of compare-exchanges (no branch: an
-                     * insertion sort mispredicts about once an agent); most
-                     * buckets hold about six */
-                    uint64_t v[8];
-                    for (int32_t k = 0; k < 8; ++k)
-                        v[k] = k < m ? (uint64_t)id[k] << 32 | (uint32_t)o[k] : UINT64_MAX;
-                    sort8(v);
-                    for (int32_t k = 0; k < m; ++k) {
-                        o[k] = (int32_t)(uint32_t)v[k];
-                        id[k] = (uint32_t)(v[k] >> 32);
-                    }
-                    continue;
-                }
-                for (i = 1; i < m; ++i) { /* larger buckets: by insertion */
-                    int32_t r = o[i];
-                    uint32_t x = id[i];
-                    int32_t j = i;
-                    for (; j > 0 && id[j - 1] > x; --j) {
-                        o[j] = o[j - 1];
-                        id[j] = id[j - 1];
-                    }
-                    o[j] = r;
-                    id[j] = x;
-                }
-                continue;
+    if (c->ids) {
+        /* ids below 2^32: the chunk's sorted positions a lane at a time,
+         * each against the one before it; a bucket goes in order of id
+         * where two of its agents are out of it (as a reorder leaves
+         * none: most buckets are in order, and the few an agent entered
+         * are not). The same buckets as a look at every bucket finds. */
+        const int32_t k0 = g->cell_start[first], k1 = g->cell_start[last];
+        const uint32_t* key = c->sorted_keys;
+        uint32_t* id = c->sorted_ids;
+        const lanei flip = lanei_set1(INT32_MIN); /* unsigned order as signed */
+        uint32_t done = UINT32_MAX;               /* the bucket last put in order */
+        int32_t k = k0 + 1;
+        for (; k + SHOAL_LANES <= k1; k += SHOAL_LANES) {
+            const lanei same =
+                lanei_xor(lanei_loadu((const int32_t*)key + k), lanei_loadu((const int32_t*)key + k - 1));
+            const lanem one = lanei_cmp_eq(same, lanei_set1(0));
+            const lanem after = lanei_cmp_gt(lanei_xor(lanei_loadu((const int32_t*)id + k - 1), flip),
+                                             lanei_xor(lanei_loadu((const int32_t*)id + k), flip));
+            for (uint32_t bad = lane_mask_bits(lane_mask_and(one, after)); bad; bad &= bad - 1) {
+                const uint32_t b = key[k + __builtin_ctz(bad)];
+                if (b == done) continue;
+                done = b;
+                sort_bucket_ids(g, id, g->cell_start[b], g->cell_start[b + 1] - g->cell_start[b]);
             }
-            for (int32_t i = 1; i < m; ++i) { /* ids of 64 bits, read from the rows */
-                int32_t r = o[i];
-                uint64_t v = (uint64_t)lo[r] | (uint64_t)hi[r] << 32;
-                int32_t j = i;
-                for (; j > 0; --j) {
-                    int32_t q = o[j - 1];
-                    if (((uint64_t)lo[q] | (uint64_t)hi[q] << 32) <= v) break;
-                    o[j] = q;
-                }
-                o[j] = r;
+        }
+        for (; k < k1; ++k) {
+            if (key[k] != key[k - 1] || id[k - 1] < id[k] || key[k] == done) continue;
+            done = key[k];
+            sort_bucket_ids(g, id, g->cell_start[done], g->cell_start[done + 1] - g->cell_start[done]);
+        }
+        return;
+    }
+    for (int32_t b = first; b < last; ++b) {
+        int32_t at = g->cell_start[b], m = g->cell_start[b + 1] - at;
+        if (m < 2) continue;
+        int32_t* o = g->order + at;
+        for (int32_t i = 1; i < m; ++i) { /* ids of 64 bits, read from the rows */
+            int32_t r = o[i];
+            uint64_t v = (uint64_t)lo[r] | (uint64_t)hi[r] << 32;
+            int32_t j = i;
+            for (; j > 0; --j) {
+                int32_t q = o[j - 1];
+                if (((uint64_t)lo[q] | (uint64_t)hi[q] << 32) <= v) break;
+                o[j] = q;
             }
+            o[j] = r;
         }
     }
 }
@@ -917,6 +939,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
                     .chunk_base = g->cell_start,
                     .ids = w->next_id <= UINT32_MAX ? TABLE_COL(&w->agents, uint32_t, AC_ID_LO) : NULL,
                     .sorted_ids = (uint32_t*)g->svx,
+                    .sorted_keys = (uint32_t*)g->svy,
                     .largest = largest};
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     PHASE_DONE(GRID_PHASE_COUNT);
