@@ -271,7 +271,10 @@ typedef struct sort_ctx {
     const uint32_t* ids;   /* the agents' ids' low words, when every id is below 2^32; else NULL */
     uint32_t* sorted_ids;  /* those ids in sorted order (the velocity copies' memory, written later) */
     uint32_t* sorted_keys; /* with ids, their buckets in sorted order (the same: svy's) */
-    int32_t* largest;      /* per worker: the largest bucket its prefix saw */
+    /* the order the count and the scatter take the agents in: the last
+     * hash's sorted order (a copy in sx's memory), or NULL: row order */
+    const int32_t* prev;
+    int32_t* largest; /* per worker: the largest bucket its prefix saw */
     /* Block b's keys lie in [lo[b], hi[b]] (hi < lo: an empty block), and
      * its histogram holds only that range: the count of bucket q is at
      * histogram[b * bucket_count + q - lo[b]]. Storage sorted by cell (the
@@ -356,6 +359,7 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         }
         for (; i < hi; ++i) g->key[i] = agent_key(g, px, py, pz, i);
+        if (c->prev) continue; /* counted in that order (count_prev) once every key is known */
         uint32_t kmin = UINT32_MAX, kmax = 0;
         for (i = lo; i < hi; ++i) {
             uint32_t k = g->key[i];
@@ -372,6 +376,39 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
         int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
         memset(hist, 0, ((size_t)(kmax - kmin) + 1) * sizeof(int32_t));
         for (i = lo; i < hi; ++i) hist[g->key[i] - kmin]++;
+    }
+}
+
+/* count_blocks' counts where the agents go in the last hash's order
+ * (c->prev): block b takes sorted positions [b * block_size, ...) of it,
+ * its keys' range and histogram from the keys count_blocks wrote. That
+ * order keeps each block's buckets close together and each bucket's
+ * agents mostly in order of id (only those an agent entered since the
+ * last hash are not: sort_buckets). */
+static void count_prev(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    sort_ctx_t* c = (sort_ctx_t*)vctx;
+    grid_t* g = c->g;
+    for (int32_t b = begin; b < end; ++b) {
+        int32_t lo = b * c->block_size, hi = lo + c->block_size;
+        if (hi > c->n) hi = c->n;
+        if (lo >= hi) {
+            c->lo[b] = 0;
+            c->hi[b] = -1;
+            continue;
+        }
+        uint32_t kmin = UINT32_MAX, kmax = 0;
+        for (int32_t k = lo; k < hi; ++k) {
+            const uint32_t key = g->key[c->prev[k]];
+            kmin = key < kmin ? key : kmin;
+            kmax = key > kmax ? key : kmax;
+        }
+        c->lo[b] = (int32_t)kmin;
+        c->hi[b] = (int32_t)kmax;
+        int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
+        memset(hist, 0, ((size_t)(kmax - kmin) + 1) * sizeof(int32_t));
+        for (int32_t k = lo; k < hi; ++k) hist[g->key[c->prev[k]] - kmin]++;
     }
 }
 
@@ -547,8 +584,10 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
         uint32_t lo = (uint32_t)c->lo[b];
         int32_t first = b * c->block_size, last = first + c->block_size;
         if (last > c->n) last = c->n;
+        const int32_t* prev = c->prev;
         if (c->ids) { /* each agent's id beside it (sort_buckets) */
-            for (int32_t i = first; i < last; ++i) {
+            for (int32_t k = first; k < last; ++k) {
+                const int32_t i = prev ? prev[k] : k;
                 const uint32_t key = g->key[i];
                 int32_t at = next[key - lo]++;
                 g->order[at] = i;
@@ -556,7 +595,10 @@ static void scatter_blocks(int32_t begin, int32_t end, int32_t worker, void* vct
                 c->sorted_keys[at] = key;
             }
         } else {
-            for (int32_t i = first; i < last; ++i) g->order[next[g->key[i] - lo]++] = i;
+            for (int32_t k = first; k < last; ++k) {
+                const int32_t i = prev ? prev[k] : k;
+                g->order[next[g->key[i] - lo]++] = i;
+            }
         }
     }
 }
@@ -908,6 +950,10 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
     if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
     if (blocks > (n + 4095) / 4096) blocks = (n + 4095) / 4096;
+    /* the last hash's order, when no row has moved since (its copy below) */
+    const int32_t* was_order = g->order;
+    const int keep_order = g->order_ok && g->order_count == n && g->order_version == w->structure_version;
+    g->order_ok = 0;
     if (!grid_reserve(w, g, n, g->bucket_count, blocks) || (!g->direct && !reserve_cells(w, g, n))) {
         g->count = 0;
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "spatial_hash: out of memory for %d agents", (int)n);
@@ -941,7 +987,14 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
                     .sorted_ids = (uint32_t*)g->svx,
                     .sorted_keys = (uint32_t*)g->svy,
                     .largest = largest};
+    if (keep_order && g->order == was_order) {
+        /* sx is written again by the copies: until then it holds the order */
+        _Static_assert(sizeof(float) == sizeof(int32_t), "an order in sx's memory");
+        memcpy(g->sx, g->order, (size_t)n * sizeof(int32_t));
+        c.prev = (const int32_t*)(const void*)g->sx;
+    }
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
+    if (c.prev) par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_prev, &c);
     PHASE_DONE(GRID_PHASE_COUNT);
     /* The prefix visits every bucket once and every block's range once. Up
      * to SERIAL_PREFIX of those it is quicker on this thread than two
@@ -1004,6 +1057,9 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
 #undef PHASE_DONE
     g->count = n;
     g->positions_valid = 0;
+    g->order_ok = 1;
+    g->order_count = n;
+    g->order_version = w->structure_version;
     return n;
 }
 
