@@ -265,3 +265,52 @@ static void one_list_for_every_table(int dims)
 
 Test(cell_order, one_nearest_list_for_every_table_2d, .timeout = 120) { one_list_for_every_table(2); }
 Test(cell_order, one_nearest_list_for_every_table_3d, .timeout = 120) { one_list_for_every_table(3); }
+
+/* The hash counts and scatters its agents in the last hash's sorted order
+ * while no row has moved since (grid_t.order_ok), else in row order; the
+ * buckets, each sorted by id, are the same either way. The same world
+ * stepped both ways (the order forgotten before every step) has the same
+ * sorted order and state hash after every step, over reorders of storage
+ * (every 32 steps), in a 2D flock, the plaza and a 3D school. */
+static void last_order_or_rows(const char* file, int steps, int threads)
+{
+    shoal_world_t* w[2];
+    shoal_scenario_t* sc = load(file);
+    for (int k = 0; k < 2; ++k) {
+        shoal_world_def_t def = shoal_scenario_world_def(sc);
+        def.thread_count = threads;
+        def.backend = threads > 1 ? SHOAL_BACKEND_OPENMP : SHOAL_BACKEND_SERIAL;
+        shoal_error_t err;
+        cr_assert_eq(shoal_world_create(&def, &w[k], &err), SHOAL_OK, "%s", err.message);
+        cr_assert_eq(shoal_scenario_populate(sc, w[k]), SHOAL_OK, "%s", shoal_world_last_error(w[k]));
+    }
+    int kept = 0;
+    for (int s = 0; s < steps; ++s) {
+        grid_t* rows = (grid_t*)((world_t*)w[1])->module_data[MOD_GRID];
+        rows->order_ok = 0;
+        kept += ((grid_t*)((world_t*)w[0])->module_data[MOD_GRID])->order_ok;
+        for (int k = 0; k < 2; ++k)
+            cr_assert_eq(shoal_world_step(w[k], shoal_scenario_dt(sc)), SHOAL_OK, "%s",
+                         shoal_world_last_error(w[k]));
+        const grid_t* a = grid_data((const world_t*)w[0]);
+        const grid_t* b = grid_data((const world_t*)w[1]);
+        cr_assert_eq(a->count, b->count);
+        cr_assert_eq(memcmp(a->order, b->order, (size_t)a->count * sizeof(int32_t)), 0,
+                     "%s, %d threads, step %d: the sorted orders differ", file, threads, s);
+        cr_assert_eq(shoal_world_state_hash(w[0]), shoal_world_state_hash(w[1]),
+                     "%s, %d threads, step %d: the state hashes differ", file, threads, s);
+    }
+    /* the last order taken on every step but the first (a reorder leaves
+     * its order, the identity, for the next) */
+    cr_expect_eq(kept, steps - 1, "%s: the last order taken on %d of %d steps", file, kept, steps);
+    for (int k = 0; k < 2; ++k) shoal_world_destroy(w[k]);
+    shoal_scenario_destroy(sc);
+}
+
+Test(cell_order, last_order_or_rows_flock2d, .timeout = 300)
+{
+    last_order_or_rows("spread", 70, 1);
+    last_order_or_rows("spread", 70, 2);
+}
+Test(cell_order, last_order_or_rows_plaza, .timeout = 300) { last_order_or_rows("default.json", 70, 2); }
+Test(cell_order, last_order_or_rows_fish3d, .timeout = 300) { last_order_or_rows("fish3d.json", 70, 2); }
