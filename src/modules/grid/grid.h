@@ -115,12 +115,12 @@ typedef struct grid_t {
     /* key holds each agent row's sorted position (built on first use after
      * the hash, see grid_position) */
     int32_t positions_valid;
-    /* order is the last hash's, of order_count agents, and no row has moved
-     * since (the world's structure_version is order_version): the next
-     * hash counts and scatters its agents in that order (any order of them
-     * gives the same buckets, each sorted by id; this one leaves the
-     * fewest to sort) */
-    int32_t order_ok, order_count;
+    /* order is the last hash's, of count agents, and no row has moved since
+     * (the world's structure_version is order_version): the next hash
+     * counts and scatters its agents in that order (any order of them gives
+     * the same buckets, each sorted by id; this one leaves the fewest to
+     * sort) */
+    int32_t order_ok;
     uint64_t order_version;
 } grid_t;
 

@@ -322,6 +322,31 @@ static inline lanei lane_coord(const grid_t* g, lanef p, int axis, int* ok)
     return lane_ftoi(lane_select(lane_cmp_ge(c, n), lane_sub(c, n), c));
 }
 
+/* Block b's key range and histogram: the agents at positions
+ * [b * block_size, ...) of `via` (NULL: those rows themselves). */
+static void block_histogram(sort_ctx_t* c, int32_t b, const int32_t* via)
+{
+    grid_t* g = c->g;
+    int32_t lo = b * c->block_size, hi = lo + c->block_size;
+    if (hi > c->n) hi = c->n;
+    if (lo >= hi) {
+        c->lo[b] = 0;
+        c->hi[b] = -1;
+        return;
+    }
+    uint32_t kmin = UINT32_MAX, kmax = 0;
+    for (int32_t k = lo; k < hi; ++k) {
+        const uint32_t key = g->key[via ? via[k] : k];
+        kmin = key < kmin ? key : kmin;
+        kmax = key > kmax ? key : kmax;
+    }
+    c->lo[b] = (int32_t)kmin;
+    c->hi[b] = (int32_t)kmax;
+    int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
+    memset(hist, 0, ((size_t)(kmax - kmin) + 1) * sizeof(int32_t));
+    for (int32_t k = lo; k < hi; ++k) hist[g->key[via ? via[k] : k] - kmin]++;
+}
+
 static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -359,57 +384,21 @@ static void count_blocks(int32_t begin, int32_t end, int32_t worker, void* vctx)
             }
         }
         for (; i < hi; ++i) g->key[i] = agent_key(g, px, py, pz, i);
-        if (c->prev) continue; /* counted in that order (count_prev) once every key is known */
-        uint32_t kmin = UINT32_MAX, kmax = 0;
-        for (i = lo; i < hi; ++i) {
-            uint32_t k = g->key[i];
-            kmin = k < kmin ? k : kmin;
-            kmax = k > kmax ? k : kmax;
-        }
-        if (lo >= hi) {
-            c->lo[b] = 0;
-            c->hi[b] = -1;
-            continue;
-        }
-        c->lo[b] = (int32_t)kmin;
-        c->hi[b] = (int32_t)kmax;
-        int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
-        memset(hist, 0, ((size_t)(kmax - kmin) + 1) * sizeof(int32_t));
-        for (i = lo; i < hi; ++i) hist[g->key[i] - kmin]++;
+        /* in the last hash's order, counted (count_prev) once every key is known */
+        if (!c->prev) block_histogram(c, b, NULL);
     }
 }
 
 /* count_blocks' counts where the agents go in the last hash's order
- * (c->prev): block b takes sorted positions [b * block_size, ...) of it,
- * its keys' range and histogram from the keys count_blocks wrote. That
- * order keeps each block's buckets close together and each bucket's
- * agents mostly in order of id (only those an agent entered since the
- * last hash are not: sort_buckets). */
+ * (c->prev), from the keys count_blocks wrote. That order keeps each
+ * block's buckets close together and each bucket's agents mostly in order
+ * of id (only those an agent entered since the last hash are not:
+ * sort_buckets). */
 static void count_prev(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
     sort_ctx_t* c = (sort_ctx_t*)vctx;
-    grid_t* g = c->g;
-    for (int32_t b = begin; b < end; ++b) {
-        int32_t lo = b * c->block_size, hi = lo + c->block_size;
-        if (hi > c->n) hi = c->n;
-        if (lo >= hi) {
-            c->lo[b] = 0;
-            c->hi[b] = -1;
-            continue;
-        }
-        uint32_t kmin = UINT32_MAX, kmax = 0;
-        for (int32_t k = lo; k < hi; ++k) {
-            const uint32_t key = g->key[c->prev[k]];
-            kmin = key < kmin ? key : kmin;
-            kmax = key > kmax ? key : kmax;
-        }
-        c->lo[b] = (int32_t)kmin;
-        c->hi[b] = (int32_t)kmax;
-        int32_t* hist = g->histogram + (size_t)b * g->bucket_count;
-        memset(hist, 0, ((size_t)(kmax - kmin) + 1) * sizeof(int32_t));
-        for (int32_t k = lo; k < hi; ++k) hist[g->key[c->prev[k]] - kmin]++;
-    }
+    for (int32_t b = begin; b < end; ++b) block_histogram(c, b, c->prev);
 }
 
 /* The blocks whose key range meets buckets [qlo, qhi), in block order. */
@@ -952,7 +941,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     if (blocks > (n + 4095) / 4096) blocks = (n + 4095) / 4096;
     /* the last hash's order, when no row has moved since (its copy below) */
     const int32_t* was_order = g->order;
-    const int keep_order = g->order_ok && g->order_count == n && g->order_version == w->structure_version;
+    const int keep_order = g->order_ok && g->count == n && g->order_version == w->structure_version;
     g->order_ok = 0;
     if (!grid_reserve(w, g, n, g->bucket_count, blocks) || (!g->direct && !reserve_cells(w, g, n))) {
         g->count = 0;
@@ -1058,7 +1047,6 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     g->count = n;
     g->positions_valid = 0;
     g->order_ok = 1;
-    g->order_count = n;
     g->order_version = w->structure_version;
     return n;
 }
