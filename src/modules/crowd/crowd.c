@@ -536,32 +536,32 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                             (drift + own) * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
         if (bound > 0.0f) {
             /* each one's d^2 (as find_neighbors computes it), a lane at a
-             * time over the rows padded with the first */
+             * time over the rows; the entries are reordered in place (any
+             * order of the list is the list) */
             float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
             int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
-            int32_t j2[CROWD_LIST_MAX + SHOAL_MAX_LANES]; /* their agent rows */
             const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-            const lanei itself = lanei_set1(self);
+            const lanei itself = lanei_set1(self), none = lanei_set1(0), step = lanei_set1(SHOAL_LANES);
             /* whether a d^2 is NaN or an agent is not sorted (the list is
              * then built again): the d^2 summed (a NaN stays one; no sum of
              * them is a NaN otherwise) and the positions or'ed (a sign bit
              * stays), a lane at a time; the lanes past n hold the agent
-             * itself at d^2 0 */
+             * itself at d^2 0, an agent not sorted (-1) is read at 0 */
             lanef sum = lane_zero();
-            lanei any = lanei_set1(0);
+            lanei any = none;
+            lanei left = lanei_sub(lanei_set1(n), lanei_iota()); /* > 0 where a lane holds one */
             for (int32_t m = 0; m < n; m += SHOAL_LANES) {
                 /* past n: the agent itself, read from nowhere (a short
                  * lane gathers only what it holds) */
-                const lanem in = lane_mask_first(n - m);
-                const lanei row = lanei_loadu(rows + m);
-                const lanei k = lanei_gather_or(x->sorted_at, row, in, itself);
-                lanei_storeu(j2 + m, row);
-                const lanem at = lane_mask_and(in, lanei_nonneg(k));
-                const lanef dx = lane_sub(lane_gather_or(g->sx, k, at, px), px),
-                            dy = lane_sub(lane_gather_or(g->sy, k, at, py), py);
+                const lanem in = lanei_cmp_gt(left, none);
+                left = lanei_sub(left, step);
+                const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows + m), in, itself);
+                const lanei at = lanei_max(k, none);
+                const lanef dx = lane_sub(lane_gather(g->sx, at), px),
+                            dy = lane_sub(lane_gather(g->sy, at), py);
                 lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
                 if (three) {
-                    const lanef dz = lane_sub(lane_gather_or(g->sz, k, at, pz), pz);
+                    const lanef dz = lane_sub(lane_gather(g->sz, at), pz);
                     e = lane_add(e, lane_mul(dz, dz));
                 }
                 sum = lane_add(sum, e);
@@ -577,30 +577,36 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
             if (ordered >= 0) {
                 /* the front into (d^2, grid_before) order from its first out
                  * of order (last pass's order mostly holds, so few move) */
-                int changed = ordered < f;
-                for (int32_t m = ordered; m < f; ++m) {
-                    list_sift(g, e2, k2, j2, m, e2[m], k2[m], j2[m]);
-                }
+                for (int32_t m = ordered; m < f; ++m) list_sift(g, e2, k2, rows, m, e2[m], k2[m], rows[m]);
                 /* one of the rest before the front's last takes its place
                  * in the front, the last going to the one's place: the
-                 * front ends as the f first of the list. A lane at a time
-                 * against the last as it was at the lane's start (it only
-                 * comes earlier), each found checked against it as it is;
-                 * past n a lane of +inf, never before it. */
-                if (f < n) lane_storeu(e2 + n, lane_set1(INFINITY));
-                for (int32_t m0 = f; m0 < n; m0 += SHOAL_LANES) {
-                    uint32_t may = lane_mask_bits(lane_cmp_le(lane_loadu(e2 + m0), lane_set1(e2[f - 1])));
-                    while (may) {
-                        const int32_t m = m0 + __builtin_ctz(may);
-                        may &= may - 1;
-                        const float e = e2[m];
-                        const int32_t k = k2[m], j = j2[m];
-                        if (!nearest_before(g, e, k, e2[f - 1], k2[f - 1])) continue;
-                        e2[m] = e2[f - 1];
-                        k2[m] = k2[f - 1];
-                        j2[m] = j2[f - 1];
-                        list_sift(g, e2, k2, j2, f - 1, e, k, j);
-                        changed = 1;
+                 * front ends as the f first of the list. Only where one of
+                 * the rest is at most the last's d^2 (their least, a lane
+                 * at a time); then a lane at a time against the last as it
+                 * was at the lane's start (it only comes earlier), each
+                 * found checked against it as it is. Past n a lane of
+                 * +inf, never before it. */
+                if (f < n) {
+                    lane_storeu(e2 + n, lane_set1(INFINITY));
+                    lanef least = lane_loadu(e2 + f);
+                    for (int32_t m0 = f + SHOAL_LANES; m0 < n; m0 += SHOAL_LANES)
+                        least = lane_min(least, lane_loadu(e2 + m0));
+                    if (lane_mask_any(lane_cmp_le(least, lane_set1(e2[f - 1])))) {
+                        for (int32_t m0 = f; m0 < n; m0 += SHOAL_LANES) {
+                            uint32_t may =
+                                lane_mask_bits(lane_cmp_le(lane_loadu(e2 + m0), lane_set1(e2[f - 1])));
+                            while (may) {
+                                const int32_t m = m0 + __builtin_ctz(may);
+                                may &= may - 1;
+                                const float e = e2[m];
+                                const int32_t k = k2[m], j = rows[m];
+                                if (!nearest_before(g, e, k, e2[f - 1], k2[f - 1])) continue;
+                                e2[m] = e2[f - 1];
+                                k2[m] = k2[f - 1];
+                                rows[m] = rows[f - 1];
+                                list_sift(g, e2, k2, rows, f - 1, e, k, j);
+                            }
+                        }
                     }
                 }
                 /* those of the front in range (it is in order: a prefix),
@@ -615,8 +621,6 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
                 }
                 if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
                     nb->count = c;
-                    /* its rows in the new order, moved with their entries */
-                    if (changed) memcpy(rows, j2, (size_t)n * sizeof *rows);
                     return 1; /* held */
                 }
             }
@@ -944,11 +948,14 @@ static inline void orca_near(const orca_ctx_t* x, int32_t r, const nearest_t* nb
         }
         return;
     }
-    int32_t first_k[CROWD_CONTACT_K + SHOAL_MAX_LANES];
-    for (int32_t m = 0; m < CROWD_CONTACT_K; m += SHOAL_LANES)
-        lanei_storeu(first_k + m,
+    /* whole lanes stored in place, the rest of keep one at a time, -1
+     * past keep */
+    int32_t m = 0;
+    for (; m + SHOAL_LANES <= keep; m += SHOAL_LANES)
+        lanei_storeu(near + m,
                      lanei_select(lane_mask_first(nb->count - m), lanei_loadu(nb->k + m), lanei_set1(-1)));
-    memcpy(near, first_k, sizeof(int32_t) * CROWD_CONTACT_K);
+    for (; m < keep; ++m) near[m] = m < nb->count ? nb->k[m] : -1;
+    if (keep == CROWD_CONTACT_K_2D) memcpy(near + CROWD_CONTACT_K_2D, none, sizeof none);
 }
 
 /* Crowd row r's (agent row i, at p) neighbors for ORCA into nb, at most
