@@ -445,6 +445,16 @@ Test(simd, int_prefix_sum_and_last)
     }
 }
 
+/* Each lane takes the next one's value, the last lane its own. */
+Test(simd, next_lane)
+{
+    float in[SHOAL_LANES], got[SHOAL_LANES];
+    for (int l = 0; l < SHOAL_LANES; ++l) in[l] = (float)(l * l) - 3.5f;
+    lane_storeu(got, lane_next(lane_loadu(in)));
+    for (int l = 0; l < SHOAL_LANES; ++l)
+        cr_assert_eq(got[l], in[l + 1 < SHOAL_LANES ? l + 1 : l], "lane %d: %g", l, (double)got[l]);
+}
+
 /* A masked gather reads its lanes' items and leaves the others theirs,
  * reading nothing for them: their indices point far outside the array (an
  * address sanitizer or a fault would tell a read). */

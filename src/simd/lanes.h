@@ -698,6 +698,21 @@ static inline lanei lanei_broadcast_last(lanei a)
 #endif
 }
 
+/* Lane i holds a's lane i + 1, the last lane its own. */
+static inline lanef lane_next(lanef a)
+{
+#if SHOAL_LANES == 16
+    return (lanef){simde_mm512_permutexvar_ps(
+        simde_mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15), a.v)};
+#elif SHOAL_LANES == 8
+    return (lanef){simde_mm256_permutevar8x32_ps(a.v, simde_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7))};
+#elif SHOAL_LANES == 4
+    return (lanef){simde_mm_shuffle_ps(a.v, a.v, SIMDE_MM_SHUFFLE(3, 3, 2, 1))};
+#else
+    return a;
+#endif
+}
+
 /* Value of lane i (0 <= i < SHOAL_LANES). For tests and debugging; slow. */
 static inline float lane_extract(lanef a, int i)
 {

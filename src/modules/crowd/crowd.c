@@ -488,9 +488,9 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
     cw->list_n[r] = n;
     cw->list_r2[r] = listed;
     cw->list_base[r] = x->moved;
-    cw->list_at[3 * (size_t)r] = p[0];
-    cw->list_at[3 * (size_t)r + 1] = p[1];
-    cw->list_at[3 * (size_t)r + 2] = p[2];
+    cw->list_ax[r] = p[0];
+    cw->list_ay[r] = p[1];
+    cw->list_az[r] = p[2];
     const int32_t kept = in < cap ? in : cap;
     for (int32_t m2 = 0; m2 < kept; ++m2) {
         nb->d2[m2] = got.d2[m2];
@@ -500,132 +500,158 @@ static int crowd_list_build(const orca_ctx_t* x, int32_t r, const float p[3], in
     return 1;
 }
 
-/* nb (cap at most CROWD_LIST_MAX) from crowd row r's list, rebuilt when it
- * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
- * it to find_nearest. p is the agent's position, self its sorted
- * position. Inlined into its one caller, orca_range (as a call, 58 and 65
- * more instructions an agent-step on the crowd benchmark's grid and
- * circle: its arguments, the caller's state kept across it). */
-static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* x, int32_t r,
-                                                              const float p[3], int32_t self, float range,
-                                                              float hint, nearest_cache_t* runs,
-                                                              nearest_t* nb)
+/* The bound of crowd row r's list (see above) for its agent at p, as
+ * crowd_listed computes it: no other agent moved more than drift since the
+ * list was built, and this one moved `own`. */
+static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float p[3])
 {
-    crowd_world_t* cw = x->lists;
+    const crowd_world_t* cw = x->lists;
+    const float drift = (float)(x->moved - cw->list_base[r]);
+    const float ox = p[0] - cw->list_ax[r], oy = p[1] - cw->list_ay[r], oz = p[2] - cw->list_az[r];
+    const float own = sqrtf(ox * ox + oy * oy + oz * oz);
+    return sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) - (drift + own) * (1.0f + CROWD_LIST_EPS) -
+           CROWD_LIST_ABS;
+}
+
+/* Whether crowd row r's list of n (> 0) rows, every agent off it at least
+ * bound (> 0) away, gives nb (cap at most CROWD_LIST_MAX) its nearest:
+ * 1 when it holds, nb then filled; else 0. p is the agent's position, the
+ * copy in the hash at sorted position self. Its entries may be reordered
+ * either way (any order of a list is the list). */
+static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_t* x, int32_t r,
+                                                                 const float p[3], int three, int32_t self,
+                                                                 int32_t n, float bound, float range,
+                                                                 nearest_t* nb)
+{
+    const crowd_world_t* cw = x->lists;
     const grid_t* g = x->g;
-    const int three = g->dims == 3;
     const int32_t cap = nb->cap;
-    int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
-    /* the query point must be the agent's copy in the hash, whose moves
-     * the drift counts */
-    if (cap > CROWD_LIST_MAX || self < 0 ||
-        !(g->sx[self] == p[0] && g->sy[self] == p[1] && (!three || g->sz[self] == p[2]))) {
-        cw->list_n[r] = 0;
-        return 0;
-    }
     const float r2 = range * range;
-    const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
-    if (n > 0) {
-        /* no other agent moved more than drift since the list was
-         * built, and this one moved `own` */
-        const float drift = (float)(x->moved - cw->list_base[r]);
-        const float* was = cw->list_at + 3 * (size_t)r;
-        const float ox = p[0] - was[0], oy = p[1] - was[1], oz = p[2] - was[2];
-        const float own = sqrtf(ox * ox + oy * oy + oz * oz);
-        const float bound = sqrtf(cw->list_r2[r]) * (1.0f - CROWD_LIST_EPS) -
-                            (drift + own) * (1.0f + CROWD_LIST_EPS) - CROWD_LIST_ABS;
-        if (bound > 0.0f) {
-            /* each one's d^2 (as find_neighbors computes it), a lane at a
-             * time over the rows; the entries are reordered in place (any
-             * order of the list is the list) */
-            float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
-            int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
-            const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-            const lanei itself = lanei_set1(self), none = lanei_set1(0), step = lanei_set1(SHOAL_LANES);
-            /* whether a d^2 is NaN or an agent is not sorted (the list is
-             * then built again): the d^2 summed (a NaN stays one; no sum of
-             * them is a NaN otherwise) and the positions or'ed (a sign bit
-             * stays), a lane at a time; the lanes past n hold the agent
-             * itself at d^2 0, an agent not sorted (-1) is read at 0 */
-            lanef sum = lane_zero();
-            lanei any = none;
-            lanei left = lanei_sub(lanei_set1(n), lanei_iota()); /* > 0 where a lane holds one */
-            for (int32_t m = 0; m < n; m += SHOAL_LANES) {
-                /* past n: the agent itself, read from nowhere (a short
-                 * lane gathers only what it holds) */
-                const lanem in = lanei_cmp_gt(left, none);
-                left = lanei_sub(left, step);
-                const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows + m), in, itself);
-                const lanei at = lanei_max(k, none);
-                const lanef dx = lane_sub(lane_gather(g->sx, at), px),
-                            dy = lane_sub(lane_gather(g->sy, at), py);
-                lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-                if (three) {
-                    const lanef dz = lane_sub(lane_gather(g->sz, at), pz);
-                    e = lane_add(e, lane_mul(dz, dz));
-                }
-                sum = lane_add(sum, e);
-                any = lanei_or(any, k);
-                lanei_storeu(k2 + m, k);
-                lane_storeu(e2 + m, e);
-            }
-            const int bad = !lane_mask_all(lane_mask_and(lane_cmp_eq(sum, sum), lanei_nonneg(any)));
-            /* the first cap in order (the rest of the list, in any order,
-             * only has to come after them) */
-            const int32_t f = n < cap ? n : cap;
-            const int32_t ordered = bad ? -1 : crowd_list_ordered(g, e2, k2, n, f);
-            if (ordered >= 0) {
-                /* the front into (d^2, grid_before) order from its first out
-                 * of order (last pass's order mostly holds, so few move) */
-                for (int32_t m = ordered; m < f; ++m) list_sift(g, e2, k2, rows, m, e2[m], k2[m], rows[m]);
-                /* one of the rest before the front's last takes its place
-                 * in the front, the last going to the one's place: the
-                 * front ends as the f first of the list. Only where one of
-                 * the rest is at most the last's d^2 (their least, a lane
-                 * at a time); then a lane at a time against the last as it
-                 * was at the lane's start (it only comes earlier), each
-                 * found checked against it as it is. Past n a lane of
-                 * +inf, never before it. */
-                if (f < n) {
-                    lane_storeu(e2 + n, lane_set1(INFINITY));
-                    lanef least = lane_loadu(e2 + f);
-                    for (int32_t m0 = f + SHOAL_LANES; m0 < n; m0 += SHOAL_LANES)
-                        least = lane_min(least, lane_loadu(e2 + m0));
-                    if (lane_mask_any(lane_cmp_le(least, lane_set1(e2[f - 1])))) {
-                        for (int32_t m0 = f; m0 < n; m0 += SHOAL_LANES) {
-                            uint32_t may =
-                                lane_mask_bits(lane_cmp_le(lane_loadu(e2 + m0), lane_set1(e2[f - 1])));
-                            while (may) {
-                                const int32_t m = m0 + __builtin_ctz(may);
-                                may &= may - 1;
-                                const float e = e2[m];
-                                const int32_t k = k2[m], j = rows[m];
-                                if (!nearest_before(g, e, k, e2[f - 1], k2[f - 1])) continue;
-                                e2[m] = e2[f - 1];
-                                k2[m] = k2[f - 1];
-                                rows[m] = rows[f - 1];
-                                list_sift(g, e2, k2, rows, f - 1, e, k, j);
-                            }
-                        }
+    int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
+    if (n <= SHOAL_LANES && n <= cap) {
+        /* a list in one lane, all of it the front, found in order with no
+         * ties: the steps below in registers (any other case goes on to
+         * them) */
+        const lanem in = lane_mask_first(n);
+        const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
+        const lanei at = lanei_max(k, lanei_set1(0));
+        const lanef dx = lane_sub(lane_gather(g->sx, at), lane_set1(p[0])),
+                    dy = lane_sub(lane_gather(g->sy, at), lane_set1(p[1]));
+        lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) {
+            const lanef dz = lane_sub(lane_gather(g->sz, at), lane_set1(p[2]));
+            e = lane_add(e, lane_mul(dz, dz));
+        }
+        if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
+        const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
+        if ((lane_mask_bits(lane_cmp_lt(e, lane_next(e))) & before) == before) {
+            const int32_t c =
+                __builtin_popcount(lane_mask_bits(lane_mask_and(in, lane_cmp_lt(e, lane_set1(r2)))));
+            lane_storeu(nb->d2, e);
+            lanei_storeu(nb->k, k);
+            if (!crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) return 0;
+            nb->count = c;
+            return 1;
+        }
+    }
+    /* each one's d^2 (as find_neighbors computes it), a lane at a
+     * time over the rows; the entries are reordered in place (any
+     * order of the list is the list) */
+    float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
+    int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
+    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+    const lanei itself = lanei_set1(self), none = lanei_set1(0), step = lanei_set1(SHOAL_LANES);
+    /* whether a d^2 is NaN or an agent is not sorted (the list is
+     * then built again): the d^2 summed (a NaN stays one; no sum of
+     * them is a NaN otherwise) and the positions or'ed (a sign bit
+     * stays), a lane at a time; the lanes past n hold the agent
+     * itself at d^2 0, an agent not sorted (-1) is read at 0 */
+    lanef sum = lane_zero();
+    lanei any = none;
+    lanei left = lanei_sub(lanei_set1(n), lanei_iota()); /* > 0 where a lane holds one */
+    for (int32_t m = 0; m < n; m += SHOAL_LANES) {
+        /* past n: the agent itself, read from nowhere (a short
+         * lane gathers only what it holds) */
+        const lanem in = lanei_cmp_gt(left, none);
+        left = lanei_sub(left, step);
+        const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows + m), in, itself);
+        const lanei at = lanei_max(k, none);
+        const lanef dx = lane_sub(lane_gather(g->sx, at), px), dy = lane_sub(lane_gather(g->sy, at), py);
+        lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) {
+            const lanef dz = lane_sub(lane_gather(g->sz, at), pz);
+            e = lane_add(e, lane_mul(dz, dz));
+        }
+        sum = lane_add(sum, e);
+        any = lanei_or(any, k);
+        lanei_storeu(k2 + m, k);
+        lane_storeu(e2 + m, e);
+    }
+    const int bad = !lane_mask_all(lane_mask_and(lane_cmp_eq(sum, sum), lanei_nonneg(any)));
+    /* the first cap in order (the rest of the list, in any order,
+     * only has to come after them) */
+    const int32_t f = n < cap ? n : cap;
+    const int32_t ordered = bad ? -1 : crowd_list_ordered(g, e2, k2, n, f);
+    if (ordered >= 0) {
+        /* the front into (d^2, grid_before) order from its first out
+         * of order (last pass's order mostly holds, so few move) */
+        for (int32_t m = ordered; m < f; ++m) list_sift(g, e2, k2, rows, m, e2[m], k2[m], rows[m]);
+        /* one of the rest before the front's last takes its place
+         * in the front, the last going to the one's place: the
+         * front ends as the f first of the list. Only where one of
+         * the rest is at most the last's d^2 (their least, a lane
+         * at a time); then a lane at a time against the last as it
+         * was at the lane's start (it only comes earlier), each
+         * found checked against it as it is. Past n a lane of
+         * +inf, never before it. */
+        if (f < n) {
+            lane_storeu(e2 + n, lane_set1(INFINITY));
+            lanef least = lane_loadu(e2 + f);
+            for (int32_t m0 = f + SHOAL_LANES; m0 < n; m0 += SHOAL_LANES)
+                least = lane_min(least, lane_loadu(e2 + m0));
+            if (lane_mask_any(lane_cmp_le(least, lane_set1(e2[f - 1])))) {
+                for (int32_t m0 = f; m0 < n; m0 += SHOAL_LANES) {
+                    uint32_t may = lane_mask_bits(lane_cmp_le(lane_loadu(e2 + m0), lane_set1(e2[f - 1])));
+                    while (may) {
+                        const int32_t m = m0 + __builtin_ctz(may);
+                        may &= may - 1;
+                        const float e = e2[m];
+                        const int32_t k = k2[m], j = rows[m];
+                        if (!nearest_before(g, e, k, e2[f - 1], k2[f - 1])) continue;
+                        e2[m] = e2[f - 1];
+                        k2[m] = k2[f - 1];
+                        rows[m] = rows[f - 1];
+                        list_sift(g, e2, k2, rows, f - 1, e, k, j);
                     }
-                }
-                /* those of the front in range (it is in order: a prefix),
-                 * copied a lane at a time (nb holds a lane past any cap) */
-                int32_t c = 0;
-                for (int32_t m = 0; m < f; m += SHOAL_LANES)
-                    c += __builtin_popcount(lane_mask_bits(lane_mask_and(
-                        lane_mask_first(f - m), lane_cmp_lt(lane_loadu(e2 + m), lane_set1(r2)))));
-                for (int32_t m = 0; m < c; m += SHOAL_LANES) {
-                    lane_storeu(nb->d2 + m, lane_loadu(e2 + m));
-                    lanei_storeu(nb->k + m, lanei_loadu(k2 + m));
-                }
-                if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
-                    nb->count = c;
-                    return 1; /* held */
                 }
             }
         }
+        /* those of the front in range (it is in order: a prefix),
+         * copied a lane at a time (nb holds a lane past any cap) */
+        int32_t c = 0;
+        for (int32_t m = 0; m < f; m += SHOAL_LANES)
+            c += __builtin_popcount(lane_mask_bits(
+                lane_mask_and(lane_mask_first(f - m), lane_cmp_lt(lane_loadu(e2 + m), lane_set1(r2)))));
+        for (int32_t m = 0; m < c; m += SHOAL_LANES) {
+            lane_storeu(nb->d2 + m, lane_loadu(e2 + m));
+            lanei_storeu(nb->k + m, lanei_loadu(k2 + m));
+        }
+        if (crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) {
+            nb->count = c;
+            return 1; /* held */
+        }
     }
+    return 0;
+}
+
+/* Crowd row r's list built (see crowd_listed): 2 with nb from it, else 0
+ * with the list dropped (find_nearest's to answer). */
+static int crowd_list_rebuild(const orca_ctx_t* x, int32_t r, const float p[3], int32_t self, float range,
+                              float hint, nearest_cache_t* runs, nearest_t* nb)
+{
+    crowd_world_t* cw = x->lists;
+    const grid_t* g = x->g;
+    const float r2 = range * range;
     /* Built: the cells within the hint's distance and the skin, then within
      * the range and the skin when those hold too few. */
     const int dense = hint > 0.0f && hint < r2;
@@ -645,6 +671,35 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
     }
     cw->list_n[r] = 0;
     return 0;
+}
+
+/* nb (cap at most CROWD_LIST_MAX) from crowd row r's list, rebuilt when it
+ * no longer holds: 1 when the list held, 2 when it was built, 0 to leave
+ * it to find_nearest. p is the agent's position, self its sorted
+ * position. Inlined into its callers (as a call, 58 and 65 more
+ * instructions an agent-step on the crowd benchmark's grid and circle:
+ * its arguments, the caller's state kept across it). */
+static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* x, int32_t r,
+                                                              const float p[3], int32_t self, float range,
+                                                              float hint, nearest_cache_t* runs,
+                                                              nearest_t* nb)
+{
+    crowd_world_t* cw = x->lists;
+    const grid_t* g = x->g;
+    const int three = g->dims == 3;
+    /* the query point must be the agent's copy in the hash, whose moves
+     * the drift counts */
+    if (nb->cap > CROWD_LIST_MAX || self < 0 ||
+        !(g->sx[self] == p[0] && g->sy[self] == p[1] && (!three || g->sz[self] == p[2]))) {
+        cw->list_n[r] = 0;
+        return 0;
+    }
+    const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
+    if (n > 0) {
+        const float bound = crowd_list_bound(x, r, p);
+        if (bound > 0.0f && crowd_list_held(x, r, p, three, self, n, bound, range, nb)) return 1;
+    }
+    return crowd_list_rebuild(x, r, p, self, range, hint, runs, nb);
 }
 
 /* The time gap's free walk (orca_range) along each of `dirs` directions
@@ -1041,6 +1096,66 @@ static inline lanei orca_packet_at(size_t offset)
 /* Lane l's offset of nbs[l].k from nbs, in int32_t. */
 static inline lanei orca_packet_k(void) { return orca_packet_at(offsetof(nearest_t, k)); }
 
+/* crowd_listed's first tests of a packet's rows, a row to a lane: each
+ * one's sorted position, list length, cap and bound. */
+typedef struct orca_listable {
+    _Alignas(64) float bound[SHOAL_LANES];
+    _Alignas(64) int32_t self[SHOAL_LANES];
+    _Alignas(64) int32_t n[SHOAL_LANES];
+    _Alignas(64) int32_t cap[SHOAL_LANES];
+} orca_listable_t;
+
+/* The rows of crowd rows [r0, r0 + SHOAL_LANES) whose lists pass
+ * crowd_listed's first tests (the agent's copy in the hash, a list, a
+ * bound above 0), as bits, their values in ls: crowd_listed's operations
+ * a row to a lane, where crowd row r is agent row r (else none pass here:
+ * each row then takes crowd_listed whole). */
+static inline uint32_t orca_packet_listable(const orca_ctx_t* x, int32_t r0, int three, int32_t keep,
+                                            orca_listable_t* ls)
+{
+    const grid_t* g = x->g;
+    const crowd_world_t* cw = x->lists;
+    if (!g || !cw || !x->list_fresh || !x->crow_in_order) {
+        *ls = (orca_listable_t){.n = {0}}; /* (gcc cannot tell that no lane is read unset) */
+        return 0;
+    }
+    const agent_view_t* a = &x->a;
+    const crowd_view_t* c = &x->c;
+    const lanef px = lane_loadu(a->px + r0), py = lane_loadu(a->py + r0);
+    const lanef pz = three ? lane_loadu(a->pz + r0) : lane_zero();
+    const lanei self =
+        lanei_select(lanei_cmp_gt(lanei_set1(g->count), lanei_add(lanei_set1(r0), lanei_iota())),
+                     lanei_loadu(x->sorted_at + r0), lanei_set1(-1));
+    const lanei cap = lanei_max(lanei_loadu(c->max_nb + r0), lanei_set1(keep));
+    const lanei n = lanei_loadu(cw->list_n + r0);
+    lanem ok =
+        lane_mask_and(lanei_nonneg(self), lane_mask_not(lanei_cmp_gt(cap, lanei_set1(CROWD_LIST_MAX))));
+    ok = lane_mask_and(ok, lanei_cmp_gt(n, lanei_set1(0)));
+    ok = lane_mask_and(ok, lane_cmp_eq(lane_gather_or(g->sx, self, ok, lane_zero()), px));
+    ok = lane_mask_and(ok, lane_cmp_eq(lane_gather_or(g->sy, self, ok, lane_zero()), py));
+    if (three) ok = lane_mask_and(ok, lane_cmp_eq(lane_gather_or(g->sz, self, ok, lane_zero()), pz));
+    lanei_store(ls->self, self);
+    lanei_store(ls->n, n);
+    lanei_store(ls->cap, cap);
+    if (!lane_mask_any(ok)) {
+        lane_store(ls->bound, lane_zero());
+        return 0;
+    }
+    _Alignas(64) float drift[SHOAL_LANES];
+    for (int l = 0; l < SHOAL_LANES; ++l) drift[l] = (float)(x->moved - cw->list_base[r0 + l]);
+    const lanef ox = lane_sub(px, lane_loadu(cw->list_ax + r0)),
+                oy = lane_sub(py, lane_loadu(cw->list_ay + r0)),
+                oz = lane_sub(pz, lane_loadu(cw->list_az + r0));
+    const lanef own = lane_sqrt(lane_add(lane_add(lane_mul(ox, ox), lane_mul(oy, oy)), lane_mul(oz, oz)));
+    const lanef bound =
+        lane_sub(lane_sub(lane_mul(lane_sqrt(lane_loadu(cw->list_r2 + r0)), lane_set1(1.0f - CROWD_LIST_EPS)),
+                          lane_mul(lane_add(lane_load(drift), own), lane_set1(1.0f + CROWD_LIST_EPS))),
+                 lane_set1(CROWD_LIST_ABS));
+    ok = lane_mask_and(ok, lane_cmp_gt(bound, lane_zero()));
+    lane_store(ls->bound, bound);
+    return lane_mask_bits(ok);
+}
+
 /* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
  * lane l's in nbs[l], how many it plans with in cnt[l] (none when it takes
  * no share); returns the most of them. Each row searched alone
@@ -1053,13 +1168,27 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
     const crowd_view_t* c = &x->c;
     const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
     int32_t found[3] = {0, 0, 0};
+    orca_listable_t ls;
+    const uint32_t listable = orca_packet_listable(x, r0, three, keep, &ls);
     for (int l = 0; l < SHOAL_LANES; ++l) {
         const int32_t r = r0 + l, i = c->agent_row[r];
         const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
+        nearest_t* nb = &nbs[l];
         int listed;
-        orca_search(x, r, i, p, three, runs, &nbs[l], &listed);
+        if (listable >> l & 1u) { /* orca_search with crowd_listed's first tests passed */
+            nb->count = 0;
+            nb->cap = ls.cap[l];
+            const float range = c->dist[r], hint = x->hint[r];
+            listed = crowd_list_held(x, r, p, three, ls.self[l], ls.n[l], ls.bound[l], range, nb)
+                         ? 1
+                         : crowd_list_rebuild(x, r, p, ls.self[l], range, hint, runs, nb);
+            if (!listed && !find_nearest(x->g, p, range, ls.self[l], hint, runs, nb))
+                find_neighbors(x->g, p, range, ls.self[l], nb);
+        } else {
+            orca_search(x, r, i, p, three, runs, nb, &listed);
+        }
         found[listed]++;
-        orca_near(x, r, &nbs[l], keep);
+        orca_near(x, r, nb, keep);
     }
     x->list_counts[2 * worker] += found[1];
     x->list_counts[2 * worker + 1] += found[2];
@@ -2324,7 +2453,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     int32_t* list_n = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
     float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
-    float* prev = (float*)mem_alloc(&w->alloc, n * 6 * sizeof(float));  /* prev, list_at */
+    float* prev = (float*)mem_alloc(&w->alloc, n * 6 * sizeof(float));  /* prev, list_a[xyz] */
     float* start = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float)); /* x0, y0, z0 */
     if (!near || !intent || !bold || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
         !start) {
@@ -2383,7 +2512,9 @@ static int crowd_reserve(world_t* w, int32_t rows)
     cw->list_r2 = list_r2;
     cw->list_base = list_base;
     cw->prev = prev;
-    cw->list_at = prev + 3 * n;
+    cw->list_ax = prev + 3 * n;
+    cw->list_ay = prev + 4 * n;
+    cw->list_az = prev + 5 * n;
     cw->prev_ok = 0;
     cw->capacity = cap;
     return 1;

@@ -68,14 +68,14 @@ typedef struct crowd_world_t {
      * rows of the candidates (CROWD_LIST_MAX each, nearest first as last
      * found), how many (0: none), the d^2 below which every agent was
      * listed when it was built, `moved` then and where the agent was then
-     * (list_at, 3 per row); and where each crowd agent was at the last orca
-     * pass (prev, 3 per row; list_at is the same allocation). */
+     * (list_ax, list_ay, list_az); and where each crowd agent was at the
+     * last orca pass (prev, 3 per row; the same allocation as list_a*). */
     int32_t* list;
     int32_t* list_n;
     float* list_r2;
     double* list_base;
     float* prev;
-    float* list_at;
+    float *list_ax, *list_ay, *list_az;
     /* The world the lists and prev belong to (structure version, crowd rows,
      * which are all the agents there are, crowd rows removed): any change
      * drops them. moved: the largest distance any agent moved between orca
