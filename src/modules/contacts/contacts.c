@@ -1654,7 +1654,28 @@ static float watch_moved(const contact_ctx_t* x)
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     float most = 0.0f;
-    for (int32_t e = 0; e < x->list_n; ++e) {
+    int32_t e = 0;
+    if (x->nt == 0) {
+        /* crowd rows alone: a lane at a time, the largest d^2 (a NaN as
+         * +inf) by lane, then over the lanes (a maximum in any order) */
+        const lanef inf = lane_set1(INFINITY);
+        lanef most_l = lane_zero();
+        for (; e + SHOAL_LANES <= x->list_n; e += SHOAL_LANES) {
+            const lanei i = lanei_gather(x->crowd_row, lanei_loadu(x->list + e));
+            const lanef dx = lane_sub(lane_gather(a->px, i), lane_gather(cw->saved_x, i)),
+                        dy = lane_sub(lane_gather(a->py, i), lane_gather(cw->saved_y, i));
+            lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+            if (three) {
+                const lanef dz = lane_sub(lane_gather(a->pz, i), lane_gather(cw->saved_z, i));
+                d2 = lane_add(d2, lane_mul(dz, dz));
+            }
+            most_l = lane_max(most_l, lane_select(lane_cmp_eq(d2, d2), d2, inf));
+        }
+        _Alignas(64) float t[SHOAL_LANES];
+        lane_store(t, most_l);
+        for (int l = 0; l < SHOAL_LANES; ++l) most = t[l] > most ? t[l] : most;
+    }
+    for (; e < x->list_n; ++e) {
         const int32_t i = part_row(x, x->list[e]);
         const float dx = a->px[i] - cw->saved_x[i], dy = a->py[i] - cw->saved_y[i];
         const float dz = three ? a->pz[i] - cw->saved_z[i] : 0.0f;
