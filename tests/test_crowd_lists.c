@@ -3,7 +3,10 @@
  * same world stepped without them (and on another thread count), through
  * walking crowds, agents teleported between steps (one to 1e17 m, whose move
  * would swamp a sum of later ones) and by a user system inside a step,
- * agents added and removed, reorders of storage, and in 3D.
+ * agents added and removed, reorders of storage, and in 3D; for walkers
+ * that plan a lane of rows at a time (their lists' first tests a packet at
+ * a time, lists of one lane checked in registers) as for those that plan
+ * one at a time.
  * And they are used: most queries are answered by a list kept from an
  * earlier pass. */
 #include <criterion/criterion.h>
@@ -31,6 +34,37 @@ static shoal_agent_def_t walker(int dims, uint64_t seed, uint64_t i)
     if (i % 17 == 0) d.vehicle.max_speed = 4.0f;
     /* lists whose kept front (their nearest, in order) is longer than the
      * contact pass's */
+    if (i % 5 == 0) d.crowd.max_neighbors = 16;
+    if (i % 11 == 0) d.crowd.max_neighbors = 30;
+    return d;
+}
+
+/* A plain ORCA walker (the "rvo2" preset: no time gap, no keeping
+ * right), so that rows plan a lane at a time and their lists are checked
+ * a packet at a time: on a ring (2D) or a sphere (3D) about 3.5 m apart,
+ * bound for the far side, so that most lists fit in one lane, some in
+ * ties (the ring's symmetry), a few with a longer front. */
+static shoal_agent_def_t ring_walker(int dims, uint64_t seed, uint64_t i)
+{
+    shoal_agent_def_t d = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("rvo2", &d.crowd, &d.vehicle, NULL), SHOAL_OK);
+    const float turn = 6.2831853f * (float)(i % 700u) / 700.0f;
+    if (dims == 2) {
+        const float r = 390.0f;
+        d.position[0] = r * cosf(turn);
+        d.position[1] = r * sinf(turn);
+    } else { /* a spiral over the sphere */
+        const float r = 55.0f, z = 1.0f - 2.0f * ((float)(i % 700u) + 0.5f) / 700.0f;
+        const float ring = sqrtf(1.0f - z * z), a = 2.39996323f * (float)(i % 700u);
+        d.position[0] = r * ring * cosf(a);
+        d.position[1] = r * ring * sinf(a);
+        d.position[2] = r * z;
+    }
+    for (int k = 0; k < dims; ++k)
+        d.target[k] = -d.position[k] + rng_range(seed, i, 1, (uint32_t)k, -1.0f, 1.0f);
+    d.weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
+    d.arrive_gain = 1.0f;
+    if (i % 17 == 0) d.vehicle.max_speed = 4.0f;
     if (i % 5 == 0) d.crowd.max_neighbors = 16;
     if (i % 11 == 0) d.crowd.max_neighbors = 30;
     return d;
@@ -69,7 +103,7 @@ static void both_teleport(pair_t* p, int dims, int32_t who, const float to[3])
             SHOAL_OK, "%s", shoal_world_last_error(p->w[s]));
 }
 
-static void run_pair(int dims, int reorder, uint64_t seed)
+static void run_pair(int dims, int reorder, uint64_t seed, shoal_agent_def_t (*make)(int, uint64_t, uint64_t))
 {
     static pair_t p;
     for (int s = 0; s < 2; ++s) {
@@ -82,7 +116,7 @@ static void run_pair(int dims, int reorder, uint64_t seed)
         cr_assert_eq(shoal_world_create(&def, &p.w[s], &err), SHOAL_OK, "%s", err.message);
         crowd_data((world_t*)p.w[s])->lists_off = s == 1;
         for (int32_t i = 0; i < N; ++i) {
-            shoal_agent_def_t d = walker(dims, seed, (uint64_t)i);
+            shoal_agent_def_t d = make(dims, seed, (uint64_t)i);
             cr_assert_eq(shoal_agent_add(p.w[s], &d, &p.ids[s][i]), SHOAL_OK, "%s",
                          shoal_world_last_error(p.w[s]));
         }
@@ -125,7 +159,7 @@ static void run_pair(int dims, int reorder, uint64_t seed)
                     cr_assert_eq(shoal_agent_remove(p.w[s], p.ids[s][7 * i + 1]), SHOAL_OK);
         if (step == 85) /* others come */
             for (int32_t i = 0; i < 30; ++i) {
-                shoal_agent_def_t d = walker(dims, seed + 1, (uint64_t)i);
+                shoal_agent_def_t d = make(dims, seed + 1, (uint64_t)i);
                 for (int s = 0; s < 2; ++s)
                     cr_assert_eq(shoal_agent_add(p.w[s], &d, &p.ids[s][N + i]), SHOAL_OK);
             }
@@ -144,6 +178,9 @@ static void run_pair(int dims, int reorder, uint64_t seed)
     for (int s = 0; s < 2; ++s) shoal_world_destroy(p.w[s]);
 }
 
-Test(crowd_lists, same_hash_as_without_2d) { run_pair(2, 0, 21); }
-Test(crowd_lists, same_hash_as_without_2d_reordering) { run_pair(2, 8, 22); }
-Test(crowd_lists, same_hash_as_without_3d) { run_pair(3, 0, 23); }
+Test(crowd_lists, same_hash_as_without_2d) { run_pair(2, 0, 21, walker); }
+Test(crowd_lists, same_hash_as_without_2d_reordering) { run_pair(2, 8, 22, walker); }
+Test(crowd_lists, same_hash_as_without_3d) { run_pair(3, 0, 23, walker); }
+Test(crowd_lists, same_hash_as_without_plain_ring_2d) { run_pair(2, 0, 24, ring_walker); }
+Test(crowd_lists, same_hash_as_without_plain_ring_2d_reordering) { run_pair(2, 8, 25, ring_walker); }
+Test(crowd_lists, same_hash_as_without_plain_sphere_3d) { run_pair(3, 0, 26, ring_walker); }
