@@ -288,14 +288,17 @@ static inline void nearest_cache_init(nearest_cache_t* c)
 }
 
 /* The runs of the sorted arrays (k0, k1) that hold the agents of cells
- * lo..hi, in scan order (z, y, x), each bucket read once. Hashed cells: a
- * bucket two cells of the block share must be read once. Cells of one
- * block of the hash (8 x 8, 4 x 4 x 4) never share one; cells of two blocks
- * can only when the blocks' runs of 64 buckets coincide. When the few
- * blocks around the cells have distinct runs, no bucket needs checking,
- * and the cells of a row that lie in one block are consecutive buckets, so
- * one run. Returns how many runs, or -2 past NEAREST_RUNS runs or 64
- * distinct buckets. */
+ * lo..hi, each bucket read once (the order of the runs is the order the
+ * candidates are scanned in, which no result depends on: ranks break ties
+ * by grid_before). Hashed cells: a bucket two cells of the block share
+ * must be read once. Cells of one block of the hash (8 x 8, 4 x 4 x 4)
+ * never share one; cells of two blocks can only when the blocks' runs of
+ * 64 buckets coincide. When the few blocks around the cells have distinct
+ * runs, no bucket needs checking: block by block, the cells of a row that
+ * lie in the block are consecutive buckets, so one run, and a run that
+ * starts where the last one ended joins it. Otherwise cell by cell in
+ * order (z, y, x). Returns how many runs, or -2 past NEAREST_RUNS runs or
+ * 64 distinct buckets. */
 static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], const int32_t hi[3],
                                          int32_t* k0s, int32_t* k1s)
 {
@@ -319,44 +322,68 @@ static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], c
             int same = 0;
             for (int32_t u = 0; u < nr; ++u)
                 for (int32_t v = u + 1; v < nr; ++v) same |= run[u] == run[v];
-            dedup = same;
+            if (!same) {
+                /* block by block (each block's first bucket from above, a
+                 * cell's bucket its place after it), each row of the box in
+                 * the block one run of consecutive buckets; a run that
+                 * starts where the last ended joins it */
+                const int32_t bs = 1 << sh, m = bs - 1;
+                int32_t n = 0, bi = 0;
+                for (int32_t bz = blo[2]; bz <= bhi[2]; ++bz)
+                    for (int32_t by = blo[1]; by <= bhi[1]; ++by)
+                        for (int32_t bx = blo[0]; bx <= bhi[0]; ++bx, ++bi) {
+                            const int32_t x0 = lo[0] > bx * bs ? lo[0] : bx * bs;
+                            const int32_t x1 = hi[0] < bx * bs + m ? hi[0] : bx * bs + m;
+                            const int32_t y0 = lo[1] > by * bs ? lo[1] : by * bs;
+                            const int32_t y1 = hi[1] < by * bs + m ? hi[1] : by * bs + m;
+                            const int32_t z0 = three ? (lo[2] > bz * bs ? lo[2] : bz * bs) : 0;
+                            const int32_t z1 = three ? (hi[2] < bz * bs + m ? hi[2] : bz * bs + m) : 0;
+                            for (int32_t z = z0; z <= z1; ++z)
+                                for (int32_t y = y0; y <= y1; ++y) {
+                                    const uint32_t within =
+                                        three ? ((uint32_t)z & 3u) << 4 | ((uint32_t)y & 3u) << 2 |
+                                                    ((uint32_t)x0 & 3u)
+                                              : ((uint32_t)y & 7u) << 3 | ((uint32_t)x0 & 7u);
+                                    const uint32_t b = run[bi] | within;
+                                    const int32_t k0 = g->cell_start[b];
+                                    const int32_t k1 = g->cell_start[b + (uint32_t)(x1 - x0) + 1u];
+                                    if (k1 <= k0) continue; /* empty cells: nothing to scan */
+                                    if (n > 0 && k1s[n - 1] == k0) {
+                                        k1s[n - 1] = k1;
+                                        continue;
+                                    }
+                                    if (n == NEAREST_RUNS) return -2;
+                                    k0s[n] = k0;
+                                    k1s[n] = k1;
+                                    n++;
+                                }
+                        }
+                return n;
+            }
         }
     }
+    /* a cell at a time: direct grids, a torus, or blocks that may share
+     * buckets (each bucket read once) */
     uint32_t seen[64];
     int32_t seen_count = 0, n = 0;
-    const int merge = !g->direct && !dedup && !g->wrap;
-    const int32_t block_x = three ? 4 : 8;
     for (int32_t z = lo[2]; z <= hi[2]; ++z)
         for (int32_t y = lo[1]; y <= hi[1]; ++y)
-            for (int32_t x = lo[0]; x <= hi[0];) {
-                int32_t k0, k1;
-                if (merge) {
-                    /* x to the end of its block or of the row */
-                    int32_t last = x + (block_x - 1 - (x & (block_x - 1)));
-                    if (last > hi[0]) last = hi[0];
-                    uint32_t b = grid_bucket(g, x, y, z);
-                    k0 = g->cell_start[b];
-                    k1 = g->cell_start[b + (uint32_t)(last - x) + 1u];
-                    x = last + 1;
-                } else {
-                    int32_t q[3] = {x, y, z};
-                    ++x;
-                    if (g->wrap)
-                        for (int a = 0; a < (three ? 3 : 2); ++a) {
-                            if (q[a] < 0) q[a] += g->n[a];
-                            if (q[a] >= g->n[a]) q[a] -= g->n[a];
-                        }
-                    uint32_t b = grid_bucket(g, q[0], q[1], q[2]);
-                    if (dedup) {
-                        int dup = 0;
-                        for (int32_t s = 0; s < seen_count; ++s) dup |= seen[s] == b;
-                        if (dup) continue;
-                        if (seen_count == 64) return -2;
-                        seen[seen_count++] = b;
+            for (int32_t x = lo[0]; x <= hi[0]; ++x) {
+                int32_t q[3] = {x, y, z};
+                if (g->wrap)
+                    for (int a = 0; a < (three ? 3 : 2); ++a) {
+                        if (q[a] < 0) q[a] += g->n[a];
+                        if (q[a] >= g->n[a]) q[a] -= g->n[a];
                     }
-                    k0 = g->cell_start[b];
-                    k1 = g->cell_start[b + 1];
+                const uint32_t b = grid_bucket(g, q[0], q[1], q[2]);
+                if (dedup) {
+                    int dup = 0;
+                    for (int32_t s = 0; s < seen_count; ++s) dup |= seen[s] == b;
+                    if (dup) continue;
+                    if (seen_count == 64) return -2;
+                    seen[seen_count++] = b;
                 }
+                const int32_t k0 = g->cell_start[b], k1 = g->cell_start[b + 1];
                 if (k1 <= k0) continue; /* an empty cell: nothing to scan */
                 if (n == NEAREST_RUNS) return -2;
                 k0s[n] = k0;
