@@ -445,6 +445,17 @@ Test(simd, int_prefix_sum_and_last)
     }
 }
 
+/* One lane's value in every lane, for each lane. */
+Test(simd, broadcast_a_lane)
+{
+    float in[SHOAL_LANES], got[SHOAL_LANES];
+    for (int l = 0; l < SHOAL_LANES; ++l) in[l] = 2.5f * (float)l - 7.0f;
+    for (int i = 0; i < SHOAL_LANES; ++i) {
+        lane_storeu(got, lane_broadcast_at(lane_loadu(in), i));
+        for (int l = 0; l < SHOAL_LANES; ++l) cr_assert_eq(got[l], in[i], "lane %d of %d", l, i);
+    }
+}
+
 /* Each lane takes the next one's value, the last lane its own. */
 Test(simd, next_lane)
 {

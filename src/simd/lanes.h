@@ -713,6 +713,21 @@ static inline lanef lane_next(lanef a)
 #endif
 }
 
+/* Lane i's value (0 <= i < SHOAL_LANES) in every lane. */
+static inline lanef lane_broadcast_at(lanef a, int i)
+{
+#if SHOAL_LANES == 16
+    return (lanef){simde_mm512_permutexvar_ps(simde_mm512_set1_epi32(i), a.v)};
+#elif SHOAL_LANES == 8
+    return (lanef){simde_mm256_permutevar8x32_ps(a.v, simde_mm256_set1_epi32(i))};
+#elif SHOAL_LANES == 4
+    return (lanef){simde_mm_permutevar_ps(a.v, simde_mm_set1_epi32(i))};
+#else
+    (void)i;
+    return a;
+#endif
+}
+
 /* Value of lane i (0 <= i < SHOAL_LANES). For tests and debugging; slow. */
 static inline float lane_extract(lanef a, int i)
 {

@@ -513,6 +513,40 @@ static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float
            CROWD_LIST_ABS;
 }
 
+/* A lane of a held list's entries, the first `left` of rows (the lanes
+ * past them the agent itself, at sorted position self: d^2 0): their sorted
+ * positions to *k (-1 where one is not in the hash, read at position 0),
+ * their d^2 from (px, py, pz) as find_neighbors computes it. */
+static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, int32_t left, int32_t self,
+                                 lanef px, lanef py, lanef pz, int three, lanei* k)
+{
+    const grid_t* g = x->g;
+    *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), lane_mask_first(left), lanei_set1(self));
+    const lanei at = lanei_max(*k, lanei_set1(0));
+    const lanef dx = lane_sub(lane_gather(g->sx, at), px), dy = lane_sub(lane_gather(g->sy, at), py);
+    lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+    if (three) {
+        const lanef dz = lane_sub(lane_gather(g->sz, at), pz);
+        e = lane_add(e, lane_mul(dz, dz));
+    }
+    return e;
+}
+
+/* A held list whose front, the lanes of `front` of (e, k), is its nearest
+ * in order: nb from those of them in range, 1 when the list holds (see
+ * crowd_list_holds), else 0. */
+static inline int list_front_holds(lanef e, lanei k, lanem front, int32_t cap, float range, float bound,
+                                   nearest_t* nb)
+{
+    const int32_t c =
+        __builtin_popcount(lane_mask_bits(lane_mask_and(front, lane_cmp_lt(e, lane_set1(range * range)))));
+    lane_storeu(nb->d2, e);
+    lanei_storeu(nb->k, k);
+    if (!crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) return 0;
+    nb->count = c;
+    return 1;
+}
+
 /* Whether crowd row r's list of n (> 0) rows, every agent off it at least
  * bound (> 0) away, gives nb (cap at most CROWD_LIST_MAX) its nearest:
  * 1 when it holds, nb then filled; else 0. p is the agent's position, the
@@ -528,30 +562,37 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
     const int32_t cap = nb->cap;
     const float r2 = range * range;
     int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
+    const int32_t f = n < cap ? n : cap; /* the front: the first f, in order */
+    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     if (n <= SHOAL_LANES && n <= cap) {
         /* a list in one lane, all of it the front, found in order with no
          * ties: the steps below in registers (any other case goes on to
          * them) */
-        const lanem in = lane_mask_first(n);
-        const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
-        const lanei at = lanei_max(k, lanei_set1(0));
-        const lanef dx = lane_sub(lane_gather(g->sx, at), lane_set1(p[0])),
-                    dy = lane_sub(lane_gather(g->sy, at), lane_set1(p[1]));
-        lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-        if (three) {
-            const lanef dz = lane_sub(lane_gather(g->sz, at), lane_set1(p[2]));
-            e = lane_add(e, lane_mul(dz, dz));
-        }
+        lanei k;
+        const lanef e = list_lane_d2(x, rows, n, self, px, py, pz, three, &k);
         if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
         const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
+        if ((lane_mask_bits(lane_cmp_lt(e, lane_next(e))) & before) == before)
+            return list_front_holds(e, k, lane_mask_first(n), cap, range, bound, nb);
+    } else if (n <= 2 * SHOAL_LANES && f <= SHOAL_LANES) {
+        /* a list in two lanes whose front fits in the first, found in
+         * order with no ties and none of the rest at or below the front's
+         * last: the same in registers */
+        lanei k, k_more;
+        const lanef e = list_lane_d2(x, rows, n, self, px, py, pz, three, &k);
+        const lanef e_more =
+            list_lane_d2(x, rows + SHOAL_LANES, n - SHOAL_LANES, self, px, py, pz, three, &k_more);
+        if (!lane_mask_all(lane_mask_and(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)),
+                                         lane_mask_and(lane_cmp_eq(e_more, e_more), lanei_nonneg(k_more)))))
+            return 0;
+        const uint32_t before = lane_mask_bits(lane_mask_first(f - 1));
         if ((lane_mask_bits(lane_cmp_lt(e, lane_next(e))) & before) == before) {
-            const int32_t c =
-                __builtin_popcount(lane_mask_bits(lane_mask_and(in, lane_cmp_lt(e, lane_set1(r2)))));
-            lane_storeu(nb->d2, e);
-            lanei_storeu(nb->k, k);
-            if (!crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) return 0;
-            nb->count = c;
-            return 1;
+            const lanef last = lane_broadcast_at(e, f - 1);
+            const lanem rest = lane_mask_andnot(lane_mask_first(n), lane_mask_first(f)),
+                        rest_more = lane_mask_first(n - SHOAL_LANES);
+            if (!lane_mask_any(lane_mask_or(lane_mask_and(rest, lane_cmp_le(e, last)),
+                                            lane_mask_and(rest_more, lane_cmp_le(e_more, last)))))
+                return list_front_holds(e, k, lane_mask_first(f), cap, range, bound, nb);
         }
     }
     /* each one's d^2 (as find_neighbors computes it), a lane at a
@@ -559,7 +600,6 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
      * order of the list is the list) */
     float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
     int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
-    const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     const lanei itself = lanei_set1(self), none = lanei_set1(0), step = lanei_set1(SHOAL_LANES);
     /* whether a d^2 is NaN or an agent is not sorted (the list is
      * then built again): the d^2 summed (a NaN stays one; no sum of
@@ -590,7 +630,6 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
     const int bad = !lane_mask_all(lane_mask_and(lane_cmp_eq(sum, sum), lanei_nonneg(any)));
     /* the first cap in order (the rest of the list, in any order,
      * only has to come after them) */
-    const int32_t f = n < cap ? n : cap;
     const int32_t ordered = bad ? -1 : crowd_list_ordered(g, e2, k2, n, f);
     if (ordered >= 0) {
         /* the front into (d^2, grid_before) order from its first out
