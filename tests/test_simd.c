@@ -445,6 +445,21 @@ Test(simd, int_prefix_sum_and_last)
     }
 }
 
+/* A count of masks adds one where a mask is set, for every mask. */
+Test(simd, count_of_masks)
+{
+    int32_t got[SHOAL_LANES];
+    lanei acc = lanei_set1(0);
+    const uint32_t masks = SHOAL_LANES >= 8 ? 64u : 1u << SHOAL_LANES;
+    for (uint32_t bits = 0; bits < masks; ++bits) acc = lanei_count(acc, lane_mask_from_bits(bits * 0x9e37u));
+    lanei_storeu(got, acc);
+    for (int l = 0; l < SHOAL_LANES; ++l) {
+        int32_t want = 0;
+        for (uint32_t bits = 0; bits < masks; ++bits) want += (int32_t)((bits * 0x9e37u) >> l & 1u);
+        cr_assert_eq(got[l], want, "lane %d: %d, counted %d", l, got[l], want);
+    }
+}
+
 /* One lane's value in every lane, for each lane. */
 Test(simd, broadcast_a_lane)
 {

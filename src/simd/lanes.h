@@ -713,6 +713,20 @@ static inline lanef lane_next(lanef a)
 #endif
 }
 
+/* acc plus one in the lanes of m (a count of masks). */
+static inline lanei lanei_count(lanei acc, lanem m)
+{
+#if SHOAL_LANES == 16
+    return (lanei){simde_mm512_mask_add_epi32(acc.v, m.v, acc.v, simde_mm512_set1_epi32(1))};
+#elif SHOAL_LANES == 8
+    return (lanei){simde_mm256_sub_epi32(acc.v, simde_mm256_castps_si256(m.v))}; /* a set lane is -1 */
+#elif SHOAL_LANES == 4
+    return (lanei){simde_mm_sub_epi32(acc.v, simde_mm_castps_si128(m.v))};
+#else
+    return (lanei){acc.v + (m.v ? 1 : 0)};
+#endif
+}
+
 /* Lane i's value (0 <= i < SHOAL_LANES) in every lane. */
 static inline lanef lane_broadcast_at(lanef a, int i)
 {

@@ -219,23 +219,55 @@ static inline void nearest_rank(const grid_t* g, const float* sd, const int32_t*
     const int32_t cap = nb->cap;
     enum { RANK_FAST = 128 };
     if (m <= RANK_FAST) {
-        /* each one's count of those strictly nearer, a lane of candidates
+        /* each one's count of those strictly nearer, lanes of candidates
          * against one candidate at a time: they are the ranks when no two
          * are at one distance, which their sum tells (the i-th nearest has
          * at most i nearer, i exactly when it is past every one before it:
-         * the counts sum to m (m - 1) / 2 when none ties, less when any do;
-         * sums of whole numbers below 2^24, exact in floats) */
+         * the counts sum to m (m - 1) / 2 when none ties, less when any do) */
         int32_t rank[RANK_FAST + SHOAL_MAX_LANES];
-        const lanef one = lane_set1(1.0f);
-        lanef total = lane_zero();
-        for (int32_t i0 = 0; i0 < m; i0 += SHOAL_LANES) {
-            const lanef di = lane_loadu(sd + i0);
-            lanef lt = lane_zero();
-            for (int32_t j = 0; j < m; ++j) lt = lane_masked_add(lt, lane_cmp_lt(lane_set1(sd[j]), di), one);
-            total = lane_masked_add(total, lane_mask_first(m - i0), lt);
-            lanei_storeu(rank + i0, lane_ftoi(lt));
+        const lanei zero = lanei_set1(0);
+        lanei total = zero;
+        /* up to three lanes of candidates at a time, each candidate's
+         * broadcast compared with all of them (the loads past m stay in
+         * sd's lane of room: a lane more is read only past 2 lanes left) */
+        for (int32_t i0 = 0; i0 < m; i0 += 3 * SHOAL_LANES) {
+            const int32_t left = m - i0;
+            const lanef d0 = lane_loadu(sd + i0);
+            lanei c0 = zero, c1 = zero, c2 = zero;
+            if (left > 2 * SHOAL_LANES) {
+                const lanef d1 = lane_loadu(sd + i0 + SHOAL_LANES),
+                            d2 = lane_loadu(sd + i0 + 2 * SHOAL_LANES);
+                for (int32_t j = 0; j < m; ++j) {
+                    const lanef b = lane_set1(sd[j]);
+                    c0 = lanei_count(c0, lane_cmp_lt(b, d0));
+                    c1 = lanei_count(c1, lane_cmp_lt(b, d1));
+                    c2 = lanei_count(c2, lane_cmp_lt(b, d2));
+                }
+            } else if (left > SHOAL_LANES) {
+                const lanef d1 = lane_loadu(sd + i0 + SHOAL_LANES);
+                for (int32_t j = 0; j < m; ++j) {
+                    const lanef b = lane_set1(sd[j]);
+                    c0 = lanei_count(c0, lane_cmp_lt(b, d0));
+                    c1 = lanei_count(c1, lane_cmp_lt(b, d1));
+                }
+            } else {
+                for (int32_t j = 0; j < m; ++j) c0 = lanei_count(c0, lane_cmp_lt(lane_set1(sd[j]), d0));
+            }
+            lanei_storeu(rank + i0, c0);
+            total = lanei_add(total, lanei_select(lane_mask_first(left), c0, zero));
+            if (left > SHOAL_LANES) {
+                lanei_storeu(rank + i0 + SHOAL_LANES, c1);
+                total = lanei_add(total, lanei_select(lane_mask_first(left - SHOAL_LANES), c1, zero));
+            }
+            if (left > 2 * SHOAL_LANES) {
+                lanei_storeu(rank + i0 + 2 * SHOAL_LANES, c2);
+                total = lanei_add(total, lanei_select(lane_mask_first(left - 2 * SHOAL_LANES), c2, zero));
+            }
         }
-        const int shared = lane_hsum(total) != 0.5f * (float)m * (float)(m - 1);
+        int32_t sums[SHOAL_LANES], sum = 0;
+        lanei_storeu(sums, total);
+        for (int l = 0; l < SHOAL_LANES; ++l) sum += sums[l];
+        const int shared = sum != m * (m - 1) / 2;
         if (!shared) {
             for (int32_t i = 0; i < m; ++i) {
                 const int32_t at = rank[i] < cap ? rank[i] : cap; /* past the cap: the spare slot */
