@@ -454,23 +454,27 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
     const int three = g->dims == 3;
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     const lanef vr2 = lane_set1(r2), vkeep = lane_set1(keep2);
+    const int keep_all = keep2 >= r2; /* all within r2 kept: one compare a lane */
     int32_t pos = 0, m = *kept;
     for (int32_t run = 0; run < c->count; ++run) {
         const int32_t k0 = c->k0[run], k1 = c->k1[run];
+        /* the slots this run scans, checked once (a lane keeps at most a
+         * lane: m grows by no more than pos does) */
+        const int32_t slots = (k1 - k0 + SHOAL_LANES - 1) / SHOAL_LANES * SHOAL_LANES;
+        pos += slots;
+        if (pos > NEAREST_SCAN || m + slots > NEAREST_SCAN) return 0;
         for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
-            if (pos + SHOAL_LANES > NEAREST_SCAN || m + SHOAL_LANES > NEAREST_SCAN) return 0;
             lanef d2 = lane_d2_from(g, k, px, py, pz, three); /* as find_neighbors computes it */
-            /* lanes past the run masked off (k1 - k > 0 here) */
-            lanem in =
-                lane_mask_and(lane_cmp_lt(d2, vr2), lane_cmp_lt(lane_iota(), lane_set1((float)(k1 - k))));
-            uint32_t bits = lane_mask_bits(lane_mask_and(in, lane_cmp_le(d2, vkeep)));
+            lanem in = lane_cmp_lt(d2, vr2);
+            if (!keep_all) in = lane_mask_and(in, lane_cmp_le(d2, vkeep));
+            if (k1 - k < SHOAL_LANES) in = lane_mask_and(in, lane_mask_first(k1 - k)); /* past the run */
+            uint32_t bits = lane_mask_bits(in);
             uint32_t own = (uint32_t)(self - k);
             if (own < (uint32_t)SHOAL_LANES) bits &= ~(1u << own);
             if (bits) { /* the kept lanes, in order */
                 lanei_compress_store(ck + m, lanei_add(lanei_set1(k), lanei_iota()), bits);
                 m += lane_compress_store(cd + m, d2, bits);
             }
-            pos += SHOAL_LANES;
         }
     }
     *kept = m;
