@@ -107,6 +107,18 @@ static inline lanef lane_d2_from(const grid_t* g, int32_t k, lanef px, lanef py,
     return d2;
 }
 
+/* lane_d2_from in a grid without wrap (no images). */
+static inline lanef lane_d2_plain(const grid_t* g, int32_t k, lanef px, lanef py, lanef pz, int three)
+{
+    const lanef dx = lane_sub(lane_loadu(g->sx + k), px), dy = lane_sub(lane_loadu(g->sy + k), py);
+    lanef d2 = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+    if (three) {
+        const lanef dz = lane_sub(lane_loadu(g->sz + k), pz);
+        d2 = lane_add(d2, lane_mul(dz, dz));
+    }
+    return d2;
+}
+
 /* Offer the sorted candidates [k0, k1) within r2 of (px, py, pz), but
  * `self`, a lane at a time (the sorted arrays are padded, so a lane past
  * the run stays inside them; those lanes are masked off). Each lane's d^2
@@ -442,19 +454,16 @@ static inline int32_t nearest_runs_of(const grid_t* g, const int32_t lo[3], cons
     return c->count;
 }
 
-/* The candidates in the runs of c around p (d^2 as find_neighbors computes
- * it; those at or past r2, past the run or the agent itself left out) with
- * d^2 <= keep2 appended to (cd, ck) from *kept on: d^2 and sorted
- * position, in scan order. Returns 0 when the block declines (c->count <
- * 0) or past NEAREST_SCAN slots scanned. */
-static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_runs_t* c, float r2,
-                               int32_t self, float keep2, float* cd, int32_t* ck, int32_t* kept)
+/* nearest_scan for constant dims, wrap and keep (whether every candidate
+ * within r2 is kept), so that the lane loop tests none of them. */
+static inline __attribute__((always_inline)) int nearest_scan_as(const grid_t* g, const float p[3],
+                                                                 const nearest_runs_t* c, float r2,
+                                                                 int32_t self, float keep2, float* cd,
+                                                                 int32_t* ck, int32_t* kept, const int three,
+                                                                 const int wrap, const int keep_all)
 {
-    if (c->count < 0) return 0;
-    const int three = g->dims == 3;
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
     const lanef vr2 = lane_set1(r2), vkeep = lane_set1(keep2);
-    const int keep_all = keep2 >= r2; /* all within r2 kept: one compare a lane */
     int32_t pos = 0, m = *kept;
     for (int32_t run = 0; run < c->count; ++run) {
         const int32_t k0 = c->k0[run], k1 = c->k1[run];
@@ -464,7 +473,9 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
         pos += slots;
         if (pos > NEAREST_SCAN || m + slots > NEAREST_SCAN) return 0;
         for (int32_t k = k0; k < k1; k += SHOAL_LANES) {
-            lanef d2 = lane_d2_from(g, k, px, py, pz, three); /* as find_neighbors computes it */
+            /* as find_neighbors computes it */
+            const lanef d2 =
+                wrap ? lane_d2_from(g, k, px, py, pz, three) : lane_d2_plain(g, k, px, py, pz, three);
             lanem in = lane_cmp_lt(d2, vr2);
             if (!keep_all) in = lane_mask_and(in, lane_cmp_le(d2, vkeep));
             if (k1 - k < SHOAL_LANES) in = lane_mask_and(in, lane_mask_first(k1 - k)); /* past the run */
@@ -479,6 +490,24 @@ static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_
     }
     *kept = m;
     return 1;
+}
+
+/* The candidates in the runs of c around p (d^2 as find_neighbors computes
+ * it; those at or past r2, past the run or the agent itself left out) with
+ * d^2 <= keep2 appended to (cd, ck) from *kept on: d^2 and sorted
+ * position, in scan order. Returns 0 when the block declines (c->count <
+ * 0) or past NEAREST_SCAN slots scanned. */
+static inline int nearest_scan(const grid_t* g, const float p[3], const nearest_runs_t* c, float r2,
+                               int32_t self, float keep2, float* cd, int32_t* ck, int32_t* kept)
+{
+    if (c->count < 0) return 0;
+    const int keep_all = keep2 >= r2; /* all within r2 kept: one compare a lane */
+    if (g->wrap) return nearest_scan_as(g, p, c, r2, self, keep2, cd, ck, kept, g->dims == 3, 1, keep_all);
+    if (g->dims == 3)
+        return keep_all ? nearest_scan_as(g, p, c, r2, self, keep2, cd, ck, kept, 1, 0, 1)
+                        : nearest_scan_as(g, p, c, r2, self, keep2, cd, ck, kept, 1, 0, 0);
+    return keep_all ? nearest_scan_as(g, p, c, r2, self, keep2, cd, ck, kept, 0, 0, 1)
+                    : nearest_scan_as(g, p, c, r2, self, keep2, cd, ck, kept, 0, 0, 0);
 }
 
 /* The cells within `radius` of p (unbounded grids): widened by a
