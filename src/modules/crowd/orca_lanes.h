@@ -13,6 +13,23 @@
 /* x is finite: x - x is 0 for finite x and NaN for inf and NaN. */
 static inline lanem lane_finite(lanef x) { return lane_cmp_eq(lane_sub(x, x), lane_zero()); }
 
+/* x - x: 0 where x is finite, NaN elsewhere; a sum of them is 0 exactly
+ * where every one is finite (one compare for many). */
+static inline lanef lane_unfinite(lanef x) { return lane_sub(x, x); }
+static inline lanem lane_finite4(lanef a, lanef b, lanef c, lanef d)
+{
+    return lane_cmp_eq(
+        lane_add(lane_add(lane_unfinite(a), lane_unfinite(b)), lane_add(lane_unfinite(c), lane_unfinite(d))),
+        lane_zero());
+}
+static inline lanem lane_finite6(lanef a, lanef b, lanef c, lanef d, lanef e, lanef f)
+{
+    return lane_cmp_eq(lane_add(lane_add(lane_add(lane_unfinite(a), lane_unfinite(b)),
+                                         lane_add(lane_unfinite(c), lane_unfinite(d))),
+                                lane_add(lane_unfinite(e), lane_unfinite(f))),
+                       lane_zero());
+}
+
 /* orca2_line_agent's fast case a lane at a time: lane l's line (point pt,
  * direction d) from neighbor inputs p, v (relative position and velocity),
  * rad, sh and the agent's itau and vel, each lane of its own (a lane of
@@ -28,9 +45,11 @@ static inline orca2_lane_lines_t orca2_lines_core(lanef p_x, lanef p_y, lanef v_
                                                   lanef sh, lanef itau, lanef velx, lanef vely)
 {
     const lanef zero = lane_zero(), one = lane_set1(1.0f);
-    lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
-                             lane_mask_and(lane_finite(v_x), lane_finite(v_y)));
-    ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
+    lanem ok = lane_cmp_eq(lane_add(lane_add(lane_add(lane_unfinite(p_x), lane_unfinite(p_y)),
+                                             lane_add(lane_unfinite(v_x), lane_unfinite(v_y))),
+                                    lane_unfinite(rad)),
+                           zero);
+    ok = lane_mask_and(ok, lane_cmp_gt(sh, zero));
     const lanef r = lane_select(lane_cmp_gt(rad, zero), rad, zero);
     const lanef dist_sq = lane_add(lane_mul(p_x, p_x), lane_mul(p_y, p_y)), r_sq = lane_mul(r, r);
     ok = lane_mask_and(ok, lane_cmp_gt(dist_sq, r_sq)); /* overlap: the scalar code */
@@ -67,8 +86,7 @@ static inline orca2_lane_lines_t orca2_lines_core(lanef p_x, lanef p_y, lanef v_
     o.pt_y = lane_add(vely, lane_mul(u_y, cs));
     o.d_x = n_y;
     o.d_y = lane_neg(n_x);
-    const lanem fin = lane_mask_and(lane_mask_and(lane_finite(o.pt_x), lane_finite(o.pt_y)),
-                                    lane_mask_and(lane_finite(o.d_x), lane_finite(o.d_y)));
+    const lanem fin = lane_finite4(o.pt_x, o.pt_y, o.d_x, o.d_y);
     o.fast = lane_mask_bits(ok);
     o.good = lane_mask_bits(lane_mask_and(ok, fin));
     return o;
@@ -87,10 +105,12 @@ static inline orca3_lane_planes_t orca3_planes_core(lanef p_x, lanef p_y, lanef 
                                                     lanef vely, lanef velz)
 {
     const lanef zero = lane_zero(), one = lane_set1(1.0f), inf = lane_set1(INFINITY);
-    lanem ok = lane_mask_and(lane_mask_and(lane_finite(p_x), lane_finite(p_y)),
-                             lane_mask_and(lane_finite(p_z), lane_finite(v_x)));
-    ok = lane_mask_and(ok, lane_mask_and(lane_finite(v_y), lane_finite(v_z)));
-    ok = lane_mask_and(ok, lane_mask_and(lane_finite(rad), lane_cmp_gt(sh, zero)));
+    lanem ok = lane_cmp_eq(lane_add(lane_add(lane_add(lane_add(lane_unfinite(p_x), lane_unfinite(p_y)),
+                                                      lane_add(lane_unfinite(p_z), lane_unfinite(v_x))),
+                                             lane_add(lane_unfinite(v_y), lane_unfinite(v_z))),
+                                    lane_unfinite(rad)),
+                           zero);
+    ok = lane_mask_and(ok, lane_cmp_gt(sh, zero));
     const lanef r = lane_select(lane_cmp_gt(rad, zero), rad, zero);
     const lanef dist_sq = lane_add(lane_add(lane_mul(p_x, p_x), lane_mul(p_y, p_y)), lane_mul(p_z, p_z));
     const lanef r_sq = lane_mul(r, r);
@@ -135,9 +155,7 @@ static inline orca3_lane_planes_t orca3_planes_core(lanef p_x, lanef p_y, lanef 
     o.pt_x = lane_add(velx, lane_mul(u_x, cs));
     o.pt_y = lane_add(vely, lane_mul(u_y, cs));
     o.pt_z = lane_add(velz, lane_mul(u_z, cs));
-    const lanem fin = lane_mask_and(lane_mask_and(lane_mask_and(lane_finite(o.pt_x), lane_finite(o.pt_y)),
-                                                  lane_mask_and(lane_finite(o.pt_z), lane_finite(o.n_x))),
-                                    lane_mask_and(lane_finite(o.n_y), lane_finite(o.n_z)));
+    const lanem fin = lane_finite6(o.pt_x, o.pt_y, o.pt_z, o.n_x, o.n_y, o.n_z);
     o.fast = lane_mask_bits(ok);
     o.good = lane_mask_bits(lane_mask_and(ok, fin));
     return o;
