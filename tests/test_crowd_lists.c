@@ -19,6 +19,18 @@
 
 enum { N = 700, STEPS = 120 };
 
+/* Walker i arrives at its target; some walk fast (the largest move sets
+ * how long lists hold), some keep a front (their nearest, in order) longer
+ * than the contact pass's. */
+static void vary(shoal_agent_def_t* d, uint64_t i)
+{
+    d->weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
+    d->arrive_gain = 1.0f;
+    if (i % 17 == 0) d->vehicle.max_speed = 4.0f;
+    if (i % 5 == 0) d->crowd.max_neighbors = 16;
+    if (i % 11 == 0) d->crowd.max_neighbors = 30;
+}
+
 static shoal_agent_def_t walker(int dims, uint64_t seed, uint64_t i)
 {
     shoal_agent_def_t d = shoal_agent_default_def();
@@ -28,14 +40,7 @@ static shoal_agent_def_t walker(int dims, uint64_t seed, uint64_t i)
         d.position[k] = rng_range(seed, i, 0, (uint32_t)k, -half, half);
         d.target[k] = rng_range(seed, i, 1, (uint32_t)k, -half, half);
     }
-    d.weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
-    d.arrive_gain = 1.0f;
-    /* some walk fast: the largest move sets how long lists hold */
-    if (i % 17 == 0) d.vehicle.max_speed = 4.0f;
-    /* lists whose kept front (their nearest, in order) is longer than the
-     * contact pass's */
-    if (i % 5 == 0) d.crowd.max_neighbors = 16;
-    if (i % 11 == 0) d.crowd.max_neighbors = 30;
+    vary(&d, i);
     return d;
 }
 
@@ -62,11 +67,7 @@ static shoal_agent_def_t ring_walker(int dims, uint64_t seed, uint64_t i)
     }
     for (int k = 0; k < dims; ++k)
         d.target[k] = -d.position[k] + rng_range(seed, i, 1, (uint32_t)k, -1.0f, 1.0f);
-    d.weights[SHOAL_BEHAVIOR_ARRIVE] = 1.0f;
-    d.arrive_gain = 1.0f;
-    if (i % 17 == 0) d.vehicle.max_speed = 4.0f;
-    if (i % 5 == 0) d.crowd.max_neighbors = 16;
-    if (i % 11 == 0) d.crowd.max_neighbors = 30;
+    vary(&d, i);
     return d;
 }
 
