@@ -513,15 +513,16 @@ static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float
            CROWD_LIST_ABS;
 }
 
-/* A lane of a held list's entries, the first `left` of rows (the lanes
- * past them the agent itself, at sorted position self: d^2 0): their sorted
- * positions to *k (-1 where one is not in the hash, read at position 0),
- * their d^2 from (px, py, pz) as find_neighbors computes it. */
-static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, int32_t left, int32_t self,
-                                 lanef px, lanef py, lanef pz, int three, lanei* k)
+/* A lane of a held list's entries, those of rows in the lanes of `in` (the
+ * lanes past them the agent itself, at sorted position self: d^2 0, read
+ * from nowhere): their sorted positions to *k (-1 where one is not in the
+ * hash, read at position 0), their d^2 from (px, py, pz) as
+ * find_neighbors computes it. */
+static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int32_t self, lanef px,
+                                 lanef py, lanef pz, int three, lanei* k)
 {
     const grid_t* g = x->g;
-    *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), lane_mask_first(left), lanei_set1(self));
+    *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
     const lanei at = lanei_max(*k, lanei_set1(0));
     const lanef dx = lane_sub(lane_gather(g->sx, at), px), dy = lane_sub(lane_gather(g->sy, at), py);
     lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
@@ -569,7 +570,7 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
          * ties: the steps below in registers (any other case goes on to
          * them) */
         lanei k;
-        const lanef e = list_lane_d2(x, rows, n, self, px, py, pz, three, &k);
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), self, px, py, pz, three, &k);
         if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
         const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
         if ((lane_mask_bits(lane_cmp_lt(e, lane_next(e))) & before) == before)
@@ -579,9 +580,9 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
          * order with no ties and none of the rest at or below the front's
          * last: the same in registers */
         lanei k, k_more;
-        const lanef e = list_lane_d2(x, rows, n, self, px, py, pz, three, &k);
-        const lanef e_more =
-            list_lane_d2(x, rows + SHOAL_LANES, n - SHOAL_LANES, self, px, py, pz, three, &k_more);
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), self, px, py, pz, three, &k);
+        const lanef e_more = list_lane_d2(x, rows + SHOAL_LANES, lane_mask_first(n - SHOAL_LANES), self, px,
+                                          py, pz, three, &k_more);
         if (!lane_mask_all(lane_mask_and(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)),
                                          lane_mask_and(lane_cmp_eq(e_more, e_more), lanei_nonneg(k_more)))))
             return 0;
@@ -600,7 +601,7 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
      * order of the list is the list) */
     float e2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
     int32_t k2[CROWD_LIST_MAX + 2 * SHOAL_MAX_LANES];
-    const lanei itself = lanei_set1(self), none = lanei_set1(0), step = lanei_set1(SHOAL_LANES);
+    const lanei none = lanei_set1(0), step = lanei_set1(SHOAL_LANES);
     /* whether a d^2 is NaN or an agent is not sorted (the list is
      * then built again): the d^2 summed (a NaN stays one; no sum of
      * them is a NaN otherwise) and the positions or'ed (a sign bit
@@ -610,18 +611,9 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
     lanei any = none;
     lanei left = lanei_sub(lanei_set1(n), lanei_iota()); /* > 0 where a lane holds one */
     for (int32_t m = 0; m < n; m += SHOAL_LANES) {
-        /* past n: the agent itself, read from nowhere (a short
-         * lane gathers only what it holds) */
-        const lanem in = lanei_cmp_gt(left, none);
+        lanei k;
+        const lanef e = list_lane_d2(x, rows + m, lanei_cmp_gt(left, none), self, px, py, pz, three, &k);
         left = lanei_sub(left, step);
-        const lanei k = lanei_gather_or(x->sorted_at, lanei_loadu(rows + m), in, itself);
-        const lanei at = lanei_max(k, none);
-        const lanef dx = lane_sub(lane_gather(g->sx, at), px), dy = lane_sub(lane_gather(g->sy, at), py);
-        lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-        if (three) {
-            const lanef dz = lane_sub(lane_gather(g->sz, at), pz);
-            e = lane_add(e, lane_mul(dz, dz));
-        }
         sum = lane_add(sum, e);
         any = lanei_or(any, k);
         lanei_storeu(k2 + m, k);

@@ -210,6 +210,14 @@ void grid_sorted_row_removed(world_t* w, int32_t agent_row, int32_t cr, int32_t 
  * its agents (in order of cell coordinates z, y, x). */
 enum { GRID_RUN_EMPTY, GRID_RUN_ONE, GRID_RUN_SHARED };
 
+/* Hashed grids: a cell's place in its block's run of buckets (row order
+ * within the block). */
+static inline uint32_t grid_within(int three, int32_t ix, int32_t iy, int32_t iz)
+{
+    if (three) return ((uint32_t)iz & 3u) << 4 | ((uint32_t)iy & 3u) << 2 | ((uint32_t)ix & 3u);
+    return ((uint32_t)iy & 7u) << 3 | ((uint32_t)ix & 7u);
+}
+
 /* Bucket of integer cell coordinates (already wrapped in torus mode). */
 static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int32_t iz)
 {
@@ -221,17 +229,15 @@ static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int3
      * blocks (a, b) and (-a, -b) with a and b odd one run at every size, a
      * quarter of the blocks around the origin: -x ^ y = x ^ -y for odd x
      * and y.) */
-    uint32_t within, h;
-    if (g->dims == 3) {
-        within = ((uint32_t)iz & 3u) << 4 | ((uint32_t)iy & 3u) << 2 | ((uint32_t)ix & 3u);
+    const int three = g->dims == 3;
+    uint32_t h;
+    if (three)
         h = (uint32_t)(ix >> 2) * 0x8da6b343u + (uint32_t)(iy >> 2) * 0xd8163841u +
             (uint32_t)(iz >> 2) * 0xcb1ab31fu;
-    } else {
-        within = ((uint32_t)iy & 7u) << 3 | ((uint32_t)ix & 7u);
+    else
         h = (uint32_t)(ix >> 3) * 0x8da6b343u + (uint32_t)(iy >> 3) * 0xd8163841u;
-    }
     h ^= h >> 15;
-    return (h << 6 | within) & g->bucket_mask;
+    return (h << 6 | grid_within(three, ix, iy, iz)) & g->bucket_mask;
 }
 
 /* Integer cell coordinate of a position along one axis. On a torus the

@@ -384,11 +384,7 @@ static inline int32_t nearest_block_runs(const grid_t* g, const int32_t lo[3], c
                             const int32_t z1 = three ? (hi[2] < bz * bs + m ? hi[2] : bz * bs + m) : 0;
                             for (int32_t z = z0; z <= z1; ++z)
                                 for (int32_t y = y0; y <= y1; ++y) {
-                                    const uint32_t within =
-                                        three ? ((uint32_t)z & 3u) << 4 | ((uint32_t)y & 3u) << 2 |
-                                                    ((uint32_t)x0 & 3u)
-                                              : ((uint32_t)y & 7u) << 3 | ((uint32_t)x0 & 7u);
-                                    const uint32_t b = run[bi] | within;
+                                    const uint32_t b = run[bi] | grid_within(three, x0, y, z);
                                     const int32_t k0 = g->cell_start[b];
                                     const int32_t k1 = g->cell_start[b + (uint32_t)(x1 - x0) + 1u];
                                     if (k1 <= k0) continue; /* empty cells: nothing to scan */
