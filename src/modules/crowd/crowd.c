@@ -38,6 +38,21 @@
  *
  * Every agent's result is its own arithmetic over data no system writes in
  * the stage, so any split over threads gives the same bits. */
+
+/* The crowd step's lanes: 8 where the build's are 16 (AVX-512), unless
+ * SHOAL_CROWD_LANES_16 is defined. Its kernels gather a neighbor's data a
+ * lane at a time, and on AMD's Zen 5 a 16-lane gather takes about 1.6
+ * times an 8-lane one; the circle's lists hold 8 (half a 16-lane register).
+ * Measured on Zen 5 against 16 lanes at fc19df0 (the orca system, 20k and
+ * 100k agents, one thread, docs/dev/crowd-performance.md): the circle 13 %
+ * faster, the grid and the 3D scenes the same within the noise (5 %).
+ * Every width gives the same bits, and
+ * nothing of this file's lanes crosses into another file (orca.c's
+ * functions take arrays). */
+#if !defined(SHOAL_SIMD_WIDTH) && !defined(SHOAL_DISABLE_SIMD) && defined(__AVX512F__) && \
+    !defined(SHOAL_CROWD_LANES_16)
+#define SHOAL_SIMD_WIDTH 8
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1968,6 +1983,8 @@ static int crowd_any_pedestrian(const crowd_view_t* c, int32_t count)
         if (c->time_gap[r] > 0.0f || c->side[r] > 0.0f) return 1;
     return 0;
 }
+
+int crowd_lanes(void) { return SHOAL_LANES; }
 
 int64_t orca_run(world_t* w, float dt, void* ctx)
 {

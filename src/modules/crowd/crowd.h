@@ -143,5 +143,7 @@ extern const module_t crowd_module;
 
 int64_t orca_run(world_t* w, float dt, void* ctx);
 int64_t crowd_move_run(world_t* w, float dt, void* ctx);
+/* The lanes the crowd step's kernels run (crowd.c: 8 where the build's are 16). */
+int crowd_lanes(void);
 
 #endif /* SHOAL_SYSTEMS_CROWD_H */
