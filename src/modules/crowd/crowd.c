@@ -49,7 +49,7 @@
  * Every width gives the same bits, and
  * nothing of this file's lanes crosses into another file (orca.c's
  * functions take arrays). */
-#if !defined(SHOAL_SIMD_WIDTH) && !defined(SHOAL_DISABLE_SIMD) && defined(__AVX512F__) && \
+#if !defined(SHOAL_SIMD_WIDTH) && !defined(SHOAL_DISABLE_SIMD) && defined(__AVX512F__) &&                    \
     !defined(SHOAL_CROWD_LANES_16)
 #define SHOAL_SIMD_WIDTH 8
 #endif
