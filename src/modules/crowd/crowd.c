@@ -1202,6 +1202,13 @@ static inline uint32_t orca_packet_listable(const orca_ctx_t* x, int32_t r0, int
     return lane_mask_bits(ok);
 }
 
+/* A packet's agents' values of an agent column: at their rows, or from
+ * agent row `at` on where the rows are in order (at >= 0: a load). */
+static inline lanef packet_column(const float* col, lanei rows, int32_t at)
+{
+    return at >= 0 ? lane_loadu(col + at) : lane_gather(col, rows);
+}
+
 /* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
  * lane l's in nbs[l], how many it plans with in cnt[l] (none when it takes
  * no share); returns the most of them. Each row searched alone
@@ -1247,7 +1254,8 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
     const lanem full = lanei_cmp_eq(count, cap), some = lanei_cmp_gt(count, lanei_set1(0));
     const lanef last =
         lane_gather_or(based, lanei_add(d2at, lanei_sub(count, lanei_set1(1))), full, lane_zero());
-    const lanef vmax = lane_gather(a->max_speed, lanei_loadu(c->agent_row + r0));
+    const lanef vmax =
+        packet_column(a->max_speed, lanei_loadu(c->agent_row + r0), x->crow_in_order ? r0 : -1);
     const lanef far = lane_add(lane_mul(lane_set1(1.1f), lane_sqrt(last)),
                                lane_mul(lane_mul(lane_set1(2.0f), vmax), lane_set1(x->dt)));
     lane_storeu(x->hint + r0, lane_select(full, lane_mul(far, far), lane_zero()));
@@ -1287,16 +1295,17 @@ static inline packet_agents_t orca_packet_agents(const orca_ctx_t* x, int32_t r0
     packet_agents_t pa;
     pa.rows = lanei_loadu(c->agent_row + r0);
     const lanei rows = pa.rows;
-    pa.o.p0 = lane_gather(a->px, rows);
-    pa.o.p1 = lane_gather(a->py, rows);
-    pa.o.p2 = three ? lane_gather(a->pz, rows) : zero;
-    pa.o.vx0 = lane_gather(a->vx, rows);
-    pa.o.vy0 = lane_gather(a->vy, rows);
-    pa.o.vz0 = three ? lane_gather(a->vz, rows) : zero;
-    pa.o.r_i = lane_gather(a->radius, rows);
-    pa.vmax = lane_gather(a->max_speed, rows);
-    lanef tx = lane_gather(a->dx, rows), ty = lane_gather(a->dy, rows);
-    lanef tz = three ? lane_gather(a->dz, rows) : zero;
+    const int32_t at = x->crow_in_order ? r0 : -1;
+    pa.o.p0 = packet_column(a->px, rows, at);
+    pa.o.p1 = packet_column(a->py, rows, at);
+    pa.o.p2 = three ? packet_column(a->pz, rows, at) : zero;
+    pa.o.vx0 = packet_column(a->vx, rows, at);
+    pa.o.vy0 = packet_column(a->vy, rows, at);
+    pa.o.vz0 = three ? packet_column(a->vz, rows, at) : zero;
+    pa.o.r_i = packet_column(a->radius, rows, at);
+    pa.vmax = packet_column(a->max_speed, rows, at);
+    lanef tx = packet_column(a->dx, rows, at), ty = packet_column(a->dy, rows, at);
+    lanef tz = three ? packet_column(a->dz, rows, at) : zero;
     const lanef cap = lane_loadu(c->pref_speed + r0);
     lanef len2 = lane_add(lane_mul(tx, tx), lane_mul(ty, ty));
     if (three) len2 = lane_add(len2, lane_mul(tz, tz));
@@ -1434,9 +1443,14 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     lane_store(out[1], by);
     _Alignas(64) int32_t row[L];
     lanei_store(row, pa.rows);
-    for (int l = 0; l < L; ++l) {
-        a->dx[row[l]] = out[0][l];
-        a->dy[row[l]] = out[1][l];
+    if (x->crow_in_order) {
+        lane_storeu(a->dx + r0, bx);
+        lane_storeu(a->dy + r0, by);
+    } else {
+        for (int l = 0; l < L; ++l) {
+            a->dx[row[l]] = out[0][l];
+            a->dy[row[l]] = out[1][l];
+        }
     }
     if (failed) {
         _Alignas(64) float lim[L];
@@ -1559,10 +1573,16 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     lane_store(out[2], bz);
     _Alignas(64) int32_t row[L];
     lanei_store(row, pa.rows);
-    for (int l = 0; l < L; ++l) {
-        a->dx[row[l]] = out[0][l];
-        a->dy[row[l]] = out[1][l];
-        a->dz[row[l]] = out[2][l];
+    if (x->crow_in_order) {
+        lane_storeu(a->dx + r0, bx);
+        lane_storeu(a->dy + r0, by);
+        lane_storeu(a->dz + r0, bz);
+    } else {
+        for (int l = 0; l < L; ++l) {
+            a->dx[row[l]] = out[0][l];
+            a->dy[row[l]] = out[1][l];
+            a->dz[row[l]] = out[2][l];
+        }
     }
     if (failed) {
         lane_store(out[3], tx);
