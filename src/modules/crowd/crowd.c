@@ -529,14 +529,31 @@ static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float
 }
 
 /* A lane of a held list's entries, those of rows in the lanes of `in` (the
- * lanes past them the agent itself, at sorted position self: d^2 0, read
- * from nowhere): their sorted positions to *k (-1 where one is not in the
- * hash, read at position 0), their d^2 from (px, py, pz) as
- * find_neighbors computes it. */
-static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int32_t self, lanef px,
-                                 lanef py, lanef pz, int three, lanei* k)
+ * lanes past them the agent itself, at sorted position self: d^2 0):
+ * their sorted positions to *k (-1 where one is not in the hash, its d^2
+ * then of no use), their d^2 from (px, py, pz) as find_neighbors computes
+ * it. */
+static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int in_order,
+                                 int32_t self, lanef px, lanef py, lanef pz, int three, lanei* k)
 {
     const grid_t* g = x->g;
+    if (in_order) {
+        /* by row: each one's sorted position and, beside it rather than
+         * after it, its position from sorted_range's copy (prev, the same
+         * values); the lanes past the list read nothing */
+        const lanei r = lanei_loadu(rows);
+        *k = lanei_gather_or(x->sorted_at, r, in, lanei_set1(self));
+        const lanei r3 = lanei_add(lanei_slli(r, 1), r);
+        const float* q = x->lists->prev; /* x, y, z a row */
+        const lanef dx = lane_sub(lane_gather_or(q, r3, in, px), px),
+                    dy = lane_sub(lane_gather_or(q + 1, r3, in, py), py);
+        lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
+        if (three) {
+            const lanef dz = lane_sub(lane_gather_or(q + 2, r3, in, pz), pz);
+            e = lane_add(e, lane_mul(dz, dz));
+        }
+        return e;
+    }
     *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
     const lanei at = lanei_max(*k, lanei_set1(0));
     const lanef dx = lane_sub(lane_gather(g->sx, at), px), dy = lane_sub(lane_gather(g->sy, at), py);
@@ -566,12 +583,13 @@ static inline int list_front_holds(lanef e, lanei k, lanem front, int32_t cap, f
 /* Whether crowd row r's list of n (> 0) rows, every agent off it at least
  * bound (> 0) away, gives nb (cap at most CROWD_LIST_MAX) its nearest:
  * 1 when it holds, nb then filled; else 0. p is the agent's position, the
- * copy in the hash at sorted position self. Its entries may be reordered
- * either way (any order of a list is the list). */
+ * copy in the hash at sorted position self; in_order: crowd row r is agent
+ * row r (x->crow_in_order). Its entries may be reordered either way (any
+ * order of a list is the list). */
 static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_t* x, int32_t r,
-                                                                 const float p[3], int three, int32_t self,
-                                                                 int32_t n, float bound, float range,
-                                                                 nearest_t* nb)
+                                                                 const float p[3], int three, int in_order,
+                                                                 int32_t self, int32_t n, float bound,
+                                                                 float range, nearest_t* nb)
 {
     const crowd_world_t* cw = x->lists;
     const grid_t* g = x->g;
@@ -585,7 +603,7 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
          * ties: the steps below in registers (any other case goes on to
          * them) */
         lanei k;
-        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), self, px, py, pz, three, &k);
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k);
         if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
         const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
         if ((lane_mask_bits(lane_cmp_lt(e, lane_next(e))) & before) == before)
@@ -595,9 +613,9 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
          * order with no ties and none of the rest at or below the front's
          * last: the same in registers */
         lanei k, k_more;
-        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), self, px, py, pz, three, &k);
-        const lanef e_more = list_lane_d2(x, rows + SHOAL_LANES, lane_mask_first(n - SHOAL_LANES), self, px,
-                                          py, pz, three, &k_more);
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k);
+        const lanef e_more = list_lane_d2(x, rows + SHOAL_LANES, lane_mask_first(n - SHOAL_LANES), in_order,
+                                          self, px, py, pz, three, &k_more);
         if (!lane_mask_all(lane_mask_and(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)),
                                          lane_mask_and(lane_cmp_eq(e_more, e_more), lanei_nonneg(k_more)))))
             return 0;
@@ -627,7 +645,8 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
     lanei left = lanei_sub(lanei_set1(n), lanei_iota()); /* > 0 where a lane holds one */
     for (int32_t m = 0; m < n; m += SHOAL_LANES) {
         lanei k;
-        const lanef e = list_lane_d2(x, rows + m, lanei_cmp_gt(left, none), self, px, py, pz, three, &k);
+        const lanef e =
+            list_lane_d2(x, rows + m, lanei_cmp_gt(left, none), in_order, self, px, py, pz, three, &k);
         left = lanei_sub(left, step);
         sum = lane_add(sum, e);
         any = lanei_or(any, k);
@@ -743,7 +762,8 @@ static inline __attribute__((always_inline)) int crowd_listed(const orca_ctx_t* 
     const int32_t n = x->list_fresh ? cw->list_n[r] : 0;
     if (n > 0) {
         const float bound = crowd_list_bound(x, r, p);
-        if (bound > 0.0f && crowd_list_held(x, r, p, three, self, n, bound, range, nb)) return 1;
+        if (bound > 0.0f && crowd_list_held(x, r, p, three, x->crow_in_order, self, n, bound, range, nb))
+            return 1;
     }
     return crowd_list_rebuild(x, r, p, self, range, hint, runs, nb);
 }
@@ -1232,7 +1252,7 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
             nb->count = 0;
             nb->cap = ls.cap[l];
             const float range = c->dist[r], hint = x->hint[r];
-            listed = crowd_list_held(x, r, p, three, ls.self[l], ls.n[l], ls.bound[l], range, nb)
+            listed = crowd_list_held(x, r, p, three, 1, ls.self[l], ls.n[l], ls.bound[l], range, nb)
                          ? 1
                          : crowd_list_rebuild(x, r, p, ls.self[l], range, hint, runs, nb);
             if (!listed && !find_nearest(x->g, p, range, ls.self[l], hint, runs, nb))
