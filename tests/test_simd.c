@@ -479,6 +479,11 @@ Test(simd, next_lane)
     lane_storeu(got, lane_next(lane_loadu(in)));
     for (int l = 0; l < SHOAL_LANES; ++l)
         cr_assert_eq(got[l], in[l + 1 < SHOAL_LANES ? l + 1 : l], "lane %d: %g", l, (double)got[l]);
+    int32_t ini[SHOAL_LANES], goti[SHOAL_LANES];
+    for (int l = 0; l < SHOAL_LANES; ++l) ini[l] = 1000 - 37 * l * l;
+    lanei_storeu(goti, lanei_next(lanei_loadu(ini)));
+    for (int l = 0; l < SHOAL_LANES; ++l)
+        cr_assert_eq(goti[l], ini[l + 1 < SHOAL_LANES ? l + 1 : l], "int lane %d: %d", l, goti[l]);
 }
 
 /* A masked gather reads its lanes' items and leaves the others theirs,

@@ -713,6 +713,21 @@ static inline lanef lane_next(lanef a)
 #endif
 }
 
+/* Lane i holds a's lane i + 1, the last lane its own. */
+static inline lanei lanei_next(lanei a)
+{
+#if SHOAL_LANES == 16
+    return (lanei){simde_mm512_permutexvar_epi32(
+        simde_mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15), a.v)};
+#elif SHOAL_LANES == 8
+    return (lanei){simde_mm256_permutevar8x32_epi32(a.v, simde_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7))};
+#elif SHOAL_LANES == 4
+    return (lanei){simde_mm_shuffle_epi32(a.v, SIMDE_MM_SHUFFLE(3, 3, 2, 1))};
+#else
+    return a;
+#endif
+}
+
 /* acc plus one in the lanes of m (a count of masks). */
 static inline lanei lanei_count(lanei acc, lanem m)
 {

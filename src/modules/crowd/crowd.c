@@ -531,10 +531,10 @@ static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float
 /* A lane of a held list's entries, those of rows in the lanes of `in` (the
  * lanes past them the agent itself, at sorted position self: d^2 0):
  * their sorted positions to *k (-1 where one is not in the hash, its d^2
- * then of no use), their d^2 from (px, py, pz) as find_neighbors computes
- * it. */
+ * then of no use), their positions to q (z 0 in 2D), their d^2 from (px,
+ * py, pz) as find_neighbors computes it. */
 static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int in_order,
-                                 int32_t self, lanef px, lanef py, lanef pz, int three, lanei* k)
+                                 int32_t self, lanef px, lanef py, lanef pz, int three, lanei* k, lanef q[3])
 {
     const grid_t* g = x->g;
     if (in_order) {
@@ -544,25 +544,44 @@ static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem
         const lanei r = lanei_loadu(rows);
         *k = lanei_gather_or(x->sorted_at, r, in, lanei_set1(self));
         const lanei r3 = lanei_add(lanei_slli(r, 1), r);
-        const float* q = x->lists->prev; /* x, y, z a row */
-        const lanef dx = lane_sub(lane_gather_or(q, r3, in, px), px),
-                    dy = lane_sub(lane_gather_or(q + 1, r3, in, py), py);
+        const float* at = x->lists->prev; /* x, y, z a row */
+        q[0] = lane_gather_or(at, r3, in, px);
+        q[1] = lane_gather_or(at + 1, r3, in, py);
+        q[2] = three ? lane_gather_or(at + 2, r3, in, pz) : lane_zero();
+        const lanef dx = lane_sub(q[0], px), dy = lane_sub(q[1], py);
         lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
         if (three) {
-            const lanef dz = lane_sub(lane_gather_or(q + 2, r3, in, pz), pz);
+            const lanef dz = lane_sub(q[2], pz);
             e = lane_add(e, lane_mul(dz, dz));
         }
         return e;
     }
     *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
     const lanei at = lanei_max(*k, lanei_set1(0));
-    const lanef dx = lane_sub(lane_gather(g->sx, at), px), dy = lane_sub(lane_gather(g->sy, at), py);
+    q[0] = lane_gather(g->sx, at);
+    q[1] = lane_gather(g->sy, at);
+    q[2] = three ? lane_gather(g->sz, at) : lane_zero();
+    const lanef dx = lane_sub(q[0], px), dy = lane_sub(q[1], py);
     lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
     if (three) {
-        const lanef dz = lane_sub(lane_gather(g->sz, at), pz);
+        const lanef dz = lane_sub(q[2], pz);
         e = lane_add(e, lane_mul(dz, dz));
     }
     return e;
+}
+
+/* grid_before of each lane's agent, at sorted position k and position q
+ * (list_lane_d2), and the next lane's, as bits: the cells computed as the
+ * hash computes them (grid_coord), not read. */
+static inline uint32_t list_ties_before(const grid_t* g, lanei k, const lanef q[3])
+{
+    lanem before = lanei_cmp_gt(lanei_next(k), k);
+    if (g->direct) return lane_mask_bits(before);
+    for (int axis = 0; axis < g->dims; ++axis) { /* x, y, then z: z decides first */
+        const lanei c = lane_grid_coord(g, q[axis], axis), cn = lanei_next(c);
+        before = lane_mask_or(lanei_cmp_gt(cn, c), lane_mask_and(lanei_cmp_eq(c, cn), before));
+    }
+    return lane_mask_bits(before);
 }
 
 /* A held list whose front, the lanes of `front` of (e, k), is its nearest
@@ -603,19 +622,27 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
          * ties: the steps below in registers (any other case goes on to
          * them) */
         lanei k;
-        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k);
+        lanef q[3];
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k, q);
         if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
         const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
-        if ((lane_mask_bits(lane_cmp_lt(e, lane_next(e))) & before) == before)
+        const lanef next = lane_next(e);
+        const uint32_t lt = lane_mask_bits(lane_cmp_lt(e, next)) & before;
+        if (lt == before) return list_front_holds(e, k, lane_mask_first(n), cap, range, bound, nb);
+        /* ties (a symmetric start meets them often), by cell from the
+         * positions at hand, then by sorted position (grid_before) */
+        const uint32_t tie = lane_mask_bits(lane_cmp_eq(e, next)) & before;
+        if ((lt | tie) == before && (lt | (tie & list_ties_before(g, k, q))) == before)
             return list_front_holds(e, k, lane_mask_first(n), cap, range, bound, nb);
     } else if (n <= 2 * SHOAL_LANES && f <= SHOAL_LANES) {
         /* a list in two lanes whose front fits in the first, found in
          * order with no ties and none of the rest at or below the front's
          * last: the same in registers */
         lanei k, k_more;
-        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k);
+        lanef q[3];
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k, q);
         const lanef e_more = list_lane_d2(x, rows + SHOAL_LANES, lane_mask_first(n - SHOAL_LANES), in_order,
-                                          self, px, py, pz, three, &k_more);
+                                          self, px, py, pz, three, &k_more, q);
         if (!lane_mask_all(lane_mask_and(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)),
                                          lane_mask_and(lane_cmp_eq(e_more, e_more), lanei_nonneg(k_more)))))
             return 0;
@@ -645,8 +672,9 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
     lanei left = lanei_sub(lanei_set1(n), lanei_iota()); /* > 0 where a lane holds one */
     for (int32_t m = 0; m < n; m += SHOAL_LANES) {
         lanei k;
+        lanef q[3];
         const lanef e =
-            list_lane_d2(x, rows + m, lanei_cmp_gt(left, none), in_order, self, px, py, pz, three, &k);
+            list_lane_d2(x, rows + m, lanei_cmp_gt(left, none), in_order, self, px, py, pz, three, &k, q);
         left = lanei_sub(left, step);
         sum = lane_add(sum, e);
         any = lanei_or(any, k);
