@@ -201,7 +201,7 @@ static int bench_crowd_run(const crowd_opts_t* o)
         cJSON_AddNumberToObject(root, "threads", shoal_world_thread_count(w));
         cJSON_AddNumberToObject(root, "seed",
                                 (double)(o->seed >= 0 ? (uint64_t)o->seed : shoal_world_default_def().seed));
-        cJSON_AddNumberToObject(root, "lanes", crowd_lanes());
+        cJSON_AddNumberToObject(root, "lanes", crowd_lanes(w));
         cJSON_AddNumberToObject(root, "dt", CROWD_DT);
         cJSON_AddNumberToObject(root, "setup_seconds", setup_seconds);
         cJSON_AddNumberToObject(root, "seconds", seconds);
@@ -225,7 +225,7 @@ static int bench_crowd_run(const crowd_opts_t* o)
         cJSON_Delete(root);
     } else {
         printf("crowd %dD %s: %lld agents, %d threads, %d lanes, dt %g s\n", o->dims, scenario,
-               (long long)o->agents, (int)shoal_world_thread_count(w), crowd_lanes(), (double)CROWD_DT);
+               (long long)o->agents, (int)shoal_world_thread_count(w), crowd_lanes(w), (double)CROWD_DT);
         printf("steps             %lld (+%lld warm-up)\n", (long long)o->steps, (long long)o->warmup);
         printf("setup seconds     %.4f\n", setup_seconds);
         printf("seconds           %.4f (timed steps only)\n", seconds);

@@ -185,3 +185,41 @@ Test(crowd_lists, same_hash_as_without_3d) { run_pair(3, 0, 23, walker); }
 Test(crowd_lists, same_hash_as_without_plain_ring_2d) { run_pair(2, 0, 24, ring_walker); }
 Test(crowd_lists, same_hash_as_without_plain_ring_2d_reordering) { run_pair(2, 8, 25, ring_walker); }
 Test(crowd_lists, same_hash_as_without_plain_sphere_3d) { run_pair(3, 0, 26, ring_walker); }
+
+/* The orca pass's two widths (16 lanes and 8, where the build has both:
+ * crowd.c, CROWD_HAS_WIDE) give the same bits: a world at each, stepped
+ * side by side, through lists of one lane with ties (the ring) and longer
+ * ones (the walkers), 2D and 3D. */
+static void run_widths(int dims, uint64_t seed, shoal_agent_def_t (*make)(int, uint64_t, uint64_t))
+{
+    shoal_world_t* w[2];
+    for (int s = 0; s < 2; ++s) {
+        shoal_world_def_t def = shoal_world_default_def();
+        def.dimensions = dims;
+        def.thread_count = 2;
+        def.seed = seed;
+        shoal_error_t err;
+        cr_assert_eq(shoal_world_create(&def, &w[s], &err), SHOAL_OK, "%s", err.message);
+        crowd_data((world_t*)w[s])->lanes_forced = s == 0 ? 8 : 16;
+        for (int32_t i = 0; i < N; ++i) {
+            shoal_agent_def_t d = make(dims, seed, (uint64_t)i);
+            cr_assert_eq(shoal_agent_add(w[s], &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w[s]));
+        }
+    }
+    for (int step = 0; step < STEPS; ++step) {
+        for (int s = 0; s < 2; ++s)
+            cr_assert_eq(shoal_world_step(w[s], 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w[s]));
+        cr_assert_eq(shoal_world_state_hash(w[0]), shoal_world_state_hash(w[1]),
+                     "%dD: step %d differs between the widths (%d and %d lanes)", dims, step + 1,
+                     crowd_lanes((world_t*)w[0]), crowd_lanes((world_t*)w[1]));
+    }
+    /* each ran at the width asked where the build has it, else at its own */
+    const int narrow = crowd_lanes((world_t*)w[0]), wide = crowd_lanes((world_t*)w[1]);
+    cr_expect(narrow == 8 || narrow == wide, "%d and %d lanes", narrow, wide);
+    cr_expect(wide == 16 || wide == narrow, "%d and %d lanes", narrow, wide);
+    for (int s = 0; s < 2; ++s) shoal_world_destroy(w[s]);
+}
+
+Test(crowd_lists, same_hash_at_both_widths_ring_2d) { run_widths(2, 31, ring_walker); }
+Test(crowd_lists, same_hash_at_both_widths_walkers_2d) { run_widths(2, 32, walker); }
+Test(crowd_lists, same_hash_at_both_widths_sphere_3d) { run_widths(3, 33, ring_walker); }

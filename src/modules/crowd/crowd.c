@@ -39,19 +39,24 @@
  * Every agent's result is its own arithmetic over data no system writes in
  * the stage, so any split over threads gives the same bits. */
 
-/* The crowd step's lanes: 8 where the build's are 16 (AVX-512), unless
- * SHOAL_CROWD_LANES_16 is defined. Its kernels gather a neighbor's data a
- * lane at a time, and on AMD's Zen 5 a 16-lane gather takes about 1.6
- * times an 8-lane one; the circle's lists hold 8 (half a 16-lane register).
- * Measured on Zen 5 against 16 lanes at fc19df0 (the orca system, 20k and
- * 100k agents, one thread, docs/dev/crowd-performance.md): the circle 13 %
- * faster, the grid and the 3D scenes the same within the noise (5 %).
- * Every width gives the same bits, and
- * nothing of this file's lanes crosses into another file (orca.c's
- * functions take arrays). */
-#if !defined(SHOAL_SIMD_WIDTH) && !defined(SHOAL_DISABLE_SIMD) && defined(__AVX512F__) &&                    \
-    !defined(SHOAL_CROWD_LANES_16)
+/* The orca pass at two widths where the build's lanes are 16 (AVX-512),
+ * unless SHOAL_CROWD_LANES_16 is defined: this file at 8 lanes, and its
+ * kernels (from crowd_view_t to orca_range) a second time at 16 as
+ * orca_range_wide (crowd_wide.c, CROWD_WIDE defined). Every width gives the
+ * same bits, so each pass takes either (orca_run): 16 lanes in 3D and for
+ * held lists longer than 8 on average, else 8. The kernels gather a
+ * neighbor's data a lane at a time, and on AMD's Zen 5 a 16-lane gather
+ * takes about 1.6 times an 8-lane one; the circle's lists hold 8, half a
+ * 16-lane register. Measured on Zen 5 at 30766da (the orca system, 100k
+ * agents, one thread, 3 to 5 alternating runs, docs/dev/crowd-performance.md):
+ * 8 lanes 16 % faster than 16 on the circle, 16 lanes 4 to 5 % faster on
+ * the grid, the 3D grid and the sphere. Nothing of the kernels' lanes
+ * crosses between the two files (orca_ctx_t holds none; orca.c's functions
+ * take arrays). */
+#if !defined(CROWD_WIDE) && !defined(SHOAL_SIMD_WIDTH) && !defined(SHOAL_DISABLE_SIMD) &&                    \
+    defined(__AVX512F__) && !defined(SHOAL_CROWD_LANES_16)
 #define SHOAL_SIMD_WIDTH 8
+#define CROWD_HAS_WIDE 1
 #endif
 #include <math.h>
 #include <stdio.h>
@@ -115,6 +120,8 @@ static const float crowd_turn_sin[CROWD_TURNS] = {0.17364818f, 0.34202014f, 0.5f
 
 _Static_assert(CROWD_MAX_NEIGHBORS <= NEAREST_MAX, "a crowd agent's neighbors fit a nearest list");
 
+#ifndef CROWD_WIDE /* the rest but the kernels: once, in this file's own build */
+
 shoal_crowd_t shoal_crowd_default(void)
 {
     shoal_crowd_t c;
@@ -172,6 +179,10 @@ shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_
     return SHOAL_ERR_NOT_FOUND;
 }
 
+#endif /* CROWD_WIDE */
+
+/* ---- the orca pass's kernels (also compiled as crowd_wide.c) ------------- */
+
 /* The crowd component's columns. */
 typedef struct crowd_view {
     const int32_t* agent_row;
@@ -193,6 +204,7 @@ static crowd_view_t crowd_view_of(const world_t* w)
                           .max_nb = COMP_I(w, k, CR_MAX_NEIGHBORS)};
 }
 
+#define CROWD_COUNTS 4
 typedef struct orca_ctx {
     world_t* w;
     const grid_t* g;
@@ -229,7 +241,8 @@ typedef struct orca_ctx {
     double moved;
     float moved_last;
     float* moved_w;
-    int64_t* list_counts; /* per worker: lists held, lists built */
+    int64_t* list_counts; /* CROWD_COUNTS per worker: lists held, lists built, lists a
+                           * packet's first tests passed and their entries */
 } orca_ctx_t;
 
 /* Each sorted position's crowd row and radius (crowd_world_t). */
@@ -1125,7 +1138,7 @@ static inline __attribute__((always_inline)) void orca_neighbors(const orca_ctx_
     }
     int listed;
     orca_search(x, r, i, p, three, runs, nb, &listed);
-    if (listed) x->list_counts[2 * worker + listed - 1]++;
+    if (listed) x->list_counts[CROWD_COUNTS * worker + listed - 1]++;
     /* next step's hint: the farthest kept, moved apart by both at
      * full speed for a step, and a tenth more */
     if (nb->count == nb->cap) {
@@ -1291,8 +1304,13 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
         found[listed]++;
         orca_near(x, r, nb, keep);
     }
-    x->list_counts[2 * worker] += found[1];
-    x->list_counts[2 * worker + 1] += found[2];
+    int64_t* counts = x->list_counts + CROWD_COUNTS * worker;
+    counts[0] += found[1];
+    counts[1] += found[2];
+    if (listable) {
+        counts[2] += __builtin_popcount(listable);
+        for (int l = 0; l < SHOAL_LANES; ++l) counts[3] += listable >> l & 1u ? ls.n[l] : 0;
+    }
     /* each lane's nbs[l].count, .cap and .d2 */
     const int32_t* base = (const int32_t*)(const void*)nbs;
     const float* based = (const float*)(const void*)nbs;
@@ -1668,7 +1686,12 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     }
 }
 
+#ifdef CROWD_WIDE
+void orca_range_wide(int32_t begin, int32_t end, int32_t worker, void* vctx);
+void orca_range_wide(int32_t begin, int32_t end, int32_t worker, void* vctx)
+#else
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+#endif
 {
     const orca_ctx_t* x = (const orca_ctx_t*)vctx;
     const world_t* w = x->w;
@@ -2039,6 +2062,12 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 }
 
 /* Whether any of the count crowd rows has a time gap or keeps right. */
+#ifndef CROWD_WIDE /* the rest: once */
+
+#ifdef CROWD_HAS_WIDE
+void orca_range_wide(int32_t begin, int32_t end, int32_t worker, void* vctx); /* crowd_wide.c */
+#endif
+
 static int crowd_any_pedestrian(const crowd_view_t* c, int32_t count)
 {
     const lanef zero = lane_zero();
@@ -2052,7 +2081,11 @@ static int crowd_any_pedestrian(const crowd_view_t* c, int32_t count)
     return 0;
 }
 
-int crowd_lanes(void) { return SHOAL_LANES; }
+int crowd_lanes(const world_t* w)
+{
+    const crowd_world_t* cw = crowd_data(w);
+    return cw && cw->orca_lanes ? cw->orca_lanes : SHOAL_LANES;
+}
 
 int64_t orca_run(world_t* w, float dt, void* ctx)
 {
@@ -2095,8 +2128,8 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
      * while its rows stay as they were. */
     const int lists = g && !g->wrap && g->count <= cw->sorted_capacity && cw->list &&
                       w->agents.count == count && g->count == count && !cw->lists_off;
-    int64_t list_counts[2 * SHOAL_MAX_THREADS];
-    memset(list_counts, 0, (size_t)(2 * workers) * sizeof *list_counts);
+    int64_t list_counts[CROWD_COUNTS * SHOAL_MAX_THREADS];
+    memset(list_counts, 0, (size_t)(CROWD_COUNTS * workers) * sizeof *list_counts);
     x.list_counts = list_counts;
     if (!lists || cw->list_structure != w->structure_version || cw->list_rows != count ||
         cw->list_removed != cw->removed)
@@ -2143,15 +2176,27 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
      * time gap or keeping right (2D) */
     if (w->dims == 2 && crowd_any_pedestrian(&x.c, count))
         par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
-    /* Neighbor counts vary with density: claimed blocks, started where the
+        /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
+#ifdef CROWD_HAS_WIDE
+    /* 16 lanes in 3D and for lists longer than 8 on average at the last
+     * pass (CROWD_HAS_WIDE, above) */
+    const int wide = cw->lanes_forced ? cw->lanes_forced == 16 : w->dims == 3 || cw->list_long;
+    par_for(w, count, 64, PAR_AFFINE, wide ? orca_range_wide : orca_range, &x);
+    cw->orca_lanes = wide ? 16 : SHOAL_LANES;
+#else
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
-    int64_t total = 0;
+    cw->orca_lanes = SHOAL_LANES;
+#endif
+    int64_t total = 0, listable = 0, entries = 0;
     for (int32_t k = 0; k < workers; ++k) {
         total += relaxed[k];
-        cw->list_held += list_counts[2 * k];
-        cw->list_built += list_counts[2 * k + 1];
+        cw->list_held += list_counts[CROWD_COUNTS * k];
+        cw->list_built += list_counts[CROWD_COUNTS * k + 1];
+        listable += list_counts[CROWD_COUNTS * k + 2];
+        entries += list_counts[CROWD_COUNTS * k + 3];
     }
+    cw->list_long = entries > 8 * listable;
     crowd_data(w)->relaxed_last = total;
     crowd_data(w)->relaxed_total += total;
     return count;
@@ -2818,3 +2863,5 @@ const module_t crowd_module = {
     .snapshot_since = 3,
     .grid = &crowd_grid,
 };
+
+#endif /* CROWD_WIDE */

@@ -89,6 +89,10 @@ typedef struct crowd_world_t {
      * steps; lists_off (tests): none are used. */
     int64_t list_held, list_built;
     int lists_off;
+    /* The last orca pass: the lanes it ran at (0: none yet), and whether
+     * the lists its packets tested held more than 8 entries on average */
+    int orca_lanes, list_long;
+    int lanes_forced;      /* tests: 8 or 16, every pass at that width where both are built */
     int move_rows;         /* tests: crowd_move takes a row at a time, never a lane of rows */
     int64_t relaxed_last;  /* agents whose constraints had no common velocity, last step */
     int64_t relaxed_total; /* the same, summed over steps */
@@ -143,7 +147,8 @@ extern const module_t crowd_module;
 
 int64_t orca_run(world_t* w, float dt, void* ctx);
 int64_t crowd_move_run(world_t* w, float dt, void* ctx);
-/* The lanes the crowd step's kernels run (crowd.c: 8 where the build's are 16). */
-int crowd_lanes(void);
+/* The lanes the last orca pass ran at (crowd.c: 8 or 16 where the build's
+ * are 16), the build's before any. */
+int crowd_lanes(const world_t* w);
 
 #endif /* SHOAL_SYSTEMS_CROWD_H */
