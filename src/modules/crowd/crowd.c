@@ -1307,10 +1307,12 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
     int64_t* counts = x->list_counts + CROWD_COUNTS * worker;
     counts[0] += found[1];
     counts[1] += found[2];
-    if (listable) {
+#if defined(CROWD_HAS_WIDE) || defined(CROWD_WIDE)
+    if (listable) { /* for orca_run's choice of width */
         counts[2] += __builtin_popcount(listable);
         for (int l = 0; l < SHOAL_LANES; ++l) counts[3] += listable >> l & 1u ? ls.n[l] : 0;
     }
+#endif
     /* each lane's nbs[l].count, .cap and .d2 */
     const int32_t* base = (const int32_t*)(const void*)nbs;
     const float* based = (const float*)(const void*)nbs;
