@@ -313,14 +313,15 @@ static const cli_spec_t crowd_spec = {
              "benchmark/rvo2/ runs RVO2 on the same scenes (benchmark/README.md, Crowd).\n",
     .options = crowd_options,
     .option_count = CLI_COUNT(crowd_options),
-    .details = "--json prints: bench, sim, scenario, dim, agents, steps, warmup, threads, lanes,\n"
-               "dt, setup_seconds, seconds (the timed steps), agent_steps_per_s, quality_every,\n"
-               "quality_samples (measures taken), quality_seconds, min_pair_distance (smallest\n"
-               "center distance over the sum of radii, over the measures; null if no two agents\n"
-               "ever came within 4 radii), overlaps (pairs under 99 % of the sum of radii,\n"
-               "summed over the measures), mean_dist_to_goal and arrived (the fraction within\n"
-               "one radius of its goal) at the end, state_hash, systems [{name, stage,\n"
-               "ms_per_step, ns_per_agent}] over the timed steps.\n",
+    .details = "--json prints: bench, sim, scenario, dim, agents, steps, warmup, threads, lanes\n"
+               "(the last orca pass's SIMD width), dt, setup_seconds, seconds (the timed steps),\n"
+               "agent_steps_per_s, quality_every, quality_samples (measures taken),\n"
+               "quality_seconds, min_pair_distance (smallest center distance over the sum of\n"
+               "radii, over the measures; null if no two agents ever came within 4 radii),\n"
+               "overlaps (pairs under 99 % of the sum of radii, summed over the measures),\n"
+               "mean_dist_to_goal and arrived (the fraction within one radius of its goal) at\n"
+               "the end, state_hash, systems [{name, stage, ms_per_step, ns_per_agent}] over\n"
+               "the timed steps.\n",
 };
 
 static int bench_crowd(int argc, char** argv)
