@@ -44,7 +44,8 @@
  * kernels (from crowd_view_t to orca_range) a second time at 16 as
  * orca_range_wide (crowd_wide.c, CROWD_WIDE defined). Every width gives the
  * same bits, so each pass takes either (orca_run): 16 lanes in 3D and for
- * held lists longer than 8 on average, else 8. The kernels gather a
+ * lists longer than 12 on average (between one 8-lane register and one
+ * 16-lane; the circle's average 8 to 8.0001, the grid's about 37), else 8. The kernels gather a
  * neighbor's data a lane at a time, and on AMD's Zen 5 a 16-lane gather
  * takes about 1.6 times an 8-lane one; the circle's lists hold 8, half a
  * 16-lane register. Measured on Zen 5 at 30766da (the orca system, 100k
@@ -2178,15 +2179,16 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
      * time gap or keeping right (2D) */
     if (w->dims == 2 && crowd_any_pedestrian(&x.c, count))
         par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
-        /* Neighbor counts vary with density: claimed blocks, started where the
-     * rows' data already is. */
 #ifdef CROWD_HAS_WIDE
-    /* 16 lanes in 3D and for lists longer than 8 on average at the last
-     * pass (CROWD_HAS_WIDE, above) */
+    /* Neighbor counts vary with density: claimed blocks, started where the
+     * rows' data already is; 16 lanes in 3D and for lists longer than 12
+     * on average at the last pass (CROWD_HAS_WIDE, above). */
     const int wide = cw->lanes_forced ? cw->lanes_forced == 16 : w->dims == 3 || cw->list_long;
     par_for(w, count, 64, PAR_AFFINE, wide ? orca_range_wide : orca_range, &x);
     cw->orca_lanes = wide ? 16 : SHOAL_LANES;
 #else
+    /* Neighbor counts vary with density: claimed blocks, started where the
+     * rows' data already is. */
     par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
     cw->orca_lanes = SHOAL_LANES;
 #endif
@@ -2198,7 +2200,7 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         listable += list_counts[CROWD_COUNTS * k + 2];
         entries += list_counts[CROWD_COUNTS * k + 3];
     }
-    cw->list_long = entries > 8 * listable;
+    cw->list_long = entries > 12 * listable;
     crowd_data(w)->relaxed_last = total;
     crowd_data(w)->relaxed_total += total;
     return count;

@@ -90,7 +90,7 @@ typedef struct crowd_world_t {
     int64_t list_held, list_built;
     int lists_off;
     /* The last orca pass: the lanes it ran at (0: none yet), and whether
-     * the lists its packets tested held more than 8 entries on average */
+     * the lists its packets tested held more than 12 entries on average */
     int orca_lanes, list_long;
     int lanes_forced;      /* tests: 8 or 16, every pass at that width where both are built */
     int move_rows;         /* tests: crowd_move takes a row at a time, never a lane of rows */
