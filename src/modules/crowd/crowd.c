@@ -545,8 +545,9 @@ static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float
 /* A lane of a held list's entries, those of rows in the lanes of `in` (the
  * lanes past them the agent itself, at sorted position self: d^2 0):
  * their sorted positions to *k (-1 where one is not in the hash, its d^2
- * then of no use), their positions to q (z 0 in 2D), their d^2 from (px,
- * py, pz) as find_neighbors computes it. */
+ * then of no use; k may be NULL in_order, where every agent is in the
+ * hash: lists are kept only while all are), their positions to q (z 0 in
+ * 2D), their d^2 from (px, py, pz) as find_neighbors computes it. */
 static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int in_order,
                                  int32_t self, lanef px, lanef py, lanef pz, int three, lanei* k, lanef q[3])
 {
@@ -556,7 +557,7 @@ static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem
          * after it, its position from sorted_range's copy (prev, the same
          * values); the lanes past the list read nothing */
         const lanei r = lanei_loadu(rows);
-        *k = lanei_gather_or(x->sorted_at, r, in, lanei_set1(self));
+        if (k) *k = lanei_gather_or(x->sorted_at, r, in, lanei_set1(self));
         const lanei r3 = lanei_add(lanei_slli(r, 1), r);
         const float* at = x->lists->prev; /* x, y, z a row */
         q[0] = lane_gather_or(at, r3, in, px);
@@ -652,11 +653,13 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
         /* a list in two lanes whose front fits in the first, found in
          * order with no ties and none of the rest at or below the front's
          * last: the same in registers */
-        lanei k, k_more;
+        lanei k, k_more = lanei_set1(0);
         lanef q[3];
         const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k, q);
+        /* the rest's sorted positions are of no use but to tell one not
+         * in the hash, which in_order none is */
         const lanef e_more = list_lane_d2(x, rows + SHOAL_LANES, lane_mask_first(n - SHOAL_LANES), in_order,
-                                          self, px, py, pz, three, &k_more, q);
+                                          self, px, py, pz, three, in_order ? NULL : &k_more, q);
         if (!lane_mask_all(lane_mask_and(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)),
                                          lane_mask_and(lane_cmp_eq(e_more, e_more), lanei_nonneg(k_more)))))
             return 0;
