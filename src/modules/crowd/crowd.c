@@ -563,19 +563,13 @@ static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem
         q[0] = lane_gather_or(at, r3, in, px);
         q[1] = lane_gather_or(at + 1, r3, in, py);
         q[2] = three ? lane_gather_or(at + 2, r3, in, pz) : lane_zero();
-        const lanef dx = lane_sub(q[0], px), dy = lane_sub(q[1], py);
-        lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
-        if (three) {
-            const lanef dz = lane_sub(q[2], pz);
-            e = lane_add(e, lane_mul(dz, dz));
-        }
-        return e;
+    } else {
+        *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
+        const lanei at = lanei_max(*k, lanei_set1(0));
+        q[0] = lane_gather(g->sx, at);
+        q[1] = lane_gather(g->sy, at);
+        q[2] = three ? lane_gather(g->sz, at) : lane_zero();
     }
-    *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
-    const lanei at = lanei_max(*k, lanei_set1(0));
-    q[0] = lane_gather(g->sx, at);
-    q[1] = lane_gather(g->sy, at);
-    q[2] = three ? lane_gather(g->sz, at) : lane_zero();
     const lanef dx = lane_sub(q[0], px), dy = lane_sub(q[1], py);
     lanef e = lane_add(lane_mul(dx, dx), lane_mul(dy, dy));
     if (three) {
