@@ -726,6 +726,8 @@ static void sort_buckets(int32_t begin, int32_t end, int32_t worker, void* vctx)
  * AVX-512 Zen 5 (32 MiB L3), one thread: the lanes took 159-177 us a step
  * at 100k agents against 208-214 one at a time, but 1.49 against 1.02 ms
  * at 400k and 4.5 against 3.0 ms at 1M, where most reads miss the cache. */
+static void sorted_cells(int32_t begin, int32_t end, int32_t worker, void* vctx);
+
 static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     (void)worker;
@@ -778,6 +780,9 @@ static void copy_sorted(int32_t begin, int32_t end, int32_t worker, void* vctx)
         if (c->identity) g->order[k] = k; /* after a reorder, position k is row k */
         put_sorted(g, &v, k, g->order[k], in_order);
     }
+    /* their cells while the copies are at hand: one pass less over every
+     * agent, and one wait for the workers */
+    if (!g->direct) sorted_cells(begin, end, worker, g);
 }
 
 /* ---- each agent's cell (hashed grids) ------------------------------------
@@ -1039,8 +1044,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     /* Known without a scan while no row moved: a reorder leaves every
      * component on every agent in agent-row order, and notes it. */
     c.comp_in_order = g->rows_comp >= 0 && world_component_in_agent_order(w, g->rows_comp);
-    par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, copy_sorted, &c);
-    if (!g->direct) par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, sorted_cells, g);
+    par_for(w, n, grid_agent_block(w, n), PAR_AFFINE, copy_sorted, &c); /* and sorted_cells */
     if (g->cell_runs) par_for(w, g->bucket_count >> GRID_RUN_SHIFT, 64, PAR_STATIC, group_runs, g);
     PHASE_DONE(GRID_PHASE_COPY);
 #undef PHASE_DONE
