@@ -1268,6 +1268,18 @@ static inline lanef packet_column(const float* col, lanei rows, int32_t at)
     return at >= 0 ? lane_loadu(col + at) : lane_gather(col, rows);
 }
 
+/* packet_column's way back: v (its lanes also in vals) into an agent
+ * column, from agent row `at` on where the rows are in order (at >= 0: a
+ * store), else at the rows row[0..SHOAL_LANES). */
+static inline void packet_column_store(float* col, const int32_t* row, int32_t at, lanef v, const float* vals)
+{
+    if (at >= 0) {
+        lane_storeu(col + at, v);
+        return;
+    }
+    for (int l = 0; l < SHOAL_LANES; ++l) col[row[l]] = vals[l];
+}
+
 /* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
  * lane l's in nbs[l], how many it plans with in cnt[l] (none when it takes
  * no share); returns the most of them. Each row searched alone
@@ -1509,15 +1521,9 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     lane_store(out[1], by);
     _Alignas(64) int32_t row[L];
     lanei_store(row, pa.rows);
-    if (x->crow_in_order) {
-        lane_storeu(a->dx + r0, bx);
-        lane_storeu(a->dy + r0, by);
-    } else {
-        for (int l = 0; l < L; ++l) {
-            a->dx[row[l]] = out[0][l];
-            a->dy[row[l]] = out[1][l];
-        }
-    }
+    const int32_t from = x->crow_in_order ? r0 : -1;
+    packet_column_store(a->dx, row, from, bx, out[0]);
+    packet_column_store(a->dy, row, from, by, out[1]);
     if (failed) {
         _Alignas(64) float lim[L];
         lane_store(lim, pa.vmax);
@@ -1639,17 +1645,10 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     lane_store(out[2], bz);
     _Alignas(64) int32_t row[L];
     lanei_store(row, pa.rows);
-    if (x->crow_in_order) {
-        lane_storeu(a->dx + r0, bx);
-        lane_storeu(a->dy + r0, by);
-        lane_storeu(a->dz + r0, bz);
-    } else {
-        for (int l = 0; l < L; ++l) {
-            a->dx[row[l]] = out[0][l];
-            a->dy[row[l]] = out[1][l];
-            a->dz[row[l]] = out[2][l];
-        }
-    }
+    const int32_t from = x->crow_in_order ? r0 : -1;
+    packet_column_store(a->dx, row, from, bx, out[0]);
+    packet_column_store(a->dy, row, from, by, out[1]);
+    packet_column_store(a->dz, row, from, bz, out[2]);
     if (failed) {
         lane_store(out[3], tx);
         lane_store(out[4], ty);
