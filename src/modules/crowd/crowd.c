@@ -45,10 +45,10 @@
  * orca_range_wide (crowd_wide.c, CROWD_WIDE defined). Every width gives the
  * same bits, so each pass takes either (orca_run): 16 lanes in 3D and for
  * lists longer than 12 on average (between one 8-lane register and one
- * 16-lane; the circle's average 8 to 8.0001, the grid's about 37), else 8. The kernels gather a
- * neighbor's data a lane at a time, and on AMD's Zen 5 a 16-lane gather
- * takes about 1.6 times an 8-lane one; the circle's lists hold 8, half a
- * 16-lane register. Measured on Zen 5 at 30766da (the orca system, 100k
+ * 16-lane; the circle's average 8 to 8.0001, the grid's about 37), else 8.
+ * The kernels gather a neighbor's data a lane at a time, and on AMD's Zen 5
+ * a 16-lane gather takes about 1.6 times an 8-lane one; the circle's lists
+ * hold 8, half a 16-lane register. Measured on Zen 5 at 30766da (the orca system, 100k
  * agents, one thread, 3 to 5 alternating runs, docs/dev/crowd-performance.md):
  * 8 lanes 16 % faster than 16 on the circle, 16 lanes 4 to 5 % faster on
  * the grid, the 3D grid and the sphere. Nothing of the kernels' lanes
@@ -183,6 +183,10 @@ shoal_status_t shoal_crowd_preset(const char* name, shoal_crowd_t* crowd, shoal_
 #endif /* CROWD_WIDE */
 
 /* ---- the orca pass's kernels (also compiled as crowd_wide.c) ------------- */
+
+#if defined(CROWD_WIDE) || defined(CROWD_HAS_WIDE)
+void orca_range_wide(int32_t begin, int32_t end, int32_t worker, void* vctx); /* crowd_wide.c */
+#endif
 
 /* The crowd component's columns. */
 typedef struct crowd_view {
@@ -1268,15 +1272,17 @@ static inline lanef packet_column(const float* col, lanei rows, int32_t at)
     return at >= 0 ? lane_loadu(col + at) : lane_gather(col, rows);
 }
 
-/* packet_column's way back: v (its lanes also in vals) into an agent
- * column, from agent row `at` on where the rows are in order (at >= 0: a
- * store), else at the rows row[0..SHOAL_LANES). */
-static inline void packet_column_store(float* col, const int32_t* row, int32_t at, lanef v, const float* vals)
+/* packet_column's way back: v into an agent column, from agent row `at`
+ * on where the rows are in order (at >= 0: a store), else at the rows
+ * row[0..SHOAL_LANES). */
+static inline void packet_column_store(float* col, const int32_t* row, int32_t at, lanef v)
 {
     if (at >= 0) {
         lane_storeu(col + at, v);
         return;
     }
+    _Alignas(64) float vals[SHOAL_LANES];
+    lane_store(vals, v);
     for (int l = 0; l < SHOAL_LANES; ++l) col[row[l]] = vals[l];
 }
 
@@ -1522,8 +1528,8 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     _Alignas(64) int32_t row[L];
     lanei_store(row, pa.rows);
     const int32_t from = x->crow_in_order ? r0 : -1;
-    packet_column_store(a->dx, row, from, bx, out[0]);
-    packet_column_store(a->dy, row, from, by, out[1]);
+    packet_column_store(a->dx, row, from, bx);
+    packet_column_store(a->dy, row, from, by);
     if (failed) {
         _Alignas(64) float lim[L];
         lane_store(lim, pa.vmax);
@@ -1646,9 +1652,9 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     _Alignas(64) int32_t row[L];
     lanei_store(row, pa.rows);
     const int32_t from = x->crow_in_order ? r0 : -1;
-    packet_column_store(a->dx, row, from, bx, out[0]);
-    packet_column_store(a->dy, row, from, by, out[1]);
-    packet_column_store(a->dz, row, from, bz, out[2]);
+    packet_column_store(a->dx, row, from, bx);
+    packet_column_store(a->dy, row, from, by);
+    packet_column_store(a->dz, row, from, bz);
     if (failed) {
         lane_store(out[3], tx);
         lane_store(out[4], ty);
@@ -1686,7 +1692,6 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
 }
 
 #ifdef CROWD_WIDE
-void orca_range_wide(int32_t begin, int32_t end, int32_t worker, void* vctx);
 void orca_range_wide(int32_t begin, int32_t end, int32_t worker, void* vctx)
 #else
 static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
@@ -2063,10 +2068,6 @@ static void orca_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 /* Whether any of the count crowd rows has a time gap or keeps right. */
 #ifndef CROWD_WIDE /* the rest: once */
 
-#ifdef CROWD_HAS_WIDE
-void orca_range_wide(int32_t begin, int32_t end, int32_t worker, void* vctx); /* crowd_wide.c */
-#endif
-
 static int crowd_any_pedestrian(const crowd_view_t* c, int32_t count)
 {
     const lanef zero = lane_zero();
@@ -2175,19 +2176,19 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
      * time gap or keeping right (2D) */
     if (w->dims == 2 && crowd_any_pedestrian(&x.c, count))
         par_for(w, count, 1024, PAR_STATIC, intent_range, &x);
+    /* 16 lanes in 3D and for lists longer than 12 on average at the last
+     * pass, where the build has them (CROWD_HAS_WIDE, above) */
+    rows_fn* range = orca_range;
+    cw->orca_lanes = SHOAL_LANES;
 #ifdef CROWD_HAS_WIDE
-    /* Neighbor counts vary with density: claimed blocks, started where the
-     * rows' data already is; 16 lanes in 3D and for lists longer than 12
-     * on average at the last pass (CROWD_HAS_WIDE, above). */
-    const int wide = cw->lanes_forced ? cw->lanes_forced == 16 : w->dims == 3 || cw->list_long;
-    par_for(w, count, 64, PAR_AFFINE, wide ? orca_range_wide : orca_range, &x);
-    cw->orca_lanes = wide ? 16 : SHOAL_LANES;
-#else
+    if (cw->lanes_forced ? cw->lanes_forced == 16 : w->dims == 3 || cw->list_long) {
+        range = orca_range_wide;
+        cw->orca_lanes = 16;
+    }
+#endif
     /* Neighbor counts vary with density: claimed blocks, started where the
      * rows' data already is. */
-    par_for(w, count, 64, PAR_AFFINE, orca_range, &x);
-    cw->orca_lanes = SHOAL_LANES;
-#endif
+    par_for(w, count, 64, PAR_AFFINE, range, &x);
     int64_t total = 0, listable = 0, entries = 0;
     for (int32_t k = 0; k < workers; ++k) {
         total += relaxed[k];
