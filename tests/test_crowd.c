@@ -1153,6 +1153,48 @@ Test(crowd, watch_list_gives_the_pass_over_everyone_2d, .timeout = 240) { watch_
 Test(crowd, watch_list_gives_the_pass_over_everyone_blocked, .timeout = 240) { watch_list_same_bits(2, 1); }
 Test(crowd, watch_list_gives_the_pass_over_everyone_3d, .timeout = 240) { watch_list_same_bits(3, 0); }
 
+/* The contact pass's first check bounds a row's candidates' moves by the
+ * largest move among its own candidates, not everyone's: a formation that
+ * walks with room between its members is cleared without a look at any
+ * candidate (no run screened) while one runner, far off, moves a hundred
+ * times farther a step; the bits are those of the check a row at a time. */
+static uint64_t formation_with_runner(int runs_off, float* travel_max, int64_t* screened)
+{
+    shoal_world_t* w = make_world(2, 1, SHOAL_BACKEND_OPENMP);
+    contact_world_t* cw = contact_data((world_t*)w);
+    cw->runs_off = runs_off;
+    for (int k = 0; k < 64; ++k) {
+        const float x = 5.0f * (float)(k % 8), y = 5.0f * (float)(k / 8);
+        shoal_agent_def_t d = crowd_def(x, y, x + 1000.0f, y);
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    shoal_agent_def_t d = crowd_def(-2000.0f, 0.0f, -2000.0f, 5000.0f);
+    d.vehicle.max_speed = d.vehicle.max_force = d.crowd.preferred_speed = 100.0f;
+    cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    *travel_max = 0.0f;
+    for (int s = 0; s < 12; ++s) {
+        cr_assert_eq(shoal_world_step(w, 0.25f), SHOAL_OK, "%s", shoal_world_last_error(w));
+        const float t = crowd_contacts((world_t*)w).travel_max;
+        *travel_max = s == 0 || t < *travel_max ? t : *travel_max;
+    }
+    *screened = cw->runs_screened;
+    const uint64_t h = shoal_world_state_hash(w);
+    shoal_world_destroy(w);
+    return h;
+}
+
+Test(crowd, first_check_bounds_by_the_rows_own_candidates)
+{
+    float travel_max;
+    int64_t screened;
+    const uint64_t ref = formation_with_runner(1, &travel_max, &screened);
+    const uint64_t got = formation_with_runner(0, &travel_max, &screened);
+    cr_expect_eq(got, ref, "the first check by lanes gave other bits than a row at a time");
+    /* the runner's move alone is past any gap in the formation */
+    cr_expect_gt(travel_max, 20.0f, "the runner moved %g m a step at least", (double)travel_max);
+    cr_expect_eq(screened, 0, "%lld runs of the formation were screened", (long long)screened);
+}
+
 /* shoal_world_crowd_stats against every pair and every wall segment,
  * counted by brute force: before the first step (a packed random start
  * overlaps), in an unbounded world and on a torus whose edges some pairs

@@ -222,6 +222,12 @@ typedef struct contact_ctx {
     const float* clear;
     const float* wall_clear; /* with walls, clear's for them (crowd_world_t): no wall nearer */
     float reach;
+    /* with clear: how far each crowd row moved this step (crowd_move) and
+     * each sorted position's crowd row (-1: none), for a bound by a row's
+     * own candidates (first_clear_lanes); the largest radius and move */
+    const float* travel;
+    const int32_t* sorted_crow;
+    float radius_max, travel_max;
     float dt;
     /* The watch list ("Who may touch", below): the margin (m; 0: no list),
      * this pass's participants when it takes those alone (NULL: every
@@ -591,7 +597,28 @@ static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r, uint
         away = lane_mask_andnot(away, lane_cmp_lt(d2, lane_mul(sum, sum)));
     }
     *apart = lane_mask_bits(away);
-    return lane_mask_bits(lane_mask_and(lane_cmp_gt(slack, least), away));
+    lanem clear = lane_cmp_gt(slack, least);
+    if (!lane_mask_all(clear)) {
+        /* the rows everyone's largest move left: the same bound with the
+         * largest move among their own candidates (the agent moved by
+         * the largest where one is not a crowd row) */
+        const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+        const lanei slots =
+            lanei_add(lanei_mul(lanei_iota(), lanei_set1(CROWD_CONTACT_K)), lanei_set1(r * CROWD_CONTACT_K));
+        const lanef most = lane_set1(x->travel_max);
+        lanef theirs = lane_zero();
+        for (int m = 0; m < n; ++m) {
+            const lanei k = lanei_gather(x->crowd_near, lanei_add(slots, lanei_set1(m)));
+            const lanem listed = lanei_nonneg(k);
+            const lanei q = lanei_gather_or(x->sorted_crow, k, listed, lanei_set1(-1));
+            const lanem known = lanei_nonneg(q);
+            theirs = lane_select(listed, lane_max(theirs, lane_gather_or(x->travel, q, known, most)), theirs);
+        }
+        const lanef own = lane_sub(lane_sub(lane_sub(lane_loadu(x->clear + r), mine), ri),
+                                   lane_add(theirs, lane_set1(x->radius_max)));
+        clear = lane_mask_or(clear, lane_cmp_gt(own, least));
+    }
+    return lane_mask_bits(lane_mask_and(clear, away));
 }
 
 /* For the SHOAL_LANES crowd rows from r, a lane each (a run of the first
@@ -1812,6 +1839,10 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         x.clear = crw.clear;
         if (w->dims == 2 && x.walls->seg_count > 0 && !cw->runs_off) x.wall_clear = crw.wall_clear;
         x.reach = reach;
+        x.travel = crw.travel;
+        x.sorted_crow = crw.sorted_crow;
+        x.radius_max = crw.radius_max;
+        x.travel_max = crw.travel_max;
         x.dt = dt;
         x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;
         if (cw->watch_margin < 0.0f && cw->watch_next > x.margin) x.margin = cw->watch_next;

@@ -2210,6 +2210,7 @@ typedef struct move_ctx {
     agent_view_t a;
     const int32_t* agent_row;
     float *x0, *y0, *z0;
+    float* row_travel; /* per crowd row: |v| dt */
     float dt;
     float* travel; /* per worker: the largest |v| dt */
     int lanes;     /* lanes of consecutive rows are moved at once */
@@ -2276,6 +2277,7 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             const lanef v2 = lane_add(h2, lane_mul(vz, vz));
             fast_l = lane_select(lane_cmp_gt(v2, fast_l), v2, fast_l);
             nan_l |= lane_mask_bits(lane_mask_not(lane_cmp_eq(v2, v2)));
+            lane_storeu(x->row_travel + r0, lane_mul(lane_sqrt(v2), vdt));
             if (!three) {
                 const lanem moving = lane_cmp_gt(h2, still);
                 if (lane_mask_any(moving))
@@ -2319,6 +2321,7 @@ static void move_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             a->tz[i] = 0.0f;
             a->oz[i] = 0.0f;
             const float v2 = vx * vx + vy * vy + vz * vz;
+            x->row_travel[r] = sqrtf(v2) * dt;
             fastest = v2 > fastest ? v2 : fastest; /* NaN: not counted (the check is then off, below) */
             if (!(v2 == v2)) fastest = INFINITY;
             hx[l] = vx;
@@ -2382,6 +2385,7 @@ int64_t crowd_move_run(world_t* w, float dt, void* ctx)
                     .x0 = crowd_data(w)->x0,
                     .y0 = crowd_data(w)->y0,
                     .z0 = crowd_data(w)->z0,
+                    .row_travel = crowd_data(w)->travel,
                     .dt = dt,
                     .travel = travel,
                     .lanes = !crowd_data(w)->move_rows};
@@ -2616,7 +2620,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
     float* prev = (float*)mem_alloc(&w->alloc, n * 6 * sizeof(float));  /* prev, list_a[xyz] */
-    float* start = (float*)mem_alloc(&w->alloc, n * 3 * sizeof(float)); /* x0, y0, z0 */
+    float* start = (float*)mem_alloc(&w->alloc, n * 4 * sizeof(float)); /* x0, y0, z0, travel */
     if (!near || !intent || !bold || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
         !start) {
         mem_free(&w->alloc, near, crowd_near_bytes(n));
@@ -2629,7 +2633,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
         mem_free(&w->alloc, list_r2, n * sizeof(float));
         mem_free(&w->alloc, list_base, n * sizeof(double));
         mem_free(&w->alloc, prev, n * 6 * sizeof(float));
-        mem_free(&w->alloc, start, n * 3 * sizeof(float));
+        mem_free(&w->alloc, start, n * 4 * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
     }
@@ -2658,11 +2662,13 @@ static int crowd_reserve(world_t* w, int32_t rows)
         memcpy(start, cw->x0, old * sizeof(float));
         memcpy(start + n, cw->y0, old * sizeof(float));
         memcpy(start + 2 * n, cw->z0, old * sizeof(float));
+        memcpy(start + 3 * n, cw->travel, old * sizeof(float));
     }
-    mem_free(&w->alloc, cw->x0, old * 3 * sizeof(float));
+    mem_free(&w->alloc, cw->x0, old * 4 * sizeof(float));
     cw->x0 = start;
     cw->y0 = start + n;
     cw->z0 = start + 2 * n;
+    cw->travel = start + 3 * n;
     cw->near = near;
     cw->intent = intent;
     cw->bold = bold;
@@ -2760,7 +2766,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->list_r2, n * sizeof(float));
     mem_free(&w->alloc, cw->list_base, n * sizeof(double));
     mem_free(&w->alloc, cw->prev, n * 6 * sizeof(float));
-    mem_free(&w->alloc, cw->x0, n * 3 * sizeof(float));
+    mem_free(&w->alloc, cw->x0, n * 4 * sizeof(float));
     mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
     mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
     mem_free(&w->alloc, cw, sizeof *cw);

@@ -51,6 +51,8 @@ typedef struct crowd_world_t {
                                orca pass found it (0: not known; in clear's allocation) */
     float *x0, *y0, *z0; /* per crowd row, this step: where crowd_move found it (the contact
                                pass's start of the step) */
+    float* travel;       /* per crowd row, this step: how far crowd_move moved it, |v| dt (in
+                               x0's allocation) */
     int32_t capacity;    /* crowd rows the scratch holds */
     /* Per sorted position of the spatial hash, this step: the agent's crowd
      * row (-1: none) and radius, read in one pass rather than once per
@@ -119,6 +121,11 @@ typedef struct crowd_contacts_t {
      * never). */
     const float* clear;
     const float* wall_clear; /* per crowd row: no wall nearer (crowd_world_t) */
+    /* per crowd row, how far crowd_move moved it (valid at travel_step),
+     * and per sorted position of the hash, its crowd row or -1 (at
+     * radius_step) */
+    const float* travel;
+    const int32_t* sorted_crow;
     float radius_max, travel_max;
     int64_t radius_step, travel_step;
 } crowd_contacts_t;
@@ -136,6 +143,8 @@ static inline crowd_contacts_t crowd_contacts(const world_t* w)
                           .z0 = cw->z0,
                           .clear = cw->clear,
                           .wall_clear = cw->wall_clear,
+                          .travel = cw->travel,
+                          .sorted_crow = cw->sorted_crow,
                           .radius_max = cw->radius_max,
                           .travel_max = cw->travel_max,
                           .radius_step = cw->radius_step,
