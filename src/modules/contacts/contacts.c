@@ -920,6 +920,30 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
         x->cw->row_moved[i] = 1;
         __atomic_store_n(active + r, (uint8_t)1, __ATOMIC_RELAXED);
         if (x->g && x->nt == 0) { /* crowd agents alone: the candidates' rows a lane at a time */
+            if (x->sorted_crow) {
+                /* by sorted position, this step's crowd rows: those up to
+                 * the first -1 other than r itself (cand_rows' rows) */
+                _Alignas(64) int32_t crow[CAND_CHUNKS * SHOAL_LANES];
+                const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+                const lanei self = lanei_set1(r);
+                uint32_t listed = 0, other = 0;
+                for (int ch = 0; ch * SHOAL_LANES < n; ++ch) {
+                    const lanei k = cand_chunk(x->crowd_near + (size_t)r * CROWD_CONTACT_K, n, ch);
+                    const lanem in = lanei_nonneg(k);
+                    const lanei q = lanei_gather_or(x->sorted_crow, k, in, lanei_set1(-1));
+                    lanei_store(crow + ch * SHOAL_LANES, q);
+                    listed |= lane_mask_bits(in) << (ch * SHOAL_LANES);
+                    other |= lane_mask_bits(lane_mask_andnot(lanei_nonneg(q), lanei_cmp_eq(q, self)))
+                             << (ch * SHOAL_LANES);
+                }
+                const uint32_t stop = ~listed & ((1u << n) - 1u);
+                for (uint32_t left = other & listed & (stop ? (stop & (0u - stop)) - 1u : ~0u); left;
+                     left &= left - 1u) {
+                    const int32_t q = crow[__builtin_ctz(left)];
+                    if (!x->list || cw->watch[q]) __atomic_store_n(active + q, (uint8_t)1, __ATOMIC_RELAXED);
+                }
+                continue;
+            }
             cand_lanes_t c;
             cand_rows(x, r, i, &c);
             for (uint32_t left = c.valid; left; left &= left - 1u) {
@@ -1161,7 +1185,11 @@ typedef struct cs_ctx {
     int32_t cut[CS_COLORS][CS_CHUNKS + 1]; /* where they begin, then the run's end */
     int32_t color;                         /* the color a sweep is at */
     int resync;                            /* cs_act is to be made again from the participants' flags */
-    float* worst;                          /* per worker */
+    /* with counting (a plan of a watch list), the participants flagged in
+     * cs_restf: none, and the sweeps by global id have nothing to take */
+    int counting;
+    int32_t rest;
+    float* worst; /* per worker */
 } cs_ctx_t;
 
 static inline int32_t cs_first(int32_t n, int32_t ch) { return (int32_t)((int64_t)n * ch / CS_CHUNKS); }
@@ -1219,6 +1247,33 @@ static int cs_eligible(const cs_ctx_t* c, int32_t r)
     grid_sorted_cell(g, c->sorted_at[part_row(x, r)], own);
     int kn;
     const int32_t* near = part_near(x, r, &kn);
+    if (r < x->nc && !g->direct) {
+        /* a crowd row's candidates a lane at a time: the same tests of
+         * those before the first -1 (cand_chunk reads a lane past them) */
+        const int three = g->dims == 3;
+        const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+        const lanei sorted = lanei_set1(c->sorted), low = lanei_set1(-2), high = lanei_set1(2);
+        const lanei ox = lanei_set1(own[0]), oy = lanei_set1(own[1]), oz = lanei_set1(own[2]);
+        uint32_t listed = 0, fail = 0;
+        for (int ch = 0; ch * SHOAL_LANES < n; ++ch) {
+            const lanei k = cand_chunk(near, n, ch);
+            const lanem in = lane_mask_and(lanei_nonneg(k), lanei_cmp_gt(sorted, k));
+            lanei d = lanei_sub(lanei_gather_or(g->scell[0], k, in, ox), ox);
+            lanem ok = lane_mask_and(lanei_cmp_gt(d, low), lanei_cmp_gt(high, d));
+            d = lanei_sub(lanei_gather_or(g->scell[1], k, in, oy), oy);
+            ok = lane_mask_and(ok, lane_mask_and(lanei_cmp_gt(d, low), lanei_cmp_gt(high, d)));
+            if (three) {
+                d = lanei_sub(lanei_gather_or(g->scell[2], k, in, oz), oz);
+                ok = lane_mask_and(ok, lane_mask_and(lanei_cmp_gt(d, low), lanei_cmp_gt(high, d)));
+            }
+            listed |= lane_mask_bits(lanei_nonneg(k)) << (ch * SHOAL_LANES);
+            fail |= lane_mask_bits(lane_mask_not(lane_mask_and(in, ok))) << (ch * SHOAL_LANES);
+        }
+        /* the candidates end at the first -1 (none past n) */
+        const uint32_t end = ~listed & ((1u << n) - 1u);
+        const uint32_t before = end ? (end & (0u - end)) - 1u : ~0u;
+        return (fail & listed & before) == 0;
+    }
     for (int m = 0; m < kn && near[m] >= 0; ++m) {
         const int32_t kk = near[m];
         if (kk >= c->sorted) return 0;
@@ -1281,6 +1336,8 @@ static void cs_plan_watched(cs_ctx_t* c)
     contact_world_t* cw = x->cw;
     memset(cw->cs_restf, 0, (size_t)c->count);
     memset(cw->cs_entry, 0xff, (size_t)c->count * sizeof *cw->cs_entry);
+    c->counting = 1;
+    c->rest = 0;
     int32_t at[CS_COLORS] = {0};
     for (int32_t e = 0; e < x->list_n; ++e) {
         const int32_t r = x->list[e], i = part_row(x, r);
@@ -1295,6 +1352,7 @@ static void cs_plan_watched(cs_ctx_t* c)
         }
         cw->cs_elig[r] = ok ? CS_UNKNOWN : CS_SERIAL;
         cw->cs_restf[r] = (uint8_t)!ok;
+        c->rest += !ok;
         if (!ok) continue;
         const uint8_t col = cs_color_of(cell);
         cw->cs_color[k] = col;
@@ -1336,6 +1394,7 @@ static int cs_plan(world_t* w, const contact_ctx_t* x, int32_t count, cs_ctx_t* 
     c->sorted = g->count;
     c->count = count;
     c->sorted_at = grid_positions_par(w, grid_data(w));
+    c->counting = 0;
     if (x->list) {
         cs_plan_watched(c);
     } else {
@@ -1393,6 +1452,7 @@ static void cs_sweep_range(int32_t begin, int32_t end, int32_t worker, void* vct
                 const int ok = cs_eligible(c, r);
                 cw->cs_elig[r] = ok ? CS_PARALLEL : CS_SERIAL;
                 cw->cs_restf[r] = (uint8_t)!ok;
+                if (!ok && c->counting) __atomic_fetch_add(&((cs_ctx_t*)vctx)->rest, 1, __ATOMIC_RELAXED);
             }
             if (cw->cs_elig[r] != CS_PARALLEL) continue;
             const float mine = sweep_row(c->x, r, cw->cs_entry, cw->cs_act, worker);
@@ -1420,7 +1480,9 @@ static float contact_sweep_colored(world_t* w, cs_ctx_t* c)
     float worst = 0.0f;
     for (int32_t k = 0; k < workers; ++k) worst = c->worst[k] > worst ? c->worst[k] : worst;
     /* the others, by global id */
-    const float rest = sweep_by_id(c->x, c->count, cw->cs_restf, cw->cs_entry, cw->cs_act);
+    const float rest = !c->counting || __atomic_load_n(&c->rest, __ATOMIC_RELAXED) != 0
+                           ? sweep_by_id(c->x, c->count, cw->cs_restf, cw->cs_entry, cw->cs_act)
+                           : 0.0f;
     return rest > worst ? rest : worst;
 }
 
