@@ -1012,7 +1012,8 @@ static inline void sweep_pair(const contact_ctx_t* x, int32_t r, int32_t i, cons
  * it met an overlap past the tolerance. It reads and writes only itself
  * and its candidates. Returns the largest overlap it met (over the smaller
  * radius). */
-static float sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, uint8_t* act, int32_t worker)
+static inline __attribute__((always_inline)) float
+sweep_row(const contact_ctx_t* x, int32_t r, const int32_t* entry, uint8_t* act, int32_t worker)
 {
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
