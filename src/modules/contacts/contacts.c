@@ -228,6 +228,7 @@ typedef struct contact_ctx {
     const float* travel;
     const int32_t* sorted_crow;
     float radius_max, travel_max;
+    int crow_in_order; /* crowd row r is agent row r */
     float dt;
     /* The watch list ("Who may touch", below): the margin (m; 0: no list),
      * this pass's participants when it takes those alone (NULL: every
@@ -548,6 +549,14 @@ static inline int first_clear(const contact_ctx_t* x, int32_t r, int32_t i, cons
     return x->clear[r] - mine - ri - x->reach > margin + x->margin;
 }
 
+/* Column col of the agent rows i of the SHOAL_LANES crowd rows from r:
+ * loaded where crowd row r is agent row r (x->crow_in_order), else
+ * gathered. */
+static inline lanef run_column(const contact_ctx_t* x, const float* col, lanei i, int32_t r)
+{
+    return x->crow_in_order ? lane_loadu(col + r) : lane_gather(col, i);
+}
+
 /* first_clear for the SHOAL_LANES crowd rows from r, a lane each (the same
  * operations in the same order: in 2D the + 0 of vz and of |p[2]| leave a
  * sum as it is): bit l, row r + l is clear; in *apart, bit l when it is
@@ -561,19 +570,19 @@ static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r, uint
     const agent_view_t* a = &x->a;
     const int three = x->w->dims == 3;
     const lanei i = lanei_loadu(x->crowd_row + r);
-    const lanef vx = lane_gather(a->vx, i), vy = lane_gather(a->vy, i);
-    const lanef px = lane_gather(a->px, i), py = lane_gather(a->py, i);
-    const lanef pz = three ? lane_gather(a->pz, i) : lane_zero();
+    const lanef vx = run_column(x, a->vx, i, r), vy = run_column(x, a->vy, i, r);
+    const lanef px = run_column(x, a->px, i, r), py = run_column(x, a->py, i, r);
+    const lanef pz = three ? run_column(x, a->pz, i, r) : lane_zero();
     lanef v2 = lane_add(lane_mul(vx, vx), lane_mul(vy, vy));
     lanef far = lane_add(lane_abs(px), lane_abs(py));
     if (three) {
-        const lanef vz = lane_gather(a->vz, i);
+        const lanef vz = run_column(x, a->vz, i, r);
         v2 = lane_add(v2, lane_mul(vz, vz));
         far = lane_add(far, lane_abs(pz));
     }
     const lanef mine = lane_mul(lane_sqrt(v2), lane_set1(x->dt));
     const lanef margin = lane_add(lane_set1(1e-4f), lane_mul(lane_set1(3e-7f), far));
-    const lanef ri = lane_gather(a->radius, i), least = lane_add(margin, lane_set1(x->margin));
+    const lanef ri = run_column(x, a->radius, i, r), least = lane_add(margin, lane_set1(x->margin));
     const lanef slack = lane_sub(lane_sub(lane_sub(lane_loadu(x->clear + r), mine), ri), lane_set1(x->reach));
     /* apart: clear of walls and obstacles */
     lanem away = lane_cmp_ge(ri, ri);
@@ -635,9 +644,9 @@ static inline uint32_t run_apart(const contact_ctx_t* x, int32_t r, uint32_t* ne
     const int three = x->w->dims == 3;
     const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
     const lanei i = lanei_loadu(x->crowd_row + r), agents = lanei_set1(x->w->agents.count);
-    const lanef px = lane_gather(a->px, i), py = lane_gather(a->py, i);
-    const lanef pz = three ? lane_gather(a->pz, i) : lane_zero();
-    const lanef ri = lane_gather(a->radius, i), reach = lane_add(ri, lane_set1(x->margin)),
+    const lanef px = run_column(x, a->px, i, r), py = run_column(x, a->py, i, r);
+    const lanef pz = three ? run_column(x, a->pz, i, r) : lane_zero();
+    const lanef ri = run_column(x, a->radius, i, r), reach = lane_add(ri, lane_set1(x->margin)),
                 zero = lane_zero();
     const lanei slots =
         lanei_add(lanei_mul(lanei_iota(), lanei_set1(CROWD_CONTACT_K)), lanei_set1(r * CROWD_CONTACT_K));
@@ -1906,6 +1915,7 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         x.sorted_crow = crw.sorted_crow;
         x.radius_max = crw.radius_max;
         x.travel_max = crw.travel_max;
+        x.crow_in_order = world_component_in_agent_order(w, COMP_CROWD);
         x.dt = dt;
         x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;
         if (cw->watch_margin < 0.0f && cw->watch_next > x.margin) x.margin = cw->watch_next;
