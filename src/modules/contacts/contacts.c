@@ -222,12 +222,11 @@ typedef struct contact_ctx {
     const float* clear;
     const float* wall_clear; /* with walls, clear's for them (crowd_world_t): no wall nearer */
     float reach;
-    /* with clear: how far each crowd row moved this step (crowd_move) and
-     * each sorted position's crowd row (-1: none), for a bound by a row's
-     * own candidates (first_clear_lanes); the largest radius and move */
-    const float* travel;
+    /* with clear: each sorted position's crowd row (-1: none) and how far
+     * its agent moved this step plus its radius (contact_world_t), for a
+     * bound by a row's own candidates (first_clear_lanes; NULL: none) */
     const int32_t* sorted_crow;
-    float radius_max, travel_max;
+    const float* sorted_reach;
     int crow_in_order; /* crowd row r is agent row r */
     float dt;
     /* The watch list ("Who may touch", below): the margin (m; 0: no list),
@@ -607,24 +606,19 @@ static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r, uint
     }
     *apart = lane_mask_bits(away);
     lanem clear = lane_cmp_gt(slack, least);
-    if (!lane_mask_all(clear)) {
+    if (x->sorted_reach && !lane_mask_all(clear)) {
         /* the rows everyone's largest move left: the same bound with the
-         * largest move among their own candidates (the agent moved by
-         * the largest where one is not a crowd row) */
+         * largest move and radius among their own candidates (their sum,
+         * contact_world_t.sorted_reach) */
         const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
         const lanei slots =
             lanei_add(lanei_mul(lanei_iota(), lanei_set1(CROWD_CONTACT_K)), lanei_set1(r * CROWD_CONTACT_K));
-        const lanef most = lane_set1(x->travel_max);
         lanef theirs = lane_zero();
         for (int m = 0; m < n; ++m) {
             const lanei k = lanei_gather(x->crowd_near, lanei_add(slots, lanei_set1(m)));
-            const lanem listed = lanei_nonneg(k);
-            const lanei q = lanei_gather_or(x->sorted_crow, k, listed, lanei_set1(-1));
-            const lanem known = lanei_nonneg(q);
-            theirs = lane_select(listed, lane_max(theirs, lane_gather_or(x->travel, q, known, most)), theirs);
+            theirs = lane_max(theirs, lane_gather_or(x->sorted_reach, k, lanei_nonneg(k), theirs));
         }
-        const lanef own = lane_sub(lane_sub(lane_sub(lane_loadu(x->clear + r), mine), ri),
-                                   lane_add(theirs, lane_set1(x->radius_max)));
+        const lanef own = lane_sub(lane_sub(lane_sub(lane_loadu(x->clear + r), mine), ri), theirs);
         clear = lane_mask_or(clear, lane_cmp_gt(own, least));
     }
     return lane_mask_bits(lane_mask_and(clear, away));
@@ -1882,6 +1876,58 @@ static void contact_put_back(const contact_ctx_t* x, int32_t count)
     }
 }
 
+/* Each sorted position's reach for the first check: how far its agent
+ * moved this step plus its radius (everyone's largest of both where it is
+ * not a crowd row). */
+typedef struct reach_ctx {
+    const crowd_contacts_t* crw;
+    float* out;
+    float most;
+    int in_order; /* crowd row r is agent row r */
+} reach_ctx_t;
+
+static void reach_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
+{
+    (void)worker;
+    const reach_ctx_t* c = (const reach_ctx_t*)vctx;
+    const crowd_contacts_t* crw = c->crw;
+    int32_t k = begin;
+    if (c->in_order) /* every sorted position's agent a crowd row */
+        for (; k + SHOAL_LANES <= end; k += SHOAL_LANES)
+            lane_storeu(c->out + k, lane_add(lane_gather(crw->travel, lanei_loadu(crw->sorted_crow + k)),
+                                             lane_loadu(crw->sorted_radius + k)));
+    for (; k + SHOAL_LANES <= end; k += SHOAL_LANES) {
+        const lanei q = lanei_loadu(crw->sorted_crow + k);
+        const lanef t = lane_gather_or(crw->travel, q, lanei_nonneg(q), lane_zero());
+        lane_storeu(c->out + k, lane_select(lanei_nonneg(q), lane_add(t, lane_loadu(crw->sorted_radius + k)),
+                                            lane_set1(c->most)));
+    }
+    for (; k < end; ++k) {
+        const int32_t q = crw->sorted_crow[k];
+        c->out[k] = q >= 0 ? crw->travel[q] + crw->sorted_radius[k] : c->most;
+    }
+}
+
+/* The sorted positions' reaches of this step (NULL when there is no room
+ * for them). */
+static const float* sorted_reach(world_t* w, const crowd_contacts_t* crw)
+{
+    contact_world_t* cw = contact_data(w);
+    const grid_t* g = grid_data(w);
+    if (g->count > cw->sorted_reach_capacity) {
+        const int32_t cap = g->count + g->count / 2;
+        float* f = (float*)mem_alloc(&w->alloc, (size_t)cap * sizeof(float));
+        if (!f) return NULL;
+        mem_free(&w->alloc, cw->sorted_reach, (size_t)cw->sorted_reach_capacity * sizeof(float));
+        cw->sorted_reach = f;
+        cw->sorted_reach_capacity = cap;
+    }
+    reach_ctx_t c = {crw, cw->sorted_reach, crw->travel_max + crw->radius_max,
+                     world_component_in_agent_order(w, COMP_CROWD)};
+    par_for(w, g->count, 2048, PAR_STATIC, reach_range, &c);
+    return cw->sorted_reach;
+}
+
 int64_t contacts_run(world_t* w, float dt, void* ctx)
 {
     (void)ctx;
@@ -1911,10 +1957,8 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         x.clear = crw.clear;
         if (w->dims == 2 && x.walls->seg_count > 0 && !cw->runs_off) x.wall_clear = crw.wall_clear;
         x.reach = reach;
-        x.travel = crw.travel;
         x.sorted_crow = crw.sorted_crow;
-        x.radius_max = crw.radius_max;
-        x.travel_max = crw.travel_max;
+        x.sorted_reach = sorted_reach(w, &crw);
         x.crow_in_order = world_component_in_agent_order(w, COMP_CROWD);
         x.dt = dt;
         x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;
@@ -2211,6 +2255,7 @@ static void contact_release(world_t* w)
     mem_free(&w->alloc, cw->watch, n);
     mem_free(&w->alloc, cw->turns, n * sizeof(int32_t));
     mem_free(&w->alloc, cw->watch_list, n * sizeof(int32_t));
+    mem_free(&w->alloc, cw->sorted_reach, (size_t)cw->sorted_reach_capacity * sizeof(float));
     mem_free(&w->alloc, cw->near, (size_t)cw->near_capacity * CONTACT_K * sizeof(int32_t));
     size_t ns = (size_t)cw->cs_sorted_capacity, np = (size_t)cw->cs_part_capacity;
     mem_free(&w->alloc, cw->cs_color, ns);

@@ -98,6 +98,12 @@ typedef struct contact_world_t {
     int64_t watch_widened; /* of those, passes that held with twice the margin (counter) */
     int32_t sweeps_last;   /* of those, Gauss-Seidel sweeps */
     float overlap_last;    /* largest overlap left by the last step, over the smaller radius */
+    /* Per sorted position of the spatial hash, for the first check
+     * (contacts.c, first_clear_lanes): how far its agent moved this step
+     * plus its radius; NULL when the scratch could not grow (the check
+     * then goes without: no result depends on it) */
+    float* sorted_reach;
+    int32_t sorted_reach_capacity;
     /* runs of the first check whose rows the bound left were screened
      * against their candidates a lane of rows at a time (counter, tests) */
     int64_t runs_screened;

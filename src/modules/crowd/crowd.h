@@ -122,10 +122,11 @@ typedef struct crowd_contacts_t {
     const float* clear;
     const float* wall_clear; /* per crowd row: no wall nearer (crowd_world_t) */
     /* per crowd row, how far crowd_move moved it (valid at travel_step),
-     * and per sorted position of the hash, its crowd row or -1 (at
-     * radius_step) */
+     * and per sorted position of the hash, its crowd row or -1 and its
+     * radius (at radius_step) */
     const float* travel;
     const int32_t* sorted_crow;
+    const float* sorted_radius;
     float radius_max, travel_max;
     int64_t radius_step, travel_step;
 } crowd_contacts_t;
@@ -145,6 +146,7 @@ static inline crowd_contacts_t crowd_contacts(const world_t* w)
                           .wall_clear = cw->wall_clear,
                           .travel = cw->travel,
                           .sorted_crow = cw->sorted_crow,
+                          .sorted_radius = cw->sorted_radius,
                           .radius_max = cw->radius_max,
                           .travel_max = cw->travel_max,
                           .radius_step = cw->radius_step,
