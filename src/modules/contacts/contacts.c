@@ -811,46 +811,52 @@ static void contact_range(int32_t begin, int32_t end, int32_t worker, void* vctx
                      x->obs->obstacle_high <= CONTACT_RUN_OBSTACLES &&
                      (x->w->dims == 3 || x->walls->seg_count == 0 || x->wall_clear);
     int32_t run_at = -1;
-    uint32_t run_clear = 0, run_quiet = 0, run_near = 0;
-    int64_t screened = 0; /* runs_screened, added once (a shared counter) */
+    uint32_t run_left = 0; /* the run's lanes still to check */
+    int64_t screened = 0;  /* runs_screened, added once (a shared counter) */
     const uint32_t run_all = SHOAL_LANES == 32 ? ~0u : (1u << SHOAL_LANES) - 1u;
     for (int32_t e = begin; e < end; ++e) {
-        int32_t r = e;
-        if (x->list) {
-            r = x->list[e];
-        } else if (x->only_active && !(e & 7) && (r = e = skip_idle(cw->active, e, end)) >= end) {
-            break;
-        } else if (runs && !(e & (SHOAL_LANES - 1)) && e + SHOAL_LANES <= end) {
-            run_at = e;
-            uint32_t apart = 0;
-            run_clear = run_quiet = first_clear_lanes(x, e, &apart);
-            run_near = 0;
-            /* those the bound left: apart from walls and obstacles, and
-             * their candidates (run_apart), they meet nothing too */
-            if (run_clear != run_all && __builtin_popcount(run_all & ~run_clear) >= CONTACT_RUN_APART) {
-                run_quiet |= run_apart(x, e, &run_near) & apart;
-                screened++;
-                run_near &= ~run_clear;
-            }
-            if (run_quiet == run_all) {
+        int in_run = 0; /* a lane of a run that its bounds and screens left */
+        if (runs) {     /* the first check alone: neither a list nor marks */
+            if (!run_left && run_at >= 0 && e < run_at + SHOAL_LANES) e = run_at + SHOAL_LANES;
+            if (e >= end) break;
+            if (!run_left && !(e & (SHOAL_LANES - 1)) && e + SHOAL_LANES <= end) {
+                /* a run: the lanes that meet nothing (quiet) get their
+                 * flags here (near: a candidate is within the margin), the
+                 * others are checked a row at a time, in order */
+                run_at = e;
+                uint32_t apart = 0, near = 0;
+                const uint32_t clear = first_clear_lanes(x, e, &apart);
+                uint32_t quiet = clear;
+                /* those the bound left: apart from walls and obstacles,
+                 * and their candidates (run_apart), they meet nothing too */
+                if (clear != run_all && __builtin_popcount(run_all & ~clear) >= CONTACT_RUN_APART) {
+                    quiet |= run_apart(x, e, &near) & apart;
+                    screened++;
+                    near &= ~clear;
+                }
                 memset(cw->active + e, 0, SHOAL_LANES);
                 memset(cw->moved + e, 0, SHOAL_LANES);
                 if (watching) {
                     memset(cw->watch + e, 0, SHOAL_LANES);
-                    for (uint32_t b = run_near; b; b &= b - 1u) cw->watch[e + __builtin_ctz(b)] = 1;
+                    for (uint32_t b = near & quiet; b; b &= b - 1u) cw->watch[e + __builtin_ctz(b)] = 1;
                 }
-                e += SHOAL_LANES - 1;
-                continue;
+                run_left = run_all & ~quiet;
+                if (!run_left) {
+                    e += SHOAL_LANES - 1;
+                    continue;
+                }
+            }
+            if (run_left) {
+                e = run_at + __builtin_ctz(run_left);
+                run_left &= run_left - 1u;
+                in_run = 1;
             }
         }
-        /* in a run: its lane's answer (quiet: it meets nothing; near: a
-         * candidate is within the margin) */
-        const int in_run = run_at >= 0 && e - run_at < SHOAL_LANES;
-        if (in_run && (run_quiet >> (e - run_at) & 1u)) {
-            cw->active[r] = cw->moved[r] = 0;
-            if (watching) cw->watch[r] = (uint8_t)(run_near >> (e - run_at) & 1u);
-            continue;
-        }
+        int32_t r = e;
+        if (x->list)
+            r = x->list[e];
+        else if (x->only_active && !(e & 7) && (r = e = skip_idle(cw->active, e, end)) >= end)
+            break;
         if (x->only_active && !cw->active[r]) continue; /* the others stay where they are */
         int32_t i = part_row(x, r);
         /* crowd agents alone: the candidates a lane at a time */
