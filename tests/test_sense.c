@@ -356,6 +356,57 @@ static void check_shared_buckets(int dims)
 Test(sense, cells_that_share_buckets_2d) { check_shared_buckets(2); }
 Test(sense, cells_that_share_buckets_3d) { check_shared_buckets(3); }
 
+/* Blocks of cells take their runs of buckets in rows that wrap around the
+ * table (grid_bucket): the next block along x takes the next run, along y
+ * (and z) the next row's, and a region of blocks as large as the table's
+ * runs takes each run once, on either side of the origin. */
+static void check_block_rows(int dims, int agents)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    def.dimensions = dims;
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    for (int i = 0; i < agents; ++i) {
+        shoal_agent_def_t d = shoal_agent_default_def();
+        d.weights[SHOAL_BEHAVIOR_SEPARATE] = 1.0f;
+        d.position[0] = (float)(i % 100);
+        d.position[1] = (float)(i / 100);
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    step_n(w, 1, 0.05f);
+    const grid_t* g = (const grid_t*)((world_t*)w)->module_data[MOD_GRID];
+    cr_assert(g && g->count == agents && !g->direct);
+    const int side = dims == 3 ? 4 : 8; /* cells a block a side */
+    const uint32_t runs = (uint32_t)g->bucket_count >> 6, row = 1u << g->block_shift;
+    const uint32_t layer = dims == 3 ? row * row : runs, rows = layer / row, layers = runs / layer;
+    cr_assert(row > 1 && rows > 1 && layers >= 1 && row * rows * layers == runs, "%dD: %u runs, rows of %u",
+              dims, runs, row);
+    uint8_t* seen = calloc(runs, 1);
+    cr_assert_not_null(seen);
+    for (uint32_t z = 0; z < layers; ++z)
+        for (uint32_t y = 0; y < rows; ++y)
+            for (uint32_t x = 0; x < row; ++x) {
+                const int32_t bx = (int32_t)x - (int32_t)row / 2, by = (int32_t)y - (int32_t)rows / 2,
+                              bz = dims == 3 ? (int32_t)z - (int32_t)layers / 2 : 0;
+                const uint32_t run = grid_bucket(g, side * bx, side * by, side * bz) >> 6;
+                cr_assert_eq(seen[run], 0, "%dD: block (%d, %d, %d) takes a run taken", dims, bx, by, bz);
+                seen[run] = 1;
+                cr_assert_eq(grid_bucket(g, side * (bx + 1), side * by, side * bz) >> 6,
+                             (run + 1) & (runs - 1));
+                cr_assert_eq(grid_bucket(g, side * bx, side * (by + 1), side * bz) >> 6,
+                             (run + row) & (runs - 1));
+                if (dims == 3)
+                    cr_assert_eq(grid_bucket(g, side * bx, side * by, side * (bz + 1)) >> 6,
+                                 (run + layer) & (runs - 1));
+            }
+    free(seen);
+    shoal_world_destroy(w);
+}
+
+Test(sense, blocks_take_runs_in_rows_2d) { check_block_rows(2, 5000); }
+Test(sense, blocks_take_runs_in_rows_3d) { check_block_rows(3, 40000); }
+
 Test(sense, grid_module_in_the_registry)
 {
     const registry_t* reg = builtin_registry();

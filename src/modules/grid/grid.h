@@ -13,12 +13,14 @@
  * - sorted copies of positions and velocities (`sx`, `svx`, ...), so the
  *   neighbor kernel reads each cell's candidates as one contiguous run.
  *
- * Bounded worlds (wrap) index cells directly; unbounded worlds hash integer
+ * Bounded worlds (wrap) index cells directly; unbounded worlds map integer
  * cell coordinates into a power-of-two table, a block of 8 x 8 cells (4 x 4
  * x 4 in 3D) at a time: a block's cells take a run of 64 buckets, so the
  * cells around an agent lie close together in bucket order (and in the
- * agent table after a reorder), while hashing the blocks keeps any layout
- * of agents spread over the table. Every reorder_interval steps the agent
+ * agent table after a reorder), and the blocks take their runs in rows
+ * (and layers) that wrap around the table, so that the blocks around one
+ * lie close too and a crowd of the table's size in blocks takes it with no
+ * two blocks in one run. Every reorder_interval steps the agent
  * table itself is permuted into bucket order, so the per-step copy into
  * sorted arrays reads memory nearly sequentially.
  *
@@ -70,6 +72,9 @@ typedef struct grid_t {
     float extent[3];   /* bounds_max - bounds_min (torus) */
     int32_t bucket_count;
     uint32_t bucket_mask; /* hashed: bucket_count - 1 */
+    /* hashed: blocks of cells take their runs of buckets in rows of
+     * 1 << block_shift blocks (grid_bucket) */
+    int32_t block_shift;
     /* A hashed table of at least this many buckets (0: as many as the
      * agent count asks for). Tests set it: no result may depend on the
      * table's size. */
@@ -224,19 +229,18 @@ static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int3
     if (g->direct) return (uint32_t)((iz * g->n[1] + iy) * g->n[0] + ix);
     /* Blocks of 8 x 8 cells (4 x 4 x 4 in 3D) take a run of 64 buckets in
      * row order, so neighboring cells sit close in the sorted arrays and,
-     * after a reorder, in the agent table; a sum of large odd multiples
-     * spreads the blocks over the table. (An exclusive or of them gave the
-     * blocks (a, b) and (-a, -b) with a and b odd one run at every size, a
-     * quarter of the blocks around the origin: -x ^ y = x ^ -y for odd x
-     * and y.) */
+     * after a reorder, in the agent table; the blocks take their runs in
+     * rows of 1 << block_shift (and layers in 3D) that wrap around the
+     * table, so that neighboring blocks sit close too, and any region of
+     * the table's size in blocks takes it without two blocks sharing a
+     * run. */
     const int three = g->dims == 3;
+    const uint32_t s = (uint32_t)g->block_shift;
     uint32_t h;
     if (three)
-        h = (uint32_t)(ix >> 2) * 0x8da6b343u + (uint32_t)(iy >> 2) * 0xd8163841u +
-            (uint32_t)(iz >> 2) * 0xcb1ab31fu;
+        h = (uint32_t)(ix >> 2) + ((uint32_t)(iy >> 2) << s) + ((uint32_t)(iz >> 2) << (2u * s));
     else
-        h = (uint32_t)(ix >> 3) * 0x8da6b343u + (uint32_t)(iy >> 3) * 0xd8163841u;
-    h ^= h >> 15;
+        h = (uint32_t)(ix >> 3) + ((uint32_t)(iy >> 3) << s);
     return (h << 6 | grid_within(three, ix, iy, iz)) & g->bucket_mask;
 }
 
@@ -281,16 +285,14 @@ static inline lanei lane_grid_bucket(const grid_t* g, lanei ix, lanei iy, lanei 
         const lanei three = lanei_set1(3);
         within = lanei_or(lanei_or(lanei_slli(lanei_and(iz, three), 4), lanei_slli(lanei_and(iy, three), 2)),
                           lanei_and(ix, three));
-        h = lanei_add(lanei_add(lanei_mul_wrap(lanei_srai(ix, 2), lanei_set1((int32_t)0x8da6b343u)),
-                                lanei_mul_wrap(lanei_srai(iy, 2), lanei_set1((int32_t)0xd8163841u))),
-                      lanei_mul_wrap(lanei_srai(iz, 2), lanei_set1((int32_t)0xcb1ab31fu)));
+        h = lanei_add(
+            lanei_add(lanei_srai(ix, 2), lanei_mul_wrap(lanei_srai(iy, 2), lanei_set1(1 << g->block_shift))),
+            lanei_mul_wrap(lanei_srai(iz, 2), lanei_set1(1 << (2 * g->block_shift))));
     } else {
         const lanei seven = lanei_set1(7);
         within = lanei_or(lanei_slli(lanei_and(iy, seven), 3), lanei_and(ix, seven));
-        h = lanei_add(lanei_mul_wrap(lanei_srai(ix, 3), lanei_set1((int32_t)0x8da6b343u)),
-                      lanei_mul_wrap(lanei_srai(iy, 3), lanei_set1((int32_t)0xd8163841u)));
+        h = lanei_add(lanei_srai(ix, 3), lanei_mul_wrap(lanei_srai(iy, 3), lanei_set1(1 << g->block_shift)));
     }
-    h = lanei_xor(h, lanei_srli(h, 15));
     return lanei_and(lanei_or(lanei_slli(h, 6), within), lanei_set1((int32_t)g->bucket_mask));
 }
 

@@ -243,6 +243,11 @@ static void configure(world_t* w, grid_t* g, int32_t n, float reach)
         g->bucket_count = pow2;
         g->bucket_mask = (uint32_t)pow2 - 1u;
     }
+    /* rows of blocks about as long as the table's runs allow in a square
+     * (a cube in 3D): the runs' count's log, halved (a third) up */
+    int32_t runs_log = 0;
+    while ((64 << runs_log) < g->bucket_count) runs_log++;
+    g->block_shift = g->dims == 3 ? (runs_log + 2) / 3 : (runs_log + 1) / 2;
 }
 
 /* Wrap a coordinate into [origin, origin + extent) (torus), exactly as the
