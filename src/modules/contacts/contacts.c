@@ -423,6 +423,10 @@ typedef struct cand_lanes {
     int chunks;
 } cand_lanes_t;
 
+/* The bits below the lowest of `end` (every bit when none): a row's
+ * candidates end at its first -1, and end holds the -1s' bits. */
+static inline uint32_t before_first(uint32_t end) { return (end & (0u - end)) - 1u; }
+
 /* Candidates chunk ch of a crowd row's near[0, n), -1 past n: read a whole
  * lane at a time (the crowd module's allocation holds a lane past its last
  * row's candidates), the lanes past n masked. */
@@ -457,7 +461,7 @@ static inline void cand_rows(const contact_ctx_t* x, int32_t r, int32_t i, cand_
                << (ch * SHOAL_LANES);
     }
     /* the candidates end at the first -1 */
-    c->valid = valid & ((end & (0u - end)) - 1u);
+    c->valid = valid & before_first(end);
 }
 
 /* Where the candidates are now. */
@@ -946,8 +950,7 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
                              << (ch * SHOAL_LANES);
                 }
                 const uint32_t stop = ~listed & ((1u << n) - 1u);
-                for (uint32_t left = other & listed & (stop ? (stop & (0u - stop)) - 1u : ~0u); left;
-                     left &= left - 1u) {
+                for (uint32_t left = other & listed & before_first(stop); left; left &= left - 1u) {
                     const int32_t q = crow[__builtin_ctz(left)];
                     if (!x->list || cw->watch[q]) __atomic_store_n(active + q, (uint8_t)1, __ATOMIC_RELAXED);
                 }
@@ -1280,9 +1283,7 @@ static int cs_eligible(const cs_ctx_t* c, int32_t r)
             fail |= lane_mask_bits(lane_mask_not(lane_mask_and(in, ok))) << (ch * SHOAL_LANES);
         }
         /* the candidates end at the first -1 (none past n) */
-        const uint32_t end = ~listed & ((1u << n) - 1u);
-        const uint32_t before = end ? (end & (0u - end)) - 1u : ~0u;
-        return (fail & listed & before) == 0;
+        return (fail & listed & before_first(~listed & ((1u << n) - 1u))) == 0;
     }
     for (int m = 0; m < kn && near[m] >= 0; ++m) {
         const int32_t kk = near[m];
@@ -1914,9 +1915,10 @@ static void reach_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
     }
 }
 
-/* The sorted positions' reaches of this step (NULL when there is no room
- * for them). */
-static const float* sorted_reach(world_t* w, const crowd_contacts_t* crw)
+/* The sorted positions' reaches of this step (most where one is not a
+ * crowd row; in_order: crowd row r is agent row r); NULL when there is no
+ * room for them. */
+static const float* sorted_reach(world_t* w, const crowd_contacts_t* crw, float most, int in_order)
 {
     contact_world_t* cw = contact_data(w);
     const grid_t* g = grid_data(w);
@@ -1928,8 +1930,7 @@ static const float* sorted_reach(world_t* w, const crowd_contacts_t* crw)
         cw->sorted_reach = f;
         cw->sorted_reach_capacity = cap;
     }
-    reach_ctx_t c = {crw, cw->sorted_reach, crw->travel_max + crw->radius_max,
-                     world_component_in_agent_order(w, COMP_CROWD)};
+    reach_ctx_t c = {crw, cw->sorted_reach, most, in_order};
     par_for(w, g->count, 2048, PAR_STATIC, reach_range, &c);
     return cw->sorted_reach;
 }
@@ -1964,8 +1965,8 @@ int64_t contacts_run(world_t* w, float dt, void* ctx)
         if (w->dims == 2 && x.walls->seg_count > 0 && !cw->runs_off) x.wall_clear = crw.wall_clear;
         x.reach = reach;
         x.sorted_crow = crw.sorted_crow;
-        x.sorted_reach = sorted_reach(w, &crw);
         x.crow_in_order = world_component_in_agent_order(w, COMP_CROWD);
+        x.sorted_reach = sorted_reach(w, &crw, reach, x.crow_in_order);
         x.dt = dt;
         x.margin = (cw->watch_margin < 0.0f ? CONTACT_WATCH : cw->watch_margin) * crw.radius_max;
         if (cw->watch_margin < 0.0f && cw->watch_next > x.margin) x.margin = cw->watch_next;
