@@ -714,6 +714,59 @@ Test(simd, store_interleaved4)
                                (double)in[k][i]);
 }
 
+/* lane_rows4 gives lane l the record of four floats at row[l], bit for
+ * bit, in any order of rows (repeats, both ends of the table), and
+ * lane_bits_i reads a lane's bits back as the int32_t stored there. */
+Test(simd, rows4_and_bits)
+{
+    enum { ROWS = 300, N = 256 };
+    static float rec[4 * ROWS];
+    static int32_t row[N];
+    uint64_t s = 0x5eed0014;
+    for (int i = 0; i < 4 * ROWS; i++) {
+        const uint32_t bits = (uint32_t)rng_splitmix64(&s);
+        memcpy(&rec[i], &bits, sizeof bits);
+    }
+    rec[1] = -0.0f;
+    rec[6] = NAN;
+    rec[11] = 1e-40f;
+    for (int i = 0; i < N; i++)
+        row[i] = i < 3        ? i
+                 : i == 3     ? ROWS - 1
+                 : i % 7 == 0 ? row[i - 1]
+                              : (int32_t)(rng_splitmix64(&s) % ROWS);
+    for (int i = 0; i < N; i += SHOAL_LANES) {
+        lanef v[4];
+        lane_rows4(rec, row + i, v);
+        for (int c = 0; c < 4; c++) {
+            float got[SHOAL_LANES];
+            int32_t got_i[SHOAL_LANES];
+            lane_storeu(got, v[c]);
+            lanei_storeu(got_i, lane_bits_i(v[c]));
+            for (int l = 0; l < SHOAL_LANES; l++) {
+                const float want = rec[4 * row[i + l] + c];
+                int32_t want_i;
+                memcpy(&want_i, &want, sizeof want_i);
+                if (memcmp(&got[l], &want, sizeof want) != 0)
+                    cr_assert_fail("row %d field %d: %a, not %a", row[i + l], c, (double)got[l],
+                                   (double)want);
+                if (got_i[l] != want_i) cr_assert_fail("bits of row %d field %d", row[i + l], c);
+            }
+        }
+    }
+}
+
+/* lanei_min takes the smaller of each pair, as signed int32_t. */
+Test(simd, int_min)
+{
+    const int32_t a[16] = {0, -1, INT32_MAX, INT32_MIN, 5, 7, -3, 2, 9, 9, -8, 1, 100, -100, 3, 4};
+    const int32_t b[16] = {1, 0, INT32_MIN, INT32_MAX, 5, -7, 3, 2, 8, 10, -9, 0, -100, 100, 4, 3};
+    int32_t got[16];
+    for (int i = 0; i < 16; i += SHOAL_LANES)
+        lanei_storeu(got + i, lanei_min(lanei_loadu(a + i), lanei_loadu(b + i)));
+    for (int i = 0; i < 16; i++) cr_assert_eq(got[i], a[i] < b[i] ? a[i] : b[i], "lane %d", i);
+}
+
 Test(simd, int_lanes)
 {
     enum { N = 1024 };

@@ -29,14 +29,17 @@
  *   memory    lane_load/loadu/store/storeu, lane_load_partial/store_partial,
  *             lane_load_n/store_n (a whole lane, or the first n items),
  *             lane_store_interleaved4 (four lanes as records of four floats),
+ *             lane_rows4 (records of four floats at each lane's row, as four
+ *             lanes: the way back, a load a lane),
  *             lane_set1, lane_zero, lane_extract, lane_iota
  *   math      lane_add/sub/mul/div, lane_fma, lane_fma_fast, lane_min/max/clamp, lane_abs,
  *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum, lane_hsum4
  *   compare   lane_cmp_lt/le/gt/ge/eq/neq -> m
  *   masks     lane_mask_and/or/not/andnot/any/all/bits/from_bits/first,
  *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
- *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/max/iota (no
- *             overflow allowed), lanei_and/or/xor, lanei_mul_wrap (modulo
+ *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/max/min/iota
+ *             (no overflow allowed), lanei_and/or/xor, lane_bits_i (a float
+ *             lane's bits as int32_t), lanei_mul_wrap (modulo
  *             2^32), lanei_srai/srli/slli (shifts by a constant),
  *             lane_itof (exact below 2^24), lane_ftoi (truncates like a C cast),
  *             lane_gather(base, i) = base[i] per lane: every lane's index
@@ -430,6 +433,7 @@ static inline lanei lanei_add(lanei a, lanei b) { return (lanei){SHOAL__EPI32(ad
 static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){SHOAL__EPI32(sub)(a.v, b.v)}; }
 static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){SHOAL__EPI32(mullo)(a.v, b.v)}; }
 static inline lanei lanei_max(lanei a, lanei b) { return (lanei){SHOAL__EPI32(max)(a.v, b.v)}; }
+static inline lanei lanei_min(lanei a, lanei b) { return (lanei){SHOAL__EPI32(min)(a.v, b.v)}; }
 /* Bits of int32 lanes, and products modulo 2^32 (hashes): lanei_mul_wrap
  * may overflow (SIMDe's emulation multiplies in 64 bits); shifts by a
  * constant, arithmetic (srai) or logical (srli, slli). */
@@ -505,6 +509,7 @@ static inline lanei lanei_add(lanei a, lanei b) { return (lanei){a.v + b.v}; }
 static inline lanei lanei_sub(lanei a, lanei b) { return (lanei){a.v - b.v}; }
 static inline lanei lanei_mul(lanei a, lanei b) { return (lanei){a.v * b.v}; }
 static inline lanei lanei_max(lanei a, lanei b) { return (lanei){a.v > b.v ? a.v : b.v}; }
+static inline lanei lanei_min(lanei a, lanei b) { return (lanei){a.v < b.v ? a.v : b.v}; }
 static inline lanei lanei_and(lanei a, lanei b) { return (lanei){a.v & b.v}; }
 static inline lanei lanei_or(lanei a, lanei b) { return (lanei){a.v | b.v}; }
 static inline lanei lanei_xor(lanei a, lanei b) { return (lanei){a.v ^ b.v}; }
@@ -754,6 +759,68 @@ static inline lanef lane_broadcast_at(lanef a, int i)
 #else
     (void)i;
     return a;
+#endif
+}
+
+/* Rows of four floats, lane l's from base + 4 * row[l], transposed: out[c]
+ * holds each lane's c-th (base[4 row[l] + c]). One 16-byte load a lane and
+ * a transpose in registers, where four gathers would fetch each float
+ * alone (on AMD cores a gather of 8 takes about as long as 16 loads). The
+ * rows need 4-byte alignment only. */
+static inline void lane_rows4(const float* base, const int32_t* row, lanef out[4])
+{
+#if SHOAL_LANES == 16
+    simde__m512 a[4];
+    for (int j = 0; j < 4; ++j) {
+        simde__m512 v = simde_mm512_castps128_ps512(simde_mm_loadu_ps(base + 4 * (size_t)row[j]));
+        v = simde_mm512_insertf32x4(v, simde_mm_loadu_ps(base + 4 * (size_t)row[j + 4]), 1);
+        v = simde_mm512_insertf32x4(v, simde_mm_loadu_ps(base + 4 * (size_t)row[j + 8]), 2);
+        a[j] = simde_mm512_insertf32x4(v, simde_mm_loadu_ps(base + 4 * (size_t)row[j + 12]), 3);
+    }
+    const simde__m512 t0 = simde_mm512_unpacklo_ps(a[0], a[1]), t1 = simde_mm512_unpackhi_ps(a[0], a[1]);
+    const simde__m512 t2 = simde_mm512_unpacklo_ps(a[2], a[3]), t3 = simde_mm512_unpackhi_ps(a[2], a[3]);
+    out[0] = (lanef){simde_mm512_shuffle_ps(t0, t2, 0x44)};
+    out[1] = (lanef){simde_mm512_shuffle_ps(t0, t2, 0xee)};
+    out[2] = (lanef){simde_mm512_shuffle_ps(t1, t3, 0x44)};
+    out[3] = (lanef){simde_mm512_shuffle_ps(t1, t3, 0xee)};
+#elif SHOAL_LANES == 8
+    simde__m256 a[4];
+    for (int j = 0; j < 4; ++j)
+        a[j] = simde_mm256_set_m128(simde_mm_loadu_ps(base + 4 * (size_t)row[j + 4]),
+                                    simde_mm_loadu_ps(base + 4 * (size_t)row[j]));
+    const simde__m256 t0 = simde_mm256_unpacklo_ps(a[0], a[1]), t1 = simde_mm256_unpackhi_ps(a[0], a[1]);
+    const simde__m256 t2 = simde_mm256_unpacklo_ps(a[2], a[3]), t3 = simde_mm256_unpackhi_ps(a[2], a[3]);
+    out[0] = (lanef){simde_mm256_shuffle_ps(t0, t2, 0x44)};
+    out[1] = (lanef){simde_mm256_shuffle_ps(t0, t2, 0xee)};
+    out[2] = (lanef){simde_mm256_shuffle_ps(t1, t3, 0x44)};
+    out[3] = (lanef){simde_mm256_shuffle_ps(t1, t3, 0xee)};
+#elif SHOAL_LANES == 4
+    simde__m128 a[4];
+    for (int j = 0; j < 4; ++j) a[j] = simde_mm_loadu_ps(base + 4 * (size_t)row[j]);
+    const simde__m128 t0 = simde_mm_unpacklo_ps(a[0], a[1]), t1 = simde_mm_unpackhi_ps(a[0], a[1]);
+    const simde__m128 t2 = simde_mm_unpacklo_ps(a[2], a[3]), t3 = simde_mm_unpackhi_ps(a[2], a[3]);
+    out[0] = (lanef){simde_mm_movelh_ps(t0, t2)};
+    out[1] = (lanef){simde_mm_movehl_ps(t2, t0)};
+    out[2] = (lanef){simde_mm_movelh_ps(t1, t3)};
+    out[3] = (lanef){simde_mm_movehl_ps(t3, t1)};
+#else
+    for (int c = 0; c < 4; ++c) out[c] = (lanef){base[4 * (size_t)row[0] + c]};
+#endif
+}
+
+/* A lane's 32 bits as an integer lane and back: the same bits. */
+static inline lanei lane_bits_i(lanef a)
+{
+#if SHOAL_LANES == 16
+    return (lanei){simde_mm512_castps_si512(a.v)};
+#elif SHOAL_LANES == 8
+    return (lanei){simde_mm256_castps_si256(a.v)};
+#elif SHOAL_LANES == 4
+    return (lanei){simde_mm_castps_si128(a.v)};
+#else
+    int32_t i;
+    memcpy(&i, &a.v, sizeof i);
+    return (lanei){i};
 #endif
 }
 

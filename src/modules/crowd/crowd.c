@@ -284,7 +284,7 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             most_l = lane_select(lane_cmp_gt(rr, most_l), rr, most_l);
             if (!x->lists) continue;
             const lanem has = lanei_nonneg(cr);
-            const lanei at = lanei_mul(lanei_select(has, cr, lanei_set1(0)), lanei_set1(3));
+            const lanei at = lanei_slli(lanei_select(has, cr, lanei_set1(0)), 2);
             const lanef sx = lane_loadu(g->sx + k), sy = lane_loadu(g->sy + k);
             const lanef sz = z ? lane_loadu(z + k) : lane_zero();
             float* prev = x->lists->prev;
@@ -298,18 +298,20 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
                 moved_l =
                     lane_select(lane_mask_and(has, lane_mask_not(lane_cmp_le(d, moved_l))), far, moved_l);
             }
-            _Alignas(64) int32_t a3[SHOAL_LANES];
+            _Alignas(64) int32_t a4[SHOAL_LANES];
             _Alignas(64) float q[3][SHOAL_LANES];
-            lanei_store(a3, at);
+            lanei_store(a4, at);
             lane_store(q[0], sx);
             lane_store(q[1], sy);
             lane_store(q[2], sz);
             const uint32_t bits = lane_mask_bits(has);
             for (int l = 0; l < SHOAL_LANES; ++l) {
                 if (!(bits >> l & 1u)) continue;
-                prev[a3[l]] = q[0][l];
-                prev[a3[l] + 1] = q[1][l];
-                prev[a3[l] + 2] = q[2][l];
+                const int32_t kl = k + l;
+                prev[a4[l]] = q[0][l];
+                prev[a4[l] + 1] = q[1][l];
+                prev[a4[l] + 2] = q[2][l];
+                memcpy(prev + a4[l] + 3, &kl, sizeof kl);
             }
         }
         _Alignas(64) float t[2][SHOAL_LANES];
@@ -328,7 +330,7 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
         if (x->lists && crow[k] >= 0) {
             /* how far it moved since the last pass (a NaN counts as
              * infinitely far), then where it is now */
-            float* q = x->lists->prev + 3 * (size_t)crow[k];
+            float* q = x->lists->prev + 4 * (size_t)crow[k];
             const float z = three ? g->sz[k] : 0.0f;
             if (x->prev_ok) {
                 float dx = g->sx[k] - q[0], dy = g->sy[k] - q[1], dz = z - q[2];
@@ -338,6 +340,7 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             q[0] = g->sx[k];
             q[1] = g->sy[k];
             q[2] = z;
+            memcpy(q + 3, &k, sizeof k);
         }
     }
     x->rmax[worker] = most;
@@ -546,27 +549,54 @@ static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float
            CROWD_LIST_ABS;
 }
 
+/* How list_lane_d2 reads a list's entries: by sorted position (the
+ * crowd's rows not in agent-row order), or where crowd row r is agent row r
+ * by row from sorted_range's copy, gathered a float at a time or loaded a
+ * row at a time. On a Zen 5 (where a gather of 8 takes about as long as 16
+ * loads) the loads took the grid's orca pass from 126 to 114 ns an agent
+ * at 100k, one thread, for 13 % more instructions: they read the lists that
+ * fit one lane (most of the circle's), the gathers the longer ones, so that
+ * the grid's count stays where it was. */
+enum { LIST_BY_SORTED, LIST_BY_ROW_GATHERS, LIST_BY_ROW_LOADS };
+
 /* A lane of a held list's entries, those of rows in the lanes of `in` (the
  * lanes past them the agent itself, at sorted position self: d^2 0):
  * their sorted positions to *k (-1 where one is not in the hash, its d^2
- * then of no use; k may be NULL in_order, where every agent is in the
+ * then of no use; k may be NULL by row, where every agent is in the
  * hash: lists are kept only while all are), their positions to q (z 0 in
- * 2D), their d^2 from (px, py, pz) as find_neighbors computes it. */
-static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int in_order,
-                                 int32_t self, lanef px, lanef py, lanef pz, int three, lanei* k, lanef q[3])
+ * 2D), their d^2 from (px, py, pz) as find_neighbors computes it; read as
+ * `how` says (above). */
+static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int how, int32_t self,
+                                 lanef px, lanef py, lanef pz, int three, lanei* k, lanef q[3])
 {
     const grid_t* g = x->g;
-    if (in_order) {
-        /* by row: each one's sorted position and, beside it rather than
-         * after it, its position from sorted_range's copy (prev, the same
-         * values); the lanes past the list read nothing */
+    if (how == LIST_BY_ROW_LOADS) {
+        /* each one's position from sorted_range's copy (prev, the same
+         * values) and its sorted position beside it, a row's four in one
+         * load (lane_rows4); the lanes past the list read a row in range
+         * (their entries are stale or never written) and take the agent
+         * itself. (A select of the rows would do, but gcc makes it a masked
+         * load, with which the orca pass took 1.6 times as long on a Zen
+         * 5.) */
+        _Alignas(64) int32_t at[SHOAL_LANES];
+        lanei_store(
+            at, lanei_min(lanei_max(lanei_loadu(rows), lanei_set1(0)), lanei_set1(x->lists->capacity - 1)));
+        lanef v[4];
+        lane_rows4(x->lists->prev, at, v); /* x, y, z, sorted position a row */
+        if (k) *k = lanei_select(in, lane_bits_i(v[3]), lanei_set1(self));
+        q[0] = lane_select(in, v[0], px);
+        q[1] = lane_select(in, v[1], py);
+        q[2] = three ? lane_select(in, v[2], pz) : lane_zero();
+    } else if (how == LIST_BY_ROW_GATHERS) {
+        /* the same values a float at a time, the sorted position from
+         * the hash's index (the same) */
         const lanei r = lanei_loadu(rows);
+        const lanei r4 = lanei_slli(r, 2);
+        const float* at = x->lists->prev;
         if (k) *k = lanei_gather_or(x->sorted_at, r, in, lanei_set1(self));
-        const lanei r3 = lanei_add(lanei_slli(r, 1), r);
-        const float* at = x->lists->prev; /* x, y, z a row */
-        q[0] = lane_gather_or(at, r3, in, px);
-        q[1] = lane_gather_or(at + 1, r3, in, py);
-        q[2] = three ? lane_gather_or(at + 2, r3, in, pz) : lane_zero();
+        q[0] = lane_gather_or(at, r4, in, px);
+        q[1] = lane_gather_or(at + 1, r4, in, py);
+        q[2] = three ? lane_gather_or(at + 2, r4, in, pz) : lane_zero();
     } else {
         *k = lanei_gather_or(x->sorted_at, lanei_loadu(rows), in, lanei_set1(self));
         const lanei at = lanei_max(*k, lanei_set1(0));
@@ -607,9 +637,44 @@ static inline int list_front_holds(lanef e, lanei k, lanem front, int32_t cap, f
         __builtin_popcount(lane_mask_bits(lane_mask_and(front, lane_cmp_lt(e, lane_set1(range * range)))));
     lane_storeu(nb->d2, e);
     lanei_storeu(nb->k, k);
-    if (!crowd_list_holds(c, cap, c == cap ? nb->d2[cap - 1] : 0.0f, range, bound)) return 0;
+    if (!crowd_list_holds(c, cap, c == cap && cap > 0 ? nb->d2[cap - 1] : 0.0f, range, bound)) return 0;
     nb->count = c;
     return 1;
+}
+
+/* crowd_list_held of a list of n rows (0 < n <= SHOAL_LANES, n at most
+ * nb's cap) in one lane, all of it the front, its d^2 e and sorted
+ * positions k at hand (list_lane_d2 of the list's rows): found in order
+ * with no ties, or with ties that cells and sorted positions settle, its
+ * steps in registers: 1 when it holds (nb filled), 0 when it does not; -1
+ * when it is out of order or tied past what the lane settles
+ * (crowd_list_held then sorts it). The query point (px, py, pz) in every
+ * lane; the entries' positions q from list_lane_d2 where at hand, else
+ * NULL (read again as `how` says where ties need them). */
+static inline __attribute__((always_inline)) int list_held_in_lane(const orca_ctx_t* x, const int32_t* rows,
+                                                                   int how, int32_t self, int32_t n,
+                                                                   float bound, float range, lanef px,
+                                                                   lanef py, lanef pz, int three, lanef e,
+                                                                   lanei k, const lanef* q, nearest_t* nb)
+{
+    if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
+    const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
+    const lanef next = lane_next(e);
+    const uint32_t lt = lane_mask_bits(lane_cmp_lt(e, next)) & before;
+    if (lt == before) return list_front_holds(e, k, lane_mask_first(n), nb->cap, range, bound, nb);
+    /* ties (a symmetric start meets them often), by cell from the
+     * positions at hand, then by sorted position (grid_before) */
+    const uint32_t tie = lane_mask_bits(lane_cmp_eq(e, next)) & before;
+    if ((lt | tie) != before) return -1;
+    lanef qa[3];
+    if (!q) {
+        lanei ka;
+        (void)list_lane_d2(x, rows, lane_mask_first(n), how, self, px, py, pz, three, &ka, qa);
+        q = qa;
+    }
+    if ((lt | (tie & list_ties_before(x->g, k, q))) == before)
+        return list_front_holds(e, k, lane_mask_first(n), nb->cap, range, bound, nb);
+    return -1;
 }
 
 /* Whether crowd row r's list of n (> 0) rows, every agent off it at least
@@ -630,34 +695,27 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
     int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
     const int32_t f = n < cap ? n : cap; /* the front: the first f, in order */
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
+    /* a list in one lane by loads, longer ones by gathers (LIST_BY_*) */
+    const int how = in_order ? LIST_BY_ROW_GATHERS : LIST_BY_SORTED;
     if (n <= SHOAL_LANES && n <= cap) {
-        /* a list in one lane, all of it the front, found in order with no
-         * ties: the steps below in registers (any other case goes on to
-         * them) */
+        const int how1 = in_order ? LIST_BY_ROW_LOADS : LIST_BY_SORTED;
         lanei k;
         lanef q[3];
-        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k, q);
-        if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
-        const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
-        const lanef next = lane_next(e);
-        const uint32_t lt = lane_mask_bits(lane_cmp_lt(e, next)) & before;
-        if (lt == before) return list_front_holds(e, k, lane_mask_first(n), cap, range, bound, nb);
-        /* ties (a symmetric start meets them often), by cell from the
-         * positions at hand, then by sorted position (grid_before) */
-        const uint32_t tie = lane_mask_bits(lane_cmp_eq(e, next)) & before;
-        if ((lt | tie) == before && (lt | (tie & list_ties_before(g, k, q))) == before)
-            return list_front_holds(e, k, lane_mask_first(n), cap, range, bound, nb);
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), how1, self, px, py, pz, three, &k, q);
+        const int one =
+            list_held_in_lane(x, rows, how1, self, n, bound, range, px, py, pz, three, e, k, q, nb);
+        if (one >= 0) return one;
     } else if (n <= 2 * SHOAL_LANES && f <= SHOAL_LANES) {
         /* a list in two lanes whose front fits in the first, found in
          * order with no ties and none of the rest at or below the front's
          * last: the same in registers */
         lanei k, k_more = lanei_set1(0);
         lanef q[3];
-        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), in_order, self, px, py, pz, three, &k, q);
+        const lanef e = list_lane_d2(x, rows, lane_mask_first(n), how, self, px, py, pz, three, &k, q);
         /* the rest's sorted positions are of no use but to tell one not
          * in the hash, which in_order none is */
-        const lanef e_more = list_lane_d2(x, rows + SHOAL_LANES, lane_mask_first(n - SHOAL_LANES), in_order,
-                                          self, px, py, pz, three, in_order ? NULL : &k_more, q);
+        const lanef e_more = list_lane_d2(x, rows + SHOAL_LANES, lane_mask_first(n - SHOAL_LANES), how, self,
+                                          px, py, pz, three, in_order ? NULL : &k_more, q);
         if (!lane_mask_all(lane_mask_and(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)),
                                          lane_mask_and(lane_cmp_eq(e_more, e_more), lanei_nonneg(k_more)))))
             return 0;
@@ -689,7 +747,7 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
         lanei k;
         lanef q[3];
         const lanef e =
-            list_lane_d2(x, rows + m, lanei_cmp_gt(left, none), in_order, self, px, py, pz, three, &k, q);
+            list_lane_d2(x, rows + m, lanei_cmp_gt(left, none), how, self, px, py, pz, three, &k, q);
         left = lanei_sub(left, step);
         sum = lane_add(sum, e);
         any = lanei_or(any, k);
@@ -1212,6 +1270,7 @@ typedef struct orca_listable {
     _Alignas(64) int32_t self[SHOAL_LANES];
     _Alignas(64) int32_t n[SHOAL_LANES];
     _Alignas(64) int32_t cap[SHOAL_LANES];
+    uint32_t in_lane; /* lanes whose list fits one lane and nb's cap (n <= SHOAL_LANES, n <= cap) */
 } orca_listable_t;
 
 /* The rows of crowd rows [r0, r0 + SHOAL_LANES) whose lists pass
@@ -1246,6 +1305,8 @@ static inline uint32_t orca_packet_listable(const orca_ctx_t* x, int32_t r0, int
     lanei_store(ls->self, self);
     lanei_store(ls->n, n);
     lanei_store(ls->cap, cap);
+    ls->in_lane = lane_mask_bits(
+        lane_mask_not(lane_mask_or(lanei_cmp_gt(n, lanei_set1(SHOAL_LANES)), lanei_cmp_gt(n, cap))));
     if (!lane_mask_any(ok)) {
         lane_store(ls->bound, lane_zero());
         return 0;
@@ -1300,7 +1361,48 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
     int32_t found[3] = {0, 0, 0};
     orca_listable_t ls;
     const uint32_t listable = orca_packet_listable(x, r0, three, keep, &ls);
-    for (int l = 0; l < SHOAL_LANES; ++l) {
+    /* First the rows whose list fits one lane and holds as it stands (in
+     * order, its front all of it: most rows of most steps), in a loop of
+     * their own, each as crowd_list_held would take it; then the others
+     * whole, these lanes' failures included. Lanes are independent. */
+    uint32_t done = 0;
+    if (listable & ls.in_lane) {
+        const crowd_world_t* cw = x->lists;
+        const lanef ax = lane_loadu(a->px + r0), ay = lane_loadu(a->py + r0); /* in order: row r0 + l */
+        const lanef az = three ? lane_loadu(a->pz + r0) : lane_zero();
+        const uint32_t in_lane = listable & ls.in_lane;
+        /* each one's d^2 and sorted positions into its nb first, the
+         * loads of every row under way at once with no branch between
+         * them; then each one's tests */
+        for (uint32_t bits = in_lane; bits; bits &= bits - 1u) {
+            const int l = __builtin_ctz(bits);
+            lanei k;
+            lanef q[3];
+            const lanef e =
+                list_lane_d2(x, cw->list + (size_t)(r0 + l) * CROWD_LIST_MAX, lane_mask_first(ls.n[l]),
+                             LIST_BY_ROW_LOADS, ls.self[l], lane_broadcast_at(ax, l),
+                             lane_broadcast_at(ay, l), lane_broadcast_at(az, l), three, &k, q);
+            lane_storeu(nbs[l].d2, e);
+            lanei_storeu(nbs[l].k, k);
+        }
+        for (uint32_t bits = in_lane; bits; bits &= bits - 1u) {
+            const int l = __builtin_ctz(bits);
+            const int32_t r = r0 + l;
+            nearest_t* nb = &nbs[l];
+            nb->count = 0;
+            nb->cap = ls.cap[l];
+            if (list_held_in_lane(x, cw->list + (size_t)r * CROWD_LIST_MAX, LIST_BY_ROW_LOADS, ls.self[l],
+                                  ls.n[l], ls.bound[l], c->dist[r], lane_broadcast_at(ax, l),
+                                  lane_broadcast_at(ay, l), lane_broadcast_at(az, l), three,
+                                  lane_loadu(nb->d2), lanei_loadu(nb->k), NULL, nb) == 1) {
+                done |= 1u << l;
+                orca_near(x, r, nb, keep);
+            }
+        }
+        found[1] += __builtin_popcount(done);
+    }
+    for (uint32_t bits = ~done & lane_mask_bits(lane_mask_first(SHOAL_LANES)); bits; bits &= bits - 1u) {
+        const int l = __builtin_ctz(bits);
         const int32_t r = r0 + l, i = c->agent_row[r];
         const float p[3] = {a->px[i], a->py[i], three ? a->pz[i] : 0.0f};
         nearest_t* nb = &nbs[l];
@@ -2619,7 +2721,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     int32_t* list_n = (int32_t*)mem_alloc(&w->alloc, n * sizeof(int32_t));
     float* list_r2 = (float*)mem_alloc(&w->alloc, n * sizeof(float));
     double* list_base = (double*)mem_alloc(&w->alloc, n * sizeof(double));
-    float* prev = (float*)mem_alloc(&w->alloc, n * 6 * sizeof(float));  /* prev, list_a[xyz] */
+    float* prev = (float*)mem_alloc(&w->alloc, n * 7 * sizeof(float));  /* prev, list_a[xyz] */
     float* start = (float*)mem_alloc(&w->alloc, n * 4 * sizeof(float)); /* x0, y0, z0, travel */
     if (!near || !intent || !bold || !hint || !clear || !list || !list_n || !list_r2 || !list_base || !prev ||
         !start) {
@@ -2632,7 +2734,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
         mem_free(&w->alloc, list_n, n * sizeof(int32_t));
         mem_free(&w->alloc, list_r2, n * sizeof(float));
         mem_free(&w->alloc, list_base, n * sizeof(double));
-        mem_free(&w->alloc, prev, n * 6 * sizeof(float));
+        mem_free(&w->alloc, prev, n * 7 * sizeof(float));
         mem_free(&w->alloc, start, n * 4 * sizeof(float));
         world_fail(w, SHOAL_ERR_OUT_OF_MEMORY, "crowd: out of memory for %d crowd agents", (int)rows);
         return 0;
@@ -2655,7 +2757,7 @@ static int crowd_reserve(world_t* w, int32_t rows)
     mem_free(&w->alloc, cw->list_n, old * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_r2, old * sizeof(float));
     mem_free(&w->alloc, cw->list_base, old * sizeof(double));
-    mem_free(&w->alloc, cw->prev, old * 6 * sizeof(float));
+    mem_free(&w->alloc, cw->prev, old * 7 * sizeof(float));
     /* the starts of this step, when a crowd agent added inside it grows
      * the scratch between crowd_move and the contact pass */
     if (old) {
@@ -2680,9 +2782,9 @@ static int crowd_reserve(world_t* w, int32_t rows)
     cw->list_r2 = list_r2;
     cw->list_base = list_base;
     cw->prev = prev;
-    cw->list_ax = prev + 3 * n;
-    cw->list_ay = prev + 4 * n;
-    cw->list_az = prev + 5 * n;
+    cw->list_ax = prev + 4 * n;
+    cw->list_ay = prev + 5 * n;
+    cw->list_az = prev + 6 * n;
     cw->prev_ok = 0;
     cw->capacity = cap;
     return 1;
@@ -2765,7 +2867,7 @@ static void crowd_release(world_t* w)
     mem_free(&w->alloc, cw->list_n, n * sizeof(int32_t));
     mem_free(&w->alloc, cw->list_r2, n * sizeof(float));
     mem_free(&w->alloc, cw->list_base, n * sizeof(double));
-    mem_free(&w->alloc, cw->prev, n * 6 * sizeof(float));
+    mem_free(&w->alloc, cw->prev, n * 7 * sizeof(float));
     mem_free(&w->alloc, cw->x0, n * 4 * sizeof(float));
     mem_free(&w->alloc, cw->sorted_crow, (size_t)cw->sorted_capacity * sizeof(int32_t));
     mem_free(&w->alloc, cw->sorted_radius, (size_t)cw->sorted_capacity * sizeof(float));
