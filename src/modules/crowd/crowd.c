@@ -1173,11 +1173,34 @@ static inline void orca_near(const orca_ctx_t* x, int32_t r, const nearest_t* nb
     /* whole lanes stored in place, the rest of keep one at a time, -1
      * past keep */
     int32_t m = 0;
-    for (; m + SHOAL_LANES <= keep; m += SHOAL_LANES)
-        lanei_storeu(near + m,
-                     lanei_select(lane_mask_first(nb->count - m), lanei_loadu(nb->k + m), lanei_set1(-1)));
+    for (; m + SHOAL_LANES <= keep; m += SHOAL_LANES) {
+        /* -1 or'ed into the lanes past count, rather than a select, which
+         * gcc makes a masked load of nb->k: such a load waits for the
+         * stores that wrote it a moment before */
+        const lanei past = lanei_select(lane_mask_first(nb->count - m), lanei_set1(0), lanei_set1(-1));
+        lanei_storeu(near + m, lanei_or(lanei_loadu(nb->k + m), past));
+    }
     for (; m < keep; ++m) near[m] = m < nb->count ? nb->k[m] : -1;
     if (keep == CROWD_CONTACT_K_2D) memcpy(near + CROWD_CONTACT_K_2D, none, sizeof none);
+}
+
+/* orca_near of a list held in one lane (list_held_in_lane), its sorted
+ * positions k at hand: the same entries from the register rather than
+ * from nb->k, which was stored a moment before (gcc makes a masked load of
+ * orca_near's select, and such a load waits for the store). */
+static inline void orca_near_lane(const orca_ctx_t* x, int32_t r, const nearest_t* nb, lanei k, int32_t keep)
+{
+#if SHOAL_LANES == 8
+    if (keep == CROWD_CONTACT_K_2D) {
+        static const int32_t none[CROWD_CONTACT_K - CROWD_CONTACT_K_2D] = {-1, -1, -1, -1};
+        int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+        lanei_storeu(near, lanei_select(lane_mask_first(nb->count), k, lanei_set1(-1)));
+        memcpy(near + CROWD_CONTACT_K_2D, none, sizeof none);
+        return;
+    }
+#endif
+    (void)k;
+    orca_near(x, r, nb, keep);
 }
 
 /* Crowd row r's (agent row i, at p) neighbors for ORCA into nb, at most
@@ -1391,12 +1414,13 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
             nearest_t* nb = &nbs[l];
             nb->count = 0;
             nb->cap = ls.cap[l];
+            const lanei k = lanei_loadu(nb->k);
             if (list_held_in_lane(x, cw->list + (size_t)r * CROWD_LIST_MAX, LIST_BY_ROW_LOADS, ls.self[l],
                                   ls.n[l], ls.bound[l], c->dist[r], lane_broadcast_at(ax, l),
                                   lane_broadcast_at(ay, l), lane_broadcast_at(az, l), three,
-                                  lane_loadu(nb->d2), lanei_loadu(nb->k), NULL, nb) == 1) {
+                                  lane_loadu(nb->d2), k, NULL, nb) == 1) {
                 done |= 1u << l;
-                orca_near(x, r, nb, keep);
+                orca_near_lane(x, r, nb, k, keep);
             }
         }
         found[1] += __builtin_popcount(done);
