@@ -1394,6 +1394,11 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
         const lanef ax = lane_loadu(a->px + r0), ay = lane_loadu(a->py + r0); /* in order: row r0 + l */
         const lanef az = three ? lane_loadu(a->pz + r0) : lane_zero();
         const uint32_t in_lane = listable & ls.in_lane;
+        /* the next packet's lists on their way (the rows in the table) */
+        if (r0 + 2 * SHOAL_LANES <= cw->capacity) {
+            const int32_t* next = cw->list + (size_t)(r0 + SHOAL_LANES) * CROWD_LIST_MAX;
+            for (int l = 0; l < SHOAL_LANES; ++l) __builtin_prefetch(next + (size_t)l * CROWD_LIST_MAX);
+        }
         /* each one's d^2 and sorted positions into its nb first, the
          * loads of every row under way at once with no branch between
          * them; then each one's tests */
