@@ -35,6 +35,7 @@
 #include "shoal/shoal.h"
 #include "modules/contacts/contacts.h"
 #include "modules/crowd/crowd.h"
+#include "modules/grid/grid.h"
 #include "cli/cli.h"
 #include "cli/cli_options.h"
 
@@ -169,12 +170,17 @@ static int bench_crowd_run(const crowd_opts_t* o)
     crowd_quality_init(&q);
     const int64_t total = o->warmup + o->steps;
     double seconds = 0.0, quality_seconds = 0.0;
+    int64_t phase_ns[GRID_PHASES] = {0};
     for (int64_t s = 1; s <= total; ++s) {
         if (s == o->warmup + 1) shoal_world_reset_stats(w);
         double t0 = cli_now_seconds();
         if (shoal_world_step(w, CROWD_DT) != SHOAL_OK) goto step_failed;
         double t1 = cli_now_seconds();
-        if (s > o->warmup) seconds += t1 - t0;
+        if (s > o->warmup) {
+            seconds += t1 - t0;
+            const grid_t* g = grid_data(w);
+            for (int k = 0; g && k < GRID_PHASES; ++k) phase_ns[k] += g->phase_ns[k];
+        }
         if (crowd_quality_due(s, total, o->quality_every)) {
             if (!measure(w, o, &q)) goto measure_failed;
             quality_seconds += cli_now_seconds() - t1;
@@ -218,6 +224,12 @@ static int bench_crowd_run(const crowd_opts_t* o)
         cJSON_AddNumberToObject(root, "mean_dist_to_goal", mean_dist);
         cJSON_AddNumberToObject(root, "arrived", arrived);
         cJSON_AddStringToObject(root, "state_hash", hash);
+        static const char* const phase_names[GRID_PHASES] = {"cell_edge", "count",   "prefix",
+                                                             "scatter",   "reorder", "copy"};
+        cJSON* phases = cJSON_AddObjectToObject(root, "hash_phases");
+        for (int k = 0; k < GRID_PHASES; ++k)
+            cJSON_AddNumberToObject(phases, phase_names[k],
+                                    o->steps > 0 ? (double)phase_ns[k] * 1e-6 / (double)o->steps : 0.0);
         bench_systems_json(root, w, o->agents);
         char* text = cJSON_PrintUnformatted(root);
         printf("%s\n", text);
@@ -320,8 +332,9 @@ static const cli_spec_t crowd_spec = {
                "radii, over the measures; null if no two agents ever came within 4 radii),\n"
                "overlaps (pairs under 99 % of the sum of radii, summed over the measures),\n"
                "mean_dist_to_goal and arrived (the fraction within one radius of its goal) at\n"
-               "the end, state_hash, systems [{name, stage, ms_per_step, ns_per_agent}] over\n"
-               "the timed steps.\n",
+               "the end, state_hash, hash_phases {cell_edge, count, prefix, scatter, reorder,\n"
+               "copy: the spatial hash's phases, ms a timed step on the calling thread},\n"
+               "systems [{name, stage, ms_per_step, ns_per_agent}] over the timed steps.\n",
 };
 
 static int bench_crowd(int argc, char** argv)

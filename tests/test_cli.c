@@ -614,13 +614,29 @@ Test(cli, bench_crowd_reports_its_keys)
             const cJSON* systems = cJSON_GetObjectItemCaseSensitive(root, "systems");
             cr_expect(cJSON_IsArray(systems));
             int orca = 0;
+            double hash_ms = -1.0;
             const cJSON* s;
             cJSON_ArrayForEach(s, systems)
             {
                 const cJSON* name = cJSON_GetObjectItemCaseSensitive(s, "name");
                 orca += cJSON_IsString(name) && strcmp(name->valuestring, "orca") == 0;
+                if (cJSON_IsString(name) && strcmp(name->valuestring, "spatial_hash") == 0)
+                    hash_ms = json_number(s, "ms_per_step");
             }
             cr_expect_eq(orca, 1, "%s: no orca system among the costs", what);
+            /* the spatial hash's phases, timed inside it: some time, none past its own */
+            const cJSON* phases = cJSON_GetObjectItemCaseSensitive(root, "hash_phases");
+            cr_assert(cJSON_IsObject(phases), "%s: hash_phases", what);
+            static const char* const names[] = {"cell_edge", "count", "prefix", "scatter", "reorder", "copy"};
+            double sum = 0.0;
+            for (int p = 0; p < 6; ++p) {
+                const double v = json_number(phases, names[p]);
+                cr_expect_geq(v, 0.0, "%s: %s", what, names[p]);
+                sum += v;
+            }
+            cr_expect_gt(sum, 0.0, "%s: the hash's phases took no time", what);
+            cr_expect_leq(sum, hash_ms * 1.0001 + 1e-6, "%s: phases %g ms past the hash's %g", what, sum,
+                          hash_ms);
             cJSON_Delete(root);
         }
         cr_expect_str_eq(hash[0], hash[1], "%s %sD: 1 and 2 threads differ", scenes[k][0], scenes[k][1]);
