@@ -224,11 +224,9 @@ static int bench_crowd_run(const crowd_opts_t* o)
         cJSON_AddNumberToObject(root, "mean_dist_to_goal", mean_dist);
         cJSON_AddNumberToObject(root, "arrived", arrived);
         cJSON_AddStringToObject(root, "state_hash", hash);
-        static const char* const phase_names[GRID_PHASES] = {"cell_edge", "count",   "prefix",
-                                                             "scatter",   "reorder", "copy"};
         cJSON* phases = cJSON_AddObjectToObject(root, "hash_phases");
         for (int k = 0; k < GRID_PHASES; ++k)
-            cJSON_AddNumberToObject(phases, phase_names[k],
+            cJSON_AddNumberToObject(phases, grid_phase_name(k),
                                     o->steps > 0 ? (double)phase_ns[k] * 1e-6 / (double)o->steps : 0.0);
         bench_systems_json(root, w, o->agents);
         char* text = cJSON_PrintUnformatted(root);

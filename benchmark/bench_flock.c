@@ -279,8 +279,6 @@ static int bench_flock(const bench_opts_t* o)
             for (int k = 0; k < GRID_PHASES; ++k) phase_ns[k] += grid_data(w)->phase_ns[k];
         }
     }
-    static const char* const phase_names[GRID_PHASES] = {"cell_edge", "count",   "prefix",
-                                                         "scatter",   "reorder", "copy"};
     double phase_ms[GRID_PHASES];
     for (int k = 0; k < GRID_PHASES; ++k)
         phase_ms[k] = o->steps > 0 ? (double)phase_ns[k] * 1e-6 / (double)o->steps : 0.0;
@@ -334,7 +332,8 @@ static int bench_flock(const bench_opts_t* o)
                 cJSON_AddNumberToObject(root, "hash_per_step", hash_seconds / step_seconds);
         }
         cJSON* phases = cJSON_AddObjectToObject(root, "sense_phases");
-        for (int k = 0; k < GRID_PHASES; ++k) cJSON_AddNumberToObject(phases, phase_names[k], phase_ms[k]);
+        for (int k = 0; k < GRID_PHASES; ++k)
+            cJSON_AddNumberToObject(phases, grid_phase_name(k), phase_ms[k]);
         bench_systems_json(root, w, o->agents);
         char* text = cJSON_PrintUnformatted(root);
         printf("%s\n", text);
@@ -357,7 +356,7 @@ static int bench_flock(const bench_opts_t* o)
             printf("hash seconds     %.4f (%.2f %% of a step)\n", hash_seconds,
                    step_seconds > 0.0 ? 100.0 * hash_seconds / step_seconds : 0.0);
         printf("spatial hash     ms/step:");
-        for (int k = 0; k < GRID_PHASES; ++k) printf(" %s %.3f", phase_names[k], phase_ms[k]);
+        for (int k = 0; k < GRID_PHASES; ++k) printf(" %s %.3f", grid_phase_name(k), phase_ms[k]);
         printf("\n\n");
         bench_systems_table(w, o->agents);
     }

@@ -62,6 +62,15 @@ enum {
     GRID_PHASES
 };
 
+/* A phase's name in reports (bench crowd's hash_phases, bench flock's
+ * sense_phases): cell_edge, count, prefix, scatter, reorder, copy. */
+static inline const char* grid_phase_name(int phase)
+{
+    static const char* const names[GRID_PHASES] = {"cell_edge", "count",   "prefix",
+                                                   "scatter",   "reorder", "copy"};
+    return phase >= 0 && phase < GRID_PHASES ? names[phase] : "?";
+}
+
 typedef struct grid_t {
     int32_t dims;
     int32_t wrap;
