@@ -808,7 +808,7 @@ static inline void lane_rows4(const float* base, const int32_t* row, lanef out[4
 #endif
 }
 
-/* A lane's 32 bits as an integer lane and back: the same bits. */
+/* A float lane's 32 bits as an int32 lane, bit for bit. */
 static inline lanei lane_bits_i(lanef a)
 {
 #if SHOAL_LANES == 16
