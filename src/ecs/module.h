@@ -243,6 +243,13 @@ typedef struct module_t {
     void (*row_removed)(world_t* w, int32_t agent_row, int32_t r, int32_t moved_agent_row);
     /* An agent row moved from `from` to `to` (a removal's swap). */
     void (*agent_row_moved)(world_t* w, int32_t from, int32_t to);
+    /* The sense stage's reorder moved the agent rows (new row i = old row
+     * perm[i], every component now in agent-row order): was_version is the
+     * structure version before it, in_order[k] whether component k was in
+     * agent-row order before it (its rows moved by perm too). For data a
+     * module keeps across steps by row, which it may move along rather
+     * than drop. */
+    void (*agents_permuted)(world_t* w, const int32_t* perm, uint64_t was_version, const uint8_t* in_order);
     /* The agent of row r of the component was teleported; velocity is the
      * one given. */
     void (*teleported)(world_t* w, int32_t r, const float velocity[3]);

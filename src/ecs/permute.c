@@ -310,6 +310,7 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     int scanned;
     permute_table_rows(w, &c, n, one, &scanned);
     user_permute(w, perm);
+    const uint64_t was_version = w->structure_version;
     w->structure_version++;
     point_ctx_t pc = {w, &id};
     par_for(w, n, 4096, PAR_STATIC, point_slots, &pc);
@@ -347,6 +348,10 @@ void world_permute_agents_parallel(world_t* w, const int32_t* perm, float* const
     /* Every component on every agent now has its row r at agent row r. */
     for (int k = 0; k < w->comp_count; ++k)
         if (w->comps[k].table.count == n) order_note(w, &w->comps[k], 1);
+    for (int32_t m = 0; m < w->registry->module_count; ++m) {
+        const module_t* mod = w->registry->modules[m];
+        if (mod->agents_permuted) mod->agents_permuted(w, perm, was_version, id.in_order);
+    }
 }
 
 shoal_status_t world_permute_agents(world_t* w, const int32_t* perm)
