@@ -2862,8 +2862,6 @@ static int crowd_reserve_add(world_t* w, const shoal_agent_def_t* d)
     return !d->crowd.enabled || crowd_reserve(w, w->comps[COMP_CROWD].table.count + w->pending_adds + 1);
 }
 
-/* Crowd row r goes; the last row moves into it: its contact candidates
- * follow it. */
 /* The reorder's move of the neighbor lists (crowd_agents_permuted): the
  * agents' permutation and, in `near` (the orca pass's, spent at the sense
  * stage), per old row its values (CROWD_MOVE_WORDS words) and at word
@@ -2974,6 +2972,8 @@ static void crowd_agents_permuted(world_t* w, const int32_t* perm, uint64_t was_
     cw->list_structure = w->structure_version;
 }
 
+/* Crowd row r goes; the last row moves into it: its contact candidates
+ * follow it. */
 static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t moved_agent_row)
 {
     (void)agent_row;
