@@ -714,8 +714,9 @@ Test(simd, store_interleaved4)
                                (double)in[k][i]);
 }
 
-/* lane_rows4 gives lane l the record of four floats at row[l], bit for
- * bit, in any order of rows (repeats, both ends of the table), and
+/* lane_rows4 gives lane l the record of four floats at row[l] (passed as
+ * twice the row), bit for bit, in any order of rows (repeats, both ends of
+ * the table), and
  * lane_bits_i reads a lane's bits back as the int32_t stored there. */
 Test(simd, rows4_and_bits)
 {
@@ -737,7 +738,9 @@ Test(simd, rows4_and_bits)
                               : (int32_t)(rng_splitmix64(&s) % ROWS);
     for (int i = 0; i < N; i += SHOAL_LANES) {
         lanef v[4];
-        lane_rows4(rec, row + i, v);
+        uint32_t half[SHOAL_LANES];
+        for (int l = 0; l < SHOAL_LANES; l++) half[l] = 2u * (uint32_t)row[i + l];
+        lane_rows4(rec, half, v);
         for (int c = 0; c < 4; c++) {
             float got[SHOAL_LANES];
             int32_t got_i[SHOAL_LANES];

@@ -583,11 +583,13 @@ static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem
          * itself. (A select of the rows would do, but gcc makes it a masked
          * load, with which the orca pass took 1.6 times as long on a Zen
          * 5.) */
-        _Alignas(64) int32_t at[SHOAL_LANES];
-        lanei_store(
-            at, lanei_min(lanei_max(lanei_loadu(rows), lanei_set1(0)), lanei_set1(x->lists->capacity - 1)));
+        /* twice the rows: a table of 160-byte lists ends far below 2^30 rows */
+        _Alignas(64) uint32_t half[SHOAL_LANES];
+        const lanei at =
+            lanei_min(lanei_max(lanei_loadu(rows), lanei_set1(0)), lanei_set1(x->lists->capacity - 1));
+        lanei_store((int32_t*)half, lanei_add(at, at));
         lanef v[4];
-        lane_rows4(x->lists->prev, at, v); /* x, y, z, sorted position a row */
+        lane_rows4(x->lists->prev, half, v); /* x, y, z, sorted position a row */
         if (k) *k = lanei_select(in, lane_bits_i(v[3]), lanei_set1(self));
         q[0] = lane_select(in, v[0], px);
         q[1] = lane_select(in, v[1], py);
