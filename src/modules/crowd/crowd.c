@@ -2908,6 +2908,28 @@ static void crowd_move_inverse(int32_t begin, int32_t end, int32_t worker, void*
         c->cw->near[(size_t)c->perm[i] * CROWD_CONTACT_K + CROWD_MOVE_INV] = i;
 }
 
+/* Row r's values (after the list's length, word 0) to the words v (out)
+ * or from them: one table for both ways. */
+static inline void crowd_move_words(crowd_world_t* cw, int32_t r, int32_t* v, int out)
+{
+    const struct {
+        void* at;
+        int word;
+        size_t bytes;
+    } f[] = {
+        {&cw->list_r2[r], 1, sizeof(float)}, {&cw->list_base[r], 2, sizeof(double)},
+        {&cw->list_ax[r], 4, sizeof(float)}, {&cw->list_ay[r], 5, sizeof(float)},
+        {&cw->list_az[r], 6, sizeof(float)}, {cw->prev + 4 * (size_t)r, 7, 3 * sizeof(float)},
+        {&cw->hint[r], 10, sizeof(float)},
+    };
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k) {
+        if (out)
+            memcpy(v + f[k].word, f[k].at, f[k].bytes);
+        else
+            memcpy(f[k].at, v + f[k].word, f[k].bytes);
+    }
+}
+
 /* Old row o's values into its near, its list's entries renamed to the new
  * rows and copied to the back of its own row (a list longer than half a
  * row is dropped: its front and back would meet). */
@@ -2930,13 +2952,7 @@ static void crowd_move_out(int32_t begin, int32_t end, int32_t worker, void* vct
             row[CROWD_LIST_MAX - n + j] = cw->near[(size_t)e * CROWD_CONTACT_K + CROWD_MOVE_INV];
         }
         v[0] = n;
-        memcpy(v + 1, &cw->list_r2[o], sizeof(float));
-        memcpy(v + 2, &cw->list_base[o], sizeof(double));
-        memcpy(v + 4, &cw->list_ax[o], sizeof(float));
-        memcpy(v + 5, &cw->list_ay[o], sizeof(float));
-        memcpy(v + 6, &cw->list_az[o], sizeof(float));
-        memcpy(v + 7, cw->prev + 4 * (size_t)o, 3 * sizeof(float));
-        memcpy(v + 10, &cw->hint[o], sizeof(float));
+        crowd_move_words(cw, o, v, 1);
     }
 }
 
@@ -2955,13 +2971,7 @@ static void crowd_move_in(int32_t begin, int32_t end, int32_t worker, void* vctx
         const int32_t* from = cw->list + (size_t)o * CROWD_LIST_MAX + (CROWD_LIST_MAX - n);
         for (int32_t j = 0; j < n; ++j) to[j] = from[j];
         cw->list_n[i] = n;
-        memcpy(&cw->list_r2[i], v + 1, sizeof(float));
-        memcpy(&cw->list_base[i], v + 2, sizeof(double));
-        memcpy(&cw->list_ax[i], v + 4, sizeof(float));
-        memcpy(&cw->list_ay[i], v + 5, sizeof(float));
-        memcpy(&cw->list_az[i], v + 6, sizeof(float));
-        memcpy(cw->prev + 4 * (size_t)i, v + 7, 3 * sizeof(float));
-        memcpy(&cw->hint[i], v + 10, sizeof(float));
+        crowd_move_words(cw, i, (int32_t*)v, 0);
     }
 }
 
