@@ -231,22 +231,33 @@ Test(crowd_lists, kept_through_reorders)
  * crowd.c, CROWD_HAS_WIDE) give the same bits: a world at each, stepped
  * side by side, through lists of one lane with ties (the ring) and longer
  * ones (the walkers), 2D and 3D. */
-static void run_widths(int dims, uint64_t seed, shoal_agent_def_t (*make)(int, uint64_t, uint64_t))
+/* Two worlds of N agents from make on two threads, each set up by set(its
+ * crowd world, 0 or 1) before its agents come. */
+static void two_worlds(shoal_world_t* w[2], int dims, uint64_t seed, int reorder,
+                       shoal_agent_def_t (*make)(int, uint64_t, uint64_t), void (*set)(crowd_world_t*, int))
 {
-    shoal_world_t* w[2];
     for (int s = 0; s < 2; ++s) {
         shoal_world_def_t def = shoal_world_default_def();
         def.dimensions = dims;
         def.thread_count = 2;
         def.seed = seed;
+        def.reorder_interval = reorder;
         shoal_error_t err;
         cr_assert_eq(shoal_world_create(&def, &w[s], &err), SHOAL_OK, "%s", err.message);
-        crowd_data((world_t*)w[s])->lanes_forced = s == 0 ? 8 : 16;
+        set(crowd_data((world_t*)w[s]), s);
         for (int32_t i = 0; i < N; ++i) {
             shoal_agent_def_t d = make(dims, seed, (uint64_t)i);
             cr_assert_eq(shoal_agent_add(w[s], &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w[s]));
         }
     }
+}
+
+static void set_width(crowd_world_t* cw, int s) { cw->lanes_forced = s == 0 ? 8 : 16; }
+
+static void run_widths(int dims, uint64_t seed, shoal_agent_def_t (*make)(int, uint64_t, uint64_t))
+{
+    shoal_world_t* w[2];
+    two_worlds(w, dims, seed, shoal_world_default_def().reorder_interval, make, set_width);
     for (int step = 0; step < STEPS; ++step) {
         for (int s = 0; s < 2; ++s)
             cr_assert_eq(shoal_world_step(w[s], 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w[s]));
@@ -264,3 +275,42 @@ static void run_widths(int dims, uint64_t seed, shoal_agent_def_t (*make)(int, u
 Test(crowd_lists, same_hash_at_both_widths_ring_2d) { run_widths(2, 31, ring_walker); }
 Test(crowd_lists, same_hash_at_both_widths_walkers_2d) { run_widths(2, 32, walker); }
 Test(crowd_lists, same_hash_at_both_widths_sphere_3d) { run_widths(3, 33, ring_walker); }
+
+/* The orca pass reads its packets' neighbors either from the sorted records
+ * or by gathers from the sorted copies (crowd_world_t.rec_reads, set for the
+ * machine): the same values, so the same bits, whichever the machine gets. */
+static void set_reads(crowd_world_t* cw, int s) { cw->rec_reads = s == 0; }
+
+static void run_reads(int dims, uint64_t seed, shoal_agent_def_t (*make)(int, uint64_t, uint64_t))
+{
+    shoal_world_t* w[2];
+    two_worlds(w, dims, seed, 8, make, set_reads);
+    for (int step = 0; step < STEPS; ++step) {
+        for (int s = 0; s < 2; ++s)
+            cr_assert_eq(shoal_world_step(w[s], 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w[s]));
+        cr_assert_eq(shoal_world_state_hash(w[0]), shoal_world_state_hash(w[1]),
+                     "%dD: step %d differs between records and gathers", dims, step + 1);
+    }
+    /* the records were kept in the one and not in the other */
+    cr_expect_not_null(crowd_data((world_t*)w[0])->sorted_rec);
+    cr_expect_null(crowd_data((world_t*)w[1])->sorted_rec);
+    for (int s = 0; s < 2; ++s) shoal_world_destroy(w[s]);
+}
+
+/* walker's crowd of plain ORCA walkers (ring_walker's preset), which plan
+ * a lane of rows at once, bound every way: their lines bind */
+static shoal_agent_def_t plain_walker(int dims, uint64_t seed, uint64_t i)
+{
+    shoal_agent_def_t d = walker(dims, seed, i);
+    shoal_agent_def_t p = shoal_agent_default_def();
+    cr_assert_eq(shoal_crowd_preset("rvo2", &p.crowd, &p.vehicle, NULL), SHOAL_OK);
+    const int32_t max_nb = d.crowd.max_neighbors;
+    d.crowd = p.crowd;
+    d.crowd.max_neighbors = max_nb == 16 || max_nb == 30 ? max_nb : p.crowd.max_neighbors;
+    return d;
+}
+
+Test(crowd_lists, same_hash_from_records_and_gathers_ring_2d) { run_reads(2, 34, ring_walker); }
+Test(crowd_lists, same_hash_from_records_and_gathers_plain_2d) { run_reads(2, 35, plain_walker); }
+Test(crowd_lists, same_hash_from_records_and_gathers_plain_3d) { run_reads(3, 36, plain_walker); }
+Test(crowd_lists, same_hash_from_records_and_gathers_sphere_3d) { run_reads(3, 37, ring_walker); }

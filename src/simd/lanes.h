@@ -31,6 +31,8 @@
  *             lane_store_interleaved4 (four lanes as records of four floats),
  *             lane_rows4 (records of four floats at each lane's row, given
  *             as twice the row, as four lanes: the way back, a load a lane),
+ *             lane_store_rows8 (eight lanes as each lane's record of eight
+ *             floats, a store a lane),
  *             lane_set1, lane_zero, lane_extract, lane_iota
  *   math      lane_add/sub/mul/div, lane_fma, lane_fma_fast, lane_min/max/clamp, lane_abs,
  *             lane_neg, lane_sqrt, lane_rsqrt, lane_floor, lane_hsum, lane_hsum4
@@ -39,7 +41,7 @@
  *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
  *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/max/min/iota
  *             (no overflow allowed), lanei_and/or/xor, lane_bits_i (a float
- *             lane's bits as int32_t), lanei_mul_wrap (modulo
+ *             lane's bits as int32_t; lanei_bits_f the way back), lanei_mul_wrap (modulo
  *             2^32), lanei_srai/srli/slli (shifts by a constant),
  *             lane_itof (exact below 2^24), lane_ftoi (truncates like a C cast),
  *             lane_gather(base, i) = base[i] per lane: every lane's index
@@ -813,6 +815,37 @@ static inline void lane_rows4(const float* base, const uint32_t* half, lanef out
 #endif
 }
 
+/* Lane l's values of the eight columns as the record of eight floats at
+ * base + 8 l, for every lane (lane_rows4's way in, a record at a time):
+ * at 8 lanes a transpose in registers and one 32-byte store a record. base
+ * needs 4-byte alignment only. */
+static inline void lane_store_rows8(float* base, const lanef cols[8])
+{
+#if SHOAL_LANES == 8
+    simde__m256 t[8], u[8];
+    for (int j = 0; j < 4; ++j) {
+        t[2 * j] = simde_mm256_unpacklo_ps(cols[2 * j].v, cols[2 * j + 1].v);
+        t[2 * j + 1] = simde_mm256_unpackhi_ps(cols[2 * j].v, cols[2 * j + 1].v);
+    }
+    for (int h = 0; h < 2; ++h) { /* columns 0-3, then 4-7 */
+        simde__m256* a = t + 4 * h;
+        u[4 * h] = simde_mm256_shuffle_ps(a[0], a[2], 0x44);
+        u[4 * h + 1] = simde_mm256_shuffle_ps(a[0], a[2], 0xee);
+        u[4 * h + 2] = simde_mm256_shuffle_ps(a[1], a[3], 0x44);
+        u[4 * h + 3] = simde_mm256_shuffle_ps(a[1], a[3], 0xee);
+    }
+    for (int l = 0; l < 4; ++l) {
+        simde_mm256_storeu_ps(base + 8 * l, simde_mm256_permute2f128_ps(u[l], u[4 + l], 0x20));
+        simde_mm256_storeu_ps(base + 8 * (l + 4), simde_mm256_permute2f128_ps(u[l], u[4 + l], 0x31));
+    }
+#else
+    _Alignas(64) float t[8][SHOAL_LANES];
+    for (int c = 0; c < 8; ++c) lane_store(t[c], cols[c]);
+    for (int l = 0; l < SHOAL_LANES; ++l)
+        for (int c = 0; c < 8; ++c) base[8 * l + c] = t[c][l];
+#endif
+}
+
 /* A float lane's 32 bits as an int32 lane, bit for bit. */
 static inline lanei lane_bits_i(lanef a)
 {
@@ -826,6 +859,23 @@ static inline lanei lane_bits_i(lanef a)
     int32_t i;
     memcpy(&i, &a.v, sizeof i);
     return (lanei){i};
+#endif
+}
+
+/* An int32 lane's 32 bits as a float lane, bit for bit (lane_bits_i's
+ * way back). */
+static inline lanef lanei_bits_f(lanei a)
+{
+#if SHOAL_LANES == 16
+    return (lanef){simde_mm512_castsi512_ps(a.v)};
+#elif SHOAL_LANES == 8
+    return (lanef){simde_mm256_castsi256_ps(a.v)};
+#elif SHOAL_LANES == 4
+    return (lanef){simde_mm_castsi128_ps(a.v)};
+#else
+    float f;
+    memcpy(&f, &a.v, sizeof f);
+    return (lanef){f};
 #endif
 }
 

@@ -36,6 +36,19 @@ enum {
  * "Neighbor lists"). */
 #define CROWD_LIST_MAX 40
 
+/* crowd_world_t.sorted_rec: the floats of a record and where each value is */
+enum { CROWD_REC = 8 };
+enum {
+    CROWD_REC_X,
+    CROWD_REC_Y,
+    CROWD_REC_VX,
+    CROWD_REC_VY,
+    CROWD_REC_R,
+    CROWD_REC_CROW,
+    CROWD_REC_Z,
+    CROWD_REC_VZ
+};
+
 /* The module's data. Scratch lives for one step; the counters are not
  * state (never hashed or saved). */
 typedef struct crowd_world_t {
@@ -59,7 +72,17 @@ typedef struct crowd_world_t {
      * neighbor that lists it. */
     int32_t* sorted_crow;
     float* sorted_radius;
+    /* The same step's ORCA inputs per sorted position as one 32-byte
+     * record, for a lane of neighbors read a record a lane (lane_rows4)
+     * rather than a gather a value: x, y, vx, vy, radius, crowd row (its
+     * bits), z, vz (CROWD_REC_*). */
+    float* sorted_rec;
     int32_t sorted_capacity;
+    /* Whether the orca pass reads its packets' neighbors from sorted_rec
+     * (else by gathers from the sorted copies: the same values). Set at
+     * creation for the machine (crowd.c, crowd_records_pay); tests set it
+     * either way. */
+    int rec_reads;
     /* For the contact pass's first check (contacts.c), with the step each
      * was computed in (-1: never): the largest radius of any agent in the
      * spatial hash (the orca pass), and the largest distance a crowd agent
