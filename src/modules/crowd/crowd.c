@@ -3093,11 +3093,12 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
 }
 
 /* Whether this machine's cores read a lane of neighbors faster as records
- * (a 32-byte load a lane and a transpose) than as gathers, a gather a value:
- * the circle at 100k, one thread, from fresh copies, took 1.08 to 1.10 times
- * the agent-steps/s with records on a Zen 4 (AMD family 19h) and the 3D
- * sphere 1.03; on a Zen 5 (family 1Ah), whose gathers are about twice as
- * fast, records of four of the values had run at 0.92 of the gathers' rate.
+ * (two 16-byte loads a lane and transposes) than as gathers, a gather a
+ * value: at 100k on one thread, from fresh copies, a Zen 4 (AMD family 19h)
+ * ran the circle 1.06 to 1.10 times as many agent-steps/s with records, the
+ * grid 1.05 and the 3D sphere 1.07 (docs/dev/crowd-performance.md); on a
+ * Zen 5 (family 1Ah), whose gathers are about twice as fast, records of four
+ * of the values had run at 0.92 of the gathers' rate.
  * So gathers there and on later AMD families, records elsewhere (other x86
  * cores, and builds where a gather is emulated a value at a time). */
 static int crowd_records_pay(void)
