@@ -227,10 +227,6 @@ Test(crowd_lists, kept_through_reorders)
     for (int s = 0; s < 2; ++s) shoal_world_destroy(w[s]);
 }
 
-/* The orca pass's two widths (16 lanes and 8, where the build has both:
- * crowd.c, CROWD_HAS_WIDE) give the same bits: a world at each, stepped
- * side by side, through lists of one lane with ties (the ring) and longer
- * ones (the walkers), 2D and 3D. */
 /* Two worlds of N agents from make on two threads, each set up by set(its
  * crowd world, 0 or 1) before its agents come. */
 static void two_worlds(shoal_world_t* w[2], int dims, uint64_t seed, int reorder,
@@ -254,6 +250,10 @@ static void two_worlds(shoal_world_t* w[2], int dims, uint64_t seed, int reorder
 
 static void set_width(crowd_world_t* cw, int s) { cw->lanes_forced = s == 0 ? 8 : 16; }
 
+/* The orca pass's two widths (16 lanes and 8, where the build has both:
+ * crowd.c, CROWD_HAS_WIDE) give the same bits: a world at each, stepped
+ * side by side, through lists of one lane with ties (the ring) and longer
+ * ones (the walkers), 2D and 3D. */
 static void run_widths(int dims, uint64_t seed, shoal_agent_def_t (*make)(int, uint64_t, uint64_t))
 {
     shoal_world_t* w[2];
