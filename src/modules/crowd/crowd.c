@@ -603,7 +603,13 @@ static inline float crowd_list_bound(const orca_ctx_t* x, int32_t r, const float
  * loads) the loads took the grid's orca pass from 126 to 114 ns an agent
  * at 100k, one thread, for 13 % more instructions: they read the lists that
  * fit one lane (most of the circle's), the gathers the longer ones, so that
- * the grid's count stays where it was. */
+ * the grid's count stays where it was. In 3D, where gathers are slow (the
+ * cores that read records, crowd_records_pay), longer lists are loaded too:
+ * on a Zen 4 the 3D sphere at 100k on one thread ran 1.095 times as fast
+ * (median of 6 rounds from fresh copies), the 3D grid 1.070, for 1,378.0
+ * -> 1,442.6 instructions an agent-step on the sphere (RVO2-3D: 14,253).
+ * The 2D grid gained 1.090 the same way but its count went from 1,321.4 to
+ * 1,473.5, past a fifth of RVO2's 7,195: 2D keeps its gathers. */
 enum { LIST_BY_SORTED, LIST_BY_ROW_GATHERS, LIST_BY_ROW_LOADS };
 
 /* A lane of a held list's entries, those of rows in the lanes of `in` (the
@@ -744,8 +750,9 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
     int32_t* rows = cw->list + (size_t)r * CROWD_LIST_MAX;
     const int32_t f = n < cap ? n : cap; /* the front: the first f, in order */
     const lanef px = lane_set1(p[0]), py = lane_set1(p[1]), pz = lane_set1(p[2]);
-    /* a list in one lane by loads, longer ones by gathers (LIST_BY_*) */
-    const int how = in_order ? LIST_BY_ROW_GATHERS : LIST_BY_SORTED;
+    /* a list in one lane by loads, longer ones by gathers, or in 3D by
+     * loads too where gathers are slow (LIST_BY_*) */
+    const int how = !in_order ? LIST_BY_SORTED : three && x->srec ? LIST_BY_ROW_LOADS : LIST_BY_ROW_GATHERS;
     if (n <= SHOAL_LANES && n <= cap) {
         const int how1 = in_order ? LIST_BY_ROW_LOADS : LIST_BY_SORTED;
         lanei k;
@@ -1467,8 +1474,10 @@ static inline void packet_column_store(float* col, const int32_t* row, int32_t a
  * no share); returns the most of them. Each row searched alone
  * (orca_search), then their hints, clearances and counts a row to a lane
  * (orca_neighbors' operations, in its order). */
-static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int three, int32_t worker,
-                                            nearest_cache_t* runs, nearest_t* nbs, int32_t* cnt)
+static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0,
+                                                                           int three, int32_t worker,
+                                                                           nearest_cache_t* runs,
+                                                                           nearest_t* nbs, int32_t* cnt)
 {
     const agent_view_t* a = &x->a;
     const crowd_view_t* c = &x->c;
@@ -1582,6 +1591,26 @@ static inline int32_t orca_packet_neighbors(const orca_ctx_t* x, int32_t r0, int
     return nmax;
 }
 
+/* orca_packet_neighbors for each number of dimensions, `three` known to
+ * the compiler, apart from the packets' lines and programs. Called with
+ * `three` as a value, it took more instructions an agent-step (the circle
+ * 617.9 against 606.0, the 2D grid 1,321.4 against 1,282.1); merged into
+ * orca_packet, the 2D grid ran 0.92 times as fast as apart (two sets of 6
+ * rounds on a Zen 4, the circle 1.07). */
+static __attribute__((noinline)) int32_t orca_packet_neighbors2(const orca_ctx_t* x, int32_t r0,
+                                                                int32_t worker, nearest_cache_t* runs,
+                                                                nearest_t* nbs, int32_t* cnt)
+{
+    return orca_packet_neighbors(x, r0, 0, worker, runs, nbs, cnt);
+}
+
+static __attribute__((noinline)) int32_t orca_packet_neighbors3(const orca_ctx_t* x, int32_t r0,
+                                                                int32_t worker, nearest_cache_t* runs,
+                                                                nearest_t* nbs, int32_t* cnt)
+{
+    return orca_packet_neighbors(x, r0, 1, worker, runs, nbs, cnt);
+}
+
 /* The agents of crowd rows [r0, r0 + SHOAL_LANES), a row to a lane, as
  * orca_range reads them: their rows, positions, velocities and radii (o),
  * speed limits, preferred velocities (capped, with the jitter j[0..dims)),
@@ -1665,7 +1694,7 @@ static void orca_packet(const orca_ctx_t* x, int32_t r0, const float* jx, const 
     _Alignas(64) float lpx[CROWD_MAX_NEIGHBORS * L], lpy[CROWD_MAX_NEIGHBORS * L];
     _Alignas(64) float ldx[CROWD_MAX_NEIGHBORS * L], ldy[CROWD_MAX_NEIGHBORS * L];
     _Alignas(64) int32_t cnt[L];
-    const int32_t nmax = orca_packet_neighbors(x, r0, 0, worker, runs, nbs, cnt);
+    const int32_t nmax = orca_packet_neighbors2(x, r0, worker, runs, nbs, cnt);
     const lanei kat = orca_packet_k(); /* where each lane's neighbors start */
     const float* const jit[3] = {jx, jy, NULL};
     const packet_agents_t pa = orca_packet_agents(x, r0, 0, jit, cnt);
@@ -1793,7 +1822,7 @@ static void orca_packet3(const orca_ctx_t* x, int32_t r0, const float* jx, const
     _Alignas(64) float pl[6][N]; /* the planes' points and normals, plane m of lane l at m * L + l */
     _Alignas(64) float tl[4][N]; /* orca3_lp_lanes' lines */
     _Alignas(64) int32_t cnt[L];
-    const int32_t nmax = orca_packet_neighbors(x, r0, 1, worker, runs, nbs, cnt);
+    const int32_t nmax = orca_packet_neighbors3(x, r0, worker, runs, nbs, cnt);
     const lanei kat = orca_packet_k();
     const float* const jit[3] = {jx, jy, jz};
     const packet_agents_t pa = orca_packet_agents(x, r0, 1, jit, cnt);
