@@ -1482,6 +1482,7 @@ static inline void packet_column_store(float* col, const int32_t* row, int32_t a
  * keeps the front of that window on its way. Tuned on the circle at 100k
  * on a Zen 4 (64, 128, 160, 224 and 320 tried). */
 #define CROWD_PREFETCH_AHEAD 160
+#define CROWD_PREFETCH_ROWS 48
 static inline void orca_packet_prefetch(const orca_ctx_t* x, int32_t r0)
 {
     const grid_t* g = x->g;
@@ -1496,6 +1497,53 @@ static inline void orca_packet_prefetch(const orca_ctx_t* x, int32_t r0)
     if (x->lists)
         for (int j = 0; j < SHOAL_LANES * 4; j += 16)
             __builtin_prefetch(x->lists->prev + (size_t)ahead * 4 + j);
+    /* the rows' own columns (packet_column's loads, crowd_listed's first
+     * tests, the hint and clearance written): the line of the last row
+     * of the packet CROWD_PREFETCH_ROWS on, which in a run of packets
+     * meets every line of a 4-byte column (8 rows of list_base's doubles:
+     * the one 8 rows before too, where a packet spans 16) */
+    const size_t at = (size_t)(r0 + CROWD_PREFETCH_ROWS + SHOAL_LANES - 1);
+    if (at >= (size_t)g->count) return;
+    if (x->lists) {
+        __builtin_prefetch(x->lists->list_base + at);
+        if (SHOAL_LANES > 8) __builtin_prefetch(x->lists->list_base + at - 8);
+    }
+    /* the rest a line of 16 rows at a time: where this packet's last row
+     * starts a line the last packet's did not reach */
+    if (SHOAL_LANES < 16 && !((at ^ (at - SHOAL_LANES)) >> 4)) return;
+    const agent_view_t* av = &x->a;
+    const crowd_view_t* c = &x->c;
+    const int three = g->dims == 3;
+    const float* const cols[] = {av->px,
+                                 av->py,
+                                 av->vx,
+                                 av->vy,
+                                 av->radius,
+                                 av->dx,
+                                 av->dy,
+                                 av->max_speed,
+                                 c->dist,
+                                 c->tau,
+                                 c->resp,
+                                 c->pref_speed,
+                                 x->hint,
+                                 x->clear,
+                                 three ? av->pz : NULL,
+                                 three ? av->vz : NULL,
+                                 three ? av->dz : NULL};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; ++k)
+        if (cols[k]) __builtin_prefetch(cols[k] + at);
+    __builtin_prefetch(c->agent_row + at);
+    __builtin_prefetch(c->max_nb + at);
+    __builtin_prefetch(x->sorted_at + at);
+    if (x->lists) {
+        const crowd_world_t* cw = x->lists;
+        __builtin_prefetch(cw->list_n + at);
+        __builtin_prefetch(cw->list_r2 + at);
+        __builtin_prefetch(cw->list_ax + at);
+        __builtin_prefetch(cw->list_ay + at);
+        __builtin_prefetch(cw->list_az + at);
+    }
 }
 
 /* The neighbors of crowd rows [r0, r0 + SHOAL_LANES) (orca_neighbors),
