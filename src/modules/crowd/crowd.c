@@ -255,7 +255,6 @@ typedef struct orca_ctx {
                            * packet's first tests passed and their entries */
 } orca_ctx_t;
 
-/* Each sorted position's crowd row, radius and record (crowd_world_t). */
 /* sorted_range's reads and writes SORTED_PREFETCH_AHEAD sorted positions
  * on from k, asked for now: its columns in sorted order, a line of 16
  * positions at a time, and the records (sorted_rec, 32 bytes a position)
@@ -295,6 +294,7 @@ static inline __attribute__((always_inline)) void sorted_range_prefetch(const or
     __builtin_prefetch(x->sradius + last, 1);
 }
 
+/* Each sorted position's crowd row, radius and record (crowd_world_t). */
 static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const orca_ctx_t* x = (const orca_ctx_t*)vctx;
@@ -1543,7 +1543,7 @@ static inline __attribute__((always_inline)) void orca_packet_prefetch(const orc
      * meets every line of a 4-byte column (8 rows of list_base's doubles:
      * the one 8 rows before too, where a packet spans 16) */
     const size_t at = (size_t)(r0 + CROWD_PREFETCH_ROWS + SHOAL_LANES - 1);
-    if (at >= (size_t)g->count) return;
+    if (at >= (size_t)g->count || at >= (size_t)x->crowd->table.count) return;
     if (x->lists) {
         __builtin_prefetch(x->lists->list_base + at);
         if (SHOAL_LANES > 8) __builtin_prefetch(x->lists->list_base + at - 8);
