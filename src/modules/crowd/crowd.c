@@ -255,6 +255,28 @@ typedef struct orca_ctx {
                            * packet's first tests passed and their entries */
 } orca_ctx_t;
 
+/* The prefetching helpers (sorted_range_prefetch, orca_packet_prefetch).
+ * Always inlined: gcc takes a function of prefetches alone for one with no
+ * effect and drops the calls to it. `bytes` from p, a 64-byte line at a
+ * time, to be read (write 0) or written (write 1, a constant). */
+static inline __attribute__((always_inline)) void prefetch_span(const void* p, size_t bytes, int write)
+{
+    for (size_t j = 0; j < bytes; j += 64) {
+        if (write)
+            __builtin_prefetch((const char*)p + j, 1);
+        else
+            __builtin_prefetch((const char*)p + j, 0);
+    }
+}
+
+/* Whether row `last` of a packet lies in a line of 16 4-byte values that
+ * the packet before (SHOAL_LANES rows earlier) did not reach: in a run of
+ * packets, every line of a 4-byte column once (every packet at 16 lanes). */
+static inline int packet_starts_line(int64_t last)
+{
+    return SHOAL_LANES >= 16 || ((last ^ (last - SHOAL_LANES)) >> 4) != 0;
+}
+
 /* sorted_range's reads and writes SORTED_PREFETCH_AHEAD sorted positions
  * on from k, asked for now: its columns in sorted order, a line of 16
  * positions at a time, and the records (sorted_rec, 32 bytes a position)
@@ -262,9 +284,7 @@ typedef struct orca_ctx {
  * rows where the crowd's rows are in cell order) of a lane of positions.
  * On the crowd benchmark's circle at 100k agents (one thread, a Zen 4),
  * perf's samples in sorted_range went from 395 and 419 to 318 and 332
- * with the orca pass's unchanged. Always inlined, as are the other
- * prefetching helpers: gcc takes a function of prefetches alone for one
- * with no effect and drops the calls to it. */
+ * with the orca pass's unchanged. */
 #define SORTED_PREFETCH_AHEAD 64
 static inline __attribute__((always_inline)) void sorted_range_prefetch(const orca_ctx_t* x, int32_t k,
                                                                         int32_t end)
@@ -272,14 +292,11 @@ static inline __attribute__((always_inline)) void sorted_range_prefetch(const or
     const grid_t* g = x->g;
     const int32_t at = k + SORTED_PREFETCH_AHEAD;
     if (at + SHOAL_LANES > end) return;
-    if (x->srec)
-        for (int j = 0; j < SHOAL_LANES * CROWD_REC; j += 16)
-            __builtin_prefetch(x->srec + (size_t)at * CROWD_REC + j, 1);
+    if (x->srec) prefetch_span(x->srec + (size_t)at * CROWD_REC, SHOAL_LANES * CROWD_REC * sizeof(float), 1);
     if (x->lists && x->crow_in_order)
-        for (int j = 0; j < SHOAL_LANES * 4; j += 16)
-            __builtin_prefetch(x->lists->prev + (size_t)at * 4 + j, 1);
+        prefetch_span(x->lists->prev + (size_t)at * 4, SHOAL_LANES * 4 * sizeof(float), 1);
     const int32_t last = at + SHOAL_LANES - 1;
-    if (SHOAL_LANES < 16 && !((last ^ (last - SHOAL_LANES)) >> 4)) return;
+    if (!packet_starts_line(last)) return;
     __builtin_prefetch(g->order + last);
     __builtin_prefetch(g->sx + last);
     __builtin_prefetch(g->sy + last);
@@ -1531,12 +1548,9 @@ static inline __attribute__((always_inline)) void orca_packet_prefetch(const orc
     if (x->srec) {
         const int32_t s = x->sorted_at[ahead];
         if (s >= 0 && s + SHOAL_LANES <= g->count)
-            for (int j = 0; j < SHOAL_LANES * CROWD_REC; j += 16)
-                __builtin_prefetch(x->srec + (size_t)s * CROWD_REC + j);
+            prefetch_span(x->srec + (size_t)s * CROWD_REC, SHOAL_LANES * CROWD_REC * sizeof(float), 0);
     }
-    if (x->lists)
-        for (int j = 0; j < SHOAL_LANES * 4; j += 16)
-            __builtin_prefetch(x->lists->prev + (size_t)ahead * 4 + j);
+    if (x->lists) prefetch_span(x->lists->prev + (size_t)ahead * 4, SHOAL_LANES * 4 * sizeof(float), 0);
     /* the rows' own columns (packet_column's loads, crowd_listed's first
      * tests, the hint and clearance written): the line of the last row
      * of the packet CROWD_PREFETCH_ROWS on, which in a run of packets
@@ -1548,9 +1562,8 @@ static inline __attribute__((always_inline)) void orca_packet_prefetch(const orc
         __builtin_prefetch(x->lists->list_base + at);
         if (SHOAL_LANES > 8) __builtin_prefetch(x->lists->list_base + at - 8);
     }
-    /* the rest a line of 16 rows at a time: where this packet's last row
-     * starts a line the last packet's did not reach */
-    if (SHOAL_LANES < 16 && !((at ^ (at - SHOAL_LANES)) >> 4)) return;
+    /* the rest a line of 16 rows at a time */
+    if (!packet_starts_line((int64_t)at)) return;
     const agent_view_t* av = &x->a;
     const crowd_view_t* c = &x->c;
     const int three = g->dims == 3;
