@@ -949,7 +949,7 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
     int32_t blocks = w->thread_count > 0 ? w->thread_count : 1;
     if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
     if (blocks > (n + 4095) / 4096) blocks = (n + 4095) / 4096;
-    /* the last hash's order, when no row has moved since (its copy below) */
+    /* the last hash's order, when no row has moved since (kept below) */
     const int32_t* was_order = g->order;
     const int keep_order = g->order_ok && g->count == n && g->order_version == w->structure_version;
     g->order_ok = 0;
@@ -987,10 +987,14 @@ int64_t spatial_hash_run(world_t* w, float dt, void* ctx)
                     .sorted_keys = (uint32_t*)g->svy,
                     .largest = largest};
     if (keep_order && g->order == was_order) {
-        /* sx is written again by the copies: until then it holds the order */
+        /* the last order becomes sx's memory, which the copies write again
+         * (until then it holds the order), and sx's the new order's: the
+         * same arrays, swapped rather than copied */
         _Static_assert(sizeof(float) == sizeof(int32_t), "an order in sx's memory");
-        memcpy(g->sx, g->order, (size_t)n * sizeof(int32_t));
-        c.prev = (const int32_t*)(const void*)g->sx;
+        int32_t* last = g->order;
+        g->order = (int32_t*)(void*)g->sx;
+        g->sx = (float*)(void*)last;
+        c.prev = last;
     }
     par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_blocks, &c);
     if (c.prev) par_for(w, blocks, 1, PAR_STATIC | PAR_TASKS, count_prev, &c);
