@@ -277,7 +277,7 @@ typedef struct sort_ctx {
     uint32_t* sorted_ids;  /* those ids in sorted order (the velocity copies' memory, written later) */
     uint32_t* sorted_keys; /* with ids, their buckets in sorted order (the same: svy's) */
     /* the order the count and the scatter take the agents in: the last
-     * hash's sorted order (a copy in sx's memory), or NULL: row order */
+     * hash's sorted order (its array, sx's memory from then on), or NULL: row order */
     const int32_t* prev;
     int32_t* largest; /* per worker: the largest bucket its prefix saw */
     /* Block b's keys lie in [lo[b], hi[b]] (hi < lo: an empty block), and
