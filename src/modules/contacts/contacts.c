@@ -197,7 +197,7 @@ typedef struct contact_ctx {
     agent_view_t a;
     const int32_t* crowd_row;   /* agent row of each crowd row */
     const int32_t* contact_row; /* agent row of each contact row */
-    const int32_t* crowd_near;  /* CONTACT_K per crowd row (orca pass) */
+    const int32_t* crowd_near;  /* crowd_near_stride per crowd row (orca pass) */
     /* where each crowd row started this step (crowd_move); a contact row's
      * start is the scratch's x0, y0, z0 (contacts_prepare) */
     const float *crowd_x0, *crowd_y0, *crowd_z0;
@@ -261,8 +261,9 @@ static inline float part_z0(const contact_ctx_t* x, int32_t p)
 /* Participant p's candidates: *k of them (the first -1 ends them early). */
 static inline const int32_t* part_near(const contact_ctx_t* x, int32_t p, int* k)
 {
-    *k = p < x->nc ? CROWD_CONTACT_K : CONTACT_K;
-    return p < x->nc ? x->crowd_near + (size_t)p * CROWD_CONTACT_K
+    const int stride = crowd_near_stride(x->w->dims == 3);
+    *k = p < x->nc ? stride : CONTACT_K;
+    return p < x->nc ? x->crowd_near + (size_t)p * (size_t)stride
                      : x->cw->near + (size_t)(p - x->nc) * CONTACT_K;
 }
 
@@ -438,13 +439,13 @@ static inline lanei cand_chunk(const int32_t* near, int n, int ch)
 
 /* The agent rows of crowd row r's candidates (agent row i) and which are
  * rows of the table (c->valid, before the radius test); positions are
- * cand_bodies'. A crowd row lists CROWD_CONTACT_K_2D candidates at most in
- * 2D, -1 after them (crowd.c). */
+ * cand_bodies'. A crowd row lists crowd_near_stride candidates at most,
+ * -1 after them where it has fewer (crowd.c). */
 static inline void cand_rows(const contact_ctx_t* x, int32_t r, int32_t i, cand_lanes_t* c)
 {
     const int three = x->w->dims == 3;
-    const int32_t* near = x->crowd_near + (size_t)r * CROWD_CONTACT_K;
-    const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    const int n = crowd_near_stride(three);
+    const int32_t* near = x->crowd_near + (size_t)r * (size_t)n;
     const lanei self = lanei_set1(i), agents = lanei_set1(x->w->agents.count);
     uint32_t valid = 0, end = 0;
     c->chunks = (n + SHOAL_LANES - 1) / SHOAL_LANES;
@@ -614,9 +615,8 @@ static inline uint32_t first_clear_lanes(const contact_ctx_t* x, int32_t r, uint
         /* the rows everyone's largest move left: the same bound with the
          * largest move and radius among their own candidates (their sum,
          * contact_world_t.sorted_reach) */
-        const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
-        const lanei slots =
-            lanei_add(lanei_mul(lanei_iota(), lanei_set1(CROWD_CONTACT_K)), lanei_set1(r * CROWD_CONTACT_K));
+        const int n = crowd_near_stride(three);
+        const lanei slots = lanei_add(lanei_mul(lanei_iota(), lanei_set1(n)), lanei_set1(r * n));
         lanef theirs = lane_zero();
         for (int m = 0; m < n; ++m) {
             const lanei k = lanei_gather(x->crowd_near, lanei_add(slots, lanei_set1(m)));
@@ -640,14 +640,13 @@ static inline uint32_t run_apart(const contact_ctx_t* x, int32_t r, uint32_t* ne
     const agent_view_t* a = &x->a;
     const grid_t* g = x->g;
     const int three = x->w->dims == 3;
-    const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    const int n = crowd_near_stride(three);
     const lanei i = lanei_loadu(x->crowd_row + r), agents = lanei_set1(x->w->agents.count);
     const lanef px = run_column(x, a->px, i, r), py = run_column(x, a->py, i, r);
     const lanef pz = three ? run_column(x, a->pz, i, r) : lane_zero();
     const lanef ri = run_column(x, a->radius, i, r), reach = lane_add(ri, lane_set1(x->margin)),
                 zero = lane_zero();
-    const lanei slots =
-        lanei_add(lanei_mul(lanei_iota(), lanei_set1(CROWD_CONTACT_K)), lanei_set1(r * CROWD_CONTACT_K));
+    const lanei slots = lanei_add(lanei_mul(lanei_iota(), lanei_set1(n)), lanei_set1(r * n));
     lanem listed = lane_cmp_ge(ri, ri), hit = lane_cmp_lt(ri, ri), close = hit;
     for (int m = 0; m < n; ++m) {
         const lanei k = lanei_gather(x->crowd_near, lanei_add(slots, lanei_set1(m)));
@@ -937,11 +936,11 @@ static void contact_apply(int32_t begin, int32_t end, int32_t worker, void* vctx
                 /* by sorted position, this step's crowd rows: those up to
                  * the first -1 other than r itself (cand_rows' rows) */
                 _Alignas(64) int32_t crow[CAND_CHUNKS * SHOAL_LANES];
-                const int n = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+                const int n = crowd_near_stride(three);
                 const lanei self = lanei_set1(r);
                 uint32_t listed = 0, other = 0;
                 for (int ch = 0; ch * SHOAL_LANES < n; ++ch) {
-                    const lanei k = cand_chunk(x->crowd_near + (size_t)r * CROWD_CONTACT_K, n, ch);
+                    const lanei k = cand_chunk(x->crowd_near + (size_t)r * (size_t)n, n, ch);
                     const lanem in = lanei_nonneg(k);
                     const lanei q = lanei_gather_or(x->sorted_crow, k, in, lanei_set1(-1));
                     lanei_store(crow + ch * SHOAL_LANES, q);

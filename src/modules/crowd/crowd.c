@@ -226,7 +226,7 @@ typedef struct orca_ctx {
     const wall_set_t* walls;
     float inv_dt;
     uint64_t seed_round, step;
-    int32_t* near;            /* CROWD_CONTACT_K per crowd row, for the contact pass */
+    int32_t* near;            /* crowd_near_stride per crowd row, for the contact pass */
     const float* intent;      /* 2 per crowd row: what each wanted before orca (2D) */
     const float* bold;        /* per crowd row: boldness (crowd_world_t) */
     int64_t* relaxed;         /* per worker */
@@ -1291,7 +1291,7 @@ static inline __attribute__((always_inline)) void orca_search(const orca_ctx_t* 
     const grid_t* g = x->g;
     const crowd_view_t* c = &x->c;
     nb->count = 0;
-    const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    const int32_t keep = crowd_near_stride(three);
     nb->cap = c->max_nb[r] > keep ? c->max_nb[r] : keep;
     int32_t self = i < g->count ? x->sorted_at[i] : -1;
     const float hint = x->hint[r];
@@ -1301,25 +1301,22 @@ static inline __attribute__((always_inline)) void orca_search(const orca_ctx_t* 
 }
 
 /* Crowd row r's first `keep` neighbors in nb (sorted positions), -1 past
- * them, to its near (the contact pass's candidates): copies of fixed sizes
- * where it has keep or more (a few moves), else a lane at a time (nb->k
- * holds a lane past any count). */
+ * them, to its near (the contact pass's candidates, keep a row,
+ * crowd_near_stride): a copy of fixed size where it has keep or more (a
+ * few moves), else a lane at a time (nb->k holds a lane past any count). */
 static inline void orca_near(const orca_ctx_t* x, int32_t r, const nearest_t* nb, int32_t keep)
 {
     _Static_assert(CROWD_CONTACT_K_2D == 8 && CROWD_CONTACT_K == 12, "orca_near's copies");
-    static const int32_t none[CROWD_CONTACT_K - CROWD_CONTACT_K_2D] = {-1, -1, -1, -1};
-    int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
+    int32_t* near = x->near + (size_t)r * (size_t)keep;
     if (nb->count >= keep) { /* copies of fixed sizes: a few moves */
-        if (keep == CROWD_CONTACT_K_2D) {
+        if (keep == CROWD_CONTACT_K_2D)
             memcpy(near, nb->k, sizeof(int32_t) * CROWD_CONTACT_K_2D);
-            memcpy(near + CROWD_CONTACT_K_2D, none, sizeof none);
-        } else {
+        else
             memcpy(near, nb->k, sizeof(int32_t) * CROWD_CONTACT_K);
-        }
         return;
     }
     /* whole lanes stored in place, the rest of keep one at a time, -1
-     * past keep */
+     * past count */
     int32_t m = 0;
     for (; m + SHOAL_LANES <= keep; m += SHOAL_LANES) {
         /* -1 or'ed into the lanes past count, rather than a select, which
@@ -1329,7 +1326,6 @@ static inline void orca_near(const orca_ctx_t* x, int32_t r, const nearest_t* nb
         lanei_storeu(near + m, lanei_or(lanei_loadu(nb->k + m), past));
     }
     for (; m < keep; ++m) near[m] = m < nb->count ? nb->k[m] : -1;
-    if (keep == CROWD_CONTACT_K_2D) memcpy(near + CROWD_CONTACT_K_2D, none, sizeof none);
 }
 
 /* orca_near of a list held in one lane (list_held_in_lane), its sorted
@@ -1340,10 +1336,8 @@ static inline void orca_near_lane(const orca_ctx_t* x, int32_t r, const nearest_
 {
 #if SHOAL_LANES == 8
     if (keep == CROWD_CONTACT_K_2D) {
-        static const int32_t none[CROWD_CONTACT_K - CROWD_CONTACT_K_2D] = {-1, -1, -1, -1};
-        int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
-        lanei_storeu(near, lanei_select(lane_mask_first(nb->count), k, lanei_set1(-1)));
-        memcpy(near + CROWD_CONTACT_K_2D, none, sizeof none);
+        lanei_storeu(x->near + (size_t)r * CROWD_CONTACT_K_2D,
+                     lanei_select(lane_mask_first(nb->count), k, lanei_set1(-1)));
         return;
     }
 #endif
@@ -1363,8 +1357,9 @@ static inline __attribute__((always_inline)) void orca_neighbors(const orca_ctx_
     x->clear[r] = INFINITY;
     nb->count = 0;
     if (!x->g) {
-        int32_t* near = x->near + (size_t)r * CROWD_CONTACT_K;
-        for (int m = 0; m < CROWD_CONTACT_K; ++m) near[m] = -1;
+        const int keep = crowd_near_stride(three);
+        int32_t* near = x->near + (size_t)r * (size_t)keep;
+        for (int m = 0; m < keep; ++m) near[m] = -1;
         return;
     }
     int listed;
@@ -1378,7 +1373,7 @@ static inline __attribute__((always_inline)) void orca_neighbors(const orca_ctx_
     } else {
         x->hint[r] = 0.0f;
     }
-    orca_near(x, r, nb, three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D);
+    orca_near(x, r, nb, crowd_near_stride(three));
     if (nb->count > 0) x->clear[r] = sqrtf(nb->d2[0]);
     if (nb->count > c->max_nb[r]) nb->count = c->max_nb[r];
 }
@@ -1611,7 +1606,7 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
 {
     const agent_view_t* a = &x->a;
     const crowd_view_t* c = &x->c;
-    const int32_t keep = three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D;
+    const int32_t keep = crowd_near_stride(three);
     int32_t found[3] = {0, 0, 0};
     orca_packet_prefetch(x, r0);
     orca_listable_t ls;
@@ -2980,9 +2975,11 @@ shoal_status_t shoal_world_crowd_stats(const shoal_world_t* w, shoal_crowd_stats
 
 /* ---- the module ------------------------------------------------------------ */
 
-/* The contact candidates' allocation for n rows: a lane past the last
- * row's, so that a row's candidates are read a whole lane at a time (the
- * lanes past them masked: contacts.c, cand_chunk). */
+/* The contact candidates' allocation for n rows: CROWD_CONTACT_K words a
+ * row whatever the dimension's stride (the reorder's scratch takes them
+ * all: crowd_move_out) and a lane past the last row's, so that a row's
+ * candidates are read a whole lane at a time (the lanes past them masked:
+ * contacts.c, cand_chunk). */
 static inline size_t crowd_near_bytes(size_t n)
 {
     return (n * CROWD_CONTACT_K + SHOAL_MAX_LANES) * sizeof(int32_t);
@@ -3243,7 +3240,7 @@ static void crowd_row_removed(world_t* w, int32_t agent_row, int32_t r, int32_t 
     crowd_world_t* cw = crowd_data(w);
     cw->removed++; /* drops the neighbor lists */
     int32_t last = w->comps[COMP_CROWD].table.count - 1;
-    near_row_removed(cw->near, cw->capacity, CROWD_CONTACT_K, r, last, moved_agent_row);
+    near_row_removed(cw->near, cw->capacity, crowd_near_stride(w->dims == 3), r, last, moved_agent_row);
     if (cw->hint && r < cw->capacity && last < cw->capacity)
         cw->hint[r] = moved_agent_row >= 0 ? cw->hint[last] : 0.0f;
     if (cw->clear && r < cw->capacity && last < cw->capacity) {
@@ -3379,8 +3376,9 @@ static void crowd_write_row(world_t* w, int32_t r, uint32_t slot, const shoal_ag
     (void)forward;
     columns_write(w, COMP_CROWD, r, d, crowd_columns, CR_COUNT_);
     crowd_world_t* cw = crowd_data(w);
+    const int keep = crowd_near_stride(w->dims == 3);
     if (fresh && r < cw->capacity)
-        for (int m = 0; m < CROWD_CONTACT_K; ++m) cw->near[(size_t)r * CROWD_CONTACT_K + m] = -1;
+        for (int m = 0; m < keep; ++m) cw->near[(size_t)r * (size_t)keep + (size_t)m] = -1;
 }
 
 static void crowd_read_row(const world_t* w, int32_t r, shoal_agent_def_t* d)

@@ -28,10 +28,15 @@ enum {
  * contact pass of the same step: CROWD_CONTACT_K_2D in 2D, and in 3D
  * CROWD_CONTACT_K, the most equal spheres that can touch one (12): a
  * sphere pressed in a 3D jam has more touching neighbors than 8, and one
- * left off every list is never pushed out. CROWD_CONTACT_K is the stride
- * of the list. */
+ * left off every list is never pushed out. A row's candidates are
+ * crowd_near_stride apart: as many as the dimension keeps, so that a 2D
+ * step writes 32 bytes a row rather than 48. */
 #define CROWD_CONTACT_K 12
 #define CROWD_CONTACT_K_2D 8
+
+/* The candidates kept per crowd row in a world of `three` (1: 3D), and the
+ * stride of crowd_world_t.near. */
+static inline int crowd_near_stride(int three) { return three ? CROWD_CONTACT_K : CROWD_CONTACT_K_2D; }
 /* The most candidates a crowd row's neighbor list keeps (crowd.c
  * "Neighbor lists"). */
 #define CROWD_LIST_MAX 40
@@ -52,7 +57,7 @@ enum {
 /* The module's data. Scratch lives for one step; the counters are not
  * state (never hashed or saved). */
 typedef struct crowd_world_t {
-    int32_t* near;       /* CROWD_CONTACT_K sorted positions per crowd row, -1: none */
+    int32_t* near;       /* crowd_near_stride sorted positions per crowd row, -1: none */
     float* intent;       /* 2 per crowd row: the behaviors' velocity before orca (2D), read by neighbors */
     float* bold;         /* per crowd row, this step: the agent's boldness in [0, 1), from its global id
                                (who yields when two meet evenly, crowd.c attention_share) */
@@ -136,7 +141,7 @@ typedef struct crowd_contacts_t {
     const component_t* comp;   /* the crowd component (component_row of a slot) */
     int32_t count;             /* crowd rows */
     const int32_t* agent_row;  /* per crowd row */
-    const int32_t* near;       /* CROWD_CONTACT_K per crowd row, from the orca pass, and a lane past */
+    const int32_t* near;       /* crowd_near_stride per crowd row, from the orca pass, and a lane past */
     const float *x0, *y0, *z0; /* per crowd row: where crowd_move found it this step */
     /* For the contact pass's first check: per crowd row the center distance
      * of its nearest candidate when the orca pass found it (NULL: none yet),
