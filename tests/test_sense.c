@@ -356,11 +356,25 @@ static void check_shared_buckets(int dims)
 Test(sense, cells_that_share_buckets_2d) { check_shared_buckets(2); }
 Test(sense, cells_that_share_buckets_3d) { check_shared_buckets(3); }
 
-/* Blocks of cells take their runs of buckets in rows that wrap around the
- * table (grid_bucket): the next block along x takes the next run, along y
- * (and z) the next row's, and a region of blocks as large as the table's
- * runs takes each run once, on either side of the origin. */
-static void check_block_rows(int dims, int agents)
+/* A block's run in Z order, computed a bit at a time: the block's
+ * coordinates modulo 1 << shift, bit i of x at bit dims * i, of y next, of
+ * z next, the bits past the table's runs dropped. */
+static uint32_t z_order_run(int dims, uint32_t shift, uint32_t runs, int32_t bx, int32_t by, int32_t bz)
+{
+    const uint32_t c[3] = {(uint32_t)bx, (uint32_t)by, (uint32_t)bz};
+    uint32_t run = 0;
+    for (uint32_t i = 0; i < shift; ++i)
+        for (int a = 0; a < dims; ++a) run |= (c[a] >> i & 1u) << ((uint32_t)dims * i + (uint32_t)a);
+    return run & (runs - 1u);
+}
+
+/* Blocks of cells take their runs of buckets in Z order (grid_bucket): each
+ * block the run the bits of its coordinates interleaved give, so that the
+ * 2 x 2 (2 x 2 x 2) blocks of even corner take consecutive runs; and a box
+ * of blocks as large as the table's runs, 1 << block_shift along x and the
+ * rest halved along y (then z), takes each run once, on either side of the
+ * origin. */
+static void check_block_z_order(int dims, int agents)
 {
     shoal_world_def_t def = shoal_world_default_def();
     def.dimensions = dims;
@@ -378,34 +392,45 @@ static void check_block_rows(int dims, int agents)
     const grid_t* g = (const grid_t*)((world_t*)w)->module_data[MOD_GRID];
     cr_assert(g && g->count == agents && !g->direct);
     const int side = dims == 3 ? 4 : 8; /* cells a block a side */
-    const uint32_t runs = (uint32_t)g->bucket_count >> 6, row = 1u << g->block_shift;
-    const uint32_t layer = dims == 3 ? row * row : runs, rows = layer / row, layers = runs / layer;
-    cr_assert(row > 1 && rows > 1 && layers >= 1 && row * rows * layers == runs, "%dD: %u runs, rows of %u",
-              dims, runs, row);
+    const uint32_t runs = (uint32_t)g->bucket_count >> 6, shift = (uint32_t)g->block_shift;
+    uint32_t runs_log = 0;
+    while ((1u << runs_log) < runs) runs_log++;
+    cr_assert_eq(1u << runs_log, runs);
+    const uint32_t rest = runs_log - shift;
+    const uint32_t nx = 1u << shift, ny = dims == 3 ? 1u << ((rest + 1) / 2) : 1u << rest,
+                   nz = dims == 3 ? 1u << (rest / 2) : 1u;
+    cr_assert(shift >= 2 && ny >= 2 && ny <= nx && nz <= ny && nx * ny * nz == runs,
+              "%dD: %u runs, %u x %u x %u", dims, runs, nx, ny, nz);
     uint8_t* seen = calloc(runs, 1);
     cr_assert_not_null(seen);
-    for (uint32_t z = 0; z < layers; ++z)
-        for (uint32_t y = 0; y < rows; ++y)
-            for (uint32_t x = 0; x < row; ++x) {
-                const int32_t bx = (int32_t)x - (int32_t)row / 2, by = (int32_t)y - (int32_t)rows / 2,
-                              bz = dims == 3 ? (int32_t)z - (int32_t)layers / 2 : 0;
+    for (uint32_t z = 0; z < nz; ++z)
+        for (uint32_t y = 0; y < ny; ++y)
+            for (uint32_t x = 0; x < nx; ++x) {
+                const int32_t bx = (int32_t)x - (int32_t)nx / 2 - 3, by = (int32_t)y - (int32_t)ny / 2 + 1,
+                              bz = dims == 3 ? (int32_t)z - (int32_t)nz / 2 : 0;
                 const uint32_t run = grid_bucket(g, side * bx, side * by, side * bz) >> 6;
+                cr_assert_eq(run, z_order_run(dims, shift, runs, bx, by, bz), "%dD: block (%d, %d, %d)", dims,
+                             bx, by, bz);
                 cr_assert_eq(seen[run], 0, "%dD: block (%d, %d, %d) takes a run taken", dims, bx, by, bz);
                 seen[run] = 1;
-                cr_assert_eq(grid_bucket(g, side * (bx + 1), side * by, side * bz) >> 6,
-                             (run + 1) & (runs - 1));
-                cr_assert_eq(grid_bucket(g, side * bx, side * (by + 1), side * bz) >> 6,
-                             (run + row) & (runs - 1));
-                if (dims == 3)
-                    cr_assert_eq(grid_bucket(g, side * bx, side * by, side * (bz + 1)) >> 6,
-                                 (run + layer) & (runs - 1));
+                /* a cell's bucket: its block's run, its place in the block's rows */
+                cr_assert_eq(
+                    grid_bucket(g, side * bx + 1, side * by + side - 1, side * bz),
+                    run << 6 | (dims == 3 ? (uint32_t)(side - 1) << 2 | 1u : (uint32_t)(side - 1) << 3 | 1u));
+                /* the block of even corner and the ones after it along x, y (z) */
+                const uint32_t ex = (uint32_t)bx & 1u, ey = (uint32_t)by & 1u, ez = (uint32_t)bz & 1u;
+                const uint32_t corner = grid_bucket(g, side * (bx - (int32_t)ex), side * (by - (int32_t)ey),
+                                                    side * (bz - (int32_t)ez)) >>
+                                        6;
+                cr_assert_eq(run, corner + ex + 2u * ey + 4u * ez, "%dD: block (%d, %d, %d)", dims, bx, by,
+                             bz);
             }
     free(seen);
     shoal_world_destroy(w);
 }
 
-Test(sense, blocks_take_runs_in_rows_2d) { check_block_rows(2, 5000); }
-Test(sense, blocks_take_runs_in_rows_3d) { check_block_rows(3, 40000); }
+Test(sense, blocks_take_runs_in_z_order_2d) { check_block_z_order(2, 5000); }
+Test(sense, blocks_take_runs_in_z_order_3d) { check_block_z_order(3, 40000); }
 
 Test(sense, grid_module_in_the_registry)
 {

@@ -921,7 +921,7 @@ Test(simd, grid_keys_in_lanes)
         g.dims = dims;
         g.bucket_count = 1 << 15;
         g.bucket_mask = (uint32_t)g.bucket_count - 1u;
-        g.block_shift = dims == 3 ? 3 : 5; /* 512 runs: rows of 32 blocks, layers of 8 x 8 */
+        g.block_shift = dims == 3 ? 3 : 5; /* 512 runs: Z order over 32 x 16 blocks (8 x 8 x 8) */
         for (int a = 0; a < 3; a++) g.inv_cell[a] = 1.0f / 1.7f;
         for (int i = 0; i < N; i += SHOAL_LANES) {
             const lanei ix = lane_grid_coord(&g, lane_load(p[0] + i), 0),

@@ -17,10 +17,12 @@
  * cell coordinates into a power-of-two table, a block of 8 x 8 cells (4 x 4
  * x 4 in 3D) at a time: a block's cells take a run of 64 buckets, so the
  * cells around an agent lie close together in bucket order (and in the
- * agent table after a reorder), and the blocks take their runs in rows
- * (and layers) that wrap around the table, so that the blocks around one
- * lie close too and a crowd of the table's size in blocks takes it with no
- * two blocks in one run. Every reorder_interval steps the agent
+ * agent table after a reorder), and the blocks take their runs in Z order
+ * (Morton: the bits of the block's coordinates interleaved) over a square
+ * (a cube) of blocks that repeats across the plane, so that the blocks
+ * around one lie close too along both axes, and a crowd of the table's
+ * size in blocks takes it with no two blocks in one run. Every
+ * reorder_interval steps the agent
  * table itself is permuted into bucket order, so the per-step copy into
  * sorted arrays reads memory nearly sequentially.
  *
@@ -81,8 +83,8 @@ typedef struct grid_t {
     float extent[3];   /* bounds_max - bounds_min (torus) */
     int32_t bucket_count;
     uint32_t bucket_mask; /* hashed: bucket_count - 1 */
-    /* hashed: blocks of cells take their runs of buckets in rows of
-     * 1 << block_shift blocks (grid_bucket) */
+    /* hashed: blocks of cells take their runs of buckets in Z order over
+     * squares (cubes) of 1 << block_shift blocks a side (grid_bucket) */
     int32_t block_shift;
     /* A hashed table of at least this many buckets (0: as many as the
      * agent count asks for). Tests set it: no result may depend on the
@@ -232,24 +234,60 @@ static inline uint32_t grid_within(int three, int32_t ix, int32_t iy, int32_t iz
     return ((uint32_t)iy & 7u) << 3 | ((uint32_t)ix & 7u);
 }
 
+/* The low 16 bits of x spread to the even bits (grid_spread2), the low 10
+ * to every third bit (grid_spread3): Z order's interleaving. */
+static inline uint32_t grid_spread2(uint32_t x)
+{
+    x = (x | x << 8) & 0x00FF00FFu;
+    x = (x | x << 4) & 0x0F0F0F0Fu;
+    x = (x | x << 2) & 0x33333333u;
+    return (x | x << 1) & 0x55555555u;
+}
+static inline uint32_t grid_spread3(uint32_t x)
+{
+    x = (x | x << 16) & 0x030000FFu;
+    x = (x | x << 8) & 0x0300F00Fu;
+    x = (x | x << 4) & 0x030C30C3u;
+    return (x | x << 2) & 0x09249249u;
+}
+static inline lanei lane_grid_spread2(lanei x)
+{
+    x = lanei_and(lanei_or(x, lanei_slli(x, 8)), lanei_set1(0x00FF00FF));
+    x = lanei_and(lanei_or(x, lanei_slli(x, 4)), lanei_set1(0x0F0F0F0F));
+    x = lanei_and(lanei_or(x, lanei_slli(x, 2)), lanei_set1(0x33333333));
+    return lanei_and(lanei_or(x, lanei_slli(x, 1)), lanei_set1(0x55555555));
+}
+static inline lanei lane_grid_spread3(lanei x)
+{
+    x = lanei_and(lanei_or(x, lanei_slli(x, 16)), lanei_set1(0x030000FF));
+    x = lanei_and(lanei_or(x, lanei_slli(x, 8)), lanei_set1(0x0300F00F));
+    x = lanei_and(lanei_or(x, lanei_slli(x, 4)), lanei_set1(0x030C30C3));
+    return lanei_and(lanei_or(x, lanei_slli(x, 2)), lanei_set1(0x09249249));
+}
+
 /* Bucket of integer cell coordinates (already wrapped in torus mode). */
 static inline uint32_t grid_bucket(const grid_t* g, int32_t ix, int32_t iy, int32_t iz)
 {
     if (g->direct) return (uint32_t)((iz * g->n[1] + iy) * g->n[0] + ix);
     /* Blocks of 8 x 8 cells (4 x 4 x 4 in 3D) take a run of 64 buckets in
      * row order, so neighboring cells sit close in the sorted arrays and,
-     * after a reorder, in the agent table; the blocks take their runs in
-     * rows of 1 << block_shift (and layers in 3D) that wrap around the
-     * table, so that neighboring blocks sit close too, and any region of
-     * the table's size in blocks takes it without two blocks sharing a
-     * run. */
+     * after a reorder, in the agent table. The blocks take their runs in Z
+     * order over a square (cube) of 1 << block_shift blocks a side,
+     * repeated across the plane: the block's coordinates modulo the side,
+     * their bits interleaved (x lowest), the bits past the table's runs
+     * dropped. A block's neighbors along either axis mostly sit a few runs
+     * away (rows of blocks put the one above a whole row of runs away),
+     * and a box of as many blocks as the table has runs, 1 << block_shift
+     * along x and the rest halved as evenly as powers of two allow along
+     * y (y before z in 3D), takes it without two blocks sharing a run. */
     const int three = g->dims == 3;
-    const uint32_t s = (uint32_t)g->block_shift;
+    const uint32_t m = (1u << (uint32_t)g->block_shift) - 1u;
     uint32_t h;
     if (three)
-        h = (uint32_t)(ix >> 2) + ((uint32_t)(iy >> 2) << s) + ((uint32_t)(iz >> 2) << (2u * s));
+        h = grid_spread3((uint32_t)(ix >> 2) & m) | grid_spread3((uint32_t)(iy >> 2) & m) << 1 |
+            grid_spread3((uint32_t)(iz >> 2) & m) << 2;
     else
-        h = (uint32_t)(ix >> 3) + ((uint32_t)(iy >> 3) << s);
+        h = grid_spread2((uint32_t)(ix >> 3) & m) | grid_spread2((uint32_t)(iy >> 3) & m) << 1;
     return (h << 6 | grid_within(three, ix, iy, iz)) & g->bucket_mask;
 }
 
@@ -294,13 +332,16 @@ static inline lanei lane_grid_bucket(const grid_t* g, lanei ix, lanei iy, lanei 
         const lanei three = lanei_set1(3);
         within = lanei_or(lanei_or(lanei_slli(lanei_and(iz, three), 4), lanei_slli(lanei_and(iy, three), 2)),
                           lanei_and(ix, three));
-        h = lanei_add(
-            lanei_add(lanei_srai(ix, 2), lanei_mul_wrap(lanei_srai(iy, 2), lanei_set1(1 << g->block_shift))),
-            lanei_mul_wrap(lanei_srai(iz, 2), lanei_set1(1 << (2 * g->block_shift))));
+        const lanei m = lanei_set1((1 << g->block_shift) - 1);
+        h = lanei_or(lanei_or(lane_grid_spread3(lanei_and(lanei_srai(ix, 2), m)),
+                              lanei_slli(lane_grid_spread3(lanei_and(lanei_srai(iy, 2), m)), 1)),
+                     lanei_slli(lane_grid_spread3(lanei_and(lanei_srai(iz, 2), m)), 2));
     } else {
         const lanei seven = lanei_set1(7);
         within = lanei_or(lanei_slli(lanei_and(iy, seven), 3), lanei_and(ix, seven));
-        h = lanei_add(lanei_srai(ix, 3), lanei_mul_wrap(lanei_srai(iy, 3), lanei_set1(1 << g->block_shift)));
+        const lanei m = lanei_set1((1 << g->block_shift) - 1);
+        h = lanei_or(lane_grid_spread2(lanei_and(lanei_srai(ix, 3), m)),
+                     lanei_slli(lane_grid_spread2(lanei_and(lanei_srai(iy, 3), m)), 1));
     }
     return lanei_and(lanei_or(lanei_slli(h, 6), within), lanei_set1((int32_t)g->bucket_mask));
 }

@@ -243,8 +243,8 @@ static void configure(world_t* w, grid_t* g, int32_t n, float reach)
         g->bucket_count = pow2;
         g->bucket_mask = (uint32_t)pow2 - 1u;
     }
-    /* rows of blocks about as long as the table's runs allow in a square
-     * (a cube in 3D): the runs' count's log, halved (a third) up */
+    /* Z order's square of blocks (a cube in 3D) as large as the table's
+     * runs allow: the runs' count's log, halved (a third) up */
     int32_t runs_log = 0;
     while ((64 << runs_log) < g->bucket_count) runs_log++;
     g->block_shift = g->dims == 3 ? (runs_log + 2) / 3 : (runs_log + 1) / 2;
