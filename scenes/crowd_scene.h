@@ -15,8 +15,12 @@
  *   rng_splitmix64 (seed CROWD_SHUFFLE_SEED), so storage order starts out
  *   spatially incoherent.
  * - circle (2D): N agents on a circle of radius R = 200 N / 250 (RVO2's
- *   Circle example at N = 250), agent i at angle i * 2 pi * (1 / N), bound
- *   for its antipode. 3D: a sphere of radius R3 = R sqrt(pi / N), so that
+ *   Circle example at N = 250), agent i at angle 2 pi i / N, bound for its
+ *   antipode; the angle and its cosine and sine in double, so that the
+ *   arc between neighbors is 2 pi R / N (5.03 m) at any N up to the
+ *   positions' own rounding. (In float, the angle's rounding moved agents
+ *   by up to 0.38 m along the arc at 1M agents: the third neighbor on each
+ *   side, 15.08 m away, came within the 15 m neighbor distance of many.) 3D: a sphere of radius R3 = R sqrt(pi / N), so that
  *   an agent's area 4 pi R3^2 / N is the circle's arc per agent squared,
  *   (2 pi R / N)^2; the agents on a Fibonacci lattice, each bound for its
  *   antipode.
@@ -40,7 +44,6 @@
 #define CROWD_SPACING 4.0f   /* m between grid neighbors */
 #define CROWD_HALF_GAP 10.0f /* m from x = 0 to each block's inner edge */
 #define CROWD_SHUFFLE_SEED 0x5ca1ab1eull
-#define CROWD_TWO_PI_F 6.28318530717958647692f
 #define CROWD_OVERLAP_SHARE 0.99f
 
 enum { CROWD_GRID = 0, CROWD_GRIDSHUF = 1, CROWD_CIRCLE = 2 };
@@ -105,12 +108,11 @@ static inline void crowd_circle(int dims, int64_t n, float* pos, float* goal)
 {
     const float radius = 200.0f * (float)n / 250.0f;
     if (dims == 2) {
-        const float step = 1.0f / (float)n;
         for (int64_t i = 0; i < n; ++i) {
-            const float a = (float)i * CROWD_TWO_PI_F * step;
+            const double a = 2.0 * 3.14159265358979323846 * (double)i / (double)n;
             float* p = pos + 3 * i;
-            p[0] = radius * cosf(a);
-            p[1] = radius * sinf(a);
+            p[0] = (float)((double)radius * cos(a));
+            p[1] = (float)((double)radius * sin(a));
             p[2] = 0.0f;
             goal[3 * i] = -p[0];
             goal[3 * i + 1] = -p[1];
