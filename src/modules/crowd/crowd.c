@@ -760,30 +760,24 @@ static inline int list_front_holds(lanef e, lanei k, lanem front, int32_t cap, f
  * with no ties, or with ties that cells and sorted positions settle, its
  * steps in registers: 1 when it holds (nb filled), 0 when it does not; -1
  * when it is out of order or tied past what the lane settles
- * (crowd_list_held then sorts it). The query point (px, py, pz) in every
- * lane; the entries' positions q from list_lane_d2 where at hand, else
- * NULL (read again as `how` says where ties need them). */
-static inline __attribute__((always_inline)) int list_held_in_lane(const orca_ctx_t* x, const int32_t* rows,
-                                                                   int how, int32_t self, int32_t n,
-                                                                   float bound, float range, lanef px,
-                                                                   lanef py, lanef pz, int three, lanef e,
-                                                                   lanei k, const lanef* q, nearest_t* nb)
+ * (crowd_list_held then sorts it). The entries' positions q as
+ * list_lane_d2 gave them. */
+static inline __attribute__((always_inline)) int list_held_in_lane(const orca_ctx_t* x, int32_t n,
+                                                                   float bound, float range, lanef e, lanei k,
+                                                                   const lanef* q, nearest_t* nb)
 {
     if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
     const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
     const lanef next = lane_next(e);
     const uint32_t lt = lane_mask_bits(lane_cmp_lt(e, next)) & before;
-    if (lt == before) return list_front_holds(e, k, lane_mask_first(n), nb->cap, range, bound, nb);
     /* ties (a symmetric start meets them often), by cell from the
-     * positions at hand, then by sorted position (grid_before) */
+     * positions at hand, then by sorted position (grid_before): settled
+     * whether there are any or not, with no branch on it. Where about half
+     * the rows had one (the crowd benchmark's even circle, whose float
+     * positions give equal distances to both sides), the branch went the
+     * wrong way often enough to cost the orca pass about a tenth. */
     const uint32_t tie = lane_mask_bits(lane_cmp_eq(e, next)) & before;
     if ((lt | tie) != before) return -1;
-    lanef qa[3];
-    if (!q) {
-        lanei ka;
-        (void)list_lane_d2(x, rows, lane_mask_first(n), how, self, px, py, pz, three, &ka, qa);
-        q = qa;
-    }
     if ((lt | (tie & list_ties_before(x->g, k, q))) == before)
         return list_front_holds(e, k, lane_mask_first(n), nb->cap, range, bound, nb);
     return -1;
@@ -815,8 +809,7 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
         lanei k;
         lanef q[3];
         const lanef e = list_lane_d2(x, rows, lane_mask_first(n), how1, self, px, py, pz, three, &k, q);
-        const int one =
-            list_held_in_lane(x, rows, how1, self, n, bound, range, px, py, pz, three, e, k, q, nb);
+        const int one = list_held_in_lane(x, n, bound, range, e, k, q, nb);
         if (one >= 0) return one;
     } else if (n <= 2 * SHOAL_LANES && f <= SHOAL_LANES) {
         /* a list in two lanes whose front fits in the first, found in
@@ -1645,9 +1638,10 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
             const int32_t* next = cw->list + (size_t)(r0 + SHOAL_LANES) * CROWD_LIST_MAX;
             for (int l = 0; l < SHOAL_LANES; ++l) __builtin_prefetch(next + (size_t)l * CROWD_LIST_MAX);
         }
-        /* each one's d^2 and sorted positions into its nb first, the
-         * loads of every row under way at once with no branch between
-         * them; then each one's tests */
+        /* each one's d^2, sorted positions and positions (which ties
+         * need) first, the loads of every row under way at once with no
+         * branch between them; then each one's tests */
+        _Alignas(64) float qs[SHOAL_LANES][3][SHOAL_LANES];
         for (uint32_t bits = in_lane; bits; bits &= bits - 1u) {
             const int l = __builtin_ctz(bits);
             lanei k;
@@ -1658,6 +1652,9 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
                              lane_broadcast_at(ay, l), lane_broadcast_at(az, l), three, &k, q);
             lane_storeu(nbs[l].d2, e);
             lanei_storeu(nbs[l].k, k);
+            lane_store(qs[l][0], q[0]);
+            lane_store(qs[l][1], q[1]);
+            if (three) lane_store(qs[l][2], q[2]);
         }
         for (uint32_t bits = in_lane; bits; bits &= bits - 1u) {
             const int l = __builtin_ctz(bits);
@@ -1666,10 +1663,9 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
             nb->count = 0;
             nb->cap = ls.cap[l];
             const lanei k = lanei_loadu(nb->k);
-            if (list_held_in_lane(x, cw->list + (size_t)r * CROWD_LIST_MAX, LIST_BY_ROW_LOADS, ls.self[l],
-                                  ls.n[l], ls.bound[l], c->dist[r], lane_broadcast_at(ax, l),
-                                  lane_broadcast_at(ay, l), lane_broadcast_at(az, l), three,
-                                  lane_loadu(nb->d2), k, NULL, nb) == 1) {
+            const lanef q[3] = {lane_load(qs[l][0]), lane_load(qs[l][1]),
+                                three ? lane_load(qs[l][2]) : lane_zero()};
+            if (list_held_in_lane(x, ls.n[l], ls.bound[l], c->dist[r], lane_loadu(nb->d2), k, q, nb) == 1) {
                 done |= 1u << l;
                 orca_near_lane(x, r, nb, k, keep);
             }
