@@ -20,8 +20,9 @@
  *   arc between neighbors is 2 pi R / N (5.03 m) at any N up to the
  *   positions' own rounding. (In float, the angle's rounding moved agents
  *   by up to 0.38 m along the arc at 1M agents: the third neighbor on each
- *   side, 15.08 m away, came within the 15 m neighbor distance of many.) 3D: a sphere of radius R3 = R sqrt(pi / N), so that
- *   an agent's area 4 pi R3^2 / N is the circle's arc per agent squared,
+ *   side, 15.08 m away, came within the 15 m neighbor distance of many.)
+ *   3D: a sphere of radius R3 = R sqrt(pi / N), so that an agent's area
+ *   4 pi R3^2 / N is the circle's arc per agent squared,
  *   (2 pi R / N)^2; the agents on a Fibonacci lattice, each bound for its
  *   antipode.
  *
