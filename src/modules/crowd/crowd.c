@@ -727,14 +727,21 @@ static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem
 
 /* grid_before of each lane's agent, at sorted position k and position q
  * (list_lane_d2), and the next lane's, as bits: the cells computed as the
- * hash computes them (grid_coord), not read. */
-static inline uint32_t list_ties_before(const grid_t* g, lanei k, const lanef q[3])
+ * hash computes them (grid_coord), not read, and compared as the floats
+ * they are before grid_coord's conversion: its floor, clamped to 1e9 cells
+ * either way by a min and a max (which order infinite positions as its
+ * compares and selects do; a NaN never gets here: its d^2 is NaN). three:
+ * the grid's dimensions are 3 (else 2). */
+static inline uint32_t list_ties_before(const grid_t* g, lanei k, const lanef q[3], int three)
 {
     lanem before = lanei_cmp_gt(lanei_next(k), k);
     if (g->direct) return lane_mask_bits(before);
-    for (int axis = 0; axis < g->dims; ++axis) { /* x, y, then z: z decides first */
-        const lanei c = lane_grid_coord(g, q[axis], axis), cn = lanei_next(c);
-        before = lane_mask_or(lanei_cmp_gt(cn, c), lane_mask_and(lanei_cmp_eq(c, cn), before));
+    const lanef lo = lane_set1(-1.0e9f), hi = lane_set1(1.0e9f);
+    for (int axis = 0; axis < (three ? 3 : 2); ++axis) { /* x, y, then z: z decides first */
+        const lanef c =
+            lane_min(lane_max(lane_floor(lane_mul(q[axis], lane_set1(g->inv_cell[axis]))), lo), hi);
+        const lanef cn = lane_next(c);
+        before = lane_mask_or(lane_cmp_gt(cn, c), lane_mask_and(lane_cmp_eq(c, cn), before));
     }
     return lane_mask_bits(before);
 }
@@ -761,10 +768,10 @@ static inline int list_front_holds(lanef e, lanei k, lanem front, int32_t cap, f
  * steps in registers: 1 when it holds (nb filled), 0 when it does not; -1
  * when it is out of order or tied past what the lane settles
  * (crowd_list_held then sorts it). The entries' positions q as
- * list_lane_d2 gave them. */
+ * list_lane_d2 gave them; three: a 3D grid (else 2D). */
 static inline __attribute__((always_inline)) int list_held_in_lane(const orca_ctx_t* x, int32_t n,
                                                                    float bound, float range, lanef e, lanei k,
-                                                                   const lanef* q, nearest_t* nb)
+                                                                   const lanef* q, int three, nearest_t* nb)
 {
     if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
     const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
@@ -778,7 +785,7 @@ static inline __attribute__((always_inline)) int list_held_in_lane(const orca_ct
      * wrong way often enough to cost the orca pass about a tenth. */
     const uint32_t tie = lane_mask_bits(lane_cmp_eq(e, next)) & before;
     if ((lt | tie) != before) return -1;
-    if ((lt | (tie & list_ties_before(x->g, k, q))) == before)
+    if ((lt | (tie & list_ties_before(x->g, k, q, three))) == before)
         return list_front_holds(e, k, lane_mask_first(n), nb->cap, range, bound, nb);
     return -1;
 }
@@ -809,7 +816,7 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
         lanei k;
         lanef q[3];
         const lanef e = list_lane_d2(x, rows, lane_mask_first(n), how1, self, px, py, pz, three, &k, q);
-        const int one = list_held_in_lane(x, n, bound, range, e, k, q, nb);
+        const int one = list_held_in_lane(x, n, bound, range, e, k, q, three, nb);
         if (one >= 0) return one;
     } else if (n <= 2 * SHOAL_LANES && f <= SHOAL_LANES) {
         /* a list in two lanes whose front fits in the first, found in
@@ -1665,7 +1672,8 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
             const lanei k = lanei_loadu(nb->k);
             const lanef q[3] = {lane_load(qs[l][0]), lane_load(qs[l][1]),
                                 three ? lane_load(qs[l][2]) : lane_zero()};
-            if (list_held_in_lane(x, ls.n[l], ls.bound[l], c->dist[r], lane_loadu(nb->d2), k, q, nb) == 1) {
+            if (list_held_in_lane(x, ls.n[l], ls.bound[l], c->dist[r], lane_loadu(nb->d2), k, q, three, nb) ==
+                1) {
                 done |= 1u << l;
                 orca_near_lane(x, r, nb, k, keep);
             }
