@@ -1634,7 +1634,7 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
      * order, its front all of it: most rows of most steps), in a loop of
      * their own, each as crowd_list_held would take it; then the others
      * whole, these lanes' failures included. Lanes are independent. */
-    uint32_t done = 0;
+    uint32_t done = 0, lapsed = 0;
     if (listable & ls.in_lane) {
         const crowd_world_t* cw = x->lists;
         const lanef ax = lane_loadu(a->px + r0), ay = lane_loadu(a->py + r0); /* in order: row r0 + l */
@@ -1672,10 +1672,13 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
             const lanei k = lanei_loadu(nb->k);
             const lanef q[3] = {lane_load(qs[l][0]), lane_load(qs[l][1]),
                                 three ? lane_load(qs[l][2]) : lane_zero()};
-            if (list_held_in_lane(x, ls.n[l], ls.bound[l], c->dist[r], lane_loadu(nb->d2), k, q, three, nb) ==
-                1) {
+            const int held =
+                list_held_in_lane(x, ls.n[l], ls.bound[l], c->dist[r], lane_loadu(nb->d2), k, q, three, nb);
+            if (held == 1) {
                 done |= 1u << l;
                 orca_near_lane(x, r, nb, k, keep);
+            } else if (held == 0) {
+                lapsed |= 1u << l; /* crowd_list_held would find the same */
             }
         }
         found[1] += __builtin_popcount(done);
@@ -1690,7 +1693,8 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
             nb->count = 0;
             nb->cap = ls.cap[l];
             const float range = c->dist[r], hint = x->hint[r];
-            listed = crowd_list_held(x, r, p, three, 1, ls.self[l], ls.n[l], ls.bound[l], range, nb)
+            listed = !(lapsed >> l & 1u) &&
+                             crowd_list_held(x, r, p, three, 1, ls.self[l], ls.n[l], ls.bound[l], range, nb)
                          ? 1
                          : crowd_list_rebuild(x, r, p, ls.self[l], range, hint, runs, nb);
             if (!listed && !find_nearest(x->g, p, range, ls.self[l], hint, runs, nb))
