@@ -108,9 +108,10 @@ static inline void crowd_grid(int dims, int64_t n, float* pos, float* goal)
 static inline void crowd_circle(int dims, int64_t n, float* pos, float* goal)
 {
     const float radius = 200.0f * (float)n / 250.0f;
+    const double pi = 3.14159265358979323846;
     if (dims == 2) {
         for (int64_t i = 0; i < n; ++i) {
-            const double a = 2.0 * 3.14159265358979323846 * (double)i / (double)n;
+            const double a = 2.0 * pi * (double)i / (double)n;
             float* p = pos + 3 * i;
             p[0] = (float)((double)radius * cos(a));
             p[1] = (float)((double)radius * sin(a));
@@ -121,7 +122,6 @@ static inline void crowd_circle(int dims, int64_t n, float* pos, float* goal)
         }
         return;
     }
-    const double pi = 3.14159265358979323846;
     const double r3 = (double)radius * sqrt(pi / (double)n);
     const double golden = pi * (3.0 - sqrt(5.0));
     for (int64_t i = 0; i < n; ++i) {
