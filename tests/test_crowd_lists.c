@@ -6,7 +6,7 @@
  * agents added and removed, reorders of storage, and in 3D; for walkers
  * that plan a lane of rows at a time (their lists' first tests a packet at
  * a time, lists of one lane checked in registers) as for those that plan
- * one at a time.
+ * one at a time, and where the cells' keys that settle ties wrap.
  * And they are used: most queries are answered by a list kept from an
  * earlier pass, and a reorder of storage moves them with the agents rather
  * than dropping them. */
@@ -16,6 +16,7 @@
 #include "ecs/rng.h"
 #include "ecs/world.h"
 #include "modules/crowd/crowd.h"
+#include "modules/grid/grid.h"
 #include "support.h"
 
 enum { N = 700, STEPS = 120 };
@@ -70,6 +71,41 @@ static shoal_agent_def_t ring_walker(int dims, uint64_t seed, uint64_t i)
         d.target[k] = -d.position[k] + rng_range(seed, i, 1, (uint32_t)k, -1.0f, 1.0f);
     vary(&d, i);
     return d;
+}
+
+/* ring_walker's ring moved to where the cells' keys (crowd.c
+ * sorted_cell_key, y * 2^16 + x modulo 2^32) wrap: its x cells across 2^16
+ * (x's key carries into y's) and its y cells across -2^15 (the key's sign),
+ * the cell measured on a world of such walkers. Ties there, where a float's
+ * step is about 6 cm, are many. */
+static float wrap_at[2];
+
+static shoal_agent_def_t wrapped_ring_walker(int dims, uint64_t seed, uint64_t i)
+{
+    shoal_agent_def_t d = ring_walker(dims, seed, i);
+    for (int k = 0; k < 2; ++k) {
+        d.position[k] += wrap_at[k];
+        d.target[k] += wrap_at[k];
+    }
+    return d;
+}
+
+static void measure_wrap(void)
+{
+    shoal_world_def_t def = shoal_world_default_def();
+    shoal_world_t* w = NULL;
+    shoal_error_t err;
+    cr_assert_eq(shoal_world_create(&def, &w, &err), SHOAL_OK, "%s", err.message);
+    for (int32_t i = 0; i < 16; ++i) {
+        shoal_agent_def_t d = ring_walker(2, 1, (uint64_t)i);
+        cr_assert_eq(shoal_agent_add(w, &d, NULL), SHOAL_OK, "%s", shoal_world_last_error(w));
+    }
+    cr_assert_eq(shoal_world_step(w, 0.1f), SHOAL_OK, "%s", shoal_world_last_error(w));
+    const grid_t* g = grid_data((const world_t*)w);
+    cr_assert(g && g->inv_cell[0] > 0.0f && g->inv_cell[0] == g->inv_cell[1] && !g->direct);
+    wrap_at[0] = 65536.0f / g->inv_cell[0];
+    wrap_at[1] = -32768.0f / g->inv_cell[1];
+    shoal_world_destroy(w);
 }
 
 typedef struct jump {
@@ -186,6 +222,11 @@ Test(crowd_lists, same_hash_as_without_3d) { run_pair(3, 0, 23, walker); }
 Test(crowd_lists, same_hash_as_without_plain_ring_2d) { run_pair(2, 0, 24, ring_walker); }
 Test(crowd_lists, same_hash_as_without_plain_ring_2d_reordering) { run_pair(2, 8, 25, ring_walker); }
 Test(crowd_lists, same_hash_as_without_plain_sphere_3d) { run_pair(3, 0, 26, ring_walker); }
+Test(crowd_lists, same_hash_as_without_where_cell_keys_wrap_2d)
+{
+    measure_wrap();
+    run_pair(2, 0, 27, wrapped_ring_walker);
+}
 
 /* A reorder of storage moves the lists with the agents: over steps that
  * reorder every fourth, a ring of plain walkers (lists of a few entries)

@@ -41,8 +41,8 @@
  *             lane_select(m, a, b) = m ? a : b, lane_masked_add(acc, m, x)
  *   integers  lanei_load/loadu/store/storeu/set1/add/sub/mul/max/min/iota
  *             (no overflow allowed), lanei_and/or/xor, lane_bits_i (a float
- *             lane's bits as int32_t; lanei_bits_f the way back), lanei_mul_wrap (modulo
- *             2^32), lanei_srai/srli/slli (shifts by a constant),
+ *             lane's bits as int32_t; lanei_bits_f the way back), lanei_mul_wrap,
+ *             lanei_add_wrap, lanei_sub_wrap (modulo 2^32), lanei_srai/srli/slli (shifts by a constant),
  *             lane_itof (exact below 2^24), lane_ftoi (truncates like a C cast),
  *             lane_gather(base, i) = base[i] per lane: every lane's index
  *             must be valid, so pad index lists with a real index (the agent
@@ -734,6 +734,28 @@ static inline lanei lanei_next(lanei a)
     return a;
 #endif
 }
+
+/* a + b and a - b modulo 2^32 (cell keys, whose differences wrap): the
+ * instructions wrap; where SIMDe emulates them (signed C arithmetic) or at
+ * one lane, a lane at a time as unsigned. */
+#if (SHOAL_LANES == 16 && defined(SIMDE_X86_AVX512F_NATIVE)) ||                                              \
+    (SHOAL_LANES == 8 && defined(SIMDE_X86_AVX2_NATIVE)) ||                                                  \
+    (SHOAL_LANES == 4 && defined(SIMDE_X86_SSE2_NATIVE))
+static inline lanei lanei_add_wrap(lanei a, lanei b) { return lanei_add(a, b); }
+static inline lanei lanei_sub_wrap(lanei a, lanei b) { return lanei_sub(a, b); }
+#else
+static inline lanei lanei_wrap_(lanei a, lanei b, int sub)
+{
+    _Alignas(64) int32_t x[SHOAL_LANES], y[SHOAL_LANES];
+    lanei_store(x, a);
+    lanei_store(y, b);
+    for (int l = 0; l < SHOAL_LANES; ++l)
+        x[l] = (int32_t)(sub ? (uint32_t)x[l] - (uint32_t)y[l] : (uint32_t)x[l] + (uint32_t)y[l]);
+    return lanei_load(x);
+}
+static inline lanei lanei_add_wrap(lanei a, lanei b) { return lanei_wrap_(a, b, 0); }
+static inline lanei lanei_sub_wrap(lanei a, lanei b) { return lanei_wrap_(a, b, 1); }
+#endif
 
 /* acc plus one in the lanes of m (a count of masks). */
 static inline lanei lanei_count(lanei acc, lanem m)

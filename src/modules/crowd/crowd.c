@@ -251,6 +251,7 @@ typedef struct orca_ctx {
     double moved;
     float moved_last;
     float* moved_w;
+    float key_r2;         /* 2D: lists below this list_r2 settle ties by cell keys (list_ties_before) */
     int64_t* list_counts; /* CROWD_COUNTS per worker: lists held, lists built, lists a
                            * packet's first tests passed and their entries */
 } orca_ctx_t;
@@ -311,7 +312,17 @@ static inline __attribute__((always_inline)) void sorted_range_prefetch(const or
     __builtin_prefetch(x->sradius + last, 1);
 }
 
-/* Each sorted position's crowd row, radius and record (crowd_world_t). */
+/* The keys (lane_grid_cell_key) of the cells of sorted positions
+ * [k, k + SHOAL_LANES) of a 2D grid, 0 on a direct grid (whose sorted
+ * order settles ties alone): list_ties_before's. */
+static inline lanei sorted_cell_key(const grid_t* g, int32_t k)
+{
+    if (g->direct) return lanei_set1(0);
+    return lane_grid_cell_key(lanei_loadu(g->scell[0] + k), lanei_loadu(g->scell[1] + k));
+}
+
+/* Each sorted position's crowd row, radius and record (crowd_world_t):
+ * prev, in 2D, with the cell key (sorted_cell_key) where 3D holds z. */
 static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
 {
     const orca_ctx_t* x = (const orca_ctx_t*)vctx;
@@ -364,7 +375,8 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             if (x->prev_ok) {
                 const lanef dx = lane_sub(sx, lane_gather_or(prev, at, has, sx)),
                             dy = lane_sub(sy, lane_gather_or(prev, lanei_add(at, lanei_set1(1)), has, sy)),
-                            dz = lane_sub(sz, lane_gather_or(prev, lanei_add(at, lanei_set1(2)), has, sz));
+                            dz = z ? lane_sub(sz, lane_gather_or(prev, lanei_add(at, lanei_set1(2)), has, sz))
+                                   : lane_zero();
                 const lanef d =
                     lane_sqrt(lane_add(lane_add(lane_mul(dx, dx), lane_mul(dy, dy)), lane_mul(dz, dz)));
                 const lanef far = lane_select(lane_cmp_eq(d, d), d, lane_set1(INFINITY));
@@ -376,7 +388,7 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             lanei_store(a4, at);
             lane_store(q[0], sx);
             lane_store(q[1], sy);
-            lane_store(q[2], sz);
+            lane_store(q[2], z ? sz : lanei_bits_f(sorted_cell_key(g, k)));
             const uint32_t bits = lane_mask_bits(has);
             for (int l = 0; l < SHOAL_LANES; ++l) {
                 if (!(bits >> l & 1u)) continue;
@@ -415,11 +427,15 @@ static void sorted_range(int32_t begin, int32_t end, int32_t worker, void* vctx)
             /* how far it moved since the last pass (a NaN counts as
              * infinitely far), then where it is now */
             float* q = x->lists->prev + 4 * (size_t)crow[k];
-            const float z = three ? g->sz[k] : 0.0f;
+            float z = three ? g->sz[k] : 0.0f;
             if (x->prev_ok) {
-                float dx = g->sx[k] - q[0], dy = g->sy[k] - q[1], dz = z - q[2];
+                float dx = g->sx[k] - q[0], dy = g->sy[k] - q[1], dz = three ? z - q[2] : 0.0f;
                 float d = sqrtf(dx * dx + dy * dy + dz * dz);
                 if (!(d <= moved)) moved = d == d ? d : INFINITY;
+            }
+            if (!three) {
+                const int32_t key = g->direct ? 0 : grid_cell_key(g->scell[0][k], g->scell[1][k]);
+                memcpy(&z, &key, sizeof z);
             }
             q[0] = g->sx[k];
             q[1] = g->sy[k];
@@ -673,8 +689,9 @@ enum { LIST_BY_SORTED, LIST_BY_ROW_GATHERS, LIST_BY_ROW_LOADS };
  * lanes past them the agent itself, at sorted position self: d^2 0):
  * their sorted positions to *k (-1 where one is not in the hash, its d^2
  * then of no use; k may be NULL by row, where every agent is in the
- * hash: lists are kept only while all are), their positions to q (z 0 in
- * 2D), their d^2 from (px, py, pz) as find_neighbors computes it; read as
+ * hash: lists are kept only while all are), their positions to q (in 2D
+ * z 0, or their cell keys by loads: sorted_cell_key), their d^2 from
+ * (px, py, pz) as find_neighbors computes it; read as
  * `how` says (above). */
 static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem in, int how, int32_t self,
                                  lanef px, lanef py, lanef pz, int three, lanei* k, lanef q[3])
@@ -698,7 +715,7 @@ static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem
         if (k) *k = lanei_select(in, lane_bits_i(v[3]), lanei_set1(self));
         q[0] = lane_select(in, v[0], px);
         q[1] = lane_select(in, v[1], py);
-        q[2] = three ? lane_select(in, v[2], pz) : lane_zero();
+        q[2] = three ? lane_select(in, v[2], pz) : v[2]; /* 2D: the cell keys */
     } else if (how == LIST_BY_ROW_GATHERS) {
         /* the same values a float at a time, the sorted position from
          * the hash's index (the same) */
@@ -726,16 +743,29 @@ static inline lanef list_lane_d2(const orca_ctx_t* x, const int32_t* rows, lanem
 }
 
 /* grid_before of each lane's agent, at sorted position k and position q
- * (list_lane_d2), and the next lane's, as bits: the cells computed as the
- * hash computes them (grid_coord), not read, and compared as the floats
- * they are before grid_coord's conversion: its floor, clamped to 1e9 cells
- * either way by a min and a max (which order infinite positions as its
- * compares and selects do; a NaN never gets here: its d^2 is NaN). three:
- * the grid's dimensions are 3 (else 2). */
-static inline uint32_t list_ties_before(const grid_t* g, lanei k, const lanef q[3], int three)
+ * (list_lane_d2), and the next lane's, as bits. keyed (2D): q[2] holds the
+ * cells' keys (sorted_cell_key), every two of the lane's cells less than
+ * 2^15 apart along each axis: a key's difference decides. Else the cells
+ * computed as the hash computes them (grid_coord), not read, and compared
+ * as the floats they are before grid_coord's conversion: its floor,
+ * clamped to 1e9 cells either way by a min and a max (which order infinite
+ * positions as its compares and selects do; a NaN never gets here: its d^2
+ * is NaN). three: the grid's dimensions are 3 (else 2). The keys, read
+ * with the positions, took the crowd benchmark's circle (20k agents, one
+ * thread, steps 11 to 110, callgrind) from 684.3 to 671.1 instructions an
+ * agent-step: in the packets' loop of one-lane lists, a lane's ties cost
+ * about a third of the floats' 32 instructions. */
+static inline uint32_t list_ties_before(const grid_t* g, lanei k, const lanef q[3], int three, int keyed)
 {
     lanem before = lanei_cmp_gt(lanei_next(k), k);
     if (g->direct) return lane_mask_bits(before);
+    if (keyed && !three) {
+        const lanei key = lane_bits_i(q[2]);
+        const lanei d = lanei_sub_wrap(lanei_next(key), key);
+        const lanei zero = lanei_set1(0);
+        return lane_mask_bits(
+            lane_mask_or(lanei_cmp_gt(d, zero), lane_mask_and(lanei_cmp_eq(d, zero), before)));
+    }
     const lanef lo = lane_set1(-1.0e9f), hi = lane_set1(1.0e9f);
     for (int axis = 0; axis < (three ? 3 : 2); ++axis) { /* x, y, then z: z decides first */
         const lanef c =
@@ -768,10 +798,12 @@ static inline int list_front_holds(lanef e, lanei k, lanem front, int32_t cap, f
  * steps in registers: 1 when it holds (nb filled), 0 when it does not; -1
  * when it is out of order or tied past what the lane settles
  * (crowd_list_held then sorts it). The entries' positions q as
- * list_lane_d2 gave them; three: a 3D grid (else 2D). */
+ * list_lane_d2 gave them; three: a 3D grid (else 2D); keyed: ties by cell
+ * keys (list_ties_before). */
 static inline __attribute__((always_inline)) int list_held_in_lane(const orca_ctx_t* x, int32_t n,
                                                                    float bound, float range, lanef e, lanei k,
-                                                                   const lanef* q, int three, nearest_t* nb)
+                                                                   const lanef* q, int three, int keyed,
+                                                                   nearest_t* nb)
 {
     if (!lane_mask_all(lane_mask_and(lane_cmp_eq(e, e), lanei_nonneg(k)))) return 0;
     const uint32_t before = lane_mask_bits(lane_mask_first(n - 1));
@@ -785,7 +817,7 @@ static inline __attribute__((always_inline)) int list_held_in_lane(const orca_ct
      * wrong way often enough to cost the orca pass about a tenth. */
     const uint32_t tie = lane_mask_bits(lane_cmp_eq(e, next)) & before;
     if ((lt | tie) != before) return -1;
-    if ((lt | (tie & list_ties_before(x->g, k, q, three))) == before)
+    if ((lt | (tie & list_ties_before(x->g, k, q, three, keyed))) == before)
         return list_front_holds(e, k, lane_mask_first(n), nb->cap, range, bound, nb);
     return -1;
 }
@@ -816,7 +848,7 @@ static inline __attribute__((always_inline)) int crowd_list_held(const orca_ctx_
         lanei k;
         lanef q[3];
         const lanef e = list_lane_d2(x, rows, lane_mask_first(n), how1, self, px, py, pz, three, &k, q);
-        const int one = list_held_in_lane(x, n, bound, range, e, k, q, three, nb);
+        const int one = list_held_in_lane(x, n, bound, range, e, k, q, three, 0, nb);
         if (one >= 0) return one;
     } else if (n <= 2 * SHOAL_LANES && f <= SHOAL_LANES) {
         /* a list in two lanes whose front fits in the first, found in
@@ -1479,8 +1511,11 @@ static inline uint32_t orca_packet_listable(const orca_ctx_t* x, int32_t r0, int
     lanei_store(ls->self, self);
     lanei_store(ls->n, n);
     lanei_store(ls->cap, cap);
-    ls->in_lane = lane_mask_bits(
-        lane_mask_not(lane_mask_or(lanei_cmp_gt(n, lanei_set1(SHOAL_LANES)), lanei_cmp_gt(n, cap))));
+    /* in 2D, within the cell keys' reach too (orca_run's key_r2) */
+    const lanem keyed = three ? lane_mask_first(SHOAL_LANES)
+                              : lane_cmp_lt(lane_loadu(cw->list_r2 + r0), lane_set1(x->key_r2));
+    ls->in_lane = lane_mask_bits(lane_mask_andnot(
+        keyed, lane_mask_or(lanei_cmp_gt(n, lanei_set1(SHOAL_LANES)), lanei_cmp_gt(n, cap))));
     if (!lane_mask_any(ok)) {
         lane_store(ls->bound, lane_zero());
         return 0;
@@ -1659,9 +1694,11 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
                              lane_broadcast_at(ay, l), lane_broadcast_at(az, l), three, &k, q);
             lane_storeu(nbs[l].d2, e);
             lanei_storeu(nbs[l].k, k);
-            lane_store(qs[l][0], q[0]);
-            lane_store(qs[l][1], q[1]);
-            if (three) lane_store(qs[l][2], q[2]);
+            if (three) { /* 2D: only the cell keys, which settle ties */
+                lane_store(qs[l][0], q[0]);
+                lane_store(qs[l][1], q[1]);
+            }
+            lane_store(qs[l][2], q[2]);
         }
         for (uint32_t bits = in_lane; bits; bits &= bits - 1u) {
             const int l = __builtin_ctz(bits);
@@ -1670,10 +1707,10 @@ static inline __attribute__((always_inline)) int32_t orca_packet_neighbors(const
             nb->count = 0;
             nb->cap = ls.cap[l];
             const lanei k = lanei_loadu(nb->k);
-            const lanef q[3] = {lane_load(qs[l][0]), lane_load(qs[l][1]),
-                                three ? lane_load(qs[l][2]) : lane_zero()};
-            const int held =
-                list_held_in_lane(x, ls.n[l], ls.bound[l], c->dist[r], lane_loadu(nb->d2), k, q, three, nb);
+            const lanef q[3] = {three ? lane_load(qs[l][0]) : lane_zero(),
+                                three ? lane_load(qs[l][1]) : lane_zero(), lane_load(qs[l][2])};
+            const int held = list_held_in_lane(x, ls.n[l], ls.bound[l], c->dist[r], lane_loadu(nb->d2), k, q,
+                                               three, !three, nb);
             if (held == 1) {
                 done |= 1u << l;
                 orca_near_lane(x, r, nb, k, keep);
@@ -2574,6 +2611,16 @@ int64_t orca_run(world_t* w, float dt, void* ctx)
         }
         x.moved = cw->moved;
         x.moved_last = cw->moved_last;
+        /* A list's entries were within sqrt(list_r2) of where its agent was
+         * when it was built and have moved less than that since (while its
+         * bound is above 0): any two of them are less than 4 sqrt(list_r2)
+         * apart, fewer than 32,000 cells (and a few more for rounding)
+         * below key_r2, which the keys need (sorted_cell_key). */
+        if (g && g->dims == 2) {
+            const float inv = g->inv_cell[0] > g->inv_cell[1] ? g->inv_cell[0] : g->inv_cell[1];
+            const float reach = 8000.0f / inv;
+            x.key_r2 = g->direct ? INFINITY : reach * reach;
+        }
         cw->prev_ok = 1;
         cw->list_structure = w->structure_version;
         cw->list_rows = count;

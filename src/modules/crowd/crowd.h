@@ -100,7 +100,8 @@ typedef struct crowd_world_t {
      * listed when it was built, `moved` then and where the agent was then
      * (list_ax, list_ay, list_az); and where each crowd agent was at the
      * last orca pass and its sorted position then (prev, 4 per row: x, y,
-     * z and the position's int32_t bits; the same allocation as list_a*). */
+     * z, in 2D its cell's key (crowd.c sorted_cell_key) as int32_t bits,
+     * and the position's int32_t bits; the same allocation as list_a*). */
     int32_t* list;
     int32_t* list_n;
     float* list_r2;

@@ -346,6 +346,21 @@ static inline lanei lane_grid_bucket(const grid_t* g, lanei ix, lanei iy, lanei 
     return lanei_and(lanei_or(lanei_slli(h, 6), within), lanei_set1((int32_t)g->bucket_mask));
 }
 
+/* The key of 2D cells (x, y): y * 2^16 + x modulo 2^32, as int32_t. For
+ * two cells less than 2^15 apart along each axis, the difference of their
+ * keys modulo 2^32 as int32_t (lanei_sub_wrap) is y's difference * 2^16
+ * plus x's: above 0 where the first comes before the second
+ * (grid_cell_less), 0 where they are one cell, wherever they are. */
+static inline lanei lane_grid_cell_key(lanei x, lanei y)
+{
+    return lanei_add_wrap(lanei_mul_wrap(y, lanei_set1(65536)), x);
+}
+
+static inline int32_t grid_cell_key(int32_t x, int32_t y)
+{
+    return (int32_t)((uint32_t)y * 65536u + (uint32_t)x);
+}
+
 /* Integer cell of sorted agent k: the cell the spatial hash put it in. */
 static inline void grid_sorted_cell(const grid_t* g, int32_t k, int32_t c[3])
 {
